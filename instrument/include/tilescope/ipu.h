@@ -1,0 +1,13 @@
+/*
+ * The whole public API of the Tilescope IPU Model runtime
+ * (libtilescope-instrument). Include this one header.
+ */
+#pragma once
+
+#include "engine.h"
+#include "graph.h"
+#include "log.h"
+#include "program.h"
+#include "target.h"
+#include "types.h"
+#include "vertex.h"

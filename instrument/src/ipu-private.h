@@ -1,0 +1,253 @@
+/*
+ * The runtime's private data model: how graphs, variables, tensor views,
+ * vertices, streams and programs are held in memory. Shared by every file
+ * of instrument/src; nothing here is visible to models.
+ *
+ * Memory: small objects that live as long as the graph (tensors, names,
+ * vertices, programs) are carved from the graph's arena and never freed
+ * one by one; growable arrays (tsi_vec) and variable payloads use malloc
+ * and are released by tsi_graph_free().
+ *
+ * Tile numbers: variables and vertices store tiles in the numbering of the
+ * top-level graph (0 .. core->target.num_tiles), which for a replicated
+ * graph is one replica's tiles. A virtual graph adds its tile_lo when it
+ * maps something.
+ */
+#pragma once
+
+#define TSI_BUILDING_LIBRARY 1
+#include "tilescope/ipu.h"
+
+#include <stdarg.h>
+
+/* --- Small utilities (util.c) -------------------------------------------- */
+
+typedef struct tsi_arena_block tsi_arena_block;
+typedef struct tsi_arena {
+	tsi_arena_block *head;
+	size_t used_bytes; /* total handed out, for diagnostics */
+} tsi_arena;
+
+/* Zeroed, 16-byte aligned memory that lives until tsi_arena_clear(). NULL on OOM. */
+void *tsi_arena_alloc(tsi_arena *arena, size_t bytes);
+char *tsi_arena_strdup(tsi_arena *arena, const char *s);
+char *tsi_arena_printf(tsi_arena *arena, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tsi_arena_clear(tsi_arena *arena);
+
+/* A growable array of pointers. */
+typedef struct tsi_vec {
+	void **items;
+	size_t len;
+	size_t cap;
+} tsi_vec;
+
+/* Appends; returns TSI_OK or TSI_ERR_NO_MEMORY. */
+int tsi_vec_push(tsi_vec *vec, void *item);
+void tsi_vec_clear(tsi_vec *vec);
+
+/* Thread-local last error (error.c). Returns `code` for tail calls. */
+int tsi_set_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tsi_set_errorv(int code, const char *fmt, va_list ap);
+
+/* --- Variables, tensors -------------------------------------------------- */
+
+typedef struct tsi_var {
+	uint32_t id;         /* index in core->vars */
+	const char *name;    /* arena */
+	tsi_type type;
+	size_t rank;
+	size_t shape[TSI_MAX_RANK];
+	size_t numel;
+	bool is_constant;
+	void *init;          /* constants: numel elements (malloc); else NULL */
+	uint32_t *tile;      /* numel entries (malloc), TSI_NO_TILE if unmapped */
+} tsi_var;
+
+/* A run of consecutive elements of one variable. */
+typedef struct tsi_region {
+	uint32_t var;  /* variable id */
+	size_t begin;  /* first element in the variable */
+	size_t len;    /* elements, >= 1 */
+} tsi_region;
+
+/* A tensor is a view: a shape plus the list of variable regions that hold
+ * its elements in row-major order. Made in the arena, immutable. */
+struct tsi_tensor {
+	tsi_graph *graph;
+	tsi_type type;
+	size_t rank;
+	size_t shape[TSI_MAX_RANK];
+	size_t numel;
+	int64_t var;         /* >= 0: this tensor is the whole variable `var` */
+	size_t n_regions;
+	tsi_region *regions; /* arena; adjacent regions of one variable merged */
+};
+
+/* Makes a tensor from a region list (copied into the arena; adjacent
+ * regions merged). Returns NULL and records the error on failure. */
+tsi_tensor *tsi_tensor_make(tsi_graph *graph, tsi_type type, size_t rank, const size_t *shape,
+                            const tsi_region *regions, size_t n_regions);
+/* The whole-variable tensor of `var`. */
+tsi_tensor *tsi_tensor_of_var(tsi_graph *graph, const tsi_var *var);
+
+/* --- Vertices and codelets ----------------------------------------------- */
+
+/* What one vertex field is connected to. */
+typedef struct tsi_field_conn {
+	const tsi_tensor **tensors; /* arena; one per sub-vector */
+	size_t n;                   /* 0: not connected */
+} tsi_field_conn;
+
+struct tsi_compute_set {
+	uint32_t id;
+	const char *name;
+	tsi_vec vertices; /* tsi_vertex* in addition order */
+};
+
+struct tsi_vertex {
+	uint32_t id;                /* index in core->vertices */
+	tsi_compute_set *cs;
+	const char *type_name;      /* arena */
+	const tsi_codelet *codelet; /* NULL: unknown type (compile error) */
+	uint32_t tile;              /* TSI_NO_TILE until mapped */
+	bool has_cycle_estimate;
+	uint64_t cycle_estimate;
+	tsi_field_conn *fields;     /* codelet->n_fields entries, arena */
+};
+
+/* --- Streams, remote buffers, host handles ------------------------------- */
+
+struct tsi_stream {
+	uint32_t id;
+	const char *name;
+	tsi_type type;
+	size_t numel;
+	bool to_device;             /* host-to-device */
+	tsi_replication_mode mode;
+};
+
+struct tsi_remote_buffer {
+	uint32_t id;
+	const char *name;
+	tsi_type type;
+	size_t numel;   /* elements per row */
+	size_t repeats; /* rows */
+};
+
+typedef struct tsi_host_handle {
+	const char *name;
+	const tsi_tensor *tensor;
+	bool is_write;
+} tsi_host_handle;
+
+/* --- Programs ------------------------------------------------------------ */
+
+struct tsi_program {
+	uint32_t id;
+	tsi_program_kind kind;
+	tsi_graph *graph;
+	const char *name;          /* NULL until named */
+	tsi_vec steps;             /* SEQUENCE: tsi_program* */
+	tsi_program *body;         /* REPEAT, WHILE: loop body; IF: then */
+	tsi_program *cond;         /* WHILE: condition program */
+	tsi_program *else_body;    /* IF: else (may be NULL); SWITCH: default (may be NULL) */
+	uint64_t count;            /* REPEAT */
+	const tsi_tensor *pred;    /* WHILE/IF predicate; SWITCH control; remote row offset */
+	int64_t *case_values;      /* SWITCH (malloc via case_bodies growth, see program.c) */
+	tsi_vec case_bodies;       /* SWITCH: tsi_program* */
+	tsi_compute_set *cs;       /* EXECUTE */
+	const tsi_tensor *src;     /* COPY, TENSOR_TO_*, PRINT */
+	const tsi_tensor *dst;     /* COPY, *_TO_TENSOR, WRITE_UNDEF */
+	tsi_stream *stream;        /* stream copies */
+	tsi_remote_buffer *remote; /* remote copies */
+	tsi_function *fn;          /* CALL */
+	const char *title;         /* PRINT */
+	tsi_sync_type sync;        /* SYNC */
+};
+
+struct tsi_function {
+	uint32_t id;
+	tsi_program *body;
+};
+
+/* --- Graphs -------------------------------------------------------------- */
+
+/* Everything a top-level graph and its virtual graphs share. */
+typedef struct tsi_graph_core {
+	tsi_target device_target;  /* the target the graph was created for */
+	tsi_target target;         /* one replica's target */
+	unsigned replication;
+	tsi_arena arena;
+	tsi_vec vars;              /* tsi_var* */
+	tsi_vec codelets;          /* const tsi_codelet* (arena copies) */
+	tsi_vec compute_sets;      /* tsi_compute_set* */
+	tsi_vec vertices;          /* tsi_vertex* */
+	tsi_vec streams;           /* tsi_stream* */
+	tsi_vec remote_buffers;    /* tsi_remote_buffer* */
+	tsi_vec host_handles;      /* tsi_host_handle* */
+	tsi_vec programs;          /* tsi_program* */
+	tsi_vec functions;         /* tsi_function* */
+	tsi_vec subgraphs;         /* virtual tsi_graph* (freed with the core) */
+	int error_code;            /* first building error, 0 if none */
+	char *error_msg;           /* malloc */
+} tsi_graph_core;
+
+struct tsi_graph {
+	tsi_graph_core *core;
+	tsi_graph *parent;  /* NULL for the top-level graph */
+	unsigned tile_lo;   /* first tile in top-level numbering */
+	tsi_target target;  /* this graph's view (num_tiles = its range) */
+};
+
+/* Records a building error on the graph (the first one is kept) and in the
+ * thread-local last error; returns `code`. */
+int tsi_graph_fail(tsi_graph *graph, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static inline tsi_var *tsi_graph_var(const tsi_graph *graph, uint32_t id)
+{
+	return (tsi_var *)graph->core->vars.items[id];
+}
+
+/* Human-readable name of a tensor for messages: the variable's name for a
+ * whole variable, else "a view of 'v' (N elements)". Arena string. */
+const char *tsi_tensor_describe(const tsi_tensor *t);
+
+/* Finds a stream, remote buffer or host handle by name; NULL if none. */
+tsi_stream *tsi_graph_find_stream(const tsi_graph *graph, const char *name);
+tsi_remote_buffer *tsi_graph_find_remote_buffer(const tsi_graph *graph, const char *name);
+tsi_host_handle *tsi_graph_find_host_handle(const tsi_graph *graph, const char *name, bool is_write);
+
+/* --- Devices ------------------------------------------------------------- */
+
+struct tsi_device {
+	tsi_target target;
+	tsi_connection_type connection;
+	bool attached;
+};
+
+/* --- Options (options.c) ------------------------------------------------- */
+
+/* Validates `opts` against the table of engine options Tilescope knows.
+ * Unknown names fail with TSI_ERR_BAD_OPTION naming the nearest known one;
+ * known but unmodelled ones are logged at INFO. */
+int tsi_options_validate(const tsi_options *opts);
+
+/* --- Compilation (compile.c) --------------------------------------------- */
+
+/* What compilation learns about the programs: the seam where the compiler
+ * model (lowering, exchange planning, memory layout, liveness, cycles)
+ * plugs in. Today it holds the programs' reachable objects after the
+ * checks; the compiler model adds its results here. */
+typedef struct tsi_compiled {
+	tsi_vec programs;        /* tsi_program* reachable, each once, pre-order */
+	tsi_vec compute_sets;    /* tsi_compute_set* executed, each once */
+	tsi_vec functions;       /* tsi_function* called, each once */
+	uint32_t n_vars;         /* variables that existed at compile time */
+	uint32_t n_vertices;
+} tsi_compiled;
+
+/* Checks the graph and programs and fills a tsi_compiled. On failure
+ * returns a negative code with the message in the thread-local error. */
+int tsi_compile(tsi_compiled **out, tsi_graph *graph, tsi_program *const *programs,
+                size_t n_programs, const tsi_options *opts);
+void tsi_compiled_free(tsi_compiled *compiled);

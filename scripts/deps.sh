@@ -1,0 +1,23 @@
+# Sourced by the setup scripts: installs the Debian packages Tilescope
+# needs to build and test, only when some are missing. Works as root or
+# through sudo on a fresh Debian 12 machine.
+TILESCOPE_DEB_PACKAGES="gcc libc6-dev meson ninja-build pkg-config libcmocka-dev"
+
+tilescope_install_deps() {
+	local missing="" pkg
+	for pkg in $TILESCOPE_DEB_PACKAGES; do
+		dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
+	done
+	[ -z "$missing" ] && return 0
+	echo "Installing Debian packages:$missing"
+	local sudo=""
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null 2>&1 || {
+			echo "error: missing packages:$missing (run as root or install sudo)" >&2
+			return 1
+		}
+		sudo="sudo"
+	fi
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Sets everything up and runs every test suite, as CI does:
+#   1. a -Dwerror=true build running all suites (unit, integration);
+#   2. an ASan+UBSan build running the unit suite.
+# Ends with one line "N passed, N failed"; exits non-zero on any failure.
+set -u
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+tilescope_install_deps || exit 1
+
+out=${TILESCOPE_BUILD_ROOT:-build-tests}
+passed=0
+failed=0
+status=0
+
+# Runs one meson configuration; adds its counts from meson's summary.
+run_config() {
+	local dir=$1 suites=$2
+	shift 2
+	echo "=== configure $dir ($*)"
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
+	fi
+	ninja -C "$dir" >"$dir.build.log" 2>&1 || { cat "$dir.build.log"; return 1; }
+	echo "=== test $dir"
+	meson test -C "$dir" $suites --print-errorlogs --num-processes 2 2>&1 | tee "$dir.test.log"
+	local ok fail
+	ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$dir.test.log" | tail -1)
+	fail=$(awk '/^(Fail|Unexpected Pass|Timeout):/ {s += $NF} END {print s + 0}' "$dir.test.log")
+	passed=$((passed + ${ok:-0}))
+	failed=$((failed + fail))
+	[ "$fail" -eq 0 ] && [ -n "$ok" ]
+}
+
+mkdir -p "$out"
+run_config "$out/werror" "" -Dwerror=true -Dbuildtype=debugoptimized || status=1
+run_config "$out/asan" "--suite unit" -Db_sanitize=address,undefined -Db_lundef=false \
+	-Dbuildtype=debug || status=1
+
+[ $failed -gt 0 ] && status=1
+echo "$passed passed, $failed failed"
+exit $status
