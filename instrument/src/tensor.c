@@ -1,0 +1,914 @@
+/*
+ * Tensors and their views. A tensor is a shape plus the list of variable
+ * regions that hold its elements in row-major order; every view (index,
+ * slice, reshape, transpose, concat, broadcast ...) builds a new region
+ * list in the graph's arena and never copies data.
+ *
+ * Most views are described as a strided walk over the source tensor's
+ * element order: a base offset plus one stride per result dimension.
+ * Adjacent dimensions that are contiguous in the source are fused first,
+ * so a row slice or a dimension-0 slice of a contiguous tensor is a single
+ * run located by binary search over the source's region offsets, whatever
+ * the size of the source. Only when the innermost stride is not 1
+ * (transpose, dim_shuffle, broadcast of a last dimension) is the result
+ * walked element by element, which costs O(result elements).
+ *
+ * Reshape, flatten and expand keep the element order, so they share the
+ * source's (immutable) region array.
+ */
+#include "ipu-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Most views have one or a few regions; these live on the stack. */
+#define BUILDER_INLINE 8
+
+/* Room for the dimensions of a strided walk: a broadcast adds one. */
+#define WALK_MAX_RANK (TSI_MAX_RANK + 1)
+
+/* A growing region list that merges adjacent runs of one variable as they
+ * are appended. */
+typedef struct region_builder {
+	tsi_region *items; /* `inline_items` or malloc'd */
+	size_t len;
+	size_t cap;
+	bool failed;       /* an allocation failed; the list is incomplete */
+	tsi_region inline_items[BUILDER_INLINE];
+} region_builder;
+
+/* Finds the region holding element k of a tensor, using prefix sums of the
+ * region lengths computed once per source tensor. */
+typedef struct region_locator {
+	const tsi_tensor *t;
+	size_t *start;  /* start[r]: first element of region r (malloc), NULL if <= 1 region */
+	size_t hint;    /* region found last, tried first */
+} region_locator;
+
+/* --- Small helpers --------------------------------------------------------- */
+
+/* Formats `shape` as "[a, b, c]" into `buf` for messages. */
+static const char *format_shape(char *buf, size_t size, size_t rank, const size_t *shape)
+{
+	size_t used = 0;
+	int n;
+
+	n = snprintf(buf, size, "[");
+	used = n > 0 ? (size_t)n : 0;
+	for (size_t d = 0; d < rank && used < size; d++) {
+		n = snprintf(buf + used, size - used, "%s%zu", d ? ", " : "", shape[d]);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	if (used < size)
+		snprintf(buf + used, size - used, "]");
+	return buf;
+}
+
+/* Multiplies the dimensions of `shape` into *out; false on overflow. */
+static bool shape_numel(size_t rank, const size_t *shape, size_t *out)
+{
+	size_t n = 1;
+
+	for (size_t d = 0; d < rank; d++)
+		if (__builtin_mul_overflow(n, shape[d], &n))
+			return false;
+	*out = n;
+	return true;
+}
+
+/* Row-major strides (in elements) of a tensor's own shape. */
+static void row_major_strides(const tsi_tensor *t, size_t *stride)
+{
+	size_t s = 1;
+
+	for (size_t d = t->rank; d-- > 0;) {
+		stride[d] = s;
+		s *= t->shape[d];
+	}
+}
+
+/* Records an out-of-memory failure while viewing `t`; returns NULL. */
+static tsi_tensor *fail_oom(const tsi_tensor *t)
+{
+	tsi_graph_fail(t->graph, TSI_ERR_NO_MEMORY, "out of host memory making a view of %s",
+	               tsi_tensor_describe(t));
+	return NULL;
+}
+
+/* --- Region builder ------------------------------------------------------------ */
+
+/* Starts an empty builder using its inline storage. */
+static void builder_init(region_builder *b)
+{
+	b->items = b->inline_items;
+	b->len = 0;
+	b->cap = BUILDER_INLINE;
+	b->failed = false;
+}
+
+/* Releases heap storage, if any; the builder is empty and reusable after. */
+static void builder_free(region_builder *b)
+{
+	if (b->items != b->inline_items)
+		free(b->items);
+	b->items = b->inline_items;
+	b->len = 0;
+	b->cap = BUILDER_INLINE;
+}
+
+/*
+ * Appends the run [begin, begin + len) of variable `var`, extending the
+ * last region when the run continues it. Sets b->failed on OOM so that
+ * callers can check once at the end.
+ */
+static void builder_push(region_builder *b, uint32_t var, size_t begin, size_t len)
+{
+	if (len == 0 || b->failed)
+		return;
+	if (b->len) {
+		tsi_region *last = &b->items[b->len - 1];
+		if (last->var == var && last->begin + last->len == begin) {
+			last->len += len;
+			return;
+		}
+	}
+	if (b->len == b->cap) {
+		size_t cap = b->cap * 2;
+		tsi_region *items;
+
+		if (b->items == b->inline_items) {
+			items = malloc(cap * sizeof(*items));
+			if (items)
+				memcpy(items, b->inline_items, b->len * sizeof(*items));
+		} else {
+			items = realloc(b->items, cap * sizeof(*items));
+		}
+		if (!items) {
+			b->failed = true;
+			return;
+		}
+		b->items = items;
+		b->cap = cap;
+	}
+	b->items[b->len].var = var;
+	b->items[b->len].begin = begin;
+	b->items[b->len].len = len;
+	b->len++;
+}
+
+/* --- Locating elements of a source tensor ---------------------------------- */
+
+/* Prepares a locator for `t`; false on OOM. */
+static bool locator_init(region_locator *loc, const tsi_tensor *t)
+{
+	loc->t = t;
+	loc->start = NULL;
+	loc->hint = 0;
+	if (t->n_regions <= 1)
+		return true;
+	loc->start = malloc(t->n_regions * sizeof(*loc->start));
+	if (!loc->start)
+		return false;
+	size_t pos = 0;
+	for (size_t r = 0; r < t->n_regions; r++) {
+		loc->start[r] = pos;
+		pos += t->regions[r].len;
+	}
+	return true;
+}
+
+/* Frees the prefix sums. */
+static void locator_free(region_locator *loc)
+{
+	free(loc->start);
+	loc->start = NULL;
+}
+
+/* Index of the region holding element `k` (< numel) of the source. Walks
+ * tend to move forward, so the last region and its successor are tried
+ * before a binary search. */
+static size_t locator_find(region_locator *loc, size_t k)
+{
+	const tsi_tensor *t = loc->t;
+	size_t lo, hi;
+
+	if (!loc->start)
+		return 0;
+	for (size_t r = loc->hint; r < loc->hint + 2 && r < t->n_regions; r++) {
+		if (loc->start[r] <= k && k - loc->start[r] < t->regions[r].len) {
+			loc->hint = r;
+			return r;
+		}
+	}
+	/* Last region whose start is <= k. */
+	lo = 0;
+	hi = t->n_regions;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (loc->start[mid] <= k)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	loc->hint = lo;
+	return lo;
+}
+
+/* Appends source elements [a, a + len) of the locator's tensor, in order. */
+static void emit_range(region_builder *b, region_locator *loc, size_t a, size_t len)
+{
+	const tsi_tensor *t = loc->t;
+	size_t r, off;
+
+	if (len == 0)
+		return;
+	r = locator_find(loc, a);
+	off = a - (loc->start ? loc->start[r] : 0);
+	while (len > 0 && r < t->n_regions) {
+		const tsi_region *reg = &t->regions[r];
+		size_t take = reg->len - off;
+
+		if (take > len)
+			take = len;
+		builder_push(b, reg->var, reg->begin + off, take);
+		len -= take;
+		off = 0;
+		r++;
+	}
+	if (r > 0)
+		loc->hint = r - 1;
+}
+
+/*
+ * Appends the source elements visited by a strided walk: for every index
+ * (i_0 .. i_{n-1}) of `shape` in row-major order, source element
+ * base + sum(i_d * stride[d]). Dimensions of size 1 are dropped and
+ * adjacent dimensions that are contiguous in the source are fused first,
+ * so a walk over a contiguous block costs one emit_range.
+ */
+static void emit_strided(region_builder *b, region_locator *loc, size_t base, size_t n,
+                         const size_t *shape, const size_t *stride)
+{
+	size_t sh[WALK_MAX_RANK], st[WALK_MAX_RANK], idx[WALK_MAX_RANK];
+	size_t m = 0, run, inner_stride, offset;
+
+	for (size_t d = 0; d < n; d++) {
+		if (shape[d] == 0)
+			return; /* no elements */
+		if (shape[d] == 1)
+			continue;
+		if (m > 0 && st[m - 1] == stride[d] * shape[d]) {
+			sh[m - 1] *= shape[d];
+			st[m - 1] = stride[d];
+			continue;
+		}
+		sh[m] = shape[d];
+		st[m] = stride[d];
+		m++;
+	}
+	if (m == 0) {
+		emit_range(b, loc, base, 1);
+		return;
+	}
+	/* The innermost dimension is either one run or a loop of single
+	 * elements; the odometer covers the dimensions outside it. */
+	run = sh[m - 1];
+	inner_stride = st[m - 1];
+	m--;
+	memset(idx, 0, sizeof(idx));
+	offset = base;
+	for (;;) {
+		if (inner_stride == 1) {
+			emit_range(b, loc, offset, run);
+		} else {
+			for (size_t i = 0; i < run && !b->failed; i++)
+				emit_range(b, loc, offset + i * inner_stride, 1);
+		}
+		if (b->failed)
+			return;
+		size_t d = m;
+		while (d > 0) {
+			d--;
+			idx[d]++;
+			offset += st[d];
+			if (idx[d] < sh[d])
+				break;
+			offset -= idx[d] * st[d];
+			idx[d] = 0;
+			if (d == 0)
+				return;
+		}
+		if (m == 0)
+			return;
+	}
+}
+
+/* --- Making tensors ------------------------------------------------------------ */
+
+/* Allocates a tensor header of `rank` dims in the arena (var = -1). */
+static tsi_tensor *alloc_tensor(tsi_graph *graph, tsi_type type, size_t rank, const size_t *shape,
+                                size_t numel)
+{
+	tsi_tensor *t = tsi_arena_alloc(&graph->core->arena, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->graph = graph;
+	t->type = type;
+	t->rank = rank;
+	for (size_t d = 0; d < rank; d++)
+		t->shape[d] = shape[d];
+	t->numel = numel;
+	t->var = -1;
+	return t;
+}
+
+/*
+ * Makes a tensor from a region list: validates the rank and that the
+ * regions hold exactly as many elements as the shape, then copies the list
+ * into the arena with adjacent runs of one variable merged.
+ */
+tsi_tensor *tsi_tensor_make(tsi_graph *graph, tsi_type type, size_t rank, const size_t *shape,
+                            const tsi_region *regions, size_t n_regions)
+{
+	char buf[160];
+	size_t numel, total = 0, n = 0;
+	tsi_tensor *t;
+
+	if (!graph)
+		return NULL;
+	if (rank > TSI_MAX_RANK || (rank && !shape)) {
+		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
+		               "a tensor may have at most %d dimensions, not %zu", TSI_MAX_RANK, rank);
+		return NULL;
+	}
+	if (!shape_numel(rank, shape, &numel)) {
+		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT, "tensor shape %s is too large",
+		               format_shape(buf, sizeof(buf), rank, shape));
+		return NULL;
+	}
+	for (size_t r = 0; r < n_regions; r++)
+		total += regions[r].len;
+	if (total != numel) {
+		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
+		               "tensor of shape %s (%zu elements) given regions holding %zu elements",
+		               format_shape(buf, sizeof(buf), rank, shape), numel, total);
+		return NULL;
+	}
+	t = alloc_tensor(graph, type, rank, shape, numel);
+	if (!t)
+		goto oom;
+	if (n_regions) {
+		t->regions = tsi_arena_alloc(&graph->core->arena, n_regions * sizeof(*t->regions));
+		if (!t->regions)
+			goto oom;
+	}
+	for (size_t r = 0; r < n_regions; r++) {
+		const tsi_region *src = &regions[r];
+		if (src->len == 0)
+			continue;
+		if (n && t->regions[n - 1].var == src->var &&
+		    t->regions[n - 1].begin + t->regions[n - 1].len == src->begin) {
+			t->regions[n - 1].len += src->len;
+			continue;
+		}
+		t->regions[n++] = *src;
+	}
+	t->n_regions = n;
+	return t;
+oom:
+	tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory making a tensor of shape %s",
+	               format_shape(buf, sizeof(buf), rank, shape));
+	return NULL;
+}
+
+/* The whole-variable tensor of `var`: one region, the variable's shape. */
+tsi_tensor *tsi_tensor_of_var(tsi_graph *graph, const tsi_var *var)
+{
+	tsi_region region;
+	tsi_tensor *t;
+
+	if (!graph || !var)
+		return NULL;
+	region.var = var->id;
+	region.begin = 0;
+	region.len = var->numel;
+	t = tsi_tensor_make(graph, var->type, var->rank, var->shape, &region, var->numel ? 1 : 0);
+	if (t)
+		t->var = var->id;
+	return t;
+}
+
+/* Turns a finished builder into a view of `src` with the given shape.
+ * Frees the builder in every case. */
+static tsi_tensor *finish_view(const tsi_tensor *src, region_builder *b, size_t rank,
+                               const size_t *shape)
+{
+	tsi_tensor *t = NULL;
+
+	if (b->failed)
+		fail_oom(src);
+	else
+		t = tsi_tensor_make(src->graph, src->type, rank, shape, b->items, b->len);
+	builder_free(b);
+	return t;
+}
+
+/*
+ * The view of `src` visited by a strided walk (see emit_strided) with the
+ * result shape `rshape`. Both shapes must describe the same element count.
+ */
+static tsi_tensor *strided_view(const tsi_tensor *src, size_t base, size_t n,
+                                const size_t *wshape, const size_t *wstride, size_t rrank,
+                                const size_t *rshape)
+{
+	region_builder b;
+	region_locator loc;
+
+	if (!locator_init(&loc, src))
+		return fail_oom(src);
+	builder_init(&b);
+	emit_strided(&b, &loc, base, n, wshape, wstride);
+	locator_free(&loc);
+	return finish_view(src, &b, rrank, rshape);
+}
+
+/* A view sharing `src`'s regions (same element order) with a new shape. */
+static tsi_tensor *same_order_view(const tsi_tensor *src, size_t rank, const size_t *shape)
+{
+	tsi_tensor *t = alloc_tensor(src->graph, src->type, rank, shape, src->numel);
+
+	if (!t)
+		return fail_oom(src);
+	t->n_regions = src->n_regions;
+	t->regions = src->regions;
+	return t;
+}
+
+/*
+ * Describes a tensor for error messages: "'v1'" for a whole variable,
+ * "a view of 'v1' (3 elements)" for a view (named after the variable of
+ * its first element). Arena string.
+ */
+const char *tsi_tensor_describe(const tsi_tensor *t)
+{
+	const char *s;
+
+	if (!t)
+		return "(no tensor)";
+	if (t->var >= 0)
+		s = tsi_arena_printf(&t->graph->core->arena, "'%s'",
+		                     tsi_graph_var(t->graph, (uint32_t)t->var)->name);
+	else if (t->n_regions == 0)
+		s = tsi_arena_printf(&t->graph->core->arena, "an empty view");
+	else
+		s = tsi_arena_printf(&t->graph->core->arena, "a view of '%s' (%zu element%s)",
+		                     tsi_graph_var(t->graph, t->regions[0].var)->name, t->numel,
+		                     t->numel == 1 ? "" : "s");
+	return s ? s : "a tensor";
+}
+
+/* --- Accessors ------------------------------------------------------------------ */
+
+/* Element type; TSI_FLOAT for NULL (callers check the tensor first). */
+TSI_API tsi_type tsi_tensor_type(const tsi_tensor *t)
+{
+	return t ? t->type : TSI_FLOAT;
+}
+
+/* Number of dimensions, 0 for a scalar or NULL. */
+TSI_API size_t tsi_tensor_rank(const tsi_tensor *t)
+{
+	return t ? t->rank : 0;
+}
+
+/* Size of dimension `dim`, 0 for a missing tensor or dimension. */
+TSI_API size_t tsi_tensor_dim(const tsi_tensor *t, size_t dim)
+{
+	return t && dim < t->rank ? t->shape[dim] : 0;
+}
+
+/* Number of elements, 0 for NULL. */
+TSI_API size_t tsi_tensor_numel(const tsi_tensor *t)
+{
+	return t ? t->numel : 0;
+}
+
+/* Copies the dimensions into `shape` (if given) and returns the rank. */
+TSI_API size_t tsi_tensor_shape(const tsi_tensor *t, size_t *shape)
+{
+	if (!t)
+		return 0;
+	for (size_t d = 0; shape && d < t->rank; d++)
+		shape[d] = t->shape[d];
+	return t->rank;
+}
+
+/* The graph (possibly virtual) the tensor was made in. */
+TSI_API tsi_graph *tsi_tensor_graph(const tsi_tensor *t)
+{
+	return t ? t->graph : NULL;
+}
+
+/* The variable's name for a whole-variable tensor; NULL for views. */
+TSI_API const char *tsi_tensor_name(const tsi_tensor *t)
+{
+	if (!t || t->var < 0)
+		return NULL;
+	return tsi_graph_var(t->graph, (uint32_t)t->var)->name;
+}
+
+/* Regions are merged when made, so one region means one contiguous run;
+ * an empty tensor is trivially contiguous. */
+TSI_API bool tsi_tensor_is_contiguous(const tsi_tensor *t)
+{
+	return t && t->n_regions <= 1;
+}
+
+/* True when every region lies in a constant (vacuously for no elements). */
+TSI_API bool tsi_tensor_is_constant(const tsi_tensor *t)
+{
+	if (!t)
+		return false;
+	for (size_t r = 0; r < t->n_regions; r++)
+		if (!tsi_graph_var(t->graph, t->regions[r].var)->is_constant)
+			return false;
+	return true;
+}
+
+/* --- Views ------------------------------------------------------------------------ */
+
+/* t[i]: the sub-tensor at index i of dimension 0, one rank lower. */
+TSI_API tsi_tensor *tsi_tensor_index(const tsi_tensor *t, size_t i)
+{
+	size_t stride[TSI_MAX_RANK];
+	char buf[160];
+
+	if (!t)
+		return NULL;
+	if (t->rank == 0) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot index %s: it is a scalar (rank 0)", tsi_tensor_describe(t));
+		return NULL;
+	}
+	if (i >= t->shape[0]) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "index %zu is out of range for %s of shape %s", i, tsi_tensor_describe(t),
+		               format_shape(buf, sizeof(buf), t->rank, t->shape));
+		return NULL;
+	}
+	row_major_strides(t, stride);
+	return strided_view(t, i * stride[0], t->rank - 1, t->shape + 1, stride + 1, t->rank - 1,
+	                    t->shape + 1);
+}
+
+/* Elements [begin, end) of dimension 0. */
+TSI_API tsi_tensor *tsi_tensor_slice(const tsi_tensor *t, size_t begin, size_t end)
+{
+	return tsi_tensor_slice_dim(t, begin, end, 0);
+}
+
+/* Checks one dimension's slice bounds; records the error and returns false. */
+static bool check_slice(const tsi_tensor *t, size_t begin, size_t end, size_t dim)
+{
+	char buf[160];
+
+	if (t->rank == 0) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot slice %s: it is a scalar (rank 0)", tsi_tensor_describe(t));
+		return false;
+	}
+	if (dim >= t->rank) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot slice dimension %zu of %s: it has %zu dimension%s", dim,
+		               tsi_tensor_describe(t), t->rank, t->rank == 1 ? "" : "s");
+		return false;
+	}
+	if (begin > end) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "slice [%zu, %zu) of dimension %zu of %s begins after it ends", begin, end,
+		               dim, tsi_tensor_describe(t));
+		return false;
+	}
+	if (end > t->shape[dim]) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "slice [%zu, %zu) of dimension %zu is out of range for %s of shape %s",
+		               begin, end, dim, tsi_tensor_describe(t),
+		               format_shape(buf, sizeof(buf), t->rank, t->shape));
+		return false;
+	}
+	return true;
+}
+
+/* Elements [begin, end) of dimension `dim`: the source walked with its own
+ * strides from the slice's first element. */
+TSI_API tsi_tensor *tsi_tensor_slice_dim(const tsi_tensor *t, size_t begin, size_t end,
+                                         size_t dim)
+{
+	size_t stride[TSI_MAX_RANK], shape[TSI_MAX_RANK];
+
+	if (!t)
+		return NULL;
+	if (!check_slice(t, begin, end, dim))
+		return NULL;
+	row_major_strides(t, stride);
+	memcpy(shape, t->shape, t->rank * sizeof(*shape));
+	shape[dim] = end - begin;
+	return strided_view(t, begin * stride[dim], t->rank, shape, stride, t->rank, shape);
+}
+
+/* Slices of the first `n` dimensions at once (one walk, not n views). */
+TSI_API tsi_tensor *tsi_tensor_slice_md(const tsi_tensor *t, const size_t *begin,
+                                        const size_t *end, size_t n)
+{
+	size_t stride[TSI_MAX_RANK], shape[TSI_MAX_RANK];
+	size_t base = 0;
+
+	if (!t)
+		return NULL;
+	if (n > t->rank) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot slice %zu dimensions of %s: it has %zu", n,
+		               tsi_tensor_describe(t), t->rank);
+		return NULL;
+	}
+	if (n && (!begin || !end)) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "slicing %s needs begin and end arrays", tsi_tensor_describe(t));
+		return NULL;
+	}
+	row_major_strides(t, stride);
+	memcpy(shape, t->shape, t->rank * sizeof(*shape));
+	for (size_t d = 0; d < n; d++) {
+		if (!check_slice(t, begin[d], end[d], d))
+			return NULL;
+		shape[d] = end[d] - begin[d];
+		base += begin[d] * stride[d];
+	}
+	return strided_view(t, base, t->rank, shape, stride, t->rank, shape);
+}
+
+/* Same elements in the same order under a new shape of equal size. */
+TSI_API tsi_tensor *tsi_tensor_reshape(const tsi_tensor *t, size_t rank, const size_t *shape)
+{
+	char buf[160], buf2[160];
+	size_t numel;
+
+	if (!t)
+		return NULL;
+	if (rank > TSI_MAX_RANK || (rank && !shape)) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot reshape %s to rank %zu: at most %d dimensions",
+		               tsi_tensor_describe(t), rank, TSI_MAX_RANK);
+		return NULL;
+	}
+	if (!shape_numel(rank, shape, &numel) || numel != t->numel) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot reshape %s of shape %s (%zu elements) to shape %s",
+		               tsi_tensor_describe(t), format_shape(buf, sizeof(buf), t->rank, t->shape),
+		               t->numel, format_shape(buf2, sizeof(buf2), rank, shape));
+		return NULL;
+	}
+	return same_order_view(t, rank, shape);
+}
+
+/* The elements as one dimension. */
+TSI_API tsi_tensor *tsi_tensor_flatten(const tsi_tensor *t)
+{
+	size_t n;
+
+	if (!t)
+		return NULL;
+	n = t->numel;
+	return same_order_view(t, 1, &n);
+}
+
+/* Swaps the two dimensions of a matrix (a dim_shuffle by {1, 0}). */
+TSI_API tsi_tensor *tsi_tensor_transpose(const tsi_tensor *t)
+{
+	static const size_t perm[2] = {1, 0};
+
+	if (!t)
+		return NULL;
+	if (t->rank != 2) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot transpose %s: it has %zu dimension%s, not 2",
+		               tsi_tensor_describe(t), t->rank, t->rank == 1 ? "" : "s");
+		return NULL;
+	}
+	return tsi_tensor_dim_shuffle(t, perm);
+}
+
+/* Dimension d of the result is dimension perm[d] of `t`: the source walked
+ * with its strides permuted. */
+TSI_API tsi_tensor *tsi_tensor_dim_shuffle(const tsi_tensor *t, const size_t *perm)
+{
+	size_t stride[TSI_MAX_RANK], wstride[TSI_MAX_RANK], shape[TSI_MAX_RANK];
+	bool seen[TSI_MAX_RANK] = {false};
+
+	if (!t)
+		return NULL;
+	if (t->rank && !perm) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "shuffling the dimensions of %s needs a permutation",
+		               tsi_tensor_describe(t));
+		return NULL;
+	}
+	for (size_t d = 0; d < t->rank; d++) {
+		if (perm[d] >= t->rank || seen[perm[d]]) {
+			tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+			               "dimension shuffle of %s: entry %zu (%zu) is not a permutation of "
+			               "0..%zu",
+			               tsi_tensor_describe(t), d, perm[d], t->rank - 1);
+			return NULL;
+		}
+		seen[perm[d]] = true;
+	}
+	row_major_strides(t, stride);
+	for (size_t d = 0; d < t->rank; d++) {
+		shape[d] = t->shape[perm[d]];
+		wstride[d] = stride[perm[d]];
+	}
+	return strided_view(t, 0, t->rank, shape, wstride, t->rank, shape);
+}
+
+/* tsi_tensor_concat of two tensors. */
+TSI_API tsi_tensor *tsi_tensor_concat2(const tsi_tensor *a, const tsi_tensor *b, size_t dim)
+{
+	tsi_tensor *ts[2];
+
+	if (!a || !b)
+		return NULL;
+	ts[0] = (tsi_tensor *)a;
+	ts[1] = (tsi_tensor *)b;
+	return tsi_tensor_concat(ts, 2, dim);
+}
+
+/* Checks that ts[k] may be joined to ts[0] along `dim`. */
+static bool check_concat_part(const tsi_tensor *first, const tsi_tensor *t, size_t k, size_t dim)
+{
+	char buf[160], buf2[160];
+
+	if (t->graph->core != first->graph->core) {
+		tsi_graph_fail(first->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot concatenate %s with %s (tensor %zu): they belong to different "
+		               "graphs",
+		               tsi_tensor_describe(first), tsi_tensor_describe(t), k);
+		return false;
+	}
+	if (t->type != first->type) {
+		tsi_graph_fail(first->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot concatenate %s of type %s with %s (tensor %zu) of type %s",
+		               tsi_tensor_describe(first), tsi_type_name(first->type),
+		               tsi_tensor_describe(t), k, tsi_type_name(t->type));
+		return false;
+	}
+	bool ok = t->rank == first->rank;
+	for (size_t d = 0; ok && d < t->rank; d++)
+		if (d != dim && t->shape[d] != first->shape[d])
+			ok = false;
+	if (!ok) {
+		tsi_graph_fail(first->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot concatenate %s of shape %s with %s (tensor %zu) of shape %s "
+		               "along dimension %zu: the other dimensions differ",
+		               tsi_tensor_describe(first),
+		               format_shape(buf, sizeof(buf), first->rank, first->shape),
+		               tsi_tensor_describe(t), k, format_shape(buf2, sizeof(buf2), t->rank, t->shape),
+		               dim);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Joins tensors along `dim`. For each index of the dimensions before `dim`
+ * (the "outer" index), the result holds tensor 0's block, then tensor 1's,
+ * and so on; each block is a contiguous range of its tensor.
+ */
+TSI_API tsi_tensor *tsi_tensor_concat(tsi_tensor *const *ts, size_t n, size_t dim)
+{
+	size_t shape[TSI_MAX_RANK];
+	size_t outer = 1;
+	const tsi_tensor *first;
+	region_builder b;
+	region_locator *locs = NULL;
+	tsi_tensor *out = NULL;
+
+	if (!ts || n == 0) {
+		tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_tensor_concat: no tensors to join");
+		return NULL;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (!ts[k])
+			return NULL;
+	first = ts[0];
+	if (dim >= first->rank) {
+		tsi_graph_fail(first->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot concatenate %s along dimension %zu: it has %zu dimension%s",
+		               tsi_tensor_describe(first), dim, first->rank, first->rank == 1 ? "" : "s");
+		return NULL;
+	}
+	memcpy(shape, first->shape, first->rank * sizeof(*shape));
+	shape[dim] = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!check_concat_part(first, ts[k], k, dim))
+			return NULL;
+		shape[dim] += ts[k]->shape[dim];
+	}
+	for (size_t d = 0; d < dim; d++)
+		outer *= shape[d];
+
+	builder_init(&b);
+	locs = calloc(n, sizeof(*locs));
+	if (!locs) {
+		fail_oom(first);
+		goto done;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (!locator_init(&locs[k], ts[k])) {
+			fail_oom(first);
+			goto done;
+		}
+	}
+	for (size_t o = 0; o < outer && !b.failed; o++) {
+		for (size_t k = 0; k < n; k++) {
+			size_t block = outer ? ts[k]->numel / outer : 0;
+			emit_range(&b, &locs[k], o * block, block);
+		}
+	}
+	out = finish_view(first, &b, first->rank, shape);
+done:
+	builder_free(&b);
+	for (size_t k = 0; locs && k < n; k++)
+		locator_free(&locs[k]);
+	free(locs);
+	return out;
+}
+
+/*
+ * Repeats `t` `n` times along `dim`: the result's dimension `dim` is n
+ * times longer and holds `t` n times over (n copies concatenated along
+ * `dim`). Walked as `t` with an extra stride-0 dimension of size n inserted
+ * before `dim`.
+ */
+TSI_API tsi_tensor *tsi_tensor_broadcast(const tsi_tensor *t, size_t n, size_t dim)
+{
+	size_t stride[TSI_MAX_RANK], wshape[WALK_MAX_RANK], wstride[WALK_MAX_RANK];
+	size_t shape[TSI_MAX_RANK], numel;
+
+	if (!t)
+		return NULL;
+	if (dim >= t->rank) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot broadcast %s along dimension %zu: it has %zu dimension%s",
+		               tsi_tensor_describe(t), dim, t->rank, t->rank == 1 ? "" : "s");
+		return NULL;
+	}
+	memcpy(shape, t->shape, t->rank * sizeof(*shape));
+	if (__builtin_mul_overflow(shape[dim], n, &shape[dim]) ||
+	    !shape_numel(t->rank, shape, &numel)) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "broadcasting %s %zu times makes it too large", tsi_tensor_describe(t), n);
+		return NULL;
+	}
+	row_major_strides(t, stride);
+	for (size_t d = 0, w = 0; d < t->rank; d++) {
+		if (d == dim) {
+			wshape[w] = n;
+			wstride[w] = 0;
+			w++;
+		}
+		wshape[w] = t->shape[d];
+		wstride[w] = stride[d];
+		w++;
+	}
+	return strided_view(t, 0, t->rank + 1, wshape, wstride, t->rank, shape);
+}
+
+/* Inserts a dimension of size 1 before `dim` (== rank appends one); the
+ * element order does not change. */
+TSI_API tsi_tensor *tsi_tensor_expand(const tsi_tensor *t, size_t dim)
+{
+	size_t shape[TSI_MAX_RANK];
+
+	if (!t)
+		return NULL;
+	if (dim > t->rank) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot insert a dimension before dimension %zu of %s: it has %zu",
+		               dim, tsi_tensor_describe(t), t->rank);
+		return NULL;
+	}
+	if (t->rank + 1 > TSI_MAX_RANK) {
+		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
+		               "cannot expand %s: it already has the maximum %d dimensions",
+		               tsi_tensor_describe(t), TSI_MAX_RANK);
+		return NULL;
+	}
+	for (size_t d = 0, s = 0; d <= t->rank; d++)
+		shape[d] = d == dim ? 1 : t->shape[s++];
+	return same_order_view(t, t->rank + 1, shape);
+}
