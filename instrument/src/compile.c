@@ -1,0 +1,669 @@
+/*
+ * Compilation: walks the programs an engine is given, gathers what they
+ * reach (programs, executed compute sets, called functions) and checks the
+ * graph the way Poplar's compiler does before any code runs, failing with
+ * a message that names the offending vertex, field or variable.
+ *
+ * This is the seam where the compiler model will grow. After the checks
+ * below, later phases plug in here in order: lowering of programs to
+ * per-tile steps, exchange planning, memory layout (variables, vertex
+ * state, code, exchange buffers per tile), liveness, and the cycle
+ * simulation that feeds the profiles. Each adds its results to
+ * tsi_compiled.
+ *
+ * Cost: every step is linear in what the programs reach. Tile mappings are
+ * checked per variable region; a variable is scanned in full at most once
+ * and remembered as fully mapped, so a model with ten million elements
+ * compiles in milliseconds.
+ */
+#include "ipu-private.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Program walk states, one per program of the graph. */
+enum { WALK_NEW = 0, WALK_OPEN, WALK_DONE };
+
+/* Mapping check states, one per variable. */
+enum { VAR_UNCHECKED = 0, VAR_MAPPED, VAR_PARTIAL };
+
+typedef struct var_check {
+	uint8_t state;     /* VAR_* */
+	size_t n_unmapped; /* elements without a tile (VAR_PARTIAL) */
+} var_check;
+
+/* One open program of the depth-first walk. */
+typedef struct walk_frame {
+	tsi_program *prog;
+	size_t next; /* index of the next child to visit */
+} walk_frame;
+
+typedef struct compile_ctx {
+	tsi_graph *graph;
+	tsi_graph_core *core;
+	tsi_compiled *out;
+	uint8_t *prog_state; /* core->programs.len entries, WALK_* */
+	uint8_t *cs_seen;    /* core->compute_sets.len entries */
+	uint8_t *fn_seen;    /* core->functions.len entries */
+	var_check *vars;     /* core->vars.len entries */
+	walk_frame *stack;
+	size_t stack_len;
+	size_t stack_cap;
+	size_t n_vertices;   /* vertices in the executed compute sets */
+} compile_ctx;
+
+/* --- Naming things in messages -------------------------------------------- */
+
+/*
+ * Writes a program's name for a message into `buf`: "'name' (Sequence 3)"
+ * when the user named it, else "Sequence program 3".
+ */
+static const char *program_label(char *buf, size_t size, const tsi_program *p)
+{
+	if (p->name)
+		snprintf(buf, size, "'%s' (%s %u)", p->name, tsi_program_kind_name(p->kind), p->id);
+	else
+		snprintf(buf, size, "%s program %u", tsi_program_kind_name(p->kind), p->id);
+	return buf;
+}
+
+/* Writes "field 'f' of vertex 3 (type 'T') in compute set 'cs'". */
+static const char *field_label(char *buf, size_t size, const tsi_vertex *v, size_t field)
+{
+	snprintf(buf, size, "field '%s' of vertex %u (type '%s') in compute set '%s'",
+	         v->codelet->fields[field].name, v->id, v->type_name, v->cs->name);
+	return buf;
+}
+
+/* Levenshtein distance ignoring case; SIZE_MAX for names over 128 bytes. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[129];
+	size_t i, j;
+
+	if (la > 128 || lb > 128)
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (tolower((unsigned char)a[i - 1]) !=
+			                      tolower((unsigned char)b[j - 1]));
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* --- The walk -------------------------------------------------------------- */
+
+/*
+ * The i-th child slot of `p`, in the order the program runs them. Returns
+ * false past the last slot; a slot may hold NULL (an If without else).
+ */
+static bool program_child(const tsi_program *p, size_t i, tsi_program **child)
+{
+	*child = NULL;
+	switch (p->kind) {
+	case TSI_PROG_SEQUENCE:
+		if (i >= p->steps.len)
+			return false;
+		*child = p->steps.items[i];
+		return true;
+	case TSI_PROG_REPEAT:
+		if (i > 0)
+			return false;
+		*child = p->body;
+		return true;
+	case TSI_PROG_REPEAT_WHILE_TRUE:
+	case TSI_PROG_REPEAT_WHILE_FALSE:
+		if (i > 1)
+			return false;
+		*child = i == 0 ? p->cond : p->body;
+		return true;
+	case TSI_PROG_IF:
+		if (i > 1)
+			return false;
+		*child = i == 0 ? p->body : p->else_body;
+		return true;
+	case TSI_PROG_SWITCH:
+		if (i > p->case_bodies.len)
+			return false;
+		*child = i < p->case_bodies.len ? p->case_bodies.items[i] : p->else_body;
+		return true;
+	case TSI_PROG_CALL:
+		if (i > 0)
+			return false;
+		*child = p->fn ? p->fn->body : NULL;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Checks that `p` is a program of this graph that the walk can index.
+ * `parent` (may be NULL) is used in the message.
+ */
+static int check_program_ref(compile_ctx *ctx, const tsi_program *p, const tsi_program *parent,
+                             size_t index)
+{
+	char label[160];
+
+	if (p->graph && p->graph->core == ctx->core && p->id < ctx->core->programs.len &&
+	    ctx->core->programs.items[p->id] == p)
+		return TSI_OK;
+	if (parent)
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
+		                     "%s contains a program that belongs to another graph",
+		                     program_label(label, sizeof(label), parent));
+	return tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
+	                     "program %zu given to the engine belongs to another graph", index);
+}
+
+/* Records `p` as reached and opens it on the walk stack. */
+static int walk_enter(compile_ctx *ctx, tsi_program *p)
+{
+	if (ctx->stack_len == ctx->stack_cap) {
+		size_t cap = ctx->stack_cap ? ctx->stack_cap * 2 : 32;
+		walk_frame *s = realloc(ctx->stack, cap * sizeof(*s));
+
+		if (!s)
+			return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory compiling");
+		ctx->stack = s;
+		ctx->stack_cap = cap;
+	}
+	if (tsi_vec_push(&ctx->out->programs, p))
+		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory compiling");
+	if (p->kind == TSI_PROG_EXECUTE && p->cs && p->cs->id < ctx->core->compute_sets.len &&
+	    !ctx->cs_seen[p->cs->id]) {
+		ctx->cs_seen[p->cs->id] = 1;
+		if (tsi_vec_push(&ctx->out->compute_sets, p->cs))
+			return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory compiling");
+		ctx->n_vertices += p->cs->vertices.len;
+	}
+	if (p->kind == TSI_PROG_CALL && p->fn && p->fn->id < ctx->core->functions.len &&
+	    !ctx->fn_seen[p->fn->id]) {
+		ctx->fn_seen[p->fn->id] = 1;
+		if (tsi_vec_push(&ctx->out->functions, p->fn))
+			return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory compiling");
+	}
+	ctx->prog_state[p->id] = WALK_OPEN;
+	ctx->stack[ctx->stack_len].prog = p;
+	ctx->stack[ctx->stack_len].next = 0;
+	ctx->stack_len++;
+	return TSI_OK;
+}
+
+/*
+ * Walks the tree under `root` depth first with an explicit stack (program
+ * trees built by code generators can be very deep), visiting each program
+ * once. A program met again while it is still open contains itself,
+ * which would never terminate on the device.
+ */
+static int walk_program(compile_ctx *ctx, tsi_program *root, size_t index)
+{
+	char label[160], parent_label[160];
+	int rc;
+
+	rc = check_program_ref(ctx, root, NULL, index);
+	if (rc != TSI_OK || ctx->prog_state[root->id] == WALK_DONE)
+		return rc;
+	rc = walk_enter(ctx, root);
+	while (rc == TSI_OK && ctx->stack_len > 0) {
+		walk_frame *top = &ctx->stack[ctx->stack_len - 1];
+		tsi_program *child;
+
+		if (!program_child(top->prog, top->next++, &child)) {
+			ctx->prog_state[top->prog->id] = WALK_DONE;
+			ctx->stack_len--;
+			continue;
+		}
+		if (!child)
+			continue;
+		rc = check_program_ref(ctx, child, top->prog, index);
+		if (rc != TSI_OK)
+			break;
+		if (ctx->prog_state[child->id] == WALK_DONE)
+			continue;
+		if (ctx->prog_state[child->id] == WALK_OPEN) {
+			if (child == top->prog)
+				rc = tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
+				                   "program %s contains itself; a program cannot be one of "
+				                   "its own steps or bodies",
+				                   program_label(label, sizeof(label), child));
+			else
+				rc = tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
+				                   "program %s contains itself (through %s); a program cannot "
+				                   "be nested inside itself",
+				                   program_label(label, sizeof(label), child),
+				                   program_label(parent_label, sizeof(parent_label), top->prog));
+			break;
+		}
+		rc = walk_enter(ctx, child);
+	}
+	ctx->stack_len = 0;
+	return rc;
+}
+
+/* --- Vertex checks --------------------------------------------------------- */
+
+/* Writes up to five known vertex type names, comma separated, into `buf`. */
+static void known_types(char *buf, size_t size, const tsi_graph_core *core)
+{
+	size_t used = 0, i;
+
+	buf[0] = '\0';
+	if (core->codelets.len == 0) {
+		snprintf(buf, size, "none; no codelet has been added");
+		return;
+	}
+	for (i = 0; i < core->codelets.len && i < 5 && used < size; i++) {
+		const tsi_codelet *c = core->codelets.items[i];
+		int n = snprintf(buf + used, size - used, "%s'%s'", i ? ", " : "", c->name);
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	if (core->codelets.len > 5 && used < size)
+		snprintf(buf + used, size - used, " and %zu more", core->codelets.len - 5);
+}
+
+/*
+ * Fails for a vertex whose type has no codelet, suggesting the nearest
+ * known type when the name looks like a typo. The bar is stricter than for
+ * option names: vertex types share suffixes ("...Vertex"), so a loose bar
+ * would suggest unrelated types.
+ */
+static int report_unknown_type(const compile_ctx *ctx, const tsi_vertex *v)
+{
+	const tsi_graph_core *core = ctx->core;
+	const char *near = NULL;
+	size_t best = SIZE_MAX, limit = strlen(v->type_name) / 4, i;
+	char known[320], hint[200] = "";
+
+	for (i = 0; i < core->codelets.len; i++) {
+		const tsi_codelet *c = core->codelets.items[i];
+		size_t d;
+
+		if (strcmp(c->name, v->type_name) == 0)
+			return tsi_set_error(TSI_ERR_UNKNOWN_VERTEX_TYPE,
+			                     "vertex %u in compute set '%s' has type '%s', whose codelet "
+			                     "was added after the vertex; add codelets with "
+			                     "tsi_graph_add_codelet before tsi_graph_add_vertex",
+			                     v->id, v->cs->name, v->type_name);
+		d = edit_distance(v->type_name, c->name);
+		if (d < best) {
+			best = d;
+			near = c->name;
+		}
+	}
+	if (limit < 2)
+		limit = 2;
+	if (near && best <= limit)
+		snprintf(hint, sizeof(hint), "did you mean '%s'? ", near);
+	known_types(known, sizeof(known), core);
+	return tsi_set_error(TSI_ERR_UNKNOWN_VERTEX_TYPE,
+	                     "vertex %u in compute set '%s' has unknown type '%s'; %sadd its codelet "
+	                     "with tsi_graph_add_codelet (known types: %s)",
+	                     v->id, v->cs->name, v->type_name, hint, known);
+}
+
+/* Applies `check` to every vertex of every executed compute set, in order. */
+static int for_each_vertex(const compile_ctx *ctx,
+                           int (*check)(const compile_ctx *ctx, const tsi_vertex *v))
+{
+	for (size_t c = 0; c < ctx->out->compute_sets.len; c++) {
+		const tsi_compute_set *cs = ctx->out->compute_sets.items[c];
+
+		for (size_t i = 0; i < cs->vertices.len; i++) {
+			int rc = check(ctx, cs->vertices.items[i]);
+
+			if (rc != TSI_OK)
+				return rc;
+		}
+	}
+	return TSI_OK;
+}
+
+/* Check 1: the vertex's type has a codelet. */
+static int check_type(const compile_ctx *ctx, const tsi_vertex *v)
+{
+	return v->codelet ? TSI_OK : report_unknown_type(ctx, v);
+}
+
+/* Check 2: the vertex is on a tile. */
+static int check_vertex_tile(const compile_ctx *ctx, const tsi_vertex *v)
+{
+	(void)ctx;
+	if (v->tile != TSI_NO_TILE)
+		return TSI_OK;
+	return tsi_set_error(TSI_ERR_UNMAPPED_VERTEX,
+	                     "vertex %u (type '%s') in compute set '%s' is not mapped to a tile; "
+	                     "place it with tsi_graph_set_vertex_tile",
+	                     v->id, v->type_name, v->cs->name);
+}
+
+/* Check 3: every field is connected. */
+static int check_connected(const compile_ctx *ctx, const tsi_vertex *v)
+{
+	char label[400];
+
+	(void)ctx;
+
+	for (size_t f = 0; f < v->codelet->n_fields; f++) {
+		if (v->fields && v->fields[f].n > 0)
+			continue;
+		/* A vector list connected to an empty list is connected, but the
+		 * graph cannot tell that from "never connected"; both mean the
+		 * vertex has nothing to work on, so both are reported. */
+		return tsi_set_error(TSI_ERR_UNCONNECTED_FIELD,
+		                     "%s is not connected; connect it with tsi_graph_connect",
+		                     field_label(label, sizeof(label), v, f));
+	}
+	return TSI_OK;
+}
+
+/* True when any element of `t` belongs to a constant. */
+static bool touches_constant(const compile_ctx *ctx, const tsi_tensor *t)
+{
+	for (size_t r = 0; r < t->n_regions; r++)
+		if (tsi_graph_var(ctx->graph, t->regions[r].var)->is_constant)
+			return true;
+	return false;
+}
+
+/* Check 4: every connected tensor has the field's type and size, and
+ * outputs are not constants. */
+static int check_field_sizes(const compile_ctx *ctx, const tsi_vertex *v)
+{
+	char label[400], sub[48];
+
+	for (size_t f = 0; f < v->codelet->n_fields; f++) {
+		const tsi_field_def *def = &v->codelet->fields[f];
+		const tsi_field_conn *conn = &v->fields[f];
+
+		for (size_t k = 0; k < conn->n; k++) {
+			const tsi_tensor *t = conn->tensors[k];
+
+			if (conn->n > 1 || def->shape == TSI_FIELD_VECTOR_LIST)
+				snprintf(sub, sizeof(sub), " (sub-vector %zu)", k);
+			else
+				sub[0] = '\0';
+			if (t->type != def->type)
+				return tsi_set_error(TSI_ERR_FIELD_SIZE_MISMATCH,
+				                     "%s%s holds %s but is connected to tensor %s of type %s",
+				                     field_label(label, sizeof(label), v, f), sub,
+				                     tsi_type_name(def->type), tsi_tensor_describe(t),
+				                     tsi_type_name(t->type));
+			if (def->shape == TSI_FIELD_SCALAR && t->numel != 1)
+				return tsi_set_error(TSI_ERR_FIELD_SIZE_MISMATCH,
+				                     "%s is a scalar but is connected to tensor %s with %zu "
+				                     "elements; connect a single element",
+				                     field_label(label, sizeof(label), v, f),
+				                     tsi_tensor_describe(t), t->numel);
+			if (def->shape == TSI_FIELD_VECTOR && def->size != 0 && t->numel != def->size)
+				return tsi_set_error(TSI_ERR_FIELD_SIZE_MISMATCH,
+				                     "%s needs exactly %zu elements but is connected to "
+				                     "tensor %s with %zu elements",
+				                     field_label(label, sizeof(label), v, f), def->size,
+				                     tsi_tensor_describe(t), t->numel);
+			if (def->dir != TSI_FIELD_INPUT && touches_constant(ctx, t))
+				return tsi_set_error(TSI_ERR_FIELD_SIZE_MISMATCH,
+				                     "%s%s is an %s field but is connected to tensor %s, which "
+				                     "is (or contains) a constant; connect a variable",
+				                     field_label(label, sizeof(label), v, f), sub,
+				                     def->dir == TSI_FIELD_OUTPUT ? "output" : "in/out",
+				                     tsi_tensor_describe(t));
+		}
+	}
+	return TSI_OK;
+}
+
+/* --- Tensor mapping checks ------------------------------------------------- */
+
+/* Where an unmapped element was found. */
+typedef struct unmapped_at {
+	uint32_t var;
+	size_t element; /* index in the variable */
+} unmapped_at;
+
+/*
+ * Scans variable `id` in full the first time it is met and caches whether
+ * every element has a tile (and how many do not).
+ */
+static void scan_var(compile_ctx *ctx, uint32_t id)
+{
+	const tsi_var *var = tsi_graph_var(ctx->graph, id);
+	size_t n = 0;
+
+	for (size_t i = 0; i < var->numel; i++)
+		n += var->tile[i] == TSI_NO_TILE;
+	ctx->vars[id].n_unmapped = n;
+	ctx->vars[id].state = n ? VAR_PARTIAL : VAR_MAPPED;
+}
+
+/*
+ * True when every element of `t` has a tile; otherwise fills `at` with the
+ * first unmapped element in the tensor's order. NULL tensors pass.
+ */
+static bool tensor_mapped(compile_ctx *ctx, const tsi_tensor *t, unmapped_at *at)
+{
+	if (!t)
+		return true;
+	for (size_t r = 0; r < t->n_regions; r++) {
+		const tsi_region *reg = &t->regions[r];
+		const uint32_t *tiles;
+
+		if (ctx->vars[reg->var].state == VAR_UNCHECKED)
+			scan_var(ctx, reg->var);
+		if (ctx->vars[reg->var].state == VAR_MAPPED)
+			continue;
+		tiles = tsi_graph_var(ctx->graph, reg->var)->tile + reg->begin;
+		for (size_t i = 0; i < reg->len; i++) {
+			if (tiles[i] == TSI_NO_TILE) {
+				at->var = reg->var;
+				at->element = reg->begin + i;
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* Fails naming the variable, its first unmapped element and `user`. */
+static int report_unmapped(const compile_ctx *ctx, const unmapped_at *at, const char *user)
+{
+	const tsi_var *var = tsi_graph_var(ctx->graph, at->var);
+
+	return tsi_set_error(TSI_ERR_UNMAPPED_TENSOR,
+	                     "%s '%s' is %s but %zu of its %zu elements have no tile "
+	                     "(first unmapped: element %zu); map it with tsi_graph_set_tile_mapping",
+	                     var->is_constant ? "constant" : "variable", var->name, user,
+	                     ctx->vars[at->var].n_unmapped, var->numel, at->element);
+}
+
+/* Check 5a: tensors connected to vertices of executed compute sets. */
+static int check_vertex_tensors(compile_ctx *ctx)
+{
+	char label[400], user[420];
+	unmapped_at at;
+
+	for (size_t c = 0; c < ctx->out->compute_sets.len; c++) {
+		const tsi_compute_set *cs = ctx->out->compute_sets.items[c];
+
+		for (size_t i = 0; i < cs->vertices.len; i++) {
+			const tsi_vertex *v = cs->vertices.items[i];
+
+			for (size_t f = 0; f < v->codelet->n_fields; f++) {
+				const tsi_field_conn *conn = &v->fields[f];
+
+				for (size_t k = 0; k < conn->n; k++) {
+					if (!tensor_mapped(ctx, conn->tensors[k], &at)) {
+						snprintf(user, sizeof(user), "used by %s",
+						         field_label(label, sizeof(label), v, f));
+						return report_unmapped(ctx, &at, user);
+					}
+				}
+			}
+		}
+	}
+	return TSI_OK;
+}
+
+/* Check 5b: tensors the reached programs copy, test, print or undefine. */
+static int check_program_tensors(compile_ctx *ctx)
+{
+	char label[160], user[220];
+	unmapped_at at;
+
+	for (size_t i = 0; i < ctx->out->programs.len; i++) {
+		const tsi_program *p = ctx->out->programs.items[i];
+		const char *role = NULL;
+
+		if (!tensor_mapped(ctx, p->src, &at))
+			role = p->kind == TSI_PROG_PRINT_TENSOR ? "printed by" : "used as the source of";
+		else if (!tensor_mapped(ctx, p->dst, &at))
+			role = p->kind == TSI_PROG_WRITE_UNDEF ? "undefined by"
+			                                       : "used as the destination of";
+		else if (!tensor_mapped(ctx, p->pred, &at))
+			role = p->kind == TSI_PROG_SWITCH ? "used as the control of"
+			       : (p->kind == TSI_PROG_REMOTE_TO_TENSOR || p->kind == TSI_PROG_TENSOR_TO_REMOTE)
+			           ? "used as the row offset of"
+			           : "used as the predicate of";
+		if (role) {
+			snprintf(user, sizeof(user), "%s %s", role,
+			         program_label(label, sizeof(label), p));
+			return report_unmapped(ctx, &at, user);
+		}
+	}
+	return TSI_OK;
+}
+
+/* Check 5c: tensors behind host read and write handles. */
+static int check_handle_tensors(compile_ctx *ctx)
+{
+	char user[200];
+	unmapped_at at;
+
+	for (size_t i = 0; i < ctx->core->host_handles.len; i++) {
+		const tsi_host_handle *h = ctx->core->host_handles.items[i];
+
+		if (!tensor_mapped(ctx, h->tensor, &at)) {
+			snprintf(user, sizeof(user), "used by host %s handle '%s'",
+			         h->is_write ? "write" : "read", h->name);
+			return report_unmapped(ctx, &at, user);
+		}
+	}
+	return TSI_OK;
+}
+
+/* --- Entry points ---------------------------------------------------------- */
+
+/* Frees what a compilation produced. NULL is ignored. */
+void tsi_compiled_free(tsi_compiled *compiled)
+{
+	if (!compiled)
+		return;
+	tsi_vec_clear(&compiled->programs);
+	tsi_vec_clear(&compiled->compute_sets);
+	tsi_vec_clear(&compiled->functions);
+	free(compiled);
+}
+
+/*
+ * Gathers what `programs` reach and checks it: vertex types, vertex tiles,
+ * field connections, field sizes and types, then the tile of every tensor
+ * element the programs touch. The first problem fails the compilation
+ * with its message in the thread-local error. `opts` is for the phases to
+ * come (already validated by the engine).
+ */
+int tsi_compile(tsi_compiled **out, tsi_graph *graph, tsi_program *const *programs,
+                size_t n_programs, const tsi_options *opts)
+{
+	compile_ctx ctx;
+	int rc = TSI_OK;
+
+	(void)opts;
+	memset(&ctx, 0, sizeof(ctx));
+	if (!out || !graph || (n_programs && !programs))
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_compile: missing argument");
+	*out = NULL;
+	ctx.graph = graph;
+	ctx.core = graph->core;
+	if (ctx.core->error_code)
+		return tsi_set_error(TSI_ERR_INVALID_GRAPH,
+		                     "the graph recorded an error while it was built: %s",
+		                     ctx.core->error_msg ? ctx.core->error_msg : "(no message)");
+
+	tsi_log(TSI_LOG_INFO, "COMPILE", "Compiling %zu program(s)", n_programs);
+	ctx.out = calloc(1, sizeof(*ctx.out));
+	ctx.prog_state = calloc(ctx.core->programs.len + 1, 1);
+	ctx.cs_seen = calloc(ctx.core->compute_sets.len + 1, 1);
+	ctx.fn_seen = calloc(ctx.core->functions.len + 1, 1);
+	ctx.vars = calloc(ctx.core->vars.len + 1, sizeof(*ctx.vars));
+	if (!ctx.out || !ctx.prog_state || !ctx.cs_seen || !ctx.fn_seen || !ctx.vars) {
+		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory compiling");
+		goto out;
+	}
+	ctx.out->n_vars = (uint32_t)ctx.core->vars.len;
+	ctx.out->n_vertices = (uint32_t)ctx.core->vertices.len;
+
+	for (size_t i = 0; i < n_programs; i++) {
+		if (!programs[i]) {
+			rc = tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
+			                   "program %zu given to the engine is NULL (was its constructor "
+			                   "given a NULL child?)",
+			                   i);
+			goto out;
+		}
+		rc = walk_program(&ctx, programs[i], i);
+		if (rc != TSI_OK)
+			goto out;
+	}
+	tsi_log(TSI_LOG_INFO, "COMPILE",
+	        "Found %zu programs, %zu compute sets, %zu vertices, %u variables",
+	        ctx.out->programs.len, ctx.out->compute_sets.len, ctx.n_vertices, ctx.out->n_vars);
+
+	rc = for_each_vertex(&ctx, check_type);
+	if (rc == TSI_OK)
+		rc = for_each_vertex(&ctx, check_vertex_tile);
+	if (rc == TSI_OK)
+		rc = for_each_vertex(&ctx, check_connected);
+	if (rc == TSI_OK)
+		rc = for_each_vertex(&ctx, check_field_sizes);
+	if (rc == TSI_OK)
+		rc = check_vertex_tensors(&ctx);
+	if (rc == TSI_OK)
+		rc = check_program_tensors(&ctx);
+	if (rc == TSI_OK)
+		rc = check_handle_tensors(&ctx);
+	if (rc == TSI_OK)
+		tsi_log(TSI_LOG_DEBUG, "COMPILE", "Graph checks passed");
+out:
+	if (rc != TSI_OK) {
+		tsi_log(TSI_LOG_ERR, "COMPILE", "%s", tsi_error_last());
+		tsi_compiled_free(ctx.out);
+	} else {
+		*out = ctx.out;
+	}
+	free(ctx.prog_state);
+	free(ctx.cs_seen);
+	free(ctx.fn_seen);
+	free(ctx.vars);
+	free(ctx.stack);
+	return rc;
+}
