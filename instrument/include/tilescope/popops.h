@@ -20,6 +20,14 @@ extern "C" {
  * harmless. Returns TSI_OK or a negative code (also recorded in the graph). */
 TSI_API int tsi_popops_add_codelets(tsi_graph *graph);
 
+/* The binary operations (popops::expr::BinaryOpType). */
+typedef enum tsi_popops_binary_op {
+	TSI_POPOPS_ADD = 0,   /* a + b */
+	TSI_POPOPS_SUBTRACT,  /* a - b */
+	TSI_POPOPS_MULTIPLY,  /* a * b */
+	TSI_POPOPS_BINARY_OP_COUNT
+} tsi_popops_binary_op;
+
 /* Elementwise a + b, appended to the sequence `seq` (popops::add).
  *
  * `a` and `b` must have the same type (FLOAT, HALF or INT) and the same
@@ -41,6 +49,21 @@ TSI_API tsi_tensor *tsi_popops_sub(tsi_graph *graph, const tsi_tensor *a, const 
 /* Elementwise a * b (popops::mul); as tsi_popops_add, default name "Mul". */
 TSI_API tsi_tensor *tsi_popops_mul(tsi_graph *graph, const tsi_tensor *a, const tsi_tensor *b,
                                    tsi_program *seq, const char *debug_name);
+
+/* Elementwise a OP b for any `op` (popops::map with a BinaryOpType); the
+ * three functions above are this with their operation. A NULL debug_name
+ * gives the operation's default ("Add", "Sub", "Mul"). */
+TSI_API tsi_tensor *tsi_popops_map_binary(tsi_graph *graph, tsi_popops_binary_op op,
+                                          const tsi_tensor *a, const tsi_tensor *b,
+                                          tsi_program *seq, const char *debug_name);
+/* As tsi_popops_map_binary, but adds the vertices to the existing compute
+ * set `cs` and adds no program step: several operations with distinct
+ * results can share one compute set and so run in one superstep (the
+ * caller executes `cs`). The result is named "<debug_name>/out", with the
+ * compute set's name when debug_name is NULL. */
+TSI_API tsi_tensor *tsi_popops_map_binary_cs(tsi_graph *graph, tsi_popops_binary_op op,
+                                             const tsi_tensor *a, const tsi_tensor *b,
+                                             tsi_compute_set *cs, const char *debug_name);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,78 @@
+/*
+ * Host side shared by tutorials 6 and 7 (see matrix-host.h).
+ */
+#include "matrix-host.h"
+#include "example-util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Each dimension and the matrix's element count are bounded so the host
+ * buffers (and the simulated device memory) stay a few hundred MB. */
+#define MAX_DIM 1000000u
+#define MAX_ELEMENTS 100000000ull
+
+/* Prints what is wrong with the arguments (when `problem` is set, quoting
+ * `arg` if given) and the usage line, and exits with status 2. */
+static _Noreturn void usage_exit(const char *program, const char *problem, const char *arg)
+{
+	if (problem)
+		fprintf(stderr, "%s: %s%s%s%s\n", program, problem, arg ? " '" : "", arg ? arg : "",
+		        arg ? "'" : "");
+	fprintf(stderr, "usage: %s ROWS COLS\n", program);
+	exit(2);
+}
+
+/* Exactly two arguments, each a plain positive decimal number. */
+void matrix_parse_args_or_exit(int argc, char **argv, const char *program, unsigned *rows,
+                               unsigned *cols)
+{
+	if (argc != 3)
+		usage_exit(program, argc < 3 ? "missing arguments" : "too many arguments", NULL);
+	if (ex_parse_dim(argv[1], MAX_DIM, rows) != 0)
+		usage_exit(program, "ROWS must be an integer from 1 to 1000000, not", argv[1]);
+	if (ex_parse_dim(argv[2], MAX_DIM, cols) != 0)
+		usage_exit(program, "COLS must be an integer from 1 to 1000000, not", argv[2]);
+	if ((unsigned long long)*rows * *cols > MAX_ELEMENTS)
+		usage_exit(program, "the matrix may have at most 100000000 elements", NULL);
+}
+
+/* Values cycle through small patterns so rows differ and many sums are
+ * non-zero; products are multiples of 1/8 below 2, exact in float. */
+void matrix_fill_inputs(float *matrix, float *vector, unsigned rows, unsigned cols)
+{
+	for (unsigned c = 0; c < cols; c++)
+		vector[c] = (float)((int)(c % 5) - 2) * 0.5f;
+	for (unsigned r = 0; r < rows; r++) {
+		for (unsigned c = 0; c < cols; c++) {
+			unsigned k = (r * 7u + c * 3u) % 11u;
+
+			matrix[(size_t)r * cols + c] = (float)((int)k - 5) * 0.25f;
+		}
+	}
+}
+
+/*
+ * The tolerance is relative with a floor of one, so an expected value of
+ * zero does not demand an exactly zero result from a sum of rounded terms.
+ */
+int matrix_check_result(const float *matrix, const float *vector, const float *result,
+                        unsigned rows, unsigned cols)
+{
+	for (unsigned r = 0; r < rows; r++) {
+		double expected = 0;
+		double scale;
+
+		for (unsigned c = 0; c < cols; c++)
+			expected += (double)matrix[(size_t)r * cols + c] * vector[c];
+		scale = fabs(expected) > 1 ? fabs(expected) : 1;
+		if (!(fabs(result[r] - expected) <= 1e-5 * scale)) {
+			printf("ERROR: output %u: expected=%g, actual=%g\n", r, expected,
+			       (double)result[r]);
+			return 1;
+		}
+	}
+	printf("Multiplication result OK\n");
+	return 0;
+}
