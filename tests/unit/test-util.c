@@ -14,9 +14,11 @@ char *tsi_test_mkdtemp(void)
 
 	if (!base || !*base)
 		base = "/tmp";
-	path = malloc(strlen(base) + 32);
-	assert_non_null(path);
-	sprintf(path, "%s/tilescope-test-XXXXXX", base);
+	size_t len = strlen(base) + 32;
+	path = malloc(len);
+	if (!path)
+		abort();
+	snprintf(path, len, "%s/tilescope-test-XXXXXX", base);
 	assert_non_null(mkdtemp(path));
 	return path;
 }
