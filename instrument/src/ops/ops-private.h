@@ -1,0 +1,127 @@
+/*
+ * Helpers shared by the operation libraries of instrument/src/ops (popops,
+ * popnn, poplin, poprand): how an operation finds the tiles to work on,
+ * cuts that work into per-worker pieces, makes views of exactly those
+ * pieces, and reports errors the same way everywhere. Defined in
+ * popops.c. Nothing here is visible to models.
+ */
+#pragma once
+
+#include "../ipu-private.h"
+#include "tilescope/popops.h"
+
+/* --- Errors ------------------------------------------------------------------ */
+
+/* Records "out of host memory in <api>" in the graph; returns TSI_ERR_NO_MEMORY. */
+int tsi_ops_oom(tsi_graph *graph, const char *api);
+
+/* The code to return after a graph call failed: the graph's recorded error,
+ * or TSI_ERR_NO_MEMORY when none was recorded. */
+int tsi_ops_failed(const tsi_graph *graph);
+
+/*
+ * The common prologue for a NULL argument (tensor, program or compute
+ * set) named `what`: records "<api> '<name>': <what> is NULL" unless the
+ * graph already holds an error (then the NULL is the echo of that error
+ * and passes quietly). Returns TSI_ERR_INVALID_GRAPH when quiet, else
+ * TSI_ERR_INVALID_ARGUMENT.
+ */
+int tsi_ops_null_arg(tsi_graph *graph, const char *api, const char *name, const char *what);
+
+/* Writes a tensor's shape as "{2,3}" ("{}" for rank 0) into buf. */
+void tsi_ops_format_shape(char *buf, size_t size, const tsi_tensor *t);
+
+/* The codelet `type_name`, or NULL with TSI_ERR_UNKNOWN_VERTEX_TYPE
+ * recorded (naming `api` and the operation, and saying to call
+ * tsi_popops_add_codelets or the library's own add_codelets `adder`). */
+const tsi_codelet *tsi_ops_require_codelet(tsi_graph *graph, const char *api, const char *name,
+                                           const char *type_name, const char *adder);
+
+/* "<prefix>/<suffix>" in the graph's arena (NULL on OOM, recorded). */
+char *tsi_ops_name(tsi_graph *graph, const char *prefix, const char *suffix);
+
+/* --- Tensors ----------------------------------------------------------------- */
+
+/* True when some element of `t` belongs to a constant. */
+bool tsi_ops_touches_constant(const tsi_tensor *t);
+
+/* True when some variable element appears twice in `t` (a broadcast or
+ * otherwise aliasing view), so writing through it is ill-defined. */
+bool tsi_ops_has_aliases(const tsi_tensor *t);
+
+/* True when `b` broadcasts to `shape` by numpy's rules (trailing
+ * dimensions equal or 1, missing leading dimensions). */
+bool tsi_ops_broadcastable(const tsi_tensor *b, size_t rank, const size_t *shape);
+
+/* The view of `b` broadcast to `shape` (tsi_tensor_expand and
+ * tsi_tensor_broadcast; no copy). `b` itself when the shapes agree. NULL
+ * when a view fails (recorded). Check tsi_ops_broadcastable() first. */
+const tsi_tensor *tsi_ops_broadcast(const tsi_tensor *b, size_t rank, const size_t *shape);
+
+/* --- Where the work goes ------------------------------------------------------- */
+
+/*
+ * The tiles that work on the elements of `t`: its tile mapping as
+ * intervals sorted by tile, then position, with elements that have no
+ * tile spread linearly over the graph's tiles (as tsi_graph_map_linearly
+ * with grain 1 would place them). The caller frees *out with free().
+ * Returns TSI_OK or a negative code (recorded).
+ */
+int tsi_ops_work_intervals(tsi_graph *graph, const tsi_tensor *t, tsi_mapping_interval **out,
+                           size_t *count);
+
+/* Maps `dst` (a flat tensor of t's element count) onto the tiles of the
+ * intervals iv[0..n) (from tsi_ops_work_intervals of t). */
+int tsi_ops_map_intervals(tsi_graph *graph, const tsi_tensor *dst, const tsi_mapping_interval *iv,
+                          size_t n);
+
+/* How many worker vertices `n` elements on one tile are split into: one
+ * per 64 elements, at most the target's worker contexts (6), at least 1. */
+size_t tsi_ops_worker_count(const tsi_graph *graph, size_t n);
+
+/* Elements per worker piece when `n` elements go to `workers` vertices:
+ * an even share rounded up to a multiple of 4 (a 64-bit vector of halves). */
+size_t tsi_ops_worker_chunk(size_t n, size_t workers);
+
+/*
+ * A constant of `n` elements of `type`, all equal to `value`, element i
+ * mapped on tiles[i]: the per-tile copy of a value that real Poplar keeps
+ * in each vertex's state (a scale, a fill value). Named `name`.
+ */
+tsi_tensor *tsi_ops_tile_constants(tsi_graph *graph, tsi_type type, double value,
+                                   const unsigned *tiles, size_t n, const char *name);
+
+/* --- Views of element ranges ------------------------------------------------- */
+
+/* A run of elements of a flat tensor: [begin, begin + len). */
+typedef struct tsi_ops_range {
+	size_t begin;
+	size_t len;
+} tsi_ops_range;
+
+/*
+ * Makes rank-1 views of chosen element ranges of one flat tensor without
+ * rescanning it for every view (tsi_tensor_slice and concat cost a pass
+ * over the whole region list each time, which is quadratic when a tensor
+ * is cut into a piece per tile and worker).
+ */
+typedef struct tsi_ops_viewer {
+	const tsi_tensor *flat; /* the source, rank 1 */
+	size_t *start;          /* n_regions + 1 prefix sums of region lengths (malloc) */
+	tsi_region *buf;        /* scratch for the view being built (malloc) */
+	size_t cap;             /* entries of buf */
+} tsi_ops_viewer;
+
+/* Prepares a viewer over the rank-1 tensor `flat`. */
+int tsi_ops_viewer_init(tsi_ops_viewer *v, tsi_graph *graph, const tsi_tensor *flat);
+/* The concatenation of ranges r[0..n) of the source (in that order), as a
+ * rank-1 tensor in the graph's arena; NULL on error (recorded). */
+tsi_tensor *tsi_ops_view(tsi_ops_viewer *v, const tsi_ops_range *r, size_t n);
+/* Frees the viewer's scratch (not the views). */
+void tsi_ops_viewer_free(tsi_ops_viewer *v);
+
+/* --- popops internals -------------------------------------------------------- */
+
+/* Registers the reduction codelets (popops-reduce.c); part of
+ * tsi_popops_add_codelets. */
+int tsi_ops_reduce_add_codelets(tsi_graph *graph);
