@@ -581,6 +581,7 @@ void tsi_compiled_free(tsi_compiled *compiled)
 	tsi_vec_clear(&compiled->programs);
 	tsi_vec_clear(&compiled->compute_sets);
 	tsi_vec_clear(&compiled->functions);
+	tsi_compile_model_free(compiled->model);
 	free(compiled);
 }
 
@@ -597,7 +598,6 @@ int tsi_compile(tsi_compiled **out, tsi_graph *graph, tsi_program *const *progra
 	compile_ctx ctx;
 	int rc = TSI_OK;
 
-	(void)opts;
 	memset(&ctx, 0, sizeof(ctx));
 	if (!out || !graph || (n_programs && !programs))
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_compile: missing argument");
@@ -651,8 +651,10 @@ int tsi_compile(tsi_compiled **out, tsi_graph *graph, tsi_program *const *progra
 		rc = check_program_tensors(&ctx);
 	if (rc == TSI_OK)
 		rc = check_handle_tensors(&ctx);
-	if (rc == TSI_OK)
+	if (rc == TSI_OK) {
 		tsi_log(TSI_LOG_DEBUG, "COMPILE", "Graph checks passed");
+		rc = tsi_compile_model(ctx.out, graph, programs, n_programs, opts);
+	}
 out:
 	if (rc != TSI_OK) {
 		tsi_log(TSI_LOG_ERR, "COMPILE", "%s", tsi_error_last());

@@ -26,6 +26,8 @@
  * shared by all compute sets and grows to the largest.
  */
 #include "ipu-private.h"
+#include "compiler/compiler-private.h"
+#include "tilescope/gcl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,7 +128,21 @@ struct tsi_engine {
 
 	FILE *print;             /* PrintTensor output; NULL means stdout */
 	char error[1024];        /* message of the last failure */
+
+	/* Execution profile: the lowered programs each recorded run executed
+	 * (on the profiled replica), simulated into steps after the run. */
+	bool tracing;            /* recording the current run */
+	unsigned profiled_replica;
+	uint32_t *trace;         /* lowered program ids of the current run */
+	size_t n_trace, cap_trace;
+	tsi_run_profile *runs;   /* recorded runs, up to max_runs */
+	size_t n_runs, max_runs;
+	tsi_arena run_arena;     /* the runs' traces and steps */
 };
+
+/* Runs whose execution profile is kept. Poplar keeps a bounded number too
+ * (autoReport.executionProfileProgramRunCount, wired up with autoReport). */
+#define DEFAULT_PROFILED_RUNS 2
 
 /* --- Errors -------------------------------------------------------------- */
 
@@ -346,6 +362,10 @@ TSI_API int tsi_engine_new(tsi_engine **out, tsi_graph *graph, tsi_program *cons
 	e->n_remote = core->remote_buffers.len;
 	e->n_plans = core->compute_sets.len;
 	e->programs = malloc((n_programs ? n_programs : 1) * sizeof(*e->programs));
+	e->max_runs = DEFAULT_PROFILED_RUNS;
+	e->runs = calloc(e->max_runs, sizeof(*e->runs));
+	if (!e->runs)
+		e->max_runs = 0;
 	e->conns = calloc(e->n_streams * e->replicas + 1, sizeof(*e->conns));
 	e->plans = calloc(e->n_plans + 1, sizeof(*e->plans));
 	if (!e->programs || !e->conns || !e->plans) {
@@ -420,6 +440,9 @@ TSI_API void tsi_engine_free(tsi_engine *engine)
 	free(engine->scratch);
 	free(engine->tmp);
 	free(engine->programs);
+	free(engine->trace);
+	free(engine->runs);
+	tsi_arena_clear(&engine->run_arena);
 	if (engine->compiled)
 		tsi_compiled_free(engine->compiled);
 	free(engine);
@@ -497,6 +520,8 @@ oom:
  * memory. A PRE_COMPILE device "loads" without memory: runs then do
  * nothing, reads give zeros. A NEVER device refuses.
  */
+static int check_fits(tsi_engine *e, const char *what);
+
 TSI_API int tsi_engine_load(tsi_engine *engine, tsi_device *device)
 {
 	const tsi_target *want, *have;
@@ -544,6 +569,9 @@ TSI_API int tsi_engine_load(tsi_engine *engine, tsi_device *device)
 		/* fall through */
 	case TSI_CONNECT_ALWAYS:
 	default:
+		rc = check_fits(engine, "tsi_engine_load");
+		if (rc)
+			return rc;
 		rc = tsi_device_attach(device);
 		if (rc)
 			return engine_keep_error(engine, rc);
@@ -562,6 +590,23 @@ TSI_API int tsi_engine_load(tsi_engine *engine, tsi_device *device)
 		tsi_log(TSI_LOG_INFO, "ENGINE",
 		        "Loaded onto device '%s': %zu bytes of variables per replica, %u replica%s",
 		        device->target.name, bytes, engine->replicas, engine->replicas == 1 ? "" : "s");
+	}
+	return TSI_OK;
+}
+
+/* A program that does not fit compiles (debug.allowOutOfMemory, the
+ * default) so its graph profile can be studied, but cannot be loaded or
+ * run, as on hardware. Returns TSI_OK when it fits. */
+static int check_fits(tsi_engine *e, const char *what)
+{
+	const tsi_profile_builder *b = e->compiled->model;
+	if (b && b->profile.n_oom_tiles) {
+		char msg[768];
+		tsi_model_oom_message(b, msg, sizeof(msg));
+		return engine_fail(e, TSI_ERR_OUT_OF_MEMORY,
+		                   "%s: the program does not fit: %s; the graph profile "
+		                   "(tsi_engine_get_graph_profile) shows where the memory goes",
+		                   what, msg);
 	}
 	return TSI_OK;
 }
@@ -1155,6 +1200,34 @@ static int run_print(tsi_engine *e, const tsi_program *p, const rmask *m)
 
 static int exec(tsi_engine *e, const tsi_program *p, const rmask *m, unsigned depth);
 
+/* Appends lowered program ids to the current run's trace when the
+ * profiled replica takes part. Out of host memory stops recording (the
+ * run itself goes on) and is reported after the run. */
+static void trace_append(tsi_engine *e, const rmask *m, const uint32_t *ids, uint32_t n)
+{
+	if (!e->tracing || !n || !mask_has(m, e->profiled_replica))
+		return;
+	if (e->n_trace + n > e->cap_trace) {
+		size_t cap = e->cap_trace ? e->cap_trace * 2 : 1024;
+		while (cap < e->n_trace + n)
+			cap *= 2;
+		uint32_t *t = realloc(e->trace, cap * sizeof(*t));
+		if (!t) {
+			e->tracing = false;
+			return;
+		}
+		e->trace = t;
+		e->cap_trace = cap;
+	}
+	memcpy(e->trace + e->n_trace, ids, n * sizeof(*ids));
+	e->n_trace += n;
+}
+
+static inline const tsi_trace_leaves *leaves_of(const tsi_engine *e, const tsi_program *p)
+{
+	return &e->compiled->model->leaves[p->id];
+}
+
 /* The replicas of `m` whose scalar `pred` is nonzero (`want` true) or zero. */
 static void mask_where(const tsi_engine *e, const rmask *m, const tsi_tensor *pred, bool want,
                        rmask *out)
@@ -1173,9 +1246,12 @@ static int exec_while(tsi_engine *e, const tsi_program *p, const rmask *m, unsig
 	rmask live, next;
 	int rc;
 
+	const tsi_trace_leaves *lv = leaves_of(e, p);
+
 	rc = exec(e, p->cond, m, depth + 1);
 	if (rc)
 		return rc;
+	trace_append(e, m, lv->per_predicate, lv->n_per_predicate);
 	mask_where(e, m, p->pred, want, &live);
 	while (!mask_empty(e, &live)) {
 		rc = exec(e, p->body, &live, depth + 1);
@@ -1183,6 +1259,7 @@ static int exec_while(tsi_engine *e, const tsi_program *p, const rmask *m, unsig
 			rc = exec(e, p->cond, &live, depth + 1);
 		if (rc)
 			return rc;
+		trace_append(e, &live, lv->per_predicate, lv->n_per_predicate);
 		mask_where(e, &live, p->pred, want, &next);
 		live = next;
 	}
@@ -1265,6 +1342,127 @@ static int exec_copy(tsi_engine *e, const tsi_program *p, const rmask *m)
 	return TSI_OK;
 }
 
+/* Combines two values with a collective operator. */
+static double collective_combine(int op, double acc, double v)
+{
+	switch (op) {
+	case TSI_COLLECTIVE_ADD: return acc + v;
+	case TSI_COLLECTIVE_MUL: return acc * v;
+	case TSI_COLLECTIVE_MIN: return v < acc ? v : acc;
+	case TSI_COLLECTIVE_MAX: return v > acc ? v : acc;
+	case TSI_COLLECTIVE_LOGICAL_AND: return (acc != 0.0 && v != 0.0) ? 1.0 : 0.0;
+	case TSI_COLLECTIVE_LOGICAL_OR: return (acc != 0.0 || v != 0.0) ? 1.0 : 0.0;
+	case TSI_COLLECTIVE_SQUARE_ADD: return acc + v * v;
+	default: return acc; /* LOCAL */
+	}
+}
+
+/* The reduction of element `i` of every member's input. For LOCAL, the
+ * replica's own value; SQUARE_ADD squares every value, the first too. */
+static double collective_reduce(const tsi_collective *c, tsi_type type, unsigned char *const *in,
+                                const unsigned *members, unsigned k, unsigned self, size_t i)
+{
+	if (c->op == TSI_COLLECTIVE_LOCAL)
+		return tsi_type_load(type, in[self], i);
+	double acc = tsi_type_load(type, in[members[0]], i);
+	if (c->op == TSI_COLLECTIVE_SQUARE_ADD)
+		acc *= acc;
+	for (unsigned j = 1; j < k; j++)
+		acc = collective_combine(c->op, acc, tsi_type_load(type, in[members[j]], i));
+	return acc;
+}
+
+/*
+ * A cross-replica collective: every replica's input is read first, then
+ * every replica's output computed from its group's inputs and written, so
+ * in-place forms are safe. All replicas of a group must take part.
+ */
+static int run_collective(tsi_engine *e, const tsi_program *p, const rmask *m)
+{
+	const tsi_collective *c = p->collective;
+	const tsi_comm_group group = {(tsi_comm_group_type)c->group_type, c->group_size};
+	tsi_type type = p->src->type;
+	size_t esize = tsi_type_size(type);
+	size_t sbytes = p->src->numel * esize, dbytes = p->dst->numel * esize;
+	unsigned R = e->replicas, k = c->group_size;
+	unsigned char *buf, **in = NULL;
+	unsigned *members = NULL;
+	int rc = TSI_OK;
+
+	buf = tmp_reserve(e, (size_t)R * (sbytes + dbytes) + 1);
+	in = malloc(R * sizeof(*in));
+	members = malloc(R * sizeof(*members));
+	if (!buf || !in || !members) {
+		rc = engine_fail(e, TSI_ERR_NO_MEMORY, "out of host memory running collective '%s'",
+		                 p->name ? p->name : "?");
+		goto done;
+	}
+	for (unsigned r = 0; r < R; r++) {
+		in[r] = buf + (size_t)r * sbytes;
+		if (mask_has(m, r))
+			tensor_gather(e, p->src, r, in[r]);
+	}
+	for (unsigned r = 0; r < R; r++) {
+		unsigned char *out = buf + (size_t)R * sbytes + (size_t)r * dbytes;
+		unsigned n, rank = 0;
+		if (!mask_has(m, r))
+			continue;
+		n = tsi_comm_group_members(group, R, r, members);
+		if (n != k) {
+			rc = engine_fail(e, TSI_ERR_INVALID_ARGUMENT, "collective '%s': bad group of %u",
+			                 p->name ? p->name : "?", k);
+			goto done;
+		}
+		for (unsigned j = 0; j < k; j++) {
+			if (!mask_has(m, members[j])) {
+				rc = engine_fail(e, TSI_ERR_INVALID_ARGUMENT,
+				                 "collective '%s' ran on replica %u but not on replica %u of "
+				                 "its group: replicas took different branches of control flow",
+				                 p->name ? p->name : "?", r, members[j]);
+				goto done;
+			}
+			if (members[j] == r)
+				rank = j;
+		}
+		switch (c->kind) {
+		case TSI_COLL_ALL_REDUCE:
+			for (size_t i = 0; i < p->src->numel; i++)
+				tsi_type_store(type, out, i, collective_reduce(c, type, in, members, k, r, i));
+			break;
+		case TSI_COLL_REDUCE_SCATTER:
+			memset(out, 0, dbytes);
+			for (unsigned s = 0; s < c->n_segments; s++) {
+				for (size_t q = 0; q < c->out_len[s]; q++) {
+					size_t idx = (size_t)rank * c->out_len[s] + q;
+					if (idx >= c->seg_len[s])
+						continue; /* zero padding */
+					size_t pos = c->seg_pos[c->seg_start[s] + idx];
+					tsi_type_store(type, out, c->out_start[s] + q,
+					               collective_reduce(c, type, in, members, k, r, pos));
+				}
+			}
+			break;
+		case TSI_COLL_ALL_GATHER:
+			for (unsigned j = 0; j < k; j++)
+				memcpy(out + (size_t)j * sbytes, in[members[j]], sbytes);
+			break;
+		case TSI_COLL_ALL_TO_ALL: {
+			size_t slice = sbytes / k;
+			for (unsigned j = 0; j < k; j++)
+				memcpy(out + (size_t)j * slice, in[members[j]] + (size_t)rank * slice, slice);
+			break;
+		}
+		}
+	}
+	for (unsigned r = 0; r < R; r++)
+		if (mask_has(m, r))
+			tensor_scatter(e, p->dst, r, buf + (size_t)R * sbytes + (size_t)r * dbytes);
+done:
+	free(in);
+	free(members);
+	return rc;
+}
+
 /* Runs program `p` on the replicas of `m`. */
 static int exec(tsi_engine *e, const tsi_program *p, const rmask *m, unsigned depth)
 {
@@ -1274,6 +1472,10 @@ static int exec(tsi_engine *e, const tsi_program *p, const rmask *m, unsigned de
 		return engine_fail(e, TSI_ERR_INVALID_ARGUMENT,
 		                   "programs nest more than %d deep: does a sequence contain itself?",
 		                   MAX_DEPTH);
+	if (e->tracing) {
+		const tsi_trace_leaves *lv = leaves_of(e, p);
+		trace_append(e, m, lv->at_start, lv->n_at_start);
+	}
 	switch (p->kind) {
 	case TSI_PROG_SEQUENCE:
 		for (size_t i = 0; i < p->steps.len; i++) {
@@ -1313,6 +1515,8 @@ static int exec(tsi_engine *e, const tsi_program *p, const rmask *m, unsigned de
 		return TSI_OK; /* no effect on data in the model */
 	case TSI_PROG_PRINT_TENSOR:
 		return run_print(e, p, m);
+	case TSI_PROG_COLLECTIVE:
+		return run_collective(e, p, m);
 	default:
 		return engine_fail(e, TSI_ERR_INVALID_ARGUMENT, "program %u has an unknown kind %d",
 		                   p->id, (int)p->kind);
@@ -1338,6 +1542,8 @@ TSI_API int tsi_engine_run(tsi_engine *engine, size_t index)
 		return engine_fail(engine, TSI_ERR_INVALID_ARGUMENT,
 		                   "program index %zu is out of range: the engine has %zu program%s",
 		                   index, engine->n_programs, engine->n_programs == 1 ? "" : "s");
+	if (!engine->dry && (rc = check_fits(engine, "tsi_engine_run")))
+		return rc;
 	if (!engine->dry && !engine->device->attached)
 		return engine_fail(engine, TSI_ERR_NOT_ATTACHED,
 		                   "device '%s' was detached after tsi_engine_load: attach it again "
@@ -1358,7 +1564,45 @@ TSI_API int tsi_engine_run(tsi_engine *engine, size_t index)
 	memset(&all, 0, sizeof(all));
 	for (unsigned r = 0; r < engine->replicas; r++)
 		mask_set(&all, r);
-	return exec(engine, p, &all, 0);
+	engine->tracing = engine->n_runs < engine->max_runs;
+	engine->n_trace = 0;
+	rc = exec(engine, p, &all, 0);
+	if (engine->n_runs < engine->max_runs) {
+		bool complete = engine->tracing;
+		engine->tracing = false;
+		if (!complete && !rc)
+			return engine_fail(engine, TSI_ERR_NO_MEMORY,
+			                   "out of host memory recording the execution profile of run %zu",
+			                   engine->n_runs);
+		if (!rc) {
+			tsi_run_profile *rp = &engine->runs[engine->n_runs];
+			rc = tsi_simulate_run(engine->compiled->model, engine->trace, engine->n_trace, index,
+			                      &engine->run_arena, rp);
+			if (rc)
+				return engine_keep_error(engine, rc);
+			engine->n_runs++;
+		}
+	}
+	return rc;
+}
+
+/* --- Profiles ------------------------------------------------------------------- */
+
+TSI_API const tsi_graph_profile *tsi_engine_get_graph_profile(const tsi_engine *engine)
+{
+	return engine && engine->compiled && engine->compiled->model
+	           ? &engine->compiled->model->profile
+	           : NULL;
+}
+
+TSI_API size_t tsi_engine_num_run_profiles(const tsi_engine *engine)
+{
+	return engine ? engine->n_runs : 0;
+}
+
+TSI_API const tsi_run_profile *tsi_engine_get_run_profile(const tsi_engine *engine, size_t run)
+{
+	return engine && run < engine->n_runs ? &engine->runs[run] : NULL;
 }
 
 /* --- Host handles ---------------------------------------------------------------- */

@@ -163,7 +163,36 @@ struct tsi_program {
 	tsi_function *fn;          /* CALL */
 	const char *title;         /* PRINT */
 	tsi_sync_type sync;        /* SYNC */
+	const struct tsi_collective *collective; /* COLLECTIVE: src -> dst */
 };
+
+/* A cross-replica collective (ops/gcl.c builds it, engine.c runs it,
+ * compiler/lower.c lowers it to a GlobalExchange). */
+typedef enum tsi_collective_kind {
+	TSI_COLL_ALL_REDUCE = 0,
+	TSI_COLL_REDUCE_SCATTER,
+	TSI_COLL_ALL_GATHER,
+	TSI_COLL_ALL_TO_ALL
+} tsi_collective_kind;
+
+typedef struct tsi_collective {
+	tsi_collective_kind kind;
+	int op;                /* tsi_collective_op (reductions) */
+	int group_type;        /* tsi_comm_group_type */
+	unsigned group_size;   /* replicas per group (resolved: ALL = replication) */
+	/* REDUCE_SCATTER: the input's elements grouped by IPU. Segment i holds
+	 * input positions seg_pos[seg_start[i] .. seg_start[i] + seg_len[i]);
+	 * its output is out_len[i] = ceil(seg_len[i] / group_size) elements at
+	 * out_start[i]. */
+	unsigned n_segments;
+	const size_t *seg_pos;
+	const size_t *seg_start, *seg_len, *out_start, *out_len;
+} tsi_collective;
+
+/* Makes a COLLECTIVE program moving `src` to `dst` across replicas
+ * (program.c); `coll` must live in the graph's arena. */
+tsi_program *tsi_prog_collective(tsi_graph *graph, const tsi_tensor *src, const tsi_tensor *dst,
+                                 const tsi_collective *coll);
 
 struct tsi_function {
 	uint32_t id;
@@ -244,7 +273,16 @@ typedef struct tsi_compiled {
 	tsi_vec functions;       /* tsi_function* called, each once */
 	uint32_t n_vars;         /* variables that existed at compile time */
 	uint32_t n_vertices;
+	/* The compiler model's results (compiler/compiler-private.h): the
+	 * graph profile and what the run-time trace needs. */
+	struct tsi_profile_builder *model;
 } tsi_compiled;
+
+/* Runs the compiler model over checked programs (compiler/compiler.c):
+ * fills compiled->model. */
+int tsi_compile_model(tsi_compiled *compiled, tsi_graph *graph, tsi_program *const *programs,
+                      size_t n_programs, const tsi_options *opts);
+void tsi_compile_model_free(struct tsi_profile_builder *model);
 
 /* Checks the graph and programs and fills a tsi_compiled. On failure
  * returns a negative code with the message in the thread-local error. */

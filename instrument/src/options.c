@@ -187,14 +187,14 @@ static const option_def known_options[] = {
 	{"autoReport.outputLoweredVars",               OPT_BOOL,   NULL,                          false}, /* lowered variables in the report */
 	{"autoReport.outputSerializedGraph",           OPT_BOOL,   NULL,                          false}, /* serialized graph */
 	{"autoReport.streamAtEachRun",                 OPT_BOOL,   NULL,                          false}, /* write the profile after each run */
-	{"debug.allowOutOfMemory",                     OPT_BOOL,   NULL,                          false}, /* compile even if tiles overflow */
-	{"debug.computeInstrumentationLevel",          OPT_ENUM,   "tile|vertex|device|ipu",      false}, /* granularity of compute cycles */
+	{"debug.allowOutOfMemory",                     OPT_BOOL,   NULL,                          true}, /* compile even if tiles overflow */
+	{"debug.computeInstrumentationLevel",          OPT_ENUM,   "tile|vertex|device|ipu",      true}, /* granularity of compute cycles */
 	{"debug.floatPointOpException",                OPT_BOOL,   NULL,                          false}, /* trap on FP exceptions */
 	{"debug.graphReportDestination",               OPT_STRING, NULL,                          false}, /* stdout, stderr or a file */
-	{"debug.instrument",                           OPT_BOOL,   NULL,                          false}, /* all instrumentation */
-	{"debug.instrumentCompute",                    OPT_BOOL,   NULL,                          false}, /* compute cycles */
-	{"debug.instrumentControlFlow",                OPT_BOOL,   NULL,                          false}, /* control-flow cycles */
-	{"debug.instrumentExternalExchange",           OPT_BOOL,   NULL,                          false}, /* IPU-IPU and host exchange cycles */
+	{"debug.instrument",                           OPT_BOOL,   NULL,                          true}, /* all instrumentation */
+	{"debug.instrumentCompute",                    OPT_BOOL,   NULL,                          true}, /* compute cycles */
+	{"debug.instrumentControlFlow",                OPT_BOOL,   NULL,                          true}, /* control-flow cycles */
+	{"debug.instrumentExternalExchange",           OPT_BOOL,   NULL,                          true}, /* IPU-IPU and host exchange cycles */
 	{"debug.outputAllSymbols",                     OPT_BOOL,   NULL,                          false}, /* keep every symbol */
 	{"debug.retainDebugInformation",               OPT_BOOL,   NULL,                          false}, /* keep debug info for reports */
 	{"debug.runtimeVerify",                        OPT_BOOL,   NULL,                          false}, /* run-time checks */

@@ -26,6 +26,7 @@ static const char *const kind_names[TSI_PROG_KIND_COUNT] = {
 	[TSI_PROG_SYNC] = "Sync",
 	[TSI_PROG_WRITE_UNDEF] = "WriteUndef",
 	[TSI_PROG_PRINT_TENSOR] = "PrintTensor",
+	[TSI_PROG_COLLECTIVE] = "Collective",
 };
 
 TSI_API const char *tsi_program_kind_name(tsi_program_kind kind)
@@ -436,6 +437,23 @@ TSI_API tsi_program *tsi_prog_print_tensor(tsi_graph *graph, const char *title,
 	if (!p->title) {
 		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
 		return NULL;
+	}
+	return p;
+}
+
+tsi_program *tsi_prog_collective(tsi_graph *graph, const tsi_tensor *src, const tsi_tensor *dst,
+                                 const tsi_collective *coll)
+{
+	tsi_program *p;
+
+	if (!graph || !coll || !tensor_ok(graph, src, "collective") ||
+	    !tensor_ok(graph, dst, "collective") || !writable(graph, dst, "collective"))
+		return NULL;
+	p = new_prog(graph, TSI_PROG_COLLECTIVE);
+	if (p) {
+		p->src = src;
+		p->dst = dst;
+		p->collective = coll;
 	}
 	return p;
 }

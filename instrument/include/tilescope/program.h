@@ -34,6 +34,7 @@ typedef enum tsi_program_kind {
 	TSI_PROG_SYNC,
 	TSI_PROG_WRITE_UNDEF,
 	TSI_PROG_PRINT_TENSOR,
+	TSI_PROG_COLLECTIVE,       /* a cross-replica collective (tilescope/gcl.h) */
 	TSI_PROG_KIND_COUNT
 } tsi_program_kind;
 

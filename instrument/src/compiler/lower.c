@@ -1,0 +1,1120 @@
+/*
+ * Lowering: the user's program trees become the flat list of lowered
+ * programs of the graph profile, with the steps Poplar's compiler inserts
+ * (the user guide's table of program type tags):
+ *
+ *   Execute      [DoExchange pre] [GlobalExchange pre] OnTileExecute
+ *                [DoExchange post] [GlobalExchange post]
+ *   If           SetLocalConsensusFromVar, Sync, If | IfElse
+ *   RepeatWhile  RepeatWhileTrue|False { cond, SetLocalConsensusFromVar, Sync, body }
+ *   Switch       DoExchange (control broadcast), Switch
+ *   Copy         OnTileExecute (generated copy, same-tile part),
+ *                DoExchange (other tiles), GlobalExchange (other IPUs)
+ *   stream, remote buffer and PrintTensor copies: Sync (external), StreamCopy
+ *
+ * Exchange planning happens here too, because whether a step exists
+ * depends on it: for every element a vertex or copy reads on another tile,
+ * the sender, receiver and bytes, deduplicated per receiving tile (six
+ * vertices on one tile that read the same remote slice receive it once).
+ * From the moves come bytes per tile, cycles per tile, exchange code
+ * (memoryByInstruction) and receive buffers (message bytes).
+ *
+ * Each user program lowers once; a program used in several places shares
+ * its lowered programs, as the profile's DAG of children allows.
+ */
+#include "compiler-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One move of a contiguous run of a variable between two tiles. */
+typedef struct move {
+	uint32_t dst;   /* receiving tile */
+	uint32_t src;   /* sending tile */
+	uint32_t var;
+	size_t begin;   /* element range [begin, end) of the variable */
+	size_t end;
+} move;
+
+typedef struct move_list {
+	move *items;
+	size_t n, cap;
+} move_list;
+
+/* The lowered representation of one user program inside its parent. */
+typedef struct node_list {
+	uint32_t *ids;
+	uint32_t n;
+	bool done;
+} node_list;
+
+typedef struct lower_ctx {
+	tsi_profile_builder *b;
+	uint32_t tiles_per_ipu;
+	node_list *lowered;        /* per user program id */
+	int32_t *function_index;   /* per function id: index in function_programs, -1 */
+	tsi_vec function_ids;      /* lowered Sequence id of each function, boxed */
+	move_list internal, external; /* scratch for one exchange */
+	tsi_tile_acc recv, sent, code, msg, hdr, cyc, runs;
+} lower_ctx;
+
+/* --- Small helpers ----------------------------------------------------------- */
+
+static int oom(void)
+{
+	return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory lowering programs");
+}
+
+static int move_push(move_list *l, uint32_t dst, uint32_t src, uint32_t var, size_t begin,
+                     size_t end)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		move *m = realloc(l->items, cap * sizeof(*m));
+		if (!m)
+			return TSI_ERR_NO_MEMORY;
+		l->items = m;
+		l->cap = cap;
+	}
+	l->items[l->n++] = (move){dst, src, var, begin, end};
+	return TSI_OK;
+}
+
+static int cmp_move(const void *pa, const void *pb)
+{
+	const move *a = pa, *b = pb;
+
+	if (a->dst != b->dst)
+		return a->dst < b->dst ? -1 : 1;
+	if (a->var != b->var)
+		return a->var < b->var ? -1 : 1;
+	if (a->begin != b->begin)
+		return a->begin < b->begin ? -1 : 1;
+	return 0;
+}
+
+/* Sorts moves by receiver and variable and merges overlapping or adjacent
+ * runs from the same sender, so data is received once per tile. */
+static void moves_dedup(move_list *l)
+{
+	size_t w = 0;
+
+	if (l->n == 0)
+		return;
+	qsort(l->items, l->n, sizeof(*l->items), cmp_move);
+	for (size_t r = 1; r < l->n; r++) {
+		move *last = &l->items[w], *m = &l->items[r];
+		if (m->dst == last->dst && m->var == last->var && m->src == last->src &&
+		    m->begin <= last->end) {
+			if (m->end > last->end)
+				last->end = m->end;
+		} else {
+			l->items[++w] = *m;
+		}
+	}
+	l->n = w + 1;
+}
+
+static uint32_t ipu_of(const lower_ctx *c, uint32_t tile)
+{
+	return tile / c->tiles_per_ipu;
+}
+
+/* Records, for the elements of `t` that live on a tile other than `tile`,
+ * a move from their tile to `tile` (`toward` true: fetch) or from `tile`
+ * to their tile (false: return outputs), split by whether the two tiles
+ * share an IPU. */
+static int collect_moves(lower_ctx *c, const tsi_tensor *t, uint32_t tile, bool toward)
+{
+	const tsi_graph_core *core = c->b->core;
+
+	for (size_t r = 0; r < t->n_regions; r++) {
+		const tsi_region *reg = &t->regions[r];
+		const uint32_t *tiles = ((const tsi_var *)core->vars.items[reg->var])->tile;
+		size_t i = reg->begin, end = reg->begin + reg->len;
+		while (i < end) {
+			uint32_t owner = tiles[i];
+			size_t j = i + 1;
+			while (j < end && tiles[j] == owner)
+				j++;
+			if (owner != tile && owner != TSI_NO_TILE) {
+				move_list *l = ipu_of(c, owner) == ipu_of(c, tile) ? &c->internal : &c->external;
+				uint32_t dst = toward ? tile : owner, src = toward ? owner : tile;
+				if (move_push(l, dst, src, reg->var, i, j))
+					return oom();
+			}
+			i = j;
+		}
+	}
+	return TSI_OK;
+}
+
+/* Adds an exchange record of `kind` and its plan; returns the lowered id
+ * of the exchange program or -1. */
+static int32_t add_exchange(lower_ctx *c, tsi_exchange_kind kind, tsi_exchange_role role,
+                            const char *name, const tsi_program *source, tsi_exchange_profile **rec,
+                            tsi_exchange_plan **plan)
+{
+	tsi_profile_builder *b = c->b;
+	static const tsi_lowered_type lp_type[TSI_EXCHANGE_KIND_COUNT] = {
+		[TSI_EXCHANGE_INTERNAL] = TSI_LP_DO_EXCHANGE,
+		[TSI_EXCHANGE_EXTERNAL] = TSI_LP_GLOBAL_EXCHANGE,
+		[TSI_EXCHANGE_HOST] = TSI_LP_STREAM_COPY,
+	};
+	size_t *n = &b->profile.n_exchanges[kind];
+
+	if (*n == b->cap_exchanges[kind]) {
+		size_t cap = *n ? *n * 2 : 32;
+		tsi_exchange_profile *e = realloc(b->exchanges[kind], cap * sizeof(*e));
+		if (!e)
+			return -1;
+		b->exchanges[kind] = e;
+		b->cap_exchanges[kind] = cap;
+	}
+	if (b->n_plans == b->cap_plans) {
+		size_t cap = b->n_plans ? b->n_plans * 2 : 32;
+		tsi_exchange_plan *p = realloc(b->plans, cap * sizeof(*p));
+		if (!p)
+			return -1;
+		b->plans = p;
+		b->cap_plans = cap;
+	}
+	int32_t id = tsi_builder_add_program(b, lp_type[kind], name, source, role);
+	if (id < 0)
+		return -1;
+	*rec = &b->exchanges[kind][*n];
+	memset(*rec, 0, sizeof(**rec));
+	(*rec)->name = b->programs[id].name;
+	*plan = &b->plans[b->n_plans++];
+	memset(*plan, 0, sizeof(**plan));
+	(*plan)->kind = kind;
+	(*plan)->role = role;
+	(*plan)->index = (uint32_t)*n;
+	(*plan)->lowered = (uint32_t)id;
+	(*plan)->source = source;
+	b->programs[id].exchange = (int32_t)(*n)++;
+	return id;
+}
+
+/*
+ * Turns deduplicated moves into an exchange: bytes per tile, code bytes by
+ * instruction kind (4-byte instructions: a receive address per run, a mux
+ * switch and a delay slot per distinct sender of each receiver, a send per
+ * run), receive buffers, and cycles. Returns the lowered id, or -1 when
+ * there is nothing to move, or -2 on OOM.
+ */
+static int32_t build_exchange(lower_ctx *c, move_list *l, tsi_exchange_kind kind,
+                              tsi_exchange_role role, const char *name, const tsi_program *source)
+{
+	tsi_profile_builder *b = c->b;
+	const tsi_graph_core *core = b->core;
+	tsi_exchange_profile *rec;
+	tsi_exchange_plan *plan;
+	tsi_exchange_instructions ins;
+	int32_t id;
+
+	moves_dedup(l);
+	if (l->n == 0)
+		return -1;
+	id = add_exchange(c, kind, role, name, source, &rec, &plan);
+	if (id < 0)
+		return -2;
+	memset(&ins, 0, sizeof(ins));
+	for (size_t i = 0; i < l->n; i++) {
+		const move *m = &l->items[i];
+		const tsi_var *v = core->vars.items[m->var];
+		uint64_t bytes = (uint64_t)(m->end - m->begin) * tsi_type_size(v->type);
+		bool new_sender = i == 0 || l->items[i - 1].dst != m->dst ||
+		                  l->items[i - 1].src != m->src;
+		tsi_tile_acc_add(&c->recv, m->dst, bytes);
+		tsi_tile_acc_add(&c->sent, m->src, bytes);
+		tsi_tile_acc_add(&c->msg, m->dst, bytes);
+		tsi_tile_acc_add(&c->runs, m->dst, 1);
+		tsi_tile_acc_add(&c->code, m->dst, 4);  /* receive address */
+		tsi_tile_acc_add(&c->code, m->src, 4);  /* send */
+		ins.receive_address += 4;
+		ins.send += 4;
+		if (new_sender) {
+			tsi_tile_acc_add(&c->code, m->dst, 8); /* mux switch + delay */
+			ins.receive_mux += 4;
+			ins.delay += 4;
+		}
+		plan->total_bytes += bytes;
+		if (kind == TSI_EXCHANGE_EXTERNAL)
+			tsi_tile_acc_add(&c->hdr, m->dst, 8); /* one packet header per run */
+	}
+	ins.total = ins.delay + ins.receive_address + ins.receive_mux + ins.send;
+	b->programs[id].memory_by_instruction = ins;
+
+	/* Cycles per tile: internal exchange moves exchange_bytes_per_cycle
+	 * each way per tile after a fixed start; external goes over IPU-Link. */
+	const tsi_target *t = &b->profile.target;
+	for (uint32_t i = 0; i < c->recv.n_touched || i < c->sent.n_touched; i++) {
+		/* visit every tile touched as sender or receiver */
+		for (int side = 0; side < 2; side++) {
+			tsi_tile_acc *a = side ? &c->sent : &c->recv;
+			if (i >= a->n_touched)
+				continue;
+			uint32_t tile = a->touched[i];
+			if (c->cyc.value[tile])
+				continue;
+			uint64_t r = c->recv.value[tile], s = c->sent.value[tile];
+			uint64_t bytes = r > s ? r : s;
+			uint64_t cy;
+			if (kind == TSI_EXCHANGE_INTERNAL)
+				cy = b->k.exchange_setup_cycles +
+				     (bytes + t->exchange_bytes_per_cycle - 1) / t->exchange_bytes_per_cycle +
+				     c->runs.value[tile] * b->k.exchange_cycles_per_run;
+			else
+				cy = b->k.external_latency_cycles +
+				     (bytes + b->k.external_bytes_per_cycle - 1) / b->k.external_bytes_per_cycle;
+			tsi_tile_acc_add(&c->cyc, tile, cy);
+		}
+	}
+	if (tsi_tile_acc_take(&c->recv, &b->arena, &rec->bytes_received) ||
+	    tsi_tile_acc_take(&c->sent, &b->arena, &rec->bytes_sent) ||
+	    tsi_tile_acc_take(&c->cyc, &b->arena, &rec->cycles) ||
+	    tsi_tile_acc_take(&c->code, &b->arena, &plan->code_bytes) ||
+	    tsi_tile_acc_take(&c->msg, &b->arena, &plan->message_bytes) ||
+	    tsi_tile_acc_take(&c->hdr, &b->arena, &plan->packet_header_bytes))
+		return -2;
+	tsi_tile_acc_reset(&c->runs);
+	l->n = 0;
+	return id;
+}
+
+/* --- Node lists ------------------------------------------------------------- */
+
+static int list_push(tsi_arena *arena, uint32_t **ids, uint32_t *n, uint32_t *cap, uint32_t id)
+{
+	if (*n == *cap) {
+		uint32_t ncap = *cap ? *cap * 2 : 8;
+		uint32_t *nids = tsi_arena_alloc(arena, ncap * sizeof(*nids));
+		if (!nids)
+			return TSI_ERR_NO_MEMORY;
+		if (*n)
+			memcpy(nids, *ids, *n * sizeof(*nids));
+		*ids = nids;
+		*cap = ncap;
+	}
+	(*ids)[(*n)++] = id;
+	return TSI_OK;
+}
+
+/* A growable list of lowered ids built while lowering one program. */
+typedef struct idlist {
+	uint32_t *ids;
+	uint32_t n, cap;
+} idlist;
+
+static int id_add(lower_ctx *c, idlist *l, int32_t id)
+{
+	if (id < 0)
+		return oom();
+	return list_push(&c->b->arena, &l->ids, &l->n, &l->cap, (uint32_t)id) ? oom() : TSI_OK;
+}
+
+static int lower_prog(lower_ctx *c, const tsi_program *p, node_list **out);
+
+/* Appends the lowered nodes of `p` to `l`. */
+static int id_add_prog(lower_ctx *c, idlist *l, const tsi_program *p)
+{
+	node_list *nl;
+	int rc = lower_prog(c, p, &nl);
+
+	for (uint32_t i = 0; !rc && i < nl->n; i++)
+		rc = id_add(c, l, (int32_t)nl->ids[i]);
+	return rc;
+}
+
+static void set_children(tsi_profile_builder *b, int32_t id, const idlist *l)
+{
+	b->programs[id].children = l->ids;
+	b->programs[id].n_children = l->n;
+}
+
+/* Makes a Sequence node whose children are the nodes of `p` (or nothing). */
+static int32_t wrap_sequence(lower_ctx *c, const tsi_program *p, const char *name, int *rc)
+{
+	idlist kids = {0};
+	int32_t id;
+
+	*rc = p ? id_add_prog(c, &kids, p) : TSI_OK;
+	if (*rc)
+		return -1;
+	id = tsi_builder_add_program(c->b, TSI_LP_SEQUENCE, name, NULL, TSI_XR_NONE);
+	if (id < 0) {
+		*rc = oom();
+		return -1;
+	}
+	set_children(c->b, id, &kids);
+	return id;
+}
+
+static const char *prog_label(const lower_ctx *c, const tsi_program *p, const char *dflt)
+{
+	(void)c;
+	return p->name ? p->name : dflt;
+}
+
+static char *joinname(lower_ctx *c, const char *a, const char *b)
+{
+	return tsi_arena_printf(&c->b->arena, "%s/%s", a, b);
+}
+
+/* --- Per program kind --------------------------------------------------------- */
+
+/* Execute: the exchanges that fetch remote inputs and return remote
+ * outputs around the OnTileExecute. */
+static int lower_execute(lower_ctx *c, const tsi_program *p, idlist *l)
+{
+	const tsi_compute_set *cs = p->cs;
+	int rc;
+
+	for (size_t vi = 0; vi < cs->vertices.len; vi++) {
+		const tsi_vertex *v = cs->vertices.items[vi];
+		for (size_t f = 0; v->codelet && f < v->codelet->n_fields; f++) {
+			tsi_field_dir dir = v->codelet->fields[f].dir;
+			for (size_t k = 0; k < v->fields[f].n; k++) {
+				if (dir != TSI_FIELD_OUTPUT) {
+					rc = collect_moves(c, v->fields[f].tensors[k], v->tile, true);
+					if (rc)
+						return rc;
+				}
+			}
+		}
+	}
+	int32_t pre = build_exchange(c, &c->internal, TSI_EXCHANGE_INTERNAL, TSI_XR_EXECUTE_PRE,
+	                             joinname(c, cs->name, "ExchangePre"), p);
+	int32_t gpre = build_exchange(c, &c->external, TSI_EXCHANGE_EXTERNAL, TSI_XR_EXECUTE_PRE,
+	                              joinname(c, cs->name, "GlobalPre"), p);
+	if (pre == -2 || gpre == -2)
+		return oom();
+	if ((pre >= 0 && (rc = id_add(c, l, pre))) || (gpre >= 0 && (rc = id_add(c, l, gpre))))
+		return rc;
+	int32_t ote = tsi_builder_add_program(c->b, TSI_LP_ON_TILE_EXECUTE, cs->name, p, TSI_XR_NONE);
+	if ((rc = id_add(c, l, ote)))
+		return rc;
+	c->b->programs[ote].compute_set = (int32_t)cs->id;
+
+	for (size_t vi = 0; vi < cs->vertices.len; vi++) {
+		const tsi_vertex *v = cs->vertices.items[vi];
+		for (size_t f = 0; v->codelet && f < v->codelet->n_fields; f++) {
+			if (v->codelet->fields[f].dir == TSI_FIELD_INPUT)
+				continue;
+			for (size_t k = 0; k < v->fields[f].n; k++) {
+				rc = collect_moves(c, v->fields[f].tensors[k], v->tile, false);
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	int32_t post = build_exchange(c, &c->internal, TSI_EXCHANGE_INTERNAL, TSI_XR_EXECUTE_POST,
+	                              joinname(c, cs->name, "ExchangePost"), p);
+	int32_t gpost = build_exchange(c, &c->external, TSI_EXCHANGE_EXTERNAL, TSI_XR_EXECUTE_POST,
+	                               joinname(c, cs->name, "GlobalPost"), p);
+	if (post == -2 || gpost == -2)
+		return oom();
+	if ((post >= 0 && (rc = id_add(c, l, post))) || (gpost >= 0 && (rc = id_add(c, l, gpost))))
+		return rc;
+	return TSI_OK;
+}
+
+/* The profile index of the generated on-tile copy vertex type, added the
+ * first time a copy needs it. */
+static int32_t copy_vertex_type(lower_ctx *c)
+{
+	tsi_profile_builder *b = c->b;
+	static const char name[] = "poplar_rt::Memcpy64BitSupervisor";
+
+	for (size_t i = 0; i < b->profile.n_vertex_types; i++)
+		if (strcmp(b->profile.vertex_types[i].name, name) == 0)
+			return (int32_t)i;
+	size_t n = b->profile.n_vertex_types;
+	tsi_vertex_type_profile *vt = tsi_arena_alloc(&b->arena, (n + 1) * sizeof(*vt));
+	if (!vt)
+		return -1;
+	memcpy(vt, b->profile.vertex_types, n * sizeof(*vt));
+	/* A supervisor memcpy: 12 bytes of state (source, destination, size),
+	 * about 384 bytes of code. */
+	vt[n] = (tsi_vertex_type_profile){name, 12, 384, 0};
+	b->profile.vertex_types = vt;
+	b->profile.n_vertex_types = n + 1;
+	return (int32_t)n;
+}
+
+/* Copy: same-tile elements by a generated OnTileExecute, the rest by
+ * exchanges. Source and destination are walked in lockstep. */
+static int lower_copy(lower_ctx *c, const tsi_program *p, idlist *l)
+{
+	tsi_profile_builder *b = c->b;
+	const tsi_graph_core *core = b->core;
+	const tsi_tensor *src = p->src, *dst = p->dst;
+	size_t si = 0, di = 0, soff = 0, doff = 0;
+	size_t esize = tsi_type_size(src->type);
+	int rc;
+
+	while (si < src->n_regions && di < dst->n_regions) {
+		const tsi_region *sr = &src->regions[si], *dr = &dst->regions[di];
+		size_t n = sr->len - soff < dr->len - doff ? sr->len - soff : dr->len - doff;
+		const uint32_t *stile = ((const tsi_var *)core->vars.items[sr->var])->tile;
+		const uint32_t *dtile = ((const tsi_var *)core->vars.items[dr->var])->tile;
+		size_t k = 0;
+		while (k < n) {
+			uint32_t s = stile[sr->begin + soff + k], d = dtile[dr->begin + doff + k];
+			size_t j = k + 1;
+			while (j < n && stile[sr->begin + soff + j] == s && dtile[dr->begin + doff + j] == d)
+				j++;
+			if (s == d) {
+				tsi_tile_acc_add(&c->msg, d, (j - k) * esize); /* bytes copied on tile */
+				tsi_tile_acc_add(&c->runs, d, 1);
+			} else {
+				move_list *ml = ipu_of(c, s) == ipu_of(c, d) ? &c->internal : &c->external;
+				if (move_push(ml, d, s, dr->var, dr->begin + doff + k, dr->begin + doff + j))
+					return oom();
+			}
+			k = j;
+		}
+		soff += n;
+		doff += n;
+		if (soff == sr->len) {
+			si++;
+			soff = 0;
+		}
+		if (doff == dr->len) {
+			di++;
+			doff = 0;
+		}
+	}
+	const char *label = prog_label(c, p, "Copy");
+	if (c->msg.n_touched) {
+		int32_t vt = copy_vertex_type(c);
+		if (vt < 0)
+			return oom();
+		if (b->n_generated == b->cap_generated) {
+			size_t cap = b->cap_generated ? b->cap_generated * 2 : 16;
+			tsi_generated_cs *g = realloc(b->generated, cap * sizeof(*g));
+			if (!g)
+				return oom();
+			b->generated = g;
+			b->cap_generated = cap;
+		}
+		tsi_generated_cs *g = &b->generated[b->n_generated++];
+		memset(g, 0, sizeof(*g));
+		g->vertex_type = (uint32_t)vt;
+		g->source = p;
+		if (tsi_tile_acc_take(&c->msg, &b->arena, &g->bytes_by_tile) ||
+		    tsi_tile_acc_take(&c->runs, &b->arena, &g->regions_by_tile))
+			return oom();
+		int32_t ote = tsi_builder_add_program(b, TSI_LP_ON_TILE_EXECUTE,
+		                                      joinname(c, label, "OnTileCopy"), p, TSI_XR_NONE);
+		if ((rc = id_add(c, l, ote)))
+			return rc;
+		/* Profile index assigned when the compute set list is built. */
+		b->programs[ote].compute_set = -2 - (int32_t)(b->n_generated - 1);
+	}
+	int32_t ex = build_exchange(c, &c->internal, TSI_EXCHANGE_INTERNAL, TSI_XR_COPY,
+	                            joinname(c, label, "Exchange"), p);
+	int32_t gex = build_exchange(c, &c->external, TSI_EXCHANGE_EXTERNAL, TSI_XR_COPY,
+	                             joinname(c, label, "GlobalExchange"), p);
+	if (ex == -2 || gex == -2)
+		return oom();
+	if ((ex >= 0 && (rc = id_add(c, l, ex))) || (gex >= 0 && (rc = id_add(c, l, gex))))
+		return rc;
+	return TSI_OK;
+}
+
+/*
+ * A host exchange for `t`: its tiles receive (to device) or send its
+ * bytes. The PCIe link is shared by the tiles of an IPU, so a tile's
+ * transfer ends when every byte before it in the stream has passed:
+ * cycles = latency + bytes so far on its IPU / host bytes per cycle.
+ */
+static int lower_host(lower_ctx *c, const tsi_program *p, const tsi_tensor *t, bool to_device,
+                      tsi_exchange_role role, const char *name, idlist *l)
+{
+	tsi_profile_builder *b = c->b;
+	const tsi_graph_core *core = b->core;
+	size_t esize = tsi_type_size(t->type);
+	tsi_exchange_profile *rec;
+	tsi_exchange_plan *plan;
+	int rc;
+
+	int32_t sync = tsi_builder_add_program(b, TSI_LP_SYNC, NULL, p, TSI_XR_NONE);
+	if ((rc = id_add(c, l, sync)))
+		return rc;
+	b->programs[sync].sync = TSI_SYNC_EXTERNAL;
+	int32_t id = add_exchange(c, TSI_EXCHANGE_HOST, role, name, p, &rec, &plan);
+	if ((rc = id_add(c, l, id)))
+		return rc;
+	for (size_t r = 0; r < t->n_regions; r++) {
+		const tsi_region *reg = &t->regions[r];
+		const uint32_t *tiles = ((const tsi_var *)core->vars.items[reg->var])->tile;
+		size_t i = reg->begin, end = reg->begin + reg->len;
+		while (i < end) {
+			size_t j = i + 1;
+			while (j < end && tiles[j] == tiles[i])
+				j++;
+			uint64_t bytes = (j - i) * esize;
+			tsi_tile_acc_add(to_device ? &c->recv : &c->sent, tiles[i], bytes);
+			tsi_tile_acc_add(&c->code, tiles[i], 8);  /* address + length */
+			tsi_tile_acc_add(&c->hdr, tiles[i], 16);  /* packet header per run */
+			plan->total_bytes += bytes;
+			i = j;
+		}
+	}
+	tsi_tile_acc *moved = to_device ? &c->recv : &c->sent;
+	uint64_t *ipu_so_far = calloc(b->profile.target.num_ipus, sizeof(*ipu_so_far));
+	if (!ipu_so_far)
+		return oom();
+	/* Tiles in ascending order model the order data streams in. */
+	tsi_tile_values tv;
+	if (tsi_tile_acc_take(moved, &b->arena, &tv)) {
+		free(ipu_so_far);
+		return oom();
+	}
+	for (size_t i = 0; i < tv.n; i++) {
+		uint32_t ipu = ipu_of(c, tv.tiles[i]);
+		ipu_so_far[ipu] += tv.values[i];
+		tsi_tile_acc_add(&c->cyc, tv.tiles[i],
+		                 b->k.host_latency_cycles +
+		                     (ipu_so_far[ipu] + b->k.host_bytes_per_cycle - 1) /
+		                         b->k.host_bytes_per_cycle);
+	}
+	free(ipu_so_far);
+	if (to_device)
+		rec->bytes_received = tv;
+	else
+		rec->bytes_sent = tv;
+	if (tsi_tile_acc_take(&c->cyc, &b->arena, &rec->cycles) ||
+	    tsi_tile_acc_take(&c->code, &b->arena, &plan->code_bytes) ||
+	    tsi_tile_acc_take(&c->hdr, &b->arena, &plan->packet_header_bytes))
+		return oom();
+	return TSI_OK;
+}
+
+/*
+ * A collective's traffic over IPU-Link, modelled on ring algorithms over
+ * a group of k replicas: per byte of input a tile holds, allReduce sends
+ * and receives 2(k-1)/k bytes (reduce-scatter then all-gather),
+ * reduceScatter (k-1)/k, allGather k-1 (it receives every other
+ * replica's copy), allToAll (k-1)/k. A group of one moves nothing.
+ */
+static int lower_collective(lower_ctx *c, const tsi_program *p, idlist *l)
+{
+	tsi_profile_builder *b = c->b;
+	const tsi_collective *coll = p->collective;
+	const tsi_graph_core *core = b->core;
+	uint64_t k = coll->group_size, num, den;
+	size_t esize = tsi_type_size(p->src->type);
+	tsi_exchange_profile *rec;
+	tsi_exchange_plan *plan;
+	int rc;
+
+	int32_t sync = tsi_builder_add_program(b, TSI_LP_SYNC, NULL, p, TSI_XR_NONE);
+	if ((rc = id_add(c, l, sync)))
+		return rc;
+	b->programs[sync].sync = TSI_SYNC_EXTERNAL;
+	if (k <= 1)
+		return TSI_OK;
+	switch (coll->kind) {
+	case TSI_COLL_ALL_REDUCE: num = 2 * (k - 1); den = k; break;
+	case TSI_COLL_ALL_GATHER: num = k - 1; den = 1; break;
+	default: num = k - 1; den = k; break;
+	}
+	const char *name = p->name ? p->name : "collective";
+	int32_t id = add_exchange(c, TSI_EXCHANGE_EXTERNAL, TSI_XR_COLLECTIVE, name, p, &rec, &plan);
+	if ((rc = id_add(c, l, id)))
+		return rc;
+	for (size_t r = 0; r < p->src->n_regions; r++) {
+		const tsi_region *reg = &p->src->regions[r];
+		const uint32_t *tiles = ((const tsi_var *)core->vars.items[reg->var])->tile;
+		for (size_t i = reg->begin; i < reg->begin + reg->len; i++)
+			tsi_tile_acc_add(&c->runs, tiles[i], esize);
+	}
+	for (uint32_t i = 0; i < c->runs.n_touched; i++) {
+		uint32_t tile = c->runs.touched[i];
+		uint64_t bytes = (c->runs.value[tile] * num + den - 1) / den;
+		tsi_tile_acc_add(&c->recv, tile, bytes);
+		tsi_tile_acc_add(&c->sent, tile, bytes);
+		tsi_tile_acc_add(&c->msg, tile, bytes);
+		tsi_tile_acc_add(&c->code, tile, 16);
+		tsi_tile_acc_add(&c->hdr, tile, 8 * (k - 1));
+		tsi_tile_acc_add(&c->cyc, tile,
+		                 b->k.external_latency_cycles +
+		                     (bytes + b->k.external_bytes_per_cycle - 1) / b->k.external_bytes_per_cycle);
+		plan->total_bytes += bytes;
+	}
+	tsi_tile_acc_reset(&c->runs);
+	if (tsi_tile_acc_take(&c->recv, &b->arena, &rec->bytes_received) ||
+	    tsi_tile_acc_take(&c->sent, &b->arena, &rec->bytes_sent) ||
+	    tsi_tile_acc_take(&c->cyc, &b->arena, &rec->cycles) ||
+	    tsi_tile_acc_take(&c->code, &b->arena, &plan->code_bytes) ||
+	    tsi_tile_acc_take(&c->msg, &b->arena, &plan->message_bytes) ||
+	    tsi_tile_acc_take(&c->hdr, &b->arena, &plan->packet_header_bytes))
+		return oom();
+	return TSI_OK;
+}
+
+/* Switch: the control value is broadcast from its tile to every tile of
+ * the graph so all of them take the same branch. */
+static int lower_switch_broadcast(lower_ctx *c, const tsi_program *p, idlist *l)
+{
+	const tsi_graph_core *core = c->b->core;
+	const tsi_region *reg = &p->pred->regions[0];
+	uint32_t owner = ((const tsi_var *)core->vars.items[reg->var])->tile[reg->begin];
+	int rc;
+
+	for (uint32_t t = 0; t < c->b->profile.target.num_tiles; t++) {
+		if (t == owner)
+			continue;
+		move_list *ml = ipu_of(c, owner) == ipu_of(c, t) ? &c->internal : &c->external;
+		if (move_push(ml, t, owner, reg->var, reg->begin, reg->begin + 1))
+			return oom();
+	}
+	const char *label = joinname(c, prog_label(c, p, "Switch"), "switchControlBroadcast/ExchangePre");
+	int32_t ex = build_exchange(c, &c->internal, TSI_EXCHANGE_INTERNAL, TSI_XR_BROADCAST, label, p);
+	int32_t gex = build_exchange(c, &c->external, TSI_EXCHANGE_EXTERNAL, TSI_XR_BROADCAST, label, p);
+	if (ex == -2 || gex == -2)
+		return oom();
+	if ((ex >= 0 && (rc = id_add(c, l, ex))) || (gex >= 0 && (rc = id_add(c, l, gex))))
+		return rc;
+	return TSI_OK;
+}
+
+/* SetLocalConsensusFromVar + internal Sync: how every tile learns a
+ * predicate's value. */
+static int lower_consensus(lower_ctx *c, const tsi_program *p, idlist *l)
+{
+	int32_t slc = tsi_builder_add_program(c->b, TSI_LP_SET_LOCAL_CONSENSUS, NULL, p, TSI_XR_NONE);
+	int rc = id_add(c, l, slc);
+	if (rc)
+		return rc;
+	int32_t sync = tsi_builder_add_program(c->b, TSI_LP_SYNC, NULL, p, TSI_XR_NONE);
+	if ((rc = id_add(c, l, sync)))
+		return rc;
+	c->b->programs[sync].sync = TSI_SYNC_INTERNAL;
+	return TSI_OK;
+}
+
+/* The index of function `fn` in function_programs, lowering it once. */
+static int function_index(lower_ctx *c, tsi_function *fn, int32_t *out)
+{
+	int rc;
+
+	if (c->function_index[fn->id] < 0) {
+		int32_t seq = wrap_sequence(c, fn->body, NULL, &rc);
+		if (seq < 0)
+			return rc ? rc : oom();
+		c->function_index[fn->id] = (int32_t)c->function_ids.len;
+		if (tsi_vec_push(&c->function_ids, (void *)(uintptr_t)seq))
+			return oom();
+	}
+	*out = c->function_index[fn->id];
+	return TSI_OK;
+}
+
+/* Lowers user program `p` once; *out lists its nodes for the parent. */
+static int lower_prog(lower_ctx *c, const tsi_program *p, node_list **out)
+{
+	tsi_profile_builder *b = c->b;
+	node_list *nl = &c->lowered[p->id];
+	idlist l = {0}, kids = {0};
+	tsi_trace_leaves *leaves = &b->leaves[p->id];
+	int32_t id;
+	int rc = TSI_OK;
+
+	*out = nl;
+	if (nl->done)
+		return TSI_OK;
+	switch (p->kind) {
+	case TSI_PROG_SEQUENCE:
+		for (size_t i = 0; !rc && i < p->steps.len; i++)
+			rc = id_add_prog(c, &kids, p->steps.items[i]);
+		if (rc)
+			return rc;
+		id = tsi_builder_add_program(b, TSI_LP_SEQUENCE, p->name, p, TSI_XR_NONE);
+		if ((rc = id_add(c, &l, id)))
+			return rc;
+		set_children(b, id, &kids);
+		break;
+	case TSI_PROG_EXECUTE:
+		if ((rc = lower_execute(c, p, &l)))
+			return rc;
+		leaves->at_start = l.ids;
+		leaves->n_at_start = l.n;
+		break;
+	case TSI_PROG_REPEAT:
+		if ((rc = id_add_prog(c, &kids, p->body)))
+			return rc;
+		id = tsi_builder_add_program(b, TSI_LP_REPEAT, p->name, p, TSI_XR_NONE);
+		if ((rc = id_add(c, &l, id)))
+			return rc;
+		b->programs[id].repeat_count = p->count;
+		set_children(b, id, &kids);
+		break;
+	case TSI_PROG_REPEAT_WHILE_TRUE:
+	case TSI_PROG_REPEAT_WHILE_FALSE: {
+		idlist pred = {0};
+		if ((rc = id_add_prog(c, &kids, p->cond)) || (rc = lower_consensus(c, p, &pred)))
+			return rc;
+		for (uint32_t i = 0; i < pred.n; i++)
+			if ((rc = id_add(c, &kids, (int32_t)pred.ids[i])))
+				return rc;
+		if ((rc = id_add_prog(c, &kids, p->body)))
+			return rc;
+		id = tsi_builder_add_program(b, p->kind == TSI_PROG_REPEAT_WHILE_TRUE
+		                                     ? TSI_LP_REPEAT_WHILE_TRUE
+		                                     : TSI_LP_REPEAT_WHILE_FALSE,
+		                             p->name, p, TSI_XR_NONE);
+		if ((rc = id_add(c, &l, id)))
+			return rc;
+		set_children(b, id, &kids);
+		leaves->per_predicate = pred.ids;
+		leaves->n_per_predicate = pred.n;
+		break;
+	}
+	case TSI_PROG_IF: {
+		if ((rc = lower_consensus(c, p, &l)))
+			return rc;
+		leaves->at_start = l.ids;
+		leaves->n_at_start = l.n;
+		int32_t then_seq = wrap_sequence(c, p->body, NULL, &rc);
+		if (then_seq < 0 || (rc = id_add(c, &kids, then_seq)))
+			return rc ? rc : oom();
+		if (p->else_body) {
+			int32_t else_seq = wrap_sequence(c, p->else_body, NULL, &rc);
+			if (else_seq < 0 || (rc = id_add(c, &kids, else_seq)))
+				return rc ? rc : oom();
+		}
+		id = tsi_builder_add_program(b, p->else_body ? TSI_LP_IF_ELSE : TSI_LP_IF, p->name, p,
+		                             TSI_XR_NONE);
+		if ((rc = id_add(c, &l, id)))
+			return rc;
+		set_children(b, id, &kids);
+		/* at_start must not include the If node itself */
+		leaves->n_at_start = 2;
+		break;
+	}
+	case TSI_PROG_SWITCH: {
+		if ((rc = lower_switch_broadcast(c, p, &l)))
+			return rc;
+		uint32_t n_pre = l.n;
+		for (size_t i = 0; i < p->case_bodies.len; i++) {
+			int32_t seq = wrap_sequence(c, p->case_bodies.items[i], NULL, &rc);
+			if (seq < 0 || (rc = id_add(c, &kids, seq)))
+				return rc ? rc : oom();
+		}
+		if (p->else_body) {
+			int32_t seq = wrap_sequence(c, p->else_body, NULL, &rc);
+			if (seq < 0 || (rc = id_add(c, &kids, seq)))
+				return rc ? rc : oom();
+		}
+		id = tsi_builder_add_program(b, TSI_LP_SWITCH, p->name, p, TSI_XR_NONE);
+		if ((rc = id_add(c, &l, id)))
+			return rc;
+		set_children(b, id, &kids);
+		leaves->at_start = l.ids;
+		leaves->n_at_start = n_pre;
+		break;
+	}
+	case TSI_PROG_COPY:
+		if ((rc = lower_copy(c, p, &l)))
+			return rc;
+		leaves->at_start = l.ids;
+		leaves->n_at_start = l.n;
+		break;
+	case TSI_PROG_STREAM_TO_TENSOR:
+	case TSI_PROG_TENSOR_TO_STREAM: {
+		bool in = p->kind == TSI_PROG_STREAM_TO_TENSOR;
+		rc = lower_host(c, p, in ? p->dst : p->src, in, TSI_XR_STREAM,
+		                tsi_arena_printf(&b->arena, "%s", p->name ? p->name : p->stream->name), &l);
+		if (rc)
+			return rc;
+		leaves->at_start = l.ids;
+		leaves->n_at_start = l.n;
+		break;
+	}
+	case TSI_PROG_REMOTE_TO_TENSOR:
+	case TSI_PROG_TENSOR_TO_REMOTE: {
+		bool in = p->kind == TSI_PROG_REMOTE_TO_TENSOR;
+		rc = lower_host(c, p, in ? p->dst : p->src, in, TSI_XR_REMOTE,
+		                tsi_arena_printf(&b->arena, "%s", p->name ? p->name : p->remote->name), &l);
+		if (rc)
+			return rc;
+		leaves->at_start = l.ids;
+		leaves->n_at_start = l.n;
+		break;
+	}
+	case TSI_PROG_PRINT_TENSOR:
+		rc = lower_host(c, p, p->src, false, TSI_XR_PRINT,
+		                tsi_arena_printf(&b->arena, "%s", p->name ? p->name : p->title), &l);
+		if (rc)
+			return rc;
+		leaves->at_start = l.ids;
+		leaves->n_at_start = l.n;
+		break;
+	case TSI_PROG_COLLECTIVE:
+		if ((rc = lower_collective(c, p, &l)))
+			return rc;
+		leaves->at_start = l.ids;
+		leaves->n_at_start = l.n;
+		break;
+	case TSI_PROG_CALL: {
+		int32_t fi = -1;
+		if ((rc = function_index(c, p->fn, &fi)))
+			return rc;
+		id = tsi_builder_add_program(b, TSI_LP_CALL, p->name, p, TSI_XR_NONE);
+		if ((rc = id_add(c, &l, id)))
+			return rc;
+		b->programs[id].function = fi;
+		break;
+	}
+	case TSI_PROG_SYNC:
+		id = tsi_builder_add_program(b, TSI_LP_SYNC, p->name, p, TSI_XR_NONE);
+		if ((rc = id_add(c, &l, id)))
+			return rc;
+		b->programs[id].sync = p->sync;
+		leaves->at_start = l.ids;
+		leaves->n_at_start = l.n;
+		break;
+	case TSI_PROG_WRITE_UNDEF:
+		id = tsi_builder_add_program(b, TSI_LP_WRITE_UNDEF, p->name, p, TSI_XR_NONE);
+		if ((rc = id_add(c, &l, id)))
+			return rc;
+		leaves->at_start = l.ids;
+		leaves->n_at_start = l.n;
+		break;
+	default:
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "cannot lower program %u of kind %d",
+		                     p->id, (int)p->kind);
+	}
+	nl->ids = l.ids;
+	nl->n = l.n;
+	nl->done = true;
+	return TSI_OK;
+}
+
+/* --- Vertex types and compute sets ------------------------------------------- */
+
+/* Lists the vertex types used by compiled compute sets and fills every
+ * user compute set's name and (for compiled ones) its vertex counts. */
+static int describe_compute_sets(lower_ctx *c)
+{
+	tsi_profile_builder *b = c->b;
+	const tsi_graph_core *core = b->core;
+	size_t n_cs = core->compute_sets.len;
+	tsi_compute_set_profile *csp;
+	tsi_vertex_type_profile *vt;
+	uint64_t *count_by_type;
+	uint32_t n_types = 0;
+
+	b->codelet_type = malloc((core->codelets.len ? core->codelets.len : 1) * sizeof(int32_t));
+	count_by_type = calloc(core->codelets.len ? core->codelets.len : 1, sizeof(*count_by_type));
+	if (!b->codelet_type || !count_by_type) {
+		free(count_by_type);
+		return oom();
+	}
+	for (size_t i = 0; i < core->codelets.len; i++)
+		b->codelet_type[i] = -1;
+	/* Codelet index of each vertex: codelets are few, look up by pointer. */
+	for (size_t ci = 0; ci < b->compiled->compute_sets.len; ci++) {
+		const tsi_compute_set *cs = b->compiled->compute_sets.items[ci];
+		for (size_t vi = 0; vi < cs->vertices.len; vi++) {
+			const tsi_vertex *v = cs->vertices.items[vi];
+			for (size_t k = 0; k < core->codelets.len; k++) {
+				if (core->codelets.items[k] == v->codelet) {
+					if (b->codelet_type[k] < 0)
+						b->codelet_type[k] = (int32_t)n_types++;
+					count_by_type[k]++;
+					break;
+				}
+			}
+		}
+	}
+	vt = tsi_arena_alloc(&b->arena, (n_types ? n_types : 1) * sizeof(*vt));
+	csp = tsi_arena_alloc(&b->arena, (n_cs ? n_cs : 1) * sizeof(*csp));
+	if (!vt || !csp) {
+		free(count_by_type);
+		return oom();
+	}
+	for (size_t k = 0; k < core->codelets.len; k++) {
+		const tsi_codelet *cd = core->codelets.items[k];
+		if (b->codelet_type[k] >= 0)
+			vt[b->codelet_type[k]] =
+			    (tsi_vertex_type_profile){cd->name, cd->state_bytes, cd->code_bytes, count_by_type[k]};
+	}
+	free(count_by_type);
+	for (size_t i = 0; i < n_cs; i++)
+		csp[i].name = ((const tsi_compute_set *)core->compute_sets.items[i])->name;
+	/* Per compiled compute set: vertex counts by type (types are few). */
+	uint64_t *counts = calloc(n_types ? n_types : 1, sizeof(*counts));
+	if (!counts)
+		return oom();
+	for (size_t ci = 0; ci < b->compiled->compute_sets.len; ci++) {
+		const tsi_compute_set *cs = b->compiled->compute_sets.items[ci];
+		uint32_t used = 0;
+		for (size_t vi = 0; vi < cs->vertices.len; vi++) {
+			const tsi_vertex *v = cs->vertices.items[vi];
+			for (size_t k = 0; k < core->codelets.len; k++) {
+				if (core->codelets.items[k] == v->codelet) {
+					if (counts[b->codelet_type[k]]++ == 0)
+						used++;
+					break;
+				}
+			}
+		}
+		uint32_t *types = tsi_arena_alloc(&b->arena, (used ? used : 1) * sizeof(*types));
+		uint64_t *vc = tsi_arena_alloc(&b->arena, (used ? used : 1) * sizeof(*vc));
+		if (!types || !vc) {
+			free(counts);
+			return oom();
+		}
+		uint32_t j = 0;
+		for (uint32_t t = 0; t < n_types; t++) {
+			if (counts[t]) {
+				types[j] = t;
+				vc[j++] = counts[t];
+				counts[t] = 0;
+			}
+		}
+		csp[cs->id].n_types = used;
+		csp[cs->id].vertex_types = types;
+		csp[cs->id].vertex_counts = vc;
+	}
+	free(counts);
+	b->profile.vertex_types = vt;
+	b->profile.n_vertex_types = n_types;
+	b->profile.compute_sets = csp;
+	b->profile.n_compute_sets = n_cs;
+	return TSI_OK;
+}
+
+/* Appends the generated copy compute sets to the compute set list and
+ * points their OnTileExecute programs at them. */
+static int append_generated(lower_ctx *c)
+{
+	tsi_profile_builder *b = c->b;
+	size_t n_user = b->profile.n_compute_sets, n = n_user + b->n_generated;
+	tsi_compute_set_profile *csp;
+
+	if (!b->n_generated)
+		return TSI_OK;
+	csp = tsi_arena_alloc(&b->arena, n * sizeof(*csp));
+	if (!csp)
+		return oom();
+	memcpy(csp, b->profile.compute_sets, n_user * sizeof(*csp));
+	for (size_t g = 0; g < b->n_generated; g++) {
+		tsi_generated_cs *gen = &b->generated[g];
+		uint32_t *types = tsi_arena_alloc(&b->arena, sizeof(*types));
+		uint64_t *vc = tsi_arena_alloc(&b->arena, sizeof(*vc));
+		if (!types || !vc)
+			return oom();
+		gen->profile_index = (uint32_t)(n_user + g);
+		types[0] = gen->vertex_type;
+		vc[0] = gen->bytes_by_tile.n; /* one copy vertex per tile */
+		((tsi_vertex_type_profile *)b->profile.vertex_types)[gen->vertex_type].instances += vc[0];
+		csp[n_user + g].n_types = 1;
+		csp[n_user + g].vertex_types = types;
+		csp[n_user + g].vertex_counts = vc;
+	}
+	for (size_t i = 0; i < b->n_programs; i++) {
+		int32_t cs = b->programs[i].compute_set;
+		if (cs <= -2) {
+			tsi_generated_cs *gen = &b->generated[-2 - cs];
+			b->programs[i].compute_set = (int32_t)gen->profile_index;
+			csp[gen->profile_index].name = b->programs[i].name;
+		}
+	}
+	b->profile.compute_sets = csp;
+	b->profile.n_compute_sets = n;
+	return TSI_OK;
+}
+
+/* --- Entry point ----------------------------------------------------------- */
+
+int tsi_lower(tsi_profile_builder *b, tsi_program *const *programs, size_t n_programs)
+{
+	lower_ctx c;
+	const tsi_graph_core *core = b->core;
+	uint32_t tiles = core->target.num_tiles;
+	int rc = TSI_OK;
+
+	memset(&c, 0, sizeof(c));
+	c.b = b;
+	c.tiles_per_ipu = core->target.tiles_per_ipu ? core->target.tiles_per_ipu : 1;
+	c.lowered = calloc(core->programs.len ? core->programs.len : 1, sizeof(*c.lowered));
+	c.function_index = malloc((core->functions.len ? core->functions.len : 1) * sizeof(int32_t));
+	b->leaves = calloc(core->programs.len ? core->programs.len : 1, sizeof(*b->leaves));
+	if (!c.lowered || !c.function_index || !b->leaves ||
+	    tsi_tile_acc_init(&c.recv, tiles) || tsi_tile_acc_init(&c.sent, tiles) ||
+	    tsi_tile_acc_init(&c.code, tiles) || tsi_tile_acc_init(&c.msg, tiles) ||
+	    tsi_tile_acc_init(&c.hdr, tiles) || tsi_tile_acc_init(&c.cyc, tiles) ||
+	    tsi_tile_acc_init(&c.runs, tiles)) {
+		rc = oom();
+		goto done;
+	}
+	for (size_t i = 0; i < core->functions.len; i++)
+		c.function_index[i] = -1;
+	if ((rc = describe_compute_sets(&c)))
+		goto done;
+
+	uint32_t *control = tsi_arena_alloc(&b->arena, (n_programs ? n_programs : 1) * sizeof(*control));
+	if (!control) {
+		rc = oom();
+		goto done;
+	}
+	for (size_t i = 0; i < n_programs; i++) {
+		int32_t id = wrap_sequence(&c, programs[i], NULL, &rc);
+		if (id < 0) {
+			rc = rc ? rc : oom();
+			goto done;
+		}
+		control[i] = (uint32_t)id;
+	}
+	uint32_t *functions =
+	    tsi_arena_alloc(&b->arena, (c.function_ids.len ? c.function_ids.len : 1) * sizeof(*functions));
+	if (!functions) {
+		rc = oom();
+		goto done;
+	}
+	for (size_t i = 0; i < c.function_ids.len; i++)
+		functions[i] = (uint32_t)(uintptr_t)c.function_ids.items[i];
+	if ((rc = append_generated(&c)))
+		goto done;
+
+	/* Graph counts. */
+	uint64_t edges = 0;
+	for (size_t i = 0; i < core->vertices.len; i++) {
+		const tsi_vertex *v = core->vertices.items[i];
+		for (size_t f = 0; v->codelet && f < v->codelet->n_fields; f++)
+			edges += v->fields[f].n;
+	}
+	b->profile.num_compute_sets = core->compute_sets.len;
+	b->profile.num_edges = edges;
+	b->profile.num_vars = core->vars.len;
+	b->profile.num_vertices = core->vertices.len;
+	b->profile.programs = b->programs;
+	b->profile.n_programs = b->n_programs;
+	b->profile.control_programs = control;
+	b->profile.n_control_programs = n_programs;
+	b->profile.function_programs = functions;
+	b->profile.n_function_programs = c.function_ids.len;
+	for (int k = 0; k < TSI_EXCHANGE_KIND_COUNT; k++)
+		b->profile.exchanges[k] = b->exchanges[k];
+done:
+	free(c.lowered);
+	free(c.function_index);
+	tsi_vec_clear(&c.function_ids);
+	free(c.internal.items);
+	free(c.external.items);
+	tsi_tile_acc_free(&c.recv);
+	tsi_tile_acc_free(&c.sent);
+	tsi_tile_acc_free(&c.code);
+	tsi_tile_acc_free(&c.msg);
+	tsi_tile_acc_free(&c.hdr);
+	tsi_tile_acc_free(&c.cyc);
+	tsi_tile_acc_free(&c.runs);
+	return rc;
+}

@@ -1,0 +1,309 @@
+/*
+ * Collectives over replicas (tilescope/gcl.h). Building one checks the
+ * arguments, creates the output tensor mapped where the data lives, and
+ * appends a TSI_PROG_COLLECTIVE step; engine.c moves the data between
+ * replicas at run time, compiler/lower.c accounts the traffic.
+ */
+#include "../ipu-private.h"
+#include "tilescope/gcl.h"
+
+#include <string.h>
+
+TSI_API unsigned tsi_comm_group_members(tsi_comm_group group, unsigned replication,
+                                        unsigned replica, unsigned *members)
+{
+	unsigned k;
+
+	if (replication == 0 || replica >= replication)
+		return 0;
+	if (group.type == TSI_COMM_ALL) {
+		for (unsigned i = 0; i < replication; i++)
+			members[i] = i;
+		return replication;
+	}
+	k = group.size;
+	if (k == 0 || replication % k != 0)
+		return 0;
+	if (group.type == TSI_COMM_CONSECUTIVE) {
+		unsigned first = replica / k * k;
+		for (unsigned i = 0; i < k; i++)
+			members[i] = first + i;
+		return k;
+	}
+	if (group.type == TSI_COMM_ORTHOGONAL) {
+		unsigned m = replication / k;
+		for (unsigned i = 0; i < k; i++)
+			members[i] = replica % m + i * m;
+		return k;
+	}
+	return 0;
+}
+
+/* Resolves and checks the group; returns its size or 0 (error recorded). */
+static unsigned group_size(tsi_graph *graph, tsi_comm_group group, const char *what)
+{
+	unsigned r = graph->core->replication;
+
+	if (group.type == TSI_COMM_ALL)
+		return r;
+	if ((group.type != TSI_COMM_CONSECUTIVE && group.type != TSI_COMM_ORTHOGONAL) ||
+	    group.size == 0 || r % group.size != 0) {
+		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
+		               "%s: a communication group of type %d and size %u does not divide the "
+		               "%u replicas",
+		               what, (int)group.type, group.size, r);
+		return 0;
+	}
+	return group.size;
+}
+
+/* Common checks; returns the group size or 0. */
+static unsigned check_common(tsi_graph *graph, const tsi_tensor *data, tsi_collective_op op,
+                             tsi_comm_group group, const char *what)
+{
+	if (!graph || !data)
+		return 0;
+	if (data->graph->core != graph->core) {
+		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT, "%s: %s belongs to another graph", what,
+		               tsi_tensor_describe(data));
+		return 0;
+	}
+	if ((unsigned)op >= TSI_COLLECTIVE_OP_COUNT) {
+		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT, "%s: unknown collective operator %d", what,
+		               (int)op);
+		return 0;
+	}
+	if (!tsi_graph_is_mapped(graph, data)) {
+		tsi_graph_fail(graph, TSI_ERR_UNMAPPED_TENSOR,
+		               "%s: %s must be mapped to tiles before a collective can place its result",
+		               what, tsi_tensor_describe(data));
+		return 0;
+	}
+	return group_size(graph, group, what);
+}
+
+/* Maps out[i] like t[src_index(i, n)], element by element. */
+static void map_like(tsi_graph *graph, const tsi_tensor *out, const tsi_tensor *t,
+                     size_t (*src_index)(size_t i, size_t n), size_t n)
+{
+	tsi_var *ov = tsi_graph_var(graph, (uint32_t)out->var);
+
+	for (size_t i = 0; i < ov->numel; i++) {
+		unsigned tile = tsi_graph_get_tile_of(graph, t, src_index(i, n));
+		ov->tile[i] = tile == TSI_NO_TILE ? TSI_NO_TILE : graph->tile_lo + tile;
+	}
+}
+
+static size_t same_index(size_t i, size_t n)
+{
+	(void)n;
+	return i;
+}
+
+static size_t modulo_index(size_t i, size_t n)
+{
+	return i % n;
+}
+
+/* A collective description in the graph's arena. */
+static tsi_collective *new_collective(tsi_graph *graph, tsi_collective_kind kind,
+                                      tsi_collective_op op, tsi_comm_group group, unsigned k)
+{
+	tsi_collective *c = tsi_arena_alloc(&graph->core->arena, sizeof(*c));
+
+	if (!c) {
+		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory building a collective");
+		return NULL;
+	}
+	c->kind = kind;
+	c->op = (int)op;
+	c->group_type = (int)group.type;
+	c->group_size = k;
+	return c;
+}
+
+/* Names the step and appends it; returns TSI_OK or a negative code. */
+static int append(tsi_graph *graph, tsi_program *seq, const tsi_tensor *src,
+                  const tsi_tensor *dst, const tsi_collective *c, const char *name)
+{
+	tsi_program *p = tsi_prog_collective(graph, src, dst, c);
+
+	if (!p)
+		return tsi_graph_error_code(graph) ? tsi_graph_error_code(graph) : TSI_ERR_INVALID_GRAPH;
+	tsi_program_set_name(p, name);
+	return tsi_sequence_add(seq, p);
+}
+
+static const char *out_name(tsi_graph *graph, const char *debug_name, const char *dflt)
+{
+	return tsi_arena_printf(&graph->core->arena, "%s/out", debug_name ? debug_name : dflt);
+}
+
+TSI_API int tsi_gcl_all_reduce_to_destination(tsi_graph *graph, const tsi_tensor *data,
+                                              const tsi_tensor *destination,
+                                              tsi_collective_op op, tsi_program *seq,
+                                              tsi_comm_group group, const char *debug_name)
+{
+	const char *name = debug_name ? debug_name : "allReduce";
+	unsigned k = check_common(graph, data, op, group, name);
+	tsi_collective *c;
+
+	if (!k || !destination || !seq)
+		return TSI_ERR_INVALID_GRAPH;
+	if (destination->type != data->type || destination->numel != data->numel)
+		return tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
+		                      "%s: destination %s (%zu x %s) does not match data %s (%zu x %s)",
+		                      name, tsi_tensor_describe(destination), destination->numel,
+		                      tsi_type_name(destination->type), tsi_tensor_describe(data),
+		                      data->numel, tsi_type_name(data->type));
+	c = new_collective(graph, TSI_COLL_ALL_REDUCE, op, group, k);
+	return c ? append(graph, seq, data, destination, c, name) : TSI_ERR_NO_MEMORY;
+}
+
+TSI_API tsi_tensor *tsi_gcl_all_reduce(tsi_graph *graph, const tsi_tensor *data,
+                                       tsi_collective_op op, tsi_program *seq,
+                                       tsi_comm_group group, const char *debug_name)
+{
+	const char *name = debug_name ? debug_name : "allReduce";
+	tsi_tensor *out;
+
+	if (!check_common(graph, data, op, group, name) || !seq)
+		return NULL;
+	out = tsi_graph_add_variable(graph, data->type, data->rank, data->shape,
+	                             out_name(graph, debug_name, "allReduce"));
+	if (!out)
+		return NULL;
+	map_like(graph, out, data, same_index, data->numel);
+	return tsi_gcl_all_reduce_to_destination(graph, data, out, op, seq, group, name) ? NULL : out;
+}
+
+TSI_API int tsi_gcl_all_reduce_in_place(tsi_graph *graph, const tsi_tensor *data,
+                                        tsi_collective_op op, tsi_program *seq,
+                                        tsi_comm_group group, const char *debug_name)
+{
+	return tsi_gcl_all_reduce_to_destination(graph, data, data, op, seq, group,
+	                                         debug_name ? debug_name : "allReduceInPlace");
+}
+
+/*
+ * reduceScatter: the input's positions are grouped by the IPU that holds
+ * them (in order); each IPU's part gives ceil(n_i / k) output elements,
+ * placed on the tiles of that part's first elements.
+ */
+TSI_API tsi_tensor *tsi_gcl_reduce_scatter(tsi_graph *graph, const tsi_tensor *data,
+                                           tsi_collective_op op, tsi_program *seq,
+                                           tsi_comm_group group, const char *debug_name)
+{
+	const char *name = debug_name ? debug_name : "reduceScatter";
+	unsigned k = check_common(graph, data, op, group, name);
+	tsi_arena *arena;
+	unsigned ipus, tpi;
+
+	if (!k || !seq)
+		return NULL;
+	if (data->rank != 1) {
+		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
+		               "%s: reduceScatter takes a rank-1 tensor, not %s of rank %zu", name,
+		               tsi_tensor_describe(data), data->rank);
+		return NULL;
+	}
+	arena = &graph->core->arena;
+	tpi = graph->core->target.tiles_per_ipu;
+	ipus = graph->core->target.num_ipus;
+	tsi_collective *c = new_collective(graph, TSI_COLL_REDUCE_SCATTER, op, group, k);
+	size_t *pos = tsi_arena_alloc(arena, (data->numel ? data->numel : 1) * sizeof(*pos));
+	size_t *seg_start = tsi_arena_alloc(arena, ipus * sizeof(size_t));
+	size_t *seg_len = tsi_arena_alloc(arena, ipus * sizeof(size_t));
+	size_t *out_start = tsi_arena_alloc(arena, ipus * sizeof(size_t));
+	size_t *out_len = tsi_arena_alloc(arena, ipus * sizeof(size_t));
+	size_t *first_tile_pos = tsi_arena_alloc(arena, (data->numel ? data->numel : 1) * sizeof(size_t));
+	if (!c || !pos || !seg_start || !seg_len || !out_start || !out_len || !first_tile_pos) {
+		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory building %s", name);
+		return NULL;
+	}
+	/* Count, then place, the positions of each IPU's elements. */
+	for (size_t i = 0; i < data->numel; i++)
+		seg_len[(graph->tile_lo + tsi_graph_get_tile_of(graph, data, i)) / tpi]++;
+	size_t at = 0, out_total = 0;
+	for (unsigned s = 0; s < ipus; s++) {
+		seg_start[s] = at;
+		at += seg_len[s];
+		out_start[s] = out_total;
+		out_len[s] = (seg_len[s] + k - 1) / k;
+		out_total += out_len[s];
+		seg_len[s] = 0; /* refilled below */
+	}
+	for (size_t i = 0; i < data->numel; i++) {
+		unsigned s = (graph->tile_lo + tsi_graph_get_tile_of(graph, data, i)) / tpi;
+		pos[seg_start[s] + seg_len[s]++] = i;
+	}
+	for (unsigned s = 0; s < ipus; s++)
+		for (size_t q = 0; q < out_len[s]; q++)
+			first_tile_pos[out_start[s] + q] = pos[seg_start[s] + q];
+	c->n_segments = ipus;
+	c->seg_pos = pos;
+	c->seg_start = seg_start;
+	c->seg_len = seg_len;
+	c->out_start = out_start;
+	c->out_len = out_len;
+
+	size_t shape[1] = {out_total};
+	tsi_tensor *out = tsi_graph_add_variable(graph, data->type, 1, shape,
+	                                         out_name(graph, debug_name, "reduceScatter"));
+	if (!out)
+		return NULL;
+	tsi_var *ov = tsi_graph_var(graph, (uint32_t)out->var);
+	for (size_t i = 0; i < out_total; i++)
+		ov->tile[i] = graph->tile_lo + tsi_graph_get_tile_of(graph, data, first_tile_pos[i]);
+	return append(graph, seq, data, out, c, name) ? NULL : out;
+}
+
+TSI_API tsi_tensor *tsi_gcl_all_gather(tsi_graph *graph, const tsi_tensor *data,
+                                       tsi_program *seq, tsi_comm_group group,
+                                       const char *debug_name)
+{
+	const char *name = debug_name ? debug_name : "allGather";
+	unsigned k = check_common(graph, data, TSI_COLLECTIVE_LOCAL, group, name);
+	size_t shape[TSI_MAX_RANK];
+
+	if (!k || !seq)
+		return NULL;
+	if (data->rank + 1 > TSI_MAX_RANK) {
+		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT, "%s: %s has too many dimensions", name,
+		               tsi_tensor_describe(data));
+		return NULL;
+	}
+	shape[0] = k;
+	memcpy(shape + 1, data->shape, data->rank * sizeof(size_t));
+	tsi_tensor *out = tsi_graph_add_variable(graph, data->type, data->rank + 1, shape,
+	                                         out_name(graph, debug_name, "allGather"));
+	if (!out)
+		return NULL;
+	map_like(graph, out, data, modulo_index, data->numel);
+	tsi_collective *c = new_collective(graph, TSI_COLL_ALL_GATHER, TSI_COLLECTIVE_LOCAL, group, k);
+	return c && !append(graph, seq, data, out, c, name) ? out : NULL;
+}
+
+TSI_API tsi_tensor *tsi_gcl_all_to_all(tsi_graph *graph, const tsi_tensor *data,
+                                       tsi_program *seq, tsi_comm_group group,
+                                       const char *debug_name)
+{
+	const char *name = debug_name ? debug_name : "allToAll";
+	unsigned k = check_common(graph, data, TSI_COLLECTIVE_LOCAL, group, name);
+
+	if (!k || !seq)
+		return NULL;
+	if (data->rank == 0 || data->shape[0] != k) {
+		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
+		               "%s: the first dimension of %s must be the group size %u", name,
+		               tsi_tensor_describe(data), k);
+		return NULL;
+	}
+	tsi_tensor *out = tsi_graph_add_variable(graph, data->type, data->rank, data->shape,
+	                                         out_name(graph, debug_name, "allToAll"));
+	if (!out)
+		return NULL;
+	map_like(graph, out, data, same_index, data->numel);
+	tsi_collective *c = new_collective(graph, TSI_COLL_ALL_TO_ALL, TSI_COLLECTIVE_LOCAL, group, k);
+	return c && !append(graph, seq, data, out, c, name) ? out : NULL;
+}
