@@ -74,6 +74,15 @@ typedef struct xfer {
 } xfer;
 #define ZERO_VAR UINT32_MAX
 
+/* An input field read straight from variable memory instead of the
+ * scratch arena: its data pointer is set per replica before the vertices
+ * run. */
+typedef struct direct_field {
+	size_t field;       /* index into the plan's fields */
+	uint32_t var;
+	size_t var_off;     /* bytes into one replica's copy of the variable */
+} direct_field;
+
 /* The cached layout of one compute set's scratch arena. */
 typedef struct cs_plan {
 	size_t n_vertices;
@@ -86,6 +95,8 @@ typedef struct cs_plan {
 	size_t n_in;
 	xfer *out;                /* write-backs of outputs and in-outs, after */
 	size_t n_out;
+	direct_field *direct;     /* inputs read in place */
+	size_t n_direct;
 	size_t scratch_bytes;
 	unsigned char *bound;     /* arena base the fields' data pointers point into */
 } cs_plan;
@@ -401,6 +412,7 @@ static void plan_free(cs_plan *p)
 	free(p->offsets);
 	free(p->in);
 	free(p->out);
+	free(p->direct);
 	free(p);
 }
 
@@ -699,7 +711,8 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 	p->offsets = calloc(n_offsets + 1, sizeof(*p->offsets));
 	p->in = calloc(n_regions + n_zero + 1, sizeof(*p->in));
 	p->out = calloc(n_regions + 1, sizeof(*p->out));
-	if (!p->fields || !p->field_off || !p->offsets || !p->in || !p->out)
+	p->direct = calloc(p->n_fields + 1, sizeof(*p->direct));
+	if (!p->fields || !p->field_off || !p->offsets || !p->in || !p->out || !p->direct)
 		goto fail;
 
 	/* Pass 2: lay the fields out and list the moves. */
@@ -713,9 +726,26 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 			size_t *offs = &p->offsets[oi];
 			size_t count = 0, field_start;
 
+			offs[0] = 0;
+			/* An input that is one contiguous region is read in place:
+			 * nothing writes variable memory while the vertices run (all
+			 * outputs go to scratch), so BSP semantics hold without the
+			 * copy. This is most of the data a compute set moves. */
+			if (def->dir == TSI_FIELD_INPUT && !list && c->n == 1 &&
+			    c->tensors[0]->n_regions == 1) {
+				const tsi_tensor *t = c->tensors[0];
+				p->direct[p->n_direct++] = (direct_field){
+				    fi, t->regions[0].var, t->regions[0].begin * tsi_type_size(t->type)};
+				offs[1] = t->numel;
+				field->count = t->numel;
+				field->n_vectors = 1;
+				field->offsets = offs;
+				p->field_off[fi] = 0;
+				oi += 2;
+				continue;
+			}
 			pos = (pos + FIELD_ALIGN - 1) & ~(size_t)(FIELD_ALIGN - 1);
 			field_start = pos;
-			offs[0] = 0;
 			for (size_t k = 0; k < c->n; k++) {
 				const tsi_tensor *t = c->tensors[k];
 				size_t size = tsi_type_size(t->type);
@@ -809,6 +839,10 @@ static int run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *m)
 	for (unsigned r = 0; r < e->replicas; r++) {
 		if (!mask_has(m, r))
 			continue;
+		for (size_t i = 0; i < p->n_direct; i++) {
+			const direct_field *d = &p->direct[i];
+			p->fields[d->field].data = var_base(e, d->var, r) + d->var_off;
+		}
 		for (size_t i = 0; i < p->n_in; i++) {
 			const xfer *x = &p->in[i];
 			if (x->var == ZERO_VAR)

@@ -44,7 +44,11 @@ typedef struct tsi_field_def {
 /* A field as the compute function and the cycle estimator see it. The
  * elements of all sub-vectors lie back to back in `data`; sub-vector k is
  * data[offsets[k] .. offsets[k+1]) (SCALAR and VECTOR fields have one). For
- * the cycle estimator, data is NULL and only the sizes are valid. */
+ * the cycle estimator, data is NULL and only the sizes are valid.
+ * INPUT fields are read-only: `data` may point at the variable itself.
+ * OUTPUT fields start zeroed; outputs and in-outs reach their variables
+ * only after every vertex of the compute set has run (and not at all when
+ * a vertex fails). */
 typedef struct tsi_field {
 	void *data;
 	size_t count;          /* elements in all */
