@@ -898,6 +898,34 @@ static int lower_prog(lower_ctx *c, const tsi_program *p, node_list **out)
 
 /* --- Vertex types and compute sets ------------------------------------------- */
 
+/* Codelet pointer -> index in core->codelets, through a sorted table so a
+ * million vertices cost a binary search each, not a scan of the codelets. */
+typedef struct codelet_key {
+	const tsi_codelet *ptr;
+	size_t index;
+} codelet_key;
+
+static int cmp_codelet_key(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const codelet_key *)a)->ptr;
+	uintptr_t y = (uintptr_t)((const codelet_key *)b)->ptr;
+	return x < y ? -1 : x > y;
+}
+
+static size_t codelet_index(const codelet_key *keys, size_t n, const tsi_codelet *cd)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((uintptr_t)keys[mid].ptr < (uintptr_t)cd)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && keys[lo].ptr == cd ? keys[lo].index : SIZE_MAX;
+}
+
 /* Lists the vertex types used by compiled compute sets and fills every
  * user compute set's name and (for compiled ones) its vertex counts. */
 static int describe_compute_sets(lower_ctx *c)
@@ -910,32 +938,36 @@ static int describe_compute_sets(lower_ctx *c)
 	uint64_t *count_by_type;
 	uint32_t n_types = 0;
 
-	b->codelet_type = malloc((core->codelets.len ? core->codelets.len : 1) * sizeof(int32_t));
-	count_by_type = calloc(core->codelets.len ? core->codelets.len : 1, sizeof(*count_by_type));
-	if (!b->codelet_type || !count_by_type) {
+	size_t n_codelets = core->codelets.len;
+	codelet_key *keys = malloc((n_codelets ? n_codelets : 1) * sizeof(*keys));
+	b->codelet_type = malloc((n_codelets ? n_codelets : 1) * sizeof(int32_t));
+	count_by_type = calloc(n_codelets ? n_codelets : 1, sizeof(*count_by_type));
+	if (!keys || !b->codelet_type || !count_by_type) {
+		free(keys);
 		free(count_by_type);
 		return oom();
 	}
-	for (size_t i = 0; i < core->codelets.len; i++)
+	for (size_t i = 0; i < n_codelets; i++) {
 		b->codelet_type[i] = -1;
-	/* Codelet index of each vertex: codelets are few, look up by pointer. */
+		keys[i] = (codelet_key){core->codelets.items[i], i};
+	}
+	qsort(keys, n_codelets, sizeof(*keys), cmp_codelet_key);
 	for (size_t ci = 0; ci < b->compiled->compute_sets.len; ci++) {
 		const tsi_compute_set *cs = b->compiled->compute_sets.items[ci];
 		for (size_t vi = 0; vi < cs->vertices.len; vi++) {
 			const tsi_vertex *v = cs->vertices.items[vi];
-			for (size_t k = 0; k < core->codelets.len; k++) {
-				if (core->codelets.items[k] == v->codelet) {
-					if (b->codelet_type[k] < 0)
-						b->codelet_type[k] = (int32_t)n_types++;
-					count_by_type[k]++;
-					break;
-				}
-			}
+			size_t k = codelet_index(keys, n_codelets, v->codelet);
+			if (k == SIZE_MAX)
+				continue;
+			if (b->codelet_type[k] < 0)
+				b->codelet_type[k] = (int32_t)n_types++;
+			count_by_type[k]++;
 		}
 	}
 	vt = tsi_arena_alloc(&b->arena, (n_types ? n_types : 1) * sizeof(*vt));
 	csp = tsi_arena_alloc(&b->arena, (n_cs ? n_cs : 1) * sizeof(*csp));
 	if (!vt || !csp) {
+		free(keys);
 		free(count_by_type);
 		return oom();
 	}
@@ -950,24 +982,23 @@ static int describe_compute_sets(lower_ctx *c)
 		csp[i].name = ((const tsi_compute_set *)core->compute_sets.items[i])->name;
 	/* Per compiled compute set: vertex counts by type (types are few). */
 	uint64_t *counts = calloc(n_types ? n_types : 1, sizeof(*counts));
-	if (!counts)
+	if (!counts) {
+		free(keys);
 		return oom();
+	}
 	for (size_t ci = 0; ci < b->compiled->compute_sets.len; ci++) {
 		const tsi_compute_set *cs = b->compiled->compute_sets.items[ci];
 		uint32_t used = 0;
 		for (size_t vi = 0; vi < cs->vertices.len; vi++) {
 			const tsi_vertex *v = cs->vertices.items[vi];
-			for (size_t k = 0; k < core->codelets.len; k++) {
-				if (core->codelets.items[k] == v->codelet) {
-					if (counts[b->codelet_type[k]]++ == 0)
-						used++;
-					break;
-				}
-			}
+			size_t k = codelet_index(keys, n_codelets, v->codelet);
+			if (k != SIZE_MAX && counts[b->codelet_type[k]]++ == 0)
+				used++;
 		}
 		uint32_t *types = tsi_arena_alloc(&b->arena, (used ? used : 1) * sizeof(*types));
 		uint64_t *vc = tsi_arena_alloc(&b->arena, (used ? used : 1) * sizeof(*vc));
 		if (!types || !vc) {
+			free(keys);
 			free(counts);
 			return oom();
 		}
@@ -984,6 +1015,7 @@ static int describe_compute_sets(lower_ctx *c)
 		csp[cs->id].vertex_counts = vc;
 	}
 	free(counts);
+	free(keys);
 	b->profile.vertex_types = vt;
 	b->profile.n_vertex_types = n_types;
 	b->profile.compute_sets = csp;
