@@ -27,9 +27,16 @@ static const tsi_field_def sum_fields[] = {
 	{"in", TSI_FIELD_INPUT, TSI_FIELD_VECTOR, TSI_FLOAT, 0},
 	{"out", TSI_FIELD_OUTPUT, TSI_FIELD_SCALAR, TSI_FLOAT, 0},
 };
+/* A sum costs one floating-point add per input element. */
+static uint64_t sum_flops(const tsi_field *f, size_t n)
+{
+	(void)n;
+	return f[0].count;
+}
+
 static const tsi_codelet sum_vertex = {
 	.name = "SumVertex", .fields = sum_fields, .n_fields = 2, .compute = sum_compute,
-	.state_bytes = 8, .code_bytes = 64,
+	.flops = sum_flops, .state_bytes = 8, .code_bytes = 64,
 };
 
 /* A model on 2 IPUs x 8 tiles: v1 on tile 0, four SumVertex on tiles
@@ -141,7 +148,45 @@ static void test_execute_exchanges(void **state)
 	assert_int_equal(gp->vertex_types[0].instances, 4);
 	assert_int_equal(gp->compute_sets[0].n_types, 1);
 	assert_int_equal(gp->compute_sets[0].vertex_counts[0], 4);
+	/* FLOPs: suffix sums of 4, 3, 2 and 1 elements. */
+	assert_int_equal(gp->compute_sets[0].flops, 10);
+	assert_int_equal(gp->vertex_types[0].flops, 10);
+	assert_int_equal(gp->profiler_mode, TSI_PROFILER_IPU_MODEL);
+	assert_string_equal(tsi_profiler_mode_name(gp->profiler_mode), "IPU_MODEL");
 	destroy(&f);
+}
+
+/* profilerMode follows the instrumentation options as the guide lists. */
+static void test_profiler_mode(void **state)
+{
+	static const struct {
+		const char *level; /* NULL: debug.instrumentExternalExchange only */
+		tsi_profiler_mode mode;
+	} cases[] = {
+		{"tile", TSI_PROFILER_COMPUTE_SETS},
+		{"vertex", TSI_PROFILER_VERTICES},
+		{"device", TSI_PROFILER_SINGLE_TILE_COMPUTE_SETS},
+		{"ipu", TSI_PROFILER_SINGLE_TILE_COMPUTE_SETS},
+		{NULL, TSI_PROFILER_EXTERNAL_EXCHANGES},
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fixture f = {0};
+		tsi_options *o = tsi_options_new();
+		build(&f);
+		if (cases[i].level) {
+			tsi_options_set(o, "debug.instrument", "true");
+			tsi_options_set(o, "debug.computeInstrumentationLevel", cases[i].level);
+		} else {
+			tsi_options_set(o, "debug.instrumentExternalExchange", "true");
+		}
+		tsi_program *prog = tsi_prog_execute(f.g, f.cs);
+		assert_int_equal(tsi_engine_new(&f.e, f.g, &prog, 1, o), TSI_OK);
+		assert_int_equal(tsi_engine_get_graph_profile(f.e)->profiler_mode, cases[i].mode);
+		tsi_options_free(o);
+		destroy(&f);
+	}
 }
 
 static void test_local_data_needs_no_exchange(void **state)
@@ -236,6 +281,9 @@ static void test_control_flow_and_copies(void **state)
 	const tsi_exchange_profile *h = &gp->exchanges[TSI_EXCHANGE_HOST][gp->programs[sc].exchange];
 	assert_int_equal(tsi_tile_values_sum(&h->bytes_sent), 16);
 	assert_int_equal(h->bytes_sent.n, 4);
+	/* Four runs sent: a send and a format word each. */
+	assert_int_equal(gp->programs[sc].memory_by_instruction.send, 16);
+	assert_int_equal(gp->programs[sc].memory_by_instruction.total, 32);
 	assert_int_equal(gp->programs[m->children[m->n_children - 2]].sync, TSI_SYNC_EXTERNAL);
 
 	/* The run's program trace: leaves in execution order, the function
@@ -352,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_control_flow_and_copies),
 		cmocka_unit_test(test_shared_program_lowered_once),
 		cmocka_unit_test(test_stream_copy),
+		cmocka_unit_test(test_profiler_mode),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -96,6 +96,8 @@ typedef struct tsi_vertex_type_profile {
 	uint32_t state_bytes; /* "sizes": vertex state per instance */
 	uint32_t code_bytes;  /* per tile that runs the type */
 	uint64_t instances;   /* vertices of this type in compiled compute sets */
+	uint64_t flops;       /* floating-point operations of all its vertices, one
+	                         execution of each compiled compute set */
 } tsi_vertex_type_profile;
 
 typedef struct tsi_compute_set_profile {
@@ -252,8 +254,25 @@ typedef struct tsi_run_profile {
 
 /* --- The profile --------------------------------------------------------- */
 
+/* The execution profile's "profilerMode": what the instrumentation
+ * options measure (on the IPU Model every mode is simulated from
+ * estimates; the mode says what hardware would have recorded). */
+typedef enum tsi_profiler_mode {
+	TSI_PROFILER_IPU_MODEL = 0,           /* no instrumentation */
+	TSI_PROFILER_COMPUTE_SETS,            /* debug.computeInstrumentationLevel=tile */
+	TSI_PROFILER_SINGLE_TILE_COMPUTE_SETS,/* device or ipu */
+	TSI_PROFILER_VERTICES,                /* vertex */
+	TSI_PROFILER_EXTERNAL_EXCHANGES,      /* only external exchanges instrumented */
+	TSI_PROFILER_MODE_COUNT
+} tsi_profiler_mode;
+
+/* "IPU_MODEL", "COMPUTE_SETS", "SINGLE_TILE_COMPUTE_SETS", "VERTICES",
+ * "EXTERNAL_EXCHANGES". */
+TSI_API const char *tsi_profiler_mode_name(tsi_profiler_mode mode);
+
 typedef struct tsi_graph_profile {
 	tsi_target target;
+	tsi_profiler_mode profiler_mode;
 	unsigned replication_factor;
 	uint32_t min_sync_delay;                 /* cycles */
 	const uint32_t *relative_sync_delay_by_tile; /* tiles_per_ipu entries */

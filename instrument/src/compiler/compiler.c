@@ -240,6 +240,19 @@ TSI_API const char *tsi_step_type_name(tsi_step_type type)
 	return (unsigned)type < TSI_STEP_TYPE_COUNT ? step_names[type] : "Unknown";
 }
 
+static const char *const profiler_mode_names[TSI_PROFILER_MODE_COUNT] = {
+	[TSI_PROFILER_IPU_MODEL] = "IPU_MODEL",
+	[TSI_PROFILER_COMPUTE_SETS] = "COMPUTE_SETS",
+	[TSI_PROFILER_SINGLE_TILE_COMPUTE_SETS] = "SINGLE_TILE_COMPUTE_SETS",
+	[TSI_PROFILER_VERTICES] = "VERTICES",
+	[TSI_PROFILER_EXTERNAL_EXCHANGES] = "EXTERNAL_EXCHANGES",
+};
+
+TSI_API const char *tsi_profiler_mode_name(tsi_profiler_mode mode)
+{
+	return (unsigned)mode < TSI_PROFILER_MODE_COUNT ? profiler_mode_names[mode] : "NONE";
+}
+
 /* --- The lowered program list -------------------------------------------- */
 
 int32_t tsi_builder_add_program(tsi_profile_builder *b, tsi_lowered_type type, const char *name,
@@ -306,6 +319,15 @@ static void read_instrumentation(tsi_profile_builder *b, const tsi_options *opts
 		else if (strcasecmp(level, "ipu") == 0)
 			b->instrument_level = 3;
 	}
+	/* What hardware would record, as the guide's profilerMode names it. */
+	if (b->instrument_compute)
+		b->profile.profiler_mode = b->instrument_level == 1   ? TSI_PROFILER_VERTICES
+		                           : b->instrument_level >= 2 ? TSI_PROFILER_SINGLE_TILE_COMPUTE_SETS
+		                                                      : TSI_PROFILER_COMPUTE_SETS;
+	else if (b->instrument_external_exchange)
+		b->profile.profiler_mode = TSI_PROFILER_EXTERNAL_EXCHANGES;
+	else
+		b->profile.profiler_mode = TSI_PROFILER_IPU_MODEL;
 }
 
 /* --- Out of memory ------------------------------------------------------------ */

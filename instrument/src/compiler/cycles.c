@@ -379,7 +379,7 @@ static int est_user_cs(est_ctx *e, const tsi_compute_set *cs)
 	const tsi_target *target = &b->core->target;
 	bool per_vertex_instr = b->instrument_compute && b->instrument_level == INSTR_VERTEX;
 	const tsi_codelet *last_codelet = NULL;
-	int32_t last_slot = -1;
+	int32_t last_slot = -1, last_type = -1;
 	uint64_t flops = 0, *by_type;
 	int rc;
 
@@ -389,7 +389,7 @@ static int est_user_cs(est_ctx *e, const tsi_compute_set *cs)
 	for (size_t i = 0; i < cs->vertices.len; i++) {
 		const tsi_vertex *v = cs->vertices.items[i];
 		const tsi_codelet *c = v->codelet;
-		uint64_t cycles, elements = 0;
+		uint64_t cycles, elements = 0, vflops = 0;
 		bool need_fields;
 
 		/* Vertices added after compilation are not part of this engine;
@@ -409,7 +409,8 @@ static int est_user_cs(est_ctx *e, const tsi_compute_set *cs)
 		else
 			cycles = DEFAULT_VERTEX_CYCLES + elements;
 		if (c->flops)
-			flops += c->flops(e->fields, c->n_fields);
+			vflops = c->flops(e->fields, c->n_fields);
+		flops += vflops;
 		if (per_vertex_instr)
 			cycles += b->k.instrumentation_cycles;
 		if (c->supervisor)
@@ -422,10 +423,13 @@ static int est_user_cs(est_ctx *e, const tsi_compute_set *cs)
 			int32_t type = ci >= 0 && b->codelet_type ? b->codelet_type[ci] : -1;
 
 			last_slot = type >= 0 && (size_t)type < e->n_types ? e->type_slot[type] : -1;
+			last_type = type;
 			last_codelet = c;
 		}
 		if (last_slot >= 0)
 			by_type[last_slot] += cycles;
+		if (last_type >= 0 && (size_t)last_type < b->profile.n_vertex_types)
+			((tsi_vertex_type_profile *)&b->profile.vertex_types[last_type])->flops += vflops;
 	}
 	csp->active_cycles_by_type = by_type;
 	csp->flops = flops;

@@ -438,7 +438,7 @@ static int32_t copy_vertex_type(lower_ctx *c)
 	memcpy(vt, b->profile.vertex_types, n * sizeof(*vt));
 	/* A supervisor memcpy: 12 bytes of state (source, destination, size),
 	 * about 384 bytes of code. */
-	vt[n] = (tsi_vertex_type_profile){name, 12, 384, 0};
+	vt[n] = (tsi_vertex_type_profile){name, 12, 384, 0, 0};
 	b->profile.vertex_types = vt;
 	b->profile.n_vertex_types = n + 1;
 	return (int32_t)n;
@@ -557,8 +557,19 @@ static int lower_host(lower_ctx *c, const tsi_program *p, const tsi_tensor *t, b
 			while (j < end && tiles[j] == tiles[i])
 				j++;
 			uint64_t bytes = (j - i) * esize;
+			tsi_exchange_instructions *ins = &b->programs[id].memory_by_instruction;
 			tsi_tile_acc_add(to_device ? &c->recv : &c->sent, tiles[i], bytes);
 			tsi_tile_acc_add(&c->code, tiles[i], 8);  /* address + length */
+			/* The same 8 bytes by instruction kind: an address and a
+			 * format word per run, receiving or sending. */
+			if (to_device) {
+				ins->receive_address += 4;
+				ins->receive_format += 4;
+			} else {
+				ins->send += 4;
+				ins->send_with_put_format += 4;
+			}
+			ins->total += 8;
 			tsi_tile_acc_add(&c->hdr, tiles[i], 16);  /* packet header per run */
 			plan->total_bytes += bytes;
 			i = j;
@@ -641,6 +652,14 @@ static int lower_collective(lower_ctx *c, const tsi_program *p, idlist *l)
 		tsi_tile_acc_add(&c->msg, tile, bytes);
 		tsi_tile_acc_add(&c->code, tile, 16);
 		tsi_tile_acc_add(&c->hdr, tile, 8 * (k - 1));
+		/* Those 16 bytes: a send, a put address, a receive address and a
+		 * mux switch per tile taking part. */
+		tsi_exchange_instructions *ins = &b->programs[id].memory_by_instruction;
+		ins->send += 4;
+		ins->send_with_put_address += 4;
+		ins->receive_address += 4;
+		ins->receive_mux += 4;
+		ins->total += 16;
 		tsi_tile_acc_add(&c->cyc, tile,
 		                 b->k.external_latency_cycles +
 		                     (bytes + b->k.external_bytes_per_cycle - 1) / b->k.external_bytes_per_cycle);
@@ -975,7 +994,7 @@ static int describe_compute_sets(lower_ctx *c)
 		const tsi_codelet *cd = core->codelets.items[k];
 		if (b->codelet_type[k] >= 0)
 			vt[b->codelet_type[k]] =
-			    (tsi_vertex_type_profile){cd->name, cd->state_bytes, cd->code_bytes, count_by_type[k]};
+			    (tsi_vertex_type_profile){cd->name, cd->state_bytes, cd->code_bytes, count_by_type[k], 0};
 	}
 	free(count_by_type);
 	for (size_t i = 0; i < n_cs; i++)
