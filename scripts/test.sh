@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets everything up and runs every test suite, as CI does:
 #   1. a -Dwerror=true build running all suites (unit, integration);
-#   2. an ASan+UBSan build running the unit suite.
+#   2. an ASan+UBSan build running the unit suite;
+#   3. a release -Dwerror=true build (optimisation finds other warnings)
+#      running the unit suite.
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.."
@@ -36,6 +38,7 @@ mkdir -p "$out"
 run_config "$out/werror" "" -Dwerror=true -Dbuildtype=debugoptimized || status=1
 run_config "$out/asan" "--suite unit" -Db_sanitize=address,undefined -Db_lundef=false \
 	-Dbuildtype=debug || status=1
+run_config "$out/release" "--suite unit" -Dwerror=true -Dbuildtype=release || status=1
 
 [ $failed -gt 0 ] && status=1
 echo "$passed passed, $failed failed"

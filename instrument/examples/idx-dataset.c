@@ -275,7 +275,7 @@ static int load_pair(idx_dataset *out, const char *images_path, const char *labe
 {
 	idx_file images = {images_path, -1, NULL}, labels = {labels_path, -1, NULL};
 	unsigned char *label_bytes = NULL, *pixel_bytes = NULL;
-	uint32_t image_dims[3], label_dims[1];
+	uint32_t image_dims[3] = {0}, label_dims[1] = {0};
 	size_t count, n;
 	int rc;
 

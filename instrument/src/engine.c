@@ -1018,7 +1018,7 @@ static int install_conn(tsi_engine *e, const tsi_stream *s, bool all, unsigned r
 static int connect_buffer(tsi_engine *e, const char *name, bool all, unsigned replica,
                           void *begin, void *end)
 {
-	tsi_stream *s;
+	tsi_stream *s = NULL;
 	stream_conn *c;
 	int rc;
 
@@ -1051,7 +1051,7 @@ static int connect_buffer(tsi_engine *e, const char *name, bool all, unsigned re
 static int connect_cb(tsi_engine *e, const char *name, bool all, unsigned replica,
                       tsi_stream_cb cb, void *user_data)
 {
-	tsi_stream *s;
+	tsi_stream *s = NULL;
 	stream_conn *c;
 	int rc;
 
@@ -1789,7 +1789,7 @@ static int remote_check(tsi_engine *e, const char *name, unsigned replica, const
 TSI_API int tsi_engine_write_remote(tsi_engine *engine, const char *name, unsigned replica,
                                     const void *buf, size_t bytes)
 {
-	const tsi_remote_buffer *rb;
+	const tsi_remote_buffer *rb = NULL;
 	int rc;
 
 	if (!engine)
@@ -1806,7 +1806,7 @@ TSI_API int tsi_engine_write_remote(tsi_engine *engine, const char *name, unsign
 TSI_API int tsi_engine_read_remote(tsi_engine *engine, const char *name, unsigned replica,
                                    void *buf, size_t bytes)
 {
-	const tsi_remote_buffer *rb;
+	const tsi_remote_buffer *rb = NULL;
 	int rc;
 
 	if (!engine)

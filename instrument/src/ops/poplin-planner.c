@@ -14,19 +14,10 @@
  * vertex's model is calibrated against measured Bow IPU throughput (see
  * tsi_poplin_amp_cycles); the others are assumptions stated beside them.
  */
-#include "../ipu-private.h"
+#include "poplin-private.h"
 #include "tilescope/poplin.h"
 
 #include <stdlib.h>
-
-/* Shared with poplin.c (no private header of poplin yet: keep the two
- * copies of these prototypes identical). */
-uint64_t tsi_poplin_amp_cycles(size_t rows, size_t k, size_t n, const tsi_target *target);
-uint64_t tsi_poplin_float_cycles(size_t rows, size_t k, size_t n, const tsi_target *target);
-uint64_t tsi_poplin_reduce_cycles(size_t n_partials, size_t elems, bool half_out, bool scaled);
-void tsi_poplin_worker_split(size_t rows, size_t cols, unsigned workers, size_t *row_parts,
-                             size_t *col_parts);
-unsigned tsi_poplin_workers(const tsi_target *target);
 
 /* a / b rounded up (b > 0). */
 static uint64_t ceil_div(uint64_t a, uint64_t b)

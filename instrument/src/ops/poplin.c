@@ -12,21 +12,13 @@
  * The vertices are built only with the public graph API, and really
  * compute (accumulating in float), so models that train with them learn.
  */
-#include "../ipu-private.h"
+#include "ops-private.h"
+#include "poplin-private.h"
 #include "tilescope/poplin.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Shared with poplin-planner.c (no private header of poplin yet: keep the
- * two copies of these prototypes identical). */
-uint64_t tsi_poplin_amp_cycles(size_t rows, size_t k, size_t n, const tsi_target *target);
-uint64_t tsi_poplin_float_cycles(size_t rows, size_t k, size_t n, const tsi_target *target);
-uint64_t tsi_poplin_reduce_cycles(size_t n_partials, size_t elems, bool half_out, bool scaled);
-void tsi_poplin_worker_split(size_t rows, size_t cols, unsigned workers, size_t *row_parts,
-                             size_t *col_parts);
-unsigned tsi_poplin_workers(const tsi_target *target);
 
 #define AMP_NAME "poplin::ConvPartial1x1Out<half,float,true,false>"
 #define MATMUL_NAME "poplin::MatMulPartial<float,float>"
@@ -365,15 +357,6 @@ TSI_API int tsi_poplin_add_codelets(tsi_graph *graph)
 
 /* --- Host side: helpers ------------------------------------------------------- */
 
-/* What the graph recorded for a failed call that returned NULL (a
- * failure with nothing recorded can only be a lack of memory). */
-static int graph_rc(const tsi_graph *graph)
-{
-	int rc = tsi_graph_error_code(graph);
-
-	return rc ? rc : TSI_ERR_NO_MEMORY;
-}
-
 /* Element range [*begin, *end) of part `i` of `parts` balanced parts of
  * `dim` elements: every part is floor or ceil(dim / parts) long, as the
  * planner assumes. */
@@ -398,31 +381,6 @@ static tsi_tensor *block2(const tsi_tensor *t, size_t r0, size_t r1, size_t c0, 
 	return tsi_tensor_slice_md(t, begin, end, 2);
 }
 
-/* Writes a shape as "[3,4]" into buf. */
-static void format_shape(char *buf, size_t size, const tsi_tensor *t)
-{
-	size_t shape[TSI_MAX_RANK];
-	size_t rank = tsi_tensor_shape(t, shape);
-	size_t used = (size_t)snprintf(buf, size, "[");
-
-	for (size_t d = 0; d < rank && used < size; d++)
-		used += (size_t)snprintf(buf + used, size - used, "%s%zu", d ? "," : "", shape[d]);
-	if (used < size)
-		snprintf(buf + used, size - used, "]");
-}
-
-/* "<prefix><suffix>" in a malloc'd string, or NULL. */
-static char *join(const char *prefix, const char *suffix)
-{
-	char *s = malloc(strlen(prefix) + strlen(suffix) + 1);
-
-	if (s) {
-		strcpy(s, prefix);
-		strcat(s, suffix);
-	}
-	return s;
-}
-
 /* One matmul being built. */
 typedef struct mm_ctx {
 	tsi_graph *graph;
@@ -433,6 +391,26 @@ typedef struct mm_ctx {
 	tsi_poplin_plan plan;
 	unsigned workers;
 } mm_ctx;
+
+/* Records that the host ran out of memory building `c`. */
+static int mm_oom(const mm_ctx *c)
+{
+	return tsi_ops_oom_in(c->graph, c->api, c->name);
+}
+
+/* "<name><suffix>" in a malloc'd string, or NULL (recorded). */
+static char *mm_name(const mm_ctx *c, const char *suffix)
+{
+	char *s = malloc(strlen(c->name) + strlen(suffix) + 1);
+
+	if (!s) {
+		mm_oom(c);
+		return NULL;
+	}
+	strcpy(s, c->name);
+	strcat(s, suffix);
+	return s;
+}
 
 /*
  * Plans for the context's problem, recording a failure in the graph
@@ -464,15 +442,11 @@ static int check_operands(mm_ctx *c, const tsi_tensor *a, const tsi_tensor *b,
 	char sa[96], sb[96];
 	tsi_type type;
 
-	if (!a || !b || !seq) {
-		/* A NULL from an earlier failed call is already recorded. */
-		if (tsi_graph_error_code(c->graph))
-			return tsi_graph_error_code(c->graph);
-		return tsi_graph_fail(c->graph, TSI_ERR_INVALID_ARGUMENT, "%s '%s': %s is NULL",
-		                      c->api, c->name, !a ? "operand a" : !b ? "operand b" : "seq");
-	}
-	format_shape(sa, sizeof(sa), a);
-	format_shape(sb, sizeof(sb), b);
+	if (!a || !b || !seq)
+		return tsi_ops_null_arg_echo(c->graph, c->api, c->name,
+		                             !a ? "operand a" : !b ? "operand b" : "seq");
+	tsi_ops_format_shape_in(sa, sizeof(sa), a, '[', ']');
+	tsi_ops_format_shape_in(sb, sizeof(sb), b, '[', ']');
 	if (tsi_tensor_rank(a) != 2 || tsi_tensor_rank(b) != 2)
 		return tsi_graph_fail(c->graph, TSI_ERR_INVALID_ARGUMENT,
 		                      "%s '%s': operands must have rank 2, not %s %s x %s %s", c->api,
@@ -518,12 +492,12 @@ static int add_product_vertex(mm_ctx *c, tsi_compute_set *cs, const char *type_n
 	int rc;
 
 	if (!v)
-		return graph_rc(c->graph);
+		return tsi_ops_failed(c->graph);
 	if ((rc = tsi_graph_connect(c->graph, v, "in", in)) != 0 ||
 	    (rc = tsi_graph_connect(c->graph, v, "weights", weights)) != 0 ||
 	    (rc = tsi_graph_connect(c->graph, v, "out", out)) != 0 ||
 	    (rc = tsi_graph_set_vertex_tile(c->graph, v, tile)) != 0)
-		return rc == TSI_ERR_INVALID_GRAPH ? graph_rc(c->graph) : rc;
+		return rc == TSI_ERR_INVALID_GRAPH ? tsi_ops_failed(c->graph) : rc;
 	return TSI_OK;
 }
 
@@ -567,7 +541,7 @@ static int build_products(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *a,
 				bb = tsi_tensor_slice_dim(slab_b, n0, n1, 1);
 				db = block2(d, m0, m1, n0, n1);
 				if (!ab || !bb || !db)
-					return graph_rc(c->graph);
+					return tsi_ops_failed(c->graph);
 				if ((rc = tsi_graph_set_tile_mapping(c->graph, db, tile)) != 0)
 					return rc;
 				if (c->type == TSI_HALF) {
@@ -592,7 +566,7 @@ static int build_products(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *a,
 						in = tsi_tensor_slice(ab, r0, r1);
 						o = tsi_tensor_flatten(block2(db, r0, r1, c0, c1));
 						if (!in || !w || !o)
-							return graph_rc(c->graph);
+							return tsi_ops_failed(c->graph);
 						rc = add_product_vertex(c, cs, MATMUL_NAME, in, w, o, tile);
 						if (rc)
 							return rc;
@@ -623,8 +597,7 @@ static int build_reduce(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *partia
 	int rc = TSI_OK;
 
 	if (!flat) {
-		rc = tsi_graph_fail(c->graph, TSI_ERR_NO_MEMORY, "%s '%s': out of host memory",
-		                    c->api, c->name);
+		rc = mm_oom(c);
 		goto done;
 	}
 	for (size_t mi = 0; mi < p->m_split; mi++) {
@@ -642,7 +615,7 @@ static int build_reduce(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *partia
 				flat[ki] = tsi_tensor_flatten(block2(tsi_tensor_index(partials, ki), m0, m1,
 				                                     n0, n1));
 			if (!oflat || !flat[ks - 1]) {
-				rc = graph_rc(c->graph);
+				rc = tsi_ops_failed(c->graph);
 				goto done;
 			}
 			for (size_t j = 0; j < ks; j++) {
@@ -666,7 +639,7 @@ static int build_reduce(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *partia
 						list[ki] = tsi_tensor_slice(flat[ki], e0 + c0, e0 + c1);
 					v = tsi_graph_add_vertex(c->graph, cs, type_name);
 					if (!v || !list[ks - 1]) {
-						rc = graph_rc(c->graph);
+						rc = tsi_ops_failed(c->graph);
 						goto done;
 					}
 					if ((rc = tsi_graph_connect_list(c->graph, v, "partials", list, ks)) ||
@@ -676,7 +649,7 @@ static int build_reduce(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *partia
 					                                      tsi_tensor_index(alpha, tile)))) ||
 					    (rc = tsi_graph_set_vertex_tile(c->graph, v, tile))) {
 						if (rc == TSI_ERR_INVALID_GRAPH)
-							rc = graph_rc(c->graph);
+							rc = tsi_ops_failed(c->graph);
 						goto done;
 					}
 				}
@@ -696,7 +669,7 @@ static int append_steps(tsi_graph *graph, tsi_program *seq, tsi_compute_set *con
 		int rc;
 
 		if (!step)
-			return graph_rc(graph);
+			return tsi_ops_failed(graph);
 		if ((rc = tsi_sequence_add(seq, step)) != 0)
 			return rc;
 	}
@@ -706,14 +679,11 @@ static int append_steps(tsi_graph *graph, tsi_program *seq, tsi_compute_set *con
 /* A compute set "<name><suffix>", or NULL (recorded). */
 static tsi_compute_set *add_cs(mm_ctx *c, const char *suffix)
 {
-	char *name = join(c->name, suffix);
+	char *name = mm_name(c, suffix);
 	tsi_compute_set *cs;
 
-	if (!name) {
-		tsi_graph_fail(c->graph, TSI_ERR_NO_MEMORY, "%s '%s': out of host memory", c->api,
-		               c->name);
+	if (!name)
 		return NULL;
-	}
 	cs = tsi_graph_add_compute_set(c->graph, name);
 	free(name);
 	return cs;
@@ -723,14 +693,11 @@ static tsi_compute_set *add_cs(mm_ctx *c, const char *suffix)
 static tsi_tensor *add_var(mm_ctx *c, tsi_type type, size_t rank, const size_t *shape,
                            const char *suffix)
 {
-	char *name = join(c->name, suffix);
+	char *name = mm_name(c, suffix);
 	tsi_tensor *t;
 
-	if (!name) {
-		tsi_graph_fail(c->graph, TSI_ERR_NO_MEMORY, "%s '%s': out of host memory", c->api,
-		               c->name);
+	if (!name)
 		return NULL;
-	}
 	t = tsi_graph_add_variable(c->graph, type, rank, shape, name);
 	free(name);
 	return t;
@@ -785,15 +752,12 @@ TSI_API tsi_tensor *tsi_poplin_matmul(tsi_graph *graph, const tsi_tensor *a, con
  */
 static tsi_tensor *alpha_constant(mm_ctx *c, float alpha)
 {
-	char *name = join(c->name, "/alpha");
+	char *name = mm_name(c, "/alpha");
 	size_t n = c->plan.tiles_used;
 	tsi_tensor *t;
 
-	if (!name) {
-		tsi_graph_fail(c->graph, TSI_ERR_NO_MEMORY, "%s '%s': out of host memory", c->api,
-		               c->name);
+	if (!name)
 		return NULL;
-	}
 	t = tsi_graph_add_constant_fill(c->graph, TSI_FLOAT, TSI_SHAPE(n), alpha, name);
 	free(name);
 	for (size_t i = 0; t && i < n; i++)
@@ -824,11 +788,8 @@ TSI_API int tsi_poplin_matmul_acc(tsi_graph *graph, const tsi_tensor *c, float a
 	if ((rc = check_operands(&ctx, a, b, seq)) != 0)
 		return rc;
 	if (!c)
-		return tsi_graph_error_code(graph)
-		           ? tsi_graph_error_code(graph)
-		           : tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT, "%s '%s': c is NULL",
-		                            ctx.api, ctx.name);
-	format_shape(sc, sizeof(sc), c);
+		return tsi_ops_null_arg_echo(graph, ctx.api, ctx.name, "c");
+	tsi_ops_format_shape_in(sc, sizeof(sc), c, '[', ']');
 	if (tsi_tensor_rank(c) != 2 || tsi_tensor_dim(c, 0) != ctx.m ||
 	    tsi_tensor_dim(c, 1) != ctx.n || tsi_tensor_type(c) != ctx.type)
 		return tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
@@ -848,7 +809,7 @@ TSI_API int tsi_poplin_matmul_acc(tsi_graph *graph, const tsi_tensor *c, float a
 	cs[0] = add_cs(&ctx, "/Partials");
 	cs[1] = add_cs(&ctx, "/Reduce");
 	if (!partials || !alpha_t || !cs[0] || !cs[1])
-		return graph_rc(graph);
+		return tsi_ops_failed(graph);
 	if ((rc = build_products(&ctx, cs[0], a, b, partials, true)) != 0 ||
 	    (rc = build_reduce(&ctx, cs[1], partials, c,
 	                       ctx.type == TSI_HALF ? REDUCE_TO_HALF_NAME : REDUCE_TO_NAME, alpha_t,
@@ -896,7 +857,7 @@ static tsi_tensor *create_input(tsi_graph *graph, const char *api, bool lhs, tsi
 	if (!var)
 		goto done;
 	if (!pieces) {
-		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "%s '%s': out of host memory", api, c.name);
+		mm_oom(&c);
 		goto done;
 	}
 	row_pieces = pieces + col_parts;

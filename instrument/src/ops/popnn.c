@@ -1,7 +1,7 @@
 /*
  * popnn, in small: the neural-network operations of Graphcore's popnn
- * library on the IPU Model, built only from the public graph API as a
- * model author would build them (plus tsi_graph_fail for errors).
+ * library on the IPU Model, built from the graph API as a model author
+ * would build them.
  *
  * Elementwise non-linearities (ReLU, sigmoid, tanh) run one supervisor
  * vertex per tile on the elements that tile holds; like popnn, the
@@ -13,15 +13,14 @@
  * Losses and accuracy reduce in two compute sets: per-vertex partials on
  * the vertices' tiles, then one final vertex on the tile of the result.
  *
- * Some graph-building helpers (mapping a result like its input, views over
- * a tile's intervals) duplicate ones in popops.c; they are small, and this
- * file does not depend on popops' internals.
+ * Mapping a result like its input, views over a tile's intervals and the
+ * error conventions come from the helpers every ops file shares
+ * (ops-private.h).
  */
-#include "../ipu-private.h"
+#include "ops-private.h"
 #include "tilescope/popnn.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,9 +43,6 @@ enum { LT_UNSIGNED = 0, LT_INT, LT_COUNT };
 /* The smallest probability whose logarithm cross-entropy takes, so that a
  * zero probability gives a large finite loss instead of infinity. */
 #define MIN_PROBABILITY 1e-30f
-
-/* Workers of a tile when the target does not say. */
-#define DEFAULT_WORKERS 6
 
 /* A row-wise vertex gets at least this many elements before a tile's rows
  * are split over more vertices: below it, the fixed cost of another vertex
@@ -496,13 +492,6 @@ static bool calc_accuracy_cb(const tsi_field *f, size_t n_fields)
  * holds 2 floats or 4 halves.
  */
 
-/* Worker contexts of the target (6 on every IPU). */
-static unsigned workers_of(const tsi_target *target)
-{
-	return target && target->num_worker_contexts ? target->num_worker_contexts
-	                                             : DEFAULT_WORKERS;
-}
-
 /* Vertex entry, loading the state and launching the workers, then the
  * sync with them at the end. */
 #define SUPERVISOR_OVERHEAD 30
@@ -533,7 +522,7 @@ static const unsigned nl_grad_vector_cycles[NL_ELEMENTWISE][DT_COUNT] = {
 static uint64_t supervisor_cycles(size_t n, unsigned width, unsigned per_vector,
                                   const tsi_target *target)
 {
-	unsigned workers = workers_of(target);
+	unsigned workers = tsi_ops_target_workers(target);
 	size_t share = (n + workers - 1) / workers;
 	uint64_t worker = WORKER_OVERHEAD + (uint64_t)per_vector * ((share + width - 1) / width);
 
@@ -978,40 +967,16 @@ typedef struct op_ctx {
 	const char *name; /* debug name, never NULL */
 } op_ctx;
 
-/* The graph's error code after a failed call, or TSI_ERR_NO_MEMORY when the
- * failing call recorded nothing (which only running out of memory does). */
-static int graph_rc(const tsi_graph *graph)
-{
-	int rc = tsi_graph_error_code(graph);
-
-	return rc ? rc : TSI_ERR_NO_MEMORY;
-}
-
 /* Records running out of host memory. */
 static int oom(const op_ctx *op)
 {
-	return tsi_graph_fail(op->graph, TSI_ERR_NO_MEMORY, "%s '%s': out of host memory", op->api,
-	                      op->name);
+	return tsi_ops_oom_in(op->graph, op->api, op->name);
 }
 
 /* "<prefix>/<suffix>" in the graph's arena, or NULL. */
 static const char *sub_name(const op_ctx *op, const char *suffix)
 {
 	return tsi_arena_printf(&op->graph->core->arena, "%s/%s", op->name, suffix);
-}
-
-/* Writes a tensor's shape as "{2,3}" into buf, for messages. */
-static const char *shape_text(char *buf, size_t size, const tsi_tensor *t)
-{
-	size_t shape[TSI_MAX_RANK];
-	size_t rank = tsi_tensor_shape(t, shape);
-	size_t used = (size_t)snprintf(buf, size, "{");
-
-	for (size_t d = 0; d < rank && used < size; d++)
-		used += (size_t)snprintf(buf + used, size - used, "%s%zu", d ? "," : "", shape[d]);
-	if (used < size)
-		snprintf(buf + used, size - used, "}");
-	return buf;
 }
 
 /* True when two tensors have the same shape. */
@@ -1034,26 +999,19 @@ static int check_present(const op_ctx *op, const void *const *args, const char *
 {
 	if (!op->graph)
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "%s: graph is NULL", op->api);
-	for (size_t i = 0; i < n; i++) {
-		if (args[i])
-			continue;
-		if (tsi_graph_error_code(op->graph))
-			return tsi_graph_error_code(op->graph);
-		return tsi_graph_fail(op->graph, TSI_ERR_INVALID_ARGUMENT, "%s '%s': %s is NULL",
-		                      op->api, op->name, labels[i]);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (!args[i])
+			return tsi_ops_null_arg_echo(op->graph, op->api, op->name, labels[i]);
 	return TSI_OK;
 }
 
 /* Fails unless `codelet` was registered with tsi_popnn_add_codelets(). */
 static int check_codelet(const op_ctx *op, const tsi_codelet *codelet)
 {
-	if (tsi_graph_lookup_codelet(op->graph, codelet->name))
+	if (tsi_ops_require_codelet(op->graph, op->api, op->name, codelet->name,
+	                            "tsi_popnn_add_codelets"))
 		return TSI_OK;
-	return tsi_graph_fail(op->graph, TSI_ERR_UNKNOWN_VERTEX_TYPE,
-	                      "%s '%s': vertex type %s is not in the graph; call "
-	                      "tsi_popnn_add_codelets() first",
-	                      op->api, op->name, codelet->name);
+	return TSI_ERR_UNKNOWN_VERTEX_TYPE;
 }
 
 /* The codelet-table column of a data type, or -1. */
@@ -1068,87 +1026,18 @@ static int label_type_index(tsi_type type)
 	return type == TSI_UNSIGNED_INT ? LT_UNSIGNED : type == TSI_INT ? LT_INT : -1;
 }
 
-/* qsort order of mapping intervals: by tile, then position. */
-static int interval_cmp(const void *pa, const void *pb)
+/* A new variable "<name>/out" of t's type and shape, mapped like `t`
+ * (elements of t with no tile spread linearly over the graph). */
+static tsi_tensor *clone_like(const op_ctx *op, const tsi_tensor *t)
 {
-	const tsi_mapping_interval *a = pa;
-	const tsi_mapping_interval *b = pb;
+	tsi_mapping_interval *iv = NULL;
+	const tsi_tensor *flat;
+	size_t n_iv = 0;
+	tsi_tensor *out = tsi_ops_result_like(op->graph, t, tsi_tensor_type(t), op->name, &iv, &n_iv,
+	                                      &flat);
 
-	if (a->tile != b->tile)
-		return a->tile < b->tile ? -1 : 1;
-	return a->begin < b->begin ? -1 : a->begin > b->begin;
-}
-
-/*
- * Maps the flat result `out_flat` element by element like `like` (any
- * view of the same element count); elements of `like` with no tile are
- * gathered and spread linearly over the graph.
- */
-static int map_like(const op_ctx *op, const tsi_tensor *out_flat, const tsi_tensor *like)
-{
-	tsi_mapping_interval *map = NULL;
-	tsi_tensor **unmapped = NULL;
-	size_t n_map = 0, n_unmapped = 0;
-	int rc = tsi_graph_get_tile_mapping(&map, &n_map, op->graph, like);
-
-	if (rc)
-		goto done;
-	unmapped = malloc((n_map ? n_map : 1) * sizeof(*unmapped));
-	if (!unmapped) {
-		rc = oom(op);
-		goto done;
-	}
-	for (size_t i = 0; i < n_map; i++) {
-		tsi_tensor *piece = tsi_tensor_slice(out_flat, map[i].begin, map[i].end);
-
-		if (!piece) {
-			rc = graph_rc(op->graph);
-			goto done;
-		}
-		if (map[i].tile == TSI_NO_TILE)
-			unmapped[n_unmapped++] = piece;
-		else if ((rc = tsi_graph_set_tile_mapping(op->graph, piece, map[i].tile)) != 0)
-			goto done;
-	}
-	if (n_unmapped) {
-		tsi_tensor *rest = tsi_tensor_concat(unmapped, n_unmapped, 0);
-
-		rc = rest ? tsi_graph_map_linearly(op->graph, rest, 1) : graph_rc(op->graph);
-	}
-done:
-	free(unmapped);
-	free(map);
-	return rc;
-}
-
-/* A new variable "<name>/<suffix>" of t's type and shape, mapped like `t`. */
-static tsi_tensor *clone_like(const op_ctx *op, const tsi_tensor *t, const char *suffix)
-{
-	size_t shape[TSI_MAX_RANK];
-	size_t rank = tsi_tensor_shape(t, shape);
-	const char *vname = sub_name(op, suffix);
-	tsi_tensor *out = vname ? tsi_graph_add_variable(op->graph, tsi_tensor_type(t), rank, shape,
-	                                                 vname)
-	                        : NULL;
-
-	if (!vname)
-		oom(op);
-	if (!out || map_like(op, tsi_tensor_flatten(out), tsi_tensor_flatten(t)) != 0)
-		return NULL;
+	free(iv);
 	return out;
-}
-
-/* The view of `flat` over intervals iv[0..n) (all of one tile), using
- * `scratch` (n entries) for the pieces. */
-static tsi_tensor *view_over(const tsi_tensor *flat, const tsi_mapping_interval *iv, size_t n,
-                             tsi_tensor **scratch)
-{
-	if (n == 1)
-		return tsi_tensor_slice(flat, iv[0].begin, iv[0].end);
-	for (size_t i = 0; i < n; i++)
-		if (!(scratch[i] = tsi_tensor_slice(flat, iv[i].begin, iv[i].end)))
-			return NULL;
-	return tsi_tensor_concat(scratch, n, 0);
 }
 
 /*
@@ -1161,18 +1050,25 @@ static int add_elementwise_vertices(const op_ctx *op, tsi_compute_set *cs,
                                     const tsi_tensor *const *flats)
 {
 	tsi_mapping_interval *map = NULL;
-	tsi_tensor **scratch = NULL;
+	tsi_ops_range *ranges = NULL;
+	tsi_ops_viewer viewers[3];
 	size_t n_map = 0;
-	int rc = tsi_graph_get_tile_mapping(&map, &n_map, op->graph, by);
+	int rc;
 
+	memset(viewers, 0, sizeof(viewers));
+	rc = tsi_graph_get_tile_mapping(&map, &n_map, op->graph, by);
 	if (rc)
 		goto done;
-	scratch = malloc((n_map ? n_map : 1) * sizeof(*scratch));
-	if (!scratch) {
+	ranges = malloc((n_map ? n_map : 1) * sizeof(*ranges));
+	if (!ranges) {
 		rc = oom(op);
 		goto done;
 	}
-	qsort(map, n_map, sizeof(*map), interval_cmp);
+	for (size_t f = 0; f < codelet->n_fields && !rc; f++)
+		rc = tsi_ops_viewer_init(&viewers[f], op->graph, flats[f]);
+	if (rc)
+		goto done;
+	qsort(map, n_map, sizeof(*map), tsi_ops_interval_cmp);
 	for (size_t lo = 0, hi; lo < n_map; lo = hi) {
 		tsi_vertex *v;
 
@@ -1186,14 +1082,18 @@ static int add_elementwise_vertices(const op_ctx *op, tsi_compute_set *cs,
 		}
 		v = tsi_graph_add_vertex(op->graph, cs, codelet->name);
 		if (!v) {
-			rc = graph_rc(op->graph);
+			rc = tsi_ops_failed(op->graph);
 			goto done;
 		}
+		for (size_t i = lo; i < hi; i++) {
+			ranges[i - lo].begin = map[i].begin;
+			ranges[i - lo].len = map[i].end - map[i].begin;
+		}
 		for (size_t f = 0; f < codelet->n_fields; f++) {
-			tsi_tensor *view = view_over(flats[f], map + lo, hi - lo, scratch);
+			tsi_tensor *view = tsi_ops_view(&viewers[f], ranges, hi - lo);
 
 			if (!view) {
-				rc = graph_rc(op->graph);
+				rc = tsi_ops_failed(op->graph);
 				goto done;
 			}
 			if ((rc = tsi_graph_connect(op->graph, v, codelet->fields[f].name, view)) != 0)
@@ -1203,7 +1103,9 @@ static int add_elementwise_vertices(const op_ctx *op, tsi_compute_set *cs,
 			goto done;
 	}
 done:
-	free(scratch);
+	for (size_t f = 0; f < 3; f++)
+		tsi_ops_viewer_free(&viewers[f]);
+	free(ranges);
 	free(map);
 	return rc;
 }
@@ -1282,7 +1184,7 @@ static int plan_rows(const op_ctx *op, row_plan *p, const tsi_tensor *m, size_t 
                      size_t cols)
 {
 	const tsi_target *target = tsi_graph_get_target(op->graph);
-	unsigned workers = workers_of(target);
+	unsigned workers = tsi_ops_target_workers(target);
 	tsi_mapping_interval *map = NULL;
 	row_piece *pieces = NULL;
 	row_owner *owner = NULL;
@@ -1375,7 +1277,7 @@ static int group_rows(const op_ctx *op, const row_plan *p, const row_group *g,
 {
 	for (size_t i = 0; i < g->count; i++)
 		if (!(rows[i] = tsi_tensor_index(m, p->order[g->first + i])))
-			return graph_rc(op->graph);
+			return tsi_ops_failed(op->graph);
 	return TSI_OK;
 }
 
@@ -1466,7 +1368,7 @@ static int add_row_vertices(const op_ctx *op, tsi_compute_set *cs, const tsi_cod
 		tsi_vertex *v = tsi_graph_add_vertex(op->graph, cs, codelet->name);
 
 		if (!v) {
-			rc = graph_rc(op->graph);
+			rc = tsi_ops_failed(op->graph);
 			break;
 		}
 		for (size_t f = 0; f < codelet->n_fields && rc == 0; f++) {
@@ -1494,14 +1396,14 @@ static int build_nl_in_place(const op_ctx *op, tsi_popnn_nonlinearity_type nl,
 	int rc;
 
 	if (!cs)
-		return graph_rc(op->graph);
+		return tsi_ops_failed(op->graph);
 	if (nl == NL_SOFTMAX) {
 		size_t rows, cols;
 		const tsi_tensor *m = as_rows(t, &rows, &cols);
 		row_plan plan;
 
 		if (!m)
-			return graph_rc(op->graph);
+			return tsi_ops_failed(op->graph);
 		if (rows) {
 			rc = plan_rows(op, &plan, m, rows, cols);
 			if (rc)
@@ -1515,14 +1417,14 @@ static int build_nl_in_place(const op_ctx *op, tsi_popnn_nonlinearity_type nl,
 		const tsi_tensor *flat = tsi_tensor_flatten(t);
 
 		if (!flat)
-			return graph_rc(op->graph);
+			return tsi_ops_failed(op->graph);
 		rc = add_elementwise_vertices(op, cs, codelet, flat, &flat);
 		if (rc)
 			return rc;
 	}
 	step = tsi_prog_execute(op->graph, cs);
 	if (!step)
-		return graph_rc(op->graph);
+		return tsi_ops_failed(op->graph);
 	return tsi_sequence_add(seq, step);
 }
 
@@ -1545,7 +1447,7 @@ TSI_API int tsi_popnn_nonlinearity_in_place(tsi_graph *graph, tsi_popnn_nonlinea
 		return rc;
 	codelet = check_nl(&op, nl, t, "tensor", nl_codelets);
 	if (!codelet)
-		return graph_rc(graph);
+		return tsi_ops_failed(graph);
 	if (tsi_tensor_is_constant(t))
 		return tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
 		                      "%s '%s': tensor %s is a constant and cannot be updated in place",
@@ -1572,7 +1474,7 @@ TSI_API tsi_tensor *tsi_popnn_nonlinearity(tsi_graph *graph, tsi_popnn_nonlinear
 	if (check_present(&op, args, labels, 2) != 0)
 		return NULL;
 	codelet = check_nl(&op, nl, t, "tensor", nl_codelets);
-	out = codelet ? clone_like(&op, t, "out") : NULL;
+	out = codelet ? clone_like(&op, t) : NULL;
 	copy = out ? tsi_prog_copy(graph, t, out) : NULL;
 	if (!copy || tsi_sequence_add(seq, copy) != 0)
 		return NULL;
@@ -1617,11 +1519,11 @@ TSI_API tsi_tensor *tsi_popnn_nonlinearity_grad(tsi_graph *graph, tsi_popnn_nonl
 	if (!same_shape(out, out_grad)) {
 		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
 		               "%s '%s': out %s has shape %s but out_grad %s has shape %s", op.api,
-		               op.name, tsi_tensor_describe(out), shape_text(sa, sizeof(sa), out),
-		               tsi_tensor_describe(out_grad), shape_text(sb, sizeof(sb), out_grad));
+		               op.name, tsi_tensor_describe(out), tsi_ops_format_shape(sa, sizeof(sa), out),
+		               tsi_tensor_describe(out_grad), tsi_ops_format_shape(sb, sizeof(sb), out_grad));
 		return NULL;
 	}
-	in_grad = clone_like(&op, out_grad, "out");
+	in_grad = clone_like(&op, out_grad);
 	cs = in_grad ? tsi_graph_add_compute_set(graph, op.name) : NULL;
 	if (!cs)
 		return NULL;
@@ -1672,7 +1574,7 @@ static int check_rows_and_labels(const op_ctx *op, const tsi_tensor *m, const ch
 		return tsi_graph_fail(op->graph, TSI_ERR_INVALID_ARGUMENT,
 		                      "%s '%s': %s %s must be a non-empty [N, C] tensor but has shape %s",
 		                      op->api, op->name, what, tsi_tensor_describe(m),
-		                      shape_text(sa, sizeof(sa), m));
+		                      tsi_ops_format_shape(sa, sizeof(sa), m));
 	lt = label_type_index(tsi_tensor_type(labels));
 	if (lt < 0)
 		return tsi_graph_fail(op->graph, TSI_ERR_INVALID_ARGUMENT,
@@ -1684,8 +1586,8 @@ static int check_rows_and_labels(const op_ctx *op, const tsi_tensor *m, const ch
 		                      "%s '%s': labels %s must have shape {%zu} (one per row of %s %s) "
 		                      "but have shape %s",
 		                      op->api, op->name, tsi_tensor_describe(labels),
-		                      tsi_tensor_dim(m, 0), what, shape_text(sa, sizeof(sa), m),
-		                      shape_text(sb, sizeof(sb), labels));
+		                      tsi_tensor_dim(m, 0), what, tsi_ops_format_shape(sa, sizeof(sa), m),
+		                      tsi_ops_format_shape(sb, sizeof(sb), labels));
 	return lt;
 }
 
@@ -1699,7 +1601,7 @@ static int check_scalar_result(const op_ctx *op, const tsi_tensor *t, tsi_type t
 		return tsi_graph_fail(op->graph, TSI_ERR_INVALID_ARGUMENT,
 		                      "%s '%s': %s %s must be a scalar %s but is %s of shape %s", op->api,
 		                      op->name, what, tsi_tensor_describe(t), tsi_type_name(type),
-		                      tsi_type_name(tsi_tensor_type(t)), shape_text(s, sizeof(s), t));
+		                      tsi_type_name(tsi_tensor_type(t)), tsi_ops_format_shape(s, sizeof(s), t));
 	if (tsi_tensor_is_constant(t))
 		return tsi_graph_fail(op->graph, TSI_ERR_INVALID_ARGUMENT,
 		                      "%s '%s': %s %s is a constant", op->api, op->name, what,
@@ -1748,7 +1650,7 @@ static int build_two_stage(const op_ctx *op, const tsi_codelet *row_codelet,
 	cs2 = tsi_graph_add_compute_set(op->graph, cs2_name);
 	partials = tsi_graph_add_variable(op->graph, partial_type, TSI_SHAPE(plan.n_groups), pname);
 	if (!cs1 || !cs2 || !partials) {
-		rc = graph_rc(op->graph);
+		rc = tsi_ops_failed(op->graph);
 		goto done;
 	}
 	for (size_t gi = 0; gi < plan.n_groups; gi++) {
@@ -1759,7 +1661,7 @@ static int build_two_stage(const op_ctx *op, const tsi_codelet *row_codelet,
 
 		v = tsi_graph_add_vertex(op->graph, cs1, row_codelet->name);
 		if (!v || !mine) {
-			rc = graph_rc(op->graph);
+			rc = tsi_ops_failed(op->graph);
 			goto done;
 		}
 		/* Fields: row list 0, labels, [row list 1], partial. */
@@ -1769,7 +1671,7 @@ static int build_two_stage(const op_ctx *op, const tsi_codelet *row_codelet,
 			goto done;
 		lab = group_elements(&plan, g, labels, rows_buf);
 		if (!lab) {
-			rc = graph_rc(op->graph);
+			rc = tsi_ops_failed(op->graph);
 			goto done;
 		}
 		if ((rc = tsi_graph_connect(op->graph, v, row_codelet->fields[1].name, lab)) != 0)
@@ -1792,7 +1694,7 @@ static int build_two_stage(const op_ctx *op, const tsi_codelet *row_codelet,
 		final_tile = plan.groups[0].tile;
 	v = tsi_graph_add_vertex(op->graph, cs2, final_codelet->name);
 	if (!v) {
-		rc = graph_rc(op->graph);
+		rc = tsi_ops_failed(op->graph);
 		goto done;
 	}
 	if ((rc = tsi_graph_connect(op->graph, v, final_codelet->fields[0].name, partials)) != 0 ||
@@ -1804,7 +1706,7 @@ static int build_two_stage(const op_ctx *op, const tsi_codelet *row_codelet,
 		tsi_program *s2 = tsi_prog_execute(op->graph, cs2);
 
 		if (!s1 || !s2) {
-			rc = graph_rc(op->graph);
+			rc = tsi_ops_failed(op->graph);
 			goto done;
 		}
 		if ((rc = tsi_sequence_add(seq, s1)) != 0 || (rc = tsi_sequence_add(seq, s2)) != 0)
@@ -1857,7 +1759,7 @@ TSI_API int tsi_popnn_calc_loss(tsi_graph *graph, const tsi_tensor *probs,
 		                      "of probs %s",
 		                      op.api, op.name, tsi_tensor_describe(deltas),
 		                      tsi_type_name(tsi_tensor_type(deltas)),
-		                      shape_text(sa, sizeof(sa), deltas), shape_text(sb, sizeof(sb), probs));
+		                      tsi_ops_format_shape(sa, sizeof(sa), deltas), tsi_ops_format_shape(sb, sizeof(sb), probs));
 	if (tsi_tensor_is_constant(deltas))
 		return tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT, "%s '%s': deltas %s is a constant",
 		                      op.api, op.name, tsi_tensor_describe(deltas));

@@ -36,8 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-
 #define ROP_ADD TSI_POPOPS_REDUCE_ADD
 #define ROP_MUL TSI_POPOPS_REDUCE_MUL
 #define ROP_MAX TSI_POPOPS_REDUCE_MAX
@@ -45,24 +43,12 @@
 #define ROP_SQUARE_ADD TSI_POPOPS_REDUCE_SQUARE_ADD
 #define ROP_COUNT TSI_POPOPS_REDUCE_OP_COUNT
 
-/* Element types of inputs, partials and outputs, in table order. */
-enum red_type {
-	RT_FLOAT = 0,
-	RT_HALF,
-	RT_INT,
-	RT_COUNT
-};
-
-static const tsi_type rt_types[RT_COUNT] = {TSI_FLOAT, TSI_HALF, TSI_INT};
-
-/* The table index of `type`, or -1. */
-static int rt_index(tsi_type type)
-{
-	for (int i = 0; i < RT_COUNT; i++)
-		if (rt_types[i] == type)
-			return i;
-	return -1;
-}
+/* Element types of inputs, partials and outputs: the shared table order
+ * (ops-private.h), tsi_ops_elem_index giving a type's index. */
+#define RT_FLOAT TSI_OPS_FLOAT
+#define RT_HALF TSI_OPS_HALF
+#define RT_INT TSI_OPS_INT
+#define RT_COUNT TSI_OPS_ELEM_COUNT
 
 /* Columns a vertex accumulates at once (a stack array of this many). */
 #define CHUNK 64
@@ -71,7 +57,7 @@ static int rt_index(tsi_type type)
 
 /* acc[i] = acc[i] OP x[i] for floats (SQUARE_ADD adds x[i] squared). Max
  * and min keep the accumulator when x is NaN. */
-ALWAYS_INLINE void acc_float(tsi_popops_reduce_op op, float *acc, const float *x, size_t n)
+TSI_OPS_ALWAYS_INLINE void acc_float(tsi_popops_reduce_op op, float *acc, const float *x, size_t n)
 {
 	switch (op) {
 	case ROP_ADD:
@@ -100,7 +86,8 @@ ALWAYS_INLINE void acc_float(tsi_popops_reduce_op op, float *acc, const float *x
 }
 
 /* The same for halves, widened to float one element at a time. */
-ALWAYS_INLINE void acc_half(tsi_popops_reduce_op op, float *acc, const uint16_t *h, size_t n)
+TSI_OPS_ALWAYS_INLINE void acc_half(tsi_popops_reduce_op op, float *acc, const uint16_t *h,
+                                    size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		float x = tsi_half_to_float(h[i]);
@@ -110,7 +97,8 @@ ALWAYS_INLINE void acc_half(tsi_popops_reduce_op op, float *acc, const uint16_t 
 }
 
 /* The same for ints, wrapping modulo 2^32. */
-ALWAYS_INLINE void acc_int(tsi_popops_reduce_op op, uint32_t *acc, const int32_t *x, size_t n)
+TSI_OPS_ALWAYS_INLINE void acc_int(tsi_popops_reduce_op op, uint32_t *acc, const int32_t *x,
+                                   size_t n)
 {
 	switch (op) {
 	case ROP_ADD:
@@ -139,12 +127,12 @@ ALWAYS_INLINE void acc_int(tsi_popops_reduce_op op, uint32_t *acc, const int32_t
 }
 
 /* The start value of an accumulator: the identity of `op`. */
-ALWAYS_INLINE float identity_float(tsi_popops_reduce_op op)
+TSI_OPS_ALWAYS_INLINE float identity_float(tsi_popops_reduce_op op)
 {
 	return op == ROP_MUL ? 1.0f : op == ROP_MAX ? -INFINITY : op == ROP_MIN ? INFINITY : 0.0f;
 }
 
-ALWAYS_INLINE uint32_t identity_int(tsi_popops_reduce_op op)
+TSI_OPS_ALWAYS_INLINE uint32_t identity_int(tsi_popops_reduce_op op)
 {
 	return op == ROP_MUL   ? 1u
 	       : op == ROP_MAX ? (uint32_t)INT32_MIN
@@ -153,7 +141,7 @@ ALWAYS_INLINE uint32_t identity_int(tsi_popops_reduce_op op)
 }
 
 /* double to int32 as tsi_type_store converts: truncate, saturate, NaN 0. */
-ALWAYS_INLINE int32_t to_int32(double v)
+TSI_OPS_ALWAYS_INLINE int32_t to_int32(double v)
 {
 	if (v != v)
 		return 0;
@@ -165,8 +153,8 @@ ALWAYS_INLINE int32_t to_int32(double v)
 }
 
 /* Writes n results from a float accumulator into `out` of type dt. */
-ALWAYS_INLINE void store_float(enum red_type dt, void *out, const float *acc, size_t n,
-                               bool scaled, float k)
+TSI_OPS_ALWAYS_INLINE void store_float(enum tsi_ops_elem dt, void *out, const float *acc, size_t n,
+                                       bool scaled, float k)
 {
 	for (size_t i = 0; i < n; i++) {
 		float v = scaled ? acc[i] * k : acc[i];
@@ -181,8 +169,8 @@ ALWAYS_INLINE void store_float(enum red_type dt, void *out, const float *acc, si
 }
 
 /* Writes n results from an int accumulator into `out` of type dt. */
-ALWAYS_INLINE void store_int(enum red_type dt, void *out, const uint32_t *acc, size_t n,
-                             bool scaled, float k)
+TSI_OPS_ALWAYS_INLINE void store_int(enum tsi_ops_elem dt, void *out, const uint32_t *acc, size_t n,
+                                     bool scaled, float k)
 {
 	for (size_t i = 0; i < n; i++) {
 		double v = (double)(int32_t)acc[i];
@@ -207,9 +195,9 @@ static const size_t rt_size[RT_COUNT] = {4, 2, 4};
  * array; a single column (a whole run reduced to one value) is one loop
  * over the run.
  */
-ALWAYS_INLINE void reduce_region(tsi_popops_reduce_op op, enum red_type st, enum red_type dt,
-                                 bool scaled, float k, void *out, const void *in, size_t w,
-                                 size_t rows)
+TSI_OPS_ALWAYS_INLINE void reduce_region(tsi_popops_reduce_op op, enum tsi_ops_elem st,
+                                         enum tsi_ops_elem dt, bool scaled, float k, void *out,
+                                         const void *in, size_t w, size_t rows)
 {
 	const unsigned char *src = in;
 	unsigned char *dst = out;
@@ -263,8 +251,8 @@ ALWAYS_INLINE void reduce_region(tsi_popops_reduce_op op, enum red_type st, enum
  * out (one sub-vector per region), partials (the same number of
  * sub-vectors, each a multiple of its output's length) and, scaled, k.
  */
-ALWAYS_INLINE bool reduce_run(const tsi_field *f, size_t n_fields, tsi_popops_reduce_op op,
-                              enum red_type st, enum red_type dt, bool scaled)
+TSI_OPS_ALWAYS_INLINE bool reduce_run(const tsi_field *f, size_t n_fields, tsi_popops_reduce_op op,
+                                      enum tsi_ops_elem st, enum tsi_ops_elem dt, bool scaled)
 {
 	const tsi_field *out = &f[0];
 	const tsi_field *in = &f[1];
@@ -299,7 +287,8 @@ ALWAYS_INLINE bool reduce_run(const tsi_field *f, size_t n_fields, tsi_popops_re
  * load of inputs accumulated (2 floats, 4 halves, 1 int), and one cycle
  * per pair of outputs stored (plus one more with a scale to apply).
  */
-static uint64_t reduce_cycles(const tsi_field *f, size_t n_fields, enum red_type st, bool scaled)
+static uint64_t reduce_cycles(const tsi_field *f, size_t n_fields, enum tsi_ops_elem st,
+                              bool scaled)
 {
 	static const unsigned per[RT_COUNT] = {2, 4, 1};
 	uint64_t cycles = 20;
@@ -1039,11 +1028,11 @@ static int check_reduce(tsi_graph *graph, const char *name, const tsi_tensor *in
 		                      api, name, (int)op);
 	if (!in || !seq || (n_dims && !dims))
 		return tsi_ops_null_arg(graph, api, name, !in ? "input" : !seq ? "seq" : "dims");
-	if (rt_index(in->type) < 0)
+	if (tsi_ops_elem_index(in->type) < 0)
 		return tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
 		                      "%s '%s': input %s has type %s (float, half or int only)", api,
 		                      name, tsi_tensor_describe(in), tsi_type_name(in->type));
-	if (rt_index(out_type) < 0)
+	if (tsi_ops_elem_index(out_type) < 0)
 		return tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
 		                      "%s '%s': output type %s is not supported (float, half or int)",
 		                      api, name, tsi_type_name(out_type));
@@ -1078,7 +1067,8 @@ static const tsi_codelet *reduce_codelet(tsi_graph *graph, const char *name,
                                          bool scaled)
 {
 	return tsi_ops_require_codelet(graph, api, name,
-	                               reduce_codelets[op][rt_index(st)][rt_index(dt)][scaled].name,
+	                               reduce_codelets[op][tsi_ops_elem_index(st)]
+	                                              [tsi_ops_elem_index(dt)][scaled].name,
 	                               "tsi_popops_add_codelets");
 }
 

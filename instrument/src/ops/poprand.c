@@ -17,21 +17,16 @@
  * index of each of the vertex's runs of elements, and the distribution's
  * two parameters.
  */
-#include "../ipu-private.h"
+#include "ops-private.h"
 #include "tilescope/poprand.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* The distributions, in codelet-table order. */
 enum { DIST_UNIFORM = 0, DIST_NORMAL, DIST_COUNT };
 /* Output types, in codelet-table order. */
 enum { RT_FLOAT = 0, RT_HALF, RT_COUNT };
-
-/* Workers of a tile when the target does not say. */
-#define DEFAULT_WORKERS 6
 
 /* --- Device code: the generator ---------------------------------------------------- */
 
@@ -254,8 +249,7 @@ static bool normal_half_cb(const tsi_field *f, size_t n_fields)
 static uint64_t random_cycles(const tsi_field *f, size_t n_fields, const tsi_target *target,
                               unsigned width, unsigned per_vector)
 {
-	unsigned workers = target && target->num_worker_contexts ? target->num_worker_contexts
-	                                                         : DEFAULT_WORKERS;
+	unsigned workers = tsi_ops_target_workers(target);
 	uint64_t worker = 10;
 
 	if (n_fields != F_COUNT)
@@ -358,25 +352,6 @@ typedef struct op_ctx {
 	const char *name;
 } op_ctx;
 
-/* The graph's error after a failed call, or TSI_ERR_NO_MEMORY. */
-static int graph_rc(const tsi_graph *graph)
-{
-	int rc = tsi_graph_error_code(graph);
-
-	return rc ? rc : TSI_ERR_NO_MEMORY;
-}
-
-/* qsort order of mapping intervals: by tile, then position. */
-static int interval_cmp(const void *pa, const void *pb)
-{
-	const tsi_mapping_interval *a = pa;
-	const tsi_mapping_interval *b = pb;
-
-	if (a->tile != b->tile)
-		return a->tile < b->tile ? -1 : 1;
-	return a->begin < b->begin ? -1 : a->begin > b->begin;
-}
-
 /*
  * Adds one vertex for the intervals iv[0..n) of `flat` (all on one tile)
  * as vertex number `index` of the operation: connects its out runs, its
@@ -400,7 +375,7 @@ static int add_random_vertex(const op_ctx *op, tsi_compute_set *cs, const tsi_co
 		words[2 + 2 * i] = (uint32_t)iv[i].begin;
 		words[3 + 2 * i] = (uint32_t)((uint64_t)iv[i].begin >> 32);
 		if (!(pieces[i] = tsi_tensor_slice(flat, iv[i].begin, iv[i].end)))
-			return graph_rc(op->graph);
+			return tsi_ops_failed(op->graph);
 	}
 	seed_c = tsi_graph_add_constant(op->graph, TSI_UNSIGNED_INT, TSI_SHAPE(2 + 2 * n), words,
 	                                tsi_arena_printf(&op->graph->core->arena,
@@ -410,7 +385,7 @@ static int add_random_vertex(const op_ctx *op, tsi_compute_set *cs, const tsi_co
 	                                                   op->name, index));
 	v = tsi_graph_add_vertex(op->graph, cs, codelet->name);
 	if (!counter || !seed_c || !params_c || !v)
-		return graph_rc(op->graph);
+		return tsi_ops_failed(op->graph);
 	if ((rc = tsi_graph_set_tile_mapping(op->graph, counter, tile)) != 0 ||
 	    (rc = tsi_graph_set_tile_mapping(op->graph, seed_c, tile)) != 0 ||
 	    (rc = tsi_graph_set_tile_mapping(op->graph, params_c, tile)) != 0 ||
@@ -445,12 +420,8 @@ static int build_random(const op_ctx *op, int dist, const tsi_tensor *out, const
 
 	if (!op->graph)
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "%s: graph is NULL", op->api);
-	if (!out || !seq) {
-		if (tsi_graph_error_code(op->graph))
-			return tsi_graph_error_code(op->graph);
-		return tsi_graph_fail(op->graph, TSI_ERR_INVALID_ARGUMENT, "%s '%s': %s is NULL",
-		                      op->api, op->name, out ? "seq" : "out");
-	}
+	if (!out || !seq)
+		return tsi_ops_null_arg_echo(op->graph, op->api, op->name, out ? "seq" : "out");
 	if (tsi_tensor_type(out) != TSI_FLOAT && tsi_tensor_type(out) != TSI_HALF)
 		return tsi_graph_fail(op->graph, TSI_ERR_INVALID_ARGUMENT,
 		                      "%s '%s': out %s has type %s; poprand fills float or half",
@@ -461,18 +432,16 @@ static int build_random(const op_ctx *op, int dist, const tsi_tensor *out, const
 		                      "%s '%s': out %s is a constant", op->api, op->name,
 		                      tsi_tensor_describe(out));
 	codelet = &codelets[dist][tsi_tensor_type(out) == TSI_HALF ? RT_HALF : RT_FLOAT];
-	if (!tsi_graph_lookup_codelet(op->graph, codelet->name))
-		return tsi_graph_fail(op->graph, TSI_ERR_UNKNOWN_VERTEX_TYPE,
-		                      "%s '%s': vertex type %s is not in the graph; call "
-		                      "tsi_poprand_add_codelets() first",
-		                      op->api, op->name, codelet->name);
+	if (!tsi_ops_require_codelet(op->graph, op->api, op->name, codelet->name,
+	                             "tsi_poprand_add_codelets"))
+		return TSI_ERR_UNKNOWN_VERTEX_TYPE;
 	flat = tsi_tensor_flatten(out);
 	if (!flat)
-		return graph_rc(op->graph);
+		return tsi_ops_failed(op->graph);
 	rc = tsi_graph_get_tile_mapping(&map, &n_map, op->graph, flat);
 	if (rc)
 		goto done;
-	qsort(map, n_map, sizeof(*map), interval_cmp);
+	qsort(map, n_map, sizeof(*map), tsi_ops_interval_cmp);
 	for (size_t i = 0; i < n_map; i++) {
 		if (map[i].tile == TSI_NO_TILE) {
 			rc = tsi_graph_fail(op->graph, TSI_ERR_UNMAPPED_TENSOR,
@@ -486,8 +455,7 @@ static int build_random(const op_ctx *op, int dist, const tsi_tensor *out, const
 	pieces = malloc((n_map + 1) * sizeof(*pieces));
 	words = malloc((2 * n_map + 2) * sizeof(*words));
 	if (!pieces || !words) {
-		rc = tsi_graph_fail(op->graph, TSI_ERR_NO_MEMORY, "%s '%s': out of host memory",
-		                    op->api, op->name);
+		rc = tsi_ops_oom_in(op->graph, op->api, op->name);
 		goto done;
 	}
 	cs = tsi_graph_add_compute_set(op->graph, op->name);
@@ -496,7 +464,7 @@ static int build_random(const op_ctx *op, int dist, const tsi_tensor *out, const
 	                                                             "%s/counters", op->name))
 	                   : NULL;
 	if (!cs || (n_tiles && !counters)) {
-		rc = graph_rc(op->graph);
+		rc = tsi_ops_failed(op->graph);
 		goto done;
 	}
 	for (size_t lo = 0, hi; lo < n_map; lo = hi, index++) {
@@ -508,7 +476,7 @@ static int build_random(const op_ctx *op, int dist, const tsi_tensor *out, const
 			goto done;
 	}
 	step = tsi_prog_execute(op->graph, cs);
-	rc = step ? tsi_sequence_add(seq, step) : graph_rc(op->graph);
+	rc = step ? tsi_sequence_add(seq, step) : tsi_ops_failed(op->graph);
 done:
 	free(words);
 	free(pieces);
