@@ -228,13 +228,16 @@ static int32_t build_exchange(lower_ctx *c, move_list *l, tsi_exchange_kind kind
 		bool new_sender = i == 0 || l->items[i - 1].dst != m->dst ||
 		                  l->items[i - 1].src != m->src;
 		tsi_tile_acc_add(&c->recv, m->dst, bytes);
-		tsi_tile_acc_add(&c->sent, m->src, bytes);
 		tsi_tile_acc_add(&c->msg, m->dst, bytes);
 		tsi_tile_acc_add(&c->runs, m->dst, 1);
 		tsi_tile_acc_add(&c->code, m->dst, 4);  /* receive address */
-		tsi_tile_acc_add(&c->code, m->src, 4);  /* send */
 		ins.receive_address += 4;
-		ins.send += 4;
+		if (kind == TSI_EXCHANGE_EXTERNAL) {
+			/* IPU-Link packets go to one IPU each: a sender pays per move. */
+			tsi_tile_acc_add(&c->sent, m->src, bytes);
+			tsi_tile_acc_add(&c->code, m->src, 4); /* send */
+			ins.send += 4;
+		}
 		if (new_sender) {
 			tsi_tile_acc_add(&c->code, m->dst, 8); /* mux switch + delay */
 			ins.receive_mux += 4;
@@ -243,6 +246,22 @@ static int32_t build_exchange(lower_ctx *c, move_list *l, tsi_exchange_kind kind
 		plan->total_bytes += bytes;
 		if (kind == TSI_EXCHANGE_EXTERNAL)
 			tsi_tile_acc_add(&c->hdr, m->dst, 8); /* one packet header per run */
+	}
+	/* On a tile's own IPU a send is seen by every tile that listens at
+	 * that cycle, so a sender pays once for each word it sends, however
+	 * many tiles receive it: merge the moves by sender before counting. */
+	if (kind == TSI_EXCHANGE_INTERNAL) {
+		for (size_t i = 0; i < l->n; i++)
+			l->items[i].dst = l->items[i].src;
+		moves_dedup(l);
+		for (size_t i = 0; i < l->n; i++) {
+			const move *m = &l->items[i];
+			const tsi_var *v = core->vars.items[m->var];
+			tsi_tile_acc_add(&c->sent, m->src,
+			                 (uint64_t)(m->end - m->begin) * tsi_type_size(v->type));
+			tsi_tile_acc_add(&c->code, m->src, 4); /* send */
+			ins.send += 4;
+		}
 	}
 	ins.total = ins.delay + ins.receive_address + ins.receive_mux + ins.send;
 	b->programs[id].memory_by_instruction = ins;
