@@ -17,12 +17,9 @@
  */
 #include "example-util.h"
 #include "idx-dataset.h"
+#include "tut5-model.h"
 
 #include <tilescope/ipu.h>
-#include <tilescope/poplin.h>
-#include <tilescope/popnn.h>
-#include <tilescope/popops.h>
-#include <tilescope/poprand.h>
 
 #include <errno.h>
 #include <math.h>
@@ -43,9 +40,6 @@
 #define SYNTHETIC_TRAIN 2000u
 #define SYNTHETIC_TEST 1000u
 #define SYNTHETIC_SEED 5u
-/* Seed of the weights' initial values. */
-#define WEIGHT_SEED 1234u
-#define WEIGHT_STDDEV 0.01
 
 /* What the command line asked for. */
 typedef struct options {
@@ -56,19 +50,6 @@ typedef struct options {
 	unsigned train_images; /* 0: all */
 	bool synthetic;
 } options;
-
-/* The device side of one batch size: the tensors a program step reads
- * and writes, and the names of its streams. */
-typedef struct batch_graph {
-	size_t rows;          /* images per batch */
-	tsi_tensor *x;        /* [rows, 784] FLOAT */
-	tsi_tensor *labels;   /* [rows] UNSIGNED_INT */
-	tsi_tensor *probs;    /* [rows, 10] FLOAT, the softmax */
-	tsi_tensor *correct;  /* scalar UNSIGNED_INT */
-	char images_stream[64];
-	char labels_stream[64];
-	char correct_stream[64];
-} batch_graph;
 
 /* Prints the usage on `out`. */
 static void usage(FILE *out)
@@ -185,156 +166,6 @@ static void parse_args(int argc, char **argv, options *opt)
 	}
 }
 
-/* Appends `step` to `seq`, exiting with the graph's message on failure. */
-static void add_step(tsi_graph *graph, tsi_program *seq, tsi_program *step, const char *what)
-{
-	ex_must(graph, step, what);
-	ex_must_rc(graph, tsi_sequence_add(seq, step), what);
-}
-
-/*
- * Maps `dst` element for element like `src` (same element count): a
- * result the ops library created has the layout its vertices want, and a
- * tensor that will be read beside it (the loss gradient beside the
- * probabilities) should live on the same tiles, or every batch pays an
- * exchange for nothing.
- */
-static void map_like(tsi_graph *graph, const tsi_tensor *dst, const tsi_tensor *src,
-                     const char *what)
-{
-	tsi_mapping_interval *iv = NULL;
-	tsi_tensor *flat = ex_must(graph, tsi_tensor_flatten(dst), what);
-	size_t n = 0;
-
-	ex_must_rc(graph, tsi_graph_get_tile_mapping(&iv, &n, graph, src), what);
-	for (size_t i = 0; i < n; i++) {
-		tsi_tensor *part = ex_must(graph, tsi_tensor_slice(flat, iv[i].begin, iv[i].end), what);
-
-		if (iv[i].tile == TSI_NO_TILE)
-			ex_must_rc(graph, tsi_graph_map_linearly(graph, part, 1), what);
-		else
-			ex_must_rc(graph, tsi_graph_set_tile_mapping(graph, part, iv[i].tile), what);
-	}
-	free(iv);
-}
-
-/*
- * Builds, at the end of `seq`, the forward pass over one batch of `rows`
- * images: copy the images and labels in from their streams (named
- * "<prefix>_images", "<prefix>_labels"), logits = x W + b, softmax,
- * the count of correct answers, and its copy to "<prefix>_correct".
- */
-static void build_forward(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b, size_t rows,
-                          const char *prefix, tsi_program *seq, batch_graph *bg)
-{
-	char name[96];
-	tsi_stream *images, *labels, *correct;
-	tsi_tensor *logits;
-
-	bg->rows = rows;
-	snprintf(bg->images_stream, sizeof(bg->images_stream), "%s_images", prefix);
-	snprintf(bg->labels_stream, sizeof(bg->labels_stream), "%s_labels", prefix);
-	snprintf(bg->correct_stream, sizeof(bg->correct_stream), "%s_correct", prefix);
-
-	/* The batch of images laid out as the matmul wants its left operand,
-	 * so that the stream copy is the only data movement. */
-	snprintf(name, sizeof(name), "%s/x", prefix);
-	bg->x = ex_must(graph, tsi_poplin_create_matmul_input_lhs(graph, TSI_FLOAT, rows,
-	                                                          IDX_PIXELS, IDX_CLASSES, name),
-	                "creating the image batch");
-	snprintf(name, sizeof(name), "%s/labels", prefix);
-	bg->labels = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, TSI_SHAPE(rows),
-	                                                  name),
-	                     "creating the label batch");
-	ex_must_rc(graph, tsi_graph_map_linearly(graph, bg->labels, 1), "mapping the labels");
-	snprintf(name, sizeof(name), "%s/correct", prefix);
-	bg->correct = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, 0, NULL, name),
-	                      "creating the correct count");
-	ex_must_rc(graph, tsi_graph_set_tile_mapping(graph, bg->correct, 0),
-	           "mapping the correct count");
-
-	images = ex_must(graph, tsi_graph_add_host_to_device_fifo(graph, bg->images_stream,
-	                                                          TSI_FLOAT, rows * IDX_PIXELS,
-	                                                          TSI_REPLICATED_STREAM_BROADCAST),
-	                 "creating the image stream");
-	labels = ex_must(graph, tsi_graph_add_host_to_device_fifo(graph, bg->labels_stream,
-	                                                          TSI_UNSIGNED_INT, rows,
-	                                                          TSI_REPLICATED_STREAM_BROADCAST),
-	                 "creating the label stream");
-	correct = ex_must(graph, tsi_graph_add_device_to_host_fifo(graph, bg->correct_stream,
-	                                                           TSI_UNSIGNED_INT, 1),
-	                  "creating the correct-count stream");
-
-	add_step(graph, seq, tsi_prog_copy_from_stream(graph, images, bg->x), "reading images");
-	add_step(graph, seq, tsi_prog_copy_from_stream(graph, labels, bg->labels),
-	         "reading labels");
-
-	snprintf(name, sizeof(name), "%s/logits", prefix);
-	logits = ex_must(graph, tsi_poplin_matmul(graph, bg->x, w, seq, name), "computing x W");
-	snprintf(name, sizeof(name), "%s/bias", prefix);
-	ex_must_rc(graph, tsi_popops_map_binary_in_place(graph, TSI_POPOPS_ADD, logits, b, seq, name),
-	           "adding the bias");
-	snprintf(name, sizeof(name), "%s/softmax", prefix);
-	bg->probs = ex_must(graph, tsi_popnn_nonlinearity(graph, TSI_POPNN_SOFTMAX, logits, seq,
-	                                                  name),
-	                    "computing the softmax");
-	snprintf(name, sizeof(name), "%s/accuracy", prefix);
-	ex_must_rc(graph, tsi_popnn_calc_accuracy(graph, bg->probs, bg->labels, bg->correct, seq,
-	                                          name),
-	           "counting correct answers");
-	add_step(graph, seq, tsi_prog_copy_to_stream(graph, bg->correct, correct),
-	         "sending the correct count");
-}
-
-/*
- * Appends to `seq` (after build_forward) the loss, its gradient and the
- * gradient-descent step of W and b, and the copy of the batch's loss
- * (summed over the batch) to the stream "train_loss".
- */
-static void build_training_step(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b,
-                                const batch_graph *bg, double learning_rate, tsi_program *seq)
-{
-	const size_t batch_dim[1] = {0};
-	const float scale = (float)(-learning_rate / (double)bg->rows);
-	tsi_tensor *loss, *deltas, *dw, *db;
-	tsi_stream *loss_stream;
-
-	loss = ex_must(graph, tsi_graph_add_variable(graph, TSI_FLOAT, 0, NULL, "loss"),
-	               "creating the loss");
-	ex_must_rc(graph, tsi_graph_set_tile_mapping(graph, loss, 0), "mapping the loss");
-	deltas = ex_must(graph, tsi_graph_add_variable(graph, TSI_FLOAT,
-	                                               TSI_SHAPE(bg->rows, IDX_CLASSES), "deltas"),
-	                 "creating the loss gradient");
-	map_like(graph, deltas, bg->probs, "mapping the loss gradient");
-	loss_stream = ex_must(graph, tsi_graph_add_device_to_host_fifo(graph, "train_loss",
-	                                                               TSI_FLOAT, 1),
-	                      "creating the loss stream");
-
-	/* Cross-entropy of the softmax; deltas = p - onehot(labels). */
-	ex_must_rc(graph, tsi_popnn_calc_loss(graph, bg->probs, bg->labels, loss, deltas,
-	                                      TSI_POPNN_CROSS_ENTROPY_LOSS, seq, "loss"),
-	           "computing the loss");
-	/* dW = x^T deltas through a transposed view of the batch (no copy). */
-	dw = ex_must(graph, tsi_poplin_matmul(graph, tsi_tensor_transpose(bg->x), deltas, seq, "dW"),
-	             "computing the weight gradient");
-	db = ex_must(graph, tsi_popops_reduce(graph, deltas, batch_dim, 1, TSI_POPOPS_REDUCE_ADD,
-	                                      1.0f, TSI_FLOAT, seq, "db"),
-	             "computing the bias gradient");
-	ex_must_rc(graph, tsi_popops_scaled_add_to(graph, w, dw, scale, seq, "updateW"),
-	           "updating the weights");
-	ex_must_rc(graph, tsi_popops_scaled_add_to(graph, b, db, scale, seq, "updateB"),
-	           "updating the bias");
-	add_step(graph, seq, tsi_prog_copy_to_stream(graph, loss, loss_stream), "sending the loss");
-}
-
-/* Connects a stream to host memory, exiting on failure. */
-static void connect_stream(tsi_engine *engine, const char *name, void *begin, size_t bytes)
-{
-	ex_must_engine(engine, tsi_engine_connect_stream(engine, name, begin,
-	                                                 (unsigned char *)begin + bytes),
-	               "connecting a stream");
-}
-
 /* Loads the training and test sets the options ask for; a data error
  * ends the program with the loader's message and status 1. */
 static void load_data(const options *opt, idx_dataset *train, idx_dataset *test)
@@ -368,12 +199,11 @@ int main(int argc, char **argv)
 	tsi_device *device = NULL;
 	tsi_graph *graph = NULL;
 	tsi_engine *engine = NULL;
-	tsi_program *progs[3], *train_body, *test_body, *test_prog;
-	tsi_tensor *w, *b;
-	batch_graph train_bg, test_bg, tail_bg;
+	tut5_model m;
+	tut5_host host;
 	idx_dataset train, test;
 	options opt;
-	size_t train_batches, test_batches, tail;
+	size_t train_batches, test_batches;
 	float *losses = NULL;
 	uint32_t *train_correct = NULL, *test_correct = NULL, tail_correct = 0;
 
@@ -385,7 +215,6 @@ int main(int argc, char **argv)
 		          train.count);
 	train_batches = train.count / opt.batch;
 	test_batches = test.count / opt.batch;
-	tail = test.count % opt.batch;
 	printf("%s: %zu training images in %zu batches of %u, %zu test images\n",
 	       opt.synthetic ? "Synthetic data" : "Fashion-MNIST", train_batches * opt.batch,
 	       train_batches, opt.batch, test.count);
@@ -397,56 +226,9 @@ int main(int argc, char **argv)
 		ex_fail("creating the IPU Model device", tsi_error_last());
 	if (tsi_graph_new(&graph, tsi_device_get_target(device), 1) != TSI_OK)
 		ex_fail("creating the graph", tsi_error_last());
-	ex_must_rc(graph, tsi_popops_add_codelets(graph), "adding the popops codelets");
-	ex_must_rc(graph, tsi_poplin_add_codelets(graph), "adding the poplin codelets");
-	ex_must_rc(graph, tsi_popnn_add_codelets(graph), "adding the popnn codelets");
-	ex_must_rc(graph, tsi_poprand_add_codelets(graph), "adding the poprand codelets");
+	tut5_model_build(&m, graph, opt.batch, opt.learning_rate, train_batches, test.count);
 
-	/* The parameters: W laid out as the matmul's right operand, b on one
-	 * tile (ten numbers). */
-	w = ex_must(graph, tsi_poplin_create_matmul_input_rhs(graph, TSI_FLOAT, opt.batch,
-	                                                      IDX_PIXELS, IDX_CLASSES, "W"),
-	            "creating the weights");
-	b = ex_must(graph, tsi_graph_add_variable(graph, TSI_FLOAT, TSI_SHAPE(IDX_CLASSES), "b"),
-	            "creating the bias");
-	ex_must_rc(graph, tsi_graph_set_tile_mapping(graph, b, 0), "mapping the bias");
-
-	/* Program 0: small random weights, zero bias. */
-	progs[0] = ex_must(graph, tsi_prog_sequence(graph, "init"), "creating the init program");
-	ex_must_rc(graph, tsi_poprand_normal(graph, w, 0.0, WEIGHT_STDDEV, WEIGHT_SEED, progs[0],
-	                                     "initW"),
-	           "initialising the weights");
-	ex_must_rc(graph, tsi_popops_fill(graph, b, 0.0, progs[0], "initB"),
-	           "initialising the bias");
-
-	/* Program 1: one epoch, a Repeat of the training step over the batches. */
-	train_body = ex_must(graph, tsi_prog_sequence(graph, "trainBatch"),
-	                     "creating the training step");
-	build_forward(graph, w, b, opt.batch, "train", train_body, &train_bg);
-	build_training_step(graph, w, b, &train_bg, opt.learning_rate, train_body);
-	progs[1] = ex_must(graph, tsi_prog_repeat(graph, train_batches, train_body),
-	                   "creating the epoch program");
-	tsi_program_set_name(progs[1], "epoch");
-
-	/* Program 2: the test set, in batches of the same size, with a smaller
-	 * last batch when the size does not divide the test set. */
-	test_prog = ex_must(graph, tsi_prog_sequence(graph, "test"), "creating the test program");
-	if (test_batches) {
-		test_body = ex_must(graph, tsi_prog_sequence(graph, "testBatch"),
-		                    "creating the test step");
-		build_forward(graph, w, b, opt.batch, "test", test_body, &test_bg);
-		add_step(graph, test_prog, tsi_prog_repeat(graph, test_batches, test_body),
-		         "repeating the test step");
-	}
-	if (tail) {
-		tsi_program *tail_body = ex_must(graph, tsi_prog_sequence(graph, "testTail"),
-		                                 "creating the last test step");
-		build_forward(graph, w, b, tail, "test_tail", tail_body, &tail_bg);
-		add_step(graph, test_prog, tail_body, "adding the last test step");
-	}
-	progs[2] = test_prog;
-
-	if (tsi_engine_new(&engine, graph, progs, 3, NULL) != TSI_OK)
+	if (tsi_engine_new(&engine, graph, m.progs, TUT5_N_PROGS, NULL) != TSI_OK)
 		ex_fail("creating the engine", tsi_error_last());
 	ex_must_engine(engine, tsi_engine_load(engine, device), "loading the engine");
 
@@ -456,34 +238,14 @@ int main(int argc, char **argv)
 	test_correct = calloc(test_batches + 1, sizeof(*test_correct));
 	if (!losses || !train_correct || !test_correct)
 		ex_fail("allocating result buffers", "out of memory");
-	connect_stream(engine, train_bg.images_stream, train.pixels,
-	        train_batches * opt.batch * IDX_PIXELS * sizeof(float));
-	connect_stream(engine, train_bg.labels_stream, train.labels,
-	        train_batches * opt.batch * sizeof(uint32_t));
-	connect_stream(engine, "train_loss", losses, train_batches * sizeof(*losses));
-	connect_stream(engine, train_bg.correct_stream, train_correct,
-	        train_batches * sizeof(*train_correct));
-	if (test_batches) {
-		connect_stream(engine, test_bg.images_stream, test.pixels,
-		        test_batches * opt.batch * IDX_PIXELS * sizeof(float));
-		connect_stream(engine, test_bg.labels_stream, test.labels,
-		        test_batches * opt.batch * sizeof(uint32_t));
-		connect_stream(engine, test_bg.correct_stream, test_correct,
-		        test_batches * sizeof(*test_correct));
-	}
-	if (tail) {
-		size_t first = test_batches * opt.batch;
-		connect_stream(engine, tail_bg.images_stream, test.pixels + first * IDX_PIXELS,
-		        tail * IDX_PIXELS * sizeof(float));
-		connect_stream(engine, tail_bg.labels_stream, test.labels + first, tail * sizeof(uint32_t));
-		connect_stream(engine, tail_bg.correct_stream, &tail_correct, sizeof(tail_correct));
-	}
+	host = (tut5_host){&train, &test, losses, train_correct, test_correct, &tail_correct};
+	tut5_model_connect(&m, engine, &host);
 
-	ex_must_engine(engine, tsi_engine_run(engine, 0), "initialising the parameters");
+	ex_must_engine(engine, tsi_engine_run(engine, TUT5_PROG_INIT), "initialising the parameters");
 	for (unsigned epoch = 1; epoch <= opt.epochs; epoch++) {
 		double loss = 0.0, correct = 0.0, seen = (double)(train_batches * opt.batch);
 
-		ex_must_engine(engine, tsi_engine_run(engine, 1), "training");
+		ex_must_engine(engine, tsi_engine_run(engine, TUT5_PROG_EPOCH), "training");
 		for (size_t i = 0; i < train_batches; i++) {
 			loss += losses[i];
 			correct += train_correct[i];
@@ -493,7 +255,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 
-	ex_must_engine(engine, tsi_engine_run(engine, 2), "testing");
+	ex_must_engine(engine, tsi_engine_run(engine, TUT5_PROG_TEST), "testing");
 	{
 		double correct = tail_correct;
 
