@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Sets everything up and runs the main job: builds Tilescope and runs the
-# tutorial models on the simulated IPU, printing what they print.
+# Sets everything up and runs the main job: builds Tilescope, profiles the
+# tutorial 4 model on the simulated IPU and shows the result, then runs
+# tutorial 5 (training), tutorial 7 (with its simulated cycles) and the
+# peak-FLOPS calibration.
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -9,11 +11,11 @@ dir=${TILESCOPE_BUILD_DIR:-build}
 [ -f "$dir/build.ninja" ] || meson setup "$dir" -Dbuildtype=release >/dev/null
 ninja -C "$dir" >/dev/null
 ex="$dir/instrument/examples"
-for t in tut1_variables tut2_operations tut3_vertices; do
-	echo "=== $t"
-	"$ex/$t"
-done
-echo "=== tut6_matrix_vector 40 50"
-"$ex/tut6_matrix_vector" 40 50
-echo "=== tut7_matrix_vector_opt 10000 1000"
-"$ex/tut7_matrix_vector_opt" 10000 1000
+echo "=== tut4_profiling: ((m1 x m2) x m3) on an IPU Model, and its profile"
+"$ex/tut4_profiling"
+echo "=== tut5_ml: logistic regression on Fashion-MNIST, one epoch"
+"$ex/tut5_ml"
+echo "=== tut7_matrix_vector_opt --ipu mk1 10000 1000 (the guide's run: 5,071 cycles)"
+"$ex/tut7_matrix_vector_opt" --ipu mk1 10000 1000
+echo "=== ipu_peak_flops: AMP matmul throughput against measured Bow figures"
+"$ex/ipu_peak_flops"

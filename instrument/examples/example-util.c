@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *program_name = "example";
 
@@ -81,4 +82,22 @@ int ex_parse_dim(const char *text, unsigned max, unsigned *out)
 		return -1;
 	*out = (unsigned)value;
 	return 0;
+}
+
+noreturn void ex_usage_exit(const char *program, const char *args, const char *problem,
+                            const char *arg)
+{
+	if (!problem) {
+		printf("usage: %s %s\n", program, args);
+		exit(0);
+	}
+	fprintf(stderr, "%s: %s%s%s%s\n", program, problem, arg ? " '" : "", arg ? arg : "",
+	        arg ? "'" : "");
+	fprintf(stderr, "usage: %s %s\n", program, args);
+	exit(2);
+}
+
+bool ex_is_help(const char *arg)
+{
+	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
 }

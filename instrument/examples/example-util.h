@@ -21,6 +21,15 @@ void *ex_must(tsi_graph *graph, void *p, const char *what);
 void ex_must_rc(tsi_graph *graph, int rc, const char *what);
 /* Exits through ex_fail when `rc` is not TSI_OK, with the engine's error. */
 void ex_must_engine(const tsi_engine *engine, int rc, const char *what);
+/* Command-line usage. With `problem` NULL (the user asked for --help):
+ * prints "usage: <program> <args>" on stdout and exits 0. Otherwise prints
+ * "<program>: <problem> '<arg>'" (arg may be NULL) and the usage line on
+ * stderr and exits 2. */
+noreturn void ex_usage_exit(const char *program, const char *args, const char *problem,
+                            const char *arg);
+/* True for "--help" and "-h". */
+bool ex_is_help(const char *arg);
+
 /* Parses a positive matrix dimension of at most `max`. Returns 0 and sets
  * *out, or -1 for a missing, non-numeric, zero or too large value. */
 int ex_parse_dim(const char *text, unsigned max, unsigned *out);

@@ -45,14 +45,11 @@
 static const double measured_tflops[] = {55.5, 96.7, 127.7, 152.8, 170.7, 186.9, 201.2, 211.1};
 #define N_MEASURED (sizeof(measured_tflops) / sizeof(measured_tflops[0]))
 
-/* Prints what is wrong and the usage line on stderr; exits with status 2. */
+/* Usage: with `problem` NULL (--help) prints it and exits 0, else says
+ * what is wrong on stderr and exits 2 (ex_usage_exit). */
 static _Noreturn void usage_exit(const char *problem, const char *arg)
 {
-	fprintf(stderr, "%s: %s%s%s%s\n", PROGRAM, problem, arg ? " '" : "", arg ? arg : "",
-	        arg ? "'" : "");
-	fprintf(stderr, "usage: %s [--max-n N]   (N a multiple of 16, 16 to 2048; default 128)\n",
-	        PROGRAM);
-	exit(2);
+	ex_usage_exit(PROGRAM, "[--max-n N]   (N a multiple of 16, 16 to 2048; default 128)", problem, arg);
 }
 
 /* Parses [--max-n N] (value as the next argument or after '='). */
@@ -62,6 +59,8 @@ static unsigned parse_args(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
+		if (ex_is_help(arg))
+			usage_exit(NULL, NULL);
 		const char *value;
 
 		if (strncmp(arg, "--max-n", 7) != 0 || (arg[7] != '\0' && arg[7] != '='))

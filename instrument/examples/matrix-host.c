@@ -13,29 +13,21 @@
 #define MAX_DIM 1000000u
 #define MAX_ELEMENTS 100000000ull
 
-/* Prints what is wrong with the arguments (when `problem` is set, quoting
- * `arg` if given) and the usage line, and exits with status 2. */
-static _Noreturn void usage_exit(const char *program, const char *problem, const char *arg)
-{
-	if (problem)
-		fprintf(stderr, "%s: %s%s%s%s\n", program, problem, arg ? " '" : "", arg ? arg : "",
-		        arg ? "'" : "");
-	fprintf(stderr, "usage: %s ROWS COLS\n", program);
-	exit(2);
-}
-
-/* Exactly two arguments, each a plain positive decimal number. */
+/* Exactly two arguments, each a plain positive decimal number (or --help). */
 void matrix_parse_args_or_exit(int argc, char **argv, const char *program, unsigned *rows,
                                unsigned *cols)
 {
+	if (argc == 2 && ex_is_help(argv[1]))
+		ex_usage_exit(program, "ROWS COLS", NULL, NULL);
 	if (argc != 3)
-		usage_exit(program, argc < 3 ? "missing arguments" : "too many arguments", NULL);
+		ex_usage_exit(program, "ROWS COLS",
+		              argc < 3 ? "missing arguments" : "too many arguments", NULL);
 	if (ex_parse_dim(argv[1], MAX_DIM, rows) != 0)
-		usage_exit(program, "ROWS must be an integer from 1 to 1000000, not", argv[1]);
+		ex_usage_exit(program, "ROWS COLS", "ROWS must be an integer from 1 to 1000000, not", argv[1]);
 	if (ex_parse_dim(argv[2], MAX_DIM, cols) != 0)
-		usage_exit(program, "COLS must be an integer from 1 to 1000000, not", argv[2]);
+		ex_usage_exit(program, "ROWS COLS", "COLS must be an integer from 1 to 1000000, not", argv[2]);
 	if ((unsigned long long)*rows * *cols > MAX_ELEMENTS)
-		usage_exit(program, "the matrix may have at most 100000000 elements", NULL);
+		ex_usage_exit(program, "ROWS COLS", "the matrix may have at most 100000000 elements", NULL);
 }
 
 /* Values cycle through small patterns so rows differ and many sums are

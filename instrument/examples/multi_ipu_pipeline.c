@@ -44,13 +44,11 @@
  * host's, relative to the largest parameter (float against double). */
 #define PARAM_TOLERANCE 1e-4
 
-/* Prints what is wrong and the usage line on stderr; exits with status 2. */
+/* Usage: with `problem` NULL (--help) prints it and exits 0, else says
+ * what is wrong on stderr and exits 2 (ex_usage_exit). */
 static _Noreturn void usage_exit(const char *problem, const char *arg)
 {
-	fprintf(stderr, "%s: %s%s%s%s\n", PROGRAM, problem, arg ? " '" : "", arg ? arg : "",
-	        arg ? "'" : "");
-	fprintf(stderr, "usage: %s [--steps N] [--tiles-per-ipu T]\n", PROGRAM);
-	exit(2);
+	ex_usage_exit(PROGRAM, "[--steps N] [--tiles-per-ipu T]", problem, arg);
 }
 
 /* Parses [--steps N] [--tiles-per-ipu T] (values as the next argument or
@@ -61,6 +59,8 @@ static void parse_args(int argc, char **argv, unsigned *steps, unsigned *tiles_p
 	*tiles_per_ipu = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
+		if (ex_is_help(arg))
+			usage_exit(NULL, NULL);
 		const char *eq = strchr(arg, '=');
 		size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
 		const char *value;

@@ -31,14 +31,11 @@
 /* Steps listed by the overview, longest first. */
 #define LONGEST_STEPS 5
 
-/* Prints what is wrong with the arguments and the usage line on stderr,
- * and exits with status 2. */
+/* Usage: with `problem` NULL (--help) prints it and exits 0, else says
+ * what is wrong on stderr and exits 2 (ex_usage_exit). */
 static _Noreturn void usage_exit(const char *problem, const char *arg)
 {
-	fprintf(stderr, "%s: %s%s%s%s\n", PROGRAM, problem, arg ? " '" : "", arg ? arg : "",
-	        arg ? "'" : "");
-	fprintf(stderr, "usage: %s [--ipu mk1|mk2|bow] [--no-instrument]\n", PROGRAM);
-	exit(2);
+	ex_usage_exit(PROGRAM, "[--ipu mk1|mk2|bow] [--no-instrument]", problem, arg);
 }
 
 /* Parses the command line; anything wrong ends through usage_exit. */
@@ -48,6 +45,8 @@ static void parse_args(int argc, char **argv, tsi_ipu_version *version, bool *in
 	*instrument = true;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
+		if (ex_is_help(arg))
+			usage_exit(NULL, NULL);
 		const char *value;
 
 		if (!strcmp(arg, "--no-instrument")) {

@@ -217,14 +217,11 @@ static tsi_program *build_multiply_program(tsi_graph *graph, tsi_tensor *matrix,
 	return prog;
 }
 
-/* Prints what is wrong with the arguments (quoting `arg` if given) and
- * the usage line on stderr, and exits with status 2. */
+/* Usage: with `problem` NULL (--help) prints it and exits 0, else says
+ * what is wrong on stderr and exits 2 (ex_usage_exit). */
 static _Noreturn void usage_exit(const char *problem, const char *arg)
 {
-	fprintf(stderr, "%s: %s%s%s%s\n", PROGRAM, problem, arg ? " '" : "", arg ? arg : "",
-	        arg ? "'" : "");
-	fprintf(stderr, "usage: %s [--ipu mk1|mk2|bow] ROWS COLS\n", PROGRAM);
-	exit(2);
+	ex_usage_exit(PROGRAM, "[--ipu mk1|mk2|bow] ROWS COLS", problem, arg);
 }
 
 /*
@@ -241,6 +238,8 @@ static void parse_args(int argc, char **argv, tsi_ipu_version *version, unsigned
 	*version = TSI_IPU_MK2;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
+		if (ex_is_help(arg))
+			usage_exit(NULL, NULL);
 		const char *value;
 
 		if (strncmp(arg, "--ipu", 5) != 0 || (arg[5] != '\0' && arg[5] != '=')) {
