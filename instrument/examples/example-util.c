@@ -101,3 +101,16 @@ bool ex_is_help(const char *arg)
 {
 	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
 }
+
+int ex_parse_ipu(const char *text, tsi_ipu_version *out)
+{
+	if (!strcmp(text, "mk1"))
+		*out = TSI_IPU_MK1;
+	else if (!strcmp(text, "mk2"))
+		*out = TSI_IPU_MK2;
+	else if (!strcmp(text, "bow"))
+		*out = TSI_IPU_BOW;
+	else
+		return -1;
+	return 0;
+}

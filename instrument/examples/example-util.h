@@ -29,6 +29,9 @@ noreturn void ex_usage_exit(const char *program, const char *args, const char *p
                             const char *arg);
 /* True for "--help" and "-h". */
 bool ex_is_help(const char *arg);
+/* Parses an "--ipu" value: "mk1", "mk2" or "bow". Returns 0, or -1 for
+ * anything else. */
+int ex_parse_ipu(const char *text, tsi_ipu_version *out);
 
 /* Parses a positive matrix dimension of at most `max`. Returns 0 and sets
  * *out, or -1 for a missing, non-numeric, zero or too large value. */

@@ -61,13 +61,7 @@ static void parse_args(int argc, char **argv, tsi_ipu_version *version, bool *in
 			value = argv[++i];
 		else
 			usage_exit("--ipu needs a value", NULL);
-		if (!strcmp(value, "mk1"))
-			*version = TSI_IPU_MK1;
-		else if (!strcmp(value, "mk2"))
-			*version = TSI_IPU_MK2;
-		else if (!strcmp(value, "bow"))
-			*version = TSI_IPU_BOW;
-		else
+		if (ex_parse_ipu(value, version) != 0)
 			usage_exit("--ipu wants mk1, mk2 or bow, not", value);
 	}
 }

@@ -1014,6 +1014,21 @@ static int install_conn(tsi_engine *e, const tsi_stream *s, bool all, unsigned r
 	return TSI_OK;
 }
 
+/* The stream a connect call names, checking the replica it asks for. */
+static int connect_target(tsi_engine *e, const char *name, bool all, unsigned replica,
+                          tsi_stream **out)
+{
+	int rc = find_stream_for_connect(e, name, out);
+
+	if (rc)
+		return rc;
+	if (!all && replica >= e->replicas)
+		return engine_fail(e, TSI_ERR_INVALID_ARGUMENT,
+		                   "replica %u of stream '%s' does not exist: the graph has %u replica%s",
+		                   replica, name, e->replicas, e->replicas == 1 ? "" : "s");
+	return TSI_OK;
+}
+
 /* Shared body of the two buffer-connecting calls. */
 static int connect_buffer(tsi_engine *e, const char *name, bool all, unsigned replica,
                           void *begin, void *end)
@@ -1022,13 +1037,9 @@ static int connect_buffer(tsi_engine *e, const char *name, bool all, unsigned re
 	stream_conn *c;
 	int rc;
 
-	rc = find_stream_for_connect(e, name, &s);
+	rc = connect_target(e, name, all, replica, &s);
 	if (rc)
 		return rc;
-	if (!all && replica >= e->replicas)
-		return engine_fail(e, TSI_ERR_INVALID_ARGUMENT,
-		                   "replica %u of stream '%s' does not exist: the graph has %u replica%s",
-		                   replica, name, e->replicas, e->replicas == 1 ? "" : "s");
 	if (!begin || !end || (unsigned char *)end < (unsigned char *)begin)
 		return engine_fail(e, TSI_ERR_INVALID_ARGUMENT,
 		                   "stream '%s': the host buffer [begin, end) is not a valid range", name);
@@ -1055,13 +1066,9 @@ static int connect_cb(tsi_engine *e, const char *name, bool all, unsigned replic
 	stream_conn *c;
 	int rc;
 
-	rc = find_stream_for_connect(e, name, &s);
+	rc = connect_target(e, name, all, replica, &s);
 	if (rc)
 		return rc;
-	if (!all && replica >= e->replicas)
-		return engine_fail(e, TSI_ERR_INVALID_ARGUMENT,
-		                   "replica %u of stream '%s' does not exist: the graph has %u replica%s",
-		                   replica, name, e->replicas, e->replicas == 1 ? "" : "s");
 	if (!cb)
 		return engine_fail(e, TSI_ERR_INVALID_ARGUMENT, "stream '%s': the callback is NULL",
 		                   name);

@@ -864,35 +864,24 @@ static int lower_prog(lower_ctx *c, const tsi_program *p, node_list **out)
 		leaves->n_at_start = l.n;
 		break;
 	case TSI_PROG_STREAM_TO_TENSOR:
-	case TSI_PROG_TENSOR_TO_STREAM: {
-		bool in = p->kind == TSI_PROG_STREAM_TO_TENSOR;
-		rc = lower_host(c, p, in ? p->dst : p->src, in, TSI_XR_STREAM,
-		                tsi_arena_printf(&b->arena, "%s", p->name ? p->name : p->stream->name), &l);
-		if (rc)
-			return rc;
-		leaves->at_start = l.ids;
-		leaves->n_at_start = l.n;
-		break;
-	}
+	case TSI_PROG_TENSOR_TO_STREAM:
 	case TSI_PROG_REMOTE_TO_TENSOR:
-	case TSI_PROG_TENSOR_TO_REMOTE: {
-		bool in = p->kind == TSI_PROG_REMOTE_TO_TENSOR;
-		rc = lower_host(c, p, in ? p->dst : p->src, in, TSI_XR_REMOTE,
-		                tsi_arena_printf(&b->arena, "%s", p->name ? p->name : p->remote->name), &l);
+	case TSI_PROG_TENSOR_TO_REMOTE:
+	case TSI_PROG_PRINT_TENSOR: {
+		/* Every host transfer: streams, remote buffers and PrintTensor's
+		 * device-to-host copy, named after the program or what it moves. */
+		bool in = p->kind == TSI_PROG_STREAM_TO_TENSOR || p->kind == TSI_PROG_REMOTE_TO_TENSOR;
+		tsi_exchange_role role = p->kind == TSI_PROG_PRINT_TENSOR ? TSI_XR_PRINT
+		                         : p->stream                      ? TSI_XR_STREAM
+		                                                          : TSI_XR_REMOTE;
+		const char *what = p->stream ? p->stream->name : p->remote ? p->remote->name : p->title;
+		rc = lower_host(c, p, in ? p->dst : p->src, in, role, p->name ? p->name : what, &l);
 		if (rc)
 			return rc;
 		leaves->at_start = l.ids;
 		leaves->n_at_start = l.n;
 		break;
 	}
-	case TSI_PROG_PRINT_TENSOR:
-		rc = lower_host(c, p, p->src, false, TSI_XR_PRINT,
-		                tsi_arena_printf(&b->arena, "%s", p->name ? p->name : p->title), &l);
-		if (rc)
-			return rc;
-		leaves->at_start = l.ids;
-		leaves->n_at_start = l.n;
-		break;
 	case TSI_PROG_COLLECTIVE:
 		if ((rc = lower_collective(c, p, &l)))
 			return rc;
