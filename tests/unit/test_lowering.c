@@ -377,6 +377,51 @@ static void test_stream_copy(void **state)
 	destroy(&f);
 }
 
+/* Total bytes of a memory category over every tile, region and column. */
+static uint64_t category_total(const tsi_graph_profile *gp, tsi_mem_category cat)
+{
+	uint64_t sum = 0;
+	for (uint32_t t = 0; t < gp->target.num_tiles; t++)
+		for (int r = 0; r < TSI_REGION_COUNT; r++)
+			sum += tsi_graph_profile_category(gp, cat, (tsi_mem_region)r, false, t) +
+			       tsi_graph_profile_category(gp, cat, (tsi_mem_region)r, true, t);
+	return sum;
+}
+
+/* debug.instrumentControlFlow: a counter per control-flow program on every
+ * tile, and each branch decision pays for reading it. */
+static void test_control_flow_instrumentation(void **state)
+{
+	uint64_t bytes[2], cycles[2];
+	(void)state;
+
+	for (int on = 0; on < 2; on++) {
+		fixture f = {0};
+		tsi_options *o = tsi_options_new();
+		build(&f);
+		tsi_tensor *pred = tsi_graph_add_constant_fill(f.g, TSI_INT, TSI_SHAPE(1), 1, "pred");
+		tsi_graph_set_tile_mapping(f.g, pred, 0);
+		tsi_program *prog = tsi_prog_sequence(f.g, "main");
+		tsi_sequence_add(prog, tsi_prog_repeat(f.g, 2, tsi_prog_if(f.g, pred,
+		                                                           tsi_prog_execute(f.g, f.cs),
+		                                                           NULL)));
+		if (on)
+			tsi_options_set(o, "debug.instrumentControlFlow", "true");
+		assert_int_equal(tsi_engine_new(&f.e, f.g, &prog, 1, o), TSI_OK);
+		const tsi_graph_profile *gp = tsi_engine_get_graph_profile(f.e);
+		bytes[on] = category_total(gp, TSI_MEM_INSTRUMENTATION_RESULTS);
+		if (on) /* Repeat and If: 2 counters of 8 bytes on each of 16 tiles */
+			assert_int_equal(bytes[on], 2 * 8 * 16);
+		assert_int_equal(tsi_engine_load(f.e, f.dev), TSI_OK);
+		assert_int_equal(tsi_engine_run(f.e, 0), TSI_OK);
+		cycles[on] = tsi_engine_get_run_profile(f.e, 0)->cycles;
+		tsi_options_free(o);
+		destroy(&f);
+	}
+	assert_int_equal(bytes[0], 0);
+	assert_true(cycles[1] > cycles[0]); /* two branch decisions, each paying */
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -403,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_shared_program_lowered_once),
 		cmocka_unit_test(test_stream_copy),
 		cmocka_unit_test(test_profiler_mode),
+		cmocka_unit_test(test_control_flow_instrumentation),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,7 +44,8 @@
  * The simulation runs steps back to back from cycle 0: nothing overlaps,
  * so every step's cycles_overlapped is 0 and the steps' cycles add up to
  * the run's, plus CONSENSUS_CYCLES for each SetLocalConsensusFromVar
- * (time without a step of its own). A sync step is inserted before each
+ * (time without a step of its own; k.instrumentation_cycles more each
+ * with debug.instrumentControlFlow). A sync step is inserted before each
  * exchange as BSP requires (internal before DoExchange, external before
  * GlobalExchange and StreamCopy) unless the leaf just before was a sync
  * at least that strong; explicit Sync leaves become sync steps (Global
@@ -837,7 +838,9 @@ int tsi_simulate_run(const tsi_profile_builder *b, const uint32_t *trace, size_t
 			sim_sync(&s, out, &steps[k++], id, prev, &t);
 			continue;
 		case TSI_LP_SET_LOCAL_CONSENSUS:
-			t += CONSENSUS_CYCLES;
+			/* With control-flow instrumentation each branch decision
+			 * also reads and stores the cycle counter. */
+			t += CONSENSUS_CYCLES + (b->instrument_control_flow ? b->k.instrumentation_cycles : 0);
 			prev = 0;
 			continue;
 		case TSI_LP_DO_EXCHANGE:

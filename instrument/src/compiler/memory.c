@@ -46,8 +46,10 @@
  *     tile with vertices of it ("tile"), per vertex ("vertex"), on tile 0
  *     only ("device"), on the first tile of every IPU ("ipu"); with
  *     debug.instrumentExternalExchange one more per host or IPU-to-IPU
- *     exchange on every tile that sends or receives in it. Control-flow
- *     instrumentation is not modelled.
+ *     exchange on every tile that sends or receives in it; with
+ *     debug.instrumentControlFlow one per control-flow program (Repeat,
+ *     RepeatWhile, If, Switch, Call) on every tile, since every tile runs
+ *     the control program.
  *   - controlId, controlTable, multiple, outputEdge, rearrangement,
  *     sharedCode/DataStorage: not produced by this model (always 0).
  *
@@ -625,9 +627,27 @@ static void layout_fixed(mem_ctx *m)
 	/* Stamps of compute sets used 1..n; plans use marks above them. */
 	uint32_t mark = (uint32_t)(b->compiled->compute_sets.len + b->n_generated) + 1;
 
+	uint64_t control_flow = 0;
+	if (b->instrument_control_flow)
+		for (size_t i = 0; i < p->n_programs; i++)
+			switch (p->programs[i].type) {
+			case TSI_LP_REPEAT:
+			case TSI_LP_REPEAT_WHILE_TRUE:
+			case TSI_LP_REPEAT_WHILE_FALSE:
+			case TSI_LP_IF:
+			case TSI_LP_IF_ELSE:
+			case TSI_LP_SWITCH:
+			case TSI_LP_CALL:
+				control_flow += b->k.instrumentation_bytes;
+				break;
+			default:
+				break;
+			}
 	for (uint32_t t = 0; t < m->num_tiles; t++) {
 		add_cat(m, TSI_MEM_CONTROL_CODE, t, control);
 		add_cat(m, TSI_MEM_STACK, t, stack);
+		if (control_flow)
+			add_cat(m, TSI_MEM_INSTRUMENTATION_RESULTS, t, control_flow);
 	}
 	for (size_t i = 0; i < b->n_plans; i++) {
 		const tsi_exchange_plan *pl = &b->plans[i];
