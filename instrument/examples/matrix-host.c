@@ -3,10 +3,12 @@
  */
 #include "matrix-host.h"
 #include "example-util.h"
+#include "matrix-codelets.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Each dimension and the matrix's element count are bounded so the host
  * buffers (and the simulated device memory) stay a few hundred MB. */
@@ -67,4 +69,47 @@ int matrix_check_result(const float *matrix, const float *vector, const float *r
 	}
 	printf("Multiplication result OK\n");
 	return 0;
+}
+
+void matrix_env_setup(matrix_env *env, const tsi_ipu_model_options *model, unsigned rows,
+                      unsigned cols)
+{
+	tsi_graph *g;
+
+	memset(env, 0, sizeof(*env));
+	printf("Multiplying matrix of size %ux%u by vector of size %u\n", rows, cols, cols);
+	env->h_matrix = malloc((size_t)rows * cols * sizeof(*env->h_matrix));
+	env->h_input = malloc((size_t)cols * sizeof(*env->h_input));
+	env->h_output = calloc(rows, sizeof(*env->h_output));
+	if (!env->h_matrix || !env->h_input || !env->h_output)
+		ex_fail("allocating host buffers", "out of memory");
+	matrix_fill_inputs(env->h_matrix, env->h_input, rows, cols);
+
+	printf("Creating environment (compiling vertex programs)\n");
+	if (tsi_device_new_ipu_model(&env->device, model) != TSI_OK)
+		ex_fail("creating the IPU Model device", tsi_error_last());
+	if (tsi_graph_new(&env->graph, tsi_device_get_target(env->device), 1) != TSI_OK)
+		ex_fail("creating the graph", tsi_error_last());
+	g = env->graph;
+	ex_must_rc(g, matrix_add_codelets(g), "adding the codelets");
+
+	printf("Constructing compute graph and control program\n");
+	env->matrix = ex_must(g, tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(rows, cols), "matrix"),
+	                      "adding matrix");
+	env->input_vector = ex_must(g, tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(cols),
+	                                                      "inputVector"),
+	                            "adding inputVector");
+	env->output_vector = ex_must(g, tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(rows),
+	                                                       "outputVector"),
+	                             "adding outputVector");
+}
+
+void matrix_env_free(matrix_env *env)
+{
+	tsi_graph_free(env->graph);
+	tsi_device_free(env->device);
+	free(env->h_matrix);
+	free(env->h_input);
+	free(env->h_output);
+	memset(env, 0, sizeof(*env));
 }

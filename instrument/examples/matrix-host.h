@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include <tilescope/ipu.h>
+
 /* Parses "ROWS COLS" from the command line. On a missing, non-numeric,
  * zero or too large value prints what is wrong and a usage line on stderr
  * and exits with status 2. */
@@ -19,3 +21,21 @@ void matrix_fill_inputs(float *matrix, float *vector, unsigned rows, unsigned co
  * OK" and returns 0, or prints the first wrong element and returns 1. */
 int matrix_check_result(const float *matrix, const float *vector, const float *result,
                         unsigned rows, unsigned cols);
+
+/* What both matrix-vector tutorials set up before building their
+ * programs: filled host buffers, the device, the graph with the matrix
+ * codelets, and the matrix, inputVector and outputVector variables. */
+typedef struct matrix_env {
+	float *h_matrix, *h_input, *h_output; /* host buffers (malloc) */
+	tsi_device *device;
+	tsi_graph *graph;
+	tsi_tensor *matrix, *input_vector, *output_vector;
+} matrix_env;
+
+/* Prints the tutorial's opening lines while it builds `env` for a rows x
+ * cols problem on an IPU Model made with `model`; exits through ex_fail
+ * on any failure. */
+void matrix_env_setup(matrix_env *env, const tsi_ipu_model_options *model, unsigned rows,
+                      unsigned cols);
+/* Frees what matrix_env_setup made (engines first: they use the graph). */
+void matrix_env_free(matrix_env *env);

@@ -60,79 +60,48 @@ static tsi_program *build_multiply_program(tsi_graph *graph, tsi_tensor *matrix,
 int main(int argc, char **argv)
 {
 	tsi_ipu_model_options model = TSI_IPU_MODEL_OPTIONS_INIT;
-	tsi_device *device = NULL;
-	tsi_graph *graph = NULL;
+	matrix_env env;
 	tsi_engine *engine = NULL;
-	tsi_tensor *matrix, *input_vector, *output_vector;
 	tsi_program *prog;
-	float *h_matrix, *h_input, *h_output;
 	unsigned rows, cols;
 	int status;
 
 	ex_init("tut6_matrix_vector");
 	matrix_parse_args_or_exit(argc, argv, "tut6_matrix_vector", &rows, &cols);
-	printf("Multiplying matrix of size %ux%u by vector of size %u\n", rows, cols, cols);
-
-	h_matrix = malloc((size_t)rows * cols * sizeof(*h_matrix));
-	h_input = malloc((size_t)cols * sizeof(*h_input));
-	h_output = calloc(rows, sizeof(*h_output));
-	if (!h_matrix || !h_input || !h_output)
-		ex_fail("allocating host buffers", "out of memory");
-	matrix_fill_inputs(h_matrix, h_input, rows, cols);
-
-	printf("Creating environment (compiling vertex programs)\n");
-	if (tsi_device_new_ipu_model(&device, &model) != TSI_OK)
-		ex_fail("creating the IPU Model device", tsi_error_last());
-	if (tsi_graph_new(&graph, tsi_device_get_target(device), 1) != TSI_OK)
-		ex_fail("creating the graph", tsi_error_last());
-	ex_must_rc(graph, matrix_add_codelets(graph), "adding the codelets");
-
-	printf("Constructing compute graph and control program\n");
-	matrix = ex_must(graph, tsi_graph_add_variable(graph, TSI_FLOAT, TSI_SHAPE(rows, cols),
-	                                               "matrix"),
-	                 "adding matrix");
-	input_vector = ex_must(graph, tsi_graph_add_variable(graph, TSI_FLOAT, TSI_SHAPE(cols),
-	                                                     "inputVector"),
-	                       "adding inputVector");
-	output_vector = ex_must(graph, tsi_graph_add_variable(graph, TSI_FLOAT, TSI_SHAPE(rows),
-	                                                      "outputVector"),
-	                        "adding outputVector");
-	prog = build_multiply_program(graph, matrix, input_vector, output_vector);
+	matrix_env_setup(&env, &model, rows, cols);
+	prog = build_multiply_program(env.graph, env.matrix, env.input_vector, env.output_vector);
 
 	/* Host handles move the data in and out around the run. */
-	ex_must_rc(graph, tsi_graph_create_host_write(graph, "matrix", matrix), "creating a handle");
-	ex_must_rc(graph, tsi_graph_create_host_write(graph, "inputVector", input_vector),
+	ex_must_rc(env.graph, tsi_graph_create_host_write(env.graph, "matrix", env.matrix),
 	           "creating a handle");
-	ex_must_rc(graph, tsi_graph_create_host_read(graph, "outputVector", output_vector),
+	ex_must_rc(env.graph, tsi_graph_create_host_write(env.graph, "inputVector", env.input_vector),
+	           "creating a handle");
+	ex_must_rc(env.graph, tsi_graph_create_host_read(env.graph, "outputVector", env.output_vector),
 	           "creating a handle");
 
-	if (tsi_engine_new(&engine, graph, &prog, 1, NULL) != TSI_OK)
+	if (tsi_engine_new(&engine, env.graph, &prog, 1, NULL) != TSI_OK)
 		ex_fail("creating the engine", tsi_error_last());
-	ex_must_engine(engine, tsi_engine_load(engine, device), "loading the engine");
+	ex_must_engine(engine, tsi_engine_load(engine, env.device), "loading the engine");
 	ex_must_engine(engine,
-	               tsi_engine_write_tensor(engine, "matrix", h_matrix,
-	                                       (size_t)rows * cols * sizeof(*h_matrix)),
+	               tsi_engine_write_tensor(engine, "matrix", env.h_matrix,
+	                                       (size_t)rows * cols * sizeof(*env.h_matrix)),
 	               "writing the matrix");
 	ex_must_engine(engine,
-	               tsi_engine_write_tensor(engine, "inputVector", h_input,
-	                                       (size_t)cols * sizeof(*h_input)),
+	               tsi_engine_write_tensor(engine, "inputVector", env.h_input,
+	                                       (size_t)cols * sizeof(*env.h_input)),
 	               "writing the input vector");
 
 	printf("Running graph program to multiply matrix by vector\n");
 	fflush(stdout);
 	ex_must_engine(engine, tsi_engine_run(engine, 0), "running the program");
 	ex_must_engine(engine,
-	               tsi_engine_read_tensor(engine, "outputVector", h_output,
-	                                      (size_t)rows * sizeof(*h_output)),
+	               tsi_engine_read_tensor(engine, "outputVector", env.h_output,
+	                                      (size_t)rows * sizeof(*env.h_output)),
 	               "reading the result");
 
-	status = matrix_check_result(h_matrix, h_input, h_output, rows, cols);
+	status = matrix_check_result(env.h_matrix, env.h_input, env.h_output, rows, cols);
 
 	tsi_engine_free(engine);
-	tsi_graph_free(graph);
-	tsi_device_free(device);
-	free(h_matrix);
-	free(h_input);
-	free(h_output);
+	matrix_env_free(&env);
 	return status;
 }

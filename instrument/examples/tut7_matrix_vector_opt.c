@@ -288,13 +288,10 @@ static uint64_t run_cycles(const tsi_engine *engine, size_t index)
 int main(int argc, char **argv)
 {
 	tsi_ipu_model_options model = TSI_IPU_MODEL_OPTIONS_INIT;
-	tsi_device *device = NULL;
-	tsi_graph *graph = NULL;
+	matrix_env env;
 	tsi_engine *engine = NULL;
-	tsi_tensor *matrix, *input_vector, *output_vector;
 	tsi_stream *in_stream_v, *in_stream_m, *out_stream;
 	tsi_program *progs[N_PROGS];
-	float *h_matrix, *h_input, *h_output;
 	unsigned rows, cols;
 	tsi_ipu_version version;
 	int status;
@@ -302,74 +299,51 @@ int main(int argc, char **argv)
 	ex_init(PROGRAM);
 	parse_args(argc, argv, &version, &rows, &cols);
 	model.ipu_version = version;
-	printf("Multiplying matrix of size %ux%u by vector of size %u\n", rows, cols, cols);
-
-	h_matrix = malloc((size_t)rows * cols * sizeof(*h_matrix));
-	h_input = malloc((size_t)cols * sizeof(*h_input));
-	h_output = calloc(rows, sizeof(*h_output));
-	if (!h_matrix || !h_input || !h_output)
-		ex_fail("allocating host buffers", "out of memory");
-	matrix_fill_inputs(h_matrix, h_input, rows, cols);
-
-	printf("Creating environment (compiling vertex programs)\n");
-	if (tsi_device_new_ipu_model(&device, &model) != TSI_OK)
-		ex_fail("creating the IPU Model device", tsi_error_last());
-	if (tsi_graph_new(&graph, tsi_device_get_target(device), 1) != TSI_OK)
-		ex_fail("creating the graph", tsi_error_last());
-	ex_must_rc(graph, matrix_add_codelets(graph), "adding the codelets");
-
-	printf("Constructing compute graph and control program\n");
-	matrix = ex_must(graph, tsi_graph_add_variable(graph, TSI_FLOAT, TSI_SHAPE(rows, cols),
-	                                               "matrix"),
-	                 "adding matrix");
-	input_vector = ex_must(graph, tsi_graph_add_variable(graph, TSI_FLOAT, TSI_SHAPE(cols),
-	                                                     "inputVector"),
-	                       "adding inputVector");
-	output_vector = ex_must(graph, tsi_graph_add_variable(graph, TSI_FLOAT, TSI_SHAPE(rows),
-	                                                      "outputVector"),
-	                        "adding outputVector");
-	progs[PROG_MULTIPLY] = build_multiply_program(graph, matrix, input_vector, output_vector);
+	matrix_env_setup(&env, &model, rows, cols);
+	progs[PROG_MULTIPLY] =
+	    build_multiply_program(env.graph, env.matrix, env.input_vector, env.output_vector);
 
 	/* Data streams move the inputs in and the result out. */
-	in_stream_v = ex_must(graph,
-	                      tsi_graph_add_host_to_device_fifo(graph, "inputVector", TSI_FLOAT, cols,
-	                                                        TSI_REPLICATED_STREAM_BROADCAST),
+	in_stream_v = ex_must(env.graph,
+	                      tsi_graph_add_host_to_device_fifo(env.graph, "inputVector", TSI_FLOAT,
+	                                                        cols, TSI_REPLICATED_STREAM_BROADCAST),
 	                      "adding the inputVector stream");
-	in_stream_m = ex_must(graph,
-	                      tsi_graph_add_host_to_device_fifo(graph, "inputMatrix", TSI_FLOAT,
+	in_stream_m = ex_must(env.graph,
+	                      tsi_graph_add_host_to_device_fifo(env.graph, "inputMatrix", TSI_FLOAT,
 	                                                        (size_t)rows * cols,
 	                                                        TSI_REPLICATED_STREAM_BROADCAST),
 	                      "adding the inputMatrix stream");
-	out_stream = ex_must(graph, tsi_graph_add_device_to_host_fifo(graph, "out", TSI_FLOAT, rows),
+	out_stream = ex_must(env.graph,
+	                     tsi_graph_add_device_to_host_fifo(env.graph, "out", TSI_FLOAT, rows),
 	                     "adding the out stream");
-	progs[PROG_UPLOAD] = ex_must(graph, tsi_prog_sequence(graph, "upload"),
+	progs[PROG_UPLOAD] = ex_must(env.graph, tsi_prog_sequence(env.graph, "upload"),
 	                             "creating the upload program");
-	ex_must_rc(graph,
+	ex_must_rc(env.graph,
 	           tsi_sequence_add(progs[PROG_UPLOAD],
-	                            tsi_prog_copy_from_stream(graph, in_stream_v, input_vector)),
+	                            tsi_prog_copy_from_stream(env.graph, in_stream_v, env.input_vector)),
 	           "copying the input vector");
-	ex_must_rc(graph,
+	ex_must_rc(env.graph,
 	           tsi_sequence_add(progs[PROG_UPLOAD],
-	                            tsi_prog_copy_from_stream(graph, in_stream_m, matrix)),
+	                            tsi_prog_copy_from_stream(env.graph, in_stream_m, env.matrix)),
 	           "copying the matrix");
-	progs[PROG_DOWNLOAD] = ex_must(graph, tsi_prog_sequence(graph, "download"),
+	progs[PROG_DOWNLOAD] = ex_must(env.graph, tsi_prog_sequence(env.graph, "download"),
 	                               "creating the download program");
-	ex_must_rc(graph,
+	ex_must_rc(env.graph,
 	           tsi_sequence_add(progs[PROG_DOWNLOAD],
-	                            tsi_prog_copy_to_stream(graph, output_vector, out_stream)),
+	                            tsi_prog_copy_to_stream(env.graph, env.output_vector, out_stream)),
 	           "copying the result");
 
-	if (tsi_engine_new(&engine, graph, progs, N_PROGS, NULL) != TSI_OK)
+	if (tsi_engine_new(&engine, env.graph, progs, N_PROGS, NULL) != TSI_OK)
 		ex_fail("creating the engine", tsi_error_last());
-	ex_must_engine(engine, tsi_engine_load(engine, device), "loading the engine");
+	ex_must_engine(engine, tsi_engine_load(engine, env.device), "loading the engine");
 	ex_must_engine(engine,
-	               tsi_engine_connect_stream(engine, "inputVector", h_input, h_input + cols),
+	               tsi_engine_connect_stream(engine, "inputVector", env.h_input, env.h_input + cols),
 	               "connecting the inputVector stream");
 	ex_must_engine(engine,
-	               tsi_engine_connect_stream(engine, "inputMatrix", h_matrix,
-	                                         h_matrix + (size_t)rows * cols),
+	               tsi_engine_connect_stream(engine, "inputMatrix", env.h_matrix,
+	                                         env.h_matrix + (size_t)rows * cols),
 	               "connecting the inputMatrix stream");
-	ex_must_engine(engine, tsi_engine_connect_stream(engine, "out", h_output, h_output + rows),
+	ex_must_engine(engine, tsi_engine_connect_stream(engine, "out", env.h_output, env.h_output + rows),
 	               "connecting the out stream");
 
 	printf("Running graph program to multiply matrix by vector\n");
@@ -377,15 +351,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < N_PROGS; i++)
 		ex_must_engine(engine, tsi_engine_run(engine, i), "running the program");
 
-	status = matrix_check_result(h_matrix, h_input, h_output, rows, cols);
+	status = matrix_check_result(env.h_matrix, env.h_input, env.h_output, rows, cols);
 	if (status == 0)
 		printf("Program cycles: %" PRIu64 "\n", run_cycles(engine, PROG_MULTIPLY));
 
 	tsi_engine_free(engine);
-	tsi_graph_free(graph);
-	tsi_device_free(device);
-	free(h_matrix);
-	free(h_input);
-	free(h_output);
+	matrix_env_free(&env);
 	return status;
 }
