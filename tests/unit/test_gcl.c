@@ -312,6 +312,32 @@ static void test_errors(void **state)
 /* The compiler model sees an external sync and a GlobalExchange with the
  * ring algorithm's traffic: allReduce of 16 bytes over 4 replicas moves
  * 2 * 3/4 * 16 = 24 bytes each way on the tile holding the data. */
+/* An allReduce result written only by the collective is live from it. */
+static void test_result_liveness(void **state)
+{
+	ctx c;
+	(void)state;
+
+	setup(&c, 2, 2, 2);
+	tsi_tensor *x = tsi_graph_add_variable(c.g, TSI_FLOAT, TSI_SHAPE(4), "x");
+	tsi_graph_set_tile_mapping(c.g, x, 0);
+	tsi_sequence_add(c.prog, tsi_prog_write_undef(c.g, x));
+	tsi_tensor *y = tsi_gcl_all_reduce(c.g, x, TSI_COLLECTIVE_ADD, c.prog, TSI_COMM_GROUP_ALL,
+	                                   "sum");
+	tsi_sequence_add(c.prog, tsi_prog_print_tensor(c.g, "y", y));
+	compile_and_load(&c);
+	const tsi_graph_profile *gp = tsi_engine_get_graph_profile(c.e);
+	for (size_t i = 0; i < gp->n_variables; i++)
+		if (!strcmp(gp->variables[i].name, "sum/out")) {
+			assert_false(gp->variables[i].always_live);
+			assert_int_not_equal(gp->variables[i].live_from, UINT32_MAX);
+			assert_true(gp->variables[i].live_to > gp->variables[i].live_from);
+			teardown(&c);
+			return;
+		}
+	fail_msg("no variable sum/out in the profile");
+}
+
 static void test_profile(void **state)
 {
 	ctx c;
@@ -332,6 +358,15 @@ static void test_profile(void **state)
 	assert_string_equal(x_->name, "gradients");
 	assert_int_equal(tsi_tile_values_get(&x_->bytes_sent, 1), 24);
 	assert_int_equal(tsi_tile_values_get(&x_->bytes_received, 1), 24);
+	/* The collective reads and writes x: liveness sees it. */
+	int found = 0;
+	for (size_t i = 0; i < gp->n_variables; i++)
+		if (!strcmp(gp->variables[i].name, "x")) {
+			found = 1;
+			assert_true(gp->variables[i].always_live ||
+			            gp->variables[i].live_from != UINT32_MAX);
+		}
+	assert_true(found);
 	const tsi_lowered_program *root = &gp->programs[gp->control_programs[0]];
 	const tsi_lowered_program *m = &gp->programs[root->children[0]];
 	assert_int_equal(m->n_children, 2);
@@ -350,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_reduce_scatter_two_ipus),
 		cmocka_unit_test(test_all_gather_and_all_to_all),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_result_liveness),
 		cmocka_unit_test(test_profile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

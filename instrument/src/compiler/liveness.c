@@ -332,11 +332,12 @@ static int lv_simple(lv_ctx *c, access *a, const tsi_tensor *r1, const tsi_tenso
 }
 
 /* The accesses of a transfer run for user program `src` (a copy, stream
- * or remote copy, print, or a Switch's control broadcast). */
+ * or remote copy, print, a collective, or a Switch's control broadcast). */
 static int lv_transfer(lv_ctx *c, access *a, const tsi_program *src)
 {
 	switch (src->kind) {
 	case TSI_PROG_COPY:
+	case TSI_PROG_COLLECTIVE:
 		return lv_simple(c, a, src->src, NULL, src->dst);
 	case TSI_PROG_STREAM_TO_TENSOR:
 	case TSI_PROG_REMOTE_TO_TENSOR:
