@@ -3,6 +3,7 @@
 
 #include <ftw.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,4 +71,133 @@ void tsi_test_capture_close(tsi_test_capture *cap)
 	free(cap->buf);
 	cap->file = NULL;
 	cap->buf = NULL;
+}
+
+/* Device first, then a graph on the device's own target, so that the
+ * graph and the engine's device can never disagree about the target. */
+void tsi_test_model_init_ipu(tsi_test_model *m, tsi_ipu_version version, unsigned ipus,
+                             unsigned tiles_per_ipu, unsigned replicas)
+{
+	tsi_ipu_model_options opts = TSI_IPU_MODEL_OPTIONS_INIT;
+
+	memset(m, 0, sizeof(*m));
+	opts.ipu_version = version;
+	opts.num_ipus = ipus;
+	opts.tiles_per_ipu = tiles_per_ipu;
+	assert_int_equal(tsi_device_new_ipu_model(&m->device, &opts), TSI_OK);
+	assert_int_equal(tsi_graph_new(&m->graph, tsi_device_get_target(m->device), replicas),
+	                 TSI_OK);
+}
+
+/* The Mk2 case, which is nearly every test's. */
+void tsi_test_model_init(tsi_test_model *m, unsigned ipus, unsigned tiles_per_ipu,
+                         unsigned replicas)
+{
+	tsi_test_model_init_ipu(m, TSI_IPU_MK2, ipus, tiles_per_ipu, replicas);
+}
+
+/* Heap form for cmocka's setup/teardown state, with the sequence the
+ * library tests append their operations to. */
+tsi_test_model *tsi_test_model_new(unsigned tiles_per_ipu)
+{
+	tsi_test_model *m = malloc(sizeof(*m));
+
+	assert_non_null(m);
+	tsi_test_model_init(m, 1, tiles_per_ipu, 1);
+	m->seq = tsi_prog_sequence(m->graph, "seq");
+	assert_non_null(m->seq);
+	return m;
+}
+
+/* Fails with the graph's or the engine's message rather than a bare code,
+ * so a broken test says what went wrong. */
+void tsi_test_model_load(tsi_test_model *m, tsi_program *const *progs, size_t n,
+                         const tsi_options *opts)
+{
+	if (!progs) {
+		progs = &m->seq;
+		n = 1;
+	}
+	if (tsi_graph_error(m->graph))
+		fail_msg("graph error: %s", tsi_graph_error(m->graph));
+	if (tsi_engine_new(&m->engine, m->graph, progs, n, opts) != TSI_OK)
+		fail_msg("tsi_engine_new: %s", tsi_error_last());
+	if (tsi_engine_load(m->engine, m->device) != TSI_OK)
+		fail_msg("tsi_engine_load: %s", tsi_engine_error(m->engine));
+}
+
+/* Runs one program and fails with the engine's message if it fails. */
+void tsi_test_run(tsi_engine *engine, size_t index)
+{
+	if (tsi_engine_run(engine, index) != TSI_OK)
+		fail_msg("tsi_engine_run: %s", tsi_engine_error(engine));
+}
+
+/* The engine goes first: it refers to the graph and the device. */
+void tsi_test_model_free(tsi_test_model *m)
+{
+	tsi_engine_free(m->engine);
+	tsi_graph_free(m->graph);
+	tsi_device_free(m->device);
+	memset(m, 0, sizeof(*m));
+}
+
+/* A cmocka teardown for a model made by tsi_test_model_new. */
+int tsi_test_model_delete(void **state)
+{
+	tsi_test_model *m = *state;
+
+	tsi_test_model_free(m);
+	free(m);
+	return 0;
+}
+
+/* The usual small variable of the runtime tests: one tile, both handles. */
+tsi_tensor *tsi_test_var(tsi_test_model *m, tsi_type type, size_t n, unsigned tile,
+                         const char *name)
+{
+	size_t shape[1] = {n};
+	tsi_tensor *t = tsi_graph_add_variable(m->graph, type, n ? 1 : 0, n ? shape : NULL, name);
+
+	assert_non_null(t);
+	assert_int_equal(tsi_graph_set_tile_mapping(m->graph, t, tile), TSI_OK);
+	assert_int_equal(tsi_graph_create_host_write(m->graph, name, t), TSI_OK);
+	assert_int_equal(tsi_graph_create_host_read(m->graph, name, t), TSI_OK);
+	return t;
+}
+
+/* Float data by host handle; the size passed is the whole tensor's. */
+void tsi_test_write_floats(tsi_engine *engine, const char *handle, const float *v, size_t n)
+{
+	assert_int_equal(tsi_engine_write_tensor(engine, handle, v, n * sizeof(*v)), TSI_OK);
+}
+
+/* The reading counterpart of tsi_test_write_floats. */
+void tsi_test_read_floats(tsi_engine *engine, const char *handle, float *out, size_t n)
+{
+	assert_int_equal(tsi_engine_read_tensor(engine, handle, out, n * sizeof(*out)), TSI_OK);
+}
+
+/* Rounds each float to half on the host and writes the halves. */
+void tsi_test_write_halves(tsi_engine *engine, const char *handle, const float *v, size_t n)
+{
+	uint16_t *h = malloc(n * sizeof(*h));
+
+	assert_non_null(h);
+	for (size_t i = 0; i < n; i++)
+		h[i] = tsi_half_from_float(v[i]);
+	assert_int_equal(tsi_engine_write_tensor(engine, handle, h, n * sizeof(*h)), TSI_OK);
+	free(h);
+}
+
+/* Reads halves and widens them to floats on the host. */
+void tsi_test_read_halves(tsi_engine *engine, const char *handle, float *out, size_t n)
+{
+	uint16_t *h = malloc(n * sizeof(*h));
+
+	assert_non_null(h);
+	assert_int_equal(tsi_engine_read_tensor(engine, handle, h, n * sizeof(*h)), TSI_OK);
+	for (size_t i = 0; i < n; i++)
+		out[i] = tsi_half_to_float(h[i]);
+	free(h);
 }

@@ -20,50 +20,15 @@
 #define AMP_NAME "poplin::ConvPartial1x1Out<half,float,true,false>"
 
 /* A device of `tiles` tiles with a graph that has the poplin codelets. */
-typedef struct fixture {
-	tsi_device *device;
-	tsi_graph *graph;
-	tsi_program *seq;
-	tsi_engine *engine;
-} fixture;
+typedef tsi_test_model fixture;
 
 /* Sets up `f` on an IPU Model of one `version` IPU with `tiles` tiles. */
 static void fx_init(fixture *f, tsi_ipu_version version, unsigned tiles)
 {
-	tsi_ipu_model_options opts = TSI_IPU_MODEL_OPTIONS_INIT;
-
-	memset(f, 0, sizeof(*f));
-	opts.ipu_version = version;
-	opts.tiles_per_ipu = tiles;
-	assert_int_equal(tsi_device_new_ipu_model(&f->device, &opts), TSI_OK);
-	assert_int_equal(tsi_graph_new(&f->graph, tsi_device_get_target(f->device), 1), TSI_OK);
+	tsi_test_model_init_ipu(f, version, 1, tiles, 1);
 	assert_int_equal(tsi_poplin_add_codelets(f->graph), TSI_OK);
 	f->seq = tsi_prog_sequence(f->graph, "seq");
 	assert_non_null(f->seq);
-}
-
-static void fx_free(fixture *f)
-{
-	tsi_engine_free(f->engine);
-	tsi_graph_free(f->graph);
-	tsi_device_free(f->device);
-	memset(f, 0, sizeof(*f));
-}
-
-/* Compiles f->seq and loads it (run with fx_run after writing inputs). */
-static void fx_load(fixture *f)
-{
-	if (tsi_graph_error(f->graph))
-		fail_msg("graph error: %s", tsi_graph_error(f->graph));
-	if (tsi_engine_new(&f->engine, f->graph, &f->seq, 1, NULL) != TSI_OK)
-		fail_msg("tsi_engine_new: %s", tsi_error_last());
-	assert_int_equal(tsi_engine_load(f->engine, f->device), TSI_OK);
-}
-
-static void fx_run(fixture *f)
-{
-	if (tsi_engine_run(f->engine, 0) != TSI_OK)
-		fail_msg("tsi_engine_run: %s", tsi_engine_error(f->engine));
 }
 
 /* Deterministic values in [-1, 1). */
@@ -179,18 +144,18 @@ static tsi_poplin_plan check_matmul(tsi_type type, size_t m, size_t k, size_t n,
 	assert_int_equal(tsi_graph_create_host_write(f.graph, "b", b), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f.graph, "c", c), TSI_OK);
 	assert_int_equal(tsi_poplin_plan_matmul(&plan, f.graph, type, m, k, n), TSI_OK);
-	fx_load(&f);
+	tsi_test_model_load(&f, NULL, 0, NULL);
 
 	fill_random(av, m * k, (uint32_t)(m * 31 + k));
 	fill_random(bv, k * n, (uint32_t)(n * 17 + k + 1));
 	write_values(&f, "a", type, av, m * k);
 	write_values(&f, "b", type, bv, k * n);
-	fx_run(&f);
+	tsi_test_run(f.engine, 0);
 	read_values(&f, "c", type, got, m * n);
 	host_matmul(ref, av, bv, m, k, n, false);
 	check_result(got, ref, m * n, type, k);
 
-	fx_free(&f);
+	tsi_test_model_free(&f);
 	free(av);
 	free(bv);
 	free(got);
@@ -273,7 +238,7 @@ static void test_planned_inputs(void **state)
 	/* Every tile of the plan holds part of A (blocks are big enough). */
 	assert_int_equal(distinct, plan.tiles_used);
 	free(map);
-	fx_free(&f);
+	tsi_test_model_free(&f);
 }
 
 /* Logistic regression's gradient x^T @ delta: a [784, 100] transposed
@@ -301,16 +266,16 @@ static void test_transposed_operand(void **state)
 	assert_int_equal(tsi_graph_create_host_write(f.graph, "x", x), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_write(f.graph, "delta", delta), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f.graph, "grad", grad), TSI_OK);
-	fx_load(&f);
+	tsi_test_model_load(&f, NULL, 0, NULL);
 	fill_random(xv, rows * cols, 7);
 	fill_random(dv, rows * classes, 8);
 	write_values(&f, "x", TSI_FLOAT, xv, rows * cols);
 	write_values(&f, "delta", TSI_FLOAT, dv, rows * classes);
-	fx_run(&f);
+	tsi_test_run(f.engine, 0);
 	read_values(&f, "grad", TSI_FLOAT, got, cols * classes);
 	host_matmul(ref, xv, dv, cols, rows, classes, true);
 	check_result(got, ref, cols * classes, TSI_FLOAT, rows);
-	fx_free(&f);
+	tsi_test_model_free(&f);
 	free(xv);
 	free(dv);
 	free(got);
@@ -339,15 +304,15 @@ static void check_acc(tsi_type type)
 	assert_int_equal(tsi_graph_create_host_write(f.graph, "b", b), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_write(f.graph, "c", c), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f.graph, "c_out", c), TSI_OK);
-	fx_load(&f);
+	tsi_test_model_load(&f, NULL, 0, NULL);
 	fill_random(av, m * k, 3);
 	fill_random(bv, k * n, 4);
 	fill_random(cv, m * n, 5);
 	write_values(&f, "a", type, av, m * k);
 	write_values(&f, "b", type, bv, k * n);
 	write_values(&f, "c", type, cv, m * n);
-	fx_run(&f);
-	fx_run(&f);
+	tsi_test_run(f.engine, 0);
+	tsi_test_run(f.engine, 0);
 	read_values(&f, "c_out", type, got, m * n);
 	host_matmul(ref, av, bv, m, k, n, false);
 	for (size_t i = 0; i < m * n; i++)
@@ -356,7 +321,7 @@ static void check_acc(tsi_type type)
 	for (size_t i = 0; i < m * n; i++)
 		assert_close(got[i], ref[i],
 		             type == TSI_HALF ? 3e-3 * fabs(ref[i]) + 2e-3 : 1e-5 * (double)k);
-	fx_free(&f);
+	tsi_test_model_free(&f);
 }
 
 static void test_matmul_acc(void **state)
@@ -431,9 +396,9 @@ static void test_plan_properties(void **state)
 	              (unsigned long long)p.est_exchange_cycles,
 	              (unsigned long long)p.est_reduce_cycles,
 	              2.0 * 4096 * 4096 * 4096 / ((double)p.est_total_cycles / 1.85e9) / 1e12, ms);
-	fx_free(&bow);
-	fx_free(&one);
-	fx_free(&f);
+	tsi_test_model_free(&bow);
+	tsi_test_model_free(&one);
+	tsi_test_model_free(&f);
 }
 
 /*
@@ -567,7 +532,7 @@ static void test_errors(void **state)
 	expect_error(f.graph, "'x'");
 	expect_error(f.graph, "'w'");
 	assert_int_equal(tsi_graph_error_code(f.graph), TSI_ERR_INVALID_ARGUMENT);
-	fx_free(&f);
+	tsi_test_model_free(&f);
 
 	fx_init(&f, TSI_IPU_MK2, 4);
 	a = tsi_graph_add_variable(f.graph, TSI_FLOAT, TSI_SHAPE(2, 3, 4), "cube");
@@ -576,7 +541,7 @@ static void test_errors(void **state)
 	expect_error(f.graph, "tsi_poplin_matmul 'MatMul'");
 	expect_error(f.graph, "rank 2");
 	expect_error(f.graph, "[2,3,4]");
-	fx_free(&f);
+	tsi_test_model_free(&f);
 
 	fx_init(&f, TSI_IPU_MK2, 4);
 	a = tsi_graph_add_variable(f.graph, TSI_FLOAT, TSI_SHAPE(3, 4), "x");
@@ -585,7 +550,7 @@ static void test_errors(void **state)
 	expect_error(f.graph, "different types");
 	expect_error(f.graph, "float");
 	expect_error(f.graph, "half");
-	fx_free(&f);
+	tsi_test_model_free(&f);
 
 	fx_init(&f, TSI_IPU_MK2, 4);
 	a = tsi_graph_add_variable(f.graph, TSI_INT, TSI_SHAPE(3, 4), "xi");
@@ -593,7 +558,7 @@ static void test_errors(void **state)
 	assert_null(tsi_poplin_matmul(f.graph, a, b, f.seq, "ints"));
 	expect_error(f.graph, "type int");
 	expect_error(f.graph, "not supported");
-	fx_free(&f);
+	tsi_test_model_free(&f);
 
 	/* matmul_acc: c of the wrong shape. */
 	fx_init(&f, TSI_IPU_MK2, 4);
@@ -604,7 +569,7 @@ static void test_errors(void **state)
 	                 TSI_ERR_INVALID_ARGUMENT);
 	expect_error(f.graph, "tsi_poplin_matmul_acc 'acc'");
 	expect_error(f.graph, "[2,3]");
-	fx_free(&f);
+	tsi_test_model_free(&f);
 
 	/* Without the codelets. */
 	assert_int_equal(tsi_target_ipu(&target, TSI_IPU_MK2, 1, 4), TSI_OK);
@@ -625,7 +590,7 @@ static void test_errors(void **state)
 		assert_int_equal(tsi_poplin_plan_matmul(&p, f.graph, TSI_FLOAT, 0, 2, 2),
 		                 TSI_ERR_INVALID_ARGUMENT);
 		assert_null(tsi_graph_error(f.graph));
-		fx_free(&f);
+		tsi_test_model_free(&f);
 	}
 }
 
@@ -655,16 +620,16 @@ static void test_virtual_graph(void **state)
 	assert_int_equal(tsi_graph_create_host_write(f.graph, "a", a), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_write(f.graph, "b", b), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f.graph, "c", c), TSI_OK);
-	fx_load(&f);
+	tsi_test_model_load(&f, NULL, 0, NULL);
 	fill_random(av, 8 * 16, 11);
 	fill_random(bv, 16 * 8, 12);
 	write_values(&f, "a", TSI_FLOAT, av, 8 * 16);
 	write_values(&f, "b", TSI_FLOAT, bv, 16 * 8);
-	fx_run(&f);
+	tsi_test_run(f.engine, 0);
 	read_values(&f, "c", TSI_FLOAT, got, 8 * 8);
 	host_matmul(ref, av, bv, 8, 16, 8, false);
 	check_result(got, ref, 8 * 8, TSI_FLOAT, 16);
-	fx_free(&f);
+	tsi_test_model_free(&f);
 }
 
 int main(void)

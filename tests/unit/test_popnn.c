@@ -18,40 +18,16 @@
 #define N_TILES 16
 
 /* A 16-tile IPU Model with a graph that has the popnn codelets. */
-typedef struct fixture {
-	tsi_device *device;
-	tsi_graph *graph;
-	tsi_program *seq;
-	tsi_engine *engine;
-} fixture;
+typedef tsi_test_model fixture;
 
 /* Creates the fixture: device, graph with codelets, empty sequence. */
 static int setup(void **state)
 {
-	tsi_ipu_model_options opts = TSI_IPU_MODEL_OPTIONS_INIT;
-	fixture *f = calloc(1, sizeof(*f));
+	fixture *f = tsi_test_model_new(N_TILES);
 
-	assert_non_null(f);
-	opts.tiles_per_ipu = N_TILES;
-	assert_int_equal(tsi_device_new_ipu_model(&f->device, &opts), TSI_OK);
-	assert_int_equal(tsi_graph_new(&f->graph, tsi_device_get_target(f->device), 1), TSI_OK);
 	assert_int_equal(tsi_popnn_add_codelets(f->graph), TSI_OK);
 	assert_int_equal(tsi_popnn_add_codelets(f->graph), TSI_OK); /* twice is harmless */
-	f->seq = tsi_prog_sequence(f->graph, "seq");
-	assert_non_null(f->seq);
 	*state = f;
-	return 0;
-}
-
-/* Frees the fixture (the engine may be NULL). */
-static int teardown(void **state)
-{
-	fixture *f = *state;
-
-	tsi_engine_free(f->engine);
-	tsi_graph_free(f->graph);
-	tsi_device_free(f->device);
-	free(f);
 	return 0;
 }
 
@@ -73,59 +49,6 @@ static tsi_tensor *make_var(fixture *f, tsi_type type, size_t rank, const size_t
 	}
 	assert_int_equal(tsi_graph_create_host_write(f->graph, name, v), TSI_OK);
 	return v;
-}
-
-/* Compiles f->seq and loads it (without running). */
-static void compile(fixture *f)
-{
-	if (tsi_graph_error(f->graph))
-		fail_msg("graph error: %s", tsi_graph_error(f->graph));
-	if (tsi_engine_new(&f->engine, f->graph, &f->seq, 1, NULL) != TSI_OK)
-		fail_msg("tsi_engine_new: %s", tsi_error_last());
-	assert_int_equal(tsi_engine_load(f->engine, f->device), TSI_OK);
-}
-
-/* Runs the loaded program once. */
-static void run(fixture *f)
-{
-	if (tsi_engine_run(f->engine, 0) != TSI_OK)
-		fail_msg("tsi_engine_run: %s", tsi_engine_error(f->engine));
-}
-
-/* Writes `n` floats through handle `name`. */
-static void write_floats(fixture *f, const char *name, const float *v, size_t n)
-{
-	assert_int_equal(tsi_engine_write_tensor(f->engine, name, v, n * sizeof(*v)), TSI_OK);
-}
-
-/* Writes `n` floats as halves. */
-static void write_halves(fixture *f, const char *name, const float *v, size_t n)
-{
-	uint16_t *h = malloc(n * sizeof(*h));
-
-	assert_non_null(h);
-	for (size_t i = 0; i < n; i++)
-		h[i] = tsi_half_from_float(v[i]);
-	assert_int_equal(tsi_engine_write_tensor(f->engine, name, h, n * sizeof(*h)), TSI_OK);
-	free(h);
-}
-
-/* Reads `n` floats through host read handle `name`. */
-static void read_floats(fixture *f, const char *name, float *out, size_t n)
-{
-	assert_int_equal(tsi_engine_read_tensor(f->engine, name, out, n * sizeof(*out)), TSI_OK);
-}
-
-/* Reads `n` halves as floats. */
-static void read_halves(fixture *f, const char *name, float *out, size_t n)
-{
-	uint16_t *h = malloc(n * sizeof(*h));
-
-	assert_non_null(h);
-	assert_int_equal(tsi_engine_read_tensor(f->engine, name, h, n * sizeof(*h)), TSI_OK);
-	for (size_t i = 0; i < n; i++)
-		out[i] = tsi_half_to_float(h[i]);
-	free(h);
 }
 
 /* The host reference of the elementwise non-linearities. */
@@ -206,15 +129,15 @@ static void test_elementwise_float(void **state)
 	assert_string_equal(tsi_tensor_name(outs[0]), "relu/out");
 	assert_string_equal(tsi_tensor_name(outs[2]), "tanh/out");
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "x_read", in), TSI_OK);
-	compile(f);
-	write_floats(f, "x", x, 24);
-	run(f);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_write_floats(f->engine, "x", x, 24);
+	tsi_test_run(f->engine, 0);
 	for (size_t k = 0; k < 3; k++) {
-		read_floats(f, names[k], got, 24);
+		tsi_test_read_floats(f->engine, names[k], got, 24);
 		for (size_t i = 0; i < 24; i++)
 			assert_close(got[i], host_nl(nls[k], x[i]), 1e-6);
 	}
-	read_floats(f, "x_read", got, 24);
+	tsi_test_read_floats(f->engine, "x_read", got, 24);
 	for (size_t i = 0; i < 24; i++)
 		assert_close(got[i], x[i], 0);
 }
@@ -237,17 +160,17 @@ static void test_elementwise_half(void **state)
 		assert_int_equal(tsi_tensor_type(out), TSI_HALF);
 		assert_int_equal(tsi_graph_create_host_read(f->graph, names[k], out), TSI_OK);
 	}
-	compile(f);
-	write_halves(f, "x", x, 12);
-	run(f);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_write_halves(f->engine, "x", x, 12);
+	tsi_test_run(f->engine, 0);
 	for (size_t k = 0; k < 3; k++) {
-		read_halves(f, names[k], got, 12);
+		tsi_test_read_halves(f->engine, names[k], got, 12);
 		for (size_t i = 0; i < 12; i++) {
 			double want = host_nl(nls[k], tsi_half_to_float(tsi_half_from_float(x[i])));
 			assert_close(got[i], want, 1e-3 * (1 + fabs(want)));
 		}
 	}
-	read_halves(f, "relu", got, 12);
+	tsi_test_read_halves(f->engine, "relu", got, 12);
 	assert_false(signbit(got[2])); /* relu(-0) is +0 */
 }
 
@@ -266,10 +189,10 @@ static void test_in_place(void **state)
 	assert_int_equal(tsi_popnn_nonlinearity_in_place(f->graph, TSI_POPNN_SIGMOID,
 	                                                 tsi_tensor_slice(v, 4, 8), f->seq, NULL),
 	                 TSI_OK);
-	compile(f);
-	write_floats(f, "v", x, 8);
-	run(f);
-	read_floats(f, "v_read", got, 8);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_write_floats(f->engine, "v", x, 8);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "v_read", got, 8);
 	for (size_t i = 0; i < 8; i++)
 		assert_close(got[i], host_nl(i < 4 ? TSI_POPNN_RELU : TSI_POPNN_SIGMOID, x[i]), 1e-6);
 }
@@ -302,17 +225,17 @@ static void test_elementwise_grads(void **state)
 		assert_int_equal(tsi_graph_create_host_read(f->graph, names[k], ig), TSI_OK);
 		assert_int_equal(tsi_graph_create_host_read(f->graph, half_names[k], hig), TSI_OK);
 	}
-	compile(f);
-	write_floats(f, "y", y, 10);
-	write_floats(f, "g", g, 10);
-	write_halves(f, "hy", y, 10);
-	write_halves(f, "hg", g, 10);
-	run(f);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_write_floats(f->engine, "y", y, 10);
+	tsi_test_write_floats(f->engine, "g", g, 10);
+	tsi_test_write_halves(f->engine, "hy", y, 10);
+	tsi_test_write_halves(f->engine, "hg", g, 10);
+	tsi_test_run(f->engine, 0);
 	for (size_t k = 0; k < 3; k++) {
-		read_floats(f, names[k], got, 10);
+		tsi_test_read_floats(f->engine, names[k], got, 10);
 		for (size_t i = 0; i < 10; i++)
 			assert_close(got[i], host_grad(nls[k], y[i], g[i]), 1e-6);
-		read_halves(f, half_names[k], got, 10);
+		tsi_test_read_halves(f->engine, half_names[k], got, 10);
 		for (size_t i = 0; i < 10; i++) {
 			double want = host_grad(nls[k], tsi_half_to_float(tsi_half_from_float(y[i])), g[i]);
 			assert_close(got[i], want, 2e-3 * (1 + fabs(want)));
@@ -344,10 +267,10 @@ static void test_softmax(void **state)
 	assert_non_null(out);
 	assert_string_equal(tsi_tensor_name(out), "SoftMax/out");
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "out", out), TSI_OK);
-	compile(f);
-	write_floats(f, "x", x, R * C);
-	run(f);
-	read_floats(f, "out", got, R * C);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_write_floats(f->engine, "x", x, R * C);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "out", got, R * C);
 	for (size_t r = 0; r < R; r++) {
 		double sum = 0;
 
@@ -384,11 +307,11 @@ static void test_softmax_half_rank3_in_place(void **state)
 	                 TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "hout", hout), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "v_read", v), TSI_OK);
-	compile(f);
-	write_halves(f, "h", x, 24);
-	write_floats(f, "v", x, 24);
-	run(f);
-	read_halves(f, "hout", got, 24);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_write_halves(f->engine, "h", x, 24);
+	tsi_test_write_floats(f->engine, "v", x, 24);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_halves(f->engine, "hout", got, 24);
 	for (size_t r = 0; r < 6; r++) {
 		float xr[4];
 		for (size_t c = 0; c < 4; c++)
@@ -397,7 +320,7 @@ static void test_softmax_half_rank3_in_place(void **state)
 		for (size_t c = 0; c < 4; c++)
 			assert_close(got[r * 4 + c], want[c], 1e-3);
 	}
-	read_floats(f, "v_read", got, 24);
+	tsi_test_read_floats(f->engine, "v_read", got, 24);
 	for (size_t r = 0; r < 6; r++) {
 		host_softmax(x + r * 4, 4, want);
 		for (size_t c = 0; c < 4; c++)
@@ -429,10 +352,10 @@ static void test_softmax_many_rows(void **state)
 	out = tsi_popnn_nonlinearity(f->graph, TSI_POPNN_SOFTMAX, in, f->seq, "sm");
 	assert_non_null(out);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "out", out), TSI_OK);
-	compile(f);
-	write_floats(f, "x", x, R * C);
-	run(f);
-	read_floats(f, "out", got, R * C);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_write_floats(f->engine, "x", x, R * C);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "out", got, R * C);
 	for (size_t r = 0; r < R; r++) {
 		host_softmax(x + r * C, C, want);
 		for (size_t c = 0; c < C; c++)
@@ -463,12 +386,12 @@ static void test_softmax_grad_finite_difference(void **state)
 	assert_string_equal(tsi_tensor_name(ig), "SoftMaxGrad/out");
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "y", out), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "ig", ig), TSI_OK);
-	compile(f);
-	write_floats(f, "x", x, R * C);
-	write_floats(f, "g", g, R * C);
-	run(f);
-	read_floats(f, "y", y, R * C);
-	read_floats(f, "ig", got, R * C);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_write_floats(f->engine, "x", x, R * C);
+	tsi_test_write_floats(f->engine, "g", g, R * C);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "y", y, R * C);
+	tsi_test_read_floats(f->engine, "ig", got, R * C);
 	for (size_t r = 0; r < R; r++) {
 		for (size_t c = 0; c < C; c++) {
 			const double h = 1e-3;
@@ -563,24 +486,24 @@ static void test_calc_loss(void **state)
 			                 TSI_OK);
 		}
 	}
-	compile(f);
-	write_floats(f, "p", p, N * C);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_write_floats(f->engine, "p", p, N * C);
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "ul", ulab, sizeof(ulab)), TSI_OK);
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "il", ilab, sizeof(ilab)), TSI_OK);
-	run(f);
+	tsi_test_run(f->engine, 0);
 	for (int t = 0; t < 2; t++) {
 		for (int l = 0; l < 2; l++) {
 			double want = host_loss((tsi_popnn_loss)t, p, l ? ilab_l : ulab_l, N, C, want_d);
 
-			read_floats(f, loss_names[t][l], &got, 1);
+			tsi_test_read_floats(f->engine, loss_names[t][l], &got, 1);
 			assert_close(got, want, 1e-4 * (1 + fabs(want)));
-			read_floats(f, delta_names[t][l], got_d, N * C);
+			tsi_test_read_floats(f->engine, delta_names[t][l], got_d, N * C);
 			for (size_t i = 0; i < N * C; i++)
 				assert_close(got_d[i], want_d[i], 1e-6);
 		}
 	}
 	/* the clamped log(1e-30) dominates the cross-entropy loss */
-	read_floats(f, "l_ce_u", &got, 1);
+	tsi_test_read_floats(f->engine, "l_ce_u", &got, 1);
 	assert_true(got > 69.0f);
 }
 
@@ -611,11 +534,11 @@ static void test_calc_loss_many_rows(void **state)
 	                                     TSI_POPNN_CROSS_ENTROPY_LOSS, f->seq, NULL),
 	                 TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "loss", loss), TSI_OK);
-	compile(f);
-	write_floats(f, "p", p, N * C);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_write_floats(f->engine, "p", p, N * C);
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "lab", lab, sizeof(lab)), TSI_OK);
-	run(f);
-	read_floats(f, "loss", &got, 1);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "loss", &got, 1);
 	assert_close(got, host_loss(TSI_POPNN_CROSS_ENTROPY_LOSS, p, lab_l, N, C, want_d), 1e-3);
 	free(p);
 	free(want_d);
@@ -659,12 +582,12 @@ static void test_calc_accuracy(void **state)
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "c1", c1), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "c2", c2), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "c3", c3), TSI_OK);
-	compile(f);
-	write_floats(f, "a", a, N * C);
-	write_halves(f, "ha", a, N * C);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_write_floats(f->engine, "a", a, N * C);
+	tsi_test_write_halves(f->engine, "ha", a, N * C);
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "ul", ul, sizeof(ul)), TSI_OK);
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "il", il, sizeof(il)), TSI_OK);
-	run(f);
+	tsi_test_run(f->engine, 0);
 	assert_int_equal(tsi_engine_read_tensor(f->engine, "c1", &got, sizeof(got)), TSI_OK);
 	assert_int_equal(got, 4);
 	assert_int_equal(tsi_engine_read_tensor(f->engine, "c2", &got, sizeof(got)), TSI_OK);
@@ -672,7 +595,7 @@ static void test_calc_accuracy(void **state)
 	assert_int_equal(tsi_engine_read_tensor(f->engine, "c3", &got, sizeof(got)), TSI_OK);
 	assert_int_equal(got, 4);
 	/* a second run overwrites the count instead of adding to it */
-	run(f);
+	tsi_test_run(f->engine, 0);
 	assert_int_equal(tsi_engine_read_tensor(f->engine, "c1", &got, sizeof(got)), TSI_OK);
 	assert_int_equal(got, 4);
 }
@@ -859,18 +782,20 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_elementwise_float, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_elementwise_half, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_in_place, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_elementwise_grads, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_softmax, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_softmax_half_rank3_in_place, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_softmax_many_rows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_softmax_grad_finite_difference, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_calc_loss, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_calc_loss_many_rows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_calc_accuracy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_elementwise_float, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_elementwise_half, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_in_place, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_elementwise_grads, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_softmax, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_softmax_half_rank3_in_place, setup,
+		                                tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_softmax_many_rows, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_softmax_grad_finite_difference, setup,
+		                                tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_calc_loss, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_calc_loss_many_rows, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_calc_accuracy, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_errors, setup, tsi_test_model_delete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,39 +18,15 @@
 #include <string.h>
 
 /* A small IPU Model (8 tiles) with a graph that has the popops codelets. */
-typedef struct fixture {
-	tsi_device *device;
-	tsi_graph *graph;
-	tsi_program *seq;
-	tsi_engine *engine;
-} fixture;
+typedef tsi_test_model fixture;
 
 /* Creates the fixture: device, graph with codelets, empty sequence. */
 static int setup(void **state)
 {
-	tsi_ipu_model_options opts = TSI_IPU_MODEL_OPTIONS_INIT;
-	fixture *f = calloc(1, sizeof(*f));
+	fixture *f = tsi_test_model_new(8);
 
-	assert_non_null(f);
-	opts.tiles_per_ipu = 8;
-	assert_int_equal(tsi_device_new_ipu_model(&f->device, &opts), TSI_OK);
-	assert_int_equal(tsi_graph_new(&f->graph, tsi_device_get_target(f->device), 1), TSI_OK);
 	assert_int_equal(tsi_popops_add_codelets(f->graph), TSI_OK);
-	f->seq = tsi_prog_sequence(f->graph, "seq");
-	assert_non_null(f->seq);
 	*state = f;
-	return 0;
-}
-
-/* Frees the fixture (the engine may be NULL). */
-static int teardown(void **state)
-{
-	fixture *f = *state;
-
-	tsi_engine_free(f->engine);
-	tsi_graph_free(f->graph);
-	tsi_device_free(f->device);
-	free(f);
 	return 0;
 }
 
@@ -78,18 +54,8 @@ static tsi_tensor *make_input(fixture *f, tsi_type type, size_t rank, const size
 /* Compiles f->seq, loads and runs it once. */
 static void run(fixture *f)
 {
-	assert_null(tsi_graph_error(f->graph));
-	if (tsi_engine_new(&f->engine, f->graph, &f->seq, 1, NULL) != TSI_OK)
-		fail_msg("tsi_engine_new: %s", tsi_error_last());
-	assert_int_equal(tsi_engine_load(f->engine, f->device), TSI_OK);
-	if (tsi_engine_run(f->engine, 0) != TSI_OK)
-		fail_msg("tsi_engine_run: %s", tsi_engine_error(f->engine));
-}
-
-/* Reads `n` floats through host read handle `handle`. */
-static void read_floats(fixture *f, const char *handle, float *out, size_t n)
-{
-	assert_int_equal(tsi_engine_read_tensor(f->engine, handle, out, n * sizeof(float)), TSI_OK);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_run(f->engine, 0);
 }
 
 static const unsigned four_tiles[] = {0, 1, 2, 3};
@@ -126,13 +92,13 @@ static void test_float_add_sub_mul(void **state)
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "diff", diff), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "prod", prod), TSI_OK);
 	run(f);
-	read_floats(f, "sum", out, 4);
+	tsi_test_read_floats(f->engine, "sum", out, 4);
 	for (size_t i = 0; i < 4; i++)
 		assert_close(out[i], av[i] + bv[i], 0);
-	read_floats(f, "diff", out, 4);
+	tsi_test_read_floats(f->engine, "diff", out, 4);
 	for (size_t i = 0; i < 4; i++)
 		assert_close(out[i], av[i] - bv[i], 0);
-	read_floats(f, "prod", out, 4);
+	tsi_test_read_floats(f->engine, "prod", out, 4);
 	for (size_t i = 0; i < 4; i++)
 		assert_close(out[i], av[i] * bv[i], 0);
 }
@@ -152,7 +118,7 @@ static void test_transposed_operand(void **state)
 	assert_non_null(v5);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "v5", v5), TSI_OK);
 	run(f);
-	read_floats(f, "v5", out, 4);
+	tsi_test_read_floats(f->engine, "v5", out, 4);
 	for (size_t i = 0; i < 4; i++)
 		assert_close(out[i], want[i], 0);
 }
@@ -381,10 +347,10 @@ static void test_vertices_per_tile(void **state)
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "r4", r4), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "r6", r6), TSI_OK);
 	run(f);
-	read_floats(f, "r4", out, 4);
+	tsi_test_read_floats(f->engine, "r4", out, 4);
 	for (size_t i = 0; i < 4; i++)
 		assert_close(out[i], av[i] + bv[i], 0);
-	read_floats(f, "r6", out, 6);
+	tsi_test_read_floats(f->engine, "r6", out, 6);
 	for (size_t i = 0; i < 6; i++)
 		assert_close(out[i], av[i] * bv[i], 0);
 }
@@ -493,7 +459,7 @@ static void test_every_binary_float(void **state)
 	run(f);
 	for (int op = 0; op < TSI_POPOPS_BINARY_OP_COUNT; op++) {
 		snprintf(h, sizeof(h), "r%d", op);
-		read_floats(f, h, out, 6);
+		tsi_test_read_floats(f->engine, h, out, 6);
 		for (size_t i = 0; i < 6; i++)
 			assert_close(out[i], host_binary((tsi_popops_binary_op)op, av[i], bv[i]), 0);
 	}
@@ -611,19 +577,19 @@ static void test_broadcast(void **state)
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "diff", diff), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "quot", quot), TSI_OK);
 	run(f);
-	read_floats(f, "sum", out, 6);
+	tsi_test_read_floats(f->engine, "sum", out, 6);
 	for (size_t i = 0; i < 6; i++)
 		assert_close(out[i], av[i] + rv[i % 3], 0);
-	read_floats(f, "prod", out, 6);
+	tsi_test_read_floats(f->engine, "prod", out, 6);
 	for (size_t i = 0; i < 6; i++)
 		assert_close(out[i], av[i] * cv[i / 3], 0);
-	read_floats(f, "mx", out, 6);
+	tsi_test_read_floats(f->engine, "mx", out, 6);
 	for (size_t i = 0; i < 6; i++)
 		assert_close(out[i], av[i] > rv[i % 3] ? av[i] : rv[i % 3], 0);
-	read_floats(f, "diff", out, 6);
+	tsi_test_read_floats(f->engine, "diff", out, 6);
 	for (size_t i = 0; i < 6; i++)
 		assert_close(out[i], av[i] - 0.5f, 0);
-	read_floats(f, "quot", out, 6);
+	tsi_test_read_floats(f->engine, "quot", out, 6);
 	for (size_t i = 0; i < 6; i++)
 		assert_close(out[i], av[i] / 0.5f, 0);
 }
@@ -687,7 +653,7 @@ static void test_in_place(void **state)
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "a", a), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "i", i), TSI_OK);
 	run(f);
-	read_floats(f, "a", out, 6);
+	tsi_test_read_floats(f->engine, "a", out, 6);
 	for (size_t k = 0; k < 6; k++)
 		assert_close(out[k], (av[k] + rv[k % 3]) * -2, 0);
 	assert_int_equal(tsi_engine_read_tensor(f->engine, "i", iout, sizeof(iout)), TSI_OK);
@@ -761,7 +727,7 @@ static void test_unary_float(void **state)
 	run(f);
 	for (int op = 0; op < TSI_POPOPS_UNARY_OP_COUNT; op++) {
 		snprintf(h, sizeof(h), "u%d", op);
-		read_floats(f, h, out, 6);
+		tsi_test_read_floats(f->engine, h, out, 6);
 		for (size_t i = 0; i < 6; i++) {
 			float x = av[i], want;
 
@@ -791,7 +757,7 @@ static void test_unary_float(void **state)
 			assert_close(out[i], want, 1e-6 * fabsf(want));
 		}
 	}
-	read_floats(f, "ip", out, 6);
+	tsi_test_read_floats(f->engine, "ip", out, 6);
 	for (size_t i = 0; i < 6; i++)
 		assert_close(out[i], fabsf(av[i]), 0);
 }
@@ -886,7 +852,7 @@ static void test_scaled_add(void **state)
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "h", h), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "i", i), TSI_OK);
 	run(f);
-	read_floats(f, "a", out, 8);
+	tsi_test_read_floats(f->engine, "a", out, 8);
 	for (size_t k = 0; k < 8; k++)
 		assert_close(out[k], av[k] + 0.5f * bv[k % 4], 0);
 	assert_int_equal(tsi_engine_read_tensor(f->engine, "h", hout, sizeof(hout)), TSI_OK);
@@ -930,7 +896,7 @@ static void test_fill(void **state)
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "h", h), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "u", u), TSI_OK);
 	run(f);
-	read_floats(f, "a", out, 6);
+	tsi_test_read_floats(f->engine, "a", out, 6);
 	for (size_t k = 0; k < 6; k++)
 		assert_close(out[k], k >= 1 && k < 4 ? 2.5f : av[k], 0);
 	assert_int_equal(tsi_engine_read_tensor(f->engine, "i", iout, sizeof(iout)), TSI_OK);
@@ -1001,11 +967,11 @@ static void test_cast(void **state)
 	assert_close(tsi_half_to_float(hout[1]), 2048, 0); /* ties to even */
 	assert_close(tsi_half_to_float(hout[2]), -3, 0);
 	assert_int_equal(hout[3], 0x7c00); /* +inf */
-	read_floats(f, "h2f", out, 4);
+	tsi_test_read_floats(f->engine, "h2f", out, 4);
 	for (size_t k = 0; k < 4; k++)
 		assert_close(out[k], tsi_half_to_float(hv[k]), 0);
 	assert_close(out[3], 65504, 0);
-	read_floats(f, "f2f", out, 6);
+	tsi_test_read_floats(f->engine, "f2f", out, 6);
 	for (size_t k = 0; k < 6; k++)
 		if (k != 3)
 			assert_close(out[k], fv[k], 0);
@@ -1043,7 +1009,7 @@ static void test_one_hot(void **state)
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "enc", enc), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "henc", henc), TSI_OK);
 	run(f);
-	read_floats(f, "enc", out, 20);
+	tsi_test_read_floats(f->engine, "enc", out, 20);
 	for (size_t r = 0; r < 5; r++)
 		for (size_t c = 0; c < 4; c++)
 			assert_close(out[r * 4 + c], uv[r] == c ? 1 : 0, 0);
@@ -1124,13 +1090,10 @@ static void test_worker_split(void **state)
 	assert_int_equal(tsi_compute_set_num_vertices(cs), 12 + 3 + 1);
 	assert_int_equal(tsi_sequence_add(f->seq, tsi_prog_execute(f->graph, cs)), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "r", r), TSI_OK);
-	assert_null(tsi_graph_error(f->graph));
-	if (tsi_engine_new(&f->engine, f->graph, &f->seq, 1, NULL) != TSI_OK)
-		fail_msg("tsi_engine_new: %s", tsi_error_last());
-	assert_int_equal(tsi_engine_load(f->engine, f->device), TSI_OK);
-	assert_int_equal(tsi_engine_write_tensor(f->engine, "big", av, 1000 * sizeof(*av)), TSI_OK);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_write_floats(f->engine, "big", av, 1000);
 	assert_int_equal(tsi_engine_run(f->engine, 0), TSI_OK);
-	read_floats(f, "r", out, 1000);
+	tsi_test_read_floats(f->engine, "r", out, 1000);
 	for (size_t i = 0; i < 1000; i++)
 		assert_close(out[i], av[i] * av[i], 0);
 	free(av);
@@ -1263,15 +1226,12 @@ static void test_virtual_graph(void **state)
 	for (size_t i = 0; i < 4; i++)
 		assert_true(tsi_graph_get_tile_of(f->graph, sum, i) >= 4);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "sum", sum), TSI_OK);
-	assert_null(tsi_graph_error(f->graph));
-	if (tsi_engine_new(&f->engine, f->graph, &f->seq, 1, NULL) != TSI_OK)
-		fail_msg("tsi_engine_new: %s", tsi_error_last());
-	assert_int_equal(tsi_engine_load(f->engine, f->device), TSI_OK);
+	tsi_test_model_load(f, NULL, 0, NULL);
 	for (size_t i = 0; i < 24; i++)
 		x[i] = (float)i - 10.0f;
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "va", x, sizeof(x)), TSI_OK);
 	assert_int_equal(tsi_engine_run(f->engine, 0), TSI_OK);
-	read_floats(f, "sum", out, 4);
+	tsi_test_read_floats(f->engine, "sum", out, 4);
 	for (size_t c = 0; c < 4; c++) {
 		float want = 0;
 
@@ -1285,37 +1245,37 @@ static void test_virtual_graph(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_float_add_sub_mul, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_transposed_operand, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_int, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_half, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_shape_mismatch, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_type_mismatch, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unsupported_type, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_null_operand, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_missing_codelets, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_codelet_names, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_vertices_per_tile, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_one_compute_set, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unmapped_operand, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_every_binary_float, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_binary_half, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_binary_int, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_broadcast, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_broadcast_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_in_place, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_in_place_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unary_float, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unary_half_int, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_scaled_add, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fill, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cast, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_one_hot, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_one_hot_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_worker_split, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_more_codelet_names, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_null_everywhere, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_virtual_graph, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_float_add_sub_mul, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_transposed_operand, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_int, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_half, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_shape_mismatch, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_type_mismatch, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_unsupported_type, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_null_operand, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_missing_codelets, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_codelet_names, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_vertices_per_tile, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_one_compute_set, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_unmapped_operand, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_every_binary_float, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_binary_half, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_binary_int, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_broadcast, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_broadcast_errors, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_in_place, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_in_place_errors, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_unary_float, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_unary_half_int, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_scaled_add, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_fill, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_cast, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_one_hot, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_one_hot_errors, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_worker_split, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_more_codelet_names, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_null_everywhere, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_virtual_graph, setup, tsi_test_model_delete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,39 +19,15 @@
 #define N_SAMPLES 10000
 
 /* A 16-tile IPU Model with a graph that has the poprand codelets. */
-typedef struct fixture {
-	tsi_device *device;
-	tsi_graph *graph;
-	tsi_program *seq;
-	tsi_engine *engine;
-} fixture;
+typedef tsi_test_model fixture;
 
 /* Creates the fixture: device, graph with codelets, empty sequence. */
 static int setup(void **state)
 {
-	tsi_ipu_model_options opts = TSI_IPU_MODEL_OPTIONS_INIT;
-	fixture *f = calloc(1, sizeof(*f));
+	fixture *f = tsi_test_model_new(N_TILES);
 
-	assert_non_null(f);
-	opts.tiles_per_ipu = N_TILES;
-	assert_int_equal(tsi_device_new_ipu_model(&f->device, &opts), TSI_OK);
-	assert_int_equal(tsi_graph_new(&f->graph, tsi_device_get_target(f->device), 1), TSI_OK);
 	assert_int_equal(tsi_poprand_add_codelets(f->graph), TSI_OK);
-	f->seq = tsi_prog_sequence(f->graph, "seq");
-	assert_non_null(f->seq);
 	*state = f;
-	return 0;
-}
-
-/* Frees the fixture (the engine may be NULL). */
-static int teardown(void **state)
-{
-	fixture *f = *state;
-
-	tsi_engine_free(f->engine);
-	tsi_graph_free(f->graph);
-	tsi_device_free(f->device);
-	free(f);
 	return 0;
 }
 
@@ -65,41 +41,6 @@ static tsi_tensor *make_out(fixture *f, tsi_type type, size_t n, const char *nam
 	assert_int_equal(tsi_graph_map_linearly(f->graph, v, 1), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, name, v), TSI_OK);
 	return v;
-}
-
-/* Compiles f->seq and loads it onto the device. */
-static void compile(fixture *f)
-{
-	if (tsi_graph_error(f->graph))
-		fail_msg("graph error: %s", tsi_graph_error(f->graph));
-	if (tsi_engine_new(&f->engine, f->graph, &f->seq, 1, NULL) != TSI_OK)
-		fail_msg("tsi_engine_new: %s", tsi_error_last());
-	assert_int_equal(tsi_engine_load(f->engine, f->device), TSI_OK);
-}
-
-/* Runs program 0 of `engine` once. */
-static void run(tsi_engine *engine)
-{
-	if (tsi_engine_run(engine, 0) != TSI_OK)
-		fail_msg("tsi_engine_run: %s", tsi_engine_error(engine));
-}
-
-/* Reads `n` floats through handle `name` of `engine`. */
-static void read_floats(tsi_engine *engine, const char *name, float *out, size_t n)
-{
-	assert_int_equal(tsi_engine_read_tensor(engine, name, out, n * sizeof(*out)), TSI_OK);
-}
-
-/* Reads `n` halves as floats. */
-static void read_halves(tsi_engine *engine, const char *name, float *out, size_t n)
-{
-	uint16_t *h = malloc(n * sizeof(*h));
-
-	assert_non_null(h);
-	assert_int_equal(tsi_engine_read_tensor(engine, name, h, n * sizeof(*h)), TSI_OK);
-	for (size_t i = 0; i < n; i++)
-		out[i] = tsi_half_to_float(h[i]);
-	free(h);
 }
 
 /* Sample mean and standard deviation. */
@@ -138,9 +79,9 @@ static void test_uniform_float(void **state)
 
 	assert_non_null(v);
 	assert_int_equal(tsi_poprand_uniform(f->graph, out, -2.0, 3.0, 42, f->seq, NULL), TSI_OK);
-	compile(f);
-	run(f->engine);
-	read_floats(f->engine, "u", v, N_SAMPLES);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "u", v, N_SAMPLES);
 	for (size_t i = 0; i < N_SAMPLES; i++) {
 		assert_true(v[i] >= -2.0f && v[i] < 3.0f);
 		low += v[i] < 0.5f;
@@ -169,15 +110,15 @@ static void test_uniform_narrow_range(void **state)
 	assert_int_equal(tsi_poprand_uniform(f->graph, h, 1.0, 1.0 + 1.0 / 1024, 8, f->seq, NULL),
 	                 TSI_OK);
 	assert_int_equal(tsi_poprand_uniform(f->graph, e, 4.0, 4.0, 8, f->seq, NULL), TSI_OK);
-	compile(f);
-	run(f->engine);
-	read_floats(f->engine, "a", v, 1000);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "a", v, 1000);
 	for (size_t i = 0; i < 1000; i++)
 		assert_close(v[i], 1048576.0, 0);
-	read_halves(f->engine, "h", v, 1000);
+	tsi_test_read_halves(f->engine, "h", v, 1000);
 	for (size_t i = 0; i < 1000; i++)
 		assert_close(v[i], 1.0, 0);
-	read_floats(f->engine, "e", v, 1000);
+	tsi_test_read_floats(f->engine, "e", v, 1000);
 	for (size_t i = 0; i < 1000; i++)
 		assert_close(v[i], 4.0, 0);
 }
@@ -194,9 +135,9 @@ static void test_normal_float(void **state)
 
 	assert_non_null(v);
 	assert_int_equal(tsi_poprand_normal(f->graph, out, 1.0, 2.0, 7, f->seq, "noise"), TSI_OK);
-	compile(f);
-	run(f->engine);
-	read_floats(f->engine, "n", v, N_SAMPLES);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "n", v, N_SAMPLES);
 	for (size_t i = 0; i < N_SAMPLES; i++)
 		inside += fabsf(v[i] - 1.0f) < 2.0f;
 	moments(v, N_SAMPLES, &mean, &sd);
@@ -221,16 +162,16 @@ static void test_half(void **state)
 	assert_non_null(n);
 	assert_int_equal(tsi_poprand_uniform(f->graph, hu, 0.0, 1.0, 3, f->seq, NULL), TSI_OK);
 	assert_int_equal(tsi_poprand_normal(f->graph, hn, -1.0, 0.5, 3, f->seq, NULL), TSI_OK);
-	compile(f);
+	tsi_test_model_load(f, NULL, 0, NULL);
 	for (int r = 0; r < 3; r++) {
-		run(f->engine);
-		read_halves(f->engine, "hu", u, N_SAMPLES);
+		tsi_test_run(f->engine, 0);
+		tsi_test_read_halves(f->engine, "hu", u, N_SAMPLES);
 		for (size_t i = 0; i < N_SAMPLES; i++)
 			assert_true(u[i] >= 0.0f && u[i] < 1.0f);
 	}
 	moments(u, N_SAMPLES, &mean, &sd);
 	assert_close(mean, 0.5, 0.02);
-	read_halves(f->engine, "hn", n, N_SAMPLES);
+	tsi_test_read_halves(f->engine, "hn", n, N_SAMPLES);
 	moments(n, N_SAMPLES, &mean, &sd);
 	assert_close(mean, -1.0, 0.02);
 	assert_close(sd, 0.5, 0.02);
@@ -274,17 +215,17 @@ static void test_same_seed_two_engines(void **state)
 	float a[500], b[500], first[500];
 
 	for (int r = 0; r < 3; r++) {
-		run(e1);
-		run(e2);
-		read_floats(e1, "u", a, 500);
-		read_floats(e2, "u", b, 500);
+		tsi_test_run(e1, 0);
+		tsi_test_run(e2, 0);
+		tsi_test_read_floats(e1, "u", a, 500);
+		tsi_test_read_floats(e2, "u", b, 500);
 		assert_int_equal(count_equal(a, b, 500), 500);
 		if (r == 0)
 			memcpy(first, a, sizeof(first));
 		else
 			assert_true(count_equal(a, first, 500) < 5);
-		read_floats(e1, "n", a, 500);
-		read_floats(e2, "n", b, 500);
+		tsi_test_read_floats(e1, "n", a, 500);
+		tsi_test_read_floats(e2, "n", b, 500);
 		assert_int_equal(count_equal(a, b, 500), 500);
 	}
 	tsi_engine_free(e1);
@@ -304,18 +245,18 @@ static void test_runs_and_seeds_differ(void **state)
 
 	assert_int_equal(tsi_poprand_uniform(f->graph, x, 0, 1, 1, f->seq, NULL), TSI_OK);
 	assert_int_equal(tsi_poprand_uniform(f->graph, y, 0, 1, 2, f->seq, NULL), TSI_OK);
-	compile(f);
-	run(f->engine);
-	read_floats(f->engine, "x", a, 1000);
-	read_floats(f->engine, "y", c, 1000);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "x", a, 1000);
+	tsi_test_read_floats(f->engine, "y", c, 1000);
 	assert_true(count_equal(a, c, 1000) < 5);
-	run(f->engine);
-	read_floats(f->engine, "x", b, 1000);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "x", b, 1000);
 	assert_true(count_equal(a, b, 1000) < 5);
 	/* loading again zeroes the run counters */
 	assert_int_equal(tsi_engine_load(f->engine, f->device), TSI_OK);
-	run(f->engine);
-	read_floats(f->engine, "x", b, 1000);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "x", b, 1000);
 	assert_int_equal(count_equal(a, b, 1000), 1000);
 }
 
@@ -347,11 +288,11 @@ static void test_independent_of_mapping(void **state)
 		                 TSI_OK);
 	for (int k = 0; k < 3; k++)
 		assert_int_equal(tsi_poprand_normal(f->graph, t[k], 0.5, 3, 1234, f->seq, NULL), TSI_OK);
-	compile(f);
+	tsi_test_model_load(f, NULL, 0, NULL);
 	for (int r = 0; r < 2; r++) {
-		run(f->engine);
+		tsi_test_run(f->engine, 0);
 		for (int k = 0; k < 3; k++)
-			read_floats(f->engine, names[k], v[k], N);
+			tsi_test_read_floats(f->engine, names[k], v[k], N);
 		assert_int_equal(count_equal(v[0], v[1], N), N);
 		assert_int_equal(count_equal(v[0], v[2], N), N);
 	}
@@ -369,9 +310,9 @@ static void test_view_output(void **state)
 	assert_int_equal(tsi_graph_map_linearly(f->graph, m, 10), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "m", m), TSI_OK);
 	assert_int_equal(tsi_poprand_uniform(f->graph, cols, 10, 20, 5, f->seq, NULL), TSI_OK);
-	compile(f);
-	run(f->engine);
-	read_floats(f->engine, "m", v, 100);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "m", v, 100);
 	for (size_t i = 0; i < 100; i++) {
 		if (i % 10 < 5)
 			assert_true(v[i] >= 10.0f && v[i] < 20.0f);
@@ -473,15 +414,15 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_uniform_float, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_uniform_narrow_range, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_normal_float, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_half, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_same_seed_two_engines, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs_and_seeds_differ, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_independent_of_mapping, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_view_output, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_uniform_float, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_uniform_narrow_range, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_normal_float, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_half, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_same_seed_two_engines, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_runs_and_seeds_differ, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_independent_of_mapping, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_view_output, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_errors, setup, tsi_test_model_delete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

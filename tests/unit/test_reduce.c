@@ -17,40 +17,17 @@
 #include <string.h>
 
 /* A 16-tile IPU Model with a graph that has the popops codelets. */
-typedef struct fixture {
-	tsi_device *device;
-	tsi_graph *graph;
-	tsi_program *seq;
-	tsi_engine *engine;
-} fixture;
+typedef tsi_test_model fixture;
 
 static int setup(void **state)
 {
-	tsi_ipu_model_options opts = TSI_IPU_MODEL_OPTIONS_INIT;
-	fixture *f = calloc(1, sizeof(*f));
+	fixture *f = tsi_test_model_new(16);
 	tsi_target t;
 
-	assert_non_null(f);
 	assert_int_equal(tsi_target_ipu(&t, TSI_IPU_MK2, 1, 16), TSI_OK);
-	opts.tiles_per_ipu = 16;
-	assert_int_equal(tsi_device_new_ipu_model(&f->device, &opts), TSI_OK);
 	assert_int_equal(tsi_device_get_target(f->device)->num_tiles, t.num_tiles);
-	assert_int_equal(tsi_graph_new(&f->graph, tsi_device_get_target(f->device), 1), TSI_OK);
 	assert_int_equal(tsi_popops_add_codelets(f->graph), TSI_OK);
-	f->seq = tsi_prog_sequence(f->graph, "seq");
-	assert_non_null(f->seq);
 	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-
-	tsi_engine_free(f->engine);
-	tsi_graph_free(f->graph);
-	tsi_device_free(f->device);
-	free(f);
 	return 0;
 }
 
@@ -85,29 +62,6 @@ static size_t cs_count(fixture *f)
 
 	assert_non_null(probe);
 	return (size_t)strtoul(tsi_compute_set_name(probe) + 2, NULL, 10);
-}
-
-/* Compiles and loads f->seq. */
-static void load(fixture *f)
-{
-	if (tsi_graph_error(f->graph))
-		fail_msg("graph error: %s", tsi_graph_error(f->graph));
-	if (tsi_engine_new(&f->engine, f->graph, &f->seq, 1, NULL) != TSI_OK)
-		fail_msg("tsi_engine_new: %s", tsi_error_last());
-	assert_int_equal(tsi_engine_load(f->engine, f->device), TSI_OK);
-}
-
-/* Runs f->seq once. */
-static void run(fixture *f)
-{
-	if (tsi_engine_run(f->engine, 0) != TSI_OK)
-		fail_msg("tsi_engine_run: %s", tsi_engine_error(f->engine));
-}
-
-/* Reads `n` floats of handle `h`. */
-static void read_floats(fixture *f, const char *h, float *out, size_t n)
-{
-	assert_int_equal(tsi_engine_read_tensor(f->engine, h, out, n * sizeof(float)), TSI_OK);
 }
 
 /* The host reference of a reduction of the [rows, cols] matrix x over
@@ -191,9 +145,9 @@ static void test_every_op_each_dim(void **state)
 			}
 		}
 	}
-	load(f);
+	tsi_test_model_load(f, NULL, 0, NULL);
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "x", x, sizeof(x)), TSI_OK);
-	run(f);
+	tsi_test_run(f->engine, 0);
 	for (size_t o = 0; o < 5; o++) {
 		for (size_t s = 0; s < 2; s++) {
 			for (size_t dim = 0; dim < 2; dim++) {
@@ -203,7 +157,7 @@ static void test_every_op_each_dim(void **state)
 
 				host_reduce(x, 6, 10, dim == 0, ops[o], scales[s], want);
 				snprintf(h, sizeof(h), "r%zu_%zu_%zu", o, s, dim);
-				read_floats(f, h, got, n);
+				tsi_test_read_floats(f->engine, h, got, n);
 				for (size_t i = 0; i < n; i++)
 					assert_close(got[i], want[i], 1e-5 * (1 + fabs(want[i])));
 			}
@@ -232,18 +186,18 @@ static void test_all_dims(void **state)
 	assert_string_equal(tsi_tensor_name(s), "Sum/out");
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "s", s), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "m", m), TSI_OK);
-	load(f);
+	tsi_test_model_load(f, NULL, 0, NULL);
 	fill_values(x, 60);
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "x", x, sizeof(x)), TSI_OK);
-	run(f);
+	tsi_test_run(f->engine, 0);
 	host_reduce(x, 6, 10, true, TSI_POPOPS_REDUCE_ADD, 1, want);
 	for (size_t i = 0; i < 10; i++)
 		sum += want[i];
 	for (size_t i = 0; i < 60; i++)
 		max = x[i] > max ? x[i] : max;
-	read_floats(f, "s", &got, 1);
+	tsi_test_read_floats(f->engine, "s", &got, 1);
 	assert_close(got, sum, 0);
-	read_floats(f, "m", &got, 1);
+	tsi_test_read_floats(f->engine, "m", &got, 1);
 	assert_close(got, 2 * max, 0);
 }
 
@@ -289,21 +243,21 @@ static void test_one_tile_and_four(void **state)
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "r1", r1), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "r4", r4), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "rows", rows), TSI_OK);
-	load(f);
+	tsi_test_model_load(f, NULL, 0, NULL);
 	for (size_t i = 0; i < 32; i++)
 		x[i] = (float)i * 0.5f - 4.0f;
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "one", x, sizeof(x)), TSI_OK);
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "four", x, sizeof(x)), TSI_OK);
-	run(f);
+	tsi_test_run(f->engine, 0);
 	host_reduce(x, 4, 8, true, TSI_POPOPS_REDUCE_ADD, 1, want);
-	read_floats(f, "r1", got, 8);
+	tsi_test_read_floats(f->engine, "r1", got, 8);
 	for (size_t i = 0; i < 8; i++)
 		assert_close(got[i], want[i], 0);
-	read_floats(f, "r4", got, 8);
+	tsi_test_read_floats(f->engine, "r4", got, 8);
 	for (size_t i = 0; i < 8; i++)
 		assert_close(got[i], want[i], 0);
 	host_reduce(x, 4, 8, false, TSI_POPOPS_REDUCE_ADD, 1, want);
-	read_floats(f, "rows", got, 4);
+	tsi_test_read_floats(f->engine, "rows", got, 4);
 	for (size_t i = 0; i < 4; i++)
 		assert_close(got[i], want[i], 0);
 }
@@ -352,15 +306,15 @@ static void test_mnist_sized(void **state)
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "colsum", colsum), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "rowmax", rowmax), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "sq", sq), TSI_OK);
-	load(f);
+	tsi_test_model_load(f, NULL, 0, NULL);
 	for (size_t i = 0; i < rows * cols; i++)
 		x[i] = (float)((i * 31 + i / cols) % 17) - 8.0f;
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "images", x, rows * cols * sizeof(*x)),
 	                 TSI_OK);
 	for (int pass = 0; pass < 2; pass++) {
-		run(f);
+		tsi_test_run(f->engine, 0);
 		host_reduce(x, rows, cols, true, TSI_POPOPS_REDUCE_ADD, 1, want);
-		read_floats(f, "colsum", got, cols);
+		tsi_test_read_floats(f->engine, "colsum", got, cols);
 		for (size_t j = 0; j < cols; j++)
 			assert_close(got[j], want[j], 0);
 	}
@@ -371,7 +325,7 @@ static void test_mnist_sized(void **state)
 		assert_non_null(rm);
 		assert_non_null(wm);
 		host_reduce(x, rows, cols, false, TSI_POPOPS_REDUCE_MAX, 1, wm);
-		read_floats(f, "rowmax", rm, rows);
+		tsi_test_read_floats(f->engine, "rowmax", rm, rows);
 		for (size_t i = 0; i < rows; i++)
 			assert_close(rm[i], wm[i], 0);
 		free(rm);
@@ -379,7 +333,7 @@ static void test_mnist_sized(void **state)
 	}
 	for (size_t i = 0; i < rows * cols; i++)
 		total += (double)x[i] * x[i];
-	read_floats(f, "sq", &got_sq, 1);
+	tsi_test_read_floats(f->engine, "sq", &got_sq, 1);
 	/* about 1.9e7 is past 2^24: float keeps it to a few units */
 	assert_close(got_sq, total, 1e-6 * total);
 	free(x);
@@ -421,7 +375,7 @@ static void test_types(void **state)
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "h2h", h2h), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "i2i", i2i), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "f2i", f2i), TSI_OK);
-	load(f);
+	tsi_test_model_load(f, NULL, 0, NULL);
 	for (size_t k = 0; k < 64; k++) {
 		hx[k] = tsi_half_from_float(1000.0f + (float)k); /* exact in half */
 		ix[k] = (int32_t)k - 20;
@@ -430,8 +384,8 @@ static void test_types(void **state)
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "h", hx, sizeof(hx)), TSI_OK);
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "i", ix, sizeof(ix)), TSI_OK);
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "f", fx, sizeof(fx)), TSI_OK);
-	run(f);
-	read_floats(f, "h2f", fgot, 4);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "h2f", fgot, 4);
 	assert_int_equal(tsi_engine_read_tensor(f->engine, "h2h", hgot, sizeof(hgot)), TSI_OK);
 	for (size_t c = 0; c < 4; c++) {
 		double sum = 0;
@@ -475,16 +429,16 @@ static void test_view_inputs(void **state)
 	assert_int_equal(tsi_tensor_dim(rc, 0), 5);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "rt", rt), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "rc", rc), TSI_OK);
-	load(f);
+	tsi_test_model_load(f, NULL, 0, NULL);
 	fill_values(x, 60);
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "x", x, sizeof(x)), TSI_OK);
-	run(f);
+	tsi_test_run(f->engine, 0);
 	host_reduce(x, 6, 10, true, TSI_POPOPS_REDUCE_ADD, 1, want);
-	read_floats(f, "rt", got, 10);
+	tsi_test_read_floats(f->engine, "rt", got, 10);
 	for (size_t i = 0; i < 10; i++)
 		assert_close(got[i], want[i], 0);
 	host_reduce(x, 6, 10, true, TSI_POPOPS_REDUCE_MIN, 1, want);
-	read_floats(f, "rc", got, 5);
+	tsi_test_read_floats(f->engine, "rc", got, 5);
 	for (size_t i = 0; i < 5; i++)
 		assert_close(got[i], want[i + 2], 0);
 }
@@ -513,16 +467,16 @@ static void test_degenerate(void **state)
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "sq", sq), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "emax", emax), TSI_OK);
 	assert_int_equal(tsi_graph_create_host_read(f->graph, "emul", emul), TSI_OK);
-	load(f);
+	tsi_test_model_load(f, NULL, 0, NULL);
 	assert_int_equal(tsi_engine_write_tensor(f->engine, "x", x, sizeof(x)), TSI_OK);
-	run(f);
-	read_floats(f, "sq", got, 6);
+	tsi_test_run(f->engine, 0);
+	tsi_test_read_floats(f->engine, "sq", got, 6);
 	for (size_t i = 0; i < 6; i++)
 		assert_close(got[i], 2 * x[i] * x[i], 0);
-	read_floats(f, "emax", got, 3);
+	tsi_test_read_floats(f->engine, "emax", got, 3);
 	for (size_t i = 0; i < 3; i++)
 		assert_true(isinf(got[i]) && got[i] < 0);
-	read_floats(f, "emul", got, 3);
+	tsi_test_read_floats(f->engine, "emul", got, 3);
 	for (size_t i = 0; i < 3; i++)
 		assert_close(got[i], 3, 0);
 }
@@ -612,15 +566,15 @@ static void test_codelet_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_every_op_each_dim, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_all_dims, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_one_tile_and_four, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mnist_sized, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_types, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_view_inputs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_degenerate, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_codelet_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_every_op_each_dim, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_all_dims, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_one_tile_and_four, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_mnist_sized, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_types, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_view_inputs, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_degenerate, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_errors, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_codelet_names, setup, tsi_test_model_delete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

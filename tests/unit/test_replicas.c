@@ -63,68 +63,28 @@ static const tsi_codelet codelets[] = {
 	{"Less", less_fields, 3, less_compute, NULL, NULL, 12, 16, false},
 };
 
-typedef struct fx {
-	tsi_graph *g;
-	tsi_device *dev;
-	tsi_engine *eng;
-} fx;
+typedef tsi_test_model fx;
 
 /* A graph of four replicas, each one IPU of two tiles. */
 static void fx_init(fx *f)
 {
-	tsi_target t;
-
-	memset(f, 0, sizeof(*f));
-	assert_int_equal(tsi_target_ipu(&t, TSI_IPU_MK2, IPUS, TILES_PER_IPU), TSI_OK);
-	assert_int_equal(tsi_graph_new(&f->g, &t, REPLICAS), TSI_OK);
-	assert_int_equal(tsi_graph_get_replication_factor(f->g), REPLICAS);
-	assert_int_equal(tsi_graph_get_target(f->g)->num_tiles, TILES_PER_IPU);
-	assert_int_equal(tsi_graph_add_codelets(f->g, codelets, sizeof(codelets) / sizeof(*codelets)),
+	tsi_test_model_init(f, IPUS, TILES_PER_IPU, REPLICAS);
+	assert_int_equal(tsi_graph_get_replication_factor(f->graph), REPLICAS);
+	assert_int_equal(tsi_graph_get_target(f->graph)->num_tiles, TILES_PER_IPU);
+	assert_int_equal(tsi_graph_add_codelets(f->graph, codelets,
+	                                        sizeof(codelets) / sizeof(*codelets)),
 	                 TSI_OK);
-}
-
-static void fx_load(fx *f, tsi_program **progs, size_t n)
-{
-	tsi_ipu_model_options o = TSI_IPU_MODEL_OPTIONS_INIT;
-
-	o.num_ipus = IPUS;
-	o.tiles_per_ipu = TILES_PER_IPU;
-	if (tsi_engine_new(&f->eng, f->g, progs, n, NULL) != TSI_OK)
-		fail_msg("tsi_engine_new: %s", tsi_error_last());
-	assert_int_equal(tsi_device_new_ipu_model(&f->dev, &o), TSI_OK);
-	if (tsi_engine_load(f->eng, f->dev) != TSI_OK)
-		fail_msg("tsi_engine_load: %s", tsi_engine_error(f->eng));
-}
-
-static void fx_free(fx *f)
-{
-	tsi_engine_free(f->eng);
-	tsi_device_free(f->dev);
-	tsi_graph_free(f->g);
-}
-
-/* A variable (0 elements: rank-0 scalar) on tile 1 with read/write handles. */
-static tsi_tensor *var(fx *f, tsi_type type, size_t n, const char *name)
-{
-	size_t shape[1] = {n};
-	tsi_tensor *t = tsi_graph_add_variable(f->g, type, n ? 1 : 0, n ? shape : NULL, name);
-
-	assert_non_null(t);
-	assert_int_equal(tsi_graph_set_tile_mapping(f->g, t, 1), TSI_OK);
-	assert_int_equal(tsi_graph_create_host_write(f->g, name, t), TSI_OK);
-	assert_int_equal(tsi_graph_create_host_read(f->g, name, t), TSI_OK);
-	return t;
 }
 
 /* Execute of a compute set doubling `x` with one vertex on tile 0. */
 static tsi_program *double_prog(fx *f, tsi_tensor *x)
 {
-	tsi_compute_set *cs = tsi_graph_add_compute_set(f->g, "double");
-	tsi_vertex *v = tsi_graph_add_vertex(f->g, cs, "Double");
+	tsi_compute_set *cs = tsi_graph_add_compute_set(f->graph, "double");
+	tsi_vertex *v = tsi_graph_add_vertex(f->graph, cs, "Double");
 
-	assert_int_equal(tsi_graph_set_vertex_tile(f->g, v, 0), TSI_OK);
-	assert_int_equal(tsi_graph_connect(f->g, v, "v", x), TSI_OK);
-	return tsi_prog_execute(f->g, cs);
+	assert_int_equal(tsi_graph_set_vertex_tile(f->graph, v, 0), TSI_OK);
+	assert_int_equal(tsi_graph_connect(f->graph, v, "v", x), TSI_OK);
+	return tsi_prog_execute(f->graph, cs);
 }
 
 /* Per-replica input and output streams: each replica gets its own data,
@@ -136,27 +96,27 @@ static void test_per_replica_streams(void **state)
 	(void)state;
 
 	fx_init(&f);
-	tsi_tensor *x = var(&f, TSI_FLOAT, N, "x");
-	tsi_stream *si = tsi_graph_add_host_to_device_fifo(f.g, "in", TSI_FLOAT, N,
+	tsi_tensor *x = tsi_test_var(&f, TSI_FLOAT, N, 1, "x");
+	tsi_stream *si = tsi_graph_add_host_to_device_fifo(f.graph, "in", TSI_FLOAT, N,
 	                                                   TSI_REPLICATED_STREAM_PER_REPLICA);
-	tsi_stream *so = tsi_graph_add_device_to_host_fifo(f.g, "out", TSI_FLOAT, N);
-	tsi_program *seq = tsi_prog_sequence(f.g, NULL);
-	assert_int_equal(tsi_sequence_add(seq, tsi_prog_copy_from_stream(f.g, si, x)), TSI_OK);
+	tsi_stream *so = tsi_graph_add_device_to_host_fifo(f.graph, "out", TSI_FLOAT, N);
+	tsi_program *seq = tsi_prog_sequence(f.graph, NULL);
+	assert_int_equal(tsi_sequence_add(seq, tsi_prog_copy_from_stream(f.graph, si, x)), TSI_OK);
 	assert_int_equal(tsi_sequence_add(seq, double_prog(&f, x)), TSI_OK);
-	assert_int_equal(tsi_sequence_add(seq, tsi_prog_copy_to_stream(f.g, x, so)), TSI_OK);
-	fx_load(&f, &seq, 1);
+	assert_int_equal(tsi_sequence_add(seq, tsi_prog_copy_to_stream(f.graph, x, so)), TSI_OK);
+	tsi_test_model_load(&f, &seq, 1, NULL);
 	for (unsigned r = 0; r < REPLICAS; r++) {
 		for (int i = 0; i < N; i++)
 			in[r][i] = (float)(r * 100 + i);
-		assert_int_equal(tsi_engine_connect_stream_replica(f.eng, "in", r, in[r], in[r] + N),
+		assert_int_equal(tsi_engine_connect_stream_replica(f.engine, "in", r, in[r], in[r] + N),
 		                 TSI_OK);
-		assert_int_equal(tsi_engine_connect_stream_replica(f.eng, "out", r, out[r], out[r] + N),
+		assert_int_equal(tsi_engine_connect_stream_replica(f.engine, "out", r, out[r], out[r] + N),
 		                 TSI_OK);
 	}
 	memset(out, 0, sizeof(out));
-	assert_int_equal(tsi_engine_run(f.eng, 0), TSI_OK);
+	assert_int_equal(tsi_engine_run(f.engine, 0), TSI_OK);
 	for (unsigned r = 0; r < REPLICAS; r++) {
-		assert_int_equal(tsi_engine_read_tensor_replica(f.eng, "x", r, got, sizeof(got)),
+		assert_int_equal(tsi_engine_read_tensor_replica(f.engine, "x", r, got, sizeof(got)),
 		                 TSI_OK);
 		for (int i = 0; i < N; i++) {
 			assert_close(got[i], 2.0 * (r * 100 + i), 0);
@@ -164,21 +124,21 @@ static void test_per_replica_streams(void **state)
 		}
 	}
 	/* read_tensor reads replica 0. */
-	assert_int_equal(tsi_engine_read_tensor(f.eng, "x", got, sizeof(got)), TSI_OK);
+	assert_int_equal(tsi_engine_read_tensor(f.engine, "x", got, sizeof(got)), TSI_OK);
 	assert_close(got[1], 2.0, 0);
 	/* An unconnected replica is named. */
-	tsi_engine *e = f.eng;
-	f.eng = NULL;
+	tsi_engine *e = f.engine;
+	f.engine = NULL;
 	tsi_engine_free(e);
-	assert_int_equal(tsi_engine_new(&f.eng, f.g, &seq, 1, NULL), TSI_OK);
-	assert_int_equal(tsi_engine_load(f.eng, f.dev), TSI_OK);
+	assert_int_equal(tsi_engine_new(&f.engine, f.graph, &seq, 1, NULL), TSI_OK);
+	assert_int_equal(tsi_engine_load(f.engine, f.device), TSI_OK);
 	for (unsigned r = 0; r < REPLICAS; r++)
 		if (r != 2)
-			assert_int_equal(tsi_engine_connect_stream_replica(f.eng, "in", r, in[r], in[r] + N),
+			assert_int_equal(tsi_engine_connect_stream_replica(f.engine, "in", r, in[r], in[r] + N),
 			                 TSI_OK);
-	assert_int_equal(tsi_engine_run(f.eng, 0), TSI_ERR_STREAM_NOT_CONNECTED);
-	assert_non_null(strstr(tsi_engine_error(f.eng), "replica 2"));
-	fx_free(&f);
+	assert_int_equal(tsi_engine_run(f.engine, 0), TSI_ERR_STREAM_NOT_CONNECTED);
+	assert_non_null(strstr(tsi_engine_error(f.engine), "replica 2"));
+	tsi_test_model_free(&f);
 }
 
 /* Writing one replica leaves the others alone; writing without a replica
@@ -190,23 +150,23 @@ static void test_write_one_replica(void **state)
 	(void)state;
 
 	fx_init(&f);
-	tsi_tensor *x = var(&f, TSI_FLOAT, N, "x");
+	tsi_tensor *x = tsi_test_var(&f, TSI_FLOAT, N, 1, "x");
 	tsi_program *dbl = double_prog(&f, x);
-	fx_load(&f, &dbl, 1);
-	assert_int_equal(tsi_engine_write_tensor(f.eng, "x", ones, sizeof(ones)), TSI_OK);
-	assert_int_equal(tsi_engine_write_tensor_replica(f.eng, "x", 2, fives, sizeof(fives)),
+	tsi_test_model_load(&f, &dbl, 1, NULL);
+	assert_int_equal(tsi_engine_write_tensor(f.engine, "x", ones, sizeof(ones)), TSI_OK);
+	assert_int_equal(tsi_engine_write_tensor_replica(f.engine, "x", 2, fives, sizeof(fives)),
 	                 TSI_OK);
-	assert_int_equal(tsi_engine_run(f.eng, 0), TSI_OK);
+	assert_int_equal(tsi_engine_run(f.engine, 0), TSI_OK);
 	for (unsigned r = 0; r < REPLICAS; r++) {
-		assert_int_equal(tsi_engine_read_tensor_replica(f.eng, "x", r, got, sizeof(got)),
+		assert_int_equal(tsi_engine_read_tensor_replica(f.engine, "x", r, got, sizeof(got)),
 		                 TSI_OK);
 		assert_close(got[0], r == 2 ? 10.0 : 2.0, 0);
 		assert_close(got[2], r == 2 ? 10.0 : 2.0, 0);
 	}
-	assert_int_equal(tsi_engine_read_tensor_replica(f.eng, "x", REPLICAS, got, sizeof(got)),
+	assert_int_equal(tsi_engine_read_tensor_replica(f.engine, "x", REPLICAS, got, sizeof(got)),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_engine_error(f.eng), "replica 4"));
-	fx_free(&f);
+	assert_non_null(strstr(tsi_engine_error(f.engine), "replica 4"));
+	tsi_test_model_free(&f);
 }
 
 static int broadcast_calls;
@@ -231,16 +191,16 @@ static void test_broadcast_stream(void **state)
 	(void)state;
 
 	fx_init(&f);
-	tsi_tensor *x = var(&f, TSI_FLOAT, N, "x");
-	tsi_stream *s = tsi_graph_add_host_to_device_fifo(f.g, "in", TSI_FLOAT, N,
+	tsi_tensor *x = tsi_test_var(&f, TSI_FLOAT, N, 1, "x");
+	tsi_stream *s = tsi_graph_add_host_to_device_fifo(f.graph, "in", TSI_FLOAT, N,
 	                                                  TSI_REPLICATED_STREAM_BROADCAST);
-	tsi_program *copy = tsi_prog_copy_from_stream(f.g, s, x);
-	fx_load(&f, &copy, 1);
-	assert_int_equal(tsi_engine_connect_stream(f.eng, "in", data, data + 2 * N), TSI_OK);
+	tsi_program *copy = tsi_prog_copy_from_stream(f.graph, s, x);
+	tsi_test_model_load(&f, &copy, 1, NULL);
+	assert_int_equal(tsi_engine_connect_stream(f.engine, "in", data, data + 2 * N), TSI_OK);
 	for (int run = 0; run < 3; run++) {
-		assert_int_equal(tsi_engine_run(f.eng, 0), TSI_OK);
+		assert_int_equal(tsi_engine_run(f.engine, 0), TSI_OK);
 		for (unsigned r = 0; r < REPLICAS; r++) {
-			assert_int_equal(tsi_engine_read_tensor_replica(f.eng, "x", r, got, sizeof(got)),
+			assert_int_equal(tsi_engine_read_tensor_replica(f.engine, "x", r, got, sizeof(got)),
 			                 TSI_OK);
 			assert_close(got[0], run % 2 ? 4.0 : 1.0, 0);
 			assert_close(got[2], run % 2 ? 6.0 : 3.0, 0);
@@ -248,15 +208,15 @@ static void test_broadcast_stream(void **state)
 	}
 	/* A callback feeding a broadcast stream runs once per copy. */
 	broadcast_calls = 0;
-	assert_int_equal(tsi_engine_connect_stream_cb(f.eng, "in", broadcast_cb, NULL), TSI_OK);
-	assert_int_equal(tsi_engine_run(f.eng, 0), TSI_OK);
+	assert_int_equal(tsi_engine_connect_stream_cb(f.engine, "in", broadcast_cb, NULL), TSI_OK);
+	assert_int_equal(tsi_engine_run(f.engine, 0), TSI_OK);
 	assert_int_equal(broadcast_calls, 1);
 	for (unsigned r = 0; r < REPLICAS; r++) {
-		assert_int_equal(tsi_engine_read_tensor_replica(f.eng, "x", r, got, sizeof(got)),
+		assert_int_equal(tsi_engine_read_tensor_replica(f.engine, "x", r, got, sizeof(got)),
 		                 TSI_OK);
 		assert_close(got[2], 9.0, 0);
 	}
-	fx_free(&f);
+	tsi_test_model_free(&f);
 }
 
 /* tsi_engine_connect_stream (no replica) on per-replica streams: the
@@ -270,30 +230,30 @@ static void test_shared_connection(void **state)
 	(void)state;
 
 	fx_init(&f);
-	tsi_tensor *x = var(&f, TSI_FLOAT, N, "x");
-	tsi_tensor *y = var(&f, TSI_FLOAT, N, "y");
-	tsi_stream *si = tsi_graph_add_host_to_device_fifo(f.g, "in", TSI_FLOAT, N,
+	tsi_tensor *x = tsi_test_var(&f, TSI_FLOAT, N, 1, "x");
+	tsi_tensor *y = tsi_test_var(&f, TSI_FLOAT, N, 1, "y");
+	tsi_stream *si = tsi_graph_add_host_to_device_fifo(f.graph, "in", TSI_FLOAT, N,
 	                                                   TSI_REPLICATED_STREAM_PER_REPLICA);
-	tsi_stream *so = tsi_graph_add_device_to_host_fifo(f.g, "out", TSI_FLOAT, N);
-	tsi_program *progs[2] = {tsi_prog_copy_from_stream(f.g, si, x),
-	                         tsi_prog_copy_to_stream(f.g, y, so)};
-	fx_load(&f, progs, 2);
-	assert_int_equal(tsi_engine_connect_stream(f.eng, "in", in, in + N), TSI_OK);
-	assert_int_equal(tsi_engine_connect_stream(f.eng, "out", out, out + REPLICAS * N), TSI_OK);
-	assert_int_equal(tsi_engine_run(f.eng, 0), TSI_OK);
+	tsi_stream *so = tsi_graph_add_device_to_host_fifo(f.graph, "out", TSI_FLOAT, N);
+	tsi_program *progs[2] = {tsi_prog_copy_from_stream(f.graph, si, x),
+	                         tsi_prog_copy_to_stream(f.graph, y, so)};
+	tsi_test_model_load(&f, progs, 2, NULL);
+	assert_int_equal(tsi_engine_connect_stream(f.engine, "in", in, in + N), TSI_OK);
+	assert_int_equal(tsi_engine_connect_stream(f.engine, "out", out, out + REPLICAS * N), TSI_OK);
+	assert_int_equal(tsi_engine_run(f.engine, 0), TSI_OK);
 	for (unsigned r = 0; r < REPLICAS; r++) {
 		float yv[N] = {(float)r, (float)r, (float)r};
-		assert_int_equal(tsi_engine_read_tensor_replica(f.eng, "x", r, got, sizeof(got)),
+		assert_int_equal(tsi_engine_read_tensor_replica(f.engine, "x", r, got, sizeof(got)),
 		                 TSI_OK);
 		assert_close(got[0], 1, 0);
 		assert_close(got[2], 3, 0);
-		assert_int_equal(tsi_engine_write_tensor_replica(f.eng, "y", r, yv, sizeof(yv)), TSI_OK);
+		assert_int_equal(tsi_engine_write_tensor_replica(f.engine, "y", r, yv, sizeof(yv)), TSI_OK);
 	}
-	assert_int_equal(tsi_engine_run(f.eng, 1), TSI_OK);
+	assert_int_equal(tsi_engine_run(f.engine, 1), TSI_OK);
 	for (unsigned r = 0; r < REPLICAS; r++)
 		for (int i = 0; i < N; i++)
 			assert_close(out[r * N + i], r, 0);
-	fx_free(&f);
+	tsi_test_model_free(&f);
 }
 
 /* Control flow follows each replica's own predicate: an If whose
@@ -305,53 +265,53 @@ static void test_per_replica_control_flow(void **state)
 	(void)state;
 
 	fx_init(&f);
-	tsi_tensor *counter = var(&f, TSI_INT, 0, "counter");
-	tsi_tensor *limit = var(&f, TSI_INT, 0, "limit");
-	tsi_tensor *pred = var(&f, TSI_BOOL, 0, "pred");
-	tsi_tensor *flag = var(&f, TSI_INT, 0, "flag");
-	tsi_compute_set *cond = tsi_graph_add_compute_set(f.g, "cond");
-	tsi_vertex *lv = tsi_graph_add_vertex(f.g, cond, "Less");
-	assert_int_equal(tsi_graph_set_vertex_tile(f.g, lv, 1), TSI_OK);
-	assert_int_equal(tsi_graph_connect(f.g, lv, "a", counter), TSI_OK);
-	assert_int_equal(tsi_graph_connect(f.g, lv, "b", limit), TSI_OK);
-	assert_int_equal(tsi_graph_connect(f.g, lv, "out", pred), TSI_OK);
-	tsi_compute_set *body = tsi_graph_add_compute_set(f.g, "body");
-	tsi_vertex *iv = tsi_graph_add_vertex(f.g, body, "Inc");
-	assert_int_equal(tsi_graph_set_vertex_tile(f.g, iv, 1), TSI_OK);
-	assert_int_equal(tsi_graph_connect(f.g, iv, "v", counter), TSI_OK);
-	tsi_compute_set *mark = tsi_graph_add_compute_set(f.g, "mark");
-	tsi_vertex *mv = tsi_graph_add_vertex(f.g, mark, "Inc");
-	assert_int_equal(tsi_graph_set_vertex_tile(f.g, mv, 0), TSI_OK);
-	assert_int_equal(tsi_graph_connect(f.g, mv, "v", flag), TSI_OK);
+	tsi_tensor *counter = tsi_test_var(&f, TSI_INT, 0, 1, "counter");
+	tsi_tensor *limit = tsi_test_var(&f, TSI_INT, 0, 1, "limit");
+	tsi_tensor *pred = tsi_test_var(&f, TSI_BOOL, 0, 1, "pred");
+	tsi_tensor *flag = tsi_test_var(&f, TSI_INT, 0, 1, "flag");
+	tsi_compute_set *cond = tsi_graph_add_compute_set(f.graph, "cond");
+	tsi_vertex *lv = tsi_graph_add_vertex(f.graph, cond, "Less");
+	assert_int_equal(tsi_graph_set_vertex_tile(f.graph, lv, 1), TSI_OK);
+	assert_int_equal(tsi_graph_connect(f.graph, lv, "a", counter), TSI_OK);
+	assert_int_equal(tsi_graph_connect(f.graph, lv, "b", limit), TSI_OK);
+	assert_int_equal(tsi_graph_connect(f.graph, lv, "out", pred), TSI_OK);
+	tsi_compute_set *body = tsi_graph_add_compute_set(f.graph, "body");
+	tsi_vertex *iv = tsi_graph_add_vertex(f.graph, body, "Inc");
+	assert_int_equal(tsi_graph_set_vertex_tile(f.graph, iv, 1), TSI_OK);
+	assert_int_equal(tsi_graph_connect(f.graph, iv, "v", counter), TSI_OK);
+	tsi_compute_set *mark = tsi_graph_add_compute_set(f.graph, "mark");
+	tsi_vertex *mv = tsi_graph_add_vertex(f.graph, mark, "Inc");
+	assert_int_equal(tsi_graph_set_vertex_tile(f.graph, mv, 0), TSI_OK);
+	assert_int_equal(tsi_graph_connect(f.graph, mv, "v", flag), TSI_OK);
 	tsi_program *progs[2] = {
-		tsi_prog_repeat_while_true(f.g, tsi_prog_execute(f.g, cond), pred,
-		                           tsi_prog_execute(f.g, body)),
-		tsi_prog_if(f.g, pred, tsi_prog_execute(f.g, mark), NULL),
+		tsi_prog_repeat_while_true(f.graph, tsi_prog_execute(f.graph, cond), pred,
+		                           tsi_prog_execute(f.graph, body)),
+		tsi_prog_if(f.graph, pred, tsi_prog_execute(f.graph, mark), NULL),
 	};
-	fx_load(&f, progs, 2);
+	tsi_test_model_load(&f, progs, 2, NULL);
 	for (unsigned r = 0; r < REPLICAS; r++) {
 		int32_t lim = (int32_t)(r * 3);
-		assert_int_equal(tsi_engine_write_tensor_replica(f.eng, "limit", r, &lim, sizeof(lim)),
+		assert_int_equal(tsi_engine_write_tensor_replica(f.engine, "limit", r, &lim, sizeof(lim)),
 		                 TSI_OK);
 	}
-	assert_int_equal(tsi_engine_run(f.eng, 0), TSI_OK);
+	assert_int_equal(tsi_engine_run(f.engine, 0), TSI_OK);
 	for (unsigned r = 0; r < REPLICAS; r++) {
-		assert_int_equal(tsi_engine_read_tensor_replica(f.eng, "counter", r, &got, sizeof(got)),
+		assert_int_equal(tsi_engine_read_tensor_replica(f.engine, "counter", r, &got, sizeof(got)),
 		                 TSI_OK);
 		assert_int_equal(got, (int32_t)(r * 3));
 	}
 	/* Odd replicas set pred; only they run the If body. */
 	for (unsigned r = 0; r < REPLICAS; r++) {
 		uint8_t p = r % 2;
-		assert_int_equal(tsi_engine_write_tensor_replica(f.eng, "pred", r, &p, 1), TSI_OK);
+		assert_int_equal(tsi_engine_write_tensor_replica(f.engine, "pred", r, &p, 1), TSI_OK);
 	}
-	assert_int_equal(tsi_engine_run(f.eng, 1), TSI_OK);
+	assert_int_equal(tsi_engine_run(f.engine, 1), TSI_OK);
 	for (unsigned r = 0; r < REPLICAS; r++) {
-		assert_int_equal(tsi_engine_read_tensor_replica(f.eng, "flag", r, &got, sizeof(got)),
+		assert_int_equal(tsi_engine_read_tensor_replica(f.engine, "flag", r, &got, sizeof(got)),
 		                 TSI_OK);
 		assert_int_equal(got, (int32_t)(r % 2));
 	}
-	fx_free(&f);
+	tsi_test_model_free(&f);
 }
 
 /* PrintTensor prints every replica, titled with its index. */
@@ -362,23 +322,23 @@ static void test_print_replicas(void **state)
 	(void)state;
 
 	fx_init(&f);
-	tsi_tensor *c = var(&f, TSI_INT, 2, "c");
-	tsi_program *p = tsi_prog_print_tensor(f.g, "c", c);
-	fx_load(&f, &p, 1);
+	tsi_tensor *c = tsi_test_var(&f, TSI_INT, 2, 1, "c");
+	tsi_program *p = tsi_prog_print_tensor(f.graph, "c", c);
+	tsi_test_model_load(&f, &p, 1, NULL);
 	for (unsigned r = 0; r < REPLICAS; r++) {
 		int32_t v[2] = {(int32_t)r, -(int32_t)r};
-		assert_int_equal(tsi_engine_write_tensor_replica(f.eng, "c", r, v, sizeof(v)), TSI_OK);
+		assert_int_equal(tsi_engine_write_tensor_replica(f.engine, "c", r, v, sizeof(v)), TSI_OK);
 	}
 	tsi_test_capture_open(&cap);
-	tsi_engine_set_print_stream(f.eng, cap.file);
-	assert_int_equal(tsi_engine_run(f.eng, 0), TSI_OK);
+	tsi_engine_set_print_stream(f.engine, cap.file);
+	assert_int_equal(tsi_engine_run(f.engine, 0), TSI_OK);
 	assert_string_equal(tsi_test_capture_text(&cap),
 	                    "c (replica 0): {0,0}\n"
 	                    "c (replica 1): {1,-1}\n"
 	                    "c (replica 2): {2,-2}\n"
 	                    "c (replica 3): {3,-3}\n");
 	tsi_test_capture_close(&cap);
-	fx_free(&f);
+	tsi_test_model_free(&f);
 }
 
 /* Each replica has its own remote buffer. */
@@ -389,24 +349,24 @@ static void test_remote_per_replica(void **state)
 	(void)state;
 
 	fx_init(&f);
-	tsi_tensor *x = var(&f, TSI_FLOAT, N, "x");
-	tsi_remote_buffer *rb = tsi_graph_add_remote_buffer(f.g, "rb", TSI_FLOAT, N, 2);
-	tsi_program *p = tsi_prog_copy_from_remote(f.g, rb, x, NULL);
-	fx_load(&f, &p, 1);
+	tsi_tensor *x = tsi_test_var(&f, TSI_FLOAT, N, 1, "x");
+	tsi_remote_buffer *rb = tsi_graph_add_remote_buffer(f.graph, "rb", TSI_FLOAT, N, 2);
+	tsi_program *p = tsi_prog_copy_from_remote(f.graph, rb, x, NULL);
+	tsi_test_model_load(&f, &p, 1, NULL);
 	for (unsigned r = 0; r < REPLICAS; r++) {
 		for (int i = 0; i < N; i++) {
 			rows[0][i] = (float)(r + 1);
 			rows[1][i] = -1;
 		}
-		assert_int_equal(tsi_engine_write_remote(f.eng, "rb", r, rows, sizeof(rows)), TSI_OK);
+		assert_int_equal(tsi_engine_write_remote(f.engine, "rb", r, rows, sizeof(rows)), TSI_OK);
 	}
-	assert_int_equal(tsi_engine_run(f.eng, 0), TSI_OK);
+	assert_int_equal(tsi_engine_run(f.engine, 0), TSI_OK);
 	for (unsigned r = 0; r < REPLICAS; r++) {
-		assert_int_equal(tsi_engine_read_tensor_replica(f.eng, "x", r, got, sizeof(got)),
+		assert_int_equal(tsi_engine_read_tensor_replica(f.engine, "x", r, got, sizeof(got)),
 		                 TSI_OK);
 		assert_close(got[1], r + 1, 0);
 	}
-	fx_free(&f);
+	tsi_test_model_free(&f);
 }
 
 int main(void)
