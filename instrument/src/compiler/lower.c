@@ -384,6 +384,44 @@ static char *joinname(lower_ctx *c, const char *a, const char *b)
 
 /* --- Per program kind --------------------------------------------------------- */
 
+/* Builds the exchanges of the moves collected so far, the IPU-internal
+ * one named `internal` and the IPU-to-IPU one `external`, and appends
+ * those that move anything to `l`. */
+static int add_exchanges(lower_ctx *c, tsi_exchange_role role, const char *internal,
+                         const char *external, const tsi_program *p, idlist *l)
+{
+	int32_t in = build_exchange(c, &c->internal, TSI_EXCHANGE_INTERNAL, role, internal, p);
+	int32_t ex = build_exchange(c, &c->external, TSI_EXCHANGE_EXTERNAL, role, external, p);
+	int rc = TSI_OK;
+
+	if (in == -2 || ex == -2)
+		return oom();
+	if ((in >= 0 && (rc = id_add(c, l, in))) || (ex >= 0 && (rc = id_add(c, l, ex))))
+		return rc;
+	return TSI_OK;
+}
+
+/* Collects the moves of the fields of `cs` that read (`fetch`: inputs and
+ * in-outs, fetched to the vertex's tile) or write (outputs and in-outs,
+ * returned to where they live) data on other tiles. */
+static int collect_field_moves(lower_ctx *c, const tsi_compute_set *cs, bool fetch)
+{
+	for (size_t vi = 0; vi < cs->vertices.len; vi++) {
+		const tsi_vertex *v = cs->vertices.items[vi];
+		for (size_t f = 0; v->codelet && f < v->codelet->n_fields; f++) {
+			tsi_field_dir dir = v->codelet->fields[f].dir;
+			if (dir == (fetch ? TSI_FIELD_OUTPUT : TSI_FIELD_INPUT))
+				continue;
+			for (size_t k = 0; k < v->fields[f].n; k++) {
+				int rc = collect_moves(c, v->fields[f].tensors[k], v->tile, fetch);
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	return TSI_OK;
+}
+
 /* Execute: the exchanges that fetch remote inputs and return remote
  * outputs around the OnTileExecute. */
 static int lower_execute(lower_ctx *c, const tsi_program *p, idlist *l)
@@ -391,53 +429,18 @@ static int lower_execute(lower_ctx *c, const tsi_program *p, idlist *l)
 	const tsi_compute_set *cs = p->cs;
 	int rc;
 
-	for (size_t vi = 0; vi < cs->vertices.len; vi++) {
-		const tsi_vertex *v = cs->vertices.items[vi];
-		for (size_t f = 0; v->codelet && f < v->codelet->n_fields; f++) {
-			tsi_field_dir dir = v->codelet->fields[f].dir;
-			for (size_t k = 0; k < v->fields[f].n; k++) {
-				if (dir != TSI_FIELD_OUTPUT) {
-					rc = collect_moves(c, v->fields[f].tensors[k], v->tile, true);
-					if (rc)
-						return rc;
-				}
-			}
-		}
-	}
-	int32_t pre = build_exchange(c, &c->internal, TSI_EXCHANGE_INTERNAL, TSI_XR_EXECUTE_PRE,
-	                             joinname(c, cs->name, "ExchangePre"), p);
-	int32_t gpre = build_exchange(c, &c->external, TSI_EXCHANGE_EXTERNAL, TSI_XR_EXECUTE_PRE,
-	                              joinname(c, cs->name, "GlobalPre"), p);
-	if (pre == -2 || gpre == -2)
-		return oom();
-	if ((pre >= 0 && (rc = id_add(c, l, pre))) || (gpre >= 0 && (rc = id_add(c, l, gpre))))
+	if ((rc = collect_field_moves(c, cs, true)) ||
+	    (rc = add_exchanges(c, TSI_XR_EXECUTE_PRE, joinname(c, cs->name, "ExchangePre"),
+	                        joinname(c, cs->name, "GlobalPre"), p, l)))
 		return rc;
 	int32_t ote = tsi_builder_add_program(c->b, TSI_LP_ON_TILE_EXECUTE, cs->name, p, TSI_XR_NONE);
 	if ((rc = id_add(c, l, ote)))
 		return rc;
 	c->b->programs[ote].compute_set = (int32_t)cs->id;
-
-	for (size_t vi = 0; vi < cs->vertices.len; vi++) {
-		const tsi_vertex *v = cs->vertices.items[vi];
-		for (size_t f = 0; v->codelet && f < v->codelet->n_fields; f++) {
-			if (v->codelet->fields[f].dir == TSI_FIELD_INPUT)
-				continue;
-			for (size_t k = 0; k < v->fields[f].n; k++) {
-				rc = collect_moves(c, v->fields[f].tensors[k], v->tile, false);
-				if (rc)
-					return rc;
-			}
-		}
-	}
-	int32_t post = build_exchange(c, &c->internal, TSI_EXCHANGE_INTERNAL, TSI_XR_EXECUTE_POST,
-	                              joinname(c, cs->name, "ExchangePost"), p);
-	int32_t gpost = build_exchange(c, &c->external, TSI_EXCHANGE_EXTERNAL, TSI_XR_EXECUTE_POST,
-	                               joinname(c, cs->name, "GlobalPost"), p);
-	if (post == -2 || gpost == -2)
-		return oom();
-	if ((post >= 0 && (rc = id_add(c, l, post))) || (gpost >= 0 && (rc = id_add(c, l, gpost))))
+	if ((rc = collect_field_moves(c, cs, false)))
 		return rc;
-	return TSI_OK;
+	return add_exchanges(c, TSI_XR_EXECUTE_POST, joinname(c, cs->name, "ExchangePost"),
+	                     joinname(c, cs->name, "GlobalPost"), p, l);
 }
 
 /* The profile index of the generated on-tile copy vertex type, added the
@@ -533,15 +536,8 @@ static int lower_copy(lower_ctx *c, const tsi_program *p, idlist *l)
 		/* Profile index assigned when the compute set list is built. */
 		b->programs[ote].compute_set = -2 - (int32_t)(b->n_generated - 1);
 	}
-	int32_t ex = build_exchange(c, &c->internal, TSI_EXCHANGE_INTERNAL, TSI_XR_COPY,
-	                            joinname(c, label, "Exchange"), p);
-	int32_t gex = build_exchange(c, &c->external, TSI_EXCHANGE_EXTERNAL, TSI_XR_COPY,
-	                             joinname(c, label, "GlobalExchange"), p);
-	if (ex == -2 || gex == -2)
-		return oom();
-	if ((ex >= 0 && (rc = id_add(c, l, ex))) || (gex >= 0 && (rc = id_add(c, l, gex))))
-		return rc;
-	return TSI_OK;
+	return add_exchanges(c, TSI_XR_COPY, joinname(c, label, "Exchange"),
+	                     joinname(c, label, "GlobalExchange"), p, l);
 }
 
 /*
@@ -702,7 +698,6 @@ static int lower_switch_broadcast(lower_ctx *c, const tsi_program *p, idlist *l)
 	const tsi_graph_core *core = c->b->core;
 	const tsi_region *reg = &p->pred->regions[0];
 	uint32_t owner = ((const tsi_var *)core->vars.items[reg->var])->tile[reg->begin];
-	int rc;
 
 	for (uint32_t t = 0; t < c->b->profile.target.num_tiles; t++) {
 		if (t == owner)
@@ -712,13 +707,7 @@ static int lower_switch_broadcast(lower_ctx *c, const tsi_program *p, idlist *l)
 			return oom();
 	}
 	const char *label = joinname(c, prog_label(c, p, "Switch"), "switchControlBroadcast/ExchangePre");
-	int32_t ex = build_exchange(c, &c->internal, TSI_EXCHANGE_INTERNAL, TSI_XR_BROADCAST, label, p);
-	int32_t gex = build_exchange(c, &c->external, TSI_EXCHANGE_EXTERNAL, TSI_XR_BROADCAST, label, p);
-	if (ex == -2 || gex == -2)
-		return oom();
-	if ((ex >= 0 && (rc = id_add(c, l, ex))) || (gex >= 0 && (rc = id_add(c, l, gex))))
-		return rc;
-	return TSI_OK;
+	return add_exchanges(c, TSI_XR_BROADCAST, label, label, p, l);
 }
 
 /* SetLocalConsensusFromVar + internal Sync: how every tile learns a
