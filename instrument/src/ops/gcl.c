@@ -7,6 +7,7 @@
 #include "../ipu-private.h"
 #include "tilescope/gcl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 TSI_API unsigned tsi_comm_group_members(tsi_comm_group group, unsigned replication,
@@ -82,27 +83,41 @@ static unsigned check_common(tsi_graph *graph, const tsi_tensor *data, tsi_colle
 	return group_size(graph, group, what);
 }
 
-/* Maps out[i] like t[src_index(i, n)], element by element. */
-static void map_like(tsi_graph *graph, const tsi_tensor *out, const tsi_tensor *t,
-                     size_t (*src_index)(size_t i, size_t n), size_t n)
+/* The tile (top-level numbering) of every element of `t`, in one walk of
+ * its regions; NULL (error recorded) when out of host memory. The caller
+ * frees it. */
+static uint32_t *element_tiles(tsi_graph *graph, const tsi_tensor *t)
+{
+	uint32_t *tiles = malloc((t->numel ? t->numel : 1) * sizeof(*tiles));
+	size_t pos = 0;
+
+	if (!tiles) {
+		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory mapping a collective");
+		return NULL;
+	}
+	for (size_t r = 0; r < t->n_regions; r++) {
+		const tsi_region *reg = &t->regions[r];
+		memcpy(tiles + pos, tsi_graph_var(graph, reg->var)->tile + reg->begin,
+		       reg->len * sizeof(*tiles));
+		pos += reg->len;
+	}
+	return tiles;
+}
+
+/* Maps the new variable `out` like `t`, repeated: out[i] goes where
+ * t[i % numel(t)] lives (once for allReduce and allToAll, k times for
+ * allGather). */
+static int map_like(tsi_graph *graph, const tsi_tensor *out, const tsi_tensor *t)
 {
 	tsi_var *ov = tsi_graph_var(graph, (uint32_t)out->var);
+	uint32_t *tiles = element_tiles(graph, t);
 
-	for (size_t i = 0; i < ov->numel; i++) {
-		unsigned tile = tsi_graph_get_tile_of(graph, t, src_index(i, n));
-		ov->tile[i] = tile == TSI_NO_TILE ? TSI_NO_TILE : graph->tile_lo + tile;
-	}
-}
-
-static size_t same_index(size_t i, size_t n)
-{
-	(void)n;
-	return i;
-}
-
-static size_t modulo_index(size_t i, size_t n)
-{
-	return i % n;
+	if (!tiles)
+		return TSI_ERR_NO_MEMORY;
+	for (size_t i = 0; i < ov->numel; i++)
+		ov->tile[i] = tiles[i % t->numel];
+	free(tiles);
+	return TSI_OK;
 }
 
 /* A collective description in the graph's arena. */
@@ -173,7 +188,8 @@ TSI_API tsi_tensor *tsi_gcl_all_reduce(tsi_graph *graph, const tsi_tensor *data,
 	                             out_name(graph, debug_name, "allReduce"));
 	if (!out)
 		return NULL;
-	map_like(graph, out, data, same_index, data->numel);
+	if (map_like(graph, out, data))
+		return NULL;
 	return tsi_gcl_all_reduce_to_destination(graph, data, out, op, seq, group, name) ? NULL : out;
 }
 
@@ -216,14 +232,16 @@ TSI_API tsi_tensor *tsi_gcl_reduce_scatter(tsi_graph *graph, const tsi_tensor *d
 	size_t *seg_len = tsi_arena_alloc(arena, ipus * sizeof(size_t));
 	size_t *out_start = tsi_arena_alloc(arena, ipus * sizeof(size_t));
 	size_t *out_len = tsi_arena_alloc(arena, ipus * sizeof(size_t));
-	size_t *first_tile_pos = tsi_arena_alloc(arena, (data->numel ? data->numel : 1) * sizeof(size_t));
-	if (!c || !pos || !seg_start || !seg_len || !out_start || !out_len || !first_tile_pos) {
+	if (!c || !pos || !seg_start || !seg_len || !out_start || !out_len) {
 		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory building %s", name);
 		return NULL;
 	}
+	uint32_t *tiles = element_tiles(graph, data);
+	if (!tiles)
+		return NULL;
 	/* Count, then place, the positions of each IPU's elements. */
 	for (size_t i = 0; i < data->numel; i++)
-		seg_len[(graph->tile_lo + tsi_graph_get_tile_of(graph, data, i)) / tpi]++;
+		seg_len[tiles[i] / tpi]++;
 	size_t at = 0, out_total = 0;
 	for (unsigned s = 0; s < ipus; s++) {
 		seg_start[s] = at;
@@ -234,12 +252,9 @@ TSI_API tsi_tensor *tsi_gcl_reduce_scatter(tsi_graph *graph, const tsi_tensor *d
 		seg_len[s] = 0; /* refilled below */
 	}
 	for (size_t i = 0; i < data->numel; i++) {
-		unsigned s = (graph->tile_lo + tsi_graph_get_tile_of(graph, data, i)) / tpi;
+		unsigned s = tiles[i] / tpi;
 		pos[seg_start[s] + seg_len[s]++] = i;
 	}
-	for (unsigned s = 0; s < ipus; s++)
-		for (size_t q = 0; q < out_len[s]; q++)
-			first_tile_pos[out_start[s] + q] = pos[seg_start[s] + q];
 	c->n_segments = ipus;
 	c->seg_pos = pos;
 	c->seg_start = seg_start;
@@ -250,11 +265,16 @@ TSI_API tsi_tensor *tsi_gcl_reduce_scatter(tsi_graph *graph, const tsi_tensor *d
 	size_t shape[1] = {out_total};
 	tsi_tensor *out = tsi_graph_add_variable(graph, data->type, 1, shape,
 	                                         out_name(graph, debug_name, "reduceScatter"));
-	if (!out)
+	if (!out) {
+		free(tiles);
 		return NULL;
+	}
+	/* Output element q of IPU s sits with that IPU's q-th input element. */
 	tsi_var *ov = tsi_graph_var(graph, (uint32_t)out->var);
-	for (size_t i = 0; i < out_total; i++)
-		ov->tile[i] = graph->tile_lo + tsi_graph_get_tile_of(graph, data, first_tile_pos[i]);
+	for (unsigned s = 0; s < ipus; s++)
+		for (size_t q = 0; q < out_len[s]; q++)
+			ov->tile[out_start[s] + q] = tiles[pos[seg_start[s] + q]];
+	free(tiles);
 	return append(graph, seq, data, out, c, name) ? NULL : out;
 }
 
@@ -279,7 +299,8 @@ TSI_API tsi_tensor *tsi_gcl_all_gather(tsi_graph *graph, const tsi_tensor *data,
 	                                         out_name(graph, debug_name, "allGather"));
 	if (!out)
 		return NULL;
-	map_like(graph, out, data, modulo_index, data->numel);
+	if (map_like(graph, out, data))
+		return NULL;
 	tsi_collective *c = new_collective(graph, TSI_COLL_ALL_GATHER, TSI_COLLECTIVE_LOCAL, group, k);
 	return c && !append(graph, seq, data, out, c, name) ? out : NULL;
 }
@@ -303,7 +324,8 @@ TSI_API tsi_tensor *tsi_gcl_all_to_all(tsi_graph *graph, const tsi_tensor *data,
 	                                         out_name(graph, debug_name, "allToAll"));
 	if (!out)
 		return NULL;
-	map_like(graph, out, data, same_index, data->numel);
+	if (map_like(graph, out, data))
+		return NULL;
 	tsi_collective *c = new_collective(graph, TSI_COLL_ALL_TO_ALL, TSI_COLLECTIVE_LOCAL, group, k);
 	return c && !append(graph, seq, data, out, c, name) ? out : NULL;
 }
