@@ -1,7 +1,7 @@
 # Sourced by the setup scripts: installs the Debian packages Tilescope
 # needs to build and test, only when some are missing. Works as root or
 # through sudo on a fresh Debian 12 machine.
-TILESCOPE_DEB_PACKAGES="gcc libc6-dev meson ninja-build pkg-config libcmocka-dev zlib1g-dev dataset-fashion-mnist"
+TILESCOPE_DEB_PACKAGES="gcc libc6-dev meson ninja-build pkg-config python3 libcmocka-dev zlib1g-dev libsqlite3-dev libcbor-dev libcjson-dev sqlite3 dataset-fashion-mnist"
 
 tilescope_install_deps() {
 	local missing="" pkg

@@ -4,6 +4,7 @@
  */
 #pragma once
 
+#include "debug.h"
 #include "engine.h"
 #include "graph.h"
 #include "log.h"

@@ -73,6 +73,7 @@ typedef struct tsi_lowered_program {
 	tsi_sync_type sync;        /* SYNC */
 	uint64_t repeat_count;     /* REPEAT */
 	tsi_exchange_instructions memory_by_instruction; /* exchanges, summed over tiles */
+	uint32_t debug_context;    /* the debug context that made it (see below), 0: none */
 } tsi_lowered_program;
 
 /* --- Exchanges, vertex types, compute sets ------------------------------- */
@@ -109,6 +110,7 @@ typedef struct tsi_compute_set_profile {
 	tsi_tile_values active_cycles_by_tile;  /* thread cycles doing work */
 	tsi_tile_values cycles_by_tile;         /* tile cycles incl. idle threads */
 	uint64_t flops;                /* floating-point operations per execution */
+	uint32_t debug_context;        /* 0: none */
 } tsi_compute_set_profile;
 
 /* --- Memory -------------------------------------------------------------- */
@@ -187,7 +189,23 @@ typedef struct tsi_variable_profile {
 	bool always_live;
 	uint32_t live_from;        /* first liveness step where it is live (inclusive) */
 	uint32_t live_to;          /* last such step (inclusive); both 0 when always live */
+	uint32_t debug_context;    /* 0: none (compiler allocations, or made outside any) */
 } tsi_variable_profile;
+
+/* --- Debug contexts ------------------------------------------------------ */
+
+/* One debug context (Poplar's DebugContext / DebugInfo): every operation
+ * of the ops library opens one around what it builds, and a model may open
+ * its own (layers) with tsi_debug_push(). Ids are 1-based: context `id` is
+ * debug_contexts[id - 1]; 0 means "no context". A parent's id is always
+ * lower than its child's. */
+typedef struct tsi_debug_context_profile {
+	uint32_t id;
+	uint32_t parent;     /* 0 at top level */
+	const char *name;    /* the debug name given ("layer1/fc", "Add" ...) */
+	const char *layer;   /* "popops", "poplin", "popnn", "poprand", "gcl", "user" */
+	const char *api;     /* the function that opened it ("popops::add"), or NULL */
+} tsi_debug_context_profile;
 
 /* --- Liveness ------------------------------------------------------------ */
 
@@ -307,6 +325,10 @@ typedef struct tsi_graph_profile {
 	const tsi_liveness_step *liveness;
 	size_t n_liveness;
 	uint64_t always_live_bytes;
+
+	/* debug contexts, in id order (see tsi_debug_context_profile) */
+	const tsi_debug_context_profile *debug_contexts;
+	size_t n_debug_contexts;
 
 	/* out of memory: tiles whose total including gaps exceeds bytes_per_tile */
 	const uint32_t *oom_tiles;

@@ -1,0 +1,103 @@
+/*
+ * autoReport inside the runtime: the engine configuration resolved from
+ * options given in code and POPLAR_ENGINE_OPTIONS, the profile.pop writer
+ * (SQLite, schema db-schema/profile.sql) and the debug.cbor writer
+ * (libcbor). engine.c drives them; nothing here is public.
+ */
+#pragma once
+
+#include "../ipu-private.h"
+#include "tilescope/profile.h"
+
+/* --- Engine configuration (options.c) ------------------------------------ */
+
+/* What the engine options (code + environment) ask for, resolved once per
+ * engine. Strings are malloc'd and freed by tsi_engine_config_clear(). */
+typedef struct tsi_engine_config {
+	/* autoReport.* */
+	bool report_graph;          /* outputGraphProfile (or all) */
+	bool report_execution;      /* outputExecutionProfile (or all) */
+	bool report_debug_info;     /* outputDebugInfo (or all) */
+	bool report_lowered_vars;   /* outputLoweredVars (or all) */
+	bool stream_at_each_run;    /* streamAtEachRun */
+	char *report_directory;     /* autoReport.directory, NULL when unset (cwd) */
+	uint64_t run_count;         /* executionProfileProgramRunCount: runs of each
+	                               program kept in the execution profile */
+	/* profiler.* */
+	bool include_flops;         /* includeFlopEstimates */
+	bool include_cycles;        /* includeCycleEstimates */
+	unsigned replica_to_profile;
+	/* debug.* */
+	bool retain_debug_info;     /* retainDebugInformation */
+	char *graph_report_dest;    /* debug.graphReportDestination or
+	                               POPLAR_GRAPH_REPORT_DEST, NULL when unset */
+} tsi_engine_config;
+
+/* True when any autoReport output is asked for. */
+static inline bool tsi_engine_config_wants_report(const tsi_engine_config *c)
+{
+	return c->report_graph || c->report_execution || c->report_debug_info;
+}
+
+/*
+ * Merges `code_opts` (may be NULL) with POPLAR_ENGINE_OPTIONS (the
+ * environment wins), validates every option against the table, and fills
+ * `cfg`. *effective receives the merged options (caller frees with
+ * tsi_options_free) so that the compiler reads the same values. On error
+ * returns TSI_ERR_BAD_OPTION with a message (invalid JSON quoting where it
+ * broke, unknown name with the nearest known one, bad value with the
+ * accepted values), and *effective is NULL.
+ */
+int tsi_engine_config_resolve(tsi_engine_config *cfg, tsi_options **effective,
+                              const tsi_options *code_opts);
+void tsi_engine_config_clear(tsi_engine_config *cfg);
+
+/* --- profile.pop (report/profile-writer.c) ------------------------------- */
+
+/* Facts about the process and engine that go into the report's metadata. */
+typedef struct tsi_report_meta {
+	const tsi_options *options;   /* the options in force (effective) */
+	const char *command_line;     /* argv joined by spaces, or NULL */
+	int64_t created_unix_ns;      /* wall-clock creation time */
+	const char *tilescope_version;
+	const char *engine_name;      /* or NULL */
+	bool lowered_vars;            /* autoReport.outputLoweredVars */
+	bool include_flops;           /* profiler.includeFlopEstimates */
+	bool include_cycles;          /* profiler.includeCycleEstimates */
+} tsi_report_meta;
+
+typedef struct tsi_report_writer tsi_report_writer;
+
+/*
+ * Writes `gp` as a complete profile.pop at `path`: built under a temporary
+ * name in the same directory, then renamed, so `path` is either absent or
+ * a complete report. Keeps what it needs to add runs later. The writer
+ * copies nothing from `gp`, which must outlive it.
+ */
+int tsi_report_writer_new(tsi_report_writer **out, const char *path,
+                          const tsi_graph_profile *gp, const tsi_report_meta *meta);
+/*
+ * Adds runs to the report: each run of `runs[0..n)` not yet in the file
+ * (runs are numbered by position, so pass all runs kept so far) is
+ * written, in one transaction, into a copy that replaces `path` by rename.
+ */
+int tsi_report_writer_add_runs(tsi_report_writer *w, const tsi_run_profile *const *runs,
+                               size_t n_runs);
+/* Moves the report to `new_path` (rename); later writes go there. */
+int tsi_report_writer_move(tsi_report_writer *w, const char *new_path);
+/* The current path. */
+const char *tsi_report_writer_path(const tsi_report_writer *w);
+/* Frees the writer; the file stays. NULL is ignored. */
+void tsi_report_writer_free(tsi_report_writer *w);
+
+/* --- debug.cbor (report/debug-cbor.c) ------------------------------------ */
+
+/*
+ * Writes the debug contexts of `gp` to `path` (temporary name, then
+ * rename) as one CBOR map: {"version": 1, "contexts": [ {"id", "parent",
+ * "name", "layer", "api", "programs": [...], "computeSets": [...],
+ * "variables": [...]} ... ]} where the lists hold the ids of the lowered
+ * programs, compute sets and variables of gp that the context made
+ * (the same ids profile.pop uses).
+ */
+int tsi_debug_cbor_write(const char *path, const tsi_graph_profile *gp);
