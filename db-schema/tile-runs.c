@@ -91,7 +91,7 @@ int tsf_tile_runs_encode(uint8_t **out, size_t *out_len, const uint32_t *tiles,
 		if (tiles[i] < next)
 			goto fail; /* not ascending */
 		/* Extend the run over consecutive tiles with the same value. */
-		while (j < n && tiles[j] == tiles[j - 1] + 1 && values[j] == values[i])
+		while (j < n && tiles[j] == (uint64_t)tiles[j - 1] + 1 && values[j] == values[i])
 			j++;
 		if (values[i] != 0 && put_run(&b, tiles[i] - next, j - i, values[i]))
 			goto fail;
@@ -162,13 +162,20 @@ static int get_varint(const uint8_t *p, size_t len, size_t *pos, uint64_t *v)
 	return 0;
 }
 
+/* Zeroes dense[0..num_tiles); `dense` may be NULL when there are no tiles. */
+static void zero_tiles(uint64_t *dense, size_t num_tiles)
+{
+	if (num_tiles)
+		memset(dense, 0, num_tiles * sizeof(*dense));
+}
+
 int tsf_tile_runs_decode(uint64_t *dense, size_t num_tiles, const void *blob, size_t len)
 {
 	const uint8_t *p = blob;
 	size_t pos = 1;
 	uint64_t tile = 0;
 
-	memset(dense, 0, num_tiles * sizeof(*dense));
+	zero_tiles(dense, num_tiles);
 	if (!blob || len == 0)
 		return 0;
 	if (p[0] != TILE_RUNS_VERSION)
@@ -188,6 +195,6 @@ int tsf_tile_runs_decode(uint64_t *dense, size_t num_tiles, const void *blob, si
 	}
 	return 0;
 fail:
-	memset(dense, 0, num_tiles * sizeof(*dense));
+	zero_tiles(dense, num_tiles);
 	return -1;
 }

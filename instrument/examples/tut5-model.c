@@ -62,6 +62,7 @@ static void build_forward(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b, size_t
 	char name[96];
 	tsi_stream *images, *labels, *correct;
 	tsi_tensor *logits;
+	tsi_debug_id layer;
 
 	bg->rows = rows;
 	snprintf(bg->images_stream, sizeof(bg->images_stream), "%s_images", prefix);
@@ -101,11 +102,16 @@ static void build_forward(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b, size_t
 	add_step(graph, seq, tsi_prog_copy_from_stream(graph, labels, bg->labels),
 	         "reading labels");
 
+	/* The fully connected layer as one debug context (a "layer" in the
+	 * reports' operations view); the ops inside become its children. */
+	snprintf(name, sizeof(name), "%s/fc", prefix);
+	layer = tsi_debug_push(graph, name, NULL);
 	snprintf(name, sizeof(name), "%s/logits", prefix);
 	logits = ex_must(graph, tsi_poplin_matmul(graph, bg->x, w, seq, name), "computing x W");
 	snprintf(name, sizeof(name), "%s/bias", prefix);
 	ex_must_rc(graph, tsi_popops_map_binary_in_place(graph, TSI_POPOPS_ADD, logits, b, seq, name),
 	           "adding the bias");
+	tsi_debug_pop(graph, layer);
 	snprintf(name, sizeof(name), "%s/softmax", prefix);
 	bg->probs = ex_must(graph, tsi_popnn_nonlinearity(graph, TSI_POPNN_SOFTMAX, logits, seq,
 	                                                  name),
@@ -130,6 +136,7 @@ static void build_training_step(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b,
 	const float scale = (float)(-learning_rate / (double)bg->rows);
 	tsi_tensor *loss, *deltas, *dw, *db;
 	tsi_stream *loss_stream;
+	tsi_debug_id layer;
 
 	loss = ex_must(graph, tsi_graph_add_variable(graph, TSI_FLOAT, 0, NULL, "loss"),
 	               "creating the loss");
@@ -147,15 +154,19 @@ static void build_training_step(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b,
 	                                      TSI_POPNN_CROSS_ENTROPY_LOSS, seq, "loss"),
 	           "computing the loss");
 	/* dW = x^T deltas through a transposed view of the batch (no copy). */
+	layer = tsi_debug_push(graph, "backward", NULL);
 	dw = ex_must(graph, tsi_poplin_matmul(graph, tsi_tensor_transpose(bg->x), deltas, seq, "dW"),
 	             "computing the weight gradient");
 	db = ex_must(graph, tsi_popops_reduce(graph, deltas, batch_dim, 1, TSI_POPOPS_REDUCE_ADD,
 	                                      1.0f, TSI_FLOAT, seq, "db"),
 	             "computing the bias gradient");
+	tsi_debug_pop(graph, layer);
+	layer = tsi_debug_push(graph, "sgd", NULL);
 	ex_must_rc(graph, tsi_popops_scaled_add_to(graph, w, dw, scale, seq, "updateW"),
 	           "updating the weights");
 	ex_must_rc(graph, tsi_popops_scaled_add_to(graph, b, db, scale, seq, "updateB"),
 	           "updating the bias");
+	tsi_debug_pop(graph, layer);
 	add_step(graph, seq, tsi_prog_copy_to_stream(graph, loss, loss_stream), "sending the loss");
 }
 

@@ -593,7 +593,7 @@ void tsi_compiled_free(tsi_compiled *compiled)
  * come (already validated by the engine).
  */
 int tsi_compile(tsi_compiled **out, tsi_graph *graph, tsi_program *const *programs,
-                size_t n_programs, const tsi_options *opts)
+                size_t n_programs, const tsi_options *opts, const tsi_profile_hook *hook)
 {
 	compile_ctx ctx;
 	int rc = TSI_OK;
@@ -653,7 +653,7 @@ int tsi_compile(tsi_compiled **out, tsi_graph *graph, tsi_program *const *progra
 		rc = check_handle_tensors(&ctx);
 	if (rc == TSI_OK) {
 		tsi_log(TSI_LOG_DEBUG, "COMPILE", "Graph checks passed");
-		rc = tsi_compile_model(ctx.out, graph, programs, n_programs, opts);
+		rc = tsi_compile_model(ctx.out, graph, programs, n_programs, opts, hook);
 	}
 out:
 	if (rc != TSI_OK) {

@@ -27,6 +27,7 @@
  */
 #include "ipu-private.h"
 #include "compiler/compiler-private.h"
+#include "report/report-private.h"
 #include "tilescope/gcl.h"
 
 #include <stdio.h>
@@ -146,14 +147,21 @@ struct tsi_engine {
 	unsigned profiled_replica;
 	uint32_t *trace;         /* lowered program ids of the current run */
 	size_t n_trace, cap_trace;
-	tsi_run_profile *runs;   /* recorded runs, up to max_runs */
-	size_t n_runs, max_runs;
-	tsi_arena run_arena;     /* the runs' traces and steps */
+	tsi_run_profile **runs;  /* recorded runs in order (run_arena), n_runs */
+	size_t n_runs, cap_runs;
+	uint64_t *runs_of_program; /* kept runs per engine program (n_programs) */
+	tsi_arena run_arena;     /* the runs' profiles, traces and steps */
+
+	/* Options and autoReport. */
+	char *name;              /* tsi_engine_new_named, or NULL */
+	tsi_options *options;    /* in force: code + POPLAR_ENGINE_OPTIONS */
+	tsi_engine_config cfg;   /* what they ask for */
+	tsi_autoreport *report;  /* NULL when no report is asked for */
 };
 
-/* Runs whose execution profile is kept. Poplar keeps a bounded number too
- * (autoReport.executionProfileProgramRunCount, wired up with autoReport). */
-#define DEFAULT_PROFILED_RUNS 2
+/* Engines made by this process so far: the creation index names an
+ * unnamed engine's autoReport subdirectory. */
+static unsigned engines_created;
 
 /* --- Errors -------------------------------------------------------------- */
 
@@ -306,8 +314,39 @@ static bool tensor_has_memory(const tsi_engine *e, const tsi_tensor *t)
 TSI_API int tsi_engine_new(tsi_engine **out, tsi_graph *graph, tsi_program *const *programs,
                            size_t n_programs, const tsi_options *opts)
 {
+	return tsi_engine_new_named(out, graph, programs, n_programs, opts, NULL);
+}
+
+/*
+ * Resolves the options (code + POPLAR_ENGINE_OPTIONS) into e->options and
+ * e->cfg and prepares autoReport. Fails on a bad option, a replica to
+ * profile that does not exist, or a report directory that cannot be made.
+ */
+static int engine_configure(tsi_engine *e, const tsi_options *opts)
+{
+	unsigned index = __atomic_fetch_add(&engines_created, 1, __ATOMIC_RELAXED);
+	int rc;
+
+	rc = tsi_engine_config_resolve(&e->cfg, &e->options, opts);
+	if (rc)
+		return rc;
+	if (e->cfg.replica_to_profile >= e->replicas)
+		return tsi_set_error(TSI_ERR_BAD_OPTION,
+		                     "engine option 'profiler.replicaToProfile' is %u but the graph "
+		                     "has %u replica%s (0 to %u)",
+		                     e->cfg.replica_to_profile, e->replicas,
+		                     e->replicas == 1 ? "" : "s", e->replicas - 1);
+	e->profiled_replica = e->cfg.replica_to_profile;
+	return tsi_autoreport_new(&e->report, &e->cfg, e->options, e->name, index);
+}
+
+TSI_API int tsi_engine_new_named(tsi_engine **out, tsi_graph *graph,
+                                 tsi_program *const *programs, size_t n_programs,
+                                 const tsi_options *opts, const char *name)
+{
 	tsi_engine *e = NULL;
 	tsi_graph_core *core;
+	tsi_profile_hook hook = {0};
 	int rc;
 
 	if (!out)
@@ -334,14 +373,9 @@ TSI_API int tsi_engine_new(tsi_engine **out, tsi_graph *graph, tsi_program *cons
 		                     "replication factor %u is above the %d replicas the engine "
 		                     "supports",
 		                     core->replication, MAX_REPLICAS);
-	if (opts) {
-		rc = tsi_options_validate(opts);
-		if (rc)
-			return rc;
-	}
 
 	e = calloc(1, sizeof(*e));
-	if (!e) {
+	if (!e || (name && !(e->name = strdup(name)))) {
 		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory creating an engine");
 		goto fail;
 	}
@@ -349,6 +383,13 @@ TSI_API int tsi_engine_new(tsi_engine **out, tsi_graph *graph, tsi_program *cons
 	e->core = core;
 	e->replicas = core->replication ? core->replication : 1;
 	e->mask_words = (e->replicas + 63) / 64;
+	rc = engine_configure(e, opts);
+	if (rc)
+		goto fail;
+	if (e->report) {
+		hook.ready_cb = tsi_autoreport_graph_ready_cb;
+		hook.user_data = e->report;
+	}
 
 	if (tsi_log_enabled(TSI_LOG_INFO))
 		tsi_log(TSI_LOG_INFO, "ENGINE",
@@ -357,7 +398,10 @@ TSI_API int tsi_engine_new(tsi_engine **out, tsi_graph *graph, tsi_program *cons
 		        core->device_target.name, n_programs, n_programs == 1 ? "" : "s",
 		        core->vars.len, core->compute_sets.len, core->vertices.len, e->replicas,
 		        e->replicas == 1 ? "" : "s");
-	rc = tsi_compile(&e->compiled, graph, programs, n_programs, opts);
+	rc = tsi_compile(&e->compiled, graph, programs, n_programs, e->options, &hook);
+	if (rc)
+		goto fail;
+	rc = tsi_autoreport_error(e->report, NULL);
 	if (rc)
 		goto fail;
 	if (tsi_log_enabled(TSI_LOG_INFO))
@@ -373,13 +417,10 @@ TSI_API int tsi_engine_new(tsi_engine **out, tsi_graph *graph, tsi_program *cons
 	e->n_remote = core->remote_buffers.len;
 	e->n_plans = core->compute_sets.len;
 	e->programs = malloc((n_programs ? n_programs : 1) * sizeof(*e->programs));
-	e->max_runs = DEFAULT_PROFILED_RUNS;
-	e->runs = calloc(e->max_runs, sizeof(*e->runs));
-	if (!e->runs)
-		e->max_runs = 0;
+	e->runs_of_program = calloc(n_programs + 1, sizeof(*e->runs_of_program));
 	e->conns = calloc(e->n_streams * e->replicas + 1, sizeof(*e->conns));
 	e->plans = calloc(e->n_plans + 1, sizeof(*e->plans));
-	if (!e->programs || !e->conns || !e->plans) {
+	if (!e->programs || !e->runs_of_program || !e->conns || !e->plans) {
 		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory creating an engine");
 		goto fail;
 	}
@@ -453,8 +494,17 @@ TSI_API void tsi_engine_free(tsi_engine *engine)
 	free(engine->tmp);
 	free(engine->programs);
 	free(engine->trace);
+	if (engine->report) {
+		tsi_autoreport_flush(engine->report, (const tsi_run_profile *const *)engine->runs,
+		                     engine->n_runs);
+		tsi_autoreport_free(engine->report);
+	}
 	free(engine->runs);
+	free(engine->runs_of_program);
 	tsi_arena_clear(&engine->run_arena);
+	tsi_engine_config_clear(&engine->cfg);
+	tsi_options_free(engine->options);
+	free(engine->name);
 	if (engine->compiled)
 		tsi_compiled_free(engine->compiled);
 	free(engine);
@@ -1565,6 +1615,43 @@ static int exec(tsi_engine *e, const tsi_program *p, const rmask *m, unsigned de
 }
 
 /*
+ * Simulates the trace just recorded into the execution profile of a new
+ * run (kept in the engine), and hands every kept run to autoReport, which
+ * writes the new one now or when the engine is freed.
+ */
+static int keep_run(tsi_engine *engine, size_t index)
+{
+	tsi_run_profile *rp;
+	int rc;
+
+	if (engine->n_runs == engine->cap_runs) {
+		size_t cap = engine->cap_runs ? engine->cap_runs * 2 : 4;
+		tsi_run_profile **runs = realloc(engine->runs, cap * sizeof(*runs));
+
+		if (!runs)
+			return engine_fail(engine, TSI_ERR_NO_MEMORY,
+			                   "out of host memory keeping the execution profile");
+		engine->runs = runs;
+		engine->cap_runs = cap;
+	}
+	rp = tsi_arena_alloc(&engine->run_arena, sizeof(*rp));
+	if (!rp)
+		return engine_fail(engine, TSI_ERR_NO_MEMORY,
+		                   "out of host memory keeping the execution profile");
+	rc = tsi_simulate_run(engine->compiled->model, engine->trace, engine->n_trace, index,
+	                      &engine->run_arena, rp);
+	if (rc)
+		return engine_keep_error(engine, rc);
+	engine->runs[engine->n_runs++] = rp;
+	engine->runs_of_program[index]++;
+	rc = tsi_autoreport_add_runs(engine->report, (const tsi_run_profile *const *)engine->runs,
+	                             engine->n_runs);
+	if (rc)
+		return engine_keep_error(engine, rc);
+	return TSI_OK;
+}
+
+/*
  * Runs program `index` on every replica. A PRE_COMPILE engine checks the
  * index and returns at once: nothing executes on a device never attached.
  */
@@ -1572,6 +1659,7 @@ TSI_API int tsi_engine_run(tsi_engine *engine, size_t index)
 {
 	const tsi_program *p;
 	rmask all;
+	bool keep;
 	int rc;
 
 	if (!engine)
@@ -1605,24 +1693,19 @@ TSI_API int tsi_engine_run(tsi_engine *engine, size_t index)
 	memset(&all, 0, sizeof(all));
 	for (unsigned r = 0; r < engine->replicas; r++)
 		mask_set(&all, r);
-	engine->tracing = engine->n_runs < engine->max_runs;
+	keep = engine->runs_of_program[index] < engine->cfg.run_count;
+	engine->tracing = keep;
 	engine->n_trace = 0;
 	rc = exec(engine, p, &all, 0);
-	if (engine->n_runs < engine->max_runs) {
+	if (keep) {
 		bool complete = engine->tracing;
 		engine->tracing = false;
 		if (!complete && !rc)
 			return engine_fail(engine, TSI_ERR_NO_MEMORY,
 			                   "out of host memory recording the execution profile of run %zu",
 			                   engine->n_runs);
-		if (!rc) {
-			tsi_run_profile *rp = &engine->runs[engine->n_runs];
-			rc = tsi_simulate_run(engine->compiled->model, engine->trace, engine->n_trace, index,
-			                      &engine->run_arena, rp);
-			if (rc)
-				return engine_keep_error(engine, rc);
-			engine->n_runs++;
-		}
+		if (!rc)
+			rc = keep_run(engine, index);
 	}
 	return rc;
 }
@@ -1643,7 +1726,7 @@ TSI_API size_t tsi_engine_num_run_profiles(const tsi_engine *engine)
 
 TSI_API const tsi_run_profile *tsi_engine_get_run_profile(const tsi_engine *engine, size_t run)
 {
-	return engine && run < engine->n_runs ? &engine->runs[run] : NULL;
+	return engine && run < engine->n_runs ? engine->runs[run] : NULL;
 }
 
 /* --- Host handles ---------------------------------------------------------------- */

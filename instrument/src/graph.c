@@ -94,6 +94,7 @@ TSI_API void tsi_graph_free(tsi_graph *graph)
 	tsi_vec_clear(&core->programs);
 	tsi_vec_clear(&core->functions);
 	tsi_vec_clear(&core->subgraphs);
+	tsi_debug_clear(core);
 	tsi_arena_clear(&core->arena);
 	free(core->error_msg);
 	free(core);
@@ -203,6 +204,7 @@ static tsi_tensor *add_var(tsi_graph *graph, tsi_type type, size_t rank, const s
 		v->shape[d] = shape[d];
 	v->numel = numel;
 	v->is_constant = is_constant;
+	v->debug_id = tsi_debug_current(graph);
 	v->tile = malloc((numel ? numel : 1) * sizeof(*v->tile));
 	if (!v->name || !v->tile)
 		goto oom_tile;

@@ -61,6 +61,7 @@ typedef struct tsi_var {
 	bool is_constant;
 	void *init;          /* constants: numel elements (malloc); else NULL */
 	uint32_t *tile;      /* numel entries (malloc), TSI_NO_TILE if unmapped */
+	uint32_t debug_id;   /* debug context open when it was made, 0: none */
 } tsi_var;
 
 /* A run of consecutive elements of one variable. */
@@ -102,6 +103,8 @@ struct tsi_compute_set {
 	uint32_t id;
 	const char *name;
 	tsi_vec vertices; /* tsi_vertex* in addition order */
+	uint32_t debug_id; /* debug context open when it was made (or, failing
+	                      that, when its first Execute program was), 0: none */
 };
 
 struct tsi_vertex {
@@ -164,6 +167,7 @@ struct tsi_program {
 	const char *title;         /* PRINT */
 	tsi_sync_type sync;        /* SYNC */
 	const struct tsi_collective *collective; /* COLLECTIVE: src -> dst */
+	uint32_t debug_id;         /* debug context open when it was made, 0: none */
 };
 
 /* A cross-replica collective (ops/gcl.c builds it, engine.c runs it,
@@ -217,6 +221,9 @@ typedef struct tsi_graph_core {
 	tsi_vec programs;          /* tsi_program* */
 	tsi_vec functions;         /* tsi_function* */
 	tsi_vec subgraphs;         /* virtual tsi_graph* (freed with the core) */
+	tsi_vec debug_contexts;    /* tsi_debug_context* (arena); id i is item i - 1 */
+	uint32_t *debug_stack;     /* open context ids, innermost last (malloc) */
+	size_t n_debug_stack, cap_debug_stack;
 	int error_code;            /* first building error, 0 if none */
 	char *error_msg;           /* malloc */
 } tsi_graph_core;
@@ -227,6 +234,25 @@ struct tsi_graph {
 	unsigned tile_lo;   /* first tile in top-level numbering */
 	tsi_target target;  /* this graph's view (num_tiles = its range) */
 };
+
+/* --- Debug contexts (debug.c) ---------------------------------------------- */
+
+/* One debug context as the graph holds it. Every graph sharing a core
+ * (virtual, replicated) shares the contexts and the stack of open ones. */
+typedef struct tsi_debug_context {
+	uint32_t id;       /* 1-based; core->debug_contexts.items[id - 1] */
+	uint32_t parent;   /* the context open when it was pushed, 0: none */
+	const char *name;  /* arena */
+	const char *layer; /* arena: "user", "popops", "poplin" ... */
+	const char *api;   /* arena: "popops::add" ..., NULL for user contexts */
+} tsi_debug_context;
+
+/* tsi_debug_push() with the function that opens it (`api`, copied, may be
+ * NULL): what the ops libraries call. */
+tsi_debug_id tsi_debug_push_api(tsi_graph *graph, const char *name, const char *layer,
+                                const char *api);
+/* Frees the stack of open contexts (the contexts live in the arena). */
+void tsi_debug_clear(tsi_graph_core *core);
 
 /* Records a building error on the graph (the first one is kept) and in the
  * thread-local last error; returns `code`. */
@@ -278,14 +304,23 @@ typedef struct tsi_compiled {
 	struct tsi_profile_builder *model;
 } tsi_compiled;
 
+/* Told when the compiler model's graph profile is complete, before a
+ * program that does not fit is refused (debug.allowOutOfMemory=false), so
+ * that autoReport writes a report even for a compile that fails. */
+struct tsi_graph_profile;
+typedef struct tsi_profile_hook {
+	void (*ready_cb)(const struct tsi_graph_profile *gp, void *user_data);
+	void *user_data;
+} tsi_profile_hook;
+
 /* Runs the compiler model over checked programs (compiler/compiler.c):
- * fills compiled->model. */
+ * fills compiled->model. `hook` may be NULL. */
 int tsi_compile_model(tsi_compiled *compiled, tsi_graph *graph, tsi_program *const *programs,
-                      size_t n_programs, const tsi_options *opts);
+                      size_t n_programs, const tsi_options *opts, const tsi_profile_hook *hook);
 void tsi_compile_model_free(struct tsi_profile_builder *model);
 
 /* Checks the graph and programs and fills a tsi_compiled. On failure
  * returns a negative code with the message in the thread-local error. */
 int tsi_compile(tsi_compiled **out, tsi_graph *graph, tsi_program *const *programs,
-                size_t n_programs, const tsi_options *opts);
+                size_t n_programs, const tsi_options *opts, const tsi_profile_hook *hook);
 void tsi_compiled_free(tsi_compiled *compiled);

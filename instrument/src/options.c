@@ -157,66 +157,164 @@ TSI_API int tsi_options_at(const tsi_options *opts, size_t i, const char **name,
 
 typedef enum option_kind {
 	OPT_BOOL = 0, /* "true" or "false", any case */
-	OPT_INT,      /* a non-negative decimal integer */
+	OPT_INT,      /* a non-negative integer, decimal or 0x-prefixed hex */
+	OPT_DECIMAL,  /* a non-negative decimal number ("300", "0.5") */
 	OPT_STRING,   /* anything (paths, formats) */
-	OPT_ENUM      /* one of `values`, exactly */
+	OPT_ENUM      /* one of `words`, exactly */
 } option_kind;
 
+/* One row: the public description plus what check_value() needs. */
 typedef struct option_def {
-	const char *name;
+	tsi_option_info info;
 	option_kind kind;
-	const char *values; /* OPT_ENUM: accepted values separated by '|' */
-	bool modelled;      /* true when the IPU Model acts on it */
+	const char *words; /* OPT_ENUM: the values; OPT_INT: words accepted besides
+	                      numbers ("auto"); '|'-separated; else NULL */
 } option_def;
 
+/* Row builders, so that each option stays on one line of the table. */
+#define BOOL_OPT(name, dflt, modelled, desc) \
+	{{name, "bool", dflt, "true or false", modelled, desc}, OPT_BOOL, NULL}
+#define INT_OPT(name, dflt, accepted, modelled, desc) \
+	{{name, "integer", dflt, accepted, modelled, desc}, OPT_INT, NULL}
+#define INT_OR_OPT(name, dflt, words, accepted, modelled, desc) \
+	{{name, "integer", dflt, accepted, modelled, desc}, OPT_INT, words}
+#define DECIMAL_OPT(name, dflt, accepted, modelled, desc) \
+	{{name, "decimal", dflt, accepted, modelled, desc}, OPT_DECIMAL, NULL}
+#define STRING_OPT(name, dflt, accepted, modelled, desc) \
+	{{name, "string", dflt, accepted, modelled, desc}, OPT_STRING, NULL}
+#define ENUM_OPT(name, values, dflt, modelled, desc) \
+	{{name, "enum", dflt, values, modelled, desc}, OPT_ENUM, values}
+
+#define UINT_TEXT "a non-negative integer"
+
 /*
- * Every engine option Tilescope accepts, one per row. Names come from
- * Poplar's documentation (the user guide's profiling section and the
- * PopVision/ALCF profiling guides). To model an option, flip its
- * `modelled` column and read it with tsi_options_get() where it matters.
+ * Every engine option Tilescope accepts, sorted by name (strcmp order; a
+ * unit test keeps it so). Names, types, values and defaults follow the
+ * "Engine creation options" of Poplar's Engine class and the run-time
+ * options of poplar::RuntimeOptions (which Engine also accepts), as of
+ * Poplar SDK 3.x; nothing here is invented. `modelled` marks what the IPU
+ * Model acts on (engine-config.c, the compiler model, autoReport); the rest
+ * are accepted so that scripts written for hardware run unchanged, and are
+ * logged at INFO. To model an option, flip its column and read it where it
+ * matters (through tsi_engine_config or the effective options).
  */
 static const option_def known_options[] = {
-	/* name                                        kind        values                         modelled */
-	{"autoReport.all",                             OPT_BOOL,   NULL,                          false}, /* every report below */
-	{"autoReport.directory",                       OPT_STRING, NULL,                          false}, /* where reports go */
-	{"autoReport.executionProfileProgramRunCount", OPT_INT,    NULL,                          false}, /* runs kept in the execution profile */
-	{"autoReport.outputArchive",                   OPT_BOOL,   NULL,                          false}, /* write profile.pop */
-	{"autoReport.outputDebugInfo",                 OPT_BOOL,   NULL,                          false}, /* write debug.cbor */
-	{"autoReport.outputExecutionProfile",          OPT_BOOL,   NULL,                          false}, /* execution profile */
-	{"autoReport.outputGraphProfile",              OPT_BOOL,   NULL,                          false}, /* graph (memory) profile */
-	{"autoReport.outputLoweredVars",               OPT_BOOL,   NULL,                          false}, /* lowered variables in the report */
-	{"autoReport.outputSerializedGraph",           OPT_BOOL,   NULL,                          false}, /* serialized graph */
-	{"autoReport.streamAtEachRun",                 OPT_BOOL,   NULL,                          false}, /* write the profile after each run */
-	{"debug.allowOutOfMemory",                     OPT_BOOL,   NULL,                          true}, /* compile even if tiles overflow */
-	{"debug.computeInstrumentationLevel",          OPT_ENUM,   "tile|vertex|device|ipu",      true}, /* granularity of compute cycles */
-	{"debug.floatPointOpException",                OPT_BOOL,   NULL,                          false}, /* trap on FP exceptions */
-	{"debug.graphReportDestination",               OPT_STRING, NULL,                          false}, /* stdout, stderr or a file */
-	{"debug.instrument",                           OPT_BOOL,   NULL,                          true}, /* all instrumentation */
-	{"debug.instrumentCompute",                    OPT_BOOL,   NULL,                          true}, /* compute cycles */
-	{"debug.instrumentControlFlow",                OPT_BOOL,   NULL,                          true}, /* control-flow cycles */
-	{"debug.instrumentExternalExchange",           OPT_BOOL,   NULL,                          true}, /* IPU-IPU and host exchange cycles */
-	{"debug.outputAllSymbols",                     OPT_BOOL,   NULL,                          false}, /* keep every symbol */
-	{"debug.retainDebugInformation",               OPT_BOOL,   NULL,                          false}, /* keep debug info for reports */
-	{"debug.runtimeVerify",                        OPT_BOOL,   NULL,                          false}, /* run-time checks */
-	{"debug.verify",                               OPT_BOOL,   NULL,                          false}, /* compile-time verification */
-	{"exchange.enablePrefetch",                    OPT_BOOL,   NULL,                          false}, /* prefetch host streams */
-	{"exchange.streamBufferOverlap",               OPT_ENUM,   "none|hostRearrangeOnly|any",  false}, /* stream buffer sharing */
-	{"opt.enableMultiAccessCopies",                OPT_BOOL,   NULL,                          false}, /* multi-access copy merging */
-	{"opt.internalExchangeOptimisationTarget",     OPT_ENUM,   "cycles|memory|balanced",      false}, /* exchange code trade-off */
-	{"opt.maxCompilationThreads",                  OPT_INT,    NULL,                          false}, /* compiler threads */
-	{"opt.maxCopyMergeSize",                       OPT_INT,    NULL,                          false}, /* bytes per merged copy */
-	{"opt.useAutoloader",                          OPT_BOOL,   NULL,                          false}, /* load code on demand */
-	{"profiler.format",                            OPT_STRING, NULL,                          false}, /* report format version ("v3") */
-	{"profiler.includeCycleEstimates",             OPT_BOOL,   NULL,                          false}, /* estimated cycles in the profile */
-	{"profiler.includeFlopEstimates",              OPT_BOOL,   NULL,                          false}, /* estimated flops in the profile */
-	{"profiler.perExecutionStreamCopyCycles",      OPT_BOOL,   NULL,                          false}, /* stream copy cycles per run */
-	{"profiler.replicaToProfile",                  OPT_INT,    NULL,                          false}, /* which replica to profile */
-	{"target.deterministicWorkers",                OPT_ENUM,   "true|false|portable",         false}, /* worker RNG determinism */
-	{"target.hostSyncTimeout",                     OPT_INT,    NULL,                          false}, /* seconds */
-	{"target.syncReplicasIndependently",           OPT_BOOL,   NULL,                          false}, /* per-replica host syncs */
+	BOOL_OPT("autoReport.all", "false", true,
+	         "Turn on every autoReport output; one set to false stays off"),
+	STRING_OPT("autoReport.directory", "./", "a directory path", true,
+	           "Directory the reports go to, made if missing"),
+	INT_OPT("autoReport.executionProfileProgramRunCount", "2", UINT_TEXT, true,
+	        "Runs of each program kept in the execution profile"),
+	BOOL_OPT("autoReport.outputArchive", "false", true,
+	         "Write archive.a, the compiled graph's archive"),
+	BOOL_OPT("autoReport.outputDebugInfo", "false", true,
+	         "Write debug.cbor: debug contexts and what each made"),
+	BOOL_OPT("autoReport.outputExecutionProfile", "false", true,
+	         "Record runs in the execution profile of profile.pop"),
+	BOOL_OPT("autoReport.outputGraphProfile", "false", true,
+	         "Write profile.pop with the graph (memory) profile"),
+	BOOL_OPT("autoReport.outputLoweredVars", "false", true,
+	         "Include the lowered variables in profile.pop"),
+	BOOL_OPT("autoReport.outputSerializedGraph", "false", false,
+	         "Write the serialized graph"),
+	BOOL_OPT("autoReport.streamAtEachRun", "true", true,
+	         "Write the execution profile after each run, not at the end"),
+	BOOL_OPT("debug.allowOutOfMemory", "false", true,
+	         "Compile a graph that does not fit (unset: profiled, not runnable)"),
+	INT_OPT("debug.branchRecordTile", "", "an integer tile index", false,
+	        "Tile holding the branch record of control-flow instrumentation"),
+	ENUM_OPT("debug.computeInstrumentationLevel", "tile|vertex|device|ipu", "tile", true,
+	         "Granularity of compute cycle instrumentation"),
+	BOOL_OPT("debug.floatPointOpException", "false", false,
+	         "Trap on invalid, divide-by-zero and overflowing float operations"),
+	STRING_OPT("debug.graphReportDestination", "", "stdout, stderr or a file name", true,
+	           "Where the graph report (printProfileSummary) goes after compiling"),
+	BOOL_OPT("debug.instrument", "false", true,
+	         "Instrument compute, external exchange and control flow"),
+	BOOL_OPT("debug.instrumentCompute", "false", true,
+	         "Instrument compute cycles"),
+	BOOL_OPT("debug.instrumentControlFlow", "false", true,
+	         "Instrument control-flow cycles"),
+	BOOL_OPT("debug.instrumentExternalExchange", "false", true,
+	         "Instrument IPU-to-IPU and host exchange cycles"),
+	BOOL_OPT("debug.nanOverflowException", "false", false,
+	         "Trap when a float operation overflows to NaN"),
+	BOOL_OPT("debug.outputAllSymbols", "false", false,
+	         "Keep every symbol in the compiled ELF files"),
+	BOOL_OPT("debug.retainDebugInformation", "true", true,
+	         "Keep debug information (contexts) for the reports"),
+	BOOL_OPT("debug.runtimeVerify", "false", false,
+	         "Add run-time checks to the compiled programs"),
+	BOOL_OPT("debug.verify", "false", false,
+	         "Verify the compiled code at compile time"),
+	BOOL_OPT("exchange.enablePrefetch", "true", false,
+	         "Prefetch host stream data before it is asked for"),
+	ENUM_OPT("exchange.streamBufferOverlap", "none|hostRearrangeOnly|any", "hostRearrangeOnly",
+	         false, "Which stream buffers may share memory"),
+	BOOL_OPT("opt.enableMultiAccessCopies", "true", false,
+	         "Merge copies that read or write several regions"),
+	ENUM_OPT("opt.internalExchangeOptimisationTarget", "cycles|memory|balanced", "cycles", false,
+	         "Internal exchange code trade-off"),
+	BOOL_OPT("opt.limitVertexStateToLower256K", "false", false,
+	         "Keep vertex state in the lower 256 KiB of tile memory"),
+	INT_OPT("opt.maxCompilationThreads", "0", UINT_TEXT, false,
+	        "Compiler threads (0: as many as cores)"),
+	INT_OPT("opt.maxCopyMergeSize", "", "an integer number of bytes", false,
+	        "Largest copy made by merging stream copies"),
+	BOOL_OPT("opt.useAutoloader", "true", false,
+	         "Load code onto tiles on demand"),
+	STRING_OPT("profiler.format", "", "a report format version such as v3", false,
+	           "Report format version"),
+	BOOL_OPT("profiler.includeCycleEstimates", "false", true,
+	         "Estimated cycles in the profile"),
+	BOOL_OPT("profiler.includeFlopEstimates", "false", true,
+	         "Estimated floating-point operations in the profile"),
+	BOOL_OPT("profiler.perExecutionStreamCopyCycles", "false", false,
+	         "Stream copy cycles for each run"),
+	INT_OPT("profiler.replicaToProfile", "0", "an integer replica index", true,
+	        "Replica whose execution is profiled"),
+	INT_OR_OPT("streamCallbacks.maxLookahead", "0", "unlimited",
+	           UINT_TEXT " or unlimited", false,
+	           "Stream callbacks run ahead of their copy"),
+	ENUM_OPT("streamCallbacks.multiThreadMode", "singleThread|collaborative|dedicated",
+	         "singleThread", false, "How stream callbacks are spread over threads"),
+	INT_OR_OPT("streamCallbacks.numWorkerThreads", "0", "auto", UINT_TEXT " or auto", false,
+	           "Threads running stream callbacks (0: the main thread)"),
+	BOOL_OPT("streamCallbacks.numaAware", "false", false,
+	         "One callback thread pool per NUMA node"),
+	ENUM_OPT("target.deterministicWorkers", "true|false|portable", "true", false,
+	         "Worker random-number determinism"),
+	INT_OPT("target.exceptionPollPeriodUs", "250000", "an integer number of microseconds", false,
+	        "Period of device exception polling, in microseconds"),
+	BOOL_OPT("target.gatewayMode", "true", false,
+	         "Host syncs through the IPU-Machine gateway"),
+	DECIMAL_OPT("target.hostSyncTimeout", "300", "seconds, a non-negative number", false,
+	            "Seconds to wait for the IPU after a run (0: no timeout)"),
+	INT_OPT("target.supervisorStackSizeInBytes", "", "an integer number of bytes", false,
+	        "Stack of each tile's supervisor thread"),
+	ENUM_OPT("target.syncMethod", "polling|hybrid|default", "default", false,
+	         "How the host learns that an IPU wants to sync"),
+	INT_OPT("target.syncPollPeriodUs", "0", "an integer number of microseconds", false,
+	        "Period of host sync polling, in microseconds"),
+	BOOL_OPT("target.syncReplicasIndependently", "false", false,
+	         "Host syncs per replica rather than for all"),
+	INT_OPT("target.workerStackSizeInBytes", "", "an integer number of bytes", false,
+	        "Stack of each tile's worker threads"),
 };
 
 #define N_KNOWN_OPTIONS (sizeof(known_options) / sizeof(known_options[0]))
+
+/* How many rows the option table has (for tools and documentation). */
+TSI_API size_t tsi_engine_option_count(void)
+{
+	return N_KNOWN_OPTIONS;
+}
+
+/* Row `i` of the option table, static; NULL past the end. */
+TSI_API const tsi_option_info *tsi_engine_option_info(size_t i)
+{
+	return i < N_KNOWN_OPTIONS ? &known_options[i].info : NULL;
+}
 
 /* The longest name compared by the edit distance; longer ones never match. */
 #define MAX_DISTANCE_LEN 128
@@ -268,11 +366,11 @@ static const char *nearest_option(const char *name)
 	if (limit < 2)
 		limit = 2;
 	for (i = 0; i < N_KNOWN_OPTIONS; i++) {
-		size_t d = edit_distance(name, known_options[i].name);
+		size_t d = edit_distance(name, known_options[i].info.name);
 
 		if (d < best) {
 			best = d;
-			best_name = known_options[i].name;
+			best_name = known_options[i].info.name;
 		}
 	}
 	return best <= limit ? best_name : NULL;
@@ -284,7 +382,7 @@ static const option_def *lookup_option(const char *name)
 	size_t i;
 
 	for (i = 0; i < N_KNOWN_OPTIONS; i++)
-		if (strcmp(known_options[i].name, name) == 0)
+		if (strcmp(known_options[i].info.name, name) == 0)
 			return &known_options[i];
 	return NULL;
 }
@@ -308,24 +406,54 @@ static bool enum_accepts(const char *values, const char *value)
 	return false;
 }
 
-/* True when `value` is a non-negative decimal integer that fits 63 bits. */
+/*
+ * True when `value` is a non-negative integer that fits 63 bits: decimal
+ * digits, or "0x" and hex digits (Poplar accepts both, and scripts use hex
+ * for sizes such as target.workerStackSizeInBytes = "0x200").
+ */
 static bool is_uint_text(const char *value)
 {
 	const char *p = value;
-	unsigned long long v = 0;
+	unsigned base = 10;
+	uint64_t v = 0;
 
+	if ((p[0] == '0') && (p[1] == 'x' || p[1] == 'X')) {
+		base = 16;
+		p += 2;
+	}
 	if (!*p)
 		return false;
 	for (; *p; p++) {
-		if (*p < '0' || *p > '9')
+		unsigned digit;
+
+		if (*p >= '0' && *p <= '9')
+			digit = (unsigned)(*p - '0');
+		else if (base == 16 && isxdigit((unsigned char)*p))
+			digit = (unsigned)(tolower((unsigned char)*p) - 'a' + 10);
+		else
 			return false;
-		if (v > (unsigned long long)INT64_MAX / 10)
+		if (v > ((uint64_t)INT64_MAX - digit) / base)
 			return false;
-		v = v * 10 + (unsigned)(*p - '0');
-		if (v > (unsigned long long)INT64_MAX)
-			return false;
+		v = v * base + digit;
 	}
 	return true;
+}
+
+/* True when `value` is digits with at most one '.' and at least one digit. */
+static bool is_decimal_text(const char *value)
+{
+	bool digit = false, dot = false;
+	const char *p;
+
+	for (p = value; *p; p++) {
+		if (*p >= '0' && *p <= '9')
+			digit = true;
+		else if (*p == '.' && !dot)
+			dot = true;
+		else
+			return false;
+	}
+	return digit;
 }
 
 /*
@@ -335,25 +463,33 @@ static bool is_uint_text(const char *value)
  */
 static int check_value(const option_def *def, const char *value)
 {
+	const char *name = def->info.name;
+
 	switch (def->kind) {
 	case OPT_BOOL:
 		if (strcasecmp(value, "true") == 0 || strcasecmp(value, "false") == 0)
 			return TSI_OK;
 		return tsi_set_error(TSI_ERR_BAD_OPTION,
 		                     "engine option '%s' has value '%s'; accepted values are true or false",
-		                     def->name, value);
+		                     name, value);
 	case OPT_INT:
-		if (is_uint_text(value))
+		if (is_uint_text(value) || (def->words && enum_accepts(def->words, value)))
 			return TSI_OK;
 		return tsi_set_error(TSI_ERR_BAD_OPTION,
-		                     "engine option '%s' has value '%s'; it accepts a non-negative integer",
-		                     def->name, value);
+		                     "engine option '%s' has value '%s'; it accepts %s", name, value,
+		                     def->info.accepted);
+	case OPT_DECIMAL:
+		if (is_decimal_text(value))
+			return TSI_OK;
+		return tsi_set_error(TSI_ERR_BAD_OPTION,
+		                     "engine option '%s' has value '%s'; it accepts %s", name, value,
+		                     def->info.accepted);
 	case OPT_ENUM:
-		if (enum_accepts(def->values, value))
+		if (enum_accepts(def->words, value))
 			return TSI_OK;
 		return tsi_set_error(TSI_ERR_BAD_OPTION,
-		                     "engine option '%s' has value '%s'; accepted values are %s",
-		                     def->name, value, def->values);
+		                     "engine option '%s' has value '%s'; accepted values are %s", name,
+		                     value, def->words);
 	case OPT_STRING:
 		break;
 	}
@@ -363,11 +499,12 @@ static int check_value(const option_def *def, const char *value)
 /*
  * Validates every option in `opts` (NULL is an empty set) against the
  * table. Fails on the first unknown name or bad value; an option that is
- * valid but not modelled is logged at INFO, once per name.
+ * valid but not modelled is logged at INFO, once per name and call (names
+ * are unique in a set, so once per engine when the engine validates once).
  */
 int tsi_options_validate(const tsi_options *opts)
 {
-	size_t i, j;
+	size_t i;
 
 	if (!opts)
 		return TSI_OK;
@@ -375,7 +512,6 @@ int tsi_options_validate(const tsi_options *opts)
 		const char *name = opts->items[i].name;
 		const char *value = opts->items[i].value;
 		const option_def *def = lookup_option(name);
-		bool seen = false;
 		int rc;
 
 		if (!def) {
@@ -387,17 +523,14 @@ int tsi_options_validate(const tsi_options *opts)
 				                     near);
 			return tsi_set_error(TSI_ERR_BAD_OPTION,
 			                     "unknown engine option '%s' (options start with autoReport., "
-			                     "debug., exchange., opt., profiler. or target.)",
+			                     "debug., exchange., opt., profiler., streamCallbacks. or "
+			                     "target.)",
 			                     name);
 		}
 		rc = check_value(def, value);
 		if (rc != TSI_OK)
 			return rc;
-		if (def->modelled)
-			continue;
-		for (j = 0; j < i && !seen; j++)
-			seen = strcmp(opts->items[j].name, name) == 0;
-		if (!seen)
+		if (!def->info.modelled)
 			tsi_log(TSI_LOG_INFO, "ENGINE",
 			        "option '%s' is accepted but not modelled by the IPU Model", name);
 	}

@@ -47,6 +47,7 @@ static tsi_program *new_prog(tsi_graph *graph, tsi_program_kind kind)
 	p->id = (uint32_t)graph->core->programs.len - 1;
 	p->kind = kind;
 	p->graph = graph;
+	p->debug_id = tsi_debug_current(graph);
 	return p;
 }
 
@@ -147,6 +148,10 @@ TSI_API tsi_program *tsi_prog_execute(tsi_graph *graph, tsi_compute_set *cs)
 	p = new_prog(graph, TSI_PROG_EXECUTE);
 	if (p)
 		p->cs = cs;
+	/* A compute set made outside any debug context belongs to the one
+	 * its first execution is built in. */
+	if (p && !cs->debug_id)
+		cs->debug_id = p->debug_id;
 	return p;
 }
 

@@ -29,6 +29,22 @@ TSI_API size_t tsi_options_count(const tsi_options *opts);
 TSI_API int tsi_options_at(const tsi_options *opts, size_t i, const char **name,
                            const char **value);
 
+/* The table of every engine option Tilescope knows (Poplar's documented
+ * options plus their types and defaults), for tools and documentation. */
+typedef struct tsi_option_info {
+	const char *name;          /* "autoReport.all" */
+	const char *type;          /* "bool", "integer", "decimal", "string" or "enum" */
+	const char *default_value; /* as text; "" when there is none */
+	const char *accepted;      /* enum: values separated by '|'; else a phrase */
+	bool modelled;             /* false: accepted and logged, not acted on */
+	const char *description;   /* one line */
+} tsi_option_info;
+
+/* How many options the table holds. */
+TSI_API size_t tsi_engine_option_count(void);
+/* Row `i` of the table (borrowed, static), or NULL past the end. */
+TSI_API const tsi_option_info *tsi_engine_option_info(size_t i);
+
 /* --- The engine ---------------------------------------------------------- */
 
 typedef struct tsi_engine tsi_engine;
@@ -39,10 +55,24 @@ typedef struct tsi_engine tsi_engine;
  * size. On failure returns a negative code (TSI_ERR_UNMAPPED_TENSOR ...),
  * *out is NULL, and tsi_error_last() names the tensor, vertex or field.
  * The caller frees with tsi_engine_free(). The graph must outlive the
- * engine. */
+ * engine.
+ *
+ * Options come from `opts` and from the environment variable
+ * POPLAR_ENGINE_OPTIONS (a JSON object, as for Poplar), which wins. A bad
+ * option fails with TSI_ERR_BAD_OPTION. autoReport options make the engine
+ * write profile.pop (graph profile when compilation ends, even for a
+ * program that does not fit; runs as they are kept) and debug.cbor into
+ * autoReport.directory; a report that cannot be written fails the call
+ * with TSI_ERR_IO. */
 TSI_API int tsi_engine_new(tsi_engine **out, tsi_graph *graph,
                            tsi_program *const *programs, size_t n_programs,
                            const tsi_options *opts);
+/* As tsi_engine_new, with a name (Poplar's Engine debug name): it names the
+ * engine in logs and reports, and names its autoReport subdirectory when
+ * one process makes several engines. `name` may be NULL. */
+TSI_API int tsi_engine_new_named(tsi_engine **out, tsi_graph *graph,
+                                 tsi_program *const *programs, size_t n_programs,
+                                 const tsi_options *opts, const char *name);
 TSI_API void tsi_engine_free(tsi_engine *engine);
 /* Message of the engine's last failure (never NULL; "" when none). */
 TSI_API const char *tsi_engine_error(const tsi_engine *engine);

@@ -53,7 +53,8 @@ typedef enum tsi_error_code {
 	TSI_ERR_BAD_OPTION = -12,        /* an engine option is unknown or has a bad value */
 	TSI_ERR_INVALID_GRAPH = -13,     /* graph construction recorded an error earlier */
 	TSI_ERR_OUT_OF_RANGE = -14,      /* a run-time index (switch, remote offset) is out of range */
-	TSI_ERR_OUT_OF_MEMORY = -15      /* tiles need more memory than they have */
+	TSI_ERR_OUT_OF_MEMORY = -15,     /* tiles need more memory than they have */
+	TSI_ERR_IO = -16                 /* a report or trace file could not be written */
 } tsi_error_code;
 
 /* Size in bytes of one element of the given type on the device. */

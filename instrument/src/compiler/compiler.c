@@ -287,6 +287,8 @@ int32_t tsi_builder_add_program(tsi_profile_builder *b, tsi_lowered_type type, c
 	}
 	b->lp_source[b->n_programs] = source;
 	b->lp_role[b->n_programs] = (uint8_t)role;
+	/* Steps the compiler inserts for a program belong to its context. */
+	lp->debug_context = source ? source->debug_id : 0;
 	return (int32_t)b->n_programs++;
 }
 
@@ -390,7 +392,7 @@ void tsi_compile_model_free(tsi_profile_builder *b)
  * success compiled->model holds the graph profile.
  */
 int tsi_compile_model(tsi_compiled *compiled, tsi_graph *graph, tsi_program *const *programs,
-                      size_t n_programs, const tsi_options *opts)
+                      size_t n_programs, const tsi_options *opts, const tsi_profile_hook *hook)
 {
 	tsi_profile_builder *b = calloc(1, sizeof(*b));
 	int rc;
@@ -420,6 +422,8 @@ int tsi_compile_model(tsi_compiled *compiled, tsi_graph *graph, tsi_program *con
 		tsi_log(TSI_LOG_INFO, "COMPILE", "Compiler model: %s", phases[i].name);
 		rc = phases[i].run(b);
 	}
+	if (!rc && hook && hook->ready_cb)
+		hook->ready_cb(&b->profile, hook->user_data);
 	if (!rc && b->profile.n_oom_tiles) {
 		char msg[768];
 		tsi_model_oom_message(b, msg, sizeof(msg));

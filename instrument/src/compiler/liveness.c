@@ -595,6 +595,7 @@ static int lv_results(lv_ctx *c, const uint32_t *occ_first, const uint32_t *occ_
 		vp->bytes = (uint64_t)var->numel * tsi_type_size(var->type);
 		vp->rank = var->rank;
 		vp->shape = shape;
+		vp->debug_context = var->debug_id;
 		rc = lv_var_tiles(c, &acc, var, &vp->bytes_by_tile);
 		if (rc)
 			goto out;
@@ -636,6 +637,7 @@ static int lv_results(lv_ctx *c, const uint32_t *occ_first, const uint32_t *occ_
 		vp->rank = 1;
 		vp->shape = shape;
 		vp->bytes_by_tile = plan->message_bytes;
+		vp->debug_context = plan->source ? plan->source->debug_id : 0; /* its exchange's */
 		vp->always_live = false;
 		if (plan->lowered < c->n_programs && occ_first[plan->lowered] != NONE) {
 			vp->live_from = occ_first[plan->lowered];

@@ -994,8 +994,10 @@ static int describe_compute_sets(lower_ctx *c)
 			    (tsi_vertex_type_profile){cd->name, cd->state_bytes, cd->code_bytes, count_by_type[k], 0};
 	}
 	free(count_by_type);
-	for (size_t i = 0; i < n_cs; i++)
+	for (size_t i = 0; i < n_cs; i++) {
 		csp[i].name = ((const tsi_compute_set *)core->compute_sets.items[i])->name;
+		csp[i].debug_context = ((const tsi_compute_set *)core->compute_sets.items[i])->debug_id;
+	}
 	/* Per compiled compute set: vertex counts by type (types are few). */
 	uint64_t *counts = calloc(n_types ? n_types : 1, sizeof(*counts));
 	if (!counts) {
@@ -1066,6 +1068,7 @@ static int append_generated(lower_ctx *c)
 		csp[n_user + g].n_types = 1;
 		csp[n_user + g].vertex_types = types;
 		csp[n_user + g].vertex_counts = vc;
+		csp[n_user + g].debug_context = gen->source ? gen->source->debug_id : 0;
 	}
 	for (size_t i = 0; i < b->n_programs; i++) {
 		int32_t cs = b->programs[i].compute_set;
@@ -1077,6 +1080,36 @@ static int append_generated(lower_ctx *c)
 	}
 	b->profile.compute_sets = csp;
 	b->profile.n_compute_sets = n;
+	return TSI_OK;
+}
+
+/*
+ * Copies the graph's debug contexts into the profile, in id order, with
+ * their strings in the profile's arena: the model may go on opening
+ * contexts after this compile, and those are not part of this profile.
+ */
+static int describe_debug_contexts(lower_ctx *c)
+{
+	tsi_profile_builder *b = c->b;
+	const tsi_vec *ctxs = &b->core->debug_contexts;
+	tsi_debug_context_profile *out;
+
+	out = tsi_arena_alloc(&b->arena, (ctxs->len ? ctxs->len : 1) * sizeof(*out));
+	if (!out)
+		return oom();
+	for (size_t i = 0; i < ctxs->len; i++) {
+		const tsi_debug_context *d = ctxs->items[i];
+
+		out[i].id = d->id;
+		out[i].parent = d->parent;
+		out[i].name = tsi_arena_strdup(&b->arena, d->name);
+		out[i].layer = tsi_arena_strdup(&b->arena, d->layer);
+		out[i].api = d->api ? tsi_arena_strdup(&b->arena, d->api) : NULL;
+		if (!out[i].name || !out[i].layer || (d->api && !out[i].api))
+			return oom();
+	}
+	b->profile.debug_contexts = out;
+	b->profile.n_debug_contexts = ctxs->len;
 	return TSI_OK;
 }
 
@@ -1129,7 +1162,7 @@ int tsi_lower(tsi_profile_builder *b, tsi_program *const *programs, size_t n_pro
 	}
 	for (size_t i = 0; i < c.function_ids.len; i++)
 		functions[i] = (uint32_t)(uintptr_t)c.function_ids.items[i];
-	if ((rc = append_generated(&c)))
+	if ((rc = append_generated(&c)) || (rc = describe_debug_contexts(&c)))
 		goto done;
 
 	/* Graph counts. */

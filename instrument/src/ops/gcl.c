@@ -4,7 +4,7 @@
  * appends a TSI_PROG_COLLECTIVE step; engine.c moves the data between
  * replicas at run time, compiler/lower.c accounts the traffic.
  */
-#include "../ipu-private.h"
+#include "ops-private.h"
 #include "tilescope/gcl.h"
 
 #include <stdlib.h>
@@ -154,12 +154,12 @@ static const char *out_name(tsi_graph *graph, const char *debug_name, const char
 	return tsi_arena_printf(&graph->core->arena, "%s/out", debug_name ? debug_name : dflt);
 }
 
-TSI_API int tsi_gcl_all_reduce_to_destination(tsi_graph *graph, const tsi_tensor *data,
-                                              const tsi_tensor *destination,
-                                              tsi_collective_op op, tsi_program *seq,
-                                              tsi_comm_group group, const char *debug_name)
+/* The allReduce every public form builds, inside the caller's debug
+ * context: data reduced across the group into `destination`. */
+static int all_reduce_into(tsi_graph *graph, const tsi_tensor *data,
+                           const tsi_tensor *destination, tsi_collective_op op,
+                           tsi_program *seq, tsi_comm_group group, const char *name)
 {
-	const char *name = debug_name ? debug_name : "allReduce";
 	unsigned k = check_common(graph, data, op, group, name);
 	tsi_collective *c;
 
@@ -175,11 +175,23 @@ TSI_API int tsi_gcl_all_reduce_to_destination(tsi_graph *graph, const tsi_tensor
 	return c ? append(graph, seq, data, destination, c, name) : TSI_ERR_NO_MEMORY;
 }
 
+TSI_API int tsi_gcl_all_reduce_to_destination(tsi_graph *graph, const tsi_tensor *data,
+                                              const tsi_tensor *destination,
+                                              tsi_collective_op op, tsi_program *seq,
+                                              tsi_comm_group group, const char *debug_name)
+{
+	const char *name = debug_name ? debug_name : "allReduce";
+	TSI_OPS_DEBUG(graph, name, "gcl", "gcl::allReduceToDestination");
+
+	return all_reduce_into(graph, data, destination, op, seq, group, name);
+}
+
 TSI_API tsi_tensor *tsi_gcl_all_reduce(tsi_graph *graph, const tsi_tensor *data,
                                        tsi_collective_op op, tsi_program *seq,
                                        tsi_comm_group group, const char *debug_name)
 {
 	const char *name = debug_name ? debug_name : "allReduce";
+	TSI_OPS_DEBUG(graph, name, "gcl", "gcl::allReduce");
 	tsi_tensor *out;
 
 	if (!check_common(graph, data, op, group, name) || !seq)
@@ -190,15 +202,17 @@ TSI_API tsi_tensor *tsi_gcl_all_reduce(tsi_graph *graph, const tsi_tensor *data,
 		return NULL;
 	if (map_like(graph, out, data))
 		return NULL;
-	return tsi_gcl_all_reduce_to_destination(graph, data, out, op, seq, group, name) ? NULL : out;
+	return all_reduce_into(graph, data, out, op, seq, group, name) ? NULL : out;
 }
 
 TSI_API int tsi_gcl_all_reduce_in_place(tsi_graph *graph, const tsi_tensor *data,
                                         tsi_collective_op op, tsi_program *seq,
                                         tsi_comm_group group, const char *debug_name)
 {
-	return tsi_gcl_all_reduce_to_destination(graph, data, data, op, seq, group,
-	                                         debug_name ? debug_name : "allReduceInPlace");
+	const char *name = debug_name ? debug_name : "allReduceInPlace";
+	TSI_OPS_DEBUG(graph, name, "gcl", "gcl::allReduceInPlace");
+
+	return all_reduce_into(graph, data, data, op, seq, group, name);
 }
 
 /*
@@ -211,6 +225,7 @@ TSI_API tsi_tensor *tsi_gcl_reduce_scatter(tsi_graph *graph, const tsi_tensor *d
                                            tsi_comm_group group, const char *debug_name)
 {
 	const char *name = debug_name ? debug_name : "reduceScatter";
+	TSI_OPS_DEBUG(graph, name, "gcl", "gcl::reduceScatter");
 	unsigned k = check_common(graph, data, op, group, name);
 	tsi_arena *arena;
 	unsigned ipus, tpi;
@@ -283,6 +298,7 @@ TSI_API tsi_tensor *tsi_gcl_all_gather(tsi_graph *graph, const tsi_tensor *data,
                                        const char *debug_name)
 {
 	const char *name = debug_name ? debug_name : "allGather";
+	TSI_OPS_DEBUG(graph, name, "gcl", "gcl::allGather");
 	unsigned k = check_common(graph, data, TSI_COLLECTIVE_LOCAL, group, name);
 	size_t shape[TSI_MAX_RANK];
 
@@ -310,6 +326,7 @@ TSI_API tsi_tensor *tsi_gcl_all_to_all(tsi_graph *graph, const tsi_tensor *data,
                                        const char *debug_name)
 {
 	const char *name = debug_name ? debug_name : "allToAll";
+	TSI_OPS_DEBUG(graph, name, "gcl", "gcl::allToAll");
 	unsigned k = check_common(graph, data, TSI_COLLECTIVE_LOCAL, group, name);
 
 	if (!k || !seq)

@@ -39,6 +39,35 @@ int tsi_ops_null_arg(tsi_graph *graph, const char *api, const char *name, const 
 int tsi_ops_null_arg_echo(tsi_graph *graph, const char *api, const char *name,
                           const char *what);
 
+/* --- Debug contexts ------------------------------------------------------------ */
+
+/* An operation's debug context while it builds (see TSI_OPS_DEBUG). */
+typedef struct tsi_ops_debug {
+	tsi_graph *graph;
+	tsi_debug_id id; /* 0 when none was opened (NULL graph, out of memory) */
+} tsi_ops_debug;
+
+/* Opens the context of operation `api` (Poplar's name: "popops::add") of
+ * library `layer` ("popops"), named `name`: the debug name the caller
+ * gave, or the operation's default name. */
+tsi_ops_debug tsi_ops_debug_begin(tsi_graph *graph, const char *name, const char *layer,
+                                  const char *api);
+/* Closes a context opened by tsi_ops_debug_begin (a cleanup handler, so
+ * it takes a pointer); nothing when none was opened. */
+void tsi_ops_debug_end(tsi_ops_debug *d);
+
+/*
+ * Opens the operation's debug context for the rest of the enclosing block
+ * and closes it when the block is left, by whichever return: operations
+ * have many early error returns, and a context left open would swallow
+ * everything the model builds afterwards (GCC's and Clang's cleanup
+ * attribute). Everything the operation makes, including through other
+ * public operations it calls, belongs to the context or its children.
+ */
+#define TSI_OPS_DEBUG(graph, name, layer, api)                                       \
+	tsi_ops_debug tsi_ops_debug_scope_ __attribute__((cleanup(tsi_ops_debug_end))) = \
+	    tsi_ops_debug_begin((graph), (name), (layer), (api))
+
 /* Writes a tensor's shape as "{2,3}" ("{}" for rank 0) into buf and
  * returns buf (for use inside a message's arguments). */
 const char *tsi_ops_format_shape(char *buf, size_t size, const tsi_tensor *t);

@@ -75,6 +75,26 @@ int tsi_ops_null_arg_echo(tsi_graph *graph, const char *api, const char *name,
 	return null_arg(graph, api, name, what, true);
 }
 
+/* --- Debug contexts -------------------------------------------------------------- */
+
+/* Every public operation opens one context around its work (through
+ * TSI_OPS_DEBUG), so the reports can group what it made under its name. */
+tsi_ops_debug tsi_ops_debug_begin(tsi_graph *graph, const char *name, const char *layer,
+                                  const char *api)
+{
+	tsi_ops_debug d = {graph, tsi_debug_push_api(graph, name, layer, api)};
+
+	return d;
+}
+
+/* A context that failed to open (id 0) has nothing to close; popping 0
+ * would only log a warning. */
+void tsi_ops_debug_end(tsi_ops_debug *d)
+{
+	if (d && d->id)
+		tsi_debug_pop(d->graph, d->id);
+}
+
 /* The dimensions comma-separated between the brackets; a message that
  * is cut short by `size` still ends in a NUL. */
 const char *tsi_ops_format_shape_in(char *buf, size_t size, const tsi_tensor *t, char open,

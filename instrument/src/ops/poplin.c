@@ -715,6 +715,7 @@ TSI_API tsi_tensor *tsi_poplin_matmul(tsi_graph *graph, const tsi_tensor *a, con
 {
 	mm_ctx c = {graph, "tsi_poplin_matmul", debug_name ? debug_name : "MatMul", TSI_FLOAT,
 	            0, 0, 0, {0}, 1};
+	TSI_OPS_DEBUG(graph, c.name, "poplin", "poplin::matMul");
 	tsi_compute_set *cs[2] = {NULL, NULL};
 	tsi_tensor *out, *partials;
 	size_t n_cs = 1;
@@ -778,6 +779,7 @@ TSI_API int tsi_poplin_matmul_acc(tsi_graph *graph, const tsi_tensor *c, float a
 {
 	mm_ctx ctx = {graph, "tsi_poplin_matmul_acc", debug_name ? debug_name : "MatMulAcc",
 	              TSI_FLOAT, 0, 0, 0, {0}, 1};
+	TSI_OPS_DEBUG(graph, ctx.name, "poplin", "poplin::matMulAcc");
 	tsi_compute_set *cs[2];
 	tsi_tensor *partials, *alpha_t;
 	char sc[96];
@@ -902,6 +904,7 @@ done:
 TSI_API tsi_tensor *tsi_poplin_create_matmul_input_lhs(tsi_graph *graph, tsi_type type, size_t m,
                                                        size_t k, size_t n, const char *name)
 {
+	TSI_OPS_DEBUG(graph, name ? name : "lhs", "poplin", "poplin::createMatMulInputLHS");
 	return create_input(graph, "tsi_poplin_create_matmul_input_lhs", true, type, m, k, n, name);
 }
 
@@ -909,5 +912,6 @@ TSI_API tsi_tensor *tsi_poplin_create_matmul_input_lhs(tsi_graph *graph, tsi_typ
 TSI_API tsi_tensor *tsi_poplin_create_matmul_input_rhs(tsi_graph *graph, tsi_type type, size_t m,
                                                        size_t k, size_t n, const char *name)
 {
+	TSI_OPS_DEBUG(graph, name ? name : "rhs", "poplin", "poplin::createMatMulInputRHS");
 	return create_input(graph, "tsi_poplin_create_matmul_input_rhs", false, type, m, k, n, name);
 }

@@ -1438,6 +1438,7 @@ TSI_API int tsi_popnn_nonlinearity_in_place(tsi_graph *graph, tsi_popnn_nonlinea
 {
 	op_ctx op = {graph, "tsi_popnn_nonlinearity_in_place",
 	             debug_name ? debug_name : (unsigned)nl < NL_COUNT ? nl_default_names[nl] : ""};
+	TSI_OPS_DEBUG(graph, op.name, "popnn", "popnn::nonLinearityInPlace");
 	const void *args[] = {t, seq};
 	const char *labels[] = {"tensor t", "seq"};
 	const tsi_codelet *codelet;
@@ -1465,6 +1466,7 @@ TSI_API tsi_tensor *tsi_popnn_nonlinearity(tsi_graph *graph, tsi_popnn_nonlinear
 {
 	op_ctx op = {graph, "tsi_popnn_nonlinearity",
 	             debug_name ? debug_name : (unsigned)nl < NL_COUNT ? nl_default_names[nl] : ""};
+	TSI_OPS_DEBUG(graph, op.name, "popnn", "popnn::nonLinearity");
 	const void *args[] = {t, seq};
 	const char *labels[] = {"tensor t", "seq"};
 	const tsi_codelet *codelet;
@@ -1495,6 +1497,7 @@ TSI_API tsi_tensor *tsi_popnn_nonlinearity_grad(tsi_graph *graph, tsi_popnn_nonl
 	op_ctx op = {graph, "tsi_popnn_nonlinearity_grad",
 	             debug_name ? debug_name
 	             : (unsigned)nl < NL_COUNT ? nl_grad_default_names[nl] : ""};
+	TSI_OPS_DEBUG(graph, op.name, "popnn", "popnn::nonLinearityInputGradient");
 	const void *args[] = {out, out_grad, seq};
 	const char *labels[] = {"out", "out_grad", "seq"};
 	const tsi_codelet *codelet;
@@ -1731,6 +1734,7 @@ TSI_API int tsi_popnn_calc_loss(tsi_graph *graph, const tsi_tensor *probs,
                                 tsi_program *seq, const char *debug_name)
 {
 	op_ctx op = {graph, "tsi_popnn_calc_loss", debug_name ? debug_name : "CalcLoss"};
+	TSI_OPS_DEBUG(graph, op.name, "popnn", "popnn::calcLoss");
 	const void *args[] = {probs, labels, loss, deltas, seq};
 	const char *arg_labels[] = {"probs", "labels", "loss", "deltas", "seq"};
 	static const char *const cs_names[] = {"LossTransform", "ReduceLoss"};
@@ -1786,6 +1790,7 @@ TSI_API int tsi_popnn_calc_accuracy(tsi_graph *graph, const tsi_tensor *activati
                                     tsi_program *seq, const char *debug_name)
 {
 	op_ctx op = {graph, "tsi_popnn_calc_accuracy", debug_name ? debug_name : "CalcAccuracy"};
+	TSI_OPS_DEBUG(graph, op.name, "popnn", "popnn::calcAccuracy");
 	const void *args[] = {activations, labels, num_correct, seq};
 	const char *arg_labels[] = {"activations", "labels", "num_correct", "seq"};
 	static const char *const cs_names[] = {"MaxClassGather", "CalcAccuracy"};

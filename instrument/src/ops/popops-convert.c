@@ -403,6 +403,7 @@ TSI_API int tsi_popops_fill(tsi_graph *graph, const tsi_tensor *t, double value,
 {
 	static const char api[] = "tsi_popops_fill";
 	const char *name = debug_name ? debug_name : "Fill";
+	TSI_OPS_DEBUG(graph, name, "popops", "popops::fill");
 	tsi_ops_ew_work w = {NULL, {NULL}, false, value, NULL};
 
 	if (!graph)
@@ -431,6 +432,7 @@ TSI_API tsi_tensor *tsi_popops_cast(tsi_graph *graph, const tsi_tensor *t, tsi_t
 {
 	static const char api[] = "tsi_popops_cast";
 	const char *name = debug_name ? debug_name : "Cast";
+	TSI_OPS_DEBUG(graph, name, "popops", "popops::cast");
 	tsi_mapping_interval *iv = NULL;
 	const tsi_tensor *out_flat = NULL;
 	const tsi_codelet *c = NULL;
@@ -536,6 +538,7 @@ TSI_API int tsi_popops_encode_one_hot(tsi_graph *graph, const tsi_tensor *indice
                                       const char *debug_name)
 {
 	const char *name = debug_name ? debug_name : "EncodeOneHot";
+	TSI_OPS_DEBUG(graph, name, "popops", "popops::encodeOneHot");
 	int rc;
 	const tsi_codelet *c = plan_one_hot(graph, name, indices, encoded, seq, &rc);
 	tsi_mapping_interval *iv = NULL;

@@ -1110,6 +1110,7 @@ TSI_API tsi_tensor *tsi_popops_reduce(tsi_graph *graph, const tsi_tensor *in, co
                                       const char *debug_name)
 {
 	const char *name = debug_name ? debug_name : "Reduce";
+	TSI_OPS_DEBUG(graph, name, "popops", "popops::reduce");
 	bool reduced[TSI_MAX_RANK];
 	size_t out_shape[TSI_MAX_RANK], perm_km[TSI_MAX_RANK], perm_mk[TSI_MAX_RANK];
 	size_t red_dims[TSI_MAX_RANK], kept_dims[TSI_MAX_RANK];

@@ -710,14 +710,16 @@ static const struct binary_op_info {
 	const char *api_name;     /* public function, for messages */
 	const char *default_name; /* compute set name when the caller gives none */
 	const char *op_name;      /* the BinaryOpType */
+	const char *poplar;       /* Poplar's function, for the debug context */
+	const char *poplar_in_place;
 } op_info[OP_COUNT] = {
-	[OP_ADD] = {"tsi_popops_add", "Add", "ADD"},
-	[OP_SUBTRACT] = {"tsi_popops_sub", "Sub", "SUBTRACT"},
-	[OP_MULTIPLY] = {"tsi_popops_mul", "Mul", "MULTIPLY"},
-	[OP_DIVIDE] = {"tsi_popops_map_binary", "Div", "DIVIDE"},
-	[OP_MAXIMUM] = {"tsi_popops_map_binary", "Max", "MAXIMUM"},
-	[OP_MINIMUM] = {"tsi_popops_map_binary", "Min", "MINIMUM"},
-	[OP_POWER] = {"tsi_popops_map_binary", "Pow", "POWER"},
+	[OP_ADD] = {"tsi_popops_add", "Add", "ADD", "popops::add", "popops::addInPlace"},
+	[OP_SUBTRACT] = {"tsi_popops_sub", "Sub", "SUBTRACT", "popops::sub", "popops::subInPlace"},
+	[OP_MULTIPLY] = {"tsi_popops_mul", "Mul", "MULTIPLY", "popops::mul", "popops::mulInPlace"},
+	[OP_DIVIDE] = {"tsi_popops_map_binary", "Div", "DIVIDE", "popops::div", "popops::divInPlace"},
+	[OP_MAXIMUM] = {"tsi_popops_map_binary", "Max", "MAXIMUM", "popops::max", "popops::maxInPlace"},
+	[OP_MINIMUM] = {"tsi_popops_map_binary", "Min", "MINIMUM", "popops::min", "popops::minInPlace"},
+	[OP_POWER] = {"tsi_popops_map_binary", "Pow", "POWER", "popops::pow", "popops::powInPlace"},
 };
 
 /* Checks that operands a and b of `api` '`name`' have one type, one the
@@ -833,6 +835,15 @@ static const char *binary_api(tsi_popops_binary_op op)
 	return (unsigned)op < OP_COUNT ? op_info[op].api_name : "tsi_popops_map_binary";
 }
 
+/* Poplar's function for the operation (popops::add is popops::map with
+ * ADD), named in its debug context. */
+static const char *binary_poplar(tsi_popops_binary_op op, bool in_place)
+{
+	if ((unsigned)op >= OP_COUNT)
+		return in_place ? "popops::mapInPlace" : "popops::map";
+	return in_place ? op_info[op].poplar_in_place : op_info[op].poplar;
+}
+
 /*
  * The one implementation behind add, sub, mul and the other maps: checks
  * the operands, builds a compute set named after the operation and
@@ -843,6 +854,7 @@ TSI_API tsi_tensor *tsi_popops_map_binary(tsi_graph *graph, tsi_popops_binary_op
                                           tsi_program *seq, const char *debug_name)
 {
 	const char *name = binary_name(op, debug_name);
+	TSI_OPS_DEBUG(graph, name, "popops", binary_poplar(op, false));
 	binary_plan plan;
 	tsi_compute_set *cs;
 	tsi_tensor *out;
@@ -867,6 +879,7 @@ TSI_API tsi_tensor *tsi_popops_map_binary_cs(tsi_graph *graph, tsi_popops_binary
                                              tsi_compute_set *cs, const char *debug_name)
 {
 	const char *name = debug_name ? debug_name : cs ? tsi_compute_set_name(cs) : "";
+	TSI_OPS_DEBUG(graph, name, "popops", binary_poplar(op, false));
 	binary_plan plan;
 
 	if (plan_binary(graph, binary_api(op), name, op, a, b, cs, "compute set", false, &plan) !=
@@ -902,6 +915,7 @@ TSI_API int tsi_popops_map_binary_in_place(tsi_graph *graph, tsi_popops_binary_o
                                            tsi_program *seq, const char *debug_name)
 {
 	const char *name = binary_name(op, debug_name);
+	TSI_OPS_DEBUG(graph, name, "popops", binary_poplar(op, true));
 	binary_plan plan;
 	tsi_ops_ew_work w = {NULL, {NULL}, false, 0, NULL};
 	int rc;
@@ -926,6 +940,21 @@ static const char *const unary_default_name[UOP_COUNT] = {
 static const char *const unary_op_name[UOP_COUNT] = {
 	"NEGATE", "ABSOLUTE", "EXPONENT", "LOGARITHM", "SQRT", "SQUARE", "SIGNUM",
 };
+/* Poplar's functions, for the debug contexts: [op][in place]. */
+static const char *const unary_poplar[UOP_COUNT][2] = {
+	{"popops::neg", "popops::negInPlace"},       {"popops::abs", "popops::absInPlace"},
+	{"popops::exp", "popops::expInPlace"},       {"popops::log", "popops::logInPlace"},
+	{"popops::sqrt", "popops::sqrtInPlace"},     {"popops::square", "popops::squareInPlace"},
+	{"popops::signum", "popops::signumInPlace"},
+};
+
+/* Poplar's function for a unary operation (popops::map for an unknown one). */
+static const char *unary_api(tsi_popops_unary_op op, bool in_place)
+{
+	if ((unsigned)op >= UOP_COUNT)
+		return in_place ? "popops::mapInPlace" : "popops::map";
+	return unary_poplar[op][in_place];
+}
 
 /* Checks a unary operation's operand; returns its codelet or NULL with
  * *rc set (the error recorded, or quiet for an echoed NULL). */
@@ -975,6 +1004,7 @@ TSI_API tsi_tensor *tsi_popops_map_unary(tsi_graph *graph, tsi_popops_unary_op o
 {
 	const char *name = debug_name ? debug_name
 	                   : (unsigned)op < UOP_COUNT ? unary_default_name[op] : "";
+	TSI_OPS_DEBUG(graph, name, "popops", unary_api(op, false));
 	int rc;
 	const tsi_codelet *c = plan_unary(graph, "tsi_popops_map_unary", name, op, a, seq, false, &rc);
 	tsi_compute_set *cs;
@@ -998,6 +1028,7 @@ TSI_API int tsi_popops_map_unary_in_place(tsi_graph *graph, tsi_popops_unary_op 
 {
 	const char *name = debug_name ? debug_name
 	                   : (unsigned)op < UOP_COUNT ? unary_default_name[op] : "";
+	TSI_OPS_DEBUG(graph, name, "popops", unary_api(op, true));
 	int rc;
 	const tsi_codelet *c =
 	    plan_unary(graph, "tsi_popops_map_unary_in_place", name, op, a, seq, true, &rc);
@@ -1020,6 +1051,7 @@ TSI_API int tsi_popops_scaled_add_to(tsi_graph *graph, const tsi_tensor *a, cons
 {
 	static const char api[] = "tsi_popops_scaled_add_to";
 	const char *name = debug_name ? debug_name : "ScaledAdd";
+	TSI_OPS_DEBUG(graph, name, "popops", "popops::scaledAddTo");
 	size_t shape[TSI_MAX_RANK];
 	tsi_ops_ew_work w = {NULL, {NULL}, true, scale, NULL};
 	size_t rank;

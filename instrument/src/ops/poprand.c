@@ -492,6 +492,7 @@ TSI_API int tsi_poprand_uniform(tsi_graph *graph, const tsi_tensor *out, double 
                                 uint64_t seed, tsi_program *seq, const char *debug_name)
 {
 	op_ctx op = {graph, "tsi_poprand_uniform", debug_name ? debug_name : "Uniform"};
+	TSI_OPS_DEBUG(graph, op.name, "poprand", "poprand::uniform");
 	float params[2] = {(float)min, (float)max};
 
 	if (graph && !(isfinite(params[0]) && isfinite(params[1]) && min <= max))
@@ -511,6 +512,7 @@ TSI_API int tsi_poprand_normal(tsi_graph *graph, const tsi_tensor *out, double m
                                const char *debug_name)
 {
 	op_ctx op = {graph, "tsi_poprand_normal", debug_name ? debug_name : "Normal"};
+	TSI_OPS_DEBUG(graph, op.name, "poprand", "poprand::normal");
 	float params[2] = {(float)mean, (float)stddev};
 
 	if (graph && !(isfinite(params[0]) && isfinite(params[1]) && stddev >= 0))

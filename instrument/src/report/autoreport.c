@@ -1,2 +1,470 @@
-/* Placeholder while this file is being written. */
-typedef int tsi_unwritten_autoreport;
+/*
+ * The autoReport driver: what POPLAR_ENGINE_OPTIONS' autoReport.* options
+ * make an engine write, where, and when.
+ *
+ * - Where: autoReport.directory (default: the current directory), created
+ *   if missing. When one process makes several engines that report to the
+ *   same directory, each gets a subdirectory named after the engine's name
+ *   (tsi_engine_new_named) or "engine<creation index>"; the first engine's
+ *   files, written before anyone knew a second would come, move into their
+ *   own subdirectory at that moment (rename, so they stay complete).
+ * - When: the graph profile as soon as the compiler model finishes (before
+ *   an out-of-memory program is refused, so a failed compile still has a
+ *   report); execution data after each kept run (streamAtEachRun, the
+ *   default) or once when the engine is freed.
+ * - What: profile.pop (graph and execution profiles), debug.cbor
+ *   (outputDebugInfo). Nothing at all when no output is asked for.
+ */
+#include "report-private.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef TSI_VERSION
+#define TSI_VERSION "unknown"
+#endif
+
+struct tsi_autoreport {
+	tsi_engine_config cfg_copy;      /* the flags we act on (strings not owned) */
+	const tsi_options *options;      /* the engine's effective options (borrowed) */
+	char *engine_name;               /* or NULL */
+	unsigned engine_index;
+	char *command_line;              /* or NULL */
+	int64_t created_unix_ns;
+	struct dir_entry *entry;         /* this engine's place in the registry */
+
+	const tsi_graph_profile *gp;     /* set by the hook; owned by the engine */
+	tsi_report_writer *writer;       /* profile.pop, once written */
+	size_t runs_written;
+
+	int error;                       /* first failure, TSI_OK when none */
+	char message[1024];
+};
+
+/* --- The registry of report directories ---------------------------------- */
+
+/*
+ * One engine that reports to a directory. Entries outlive their engines
+ * (the files stay), so that a later engine can still move an earlier
+ * engine's files into a subdirectory.
+ */
+typedef struct dir_entry {
+	struct dir_entry *next;
+	char *dir;               /* absolute report directory given */
+	char *subdir;            /* the engine's own subdirectory name */
+	bool in_root;            /* files are in dir itself, not dir/subdir */
+	tsi_autoreport *owner;   /* NULL once the engine is freed */
+	bool wrote_profile, wrote_debug;
+} dir_entry;
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static dir_entry *registry;
+
+/* mkdir -p `path`. Returns 0, or -1 with errno set. */
+static int make_dirs(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* `dir`/`name` in a malloc'd string (name may be NULL: dir itself). */
+static char *path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + (name ? strlen(name) + 2 : 1);
+	char *s = malloc(n);
+
+	if (!s)
+		return NULL;
+	if (name)
+		snprintf(s, n, "%s/%s", dir, name);
+	else
+		snprintf(s, n, "%s", dir);
+	return s;
+}
+
+/* The directory an entry's files are in (malloc'd). */
+static char *entry_dir(const dir_entry *e)
+{
+	return path_join(e->dir, e->in_root ? NULL : e->subdir);
+}
+
+/* A subdirectory name for an engine: its name with '/' replaced, or
+ * "engine<index>"; made unique among the entries of `dir`. */
+static char *subdir_name(const char *dir, const char *engine_name, unsigned index)
+{
+	char base[256], name[300];
+	unsigned suffix = 1;
+
+	if (engine_name && *engine_name && strcmp(engine_name, ".") && strcmp(engine_name, "..")) {
+		snprintf(base, sizeof(base), "%s", engine_name);
+		for (char *p = base; *p; p++)
+			if (*p == '/')
+				*p = '_';
+	} else {
+		snprintf(base, sizeof(base), "engine%u", index);
+	}
+	snprintf(name, sizeof(name), "%s", base);
+	for (;;) {
+		bool taken = false;
+
+		for (dir_entry *e = registry; e && !taken; e = e->next)
+			taken = strcmp(e->dir, dir) == 0 && strcmp(e->subdir, name) == 0;
+		if (!taken)
+			break;
+		snprintf(name, sizeof(name), "%s.%u", base, ++suffix);
+	}
+	return strdup(name);
+}
+
+/*
+ * Moves the files of `e` from the root of its directory into its
+ * subdirectory, telling a live writer where its file went. Called with the
+ * registry locked.
+ */
+static int entry_move_to_subdir(dir_entry *e)
+{
+	char *sub = path_join(e->dir, e->subdir);
+	char *from = NULL, *to = NULL;
+	int rc = TSI_OK;
+
+	if (!sub)
+		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory moving a report");
+	if (make_dirs(sub) != 0) {
+		rc = tsi_set_error(TSI_ERR_IO, "cannot create report directory '%s': %s", sub,
+		                   strerror(errno));
+		goto out;
+	}
+	if (e->wrote_profile) {
+		from = path_join(e->dir, "profile.pop");
+		to = path_join(sub, "profile.pop");
+		if (!from || !to) {
+			rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory moving a report");
+			goto out;
+		}
+		if (e->owner && e->owner->writer)
+			rc = tsi_report_writer_move(e->owner->writer, to);
+		else if (rename(from, to) != 0)
+			rc = tsi_set_error(TSI_ERR_IO, "cannot move report '%s' to '%s': %s", from, to,
+			                   strerror(errno));
+		if (rc)
+			goto out;
+		free(from);
+		free(to);
+		from = to = NULL;
+	}
+	if (e->wrote_debug) {
+		from = path_join(e->dir, "debug.cbor");
+		to = path_join(sub, "debug.cbor");
+		if (!from || !to) {
+			rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory moving a report");
+			goto out;
+		}
+		if (rename(from, to) != 0) {
+			rc = tsi_set_error(TSI_ERR_IO, "cannot move '%s' to '%s': %s", from, to,
+			                   strerror(errno));
+			goto out;
+		}
+	}
+	e->in_root = false;
+	tsi_log(TSI_LOG_INFO, "AUTOREPORT",
+	        "A second engine reports to '%s': the first engine's report moved to '%s'", e->dir,
+	        sub);
+out:
+	free(sub);
+	free(from);
+	free(to);
+	return rc;
+}
+
+/*
+ * Registers an engine reporting to `dir` (absolute). The first engine of a
+ * directory writes into it directly; the next ones each get a
+ * subdirectory, and the first one's files move into theirs.
+ */
+static int registry_add(tsi_autoreport *ar, const char *dir)
+{
+	dir_entry *e = calloc(1, sizeof(*e));
+	dir_entry *first = NULL;
+	size_t n_same = 0;
+	int rc = TSI_OK;
+
+	if (!e)
+		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory registering a report");
+	pthread_mutex_lock(&registry_lock);
+	for (dir_entry *it = registry; it; it = it->next)
+		if (strcmp(it->dir, dir) == 0) {
+			n_same++;
+			if (it->in_root)
+				first = it;
+		}
+	e->dir = strdup(dir);
+	e->subdir = subdir_name(dir, ar->engine_name, ar->engine_index);
+	if (!e->dir || !e->subdir) {
+		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory registering a report");
+		goto fail;
+	}
+	e->in_root = n_same == 0;
+	if (first) {
+		rc = entry_move_to_subdir(first);
+		if (rc)
+			goto fail;
+	}
+	e->owner = ar;
+	e->next = registry;
+	registry = e;
+	ar->entry = e;
+	pthread_mutex_unlock(&registry_lock);
+	return TSI_OK;
+fail:
+	pthread_mutex_unlock(&registry_lock);
+	free(e->dir);
+	free(e->subdir);
+	free(e);
+	return rc;
+}
+
+/* --- Process facts ------------------------------------------------------- */
+
+/* The command line of this process, arguments joined by spaces, from
+ * /proc/self/cmdline; NULL when unavailable. */
+static char *read_command_line(void)
+{
+	FILE *f = fopen("/proc/self/cmdline", "rb");
+	char buf[4096];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (n == 0)
+		return NULL;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/* --- The driver ----------------------------------------------------------- */
+
+/* Records the first failure (message from the thread-local error). */
+static int keep_failure(tsi_autoreport *ar, int rc)
+{
+	if (rc && !ar->error) {
+		ar->error = rc;
+		snprintf(ar->message, sizeof(ar->message), "%s", tsi_error_last());
+		tsi_log(TSI_LOG_ERR, "AUTOREPORT", "%s", ar->message);
+	}
+	return rc;
+}
+
+int tsi_autoreport_new(tsi_autoreport **out, const tsi_engine_config *cfg,
+                       const tsi_options *effective, const char *engine_name,
+                       unsigned engine_index)
+{
+	tsi_autoreport *ar = NULL;
+	char *dir = NULL;
+	char resolved[PATH_MAX];
+	struct timespec ts;
+	int rc;
+
+	*out = NULL;
+	if (!tsi_engine_config_wants_report(cfg))
+		return TSI_OK;
+	ar = calloc(1, sizeof(*ar));
+	if (!ar)
+		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory preparing autoReport");
+	ar->cfg_copy = *cfg;
+	ar->cfg_copy.report_directory = NULL;
+	ar->cfg_copy.graph_report_dest = NULL;
+	ar->options = effective;
+	ar->engine_index = engine_index;
+	if (engine_name && !(ar->engine_name = strdup(engine_name))) {
+		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory preparing autoReport");
+		goto fail;
+	}
+	ar->command_line = read_command_line();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ar->created_unix_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+
+	dir = strdup(cfg->report_directory && *cfg->report_directory ? cfg->report_directory : ".");
+	if (!dir) {
+		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory preparing autoReport");
+		goto fail;
+	}
+	if (make_dirs(dir) != 0) {
+		rc = tsi_set_error(TSI_ERR_IO,
+		                   "cannot create autoReport.directory '%s': %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (!realpath(dir, resolved)) {
+		rc = tsi_set_error(TSI_ERR_IO, "cannot resolve autoReport.directory '%s': %s", dir,
+		                   strerror(errno));
+		goto fail;
+	}
+	rc = registry_add(ar, resolved);
+	if (rc)
+		goto fail;
+	free(dir);
+	*out = ar;
+	return TSI_OK;
+fail:
+	free(dir);
+	free(ar->engine_name);
+	free(ar->command_line);
+	free(ar);
+	return rc;
+}
+
+/* Makes the entry's directory and sets *path to `dir/name` in it
+ * (malloc'd). Returns TSI_OK or a negative code with the message set. */
+static int output_path(tsi_autoreport *ar, const char *name, char **path)
+{
+	char *dir;
+	int rc = TSI_OK;
+
+	*path = NULL;
+	pthread_mutex_lock(&registry_lock);
+	dir = entry_dir(ar->entry);
+	pthread_mutex_unlock(&registry_lock);
+	if (!dir)
+		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory naming a report");
+	if (make_dirs(dir) != 0)
+		rc = tsi_set_error(TSI_ERR_IO, "cannot create report directory '%s': %s", dir,
+		                   strerror(errno));
+	else if (!(*path = path_join(dir, name)))
+		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory naming a report");
+	free(dir);
+	return rc;
+}
+
+void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *user_data)
+{
+	tsi_autoreport *ar = user_data;
+	tsi_report_meta meta;
+	char *path = NULL;
+	int rc;
+
+	if (!ar || ar->error)
+		return;
+	ar->gp = gp;
+	if (ar->cfg_copy.report_graph || ar->cfg_copy.report_execution) {
+		memset(&meta, 0, sizeof(meta));
+		meta.options = ar->options;
+		meta.command_line = ar->command_line;
+		meta.created_unix_ns = ar->created_unix_ns;
+		meta.tilescope_version = TSI_VERSION;
+		meta.engine_name = ar->engine_name;
+		meta.lowered_vars = ar->cfg_copy.report_lowered_vars;
+		meta.include_flops = ar->cfg_copy.include_flops;
+		meta.include_cycles = ar->cfg_copy.include_cycles;
+		if (keep_failure(ar, output_path(ar, "profile.pop", &path)))
+			return;
+		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Writing the graph profile to '%s'", path);
+		rc = tsi_report_writer_new(&ar->writer, path, gp, &meta);
+		free(path);
+		if (keep_failure(ar, rc))
+			return;
+		pthread_mutex_lock(&registry_lock);
+		ar->entry->wrote_profile = true;
+		pthread_mutex_unlock(&registry_lock);
+	}
+	if (ar->cfg_copy.report_debug_info) {
+		if (keep_failure(ar, output_path(ar, "debug.cbor", &path)))
+			return;
+		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Writing debug information to '%s'", path);
+		rc = tsi_debug_cbor_write(path, gp);
+		free(path);
+		if (keep_failure(ar, rc))
+			return;
+		pthread_mutex_lock(&registry_lock);
+		ar->entry->wrote_debug = true;
+		pthread_mutex_unlock(&registry_lock);
+	}
+}
+
+int tsi_autoreport_error(const tsi_autoreport *ar, const char **message)
+{
+	if (message)
+		*message = ar && ar->error ? ar->message : "";
+	return ar ? ar->error : TSI_OK;
+}
+
+/* Writes runs[0..n) into profile.pop (the writer skips those it has). */
+static int write_runs(tsi_autoreport *ar, const tsi_run_profile *const *runs, size_t n)
+{
+	int rc;
+
+	if (!ar->writer || n <= ar->runs_written)
+		return TSI_OK;
+	tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Adding %zu run%s to '%s'", n - ar->runs_written,
+	        n - ar->runs_written == 1 ? "" : "s", tsi_report_writer_path(ar->writer));
+	rc = tsi_report_writer_add_runs(ar->writer, runs, n);
+	if (keep_failure(ar, rc))
+		return rc;
+	ar->runs_written = n;
+	return TSI_OK;
+}
+
+int tsi_autoreport_add_runs(tsi_autoreport *ar, const tsi_run_profile *const *runs,
+                            size_t n_runs)
+{
+	if (!ar || !ar->cfg_copy.report_execution)
+		return TSI_OK;
+	if (ar->error)
+		return ar->error;
+	if (!ar->cfg_copy.stream_at_each_run)
+		return TSI_OK; /* written by tsi_autoreport_flush */
+	return write_runs(ar, runs, n_runs);
+}
+
+int tsi_autoreport_flush(tsi_autoreport *ar, const tsi_run_profile *const *runs, size_t n_runs)
+{
+	if (!ar || !ar->cfg_copy.report_execution)
+		return TSI_OK;
+	if (ar->error)
+		return ar->error;
+	return write_runs(ar, runs, n_runs);
+}
+
+void tsi_autoreport_free(tsi_autoreport *ar)
+{
+	if (!ar)
+		return;
+	pthread_mutex_lock(&registry_lock);
+	if (ar->entry)
+		ar->entry->owner = NULL;
+	pthread_mutex_unlock(&registry_lock);
+	tsi_report_writer_free(ar->writer);
+	free(ar->engine_name);
+	free(ar->command_line);
+	free(ar);
+}

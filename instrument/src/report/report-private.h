@@ -9,7 +9,7 @@
 #include "../ipu-private.h"
 #include "tilescope/profile.h"
 
-/* --- Engine configuration (options.c) ------------------------------------ */
+/* --- Engine configuration (engine-config.c) ------------------------------------ */
 
 /* What the engine options (code + environment) ask for, resolved once per
  * engine. Strings are malloc'd and freed by tsi_engine_config_clear(). */
@@ -19,6 +19,7 @@ typedef struct tsi_engine_config {
 	bool report_execution;      /* outputExecutionProfile (or all) */
 	bool report_debug_info;     /* outputDebugInfo (or all) */
 	bool report_lowered_vars;   /* outputLoweredVars (or all) */
+	bool report_archive;        /* outputArchive (or all) */
 	bool stream_at_each_run;    /* streamAtEachRun */
 	char *report_directory;     /* autoReport.directory, NULL when unset (cwd) */
 	uint64_t run_count;         /* executionProfileProgramRunCount: runs of each
@@ -101,3 +102,35 @@ void tsi_report_writer_free(tsi_report_writer *w);
  * (the same ids profile.pop uses).
  */
 int tsi_debug_cbor_write(const char *path, const tsi_graph_profile *gp);
+
+/* --- The autoReport driver (report/autoreport.c) ------------------------- */
+
+typedef struct tsi_autoreport tsi_autoreport;
+
+/*
+ * Prepares autoReport for an engine about to be compiled: decides its
+ * directory (autoReport.directory, created if missing; when a process makes
+ * several engines that report to one directory, each gets a subdirectory
+ * named after the engine's name or "engine<index>", and the first
+ * engine's files move into its own), and remembers the options and the
+ * command line. *out is NULL, with TSI_OK, when no report is asked for.
+ */
+int tsi_autoreport_new(tsi_autoreport **out, const tsi_engine_config *cfg,
+                       const tsi_options *effective, const char *engine_name,
+                       unsigned engine_index);
+/* The tsi_profile_hook callback: writes profile.pop (and debug.cbor).
+ * A failure is kept for tsi_autoreport_error(). */
+void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *user_data);
+/* TSI_OK, or the code of the first failure to write (message in the
+ * thread-local error when it happened, and in *message). */
+int tsi_autoreport_error(const tsi_autoreport *ar, const char **message);
+/* After a run whose profile was kept, with every run kept so far: adds
+ * the new ones to profile.pop now (streamAtEachRun), or does nothing and
+ * leaves them to tsi_autoreport_flush. */
+int tsi_autoreport_add_runs(tsi_autoreport *ar, const tsi_run_profile *const *runs,
+                            size_t n_runs);
+/* Adds every run not yet in profile.pop (the engine calls it before it is
+ * freed). */
+int tsi_autoreport_flush(tsi_autoreport *ar, const tsi_run_profile *const *runs, size_t n_runs);
+/* Frees; the files stay. NULL ignored. */
+void tsi_autoreport_free(tsi_autoreport *ar);

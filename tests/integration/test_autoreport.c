@@ -1,0 +1,488 @@
+/*
+ * autoReport end to end, through the public API and the environment as a
+ * user drives it: POPLAR_ENGINE_OPTIONS decides whether profile.pop and
+ * debug.cbor are written, where, and how many runs they keep; two engines
+ * in one process report to two subdirectories; a compile that runs out of
+ * memory still leaves a report; and a model killed with SIGKILL while it
+ * rewrites its report never leaves a profile.pop that is not complete.
+ *
+ * Every test works in its own temporary directory and restores the
+ * environment it changed.
+ */
+#include "test-util.h"
+#include "tut4-model.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+#include <tilescope/ipu.h>
+#include <tilescope/popops.h>
+#include <tilescope/profile.h>
+
+#define TSF_PROFILE_APPLICATION_ID 0x54535046 /* db-schema/format.h */
+
+/* --- Helpers -------------------------------------------------------------- */
+
+/* Sets POPLAR_ENGINE_OPTIONS (NULL unsets it). */
+static void set_options_env(const char *json)
+{
+	if (json)
+		assert_int_equal(setenv("POPLAR_ENGINE_OPTIONS", json, 1), 0);
+	else
+		unsetenv("POPLAR_ENGINE_OPTIONS");
+}
+
+/* True when `path` exists. */
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* Entries of `dir` other than . and .. */
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* One integer from `sql` on `db`. */
+static long long query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	long long v;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Opens a report read-only (fails the test when it cannot). */
+static sqlite3 *open_report(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		fail_msg("cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "?");
+	return db;
+}
+
+/*
+ * Checks that `path` is a complete, valid report: a Tilescope profile of
+ * this schema, intact, with its graph profile, and with every run it lists
+ * whole (its steps and trace all there). Returns the number of runs.
+ */
+static long long check_complete_report(const char *path)
+{
+	sqlite3 *db = open_report(path);
+	sqlite3_stmt *st = NULL;
+	long long runs;
+
+	assert_int_equal(query_int(db, "PRAGMA application_id"), TSF_PROFILE_APPLICATION_ID);
+	assert_true(query_int(db, "PRAGMA user_version") >= 1);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
+	sqlite3_finalize(st);
+	assert_true(query_int(db, "SELECT count(*) FROM tile_memory") > 0);
+	assert_true(query_int(db, "SELECT count(*) FROM program") > 0);
+	runs = query_int(db, "SELECT count(*) FROM run");
+	/* Each run's steps and trace are all there. */
+	assert_int_equal(query_int(db, "SELECT count(*) FROM run r WHERE r.num_steps != "
+	                               "(SELECT count(*) FROM step s WHERE s.run = r.id)"),
+	                 0);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM run r WHERE r.trace_length != "
+	                               "(SELECT count(*) FROM program_trace t WHERE t.run = r.id)"),
+	                 0);
+	sqlite3_close(db);
+	return runs;
+}
+
+/* A small model: x + y on 4 tiles (program 0) and x * y (program 1). */
+typedef struct small_model {
+	tsi_test_model m;
+	tsi_program *progs[2];
+} small_model;
+
+static void small_model_build(small_model *s)
+{
+	tsi_tensor *x, *y;
+
+	memset(s, 0, sizeof(*s));
+	tsi_test_model_init(&s->m, 1, 8, 1);
+	assert_int_equal(tsi_popops_add_codelets(s->m.graph), TSI_OK);
+	x = tsi_graph_add_variable(s->m.graph, TSI_FLOAT, TSI_SHAPE(64), "x");
+	y = tsi_graph_add_variable(s->m.graph, TSI_FLOAT, TSI_SHAPE(64), "y");
+	assert_non_null(x);
+	assert_non_null(y);
+	tsi_graph_map_linearly(s->m.graph, x, 1);
+	tsi_graph_map_linearly(s->m.graph, y, 1);
+	s->progs[0] = tsi_prog_sequence(s->m.graph, NULL);
+	s->progs[1] = tsi_prog_sequence(s->m.graph, NULL);
+	assert_non_null(tsi_popops_add(s->m.graph, x, y, s->progs[0], "sum"));
+	assert_non_null(tsi_popops_mul(s->m.graph, x, y, s->progs[1], "product"));
+}
+
+/* Compiles the small model (with engine name `name`, may be NULL). */
+static int small_model_compile(small_model *s, tsi_engine **engine, const char *name,
+                               const tsi_options *opts)
+{
+	return tsi_engine_new_named(engine, s->m.graph, s->progs, 2, opts, name);
+}
+
+/* A temporary directory that is also the working directory. */
+typedef struct workdir {
+	char *path;
+	char old[4096];
+} workdir;
+
+static void workdir_enter(workdir *w)
+{
+	w->path = tsi_test_mkdtemp();
+	assert_non_null(getcwd(w->old, sizeof(w->old)));
+	assert_int_equal(chdir(w->path), 0);
+}
+
+static void workdir_leave(workdir *w)
+{
+	assert_int_equal(chdir(w->old), 0);
+	tsi_test_rmtree(w->path);
+	set_options_env(NULL);
+}
+
+/* --- Tests ----------------------------------------------------------------- */
+
+/* Without any autoReport option nothing is written, not even a directory. */
+static void test_nothing_without_options(void **state)
+{
+	workdir w;
+	small_model s;
+	tsi_engine *e = NULL;
+
+	(void)state;
+	workdir_enter(&w);
+	set_options_env(NULL);
+	small_model_build(&s);
+	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
+	assert_int_equal(tsi_engine_load(e, s.m.device), TSI_OK);
+	tsi_test_run(e, 0);
+	tsi_engine_free(e);
+	/* Options that do not ask for a report write nothing either. */
+	set_options_env("{\"debug.instrument\":\"true\",\"autoReport.directory\":\"r\"}");
+	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
+	tsi_engine_free(e);
+	assert_int_equal(count_entries("."), 0);
+	tsi_test_model_free(&s.m);
+	workdir_leave(&w);
+}
+
+/* autoReport.all writes profile.pop and debug.cbor into the directory,
+ * created on demand, with the runs kept. */
+static void test_all_writes_both_files(void **state)
+{
+	workdir w;
+	small_model s;
+	tsi_engine *e = NULL;
+	sqlite3 *db;
+
+	(void)state;
+	workdir_enter(&w);
+	set_options_env("{\"autoReport.all\":\"true\",\"autoReport.directory\":\"./deep/report\"}");
+	small_model_build(&s);
+	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
+	/* The graph profile is there as soon as compilation ends. */
+	assert_true(exists("deep/report/profile.pop"));
+	assert_true(exists("deep/report/debug.cbor"));
+	assert_int_equal(check_complete_report("deep/report/profile.pop"), 0);
+	assert_int_equal(tsi_engine_load(e, s.m.device), TSI_OK);
+	tsi_test_run(e, 0);
+	tsi_test_run(e, 1);
+	assert_int_equal(check_complete_report("deep/report/profile.pop"), 2);
+	tsi_engine_free(e);
+	/* Only the two files: no temporary file is left behind. */
+	assert_int_equal(count_entries("deep/report"), 2);
+	db = open_report("deep/report/profile.pop");
+	assert_int_equal(query_int(db, "SELECT count(*) FROM option WHERE name = "
+	                               "'autoReport.all'"),
+	                 1);
+	sqlite3_close(db);
+	tsi_test_model_free(&s.m);
+	workdir_leave(&w);
+}
+
+/* The environment wins over options given in code; code options alone
+ * work too. */
+static void test_environment_over_code(void **state)
+{
+	workdir w;
+	small_model s;
+	tsi_engine *e = NULL;
+	tsi_options *o = tsi_options_new();
+
+	(void)state;
+	workdir_enter(&w);
+	small_model_build(&s);
+	assert_int_equal(tsi_options_set(o, "autoReport.all", "true"), TSI_OK);
+	assert_int_equal(tsi_options_set(o, "autoReport.directory", "from-code"), TSI_OK);
+	set_options_env(NULL);
+	assert_int_equal(small_model_compile(&s, &e, NULL, o), TSI_OK);
+	tsi_engine_free(e);
+	assert_true(exists("from-code/profile.pop"));
+	set_options_env("{\"autoReport.directory\":\"from-env\"}");
+	assert_int_equal(small_model_compile(&s, &e, NULL, o), TSI_OK);
+	tsi_engine_free(e);
+	assert_true(exists("from-env/profile.pop"));
+	/* An environment that turns the report off wins as well. */
+	set_options_env("{\"autoReport.all\":false,\"autoReport.directory\":\"off\"}");
+	assert_int_equal(small_model_compile(&s, &e, NULL, o), TSI_OK);
+	tsi_engine_free(e);
+	assert_false(exists("off"));
+	tsi_options_free(o);
+	tsi_test_model_free(&s.m);
+	workdir_leave(&w);
+}
+
+/* Bad options in the environment fail engine creation with a message
+ * naming the problem, and write nothing. */
+static void test_bad_environment(void **state)
+{
+	workdir w;
+	small_model s;
+	tsi_engine *e = NULL;
+
+	(void)state;
+	workdir_enter(&w);
+	small_model_build(&s);
+	set_options_env("{\"autoReport.all\":\"maybe\"}");
+	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_ERR_BAD_OPTION);
+	assert_null(e);
+	assert_non_null(strstr(tsi_error_last(), "autoReport.all"));
+	set_options_env("{\"autoReport.al\":\"true\"}");
+	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_ERR_BAD_OPTION);
+	assert_non_null(strstr(tsi_error_last(), "autoReport.all"));
+	set_options_env("{\"autoReport.all\":\"true\"");
+	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_ERR_BAD_OPTION);
+	assert_non_null(strstr(tsi_error_last(), "POPLAR_ENGINE_OPTIONS"));
+	assert_int_equal(count_entries("."), 0);
+	tsi_test_model_free(&s.m);
+	workdir_leave(&w);
+}
+
+/* Two engines in one process: two subdirectories, one named after the
+ * engine's name and one after its creation index; the first engine's
+ * files move out of the root when the second arrives. */
+static void test_two_engines_two_subdirectories(void **state)
+{
+	workdir w;
+	small_model s;
+	tsi_engine *a = NULL, *b = NULL;
+
+	(void)state;
+	workdir_enter(&w);
+	set_options_env("{\"autoReport.all\":\"true\",\"autoReport.directory\":\"rep\"}");
+	small_model_build(&s);
+	assert_int_equal(small_model_compile(&s, &a, "training", NULL), TSI_OK);
+	assert_true(exists("rep/profile.pop"));
+	assert_int_equal(small_model_compile(&s, &b, NULL, NULL), TSI_OK);
+	assert_false(exists("rep/profile.pop"));
+	assert_true(exists("rep/training/profile.pop"));
+	assert_true(exists("rep/training/debug.cbor"));
+	assert_int_equal(count_entries("rep"), 2);
+	/* The moved engine keeps writing where its report went. */
+	assert_int_equal(tsi_engine_load(a, s.m.device), TSI_OK);
+	tsi_test_run(a, 0);
+	assert_int_equal(check_complete_report("rep/training/profile.pop"), 1);
+	tsi_engine_free(a);
+	tsi_engine_free(b);
+	{
+		/* The second engine's directory is named engine<index>. */
+		DIR *d = opendir("rep");
+		struct dirent *de;
+		int found = 0;
+
+		assert_non_null(d);
+		while ((de = readdir(d)))
+			if (strncmp(de->d_name, "engine", 6) == 0) {
+				char path[512];
+
+				snprintf(path, sizeof(path), "rep/%s/profile.pop", de->d_name);
+				assert_true(exists(path));
+				found++;
+			}
+		closedir(d);
+		assert_int_equal(found, 1);
+	}
+	tsi_test_model_free(&s.m);
+	workdir_leave(&w);
+}
+
+/* autoReport.executionProfileProgramRunCount keeps that many runs of each
+ * program, in run order. */
+static void test_run_count_per_program(void **state)
+{
+	workdir w;
+	small_model s;
+	tsi_engine *e = NULL;
+	sqlite3 *db;
+
+	(void)state;
+	workdir_enter(&w);
+	set_options_env("{\"autoReport.outputExecutionProfile\":\"true\","
+	                "\"autoReport.executionProfileProgramRunCount\":3}");
+	small_model_build(&s);
+	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
+	assert_int_equal(tsi_engine_load(e, s.m.device), TSI_OK);
+	for (int i = 0; i < 5; i++)
+		tsi_test_run(e, 0);
+	tsi_test_run(e, 1);
+	assert_int_equal(tsi_engine_num_run_profiles(e), 4);
+	tsi_engine_free(e);
+	assert_int_equal(check_complete_report("profile.pop"), 4);
+	db = open_report("profile.pop");
+	assert_int_equal(query_int(db, "SELECT count(*) FROM run WHERE program = 0"), 3);
+	assert_int_equal(query_int(db, "SELECT program FROM run ORDER BY id DESC LIMIT 1"), 1);
+	sqlite3_close(db);
+	/* Only the execution profile was asked for: no debug.cbor. */
+	assert_false(exists("debug.cbor"));
+	tsi_test_model_free(&s.m);
+	workdir_leave(&w);
+}
+
+/* A compile that does not fit, refused by debug.allowOutOfMemory=false,
+ * still leaves its graph profile (with the out-of-memory tiles). */
+static void test_out_of_memory_compile_keeps_report(void **state)
+{
+	workdir w;
+	tsi_test_model m;
+	tsi_tensor *big;
+	tsi_engine *e = NULL;
+	sqlite3 *db;
+
+	(void)state;
+	workdir_enter(&w);
+	set_options_env("{\"autoReport.all\":\"true\",\"debug.allowOutOfMemory\":\"false\"}");
+	tsi_test_model_init(&m, 1, 4, 1);
+	big = tsi_graph_add_variable(m.graph, TSI_FLOAT, TSI_SHAPE(200000), "big");
+	assert_int_equal(tsi_graph_set_tile_mapping(m.graph, big, 0), TSI_OK);
+	assert_int_equal(tsi_graph_create_host_write(m.graph, "big", big), TSI_OK);
+	m.seq = tsi_prog_sequence(m.graph, NULL);
+	assert_int_equal(tsi_engine_new(&e, m.graph, &m.seq, 1, NULL), TSI_ERR_OUT_OF_MEMORY);
+	assert_null(e);
+	check_complete_report("profile.pop");
+	db = open_report("profile.pop");
+	assert_int_equal(query_int(db, "SELECT count(*) FROM oom_tile"), 1);
+	sqlite3_close(db);
+	tsi_test_model_free(&m);
+	workdir_leave(&w);
+}
+
+/*
+ * The child of the SIGKILL test: compiles tut4 with a report that keeps
+ * every run and runs it until killed, so profile.pop is rewritten (copy,
+ * add the run, rename) again and again.
+ */
+static void kill_child(const char *dir)
+{
+	tsi_ipu_model_options o = TSI_IPU_MODEL_OPTIONS_INIT;
+	tut4_sizes sz = {64, 48, 40, 24};
+	tsi_device *dev = NULL;
+	tsi_graph *g = NULL;
+	tsi_engine *e = NULL;
+	tut4_model model;
+	static float m1[64 * 48], m2[48 * 40], m3[40 * 24], result[64 * 24];
+	char json[512];
+
+	snprintf(json, sizeof(json),
+	         "{\"autoReport.all\":\"true\",\"autoReport.directory\":\"%s\","
+	         "\"autoReport.executionProfileProgramRunCount\":100000}",
+	         dir);
+	setenv("POPLAR_ENGINE_OPTIONS", json, 1);
+	o.tiles_per_ipu = 64;
+	if (tsi_device_new_ipu_model(&dev, &o) || tsi_graph_new(&g, tsi_device_get_target(dev), 1) ||
+	    tut4_model_build(&model, g, &sz) ||
+	    tsi_engine_new(&e, g, &model.prog, 1, NULL) || tsi_engine_load(e, dev) ||
+	    tut4_model_connect(e, &model, m1, m2, m3, result))
+		_exit(3);
+	tut4_fill_inputs(&sz, m1, m2, m3);
+	for (;;)
+		if (tsi_engine_run(e, 0))
+			_exit(4);
+}
+
+/* Kills a model with SIGKILL at random moments while it rewrites its
+ * report, many times: profile.pop is always absent or complete. */
+static void test_sigkill_never_leaves_partial_report(void **state)
+{
+	workdir w;
+	int complete = 0, with_runs = 0;
+	const int rounds = 12;
+
+	(void)state;
+	workdir_enter(&w);
+	srand((unsigned)time(NULL));
+	for (int i = 0; i < rounds; i++) {
+		char dir[64], path[128];
+		pid_t pid;
+		int status;
+		struct timespec delay = {0, (long)(20 + rand() % 180) * 1000000L};
+
+		snprintf(dir, sizeof(dir), "round%d", i);
+		snprintf(path, sizeof(path), "%s/profile.pop", dir);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0)
+			kill_child(dir);
+		nanosleep(&delay, NULL);
+		kill(pid, SIGKILL);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (WIFEXITED(status))
+			fail_msg("the child exited with %d before it was killed", WEXITSTATUS(status));
+		if (!exists(path))
+			continue;
+		complete++;
+		if (check_complete_report(path) > 0)
+			with_runs++;
+	}
+	print_message("SIGKILL: %d of %d rounds had a report (%d with runs), all complete\n",
+	              complete, rounds, with_runs);
+	/* The test must have exercised the rewrite, not only the first write. */
+	assert_true(with_runs > 0);
+	workdir_leave(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nothing_without_options),
+		cmocka_unit_test(test_all_writes_both_files),
+		cmocka_unit_test(test_environment_over_code),
+		cmocka_unit_test(test_bad_environment),
+		cmocka_unit_test(test_two_engines_two_subdirectories),
+		cmocka_unit_test(test_run_count_per_program),
+		cmocka_unit_test(test_out_of_memory_compile_keeps_report),
+		cmocka_unit_test(test_sigkill_never_leaves_partial_report),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
