@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "log.h"
 #include "program.h"
+#include "pvti.h"
 #include "target.h"
 #include "types.h"
 #include "vertex.h"
