@@ -193,6 +193,33 @@ static void load_data(const options *opt, idx_dataset *train, idx_dataset *test)
 
 /* Trains and tests the model; exits 2 on bad arguments, 1 on any other
  * failure. */
+/* What the training loop traces (PVTI_OPTIONS; nothing when unset): the
+ * loss of each batch as it arrives from the device, plotted as a graph. */
+typedef struct loss_sink {
+	float *losses;       /* the epoch's losses, one per batch (summed over images) */
+	size_t n_batches;
+	size_t next;         /* the batch whose loss comes next */
+	unsigned batch;      /* images per batch, for the mean */
+	pvti_series *series; /* "Loss" / "train" */
+} loss_sink;
+
+/* The "train_loss" stream's callback: keeps the batch's loss for the
+ * epoch's printout and adds it to the loss graph, with a batch marker on
+ * the Framework channel. */
+static void on_batch_loss(void *buf, size_t bytes, void *user_data)
+{
+	loss_sink *sink = user_data;
+	float loss;
+
+	if (bytes != sizeof(loss))
+		return;
+	memcpy(&loss, buf, sizeof(loss));
+	sink->losses[sink->next] = loss;
+	sink->next = (sink->next + 1) % sink->n_batches;
+	pvti_instant(pvti_channel_framework(), "batch");
+	pvti_series_add(sink->series, (double)loss / sink->batch);
+}
+
 int main(int argc, char **argv)
 {
 	tsi_ipu_model_options model = TSI_IPU_MODEL_OPTIONS_INIT;
@@ -206,6 +233,9 @@ int main(int argc, char **argv)
 	size_t train_batches, test_batches;
 	float *losses = NULL;
 	uint32_t *train_correct = NULL, *test_correct = NULL, tail_correct = 0;
+	pvti_graph *loss_graph, *accuracy_graph;
+	pvti_series *train_accuracy, *test_accuracy;
+	loss_sink sink;
 
 	ex_init("tut5_ml");
 	parse_args(argc, argv, &opt);
@@ -241,27 +271,47 @@ int main(int argc, char **argv)
 	host = (tut5_host){&train, &test, losses, train_correct, test_correct, &tail_correct};
 	tut5_model_connect(&m, engine, &host);
 
+	/* With PVTI_OPTIONS the loop is traced on the Framework channel: a span
+	 * per epoch, a marker and a loss sample per batch, accuracy per epoch. */
+	loss_graph = pvti_graph_new("Loss", "per sample");
+	accuracy_graph = pvti_graph_new("Accuracy", "fraction");
+	sink = (loss_sink){losses, train_batches, 0, opt.batch,
+	                   pvti_graph_add_series(loss_graph, "train")};
+	train_accuracy = pvti_graph_add_series(accuracy_graph, "train");
+	test_accuracy = pvti_graph_add_series(accuracy_graph, "test");
+	ex_must_engine(engine, tsi_engine_connect_stream_cb(engine, "train_loss", on_batch_loss, &sink),
+	               "connecting the loss stream");
+
 	ex_must_engine(engine, tsi_engine_run(engine, TUT5_PROG_INIT), "initialising the parameters");
 	for (unsigned epoch = 1; epoch <= opt.epochs; epoch++) {
 		double loss = 0.0, correct = 0.0, seen = (double)(train_batches * opt.batch);
 
+		char span[32];
+
+		snprintf(span, sizeof(span), "Epoch %u", epoch);
+		pvti_begin(pvti_channel_framework(), span);
 		ex_must_engine(engine, tsi_engine_run(engine, TUT5_PROG_EPOCH), "training");
+		pvti_end(pvti_channel_framework());
 		for (size_t i = 0; i < train_batches; i++) {
 			loss += losses[i];
 			correct += train_correct[i];
 		}
+		pvti_series_add(train_accuracy, correct / seen);
 		printf("Epoch %u: loss %.4f (mean per sample), train accuracy %.4f\n", epoch,
 		       loss / seen, correct / seen);
 		fflush(stdout);
 	}
 
+	pvti_begin(pvti_channel_framework(), "Testing");
 	ex_must_engine(engine, tsi_engine_run(engine, TUT5_PROG_TEST), "testing");
+	pvti_end(pvti_channel_framework());
 	{
 		double correct = tail_correct;
 
 		for (size_t i = 0; i < test_batches; i++)
 			correct += test_correct[i];
 		printf("Test accuracy: %.4f\n", correct / (double)test.count);
+		pvti_series_add(test_accuracy, correct / (double)test.count);
 	}
 
 	free(losses);

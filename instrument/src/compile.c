@@ -638,6 +638,7 @@ int tsi_compile(tsi_compiled **out, tsi_graph *graph, tsi_program *const *progra
 	        "Found %zu programs, %zu compute sets, %zu vertices, %u variables",
 	        ctx.out->programs.len, ctx.out->compute_sets.len, ctx.n_vertices, ctx.out->n_vars);
 
+	TSI_TRACE_BEGINF("Graph checks");
 	rc = for_each_vertex(&ctx, check_type);
 	if (rc == TSI_OK)
 		rc = for_each_vertex(&ctx, check_vertex_tile);
@@ -651,6 +652,7 @@ int tsi_compile(tsi_compiled **out, tsi_graph *graph, tsi_program *const *progra
 		rc = check_program_tensors(&ctx);
 	if (rc == TSI_OK)
 		rc = check_handle_tensors(&ctx);
+	TSI_TRACE_END();
 	if (rc == TSI_OK) {
 		tsi_log(TSI_LOG_DEBUG, "COMPILE", "Graph checks passed");
 		rc = tsi_compile_model(ctx.out, graph, programs, n_programs, opts, hook);

@@ -398,7 +398,10 @@ TSI_API int tsi_engine_new_named(tsi_engine **out, tsi_graph *graph,
 		        core->device_target.name, n_programs, n_programs == 1 ? "" : "s",
 		        core->vars.len, core->compute_sets.len, core->vertices.len, e->replicas,
 		        e->replicas == 1 ? "" : "s");
+	tsi_graph_trace_construction_end(core);
+	TSI_TRACE_BEGINF("Compiling %s%s", name ? "engine " : "graph for ", name ? name : core->device_target.name);
 	rc = tsi_compile(&e->compiled, graph, programs, n_programs, e->options, &hook);
+	TSI_TRACE_END();
 	if (rc)
 		goto fail;
 	rc = tsi_autoreport_error(e->report, NULL);
@@ -584,7 +587,7 @@ oom:
  */
 static int check_fits(tsi_engine *e, const char *what);
 
-TSI_API int tsi_engine_load(tsi_engine *engine, tsi_device *device)
+static int engine_load(tsi_engine *engine, tsi_device *device)
 {
 	const tsi_target *want, *have;
 	int rc;
@@ -654,6 +657,17 @@ TSI_API int tsi_engine_load(tsi_engine *engine, tsi_device *device)
 		        device->target.name, bytes, engine->replicas, engine->replicas == 1 ? "" : "s");
 	}
 	return TSI_OK;
+}
+
+/* Loads the engine onto `device` (engine_load), traced as one span. */
+TSI_API int tsi_engine_load(tsi_engine *engine, tsi_device *device)
+{
+	int rc;
+
+	TSI_TRACE_BEGINF("Loading engine onto %s", device ? device->target.name : "(no device)");
+	rc = engine_load(engine, device);
+	TSI_TRACE_END();
+	return rc;
 }
 
 /* A program that does not fit compiles (debug.allowOutOfMemory, the
@@ -1006,19 +1020,25 @@ static int run_stream_copy(tsi_engine *e, const tsi_program *p, const rmask *m)
 		stream_conn *c = stream_conn_for(e, s, r);
 		if (s->to_device) {
 			if (c->seq != e->copy_seq) {
-				if (c->cb)
+				if (c->cb) {
+					TSI_TRACE_BEGINF("Stream callback %s", s->name);
 					c->cb(c->stage, bytes, c->user_data);
-				else
+					TSI_TRACE_END();
+				} else {
 					circular_read(c, c->stage, bytes);
+				}
 				c->seq = e->copy_seq;
 			}
 			tensor_scatter(e, p->dst, r, c->stage);
 		} else {
 			tensor_gather(e, p->src, r, c->stage);
-			if (c->cb)
+			if (c->cb) {
+				TSI_TRACE_BEGINF("Stream callback %s", s->name);
 				c->cb(c->stage, bytes, c->user_data);
-			else
+				TSI_TRACE_END();
+			} else {
 				circular_write(c, c->stage, bytes);
+			}
 		}
 	}
 	return TSI_OK;
@@ -1638,8 +1658,10 @@ static int keep_run(tsi_engine *engine, size_t index)
 	if (!rp)
 		return engine_fail(engine, TSI_ERR_NO_MEMORY,
 		                   "out of host memory keeping the execution profile");
+	TSI_TRACE_BEGINF("Simulating cycles of run %zu", engine->n_runs);
 	rc = tsi_simulate_run(engine->compiled->model, engine->trace, engine->n_trace, index,
 	                      &engine->run_arena, rp);
+	TSI_TRACE_END();
 	if (rc)
 		return engine_keep_error(engine, rc);
 	engine->runs[engine->n_runs++] = rp;
@@ -1696,7 +1718,10 @@ TSI_API int tsi_engine_run(tsi_engine *engine, size_t index)
 	keep = engine->runs_of_program[index] < engine->cfg.run_count;
 	engine->tracing = keep;
 	engine->n_trace = 0;
+	TSI_TRACE_BEGINF("Run program %zu (%s)", index,
+	                 p->name ? p->name : tsi_program_kind_name(p->kind));
 	rc = exec(engine, p, &all, 0);
+	TSI_TRACE_END();
 	if (keep) {
 		bool complete = engine->tracing;
 		engine->tracing = false;
@@ -1784,9 +1809,11 @@ static int write_tensor(tsi_engine *e, const char *name, bool all, unsigned repl
 		return rc;
 	if (e->dry)
 		return TSI_OK; /* PRE_COMPILE: accepted and dropped */
+	TSI_TRACE_BEGINF("Write tensor %s", name);
 	for (unsigned r = 0; r < e->replicas; r++)
 		if (all || r == replica)
 			tensor_scatter(e, t, r, buf);
+	TSI_TRACE_END();
 	return TSI_OK;
 }
 
@@ -1799,10 +1826,13 @@ static int read_tensor(tsi_engine *e, const char *name, unsigned replica, void *
 
 	if (rc)
 		return rc;
-	if (e->dry)
+	if (e->dry) {
 		memset(buf, 0, bytes); /* PRE_COMPILE: the device returns zeros */
-	else
+	} else {
+		TSI_TRACE_BEGINF("Read tensor %s", name);
 		tensor_gather(e, t, replica, buf);
+		TSI_TRACE_END();
+	}
 	return TSI_OK;
 }
 

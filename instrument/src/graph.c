@@ -53,6 +53,11 @@ TSI_API int tsi_graph_new(tsi_graph **out, const tsi_target *target, unsigned re
 	g->core = core;
 	g->target = core->target;
 	*out = g;
+	if (pvti_recording_()) {
+		pvti_begin(pvti_channel_poplar(), "Graph construction");
+		core->construction_traced = true;
+		core->construction_thread = pthread_self();
+	}
 	tsi_log(TSI_LOG_INFO, "GRAPH", "Created graph for target '%s' (%u tiles%s)", target->name,
 	        core->target.num_tiles, replication_factor > 1 ? ", replicated" : "");
 	return TSI_OK;
@@ -62,6 +67,20 @@ oom:
 	return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory creating a graph");
 }
 
+/*
+ * Ends the "Graph construction" span (begun by tsi_graph_new) when it is
+ * open and this is the thread that began it; spans must end on their own
+ * thread, and a graph compiled elsewhere simply leaves it to the trace's
+ * count of unclosed spans.
+ */
+void tsi_graph_trace_construction_end(tsi_graph_core *core)
+{
+	if (!core->construction_traced || !pthread_equal(core->construction_thread, pthread_self()))
+		return;
+	core->construction_traced = false;
+	pvti_end(pvti_channel_poplar());
+}
+
 TSI_API void tsi_graph_free(tsi_graph *graph)
 {
 	tsi_graph_core *core;
@@ -69,6 +88,7 @@ TSI_API void tsi_graph_free(tsi_graph *graph)
 	if (!graph || graph->parent)
 		return;
 	core = graph->core;
+	tsi_graph_trace_construction_end(core);
 	for (size_t i = 0; i < core->vars.len; i++) {
 		tsi_var *v = core->vars.items[i];
 		free(v->init);

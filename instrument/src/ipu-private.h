@@ -18,7 +18,9 @@
 #define TSI_BUILDING_LIBRARY 1
 #include "tilescope/ipu.h"
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdio.h>
 
 /* --- Small utilities (util.c) -------------------------------------------- */
 
@@ -44,6 +46,26 @@ typedef struct tsi_vec {
 /* Appends; returns TSI_OK or TSI_ERR_NO_MEMORY. */
 int tsi_vec_push(tsi_vec *vec, void *item);
 void tsi_vec_clear(tsi_vec *vec);
+
+/* --- The runtime's own tracepoints (channel "Poplar") --------------------- */
+
+/* Begins a span on the Poplar channel named by a printf format; the name
+ * is only formatted while a trace is recording, so a disabled trace costs
+ * one branch. End with TSI_TRACE_END(). */
+#define TSI_TRACE_BEGINF(...)                                                  \
+	do {                                                                   \
+		if (pvti_recording_()) {                                       \
+			char tsi_trace_name_[192];                             \
+			snprintf(tsi_trace_name_, sizeof(tsi_trace_name_), __VA_ARGS__); \
+			pvti_begin(pvti_channel_poplar(), tsi_trace_name_);    \
+		}                                                              \
+	} while (0)
+#define TSI_TRACE_END() pvti_end(pvti_channel_poplar())
+
+/* Ends the graph's "Graph construction" span if it is open on this thread
+ * (graph.c). */
+struct tsi_graph_core;
+void tsi_graph_trace_construction_end(struct tsi_graph_core *core);
 
 /* Thread-local last error (error.c). Returns `code` for tail calls. */
 int tsi_set_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -207,6 +229,10 @@ struct tsi_function {
 
 /* Everything a top-level graph and its virtual graphs share. */
 typedef struct tsi_graph_core {
+	/* The "Graph construction" trace span, open from tsi_graph_new until
+	 * the graph is first compiled (or freed) on the thread that made it. */
+	bool construction_traced;
+	pthread_t construction_thread;
 	tsi_target device_target;  /* the target the graph was created for */
 	tsi_target target;         /* one replica's target */
 	unsigned replication;

@@ -417,13 +417,20 @@ int tsi_compile_model(tsi_compiled *compiled, tsi_graph *graph, tsi_program *con
 		{"memory layout", tsi_memory_layout},
 	};
 	tsi_log(TSI_LOG_INFO, "COMPILE", "Lowering programs and planning exchanges");
+	TSI_TRACE_BEGINF("Lowering and exchange planning");
 	rc = tsi_lower(b, programs, n_programs);
+	TSI_TRACE_END();
 	for (size_t i = 0; !rc && i < sizeof(phases) / sizeof(phases[0]); i++) {
 		tsi_log(TSI_LOG_INFO, "COMPILE", "Compiler model: %s", phases[i].name);
+		TSI_TRACE_BEGINF("Compiler model: %s", phases[i].name);
 		rc = phases[i].run(b);
+		TSI_TRACE_END();
 	}
-	if (!rc && hook && hook->ready_cb)
+	if (!rc && hook && hook->ready_cb) {
+		TSI_TRACE_BEGINF("Writing reports");
 		hook->ready_cb(&b->profile, hook->user_data);
+		TSI_TRACE_END();
+	}
 	if (!rc && b->profile.n_oom_tiles) {
 		char msg[768];
 		tsi_model_oom_message(b, msg, sizeof(msg));

@@ -389,7 +389,9 @@ void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *use
 		if (keep_failure(ar, output_path(ar, "profile.pop", &path)))
 			return;
 		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Writing the graph profile to '%s'", path);
+		TSI_TRACE_BEGINF("Writing profile.pop");
 		rc = tsi_report_writer_new(&ar->writer, path, gp, &meta);
+		TSI_TRACE_END();
 		free(path);
 		if (keep_failure(ar, rc))
 			return;
@@ -401,7 +403,9 @@ void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *use
 		if (keep_failure(ar, output_path(ar, "debug.cbor", &path)))
 			return;
 		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Writing debug information to '%s'", path);
+		TSI_TRACE_BEGINF("Writing debug.cbor");
 		rc = tsi_debug_cbor_write(path, gp);
+		TSI_TRACE_END();
 		free(path);
 		if (keep_failure(ar, rc))
 			return;
@@ -427,7 +431,9 @@ static int write_runs(tsi_autoreport *ar, const tsi_run_profile *const *runs, si
 		return TSI_OK;
 	tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Adding %zu run%s to '%s'", n - ar->runs_written,
 	        n - ar->runs_written == 1 ? "" : "s", tsi_report_writer_path(ar->writer));
+	TSI_TRACE_BEGINF("Adding runs to profile.pop");
 	rc = tsi_report_writer_add_runs(ar->writer, runs, n);
+	TSI_TRACE_END();
 	if (keep_failure(ar, rc))
 		return rc;
 	ar->runs_written = n;
