@@ -5,7 +5,8 @@
 #
 #   tut4_profiling/     the user guide's tutorial 4 ((m1 x m2) x m3), Mk2
 #   tut7_mk1/           tutorial 7's matrix-vector product, 10000 x 1000, Mk1
-#   tut5_ml/            tutorial 5's classifier, one epoch on synthetic data
+#   tut5_ml/            tutorial 5's classifier, one epoch on synthetic data,
+#                       with its system trace (tut5_ml.pvti, PVTI_OPTIONS)
 #
 # usage: sample-reports/regenerate.sh [BUILD_DIR]   (default: build-release)
 # Run it after a change to db-schema/profile.sql (the sample-reports test
@@ -34,5 +35,9 @@ regen() {
 
 regen tut4_profiling "$ex/tut4_profiling"
 regen tut7_mk1 "$ex/tut7_matrix_vector_opt" --ipu mk1 10000 1000
-regen tut5_ml "$ex/tut5_ml" --synthetic --epochs 1
+tracedir=$(mktemp -d)
+PVTI_OPTIONS="{\"enable\":\"true\",\"directory\":\"$tracedir\"}" \
+	regen tut5_ml "$ex/tut5_ml" --synthetic --epochs 1
+mv "$tracedir"/*.pvti "$here/tut5_ml/tut5_ml.pvti"
+rmdir "$tracedir"
 du -sh "$here"/*/ | sed "s|$root/||"

@@ -3,6 +3,8 @@
 # current schema (the application id and version db-schema/format.h
 # declares), is intact, and has its debug.cbor beside it.
 #
+# Every .pvti there must be a trace of the current trace schema.
+#
 # usage: check-sample-reports.sh SAMPLE_DIR FORMAT_H
 set -u
 
@@ -30,6 +32,25 @@ for pop in "$dir"/*/profile.pop; do
 	fi
 	[ -s "$sample/debug.cbor" ] || { echo "FAIL: $sample/debug.cbor is missing"; status=1; }
 done
+want_pvti_version=$(sed -n 's/^#define TSF_PVTI_SCHEMA_VERSION \([0-9][0-9]*\).*/\1/p' "$2")
+want_pvti_app=$(( $(sed -n 's/^#define TSF_PVTI_APPLICATION_ID \(0x[0-9A-Fa-f]*\).*/\1/p' "$2") ))
+traces=0
+for pvti in "$dir"/*/*.pvti; do
+	[ -f "$pvti" ] || continue
+	traces=$((traces + 1))
+	app=$(sqlite3 -readonly "$pvti" 'PRAGMA application_id')
+	version=$(sqlite3 -readonly "$pvti" 'PRAGMA user_version')
+	if [ "$app" != "$want_pvti_app" ] || [ "$version" != "$want_pvti_version" ]; then
+		echo "FAIL: $pvti is application $app version $version; the trace schema is $want_pvti_app version $want_pvti_version (run sample-reports/regenerate.sh)"
+		status=1
+	else
+		echo "ok: $pvti (trace schema version $version)"
+	fi
+done
+if [ "$traces" -lt 1 ]; then
+	echo "FAIL: expected a .pvti trace in $dir"
+	status=1
+fi
 if [ "$n" -lt 3 ]; then
 	echo "FAIL: expected 3 sample reports in $dir, found $n"
 	status=1
