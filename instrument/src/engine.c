@@ -1802,7 +1802,7 @@ static int host_handle_check(tsi_engine *e, const char *name, bool is_write, boo
 static int write_tensor(tsi_engine *e, const char *name, bool all, unsigned replica,
                         const void *buf, size_t bytes)
 {
-	const tsi_tensor *t;
+	const tsi_tensor *t = NULL;
 	int rc = host_handle_check(e, name, true, all, replica, buf, bytes, &t);
 
 	if (rc)
@@ -1821,7 +1821,7 @@ static int write_tensor(tsi_engine *e, const char *name, bool all, unsigned repl
 static int read_tensor(tsi_engine *e, const char *name, unsigned replica, void *buf,
                        size_t bytes)
 {
-	const tsi_tensor *t;
+	const tsi_tensor *t = NULL;
 	int rc = host_handle_check(e, name, false, false, replica, buf, bytes, &t);
 
 	if (rc)
