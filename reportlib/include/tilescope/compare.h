@@ -1,0 +1,55 @@
+/*
+ * Comparing two reports: the base and the new one matched by the names of
+ * programs, compute sets, variables, vertex types and operations; a delta
+ * for every total of report.h, per category, per step kind, per vertex
+ * type, per operation; and what exists in only one of them. The
+ * `tilescope diff` command gates CI on it.
+ */
+#pragma once
+
+#include "report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tsr_metric_unit {
+	TSR_UNIT_BYTES = 0,
+	TSR_UNIT_CYCLES,
+	TSR_UNIT_TILES,
+	TSR_UNIT_COUNT,          /* a plain count */
+	TSR_UNIT_FLOPS
+} tsr_metric_unit;
+
+/* One compared figure. Metric names are stable, dotted and documented in
+ * the README ("memory.total_including_gaps", "memory.category.message",
+ * "cycles.total", "cycles.step_type.DoExchange",
+ * "cycles.vertex_type.<name>", "cycles.operation.<name>",
+ * "cycles.compute_set.<name>" ...). */
+typedef struct tsr_delta {
+	const char *metric;
+	tsr_metric_unit unit;
+	bool in_base, in_new;    /* false: the item exists in one report only */
+	uint64_t base, new_value;
+	int64_t change;          /* new - base (saturated) */
+	double percent;          /* change / base * 100; 0 when base is 0 */
+} tsr_delta;
+
+typedef struct tsr_comparison tsr_comparison;
+
+/* Compares `base` and `new_report`, using run `base_run` / `new_run` for
+ * execution figures (-1: the last run kept; a report without runs has no
+ * execution figures). The caller frees with tsr_comparison_free(). */
+TSR_API int tsr_compare(tsr_comparison **out, tsr_report *base, tsr_report *new_report,
+                        int64_t base_run, int64_t new_run);
+TSR_API void tsr_comparison_free(tsr_comparison *cmp);
+/* The deltas: totals first, then per category, step type, vertex type,
+ * operation, compute set; within a group by name. */
+TSR_API size_t tsr_comparison_count(const tsr_comparison *cmp);
+TSR_API const tsr_delta *tsr_comparison_at(const tsr_comparison *cmp, size_t i);
+/* The delta of `metric`, or NULL. */
+TSR_API const tsr_delta *tsr_comparison_lookup(const tsr_comparison *cmp, const char *metric);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,30 @@
+/*
+ * A report's graph and execution profiles in the shape of the Poplar user
+ * guide's "Profiling" chapter, as JSON or CBOR: the same documents
+ * tilescope/serialise.h writes from a live engine, rebuilt from the file,
+ * for scripts written against Poplar's JSON profiles.
+ */
+#pragma once
+
+#include "report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tsr_export_format {
+	TSR_EXPORT_JSON = 0,
+	TSR_EXPORT_CBOR
+} tsr_export_format;
+
+/* *out is malloc'd (JSON: NUL-terminated, not counted in *out_len); the
+ * caller frees it with free(). */
+TSR_API int tsr_export_graph_profile(void **out, size_t *out_len, tsr_report *report,
+                                     tsr_export_format format);
+/* Every run kept, on one cycle axis, as tsi_execution_profile_serialise. */
+TSR_API int tsr_export_execution_profile(void **out, size_t *out_len, tsr_report *report,
+                                         tsr_export_format format);
+
+#ifdef __cplusplus
+}
+#endif

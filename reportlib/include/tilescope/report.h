@@ -1,0 +1,430 @@
+/*
+ * reportlib: reading profile.pop reports (libtilescope-report, prefix tsr_).
+ *
+ * Every figure the `tilescope` command and the Graph Analyser show comes
+ * from here: target, graph counts, memory by tile / region / category /
+ * compute set / vertex type / variable / IPU, tile histograms, liveness,
+ * the program tree, runs and their execution steps, totals by activity,
+ * cycles by vertex type, FLOPs and utilisation, and operations (debug
+ * contexts).
+ *
+ * Files travel between people, so a report is opened read-only and
+ * defensively: SQLite's defensive configuration, trusted_schema off,
+ * nothing defined in the file (triggers, views, virtual tables) ever runs,
+ * every count, index and blob read is checked against the data around it,
+ * and memory is capped. A bad file gets one error code and a one-line
+ * message; never a crash, a hang or an unbounded allocation.
+ *
+ * Conventions (the house style): functions return TSR_OK or a negative
+ * tsr_error; out-parameters come first; the handle keeps a message for
+ * its last failure (tsr_report_error); data returned as `const` pointers
+ * is borrowed and valid until tsr_report_free(); anything the caller must
+ * free says so. Ids are the 0-based ids of profile.pop (see
+ * db-schema/profile.sql); "none" is -1 in int64_t fields. An `ipu`
+ * argument of -1 means all IPUs of one replica.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define TSR_API
+#else
+#define TSR_API __attribute__((visibility("default")))
+#endif
+
+/* --- Errors ------------------------------------------------------------- */
+
+typedef enum tsr_error {
+	TSR_OK = 0,
+	TSR_ERR_INVALID_ARGUMENT = -1, /* a bad argument from the caller */
+	TSR_ERR_NO_MEMORY = -2,        /* the host ran out of memory */
+	TSR_ERR_NOT_FOUND = -3,        /* no such file or directory */
+	TSR_ERR_NOT_SQLITE = -4,       /* not an SQLite database */
+	TSR_ERR_NOT_REPORT = -5,       /* SQLite, but not a Tilescope report of this kind */
+	TSR_ERR_SCHEMA_TOO_NEW = -6,   /* written by a newer Tilescope (message names both versions) */
+	TSR_ERR_SCHEMA_TOO_OLD = -7,   /* written by an older Tilescope this one cannot read */
+	TSR_ERR_CORRUPT = -8,          /* damaged, or a value contradicts the rest of the file */
+	TSR_ERR_TOO_LARGE = -9,        /* reading it would pass the memory cap */
+	TSR_ERR_IO = -10,              /* an operating-system read or write failed */
+	TSR_ERR_OUT_OF_RANGE = -11,    /* an index (run, step, tile, id) past the end */
+	TSR_ERR_NO_DATA = -12          /* the report does not hold what was asked (no runs ...) */
+} tsr_error;
+
+/* "TSR_ERR_CORRUPT" ... for a code; "unknown" for others. */
+TSR_API const char *tsr_error_name(int code);
+/* The message of the last failure on this thread of a call that has no
+ * handle to keep it in (tsr_report_open, tsr_trace_open ...). Never NULL. */
+TSR_API const char *tsr_last_error(void);
+
+/* --- Opening ------------------------------------------------------------ */
+
+typedef struct tsr_report tsr_report;
+
+typedef struct tsr_open_options {
+	unsigned version;        /* TSR_OPEN_OPTIONS_VERSION */
+	uint64_t memory_cap;     /* bytes reportlib may hold for this report; 0: 2 GiB */
+} tsr_open_options;
+#define TSR_OPEN_OPTIONS_VERSION 1
+#define TSR_OPEN_OPTIONS_INIT {TSR_OPEN_OPTIONS_VERSION, 0}
+
+/*
+ * Opens `path`: a profile.pop, or an autoReport directory holding one
+ * (its debug.cbor is taken along when present). `opts` may be NULL. On
+ * failure *out is NULL and tsr_last_error() says why in one line naming
+ * the file: TSR_ERR_NOT_FOUND, TSR_ERR_NOT_SQLITE, TSR_ERR_NOT_REPORT,
+ * TSR_ERR_SCHEMA_TOO_NEW / _TOO_OLD (naming both versions),
+ * TSR_ERR_CORRUPT, TSR_ERR_TOO_LARGE. The caller frees with
+ * tsr_report_free(). Opening reads the small tables (target, tiles,
+ * categories, programs, compute sets, vertex types, runs); per-tile
+ * arrays, steps and variables are read when first asked for.
+ */
+TSR_API int tsr_report_open(tsr_report **out, const char *path, const tsr_open_options *opts);
+TSR_API void tsr_report_free(tsr_report *report);
+/* The message of the handle's last failure ("" when none). */
+TSR_API const char *tsr_report_error(const tsr_report *report);
+/* The profile.pop path opened, and the debug.cbor taken along (or NULL). */
+TSR_API const char *tsr_report_path(const tsr_report *report);
+TSR_API const char *tsr_report_debug_info_path(const tsr_report *report);
+
+/* --- About the report ---------------------------------------------------- */
+
+typedef struct tsr_report_info {
+	const char *tilescope_version; /* of the writer */
+	const char *created;           /* ISO 8601 UTC */
+	const char *command_line;      /* or NULL */
+	const char *engine_name;       /* or NULL */
+	const char *profiler_mode;     /* "IPU_MODEL", "COMPUTE_SETS" ... */
+	unsigned schema_version;
+	bool lowered_vars;             /* compiler allocations listed among variables */
+	size_t n_options;
+	const char *const *option_names;  /* the engine options in force */
+	const char *const *option_values;
+} tsr_report_info;
+TSR_API const tsr_report_info *tsr_report_get_info(const tsr_report *report);
+
+typedef struct tsr_target {
+	const char *type;             /* "IPU_MODEL" */
+	const char *name;             /* "ipu2" */
+	const char *ipu_version;      /* "Mk2" */
+	unsigned num_ipus;            /* of one replica */
+	unsigned tiles_per_ipu;
+	unsigned num_tiles;           /* num_ipus * tiles_per_ipu */
+	unsigned replication_factor;
+	unsigned num_worker_contexts;
+	uint64_t bytes_per_tile;
+	uint64_t bytes_per_ipu;
+	uint64_t total_memory;        /* bytes, one replica */
+	uint64_t clock_frequency;     /* Hz */
+	uint64_t fp16_amp_flops_per_cycle; /* per tile */
+	uint64_t fp32_flops_per_cycle;     /* per tile */
+	uint32_t min_sync_delay;      /* cycles */
+} tsr_target;
+TSR_API const tsr_target *tsr_report_get_target(const tsr_report *report);
+/* Sync delay of each tile of one IPU (tiles_per_ipu entries; cycles above
+ * min_sync_delay), into the caller's array. */
+TSR_API int tsr_report_relative_sync_delays(tsr_report *report, uint64_t *out, size_t n);
+
+/* The guide's "graph" plus what the report lists. */
+typedef struct tsr_graph_counts {
+	uint64_t compute_sets, edges, variables, vertices; /* the guide's "graph" */
+	size_t programs, control_programs, function_programs, vertex_types,
+	    internal_exchanges, external_exchanges, host_exchanges, listed_variables,
+	    liveness_steps, debug_contexts, runs;
+} tsr_graph_counts;
+TSR_API const tsr_graph_counts *tsr_report_get_counts(const tsr_report *report);
+
+/* --- Memory ---------------------------------------------------------------- */
+
+typedef enum tsr_region {
+	TSR_REGION_INTERLEAVED = 0,
+	TSR_REGION_NON_INTERLEAVED,
+	TSR_REGION_OVERFLOWED,
+	TSR_REGION_COUNT
+} tsr_region;
+
+/* One tile ("byTile"), in bytes. */
+typedef struct tsr_tile_memory {
+	uint64_t region[TSR_REGION_COUNT];
+	uint64_t region_including_gaps[TSR_REGION_COUNT];
+	uint64_t total, total_including_gaps;
+} tsr_tile_memory;
+/* Every tile (num_tiles entries). */
+TSR_API int tsr_report_tile_memory(tsr_report *report, const tsr_tile_memory **out, size_t *n);
+
+/* Memory of all tiles (ipu = -1) or one IPU. */
+typedef struct tsr_memory_totals {
+	uint64_t capacity;                       /* bytes_per_tile * tiles counted */
+	uint64_t total, total_including_gaps;    /* sums over the tiles */
+	uint64_t region[TSR_REGION_COUNT], region_including_gaps[TSR_REGION_COUNT];
+	uint32_t max_tile;                       /* the tile with the most, including gaps */
+	uint64_t max_tile_bytes;                 /* its total_including_gaps */
+	uint32_t max_tile_excluding_gaps;        /* the tile with the most data */
+	uint64_t max_tile_excluding_gaps_bytes;
+	uint64_t min_tile_bytes;                 /* the least total_including_gaps */
+	double mean_tile_bytes;                  /* mean total_including_gaps */
+	size_t oom_tiles;                        /* tiles above bytes_per_tile */
+} tsr_memory_totals;
+TSR_API int tsr_report_memory_totals(tsr_report *report, int ipu, tsr_memory_totals *out);
+
+/* Out-of-memory tiles, ascending. */
+TSR_API int tsr_report_oom_tiles(tsr_report *report, const uint32_t **out, size_t *n);
+
+/* The k fullest tiles of `ipu` (-1: all), by total including gaps (or
+ * excluding), fullest first; ties by tile number. *n = min(k, tiles).
+ * The caller frees *out with free(). */
+TSR_API int tsr_report_largest_tiles(tsr_report *report, uint32_t **out, size_t *n, int ipu,
+                                     bool including_gaps, size_t k);
+
+/* Tiles per memory bucket: bucket b counts tiles whose total (including
+ * gaps or not) lies in [b * width, (b + 1) * width). `width` 0 picks one
+ * that gives about 20 buckets up to the fullest tile (its value in
+ * *width_out). The caller frees *counts with free(). */
+TSR_API int tsr_report_tile_histogram(tsr_report *report, uint64_t **counts, size_t *n_buckets,
+                                      uint64_t *width_out, int ipu, bool including_gaps,
+                                      uint64_t width);
+
+/* The guide's memory categories, in its order (alphabetical). */
+TSR_API size_t tsr_category_count(void);
+TSR_API const char *tsr_category_name(size_t category);
+
+/* One category's bytes by region and overlap, summed over tiles. */
+typedef struct tsr_category_memory {
+	const char *name;                        /* "controlCode" ... */
+	uint64_t bytes[TSR_REGION_COUNT][2];     /* [region][overlapped] */
+	uint64_t total;                          /* all regions, both */
+	uint64_t overlapped, non_overlapped;
+} tsr_category_memory;
+/* Every category (tsr_category_count() entries) for `ipu` (-1: all).
+ * The caller frees *out with free(). */
+TSR_API int tsr_report_memory_by_category(tsr_report *report, tsr_category_memory **out,
+                                          size_t *n, int ipu);
+/* One category's bytes on each tile (num_tiles entries into `out`),
+ * summed over regions and overlap. */
+TSR_API int tsr_report_category_by_tile(tsr_report *report, uint64_t *out, size_t n,
+                                        size_t category);
+
+/* Memory of the vertices of one compute set or vertex type ("byComputeSet",
+ * "byVertexType"), in bytes. */
+typedef struct tsr_vertex_memory {
+	uint64_t code, copy_ptr, descriptor, edge_ptr, padding, vertex_data, total;
+} tsr_vertex_memory;
+TSR_API int tsr_report_compute_set_memory(tsr_report *report, tsr_vertex_memory *out,
+                                          size_t compute_set, int ipu);
+TSR_API int tsr_report_vertex_type_memory(tsr_report *report, tsr_vertex_memory *out,
+                                          size_t vertex_type, int ipu);
+/* Sums over every vertex type (the "vertex data" part of the summary). */
+TSR_API int tsr_report_vertex_memory_totals(tsr_report *report, tsr_vertex_memory *out, int ipu);
+
+/* A listed variable. */
+typedef struct tsr_variable {
+	uint32_t id;
+	const char *name;
+	const char *category;     /* as tsr_category_name */
+	const char *type;         /* "float", "half" ... */
+	const char *shape;        /* "[10,20]" */
+	uint64_t bytes;           /* all tiles of one replica */
+	uint32_t tiles;
+	bool always_live;
+	int64_t live_from, live_to; /* liveness step interval, -1 when none */
+	int64_t debug_context;    /* -1: none */
+} tsr_variable;
+/* Every listed variable, by id. */
+TSR_API int tsr_report_variables(tsr_report *report, const tsr_variable **out, size_t *n);
+/* Bytes of variable index `i` (into tsr_report_variables) on each tile. */
+TSR_API int tsr_report_variable_by_tile(tsr_report *report, uint64_t *out, size_t n, size_t i);
+
+/* --- Liveness --------------------------------------------------------------- */
+
+typedef struct tsr_liveness_step {
+	uint32_t program;              /* program id */
+	int64_t parent;                /* enclosing step, -1 at top level */
+	uint32_t depth;
+	uint64_t not_always_live;      /* bytes, all tiles of one replica */
+} tsr_liveness_step;
+TSR_API int tsr_report_liveness_steps(tsr_report *report, const tsr_liveness_step **out,
+                                      size_t *n);
+/* Bytes live throughout (all tiles of one replica). */
+TSR_API uint64_t tsr_report_always_live_bytes(const tsr_report *report);
+/* The step with the most not-always-live bytes (the first of equals). */
+TSR_API int tsr_report_peak_liveness(tsr_report *report, size_t *step, uint64_t *bytes);
+/* Not-always-live bytes at `step` on each tile (num_tiles entries), from
+ * the listed variables (so complete only with lowered_vars). */
+TSR_API int tsr_report_liveness_by_tile(tsr_report *report, uint64_t *out, size_t n, size_t step);
+/* The same summed per IPU (num_ipus entries). */
+TSR_API int tsr_report_liveness_by_ipu(tsr_report *report, uint64_t *out, size_t n, size_t step);
+/* Indexes (into tsr_report_variables) of the variables live at `step`,
+ * always-live ones included, largest first. The caller frees *out. */
+TSR_API int tsr_report_live_variables(tsr_report *report, size_t **out, size_t *n, size_t step);
+
+/* --- Programs, compute sets, vertex types, exchanges ------------------------ */
+
+typedef enum tsr_exchange_kind {
+	TSR_EXCHANGE_INTERNAL = 0,
+	TSR_EXCHANGE_EXTERNAL,
+	TSR_EXCHANGE_HOST,
+	TSR_EXCHANGE_KIND_COUNT
+} tsr_exchange_kind;
+
+typedef struct tsr_program {
+	const char *type;          /* the guide's tag: "Sequence", "OnTileExecute" ... */
+	const char *name;          /* or NULL */
+	const uint32_t *children;  /* program ids */
+	size_t n_children;
+	int64_t compute_set;       /* OnTileExecute, else -1 */
+	int64_t exchange;          /* exchange programs: id within exchange_kind, else -1 */
+	tsr_exchange_kind exchange_kind;
+	int64_t function;          /* Call: function index, else -1 */
+	const char *sync_type;     /* Sync: "Internal" ..., else NULL */
+	uint64_t repeat_count;     /* Repeat */
+	uint64_t code_bytes;       /* exchange programs: memoryByInstruction total */
+	int64_t debug_context;     /* -1: none */
+} tsr_program;
+TSR_API int tsr_report_programs(tsr_report *report, const tsr_program **out, size_t *n);
+/* Program ids of each engine program, and of each function. */
+TSR_API int tsr_report_control_programs(tsr_report *report, const uint32_t **out, size_t *n);
+TSR_API int tsr_report_function_programs(tsr_report *report, const uint32_t **out, size_t *n);
+
+typedef struct tsr_compute_set {
+	const char *name;
+	uint32_t tiles;            /* tiles it runs on */
+	uint64_t vertices;
+	uint64_t cycles;           /* the slowest tile */
+	uint64_t cycles_sum;       /* over tiles */
+	uint64_t active_cycles, active_cycles_sum;
+	uint64_t flops;            /* per execution */
+	int64_t debug_context;
+} tsr_compute_set;
+TSR_API int tsr_report_compute_sets(tsr_report *report, const tsr_compute_set **out, size_t *n);
+/* Cycles of compute set `cs` on each tile (active: only while a vertex
+ * runs), num_tiles entries. */
+TSR_API int tsr_report_compute_set_cycles_by_tile(tsr_report *report, uint64_t *out, size_t n,
+                                                  size_t cs, bool active);
+
+typedef struct tsr_vertex_type {
+	const char *name;
+	uint32_t state_bytes;      /* per instance */
+	uint32_t code_bytes;       /* per tile */
+	uint64_t instances;
+	uint64_t flops;            /* all instances, one execution of each compute set */
+} tsr_vertex_type;
+TSR_API int tsr_report_vertex_types(tsr_report *report, const tsr_vertex_type **out, size_t *n);
+
+typedef struct tsr_exchange {
+	const char *name;
+	uint32_t tiles;
+	uint64_t bytes_received, bytes_sent;
+	uint64_t cycles, cycles_sum;
+} tsr_exchange;
+TSR_API int tsr_report_exchanges(tsr_report *report, const tsr_exchange **out, size_t *n,
+                                 tsr_exchange_kind kind);
+
+/* --- Execution ------------------------------------------------------------------ */
+
+typedef enum tsr_step_type {
+	TSR_STEP_ON_TILE_EXECUTE = 0,
+	TSR_STEP_DO_EXCHANGE,
+	TSR_STEP_GLOBAL_EXCHANGE,
+	TSR_STEP_STREAM_COPY,
+	TSR_STEP_SYNC,
+	TSR_STEP_COPY_SHARED_STRUCTURE,
+	TSR_STEP_TYPE_COUNT
+} tsr_step_type;
+/* The guide's tag: "OnTileExecute" ... */
+TSR_API const char *tsr_step_type_name(tsr_step_type type);
+
+typedef struct tsr_tile_cycles {
+	uint64_t active_compute, compute, do_exchange, global_exchange, stream_copy, sync,
+	    copy_shared_structure;
+} tsr_tile_cycles;
+
+typedef struct tsr_run {
+	uint32_t program;          /* engine program index that ran */
+	uint64_t cycles;
+	size_t n_steps, trace_length;
+	tsr_tile_cycles tile_cycles; /* summed over tiles */
+} tsr_run;
+TSR_API int tsr_report_runs(tsr_report *report, const tsr_run **out, size_t *n);
+
+typedef struct tsr_step {
+	tsr_step_type type;
+	uint32_t program;
+	int64_t compute_set;       /* OnTileExecute, else -1 */
+	int64_t exchange;          /* exchange steps: id within the kind the type implies */
+	const char *sync_type;     /* Sync, else NULL */
+	uint64_t cycles_from, cycles_to, cycles, cycles_overlapped;
+	uint32_t active_tiles;
+	double tile_balance, active_tile_balance, thread_balance; /* NaN when undefined */
+	uint64_t total_data;
+	double data_balance;
+} tsr_step;
+/* The steps of run `run`, read on first use. */
+TSR_API int tsr_report_steps(tsr_report *report, const tsr_step **out, size_t *n, size_t run);
+TSR_API int tsr_report_program_trace(tsr_report *report, const uint32_t **out, size_t *n,
+                                     size_t run);
+
+/* A run's totals by activity: the wall-clock cycles of its steps of each
+ * type, their count, and the tile cycles. */
+typedef struct tsr_activity {
+	uint64_t cycles;                              /* the run's length */
+	uint64_t step_cycles[TSR_STEP_TYPE_COUNT];    /* sum of steps' cycles by type */
+	size_t steps[TSR_STEP_TYPE_COUNT];
+	tsr_tile_cycles tile_cycles;
+} tsr_activity;
+TSR_API int tsr_report_run_activity(tsr_report *report, tsr_activity *out, size_t run);
+
+/* Cycles by vertex type: active cycles summed over tiles, weighted by how
+ * many times each compute set ran in `run` (run -1: once each). */
+typedef struct tsr_vertex_type_cycles {
+	size_t vertex_type;
+	uint64_t cycles;
+	uint64_t instances;        /* vertices of the type */
+	uint64_t executions;       /* vertex executions (instances x compute set runs) */
+} tsr_vertex_type_cycles;
+/* Largest cycles first; the caller frees *out. */
+TSR_API int tsr_report_cycles_by_vertex_type(tsr_report *report, tsr_vertex_type_cycles **out,
+                                             size_t *n, int64_t run);
+
+/* FLOPs of a run and the utilisation of the target's peak over its length
+ * (peak: fp32_flops_per_cycle, or fp16_amp when `half` is set, x tiles x
+ * clock). */
+typedef struct tsr_flops {
+	uint64_t flops;
+	uint64_t cycles;
+	double seconds;
+	double flops_per_second;
+	double peak_flops_per_second;
+	double utilisation;        /* 0..1 */
+} tsr_flops;
+TSR_API int tsr_report_run_flops(tsr_report *report, tsr_flops *out, size_t run, bool half);
+
+/* --- Operations (debug contexts) ----------------------------------------------- */
+
+/* What one debug context made, and (for a run) what it cost; totals
+ * include its descendants'. */
+typedef struct tsr_operation {
+	uint32_t id;               /* debug context id (1-based) */
+	uint32_t parent;           /* 0: top level */
+	const char *name, *layer, *api; /* api may be NULL */
+	uint64_t variable_bytes;   /* bytes of the variables it made */
+	uint64_t vertex_bytes;     /* vertex memory of its compute sets */
+	size_t compute_sets, variables, programs;
+	uint64_t cycles;           /* in the run: its OnTileExecute and exchange steps */
+	uint64_t flops;            /* in the run */
+	uint64_t self_cycles, self_flops, self_variable_bytes; /* without descendants */
+} tsr_operation;
+/* Every debug context in id order, costs from `run` (-1: no run costs).
+ * From debug.cbor when present (checked against profile.pop), else from
+ * profile.pop's debug_context table. The caller frees *out. */
+TSR_API int tsr_report_operations(tsr_report *report, tsr_operation **out, size_t *n,
+                                  int64_t run);
+
+#ifdef __cplusplus
+}
+#endif

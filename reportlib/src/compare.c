@@ -1,0 +1,2 @@
+/* Placeholder while this file is being written. */
+typedef int tsr_unwritten_compare;

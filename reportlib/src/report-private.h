@@ -1,0 +1,107 @@
+/*
+ * The report handle and the helpers every reportlib source shares: the
+ * defensive SQLite connection, bounded allocation against the memory cap,
+ * checked blob decoding and the per-handle error. Nothing here is public.
+ *
+ * Loading: tsr_report_open (report-open.c) reads the small tables into
+ * the handle; the lazily read parts (variables, liveness, steps, traces)
+ * are filled by their files on first use and freed by tsr_report_free.
+ * Every string is copied into the handle's string pool.
+ */
+#pragma once
+
+#include "tilescope/report.h"
+
+#include <sqlite3.h>
+#include <stdarg.h>
+
+/* A block list of strings and small arrays that live as long as the handle. */
+typedef struct tsr_pool_block tsr_pool_block;
+
+struct tsr_report {
+	sqlite3 *db;
+	char *path;                  /* profile.pop */
+	char *debug_path;            /* debug.cbor, or NULL */
+	char error[512];             /* last failure */
+	uint64_t memory_cap;         /* bytes */
+	uint64_t memory_used;        /* bytes counted by tsr_alloc */
+	tsr_pool_block *pool;
+
+	tsr_report_info info;
+	tsr_target target;
+	tsr_graph_counts counts;
+
+	/* Interned names: strings[id] (NULL for ids absent from the file). */
+	const char **strings;
+	size_t n_strings;
+
+	tsr_tile_memory *tiles;      /* num_tiles */
+	uint32_t *oom_tiles;
+	size_t n_oom_tiles;
+	tsr_program *programs;       /* counts.programs; children point into one array */
+	uint32_t *control_programs;
+	uint32_t *function_programs;
+	tsr_compute_set *compute_sets;
+	tsr_vertex_type *vertex_types;
+	tsr_exchange *exchanges[TSR_EXCHANGE_KIND_COUNT];
+	tsr_run *runs;
+	uint64_t always_live_bytes;
+
+	/* Read on first use (NULL until then). */
+	tsr_variable *variables;     /* counts.listed_variables */
+	bool variables_loaded;
+	tsr_liveness_step *liveness; /* counts.liveness_steps */
+	bool liveness_loaded;
+	tsr_step **steps;            /* per run */
+	size_t *n_steps;
+	uint32_t **traces;           /* per run */
+	size_t *n_traces;
+	void *operations_cache;      /* report-operations.c */
+};
+
+/* Records a failure on the handle (and the thread's last error); returns
+ * `code` for tail calls. */
+int tsr_fail(tsr_report *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same without a handle (opening). */
+int tsr_set_last_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* malloc / calloc counted against the memory cap: NULL with
+ * TSR_ERR_TOO_LARGE or TSR_ERR_NO_MEMORY recorded on the handle. `n` and
+ * `size` are checked for overflow. Free with tsr_free(r, p, n * size). */
+void *tsr_alloc(tsr_report *r, size_t n, size_t size);
+void tsr_free(tsr_report *r, void *p, size_t bytes);
+/* A copy of `s` in the handle's pool (lives until tsr_report_free). */
+const char *tsr_pool_strdup(tsr_report *r, const char *s, size_t len);
+void *tsr_pool_alloc(tsr_report *r, size_t bytes);
+
+/* Prepares `sql` on the handle's connection; TSR_ERR_CORRUPT with the
+ * SQLite message when it fails (a table or column missing). */
+int tsr_prepare(tsr_report *r, sqlite3_stmt **st, const char *sql);
+/* Steps `st`: SQLITE_ROW or SQLITE_DONE, else the failure is recorded
+ * (TSR_ERR_CORRUPT / TSR_ERR_IO) and returned as a negative code. */
+int tsr_step_row(tsr_report *r, sqlite3_stmt *st);
+
+/* Column `col` of the current row as a checked value: an integer in
+ * [lo, hi] (anything else is TSR_ERR_CORRUPT naming `what`). */
+int tsr_column_int(tsr_report *r, int64_t *out, sqlite3_stmt *st, int col, int64_t lo, int64_t hi,
+                   const char *what);
+/* Same for an id that may be NULL (-1 then). */
+int tsr_column_id_or_null(tsr_report *r, int64_t *out, sqlite3_stmt *st, int col, int64_t hi,
+                          const char *what);
+/* The interned string `id` (checked); the text stays in the handle. */
+int tsr_column_string(tsr_report *r, const char **out, sqlite3_stmt *st, int col,
+                      const char *what);
+/* Text column copied into the pool (NULL stays NULL when allowed). */
+int tsr_column_text(tsr_report *r, const char **out, sqlite3_stmt *st, int col, bool nullable,
+                    const char *what);
+/* Decodes a tile-runs blob column into out[0..n) (checked). */
+int tsr_column_tiles(tsr_report *r, uint64_t *out, size_t n, sqlite3_stmt *st, int col,
+                     const char *what);
+
+/* The tiles [*lo, *hi) of `ipu` (-1: all); TSR_ERR_OUT_OF_RANGE otherwise. */
+int tsr_ipu_tiles(tsr_report *r, int ipu, size_t *lo, size_t *hi);
+
+/* Lazily loaded parts (their files). */
+int tsr_load_variables(tsr_report *r);
+int tsr_load_liveness(tsr_report *r);
+int tsr_load_steps(tsr_report *r, size_t run);

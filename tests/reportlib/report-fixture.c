@@ -1,0 +1,139 @@
+/* The models reportlib's tests read (see report-fixture.h). */
+#include "report-fixture.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tilescope/poplin.h>
+#include <tilescope/popops.h>
+
+/* The matmul model of TSR_FIXTURE_MATMUL; programs into progs[0..2). */
+static void build_matmul(tsr_fixture *f, tsi_program *progs[2])
+{
+	tsi_graph *g = f->graph;
+	tsi_tensor *a, *b, *c, *d, *e, *remote;
+	tsi_stream *in, *out;
+	tsi_program *body;
+	tsi_debug_id layer;
+
+	assert_int_equal(tsi_popops_add_codelets(g), TSI_OK);
+	assert_int_equal(tsi_poplin_add_codelets(g), TSI_OK);
+	progs[0] = tsi_prog_sequence(g, "main");
+	progs[1] = tsi_prog_sequence(g, "other");
+	a = tsi_poplin_create_matmul_input_lhs(g, TSI_FLOAT, 24, 32, 16, "a");
+	b = tsi_poplin_create_matmul_input_rhs(g, TSI_FLOAT, 24, 32, 16, "b");
+	assert_non_null(a);
+	assert_non_null(b);
+	in = tsi_graph_add_host_to_device_fifo(g, "a_in", TSI_FLOAT, 24 * 32,
+	                                       TSI_REPLICATED_STREAM_BROADCAST);
+	out = tsi_graph_add_device_to_host_fifo(g, "d_out", TSI_FLOAT, 24 * 16);
+	assert_non_null(in);
+	assert_non_null(out);
+	assert_int_equal(tsi_graph_create_host_write(g, "b", b), TSI_OK);
+	assert_int_equal(tsi_sequence_add(progs[0], tsi_prog_copy_from_stream(g, in, a)), TSI_OK);
+
+	layer = tsi_debug_push(g, "layer1", NULL);
+	c = tsi_poplin_matmul(g, a, b, progs[0], "fc");
+	assert_non_null(c);
+	d = tsi_popops_add(g, c, c, progs[0], "double");
+	assert_non_null(d);
+	tsi_debug_pop(g, layer);
+
+	body = tsi_prog_sequence(g, "body");
+	assert_non_null(tsi_popops_mul(g, d, d, body, "square"));
+	assert_int_equal(tsi_sequence_add(progs[0], tsi_prog_repeat(g, 3, body)), TSI_OK);
+
+	/* A copy to the second IPU makes a GlobalExchange. */
+	remote = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(24, 16), "on_ipu1");
+	assert_non_null(remote);
+	assert_int_equal(tsi_graph_map_linearly(tsi_graph_create_virtual(g, 16, 32), remote, 1),
+	                 TSI_OK);
+	assert_int_equal(tsi_sequence_add(progs[0], tsi_prog_copy(g, d, remote)), TSI_OK);
+	assert_int_equal(tsi_sequence_add(progs[0], tsi_prog_copy_to_stream(g, remote, out)),
+	                 TSI_OK);
+
+	e = tsi_popops_sub(g, b, b, progs[1], "zero");
+	assert_non_null(e);
+}
+
+/* The overflowing model of TSR_FIXTURE_OOM. */
+static void build_oom(tsr_fixture *f, tsi_program *progs[2])
+{
+	tsi_graph *g = f->graph;
+	tsi_tensor *big = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(200000), "big");
+
+	assert_non_null(big);
+	assert_int_equal(tsi_graph_set_tile_mapping(g, big, 0), TSI_OK);
+	assert_int_equal(tsi_graph_create_host_write(g, "big", big), TSI_OK);
+	progs[0] = tsi_prog_sequence(g, "main");
+	progs[1] = NULL;
+}
+
+void tsr_fixture_setup(tsr_fixture *f, tsr_fixture_model model)
+{
+	tsi_ipu_model_options o = TSI_IPU_MODEL_OPTIONS_INIT;
+	tsi_program *progs[2];
+	tsi_options *opts = tsi_options_new();
+	size_t n_progs;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	f->dir = tsi_test_mkdtemp();
+	snprintf(f->report_dir, sizeof(f->report_dir), "%s/report", f->dir);
+	snprintf(f->profile_path, sizeof(f->profile_path), "%s/profile.pop", f->report_dir);
+	o.num_ipus = model == TSR_FIXTURE_MATMUL ? 2 : 1;
+	o.tiles_per_ipu = model == TSR_FIXTURE_MATMUL ? 16 : 4;
+	assert_int_equal(tsi_device_new_ipu_model(&f->device, &o), TSI_OK);
+	assert_int_equal(tsi_graph_new(&f->graph, tsi_device_get_target(f->device), 1), TSI_OK);
+	if (model == TSR_FIXTURE_MATMUL)
+		build_matmul(f, progs);
+	else
+		build_oom(f, progs);
+	n_progs = progs[1] ? 2 : 1;
+
+	/* Options in code, so that the environment of the test runner
+	 * cannot change where the report goes. */
+	assert_non_null(opts);
+	assert_int_equal(tsi_options_set(opts, "autoReport.all", "true"), TSI_OK);
+	assert_int_equal(tsi_options_set(opts, "autoReport.directory", f->report_dir), TSI_OK);
+	rc = tsi_engine_new(&f->engine, f->graph, progs, n_progs, opts);
+	tsi_options_free(opts);
+	if (rc != TSI_OK)
+		fail_msg("compiling the fixture: %s", tsi_error_last());
+	f->gp = tsi_engine_get_graph_profile(f->engine);
+	if (model == TSR_FIXTURE_MATMUL) {
+		float a_in[24 * 32], b_host[32 * 16], d_out[24 * 16];
+
+		for (size_t i = 0; i < 24 * 32; i++)
+			a_in[i] = (float)(i % 7) * 0.25f;
+		for (size_t i = 0; i < 32 * 16; i++)
+			b_host[i] = (float)(i % 5) * 0.5f;
+		assert_int_equal(tsi_engine_load(f->engine, f->device), TSI_OK);
+		assert_int_equal(tsi_engine_connect_stream(f->engine, "a_in", a_in, a_in + 24 * 32),
+		                 TSI_OK);
+		assert_int_equal(tsi_engine_connect_stream(f->engine, "d_out", d_out, d_out + 24 * 16),
+		                 TSI_OK);
+		assert_int_equal(tsi_engine_write_tensor(f->engine, "b", b_host, sizeof(b_host)),
+		                 TSI_OK);
+		assert_int_equal(tsi_engine_run(f->engine, 0), TSI_OK);
+		assert_int_equal(tsi_engine_run(f->engine, 0), TSI_OK);
+		assert_int_equal(tsi_engine_run(f->engine, 1), TSI_OK);
+	}
+	f->n_runs = tsi_engine_num_run_profiles(f->engine);
+	assert_true(f->n_runs <= 8);
+	for (size_t i = 0; i < f->n_runs; i++)
+		f->runs[i] = tsi_engine_get_run_profile(f->engine, i);
+	if (tsr_report_open(&f->report, f->report_dir, NULL) != TSR_OK)
+		fail_msg("opening the fixture's report: %s", tsr_last_error());
+}
+
+void tsr_fixture_teardown(tsr_fixture *f)
+{
+	tsr_report_free(f->report);
+	tsi_engine_free(f->engine);
+	tsi_graph_free(f->graph);
+	tsi_device_free(f->device);
+	tsi_test_rmtree(f->dir);
+	memset(f, 0, sizeof(*f));
+}
