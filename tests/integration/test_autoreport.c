@@ -9,6 +9,7 @@
  * Every test works in its own temporary directory and restores the
  * environment it changed.
  */
+#include "test-sqlite.h"
 #include "test-util.h"
 #include "tut4-model.h"
 
@@ -64,30 +65,6 @@ static int count_entries(const char *dir)
 	return n;
 }
 
-/* One integer from `sql` on `db`. */
-static long long query_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	long long v;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-/* Opens a report read-only (fails the test when it cannot). */
-static sqlite3 *open_report(const char *path)
-{
-	sqlite3 *db = NULL;
-
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		fail_msg("cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "?");
-	return db;
-}
-
 /*
  * Checks that `path` is a complete, valid report: a Tilescope profile of
  * this schema, intact, with its graph profile, and with every run it lists
@@ -95,24 +72,24 @@ static sqlite3 *open_report(const char *path)
  */
 static long long check_complete_report(const char *path)
 {
-	sqlite3 *db = open_report(path);
+	sqlite3 *db = tsi_test_sqlite_open(path);
 	sqlite3_stmt *st = NULL;
 	long long runs;
 
-	assert_int_equal(query_int(db, "PRAGMA application_id"), TSF_PROFILE_APPLICATION_ID);
-	assert_true(query_int(db, "PRAGMA user_version") >= 1);
+	assert_int_equal(tsi_test_sqlite_int(db, "PRAGMA application_id"), TSF_PROFILE_APPLICATION_ID);
+	assert_true(tsi_test_sqlite_int(db, "PRAGMA user_version") >= 1);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
 	sqlite3_finalize(st);
-	assert_true(query_int(db, "SELECT count(*) FROM tile_memory") > 0);
-	assert_true(query_int(db, "SELECT count(*) FROM program") > 0);
-	runs = query_int(db, "SELECT count(*) FROM run");
+	assert_true(tsi_test_sqlite_int(db, "SELECT count(*) FROM tile_memory") > 0);
+	assert_true(tsi_test_sqlite_int(db, "SELECT count(*) FROM program") > 0);
+	runs = tsi_test_sqlite_int(db, "SELECT count(*) FROM run");
 	/* Each run's steps and trace are all there. */
-	assert_int_equal(query_int(db, "SELECT count(*) FROM run r WHERE r.num_steps != "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM run r WHERE r.num_steps != "
 	                               "(SELECT count(*) FROM step s WHERE s.run = r.id)"),
 	                 0);
-	assert_int_equal(query_int(db, "SELECT count(*) FROM run r WHERE r.trace_length != "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM run r WHERE r.trace_length != "
 	                               "(SELECT count(*) FROM program_trace t WHERE t.run = r.id)"),
 	                 0);
 	sqlite3_close(db);
@@ -222,8 +199,8 @@ static void test_all_writes_both_files(void **state)
 	tsi_engine_free(e);
 	/* Only the two files: no temporary file is left behind. */
 	assert_int_equal(count_entries("deep/report"), 2);
-	db = open_report("deep/report/profile.pop");
-	assert_int_equal(query_int(db, "SELECT count(*) FROM option WHERE name = "
+	db = tsi_test_sqlite_open("deep/report/profile.pop");
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM option WHERE name = "
 	                               "'autoReport.all'"),
 	                 1);
 	sqlite3_close(db);
@@ -359,9 +336,9 @@ static void test_run_count_per_program(void **state)
 	assert_int_equal(tsi_engine_num_run_profiles(e), 4);
 	tsi_engine_free(e);
 	assert_int_equal(check_complete_report("profile.pop"), 4);
-	db = open_report("profile.pop");
-	assert_int_equal(query_int(db, "SELECT count(*) FROM run WHERE program = 0"), 3);
-	assert_int_equal(query_int(db, "SELECT program FROM run ORDER BY id DESC LIMIT 1"), 1);
+	db = tsi_test_sqlite_open("profile.pop");
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM run WHERE program = 0"), 3);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT program FROM run ORDER BY id DESC LIMIT 1"), 1);
 	sqlite3_close(db);
 	/* Only the execution profile was asked for: no debug.cbor. */
 	assert_false(exists("debug.cbor"));
@@ -390,8 +367,8 @@ static void test_out_of_memory_compile_keeps_report(void **state)
 	assert_int_equal(tsi_engine_new(&e, m.graph, &m.seq, 1, NULL), TSI_ERR_OUT_OF_MEMORY);
 	assert_null(e);
 	check_complete_report("profile.pop");
-	db = open_report("profile.pop");
-	assert_int_equal(query_int(db, "SELECT count(*) FROM oom_tile"), 1);
+	db = tsi_test_sqlite_open("profile.pop");
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM oom_tile"), 1);
 	sqlite3_close(db);
 	tsi_test_model_free(&m);
 	workdir_leave(&w);

@@ -9,6 +9,7 @@
  * usage: test_tut5_trace TUT5_ML_EXECUTABLE
  * White-box: reads the event chunks with the runtime's own decoder.
  */
+#include "test-sqlite.h"
 #include "test-util.h"
 
 #include "pvti/pvti-private.h"
@@ -35,20 +36,6 @@ typedef struct trace {
 	event *events;
 	size_t n, cap;
 } trace;
-
-/* One integer from `sql`. */
-static long long query_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	long long v;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
 
 /* The text of string `id` (and of channel `id`) in `db`, into buf. */
 static void lookup_text(sqlite3 *db, const char *sql, int64_t id, char *buf, size_t size)
@@ -238,11 +225,11 @@ static void test_tut5_trace(void **state)
 	assert_true(descends_from(&t, run, epoch));
 
 	/* One loss sample and one batch marker per training batch. */
-	assert_int_equal(query_int(db, "SELECT count(*) FROM sample s JOIN series r ON r.id = "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM sample s JOIN series r ON r.id = "
 	                               "s.series JOIN graph g ON g.id = r.graph WHERE g.name = "
 	                               "'Loss' AND r.name = 'train'"),
 	                 batches);
-	assert_int_equal(query_int(db, "SELECT count(*) FROM instant i JOIN string s ON s.id = "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM instant i JOIN string s ON s.id = "
 	                               "i.name WHERE s.value = 'batch'"),
 	                 batches);
 	print_message("tut5 trace: %zu events, %lld loss samples\n", t.n, batches);

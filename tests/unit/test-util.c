@@ -201,3 +201,25 @@ void tsi_test_read_halves(tsi_engine *engine, const char *handle, float *out, si
 		out[i] = tsi_half_to_float(h[i]);
 	free(h);
 }
+
+char *tsi_test_read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f) {
+		buf = calloc(1, 1);
+		assert_non_null(buf);
+		return buf;
+	}
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}

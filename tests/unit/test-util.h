@@ -17,6 +17,9 @@
 char *tsi_test_mkdtemp(void);
 /* Removes a directory tree made by tsi_test_mkdtemp and frees the path. */
 void tsi_test_rmtree(char *path);
+/* A whole file as a malloc'd, NUL-terminated string ("" when the file
+ * does not exist). The caller frees it. */
+char *tsi_test_read_file(const char *path);
 /* Fails the test unless |a - b| <= tol. */
 #define assert_close(a, b, tol) tsi_test_assert_close((double)(a), (double)(b), (double)(tol), \
                                                       #a, __FILE__, __LINE__)

@@ -120,29 +120,6 @@ static size_t find_ote(const tsi_graph_profile *gp, size_t cs)
 	return 0;
 }
 
-/* Reads a whole file into a malloc'd string ("" when missing). */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f) {
-		buf = calloc(1, 1);
-		assert_non_null(buf);
-		return buf;
-	}
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
-}
-
 /* --- Tests ----------------------------------------------------------------- */
 
 /* Ids count from 1 in creation order; a push nests under the innermost
@@ -226,7 +203,7 @@ static void test_unbalanced_pop(void **state)
 	unsetenv("POPLAR_LOG_LEVEL");
 	unsetenv("POPLAR_LOG_DEST");
 	tsi_log_reconfigure();
-	text = slurp(log_path);
+	text = tsi_test_read_file(log_path);
 	assert_non_null(strstr(text, "W: tsi_debug_pop: debug context 1 'outer' is not the "
 	                             "innermost open one (2); ignored"));
 	assert_non_null(strstr(text, "debug context 0 is not"));

@@ -22,29 +22,6 @@ typedef struct log_fixture {
 	int saved_stderr; /* dup of fd 2 while stderr is captured, else -1 */
 } log_fixture;
 
-/* Reads a whole file into a malloc'd string ("" when missing). */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f) {
-		buf = calloc(1, 1);
-		assert_non_null(buf);
-		return buf;
-	}
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
-}
-
 static int setup(void **state)
 {
 	log_fixture *fx = calloc(1, sizeof(*fx));
@@ -150,7 +127,7 @@ static void test_info_written_debug_suppressed(void **state)
 	tsi_log(TSI_LOG_WARN, "GRAPH", "careful");
 	tsi_log(TSI_LOG_ERR, "COMPILE", "broken\n");
 
-	text = slurp(fx->log_path);
+	text = tsi_test_read_file(fx->log_path);
 	/* "PO:ENGINE   <pid>.<tid> I: ..." with the component padded to 8. */
 	snprintf(prefix, sizeof(prefix), "PO:ENGINE   %d.", (int)getpid());
 	assert_true(strncmp(text, prefix, strlen(prefix)) == 0);
@@ -177,7 +154,7 @@ static void test_trace_writes_all_levels(void **state)
 	assert_true(tsi_log_enabled(TSI_LOG_TRACE));
 	tsi_log(TSI_LOG_TRACE, "T", "t-line");
 	tsi_log(TSI_LOG_DEBUG, "T", "d-line");
-	text = slurp(fx->log_path);
+	text = tsi_test_read_file(fx->log_path);
 	assert_non_null(strstr(text, " T: t-line\n"));
 	assert_non_null(strstr(text, " D: d-line\n"));
 	free(text);
@@ -219,7 +196,7 @@ static void test_unknown_level_disables(void **state)
 
 	assert_false(tsi_log_enabled(TSI_LOG_ERR));
 	assert_int_not_equal(stat(fx->log_path, &st), 0);
-	err = slurp(fx->err_path);
+	err = tsi_test_read_file(fx->err_path);
 	assert_non_null(strstr(err, "PO: unknown POPLAR_LOG_LEVEL 'LOUD' (use OFF, ERR, WARN, INFO, "
 	                            "DEBUG or TRACE); logging is off\n"));
 	/* Exactly one line. */
@@ -245,7 +222,7 @@ static void test_unopenable_dest_falls_back(void **state)
 	tsi_log(TSI_LOG_INFO, "ENGINE", "below the level");
 	restore_stderr(fx);
 
-	err = slurp(fx->err_path);
+	err = tsi_test_read_file(fx->err_path);
 	assert_non_null(strstr(err, "cannot open POPLAR_LOG_DEST"));
 	assert_non_null(strstr(err, "no-such-dir"));
 	assert_non_null(strstr(err, " W: still visible\n"));
@@ -265,7 +242,7 @@ static void test_dest_appends(void **state)
 	tsi_log(TSI_LOG_INFO, "A", "first");
 	tsi_log_reconfigure();
 	tsi_log(TSI_LOG_INFO, "A", "second");
-	text = slurp(fx->log_path);
+	text = tsi_test_read_file(fx->log_path);
 	assert_non_null(strstr(text, "first"));
 	assert_non_null(strstr(text, "second"));
 	free(text);
@@ -300,7 +277,7 @@ static void test_threads_do_not_interleave(void **state)
 	for (int i = 0; i < N_THREADS; i++)
 		pthread_join(threads[i], NULL);
 
-	text = slurp(fx->log_path);
+	text = tsi_test_read_file(fx->log_path);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		int id, n;
 		char pad[80];

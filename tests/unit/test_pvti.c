@@ -8,6 +8,7 @@
  * option and reopening. The packed events themselves are decoded in
  * test_pvti_writer.
  */
+#include "test-sqlite.h"
 #include "test-util.h"
 
 #include <tilescope/log.h>
@@ -69,31 +70,6 @@ static int count_entries(const char *dir, const char *suffix)
 	}
 	closedir(d);
 	return n;
-}
-
-static sqlite3 *open_ro(const char *path)
-{
-	sqlite3 *db = NULL;
-
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	return db;
-}
-
-/* The first column of the first row of `sql` as an integer (fails the
- * test when there is no row). */
-static long long q_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	long long v;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		print_error("%s: %s\n", sql, sqlite3_errmsg(db));
-		fail();
-	}
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
 }
 
 /* Same, as text copied into a static buffer ("" for NULL). */
@@ -262,11 +238,11 @@ static void test_env_unparseable(void **state)
 	assert_false(pvti_is_recording());
 	assert_int_equal(count_entries(".", ".pvti"), 1);
 
-	db = open_ro(file);
+	db = tsi_test_sqlite_open(file);
 	assert_non_null(strstr(q_text(db, "SELECT value FROM trace_metadata "
 	                                  "WHERE key = 'pvti.options_warning'"),
 	                       "not a JSON object"));
-	assert_int_equal(q_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'step'"), 1);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'step'"), 1);
 	sqlite3_close(db);
 	assert_non_null(strstr(slurp(log_path), "PVTI_OPTIONS"));
 
@@ -339,43 +315,43 @@ static void test_spans_and_stats(void **state)
 	assert_int_equal(pvti_close(), TSI_OK);
 	assert_null(pvti_dup_file_name());
 
-	db = open_ro(file);
-	assert_int_equal(q_int(db, "PRAGMA application_id"), 0x54535654);
-	assert_int_equal(q_int(db, "PRAGMA user_version"), 1);
+	db = tsi_test_sqlite_open(file);
+	assert_int_equal(tsi_test_sqlite_int(db, "PRAGMA application_id"), 0x54535654);
+	assert_int_equal(tsi_test_sqlite_int(db, "PRAGMA user_version"), 1);
 	assert_string_equal(q_text(db, "PRAGMA journal_mode"), "delete");
-	assert_int_equal(q_int(db, "SELECT pid FROM process"), getpid());
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT pid FROM process"), getpid());
 	assert_string_equal(q_text(db, "SELECT value FROM trace_metadata WHERE key = 'pvti.complete'"),
 	                    "true");
-	assert_int_equal(q_int(db, "SELECT total(count) FROM event_chunk"), 7);
-	assert_int_equal(q_int(db, "SELECT events FROM thread"), 7);
-	assert_int_equal(q_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'outer'"), 1);
-	assert_int_equal(q_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'inner'"), 3);
-	assert_int_equal(q_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'scoped'"), 2);
-	assert_int_equal(q_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'in-scope'"), 1);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT total(count) FROM event_chunk"), 7);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT events FROM thread"), 7);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'outer'"), 1);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'inner'"), 3);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'scoped'"), 2);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'in-scope'"), 1);
 	assert_string_equal(q_text(db, "SELECT channel FROM tracepoint_stats WHERE name = 'outer'"),
 	                    "Framework");
 	/* Three 2 ms sleeps: each inner span is at least 2 ms; the outer's self
 	 * time is its total less its children's, to the nanosecond. */
-	assert_true(q_int(db, "SELECT min_ns FROM label_stats JOIN string ON string.id = name "
+	assert_true(tsi_test_sqlite_int(db, "SELECT min_ns FROM label_stats JOIN string ON string.id = name "
 	                      "WHERE value = 'inner'") >= 2000000);
-	assert_int_equal(q_int(db, "SELECT o.self_ns - (o.total_ns - i.total_ns) FROM "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT o.self_ns - (o.total_ns - i.total_ns) FROM "
 	                           "tracepoint_stats o, tracepoint_stats i "
 	                           "WHERE o.name = 'outer' AND i.name = 'inner'"),
 	                 0);
-	assert_int_equal(q_int(db, "SELECT self_ns = total_ns FROM tracepoint_stats "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT self_ns = total_ns FROM tracepoint_stats "
 	                           "WHERE name = 'inner'"),
 	                 1);
-	assert_int_equal(q_int(db, "SELECT value FROM trace_metadata "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata "
 	                           "WHERE key = 'pvti.unbalanced_ends'"),
 	                 0);
 	/* "Top tracepoints" from the plain shell. */
 	assert_string_equal(q_text(db, "SELECT name FROM tracepoint_stats ORDER BY total_ns DESC"),
 	                    "outer");
 	/* The timeline summary covers the outermost spans' time. */
-	assert_true(q_int(db, "SELECT count(*) FROM timeline_lod WHERE level = 0") > 0);
-	assert_true(q_int(db, "SELECT sum(busy_ns) FROM timeline_lod WHERE level = 0") >=
-	            q_int(db, "SELECT total_ns FROM tracepoint_stats WHERE name = 'outer'"));
-	assert_int_equal(q_int(db, "SELECT count(*) FROM timeline_lod t JOIN string s "
+	assert_true(tsi_test_sqlite_int(db, "SELECT count(*) FROM timeline_lod WHERE level = 0") > 0);
+	assert_true(tsi_test_sqlite_int(db, "SELECT sum(busy_ns) FROM timeline_lod WHERE level = 0") >=
+	            tsi_test_sqlite_int(db, "SELECT total_ns FROM tracepoint_stats WHERE name = 'outer'"));
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM timeline_lod t JOIN string s "
 	                           "ON s.id = t.top_name WHERE t.level = "
 	                           "(SELECT max(level) FROM timeline_lod) AND s.value = 'outer'"),
 	                 1);
@@ -438,17 +414,17 @@ static void test_channels(void **state)
 	pvti_end(other);
 	assert_int_equal(pvti_close(), TSI_OK);
 
-	db = open_ro(file);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM tracepoint_stats WHERE name = 'off'"), 0);
+	db = tsi_test_sqlite_open(file);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM tracepoint_stats WHERE name = 'off'"), 0);
 	assert_string_equal(q_text(db, "SELECT channel FROM tracepoint_stats "
 	                               "WHERE name = 'late-span'"),
 	                    "Late");
 	assert_string_equal(q_text(db, "SELECT channel FROM tracepoint_stats "
 	                               "WHERE name = 'switched-on'"),
 	                    "Other");
-	assert_int_equal(q_int(db, "SELECT enabled FROM channel WHERE name = 'Poplar'"), 0);
-	assert_int_equal(q_int(db, "SELECT enabled FROM channel WHERE name = 'Late'"), 1);
-	assert_int_equal(q_int(db, "SELECT value FROM trace_metadata "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT enabled FROM channel WHERE name = 'Poplar'"), 0);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT enabled FROM channel WHERE name = 'Late'"), 1);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata "
 	                           "WHERE key = 'pvti.unbalanced_ends'"),
 	                 0);
 	sqlite3_close(db);
@@ -486,15 +462,15 @@ static void test_unbalanced(void **state)
 	unsetenv("POPLAR_LOG_DEST");
 	tsi_log_reconfigure();
 
-	db = open_ro(file);
-	assert_int_equal(q_int(db, "SELECT value FROM trace_metadata "
+	db = tsi_test_sqlite_open(file);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata "
 	                           "WHERE key = 'pvti.unbalanced_ends'"),
 	                 3);
-	assert_int_equal(q_int(db, "SELECT value FROM trace_metadata "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata "
 	                           "WHERE key = 'pvti.unclosed_begins'"),
 	                 1);
-	assert_int_equal(q_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'a'"), 1);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM tracepoint_stats "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'a'"), 1);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM tracepoint_stats "
 	                           "WHERE name = 'left open'"),
 	                 0);
 	sqlite3_close(db);
@@ -552,31 +528,31 @@ static void test_instants_graphs_metadata(void **state)
 	assert_int_equal(pvti_trace_metadata("pvti.complete", "false"), TSI_ERR_INVALID_ARGUMENT);
 	assert_int_equal(pvti_close(), TSI_OK);
 
-	db = open_ro(file);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM sample s JOIN series r ON r.id = s.series "
+	db = tsi_test_sqlite_open(file);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM sample s JOIN series r ON r.id = s.series "
 	                           "WHERE r.name = 'train'"),
 	                 10);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM sample s JOIN series r ON r.id = s.series "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM sample s JOIN series r ON r.id = s.series "
 	                           "WHERE r.name = 'eval'"),
 	                 5);
-	assert_close(q_int(db, "SELECT round(sum(value) * 1000) FROM sample s JOIN series r "
+	assert_close(tsi_test_sqlite_int(db, "SELECT round(sum(value) * 1000) FROM sample s JOIN series r "
 	                       "ON r.id = s.series WHERE r.name = 'eval'"),
 	             1000.0 * (2.0 + 2.0 / 3 + 2.0 / 5 + 2.0 / 7 + 2.0 / 9), 1);
 	assert_string_equal(q_text(db, "SELECT g.name FROM graph g JOIN series s ON s.graph = g.id "
 	                               "WHERE s.name = 'eval'"),
 	                    "Loss");
 	/* Samples are in time order within a series. */
-	assert_int_equal(q_int(db, "SELECT count(*) FROM sample a JOIN sample b ON a.series = b.series "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM sample a JOIN sample b ON a.series = b.series "
 	                           "AND a.rowid < b.rowid AND a.t_ns > b.t_ns"),
 	                 0);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM instant i JOIN string s ON s.id = i.name "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM instant i JOIN string s ON s.id = i.name "
 	                           "WHERE s.value LIKE 'mark %' AND i.depth = 1 "
 	                           "AND i.parent IS NOT NULL"),
 	                 3);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM instant i JOIN string s ON s.id = i.name "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM instant i JOIN string s ON s.id = i.name "
 	                           "WHERE s.value = 'mark 2'"),
 	                 1);
-	assert_int_equal(q_int(db, "SELECT parent IS NULL FROM instant i JOIN string s "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT parent IS NULL FROM instant i JOIN string s "
 	                           "ON s.id = i.name WHERE s.value = 'outside'"),
 	                 1);
 	assert_string_equal(q_text(db, "SELECT json FROM event_metadata"),
@@ -584,12 +560,12 @@ static void test_instants_graphs_metadata(void **state)
 	assert_string_equal(q_text(db, "SELECT edges FROM heatmap WHERE name = 'Latency'"),
 	                    "[1,10,100]");
 	/* Buckets: <1: 0.5; [1,10): 1, 5; [10,100): 50; >=100: 500, 1000. */
-	assert_int_equal(q_int(db, "SELECT group_concat(bucket || ':' || count) = '0:1,1:2,2:1,3:2' "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT group_concat(bucket || ':' || count) = '0:1,1:2,2:1,3:2' "
 	                           "FROM (SELECT * FROM heatmap_sample ORDER BY bucket)"),
 	                 1);
 	assert_string_equal(q_text(db, "SELECT value FROM trace_metadata WHERE key = 'model'"),
 	                    "{\"layers\": [784, 100, 10]}");
-	assert_int_equal(q_int(db, "SELECT count(*) FROM trace_metadata "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM trace_metadata "
 	                           "WHERE key IN ('early', 'bad')"),
 	                 0);
 	assert_string_equal(q_text(db, "SELECT name FROM thread"), "main loop");
@@ -617,12 +593,12 @@ static void test_thread_names(void **state)
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
 	assert_int_equal(pvti_close(), TSI_OK);
-	db = open_ro(file);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM thread WHERE name IN ('loader', 'trainer') "
+	db = tsi_test_sqlite_open(file);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM thread WHERE name IN ('loader', 'trainer') "
 	                           "AND events = 1"),
 	                 2);
-	assert_int_equal(q_int(db, "SELECT count(DISTINCT tid) FROM thread"),
-	                 q_int(db, "SELECT count(*) FROM thread"));
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(DISTINCT tid) FROM thread"),
+	                 tsi_test_sqlite_int(db, "SELECT count(*) FROM thread"));
 	sqlite3_close(db);
 	free(file);
 }
@@ -656,12 +632,12 @@ static void test_duration(void **state)
 	pvti_begin(fw, "after");
 	pvti_end(fw);
 	assert_int_equal(pvti_close(), TSI_OK);
-	db = open_ro(file);
-	assert_int_equal(q_int(db, "SELECT value FROM trace_metadata WHERE key = 'pvti.stopped_ns'"),
+	db = tsi_test_sqlite_open(file);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata WHERE key = 'pvti.stopped_ns'"),
 	                 200000000);
-	assert_true(q_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'tick'") > 100);
-	assert_true(q_int(db, "SELECT max(first_ns) FROM event_chunk") <= 200000000);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM tracepoint_stats WHERE name = 'after'"), 0);
+	assert_true(tsi_test_sqlite_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'tick'") > 100);
+	assert_true(tsi_test_sqlite_int(db, "SELECT max(first_ns) FROM event_chunk") <= 200000000);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM tracepoint_stats WHERE name = 'after'"), 0);
 	sqlite3_close(db);
 	free(file);
 }
@@ -685,8 +661,8 @@ static void test_reopen(void **state)
 	assert_int_equal(pvti_close(), TSI_OK);
 	assert_int_equal(pvti_close(), TSI_OK); /* closing twice is harmless */
 	assert_int_equal(count_entries(*state, ".pvti"), 2);
-	db = open_ro(second);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM tracepoint_stats"), 1);
+	db = tsi_test_sqlite_open(second);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM tracepoint_stats"), 1);
 	assert_string_equal(q_text(db, "SELECT name FROM tracepoint_stats"), "second");
 	sqlite3_close(db);
 	free(first);
@@ -755,12 +731,12 @@ static void test_load_and_exit(void **state)
 	assert_non_null(file);
 	sprintf(file, "%s/%s", dir, e->d_name);
 	closedir(d);
-	db = open_ro(file);
-	assert_int_equal(q_int(db, "SELECT pid FROM process"), pid);
+	db = tsi_test_sqlite_open(file);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT pid FROM process"), pid);
 	assert_string_equal(q_text(db, "SELECT name FROM process"), "test_pvti");
 	assert_string_equal(q_text(db, "SELECT value FROM trace_metadata WHERE key = 'pvti.complete'"),
 	                    "true");
-	assert_int_equal(q_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'child-span'"), 1);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'child-span'"), 1);
 	sqlite3_close(db);
 	free(file);
 }

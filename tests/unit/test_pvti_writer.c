@@ -15,6 +15,7 @@
  * PVTI_TEST_SPANS_PER_THREAD (default 1000000, a multiple of 1000) scales
  * the 8-thread test; it is meant for slow sanitizer builds only.
  */
+#include "test-sqlite.h"
 #include "test-util.h"
 
 #include "pvti/pvti-private.h"
@@ -43,29 +44,6 @@ static int teardown(void **state)
 	pvti_close();
 	tsi_test_rmtree(*state);
 	return 0;
-}
-
-static sqlite3 *open_ro(const char *path)
-{
-	sqlite3 *db = NULL;
-
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	return db;
-}
-
-static long long q_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	long long v;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		print_error("%s: %s\n", sql, sqlite3_errmsg(db));
-		fail();
-	}
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
 }
 
 /* The id of string `text` in the file, or -1. */
@@ -470,16 +448,16 @@ static void test_eight_threads(void **state)
 		pthread_join(threads[k], NULL);
 	assert_int_equal(pvti_close(), TSI_OK);
 
-	db = open_ro(file);
-	assert_int_equal(q_int(db, "SELECT value FROM trace_metadata WHERE key = 'pvti.dropped'"), 0);
-	assert_int_equal(q_int(db, "SELECT value FROM trace_metadata "
+	db = tsi_test_sqlite_open(file);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata WHERE key = 'pvti.dropped'"), 0);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata "
 	                           "WHERE key = 'pvti.unbalanced_ends'"),
 	                 0);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM thread WHERE name LIKE 'worker-%'"), THREADS);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM thread WHERE name LIKE 'worker-%'"), THREADS);
 	snprintf(sql, sizeof(sql), "SELECT count FROM tracepoint_stats WHERE name = 'inner'");
-	assert_int_equal(q_int(db, sql), (long long)THREADS * (n / 1000) * 999);
+	assert_int_equal(tsi_test_sqlite_int(db, sql), (long long)THREADS * (n / 1000) * 999);
 	snprintf(sql, sizeof(sql), "SELECT count FROM tracepoint_stats WHERE name = 'outer'");
-	assert_int_equal(q_int(db, sql), (long long)THREADS * (n / 1000));
+	assert_int_equal(tsi_test_sqlite_int(db, sql), (long long)THREADS * (n / 1000));
 
 	memset(&c, 0, sizeof(c));
 	c.n = n;
@@ -493,13 +471,13 @@ static void test_eight_threads(void **state)
 	c.inner_name = string_id(db, "inner");
 	for (k = 0; k < THREADS; k++) {
 		snprintf(sql, sizeof(sql), "SELECT id FROM thread WHERE name = 'worker-%ld'", k);
-		c.thread = q_int(db, sql);
+		c.thread = tsi_test_sqlite_int(db, sql);
 		/* The counts the shell sees: chunk rows and the thread's summary. */
 		snprintf(sql, sizeof(sql), "SELECT total(count) FROM event_chunk WHERE thread = %lld",
 		         c.thread);
-		assert_int_equal(q_int(db, sql), n);
+		assert_int_equal(tsi_test_sqlite_int(db, sql), n);
 		snprintf(sql, sizeof(sql), "SELECT events FROM thread WHERE id = %lld", c.thread);
-		assert_int_equal(q_int(db, sql), n);
+		assert_int_equal(tsi_test_sqlite_int(db, sql), n);
 		/* And every span, decoded. */
 		memset(c.seen, 0, (size_t)n);
 		for (i = 0; i < n / 1000; i++) {
@@ -609,11 +587,11 @@ static void kill_case(const char *dir, bool flush)
 	file = find_trace(dir);
 	snprintf(wal, sizeof(wal), "%s-wal", file);
 	assert_int_equal(access(wal, F_OK), 0); /* the crash left the WAL behind */
-	db = open_ro(file);
-	assert_int_equal(q_int(db, "PRAGMA application_id"), 0x54535654);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_quick_check WHERE quick_check = 'ok'"),
+	db = tsi_test_sqlite_open(file);
+	assert_int_equal(tsi_test_sqlite_int(db, "PRAGMA application_id"), 0x54535654);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM pragma_quick_check WHERE quick_check = 'ok'"),
 	                 1);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM trace_metadata "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM trace_metadata "
 	                           "WHERE key = 'pvti.complete'"),
 	                 0);
 	k.pre_name = string_id(db, "pre");
@@ -674,13 +652,13 @@ static void test_too_deep(void **state)
 	for (i = 0; i < 300; i++)
 		pvti_end(fw);
 	assert_int_equal(pvti_close(), TSI_OK);
-	db = open_ro(file);
+	db = tsi_test_sqlite_open(file);
 	assert_int_equal(decode_file(db, depth_cb, &d), PVTI_MAX_DEPTH);
 	assert_int_equal(d.max_depth, PVTI_MAX_DEPTH - 1);
 	assert_int_equal(d.bad_parent, 0);
-	assert_int_equal(q_int(db, "SELECT value FROM trace_metadata WHERE key = 'pvti.too_deep'"),
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata WHERE key = 'pvti.too_deep'"),
 	                 300 - PVTI_MAX_DEPTH);
-	assert_int_equal(q_int(db, "SELECT value FROM trace_metadata "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata "
 	                           "WHERE key = 'pvti.unbalanced_ends'"),
 	                 0);
 	sqlite3_close(db);
@@ -726,12 +704,12 @@ static void test_monotonic_and_reopen(void **state)
 	file = pvti_dup_file_name();
 	assert_int_equal(pvti_close(), TSI_OK);
 	pvti_use_tsc = saved;
-	db = open_ro(file);
-	assert_int_equal(q_int(db, "SELECT clock = 'monotonic' AND ticks_per_s IS NULL "
+	db = tsi_test_sqlite_open(file);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT clock = 'monotonic' AND ticks_per_s IS NULL "
 	                           "FROM process"),
 	                 1);
-	assert_true(q_int(db, "SELECT min_ns FROM tracepoint_stats WHERE name = 'slept'") >= 1000000);
-	assert_int_equal(q_int(db, "SELECT value FROM trace_metadata "
+	assert_true(tsi_test_sqlite_int(db, "SELECT min_ns FROM tracepoint_stats WHERE name = 'slept'") >= 1000000);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata "
 	                           "WHERE key = 'pvti.unclosed_begins'"),
 	                 1);
 	sqlite3_close(db);
@@ -745,14 +723,14 @@ static void test_monotonic_and_reopen(void **state)
 	pvti_begin(fw, "fresh");
 	pvti_end(fw);
 	assert_int_equal(pvti_close(), TSI_OK);
-	db = open_ro(file);
+	db = tsi_test_sqlite_open(file);
 	assert_int_equal(decode_file(db, first_seq_cb, &f), 1);
 	assert_int_equal(f.min_seq, 0);
 	assert_true(f.min_start >= 0);
-	assert_int_equal(q_int(db, "SELECT value FROM trace_metadata "
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata "
 	                           "WHERE key = 'pvti.unbalanced_ends'"),
 	                 1);
-	assert_int_equal(q_int(db, "SELECT clock = 'rdtsc' OR NOT ticks_per_s IS NULL FROM process"),
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT clock = 'rdtsc' OR NOT ticks_per_s IS NULL FROM process"),
 	                 pvti_use_tsc ? 1 : 0);
 	sqlite3_close(db);
 	free(file);
