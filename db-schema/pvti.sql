@@ -105,8 +105,10 @@ CREATE TABLE event_chunk (
   count    INTEGER NOT NULL,    -- events in the blob (>= 1)
   data     BLOB NOT NULL        -- the encoding above
 );
--- The chunks of a thread that may hold events ending at or after a time.
-CREATE INDEX event_chunk_thread_last ON event_chunk(thread, last_ns);
+-- The chunks of a thread that may hold events ending at or after a time;
+-- covering (first_ns, count), so a reader finds the chunks overlapping a
+-- window without reading the table.
+CREATE INDEX event_chunk_thread_last ON event_chunk(thread, last_ns, first_ns, count);
 CREATE INDEX event_chunk_thread_first ON event_chunk(thread, first_ns);
 
 -- JSON attached to one event (pvti_event_metadata).

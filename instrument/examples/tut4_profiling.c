@@ -1,18 +1,17 @@
 /*
  * Tutorial 4, profiling output: ((m1 x m2) x m3) with poplin matmuls on
  * the IPU Model (m1 [800, 500], m2 [500, 400], m3 [400, 200] float,
- * streamed in from the host), checked against the host's product, then a
- * short overview of the profile read through the profile API: memory
- * (total with gaps, the fullest tile, always-live and peak live bytes)
- * and execution (total cycles, tile cycles by kind of step, the longest
- * steps). The engine is instrumented (debug.instrument) as the tutorial's
- * is, unless --no-instrument is given.
+ * streamed in from the host), checked against the host's product, then
+ * the profile summary of the guide's Profiling chapter, as the guide's
+ * tut4 prints it with engine.printProfileSummary(std::cout,
+ * {{"showExecutionSteps", "true"}}): the engine writes its report
+ * (autoReport), and reportlib reads it back and prints the summary. The
+ * engine is instrumented (debug.instrument) as the tutorial's is, unless
+ * --no-instrument is given.
  *
- * The full summary of the guide's Profiling chapter (printProfileSummary)
- * comes with the reportlib formatter; until then this overview answers
- * the tutorial's questions: how much memory is used, how long the
- * computation took, which steps belong to which matmul, and how much time
- * the exchanges take.
+ * The report goes to a temporary directory that is removed at the end,
+ * unless POPLAR_ENGINE_OPTIONS names an autoReport.directory: then it is
+ * written (and kept) there, as the user asked.
  *
  * Usage: tut4_profiling [--ipu mk1|mk2|bow] [--no-instrument]
  */
@@ -20,16 +19,18 @@
 #include "tut4-model.h"
 
 #include <tilescope/ipu.h>
-#include <tilescope/profile.h>
+#include <tilescope/report.h>
+#include <tilescope/summary.h>
 
-#include <inttypes.h>
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PROGRAM "tut4_profiling"
-/* Steps listed by the overview, longest first. */
-#define LONGEST_STEPS 5
 
 /* Usage: with `problem` NULL (--help) prints it and exits 0, else says
  * what is wrong on stderr and exits 2 (ex_usage_exit). */
@@ -66,124 +67,80 @@ static void parse_args(int argc, char **argv, tsi_ipu_version *version, bool *in
 	}
 }
 
-/* `part` as a percentage of `whole` (0 when whole is 0). */
-static double percent(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
 /*
- * Memory: the sum over tiles of the memory used including gaps, the
- * fullest tile, the always-live bytes and the peak of live bytes (the
- * always-live ones plus the largest not-always-live total of any
- * liveness step).
+ * The autoReport.directory of POPLAR_ENGINE_OPTIONS (malloc'd), or NULL
+ * when the variable does not set one: the environment wins over the
+ * options given in code, so that is where the engine writes the report.
  */
-static void print_memory(const tsi_graph_profile *gp)
+static char *env_report_directory(void)
 {
-	const tsi_target *t = &gp->target;
-	uint64_t total = 0, total_gaps = 0, max = 0, peak_nal = 0;
-	uint32_t max_tile = 0;
-	size_t peak_step = 0;
+	const char *text = getenv("POPLAR_ENGINE_OPTIONS");
+	cJSON *root, *dir;
+	char *out = NULL;
 
-	for (uint32_t tile = 0; tile < t->num_tiles; tile++) {
-		const tsi_tile_memory *tm = &gp->by_tile[tile];
-
-		total += tm->total;
-		total_gaps += tm->total_including_gaps;
-		if (tm->total_including_gaps > max) {
-			max = tm->total_including_gaps;
-			max_tile = tile;
-		}
-	}
-	for (size_t s = 0; s < gp->n_liveness; s++) {
-		if (gp->liveness[s].not_always_live_bytes > peak_nal) {
-			peak_nal = gp->liveness[s].not_always_live_bytes;
-			peak_step = s;
-		}
-	}
-	printf("Memory\n");
-	printf("  Total memory used, including gaps: %" PRIu64 " bytes (%.1f%% of %" PRIu64 ")\n",
-	       total_gaps, percent(total_gaps, t->bytes_per_tile * t->num_tiles),
-	       t->bytes_per_tile * t->num_tiles);
-	printf("  Total memory used, excluding gaps: %" PRIu64 " bytes\n", total);
-	printf("  Max tile memory, including gaps: %" PRIu64 " bytes on tile %" PRIu32
-	       " (%.1f%% of %" PRIu64 ")\n",
-	       max, max_tile, percent(max, t->bytes_per_tile), t->bytes_per_tile);
-	printf("  Always-live bytes: %" PRIu64 "\n", gp->always_live_bytes);
-	printf("  Peak live bytes: %" PRIu64 " (always-live + %" PRIu64
-	       " not-always-live at liveness step %zu of %zu)\n",
-	       gp->always_live_bytes + peak_nal, peak_nal, peak_step, gp->n_liveness);
-	if (gp->n_oom_tiles)
-		printf("  Out of memory: %zu tiles\n", gp->n_oom_tiles);
+	if (!text || !*text)
+		return NULL;
+	root = cJSON_Parse(text);
+	dir = cJSON_GetObjectItemCaseSensitive(root, "autoReport.directory");
+	if (cJSON_IsString(dir) && dir->valuestring[0])
+		out = strdup(dir->valuestring);
+	cJSON_Delete(root);
+	return out;
 }
 
-/* The name the overview gives a step: its lowered program's name, and
- * for a compute step the compute set's. */
-static void step_name(const tsi_graph_profile *gp, const tsi_step *st, char *buf, size_t size)
-{
-	const char *prog = st->program < gp->n_programs ? gp->programs[st->program].name : NULL;
+/* The temporary report directory, removed at exit ("" when none). */
+static char tmp_report_dir[PATH_MAX];
 
-	if (st->type == TSI_STEP_ON_TILE_EXECUTE && st->compute_set >= 0 &&
-	    (size_t)st->compute_set < gp->n_compute_sets)
-		snprintf(buf, size, "%s", gp->compute_sets[st->compute_set].name);
-	else if (st->type == TSI_STEP_SYNC)
-		snprintf(buf, size, "%s sync before %s",
-		         st->sync_type == TSI_SYNC_INTERNAL ? "internal" : "external",
-		         prog ? prog : "(unnamed)");
-	else
-		snprintf(buf, size, "%s", prog ? prog : "(unnamed)");
+/* Removes the temporary report directory and what the engine wrote in it
+ * (files only: autoReport makes no subdirectory for one engine); run at
+ * exit, so that failures remove it too. */
+static void remove_report_dir(void)
+{
+	const char *dir = tmp_report_dir;
+	DIR *d = *dir ? opendir(dir) : NULL;
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
+			unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
 }
 
-/*
- * Execution: the run's cycles, the tile cycles of each kind of step
- * (summed over tiles, so the shares are of the tiles' time) and the
- * longest steps. A selection of LONGEST_STEPS indexes, longest first,
- * earlier first on ties.
- */
-static void print_execution(const tsi_graph_profile *gp, const tsi_run_profile *run)
+/* Opens the report in `dir` and prints its summary with the execution
+ * steps, as the guide's tutorial does; exits through ex_fail on failure. */
+static void print_summary(const char *dir)
 {
-	const tsi_tile_cycles *tc = &run->tile_cycles;
-	uint64_t exchange = tc->do_exchange + tc->global_exchange;
-	uint64_t all = tc->compute + exchange + tc->stream_copy + tc->sync + tc->copy_shared_structure;
-	size_t best[LONGEST_STEPS], n_best = 0;
+	tsr_summary_options opts = TSR_SUMMARY_OPTIONS_INIT;
+	tsr_report *report = NULL;
+	int rc;
 
-	printf("Execution\n");
-	printf("  Total cycles: %" PRIu64 " (%.1f us at %.2f GHz), %zu steps\n", run->cycles,
-	       (double)run->cycles / ((double)gp->target.clock_hz / 1e6),
-	       (double)gp->target.clock_hz / 1e9, run->n_steps);
-	printf("  Tile cycles by step kind (summed over tiles):\n");
-	printf("    compute:       %15" PRIu64 " (%5.1f%%), of which active %" PRIu64 "\n",
-	       tc->compute, percent(tc->compute, all), tc->active_compute);
-	printf("    exchange:      %15" PRIu64 " (%5.1f%%)\n", exchange, percent(exchange, all));
-	printf("    sync:          %15" PRIu64 " (%5.1f%%)\n", tc->sync, percent(tc->sync, all));
-	printf("    host exchange: %15" PRIu64 " (%5.1f%%)\n", tc->stream_copy,
-	       percent(tc->stream_copy, all));
+	if (tsr_report_open(&report, dir, NULL) != TSR_OK)
+		ex_fail("opening the profile", tsr_last_error());
+	opts.show_execution_steps = true;
+	printf("\n");
+	fflush(stdout);
+	rc = tsr_summary_print(stdout, report, &opts);
+	if (rc != TSR_OK) {
+		char message[600];
 
-	for (size_t i = 0; i < run->n_steps; i++) {
-		size_t j = n_best < LONGEST_STEPS ? n_best++ : LONGEST_STEPS;
-
-		while (j > 0 && run->steps[best[j - 1]].cycles < run->steps[i].cycles) {
-			if (j < LONGEST_STEPS)
-				best[j] = best[j - 1];
-			j--;
-		}
-		if (j < LONGEST_STEPS)
-			best[j] = i;
+		snprintf(message, sizeof(message), "%s", tsr_report_error(report));
+		tsr_report_free(report);
+		ex_fail("printing the profile summary", message);
 	}
-	printf("  Longest steps:\n");
-	for (size_t i = 0; i < n_best; i++) {
-		const tsi_step *st = &run->steps[best[i]];
-		char name[256];
-
-		step_name(gp, st, name, sizeof(name));
-		printf("    %zu. %-13s %-40s %9" PRIu64 " cycles (%.1f%%)\n", i + 1,
-		       tsi_step_type_name(st->type), name, st->cycles, percent(st->cycles, run->cycles));
-	}
+	tsr_report_free(report);
 }
 
-/* Builds, runs and checks the model and prints the overview; exits 0
- * when the result is right, 1 when not (or on a failure), 2 for bad
- * arguments. */
+/* Builds, runs and checks the model and prints the profile summary;
+ * exits 0 when the result is right, 1 when not (or on a failure), 2 for
+ * bad arguments. */
 int main(int argc, char **argv)
 {
 	tsi_ipu_model_options model = TSI_IPU_MODEL_OPTIONS_INIT;
@@ -195,7 +152,8 @@ int main(int argc, char **argv)
 	tut4_model m;
 	float *m1, *m2, *m3, *result;
 	const tsi_target *target;
-	const tsi_run_profile *run;
+	char *report_dir;
+	const char *tmp_base = getenv("TMPDIR");
 	double expected = 0.0;
 	bool instrument;
 	long bad;
@@ -224,6 +182,25 @@ int main(int argc, char **argv)
 	if (instrument)
 		ex_must_rc(NULL, tsi_options_set(opts, "debug.instrument", "true"),
 		           "setting debug.instrument");
+	/* The report the summary is read from: in a temporary directory
+	 * unless the environment names one. */
+	report_dir = env_report_directory();
+	if (!report_dir) {
+		snprintf(tmp_report_dir, sizeof(tmp_report_dir), "%s/tut4_profiling.XXXXXX",
+		         tmp_base && *tmp_base ? tmp_base : "/tmp");
+		if (!mkdtemp(tmp_report_dir))
+			ex_fail("creating a directory for the profile", tmp_report_dir);
+		atexit(remove_report_dir);
+		report_dir = strdup(tmp_report_dir);
+		if (!report_dir)
+			ex_fail("allocating host buffers", "out of memory");
+	}
+	ex_must_rc(NULL, tsi_options_set(opts, "autoReport.outputGraphProfile", "true"),
+	           "setting autoReport.outputGraphProfile");
+	ex_must_rc(NULL, tsi_options_set(opts, "autoReport.outputExecutionProfile", "true"),
+	           "setting autoReport.outputExecutionProfile");
+	ex_must_rc(NULL, tsi_options_set(opts, "autoReport.directory", report_dir),
+	           "setting autoReport.directory");
 	if (tsi_engine_new(&engine, graph, &m.prog, 1, opts) != TSI_OK)
 		ex_fail("creating the engine", tsi_error_last());
 	ex_must_engine(engine, tsi_engine_load(engine, device), "loading the engine");
@@ -239,14 +216,11 @@ int main(int argc, char **argv)
 	}
 	printf("Result OK: m5 [%zux%zu] matches the host's product\n", sizes.m, sizes.p);
 
-	run = tsi_engine_num_run_profiles(engine) ? tsi_engine_get_run_profile(engine, 0) : NULL;
-	if (!run)
-		ex_fail("reading the execution profile", "the run was not recorded");
-	printf("\nProfile overview%s:\n", instrument ? " (instrumented)" : "");
-	print_memory(tsi_engine_get_graph_profile(engine));
-	print_execution(tsi_engine_get_graph_profile(engine), run);
-
+	/* Freeing the engine completes the report (runs not yet streamed). */
 	tsi_engine_free(engine);
+	print_summary(report_dir);
+	free(report_dir);
+
 	tsi_options_free(opts);
 	tsi_graph_free(graph);
 	tsi_device_free(device);

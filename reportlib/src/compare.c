@@ -1,2 +1,1011 @@
-/* Placeholder while this file is being written. */
-typedef int tsr_unwritten_compare;
+/*
+ * Comparing two reports (compare.h): each report's figures are gathered
+ * through report.h into a list of named metrics, the two lists are
+ * matched by metric name, and a delta is made for each name found in
+ * either. `tilescope diff` and the Graph Analyser's comparison page show
+ * the result; CI gates on it, so the names below are a stable interface.
+ *
+ * Metrics. <name> is the object's name in the report; a name that repeats
+ * within one report (two compute sets named alike) is suffixed "#2",
+ * "#3" ... in order of appearance (ascending ids), and the reports are
+ * matched on these suffixed names. Execution metrics (cycles.*, flops.*,
+ * steps.*) come from the chosen run and are absent from a report without
+ * runs. Units are those of tsr_metric_unit.
+ *
+ *   Totals
+ *   cycles.total                        cycles  the run's length
+ *   flops.total                         flops   FLOPs of the run
+ *   graph.compute_sets                  count   the guide's graph.numComputeSets
+ *   graph.edges                         count   graph.numEdges
+ *   graph.variables                     count   graph.numVars
+ *   graph.vertices                      count   graph.numVertices
+ *   memory.always_live                  bytes   bytes live throughout
+ *   memory.ipu<i>.total_including_gaps  bytes   IPU i's tiles, including gaps
+ *   memory.max_tile                     bytes   the fullest tile, including gaps
+ *   memory.max_tile_excluding_gaps      bytes   the tile with the most data
+ *   memory.oom_tiles                    tiles   tiles above bytes_per_tile
+ *   memory.peak_live                    bytes   always-live bytes plus the
+ *                                               not-always-live bytes of the
+ *                                               peak liveness step
+ *   memory.total                        bytes   all tiles, excluding gaps
+ *   memory.total_including_gaps         bytes   all tiles, including gaps
+ *   steps.total                         count   execution steps of the run
+ *   Per memory category (every category of the guide)
+ *   memory.category.<category>          bytes   all regions, overlapped or not
+ *   Per step type (OnTileExecute, DoExchange, GlobalExchange, StreamCopy,
+ *   Sync, CopySharedStructure)
+ *   cycles.step_type.<type>             cycles  the run's steps of the type
+ *   Per vertex type
+ *   cycles.vertex_type.<name>           cycles  active cycles summed over tiles,
+ *                                               weighted by the run's executions
+ *   memory.vertex_type.<name>           bytes   vertex memory of the type
+ *   Per operation (debug context); <path> is the names from the top-level
+ *   context down, joined by '/' ("layer1/fc"); figures include descendants
+ *   cycles.operation.<path>             cycles  its steps in the run
+ *   flops.operation.<path>              flops   its FLOPs in the run
+ *   memory.operation.<path>             bytes   its variables and vertex memory
+ *   Per compute set
+ *   cycles.compute_set.<name>           cycles  its OnTileExecute steps in the run
+ *   memory.compute_set.<name>           bytes   vertex memory of the set
+ *   Per listed variable
+ *   memory.variable.<name>              bytes   all tiles
+ *   Per named program
+ *   cycles.program.<name>               cycles  the run's steps of the program
+ *                                               and of everything it contains
+ *                                               (children, called functions)
+ *
+ * Order: totals, categories, step types, vertex types, operations,
+ * compute sets (compare.h's groups), then variables and programs; within
+ * a group by metric name (strcmp).
+ *
+ * Memory: the figures of each side are collected in arrays and a string
+ * arena charged to that report (tsr_alloc), freed before returning; the
+ * result is one malloc'd block of deltas and names whose size is bounded
+ * by what the two handles already hold under their caps. Every loop is
+ * bounded by counts the handles have checked; the program-tree walk is
+ * iterative, marks what it visited (the tree may have cycles in a hostile
+ * file) and gives up past a fixed amount of work.
+ */
+#include "report-private.h"
+#include "tilescope/compare.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Groups in their output order. */
+enum {
+	G_TOTAL = 0,
+	G_CATEGORY,
+	G_STEP_TYPE,
+	G_VERTEX_TYPE,
+	G_OPERATION,
+	G_COMPUTE_SET,
+	G_VARIABLE,
+	G_PROGRAM
+};
+
+/* The longest operation path kept (bytes); a longer one is a hostile file. */
+#define CMP_MAX_PATH 4096
+/* Node visits allowed to the walk of named programs over the program tree. */
+#define CMP_MAX_TREE_WORK ((uint64_t)1 << 26)
+#define CMP_BLOCK_BYTES ((size_t)64 * 1024)
+
+/* One figure of one report. */
+typedef struct cmp_item {
+	const char *metric; /* in the side's arena */
+	unsigned group;
+	tsr_metric_unit unit;
+	uint64_t value;
+} cmp_item;
+
+/* A block of a side's string arena. */
+typedef struct cmp_block {
+	struct cmp_block *next;
+	size_t size, used; /* bytes of data[] */
+	char data[];
+} cmp_block;
+
+/* One report's side: its figures and the memory they live in. */
+typedef struct cmp_side {
+	tsr_report *r;
+	bool has_run;        /* execution figures come from run `run` */
+	size_t run;
+	cmp_item *items;     /* tsr_alloc'd, cap_items entries */
+	size_t n_items, cap_items;
+	cmp_block *blocks;
+} cmp_side;
+
+/* A name -> value map with open addressing (keys borrowed), sized once. */
+typedef struct cmp_map {
+	const char **keys;
+	size_t *values;
+	size_t cap; /* a power of two */
+} cmp_map;
+
+/* A matched metric while the result is assembled. */
+typedef struct cmp_entry {
+	const char *metric;
+	unsigned group;
+	tsr_metric_unit unit;
+	bool in_base, in_new;
+	uint64_t base, new_value;
+} cmp_entry;
+
+struct tsr_comparison {
+	tsr_delta *deltas;
+	size_t n;
+	size_t *by_name; /* indexes of deltas sorted by metric, for lookup */
+	char *names;     /* the metric strings */
+};
+
+/* a + b, stopping at UINT64_MAX. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* new - base as a signed value, stopping at the ends of int64_t. */
+static int64_t sat_diff(uint64_t new_value, uint64_t base)
+{
+	uint64_t d;
+
+	if (new_value >= base) {
+		d = new_value - base;
+		return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+	}
+	d = base - new_value;
+	return d > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)d;
+}
+
+/* tsr_free for memory that may not have been allocated (NULL: nothing). */
+static void release(tsr_report *r, void *p, size_t bytes)
+{
+	if (p)
+		tsr_free(r, p, bytes);
+}
+
+/* Zeroed memory charged to the report (tsr_alloc does not promise zeros). */
+static void *zalloc(tsr_report *r, size_t n, size_t size)
+{
+	void *p = tsr_alloc(r, n ? n : 1, size);
+
+	if (p)
+		memset(p, 0, (n ? n : 1) * size);
+	return p;
+}
+
+/* --- A side's string arena and item list ----------------------------------- */
+
+/* A copy of a + b + c (any may be NULL: empty) in the side's arena; NULL
+ * with the failure recorded on the report when the cap is reached. */
+static const char *side_concat(cmp_side *s, const char *a, const char *b, const char *c)
+{
+	size_t la = a ? strlen(a) : 0, lb = b ? strlen(b) : 0, lc = c ? strlen(c) : 0;
+	size_t need = la + lb + lc + 1;
+	cmp_block *bl = s->blocks;
+	char *p;
+
+	if (need < la || need > SIZE_MAX / 2) {
+		tsr_fail(s->r, TSR_ERR_TOO_LARGE, "comparing: a metric name is too long");
+		return NULL;
+	}
+	if (!bl || bl->size - bl->used < need) {
+		size_t size = need > CMP_BLOCK_BYTES ? need : CMP_BLOCK_BYTES;
+
+		bl = tsr_alloc(s->r, 1, sizeof(*bl) + size);
+		if (!bl)
+			return NULL;
+		bl->size = size;
+		bl->used = 0;
+		bl->next = s->blocks;
+		s->blocks = bl;
+	}
+	p = bl->data + bl->used;
+	bl->used += need;
+	if (la)
+		memcpy(p, a, la);
+	if (lb)
+		memcpy(p + la, b, lb);
+	if (lc)
+		memcpy(p + la + lb, c, lc);
+	p[la + lb + lc] = 0;
+	return p;
+}
+
+/* Appends the figure (prefix + name, value) to the side, growing its list
+ * by doubling. */
+static int side_add(cmp_side *s, unsigned group, tsr_metric_unit unit, const char *prefix,
+                    const char *name, uint64_t value)
+{
+	const char *metric;
+
+	if (s->n_items == s->cap_items) {
+		size_t cap = s->cap_items ? s->cap_items * 2 : 64;
+		cmp_item *items = tsr_alloc(s->r, cap, sizeof(*items));
+
+		if (!items)
+			return TSR_ERR_TOO_LARGE; /* recorded by tsr_alloc */
+		if (s->n_items)
+			memcpy(items, s->items, s->n_items * sizeof(*items));
+		release(s->r, s->items, s->cap_items * sizeof(*items));
+		s->items = items;
+		s->cap_items = cap;
+	}
+	metric = side_concat(s, prefix, name, NULL);
+	if (!metric)
+		return TSR_ERR_TOO_LARGE;
+	s->items[s->n_items++] = (cmp_item){metric, group, unit, value};
+	return TSR_OK;
+}
+
+/* Frees what a side holds (its figures die with it). */
+static void side_free(cmp_side *s)
+{
+	release(s->r, s->items, s->cap_items * sizeof(*s->items));
+	while (s->blocks) {
+		cmp_block *next = s->blocks->next;
+
+		tsr_free(s->r, s->blocks, sizeof(*s->blocks) + s->blocks->size);
+		s->blocks = next;
+	}
+	s->items = NULL;
+	s->n_items = s->cap_items = 0;
+}
+
+/* --- Name map ----------------------------------------------------------------------- */
+
+/* FNV-1a of a string. */
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* A map for up to `n` keys, its arrays charged to `r`. */
+static int map_init(cmp_map *m, tsr_report *r, size_t n)
+{
+	size_t cap = 16;
+
+	memset(m, 0, sizeof(*m));
+	while (cap < n * 2 + 2) {
+		if (cap > SIZE_MAX / 4)
+			return tsr_fail(r, TSR_ERR_TOO_LARGE, "comparing: %zu names are too many", n);
+		cap *= 2;
+	}
+	m->keys = zalloc(r, cap, sizeof(*m->keys));
+	m->values = tsr_alloc(r, cap, sizeof(*m->values));
+	if (!m->keys || !m->values) {
+		release(r, m->keys, cap * sizeof(*m->keys));
+		release(r, m->values, cap * sizeof(*m->values));
+		memset(m, 0, sizeof(*m));
+		return TSR_ERR_TOO_LARGE;
+	}
+	m->cap = cap;
+	return TSR_OK;
+}
+
+/* Frees a map made by map_init (its keys are borrowed). */
+static void map_free(cmp_map *m, tsr_report *r)
+{
+	if (m->keys) {
+		tsr_free(r, m->keys, m->cap * sizeof(*m->keys));
+		tsr_free(r, m->values, m->cap * sizeof(*m->values));
+	}
+	memset(m, 0, sizeof(*m));
+}
+
+/* The slot of `key`: where it is, or the empty slot where it would go. The
+ * map is never more than half full, so the probe ends. */
+static size_t map_slot(const cmp_map *m, const char *key)
+{
+	size_t i = (size_t)hash_str(key) & (m->cap - 1);
+
+	while (m->keys[i] && strcmp(m->keys[i], key) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+/* The value of `key`, or NULL. */
+static size_t *map_find(const cmp_map *m, const char *key)
+{
+	size_t i = map_slot(m, key);
+
+	return m->keys[i] ? &m->values[i] : NULL;
+}
+
+/* Sets `key` (borrowed) to `value`; the caller keeps within the size given
+ * to map_init. */
+static void map_put(cmp_map *m, const char *key, size_t value)
+{
+	size_t i = map_slot(m, key);
+
+	m->keys[i] = key;
+	m->values[i] = value;
+}
+
+/*
+ * Labels for names[0..n): the name itself at its first appearance, then
+ * "name#2", "name#3" ... (skipping labels another name already is, so a
+ * compute set really called "a#2" keeps its name). NULL names get NULL
+ * labels. Labels live in the side's arena.
+ */
+static int unique_labels(cmp_side *s, const char **labels, const char *const *names, size_t n)
+{
+	cmp_map seen;
+	int rc = map_init(&seen, s->r, n);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		size_t *count;
+
+		labels[i] = NULL;
+		if (!names[i])
+			continue;
+		count = map_find(&seen, names[i]);
+		if (!count) {
+			labels[i] = names[i];
+			map_put(&seen, names[i], 1);
+			continue;
+		}
+		/* At most n labels exist, so at most n tries. */
+		for (size_t k = *count + 1;; k++) {
+			char suffix[24];
+			const char *label;
+
+			snprintf(suffix, sizeof(suffix), "#%zu", k);
+			label = side_concat(s, names[i], suffix, NULL);
+			if (!label) {
+				rc = TSR_ERR_TOO_LARGE;
+				goto out;
+			}
+			if (!map_find(&seen, label)) {
+				*map_find(&seen, names[i]) = k;
+				map_put(&seen, label, 1);
+				labels[i] = label;
+				break;
+			}
+		}
+	}
+out:
+	map_free(&seen, s->r);
+	return rc;
+}
+
+/* --- Gathering one report's figures ------------------------------------------- */
+
+/* The totals of memory and the graph, and per IPU. */
+static int collect_totals(cmp_side *s)
+{
+	const tsr_target *tg = tsr_report_get_target(s->r);
+	const tsr_graph_counts *gc = tsr_report_get_counts(s->r);
+	const tsr_liveness_step *ls;
+	tsr_memory_totals mt;
+	uint64_t always = tsr_report_always_live_bytes(s->r), peak = 0;
+	size_t n_ls, peak_step;
+	int rc;
+
+	rc = tsr_report_memory_totals(s->r, -1, &mt);
+	if (!rc)
+		rc = tsr_report_liveness_steps(s->r, &ls, &n_ls);
+	if (!rc && n_ls)
+		rc = tsr_report_peak_liveness(s->r, &peak_step, &peak);
+	if (rc)
+		return rc;
+	const struct {
+		const char *name;
+		tsr_metric_unit unit;
+		uint64_t value;
+	} totals[] = {
+		{"graph.compute_sets", TSR_UNIT_COUNT, gc->compute_sets},
+		{"graph.edges", TSR_UNIT_COUNT, gc->edges},
+		{"graph.variables", TSR_UNIT_COUNT, gc->variables},
+		{"graph.vertices", TSR_UNIT_COUNT, gc->vertices},
+		{"memory.always_live", TSR_UNIT_BYTES, always},
+		{"memory.max_tile", TSR_UNIT_BYTES, mt.max_tile_bytes},
+		{"memory.max_tile_excluding_gaps", TSR_UNIT_BYTES, mt.max_tile_excluding_gaps_bytes},
+		{"memory.oom_tiles", TSR_UNIT_TILES, mt.oom_tiles},
+		{"memory.peak_live", TSR_UNIT_BYTES, sat_add(always, peak)},
+		{"memory.total", TSR_UNIT_BYTES, mt.total},
+		{"memory.total_including_gaps", TSR_UNIT_BYTES, mt.total_including_gaps},
+	};
+	for (size_t i = 0; !rc && i < sizeof(totals) / sizeof(totals[0]); i++)
+		rc = side_add(s, G_TOTAL, totals[i].unit, totals[i].name, NULL, totals[i].value);
+	for (unsigned ipu = 0; !rc && ipu < tg->num_ipus; ipu++) {
+		char name[64];
+
+		rc = tsr_report_memory_totals(s->r, (int)ipu, &mt);
+		if (rc)
+			break;
+		snprintf(name, sizeof(name), "memory.ipu%u.total_including_gaps", ipu);
+		rc = side_add(s, G_TOTAL, TSR_UNIT_BYTES, name, NULL, mt.total_including_gaps);
+	}
+	return rc;
+}
+
+/* Memory per category. */
+static int collect_categories(cmp_side *s)
+{
+	tsr_category_memory *cats = NULL;
+	size_t n = 0;
+	int rc = tsr_report_memory_by_category(s->r, &cats, &n, -1);
+
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = side_add(s, G_CATEGORY, TSR_UNIT_BYTES, "memory.category.", cats[i].name,
+		              cats[i].total);
+	free(cats);
+	return rc;
+}
+
+/* The run's totals: cycles, FLOPs, steps and cycles by step type. */
+static int collect_run_totals(cmp_side *s)
+{
+	tsr_activity act;
+	tsr_flops fl;
+	size_t n_steps = 0;
+	int rc = tsr_report_run_activity(s->r, &act, s->run);
+
+	if (!rc)
+		rc = tsr_report_run_flops(s->r, &fl, s->run, false);
+	if (rc)
+		return rc;
+	for (int t = 0; t < TSR_STEP_TYPE_COUNT; t++)
+		n_steps += act.steps[t];
+	rc = side_add(s, G_TOTAL, TSR_UNIT_CYCLES, "cycles.total", NULL, act.cycles);
+	if (!rc)
+		rc = side_add(s, G_TOTAL, TSR_UNIT_FLOPS, "flops.total", NULL, fl.flops);
+	if (!rc)
+		rc = side_add(s, G_TOTAL, TSR_UNIT_COUNT, "steps.total", NULL, n_steps);
+	for (int t = 0; !rc && t < TSR_STEP_TYPE_COUNT; t++)
+		rc = side_add(s, G_STEP_TYPE, TSR_UNIT_CYCLES, "cycles.step_type.",
+		              tsr_step_type_name((tsr_step_type)t), act.step_cycles[t]);
+	return rc;
+}
+
+/* An array of n pointers from the report's budget (freed by the caller
+ * with tsr_free(r, p, n * sizeof(void *))). */
+static const char **alloc_names(tsr_report *r, size_t n)
+{
+	return tsr_alloc(r, n ? n : 1, sizeof(const char *));
+}
+
+/* Vertex types: vertex memory, and cycles in the run. */
+static int collect_vertex_types(cmp_side *s)
+{
+	const tsr_vertex_type *vt;
+	tsr_vertex_type_cycles *vtc = NULL;
+	size_t n, n_vtc = 0;
+	const char **names = NULL, **labels = NULL;
+	uint64_t *cycles = NULL;
+	int rc = tsr_report_vertex_types(s->r, &vt, &n);
+
+	if (rc)
+		return rc;
+	names = alloc_names(s->r, n);
+	labels = alloc_names(s->r, n);
+	cycles = zalloc(s->r, n, sizeof(*cycles));
+	if (!names || !labels || !cycles) {
+		rc = TSR_ERR_TOO_LARGE;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		names[i] = vt[i].name ? vt[i].name : "";
+	rc = unique_labels(s, labels, names, n);
+	if (!rc && s->has_run)
+		rc = tsr_report_cycles_by_vertex_type(s->r, &vtc, &n_vtc, (int64_t)s->run);
+	for (size_t i = 0; !rc && i < n_vtc; i++)
+		if (vtc[i].vertex_type < n)
+			cycles[vtc[i].vertex_type] = sat_add(cycles[vtc[i].vertex_type], vtc[i].cycles);
+	for (size_t i = 0; !rc && i < n; i++) {
+		tsr_vertex_memory vm;
+
+		rc = tsr_report_vertex_type_memory(s->r, &vm, i, -1);
+		if (!rc)
+			rc = side_add(s, G_VERTEX_TYPE, TSR_UNIT_BYTES, "memory.vertex_type.", labels[i],
+			              vm.total);
+		if (!rc && s->has_run)
+			rc = side_add(s, G_VERTEX_TYPE, TSR_UNIT_CYCLES, "cycles.vertex_type.", labels[i],
+			              cycles[i]);
+	}
+out:
+	free(vtc);
+	release(s->r, names, (n ? n : 1) * sizeof(*names));
+	release(s->r, labels, (n ? n : 1) * sizeof(*labels));
+	release(s->r, cycles, (n ? n : 1) * sizeof(*cycles));
+	return rc;
+}
+
+/* The index of operation `id` in ops[0..n) (ids ascending), or n. */
+static size_t find_operation(const tsr_operation *ops, size_t n, uint32_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ops[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ops[lo].id == id ? lo : n;
+}
+
+/*
+ * Operations by name path. A parent must come before its child (lower id,
+ * as the format says), which also rules out cycles; paths are built from
+ * the parent's, so each costs its own length.
+ */
+static int collect_operations(cmp_side *s)
+{
+	tsr_operation *ops = NULL;
+	size_t n = 0;
+	const char **paths = NULL, **labels = NULL;
+	int rc = tsr_report_operations(s->r, &ops, &n, s->has_run ? (int64_t)s->run : -1);
+
+	if (rc)
+		return rc;
+	paths = alloc_names(s->r, n);
+	labels = alloc_names(s->r, n);
+	if (!paths || !labels) {
+		rc = TSR_ERR_TOO_LARGE;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *name = ops[i].name ? ops[i].name : "unnamed";
+		size_t p = ops[i].parent ? find_operation(ops, i, ops[i].parent) : n;
+
+		if (i && ops[i].id <= ops[i - 1].id) {
+			rc = tsr_fail(s->r, TSR_ERR_CORRUPT, "comparing '%s': operation ids are not "
+			              "ascending at %u", tsr_report_path(s->r), ops[i].id);
+			goto out;
+		}
+		if (ops[i].parent && p == n) {
+			rc = tsr_fail(s->r, TSR_ERR_CORRUPT, "comparing '%s': operation %u names parent %u, "
+			              "which does not come before it", tsr_report_path(s->r), ops[i].id,
+			              ops[i].parent);
+			goto out;
+		}
+		if (p < n && strlen(paths[p]) + strlen(name) + 1 > CMP_MAX_PATH) {
+			rc = tsr_fail(s->r, TSR_ERR_TOO_LARGE, "comparing '%s': the name path of operation "
+			              "%u is longer than %d bytes", tsr_report_path(s->r), ops[i].id,
+			              CMP_MAX_PATH);
+			goto out;
+		}
+		paths[i] = p < n ? side_concat(s, paths[p], "/", name) : name;
+		if (!paths[i]) {
+			rc = TSR_ERR_TOO_LARGE;
+			goto out;
+		}
+	}
+	rc = unique_labels(s, labels, paths, n);
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (s->has_run) {
+			rc = side_add(s, G_OPERATION, TSR_UNIT_CYCLES, "cycles.operation.", labels[i],
+			              ops[i].cycles);
+			if (!rc)
+				rc = side_add(s, G_OPERATION, TSR_UNIT_FLOPS, "flops.operation.", labels[i],
+				              ops[i].flops);
+		}
+		if (!rc)
+			rc = side_add(s, G_OPERATION, TSR_UNIT_BYTES, "memory.operation.", labels[i],
+			              sat_add(ops[i].variable_bytes, ops[i].vertex_bytes));
+	}
+out:
+	free(ops);
+	release(s->r, paths, (n ? n : 1) * sizeof(*paths));
+	release(s->r, labels, (n ? n : 1) * sizeof(*labels));
+	return rc;
+}
+
+/* Compute sets: vertex memory, and the cycles of their steps in the run. */
+static int collect_compute_sets(cmp_side *s)
+{
+	const tsr_compute_set *cs;
+	const tsr_step *steps = NULL;
+	size_t n, n_steps = 0;
+	const char **names = NULL, **labels = NULL;
+	uint64_t *cycles = NULL;
+	int rc = tsr_report_compute_sets(s->r, &cs, &n);
+
+	if (!rc && s->has_run)
+		rc = tsr_report_steps(s->r, &steps, &n_steps, s->run);
+	if (rc)
+		return rc;
+	names = alloc_names(s->r, n);
+	labels = alloc_names(s->r, n);
+	cycles = zalloc(s->r, n, sizeof(*cycles));
+	if (!names || !labels || !cycles) {
+		rc = TSR_ERR_TOO_LARGE;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		names[i] = cs[i].name ? cs[i].name : "";
+	for (size_t i = 0; i < n_steps; i++) {
+		const tsr_step *st = &steps[i];
+
+		if (st->type == TSR_STEP_ON_TILE_EXECUTE && st->compute_set >= 0 &&
+		    (uint64_t)st->compute_set < n)
+			cycles[st->compute_set] = sat_add(cycles[st->compute_set], st->cycles);
+	}
+	rc = unique_labels(s, labels, names, n);
+	for (size_t i = 0; !rc && i < n; i++) {
+		tsr_vertex_memory vm;
+
+		if (s->has_run)
+			rc = side_add(s, G_COMPUTE_SET, TSR_UNIT_CYCLES, "cycles.compute_set.", labels[i],
+			              cycles[i]);
+		if (!rc)
+			rc = tsr_report_compute_set_memory(s->r, &vm, i, -1);
+		if (!rc)
+			rc = side_add(s, G_COMPUTE_SET, TSR_UNIT_BYTES, "memory.compute_set.", labels[i],
+			              vm.total);
+	}
+out:
+	release(s->r, names, (n ? n : 1) * sizeof(*names));
+	release(s->r, labels, (n ? n : 1) * sizeof(*labels));
+	release(s->r, cycles, (n ? n : 1) * sizeof(*cycles));
+	return rc;
+}
+
+/* Listed variables' bytes. */
+static int collect_variables(cmp_side *s)
+{
+	const tsr_variable *vars;
+	const char **names = NULL, **labels = NULL;
+	size_t n;
+	int rc = tsr_report_variables(s->r, &vars, &n);
+
+	if (rc)
+		return rc;
+	names = alloc_names(s->r, n);
+	labels = alloc_names(s->r, n);
+	if (!names || !labels) {
+		rc = TSR_ERR_TOO_LARGE;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		names[i] = vars[i].name ? vars[i].name : "";
+	rc = unique_labels(s, labels, names, n);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = side_add(s, G_VARIABLE, TSR_UNIT_BYTES, "memory.variable.", labels[i],
+		              vars[i].bytes);
+out:
+	release(s->r, names, (n ? n : 1) * sizeof(*names));
+	release(s->r, labels, (n ? n : 1) * sizeof(*labels));
+	return rc;
+}
+
+/* Pushes program `c` unless it is past the end or already marked by this
+ * walk: each program is pushed at most once per walk, so the stack never
+ * holds more than n entries. */
+static void push_once(uint32_t *stack, size_t *depth, uint32_t *mark, uint32_t walk, uint64_t c,
+                      size_t n)
+{
+	if (c >= n || mark[c] == walk)
+		return;
+	mark[c] = walk;
+	stack[(*depth)++] = (uint32_t)c;
+}
+
+/*
+ * Named programs: the cycles of the run's steps whose program is the
+ * named one or anything under it (children, and the body of a Call's
+ * function). Each named program's subtree is walked once with an
+ * explicit stack, marking nodes with the walk's number so that a node
+ * reached twice (a function called twice, or a cycle in a hostile file)
+ * counts once; the total work is bounded.
+ */
+static int collect_programs(cmp_side *s)
+{
+	const tsr_program *progs;
+	const uint32_t *funcs;
+	const tsr_step *steps;
+	size_t n, n_funcs, n_steps;
+	const char **names = NULL, **labels = NULL;
+	uint64_t *self = NULL, work = 0;
+	uint32_t *mark = NULL, *stack = NULL;
+	int rc = tsr_report_programs(s->r, &progs, &n);
+
+	if (!rc)
+		rc = tsr_report_function_programs(s->r, &funcs, &n_funcs);
+	if (!rc)
+		rc = tsr_report_steps(s->r, &steps, &n_steps, s->run);
+	if (rc)
+		return rc;
+	if (n >= UINT32_MAX)
+		return tsr_fail(s->r, TSR_ERR_TOO_LARGE, "comparing: %zu programs are too many", n);
+	names = alloc_names(s->r, n);
+	labels = alloc_names(s->r, n);
+	self = zalloc(s->r, n, sizeof(*self));
+	mark = zalloc(s->r, n, sizeof(*mark));
+	stack = tsr_alloc(s->r, n ? n : 1, sizeof(*stack));
+	if (!names || !labels || !self || !mark || !stack) {
+		rc = TSR_ERR_TOO_LARGE;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		names[i] = progs[i].name;
+	for (size_t i = 0; i < n_steps; i++)
+		if (steps[i].program < n)
+			self[steps[i].program] = sat_add(self[steps[i].program], steps[i].cycles);
+	rc = unique_labels(s, labels, names, n);
+	for (size_t p = 0, walk = 0; !rc && p < n; p++) {
+		uint64_t total = 0;
+		size_t depth = 0;
+
+		if (!labels[p])
+			continue;
+		walk++; /* < n <= UINT32_MAX - 1: marks never wrap */
+		mark[p] = (uint32_t)walk;
+		stack[depth++] = (uint32_t)p;
+		while (depth) {
+			const tsr_program *q = &progs[stack[--depth]];
+
+			total = sat_add(total, self[q - progs]);
+			if (++work > CMP_MAX_TREE_WORK) {
+				rc = tsr_fail(s->r, TSR_ERR_TOO_LARGE, "comparing '%s': the program tree is "
+				              "too large to total by program", tsr_report_path(s->r));
+				goto out;
+			}
+			/* Children, then the called function's body. */
+			for (size_t k = 0; q->children && k < q->n_children; k++)
+				push_once(stack, &depth, mark, (uint32_t)walk, q->children[k], n);
+			if (q->function >= 0 && (uint64_t)q->function < n_funcs)
+				push_once(stack, &depth, mark, (uint32_t)walk, funcs[q->function], n);
+		}
+		rc = side_add(s, G_PROGRAM, TSR_UNIT_CYCLES, "cycles.program.", labels[p], total);
+	}
+out:
+	release(s->r, names, (n ? n : 1) * sizeof(*names));
+	release(s->r, labels, (n ? n : 1) * sizeof(*labels));
+	release(s->r, self, (n ? n : 1) * sizeof(*self));
+	release(s->r, mark, (n ? n : 1) * sizeof(*mark));
+	release(s->r, stack, (n ? n : 1) * sizeof(*stack));
+	return rc;
+}
+
+/* Chooses the run (-1: the last kept; none when the report has none). */
+static int side_pick_run(cmp_side *s, int64_t run)
+{
+	const tsr_run *runs;
+	size_t n;
+	int rc = tsr_report_runs(s->r, &runs, &n);
+
+	if (rc)
+		return rc;
+	if (run < -1)
+		return tsr_fail(s->r, TSR_ERR_INVALID_ARGUMENT, "comparing: run %lld is not a run",
+		                (long long)run);
+	if (run == -1) {
+		s->has_run = n > 0;
+		s->run = n ? n - 1 : 0;
+		return TSR_OK;
+	}
+	if ((uint64_t)run >= n)
+		return tsr_fail(s->r, TSR_ERR_OUT_OF_RANGE, "comparing '%s': run %lld of %zu",
+		                tsr_report_path(s->r), (long long)run, n);
+	s->has_run = true;
+	s->run = (size_t)run;
+	return TSR_OK;
+}
+
+/* Every figure of one report (see the list at the top). */
+static int side_collect(cmp_side *s, int64_t run)
+{
+	int rc = side_pick_run(s, run);
+
+	if (!rc)
+		rc = collect_totals(s);
+	if (!rc && s->has_run)
+		rc = collect_run_totals(s);
+	if (!rc)
+		rc = collect_categories(s);
+	if (!rc)
+		rc = collect_vertex_types(s);
+	if (!rc)
+		rc = collect_operations(s);
+	if (!rc)
+		rc = collect_compute_sets(s);
+	if (!rc)
+		rc = collect_variables(s);
+	if (!rc && s->has_run)
+		rc = collect_programs(s);
+	return rc;
+}
+
+/* --- Matching and the result ----------------------------------------------------- */
+
+/* Output order: group, then metric name. */
+static int cmp_entries(const void *a, const void *b)
+{
+	const cmp_entry *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return strcmp(x->metric, y->metric);
+}
+
+/* A delta's name and place, sorted by name into the lookup index. */
+typedef struct cmp_named {
+	const char *metric;
+	size_t index;
+} cmp_named;
+
+/* qsort order of the lookup index. */
+static int cmp_by_name(const void *a, const void *b)
+{
+	return strcmp(((const cmp_named *)a)->metric, ((const cmp_named *)b)->metric);
+}
+
+/*
+ * The result from the matched entries (sorted): one block of deltas, one
+ * of names and the lookup index. Names were unique per side, and a
+ * metric in both sides is one entry, so names are unique here too.
+ */
+static int build_result(tsr_comparison **out, tsr_report *r, cmp_entry *e, size_t n)
+{
+	tsr_comparison *cmp = calloc(1, sizeof(*cmp));
+	cmp_named *named = NULL;
+	size_t bytes = 0;
+	char *p;
+
+	for (size_t i = 0; i < n; i++)
+		bytes += strlen(e[i].metric) + 1; /* each below the cap: no overflow */
+	if (!cmp)
+		goto nomem;
+	cmp->deltas = calloc(n ? n : 1, sizeof(*cmp->deltas));
+	cmp->by_name = calloc(n ? n : 1, sizeof(*cmp->by_name));
+	cmp->names = malloc(bytes ? bytes : 1);
+	named = malloc((n ? n : 1) * sizeof(*named));
+	if (!cmp->deltas || !cmp->by_name || !cmp->names || !named)
+		goto nomem;
+	p = cmp->names;
+	for (size_t i = 0; i < n; i++) {
+		tsr_delta *d = &cmp->deltas[i];
+		size_t len = strlen(e[i].metric) + 1;
+
+		memcpy(p, e[i].metric, len);
+		d->metric = p;
+		p += len;
+		d->unit = e[i].unit;
+		d->in_base = e[i].in_base;
+		d->in_new = e[i].in_new;
+		d->base = e[i].base;
+		d->new_value = e[i].new_value;
+		d->change = sat_diff(d->new_value, d->base);
+		d->percent = d->base ? (double)d->change / (double)d->base * 100.0 : 0.0;
+		named[i] = (cmp_named){d->metric, i};
+	}
+	cmp->n = n;
+	qsort(named, n, sizeof(*named), cmp_by_name);
+	for (size_t i = 0; i < n; i++)
+		cmp->by_name[i] = named[i].index;
+	free(named);
+	*out = cmp;
+	return TSR_OK;
+nomem:
+	free(named);
+	tsr_comparison_free(cmp);
+	return tsr_fail(r, TSR_ERR_NO_MEMORY, "comparing: out of host memory");
+}
+
+/* Matches the two sides' figures by metric name and builds the result. */
+static int match(tsr_comparison **out, cmp_side *base, cmp_side *nw)
+{
+	size_t cap = base->n_items + nw->n_items, n = 0;
+	cmp_entry *e = NULL;
+	cmp_map map;
+	int rc = map_init(&map, base->r, cap);
+
+	if (rc)
+		return rc;
+	e = tsr_alloc(base->r, cap ? cap : 1, sizeof(*e));
+	if (!e) {
+		rc = TSR_ERR_TOO_LARGE;
+		goto out;
+	}
+	for (size_t i = 0; i < base->n_items; i++) {
+		const cmp_item *it = &base->items[i];
+
+		if (map_find(&map, it->metric))
+			continue; /* unique by construction; keep the first if not */
+		map_put(&map, it->metric, n);
+		e[n++] = (cmp_entry){it->metric, it->group, it->unit, true, false, it->value, 0};
+	}
+	for (size_t i = 0; i < nw->n_items; i++) {
+		const cmp_item *it = &nw->items[i];
+		size_t *at = map_find(&map, it->metric);
+
+		if (at) {
+			if (!e[*at].in_new) {
+				e[*at].in_new = true;
+				e[*at].new_value = it->value;
+			}
+			continue;
+		}
+		map_put(&map, it->metric, n);
+		e[n++] = (cmp_entry){it->metric, it->group, it->unit, false, true, 0, it->value};
+	}
+	qsort(e, n, sizeof(*e), cmp_entries);
+	rc = build_result(out, base->r, e, n);
+out:
+	release(base->r, e, (cap ? cap : 1) * sizeof(*e));
+	map_free(&map, base->r);
+	return rc;
+}
+
+/* --- Public functions ---------------------------------------------------------------- */
+
+/* Compares two reports (see compare.h): both sides' figures, matched. */
+TSR_API int tsr_compare(tsr_comparison **out, tsr_report *base, tsr_report *new_report,
+                        int64_t base_run, int64_t new_run)
+{
+	cmp_side b = {0}, nw = {0};
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!out || !base || !new_report)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT,
+		                          "tsr_compare: NULL output or report");
+	b.r = base;
+	nw.r = new_report;
+	rc = side_collect(&b, base_run);
+	if (!rc)
+		rc = side_collect(&nw, new_run);
+	if (!rc)
+		rc = match(out, &b, &nw);
+	side_free(&b);
+	side_free(&nw);
+	return rc;
+}
+
+/* Frees a comparison (NULL is fine). */
+TSR_API void tsr_comparison_free(tsr_comparison *cmp)
+{
+	if (!cmp)
+		return;
+	free(cmp->deltas);
+	free(cmp->by_name);
+	free(cmp->names);
+	free(cmp);
+}
+
+/* How many deltas (0 for NULL). */
+TSR_API size_t tsr_comparison_count(const tsr_comparison *cmp)
+{
+	return cmp ? cmp->n : 0;
+}
+
+/* Delta i in output order, or NULL past the end. */
+TSR_API const tsr_delta *tsr_comparison_at(const tsr_comparison *cmp, size_t i)
+{
+	return cmp && i < cmp->n ? &cmp->deltas[i] : NULL;
+}
+
+/* The delta of `metric` by binary search over the name index, or NULL. */
+TSR_API const tsr_delta *tsr_comparison_lookup(const tsr_comparison *cmp, const char *metric)
+{
+	size_t lo = 0, hi;
+
+	if (!cmp || !metric)
+		return NULL;
+	hi = cmp->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(cmp->deltas[cmp->by_name[mid]].metric, metric);
+
+		if (c == 0)
+			return &cmp->deltas[cmp->by_name[mid]];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}

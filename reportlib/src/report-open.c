@@ -1,2 +1,2219 @@
-/* Placeholder while this file is being written. */
-typedef int tsr_unwritten_report_open;
+/*
+ * Opening a profile.pop and the helpers every reportlib source shares
+ * (report-private.h): errors, the memory cap and the handle's pool, the
+ * defensive SQLite connection, checked column readers, and the tables
+ * read at open (meta, options, strings, target, graph, tile memory, oom
+ * tiles, programs and their children, control / function programs,
+ * compute sets, vertex types, exchanges, runs).
+ *
+ * Opening a file someone sent us. Before SQLite sees the file we check
+ * that it is a regular file whose first 16 bytes are SQLite's magic, so
+ * that "not a database" is told apart from "a damaged database" and a
+ * FIFO or device is never opened. The connection is read-only, opened as
+ * a URI with immutable=1: SQLite then takes no locks and never looks for
+ * (or creates) a -wal, -shm or -journal beside the file, which matters
+ * for a file on a shared or read-only directory. The price is that a hot
+ * journal would be ignored; profile.pop is written in one transaction
+ * under a temporary name and renamed into place, so a complete
+ * profile.pop never has one, and a half-written one is not a report.
+ * Then: SQLITE_DBCONFIG_DEFENSIVE, trusted_schema off, triggers and views
+ * disabled (a view in the file shadowing a table makes our query fail
+ * instead of running the file's SQL), tight sqlite3_limit()s, cell size
+ * checks, no mmap, a small page cache, a progress handler bounding every
+ * statement's virtual-machine steps by the file's size, and an authorizer
+ * that allows only reads and the functions our own queries use, and
+ * nothing at all on behalf of a trigger or view. A full quick_check is
+ * not run at open (it reads every page: too slow on a 100 MB report);
+ * damage is found by the queries that read it and reported as
+ * TSR_ERR_CORRUPT.
+ *
+ * Memory. Everything read at open, and the lazily read variables and
+ * liveness steps, lives in the handle's pool (tsr_pool_alloc), charged to
+ * the memory cap. The outer arrays r->steps, r->n_steps, r->traces and
+ * r->n_traces (one entry per run) are made here; the per-run arrays in
+ * them, and r->operations_cache, are owned by report-execution.c and
+ * report-operations.c, must come from malloc (tsr_alloc does), and are
+ * released with free() by tsr_report_free.
+ *
+ * tsr_report_runs is served here too, as the runs are read at open.
+ */
+#include "report-private.h"
+
+#include "format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TSR_DEFAULT_CAP ((uint64_t)2 << 30)
+#define TSR_POOL_BLOCK ((size_t)64 << 10)
+/* Upper bounds on what a report may claim, far above any real target. */
+#define TSR_MAX_TILES ((int64_t)1 << 24)
+#define TSR_MAX_IPUS ((int64_t)1 << 16)
+/* Virtual-machine steps a statement may take: a base plus this many per
+ * byte of the file (a full scan of a table costs well under one). */
+#define TSR_VM_BASE ((int64_t)200 * 1000 * 1000)
+#define TSR_VM_PER_BYTE 16
+/* SQLite counts a statement's steps in 32 bits. */
+#define TSR_VM_MAX ((int64_t)2000 * 1000 * 1000)
+/* Calls of the progress handler: every this many virtual-machine steps. */
+#define TSR_VM_PERIOD 20000
+
+struct tsr_pool_block {
+	tsr_pool_block *next;
+	size_t size, used;     /* bytes of data, bytes handed out */
+	_Alignas(16) unsigned char data[];
+};
+
+/* What the progress handler needs (in the handle's pool). */
+typedef struct progress_ctx {
+	sqlite3 *db;
+	int64_t budget; /* virtual-machine steps per statement */
+} progress_ctx;
+
+/* --- Errors ------------------------------------------------------------------ */
+
+static _Thread_local char last_error[512];
+static _Thread_local int last_code; /* of the last tsr_fail / tsr_set_last_error */
+
+/* The names of the codes, for messages and tests. */
+const char *tsr_error_name(int code)
+{
+	switch (code) {
+	case TSR_OK: return "TSR_OK";
+	case TSR_ERR_INVALID_ARGUMENT: return "TSR_ERR_INVALID_ARGUMENT";
+	case TSR_ERR_NO_MEMORY: return "TSR_ERR_NO_MEMORY";
+	case TSR_ERR_NOT_FOUND: return "TSR_ERR_NOT_FOUND";
+	case TSR_ERR_NOT_SQLITE: return "TSR_ERR_NOT_SQLITE";
+	case TSR_ERR_NOT_REPORT: return "TSR_ERR_NOT_REPORT";
+	case TSR_ERR_SCHEMA_TOO_NEW: return "TSR_ERR_SCHEMA_TOO_NEW";
+	case TSR_ERR_SCHEMA_TOO_OLD: return "TSR_ERR_SCHEMA_TOO_OLD";
+	case TSR_ERR_CORRUPT: return "TSR_ERR_CORRUPT";
+	case TSR_ERR_TOO_LARGE: return "TSR_ERR_TOO_LARGE";
+	case TSR_ERR_IO: return "TSR_ERR_IO";
+	case TSR_ERR_OUT_OF_RANGE: return "TSR_ERR_OUT_OF_RANGE";
+	case TSR_ERR_NO_DATA: return "TSR_ERR_NO_DATA";
+	}
+	return "unknown";
+}
+
+/* The thread's last message (set by tsr_set_last_error and tsr_fail). */
+const char *tsr_last_error(void)
+{
+	return last_error;
+}
+
+/* Records the thread's last error; returns `code` for tail calls. */
+int tsr_set_last_error(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	last_code = code;
+	return code;
+}
+
+/* Records a failure on the handle and as the thread's last error. */
+int tsr_fail(tsr_report *r, int code, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[sizeof(last_error)];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (r)
+		memcpy(r->error, buf, sizeof(r->error));
+	memcpy(last_error, buf, sizeof(last_error));
+	last_code = code;
+	return code;
+}
+
+const char *tsr_report_error(const tsr_report *report)
+{
+	return report ? report->error : "";
+}
+
+const char *tsr_report_path(const tsr_report *report)
+{
+	return report ? report->path : NULL;
+}
+
+const char *tsr_report_debug_info_path(const tsr_report *report)
+{
+	return report ? report->debug_path : NULL;
+}
+
+/* --- Memory ------------------------------------------------------------------ */
+
+/*
+ * Zeroed n * size bytes charged to the cap. Overflow of n * size, or
+ * passing the cap, is TSR_ERR_TOO_LARGE recorded on the handle; a failing
+ * calloc is TSR_ERR_NO_MEMORY. A zero-byte request returns a valid
+ * pointer (free it with tsr_free(r, p, 0)).
+ */
+void *tsr_alloc(tsr_report *r, size_t n, size_t size)
+{
+	size_t bytes;
+	void *p;
+
+	if (!r)
+		return NULL;
+	if (size && n > SIZE_MAX / size) {
+		tsr_fail(r, TSR_ERR_TOO_LARGE, "'%s': an array of %zu x %zu bytes is too large",
+		         r->path, n, size);
+		return NULL;
+	}
+	bytes = n * size;
+	if (bytes > r->memory_cap || r->memory_used > r->memory_cap - bytes) {
+		tsr_fail(r, TSR_ERR_TOO_LARGE,
+		         "'%s': reading it needs more than the memory cap of %llu bytes (%zu more)",
+		         r->path, (unsigned long long)r->memory_cap, bytes);
+		return NULL;
+	}
+	p = calloc(1, bytes ? bytes : 1);
+	if (!p) {
+		tsr_fail(r, TSR_ERR_NO_MEMORY, "'%s': out of host memory (%zu bytes)", r->path, bytes);
+		return NULL;
+	}
+	r->memory_used += bytes;
+	return p;
+}
+
+/* Frees what tsr_alloc gave and returns its bytes to the cap. */
+void tsr_free(tsr_report *r, void *p, size_t bytes)
+{
+	if (!p)
+		return;
+	free(p);
+	if (r)
+		r->memory_used -= bytes < r->memory_used ? bytes : r->memory_used;
+}
+
+/* Zeroed bytes that live until tsr_report_free, 16-byte aligned. Large
+ * requests get a block of their own. */
+void *tsr_pool_alloc(tsr_report *r, size_t bytes)
+{
+	tsr_pool_block *b = r ? r->pool : NULL;
+	size_t need = (bytes + 15) & ~(size_t)15;
+	void *p;
+
+	if (!r)
+		return NULL;
+	if (need < bytes) {
+		tsr_fail(r, TSR_ERR_TOO_LARGE, "'%s': an allocation of %zu bytes is too large",
+		         r->path, bytes);
+		return NULL;
+	}
+	if (!b || b->size - b->used < need) {
+		size_t size = need > TSR_POOL_BLOCK / 4 ? need : TSR_POOL_BLOCK;
+		tsr_pool_block *nb = tsr_alloc(r, 1, sizeof(*nb) + size);
+
+		if (!nb)
+			return NULL;
+		nb->size = size;
+		nb->used = 0;
+		if (b && size != TSR_POOL_BLOCK) {
+			/* Keep filling the current block: put the big one behind it. */
+			nb->next = b->next;
+			b->next = nb;
+		} else {
+			nb->next = b;
+			r->pool = nb;
+		}
+		b = nb;
+	}
+	p = b->data + b->used;
+	b->used += need;
+	memset(p, 0, need);
+	return p;
+}
+
+/* A NUL-terminated copy of s[0..len) in the pool. */
+const char *tsr_pool_strdup(tsr_report *r, const char *s, size_t len)
+{
+	char *p;
+
+	if (len == SIZE_MAX) {
+		tsr_fail(r, TSR_ERR_TOO_LARGE, "'%s': a string is too long", r ? r->path : "");
+		return NULL;
+	}
+	p = tsr_pool_alloc(r, len + 1);
+	if (!p)
+		return NULL;
+	if (len)
+		memcpy(p, s, len);
+	p[len] = 0;
+	return p;
+}
+
+/* Pool space for n elements of `size` (overflow checked). */
+static void *pool_array(tsr_report *r, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		tsr_fail(r, TSR_ERR_TOO_LARGE, "'%s': an array of %zu entries is too large", r->path, n);
+		return NULL;
+	}
+	return tsr_pool_alloc(r, n * size);
+}
+
+/* --- SQL helpers --------------------------------------------------------------- */
+
+/* The tsr_error for an SQLite result code. */
+static int map_sqlite(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_NOMEM:
+		return TSR_ERR_NO_MEMORY;
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+	case SQLITE_READONLY:
+	case SQLITE_FULL:
+		return TSR_ERR_IO;
+	case SQLITE_TOOBIG:
+		return TSR_ERR_TOO_LARGE;
+	default:
+		return TSR_ERR_CORRUPT; /* CORRUPT, NOTADB, ERROR (schema), AUTH, INTERRUPT ... */
+	}
+}
+
+/* Records the connection's failure `rc` while doing `what`. */
+static int sql_fail(tsr_report *r, int rc, const char *what)
+{
+	const char *msg = r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc);
+
+	if ((rc & 0xff) == SQLITE_INTERRUPT)
+		msg = "a query ran too long for the size of the file";
+	return tsr_fail(r, map_sqlite(rc), "'%s': %s: %s", r->path, what, msg);
+}
+
+/* Prepares `sql`; a missing table or column is TSR_ERR_CORRUPT. */
+int tsr_prepare(tsr_report *r, sqlite3_stmt **st, const char *sql)
+{
+	int rc;
+
+	*st = NULL;
+	rc = sqlite3_prepare_v2(r->db, sql, -1, st, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_finalize(*st);
+		*st = NULL;
+		return sql_fail(r, rc, "cannot read the report");
+	}
+	return TSR_OK;
+}
+
+/* One step: SQLITE_ROW, SQLITE_DONE, or a recorded negative code. */
+int tsr_step_row(tsr_report *r, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return rc;
+	return sql_fail(r, rc, "reading the report");
+}
+
+/* An integer column in [lo, hi]; anything else (NULL, text, real, a
+ * value out of range) is TSR_ERR_CORRUPT naming `what`. */
+int tsr_column_int(tsr_report *r, int64_t *out, sqlite3_stmt *st, int col, int64_t lo, int64_t hi,
+                   const char *what)
+{
+	int64_t v;
+
+	*out = 0;
+	if (sqlite3_column_type(st, col) != SQLITE_INTEGER)
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s is not an integer", r->path, what);
+	v = sqlite3_column_int64(st, col);
+	if (v < lo || v > hi)
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s %lld is out of range [%lld, %lld]",
+		                r->path, what, (long long)v, (long long)lo, (long long)hi);
+	*out = v;
+	return TSR_OK;
+}
+
+/* Same for an id in [0, hi] that may be NULL (-1 then). */
+int tsr_column_id_or_null(tsr_report *r, int64_t *out, sqlite3_stmt *st, int col, int64_t hi,
+                          const char *what)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL) {
+		*out = -1;
+		return TSR_OK;
+	}
+	return tsr_column_int(r, out, st, col, 0, hi, what);
+}
+
+/* A string.id column resolved to its text (kept in the handle). */
+int tsr_column_string(tsr_report *r, const char **out, sqlite3_stmt *st, int col,
+                      const char *what)
+{
+	int64_t id;
+	int rc;
+
+	*out = NULL;
+	if (r->n_strings == 0)
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s names a string but there are none",
+		                r->path, what);
+	rc = tsr_column_int(r, &id, st, col, 0, (int64_t)r->n_strings - 1, what);
+	if (rc)
+		return rc;
+	if (!r->strings[id])
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s names missing string %lld", r->path, what,
+		                (long long)id);
+	*out = r->strings[id];
+	return TSR_OK;
+}
+
+/* A TEXT column copied into the pool; NULL only when `nullable`. */
+int tsr_column_text(tsr_report *r, const char **out, sqlite3_stmt *st, int col, bool nullable,
+                    const char *what)
+{
+	int type = sqlite3_column_type(st, col);
+	const unsigned char *s;
+	int len;
+
+	*out = NULL;
+	if (type == SQLITE_NULL && nullable)
+		return TSR_OK;
+	if (type != SQLITE_TEXT)
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s is not text", r->path, what);
+	s = sqlite3_column_text(st, col);
+	len = sqlite3_column_bytes(st, col);
+	if (!s)
+		return tsr_fail(r, TSR_ERR_NO_MEMORY, "'%s': out of memory reading %s", r->path, what);
+	*out = tsr_pool_strdup(r, (const char *)s, (size_t)len);
+	return *out ? TSR_OK : last_code;
+}
+
+/* A tile-runs blob column decoded into out[0..n); NULL is all zeros. */
+int tsr_column_tiles(tsr_report *r, uint64_t *out, size_t n, sqlite3_stmt *st, int col,
+                     const char *what)
+{
+	int type = sqlite3_column_type(st, col);
+	const void *blob;
+	int len;
+
+	if (type == SQLITE_NULL) {
+		memset(out, 0, n * sizeof(*out));
+		return TSR_OK;
+	}
+	if (type != SQLITE_BLOB) {
+		memset(out, 0, n * sizeof(*out));
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s is not a tile-runs blob", r->path, what);
+	}
+	blob = sqlite3_column_blob(st, col);
+	len = sqlite3_column_bytes(st, col);
+	if (tsf_tile_runs_decode(out, n, blob, (size_t)len) != 0)
+		return tsr_fail(r, TSR_ERR_CORRUPT,
+		                "'%s': %s is not a valid tile-runs blob of %zu tiles (%d bytes)", r->path,
+		                what, n, len);
+	return TSR_OK;
+}
+
+/* The tile range of one IPU, or of all (ipu -1). */
+int tsr_ipu_tiles(tsr_report *r, int ipu, size_t *lo, size_t *hi)
+{
+	if (ipu == -1) {
+		*lo = 0;
+		*hi = r->target.num_tiles;
+		return TSR_OK;
+	}
+	if (ipu < 0 || (unsigned)ipu >= r->target.num_ipus)
+		return tsr_fail(r, TSR_ERR_OUT_OF_RANGE, "'%s': IPU %d of %u", r->path, ipu,
+		                r->target.num_ipus);
+	*lo = (size_t)ipu * r->target.tiles_per_ipu;
+	*hi = *lo + r->target.tiles_per_ipu;
+	return TSR_OK;
+}
+
+/* Runs a query returning one row of integers into out[0..n), each in
+ * [lo, hi]. A missing row is TSR_ERR_CORRUPT. */
+static int query_ints(tsr_report *r, int64_t *out, int n, int64_t lo, int64_t hi, const char *sql,
+                      const char *what)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = tsr_prepare(r, &st, sql);
+
+	if (rc)
+		goto out;
+	rc = tsr_step_row(r, st);
+	if (rc == SQLITE_DONE)
+		rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s: no row", r->path, what);
+	if (rc != SQLITE_ROW)
+		goto out;
+	rc = TSR_OK;
+	for (int i = 0; !rc && i < n; i++)
+		rc = tsr_column_int(r, &out[i], st, i, lo, hi, what);
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * The rows of `table`, whose integer key `key` must run densely from
+ * `first` (0 or 1) to first + n - 1: checked with one COUNT/MIN/MAX so a
+ * loader can index arrays by id. `max` bounds n.
+ */
+static int dense_count(tsr_report *r, size_t *n, const char *table, const char *key,
+                       int64_t first, int64_t max)
+{
+	char sql[160];
+	int64_t v[3];
+	int rc;
+
+	snprintf(sql, sizeof(sql),
+	         "SELECT COUNT(*), IFNULL(MIN(%s), %lld), IFNULL(MAX(%s), %lld) FROM %s", key,
+	         (long long)first, key, (long long)first - 1, table);
+	*n = 0;
+	rc = query_ints(r, v, 3, INT64_MIN, INT64_MAX, sql, table);
+	if (rc)
+		return rc;
+	if (v[0] > max)
+		return tsr_fail(r, TSR_ERR_TOO_LARGE, "'%s': %s has %lld rows, more than %lld", r->path,
+		                table, (long long)v[0], (long long)max);
+	if (v[1] != first || v[2] != first + v[0] - 1)
+		return tsr_fail(r, TSR_ERR_CORRUPT,
+		                "'%s': %s's %s values run from %lld to %lld over %lld rows, not densely "
+		                "from %lld", r->path, table, key, (long long)v[1], (long long)v[2],
+		                (long long)v[0], (long long)first);
+	*n = (size_t)v[0];
+	return TSR_OK;
+}
+
+/* The next row of a loader that expects exactly `n` rows: SQLITE_ROW
+ * while i < n, then the statement must be done. */
+static int loader_step(tsr_report *r, sqlite3_stmt *st, size_t i, size_t n, const char *table)
+{
+	int rc = tsr_step_row(r, st);
+
+	if (rc < 0)
+		return rc;
+	if (i < n && rc != SQLITE_ROW)
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s has %zu rows, %zu counted", r->path, table,
+		                i, n);
+	if (i >= n && rc == SQLITE_ROW)
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s has more rows than counted", r->path,
+		                table);
+	return rc;
+}
+
+/* --- The defensive connection ------------------------------------------------------ */
+
+/* Built-in functions our queries may call: pure, bounded by the length
+ * limits. Anything else (load_extension, fts3_tokenizer, functions an
+ * extension might register ...) is refused by the authorizer. */
+static const char *const allowed_functions[] = {
+	"abs", "avg", "coalesce", "count", "hex", "ifnull", "iif", "instr", "length",
+	"like", "glob", "lower", "upper", "ltrim", "rtrim", "trim", "max", "min", "nullif",
+	"printf", "format", "quote", "replace", "round", "substr", "substring", "sum",
+	"total", "typeof", "unicode", "char", "group_concat", "tile_value", "tile_sum",
+	"tile_max",
+};
+
+/* PRAGMAs a reader may still run after opening (all read-only queries). */
+static const char *const allowed_pragmas[] = {
+	"application_id", "user_version", "table_info", "table_xinfo", "index_list",
+	"index_info", "page_count", "page_size", "quick_check", "integrity_check",
+};
+
+/* Of those, the ones whose argument is a table or index name. */
+static const char *const table_pragmas[] = {"table_info", "table_xinfo", "index_list",
+                                            "index_info"};
+
+static bool in_list(const char *s, const char *const *list, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++)
+		if (sqlite3_stricmp(s, list[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The authorizer: reads and our own functions, nothing else, and nothing
+ * at all whose innermost cause is a trigger or view of the file (its
+ * name is `inner`). Writes are impossible on a read-only connection but
+ * are denied here as well, as are ATTACH and schema changes.
+ */
+static int authorize_cb(void *data, int action, const char *a, const char *b, const char *dbname,
+                        const char *inner)
+{
+	(void)data;
+	(void)dbname;
+	if (inner)
+		return SQLITE_DENY;
+	switch (action) {
+	case SQLITE_SELECT:
+	case SQLITE_READ:
+	case SQLITE_RECURSIVE:
+	case SQLITE_TRANSACTION:
+	case SQLITE_SAVEPOINT:
+		return SQLITE_OK;
+	case SQLITE_FUNCTION:
+		return in_list(b, allowed_functions,
+		               sizeof(allowed_functions) / sizeof(allowed_functions[0]))
+		           ? SQLITE_OK
+		           : SQLITE_DENY;
+	case SQLITE_PRAGMA:
+		/* Only queries. An argument may set something, except for the
+		 * ones whose argument names a table or index. */
+		if (!in_list(a, allowed_pragmas, sizeof(allowed_pragmas) / sizeof(allowed_pragmas[0])))
+			return SQLITE_DENY;
+		return !b || in_list(a, table_pragmas, sizeof(table_pragmas) / sizeof(table_pragmas[0]))
+		           ? SQLITE_OK
+		           : SQLITE_DENY;
+	default:
+		return SQLITE_DENY;
+	}
+}
+
+/*
+ * The progress handler: any statement past its budget of virtual-machine
+ * steps is interrupted (SQLITE_INTERRUPT, reported as TSR_ERR_CORRUPT).
+ * The budget grows with the file, so a full scan of a legitimate report
+ * always fits, while no damaged file can keep a query running for long.
+ */
+static int progress_cb(void *data)
+{
+	const progress_ctx *pc = data;
+	sqlite3_stmt *st = NULL;
+
+	while ((st = sqlite3_next_stmt(pc->db, st)) != NULL)
+		if (sqlite3_stmt_busy(st) &&
+		    (int64_t)sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0) > pc->budget)
+			return 1;
+	return 0;
+}
+
+/* --- SQL functions over tile-runs blobs ------------------------------------------------ */
+
+/* One unsigned LEB128 integer from blob[*pos..len); false when truncated,
+ * longer than 10 bytes or above 64 bits. */
+static bool leb128(uint64_t *out, const uint8_t *blob, size_t len, size_t *pos)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < 10; i++) {
+		uint8_t byte;
+
+		if (*pos >= len)
+			return false;
+		byte = blob[(*pos)++];
+		if (i == 9 && byte > 1)
+			return false;
+		v |= (uint64_t)(byte & 0x7f) << (7 * i);
+		if (!(byte & 0x80)) {
+			*out = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* What a walk over a tile-runs blob computes. */
+typedef struct runs_walk {
+	uint64_t tile;     /* tile_value: the tile asked for */
+	uint64_t value;    /* its value */
+	uint64_t max;
+	uint64_t sum;
+	bool sum_overflow;
+} runs_walk;
+
+/*
+ * Walks the runs of `blob` (num_tiles entries) checking each one as
+ * tsf_tile_runs_decode does, without a dense array: one pass, O(len).
+ * Returns false on a malformed blob.
+ */
+static bool walk_runs(runs_walk *w, const void *blob, size_t len, uint64_t num_tiles)
+{
+	const uint8_t *b = blob;
+	size_t pos = 1;
+	uint64_t at = 0;
+
+	if (!blob || len == 0)
+		return true; /* NULL: all zeros */
+	if (b[0] != 0x01)
+		return false;
+	while (pos < len) {
+		uint64_t gap, count, value;
+
+		if (!leb128(&gap, b, len, &pos) || !leb128(&count, b, len, &pos) ||
+		    !leb128(&value, b, len, &pos))
+			return false;
+		if (count == 0 || gap > num_tiles - at || count > num_tiles - at - gap)
+			return false;
+		at += gap;
+		if (w->tile >= at && w->tile < at + count)
+			w->value = value;
+		if (value > w->max)
+			w->max = value;
+		if (value && count > (UINT64_MAX - w->sum) / value)
+			w->sum_overflow = true;
+		else
+			w->sum += count * value;
+		at += count;
+	}
+	return true;
+}
+
+/* A value for SQL: SQLite's integers are signed 64-bit. */
+static void result_u64(sqlite3_context *ctx, uint64_t v)
+{
+	if (v > (uint64_t)INT64_MAX)
+		sqlite3_result_error(ctx, "tile value above 2^63", -1);
+	else
+		sqlite3_result_int64(ctx, (int64_t)v);
+}
+
+/* Walks argv[0] for the SQL functions; false after setting the error. */
+static bool sql_walk(sqlite3_context *ctx, sqlite3_value *blob, runs_walk *w)
+{
+	tsr_report *r = sqlite3_user_data(ctx);
+	int type = sqlite3_value_type(blob);
+
+	if (type == SQLITE_NULL)
+		return true;
+	if (type != SQLITE_BLOB) {
+		sqlite3_result_error(ctx, "not a tile-runs blob", -1);
+		return false;
+	}
+	if (!walk_runs(w, sqlite3_value_blob(blob), (size_t)sqlite3_value_bytes(blob),
+	               r->target.num_tiles)) {
+		sqlite3_result_error(ctx, "malformed tile-runs blob", -1);
+		return false;
+	}
+	return true;
+}
+
+/* tile_value(blob, tile): the value on one tile (0 when absent). */
+static void sql_tile_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	runs_walk w = {0};
+	int64_t tile;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER) {
+		sqlite3_result_error(ctx, "tile_value: the tile is not an integer", -1);
+		return;
+	}
+	tile = sqlite3_value_int64(argv[1]);
+	w.tile = tile < 0 ? UINT64_MAX : (uint64_t)tile;
+	if (sql_walk(ctx, argv[0], &w))
+		result_u64(ctx, w.value);
+}
+
+/* tile_sum(blob): the sum over tiles. */
+static void sql_tile_sum(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	runs_walk w = {.tile = UINT64_MAX};
+
+	(void)argc;
+	if (!sql_walk(ctx, argv[0], &w))
+		return;
+	if (w.sum_overflow)
+		sqlite3_result_error(ctx, "tile_sum: overflow", -1);
+	else
+		result_u64(ctx, w.sum);
+}
+
+/* tile_max(blob): the largest value. */
+static void sql_tile_max(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	runs_walk w = {.tile = UINT64_MAX};
+
+	(void)argc;
+	if (sql_walk(ctx, argv[0], &w))
+		result_u64(ctx, w.max);
+}
+
+/* --- Opening ------------------------------------------------------------------------------ */
+
+/* `path` percent-encoded as an SQLite URI opening it read-only and
+ * immutable. The caller frees the result. */
+static char *make_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t len = strlen(path);
+	char *uri = malloc(len * 3 + 48);
+	char *o = uri;
+
+	if (!uri)
+		return NULL;
+	o += sprintf(o, "file:%s", path[0] == '/' ? "//" : "");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		unsigned char c = *p;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '/' || c == '.' || c == '-' || c == '_' || c == '~') {
+			*o++ = (char)c;
+		} else {
+			*o++ = '%';
+			*o++ = hex[c >> 4];
+			*o++ = hex[c & 15];
+		}
+	}
+	strcpy(o, "?mode=ro&immutable=1");
+	return uri;
+}
+
+/* A malloc'd "dir/name". */
+static char *join_path(const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	char *p = malloc(a + b + 2);
+
+	if (p)
+		snprintf(p, a + b + 2, "%s%s%s", dir, a && dir[a - 1] == '/' ? "" : "/", name);
+	return p;
+}
+
+/* A big-endian integer of the SQLite header. */
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * A truncated copy is the commonest damage, and SQLite reads pages only
+ * when a query needs them, so compare the file's size with the database
+ * size the header records (when the header says that size is valid: the
+ * "version-valid-for" number equals the change counter). One comparison,
+ * no page read.
+ */
+static int check_size(tsr_report *r, const unsigned char *head, int64_t size)
+{
+	uint32_t page = (uint32_t)head[16] << 8 | head[17];
+	uint32_t pages = be32(head + 28);
+
+	if (page == 1)
+		page = 65536;
+	if (page < 512 || (page & (page - 1)))
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': damaged SQLite header (page size %u)",
+		                r->path, page);
+	if (be32(head + 92) == be32(head + 24) && pages &&
+	    (int64_t)pages * page > size)
+		return tsr_fail(r, TSR_ERR_CORRUPT,
+		                "'%s': truncated: %lld bytes of the %lld the header records", r->path,
+		                (long long)size, (long long)pages * page);
+	return TSR_OK;
+}
+
+/*
+ * Resolves `path` (a profile.pop or a directory holding one) into
+ * r->path and r->debug_path (a regular debug.cbor beside it, if any),
+ * and checks the file: regular, and starting with SQLite's magic.
+ * *size gets its size in bytes.
+ */
+static int locate(tsr_report *r, const char *path, int64_t *size)
+{
+	static const char magic[16] = "SQLite format 3";
+	struct stat sb;
+	unsigned char head[100];
+	ssize_t got;
+	int fd;
+
+	if (stat(path, &sb) != 0)
+		return tsr_fail(r, errno == ENOENT || errno == ENOTDIR ? TSR_ERR_NOT_FOUND : TSR_ERR_IO,
+		                "'%s': %s", path, strerror(errno));
+	if (S_ISDIR(sb.st_mode)) {
+		r->path = join_path(path, "profile.pop");
+		if (!r->path)
+			return tsr_fail(r, TSR_ERR_NO_MEMORY, "out of host memory");
+		if (stat(r->path, &sb) != 0)
+			return tsr_fail(r, TSR_ERR_NOT_FOUND, "'%s': no profile.pop in this directory",
+			                path);
+	} else {
+		r->path = strdup(path);
+		if (!r->path)
+			return tsr_fail(r, TSR_ERR_NO_MEMORY, "out of host memory");
+	}
+	if (!S_ISREG(sb.st_mode))
+		return tsr_fail(r, TSR_ERR_NOT_SQLITE, "'%s': not a regular file", r->path);
+	*size = (int64_t)sb.st_size;
+
+	/* debug.cbor beside the file. */
+	{
+		const char *slash = strrchr(r->path, '/');
+		size_t dlen = slash ? (size_t)(slash - r->path) : 0;
+		char *dir = slash ? strndup(r->path, dlen ? dlen : 1) : strdup(".");
+		char *dbg = dir ? join_path(dir, "debug.cbor") : NULL;
+		struct stat ds;
+
+		free(dir);
+		if (dbg && stat(dbg, &ds) == 0 && S_ISREG(ds.st_mode))
+			r->debug_path = dbg;
+		else
+			free(dbg);
+	}
+
+	fd = open(r->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return tsr_fail(r, errno == ENOENT ? TSR_ERR_NOT_FOUND : TSR_ERR_IO, "'%s': %s",
+		                r->path, strerror(errno));
+	do
+		got = read(fd, head, sizeof(head));
+	while (got < 0 && errno == EINTR);
+	close(fd);
+	if (got < 0)
+		return tsr_fail(r, TSR_ERR_IO, "'%s': %s", r->path, strerror(errno));
+	if (got < 16 || memcmp(head, magic, sizeof(magic)) != 0)
+		return tsr_fail(r, TSR_ERR_NOT_SQLITE, "'%s': not an SQLite database", r->path);
+	if (got < (ssize_t)sizeof(head))
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': truncated SQLite header", r->path);
+	return check_size(r, head, *size);
+}
+
+/* Runs a statement that returns nothing we need (a PRAGMA setting). */
+static int exec_quiet(tsr_report *r, const char *sql)
+{
+	int rc = sqlite3_exec(r->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? TSR_OK : sql_fail(r, rc, sql);
+}
+
+static int check_identity(tsr_report *r);
+static int check_schema(tsr_report *r);
+
+/*
+ * Opens the connection read-only and immutable, and locks it down (see
+ * the top of this file). `size` is the file's size for the progress
+ * budget.
+ */
+static int connect_db(tsr_report *r, int64_t size)
+{
+	static const struct {
+		int id, value;
+	} limits[] = {
+		{SQLITE_LIMIT_LENGTH, 256 << 20},     /* the largest string or blob */
+		{SQLITE_LIMIT_SQL_LENGTH, 1 << 20},   /* also bounds the file's schema entries */
+		{SQLITE_LIMIT_COLUMN, 200},
+		{SQLITE_LIMIT_EXPR_DEPTH, 200},
+		{SQLITE_LIMIT_COMPOUND_SELECT, 20},
+		{SQLITE_LIMIT_VDBE_OP, 100000},
+		{SQLITE_LIMIT_FUNCTION_ARG, 16},
+		{SQLITE_LIMIT_ATTACHED, 0},
+		{SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1000},
+		{SQLITE_LIMIT_VARIABLE_NUMBER, 100},
+		{SQLITE_LIMIT_TRIGGER_DEPTH, 1},
+		{SQLITE_LIMIT_WORKER_THREADS, 0},
+	};
+	static const struct {
+		int op, value;
+	} configs[] = {
+		{SQLITE_DBCONFIG_DEFENSIVE, 1},
+		{SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0},
+		{SQLITE_DBCONFIG_ENABLE_TRIGGER, 0},
+		{SQLITE_DBCONFIG_ENABLE_VIEW, 0},
+		{SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0},
+		{SQLITE_DBCONFIG_ENABLE_FKEY, 0},
+		{SQLITE_DBCONFIG_WRITABLE_SCHEMA, 0},
+		{SQLITE_DBCONFIG_DQS_DDL, 0},
+		{SQLITE_DBCONFIG_DQS_DML, 0},
+	};
+	const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI |
+	                  SQLITE_OPEN_PRIVATECACHE;
+	const int fflags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY;
+	progress_ctx *pc;
+	char *uri = make_uri(r->path);
+	int rc;
+
+	if (!uri)
+		return tsr_fail(r, TSR_ERR_NO_MEMORY, "out of host memory");
+	rc = sqlite3_open_v2(uri, &r->db, flags, NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return sql_fail(r, rc, "cannot open");
+	sqlite3_extended_result_codes(r->db, 1);
+	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+		rc = sqlite3_db_config(r->db, configs[i].op, configs[i].value, (int *)NULL);
+		if (rc != SQLITE_OK)
+			return sql_fail(r, rc, "cannot configure the connection");
+	}
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		sqlite3_limit(r->db, limits[i].id, limits[i].value);
+
+	pc = tsr_pool_alloc(r, sizeof(*pc));
+	if (!pc)
+		return last_code;
+	pc->db = r->db;
+	pc->budget = TSR_VM_BASE + (size > 0 ? size : 0) * TSR_VM_PER_BYTE;
+	if (pc->budget > TSR_VM_MAX || size > TSR_VM_MAX)
+		pc->budget = TSR_VM_MAX;
+	sqlite3_progress_handler(r->db, TSR_VM_PERIOD, progress_cb, pc);
+
+	/* Settings of this connection only; none reads the file. */
+	rc = exec_quiet(r, "PRAGMA cell_size_check = ON");
+	if (!rc)
+		rc = exec_quiet(r, "PRAGMA mmap_size = 0");
+	if (!rc)
+		rc = exec_quiet(r, "PRAGMA cache_size = -8192");
+	if (!rc)
+		rc = exec_quiet(r, "PRAGMA temp_store = MEMORY");
+	if (rc)
+		return rc;
+
+	rc = sqlite3_create_function_v2(r->db, "tile_value", 2, fflags, r, sql_tile_value, NULL,
+	                                NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(r->db, "tile_sum", 1, fflags, r, sql_tile_sum, NULL,
+		                                NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(r->db, "tile_max", 1, fflags, r, sql_tile_max, NULL,
+		                                NULL, NULL);
+	if (rc != SQLITE_OK)
+		return sql_fail(r, rc, "cannot register functions");
+	/* Before the authorizer, which would refuse the table-valued pragma
+	 * check_schema uses; neither reads anything but the header and the
+	 * schema. */
+	rc = check_identity(r);
+	if (!rc)
+		rc = check_schema(r);
+	if (!rc)
+		sqlite3_set_authorizer(r->db, authorize_cb, r);
+	return rc;
+}
+
+/* application_id and user_version: is this a report we can read? */
+static int check_identity(tsr_report *r)
+{
+	int64_t app, version;
+	int rc = query_ints(r, &app, 1, INT32_MIN, INT32_MAX, "PRAGMA application_id",
+	                    "application_id");
+
+	if (rc)
+		return rc == TSR_ERR_CORRUPT && sqlite3_errcode(r->db) == SQLITE_NOTADB
+		           ? tsr_fail(r, TSR_ERR_CORRUPT, "'%s': damaged SQLite header", r->path)
+		           : rc;
+	if ((uint32_t)app != (uint32_t)TSF_PROFILE_APPLICATION_ID)
+		return tsr_fail(r, TSR_ERR_NOT_REPORT,
+		                "'%s': an SQLite database, but not a Tilescope profile (application_id "
+		                "0x%08x, expected 0x%08x)", r->path, (unsigned)(uint32_t)app,
+		                (unsigned)TSF_PROFILE_APPLICATION_ID);
+	rc = query_ints(r, &version, 1, INT32_MIN, INT32_MAX, "PRAGMA user_version",
+	                "user_version");
+	if (rc)
+		return rc;
+	if (version > TSF_PROFILE_SCHEMA_VERSION)
+		return tsr_fail(r, TSR_ERR_SCHEMA_TOO_NEW,
+		                "'%s': profile schema version %lld is newer than this Tilescope reads "
+		                "(version %d): upgrade Tilescope", r->path, (long long)version,
+		                TSF_PROFILE_SCHEMA_VERSION);
+	if (version < TSF_PROFILE_SCHEMA_VERSION)
+		return tsr_fail(r, TSR_ERR_SCHEMA_TOO_OLD,
+		                "'%s': profile schema version %lld is older than this Tilescope reads "
+		                "(version %d)", r->path, (long long)version, TSF_PROFILE_SCHEMA_VERSION);
+	r->info.schema_version = (unsigned)version;
+	return TSR_OK;
+}
+
+/*
+ * Refuses schema objects whose code would run during our reads. Views
+ * are disabled and triggers never fire on a read-only connection, but a
+ * generated column's expression is evaluated whenever the column is read,
+ * without the authorizer seeing its function calls, and a virtual table
+ * runs its module's code. Tilescope writes neither; a file that has them
+ * is refused before any of its tables is read.
+ */
+static int check_schema(tsr_report *r)
+{
+	int64_t n;
+	int rc = query_ints(r, &n, 1, 0, INT64_MAX,
+	                    "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' "
+	                    "AND sql LIKE 'CREATE VIRTUAL%'",
+	                    "the schema");
+
+	if (!rc && n)
+		return tsr_fail(r, TSR_ERR_CORRUPT,
+		                "'%s': the file defines %lld virtual tables, which Tilescope never "
+		                "writes: refusing to read it", r->path, (long long)n);
+	if (!rc)
+		rc = query_ints(r, &n, 1, 0, INT64_MAX,
+		                "SELECT COUNT(*) FROM sqlite_schema s, pragma_table_xinfo(s.name) x "
+		                "WHERE s.type = 'table' AND x.hidden <> 0",
+		                "the schema");
+	if (!rc && n)
+		return tsr_fail(r, TSR_ERR_CORRUPT,
+		                "'%s': the file defines %lld generated columns, which Tilescope never "
+		                "writes: refusing to read it", r->path, (long long)n);
+	return rc;
+}
+
+/* --- Loading the small tables ------------------------------------------------------------- */
+
+/* meta: known keys into r->info (unknown keys are ignored). */
+static int load_meta(tsr_report *r)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = tsr_prepare(r, &st, "SELECT key, value FROM meta");
+	int64_t v;
+
+	while (!rc) {
+		const char *key;
+
+		rc = tsr_step_row(r, st);
+		if (rc != SQLITE_ROW) {
+			rc = rc == SQLITE_DONE ? TSR_OK : rc;
+			break;
+		}
+		rc = TSR_OK;
+		if (sqlite3_column_type(st, 0) != SQLITE_TEXT) {
+			rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': a meta key is not text", r->path);
+			break;
+		}
+		key = (const char *)sqlite3_column_text(st, 0);
+		if (!key)
+			continue;
+		if (!strcmp(key, "tilescope_version"))
+			rc = tsr_column_text(r, &r->info.tilescope_version, st, 1, false,
+			                     "meta tilescope_version");
+		else if (!strcmp(key, "created"))
+			rc = tsr_column_text(r, &r->info.created, st, 1, false, "meta created");
+		else if (!strcmp(key, "command_line"))
+			rc = tsr_column_text(r, &r->info.command_line, st, 1, true, "meta command_line");
+		else if (!strcmp(key, "engine_name"))
+			rc = tsr_column_text(r, &r->info.engine_name, st, 1, true, "meta engine_name");
+		else if (!strcmp(key, "profiler_mode"))
+			rc = tsr_column_text(r, &r->info.profiler_mode, st, 1, false, "meta profiler_mode");
+		else if (!strcmp(key, "lowered_vars")) {
+			rc = tsr_column_int(r, &v, st, 1, 0, 1, "meta lowered_vars");
+			r->info.lowered_vars = v == 1;
+		} else if (!strcmp(key, "always_live_bytes")) {
+			rc = tsr_column_int(r, &v, st, 1, 0, INT64_MAX, "meta always_live_bytes");
+			r->always_live_bytes = (uint64_t)v;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	/* Never NULL for the formatters. */
+	if (!r->info.tilescope_version)
+		r->info.tilescope_version = "";
+	if (!r->info.created)
+		r->info.created = "";
+	if (!r->info.profiler_mode)
+		r->info.profiler_mode = "IPU_MODEL";
+	return TSR_OK;
+}
+
+/* option: the engine options, in order. */
+static int load_options(tsr_report *r)
+{
+	sqlite3_stmt *st = NULL;
+	const char **names = NULL, **values = NULL;
+	size_t n;
+	int rc = dense_count(r, &n, "option", "position", 0, 1 << 20);
+
+	if (!rc) {
+		names = pool_array(r, n ? n : 1, sizeof(*names));
+		values = pool_array(r, n ? n : 1, sizeof(*values));
+		if (!names || !values)
+			rc = last_code;
+	}
+	if (!rc)
+		rc = tsr_prepare(r, &st, "SELECT name, value FROM option ORDER BY position");
+	for (size_t i = 0; !rc && i <= n; i++) {
+		rc = loader_step(r, st, i, n, "option");
+		if (rc == SQLITE_DONE) {
+			rc = TSR_OK;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		rc = tsr_column_text(r, &names[i], st, 0, false, "option.name");
+		if (!rc)
+			rc = tsr_column_text(r, &values[i], st, 1, false, "option.value");
+	}
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	r->info.n_options = n;
+	r->info.option_names = names;
+	r->info.option_values = values;
+	return TSR_OK;
+}
+
+/* string: every interned name, by id (ids 0 .. n-1). */
+static int load_strings(tsr_report *r)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n;
+	int rc = dense_count(r, &n, "string", "id", 0, INT32_MAX);
+
+	if (!rc) {
+		r->strings = pool_array(r, n ? n : 1, sizeof(*r->strings));
+		if (!r->strings)
+			rc = last_code;
+	}
+	if (!rc)
+		rc = tsr_prepare(r, &st, "SELECT id, text FROM string ORDER BY id");
+	for (size_t i = 0; !rc && i <= n; i++) {
+		int64_t id;
+
+		rc = loader_step(r, st, i, n, "string");
+		if (rc == SQLITE_DONE) {
+			rc = TSR_OK;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		rc = tsr_column_int(r, &id, st, 0, (int64_t)i, (int64_t)i, "string.id");
+		if (!rc)
+			rc = tsr_column_text(r, &r->strings[i], st, 1, false, "string.text");
+	}
+	sqlite3_finalize(st);
+	if (!rc)
+		r->n_strings = n;
+	return rc;
+}
+
+/* target: exactly one row whose sizes agree with each other. */
+static int load_target(tsr_report *r)
+{
+	sqlite3_stmt *st = NULL;
+	tsr_target *t = &r->target;
+	int64_t v[12];
+	int rc = tsr_prepare(r, &st,
+	                     "SELECT type, name, ipu_version, num_ipus, tiles_per_ipu, num_tiles, "
+	                     "bytes_per_tile, bytes_per_ipu, total_memory, clock_frequency, "
+	                     "num_worker_contexts, fp16_amp_flops_per_cycle, fp32_flops_per_cycle, "
+	                     "replication_factor, min_sync_delay FROM target");
+
+	if (!rc) {
+		rc = tsr_step_row(r, st);
+		if (rc == SQLITE_DONE)
+			rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': the target table is empty", r->path);
+		else if (rc == SQLITE_ROW)
+			rc = TSR_OK;
+	}
+	if (!rc)
+		rc = tsr_column_text(r, &t->type, st, 0, false, "target.type");
+	if (!rc)
+		rc = tsr_column_text(r, &t->name, st, 1, false, "target.name");
+	if (!rc)
+		rc = tsr_column_text(r, &t->ipu_version, st, 2, false, "target.ipu_version");
+	if (!rc)
+		rc = tsr_column_int(r, &v[0], st, 3, 1, TSR_MAX_IPUS, "target.num_ipus");
+	if (!rc)
+		rc = tsr_column_int(r, &v[1], st, 4, 1, TSR_MAX_TILES, "target.tiles_per_ipu");
+	if (!rc)
+		rc = tsr_column_int(r, &v[2], st, 5, 1, TSR_MAX_TILES, "target.num_tiles");
+	for (int i = 3; !rc && i < 12; i++)
+		rc = tsr_column_int(r, &v[i], st, 3 + i, 0, INT64_MAX, "target");
+	if (!rc && (rc = tsr_step_row(r, st)) != SQLITE_DONE)
+		rc = rc < 0 ? rc
+		            : tsr_fail(r, TSR_ERR_CORRUPT, "'%s': the target table has more than one row",
+		                       r->path);
+	else if (!rc || rc == SQLITE_DONE)
+		rc = TSR_OK;
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	if (v[2] != v[0] * v[1])
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': the target has %lld tiles, not %lld IPUs x %lld",
+		                r->path, (long long)v[2], (long long)v[0], (long long)v[1]);
+	/* v[3] bytes_per_tile, v[4] bytes_per_ipu, v[5] total_memory */
+	if (v[3] > INT64_MAX / v[2] || v[4] != v[3] * v[1] || v[5] != v[3] * v[2])
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': the target's memory sizes disagree", r->path);
+	if (v[7] < 1 || v[7] > 64 || v[10] < 1 || v[10] > UINT32_MAX || v[11] > UINT32_MAX)
+		return tsr_fail(r, TSR_ERR_CORRUPT,
+		                "'%s': the target's worker contexts, replication or sync delay are out of "
+		                "range", r->path);
+	t->num_ipus = (unsigned)v[0];
+	t->tiles_per_ipu = (unsigned)v[1];
+	t->num_tiles = (unsigned)v[2];
+	t->bytes_per_tile = (uint64_t)v[3];
+	t->bytes_per_ipu = (uint64_t)v[4];
+	t->total_memory = (uint64_t)v[5];
+	t->clock_frequency = (uint64_t)v[6];
+	t->num_worker_contexts = (unsigned)v[7];
+	t->fp16_amp_flops_per_cycle = (uint64_t)v[8];
+	t->fp32_flops_per_cycle = (uint64_t)v[9];
+	t->replication_factor = (unsigned)v[10];
+	t->min_sync_delay = (uint32_t)v[11];
+	return TSR_OK;
+}
+
+/* graph: the guide's four counts. */
+static int load_graph(tsr_report *r)
+{
+	int64_t v[4];
+	int rc = query_ints(r, v, 4, 0, INT64_MAX,
+	                    "SELECT num_compute_sets, num_edges, num_vars, num_vertices FROM graph",
+	                    "graph");
+
+	if (rc)
+		return rc;
+	r->counts.compute_sets = (uint64_t)v[0];
+	r->counts.edges = (uint64_t)v[1];
+	r->counts.variables = (uint64_t)v[2];
+	r->counts.vertices = (uint64_t)v[3];
+	return TSR_OK;
+}
+
+/* a + b for byte counts from the file; false on overflow. */
+static bool add_u64(uint64_t *sum, uint64_t a, uint64_t b)
+{
+	*sum = a + b;
+	return *sum >= a;
+}
+
+/* tile_memory: one row per tile, in tile order, on the IPU it claims. */
+static int load_tiles(tsr_report *r)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n, nt = r->target.num_tiles;
+	int rc = dense_count(r, &n, "tile_memory", "tile", 0, TSR_MAX_TILES);
+
+	if (!rc && n != nt)
+		rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': tile_memory has %zu tiles, the target %zu",
+		              r->path, n, nt);
+	if (!rc) {
+		r->tiles = pool_array(r, nt, sizeof(*r->tiles));
+		if (!r->tiles)
+			rc = last_code;
+	}
+	if (!rc)
+		rc = tsr_prepare(r, &st,
+		                 "SELECT tile, ipu, interleaved, non_interleaved, overflowed, "
+		                 "interleaved_including_gaps, non_interleaved_including_gaps, "
+		                 "overflowed_including_gaps, total, total_including_gaps "
+		                 "FROM tile_memory ORDER BY tile");
+	for (size_t i = 0; !rc && i <= nt; i++) {
+		tsr_tile_memory *m;
+		int64_t v[10];
+		uint64_t sum;
+
+		rc = loader_step(r, st, i, nt, "tile_memory");
+		if (rc == SQLITE_DONE) {
+			rc = TSR_OK;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		rc = tsr_column_int(r, &v[0], st, 0, (int64_t)i, (int64_t)i, "tile_memory.tile");
+		if (!rc)
+			rc = tsr_column_int(r, &v[1], st, 1, (int64_t)(i / r->target.tiles_per_ipu),
+			                    (int64_t)(i / r->target.tiles_per_ipu), "tile_memory.ipu");
+		for (int k = 2; !rc && k < 10; k++)
+			rc = tsr_column_int(r, &v[k], st, k, 0, INT64_MAX, "tile_memory bytes");
+		if (rc)
+			break;
+		m = &r->tiles[i];
+		for (int k = 0; k < TSR_REGION_COUNT; k++) {
+			m->region[k] = (uint64_t)v[2 + k];
+			m->region_including_gaps[k] = (uint64_t)v[5 + k];
+		}
+		m->total = (uint64_t)v[8];
+		m->total_including_gaps = (uint64_t)v[9];
+		if (!add_u64(&sum, m->region[0], m->region[1]) || !add_u64(&sum, sum, m->region[2]) ||
+		    sum != m->total)
+			rc = tsr_fail(r, TSR_ERR_CORRUPT,
+			              "'%s': tile %zu's total is not the sum of its regions", r->path, i);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* oom_tile: tiles on the target, ascending (the primary key orders them). */
+static int load_oom_tiles(tsr_report *r)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t count;
+	size_t n = 0;
+	int rc = query_ints(r, &count, 1, 0, r->target.num_tiles, "SELECT COUNT(*) FROM oom_tile",
+	                    "oom_tile count");
+
+	if (!rc) {
+		n = (size_t)count;
+		r->oom_tiles = pool_array(r, n ? n : 1, sizeof(*r->oom_tiles));
+		if (!r->oom_tiles)
+			rc = last_code;
+	}
+	if (!rc)
+		rc = tsr_prepare(r, &st, "SELECT tile FROM oom_tile ORDER BY tile");
+	for (size_t i = 0; !rc && i <= n; i++) {
+		int64_t t;
+
+		rc = loader_step(r, st, i, n, "oom_tile");
+		if (rc == SQLITE_DONE) {
+			rc = TSR_OK;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		rc = tsr_column_int(r, &t, st, 0, i ? (int64_t)r->oom_tiles[i - 1] + 1 : 0,
+		                    (int64_t)r->target.num_tiles - 1, "oom_tile.tile");
+		if (!rc)
+			r->oom_tiles[i] = (uint32_t)t;
+	}
+	sqlite3_finalize(st);
+	if (!rc)
+		r->n_oom_tiles = n;
+	return rc;
+}
+
+/* The debug-context count (ids 1 .. n) for range checks. */
+static int count_debug_contexts(tsr_report *r)
+{
+	size_t n;
+	int rc = dense_count(r, &n, "debug_context", "id", 1, INT32_MAX);
+
+	if (!rc)
+		r->counts.debug_contexts = n;
+	return rc;
+}
+
+/* A nullable debug_context column: -1, or an id in 1 .. debug_contexts. */
+static int column_debug_context(tsr_report *r, int64_t *out, sqlite3_stmt *st, int col,
+                                const char *what)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL) {
+		*out = -1;
+		return TSR_OK;
+	}
+	return tsr_column_int(r, out, st, col, 1, (int64_t)r->counts.debug_contexts, what);
+}
+
+/* vertex_type: by id. */
+static int load_vertex_types(tsr_report *r)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n;
+	int rc = dense_count(r, &n, "vertex_type", "id", 0, INT32_MAX);
+
+	if (!rc) {
+		r->vertex_types = pool_array(r, n ? n : 1, sizeof(*r->vertex_types));
+		if (!r->vertex_types)
+			rc = last_code;
+	}
+	if (!rc)
+		rc = tsr_prepare(r, &st, "SELECT id, name, state_bytes, code_bytes, instances, flops "
+		                         "FROM vertex_type ORDER BY id");
+	for (size_t i = 0; !rc && i <= n; i++) {
+		tsr_vertex_type *vt = &r->vertex_types[i < n ? i : 0];
+		int64_t v[5];
+
+		rc = loader_step(r, st, i, n, "vertex_type");
+		if (rc == SQLITE_DONE) {
+			rc = TSR_OK;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		rc = tsr_column_int(r, &v[0], st, 0, (int64_t)i, (int64_t)i, "vertex_type.id");
+		if (!rc)
+			rc = tsr_column_string(r, &vt->name, st, 1, "vertex_type.name");
+		if (!rc)
+			rc = tsr_column_int(r, &v[1], st, 2, 0, UINT32_MAX, "vertex_type.state_bytes");
+		if (!rc)
+			rc = tsr_column_int(r, &v[2], st, 3, 0, UINT32_MAX, "vertex_type.code_bytes");
+		if (!rc)
+			rc = tsr_column_int(r, &v[3], st, 4, 0, INT64_MAX, "vertex_type.instances");
+		if (!rc)
+			rc = tsr_column_int(r, &v[4], st, 5, 0, INT64_MAX, "vertex_type.flops");
+		if (rc)
+			break;
+		vt->state_bytes = (uint32_t)v[1];
+		vt->code_bytes = (uint32_t)v[2];
+		vt->instances = (uint64_t)v[3];
+		vt->flops = (uint64_t)v[4];
+	}
+	sqlite3_finalize(st);
+	if (!rc)
+		r->counts.vertex_types = n;
+	return rc;
+}
+
+/* compute_set: by id, with its vertices from compute_set_vertex_type. */
+static int load_compute_sets(tsr_report *r)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n;
+	int64_t bad;
+	char sql[200];
+	int rc = dense_count(r, &n, "compute_set", "id", 0, INT32_MAX);
+
+	if (!rc) {
+		/* One spare slot: the loader's last step (which must find no
+		 * further row) still names an element. */
+		r->compute_sets = tsr_pool_alloc(r, (n + 1) * sizeof(tsr_compute_set));
+		if (!r->compute_sets)
+			rc = tsr_fail(r, TSR_ERR_TOO_LARGE, "'%s': %zu compute sets are too many", r->path, n);
+		else
+			r->n_compute_sets = n;
+	}
+	if (!rc)
+		rc = tsr_prepare(r, &st, "SELECT id, name, flops, debug_context, tiles, cycles, "
+		                         "cycles_sum, active_cycles, active_cycles_sum "
+		                         "FROM compute_set ORDER BY id");
+	for (size_t i = 0; !rc && i <= n; i++) {
+		tsr_compute_set *cs = &r->compute_sets[i < n ? i : 0];
+		int64_t v[9];
+
+		rc = loader_step(r, st, i, n, "compute_set");
+		if (rc == SQLITE_DONE) {
+			rc = TSR_OK;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		rc = tsr_column_int(r, &v[0], st, 0, (int64_t)i, (int64_t)i, "compute_set.id");
+		if (!rc)
+			rc = tsr_column_string(r, &cs->name, st, 1, "compute_set.name");
+		if (!rc)
+			rc = tsr_column_int(r, &v[2], st, 2, 0, INT64_MAX, "compute_set.flops");
+		if (!rc)
+			rc = column_debug_context(r, &cs->debug_context, st, 3, "compute_set.debug_context");
+		if (!rc)
+			rc = tsr_column_int(r, &v[4], st, 4, 0, r->target.num_tiles, "compute_set.tiles");
+		for (int k = 5; !rc && k < 9; k++)
+			rc = tsr_column_int(r, &v[k], st, k, 0, INT64_MAX, "compute_set cycles");
+		if (rc)
+			break;
+		cs->flops = (uint64_t)v[2];
+		cs->tiles = (uint32_t)v[4];
+		cs->cycles = (uint64_t)v[5];
+		cs->cycles_sum = (uint64_t)v[6];
+		cs->active_cycles = (uint64_t)v[7];
+		cs->active_cycles_sum = (uint64_t)v[8];
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc)
+		return rc;
+
+	/* Every row of compute_set_vertex_type must name a compute set and a
+	 * vertex type that exist; then the vertices of each compute set. */
+	snprintf(sql, sizeof(sql),
+	         "SELECT COUNT(*) FROM compute_set_vertex_type WHERE compute_set NOT BETWEEN 0 AND "
+	         "%lld OR vertex_type NOT BETWEEN 0 AND %lld OR vertex_count < 0",
+	         (long long)n - 1, (long long)r->counts.vertex_types - 1);
+	rc = query_ints(r, &bad, 1, 0, INT64_MAX, sql, "compute_set_vertex_type");
+	if (!rc && bad)
+		rc = tsr_fail(r, TSR_ERR_CORRUPT,
+		              "'%s': %lld rows of compute_set_vertex_type name compute sets or vertex "
+		              "types that do not exist", r->path, (long long)bad);
+	if (!rc)
+		rc = tsr_prepare(r, &st, "SELECT compute_set, SUM(vertex_count) "
+		                         "FROM compute_set_vertex_type GROUP BY compute_set");
+	for (size_t i = 0; !rc && i <= n; i++) {
+		int64_t id, count;
+
+		rc = tsr_step_row(r, st);
+		if (rc == SQLITE_DONE) {
+			rc = TSR_OK;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		rc = tsr_column_int(r, &id, st, 0, 0, (int64_t)n - 1,
+		                    "compute_set_vertex_type.compute_set");
+		if (!rc)
+			rc = tsr_column_int(r, &count, st, 1, 0, INT64_MAX,
+			                    "compute_set_vertex_type.vertex_count");
+		if (!rc)
+			r->compute_sets[id].vertices = (uint64_t)count;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Rows of compute_set (see load_compute_sets). */
+static size_t compute_set_count(const tsr_report *r)
+{
+	return r->n_compute_sets;
+}
+
+static const char *const exchange_kinds[TSR_EXCHANGE_KIND_COUNT] = {"internal", "external",
+                                                                       "host"};
+
+/* exchange: each kind's list by id. */
+static int load_exchanges(tsr_report *r)
+{
+	int rc = TSR_OK;
+	int64_t other;
+
+	for (int k = 0; !rc && k < TSR_EXCHANGE_KIND_COUNT; k++) {
+		sqlite3_stmt *st = NULL;
+		char table[80];
+		size_t n;
+
+		snprintf(table, sizeof(table), "exchange WHERE kind = '%s'", exchange_kinds[k]);
+		rc = dense_count(r, &n, table, "id", 0, INT32_MAX);
+		if (!rc) {
+			r->exchanges[k] = pool_array(r, n ? n : 1, sizeof(*r->exchanges[k]));
+			if (!r->exchanges[k])
+				rc = last_code;
+		}
+		if (!rc) {
+			char sql[200];
+
+			snprintf(sql, sizeof(sql),
+			         "SELECT id, name, tiles, bytes_received, bytes_sent, cycles, cycles_sum "
+			         "FROM exchange WHERE kind = '%s' ORDER BY id", exchange_kinds[k]);
+			rc = tsr_prepare(r, &st, sql);
+		}
+		for (size_t i = 0; !rc && i <= n; i++) {
+			tsr_exchange *x = &r->exchanges[k][i < n ? i : 0];
+			int64_t v[7];
+
+			rc = loader_step(r, st, i, n, "exchange");
+			if (rc == SQLITE_DONE) {
+				rc = TSR_OK;
+				break;
+			}
+			if (rc != SQLITE_ROW)
+				break;
+			rc = tsr_column_int(r, &v[0], st, 0, (int64_t)i, (int64_t)i, "exchange.id");
+			if (!rc)
+				rc = tsr_column_string(r, &x->name, st, 1, "exchange.name");
+			if (!rc)
+				rc = tsr_column_int(r, &v[2], st, 2, 0, r->target.num_tiles, "exchange.tiles");
+			for (int c = 3; !rc && c < 7; c++)
+				rc = tsr_column_int(r, &v[c], st, c, 0, INT64_MAX, "exchange totals");
+			if (rc)
+				break;
+			x->tiles = (uint32_t)v[2];
+			x->bytes_received = (uint64_t)v[3];
+			x->bytes_sent = (uint64_t)v[4];
+			x->cycles = (uint64_t)v[5];
+			x->cycles_sum = (uint64_t)v[6];
+		}
+		sqlite3_finalize(st);
+		if (rc)
+			break;
+		if (k == TSR_EXCHANGE_INTERNAL)
+			r->counts.internal_exchanges = n;
+		else if (k == TSR_EXCHANGE_EXTERNAL)
+			r->counts.external_exchanges = n;
+		else
+			r->counts.host_exchanges = n;
+	}
+	if (rc)
+		return rc;
+	rc = query_ints(r, &other, 1, 0, INT64_MAX,
+	                "SELECT COUNT(*) FROM exchange "
+	                "WHERE kind NOT IN ('internal', 'external', 'host')",
+	                "exchange kinds");
+	if (!rc && other)
+		rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %lld exchanges of an unknown kind", r->path,
+		              (long long)other);
+	return rc;
+}
+
+/* control_program or function_program: a list of program ids. */
+static int load_program_list(tsr_report *r, uint32_t **out, size_t *count, const char *table,
+                             size_t n_programs)
+{
+	sqlite3_stmt *st = NULL;
+	uint32_t *list = NULL;
+	char sql[120];
+	size_t n;
+	int rc = dense_count(r, &n, table, "position", 0, INT32_MAX);
+
+	if (!rc) {
+		list = pool_array(r, n ? n : 1, sizeof(*list));
+		if (!list)
+			rc = last_code;
+	}
+	snprintf(sql, sizeof(sql), "SELECT program FROM %s ORDER BY position", table);
+	if (!rc)
+		rc = tsr_prepare(r, &st, sql);
+	for (size_t i = 0; !rc && i <= n; i++) {
+		int64_t p;
+
+		rc = loader_step(r, st, i, n, table);
+		if (rc == SQLITE_DONE) {
+			rc = TSR_OK;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		rc = tsr_column_int(r, &p, st, 0, 0, (int64_t)n_programs - 1, table);
+		if (!rc)
+			list[i] = (uint32_t)p;
+	}
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	*out = list;
+	*count = n;
+	return TSR_OK;
+}
+
+/* The guide's program tags, and which exchange list each exchange program
+ * refers to (-1: none). */
+static const struct {
+	const char *name;
+	int exchange_kind;
+} program_types[] = {
+	{"Sequence", -1}, {"OnTileExecute", -1}, {"DoExchange", TSR_EXCHANGE_INTERNAL},
+	{"GlobalExchange", TSR_EXCHANGE_EXTERNAL}, {"StreamCopy", TSR_EXCHANGE_HOST},
+	{"Repeat", -1}, {"RepeatWhileTrue", -1}, {"RepeatWhileFalse", -1},
+	{"SetLocalConsensusFromVar", -1}, {"If", -1}, {"IfElse", -1}, {"Switch", -1},
+	{"Sync", -1}, {"Call", -1}, {"WriteUndef", -1},
+};
+#define N_PROGRAM_TYPES (sizeof(program_types) / sizeof(program_types[0]))
+
+static const char *const sync_types[] = {"Internal", "External", "Global"};
+
+/* The index of `text` in program_types, or -1. */
+static int program_type_index(const unsigned char *text)
+{
+	for (size_t i = 0; text && i < N_PROGRAM_TYPES; i++)
+		if (!strcmp((const char *)text, program_types[i].name))
+			return (int)i;
+	return -1;
+}
+
+/* One program row into *p (static strings for the type and sync tags). */
+static int read_program(tsr_report *r, tsr_program *p, sqlite3_stmt *st, size_t i)
+{
+	int64_t id, v;
+	int type, rc = tsr_column_int(r, &id, st, 0, (int64_t)i, (int64_t)i, "program.id");
+
+	if (rc)
+		return rc;
+	type = sqlite3_column_type(st, 1) == SQLITE_TEXT
+	           ? program_type_index(sqlite3_column_text(st, 1))
+	           : -1;
+	if (type < 0)
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': program %zu has an unknown type", r->path, i);
+	p->type = program_types[type].name;
+	if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+		rc = tsr_column_string(r, &p->name, st, 2, "program.name");
+	p->compute_set = -1;
+	p->exchange = -1;
+	p->function = -1;
+	if (!rc && type == 1 && sqlite3_column_type(st, 3) != SQLITE_NULL)
+		rc = tsr_column_int(r, &p->compute_set, st, 3, 0,
+		                    (int64_t)compute_set_count(r) - 1, "program.compute_set");
+	if (!rc && program_types[type].exchange_kind >= 0) {
+		int k = program_types[type].exchange_kind;
+		size_t nx = k == 0 ? r->counts.internal_exchanges
+		                   : k == 1 ? r->counts.external_exchanges : r->counts.host_exchanges;
+
+		p->exchange_kind = (tsr_exchange_kind)k;
+		rc = tsr_column_id_or_null(r, &p->exchange, st, 4, (int64_t)nx - 1, "program.exchange");
+		if (!rc && sqlite3_column_type(st, 9) != SQLITE_NULL) {
+			rc = tsr_column_int(r, &v, st, 9, 0, INT64_MAX, "program.instr_total");
+			p->code_bytes = (uint64_t)v;
+		}
+	}
+	if (!rc && !strcmp(p->type, "Call"))
+		rc = tsr_column_id_or_null(r, &p->function, st, 5,
+		                           (int64_t)r->counts.function_programs - 1, "program.function");
+	if (!rc && !strcmp(p->type, "Sync") && sqlite3_column_type(st, 6) != SQLITE_NULL) {
+		const unsigned char *s = sqlite3_column_text(st, 6);
+
+		for (size_t k = 0; s && k < 3; k++)
+			if (!strcmp((const char *)s, sync_types[k]))
+				p->sync_type = sync_types[k];
+		if (!p->sync_type)
+			rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': program %zu has an unknown sync type",
+			              r->path, i);
+	}
+	if (!rc && !strcmp(p->type, "Repeat") && sqlite3_column_type(st, 7) != SQLITE_NULL) {
+		rc = tsr_column_int(r, &v, st, 7, 0, INT64_MAX, "program.repeat_count");
+		p->repeat_count = (uint64_t)v;
+	}
+	if (!rc)
+		rc = column_debug_context(r, &p->debug_context, st, 8, "program.debug_context");
+	return rc;
+}
+
+/*
+ * Whether the child edges make a cycle (a hostile file could make one;
+ * every reader walking the tree would then loop). Iterative depth-first
+ * search with colours: the stack never exceeds the program count.
+ */
+static int check_program_cycles(tsr_report *r)
+{
+	size_t n = r->counts.programs;
+	uint8_t *colour = tsr_alloc(r, n ? n : 1, 1); /* 0 new, 1 on the path, 2 done */
+	size_t *stack = tsr_alloc(r, n ? n : 1, sizeof(size_t));
+	size_t *next = tsr_alloc(r, n ? n : 1, sizeof(size_t));
+	int rc = TSR_OK;
+
+	if (!colour || !stack || !next) {
+		rc = last_code;
+		goto out;
+	}
+	for (size_t root = 0; !rc && root < n; root++) {
+		size_t depth = 0;
+
+		if (colour[root])
+			continue;
+		colour[root] = 1;
+		stack[depth] = root;
+		next[depth++] = 0;
+		while (depth) {
+			size_t p = stack[depth - 1];
+			const tsr_program *pp = &r->programs[p];
+
+			if (next[depth - 1] < pp->n_children) {
+				uint32_t c = pp->children[next[depth - 1]++];
+
+				if (colour[c] == 1) {
+					rc = tsr_fail(r, TSR_ERR_CORRUPT,
+					              "'%s': program %u is its own descendant (a cycle in "
+					              "program_child)", r->path, c);
+					break;
+				}
+				if (colour[c] == 0) {
+					colour[c] = 1;
+					stack[depth] = c;
+					next[depth++] = 0;
+				}
+			} else {
+				colour[p] = 2;
+				depth--;
+			}
+		}
+	}
+out:
+	tsr_free(r, colour, n ? n : 1);
+	tsr_free(r, stack, (n ? n : 1) * sizeof(size_t));
+	tsr_free(r, next, (n ? n : 1) * sizeof(size_t));
+	return rc;
+}
+
+/* program, program_child, control_program and function_program. */
+static int load_programs(tsr_report *r)
+{
+	sqlite3_stmt *st = NULL;
+	uint32_t *children = NULL;
+	int64_t total = 0;
+	size_t n, at = 0;
+	int rc = dense_count(r, &n, "program", "id", 0, INT32_MAX);
+
+	if (!rc)
+		rc = load_program_list(r, &r->control_programs, &r->counts.control_programs,
+		                       "control_program", n);
+	if (!rc)
+		rc = load_program_list(r, &r->function_programs, &r->counts.function_programs,
+		                       "function_program", n);
+	if (!rc) {
+		r->programs = pool_array(r, n ? n : 1, sizeof(*r->programs));
+		if (!r->programs)
+			rc = last_code;
+	}
+	if (!rc)
+		rc = tsr_prepare(r, &st, "SELECT id, type, name, compute_set, exchange, function, "
+		                         "sync_type, repeat_count, debug_context, instr_total "
+		                         "FROM program ORDER BY id");
+	for (size_t i = 0; !rc && i <= n; i++) {
+		rc = loader_step(r, st, i, n, "program");
+		if (rc == SQLITE_DONE) {
+			rc = TSR_OK;
+			break;
+		}
+		if (rc == SQLITE_ROW)
+			rc = read_program(r, &r->programs[i], st, i);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+
+	/* Children: one array, each program's run of it in order. */
+	if (!rc)
+		rc = query_ints(r, &total, 1, 0, INT32_MAX, "SELECT COUNT(*) FROM program_child",
+		                "program_child count");
+	if (!rc) {
+		children = pool_array(r, total ? (size_t)total : 1, sizeof(*children));
+		if (!children)
+			rc = last_code;
+	}
+	if (!rc)
+		rc = tsr_prepare(r, &st, "SELECT parent, position, child FROM program_child "
+		                         "ORDER BY parent, position");
+	for (size_t i = 0; !rc && i <= (size_t)total; i++) {
+		int64_t parent, pos, child;
+
+		rc = loader_step(r, st, i, (size_t)total, "program_child");
+		if (rc == SQLITE_DONE) {
+			rc = TSR_OK;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		rc = tsr_column_int(r, &parent, st, 0, 0, (int64_t)n - 1, "program_child.parent");
+		if (!rc)
+			rc = tsr_column_int(r, &child, st, 2, 0, (int64_t)n - 1, "program_child.child");
+		if (!rc) {
+			tsr_program *p = &r->programs[parent];
+
+			if (!p->children)
+				p->children = children + at;
+			else if (p->children + p->n_children != children + at)
+				rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': program_child rows out of order",
+				              r->path);
+			if (!rc)
+				rc = tsr_column_int(r, &pos, st, 1, (int64_t)p->n_children,
+				                    (int64_t)p->n_children, "program_child.position");
+			if (!rc) {
+				children[at++] = (uint32_t)child;
+				p->n_children++;
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	r->counts.programs = n;
+	return check_program_cycles(r);
+}
+
+/* run: by id, each naming a control program. */
+static int load_runs(tsr_report *r)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n;
+	int rc = dense_count(r, &n, "run", "id", 0, 1 << 20);
+
+	if (!rc) {
+		r->runs = pool_array(r, n ? n : 1, sizeof(*r->runs));
+		r->steps = pool_array(r, n ? n : 1, sizeof(*r->steps));
+		r->n_steps = pool_array(r, n ? n : 1, sizeof(*r->n_steps));
+		r->traces = pool_array(r, n ? n : 1, sizeof(*r->traces));
+		r->n_traces = pool_array(r, n ? n : 1, sizeof(*r->n_traces));
+		if (!r->runs || !r->steps || !r->n_steps || !r->traces || !r->n_traces)
+			rc = last_code;
+	}
+	if (!rc)
+		rc = tsr_prepare(r, &st,
+		                 "SELECT id, program, cycles, num_steps, trace_length, "
+		                 "active_compute_cycles, compute_cycles, do_exchange_cycles, "
+		                 "global_exchange_cycles, stream_copy_cycles, sync_cycles, "
+		                 "copy_shared_structure_cycles FROM run ORDER BY id");
+	for (size_t i = 0; !rc && i <= n; i++) {
+		tsr_run *run = &r->runs[i < n ? i : 0];
+		int64_t v[12];
+
+		rc = loader_step(r, st, i, n, "run");
+		if (rc == SQLITE_DONE) {
+			rc = TSR_OK;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		rc = tsr_column_int(r, &v[0], st, 0, (int64_t)i, (int64_t)i, "run.id");
+		if (!rc)
+			rc = tsr_column_int(r, &v[1], st, 1, 0, (int64_t)r->counts.control_programs - 1,
+			                    "run.program");
+		if (!rc)
+			rc = tsr_column_int(r, &v[2], st, 2, 0, INT64_MAX, "run.cycles");
+		if (!rc)
+			rc = tsr_column_int(r, &v[3], st, 3, 0, INT32_MAX, "run.num_steps");
+		if (!rc)
+			rc = tsr_column_int(r, &v[4], st, 4, 0, INT32_MAX, "run.trace_length");
+		for (int k = 5; !rc && k < 12; k++)
+			rc = tsr_column_int(r, &v[k], st, k, 0, INT64_MAX, "run tile cycles");
+		if (rc)
+			break;
+		run->program = (uint32_t)v[1];
+		run->cycles = (uint64_t)v[2];
+		run->n_steps = (size_t)v[3];
+		run->trace_length = (size_t)v[4];
+		run->tile_cycles.active_compute = (uint64_t)v[5];
+		run->tile_cycles.compute = (uint64_t)v[6];
+		run->tile_cycles.do_exchange = (uint64_t)v[7];
+		run->tile_cycles.global_exchange = (uint64_t)v[8];
+		run->tile_cycles.stream_copy = (uint64_t)v[9];
+		run->tile_cycles.sync = (uint64_t)v[10];
+		run->tile_cycles.copy_shared_structure = (uint64_t)v[11];
+	}
+	sqlite3_finalize(st);
+	if (!rc)
+		r->counts.runs = n;
+	return rc;
+}
+
+/* Row counts of the lazily read tables. */
+static int count_lazy(tsr_report *r)
+{
+	int64_t v;
+	int rc = query_ints(r, &v, 1, 0, INT32_MAX, "SELECT COUNT(*) FROM variable", "variable count");
+
+	if (!rc) {
+		r->counts.listed_variables = (size_t)v;
+		rc = dense_count(r, &r->counts.liveness_steps, "liveness_step", "id", 0, INT32_MAX);
+	}
+	return rc;
+}
+
+/*
+ * Opens a report (see report.h). Everything after locating the file runs
+ * on the locked-down connection; any failure frees the half-built handle
+ * and leaves its message as the thread's last error.
+ */
+int tsr_report_open(tsr_report **out, const char *path, const tsr_open_options *opts)
+{
+	tsr_report *r;
+	int64_t size = 0;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!out || !path || !*path)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "tsr_report_open: no %s",
+		                          out ? "path" : "handle to fill");
+	if (opts && opts->version != TSR_OPEN_OPTIONS_VERSION)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT,
+		                          "tsr_report_open: options version %u, expected %u",
+		                          opts->version, TSR_OPEN_OPTIONS_VERSION);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return tsr_set_last_error(TSR_ERR_NO_MEMORY, "'%s': out of host memory", path);
+	r->memory_cap = opts && opts->memory_cap ? opts->memory_cap : TSR_DEFAULT_CAP;
+
+	rc = locate(r, path, &size);
+	if (!rc)
+		rc = connect_db(r, size);
+	/* One read transaction: the loaders see one state of the file. */
+	if (!rc)
+		rc = exec_quiet(r, "BEGIN");
+	if (!rc)
+		rc = load_meta(r);
+	if (!rc)
+		rc = load_options(r);
+	if (!rc)
+		rc = load_strings(r);
+	if (!rc)
+		rc = load_target(r);
+	if (!rc)
+		rc = load_graph(r);
+	if (!rc)
+		rc = load_tiles(r);
+	if (!rc)
+		rc = load_oom_tiles(r);
+	if (!rc)
+		rc = count_debug_contexts(r);
+	if (!rc)
+		rc = load_vertex_types(r);
+	if (!rc)
+		rc = load_compute_sets(r);
+	if (!rc)
+		rc = load_exchanges(r);
+	if (!rc)
+		rc = load_programs(r);
+	if (!rc)
+		rc = load_runs(r);
+	if (!rc)
+		rc = count_lazy(r);
+	if (!rc)
+		rc = exec_quiet(r, "COMMIT");
+	if (rc) {
+		/* tsr_fail left the message as the thread's last error too. */
+		tsr_report_free(r);
+		return rc;
+	}
+	r->error[0] = 0;
+	*out = r;
+	return TSR_OK;
+}
+
+/* Frees the handle, the per-run arrays and the operations cache (see the
+ * top of this file), and the pool. */
+void tsr_report_free(tsr_report *report)
+{
+	tsr_pool_block *b;
+
+	if (!report)
+		return;
+	for (size_t i = 0; i < report->counts.runs; i++) {
+		if (report->steps)
+			free(report->steps[i]);
+		if (report->traces)
+			free(report->traces[i]);
+	}
+	free(report->operations_cache);
+	if (report->db)
+		sqlite3_close_v2(report->db);
+	b = report->pool;
+	while (b) {
+		tsr_pool_block *next = b->next;
+
+		free(b);
+		b = next;
+	}
+	free(report->path);
+	free(report->debug_path);
+	free(report);
+}
+
+/* --- Getters and the tables read at open -------------------------------------------------- */
+
+const tsr_report_info *tsr_report_get_info(const tsr_report *report)
+{
+	return report ? &report->info : NULL;
+}
+
+const tsr_target *tsr_report_get_target(const tsr_report *report)
+{
+	return report ? &report->target : NULL;
+}
+
+const tsr_graph_counts *tsr_report_get_counts(const tsr_report *report)
+{
+	return report ? &report->counts : NULL;
+}
+
+/* Sync delays of one IPU's tiles, decoded from the target's blob. */
+int tsr_report_relative_sync_delays(tsr_report *report, uint64_t *out, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	size_t per = report ? report->target.tiles_per_ipu : 0;
+	int rc;
+
+	if (!report || !out)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "relative sync delays: NULL argument");
+	if (n < per)
+		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
+		                "relative sync delays: %zu entries for %zu tiles per IPU", n, per);
+	rc = tsr_prepare(report, &st, "SELECT relative_sync_delay_by_tile FROM target");
+	if (!rc) {
+		rc = tsr_step_row(report, st);
+		if (rc == SQLITE_ROW)
+			rc = tsr_column_tiles(report, out, per, st, 0, "target.relative_sync_delay_by_tile");
+		else if (rc == SQLITE_DONE)
+			rc = tsr_fail(report, TSR_ERR_CORRUPT, "'%s': the target table is empty",
+			              report->path);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Common argument check of the array getters. */
+static int check_out(tsr_report *r, const void *out, const size_t *n, const char *what)
+{
+	if (!r || !out || !n) {
+		if (r)
+			return tsr_fail(r, TSR_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
+	}
+	return TSR_OK;
+}
+
+int tsr_report_programs(tsr_report *report, const tsr_program **out, size_t *n)
+{
+	int rc = check_out(report, out, n, "tsr_report_programs");
+
+	if (rc)
+		return rc;
+	*out = report->programs;
+	*n = report->counts.programs;
+	return TSR_OK;
+}
+
+int tsr_report_control_programs(tsr_report *report, const uint32_t **out, size_t *n)
+{
+	int rc = check_out(report, out, n, "tsr_report_control_programs");
+
+	if (rc)
+		return rc;
+	*out = report->control_programs;
+	*n = report->counts.control_programs;
+	return TSR_OK;
+}
+
+int tsr_report_function_programs(tsr_report *report, const uint32_t **out, size_t *n)
+{
+	int rc = check_out(report, out, n, "tsr_report_function_programs");
+
+	if (rc)
+		return rc;
+	*out = report->function_programs;
+	*n = report->counts.function_programs;
+	return TSR_OK;
+}
+
+int tsr_report_compute_sets(tsr_report *report, const tsr_compute_set **out, size_t *n)
+{
+	int rc = check_out(report, out, n, "tsr_report_compute_sets");
+
+	if (rc)
+		return rc;
+	*out = report->compute_sets;
+	*n = compute_set_count(report);
+	return TSR_OK;
+}
+
+int tsr_report_vertex_types(tsr_report *report, const tsr_vertex_type **out, size_t *n)
+{
+	int rc = check_out(report, out, n, "tsr_report_vertex_types");
+
+	if (rc)
+		return rc;
+	*out = report->vertex_types;
+	*n = report->counts.vertex_types;
+	return TSR_OK;
+}
+
+int tsr_report_exchanges(tsr_report *report, const tsr_exchange **out, size_t *n,
+                         tsr_exchange_kind kind)
+{
+	int rc = check_out(report, out, n, "tsr_report_exchanges");
+
+	if (rc)
+		return rc;
+	if ((unsigned)kind >= TSR_EXCHANGE_KIND_COUNT)
+		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "tsr_report_exchanges: kind %d",
+		                (int)kind);
+	*out = report->exchanges[kind];
+	*n = kind == TSR_EXCHANGE_INTERNAL   ? report->counts.internal_exchanges
+	     : kind == TSR_EXCHANGE_EXTERNAL ? report->counts.external_exchanges
+	                                     : report->counts.host_exchanges;
+	return TSR_OK;
+}
+
+int tsr_report_runs(tsr_report *report, const tsr_run **out, size_t *n)
+{
+	int rc = check_out(report, out, n, "tsr_report_runs");
+
+	if (rc)
+		return rc;
+	*out = report->runs;
+	*n = report->counts.runs;
+	return TSR_OK;
+}
+
+/* Cycles of one compute set on each tile, decoded from its blob. */
+int tsr_report_compute_set_cycles_by_tile(tsr_report *report, uint64_t *out, size_t n,
+                                          size_t cs, bool active)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (!report || !out)
+		return check_out(report, NULL, NULL, "tsr_report_compute_set_cycles_by_tile");
+	if (n < report->target.num_tiles)
+		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
+		                "compute set cycles by tile: %zu entries for %u tiles", n,
+		                report->target.num_tiles);
+	if (cs >= compute_set_count(report))
+		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "compute set %zu of %zu", cs,
+		                compute_set_count(report));
+	rc = tsr_prepare(report, &st,
+	                 active ? "SELECT active_cycles_by_tile FROM compute_set WHERE id = ?"
+	                        : "SELECT cycles_by_tile FROM compute_set WHERE id = ?");
+	if (!rc) {
+		sqlite3_bind_int64(st, 1, (int64_t)cs);
+		rc = tsr_step_row(report, st);
+		if (rc == SQLITE_ROW)
+			rc = tsr_column_tiles(report, out, report->target.num_tiles, st, 0,
+			                      active ? "compute_set.active_cycles_by_tile"
+			                             : "compute_set.cycles_by_tile");
+		else if (rc == SQLITE_DONE)
+			rc = tsr_fail(report, TSR_ERR_CORRUPT, "'%s': compute set %zu vanished",
+			              report->path, cs);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}

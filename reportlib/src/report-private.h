@@ -42,6 +42,8 @@ struct tsr_report {
 	uint32_t *control_programs;
 	uint32_t *function_programs;
 	tsr_compute_set *compute_sets;
+	size_t n_compute_sets;       /* rows of compute_set: counts.compute_sets is the
+	                                graph's count, without generated copy sets */
 	tsr_vertex_type *vertex_types;
 	tsr_exchange *exchanges[TSR_EXCHANGE_KIND_COUNT];
 	tsr_run *runs;

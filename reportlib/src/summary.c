@@ -1,2 +1,775 @@
-/* Placeholder while this file is being written. */
-typedef int tsr_unwritten_summary;
+/*
+ * The summary's figures: every number the printProfileSummary layout
+ * shows, asked of the report.h queries once (tsr_summary_gather) and
+ * handed to the text renderer (summary-text.c) and the JSON one
+ * (summary-json.c). The few figures the guide prints that no query
+ * returns as such are sums or differences of queried ones (the vertex
+ * data without code, the overlapped bytes after overlapping, the
+ * balances of the Execution part); they are made here and only here.
+ *
+ * Also here: whether to use colours (tsr_colours_enabled), and the
+ * cleaning of names read from the file before they reach a terminal or a
+ * JSON string: a report comes from someone else, and a name holding
+ * escape sequences must not be able to drive the reader's terminal.
+ */
+#include "summary-private.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Tiles the "largest tiles" list of an out-of-memory report shows. */
+#define LARGEST_TILES 8
+/* Rows of optimizationInfo read at most. */
+#define MAX_OPTIMIZATIONS 10000
+/* Longest optimizationInfo key accepted (bytes). */
+#define MAX_OPTIMIZATION_KEY 4096
+/* Buckets the memory histogram aims at. */
+#define HISTOGRAM_BUCKETS 20
+
+/* The guide's "By Data Type" labels in its order: what holds data first,
+ * then code. The guide names thirteen; the others follow its style. */
+static const struct {
+	const char *name;  /* tsr_category_name() */
+	const char *label;
+} category_labels[] = {
+	{"variable", "Variables"},
+	{"constant", "Constants"},
+	{"message", "Internal Exchange Message Buffers"},
+	{"globalMessage", "Global Exchange Message Buffers"},
+	{"hostMessage", "Host Exchange Message Buffers"},
+	{"rearrangement", "Data Rearrangement Buffers"},
+	{"outputEdge", "Output Edge Data"},
+	{"hostExchangePacketHeader", "Host Exchange Packet Headers"},
+	{"globalExchangePacketHeader", "Global Exchange Packet Headers"},
+	{"stack", "Stack"},
+	{"vertexInstanceState", "Vertex Instances"},
+	{"copyDescriptor", "Copy Descriptors"},
+	{"vectorListDescriptor", "VectorList Descriptors"},
+	{"vertexFieldData", "Vertex Field Data"},
+	{"sharedDataStorage", "Shared Data Storage"},
+	{"multiple", "Multiple Categories"},
+	{"instrumentationResults", "Instrumentation Results"},
+	{"controlId", "Control IDs"},
+	{"controlTable", "Control Table"},
+	{"controlCode", "Control Code"},
+	{"vertexCode", "Vertex Code"},
+	{"sharedCodeStorage", "Shared Code Storage"},
+	{"internalExchangeCode", "Internal Exchange Code"},
+	{"globalExchangeCode", "Global Exchange Code"},
+	{"hostExchangeCode", "Host Exchange Code"},
+};
+#define N_CATEGORY_LABELS (sizeof(category_labels) / sizeof(category_labels[0]))
+
+/* --- Small helpers -------------------------------------------------------- */
+
+/* a + b, saturating: sums of values read from a file must not wrap. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/*
+ * tsr_alloc of n zeroed entries of `size` bytes; on failure NULL with
+ * *rc set. The handle has the message already; the code is worked out
+ * the way tsr_alloc decides it (past the cap, or the host is out).
+ */
+static void *summary_alloc(tsr_summary *s, int *rc, size_t n, size_t size)
+{
+	tsr_report *r = s->report;
+	void *p = tsr_alloc(r, n, size);
+
+	if (p) {
+		memset(p, 0, n * size);
+		*rc = TSR_OK;
+	} else if (size && n > SIZE_MAX / size) {
+		*rc = TSR_ERR_TOO_LARGE;
+	} else {
+		*rc = r->memory_used > r->memory_cap || n * size > r->memory_cap - r->memory_used
+		          ? TSR_ERR_TOO_LARGE
+		          : TSR_ERR_NO_MEMORY;
+	}
+	return p;
+}
+
+/* part / whole, NaN for an empty whole: a balance of nothing is undefined,
+ * not 0 (see summary-private.h). */
+double tsr_summary_ratio(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part / (double)whole : NAN;
+}
+
+/*
+ * Length of the valid UTF-8 sequence at `p` that is printable (not a C0
+ * or C1 control or DEL), or 0 when the bytes there are not one. Overlong
+ * forms, surrogates and code points past U+10FFFF are invalid.
+ */
+static size_t utf8_printable(const unsigned char *p)
+{
+	unsigned c = p[0];
+	uint32_t cp;
+	size_t len;
+
+	if (c < 0x20 || c == 0x7f)
+		return 0;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0; /* also stops at the NUL */
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+		return 0;
+	return len;
+}
+
+/* How wide a name prints once cleaned: the column widths of the text
+ * count characters, not bytes. */
+size_t tsr_summary_clean_width(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t n = 0;
+
+	while (*p) {
+		size_t len = utf8_printable(p);
+
+		p += len ? len : 1;
+		n++;
+	}
+	return n;
+}
+
+/* The printable copy of a name read from the file: no escape sequence
+ * reaches the terminal and no invalid UTF-8 reaches a JSON string. */
+char *tsr_summary_clean_dup(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t total = strlen((const char *)p);
+	char *out = malloc(total + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		size_t len = utf8_printable(p);
+
+		if (len) {
+			memcpy(o, p, len);
+			o += len;
+			p += len;
+		} else {
+			*o++ = '?';
+			p++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/*
+ * Whether to colour: NO_COLOR (set, not empty) never; CLICOLOR_FORCE
+ * (set, not "0") always; CLICOLOR=0 never; then the mode, AUTO meaning
+ * when `out` is a terminal. The environment wins over the mode as the
+ * guide says it does over the colours option, and NO_COLOR wins over all.
+ */
+bool tsr_colours_enabled(tsr_colours mode, FILE *out)
+{
+	const char *v = getenv("NO_COLOR");
+	int fd;
+
+	if (v && *v)
+		return false;
+	v = getenv("CLICOLOR_FORCE");
+	if (v && *v && strcmp(v, "0") != 0)
+		return true;
+	v = getenv("CLICOLOR");
+	if (v && strcmp(v, "0") == 0)
+		return false;
+	if (mode == TSR_COLOURS_ALWAYS)
+		return true;
+	if (mode != TSR_COLOURS_AUTO || !out)
+		return false;
+	fd = fileno(out);
+	return fd >= 0 && isatty(fd);
+}
+
+/* The name of string `s` for sorting (NULL sorts as ""). */
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* qsort: names by byte order. */
+static int named_cmp(const void *a, const void *b)
+{
+	return strcmp(or_empty(((const tsr_sum_named *)a)->name),
+	              or_empty(((const tsr_sum_named *)b)->name));
+}
+
+/* qsort: vertex types fullest first, then by name. */
+static int type_bytes_cmp(const void *a, const void *b)
+{
+	const tsr_sum_type_bytes *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return strcmp(or_empty(x->name), or_empty(y->name));
+}
+
+/* Frees a merged name list (NULL-safe) and counts it off the cap. */
+void tsr_summary_names_free(tsr_summary *s, tsr_sum_names *names)
+{
+	if (names->v)
+		tsr_free(s->report, names->v, names->cap * sizeof(*names->v));
+	memset(names, 0, sizeof(*names));
+}
+
+/*
+ * Merges variables into one line per name, in name order: the variables
+ * idx[0..n) (indexes into s->variables), or with idx NULL every variable
+ * whose always_live flag equals `always_live`. Entries of `idx` that are
+ * always live are skipped (the per-step lists exclude them).
+ */
+static int names_collect(tsr_summary *s, tsr_sum_names *out, const size_t *idx, size_t n,
+                         bool always_live)
+{
+	size_t count = idx ? n : s->n_variables, k = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (count == 0)
+		return TSR_OK;
+	out->v = summary_alloc(s, &rc, count, sizeof(*out->v));
+	if (rc)
+		return rc;
+	out->cap = count;
+	for (size_t i = 0; i < count; i++) {
+		size_t vi = idx ? idx[i] : i;
+		const tsr_variable *v;
+
+		if (vi >= s->n_variables) {
+			tsr_summary_names_free(s, out);
+			return tsr_fail(s->report, TSR_ERR_CORRUPT,
+			                "live variable %zu is past the %zu variables", vi, s->n_variables);
+		}
+		v = &s->variables[vi];
+		if (idx ? v->always_live : v->always_live != always_live)
+			continue;
+		out->v[k].name = v->name;
+		out->v[k].bytes = v->bytes;
+		k++;
+	}
+	qsort(out->v, k, sizeof(*out->v), named_cmp);
+	out->n = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (out->n && strcmp(or_empty(out->v[out->n - 1].name), or_empty(out->v[i].name)) == 0)
+			out->v[out->n - 1].bytes = sat_add(out->v[out->n - 1].bytes, out->v[i].bytes);
+		else
+			out->v[out->n++] = out->v[i];
+	}
+	return TSR_OK;
+}
+
+/* Loads the listed variables into the summary on first use. */
+static int need_variables(tsr_summary *s)
+{
+	int rc;
+
+	if (s->variables || s->n_variables)
+		return TSR_OK;
+	rc = tsr_report_variables(s->report, &s->variables, &s->n_variables);
+	if (rc == TSR_ERR_NO_DATA) {
+		s->variables = NULL;
+		s->n_variables = 0;
+		return TSR_OK;
+	}
+	return rc;
+}
+
+/* The not-always-live variables of one liveness step, merged by name as
+ * the guide lists them; asked per step so that the tree never holds more
+ * than one step's list at a time. */
+int tsr_summary_live_at(tsr_summary *s, tsr_sum_names *out, size_t step)
+{
+	size_t *idx = NULL, n = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = need_variables(s);
+	if (rc)
+		return rc;
+	rc = tsr_report_live_variables(s->report, &idx, &n, step);
+	if (rc == TSR_ERR_NO_DATA)
+		rc = TSR_OK;
+	if (rc == TSR_OK && n)
+		rc = names_collect(s, out, idx, n, false);
+	free(idx);
+	return rc;
+}
+
+/* A non-empty name or NULL. */
+static const char *nonempty(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+/* The exchange of `kind` with id `id`'s name, or NULL. */
+static const char *exchange_name(const tsr_summary *s, tsr_exchange_kind kind, int64_t id)
+{
+	if ((unsigned)kind >= TSR_EXCHANGE_KIND_COUNT || id < 0 ||
+	    (uint64_t)id >= s->n_exchanges[kind])
+		return NULL;
+	return nonempty(s->exchanges[kind][id].name);
+}
+
+/* Compute set `cs`'s name, or NULL. */
+static const char *compute_set_name(const tsr_summary *s, int64_t cs)
+{
+	if (cs < 0 || (uint64_t)cs >= s->n_compute_sets)
+		return NULL;
+	return nonempty(s->compute_sets[cs].name);
+}
+
+/* A program's tag and most telling name; ids out of range give "?" rather
+ * than a read past an array. */
+void tsr_summary_program_label(const tsr_summary *s, uint32_t program, const char **type,
+                               const char **name)
+{
+	const tsr_program *p;
+
+	*type = "?";
+	*name = NULL;
+	if (program >= s->n_programs)
+		return;
+	p = &s->programs[program];
+	*type = p->type ? p->type : "?";
+	*name = nonempty(p->name);
+	if (!*name)
+		*name = compute_set_name(s, p->compute_set);
+	if (!*name && p->exchange >= 0)
+		*name = exchange_name(s, p->exchange_kind, p->exchange);
+}
+
+/* The name the Steps part shows after a step's cycles, as the guide's
+ * "DoExchange (cycles ...): name" lines. */
+const char *tsr_summary_step_name(const tsr_summary *s, const tsr_step *st)
+{
+	const char *name = NULL;
+
+	switch (st->type) {
+	case TSR_STEP_ON_TILE_EXECUTE:
+		name = compute_set_name(s, st->compute_set);
+		break;
+	case TSR_STEP_DO_EXCHANGE:
+		name = exchange_name(s, TSR_EXCHANGE_INTERNAL, st->exchange);
+		break;
+	case TSR_STEP_GLOBAL_EXCHANGE:
+		name = exchange_name(s, TSR_EXCHANGE_EXTERNAL, st->exchange);
+		break;
+	case TSR_STEP_STREAM_COPY:
+		name = exchange_name(s, TSR_EXCHANGE_HOST, st->exchange);
+		break;
+	case TSR_STEP_SYNC:
+		return NULL;
+	default:
+		break;
+	}
+	if (!name && st->program < s->n_programs)
+		name = nonempty(s->programs[st->program].name);
+	return name;
+}
+
+/*
+ * optimizationInfo is a map of the compiler's metrics that report.h has
+ * no query for (see the lead's notes); it is read here, bounded in rows
+ * and key length, with each value's type checked.
+ */
+int tsr_summary_optimizations(tsr_report *report, tsr_summary_optimization_cb cb, void *ctx)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = tsr_prepare(report, &st,
+	                 "SELECT key, value FROM optimization_info ORDER BY key LIMIT "
+	                 "10000");
+	if (rc)
+		goto out;
+	for (size_t rows = 0; rows < MAX_OPTIMIZATIONS; rows++) {
+		const char *key;
+		int type;
+
+		rc = tsr_step_row(report, st);
+		if (rc != SQLITE_ROW)
+			break;
+		type = sqlite3_column_type(st, 1);
+		if (sqlite3_column_type(st, 0) != SQLITE_TEXT ||
+		    sqlite3_column_bytes(st, 0) > MAX_OPTIMIZATION_KEY ||
+		    (type != SQLITE_INTEGER && type != SQLITE_FLOAT)) {
+			rc = tsr_fail(report, TSR_ERR_CORRUPT,
+			              "optimization_info: a key that is not text of at most %d bytes "
+			              "or a value that is not a number",
+			              MAX_OPTIMIZATION_KEY);
+			goto out;
+		}
+		key = (const char *)sqlite3_column_text(st, 0);
+		if (!key) {
+			rc = tsr_fail(report, TSR_ERR_NO_MEMORY, "optimization_info: out of memory");
+			goto out;
+		}
+		rc = cb(ctx, key, sqlite3_column_double(st, 1));
+		if (rc)
+			goto out;
+	}
+	rc = (rc == SQLITE_DONE || rc == SQLITE_ROW) ? TSR_OK : rc;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* --- Gathering ------------------------------------------------------------ */
+
+/* Frees what one memory part holds. */
+static void memory_clear(tsr_summary *s, tsr_sum_memory *m)
+{
+	free(m->categories);
+	if (m->order)
+		tsr_free(s->report, m->order, m->n_categories * sizeof(*m->order));
+	if (m->by_type)
+		tsr_free(s->report, m->by_type, m->cap_by_type * sizeof(*m->by_type));
+	free(m->histogram);
+	if (m->oom)
+		tsr_free(s->report, m->oom, m->n_oom * sizeof(*m->oom));
+	free(m->largest);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The categories of `m` in display order, with their non-overlapped and
+ * overlapped sums. */
+static int memory_categories(tsr_summary *s, tsr_sum_memory *m)
+{
+	int rc = tsr_report_memory_by_category(s->report, &m->categories, &m->n_categories, m->ipu);
+	bool *used = NULL;
+
+	if (rc)
+		goto out;
+	if (m->n_categories == 0)
+		goto out;
+	m->order = summary_alloc(s, &rc, m->n_categories, sizeof(*m->order));
+	if (rc)
+		goto out;
+	used = calloc(m->n_categories, 1);
+	if (!used) {
+		rc = tsr_fail(s->report, TSR_ERR_NO_MEMORY, "summary: out of memory");
+		goto out;
+	}
+	for (size_t l = 0; l < N_CATEGORY_LABELS; l++) {
+		for (size_t c = 0; c < m->n_categories; c++) {
+			if (!used[c] && m->categories[c].name &&
+			    strcmp(m->categories[c].name, category_labels[l].name) == 0) {
+				used[c] = true;
+				m->order[m->n_order].label = category_labels[l].label;
+				m->order[m->n_order++].mem = &m->categories[c];
+				break;
+			}
+		}
+	}
+	for (size_t c = 0; c < m->n_categories; c++) {
+		if (!used[c]) {
+			m->order[m->n_order].label = or_empty(m->categories[c].name);
+			m->order[m->n_order++].mem = &m->categories[c];
+		}
+	}
+	for (size_t c = 0; c < m->n_categories; c++) {
+		m->not_overlapped = sat_add(m->not_overlapped, m->categories[c].non_overlapped);
+		m->overlapped = sat_add(m->overlapped, m->categories[c].overlapped);
+	}
+	m->after_overlapping = m->totals.total > m->not_overlapped
+	                           ? m->totals.total - m->not_overlapped
+	                           : 0;
+out:
+	free(used);
+	return rc;
+}
+
+/* Vertex memory: the totals, the guide's "Vertex Data" (all but code) and
+ * the vertex types with any bytes in the part, fullest first. */
+static int memory_vertices(tsr_summary *s, tsr_sum_memory *m)
+{
+	const tsr_vertex_memory *v = &m->vertex;
+	int rc = tsr_report_vertex_memory_totals(s->report, &m->vertex, m->ipu);
+
+	if (rc)
+		return rc;
+	m->vertex_data = sat_add(sat_add(sat_add(v->vertex_data, v->edge_ptr), v->copy_ptr),
+	                         sat_add(v->padding, v->descriptor));
+	if (s->n_vertex_types == 0)
+		return TSR_OK;
+	m->by_type = summary_alloc(s, &rc, s->n_vertex_types, sizeof(*m->by_type));
+	if (rc)
+		return rc;
+	m->cap_by_type = s->n_vertex_types;
+	for (size_t t = 0; t < s->n_vertex_types; t++) {
+		tsr_vertex_memory vm;
+
+		rc = tsr_report_vertex_type_memory(s->report, &vm, t, m->ipu);
+		if (rc)
+			return rc;
+		if (vm.total == 0)
+			continue;
+		m->by_type[m->n_by_type].name = s->vertex_types[t].name;
+		m->by_type[m->n_by_type++].bytes = vm.total;
+	}
+	qsort(m->by_type, m->n_by_type, sizeof(*m->by_type), type_bytes_cmp);
+	return TSR_OK;
+}
+
+/* The by-tile histogram excluding gaps, in buckets of a whole number of
+ * KiB (about HISTOGRAM_BUCKETS up to the fullest tile), and the
+ * non-empty range of buckets to print. */
+static int memory_histogram(tsr_summary *s, tsr_sum_memory *m)
+{
+	uint64_t kib = m->totals.max_tile_excluding_gaps_bytes / 1024 +
+	               (m->totals.max_tile_excluding_gaps_bytes % 1024 != 0);
+	uint64_t width_kib = kib / HISTOGRAM_BUCKETS + (kib % HISTOGRAM_BUCKETS != 0);
+	int rc;
+
+	if (width_kib == 0)
+		width_kib = 1;
+	rc = tsr_report_tile_histogram(s->report, &m->histogram, &m->n_buckets, &m->bucket_width,
+	                               m->ipu, false, width_kib * 1024);
+	if (rc == TSR_ERR_NO_DATA) {
+		m->histogram = NULL;
+		m->n_buckets = 0;
+		return TSR_OK;
+	}
+	if (rc)
+		return rc;
+	m->first_bucket = m->n_buckets;
+	m->end_bucket = 0;
+	for (size_t b = 0; b < m->n_buckets; b++) {
+		if (!m->histogram[b])
+			continue;
+		if (m->first_bucket == m->n_buckets)
+			m->first_bucket = b;
+		m->end_bucket = b + 1;
+		if (m->histogram[b] > m->max_bucket)
+			m->max_bucket = m->histogram[b];
+	}
+	if (m->end_bucket == 0)
+		m->first_bucket = 0;
+	return TSR_OK;
+}
+
+/* The part's out-of-memory tiles and, when there are any, the fullest. */
+static int memory_oom(tsr_summary *s, tsr_sum_memory *m)
+{
+	const uint32_t *all;
+	size_t n_all, lo = 0, hi = s->target->num_tiles, k = 0;
+	int rc = tsr_report_oom_tiles(s->report, &all, &n_all);
+
+	if (rc == TSR_ERR_NO_DATA)
+		return TSR_OK;
+	if (rc)
+		return rc;
+	if (m->ipu >= 0) {
+		lo = (size_t)m->ipu * s->target->tiles_per_ipu;
+		hi = lo + s->target->tiles_per_ipu;
+	}
+	for (size_t i = 0; i < n_all; i++)
+		m->n_oom += all[i] >= lo && all[i] < hi;
+	if (m->n_oom == 0)
+		return TSR_OK;
+	m->oom = summary_alloc(s, &rc, m->n_oom, sizeof(*m->oom));
+	if (rc) {
+		m->n_oom = 0;
+		return rc;
+	}
+	for (size_t i = 0; i < n_all && k < m->n_oom; i++)
+		if (all[i] >= lo && all[i] < hi)
+			m->oom[k++] = all[i];
+	return tsr_report_largest_tiles(s->report, &m->largest, &m->n_largest, m->ipu, true,
+	                                m->n_oom < LARGEST_TILES ? m->n_oom : LARGEST_TILES);
+}
+
+/* One "Memory on ..." part. */
+static int gather_memory(tsr_summary *s, tsr_sum_memory *m, int ipu)
+{
+	int rc;
+
+	m->ipu = ipu;
+	rc = tsr_report_memory_totals(s->report, ipu, &m->totals);
+	if (!rc)
+		rc = memory_categories(s, m);
+	if (!rc)
+		rc = memory_vertices(s, m);
+	if (!rc)
+		rc = memory_histogram(s, m);
+	if (!rc)
+		rc = memory_oom(s, m);
+	return rc;
+}
+
+/* The graph's names: programs, compute sets, vertex types, exchanges. */
+static int gather_names(tsr_summary *s)
+{
+	int rc = tsr_report_programs(s->report, &s->programs, &s->n_programs);
+
+	if (!rc)
+		rc = tsr_report_compute_sets(s->report, &s->compute_sets, &s->n_compute_sets);
+	if (!rc)
+		rc = tsr_report_vertex_types(s->report, &s->vertex_types, &s->n_vertex_types);
+	for (int k = 0; !rc && k < TSR_EXCHANGE_KIND_COUNT; k++)
+		rc = tsr_report_exchanges(s->report, &s->exchanges[k], &s->n_exchanges[k],
+		                          (tsr_exchange_kind)k);
+	return rc;
+}
+
+/* Variable Storage Liveness: always-live bytes, the peak, and with
+ * show_var_storage the steps, variables and always-live list. */
+static int gather_liveness(tsr_summary *s)
+{
+	int rc;
+
+	s->always_live_bytes = tsr_report_always_live_bytes(s->report);
+	if (s->counts->liveness_steps) {
+		rc = tsr_report_peak_liveness(s->report, &s->peak_step, &s->peak_bytes);
+		if (rc && rc != TSR_ERR_NO_DATA)
+			return rc;
+		s->has_peak = rc == TSR_OK;
+	}
+	if (!s->opts.show_var_storage)
+		return TSR_OK;
+	rc = tsr_report_liveness_steps(s->report, &s->steps, &s->n_steps);
+	if (rc == TSR_ERR_NO_DATA) {
+		s->steps = NULL;
+		s->n_steps = 0;
+	} else if (rc) {
+		return rc;
+	}
+	rc = need_variables(s);
+	if (rc)
+		return rc;
+	return names_collect(s, &s->always_live, NULL, 0, true);
+}
+
+/* The Execution part: the chosen run's activity, length, cycles by
+ * vertex type and, with show_execution_steps, its steps. */
+static int gather_execution(tsr_summary *s)
+{
+	const tsr_run *runs;
+	int rc = tsr_report_runs(s->report, &runs, &s->n_runs);
+
+	if (rc == TSR_ERR_NO_DATA) {
+		s->n_runs = 0;
+		return TSR_OK;
+	}
+	if (rc || s->n_runs == 0)
+		return rc;
+	if (s->opts.run >= 0 && (uint64_t)s->opts.run >= s->n_runs)
+		return tsr_fail(s->report, TSR_ERR_OUT_OF_RANGE,
+		                "run %" PRId64 " asked for; the report keeps %zu run(s)", s->opts.run,
+		                s->n_runs);
+	s->run = s->opts.run >= 0 ? (size_t)s->opts.run : s->n_runs - 1;
+	s->run_info = &runs[s->run];
+	s->has_run = true;
+	rc = tsr_report_run_activity(s->report, &s->activity, s->run);
+	if (!rc)
+		rc = tsr_report_run_flops(s->report, &s->flops, s->run, false);
+	if (!rc)
+		rc = tsr_report_cycles_by_vertex_type(s->report, &s->vt_cycles, &s->n_vt_cycles,
+		                                      (int64_t)s->run);
+	if (!rc) {
+		/* Only the types that ran: the others would list every vertex
+		 * type of the graph at 0 cycles. */
+		size_t k = 0;
+
+		for (size_t i = 0; i < s->n_vt_cycles; i++)
+			if (s->vt_cycles[i].executions)
+				s->vt_cycles[k++] = s->vt_cycles[i];
+		s->n_vt_cycles = k;
+	}
+	if (!rc && s->opts.show_execution_steps)
+		rc = tsr_report_steps(s->report, &s->run_steps, &s->n_run_steps, s->run);
+	return rc;
+}
+
+/* Frees what tsr_summary_gather took; safe on a cleared summary. */
+void tsr_summary_clear(tsr_summary *s)
+{
+	if (!s->report)
+		return;
+	for (size_t i = 0; i < s->n_memory; i++)
+		memory_clear(s, &s->memory[i]);
+	if (s->memory)
+		tsr_free(s->report, s->memory, s->n_memory * sizeof(*s->memory));
+	tsr_summary_names_free(s, &s->always_live);
+	free(s->vt_cycles);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Checks the options and asks the report for every figure they call for,
+ * before anything is printed, so a failure prints nothing. */
+int tsr_summary_gather(tsr_summary *s, tsr_report *report, const tsr_summary_options *opts)
+{
+	const tsr_summary_options defaults = TSR_SUMMARY_OPTIONS_INIT;
+	size_t n_memory;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (!report)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "summary: no report");
+	s->report = report;
+	s->opts = opts ? *opts : defaults;
+	if (s->opts.version != TSR_SUMMARY_OPTIONS_VERSION) {
+		rc = tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
+		              "summary options version %u; this library knows %u", s->opts.version,
+		              TSR_SUMMARY_OPTIONS_VERSION);
+		goto out;
+	}
+	if (s->opts.run < -1) {
+		rc = tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "summary: run %" PRId64, s->opts.run);
+		goto out;
+	}
+	s->target = tsr_report_get_target(report);
+	s->counts = tsr_report_get_counts(report);
+	if (!s->target || !s->counts) {
+		rc = tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "summary: the report is not open");
+		goto out;
+	}
+	rc = tsr_report_tile_memory(report, &s->tiles, &s->n_tiles);
+	if (!rc)
+		rc = gather_names(s);
+	if (rc)
+		goto out;
+
+	n_memory = 1 + (s->opts.show_per_ipu_memory ? s->target->num_ipus : 0);
+	s->memory = summary_alloc(s, &rc, n_memory, sizeof(*s->memory));
+	if (rc)
+		goto out;
+	s->n_memory = n_memory;
+	for (size_t i = 0; !rc && i < n_memory; i++)
+		rc = gather_memory(s, &s->memory[i], (int)i - 1);
+	if (!rc)
+		rc = gather_liveness(s);
+	if (!rc)
+		rc = gather_execution(s);
+out:
+	if (rc)
+		tsr_summary_clear(s);
+	return rc;
+}

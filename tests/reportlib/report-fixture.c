@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tilescope/export.h>
 #include <tilescope/poplin.h>
 #include <tilescope/popops.h>
+#include <tilescope/summary.h>
 
 /* The matmul model of TSR_FIXTURE_MATMUL; programs into progs[0..2). */
 static void build_matmul(tsr_fixture *f, tsi_program *progs[2])
@@ -136,4 +138,164 @@ void tsr_fixture_teardown(tsr_fixture *f)
 	tsi_device_free(f->device);
 	tsi_test_rmtree(f->dir);
 	memset(f, 0, sizeof(*f));
+}
+
+/* Counts a failed call (see tsr_fixture_query_all). */
+#define QUERY(call) (failed += (call) != TSR_OK)
+
+/* Per-tile and per-IPU queries of one report (tsr_fixture_query_all). */
+static size_t query_memory(tsr_report *r, size_t limit, uint64_t *tiles)
+{
+	const tsr_target *t = tsr_report_get_target(r);
+	size_t failed = 0, n, nb;
+	const tsr_tile_memory *tm;
+	const uint32_t *oom;
+	const tsr_variable *vars;
+	const tsr_liveness_step *steps;
+	const tsr_compute_set *cs;
+	const tsr_vertex_type *vt;
+	size_t n_cs = 0, n_vt = 0, n_vars = 0, n_steps = 0, step, *live;
+	uint64_t peak, width, *counts;
+	uint32_t *largest;
+
+	QUERY(tsr_report_relative_sync_delays(r, tiles, t->num_tiles));
+	QUERY(tsr_report_tile_memory(r, &tm, &n));
+	QUERY(tsr_report_oom_tiles(r, &oom, &n));
+	for (int ipu = -1; ipu < (int)t->num_ipus && ipu < (int)limit; ipu++) {
+		tsr_memory_totals mt;
+		tsr_category_memory *cats = NULL;
+		tsr_vertex_memory vm;
+
+		QUERY(tsr_report_memory_totals(r, ipu, &mt));
+		largest = NULL;
+		QUERY(tsr_report_largest_tiles(r, &largest, &n, ipu, ipu & 1, 10));
+		free(largest);
+		for (int gaps = 0; gaps < 2; gaps++) {
+			counts = NULL;
+			QUERY(tsr_report_tile_histogram(r, &counts, &nb, &width, ipu, gaps, gaps ? 0 : 4096));
+			free(counts);
+		}
+		QUERY(tsr_report_memory_by_category(r, &cats, &n, ipu));
+		free(cats);
+		QUERY(tsr_report_vertex_memory_totals(r, &vm, ipu));
+		if (tsr_report_compute_sets(r, &cs, &n_cs) != TSR_OK)
+			n_cs = 0;
+		for (size_t i = 0; i < n_cs && i < limit; i++)
+			QUERY(tsr_report_compute_set_memory(r, &vm, i, ipu));
+		if (tsr_report_vertex_types(r, &vt, &n_vt) != TSR_OK)
+			n_vt = 0;
+		for (size_t i = 0; i < n_vt && i < limit; i++)
+			QUERY(tsr_report_vertex_type_memory(r, &vm, i, ipu));
+	}
+	for (size_t c = 0; c < tsr_category_count(); c++)
+		QUERY(tsr_report_category_by_tile(r, tiles, t->num_tiles, c));
+	for (size_t i = 0; i < n_cs && i < limit; i++)
+		for (int active = 0; active < 2; active++)
+			QUERY(tsr_report_compute_set_cycles_by_tile(r, tiles, t->num_tiles, i, active));
+	if (tsr_report_variables(r, &vars, &n_vars) != TSR_OK) {
+		failed++;
+		n_vars = 0;
+	}
+	for (size_t i = 0; i < n_vars && i < limit; i++)
+		QUERY(tsr_report_variable_by_tile(r, tiles, t->num_tiles, i));
+	if (tsr_report_liveness_steps(r, &steps, &n_steps) != TSR_OK) {
+		failed++;
+		n_steps = 0;
+	}
+	QUERY(tsr_report_peak_liveness(r, &step, &peak));
+	for (size_t i = 0; i < n_steps && i < limit; i++) {
+		QUERY(tsr_report_liveness_by_tile(r, tiles, t->num_tiles, i));
+		QUERY(tsr_report_liveness_by_ipu(r, tiles, t->num_ipus, i));
+		live = NULL;
+		QUERY(tsr_report_live_variables(r, &live, &n, i));
+		free(live);
+	}
+	(void)tsr_report_always_live_bytes(r);
+	return failed;
+}
+
+/* Programs, runs, steps and operations (tsr_fixture_query_all). */
+static size_t query_execution(tsr_report *r, size_t limit)
+{
+	size_t failed = 0, n, n_runs = 0;
+	const tsr_program *p;
+	const uint32_t *list;
+	const tsr_exchange *x;
+	const tsr_run *runs;
+	tsr_vertex_type_cycles *vtc;
+	tsr_operation *ops;
+
+	QUERY(tsr_report_programs(r, &p, &n));
+	QUERY(tsr_report_control_programs(r, &list, &n));
+	QUERY(tsr_report_function_programs(r, &list, &n));
+	for (int k = 0; k < TSR_EXCHANGE_KIND_COUNT; k++)
+		QUERY(tsr_report_exchanges(r, &x, &n, (tsr_exchange_kind)k));
+	if (tsr_report_runs(r, &runs, &n_runs) != TSR_OK) {
+		failed++;
+		n_runs = 0;
+	}
+	for (size_t i = 0; i < n_runs && i < limit; i++) {
+		const tsr_step *steps;
+		const uint32_t *trace;
+		tsr_activity act;
+		tsr_flops fl;
+
+		QUERY(tsr_report_steps(r, &steps, &n, i));
+		QUERY(tsr_report_program_trace(r, &trace, &n, i));
+		QUERY(tsr_report_run_activity(r, &act, i));
+		QUERY(tsr_report_run_flops(r, &fl, i, i & 1));
+	}
+	for (int64_t run = -1; run < (int64_t)n_runs && run < (int64_t)limit; run++) {
+		vtc = NULL;
+		QUERY(tsr_report_cycles_by_vertex_type(r, &vtc, &n, run));
+		free(vtc);
+		ops = NULL;
+		QUERY(tsr_report_operations(r, &ops, &n, run));
+		free(ops);
+	}
+	return failed;
+}
+
+size_t tsr_fixture_query_all(tsr_report *r, size_t limit, bool formatters)
+{
+	const tsr_target *t = tsr_report_get_target(r);
+	uint64_t *tiles;
+	size_t failed = 0;
+
+	if (!r || !t)
+		return 1;
+	(void)tsr_report_get_info(r);
+	(void)tsr_report_get_counts(r);
+	tiles = calloc(t->num_tiles + t->num_ipus + 1, sizeof(*tiles));
+	if (!tiles)
+		return 1;
+	failed += query_memory(r, limit, tiles);
+	failed += query_execution(r, limit);
+	free(tiles);
+	if (formatters) {
+		tsr_summary_options so = TSR_SUMMARY_OPTIONS_INIT;
+		FILE *null = fopen("/dev/null", "w");
+		char *json = NULL;
+		void *blob;
+		size_t len;
+
+		so.show_var_storage = so.show_execution_steps = so.show_per_ipu_memory = true;
+		so.show_optimizations = true;
+		so.colours = TSR_COLOURS_NEVER;
+		if (null) {
+			QUERY(tsr_summary_print(null, r, &so));
+			fclose(null);
+		}
+		QUERY(tsr_summary_json(&json, r, &so));
+		free(json);
+		for (int fmt = 0; fmt < 2; fmt++) {
+			blob = NULL;
+			QUERY(tsr_export_graph_profile(&blob, &len, r, (tsr_export_format)fmt));
+			free(blob);
+			blob = NULL;
+			QUERY(tsr_export_execution_profile(&blob, &len, r, (tsr_export_format)fmt));
+			free(blob);
+		}
+	}
+	return failed;
 }

@@ -40,3 +40,12 @@ typedef struct tsr_fixture {
 /* Builds, compiles, runs (when it fits) and opens the report. Asserts. */
 void tsr_fixture_setup(tsr_fixture *f, tsr_fixture_model model);
 void tsr_fixture_teardown(tsr_fixture *f);
+
+/*
+ * Calls every query reportlib offers on `r` (the first `limit` indexes of
+ * every list, every IPU, both variants of each flag) and, when
+ * `formatters` is set, the summary (text and JSON) and the exports; for the
+ * bad-file and fuzz tests, so it never asserts on results. Returns how
+ * many calls failed.
+ */
+size_t tsr_fixture_query_all(tsr_report *r, size_t limit, bool formatters);

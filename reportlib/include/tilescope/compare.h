@@ -44,7 +44,8 @@ TSR_API int tsr_compare(tsr_comparison **out, tsr_report *base, tsr_report *new_
                         int64_t base_run, int64_t new_run);
 TSR_API void tsr_comparison_free(tsr_comparison *cmp);
 /* The deltas: totals first, then per category, step type, vertex type,
- * operation, compute set; within a group by name. */
+ * operation, compute set, variable, named program; within a group by
+ * name (the full list of metrics is at the top of reportlib/src/compare.c). */
 TSR_API size_t tsr_comparison_count(const tsr_comparison *cmp);
 TSR_API const tsr_delta *tsr_comparison_at(const tsr_comparison *cmp, size_t i);
 /* The delta of `metric`, or NULL. */

@@ -419,9 +419,10 @@ typedef struct tsr_operation {
 	uint64_t flops;            /* in the run */
 	uint64_t self_cycles, self_flops, self_variable_bytes; /* without descendants */
 } tsr_operation;
-/* Every debug context in id order, costs from `run` (-1: no run costs).
- * From debug.cbor when present (checked against profile.pop), else from
- * profile.pop's debug_context table. The caller frees *out. */
+/* Every debug context in id order, costs from `run` (-1: no run costs),
+ * from profile.pop's debug_context table; a debug.cbor taken along must
+ * agree with it (same contexts, and what each made), else
+ * TSR_ERR_CORRUPT naming debug.cbor. The caller frees *out. */
 TSR_API int tsr_report_operations(tsr_report *report, tsr_operation **out, size_t *n,
                                   int64_t run);
 

@@ -1,0 +1,334 @@
+/*
+ * reportlib: reading .pvti system traces (libtilescope-report, prefix
+ * tsr_trace_). The `tilescope trace` command and the System Analyser ask
+ * this for every figure: processes, threads, channels; the events of a
+ * thread in a time window at a given resolution; statistics by label;
+ * counter series; instants; search; metadata; and a Chrome trace-event
+ * JSON export that Perfetto and chrome://tracing open.
+ *
+ * One handle holds one or several .pvti files of one job, merged onto one
+ * time axis: time 0 is the earliest trace origin among the files (their
+ * process.start_wall_ns), and every time below is integer nanoseconds on
+ * that axis.
+ *
+ * Cost. Events are stored as packed per-thread chunks (db-schema/pvti.sql).
+ * Opening reads the small tables and the chunk index (one row per chunk,
+ * not per event). A viewport query decodes only the chunks overlapping
+ * its window; when that would be many events and the resolution is
+ * coarse, it answers from the level-of-detail data instead (the file's
+ * timeline_lod, or the same built in memory from the chunks once per
+ * thread when the file has none, e.g. after a crash), so one query costs
+ * about O(pixels x log n), not a scan of the trace.
+ *
+ * Safety. Files are opened read-only and defensively, as profile.pop is
+ * (report.h): nothing defined in the file runs, every count, id, time and
+ * blob read is checked against what it refers to, and memory is capped. A
+ * bad file gets an error code and a one-line message, never a crash, a
+ * hang or an unbounded allocation.
+ *
+ * Conventions (report.h's): functions return TSR_OK or a negative
+ * tsr_error; the handle keeps a message for its last failure
+ * (tsr_trace_error); `const` data returned is borrowed and valid until
+ * tsr_trace_free(); arrays the caller owns say so and are freed with
+ * free(). A handle is used by one thread at a time.
+ */
+#pragma once
+
+#include "report.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tsr_trace tsr_trace;
+
+/* "No name": a name id field that names nothing. */
+#define TSR_TRACE_NO_NAME UINT32_MAX
+
+/* --- Opening ------------------------------------------------------------- */
+
+typedef struct tsr_trace_open_options {
+	unsigned version;     /* TSR_TRACE_OPEN_OPTIONS_VERSION */
+	uint64_t memory_cap;  /* bytes reportlib may hold for this handle; 0: 2 GiB */
+} tsr_trace_open_options;
+#define TSR_TRACE_OPEN_OPTIONS_VERSION 1
+#define TSR_TRACE_OPEN_OPTIONS_INIT {TSR_TRACE_OPEN_OPTIONS_VERSION, 0}
+
+/*
+ * Opens paths[0..n_paths): .pvti files, or directories whose *.pvti files
+ * (not their subdirectories) are all taken. `opts` may be NULL. On failure
+ * *out is NULL and tsr_last_error() says why in one line naming the file:
+ * TSR_ERR_NOT_FOUND (also a directory without traces), TSR_ERR_NOT_SQLITE,
+ * TSR_ERR_NOT_REPORT (another application's file, or a profile.pop),
+ * TSR_ERR_SCHEMA_TOO_NEW / _TOO_OLD (naming both versions),
+ * TSR_ERR_CORRUPT, TSR_ERR_TOO_LARGE. A trace whose process died (no
+ * summary tables) opens; its summaries are computed from the chunks when
+ * asked for. The caller frees with tsr_trace_free().
+ */
+TSR_API int tsr_trace_open(tsr_trace **out, const char *const *paths, size_t n_paths,
+                           const tsr_trace_open_options *opts);
+/* NULL-safe. */
+TSR_API void tsr_trace_free(tsr_trace *trace);
+/* The message of the handle's last failure ("" when none). */
+TSR_API const char *tsr_trace_error(const tsr_trace *trace);
+
+/* --- What the trace holds ---------------------------------------------------- */
+
+typedef struct tsr_trace_info {
+	int64_t origin_wall_ns;  /* time 0: ns since 1970-01-01 UTC (the earliest origin) */
+	int64_t start_ns, end_ns;/* the earliest and latest time of any event, instant or
+	                            sample (0, 0 when there are none) */
+	uint64_t events;         /* spans, all threads (from the chunk counts) */
+	size_t processes, threads, channels, names, series;
+	bool complete;           /* every file was closed cleanly (has its summaries) */
+} tsr_trace_info;
+TSR_API const tsr_trace_info *tsr_trace_get_info(const tsr_trace *trace);
+
+/* One traced process: one file. */
+typedef struct tsr_trace_process {
+	const char *path;          /* the .pvti file */
+	int64_t pid;
+	const char *host, *name;   /* host name, program name */
+	const char *command_line;  /* or NULL */
+	int64_t start_wall_ns;     /* its origin: ns since 1970-01-01 UTC */
+	int64_t start_mono_ns;     /* its origin on the host's CLOCK_MONOTONIC */
+	int64_t offset_ns;         /* where its origin lies on the merged axis (>= 0) */
+	const char *clock;         /* "rdtsc" or "monotonic" */
+	double ticks_per_s;        /* rdtsc: measured frequency (Hz); 0 when unknown */
+	bool complete;             /* closed cleanly: label_stats and timeline_lod present */
+	size_t first_thread, n_threads; /* its threads in tsr_trace_threads() */
+	size_t n_metadata;         /* trace_metadata: keys and JSON values */
+	const char *const *metadata_keys;
+	const char *const *metadata_values;
+} tsr_trace_process;
+TSR_API int tsr_trace_processes(tsr_trace *trace, const tsr_trace_process **out, size_t *n);
+/* The JSON value of trace_metadata key `key` of `process`, or NULL. */
+TSR_API const char *tsr_trace_lookup_metadata(const tsr_trace *trace, size_t process,
+                                              const char *key);
+
+/* A thread, by process then thread id. Thread indexes (0-based, over all
+ * files) are what the queries below take. */
+typedef struct tsr_trace_thread {
+	size_t process;            /* index into tsr_trace_processes() */
+	int64_t id;                /* thread.id in its file */
+	int64_t tid;               /* OS thread id */
+	const char *name;
+	uint64_t events;           /* spans recorded */
+	int64_t first_ns, last_ns; /* earliest start, latest end of its spans (0, 0: none) */
+} tsr_trace_thread;
+TSR_API int tsr_trace_threads(tsr_trace *trace, const tsr_trace_thread **out, size_t *n);
+
+/* Channels, merged across files by name. */
+typedef struct tsr_trace_channel {
+	const char *name;          /* "Drivers", "Poplar", "Framework", user channels */
+	bool enabled;              /* recorded in at least one file */
+} tsr_trace_channel;
+TSR_API int tsr_trace_channels(tsr_trace *trace, const tsr_trace_channel **out, size_t *n);
+
+/* Tracepoint names, merged across files: ids 0 .. tsr_trace_get_info()->names - 1.
+ * NULL for an id past the end. */
+TSR_API const char *tsr_trace_name(const tsr_trace *trace, uint32_t id);
+
+/* --- Events in a window ------------------------------------------------------- */
+
+typedef enum tsr_trace_item_kind {
+	TSR_TRACE_ITEM_EVENT = 0, /* one span */
+	TSR_TRACE_ITEM_MERGED,    /* a run of spans of one depth, each narrower than the
+	                             resolution, with gaps narrower than it */
+	TSR_TRACE_ITEM_SUMMARY    /* level-of-detail buckets: what started in them (any
+	                             depth), drawn at depth 0 */
+} tsr_trace_item_kind;
+
+/* What a timeline draws. */
+typedef struct tsr_trace_item {
+	int64_t start_ns, end_ns;  /* EVENT: the span; MERGED: from the first start to the last
+	                              end; SUMMARY: the buckets' bounds */
+	uint64_t count;            /* spans it stands for (1 for an EVENT) */
+	uint64_t busy_ns;          /* EVENT: its duration; MERGED: the sum of durations;
+	                              SUMMARY: time covered by outermost spans */
+	int64_t seq;               /* EVENT: its ordinal in its thread; else -1 */
+	int64_t parent;            /* EVENT: the enclosing span's seq, -1 when none; else -1 */
+	uint32_t name;             /* EVENT; MERGED: the longest span's; SUMMARY: the name
+	                              covering most time, or TSR_TRACE_NO_NAME */
+	uint32_t channel;          /* index into tsr_trace_channels() (SUMMARY: 0) */
+	uint32_t depth;            /* 0: outermost */
+	tsr_trace_item_kind kind;
+} tsr_trace_item;
+
+/*
+ * The spans of thread `thread` in [from_ns, to_ns), as items to draw at
+ * `resolution_ns` (the width of one pixel; 0: every span on its own).
+ *
+ * A span is in the window when it starts before to_ns and ends after
+ * from_ns (a zero-length one: lies in it). When the window holds few
+ * enough spans to decode, every one of them is counted once: as an EVENT
+ * when it is at least resolution_ns wide, else in a MERGED run with its
+ * narrow neighbours of the same depth (so the counts add up to the spans
+ * in the window, and at resolution 0 every span is an EVENT). Otherwise,
+ * and only when resolution_ns is at least the finest level-of-detail
+ * bucket, the answer is SUMMARY items, one per pixel with something in
+ * it; their counts are the spans (of any depth) starting in their
+ * buckets. Items come by depth, then start. The caller frees *out with
+ * free(). TSR_ERR_OUT_OF_RANGE for a bad thread, TSR_ERR_INVALID_ARGUMENT
+ * when from_ns > to_ns, TSR_ERR_CORRUPT for a damaged chunk.
+ */
+TSR_API int tsr_trace_events(tsr_trace *trace, tsr_trace_item **out, size_t *n, size_t thread,
+                             int64_t from_ns, int64_t to_ns, uint64_t resolution_ns);
+
+/* JSON attached to span `seq` of `thread` (pvti_event_metadata), in *json
+ * (caller frees with free()), or *json NULL when there is none. */
+TSR_API int tsr_trace_event_metadata(tsr_trace *trace, char **json, size_t thread, int64_t seq);
+
+/* --- Statistics by label -------------------------------------------------------- */
+
+typedef struct tsr_trace_label_stat {
+	uint32_t channel;          /* index into tsr_trace_channels() */
+	uint32_t name;             /* name id */
+	uint64_t count;
+	uint64_t total_ns;         /* sum of durations */
+	uint64_t self_ns;          /* sum of durations minus their children's */
+	uint64_t min_ns, max_ns;
+	double mean_ns;
+	uint64_t median_ns;        /* the middle duration (mean of the two middle ones for an
+	                              even count); 0 when not computed */
+	bool median_exact;         /* false: from an even sample of the durations (the cap) */
+} tsr_trace_label_stat;
+
+typedef struct tsr_trace_stats_options {
+	unsigned version;          /* TSR_TRACE_STATS_OPTIONS_VERSION */
+	int64_t thread;            /* a thread index, or -1: all threads */
+	int64_t from_ns, to_ns;    /* spans starting in [from_ns, to_ns) */
+	bool median;               /* compute medians (decodes every chunk concerned) */
+	uint64_t max_durations;    /* durations kept for medians, all labels together;
+	                              0: 4 Mi. Past it an even sample is kept. */
+} tsr_trace_stats_options;
+#define TSR_TRACE_STATS_OPTIONS_VERSION 1
+#define TSR_TRACE_STATS_OPTIONS_INIT {TSR_TRACE_STATS_OPTIONS_VERSION, -1, INT64_MIN, \
+                                      INT64_MAX, true, 0}
+
+/*
+ * Statistics per (channel, name) over the threads and window of `opts`
+ * (NULL: every span, with medians), largest total first (then by channel
+ * and name id). Without medians, over all threads and the whole trace of
+ * files closed cleanly, this reads the files' label_stats; otherwise it
+ * decodes the chunks. The caller frees *out with free().
+ */
+TSR_API int tsr_trace_label_stats(tsr_trace *trace, tsr_trace_label_stat **out, size_t *n,
+                                  const tsr_trace_stats_options *opts);
+
+/* --- Counters ------------------------------------------------------------------ */
+
+/* A series of values of a graph (pvti_graph_add_series), in one file. */
+typedef struct tsr_trace_series {
+	size_t process;
+	const char *graph;         /* the chart it is drawn on */
+	const char *unit;          /* of its values ("" when none) */
+	const char *name;
+} tsr_trace_series;
+TSR_API int tsr_trace_series_list(tsr_trace *trace, const tsr_trace_series **out, size_t *n);
+
+/* The samples of a series in one bucket of time. */
+typedef struct tsr_trace_counter_bucket {
+	int64_t from_ns, to_ns;    /* the bucket */
+	uint64_t count;            /* samples in it (>= 1) */
+	double min, max;
+	double first, last;        /* the earliest and latest sample's values */
+} tsr_trace_counter_bucket;
+
+/*
+ * The samples of series `series` in [from_ns, to_ns), in buckets of
+ * `bucket_ns` starting at from_ns: only buckets holding a sample are
+ * listed, in time order. The first query loads the series once (checked
+ * against the memory cap); each later one costs O(buckets x log n).
+ * `before` (may be NULL) gets the value of the last sample before from_ns
+ * (NaN when none), for drawing the line into the window. The caller frees
+ * *out with free(). TSR_ERR_INVALID_ARGUMENT for bucket_ns 0, from_ns >
+ * to_ns, or more than 16 Mi buckets.
+ */
+TSR_API int tsr_trace_counter(tsr_trace *trace, tsr_trace_counter_bucket **out, size_t *n,
+                              double *before, size_t series, int64_t from_ns, int64_t to_ns,
+                              uint64_t bucket_ns);
+
+/* --- Instants --------------------------------------------------------------------- */
+
+typedef struct tsr_trace_instant {
+	int64_t t_ns;
+	size_t thread;             /* thread index */
+	uint32_t channel, name, depth;
+	int64_t parent;            /* seq of the innermost open span, -1 when none */
+} tsr_trace_instant;
+
+/* The instants of `thread` (-1: all) in [from_ns, to_ns), in time order,
+ * at most `limit` (0: no limit) of the earliest. The caller frees *out. */
+TSR_API int tsr_trace_instants(tsr_trace *trace, tsr_trace_instant **out, size_t *n,
+                               int64_t thread, int64_t from_ns, int64_t to_ns, size_t limit);
+
+/* --- Search ---------------------------------------------------------------------- */
+
+typedef enum tsr_trace_match {
+	TSR_TRACE_MATCH_SUBSTRING = 0,  /* the pattern occurs in the name */
+	TSR_TRACE_MATCH_REGEX,          /* POSIX extended regular expression (regcomp) */
+	TSR_TRACE_MATCH_SUBSTRING_ICASE,/* the same, ignoring ASCII case */
+	TSR_TRACE_MATCH_REGEX_ICASE
+} tsr_trace_match;
+
+/* Ids of the names matching `pattern`, ascending. The caller frees *out.
+ * TSR_ERR_INVALID_ARGUMENT (with regerror's text) for a bad expression. */
+TSR_API int tsr_trace_find_names(tsr_trace *trace, uint32_t **out, size_t *n, const char *pattern,
+                                 tsr_trace_match mode);
+
+typedef struct tsr_trace_search_query {
+	unsigned version;          /* TSR_TRACE_SEARCH_QUERY_VERSION */
+	const char *pattern;
+	tsr_trace_match mode;
+	int64_t thread;            /* a thread index, or -1: all */
+	int64_t from_ns, to_ns;    /* spans in the window (as tsr_trace_events) */
+	size_t limit;              /* the earliest `limit` matches are returned; 0: 1000 */
+} tsr_trace_search_query;
+#define TSR_TRACE_SEARCH_QUERY_VERSION 1
+#define TSR_TRACE_SEARCH_QUERY_INIT {TSR_TRACE_SEARCH_QUERY_VERSION, "", \
+                                     TSR_TRACE_MATCH_SUBSTRING, -1, INT64_MIN, INT64_MAX, 0}
+
+/* One span found. */
+typedef struct tsr_trace_found {
+	size_t thread;
+	tsr_trace_item event;      /* kind TSR_TRACE_ITEM_EVENT */
+} tsr_trace_found;
+
+/* The spans whose names match, earliest start first (then thread, seq),
+ * at most q->limit of them; *total counts every match. Decodes the chunks
+ * of the window (only when some name matches). The caller frees *out. */
+TSR_API int tsr_trace_search(tsr_trace *trace, tsr_trace_found **out, size_t *n, uint64_t *total,
+                             const tsr_trace_search_query *q);
+
+/* --- Export ---------------------------------------------------------------------- */
+
+typedef struct tsr_trace_export_options {
+	unsigned version;          /* TSR_TRACE_EXPORT_OPTIONS_VERSION */
+	int64_t from_ns, to_ns;    /* spans in the window, instants and samples in it */
+	bool counters, instants;   /* include "C" and "i" events */
+	bool metadata;             /* span metadata as "args" */
+} tsr_trace_export_options;
+#define TSR_TRACE_EXPORT_OPTIONS_VERSION 1
+#define TSR_TRACE_EXPORT_OPTIONS_INIT {TSR_TRACE_EXPORT_OPTIONS_VERSION, INT64_MIN, INT64_MAX, \
+                                       true, true, true}
+
+/*
+ * Writes the trace to `out` as Chrome trace-event JSON (one object with
+ * "traceEvents" and "displayTimeUnit"), which Perfetto and chrome://tracing
+ * open: "M" events naming processes and threads, "X" spans and "i"
+ * instants with ts / dur in microseconds (exact decimals of the ns), "C"
+ * counters (one per sample, named after the graph, the series as the
+ * argument). pid and tid are the OS ones (a tid reused by a later thread
+ * of the same process becomes 1000000000 + its thread id, so the two do
+ * not share a track). Streams: memory does not grow with the trace.
+ * `opts` may be NULL. TSR_ERR_IO when writing fails.
+ */
+TSR_API int tsr_trace_export_chrome(tsr_trace *trace, FILE *out,
+                                    const tsr_trace_export_options *opts);
+
+#ifdef __cplusplus
+}
+#endif

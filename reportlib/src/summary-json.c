@@ -1,0 +1,490 @@
+/*
+ * tsr_summary_json: the figures of the printProfileSummary text
+ * (summary-text.c) as one JSON object, from the same gathered summary
+ * (summary.c), so that both always agree. The options select the same
+ * parts as in the text. Integers are written exactly (cJSON_CreateRaw of
+ * their decimal text: cycle counts and byte totals can pass 2^53, which a
+ * double cannot hold); fractions are JSON numbers, and an undefined one
+ * (NaN in report.h) is null. Names are cleaned as in the text (control
+ * characters and invalid UTF-8 become '?').
+ *
+ * Keys (units: bytes, cycles, Hz; "fraction" is 0..1):
+ *
+ *   schema                  1, raised when a key changes meaning
+ *   target
+ *     type, name, ipuVersion  "IPU_MODEL", "ipu2", "Mk2"
+ *     numIpus                 IPUs of all replicas
+ *     tilesPerIpu, totalTiles (all replicas)
+ *     memoryPerTile, totalMemory (all replicas), clockFrequency (Hz)
+ *     numReplicas, ipusPerReplica, tilesPerReplica, memoryPerReplica
+ *   graph
+ *     numVertices, numEdges, numVariables, numComputeSets
+ *   optimizations           with show_optimizations: {metric: number}
+ *   memory                  array: all IPUs first ("ipu": null), then each
+ *                           IPU with show_per_ipu_memory ("ipu": n)
+ *     ipu, capacity
+ *     includingGaps, excludingGaps
+ *     byRegion              {nonInterleaved, interleaved, overflowed}
+ *     byDataType
+ *       notOverlapped       {category: bytes} for categories with bytes,
+ *                           keyed by the guide's camelCase name
+ *       notOverlappedTotal
+ *       overlapped          {category: bytes}
+ *       overlappedTotal
+ *       totalAfterOverlapping  excludingGaps - notOverlappedTotal
+ *     vertexData
+ *       total               the five below (vertex code not included)
+ *       internalVertexState, edgePointers, copyPointers, padding, descriptors
+ *       byType              [{name, bytes}], bytes with code, fullest first
+ *     byTile                the histogram, excluding gaps
+ *       bucketBytes         bucket width (a whole number of KiB)
+ *       firstBucket         index of counts[0]: tiles with
+ *                           [(firstBucket + i) * bucketBytes, + bucketBytes)
+ *       counts              [tiles], the non-empty range of buckets
+ *     maxTileIncludingGaps  {tile, bytes}
+ *     maxTileExcludingGaps  {tile, bytes}
+ *     outOfMemoryTiles      [tile], ascending
+ *     largestTiles          [{tile, bytes}] including gaps, fullest first
+ *                           (only when some tiles are out of memory)
+ *   liveness
+ *     alwaysLiveBytes
+ *     maxLiveBytes          always-live + the peak step's not-always-live
+ *     peakStep              liveness step of the peak, or null
+ *     alwaysLiveVariables   with show_var_storage: [{name, bytes}] merged
+ *                           by name, in name order
+ *     steps                 with show_var_storage: [{step, parent (or
+ *                           null), depth, program, type, name (or null),
+ *                           liveBytes, liveVariables: [{name, bytes}]}]
+ *   execution               null without runs, else
+ *     run, runs, program    the run shown (0-based), runs kept, the engine
+ *                           program it ran
+ *     totalCycles, microseconds (number)
+ *     computeCycles         including idle threads (summed over tiles)
+ *     activeComputeCycles   excluding idle threads
+ *     ipuExchangeCycles, globalExchangeCycles, hostExchangeCycles,
+ *     sharedStructureCopyCycles, syncCycles   (summed over tiles)
+ *     tileBalance           fraction: computeCycles / (totalCycles x tiles)
+ *     threadBalance         fraction: activeComputeCycles / computeCycles
+ *     cyclesByVertexType    [{name, instances, cycles}] of the vertex types
+ *                           that ran in the run, most cycles first
+ *     steps                 with show_execution_steps: [{type, name (or
+ *                           null), syncType (or null), cyclesFrom,
+ *                           cyclesTo, cycles, cyclesOverlapped,
+ *                           activeTiles, tileBalance, activeTileBalance,
+ *                           threadBalance, totalData, dataBalance}]
+ *                           (balances are fractions or null)
+ */
+#include "summary-private.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUMMARY_JSON_SCHEMA 1
+
+/* Building state: `ok` falls to false at the first allocation that fails
+ * (the tree is freed whole at the end, so nothing else needs undoing). */
+typedef struct json_ctx {
+	tsr_summary *s;
+	bool ok;
+	int rc;              /* a failure other than memory (live variables) */
+} json_ctx;
+
+/* Adds `item` to object `obj` under `key` (or to array `obj` when key is
+ * NULL); a NULL item or a failed add clears j->ok. Returns `item`. */
+static cJSON *put(json_ctx *j, cJSON *obj, const char *key, cJSON *item)
+{
+	bool added;
+
+	if (!item || !obj) {
+		cJSON_Delete(item);
+		j->ok = false;
+		return NULL;
+	}
+	added = key ? cJSON_AddItemToObject(obj, key, item) : cJSON_AddItemToArray(obj, item);
+	if (!added) {
+		cJSON_Delete(item);
+		j->ok = false;
+		return NULL;
+	}
+	return item;
+}
+
+/* An exact integer. */
+static cJSON *j_u64(uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return cJSON_CreateRaw(buf);
+}
+
+/* A fraction or null. */
+static cJSON *j_num(double v)
+{
+	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+/* A cleaned string (NULL: null). */
+static cJSON *j_str(const char *s)
+{
+	char *clean;
+	cJSON *item;
+
+	if (!s)
+		return cJSON_CreateNull();
+	clean = tsr_summary_clean_dup(s);
+	if (!clean)
+		return NULL;
+	item = cJSON_CreateString(clean);
+	free(clean);
+	return item;
+}
+
+/* A new object added to `parent`. */
+static cJSON *j_obj(json_ctx *j, cJSON *parent, const char *key)
+{
+	return put(j, parent, key, cJSON_CreateObject());
+}
+
+/* A new array added to `parent`. */
+static cJSON *j_arr(json_ctx *j, cJSON *parent, const char *key)
+{
+	return put(j, parent, key, cJSON_CreateArray());
+}
+
+/* [{name, bytes}] */
+static void names_array(json_ctx *j, cJSON *parent, const char *key, const tsr_sum_named *v,
+                        size_t n)
+{
+	cJSON *arr = j_arr(j, parent, key);
+
+	for (size_t i = 0; j->ok && i < n; i++) {
+		cJSON *o = j_obj(j, arr, NULL);
+
+		put(j, o, "name", j_str(v[i].name));
+		put(j, o, "bytes", j_u64(v[i].bytes));
+	}
+}
+
+/* {tile, bytes} */
+static void tile_bytes(json_ctx *j, cJSON *parent, const char *key, uint32_t tile, uint64_t bytes)
+{
+	cJSON *o = j_obj(j, parent, key);
+
+	put(j, o, "tile", j_u64(tile));
+	put(j, o, "bytes", j_u64(bytes));
+}
+
+/* "target": as the text's Target part, plus the target's identity. */
+static void json_target(json_ctx *j, cJSON *root)
+{
+	const tsr_target *tg = j->s->target;
+	uint64_t rf = tg->replication_factor ? tg->replication_factor : 1;
+	cJSON *o = j_obj(j, root, "target");
+
+	put(j, o, "type", j_str(tg->type));
+	put(j, o, "name", j_str(tg->name));
+	put(j, o, "ipuVersion", j_str(tg->ipu_version));
+	put(j, o, "numIpus", j_u64(tg->num_ipus * rf));
+	put(j, o, "tilesPerIpu", j_u64(tg->tiles_per_ipu));
+	put(j, o, "totalTiles", j_u64(tg->num_tiles * rf));
+	put(j, o, "memoryPerTile", j_u64(tg->bytes_per_tile));
+	put(j, o, "totalMemory",
+	    j_u64(tg->total_memory > UINT64_MAX / rf ? UINT64_MAX : tg->total_memory * rf));
+	put(j, o, "clockFrequency", j_u64(tg->clock_frequency));
+	put(j, o, "numReplicas", j_u64(rf));
+	put(j, o, "ipusPerReplica", j_u64(tg->num_ipus));
+	put(j, o, "tilesPerReplica", j_u64(tg->num_tiles));
+	put(j, o, "memoryPerReplica", j_u64(tg->total_memory));
+}
+
+/* "graph": the four counts. */
+static void json_graph(json_ctx *j, cJSON *root)
+{
+	const tsr_graph_counts *c = j->s->counts;
+	cJSON *o = j_obj(j, root, "graph");
+
+	put(j, o, "numVertices", j_u64(c->vertices));
+	put(j, o, "numEdges", j_u64(c->edges));
+	put(j, o, "numVariables", j_u64(c->variables));
+	put(j, o, "numComputeSets", j_u64(c->compute_sets));
+}
+
+/* One optimizationInfo metric (tsr_summary_optimizations callback). */
+static int json_optimization_cb(void *ctx, const char *key, double value)
+{
+	void **args = ctx;
+	json_ctx *j = args[0];
+	cJSON *o = args[1];
+	char *clean = tsr_summary_clean_dup(key);
+
+	if (!clean) {
+		j->ok = false;
+		return 1;
+	}
+	put(j, o, clean, j_num(value));
+	free(clean);
+	return j->ok ? 0 : 1;
+}
+
+/* "optimizations": the optimizationInfo metrics as an object. */
+static void json_optimizations(json_ctx *j, cJSON *root)
+{
+	cJSON *o = j_obj(j, root, "optimizations");
+	void *args[2] = {j, o};
+	int rc;
+
+	if (!j->ok)
+		return;
+	rc = tsr_summary_optimizations(j->s->report, json_optimization_cb, args);
+	if (rc < 0)
+		j->rc = rc;
+}
+
+/* The categories of one kind (overlapped or not) that hold bytes. */
+static void json_categories(json_ctx *j, cJSON *parent, const char *key,
+                            const tsr_sum_memory *m, bool overlapped)
+{
+	cJSON *o = j_obj(j, parent, key);
+
+	for (size_t i = 0; j->ok && i < m->n_order; i++) {
+		const tsr_category_memory *c = m->order[i].mem;
+		uint64_t bytes = overlapped ? c->overlapped : c->non_overlapped;
+
+		if (bytes && c->name)
+			put(j, o, c->name, j_u64(bytes));
+	}
+}
+
+/* One element of "memory": a "Memory on ..." part of the text. */
+static void json_memory_part(json_ctx *j, cJSON *arr, const tsr_sum_memory *m)
+{
+	const tsr_memory_totals *tot = &m->totals;
+	const tsr_vertex_memory *v = &m->vertex;
+	cJSON *o = j_obj(j, arr, NULL), *x, *a;
+
+	put(j, o, "ipu", m->ipu < 0 ? cJSON_CreateNull() : j_u64((uint64_t)m->ipu));
+	put(j, o, "capacity", j_u64(tot->capacity));
+	put(j, o, "includingGaps", j_u64(tot->total_including_gaps));
+	put(j, o, "excludingGaps", j_u64(tot->total));
+	x = j_obj(j, o, "byRegion");
+	put(j, x, "nonInterleaved", j_u64(tot->region[TSR_REGION_NON_INTERLEAVED]));
+	put(j, x, "interleaved", j_u64(tot->region[TSR_REGION_INTERLEAVED]));
+	put(j, x, "overflowed", j_u64(tot->region[TSR_REGION_OVERFLOWED]));
+
+	x = j_obj(j, o, "byDataType");
+	json_categories(j, x, "notOverlapped", m, false);
+	put(j, x, "notOverlappedTotal", j_u64(m->not_overlapped));
+	json_categories(j, x, "overlapped", m, true);
+	put(j, x, "overlappedTotal", j_u64(m->overlapped));
+	put(j, x, "totalAfterOverlapping", j_u64(m->after_overlapping));
+
+	x = j_obj(j, o, "vertexData");
+	put(j, x, "total", j_u64(m->vertex_data));
+	put(j, x, "internalVertexState", j_u64(v->vertex_data));
+	put(j, x, "edgePointers", j_u64(v->edge_ptr));
+	put(j, x, "copyPointers", j_u64(v->copy_ptr));
+	put(j, x, "padding", j_u64(v->padding));
+	put(j, x, "descriptors", j_u64(v->descriptor));
+	a = j_arr(j, x, "byType");
+	for (size_t i = 0; j->ok && i < m->n_by_type; i++) {
+		cJSON *t = j_obj(j, a, NULL);
+
+		put(j, t, "name", j_str(m->by_type[i].name));
+		put(j, t, "bytes", j_u64(m->by_type[i].bytes));
+	}
+
+	x = j_obj(j, o, "byTile");
+	put(j, x, "bucketBytes", j_u64(m->bucket_width));
+	put(j, x, "firstBucket", j_u64(m->first_bucket));
+	a = j_arr(j, x, "counts");
+	for (size_t b = m->first_bucket; j->ok && b < m->end_bucket; b++)
+		put(j, a, NULL, j_u64(m->histogram[b]));
+
+	tile_bytes(j, o, "maxTileIncludingGaps", tot->max_tile, tot->max_tile_bytes);
+	tile_bytes(j, o, "maxTileExcludingGaps", tot->max_tile_excluding_gaps,
+	           tot->max_tile_excluding_gaps_bytes);
+	a = j_arr(j, o, "outOfMemoryTiles");
+	for (size_t i = 0; j->ok && i < m->n_oom; i++)
+		put(j, a, NULL, j_u64(m->oom[i]));
+	if (m->n_oom) {
+		a = j_arr(j, o, "largestTiles");
+		for (size_t i = 0; j->ok && i < m->n_largest; i++) {
+			uint32_t tile = m->largest[i];
+
+			tile_bytes(j, a, NULL, tile,
+			           tile < j->s->n_tiles ? j->s->tiles[tile].total_including_gaps : 0);
+		}
+	}
+}
+
+/* "liveness": the Variable Storage Liveness part. */
+static void json_liveness(json_ctx *j, cJSON *root)
+{
+	tsr_summary *s = j->s;
+	cJSON *o = j_obj(j, root, "liveness"), *steps;
+
+	put(j, o, "alwaysLiveBytes", j_u64(s->always_live_bytes));
+	put(j, o, "maxLiveBytes",
+	    j_u64(s->has_peak && s->peak_bytes <= UINT64_MAX - s->always_live_bytes
+	              ? s->always_live_bytes + s->peak_bytes
+	              : s->always_live_bytes));
+	put(j, o, "peakStep", s->has_peak ? j_u64(s->peak_step) : cJSON_CreateNull());
+	if (!s->opts.show_var_storage)
+		return;
+	names_array(j, o, "alwaysLiveVariables", s->always_live.v, s->always_live.n);
+	steps = j_arr(j, o, "steps");
+	for (size_t i = 0; j->ok && i < s->n_steps; i++) {
+		const tsr_liveness_step *st = &s->steps[i];
+		cJSON *x = j_obj(j, steps, NULL);
+		const char *type, *name;
+		tsr_sum_names live;
+		int rc;
+
+		tsr_summary_program_label(s, st->program, &type, &name);
+		put(j, x, "step", j_u64(i));
+		put(j, x, "parent", st->parent < 0 ? cJSON_CreateNull() : j_u64((uint64_t)st->parent));
+		put(j, x, "depth", j_u64(st->depth));
+		put(j, x, "program", j_u64(st->program));
+		put(j, x, "type", j_str(type));
+		put(j, x, "name", j_str(name));
+		put(j, x, "liveBytes", j_u64(st->not_always_live));
+		rc = tsr_summary_live_at(s, &live, i);
+		if (rc) {
+			j->rc = rc;
+			return;
+		}
+		names_array(j, x, "liveVariables", live.v, live.n);
+		tsr_summary_names_free(s, &live);
+	}
+}
+
+/* One execution step with every field (null where undefined). */
+static void json_step(json_ctx *j, cJSON *arr, const tsr_step *st)
+{
+	cJSON *o = j_obj(j, arr, NULL);
+
+	put(j, o, "type", j_str(tsr_step_type_name(st->type)));
+	put(j, o, "name", j_str(tsr_summary_step_name(j->s, st)));
+	put(j, o, "syncType", j_str(st->type == TSR_STEP_SYNC ? st->sync_type : NULL));
+	put(j, o, "cyclesFrom", j_u64(st->cycles_from));
+	put(j, o, "cyclesTo", j_u64(st->cycles_to));
+	put(j, o, "cycles", j_u64(st->cycles));
+	put(j, o, "cyclesOverlapped", j_u64(st->cycles_overlapped));
+	put(j, o, "activeTiles", j_u64(st->active_tiles));
+	put(j, o, "tileBalance", j_num(st->tile_balance));
+	put(j, o, "activeTileBalance", j_num(st->active_tile_balance));
+	put(j, o, "threadBalance", j_num(st->thread_balance));
+	put(j, o, "totalData", j_u64(st->total_data));
+	put(j, o, "dataBalance", j_num(st->data_balance));
+}
+
+/* "execution": the Execution part, null without runs. */
+static void json_execution(json_ctx *j, cJSON *root)
+{
+	const tsr_summary *s = j->s;
+	const tsr_tile_cycles *tc = &s->activity.tile_cycles;
+	uint64_t tiles = s->target->num_tiles ? s->target->num_tiles : 1;
+	cJSON *o, *a;
+
+	if (!s->has_run) {
+		put(j, root, "execution", cJSON_CreateNull());
+		return;
+	}
+	o = j_obj(j, root, "execution");
+	put(j, o, "run", j_u64(s->run));
+	put(j, o, "runs", j_u64(s->n_runs));
+	put(j, o, "program", j_u64(s->run_info->program));
+	put(j, o, "totalCycles", j_u64(s->activity.cycles));
+	put(j, o, "microseconds", j_num(s->flops.seconds * 1e6));
+	put(j, o, "computeCycles", j_u64(tc->compute));
+	put(j, o, "activeComputeCycles", j_u64(tc->active_compute));
+	put(j, o, "ipuExchangeCycles", j_u64(tc->do_exchange));
+	put(j, o, "globalExchangeCycles", j_u64(tc->global_exchange));
+	put(j, o, "hostExchangeCycles", j_u64(tc->stream_copy));
+	put(j, o, "sharedStructureCopyCycles", j_u64(tc->copy_shared_structure));
+	put(j, o, "syncCycles", j_u64(tc->sync));
+	put(j, o, "tileBalance",
+	    j_num(tsr_summary_ratio(tc->compute, s->activity.cycles > UINT64_MAX / tiles
+	                                             ? UINT64_MAX
+	                                             : s->activity.cycles * tiles)));
+	put(j, o, "threadBalance", j_num(tsr_summary_ratio(tc->active_compute, tc->compute)));
+	a = j_arr(j, o, "cyclesByVertexType");
+	for (size_t i = 0; j->ok && i < s->n_vt_cycles; i++) {
+		const tsr_vertex_type_cycles *c = &s->vt_cycles[i];
+		cJSON *x = j_obj(j, a, NULL);
+
+		put(j, x, "name",
+		    j_str(c->vertex_type < s->n_vertex_types ? s->vertex_types[c->vertex_type].name
+		                                             : NULL));
+		put(j, x, "instances", j_u64(c->instances));
+		put(j, x, "cycles", j_u64(c->cycles));
+	}
+	if (!s->opts.show_execution_steps)
+		return;
+	a = j_arr(j, o, "steps");
+	for (size_t i = 0; j->ok && i < s->n_run_steps; i++)
+		json_step(j, a, &s->run_steps[i]);
+}
+
+/* The summary as JSON (summary.h): gathered once, built as a cJSON tree,
+ * printed, and copied into a buffer the caller frees with free(). */
+int tsr_summary_json(char **out, tsr_report *report, const tsr_summary_options *opts)
+{
+	tsr_summary s;
+	json_ctx j = {&s, true, TSR_OK};
+	cJSON *root = NULL, *mem;
+	char *text = NULL;
+	int rc;
+
+	if (!out) {
+		if (report)
+			return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "summary: no output pointer");
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "summary: no output pointer");
+	}
+	*out = NULL;
+	rc = tsr_summary_gather(&s, report, opts);
+	if (rc)
+		return rc;
+	root = cJSON_CreateObject();
+	if (!root) {
+		j.ok = false;
+		goto out;
+	}
+	put(&j, root, "schema", j_u64(SUMMARY_JSON_SCHEMA));
+	json_target(&j, root);
+	json_graph(&j, root);
+	if (s.opts.show_optimizations)
+		json_optimizations(&j, root);
+	mem = j_arr(&j, root, "memory");
+	for (size_t i = 0; j.ok && i < s.n_memory; i++)
+		json_memory_part(&j, mem, &s.memory[i]);
+	if (j.ok && !j.rc)
+		json_liveness(&j, root);
+	if (j.ok && !j.rc)
+		json_execution(&j, root);
+	if (!j.ok || j.rc)
+		goto out;
+	text = cJSON_Print(root);
+	if (!text) {
+		j.ok = false;
+		goto out;
+	}
+	/* Copied so that the caller's free() matches whatever hooks cJSON uses. */
+	*out = strdup(text);
+	if (!*out)
+		j.ok = false;
+out:
+	if (text)
+		cJSON_free(text);
+	cJSON_Delete(root);
+	if (j.rc)
+		rc = j.rc;
+	else if (!j.ok)
+		rc = tsr_fail(report, TSR_ERR_NO_MEMORY, "summary: out of memory building the JSON");
+	tsr_summary_clear(&s);
+	return rc;
+}

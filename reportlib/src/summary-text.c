@@ -1,0 +1,681 @@
+/*
+ * tsr_summary_print: the gathered figures (summary.c) as text in the
+ * layout of the Poplar user guide's "Profile summary output": Target,
+ * Graph, Memory Usage (total, by region, by data type, vertex data, the
+ * by-tile histogram), Variable Storage Liveness, Execution, Cycles by
+ * vertex type and Steps, with the guide's labels, order, indentation,
+ * columns and number formats (thousands separators, one decimal for
+ * sizes, clock and percentages; sizes in binary kB / MB as the guide's
+ * 256.0 kB tile shows).
+ *
+ * Columns. The guide right-aligns numbers to fixed columns in each part
+ * (38 for totals and graph counts, 59 for data types, 47 for vertex
+ * data) and, in lists of names, 14 characters past the longest name;
+ * those widths are reproduced here. Names read from the file are cleaned
+ * (tsr_summary_clean_dup) before they are printed.
+ *
+ * Colour (when tsr_colours_enabled says so) marks headings and
+ * out-of-memory warnings only, with ANSI SGR codes.
+ */
+#include "summary-private.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SGR_HEADING "\033[1;36m"
+#define SGR_WARNING "\033[1;31m"
+#define SGR_RESET "\033[0m"
+
+/* Widest name column of a list; longer names push their number right. */
+#define MAX_NAME_COLUMN 120
+/* Deepest indentation of the liveness tree (deeper steps print there). */
+#define MAX_TREE_INDENT 64
+/* Width of the histogram's bars. */
+#define BAR_WIDTH 40
+/* Out-of-memory tile ranges listed before "and N more". */
+#define MAX_OOM_RANGES 32
+
+typedef struct text_ctx {
+	FILE *out;
+	bool colour;
+	bool no_memory;        /* a name could not be cleaned */
+	size_t n_optimizations; /* metrics printed */
+	const tsr_summary *s;
+} text_ctx;
+
+/* --- Formatting ------------------------------------------------------------ */
+
+/* `v` with thousands separators ("1,216"). */
+static const char *fmt_u64(char buf[32], uint64_t v)
+{
+	char tmp[32];
+	int len = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
+
+	for (int i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* `v` with one decimal and thousands separators ("1,600.0"); "n/a" when
+ * not a finite non-negative number. */
+static const char *fmt_1dp(char buf[40], double v)
+{
+	char whole[32];
+	uint64_t tenths;
+
+	if (!isfinite(v) || v < 0 || v >= 1e18) {
+		snprintf(buf, 40, "n/a");
+		return buf;
+	}
+	tenths = (uint64_t)llround(v * 10.0);
+	snprintf(buf, 40, "%s.%u", fmt_u64(whole, tenths / 10), (unsigned)(tenths % 10));
+	return buf;
+}
+
+/* A fraction as a percentage with one decimal ("91.5%"), "n/a" when NaN. */
+static const char *fmt_pct(char buf[48], double fraction)
+{
+	char num[40];
+
+	if (!isfinite(fraction)) {
+		snprintf(buf, 48, "n/a");
+		return buf;
+	}
+	snprintf(buf, 48, "%s%%", fmt_1dp(num, fraction * 100.0));
+	return buf;
+}
+
+/* A size in binary units with one decimal ("256.0 kB", "304.0 MB"). */
+static const char *fmt_size(char buf[48], uint64_t bytes)
+{
+	static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+	double v = (double)bytes;
+	size_t u = 0;
+	char num[40];
+
+	while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, 48, "%s %s", fmt_1dp(num, v), units[u]);
+	return buf;
+}
+
+/* --- Output ---------------------------------------------------------------- */
+
+static void spaces(text_ctx *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fputc(' ', t->out);
+}
+
+/* Prints `fmt` at `indent`, coloured with `sgr` when colours are on. */
+static void __attribute__((format(printf, 4, 5)))
+coloured(text_ctx *t, const char *sgr, int indent, const char *fmt, ...)
+{
+	va_list ap;
+
+	spaces(t, (size_t)indent);
+	if (t->colour)
+		fputs(sgr, t->out);
+	va_start(ap, fmt);
+	vfprintf(t->out, fmt, ap);
+	va_end(ap);
+	if (t->colour)
+		fputs(SGR_RESET, t->out);
+	fputc('\n', t->out);
+}
+
+#define heading(t, indent, ...) coloured(t, SGR_HEADING, indent, __VA_ARGS__)
+#define warning(t, indent, ...) coloured(t, SGR_WARNING, indent, __VA_ARGS__)
+
+/* Prints a name from the file, cleaned; returns the characters printed. */
+static size_t put_name(text_ctx *t, const char *name)
+{
+	char *clean = tsr_summary_clean_dup(name);
+
+	if (!clean) {
+		t->no_memory = true;
+		return 0;
+	}
+	fputs(clean, t->out);
+	free(clean);
+	return tsr_summary_clean_width(name);
+}
+
+/* `label` at `indent`, then `value` right-aligned to end at column `end`
+ * (at least one space between), then `suffix`. `name` says the label
+ * comes from the file. */
+static void row(text_ctx *t, int indent, const char *label, bool name, const char *value,
+                size_t end, const char *suffix)
+{
+	size_t used = (size_t)indent, vlen = strlen(value);
+
+	spaces(t, (size_t)indent);
+	if (name) {
+		used += put_name(t, label);
+	} else {
+		fputs(label, t->out);
+		used += strlen(label);
+	}
+	spaces(t, used + vlen < end ? end - used - vlen : 1);
+	fprintf(t->out, "%s%s\n", value, suffix);
+}
+
+/* A row of bytes: the number with separators, " B" after it. */
+static void row_bytes(text_ctx *t, int indent, const char *label, uint64_t bytes, size_t end)
+{
+	char num[32];
+
+	row(t, indent, label, false, fmt_u64(num, bytes), end, " B");
+}
+
+/* `label` at `indent` padded to `col` characters, then the value. */
+static void __attribute__((format(printf, 4, 5)))
+row_left(text_ctx *t, const char *label, size_t col, const char *fmt, ...)
+{
+	va_list ap;
+	size_t len = strlen(label);
+
+	fputs(label, t->out);
+	spaces(t, len < col ? col - len : 1);
+	va_start(ap, fmt);
+	vfprintf(t->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', t->out);
+}
+
+/* The name column of a list: its longest (cleaned) name, capped. */
+static size_t name_column(const char *const *names, size_t n, size_t stride)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = *(const char *const *)((const char *)names + i * stride);
+		size_t len = tsr_summary_clean_width(name);
+
+		if (len > w)
+			w = len;
+	}
+	return w < MAX_NAME_COLUMN ? w : MAX_NAME_COLUMN;
+}
+
+/* A list of names and bytes at `indent`, numbers 14 past the names. */
+static void name_list(text_ctx *t, int indent, const tsr_sum_named *v, size_t n)
+{
+	size_t end;
+
+	if (n == 0)
+		return;
+	end = (size_t)indent + name_column(&v->name, n, sizeof(*v)) + 14;
+	for (size_t i = 0; i < n; i++) {
+		char num[32];
+
+		row(t, indent, v[i].name, true, fmt_u64(num, v[i].bytes), end, "");
+	}
+}
+
+/* --- Parts ----------------------------------------------------------------- */
+
+/* Target: the whole machine first (all replicas), then one replica, as
+ * the guide lists it. */
+static void print_target(text_ctx *t)
+{
+	const tsr_target *tg = t->s->target;
+	unsigned rf = tg->replication_factor ? tg->replication_factor : 1;
+	char a[48], b[48];
+
+	heading(t, 0, "Target:");
+	row_left(t, "  Number of IPUs:", 26, "%s", fmt_u64(a, (uint64_t)tg->num_ipus * rf));
+	row_left(t, "  Tiles per IPU:", 26, "%s", fmt_u64(a, tg->tiles_per_ipu));
+	row_left(t, "  Total Tiles:", 26, "%s", fmt_u64(a, (uint64_t)tg->num_tiles * rf));
+	row_left(t, "  Memory Per-Tile:", 26, "%s", fmt_size(a, tg->bytes_per_tile));
+	row_left(t, "  Total Memory:", 26, "%s",
+	         fmt_size(a, tg->total_memory > UINT64_MAX / rf ? UINT64_MAX : tg->total_memory * rf));
+	row_left(t, "  Clock Speed (approx):", 26, "%s MHz",
+	         fmt_1dp(b, (double)tg->clock_frequency / 1e6));
+	row_left(t, "  Number of Replicas:", 26, "%s", fmt_u64(a, rf));
+	row_left(t, "  IPUs per Replica:", 26, "%s", fmt_u64(a, tg->num_ipus));
+	row_left(t, "  Tiles per Replica:", 26, "%s", fmt_u64(a, tg->num_tiles));
+	row_left(t, "  Memory per Replica:", 26, "%s", fmt_size(a, tg->total_memory));
+	fputc('\n', t->out);
+}
+
+/* Graph: the guide's four counts. */
+static void print_graph(text_ctx *t)
+{
+	const tsr_graph_counts *c = t->s->counts;
+	char num[32];
+
+	heading(t, 0, "Graph:");
+	row(t, 2, "Number of vertices:", false, fmt_u64(num, c->vertices), 38, "");
+	row(t, 2, "Number of edges:", false, fmt_u64(num, c->edges), 38, "");
+	row(t, 2, "Number of variables:", false, fmt_u64(num, c->variables), 38, "");
+	row(t, 2, "Number of compute sets:", false, fmt_u64(num, c->compute_sets), 38, "");
+	fputc('\n', t->out);
+}
+
+/* One optimizationInfo metric (tsr_summary_optimizations callback). */
+static int print_optimization_cb(void *ctx, const char *key, double value)
+{
+	text_ctx *t = ctx;
+	size_t used = 2;
+
+	t->n_optimizations++;
+	spaces(t, 2);
+	used += put_name(t, key);
+	fputc(':', t->out);
+	spaces(t, used + 1 < 40 ? 40 - used - 1 : 1);
+	fprintf(t->out, "%g\n", value);
+	return 0;
+}
+
+/* Optimizations (showOptimizations): the optimizationInfo metrics. */
+static int print_optimizations(text_ctx *t)
+{
+	int rc;
+
+	heading(t, 0, "Optimizations:");
+	rc = tsr_summary_optimizations(t->s->report, print_optimization_cb, t);
+	if (rc)
+		return rc;
+	if (t->n_optimizations == 0)
+		fputs("  (none recorded)\n", t->out);
+	fputc('\n', t->out);
+	return TSR_OK;
+}
+
+/* "By Data Type": the categories with bytes of one kind (overlapped or
+ * not), then their total. */
+static void print_data_type(text_ctx *t, const tsr_sum_memory *m, bool overlapped)
+{
+	fprintf(t->out, "        %s\n", overlapped ? "Overlapped" : "Not Overlapped");
+	for (size_t i = 0; i < m->n_order; i++) {
+		const tsr_category_memory *c = m->order[i].mem;
+		uint64_t bytes = overlapped ? c->overlapped : c->non_overlapped;
+		char label[64];
+
+		if (!bytes)
+			continue;
+		snprintf(label, sizeof(label), "%s:", m->order[i].label);
+		row_bytes(t, 12, label, bytes, 59);
+	}
+	row_bytes(t, 10, "Total:", overlapped ? m->overlapped : m->not_overlapped, 59);
+	if (overlapped)
+		row_bytes(t, 10, "Total After Overlapping:", m->after_overlapping, 59);
+}
+
+/* The histogram of tiles by memory excluding gaps, in KB buckets. */
+static void print_histogram(text_ctx *t, const tsr_sum_memory *m)
+{
+	uint64_t wk = m->bucket_width / 1024;
+	char hi_text[32];
+	int hi_width;
+
+	heading(t, 2, "By Tile (Excluding Gaps):");
+	fputs("    Range (KB) Histogram (Excluding Gaps)               Count (tiles)\n", t->out);
+	if (m->end_bucket == 0 || wk == 0)
+		return;
+	hi_width = snprintf(hi_text, sizeof(hi_text), "%" PRIu64, (uint64_t)m->end_bucket * wk);
+	if (hi_width < 2)
+		hi_width = 2;
+	for (size_t b = m->first_bucket; b < m->end_bucket; b++) {
+		uint64_t count = m->histogram[b];
+		size_t stars = 0;
+
+		if (count && m->max_bucket)
+			stars = (size_t)(((long double)count * BAR_WIDTH + m->max_bucket / 2) /
+			                 m->max_bucket);
+		if (count && stars == 0)
+			stars = 1;
+		if (stars > BAR_WIDTH)
+			stars = BAR_WIDTH;
+		fprintf(t->out, "    %5" PRIu64 " - %*" PRIu64 " ", (uint64_t)b * wk, hi_width,
+		        (uint64_t)(b + 1) * wk);
+		for (size_t i = 0; i < BAR_WIDTH; i++)
+			fputc(i < stars ? '*' : ' ', t->out);
+		fprintf(t->out, "%7" PRIu64 "\n", count);
+	}
+}
+
+/* The out-of-memory tiles as ranges ("0-3, 7"), at most MAX_OOM_RANGES. */
+static void print_oom_ranges(text_ctx *t, const uint32_t *tiles, size_t n)
+{
+	size_t ranges = 0, i = 0;
+
+	fputs("    ", t->out);
+	if (t->colour)
+		fputs(SGR_WARNING, t->out);
+	fputs("Out of memory on tile(s): ", t->out);
+	while (i < n && ranges < MAX_OOM_RANGES) {
+		size_t j = i;
+
+		while (j + 1 < n && tiles[j + 1] == tiles[j] + 1)
+			j++;
+		fprintf(t->out, "%s%" PRIu32, ranges ? ", " : "", tiles[i]);
+		if (j > i)
+			fprintf(t->out, "-%" PRIu32, tiles[j]);
+		ranges++;
+		i = j + 1;
+	}
+	if (i < n)
+		fprintf(t->out, " and %zu more", n - i);
+	if (t->colour)
+		fputs(SGR_RESET, t->out);
+	fputc('\n', t->out);
+}
+
+/* The end of the by-tile part: the fullest tiles and what does not fit. */
+static void print_tile_extremes(text_ctx *t, const tsr_sum_memory *m)
+{
+	const tsr_summary *s = t->s;
+	char a[32], b[40];
+
+	fputc('\n', t->out);
+	fprintf(t->out, "    Maximum (Including Gaps): %s (%s K) on tile %" PRIu32 "\n",
+	        fmt_u64(a, m->totals.max_tile_bytes),
+	        fmt_1dp(b, (double)m->totals.max_tile_bytes / 1024.0), m->totals.max_tile);
+	fprintf(t->out, "    Maximum (Excluding Gaps): %s (%s K) on tile %" PRIu32 "\n",
+	        fmt_u64(a, m->totals.max_tile_excluding_gaps_bytes),
+	        fmt_1dp(b, (double)m->totals.max_tile_excluding_gaps_bytes / 1024.0),
+	        m->totals.max_tile_excluding_gaps);
+	if (m->n_oom == 0) {
+		fprintf(t->out, "    0 tile(s) out of memory\n");
+		return;
+	}
+	warning(t, 4, "%s tile(s) out of memory", fmt_u64(a, m->n_oom));
+	print_oom_ranges(t, m->oom, m->n_oom);
+	fprintf(t->out, "    Largest tiles (including gaps, of %s B per tile):\n",
+	        fmt_u64(b, s->target->bytes_per_tile));
+	for (size_t i = 0; i < m->n_largest; i++) {
+		uint32_t tile = m->largest[i];
+		uint64_t bytes = tile < s->n_tiles ? s->tiles[tile].total_including_gaps : 0;
+		char label[48];
+
+		snprintf(label, sizeof(label), "Tile %" PRIu32 ":", tile);
+		fputs("      ", t->out);
+		if (bytes > s->target->bytes_per_tile && t->colour)
+			fputs(SGR_WARNING, t->out);
+		fprintf(t->out, "%-14s%14s B (%s K)", label, fmt_u64(a, bytes),
+		        fmt_1dp(b, (double)bytes / 1024.0));
+		if (bytes > s->target->bytes_per_tile && t->colour)
+			fputs(SGR_RESET, t->out);
+		fputc('\n', t->out);
+	}
+}
+
+/* One "Memory on ..." part. */
+static void print_memory(text_ctx *t, const tsr_sum_memory *m)
+{
+	const tsr_memory_totals *tot = &m->totals;
+	const tsr_vertex_memory *v = &m->vertex;
+	char num[32];
+
+	if (m->ipu < 0)
+		heading(t, 0, "Memory on all IPUs:");
+	else
+		heading(t, 0, "Memory on IPU %d:", m->ipu);
+	heading(t, 0, "Memory Usage:");
+	fputs("  Total:\n", t->out);
+	row_bytes(t, 4, "Including Gaps:", tot->total_including_gaps, 38);
+	fputs("    Excluding Gaps:\n", t->out);
+	fputs("      By Memory Region:\n", t->out);
+	row_bytes(t, 8, "Non-interleaved:", tot->region[TSR_REGION_NON_INTERLEAVED], 38);
+	row_bytes(t, 8, "Interleaved:", tot->region[TSR_REGION_INTERLEAVED], 38);
+	row_bytes(t, 8, "Overflowed:", tot->region[TSR_REGION_OVERFLOWED], 38);
+	row_bytes(t, 6, "Total:", tot->total, 38);
+	fputs("      By Data Type:\n", t->out);
+	print_data_type(t, m, false);
+	print_data_type(t, m, true);
+	fprintf(t->out, "      Vertex Data (%sB):\n", fmt_u64(num, m->vertex_data));
+	fputs("        By Category:\n", t->out);
+	row_bytes(t, 10, "Internal vertex state:", v->vertex_data, 47);
+	row_bytes(t, 10, "Edge pointers:", v->edge_ptr, 47);
+	row_bytes(t, 10, "Copy pointers:", v->copy_ptr, 47);
+	row_bytes(t, 10, "Padding:", v->padding, 47);
+	row_bytes(t, 10, "Descriptors:", v->descriptor, 47);
+	fputs("        By Type:\n", t->out);
+	if (m->n_by_type) {
+		size_t end = 10 + name_column(&m->by_type->name, m->n_by_type, sizeof(*m->by_type)) + 14;
+
+		for (size_t i = 0; i < m->n_by_type; i++)
+			row(t, 10, m->by_type[i].name, true, fmt_u64(num, m->by_type[i].bytes), end, " B");
+	}
+	fputs("\n\n", t->out);
+	print_histogram(t, m);
+	print_tile_extremes(t, m);
+	fputs("\n\n\n", t->out);
+}
+
+/* The liveness tree: every liveness step at its depth, with the bytes
+ * and variables live there besides the always-live ones. */
+static int print_liveness_tree(text_ctx *t)
+{
+	tsr_summary *s = (tsr_summary *)t->s;
+	int rc = TSR_OK;
+
+	for (size_t i = 0; i < s->n_steps; i++) {
+		const tsr_liveness_step *st = &s->steps[i];
+		uint32_t depth = st->depth < MAX_TREE_INDENT ? st->depth : MAX_TREE_INDENT;
+		int indent = 4 + 2 * (int)depth;
+		const char *type, *name;
+		tsr_sum_names live;
+		char num[32];
+
+		tsr_summary_program_label(s, st->program, &type, &name);
+		spaces(t, (size_t)indent);
+		fputs(type, t->out);
+		if (name) {
+			fputs(": ", t->out);
+			put_name(t, name);
+		}
+		fputc('\n', t->out);
+		spaces(t, (size_t)indent + 2);
+		fprintf(t->out, "Live Bytes (excluding always-live): %s\n",
+		        fmt_u64(num, st->not_always_live));
+		rc = tsr_summary_live_at(s, &live, i);
+		if (rc)
+			return rc;
+		if (live.n) {
+			spaces(t, (size_t)indent + 2);
+			fputs("Live Vars (excluding always-live):\n", t->out);
+			name_list(t, indent + 4, live.v, live.n);
+		}
+		tsr_summary_names_free(s, &live);
+	}
+	return rc;
+}
+
+/* Variable Storage Liveness: always-live bytes and the peak; the
+ * always-live variables and the tree with showVarStorage. */
+static int print_liveness(text_ctx *t)
+{
+	const tsr_summary *s = t->s;
+	char num[32];
+
+	heading(t, 2, "Variable Storage Liveness: All tiles");
+	fputc('\n', t->out);
+	fprintf(t->out, "    Always-live bytes: %s\n", fmt_u64(num, s->always_live_bytes));
+	if (s->opts.show_var_storage) {
+		fputs("    Always-live variables:\n", t->out);
+		name_list(t, 6, s->always_live.v, s->always_live.n);
+	}
+	fputc('\n', t->out);
+	fprintf(t->out, "    Maximum live bytes (including always-live): %s\n",
+	        fmt_u64(num, s->has_peak && s->peak_bytes <= UINT64_MAX - s->always_live_bytes
+	                         ? s->always_live_bytes + s->peak_bytes
+	                         : s->always_live_bytes));
+	if (!s->opts.show_var_storage)
+		return TSR_OK;
+	fputc('\n', t->out);
+	return print_liveness_tree(t);
+}
+
+/* Cycles by vertex type: name, instances and cycles in the run. */
+static void print_vertex_type_cycles(text_ctx *t)
+{
+	const tsr_summary *s = t->s;
+	size_t w = 0;
+
+	heading(t, 2, "Cycles by vertex type:");
+	for (size_t i = 0; i < s->n_vt_cycles; i++) {
+		size_t vt = s->vt_cycles[i].vertex_type;
+		size_t len = vt < s->n_vertex_types ? tsr_summary_clean_width(s->vertex_types[vt].name)
+		                                    : 1;
+
+		if (len > w)
+			w = len < MAX_NAME_COLUMN ? len : MAX_NAME_COLUMN;
+	}
+	for (size_t i = 0; i < s->n_vt_cycles; i++) {
+		const tsr_vertex_type_cycles *c = &s->vt_cycles[i];
+		char group[48], num[32];
+		size_t used = 4;
+
+		spaces(t, 4);
+		used += put_name(t, c->vertex_type < s->n_vertex_types ? s->vertex_types[c->vertex_type].name
+		                                                       : "?");
+		snprintf(group, sizeof(group), "(%" PRIu64 " instances):", c->instances);
+		spaces(t, used + strlen(group) < 4 + w + 23 ? 4 + w + 23 - used - strlen(group) : 1);
+		fprintf(t->out, "%s%13s\n", group, fmt_u64(num, c->cycles));
+	}
+}
+
+/* One execution step in the guide's layout. */
+static void print_step(text_ctx *t, const tsr_step *st)
+{
+	const tsr_summary *s = t->s;
+	const char *name;
+	char a[32], b[32], p[48];
+	bool overlap = st->type == TSR_STEP_ON_TILE_EXECUTE || st->type == TSR_STEP_DO_EXCHANGE ||
+	               st->type == TSR_STEP_COPY_SHARED_STRUCTURE;
+	bool data = st->type == TSR_STEP_DO_EXCHANGE || st->type == TSR_STEP_GLOBAL_EXCHANGE ||
+	            st->type == TSR_STEP_STREAM_COPY;
+
+	if (st->type == TSR_STEP_SYNC) {
+		fprintf(t->out, "  --- %s Sync ---\n", st->sync_type ? st->sync_type : "?");
+		return;
+	}
+	fprintf(t->out, "  %s (cycles %s - %s)", tsr_step_type_name(st->type),
+	        fmt_u64(a, st->cycles_from), fmt_u64(b, st->cycles_to));
+	name = tsr_summary_step_name(s, st);
+	if (name) {
+		fputs(": ", t->out);
+		put_name(t, name);
+	}
+	fputc('\n', t->out);
+	if (overlap)
+		row_left(t, "    Cycles:", 40, "%s (%s overlapped with previous)",
+		         fmt_u64(a, st->cycles), fmt_u64(b, st->cycles_overlapped));
+	else
+		row_left(t, "    Cycles:", 40, "%s", fmt_u64(a, st->cycles));
+	row_left(t, "    Active Tiles:", 40, "%s / %s", fmt_u64(a, st->active_tiles),
+	         fmt_u64(b, s->target->num_tiles));
+	if (st->type == TSR_STEP_ON_TILE_EXECUTE)
+		row_left(t, "    Thread Balance:", 40, "%s", fmt_pct(p, st->thread_balance));
+	row_left(t, "    Tile Balance:", 40, "%s", fmt_pct(p, st->tile_balance));
+	row_left(t, "    Active Tile Balance:", 40, "%s", fmt_pct(p, st->active_tile_balance));
+	if (data) {
+		row_left(t, "    Total Data:", 40, "%s", fmt_u64(a, st->total_data));
+		row_left(t, "    Data Balance (mean / max data per tile):", 40, "%s",
+		         fmt_pct(p, st->data_balance));
+	}
+}
+
+/* Execution of the chosen run: its length, tile cycles by activity, the
+ * balances, cycles by vertex type, and the steps when asked. */
+static void print_execution(text_ctx *t)
+{
+	const tsr_summary *s = t->s;
+	const tsr_tile_cycles *tc = &s->activity.tile_cycles;
+	char a[32], b[40], c[32];
+
+	heading(t, 0, "Execution:");
+	fputc('\n', t->out);
+	if (!s->has_run) {
+		fputs("  No execution profile: the report holds no runs.\n", t->out);
+		return;
+	}
+	if (s->n_runs > 1)
+		row_left(t, "  Run:", 49, "%s of %s (engine program %s)", fmt_u64(a, s->run + 1),
+		         fmt_u64(c, s->n_runs), fmt_u64(b, s->run_info->program));
+	row_left(t, "  Total cycles:", 49, "%s (approx %s microseconds)",
+	         fmt_u64(a, s->activity.cycles), fmt_1dp(b, s->flops.seconds * 1e6));
+	row_left(t, "  Total compute cycles (including idle threads):", 49, "%s",
+	         fmt_u64(a, tc->compute));
+	row_left(t, "  Total compute cycles (excluding idle threads):", 49, "%s",
+	         fmt_u64(a, tc->active_compute));
+	row_left(t, "  Total IPU exchange cycles:", 49, "%s", fmt_u64(a, tc->do_exchange));
+	row_left(t, "  Total global exchange cycles:", 49, "%s", fmt_u64(a, tc->global_exchange));
+	row_left(t, "  Total host exchange cycles:", 49, "%s", fmt_u64(a, tc->stream_copy));
+	row_left(t, "  Total shared structure copy cycles:", 49, "%s",
+	         fmt_u64(a, tc->copy_shared_structure));
+	row_left(t, "  Total sync cycles:", 49, "%s", fmt_u64(a, tc->sync));
+	{
+		char p[48];
+		uint64_t tile_time = s->activity.cycles > UINT64_MAX / (s->target->num_tiles ? s->target->num_tiles : 1)
+		                         ? UINT64_MAX
+		                         : s->activity.cycles * s->target->num_tiles;
+
+		row_left(t, "  Total tile balance:", 49, "%s",
+		         fmt_pct(p, tsr_summary_ratio(tc->compute, tile_time)));
+		row_left(t, "  Total thread balance:", 49, "%s",
+		         fmt_pct(p, tsr_summary_ratio(tc->active_compute, tc->compute)));
+	}
+	fputc('\n', t->out);
+	print_vertex_type_cycles(t);
+	if (!s->opts.show_execution_steps)
+		return;
+	heading(t, 0, "Steps");
+	for (size_t i = 0; i < s->n_run_steps; i++)
+		print_step(t, &s->run_steps[i]);
+}
+
+/* --- Entry ------------------------------------------------------------------ */
+
+int tsr_summary_print(FILE *out, tsr_report *report, const tsr_summary_options *opts)
+{
+	tsr_summary s;
+	text_ctx t = {0};
+	int rc;
+
+	if (!out) {
+		if (report)
+			return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "summary: no output stream");
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "summary: no output stream");
+	}
+	rc = tsr_summary_gather(&s, report, opts);
+	if (rc)
+		return rc;
+	t.out = out;
+	t.s = &s;
+	t.colour = tsr_colours_enabled(s.opts.colours, out);
+
+	print_target(&t);
+	print_graph(&t);
+	if (s.opts.show_optimizations) {
+		rc = print_optimizations(&t);
+		if (rc)
+			goto out;
+	}
+	for (size_t i = 0; i < s.n_memory; i++)
+		print_memory(&t, &s.memory[i]);
+	rc = print_liveness(&t);
+	if (rc)
+		goto out;
+	fputc('\n', out);
+	print_execution(&t);
+	if (t.no_memory)
+		rc = tsr_fail(report, TSR_ERR_NO_MEMORY, "summary: out of memory");
+	else if (fflush(out) != 0 || ferror(out))
+		rc = tsr_fail(report, TSR_ERR_IO, "summary: writing the output failed");
+out:
+	tsr_summary_clear(&s);
+	return rc;
+}

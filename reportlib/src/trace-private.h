@@ -1,0 +1,201 @@
+/*
+ * The trace handle (trace.h) and what its files share. Nothing here is
+ * public.
+ *
+ *   trace.c         opening (defensive, several files on one axis), the
+ *                   lists, names, metadata, the memory cap, errors
+ *   trace-events.c  the chunk decoder, the chunk search tree, viewport
+ *                   queries and the level of detail (file and memory)
+ *   trace-stats.c   statistics by label, name search, span search
+ *   trace-series.c  counter series and instants
+ *   trace-export.c  Chrome trace-event JSON
+ *
+ * Ids. Every file has its own string, channel and thread ids; the handle
+ * maps them onto its own: names and channels merged by text, threads
+ * numbered over all files. Times read from a file are moved onto the
+ * merged axis (+ the process's offset_ns) as soon as they are read, after
+ * an overflow check.
+ */
+#pragma once
+
+#include "report-private.h"
+#include "tilescope/trace.h"
+
+#include <sqlite3.h>
+
+/* The deepest nesting a file may hold (the writer's limit is 250; its
+ * record keeps the depth in one byte). */
+#define TRACE_MAX_DEPTH 255u
+/* Level-of-detail levels at most (each 16 times coarser). */
+#define TRACE_LOD_LEVELS 16u
+#define TRACE_LOD_FACTOR 16u
+
+/* One decoded span, on the merged axis with the handle's ids. */
+typedef struct trace_event {
+	int64_t start_ns, end_ns;
+	int64_t seq, parent;      /* parent -1: none */
+	uint32_t name, channel;   /* handle ids */
+	uint32_t depth;
+} trace_event;
+
+/* One row of event_chunk (its blob is read when needed). */
+typedef struct trace_chunk {
+	int64_t id;                /* rowid */
+	int64_t first_ns, last_ns; /* merged axis */
+	uint32_t count;
+} trace_chunk;
+
+/* A level-of-detail bucket being built or kept in memory. */
+typedef struct trace_lod_bucket {
+	uint64_t events;           /* spans starting here */
+	uint64_t busy_ns;          /* covered by outermost spans */
+	uint64_t best_ns, run_ns;  /* the longest run of one name; the current run */
+	uint32_t best_name, run_name;
+} trace_lod_bucket;
+
+/* The level of detail built from the chunks, for threads whose file has
+ * none (a crash) or for resolutions finer than the file's. */
+typedef struct trace_mlod {
+	int64_t base_ns;           /* bucket k of level l covers base + [k, k+1) * width[l] */
+	size_t n_levels;
+	uint64_t width[TRACE_LOD_LEVELS]; /* powers of two (ns) */
+	unsigned shift[TRACE_LOD_LEVELS]; /* log2 of width */
+	size_t n[TRACE_LOD_LEVELS];
+	trace_lod_bucket *b[TRACE_LOD_LEVELS];
+} trace_mlod;
+
+/* What the handle keeps per thread besides tsr_trace_thread. */
+typedef struct trace_thread_data {
+	trace_chunk *chunks;       /* in write order (id) */
+	size_t n_chunks;
+	/* A tree over the chunks: node i holds the least first_ns and the
+	 * greatest last_ns below it (leaves at tree_size + chunk). */
+	int64_t *tree_first, *tree_last;
+	size_t tree_size;
+	/* The file's timeline_lod for this thread: widths per level, read on
+	 * first use (lod_state 0: not yet, 1: none, 2: read). */
+	int lod_state;
+	size_t lod_levels;
+	uint64_t lod_width[TRACE_LOD_LEVELS];
+	trace_mlod *mlod;          /* NULL until built */
+} trace_thread_data;
+
+/* Per file. */
+typedef struct trace_file {
+	sqlite3 *db;
+	int64_t vm_budget;         /* steps any one statement may take (progress handler) */
+	sqlite3_stmt *chunk_st;    /* the blob of a chunk by id */
+	uint32_t *names;           /* file string id -> handle name id (TSR_TRACE_NO_NAME) */
+	size_t n_names;
+	uint32_t *channels;        /* file channel id -> handle channel (UINT32_MAX: none) */
+	size_t n_channels;
+	int64_t *thread_ids;       /* file thread ids of its threads, ascending */
+} trace_file;
+
+/* A loaded counter series. */
+typedef struct trace_series_data {
+	int64_t id;                /* series.id in its file */
+	bool loaded;
+	size_t n, cap;             /* samples, and the arrays' length */
+	int64_t *t;                /* merged axis, ascending */
+	double *v;
+	/* min / max over blocks of 16^k samples, level k >= 1 at pyr[k - 1] */
+	size_t n_pyr;
+	double *pyr_min[16], *pyr_max[16];
+	size_t pyr_n[16];
+} trace_series_data;
+
+/* An open-addressing set of names: text -> handle id. */
+typedef struct trace_name_table {
+	uint32_t *slots;           /* id + 1; 0: empty */
+	size_t cap;                /* a power of two */
+} trace_name_table;
+
+/* A block of the handle's string pool. */
+typedef struct trace_pool_block trace_pool_block;
+
+struct tsr_trace {
+	char error[512];
+	int code;                  /* the code of the last failure */
+	uint64_t memory_cap, memory_used; /* bytes */
+	trace_pool_block *pool;
+
+	tsr_trace_info info;
+	tsr_trace_process *processes;
+	trace_file *files;
+	size_t n_processes;
+	tsr_trace_thread *threads;
+	trace_thread_data *tdata;
+	size_t n_threads;
+	tsr_trace_channel *channels;
+	size_t n_channels;
+	const char **names;        /* by handle id */
+	size_t n_names, cap_names;
+	trace_name_table name_table;
+	tsr_trace_series *series;
+	trace_series_data *sdata;
+	size_t n_series;
+};
+
+/* --- trace.c ---------------------------------------------------------------- */
+
+/* Records a failure on the handle and as the thread's last error;
+ * returns `code`. */
+int trace_fail(tsr_trace *tr, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* malloc / calloc / realloc counted against the memory cap, checked for
+ * overflow: NULL with TSR_ERR_TOO_LARGE or TSR_ERR_NO_MEMORY recorded.
+ * Free with trace_free_mem(tr, p, n * size). */
+void *trace_alloc(tsr_trace *tr, size_t n, size_t size);
+void *trace_realloc(tsr_trace *tr, void *p, size_t old_n, size_t new_n, size_t size);
+void trace_free_mem(tsr_trace *tr, void *p, size_t bytes);
+/* Hands an array built with trace_alloc to the caller: it leaves the
+ * count (the caller frees it with free()). */
+void trace_release(tsr_trace *tr, size_t bytes);
+/* Maps an SQLite result code onto a tsr_error, recording `what`. */
+int trace_sql_fail(tsr_trace *tr, sqlite3 *db, int rc, const char *what);
+/* Resets a kept statement for its next use, with a fresh step budget. */
+void trace_restart(sqlite3_stmt *st);
+/* Prepares `sql` on file `p`'s connection. */
+int trace_prepare(tsr_trace *tr, sqlite3_stmt **st, size_t p, const char *sql);
+/* A file time plus its process offset, checked: TSR_ERR_CORRUPT naming
+ * `what` when it leaves int64_t. */
+int trace_to_axis(tsr_trace *tr, int64_t *out, size_t p, int64_t t, const char *what);
+/* The merged-axis window [from, to) as times of file `p`, clamped. */
+void trace_window_to_file(const tsr_trace *tr, size_t p, int64_t from, int64_t to,
+                          int64_t *lo, int64_t *hi);
+/* The handle name id of file `p`'s string `id`, checked. */
+int trace_map_name(tsr_trace *tr, uint32_t *out, size_t p, int64_t id);
+int trace_map_channel(tsr_trace *tr, uint32_t *out, size_t p, int64_t id);
+/* The thread index of file `p`'s thread `id`, checked. */
+int trace_map_thread(tsr_trace *tr, size_t *out, size_t p, int64_t id);
+
+/* --- trace-events.c ------------------------------------------------------------ */
+
+/* Builds the chunk tree of every thread (at open). */
+int trace_build_trees(tsr_trace *tr);
+/* Frees what trace-events.c hung on a thread. */
+void trace_thread_data_clear(tsr_trace *tr, trace_thread_data *td);
+/*
+ * Decodes chunk `c` of thread `thread` into (*buf)[0..c->count), growing
+ * the caller's buffer (*buf of *cap events, trace_alloc'd; free it with
+ * trace_free_mem) once the blob's length shows it can hold c->count
+ * events. Checks the blob against its row: count, version, every field,
+ * times within [first_ns, last_ns], names and channels known.
+ */
+int trace_decode_chunk(tsr_trace *tr, trace_event **buf, size_t *cap, size_t thread,
+                       const trace_chunk *c);
+/* Indexes of the chunks of `thread` that may hold spans in [from, to),
+ * ascending, into *out (trace_alloc'd, *n entries). */
+int trace_find_chunks(tsr_trace *tr, size_t **out, size_t *n, size_t thread, int64_t from,
+                      int64_t to);
+/* Whether span `e` lies in [from, to) (see tsr_trace_events). */
+static inline bool trace_event_in(const trace_event *e, int64_t from, int64_t to)
+{
+	if (e->start_ns >= to)
+		return false;
+	return e->end_ns > from || (e->end_ns == e->start_ns && e->start_ns >= from);
+}
+
+/* --- trace-series.c ---------------------------------------------------------------- */
+
+void trace_series_data_clear(tsr_trace *tr, trace_series_data *sd);

@@ -1,0 +1,553 @@
+/*
+ * Statistics by label and search (trace.h).
+ *
+ * Statistics come from the files' label_stats when that answers the
+ * question (every thread, the whole trace, files closed cleanly, no
+ * medians); otherwise from the chunks, with self time computed the way
+ * the writer does it: spans arrive in the order they end, so when a span
+ * of depth d ends, the time of the depth d + 1 spans that ended since the
+ * previous depth d span is exactly its children's. Medians need every
+ * duration; past a cap an even sample is kept (every 2^k-th span of each
+ * label), so memory stays bounded and small labels keep all theirs.
+ *
+ * Search matches names first (substring or POSIX regular expression),
+ * then decodes the window's chunks only if some name matched, keeping the
+ * earliest matches in a bounded heap.
+ */
+#define _GNU_SOURCE 1
+
+#include "trace-private.h"
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_MAX_DURATIONS (4u << 20)
+#define DEFAULT_SEARCH_LIMIT 1000u
+
+/* --- Per-label accumulation ------------------------------------------------- */
+
+/* One label being accumulated. */
+typedef struct label_acc {
+	uint64_t key;              /* (channel << 32 | name) + 1; 0: empty slot */
+	tsr_trace_label_stat s;
+	uint64_t seen;             /* spans seen (for the sampling stride) */
+	uint64_t *dur;             /* kept durations */
+	size_t n_dur, cap_dur;
+} label_acc;
+
+typedef struct label_map {
+	label_acc *slots;
+	size_t cap, n;             /* cap a power of two */
+	bool median;
+	uint64_t stride;           /* every stride-th span of a label is kept */
+	uint64_t kept, max_kept;   /* durations kept, and the cap */
+} label_map;
+
+/* The home slot of a key (Fibonacci hashing). */
+static size_t slot_of(uint64_t key, size_t cap)
+{
+	return (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+}
+
+/* The accumulator of (channel, name), made when new. */
+static int label_get(tsr_trace *tr, label_map *m, label_acc **out, uint32_t channel, uint32_t name)
+{
+	uint64_t key = (((uint64_t)channel << 32) | name) + 1;
+	size_t s, i;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		label_acc *slots = trace_alloc(tr, cap, sizeof(*slots));
+
+		if (!slots)
+			return tr->code;
+		for (i = 0; i < m->cap; i++) {
+			if (!m->slots[i].key)
+				continue;
+			for (s = slot_of(m->slots[i].key, cap); slots[s].key; s = (s + 1) & (cap - 1))
+				;
+			slots[s] = m->slots[i];
+		}
+		trace_free_mem(tr, m->slots, m->cap * sizeof(*m->slots));
+		m->slots = slots;
+		m->cap = cap;
+	}
+	for (s = slot_of(key, m->cap); m->slots[s].key && m->slots[s].key != key;
+	     s = (s + 1) & (m->cap - 1))
+		;
+	if (!m->slots[s].key) {
+		m->slots[s].key = key;
+		m->slots[s].s.channel = channel;
+		m->slots[s].s.name = name;
+		m->slots[s].s.min_ns = UINT64_MAX;
+		m->n++;
+	}
+	*out = &m->slots[s];
+	return TSR_OK;
+}
+
+/* a + b, saturating (a hostile file may sum past 64 bits). */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Halves every label's kept durations (keeps even positions) and doubles
+ * the stride: what is kept stays every stride-th span of each label. */
+static void thin_durations(tsr_trace *tr, label_map *m)
+{
+	size_t i, j;
+
+	m->stride *= 2;
+	m->kept = 0;
+	for (i = 0; i < m->cap; i++) {
+		label_acc *a = &m->slots[i];
+
+		if (!a->key)
+			continue;
+		for (j = 0; 2 * j < a->n_dur; j++)
+			a->dur[j] = a->dur[2 * j];
+		a->n_dur = j;
+		m->kept += j;
+	}
+	(void)tr;
+}
+
+/* Adds one span (duration, self time) to its label. */
+static int label_add(tsr_trace *tr, label_map *m, uint32_t channel, uint32_t name, uint64_t dur,
+                     uint64_t self)
+{
+	label_acc *a;
+	int rc = label_get(tr, m, &a, channel, name);
+
+	if (rc != TSR_OK)
+		return rc;
+	a->s.count++;
+	a->s.total_ns = sat_add(a->s.total_ns, dur);
+	a->s.self_ns = sat_add(a->s.self_ns, self);
+	if (dur < a->s.min_ns)
+		a->s.min_ns = dur;
+	if (dur > a->s.max_ns)
+		a->s.max_ns = dur;
+	if (!m->median || a->seen++ % m->stride != 0)
+		return TSR_OK;
+	if (a->n_dur == a->cap_dur) {
+		size_t grown = a->cap_dur ? a->cap_dur * 2 : 16;
+		uint64_t *d = trace_realloc(tr, a->dur, a->cap_dur, grown, sizeof(*d));
+
+		if (!d)
+			return tr->code;
+		a->dur = d;
+		a->cap_dur = grown;
+	}
+	a->dur[a->n_dur++] = dur;
+	if (++m->kept > m->max_kept)
+		thin_durations(tr, m);
+	return TSR_OK;
+}
+
+/* Frees the map and its durations. */
+static void label_map_clear(tsr_trace *tr, label_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		trace_free_mem(tr, m->slots[i].dur, m->slots[i].cap_dur * sizeof(uint64_t));
+	trace_free_mem(tr, m->slots, m->cap * sizeof(*m->slots));
+	memset(m, 0, sizeof(*m));
+}
+
+/* Ascending durations, for medians. */
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Largest total first, then channel, then name. */
+static int compare_stats(const void *a, const void *b)
+{
+	const tsr_trace_label_stat *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	if (x->channel != y->channel)
+		return x->channel < y->channel ? -1 : 1;
+	return (x->name > y->name) - (x->name < y->name);
+}
+
+/* --- Sources -------------------------------------------------------------------- */
+
+/* Adds file `p`'s label_stats rows, checked for consistency. */
+static int stats_from_table(tsr_trace *tr, label_map *m, size_t p)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = trace_prepare(tr, &st, p,
+	                       "SELECT channel, name, count, total_ns, self_ns, min_ns, max_ns "
+	                       "FROM label_stats");
+
+	while (rc == TSR_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t v[7];
+		uint32_t channel, name;
+		label_acc *a;
+		int i;
+
+		for (i = 0; i < 7; i++)
+			v[i] = sqlite3_column_int64(st, i);
+		for (i = 0; i < 7; i++)
+			if (sqlite3_column_type(st, i) != SQLITE_INTEGER || v[i] < 0)
+				break;
+		if (i < 7 || v[2] < 1 || v[4] > v[3] || v[5] > v[6] || v[6] > v[3]) {
+			rc = trace_fail(tr, TSR_ERR_CORRUPT, "%s: a label_stats row is inconsistent",
+			                tr->processes[p].path);
+			break;
+		}
+		if ((rc = trace_map_channel(tr, &channel, p, v[0])) ||
+		    (rc = trace_map_name(tr, &name, p, v[1])) ||
+		    (rc = label_get(tr, m, &a, channel, name)))
+			break;
+		a->s.count = sat_add(a->s.count, (uint64_t)v[2]);
+		a->s.total_ns = sat_add(a->s.total_ns, (uint64_t)v[3]);
+		a->s.self_ns = sat_add(a->s.self_ns, (uint64_t)v[4]);
+		if ((uint64_t)v[5] < a->s.min_ns)
+			a->s.min_ns = (uint64_t)v[5];
+		if ((uint64_t)v[6] > a->s.max_ns)
+			a->s.max_ns = (uint64_t)v[6];
+	}
+	if (rc == SQLITE_DONE)
+		rc = TSR_OK;
+	else if (rc > 0)
+		rc = trace_sql_fail(tr, tr->files[p].db, rc, tr->processes[p].path);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Adds the spans of `thread` starting in [from, to), decoding its chunks
+ * in write order from the first that ends at or after `from` (a span's
+ * children are never in an earlier one). */
+static int stats_from_chunks(tsr_trace *tr, label_map *m, size_t thread, int64_t from, int64_t to,
+                             trace_event **scratch, size_t *cap)
+{
+	const trace_thread_data *td = &tr->tdata[thread];
+	uint64_t child[TRACE_MAX_DEPTH + 2];
+	size_t i, k;
+	int rc;
+
+	memset(child, 0, sizeof(child));
+	for (i = 0; i < td->n_chunks; i++) {
+		const trace_chunk *c = &td->chunks[i];
+
+		if (c->last_ns < from)
+			continue;
+		if ((rc = trace_decode_chunk(tr, scratch, cap, thread, c)) != TSR_OK)
+			return rc;
+		for (k = 0; k < c->count; k++) {
+			const trace_event *e = &(*scratch)[k];
+			uint64_t dur = (uint64_t)(e->end_ns - e->start_ns), kids = child[e->depth + 1];
+
+			child[e->depth + 1] = 0;
+			child[e->depth] = sat_add(child[e->depth], dur);
+			if (e->start_ns < from || e->start_ns >= to)
+				continue;
+			if ((rc = label_add(tr, m, e->channel, e->name, dur, dur > kids ? dur - kids : 0)))
+				return rc;
+		}
+	}
+	return TSR_OK;
+}
+
+/* The middle of a sorted array (the mean of the two middle values when
+ * even, without overflow). */
+static uint64_t median_of(const uint64_t *v, size_t n)
+{
+	uint64_t a, b;
+
+	if (!n)
+		return 0;
+	if (n % 2)
+		return v[n / 2];
+	a = v[n / 2 - 1];
+	b = v[n / 2];
+	return a / 2 + b / 2 + (a & b & 1);
+}
+
+/* See trace.h. */
+int tsr_trace_label_stats(tsr_trace *tr, tsr_trace_label_stat **out, size_t *n,
+                          const tsr_trace_stats_options *opts)
+{
+	tsr_trace_stats_options o = TSR_TRACE_STATS_OPTIONS_INIT;
+	label_map m;
+	tsr_trace_label_stat *res = NULL;
+	trace_event *scratch = NULL;
+	size_t cap = 0, i, k;
+	bool whole;
+	int rc = TSR_OK;
+
+	if (!tr || !out || !n)
+		return TSR_ERR_INVALID_ARGUMENT;
+	*out = NULL;
+	*n = 0;
+	if (opts) {
+		if (opts->version != TSR_TRACE_STATS_OPTIONS_VERSION)
+			return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "stats options version %u is not %u",
+			                  opts->version, TSR_TRACE_STATS_OPTIONS_VERSION);
+		o = *opts;
+	}
+	if (o.thread < -1 || (o.thread >= 0 && (uint64_t)o.thread >= tr->n_threads))
+		return trace_fail(tr, TSR_ERR_OUT_OF_RANGE, "thread %lld is past the end (%zu)",
+		                  (long long)o.thread, tr->n_threads);
+	if (o.from_ns > o.to_ns)
+		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "the window ends before it starts");
+	memset(&m, 0, sizeof(m));
+	m.median = o.median;
+	m.stride = 1;
+	m.max_kept = o.max_durations ? o.max_durations : DEFAULT_MAX_DURATIONS;
+	whole = o.thread < 0 && o.from_ns <= tr->info.start_ns && o.to_ns > tr->info.end_ns;
+	if (whole && !o.median && tr->info.complete) {
+		for (i = 0; i < tr->n_processes && rc == TSR_OK; i++)
+			rc = stats_from_table(tr, &m, i);
+	} else {
+		for (i = 0; i < tr->n_threads && rc == TSR_OK; i++)
+			if (o.thread < 0 || (size_t)o.thread == i)
+				rc = stats_from_chunks(tr, &m, i, o.from_ns, o.to_ns, &scratch, &cap);
+	}
+	if (rc != TSR_OK)
+		goto cleanup;
+	res = trace_alloc(tr, m.n, sizeof(*res));
+	if (!res) {
+		rc = tr->code;
+		goto cleanup;
+	}
+	for (i = 0, k = 0; i < m.cap; i++) {
+		label_acc *a = &m.slots[i];
+
+		if (!a->key)
+			continue;
+		a->s.mean_ns = (double)a->s.total_ns / (double)a->s.count;
+		if (m.median) {
+			if (a->n_dur > 1)
+				qsort(a->dur, a->n_dur, sizeof(*a->dur), compare_u64);
+			a->s.median_ns = median_of(a->dur, a->n_dur);
+			a->s.median_exact = m.stride == 1;
+		}
+		res[k++] = a->s;
+	}
+	if (k > 1)
+		qsort(res, k, sizeof(*res), compare_stats);
+	trace_release(tr, m.n * sizeof(*res));
+	*out = res;
+	*n = k;
+cleanup:
+	trace_free_mem(tr, scratch, cap * sizeof(*scratch));
+	label_map_clear(tr, &m);
+	return rc;
+}
+
+/* --- Search ------------------------------------------------------------------------ */
+
+/*
+ * Marks the names matching `pattern` in match[0..n_names) and counts
+ * them. Substrings use strstr / strcasestr; expressions regcomp with
+ * REG_EXTENDED | REG_NOSUB (and REG_ICASE).
+ */
+static int match_names(tsr_trace *tr, uint8_t *match, size_t *count, const char *pattern,
+                       tsr_trace_match mode)
+{
+	regex_t re;
+	bool regex = mode == TSR_TRACE_MATCH_REGEX || mode == TSR_TRACE_MATCH_REGEX_ICASE;
+	bool icase = mode == TSR_TRACE_MATCH_SUBSTRING_ICASE || mode == TSR_TRACE_MATCH_REGEX_ICASE;
+	size_t i;
+	int err;
+
+	*count = 0;
+	if (mode < TSR_TRACE_MATCH_SUBSTRING || mode > TSR_TRACE_MATCH_REGEX_ICASE)
+		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "unknown match mode %d", (int)mode);
+	if (regex) {
+		err = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0));
+		if (err) {
+			char msg[256];
+
+			regerror(err, &re, msg, sizeof(msg));
+			return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "bad regular expression '%s': %s",
+			                  pattern, msg);
+		}
+	}
+	for (i = 0; i < tr->n_names; i++) {
+		const char *name = tr->names[i];
+		bool hit;
+
+		if (regex)
+			hit = regexec(&re, name, 0, NULL, 0) == 0;
+		else
+			hit = icase ? strcasestr(name, pattern) != NULL : strstr(name, pattern) != NULL;
+		match[i] = hit;
+		*count += hit;
+	}
+	if (regex)
+		regfree(&re);
+	return TSR_OK;
+}
+
+/* See trace.h. */
+int tsr_trace_find_names(tsr_trace *tr, uint32_t **out, size_t *n, const char *pattern,
+                         tsr_trace_match mode)
+{
+	uint8_t *match = NULL;
+	uint32_t *ids = NULL;
+	size_t count = 0, i, k;
+	int rc;
+
+	if (!tr || !out || !n || !pattern)
+		return TSR_ERR_INVALID_ARGUMENT;
+	*out = NULL;
+	*n = 0;
+	match = trace_alloc(tr, tr->n_names, 1);
+	if (!match)
+		return tr->code;
+	rc = match_names(tr, match, &count, pattern, mode);
+	if (rc == TSR_OK && !(ids = trace_alloc(tr, count, sizeof(*ids))))
+		rc = tr->code;
+	if (rc == TSR_OK) {
+		for (i = 0, k = 0; i < tr->n_names; i++)
+			if (match[i])
+				ids[k++] = (uint32_t)i;
+		trace_release(tr, count * sizeof(*ids));
+		*out = ids;
+		*n = count;
+	}
+	trace_free_mem(tr, match, tr->n_names);
+	return rc;
+}
+
+/* Whether found span a comes before b: start, then thread, then seq. */
+static bool found_before(const tsr_trace_found *a, const tsr_trace_found *b)
+{
+	if (a->event.start_ns != b->event.start_ns)
+		return a->event.start_ns < b->event.start_ns;
+	if (a->thread != b->thread)
+		return a->thread < b->thread;
+	return a->event.seq < b->event.seq;
+}
+
+/* A max-heap (by found_before) of the `limit` earliest matches. */
+static void heap_offer(tsr_trace_found *h, size_t *n, size_t limit, const tsr_trace_found *f)
+{
+	size_t i;
+
+	if (*n < limit) {
+		for (i = (*n)++; i && found_before(&h[(i - 1) / 2], f); i = (i - 1) / 2)
+			h[i] = h[(i - 1) / 2];
+		h[i] = *f;
+		return;
+	}
+	if (!found_before(f, &h[0]))
+		return;
+	for (i = 0;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && found_before(&h[c], &h[c + 1]))
+			c++;
+		if (!found_before(f, &h[c]))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = *f;
+}
+
+/* found_before as a qsort order. */
+static int compare_found(const void *a, const void *b)
+{
+	const tsr_trace_found *x = a, *y = b;
+
+	return found_before(x, y) ? -1 : found_before(y, x) ? 1 : 0;
+}
+
+/* See trace.h. */
+int tsr_trace_search(tsr_trace *tr, tsr_trace_found **out, size_t *n, uint64_t *total,
+                     const tsr_trace_search_query *q)
+{
+	uint8_t *match = NULL;
+	tsr_trace_found *heap = NULL;
+	trace_event *scratch = NULL;
+	size_t count = 0, n_heap = 0, limit, cap = 0, t, i, k, *idx = NULL, n_idx = 0;
+	uint64_t found = 0;
+	int rc;
+
+	if (!tr || !out || !n || !total || !q || !q->pattern)
+		return TSR_ERR_INVALID_ARGUMENT;
+	*out = NULL;
+	*n = 0;
+	*total = 0;
+	if (q->version != TSR_TRACE_SEARCH_QUERY_VERSION)
+		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "search query version %u is not %u",
+		                  q->version, TSR_TRACE_SEARCH_QUERY_VERSION);
+	if (q->thread < -1 || (q->thread >= 0 && (uint64_t)q->thread >= tr->n_threads))
+		return trace_fail(tr, TSR_ERR_OUT_OF_RANGE, "thread %lld is past the end (%zu)",
+		                  (long long)q->thread, tr->n_threads);
+	if (q->from_ns > q->to_ns)
+		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "the window ends before it starts");
+	limit = q->limit ? q->limit : DEFAULT_SEARCH_LIMIT;
+	match = trace_alloc(tr, tr->n_names, 1);
+	if (!match)
+		return tr->code;
+	rc = match_names(tr, match, &count, q->pattern, q->mode);
+	if (rc != TSR_OK || !count)
+		goto cleanup;
+	heap = trace_alloc(tr, limit, sizeof(*heap));
+	if (!heap) {
+		rc = tr->code;
+		goto cleanup;
+	}
+	for (t = 0; t < tr->n_threads && rc == TSR_OK; t++) {
+		if (q->thread >= 0 && (size_t)q->thread != t)
+			continue;
+		rc = trace_find_chunks(tr, &idx, &n_idx, t, q->from_ns, q->to_ns);
+		for (i = 0; i < n_idx && rc == TSR_OK; i++) {
+			const trace_chunk *c = &tr->tdata[t].chunks[idx[i]];
+
+			if ((rc = trace_decode_chunk(tr, &scratch, &cap, t, c)) != TSR_OK)
+				break;
+			for (k = 0; k < c->count; k++) {
+				const trace_event *e = &scratch[k];
+				tsr_trace_found f;
+
+				if (!match[e->name] || !trace_event_in(e, q->from_ns, q->to_ns))
+					continue;
+				found++;
+				f.thread = t;
+				f.event.start_ns = e->start_ns;
+				f.event.end_ns = e->end_ns;
+				f.event.count = 1;
+				f.event.busy_ns = (uint64_t)(e->end_ns - e->start_ns);
+				f.event.seq = e->seq;
+				f.event.parent = e->parent;
+				f.event.name = e->name;
+				f.event.channel = e->channel;
+				f.event.depth = e->depth;
+				f.event.kind = TSR_TRACE_ITEM_EVENT;
+				heap_offer(heap, &n_heap, limit, &f);
+			}
+		}
+		trace_free_mem(tr, idx, n_idx * sizeof(*idx));
+		idx = NULL;
+	}
+	if (rc != TSR_OK)
+		goto cleanup;
+	if (n_heap > 1)
+		qsort(heap, n_heap, sizeof(*heap), compare_found);
+	trace_release(tr, limit * sizeof(*heap));
+	*out = heap;
+	*n = n_heap;
+	*total = found;
+	heap = NULL;
+cleanup:
+	trace_free_mem(tr, heap, limit * sizeof(*heap));
+	trace_free_mem(tr, scratch, cap * sizeof(*scratch));
+	trace_free_mem(tr, match, tr->n_names);
+	return rc;
+}

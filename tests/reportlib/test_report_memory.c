@@ -1,0 +1,385 @@
+/*
+ * Memory read back from real reports against the simulator's in-memory
+ * graph profile: every tile, totals per IPU, largest tiles, histograms,
+ * out-of-memory tiles, every category by region and overlap (all tiles,
+ * each IPU, each tile), vertex memory by compute set and vertex type,
+ * and the listed variables with their bytes on each tile.
+ */
+#include "report-fixture.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int setup_matmul(void **state)
+{
+	tsr_fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	tsr_fixture_setup(f, TSR_FIXTURE_MATMUL);
+	*state = f;
+	return 0;
+}
+
+static int setup_oom(void **state)
+{
+	tsr_fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	tsr_fixture_setup(f, TSR_FIXTURE_OOM);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	tsr_fixture *f = *state;
+
+	tsr_fixture_teardown(f);
+	free(f);
+	return 0;
+}
+
+/* Every tile's regions and totals. */
+static void test_tiles(void **state)
+{
+	tsr_fixture *f = *state;
+	const tsr_tile_memory *m;
+	size_t n;
+
+	assert_int_equal(tsr_report_tile_memory(f->report, &m, &n), TSR_OK);
+	assert_int_equal(n, f->gp->target.num_tiles);
+	for (size_t t = 0; t < n; t++) {
+		const tsi_tile_memory *g = &f->gp->by_tile[t];
+
+		for (int k = 0; k < TSR_REGION_COUNT; k++) {
+			assert_int_equal(m[t].region[k], g->region[k]);
+			assert_int_equal(m[t].region_including_gaps[k], g->region_including_gaps[k]);
+		}
+		assert_int_equal(m[t].total, g->total);
+		assert_int_equal(m[t].total_including_gaps, g->total_including_gaps);
+	}
+	assert_true(m[0].total > 0);
+	assert_int_equal(tsr_report_tile_memory(f->report, NULL, &n), TSR_ERR_INVALID_ARGUMENT);
+}
+
+/* Totals of all tiles and of each IPU, recomputed from the profile. */
+static void test_totals(void **state)
+{
+	tsr_fixture *f = *state;
+	const tsi_graph_profile *gp = f->gp;
+	unsigned per = gp->target.tiles_per_ipu;
+	tsr_memory_totals all, ipu[2];
+
+	assert_int_equal(gp->target.num_ipus, 2);
+	assert_int_equal(tsr_report_memory_totals(f->report, -1, &all), TSR_OK);
+	for (int i = 0; i < 2; i++) {
+		uint64_t total = 0, gaps = 0, max = 0, min = UINT64_MAX;
+		uint32_t max_tile = 0;
+
+		assert_int_equal(tsr_report_memory_totals(f->report, i, &ipu[i]), TSR_OK);
+		for (unsigned t = i * per; t < (i + 1) * per; t++) {
+			const tsi_tile_memory *g = &gp->by_tile[t];
+
+			total += g->total;
+			gaps += g->total_including_gaps;
+			if (g->total_including_gaps > max) {
+				max = g->total_including_gaps;
+				max_tile = t;
+			}
+			if (g->total_including_gaps < min)
+				min = g->total_including_gaps;
+		}
+		assert_int_equal(ipu[i].total, total);
+		assert_int_equal(ipu[i].total_including_gaps, gaps);
+		assert_int_equal(ipu[i].max_tile, max_tile);
+		assert_int_equal(ipu[i].max_tile_bytes, max);
+		assert_int_equal(ipu[i].min_tile_bytes, min);
+		assert_int_equal(ipu[i].capacity, gp->target.bytes_per_tile * per);
+		assert_close(ipu[i].mean_tile_bytes, (double)gaps / per, 1e-6);
+		assert_int_equal(ipu[i].oom_tiles, 0);
+	}
+	assert_int_equal(all.total, ipu[0].total + ipu[1].total);
+	assert_int_equal(all.total_including_gaps,
+	                 ipu[0].total_including_gaps + ipu[1].total_including_gaps);
+	for (int k = 0; k < TSR_REGION_COUNT; k++)
+		assert_int_equal(all.region[k], ipu[0].region[k] + ipu[1].region[k]);
+	assert_int_equal(all.capacity, gp->target.bytes_per_tile * gp->target.num_tiles);
+	assert_int_equal(tsr_report_memory_totals(f->report, 2, &all), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_report_memory_totals(f->report, -2, &all), TSR_ERR_OUT_OF_RANGE);
+}
+
+/* Largest tiles are sorted and tie-broken; the histogram counts them all. */
+static void test_largest_and_histogram(void **state)
+{
+	tsr_fixture *f = *state;
+	const tsi_graph_profile *gp = f->gp;
+	unsigned nt = gp->target.num_tiles;
+	uint32_t *tiles;
+	uint64_t *counts, width, sum = 0;
+	size_t n, nb;
+
+	assert_int_equal(tsr_report_largest_tiles(f->report, &tiles, &n, -1, true, 5), TSR_OK);
+	assert_int_equal(n, 5);
+	for (size_t i = 1; i < n; i++) {
+		uint64_t a = gp->by_tile[tiles[i - 1]].total_including_gaps;
+		uint64_t b = gp->by_tile[tiles[i]].total_including_gaps;
+
+		assert_true(a > b || (a == b && tiles[i - 1] < tiles[i]));
+	}
+	for (unsigned t = 0; t < nt; t++)
+		assert_true(gp->by_tile[t].total_including_gaps <=
+		            gp->by_tile[tiles[0]].total_including_gaps);
+	free(tiles);
+	assert_int_equal(tsr_report_largest_tiles(f->report, &tiles, &n, 1, false, 1000), TSR_OK);
+	assert_int_equal(n, gp->target.tiles_per_ipu);
+	for (size_t i = 0; i < n; i++)
+		assert_true(tiles[i] >= gp->target.tiles_per_ipu);
+	free(tiles);
+
+	assert_int_equal(tsr_report_tile_histogram(f->report, &counts, &nb, &width, -1, true, 0),
+	                 TSR_OK);
+	assert_true(nb >= 1 && nb <= 20);
+	for (size_t b = 0; b < nb; b++)
+		sum += counts[b];
+	assert_int_equal(sum, nt);
+	for (size_t b = 0; b < nb; b++) {
+		uint64_t expect = 0;
+
+		for (unsigned t = 0; t < nt; t++)
+			expect += gp->by_tile[t].total_including_gaps / width == b;
+		assert_int_equal(counts[b], expect);
+	}
+	free(counts);
+	assert_int_equal(tsr_report_tile_histogram(f->report, &counts, &nb, &width, 0, false, 1024),
+	                 TSR_OK);
+	assert_int_equal(width, 1024);
+	sum = 0;
+	for (size_t b = 0; b < nb; b++)
+		sum += counts[b];
+	assert_int_equal(sum, gp->target.tiles_per_ipu);
+	free(counts);
+	/* An IPU past the target. */
+	assert_int_equal(tsr_report_tile_histogram(f->report, &counts, &nb, NULL, 5, true, 0),
+	                 TSR_ERR_OUT_OF_RANGE);
+}
+
+/* Every category x region x overlap, for all tiles and each IPU, and by tile. */
+static void test_categories(void **state)
+{
+	tsr_fixture *f = *state;
+	const tsi_graph_profile *gp = f->gp;
+	unsigned nt = gp->target.num_tiles, per = gp->target.tiles_per_ipu;
+	uint64_t *by_tile = calloc(nt, sizeof(*by_tile));
+	uint64_t grand = 0;
+
+	assert_non_null(by_tile);
+	assert_int_equal(tsr_category_count(), TSI_MEM_CATEGORY_COUNT);
+	for (size_t c = 0; c < tsr_category_count(); c++)
+		assert_string_equal(tsr_category_name(c), tsi_mem_category_name((tsi_mem_category)c));
+	assert_null(tsr_category_name(tsr_category_count()));
+	for (int ipu = -1; ipu < 2; ipu++) {
+		tsr_category_memory *cats;
+		size_t n;
+		unsigned lo = ipu < 0 ? 0 : ipu * per, hi = ipu < 0 ? nt : (ipu + 1) * per;
+
+		assert_int_equal(tsr_report_memory_by_category(f->report, &cats, &n, ipu), TSR_OK);
+		assert_int_equal(n, TSI_MEM_CATEGORY_COUNT);
+		for (size_t c = 0; c < n; c++) {
+			uint64_t total = 0, ovl = 0;
+
+			assert_string_equal(cats[c].name, tsi_mem_category_name((tsi_mem_category)c));
+			for (int r = 0; r < TSR_REGION_COUNT; r++)
+				for (int o = 0; o < 2; o++) {
+					uint64_t s = 0;
+
+					for (unsigned t = lo; t < hi; t++)
+						s += tsi_graph_profile_category(gp, (tsi_mem_category)c,
+						                                (tsi_mem_region)r, o, t);
+					assert_int_equal(cats[c].bytes[r][o], s);
+					total += s;
+					if (o)
+						ovl += s;
+				}
+			assert_int_equal(cats[c].total, total);
+			assert_int_equal(cats[c].overlapped, ovl);
+			assert_int_equal(cats[c].non_overlapped, total - ovl);
+			if (ipu < 0)
+				grand += total;
+		}
+		free(cats);
+	}
+	assert_true(grand > 0);
+	for (size_t c = 0; c < tsr_category_count(); c++) {
+		assert_int_equal(tsr_report_category_by_tile(f->report, by_tile, nt, c), TSR_OK);
+		for (unsigned t = 0; t < nt; t++) {
+			uint64_t s = 0;
+
+			for (int r = 0; r < TSR_REGION_COUNT; r++)
+				for (int o = 0; o < 2; o++)
+					s += tsi_graph_profile_category(gp, (tsi_mem_category)c,
+					                                (tsi_mem_region)r, o, t);
+			assert_int_equal(by_tile[t], s);
+		}
+	}
+	assert_int_equal(tsr_report_category_by_tile(f->report, by_tile, nt, 25), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_report_category_by_tile(f->report, by_tile, nt - 1, 0),
+	                 TSR_ERR_INVALID_ARGUMENT);
+	free(by_tile);
+}
+
+/* Sum of a sparse per-tile array over [lo, hi). */
+static uint64_t tv_range(const tsi_tile_values *tv, unsigned lo, unsigned hi)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < tv->n; i++)
+		if (tv->tiles[i] >= lo && tv->tiles[i] < hi)
+			s += tv->values[i];
+	return s;
+}
+
+/* A tsr_vertex_memory against the profile's breakdown over [lo, hi). */
+static void check_vertex_memory(const tsr_vertex_memory *m, const tsi_vertex_memory *g,
+                                unsigned lo, unsigned hi)
+{
+	assert_int_equal(m->code, tv_range(&g->code_bytes, lo, hi));
+	assert_int_equal(m->copy_ptr, tv_range(&g->copy_ptr_bytes, lo, hi));
+	assert_int_equal(m->descriptor, tv_range(&g->descriptor_bytes, lo, hi));
+	assert_int_equal(m->edge_ptr, tv_range(&g->edge_ptr_bytes, lo, hi));
+	assert_int_equal(m->padding, tv_range(&g->padding_bytes, lo, hi));
+	assert_int_equal(m->vertex_data, tv_range(&g->vertex_data_bytes, lo, hi));
+	assert_int_equal(m->total, tv_range(&g->total_bytes, lo, hi));
+}
+
+/* Vertex memory by compute set, by vertex type and in total, per IPU. */
+static void test_vertex_memory(void **state)
+{
+	tsr_fixture *f = *state;
+	const tsi_graph_profile *gp = f->gp;
+	unsigned nt = gp->target.num_tiles, per = gp->target.tiles_per_ipu;
+	tsr_vertex_memory m, tot;
+	uint64_t sum_total = 0;
+
+	for (int ipu = -1; ipu < 2; ipu++) {
+		unsigned lo = ipu < 0 ? 0 : ipu * per, hi = ipu < 0 ? nt : (ipu + 1) * per;
+		uint64_t expect_total = 0;
+
+		for (size_t i = 0; i < gp->n_compute_sets; i++) {
+			assert_int_equal(tsr_report_compute_set_memory(f->report, &m, i, ipu), TSR_OK);
+			check_vertex_memory(&m, &gp->by_compute_set[i], lo, hi);
+		}
+		for (size_t i = 0; i < gp->n_vertex_types; i++) {
+			assert_int_equal(tsr_report_vertex_type_memory(f->report, &m, i, ipu), TSR_OK);
+			check_vertex_memory(&m, &gp->by_vertex_type[i], lo, hi);
+			expect_total += m.total;
+		}
+		assert_int_equal(tsr_report_vertex_memory_totals(f->report, &tot, ipu), TSR_OK);
+		assert_int_equal(tot.total, expect_total);
+		if (ipu < 0)
+			sum_total = tot.total;
+	}
+	assert_true(sum_total > 0);
+	assert_int_equal(tsr_report_compute_set_memory(f->report, &m, gp->n_compute_sets, -1),
+	                 TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_report_vertex_type_memory(f->report, &m, gp->n_vertex_types, -1),
+	                 TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_report_vertex_type_memory(f->report, &m, 0, 7), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_report_vertex_memory_totals(f->report, NULL, -1),
+	                 TSR_ERR_INVALID_ARGUMENT);
+}
+
+/* The listed variables against the profile's, with bytes on each tile. */
+static void test_variables(void **state)
+{
+	tsr_fixture *f = *state;
+	const tsi_graph_profile *gp = f->gp;
+	const tsr_report_info *info = tsr_report_get_info(f->report);
+	unsigned nt = gp->target.num_tiles;
+	uint64_t *by_tile = calloc(nt, sizeof(*by_tile));
+	const tsr_variable *v;
+	size_t n, listed = 0;
+	bool saw_user = false;
+
+	assert_non_null(by_tile);
+	assert_int_equal(tsr_report_variables(f->report, &v, &n), TSR_OK);
+	for (size_t i = 0; i < gp->n_variables; i++)
+		if (info->lowered_vars || gp->variables[i].category == TSI_MEM_VARIABLE ||
+		    gp->variables[i].category == TSI_MEM_CONSTANT)
+			listed++;
+	assert_int_equal(n, listed);
+	assert_int_equal(n, tsr_report_get_counts(f->report)->listed_variables);
+	for (size_t i = 0; i < n; i++) {
+		const tsi_variable_profile *g;
+		bool live;
+
+		assert_true(v[i].id < gp->n_variables);
+		if (i)
+			assert_true(v[i].id > v[i - 1].id);
+		g = &gp->variables[v[i].id];
+		assert_string_equal(v[i].name, g->name ? g->name : "");
+		assert_string_equal(v[i].category, tsi_mem_category_name(g->category));
+		assert_int_equal(v[i].bytes, g->bytes);
+		assert_int_equal(v[i].tiles, g->bytes_by_tile.n);
+		assert_int_equal(v[i].always_live, g->always_live);
+		live = !g->always_live && g->live_from != UINT32_MAX && g->live_from <= g->live_to;
+		assert_int_equal(v[i].live_from, live ? (int64_t)g->live_from : -1);
+		assert_int_equal(v[i].live_to, live ? (int64_t)g->live_to : -1);
+		assert_int_equal(v[i].debug_context, g->debug_context ? (int64_t)g->debug_context : -1);
+		assert_non_null(v[i].type);
+		assert_true(v[i].shape[0] == '[');
+		if (!strcmp(v[i].name, "on_ipu1")) {
+			assert_string_equal(v[i].shape, "[24,16]");
+			assert_string_equal(v[i].type, "float");
+			saw_user = true;
+		}
+		assert_int_equal(tsr_report_variable_by_tile(f->report, by_tile, nt, i), TSR_OK);
+		for (unsigned t = 0; t < nt; t++)
+			assert_int_equal(by_tile[t], tsi_tile_values_get(&g->bytes_by_tile, t));
+	}
+	assert_true(saw_user);
+	assert_int_equal(tsr_report_variable_by_tile(f->report, by_tile, nt, n), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_report_variable_by_tile(f->report, by_tile, 0, 0),
+	                 TSR_ERR_INVALID_ARGUMENT);
+	free(by_tile);
+}
+
+/* The OOM model: its tile 0 does not fit and is listed. */
+static void test_oom(void **state)
+{
+	tsr_fixture *f = *state;
+	const uint32_t *tiles;
+	tsr_memory_totals t;
+	size_t n;
+
+	assert_int_equal(tsr_report_oom_tiles(f->report, &tiles, &n), TSR_OK);
+	assert_int_equal(n, f->gp->n_oom_tiles);
+	assert_true(n >= 1);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(tiles[i], f->gp->oom_tiles[i]);
+	assert_int_equal(tiles[0], 0);
+	assert_int_equal(tsr_report_memory_totals(f->report, -1, &t), TSR_OK);
+	assert_int_equal(t.oom_tiles, n);
+	assert_int_equal(t.max_tile, 0);
+	assert_true(t.max_tile_bytes > tsr_report_get_target(f->report)->bytes_per_tile);
+	assert_int_equal(tsr_report_oom_tiles(f->report, NULL, &n), TSR_ERR_INVALID_ARGUMENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tiles),
+		cmocka_unit_test(test_totals),
+		cmocka_unit_test(test_largest_and_histogram),
+		cmocka_unit_test(test_categories),
+		cmocka_unit_test(test_vertex_memory),
+		cmocka_unit_test(test_variables),
+	};
+	const struct CMUnitTest oom_tests[] = {
+		cmocka_unit_test(test_oom),
+	};
+	int failed = cmocka_run_group_tests_name("matmul", tests, setup_matmul, teardown);
+
+	return failed + cmocka_run_group_tests_name("oom", oom_tests, setup_oom, teardown);
+}

@@ -1,0 +1,757 @@
+/*
+ * The printProfileSummary formatter and the summary JSON (summary.h) on
+ * the fixture's reports: the guide's section labels in its order, the
+ * figures printed equal to reportlib's and the simulator's own, colours
+ * on and off under the options and NO_COLOR / CLICOLOR / CLICOLOR_FORCE,
+ * the JSON equal to the report.h values, an out-of-memory report, names
+ * with escape sequences cleaned, and a golden copy of the whole text.
+ *
+ * Golden file: tests/reportlib/expected/summary-matmul.txt is the whole
+ * summary of TSR_FIXTURE_MATMUL with every option on, colours off and the
+ * execution of run 0.
+ * After a deliberate change to the layout or to the simulator's figures,
+ * regenerate it with
+ *     TSR_UPDATE_GOLDEN=1 meson test -C <build> test_summary
+ * (the test then writes the file instead of comparing) and review the
+ * diff. The file is found beside this source (resolved from __FILE__ and
+ * the test executable's place in the build tree).
+ */
+#include "report-fixture.h"
+
+#include <tilescope/summary.h>
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define GOLDEN_NAME "summary-matmul.txt"
+
+static const char *const colour_vars[] = {"NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"};
+
+/* Clears the colour variables so that the runner's environment cannot
+ * change what the tests see. */
+static void clear_colour_env(void)
+{
+	for (size_t i = 0; i < sizeof(colour_vars) / sizeof(colour_vars[0]); i++)
+		unsetenv(colour_vars[i]);
+}
+
+/* The matmul fixture (2 IPUs, three runs), colours variables cleared. */
+static int setup_matmul(void **state)
+{
+	tsr_fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	clear_colour_env();
+	tsr_fixture_setup(f, TSR_FIXTURE_MATMUL);
+	*state = f;
+	return 0;
+}
+
+/* The out-of-memory fixture (no runs). */
+static int setup_oom(void **state)
+{
+	tsr_fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	clear_colour_env();
+	tsr_fixture_setup(f, TSR_FIXTURE_OOM);
+	*state = f;
+	return 0;
+}
+
+/* Frees either fixture and clears the colour variables again. */
+static int teardown(void **state)
+{
+	tsr_fixture *f = *state;
+
+	tsr_fixture_teardown(f);
+	free(f);
+	clear_colour_env();
+	return 0;
+}
+
+/* The summary of `f` under `opts` as a malloc'd string. */
+static char *summary_text(tsr_fixture *f, const tsr_summary_options *opts)
+{
+	tsi_test_capture cap;
+	char *text;
+	int rc;
+
+	tsi_test_capture_open(&cap);
+	rc = tsr_summary_print(cap.file, f->report, opts);
+	if (rc != TSR_OK)
+		fail_msg("tsr_summary_print: %s (%s)", tsr_error_name(rc), tsr_report_error(f->report));
+	text = strdup(tsi_test_capture_text(&cap));
+	tsi_test_capture_close(&cap);
+	assert_non_null(text);
+	return text;
+}
+
+/* Every option on, colours off: what the golden file holds. */
+static tsr_summary_options all_options(void)
+{
+	tsr_summary_options o = TSR_SUMMARY_OPTIONS_INIT;
+
+	o.show_var_storage = true;
+	o.show_optimizations = true;
+	o.show_execution_steps = true;
+	o.show_per_ipu_memory = true;
+	o.colours = TSR_COLOURS_NEVER;
+	return o;
+}
+
+/*
+ * The number after the first occurrence of `label` in `text`:
+ * spaces skipped, digits with thousands separators. Fails the test when
+ * the label or the number is missing.
+ */
+static uint64_t number_after(const char *text, const char *label)
+{
+	const char *p = strstr(text, label);
+	uint64_t v = 0;
+	bool any = false;
+
+	if (!p)
+		fail_msg("\"%s\" is not in the summary", label);
+	p += strlen(label);
+	while (*p == ' ')
+		p++;
+	for (; (*p >= '0' && *p <= '9') || (*p == ',' && any); p++) {
+		if (*p == ',')
+			continue;
+		v = v * 10 + (uint64_t)(*p - '0');
+		any = true;
+	}
+	if (!any)
+		fail_msg("no number after \"%s\"", label);
+	return v;
+}
+
+/* The guide's section labels appear, in its order. */
+static void test_layout_order(void **state)
+{
+	static const char *const labels[] = {
+	    "Target:\n", "  Number of IPUs:", "  Tiles per IPU:", "  Total Tiles:",
+	    "  Memory Per-Tile:", "  Total Memory:", "  Clock Speed (approx):",
+	    "  Number of Replicas:", "  IPUs per Replica:", "  Tiles per Replica:",
+	    "  Memory per Replica:", "Graph:\n", "  Number of vertices:", "  Number of edges:",
+	    "  Number of variables:", "  Number of compute sets:", "Memory on all IPUs:\n",
+	    "Memory Usage:\n", "  Total:\n", "    Including Gaps:", "    Excluding Gaps:\n",
+	    "      By Memory Region:\n", "        Non-interleaved:", "        Interleaved:",
+	    "        Overflowed:", "      Total:", "      By Data Type:\n",
+	    "        Not Overlapped\n", "            Variables:", "          Total:",
+	    "        Overlapped\n", "          Total After Overlapping:", "      Vertex Data (",
+	    "        By Category:\n", "          Internal vertex state:", "          Edge pointers:",
+	    "          Copy pointers:", "          Padding:", "          Descriptors:",
+	    "        By Type:\n", "  By Tile (Excluding Gaps):\n",
+	    "    Range (KB) Histogram (Excluding Gaps)               Count (tiles)\n",
+	    "    Maximum (Including Gaps):", "    Maximum (Excluding Gaps):",
+	    "    0 tile(s) out of memory\n", "  Variable Storage Liveness: All tiles\n",
+	    "    Always-live bytes:", "    Always-live variables:\n",
+	    "    Maximum live bytes (including always-live):", "    Sequence",
+	    "Live Bytes (excluding always-live):", "Execution:\n", "  Total cycles:",
+	    "  Total compute cycles (including idle threads):",
+	    "  Total compute cycles (excluding idle threads):", "  Total IPU exchange cycles:",
+	    "  Total global exchange cycles:", "  Total host exchange cycles:",
+	    "  Total shared structure copy cycles:", "  Total sync cycles:",
+	    "  Total tile balance:", "  Total thread balance:", "  Cycles by vertex type:\n",
+	    "Steps\n", "  OnTileExecute (cycles ", "    Thread Balance:",
+	};
+	tsr_fixture *f = *state;
+	tsr_summary_options o = all_options();
+	char *text;
+	const char *at;
+
+	o.show_per_ipu_memory = false;
+	text = summary_text(f, &o);
+	at = text;
+	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
+		const char *p = strstr(at, labels[i]);
+
+		if (!p)
+			fail_msg("label %zu \"%s\" missing or out of order", i, labels[i]);
+		at = p + strlen(labels[i]);
+	}
+	/* The per-IPU parts only when asked for. */
+	assert_null(strstr(text, "Memory on IPU 0:"));
+	free(text);
+
+	o.show_per_ipu_memory = true;
+	text = summary_text(f, &o);
+	assert_non_null(strstr(text, "Memory on IPU 0:\n"));
+	assert_non_null(strstr(text, "Memory on IPU 1:\n"));
+	assert_null(strstr(text, "Memory on IPU 2:"));
+	free(text);
+
+	/* Without the options: no tree, no steps, no always-live list. */
+	o = (tsr_summary_options)TSR_SUMMARY_OPTIONS_INIT;
+	o.colours = TSR_COLOURS_NEVER;
+	text = summary_text(f, &o);
+	assert_non_null(strstr(text, "    Maximum live bytes (including always-live):"));
+	assert_null(strstr(text, "Live Bytes (excluding always-live)"));
+	assert_null(strstr(text, "Always-live variables:"));
+	assert_null(strstr(text, "\nSteps\n"));
+	assert_null(strstr(text, "Optimizations:"));
+	assert_non_null(strstr(text, "  Cycles by vertex type:\n"));
+	free(text);
+}
+
+/* The figures printed are reportlib's, and those the simulator computed. */
+static void test_figures(void **state)
+{
+	tsr_fixture *f = *state;
+	tsr_summary_options o = all_options();
+	const tsr_graph_counts *counts = tsr_report_get_counts(f->report);
+	const tsr_target *target = tsr_report_get_target(f->report);
+	tsr_memory_totals tot;
+	const tsr_run *runs;
+	size_t n_runs, peak_step;
+	uint64_t sim_total = 0, sim_max = 0, peak_bytes;
+	tsr_activity act;
+	char *text, label[64];
+
+	assert_int_equal(tsr_report_memory_totals(f->report, -1, &tot), TSR_OK);
+	assert_int_equal(tsr_report_runs(f->report, &runs, &n_runs), TSR_OK);
+	assert_true(n_runs > 0);
+	assert_int_equal(tsr_report_run_activity(f->report, &act, n_runs - 1), TSR_OK);
+	for (uint32_t t = 0; t < f->gp->target.num_tiles; t++) {
+		sim_total += f->gp->by_tile[t].total_including_gaps;
+		if (f->gp->by_tile[t].total_including_gaps > sim_max)
+			sim_max = f->gp->by_tile[t].total_including_gaps;
+	}
+	text = summary_text(f, &o);
+
+	assert_int_equal(number_after(text, "  Tiles per IPU:"), target->tiles_per_ipu);
+	assert_int_equal(number_after(text, "  Number of vertices:"), counts->vertices);
+	assert_int_equal(number_after(text, "  Number of vertices:"), f->gp->num_vertices);
+	assert_int_equal(number_after(text, "  Number of compute sets:"), f->gp->num_compute_sets);
+	/* Memory on all IPUs comes first: the first occurrences are its. */
+	assert_int_equal(number_after(text, "    Including Gaps:"), tot.total_including_gaps);
+	assert_int_equal(number_after(text, "    Including Gaps:"), sim_total);
+	assert_int_equal(number_after(text, "      Total:"), tot.total);
+	assert_int_equal(number_after(text, "    Maximum (Including Gaps):"), tot.max_tile_bytes);
+	assert_int_equal(number_after(text, "    Maximum (Including Gaps):"), sim_max);
+	snprintf(label, sizeof(label), "K) on tile %" PRIu32 "\n", tot.max_tile);
+	assert_non_null(strstr(text, label));
+	assert_int_equal(number_after(text, "    Maximum (Excluding Gaps):"),
+	                 tot.max_tile_excluding_gaps_bytes);
+	assert_int_equal(number_after(text, "    Always-live bytes:"),
+	                 tsr_report_always_live_bytes(f->report));
+	assert_int_equal(number_after(text, "    Always-live bytes:"), f->gp->always_live_bytes);
+	assert_int_equal(tsr_report_peak_liveness(f->report, &peak_step, &peak_bytes), TSR_OK);
+	assert_int_equal(number_after(text, "    Maximum live bytes (including always-live):"),
+	                 tsr_report_always_live_bytes(f->report) + peak_bytes);
+	/* Execution is of the last run kept unless asked. */
+	assert_int_equal(number_after(text, "  Total cycles:"), runs[n_runs - 1].cycles);
+	assert_int_equal(number_after(text, "  Total cycles:"), act.cycles);
+	if (n_runs <= f->n_runs)
+		assert_int_equal(number_after(text, "  Total cycles:"),
+		                 f->runs[n_runs - 1]->cycles);
+	assert_int_equal(number_after(text, "  Total compute cycles (including idle threads):"),
+	                 act.tile_cycles.compute);
+	assert_int_equal(number_after(text, "  Total sync cycles:"), act.tile_cycles.sync);
+	assert_int_equal(number_after(text, "  Total host exchange cycles:"),
+	                 act.tile_cycles.stream_copy);
+	free(text);
+
+	/* Another run when asked. */
+	o.run = 0;
+	text = summary_text(f, &o);
+	assert_int_equal(number_after(text, "  Total cycles:"), runs[0].cycles);
+	if (n_runs > 1)
+		assert_non_null(strstr(text, "1 of "));
+	free(text);
+}
+
+/* The vertex types' cycles printed equal tsr_report_cycles_by_vertex_type. */
+static void test_vertex_type_cycles(void **state)
+{
+	tsr_fixture *f = *state;
+	tsr_summary_options o = all_options();
+	const tsr_vertex_type *types;
+	tsr_vertex_type_cycles *vc;
+	size_t n_types, n_vc;
+	char *text, *section;
+
+	assert_int_equal(tsr_report_vertex_types(f->report, &types, &n_types), TSR_OK);
+	assert_int_equal(tsr_report_cycles_by_vertex_type(f->report, &vc, &n_vc, -1), TSR_OK);
+	free(vc);
+	{
+		const tsr_run *runs;
+		size_t n_runs;
+
+		assert_int_equal(tsr_report_runs(f->report, &runs, &n_runs), TSR_OK);
+		assert_int_equal(tsr_report_cycles_by_vertex_type(f->report, &vc, &n_vc,
+		                                                  (int64_t)n_runs - 1),
+		                 TSR_OK);
+	}
+	text = summary_text(f, &o);
+	section = strstr(text, "  Cycles by vertex type:\n");
+	assert_non_null(section);
+	/* The section ends where the steps begin. */
+	assert_non_null(strstr(section, "\nSteps\n"));
+	*strstr(section, "\nSteps\n") = '\0';
+	assert_true(n_vc > 0);
+	for (size_t i = 0; i < n_vc; i++) {
+		char line[512];
+		const char *p;
+
+		assert_true(vc[i].vertex_type < n_types);
+		/* Types that did not run in the run are left out. */
+		if (vc[i].executions == 0) {
+			assert_null(strstr(section, types[vc[i].vertex_type].name));
+			continue;
+		}
+		/* The line of this type: its name, its instances, its cycles. */
+		p = strstr(section, types[vc[i].vertex_type].name);
+		assert_non_null(p);
+		snprintf(line, sizeof(line), "(%" PRIu64 " instances):", vc[i].instances);
+		p = strstr(p, line);
+		assert_non_null(p);
+		assert_int_equal(number_after(p, line), vc[i].cycles);
+	}
+	free(vc);
+	free(text);
+}
+
+/* Colours follow the option and the environment, headings only. */
+static void test_colours(void **state)
+{
+	tsr_fixture *f = *state;
+	tsr_summary_options o = all_options();
+	char *text;
+
+	/* A memory stream is not a terminal. */
+	o.colours = TSR_COLOURS_AUTO;
+	text = summary_text(f, &o);
+	assert_null(strchr(text, '\033'));
+	free(text);
+
+	o.colours = TSR_COLOURS_ALWAYS;
+	text = summary_text(f, &o);
+	assert_non_null(strstr(text, "\033[1;36mTarget:\033[0m\n"));
+	assert_non_null(strstr(text, "\033[1;36mExecution:\033[0m\n"));
+	/* Figures are never coloured. */
+	assert_non_null(strstr(text, "\n  Number of IPUs:         2\n"));
+	assert_null(strstr(text, "\033[1;31m")); /* nothing out of memory */
+	free(text);
+
+	o.colours = TSR_COLOURS_NEVER;
+	text = summary_text(f, &o);
+	assert_null(strchr(text, '\033'));
+	free(text);
+
+	/* NO_COLOR beats everything, the option included. */
+	setenv("NO_COLOR", "1", 1);
+	o.colours = TSR_COLOURS_ALWAYS;
+	text = summary_text(f, &o);
+	assert_null(strchr(text, '\033'));
+	free(text);
+	assert_false(tsr_colours_enabled(TSR_COLOURS_ALWAYS, stdout));
+	/* An empty NO_COLOR is not set. */
+	setenv("NO_COLOR", "", 1);
+	assert_true(tsr_colours_enabled(TSR_COLOURS_ALWAYS, stdout));
+	unsetenv("NO_COLOR");
+
+	/* CLICOLOR_FORCE overrides the option and CLICOLOR. */
+	setenv("CLICOLOR_FORCE", "1", 1);
+	setenv("CLICOLOR", "0", 1);
+	o.colours = TSR_COLOURS_NEVER;
+	text = summary_text(f, &o);
+	assert_non_null(strstr(text, "\033[1;36mTarget:\033[0m"));
+	free(text);
+	setenv("CLICOLOR_FORCE", "0", 1);
+	assert_false(tsr_colours_enabled(TSR_COLOURS_ALWAYS, stdout));
+	unsetenv("CLICOLOR_FORCE");
+
+	/* CLICOLOR=0 overrides the option. */
+	o.colours = TSR_COLOURS_ALWAYS;
+	text = summary_text(f, &o);
+	assert_null(strchr(text, '\033'));
+	free(text);
+	setenv("CLICOLOR", "1", 1);
+	assert_true(tsr_colours_enabled(TSR_COLOURS_ALWAYS, stdout));
+	assert_false(tsr_colours_enabled(TSR_COLOURS_NEVER, stdout));
+	assert_false(tsr_colours_enabled(TSR_COLOURS_AUTO, NULL));
+	clear_colour_env();
+}
+
+/* A JSON member that must exist. */
+static const cJSON *member(const cJSON *o, const char *key)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!m)
+		fail_msg("JSON member \"%s\" missing", key);
+	return m;
+}
+
+/* An integer JSON member equal to `v` (exact below 2^53, as here). */
+static void assert_json_u64(const cJSON *o, const char *key, uint64_t v)
+{
+	const cJSON *m = member(o, key);
+
+	assert_true(cJSON_IsNumber(m));
+	if (m->valuedouble != (double)v)
+		fail_msg("JSON %s = %.17g, expected %" PRIu64, key, m->valuedouble, v);
+}
+
+/* The JSON parses and holds the report.h figures. */
+static void test_json(void **state)
+{
+	tsr_fixture *f = *state;
+	tsr_summary_options o = all_options();
+	const tsr_target *target = tsr_report_get_target(f->report);
+	const tsr_graph_counts *counts = tsr_report_get_counts(f->report);
+	const cJSON *mem, *all, *exec, *live, *vt, *steps, *hist;
+	const tsr_step *rsteps;
+	const tsr_run *runs;
+	const tsr_liveness_step *lsteps;
+	tsr_memory_totals tot, tot1;
+	tsr_activity act;
+	tsr_vertex_type_cycles *vc;
+	size_t n_runs, n_rsteps, n_lsteps, n_vc, i = 0;
+	uint64_t bucket_sum = 0;
+	char *json = NULL;
+	cJSON *root;
+	const cJSON *it;
+
+	assert_int_equal(tsr_summary_json(&json, f->report, &o), TSR_OK);
+	assert_non_null(json);
+	root = cJSON_Parse(json);
+	assert_non_null(root);
+
+	assert_int_equal(tsr_report_memory_totals(f->report, -1, &tot), TSR_OK);
+	assert_int_equal(tsr_report_memory_totals(f->report, 1, &tot1), TSR_OK);
+	assert_int_equal(tsr_report_runs(f->report, &runs, &n_runs), TSR_OK);
+	assert_int_equal(tsr_report_run_activity(f->report, &act, n_runs - 1), TSR_OK);
+	assert_int_equal(tsr_report_steps(f->report, &rsteps, &n_rsteps, n_runs - 1), TSR_OK);
+	assert_int_equal(tsr_report_liveness_steps(f->report, &lsteps, &n_lsteps), TSR_OK);
+
+	assert_json_u64(root, "schema", 1);
+	assert_json_u64(member(root, "target"), "tilesPerIpu", target->tiles_per_ipu);
+	assert_json_u64(member(root, "target"), "clockFrequency", target->clock_frequency);
+	assert_json_u64(member(root, "graph"), "numVertices", counts->vertices);
+	assert_json_u64(member(root, "graph"), "numEdges", counts->edges);
+	assert_true(cJSON_IsObject(member(root, "optimizations")));
+
+	mem = member(root, "memory");
+	assert_int_equal(cJSON_GetArraySize(mem), 1 + target->num_ipus);
+	all = cJSON_GetArrayItem(mem, 0);
+	assert_true(cJSON_IsNull(member(all, "ipu")));
+	assert_json_u64(all, "includingGaps", tot.total_including_gaps);
+	assert_json_u64(all, "excludingGaps", tot.total);
+	assert_json_u64(member(all, "maxTileIncludingGaps"), "bytes", tot.max_tile_bytes);
+	assert_json_u64(member(all, "maxTileIncludingGaps"), "tile", tot.max_tile);
+	assert_json_u64(member(cJSON_GetArrayItem(mem, 2), "maxTileIncludingGaps"), "bytes",
+	                tot1.max_tile_bytes);
+	assert_json_u64(cJSON_GetArrayItem(mem, 2), "ipu", 1);
+	/* The histogram counts every tile once. */
+	hist = member(member(all, "byTile"), "counts");
+	cJSON_ArrayForEach(it, hist)
+		bucket_sum += (uint64_t)it->valuedouble;
+	assert_int_equal(bucket_sum, target->num_tiles);
+	assert_int_equal(cJSON_GetArraySize(member(all, "outOfMemoryTiles")), 0);
+	/* The categories add up to their totals. */
+	{
+		const cJSON *dt = member(all, "byDataType");
+		uint64_t sum = 0;
+
+		cJSON_ArrayForEach(it, member(dt, "notOverlapped"))
+			sum += (uint64_t)it->valuedouble;
+		assert_json_u64(dt, "notOverlappedTotal", sum);
+	}
+
+	live = member(root, "liveness");
+	assert_json_u64(live, "alwaysLiveBytes", tsr_report_always_live_bytes(f->report));
+	assert_int_equal(cJSON_GetArraySize(member(live, "steps")), n_lsteps);
+
+	exec = member(root, "execution");
+	assert_json_u64(exec, "totalCycles", runs[n_runs - 1].cycles);
+	assert_json_u64(exec, "run", n_runs - 1);
+	assert_json_u64(exec, "computeCycles", act.tile_cycles.compute);
+	assert_json_u64(exec, "activeComputeCycles", act.tile_cycles.active_compute);
+	assert_json_u64(exec, "syncCycles", act.tile_cycles.sync);
+	assert_json_u64(exec, "ipuExchangeCycles", act.tile_cycles.do_exchange);
+	assert_json_u64(exec, "globalExchangeCycles", act.tile_cycles.global_exchange);
+	steps = member(exec, "steps");
+	assert_int_equal(cJSON_GetArraySize(steps), n_rsteps);
+	cJSON_ArrayForEach(it, steps) {
+		assert_json_u64(it, "cycles", rsteps[i].cycles);
+		assert_json_u64(it, "cyclesFrom", rsteps[i].cycles_from);
+		assert_string_equal(member(it, "type")->valuestring, tsr_step_type_name(rsteps[i].type));
+		if (isnan(rsteps[i].tile_balance))
+			assert_true(cJSON_IsNull(member(it, "tileBalance")));
+		else
+			assert_close(member(it, "tileBalance")->valuedouble, rsteps[i].tile_balance, 1e-12);
+		i++;
+	}
+	assert_int_equal(tsr_report_cycles_by_vertex_type(f->report, &vc, &n_vc,
+	                                                  (int64_t)n_runs - 1),
+	                 TSR_OK);
+	vt = member(exec, "cyclesByVertexType");
+	i = 0;
+	for (size_t k = 0; k < n_vc; k++) {
+		if (!vc[k].executions)
+			continue;
+		assert_json_u64(cJSON_GetArrayItem(vt, (int)i), "cycles", vc[k].cycles);
+		assert_json_u64(cJSON_GetArrayItem(vt, (int)i), "instances", vc[k].instances);
+		i++;
+	}
+	assert_int_equal(cJSON_GetArraySize(vt), i);
+	assert_true(i > 0);
+	free(vc);
+	/* Integers are written as integers, not in exponent form. */
+	assert_null(strstr(json, "e+"));
+	cJSON_Delete(root);
+	free(json);
+
+	/* The default options leave the optional parts out. */
+	o = (tsr_summary_options)TSR_SUMMARY_OPTIONS_INIT;
+	assert_int_equal(tsr_summary_json(&json, f->report, &o), TSR_OK);
+	root = cJSON_Parse(json);
+	assert_non_null(root);
+	assert_null(cJSON_GetObjectItemCaseSensitive(root, "optimizations"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(member(root, "execution"), "steps"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(member(root, "liveness"), "steps"));
+	assert_int_equal(cJSON_GetArraySize(member(root, "memory")), 1);
+	cJSON_Delete(root);
+	free(json);
+}
+
+/* Bad arguments get their codes. */
+static void test_arguments(void **state)
+{
+	tsr_fixture *f = *state;
+	tsr_summary_options o = TSR_SUMMARY_OPTIONS_INIT;
+	const tsr_run *runs;
+	size_t n_runs;
+	char *json = NULL;
+	tsi_test_capture cap;
+
+	assert_int_equal(tsr_report_runs(f->report, &runs, &n_runs), TSR_OK);
+	tsi_test_capture_open(&cap);
+	o.run = (int64_t)n_runs;
+	assert_int_equal(tsr_summary_print(cap.file, f->report, &o), TSR_ERR_OUT_OF_RANGE);
+	assert_true(strlen(tsr_report_error(f->report)) > 0);
+	assert_int_equal(tsr_summary_json(&json, f->report, &o), TSR_ERR_OUT_OF_RANGE);
+	assert_null(json);
+	o.run = -2;
+	assert_int_equal(tsr_summary_print(cap.file, f->report, &o), TSR_ERR_INVALID_ARGUMENT);
+	o.run = -1;
+	o.version = 99;
+	assert_int_equal(tsr_summary_print(cap.file, f->report, &o), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_summary_json(&json, f->report, &o), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_summary_print(NULL, f->report, NULL), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_summary_print(cap.file, NULL, NULL), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_summary_json(NULL, f->report, NULL), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_summary_json(&json, NULL, NULL), TSR_ERR_INVALID_ARGUMENT);
+	/* Nothing was printed by the failures. */
+	assert_string_equal(tsi_test_capture_text(&cap), "");
+	tsi_test_capture_close(&cap);
+	/* NULL options are the defaults. */
+	tsi_test_capture_open(&cap);
+	assert_int_equal(tsr_summary_print(cap.file, f->report, NULL), TSR_OK);
+	assert_non_null(strstr(tsi_test_capture_text(&cap), "Execution:"));
+	tsi_test_capture_close(&cap);
+}
+
+/* This source's directory's expected/GOLDEN_NAME (malloc'd). */
+static char *golden_path(void)
+{
+	char exe[PATH_MAX], src[PATH_MAX * 2], real[PATH_MAX], *path;
+	ssize_t len;
+
+	if (__FILE__[0] == '/') {
+		snprintf(src, sizeof(src), "%s", __FILE__);
+	} else {
+		/* Relative to the build root: the executable is in
+		 * <build>/tests/reportlib/. */
+		len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		assert_true(len > 0);
+		exe[len] = '\0';
+		snprintf(src, sizeof(src), "%s/../../%s", dirname(exe), __FILE__);
+	}
+	if (!realpath(src, real))
+		fail_msg("cannot find this test's source %s", src);
+	path = malloc(strlen(real) + sizeof("/expected/" GOLDEN_NAME));
+	assert_non_null(path);
+	sprintf(path, "%s/expected/%s", dirname(real), GOLDEN_NAME);
+	return path;
+}
+
+/* The whole text equals the golden file (or rewrites it on request). */
+static void test_golden(void **state)
+{
+	tsr_fixture *f = *state;
+	tsr_summary_options o = all_options();
+	char *text, *path = golden_path(), *want = NULL;
+	const char *update = getenv("TSR_UPDATE_GOLDEN");
+	size_t want_len = 0;
+	FILE *fp;
+
+	/* Run 0 (program 0) has every kind of step. */
+	o.run = 0;
+	text = summary_text(f, &o);
+	if (update && *update && strcmp(update, "0") != 0) {
+		fp = fopen(path, "w");
+		if (!fp)
+			fail_msg("cannot write %s", path);
+		fputs(text, fp);
+		assert_int_equal(fclose(fp), 0);
+		print_message("wrote %s\n", path);
+	} else {
+		fp = fopen(path, "r");
+		if (!fp)
+			fail_msg("no golden file %s (TSR_UPDATE_GOLDEN=1 writes it)", path);
+		assert_int_equal(getdelim(&want, &want_len, '\0', fp) > 0, 1);
+		fclose(fp);
+		if (strcmp(text, want) != 0) {
+			const char *a = text, *b = want;
+			int line = 1;
+
+			while (*a && *a == *b) {
+				line += *a == '\n';
+				a++;
+				b++;
+			}
+			fail_msg("the summary differs from %s at line %d:\n got: %.80s\nwant: %.80s\n"
+			         "(TSR_UPDATE_GOLDEN=1 rewrites it after a deliberate change)",
+			         path, line, a, b);
+		}
+	}
+	free(want);
+	free(path);
+	free(text);
+}
+
+/* An out-of-memory report: no execution, the tiles that do not fit. */
+static void test_oom(void **state)
+{
+	tsr_fixture *f = *state;
+	tsr_summary_options o = all_options();
+	const uint32_t *oom;
+	size_t n_oom;
+	char *text, *json = NULL, want[64];
+	cJSON *root;
+	const cJSON *tiles, *mem0;
+
+	assert_int_equal(tsr_report_oom_tiles(f->report, &oom, &n_oom), TSR_OK);
+	assert_true(n_oom > 0);
+	assert_int_equal(n_oom, f->gp->n_oom_tiles);
+	assert_int_equal(oom[0], 0);
+
+	text = summary_text(f, &o);
+	snprintf(want, sizeof(want), "    %zu tile(s) out of memory\n", n_oom);
+	assert_non_null(strstr(text, want));
+	assert_non_null(strstr(text, "    Out of memory on tile(s): 0"));
+	assert_non_null(strstr(text, "      Tile 0:"));
+	assert_non_null(strstr(text, "  No execution profile"));
+	assert_null(strstr(text, "Total cycles:"));
+	assert_null(strstr(text, "\nSteps\n"));
+	free(text);
+
+	o.colours = TSR_COLOURS_ALWAYS;
+	text = summary_text(f, &o);
+	snprintf(want, sizeof(want), "\033[1;31m%zu tile(s) out of memory\033[0m", n_oom);
+	assert_non_null(strstr(text, want));
+	free(text);
+
+	assert_int_equal(tsr_summary_json(&json, f->report, &o), TSR_OK);
+	root = cJSON_Parse(json);
+	assert_non_null(root);
+	assert_true(cJSON_IsNull(member(root, "execution")));
+	mem0 = cJSON_GetArrayItem(member(root, "memory"), 0);
+	tiles = member(mem0, "outOfMemoryTiles");
+	assert_int_equal(cJSON_GetArraySize(tiles), n_oom);
+	assert_int_equal((int)cJSON_GetArrayItem(tiles, 0)->valuedouble, 0);
+	assert_json_u64(cJSON_GetArrayItem(member(mem0, "largestTiles"), 0), "tile", 0);
+	cJSON_Delete(root);
+	free(json);
+}
+
+/* A name holding a terminal escape sequence and invalid UTF-8 is printed
+ * cleaned: a report from someone else cannot drive the terminal. */
+static void test_hostile_names(void **state)
+{
+	static const char evil[] = "evil\033]0;owned\007\033[2J\xff\xc0\x80name\xc3\xa9";
+	tsi_ipu_model_options mo = TSI_IPU_MODEL_OPTIONS_INIT;
+	tsi_device *device = NULL;
+	tsi_graph *graph = NULL;
+	tsi_engine *engine = NULL;
+	tsi_options *opts = tsi_options_new();
+	tsi_program *prog;
+	tsi_tensor *v;
+	tsr_report *report = NULL;
+	tsr_summary_options o = all_options();
+	tsi_test_capture cap;
+	char *dir = tsi_test_mkdtemp(), rdir[600], *json = NULL;
+	const char *text;
+	cJSON *root;
+
+	(void)state;
+	snprintf(rdir, sizeof(rdir), "%s/report", dir);
+	mo.tiles_per_ipu = 4;
+	assert_int_equal(tsi_device_new_ipu_model(&device, &mo), TSI_OK);
+	assert_int_equal(tsi_graph_new(&graph, tsi_device_get_target(device), 1), TSI_OK);
+	v = tsi_graph_add_variable(graph, TSI_FLOAT, TSI_SHAPE(4), evil);
+	assert_non_null(v);
+	assert_int_equal(tsi_graph_set_tile_mapping(graph, v, 1), TSI_OK);
+	assert_int_equal(tsi_graph_create_host_write(graph, "h", v), TSI_OK);
+	prog = tsi_prog_sequence(graph, "main");
+	assert_non_null(prog);
+	assert_non_null(opts);
+	assert_int_equal(tsi_options_set(opts, "autoReport.all", "true"), TSI_OK);
+	assert_int_equal(tsi_options_set(opts, "autoReport.directory", rdir), TSI_OK);
+	assert_int_equal(tsi_engine_new(&engine, graph, &prog, 1, opts), TSI_OK);
+	if (tsr_report_open(&report, rdir, NULL) != TSR_OK)
+		fail_msg("opening the report: %s", tsr_last_error());
+
+	tsi_test_capture_open(&cap);
+	assert_int_equal(tsr_summary_print(cap.file, report, &o), TSR_OK);
+	text = tsi_test_capture_text(&cap);
+	assert_non_null(strstr(text, "evil?]0;owned??[2J???name\xc3\xa9"));
+	assert_null(strchr(text, '\033'));
+	assert_null(strchr(text, '\007'));
+	assert_null(strchr(text, '\xff'));
+	tsi_test_capture_close(&cap);
+
+	assert_int_equal(tsr_summary_json(&json, report, &o), TSR_OK);
+	root = cJSON_Parse(json);
+	assert_non_null(root);
+	assert_non_null(strstr(json, "evil?]0;owned??[2J???name\xc3\xa9"));
+	assert_null(strchr(json, '\xff'));
+	cJSON_Delete(root);
+	free(json);
+
+	tsr_report_free(report);
+	tsi_engine_free(engine);
+	tsi_options_free(opts);
+	tsi_graph_free(graph);
+	tsi_device_free(device);
+	tsi_test_rmtree(dir);
+}
+
+/* Each test builds its own fixture in its own temporary directory. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_layout_order, setup_matmul, teardown),
+	    cmocka_unit_test_setup_teardown(test_figures, setup_matmul, teardown),
+	    cmocka_unit_test_setup_teardown(test_vertex_type_cycles, setup_matmul, teardown),
+	    cmocka_unit_test_setup_teardown(test_colours, setup_matmul, teardown),
+	    cmocka_unit_test_setup_teardown(test_json, setup_matmul, teardown),
+	    cmocka_unit_test_setup_teardown(test_arguments, setup_matmul, teardown),
+	    cmocka_unit_test_setup_teardown(test_golden, setup_matmul, teardown),
+	    cmocka_unit_test_setup_teardown(test_oom, setup_oom, teardown),
+	    cmocka_unit_test(test_hostile_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
