@@ -407,6 +407,13 @@ TSI_API int tsi_engine_new_named(tsi_engine **out, tsi_graph *graph,
 	rc = tsi_autoreport_error(e->report, NULL);
 	if (rc)
 		goto fail;
+	if (e->cfg.graph_report_dest) {
+		rc = tsi_graph_report_print(e->cfg.graph_report_dest,
+		                            &e->compiled->model->profile, e->options,
+		                            tsi_autoreport_profile_path(e->report));
+		if (rc)
+			goto fail;
+	}
 	if (tsi_log_enabled(TSI_LOG_INFO))
 		tsi_log(TSI_LOG_INFO, "ENGINE",
 		        "Compiled graph: %zu program nodes, %zu compute sets, %zu functions, %u "

@@ -415,6 +415,11 @@ void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *use
 	}
 }
 
+const char *tsi_autoreport_profile_path(const tsi_autoreport *ar)
+{
+	return ar && ar->writer ? tsi_report_writer_path(ar->writer) : NULL;
+}
+
 int tsi_autoreport_error(const tsi_autoreport *ar, const char **message)
 {
 	if (message)

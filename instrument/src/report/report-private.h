@@ -132,5 +132,17 @@ int tsi_autoreport_add_runs(tsi_autoreport *ar, const tsi_run_profile *const *ru
 /* Adds every run not yet in profile.pop (the engine calls it before it is
  * freed). */
 int tsi_autoreport_flush(tsi_autoreport *ar, const tsi_run_profile *const *runs, size_t n_runs);
+/* The profile.pop written so far, or NULL. */
+const char *tsi_autoreport_profile_path(const tsi_autoreport *ar);
 /* Frees; the files stay. NULL ignored. */
 void tsi_autoreport_free(tsi_autoreport *ar);
+
+/* --- The graph summary after compile (report/graph-report.c) ------------- */
+
+/* Prints the graph summary of `gp` to `dest` ("stdout", "stderr" or a
+ * file, created or truncated) through the installed summary printer,
+ * reading `report_path` when autoReport wrote one, else a temporary
+ * report written for the purpose and removed. Returns TSI_OK or a
+ * negative code with the message set. */
+int tsi_graph_report_print(const char *dest, const struct tsi_graph_profile *gp,
+                           const tsi_options *options, const char *report_path);
