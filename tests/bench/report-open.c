@@ -25,6 +25,7 @@
 
 #include <tilescope/profile.h>
 #include <tilescope/report.h>
+#include <tilescope/summary.h>
 
 #define FLAT 32
 
@@ -323,6 +324,7 @@ int main(void)
 	size_t n, peak;
 	uint64_t peak_bytes;
 	double t0, t_write, t_open, t_totals, t_cats, t_cats_ipu, t_vars, t_live, t_open2;
+	double t_summary, t_summary_steps;
 	int rc;
 
 	if (size && sscanf(size, "%zux%ux%u", &n_cs, &tpi, &ipus) < 1)
@@ -394,6 +396,32 @@ int main(void)
 	t_open2 = now() - t0;
 	free(cats);
 	tsr_report_free(r);
+	/* What `tilescope summary` does: open and print the default summary
+	 * (to /dev/null), and the same with every execution step. */
+	{
+		tsr_summary_options so = TSR_SUMMARY_OPTIONS_INIT;
+		FILE *devnull = fopen("/dev/null", "w");
+
+		if (!devnull)
+			return 1;
+		so.colours = TSR_COLOURS_NEVER;
+		t0 = now();
+		rc = tsr_report_open(&r, path, NULL);
+		if (!rc)
+			rc = tsr_summary_print(devnull, r, &so);
+		t_summary = now() - t0;
+		so.show_execution_steps = true;
+		t0 = now();
+		if (!rc)
+			rc = tsr_summary_print(devnull, r, &so);
+		t_summary_steps = now() - t0;
+		if (rc) {
+			fprintf(stderr, "summary: %s\n", r ? tsr_report_error(r) : tsr_last_error());
+			return 1;
+		}
+		tsr_report_free(r);
+		fclose(devnull);
+	}
 
 	printf("report: %zu compute sets, %u tiles (%u IPUs x %u), %zu variables, %zu liveness "
 	       "steps, %zu execution steps\n",
@@ -406,6 +434,8 @@ int main(void)
 	printf("tsr_report_variables (first use):       %8.1f ms\n", t_vars * 1e3);
 	printf("liveness steps + peak (first use):      %8.1f ms\n", t_live * 1e3);
 	printf("open + totals + categories (again):     %8.1f ms\n", t_open2 * 1e3);
+	printf("open + summary (default options):       %8.1f ms\n", t_summary * 1e3);
+	printf("summary with every execution step:      %8.1f ms\n", t_summary_steps * 1e3);
 	printf("PRAGMA quick_check (not run at open):   %8.1f ms\n", quick_check_seconds(path) * 1e3);
 
 	unlink(path);
