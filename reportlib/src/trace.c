@@ -233,6 +233,7 @@ static int column_int(tsr_trace *tr, int64_t *out, sqlite3_stmt *st, int col, in
 {
 	int64_t v;
 
+	*out = 0; /* defined on failure too (optimised builds cannot tell) */
 	if (sqlite3_column_type(st, col) != SQLITE_INTEGER)
 		return trace_fail(tr, TSR_ERR_CORRUPT, "%s: %s is not an integer",
 		                  tr->processes[p].path, what);
@@ -1060,7 +1061,7 @@ static int read_time_range(tsr_trace *tr, size_t p, bool *any)
 
 		rc = trace_prepare(tr, &st, p, sql[q]);
 		for (s = 0; s < n && rc == TSR_OK; s++) {
-			int64_t t, axis;
+			int64_t t = 0, axis = 0;
 
 			if (q >= 2) {
 				if (tr->series[s].process != p)
