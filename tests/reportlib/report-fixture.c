@@ -299,3 +299,33 @@ size_t tsr_fixture_query_all(tsr_report *r, size_t limit, bool formatters)
 	}
 	return failed;
 }
+
+/* A heap fixture of `model` in *state (cmocka setup). */
+static int fixture_new(void **state, tsr_fixture_model model)
+{
+	tsr_fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	tsr_fixture_setup(f, model);
+	*state = f;
+	return 0;
+}
+
+int tsr_fixture_new_matmul(void **state)
+{
+	return fixture_new(state, TSR_FIXTURE_MATMUL);
+}
+
+int tsr_fixture_new_oom(void **state)
+{
+	return fixture_new(state, TSR_FIXTURE_OOM);
+}
+
+int tsr_fixture_delete(void **state)
+{
+	tsr_fixture *f = *state;
+
+	tsr_fixture_teardown(f);
+	free(f);
+	return 0;
+}

@@ -41,6 +41,12 @@ typedef struct tsr_fixture {
 void tsr_fixture_setup(tsr_fixture *f, tsr_fixture_model model);
 void tsr_fixture_teardown(tsr_fixture *f);
 
+/* cmocka group or test setups: a heap fixture of each model in *state,
+ * and the teardown that frees either. */
+int tsr_fixture_new_matmul(void **state);
+int tsr_fixture_new_oom(void **state);
+int tsr_fixture_delete(void **state);
+
 /*
  * Calls every query reportlib offers on `r` (the first `limit` indexes of
  * every list, every IPU, both variants of each flag) and, when

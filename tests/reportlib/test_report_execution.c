@@ -20,35 +20,6 @@
 #include <string.h>
 
 /* The matmul fixture is built once for the read-only tests. */
-static int setup_matmul(void **state)
-{
-	tsr_fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	tsr_fixture_setup(f, TSR_FIXTURE_MATMUL);
-	*state = f;
-	return 0;
-}
-
-static int setup_oom(void **state)
-{
-	tsr_fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	tsr_fixture_setup(f, TSR_FIXTURE_OOM);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	tsr_fixture *f = *state;
-
-	tsr_fixture_teardown(f);
-	free(f);
-	return 0;
-}
-
 /* The schema's spelling of the simulator's sync types. */
 static const char *sync_name(tsi_sync_type t)
 {
@@ -580,8 +551,8 @@ int main(void)
 	const struct CMUnitTest oom[] = {
 	    cmocka_unit_test(test_no_runs),
 	};
-	int failed = cmocka_run_group_tests_name("execution (matmul)", matmul, setup_matmul, teardown);
+	int failed = cmocka_run_group_tests_name("execution (matmul)", matmul, tsr_fixture_new_matmul, tsr_fixture_delete);
 
-	failed += cmocka_run_group_tests_name("execution (no runs)", oom, setup_oom, teardown);
+	failed += cmocka_run_group_tests_name("execution (no runs)", oom, tsr_fixture_new_oom, tsr_fixture_delete);
 	return failed;
 }

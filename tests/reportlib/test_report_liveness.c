@@ -10,26 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int setup_matmul(void **state)
-{
-	tsr_fixture *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	tsr_fixture_setup(f, TSR_FIXTURE_MATMUL);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	tsr_fixture *f = *state;
-
-	tsr_fixture_teardown(f);
-	free(f);
-	return 0;
-}
-
 /* Steps, always-live bytes and the peak. */
 static void test_steps(void **state)
 {
@@ -140,5 +120,5 @@ int main(void)
 		cmocka_unit_test(test_breakdowns),
 	};
 
-	return cmocka_run_group_tests_name("liveness", tests, setup_matmul, teardown);
+	return cmocka_run_group_tests_name("liveness", tests, tsr_fixture_new_matmul, tsr_fixture_delete);
 }

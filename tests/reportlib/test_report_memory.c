@@ -10,37 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int setup_matmul(void **state)
-{
-	tsr_fixture *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	tsr_fixture_setup(f, TSR_FIXTURE_MATMUL);
-	*state = f;
-	return 0;
-}
-
-static int setup_oom(void **state)
-{
-	tsr_fixture *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	tsr_fixture_setup(f, TSR_FIXTURE_OOM);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	tsr_fixture *f = *state;
-
-	tsr_fixture_teardown(f);
-	free(f);
-	return 0;
-}
-
 /* Every tile's regions and totals. */
 static void test_tiles(void **state)
 {
@@ -379,7 +348,7 @@ int main(void)
 	const struct CMUnitTest oom_tests[] = {
 		cmocka_unit_test(test_oom),
 	};
-	int failed = cmocka_run_group_tests_name("matmul", tests, setup_matmul, teardown);
+	int failed = cmocka_run_group_tests_name("matmul", tests, tsr_fixture_new_matmul, tsr_fixture_delete);
 
-	return failed + cmocka_run_group_tests_name("oom", oom_tests, setup_oom, teardown);
+	return failed + cmocka_run_group_tests_name("oom", oom_tests, tsr_fixture_new_oom, tsr_fixture_delete);
 }

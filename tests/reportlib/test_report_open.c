@@ -11,37 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int setup_matmul(void **state)
-{
-	tsr_fixture *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	tsr_fixture_setup(f, TSR_FIXTURE_MATMUL);
-	*state = f;
-	return 0;
-}
-
-static int setup_oom(void **state)
-{
-	tsr_fixture *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	tsr_fixture_setup(f, TSR_FIXTURE_OOM);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	tsr_fixture *f = *state;
-
-	tsr_fixture_teardown(f);
-	free(f);
-	return 0;
-}
-
 /* Info and target agree with the in-memory profile and the options. */
 static void test_info_target(void **state)
 {
@@ -369,16 +338,16 @@ static void test_null_args(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_info_target, setup_matmul, teardown),
-		cmocka_unit_test_setup_teardown(test_counts, setup_matmul, teardown),
-		cmocka_unit_test_setup_teardown(test_programs, setup_matmul, teardown),
-		cmocka_unit_test_setup_teardown(test_compute_sets, setup_matmul, teardown),
-		cmocka_unit_test_setup_teardown(test_exchanges, setup_matmul, teardown),
-		cmocka_unit_test_setup_teardown(test_runs, setup_matmul, teardown),
-		cmocka_unit_test_setup_teardown(test_query_all, setup_matmul, teardown),
-		cmocka_unit_test_setup_teardown(test_oom_opens, setup_oom, teardown),
-		cmocka_unit_test_setup_teardown(test_open_errors, setup_oom, teardown),
-		cmocka_unit_test_setup_teardown(test_null_args, setup_oom, teardown),
+		cmocka_unit_test_setup_teardown(test_info_target, tsr_fixture_new_matmul, tsr_fixture_delete),
+		cmocka_unit_test_setup_teardown(test_counts, tsr_fixture_new_matmul, tsr_fixture_delete),
+		cmocka_unit_test_setup_teardown(test_programs, tsr_fixture_new_matmul, tsr_fixture_delete),
+		cmocka_unit_test_setup_teardown(test_compute_sets, tsr_fixture_new_matmul, tsr_fixture_delete),
+		cmocka_unit_test_setup_teardown(test_exchanges, tsr_fixture_new_matmul, tsr_fixture_delete),
+		cmocka_unit_test_setup_teardown(test_runs, tsr_fixture_new_matmul, tsr_fixture_delete),
+		cmocka_unit_test_setup_teardown(test_query_all, tsr_fixture_new_matmul, tsr_fixture_delete),
+		cmocka_unit_test_setup_teardown(test_oom_opens, tsr_fixture_new_oom, tsr_fixture_delete),
+		cmocka_unit_test_setup_teardown(test_open_errors, tsr_fixture_new_oom, tsr_fixture_delete),
+		cmocka_unit_test_setup_teardown(test_null_args, tsr_fixture_new_oom, tsr_fixture_delete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,25 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int setup_matmul(void **state)
-{
-	tsr_fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	tsr_fixture_setup(f, TSR_FIXTURE_MATMUL);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	tsr_fixture *f = *state;
-
-	tsr_fixture_teardown(f);
-	free(f);
-	return 0;
-}
-
 /* Whether context `id` is `anc` or lies under it (walking parents, which
  * are always lower, so the walk ends). */
 static bool under(const tsi_graph_profile *gp, uint32_t id, uint32_t anc)
@@ -774,5 +755,5 @@ int main(void)
 	    cmocka_unit_test(test_damaged_bytes),
 	};
 
-	return cmocka_run_group_tests_name("operations", tests, setup_matmul, teardown);
+	return cmocka_run_group_tests_name("operations", tests, tsr_fixture_new_matmul, tsr_fixture_delete);
 }
