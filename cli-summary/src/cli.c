@@ -1,0 +1,379 @@
+/*
+ * The shared parts of the `tilescope` command (cli.h): errors, opening
+ * files, parsing option values, writing outputs, the progress line.
+ */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+int cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("tilescope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return CLI_EXIT_ERROR;
+}
+
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	if (fmt) {
+		fputs("tilescope: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fputs(usage, stderr);
+	fprintf(stderr, "Try 'tilescope %s --help'.\n", cmd);
+	return CLI_EXIT_ERROR;
+}
+
+void cli_getopt_reset(void)
+{
+	optind = 0;
+	opterr = 0;
+}
+
+int cli_option_error(const char *cmd, const char *usage, int c, char **argv)
+{
+	/* getopt leaves the offending word at optind - 1; for a short option
+	 * inside a cluster ("-xo") optopt names the letter. */
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	char shortopt[3] = {'-', (char)optopt, '\0'};
+	const char *name = optopt && optopt < 256 ? shortopt : word;
+
+	if (c == ':')
+		return cli_usage_error(cmd, usage, "option '%s' needs a value", name);
+	return cli_usage_error(cmd, usage, "unknown option '%s'", name);
+}
+
+/* --- Opening --------------------------------------------------------------- */
+
+int cli_open_report(tsr_report **out, const char *path)
+{
+	char what[512];
+	int rc;
+
+	snprintf(what, sizeof(what), "Reading %s", path);
+	cli_progress_begin(what);
+	rc = tsr_report_open(out, path, NULL);
+	cli_progress_end();
+	if (rc != TSR_OK) {
+		/* reportlib's messages name the file already. */
+		return cli_error("%s", tsr_last_error());
+	}
+	return CLI_EXIT_OK;
+}
+
+int cli_open_trace(tsr_trace **out, const char *const *paths, size_t n_paths)
+{
+	int rc;
+
+	cli_progress_begin(n_paths == 1 ? "Reading the trace" : "Reading the traces");
+	rc = tsr_trace_open(out, paths, n_paths, NULL);
+	cli_progress_end();
+	if (rc != TSR_OK)
+		return cli_error("%s", tsr_last_error());
+	return CLI_EXIT_OK;
+}
+
+/* --- Option values --------------------------------------------------------- */
+
+bool cli_parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return true;
+}
+
+/* Parses a finite non-negative decimal number at the start of `s`; *end
+ * is set past it. Only digits and one '.', so "inf", "1e9", "0x10" and
+ * signs are refused. */
+static bool parse_decimal(const char *s, double *out, const char **end)
+{
+	const char *p = s;
+	bool digits = false;
+
+	while (*p >= '0' && *p <= '9') {
+		p++;
+		digits = true;
+	}
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9') {
+			p++;
+			digits = true;
+		}
+	}
+	if (!digits || p - s > 40)
+		return false;
+	char buf[48];
+	memcpy(buf, s, (size_t)(p - s));
+	buf[p - s] = '\0';
+	*out = strtod(buf, NULL);
+	*end = p;
+	return isfinite(*out);
+}
+
+bool cli_parse_bytes(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *name;
+		double factor;
+	} units[] = {
+		{"", 1}, {"b", 1},
+		{"k", 1e3}, {"kb", 1e3}, {"m", 1e6}, {"mb", 1e6}, {"g", 1e9}, {"gb", 1e9},
+		{"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0},
+	};
+	const char *end;
+	double v;
+
+	if (!s || !parse_decimal(s, &v, &end))
+		return false;
+	if (*end == ' ')
+		end++;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(end, units[i].name) != 0)
+			continue;
+		/* A fraction of a byte is only meaningful with a unit. */
+		if (units[i].factor == 1 && strchr(s, '.'))
+			return false;
+		double bytes = floor(v * units[i].factor);
+		if (bytes >= 18446744073709551616.0)
+			return false;
+		*out = (uint64_t)bytes;
+		return true;
+	}
+	return false;
+}
+
+bool cli_parse_percent(const char *s, double *out)
+{
+	const char *end;
+	double v;
+
+	if (!s || !parse_decimal(s, &v, &end))
+		return false;
+	if (*end == '%')
+		end++;
+	if (*end)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* --- Outputs ----------------------------------------------------------------- */
+
+struct cli_output {
+	FILE *stream;
+	char *path;     /* NULL: stdout */
+	char *tmp_path;
+};
+
+cli_output *cli_output_open(const char *path)
+{
+	cli_output *o = calloc(1, sizeof(*o));
+
+	if (!o) {
+		cli_error("out of memory");
+		return NULL;
+	}
+	if (!path || strcmp(path, "-") == 0) {
+		o->stream = stdout;
+		return o;
+	}
+	o->path = strdup(path);
+	if (!o->path || asprintf(&o->tmp_path, "%s.tmp.%ld", path, (long)getpid()) < 0) {
+		o->tmp_path = NULL;
+		cli_error("out of memory");
+		goto fail;
+	}
+	o->stream = fopen(o->tmp_path, "wb");
+	if (!o->stream) {
+		cli_error("%s: cannot write: %s", path, strerror(errno));
+		goto fail;
+	}
+	return o;
+fail:
+	free(o->path);
+	free(o->tmp_path);
+	free(o);
+	return NULL;
+}
+
+FILE *cli_output_stream(cli_output *o)
+{
+	return o->stream;
+}
+
+int cli_output_close(cli_output *o, bool ok)
+{
+	int rc = CLI_EXIT_OK;
+	const char *name;
+
+	if (!o)
+		return CLI_EXIT_ERROR;
+	name = o->path ? o->path : "standard output";
+	if (o->stream == stdout) {
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			if (ok)
+				rc = cli_error("%s: write failed: %s", name, strerror(errno));
+			else
+				rc = CLI_EXIT_ERROR;
+		}
+	} else {
+		bool failed = ferror(o->stream) != 0;
+		failed |= fclose(o->stream) != 0;
+		if (failed && ok)
+			rc = cli_error("%s: write failed: %s", name, strerror(errno));
+		if (failed || !ok) {
+			unlink(o->tmp_path);
+			if (!failed)
+				rc = CLI_EXIT_ERROR;
+		} else if (rename(o->tmp_path, o->path) != 0) {
+			rc = cli_error("%s: cannot write: %s", name, strerror(errno));
+			unlink(o->tmp_path);
+		}
+	}
+	free(o->path);
+	free(o->tmp_path);
+	free(o);
+	return rc;
+}
+
+int cli_write_output(const char *path, const void *data, size_t len)
+{
+	cli_output *o = cli_output_open(path);
+
+	if (!o)
+		return CLI_EXIT_ERROR;
+	bool ok = len == 0 || fwrite(data, 1, len, cli_output_stream(o)) == len;
+	if (!ok) {
+		cli_error("%s: write failed: %s", path && strcmp(path, "-") ? path : "standard output",
+		          strerror(errno));
+		cli_output_close(o, false);
+		return CLI_EXIT_ERROR;
+	}
+	return cli_output_close(o, true);
+}
+
+/* --- The progress line ------------------------------------------------------- */
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool running;   /* a thread exists for the current step */
+	bool stop;
+	char what[512];
+	struct timespec start;
+} progress = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+static double seconds_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* Waits one second, then redraws the line every quarter second until
+ * told to stop; erases what it drew. */
+static void *progress_thread(void *arg)
+{
+	bool drawn = false;
+
+	(void)arg;
+	pthread_mutex_lock(&progress.lock);
+	while (!progress.stop) {
+		struct timespec until;
+		double elapsed = seconds_since(&progress.start);
+		double wait = elapsed < 1.0 ? 1.0 - elapsed : 0.25;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += (long)(wait * 1e9);
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&progress.cond, &progress.lock, &until);
+		if (progress.stop)
+			break;
+		elapsed = seconds_since(&progress.start);
+		if (elapsed >= 1.0) {
+			fprintf(stderr, "\r\033[Ktilescope: %s\u2026 %.1f s", progress.what, elapsed);
+			fflush(stderr);
+			drawn = true;
+		}
+	}
+	if (drawn) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	pthread_mutex_unlock(&progress.lock);
+	return NULL;
+}
+
+static bool progress_wanted(void)
+{
+	const char *mode = getenv("TILESCOPE_PROGRESS");
+
+	if (mode && strcmp(mode, "always") == 0)
+		return true;
+	if (mode && strcmp(mode, "never") == 0)
+		return false;
+	return isatty(STDERR_FILENO);
+}
+
+void cli_progress_begin(const char *what)
+{
+	cli_progress_end();
+	if (!progress_wanted())
+		return;
+	pthread_mutex_lock(&progress.lock);
+	snprintf(progress.what, sizeof(progress.what), "%s", what);
+	clock_gettime(CLOCK_MONOTONIC, &progress.start);
+	progress.stop = false;
+	progress.running = pthread_create(&progress.thread, NULL, progress_thread, NULL) == 0;
+	pthread_mutex_unlock(&progress.lock);
+}
+
+void cli_progress_end(void)
+{
+	pthread_mutex_lock(&progress.lock);
+	if (!progress.running) {
+		pthread_mutex_unlock(&progress.lock);
+		return;
+	}
+	progress.stop = true;
+	progress.running = false;
+	pthread_cond_signal(&progress.cond);
+	pthread_mutex_unlock(&progress.lock);
+	pthread_join(progress.thread, NULL);
+}

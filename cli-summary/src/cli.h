@@ -1,0 +1,95 @@
+/*
+ * What the subcommands of the `tilescope` command share: exit codes, the
+ * one-line error convention, opening reports and traces with an error that
+ * names the file, number parsing for option values, writing results, and
+ * the progress line shown on a terminal while a step takes more than a
+ * second.
+ *
+ * Each subcommand is one function `int cli_cmd_NAME(int argc, char **argv)`
+ * (argv[0] is the subcommand's name) returning an exit code; main.c
+ * dispatches to it. Subcommands parse their options with getopt_long and
+ * must call cli_getopt_reset() first.
+ */
+#pragma once
+
+#include "tilescope/report.h"
+#include "tilescope/trace.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes (STYLE.md): 0 success, 1 a regression was found, 2 an error
+ * (bad arguments, unreadable file, failed write). */
+enum {
+	CLI_EXIT_OK = 0,
+	CLI_EXIT_REGRESSION = 1,
+	CLI_EXIT_ERROR = 2
+};
+
+/* Prints "tilescope: MESSAGE" and a newline to stderr; always returns
+ * CLI_EXIT_ERROR so callers can `return cli_error(...)`. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "usage: tilescope CMD ..." (the given usage text, one or more
+ * lines), then "Try 'tilescope CMD --help'." to stderr; returns
+ * CLI_EXIT_ERROR. For bad arguments: unknown options, missing operands. */
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Resets getopt for a subcommand's own parsing (glibc: optind = 0).
+ * Subcommands pass an optstring starting with "+:" so that a missing
+ * value comes back as ':' and an unknown option as '?'. */
+void cli_getopt_reset(void);
+/* The usage error for getopt_long's ':' (missing value) or '?' (unknown
+ * option) result `c`, naming the option; returns CLI_EXIT_ERROR. */
+int cli_option_error(const char *cmd, const char *usage, int c, char **argv);
+
+/* Opens a profile.pop or an autoReport directory. On failure prints one
+ * line naming the file and the problem ("tilescope: PATH: not an SQLite
+ * database") and returns CLI_EXIT_ERROR; *out is NULL. Shows a progress
+ * line when opening takes longer than a second. */
+int cli_open_report(tsr_report **out, const char *path);
+/* The same for one or more .pvti files or directories of them. */
+int cli_open_trace(tsr_trace **out, const char *const *paths, size_t n_paths);
+
+/* Parses a non-negative decimal integer (no sign, no junk, no overflow). */
+bool cli_parse_u64(const char *s, uint64_t *out);
+/* Parses a byte size: an integer with an optional unit B, K/KB, M/MB, G/GB
+ * (powers of 1000) or KiB, MiB, GiB (powers of 1024), case-insensitive,
+ * optionally separated by a space ("512", "64KB", "1.5 MiB" -> rounded
+ * down to whole bytes). */
+bool cli_parse_bytes(const char *s, uint64_t *out);
+/* Parses a percentage: a finite non-negative decimal with an optional
+ * trailing '%' ("5", "2.5%"). */
+bool cli_parse_percent(const char *s, double *out);
+
+/* Writes `len` bytes to the file `path`, or to stdout when path is NULL
+ * or "-". On failure prints one line naming the file and returns
+ * CLI_EXIT_ERROR; else CLI_EXIT_OK. A file is written to a temporary name
+ * beside it and renamed, so a failed write leaves no half file. */
+int cli_write_output(const char *path, const void *data, size_t len);
+/* Opens `path` for writing (stdout for NULL or "-") the same way: write
+ * to the returned stream, then cli_output_close() renames it into place
+ * (or removes it when `ok` is false). Errors are printed; NULL on failure. */
+typedef struct cli_output cli_output;
+cli_output *cli_output_open(const char *path);
+FILE *cli_output_stream(cli_output *o);
+/* Returns CLI_EXIT_OK, or CLI_EXIT_ERROR (printed) when a write failed. */
+int cli_output_close(cli_output *o, bool ok);
+
+/*
+ * The progress line. cli_progress_begin("Reading profile.pop") starts a
+ * timer; if the step is still running after one second and stderr is a
+ * terminal, "tilescope: Reading profile.pop… 1.2 s" is drawn on stderr
+ * and refreshed a few times a second until cli_progress_end(), which
+ * erases it. Steps do not nest; begin while one runs ends the previous.
+ * TILESCOPE_PROGRESS=always draws it even when stderr is not a terminal
+ * (for the tests), =never never draws it.
+ */
+void cli_progress_begin(const char *what);
+void cli_progress_end(void);
+
+/* The subcommands. */
+int cli_cmd_summary(int argc, char **argv);
