@@ -155,7 +155,7 @@ static void test_tut5_trace(void **state)
 	sqlite3 *db = NULL;
 	trace t = {0};
 	const event *compile, *epoch, *run;
-	static const char *phases[] = {"Graph checks", "Lowering and exchange planning",
+	static const char *phases[] = {"Graph checks", "Compiler model: lowering and exchange planning",
 	                               "Compiler model: cycle estimation",
 	                               "Compiler model: liveness", "Compiler model: memory layout"};
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /*
  * The model's constants. Every figure is an assumption of the model,
@@ -386,6 +387,22 @@ void tsi_compile_model_free(tsi_profile_builder *b)
 	free(b);
 }
 
+/* One phase of the compiler model; `run` NULL is lowering, which takes
+ * the programs as well. */
+typedef struct phase {
+	const char *name;
+	int (*run)(tsi_profile_builder *);
+} phase;
+
+/* Seconds on CLOCK_MONOTONIC, for the phase timings in the log. */
+static double monotonic_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /*
  * Runs the compiler model's phases over programs that passed the checks:
  * lowering and exchange planning, cycle estimates, liveness, memory. On
@@ -408,23 +425,27 @@ int tsi_compile_model(tsi_compiled *compiled, tsi_graph *graph, tsi_program *con
 	b->profile.target = graph->core->target;
 	b->profile.replication_factor = graph->core->replication;
 
-	struct {
-		const char *name;
-		int (*run)(tsi_profile_builder *);
-	} phases[] = {
+	/* Lowering first, then the model's phases in order. Each phase says
+	 * when it starts and how long it took at INFO level: on a large graph
+	 * compilation takes seconds and the log is the user's progress bar. */
+	const phase phases[] = {
+		{"lowering and exchange planning", NULL},
 		{"cycle estimation", tsi_cycles_estimate},
 		{"liveness", tsi_liveness_compute},
 		{"memory layout", tsi_memory_layout},
 	};
-	tsi_log(TSI_LOG_INFO, "COMPILE", "Lowering programs and planning exchanges");
-	TSI_TRACE_BEGINF("Lowering and exchange planning");
-	rc = tsi_lower(b, programs, n_programs);
-	TSI_TRACE_END();
-	for (size_t i = 0; !rc && i < sizeof(phases) / sizeof(phases[0]); i++) {
-		tsi_log(TSI_LOG_INFO, "COMPILE", "Compiler model: %s", phases[i].name);
+	const size_t n_phases = sizeof(phases) / sizeof(phases[0]);
+	rc = TSI_OK;
+	for (size_t i = 0; !rc && i < n_phases; i++) {
+		double start = monotonic_seconds();
+		tsi_log(TSI_LOG_INFO, "COMPILE", "Compiler model: %s (phase %zu of %zu)", phases[i].name,
+		        i + 1, n_phases);
 		TSI_TRACE_BEGINF("Compiler model: %s", phases[i].name);
-		rc = phases[i].run(b);
+		rc = phases[i].run ? phases[i].run(b) : tsi_lower(b, programs, n_programs);
 		TSI_TRACE_END();
+		if (!rc)
+			tsi_log(TSI_LOG_INFO, "COMPILE", "Compiler model: %s done in %.3f s",
+			        phases[i].name, monotonic_seconds() - start);
 	}
 	if (!rc && hook && hook->ready_cb) {
 		TSI_TRACE_BEGINF("Writing reports");
