@@ -85,9 +85,18 @@ typedef struct direct_field {
 } direct_field;
 
 /* The cached layout of one compute set's scratch arena. */
+/* What running one vertex needs, packed so that the run loop reads one
+ * small array instead of chasing each vertex's and codelet's pointers (a
+ * cache miss per vertex on large graphs). */
+typedef struct vertex_call {
+	tsi_compute_cb compute;
+	size_t n_fields;
+} vertex_call;
+
 typedef struct cs_plan {
 	size_t n_vertices;
 	tsi_vertex **vertices;    /* those that existed at compile time (malloc) */
+	vertex_call *calls;       /* n_vertices, in the same order (malloc) */
 	size_t n_fields;          /* all fields of all vertices */
 	tsi_field *fields;        /* vertex by vertex, codelet field order */
 	size_t *field_off;        /* scratch offset of each field's data, bytes */
@@ -96,8 +105,11 @@ typedef struct cs_plan {
 	size_t n_in;
 	xfer *out;                /* write-backs of outputs and in-outs, after */
 	size_t n_out;
-	direct_field *direct;     /* inputs read in place */
+	direct_field *direct;     /* inputs read and outputs written in place */
 	size_t n_direct;
+	xfer *zero;               /* in-place outputs zero-filled before the vertices run
+	                             (scratch_off unused) */
+	size_t n_zero;
 	size_t scratch_bytes;
 	unsigned char *bound;     /* arena base the fields' data pointers point into */
 } cs_plan;
@@ -458,12 +470,14 @@ static void plan_free(cs_plan *p)
 	if (!p)
 		return;
 	free(p->vertices);
+	free(p->calls);
 	free(p->fields);
 	free(p->field_off);
 	free(p->offsets);
 	free(p->in);
 	free(p->out);
 	free(p->direct);
+	free(p->zero);
 	free(p);
 }
 
@@ -727,6 +741,126 @@ static void xfer_append(xfer *list, size_t *n, uint32_t var, size_t var_off, siz
 	(*n)++;
 }
 
+/* A byte range of one variable, for the in-place output check. */
+typedef struct var_range {
+	uint32_t var;
+	size_t begin, end;  /* bytes, one replica */
+	size_t field;       /* the plan field writing it (outputs only) */
+} var_range;
+
+static int cmp_range(const void *a, const void *b)
+{
+	const var_range *x = a, *y = b;
+
+	if (x->var != y->var)
+		return x->var < y->var ? -1 : 1;
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/*
+ * Marks in `in_place` the output and in-out fields of the compute set's
+ * vertices that can be used straight in variable memory: one contiguous
+ * region that no other field of the set reads (so every vertex still
+ * sees its inputs as they were before the set, the BSP rule) and that no
+ * other written field touches (so the order of writes cannot matter).
+ * The rest go through scratch: copied in, written back after all
+ * vertices ran. Saves most of the simulator's data movement after the
+ * in-place inputs.
+ */
+static int mark_in_place_outputs(const cs_plan *p, bool *in_place)
+{
+	size_t n_reads = 0, n_writes = 0, fi = 0;
+	var_range *reads = NULL, *writes = NULL;
+
+	for (size_t pass = 0; pass < 2; pass++) {
+		fi = 0;
+		n_reads = n_writes = 0;
+		for (size_t i = 0; i < p->n_vertices; i++) {
+			const tsi_vertex *v = p->vertices[i];
+			for (size_t f = 0; f < v->codelet->n_fields; f++, fi++) {
+				const tsi_field_def *def = &v->codelet->fields[f];
+				const tsi_field_conn *c = &v->fields[f];
+				bool candidate = def->dir != TSI_FIELD_INPUT &&
+				                 def->shape != TSI_FIELD_VECTOR_LIST && c->n == 1 &&
+				                 c->tensors[0]->n_regions == 1;
+				if (candidate) {
+					const tsi_tensor *t = c->tensors[0];
+					size_t size = tsi_type_size(t->type);
+					if (writes)
+						writes[n_writes] = (var_range){
+						    t->regions[0].var, t->regions[0].begin * size,
+						    (t->regions[0].begin + t->regions[0].len) * size, fi};
+					n_writes++;
+					continue;
+				}
+				if (def->dir == TSI_FIELD_OUTPUT)
+					continue; /* written through scratch, read by nobody */
+				for (size_t k = 0; k < c->n; k++) {
+					const tsi_tensor *t = c->tensors[k];
+					size_t size = tsi_type_size(t->type);
+					for (size_t r = 0; r < t->n_regions; r++) {
+						const tsi_region *reg = &t->regions[r];
+						if (reads)
+							reads[n_reads] = (var_range){
+							    reg->var, reg->begin * size,
+							    (reg->begin + reg->len) * size, 0};
+						n_reads++;
+					}
+				}
+			}
+		}
+		if (pass == 0) {
+			reads = malloc((n_reads + 1) * sizeof(*reads));
+			writes = malloc((n_writes + 1) * sizeof(*writes));
+			if (!reads || !writes) {
+				free(reads);
+				free(writes);
+				return TSI_ERR_NO_MEMORY;
+			}
+		}
+	}
+	qsort(reads, n_reads, sizeof(*reads), cmp_range);
+	qsort(writes, n_writes, sizeof(*writes), cmp_range);
+	/* Merge the reads into disjoint ranges, sorted by (var, begin) and so
+	 * also by (var, end). */
+	size_t n_merged = 0;
+	for (size_t i = 0; i < n_reads; i++) {
+		if (n_merged && reads[n_merged - 1].var == reads[i].var &&
+		    reads[i].begin <= reads[n_merged - 1].end) {
+			if (reads[i].end > reads[n_merged - 1].end)
+				reads[n_merged - 1].end = reads[i].end;
+		} else {
+			reads[n_merged++] = reads[i];
+		}
+	}
+	for (size_t i = 0; i < n_writes; i++) {
+		const var_range *w = &writes[i];
+		bool ok = w->end > w->begin;
+		/* Another output overlapping this one (sorted: the neighbours). */
+		if (i > 0 && writes[i - 1].var == w->var && writes[i - 1].end > w->begin)
+			ok = false;
+		if (i + 1 < n_writes && writes[i + 1].var == w->var && writes[i + 1].begin < w->end)
+			ok = false;
+		/* The first merged read ending after w begins must start at or
+		 * after w's end. */
+		size_t lo = 0, hi = n_merged;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const var_range *r = &reads[mid];
+			if (r->var < w->var || (r->var == w->var && r->end <= w->begin))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < n_merged && reads[lo].var == w->var && reads[lo].begin < w->end)
+			ok = false;
+		in_place[w->field] = ok;
+	}
+	free(reads);
+	free(writes);
+	return TSI_OK;
+}
+
 /*
  * Works out the scratch layout of compute set `cs`: where each field of
  * each vertex lives in the arena, its sub-vector offsets, and the moves
@@ -738,10 +872,12 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 	cs_plan *p = calloc(1, sizeof(*p));
 	size_t n_offsets = 0, n_regions = 0, n_zero = 0, pos = 0;
 	size_t fi = 0, oi = 0;
+	bool *in_place = NULL;    /* per field: an output written in place */
 	int rc = TSI_ERR_NO_MEMORY; /* until something else goes wrong */
 
 	*out = NULL;
-	if (!p || !(p->vertices = malloc((cs->vertices.len + 1) * sizeof(*p->vertices))))
+	if (!p || !(p->vertices = malloc((cs->vertices.len + 1) * sizeof(*p->vertices))) ||
+	    !(p->calls = malloc((cs->vertices.len + 1) * sizeof(*p->calls))))
 		goto fail;
 
 	/* Pass 1: count, and check what compilation promised. */
@@ -755,6 +891,7 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 			                 cs->name, v->type_name);
 			goto fail;
 		}
+		p->calls[p->n_vertices] = (vertex_call){v->codelet->compute, v->codelet->n_fields};
 		p->vertices[p->n_vertices++] = v;
 		p->n_fields += v->codelet->n_fields;
 		for (size_t f = 0; f < v->codelet->n_fields; f++) {
@@ -783,7 +920,10 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 	p->in = calloc(n_regions + n_zero + 1, sizeof(*p->in));
 	p->out = calloc(n_regions + 1, sizeof(*p->out));
 	p->direct = calloc(p->n_fields + 1, sizeof(*p->direct));
-	if (!p->fields || !p->field_off || !p->offsets || !p->in || !p->out || !p->direct)
+	p->zero = calloc(n_zero + 1, sizeof(*p->zero));
+	in_place = calloc(p->n_fields + 1, sizeof(*in_place));
+	if (!p->fields || !p->field_off || !p->offsets || !p->in || !p->out || !p->direct ||
+	    !p->zero || !in_place || mark_in_place_outputs(p, in_place) != TSI_OK)
 		goto fail;
 
 	/* Pass 2: lay the fields out and list the moves. */
@@ -807,6 +947,26 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 				const tsi_tensor *t = c->tensors[0];
 				p->direct[p->n_direct++] = (direct_field){
 				    fi, t->regions[0].var, t->regions[0].begin * tsi_type_size(t->type)};
+				offs[1] = t->numel;
+				field->count = t->numel;
+				field->n_vectors = 1;
+				field->offsets = offs;
+				p->field_off[fi] = 0;
+				oi += 2;
+				continue;
+			}
+			/* An output or in-out field used in place; an output is
+			 * zero-filled first, as a scratch output is (see
+			 * mark_in_place_outputs). */
+			if (in_place[fi]) {
+				const tsi_tensor *t = c->tensors[0];
+				size_t size = tsi_type_size(t->type);
+				p->direct[p->n_direct++] = (direct_field){
+				    fi, t->regions[0].var, t->regions[0].begin * size};
+				if (def->dir == TSI_FIELD_OUTPUT)
+					p->zero[p->n_zero++] = (xfer){t->regions[0].var,
+					                              t->regions[0].begin * size, 0,
+					                              t->regions[0].len * size};
 				offs[1] = t->numel;
 				field->count = t->numel;
 				field->n_vectors = 1;
@@ -846,9 +1006,11 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 		}
 	}
 	p->scratch_bytes = pos;
+	free(in_place);
 	*out = p;
 	return TSI_OK;
 fail:
+	free(in_place);
 	if (rc == TSI_ERR_NO_MEMORY)
 		engine_fail(e, rc, "out of host memory laying out compute set '%s'", cs->name);
 	plan_free(p);
@@ -897,6 +1059,20 @@ static int plan_get(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
  * Runs compute set `cs` on every replica of `m` as one BSP superstep:
  * gather every field, run every vertex, then write outputs back.
  */
+/* memcpy for the gathers and write-backs of compute sets: most of them
+ * move one element (a strided view such as a transpose gathers element
+ * by element), and a copy of a constant size compiles to a plain load and
+ * store where a call to memcpy costs more than the copy. */
+static inline void copy_bytes(unsigned char *dst, const unsigned char *src, size_t bytes)
+{
+	switch (bytes) {
+	case 2: memcpy(dst, src, 2); break;
+	case 4: memcpy(dst, src, 4); break;
+	case 8: memcpy(dst, src, 8); break;
+	default: memcpy(dst, src, bytes); break;
+	}
+}
+
 static int run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *m)
 {
 	cs_plan *p = NULL;
@@ -914,18 +1090,23 @@ static int run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *m)
 			const direct_field *d = &p->direct[i];
 			p->fields[d->field].data = var_base(e, d->var, r) + d->var_off;
 		}
+		for (size_t i = 0; i < p->n_zero; i++) {
+			const xfer *x = &p->zero[i];
+			memset(var_base(e, x->var, r) + x->var_off, 0, x->bytes);
+		}
 		for (size_t i = 0; i < p->n_in; i++) {
 			const xfer *x = &p->in[i];
 			if (x->var == ZERO_VAR)
 				memset(e->scratch + x->scratch_off, 0, x->bytes);
 			else
-				memcpy(e->scratch + x->scratch_off, var_base(e, x->var, r) + x->var_off,
-				       x->bytes);
+				copy_bytes(e->scratch + x->scratch_off, var_base(e, x->var, r) + x->var_off,
+				           x->bytes);
 		}
 		const tsi_field *f = p->fields;
 		for (size_t i = 0; i < p->n_vertices; i++) {
-			const tsi_vertex *v = p->vertices[i];
-			if (!v->codelet->compute(f, v->codelet->n_fields)) {
+			const vertex_call *call = &p->calls[i];
+			if (!call->compute(f, call->n_fields)) {
+				const tsi_vertex *v = p->vertices[i];
 				if (e->replicas > 1)
 					return engine_fail(e, TSI_ERR_VERTEX_FAILED,
 					                   "vertex %u (type '%s') in compute set '%s' failed on "
@@ -936,11 +1117,12 @@ static int run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *m)
 				                   "compute function returned false",
 				                   v->id, v->type_name, cs->name);
 			}
-			f += v->codelet->n_fields;
+			f += call->n_fields;
 		}
 		for (size_t i = 0; i < p->n_out; i++) {
 			const xfer *x = &p->out[i];
-			memcpy(var_base(e, x->var, r) + x->var_off, e->scratch + x->scratch_off, x->bytes);
+			copy_bytes(var_base(e, x->var, r) + x->var_off, e->scratch + x->scratch_off,
+			           x->bytes);
 		}
 	}
 	return TSI_OK;

@@ -46,9 +46,12 @@ typedef struct tsi_field_def {
  * data[offsets[k] .. offsets[k+1]) (SCALAR and VECTOR fields have one). For
  * the cycle estimator, data is NULL and only the sizes are valid.
  * INPUT fields are read-only: `data` may point at the variable itself.
- * OUTPUT fields start zeroed; outputs and in-outs reach their variables
- * only after every vertex of the compute set has run (and not at all when
- * a vertex fails). */
+ * OUTPUT fields start zeroed. Every vertex sees its inputs as they were
+ * before the compute set (the BSP rule): a field that another field of
+ * the set reads is written to a copy that reaches the variable after
+ * every vertex has run; other outputs and in-outs may be written in
+ * place. When a vertex fails, what the compute set's outputs hold is
+ * undefined, as on the IPU, where the failure aborts the program. */
 typedef struct tsi_field {
 	void *data;
 	size_t count;          /* elements in all */
