@@ -1216,32 +1216,43 @@ static void pw_clear(pw_ctx *c)
 static int write_graph_profile(pw_ctx *c, const tsi_graph_profile *gp,
                                const tsi_report_meta *meta)
 {
+	/* The sections in file order. Each logs at INFO when it starts and
+	 * what it took: on a large model writing takes seconds, and the log
+	 * is how the user sees it progress. */
+	enum { S_META, S_OPTIONS, S_TARGET, S_VERTEX_TYPES, S_COMPUTE_SETS, S_EXCHANGES,
+	       S_PROGRAMS, S_MEMORY, S_VARIABLES, S_LIVENESS, N_SECTIONS };
+	static const char *const names[N_SECTIONS] = {
+		"report information", "engine options", "target", "vertex types", "compute sets",
+		"exchanges", "programs", "tile memory", "variables", "liveness",
+	};
 	int rc = pw_exec(c, tsf_profile_schema_sql, "creating the schema");
 
 	if (!rc)
 		rc = pw_exec(c, "BEGIN", "starting the transaction");
 	if (!rc)
 		rc = pw_prepare(c, &c->st_string, "INSERT INTO string (id, text) VALUES (?, ?)");
-	if (!rc)
-		rc = write_meta(c, gp, meta);
-	if (!rc)
-		rc = write_options(c, meta ? meta->options : NULL);
-	if (!rc)
-		rc = write_target(c, gp);
-	if (!rc)
-		rc = write_vertex_types(c, gp);
-	if (!rc)
-		rc = write_compute_sets(c, gp);
-	if (!rc)
-		rc = write_exchanges(c, gp);
-	if (!rc)
-		rc = write_programs(c, gp);
-	if (!rc)
-		rc = write_memory(c, gp);
-	if (!rc)
-		rc = write_variables(c, gp, meta ? meta->lowered_vars : true);
-	if (!rc)
-		rc = write_liveness(c, gp);
+	for (int i = 0; !rc && i < N_SECTIONS; i++) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "profile.pop: writing %s (%d of %d)", names[i],
+		        i + 1, (int)N_SECTIONS);
+		switch (i) {
+		case S_META: rc = write_meta(c, gp, meta); break;
+		case S_OPTIONS: rc = write_options(c, meta ? meta->options : NULL); break;
+		case S_TARGET: rc = write_target(c, gp); break;
+		case S_VERTEX_TYPES: rc = write_vertex_types(c, gp); break;
+		case S_COMPUTE_SETS: rc = write_compute_sets(c, gp); break;
+		case S_EXCHANGES: rc = write_exchanges(c, gp); break;
+		case S_PROGRAMS: rc = write_programs(c, gp); break;
+		case S_MEMORY: rc = write_memory(c, gp); break;
+		case S_VARIABLES: rc = write_variables(c, gp, meta ? meta->lowered_vars : true); break;
+		default: rc = write_liveness(c, gp); break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (!rc)
+			tsi_log(TSI_LOG_INFO, "AUTOREPORT", "profile.pop: %s written in %.3f s", names[i],
+			        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	}
 	if (!rc)
 		rc = pw_exec(c, "COMMIT", "committing");
 	return rc;
