@@ -888,35 +888,6 @@ static int check_schema(tsr_report *r);
  */
 static int connect_db(tsr_report *r, int64_t size)
 {
-	static const struct {
-		int id, value;
-	} limits[] = {
-		{SQLITE_LIMIT_LENGTH, 256 << 20},     /* the largest string or blob */
-		{SQLITE_LIMIT_SQL_LENGTH, 1 << 20},   /* also bounds the file's schema entries */
-		{SQLITE_LIMIT_COLUMN, 200},
-		{SQLITE_LIMIT_EXPR_DEPTH, 200},
-		{SQLITE_LIMIT_COMPOUND_SELECT, 20},
-		{SQLITE_LIMIT_VDBE_OP, 100000},
-		{SQLITE_LIMIT_FUNCTION_ARG, 16},
-		{SQLITE_LIMIT_ATTACHED, 0},
-		{SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1000},
-		{SQLITE_LIMIT_VARIABLE_NUMBER, 100},
-		{SQLITE_LIMIT_TRIGGER_DEPTH, 1},
-		{SQLITE_LIMIT_WORKER_THREADS, 0},
-	};
-	static const struct {
-		int op, value;
-	} configs[] = {
-		{SQLITE_DBCONFIG_DEFENSIVE, 1},
-		{SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0},
-		{SQLITE_DBCONFIG_ENABLE_TRIGGER, 0},
-		{SQLITE_DBCONFIG_ENABLE_VIEW, 0},
-		{SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0},
-		{SQLITE_DBCONFIG_ENABLE_FKEY, 0},
-		{SQLITE_DBCONFIG_WRITABLE_SCHEMA, 0},
-		{SQLITE_DBCONFIG_DQS_DDL, 0},
-		{SQLITE_DBCONFIG_DQS_DML, 0},
-	};
 	const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI |
 	                  SQLITE_OPEN_PRIVATECACHE;
 	const int fflags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY;
@@ -930,14 +901,9 @@ static int connect_db(tsr_report *r, int64_t size)
 	free(uri);
 	if (rc != SQLITE_OK)
 		return sql_fail(r, rc, "cannot open");
-	sqlite3_extended_result_codes(r->db, 1);
-	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
-		rc = sqlite3_db_config(r->db, configs[i].op, configs[i].value, (int *)NULL);
-		if (rc != SQLITE_OK)
-			return sql_fail(r, rc, "cannot configure the connection");
-	}
-	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
-		sqlite3_limit(r->db, limits[i].id, limits[i].value);
+	rc = tsr_sqlite_lockdown(r->db, 256 << 20);
+	if (rc != SQLITE_OK)
+		return sql_fail(r, rc, "cannot configure the connection");
 
 	pc = tsr_pool_alloc(r, sizeof(*pc));
 	if (!pc)
@@ -947,17 +913,6 @@ static int connect_db(tsr_report *r, int64_t size)
 	if (pc->budget > TSR_VM_MAX || size > TSR_VM_MAX)
 		pc->budget = TSR_VM_MAX;
 	sqlite3_progress_handler(r->db, TSR_VM_PERIOD, progress_cb, pc);
-
-	/* Settings of this connection only; none reads the file. */
-	rc = exec_quiet(r, "PRAGMA cell_size_check = ON");
-	if (!rc)
-		rc = exec_quiet(r, "PRAGMA mmap_size = 0");
-	if (!rc)
-		rc = exec_quiet(r, "PRAGMA cache_size = -8192");
-	if (!rc)
-		rc = exec_quiet(r, "PRAGMA temp_store = MEMORY");
-	if (rc)
-		return rc;
 
 	rc = sqlite3_create_function_v2(r->db, "tile_value", 2, fflags, r, sql_tile_value, NULL,
 	                                NULL, NULL);

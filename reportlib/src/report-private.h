@@ -100,6 +100,11 @@ int tsr_column_text(tsr_report *r, const char **out, sqlite3_stmt *st, int col, 
 int tsr_column_tiles(tsr_report *r, uint64_t *out, size_t n, sqlite3_stmt *st, int col,
                      const char *what);
 
+/* SQLite's defensive configuration, limits (strings and blobs up to
+ * `max_length` bytes) and connection pragmas, for every connection
+ * reportlib opens (sqlite-lockdown.c). Returns an SQLite code. */
+int tsr_sqlite_lockdown(sqlite3 *db, int max_length);
+
 /* The tiles [*lo, *hi) of `ipu` (-1: all); TSR_ERR_OUT_OF_RANGE otherwise. */
 int tsr_ipu_tiles(tsr_report *r, int ipu, size_t *lo, size_t *hi);
 

@@ -515,33 +515,10 @@ static int progress_cb(void *data)
  */
 static int open_file(tsr_trace *tr, size_t p)
 {
-	static const struct {
-		int id, value;
-	} limits[] = {
-		{SQLITE_LIMIT_LENGTH, MAX_SQL_LENGTH},
-		{SQLITE_LIMIT_SQL_LENGTH, 1 << 20},
-		{SQLITE_LIMIT_COLUMN, 200},
-		{SQLITE_LIMIT_EXPR_DEPTH, 200},
-		{SQLITE_LIMIT_COMPOUND_SELECT, 20},
-		{SQLITE_LIMIT_VDBE_OP, 100000},
-		{SQLITE_LIMIT_FUNCTION_ARG, 16},
-		{SQLITE_LIMIT_ATTACHED, 0},
-		{SQLITE_LIMIT_VARIABLE_NUMBER, 100},
-		{SQLITE_LIMIT_TRIGGER_DEPTH, 1},
-		{SQLITE_LIMIT_WORKER_THREADS, 0},
-	};
-	static const int configs[] = {
-		SQLITE_DBCONFIG_DEFENSIVE, 1, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0,
-		SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, SQLITE_DBCONFIG_ENABLE_VIEW, 0,
-		SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, SQLITE_DBCONFIG_ENABLE_FKEY, 0,
-		SQLITE_DBCONFIG_WRITABLE_SCHEMA, 0, SQLITE_DBCONFIG_DQS_DDL, 0,
-		SQLITE_DBCONFIG_DQS_DML, 0,
-	};
 	tsr_trace_process *pr = &tr->processes[p];
 	trace_file *f = &tr->files[p];
 	int64_t app = 0, version = 0;
 	struct stat sb;
-	size_t i;
 	int rc = check_sqlite_header(pr->path);
 
 	if (rc == TSR_ERR_NOT_FOUND)
@@ -555,24 +532,15 @@ static int open_file(tsr_trace *tr, size_t p)
 	                     NULL);
 	if (rc != SQLITE_OK)
 		return trace_sql_fail(tr, f->db, rc, pr->path);
-	for (i = 0; i < sizeof(configs) / sizeof(configs[0]); i += 2)
-		if ((rc = sqlite3_db_config(f->db, configs[i], configs[i + 1], (int *)NULL)) != SQLITE_OK)
-			return trace_sql_fail(tr, f->db, rc, pr->path);
-	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
-		sqlite3_limit(f->db, limits[i].id, limits[i].value);
+	rc = tsr_sqlite_lockdown(f->db, MAX_SQL_LENGTH);
+	if (rc != SQLITE_OK)
+		return trace_sql_fail(tr, f->db, rc, pr->path);
 	f->vm_budget = VM_BASE;
 	if (stat(pr->path, &sb) == 0 && sb.st_size > 0)
 		f->vm_budget += (int64_t)sb.st_size * VM_PER_BYTE;
 	if (f->vm_budget > VM_MAX)
 		f->vm_budget = VM_MAX;
 	sqlite3_progress_handler(f->db, VM_PERIOD, progress_cb, f);
-	rc = sqlite3_exec(f->db,
-	                  "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0; "
-	                  "PRAGMA cache_size = -8192; PRAGMA temp_store = MEMORY; "
-	                  "PRAGMA query_only = ON",
-	                  NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		return trace_sql_fail(tr, f->db, rc, pr->path);
 	sqlite3_set_authorizer(f->db, authorize_cb, NULL);
 	rc = query_int(tr, &app, p, "PRAGMA application_id");
 	if (rc != TSR_OK)

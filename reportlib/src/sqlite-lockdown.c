@@ -1,0 +1,67 @@
+/*
+ * The defensive settings every connection reportlib opens gets, for
+ * profile.pop (report-open.c) and .pvti (trace.c) alike: a file from
+ * someone else must not run code, reach past its own pages or make one
+ * statement huge. What differs between the two stays with the callers:
+ * how the file is opened (a report is immutable, a trace may have a WAL
+ * to read), the progress budget and the authorizer's lists.
+ */
+#include "report-private.h"
+
+/*
+ * Applies SQLite's defensive configuration (no triggers, views, load
+ * extension, foreign keys, writable schema or double-quoted strings;
+ * untrusted schema), the size limits (strings and blobs up to
+ * `max_length` bytes; no attached databases) and the connection pragmas
+ * (cell size checks, no memory mapping, an 8 MiB page cache, temporary
+ * data in memory, query only). Returns SQLITE_OK or the failing SQLite
+ * code.
+ */
+int tsr_sqlite_lockdown(sqlite3 *db, int max_length)
+{
+	static const struct {
+		int op, value;
+	} configs[] = {
+		{SQLITE_DBCONFIG_DEFENSIVE, 1},
+		{SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0},
+		{SQLITE_DBCONFIG_ENABLE_TRIGGER, 0},
+		{SQLITE_DBCONFIG_ENABLE_VIEW, 0},
+		{SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0},
+		{SQLITE_DBCONFIG_ENABLE_FKEY, 0},
+		{SQLITE_DBCONFIG_WRITABLE_SCHEMA, 0},
+		{SQLITE_DBCONFIG_DQS_DDL, 0},
+		{SQLITE_DBCONFIG_DQS_DML, 0},
+	};
+	const struct {
+		int id, value;
+	} limits[] = {
+		{SQLITE_LIMIT_LENGTH, max_length},    /* the largest string or blob */
+		{SQLITE_LIMIT_SQL_LENGTH, 1 << 20},   /* also bounds the file's schema entries */
+		{SQLITE_LIMIT_COLUMN, 200},
+		{SQLITE_LIMIT_EXPR_DEPTH, 200},
+		{SQLITE_LIMIT_COMPOUND_SELECT, 20},
+		{SQLITE_LIMIT_VDBE_OP, 100000},
+		{SQLITE_LIMIT_FUNCTION_ARG, 16},
+		{SQLITE_LIMIT_ATTACHED, 0},
+		{SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1000},
+		{SQLITE_LIMIT_VARIABLE_NUMBER, 100},
+		{SQLITE_LIMIT_TRIGGER_DEPTH, 1},
+		{SQLITE_LIMIT_WORKER_THREADS, 0},
+	};
+	int rc;
+
+	sqlite3_extended_result_codes(db, 1);
+	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+		rc = sqlite3_db_config(db, configs[i].op, configs[i].value, (int *)NULL);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		sqlite3_limit(db, limits[i].id, limits[i].value);
+	/* Settings of this connection only; none reads the file. */
+	return sqlite3_exec(db,
+	                    "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0; "
+	                    "PRAGMA cache_size = -8192; PRAGMA temp_store = MEMORY; "
+	                    "PRAGMA query_only = ON",
+	                    NULL, NULL, NULL);
+}
