@@ -690,6 +690,101 @@ out:
 }
 
 /*
+ * Reads compute_set_vertex_type once into the handle, grouped by compute
+ * set (the table's primary key order, checked) and sorted by cycles
+ * within each group. The row count is checked against the compute sets
+ * and vertex types the handle knows before anything is allocated.
+ */
+static int load_cs_vertex_types(tsr_report *r)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n_cs = compute_set_count(r), n_vt = r->counts.vertex_types, k = 0;
+	int64_t rows = 0, cs, vt, count, cycles, prev_cs = -1, prev_vt = -1;
+	tsr_vertex_type_cycles *rowsv = NULL;
+	size_t *first = NULL;
+	int rc = tsr_prepare(r, &st, "SELECT COUNT(*) FROM compute_set_vertex_type");
+
+	if (!rc && (rc = tsr_step_row(r, st)) == SQLITE_ROW)
+		rc = tsr_column_int(r, &rows, st, 0, 0,
+		                    n_cs && n_vt && n_vt <= (size_t)INT64_MAX / n_cs
+		                        ? (int64_t)(n_cs * n_vt)
+		                        : 0,
+		                    "rows of compute_set_vertex_type");
+	else if (!rc)
+		rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': cannot count compute_set_vertex_type", r->path);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc)
+		return rc;
+	rowsv = tsr_pool_alloc(r, ((size_t)rows + 1) * sizeof(*rowsv));
+	first = tsr_pool_alloc(r, (n_cs + 1) * sizeof(*first));
+	if (!rowsv || !first)
+		return TSR_ERR_TOO_LARGE;
+	rc = tsr_prepare(r, &st,
+	                 "SELECT compute_set, vertex_type, vertex_count, active_cycles "
+	                 "FROM compute_set_vertex_type ORDER BY compute_set, vertex_type");
+	first[0] = 0;
+	while (!rc && (rc = tsr_step_row(r, st)) == SQLITE_ROW) {
+		if ((rc = tsr_column_int(r, &cs, st, 0, 0, (int64_t)n_cs - 1,
+		                         "compute_set_vertex_type.compute_set")) ||
+		    (rc = tsr_column_int(r, &vt, st, 1, 0, (int64_t)n_vt - 1,
+		                         "compute_set_vertex_type.vertex_type")) ||
+		    (rc = tsr_column_int(r, &count, st, 2, 0, INT64_MAX,
+		                         "compute_set_vertex_type.vertex_count")) ||
+		    (rc = tsr_column_int(r, &cycles, st, 3, 0, INT64_MAX,
+		                         "compute_set_vertex_type.active_cycles")))
+			break;
+		if (k >= (size_t)rows || cs < prev_cs || (cs == prev_cs && vt <= prev_vt)) {
+			rc = tsr_fail(r, TSR_ERR_CORRUPT,
+			              "'%s': compute_set_vertex_type changed while read or is out of order",
+			              r->path);
+			break;
+		}
+		/* Close the groups of the compute sets before this one. */
+		for (int64_t c = prev_cs + 1; c <= cs; c++)
+			first[c] = k;
+		prev_cs = cs;
+		prev_vt = vt;
+		rowsv[k++] = (tsr_vertex_type_cycles){(size_t)vt, (uint64_t)cycles, (uint64_t)count, 1};
+	}
+	sqlite3_finalize(st);
+	if (rc < 0 || (rc != SQLITE_DONE && rc != TSR_OK))
+		return rc < 0 ? rc : TSR_ERR_CORRUPT;
+	for (size_t c = (size_t)(prev_cs + 1); c <= n_cs; c++)
+		first[c] = k;
+	for (size_t c = 0; c < n_cs; c++)
+		qsort(rowsv + first[c], first[c + 1] - first[c], sizeof(*rowsv),
+		      cmp_vertex_type_cycles);
+	r->cs_vertex_types = rowsv;
+	r->cs_vertex_types_first = first;
+	r->n_cs_vertex_types = k;
+	return TSR_OK;
+}
+
+int tsr_report_compute_set_vertex_types(tsr_report *report, const tsr_vertex_type_cycles **out,
+                                        size_t *n, size_t cs)
+{
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (n)
+		*n = 0;
+	if (!report || !out || !n)
+		return report ? tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
+		                         "tsr_report_compute_set_vertex_types: NULL argument")
+		              : TSR_ERR_INVALID_ARGUMENT;
+	if (cs >= compute_set_count(report))
+		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "compute set %zu of %zu", cs,
+		                compute_set_count(report));
+	if (!report->cs_vertex_types_first && (rc = load_cs_vertex_types(report)) != TSR_OK)
+		return rc;
+	*out = report->cs_vertex_types + report->cs_vertex_types_first[cs];
+	*n = report->cs_vertex_types_first[cs + 1] - report->cs_vertex_types_first[cs];
+	return TSR_OK;
+}
+
+/*
  * FLOPs of a run (each compute set's flops per execution times its
  * OnTileExecute steps in the run) and the utilisation of the target's
  * peak over the run's length: peak = flops per tile per cycle (fp32, or

@@ -59,6 +59,10 @@ struct tsr_report {
 	uint32_t **traces;           /* per run */
 	size_t *n_traces;
 	void *operations_cache;      /* report-operations.c */
+	tsr_vertex_type_cycles *cs_vertex_types; /* compute_set_vertex_type rows by compute
+	                                            set, most cycles first within one */
+	size_t *cs_vertex_types_first;           /* n_compute_sets + 1 offsets into it */
+	size_t n_cs_vertex_types;
 };
 
 /* Records a failure on the handle (and the thread's last error); returns

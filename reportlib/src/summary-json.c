@@ -71,7 +71,9 @@
  *                           null), syncType (or null), cyclesFrom,
  *                           cyclesTo, cycles, cyclesOverlapped,
  *                           activeTiles, tileBalance, activeTileBalance,
- *                           threadBalance, totalData, dataBalance}]
+ *                           threadBalance, totalData, dataBalance,
+ *                           and for OnTileExecute byVertexType:
+ *                           [{name, instances, cycles}] of one execution}]
  *                           (balances are fractions or null)
  */
 #include "summary-private.h"
@@ -380,6 +382,21 @@ static void json_step(json_ctx *j, cJSON *arr, const tsr_step *st)
 	put(j, o, "threadBalance", j_num(st->thread_balance));
 	put(j, o, "totalData", j_u64(st->total_data));
 	put(j, o, "dataBalance", j_num(st->data_balance));
+	if (st->type == TSR_STEP_ON_TILE_EXECUTE) {
+		const tsr_vertex_type_cycles *vt;
+		size_t n;
+		cJSON *a = j_arr(j, o, "byVertexType");
+
+		tsr_summary_step_vertex_types(j->s, st, &vt, &n);
+		for (size_t i = 0; j->ok && i < n; i++) {
+			cJSON *x = j_obj(j, a, NULL);
+			put(j, x, "name", j_str(vt[i].vertex_type < j->s->n_vertex_types
+			                            ? j->s->vertex_types[vt[i].vertex_type].name
+			                            : NULL));
+			put(j, x, "instances", j_u64(vt[i].instances));
+			put(j, x, "cycles", j_u64(vt[i].cycles));
+		}
+	}
 }
 
 /* "execution": the Execution part, null without runs. */

@@ -123,6 +123,10 @@ void tsr_summary_program_label(const tsr_summary *s, uint32_t program, const cha
 /* An execution step's name: its compute set's or exchange's, else its
  * program's, else NULL. */
 const char *tsr_summary_step_name(const tsr_summary *s, const tsr_step *st);
+/* The vertex types of an OnTileExecute step's compute set (borrowed;
+ * none for other steps). Read by tsr_summary_gather, so this cannot fail. */
+void tsr_summary_step_vertex_types(const tsr_summary *s, const tsr_step *st,
+                                   const tsr_vertex_type_cycles **out, size_t *n);
 
 /* Visits the optimizationInfo metrics (key order); a callback returning
  * non-zero stops the walk and is returned. */

@@ -518,33 +518,43 @@ static int print_liveness(text_ctx *t)
 	return print_liveness_tree(t);
 }
 
-/* Cycles by vertex type: name, instances and cycles in the run. */
-static void print_vertex_type_cycles(text_ctx *t)
+/* Rows of vertex types with their instances and cycles, indented by
+ * `indent`, names padded to the longest (the guide's "Cycles by vertex
+ * type" and a step's "By vertex type"). */
+static void print_vertex_type_rows(text_ctx *t, const tsr_vertex_type_cycles *rows, size_t n,
+                                   size_t indent)
 {
 	const tsr_summary *s = t->s;
 	size_t w = 0;
 
-	heading(t, 2, "Cycles by vertex type:");
-	for (size_t i = 0; i < s->n_vt_cycles; i++) {
-		size_t vt = s->vt_cycles[i].vertex_type;
+	for (size_t i = 0; i < n; i++) {
+		size_t vt = rows[i].vertex_type;
 		size_t len = vt < s->n_vertex_types ? tsr_summary_clean_width(s->vertex_types[vt].name)
 		                                    : 1;
 
 		if (len > w)
 			w = len < MAX_NAME_COLUMN ? len : MAX_NAME_COLUMN;
 	}
-	for (size_t i = 0; i < s->n_vt_cycles; i++) {
-		const tsr_vertex_type_cycles *c = &s->vt_cycles[i];
+	for (size_t i = 0; i < n; i++) {
+		const tsr_vertex_type_cycles *c = &rows[i];
 		char group[48], num[32];
-		size_t used = 4;
+		size_t used = indent;
 
-		spaces(t, 4);
+		spaces(t, indent);
 		used += put_name(t, c->vertex_type < s->n_vertex_types ? s->vertex_types[c->vertex_type].name
 		                                                       : "?");
 		snprintf(group, sizeof(group), "(%" PRIu64 " instances):", c->instances);
-		spaces(t, used + strlen(group) < 4 + w + 23 ? 4 + w + 23 - used - strlen(group) : 1);
+		spaces(t, used + strlen(group) < indent + w + 23 ? indent + w + 23 - used - strlen(group)
+		                                                 : 1);
 		fprintf(t->out, "%s%13s\n", group, fmt_u64(num, c->cycles));
 	}
+}
+
+/* Cycles by vertex type: name, instances and cycles in the run. */
+static void print_vertex_type_cycles(text_ctx *t)
+{
+	heading(t, 2, "Cycles by vertex type:");
+	print_vertex_type_rows(t, t->s->vt_cycles, t->s->n_vt_cycles, 4);
 }
 
 /* One execution step in the guide's layout. */
@@ -585,6 +595,16 @@ static void print_step(text_ctx *t, const tsr_step *st)
 		row_left(t, "    Total Data:", 40, "%s", fmt_u64(a, st->total_data));
 		row_left(t, "    Data Balance (mean / max data per tile):", 40, "%s",
 		         fmt_pct(p, st->data_balance));
+	}
+	if (st->type == TSR_STEP_ON_TILE_EXECUTE) {
+		const tsr_vertex_type_cycles *vt;
+		size_t n;
+
+		tsr_summary_step_vertex_types(s, st, &vt, &n);
+		if (n) {
+			fputs("    By vertex type:\n", t->out);
+			print_vertex_type_rows(t, vt, n, 6);
+		}
 	}
 }
 

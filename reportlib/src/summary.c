@@ -705,7 +705,25 @@ static int gather_execution(tsr_summary *s)
 	}
 	if (!rc && s->opts.show_execution_steps)
 		rc = tsr_report_steps(s->report, &s->run_steps, &s->n_run_steps, s->run);
+	/* The steps' "By vertex type": read the table now, so that a damaged
+	 * one fails here and not half way through printing. */
+	if (!rc && s->opts.show_execution_steps && s->n_compute_sets) {
+		const tsr_vertex_type_cycles *vt;
+		size_t n;
+		rc = tsr_report_compute_set_vertex_types(s->report, &vt, &n, 0);
+	}
 	return rc;
+}
+
+void tsr_summary_step_vertex_types(const tsr_summary *s, const tsr_step *st,
+                                   const tsr_vertex_type_cycles **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (st->type != TSR_STEP_ON_TILE_EXECUTE || st->compute_set < 0 ||
+	    (uint64_t)st->compute_set >= s->n_compute_sets ||
+	    tsr_report_compute_set_vertex_types(s->report, out, n, (size_t)st->compute_set) != TSR_OK)
+		*n = 0;
 }
 
 /* Frees what tsr_summary_gather took; safe on a cleared summary. */

@@ -272,6 +272,51 @@ static void test_vertex_type_cycles(void **state)
 	                 TSR_ERR_OUT_OF_RANGE);
 }
 
+/* The vertex types of each compute set are the simulator's own: the
+ * types, their instance counts and active cycles of one execution, most
+ * cycles first; past the last compute set is out of range. */
+static void test_compute_set_vertex_types(void **state)
+{
+	tsr_fixture *f = *state;
+	const tsi_graph_profile *gp = f->gp;
+	const tsr_vertex_type_cycles *vt = (void *)1;
+	size_t n = 7, listed = 0;
+
+	for (size_t c = 0; c < gp->n_compute_sets; c++) {
+		const tsi_compute_set_profile *cs = &gp->compute_sets[c];
+		size_t with_vertices = 0;
+
+		assert_int_equal(tsr_report_compute_set_vertex_types(f->report, &vt, &n, c), TSR_OK);
+		for (uint32_t k = 0; k < cs->n_types; k++) {
+			if (cs->vertex_counts[k] == 0)
+				continue;
+			with_vertices++;
+			bool found = false;
+			for (size_t i = 0; i < n; i++) {
+				if (vt[i].vertex_type != cs->vertex_types[k])
+					continue;
+				found = true;
+				assert_int_equal(vt[i].instances, cs->vertex_counts[k]);
+				assert_int_equal(vt[i].cycles, cs->active_cycles_by_type[k]);
+				assert_int_equal(vt[i].executions, 1);
+			}
+			assert_true(found);
+		}
+		assert_true(n >= with_vertices);
+		for (size_t i = 1; i < n; i++)
+			assert_true(vt[i - 1].cycles >= vt[i].cycles);
+		listed += n;
+	}
+	assert_true(listed > 0);
+	assert_int_equal(tsr_report_compute_set_vertex_types(f->report, &vt, &n,
+	                                                     gp->n_compute_sets + 1000),
+	                 TSR_ERR_OUT_OF_RANGE);
+	assert_null(vt);
+	assert_int_equal(n, 0);
+	assert_int_equal(tsr_report_compute_set_vertex_types(f->report, NULL, &n, 0),
+	                 TSR_ERR_INVALID_ARGUMENT);
+}
+
 /* FLOPs: each compute set's flops per execution times its executions in
  * the run; the peak from the target; the utilisation their ratio. */
 static void test_flops(void **state)
@@ -543,6 +588,7 @@ int main(void)
 	    cmocka_unit_test(test_program_trace),
 	    cmocka_unit_test(test_activity),
 	    cmocka_unit_test(test_vertex_type_cycles),
+	    cmocka_unit_test(test_compute_set_vertex_types),
 	    cmocka_unit_test(test_flops),
 	    cmocka_unit_test(test_step_type_names),
 	    cmocka_unit_test(test_errors),

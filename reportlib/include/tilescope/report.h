@@ -390,6 +390,13 @@ typedef struct tsr_vertex_type_cycles {
 /* Largest cycles first; the caller frees *out. */
 TSR_API int tsr_report_cycles_by_vertex_type(tsr_report *report, tsr_vertex_type_cycles **out,
                                              size_t *n, int64_t run);
+/* The vertex types of compute set `cs`: instances and the active cycles
+ * of one execution summed over tiles (executions: 1), most cycles first
+ * (the guide's "By vertex type" of an OnTileExecute step). Borrowed:
+ * valid until tsr_report_free(). */
+TSR_API int tsr_report_compute_set_vertex_types(tsr_report *report,
+                                                const tsr_vertex_type_cycles **out, size_t *n,
+                                                size_t cs);
 
 /* FLOPs of a run and the utilisation of the target's peak over its length
  * (peak: fp32_flops_per_cycle, or fp16_amp when `half` is set, x tiles x
