@@ -462,6 +462,60 @@ static int add_vertex_row(tsr_report *r, tsr_vertex_memory *out, sqlite3_stmt *s
 }
 
 /*
+ * Every row of `table` (memory_by_compute_set / _by_vertex_type) for the
+ * whole replica, read in one scan into an array of `n` entries in the
+ * handle's pool: a comparison asks for each of 20,000 compute sets, and
+ * one query each would cost more than the rest of the comparison. Each id
+ * must appear exactly once.
+ */
+static int load_vertex_memory_rows(tsr_report *r, tsr_vertex_memory **out, const char *table,
+                                   const char *key, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	tsr_vertex_memory *rows = tsr_pool_alloc(r, (n + 1) * sizeof(*rows));
+	bool *seen = rows ? tsr_alloc(r, n + 1, 1) : NULL;
+	char sql[300];
+	size_t found = 0;
+	int64_t id;
+	int rc;
+
+	if (!rows || !seen)
+		return TSR_ERR_TOO_LARGE;
+	memset(rows, 0, (n + 1) * sizeof(*rows));
+	memset(seen, 0, n + 1);
+	snprintf(sql, sizeof(sql), "SELECT %s, %s FROM %s", VERTEX_COLUMNS, key, table);
+	rc = tsr_prepare(r, &st, sql);
+	while (!rc) {
+		rc = tsr_step_row(r, st);
+		if (rc == SQLITE_DONE) {
+			rc = TSR_OK;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		rc = n ? tsr_column_int(r, &id, st, 7, 0, (int64_t)n - 1, key)
+		       : tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s has rows but there are no %ss",
+		                  r->path, table, key);
+		if (!rc && seen[id])
+			rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s has two rows for %s %lld", r->path,
+			              table, key, (long long)id);
+		if (rc)
+			break;
+		seen[id] = true;
+		found++;
+		rc = add_vertex_row(r, &rows[id], st, false, NULL, 0, 0);
+	}
+	sqlite3_finalize(st);
+	tsr_free(r, seen, n + 1);
+	if (!rc && found != n)
+		rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s has %zu rows for %zu %ss", r->path, table,
+		              found, n, key);
+	if (!rc)
+		*out = rows;
+	return rc;
+}
+
+/*
  * Vertex memory from `table` (memory_by_compute_set / _by_vertex_type)
  * for the row `key` = id, or every row when id is -1, on one IPU or all.
  * A missing row (the schema promises one per id) is TSR_ERR_CORRUPT.
@@ -522,6 +576,18 @@ int tsr_report_compute_set_memory(tsr_report *report, tsr_vertex_memory *out, si
 	tsr_report_compute_sets(report, &cs, &n);
 	if (compute_set >= n)
 		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "compute set %zu of %zu", compute_set, n);
+	if (ipu < 0) {
+		int rc = TSR_OK;
+		if (!report->cs_memory)
+			rc = load_vertex_memory_rows(report, &report->cs_memory, "memory_by_compute_set",
+			                             "compute_set", n);
+		if (rc) {
+			memset(out, 0, sizeof(*out));
+			return rc;
+		}
+		*out = report->cs_memory[compute_set];
+		return TSR_OK;
+	}
 	return vertex_memory(report, out, "memory_by_compute_set", "compute_set",
 	                     (int64_t)compute_set, ipu);
 }
@@ -534,6 +600,18 @@ int tsr_report_vertex_type_memory(tsr_report *report, tsr_vertex_memory *out, si
 	if (vertex_type >= report->counts.vertex_types)
 		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "vertex type %zu of %zu", vertex_type,
 		                report->counts.vertex_types);
+	if (ipu < 0) {
+		int rc = TSR_OK;
+		if (!report->vt_memory)
+			rc = load_vertex_memory_rows(report, &report->vt_memory, "memory_by_vertex_type",
+			                             "vertex_type", report->counts.vertex_types);
+		if (rc) {
+			memset(out, 0, sizeof(*out));
+			return rc;
+		}
+		*out = report->vt_memory[vertex_type];
+		return TSR_OK;
+	}
 	return vertex_memory(report, out, "memory_by_vertex_type", "vertex_type",
 	                     (int64_t)vertex_type, ipu);
 }

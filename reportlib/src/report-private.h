@@ -63,6 +63,8 @@ struct tsr_report {
 	                                            set, most cycles first within one */
 	size_t *cs_vertex_types_first;           /* n_compute_sets + 1 offsets into it */
 	size_t n_cs_vertex_types;
+	tsr_vertex_memory *cs_memory;            /* memory_by_compute_set, whole replica */
+	tsr_vertex_memory *vt_memory;            /* memory_by_vertex_type, whole replica */
 };
 
 /* Records a failure on the handle (and the thread's last error); returns

@@ -478,7 +478,8 @@ static void exec_sql(const char *path, const char *sql)
 }
 
 /* Which query a damaged copy is read through. */
-typedef enum { Q_STEPS, Q_TRACE, Q_ACTIVITY, Q_VERTEX_TYPES } lie_query;
+typedef enum { Q_STEPS, Q_TRACE, Q_ACTIVITY, Q_VERTEX_TYPES, Q_CS_VERTEX_TYPES, Q_CS_MEMORY,
+               Q_VT_MEMORY } lie_query;
 
 /* One lie told by a copy: the SQL that tells it and the query that must
  * find it. */
@@ -488,6 +489,14 @@ typedef struct lie {
 } lie;
 
 static const lie lies[] = {
+	/* compute_set_vertex_type naming a vertex type past the end. */
+	{"UPDATE compute_set_vertex_type SET vertex_type = 100000 WHERE compute_set = 0",
+	 Q_CS_VERTEX_TYPES},
+	/* Vertex memory rows: one missing, one past the end, a negative size. */
+	{"DELETE FROM memory_by_compute_set WHERE compute_set = 1", Q_CS_MEMORY},
+	{"UPDATE memory_by_compute_set SET compute_set = 100000 WHERE compute_set = 1", Q_CS_MEMORY},
+	{"UPDATE memory_by_vertex_type SET code_bytes = -1 WHERE vertex_type = 1", Q_VT_MEMORY},
+	{"DELETE FROM memory_by_vertex_type WHERE vertex_type = 0", Q_VT_MEMORY},
 	/* A step missing: fewer rows than num_steps. */
 	{"DELETE FROM step WHERE run = 0 AND id = 3", Q_STEPS},
 	/* A run claiming one step more than it has. */
@@ -560,6 +569,18 @@ static void test_lying_rows(void **state)
 				rc = tsr_report_cycles_by_vertex_type(r, &vc, &n, -1);
 				free(vc);
 				break;
+			case Q_CS_VERTEX_TYPES: {
+				const tsr_vertex_type_cycles *cvt;
+				rc = tsr_report_compute_set_vertex_types(r, &cvt, &n, 0);
+				break;
+			}
+			case Q_CS_MEMORY:
+			case Q_VT_MEMORY: {
+				tsr_vertex_memory vm;
+				rc = lies[i].query == Q_CS_MEMORY ? tsr_report_compute_set_memory(r, &vm, 0, -1)
+				                                  : tsr_report_vertex_type_memory(r, &vm, 0, -1);
+				break;
+			}
 			}
 			if (rc != TSR_ERR_CORRUPT)
 				fail_msg("lie %zu (%s): %s, not TSR_ERR_CORRUPT", i, lies[i].sql,
