@@ -93,3 +93,4 @@ void cli_progress_end(void);
 
 /* The subcommands. */
 int cli_cmd_summary(int argc, char **argv);
+int cli_cmd_diff(int argc, char **argv);

@@ -17,6 +17,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{"summary", cli_cmd_summary, "print a report's profile summary (printProfileSummary)"},
+	{"diff", cli_cmd_diff, "compare two reports; exit 1 when a limit is exceeded"},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1,0 +1,690 @@
+/*
+ * The outputs of `tilescope diff` (diff-render.h).
+ *
+ * Every output groups the deltas as compare.h orders them: the totals,
+ * then memory by category, cycles by step type, vertex types, operations,
+ * compute sets, variables and programs. "Better" and "worse" apply to
+ * what costs: bytes, cycles, tiles and execution steps are better lower;
+ * FLOPs and graph counts only change.
+ *
+ * JSON keys (all integers exact; percent is a number, null when the base
+ * is 0 or a side lacks the metric):
+ *   base, new              the reports as named on the command line
+ *   base_run, new_run      the runs compared (null: the report has none)
+ *   regression             true when a limit is exceeded
+ *   limits                 [{option, metric, threshold, base, new, change,
+ *                           percent, in_base, in_new, passed}]
+ *   deltas                 [{metric, group, unit, in_base, in_new, base,
+ *                           new, change, percent, verdict}] every metric,
+ *                           unchanged ones included; verdict is "better",
+ *                           "worse", "same" or "changed"
+ */
+#define _GNU_SOURCE
+#include "diff-render.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- Groups and verdicts ---------------------------------------------------------- */
+
+enum {
+	GROUP_TOTAL = 0,
+	GROUP_CATEGORY,
+	GROUP_STEP_TYPE,
+	GROUP_VERTEX_TYPE,
+	GROUP_OPERATION,
+	GROUP_COMPUTE_SET,
+	GROUP_VARIABLE,
+	GROUP_PROGRAM,
+	N_GROUPS
+};
+
+static const struct {
+	const char *key;        /* JSON */
+	const char *title;      /* text and Markdown */
+} groups[N_GROUPS] = {
+	{"total", "Totals"},
+	{"category", "Memory by category"},
+	{"step_type", "Cycles by step type"},
+	{"vertex_type", "By vertex type"},
+	{"operation", "By operation"},
+	{"compute_set", "By compute set"},
+	{"variable", "By variable"},
+	{"program", "By program"},
+};
+
+/* Metric name prefixes of each group (compare.c's list). */
+static const struct {
+	const char *prefix;
+	int group;
+} prefixes[] = {
+	{"memory.category.", GROUP_CATEGORY},
+	{"cycles.step_type.", GROUP_STEP_TYPE},
+	{"cycles.vertex_type.", GROUP_VERTEX_TYPE},
+	{"memory.vertex_type.", GROUP_VERTEX_TYPE},
+	{"cycles.operation.", GROUP_OPERATION},
+	{"flops.operation.", GROUP_OPERATION},
+	{"memory.operation.", GROUP_OPERATION},
+	{"cycles.compute_set.", GROUP_COMPUTE_SET},
+	{"memory.compute_set.", GROUP_COMPUTE_SET},
+	{"memory.variable.", GROUP_VARIABLE},
+	{"cycles.program.", GROUP_PROGRAM},
+};
+
+static int group_of(const char *metric)
+{
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(metric, prefixes[i].prefix, strlen(prefixes[i].prefix)) == 0)
+			return prefixes[i].group;
+	return GROUP_TOTAL;
+}
+
+typedef enum { V_SAME, V_BETTER, V_WORSE, V_CHANGED } verdict;
+static const char *const verdict_names[] = {"same", "better", "worse", "changed"};
+
+static verdict verdict_of(const tsr_delta *d)
+{
+	bool costs = d->unit == TSR_UNIT_BYTES || d->unit == TSR_UNIT_CYCLES ||
+	             d->unit == TSR_UNIT_TILES || strcmp(d->metric, "steps.total") == 0;
+	uint64_t b = d->in_base ? d->base : 0, n = d->in_new ? d->new_value : 0;
+
+	if (b == n && d->in_base == d->in_new)
+		return V_SAME;
+	if (!costs)
+		return V_CHANGED;
+	return n < b ? V_BETTER : n > b ? V_WORSE : V_CHANGED;
+}
+
+static bool changed(const tsr_delta *d)
+{
+	return verdict_of(d) != V_SAME;
+}
+
+static const char *unit_name(tsr_metric_unit unit)
+{
+	switch (unit) {
+	case TSR_UNIT_BYTES: return "B";
+	case TSR_UNIT_CYCLES: return "cycles";
+	case TSR_UNIT_TILES: return "tiles";
+	case TSR_UNIT_FLOPS: return "flops";
+	default: return "";
+	}
+}
+
+static const char *unit_key(tsr_metric_unit unit)
+{
+	switch (unit) {
+	case TSR_UNIT_BYTES: return "bytes";
+	case TSR_UNIT_CYCLES: return "cycles";
+	case TSR_UNIT_TILES: return "tiles";
+	case TSR_UNIT_FLOPS: return "flops";
+	default: return "count";
+	}
+}
+
+/* --- Numbers ---------------------------------------------------------------------- */
+
+/* 1234567 -> "1,234,567". */
+static const char *fmt_u64(char buf[32], uint64_t v)
+{
+	char tmp[32];
+	int len = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), out = 0;
+
+	for (int i = 0; i < len; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			buf[out++] = ',';
+		buf[out++] = tmp[i];
+	}
+	buf[out] = '\0';
+	return buf;
+}
+
+/* "+1,234", "-56", "0". */
+static const char *fmt_change(char buf[40], int64_t v)
+{
+	char digits[32];
+	uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+	snprintf(buf, 40, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", fmt_u64(digits, mag));
+	return buf;
+}
+
+/* "+36.7%", "-5.0%", "new" (from 0), "" (unchanged). */
+static const char *fmt_percent(char buf[24], const tsr_delta *d)
+{
+	uint64_t b = d->in_base ? d->base : 0, n = d->in_new ? d->new_value : 0;
+
+	if (n == b)
+		snprintf(buf, 24, "%s", "");
+	else if (b == 0)
+		snprintf(buf, 24, "%s", "new");
+	else
+		snprintf(buf, 24, "%+.1f%%", ((double)n - (double)b) * 100.0 / (double)b);
+	return buf;
+}
+
+static int64_t change_of(const tsr_delta *d)
+{
+	return d->change;
+}
+
+/* new - base of a limit check, saturated like compare.h's changes. */
+static int64_t check_change(const cli_check *k)
+{
+	if (k->new_value >= k->base)
+		return k->new_value - k->base > (uint64_t)INT64_MAX ? INT64_MAX
+		                                                    : (int64_t)(k->new_value - k->base);
+	return k->base - k->new_value > (uint64_t)INT64_MAX ? INT64_MIN
+	                                                    : -(int64_t)(k->base - k->new_value);
+}
+
+static uint64_t magnitude(int64_t v)
+{
+	return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+/* The deltas of one group to show: changed ones (all with --all), largest
+ * change first; *more counts those cut by --top. Malloc'd. */
+static const tsr_delta **select_group(const cli_diff *d, int group, size_t *n, size_t *more,
+                                      size_t *n_changed)
+{
+	size_t total = tsr_comparison_count(d->cmp), k = 0;
+	const tsr_delta **rows = malloc((total + 1) * sizeof(*rows));
+
+	*n = *more = *n_changed = 0;
+	if (!rows)
+		return NULL;
+	for (size_t i = 0; i < total; i++) {
+		const tsr_delta *x = tsr_comparison_at(d->cmp, i);
+		if (group_of(x->metric) != group)
+			continue;
+		if (changed(x))
+			(*n_changed)++;
+		if (group == GROUP_TOTAL || d->all || changed(x))
+			rows[k++] = x;
+	}
+	if (group != GROUP_TOTAL) {
+		/* Largest absolute change first; the order is otherwise stable
+		 * (insertion sort keeps compare.h's name order among equals). */
+		for (size_t i = 1; i < k; i++) {
+			const tsr_delta *x = rows[i];
+			size_t j = i;
+			while (j > 0 && magnitude(change_of(rows[j - 1])) < magnitude(change_of(x))) {
+				rows[j] = rows[j - 1];
+				j--;
+			}
+			rows[j] = x;
+		}
+		if (d->top && k > d->top) {
+			*more = k - d->top;
+			k = d->top;
+		}
+	}
+	*n = k;
+	return rows;
+}
+
+/* "the limit met" / "all 3 limits met" (static storage). */
+static const char *limits_met(size_t n)
+{
+	static char buf[48];
+
+	if (n == 1)
+		return "the limit is met";
+	snprintf(buf, sizeof(buf), "all %zu limits met", n);
+	return buf;
+}
+
+/* --- Text ----------------------------------------------------------------------------- */
+
+#define GREEN "\033[32m"
+#define RED "\033[31m"
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+
+static const char *colour_of(const cli_diff *d, verdict v)
+{
+	if (!d->colours)
+		return "";
+	return v == V_BETTER ? GREEN : v == V_WORSE ? RED : "";
+}
+
+/* Names from a report may hold anything; control characters must not
+ * reach the terminal. Writes at most `width` visible bytes when width > 0. */
+static void put_clean(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+}
+
+static void describe_report(FILE *out, const char *label, const char *path, int64_t run,
+                            size_t runs)
+{
+	fprintf(out, "  %s ", label);
+	put_clean(out, path);
+	if (run >= 0)
+		fprintf(out, " (run %" PRId64 "; the report keeps %zu)\n", run, runs);
+	else
+		fputs(" (no runs: memory only)\n", out);
+}
+
+static void text_row(FILE *out, const cli_diff *d, const tsr_delta *x, size_t width)
+{
+	char b[32], n[32], c[40], p[24];
+	verdict v = verdict_of(x);
+	size_t len = strlen(x->metric);
+
+	fputs("  ", out);
+	put_clean(out, x->metric);
+	for (size_t i = len; i < width; i++)
+		fputc(' ', out);
+	if (!x->in_base)
+		fprintf(out, " %15s", "(only in new)");
+	else
+		fprintf(out, " %15s", fmt_u64(b, x->base));
+	if (!x->in_new)
+		fprintf(out, " %15s", "(only in base)");
+	else
+		fprintf(out, " %15s", fmt_u64(n, x->new_value));
+	fprintf(out, " %-6s %s%14s %8s%s  %s\n", unit_name(x->unit), colour_of(d, v),
+	        fmt_change(c, change_of(x)), fmt_percent(p, x), d->colours ? RESET : "",
+	        verdict_names[v]);
+}
+
+static void render_text(FILE *out, const cli_diff *d)
+{
+	char b[32], n[32], c[40];
+
+	fputs("tilescope diff\n", out);
+	describe_report(out, "base:", d->base_path, d->base_run, d->base_runs);
+	describe_report(out, "new: ", d->new_path, d->new_run, d->new_runs);
+	if (d->n_checks) {
+		fputs("\nLimits:\n", out);
+		for (size_t i = 0; i < d->n_checks; i++) {
+			const cli_check *k = &d->checks[i];
+			int64_t change = check_change(k);
+			fprintf(out, "  %s%s%s  ", d->colours ? (k->passed ? GREEN : RED) : "",
+			        k->passed ? "PASS" : "FAIL", d->colours ? RESET : "");
+			put_clean(out, k->limit->metric);
+			fprintf(out, ": %s -> %s (%s)  limit --%s%s", fmt_u64(b, k->base),
+			        fmt_u64(n, k->new_value), fmt_change(c, change), k->limit->option,
+			        *k->limit->threshold ? "=" : "");
+			put_clean(out, k->limit->threshold);
+			fputc('\n', out);
+		}
+		if (d->failed)
+			fprintf(out, "  %s%zu of %zu limit%s exceeded%s\n", d->colours ? BOLD RED : "",
+			        d->failed, d->n_checks, d->n_checks == 1 ? "" : "s",
+			        d->colours ? RESET : "");
+		else
+			fprintf(out, "  %s\n", limits_met(d->n_checks));
+	}
+	for (int g = 0; g < N_GROUPS; g++) {
+		size_t nrows, more, n_changed, width = 20;
+		const tsr_delta **rows = select_group(d, g, &nrows, &more, &n_changed);
+
+		if (!rows)
+			return;
+		if (nrows == 0) {
+			free(rows);
+			continue;
+		}
+		for (size_t i = 0; i < nrows; i++)
+			if (strlen(rows[i]->metric) > width)
+				width = strlen(rows[i]->metric) < 70 ? strlen(rows[i]->metric) : 70;
+		if (g == GROUP_TOTAL)
+			fprintf(out, "\n%s\n", groups[g].title);
+		else
+			fprintf(out, "\n%s: %zu changed\n", groups[g].title, n_changed);
+		fprintf(out, "  %-*s %15s %15s %-6s %14s %8s\n", (int)width, "metric", "base", "new",
+		        "", "change", "");
+		for (size_t i = 0; i < nrows; i++)
+			text_row(out, d, rows[i], width);
+		if (more)
+			fprintf(out, "  ... and %zu more (--top 0 shows all)\n", more);
+		free(rows);
+	}
+}
+
+/* --- JSON ----------------------------------------------------------------------------- */
+
+static cJSON *json_u64(uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return cJSON_CreateRaw(buf);
+}
+
+static cJSON *json_i64(int64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	return cJSON_CreateRaw(buf);
+}
+
+static cJSON *json_percent(bool in_base, uint64_t base, bool in_new, uint64_t n)
+{
+	if (!in_base || !in_new || base == 0)
+		return cJSON_CreateNull();
+	return cJSON_CreateNumber(((double)n - (double)base) * 100.0 / (double)base);
+}
+
+/* Adds `item` to `obj` under `key`; false (and item freed) on failure. */
+static bool put(cJSON *obj, const char *key, cJSON *item)
+{
+	if (!item)
+		return false;
+	if (!cJSON_AddItemToObject(obj, key, item)) {
+		cJSON_Delete(item);
+		return false;
+	}
+	return true;
+}
+
+static cJSON *json_run(int64_t run)
+{
+	return run >= 0 ? json_i64(run) : cJSON_CreateNull();
+}
+
+static int render_json(FILE *out, const cli_diff *d)
+{
+	cJSON *root = cJSON_CreateObject(), *limits, *deltas;
+	bool ok = root != NULL;
+	char *text = NULL;
+	int rc = -1;
+
+	ok = ok && put(root, "base", cJSON_CreateString(d->base_path)) &&
+	     put(root, "new", cJSON_CreateString(d->new_path)) &&
+	     put(root, "base_run", json_run(d->base_run)) &&
+	     put(root, "new_run", json_run(d->new_run)) &&
+	     put(root, "regression", cJSON_CreateBool(d->failed > 0)) &&
+	     put(root, "limits", limits = cJSON_CreateArray()) &&
+	     put(root, "deltas", deltas = cJSON_CreateArray());
+	for (size_t i = 0; ok && i < d->n_checks; i++) {
+		const cli_check *k = &d->checks[i];
+		cJSON *o = cJSON_CreateObject();
+		ok = o && cJSON_AddItemToArray(limits, o);
+		if (!ok) {
+			cJSON_Delete(o);
+			break;
+		}
+		ok = put(o, "option", cJSON_CreateString(k->limit->option)) &&
+		     put(o, "metric", cJSON_CreateString(k->limit->metric)) &&
+		     put(o, "threshold", cJSON_CreateString(k->limit->threshold)) &&
+		     put(o, "base", json_u64(k->base)) && put(o, "new", json_u64(k->new_value)) &&
+		     put(o, "change", json_i64(check_change(k))) &&
+		     put(o, "percent", json_percent(k->in_base, k->base, k->in_new, k->new_value)) &&
+		     put(o, "in_base", cJSON_CreateBool(k->in_base)) &&
+		     put(o, "in_new", cJSON_CreateBool(k->in_new)) &&
+		     put(o, "passed", cJSON_CreateBool(k->passed));
+	}
+	for (size_t i = 0; ok && i < tsr_comparison_count(d->cmp); i++) {
+		const tsr_delta *x = tsr_comparison_at(d->cmp, i);
+		cJSON *o = cJSON_CreateObject();
+		ok = o && cJSON_AddItemToArray(deltas, o);
+		if (!ok) {
+			cJSON_Delete(o);
+			break;
+		}
+		ok = put(o, "metric", cJSON_CreateString(x->metric)) &&
+		     put(o, "group", cJSON_CreateString(groups[group_of(x->metric)].key)) &&
+		     put(o, "unit", cJSON_CreateString(unit_key(x->unit))) &&
+		     put(o, "in_base", cJSON_CreateBool(x->in_base)) &&
+		     put(o, "in_new", cJSON_CreateBool(x->in_new)) &&
+		     put(o, "base", json_u64(x->in_base ? x->base : 0)) &&
+		     put(o, "new", json_u64(x->in_new ? x->new_value : 0)) &&
+		     put(o, "change", json_i64(x->change)) &&
+		     put(o, "percent", json_percent(x->in_base, x->base, x->in_new, x->new_value)) &&
+		     put(o, "verdict", cJSON_CreateString(verdict_names[verdict_of(x)]));
+	}
+	if (ok)
+		text = cJSON_Print(root);
+	if (text && fputs(text, out) >= 0 && fputc('\n', out) != EOF)
+		rc = 0;
+	cJSON_free(text);
+	cJSON_Delete(root);
+	return rc;
+}
+
+/* --- Markdown ------------------------------------------------------------------------- */
+
+char *cli_markdown_escape(const char *s)
+{
+	size_t len = strlen(s);
+	char *out = malloc(len * 5 + 1), *p = out;
+
+	if (!out)
+		return NULL;
+	for (; *s; s++) {
+		switch (*s) {
+		case '|': case '\\': case '`': case '*': case '_': case '[': case ']':
+			*p++ = '\\';
+			*p++ = *s;
+			break;
+		case '<':
+			memcpy(p, "&lt;", 4);
+			p += 4;
+			break;
+		case '>':
+			memcpy(p, "&gt;", 4);
+			p += 4;
+			break;
+		case '\n': case '\r':
+			*p++ = ' ';
+			break;
+		default:
+			*p++ = (unsigned char)*s < 0x20 ? '?' : *s;
+		}
+	}
+	*p = '\0';
+	return out;
+}
+
+/* Writes `s` escaped for a table cell; false when out of memory. */
+static bool md_cell(FILE *out, const char *s)
+{
+	char *e = cli_markdown_escape(s);
+
+	if (!e)
+		return false;
+	fputs(e, out);
+	free(e);
+	return true;
+}
+
+static const char *md_mark(verdict v)
+{
+	return v == V_BETTER ? " 🟢" : v == V_WORSE ? " 🔴" : "";
+}
+
+static bool md_delta_table(FILE *out, const tsr_delta **rows, size_t n)
+{
+	char b[32], nn[32], c[40], p[24];
+
+	fputs("| Metric | Base | New | Change | |\n|---|---:|---:|---:|---|\n", out);
+	for (size_t i = 0; i < n; i++) {
+		const tsr_delta *x = rows[i];
+		verdict v = verdict_of(x);
+		fputs("| ", out);
+		if (!md_cell(out, x->metric))
+			return false;
+		fprintf(out, " | %s | %s | %s %s | %s%s |\n",
+		        x->in_base ? fmt_u64(b, x->base) : "—",
+		        x->in_new ? fmt_u64(nn, x->new_value) : "—", fmt_change(c, change_of(x)),
+		        fmt_percent(p, x), verdict_names[v], md_mark(v));
+	}
+	return true;
+}
+
+static int render_markdown(FILE *out, const cli_diff *d)
+{
+	char b[32], n[32], c[40];
+
+	if (d->failed)
+		fprintf(out, "## ❌ tilescope diff: %zu of %zu limit%s exceeded\n\n", d->failed,
+		        d->n_checks, d->n_checks == 1 ? "" : "s");
+	else if (d->n_checks)
+		fprintf(out, "## ✅ tilescope diff: %s\n\n", limits_met(d->n_checks));
+	else
+		fputs("## tilescope diff\n\n", out);
+	fputs("**Base:** ", out);
+	md_cell(out, d->base_path);
+	fputs(" · **New:** ", out);
+	md_cell(out, d->new_path);
+	fputs("\n\n", out);
+	if (d->n_checks) {
+		fputs("| | Limit | Metric | Base | New | Change |\n|---|---|---|---:|---:|---:|\n", out);
+		for (size_t i = 0; i < d->n_checks; i++) {
+			const cli_check *k = &d->checks[i];
+			fprintf(out, "| %s | `--%s%s", k->passed ? "✅" : "❌", k->limit->option,
+			        *k->limit->threshold ? "=" : "");
+			md_cell(out, k->limit->threshold);
+			fputs("` | ", out);
+			md_cell(out, k->limit->metric);
+			fprintf(out, " | %s | %s | %s |\n", fmt_u64(b, k->base), fmt_u64(n, k->new_value),
+			        fmt_change(c, check_change(k)));
+		}
+		fputc('\n', out);
+	}
+	for (int g = 0; g < N_GROUPS; g++) {
+		size_t nrows, more, n_changed;
+		const tsr_delta **rows = select_group(d, g, &nrows, &more, &n_changed);
+		bool ok;
+
+		if (!rows)
+			return -1;
+		if (nrows == 0) {
+			free(rows);
+			continue;
+		}
+		if (g == GROUP_TOTAL)
+			fprintf(out, "### %s\n\n", groups[g].title);
+		else
+			fprintf(out, "<details><summary>%s: %zu changed</summary>\n\n", groups[g].title,
+			        n_changed);
+		ok = md_delta_table(out, rows, nrows);
+		free(rows);
+		if (!ok)
+			return -1;
+		if (more)
+			fprintf(out, "\n… and %zu more\n", more);
+		fputs(g == GROUP_TOTAL ? "\n" : "\n</details>\n\n", out);
+	}
+	return 0;
+}
+
+/* --- JUnit XML ------------------------------------------------------------------------- */
+
+char *cli_xml_escape(const char *s)
+{
+	size_t len = strlen(s);
+	char *out = malloc(len * 6 + 1), *p = out;
+
+	if (!out)
+		return NULL;
+	for (; *s; s++) {
+		const char *rep = NULL;
+		switch (*s) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&apos;"; break;
+		default: break;
+		}
+		if (rep) {
+			memcpy(p, rep, strlen(rep));
+			p += strlen(rep);
+		} else if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') {
+			/* Not allowed in XML 1.0 at all. */
+			*p++ = '?';
+		} else {
+			*p++ = *s;
+		}
+	}
+	*p = '\0';
+	return out;
+}
+
+/* Writes `s` XML-escaped; false when out of memory. */
+static bool xml_text(FILE *out, const char *s)
+{
+	char *e = cli_xml_escape(s);
+
+	if (!e)
+		return false;
+	fputs(e, out);
+	free(e);
+	return true;
+}
+
+static int render_junit(FILE *out, const cli_diff *d)
+{
+	char b[32], n[32], c[40];
+	size_t tests = d->n_checks ? d->n_checks : 1;
+
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+	fprintf(out,
+	        "<testsuites name=\"tilescope diff\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n"
+	        "  <testsuite name=\"tilescope diff\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+	        "skipped=\"0\">\n    <properties>\n      <property name=\"base\" value=\"",
+	        tests, d->failed, tests, d->failed);
+	if (!xml_text(out, d->base_path))
+		return -1;
+	fputs("\"/>\n      <property name=\"new\" value=\"", out);
+	if (!xml_text(out, d->new_path))
+		return -1;
+	fputs("\"/>\n    </properties>\n", out);
+	if (d->n_checks == 0)
+		fputs("    <testcase classname=\"tilescope.diff\" name=\"compare\"/>\n", out);
+	for (size_t i = 0; i < d->n_checks; i++) {
+		const cli_check *k = &d->checks[i];
+		fputs("    <testcase classname=\"tilescope.diff\" name=\"", out);
+		if (!xml_text(out, k->limit->metric))
+			return -1;
+		fprintf(out, " --%s%s", k->limit->option, *k->limit->threshold ? "=" : "");
+		if (!xml_text(out, k->limit->threshold))
+			return -1;
+		if (k->passed) {
+			fputs("\"/>\n", out);
+			continue;
+		}
+		fputs("\">\n      <failure type=\"regression\" message=\"", out);
+		if (!xml_text(out, k->limit->metric))
+			return -1;
+		fprintf(out, " went from %s to %s (%s), over the limit --%s%s", fmt_u64(b, k->base),
+		        fmt_u64(n, k->new_value), fmt_change(c, check_change(k)), k->limit->option,
+		        *k->limit->threshold ? "=" : "");
+		if (!xml_text(out, k->limit->threshold))
+			return -1;
+		fprintf(out, "\">base %s, new %s</failure>\n    </testcase>\n", b, n);
+	}
+	fputs("  </testsuite>\n</testsuites>\n", out);
+	return 0;
+}
+
+int cli_diff_render(FILE *out, const cli_diff *d, cli_diff_format format)
+{
+	int rc;
+
+	switch (format) {
+	case CLI_DIFF_JSON:
+		return render_json(out, d);
+	case CLI_DIFF_MARKDOWN:
+		rc = render_markdown(out, d);
+		break;
+	case CLI_DIFF_JUNIT:
+		rc = render_junit(out, d);
+		break;
+	case CLI_DIFF_TEXT:
+	default:
+		render_text(out, d);
+		rc = 0;
+		break;
+	}
+	return rc == 0 && !ferror(out) ? 0 : -1;
+}

@@ -1,0 +1,40 @@
+/*
+ * The four outputs of `tilescope diff`: text for a terminal, JSON for
+ * scripts, Markdown for pull-request comments and JUnit XML for CI
+ * systems that show test reports. Each renders the same comparison and
+ * limit checks; none decides anything.
+ */
+#pragma once
+
+#include "limits.h"
+
+#include <stdio.h>
+
+typedef enum cli_diff_format {
+	CLI_DIFF_TEXT = 0,
+	CLI_DIFF_JSON,
+	CLI_DIFF_MARKDOWN,
+	CLI_DIFF_JUNIT
+} cli_diff_format;
+
+typedef struct cli_diff {
+	const char *base_path, *new_path;  /* as the user named them */
+	int64_t base_run, new_run;         /* the runs compared (-1: no runs) */
+	size_t base_runs, new_runs;        /* runs each report keeps */
+	const tsr_comparison *cmp;
+	const cli_check *checks;
+	size_t n_checks, failed;
+	bool all;                          /* unchanged items too */
+	size_t top;                        /* changed items per group (0: all) */
+	bool colours;                      /* text only */
+} cli_diff;
+
+/* Writes `d` to `out`; returns 0, or -1 when a write failed or memory ran
+ * out (JSON). */
+int cli_diff_render(FILE *out, const cli_diff *d, cli_diff_format format);
+
+/* XML text escaping (& < > " ' and control characters) of `s` into a
+ * malloc'd string; NULL when out of memory. For the tests too. */
+char *cli_xml_escape(const char *s);
+/* Markdown table cell escaping ('|', '\', '`', '<', newlines); malloc'd. */
+char *cli_markdown_escape(const char *s);

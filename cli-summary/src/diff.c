@@ -1,0 +1,349 @@
+/*
+ * `tilescope diff BASE NEW`: compares two reports (reportlib's
+ * compare.h), checks the limits the options and a limits file set
+ * (limits.h) and prints the result in one of four formats
+ * (diff-render.h). Exit 0 within the limits, 1 when one is exceeded, 2 on
+ * an error.
+ */
+#include "cli.h"
+#include "diff-render.h"
+#include "limits.h"
+
+#include "tilescope/summary.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] = "usage: tilescope diff [OPTIONS] BASE NEW\n";
+
+static const char help[] =
+	"usage: tilescope diff [OPTIONS] BASE NEW\n"
+	"\n"
+	"Compares two reports (each a profile.pop or an autoReport directory): total\n"
+	"memory including and excluding gaps, the fullest tile, always-live and peak\n"
+	"live memory, memory by category, out-of-memory tiles, cycles in all and by\n"
+	"step type, vertex type, operation, compute set and program, and what exists\n"
+	"in only one of them. Lower memory, cycles, tiles and steps are shown as\n"
+	"better, higher as worse. With limits it gates CI: every exceeded limit is\n"
+	"printed with both values.\n"
+	"\n"
+	"Limits (PCT: a percentage of the base value, \"2\" or \"2.5%\"; BYTES: a size\n"
+	"such as 512, 64KB, 1.5MiB; a byte size where PCT|BYTES is allowed is an\n"
+	"absolute increase):\n"
+	"  --max-memory-increase=PCT|BYTES  total memory, including and excluding gaps\n"
+	"  --max-cycles-increase=PCT|Ncycles  the run's total cycles\n"
+	"  --max-tile-memory=BYTES         a ceiling on the new report's fullest tile\n"
+	"  --fail-on-oom                   fail when the new report has tiles out of memory\n"
+	"  --max-category-increase=CATEGORY:PCT|BYTES  memory of one category, such as\n"
+	"                                  vertexCode:5% (repeatable)\n"
+	"  --max-increase=METRIC:PCT|BYTES  any metric of the JSON output, such as\n"
+	"                                  cycles.vertex_type.Dot:10 (repeatable)\n"
+	"  --limits=FILE                   limits from a JSON file: {\"max_memory_increase\":\n"
+	"                                  \"2%\", \"max_cycles_increase\": 1, \"max_tile_memory\":\n"
+	"                                  \"600KB\", \"fail_on_oom\": true, \"categories\":\n"
+	"                                  {\"vertexCode\": \"5%\"}, \"metrics\": {METRIC: VALUE}};\n"
+	"                                  numbers are percentages; options on the command\n"
+	"                                  line override the file's\n"
+	"\n"
+	"Other options:\n"
+	"  --run N             compare run N of both reports (0 is the first run kept;\n"
+	"                      default: the last); --base-run N, --new-run N for one side\n"
+	"  --format=FORMAT     text (default), json, markdown (for pull-request comments)\n"
+	"                      or junit (JUnit XML for CI test reports)\n"
+	"  --top N             changed items shown per group in text and markdown\n"
+	"                      (default 10; 0: all)\n"
+	"  --all               unchanged items too\n"
+	"  --colours=WHEN      auto (default), always or never (text)\n"
+	"  -o, --output FILE   write to FILE instead of standard output\n"
+	"  -h, --help          this help\n"
+	"\n"
+	"JSON keys: base, new, base_run, new_run, regression, limits [{option, metric,\n"
+	"threshold, base, new, change, percent, in_base, in_new, passed}], deltas\n"
+	"[{metric, group, unit, in_base, in_new, base, new, change, percent, verdict}];\n"
+	"integers are exact.\n"
+	"\n"
+	"Exit status: 0 compared and within every limit, 1 a limit exceeded (a\n"
+	"regression), 2 an error (bad arguments, unreadable report, a limit on a\n"
+	"metric neither report has).\n";
+
+enum {
+	OPT_MAX_MEMORY = 256,
+	OPT_MAX_CYCLES,
+	OPT_MAX_TILE,
+	OPT_FAIL_OOM,
+	OPT_MAX_CATEGORY,
+	OPT_MAX_INCREASE,
+	OPT_LIMITS,
+	OPT_RUN,
+	OPT_BASE_RUN,
+	OPT_NEW_RUN,
+	OPT_FORMAT,
+	OPT_TOP,
+	OPT_ALL,
+	OPT_COLOURS
+};
+
+static const struct option options[] = {
+	{"max-memory-increase", required_argument, NULL, OPT_MAX_MEMORY},
+	{"max-cycles-increase", required_argument, NULL, OPT_MAX_CYCLES},
+	{"max-tile-memory", required_argument, NULL, OPT_MAX_TILE},
+	{"fail-on-oom", no_argument, NULL, OPT_FAIL_OOM},
+	{"max-category-increase", required_argument, NULL, OPT_MAX_CATEGORY},
+	{"max-increase", required_argument, NULL, OPT_MAX_INCREASE},
+	{"limits", required_argument, NULL, OPT_LIMITS},
+	{"run", required_argument, NULL, OPT_RUN},
+	{"base-run", required_argument, NULL, OPT_BASE_RUN},
+	{"new-run", required_argument, NULL, OPT_NEW_RUN},
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"top", required_argument, NULL, OPT_TOP},
+	{"all", no_argument, NULL, OPT_ALL},
+	{"colours", required_argument, NULL, OPT_COLOURS},
+	{"colors", required_argument, NULL, OPT_COLOURS},
+	{"output", required_argument, NULL, 'o'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+/* The limit options in the order they were given, applied after the
+ * limits file so that they override it. */
+typedef struct pending {
+	const char *option, *value;
+} pending;
+
+/* Parses a run number option value into *out; false when it is not one. */
+static bool parse_run(const char *s, int64_t *out)
+{
+	uint64_t v;
+
+	if (!cli_parse_u64(s, &v) || v > INT64_MAX)
+		return false;
+	*out = (int64_t)v;
+	return true;
+}
+
+/* The run a report's side of the comparison uses (-1: it keeps none), and
+ * how many it keeps; an error when the asked run is not kept. */
+static int resolve_run(tsr_report *r, const char *path, int64_t asked, int64_t *run,
+                       size_t *n_runs)
+{
+	const tsr_run *runs;
+	int rc = tsr_report_runs(r, &runs, n_runs);
+
+	if (rc == TSR_ERR_NO_DATA || (rc == TSR_OK && *n_runs == 0)) {
+		*n_runs = 0;
+		*run = -1;
+		if (asked >= 0)
+			return cli_error("%s: run %lld asked for; the report keeps no runs", path,
+			                 (long long)asked);
+		return CLI_EXIT_OK;
+	}
+	if (rc != TSR_OK)
+		return cli_error("%s: %s", path, tsr_report_error(r));
+	if (asked >= 0 && (uint64_t)asked >= *n_runs)
+		return cli_error("%s: run %lld asked for; the report keeps %zu run(s)", path,
+		                 (long long)asked, *n_runs);
+	*run = asked >= 0 ? asked : (int64_t)*n_runs - 1;
+	return CLI_EXIT_OK;
+}
+
+int cli_cmd_diff(int argc, char **argv)
+{
+	cli_limits limits = {0};
+	pending *pend = calloc((size_t)argc + 1, sizeof(*pend));
+	size_t n_pend = 0, n_checks = 0, failed = 0, top = 10;
+	const char *limits_file = NULL, *output = NULL;
+	int64_t base_run = -1, new_run = -1;
+	cli_diff_format format = CLI_DIFF_TEXT;
+	tsr_colours colours = TSR_COLOURS_AUTO;
+	bool all = false;
+	tsr_report *base = NULL, *newr = NULL;
+	tsr_comparison *cmp = NULL;
+	cli_check *checks = NULL;
+	cli_output *out = NULL;
+	char err[1024];
+	int c, status = CLI_EXIT_ERROR;
+
+	if (!pend)
+		return cli_error("out of memory");
+	cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, "+:ho:", options, NULL)) != -1) {
+		switch (c) {
+		case OPT_MAX_MEMORY:
+		case OPT_MAX_CYCLES:
+		case OPT_MAX_TILE:
+		case OPT_FAIL_OOM:
+		case OPT_MAX_CATEGORY:
+		case OPT_MAX_INCREASE: {
+			static const char *const names[] = {"max-memory-increase", "max-cycles-increase",
+			                                    "max-tile-memory", "fail-on-oom",
+			                                    "max-category-increase", "max-increase"};
+			cli_limits probe = {0};
+			pend[n_pend] = (pending){names[c - OPT_MAX_MEMORY], optarg};
+			/* Check the value now, so a bad one is a usage error. */
+			int bad = cli_limits_option(&probe, pend[n_pend].option, optarg, err,
+			                            sizeof(err));
+			cli_limits_free(&probe);
+			if (bad) {
+				free(pend);
+				return cli_usage_error("diff", usage, "%s", err);
+			}
+			n_pend++;
+			break;
+		}
+		case OPT_LIMITS: limits_file = optarg; break;
+		case OPT_RUN:
+		case OPT_BASE_RUN:
+		case OPT_NEW_RUN: {
+			int64_t run;
+			if (!parse_run(optarg, &run)) {
+				free(pend);
+				return cli_usage_error("diff", usage,
+				                       "--%s wants a run number (0, 1, ...), not '%s'",
+				                       c == OPT_RUN ? "run" : c == OPT_BASE_RUN ? "base-run"
+				                                                              : "new-run",
+				                       optarg);
+			}
+			if (c != OPT_NEW_RUN)
+				base_run = run;
+			if (c != OPT_BASE_RUN)
+				new_run = run;
+			break;
+		}
+		case OPT_FORMAT:
+			if (strcmp(optarg, "text") == 0)
+				format = CLI_DIFF_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				format = CLI_DIFF_JSON;
+			else if (strcmp(optarg, "markdown") == 0)
+				format = CLI_DIFF_MARKDOWN;
+			else if (strcmp(optarg, "junit") == 0)
+				format = CLI_DIFF_JUNIT;
+			else {
+				free(pend);
+				return cli_usage_error("diff", usage,
+				                       "--format wants text, json, markdown or junit, not '%s'",
+				                       optarg);
+			}
+			break;
+		case OPT_TOP: {
+			uint64_t v;
+			if (!cli_parse_u64(optarg, &v) || v > 1000000000) {
+				free(pend);
+				return cli_usage_error("diff", usage, "--top wants a count (0: all), not '%s'",
+				                       optarg);
+			}
+			top = (size_t)v;
+			break;
+		}
+		case OPT_ALL: all = true; break;
+		case OPT_COLOURS:
+			if (strcmp(optarg, "auto") == 0)
+				colours = TSR_COLOURS_AUTO;
+			else if (strcmp(optarg, "always") == 0)
+				colours = TSR_COLOURS_ALWAYS;
+			else if (strcmp(optarg, "never") == 0)
+				colours = TSR_COLOURS_NEVER;
+			else {
+				free(pend);
+				return cli_usage_error("diff", usage,
+				                       "--colours wants auto, always or never, not '%s'", optarg);
+			}
+			break;
+		case 'o': output = optarg; break;
+		case 'h':
+			free(pend);
+			fputs(help, stdout);
+			return CLI_EXIT_OK;
+		default:
+			free(pend);
+			return cli_option_error("diff", usage, c, argv);
+		}
+	}
+	if (argc - optind != 2) {
+		free(pend);
+		return cli_usage_error("diff", usage,
+		                       argc - optind < 2 ? "BASE and NEW reports needed"
+		                                         : "two reports only: BASE and NEW");
+	}
+	/* The file first, then the options over it. */
+	if (limits_file && cli_limits_load(&limits, limits_file, err, sizeof(err))) {
+		cli_error("%s", err);
+		goto cleanup;
+	}
+	for (size_t i = 0; i < n_pend; i++)
+		if (cli_limits_option(&limits, pend[i].option, pend[i].value, err, sizeof(err))) {
+			cli_error("%s", err);
+			goto cleanup;
+		}
+
+	if (cli_open_report(&base, argv[optind]) || cli_open_report(&newr, argv[optind + 1]))
+		goto cleanup;
+	cli_diff d = {argv[optind], argv[optind + 1], -1, -1, 0, 0, NULL, NULL, 0, 0, all, top,
+	              false};
+	if (resolve_run(base, argv[optind], base_run, &d.base_run, &d.base_runs) ||
+	    resolve_run(newr, argv[optind + 1], new_run, &d.new_run, &d.new_runs))
+		goto cleanup;
+	cli_progress_begin("Comparing the reports");
+	int rc = tsr_compare(&cmp, base, newr, d.base_run, d.new_run);
+	cli_progress_end();
+	if (rc != TSR_OK) {
+		/* The failure is recorded on the handle whose file is at fault. */
+		const char *be = tsr_report_error(base), *ne = tsr_report_error(newr);
+		if (*ne)
+			cli_error("%s: %s", argv[optind + 1], ne);
+		else if (*be)
+			cli_error("%s: %s", argv[optind], be);
+		else
+			cli_error("comparing the reports failed: %s", tsr_error_name(rc));
+		goto cleanup;
+	}
+	if (cli_limits_check(&limits, cmp, &checks, &n_checks, err, sizeof(err))) {
+		cli_error("%s", err);
+		goto cleanup;
+	}
+	for (size_t i = 0; i < n_checks; i++)
+		failed += !checks[i].passed;
+	d.cmp = cmp;
+	d.checks = checks;
+	d.n_checks = n_checks;
+	d.failed = failed;
+
+	out = cli_output_open(output);
+	if (!out)
+		goto cleanup;
+	d.colours = format == CLI_DIFF_TEXT && tsr_colours_enabled(colours, cli_output_stream(out));
+	if (cli_diff_render(cli_output_stream(out), &d, format) != 0) {
+		status = cli_output_close(out, true);
+		out = NULL;
+		if (status == CLI_EXIT_OK)
+			status = cli_error("%s: write failed", output ? output : "standard output");
+		status = CLI_EXIT_ERROR;
+		goto cleanup;
+	}
+	status = cli_output_close(out, true);
+	out = NULL;
+	if (status == CLI_EXIT_OK && failed) {
+		/* Also on stderr, so a CI log shows why even when the report went
+		 * to a file. */
+		for (size_t i = 0; i < n_checks; i++)
+			if (!checks[i].passed)
+				fprintf(stderr,
+				        "tilescope: regression: %s went from %llu to %llu, over the limit "
+				        "--%s%s%s\n",
+				        checks[i].limit->metric, (unsigned long long)checks[i].base,
+				        (unsigned long long)checks[i].new_value, checks[i].limit->option,
+				        *checks[i].limit->threshold ? "=" : "", checks[i].limit->threshold);
+		status = CLI_EXIT_REGRESSION;
+	}
+cleanup:
+	if (out)
+		cli_output_close(out, false);
+	free(checks);
+	tsr_comparison_free(cmp);
+	tsr_report_free(base);
+	tsr_report_free(newr);
+	cli_limits_free(&limits);
+	free(pend);
+	return status;
+}
