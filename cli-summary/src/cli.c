@@ -190,6 +190,45 @@ bool cli_parse_percent(const char *s, double *out)
 	return true;
 }
 
+bool cli_parse_ms(const char *s, int64_t *ns)
+{
+	const char *end;
+	double v;
+
+	if (!s || !parse_decimal(s, &v, &end) || *end || v * 1e6 >= 9.2e18)
+		return false;
+	*ns = (int64_t)(v * 1e6 + 0.5);
+	return true;
+}
+
+int cli_trace_window(const char *cmd, const char *usage, const tsr_trace *trace,
+                     const char *from, const char *to, int64_t *from_ns, int64_t *to_ns)
+{
+	const tsr_trace_info *info = tsr_trace_get_info(trace);
+	int64_t v;
+
+	*from_ns = INT64_MIN;
+	*to_ns = INT64_MAX;
+	if (from) {
+		if (!cli_parse_ms(from, &v))
+			return cli_usage_error(cmd, usage,
+			                       "--from wants milliseconds after the trace's start, not '%s'",
+			                       from);
+		*from_ns = info->start_ns + v;
+	}
+	if (to) {
+		if (!cli_parse_ms(to, &v))
+			return cli_usage_error(cmd, usage,
+			                       "--to wants milliseconds after the trace's start, not '%s'",
+			                       to);
+		*to_ns = info->start_ns + v;
+	}
+	if (*from_ns >= *to_ns)
+		return cli_usage_error(cmd, usage, "--from %s is not before --to %s", from ? from : "0",
+		                       to);
+	return CLI_EXIT_OK;
+}
+
 /* --- Outputs ----------------------------------------------------------------- */
 
 struct cli_output {

@@ -65,6 +65,16 @@ bool cli_parse_bytes(const char *s, uint64_t *out);
  * trailing '%' ("5", "2.5%"). */
 bool cli_parse_percent(const char *s, double *out);
 
+/* Parses a time in milliseconds (a non-negative decimal, "12.5") into
+ * nanoseconds. */
+bool cli_parse_ms(const char *s, int64_t *ns);
+/* The window [from, to) in a trace's nanoseconds for --from / --to given
+ * in milliseconds after the trace's first event (NULL: its start / end).
+ * Prints a usage error for `cmd` and returns CLI_EXIT_ERROR when a value
+ * is bad or from is not before to. */
+int cli_trace_window(const char *cmd, const char *usage, const tsr_trace *trace,
+                     const char *from, const char *to, int64_t *from_ns, int64_t *to_ns);
+
 /* Writes `len` bytes to the file `path`, or to stdout when path is NULL
  * or "-". On failure prints one line naming the file and returns
  * CLI_EXIT_ERROR; else CLI_EXIT_OK. A file is written to a temporary name
@@ -94,3 +104,5 @@ void cli_progress_end(void);
 /* The subcommands. */
 int cli_cmd_summary(int argc, char **argv);
 int cli_cmd_diff(int argc, char **argv);
+int cli_cmd_trace(int argc, char **argv);
+int cli_cmd_export(int argc, char **argv);

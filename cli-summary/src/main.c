@@ -18,6 +18,8 @@ static const struct command {
 } commands[] = {
 	{"summary", cli_cmd_summary, "print a report's profile summary (printProfileSummary)"},
 	{"diff", cli_cmd_diff, "compare two reports; exit 1 when a limit is exceeded"},
+	{"trace", cli_cmd_trace, "statistics of .pvti system traces"},
+	{"export", cli_cmd_export, "write a report's profiles as JSON or CBOR, a trace as Chrome JSON"},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

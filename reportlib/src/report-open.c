@@ -946,6 +946,11 @@ static int check_identity(tsr_report *r)
 		return rc == TSR_ERR_CORRUPT && sqlite3_errcode(r->db) == SQLITE_NOTADB
 		           ? tsr_fail(r, TSR_ERR_CORRUPT, "'%s': damaged SQLite header", r->path)
 		           : rc;
+	if ((uint32_t)app == (uint32_t)TSF_PVTI_APPLICATION_ID)
+		return tsr_fail(r, TSR_ERR_NOT_REPORT,
+		                "'%s': a .pvti system trace, not a profile report (traces are read by "
+		                "tsr_trace_open, 'tilescope trace')",
+		                r->path);
 	if ((uint32_t)app != (uint32_t)TSF_PROFILE_APPLICATION_ID)
 		return tsr_fail(r, TSR_ERR_NOT_REPORT,
 		                "'%s': an SQLite database, but not a Tilescope profile (application_id "
