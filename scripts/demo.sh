@@ -2,7 +2,8 @@
 # Sets everything up and runs the main job: builds Tilescope, profiles the
 # tutorial 4 model on the simulated IPU with autoReport (as a Poplar user
 # would) and shows the result and what its profile.pop answers, then runs
-# tutorial 5 (training), tutorial 7 (with its simulated cycles) and the
+# tutorial 5 (training, traced; `tilescope trace`), tutorial 7 at two sizes
+# (its simulated cycles; `tilescope diff` as a CI gate) and the
 # peak-FLOPS calibration. Reports go to $TILESCOPE_REPORT_DIR (default
 # demo-report/).
 set -eu
@@ -27,9 +28,19 @@ echo "--- the 10 longest execution steps"
 sqlite3 -readonly -column -header "$pop" "SELECT run, id, type, program, cycles FROM step ORDER BY cycles DESC LIMIT 10"
 echo "--- cycles by vertex type"
 sqlite3 -readonly -column -header "$pop" "SELECT s.text AS vertex_type, SUM(c.active_cycles) AS cycles FROM compute_set_vertex_type c JOIN vertex_type v ON v.id = c.vertex_type JOIN string s ON s.id = v.name GROUP BY c.vertex_type ORDER BY cycles DESC"
-echo "=== tut5_ml: logistic regression on Fashion-MNIST, one epoch"
-"$ex/tut5_ml"
+ts="$dir/cli-summary/tilescope"
+echo "=== tut5_ml: logistic regression on Fashion-MNIST, one epoch, traced with PVTI_OPTIONS"
+PVTI_OPTIONS="{\"enable\":\"true\",\"directory\":\"$report/trace\"}" "$ex/tut5_ml"
+echo "--- tilescope trace: where the host's time went"
+"$ts" trace --top 10 "$report/trace"
 echo "=== tut7_matrix_vector_opt --ipu mk1 10000 1000 (the guide's run: 5,071 cycles)"
-"$ex/tut7_matrix_vector_opt" --ipu mk1 10000 1000
+POPLAR_ENGINE_OPTIONS="{\"autoReport.all\":\"true\",\"autoReport.directory\":\"$report/tut7-10000\"}" \
+	"$ex/tut7_matrix_vector_opt" --ipu mk1 10000 1000
+echo "--- the same at 5000 x 1000, then tilescope diff as a CI gate (--max-cycles-increase=1)"
+POPLAR_ENGINE_OPTIONS="{\"autoReport.all\":\"true\",\"autoReport.directory\":\"$report/tut7-5000\"}" \
+	"$ex/tut7_matrix_vector_opt" --ipu mk1 5000 1000 | tail -n 1
+rc=0
+"$ts" diff --run 1 --max-cycles-increase=1 --top 3 "$report/tut7-5000" "$report/tut7-10000" || rc=$?
+echo "(tilescope diff exited $rc: 1 means a limit was exceeded, as the larger problem should)"
 echo "=== ipu_peak_flops: AMP matmul throughput against measured Bow figures"
 "$ex/ipu_peak_flops"

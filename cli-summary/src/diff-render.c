@@ -338,8 +338,8 @@ static void render_text(FILE *out, const cli_diff *d)
 			fprintf(out, "\n%s\n", groups[g].title);
 		else
 			fprintf(out, "\n%s: %zu changed\n", groups[g].title, n_changed);
-		fprintf(out, "  %-*s %15s %15s %-6s %14s %8s\n", (int)width, "metric", "base", "new",
-		        "", "change", "");
+		fprintf(out, "  %-*s %15s %15s %-6s %14s\n", (int)width, "metric", "base", "new", "",
+		        "change");
 		for (size_t i = 0; i < nrows; i++)
 			text_row(out, d, rows[i], width);
 		if (more)
