@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Every benchmark of issue 8 in one command. Builds an optimised tree
+# (build-bench/, or $TILESCOPE_BENCH_BUILD), runs each benchmark and prints
+# one line per figure:
+#
+#   NAME VALUE UNIT (target OP VALUE)
+#
+# (lines without a target are context). Benchmarks report; nothing here
+# fails on a timing. The machine is noisy: every ratio below compares
+# two measurements taken in this one run, alternating, best of a few.
+#
+# usage: tests/bench/run.sh [--quick]
+#   --quick   the small bert_synth size and a 1 M-span trace (a smoke run
+#             of this script, not the figures of record)
+set -u
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+quick=0
+case ${1:-} in
+	--quick) quick=1 ;;
+	"") ;;
+	-h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "usage: tests/bench/run.sh [--quick]" >&2; exit 2 ;;
+esac
+
+. scripts/deps.sh
+tilescope_install_deps >&2 || exit 1
+
+build=${TILESCOPE_BENCH_BUILD:-$root/build-bench}
+echo "# building an optimised tree in $build" >&2
+if [ ! -f "$build/build.ninja" ]; then
+	meson setup "$build" -Dbuildtype=release >"$build.setup.log" 2>&1 ||
+		{ cat "$build.setup.log" >&2; exit 1; }
+fi
+ninja -C "$build" >"$build.build.log" 2>&1 || { tail -n 30 "$build.build.log" >&2; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilescope-bench.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+bert=$build/instrument/examples/bert_synth
+tilescope=$build/cli-summary/tilescope
+if [ $quick -eq 1 ]; then
+	bert_size=(--size small)
+	spans=1000000
+else
+	bert_size=(--size large)
+	spans=10000000
+fi
+
+# Runs a command; prints "SECONDS PEAK_RSS_KB" of it (its children
+# included) on stdout and exits with its status; its own output goes to
+# $BENCH_OUT and $BENCH_ERR.
+measure() {
+	python3 - "$@" <<'PY'
+import os, resource, subprocess, sys, time
+start = time.monotonic()
+with open(os.environ["BENCH_OUT"], "w") as out, open(os.environ["BENCH_ERR"], "w") as err:
+    rc = subprocess.run(sys.argv[1:], stdout=out, stderr=err).returncode
+elapsed = time.monotonic() - start
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(f"{elapsed:.3f} {rss}")
+sys.exit(rc)
+PY
+}
+export BENCH_OUT=$tmp/last.out BENCH_ERR=$tmp/last.err
+
+# Prints a figure line.
+figure() { # NAME VALUE UNIT [TARGET]
+	if [ $# -ge 4 ]; then printf '%s %s %s (target %s)\n' "$1" "$2" "$3" "$4"
+	else printf '%s %s %s\n' "$1" "$2" "$3"; fi
+}
+fail() { echo "run.sh: $*" >&2; exit 1; }
+min() { awk 'NR == 1 || $1 < m { m = $1 } END { print m }'; }
+
+# --- 1. Compiling the large model: phases, profile.pop -----------------------
+echo "# bert_synth ${bert_size[*]} --compile-only, with autoReport.all" >&2
+r=$(POPLAR_LOG_LEVEL=INFO POPLAR_LOG_DEST="$tmp/compile.log" \
+	POPLAR_ENGINE_OPTIONS="{\"autoReport.all\":\"true\",\"autoReport.directory\":\"$tmp/rep1\"}" \
+	measure "$bert" "${bert_size[@]}" --compile-only) ||
+	fail "bert_synth --compile-only failed: $(tail -n 3 "$BENCH_ERR")"
+count() { sed -n "s/^counts\.$1 \([0-9]*\)$/\1/p" "$BENCH_OUT"; }
+figure model.compute_sets "$(count compute_sets)" count ">= 20000"
+figure model.vertices "$(count vertices)" count ">= 1000000"
+figure model.variables "$(count variables)" count ">= 100000"
+set -- $r
+figure compile.total_s "$1" s
+figure compile.peak_rss_mb "$(($2 / 1024))" MB
+figure compile.graph_construction_s "$(sed -n 's/^build_s //p' "$BENCH_OUT")" s
+figure compile.engine_s "$(sed -n 's/^compile_s //p' "$BENCH_OUT")" s
+sed -n 's/.*Compiler model: \(.*\) done in \([0-9.]*\) s$/\1|\2/p' "$tmp/compile.log" |
+	while IFS='|' read -r phase secs; do
+		figure "compile.phase.$(echo "$phase" | tr ' ' '_')_s" "$secs" s
+	done
+write_s=$(sed -n "s/.*Wrote the graph profile to .* in \([0-9.]*\) s$/\1/p" "$tmp/compile.log")
+debug_s=$(sed -n "s/.*Wrote debug information to .* in \([0-9.]*\) s$/\1/p" "$tmp/compile.log")
+figure profile_pop.write_s "${write_s:-?}" s
+figure debug_cbor.write_s "${debug_s:-?}" s
+pop_mb=$(awk -v b="$(stat -c %s "$tmp/rep1/profile.pop")" 'BEGIN { printf "%.1f", b / 1e6 }')
+figure profile_pop.size_mb "$pop_mb" MB "<= 100"
+figure debug_cbor.size_mb "$(awk -v b="$(stat -c %s "$tmp/rep1/debug.cbor")" \
+	'BEGIN { printf "%.1f", b / 1e6 }')" MB
+
+# --- 2. Running it with and without profiling --------------------------------
+echo "# bert_synth ${bert_size[*]}: one run, without and with autoReport.all + PVTI" >&2
+: >"$tmp/plain.txt"
+: >"$tmp/profiled.txt"
+for i in 1 2 3; do
+	r=$(measure "$bert" "${bert_size[@]}") || fail "bert_synth failed: $(tail -n 3 "$BENCH_ERR")"
+	echo "$r" >>"$tmp/plain.txt"
+	steps=$(sed -n 's/^counts\.steps //p' "$BENCH_OUT")
+	run_only=$(sed -n 's/^run_s //p' "$BENCH_OUT")
+	rm -rf "$tmp/run$i"
+	r=$(POPLAR_ENGINE_OPTIONS="{\"autoReport.all\":\"true\",\"autoReport.directory\":\"$tmp/run$i\"}" \
+		PVTI_OPTIONS="{\"enable\":\"true\",\"directory\":\"$tmp/run$i\"}" \
+		measure "$bert" "${bert_size[@]}") ||
+		fail "bert_synth with profiling failed: $(tail -n 3 "$BENCH_ERR")"
+	echo "$r" >>"$tmp/profiled.txt"
+done
+figure model.steps_per_run "$steps" count ">= 50000"
+figure run.program_s "$run_only" s
+plain=$(min <"$tmp/plain.txt")
+profiled=$(min <"$tmp/profiled.txt")
+figure run.plain_s "$plain" s
+figure run.profiled_s "$profiled" s
+figure run.profiling_overhead "$(awk -v a="$profiled" -v b="$plain" \
+	'BEGIN { printf "%.2f", a / b }')" x "<= 1.15"
+
+# --- 3. Reading the large report: summary and diff ----------------------------
+# The reports of two profiled runs (graph and execution profiles).
+echo "# tilescope summary and diff on the large reports" >&2
+: >"$tmp/summary.txt"
+for i in 1 2 3; do
+	measure "$tilescope" summary "$tmp/run1" >>"$tmp/summary.txt" ||
+		fail "tilescope summary failed: $(cat "$BENCH_ERR")"
+done
+figure summary.time_s "$(min <"$tmp/summary.txt")" s "<= 1"
+figure summary.peak_rss_mb "$(awk '{ print int($2 / 1024) }' "$tmp/summary.txt" | sort -n | head -n 1)" \
+	MB "<= 200"
+: >"$tmp/diff.txt"
+for i in 1 2 3; do
+	r=$(measure "$tilescope" diff "$tmp/run1" "$tmp/run2")
+	rc=$?
+	[ $rc -le 1 ] || fail "tilescope diff failed: $(cat "$BENCH_ERR")"
+	echo "$r" >>"$tmp/diff.txt"
+done
+figure diff.time_s "$(min <"$tmp/diff.txt")" s "<= 2"
+figure diff.peak_rss_mb "$(awk '{ print int($2 / 1024) }' "$tmp/diff.txt" | sort -n | head -n 1)" MB
+
+# --- 4. The simulator against plain C -----------------------------------------
+echo "# the simulator against a plain C loop (tut5_ml's arithmetic)" >&2
+"$build/tests/bench/bench-simulator" | grep -v '^#' || fail "bench-simulator failed"
+
+# --- 5. Tracepoints and the trace viewport ------------------------------------
+echo "# tracepoint costs" >&2
+"$build/tests/bench/bench-pvti" | grep -v '^#' || fail "bench-pvti failed"
+echo "# viewport queries on a ${spans}-span trace" >&2
+"$build/tests/bench/bench-trace-viewport" "$spans" | grep -v '^#' ||
+	fail "bench-trace-viewport failed"
