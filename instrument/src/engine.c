@@ -767,60 +767,98 @@ static int cmp_range(const void *a, const void *b)
  * vertices ran. Saves most of the simulator's data movement after the
  * in-place inputs.
  */
+/* Whether `var` is among the sorted writes[0..n). */
+static bool written_var(const var_range *writes, size_t n, uint32_t var)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (writes[mid].var < var)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && writes[lo].var == var;
+}
+
 static int mark_in_place_outputs(const cs_plan *p, bool *in_place)
 {
-	size_t n_reads = 0, n_writes = 0, fi = 0;
+	size_t n_reads = 0, cap_reads = 0, n_writes = 0, fi = 0;
 	var_range *reads = NULL, *writes = NULL;
 
+	/* The candidates first: one contiguous region, written. */
 	for (size_t pass = 0; pass < 2; pass++) {
 		fi = 0;
-		n_reads = n_writes = 0;
+		n_writes = 0;
 		for (size_t i = 0; i < p->n_vertices; i++) {
 			const tsi_vertex *v = p->vertices[i];
 			for (size_t f = 0; f < v->codelet->n_fields; f++, fi++) {
 				const tsi_field_def *def = &v->codelet->fields[f];
 				const tsi_field_conn *c = &v->fields[f];
-				bool candidate = def->dir != TSI_FIELD_INPUT &&
-				                 def->shape != TSI_FIELD_VECTOR_LIST && c->n == 1 &&
-				                 c->tensors[0]->n_regions == 1;
-				if (candidate) {
-					const tsi_tensor *t = c->tensors[0];
-					size_t size = tsi_type_size(t->type);
-					if (writes)
-						writes[n_writes] = (var_range){
-						    t->regions[0].var, t->regions[0].begin * size,
-						    (t->regions[0].begin + t->regions[0].len) * size, fi};
-					n_writes++;
+				if (def->dir == TSI_FIELD_INPUT || def->shape == TSI_FIELD_VECTOR_LIST ||
+				    c->n != 1 || c->tensors[0]->n_regions != 1)
 					continue;
-				}
-				if (def->dir == TSI_FIELD_OUTPUT)
-					continue; /* written through scratch, read by nobody */
-				for (size_t k = 0; k < c->n; k++) {
-					const tsi_tensor *t = c->tensors[k];
-					size_t size = tsi_type_size(t->type);
-					for (size_t r = 0; r < t->n_regions; r++) {
-						const tsi_region *reg = &t->regions[r];
-						if (reads)
-							reads[n_reads] = (var_range){
-							    reg->var, reg->begin * size,
-							    (reg->begin + reg->len) * size, 0};
-						n_reads++;
-					}
-				}
+				const tsi_tensor *t = c->tensors[0];
+				size_t size = tsi_type_size(t->type);
+				if (writes)
+					writes[n_writes] = (var_range){
+					    t->regions[0].var, t->regions[0].begin * size,
+					    (t->regions[0].begin + t->regions[0].len) * size, fi};
+				n_writes++;
 			}
 		}
-		if (pass == 0) {
-			reads = malloc((n_reads + 1) * sizeof(*reads));
-			writes = malloc((n_writes + 1) * sizeof(*writes));
-			if (!reads || !writes) {
-				free(reads);
-				free(writes);
-				return TSI_ERR_NO_MEMORY;
+		if (pass == 0 && !(writes = malloc((n_writes + 1) * sizeof(*writes))))
+			return TSI_ERR_NO_MEMORY;
+	}
+	qsort(writes, n_writes, sizeof(*writes), cmp_range);
+	/* Then what the set reads of the variables the candidates write (other
+	 * variables cannot conflict), adjacent pieces merged as they come: a
+	 * matmul reads its operands and writes a new variable, so this list is
+	 * usually empty. */
+	fi = 0;
+	for (size_t i = 0; i < p->n_vertices; i++) {
+		const tsi_vertex *v = p->vertices[i];
+		for (size_t f = 0; f < v->codelet->n_fields; f++, fi++) {
+			const tsi_field_def *def = &v->codelet->fields[f];
+			const tsi_field_conn *c = &v->fields[f];
+			if (def->dir == TSI_FIELD_OUTPUT)
+				continue; /* read by nobody */
+			if (def->dir == TSI_FIELD_INOUT && def->shape != TSI_FIELD_VECTOR_LIST &&
+			    c->n == 1 && c->tensors[0]->n_regions == 1)
+				continue; /* a candidate: checked against the others below */
+			for (size_t k = 0; k < c->n; k++) {
+				const tsi_tensor *t = c->tensors[k];
+				size_t size = tsi_type_size(t->type);
+				for (size_t r = 0; r < t->n_regions; r++) {
+					const tsi_region *reg = &t->regions[r];
+					var_range x = {reg->var, reg->begin * size,
+					               (reg->begin + reg->len) * size, 0};
+					if (!written_var(writes, n_writes, x.var))
+						continue;
+					if (n_reads && reads[n_reads - 1].var == x.var &&
+					    reads[n_reads - 1].end == x.begin) {
+						reads[n_reads - 1].end = x.end;
+						continue;
+					}
+					if (n_reads == cap_reads) {
+						size_t cap = cap_reads ? cap_reads * 2 : 64;
+						var_range *grown = realloc(reads, cap * sizeof(*grown));
+						if (!grown) {
+							free(reads);
+							free(writes);
+							return TSI_ERR_NO_MEMORY;
+						}
+						reads = grown;
+						cap_reads = cap;
+					}
+					reads[n_reads++] = x;
+				}
 			}
 		}
 	}
-	qsort(reads, n_reads, sizeof(*reads), cmp_range);
-	qsort(writes, n_writes, sizeof(*writes), cmp_range);
+	if (n_reads)
+		qsort(reads, n_reads, sizeof(*reads), cmp_range);
 	/* Merge the reads into disjoint ranges, sorted by (var, begin) and so
 	 * also by (var, end). */
 	size_t n_merged = 0;
