@@ -71,7 +71,11 @@ typedef struct xfer {
 	uint32_t var;
 	size_t var_off;     /* bytes into one replica's copy of the variable */
 	size_t scratch_off; /* bytes into the scratch arena */
-	size_t bytes;
+	size_t bytes;       /* of one piece */
+	size_t count;       /* pieces: piece i is at var_off + i * stride in the variable
+	                       and scratch_off + i * bytes in scratch (a strided view,
+	                       such as a transpose, gathers element by element) */
+	size_t stride;      /* bytes; 0 when count is 1 */
 } xfer;
 #define ZERO_VAR UINT32_MAX
 
@@ -728,16 +732,25 @@ static void xfer_append(xfer *list, size_t *n, uint32_t var, size_t var_off, siz
 {
 	if (*n) {
 		xfer *last = &list[*n - 1];
-		if (last->var == var && last->scratch_off + last->bytes == scratch_off &&
+		size_t end = last->scratch_off + last->count * last->bytes;
+		/* Contiguous with a single piece: one longer piece. */
+		if (last->var == var && last->count == 1 && end == scratch_off &&
 		    (var == ZERO_VAR || last->var_off + last->bytes == var_off)) {
 			last->bytes += bytes;
 			return;
 		}
+		/* The next piece of a strided run (pieces not overlapping). */
+		if (last->var == var && var != ZERO_VAR && last->bytes == bytes && end == scratch_off &&
+		    var_off > last->var_off) {
+			size_t stride = last->count == 1 ? var_off - last->var_off : last->stride;
+			if (stride >= bytes && var_off == last->var_off + last->count * stride) {
+				last->stride = stride;
+				last->count++;
+				return;
+			}
+		}
 	}
-	list[*n].var = var;
-	list[*n].var_off = var_off;
-	list[*n].scratch_off = scratch_off;
-	list[*n].bytes = bytes;
+	list[*n] = (xfer){var, var_off, scratch_off, bytes, 1, 0};
 	(*n)++;
 }
 
@@ -1004,7 +1017,7 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 				if (def->dir == TSI_FIELD_OUTPUT)
 					p->zero[p->n_zero++] = (xfer){t->regions[0].var,
 					                              t->regions[0].begin * size, 0,
-					                              t->regions[0].len * size};
+					                              t->regions[0].len * size, 1, 0};
 				offs[1] = t->numel;
 				field->count = t->numel;
 				field->n_vectors = 1;
@@ -1134,11 +1147,14 @@ static int run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *m)
 		}
 		for (size_t i = 0; i < p->n_in; i++) {
 			const xfer *x = &p->in[i];
-			if (x->var == ZERO_VAR)
+			if (x->var == ZERO_VAR) {
 				memset(e->scratch + x->scratch_off, 0, x->bytes);
-			else
-				copy_bytes(e->scratch + x->scratch_off, var_base(e, x->var, r) + x->var_off,
-				           x->bytes);
+				continue;
+			}
+			unsigned char *dst = e->scratch + x->scratch_off;
+			const unsigned char *src = var_base(e, x->var, r) + x->var_off;
+			for (size_t k = 0; k < x->count; k++, dst += x->bytes, src += x->stride)
+				copy_bytes(dst, src, x->bytes);
 		}
 		const tsi_field *f = p->fields;
 		for (size_t i = 0; i < p->n_vertices; i++) {
@@ -1159,8 +1175,10 @@ static int run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *m)
 		}
 		for (size_t i = 0; i < p->n_out; i++) {
 			const xfer *x = &p->out[i];
-			copy_bytes(var_base(e, x->var, r) + x->var_off, e->scratch + x->scratch_off,
-			           x->bytes);
+			unsigned char *dst = var_base(e, x->var, r) + x->var_off;
+			const unsigned char *src = e->scratch + x->scratch_off;
+			for (size_t k = 0; k < x->count; k++, dst += x->stride, src += x->bytes)
+				copy_bytes(dst, src, x->bytes);
 		}
 	}
 	return TSI_OK;
