@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
@@ -188,6 +189,47 @@ bool cli_parse_percent(const char *s, double *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+bool cli_parse_colours(const char *s, tsr_colours *out)
+{
+	if (strcmp(s, "auto") == 0)
+		*out = TSR_COLOURS_AUTO;
+	else if (strcmp(s, "always") == 0)
+		*out = TSR_COLOURS_ALWAYS;
+	else if (strcmp(s, "never") == 0)
+		*out = TSR_COLOURS_NEVER;
+	else
+		return false;
+	return true;
+}
+
+cJSON *cli_json_u64(uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return cJSON_CreateRaw(buf);
+}
+
+cJSON *cli_json_i64(int64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	return cJSON_CreateRaw(buf);
+}
+
+bool cli_json_put(cJSON *parent, const char *key, cJSON *item)
+{
+	bool ok;
+
+	if (!item)
+		return false;
+	ok = key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item);
+	if (!ok)
+		cJSON_Delete(item);
+	return ok;
 }
 
 bool cli_parse_ms(const char *s, int64_t *ns)

@@ -13,7 +13,10 @@
 #pragma once
 
 #include "tilescope/report.h"
+#include "tilescope/summary.h"
 #include "tilescope/trace.h"
+
+#include <cjson/cJSON.h>
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,6 +67,16 @@ bool cli_parse_bytes(const char *s, uint64_t *out);
 /* Parses a percentage: a finite non-negative decimal with an optional
  * trailing '%' ("5", "2.5%"). */
 bool cli_parse_percent(const char *s, double *out);
+
+/* Parses a --colours value: auto, always or never. */
+bool cli_parse_colours(const char *s, tsr_colours *out);
+
+/* JSON for the --json outputs: 64-bit integers as exact number text (a
+ * double would round them), and adding an item to an object (under `key`)
+ * or an array (key NULL), freeing it when that fails. */
+cJSON *cli_json_u64(uint64_t v);
+cJSON *cli_json_i64(int64_t v);
+bool cli_json_put(cJSON *parent, const char *key, cJSON *item);
 
 /* Parses a time in milliseconds (a non-negative decimal, "12.5") into
  * nanoseconds. */

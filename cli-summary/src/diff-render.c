@@ -22,6 +22,8 @@
 #define _GNU_SOURCE
 #include "diff-render.h"
 
+#include "cli.h"
+
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -211,7 +213,8 @@ static const tsr_delta **select_group(const cli_diff *d, int group, size_t *n, s
 		for (size_t i = 1; i < k; i++) {
 			const tsr_delta *x = rows[i];
 			size_t j = i;
-			while (j > 0 && magnitude(change_of(rows[j - 1])) < magnitude(change_of(x))) {
+			while (j > 0 &&
+			     magnitude(change_of(rows[j - 1])) < magnitude(change_of(x))) {
 				rows[j] = rows[j - 1];
 				j--;
 			}
@@ -350,22 +353,6 @@ static void render_text(FILE *out, const cli_diff *d)
 
 /* --- JSON ----------------------------------------------------------------------------- */
 
-static cJSON *json_u64(uint64_t v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	return cJSON_CreateRaw(buf);
-}
-
-static cJSON *json_i64(int64_t v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%" PRId64, v);
-	return cJSON_CreateRaw(buf);
-}
-
 static cJSON *json_percent(bool in_base, uint64_t base, bool in_new, uint64_t n)
 {
 	if (!in_base || !in_new || base == 0)
@@ -373,21 +360,9 @@ static cJSON *json_percent(bool in_base, uint64_t base, bool in_new, uint64_t n)
 	return cJSON_CreateNumber(((double)n - (double)base) * 100.0 / (double)base);
 }
 
-/* Adds `item` to `obj` under `key`; false (and item freed) on failure. */
-static bool put(cJSON *obj, const char *key, cJSON *item)
-{
-	if (!item)
-		return false;
-	if (!cJSON_AddItemToObject(obj, key, item)) {
-		cJSON_Delete(item);
-		return false;
-	}
-	return true;
-}
-
 static cJSON *json_run(int64_t run)
 {
-	return run >= 0 ? json_i64(run) : cJSON_CreateNull();
+	return run >= 0 ? cli_json_i64(run) : cJSON_CreateNull();
 }
 
 static int render_json(FILE *out, const cli_diff *d)
@@ -397,13 +372,13 @@ static int render_json(FILE *out, const cli_diff *d)
 	char *text = NULL;
 	int rc = -1;
 
-	ok = ok && put(root, "base", cJSON_CreateString(d->base_path)) &&
-	     put(root, "new", cJSON_CreateString(d->new_path)) &&
-	     put(root, "base_run", json_run(d->base_run)) &&
-	     put(root, "new_run", json_run(d->new_run)) &&
-	     put(root, "regression", cJSON_CreateBool(d->failed > 0)) &&
-	     put(root, "limits", limits = cJSON_CreateArray()) &&
-	     put(root, "deltas", deltas = cJSON_CreateArray());
+	ok = ok && cli_json_put(root, "base", cJSON_CreateString(d->base_path)) &&
+	     cli_json_put(root, "new", cJSON_CreateString(d->new_path)) &&
+	     cli_json_put(root, "base_run", json_run(d->base_run)) &&
+	     cli_json_put(root, "new_run", json_run(d->new_run)) &&
+	     cli_json_put(root, "regression", cJSON_CreateBool(d->failed > 0)) &&
+	     cli_json_put(root, "limits", limits = cJSON_CreateArray()) &&
+	     cli_json_put(root, "deltas", deltas = cJSON_CreateArray());
 	for (size_t i = 0; ok && i < d->n_checks; i++) {
 		const cli_check *k = &d->checks[i];
 		cJSON *o = cJSON_CreateObject();
@@ -412,15 +387,16 @@ static int render_json(FILE *out, const cli_diff *d)
 			cJSON_Delete(o);
 			break;
 		}
-		ok = put(o, "option", cJSON_CreateString(k->limit->option)) &&
-		     put(o, "metric", cJSON_CreateString(k->limit->metric)) &&
-		     put(o, "threshold", cJSON_CreateString(k->limit->threshold)) &&
-		     put(o, "base", json_u64(k->base)) && put(o, "new", json_u64(k->new_value)) &&
-		     put(o, "change", json_i64(check_change(k))) &&
-		     put(o, "percent", json_percent(k->in_base, k->base, k->in_new, k->new_value)) &&
-		     put(o, "in_base", cJSON_CreateBool(k->in_base)) &&
-		     put(o, "in_new", cJSON_CreateBool(k->in_new)) &&
-		     put(o, "passed", cJSON_CreateBool(k->passed));
+		ok = cli_json_put(o, "option", cJSON_CreateString(k->limit->option)) &&
+		     cli_json_put(o, "metric", cJSON_CreateString(k->limit->metric)) &&
+		     cli_json_put(o, "threshold", cJSON_CreateString(k->limit->threshold)) &&
+		     cli_json_put(o, "base", cli_json_u64(k->base)) &&
+		     cli_json_put(o, "new", cli_json_u64(k->new_value)) &&
+		     cli_json_put(o, "change", cli_json_i64(check_change(k))) &&
+		     cli_json_put(o, "percent", json_percent(k->in_base, k->base, k->in_new, k->new_value)) &&
+		     cli_json_put(o, "in_base", cJSON_CreateBool(k->in_base)) &&
+		     cli_json_put(o, "in_new", cJSON_CreateBool(k->in_new)) &&
+		     cli_json_put(o, "passed", cJSON_CreateBool(k->passed));
 	}
 	for (size_t i = 0; ok && i < tsr_comparison_count(d->cmp); i++) {
 		const tsr_delta *x = tsr_comparison_at(d->cmp, i);
@@ -430,16 +406,16 @@ static int render_json(FILE *out, const cli_diff *d)
 			cJSON_Delete(o);
 			break;
 		}
-		ok = put(o, "metric", cJSON_CreateString(x->metric)) &&
-		     put(o, "group", cJSON_CreateString(groups[group_of(x->metric)].key)) &&
-		     put(o, "unit", cJSON_CreateString(unit_key(x->unit))) &&
-		     put(o, "in_base", cJSON_CreateBool(x->in_base)) &&
-		     put(o, "in_new", cJSON_CreateBool(x->in_new)) &&
-		     put(o, "base", json_u64(x->in_base ? x->base : 0)) &&
-		     put(o, "new", json_u64(x->in_new ? x->new_value : 0)) &&
-		     put(o, "change", json_i64(x->change)) &&
-		     put(o, "percent", json_percent(x->in_base, x->base, x->in_new, x->new_value)) &&
-		     put(o, "verdict", cJSON_CreateString(verdict_names[verdict_of(x)]));
+		ok = cli_json_put(o, "metric", cJSON_CreateString(x->metric)) &&
+		     cli_json_put(o, "group", cJSON_CreateString(groups[group_of(x->metric)].key)) &&
+		     cli_json_put(o, "unit", cJSON_CreateString(unit_key(x->unit))) &&
+		     cli_json_put(o, "in_base", cJSON_CreateBool(x->in_base)) &&
+		     cli_json_put(o, "in_new", cJSON_CreateBool(x->in_new)) &&
+		     cli_json_put(o, "base", cli_json_u64(x->in_base ? x->base : 0)) &&
+		     cli_json_put(o, "new", cli_json_u64(x->in_new ? x->new_value : 0)) &&
+		     cli_json_put(o, "change", cli_json_i64(x->change)) &&
+		     cli_json_put(o, "percent", json_percent(x->in_base, x->base, x->in_new, x->new_value)) &&
+		     cli_json_put(o, "verdict", cJSON_CreateString(verdict_names[verdict_of(x)]));
 	}
 	if (ok)
 		text = cJSON_Print(root);

@@ -238,13 +238,7 @@ int cli_cmd_diff(int argc, char **argv)
 		}
 		case OPT_ALL: all = true; break;
 		case OPT_COLOURS:
-			if (strcmp(optarg, "auto") == 0)
-				colours = TSR_COLOURS_AUTO;
-			else if (strcmp(optarg, "always") == 0)
-				colours = TSR_COLOURS_ALWAYS;
-			else if (strcmp(optarg, "never") == 0)
-				colours = TSR_COLOURS_NEVER;
-			else {
+			if (!cli_parse_colours(optarg, &colours)) {
 				free(pend);
 				return cli_usage_error("diff", usage,
 				                       "--colours wants auto, always or never, not '%s'", optarg);

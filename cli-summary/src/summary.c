@@ -67,20 +67,6 @@ static const struct option options[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* Parses --colours' value; false for an unknown one. */
-static bool parse_colours(const char *s, tsr_colours *out)
-{
-	if (strcmp(s, "auto") == 0)
-		*out = TSR_COLOURS_AUTO;
-	else if (strcmp(s, "always") == 0)
-		*out = TSR_COLOURS_ALWAYS;
-	else if (strcmp(s, "never") == 0)
-		*out = TSR_COLOURS_NEVER;
-	else
-		return false;
-	return true;
-}
-
 /*
  * Parses the options, opens the report and prints it. The text goes
  * through cli_output so that -o FILE never leaves half a summary behind;
@@ -118,7 +104,7 @@ int cli_cmd_summary(int argc, char **argv)
 			break;
 		}
 		case OPT_COLOURS:
-			if (!parse_colours(optarg, &opts.colours))
+			if (!cli_parse_colours(optarg, &opts.colours))
 				return cli_usage_error("summary", usage,
 				                       "--colours wants auto, always or never, not '%s'",
 				                       optarg);

@@ -379,39 +379,9 @@ static int print_series_text(FILE *out, trace_view *v, bool colours)
 
 /* --- JSON ---------------------------------------------------------------------------- */
 
-static cJSON *j_u64(uint64_t v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	return cJSON_CreateRaw(buf);
-}
-
-static cJSON *j_i64(int64_t v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%" PRId64, v);
-	return cJSON_CreateRaw(buf);
-}
-
 static cJSON *j_str(const char *s)
 {
 	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
-/* Adds `item` under `key` (to an array when key is NULL); false when
- * something could not be made. */
-static bool put(cJSON *parent, const char *key, cJSON *item)
-{
-	bool ok;
-
-	if (!item)
-		return false;
-	ok = key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item);
-	if (!ok)
-		cJSON_Delete(item);
-	return ok;
 }
 
 static int print_json(FILE *out, trace_view *v, size_t top)
@@ -428,55 +398,65 @@ static int print_json(FILE *out, trace_view *v, size_t top)
 		cJSON_Delete(root);
 		return cli_error("%s", tsr_trace_error(v->trace));
 	}
-	ok = ok && put(root, "processes", arr = cJSON_CreateArray());
+	ok = ok && cli_json_put(root, "processes", arr = cJSON_CreateArray());
 	for (size_t p = 0; ok && p < v->n_procs; p++) {
-		ok = put(arr, NULL, o = cJSON_CreateObject()) &&
-		     put(o, "path", j_str(v->procs[p].path)) && put(o, "pid", j_i64(v->procs[p].pid)) &&
-		     put(o, "host", j_str(v->procs[p].host)) && put(o, "name", j_str(v->procs[p].name)) &&
-		     put(o, "complete", cJSON_CreateBool(v->procs[p].complete));
+		ok = cli_json_put(arr, NULL, o = cJSON_CreateObject()) &&
+		     cli_json_put(o, "path", j_str(v->procs[p].path)) &&
+		     cli_json_put(o, "pid", cli_json_i64(v->procs[p].pid)) &&
+		     cli_json_put(o, "host", j_str(v->procs[p].host)) &&
+		     cli_json_put(o, "name", j_str(v->procs[p].name)) &&
+		     cli_json_put(o, "complete", cJSON_CreateBool(v->procs[p].complete));
 	}
 	if (ok && v->windowed)
-		ok = put(root, "window", w = cJSON_CreateObject()) &&
-		     put(w, "from_ns", j_i64(v->from_ns)) &&
-		     put(w, "to_ns", v->to_ns == INT64_MAX ? cJSON_CreateNull() : j_i64(v->to_ns));
+		ok = cli_json_put(root, "window", w = cJSON_CreateObject()) &&
+		     cli_json_put(w, "from_ns", cli_json_i64(v->from_ns)) &&
+		     cli_json_put(w, "to_ns",
+		                  v->to_ns == INT64_MAX ? cJSON_CreateNull() : cli_json_i64(v->to_ns));
 	else if (ok)
-		ok = put(root, "window", cJSON_CreateNull());
-	ok = ok && put(root, "spans", j_u64(v->spans)) &&
-	     put(root, "labels", arr = cJSON_CreateArray());
+		ok = cli_json_put(root, "window", cJSON_CreateNull());
+	ok = ok && cli_json_put(root, "spans", cli_json_u64(v->spans)) &&
+	     cli_json_put(root, "labels", arr = cJSON_CreateArray());
 	for (size_t i = 0; ok && i < shown; i++) {
 		const tsr_trace_label_stat *s = &v->labels[i];
-		ok = put(arr, NULL, o = cJSON_CreateObject()) &&
-		     put(o, "channel", j_str(channel_name(v, s->channel))) &&
-		     put(o, "name", j_str(tsr_trace_name(v->trace, s->name))) &&
-		     put(o, "count", j_u64(s->count)) && put(o, "total_ns", j_u64(s->total_ns)) &&
-		     put(o, "self_ns", j_u64(s->self_ns)) &&
-		     put(o, "mean_ns", cJSON_CreateNumber(s->mean_ns)) &&
-		     put(o, "median_ns", v->median ? j_u64(s->median_ns) : cJSON_CreateNull()) &&
-		     put(o, "median_exact", cJSON_CreateBool(v->median && s->median_exact)) &&
-		     put(o, "min_ns", j_u64(s->min_ns)) && put(o, "max_ns", j_u64(s->max_ns));
+		ok = cli_json_put(arr, NULL, o = cJSON_CreateObject()) &&
+		     cli_json_put(o, "channel", j_str(channel_name(v, s->channel))) &&
+		     cli_json_put(o, "name", j_str(tsr_trace_name(v->trace, s->name))) &&
+		     cli_json_put(o, "count", cli_json_u64(s->count)) &&
+		     cli_json_put(o, "total_ns", cli_json_u64(s->total_ns)) &&
+		     cli_json_put(o, "self_ns", cli_json_u64(s->self_ns)) &&
+		     cli_json_put(o, "mean_ns", cJSON_CreateNumber(s->mean_ns)) &&
+		     cli_json_put(o, "median_ns", v->median ? cli_json_u64(s->median_ns) : cJSON_CreateNull()) &&
+		     cli_json_put(o, "median_exact", cJSON_CreateBool(v->median &&
+		         s->median_exact)) &&
+		     cli_json_put(o, "min_ns", cli_json_u64(s->min_ns)) &&
+		     cli_json_put(o, "max_ns", cli_json_u64(s->max_ns));
 	}
-	ok = ok && put(root, "channels", arr = cJSON_CreateArray());
+	ok = ok && cli_json_put(root, "channels", arr = cJSON_CreateArray());
 	for (size_t ch = 0; ok && ch < v->n_channels; ch++) {
 		if (!v->channel_spans[ch])
 			continue;
-		ok = put(arr, NULL, o = cJSON_CreateObject()) &&
-		     put(o, "name", j_str(v->channels[ch].name)) &&
-		     put(o, "spans", j_u64(v->channel_spans[ch])) &&
-		     put(o, "self_ns", j_u64(v->channel_self[ch]));
+		ok = cli_json_put(arr, NULL, o = cJSON_CreateObject()) &&
+		     cli_json_put(o, "name", j_str(v->channels[ch].name)) &&
+		     cli_json_put(o, "spans", cli_json_u64(v->channel_spans[ch])) &&
+		     cli_json_put(o, "self_ns", cli_json_u64(v->channel_self[ch]));
 	}
-	ok = ok && put(root, "threads", arr = cJSON_CreateArray());
+	ok = ok && cli_json_put(root, "threads", arr = cJSON_CreateArray());
 	for (size_t t = 0; ok && t < v->n_threads; t++) {
 		const tsr_trace_thread *th = &v->threads[t];
 		if (v->thread >= 0 && (size_t)v->thread != t)
 			continue;
-		ok = put(arr, NULL, o = cJSON_CreateObject()) &&
-		     put(o, "process", j_u64(th->process)) &&
-		     put(o, "pid", j_i64(th->process < v->n_procs ? v->procs[th->process].pid : 0)) &&
-		     put(o, "thread", j_u64(t)) && put(o, "tid", j_i64(th->tid)) &&
-		     put(o, "name", j_str(th->name)) && put(o, "spans", j_u64(v->thread_spans[t])) &&
-		     put(o, "busy_ns", j_u64(v->thread_busy[t]));
+		ok = cli_json_put(arr, NULL, o = cJSON_CreateObject()) &&
+		     cli_json_put(o, "process", cli_json_u64(th->process)) &&
+		     cli_json_put(o, "pid", cli_json_i64(th->process < v->n_procs
+		                                             ? v->procs[th->process].pid
+		                                             : 0)) &&
+		     cli_json_put(o, "thread", cli_json_u64(t)) &&
+		     cli_json_put(o, "tid", cli_json_i64(th->tid)) &&
+		     cli_json_put(o, "name", j_str(th->name)) &&
+		     cli_json_put(o, "spans", cli_json_u64(v->thread_spans[t])) &&
+		     cli_json_put(o, "busy_ns", cli_json_u64(v->thread_busy[t]));
 	}
-	ok = ok && put(root, "series", arr = cJSON_CreateArray());
+	ok = ok && cli_json_put(root, "series", arr = cJSON_CreateArray());
 	for (size_t i = 0; ok && i < n_series; i++) {
 		tsr_trace_counter_bucket *b = NULL;
 		size_t nb = 0;
@@ -488,11 +468,15 @@ static int print_json(FILE *out, trace_view *v, size_t top)
 			cJSON_Delete(root);
 			return cli_error("%s", tsr_trace_error(v->trace));
 		}
-		ok = put(arr, NULL, o = cJSON_CreateObject()) &&
-		     put(o, "graph", j_str(series[i].graph)) && put(o, "name", j_str(series[i].name)) &&
-		     put(o, "unit", j_str(series[i].unit)) && put(o, "samples", j_u64(nb ? b[0].count : 0)) &&
-		     put(o, "min", nb && isfinite(b[0].min) ? cJSON_CreateNumber(b[0].min) : cJSON_CreateNull()) &&
-		     put(o, "max", nb && isfinite(b[0].max) ? cJSON_CreateNumber(b[0].max) : cJSON_CreateNull());
+		ok = cli_json_put(arr, NULL, o = cJSON_CreateObject()) &&
+		     cli_json_put(o, "graph", j_str(series[i].graph)) &&
+		     cli_json_put(o, "name", j_str(series[i].name)) &&
+		     cli_json_put(o, "unit", j_str(series[i].unit)) &&
+		     cli_json_put(o, "samples", cli_json_u64(nb ? b[0].count : 0)) &&
+		     cli_json_put(o, "min", nb &&
+		         isfinite(b[0].min) ? cJSON_CreateNumber(b[0].min) : cJSON_CreateNull()) &&
+		     cli_json_put(o, "max", nb &&
+		         isfinite(b[0].max) ? cJSON_CreateNumber(b[0].max) : cJSON_CreateNull());
 		free(b);
 	}
 	text = ok ? cJSON_Print(root) : NULL;
@@ -577,13 +561,7 @@ int cli_cmd_trace(int argc, char **argv)
 		case OPT_NO_MEDIAN: v.median = false; break;
 		case OPT_JSON: json = true; break;
 		case OPT_COLOURS:
-			if (strcmp(optarg, "auto") == 0)
-				colours = TSR_COLOURS_AUTO;
-			else if (strcmp(optarg, "always") == 0)
-				colours = TSR_COLOURS_ALWAYS;
-			else if (strcmp(optarg, "never") == 0)
-				colours = TSR_COLOURS_NEVER;
-			else
+			if (!cli_parse_colours(optarg, &colours))
 				return cli_usage_error("trace", usage,
 				                       "--colours wants auto, always or never, not '%s'", optarg);
 			break;

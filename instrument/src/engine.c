@@ -989,27 +989,16 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 			size_t count = 0, field_start;
 
 			offs[0] = 0;
-			/* An input that is one contiguous region is read in place:
-			 * nothing writes variable memory while the vertices run (all
-			 * outputs go to scratch), so BSP semantics hold without the
-			 * copy. This is most of the data a compute set moves. */
-			if (def->dir == TSI_FIELD_INPUT && !list && c->n == 1 &&
-			    c->tensors[0]->n_regions == 1) {
-				const tsi_tensor *t = c->tensors[0];
-				p->direct[p->n_direct++] = (direct_field){
-				    fi, t->regions[0].var, t->regions[0].begin * tsi_type_size(t->type)};
-				offs[1] = t->numel;
-				field->count = t->numel;
-				field->n_vectors = 1;
-				field->offsets = offs;
-				p->field_off[fi] = 0;
-				oi += 2;
-				continue;
-			}
-			/* An output or in-out field used in place; an output is
-			 * zero-filled first, as a scratch output is (see
-			 * mark_in_place_outputs). */
-			if (in_place[fi]) {
+			/* Fields used in variable memory directly, no scratch copy:
+			 * an input that is one contiguous region (nothing writes
+			 * variable memory while the vertices run except in-place
+			 * fields, which nobody else reads: BSP semantics hold; this is
+			 * most of the data a compute set moves), and the outputs and
+			 * in-outs mark_in_place_outputs chose. An output is
+			 * zero-filled first, as a scratch output is. */
+			bool direct_input = def->dir == TSI_FIELD_INPUT && !list && c->n == 1 &&
+			                    c->tensors[0]->n_regions == 1;
+			if (direct_input || in_place[fi]) {
 				const tsi_tensor *t = c->tensors[0];
 				size_t size = tsi_type_size(t->type);
 				p->direct[p->n_direct++] = (direct_field){

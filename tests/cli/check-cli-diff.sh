@@ -10,20 +10,13 @@
 #
 # usage: check-cli-diff.sh TILESCOPE TUT7_EXE
 set -u
+. "$(dirname "$0")/cli-test-lib.sh"
 [ $# -eq 2 ] || { echo "usage: check-cli-diff.sh TILESCOPE TUT7_EXE" >&2; exit 2; }
 ts=$1
 tut7=$2
-case $ts in /*) ;; *) ts=$(pwd)/$ts ;; esac
-case $tut7 in /*) ;; *) tut7=$(pwd)/$tut7 ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilescope-cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-cd "$tmp" || exit 1
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-pass() { echo "PASS: $*"; }
-unset NO_COLOR CLICOLOR CLICOLOR_FORCE
-export TILESCOPE_PROGRESS=never
+ts=$(absolute "$ts")
+tut7=$(absolute "$tut7")
+enter_tmp
 
 # Run 1 of tutorial 7 is the multiplication program.
 for size in "40 50" "200 100"; do
@@ -135,22 +128,6 @@ grep -q 'FAIL  memory.category.vertexCode' cat.txt || fail "the category limit i
 
 # Error paths: exit 2, one line.
 printf 'not a report' >junk.pop
-check_error() {
-	want=$1
-	shift
-	"$ts" "$@" >stdout.txt 2>stderr.txt
-	rc=$?
-	first=$(head -n 1 stderr.txt)
-	if [ $rc -ne 2 ]; then
-		fail "tilescope $* exited $rc, expected 2"
-	elif ! printf '%s\n' "$first" | grep -q -- "$want"; then
-		fail "tilescope $*: '$first' does not say '$want'"
-	elif [ -s stdout.txt ]; then
-		fail "tilescope $*: output on stdout"
-	else
-		pass "tilescope $* -> $first"
-	fi
-}
 printf '{"max_cycles_increase": 1,' >broken.json
 printf '{"max_cycle_increase": 1}' >unknown.json
 check_error 'BASE and NEW reports needed' diff $small

@@ -6,19 +6,13 @@
 #
 # usage: check-cli-export.sh TILESCOPE SAMPLE_DIR
 set -u
+. "$(dirname "$0")/cli-test-lib.sh"
 [ $# -eq 2 ] || { echo "usage: check-cli-export.sh TILESCOPE SAMPLE_DIR" >&2; exit 2; }
 ts=$1
 samples=$2
-case $ts in /*) ;; *) ts=$(pwd)/$ts ;; esac
-case $samples in /*) ;; *) samples=$(pwd)/$samples ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilescope-cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-cd "$tmp" || exit 1
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-pass() { echo "PASS: $*"; }
-export TILESCOPE_PROGRESS=never
+ts=$(absolute "$ts")
+samples=$(absolute "$samples")
+enter_tmp
 report=$samples/tut4_profiling
 trace=$samples/tut5_ml/tut5_ml.pvti
 
@@ -70,22 +64,6 @@ assert len(w) < len(a), (len(w), len(a))
 " || fail "the window did not cut the spans"
 [ $status -eq 0 ] && pass "CBOR maps, trace windows"
 
-check_error() {
-	want=$1
-	shift
-	"$ts" "$@" >stdout.txt 2>stderr.txt
-	rc=$?
-	first=$(head -n 1 stderr.txt)
-	if [ $rc -ne 2 ]; then
-		fail "tilescope $* exited $rc, expected 2"
-	elif ! printf '%s\n' "$first" | grep -q -- "$want"; then
-		fail "tilescope $*: '$first' does not say '$want'"
-	elif [ -s stdout.txt ]; then
-		fail "tilescope $*: output on stdout"
-	else
-		pass "tilescope $* -> $first"
-	fi
-}
 printf 'junk' >junk.pop
 check_error 'what to export?' export "$report"
 check_error 'one of --graph-profile, --execution-profile and --chrome-trace at a time' \

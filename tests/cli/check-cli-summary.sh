@@ -8,22 +8,14 @@
 #
 # usage: check-cli-summary.sh TILESCOPE TUT4_EXE
 set -u
+. "$(dirname "$0")/cli-test-lib.sh"
 [ $# -eq 2 ] || { echo "usage: check-cli-summary.sh TILESCOPE TUT4_EXE" >&2; exit 2; }
 ts=$1
 tut4=$2
-# meson passes paths relative to the build directory; the checks run elsewhere.
-case $ts in /*) ;; *) ts=$(pwd)/$ts ;; esac
-case $tut4 in /*) ;; *) tut4=$(pwd)/$tut4 ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilescope-cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-cd "$tmp" || exit 1
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-pass() { echo "PASS: $*"; }
+ts=$(absolute "$ts")
+tut4=$(absolute "$tut4")
+enter_tmp
 
-unset NO_COLOR CLICOLOR CLICOLOR_FORCE
-export TILESCOPE_PROGRESS=never
 POPLAR_ENGINE_OPTIONS='{"autoReport.all":"true","autoReport.directory":"./rep"}' \
 	"$tut4" >tut4.txt 2>tut4.err || { cat tut4.err; fail "tut4_profiling failed"; exit 1; }
 
@@ -113,22 +105,6 @@ cmp -s out.txt plain.txt || fail "-o FILE differs from standard output"
 printf 'not a report at all' >junk.pop
 sqlite3 other.db 'CREATE TABLE t(x); INSERT INTO t VALUES (1);'
 head -c 3000 rep/profile.pop >truncated.pop
-check_error() {
-	want=$1
-	shift
-	"$ts" "$@" >stdout.txt 2>stderr.txt
-	rc=$?
-	first=$(head -n 1 stderr.txt)
-	if [ $rc -ne 2 ]; then
-		fail "tilescope $* exited $rc, expected 2"
-	elif ! printf '%s\n' "$first" | grep -q -- "$want"; then
-		fail "tilescope $*: '$first' does not say '$want'"
-	elif [ -s stdout.txt ]; then
-		fail "tilescope $*: output on stdout"
-	else
-		pass "tilescope $* -> $first"
-	fi
-}
 check_error '^tilescope: no REPORT given' summary
 check_error '^tilescope: one REPORT only' summary rep rep
 check_error 'nonexistent.*No such file' summary nonexistent.pop

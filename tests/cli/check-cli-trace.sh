@@ -8,22 +8,15 @@
 #
 # usage: check-cli-trace.sh TILESCOPE TUT5_EXE SAMPLE_DIR
 set -u
+. "$(dirname "$0")/cli-test-lib.sh"
 [ $# -eq 3 ] || { echo "usage: check-cli-trace.sh TILESCOPE TUT5_EXE SAMPLE_DIR" >&2; exit 2; }
 ts=$1
 tut5=$2
 samples=$3
-case $ts in /*) ;; *) ts=$(pwd)/$ts ;; esac
-case $tut5 in /*) ;; *) tut5=$(pwd)/$tut5 ;; esac
-case $samples in /*) ;; *) samples=$(pwd)/$samples ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilescope-cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-cd "$tmp" || exit 1
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-pass() { echo "PASS: $*"; }
-unset NO_COLOR CLICOLOR CLICOLOR_FORCE
-export TILESCOPE_PROGRESS=never
+ts=$(absolute "$ts")
+tut5=$(absolute "$tut5")
+samples=$(absolute "$samples")
+enter_tmp
 
 # Two runs of tutorial 5, as two processes of one job, into one directory.
 for i in 1 2; do
@@ -96,22 +89,6 @@ grep -q '^  window: 0 ns to 1.00 ms after the first event' win.txt || fail "the 
 # The sample trace in the repository reads too.
 "$ts" trace "$samples/tut5_ml/tut5_ml.pvti" >/dev/null || fail "the sample trace"
 
-check_error() {
-	want=$1
-	shift
-	"$ts" "$@" >stdout.txt 2>stderr.txt
-	rc=$?
-	first=$(head -n 1 stderr.txt)
-	if [ $rc -ne 2 ]; then
-		fail "tilescope $* exited $rc, expected 2"
-	elif ! printf '%s\n' "$first" | grep -q -- "$want"; then
-		fail "tilescope $*: '$first' does not say '$want'"
-	elif [ -s stdout.txt ]; then
-		fail "tilescope $*: output on stdout"
-	else
-		pass "tilescope $* -> $first"
-	fi
-}
 head -c 5000 /dev/urandom >random.pvti
 check_error 'no TRACE given' trace
 check_error 'missing.pvti: No such file' trace missing.pvti
