@@ -509,12 +509,26 @@ static int add_product_vertex(mm_ctx *c, tsi_compute_set *cs, const char *type_n
  * blocks are shared among the worker contexts
  * (tsi_poplin_worker_split).
  */
+/* Worker column slices of one B block kept for reuse (workers per tile). */
+#define B_WORKER_SLOTS 8
+
 static int build_products(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *a,
                           const tsi_tensor *b, const tsi_tensor *dest, bool dest_is_partials)
 {
 	const tsi_poplin_plan *p = &c->plan;
+	const size_t n_b = p->k_split * p->n_split;
+	/* B blocks and their worker column slices, made once and used by
+	 * every mi: a view is graph memory for the rest of the graph's life,
+	 * and a large model would otherwise hold m_split copies of each. */
+	tsi_tensor **bbs = calloc(n_b + 1, sizeof(*bbs));
+	tsi_tensor **ws = calloc(n_b * B_WORKER_SLOTS + 1, sizeof(*ws));
+	size_t *ws_nv = calloc(n_b + 1, sizeof(*ws_nv));
 	int rc = TSI_OK;
 
+	if (!bbs || !ws || !ws_nv) {
+		rc = tsi_graph_fail(c->graph, TSI_ERR_NO_MEMORY, "out of host memory planning a matmul");
+		goto out;
+	}
 	/* Blocks are cut from row slabs, and A blocks reused across ni: slicing
 	 * a view costs time in proportion to the regions of what is sliced,
 	 * and a transposed operand has one region per element. */
@@ -526,38 +540,52 @@ static int build_products(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *a,
 		slab_a = tsi_tensor_slice(a, m0, m1);
 		for (size_t ki = 0; ki < p->k_split; ki++) {
 			const tsi_tensor *d = dest_is_partials ? tsi_tensor_index(dest, ki) : dest;
-			tsi_tensor *ab, *slab_b;
+			tsi_tensor *ab, *slab_b = NULL;
 			size_t k0, k1;
 
 			part_range(c->k, p->k_split, ki, &k0, &k1);
 			ab = tsi_tensor_slice_dim(slab_a, k0, k1, 1);
-			slab_b = tsi_tensor_slice(b, k0, k1);
 			for (size_t ni = 0; ni < p->n_split; ni++) {
 				unsigned tile = task_tile(p, mi, ki, ni);
+				size_t bi = ki * p->n_split + ni;
 				tsi_tensor *bb, *db;
 				size_t n0, n1, rv, nv;
 
 				part_range(c->n, p->n_split, ni, &n0, &n1);
-				bb = tsi_tensor_slice_dim(slab_b, n0, n1, 1);
+				if (!bbs[bi]) {
+					if (!slab_b)
+						slab_b = tsi_tensor_slice(b, k0, k1);
+					bbs[bi] = tsi_tensor_slice_dim(slab_b, n0, n1, 1);
+				}
+				bb = bbs[bi];
 				db = block2(d, m0, m1, n0, n1);
-				if (!ab || !bb || !db)
-					return tsi_ops_failed(c->graph);
+				if (!ab || !bb || !db) {
+					rc = tsi_ops_failed(c->graph);
+					goto out;
+				}
 				if ((rc = tsi_graph_set_tile_mapping(c->graph, db, tile)) != 0)
-					return rc;
+					goto out;
 				if (c->type == TSI_HALF) {
 					rc = add_product_vertex(c, cs, AMP_NAME, ab, tsi_tensor_flatten(bb),
 					                        tsi_tensor_flatten(db), tile);
 					if (rc)
-						return rc;
+						goto out;
 					continue;
 				}
 				tsi_poplin_worker_split(m1 - m0, n1 - n0, c->workers, &rv, &nv);
+				/* The column slices depend on nv, which an uneven m split
+				 * can change between mi: cached for the last nv seen. */
+				bool cached = ws_nv[bi] == nv && nv <= B_WORKER_SLOTS;
 				for (size_t q = 0; q < nv; q++) {
-					tsi_tensor *w;
+					tsi_tensor *w = cached ? ws[bi * B_WORKER_SLOTS + q] : NULL;
 					size_t c0, c1;
 
 					part_range(n1 - n0, nv, q, &c0, &c1);
-					w = tsi_tensor_flatten(tsi_tensor_slice_dim(bb, c0, c1, 1));
+					if (!w) {
+						w = tsi_tensor_flatten(tsi_tensor_slice_dim(bb, c0, c1, 1));
+						if (nv <= B_WORKER_SLOTS)
+							ws[bi * B_WORKER_SLOTS + q] = w;
+					}
 					for (size_t r = 0; r < rv; r++) {
 						tsi_tensor *in, *o;
 						size_t r0, r1;
@@ -565,16 +593,24 @@ static int build_products(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *a,
 						part_range(m1 - m0, rv, r, &r0, &r1);
 						in = tsi_tensor_slice(ab, r0, r1);
 						o = tsi_tensor_flatten(block2(db, r0, r1, c0, c1));
-						if (!in || !w || !o)
-							return tsi_ops_failed(c->graph);
+						if (!in || !w || !o) {
+							rc = tsi_ops_failed(c->graph);
+							goto out;
+						}
 						rc = add_product_vertex(c, cs, MATMUL_NAME, in, w, o, tile);
 						if (rc)
-							return rc;
+							goto out;
 					}
 				}
+				if (nv <= B_WORKER_SLOTS)
+					ws_nv[bi] = nv;
 			}
 		}
 	}
+out:
+	free(bbs);
+	free(ws);
+	free(ws_nv);
 	return rc;
 }
 
