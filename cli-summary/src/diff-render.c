@@ -12,8 +12,11 @@
  *   base, new              the reports as named on the command line
  *   base_run, new_run      the runs compared (null: the report has none)
  *   regression             true when a limit is exceeded
- *   limits                 [{option, metric, threshold, base, new, change,
- *                           percent, in_base, in_new, passed}]
+ *   limits                 [{limit, metric, threshold, base, new, change,
+ *                           percent, in_base, in_new, passed}]; limit is the
+ *                           option without "--" ("max-cycles-increase"),
+ *                           threshold its value as written ("" for
+ *                           fail-on-oom)
  *   deltas                 [{metric, group, unit, in_base, in_new, base,
  *                           new, change, percent, verdict}] every metric,
  *                           unchanged ones included; verdict is "better",
@@ -29,24 +32,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Room for a limit spelt as its option: the option, a metric name (limits.c
+ * keeps them below 512 bytes) and the value. */
+#define LIMIT_TEXT 2048
+
 /* --- Groups and verdicts ---------------------------------------------------------- */
 
-enum {
-	GROUP_TOTAL = 0,
-	GROUP_CATEGORY,
-	GROUP_STEP_TYPE,
-	GROUP_VERTEX_TYPE,
-	GROUP_OPERATION,
-	GROUP_COMPUTE_SET,
-	GROUP_VARIABLE,
-	GROUP_PROGRAM,
-	N_GROUPS
-};
-
+/* The groups' names; the groups are limits.h's (cli_metric_group_of). */
 static const struct {
 	const char *key;        /* JSON */
 	const char *title;      /* text and Markdown */
-} groups[N_GROUPS] = {
+} groups[CLI_N_GROUPS] = {
 	{"total", "Totals"},
 	{"category", "Memory by category"},
 	{"step_type", "Cycles by step type"},
@@ -57,35 +53,11 @@ static const struct {
 	{"program", "By program"},
 };
 
-/* Metric name prefixes of each group (compare.c's list). */
-static const struct {
-	const char *prefix;
-	int group;
-} prefixes[] = {
-	{"memory.category.", GROUP_CATEGORY},
-	{"cycles.step_type.", GROUP_STEP_TYPE},
-	{"cycles.vertex_type.", GROUP_VERTEX_TYPE},
-	{"memory.vertex_type.", GROUP_VERTEX_TYPE},
-	{"cycles.operation.", GROUP_OPERATION},
-	{"flops.operation.", GROUP_OPERATION},
-	{"memory.operation.", GROUP_OPERATION},
-	{"cycles.compute_set.", GROUP_COMPUTE_SET},
-	{"memory.compute_set.", GROUP_COMPUTE_SET},
-	{"memory.variable.", GROUP_VARIABLE},
-	{"cycles.program.", GROUP_PROGRAM},
-};
-
-static int group_of(const char *metric)
-{
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (strncmp(metric, prefixes[i].prefix, strlen(prefixes[i].prefix)) == 0)
-			return prefixes[i].group;
-	return GROUP_TOTAL;
-}
-
 typedef enum { V_SAME, V_BETTER, V_WORSE, V_CHANGED } verdict;
 static const char *const verdict_names[] = {"same", "better", "worse", "changed"};
 
+/* The word for a delta: costs (bytes, cycles, tiles, steps) are better
+ * lower; FLOPs and graph counts only change. */
 static verdict verdict_of(const tsr_delta *d)
 {
 	bool costs = d->unit == TSR_UNIT_BYTES || d->unit == TSR_UNIT_CYCLES ||
@@ -99,11 +71,13 @@ static verdict verdict_of(const tsr_delta *d)
 	return n < b ? V_BETTER : n > b ? V_WORSE : V_CHANGED;
 }
 
+/* Whether a delta is worth a row without --all. */
 static bool changed(const tsr_delta *d)
 {
 	return verdict_of(d) != V_SAME;
 }
 
+/* The unit as the text output prints it after a value. */
 static const char *unit_name(tsr_metric_unit unit)
 {
 	switch (unit) {
@@ -115,6 +89,7 @@ static const char *unit_name(tsr_metric_unit unit)
 	}
 }
 
+/* The unit as the JSON output names it. */
 static const char *unit_key(tsr_metric_unit unit)
 {
 	switch (unit) {
@@ -167,9 +142,21 @@ static const char *fmt_percent(char buf[24], const tsr_delta *d)
 	return buf;
 }
 
+/* A delta's change (new - base, saturated by compare.c). */
 static int64_t change_of(const tsr_delta *d)
 {
 	return d->change;
+}
+
+/* A limit check's base or new value for text and Markdown: the number,
+ * or "none" for a side without the item (a new or removed item). */
+static const char *check_value(char buf[32], bool present, uint64_t v)
+{
+	if (!present) {
+		snprintf(buf, 32, "%s", "none");
+		return buf;
+	}
+	return fmt_u64(buf, v);
 }
 
 /* new - base of a limit check, saturated like compare.h's changes. */
@@ -182,15 +169,29 @@ static int64_t check_change(const cli_check *k)
 	                                                    : -(int64_t)(k->base - k->new_value);
 }
 
+/* |v| without the overflow of -INT64_MIN. */
 static uint64_t magnitude(int64_t v)
 {
 	return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 }
 
+/* qsort order of delta pointers: larger absolute change first, then
+ * compare.h's name order, which is the order of the deltas in memory
+ * (tsr_comparison_at points into one array). */
+static int by_change_cb(const void *a, const void *b)
+{
+	const tsr_delta *x = *(const tsr_delta *const *)a, *y = *(const tsr_delta *const *)b;
+	uint64_t mx = magnitude(change_of(x)), my = magnitude(change_of(y));
+
+	if (mx != my)
+		return mx > my ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
 /* The deltas of one group to show: changed ones (all with --all), largest
  * change first; *more counts those cut by --top. Malloc'd. */
-static const tsr_delta **select_group(const cli_diff *d, int group, size_t *n, size_t *more,
-                                      size_t *n_changed)
+static const tsr_delta **select_group(const cli_diff *d, cli_metric_group group, size_t *n,
+                                      size_t *more, size_t *n_changed)
 {
 	size_t total = tsr_comparison_count(d->cmp), k = 0;
 	const tsr_delta **rows = malloc((total + 1) * sizeof(*rows));
@@ -200,26 +201,17 @@ static const tsr_delta **select_group(const cli_diff *d, int group, size_t *n, s
 		return NULL;
 	for (size_t i = 0; i < total; i++) {
 		const tsr_delta *x = tsr_comparison_at(d->cmp, i);
-		if (group_of(x->metric) != group)
+		if (cli_metric_group_of(x->metric) != group)
 			continue;
 		if (changed(x))
 			(*n_changed)++;
-		if (group == GROUP_TOTAL || d->all || changed(x))
+		if (group == CLI_GROUP_TOTAL || d->all || changed(x))
 			rows[k++] = x;
 	}
-	if (group != GROUP_TOTAL) {
-		/* Largest absolute change first; the order is otherwise stable
-		 * (insertion sort keeps compare.h's name order among equals). */
-		for (size_t i = 1; i < k; i++) {
-			const tsr_delta *x = rows[i];
-			size_t j = i;
-			while (j > 0 &&
-			     magnitude(change_of(rows[j - 1])) < magnitude(change_of(x))) {
-				rows[j] = rows[j - 1];
-				j--;
-			}
-			rows[j] = x;
-		}
+	if (group != CLI_GROUP_TOTAL) {
+		/* Largest absolute change first. A group may hold a large
+		 * report's every variable, so not an insertion sort. */
+		qsort(rows, k, sizeof(*rows), by_change_cb);
 		if (d->top && k > d->top) {
 			*more = k - d->top;
 			k = d->top;
@@ -247,6 +239,7 @@ static const char *limits_met(size_t n)
 #define BOLD "\033[1m"
 #define RESET "\033[0m"
 
+/* The colour of a verdict in the text output: green better, red worse. */
 static const char *colour_of(const cli_diff *d, verdict v)
 {
 	if (!d->colours)
@@ -255,13 +248,14 @@ static const char *colour_of(const cli_diff *d, verdict v)
 }
 
 /* Names from a report may hold anything; control characters must not
- * reach the terminal. Writes at most `width` visible bytes when width > 0. */
+ * reach the terminal, so they are written as '?'. */
 static void put_clean(FILE *out, const char *s)
 {
 	for (; *s; s++)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
 }
 
+/* The header line of one report: its path and the run compared. */
 static void describe_report(FILE *out, const char *label, const char *path, int64_t run,
                             size_t runs)
 {
@@ -273,6 +267,8 @@ static void describe_report(FILE *out, const char *label, const char *path, int6
 		fputs(" (no runs: memory only)\n", out);
 }
 
+/* One delta as a text row: metric, base, new, unit, change, percent, word;
+ * a side without the item says "(only in ...)". */
 static void text_row(FILE *out, const cli_diff *d, const tsr_delta *x, size_t width)
 {
 	char b[32], n[32], c[40], p[24];
@@ -296,9 +292,11 @@ static void text_row(FILE *out, const cli_diff *d, const tsr_delta *x, size_t wi
 	        verdict_names[v]);
 }
 
-static void render_text(FILE *out, const cli_diff *d)
+/* The text output: the reports, the limit checks, then each group's
+ * table. Returns 0, or -1 when memory ran out. */
+static int render_text(FILE *out, const cli_diff *d)
 {
-	char b[32], n[32], c[40];
+	char b[32], n[32], c[40], lim[LIMIT_TEXT];
 
 	fputs("tilescope diff\n", out);
 	describe_report(out, "base:", d->base_path, d->base_run, d->base_runs);
@@ -311,10 +309,9 @@ static void render_text(FILE *out, const cli_diff *d)
 			fprintf(out, "  %s%s%s  ", d->colours ? (k->passed ? GREEN : RED) : "",
 			        k->passed ? "PASS" : "FAIL", d->colours ? RESET : "");
 			put_clean(out, k->limit->metric);
-			fprintf(out, ": %s -> %s (%s)  limit --%s%s", fmt_u64(b, k->base),
-			        fmt_u64(n, k->new_value), fmt_change(c, change), k->limit->option,
-			        *k->limit->threshold ? "=" : "");
-			put_clean(out, k->limit->threshold);
+			fprintf(out, ": %s -> %s (%s)  limit ", check_value(b, k->in_base, k->base),
+			        check_value(n, k->in_new, k->new_value), fmt_change(c, change));
+			put_clean(out, cli_limit_format(k->limit, lim, sizeof(lim)));
 			fputc('\n', out);
 		}
 		if (d->failed)
@@ -324,12 +321,12 @@ static void render_text(FILE *out, const cli_diff *d)
 		else
 			fprintf(out, "  %s\n", limits_met(d->n_checks));
 	}
-	for (int g = 0; g < N_GROUPS; g++) {
+	for (cli_metric_group g = 0; g < CLI_N_GROUPS; g++) {
 		size_t nrows, more, n_changed, width = 20;
 		const tsr_delta **rows = select_group(d, g, &nrows, &more, &n_changed);
 
 		if (!rows)
-			return;
+			return -1;
 		if (nrows == 0) {
 			free(rows);
 			continue;
@@ -337,7 +334,7 @@ static void render_text(FILE *out, const cli_diff *d)
 		for (size_t i = 0; i < nrows; i++)
 			if (strlen(rows[i]->metric) > width)
 				width = strlen(rows[i]->metric) < 70 ? strlen(rows[i]->metric) : 70;
-		if (g == GROUP_TOTAL)
+		if (g == CLI_GROUP_TOTAL)
 			fprintf(out, "\n%s\n", groups[g].title);
 		else
 			fprintf(out, "\n%s: %zu changed\n", groups[g].title, n_changed);
@@ -349,10 +346,13 @@ static void render_text(FILE *out, const cli_diff *d)
 			fprintf(out, "  ... and %zu more (--top 0 shows all)\n", more);
 		free(rows);
 	}
+	return 0;
 }
 
 /* --- JSON ----------------------------------------------------------------------------- */
 
+/* The percent change as a JSON number; null when it has none (a side
+ * without the item, or a base of 0). */
 static cJSON *json_percent(bool in_base, uint64_t base, bool in_new, uint64_t n)
 {
 	if (!in_base || !in_new || base == 0)
@@ -360,11 +360,14 @@ static cJSON *json_percent(bool in_base, uint64_t base, bool in_new, uint64_t n)
 	return cJSON_CreateNumber(((double)n - (double)base) * 100.0 / (double)base);
 }
 
+/* A run number, or null for a report without runs. */
 static cJSON *json_run(int64_t run)
 {
 	return run >= 0 ? cli_json_i64(run) : cJSON_CreateNull();
 }
 
+/* The JSON output (keys at the top of this file); every delta, exact
+ * integers. Returns 0, or -1 when memory ran out or a write failed. */
 static int render_json(FILE *out, const cli_diff *d)
 {
 	cJSON *root = cJSON_CreateObject(), *limits, *deltas;
@@ -387,7 +390,7 @@ static int render_json(FILE *out, const cli_diff *d)
 			cJSON_Delete(o);
 			break;
 		}
-		ok = cli_json_put(o, "option", cJSON_CreateString(k->limit->option)) &&
+		ok = cli_json_put(o, "limit", cJSON_CreateString(k->limit->option)) &&
 		     cli_json_put(o, "metric", cJSON_CreateString(k->limit->metric)) &&
 		     cli_json_put(o, "threshold", cJSON_CreateString(k->limit->threshold)) &&
 		     cli_json_put(o, "base", cli_json_u64(k->base)) &&
@@ -407,7 +410,8 @@ static int render_json(FILE *out, const cli_diff *d)
 			break;
 		}
 		ok = cli_json_put(o, "metric", cJSON_CreateString(x->metric)) &&
-		     cli_json_put(o, "group", cJSON_CreateString(groups[group_of(x->metric)].key)) &&
+		     cli_json_put(o, "group",
+		                  cJSON_CreateString(groups[cli_metric_group_of(x->metric)].key)) &&
 		     cli_json_put(o, "unit", cJSON_CreateString(unit_key(x->unit))) &&
 		     cli_json_put(o, "in_base", cJSON_CreateBool(x->in_base)) &&
 		     cli_json_put(o, "in_new", cJSON_CreateBool(x->in_new)) &&
@@ -428,6 +432,8 @@ static int render_json(FILE *out, const cli_diff *d)
 
 /* --- Markdown ------------------------------------------------------------------------- */
 
+/* Escapes a name for a Markdown table cell (diff-render.h): '|' would end
+ * the cell, the other marks would format the name, '<' could open HTML. */
 char *cli_markdown_escape(const char *s)
 {
 	size_t len = strlen(s);
@@ -472,11 +478,13 @@ static bool md_cell(FILE *out, const char *s)
 	return true;
 }
 
+/* The coloured mark after a verdict in Markdown. */
 static const char *md_mark(verdict v)
 {
 	return v == V_BETTER ? " 🟢" : v == V_WORSE ? " 🔴" : "";
 }
 
+/* One group's rows as a Markdown table; false when out of memory. */
 static bool md_delta_table(FILE *out, const tsr_delta **rows, size_t n)
 {
 	char b[32], nn[32], c[40], p[24];
@@ -496,9 +504,12 @@ static bool md_delta_table(FILE *out, const tsr_delta **rows, size_t n)
 	return true;
 }
 
+/* The Markdown output for a pull-request comment: a title with a mark,
+ * the limit checks, the totals, then a collapsed section per group.
+ * Returns 0, or -1 when memory ran out. */
 static int render_markdown(FILE *out, const cli_diff *d)
 {
-	char b[32], n[32], c[40];
+	char b[32], n[32], c[40], lim[LIMIT_TEXT];
 
 	if (d->failed)
 		fprintf(out, "## ❌ tilescope diff: %zu of %zu limit%s exceeded\n\n", d->failed,
@@ -508,25 +519,30 @@ static int render_markdown(FILE *out, const cli_diff *d)
 	else
 		fputs("## tilescope diff\n\n", out);
 	fputs("**Base:** ", out);
-	md_cell(out, d->base_path);
+	if (!md_cell(out, d->base_path))
+		return -1;
 	fputs(" · **New:** ", out);
-	md_cell(out, d->new_path);
+	if (!md_cell(out, d->new_path))
+		return -1;
 	fputs("\n\n", out);
 	if (d->n_checks) {
 		fputs("| | Limit | Metric | Base | New | Change |\n|---|---|---|---:|---:|---:|\n", out);
 		for (size_t i = 0; i < d->n_checks; i++) {
 			const cli_check *k = &d->checks[i];
-			fprintf(out, "| %s | `--%s%s", k->passed ? "✅" : "❌", k->limit->option,
-			        *k->limit->threshold ? "=" : "");
-			md_cell(out, k->limit->threshold);
-			fputs("` | ", out);
-			md_cell(out, k->limit->metric);
-			fprintf(out, " | %s | %s | %s |\n", fmt_u64(b, k->base), fmt_u64(n, k->new_value),
-			        fmt_change(c, check_change(k)));
+			/* Escaped text, not a code span: a backslash escape would show
+			 * inside one. */
+			fprintf(out, "| %s | ", k->passed ? "✅" : "❌");
+			if (!md_cell(out, cli_limit_format(k->limit, lim, sizeof(lim))))
+				return -1;
+			fputs(" | ", out);
+			if (!md_cell(out, k->limit->metric))
+				return -1;
+			fprintf(out, " | %s | %s | %s |\n", check_value(b, k->in_base, k->base),
+			        check_value(n, k->in_new, k->new_value), fmt_change(c, check_change(k)));
 		}
 		fputc('\n', out);
 	}
-	for (int g = 0; g < N_GROUPS; g++) {
+	for (cli_metric_group g = 0; g < CLI_N_GROUPS; g++) {
 		size_t nrows, more, n_changed;
 		const tsr_delta **rows = select_group(d, g, &nrows, &more, &n_changed);
 		bool ok;
@@ -537,7 +553,7 @@ static int render_markdown(FILE *out, const cli_diff *d)
 			free(rows);
 			continue;
 		}
-		if (g == GROUP_TOTAL)
+		if (g == CLI_GROUP_TOTAL)
 			fprintf(out, "### %s\n\n", groups[g].title);
 		else
 			fprintf(out, "<details><summary>%s: %zu changed</summary>\n\n", groups[g].title,
@@ -548,13 +564,51 @@ static int render_markdown(FILE *out, const cli_diff *d)
 			return -1;
 		if (more)
 			fprintf(out, "\n… and %zu more\n", more);
-		fputs(g == GROUP_TOTAL ? "\n" : "\n</details>\n\n", out);
+		fputs(g == CLI_GROUP_TOTAL ? "\n" : "\n</details>\n\n", out);
 	}
 	return 0;
 }
 
 /* --- JUnit XML ------------------------------------------------------------------------- */
 
+/* The length of the well-formed UTF-8 sequence at `s` that XML 1.0
+ * allows (no surrogates, no U+FFFE / U+FFFF, nothing above U+10FFFF),
+ * or 0 when the bytes there are not one. */
+static size_t xml_utf8_len(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t len;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1fu;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0fu;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07u;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0u) != 0x80u) /* also stops at the terminating NUL */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return len;
+}
+
+/* Escapes text for XML content and attribute values (diff-render.h): the
+ * five special characters as entities; control characters, which XML 1.0
+ * does not allow even as references, and bytes that are not UTF-8 (a
+ * name in a report or a path may be anything) as '?', so that the output
+ * is always well-formed. */
 char *cli_xml_escape(const char *s)
 {
 	size_t len = strlen(s);
@@ -562,8 +616,10 @@ char *cli_xml_escape(const char *s)
 
 	if (!out)
 		return NULL;
-	for (; *s; s++) {
+	while (*s) {
 		const char *rep = NULL;
+		size_t n;
+
 		switch (*s) {
 		case '&': rep = "&amp;"; break;
 		case '<': rep = "&lt;"; break;
@@ -575,11 +631,17 @@ char *cli_xml_escape(const char *s)
 		if (rep) {
 			memcpy(p, rep, strlen(rep));
 			p += strlen(rep);
-		} else if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') {
-			/* Not allowed in XML 1.0 at all. */
+			s++;
+		} else if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' && *s != '\r') {
 			*p++ = '?';
+			s++;
+		} else if ((n = xml_utf8_len((const unsigned char *)s)) == 0) {
+			*p++ = '?';
+			s++;
 		} else {
-			*p++ = *s;
+			memcpy(p, s, n);
+			p += n;
+			s += n;
 		}
 	}
 	*p = '\0';
@@ -598,9 +660,13 @@ static bool xml_text(FILE *out, const char *s)
 	return true;
 }
 
+/* The JUnit XML output: one test case per limit check (a <failure> with
+ * both values when exceeded), or one passing "compare" case when there
+ * are no limits, so that a CI system never sees an empty report. Returns
+ * 0, or -1 when memory ran out. */
 static int render_junit(FILE *out, const cli_diff *d)
 {
-	char b[32], n[32], c[40];
+	char b[32], n[32], c[40], lim[LIMIT_TEXT];
 	size_t tests = d->n_checks ? d->n_checks : 1;
 
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
@@ -622,8 +688,8 @@ static int render_junit(FILE *out, const cli_diff *d)
 		fputs("    <testcase classname=\"tilescope.diff\" name=\"", out);
 		if (!xml_text(out, k->limit->metric))
 			return -1;
-		fprintf(out, " --%s%s", k->limit->option, *k->limit->threshold ? "=" : "");
-		if (!xml_text(out, k->limit->threshold))
+		fputc(' ', out);
+		if (!xml_text(out, cli_limit_format(k->limit, lim, sizeof(lim))))
 			return -1;
 		if (k->passed) {
 			fputs("\"/>\n", out);
@@ -632,10 +698,10 @@ static int render_junit(FILE *out, const cli_diff *d)
 		fputs("\">\n      <failure type=\"regression\" message=\"", out);
 		if (!xml_text(out, k->limit->metric))
 			return -1;
-		fprintf(out, " went from %s to %s (%s), over the limit --%s%s", fmt_u64(b, k->base),
-		        fmt_u64(n, k->new_value), fmt_change(c, check_change(k)), k->limit->option,
-		        *k->limit->threshold ? "=" : "");
-		if (!xml_text(out, k->limit->threshold))
+		fprintf(out, " went from %s to %s (%s), over the limit ",
+		        check_value(b, k->in_base, k->base), check_value(n, k->in_new, k->new_value),
+		        fmt_change(c, check_change(k)));
+		if (!xml_text(out, lim))
 			return -1;
 		fprintf(out, "\">base %s, new %s</failure>\n    </testcase>\n", b, n);
 	}
@@ -643,6 +709,7 @@ static int render_junit(FILE *out, const cli_diff *d)
 	return 0;
 }
 
+/* Writes the comparison in `format` (diff-render.h). */
 int cli_diff_render(FILE *out, const cli_diff *d, cli_diff_format format)
 {
 	int rc;
@@ -658,8 +725,7 @@ int cli_diff_render(FILE *out, const cli_diff *d, cli_diff_format format)
 		break;
 	case CLI_DIFF_TEXT:
 	default:
-		render_text(out, d);
-		rc = 0;
+		rc = render_text(out, d);
 		break;
 	}
 	return rc == 0 && !ferror(out) ? 0 : -1;

@@ -12,6 +12,7 @@
 #include "tilescope/summary.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,29 +29,43 @@ static const char help[] =
 	"better, higher as worse. With limits it gates CI: every exceeded limit is\n"
 	"printed with both values.\n"
 	"\n"
-	"Limits (PCT: a percentage of the base value, \"2\" or \"2.5%\"; BYTES: a size\n"
-	"such as 512, 64KB, 1.5MiB; a byte size where PCT|BYTES is allowed is an\n"
-	"absolute increase):\n"
+	"Limits. PCT is a percentage of the base value, \"2\" or \"2.5%\": exceeded when\n"
+	"new > base and the increase is more than PCT% of base (any increase from 0).\n"
+	"BYTES is a size with a unit, 512B, 64KB, 1.5MiB (B, KB, MB, GB, KiB, MiB, GiB):\n"
+	"an absolute increase; a bare number is a percentage, except for\n"
+	"--max-tile-memory, whose value is always bytes.\n"
 	"  --max-memory-increase=PCT|BYTES  total memory, including and excluding gaps\n"
-	"  --max-cycles-increase=PCT|Ncycles  the run's total cycles\n"
+	"                                  (memory.total_including_gaps, memory.total)\n"
+	"  --max-cycles-increase=PCT|Ncycles  the run's total cycles (cycles.total);\n"
+	"                                  \"500cycles\" is an absolute increase\n"
 	"  --max-tile-memory=BYTES         a ceiling on the new report's fullest tile\n"
+	"                                  (memory.max_tile), whatever the base\n"
 	"  --fail-on-oom                   fail when the new report has tiles out of memory\n"
+	"                                  (memory.oom_tiles > 0)\n"
 	"  --max-category-increase=CATEGORY:PCT|BYTES  memory of one category, such as\n"
-	"                                  vertexCode:5% (repeatable)\n"
-	"  --max-increase=METRIC:PCT|BYTES  any metric of the JSON output, such as\n"
-	"                                  cycles.vertex_type.Dot:10 (repeatable)\n"
-	"  --limits=FILE                   limits from a JSON file: {\"max_memory_increase\":\n"
+	"                                  vertexCode:5% (repeatable; an unknown\n"
+	"                                  category is an error that lists them)\n"
+	"  --max-increase=METRIC:VALUE     any metric of the JSON output, such as\n"
+	"                                  cycles.vertex_type.Dot:10 (repeatable); VALUE\n"
+	"                                  is PCT, or BYTES for memory.*, Ncycles for\n"
+	"                                  cycles.*\n"
+	"  --limits=FILE                   limits from a JSON object: {\"max_memory_increase\":\n"
 	"                                  \"2%\", \"max_cycles_increase\": 1, \"max_tile_memory\":\n"
 	"                                  \"600KB\", \"fail_on_oom\": true, \"categories\":\n"
 	"                                  {\"vertexCode\": \"5%\"}, \"metrics\": {METRIC: VALUE}};\n"
-	"                                  numbers are percentages; options on the command\n"
-	"                                  line override the file's\n"
+	"                                  a number means what it means on the command\n"
+	"                                  line, a string is parsed like the option;\n"
+	"                                  options on the command line override the file\n"
+	"A limit on a metric neither report has, or on a total only one has (such as\n"
+	"cycles.total when a report keeps no runs), is an error. An item only in the\n"
+	"new report grew from 0; one only in the base passes.\n"
 	"\n"
 	"Other options:\n"
 	"  --run N             compare run N of both reports (0 is the first run kept;\n"
 	"                      default: the last); --base-run N, --new-run N for one side\n"
 	"  --format=FORMAT     text (default), json, markdown (for pull-request comments)\n"
-	"                      or junit (JUnit XML for CI test reports)\n"
+	"                      or junit (JUnit XML for CI test reports: a test case per\n"
+	"                      limit, a passing \"compare\" case when there are none)\n"
 	"  --top N             changed items shown per group in text and markdown\n"
 	"                      (default 10; 0: all)\n"
 	"  --all               unchanged items too\n"
@@ -58,7 +73,7 @@ static const char help[] =
 	"  -o, --output FILE   write to FILE instead of standard output\n"
 	"  -h, --help          this help\n"
 	"\n"
-	"JSON keys: base, new, base_run, new_run, regression, limits [{option, metric,\n"
+	"JSON keys: base, new, base_run, new_run, regression, limits [{limit, metric,\n"
 	"threshold, base, new, change, percent, in_base, in_new, passed}], deltas\n"
 	"[{metric, group, unit, in_base, in_new, base, new, change, percent, verdict}];\n"
 	"integers are exact.\n"
@@ -147,6 +162,10 @@ static int resolve_run(tsr_report *r, const char *path, int64_t asked, int64_t *
 	return CLI_EXIT_OK;
 }
 
+/* `tilescope diff` (cli.h): parses the options (a bad limit value is a
+ * usage error at once), reads the limits file and applies the options
+ * over it, opens both reports, compares them, checks the limits and
+ * renders; the exit code says whether a limit was exceeded. */
 int cli_cmd_diff(int argc, char **argv)
 {
 	cli_limits limits = {0};
@@ -308,10 +327,13 @@ int cli_cmd_diff(int argc, char **argv)
 		goto cleanup;
 	d.colours = format == CLI_DIFF_TEXT && tsr_colours_enabled(colours, cli_output_stream(out));
 	if (cli_diff_render(cli_output_stream(out), &d, format) != 0) {
-		status = cli_output_close(out, true);
+		/* A failed write is reported by closing (which names the file and
+		 * removes the half-written one); anything else ran out of memory. */
+		bool write_failed = ferror(cli_output_stream(out)) != 0;
+		cli_output_close(out, write_failed);
 		out = NULL;
-		if (status == CLI_EXIT_OK)
-			status = cli_error("%s: write failed", output ? output : "standard output");
+		if (!write_failed)
+			cli_error("%s: out of memory", output ? output : "standard output");
 		status = CLI_EXIT_ERROR;
 		goto cleanup;
 	}
@@ -320,14 +342,20 @@ int cli_cmd_diff(int argc, char **argv)
 	if (status == CLI_EXIT_OK && failed) {
 		/* Also on stderr, so a CI log shows why even when the report went
 		 * to a file. */
-		for (size_t i = 0; i < n_checks; i++)
-			if (!checks[i].passed)
-				fprintf(stderr,
-				        "tilescope: regression: %s went from %llu to %llu, over the limit "
-				        "--%s%s%s\n",
-				        checks[i].limit->metric, (unsigned long long)checks[i].base,
-				        (unsigned long long)checks[i].new_value, checks[i].limit->option,
-				        *checks[i].limit->threshold ? "=" : "", checks[i].limit->threshold);
+		for (size_t i = 0; i < n_checks; i++) {
+			const cli_check *k = &checks[i];
+			char b[32] = "none", n[32] = "none", lim[2048];
+
+			if (k->passed)
+				continue;
+			if (k->in_base)
+				snprintf(b, sizeof(b), "%" PRIu64, k->base);
+			if (k->in_new)
+				snprintf(n, sizeof(n), "%" PRIu64, k->new_value);
+			fprintf(stderr,
+			        "tilescope: regression: %s went from %s to %s, over the limit %s\n",
+			        k->limit->metric, b, n, cli_limit_format(k->limit, lim, sizeof(lim)));
+		}
 		status = CLI_EXIT_REGRESSION;
 	}
 cleanup:

@@ -18,6 +18,8 @@
 /* Largest limits file read: a hand-written CI configuration. */
 #define MAX_LIMITS_FILE (1 << 20)
 
+/* Writes one error line into err (size bytes; either may be 0/NULL) and
+ * returns -1, so that callers can `return set_err(...)`. */
 static int set_err(char *err, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -50,13 +52,22 @@ static bool parse_cycles(const char *s, uint64_t *out)
 	return strcasecmp(end, "cycles") == 0 && cli_parse_u64(digits, out);
 }
 
+/*
+ * Adds or replaces one limit (limits.h). Which absolute amounts a value
+ * may give follows the unit of what is limited: bytes for memory, cycles
+ * for cycles; anything else (FLOPs, counts) takes a percentage only, so
+ * that "--max-increase=cycles.total:1MB" is an error, not a million cycles.
+ */
 int cli_limits_set(cli_limits *limits, const char *option, const char *metric,
                    const char *value, char *err, size_t err_size)
 {
 	cli_limit l = {0};
+	bool generic = strcmp(option, "max-increase") == 0;
 	bool bytes_ok = strcmp(option, "max-memory-increase") == 0 ||
 	                strcmp(option, "max-category-increase") == 0 ||
-	                strcmp(option, "max-increase") == 0;
+	                (generic && strncmp(metric, "memory.", 7) == 0);
+	bool cycles_ok = strcmp(option, "max-cycles-increase") == 0 ||
+	                 (generic && strncmp(metric, "cycles.", 7) == 0);
 	double pct;
 	uint64_t amount;
 
@@ -77,14 +88,15 @@ int cli_limits_set(cli_limits *limits, const char *option, const char *metric,
 	} else if (value && bytes_ok && cli_parse_bytes(value, &amount)) {
 		l.kind = CLI_LIMIT_INCREASE;
 		l.amount = amount;
-	} else if (value && strcmp(option, "max-cycles-increase") == 0 &&
-	           parse_cycles(value, &amount)) {
+	} else if (value && cycles_ok && parse_cycles(value, &amount)) {
 		l.kind = CLI_LIMIT_INCREASE;
 		l.amount = amount;
 	} else {
-		return set_err(err, err_size, "--%s wants %s, not '%s'", option,
-		               bytes_ok ? "a percentage (2, 2.5%) or a byte size (64KiB, 1MB)"
-		                        : "a percentage (1, 2.5%) or a cycle count (500cycles)",
+		return set_err(err, err_size, "--%s%s%s wants %s, not '%s'", option,
+		               generic ? " on " : "", generic ? metric : "",
+		               bytes_ok    ? "a percentage (2, 2.5%) or a byte size (64KiB, 1MB)"
+		               : cycles_ok ? "a percentage (1, 2.5%) or a cycle count (500cycles)"
+		                           : "a percentage (1, 2.5%)",
 		               value ? value : "");
 	}
 	l.option = strdup(option);
@@ -141,6 +153,8 @@ static void list_categories(char *buf, size_t size)
 		                         tsr_category_name(i));
 }
 
+/* Adds what one command line option means (limits.h): the metrics it
+ * checks, and for the NAME:VALUE options the name checked first. */
 int cli_limits_option(cli_limits *limits, const char *option, const char *value, char *err,
                       size_t err_size)
 {
@@ -250,7 +264,8 @@ static int load_named(cli_limits *limits, const char *path, const cJSON *obj, co
 	cJSON_ArrayForEach(m, obj) {
 		const char *v = json_value_text(m, num, sizeof(num));
 		if (!v)
-			return set_err(err, err_size, "%s: \"%s\".\"%s\" must be a string or a number",
+			return set_err(err, err_size,
+			               "%s: \"%s\".\"%s\" must be a string or a non-negative number",
 			               path, key, m->string);
 		if (strlen(m->string) > 400)
 			return set_err(err, err_size, "%s: a name in \"%s\" is too long", path, key);
@@ -265,6 +280,9 @@ static int load_named(cli_limits *limits, const char *path, const cJSON *obj, co
 	return 0;
 }
 
+/* Reads the JSON limits file `path` into `limits` (limits.h): each key
+ * goes through the option it stands for, so the file and the command line
+ * accept the same values. */
 int cli_limits_load(cli_limits *limits, const char *path, char *err, size_t err_size)
 {
 	static const struct {
@@ -299,7 +317,8 @@ int cli_limits_load(cli_limits *limits, const char *path, char *err, size_t err_
 		if (i < sizeof(scalars) / sizeof(scalars[0])) {
 			const char *v = json_value_text(item, num, sizeof(num));
 			if (!v) {
-				rc = set_err(err, err_size, "%s: \"%s\" must be a string or a number", path,
+				rc = set_err(err, err_size,
+				             "%s: \"%s\" must be a string or a non-negative number", path,
 				             key);
 				break;
 			}
@@ -339,6 +358,26 @@ int cli_limits_load(cli_limits *limits, const char *path, char *err, size_t err_
 	return rc;
 }
 
+/* The limit spelt as its option (limits.h): the options that take
+ * NAME:VALUE show the name again, so that a message alone says which
+ * limit it was. */
+const char *cli_limit_format(const cli_limit *limit, char *buf, size_t size)
+{
+	const char *name = NULL;
+
+	if (strcmp(limit->option, "max-category-increase") == 0)
+		name = limit->metric + (strncmp(limit->metric, "memory.category.", 16) == 0 ? 16 : 0);
+	else if (strcmp(limit->option, "max-increase") == 0)
+		name = limit->metric;
+	snprintf(buf, size, "--%s%s%s%s%s", limit->option,
+	         *limit->threshold || name ? "=" : "", name ? name : "", name ? ":" : "",
+	         limit->threshold);
+	return buf;
+}
+
+/* The pass/fail rule (limits.h). A percentage is compared in doubles:
+ * the rounding of values above 2^53 is far below any percentage a limit
+ * can state. */
 bool cli_limit_passes(const cli_limit *limit, bool in_base, uint64_t base, bool in_new,
                       uint64_t new_value)
 {
@@ -361,10 +400,40 @@ bool cli_limit_passes(const cli_limit *limit, bool in_base, uint64_t base, bool 
 	}
 }
 
-int cli_limits_check(const cli_limits *limits, const tsr_comparison *cmp, cli_check **out,
-                     size_t *n, char *err, size_t err_size)
+/* Metric name prefixes of the per-item groups (compare.c's list). */
+static const struct {
+	const char *prefix;
+	cli_metric_group group;
+} group_prefixes[] = {
+	{"memory.category.", CLI_GROUP_CATEGORY},
+	{"cycles.step_type.", CLI_GROUP_STEP_TYPE},
+	{"cycles.vertex_type.", CLI_GROUP_VERTEX_TYPE},
+	{"memory.vertex_type.", CLI_GROUP_VERTEX_TYPE},
+	{"cycles.operation.", CLI_GROUP_OPERATION},
+	{"flops.operation.", CLI_GROUP_OPERATION},
+	{"memory.operation.", CLI_GROUP_OPERATION},
+	{"cycles.compute_set.", CLI_GROUP_COMPUTE_SET},
+	{"memory.compute_set.", CLI_GROUP_COMPUTE_SET},
+	{"memory.variable.", CLI_GROUP_VARIABLE},
+	{"cycles.program.", CLI_GROUP_PROGRAM},
+};
+
+/* The group of a metric from its name's prefix (limits.h). */
+cli_metric_group cli_metric_group_of(const char *metric)
+{
+	for (size_t i = 0; i < sizeof(group_prefixes) / sizeof(group_prefixes[0]); i++)
+		if (strncmp(metric, group_prefixes[i].prefix, strlen(group_prefixes[i].prefix)) == 0)
+			return group_prefixes[i].group;
+	return CLI_GROUP_TOTAL;
+}
+
+/* Checks every limit against the deltas found through `lookup`
+ * (limits.h); the error cases are there. */
+int cli_limits_evaluate(const cli_limits *limits, cli_delta_lookup_cb lookup, const void *ctx,
+                        cli_check **out, size_t *n, char *err, size_t err_size)
 {
 	cli_check *checks = calloc(limits->n + 1, sizeof(*checks));
+	int rc = -1;
 
 	*out = NULL;
 	*n = 0;
@@ -372,14 +441,27 @@ int cli_limits_check(const cli_limits *limits, const tsr_comparison *cmp, cli_ch
 		return set_err(err, err_size, "out of memory");
 	for (size_t i = 0; i < limits->n; i++) {
 		const cli_limit *l = &limits->items[i];
-		const tsr_delta *d = tsr_comparison_lookup(cmp, l->metric);
+		const tsr_delta *d = lookup(ctx, l->metric);
 
-		if (!d) {
-			free(checks);
-			return set_err(err, err_size,
-			               "--%s: metric '%s' is in neither report (the metrics are listed "
-			               "by 'tilescope diff --format=json')",
-			               l->option, l->metric);
+		if (!d || (!d->in_base && !d->in_new)) {
+			set_err(err, err_size,
+			        "--%s: metric '%s' is in neither report (the metrics are listed by "
+			        "'tilescope diff --format=json')",
+			        l->option, l->metric);
+			goto cleanup;
+		}
+		if ((!d->in_base || !d->in_new) && cli_metric_group_of(l->metric) == CLI_GROUP_TOTAL) {
+			/* A total one side lacks is not a change but a report
+			 * without runs (execution figures) or an IPU fewer. */
+			bool execution = strncmp(l->metric, "cycles.", 7) == 0 ||
+			                 strncmp(l->metric, "flops.", 6) == 0 ||
+			                 strncmp(l->metric, "steps.", 6) == 0;
+			set_err(err, err_size,
+			        "--%s: metric '%s' is only in the %s report, so it cannot be compared%s%s%s",
+			        l->option, l->metric, d->in_base ? "base" : "new",
+			        execution ? " (does the " : "", execution ? (d->in_base ? "new" : "base") : "",
+			        execution ? " report keep no runs?)" : "");
+			goto cleanup;
 		}
 		checks[i] = (cli_check){l, d->in_base ? d->base : 0, d->in_new ? d->new_value : 0,
 		                        d->in_base, d->in_new, false};
@@ -387,9 +469,27 @@ int cli_limits_check(const cli_limits *limits, const tsr_comparison *cmp, cli_ch
 	}
 	*out = checks;
 	*n = limits->n;
-	return 0;
+	checks = NULL;
+	rc = 0;
+cleanup:
+	free(checks);
+	return rc;
 }
 
+/* tsr_comparison_lookup as a cli_delta_lookup_cb. */
+static const tsr_delta *comparison_lookup_cb(const void *ctx, const char *metric)
+{
+	return tsr_comparison_lookup(ctx, metric);
+}
+
+/* cli_limits_evaluate over a comparison (limits.h). */
+int cli_limits_check(const cli_limits *limits, const tsr_comparison *cmp, cli_check **out,
+                     size_t *n, char *err, size_t err_size)
+{
+	return cli_limits_evaluate(limits, comparison_lookup_cb, cmp, out, n, err, err_size);
+}
+
+/* Frees what the limits hold and empties them; NULL is accepted. */
 void cli_limits_free(cli_limits *limits)
 {
 	if (!limits)

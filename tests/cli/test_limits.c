@@ -1,8 +1,8 @@
 /*
  * `tilescope diff`'s limits (cli-summary/src/limits.c) and the escaping of
  * its Markdown and JUnit outputs (diff-render.c): option values, the JSON
- * limits file, the pass/fail rule, overriding the file from the command
- * line.
+ * limits file, the pass/fail rule, evaluation against deltas made here
+ * (no report files), overriding the file from the command line.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,6 +86,14 @@ static void test_bad_values(void **state)
 		{"max-category-increase", "noSuchCategory:5"},
 		{"max-category-increase", ":5"}, {"max-increase", "cycles.total"},
 		{"max-increase", "cycles.total:x"}, {"max-memory-increase", "99999999999GB"},
+		{"max-memory-increase", "-5%"},
+		{"max-memory-increase", "9999999999999999999999999999999999999999999"}, /* too long */
+		{"max-cycles-increase", "99999999999999999999cycles"},
+		{"max-cycles-increase", "inf"}, {"max-cycles-increase", "nan%"},
+		{"max-memory-increase", "5%%"}, {"max-tile-memory", "-1KB"},
+		/* An absolute amount must be in the metric's unit. */
+		{"max-increase", "cycles.total:1MB"}, {"max-increase", "memory.total:5cycles"},
+		{"max-increase", "graph.edges:5cycles"}, {"max-increase", "flops.total:1KB"},
 	};
 	cli_limits l = {0};
 
@@ -100,6 +108,29 @@ static void test_bad_values(void **state)
 	/* The category error lists the valid names. */
 	cli_limits_option(&l, "max-category-increase", "noSuchCategory:5", err, sizeof(err));
 	assert_non_null(strstr(err, "vertexCode"));
+	assert_non_null(strstr(err, "stack"));
+	cli_limits_free(&l);
+}
+
+/* Absolute amounts in the unit of the metric --max-increase names. */
+static void test_generic_units(void **state)
+{
+	cli_limits l = {0};
+	const cli_limit *x;
+
+	(void)state;
+	assert_int_equal(cli_limits_option(&l, "max-increase", "memory.variable.w:2KiB", err,
+	                                   sizeof(err)), 0);
+	x = find(&l, "max-increase", "memory.variable.w");
+	assert_true(x->kind == CLI_LIMIT_INCREASE && x->amount == 2048);
+	assert_int_equal(cli_limits_option(&l, "max-increase", "cycles.program.p:7 cycles", err,
+	                                   sizeof(err)), 0);
+	x = find(&l, "max-increase", "cycles.program.p");
+	assert_true(x->kind == CLI_LIMIT_INCREASE && x->amount == 7);
+	assert_int_equal(cli_limits_option(&l, "max-increase", "graph.edges:3.5%", err,
+	                                   sizeof(err)), 0);
+	x = find(&l, "max-increase", "graph.edges");
+	assert_true(x->kind == CLI_LIMIT_PERCENT && x->percent == 3.5);
 	cli_limits_free(&l);
 }
 
@@ -126,6 +157,177 @@ static void test_passes(void **state)
 	assert_true(cli_limit_passes(&inc, true, UINT64_MAX, true, 0));
 	assert_true(cli_limit_passes(&ceil, true, 5000, true, 1000));  /* base irrelevant */
 	assert_false(cli_limit_passes(&ceil, true, 0, true, 1001));
+}
+
+/* Deltas for cli_limits_evaluate without report files. */
+typedef struct delta_set {
+	const tsr_delta *d;
+	size_t n;
+} delta_set;
+
+static const tsr_delta *lookup_cb(const void *ctx, const char *metric)
+{
+	const delta_set *set = ctx;
+
+	for (size_t i = 0; i < set->n; i++)
+		if (strcmp(set->d[i].metric, metric) == 0)
+			return &set->d[i];
+	return NULL;
+}
+
+/* A delta as compare.c makes it (change and percent are not read by the
+ * limits). */
+#define DELTA(name, b, n) {name, TSR_UNIT_COUNT, true, true, b, n, 0, 0.0}
+
+static const tsr_delta deltas[] = {
+	DELTA("cycles.total", 1000, 1011),            /* +1.1% */
+	DELTA("memory.total", 100000, 100900),        /* +0.9%, +900 B */
+	DELTA("memory.total_including_gaps", 100000, 101100), /* +1.1%, +1,100 B */
+	DELTA("memory.max_tile", 600, 610),
+	DELTA("memory.oom_tiles", 0, 2),
+	DELTA("memory.category.stack", 0, 64),        /* from nothing */
+	DELTA("memory.category.vertexCode", 5000, 4000), /* better */
+	{"cycles.vertex_type.Gone", TSR_UNIT_CYCLES, true, false, 800, 0, -800, -100.0},
+	{"cycles.vertex_type.New", TSR_UNIT_CYCLES, false, true, 0, 50, 50, 0.0},
+	{"steps.total", TSR_UNIT_COUNT, true, false, 4, 0, -4, -100.0},
+	{"memory.ipu1.total_including_gaps", TSR_UNIT_BYTES, false, true, 0, 9, 9, 0.0},
+};
+static const delta_set all_deltas = {deltas, sizeof(deltas) / sizeof(deltas[0])};
+
+/* Adds the option, evaluates all limits, returns whether limit `i` passed. */
+static bool eval_one(cli_limits *l, const char *option, const char *value, size_t i)
+{
+	cli_check *checks = NULL;
+	size_t n = 0;
+	bool passed;
+
+	assert_int_equal(cli_limits_option(l, option, value, err, sizeof(err)), 0);
+	assert_int_equal(cli_limits_evaluate(l, lookup_cb, &all_deltas, &checks, &n, err,
+	                                     sizeof(err)), 0);
+	assert_int_equal(n, l->n);
+	assert_true(i < n);
+	passed = checks[i].passed;
+	free(checks);
+	return passed;
+}
+
+/* The limits against deltas: percent, absolute, base 0, a decrease, the
+ * OOM and tile ceilings, an option over an earlier value. */
+static void test_evaluate(void **state)
+{
+	cli_limits l = {0};
+	cli_check *checks = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_false(eval_one(&l, "max-cycles-increase", "1", 0));     /* 1.1% > 1% */
+	assert_true(eval_one(&l, "max-cycles-increase", "1.1%", 0));   /* replaced: passes */
+	assert_int_equal(l.n, 1);
+	assert_true(eval_one(&l, "max-cycles-increase", "11cycles", 0));
+	assert_false(eval_one(&l, "max-cycles-increase", "10 cycles", 0));
+	cli_limits_free(&l);
+
+	/* Memory: both totals; the one with gaps exceeds 1%. */
+	assert_int_equal(cli_limits_option(&l, "max-memory-increase", "1%", err, sizeof(err)), 0);
+	assert_int_equal(cli_limits_evaluate(&l, lookup_cb, &all_deltas, &checks, &n, err,
+	                                     sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(checks[i].limit->metric, "memory.total") == 0)
+			assert_true(checks[i].passed);
+		else if (strcmp(checks[i].limit->metric, "memory.total_including_gaps") == 0)
+			assert_false(checks[i].passed);
+		else
+			fail_msg("unexpected metric %s", checks[i].limit->metric);
+	}
+	assert_int_equal(checks[0].base, 100000);
+	free(checks);
+	assert_false(eval_one(&l, "max-memory-increase", "1000B", 0)); /* +1,100 B */
+	assert_true(eval_one(&l, "max-memory-increase", "1.1KB", 0));
+	cli_limits_free(&l);
+
+	assert_false(eval_one(&l, "max-tile-memory", "609", 0));
+	assert_true(eval_one(&l, "max-tile-memory", "610B", 0));
+	cli_limits_free(&l);
+	assert_false(eval_one(&l, "fail-on-oom", NULL, 0));
+	cli_limits_free(&l);
+
+	/* From nothing: any percentage fails, an absolute amount may pass. */
+	assert_false(eval_one(&l, "max-category-increase", "stack:1000", 0));
+	assert_true(eval_one(&l, "max-category-increase", "stack:64B", 0));
+	/* A decrease passes even a 0% limit. */
+	assert_true(eval_one(&l, "max-category-increase", "vertexCode:0", 1));
+	cli_limits_free(&l);
+
+	/* An item gone from the new report passes; a new item grew from 0. */
+	assert_true(eval_one(&l, "max-increase", "cycles.vertex_type.Gone:0", 0));
+	assert_false(eval_one(&l, "max-increase", "cycles.vertex_type.New:50", 1));
+	assert_true(eval_one(&l, "max-increase", "cycles.vertex_type.New:50cycles", 1));
+	cli_limits_free(&l);
+}
+
+/* A limit that cannot be checked is an error, not a pass. */
+static void test_evaluate_errors(void **state)
+{
+	cli_limits l = {0};
+	cli_check *checks = (cli_check *)&l;
+	size_t n = 99;
+
+	(void)state;
+	assert_int_equal(cli_limits_option(&l, "max-increase", "cycles.vertex_type.Typo:5", err,
+	                                   sizeof(err)), 0);
+	assert_int_equal(cli_limits_evaluate(&l, lookup_cb, &all_deltas, &checks, &n, err,
+	                                     sizeof(err)), -1);
+	assert_null(checks);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(err, "'cycles.vertex_type.Typo' is in neither report"));
+	cli_limits_free(&l);
+	/* A total only the base has: the new report keeps no runs. */
+	assert_int_equal(cli_limits_option(&l, "max-increase", "steps.total:5", err, sizeof(err)),
+	                 0);
+	assert_int_equal(cli_limits_evaluate(&l, lookup_cb, &all_deltas, &checks, &n, err,
+	                                     sizeof(err)), -1);
+	assert_non_null(strstr(err, "'steps.total' is only in the base report"));
+	assert_non_null(strstr(err, "does the new report keep no runs?"));
+	cli_limits_free(&l);
+	/* A total of an IPU the base does not have: not about runs. */
+	assert_int_equal(cli_limits_option(&l, "max-increase",
+	                                   "memory.ipu1.total_including_gaps:5", err, sizeof(err)),
+	                 0);
+	assert_int_equal(cli_limits_evaluate(&l, lookup_cb, &all_deltas, &checks, &n, err,
+	                                     sizeof(err)), -1);
+	assert_non_null(strstr(err, "is only in the new report, so it cannot be compared"));
+	assert_null(strstr(err, "runs"));
+	cli_limits_free(&l);
+	/* No limits: nothing to check, no error. */
+	assert_int_equal(cli_limits_evaluate(&l, lookup_cb, &all_deltas, &checks, &n, err,
+	                                     sizeof(err)), 0);
+	assert_int_equal(n, 0);
+	free(checks);
+}
+
+/* The limits as messages spell them. */
+static void test_format(void **state)
+{
+	cli_limits l = {0};
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(cli_limits_option(&l, "max-cycles-increase", "1", err, sizeof(err)), 0);
+	assert_int_equal(cli_limits_option(&l, "fail-on-oom", NULL, err, sizeof(err)), 0);
+	assert_int_equal(cli_limits_option(&l, "max-category-increase", "stack:2%", err,
+	                                   sizeof(err)), 0);
+	assert_int_equal(cli_limits_option(&l, "max-increase", "cycles.vertex_type.a:b:10", err,
+	                                   sizeof(err)), 0);
+	assert_string_equal(cli_limit_format(&l.items[0], buf, sizeof(buf)),
+	                    "--max-cycles-increase=1");
+	assert_string_equal(cli_limit_format(&l.items[1], buf, sizeof(buf)), "--fail-on-oom");
+	assert_string_equal(cli_limit_format(&l.items[2], buf, sizeof(buf)),
+	                    "--max-category-increase=stack:2%");
+	assert_string_equal(cli_limit_format(&l.items[3], buf, sizeof(buf)),
+	                    "--max-increase=cycles.vertex_type.a:b:10");
+	assert_string_equal(cli_limit_format(&l.items[3], buf, 8), "--max-i");
+	cli_limits_free(&l);
 }
 
 /* Writes `text` to a new file in a new temporary directory. */
@@ -196,7 +398,10 @@ static void test_bad_files(void **state)
 		{"{\"fail_on_oom\": \"yes\"}", "\"fail_on_oom\" must be true or false"},
 		{"{\"categories\": [\"stack\"]}", "\"categories\" must be an object"},
 		{"{\"categories\": {\"bogus\": 5}}", "\"categories\".\"bogus\""},
-		{"{\"metrics\": {\"cycles.total\": null}}", "must be a string or a number"},
+		{"{\"metrics\": {\"cycles.total\": null}}", "must be a string or a non-negative number"},
+		{"{\"max_tile_memory\": \"5%\"}", "\"max_tile_memory\": --max-tile-memory wants"},
+		{"{\"metrics\": {\"cycles.total\": \"1MB\"}}", "\"metrics\".\"cycles.total\""},
+		{"", "not valid JSON"},
 	};
 	cli_limits l = {0};
 
@@ -217,13 +422,36 @@ static void test_bad_files(void **state)
 
 static void test_escaping(void **state)
 {
-	char *x = cli_xml_escape("a<b>&\"c'\x01\n");
-	char *m = cli_markdown_escape("a|b`c<d>\ne_f");
+	static const struct {
+		const char *in, *out;
+	} xml[] = {
+		{"a<b>&\"c'\x01\n", "a&lt;b&gt;&amp;&quot;c&apos;?\n"},
+		{"\t\r\x1f\x7f", "\t\r?\x7f"},
+		/* Well-formed UTF-8 stays: é, €, U+1F600. */
+		{"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"},
+		/* Not UTF-8, or not allowed in XML: a byte each. */
+		{"a\xff" "b", "a?b"},
+		{"\xc3", "?"},                  /* cut short at the end */
+		{"\xc3(", "?("},
+		{"\xc0\xaf", "??"},             /* overlong '/' */
+		{"\xed\xa0\x80", "???"},        /* a surrogate */
+		{"\xef\xbf\xbe", "???"},        /* U+FFFE */
+		{"\xf4\x90\x80\x80", "????"},   /* above U+10FFFF */
+		{"", ""},
+	};
 
 	(void)state;
-	assert_string_equal(x, "a&lt;b&gt;&amp;&quot;c&apos;?\n");
+	for (size_t i = 0; i < sizeof(xml) / sizeof(xml[0]); i++) {
+		char *x = cli_xml_escape(xml[i].in);
+		assert_non_null(x);
+		assert_string_equal(x, xml[i].out);
+		free(x);
+	}
+	char *m = cli_markdown_escape("a|b`c<d>\ne_f");
 	assert_string_equal(m, "a\\|b\\`c&lt;d&gt; e\\_f");
-	free(x);
+	free(m);
+	m = cli_markdown_escape("||");
+	assert_string_equal(m, "\\|\\|");
 	free(m);
 }
 
@@ -232,6 +460,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_option_values),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_generic_units),
+		cmocka_unit_test(test_evaluate),
+		cmocka_unit_test(test_evaluate_errors),
+		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_passes),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_bad_files),
