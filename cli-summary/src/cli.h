@@ -42,8 +42,9 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Resets getopt for a subcommand's own parsing (glibc: optind = 0).
- * Subcommands pass an optstring starting with "+:" so that a missing
- * value comes back as ':' and an unknown option as '?'. */
+ * Subcommands pass an optstring starting with ":" so that a missing
+ * value comes back as ':' and an unknown option as '?'; options may come
+ * after the operands, as with git ("tilescope diff A B --format=json"). */
 void cli_getopt_reset(void);
 /* The usage error for getopt_long's ':' (missing value) or '?' (unknown
  * option) result `c`, naming the option; returns CLI_EXIT_ERROR. */

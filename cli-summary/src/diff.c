@@ -186,7 +186,7 @@ int cli_cmd_diff(int argc, char **argv)
 	if (!pend)
 		return cli_error("out of memory");
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, "+:ho:", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
 		switch (c) {
 		case OPT_MAX_MEMORY:
 		case OPT_MAX_CYCLES:

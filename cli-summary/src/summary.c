@@ -84,7 +84,7 @@ int cli_cmd_summary(int argc, char **argv)
 	int c, rc, status = CLI_EXIT_ERROR;
 
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, "+:ho:", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
 		switch (c) {
 		case OPT_VAR_STORAGE: opts.show_var_storage = true; break;
 		case OPT_OPTIMIZATIONS: opts.show_optimizations = true; break;

@@ -57,6 +57,10 @@ for format in text json markdown junit; do
 done
 grep -q 'all 4 limits met' self.text || fail "self diff text does not say all limits met"
 grep -q ' worse$\| better$' self.text && fail "self diff text shows changes"
+# Options may follow the operands, as with git.
+"$ts" diff $small $small --format=json >after.json 2>err.txt ||
+	fail "options after the operands: exit $?: $(cat err.txt)"
+python3 -c "import json; json.load(open('after.json'))" || fail "options after the operands: not JSON"
 [ $status -eq 0 ] && pass "a report against itself exits 0 in every format"
 
 # The bigger problem: more cycles.

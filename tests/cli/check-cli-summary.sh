@@ -85,6 +85,9 @@ PY
 then pass "--json parses and agrees with the text ($text_cycles cycles, $text_gaps B)"
 else fail "--json does not agree with the text"; fi
 
+# Options may follow the operand.
+"$ts" summary rep --json | python3 -c "import json, sys; json.load(sys.stdin)" ||
+	fail "summary REPORT --json did not print JSON"
 # --run: the first run exists, a run past the end is an error.
 "$ts" summary --run 0 rep >/dev/null || fail "--run 0 failed"
 
