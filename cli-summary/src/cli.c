@@ -59,7 +59,14 @@ int cli_option_error(const char *cmd, const char *usage, int c, char **argv)
 	 * inside a cluster ("-xo") optopt names the letter. */
 	const char *word = optind > 0 ? argv[optind - 1] : "";
 	char shortopt[3] = {'-', (char)optopt, '\0'};
-	const char *name = optopt && optopt < 256 ? shortopt : word;
+	/* A long option is named as written (without its "=value"), a short
+	 * one by its letter. */
+	char longopt[128];
+	const char *name = word;
+	if (strncmp(word, "--", 2) == 0)
+		name = longopt, snprintf(longopt, sizeof(longopt), "%.*s", (int)strcspn(word, "="), word);
+	else if (optopt && optopt < 256)
+		name = shortopt;
 
 	if (c == ':')
 		return cli_usage_error(cmd, usage, "option '%s' needs a value", name);

@@ -14,38 +14,40 @@
 #include <unistd.h>
 
 static const char usage[] =
-	"usage: tilescope export --graph-profile|--execution-profile [--json|--cbor] REPORT\n"
-	"       tilescope export --chrome-trace TRACE...\n";
+	"usage: tilescope export --graph-profile|--execution-profile [--json|--cbor]\n"
+	"                        [-o FILE] REPORT\n"
+	"       tilescope export --chrome-trace [OPTIONS] TRACE...\n";
 
 static const char help[] =
-	"usage: tilescope export --graph-profile|--execution-profile [--json|--cbor] REPORT\n"
+	"usage: tilescope export --graph-profile|--execution-profile [--json|--cbor]\n"
+	"                        [-o FILE] REPORT\n"
 	"       tilescope export --chrome-trace [OPTIONS] TRACE...\n"
 	"\n"
 	"Writes what a report or a trace holds in a form other tools read.\n"
 	"\n"
 	"What (exactly one):\n"
-	"  --graph-profile       REPORT's graph profile (target, graph, memory by tile and\n"
-	"                        category, programs, compute sets, vertex types, liveness)\n"
-	"                        in the shape of Poplar's getGraphProfile()\n"
-	"  --execution-profile   REPORT's execution profile (every run kept, its steps and\n"
-	"                        cycles) in the shape of Poplar's getExecutionProfile()\n"
-	"  --chrome-trace        TRACE (.pvti files, or directories of them, merged onto one\n"
-	"                        time axis) as Chrome trace-event JSON, for Perfetto\n"
-	"                        (ui.perfetto.dev) and chrome://tracing\n"
+	"  --graph-profile      REPORT's graph profile (target, graph, memory by tile\n"
+	"                       and category, programs, compute sets, vertex types,\n"
+	"                       liveness) in the shape of Poplar's getGraphProfile()\n"
+	"  --execution-profile  REPORT's execution profile (every run kept, its steps\n"
+	"                       and cycles) in the shape of getExecutionProfile()\n"
+	"  --chrome-trace       TRACE (.pvti files, or directories of them, merged\n"
+	"                       onto one time axis) as Chrome trace-event JSON, for\n"
+	"                       Perfetto (ui.perfetto.dev) and chrome://tracing\n"
 	"\n"
 	"REPORT is a profile.pop or the autoReport directory holding it.\n"
 	"\n"
 	"Options:\n"
-	"  --json                JSON (the default)\n"
-	"  --cbor                CBOR (profiles only; never to a terminal)\n"
-	"  --from MS, --to MS    chrome trace: only the window from MS milliseconds after the\n"
-	"                        trace's first event to MS after it\n"
-	"  --no-counters         chrome trace: without counter samples (\"C\" events)\n"
-	"  --no-instants         chrome trace: without instant events (\"i\")\n"
-	"  --no-args             chrome trace: without span metadata (\"args\")\n"
-	"  -o, --output FILE     write to FILE instead of standard output (written whole or\n"
-	"                        not at all)\n"
-	"  -h, --help            this help\n"
+	"  --json               JSON (the default)\n"
+	"  --cbor               CBOR (profiles only; never to a terminal)\n"
+	"  --from MS, --to MS   chrome trace: only the window from MS milliseconds\n"
+	"                       after the trace's first event to MS after it\n"
+	"  --no-counters        chrome trace: without counter samples (\"C\" events)\n"
+	"  --no-instants        chrome trace: without instant events (\"i\")\n"
+	"  --no-args            chrome trace: without span metadata (\"args\")\n"
+	"  -o, --output FILE    write to FILE instead of standard output (written\n"
+	"                       whole or not at all)\n"
+	"  -h, --help           this help\n"
 	"\n"
 	"Exit status: 0 written, 2 an error (bad arguments, an unreadable or damaged\n"
 	"input, a failed write).\n";
@@ -60,7 +62,8 @@ enum {
 	OPT_TO,
 	OPT_NO_COUNTERS,
 	OPT_NO_INSTANTS,
-	OPT_NO_ARGS
+	OPT_NO_ARGS,
+	OPT_OUTPUT /* not 'o': a missing value is then named --output */
 };
 
 static const struct option options[] = {
@@ -74,40 +77,63 @@ static const struct option options[] = {
 	{"no-counters", no_argument, NULL, OPT_NO_COUNTERS},
 	{"no-instants", no_argument, NULL, OPT_NO_INSTANTS},
 	{"no-args", no_argument, NULL, OPT_NO_ARGS},
-	{"output", required_argument, NULL, 'o'},
+	{"output", required_argument, NULL, OPT_OUTPUT},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
-/* Writes REPORT's graph or execution profile. */
+/*
+ * Writes REPORT's graph or execution profile in `format` to `output`
+ * (NULL or "-": standard output). The output is opened before the export
+ * runs, so that an unwritable -o fails before that work; a file is
+ * written whole or not at all (cli_output). JSON ends with a newline like
+ * any text file.
+ */
 static int export_profile(const char *path, bool graph, tsr_export_format format,
                           const char *output)
 {
 	tsr_report *report = NULL;
+	cli_output *out = NULL;
 	void *data = NULL;
 	size_t len = 0;
-	int rc, status;
+	int rc, status = CLI_EXIT_ERROR;
+	bool ok = false;
 
 	if (cli_open_report(&report, path) != CLI_EXIT_OK)
 		return CLI_EXIT_ERROR;
+	out = cli_output_open(output);
+	if (!out)
+		goto cleanup;
 	cli_progress_begin(graph ? "Exporting the graph profile" : "Exporting the execution profile");
 	rc = graph ? tsr_export_graph_profile(&data, &len, report, format)
 	           : tsr_export_execution_profile(&data, &len, report, format);
 	cli_progress_end();
 	if (rc != TSR_OK) {
-		status = cli_error("%s: %s", path, tsr_report_error(report));
+		cli_error("%s: %s", path, tsr_report_error(report));
 	} else {
-		/* JSON ends with a newline like any text file. */
-		status = cli_write_output(output, data, len);
-		if (status == CLI_EXIT_OK && format == TSR_EXPORT_JSON && (!output || !strcmp(output, "-")))
-			status = cli_write_output(NULL, "\n", 1);
+		FILE *f = cli_output_stream(out);
+		/* A short write leaves the stream's error flag set: closing reports it. */
+		if (len)
+			fwrite(data, 1, len, f);
+		if (format == TSR_EXPORT_JSON)
+			fputc('\n', f);
+		ok = true;
 	}
+	status = cli_output_close(out, ok);
+	if (!ok)
+		status = CLI_EXIT_ERROR;
+cleanup:
 	free(data);
 	tsr_report_free(report);
 	return status;
 }
 
-/* Streams the traces as Chrome JSON into the output. */
+/*
+ * Streams the traces `paths` as Chrome trace-event JSON into `output`:
+ * memory does not grow with the trace (tsr_trace_export_chrome). A write
+ * that fails (TSR_ERR_IO) is reported by closing the output, which also
+ * removes a half-written file.
+ */
 static int export_chrome(char **paths, size_t n, const char *from, const char *to,
                          tsr_trace_export_options *opts, const char *output)
 {
@@ -144,6 +170,9 @@ static int export_chrome(char **paths, size_t n, const char *from, const char *t
 	return status;
 }
 
+/* `tilescope export`: parses the options, checks that exactly one mode
+ * is asked for and that the others' options are not, then exports
+ * (cli.h). */
 int cli_cmd_export(int argc, char **argv)
 {
 	tsr_trace_export_options topts = TSR_TRACE_EXPORT_OPTIONS_INIT;
@@ -152,7 +181,7 @@ int cli_cmd_export(int argc, char **argv)
 	bool cbor = false, json = false, trace_opts = false;
 
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, "+:ho:", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
 		switch (c) {
 		case OPT_GRAPH:
 		case OPT_EXECUTION:
@@ -168,7 +197,8 @@ int cli_cmd_export(int argc, char **argv)
 		case OPT_NO_COUNTERS: topts.counters = false; trace_opts = true; break;
 		case OPT_NO_INSTANTS: topts.instants = false; trace_opts = true; break;
 		case OPT_NO_ARGS: topts.metadata = false; trace_opts = true; break;
-		case 'o': output = optarg; break;
+		case 'o':
+		case OPT_OUTPUT: output = optarg; break;
 		case 'h': fputs(help, stdout); return CLI_EXIT_OK;
 		default: return cli_option_error("export", usage, c, argv);
 		}

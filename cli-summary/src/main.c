@@ -1,6 +1,7 @@
 /*
  * `tilescope`: git-style subcommands over reportlib. This file only
- * dispatches; each subcommand lives in its own cmd-*.c (cli.h).
+ * dispatches; each subcommand lives in its own file (summary.c, diff.c,
+ * trace.c, export.c; cli.h).
  */
 #include "cli.h"
 

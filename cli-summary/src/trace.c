@@ -4,16 +4,23 @@
  * max), totals per channel and per thread, and the counter series, as
  * text or JSON. Several files of one job are merged onto one time axis.
  *
- * JSON keys (nanoseconds are exact integers):
- *   processes  [{path, pid, host, name, complete}]
- *   window     {from_ns, to_ns} on the merged axis (null: the whole trace)
- *   spans      spans in the statistics
- *   labels     [{channel, name, count, total_ns, self_ns, mean_ns,
- *               median_ns (null with --no-median), median_exact, min_ns,
- *               max_ns}] sorted as --sort says; all of them unless --top
- *   channels   [{name, spans, self_ns}]
- *   threads    [{process, pid, thread, tid, name, spans, busy_ns}]
- *   series     [{graph, name, unit, samples, min, max}]
+ * JSON keys (nanoseconds are exact integers, on the merged time axis of
+ * trace.h unless said otherwise):
+ *   trace      {files, threads, spans, start_ns, end_ns, origin_wall_ns,
+ *               complete}: the whole trace, whatever --thread / --from say
+ *   processes  [{path, pid, host, name, complete}], one per file
+ *   window     {from_ns, to_ns (null: the end)}, or null for the whole trace
+ *   spans      spans in the statistics (the thread and window asked for)
+ *   labels     [{channel, name, count, total_ns, self_ns, mean_ns (a
+ *               fraction), median_ns (null with --no-median), median_exact,
+ *               min_ns, max_ns}] sorted as --sort says; all unless --top
+ *   channels   [{name, spans, self_ns}], channels with spans in the view
+ *   threads    [{process, pid, thread, tid, name, spans, busy_ns, first_ns,
+ *               last_ns}]: busy is the sum of the self times of its spans
+ *               in the view; first / last its earliest span start and
+ *               latest span end in the whole trace (null: no spans)
+ *   series     [{process, graph, name, unit, samples, min, max}] over the
+ *               window (min and max null without samples)
  */
 #include "cli.h"
 
@@ -35,7 +42,9 @@ static const char help[] =
 	"directories of them; several files of one job are merged onto one time\n"
 	"axis): for each label (channel and tracepoint name) the count, total time,\n"
 	"self time (total minus nested spans), mean, median, minimum and maximum;\n"
-	"then totals per channel and per thread, and the counter series.\n"
+	"then totals per channel (spans, self time) and per thread (spans, busy time:\n"
+	"the self times of its spans; first span start and last span end after the\n"
+	"trace's start), and the counter series (samples, minimum, maximum).\n"
 	"\n"
 	"Options:\n"
 	"  --top N            labels shown (default 20 in text, all in JSON; 0: all)\n"
@@ -44,17 +53,30 @@ static const char help[] =
 	"  --thread T         only the spans of thread T: its name, or its index as\n"
 	"                     listed under \"By thread\"\n"
 	"  --from MS, --to MS only the spans starting in the window from MS milliseconds\n"
-	"                     after the trace's first event to MS after it\n"
+	"                     after the trace's first event to MS after it (decimals\n"
+	"                     allowed)\n"
 	"  --no-median        skip medians (faster on a whole trace: reads the stored\n"
 	"                     statistics instead of every span)\n"
-	"  --json             JSON instead of text (keys in the README, \"tilescope trace\n"
-	"                     --json\"); nanoseconds are exact integers\n"
+	"  --json             one JSON object instead of text (below)\n"
 	"  --colours=WHEN     auto (default), always or never\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  -h, --help         this help\n"
 	"\n"
+	"JSON keys (times in integer nanoseconds on the merged time axis):\n"
+	"  trace      {files, threads, spans, start_ns, end_ns, origin_wall_ns,\n"
+	"             complete}: the whole trace\n"
+	"  processes  [{path, pid, host, name, complete}], one per file\n"
+	"  window     {from_ns, to_ns} (to_ns null: the end), null: the whole trace\n"
+	"  spans      spans in the statistics\n"
+	"  labels     [{channel, name, count, total_ns, self_ns, mean_ns, median_ns\n"
+	"             (null with --no-median), median_exact, min_ns, max_ns}]\n"
+	"  channels   [{name, spans, self_ns}]\n"
+	"  threads    [{process, pid, thread, tid, name, spans, busy_ns, first_ns,\n"
+	"             last_ns}] (first / last over the whole trace, null: no spans)\n"
+	"  series     [{process, graph, name, unit, samples, min, max}]\n"
+	"\n"
 	"Exit status: 0 printed, 2 an error (bad arguments, an unreadable or damaged\n"
-	"trace).\n";
+	"trace, a failed write).\n";
 
 enum {
 	OPT_TOP = 256,
@@ -64,7 +86,8 @@ enum {
 	OPT_TO,
 	OPT_NO_MEDIAN,
 	OPT_JSON,
-	OPT_COLOURS
+	OPT_COLOURS,
+	OPT_OUTPUT /* not 'o': a missing value is then named --output */
 };
 
 static const struct option options[] = {
@@ -77,13 +100,14 @@ static const struct option options[] = {
 	{"json", no_argument, NULL, OPT_JSON},
 	{"colours", required_argument, NULL, OPT_COLOURS},
 	{"colors", required_argument, NULL, OPT_COLOURS},
-	{"output", required_argument, NULL, 'o'},
+	{"output", required_argument, NULL, OPT_OUTPUT},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
 typedef enum { SORT_TOTAL, SORT_SELF, SORT_COUNT, SORT_MEAN, SORT_MEDIAN, SORT_MAX } sort_key;
 static const char *const sort_names[] = {"total", "self", "count", "mean", "median", "max"};
+#define N_SORT_NAMES (sizeof(sort_names) / sizeof(sort_names[0]))
 
 /* What the statistics are taken over, and the figures gathered. */
 typedef struct trace_view {
@@ -95,18 +119,22 @@ typedef struct trace_view {
 	size_t n_threads;
 	const tsr_trace_channel *channels;
 	size_t n_channels;
-	int64_t thread;            /* -1: all */
-	int64_t from_ns, to_ns;
-	bool windowed, median;
+	int64_t thread;            /* the one thread asked for; -1: all */
+	int64_t from_ns, to_ns;    /* the window (INT64_MIN / INT64_MAX: open) */
+	bool windowed;             /* --from or --to given */
+	bool median;               /* medians computed */
 	tsr_trace_label_stat *labels;
 	size_t n_labels;
-	uint64_t spans;
-	uint64_t *channel_spans, *channel_self;  /* per channel */
-	uint64_t *thread_spans, *thread_busy;    /* per thread (only those in the view) */
+	uint64_t spans;            /* spans in the view */
+	uint64_t self_ns;          /* their self times */
+	uint64_t *channel_spans, *channel_self;  /* per channel (ns) */
+	uint64_t *thread_spans, *thread_busy;    /* per thread (ns); 0 outside the view */
 } trace_view;
 
+/* The sort key of the current command: qsort() takes no context. */
 static sort_key g_sort;
 
+/* The value of `s` that --sort orders by. */
 static uint64_t sort_value(const tsr_trace_label_stat *s)
 {
 	switch (g_sort) {
@@ -120,6 +148,9 @@ static uint64_t sort_value(const tsr_trace_label_stat *s)
 	}
 }
 
+/* qsort() order of labels: the sort key descending, then total time
+ * descending, then channel and name id, so that the order is the same on
+ * every run. */
 static int cmp_labels(const void *a, const void *b)
 {
 	const tsr_trace_label_stat *x = a, *y = b;
@@ -134,8 +165,8 @@ static int cmp_labels(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-/* Sums of label statistics: spans and self time of the view; per channel
- * when `per_channel`. */
+/* Sums label statistics into *spans and *self; also into the view's per
+ * channel sums when `per_channel`. */
 static void sum_labels(trace_view *v, const tsr_trace_label_stat *labels, size_t n,
                        uint64_t *spans, uint64_t *self, bool per_channel)
 {
@@ -150,13 +181,16 @@ static void sum_labels(trace_view *v, const tsr_trace_label_stat *labels, size_t
 	}
 }
 
-/* Gathers the statistics: the labels of the view, per channel, and per
- * thread (busy time: the self times of its spans, the time some span of
- * it was open). */
+/*
+ * Gathers the statistics: the labels of the view, per channel, and per
+ * thread (busy time: the self times of its spans, i.e. the time some span
+ * of it was open). A view of one thread, or a trace of one thread, needs
+ * one query; otherwise each thread is asked for separately (without
+ * medians, which the per-thread sums do not use).
+ */
 static int gather(trace_view *v)
 {
 	tsr_trace_stats_options o = TSR_TRACE_STATS_OPTIONS_INIT;
-	uint64_t self;
 	int rc;
 
 	o.thread = v->thread;
@@ -172,17 +206,17 @@ static int gather(trace_view *v)
 	cli_progress_begin("Computing statistics");
 	rc = tsr_trace_label_stats(v->trace, &v->labels, &v->n_labels, &o);
 	if (rc == TSR_OK)
-		sum_labels(v, v->labels, v->n_labels, &v->spans, &self, true);
+		sum_labels(v, v->labels, v->n_labels, &v->spans, &v->self_ns, true);
 	for (size_t t = 0; rc == TSR_OK && t < v->n_threads; t++) {
 		tsr_trace_label_stat *per = NULL;
 		size_t n = 0;
 
 		if (v->thread >= 0 && (size_t)v->thread != t)
 			continue;
-		if (v->thread >= 0) {
+		if (v->thread >= 0 || v->n_threads == 1) {
 			/* The view is this one thread: its sums are the view's. */
 			v->thread_spans[t] = v->spans;
-			v->thread_busy[t] = self;
+			v->thread_busy[t] = v->self_ns;
 			continue;
 		}
 		o.thread = (int64_t)t;
@@ -198,27 +232,70 @@ static int gather(trace_view *v)
 	return CLI_EXIT_OK;
 }
 
+/* The window of the counter queries: the view's, or the whole trace
+ * (end inclusive, hence + 1). */
+static void series_window(const trace_view *v, int64_t *from, int64_t *to)
+{
+	*from = v->windowed && v->from_ns != INT64_MIN ? v->from_ns : v->info->start_ns;
+	*to = v->windowed && v->to_ns != INT64_MAX ? v->to_ns : v->info->end_ns + 1;
+	if (*to <= *from)
+		*to = *from + 1;
+}
+
+/* The samples of series `i` in the view as one bucket in *b (NULL when
+ * there are none; the caller frees it). Errors are printed. */
+static int series_bucket(trace_view *v, size_t i, tsr_trace_counter_bucket **b)
+{
+	tsr_trace_counter_bucket *buckets = NULL;
+	size_t n = 0;
+	int64_t from, to;
+
+	*b = NULL;
+	series_window(v, &from, &to);
+	if (tsr_trace_counter(v->trace, &buckets, &n, NULL, i, from, to, (uint64_t)(to - from)) !=
+	    TSR_OK)
+		return cli_error("%s", tsr_trace_error(v->trace));
+	if (n == 0) {
+		free(buckets);
+		return CLI_EXIT_OK;
+	}
+	*b = buckets;
+	return CLI_EXIT_OK;
+}
+
 /* --- Text ---------------------------------------------------------------------------- */
 
-/* A duration with three significant digits and a unit that fits it. */
-static const char *fmt_ns(char buf[24], double ns)
+/*
+ * A duration (or a time after the trace's start) with about three
+ * significant digits and the largest unit it is at least one of once
+ * rounded, so that 999.7 us reads "1.00 ms", never "1000 us". Means can
+ * be fractions; negative values (never expected) keep their sign.
+ */
+static const char *fmt_ns(char buf[32], double ns)
 {
 	static const struct {
 		double scale;
 		const char *unit;
-	} units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}};
+	} units[] = {{1, "ns"}, {1e3, "us"}, {1e6, "ms"}, {1e9, "s"}};
+	const size_t n_units = sizeof(units) / sizeof(units[0]);
+	double mag = fabs(ns), x;
+	size_t u = 0;
+	int decimals;
 
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		double x = ns / units[i].scale;
-		if (x >= 1.0 || units[i].scale == 1) {
-			int decimals = x >= 100 || units[i].scale == 1 ? 0 : x >= 10 ? 1 : 2;
-			snprintf(buf, 24, "%.*f %s", decimals, x, units[i].unit);
-			return buf;
-		}
+	if (!isfinite(ns)) {
+		snprintf(buf, 32, "-");
+		return buf;
 	}
+	/* 0.9995 of a unit rounds up to 1.00 of it. */
+	while (u + 1 < n_units && mag >= units[u + 1].scale * 0.9995)
+		u++;
+	x = mag / units[u].scale;
+	decimals = u == 0 || x >= 99.95 ? 0 : x >= 9.995 ? 1 : 2;
+	snprintf(buf, 32, "%s%.*f %s", ns < 0 ? "-" : "", decimals, x, units[u].unit);
 	return buf;
 }
 
+/* A count with thousands separators ("3,200,000"). */
 static const char *fmt_count(char buf[32], uint64_t v)
 {
 	char tmp[32];
@@ -233,31 +310,61 @@ static const char *fmt_count(char buf[32], uint64_t v)
 	return buf;
 }
 
-/* Writes a name from the file with control characters replaced, padded
- * or cut to `width` display bytes. */
+/*
+ * Writes a string read from the file: control characters become '?' so
+ * a name cannot move the cursor, and with `width` >= 0 it is cut (ending
+ * in "…") or padded to `width` columns, counting UTF-8 sequences as one
+ * column each; -1 writes it whole.
+ */
 static void put_name(FILE *out, const char *s, int width)
 {
-	int n = 0;
+	int cols = 0;
+	const unsigned char *p = (const unsigned char *)(s ? s : "?");
 
-	if (!s)
-		s = "?";
-	for (; *s && n < width; s++, n++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
-	for (; n < width; n++)
+	if (width >= 0) {
+		for (const unsigned char *q = p; *q; q++)
+			cols += (*q & 0xc0) != 0x80;
+		if (cols > width && width == 0)
+			return;
+		if (cols > width) {
+			/* Keep width - 1 columns, then the ellipsis. */
+			int kept = 0;
+			for (; *p; p++) {
+				if ((*p & 0xc0) != 0x80 && kept++ == width - 1)
+					break;
+				fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+			}
+			fputs("\u2026", out);
+			return;
+		}
+	}
+	for (; *p; p++)
+		fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+	for (; cols < width; cols++)
 		fputc(' ', out);
 }
 
+/* The name of channel index `c` ("?" past the end). */
 static const char *channel_name(const trace_view *v, uint32_t c)
 {
 	return c < v->n_channels ? v->channels[c].name : "?";
 }
 
-static void print_text(FILE *out, trace_view *v, size_t top, bool colours)
+/* Columns a name takes (UTF-8 sequences count one). */
+static int name_columns(const char *s)
 {
-	const char *bold = colours ? "\033[1m" : "", *reset = colours ? "\033[0m" : "";
-	char a[24], b[24], c[24], d[24], e[24], f[24], n1[32];
-	size_t shown = top && top < v->n_labels ? top : v->n_labels;
-	int name_w = 24;
+	int cols = 0;
+
+	for (const unsigned char *p = (const unsigned char *)(s ? s : "?"); *p; p++)
+		cols += (*p & 0xc0) != 0x80;
+	return cols;
+}
+
+/* The header: what the trace holds (whatever the view), its files, and
+ * the view when narrowed. */
+static void print_header(FILE *out, const trace_view *v, const char *bold, const char *reset)
+{
+	char a[32], b[32], n1[32];
 
 	fprintf(out, "%sTrace:%s %zu file%s, %zu thread%s, %s spans over %s\n", bold, reset,
 	        v->n_procs, v->n_procs == 1 ? "" : "s", v->n_threads, v->n_threads == 1 ? "" : "s",
@@ -265,31 +372,47 @@ static void print_text(FILE *out, trace_view *v, size_t top, bool colours)
 	        fmt_ns(a, (double)(v->info->end_ns - v->info->start_ns)));
 	for (size_t p = 0; p < v->n_procs; p++) {
 		fputs("  ", out);
-		put_name(out, v->procs[p].name, (int)strlen(v->procs[p].name ? v->procs[p].name : "?"));
+		if (v->n_procs > 1)
+			fprintf(out, "[%zu] ", p);
+		put_name(out, v->procs[p].name, -1);
 		fprintf(out, " (pid %" PRId64 " on ", v->procs[p].pid);
-		put_name(out, v->procs[p].host, (int)strlen(v->procs[p].host ? v->procs[p].host : "?"));
+		put_name(out, v->procs[p].host, -1);
 		fprintf(out, ")%s: ", v->procs[p].complete ? "" : ", ended without closing the trace");
-		put_name(out, v->procs[p].path, (int)strlen(v->procs[p].path));
+		put_name(out, v->procs[p].path, -1);
 		fputc('\n', out);
 	}
-	if (v->windowed)
-		fprintf(out, "  window: %s to %s after the first event\n",
-		        fmt_ns(a, (double)(v->from_ns - v->info->start_ns)),
-		        v->to_ns == INT64_MAX ? "the end" : fmt_ns(b, (double)(v->to_ns - v->info->start_ns)));
+	if (v->windowed) {
+		fmt_ns(a, v->from_ns == INT64_MIN ? 0.0 : (double)(v->from_ns - v->info->start_ns));
+		if (v->to_ns == INT64_MAX)
+			fprintf(out, "  window: spans starting from %s after the first event\n", a);
+		else
+			fprintf(out, "  window: spans starting between %s and %s after the first event\n", a,
+			        fmt_ns(b, (double)(v->to_ns - v->info->start_ns)));
+	}
 	if (v->thread >= 0) {
-		fputs("  thread: ", out);
-		put_name(out, v->threads[v->thread].name, 40);
-		fputc('\n', out);
+		fprintf(out, "  thread: %" PRId64 " (", v->thread);
+		put_name(out, v->threads[v->thread].name, -1);
+		fputs(")\n", out);
 	}
+}
+
+/* The table of labels: the first `top` (0: all) of the sorted labels,
+ * with the name column as wide as the longest name shown (at most 60). */
+static void print_labels(FILE *out, const trace_view *v, size_t top, const char *bold,
+                         const char *reset)
+{
+	char a[32], b[32], c[32], d[32], e[32], f[32], n1[32];
+	size_t shown = top && top < v->n_labels ? top : v->n_labels;
+	int name_w = 24;
 
 	for (size_t i = 0; i < shown; i++) {
-		const char *name = tsr_trace_name(v->trace, v->labels[i].name);
-		int len = name ? (int)strlen(name) : 1;
+		int len = name_columns(tsr_trace_name(v->trace, v->labels[i].name));
 		if (len > name_w)
 			name_w = len < 60 ? len : 60;
 	}
-	fprintf(out, "\n%sSpans by label%s (by %s; %s spans, %zu labels):\n", bold, reset,
-	        sort_names[g_sort], fmt_count(n1, v->spans), v->n_labels);
+	fprintf(out, "\n%sSpans by label%s (by %s; %s span%s, %zu label%s):\n", bold, reset,
+	        sort_names[g_sort], fmt_count(n1, v->spans), v->spans == 1 ? "" : "s", v->n_labels,
+	        v->n_labels == 1 ? "" : "s");
 	fprintf(out, "  %-10s %-*s %10s %10s %10s %10s %10s %10s %10s\n", "channel", name_w, "name",
 	        "count", "total", "self", "mean", "median", "min", "max");
 	for (size_t i = 0; i < shown; i++) {
@@ -305,6 +428,12 @@ static void print_text(FILE *out, trace_view *v, size_t top, bool colours)
 	}
 	if (shown < v->n_labels)
 		fprintf(out, "  ... %zu more (--top 0 shows all)\n", v->n_labels - shown);
+}
+
+/* Totals per channel (those with spans in the view) and per thread. */
+static void print_totals(FILE *out, const trace_view *v, const char *bold, const char *reset)
+{
+	char a[32], b[32], c[32], n1[32];
 
 	fprintf(out, "\n%sBy channel:%s\n  %-12s %10s %12s\n", bold, reset, "channel", "spans",
 	        "self time");
@@ -317,11 +446,12 @@ static void print_text(FILE *out, trace_view *v, size_t top, bool colours)
 		        fmt_ns(a, (double)v->channel_self[ch]));
 	}
 
-	fprintf(out, "\n%sBy thread:%s\n  %5s  %-24s %-20s %10s %12s\n", bold, reset, "index",
-	        "process (pid)", "thread (tid)", "spans", "busy");
+	fprintf(out, "\n%sBy thread:%s\n  %5s  %-24s %-24s %10s %10s %10s %10s\n", bold, reset,
+	        "index", "process (pid)", "thread (tid)", "spans", "busy", "first", "last");
 	for (size_t t = 0; t < v->n_threads; t++) {
 		const tsr_trace_thread *th = &v->threads[t];
 		const tsr_trace_process *p = th->process < v->n_procs ? &v->procs[th->process] : NULL;
+		bool any = th->events > 0 || th->first_ns != th->last_ns;
 		char who[160], tname[160];
 
 		if (v->thread >= 0 && (size_t)v->thread != t)
@@ -332,44 +462,45 @@ static void print_text(FILE *out, trace_view *v, size_t top, bool colours)
 		fprintf(out, "  %5zu  ", t);
 		put_name(out, who, 24);
 		fputc(' ', out);
-		put_name(out, tname, 20);
-		fprintf(out, " %10s %12s\n", fmt_count(n1, v->thread_spans[t]),
-		        fmt_ns(a, (double)v->thread_busy[t]));
+		put_name(out, tname, 24);
+		fprintf(out, " %10s %10s %10s %10s\n", fmt_count(n1, v->thread_spans[t]),
+		        fmt_ns(a, (double)v->thread_busy[t]),
+		        any ? fmt_ns(b, (double)(th->first_ns - v->info->start_ns)) : "-",
+		        any ? fmt_ns(c, (double)(th->last_ns - v->info->start_ns)) : "-");
 	}
 }
 
-/* Prints the counter series: samples, min and max over the view, one
- * bucket each. */
-static int print_series_text(FILE *out, trace_view *v, bool colours)
+/* The counter series: samples, min and max over the view (one bucket
+ * each); nothing when the trace has none. */
+static int print_series_text(FILE *out, trace_view *v, const char *bold, const char *reset)
 {
 	const tsr_trace_series *series;
 	size_t n;
-	int rc = tsr_trace_series_list(v->trace, &series, &n);
 
-	if (rc != TSR_OK)
+	if (tsr_trace_series_list(v->trace, &series, &n) != TSR_OK)
 		return cli_error("%s", tsr_trace_error(v->trace));
 	if (n == 0)
 		return CLI_EXIT_OK;
-	fprintf(out, "\n%sCounters:%s\n  %-30s %-12s %10s %12s %12s\n", colours ? "\033[1m" : "",
-	        colours ? "\033[0m" : "", "graph / series", "unit", "samples", "min", "max");
+	fprintf(out, "\n%sCounters:%s\n  %-30s %-12s %10s %12s %12s\n", bold, reset,
+	        "graph / series", "unit", "samples", "min", "max");
 	for (size_t i = 0; i < n; i++) {
-		tsr_trace_counter_bucket *b = NULL;
-		size_t nb = 0;
-		int64_t from = v->windowed ? v->from_ns : v->info->start_ns;
-		int64_t to = v->windowed && v->to_ns != INT64_MAX ? v->to_ns : v->info->end_ns + 1;
+		tsr_trace_counter_bucket *b;
 		char label[256], n1[32];
+		int plen = 0;
 
-		rc = tsr_trace_counter(v->trace, &b, &nb, NULL, i, from, to,
-		                       (uint64_t)(to - from > 0 ? to - from : 1));
-		if (rc != TSR_OK)
-			return cli_error("%s", tsr_trace_error(v->trace));
-		snprintf(label, sizeof(label), "%s / %s", series[i].graph, series[i].name);
+		if (series_bucket(v, i, &b) != CLI_EXIT_OK)
+			return CLI_EXIT_ERROR;
+		/* With several files, the series of each are told apart by its index. */
+		if (v->n_procs > 1)
+			plen = snprintf(label, sizeof(label), "[%zu] ", series[i].process);
+		snprintf(label + plen, sizeof(label) - (size_t)plen, "%s / %s",
+		         series[i].graph ? series[i].graph : "?", series[i].name ? series[i].name : "?");
 		fputs("  ", out);
 		put_name(out, label, 30);
 		fputc(' ', out);
 		put_name(out, series[i].unit, 12);
-		if (nb)
-			fprintf(out, " %10s %12.6g %12.6g\n", fmt_count(n1, b[0].count), b[0].min, b[0].max);
+		if (b)
+			fprintf(out, " %10s %12.6g %12.6g\n", fmt_count(n1, b->count), b->min, b->max);
 		else
 			fprintf(out, " %10s %12s %12s\n", "0", "-", "-");
 		free(b);
@@ -377,28 +508,45 @@ static int print_series_text(FILE *out, trace_view *v, bool colours)
 	return CLI_EXIT_OK;
 }
 
+/* The whole text output. Write errors are left to cli_output_close(). */
+static int print_text(FILE *out, trace_view *v, size_t top, bool colours)
+{
+	const char *bold = colours ? "\033[1m" : "", *reset = colours ? "\033[0m" : "";
+
+	print_header(out, v, bold, reset);
+	print_labels(out, v, top, bold, reset);
+	print_totals(out, v, bold, reset);
+	return print_series_text(out, v, bold, reset);
+}
+
 /* --- JSON ---------------------------------------------------------------------------- */
 
+/* A string from the file, or null. */
 static cJSON *j_str(const char *s)
 {
 	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
-static int print_json(FILE *out, trace_view *v, size_t top)
+/* A time in ns as an exact integer, or null when `known` is false. */
+static cJSON *j_ns(bool known, int64_t ns)
 {
-	cJSON *root = cJSON_CreateObject(), *arr, *o, *w;
-	size_t shown = top && top < v->n_labels ? top : v->n_labels;
-	const tsr_trace_series *series = NULL;
-	size_t n_series = 0;
-	bool ok = root != NULL;
-	char *text;
-	int status = CLI_EXIT_ERROR;
+	return known ? cli_json_i64(ns) : cJSON_CreateNull();
+}
 
-	if (tsr_trace_series_list(v->trace, &series, &n_series) != TSR_OK) {
-		cJSON_Delete(root);
-		return cli_error("%s", tsr_trace_error(v->trace));
-	}
-	ok = ok && cli_json_put(root, "processes", arr = cJSON_CreateArray());
+/* Adds "trace", "processes" and "window" to `root`. */
+static bool json_trace(cJSON *root, const trace_view *v)
+{
+	cJSON *arr = NULL, *o = NULL;
+	bool ok = cli_json_put(root, "trace", o = cJSON_CreateObject()) &&
+	          cli_json_put(o, "files", cli_json_u64(v->n_procs)) &&
+	          cli_json_put(o, "threads", cli_json_u64(v->n_threads)) &&
+	          cli_json_put(o, "spans", cli_json_u64(v->info->events)) &&
+	          cli_json_put(o, "start_ns", cli_json_i64(v->info->start_ns)) &&
+	          cli_json_put(o, "end_ns", cli_json_i64(v->info->end_ns)) &&
+	          cli_json_put(o, "origin_wall_ns", cli_json_i64(v->info->origin_wall_ns)) &&
+	          cli_json_put(o, "complete", cJSON_CreateBool(v->info->complete)) &&
+	          cli_json_put(root, "processes", arr = cJSON_CreateArray());
+
 	for (size_t p = 0; ok && p < v->n_procs; p++) {
 		ok = cli_json_put(arr, NULL, o = cJSON_CreateObject()) &&
 		     cli_json_put(o, "path", j_str(v->procs[p].path)) &&
@@ -408,14 +556,23 @@ static int print_json(FILE *out, trace_view *v, size_t top)
 		     cli_json_put(o, "complete", cJSON_CreateBool(v->procs[p].complete));
 	}
 	if (ok && v->windowed)
-		ok = cli_json_put(root, "window", w = cJSON_CreateObject()) &&
-		     cli_json_put(w, "from_ns", cli_json_i64(v->from_ns)) &&
-		     cli_json_put(w, "to_ns",
-		                  v->to_ns == INT64_MAX ? cJSON_CreateNull() : cli_json_i64(v->to_ns));
+		ok = cli_json_put(root, "window", o = cJSON_CreateObject()) &&
+		     cli_json_put(o, "from_ns", cli_json_i64(v->from_ns == INT64_MIN ? v->info->start_ns
+		                                                                      : v->from_ns)) &&
+		     cli_json_put(o, "to_ns", j_ns(v->to_ns != INT64_MAX, v->to_ns));
 	else if (ok)
 		ok = cli_json_put(root, "window", cJSON_CreateNull());
-	ok = ok && cli_json_put(root, "spans", cli_json_u64(v->spans)) &&
-	     cli_json_put(root, "labels", arr = cJSON_CreateArray());
+	return ok;
+}
+
+/* Adds "spans" and the first `top` (0: all) of the sorted "labels". */
+static bool json_labels(cJSON *root, const trace_view *v, size_t top)
+{
+	size_t shown = top && top < v->n_labels ? top : v->n_labels;
+	cJSON *arr = NULL, *o = NULL;
+	bool ok = cli_json_put(root, "spans", cli_json_u64(v->spans)) &&
+	          cli_json_put(root, "labels", arr = cJSON_CreateArray());
+
 	for (size_t i = 0; ok && i < shown; i++) {
 		const tsr_trace_label_stat *s = &v->labels[i];
 		ok = cli_json_put(arr, NULL, o = cJSON_CreateObject()) &&
@@ -425,13 +582,21 @@ static int print_json(FILE *out, trace_view *v, size_t top)
 		     cli_json_put(o, "total_ns", cli_json_u64(s->total_ns)) &&
 		     cli_json_put(o, "self_ns", cli_json_u64(s->self_ns)) &&
 		     cli_json_put(o, "mean_ns", cJSON_CreateNumber(s->mean_ns)) &&
-		     cli_json_put(o, "median_ns", v->median ? cli_json_u64(s->median_ns) : cJSON_CreateNull()) &&
-		     cli_json_put(o, "median_exact", cJSON_CreateBool(v->median &&
-		         s->median_exact)) &&
+		     cli_json_put(o, "median_ns",
+		                  v->median ? cli_json_u64(s->median_ns) : cJSON_CreateNull()) &&
+		     cli_json_put(o, "median_exact", cJSON_CreateBool(v->median && s->median_exact)) &&
 		     cli_json_put(o, "min_ns", cli_json_u64(s->min_ns)) &&
 		     cli_json_put(o, "max_ns", cli_json_u64(s->max_ns));
 	}
-	ok = ok && cli_json_put(root, "channels", arr = cJSON_CreateArray());
+	return ok;
+}
+
+/* Adds "channels" and "threads". */
+static bool json_totals(cJSON *root, const trace_view *v)
+{
+	cJSON *arr = NULL, *o = NULL;
+	bool ok = cli_json_put(root, "channels", arr = cJSON_CreateArray());
+
 	for (size_t ch = 0; ok && ch < v->n_channels; ch++) {
 		if (!v->channel_spans[ch])
 			continue;
@@ -443,6 +608,8 @@ static int print_json(FILE *out, trace_view *v, size_t top)
 	ok = ok && cli_json_put(root, "threads", arr = cJSON_CreateArray());
 	for (size_t t = 0; ok && t < v->n_threads; t++) {
 		const tsr_trace_thread *th = &v->threads[t];
+		bool any = th->events > 0 || th->first_ns != th->last_ns;
+
 		if (v->thread >= 0 && (size_t)v->thread != t)
 			continue;
 		ok = cli_json_put(arr, NULL, o = cJSON_CreateObject()) &&
@@ -454,36 +621,64 @@ static int print_json(FILE *out, trace_view *v, size_t top)
 		     cli_json_put(o, "tid", cli_json_i64(th->tid)) &&
 		     cli_json_put(o, "name", j_str(th->name)) &&
 		     cli_json_put(o, "spans", cli_json_u64(v->thread_spans[t])) &&
-		     cli_json_put(o, "busy_ns", cli_json_u64(v->thread_busy[t]));
+		     cli_json_put(o, "busy_ns", cli_json_u64(v->thread_busy[t])) &&
+		     cli_json_put(o, "first_ns", j_ns(any, th->first_ns)) &&
+		     cli_json_put(o, "last_ns", j_ns(any, th->last_ns));
 	}
-	ok = ok && cli_json_put(root, "series", arr = cJSON_CreateArray());
-	for (size_t i = 0; ok && i < n_series; i++) {
-		tsr_trace_counter_bucket *b = NULL;
-		size_t nb = 0;
-		int64_t from = v->windowed ? v->from_ns : v->info->start_ns;
-		int64_t to = v->windowed && v->to_ns != INT64_MAX ? v->to_ns : v->info->end_ns + 1;
+	return ok;
+}
 
-		if (tsr_trace_counter(v->trace, &b, &nb, NULL, i, from, to,
-		                      (uint64_t)(to - from > 0 ? to - from : 1)) != TSR_OK) {
-			cJSON_Delete(root);
-			return cli_error("%s", tsr_trace_error(v->trace));
-		}
-		ok = cli_json_put(arr, NULL, o = cJSON_CreateObject()) &&
-		     cli_json_put(o, "graph", j_str(series[i].graph)) &&
-		     cli_json_put(o, "name", j_str(series[i].name)) &&
-		     cli_json_put(o, "unit", j_str(series[i].unit)) &&
-		     cli_json_put(o, "samples", cli_json_u64(nb ? b[0].count : 0)) &&
-		     cli_json_put(o, "min", nb &&
-		         isfinite(b[0].min) ? cJSON_CreateNumber(b[0].min) : cJSON_CreateNull()) &&
-		     cli_json_put(o, "max", nb &&
-		         isfinite(b[0].max) ? cJSON_CreateNumber(b[0].max) : cJSON_CreateNull());
+/* Adds "series". Returns CLI_EXIT_ERROR (printed) when a query fails;
+ * *ok goes false when JSON cannot be built. */
+static int json_series(cJSON *root, trace_view *v, bool *ok)
+{
+	const tsr_trace_series *series = NULL;
+	size_t n = 0;
+	cJSON *arr = NULL, *o = NULL;
+
+	if (tsr_trace_series_list(v->trace, &series, &n) != TSR_OK)
+		return cli_error("%s", tsr_trace_error(v->trace));
+	*ok = *ok && cli_json_put(root, "series", arr = cJSON_CreateArray());
+	for (size_t i = 0; *ok && i < n; i++) {
+		tsr_trace_counter_bucket *b;
+
+		if (series_bucket(v, i, &b) != CLI_EXIT_OK)
+			return CLI_EXIT_ERROR;
+		*ok = cli_json_put(arr, NULL, o = cJSON_CreateObject()) &&
+		      cli_json_put(o, "process", cli_json_u64(series[i].process)) &&
+		      cli_json_put(o, "graph", j_str(series[i].graph)) &&
+		      cli_json_put(o, "name", j_str(series[i].name)) &&
+		      cli_json_put(o, "unit", j_str(series[i].unit)) &&
+		      cli_json_put(o, "samples", cli_json_u64(b ? b->count : 0)) &&
+		      cli_json_put(o, "min", b && isfinite(b->min) ? cJSON_CreateNumber(b->min)
+		                                                   : cJSON_CreateNull()) &&
+		      cli_json_put(o, "max", b && isfinite(b->max) ? cJSON_CreateNumber(b->max)
+		                                                   : cJSON_CreateNull());
 		free(b);
 	}
+	return CLI_EXIT_OK;
+}
+
+/* The JSON output (keys at the top of this file). Write errors are left
+ * to cli_output_close(). */
+static int print_json(FILE *out, trace_view *v, size_t top)
+{
+	cJSON *root = cJSON_CreateObject();
+	bool ok = root && json_trace(root, v) && json_labels(root, v, top) && json_totals(root, v);
+	char *text = NULL;
+	int status = CLI_EXIT_ERROR;
+
+	if (root && json_series(root, v, &ok) != CLI_EXIT_OK)
+		goto cleanup;
 	text = ok ? cJSON_Print(root) : NULL;
-	if (!text)
+	if (!text) {
 		status = cli_error("out of memory");
-	else if (fputs(text, out) >= 0 && fputc('\n', out) != EOF)
-		status = CLI_EXIT_OK;
+		goto cleanup;
+	}
+	fputs(text, out);
+	fputc('\n', out);
+	status = CLI_EXIT_OK;
+cleanup:
 	cJSON_free(text);
 	cJSON_Delete(root);
 	return status;
@@ -491,7 +686,8 @@ static int print_json(FILE *out, trace_view *v, size_t top)
 
 /* --- The command ------------------------------------------------------------------------- */
 
-/* Finds the thread named or numbered `which`; -1 (printed) when none. */
+/* The index of the thread named or numbered `which`; -1 (printed) when
+ * there is none, or several of that name. */
 static int64_t find_thread(const trace_view *v, const char *which)
 {
 	uint64_t index;
@@ -518,6 +714,8 @@ static int64_t find_thread(const trace_view *v, const char *which)
 	return found;
 }
 
+/* `tilescope trace`: parses the options, opens the traces, gathers the
+ * statistics of the view and prints them (cli.h). */
 int cli_cmd_trace(int argc, char **argv)
 {
 	trace_view v = {0};
@@ -531,7 +729,7 @@ int cli_cmd_trace(int argc, char **argv)
 	g_sort = SORT_TOTAL;
 	v.median = true;
 	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, "+:ho:", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
 		switch (c) {
 		case OPT_TOP: {
 			uint64_t n;
@@ -544,10 +742,10 @@ int cli_cmd_trace(int argc, char **argv)
 		}
 		case OPT_SORT: {
 			size_t k;
-			for (k = 0; k < sizeof(sort_names) / sizeof(sort_names[0]); k++)
+			for (k = 0; k < N_SORT_NAMES; k++)
 				if (strcmp(optarg, sort_names[k]) == 0)
 					break;
-			if (k == sizeof(sort_names) / sizeof(sort_names[0]))
+			if (k == N_SORT_NAMES)
 				return cli_usage_error("trace", usage,
 				                       "--sort wants total, self, count, mean, median or max, "
 				                       "not '%s'",
@@ -565,7 +763,8 @@ int cli_cmd_trace(int argc, char **argv)
 				return cli_usage_error("trace", usage,
 				                       "--colours wants auto, always or never, not '%s'", optarg);
 			break;
-		case 'o': output = optarg; break;
+		case 'o':
+		case OPT_OUTPUT: output = optarg; break;
 		case 'h': fputs(help, stdout); return CLI_EXIT_OK;
 		default: return cli_option_error("trace", usage, c, argv);
 		}
@@ -598,19 +797,15 @@ int cli_cmd_trace(int argc, char **argv)
 	out = cli_output_open(output);
 	if (!out)
 		goto cleanup;
-	if (json) {
+	if (json)
 		status = print_json(cli_output_stream(out), &v, top);
-	} else {
-		bool col = tsr_colours_enabled(colours, cli_output_stream(out));
-		print_text(cli_output_stream(out), &v, top, col);
-		status = print_series_text(cli_output_stream(out), &v, col);
-	}
-	status = cli_output_close(out, status == CLI_EXIT_OK) == CLI_EXIT_OK ? status
-	                                                                     : CLI_EXIT_ERROR;
-	out = NULL;
+	else
+		status = print_text(cli_output_stream(out), &v, top,
+		                    tsr_colours_enabled(colours, cli_output_stream(out)));
+	/* Closing reports a failed write (and removes a half-written file). */
+	if (cli_output_close(out, status == CLI_EXIT_OK) != CLI_EXIT_OK)
+		status = CLI_EXIT_ERROR;
 cleanup:
-	if (out)
-		cli_output_close(out, false);
 	free(v.labels);
 	free(v.channel_spans);
 	free(v.channel_self);

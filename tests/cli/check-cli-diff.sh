@@ -269,7 +269,7 @@ usage "--max-memory-increase wants a percentage" diff --max-memory-increase=-1 $
 usage "--max-tile-memory wants a byte size" diff --max-tile-memory=5% $small $small
 usage "--max-increase on cycles.total wants a percentage" \
 	diff --max-increase=cycles.total:1MB $small $small
-usage "unknown option '--max-cpu=5'" diff --max-cpu=5 $small $small
+usage "unknown option '--max-cpu'" diff --max-cpu=5 $small $small
 usage "option '--max-cycles-increase' needs a value" diff --max-cycles-increase
 usage "'noSuch' is not a memory category (they are: .*vertexCode" \
 	diff --max-category-increase=noSuch:5 $small $small
