@@ -198,6 +198,20 @@ bool cli_parse_percent(const char *s, double *out)
 	return true;
 }
 
+const char *cli_fmt_count(char buf[32], uint64_t v)
+{
+	char tmp[32];
+	int len = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), out = 0;
+
+	for (int i = 0; i < len; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			buf[out++] = ',';
+		buf[out++] = tmp[i];
+	}
+	buf[out] = '\0';
+	return buf;
+}
+
 bool cli_parse_colours(const char *s, tsr_colours *out)
 {
 	if (strcmp(s, "auto") == 0)

@@ -69,6 +69,9 @@ bool cli_parse_bytes(const char *s, uint64_t *out);
  * trailing '%' ("5", "2.5%"). */
 bool cli_parse_percent(const char *s, double *out);
 
+/* `v` with thousands separators ("1,234,567") in buf; returns buf. */
+const char *cli_fmt_count(char buf[32], uint64_t v);
+
 /* Parses a --colours value: auto, always or never. */
 bool cli_parse_colours(const char *s, tsr_colours *out);
 

@@ -103,28 +103,13 @@ static const char *unit_key(tsr_metric_unit unit)
 
 /* --- Numbers ---------------------------------------------------------------------- */
 
-/* 1234567 -> "1,234,567". */
-static const char *fmt_u64(char buf[32], uint64_t v)
-{
-	char tmp[32];
-	int len = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), out = 0;
-
-	for (int i = 0; i < len; i++) {
-		if (i > 0 && (len - i) % 3 == 0)
-			buf[out++] = ',';
-		buf[out++] = tmp[i];
-	}
-	buf[out] = '\0';
-	return buf;
-}
-
 /* "+1,234", "-56", "0". */
 static const char *fmt_change(char buf[40], int64_t v)
 {
 	char digits[32];
 	uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 
-	snprintf(buf, 40, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", fmt_u64(digits, mag));
+	snprintf(buf, 40, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", cli_fmt_count(digits, mag));
 	return buf;
 }
 
@@ -156,7 +141,7 @@ static const char *check_value(char buf[32], bool present, uint64_t v)
 		snprintf(buf, 32, "%s", "none");
 		return buf;
 	}
-	return fmt_u64(buf, v);
+	return cli_fmt_count(buf, v);
 }
 
 /* new - base of a limit check, saturated like compare.h's changes. */
@@ -282,11 +267,11 @@ static void text_row(FILE *out, const cli_diff *d, const tsr_delta *x, size_t wi
 	if (!x->in_base)
 		fprintf(out, " %15s", "(only in new)");
 	else
-		fprintf(out, " %15s", fmt_u64(b, x->base));
+		fprintf(out, " %15s", cli_fmt_count(b, x->base));
 	if (!x->in_new)
 		fprintf(out, " %15s", "(only in base)");
 	else
-		fprintf(out, " %15s", fmt_u64(n, x->new_value));
+		fprintf(out, " %15s", cli_fmt_count(n, x->new_value));
 	fprintf(out, " %-6s %s%14s %8s%s  %s\n", unit_name(x->unit), colour_of(d, v),
 	        fmt_change(c, change_of(x)), fmt_percent(p, x), d->colours ? RESET : "",
 	        verdict_names[v]);
@@ -497,8 +482,8 @@ static bool md_delta_table(FILE *out, const tsr_delta **rows, size_t n)
 		if (!md_cell(out, x->metric))
 			return false;
 		fprintf(out, " | %s | %s | %s %s | %s%s |\n",
-		        x->in_base ? fmt_u64(b, x->base) : "—",
-		        x->in_new ? fmt_u64(nn, x->new_value) : "—", fmt_change(c, change_of(x)),
+		        x->in_base ? cli_fmt_count(b, x->base) : "—",
+		        x->in_new ? cli_fmt_count(nn, x->new_value) : "—", fmt_change(c, change_of(x)),
 		        fmt_percent(p, x), verdict_names[v], md_mark(v));
 	}
 	return true;

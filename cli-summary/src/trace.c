@@ -295,21 +295,6 @@ static const char *fmt_ns(char buf[32], double ns)
 	return buf;
 }
 
-/* A count with thousands separators ("3,200,000"). */
-static const char *fmt_count(char buf[32], uint64_t v)
-{
-	char tmp[32];
-	int len = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), out = 0;
-
-	for (int i = 0; i < len; i++) {
-		if (i > 0 && (len - i) % 3 == 0)
-			buf[out++] = ',';
-		buf[out++] = tmp[i];
-	}
-	buf[out] = '\0';
-	return buf;
-}
-
 /*
  * Writes a string read from the file: control characters become '?' so
  * a name cannot move the cursor, and with `width` >= 0 it is cut (ending
@@ -368,7 +353,7 @@ static void print_header(FILE *out, const trace_view *v, const char *bold, const
 
 	fprintf(out, "%sTrace:%s %zu file%s, %zu thread%s, %s spans over %s\n", bold, reset,
 	        v->n_procs, v->n_procs == 1 ? "" : "s", v->n_threads, v->n_threads == 1 ? "" : "s",
-	        fmt_count(n1, v->info->events),
+	        cli_fmt_count(n1, v->info->events),
 	        fmt_ns(a, (double)(v->info->end_ns - v->info->start_ns)));
 	for (size_t p = 0; p < v->n_procs; p++) {
 		fputs("  ", out);
@@ -411,7 +396,7 @@ static void print_labels(FILE *out, const trace_view *v, size_t top, const char 
 			name_w = len < 60 ? len : 60;
 	}
 	fprintf(out, "\n%sSpans by label%s (by %s; %s span%s, %zu label%s):\n", bold, reset,
-	        sort_names[g_sort], fmt_count(n1, v->spans), v->spans == 1 ? "" : "s", v->n_labels,
+	        sort_names[g_sort], cli_fmt_count(n1, v->spans), v->spans == 1 ? "" : "s", v->n_labels,
 	        v->n_labels == 1 ? "" : "s");
 	fprintf(out, "  %-10s %-*s %10s %10s %10s %10s %10s %10s %10s\n", "channel", name_w, "name",
 	        "count", "total", "self", "mean", "median", "min", "max");
@@ -421,7 +406,7 @@ static void print_labels(FILE *out, const trace_view *v, size_t top, const char 
 		put_name(out, channel_name(v, s->channel), 10);
 		fputc(' ', out);
 		put_name(out, tsr_trace_name(v->trace, s->name), name_w);
-		fprintf(out, " %10s %10s %10s %10s %10s %10s %10s\n", fmt_count(n1, s->count),
+		fprintf(out, " %10s %10s %10s %10s %10s %10s %10s\n", cli_fmt_count(n1, s->count),
 		        fmt_ns(a, (double)s->total_ns), fmt_ns(b, (double)s->self_ns),
 		        fmt_ns(c, s->mean_ns), v->median ? fmt_ns(d, (double)s->median_ns) : "-",
 		        fmt_ns(e, (double)s->min_ns), fmt_ns(f, (double)s->max_ns));
@@ -442,7 +427,7 @@ static void print_totals(FILE *out, const trace_view *v, const char *bold, const
 			continue;
 		fputs("  ", out);
 		put_name(out, v->channels[ch].name, 12);
-		fprintf(out, " %10s %12s\n", fmt_count(n1, v->channel_spans[ch]),
+		fprintf(out, " %10s %12s\n", cli_fmt_count(n1, v->channel_spans[ch]),
 		        fmt_ns(a, (double)v->channel_self[ch]));
 	}
 
@@ -463,7 +448,7 @@ static void print_totals(FILE *out, const trace_view *v, const char *bold, const
 		put_name(out, who, 24);
 		fputc(' ', out);
 		put_name(out, tname, 24);
-		fprintf(out, " %10s %10s %10s %10s\n", fmt_count(n1, v->thread_spans[t]),
+		fprintf(out, " %10s %10s %10s %10s\n", cli_fmt_count(n1, v->thread_spans[t]),
 		        fmt_ns(a, (double)v->thread_busy[t]),
 		        any ? fmt_ns(b, (double)(th->first_ns - v->info->start_ns)) : "-",
 		        any ? fmt_ns(c, (double)(th->last_ns - v->info->start_ns)) : "-");
@@ -500,7 +485,7 @@ static int print_series_text(FILE *out, trace_view *v, const char *bold, const c
 		fputc(' ', out);
 		put_name(out, series[i].unit, 12);
 		if (b)
-			fprintf(out, " %10s %12.6g %12.6g\n", fmt_count(n1, b->count), b->min, b->max);
+			fprintf(out, " %10s %12.6g %12.6g\n", cli_fmt_count(n1, b->count), b->min, b->max);
 		else
 			fprintf(out, " %10s %12s %12s\n", "0", "-", "-");
 		free(b);
