@@ -1,18 +1,30 @@
 /*
- * The two report formats' identities and the codec they share, used by the
- * writers in instrument/ and the readers in reportlib/ (a static library,
- * tilescope-format, built from db-schema/). The schemas themselves are the
- * commented .sql files beside this header, embedded by the build.
+ * libtilescope-format: everything the writers (instrument/, pvti/) and the
+ * reader (reportlib/) must agree on, in one GLib-free static library built
+ * from db-schema/ (Sysprof's capture library is the model):
+ *
+ *   format.h       the two files' identities and the embedded schemas
+ *   tile-runs.h    the per-tile run codec of profile.pop, with an iterator
+ *   event-chunk.h  the packed event codec of .pvti
+ *   vocabulary.h   memory categories, regions, program / step / sync /
+ *                  exchange types, profiler modes: names <-> codes
+ *   serialise.h    the guide-shaped JSON / CBOR documents: a value tree
+ *                  and its two emitters
+ *
+ * Nothing in another folder decodes these formats or spells their
+ * vocabulary; a new category or step type touches this folder and the code
+ * that produces or shows it.
  */
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* profile.pop: PRAGMA application_id / user_version (must match profile.sql). */
+/* profile.pop: PRAGMA application_id / user_version. The build checks
+ * these against profile.sql (embed-sql.py) and fails when they differ. */
 #define TSF_PROFILE_APPLICATION_ID 0x54535046 /* "TSPF" */
 #define TSF_PROFILE_SCHEMA_VERSION 1
-/* .pvti: PRAGMA application_id / user_version (must match pvti.sql). */
+/* .pvti: PRAGMA application_id / user_version (checked against pvti.sql). */
 #define TSF_PVTI_APPLICATION_ID 0x54535654 /* "TSVT" */
 #define TSF_PVTI_SCHEMA_VERSION 1
 
@@ -20,21 +32,6 @@
 extern const char tsf_profile_schema_sql[];
 extern const char tsf_pvti_schema_sql[];
 
-/*
- * Per-tile arrays ("tile runs" blobs; the encoding is documented in
- * profile.sql). Encodes the sparse array tiles[i] -> values[i] (tiles
- * ascending, values non-zero; others are zero) into a malloc'd blob.
- * Returns 0, or -1 when out of memory or the input is not ascending.
- */
-int tsf_tile_runs_encode(uint8_t **out, size_t *out_len, const uint32_t *tiles,
-                         const uint64_t *values, size_t n);
-/* Same, from a dense array of num_tiles values. */
-int tsf_tile_runs_encode_dense(uint8_t **out, size_t *out_len, const uint64_t *values,
-                               size_t num_tiles);
-/*
- * Decodes `blob` into dense[0..num_tiles) (zeroing tiles it does not name).
- * Validates everything: a blob that is truncated, over-long, names a tile
- * at or past num_tiles, or has a malformed integer returns -1 and leaves
- * `dense` zeroed. Never reads outside blob[0..len).
- */
-int tsf_tile_runs_decode(uint64_t *dense, size_t num_tiles, const void *blob, size_t len);
+#include "event-chunk.h"
+#include "tile-runs.h"
+#include "vocabulary.h"

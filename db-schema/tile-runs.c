@@ -12,12 +12,12 @@
  * zeros.
  */
 #include "format.h"
+#include "leb128.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define TILE_RUNS_VERSION 1
-#define VARINT_MAX 10 /* bytes of a 64-bit LEB128 integer */
 
 /* A growable output buffer. */
 typedef struct buf {
@@ -44,24 +44,17 @@ static int buf_reserve(buf *b, size_t more)
 	return 0;
 }
 
-/* Appends `v` as unsigned LEB128 (room must be reserved). */
-static void put_varint(buf *b, uint64_t v)
-{
-	while (v >= 0x80) {
-		b->data[b->len++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b->data[b->len++] = (uint8_t)v;
-}
-
 /* Appends one run. */
 static int put_run(buf *b, uint64_t gap, uint64_t count, uint64_t value)
 {
-	if (buf_reserve(b, 3 * VARINT_MAX))
+	if (buf_reserve(b, 3 * TSF_LEB128_MAX))
 		return -1;
-	put_varint(b, gap);
-	put_varint(b, count);
-	put_varint(b, value);
+	uint8_t *p = b->data + b->len;
+
+	p = tsf_leb128_put(p, gap);
+	p = tsf_leb128_put(p, count);
+	p = tsf_leb128_put(p, value);
+	b->len = (size_t)(p - b->data);
 	return 0;
 }
 
@@ -139,27 +132,41 @@ fail:
 	return -1;
 }
 
-/* Reads one LEB128 integer at *pos; -1 when truncated or over 64 bits. */
-static int get_varint(const uint8_t *p, size_t len, size_t *pos, uint64_t *v)
+/* --- Reading ------------------------------------------------------------ */
+
+int tsf_tile_runs_iter_init(tsf_tile_runs_iter *it, const void *blob, size_t len,
+                            uint64_t num_tiles)
 {
-	uint64_t r = 0;
-	unsigned shift = 0;
+	const uint8_t *p = blob;
 
-	for (;;) {
-		uint8_t byte;
-
-		if (*pos >= len || shift >= 64)
-			return -1;
-		byte = p[(*pos)++];
-		if (shift == 63 && (byte & 0x7e))
-			return -1; /* bits past the 64th */
-		r |= (uint64_t)(byte & 0x7f) << shift;
-		if (!(byte & 0x80))
-			break;
-		shift += 7;
-	}
-	*v = r;
+	it->p = it->end = p;
+	it->num_tiles = num_tiles;
+	it->next_tile = 0;
+	if (!blob || len == 0)
+		return 0; /* all zeros */
+	if (p[0] != TILE_RUNS_VERSION)
+		return -1;
+	it->p = p + 1;
+	it->end = p + len;
 	return 0;
+}
+
+int tsf_tile_runs_iter_next(tsf_tile_runs_iter *it, tsf_tile_run *run)
+{
+	uint64_t gap, count, value, at = it->next_tile;
+
+	if (it->p >= it->end)
+		return 0;
+	if (!tsf_leb128_get(&it->p, it->end, &gap) || !tsf_leb128_get(&it->p, it->end, &count) ||
+	    !tsf_leb128_get(&it->p, it->end, &value))
+		return -1;
+	if (count == 0 || gap > it->num_tiles - at || count > it->num_tiles - at - gap)
+		return -1;
+	run->first = at + gap;
+	run->count = count;
+	run->value = value;
+	it->next_tile = run->first + count;
+	return 1;
 }
 
 /* Zeroes dense[0..num_tiles); `dense` may be NULL when there are no tiles. */
@@ -171,30 +178,17 @@ static void zero_tiles(uint64_t *dense, size_t num_tiles)
 
 int tsf_tile_runs_decode(uint64_t *dense, size_t num_tiles, const void *blob, size_t len)
 {
-	const uint8_t *p = blob;
-	size_t pos = 1;
-	uint64_t tile = 0;
+	tsf_tile_runs_iter it;
+	tsf_tile_run run;
+	int rc;
 
 	zero_tiles(dense, num_tiles);
-	if (!blob || len == 0)
-		return 0;
-	if (p[0] != TILE_RUNS_VERSION)
+	if (tsf_tile_runs_iter_init(&it, blob, len, num_tiles))
 		return -1;
-	while (pos < len) {
-		uint64_t gap, count, value, k;
-
-		if (get_varint(p, len, &pos, &gap) || get_varint(p, len, &pos, &count) ||
-		    get_varint(p, len, &pos, &value))
-			goto fail;
-		if (count == 0 || gap > num_tiles - tile || count > num_tiles - tile - gap)
-			goto fail;
-		tile += gap;
-		for (k = 0; k < count; k++)
-			dense[tile + k] = value;
-		tile += count;
-	}
-	return 0;
-fail:
-	zero_tiles(dense, num_tiles);
-	return -1;
+	while ((rc = tsf_tile_runs_iter_next(&it, &run)) == 1)
+		for (uint64_t k = 0; k < run.count; k++)
+			dense[run.first + k] = run.value;
+	if (rc < 0)
+		zero_tiles(dense, num_tiles);
+	return rc;
 }

@@ -4,9 +4,11 @@
  * engine.
  *
  * Rather than write the guide's shape a second time, the file is turned
- * back into the runtime's in-memory profile (tsi_graph_profile and one
- * tsi_run_profile per kept run) and handed to tsi_graph_profile_serialise
- * / tsi_execution_profile_serialise, so the two outputs agree by
+ * back into the runtime's published in-memory profile (tsi_graph_profile
+ * and one tsi_run_profile per kept run: type definitions only, reportlib
+ * links no runtime code) and handed to the format library's document
+ * writer (db-schema/serialise.c), the one the runtime's own
+ * tsi_graph_profile_serialise uses, so the two outputs agree by
  * construction and the tests can demand byte equality. Most of the
  * profile comes through report.h; what it does not expose (per-tile blobs
  * of compute sets, exchanges, categories and vertex memory, the vertex
@@ -28,7 +30,7 @@
 #include "report-private.h"
 #include "tilescope/export.h"
 
-#include <tilescope/serialise.h>
+#include "serialise.h" /* db-schema/ */
 
 #include <limits.h>
 #include <stdlib.h>
@@ -187,41 +189,26 @@ static int ex_find(const char *text, const char *const *names, int n)
 	return -1;
 }
 
-/* The runtime's enums from their names, or -1 (also for NULL text):
- * the profiler mode ... */
+/* The runtime's enums from their names, or -1 (also for NULL text): the
+ * vocabulary's codes are the runtime's (db-schema/vocabulary.h). */
 static int ex_profiler_mode(const char *text)
 {
-	for (int i = 0; text && i < TSI_PROFILER_MODE_COUNT; i++)
-		if (strcmp(tsi_profiler_mode_name((tsi_profiler_mode)i), text) == 0)
-			return i;
-	return -1;
+	return tsf_vocab_lookup(TSF_VOCAB_PROFILER_MODE, text);
 }
 
-/* ... a lowered program's type ... */
 static int ex_lowered_type(const char *text)
 {
-	for (int i = 0; text && i < TSI_LP_TYPE_COUNT; i++)
-		if (strcmp(tsi_lowered_type_name((tsi_lowered_type)i), text) == 0)
-			return i;
-	return -1;
+	return tsf_vocab_lookup(TSF_VOCAB_PROGRAM_TYPE, text);
 }
 
-/* ... a memory category ... */
 static int ex_category(const char *text)
 {
-	for (int i = 0; text && i < TSI_MEM_CATEGORY_COUNT; i++)
-		if (strcmp(tsi_mem_category_name((tsi_mem_category)i), text) == 0)
-			return i;
-	return -1;
+	return tsf_vocab_lookup(TSF_VOCAB_MEM_CATEGORY, text);
 }
 
-/* ... and an element type. */
 static int ex_element_type(const char *text)
 {
-	for (int i = 0; text && i < TSI_TYPE_COUNT; i++)
-		if (strcmp(tsi_type_name((tsi_type)i), text) == 0)
-			return i;
-	return -1;
+	return tsf_vocab_lookup(TSF_VOCAB_DATA_TYPE, text);
 }
 
 /* A tag that is not in its vocabulary. */
@@ -231,21 +218,15 @@ static int ex_bad_tag(ex_ctx *c, const char *what, const char *text)
 	                text ? text : "(null)");
 }
 
-/* "Internal" / "External" / "Global" (NULL: Internal, the type's zero). */
+/* A sync type's code (NULL: Internal, the type's zero). */
 static int ex_sync_type(ex_ctx *c, tsi_sync_type *out, const char *text)
 {
-	static const char *const names[] = {"Internal", "External", "Global"};
+	int code = text ? tsf_vocab_lookup(TSF_VOCAB_SYNC_TYPE, text) : TSF_SYNC_INTERNAL;
 
-	*out = TSI_SYNC_INTERNAL;
-	if (!text)
-		return TSR_OK;
-	for (int i = 0; i < 3; i++) {
-		if (strcmp(names[i], text) == 0) {
-			*out = (tsi_sync_type)i;
-			return TSR_OK;
-		}
-	}
-	return ex_bad_tag(c, "sync type", text);
+	if (code < 0)
+		return ex_bad_tag(c, "sync type", text);
+	*out = (tsi_sync_type)code;
+	return TSR_OK;
 }
 
 /* --- The graph profile ------------------------------------------------------------- */
@@ -963,15 +944,12 @@ static int ex_run(ex_ctx *c, tsi_run_profile *out, const tsr_run *run, size_t in
 
 /* --- Public functions ------------------------------------------------------------------ */
 
-/* The runtime serialiser's failure as the report's: the profile came from
+/* The document writer's failure as the report's: the profile came from
  * the file, so anything but memory means the file contradicts itself. */
-static int ex_serialise_failed(ex_ctx *c, int rc)
+static int ex_serialise_failed(ex_ctx *c, int rc, const char *msg)
 {
-	if (rc == TSI_ERR_NO_MEMORY)
-		return tsr_fail(c->r, TSR_ERR_NO_MEMORY, "exporting '%s': %s", tsr_report_path(c->r),
-		                tsi_error_last());
-	return tsr_fail(c->r, TSR_ERR_CORRUPT, "exporting '%s': %s", tsr_report_path(c->r),
-	                tsi_error_last());
+	return tsr_fail(c->r, rc == TSF_ERR_NO_MEMORY ? TSR_ERR_NO_MEMORY : TSR_ERR_CORRUPT,
+	                "exporting '%s': %s", tsr_report_path(c->r), msg);
 }
 
 /* Checks the arguments both exports share and clears the outputs. */
@@ -1002,11 +980,13 @@ TSR_API int tsr_export_graph_profile(void **out, size_t *out_len, tsr_report *re
 		return rc;
 	rc = ex_graph_profile(&c, &gp, EX_GRAPH);
 	if (!rc) {
-		rc = tsi_graph_profile_serialise(out, out_len, &gp,
-		                                 format == TSR_EXPORT_CBOR ? TSI_SERIAL_CBOR
-		                                                           : TSI_SERIAL_JSON);
+		char msg[256];
+
+		rc = tsf_graph_profile_serialise(out, out_len, &gp,
+		                                 format == TSR_EXPORT_CBOR ? TSF_DOC_CBOR : TSF_DOC_JSON,
+		                                 msg, sizeof(msg));
 		if (rc)
-			rc = ex_serialise_failed(&c, rc);
+			rc = ex_serialise_failed(&c, rc, msg);
 	}
 	ex_free(&c);
 	return rc;
@@ -1040,11 +1020,13 @@ TSR_API int tsr_export_execution_profile(void **out, size_t *out_len, tsr_report
 		rpp[i] = &rp[i];
 	}
 	if (!rc) {
-		rc = tsi_execution_profile_serialise(out, out_len, &gp, rpp, n,
-		                                     format == TSR_EXPORT_CBOR ? TSI_SERIAL_CBOR
-		                                                               : TSI_SERIAL_JSON);
+		char msg[256];
+
+		rc = tsf_execution_profile_serialise(
+		    out, out_len, &gp, rpp, n, format == TSR_EXPORT_CBOR ? TSF_DOC_CBOR : TSF_DOC_JSON,
+		    msg, sizeof(msg));
 		if (rc)
-			rc = ex_serialise_failed(&c, rc);
+			rc = ex_serialise_failed(&c, rc, msg);
 	}
 	ex_free(&c);
 	return rc;

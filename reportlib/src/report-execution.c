@@ -24,18 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The guide's step tags, by tsr_step_type. */
-static const char *const step_type_names[TSR_STEP_TYPE_COUNT] = {
-	[TSR_STEP_ON_TILE_EXECUTE] = "OnTileExecute",
-	[TSR_STEP_DO_EXCHANGE] = "DoExchange",
-	[TSR_STEP_GLOBAL_EXCHANGE] = "GlobalExchange",
-	[TSR_STEP_STREAM_COPY] = "StreamCopy",
-	[TSR_STEP_SYNC] = "Sync",
-	[TSR_STEP_COPY_SHARED_STRUCTURE] = "CopySharedStructure",
-};
-
-/* The schema's sync_type vocabulary; steps point at these. */
-static const char *const sync_type_names[] = {"Internal", "External", "Global"};
+_Static_assert((int)TSR_STEP_TYPE_COUNT == TSF_STEP_TYPE_COUNT && (int)TSR_STEP_SYNC == TSF_STEP_SYNC &&
+                   (int)TSR_STEP_COPY_SHARED_STRUCTURE == TSF_STEP_COPY_SHARED_STRUCTURE,
+               "tsr_step_type follows the vocabulary (vocabulary.h)");
 
 /* Slack allowed above 1 on a stored balance (rounding of the writer). */
 #define BALANCE_SLACK 1e-9
@@ -58,9 +49,9 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
  */
 const char *tsr_step_type_name(tsr_step_type type)
 {
-	if ((unsigned)type >= TSR_STEP_TYPE_COUNT)
-		return "unknown";
-	return step_type_names[type];
+	const char *name = tsf_vocab_name(TSF_VOCAB_STEP_TYPE, (int)type);
+
+	return name ? name : "unknown";
 }
 
 /*
@@ -209,7 +200,7 @@ static int column_balance(tsr_report *r, double *out, sqlite3_stmt *st, int col,
  * (then *out = -1).
  */
 static int column_tag(tsr_report *r, int *out, sqlite3_stmt *st, int col,
-                      const char *const *names, size_t n, bool nullable, const char *what)
+                      tsf_vocab vocab, bool nullable, const char *what)
 {
 	const unsigned char *text;
 	int bytes;
@@ -224,12 +215,11 @@ static int column_tag(tsr_report *r, int *out, sqlite3_stmt *st, int col,
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s is not text", r->path, what);
 	text = sqlite3_column_text(st, col);
 	bytes = sqlite3_column_bytes(st, col);
-	for (size_t i = 0; text && i < n; i++) {
-		if ((size_t)bytes == strlen(names[i]) && memcmp(text, names[i], (size_t)bytes) == 0) {
-			*out = (int)i;
-			return TSR_OK;
-		}
-	}
+	/* The length check refuses a name with a NUL inside. */
+	*out = text ? tsf_vocab_lookup(vocab, (const char *)text) : -1;
+	if (*out >= 0 && strlen(tsf_vocab_name(vocab, *out)) == (size_t)bytes)
+		return TSR_OK;
+	*out = -1;
 	return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s '%.40s' is not one the schema knows", r->path,
 	                what, text ? (const char *)text : "");
 }
@@ -284,7 +274,7 @@ static int read_step(tsr_report *r, tsr_step *s, sqlite3_stmt *st, size_t run, s
 	if ((uint64_t)v != (uint64_t)i)
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': run %zu: step %zu is numbered %lld", r->path,
 		                run, i, (long long)v);
-	if ((rc = column_tag(r, &type, st, 1, step_type_names, TSR_STEP_TYPE_COUNT, false,
+	if ((rc = column_tag(r, &type, st, 1, TSF_VOCAB_STEP_TYPE, false,
 	                     "step.type")))
 		return rc;
 	s->type = (tsr_step_type)type;
@@ -299,25 +289,24 @@ static int read_step(tsr_report *r, tsr_step *s, sqlite3_stmt *st, size_t run, s
 		return rc;
 	if ((s->type == TSR_STEP_ON_TILE_EXECUTE) != (s->compute_set >= 0))
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': run %zu step %zu: a %s step %s a compute set",
-		                r->path, run, i, step_type_names[s->type],
+		                r->path, run, i, tsr_step_type_name(s->type),
 		                s->compute_set >= 0 ? "with" : "without");
 
 	kind = step_exchange_kind(s->type);
 	if (kind == TSR_EXCHANGE_KIND_COUNT && sqlite3_column_type(st, 4) != SQLITE_NULL)
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': run %zu step %zu: a %s step with an exchange",
-		                r->path, run, i, step_type_names[s->type]);
+		                r->path, run, i, tsr_step_type_name(s->type));
 	/* An exchange step may lack one (NULL); one it names must exist. */
 	if ((rc = column_opt_id(r, &s->exchange, st, 4, exchange_count(r, kind), "step.exchange")))
 		return rc;
 
-	if ((rc = column_tag(r, &sync, st, 5, sync_type_names,
-	                     sizeof(sync_type_names) / sizeof(sync_type_names[0]), true,
+	if ((rc = column_tag(r, &sync, st, 5, TSF_VOCAB_SYNC_TYPE, true,
 	                     "step.sync_type")))
 		return rc;
 	if ((s->type == TSR_STEP_SYNC) != (sync >= 0))
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': run %zu step %zu: a %s step %s a sync type",
-		                r->path, run, i, step_type_names[s->type], sync >= 0 ? "with" : "without");
-	s->sync_type = sync >= 0 ? sync_type_names[sync] : NULL;
+		                r->path, run, i, tsr_step_type_name(s->type), sync >= 0 ? "with" : "without");
+	s->sync_type = tsf_vocab_name(TSF_VOCAB_SYNC_TYPE, sync); /* NULL for -1 */
 
 	if ((rc = tsr_column_int(r, &from, st, 6, 0, INT64_MAX, "step.cycles_from")) ||
 	    (rc = tsr_column_int(r, &to, st, 7, 0, INT64_MAX, "step.cycles_to")))

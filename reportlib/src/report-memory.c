@@ -17,57 +17,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The guide's memory categories in its (alphabetical) order; the same
+_Static_assert((int)TSR_REGION_COUNT == TSF_REGION_COUNT, "tsr_region follows the vocabulary");
+
+/* Categories are the vocabulary's (vocabulary.h), in its order; the same
  * spelling as memory_category.category and variable.category. */
-static const char *const categories[] = {
-	"constant",
-	"controlCode",
-	"controlId",
-	"controlTable",
-	"copyDescriptor",
-	"globalExchangeCode",
-	"globalExchangePacketHeader",
-	"globalMessage",
-	"hostExchangeCode",
-	"hostExchangePacketHeader",
-	"hostMessage",
-	"instrumentationResults",
-	"internalExchangeCode",
-	"message",
-	"multiple",
-	"outputEdge",
-	"rearrangement",
-	"sharedCodeStorage",
-	"sharedDataStorage",
-	"stack",
-	"variable",
-	"vectorListDescriptor",
-	"vertexCode",
-	"vertexFieldData",
-	"vertexInstanceState",
-};
-#define N_CATEGORIES (sizeof(categories) / sizeof(categories[0]))
-
-static const char *const regions[TSR_REGION_COUNT] = {"interleaved", "nonInterleaved",
-                                                      "overflowed"};
-
 size_t tsr_category_count(void)
 {
-	return N_CATEGORIES;
+	return TSF_MEM_CATEGORY_COUNT;
 }
 
 const char *tsr_category_name(size_t category)
 {
-	return category < N_CATEGORIES ? categories[category] : NULL;
+	return category < TSF_MEM_CATEGORY_COUNT
+	           ? tsf_vocab_name(TSF_VOCAB_MEM_CATEGORY, (int)category)
+	           : NULL;
 }
 
 /* The index of a category name, or -1. */
 static int category_index(const unsigned char *name)
 {
-	for (size_t i = 0; name && i < N_CATEGORIES; i++)
-		if (!strcmp((const char *)name, categories[i]))
-			return (int)i;
-	return -1;
+	return tsf_vocab_lookup(TSF_VOCAB_MEM_CATEGORY, (const char *)name);
 }
 
 /* *sum += v; false on overflow. */
@@ -279,10 +248,7 @@ static int category_key(tsr_report *r, sqlite3_stmt *st, int *cat, int *region, 
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': memory_category has an unknown category",
 		                r->path);
 	rg = sqlite3_column_type(st, 1) == SQLITE_TEXT ? sqlite3_column_text(st, 1) : NULL;
-	*region = -1;
-	for (int k = 0; rg && k < TSR_REGION_COUNT; k++)
-		if (!strcmp((const char *)rg, regions[k]))
-			*region = k;
+	*region = tsf_vocab_lookup(TSF_VOCAB_REGION, (const char *)rg);
 	if (*region < 0)
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': memory_category has an unknown region",
 		                r->path);
@@ -308,11 +274,11 @@ int tsr_report_memory_by_category(tsr_report *report, tsr_category_memory **out,
 	rc = tsr_ipu_tiles(report, ipu, &lo, &hi);
 	if (rc)
 		return rc;
-	cats = calloc(N_CATEGORIES, sizeof(*cats));
+	cats = calloc(TSF_MEM_CATEGORY_COUNT, sizeof(*cats));
 	if (!cats)
 		return tsr_fail(report, TSR_ERR_NO_MEMORY, "categories: out of host memory");
-	for (size_t i = 0; i < N_CATEGORIES; i++)
-		cats[i].name = categories[i];
+	for (size_t i = 0; i < TSF_MEM_CATEGORY_COUNT; i++)
+		cats[i].name = tsr_category_name(i);
 	if (ipu >= 0) {
 		dense = scratch_tiles(report);
 		if (!dense) {
@@ -364,7 +330,7 @@ out:
 		return rc;
 	}
 	*out = cats;
-	*n = N_CATEGORIES;
+	*n = TSF_MEM_CATEGORY_COUNT;
 	return TSR_OK;
 }
 
@@ -382,16 +348,16 @@ int tsr_report_category_by_tile(tsr_report *report, uint64_t *out, size_t n, siz
 	if (n < nt)
 		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
 		                "category by tile: %zu entries for %zu tiles", n, nt);
-	if (category >= N_CATEGORIES)
+	if (category >= TSF_MEM_CATEGORY_COUNT)
 		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "category %zu of %zu", category,
-		                N_CATEGORIES);
+		                (size_t)TSF_MEM_CATEGORY_COUNT);
 	memset(out, 0, nt * sizeof(*out));
 	dense = scratch_tiles(report);
 	if (!dense)
 		return TSR_ERR_TOO_LARGE;
 	rc = tsr_prepare(report, &st, "SELECT by_tile FROM memory_category WHERE category = ?");
 	if (!rc)
-		sqlite3_bind_text(st, 1, categories[category], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 1, tsr_category_name(category), -1, SQLITE_STATIC);
 	for (int rows = 0; !rc; rows++) {
 		rc = tsr_step_row(report, st);
 		if (rc == SQLITE_DONE) {
@@ -643,7 +609,7 @@ static int read_variable(tsr_report *r, tsr_variable *v, sqlite3_stmt *st, int64
 	if (cat < 0)
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': variable %u has an unknown category",
 		                r->path, v->id);
-	v->category = categories[cat];
+	v->category = tsr_category_name((size_t)cat);
 	rc = tsr_column_text(r, &v->type, st, 3, false, "variable.type");
 	if (!rc)
 		rc = tsr_column_text(r, &v->shape, st, 4, false, "variable.shape");

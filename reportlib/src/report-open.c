@@ -594,29 +594,6 @@ static int progress_cb(void *data)
 
 /* --- SQL functions over tile-runs blobs ------------------------------------------------ */
 
-/* One unsigned LEB128 integer from blob[*pos..len); false when truncated,
- * longer than 10 bytes or above 64 bits. */
-static bool leb128(uint64_t *out, const uint8_t *blob, size_t len, size_t *pos)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < 10; i++) {
-		uint8_t byte;
-
-		if (*pos >= len)
-			return false;
-		byte = blob[(*pos)++];
-		if (i == 9 && byte > 1)
-			return false;
-		v |= (uint64_t)(byte & 0x7f) << (7 * i);
-		if (!(byte & 0x80)) {
-			*out = v;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* What a walk over a tile-runs blob computes. */
 typedef struct runs_walk {
 	uint64_t tile;     /* tile_value: the tile asked for */
@@ -627,40 +604,29 @@ typedef struct runs_walk {
 } runs_walk;
 
 /*
- * Walks the runs of `blob` (num_tiles entries) checking each one as
- * tsf_tile_runs_decode does, without a dense array: one pass, O(len).
- * Returns false on a malformed blob.
+ * Walks the runs of `blob` (num_tiles entries) with the format's
+ * iterator, which checks each run as tsf_tile_runs_decode does, without a
+ * dense array: one pass, O(len). Returns false on a malformed blob.
  */
 static bool walk_runs(runs_walk *w, const void *blob, size_t len, uint64_t num_tiles)
 {
-	const uint8_t *b = blob;
-	size_t pos = 1;
-	uint64_t at = 0;
+	tsf_tile_runs_iter it;
+	tsf_tile_run run;
+	int rc;
 
-	if (!blob || len == 0)
-		return true; /* NULL: all zeros */
-	if (b[0] != 0x01)
+	if (tsf_tile_runs_iter_init(&it, blob, len, num_tiles))
 		return false;
-	while (pos < len) {
-		uint64_t gap, count, value;
-
-		if (!leb128(&gap, b, len, &pos) || !leb128(&count, b, len, &pos) ||
-		    !leb128(&value, b, len, &pos))
-			return false;
-		if (count == 0 || gap > num_tiles - at || count > num_tiles - at - gap)
-			return false;
-		at += gap;
-		if (w->tile >= at && w->tile < at + count)
-			w->value = value;
-		if (value > w->max)
-			w->max = value;
-		if (value && count > (UINT64_MAX - w->sum) / value)
+	while ((rc = tsf_tile_runs_iter_next(&it, &run)) == 1) {
+		if (w->tile >= run.first && w->tile < run.first + run.count)
+			w->value = run.value;
+		if (run.value > w->max)
+			w->max = run.value;
+		if (run.value && run.count > (UINT64_MAX - w->sum) / run.value)
 			w->sum_overflow = true;
 		else
-			w->sum += count * value;
-		at += count;
+			w->sum += run.count * run.value;
 	}
-	return true;
+	return rc == 0;
 }
 
 /* A value for SQL: SQLite's integers are signed 64-bit. */
@@ -1608,29 +1574,10 @@ static int load_program_list(tsr_report *r, uint32_t **out, size_t *count, const
 	return TSR_OK;
 }
 
-/* The guide's program tags, and which exchange list each exchange program
- * refers to (-1: none). */
-static const struct {
-	const char *name;
-	int exchange_kind;
-} program_types[] = {
-	{"Sequence", -1}, {"OnTileExecute", -1}, {"DoExchange", TSR_EXCHANGE_INTERNAL},
-	{"GlobalExchange", TSR_EXCHANGE_EXTERNAL}, {"StreamCopy", TSR_EXCHANGE_HOST},
-	{"Repeat", -1}, {"RepeatWhileTrue", -1}, {"RepeatWhileFalse", -1},
-	{"SetLocalConsensusFromVar", -1}, {"If", -1}, {"IfElse", -1}, {"Switch", -1},
-	{"Sync", -1}, {"Call", -1}, {"WriteUndef", -1},
-};
-#define N_PROGRAM_TYPES (sizeof(program_types) / sizeof(program_types[0]))
-
-static const char *const sync_types[] = {"Internal", "External", "Global"};
-
-/* The index of `text` in program_types, or -1. */
+/* The program type code of `text` (vocabulary.h), or -1. */
 static int program_type_index(const unsigned char *text)
 {
-	for (size_t i = 0; text && i < N_PROGRAM_TYPES; i++)
-		if (!strcmp((const char *)text, program_types[i].name))
-			return (int)i;
-	return -1;
+	return tsf_vocab_lookup(TSF_VOCAB_PROGRAM_TYPE, (const char *)text);
 }
 
 /* One program row into *p (static strings for the type and sync tags). */
@@ -1646,19 +1593,20 @@ static int read_program(tsr_report *r, tsr_program *p, sqlite3_stmt *st, size_t 
 	           : -1;
 	if (type < 0)
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': program %zu has an unknown type", r->path, i);
-	p->type = program_types[type].name;
+	p->type = tsf_vocab_name(TSF_VOCAB_PROGRAM_TYPE, type);
 	if (sqlite3_column_type(st, 2) != SQLITE_NULL)
 		rc = tsr_column_string(r, &p->name, st, 2, "program.name");
 	p->compute_set = -1;
 	p->exchange = -1;
 	p->function = -1;
-	if (!rc && type == 1 && sqlite3_column_type(st, 3) != SQLITE_NULL)
+	if (!rc && type == TSF_PROGRAM_ON_TILE_EXECUTE && sqlite3_column_type(st, 3) != SQLITE_NULL)
 		rc = tsr_column_int(r, &p->compute_set, st, 3, 0,
 		                    (int64_t)compute_set_count(r) - 1, "program.compute_set");
-	if (!rc && program_types[type].exchange_kind >= 0) {
-		int k = program_types[type].exchange_kind;
-		size_t nx = k == 0 ? r->counts.internal_exchanges
-		                   : k == 1 ? r->counts.external_exchanges : r->counts.host_exchanges;
+	if (!rc && tsf_program_type_exchange_kind(type) >= 0) {
+		int k = tsf_program_type_exchange_kind(type);
+		size_t nx = k == TSF_EXCHANGE_INTERNAL   ? r->counts.internal_exchanges
+		            : k == TSF_EXCHANGE_EXTERNAL ? r->counts.external_exchanges
+		                                         : r->counts.host_exchanges;
 
 		p->exchange_kind = (tsr_exchange_kind)k;
 		rc = tsr_column_id_or_null(r, &p->exchange, st, 4, (int64_t)nx - 1, "program.exchange");
@@ -1667,20 +1615,18 @@ static int read_program(tsr_report *r, tsr_program *p, sqlite3_stmt *st, size_t 
 			p->code_bytes = (uint64_t)v;
 		}
 	}
-	if (!rc && !strcmp(p->type, "Call"))
+	if (!rc && type == TSF_PROGRAM_CALL)
 		rc = tsr_column_id_or_null(r, &p->function, st, 5,
 		                           (int64_t)r->counts.function_programs - 1, "program.function");
-	if (!rc && !strcmp(p->type, "Sync") && sqlite3_column_type(st, 6) != SQLITE_NULL) {
-		const unsigned char *s = sqlite3_column_text(st, 6);
-
-		for (size_t k = 0; s && k < 3; k++)
-			if (!strcmp((const char *)s, sync_types[k]))
-				p->sync_type = sync_types[k];
+	if (!rc && type == TSF_PROGRAM_SYNC && sqlite3_column_type(st, 6) != SQLITE_NULL) {
+		p->sync_type = tsf_vocab_name(
+		    TSF_VOCAB_SYNC_TYPE,
+		    tsf_vocab_lookup(TSF_VOCAB_SYNC_TYPE, (const char *)sqlite3_column_text(st, 6)));
 		if (!p->sync_type)
 			rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': program %zu has an unknown sync type",
 			              r->path, i);
 	}
-	if (!rc && !strcmp(p->type, "Repeat") && sqlite3_column_type(st, 7) != SQLITE_NULL) {
+	if (!rc && type == TSF_PROGRAM_REPEAT && sqlite3_column_type(st, 7) != SQLITE_NULL) {
 		rc = tsr_column_int(r, &v, st, 7, 0, INT64_MAX, "program.repeat_count");
 		p->repeat_count = (uint64_t)v;
 	}

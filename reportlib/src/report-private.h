@@ -12,6 +12,8 @@
 
 #include "tilescope/report.h"
 
+#include "format.h" /* db-schema/: codecs and vocabulary */
+
 #include <sqlite3.h>
 #include <stdarg.h>
 

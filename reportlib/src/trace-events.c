@@ -33,60 +33,7 @@
 #define MLOD_MIN_BUCKETS 4096u
 #define MLOD_MAX_BUCKETS (1u << 18)
 
-#define F_NAME 0x01u
-#define F_CHANNEL 0x02u
-#define F_DEPTH 0x04u
-#define F_SEQ 0x08u
-#define F_PARENT 0x10u
-#define F_RESERVED 0xe0u
-
 /* --- The decoder ----------------------------------------------------------- */
-
-/* The general case of get_varint: several bytes. */
-static bool __attribute__((noinline)) get_varint_slow(const uint8_t **pp, const uint8_t *end,
-                                                      uint64_t *out)
-{
-	const uint8_t *p = *pp;
-	uint64_t v = 0;
-	unsigned shift;
-
-	for (shift = 0; p < end; shift += 7) {
-		uint8_t byte = *p++;
-
-		if (shift == 63 && (byte & 0x7e))
-			return false;
-		v |= (uint64_t)(byte & 0x7f) << shift;
-		if (!(byte & 0x80)) {
-			*out = v;
-			*pp = p;
-			return true;
-		}
-		if (shift == 63)
-			return false;
-	}
-	return false;
-}
-
-/* Reads one LEB128 integer from [*p, end); false when truncated or wider
- * than 64 bits. One byte is the common case, kept inline. */
-static inline __attribute__((always_inline)) bool get_varint(const uint8_t **pp,
-                                                             const uint8_t *end, uint64_t *out)
-{
-	const uint8_t *p = *pp;
-
-	if (__builtin_expect(p < end && *p < 0x80, 1)) {
-		*out = *p;
-		*pp = p + 1;
-		return true;
-	}
-	return get_varint_slow(pp, end, out);
-}
-
-/* The inverse of the encoder's zigzag: 0, 1, 2, 3 ... -> 0, -1, 1, -2 ... */
-static inline int64_t unzigzag(uint64_t v)
-{
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
 
 /* Grows a decode buffer to `need` events (contents not kept). */
 static int grow_buffer(tsr_trace *tr, trace_event **buf, size_t *cap, size_t need)
@@ -123,10 +70,9 @@ int trace_decode_chunk(tsr_trace *tr, trace_event **buf, size_t *cap, size_t thr
 	size_t p = th->process;
 	trace_file *f = &tr->files[p];
 	int64_t off = tr->processes[p].offset_ns, lo = c->first_ns - off, hi = c->last_ns - off;
-	int64_t seq = -1, parent = -1, start = 0;
-	uint32_t name = 0, channel = 0, depth = 0;
-	const uint8_t *b, *end;
-	uint32_t i;
+	const void *b;
+	const char *why;
+	size_t len;
 	int rc;
 
 	if (!f->chunk_st &&
@@ -150,106 +96,46 @@ int trace_decode_chunk(tsr_trace *tr, trace_event **buf, size_t *cap, size_t thr
 		goto cleanup;
 	}
 	b = sqlite3_column_blob(f->chunk_st, 4);
-	end = b + sqlite3_column_bytes(f->chunk_st, 4);
-	/* An event takes three bytes at least: a count the blob cannot hold is
-	 * refused before any of it is decoded. */
-	if (!b || (size_t)(end - b) < 1 + 3 * (size_t)c->count) {
+	len = (size_t)sqlite3_column_bytes(f->chunk_st, 4);
+	/* A count the blob cannot hold is refused before anything is
+	 * allocated for it. */
+	if (!b || !tsf_chunk_fits(c->count, len)) {
 		rc = bad_chunk(tr, p, c, "too short for its count");
-		goto cleanup;
-	}
-	if (*b != 1) {
-		rc = bad_chunk(tr, p, c, "unknown encoding version");
 		goto cleanup;
 	}
 	if ((rc = grow_buffer(tr, buf, cap, c->count)) != TSR_OK)
 		goto cleanup;
-	b++;
-	for (i = 0; i < c->count; i++) {
+	if (tsf_chunk_decode(*buf, c->count, b, len, &why)) {
+		rc = bad_chunk(tr, p, c, why);
+		goto cleanup;
+	}
+	/* What the codec cannot know: the file's names, channels and time
+	 * range, and the reader's depth limit. Then the handle's ids and the
+	 * merged time axis. */
+	for (uint32_t i = 0; i < c->count; i++) {
 		trace_event *e = &(*buf)[i];
-		uint64_t v, dur;
-		uint8_t flags;
 
-		if (b >= end) {
-			rc = bad_chunk(tr, p, c, "it holds fewer events than its count");
+		if (e->name >= f->n_names || f->names[e->name] == TSR_TRACE_NO_NAME) {
+			rc = bad_chunk(tr, p, c, "a name that does not exist");
 			goto cleanup;
 		}
-		flags = *b++;
-		if (flags & F_RESERVED) {
-			rc = bad_chunk(tr, p, c, "reserved flags");
+		if (e->channel >= f->n_channels || f->channels[e->channel] == UINT32_MAX) {
+			rc = bad_chunk(tr, p, c, "a channel that does not exist");
 			goto cleanup;
 		}
-		if (flags & F_NAME) {
-			if (!get_varint(&b, end, &v) || v > UINT32_MAX) {
-				rc = bad_chunk(tr, p, c, "truncated, or an id past 32 bits");
-				goto cleanup;
-			}
-			name = (uint32_t)v;
-		}
-		if ((flags & F_NAME) || i == 0) {
-			if (name >= f->n_names || f->names[name] == TSR_TRACE_NO_NAME) {
-				rc = bad_chunk(tr, p, c, "a name that does not exist");
-				goto cleanup;
-			}
-		}
-		if (flags & F_CHANNEL) {
-			if (!get_varint(&b, end, &v) || v > UINT32_MAX) {
-				rc = bad_chunk(tr, p, c, "truncated, or an id past 32 bits");
-				goto cleanup;
-			}
-			channel = (uint32_t)v;
-		}
-		if ((flags & F_CHANNEL) || i == 0) {
-			if (channel >= f->n_channels || f->channels[channel] == UINT32_MAX) {
-				rc = bad_chunk(tr, p, c, "a channel that does not exist");
-				goto cleanup;
-			}
-		}
-		if (flags & F_DEPTH) {
-			if (!get_varint(&b, end, &v) || v > TRACE_MAX_DEPTH) {
-				rc = bad_chunk(tr, p, c, "a depth out of range");
-				goto cleanup;
-			}
-			depth = (uint32_t)v;
-		}
-		if (flags & F_SEQ) {
-			if (!get_varint(&b, end, &v) || __builtin_add_overflow(seq + 1, unzigzag(v), &seq) ||
-			    seq < 0) {
-				rc = bad_chunk(tr, p, c, "a sequence number out of range");
-				goto cleanup;
-			}
-		} else if (__builtin_add_overflow(seq, 1, &seq)) {
-			rc = bad_chunk(tr, p, c, "a sequence number out of range");
+		if (e->depth > TRACE_MAX_DEPTH) {
+			rc = bad_chunk(tr, p, c, "a depth out of range");
 			goto cleanup;
 		}
-		if (flags & F_PARENT) {
-			if (!get_varint(&b, end, &v) || v > (uint64_t)seq) {
-				rc = bad_chunk(tr, p, c, "a parent that is not before its child");
-				goto cleanup;
-			}
-			parent = v == 0 ? -1 : seq - (int64_t)v;
-		} else if (parent >= seq) {
-			rc = bad_chunk(tr, p, c, "a parent that is not before its child");
-			goto cleanup;
-		}
-		if (!get_varint(&b, end, &v) || !get_varint(&b, end, &dur)) {
-			rc = bad_chunk(tr, p, c, "truncated");
-			goto cleanup;
-		}
-		if (__builtin_add_overflow(start, unzigzag(v), &start) || dur > (uint64_t)INT64_MAX ||
-		    start < lo || start > hi || dur > (uint64_t)hi - (uint64_t)start) {
+		if (e->start_ns < lo || e->start_ns > hi || e->end_ns > hi) {
 			rc = bad_chunk(tr, p, c, "an event outside the chunk's time range");
 			goto cleanup;
 		}
-		e->start_ns = start + off;
-		e->end_ns = start + (int64_t)dur + off;
-		e->seq = seq;
-		e->parent = parent;
-		e->name = f->names[name];
-		e->channel = f->channels[channel];
-		e->depth = depth;
+		e->start_ns += off;
+		e->end_ns += off;
+		e->name = f->names[e->name];
+		e->channel = f->channels[e->channel];
 	}
-	if (b != end)
-		rc = bad_chunk(tr, p, c, "it holds more than its count");
 cleanup:
 	sqlite3_reset(f->chunk_st);
 	return rc;

@@ -30,13 +30,10 @@
 #define TRACE_LOD_LEVELS 16u
 #define TRACE_LOD_FACTOR 16u
 
-/* One decoded span, on the merged axis with the handle's ids. */
-typedef struct trace_event {
-	int64_t start_ns, end_ns;
-	int64_t seq, parent;      /* parent -1: none */
-	uint32_t name, channel;   /* handle ids */
-	uint32_t depth;
-} trace_event;
+/* One decoded span, on the merged axis with the handle's ids: the
+ * format's event (db-schema/event-chunk.h), decoded in place and then
+ * moved onto the handle's ids and time axis. */
+typedef tsf_event trace_event;
 
 /* One row of event_chunk (its blob is read when needed). */
 typedef struct trace_chunk {

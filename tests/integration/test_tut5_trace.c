@@ -26,7 +26,7 @@ static const char *tut5_exe;
 
 /* One decoded event with its name and channel as text. */
 typedef struct event {
-	pvti_event ev;
+	tsf_event ev;
 	int64_t thread;
 	char name[96];
 	char channel[32];
@@ -59,16 +59,16 @@ static void read_events(sqlite3 *db, trace *t)
 	                                    -1, &st, NULL),
 	                 SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		pvti_chunk_dec dec;
-		pvti_event ev;
+		tsf_chunk_dec dec;
+		tsf_event ev;
 		int64_t thread = sqlite3_column_int64(st, 0);
 		long long count = sqlite3_column_int64(st, 1), got = 0;
 		int r;
 
-		assert_int_equal(pvti_chunk_dec_init(&dec, sqlite3_column_blob(st, 2),
+		assert_int_equal(tsf_chunk_dec_init(&dec, sqlite3_column_blob(st, 2),
 		                                     (size_t)sqlite3_column_bytes(st, 2)),
 		                 TSI_OK);
-		while ((r = pvti_chunk_dec_next(&dec, &ev)) == 1) {
+		while ((r = tsf_chunk_dec_next(&dec, &ev)) == 1) {
 			if (t->n == t->cap) {
 				t->cap = t->cap ? t->cap * 2 : 256;
 				t->events = realloc(t->events, t->cap * sizeof(*t->events));

@@ -63,7 +63,7 @@ static long long string_id(sqlite3 *db, const char *text)
 }
 
 /* Called for every decoded event of a file, in chunk order. */
-typedef void (*event_cb)(void *ctx, long long thread, const pvti_event *ev);
+typedef void (*event_cb)(void *ctx, long long thread, const tsf_event *ev);
 
 /* Decodes every chunk of the file, checking each blob against its row
  * (count, first_ns, last_ns). Returns the number of events. */
@@ -80,14 +80,14 @@ static long long decode_file(sqlite3 *db, event_cb cb, void *ctx)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		long long thread = sqlite3_column_int64(st, 0), n = 0;
 		int64_t lo = INT64_MAX, hi = INT64_MIN;
-		pvti_chunk_dec dec;
-		pvti_event ev;
+		tsf_chunk_dec dec;
+		tsf_event ev;
 		int r;
 
-		assert_int_equal(pvti_chunk_dec_init(&dec, sqlite3_column_blob(st, 4),
+		assert_int_equal(tsf_chunk_dec_init(&dec, sqlite3_column_blob(st, 4),
 		                                     (size_t)sqlite3_column_bytes(st, 4)),
 		                 TSI_OK);
-		while ((r = pvti_chunk_dec_next(&dec, &ev)) == 1) {
+		while ((r = tsf_chunk_dec_next(&dec, &ev)) == 1) {
 			if (ev.start_ns < lo)
 				lo = ev.start_ns;
 			if (ev.end_ns > hi)
@@ -147,20 +147,20 @@ static uint64_t rng(void)
  * negative deltas, distant parents), through the encoder and back. */
 static void test_codec_round_trip(void **state)
 {
-	pvti_event *evs = calloc(CODEC_EVENTS, sizeof(*evs)), out;
-	pvti_chunk_enc enc = {0};
-	pvti_chunk_dec dec;
+	tsf_event *evs = calloc(CODEC_EVENTS, sizeof(*evs)), out;
+	tsf_chunk_enc enc = {0};
+	tsf_chunk_dec dec;
 	int64_t lo = INT64_MAX, hi = INT64_MIN, t = 1000;
 	size_t i;
 
 	(void)state;
 	assert_non_null(evs);
-	pvti_chunk_reset(&enc);
+	tsf_chunk_enc_reset(&enc);
 	for (i = 0; i < CODEC_EVENTS; i++) {
-		pvti_event *e = &evs[i];
+		tsf_event *e = &evs[i];
 		uint64_t r = rng();
 
-		*e = i ? evs[i - 1] : (pvti_event){0};
+		*e = i ? evs[i - 1] : (tsf_event){0};
 		e->seq = i ? evs[i - 1].seq + 1 + ((r & 7) == 0 ? (r >> 8) % 1000 : 0) : 5;
 		if ((r & 15) == 1 && e->seq > 100)
 			e->seq -= 50; /* end order: an outer span after its children */
@@ -183,16 +183,16 @@ static void test_codec_round_trip(void **state)
 			lo = e->start_ns;
 		if (e->end_ns > hi)
 			hi = e->end_ns;
-		assert_int_equal(pvti_chunk_add(&enc, e), TSI_OK);
+		assert_int_equal(tsf_chunk_enc_add(&enc, e), TSI_OK);
 	}
 	assert_int_equal(enc.count, CODEC_EVENTS);
 	assert_int_equal(enc.first_ns, lo);
 	assert_int_equal(enc.last_ns, hi);
 	assert_true(enc.len < CODEC_EVENTS * 16); /* packed, not fixed-size */
 
-	assert_int_equal(pvti_chunk_dec_init(&dec, enc.data, enc.len), TSI_OK);
+	assert_int_equal(tsf_chunk_dec_init(&dec, enc.data, enc.len), TSI_OK);
 	for (i = 0; i < CODEC_EVENTS; i++) {
-		assert_int_equal(pvti_chunk_dec_next(&dec, &out), 1);
+		assert_int_equal(tsf_chunk_dec_next(&dec, &out), 1);
 		assert_int_equal(out.start_ns, evs[i].start_ns);
 		assert_int_equal(out.end_ns, evs[i].end_ns);
 		assert_int_equal(out.seq, evs[i].seq);
@@ -201,29 +201,29 @@ static void test_codec_round_trip(void **state)
 		assert_int_equal(out.channel, evs[i].channel);
 		assert_int_equal(out.depth, evs[i].depth);
 	}
-	assert_int_equal(pvti_chunk_dec_next(&dec, &out), 0);
+	assert_int_equal(tsf_chunk_dec_next(&dec, &out), 0);
 
 	/* A tight loop at one depth costs a flag and two small deltas. */
-	pvti_chunk_reset(&enc);
+	tsf_chunk_enc_reset(&enc);
 	for (i = 0; i < 1000; i++) {
-		pvti_event e = {.start_ns = (int64_t)i * 40, .end_ns = (int64_t)i * 40 + 20,
+		tsf_event e = {.start_ns = (int64_t)i * 40, .end_ns = (int64_t)i * 40 + 20,
 		                .seq = i, .parent = -1, .name = 3, .channel = 2, .depth = 0};
 
-		assert_int_equal(pvti_chunk_add(&enc, &e), TSI_OK);
+		assert_int_equal(tsf_chunk_enc_add(&enc, &e), TSI_OK);
 	}
 	assert_true(enc.len <= 1 + 8 + 3 * 1000);
 
 	/* What the encoder refuses. */
 	{
-		pvti_event bad = {.start_ns = 10, .end_ns = 5, .seq = 1, .parent = -1};
+		tsf_event bad = {.start_ns = 10, .end_ns = 5, .seq = 1, .parent = -1};
 
-		assert_int_equal(pvti_chunk_add(&enc, &bad), TSI_ERR_INVALID_ARGUMENT);
+		assert_int_equal(tsf_chunk_enc_add(&enc, &bad), TSI_ERR_INVALID_ARGUMENT);
 		bad.end_ns = 20;
 		bad.parent = 1; /* not before it */
-		assert_int_equal(pvti_chunk_add(&enc, &bad), TSI_ERR_INVALID_ARGUMENT);
+		assert_int_equal(tsf_chunk_enc_add(&enc, &bad), TSI_ERR_INVALID_ARGUMENT);
 	}
-	pvti_chunk_clear(&enc);
-	pvti_chunk_clear(NULL);
+	tsf_chunk_enc_clear(&enc);
+	tsf_chunk_enc_clear(NULL);
 	free(evs);
 }
 
@@ -232,17 +232,17 @@ static void test_codec_round_trip(void **state)
 static int decode_exact(const uint8_t *blob, size_t len)
 {
 	uint8_t *copy = malloc(len ? len : 1);
-	pvti_chunk_dec dec;
-	pvti_event ev;
+	tsf_chunk_dec dec;
+	tsf_event ev;
 	int n = 0, r;
 
 	assert_non_null(copy);
 	memcpy(copy, blob, len);
-	if (pvti_chunk_dec_init(&dec, copy, len) != TSI_OK) {
+	if (tsf_chunk_dec_init(&dec, copy, len) != TSI_OK) {
 		free(copy);
 		return -1;
 	}
-	while ((r = pvti_chunk_dec_next(&dec, &ev)) == 1)
+	while ((r = tsf_chunk_dec_next(&dec, &ev)) == 1)
 		n++;
 	free(copy);
 	return r < 0 ? -1 : n;
@@ -250,19 +250,19 @@ static int decode_exact(const uint8_t *blob, size_t len)
 
 static void test_codec_malformed(void **state)
 {
-	pvti_chunk_enc enc = {0};
+	tsf_chunk_enc enc = {0};
 	size_t i, cut;
 	int full;
 
 	(void)state;
-	pvti_chunk_reset(&enc);
+	tsf_chunk_enc_reset(&enc);
 	for (i = 0; i < 50; i++) {
-		pvti_event e = {.start_ns = (int64_t)(i * 1000003), .end_ns = (int64_t)(i * 1000003 + i),
+		tsf_event e = {.start_ns = (int64_t)(i * 1000003), .end_ns = (int64_t)(i * 1000003 + i),
 		                .seq = i * 3, .parent = i ? (int64_t)(i * 3 - 1) : -1,
 		                .name = (uint32_t)(i * 977), .channel = (uint32_t)(i % 4),
 		                .depth = (uint32_t)(i % 9)};
 
-		assert_int_equal(pvti_chunk_add(&enc, &e), TSI_OK);
+		assert_int_equal(tsf_chunk_enc_add(&enc, &e), TSI_OK);
 	}
 	full = decode_exact(enc.data, enc.len);
 	assert_int_equal(full, 50);
@@ -294,7 +294,7 @@ static void test_codec_malformed(void **state)
 		assert_int_equal(decode_exact(ok, sizeof(ok)), 1);
 		assert_int_equal(decode_exact(ok, 0), -1);
 	}
-	pvti_chunk_clear(&enc);
+	tsf_chunk_enc_clear(&enc);
 }
 
 /* --- Clock and names ------------------------------------------------------ */
@@ -403,7 +403,7 @@ typedef struct thread_check {
 	long errors;
 } thread_check;
 
-static void check_event_cb(void *ctx, long long thread, const pvti_event *ev)
+static void check_event_cb(void *ctx, long long thread, const tsf_event *ev)
 {
 	thread_check *c = ctx;
 	uint64_t o;
@@ -411,7 +411,7 @@ static void check_event_cb(void *ctx, long long thread, const pvti_event *ev)
 	if (thread != c->thread)
 		return;
 	c->events++;
-	if (ev->seq >= (uint64_t)c->n || c->seen[ev->seq]++) {
+	if (ev->seq < 0 || (uint64_t)ev->seq >= (uint64_t)c->n || c->seen[ev->seq]++) {
 		c->errors++;
 		return;
 	}
@@ -542,7 +542,7 @@ typedef struct kill_count {
 	long pre, dup;
 } kill_count;
 
-static void kill_count_cb(void *ctx, long long thread, const pvti_event *ev)
+static void kill_count_cb(void *ctx, long long thread, const tsf_event *ev)
 {
 	kill_count *k = ctx;
 
@@ -623,7 +623,7 @@ typedef struct depth_stats {
 	long n, bad_parent;
 } depth_stats;
 
-static void depth_cb(void *ctx, long long thread, const pvti_event *ev)
+static void depth_cb(void *ctx, long long thread, const tsf_event *ev)
 {
 	depth_stats *d = ctx;
 
@@ -671,14 +671,14 @@ typedef struct first_seq {
 	int64_t min_start;
 } first_seq;
 
-static void first_seq_cb(void *ctx, long long thread, const pvti_event *ev)
+static void first_seq_cb(void *ctx, long long thread, const tsf_event *ev)
 {
 	first_seq *f = ctx;
 
 	(void)thread;
 	f->n++;
-	if (ev->seq < f->min_seq)
-		f->min_seq = ev->seq;
+	if ((uint64_t)ev->seq < f->min_seq)
+		f->min_seq = (uint64_t)ev->seq;
 	if (ev->start_ns < f->min_start)
 		f->min_start = ev->start_ns;
 }

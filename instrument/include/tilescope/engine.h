@@ -121,14 +121,6 @@ TSI_API int tsi_engine_write_remote(tsi_engine *engine, const char *name, unsign
 TSI_API int tsi_engine_read_remote(tsi_engine *engine, const char *name, unsigned replica,
                                    void *buf, size_t bytes);
 
-/* Prints the printProfileSummary layout of the report at `report_path`
- * to `out`; returns 0 or a negative code. libtilescope-report installs
- * one when it is loaded; the engine uses it for POPLAR_GRAPH_REPORT_DEST
- * and debug.graphReportDestination ("stdout", "stderr" or a file name),
- * printing the graph summary when compilation ends. */
-typedef int (*tsi_summary_printer)(FILE *out, const char *report_path);
-TSI_API void tsi_set_summary_printer(tsi_summary_printer printer);
-
 /* Where PrintTensor writes (default stdout). */
 TSI_API void tsi_engine_set_print_stream(tsi_engine *engine, FILE *out);
 

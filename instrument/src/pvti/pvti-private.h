@@ -101,50 +101,9 @@ static inline int64_t pvti_clock_ns(const pvti_clock *clock, uint64_t ticks)
 	return -(int64_t)pvti_mul_shift32(clock->tick0 - ticks, clock->mult);
 }
 
-/* --- Chunk codec (pvti-chunk.c; the format is documented in pvti.sql) --- */
+/* --- Chunk codec: the format library's (db-schema/event-chunk.h) --- */
 
-#define PVTI_CHUNK_VERSION 1
-
-/* One span as stored. */
-typedef struct pvti_event {
-	int64_t start_ns, end_ns; /* since the origin; end >= start */
-	uint64_t seq;             /* ordinal of its begin in its thread */
-	int64_t parent;           /* the enclosing event's seq, -1: none */
-	uint32_t name;            /* string id */
-	uint32_t channel;         /* channel id */
-	uint32_t depth;           /* 0: outermost */
-} pvti_event;
-
-/* Builds one blob. */
-typedef struct pvti_chunk_enc {
-	uint8_t *data;        /* malloc'd */
-	size_t len, cap;      /* bytes */
-	uint32_t count;       /* events */
-	int64_t first_ns;     /* least start */
-	int64_t last_ns;      /* greatest end */
-	pvti_event prev;      /* the previous event (the coder's state) */
-} pvti_chunk_enc;
-
-/* Empties the encoder for a new blob, keeping its buffer. */
-void pvti_chunk_reset(pvti_chunk_enc *enc);
-/* Appends an event; TSI_ERR_INVALID_ARGUMENT when it cannot be coded
- * (end before start, parent not before it), TSI_ERR_NO_MEMORY. */
-int pvti_chunk_add(pvti_chunk_enc *enc, const pvti_event *ev);
-/* Frees the buffer (the struct itself is the caller's). */
-void pvti_chunk_clear(pvti_chunk_enc *enc);
-
-/* Reads one blob, checking everything. */
-typedef struct pvti_chunk_dec {
-	const uint8_t *p, *end;
-	pvti_event prev;
-} pvti_chunk_dec;
-
-/* Starts reading `blob`; TSI_ERR_INVALID_ARGUMENT for an unknown version. */
-int pvti_chunk_dec_init(pvti_chunk_dec *dec, const void *blob, size_t len);
-/* Decodes the next event into *out: 1, 0 at the end of the blob, or -1
- * when the blob is malformed (truncated, bad flags, overlong integer,
- * parent not before the event, negative duration). */
-int pvti_chunk_dec_next(pvti_chunk_dec *dec, pvti_event *out);
+#include "event-chunk.h"
 
 /* --- Records and per-thread buffers (pvti.c) ---------------------------- */
 

@@ -85,7 +85,7 @@ static const char *const statement_sql[ST_COUNT] = {
 
 /* The writer's state for one thread in one trace. */
 typedef struct wthread {
-	pvti_chunk_enc enc;                      /* the chunk being built */
+	tsf_chunk_enc enc;                      /* the chunk being built */
 	uint64_t child_ns[PVTI_MAX_DEPTH + 2];   /* time of ended children, by depth */
 	uint64_t events;                         /* spans written */
 	uint32_t name_version;                   /* of the name last written; 0: no row */
@@ -214,7 +214,7 @@ static wthread *wthread_get(pvti_trace *tr, uint32_t id)
 		tr->wt[id] = calloc(1, sizeof(wthread));
 		if (!tr->wt[id])
 			goto oom;
-		pvti_chunk_reset(&tr->wt[id]->enc);
+		tsf_chunk_enc_reset(&tr->wt[id]->enc);
 	}
 	return tr->wt[id];
 oom:
@@ -293,13 +293,13 @@ static void emit_chunk(pvti_trace *tr, uint32_t id, wthread *wt)
 		sqlite3_bind_blob(st, 5, wt->enc.data, (int)wt->enc.len, SQLITE_STATIC);
 		step(tr, st);
 	}
-	pvti_chunk_reset(&wt->enc);
+	tsf_chunk_enc_reset(&wt->enc);
 }
 
 /* One ended span: statistics, then the chunk. */
 static void handle_span(pvti_trace *tr, uint32_t id, wthread *wt, const pvti_rec *r)
 {
-	pvti_event ev;
+	tsf_event ev;
 	uint64_t dur, child;
 
 	ev.start_ns = pvti_clock_ns(&tr->clock, r->start);
@@ -308,12 +308,12 @@ static void handle_span(pvti_trace *tr, uint32_t id, wthread *wt, const pvti_rec
 		ev.end_ns = ev.start_ns;
 	if (ev.start_ns > tr->deadline_ns)
 		return; /* began after the duration ran out */
-	ev.seq = r->seq;
+	ev.seq = (int64_t)r->seq;
 	ev.parent = r->parent ? (int64_t)r->parent - 1 : -1;
 	ev.name = r->name;
 	ev.channel = r->channel;
 	ev.depth = r->depth;
-	if (pvti_chunk_add(&wt->enc, &ev) != TSI_OK) {
+	if (tsf_chunk_enc_add(&wt->enc, &ev) != 0) {
 		tr->bad_records++;
 		return;
 	}
@@ -854,7 +854,7 @@ static void trace_free(pvti_trace *tr)
 		sqlite3_close(tr->db);
 	for (i = 0; i < tr->cap_wt; i++) {
 		if (tr->wt[i])
-			pvti_chunk_clear(&tr->wt[i]->enc);
+			tsf_chunk_enc_clear(&tr->wt[i]->enc);
 		free(tr->wt[i]);
 	}
 	free(tr->wt);
@@ -1008,7 +1008,7 @@ static void lod_cover(lod_bucket *b, uint32_t name, uint64_t ns)
 }
 
 /* Adds one event to every level. */
-static void lod_add(lod_level *levels, size_t n_levels, const pvti_event *ev)
+static void lod_add(lod_level *levels, size_t n_levels, const tsf_event *ev)
 {
 	uint64_t start = ev->start_ns > 0 ? (uint64_t)ev->start_ns : 0;
 	uint64_t end = ev->end_ns > 0 ? (uint64_t)ev->end_ns : 0;
@@ -1114,15 +1114,15 @@ static void write_lod(pvti_trace *tr)
 	while (!tr->failed && sqlite3_step(q) == SQLITE_ROW) {
 		int64_t th = sqlite3_column_int64(q, 0);
 		const void *blob = sqlite3_column_blob(q, 1);
-		pvti_chunk_dec dec;
-		pvti_event ev;
+		tsf_chunk_dec dec;
+		tsf_event ev;
 
 		if (th != thread && thread >= 0)
 			lod_write(tr, ins, thread, levels, n_levels);
 		thread = th;
-		if (pvti_chunk_dec_init(&dec, blob, (size_t)sqlite3_column_bytes(q, 1)) != TSI_OK)
+		if (tsf_chunk_dec_init(&dec, blob, (size_t)sqlite3_column_bytes(q, 1)) != 0)
 			continue;
-		while (pvti_chunk_dec_next(&dec, &ev) == 1)
+		while (tsf_chunk_dec_next(&dec, &ev) == 1)
 			lod_add(levels, n_levels, &ev);
 	}
 	if (thread >= 0)

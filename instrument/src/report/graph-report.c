@@ -3,14 +3,14 @@
  * summary printed when compilation ends, as Poplar prints it.
  *
  * The summary is reportlib's formatter (the same text `tilescope summary`
- * prints), which reads profile.pop files. The runtime cannot link
- * reportlib (reportlib links the runtime), so libtilescope-report installs
- * its printer through tsi_set_summary_printer() when it is loaded; a model
- * not linked with it gets a warning instead of a summary. Without an
- * autoReport profile.pop the graph profile is written to a temporary
- * directory, printed and removed.
+ * prints), which reads profile.pop files: the runtime links reportlib for
+ * this (reportlib itself links no runtime code). Without an autoReport
+ * profile.pop the graph profile is written to a temporary directory,
+ * printed and removed.
  */
 #include "report-private.h"
+
+#include <tilescope/summary.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,11 +18,21 @@
 #include <string.h>
 #include <unistd.h>
 
-static tsi_summary_printer installed_printer;
-
-TSI_API void tsi_set_summary_printer(tsi_summary_printer printer)
+/* Opens `report_path` with reportlib and prints its summary with the
+ * default options; a failure to read it is printed in its place. */
+static int print_summary(FILE *out, const char *report_path)
 {
-	__atomic_store_n(&installed_printer, printer, __ATOMIC_RELEASE);
+	tsr_summary_options opts = TSR_SUMMARY_OPTIONS_INIT;
+	tsr_report *report = NULL;
+	int rc = tsr_report_open(&report, report_path, NULL);
+
+	if (rc) {
+		fprintf(out, "graph report: %s\n", tsr_last_error());
+		return rc;
+	}
+	rc = tsr_summary_print(out, report, &opts);
+	tsr_report_free(report);
+	return rc;
 }
 
 /* Opens the destination: stdout, stderr or a file (created/truncated).
@@ -41,7 +51,6 @@ static FILE *open_dest(const char *dest, bool *close_it)
 int tsi_graph_report_print(const char *dest, const struct tsi_graph_profile *gp,
                            const tsi_options *options, const char *report_path)
 {
-	tsi_summary_printer printer = __atomic_load_n(&installed_printer, __ATOMIC_ACQUIRE);
 	char tmp_dir[] = "/tmp/tilescope-graph-report.XXXXXX";
 	char tmp_path[sizeof(tmp_dir) + 16];
 	tsi_report_writer *w = NULL;
@@ -50,13 +59,6 @@ int tsi_graph_report_print(const char *dest, const struct tsi_graph_profile *gp,
 	FILE *out = NULL;
 	int rc = TSI_OK;
 
-	if (!printer) {
-		tsi_log(TSI_LOG_WARN, "ENGINE",
-		        "graph report destination '%s' is set but no summary printer is installed "
-		        "(link the model with libtilescope-report)",
-		        dest);
-		return TSI_OK;
-	}
 	if (!report_path) {
 		if (!mkdtemp(tmp_dir))
 			return tsi_set_error(TSI_ERR_IO, "cannot make a temporary directory for the "
@@ -78,7 +80,7 @@ int tsi_graph_report_print(const char *dest, const struct tsi_graph_profile *gp,
 		                   dest, strerror(errno));
 		goto out;
 	}
-	rc = printer(out, report_path);
+	rc = print_summary(out, report_path);
 	fflush(out);
 	if (rc)
 		rc = tsi_set_error(TSI_ERR_IO, "printing the graph report of '%s' failed (%d)",

@@ -39,14 +39,38 @@
  * one is kept, later constructors return NULL), so the build code reads
  * as the shape it produces; the result is checked once.
  */
-#include "../ipu-private.h"
-#include "tilescope/serialise.h"
+#include "serialise.h"
+#include "vocabulary.h"
 
 #include <cbor.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The runtime's enumerations are the vocabulary's codes (vocabulary.h). */
+_Static_assert((int)TSI_MEM_CATEGORY_COUNT == TSF_MEM_CATEGORY_COUNT &&
+                   (int)TSI_MEM_CONSTANT == TSF_MEM_CONSTANT &&
+                   (int)TSI_MEM_VERTEX_INSTANCE_STATE == TSF_MEM_VERTEX_INSTANCE_STATE,
+               "tsi_mem_category follows the vocabulary");
+_Static_assert((int)TSI_REGION_COUNT == TSF_REGION_COUNT, "tsi_mem_region follows the vocabulary");
+_Static_assert((int)TSI_LP_TYPE_COUNT == TSF_PROGRAM_TYPE_COUNT && (int)TSI_LP_SYNC == TSF_PROGRAM_SYNC &&
+                   (int)TSI_LP_DO_EXCHANGE == TSF_PROGRAM_DO_EXCHANGE &&
+                   (int)TSI_LP_WRITE_UNDEF == TSF_PROGRAM_WRITE_UNDEF,
+               "tsi_lowered_type follows the vocabulary");
+_Static_assert((int)TSI_STEP_TYPE_COUNT == TSF_STEP_TYPE_COUNT && (int)TSI_STEP_SYNC == TSF_STEP_SYNC &&
+                   (int)TSI_STEP_COPY_SHARED_STRUCTURE == TSF_STEP_COPY_SHARED_STRUCTURE,
+               "tsi_step_type follows the vocabulary");
+_Static_assert((int)TSI_SYNC_INTERNAL == TSF_SYNC_INTERNAL && (int)TSI_SYNC_GLOBAL == TSF_SYNC_GLOBAL,
+               "tsi_sync_type follows the vocabulary");
+_Static_assert((int)TSI_EXCHANGE_KIND_COUNT == TSF_EXCHANGE_KIND_COUNT &&
+                   (int)TSI_EXCHANGE_HOST == TSF_EXCHANGE_HOST,
+               "tsi_exchange_kind follows the vocabulary");
+_Static_assert((int)TSI_PROFILER_MODE_COUNT == TSF_PROFILER_MODE_COUNT,
+               "tsi_profiler_mode follows the vocabulary");
+_Static_assert((int)TSI_TYPE_COUNT == TSF_DATA_TYPE_COUNT && (int)TSI_BOOL == TSF_DATA_TYPE_COUNT - 1,
+               "tsi_type follows the vocabulary");
 
 /* --- The value tree --------------------------------------------------------- */
 
@@ -108,10 +132,37 @@ typedef struct sv_block {
 
 #define SV_BLOCK_BYTES ((size_t)64 * 1024)
 
+/* Where a failure's message goes: the caller's buffer (may be NULL). */
+typedef struct sv_msg {
+	char *text;
+	size_t size;
+} sv_msg;
+
+/* Writes a failure's message; returns `code`. */
+static int sv_msg_set(const sv_msg *m, int code, const char *fmt, va_list ap)
+{
+	if (m->text && m->size)
+		vsnprintf(m->text, m->size, fmt, ap);
+	return code;
+}
+
+static int sv_error(const sv_msg *m, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int sv_error(const sv_msg *m, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sv_msg_set(m, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
 /* The tree being built: its arena and the first error. */
 typedef struct sv_tree {
 	sv_block *blocks;
 	int rc;
+	sv_msg msg;
 } sv_tree;
 
 /* Records the first failure of a build (later ones are consequences). */
@@ -124,7 +175,7 @@ static void sv_fail(sv_tree *t, int code, const char *fmt, ...)
 	if (t->rc)
 		return;
 	va_start(ap, fmt);
-	t->rc = tsi_set_errorv(code, fmt, ap);
+	t->rc = sv_msg_set(&t->msg, code, fmt, ap);
 	va_end(ap);
 }
 
@@ -168,7 +219,7 @@ static void *sv_alloc(sv_tree *t, size_t bytes)
 	memset(p, 0, bytes);
 	return p;
 nomem:
-	sv_fail(t, TSI_ERR_NO_MEMORY, "out of host memory serialising a profile");
+	sv_fail(t, TSF_ERR_NO_MEMORY, "out of host memory serialising a profile");
 	return NULL;
 }
 
@@ -176,7 +227,7 @@ nomem:
 static void *sv_alloc_array(sv_tree *t, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size) {
-		sv_fail(t, TSI_ERR_NO_MEMORY, "out of host memory serialising a profile");
+		sv_fail(t, TSF_ERR_NO_MEMORY, "out of host memory serialising a profile");
 		return NULL;
 	}
 	return sv_alloc(t, n * size);
@@ -289,7 +340,7 @@ static sv_node *sv_nums(sv_tree *t, const void *base, size_t n, size_t stride, s
 	sv_node *node;
 
 	if (n && !base) {
-		sv_fail(t, TSI_ERR_INVALID_ARGUMENT, "profile: an array of %zu numbers is NULL", n);
+		sv_fail(t, TSF_ERR_INVALID, "profile: an array of %zu numbers is NULL", n);
 		return NULL;
 	}
 	node = sv_new(t, SV_NUMS);
@@ -309,7 +360,7 @@ static sv_node *sv_dense(sv_tree *t, const uint32_t *index, const uint64_t *valu
 	sv_node *node;
 
 	if (n && (!index || !value)) {
-		sv_fail(t, TSI_ERR_INVALID_ARGUMENT, "profile: a list of %zu tile values is NULL", n);
+		sv_fail(t, TSF_ERR_INVALID, "profile: a list of %zu tile values is NULL", n);
 		return NULL;
 	}
 	node = sv_new(t, SV_DENSE);
@@ -424,18 +475,6 @@ static uint64_t dense_at(const sv_node *n, size_t i, size_t *k)
 	return 0;
 }
 
-/* After the walk: every pair used means the indexes were strictly
- * ascending and below len, as tsi_tile_values promises. */
-static int dense_check(const sv_node *n, size_t k)
-{
-	if (k == n->dense.n)
-		return TSI_OK;
-	return tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
-	                     "profile: tile values are not ascending or reach past %zu entries "
-	                     "(index %u)",
-	                     n->dense.len, n->dense.index[k]);
-}
-
 /* Length of the well-formed UTF-8 sequence at s[0..n) (1 to 4), or 0
  * when s[0] does not start one (RFC 3629: no overlongs, no surrogates,
  * nothing above U+10FFFF). */
@@ -477,7 +516,21 @@ static const unsigned char replacement_char[3] = {0xEF, 0xBF, 0xBD}; /* U+FFFD *
 typedef struct sv_out {
 	unsigned char *p;
 	size_t len, cap;
+	sv_msg msg;
 } sv_out;
+
+/* After the walk: every pair used means the indexes were strictly
+ * ascending and below len, as tsi_tile_values promises. */
+static int dense_check(const sv_out *o, const sv_node *n, size_t k)
+{
+	if (k == n->dense.n)
+		return 0;
+	return sv_error(&o->msg, TSF_ERR_INVALID,
+	                "profile: tile values are not ascending or reach past %zu entries "
+	                "(index %u)",
+	                n->dense.len, n->dense.index[k]);
+}
+
 
 /* Makes room for `extra` more bytes (doubling, so appends are amortised
  * constant time). False when the host is out of memory. */
@@ -514,9 +567,9 @@ static bool out_put(sv_out *o, const void *bytes, size_t n)
 }
 
 /* The emitters' one failure besides bad tile lists. */
-static int out_no_memory(void)
+static int out_no_memory(const sv_out *o)
 {
-	return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing a serialised profile");
+	return sv_error(&o->msg, TSF_ERR_NO_MEMORY, "out of host memory writing a serialised profile");
 }
 
 /* --- JSON emitter --------------------------------------------------------------- */
@@ -637,7 +690,7 @@ static bool json_string(sv_out *o, const char *str, size_t len)
 /* Writes node `n` (and what it holds) as compact JSON. */
 static int json_value(sv_out *o, const sv_node *n)
 {
-	int rc = TSI_OK;
+	int rc = 0;
 	size_t k = 0;
 
 	switch (n->kind) {
@@ -705,7 +758,7 @@ static int json_value(sv_out *o, const sv_node *n)
 				o->p[o->len++] = ',';
 			json_num_raw(o, (sv_num){false, dense_at(n, i, &k)});
 		}
-		rc = dense_check(n, k);
+		rc = dense_check(o, n, k);
 		if (rc)
 			goto out;
 		if (!out_put(o, "]", 1))
@@ -715,7 +768,7 @@ static int json_value(sv_out *o, const sv_node *n)
 out:
 	return rc;
 nomem:
-	return out_no_memory();
+	return out_no_memory(o);
 }
 
 /* --- CBOR emitter --------------------------------------------------------------- */
@@ -768,7 +821,7 @@ static bool cbor_text(sv_out *o, const char *str, size_t len)
 /* Writes node `n` (and what it holds) as CBOR with definite lengths. */
 static int cbor_value(sv_out *o, const sv_node *n)
 {
-	int rc = TSI_OK;
+	int rc = 0;
 	size_t k = 0;
 
 	switch (n->kind) {
@@ -823,31 +876,32 @@ static int cbor_value(sv_out *o, const sv_node *n)
 		for (size_t i = 0; i < n->dense.len; i++)
 			if (!CBOR_PUT(o, cbor_encode_uint, dense_at(n, i, &k)))
 				goto nomem;
-		rc = dense_check(n, k);
+		rc = dense_check(o, n, k);
 		break;
 	}
 out:
 	return rc;
 nomem:
-	return out_no_memory();
+	return out_no_memory(o);
 }
 
 /*
  * Writes the tree rooted at `root` in `format` into a malloc'd buffer
  * (*out, *out_len; JSON also NUL-terminated, the NUL not counted).
  */
-static int sv_emit(void **out, size_t *out_len, const sv_node *root, tsi_serial_format format)
+static int sv_emit(void **out, size_t *out_len, const sv_node *root, tsf_doc_format format,
+                   sv_msg msg)
 {
-	sv_out o = {NULL, 0, 0};
+	sv_out o = {NULL, 0, 0, msg};
 	unsigned char *shrunk;
 	int rc;
 
-	rc = format == TSI_SERIAL_JSON ? json_value(&o, root) : cbor_value(&o, root);
+	rc = format == TSF_DOC_JSON ? json_value(&o, root) : cbor_value(&o, root);
 	if (rc)
 		goto out;
-	if (format == TSI_SERIAL_JSON) {
+	if (format == TSF_DOC_JSON) {
 		if (!out_reserve(&o, 1)) {
-			rc = out_no_memory();
+			rc = out_no_memory(&o);
 			goto out;
 		}
 		o.p[o.len] = '\0';
@@ -865,18 +919,21 @@ out:
 
 /* --- The graph profile ------------------------------------------------------------ */
 
+/* A vocabulary word for the document ("Unknown" for a code outside it,
+ * which a profile built by the runtime never holds). */
+static const char *vocab_name(tsf_vocab vocab, int code)
+{
+	const char *name = tsf_vocab_name(vocab, code);
+
+	return name ? name : "Unknown";
+}
+
 /* The guide's syncType words. */
 static const char *sync_type_name(tsi_sync_type type)
 {
-	switch (type) {
-	case TSI_SYNC_INTERNAL:
-		return "Internal";
-	case TSI_SYNC_EXTERNAL:
-		return "External";
-	case TSI_SYNC_GLOBAL:
-		return "Global";
-	}
-	return "Unknown";
+	const char *name = tsf_vocab_name(TSF_VOCAB_SYNC_TYPE, (int)type);
+
+	return name ? name : "Unknown";
 }
 
 /* "target": the guide's fields, plus the architecture name and the
@@ -973,7 +1030,7 @@ static sv_node *build_compute_sets(sv_tree *t, const tsi_graph_profile *gp)
 		const tsi_compute_set_profile *c = &cs[i];
 
 		if (c->n_types && (!c->vertex_types || !c->vertex_counts || !c->active_cycles_by_type)) {
-			sv_fail(t, TSI_ERR_INVALID_ARGUMENT, "profile: compute set %zu has %u vertex types "
+			sv_fail(t, TSF_ERR_INVALID, "profile: compute set %zu has %u vertex types "
 			        "but no arrays for them", i, c->n_types);
 			break;
 		}
@@ -1071,7 +1128,7 @@ static sv_node *build_program(sv_tree *t, const tsi_lowered_program *lp, size_t 
 		break;
 	}
 	if (lp->n_children && !lp->children) {
-		sv_fail(t, TSI_ERR_INVALID_ARGUMENT, "profile: program %zu has %u children but no list",
+		sv_fail(t, TSF_ERR_INVALID, "profile: program %zu has %u children but no list",
 		        index, lp->n_children);
 		return NULL;
 	}
@@ -1093,7 +1150,7 @@ static sv_node *build_program(sv_tree *t, const tsi_lowered_program *lp, size_t 
 		sv_put(m, "syncType", sv_string(t, sync_type_name(lp->sync)));
 	if (lp->type == TSI_LP_CALL)
 		sv_put(m, "target", sv_int(t, lp->function));
-	sv_put(m, "type", sv_string(t, tsi_lowered_type_name(lp->type)));
+	sv_put(m, "type", sv_string(t, vocab_name(TSF_VOCAB_PROGRAM_TYPE, (int)lp->type)));
 	return m;
 }
 
@@ -1131,11 +1188,6 @@ static sv_node *build_by_tile(sv_tree *t, const tsi_graph_profile *gp)
  * into nonOverlapped / overlapped, and "total" (the six cells summed). */
 static sv_node *build_by_category(sv_tree *t, const tsi_graph_profile *gp)
 {
-	static const char *const region_keys[TSI_REGION_COUNT] = {
-		[TSI_REGION_INTERLEAVED] = "interleaved",
-		[TSI_REGION_NON_INTERLEAVED] = "nonInterleaved",
-		[TSI_REGION_OVERFLOWED] = "overflowed",
-	};
 	size_t nt = gp->target.num_tiles;
 	sv_node *m = sv_map(t);
 
@@ -1155,10 +1207,10 @@ static sv_node *build_by_category(sv_tree *t, const tsi_graph_profile *gp)
 				sv_put(region, ov ? "overlapped" : "nonOverlapped",
 				       cells ? sv_nums(t, cells, nt, sizeof(uint64_t), SV_U64) : sv_zeros(t, nt));
 			}
-			sv_put(c, region_keys[r], region);
+			sv_put(c, vocab_name(TSF_VOCAB_REGION, (int)r), region);
 		}
 		sv_put(c, "total", total ? sv_nums(t, total, nt, sizeof(uint64_t), SV_U64) : NULL);
-		sv_put(m, tsi_mem_category_name((tsi_mem_category)cat), c);
+		sv_put(m, vocab_name(TSF_VOCAB_MEM_CATEGORY, (int)cat), c);
 	}
 	return m;
 }
@@ -1270,7 +1322,7 @@ static void live_peaks(sv_tree *t, const tsi_graph_profile *gp, uint64_t *max_by
 	free(events);
 	return;
 nomem:
-	sv_fail(t, TSI_ERR_NO_MEMORY, "out of host memory serialising a profile");
+	sv_fail(t, TSF_ERR_NO_MEMORY, "out of host memory serialising a profile");
 }
 
 /*
@@ -1298,12 +1350,12 @@ static sv_node *build_liveness(sv_tree *t, const tsi_graph_profile *gp)
 		const tsi_tile_values *tv = &var->bytes_by_tile;
 
 		if (tv->n && (!tv->tiles || !tv->values)) {
-			sv_fail(t, TSI_ERR_INVALID_ARGUMENT, "profile: variable %zu has no tile list", v);
+			sv_fail(t, TSF_ERR_INVALID, "profile: variable %zu has no tile list", v);
 			return NULL;
 		}
 		for (size_t i = 0; i < tv->n; i++) {
 			if (tv->tiles[i] >= nt) {
-				sv_fail(t, TSI_ERR_INVALID_ARGUMENT,
+				sv_fail(t, TSF_ERR_INVALID,
 				        "profile: variable %zu is on tile %u of %zu", v, tv->tiles[i], nt);
 				return NULL;
 			}
@@ -1363,8 +1415,8 @@ static sv_node *build_variables(sv_tree *t, const tsi_graph_profile *gp)
 		sv_node *m = sv_map(t);
 
 		sv_put(m, "name", sv_string(t, var->name));
-		sv_put(m, "category", sv_string(t, tsi_mem_category_name(var->category)));
-		sv_put(m, "type", sv_string(t, tsi_type_name(var->type)));
+		sv_put(m, "category", sv_string(t, vocab_name(TSF_VOCAB_MEM_CATEGORY, (int)var->category)));
+		sv_put(m, "type", sv_string(t, vocab_name(TSF_VOCAB_DATA_TYPE, (int)var->type)));
 		sv_put(m, "bytes", sv_uint(t, var->bytes));
 		sv_put(m, "shape", sv_nums(t, var->shape, var->rank, sizeof(size_t), SV_SIZE));
 		sv_put(m, "alwaysLive", sv_bool(t, var->always_live));
@@ -1420,11 +1472,11 @@ static void check_lists(sv_tree *t, const tsi_graph_profile *gp)
 
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		if (lists[i].n && !lists[i].p)
-			sv_fail(t, TSI_ERR_INVALID_ARGUMENT, "profile: %zu %s but no list", lists[i].n,
+			sv_fail(t, TSF_ERR_INVALID, "profile: %zu %s but no list", lists[i].n,
 			        lists[i].what);
 	for (int k = 0; k < TSI_EXCHANGE_KIND_COUNT; k++)
 		if (gp->n_exchanges[k] && !gp->exchanges[k])
-			sv_fail(t, TSI_ERR_INVALID_ARGUMENT, "profile: %zu exchanges of kind %d but no list",
+			sv_fail(t, TSF_ERR_INVALID, "profile: %zu exchanges of kind %d but no list",
 			        gp->n_exchanges[k], k);
 }
 
@@ -1487,11 +1539,11 @@ static sv_node *build_step(sv_tree *t, const tsi_graph_profile *gp, const tsi_st
 	bool exchange = false;
 
 	if ((unsigned)st->type >= TSI_STEP_TYPE_COUNT || st->program >= gp->n_programs) {
-		sv_fail(t, TSI_ERR_INVALID_ARGUMENT, "profile: a step of type %d names program %u of %zu",
+		sv_fail(t, TSF_ERR_INVALID, "profile: a step of type %d names program %u of %zu",
 		        (int)st->type, st->program, gp->n_programs);
 		return NULL;
 	}
-	sv_put(m, "type", sv_string(t, tsi_step_type_name(st->type)));
+	sv_put(m, "type", sv_string(t, vocab_name(TSF_VOCAB_STEP_TYPE, (int)st->type)));
 	if (st->type == TSI_STEP_SYNC) {
 		sv_put(m, "syncType", sv_string(t, sync_type_name(st->sync_type)));
 		sv_put(m, "program", sv_uint(t, st->program));
@@ -1512,7 +1564,7 @@ static sv_node *build_step(sv_tree *t, const tsi_graph_profile *gp, const tsi_st
 	switch (st->type) {
 	case TSI_STEP_ON_TILE_EXECUTE:
 		if (st->compute_set < 0 || (size_t)st->compute_set >= gp->n_compute_sets) {
-			sv_fail(t, TSI_ERR_INVALID_ARGUMENT, "profile: a step names compute set %d of %zu",
+			sv_fail(t, TSF_ERR_INVALID, "profile: a step names compute set %d of %zu",
 			        (int)st->compute_set, gp->n_compute_sets);
 			return NULL;
 		}
@@ -1631,14 +1683,14 @@ static sv_node *build_execution(sv_tree *t, const tsi_graph_profile *gp,
 
 	check_lists(t, gp);
 	if (n_runs && !runs)
-		sv_fail(t, TSI_ERR_INVALID_ARGUMENT, "execution profile: %zu runs but no list", n_runs);
+		sv_fail(t, TSF_ERR_INVALID, "execution profile: %zu runs but no list", n_runs);
 	for (size_t r = 0; r < n_runs && !t->rc; r++) {
 		const tsi_run_profile *run = runs[r];
 
 		if (!run || (run->n_trace && !run->program_trace) || (run->n_steps && !run->steps))
-			sv_fail(t, TSI_ERR_INVALID_ARGUMENT, "execution profile: run %zu is incomplete", r);
+			sv_fail(t, TSF_ERR_INVALID, "execution profile: run %zu is incomplete", r);
 		else if (run->n_trace > SIZE_MAX - n_trace)
-			sv_fail(t, TSI_ERR_NO_MEMORY, "out of host memory serialising a profile");
+			sv_fail(t, TSF_ERR_NO_MEMORY, "out of host memory serialising a profile");
 		else
 			n_trace += run->n_trace;
 	}
@@ -1678,7 +1730,7 @@ static sv_node *build_execution(sv_tree *t, const tsi_graph_profile *gp,
 	}
 	if (t->rc)
 		return NULL;
-	sv_put(root, "profilerMode", sv_string(t, tsi_profiler_mode_name(gp->profiler_mode)));
+	sv_put(root, "profilerMode", sv_string(t, vocab_name(TSF_VOCAB_PROFILER_MODE, (int)gp->profiler_mode)));
 	build_mode_arrays(t, root, gp, &facts);
 	sv_put(root, "programTrace", sv_nums(t, trace, n_trace, sizeof(uint32_t), SV_U32));
 	sv_put(sim, "cycles", sv_uint(t, offset));
@@ -1693,28 +1745,28 @@ static sv_node *build_execution(sv_tree *t, const tsi_graph_profile *gp,
 
 /* Checks the arguments both entry points share and clears the outputs. */
 static int check_args(void **out, size_t *out_len, const tsi_graph_profile *gp,
-                      tsi_serial_format format)
+                      tsf_doc_format format, const sv_msg *msg)
 {
+	if (msg->text && msg->size)
+		msg->text[0] = '\0';
 	if (out)
 		*out = NULL;
 	if (out_len)
 		*out_len = 0;
 	if (!out || !out_len || !gp)
-		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
-		                     "serialising a profile: NULL output or profile");
-	if (format != TSI_SERIAL_JSON && format != TSI_SERIAL_CBOR)
-		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "serialising a profile: unknown format %d",
-		                     (int)format);
-	return TSI_OK;
+		return sv_error(msg, TSF_ERR_INVALID, "serialising a profile: NULL output or profile");
+	if (format != TSF_DOC_JSON && format != TSF_DOC_CBOR)
+		return sv_error(msg, TSF_ERR_INVALID, "serialising a profile: unknown format %d",
+		                (int)format);
+	return 0;
 }
 
-/* The graph profile (see serialise.h): the tree of build_graph, emitted. */
-TSI_API int tsi_graph_profile_serialise(void **out, size_t *out_len, const tsi_graph_profile *gp,
-                                        tsi_serial_format format)
+int tsf_graph_profile_serialise(void **out, size_t *out_len, const tsi_graph_profile *gp,
+                                tsf_doc_format format, char *msg, size_t msg_size)
 {
-	sv_tree t = {NULL, TSI_OK};
+	sv_tree t = {NULL, 0, {msg, msg_size}};
 	const sv_node *root;
-	int rc = check_args(out, out_len, gp, format);
+	int rc = check_args(out, out_len, gp, format, &t.msg);
 
 	if (rc)
 		goto out;
@@ -1722,22 +1774,19 @@ TSI_API int tsi_graph_profile_serialise(void **out, size_t *out_len, const tsi_g
 	rc = t.rc;
 	if (rc)
 		goto out;
-	rc = sv_emit(out, out_len, root, format);
+	rc = sv_emit(out, out_len, root, format, t.msg);
 out:
 	sv_tree_free(&t);
 	return rc;
 }
 
-/* The execution profile of the given runs (see serialise.h): the tree of
- * build_execution, emitted. */
-TSI_API int tsi_execution_profile_serialise(void **out, size_t *out_len,
-                                            const tsi_graph_profile *gp,
-                                            const tsi_run_profile *const *runs, size_t n_runs,
-                                            tsi_serial_format format)
+int tsf_execution_profile_serialise(void **out, size_t *out_len, const tsi_graph_profile *gp,
+                                    const tsi_run_profile *const *runs, size_t n_runs,
+                                    tsf_doc_format format, char *msg, size_t msg_size)
 {
-	sv_tree t = {NULL, TSI_OK};
+	sv_tree t = {NULL, 0, {msg, msg_size}};
 	const sv_node *root;
-	int rc = check_args(out, out_len, gp, format);
+	int rc = check_args(out, out_len, gp, format, &t.msg);
 
 	if (rc)
 		goto out;
@@ -1745,7 +1794,7 @@ TSI_API int tsi_execution_profile_serialise(void **out, size_t *out_len,
 	rc = t.rc;
 	if (rc)
 		goto out;
-	rc = sv_emit(out, out_len, root, format);
+	rc = sv_emit(out, out_len, root, format, t.msg);
 out:
 	sv_tree_free(&t);
 	return rc;
