@@ -7,29 +7,26 @@
 #include <math.h>
 #include <string.h>
 
-static const struct {
-	const char *name;
-	size_t size;
-} type_info[TSI_TYPE_COUNT] = {
-	[TSI_FLOAT] = {"float", 4},
-	[TSI_HALF] = {"half", 2},
-	[TSI_INT] = {"int", 4},
-	[TSI_UNSIGNED_INT] = {"unsigned int", 4},
-	[TSI_SHORT] = {"short", 2},
-	[TSI_UNSIGNED_SHORT] = {"unsigned short", 2},
-	[TSI_CHAR] = {"char", 1},
-	[TSI_UNSIGNED_CHAR] = {"unsigned char", 1},
-	[TSI_BOOL] = {"bool", 1},
+#include "vocabulary.h" /* db-schema/ */
+
+/* Bytes of each type; their names are the format's vocabulary
+ * (db-schema/vocabulary.h), as variable.type stores them. */
+static const size_t type_size[TSI_TYPE_COUNT] = {
+	[TSI_FLOAT] = 4, [TSI_HALF] = 2,           [TSI_INT] = 4,
+	[TSI_UNSIGNED_INT] = 4, [TSI_SHORT] = 2, [TSI_UNSIGNED_SHORT] = 2,
+	[TSI_CHAR] = 1,  [TSI_UNSIGNED_CHAR] = 1, [TSI_BOOL] = 1,
 };
 
 TSI_API size_t tsi_type_size(tsi_type type)
 {
-	return (unsigned)type < TSI_TYPE_COUNT ? type_info[type].size : 0;
+	return (unsigned)type < TSI_TYPE_COUNT ? type_size[type] : 0;
 }
 
 TSI_API const char *tsi_type_name(tsi_type type)
 {
-	return (unsigned)type < TSI_TYPE_COUNT ? type_info[type].name : "invalid";
+	const char *name = tsf_vocab_name(TSF_VOCAB_DATA_TYPE, (int)type);
+
+	return name ? name : "invalid";
 }
 
 /*

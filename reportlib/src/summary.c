@@ -29,40 +29,6 @@
 /* Buckets the memory histogram aims at. */
 #define HISTOGRAM_BUCKETS 20
 
-/* The guide's "By Data Type" labels in its order: what holds data first,
- * then code. The guide names thirteen; the others follow its style. */
-static const struct {
-	const char *name;  /* tsr_category_name() */
-	const char *label;
-} category_labels[] = {
-	{"variable", "Variables"},
-	{"constant", "Constants"},
-	{"message", "Internal Exchange Message Buffers"},
-	{"globalMessage", "Global Exchange Message Buffers"},
-	{"hostMessage", "Host Exchange Message Buffers"},
-	{"rearrangement", "Data Rearrangement Buffers"},
-	{"outputEdge", "Output Edge Data"},
-	{"hostExchangePacketHeader", "Host Exchange Packet Headers"},
-	{"globalExchangePacketHeader", "Global Exchange Packet Headers"},
-	{"stack", "Stack"},
-	{"vertexInstanceState", "Vertex Instances"},
-	{"copyDescriptor", "Copy Descriptors"},
-	{"vectorListDescriptor", "VectorList Descriptors"},
-	{"vertexFieldData", "Vertex Field Data"},
-	{"sharedDataStorage", "Shared Data Storage"},
-	{"multiple", "Multiple Categories"},
-	{"instrumentationResults", "Instrumentation Results"},
-	{"controlId", "Control IDs"},
-	{"controlTable", "Control Table"},
-	{"controlCode", "Control Code"},
-	{"vertexCode", "Vertex Code"},
-	{"sharedCodeStorage", "Shared Code Storage"},
-	{"internalExchangeCode", "Internal Exchange Code"},
-	{"globalExchangeCode", "Global Exchange Code"},
-	{"hostExchangeCode", "Host Exchange Code"},
-};
-#define N_CATEGORY_LABELS (sizeof(category_labels) / sizeof(category_labels[0]))
-
 /* --- Small helpers -------------------------------------------------------- */
 
 /* a + b, saturating: sums of values read from a file must not wrap. */
@@ -477,12 +443,19 @@ static int memory_categories(tsr_summary *s, tsr_sum_memory *m)
 		rc = tsr_fail(s->report, TSR_ERR_NO_MEMORY, "summary: out of memory");
 		goto out;
 	}
-	for (size_t l = 0; l < N_CATEGORY_LABELS; l++) {
+	/* The guide's "By Data Type" order and labels are the vocabulary's:
+	 * what holds data first, then code. */
+	size_t n_labels;
+	const int *label_order = tsf_mem_category_summary_order(&n_labels);
+
+	for (size_t l = 0; l < n_labels; l++) {
+		const char *name = tsf_vocab_name(TSF_VOCAB_MEM_CATEGORY, label_order[l]);
+
 		for (size_t c = 0; c < m->n_categories; c++) {
 			if (!used[c] && m->categories[c].name &&
-			    strcmp(m->categories[c].name, category_labels[l].name) == 0) {
+			    strcmp(m->categories[c].name, name) == 0) {
 				used[c] = true;
-				m->order[m->n_order].label = category_labels[l].label;
+				m->order[m->n_order].label = tsf_mem_category_label(label_order[l]);
 				m->order[m->n_order++].mem = &m->categories[c];
 				break;
 			}

@@ -7,6 +7,8 @@
  */
 #include "compiler-private.h"
 
+#include "vocabulary.h" /* db-schema/ */
+
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -171,87 +173,34 @@ TSI_API uint64_t tsi_graph_profile_category(const tsi_graph_profile *gp, tsi_mem
 
 /* --- Names ---------------------------------------------------------------- */
 
-static const char *const lowered_names[TSI_LP_TYPE_COUNT] = {
-	[TSI_LP_SEQUENCE] = "Sequence",
-	[TSI_LP_ON_TILE_EXECUTE] = "OnTileExecute",
-	[TSI_LP_DO_EXCHANGE] = "DoExchange",
-	[TSI_LP_GLOBAL_EXCHANGE] = "GlobalExchange",
-	[TSI_LP_STREAM_COPY] = "StreamCopy",
-	[TSI_LP_REPEAT] = "Repeat",
-	[TSI_LP_REPEAT_WHILE_TRUE] = "RepeatWhileTrue",
-	[TSI_LP_REPEAT_WHILE_FALSE] = "RepeatWhileFalse",
-	[TSI_LP_SET_LOCAL_CONSENSUS] = "SetLocalConsensusFromVar",
-	[TSI_LP_IF] = "If",
-	[TSI_LP_IF_ELSE] = "IfElse",
-	[TSI_LP_SWITCH] = "Switch",
-	[TSI_LP_SYNC] = "Sync",
-	[TSI_LP_CALL] = "Call",
-	[TSI_LP_WRITE_UNDEF] = "WriteUndef",
-};
+/* The names are the format's vocabulary (db-schema/vocabulary.h), whose
+ * codes these enumerations follow (checked where the documents are
+ * written, db-schema/serialise.c). */
+static const char *vocab_name(tsf_vocab vocab, int code, const char *none)
+{
+	const char *name = tsf_vocab_name(vocab, code);
+
+	return name ? name : none;
+}
 
 TSI_API const char *tsi_lowered_type_name(tsi_lowered_type type)
 {
-	return (unsigned)type < TSI_LP_TYPE_COUNT ? lowered_names[type] : "Unknown";
+	return vocab_name(TSF_VOCAB_PROGRAM_TYPE, (int)type, "Unknown");
 }
-
-static const char *const category_names[TSI_MEM_CATEGORY_COUNT] = {
-	[TSI_MEM_CONSTANT] = "constant",
-	[TSI_MEM_CONTROL_CODE] = "controlCode",
-	[TSI_MEM_CONTROL_ID] = "controlId",
-	[TSI_MEM_CONTROL_TABLE] = "controlTable",
-	[TSI_MEM_COPY_DESCRIPTOR] = "copyDescriptor",
-	[TSI_MEM_GLOBAL_EXCHANGE_CODE] = "globalExchangeCode",
-	[TSI_MEM_GLOBAL_EXCHANGE_PACKET_HEADER] = "globalExchangePacketHeader",
-	[TSI_MEM_GLOBAL_MESSAGE] = "globalMessage",
-	[TSI_MEM_HOST_EXCHANGE_CODE] = "hostExchangeCode",
-	[TSI_MEM_HOST_EXCHANGE_PACKET_HEADER] = "hostExchangePacketHeader",
-	[TSI_MEM_HOST_MESSAGE] = "hostMessage",
-	[TSI_MEM_INSTRUMENTATION_RESULTS] = "instrumentationResults",
-	[TSI_MEM_INTERNAL_EXCHANGE_CODE] = "internalExchangeCode",
-	[TSI_MEM_MESSAGE] = "message",
-	[TSI_MEM_MULTIPLE] = "multiple",
-	[TSI_MEM_OUTPUT_EDGE] = "outputEdge",
-	[TSI_MEM_REARRANGEMENT] = "rearrangement",
-	[TSI_MEM_SHARED_CODE_STORAGE] = "sharedCodeStorage",
-	[TSI_MEM_SHARED_DATA_STORAGE] = "sharedDataStorage",
-	[TSI_MEM_STACK] = "stack",
-	[TSI_MEM_VARIABLE] = "variable",
-	[TSI_MEM_VECTOR_LIST_DESCRIPTOR] = "vectorListDescriptor",
-	[TSI_MEM_VERTEX_CODE] = "vertexCode",
-	[TSI_MEM_VERTEX_FIELD_DATA] = "vertexFieldData",
-	[TSI_MEM_VERTEX_INSTANCE_STATE] = "vertexInstanceState",
-};
 
 TSI_API const char *tsi_mem_category_name(tsi_mem_category cat)
 {
-	return (unsigned)cat < TSI_MEM_CATEGORY_COUNT ? category_names[cat] : "unknown";
+	return vocab_name(TSF_VOCAB_MEM_CATEGORY, (int)cat, "unknown");
 }
-
-static const char *const step_names[TSI_STEP_TYPE_COUNT] = {
-	[TSI_STEP_ON_TILE_EXECUTE] = "OnTileExecute",
-	[TSI_STEP_DO_EXCHANGE] = "DoExchange",
-	[TSI_STEP_GLOBAL_EXCHANGE] = "GlobalExchange",
-	[TSI_STEP_STREAM_COPY] = "StreamCopy",
-	[TSI_STEP_SYNC] = "Sync",
-	[TSI_STEP_COPY_SHARED_STRUCTURE] = "CopySharedStructure",
-};
 
 TSI_API const char *tsi_step_type_name(tsi_step_type type)
 {
-	return (unsigned)type < TSI_STEP_TYPE_COUNT ? step_names[type] : "Unknown";
+	return vocab_name(TSF_VOCAB_STEP_TYPE, (int)type, "Unknown");
 }
-
-static const char *const profiler_mode_names[TSI_PROFILER_MODE_COUNT] = {
-	[TSI_PROFILER_IPU_MODEL] = "IPU_MODEL",
-	[TSI_PROFILER_COMPUTE_SETS] = "COMPUTE_SETS",
-	[TSI_PROFILER_SINGLE_TILE_COMPUTE_SETS] = "SINGLE_TILE_COMPUTE_SETS",
-	[TSI_PROFILER_VERTICES] = "VERTICES",
-	[TSI_PROFILER_EXTERNAL_EXCHANGES] = "EXTERNAL_EXCHANGES",
-};
 
 TSI_API const char *tsi_profiler_mode_name(tsi_profiler_mode mode)
 {
-	return (unsigned)mode < TSI_PROFILER_MODE_COUNT ? profiler_mode_names[mode] : "NONE";
+	return vocab_name(TSF_VOCAB_PROFILER_MODE, (int)mode, "NONE");
 }
 
 /* --- The lowered program list -------------------------------------------- */

@@ -365,18 +365,12 @@ static int pw_insert(pw_ctx *c, sqlite3_stmt *st, const char *what)
 
 /* --- Names of enumerations ------------------------------------------------- */
 
-/* The guide's syncType spelling. */
+/* The guide's syncType spelling (the format's vocabulary). */
 static const char *sync_type_name(tsi_sync_type t)
 {
-	switch (t) {
-	case TSI_SYNC_INTERNAL:
-		return "Internal";
-	case TSI_SYNC_EXTERNAL:
-		return "External";
-	case TSI_SYNC_GLOBAL:
-		return "Global";
-	}
-	return "Unknown";
+	const char *name = tsf_vocab_name(TSF_VOCAB_SYNC_TYPE, (int)t);
+
+	return name ? name : "Unknown";
 }
 
 /* target.ipu_version. */
@@ -396,17 +390,13 @@ static const char *ipu_version_name(tsi_ipu_version v)
 /* exchange.kind: which of the guide's three exchange lists. */
 static const char *exchange_kind_name(tsi_exchange_kind k)
 {
-	return k == TSI_EXCHANGE_INTERNAL ? "internal"
-	       : k == TSI_EXCHANGE_EXTERNAL ? "external"
-	                                    : "host";
+	return tsf_vocab_name(TSF_VOCAB_EXCHANGE_KIND, (int)k);
 }
 
 /* memory_category.region, as the guide's byTile keys spell it. */
 static const char *region_name(tsi_mem_region r)
 {
-	return r == TSI_REGION_INTERLEAVED       ? "interleaved"
-	       : r == TSI_REGION_NON_INTERLEAVED ? "nonInterleaved"
-	                                         : "overflowed";
+	return tsf_vocab_name(TSF_VOCAB_REGION, (int)r);
 }
 
 /* --- The graph profile, table by table ------------------------------------- */
