@@ -1,0 +1,44 @@
+#!/bin/sh
+# `meson install --destdir` of this build, then an example program built
+# outside the tree with `pkg-config --cflags --libs tilescope-report
+# tilescope-instrument` only, run on a sample report.
+# usage: check-install.sh BUILD_DIR SOURCE_DIR SAMPLE_REPORT VERSION
+build=$1 src=$2 report=$3 version=$4
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilescope-install.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+pass() { echo "PASS: $*"; }
+
+if ! meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >"$tmp/install.log" 2>&1; then
+	cat "$tmp/install.log"
+	fail "meson install --destdir failed"
+	exit 1
+fi
+pcdir=$(dirname "$(find "$tmp/root" -name tilescope-report.pc | head -n 1)")
+[ -f "$pcdir/tilescope-instrument.pc" ] || fail "no tilescope-instrument.pc installed"
+export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$tmp/root"
+flags=$(pkg-config --cflags --libs tilescope-report tilescope-instrument) ||
+	{ fail "pkg-config does not know the libraries"; exit 1; }
+# Each library installs only its own headers.
+inc=$(find "$tmp/root" -type d -path "*/include/tilescope" | head -n 1)/..
+for h in format.h vocabulary.h event-chunk.h tile-runs.h leb128.h report-private.h ipu-private.h; do
+	[ -e "$inc/tilescope/$h" ] && fail "a private header was installed: $h"
+done
+cp "$src/tests/install/example.c" "$tmp/example.c"
+if ! ${CC:-cc} -o "$tmp/example" "$tmp/example.c" $flags 2>"$tmp/cc.log"; then
+	cat "$tmp/cc.log"
+	fail "the example does not build with pkg-config's flags: $flags"
+	exit 1
+fi
+libdir=$(dirname "$pcdir")
+out=$(LD_LIBRARY_PATH="$libdir" "$tmp/example" "$report") || fail "the example failed: $out"
+echo "$out"
+echo "$out" | grep -qx "version $version" || fail "the version header does not say $version"
+echo "$out" | grep -qx "report tiles [1-9][0-9]*" || fail "reportlib read no target"
+echo "$out" | grep -qx "runtime tiles 1472" || fail "the runtime's Mk2 target is not 1472 tiles"
+# The example must have run on the installed libraries, not the build's.
+LD_LIBRARY_PATH="$libdir" ldd "$tmp/example" | grep tilescope | grep -vq "$tmp/root" &&
+	fail "the example loads libraries from outside the install"
+[ $status -eq 0 ] && pass "an out-of-tree program builds with pkg-config and runs"
+exit $status
