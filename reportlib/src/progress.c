@@ -98,6 +98,18 @@ bool tsr_progress_step(tsr_progress_state *ps, double lo, double hi, const char 
 	return report(ps, ps->lo);
 }
 
+/* The same for a loop over many parts (threads ...): the part begins, but
+ * the callback hears of it only when the period has passed. */
+bool tsr_progress_part(tsr_progress_state *ps, double lo, double hi, const char *message)
+{
+	if (!ps->depth)
+		return ps->cancelled;
+	ps->lo = ps->base + ps->scale * lo;
+	ps->hi = ps->base + ps->scale * hi;
+	ps->message = message;
+	return tsr_progress_at(ps, 0.0);
+}
+
 /* Row `i` of `n` of the current part: calls the callback when the period
  * has passed. Returns true to stop. */
 bool tsr_progress_row_slow(tsr_progress_state *ps, size_t i, size_t n)
@@ -107,6 +119,16 @@ bool tsr_progress_row_slow(tsr_progress_state *ps, size_t i, size_t n)
 	if (!ps->cb || !ps->depth || now_ns() - ps->last_ns < PROGRESS_PERIOD_NS)
 		return false;
 	return report(ps, ps->lo + (ps->hi - ps->lo) * (n ? (double)i / (double)n : 0.0));
+}
+
+/* `within` of the current part, at the same rate. Returns true to stop. */
+bool tsr_progress_at(tsr_progress_state *ps, double within)
+{
+	if (ps->cancelled)
+		return true;
+	if (!ps->cb || !ps->depth || now_ns() - ps->last_ns < PROGRESS_PERIOD_NS)
+		return false;
+	return report(ps, ps->lo + (ps->hi - ps->lo) * within);
 }
 
 /* From the SQLite progress handler: the same fraction again when the

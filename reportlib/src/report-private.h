@@ -30,6 +30,7 @@ typedef struct tsr_progress_state {
 	double last;                 /* the last fraction reported */
 	const char *message;         /* what the current part does (static) */
 	uint64_t last_ns;            /* CLOCK_MONOTONIC of the last call of cb */
+	unsigned ticks;              /* tsr_progress_tick calls, for its rate */
 } tsr_progress_state;
 
 /* What tsr_progress_push saves for tsr_progress_pop. */
@@ -158,10 +159,23 @@ int tsr_load_steps(tsr_report *r, size_t run);
  * this call); the caller then fails with TSR_ERR_CANCELLED. */
 bool tsr_progress_push(tsr_progress_state *ps, tsr_progress_frame *saved, const char *message);
 bool tsr_progress_step(tsr_progress_state *ps, double lo, double hi, const char *message);
+bool tsr_progress_part(tsr_progress_state *ps, double lo, double hi, const char *message);
 bool tsr_progress_row_slow(tsr_progress_state *ps, size_t i, size_t n);
+/* `within` (0 to 1) of the current part: calls the callback when the
+ * period has passed (reads the clock on every call). */
+bool tsr_progress_at(tsr_progress_state *ps, double within);
 bool tsr_progress_poll(tsr_progress_state *ps);
 void tsr_progress_pop(tsr_progress_state *ps, const tsr_progress_frame *saved, bool ok);
 void tsr_progress_set(tsr_progress_state *ps, tsr_progress_cb cb, void *data);
+
+/* One more row of a loop that knows no count: polls (as the SQLite
+ * handler does) every TSR_PROGRESS_ROWS calls. */
+static inline bool tsr_progress_tick(tsr_progress_state *ps)
+{
+	if (ps->cancelled)
+		return true;
+	return ps->cb && ++ps->ticks % TSR_PROGRESS_ROWS == 0 && tsr_progress_poll(ps);
+}
 
 /* Row `i` of `n` of the current part: looks at the clock every
  * TSR_PROGRESS_ROWS rows only, so a loop may call it on every row. */
