@@ -946,7 +946,9 @@ TSR_API int tsr_compare(tsr_comparison **out, tsr_report *base, tsr_report *new_
                         int64_t base_run, int64_t new_run)
 {
 	cmp_side b = {0}, nw = {0};
-	int rc;
+	tsr_progress_state *new_ps;
+	tsr_progress_frame frame;
+	int rc = TSR_OK;
 
 	if (out)
 		*out = NULL;
@@ -955,11 +957,25 @@ TSR_API int tsr_compare(tsr_comparison **out, tsr_report *base, tsr_report *new_
 		                          "tsr_compare: NULL output or report");
 	b.r = base;
 	nw.r = new_report;
-	rc = side_collect(&b, base_run);
+	/* Both reports' progress goes to the base's callback for this call
+	 * (compare.h); so does a cancel heard on either connection. */
+	new_ps = new_report->ps;
+	new_report->ps = base->ps;
+	if (tsr_progress_push(base->ps, &frame, "comparing reports") ||
+	    tsr_progress_step(base->ps, 0.0, 0.45, "reading the base report"))
+		rc = tsr_fail_cancelled(base);
+	if (!rc)
+		rc = side_collect(&b, base_run);
+	if (!rc && tsr_progress_step(base->ps, 0.45, 0.9, "reading the new report"))
+		rc = tsr_fail_cancelled(new_report);
 	if (!rc)
 		rc = side_collect(&nw, new_run);
+	if (!rc && tsr_progress_step(base->ps, 0.9, 1.0, "matching the figures"))
+		rc = tsr_fail_cancelled(base);
 	if (!rc)
 		rc = match(out, &b, &nw);
+	tsr_progress_pop(base->ps, &frame, !rc);
+	new_report->ps = new_ps;
 	side_free(&b);
 	side_free(&nw);
 	return rc;

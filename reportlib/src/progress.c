@@ -145,15 +145,18 @@ bool tsr_progress_poll(tsr_progress_state *ps)
 /*
  * Closes the frame opened with tsr_progress_push. When the outermost one
  * closes after success (`ok`), the callback gets 1 (its return value no
- * longer matters: the work is done).
+ * longer matters: the work is done). A cancel ends with the outermost
+ * call: the handle's next calls run.
  */
 void tsr_progress_pop(tsr_progress_state *ps, const tsr_progress_frame *saved, bool ok)
 {
 	if (!ps->depth)
 		return;
-	if (--ps->depth == 0 && ok && !ps->cancelled && ps->cb) {
-		ps->message = "done";
-		report(ps, 1.0);
+	if (--ps->depth == 0) {
+		if (ok && !ps->cancelled && ps->cb) {
+			ps->message = "done";
+			report(ps, 1.0);
+		}
 		ps->cancelled = false;
 	}
 	ps->base = saved->base;

@@ -328,7 +328,11 @@ int tsr_prepare(tsr_report *r, sqlite3_stmt **st, const char *sql)
 /* One step: SQLITE_ROW, SQLITE_DONE, or a recorded negative code. */
 int tsr_step_row(tsr_report *r, sqlite3_stmt *st)
 {
-	int rc = sqlite3_step(st);
+	int rc;
+
+	if (r->ps && tsr_progress_tick(r->ps))
+		return tsr_fail_cancelled(r);
+	rc = sqlite3_step(st);
 
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		return rc;
