@@ -1952,20 +1952,20 @@ static const struct open_step {
 	double end;
 	const char *message;
 } open_steps[] = {
-	{begin_read, 0.04, "reading the header"},
-	{load_meta, 0.05, "reading the report's metadata"},
-	{load_options, 0.06, "reading the engine options"},
-	{load_strings, 0.25, "reading names"},
-	{load_target, 0.26, "reading the target"},
-	{load_graph, 0.27, "reading the graph counts"},
-	{load_tiles, 0.32, "reading tile memory"},
-	{load_oom_tiles, 0.33, "reading out-of-memory tiles"},
-	{count_debug_contexts, 0.35, "counting debug contexts"},
-	{load_vertex_types, 0.37, "reading vertex types"},
+	{begin_read, 0.01, "reading the header"},
+	{load_meta, 0.015, "reading the report's metadata"},
+	{load_options, 0.02, "reading the engine options"},
+	{load_strings, 0.30, "reading names"},
+	{load_target, 0.301, "reading the target"},
+	{load_graph, 0.302, "reading the graph counts"},
+	{load_tiles, 0.33, "reading tile memory"},
+	{load_oom_tiles, 0.335, "reading out-of-memory tiles"},
+	{count_debug_contexts, 0.34, "counting debug contexts"},
+	{load_vertex_types, 0.345, "reading vertex types"},
 	{load_compute_sets, 0.60, "reading compute sets"},
-	{load_exchanges, 0.70, "reading exchanges"},
-	{load_programs, 0.90, "reading programs"},
-	{load_runs, 0.92, "reading runs"},
+	{load_exchanges, 0.665, "reading exchanges"},
+	{load_programs, 0.85, "reading programs"},
+	{load_runs, 0.852, "reading runs"},
 	{count_lazy, 1.00, "counting variables and liveness steps"},
 };
 
