@@ -797,24 +797,43 @@ static int side_pick_run(cmp_side *s, int64_t run)
 /* Every figure of one report (see the list at the top). */
 static int side_collect(cmp_side *s, int64_t run)
 {
+	/* In order, each with the fraction of the side done when it ends
+	 * (from the times on a large report, tests/bench/report-open.c) and
+	 * what the progress callback is told; `run`: only with a run. */
+	static const struct {
+		int (*collect)(cmp_side *s);
+		bool run;
+		double end;
+		const char *message;
+	} parts[] = {
+		{collect_totals, false, 0.22, "comparing memory and liveness totals"},
+		{collect_run_totals, true, 0.47, "comparing execution totals"},
+		{collect_categories, false, 0.472, "comparing memory categories"},
+		{collect_vertex_types, false, 0.51, "comparing vertex types"},
+		{collect_operations, false, 0.86, "comparing operations"},
+		{collect_compute_sets, false, 0.92, "comparing compute sets"},
+		{collect_variables, false, 0.995, "comparing variables"},
+		{collect_programs, true, 1.00, "comparing programs"},
+	};
+	tsr_progress_frame frame;
+	double at = 0.0;
 	int rc = side_pick_run(s, run);
 
-	if (!rc)
-		rc = collect_totals(s);
-	if (!rc && s->has_run)
-		rc = collect_run_totals(s);
-	if (!rc)
-		rc = collect_categories(s);
-	if (!rc)
-		rc = collect_vertex_types(s);
-	if (!rc)
-		rc = collect_operations(s);
-	if (!rc)
-		rc = collect_compute_sets(s);
-	if (!rc)
-		rc = collect_variables(s);
-	if (!rc && s->has_run)
-		rc = collect_programs(s);
+	/* A frame of its own: its parts share the caller's part for this side. */
+	if (!rc) {
+		if (tsr_progress_push(s->r->ps, &frame, "comparing reports"))
+			rc = tsr_fail_cancelled(s->r);
+		for (size_t i = 0; !rc && i < sizeof(parts) / sizeof(parts[0]); i++) {
+			if (parts[i].run && !s->has_run)
+				continue;
+			if (tsr_progress_step(s->r->ps, at, parts[i].end, parts[i].message))
+				rc = tsr_fail_cancelled(s->r);
+			else
+				rc = parts[i].collect(s);
+			at = parts[i].end;
+		}
+		tsr_progress_pop(s->r->ps, &frame, !rc);
+	}
 	return rc;
 }
 
@@ -946,7 +965,9 @@ TSR_API int tsr_compare(tsr_comparison **out, tsr_report *base, tsr_report *new_
                         int64_t base_run, int64_t new_run)
 {
 	cmp_side b = {0}, nw = {0};
-	int rc;
+	tsr_progress_state *new_ps;
+	tsr_progress_frame frame;
+	int rc = TSR_OK;
 
 	if (out)
 		*out = NULL;
@@ -955,11 +976,25 @@ TSR_API int tsr_compare(tsr_comparison **out, tsr_report *base, tsr_report *new_
 		                          "tsr_compare: NULL output or report");
 	b.r = base;
 	nw.r = new_report;
-	rc = side_collect(&b, base_run);
+	/* Both reports' progress goes to the base's callback for this call
+	 * (compare.h); so does a cancel heard on either connection. */
+	new_ps = new_report->ps;
+	new_report->ps = base->ps;
+	if (tsr_progress_push(base->ps, &frame, "comparing reports") ||
+	    tsr_progress_step(base->ps, 0.0, 0.42, "reading the base report"))
+		rc = tsr_fail_cancelled(base);
+	if (!rc)
+		rc = side_collect(&b, base_run);
+	if (!rc && tsr_progress_step(base->ps, 0.42, 0.83, "reading the new report"))
+		rc = tsr_fail_cancelled(new_report);
 	if (!rc)
 		rc = side_collect(&nw, new_run);
+	if (!rc && tsr_progress_step(base->ps, 0.83, 1.0, "matching the figures"))
+		rc = tsr_fail_cancelled(base);
 	if (!rc)
 		rc = match(out, &b, &nw);
+	tsr_progress_pop(base->ps, &frame, !rc);
+	new_report->ps = new_ps;
 	side_free(&b);
 	side_free(&nw);
 	return rc;

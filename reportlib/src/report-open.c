@@ -73,6 +73,7 @@ struct tsr_pool_block {
 /* What the progress handler needs (in the handle's pool). */
 typedef struct progress_ctx {
 	sqlite3 *db;
+	tsr_report *r;  /* for the caller's progress callback (r->ps) */
 	int64_t budget; /* virtual-machine steps per statement */
 } progress_ctx;
 
@@ -98,6 +99,7 @@ const char *tsr_error_name(int code)
 	case TSR_ERR_IO: return "TSR_ERR_IO";
 	case TSR_ERR_OUT_OF_RANGE: return "TSR_ERR_OUT_OF_RANGE";
 	case TSR_ERR_NO_DATA: return "TSR_ERR_NO_DATA";
+	case TSR_ERR_CANCELLED: return "TSR_ERR_CANCELLED";
 	}
 	return "unknown";
 }
@@ -134,6 +136,15 @@ int tsr_fail(tsr_report *r, int code, const char *fmt, ...)
 	memcpy(last_error, buf, sizeof(last_error));
 	last_code = code;
 	return code;
+}
+
+/* Cancelled by the progress callback: names what was being done. */
+int tsr_fail_cancelled(tsr_report *r)
+{
+	const char *what = r->ps && r->ps->message && *r->ps->message ? r->ps->message : "working";
+
+	return tsr_fail(r, TSR_ERR_CANCELLED, "'%s': cancelled while %s", r->path ? r->path : "",
+	                what);
 }
 
 const char *tsr_report_error(const tsr_report *report)
@@ -292,6 +303,8 @@ static int sql_fail(tsr_report *r, int rc, const char *what)
 {
 	const char *msg = r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc);
 
+	if ((rc & 0xff) == SQLITE_INTERRUPT && r->ps && r->ps->cancelled)
+		return tsr_fail_cancelled(r);
 	if ((rc & 0xff) == SQLITE_INTERRUPT)
 		msg = "a query ran too long for the size of the file";
 	return tsr_fail(r, map_sqlite(rc), "'%s': %s: %s", r->path, what, msg);
@@ -315,7 +328,11 @@ int tsr_prepare(tsr_report *r, sqlite3_stmt **st, const char *sql)
 /* One step: SQLITE_ROW, SQLITE_DONE, or a recorded negative code. */
 int tsr_step_row(tsr_report *r, sqlite3_stmt *st)
 {
-	int rc = sqlite3_step(st);
+	int rc;
+
+	if (r->ps && tsr_progress_tick(r->ps))
+		return tsr_fail_cancelled(r);
+	rc = sqlite3_step(st);
 
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		return rc;
@@ -492,7 +509,11 @@ static int dense_count(tsr_report *r, size_t *n, const char *table, const char *
  * while i < n, then the statement must be done. */
 static int loader_step(tsr_report *r, sqlite3_stmt *st, size_t i, size_t n, const char *table)
 {
-	int rc = tsr_step_row(r, st);
+	int rc;
+
+	if (tsr_progress_row(r->ps, i, n))
+		return tsr_fail_cancelled(r);
+	rc = tsr_step_row(r, st);
 
 	if (rc < 0)
 		return rc;
@@ -579,11 +600,16 @@ static int authorize_cb(void *data, int action, const char *a, const char *b, co
  * steps is interrupted (SQLITE_INTERRUPT, reported as TSR_ERR_CORRUPT).
  * The budget grows with the file, so a full scan of a legitimate report
  * always fits, while no damaged file can keep a query running for long.
+ * During a call that reports progress it is also where a long statement
+ * hears of the caller's cancel (then reported as TSR_ERR_CANCELLED).
  */
 static int progress_cb(void *data)
 {
 	const progress_ctx *pc = data;
 	sqlite3_stmt *st = NULL;
+
+	if (pc->r->ps && tsr_progress_poll(pc->r->ps))
+		return 1;
 
 	while ((st = sqlite3_next_stmt(pc->db, st)) != NULL)
 		if (sqlite3_stmt_busy(st) &&
@@ -875,6 +901,7 @@ static int connect_db(tsr_report *r, int64_t size)
 	if (!pc)
 		return last_code;
 	pc->db = r->db;
+	pc->r = r;
 	pc->budget = TSR_VM_BASE + (size > 0 ? size : 0) * TSR_VM_PER_BYTE;
 	if (pc->budget > TSR_VM_MAX || size > TSR_VM_MAX)
 		pc->budget = TSR_VM_MAX;
@@ -1854,15 +1881,51 @@ static int count_lazy(tsr_report *r)
 	return rc;
 }
 
+/* One read transaction: the loaders see one state of the file. */
+static int begin_read(tsr_report *r)
+{
+	return exec_quiet(r, "BEGIN");
+}
+
+/*
+ * The loaders of tsr_report_open in order, each with the fraction of the
+ * open done when it ends (their shares of the time on a large report,
+ * tests/bench/report-open.c) and what the progress callback is told
+ * while it runs.
+ */
+static const struct open_step {
+	int (*load)(tsr_report *r);
+	double end;
+	const char *message;
+} open_steps[] = {
+	{begin_read, 0.01, "reading the header"},
+	{load_meta, 0.015, "reading the report's metadata"},
+	{load_options, 0.02, "reading the engine options"},
+	{load_strings, 0.30, "reading names"},
+	{load_target, 0.301, "reading the target"},
+	{load_graph, 0.302, "reading the graph counts"},
+	{load_tiles, 0.33, "reading tile memory"},
+	{load_oom_tiles, 0.335, "reading out-of-memory tiles"},
+	{count_debug_contexts, 0.34, "counting debug contexts"},
+	{load_vertex_types, 0.345, "reading vertex types"},
+	{load_compute_sets, 0.60, "reading compute sets"},
+	{load_exchanges, 0.665, "reading exchanges"},
+	{load_programs, 0.85, "reading programs"},
+	{load_runs, 0.852, "reading runs"},
+	{count_lazy, 1.00, "counting variables and liveness steps"},
+};
+
 /*
  * Opens a report (see report.h). Everything after locating the file runs
- * on the locked-down connection; any failure frees the half-built handle
- * and leaves its message as the thread's last error.
+ * on the locked-down connection; any failure (a cancel too) frees the
+ * half-built handle and leaves its message as the thread's last error.
  */
 int tsr_report_open(tsr_report **out, const char *path, const tsr_open_options *opts)
 {
+	tsr_progress_frame frame;
 	tsr_report *r;
 	int64_t size = 0;
+	double at = 0.0;
 	int rc;
 
 	if (out)
@@ -1870,51 +1933,39 @@ int tsr_report_open(tsr_report **out, const char *path, const tsr_open_options *
 	if (!out || !path || !*path)
 		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "tsr_report_open: no %s",
 		                          out ? "path" : "handle to fill");
-	if (opts && opts->version != TSR_OPEN_OPTIONS_VERSION)
+	/* Version 1 callers' structs end after memory_cap. */
+	if (opts && (opts->version < 1 || opts->version > TSR_OPEN_OPTIONS_VERSION))
 		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT,
-		                          "tsr_report_open: options version %u, expected %u",
+		                          "tsr_report_open: options version %u, expected 1 to %u",
 		                          opts->version, TSR_OPEN_OPTIONS_VERSION);
+	if (tsr_sqlite_init() != SQLITE_OK)
+		return tsr_set_last_error(TSR_ERR_IO, "'%s': SQLite cannot be used: %s", path,
+		                          tsr_sqlite_init_error());
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return tsr_set_last_error(TSR_ERR_NO_MEMORY, "'%s': out of host memory", path);
 	r->memory_cap = opts && opts->memory_cap ? opts->memory_cap : TSR_DEFAULT_CAP;
+	r->ps = &r->progress;
+	if (opts && opts->version >= 2)
+		tsr_progress_set(r->ps, opts->progress, opts->progress_data);
 
-	rc = locate(r, path, &size);
+	rc = tsr_progress_push(r->ps, &frame, "opening the report") ? TSR_ERR_CANCELLED : TSR_OK;
+	if (!rc)
+		rc = locate(r, path, &size);
 	if (!rc)
 		rc = connect_db(r, size);
-	/* One read transaction: the loaders see one state of the file. */
-	if (!rc)
-		rc = exec_quiet(r, "BEGIN");
-	if (!rc)
-		rc = load_meta(r);
-	if (!rc)
-		rc = load_options(r);
-	if (!rc)
-		rc = load_strings(r);
-	if (!rc)
-		rc = load_target(r);
-	if (!rc)
-		rc = load_graph(r);
-	if (!rc)
-		rc = load_tiles(r);
-	if (!rc)
-		rc = load_oom_tiles(r);
-	if (!rc)
-		rc = count_debug_contexts(r);
-	if (!rc)
-		rc = load_vertex_types(r);
-	if (!rc)
-		rc = load_compute_sets(r);
-	if (!rc)
-		rc = load_exchanges(r);
-	if (!rc)
-		rc = load_programs(r);
-	if (!rc)
-		rc = load_runs(r);
-	if (!rc)
-		rc = count_lazy(r);
+	for (size_t i = 0; !rc && i < sizeof(open_steps) / sizeof(open_steps[0]); i++) {
+		if (tsr_progress_step(r->ps, at, open_steps[i].end, open_steps[i].message))
+			rc = TSR_ERR_CANCELLED;
+		else
+			rc = open_steps[i].load(r);
+		at = open_steps[i].end;
+	}
 	if (!rc)
 		rc = exec_quiet(r, "COMMIT");
+	if (rc == TSR_ERR_CANCELLED)
+		rc = tsr_fail_cancelled(r);
+	tsr_progress_pop(r->ps, &frame, !rc);
 	if (rc) {
 		/* tsr_fail left the message as the thread's last error too. */
 		tsr_report_free(r);
@@ -1922,6 +1973,15 @@ int tsr_report_open(tsr_report **out, const char *path, const tsr_open_options *
 	}
 	r->error[0] = 0;
 	*out = r;
+	return TSR_OK;
+}
+
+/* The callback for the later calls (report.h). */
+int tsr_report_set_progress(tsr_report *report, tsr_progress_cb cb, void *user_data)
+{
+	if (!report)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "tsr_report_set_progress: no report");
+	tsr_progress_set(&report->progress, cb, user_data);
 	return TSR_OK;
 }
 

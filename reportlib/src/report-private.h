@@ -20,11 +20,38 @@
 /* A block list of strings and small arrays that live as long as the handle. */
 typedef struct tsr_pool_block tsr_pool_block;
 
+/* The caller's progress callback and where a long call is in its work
+ * (progress.c). Fractions are of the outermost call reporting progress. */
+typedef struct tsr_progress_state {
+	tsr_progress_cb cb;          /* or NULL */
+	void *data;                  /* its user_data */
+	bool cancelled;              /* the callback asked to stop during this call */
+	int depth;                   /* frames open (tsr_progress_push) */
+	double base, scale;          /* the current frame's [0, 1] is [base, base + scale] */
+	double lo, hi;               /* the current part */
+	double last;                 /* the last fraction reported */
+	const char *message;         /* what the current part does (static) */
+	uint64_t last_ns;            /* CLOCK_MONOTONIC of the last call of cb */
+	unsigned ticks;              /* tsr_progress_tick calls, for its rate */
+} tsr_progress_state;
+
+/* What tsr_progress_push saves for tsr_progress_pop. */
+typedef struct tsr_progress_frame {
+	double base, scale, lo, hi;
+	const char *message;
+} tsr_progress_frame;
+
+/* Rows of a loop between two looks at the clock (tsr_progress_row). */
+#define TSR_PROGRESS_ROWS 256u
+
 struct tsr_report {
 	sqlite3 *db;
 	char *path;                  /* profile.pop */
 	char *debug_path;            /* debug.cbor, or NULL */
 	char error[512];             /* last failure */
+	tsr_progress_state progress; /* the callback given at open or set later */
+	tsr_progress_state *ps;      /* where progress goes: &progress, or during tsr_compare
+	                                the base report's */
 	uint64_t memory_cap;         /* bytes */
 	uint64_t memory_used;        /* bytes counted by tsr_alloc */
 	tsr_pool_block *pool;
@@ -72,6 +99,9 @@ struct tsr_report {
 /* Records a failure on the handle (and the thread's last error); returns
  * `code` for tail calls. */
 int tsr_fail(tsr_report *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* TSR_ERR_CANCELLED recorded on the handle ("'path': cancelled while
+ * ..."): for a call whose progress callback asked to stop. */
+int tsr_fail_cancelled(tsr_report *r);
 /* The same without a handle (opening). */
 int tsr_set_last_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -112,6 +142,10 @@ int tsr_column_tiles(tsr_report *r, uint64_t *out, size_t n, sqlite3_stmt *st, i
  * `max_length` bytes) and connection pragmas, for every connection
  * reportlib opens (sqlite-lockdown.c). Returns an SQLite code. */
 int tsr_sqlite_lockdown(sqlite3 *db, int max_length);
+/* sqlite3_initialize once per process, checking that SQLite is
+ * thread-safe: SQLITE_OK, else a code and tsr_sqlite_init_error()'s text. */
+int tsr_sqlite_init(void);
+const char *tsr_sqlite_init_error(void);
 
 /* The tiles [*lo, *hi) of `ipu` (-1: all); TSR_ERR_OUT_OF_RANGE otherwise. */
 int tsr_ipu_tiles(tsr_report *r, int ipu, size_t *lo, size_t *hi);
@@ -120,3 +154,36 @@ int tsr_ipu_tiles(tsr_report *r, int ipu, size_t *lo, size_t *hi);
 int tsr_load_variables(tsr_report *r);
 int tsr_load_liveness(tsr_report *r);
 int tsr_load_steps(tsr_report *r, size_t run);
+
+/* --- Progress (progress.c) --------------------------------------------------- */
+
+/* Each returns true when the callback asked to stop (now or earlier in
+ * this call); the caller then fails with TSR_ERR_CANCELLED. */
+bool tsr_progress_push(tsr_progress_state *ps, tsr_progress_frame *saved, const char *message);
+bool tsr_progress_step(tsr_progress_state *ps, double lo, double hi, const char *message);
+bool tsr_progress_part(tsr_progress_state *ps, double lo, double hi, const char *message);
+bool tsr_progress_row_slow(tsr_progress_state *ps, size_t i, size_t n);
+/* `within` (0 to 1) of the current part: calls the callback when the
+ * period has passed (reads the clock on every call). */
+bool tsr_progress_at(tsr_progress_state *ps, double within);
+bool tsr_progress_poll(tsr_progress_state *ps);
+void tsr_progress_pop(tsr_progress_state *ps, const tsr_progress_frame *saved, bool ok);
+void tsr_progress_set(tsr_progress_state *ps, tsr_progress_cb cb, void *data);
+
+/* One more row of a loop that knows no count: polls (as the SQLite
+ * handler does) every TSR_PROGRESS_ROWS calls. */
+static inline bool tsr_progress_tick(tsr_progress_state *ps)
+{
+	if (ps->cancelled)
+		return true;
+	return ps->cb && ++ps->ticks % TSR_PROGRESS_ROWS == 0 && tsr_progress_poll(ps);
+}
+
+/* Row `i` of `n` of the current part: looks at the clock every
+ * TSR_PROGRESS_ROWS rows only, so a loop may call it on every row. */
+static inline bool tsr_progress_row(tsr_progress_state *ps, size_t i, size_t n)
+{
+	if (ps->cancelled)
+		return true;
+	return ps->cb && i % TSR_PROGRESS_ROWS == 0 && tsr_progress_row_slow(ps, i, n);
+}

@@ -5,8 +5,52 @@
  * statement huge. What differs between the two stays with the callers:
  * how the file is opened (a report is immutable, a trace may have a WAL
  * to read), the progress budget and the authorizer's lists.
+ *
+ * Threads. reportlib never calls sqlite3_config (which must not race with
+ * anything) and changes no other SQLite global; SQLite's one global step,
+ * sqlite3_initialize, is made once here before the first connection, under
+ * pthread_once, and the library must be built thread-safe (every
+ * distribution's is) since different threads open and use their own
+ * connections at the same time.
  */
 #include "report-private.h"
+
+#include <pthread.h>
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int init_rc = SQLITE_ERROR; /* written once, under init_once */
+static const char *init_error = "not initialised";
+
+/* The body of tsr_sqlite_init, run once. */
+static void sqlite_init_once(void)
+{
+	if (!sqlite3_threadsafe()) {
+		init_rc = SQLITE_MISUSE;
+		init_error = "the SQLite library was built without thread support "
+		             "(SQLITE_THREADSAFE=0)";
+		return;
+	}
+	init_rc = sqlite3_initialize();
+	init_error = init_rc == SQLITE_OK ? "" : sqlite3_errstr(init_rc);
+}
+
+/*
+ * Initialises SQLite once for the process, whichever thread opens first;
+ * the result of that one attempt is kept. Returns SQLITE_OK, or an SQLite
+ * code with tsr_sqlite_init_error() saying why.
+ */
+int tsr_sqlite_init(void)
+{
+	pthread_once(&init_once, sqlite_init_once);
+	return init_rc;
+}
+
+/* Why tsr_sqlite_init failed ("" when it did not). */
+const char *tsr_sqlite_init_error(void)
+{
+	pthread_once(&init_once, sqlite_init_once);
+	return init_error;
+}
 
 /*
  * Applies SQLite's defensive configuration (no triggers, views, load

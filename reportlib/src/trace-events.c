@@ -660,6 +660,8 @@ static void mlod_sum_levels(trace_mlod *m)
  * Outermost spans of a thread never overlap, so each level's buckets are
  * covered about once in all; a file whose outermost spans overlap would
  * make this quadratic, and is refused once the work passes twice that.
+ * The one part of tsr_trace_events that reports progress (a pass over
+ * every chunk of the thread).
  */
 static int build_mlod(tsr_trace *tr, size_t thread)
 {
@@ -669,18 +671,25 @@ static int build_mlod(tsr_trace *tr, size_t thread)
 	trace_event *scratch = NULL;
 	size_t cap = 0, i, k;
 	uint64_t work = 0, budget = 1024;
+	tsr_progress_frame frame;
 	trace_mlod *m;
 	int rc = TSR_OK;
 
 	if (td->mlod)
 		return TSR_OK;
+	if (tsr_progress_push(&tr->progress, &frame, "building the level of detail")) {
+		tsr_progress_pop(&tr->progress, &frame, false);
+		return trace_fail_cancelled(tr);
+	}
 	while (target < MLOD_MAX_BUCKETS && target < th->events / 32)
 		target *= 2;
 	while (span / w >= target)
 		w *= 2;
 	m = trace_alloc(tr, 1, sizeof(*m));
-	if (!m)
+	if (!m) {
+		tsr_progress_pop(&tr->progress, &frame, false);
 		return tr->code;
+	}
 	m->base_ns = th->first_ns;
 	for (;;) {
 		size_t l = m->n_levels;
@@ -701,6 +710,10 @@ static int build_mlod(tsr_trace *tr, size_t thread)
 	for (i = 0; i < m->n_levels; i++)
 		budget += 2 * (m->n[i] + th->events);
 	for (i = 0; i < td->n_chunks; i++) {
+		if (tsr_progress_at(&tr->progress, (double)i / (double)td->n_chunks)) {
+			rc = trace_fail_cancelled(tr);
+			goto cleanup;
+		}
 		if ((rc = trace_decode_chunk(tr, &scratch, &cap, thread, &td->chunks[i])) != TSR_OK)
 			goto cleanup;
 		for (k = 0; k < td->chunks[i].count; k++) {
@@ -717,6 +730,7 @@ static int build_mlod(tsr_trace *tr, size_t thread)
 	td->mlod = m;
 	m = NULL;
 cleanup:
+	tsr_progress_pop(&tr->progress, &frame, rc == TSR_OK);
 	trace_free_mem(tr, scratch, cap * sizeof(*scratch));
 	if (m) {
 		for (i = 0; i < m->n_levels; i++)

@@ -80,6 +80,7 @@ typedef struct trace_thread_data {
 /* Per file. */
 typedef struct trace_file {
 	sqlite3 *db;
+	tsr_trace *tr;             /* the handle (for the progress handler) */
 	int64_t vm_budget;         /* steps any one statement may take (progress handler) */
 	sqlite3_stmt *chunk_st;    /* the blob of a chunk by id */
 	uint32_t *names;           /* file string id -> handle name id (TSR_TRACE_NO_NAME) */
@@ -114,6 +115,7 @@ typedef struct trace_pool_block trace_pool_block;
 struct tsr_trace {
 	char error[512];
 	int code;                  /* the code of the last failure */
+	tsr_progress_state progress; /* the callback given at open or set later */
 	uint64_t memory_cap, memory_used; /* bytes */
 	trace_pool_block *pool;
 
@@ -139,6 +141,8 @@ struct tsr_trace {
 /* Records a failure on the handle and as the thread's last error;
  * returns `code`. */
 int trace_fail(tsr_trace *tr, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* TSR_ERR_CANCELLED recorded, naming what was being done. */
+int trace_fail_cancelled(tsr_trace *tr);
 /* malloc / calloc / realloc counted against the memory cap, checked for
  * overflow: NULL with TSR_ERR_TOO_LARGE or TSR_ERR_NO_MEMORY recorded.
  * Free with trace_free_mem(tr, p, n * size). */

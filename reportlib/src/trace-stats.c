@@ -241,6 +241,8 @@ static int stats_from_chunks(tsr_trace *tr, label_map *m, size_t thread, int64_t
 
 		if (c->last_ns < from)
 			continue;
+		if (tsr_progress_at(&tr->progress, (double)i / (double)td->n_chunks))
+			return trace_fail_cancelled(tr);
 		if ((rc = trace_decode_chunk(tr, scratch, cap, thread, c)) != TSR_OK)
 			return rc;
 		for (k = 0; k < c->count; k++) {
@@ -278,6 +280,7 @@ int tsr_trace_label_stats(tsr_trace *tr, tsr_trace_label_stat **out, size_t *n,
                           const tsr_trace_stats_options *opts)
 {
 	tsr_trace_stats_options o = TSR_TRACE_STATS_OPTIONS_INIT;
+	tsr_progress_frame frame;
 	label_map m;
 	tsr_trace_label_stat *res = NULL;
 	trace_event *scratch = NULL;
@@ -305,13 +308,30 @@ int tsr_trace_label_stats(tsr_trace *tr, tsr_trace_label_stat **out, size_t *n,
 	m.stride = 1;
 	m.max_kept = o.max_durations ? o.max_durations : DEFAULT_MAX_DURATIONS;
 	whole = o.thread < 0 && o.from_ns <= tr->info.start_ns && o.to_ns > tr->info.end_ns;
-	if (whole && !o.median && tr->info.complete) {
+	/* Progress: the files or threads read are the parts (sorting after
+	 * them is quick). */
+	if (tsr_progress_push(&tr->progress, &frame, "computing statistics")) {
+		rc = trace_fail_cancelled(tr);
+	} else if (whole && !o.median && tr->info.complete) {
 		for (i = 0; i < tr->n_processes && rc == TSR_OK; i++)
-			rc = stats_from_table(tr, &m, i);
+			if (tsr_progress_part(&tr->progress, (double)i / (double)tr->n_processes,
+			                      (double)(i + 1) / (double)tr->n_processes,
+			                      "reading label statistics"))
+				rc = trace_fail_cancelled(tr);
+			else
+				rc = stats_from_table(tr, &m, i);
 	} else {
-		for (i = 0; i < tr->n_threads && rc == TSR_OK; i++)
-			if (o.thread < 0 || (size_t)o.thread == i)
+		for (i = 0; i < tr->n_threads && rc == TSR_OK; i++) {
+			double nt = o.thread < 0 ? (double)tr->n_threads : 1.0, at = o.thread < 0 ? (double)i : 0.0;
+
+			if (o.thread >= 0 && (size_t)o.thread != i)
+				continue;
+			if (tsr_progress_part(&tr->progress, at / nt, (at + 1.0) / nt,
+			                      "computing statistics from the spans"))
+				rc = trace_fail_cancelled(tr);
+			else
 				rc = stats_from_chunks(tr, &m, i, o.from_ns, o.to_ns, &scratch, &cap);
+		}
 	}
 	if (rc != TSR_OK)
 		goto cleanup;
@@ -340,6 +360,7 @@ int tsr_trace_label_stats(tsr_trace *tr, tsr_trace_label_stat **out, size_t *n,
 	*out = res;
 	*n = k;
 cleanup:
+	tsr_progress_pop(&tr->progress, &frame, rc == TSR_OK);
 	trace_free_mem(tr, scratch, cap * sizeof(*scratch));
 	label_map_clear(tr, &m);
 	return rc;
@@ -473,6 +494,7 @@ int tsr_trace_search(tsr_trace *tr, tsr_trace_found **out, size_t *n, uint64_t *
 {
 	uint8_t *match = NULL;
 	tsr_trace_found *heap = NULL;
+	tsr_progress_frame frame;
 	trace_event *scratch = NULL;
 	size_t count = 0, n_heap = 0, limit, cap = 0, t, i, k, *idx = NULL, n_idx = 0;
 	uint64_t found = 0;
@@ -495,6 +517,11 @@ int tsr_trace_search(tsr_trace *tr, tsr_trace_found **out, size_t *n, uint64_t *
 	match = trace_alloc(tr, tr->n_names, 1);
 	if (!match)
 		return tr->code;
+	/* Progress: the threads searched are the parts. */
+	if (tsr_progress_push(&tr->progress, &frame, "searching")) {
+		rc = trace_fail_cancelled(tr);
+		goto cleanup;
+	}
 	rc = match_names(tr, match, &count, q->pattern, q->mode);
 	if (rc != TSR_OK || !count)
 		goto cleanup;
@@ -504,12 +531,22 @@ int tsr_trace_search(tsr_trace *tr, tsr_trace_found **out, size_t *n, uint64_t *
 		goto cleanup;
 	}
 	for (t = 0; t < tr->n_threads && rc == TSR_OK; t++) {
+		double nt = q->thread < 0 ? (double)tr->n_threads : 1.0, at = q->thread < 0 ? (double)t : 0.0;
+
 		if (q->thread >= 0 && (size_t)q->thread != t)
 			continue;
+		if (tsr_progress_part(&tr->progress, at / nt, (at + 1.0) / nt, "searching the spans")) {
+			rc = trace_fail_cancelled(tr);
+			break;
+		}
 		rc = trace_find_chunks(tr, &idx, &n_idx, t, q->from_ns, q->to_ns);
 		for (i = 0; i < n_idx && rc == TSR_OK; i++) {
 			const trace_chunk *c = &tr->tdata[t].chunks[idx[i]];
 
+			if (tsr_progress_at(&tr->progress, (double)i / (double)n_idx)) {
+				rc = trace_fail_cancelled(tr);
+				break;
+			}
 			if ((rc = trace_decode_chunk(tr, &scratch, &cap, t, c)) != TSR_OK)
 				break;
 			for (k = 0; k < c->count; k++) {
@@ -546,6 +583,7 @@ int tsr_trace_search(tsr_trace *tr, tsr_trace_found **out, size_t *n, uint64_t *
 	*total = found;
 	heap = NULL;
 cleanup:
+	tsr_progress_pop(&tr->progress, &frame, rc == TSR_OK);
 	trace_free_mem(tr, heap, limit * sizeof(*heap));
 	trace_free_mem(tr, scratch, cap * sizeof(*scratch));
 	trace_free_mem(tr, match, tr->n_names);

@@ -57,6 +57,15 @@ int trace_fail(tsr_trace *tr, int code, const char *fmt, ...)
 	return code;
 }
 
+/* The progress callback asked to stop: names what was being done. */
+int trace_fail_cancelled(tsr_trace *tr)
+{
+	const char *what = tr->progress.message && *tr->progress.message ? tr->progress.message
+	                                                                   : "working";
+
+	return trace_fail(tr, TSR_ERR_CANCELLED, "cancelled while %s", what);
+}
+
 /* Checks that `bytes` more fit under the cap and counts them. */
 static bool charge(tsr_trace *tr, size_t bytes)
 {
@@ -179,6 +188,8 @@ int trace_sql_fail(tsr_trace *tr, sqlite3 *db, int rc, const char *what)
 {
 	const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
 
+	if ((rc & 0xff) == SQLITE_INTERRUPT && tr->progress.cancelled)
+		return trace_fail_cancelled(tr);
 	switch (rc & 0xff) {
 	case SQLITE_NOTADB:
 		return trace_fail(tr, TSR_ERR_NOT_SQLITE, "%s: not an SQLite database (%s)", what, msg);
@@ -220,7 +231,11 @@ void trace_restart(sqlite3_stmt *st)
 /* Steps `st` of file `p`: SQLITE_ROW or SQLITE_DONE, else a negative code. */
 static int step_row(tsr_trace *tr, sqlite3_stmt *st, size_t p)
 {
-	int rc = sqlite3_step(st);
+	int rc;
+
+	if (tsr_progress_tick(&tr->progress))
+		return trace_fail_cancelled(tr);
+	rc = sqlite3_step(st);
 
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		return rc;
@@ -491,12 +506,16 @@ static int authorize_cb(void *data, int action, const char *a, const char *b, co
  * steps is interrupted (SQLITE_INTERRUPT, reported as TSR_ERR_CORRUPT).
  * The budget grows with the file's size, so every scan of a real trace
  * fits while no damaged file keeps a query running for long. Statements
- * kept for reuse reset their count at each use (trace_restart).
+ * kept for reuse reset their count at each use (trace_restart). During
+ * a call that reports progress it also hears the caller's cancel.
  */
 static int progress_cb(void *data)
 {
 	trace_file *f = data;
 	sqlite3_stmt *st = NULL;
+
+	if (tsr_progress_poll(&f->tr->progress))
+		return 1;
 
 	while ((st = sqlite3_next_stmt(f->db, st)) != NULL)
 		if (sqlite3_stmt_busy(st) &&
@@ -532,6 +551,7 @@ static int open_file(tsr_trace *tr, size_t p)
 	                     NULL);
 	if (rc != SQLITE_OK)
 		return trace_sql_fail(tr, f->db, rc, pr->path);
+	f->tr = tr;
 	rc = tsr_sqlite_lockdown(f->db, MAX_SQL_LENGTH);
 	if (rc != SQLITE_OK)
 		return trace_sql_fail(tr, f->db, rc, pr->path);
@@ -1150,24 +1170,34 @@ int tsr_trace_open(tsr_trace **out, const char *const *paths, size_t n_paths,
                    const tsr_trace_open_options *opts)
 {
 	tsr_trace *tr = NULL;
+	tsr_progress_frame frame;
 	const char **list = NULL;
 	size_t n = 0, cap = 0, p, i;
 	int64_t origin = INT64_MAX;
-	bool any = false;
+	bool any = false, pushed = false;
 	int rc = TSR_OK;
 
 	if (out)
 		*out = NULL;
 	if (!out || !paths || n_paths == 0)
 		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "tsr_trace_open: no trace given");
-	if (opts && opts->version != TSR_TRACE_OPEN_OPTIONS_VERSION)
+	/* Version 1 callers' structs end after memory_cap. */
+	if (opts && (opts->version < 1 || opts->version > TSR_TRACE_OPEN_OPTIONS_VERSION))
 		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT,
-		                          "tsr_trace_open: options version %u is not %u", opts->version,
-		                          TSR_TRACE_OPEN_OPTIONS_VERSION);
+		                          "tsr_trace_open: options version %u is not 1 to %u",
+		                          opts->version, TSR_TRACE_OPEN_OPTIONS_VERSION);
+	if (tsr_sqlite_init() != SQLITE_OK)
+		return tsr_set_last_error(TSR_ERR_IO, "tsr_trace_open: SQLite cannot be used: %s",
+		                          tsr_sqlite_init_error());
 	tr = calloc(1, sizeof(*tr));
 	if (!tr)
 		return tsr_set_last_error(TSR_ERR_NO_MEMORY, "tsr_trace_open: out of memory");
 	tr->memory_cap = opts && opts->memory_cap ? opts->memory_cap : DEFAULT_MEMORY_CAP;
+	if (opts && opts->version >= 2)
+		tsr_progress_set(&tr->progress, opts->progress, opts->progress_data);
+	pushed = true;
+	if (tsr_progress_push(&tr->progress, &frame, "opening the trace"))
+		rc = trace_fail_cancelled(tr);
 	for (i = 0; i < n_paths && rc == TSR_OK; i++)
 		rc = paths[i] ? add_path(tr, &list, &n, &cap, paths[i])
 		              : trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "tsr_trace_open: a NULL path");
@@ -1180,8 +1210,15 @@ int tsr_trace_open(tsr_trace **out, const char *const *paths, size_t n_paths,
 		goto cleanup;
 	}
 	tr->n_processes = n;
+	/* Parts: opening the files 5 %, their tables and chunk indexes 85 %,
+	 * instants and samples 5 %, the chunk trees 5 %. */
 	for (p = 0; p < n && rc == TSR_OK; p++) {
 		tr->processes[p].path = list[p];
+		if (tsr_progress_step(&tr->progress, 0.05 * (double)p / (double)n,
+		                      0.05 * (double)(p + 1) / (double)n, "opening the files")) {
+			rc = trace_fail_cancelled(tr);
+			break;
+		}
 		if ((rc = open_file(tr, p)) == TSR_OK &&
 		    (rc = sqlite3_exec(tr->files[p].db, "BEGIN", NULL, NULL, NULL)) != SQLITE_OK)
 			rc = trace_sql_fail(tr, tr->files[p].db, rc, list[p]);
@@ -1195,16 +1232,27 @@ int tsr_trace_open(tsr_trace **out, const char *const *paths, size_t n_paths,
 	tr->info.origin_wall_ns = origin;
 	for (p = 0; p < n && rc == TSR_OK; p++) {
 		tr->processes[p].offset_ns = tr->processes[p].start_wall_ns - origin;
+		if (tsr_progress_step(&tr->progress, 0.05 + 0.85 * (double)p / (double)n,
+		                      0.05 + 0.85 * (double)(p + 1) / (double)n,
+		                      "reading the chunk index")) {
+			rc = trace_fail_cancelled(tr);
+			break;
+		}
 		if ((rc = read_metadata(tr, p)) || (rc = read_strings(tr, p)) ||
 		    (rc = read_channels(tr, p)) || (rc = read_threads(tr, p)) ||
 		    (rc = read_series(tr, p)) || (rc = read_chunks(tr, p)))
 			break;
 	}
+	if (rc == TSR_OK &&
+	    tsr_progress_step(&tr->progress, 0.90, 0.95, "reading instants and samples"))
+		rc = trace_fail_cancelled(tr);
 	for (p = 0; p < n && rc == TSR_OK; p++)
 		rc = read_time_range(tr, p, &any);
 	for (p = 0; p < n; p++)
 		if (tr->files[p].db)
 			sqlite3_exec(tr->files[p].db, "COMMIT", NULL, NULL, NULL);
+	if (rc == TSR_OK && tsr_progress_step(&tr->progress, 0.95, 1.0, "indexing the chunks"))
+		rc = trace_fail_cancelled(tr);
 	if (rc != TSR_OK || (rc = trace_build_trees(tr)) != TSR_OK)
 		goto cleanup;
 	tr->info.complete = true;
@@ -1228,9 +1276,13 @@ int tsr_trace_open(tsr_trace **out, const char *const *paths, size_t n_paths,
 	tr->info.names = tr->n_names;
 	tr->info.series = tr->n_series;
 	tr->error[0] = '\0';
+	tsr_progress_pop(&tr->progress, &frame, true);
+	pushed = false;
 	*out = tr;
 	tr = NULL;
 cleanup:
+	if (pushed)
+		tsr_progress_pop(&tr->progress, &frame, false);
 	free(list);
 	if (tr && rc == TSR_OK)
 		rc = TSR_ERR_NO_MEMORY;
@@ -1279,6 +1331,15 @@ void tsr_trace_free(tsr_trace *tr)
 	free(tr->series);
 	free(tr->sdata);
 	free(tr);
+}
+
+/* The callback for the later calls (trace.h). */
+int tsr_trace_set_progress(tsr_trace *tr, tsr_progress_cb cb, void *user_data)
+{
+	if (!tr)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "tsr_trace_set_progress: no trace");
+	tsr_progress_set(&tr->progress, cb, user_data);
+	return TSR_OK;
 }
 
 /* The handle's last failure message; "" for none (and for NULL). */

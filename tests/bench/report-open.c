@@ -6,7 +6,10 @@
  * by the runtime's own writer from a synthetic graph profile in the shape
  * of a large model (compute sets over ranges of tiles, some with every
  * tile different; variables over ranges of tiles; a long liveness order;
- * one long run).
+ * one long run). Then the progress callback: how often it is called,
+ * how long each part of the open takes (against the fractions reported),
+ * and how soon tsr_report_open and tsr_compare return after the callback
+ * cancels them half way.
  *
  * TSR_BENCH_SIZE=<compute sets>x<tiles per IPU>x<IPUs> (default
  * 20000x1472x4, the issue 8 scale). Prints figures; never fails on time.
@@ -23,6 +26,7 @@
 
 #include "report/report-private.h"
 
+#include <tilescope/compare.h>
 #include <tilescope/profile.h>
 #include <tilescope/report.h>
 #include <tilescope/summary.h>
@@ -292,6 +296,160 @@ static void build(tsi_graph_profile *gp, tsi_run_profile *run, size_t n_cs, unsi
 	run->cycles = n_steps * 2000;
 }
 
+/* What the progress callback saw. */
+#define MAX_PARTS 64
+typedef struct bench_progress {
+	double cancel_at;          /* ask to stop at the first fraction >= this (> 1: never) */
+	double asked;              /* now() when it asked */
+	double fraction;           /* the last fraction */
+	double last, max_gap;      /* now() of the last call; the longest time between two */
+	size_t calls;
+	size_t n_parts;            /* parts seen: message, first fraction, now() */
+	const char *part[MAX_PARTS];
+	double part_fraction[MAX_PARTS], part_t[MAX_PARTS];
+} bench_progress;
+
+static void progress_init(bench_progress *bp, double cancel_at)
+{
+	memset(bp, 0, sizeof(*bp));
+	bp->cancel_at = cancel_at;
+	bp->last = now();
+}
+
+static int progress_cb(double fraction, const char *message, void *data)
+{
+	bench_progress *bp = data;
+	double t = now();
+
+	if (t - bp->last > bp->max_gap)
+		bp->max_gap = t - bp->last;
+	bp->last = t;
+	bp->calls++;
+	bp->fraction = fraction;
+	if (bp->n_parts < MAX_PARTS &&
+	    (!bp->n_parts || strcmp(bp->part[bp->n_parts - 1], message) != 0)) {
+		/* Messages are static strings of the library: keep the pointer. */
+		bp->part[bp->n_parts] = message;
+		bp->part_fraction[bp->n_parts] = fraction;
+		bp->part_t[bp->n_parts++] = t;
+	}
+	if (fraction >= bp->cancel_at) {
+		bp->asked = now();
+		return 1;
+	}
+	return 0;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Each part's share of the time, against the fraction it starts at. */
+static void print_parts(const bench_progress *bp)
+{
+	for (size_t i = 0; i < bp->n_parts; i++)
+		printf("  part from %.2f (%5.1f %% of the time): %s\n", bp->part_fraction[i],
+		       100.0 * ((i + 1 < bp->n_parts ? bp->part_t[i + 1] : bp->last) - bp->part_t[i]) /
+		           (bp->last - bp->part_t[0]),
+		       bp->part[i]);
+}
+
+/*
+ * The progress figures: an open reporting progress (its parts' times
+ * against their fractions), then `rounds` opens and comparisons cancelled
+ * half way, printing the time from the callback asking to stop to the
+ * call returning (min / median / max, ms).
+ */
+static int progress_figures(const char *path, int rounds)
+{
+	tsr_open_options o = TSR_OPEN_OPTIONS_INIT;
+	bench_progress bp;
+	tsr_report *r = NULL, *other = NULL;
+	tsr_comparison *cmp = NULL;
+	double t0, t_open, lat_open[16], lat_cmp[16], at_open = 0, at_cmp = 0, t_cmp;
+	int rc;
+
+	if (rounds > 16)
+		rounds = 16;
+	o.progress = progress_cb;
+	o.progress_data = &bp;
+	progress_init(&bp, 2.0);
+	t0 = now();
+	rc = tsr_report_open(&r, path, &o);
+	t_open = now() - t0;
+	if (rc) {
+		fprintf(stderr, "open with progress: %s\n", tsr_last_error());
+		return 1;
+	}
+	tsr_report_free(r);
+	r = NULL;
+	printf("tsr_report_open with progress:          %8.1f ms (%zu calls, longest gap %.1f ms)\n",
+	       t_open * 1e3, bp.calls, bp.max_gap * 1e3);
+	print_parts(&bp);
+
+	for (int k = 0; k < rounds; k++) {
+		progress_init(&bp, 0.5);
+		rc = tsr_report_open(&r, path, &o);
+		lat_open[k] = now() - bp.asked;
+		at_open = bp.fraction;
+		if (rc != TSR_ERR_CANCELLED || r) {
+			fprintf(stderr, "cancelled open: %s (%s)\n", tsr_error_name(rc), tsr_last_error());
+			return 1;
+		}
+	}
+	qsort(lat_open, (size_t)rounds, sizeof(double), compare_doubles);
+	printf("open cancelled at %.2f, returned after:  %8.3f ms (min %.3f, max %.3f, %d runs)\n",
+	       at_open, lat_open[rounds / 2] * 1e3, lat_open[0] * 1e3, lat_open[rounds - 1] * 1e3,
+	       rounds);
+
+	/* tsr_compare of the report with a second handle on it. */
+	if (tsr_report_open(&r, path, NULL) || tsr_report_open(&other, path, NULL)) {
+		fprintf(stderr, "open: %s\n", tsr_last_error());
+		return 1;
+	}
+	tsr_report_set_progress(r, progress_cb, &bp);
+	progress_init(&bp, 2.0);
+	t0 = now();
+	rc = tsr_compare(&cmp, r, other, -1, -1);
+	t_cmp = now() - t0;
+	tsr_comparison_free(cmp);
+	cmp = NULL;
+	if (rc) {
+		fprintf(stderr, "compare: %s\n", tsr_report_error(r));
+		return 1;
+	}
+	printf("tsr_compare with progress (lazy loads): %8.1f ms (%zu calls, longest gap %.1f ms)\n",
+	       t_cmp * 1e3, bp.calls, bp.max_gap * 1e3);
+	print_parts(&bp);
+	for (int k = 0; k < rounds; k++) {
+		/* Fresh handles each time: the lazily read parts are read again. */
+		tsr_report_free(r);
+		tsr_report_free(other);
+		r = other = NULL;
+		if (tsr_report_open(&r, path, NULL) || tsr_report_open(&other, path, NULL))
+			return 1;
+		tsr_report_set_progress(r, progress_cb, &bp);
+		progress_init(&bp, 0.5);
+		rc = tsr_compare(&cmp, r, other, -1, -1);
+		lat_cmp[k] = now() - bp.asked;
+		at_cmp = bp.fraction;
+		if (rc != TSR_ERR_CANCELLED || cmp) {
+			fprintf(stderr, "cancelled compare: %s\n", tsr_error_name(rc));
+			return 1;
+		}
+	}
+	tsr_report_free(r);
+	tsr_report_free(other);
+	qsort(lat_cmp, (size_t)rounds, sizeof(double), compare_doubles);
+	printf("compare cancelled at %.2f, returned after:%7.3f ms (min %.3f, max %.3f, %d runs)\n",
+	       at_cmp, lat_cmp[rounds / 2] * 1e3, lat_cmp[0] * 1e3, lat_cmp[rounds - 1] * 1e3,
+	       rounds);
+	return 0;
+}
+
 /* Runs PRAGMA quick_check on a plain read-only connection: its seconds. */
 static double quick_check_seconds(const char *path)
 {
@@ -437,6 +595,8 @@ int main(void)
 	printf("open + summary (default options):       %8.1f ms\n", t_summary * 1e3);
 	printf("summary with every execution step:      %8.1f ms\n", t_summary_steps * 1e3);
 	printf("PRAGMA quick_check (not run at open):   %8.1f ms\n", quick_check_seconds(path) * 1e3);
+	if (progress_figures(path, 7))
+		return 1;
 
 	unlink(path);
 	rmdir(dir);

@@ -4,6 +4,11 @@
  * for every total of report.h, per category, per step kind, per vertex
  * type, per operation; and what exists in only one of them. The
  * `tilescope diff` command gates CI on it.
+ *
+ * Threads (report.h's contract). tsr_compare uses both reports: neither
+ * may be used by another thread during the call (they may be the same
+ * report). A tsr_comparison is not changed after tsr_compare returns, so
+ * its getters may be called from several threads at once.
  */
 #pragma once
 
@@ -39,7 +44,12 @@ typedef struct tsr_comparison tsr_comparison;
 
 /* Compares `base` and `new_report`, using run `base_run` / `new_run` for
  * execution figures (-1: the last run kept; a report without runs has no
- * execution figures). The caller frees with tsr_comparison_free(). */
+ * execution figures). The caller frees with tsr_comparison_free().
+ * Progress of the whole call (reading both reports, which may load their
+ * variables, steps and operations) goes to base's progress callback
+ * (tsr_report_set_progress; new_report's is not called); a non-zero
+ * return gives TSR_ERR_CANCELLED with *out NULL, the message on the
+ * report being read then, both reports still usable. */
 TSR_API int tsr_compare(tsr_comparison **out, tsr_report *base, tsr_report *new_report,
                         int64_t base_run, int64_t new_run);
 TSR_API void tsr_comparison_free(tsr_comparison *cmp);

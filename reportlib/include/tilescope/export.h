@@ -3,6 +3,11 @@
  * guide's "Profiling" chapter, as JSON or CBOR: the same documents
  * tilescope/serialise.h writes from a live engine, rebuilt from the file,
  * for scripts written against Poplar's JSON profiles.
+ *
+ * Threads (report.h's contract): the report is used by one thread at a
+ * time during an export (it loads steps and variables into the handle);
+ * exports of different handles may run at once. These calls do not
+ * report progress (see tsr_progress_cb).
  */
 #pragma once
 

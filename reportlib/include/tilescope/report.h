@@ -22,6 +22,23 @@
  * free says so. Ids are the 0-based ids of profile.pop (see
  * db-schema/profile.sql); "none" is -1 in int64_t fields. An `ipu`
  * argument of -1 means all IPUs of one replica.
+ *
+ * Threads. A handle (tsr_report, tsr_trace, tsr_comparison) is used by
+ * one thread at a time: even the `const` getters may not run while
+ * another thread calls into the same handle, because first use loads
+ * parts into it. Different handles may be used at the same time from
+ * different threads, also when they are opened on the same file (each
+ * has its own SQLite connection; the file is only read). Nothing global
+ * is changed after the library is loaded except SQLite's one-time
+ * initialisation, which is done once, safely, at the first open. Error
+ * messages: tsr_last_error() is per thread (a failure in one thread never
+ * shows in another), and a handle's message (tsr_report_error) belongs
+ * to the handle, so read it from the thread using the handle.
+ *
+ * Progress and cancelling. The calls that may take long on a large file
+ * take a tsr_progress_cb: tsr_report_open in its options; the others use
+ * the callback the handle was opened with, which tsr_report_set_progress
+ * replaces or removes. See tsr_progress_cb for which calls report.
  */
 #pragma once
 
@@ -54,25 +71,55 @@ typedef enum tsr_error {
 	TSR_ERR_TOO_LARGE = -9,        /* reading it would pass the memory cap */
 	TSR_ERR_IO = -10,              /* an operating-system read or write failed */
 	TSR_ERR_OUT_OF_RANGE = -11,    /* an index (run, step, tile, id) past the end */
-	TSR_ERR_NO_DATA = -12          /* the report does not hold what was asked (no runs ...) */
+	TSR_ERR_NO_DATA = -12,         /* the report does not hold what was asked (no runs ...) */
+	TSR_ERR_CANCELLED = -13        /* the progress callback asked to stop */
 } tsr_error;
 
 /* "TSR_ERR_CORRUPT" ... for a code; "unknown" for others. */
 TSR_API const char *tsr_error_name(int code);
 /* The message of the last failure on this thread of a call that has no
- * handle to keep it in (tsr_report_open, tsr_trace_open ...). Never NULL. */
+ * handle to keep it in (tsr_report_open, tsr_trace_open ...). Never NULL;
+ * per thread, valid until the next failure on this thread. */
 TSR_API const char *tsr_last_error(void);
+
+/* --- Progress ------------------------------------------------------------ */
+
+/*
+ * Called during a long call with how far it is (`fraction`, 0 to 1, never
+ * going back within one call; the first call of each has 0 and a call
+ * that succeeds ends with exactly 1) and what it is doing (`message`, a
+ * short English phrase, valid during the callback only). `user_data` is
+ * what was given with the callback. Return 0 to go on, non-zero to cancel:
+ * the call then stops within a few milliseconds, frees what it made and
+ * returns TSR_ERR_CANCELLED (an open sets *out to NULL; a handle stays
+ * usable, with the parts it had already loaded).
+ *
+ * It is called at each part of the work and, in between, about every
+ * 10 ms while work goes on; always on the thread that made the call. It
+ * must not call into the handle being worked on (nor, for tsr_compare,
+ * into either report): the handle is in the middle of the call. Calls
+ * that report: tsr_report_open, tsr_compare (through the base report's
+ * callback, for both reports), tsr_trace_open, tsr_trace_events when it
+ * builds a thread's level of detail, tsr_trace_label_stats and
+ * tsr_trace_search. Other calls do not call it.
+ */
+typedef int (*tsr_progress_cb)(double fraction, const char *message, void *user_data);
 
 /* --- Opening ------------------------------------------------------------ */
 
 typedef struct tsr_report tsr_report;
 
+/* Version 1 ended after memory_cap; it is still accepted (without
+ * progress). */
 typedef struct tsr_open_options {
 	unsigned version;        /* TSR_OPEN_OPTIONS_VERSION */
 	uint64_t memory_cap;     /* bytes reportlib may hold for this report; 0: 2 GiB */
+	tsr_progress_cb progress;/* version 2: progress of the open, then kept by the handle
+	                            (tsr_report_set_progress); NULL: none */
+	void *progress_data;     /* version 2: its user_data */
 } tsr_open_options;
-#define TSR_OPEN_OPTIONS_VERSION 1
-#define TSR_OPEN_OPTIONS_INIT {TSR_OPEN_OPTIONS_VERSION, 0}
+#define TSR_OPEN_OPTIONS_VERSION 2
+#define TSR_OPEN_OPTIONS_INIT {TSR_OPEN_OPTIONS_VERSION, 0, NULL, NULL}
 
 /*
  * Opens `path`: a profile.pop, or an autoReport directory holding one
@@ -80,13 +127,17 @@ typedef struct tsr_open_options {
  * failure *out is NULL and tsr_last_error() says why in one line naming
  * the file: TSR_ERR_NOT_FOUND, TSR_ERR_NOT_SQLITE, TSR_ERR_NOT_REPORT,
  * TSR_ERR_SCHEMA_TOO_NEW / _TOO_OLD (naming both versions),
- * TSR_ERR_CORRUPT, TSR_ERR_TOO_LARGE. The caller frees with
+ * TSR_ERR_CORRUPT, TSR_ERR_TOO_LARGE, or TSR_ERR_CANCELLED when
+ * opts->progress asked to stop. The caller frees with
  * tsr_report_free(). Opening reads the small tables (target, tiles,
  * categories, programs, compute sets, vertex types, runs); per-tile
  * arrays, steps and variables are read when first asked for.
  */
 TSR_API int tsr_report_open(tsr_report **out, const char *path, const tsr_open_options *opts);
 TSR_API void tsr_report_free(tsr_report *report);
+/* Replaces the handle's progress callback (`cb` NULL: none) for the later
+ * calls that report (see tsr_progress_cb). Not from inside a callback. */
+TSR_API int tsr_report_set_progress(tsr_report *report, tsr_progress_cb cb, void *user_data);
 /* The message of the handle's last failure ("" when none). */
 TSR_API const char *tsr_report_error(const tsr_report *report);
 /* The profile.pop path opened, and the debug.cbor taken along (or NULL). */

@@ -5,6 +5,11 @@
  * parts, Variable Storage Liveness, Execution, Cycles by vertex type,
  * Steps), and the same figures as JSON. The `tilescope summary` command,
  * the Graph Analyser's summary page and tut4_profiling print it.
+ *
+ * Threads (report.h's contract): the report is used by one thread at a
+ * time, so two threads printing summaries need a handle each (they may
+ * open the same file). tsr_colours_enabled reads the environment only.
+ * These calls do not report progress (see tsr_progress_cb).
  */
 #pragma once
 

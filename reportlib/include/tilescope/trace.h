@@ -30,7 +30,20 @@
  * tsr_error; the handle keeps a message for its last failure
  * (tsr_trace_error); `const` data returned is borrowed and valid until
  * tsr_trace_free(); arrays the caller owns say so and are freed with
- * free(). A handle is used by one thread at a time.
+ * free().
+ *
+ * Threads (report.h's contract). A handle is used by one thread at a
+ * time, the `const` getters included: queries build indexes and load
+ * series into it on first use. Different handles may be used at the same
+ * time from different threads, also on the same files. tsr_last_error()
+ * is per thread; tsr_trace_error() belongs to the handle.
+ *
+ * Progress. tsr_trace_open takes a tsr_progress_cb (report.h) in its
+ * options and the handle keeps it for tsr_trace_events (while it builds a
+ * thread's level of detail), tsr_trace_label_stats and tsr_trace_search;
+ * tsr_trace_set_progress replaces it. A non-zero return cancels the call:
+ * TSR_ERR_CANCELLED, nothing returned, the handle still usable. The
+ * callback must not call into the handle.
  */
 #pragma once
 
@@ -49,12 +62,17 @@ typedef struct tsr_trace tsr_trace;
 
 /* --- Opening ------------------------------------------------------------- */
 
+/* Version 1 ended after memory_cap; it is still accepted (without
+ * progress). */
 typedef struct tsr_trace_open_options {
 	unsigned version;     /* TSR_TRACE_OPEN_OPTIONS_VERSION */
 	uint64_t memory_cap;  /* bytes reportlib may hold for this handle; 0: 2 GiB */
+	tsr_progress_cb progress; /* version 2: progress of the open, then kept by the handle
+	                             (tsr_trace_set_progress); NULL: none */
+	void *progress_data;  /* version 2: its user_data */
 } tsr_trace_open_options;
-#define TSR_TRACE_OPEN_OPTIONS_VERSION 1
-#define TSR_TRACE_OPEN_OPTIONS_INIT {TSR_TRACE_OPEN_OPTIONS_VERSION, 0}
+#define TSR_TRACE_OPEN_OPTIONS_VERSION 2
+#define TSR_TRACE_OPEN_OPTIONS_INIT {TSR_TRACE_OPEN_OPTIONS_VERSION, 0, NULL, NULL}
 
 /*
  * Opens paths[0..n_paths): .pvti files, or directories whose *.pvti files
@@ -63,7 +81,8 @@ typedef struct tsr_trace_open_options {
  * TSR_ERR_NOT_FOUND (also a directory without traces), TSR_ERR_NOT_SQLITE,
  * TSR_ERR_NOT_REPORT (another application's file, or a profile.pop),
  * TSR_ERR_SCHEMA_TOO_NEW / _TOO_OLD (naming both versions),
- * TSR_ERR_CORRUPT, TSR_ERR_TOO_LARGE. A trace whose process died (no
+ * TSR_ERR_CORRUPT, TSR_ERR_TOO_LARGE, or TSR_ERR_CANCELLED when
+ * opts->progress asked to stop. A trace whose process died (no
  * summary tables) opens; its summaries are computed from the chunks when
  * asked for. The caller frees with tsr_trace_free().
  */
@@ -71,6 +90,9 @@ TSR_API int tsr_trace_open(tsr_trace **out, const char *const *paths, size_t n_p
                            const tsr_trace_open_options *opts);
 /* NULL-safe. */
 TSR_API void tsr_trace_free(tsr_trace *trace);
+/* Replaces the handle's progress callback (`cb` NULL: none) for the later
+ * calls that report. Not from inside a callback. */
+TSR_API int tsr_trace_set_progress(tsr_trace *trace, tsr_progress_cb cb, void *user_data);
 /* The message of the handle's last failure ("" when none). */
 TSR_API const char *tsr_trace_error(const tsr_trace *trace);
 
