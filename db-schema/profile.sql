@@ -57,9 +57,41 @@
 -- and a reader must check every run against the array's length.
 -- reportlib registers SQL functions over these blobs on its connections
 -- (the value on one tile, the sum, the maximum, a table of tile/value
--- rows), so its queries can use them like columns; the plain `sqlite3`
--- shell cannot decode them, which is why every blob has its totals beside
--- it as plain columns.
+-- rows), so its queries and the caller's (tsr_report_query, `tilescope
+-- sql`) can use them like columns; the plain `sqlite3` shell cannot
+-- decode them, which is why every blob has its totals beside it as plain
+-- columns. Integers above 2^63 - 1 are an SQL error; NULL is all zeros.
+--
+--   tile_value(blob, tile)  the value on tile `tile` (0 past the end)
+--   tile_sum(blob)          the sum over all tiles
+--   tile_max(blob)          the largest value of any tile
+--   tile_runs(blob)         a table-valued function: one row per tile of
+--                           num_tiles, zeros included, in tile order,
+--                           with columns `tile` and `value`
+--
+--   -- the compute sets with the most cycles summed over tiles
+--   SELECT s.text AS compute_set, tile_sum(c.cycles_by_tile) AS total_cycles,
+--          tile_max(c.cycles_by_tile) AS slowest_tile_cycles
+--     FROM compute_set c JOIN string s ON s.id = c.name
+--    ORDER BY total_cycles DESC LIMIT 10;
+--   -- the tiles compute set 0 runs on, and their cycles
+--   SELECT r.tile, r.value AS cycles
+--     FROM compute_set c, tile_runs(c.cycles_by_tile) r
+--    WHERE c.id = 0 AND r.value > 0;
+--   -- variables on tile 5, largest first
+--   SELECT s.text, tile_value(v.bytes_by_tile, 5) AS bytes
+--     FROM variable v JOIN string s ON s.id = v.name
+--    WHERE bytes > 0 ORDER BY bytes DESC;
+--
+-- A caller's statement (tsr_report_query, `tilescope sql`) must be one
+-- read: SELECT, WITH, VALUES or EXPLAIN, calling only these functions,
+-- the aggregates and window functions (count, sum, total, avg, min, max,
+-- group_concat, row_number, rank, dense_rank, percent_rank, cume_dist,
+-- ntile, lag, lead, first_value, last_value, nth_value) and abs, char,
+-- coalesce, format, glob, hex, ifnull, iif, instr, length, like, lower,
+-- ltrim, nullif, printf, quote, replace, round, rtrim, substr, substring,
+-- trim, typeof, unicode, upper. The views at the end of this file are
+-- not expanded there (nothing defined in a file runs): join `string`.
 --
 -- Questions the shell answers directly (each one an index scan or a scan
 -- of a small table):

@@ -123,3 +123,4 @@ int cli_cmd_summary(int argc, char **argv);
 int cli_cmd_diff(int argc, char **argv);
 int cli_cmd_trace(int argc, char **argv);
 int cli_cmd_export(int argc, char **argv);
+int cli_cmd_sql(int argc, char **argv);

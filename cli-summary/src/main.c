@@ -1,7 +1,7 @@
 /*
  * `tilescope`: git-style subcommands over reportlib. This file only
  * dispatches; each subcommand lives in its own file (summary.c, diff.c,
- * trace.c, export.c; cli.h).
+ * trace.c, export.c, cmd-sql.c; cli.h).
  */
 #include "cli.h"
 
@@ -21,6 +21,7 @@ static const struct command {
 	{"diff", cli_cmd_diff, "compare two reports; exit 1 when a limit is exceeded"},
 	{"trace", cli_cmd_trace, "statistics of .pvti system traces"},
 	{"export", cli_cmd_export, "write a report's profiles as JSON or CBOR, a trace as Chrome JSON"},
+	{"sql", cli_cmd_sql, "run one read-only SQL statement over a report or a trace"},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -563,8 +563,8 @@ static bool in_list(const char *s, const char *const *list, size_t n)
  * name is `inner`). Writes are impossible on a read-only connection but
  * are denied here as well, as are ATTACH and schema changes.
  */
-static int authorize_cb(void *data, int action, const char *a, const char *b, const char *dbname,
-                        const char *inner)
+int tsr_authorize_cb(void *data, int action, const char *a, const char *b, const char *dbname,
+                     const char *inner)
 {
 	(void)data;
 	(void)dbname;
@@ -915,6 +915,8 @@ static int connect_db(tsr_report *r, int64_t size)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function_v2(r->db, "tile_max", 1, fflags, r, sql_tile_max, NULL,
 		                                NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = tsr_sql_register_tile_runs(r);
 	if (rc != SQLITE_OK)
 		return sql_fail(r, rc, "cannot register functions");
 	/* Before the authorizer, which would refuse the table-valued pragma
@@ -924,7 +926,7 @@ static int connect_db(tsr_report *r, int64_t size)
 	if (!rc)
 		rc = check_schema(r);
 	if (!rc)
-		sqlite3_set_authorizer(r->db, authorize_cb, r);
+		sqlite3_set_authorizer(r->db, tsr_authorize_cb, r);
 	return rc;
 }
 

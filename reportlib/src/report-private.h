@@ -147,6 +147,15 @@ int tsr_sqlite_lockdown(sqlite3 *db, int max_length);
 int tsr_sqlite_init(void);
 const char *tsr_sqlite_init_error(void);
 
+/* The authorizer of the handle's own queries (report-open.c), which
+ * tsr_report_query (sql-query.c) puts back after preparing a caller's
+ * statement under its own stricter one. `data` is the handle. */
+int tsr_authorize_cb(void *data, int action, const char *a, const char *b, const char *dbname,
+                     const char *inner);
+/* Registers the table-valued function tile_runs(blob) on the handle's
+ * connection (sql-query.c). Returns an SQLite code. */
+int tsr_sql_register_tile_runs(tsr_report *r);
+
 /* The tiles [*lo, *hi) of `ipu` (-1: all); TSR_ERR_OUT_OF_RANGE otherwise. */
 int tsr_ipu_tiles(tsr_report *r, int ipu, size_t *lo, size_t *hi);
 

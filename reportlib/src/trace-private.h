@@ -154,6 +154,11 @@ void trace_free_mem(tsr_trace *tr, void *p, size_t bytes);
 void trace_release(tsr_trace *tr, size_t bytes);
 /* Maps an SQLite result code onto a tsr_error, recording `what`. */
 int trace_sql_fail(tsr_trace *tr, sqlite3 *db, int rc, const char *what);
+/* The authorizer of the handle's own queries (data NULL), which
+ * tsr_trace_query (sql-query.c) puts back after preparing a caller's
+ * statement under its own stricter one. */
+int trace_authorize_cb(void *data, int action, const char *a, const char *b, const char *dbname,
+                       const char *inner);
 /* Resets a kept statement for its next use, with a fresh step budget. */
 void trace_restart(sqlite3_stmt *st);
 /* Prepares `sql` on file `p`'s connection. */

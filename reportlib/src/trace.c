@@ -474,8 +474,8 @@ static bool in_list(const char *s, const char *const *list, size_t n)
  * pragmas; nothing else, and nothing at all on behalf of a trigger or a
  * view of the file (`inner` names one).
  */
-static int authorize_cb(void *data, int action, const char *a, const char *b, const char *dbname,
-                        const char *inner)
+int trace_authorize_cb(void *data, int action, const char *a, const char *b,
+                       const char *dbname, const char *inner)
 {
 	(void)data;
 	(void)dbname;
@@ -561,7 +561,7 @@ static int open_file(tsr_trace *tr, size_t p)
 	if (f->vm_budget > VM_MAX)
 		f->vm_budget = VM_MAX;
 	sqlite3_progress_handler(f->db, VM_PERIOD, progress_cb, f);
-	sqlite3_set_authorizer(f->db, authorize_cb, NULL);
+	sqlite3_set_authorizer(f->db, trace_authorize_cb, NULL);
 	rc = query_int(tr, &app, p, "PRAGMA application_id");
 	if (rc != TSR_OK)
 		return rc;

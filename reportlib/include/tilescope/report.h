@@ -484,6 +484,67 @@ typedef struct tsr_operation {
 TSR_API int tsr_report_operations(tsr_report *report, tsr_operation **out, size_t *n,
                                   int64_t run);
 
+/* --- Read-only SQL ------------------------------------------------------------- */
+
+/* The type of one value of a result row (SQLite's storage classes). */
+typedef enum tsr_value_type {
+	TSR_VALUE_NULL = 0,
+	TSR_VALUE_INTEGER,         /* `integer`: exact, signed 64-bit */
+	TSR_VALUE_REAL,            /* `real` */
+	TSR_VALUE_TEXT,            /* `data`: UTF-8, NUL-terminated; `size` bytes without the NUL */
+	TSR_VALUE_BLOB             /* `data`: `size` bytes (never NULL, even when size is 0) */
+} tsr_value_type;
+
+/* One value of a result row. Pointers are valid during the callback only. */
+typedef struct tsr_value {
+	tsr_value_type type;
+	int64_t integer;           /* TSR_VALUE_INTEGER, else 0 */
+	double real;               /* TSR_VALUE_REAL (and an INTEGER as a double), else 0 */
+	const void *data;          /* TSR_VALUE_TEXT / _BLOB, else NULL */
+	size_t size;               /* bytes of data */
+} tsr_value;
+
+/* Called once before any row (also when there are none) with the
+ * result's column names; non-zero stops the query, which then returns
+ * that value. `names` is valid during the callback only. May be NULL. */
+typedef int (*tsr_columns_cb)(void *user_data, size_t n_columns, const char *const *names);
+/* Called for each result row; non-zero stops the query, which then
+ * returns that value. `names` and `values` (n_columns each) are valid
+ * during the callback only. The callback may call other functions on the
+ * same handle. May be NULL (the rows are then counted and dropped). */
+typedef int (*tsr_row_cb)(void *user_data, size_t n_columns, const char *const *names,
+                          const tsr_value *values);
+
+/*
+ * Runs one read-only SQL statement over the report's profile.pop (its
+ * tables are in db-schema/profile.sql) and hands each result row to
+ * `row_cb`. The per-tile SQL functions work in it: tile_value(blob, tile),
+ * tile_sum(blob), tile_max(blob) and the table tile_runs(blob) (one row
+ * per tile: tile, value), over the *_by_tile "tile runs" columns.
+ *
+ * Only one statement that reads is run: SELECT (WITH, VALUES and EXPLAIN
+ * included), with the built-in functions of the list in profile.sql and
+ * the per-tile ones, and the PRAGMAs that list the schema
+ * (table_info, table_xinfo, index_list, index_info, application_id,
+ * user_version, without a value). Anything else (INSERT, UPDATE, DELETE,
+ * CREATE, DROP, ALTER, ATTACH, DETACH, BEGIN, VACUUM, a pragma that sets
+ * something, another function, a second statement) is
+ * TSR_ERR_INVALID_ARGUMENT with a one-line message naming what was
+ * refused (tsr_report_error), as is SQL that does not compile. The
+ * file's views are not expanded (nothing defined in the file runs): join
+ * the `string` table for names. Each statement has the same budget of
+ * SQLite steps as reportlib's own queries (it grows with the file's
+ * size): a query past it stops with TSR_ERR_TOO_LARGE, as does one whose
+ * value passes 16 MiB; large sorts spill to an unlinked temporary file
+ * rather than memory.
+ *
+ * Returns TSR_OK after the last row, a callback's non-zero value when
+ * one stopped the query, or a negative tsr_error (TSR_ERR_CORRUPT when
+ * the file is damaged where the query read it).
+ */
+TSR_API int tsr_report_query(tsr_report *report, const char *sql, tsr_columns_cb columns_cb,
+                             tsr_row_cb row_cb, void *user_data);
+
 #ifdef __cplusplus
 }
 #endif

@@ -351,6 +351,21 @@ typedef struct tsr_trace_export_options {
 TSR_API int tsr_trace_export_chrome(tsr_trace *trace, FILE *out,
                                     const tsr_trace_export_options *opts);
 
+/* --- Read-only SQL ------------------------------------------------------------------ */
+
+/*
+ * Runs one read-only SQL statement over file `file` of the handle (an
+ * index into tsr_trace_processes(): one .pvti file, its tables as in
+ * db-schema/pvti.sql) and hands each result row to `row_cb`; the same
+ * rules, callbacks and results as tsr_report_query (report.h). Each file
+ * is queried on its own because the files have their own ids and times:
+ * times in the answer are the file's own nanoseconds, not the merged
+ * axis (add tsr_trace_process.offset_ns to move them onto it).
+ * TSR_ERR_OUT_OF_RANGE for a file past the end.
+ */
+TSR_API int tsr_trace_query(tsr_trace *trace, size_t file, const char *sql,
+                            tsr_columns_cb columns_cb, tsr_row_cb row_cb, void *user_data);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,467 @@
+/*
+ * `tilescope sql`: one read-only SQL statement over a report (profile.pop
+ * or its autoReport directory) or a .pvti trace, through reportlib's
+ * tsr_report_query / tsr_trace_query, which refuse anything but a read.
+ * The answer is an aligned text table (read back whole, to size the
+ * columns), CSV (RFC 4180) or a JSON array of objects with exact 64-bit
+ * integers; the last two are streamed row by row.
+ */
+#include "cli.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage[] = "usage: tilescope sql [--csv|--json] [-o FILE] FILE SQL\n";
+
+static const char help[] =
+	"usage: tilescope sql [--csv|--json] [-o FILE] FILE SQL\n"
+	"\n"
+	"Runs one read-only SQL statement over FILE: a profile.pop, the autoReport\n"
+	"directory holding one, or a .pvti trace (or a directory holding one). The\n"
+	"tables are those of db-schema/profile.sql and db-schema/pvti.sql (installed\n"
+	"in share/tilescope). Only a read is run: SELECT (WITH, VALUES, EXPLAIN),\n"
+	"the usual built-in functions and the PRAGMAs that list the schema; anything\n"
+	"that writes, ATTACH, another pragma or a second statement is refused. The\n"
+	"file's views are not expanded: join the string table for names.\n"
+	"\n"
+	"Per-tile functions, over a report's *_by_tile columns (\"tile runs\" blobs):\n"
+	"  tile_value(BLOB, TILE)  the value on one tile\n"
+	"  tile_sum(BLOB)          the sum over all tiles\n"
+	"  tile_max(BLOB)          the largest value of any tile\n"
+	"  tile_runs(BLOB)         a table of one row per tile: tile, value\n"
+	"\n"
+	"Examples:\n"
+	"  # the compute sets with the most cycles summed over tiles\n"
+	"  tilescope sql profile.pop \"SELECT s.text AS compute_set,\n"
+	"      tile_sum(c.cycles_by_tile) AS total_cycles,\n"
+	"      tile_max(c.cycles_by_tile) AS slowest_tile_cycles\n"
+	"    FROM compute_set c JOIN string s ON s.id = c.name\n"
+	"    ORDER BY total_cycles DESC LIMIT 5\"\n"
+	"  # the tiles compute set 0 runs on, and their cycles\n"
+	"  tilescope sql profile.pop \"SELECT r.tile, r.value AS cycles\n"
+	"    FROM compute_set c, tile_runs(c.cycles_by_tile) r\n"
+	"    WHERE c.id = 0 AND r.value > 0\"\n"
+	"  # the slowest tracepoints of a trace closed cleanly\n"
+	"  tilescope sql run.pvti \"SELECT * FROM label_stats LIMIT 5\"\n"
+	"\n"
+	"Options:\n"
+	"  --csv               CSV (RFC 4180: a header row, quoted fields, CRLF)\n"
+	"  --json              a JSON array of objects, one per row (integers exact,\n"
+	"                      blobs as hex strings)\n"
+	"  -o, --output FILE   write to FILE instead of standard output (written\n"
+	"                      whole or not at all)\n"
+	"  -h, --help          this help\n"
+	"\n"
+	"Without --csv or --json the answer is a table: a header, numbers aligned\n"
+	"right, NULL as NULL, blobs as hex.\n"
+	"\n"
+	"Exit status: 0 answered, 2 an error (bad arguments, an unreadable file, a\n"
+	"refused or failed statement, a failed write).\n";
+
+enum { OPT_CSV = 256, OPT_JSON, OPT_OUTPUT };
+
+static const struct option options[] = {
+	{"csv", no_argument, NULL, OPT_CSV},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"output", required_argument, NULL, OPT_OUTPUT},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+typedef enum { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON } sql_format;
+
+/* A cell of the table, kept until the widths are known. */
+typedef struct cell {
+	char *text;                /* malloc'd */
+	bool number;               /* aligned right */
+} cell;
+
+/* What the callbacks share. */
+typedef struct sql_out {
+	sql_format format;
+	FILE *f;
+	size_t n_columns;
+	uint64_t rows;
+	bool failed;               /* out of memory (printed) */
+	/* table: the header then the rows, n_columns cells each */
+	cell *cells;
+	size_t n_cells, cap_cells;
+} sql_out;
+
+/* Display width of UTF-8 text: its code points. */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+/* `size` bytes as lowercase hex in a malloc'd string, at most `max`
+ * bytes shown (then "..."); max 0: all. */
+static char *hex_of(const void *data, size_t size, size_t max)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *b = data;
+	size_t shown = max && size > max ? max : size;
+	char *s = malloc(shown * 2 + 4);
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < shown; i++) {
+		s[2 * i] = digits[b[i] >> 4];
+		s[2 * i + 1] = digits[b[i] & 15];
+	}
+	strcpy(s + shown * 2, shown < size ? "..." : "");
+	return s;
+}
+
+/* A value as text for the table or CSV (malloc'd; NULL when out of
+ * memory). `table`: short reals, NULL spelt out, long blobs cut and
+ * line breaks and tabs shown as spaces. */
+static char *value_text(const tsr_value *v, bool table)
+{
+	char buf[64], *s;
+
+	switch (v->type) {
+	case TSR_VALUE_INTEGER:
+		snprintf(buf, sizeof(buf), "%" PRId64, v->integer);
+		return strdup(buf);
+	case TSR_VALUE_REAL:
+		snprintf(buf, sizeof(buf), table ? "%.6g" : "%.17g", v->real);
+		return strdup(buf);
+	case TSR_VALUE_TEXT:
+		s = strdup(v->data);
+		if (s && table)
+			for (char *p = s; *p; p++)
+				if (*p == '\n' || *p == '\r' || *p == '\t')
+					*p = ' ';
+		return s;
+	case TSR_VALUE_BLOB:
+		return hex_of(v->data, v->size, table ? 16 : 0);
+	default:
+		return strdup(table ? "NULL" : "");
+	}
+}
+
+/* Keeps one cell of the table. */
+static bool add_cell(sql_out *o, char *text, bool number)
+{
+	if (!text)
+		return false;
+	if (o->n_cells == o->cap_cells) {
+		size_t cap = o->cap_cells ? o->cap_cells * 2 : 256;
+		cell *cells = realloc(o->cells, cap * sizeof(*cells));
+
+		if (!cells) {
+			free(text);
+			return false;
+		}
+		o->cells = cells;
+		o->cap_cells = cap;
+	}
+	o->cells[o->n_cells].text = text;
+	o->cells[o->n_cells++].number = number;
+	return true;
+}
+
+/* One CSV field, quoted when it holds a comma, a quote or a line break
+ * (quotes doubled), RFC 4180. */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* The header: kept (table), written (CSV), or opens the array (JSON). */
+static int on_columns(void *user_data, size_t n, const char *const *names)
+{
+	sql_out *o = user_data;
+
+	o->n_columns = n;
+	if (o->format == FORMAT_JSON) {
+		fputc('[', o->f);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (o->format == FORMAT_TABLE) {
+			if (!add_cell(o, strdup(names[i]), false)) {
+				o->failed = true;
+				return 1;
+			}
+		} else {
+			if (i)
+				fputc(',', o->f);
+			csv_field(o->f, names[i]);
+		}
+	}
+	if (o->format == FORMAT_CSV)
+		fputs("\r\n", o->f);
+	return 0;
+}
+
+/* One row as a JSON object, integers as exact number text. */
+static cJSON *json_row(size_t n, const char *const *names, const tsr_value *values)
+{
+	cJSON *obj = cJSON_CreateObject();
+
+	for (size_t i = 0; obj && i < n; i++) {
+		const tsr_value *v = &values[i];
+		cJSON *item = NULL;
+		char *hex;
+
+		switch (v->type) {
+		case TSR_VALUE_INTEGER: item = cli_json_i64(v->integer); break;
+		case TSR_VALUE_REAL: item = cJSON_CreateNumber(v->real); break;
+		case TSR_VALUE_TEXT: item = cJSON_CreateString(v->data); break;
+		case TSR_VALUE_BLOB:
+			hex = hex_of(v->data, v->size, 0);
+			item = hex ? cJSON_CreateString(hex) : NULL;
+			free(hex);
+			break;
+		default: item = cJSON_CreateNull(); break;
+		}
+		if (!cli_json_put(obj, names[i], item)) {
+			cJSON_Delete(obj);
+			obj = NULL;
+		}
+	}
+	return obj;
+}
+
+/* One row: kept (table) or written (CSV, JSON). */
+static int on_row(void *user_data, size_t n, const char *const *names, const tsr_value *values)
+{
+	sql_out *o = user_data;
+
+	o->rows++;
+	if (o->format == FORMAT_JSON) {
+		cJSON *obj = json_row(n, names, values);
+		char *text = obj ? cJSON_PrintUnformatted(obj) : NULL;
+
+		cJSON_Delete(obj);
+		if (!text) {
+			o->failed = true;
+			return 1;
+		}
+		fprintf(o->f, "%s\n%s", o->rows > 1 ? "," : "", text);
+		cJSON_free(text);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (o->format == FORMAT_TABLE) {
+			bool number = values[i].type == TSR_VALUE_INTEGER ||
+			              values[i].type == TSR_VALUE_REAL;
+
+			if (!add_cell(o, value_text(&values[i], true), number)) {
+				o->failed = true;
+				return 1;
+			}
+		} else {
+			char *s = value_text(&values[i], false);
+
+			if (!s) {
+				o->failed = true;
+				return 1;
+			}
+			if (i)
+				fputc(',', o->f);
+			csv_field(o->f, s);
+			free(s);
+		}
+	}
+	if (o->format == FORMAT_CSV)
+		fputs("\r\n", o->f);
+	return 0;
+}
+
+/* Writes the kept table: the header, a rule, the rows; numbers right,
+ * the rest left, two spaces between columns, no trailing blanks. */
+static bool write_table(sql_out *o)
+{
+	size_t n = o->n_columns, *width;
+
+	if (n == 0)
+		return true;
+	width = calloc(n, sizeof(*width));
+	if (!width)
+		return false;
+	for (size_t i = 0; i < o->n_cells; i++) {
+		size_t w = text_width(o->cells[i].text);
+
+		if (w > width[i % n])
+			width[i % n] = w;
+	}
+	for (size_t i = 0; i < o->n_cells; i++) {
+		const cell *c = &o->cells[i];
+		size_t col = i % n, pad = width[col] - text_width(c->text);
+		bool last = col == n - 1;
+
+		if (col)
+			fputs("  ", o->f);
+		if (c->number)
+			fprintf(o->f, "%*s", (int)pad, "");
+		fputs(c->text, o->f);
+		if (!c->number && !last)
+			fprintf(o->f, "%*s", (int)pad, "");
+		if (last) {
+			fputc('\n', o->f);
+			if (i == n - 1) /* the rule under the header */
+				for (size_t k = 0; k < n; k++) {
+					if (k)
+						fputs("  ", o->f);
+					for (size_t d = 0; d < width[k]; d++)
+						fputc('-', o->f);
+					if (k == n - 1)
+						fputc('\n', o->f);
+				}
+		}
+	}
+	free(width);
+	return true;
+}
+
+/* Whether a directory holds a profile.pop (else it is taken as traces). */
+static bool dir_has_report(const char *path)
+{
+	struct stat sb;
+	char *p = malloc(strlen(path) + 16);
+	bool yes;
+
+	if (!p)
+		return true;
+	sprintf(p, "%s/profile.pop", path);
+	yes = stat(p, &sb) == 0;
+	free(p);
+	return yes;
+}
+
+/*
+ * Opens FILE as what reportlib recognises it to be: a report (a
+ * profile.pop or a directory holding one) or else a .pvti trace of one
+ * file. Exactly one of *report and *trace is set on success; errors are
+ * printed.
+ */
+static int open_file(tsr_report **report, tsr_trace **trace, const char *path)
+{
+	const tsr_trace_info *info;
+	struct stat sb;
+	bool dir = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+	int rc;
+
+	*report = NULL;
+	*trace = NULL;
+	if (!dir || dir_has_report(path)) {
+		cli_progress_begin("Reading the report");
+		rc = tsr_report_open(report, path, NULL);
+		cli_progress_end();
+		if (rc == TSR_OK)
+			return CLI_EXIT_OK;
+		/* Anything but "this is a .pvti" is the answer. */
+		if (rc != TSR_ERR_NOT_REPORT || !strstr(tsr_last_error(), ".pvti"))
+			return cli_error("%s", tsr_last_error());
+	}
+	if (cli_open_trace(trace, &path, 1) != CLI_EXIT_OK)
+		return CLI_EXIT_ERROR;
+	info = tsr_trace_get_info(*trace);
+	if (info->processes != 1) {
+		cli_error("%s: holds %zu traces: give one .pvti file", path, info->processes);
+		tsr_trace_free(*trace);
+		*trace = NULL;
+		return CLI_EXIT_ERROR;
+	}
+	return CLI_EXIT_OK;
+}
+
+/* Opens FILE, runs SQL into the output and closes it (cli.h's
+ * temporary-file rule for -o). */
+static int run_sql(const char *path, const char *sql, sql_format format, const char *output)
+{
+	tsr_report *report = NULL;
+	tsr_trace *trace = NULL;
+	cli_output *out = NULL;
+	sql_out o = {.format = format};
+	int rc, status = CLI_EXIT_ERROR;
+	bool ok = false;
+
+	if (open_file(&report, &trace, path) != CLI_EXIT_OK)
+		return CLI_EXIT_ERROR;
+	out = cli_output_open(output);
+	if (!out)
+		goto cleanup;
+	o.f = cli_output_stream(out);
+	cli_progress_begin("Running the query");
+	rc = report ? tsr_report_query(report, sql, on_columns, on_row, &o)
+	            : tsr_trace_query(trace, 0, sql, on_columns, on_row, &o);
+	cli_progress_end();
+	if (o.failed) {
+		cli_error("out of memory");
+	} else if (rc != TSR_OK) {
+		cli_error("%s", report ? tsr_report_error(report) : tsr_trace_error(trace));
+	} else if (format == FORMAT_TABLE && !write_table(&o)) {
+		cli_error("out of memory");
+	} else {
+		if (format == FORMAT_JSON)
+			fputs(o.rows ? "\n]\n" : "]\n", o.f);
+		ok = true;
+	}
+	status = cli_output_close(out, ok);
+	if (!ok)
+		status = CLI_EXIT_ERROR;
+cleanup:
+	for (size_t i = 0; i < o.n_cells; i++)
+		free(o.cells[i].text);
+	free(o.cells);
+	tsr_report_free(report);
+	tsr_trace_free(trace);
+	return status;
+}
+
+/* `tilescope sql`: parses the options (before or after the operands),
+ * then answers (cli.h). */
+int cli_cmd_sql(int argc, char **argv)
+{
+	const char *output = NULL;
+	sql_format format = FORMAT_TABLE;
+	bool csv = false, json = false;
+	int c;
+
+	cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
+		switch (c) {
+		case OPT_CSV: csv = true; break;
+		case OPT_JSON: json = true; break;
+		case 'o':
+		case OPT_OUTPUT: output = optarg; break;
+		case 'h': fputs(help, stdout); return CLI_EXIT_OK;
+		default: return cli_option_error("sql", usage, c, argv);
+		}
+	}
+	if (csv && json)
+		return cli_usage_error("sql", usage, "--csv or --json, not both");
+	if (csv)
+		format = FORMAT_CSV;
+	if (json)
+		format = FORMAT_JSON;
+	if (optind == argc)
+		return cli_usage_error("sql", usage, "no FILE given");
+	if (argc - optind == 1)
+		return cli_usage_error("sql", usage, "no SQL given");
+	if (argc - optind > 2)
+		return cli_usage_error("sql", usage,
+		                       "one FILE and one SQL statement (quote the statement)");
+	return run_sql(argv[optind], argv[optind + 1], format, output);
+}
