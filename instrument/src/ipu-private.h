@@ -67,9 +67,8 @@ void tsi_vec_clear(tsi_vec *vec);
 struct tsi_graph_core;
 void tsi_graph_trace_construction_end(struct tsi_graph_core *core);
 
-/* Thread-local last error (error.c). Returns `code` for tail calls. */
-int tsi_set_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int tsi_set_errorv(int code, const char *fmt, va_list ap);
+/* The thread-local last error: tsi_set_error() (tilescope/error.h,
+ * libtilescope-base). */
 
 /* --- Variables, tensors -------------------------------------------------- */
 

@@ -7,12 +7,12 @@
  * has one sample per training batch.
  *
  * usage: test_tut5_trace TUT5_ML_EXECUTABLE
- * White-box: reads the event chunks with the runtime's own decoder.
+ * White-box: reads the event chunks with the format library's decoder.
  */
 #include "test-sqlite.h"
 #include "test-util.h"
 
-#include "pvti/pvti-private.h"
+#include "event-chunk.h" /* db-schema/ */
 
 #include <dirent.h>
 #include <stdio.h>

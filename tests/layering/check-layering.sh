@@ -6,21 +6,23 @@
 #   3. each shared library exports only its own prefix (nm -D);
 #   4. the vocabulary of the formats (memory categories, sync kinds) is
 #      spelled in db-schema/ alone, outside comments and tests.
-# usage: check-layering.sh SOURCE_ROOT TILESCOPE LIBREPORT LIBINSTRUMENT SAMPLE_DIR
-src=$1 ts=$2 libreport=$3 libinstrument=$4 samples=$5
+# usage: check-layering.sh SOURCE_ROOT TILESCOPE LIBREPORT LIBINSTRUMENT LIBPVTI LIBBASE SAMPLE_DIR
+src=$1 ts=$2 libreport=$3 libinstrument=$4 libpvti=$5 libbase=$6 samples=$7
 . "$src/tests/cli/cli-test-lib.sh"
 ts=$(absolute "$ts")
 libreport=$(absolute "$libreport")
 libinstrument=$(absolute "$libinstrument")
+libpvti=$(absolute "$libpvti")
+libbase=$(absolute "$libbase")
 samples=$(absolute "$samples")
 enter_tmp
 
 # 1. What the command and the reader load.
 for bin in "$ts" "$libreport"; do
-	if ldd "$bin" | grep -q 'libtilescope-instrument'; then
+	if ldd "$bin" | grep -Eq 'libtilescope-(instrument|pvti)'; then
 		fail "$(basename "$bin") loads the simulator: $(ldd "$bin" | grep tilescope | tr -s ' \t' ' ')"
 	else
-		pass "$(basename "$bin") loads no runtime library"
+		pass "$(basename "$bin") loads neither the runtime nor the tracer"
 	fi
 done
 
@@ -45,18 +47,25 @@ else
 	pass "tilescope summary and trace write no trace under PVTI_OPTIONS"
 fi
 
-# 3. Exported symbols: defined (type T, D, B, R ...) dynamic symbols only.
-# The runtime still holds the tracer (pvti_), which is the runtime's
-# published tracing API until it becomes a library of its own.
+# 3. Exported symbols: defined (type T, D, B, R ...) dynamic symbols only,
+# each library its own prefix (the runtime and its error/log helpers
+# share tsi_).
 exports() { nm -D --defined-only "$1" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | grep -v '^_'; }
-bad=$(exports "$libreport" | grep -v '^tsr_' | head -n 5)
-[ -z "$bad" ] && pass "libtilescope-report exports tsr_ only" ||
-	fail "libtilescope-report exports others: $bad"
-[ "$(exports "$libreport" | grep -c '^tsr_')" -gt 50 ] ||
-	fail "libtilescope-report: too few tsr_ exports read (nm -D failed?)"
-bad=$(exports "$libinstrument" | grep -v '^tsi_' | grep -v '^pvti_' | head -n 5)
-[ -z "$bad" ] && pass "libtilescope-instrument exports tsi_ and pvti_ only" ||
-	fail "libtilescope-instrument exports others: $bad"
+check_exports() { # LIBRARY PREFIX MIN
+	bad=$(exports "$1" | grep -v "^$2" | head -n 5)
+	count=$(exports "$1" | grep -c "^$2")
+	if [ -n "$bad" ]; then
+		fail "$(basename "$1") exports others than $2: $(echo $bad)"
+	elif [ "$count" -lt "$3" ]; then
+		fail "$(basename "$1"): only $count $2 exports read (nm -D failed?)"
+	else
+		pass "$(basename "$1") exports $count symbols, all $2"
+	fi
+}
+check_exports "$libreport" tsr_ 50
+check_exports "$libinstrument" tsi_ 100
+check_exports "$libpvti" pvti_ 20
+check_exports "$libbase" tsi_ 5
 
 # 4. The vocabulary's one home. String literals of a few categories and
 # of the sync kinds, outside comment lines, in the libraries and the

@@ -7,9 +7,9 @@
 #include "debug.h"
 #include "engine.h"
 #include "graph.h"
-#include "log.h"
+#include <tilescope/log.h>
 #include "program.h"
-#include "pvti.h"
+#include <tilescope/pvti.h>
 #include "target.h"
 #include "types.h"
 #include "vertex.h"

@@ -120,7 +120,7 @@ static int read_channels(options_holder *h, const cJSON *item, char *msg, size_t
  * Parses `text`. Each key is read on its own so one bad value does not
  * cost the others; the message collects every reason.
  */
-TSI_API int pvti_options_parse(pvti_options **out, const char *text)
+PVTI_API int pvti_options_parse(pvti_options **out, const char *text)
 {
 	options_holder *h = NULL;
 	cJSON *root = NULL;
@@ -194,7 +194,7 @@ cleanup:
 }
 
 /* Frees options from pvti_options_parse (their strings with them). */
-TSI_API void pvti_options_free(pvti_options *opts)
+PVTI_API void pvti_options_free(pvti_options *opts)
 {
 	options_holder *h = (options_holder *)opts;
 	size_t i;

@@ -641,11 +641,11 @@ int main(void)
 #include <stdio.h>
 
 /* This file tests internals (tsi_engine_config_resolve); it belongs in the
- * internal_tests list of tests/unit/meson.build. Skipped (77) until then. */
+ * internal_tests list of tests/instrument/meson.build. Skipped (77) until then. */
 int main(void)
 {
 	fprintf(stderr, "test_engine_config is a white-box test: list it under internal_tests "
-	                "in tests/unit/meson.build\n");
+	                "in tests/instrument/meson.build\n");
 	return 77;
 }
 

@@ -7,7 +7,9 @@
  */
 #pragma once
 
-#include "types.h"
+#include <tilescope/error.h>
+
+#include <stdbool.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -28,8 +28,10 @@
  */
 #pragma once
 
-#include "../ipu-private.h"
+#define PVTI_BUILDING_LIBRARY 1
 #include "tilescope/pvti.h"
+
+#include "tilescope/log.h" /* libtilescope-base, as tsi_set_error */
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -13,7 +13,8 @@
  */
 #define _GNU_SOURCE 1 /* gettid-style syscall, strcasecmp */
 
-#include "ipu-private.h"
+#define TSI_BUILDING_LIBRARY 1
+#include "tilescope/log.h"
 
 #include <errno.h>
 #include <pthread.h>

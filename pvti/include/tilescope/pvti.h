@@ -52,10 +52,20 @@
  */
 #pragma once
 
-#include "types.h"
+#include <tilescope/error.h> /* TSI_OK, TSI_ERR_*, tsi_error_last() (libtilescope-base) */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+#if defined(PVTI_BUILDING_LIBRARY)
+#define PVTI_API __attribute__((visibility("default")))
+#else
+#define PVTI_API
 #endif
 
 /* --- Channels ------------------------------------------------------------ */
@@ -66,30 +76,30 @@ typedef struct pvti_channel pvti_channel;
 /* The built-in channels. The calls are free (they return the address of a
  * static object) and marked const, so `pvti_begin(pvti_channel_poplar(),
  * ...)` costs nothing more when tracing is off. */
-TSI_API pvti_channel *pvti_channel_drivers(void) __attribute__((const));
-TSI_API pvti_channel *pvti_channel_poplar(void) __attribute__((const));
-TSI_API pvti_channel *pvti_channel_framework(void) __attribute__((const));
+PVTI_API pvti_channel *pvti_channel_drivers(void) __attribute__((const));
+PVTI_API pvti_channel *pvti_channel_poplar(void) __attribute__((const));
+PVTI_API pvti_channel *pvti_channel_framework(void) __attribute__((const));
 
 /* The channel called `name`, made on first use (a built-in one for
  * "Drivers", "Poplar" and "Framework"). A new channel is enabled when the
  * open trace's channel list is empty or names it. Returns NULL (see
  * tsi_error_last()) for a NULL or empty name or when the process already
  * has PVTI_MAX_CHANNELS channels. */
-TSI_API pvti_channel *pvti_channel_new(const char *name);
+PVTI_API pvti_channel *pvti_channel_new(const char *name);
 /* The channel called `name`, or NULL when there is none. */
-TSI_API pvti_channel *pvti_channel_lookup(const char *name);
+PVTI_API pvti_channel *pvti_channel_lookup(const char *name);
 /* The channel's name (borrowed, lives as long as the process). */
-TSI_API const char *pvti_channel_name(const pvti_channel *channel);
+PVTI_API const char *pvti_channel_name(const pvti_channel *channel);
 /* Switches recording of one channel on or off until the next pvti_open()
  * applies its channel list. NULL is ignored. */
-TSI_API void pvti_channel_enable(pvti_channel *channel);
-TSI_API void pvti_channel_disable(pvti_channel *channel);
+PVTI_API void pvti_channel_enable(pvti_channel *channel);
+PVTI_API void pvti_channel_disable(pvti_channel *channel);
 /* True when tracepoints on `channel` would be recorded by an open trace. */
-TSI_API bool pvti_channel_is_enabled(const pvti_channel *channel);
+PVTI_API bool pvti_channel_is_enabled(const pvti_channel *channel);
 /* Every channel of the process, built-in ones first: pvti_channel_at(i)
  * for i < pvti_channel_count(); NULL past the end. */
-TSI_API size_t pvti_channel_count(void);
-TSI_API pvti_channel *pvti_channel_at(size_t i);
+PVTI_API size_t pvti_channel_count(void);
+PVTI_API pvti_channel *pvti_channel_at(size_t i);
 
 #define PVTI_MAX_CHANNELS 1024
 
@@ -103,34 +113,34 @@ typedef struct pvti_heatmap pvti_heatmap;
 
 /* The graph called `name` (made on first use), with the unit of its
  * values ("%", "bytes"; may be NULL). NULL on a NULL name or no memory. */
-TSI_API pvti_graph *pvti_graph_new(const char *name, const char *unit);
+PVTI_API pvti_graph *pvti_graph_new(const char *name, const char *unit);
 /* The series called `name` in `graph` (made on first use), or NULL. */
-TSI_API pvti_series *pvti_graph_add_series(pvti_graph *graph, const char *name);
+PVTI_API pvti_series *pvti_graph_add_series(pvti_graph *graph, const char *name);
 /* The heatmap called `name` with bucket edges edges[0..n_edges) (strictly
  * ascending, n_edges >= 1): bucket 0 holds values below edges[0], bucket i
  * values in [edges[i-1], edges[i]), bucket n_edges values from
  * edges[n_edges-1] up. A second call with the same name returns the first
  * heatmap and ignores the edges. NULL on bad arguments or no memory. */
-TSI_API pvti_heatmap *pvti_heatmap_new(const char *name, const char *unit,
+PVTI_API pvti_heatmap *pvti_heatmap_new(const char *name, const char *unit,
                                        const double *edges, size_t n_edges);
 /* Adds one sample of values[0..n) to the heatmap, time-stamped now.
  * Returns TSI_OK (also when not recording) or TSI_ERR_INVALID_ARGUMENT. */
-TSI_API int pvti_heatmap_add(pvti_heatmap *heatmap, const double *values, size_t n);
+PVTI_API int pvti_heatmap_add(pvti_heatmap *heatmap, const double *values, size_t n);
 
 /* --- Metadata, threads ----------------------------------------------------- */
 
 /* Attaches a JSON value to the calling thread's innermost open tracepoint.
  * Returns TSI_OK (also when not recording), or TSI_ERR_INVALID_ARGUMENT
  * when `json` is not valid JSON or no tracepoint is open on this thread. */
-TSI_API int pvti_event_metadata(const char *json);
+PVTI_API int pvti_event_metadata(const char *json);
 /* Sets `key` of the trace's metadata to a JSON value (a later call with the
  * same key replaces it). Keys starting "pvti." are the library's own and
  * refused. Returns TSI_OK (also when no trace is open; the value is then
  * dropped) or TSI_ERR_INVALID_ARGUMENT. */
-TSI_API int pvti_trace_metadata(const char *key, const char *json);
+PVTI_API int pvti_trace_metadata(const char *key, const char *json);
 /* Names the calling thread in traces (the OS name is left alone; by
  * default a thread is named after it). Returns TSI_OK or an error. */
-TSI_API int pvti_thread_set_name(const char *name);
+PVTI_API int pvti_thread_set_name(const char *name);
 
 /* --- The trace ------------------------------------------------------------- */
 
@@ -155,46 +165,46 @@ typedef struct pvti_options {
  * *out to what PVTI_OPTIONS means in that case: the defaults (tracing on)
  * plus the keys that could be read. Unknown keys are ignored. Returns
  * TSI_ERR_NO_MEMORY (and *out NULL) when out of memory. */
-TSI_API int pvti_options_parse(pvti_options **out, const char *text);
-TSI_API void pvti_options_free(pvti_options *opts);
+PVTI_API int pvti_options_parse(pvti_options **out, const char *text);
+PVTI_API void pvti_options_free(pvti_options *opts);
 
 /* Starts a trace: creates the directory and the file, applies the channel
  * list, starts the writer thread. `opts` NULL means the defaults; with
  * enable false nothing happens. Fails with TSI_ERR_INVALID_ARGUMENT when
  * a trace is already open, or a negative code (and tsi_error_last())
  * when the file cannot be made. */
-TSI_API int pvti_open(const pvti_options *opts);
+PVTI_API int pvti_open(const pvti_options *opts);
 /* Reads PVTI_OPTIONS as at load time and opens a trace when it asks for
  * one (closing the open trace first). Unset or empty: returns TSI_OK and
  * leaves tracing off. Unparseable: logs a warning and traces with the
  * defaults. */
-TSI_API int pvti_open_from_env(void);
+PVTI_API int pvti_open_from_env(void);
 /* True while tracepoints are being recorded (a trace is open and its
  * duration has not run out). */
-TSI_API bool pvti_is_recording(void);
+PVTI_API bool pvti_is_recording(void);
 /* The open trace's file name (a path in its directory; the caller frees
  * it), or NULL when none is open. */
-TSI_API char *pvti_dup_file_name(void);
+PVTI_API char *pvti_dup_file_name(void);
 /* Blocks until everything recorded before the call, by every thread, is
  * committed to the file. TSI_OK when no trace is open. */
-TSI_API int pvti_flush(void);
+PVTI_API int pvti_flush(void);
 /* Stops recording, writes what is buffered and the summary tables
  * (statistics per tracepoint name, timeline level of detail), and closes
  * the file. Tracepoints other threads make meanwhile are dropped. TSI_OK
  * when no trace is open; a negative code when writing failed (the file
  * then holds what was flushed before). */
-TSI_API int pvti_close(void);
+PVTI_API int pvti_close(void);
 
 /* --- Tracepoints ---------------------------------------------------------- */
 
 /* Private: set while recording; read only through the inline calls. */
-TSI_API extern unsigned char pvti_recording_flag_;
+PVTI_API extern unsigned char pvti_recording_flag_;
 /* Private: the out-of-line halves of the inline calls below. */
-TSI_API void pvti_begin_impl_(pvti_channel *channel, const char *name);
-TSI_API void pvti_end_impl_(pvti_channel *channel);
-TSI_API void pvti_instant_impl_(pvti_channel *channel, const char *name);
-TSI_API void pvti_series_add_impl_(pvti_series *series, double value);
-TSI_API pvti_channel *pvti_scope_begin_impl_(pvti_channel *channel, const char *name);
+PVTI_API void pvti_begin_impl_(pvti_channel *channel, const char *name);
+PVTI_API void pvti_end_impl_(pvti_channel *channel);
+PVTI_API void pvti_instant_impl_(pvti_channel *channel, const char *name);
+PVTI_API void pvti_series_add_impl_(pvti_series *series, double value);
+PVTI_API pvti_channel *pvti_scope_begin_impl_(pvti_channel *channel, const char *name);
 
 /* One relaxed load: the flag is switched by other threads (open, close,
  * the duration running out) and must be read at every call. */

@@ -1,22 +1,23 @@
 /*
  * The thread-local "last error" for calls that have no handle to keep a
- * message in (engine and device creation), and the graph's sticky
- * building error (tsi_graph_fail lives in graph.c).
+ * message in (engine and device creation, the tracer), shared by the
+ * runtime and libtilescope-pvti (tilescope/error.h).
  */
-#include "ipu-private.h"
+#define TSI_BUILDING_LIBRARY 1
+#include "tilescope/error.h"
 
 #include <stdio.h>
 
 static _Thread_local char last_error[1024];
 
 /* Formats the message for `code` into the thread-local buffer; returns code. */
-int tsi_set_errorv(int code, const char *fmt, va_list ap)
+TSI_API int tsi_set_errorv(int code, const char *fmt, va_list ap)
 {
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	return code;
 }
 
-int tsi_set_error(int code, const char *fmt, ...)
+TSI_API int tsi_set_error(int code, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-TSI_API unsigned char pvti_recording_flag_;
+PVTI_API unsigned char pvti_recording_flag_;
 
 pthread_mutex_t pvti_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -60,19 +60,19 @@ static char **wanted;
 static size_t n_wanted;
 
 /* The built-in channels are static objects: the accessors are const. */
-TSI_API pvti_channel *pvti_channel_drivers(void)
+PVTI_API pvti_channel *pvti_channel_drivers(void)
 {
 	return &builtin_channels[0];
 }
 
 /* The runtime's own channel (compile phases, runs, stream callbacks). */
-TSI_API pvti_channel *pvti_channel_poplar(void)
+PVTI_API pvti_channel *pvti_channel_poplar(void)
 {
 	return &builtin_channels[1];
 }
 
 /* The channel for models' own loops (epoch, batch). */
-TSI_API pvti_channel *pvti_channel_framework(void)
+PVTI_API pvti_channel *pvti_channel_framework(void)
 {
 	return &builtin_channels[2];
 }
@@ -102,7 +102,7 @@ static pvti_channel *channel_lookup_locked(const char *name)
 }
 
 /* Finds a channel by name without making one. */
-TSI_API pvti_channel *pvti_channel_lookup(const char *name)
+PVTI_API pvti_channel *pvti_channel_lookup(const char *name)
 {
 	pvti_channel *ch;
 
@@ -118,7 +118,7 @@ TSI_API pvti_channel *pvti_channel_lookup(const char *name)
  * Finds or makes a channel. Channels are never freed, so the pointer can
  * be kept in a static by the caller.
  */
-TSI_API pvti_channel *pvti_channel_new(const char *name)
+PVTI_API pvti_channel *pvti_channel_new(const char *name)
 {
 	pvti_channel *ch = NULL;
 	size_t n;
@@ -156,40 +156,40 @@ cleanup:
 }
 
 /* A channel's name; NULL-safe. */
-TSI_API const char *pvti_channel_name(const pvti_channel *channel)
+PVTI_API const char *pvti_channel_name(const pvti_channel *channel)
 {
 	return channel ? channel->name : NULL;
 }
 
 /* Relaxed stores: a tracepoint racing the switch may go either way. */
-TSI_API void pvti_channel_enable(pvti_channel *channel)
+PVTI_API void pvti_channel_enable(pvti_channel *channel)
 {
 	if (channel)
 		atomic_store_explicit(&channel->enabled, true, memory_order_relaxed);
 }
 
 /* See pvti_channel_enable. */
-TSI_API void pvti_channel_disable(pvti_channel *channel)
+PVTI_API void pvti_channel_disable(pvti_channel *channel)
 {
 	if (channel)
 		atomic_store_explicit(&channel->enabled, false, memory_order_relaxed);
 }
 
 /* The flag the tracepoints read; false for NULL. */
-TSI_API bool pvti_channel_is_enabled(const pvti_channel *channel)
+PVTI_API bool pvti_channel_is_enabled(const pvti_channel *channel)
 {
 	return channel && atomic_load_explicit(&channel->enabled, memory_order_relaxed);
 }
 
 /* Acquire pairs with the release in pvti_channel_new: a counted slot is
  * filled. */
-TSI_API size_t pvti_channel_count(void)
+PVTI_API size_t pvti_channel_count(void)
 {
 	return atomic_load_explicit(&n_channels, memory_order_acquire);
 }
 
 /* Channels by id; NULL past the end. */
-TSI_API pvti_channel *pvti_channel_at(size_t i)
+PVTI_API pvti_channel *pvti_channel_at(size_t i)
 {
 	return i < pvti_channel_count() ? channels[i] : NULL;
 }
@@ -303,7 +303,7 @@ static int reserve_locked(void *arrayp, size_t n, size_t *cap)
 }
 
 /* Finds or makes a graph; graphs are few, so a linear search will do. */
-TSI_API pvti_graph *pvti_graph_new(const char *name, const char *unit)
+PVTI_API pvti_graph *pvti_graph_new(const char *name, const char *unit)
 {
 	pvti_graph *g = NULL;
 	size_t i;
@@ -345,7 +345,7 @@ cleanup:
 }
 
 /* Finds or makes a series of `graph`. */
-TSI_API pvti_series *pvti_graph_add_series(pvti_graph *graph, const char *name)
+PVTI_API pvti_series *pvti_graph_add_series(pvti_graph *graph, const char *name)
 {
 	pvti_series *s = NULL;
 	size_t i;
@@ -381,7 +381,7 @@ cleanup:
 
 /* Finds or makes a heatmap. The edges are checked here, once, so that
  * pvti_heatmap_add can bin with a plain binary search. */
-TSI_API pvti_heatmap *pvti_heatmap_new(const char *name, const char *unit,
+PVTI_API pvti_heatmap *pvti_heatmap_new(const char *name, const char *unit,
                                        const double *edges, size_t n_edges)
 {
 	pvti_heatmap *h = NULL;
@@ -694,7 +694,7 @@ void pvti_threads_prune(void)
 }
 
 /* Renames the calling thread in traces; the writer rewrites its row. */
-TSI_API int pvti_thread_set_name(const char *name)
+PVTI_API int pvti_thread_set_name(const char *name)
 {
 	pvti_thread *t;
 
@@ -792,13 +792,13 @@ static inline pvti_channel *span_begin(pvti_channel *channel, const char *name)
 }
 
 /* Out-of-line half of pvti_begin(). */
-TSI_API void pvti_begin_impl_(pvti_channel *channel, const char *name)
+PVTI_API void pvti_begin_impl_(pvti_channel *channel, const char *name)
 {
 	span_begin(channel, name);
 }
 
 /* Out-of-line half of PVTI_SCOPE: the channel tells the cleanup to end. */
-TSI_API pvti_channel *pvti_scope_begin_impl_(pvti_channel *channel, const char *name)
+PVTI_API pvti_channel *pvti_scope_begin_impl_(pvti_channel *channel, const char *name)
 {
 	return span_begin(channel, name);
 }
@@ -808,7 +808,7 @@ TSI_API pvti_channel *pvti_scope_begin_impl_(pvti_channel *channel, const char *
  * record. An end that matches nothing is counted (when its channel is
  * recorded) and dropped; an end after recording stopped just pops.
  */
-TSI_API void pvti_end_impl_(pvti_channel *channel)
+PVTI_API void pvti_end_impl_(pvti_channel *channel)
 {
 	uint64_t now = pvti_ticks();
 	pvti_thread *t;
@@ -852,7 +852,7 @@ TSI_API void pvti_end_impl_(pvti_channel *channel)
 }
 
 /* Records an instant, with the innermost open span as its parent. */
-TSI_API void pvti_instant_impl_(pvti_channel *channel, const char *name)
+PVTI_API void pvti_instant_impl_(pvti_channel *channel, const char *name)
 {
 	uint64_t now = pvti_ticks();
 	pvti_thread *t;
@@ -876,7 +876,7 @@ TSI_API void pvti_instant_impl_(pvti_channel *channel, const char *name)
 }
 
 /* Records a sample; the value's bits ride in the record's end field. */
-TSI_API void pvti_series_add_impl_(pvti_series *series, double value)
+PVTI_API void pvti_series_add_impl_(pvti_series *series, double value)
 {
 	uint64_t now = pvti_ticks();
 	pvti_thread *t;
@@ -915,7 +915,7 @@ static int check_json(const char *json, const char *what)
 
 /* Metadata is rare and of any size: it goes through the message queue,
  * keyed by the open span's (thread, seq). */
-TSI_API int pvti_event_metadata(const char *json)
+PVTI_API int pvti_event_metadata(const char *json)
 {
 	pvti_thread *t;
 	pvti_msg *m;
@@ -945,7 +945,7 @@ TSI_API int pvti_event_metadata(const char *json)
 
 /* Queued for the writer; accepted while a trace is open, also after its
  * duration ran out. */
-TSI_API int pvti_trace_metadata(const char *key, const char *json)
+PVTI_API int pvti_trace_metadata(const char *key, const char *json)
 {
 	pvti_msg *m;
 	int rc;
@@ -987,7 +987,7 @@ static size_t heatmap_bucket(const pvti_heatmap *h, double v)
 
 /* Bins the values now (the caller's array is not kept) and queues the
  * counts for the writer. NaNs are skipped. */
-TSI_API int pvti_heatmap_add(pvti_heatmap *heatmap, const double *values, size_t n)
+PVTI_API int pvti_heatmap_add(pvti_heatmap *heatmap, const double *values, size_t n)
 {
 	uint64_t now = pvti_ticks();
 	pvti_msg *m;
@@ -1021,7 +1021,7 @@ void pvti_set_recording(bool on)
 }
 
 /* The recording flag, as the tracepoints see it. */
-TSI_API bool pvti_is_recording(void)
+PVTI_API bool pvti_is_recording(void)
 {
 	return __atomic_load_n(&pvti_recording_flag_, __ATOMIC_ACQUIRE) != 0;
 }
@@ -1113,7 +1113,7 @@ static int close_locked(void)
 }
 
 /* Opens a trace with explicit options (see open_locked). */
-TSI_API int pvti_open(const pvti_options *opts)
+PVTI_API int pvti_open(const pvti_options *opts)
 {
 	int rc;
 
@@ -1128,7 +1128,7 @@ TSI_API int pvti_open(const pvti_options *opts)
  * trace; anything else means a trace, with the defaults when the value
  * cannot be read (and a warning that says why).
  */
-TSI_API int pvti_open_from_env(void)
+PVTI_API int pvti_open_from_env(void)
 {
 	const char *text = getenv("PVTI_OPTIONS");
 	pvti_options *opts = NULL;
@@ -1160,7 +1160,7 @@ cleanup:
 }
 
 /* A copy, since the trace (and its path) may be closed by another thread. */
-TSI_API char *pvti_dup_file_name(void)
+PVTI_API char *pvti_dup_file_name(void)
 {
 	char *name = NULL;
 
@@ -1172,7 +1172,7 @@ TSI_API char *pvti_dup_file_name(void)
 }
 
 /* Holds control_lock so the trace cannot be closed while waiting on it. */
-TSI_API int pvti_flush(void)
+PVTI_API int pvti_flush(void)
 {
 	int rc = TSI_OK;
 
@@ -1184,7 +1184,7 @@ TSI_API int pvti_flush(void)
 }
 
 /* Closes the open trace (see close_locked). */
-TSI_API int pvti_close(void)
+PVTI_API int pvti_close(void)
 {
 	int rc;
 

@@ -18,7 +18,7 @@
 #include "test-sqlite.h"
 #include "test-util.h"
 
-#include "pvti/pvti-private.h"
+#include "pvti-private.h"
 
 #include <dirent.h>
 #include <pthread.h>
