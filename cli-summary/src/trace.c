@@ -125,10 +125,7 @@ typedef struct trace_view {
 	bool median;               /* medians computed */
 	tsr_trace_label_stat *labels;
 	size_t n_labels;
-	uint64_t spans;            /* spans in the view */
-	uint64_t self_ns;          /* their self times */
-	uint64_t *channel_spans, *channel_self;  /* per channel (ns) */
-	uint64_t *thread_spans, *thread_busy;    /* per thread (ns); 0 outside the view */
+	tsr_trace_totals *totals;  /* per process, thread and channel in the view */
 } trace_view;
 
 /* The sort key of the current command: qsort() takes no context. */
@@ -165,67 +162,24 @@ static int cmp_labels(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-/* Sums label statistics into *spans and *self; also into the view's per
- * channel sums when `per_channel`. */
-static void sum_labels(trace_view *v, const tsr_trace_label_stat *labels, size_t n,
-                       uint64_t *spans, uint64_t *self, bool per_channel)
-{
-	*spans = *self = 0;
-	for (size_t i = 0; i < n; i++) {
-		*spans += labels[i].count;
-		*self += labels[i].self_ns;
-		if (per_channel && labels[i].channel < v->n_channels) {
-			v->channel_spans[labels[i].channel] += labels[i].count;
-			v->channel_self[labels[i].channel] += labels[i].self_ns;
-		}
-	}
-}
-
 /*
- * Gathers the statistics: the labels of the view, per channel, and per
- * thread (busy time: the self times of its spans, i.e. the time some span
- * of it was open). A view of one thread, or a trace of one thread, needs
- * one query; otherwise each thread is asked for separately (without
- * medians, which the per-thread sums do not use).
+ * Gathers the statistics: the labels of the view, and its totals per
+ * channel and per thread (trace.h's tsr_trace_totals).
  */
 static int gather(trace_view *v)
 {
 	tsr_trace_stats_options o = TSR_TRACE_STATS_OPTIONS_INIT;
+	tsr_trace_totals_options to = TSR_TRACE_TOTALS_OPTIONS_INIT;
 	int rc;
 
-	o.thread = v->thread;
-	o.from_ns = v->from_ns;
-	o.to_ns = v->to_ns;
+	o.thread = to.thread = v->thread;
+	o.from_ns = to.from_ns = v->from_ns;
+	o.to_ns = to.to_ns = v->to_ns;
 	o.median = v->median;
-	v->channel_spans = calloc(v->n_channels + 1, sizeof(uint64_t));
-	v->channel_self = calloc(v->n_channels + 1, sizeof(uint64_t));
-	v->thread_spans = calloc(v->n_threads + 1, sizeof(uint64_t));
-	v->thread_busy = calloc(v->n_threads + 1, sizeof(uint64_t));
-	if (!v->channel_spans || !v->channel_self || !v->thread_spans || !v->thread_busy)
-		return cli_error("out of memory");
 	cli_progress_begin("Computing statistics");
 	rc = tsr_trace_label_stats(v->trace, &v->labels, &v->n_labels, &o);
 	if (rc == TSR_OK)
-		sum_labels(v, v->labels, v->n_labels, &v->spans, &v->self_ns, true);
-	for (size_t t = 0; rc == TSR_OK && t < v->n_threads; t++) {
-		tsr_trace_label_stat *per = NULL;
-		size_t n = 0;
-
-		if (v->thread >= 0 && (size_t)v->thread != t)
-			continue;
-		if (v->thread >= 0 || v->n_threads == 1) {
-			/* The view is this one thread: its sums are the view's. */
-			v->thread_spans[t] = v->spans;
-			v->thread_busy[t] = v->self_ns;
-			continue;
-		}
-		o.thread = (int64_t)t;
-		o.median = false;
-		rc = tsr_trace_label_stats(v->trace, &per, &n, &o);
-		if (rc == TSR_OK)
-			sum_labels(v, per, n, &v->thread_spans[t], &v->thread_busy[t], false);
-		free(per);
-	}
+		rc = tsr_trace_totals_new(&v->totals, v->trace, &to);
 	cli_progress_end();
 	if (rc != TSR_OK)
 		return cli_error("%s", tsr_trace_error(v->trace));
@@ -396,7 +350,7 @@ static void print_labels(FILE *out, const trace_view *v, size_t top, const char 
 			name_w = len < 60 ? len : 60;
 	}
 	fprintf(out, "\n%sSpans by label%s (by %s; %s span%s, %zu label%s):\n", bold, reset,
-	        sort_names[g_sort], cli_fmt_count(n1, v->spans), v->spans == 1 ? "" : "s", v->n_labels,
+	        sort_names[g_sort], cli_fmt_count(n1, v->totals->spans), v->totals->spans == 1 ? "" : "s", v->n_labels,
 	        v->n_labels == 1 ? "" : "s");
 	fprintf(out, "  %-10s %-*s %10s %10s %10s %10s %10s %10s %10s\n", "channel", name_w, "name",
 	        "count", "total", "self", "mean", "median", "min", "max");
@@ -422,13 +376,14 @@ static void print_totals(FILE *out, const trace_view *v, const char *bold, const
 
 	fprintf(out, "\n%sBy channel:%s\n  %-12s %10s %12s\n", bold, reset, "channel", "spans",
 	        "self time");
-	for (size_t ch = 0; ch < v->n_channels; ch++) {
-		if (!v->channel_spans[ch])
+	for (size_t ch = 0; ch < v->n_channels && ch < v->totals->n_channels; ch++) {
+		const tsr_trace_channel_totals *ct = &v->totals->channels[ch];
+
+		if (!ct->spans)
 			continue;
 		fputs("  ", out);
 		put_name(out, v->channels[ch].name, 12);
-		fprintf(out, " %10s %12s\n", cli_fmt_count(n1, v->channel_spans[ch]),
-		        fmt_ns(a, (double)v->channel_self[ch]));
+		fprintf(out, " %10s %12s\n", cli_fmt_count(n1, ct->spans), fmt_ns(a, (double)ct->self_ns));
 	}
 
 	fprintf(out, "\n%sBy thread:%s\n  %5s  %-24s %-24s %10s %10s %10s %10s\n", bold, reset,
@@ -448,8 +403,8 @@ static void print_totals(FILE *out, const trace_view *v, const char *bold, const
 		put_name(out, who, 24);
 		fputc(' ', out);
 		put_name(out, tname, 24);
-		fprintf(out, " %10s %10s %10s %10s\n", cli_fmt_count(n1, v->thread_spans[t]),
-		        fmt_ns(a, (double)v->thread_busy[t]),
+		fprintf(out, " %10s %10s %10s %10s\n", cli_fmt_count(n1, v->totals->threads[t].spans),
+		        fmt_ns(a, (double)v->totals->threads[t].busy_ns),
 		        any ? fmt_ns(b, (double)(th->first_ns - v->info->start_ns)) : "-",
 		        any ? fmt_ns(c, (double)(th->last_ns - v->info->start_ns)) : "-");
 	}
@@ -555,7 +510,7 @@ static bool json_labels(cJSON *root, const trace_view *v, size_t top)
 {
 	size_t shown = top && top < v->n_labels ? top : v->n_labels;
 	cJSON *arr = NULL, *o = NULL;
-	bool ok = cli_json_put(root, "spans", cli_json_u64(v->spans)) &&
+	bool ok = cli_json_put(root, "spans", cli_json_u64(v->totals->spans)) &&
 	          cli_json_put(root, "labels", arr = cJSON_CreateArray());
 
 	for (size_t i = 0; ok && i < shown; i++) {
@@ -582,13 +537,15 @@ static bool json_totals(cJSON *root, const trace_view *v)
 	cJSON *arr = NULL, *o = NULL;
 	bool ok = cli_json_put(root, "channels", arr = cJSON_CreateArray());
 
-	for (size_t ch = 0; ok && ch < v->n_channels; ch++) {
-		if (!v->channel_spans[ch])
+	for (size_t ch = 0; ok && ch < v->n_channels && ch < v->totals->n_channels; ch++) {
+		const tsr_trace_channel_totals *ct = &v->totals->channels[ch];
+
+		if (!ct->spans)
 			continue;
 		ok = cli_json_put(arr, NULL, o = cJSON_CreateObject()) &&
 		     cli_json_put(o, "name", j_str(v->channels[ch].name)) &&
-		     cli_json_put(o, "spans", cli_json_u64(v->channel_spans[ch])) &&
-		     cli_json_put(o, "self_ns", cli_json_u64(v->channel_self[ch]));
+		     cli_json_put(o, "spans", cli_json_u64(ct->spans)) &&
+		     cli_json_put(o, "self_ns", cli_json_u64(ct->self_ns));
 	}
 	ok = ok && cli_json_put(root, "threads", arr = cJSON_CreateArray());
 	for (size_t t = 0; ok && t < v->n_threads; t++) {
@@ -605,8 +562,8 @@ static bool json_totals(cJSON *root, const trace_view *v)
 		     cli_json_put(o, "thread", cli_json_u64(t)) &&
 		     cli_json_put(o, "tid", cli_json_i64(th->tid)) &&
 		     cli_json_put(o, "name", j_str(th->name)) &&
-		     cli_json_put(o, "spans", cli_json_u64(v->thread_spans[t])) &&
-		     cli_json_put(o, "busy_ns", cli_json_u64(v->thread_busy[t])) &&
+		     cli_json_put(o, "spans", cli_json_u64(v->totals->threads[t].spans)) &&
+		     cli_json_put(o, "busy_ns", cli_json_u64(v->totals->threads[t].busy_ns)) &&
 		     cli_json_put(o, "first_ns", j_ns(any, th->first_ns)) &&
 		     cli_json_put(o, "last_ns", j_ns(any, th->last_ns));
 	}
@@ -792,10 +749,7 @@ int cli_cmd_trace(int argc, char **argv)
 		status = CLI_EXIT_ERROR;
 cleanup:
 	free(v.labels);
-	free(v.channel_spans);
-	free(v.channel_self);
-	free(v.thread_spans);
-	free(v.thread_busy);
+	tsr_trace_totals_free(v.totals);
 	tsr_trace_free(v.trace);
 	return status;
 }

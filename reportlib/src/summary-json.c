@@ -1,7 +1,8 @@
 /*
  * tsr_summary_json: the figures of the printProfileSummary text
- * (summary-text.c) as one JSON object, from the same gathered summary
- * (summary.c), so that both always agree. The options select the same
+ * (summary-text.c) as one JSON object, from the same gathered figures
+ * (summary.h's tsr_summary_figures, and nothing else), so that both
+ * always agree. The options select the same
  * parts as in the text. Integers are written exactly (cJSON_CreateRaw of
  * their decimal text: cycle counts and byte totals can pass 2^53, which a
  * double cannot hold); fractions are JSON numbers, and an undefined one
@@ -89,7 +90,7 @@
 /* Building state: `ok` falls to false at the first allocation that fails
  * (the tree is freed whole at the end, so nothing else needs undoing). */
 typedef struct json_ctx {
-	tsr_summary *s;
+	tsr_summary_figures *s;
 	bool ok;
 	int rc;              /* a failure other than memory (live variables) */
 } json_ctx;
@@ -158,8 +159,8 @@ static cJSON *j_arr(json_ctx *j, cJSON *parent, const char *key)
 }
 
 /* [{name, bytes}] */
-static void names_array(json_ctx *j, cJSON *parent, const char *key, const tsr_sum_named *v,
-                        size_t n)
+static void names_array(json_ctx *j, cJSON *parent, const char *key,
+                        const tsr_summary_named_bytes *v, size_t n)
 {
 	cJSON *arr = j_arr(j, parent, key);
 
@@ -215,45 +216,31 @@ static void json_graph(json_ctx *j, cJSON *root)
 	put(j, o, "numComputeSets", j_u64(c->compute_sets));
 }
 
-/* One optimizationInfo metric (tsr_summary_optimizations callback). */
-static int json_optimization_cb(void *ctx, const char *key, double value)
-{
-	void **args = ctx;
-	json_ctx *j = args[0];
-	cJSON *o = args[1];
-	char *clean = tsr_summary_clean_dup(key);
-
-	if (!clean) {
-		j->ok = false;
-		return 1;
-	}
-	put(j, o, clean, j_num(value));
-	free(clean);
-	return j->ok ? 0 : 1;
-}
-
 /* "optimizations": the optimizationInfo metrics as an object. */
 static void json_optimizations(json_ctx *j, cJSON *root)
 {
 	cJSON *o = j_obj(j, root, "optimizations");
-	void *args[2] = {j, o};
-	int rc;
 
-	if (!j->ok)
-		return;
-	rc = tsr_summary_optimizations(j->s->report, json_optimization_cb, args);
-	if (rc < 0)
-		j->rc = rc;
+	for (size_t i = 0; j->ok && i < j->s->n_optimizations; i++) {
+		char *clean = tsr_summary_clean_dup(j->s->optimizations[i].key);
+
+		if (!clean) {
+			j->ok = false;
+			return;
+		}
+		put(j, o, clean, j_num(j->s->optimizations[i].value));
+		free(clean);
+	}
 }
 
 /* The categories of one kind (overlapped or not) that hold bytes. */
 static void json_categories(json_ctx *j, cJSON *parent, const char *key,
-                            const tsr_sum_memory *m, bool overlapped)
+                            const tsr_summary_memory *m, bool overlapped)
 {
 	cJSON *o = j_obj(j, parent, key);
 
-	for (size_t i = 0; j->ok && i < m->n_order; i++) {
-		const tsr_category_memory *c = m->order[i].mem;
+	for (size_t i = 0; j->ok && i < m->n_categories; i++) {
+		const tsr_category_memory *c = &m->categories[i].memory;
 		uint64_t bytes = overlapped ? c->overlapped : c->non_overlapped;
 
 		if (bytes && c->name)
@@ -262,7 +249,7 @@ static void json_categories(json_ctx *j, cJSON *parent, const char *key,
 }
 
 /* One element of "memory": a "Memory on ..." part of the text. */
-static void json_memory_part(json_ctx *j, cJSON *arr, const tsr_sum_memory *m)
+static void json_memory_part(json_ctx *j, cJSON *arr, const tsr_summary_memory *m)
 {
 	const tsr_memory_totals *tot = &m->totals;
 	const tsr_vertex_memory *v = &m->vertex;
@@ -292,11 +279,11 @@ static void json_memory_part(json_ctx *j, cJSON *arr, const tsr_sum_memory *m)
 	put(j, x, "padding", j_u64(v->padding));
 	put(j, x, "descriptors", j_u64(v->descriptor));
 	a = j_arr(j, x, "byType");
-	for (size_t i = 0; j->ok && i < m->n_by_type; i++) {
+	for (size_t i = 0; j->ok && i < m->n_vertex_types; i++) {
 		cJSON *t = j_obj(j, a, NULL);
 
-		put(j, t, "name", j_str(m->by_type[i].name));
-		put(j, t, "bytes", j_u64(m->by_type[i].bytes));
+		put(j, t, "name", j_str(m->vertex_types[i].name));
+		put(j, t, "bytes", j_u64(m->vertex_types[i].bytes));
 	}
 
 	x = j_obj(j, o, "byTile");
@@ -310,67 +297,60 @@ static void json_memory_part(json_ctx *j, cJSON *arr, const tsr_sum_memory *m)
 	tile_bytes(j, o, "maxTileExcludingGaps", tot->max_tile_excluding_gaps,
 	           tot->max_tile_excluding_gaps_bytes);
 	a = j_arr(j, o, "outOfMemoryTiles");
-	for (size_t i = 0; j->ok && i < m->n_oom; i++)
-		put(j, a, NULL, j_u64(m->oom[i]));
-	if (m->n_oom) {
+	for (size_t i = 0; j->ok && i < m->n_oom_tiles; i++)
+		put(j, a, NULL, j_u64(m->oom_tiles[i]));
+	if (m->n_oom_tiles) {
 		a = j_arr(j, o, "largestTiles");
-		for (size_t i = 0; j->ok && i < m->n_largest; i++) {
-			uint32_t tile = m->largest[i];
-
-			tile_bytes(j, a, NULL, tile,
-			           tile < j->s->n_tiles ? j->s->tiles[tile].total_including_gaps : 0);
-		}
+		for (size_t i = 0; j->ok && i < m->n_largest_tiles; i++)
+			tile_bytes(j, a, NULL, m->largest_tiles[i].tile, m->largest_tiles[i].bytes);
 	}
 }
 
 /* "liveness": the Variable Storage Liveness part. */
 static void json_liveness(json_ctx *j, cJSON *root)
 {
-	tsr_summary *s = j->s;
+	tsr_summary_figures *s = j->s;
 	cJSON *o = j_obj(j, root, "liveness"), *steps;
 
 	put(j, o, "alwaysLiveBytes", j_u64(s->always_live_bytes));
-	put(j, o, "maxLiveBytes",
-	    j_u64(s->has_peak && s->peak_bytes <= UINT64_MAX - s->always_live_bytes
-	              ? s->always_live_bytes + s->peak_bytes
-	              : s->always_live_bytes));
+	put(j, o, "maxLiveBytes", j_u64(s->max_live_bytes));
 	put(j, o, "peakStep", s->has_peak ? j_u64(s->peak_step) : cJSON_CreateNull());
 	if (!s->opts.show_var_storage)
 		return;
-	names_array(j, o, "alwaysLiveVariables", s->always_live.v, s->always_live.n);
+	names_array(j, o, "alwaysLiveVariables", s->always_live, s->n_always_live);
 	steps = j_arr(j, o, "steps");
-	for (size_t i = 0; j->ok && i < s->n_steps; i++) {
-		const tsr_liveness_step *st = &s->steps[i];
+	for (size_t i = 0; j->ok && i < s->n_liveness_steps; i++) {
+		const tsr_liveness_step *st = s->liveness_steps[i].step;
 		cJSON *x = j_obj(j, steps, NULL);
-		const char *type, *name;
-		tsr_sum_names live;
+		tsr_summary_named_bytes *live;
+		size_t n_live;
 		int rc;
 
-		tsr_summary_program_label(s, st->program, &type, &name);
 		put(j, x, "step", j_u64(i));
 		put(j, x, "parent", st->parent < 0 ? cJSON_CreateNull() : j_u64((uint64_t)st->parent));
 		put(j, x, "depth", j_u64(st->depth));
 		put(j, x, "program", j_u64(st->program));
-		put(j, x, "type", j_str(type));
-		put(j, x, "name", j_str(name));
+		put(j, x, "type", j_str(s->liveness_steps[i].type));
+		put(j, x, "name", j_str(s->liveness_steps[i].name));
 		put(j, x, "liveBytes", j_u64(st->not_always_live));
-		rc = tsr_summary_live_at(s, &live, i);
+		rc = tsr_summary_figures_list_live_variables(&live, &n_live, s, i);
 		if (rc) {
 			j->rc = rc;
 			return;
 		}
-		names_array(j, x, "liveVariables", live.v, live.n);
-		tsr_summary_names_free(s, &live);
+		names_array(j, x, "liveVariables", live, n_live);
+		free(live);
 	}
 }
 
 /* One execution step with every field (null where undefined). */
-static void json_step(json_ctx *j, cJSON *arr, const tsr_step *st)
+static void json_step(json_ctx *j, cJSON *arr, const tsr_summary_step *ss)
 {
+	const tsr_step *st = ss->step;
 	cJSON *o = j_obj(j, arr, NULL);
 
 	put(j, o, "type", j_str(tsr_step_type_name(st->type)));
-	put(j, o, "name", j_str(tsr_summary_step_name(j->s, st)));
+	put(j, o, "name", j_str(ss->name));
 	put(j, o, "syncType", j_str(st->type == TSR_STEP_SYNC ? st->sync_type : NULL));
 	put(j, o, "cyclesFrom", j_u64(st->cycles_from));
 	put(j, o, "cyclesTo", j_u64(st->cycles_to));
@@ -383,12 +363,10 @@ static void json_step(json_ctx *j, cJSON *arr, const tsr_step *st)
 	put(j, o, "totalData", j_u64(st->total_data));
 	put(j, o, "dataBalance", j_num(st->data_balance));
 	if (st->type == TSR_STEP_ON_TILE_EXECUTE) {
-		const tsr_vertex_type_cycles *vt;
-		size_t n;
+		const tsr_vertex_type_cycles *vt = ss->vertex_types;
 		cJSON *a = j_arr(j, o, "byVertexType");
 
-		tsr_summary_step_vertex_types(j->s, st, &vt, &n);
-		for (size_t i = 0; j->ok && i < n; i++) {
+		for (size_t i = 0; j->ok && i < ss->n_vertex_types; i++) {
 			cJSON *x = j_obj(j, a, NULL);
 			put(j, x, "name", j_str(vt[i].vertex_type < j->s->n_vertex_types
 			                            ? j->s->vertex_types[vt[i].vertex_type].name
@@ -402,9 +380,8 @@ static void json_step(json_ctx *j, cJSON *arr, const tsr_step *st)
 /* "execution": the Execution part, null without runs. */
 static void json_execution(json_ctx *j, cJSON *root)
 {
-	const tsr_summary *s = j->s;
+	const tsr_summary_figures *s = j->s;
 	const tsr_tile_cycles *tc = &s->activity.tile_cycles;
-	uint64_t tiles = s->target->num_tiles ? s->target->num_tiles : 1;
 	cJSON *o, *a;
 
 	if (!s->has_run) {
@@ -414,7 +391,7 @@ static void json_execution(json_ctx *j, cJSON *root)
 	o = j_obj(j, root, "execution");
 	put(j, o, "run", j_u64(s->run));
 	put(j, o, "runs", j_u64(s->n_runs));
-	put(j, o, "program", j_u64(s->run_info->program));
+	put(j, o, "program", j_u64(s->program));
 	put(j, o, "totalCycles", j_u64(s->activity.cycles));
 	put(j, o, "microseconds", j_num(s->flops.seconds * 1e6));
 	put(j, o, "computeCycles", j_u64(tc->compute));
@@ -424,14 +401,11 @@ static void json_execution(json_ctx *j, cJSON *root)
 	put(j, o, "hostExchangeCycles", j_u64(tc->stream_copy));
 	put(j, o, "sharedStructureCopyCycles", j_u64(tc->copy_shared_structure));
 	put(j, o, "syncCycles", j_u64(tc->sync));
-	put(j, o, "tileBalance",
-	    j_num(tsr_summary_ratio(tc->compute, s->activity.cycles > UINT64_MAX / tiles
-	                                             ? UINT64_MAX
-	                                             : s->activity.cycles * tiles)));
-	put(j, o, "threadBalance", j_num(tsr_summary_ratio(tc->active_compute, tc->compute)));
+	put(j, o, "tileBalance", j_num(s->tile_balance));
+	put(j, o, "threadBalance", j_num(s->thread_balance));
 	a = j_arr(j, o, "cyclesByVertexType");
-	for (size_t i = 0; j->ok && i < s->n_vt_cycles; i++) {
-		const tsr_vertex_type_cycles *c = &s->vt_cycles[i];
+	for (size_t i = 0; j->ok && i < s->n_vertex_type_cycles; i++) {
+		const tsr_vertex_type_cycles *c = &s->vertex_type_cycles[i];
 		cJSON *x = j_obj(j, a, NULL);
 
 		put(j, x, "name",
@@ -443,16 +417,16 @@ static void json_execution(json_ctx *j, cJSON *root)
 	if (!s->opts.show_execution_steps)
 		return;
 	a = j_arr(j, o, "steps");
-	for (size_t i = 0; j->ok && i < s->n_run_steps; i++)
-		json_step(j, a, &s->run_steps[i]);
+	for (size_t i = 0; j->ok && i < s->n_steps; i++)
+		json_step(j, a, &s->steps[i]);
 }
 
 /* The summary as JSON (summary.h): gathered once, built as a cJSON tree,
  * printed, and copied into a buffer the caller frees with free(). */
 int tsr_summary_json(char **out, tsr_report *report, const tsr_summary_options *opts)
 {
-	tsr_summary s;
-	json_ctx j = {&s, true, TSR_OK};
+	tsr_summary_figures *s = NULL;
+	json_ctx j = {NULL, true, TSR_OK};
 	cJSON *root = NULL, *mem;
 	char *text = NULL;
 	int rc;
@@ -463,9 +437,10 @@ int tsr_summary_json(char **out, tsr_report *report, const tsr_summary_options *
 		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "summary: no output pointer");
 	}
 	*out = NULL;
-	rc = tsr_summary_gather(&s, report, opts);
+	rc = tsr_summary_figures_new(&s, report, opts);
 	if (rc)
 		return rc;
+	j.s = s;
 	root = cJSON_CreateObject();
 	if (!root) {
 		j.ok = false;
@@ -474,11 +449,11 @@ int tsr_summary_json(char **out, tsr_report *report, const tsr_summary_options *
 	put(&j, root, "schema", j_u64(SUMMARY_JSON_SCHEMA));
 	json_target(&j, root);
 	json_graph(&j, root);
-	if (s.opts.show_optimizations)
+	if (s->opts.show_optimizations)
 		json_optimizations(&j, root);
 	mem = j_arr(&j, root, "memory");
-	for (size_t i = 0; j.ok && i < s.n_memory; i++)
-		json_memory_part(&j, mem, &s.memory[i]);
+	for (size_t i = 0; j.ok && i < s->n_memory; i++)
+		json_memory_part(&j, mem, &s->memory[i]);
 	if (j.ok && !j.rc)
 		json_liveness(&j, root);
 	if (j.ok && !j.rc)
@@ -502,6 +477,6 @@ out:
 		rc = j.rc;
 	else if (!j.ok)
 		rc = tsr_fail(report, TSR_ERR_NO_MEMORY, "summary: out of memory building the JSON");
-	tsr_summary_clear(&s);
+	tsr_summary_figures_free(s);
 	return rc;
 }

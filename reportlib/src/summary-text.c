@@ -1,5 +1,6 @@
 /*
- * tsr_summary_print: the gathered figures (summary.c) as text in the
+ * tsr_summary_print: the gathered figures (summary.h's
+ * tsr_summary_figures, and nothing else) as text in the
  * layout of the Poplar user guide's "Profile summary output": Target,
  * Graph, Memory Usage (total, by region, by data type, vertex data, the
  * by-tile histogram), Variable Storage Liveness, Execution, Cycles by
@@ -42,8 +43,7 @@ typedef struct text_ctx {
 	FILE *out;
 	bool colour;
 	bool no_memory;        /* a name could not be cleaned */
-	size_t n_optimizations; /* metrics printed */
-	const tsr_summary *s;
+	tsr_summary_figures *s;
 } text_ctx;
 
 /* --- Formatting ------------------------------------------------------------ */
@@ -208,7 +208,7 @@ static size_t name_column(const char *const *names, size_t n, size_t stride)
 }
 
 /* A list of names and bytes at `indent`, numbers 14 past the names. */
-static void name_list(text_ctx *t, int indent, const tsr_sum_named *v, size_t n)
+static void name_list(text_ctx *t, int indent, const tsr_summary_named_bytes *v, size_t n)
 {
 	size_t end;
 
@@ -262,49 +262,39 @@ static void print_graph(text_ctx *t)
 	fputc('\n', t->out);
 }
 
-/* One optimizationInfo metric (tsr_summary_optimizations callback). */
-static int print_optimization_cb(void *ctx, const char *key, double value)
-{
-	text_ctx *t = ctx;
-	size_t used = 2;
-
-	t->n_optimizations++;
-	spaces(t, 2);
-	used += put_name(t, key);
-	fputc(':', t->out);
-	spaces(t, used + 1 < 40 ? 40 - used - 1 : 1);
-	fprintf(t->out, "%g\n", value);
-	return 0;
-}
-
 /* Optimizations (showOptimizations): the optimizationInfo metrics. */
-static int print_optimizations(text_ctx *t)
+static void print_optimizations(text_ctx *t)
 {
-	int rc;
+	const tsr_summary_figures *s = t->s;
 
 	heading(t, 0, "Optimizations:");
-	rc = tsr_summary_optimizations(t->s->report, print_optimization_cb, t);
-	if (rc)
-		return rc;
-	if (t->n_optimizations == 0)
+	for (size_t i = 0; i < s->n_optimizations; i++) {
+		size_t used = 2;
+
+		spaces(t, 2);
+		used += put_name(t, s->optimizations[i].key);
+		fputc(':', t->out);
+		spaces(t, used + 1 < 40 ? 40 - used - 1 : 1);
+		fprintf(t->out, "%g\n", s->optimizations[i].value);
+	}
+	if (s->n_optimizations == 0)
 		fputs("  (none recorded)\n", t->out);
 	fputc('\n', t->out);
-	return TSR_OK;
 }
 
 /* "By Data Type": the categories with bytes of one kind (overlapped or
  * not), then their total. */
-static void print_data_type(text_ctx *t, const tsr_sum_memory *m, bool overlapped)
+static void print_data_type(text_ctx *t, const tsr_summary_memory *m, bool overlapped)
 {
 	fprintf(t->out, "        %s\n", overlapped ? "Overlapped" : "Not Overlapped");
-	for (size_t i = 0; i < m->n_order; i++) {
-		const tsr_category_memory *c = m->order[i].mem;
+	for (size_t i = 0; i < m->n_categories; i++) {
+		const tsr_category_memory *c = &m->categories[i].memory;
 		uint64_t bytes = overlapped ? c->overlapped : c->non_overlapped;
 		char label[64];
 
 		if (!bytes)
 			continue;
-		snprintf(label, sizeof(label), "%s:", m->order[i].label);
+		snprintf(label, sizeof(label), "%s:", m->categories[i].label);
 		row_bytes(t, 12, label, bytes, 59);
 	}
 	row_bytes(t, 10, "Total:", overlapped ? m->overlapped : m->not_overlapped, 59);
@@ -313,7 +303,7 @@ static void print_data_type(text_ctx *t, const tsr_sum_memory *m, bool overlappe
 }
 
 /* The histogram of tiles by memory excluding gaps, in KB buckets. */
-static void print_histogram(text_ctx *t, const tsr_sum_memory *m)
+static void print_histogram(text_ctx *t, const tsr_summary_memory *m)
 {
 	uint64_t wk = m->bucket_width / 1024;
 	char hi_text[32];
@@ -373,9 +363,9 @@ static void print_oom_ranges(text_ctx *t, const uint32_t *tiles, size_t n)
 }
 
 /* The end of the by-tile part: the fullest tiles and what does not fit. */
-static void print_tile_extremes(text_ctx *t, const tsr_sum_memory *m)
+static void print_tile_extremes(text_ctx *t, const tsr_summary_memory *m)
 {
-	const tsr_summary *s = t->s;
+	const tsr_summary_figures *s = t->s;
 	char a[32], b[40];
 
 	fputc('\n', t->out);
@@ -386,17 +376,17 @@ static void print_tile_extremes(text_ctx *t, const tsr_sum_memory *m)
 	        fmt_u64(a, m->totals.max_tile_excluding_gaps_bytes),
 	        fmt_1dp(b, (double)m->totals.max_tile_excluding_gaps_bytes / 1024.0),
 	        m->totals.max_tile_excluding_gaps);
-	if (m->n_oom == 0) {
+	if (m->n_oom_tiles == 0) {
 		fprintf(t->out, "    0 tile(s) out of memory\n");
 		return;
 	}
-	warning(t, 4, "%s tile(s) out of memory", fmt_u64(a, m->n_oom));
-	print_oom_ranges(t, m->oom, m->n_oom);
+	warning(t, 4, "%s tile(s) out of memory", fmt_u64(a, m->n_oom_tiles));
+	print_oom_ranges(t, m->oom_tiles, m->n_oom_tiles);
 	fprintf(t->out, "    Largest tiles (including gaps, of %s B per tile):\n",
 	        fmt_u64(b, s->target->bytes_per_tile));
-	for (size_t i = 0; i < m->n_largest; i++) {
-		uint32_t tile = m->largest[i];
-		uint64_t bytes = tile < s->n_tiles ? s->tiles[tile].total_including_gaps : 0;
+	for (size_t i = 0; i < m->n_largest_tiles; i++) {
+		uint32_t tile = m->largest_tiles[i].tile;
+		uint64_t bytes = m->largest_tiles[i].bytes;
 		char label[48];
 
 		snprintf(label, sizeof(label), "Tile %" PRIu32 ":", tile);
@@ -412,7 +402,7 @@ static void print_tile_extremes(text_ctx *t, const tsr_sum_memory *m)
 }
 
 /* One "Memory on ..." part. */
-static void print_memory(text_ctx *t, const tsr_sum_memory *m)
+static void print_memory(text_ctx *t, const tsr_summary_memory *m)
 {
 	const tsr_memory_totals *tot = &m->totals;
 	const tsr_vertex_memory *v = &m->vertex;
@@ -442,11 +432,14 @@ static void print_memory(text_ctx *t, const tsr_sum_memory *m)
 	row_bytes(t, 10, "Padding:", v->padding, 47);
 	row_bytes(t, 10, "Descriptors:", v->descriptor, 47);
 	fputs("        By Type:\n", t->out);
-	if (m->n_by_type) {
-		size_t end = 10 + name_column(&m->by_type->name, m->n_by_type, sizeof(*m->by_type)) + 14;
+	if (m->n_vertex_types) {
+		size_t end = 10 +
+		             name_column(&m->vertex_types->name, m->n_vertex_types, sizeof(*m->vertex_types)) +
+		             14;
 
-		for (size_t i = 0; i < m->n_by_type; i++)
-			row(t, 10, m->by_type[i].name, true, fmt_u64(num, m->by_type[i].bytes), end, " B");
+		for (size_t i = 0; i < m->n_vertex_types; i++)
+			row(t, 10, m->vertex_types[i].name, true, fmt_u64(num, m->vertex_types[i].bytes), end,
+			    " B");
 	}
 	fputs("\n\n", t->out);
 	print_histogram(t, m);
@@ -458,37 +451,36 @@ static void print_memory(text_ctx *t, const tsr_sum_memory *m)
  * and variables live there besides the always-live ones. */
 static int print_liveness_tree(text_ctx *t)
 {
-	tsr_summary *s = (tsr_summary *)t->s;
+	tsr_summary_figures *s = t->s;
 	int rc = TSR_OK;
 
-	for (size_t i = 0; i < s->n_steps; i++) {
-		const tsr_liveness_step *st = &s->steps[i];
+	for (size_t i = 0; i < s->n_liveness_steps; i++) {
+		const tsr_liveness_step *st = s->liveness_steps[i].step;
 		uint32_t depth = st->depth < MAX_TREE_INDENT ? st->depth : MAX_TREE_INDENT;
 		int indent = 4 + 2 * (int)depth;
-		const char *type, *name;
-		tsr_sum_names live;
+		tsr_summary_named_bytes *live;
+		size_t n_live;
 		char num[32];
 
-		tsr_summary_program_label(s, st->program, &type, &name);
 		spaces(t, (size_t)indent);
-		fputs(type, t->out);
-		if (name) {
+		fputs(s->liveness_steps[i].type, t->out);
+		if (s->liveness_steps[i].name) {
 			fputs(": ", t->out);
-			put_name(t, name);
+			put_name(t, s->liveness_steps[i].name);
 		}
 		fputc('\n', t->out);
 		spaces(t, (size_t)indent + 2);
 		fprintf(t->out, "Live Bytes (excluding always-live): %s\n",
 		        fmt_u64(num, st->not_always_live));
-		rc = tsr_summary_live_at(s, &live, i);
+		rc = tsr_summary_figures_list_live_variables(&live, &n_live, s, i);
 		if (rc)
 			return rc;
-		if (live.n) {
+		if (n_live) {
 			spaces(t, (size_t)indent + 2);
 			fputs("Live Vars (excluding always-live):\n", t->out);
-			name_list(t, indent + 4, live.v, live.n);
+			name_list(t, indent + 4, live, n_live);
 		}
-		tsr_summary_names_free(s, &live);
+		free(live);
 	}
 	return rc;
 }
@@ -497,7 +489,7 @@ static int print_liveness_tree(text_ctx *t)
  * always-live variables and the tree with showVarStorage. */
 static int print_liveness(text_ctx *t)
 {
-	const tsr_summary *s = t->s;
+	const tsr_summary_figures *s = t->s;
 	char num[32];
 
 	heading(t, 2, "Variable Storage Liveness: All tiles");
@@ -505,13 +497,11 @@ static int print_liveness(text_ctx *t)
 	fprintf(t->out, "    Always-live bytes: %s\n", fmt_u64(num, s->always_live_bytes));
 	if (s->opts.show_var_storage) {
 		fputs("    Always-live variables:\n", t->out);
-		name_list(t, 6, s->always_live.v, s->always_live.n);
+		name_list(t, 6, s->always_live, s->n_always_live);
 	}
 	fputc('\n', t->out);
 	fprintf(t->out, "    Maximum live bytes (including always-live): %s\n",
-	        fmt_u64(num, s->has_peak && s->peak_bytes <= UINT64_MAX - s->always_live_bytes
-	                         ? s->always_live_bytes + s->peak_bytes
-	                         : s->always_live_bytes));
+	        fmt_u64(num, s->max_live_bytes));
 	if (!s->opts.show_var_storage)
 		return TSR_OK;
 	fputc('\n', t->out);
@@ -524,7 +514,7 @@ static int print_liveness(text_ctx *t)
 static void print_vertex_type_rows(text_ctx *t, const tsr_vertex_type_cycles *rows, size_t n,
                                    size_t indent)
 {
-	const tsr_summary *s = t->s;
+	const tsr_summary_figures *s = t->s;
 	size_t w = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -554,13 +544,14 @@ static void print_vertex_type_rows(text_ctx *t, const tsr_vertex_type_cycles *ro
 static void print_vertex_type_cycles(text_ctx *t)
 {
 	heading(t, 2, "Cycles by vertex type:");
-	print_vertex_type_rows(t, t->s->vt_cycles, t->s->n_vt_cycles, 4);
+	print_vertex_type_rows(t, t->s->vertex_type_cycles, t->s->n_vertex_type_cycles, 4);
 }
 
 /* One execution step in the guide's layout. */
-static void print_step(text_ctx *t, const tsr_step *st)
+static void print_step(text_ctx *t, const tsr_summary_step *ss)
 {
-	const tsr_summary *s = t->s;
+	const tsr_summary_figures *s = t->s;
+	const tsr_step *st = ss->step;
 	const char *name;
 	char a[32], b[32], p[48];
 	bool overlap = st->type == TSR_STEP_ON_TILE_EXECUTE || st->type == TSR_STEP_DO_EXCHANGE ||
@@ -574,7 +565,7 @@ static void print_step(text_ctx *t, const tsr_step *st)
 	}
 	fprintf(t->out, "  %s (cycles %s - %s)", tsr_step_type_name(st->type),
 	        fmt_u64(a, st->cycles_from), fmt_u64(b, st->cycles_to));
-	name = tsr_summary_step_name(s, st);
+	name = ss->name;
 	if (name) {
 		fputs(": ", t->out);
 		put_name(t, name);
@@ -596,15 +587,9 @@ static void print_step(text_ctx *t, const tsr_step *st)
 		row_left(t, "    Data Balance (mean / max data per tile):", 40, "%s",
 		         fmt_pct(p, st->data_balance));
 	}
-	if (st->type == TSR_STEP_ON_TILE_EXECUTE) {
-		const tsr_vertex_type_cycles *vt;
-		size_t n;
-
-		tsr_summary_step_vertex_types(s, st, &vt, &n);
-		if (n) {
-			fputs("    By vertex type:\n", t->out);
-			print_vertex_type_rows(t, vt, n, 6);
-		}
+	if (st->type == TSR_STEP_ON_TILE_EXECUTE && ss->n_vertex_types) {
+		fputs("    By vertex type:\n", t->out);
+		print_vertex_type_rows(t, ss->vertex_types, ss->n_vertex_types, 6);
 	}
 }
 
@@ -612,9 +597,9 @@ static void print_step(text_ctx *t, const tsr_step *st)
  * balances, cycles by vertex type, and the steps when asked. */
 static void print_execution(text_ctx *t)
 {
-	const tsr_summary *s = t->s;
+	const tsr_summary_figures *s = t->s;
 	const tsr_tile_cycles *tc = &s->activity.tile_cycles;
-	char a[32], b[40], c[32];
+	char a[32], b[40], c[32], p[48];
 
 	heading(t, 0, "Execution:");
 	fputc('\n', t->out);
@@ -624,7 +609,7 @@ static void print_execution(text_ctx *t)
 	}
 	if (s->n_runs > 1)
 		row_left(t, "  Run:", 49, "%s of %s (engine program %s)", fmt_u64(a, s->run + 1),
-		         fmt_u64(c, s->n_runs), fmt_u64(b, s->run_info->program));
+		         fmt_u64(c, s->n_runs), fmt_u64(b, s->program));
 	row_left(t, "  Total cycles:", 49, "%s (approx %s microseconds)",
 	         fmt_u64(a, s->activity.cycles), fmt_1dp(b, s->flops.seconds * 1e6));
 	row_left(t, "  Total compute cycles (including idle threads):", 49, "%s",
@@ -637,31 +622,22 @@ static void print_execution(text_ctx *t)
 	row_left(t, "  Total shared structure copy cycles:", 49, "%s",
 	         fmt_u64(a, tc->copy_shared_structure));
 	row_left(t, "  Total sync cycles:", 49, "%s", fmt_u64(a, tc->sync));
-	{
-		char p[48];
-		uint64_t tile_time = s->activity.cycles > UINT64_MAX / (s->target->num_tiles ? s->target->num_tiles : 1)
-		                         ? UINT64_MAX
-		                         : s->activity.cycles * s->target->num_tiles;
-
-		row_left(t, "  Total tile balance:", 49, "%s",
-		         fmt_pct(p, tsr_summary_ratio(tc->compute, tile_time)));
-		row_left(t, "  Total thread balance:", 49, "%s",
-		         fmt_pct(p, tsr_summary_ratio(tc->active_compute, tc->compute)));
-	}
+	row_left(t, "  Total tile balance:", 49, "%s", fmt_pct(p, s->tile_balance));
+	row_left(t, "  Total thread balance:", 49, "%s", fmt_pct(p, s->thread_balance));
 	fputc('\n', t->out);
 	print_vertex_type_cycles(t);
 	if (!s->opts.show_execution_steps)
 		return;
 	heading(t, 0, "Steps");
-	for (size_t i = 0; i < s->n_run_steps; i++)
-		print_step(t, &s->run_steps[i]);
+	for (size_t i = 0; i < s->n_steps; i++)
+		print_step(t, &s->steps[i]);
 }
 
 /* --- Entry ------------------------------------------------------------------ */
 
 int tsr_summary_print(FILE *out, tsr_report *report, const tsr_summary_options *opts)
 {
-	tsr_summary s;
+	tsr_summary_figures *s = NULL;
 	text_ctx t = {0};
 	int rc;
 
@@ -670,22 +646,19 @@ int tsr_summary_print(FILE *out, tsr_report *report, const tsr_summary_options *
 			return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "summary: no output stream");
 		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "summary: no output stream");
 	}
-	rc = tsr_summary_gather(&s, report, opts);
+	rc = tsr_summary_figures_new(&s, report, opts);
 	if (rc)
 		return rc;
 	t.out = out;
-	t.s = &s;
-	t.colour = tsr_colours_enabled(s.opts.colours, out);
+	t.s = s;
+	t.colour = tsr_colours_enabled(s->opts.colours, out);
 
 	print_target(&t);
 	print_graph(&t);
-	if (s.opts.show_optimizations) {
-		rc = print_optimizations(&t);
-		if (rc)
-			goto out;
-	}
-	for (size_t i = 0; i < s.n_memory; i++)
-		print_memory(&t, &s.memory[i]);
+	if (s->opts.show_optimizations)
+		print_optimizations(&t);
+	for (size_t i = 0; i < s->n_memory; i++)
+		print_memory(&t, &s->memory[i]);
 	rc = print_liveness(&t);
 	if (rc)
 		goto out;
@@ -696,6 +669,6 @@ int tsr_summary_print(FILE *out, tsr_report *report, const tsr_summary_options *
 	else if (fflush(out) != 0 || ferror(out))
 		rc = tsr_fail(report, TSR_ERR_IO, "summary: writing the output failed");
 out:
-	tsr_summary_clear(&s);
+	tsr_summary_figures_free(s);
 	return rc;
 }

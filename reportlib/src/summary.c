@@ -1,11 +1,12 @@
 /*
  * The summary's figures: every number the printProfileSummary layout
- * shows, asked of the report.h queries once (tsr_summary_gather) and
- * handed to the text renderer (summary-text.c) and the JSON one
- * (summary-json.c). The few figures the guide prints that no query
- * returns as such are sums or differences of queried ones (the vertex
- * data without code, the overlapped bytes after overlapping, the
- * balances of the Execution part); they are made here and only here.
+ * shows, asked of the report.h queries once (tsr_summary_figures_new,
+ * public in summary.h) and read by the text renderer (summary-text.c),
+ * the JSON one (summary-json.c) and any program that shows a summary.
+ * The few figures the guide prints that no query returns as such are
+ * sums or differences of queried ones (the vertex data without code, the
+ * overlapped bytes after overlapping, the peak live bytes, the balances
+ * of the Execution part); they are made here and only here.
  *
  * Also here: whether to use colours (tsr_colours_enabled), and the
  * cleaning of names read from the file before they reach a terminal or a
@@ -30,6 +31,44 @@
 #define HISTOGRAM_BUCKETS 20
 
 /* --- Small helpers -------------------------------------------------------- */
+
+/* Variables merged by name (several "<anon>" make one line), by name. */
+typedef struct tsr_sum_names {
+	tsr_summary_named_bytes *v;  /* tsr_alloc'd, cap entries */
+	size_t n, cap;
+} tsr_sum_names;
+
+/*
+ * The public figures (summary.h) and what is kept behind them to free
+ * them and to answer tsr_summary_figures_list_live_variables. `pub`
+ * comes first: the tsr_summary_figures * handed out is this struct. It
+ * stays in this file so that the renderers can read only `pub`.
+ */
+typedef struct tsr_summary {
+	tsr_summary_figures pub;
+	tsr_report *report;
+	const tsr_tile_memory *tiles;  /* num_tiles */
+	size_t n_tiles;
+
+	/* Names. */
+	const tsr_program *programs;
+	size_t n_programs;
+	const tsr_compute_set *compute_sets;
+	size_t n_compute_sets;
+	const tsr_exchange *exchanges[TSR_EXCHANGE_KIND_COUNT];
+	size_t n_exchanges[TSR_EXCHANGE_KIND_COUNT];
+
+	const tsr_variable *variables; /* read on first use */
+	size_t n_variables;
+	tsr_summary_memory *memory;    /* pub.memory (tsr_alloc) */
+	tsr_sum_names always_live;     /* pub.always_live */
+	tsr_summary_optimization *optimizations; /* pub.optimizations (tsr_alloc), keys too */
+	size_t cap_optimizations;
+	tsr_vertex_type_cycles *vt_cycles; /* pub.vertex_type_cycles (free) */
+	tsr_summary_liveness_step *liveness_steps; /* pub.liveness_steps (tsr_alloc) */
+	tsr_summary_step *steps;       /* pub.steps (tsr_alloc) */
+} tsr_summary;
+
 
 /* a + b, saturating: sums of values read from a file must not wrap. */
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -61,8 +100,8 @@ static void *summary_alloc(tsr_summary *s, int *rc, size_t n, size_t size)
 }
 
 /* part / whole, NaN for an empty whole: a balance of nothing is undefined,
- * not 0 (see summary-private.h). */
-double tsr_summary_ratio(uint64_t part, uint64_t whole)
+ * not 0 (the balances of the Execution part). */
+static double ratio(uint64_t part, uint64_t whole)
 {
 	return whole ? (double)part / (double)whole : NAN;
 }
@@ -180,17 +219,16 @@ static const char *or_empty(const char *s)
 	return s ? s : "";
 }
 
-/* qsort: names by byte order. */
+/* qsort: names by byte order, vertex types fullest first then by name. */
 static int named_cmp(const void *a, const void *b)
 {
-	return strcmp(or_empty(((const tsr_sum_named *)a)->name),
-	              or_empty(((const tsr_sum_named *)b)->name));
+	return strcmp(or_empty(((const tsr_summary_named_bytes *)a)->name),
+	              or_empty(((const tsr_summary_named_bytes *)b)->name));
 }
 
-/* qsort: vertex types fullest first, then by name. */
 static int type_bytes_cmp(const void *a, const void *b)
 {
-	const tsr_sum_type_bytes *x = a, *y = b;
+	const tsr_summary_named_bytes *x = a, *y = b;
 
 	if (x->bytes != y->bytes)
 		return x->bytes > y->bytes ? -1 : 1;
@@ -198,7 +236,7 @@ static int type_bytes_cmp(const void *a, const void *b)
 }
 
 /* Frees a merged name list (NULL-safe) and counts it off the cap. */
-void tsr_summary_names_free(tsr_summary *s, tsr_sum_names *names)
+static void names_free(tsr_summary *s, tsr_sum_names *names)
 {
 	if (names->v)
 		tsr_free(s->report, names->v, names->cap * sizeof(*names->v));
@@ -229,7 +267,7 @@ static int names_collect(tsr_summary *s, tsr_sum_names *out, const size_t *idx, 
 		const tsr_variable *v;
 
 		if (vi >= s->n_variables) {
-			tsr_summary_names_free(s, out);
+			names_free(s, out);
 			return tsr_fail(s->report, TSR_ERR_CORRUPT,
 			                "live variable %zu is past the %zu variables", vi, s->n_variables);
 		}
@@ -269,22 +307,40 @@ static int need_variables(tsr_summary *s)
 
 /* The not-always-live variables of one liveness step, merged by name as
  * the guide lists them; asked per step so that the tree never holds more
- * than one step's list at a time. */
-int tsr_summary_live_at(tsr_summary *s, tsr_sum_names *out, size_t step)
+ * than one step's list at a time. Copied out of the capped allocation
+ * into one the caller frees with free(). */
+int tsr_summary_figures_list_live_variables(tsr_summary_named_bytes **out, size_t *n,
+                                            tsr_summary_figures *figures, size_t step)
 {
-	size_t *idx = NULL, n = 0;
+	tsr_summary *s = (tsr_summary *)figures;
+	tsr_sum_names live = {0};
+	size_t *idx = NULL, n_idx = 0;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
+	if (!out || !n || !figures)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "live variables: no %s",
+		                          figures ? "output pointer" : "figures");
+	*out = NULL;
+	*n = 0;
 	rc = need_variables(s);
 	if (rc)
 		return rc;
-	rc = tsr_report_live_variables(s->report, &idx, &n, step);
+	rc = tsr_report_live_variables(s->report, &idx, &n_idx, step);
 	if (rc == TSR_ERR_NO_DATA)
 		rc = TSR_OK;
-	if (rc == TSR_OK && n)
-		rc = names_collect(s, out, idx, n, false);
+	if (rc == TSR_OK && n_idx)
+		rc = names_collect(s, &live, idx, n_idx, false);
 	free(idx);
+	if (rc == TSR_OK && live.n) {
+		*out = malloc(live.n * sizeof(**out));
+		if (*out) {
+			memcpy(*out, live.v, live.n * sizeof(**out));
+			*n = live.n;
+		} else {
+			rc = tsr_fail(s->report, TSR_ERR_NO_MEMORY, "live variables: out of memory");
+		}
+	}
+	names_free(s, &live);
 	return rc;
 }
 
@@ -313,8 +369,8 @@ static const char *compute_set_name(const tsr_summary *s, int64_t cs)
 
 /* A program's tag and most telling name; ids out of range give "?" rather
  * than a read past an array. */
-void tsr_summary_program_label(const tsr_summary *s, uint32_t program, const char **type,
-                               const char **name)
+static void program_label(const tsr_summary *s, uint32_t program, const char **type,
+                          const char **name)
 {
 	const tsr_program *p;
 
@@ -333,7 +389,7 @@ void tsr_summary_program_label(const tsr_summary *s, uint32_t program, const cha
 
 /* The name the Steps part shows after a step's cycles, as the guide's
  * "DoExchange (cycles ...): name" lines. */
-const char *tsr_summary_step_name(const tsr_summary *s, const tsr_step *st)
+static const char *step_name(const tsr_summary *s, const tsr_step *st)
 {
 	const char *name = NULL;
 
@@ -363,10 +419,12 @@ const char *tsr_summary_step_name(const tsr_summary *s, const tsr_step *st)
 /*
  * optimizationInfo is a map of the compiler's metrics that report.h has
  * no query for (see the lead's notes); it is read here, bounded in rows
- * and key length, with each value's type checked.
+ * and key length, with each value's type checked, and the keys copied
+ * (SQLite's text lives only until the next step).
  */
-int tsr_summary_optimizations(tsr_report *report, tsr_summary_optimization_cb cb, void *ctx)
+static int gather_optimizations(tsr_summary *s)
 {
+	tsr_report *report = s->report;
 	sqlite3_stmt *st = NULL;
 	int rc;
 
@@ -376,7 +434,10 @@ int tsr_summary_optimizations(tsr_report *report, tsr_summary_optimization_cb cb
 	if (rc)
 		goto out;
 	for (size_t rows = 0; rows < MAX_OPTIMIZATIONS; rows++) {
+		tsr_summary_optimization *o;
 		const char *key;
+		size_t len;
+		char *copy;
 		int type;
 
 		rc = tsr_step_row(report, st);
@@ -397,9 +458,30 @@ int tsr_summary_optimizations(tsr_report *report, tsr_summary_optimization_cb cb
 			rc = tsr_fail(report, TSR_ERR_NO_MEMORY, "optimization_info: out of memory");
 			goto out;
 		}
-		rc = cb(ctx, key, sqlite3_column_double(st, 1));
+		if (s->pub.n_optimizations == s->cap_optimizations) {
+			size_t cap = s->cap_optimizations ? 2 * s->cap_optimizations : 16;
+			tsr_summary_optimization *grown = summary_alloc(s, &rc, cap, sizeof(*grown));
+
+			if (rc)
+				goto out;
+			if (s->optimizations) {
+				memcpy(grown, s->optimizations,
+				       s->pub.n_optimizations * sizeof(*s->optimizations));
+				tsr_free(report, s->optimizations,
+				         s->cap_optimizations * sizeof(*s->optimizations));
+			}
+			s->optimizations = grown;
+			s->cap_optimizations = cap;
+			s->pub.optimizations = grown;
+		}
+		len = strlen(key);
+		copy = summary_alloc(s, &rc, len + 1, 1);
 		if (rc)
 			goto out;
+		memcpy(copy, key, len + 1);
+		o = &s->optimizations[s->pub.n_optimizations++];
+		o->key = copy;
+		o->value = sqlite3_column_double(st, 1);
 	}
 	rc = (rc == SQLITE_DONE || rc == SQLITE_ROW) ? TSR_OK : rc;
 out:
@@ -410,35 +492,44 @@ out:
 /* --- Gathering ------------------------------------------------------------ */
 
 /* Frees what one memory part holds. */
-static void memory_clear(tsr_summary *s, tsr_sum_memory *m)
+static void memory_clear(tsr_summary *s, tsr_summary_memory *m)
 {
-	free(m->categories);
-	if (m->order)
-		tsr_free(s->report, m->order, m->n_categories * sizeof(*m->order));
-	if (m->by_type)
-		tsr_free(s->report, m->by_type, m->cap_by_type * sizeof(*m->by_type));
-	free(m->histogram);
-	if (m->oom)
-		tsr_free(s->report, m->oom, m->n_oom * sizeof(*m->oom));
-	free(m->largest);
+	if (m->categories)
+		tsr_free(s->report, (void *)m->categories, m->n_categories * sizeof(*m->categories));
+	if (m->vertex_types)
+		tsr_free(s->report, (void *)m->vertex_types,
+		         s->pub.n_vertex_types * sizeof(*m->vertex_types));
+	free((void *)m->histogram);
+	if (m->oom_tiles)
+		tsr_free(s->report, (void *)m->oom_tiles, m->n_oom_tiles * sizeof(*m->oom_tiles));
+	if (m->largest_tiles)
+		tsr_free(s->report, (void *)m->largest_tiles,
+		         m->n_largest_tiles * sizeof(*m->largest_tiles));
 	memset(m, 0, sizeof(*m));
 }
 
 /* The categories of `m` in display order, with their non-overlapped and
  * overlapped sums. */
-static int memory_categories(tsr_summary *s, tsr_sum_memory *m)
+static int memory_categories(tsr_summary *s, tsr_summary_memory *m)
 {
-	int rc = tsr_report_memory_by_category(s->report, &m->categories, &m->n_categories, m->ipu);
+	tsr_category_memory *cats = NULL;
+	tsr_summary_category *order;
+	size_t n_cats = 0, n_order = 0;
 	bool *used = NULL;
+	int rc = tsr_report_memory_by_category(s->report, &cats, &n_cats, m->ipu);
 
 	if (rc)
 		goto out;
-	if (m->n_categories == 0)
+	if (n_cats == 0)
 		goto out;
-	m->order = summary_alloc(s, &rc, m->n_categories, sizeof(*m->order));
+	order = summary_alloc(s, &rc, n_cats, sizeof(*order));
 	if (rc)
 		goto out;
-	used = calloc(m->n_categories, 1);
+	/* Every category gets one place in the order (memory_clear frees
+	 * n_categories entries). */
+	m->categories = order;
+	m->n_categories = n_cats;
+	used = calloc(n_cats, 1);
 	if (!used) {
 		rc = tsr_fail(s->report, TSR_ERR_NO_MEMORY, "summary: out of memory");
 		goto out;
@@ -451,52 +542,54 @@ static int memory_categories(tsr_summary *s, tsr_sum_memory *m)
 	for (size_t l = 0; l < n_labels; l++) {
 		const char *name = tsf_vocab_name(TSF_VOCAB_MEM_CATEGORY, label_order[l]);
 
-		for (size_t c = 0; c < m->n_categories; c++) {
-			if (!used[c] && m->categories[c].name &&
-			    strcmp(m->categories[c].name, name) == 0) {
+		for (size_t c = 0; c < n_cats; c++) {
+			if (!used[c] && cats[c].name && strcmp(cats[c].name, name) == 0) {
 				used[c] = true;
-				m->order[m->n_order].label = tsf_mem_category_label(label_order[l]);
-				m->order[m->n_order++].mem = &m->categories[c];
+				order[n_order].label = tsf_mem_category_label(label_order[l]);
+				order[n_order++].memory = cats[c];
 				break;
 			}
 		}
 	}
-	for (size_t c = 0; c < m->n_categories; c++) {
+	for (size_t c = 0; c < n_cats; c++) {
 		if (!used[c]) {
-			m->order[m->n_order].label = or_empty(m->categories[c].name);
-			m->order[m->n_order++].mem = &m->categories[c];
+			order[n_order].label = or_empty(cats[c].name);
+			order[n_order++].memory = cats[c];
 		}
 	}
-	for (size_t c = 0; c < m->n_categories; c++) {
-		m->not_overlapped = sat_add(m->not_overlapped, m->categories[c].non_overlapped);
-		m->overlapped = sat_add(m->overlapped, m->categories[c].overlapped);
+	for (size_t c = 0; c < n_cats; c++) {
+		m->not_overlapped = sat_add(m->not_overlapped, cats[c].non_overlapped);
+		m->overlapped = sat_add(m->overlapped, cats[c].overlapped);
 	}
 	m->after_overlapping = m->totals.total > m->not_overlapped
 	                           ? m->totals.total - m->not_overlapped
 	                           : 0;
 out:
 	free(used);
+	free(cats);
 	return rc;
 }
 
 /* Vertex memory: the totals, the guide's "Vertex Data" (all but code) and
  * the vertex types with any bytes in the part, fullest first. */
-static int memory_vertices(tsr_summary *s, tsr_sum_memory *m)
+static int memory_vertices(tsr_summary *s, tsr_summary_memory *m)
 {
 	const tsr_vertex_memory *v = &m->vertex;
+	tsr_summary_named_bytes *by_type;
+	size_t n = 0;
 	int rc = tsr_report_vertex_memory_totals(s->report, &m->vertex, m->ipu);
 
 	if (rc)
 		return rc;
 	m->vertex_data = sat_add(sat_add(sat_add(v->vertex_data, v->edge_ptr), v->copy_ptr),
 	                         sat_add(v->padding, v->descriptor));
-	if (s->n_vertex_types == 0)
+	if (s->pub.n_vertex_types == 0)
 		return TSR_OK;
-	m->by_type = summary_alloc(s, &rc, s->n_vertex_types, sizeof(*m->by_type));
+	by_type = summary_alloc(s, &rc, s->pub.n_vertex_types, sizeof(*by_type));
 	if (rc)
 		return rc;
-	m->cap_by_type = s->n_vertex_types;
-	for (size_t t = 0; t < s->n_vertex_types; t++) {
+	m->vertex_types = by_type;
+	for (size_t t = 0; t < s->pub.n_vertex_types; t++) {
 		tsr_vertex_memory vm;
 
 		rc = tsr_report_vertex_type_memory(s->report, &vm, t, m->ipu);
@@ -504,26 +597,28 @@ static int memory_vertices(tsr_summary *s, tsr_sum_memory *m)
 			return rc;
 		if (vm.total == 0)
 			continue;
-		m->by_type[m->n_by_type].name = s->vertex_types[t].name;
-		m->by_type[m->n_by_type++].bytes = vm.total;
+		by_type[n].name = s->pub.vertex_types[t].name;
+		by_type[n++].bytes = vm.total;
 	}
-	qsort(m->by_type, m->n_by_type, sizeof(*m->by_type), type_bytes_cmp);
+	qsort(by_type, n, sizeof(*by_type), type_bytes_cmp);
+	m->n_vertex_types = n;
 	return TSR_OK;
 }
 
 /* The by-tile histogram excluding gaps, in buckets of a whole number of
  * KiB (about HISTOGRAM_BUCKETS up to the fullest tile), and the
  * non-empty range of buckets to print. */
-static int memory_histogram(tsr_summary *s, tsr_sum_memory *m)
+static int memory_histogram(tsr_summary *s, tsr_summary_memory *m)
 {
 	uint64_t kib = m->totals.max_tile_excluding_gaps_bytes / 1024 +
 	               (m->totals.max_tile_excluding_gaps_bytes % 1024 != 0);
 	uint64_t width_kib = kib / HISTOGRAM_BUCKETS + (kib % HISTOGRAM_BUCKETS != 0);
+	uint64_t *histogram = NULL;
 	int rc;
 
 	if (width_kib == 0)
 		width_kib = 1;
-	rc = tsr_report_tile_histogram(s->report, &m->histogram, &m->n_buckets, &m->bucket_width,
+	rc = tsr_report_tile_histogram(s->report, &histogram, &m->n_buckets, &m->bucket_width,
 	                               m->ipu, false, width_kib * 1024);
 	if (rc == TSR_ERR_NO_DATA) {
 		m->histogram = NULL;
@@ -532,27 +627,31 @@ static int memory_histogram(tsr_summary *s, tsr_sum_memory *m)
 	}
 	if (rc)
 		return rc;
+	m->histogram = histogram;
 	m->first_bucket = m->n_buckets;
 	m->end_bucket = 0;
 	for (size_t b = 0; b < m->n_buckets; b++) {
-		if (!m->histogram[b])
+		if (!histogram[b])
 			continue;
 		if (m->first_bucket == m->n_buckets)
 			m->first_bucket = b;
 		m->end_bucket = b + 1;
-		if (m->histogram[b] > m->max_bucket)
-			m->max_bucket = m->histogram[b];
+		if (histogram[b] > m->max_bucket)
+			m->max_bucket = histogram[b];
 	}
 	if (m->end_bucket == 0)
 		m->first_bucket = 0;
 	return TSR_OK;
 }
 
-/* The part's out-of-memory tiles and, when there are any, the fullest. */
-static int memory_oom(tsr_summary *s, tsr_sum_memory *m)
+/* The part's out-of-memory tiles and, when there are any, the fullest
+ * with their bytes including gaps. */
+static int memory_oom(tsr_summary *s, tsr_summary_memory *m)
 {
 	const uint32_t *all;
-	size_t n_all, lo = 0, hi = s->target->num_tiles, k = 0;
+	uint32_t *oom, *largest = NULL;
+	tsr_summary_tile_bytes *tb;
+	size_t n_all, lo = 0, hi = s->pub.target->num_tiles, k = 0, n_oom = 0, n_largest = 0;
 	int rc = tsr_report_oom_tiles(s->report, &all, &n_all);
 
 	if (rc == TSR_ERR_NO_DATA)
@@ -560,27 +659,41 @@ static int memory_oom(tsr_summary *s, tsr_sum_memory *m)
 	if (rc)
 		return rc;
 	if (m->ipu >= 0) {
-		lo = (size_t)m->ipu * s->target->tiles_per_ipu;
-		hi = lo + s->target->tiles_per_ipu;
+		lo = (size_t)m->ipu * s->pub.target->tiles_per_ipu;
+		hi = lo + s->pub.target->tiles_per_ipu;
 	}
 	for (size_t i = 0; i < n_all; i++)
-		m->n_oom += all[i] >= lo && all[i] < hi;
-	if (m->n_oom == 0)
+		n_oom += all[i] >= lo && all[i] < hi;
+	if (n_oom == 0)
 		return TSR_OK;
-	m->oom = summary_alloc(s, &rc, m->n_oom, sizeof(*m->oom));
-	if (rc) {
-		m->n_oom = 0;
+	oom = summary_alloc(s, &rc, n_oom, sizeof(*oom));
+	if (rc)
 		return rc;
-	}
-	for (size_t i = 0; i < n_all && k < m->n_oom; i++)
+	m->oom_tiles = oom;
+	m->n_oom_tiles = n_oom;
+	for (size_t i = 0; i < n_all && k < n_oom; i++)
 		if (all[i] >= lo && all[i] < hi)
-			m->oom[k++] = all[i];
-	return tsr_report_largest_tiles(s->report, &m->largest, &m->n_largest, m->ipu, true,
-	                                m->n_oom < LARGEST_TILES ? m->n_oom : LARGEST_TILES);
+			oom[k++] = all[i];
+	rc = tsr_report_largest_tiles(s->report, &largest, &n_largest, m->ipu, true,
+	                              n_oom < LARGEST_TILES ? n_oom : LARGEST_TILES);
+	if (rc == TSR_OK && n_largest) {
+		tb = summary_alloc(s, &rc, n_largest, sizeof(*tb));
+		if (rc == TSR_OK) {
+			for (size_t i = 0; i < n_largest; i++) {
+				tb[i].tile = largest[i];
+				tb[i].bytes = largest[i] < s->n_tiles ? s->tiles[largest[i]].total_including_gaps
+				                                      : 0;
+			}
+			m->largest_tiles = tb;
+			m->n_largest_tiles = n_largest;
+		}
+	}
+	free(largest);
+	return rc;
 }
 
 /* One "Memory on ..." part. */
-static int gather_memory(tsr_summary *s, tsr_sum_memory *m, int ipu)
+static int gather_memory(tsr_summary *s, tsr_summary_memory *m, int ipu)
 {
 	int rc;
 
@@ -605,7 +718,7 @@ static int gather_names(tsr_summary *s)
 	if (!rc)
 		rc = tsr_report_compute_sets(s->report, &s->compute_sets, &s->n_compute_sets);
 	if (!rc)
-		rc = tsr_report_vertex_types(s->report, &s->vertex_types, &s->n_vertex_types);
+		rc = tsr_report_vertex_types(s->report, &s->pub.vertex_types, &s->pub.n_vertex_types);
 	for (int k = 0; !rc && k < TSR_EXCHANGE_KIND_COUNT; k++)
 		rc = tsr_report_exchanges(s->report, &s->exchanges[k], &s->n_exchanges[k],
 		                          (tsr_exchange_kind)k);
@@ -613,146 +726,233 @@ static int gather_names(tsr_summary *s)
 }
 
 /* Variable Storage Liveness: always-live bytes, the peak, and with
- * show_var_storage the steps, variables and always-live list. */
+ * show_var_storage the steps with their labels and the always-live list. */
 static int gather_liveness(tsr_summary *s)
 {
+	tsr_summary_figures *f = &s->pub;
+	const tsr_liveness_step *steps = NULL;
+	size_t n_steps = 0;
 	int rc;
 
-	s->always_live_bytes = tsr_report_always_live_bytes(s->report);
-	if (s->counts->liveness_steps) {
-		rc = tsr_report_peak_liveness(s->report, &s->peak_step, &s->peak_bytes);
+	f->always_live_bytes = tsr_report_always_live_bytes(s->report);
+	if (f->counts->liveness_steps) {
+		rc = tsr_report_peak_liveness(s->report, &f->peak_step, &f->peak_bytes);
 		if (rc && rc != TSR_ERR_NO_DATA)
 			return rc;
-		s->has_peak = rc == TSR_OK;
+		f->has_peak = rc == TSR_OK;
 	}
-	if (!s->opts.show_var_storage)
+	f->max_live_bytes = f->has_peak && f->peak_bytes <= UINT64_MAX - f->always_live_bytes
+	                        ? f->always_live_bytes + f->peak_bytes
+	                        : f->always_live_bytes;
+	if (!f->opts.show_var_storage)
 		return TSR_OK;
-	rc = tsr_report_liveness_steps(s->report, &s->steps, &s->n_steps);
+	rc = tsr_report_liveness_steps(s->report, &steps, &n_steps);
 	if (rc == TSR_ERR_NO_DATA) {
-		s->steps = NULL;
-		s->n_steps = 0;
+		steps = NULL;
+		n_steps = 0;
 	} else if (rc) {
 		return rc;
+	}
+	if (n_steps) {
+		s->liveness_steps = summary_alloc(s, &rc, n_steps, sizeof(*s->liveness_steps));
+		if (rc)
+			return rc;
+		for (size_t i = 0; i < n_steps; i++) {
+			s->liveness_steps[i].step = &steps[i];
+			program_label(s, steps[i].program, &s->liveness_steps[i].type,
+			              &s->liveness_steps[i].name);
+		}
+		f->liveness_steps = s->liveness_steps;
+		f->n_liveness_steps = n_steps;
 	}
 	rc = need_variables(s);
 	if (rc)
 		return rc;
-	return names_collect(s, &s->always_live, NULL, 0, true);
+	rc = names_collect(s, &s->always_live, NULL, 0, true);
+	f->always_live = s->always_live.v;
+	f->n_always_live = s->always_live.n;
+	return rc;
 }
 
-/* The Execution part: the chosen run's activity, length, cycles by
- * vertex type and, with show_execution_steps, its steps. */
+/* The steps of the run with their names and, for OnTileExecute, their
+ * compute set's vertex types (the table is read before the first, so
+ * that a damaged one fails here and not half way through printing). */
+static int gather_steps(tsr_summary *s)
+{
+	tsr_summary_figures *f = &s->pub;
+	const tsr_step *steps;
+	size_t n;
+	int rc = tsr_report_steps(s->report, &steps, &n, f->run);
+
+	if (rc)
+		return rc;
+	if (s->n_compute_sets) {
+		const tsr_vertex_type_cycles *vt;
+		size_t n_vt;
+
+		rc = tsr_report_compute_set_vertex_types(s->report, &vt, &n_vt, 0);
+		if (rc)
+			return rc;
+	}
+	if (n == 0)
+		return TSR_OK;
+	s->steps = summary_alloc(s, &rc, n, sizeof(*s->steps));
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		const tsr_step *st = &steps[i];
+		tsr_summary_step *out = &s->steps[i];
+
+		out->step = st;
+		out->name = step_name(s, st);
+		if (st->type == TSR_STEP_ON_TILE_EXECUTE && st->compute_set >= 0 &&
+		    (uint64_t)st->compute_set < s->n_compute_sets &&
+		    tsr_report_compute_set_vertex_types(s->report, &out->vertex_types,
+		                                        &out->n_vertex_types,
+		                                        (size_t)st->compute_set) != TSR_OK) {
+			out->vertex_types = NULL;
+			out->n_vertex_types = 0;
+		}
+	}
+	f->steps = s->steps;
+	f->n_steps = n;
+	return TSR_OK;
+}
+
+/* The Execution part: the chosen run's activity, length, balances, cycles
+ * by vertex type and, with show_execution_steps, its steps. */
 static int gather_execution(tsr_summary *s)
 {
+	tsr_summary_figures *f = &s->pub;
 	const tsr_run *runs;
-	int rc = tsr_report_runs(s->report, &runs, &s->n_runs);
+	uint64_t tiles = f->target->num_tiles ? f->target->num_tiles : 1;
+	const tsr_tile_cycles *tc = &f->activity.tile_cycles;
+	int rc = tsr_report_runs(s->report, &runs, &f->n_runs);
 
 	if (rc == TSR_ERR_NO_DATA) {
-		s->n_runs = 0;
+		f->n_runs = 0;
 		return TSR_OK;
 	}
-	if (rc || s->n_runs == 0)
+	if (rc || f->n_runs == 0)
 		return rc;
-	if (s->opts.run >= 0 && (uint64_t)s->opts.run >= s->n_runs)
+	if (f->opts.run >= 0 && (uint64_t)f->opts.run >= f->n_runs)
 		return tsr_fail(s->report, TSR_ERR_OUT_OF_RANGE,
-		                "run %" PRId64 " asked for; the report keeps %zu run(s)", s->opts.run,
-		                s->n_runs);
-	s->run = s->opts.run >= 0 ? (size_t)s->opts.run : s->n_runs - 1;
-	s->run_info = &runs[s->run];
-	s->has_run = true;
-	rc = tsr_report_run_activity(s->report, &s->activity, s->run);
+		                "run %" PRId64 " asked for; the report keeps %zu run(s)", f->opts.run,
+		                f->n_runs);
+	f->run = f->opts.run >= 0 ? (size_t)f->opts.run : f->n_runs - 1;
+	f->program = runs[f->run].program;
+	f->has_run = true;
+	rc = tsr_report_run_activity(s->report, &f->activity, f->run);
 	if (!rc)
-		rc = tsr_report_run_flops(s->report, &s->flops, s->run, false);
+		rc = tsr_report_run_flops(s->report, &f->flops, f->run, false);
 	if (!rc)
-		rc = tsr_report_cycles_by_vertex_type(s->report, &s->vt_cycles, &s->n_vt_cycles,
-		                                      (int64_t)s->run);
+		rc = tsr_report_cycles_by_vertex_type(s->report, &s->vt_cycles, &f->n_vertex_type_cycles,
+		                                      (int64_t)f->run);
 	if (!rc) {
 		/* Only the types that ran: the others would list every vertex
 		 * type of the graph at 0 cycles. */
 		size_t k = 0;
 
-		for (size_t i = 0; i < s->n_vt_cycles; i++)
+		for (size_t i = 0; i < f->n_vertex_type_cycles; i++)
 			if (s->vt_cycles[i].executions)
 				s->vt_cycles[k++] = s->vt_cycles[i];
-		s->n_vt_cycles = k;
+		f->n_vertex_type_cycles = k;
+		f->vertex_type_cycles = s->vt_cycles;
 	}
-	if (!rc && s->opts.show_execution_steps)
-		rc = tsr_report_steps(s->report, &s->run_steps, &s->n_run_steps, s->run);
-	/* The steps' "By vertex type": read the table now, so that a damaged
-	 * one fails here and not half way through printing. */
-	if (!rc && s->opts.show_execution_steps && s->n_compute_sets) {
-		const tsr_vertex_type_cycles *vt;
-		size_t n;
-		rc = tsr_report_compute_set_vertex_types(s->report, &vt, &n, 0);
-	}
+	f->tile_balance = ratio(tc->compute, f->activity.cycles > UINT64_MAX / tiles
+	                                                     ? UINT64_MAX
+	                                                     : f->activity.cycles * tiles);
+	f->thread_balance = ratio(tc->active_compute, tc->compute);
+	if (!rc && f->opts.show_execution_steps)
+		rc = gather_steps(s);
 	return rc;
 }
 
-void tsr_summary_step_vertex_types(const tsr_summary *s, const tsr_step *st,
-                                   const tsr_vertex_type_cycles **out, size_t *n)
+/* Frees the figures and everything tsr_summary_figures_new took. */
+void tsr_summary_figures_free(tsr_summary_figures *figures)
 {
-	*out = NULL;
-	*n = 0;
-	if (st->type != TSR_STEP_ON_TILE_EXECUTE || st->compute_set < 0 ||
-	    (uint64_t)st->compute_set >= s->n_compute_sets ||
-	    tsr_report_compute_set_vertex_types(s->report, out, n, (size_t)st->compute_set) != TSR_OK)
-		*n = 0;
-}
+	tsr_summary *s = (tsr_summary *)figures;
 
-/* Frees what tsr_summary_gather took; safe on a cleared summary. */
-void tsr_summary_clear(tsr_summary *s)
-{
-	if (!s->report)
+	if (!s)
 		return;
-	for (size_t i = 0; i < s->n_memory; i++)
+	for (size_t i = 0; s->memory && i < s->pub.n_memory; i++)
 		memory_clear(s, &s->memory[i]);
 	if (s->memory)
-		tsr_free(s->report, s->memory, s->n_memory * sizeof(*s->memory));
-	tsr_summary_names_free(s, &s->always_live);
+		tsr_free(s->report, s->memory, s->pub.n_memory * sizeof(*s->memory));
+	for (size_t i = 0; i < s->pub.n_optimizations; i++)
+		tsr_free(s->report, (void *)s->optimizations[i].key,
+		         strlen(s->optimizations[i].key) + 1);
+	if (s->optimizations)
+		tsr_free(s->report, s->optimizations, s->cap_optimizations * sizeof(*s->optimizations));
+	names_free(s, &s->always_live);
+	if (s->liveness_steps)
+		tsr_free(s->report, s->liveness_steps,
+		         s->pub.n_liveness_steps * sizeof(*s->liveness_steps));
+	if (s->steps)
+		tsr_free(s->report, s->steps, s->pub.n_steps * sizeof(*s->steps));
 	free(s->vt_cycles);
-	memset(s, 0, sizeof(*s));
+	tsr_free(s->report, s, sizeof(*s));
 }
 
 /* Checks the options and asks the report for every figure they call for,
  * before anything is printed, so a failure prints nothing. */
-int tsr_summary_gather(tsr_summary *s, tsr_report *report, const tsr_summary_options *opts)
+int tsr_summary_figures_new(tsr_summary_figures **out, tsr_report *report,
+                            const tsr_summary_options *opts)
 {
 	const tsr_summary_options defaults = TSR_SUMMARY_OPTIONS_INIT;
+	tsr_summary *s;
+	tsr_summary_figures *f;
 	size_t n_memory;
 	int rc;
 
-	memset(s, 0, sizeof(*s));
+	if (!out) {
+		if (report)
+			return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "summary: no output pointer");
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "summary: no output pointer");
+	}
+	*out = NULL;
 	if (!report)
 		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "summary: no report");
+	s = tsr_alloc(report, 1, sizeof(*s));
+	if (!s)
+		return report->memory_used > report->memory_cap ||
+		               sizeof(*s) > report->memory_cap - report->memory_used
+		           ? TSR_ERR_TOO_LARGE
+		           : TSR_ERR_NO_MEMORY;
+	memset(s, 0, sizeof(*s));
+	f = &s->pub;
 	s->report = report;
-	s->opts = opts ? *opts : defaults;
-	if (s->opts.version != TSR_SUMMARY_OPTIONS_VERSION) {
+	f->opts = opts ? *opts : defaults;
+	if (f->opts.version != TSR_SUMMARY_OPTIONS_VERSION) {
 		rc = tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
-		              "summary options version %u; this library knows %u", s->opts.version,
+		              "summary options version %u; this library knows %u", f->opts.version,
 		              TSR_SUMMARY_OPTIONS_VERSION);
 		goto out;
 	}
-	if (s->opts.run < -1) {
-		rc = tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "summary: run %" PRId64, s->opts.run);
+	if (f->opts.run < -1) {
+		rc = tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "summary: run %" PRId64, f->opts.run);
 		goto out;
 	}
-	s->target = tsr_report_get_target(report);
-	s->counts = tsr_report_get_counts(report);
-	if (!s->target || !s->counts) {
+	f->target = tsr_report_get_target(report);
+	f->counts = tsr_report_get_counts(report);
+	if (!f->target || !f->counts) {
 		rc = tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "summary: the report is not open");
 		goto out;
 	}
 	rc = tsr_report_tile_memory(report, &s->tiles, &s->n_tiles);
 	if (!rc)
 		rc = gather_names(s);
+	if (!rc && f->opts.show_optimizations)
+		rc = gather_optimizations(s);
 	if (rc)
 		goto out;
 
-	n_memory = 1 + (s->opts.show_per_ipu_memory ? s->target->num_ipus : 0);
+	n_memory = 1 + (f->opts.show_per_ipu_memory ? f->target->num_ipus : 0);
 	s->memory = summary_alloc(s, &rc, n_memory, sizeof(*s->memory));
 	if (rc)
 		goto out;
-	s->n_memory = n_memory;
+	f->memory = s->memory;
+	f->n_memory = n_memory;
 	for (size_t i = 0; !rc && i < n_memory; i++)
 		rc = gather_memory(s, &s->memory[i], (int)i - 1);
 	if (!rc)
@@ -761,6 +961,8 @@ int tsr_summary_gather(tsr_summary *s, tsr_report *report, const tsr_summary_opt
 		rc = gather_execution(s);
 out:
 	if (rc)
-		tsr_summary_clear(s);
+		tsr_summary_figures_free(f);
+	else
+		*out = f;
 	return rc;
 }

@@ -589,3 +589,178 @@ cleanup:
 	trace_free_mem(tr, match, tr->n_names);
 	return rc;
 }
+
+/* --- Totals per process, thread and channel ------------------------------------------ */
+
+/* Adds one span to a thread's totals. */
+static void span_totals_add(tsr_trace_span_totals *t, const trace_event *e, uint64_t self)
+{
+	if (!t->spans || e->start_ns < t->first_ns)
+		t->first_ns = e->start_ns;
+	if (!t->spans || e->end_ns > t->last_ns)
+		t->last_ns = e->end_ns;
+	t->spans++;
+	t->busy_ns = sat_add(t->busy_ns, self);
+}
+
+/*
+ * Adds the spans of `thread` starting in [from, to) to its totals and to
+ * the channels', with self times worked out as stats_from_chunks does
+ * (spans arrive in the order they end; see the top of this file).
+ */
+static int totals_from_chunks(tsr_trace *tr, tsr_trace_totals *t, size_t thread, int64_t from,
+                              int64_t to, trace_event **scratch, size_t *cap)
+{
+	const trace_thread_data *td = &tr->tdata[thread];
+	uint64_t child[TRACE_MAX_DEPTH + 2];
+	size_t i, k;
+	int rc;
+
+	memset(child, 0, sizeof(child));
+	for (i = 0; i < td->n_chunks; i++) {
+		const trace_chunk *c = &td->chunks[i];
+
+		if (c->last_ns < from)
+			continue;
+		if ((rc = trace_decode_chunk(tr, scratch, cap, thread, c)) != TSR_OK)
+			return rc;
+		for (k = 0; k < c->count; k++) {
+			const trace_event *e = &(*scratch)[k];
+			uint64_t dur = (uint64_t)(e->end_ns - e->start_ns), kids = child[e->depth + 1];
+			uint64_t self = dur > kids ? dur - kids : 0;
+
+			child[e->depth + 1] = 0;
+			child[e->depth] = sat_add(child[e->depth], dur);
+			if (e->start_ns < from || e->start_ns >= to)
+				continue;
+			span_totals_add(&t->threads[thread], e, self);
+			if (e->channel < t->n_channels) {
+				t->channels[e->channel].spans++;
+				t->channels[e->channel].self_ns =
+				    sat_add(t->channels[e->channel].self_ns, self);
+			}
+		}
+	}
+	return TSR_OK;
+}
+
+/*
+ * The totals of thread `thread`, the only one of its file, over the
+ * whole trace from the file's label_stats (read through stats_from_table,
+ * so checked the same way): its spans and busy time are the file's sums,
+ * its first and last those of the thread list.
+ */
+static int totals_from_table(tsr_trace *tr, tsr_trace_totals *t, size_t thread)
+{
+	const tsr_trace_thread *th = &tr->threads[thread];
+	tsr_trace_span_totals *tt = &t->threads[thread];
+	label_map m;
+	size_t i;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	m.stride = 1;
+	rc = stats_from_table(tr, &m, th->process);
+	for (i = 0; rc == TSR_OK && i < m.cap; i++) {
+		const tsr_trace_label_stat *s = &m.slots[i].s;
+
+		if (!m.slots[i].key)
+			continue;
+		tt->spans = sat_add(tt->spans, s->count);
+		tt->busy_ns = sat_add(tt->busy_ns, s->self_ns);
+		if (s->channel < t->n_channels) {
+			t->channels[s->channel].spans = sat_add(t->channels[s->channel].spans, s->count);
+			t->channels[s->channel].self_ns =
+			    sat_add(t->channels[s->channel].self_ns, s->self_ns);
+		}
+	}
+	if (rc == TSR_OK && tt->spans) {
+		tt->first_ns = th->first_ns;
+		tt->last_ns = th->last_ns;
+	}
+	label_map_clear(tr, &m);
+	return rc;
+}
+
+/* See trace.h. One block holds the struct and its three arrays, so that
+ * one free() releases it. */
+int tsr_trace_totals_new(tsr_trace_totals **out, tsr_trace *tr,
+                         const tsr_trace_totals_options *opts)
+{
+	tsr_trace_totals_options o = TSR_TRACE_TOTALS_OPTIONS_INIT;
+	tsr_trace_totals *t;
+	trace_event *scratch = NULL;
+	size_t cap = 0, bytes, i;
+	bool whole;
+	int rc = TSR_OK;
+
+	if (!out || !tr)
+		return TSR_ERR_INVALID_ARGUMENT;
+	*out = NULL;
+	if (opts) {
+		if (opts->version != TSR_TRACE_TOTALS_OPTIONS_VERSION)
+			return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT,
+			                  "totals options version %u is not %u", opts->version,
+			                  TSR_TRACE_TOTALS_OPTIONS_VERSION);
+		o = *opts;
+	}
+	if (o.thread < -1 || (o.thread >= 0 && (uint64_t)o.thread >= tr->n_threads))
+		return trace_fail(tr, TSR_ERR_OUT_OF_RANGE, "thread %lld is past the end (%zu)",
+		                  (long long)o.thread, tr->n_threads);
+	if (o.from_ns > o.to_ns)
+		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "the window ends before it starts");
+	/* Every size comes from the handle's own lists, so these cannot overflow. */
+	bytes = sizeof(*t) + tr->n_processes * sizeof(*t->processes) +
+	        tr->n_threads * sizeof(*t->threads) + tr->n_channels * sizeof(*t->channels);
+	t = trace_alloc(tr, 1, bytes);
+	if (!t)
+		return tr->code;
+	memset(t, 0, bytes);
+	t->n_processes = tr->n_processes;
+	t->n_threads = tr->n_threads;
+	t->n_channels = tr->n_channels;
+	t->processes = (tsr_trace_span_totals *)(t + 1);
+	t->threads = t->processes + tr->n_processes;
+	t->channels = (tsr_trace_channel_totals *)(t->threads + tr->n_threads);
+
+	whole = o.from_ns <= tr->info.start_ns && o.to_ns > tr->info.end_ns;
+	for (i = 0; i < tr->n_threads && rc == TSR_OK; i++) {
+		const tsr_trace_process *p = &tr->processes[tr->threads[i].process];
+
+		if (o.thread >= 0 && (size_t)o.thread != i)
+			continue;
+		if (whole && p->complete && p->n_threads == 1)
+			rc = totals_from_table(tr, t, i);
+		else
+			rc = totals_from_chunks(tr, t, i, o.from_ns, o.to_ns, &scratch, &cap);
+	}
+	trace_free_mem(tr, scratch, cap * sizeof(*scratch));
+	if (rc != TSR_OK) {
+		trace_free_mem(tr, t, bytes);
+		return rc;
+	}
+	for (i = 0; i < tr->n_threads; i++) {
+		const tsr_trace_span_totals *th = &t->threads[i];
+		tsr_trace_span_totals *p = &t->processes[tr->threads[i].process];
+
+		if (!th->spans)
+			continue;
+		if (!p->spans || th->first_ns < p->first_ns)
+			p->first_ns = th->first_ns;
+		if (!p->spans || th->last_ns > p->last_ns)
+			p->last_ns = th->last_ns;
+		p->spans = sat_add(p->spans, th->spans);
+		p->busy_ns = sat_add(p->busy_ns, th->busy_ns);
+		t->spans = sat_add(t->spans, th->spans);
+		t->self_ns = sat_add(t->self_ns, th->busy_ns);
+	}
+	trace_release(tr, bytes);
+	*out = t;
+	return TSR_OK;
+}
+
+/* See trace.h: the arrays live in the struct's block. */
+void tsr_trace_totals_free(tsr_trace_totals *totals)
+{
+	free(totals);
+}

@@ -676,6 +676,254 @@ static void test_oom(void **state)
 	free(json);
 }
 
+/* --- The public figures ------------------------------------------------------ */
+
+/* Checks one memory part of the figures against the report.h queries. */
+static void check_memory_part(tsr_fixture *f, const tsr_summary_figures *fig,
+                              const tsr_summary_memory *m, int ipu)
+{
+	tsr_memory_totals tot;
+	tsr_category_memory *cats = NULL;
+	tsr_vertex_memory vm;
+	size_t n_cats = 0, tiles = 0;
+	uint64_t not_overlapped = 0, overlapped = 0, by_type = 0;
+
+	assert_int_equal(m->ipu, ipu);
+	assert_int_equal(tsr_report_memory_totals(f->report, ipu, &tot), TSR_OK);
+	assert_int_equal(m->totals.total, tot.total);
+	assert_int_equal(m->totals.total_including_gaps, tot.total_including_gaps);
+	assert_int_equal(m->totals.capacity, tot.capacity);
+	assert_int_equal(m->totals.max_tile_bytes, tot.max_tile_bytes);
+	assert_true(tot.total > 0);
+
+	/* Every category once, the guide's labels, sums of the report's. */
+	assert_int_equal(tsr_report_memory_by_category(f->report, &cats, &n_cats, ipu), TSR_OK);
+	assert_int_equal(m->n_categories, n_cats);
+	assert_int_equal(n_cats, tsr_category_count());
+	assert_string_equal(m->categories[0].label, "Variables");
+	assert_string_equal(m->categories[0].memory.name, "variable");
+	for (size_t c = 0; c < n_cats; c++) {
+		size_t k, seen = 0;
+
+		for (k = 0; k < m->n_categories; k++) {
+			if (strcmp(m->categories[k].memory.name, cats[c].name) != 0)
+				continue;
+			seen++;
+			assert_int_equal(m->categories[k].memory.total, cats[c].total);
+			assert_int_equal(m->categories[k].memory.overlapped, cats[c].overlapped);
+			assert_int_equal(m->categories[k].memory.non_overlapped, cats[c].non_overlapped);
+		}
+		assert_int_equal(seen, 1);
+		not_overlapped += cats[c].non_overlapped;
+		overlapped += cats[c].overlapped;
+	}
+	free(cats);
+	assert_int_equal(m->not_overlapped, not_overlapped);
+	assert_int_equal(m->overlapped, overlapped);
+	assert_int_equal(m->after_overlapping, tot.total - not_overlapped);
+
+	/* Vertex memory: the types add up to the total, fullest first. */
+	assert_int_equal(tsr_report_vertex_memory_totals(f->report, &vm, ipu), TSR_OK);
+	assert_int_equal(m->vertex.total, vm.total);
+	assert_int_equal(m->vertex_data + m->vertex.code, vm.total);
+	for (size_t i = 0; i < m->n_vertex_types; i++) {
+		assert_true(m->vertex_types[i].bytes > 0);
+		if (i)
+			assert_true(m->vertex_types[i - 1].bytes >= m->vertex_types[i].bytes);
+		by_type += m->vertex_types[i].bytes;
+	}
+	assert_int_equal(by_type, vm.total);
+
+	/* The histogram counts every tile of the part once. */
+	for (size_t b = 0; b < m->n_buckets; b++) {
+		tiles += m->histogram[b];
+		if (m->histogram[b]) {
+			assert_true(b >= m->first_bucket && b < m->end_bucket);
+			assert_true(m->histogram[b] <= m->max_bucket);
+		}
+	}
+	assert_int_equal(tiles, ipu < 0 ? fig->target->num_tiles : fig->target->tiles_per_ipu);
+	assert_true(m->bucket_width > 0 && m->bucket_width % 1024 == 0);
+	assert_true(m->n_buckets * m->bucket_width > tot.max_tile_excluding_gaps_bytes);
+}
+
+/* The figures a GUI reads equal the report.h queries: memory totals and
+ * categories per part, the IPUs' parts adding up to all IPUs', liveness,
+ * the run's execution, steps; the text shows the same. */
+static void test_public_figures(void **state)
+{
+	tsr_fixture *f = *state;
+	tsr_summary_options o = all_options();
+	tsr_summary_figures *fig = NULL;
+	const tsr_run *runs;
+	const tsr_step *steps;
+	const tsr_liveness_step *lsteps;
+	tsr_activity act;
+	tsr_summary_named_bytes *live = NULL;
+	size_t n_runs, n_steps, n_lsteps, peak_step, n_live = 0, *idx = NULL, n_idx = 0;
+	const tsr_variable *vars;
+	size_t n_vars;
+	uint64_t peak_bytes, sum[5] = {0}, live_bytes = 0, want_live = 0;
+	char *text;
+
+	o.run = 0;
+	assert_int_equal(tsr_summary_figures_new(&fig, f->report, &o), TSR_OK);
+	assert_non_null(fig);
+	assert_ptr_equal(fig->target, tsr_report_get_target(f->report));
+	assert_ptr_equal(fig->counts, tsr_report_get_counts(f->report));
+	assert_true(fig->opts.show_per_ipu_memory);
+
+	/* Memory: all IPUs, then each; the IPUs add up to the whole. */
+	assert_true(fig->target->num_ipus > 1);
+	assert_int_equal(fig->n_memory, 1 + fig->target->num_ipus);
+	check_memory_part(f, fig, &fig->memory[0], -1);
+	for (unsigned i = 0; i < fig->target->num_ipus; i++) {
+		const tsr_summary_memory *m = &fig->memory[1 + i];
+
+		check_memory_part(f, fig, m, (int)i);
+		sum[0] += m->totals.total;
+		sum[1] += m->totals.total_including_gaps;
+		sum[2] += m->not_overlapped + m->overlapped;
+		sum[3] += m->vertex.total;
+		sum[4] += m->n_oom_tiles;
+	}
+	assert_int_equal(sum[0], fig->memory[0].totals.total);
+	assert_int_equal(sum[1], fig->memory[0].totals.total_including_gaps);
+	assert_int_equal(sum[2], fig->memory[0].not_overlapped + fig->memory[0].overlapped);
+	assert_int_equal(sum[3], fig->memory[0].vertex.total);
+	assert_int_equal(sum[4], fig->memory[0].n_oom_tiles);
+	assert_int_equal(fig->memory[0].n_oom_tiles, 0);
+
+	/* Liveness. */
+	assert_int_equal(fig->always_live_bytes, tsr_report_always_live_bytes(f->report));
+	assert_int_equal(tsr_report_peak_liveness(f->report, &peak_step, &peak_bytes), TSR_OK);
+	assert_true(fig->has_peak);
+	assert_int_equal(fig->peak_step, peak_step);
+	assert_int_equal(fig->peak_bytes, peak_bytes);
+	assert_int_equal(fig->max_live_bytes, fig->always_live_bytes + peak_bytes);
+	assert_int_equal(tsr_report_liveness_steps(f->report, &lsteps, &n_lsteps), TSR_OK);
+	assert_int_equal(fig->n_liveness_steps, n_lsteps);
+	for (size_t i = 0; i < n_lsteps; i++) {
+		assert_ptr_equal(fig->liveness_steps[i].step, &lsteps[i]);
+		assert_non_null(fig->liveness_steps[i].type);
+	}
+	/* The peak step's live variables: merged by name, in name order,
+	 * their bytes those of the not-always-live variables live there. */
+	assert_int_equal(tsr_summary_figures_list_live_variables(&live, &n_live, fig, peak_step),
+	                 TSR_OK);
+	assert_int_equal(tsr_report_variables(f->report, &vars, &n_vars), TSR_OK);
+	assert_int_equal(tsr_report_live_variables(f->report, &idx, &n_idx, peak_step), TSR_OK);
+	for (size_t i = 0; i < n_idx; i++)
+		if (!vars[idx[i]].always_live)
+			want_live += vars[idx[i]].bytes;
+	free(idx);
+	assert_true(n_live > 0);
+	for (size_t i = 0; i < n_live; i++) {
+		if (i)
+			assert_true(strcmp(live[i - 1].name, live[i].name) < 0);
+		live_bytes += live[i].bytes;
+	}
+	assert_int_equal(live_bytes, want_live);
+	free(live);
+	assert_int_equal(tsr_summary_figures_list_live_variables(&live, &n_live, fig, n_lsteps),
+	                 TSR_ERR_OUT_OF_RANGE);
+	assert_null(live);
+
+	/* Execution of run 0, as asked. */
+	assert_int_equal(tsr_report_runs(f->report, &runs, &n_runs), TSR_OK);
+	assert_true(fig->has_run);
+	assert_int_equal(fig->n_runs, n_runs);
+	assert_int_equal(fig->run, 0);
+	assert_int_equal(fig->program, runs[0].program);
+	assert_int_equal(tsr_report_run_activity(f->report, &act, 0), TSR_OK);
+	assert_int_equal(fig->activity.cycles, act.cycles);
+	assert_int_equal(fig->activity.tile_cycles.compute, act.tile_cycles.compute);
+	assert_close(fig->tile_balance,
+	             (double)act.tile_cycles.compute / ((double)act.cycles * fig->target->num_tiles),
+	             1e-12);
+	assert_close(fig->thread_balance,
+	             (double)act.tile_cycles.active_compute / (double)act.tile_cycles.compute, 1e-12);
+	assert_true(fig->n_vertex_type_cycles > 0);
+	for (size_t i = 0; i < fig->n_vertex_type_cycles; i++) {
+		assert_true(fig->vertex_type_cycles[i].executions > 0);
+		assert_true(fig->vertex_type_cycles[i].vertex_type < fig->n_vertex_types);
+	}
+	assert_int_equal(tsr_report_steps(f->report, &steps, &n_steps, 0), TSR_OK);
+	assert_int_equal(fig->n_steps, n_steps);
+	for (size_t i = 0; i < n_steps; i++) {
+		assert_ptr_equal(fig->steps[i].step, &steps[i]);
+		if (steps[i].type != TSR_STEP_ON_TILE_EXECUTE)
+			assert_int_equal(fig->steps[i].n_vertex_types, 0);
+		if (steps[i].type == TSR_STEP_SYNC)
+			assert_null(fig->steps[i].name);
+	}
+	for (size_t i = 1; i < fig->n_optimizations; i++)
+		assert_true(strcmp(fig->optimizations[i - 1].key, fig->optimizations[i].key) < 0);
+
+	/* The text prints these figures. */
+	text = summary_text(f, &o);
+	assert_int_equal(number_after(text, "    Including Gaps:"),
+	                 fig->memory[0].totals.total_including_gaps);
+	assert_int_equal(number_after(text, "    Maximum live bytes (including always-live):"),
+	                 fig->max_live_bytes);
+	assert_int_equal(number_after(text, "  Total cycles:"), fig->activity.cycles);
+	free(text);
+	tsr_summary_figures_free(fig);
+
+	/* Without the options: one memory part, no steps or liveness tree. */
+	assert_int_equal(tsr_summary_figures_new(&fig, f->report, NULL), TSR_OK);
+	assert_int_equal(fig->n_memory, 1);
+	assert_int_equal(fig->n_liveness_steps, 0);
+	assert_int_equal(fig->n_steps, 0);
+	assert_int_equal(fig->n_optimizations, 0);
+	assert_int_equal(fig->run, n_runs - 1);
+	tsr_summary_figures_free(fig);
+
+	/* Bad options: an error, *out NULL. */
+	fig = (tsr_summary_figures *)&o;
+	o.run = (int64_t)n_runs;
+	assert_int_equal(tsr_summary_figures_new(&fig, f->report, &o), TSR_ERR_OUT_OF_RANGE);
+	assert_null(fig);
+	o = all_options();
+	o.version = 99;
+	assert_int_equal(tsr_summary_figures_new(&fig, f->report, &o), TSR_ERR_INVALID_ARGUMENT);
+	assert_null(fig);
+	assert_int_equal(tsr_summary_figures_new(NULL, f->report, NULL), TSR_ERR_INVALID_ARGUMENT);
+	tsr_summary_figures_free(NULL);
+}
+
+/* The out-of-memory report's figures: its tiles, the fullest with their
+ * bytes, no run. */
+static void test_public_figures_oom(void **state)
+{
+	tsr_fixture *f = *state;
+	tsr_summary_options o = all_options();
+	tsr_summary_figures *fig = NULL;
+	const tsr_tile_memory *tiles;
+	const uint32_t *oom;
+	size_t n_oom, n_tiles;
+
+	assert_int_equal(tsr_report_oom_tiles(f->report, &oom, &n_oom), TSR_OK);
+	assert_int_equal(tsr_report_tile_memory(f->report, &tiles, &n_tiles), TSR_OK);
+	assert_int_equal(tsr_summary_figures_new(&fig, f->report, &o), TSR_OK);
+	assert_int_equal(fig->memory[0].n_oom_tiles, n_oom);
+	for (size_t i = 0; i < n_oom; i++)
+		assert_int_equal(fig->memory[0].oom_tiles[i], oom[i]);
+	assert_true(fig->memory[0].n_largest_tiles > 0);
+	for (size_t i = 0; i < fig->memory[0].n_largest_tiles; i++) {
+		const tsr_summary_tile_bytes *tb = &fig->memory[0].largest_tiles[i];
+
+		assert_true(tb->tile < n_tiles);
+		assert_int_equal(tb->bytes, tiles[tb->tile].total_including_gaps);
+		if (i)
+			assert_true(fig->memory[0].largest_tiles[i - 1].bytes >= tb->bytes);
+	}
+	assert_true(fig->memory[0].largest_tiles[0].bytes > fig->target->bytes_per_tile);
+	assert_false(fig->has_run);
+	assert_int_equal(fig->n_steps, 0);
+	tsr_summary_figures_free(fig);
+}
+
 /* A name holding a terminal escape sequence and invalid UTF-8 is printed
  * cleaned: a report from someone else cannot drive the terminal. */
 static void test_hostile_names(void **state)
@@ -750,6 +998,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_arguments, setup_matmul, teardown),
 	    cmocka_unit_test_setup_teardown(test_golden, setup_matmul, teardown),
 	    cmocka_unit_test_setup_teardown(test_oom, setup_oom, teardown),
+	    cmocka_unit_test_setup_teardown(test_public_figures, setup_matmul, teardown),
+	    cmocka_unit_test_setup_teardown(test_public_figures_oom, setup_oom, teardown),
 	    cmocka_unit_test(test_hostile_names),
 	};
 

@@ -552,6 +552,228 @@ static void test_stats(void **state)
 	free(path);
 }
 
+/* --- Totals per process, thread and channel ------------------------------------------ */
+
+/* Adds the spans of `thread` starting in [from, to) to *th and chan[] by
+ * brute force from every span: a span's self time is its duration less
+ * its children's (the spans whose parent it is). */
+static void brute_totals(tsr_trace *tr, size_t thread, int64_t from, int64_t to,
+                         tsr_trace_span_totals *th, tsr_trace_channel_totals *chan, size_t n_chan)
+{
+	size_t n, n_pos, i;
+	tsr_trace_item *s = all_spans(tr, thread, &n);
+	size_t *pos = seq_index(s, n, &n_pos);
+	uint64_t *child = calloc(n + 1, sizeof(*child));
+
+	assert_non_null(child);
+	for (i = 0; i < n; i++)
+		if (s[i].parent >= 0)
+			child[by_seq(s, pos, n_pos, s[i].parent) - s] +=
+			    (uint64_t)(s[i].end_ns - s[i].start_ns);
+	for (i = 0; i < n; i++) {
+		uint64_t d = (uint64_t)(s[i].end_ns - s[i].start_ns);
+		uint64_t self = d > child[i] ? d - child[i] : 0;
+
+		if (s[i].start_ns < from || s[i].start_ns >= to)
+			continue;
+		if (!th->spans || s[i].start_ns < th->first_ns)
+			th->first_ns = s[i].start_ns;
+		if (!th->spans || s[i].end_ns > th->last_ns)
+			th->last_ns = s[i].end_ns;
+		th->spans++;
+		th->busy_ns += self;
+		assert_true(s[i].channel < n_chan);
+		chan[s[i].channel].spans++;
+		chan[s[i].channel].self_ns += self;
+	}
+	free(child);
+	free(pos);
+	free(s);
+}
+
+/* Compares tsr_trace_totals_new (with `o`; NULL: all) with brute force,
+ * and checks that threads add up to processes and processes to the view. */
+static void check_totals(tsr_trace *tr, const tsr_trace_totals_options *o)
+{
+	tsr_trace_totals_options all = TSR_TRACE_TOTALS_OPTIONS_INIT;
+	const tsr_trace_thread *threads;
+	const tsr_trace_channel *chans;
+	size_t n_threads, n_chans, i;
+	tsr_trace_span_totals want[8];
+	tsr_trace_channel_totals want_chan[8];
+	tsr_trace_totals *t = NULL;
+	uint64_t spans = 0, busy = 0, proc_spans = 0, proc_busy = 0;
+
+	assert_int_equal(tsr_trace_threads(tr, &threads, &n_threads), TSR_OK);
+	assert_int_equal(tsr_trace_channels(tr, &chans, &n_chans), TSR_OK);
+	assert_true(n_threads <= 8 && n_chans <= 8);
+	memset(want, 0, sizeof(want));
+	memset(want_chan, 0, sizeof(want_chan));
+	if (!o)
+		o = &all;
+	for (i = 0; i < n_threads; i++)
+		if (o->thread < 0 || (size_t)o->thread == i)
+			brute_totals(tr, i, o->from_ns, o->to_ns, &want[i], want_chan, n_chans);
+
+	assert_int_equal(tsr_trace_totals_new(&t, tr, o == &all ? NULL : o), TSR_OK);
+	assert_non_null(t);
+	assert_int_equal(t->n_threads, n_threads);
+	assert_int_equal(t->n_channels, n_chans);
+	for (i = 0; i < n_threads; i++) {
+		assert_int_equal(t->threads[i].spans, want[i].spans);
+		assert_int_equal(t->threads[i].busy_ns, want[i].busy_ns);
+		assert_int_equal(t->threads[i].first_ns, want[i].first_ns);
+		assert_int_equal(t->threads[i].last_ns, want[i].last_ns);
+		spans += want[i].spans;
+		busy += want[i].busy_ns;
+	}
+	for (i = 0; i < n_chans; i++) {
+		assert_int_equal(t->channels[i].spans, want_chan[i].spans);
+		assert_int_equal(t->channels[i].self_ns, want_chan[i].self_ns);
+	}
+	for (i = 0; i < t->n_processes; i++) {
+		tsr_trace_span_totals p = {0, 0, 0, 0};
+
+		for (size_t k = 0; k < n_threads; k++) {
+			if (threads[k].process != i || !want[k].spans)
+				continue;
+			if (!p.spans || want[k].first_ns < p.first_ns)
+				p.first_ns = want[k].first_ns;
+			if (!p.spans || want[k].last_ns > p.last_ns)
+				p.last_ns = want[k].last_ns;
+			p.spans += want[k].spans;
+			p.busy_ns += want[k].busy_ns;
+		}
+		assert_int_equal(t->processes[i].spans, p.spans);
+		assert_int_equal(t->processes[i].busy_ns, p.busy_ns);
+		assert_int_equal(t->processes[i].first_ns, p.first_ns);
+		assert_int_equal(t->processes[i].last_ns, p.last_ns);
+		proc_spans += t->processes[i].spans;
+		proc_busy += t->processes[i].busy_ns;
+	}
+	assert_int_equal(t->spans, spans);
+	assert_int_equal(t->self_ns, busy);
+	assert_int_equal(proc_spans, spans);
+	assert_int_equal(proc_busy, busy);
+	tsr_trace_totals_free(t);
+}
+
+/* The index of channel `name`. */
+static size_t channel_named(tsr_trace *tr, const char *name)
+{
+	const tsr_trace_channel *c;
+	size_t n, i;
+
+	assert_int_equal(tsr_trace_channels(tr, &c, &n), TSR_OK);
+	for (i = 0; i < n; i++)
+		if (strcmp(c[i].name, name) == 0)
+			return i;
+	fail_msg("no channel %s", name);
+	return 0;
+}
+
+/*
+ * Two files: one process tracing from one thread (300 outers; a whole
+ * trace query reads its label_stats) and one from two (200 outers and the
+ * worker; always from the chunks). Totals over the whole trace, one
+ * thread, and windows equal brute force; the counts equal what was traced.
+ */
+static void test_totals(void **state)
+{
+	const tsr_trace_process *procs;
+	const tsr_trace_thread *threads;
+	tsr_trace_totals_options o = TSR_TRACE_TOTALS_OPTIONS_INIT;
+	tsr_trace_label_stat *s = NULL;
+	struct timespec pause = {0, 20000000};
+	tsr_trace_totals *t = NULL;
+	tsr_trace *tr = NULL;
+	const char *dir = *state;
+	size_t n_threads, n_procs, n, i, worker_t, fw, user;
+	uint32_t outer;
+	uint64_t outer_ns = 0;
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		free(make_trace(dir, 300, false));
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	nanosleep(&pause, NULL);
+	free(make_trace(dir, 200, true));
+	assert_int_equal(tsr_trace_open(&tr, &dir, 1, NULL), TSR_OK);
+	assert_int_equal(tsr_trace_threads(tr, &threads, &n_threads), TSR_OK);
+	assert_int_equal(n_threads, 3);
+	worker_t = thread_named(tr, "worker");
+	fw = channel_named(tr, "Framework");
+	user = channel_named(tr, "TestChan");
+
+	/* What was traced: 5 spans an outer on main, 2 a work on the worker. */
+	assert_int_equal(tsr_trace_totals_new(&t, tr, NULL), TSR_OK);
+	assert_int_equal(t->spans, (300 + 200) * 5 + WORK_SPANS * 2);
+	assert_int_equal(t->threads[worker_t].spans, WORK_SPANS * 2);
+	assert_int_equal(tsr_trace_processes(tr, &procs, &n_procs), TSR_OK);
+	assert_int_equal(n_procs, 2);
+	for (i = 0; i < n_threads; i++)
+		if (i != worker_t)
+			assert_int_equal(t->threads[i].spans,
+			                 procs[threads[i].process].n_threads == 1 ? 300 * 5 : 200 * 5);
+	assert_int_equal(t->channels[fw].spans, (300 + 200) * 4);
+	assert_int_equal(t->channels[user].spans, 300 + 200 + WORK_SPANS * 2);
+	/* Everything on a main thread nests in its outers: its busy time is
+	 * theirs, which label_stats totals independently. */
+	assert_int_equal(tsr_trace_label_stats(tr, &s, &n, NULL), TSR_OK);
+	outer = name_id(tr, "outer");
+	for (i = 0; i < n; i++)
+		if (s[i].name == outer)
+			outer_ns = s[i].total_ns;
+	free(s);
+	assert_true(outer_ns > 0);
+	assert_int_equal(t->self_ns - t->threads[worker_t].busy_ns, outer_ns);
+	tsr_trace_totals_free(t);
+
+	check_totals(tr, NULL);
+	for (i = 0; i < n_threads; i++) {
+		int64_t len = threads[i].last_ns - threads[i].first_ns;
+
+		o = (tsr_trace_totals_options)TSR_TRACE_TOTALS_OPTIONS_INIT;
+		o.thread = (int64_t)i;
+		check_totals(tr, &o);
+		o.from_ns = threads[i].first_ns + len / 3;
+		o.to_ns = o.from_ns + len / 4;
+		check_totals(tr, &o);
+		/* The same window over every thread. */
+		o.thread = -1;
+		check_totals(tr, &o);
+	}
+	/* An empty window: nothing, and first / last 0. */
+	o = (tsr_trace_totals_options)TSR_TRACE_TOTALS_OPTIONS_INIT;
+	o.from_ns = o.to_ns = tsr_trace_get_info(tr)->end_ns + 1;
+	assert_int_equal(tsr_trace_totals_new(&t, tr, &o), TSR_OK);
+	assert_int_equal(t->spans, 0);
+	for (i = 0; i < n_threads; i++)
+		assert_true(t->threads[i].spans == 0 && t->threads[i].first_ns == 0 &&
+		            t->threads[i].last_ns == 0);
+	tsr_trace_totals_free(t);
+
+	/* Bad options leave *out NULL. */
+	t = (tsr_trace_totals *)&o;
+	o.thread = (int64_t)n_threads;
+	assert_int_equal(tsr_trace_totals_new(&t, tr, &o), TSR_ERR_OUT_OF_RANGE);
+	assert_null(t);
+	o.thread = -1;
+	o.from_ns = 10;
+	o.to_ns = 5;
+	assert_int_equal(tsr_trace_totals_new(&t, tr, &o), TSR_ERR_INVALID_ARGUMENT);
+	o = (tsr_trace_totals_options)TSR_TRACE_TOTALS_OPTIONS_INIT;
+	o.version = 99;
+	assert_int_equal(tsr_trace_totals_new(&t, tr, &o), TSR_ERR_INVALID_ARGUMENT);
+	tsr_trace_totals_free(NULL);
+	tsr_trace_free(tr);
+}
+
 /* --- Search, counters, instants, metadata ------------------------------------------- */
 
 static void test_search(void **state)
@@ -1231,6 +1453,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_level_of_detail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_totals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_search, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_instants_metadata, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_files, setup, teardown),

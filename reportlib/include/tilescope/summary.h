@@ -41,6 +41,173 @@ typedef struct tsr_summary_options {
 #define TSR_SUMMARY_OPTIONS_INIT {TSR_SUMMARY_OPTIONS_VERSION, false, false, false, false, \
                                   TSR_COLOURS_AUTO, -1}
 
+/* --- The figures ------------------------------------------------------------ */
+
+/*
+ * Every figure the summary shows, gathered once from the report.h
+ * queries: the text (tsr_summary_print) and the JSON (tsr_summary_json)
+ * are both written from these, and nothing else, so a program reading
+ * them shows exactly what `tilescope summary` prints.
+ *
+ * Lifetime. tsr_summary_figures_new() makes the struct and everything it
+ * points to; the caller frees it with tsr_summary_figures_free(), before
+ * tsr_report_free() (the figures count against the report's memory
+ * cap). Pointers into the report (the target, the counts, names, the
+ * report's steps and vertex types) are borrowed: valid until the report
+ * is freed. Names are as the file holds them, not cleaned for printing,
+ * and may be NULL.
+ */
+
+/* One memory category of the "By Data Type" part. */
+typedef struct tsr_summary_category {
+	const char *label;             /* the guide's label ("Variables", "Control Code" ...);
+	                                  a category it does not name has its camelCase name */
+	tsr_category_memory memory;    /* its bytes; memory.name is the camelCase name */
+} tsr_summary_category;
+
+/* A name and its bytes: a vertex type's memory, or variables merged by name. */
+typedef struct tsr_summary_named_bytes {
+	const char *name;
+	uint64_t bytes;
+} tsr_summary_named_bytes;
+
+/* A tile and its memory including gaps, in bytes. */
+typedef struct tsr_summary_tile_bytes {
+	uint32_t tile;
+	uint64_t bytes;
+} tsr_summary_tile_bytes;
+
+/* One "Memory on ..." part: all IPUs of one replica, or one IPU. Bytes
+ * throughout. */
+typedef struct tsr_summary_memory {
+	int ipu;                       /* -1: all IPUs */
+	tsr_memory_totals totals;      /* tsr_report_memory_totals() of the part */
+	/* By Data Type: every category in the guide's order (data first, then
+	 * code; the ones it does not name last). */
+	const tsr_summary_category *categories;
+	size_t n_categories;
+	uint64_t not_overlapped;       /* sum of the categories' non_overlapped */
+	uint64_t overlapped;           /* sum of the categories' overlapped */
+	uint64_t after_overlapping;    /* totals.total - not_overlapped (0 when less) */
+	/* Vertex Data. */
+	tsr_vertex_memory vertex;      /* summed over the vertex types */
+	uint64_t vertex_data;          /* the guide's "Vertex Data": vertex memory but code */
+	const tsr_summary_named_bytes *vertex_types; /* "By Type": types with bytes here (code
+	                                                included), fullest first, then by name */
+	size_t n_vertex_types;
+	/* By Tile: the histogram of tiles by memory excluding gaps. */
+	const uint64_t *histogram;     /* tiles per bucket: bucket b holds
+	                                  [b * bucket_width, (b + 1) * bucket_width) */
+	size_t n_buckets;
+	uint64_t bucket_width;         /* a whole number of KiB, about 1/20 of the fullest tile */
+	size_t first_bucket, end_bucket; /* the non-empty range [first, end); 0, 0 when none */
+	uint64_t max_bucket;           /* tiles in the fullest bucket */
+	const uint32_t *oom_tiles;     /* the part's tiles past bytes_per_tile, ascending */
+	size_t n_oom_tiles;
+	const tsr_summary_tile_bytes *largest_tiles; /* with out-of-memory tiles: up to 8 of the
+	                                                fullest (including gaps), fullest first */
+	size_t n_largest_tiles;
+} tsr_summary_memory;
+
+/* An optimizationInfo metric. */
+typedef struct tsr_summary_optimization {
+	const char *key;
+	double value;
+} tsr_summary_optimization;
+
+/* A liveness step as the tree shows it. */
+typedef struct tsr_summary_liveness_step {
+	const tsr_liveness_step *step; /* the report's (its depth, bytes, program) */
+	const char *type;              /* its program's tag ("?" for an unknown program) */
+	const char *name;              /* the program's name, else its compute set's or
+	                                  exchange's, else NULL */
+} tsr_summary_liveness_step;
+
+/* An execution step of the run shown. */
+typedef struct tsr_summary_step {
+	const tsr_step *step;          /* the report's */
+	const char *name;              /* its compute set's or exchange's name, else its
+	                                  program's, else NULL (always NULL for a Sync) */
+	const tsr_vertex_type_cycles *vertex_types; /* OnTileExecute: the compute set's
+	                                               vertex types, one execution, most
+	                                               cycles first (borrowed); else none */
+	size_t n_vertex_types;
+} tsr_summary_step;
+
+typedef struct tsr_summary_figures {
+	tsr_summary_options opts;      /* the options gathered for (the defaults for NULL) */
+	const tsr_target *target;
+	const tsr_graph_counts *counts;
+	/* The names of the vertex_type indexes below (an index past the end
+	 * names nothing). */
+	const tsr_vertex_type *vertex_types;
+	size_t n_vertex_types;
+
+	/* With show_optimizations: the optimizationInfo metrics, by key. */
+	const tsr_summary_optimization *optimizations;
+	size_t n_optimizations;
+
+	/* Memory: [0] all IPUs, then each IPU with show_per_ipu_memory. */
+	const tsr_summary_memory *memory;
+	size_t n_memory;
+
+	/* Variable Storage Liveness (bytes, all tiles of one replica). */
+	uint64_t always_live_bytes;
+	bool has_peak;                 /* the report has liveness steps */
+	size_t peak_step;              /* the step with the most not-always-live bytes */
+	uint64_t peak_bytes;           /* its not-always-live bytes */
+	uint64_t max_live_bytes;       /* always_live_bytes + peak_bytes (without a peak, or
+	                                  when the sum overflows: always_live_bytes) */
+	/* With show_var_storage: the always-live variables merged by name, in
+	 * name order, and every liveness step (the variables live at one:
+	 * tsr_summary_figures_list_live_variables). */
+	const tsr_summary_named_bytes *always_live;
+	size_t n_always_live;
+	const tsr_summary_liveness_step *liveness_steps;
+	size_t n_liveness_steps;
+
+	/* Execution of one run; nothing below is set without has_run (a
+	 * report without runs). */
+	bool has_run;
+	size_t n_runs;                 /* runs the report keeps */
+	size_t run;                    /* the run shown (0-based): opts.run, or the last */
+	uint32_t program;              /* the engine program it ran */
+	tsr_activity activity;         /* its length and tile cycles by activity */
+	tsr_flops flops;               /* fp32; flops.seconds is its length in seconds */
+	double tile_balance;           /* compute cycles / (cycles x tiles); NaN when
+	                                  undefined */
+	double thread_balance;         /* active compute cycles / compute cycles; NaN */
+	const tsr_vertex_type_cycles *vertex_type_cycles; /* the types that ran, most cycles
+	                                                     first */
+	size_t n_vertex_type_cycles;
+	const tsr_summary_step *steps; /* with show_execution_steps: every step of the run */
+	size_t n_steps;
+} tsr_summary_figures;
+
+/*
+ * Gathers every figure `opts` asks for (NULL: TSR_SUMMARY_OPTIONS_INIT)
+ * into *out; the caller frees it with tsr_summary_figures_free(). On
+ * failure *out is NULL and tsr_report_error() says why:
+ * TSR_ERR_INVALID_ARGUMENT (an unknown options version, a run below -1),
+ * TSR_ERR_OUT_OF_RANGE (a run the report does not keep), and the codes of
+ * the report.h queries.
+ */
+TSR_API int tsr_summary_figures_new(tsr_summary_figures **out, tsr_report *report,
+                                    const tsr_summary_options *opts);
+/* NULL-safe; before tsr_report_free() of the report it was gathered from. */
+TSR_API void tsr_summary_figures_free(tsr_summary_figures *figures);
+
+/*
+ * The variables live at liveness step `step` that are not always live,
+ * merged by name (their bytes summed), in name order: the "Live Vars" of
+ * one step of the tree. Asked per step because all steps' lists together
+ * can be large. Works without show_var_storage. The caller frees *out
+ * with free() (NULL when *n is 0). Failures are the report's
+ * (tsr_report_error()); TSR_ERR_OUT_OF_RANGE for a step past the end.
+ */
+TSR_API int tsr_summary_figures_list_live_variables(tsr_summary_named_bytes **out, size_t *n,
+                                                    tsr_summary_figures *figures, size_t step);
+
 /* Whether colours are used for `out` under `mode` and the environment
  * (NO_COLOR set: never; CLICOLOR_FORCE non-zero: always; CLICOLOR=0:
  * never; else when `out` is a terminal). */

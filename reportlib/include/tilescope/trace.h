@@ -240,6 +240,63 @@ typedef struct tsr_trace_stats_options {
 TSR_API int tsr_trace_label_stats(tsr_trace *trace, tsr_trace_label_stat **out, size_t *n,
                                   const tsr_trace_stats_options *opts);
 
+/* --- Totals per process, thread and channel ---------------------------------------- */
+
+/* Which spans the totals are taken over: those of `thread` starting in
+ * [from_ns, to_ns), as tsr_trace_stats_options selects them. */
+typedef struct tsr_trace_totals_options {
+	unsigned version;          /* TSR_TRACE_TOTALS_OPTIONS_VERSION */
+	int64_t thread;            /* a thread index, or -1: all threads */
+	int64_t from_ns, to_ns;    /* spans starting in [from_ns, to_ns) */
+} tsr_trace_totals_options;
+#define TSR_TRACE_TOTALS_OPTIONS_VERSION 1
+#define TSR_TRACE_TOTALS_OPTIONS_INIT {TSR_TRACE_TOTALS_OPTIONS_VERSION, -1, INT64_MIN, INT64_MAX}
+
+/* The spans of one thread (or, summed over its threads, one process) in
+ * the view. Busy time is the sum of the spans' self times (duration
+ * minus their children's): the time some span of the thread was open,
+ * counted once however deep the nesting. */
+typedef struct tsr_trace_span_totals {
+	uint64_t spans;            /* spans in the view */
+	uint64_t busy_ns;          /* sum of their self times */
+	int64_t first_ns, last_ns; /* the earliest start and the latest end among them;
+	                              0, 0 when spans is 0 */
+} tsr_trace_span_totals;
+
+/* The spans of one channel in the view, all threads of the view together. */
+typedef struct tsr_trace_channel_totals {
+	uint64_t spans;
+	uint64_t self_ns;          /* sum of their self times */
+} tsr_trace_channel_totals;
+
+/* The totals of a view: one entry per process, thread and channel of the
+ * handle, indexed as tsr_trace_processes(), tsr_trace_threads() and
+ * tsr_trace_channels() list them (entries outside the view are zero). */
+typedef struct tsr_trace_totals {
+	uint64_t spans;            /* spans in the view */
+	uint64_t self_ns;          /* sum of their self times */
+	size_t n_processes, n_threads, n_channels;
+	tsr_trace_span_totals *processes;    /* a process's: its threads' summed, first / last
+	                                        over them */
+	tsr_trace_span_totals *threads;
+	tsr_trace_channel_totals *channels;
+} tsr_trace_totals;
+
+/*
+ * The totals of the spans `opts` selects (NULL: every span), per
+ * process, thread and channel, with self times computed as
+ * tsr_trace_label_stats computes them. A file closed cleanly whose
+ * process traced from one thread answers a whole-trace query from its
+ * label_stats; otherwise the chunks of the threads in the view are
+ * decoded. The caller frees *out with tsr_trace_totals_free().
+ * TSR_ERR_OUT_OF_RANGE for a bad thread, TSR_ERR_INVALID_ARGUMENT when
+ * from_ns > to_ns or the options' version is unknown.
+ */
+TSR_API int tsr_trace_totals_new(tsr_trace_totals **out, tsr_trace *trace,
+                                 const tsr_trace_totals_options *opts);
+/* NULL-safe. */
+TSR_API void tsr_trace_totals_free(tsr_trace_totals *totals);
+
 /* --- Counters ------------------------------------------------------------------ */
 
 /* A series of values of a graph (pvti_graph_add_series), in one file. */
