@@ -1,7 +1,7 @@
 /*
  * `tilescope`: git-style subcommands over reportlib. This file only
- * dispatches; each subcommand lives in its own file (summary.c, diff.c,
- * trace.c, export.c, cmd-sql.c; cli.h).
+ * dispatches; each subcommand lives in its own file (cmd-summary.c,
+ * cmd-diff.c, cmd-trace.c, cmd-export.c, cmd-sql.c; cli.h).
  */
 #include "cli.h"
 

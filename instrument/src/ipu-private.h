@@ -312,7 +312,7 @@ struct tsi_device {
  * known but unmodelled ones are logged at INFO. */
 int tsi_options_validate(const tsi_options *opts);
 
-/* --- Compilation (compile.c) --------------------------------------------- */
+/* --- Compilation (compiler/graph-checks.c) -------------------------------- */
 
 /* What compilation learns about the programs: the seam where the compiler
  * model (lowering, exchange planning, memory layout, liveness, cycles)

@@ -1,6 +1,6 @@
 /*
  * Internals of system tracing (pvti.h), shared by the files of
- * instrument/src/pvti and by the white-box test test_pvti_writer.
+ * pvti/src and by the white-box test test_pvti_writer.
  *
  *   pvti.c          the registries (channels, strings, graphs, threads),
  *                   the tracepoint hot path, open / close

@@ -10,7 +10,7 @@
  * tsr_report_open), it is read too and must agree with profile.pop: the
  * same contexts (ids, parents, names, APIs) and the same lists of what
  * each made, for every object profile.pop lists. A debug.cbor that
- * disagrees, or is not the document instrument/src/report/debug-cbor.c
+ * disagrees, or is not the document instrument/src/autoreport/debug-cbor.c
  * writes, is TSR_ERR_CORRUPT naming debug.cbor; one that agrees changes
  * no figure, so reports with and without one give the same operations.
  *
@@ -39,7 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* debug.cbor's format version (instrument/src/report/debug-cbor.c). */
+/* debug.cbor's format version (instrument/src/autoreport/debug-cbor.c). */
 #define DEBUG_CBOR_VERSION 1
 /* Nesting of the format: root map, contexts array, context map, list. */
 #define DEBUG_CBOR_MAX_DEPTH 4

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report/report-private.h"
+#include "autoreport/autoreport-private.h"
 
 #include <tilescope/compare.h>
 #include <tilescope/profile.h>

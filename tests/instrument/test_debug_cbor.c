@@ -20,7 +20,7 @@
 #include <tilescope/popops.h>
 #include <tilescope/profile.h>
 
-#include "report/report-private.h"
+#include "autoreport/autoreport-private.h"
 
 /* --- Helpers ---------------------------------------------------------------- */
 

@@ -9,9 +9,9 @@
  */
 #include "test-util.h"
 
-#if __has_include("report/report-private.h")
+#if __has_include("autoreport/autoreport-private.h")
 
-#include "report/report-private.h"
+#include "autoreport/autoreport-private.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * White-box tests of the profile.pop writer (instrument/src/report/
+ * White-box tests of the profile.pop writer (instrument/src/autoreport/
  * profile-writer.c): a small model with every kind of program, exchange
  * and memory is compiled and run, its graph and run profiles are written
  * with tsi_report_writer_new / _add_runs, and the file is read back with
@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "format.h"
-#include "report/report-private.h"
+#include "autoreport/autoreport-private.h"
 
 #include <tilescope/ipu.h>
 #include <tilescope/popops.h>

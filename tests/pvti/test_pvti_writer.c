@@ -1,5 +1,5 @@
 /*
- * White-box tests of the trace writer (instrument/src/pvti): the packed
+ * White-box tests of the trace writer (pvti/src): the packed
  * event codec (round trip, and malformed blobs rejected without reading
  * outside them), the tick-to-ns map and its calibration, the file name,
  * and the writer's promises read back by decoding the chunks:

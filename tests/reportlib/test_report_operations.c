@@ -442,7 +442,7 @@ static size_t first_child_context(const tsi_graph_profile *gp)
 }
 
 /*
- * debug.cbor as instrument/src/report/debug-cbor.c writes it, made here
+ * debug.cbor as instrument/src/autoreport/debug-cbor.c writes it, made here
  * from the simulator's profile, with `fault`. The caller frees *buf.
  */
 static void make_debug_cbor(unsigned char **buf, size_t *len, const tsi_graph_profile *gp,

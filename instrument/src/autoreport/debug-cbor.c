@@ -34,7 +34,7 @@
  * The file is written under a temporary name in the target directory and
  * renamed, so `path` is either absent, the previous file, or complete.
  */
-#include "report-private.h"
+#include "autoreport-private.h"
 
 #include <cbor.h>
 

@@ -2,7 +2,7 @@
  * Target presets (Mk1, Mk2 GC200, Bow, CPU) and simulated devices with
  * their connection types (ALWAYS, ON_DEMAND, PRE_COMPILE, NEVER).
  */
-#include "ipu-private.h"
+#include "../ipu-private.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /*
  * Codelets (vertex types), compute sets, vertices and their field
  * connections. Checks that need the whole program (unknown types, unmapped
- * or unconnected vertices, size mismatches) wait for compile.c, as in
+ * or unconnected vertices, size mismatches) wait for compiler/graph-checks.c, as in
  * Poplar; what is wrong on its face (an unknown field name) fails here.
  */
-#include "ipu-private.h"
+#include "../ipu-private.h"
 
 #include <string.h>
 

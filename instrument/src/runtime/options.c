@@ -11,7 +11,7 @@
  * accepted and logged at INFO so that scripts written for real hardware
  * keep working.
  */
-#include "ipu-private.h"
+#include "../ipu-private.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * error, variables and constants, tile mapping and its queries, data
  * streams, remote buffers and host read/write handles.
  */
-#include "ipu-private.h"
+#include "../ipu-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>

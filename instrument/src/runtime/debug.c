@@ -8,7 +8,7 @@
  * takes it off the stack, and the compiler copies the whole list into the
  * graph profile (tsi_graph_profile.debug_contexts).
  */
-#include "ipu-private.h"
+#include "../ipu-private.h"
 
 #include <stdlib.h>
 

@@ -16,7 +16,7 @@
  * Reshape, flatten and expand keep the element order, so they share the
  * source's (immutable) region array.
  */
-#include "ipu-private.h"
+#include "../ipu-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>

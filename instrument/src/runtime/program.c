@@ -2,9 +2,9 @@
  * Program constructors. Each checks what can be checked on its own (types
  * and sizes of copies, scalar predicates, stream directions) and records a
  * building error naming the tensors otherwise. The engine interprets the
- * resulting tree; compile.c walks it.
+ * resulting tree; compiler/graph-checks.c walks it.
  */
-#include "ipu-private.h"
+#include "../ipu-private.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
  * profile.pop the graph profile is written to a temporary directory,
  * printed and removed.
  */
-#include "report-private.h"
+#include "autoreport-private.h"
 
 #include <tilescope/summary.h>
 

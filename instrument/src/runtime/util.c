@@ -2,7 +2,7 @@
  * Memory helpers of the runtime: the graph arena (many small objects that
  * live exactly as long as their graph) and a growable pointer array.
  */
-#include "ipu-private.h"
+#include "../ipu-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
  * - What: profile.pop (graph and execution profiles), debug.cbor
  *   (outputDebugInfo). Nothing at all when no output is asked for.
  */
-#include "report-private.h"
+#include "autoreport-private.h"
 
 #include <errno.h>
 #include <limits.h>

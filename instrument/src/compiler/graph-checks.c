@@ -16,7 +16,7 @@
  * and remembered as fully mapped, so a model with ten million elements
  * compiles in milliseconds.
  */
-#include "ipu-private.h"
+#include "../ipu-private.h"
 
 #include <ctype.h>
 #include <stdio.h>

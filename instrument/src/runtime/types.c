@@ -2,7 +2,7 @@
  * Device element types: sizes, Poplar's names, IEEE binary16 conversion,
  * and typed element access used by the engine, PrintTensor and the ops.
  */
-#include "ipu-private.h"
+#include "../ipu-private.h"
 
 #include <math.h>
 #include <string.h>

@@ -13,7 +13,7 @@
  * misread option would silently produce no profile, which costs more than
  * a refusal.
  */
-#include "report/report-private.h"
+#include "../autoreport/autoreport-private.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

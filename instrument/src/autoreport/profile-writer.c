@@ -22,7 +22,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* copy_file_range */
 #endif
-#include "report-private.h"
+#include "autoreport-private.h"
 
 #include "format.h"
 

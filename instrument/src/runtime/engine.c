@@ -1,5 +1,5 @@
 /*
- * The engine: compiles a graph and its programs (through compile.c), holds
+ * The engine: compiles a graph and its programs (through compiler/graph-checks.c), holds
  * the device memory of every replica, and interprets the program tree when
  * a program runs. Also moves data between host and device: host
  * read/write handles, host streams (circular buffers or callbacks) and
@@ -25,9 +25,9 @@
  * set, on first execution, and cached in the engine; the arena itself is
  * shared by all compute sets and grows to the largest.
  */
-#include "ipu-private.h"
-#include "compiler/compiler-private.h"
-#include "report/report-private.h"
+#include "../ipu-private.h"
+#include "../compiler/compiler-private.h"
+#include "../autoreport/autoreport-private.h"
 #include "tilescope/gcl.h"
 
 #include <stdio.h>
