@@ -1,10 +1,11 @@
 /*
- * Opening a profile.pop and the helpers every reportlib source shares
- * (report-private.h): errors, the memory cap and the handle's pool, the
- * defensive SQLite connection, checked column readers, and the tables
- * read at open (meta, options, strings, target, graph, tile memory, oom
- * tiles, programs and their children, control / function programs,
- * compute sets, vertex types, exchanges, runs).
+ * Opening a profile.pop: the file's checks, the defensive connection
+ * (with sqlite-lockdown.c's settings and authorizer, and the per-tile SQL
+ * functions of tile-functions.c), and the tables read at open (meta,
+ * options, strings, target, graph, tile memory, oom tiles, programs and
+ * their children, control / function programs, compute sets, vertex
+ * types, exchanges, runs); report-tables.c serves them. The helpers every
+ * reportlib source shares are in report-util.c.
  *
  * Opening a file someone sent us. Before SQLite sees the file we check
  * that it is a regular file whose first 16 bytes are SQLite's magic, so
@@ -35,7 +36,6 @@
  * report-operations.c, must come from malloc (tsr_alloc does), and are
  * released with free() by tsr_report_free.
  *
- * tsr_report_runs is served here too, as the runs are read at open.
  */
 #include "report-private.h"
 
@@ -51,7 +51,6 @@
 #include <unistd.h>
 
 #define TSR_DEFAULT_CAP ((uint64_t)2 << 30)
-#define TSR_POOL_BLOCK ((size_t)64 << 10)
 /* Upper bounds on what a report may claim, far above any real target. */
 #define TSR_MAX_TILES ((int64_t)1 << 24)
 #define TSR_MAX_IPUS ((int64_t)1 << 16)
@@ -64,12 +63,6 @@
 /* Calls of the progress handler: every this many virtual-machine steps. */
 #define TSR_VM_PERIOD 20000
 
-struct tsr_pool_block {
-	tsr_pool_block *next;
-	size_t size, used;     /* bytes of data, bytes handed out */
-	_Alignas(16) unsigned char data[];
-};
-
 /* What the progress handler needs (in the handle's pool). */
 typedef struct progress_ctx {
 	sqlite3 *db;
@@ -77,193 +70,7 @@ typedef struct progress_ctx {
 	int64_t budget; /* virtual-machine steps per statement */
 } progress_ctx;
 
-/* --- Errors ------------------------------------------------------------------ */
-
-static _Thread_local char last_error[512];
-static _Thread_local int last_code; /* of the last tsr_fail / tsr_set_last_error */
-
-/* The names of the codes, for messages and tests. */
-const char *tsr_error_name(int code)
-{
-	switch (code) {
-	case TSR_OK: return "TSR_OK";
-	case TSR_ERR_INVALID_ARGUMENT: return "TSR_ERR_INVALID_ARGUMENT";
-	case TSR_ERR_NO_MEMORY: return "TSR_ERR_NO_MEMORY";
-	case TSR_ERR_NOT_FOUND: return "TSR_ERR_NOT_FOUND";
-	case TSR_ERR_NOT_SQLITE: return "TSR_ERR_NOT_SQLITE";
-	case TSR_ERR_NOT_REPORT: return "TSR_ERR_NOT_REPORT";
-	case TSR_ERR_SCHEMA_TOO_NEW: return "TSR_ERR_SCHEMA_TOO_NEW";
-	case TSR_ERR_SCHEMA_TOO_OLD: return "TSR_ERR_SCHEMA_TOO_OLD";
-	case TSR_ERR_CORRUPT: return "TSR_ERR_CORRUPT";
-	case TSR_ERR_TOO_LARGE: return "TSR_ERR_TOO_LARGE";
-	case TSR_ERR_IO: return "TSR_ERR_IO";
-	case TSR_ERR_OUT_OF_RANGE: return "TSR_ERR_OUT_OF_RANGE";
-	case TSR_ERR_NO_DATA: return "TSR_ERR_NO_DATA";
-	case TSR_ERR_CANCELLED: return "TSR_ERR_CANCELLED";
-	}
-	return "unknown";
-}
-
-/* The thread's last message (set by tsr_set_last_error and tsr_fail). */
-const char *tsr_last_error(void)
-{
-	return last_error;
-}
-
-/* Records the thread's last error; returns `code` for tail calls. */
-int tsr_set_last_error(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
-	va_end(ap);
-	last_code = code;
-	return code;
-}
-
-/* Records a failure on the handle and as the thread's last error. */
-int tsr_fail(tsr_report *r, int code, const char *fmt, ...)
-{
-	va_list ap;
-	char buf[sizeof(last_error)];
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (r)
-		memcpy(r->error, buf, sizeof(r->error));
-	memcpy(last_error, buf, sizeof(last_error));
-	last_code = code;
-	return code;
-}
-
-/* Cancelled by the progress callback: names what was being done. */
-int tsr_fail_cancelled(tsr_report *r)
-{
-	const char *what = r->ps && r->ps->message && *r->ps->message ? r->ps->message : "working";
-
-	return tsr_fail(r, TSR_ERR_CANCELLED, "'%s': cancelled while %s", r->path ? r->path : "",
-	                what);
-}
-
-const char *tsr_report_error(const tsr_report *report)
-{
-	return report ? report->error : "";
-}
-
-const char *tsr_report_path(const tsr_report *report)
-{
-	return report ? report->path : NULL;
-}
-
-const char *tsr_report_debug_info_path(const tsr_report *report)
-{
-	return report ? report->debug_path : NULL;
-}
-
-/* --- Memory ------------------------------------------------------------------ */
-
-/*
- * Zeroed n * size bytes charged to the cap. Overflow of n * size, or
- * passing the cap, is TSR_ERR_TOO_LARGE recorded on the handle; a failing
- * calloc is TSR_ERR_NO_MEMORY. A zero-byte request returns a valid
- * pointer (free it with tsr_free(r, p, 0)).
- */
-void *tsr_alloc(tsr_report *r, size_t n, size_t size)
-{
-	size_t bytes;
-	void *p;
-
-	if (!r)
-		return NULL;
-	if (size && n > SIZE_MAX / size) {
-		tsr_fail(r, TSR_ERR_TOO_LARGE, "'%s': an array of %zu x %zu bytes is too large",
-		         r->path, n, size);
-		return NULL;
-	}
-	bytes = n * size;
-	if (bytes > r->memory_cap || r->memory_used > r->memory_cap - bytes) {
-		tsr_fail(r, TSR_ERR_TOO_LARGE,
-		         "'%s': reading it needs more than the memory cap of %llu bytes (%zu more)",
-		         r->path, (unsigned long long)r->memory_cap, bytes);
-		return NULL;
-	}
-	p = calloc(1, bytes ? bytes : 1);
-	if (!p) {
-		tsr_fail(r, TSR_ERR_NO_MEMORY, "'%s': out of host memory (%zu bytes)", r->path, bytes);
-		return NULL;
-	}
-	r->memory_used += bytes;
-	return p;
-}
-
-/* Frees what tsr_alloc gave and returns its bytes to the cap. */
-void tsr_free(tsr_report *r, void *p, size_t bytes)
-{
-	if (!p)
-		return;
-	free(p);
-	if (r)
-		r->memory_used -= bytes < r->memory_used ? bytes : r->memory_used;
-}
-
-/* Zeroed bytes that live until tsr_report_free, 16-byte aligned. Large
- * requests get a block of their own. */
-void *tsr_pool_alloc(tsr_report *r, size_t bytes)
-{
-	tsr_pool_block *b = r ? r->pool : NULL;
-	size_t need = (bytes + 15) & ~(size_t)15;
-	void *p;
-
-	if (!r)
-		return NULL;
-	if (need < bytes) {
-		tsr_fail(r, TSR_ERR_TOO_LARGE, "'%s': an allocation of %zu bytes is too large",
-		         r->path, bytes);
-		return NULL;
-	}
-	if (!b || b->size - b->used < need) {
-		size_t size = need > TSR_POOL_BLOCK / 4 ? need : TSR_POOL_BLOCK;
-		tsr_pool_block *nb = tsr_alloc(r, 1, sizeof(*nb) + size);
-
-		if (!nb)
-			return NULL;
-		nb->size = size;
-		nb->used = 0;
-		if (b && size != TSR_POOL_BLOCK) {
-			/* Keep filling the current block: put the big one behind it. */
-			nb->next = b->next;
-			b->next = nb;
-		} else {
-			nb->next = b;
-			r->pool = nb;
-		}
-		b = nb;
-	}
-	p = b->data + b->used;
-	b->used += need;
-	memset(p, 0, need);
-	return p;
-}
-
-/* A NUL-terminated copy of s[0..len) in the pool. */
-const char *tsr_pool_strdup(tsr_report *r, const char *s, size_t len)
-{
-	char *p;
-
-	if (len == SIZE_MAX) {
-		tsr_fail(r, TSR_ERR_TOO_LARGE, "'%s': a string is too long", r ? r->path : "");
-		return NULL;
-	}
-	p = tsr_pool_alloc(r, len + 1);
-	if (!p)
-		return NULL;
-	if (len)
-		memcpy(p, s, len);
-	p[len] = 0;
-	return p;
-}
+/* --- Loader helpers ---------------------------------------------------------------------- */
 
 /* Pool space for n elements of `size` (overflow checked). */
 static void *pool_array(tsr_report *r, size_t n, size_t size)
@@ -273,182 +80,6 @@ static void *pool_array(tsr_report *r, size_t n, size_t size)
 		return NULL;
 	}
 	return tsr_pool_alloc(r, n * size);
-}
-
-/* --- SQL helpers --------------------------------------------------------------- */
-
-/* The tsr_error for an SQLite result code. */
-static int map_sqlite(int rc)
-{
-	switch (rc & 0xff) {
-	case SQLITE_NOMEM:
-		return TSR_ERR_NO_MEMORY;
-	case SQLITE_IOERR:
-	case SQLITE_CANTOPEN:
-	case SQLITE_PERM:
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-	case SQLITE_READONLY:
-	case SQLITE_FULL:
-		return TSR_ERR_IO;
-	case SQLITE_TOOBIG:
-		return TSR_ERR_TOO_LARGE;
-	default:
-		return TSR_ERR_CORRUPT; /* CORRUPT, NOTADB, ERROR (schema), AUTH, INTERRUPT ... */
-	}
-}
-
-/* Records the connection's failure `rc` while doing `what`. */
-static int sql_fail(tsr_report *r, int rc, const char *what)
-{
-	const char *msg = r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc);
-
-	if ((rc & 0xff) == SQLITE_INTERRUPT && r->ps && r->ps->cancelled)
-		return tsr_fail_cancelled(r);
-	if ((rc & 0xff) == SQLITE_INTERRUPT)
-		msg = "a query ran too long for the size of the file";
-	return tsr_fail(r, map_sqlite(rc), "'%s': %s: %s", r->path, what, msg);
-}
-
-/* Prepares `sql`; a missing table or column is TSR_ERR_CORRUPT. */
-int tsr_prepare(tsr_report *r, sqlite3_stmt **st, const char *sql)
-{
-	int rc;
-
-	*st = NULL;
-	rc = sqlite3_prepare_v2(r->db, sql, -1, st, NULL);
-	if (rc != SQLITE_OK) {
-		sqlite3_finalize(*st);
-		*st = NULL;
-		return sql_fail(r, rc, "cannot read the report");
-	}
-	return TSR_OK;
-}
-
-/* One step: SQLITE_ROW, SQLITE_DONE, or a recorded negative code. */
-int tsr_step_row(tsr_report *r, sqlite3_stmt *st)
-{
-	int rc;
-
-	if (r->ps && tsr_progress_tick(r->ps))
-		return tsr_fail_cancelled(r);
-	rc = sqlite3_step(st);
-
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		return rc;
-	return sql_fail(r, rc, "reading the report");
-}
-
-/* An integer column in [lo, hi]; anything else (NULL, text, real, a
- * value out of range) is TSR_ERR_CORRUPT naming `what`. */
-int tsr_column_int(tsr_report *r, int64_t *out, sqlite3_stmt *st, int col, int64_t lo, int64_t hi,
-                   const char *what)
-{
-	int64_t v;
-
-	*out = 0;
-	if (sqlite3_column_type(st, col) != SQLITE_INTEGER)
-		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s is not an integer", r->path, what);
-	v = sqlite3_column_int64(st, col);
-	if (v < lo || v > hi)
-		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s %lld is out of range [%lld, %lld]",
-		                r->path, what, (long long)v, (long long)lo, (long long)hi);
-	*out = v;
-	return TSR_OK;
-}
-
-/* Same for an id in [0, hi] that may be NULL (-1 then). */
-int tsr_column_id_or_null(tsr_report *r, int64_t *out, sqlite3_stmt *st, int col, int64_t hi,
-                          const char *what)
-{
-	if (sqlite3_column_type(st, col) == SQLITE_NULL) {
-		*out = -1;
-		return TSR_OK;
-	}
-	return tsr_column_int(r, out, st, col, 0, hi, what);
-}
-
-/* A string.id column resolved to its text (kept in the handle). */
-int tsr_column_string(tsr_report *r, const char **out, sqlite3_stmt *st, int col,
-                      const char *what)
-{
-	int64_t id;
-	int rc;
-
-	*out = NULL;
-	if (r->n_strings == 0)
-		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s names a string but there are none",
-		                r->path, what);
-	rc = tsr_column_int(r, &id, st, col, 0, (int64_t)r->n_strings - 1, what);
-	if (rc)
-		return rc;
-	if (!r->strings[id])
-		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s names missing string %lld", r->path, what,
-		                (long long)id);
-	*out = r->strings[id];
-	return TSR_OK;
-}
-
-/* A TEXT column copied into the pool; NULL only when `nullable`. */
-int tsr_column_text(tsr_report *r, const char **out, sqlite3_stmt *st, int col, bool nullable,
-                    const char *what)
-{
-	int type = sqlite3_column_type(st, col);
-	const unsigned char *s;
-	int len;
-
-	*out = NULL;
-	if (type == SQLITE_NULL && nullable)
-		return TSR_OK;
-	if (type != SQLITE_TEXT)
-		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s is not text", r->path, what);
-	s = sqlite3_column_text(st, col);
-	len = sqlite3_column_bytes(st, col);
-	if (!s)
-		return tsr_fail(r, TSR_ERR_NO_MEMORY, "'%s': out of memory reading %s", r->path, what);
-	*out = tsr_pool_strdup(r, (const char *)s, (size_t)len);
-	return *out ? TSR_OK : last_code;
-}
-
-/* A tile-runs blob column decoded into out[0..n); NULL is all zeros. */
-int tsr_column_tiles(tsr_report *r, uint64_t *out, size_t n, sqlite3_stmt *st, int col,
-                     const char *what)
-{
-	int type = sqlite3_column_type(st, col);
-	const void *blob;
-	int len;
-
-	if (type == SQLITE_NULL) {
-		memset(out, 0, n * sizeof(*out));
-		return TSR_OK;
-	}
-	if (type != SQLITE_BLOB) {
-		memset(out, 0, n * sizeof(*out));
-		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s is not a tile-runs blob", r->path, what);
-	}
-	blob = sqlite3_column_blob(st, col);
-	len = sqlite3_column_bytes(st, col);
-	if (tsf_tile_runs_decode(out, n, blob, (size_t)len) != 0)
-		return tsr_fail(r, TSR_ERR_CORRUPT,
-		                "'%s': %s is not a valid tile-runs blob of %zu tiles (%d bytes)", r->path,
-		                what, n, len);
-	return TSR_OK;
-}
-
-/* The tile range of one IPU, or of all (ipu -1). */
-int tsr_ipu_tiles(tsr_report *r, int ipu, size_t *lo, size_t *hi)
-{
-	if (ipu == -1) {
-		*lo = 0;
-		*hi = r->target.num_tiles;
-		return TSR_OK;
-	}
-	if (ipu < 0 || (unsigned)ipu >= r->target.num_ipus)
-		return tsr_fail(r, TSR_ERR_OUT_OF_RANGE, "'%s': IPU %d of %u", r->path, ipu,
-		                r->target.num_ipus);
-	*lo = (size_t)ipu * r->target.tiles_per_ipu;
-	*hi = *lo + r->target.tiles_per_ipu;
-	return TSR_OK;
 }
 
 /* Runs a query returning one row of integers into out[0..n), each in
@@ -526,74 +157,7 @@ static int loader_step(tsr_report *r, sqlite3_stmt *st, size_t i, size_t n, cons
 	return rc;
 }
 
-/* --- The defensive connection ------------------------------------------------------ */
-
-/* Built-in functions our queries may call: pure, bounded by the length
- * limits. Anything else (load_extension, fts3_tokenizer, functions an
- * extension might register ...) is refused by the authorizer. */
-static const char *const allowed_functions[] = {
-	"abs", "avg", "coalesce", "count", "hex", "ifnull", "iif", "instr", "length",
-	"like", "glob", "lower", "upper", "ltrim", "rtrim", "trim", "max", "min", "nullif",
-	"printf", "format", "quote", "replace", "round", "substr", "substring", "sum",
-	"total", "typeof", "unicode", "char", "group_concat", "tile_value", "tile_sum",
-	"tile_max",
-};
-
-/* PRAGMAs a reader may still run after opening (all read-only queries). */
-static const char *const allowed_pragmas[] = {
-	"application_id", "user_version", "table_info", "table_xinfo", "index_list",
-	"index_info", "page_count", "page_size", "quick_check", "integrity_check",
-};
-
-/* Of those, the ones whose argument is a table or index name. */
-static const char *const table_pragmas[] = {"table_info", "table_xinfo", "index_list",
-                                            "index_info"};
-
-static bool in_list(const char *s, const char *const *list, size_t n)
-{
-	for (size_t i = 0; s && i < n; i++)
-		if (sqlite3_stricmp(s, list[i]) == 0)
-			return true;
-	return false;
-}
-
-/*
- * The authorizer: reads and our own functions, nothing else, and nothing
- * at all whose innermost cause is a trigger or view of the file (its
- * name is `inner`). Writes are impossible on a read-only connection but
- * are denied here as well, as are ATTACH and schema changes.
- */
-int tsr_authorize_cb(void *data, int action, const char *a, const char *b, const char *dbname,
-                     const char *inner)
-{
-	(void)data;
-	(void)dbname;
-	if (inner)
-		return SQLITE_DENY;
-	switch (action) {
-	case SQLITE_SELECT:
-	case SQLITE_READ:
-	case SQLITE_RECURSIVE:
-	case SQLITE_TRANSACTION:
-	case SQLITE_SAVEPOINT:
-		return SQLITE_OK;
-	case SQLITE_FUNCTION:
-		return in_list(b, allowed_functions,
-		               sizeof(allowed_functions) / sizeof(allowed_functions[0]))
-		           ? SQLITE_OK
-		           : SQLITE_DENY;
-	case SQLITE_PRAGMA:
-		/* Only queries. An argument may set something, except for the
-		 * ones whose argument names a table or index. */
-		if (!in_list(a, allowed_pragmas, sizeof(allowed_pragmas) / sizeof(allowed_pragmas[0])))
-			return SQLITE_DENY;
-		return !b || in_list(a, table_pragmas, sizeof(table_pragmas) / sizeof(table_pragmas[0]))
-		           ? SQLITE_OK
-		           : SQLITE_DENY;
-	default:
-		return SQLITE_DENY;
-	}
-}
+/* --- The progress handler ------------------------------------------------------------------ */
 
 /*
  * The progress handler: any statement past its budget of virtual-machine
@@ -616,113 +180,6 @@ static int progress_cb(void *data)
 		    (int64_t)sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0) > pc->budget)
 			return 1;
 	return 0;
-}
-
-/* --- SQL functions over tile-runs blobs ------------------------------------------------ */
-
-/* What a walk over a tile-runs blob computes. */
-typedef struct runs_walk {
-	uint64_t tile;     /* tile_value: the tile asked for */
-	uint64_t value;    /* its value */
-	uint64_t max;
-	uint64_t sum;
-	bool sum_overflow;
-} runs_walk;
-
-/*
- * Walks the runs of `blob` (num_tiles entries) with the format's
- * iterator, which checks each run as tsf_tile_runs_decode does, without a
- * dense array: one pass, O(len). Returns false on a malformed blob.
- */
-static bool walk_runs(runs_walk *w, const void *blob, size_t len, uint64_t num_tiles)
-{
-	tsf_tile_runs_iter it;
-	tsf_tile_run run;
-	int rc;
-
-	if (tsf_tile_runs_iter_init(&it, blob, len, num_tiles))
-		return false;
-	while ((rc = tsf_tile_runs_iter_next(&it, &run)) == 1) {
-		if (w->tile >= run.first && w->tile < run.first + run.count)
-			w->value = run.value;
-		if (run.value > w->max)
-			w->max = run.value;
-		if (run.value && run.count > (UINT64_MAX - w->sum) / run.value)
-			w->sum_overflow = true;
-		else
-			w->sum += run.count * run.value;
-	}
-	return rc == 0;
-}
-
-/* A value for SQL: SQLite's integers are signed 64-bit. */
-static void result_u64(sqlite3_context *ctx, uint64_t v)
-{
-	if (v > (uint64_t)INT64_MAX)
-		sqlite3_result_error(ctx, "tile value above 2^63", -1);
-	else
-		sqlite3_result_int64(ctx, (int64_t)v);
-}
-
-/* Walks argv[0] for the SQL functions; false after setting the error. */
-static bool sql_walk(sqlite3_context *ctx, sqlite3_value *blob, runs_walk *w)
-{
-	tsr_report *r = sqlite3_user_data(ctx);
-	int type = sqlite3_value_type(blob);
-
-	if (type == SQLITE_NULL)
-		return true;
-	if (type != SQLITE_BLOB) {
-		sqlite3_result_error(ctx, "not a tile-runs blob", -1);
-		return false;
-	}
-	if (!walk_runs(w, sqlite3_value_blob(blob), (size_t)sqlite3_value_bytes(blob),
-	               r->target.num_tiles)) {
-		sqlite3_result_error(ctx, "malformed tile-runs blob", -1);
-		return false;
-	}
-	return true;
-}
-
-/* tile_value(blob, tile): the value on one tile (0 when absent). */
-static void sql_tile_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	runs_walk w = {0};
-	int64_t tile;
-
-	(void)argc;
-	if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER) {
-		sqlite3_result_error(ctx, "tile_value: the tile is not an integer", -1);
-		return;
-	}
-	tile = sqlite3_value_int64(argv[1]);
-	w.tile = tile < 0 ? UINT64_MAX : (uint64_t)tile;
-	if (sql_walk(ctx, argv[0], &w))
-		result_u64(ctx, w.value);
-}
-
-/* tile_sum(blob): the sum over tiles. */
-static void sql_tile_sum(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	runs_walk w = {.tile = UINT64_MAX};
-
-	(void)argc;
-	if (!sql_walk(ctx, argv[0], &w))
-		return;
-	if (w.sum_overflow)
-		sqlite3_result_error(ctx, "tile_sum: overflow", -1);
-	else
-		result_u64(ctx, w.sum);
-}
-
-/* tile_max(blob): the largest value. */
-static void sql_tile_max(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	runs_walk w = {.tile = UINT64_MAX};
-
-	(void)argc;
-	if (sql_walk(ctx, argv[0], &w))
-		result_u64(ctx, w.max);
 }
 
 /* --- Opening ------------------------------------------------------------------------------ */
@@ -867,7 +324,7 @@ static int exec_quiet(tsr_report *r, const char *sql)
 {
 	int rc = sqlite3_exec(r->db, sql, NULL, NULL, NULL);
 
-	return rc == SQLITE_OK ? TSR_OK : sql_fail(r, rc, sql);
+	return rc == SQLITE_OK ? TSR_OK : tsr_sql_fail(r, rc, sql);
 }
 
 static int check_identity(tsr_report *r);
@@ -882,7 +339,6 @@ static int connect_db(tsr_report *r, int64_t size)
 {
 	const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI |
 	                  SQLITE_OPEN_PRIVATECACHE;
-	const int fflags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY;
 	progress_ctx *pc;
 	char *uri = make_uri(r->path);
 	int rc;
@@ -892,14 +348,14 @@ static int connect_db(tsr_report *r, int64_t size)
 	rc = sqlite3_open_v2(uri, &r->db, flags, NULL);
 	free(uri);
 	if (rc != SQLITE_OK)
-		return sql_fail(r, rc, "cannot open");
+		return tsr_sql_fail(r, rc, "cannot open");
 	rc = tsr_sqlite_lockdown(r->db, 256 << 20);
 	if (rc != SQLITE_OK)
-		return sql_fail(r, rc, "cannot configure the connection");
+		return tsr_sql_fail(r, rc, "cannot configure the connection");
 
 	pc = tsr_pool_alloc(r, sizeof(*pc));
 	if (!pc)
-		return last_code;
+		return tsr_last_error_code();
 	pc->db = r->db;
 	pc->r = r;
 	pc->budget = TSR_VM_BASE + (size > 0 ? size : 0) * TSR_VM_PER_BYTE;
@@ -907,18 +363,11 @@ static int connect_db(tsr_report *r, int64_t size)
 		pc->budget = TSR_VM_MAX;
 	sqlite3_progress_handler(r->db, TSR_VM_PERIOD, progress_cb, pc);
 
-	rc = sqlite3_create_function_v2(r->db, "tile_value", 2, fflags, r, sql_tile_value, NULL,
-	                                NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function_v2(r->db, "tile_sum", 1, fflags, r, sql_tile_sum, NULL,
-		                                NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function_v2(r->db, "tile_max", 1, fflags, r, sql_tile_max, NULL,
-		                                NULL, NULL);
+	rc = tsr_register_tile_functions(r);
 	if (rc == SQLITE_OK)
 		rc = tsr_sql_register_tile_runs(r);
 	if (rc != SQLITE_OK)
-		return sql_fail(r, rc, "cannot register functions");
+		return tsr_sql_fail(r, rc, "cannot register functions");
 	/* Before the authorizer, which would refuse the table-valued pragma
 	 * check_schema uses; neither reads anything but the header and the
 	 * schema. */
@@ -1069,7 +518,7 @@ static int load_options(tsr_report *r)
 		names = pool_array(r, n ? n : 1, sizeof(*names));
 		values = pool_array(r, n ? n : 1, sizeof(*values));
 		if (!names || !values)
-			rc = last_code;
+			rc = tsr_last_error_code();
 	}
 	if (!rc)
 		rc = tsr_prepare(r, &st, "SELECT name, value FROM option ORDER BY position");
@@ -1104,7 +553,7 @@ static int load_strings(tsr_report *r)
 	if (!rc) {
 		r->strings = pool_array(r, n ? n : 1, sizeof(*r->strings));
 		if (!r->strings)
-			rc = last_code;
+			rc = tsr_last_error_code();
 	}
 	if (!rc)
 		rc = tsr_prepare(r, &st, "SELECT id, text FROM string ORDER BY id");
@@ -1232,7 +681,7 @@ static int load_tiles(tsr_report *r)
 	if (!rc) {
 		r->tiles = pool_array(r, nt, sizeof(*r->tiles));
 		if (!r->tiles)
-			rc = last_code;
+			rc = tsr_last_error_code();
 	}
 	if (!rc)
 		rc = tsr_prepare(r, &st,
@@ -1289,7 +738,7 @@ static int load_oom_tiles(tsr_report *r)
 		n = (size_t)count;
 		r->oom_tiles = pool_array(r, n ? n : 1, sizeof(*r->oom_tiles));
 		if (!r->oom_tiles)
-			rc = last_code;
+			rc = tsr_last_error_code();
 	}
 	if (!rc)
 		rc = tsr_prepare(r, &st, "SELECT tile FROM oom_tile ORDER BY tile");
@@ -1346,7 +795,7 @@ static int load_vertex_types(tsr_report *r)
 	if (!rc) {
 		r->vertex_types = pool_array(r, n ? n : 1, sizeof(*r->vertex_types));
 		if (!r->vertex_types)
-			rc = last_code;
+			rc = tsr_last_error_code();
 	}
 	if (!rc)
 		rc = tsr_prepare(r, &st, "SELECT id, name, state_bytes, code_bytes, instances, flops "
@@ -1481,13 +930,11 @@ static int load_compute_sets(tsr_report *r)
 }
 
 /* Rows of compute_set (see load_compute_sets). */
-static size_t compute_set_count(const tsr_report *r)
+size_t tsr_compute_set_count(const tsr_report *r)
 {
 	return r->n_compute_sets;
 }
 
-static const char *const exchange_kinds[TSR_EXCHANGE_KIND_COUNT] = {"internal", "external",
-                                                                       "host"};
 
 /* exchange: each kind's list by id. */
 static int load_exchanges(tsr_report *r)
@@ -1500,19 +947,19 @@ static int load_exchanges(tsr_report *r)
 		char table[80];
 		size_t n;
 
-		snprintf(table, sizeof(table), "exchange WHERE kind = '%s'", exchange_kinds[k]);
+		snprintf(table, sizeof(table), "exchange WHERE kind = '%s'", tsf_vocab_name(TSF_VOCAB_EXCHANGE_KIND, k));
 		rc = dense_count(r, &n, table, "id", 0, INT32_MAX);
 		if (!rc) {
 			r->exchanges[k] = pool_array(r, n ? n : 1, sizeof(*r->exchanges[k]));
 			if (!r->exchanges[k])
-				rc = last_code;
+				rc = tsr_last_error_code();
 		}
 		if (!rc) {
 			char sql[200];
 
 			snprintf(sql, sizeof(sql),
 			         "SELECT id, name, tiles, bytes_received, bytes_sent, cycles, cycles_sum "
-			         "FROM exchange WHERE kind = '%s' ORDER BY id", exchange_kinds[k]);
+			         "FROM exchange WHERE kind = '%s' ORDER BY id", tsf_vocab_name(TSF_VOCAB_EXCHANGE_KIND, k));
 			rc = tsr_prepare(r, &st, sql);
 		}
 		for (size_t i = 0; !rc && i <= n; i++) {
@@ -1576,7 +1023,7 @@ static int load_program_list(tsr_report *r, uint32_t **out, size_t *count, const
 	if (!rc) {
 		list = pool_array(r, n ? n : 1, sizeof(*list));
 		if (!list)
-			rc = last_code;
+			rc = tsr_last_error_code();
 	}
 	snprintf(sql, sizeof(sql), "SELECT program FROM %s ORDER BY position", table);
 	if (!rc)
@@ -1630,7 +1077,7 @@ static int read_program(tsr_report *r, tsr_program *p, sqlite3_stmt *st, size_t 
 	p->function = -1;
 	if (!rc && type == TSF_PROGRAM_ON_TILE_EXECUTE && sqlite3_column_type(st, 3) != SQLITE_NULL)
 		rc = tsr_column_int(r, &p->compute_set, st, 3, 0,
-		                    (int64_t)compute_set_count(r) - 1, "program.compute_set");
+		                    (int64_t)tsr_compute_set_count(r) - 1, "program.compute_set");
 	if (!rc && tsf_program_type_exchange_kind(type) >= 0) {
 		int k = tsf_program_type_exchange_kind(type);
 		size_t nx = k == TSF_EXCHANGE_INTERNAL   ? r->counts.internal_exchanges
@@ -1678,7 +1125,7 @@ static int check_program_cycles(tsr_report *r)
 	int rc = TSR_OK;
 
 	if (!colour || !stack || !next) {
-		rc = last_code;
+		rc = tsr_last_error_code();
 		goto out;
 	}
 	for (size_t root = 0; !rc && root < n; root++) {
@@ -1738,7 +1185,7 @@ static int load_programs(tsr_report *r)
 	if (!rc) {
 		r->programs = pool_array(r, n ? n : 1, sizeof(*r->programs));
 		if (!r->programs)
-			rc = last_code;
+			rc = tsr_last_error_code();
 	}
 	if (!rc)
 		rc = tsr_prepare(r, &st, "SELECT id, type, name, compute_set, exchange, function, "
@@ -1763,7 +1210,7 @@ static int load_programs(tsr_report *r)
 	if (!rc) {
 		children = pool_array(r, total ? (size_t)total : 1, sizeof(*children));
 		if (!children)
-			rc = last_code;
+			rc = tsr_last_error_code();
 	}
 	if (!rc)
 		rc = tsr_prepare(r, &st, "SELECT parent, position, child FROM program_child "
@@ -1819,7 +1266,7 @@ static int load_runs(tsr_report *r)
 		r->traces = pool_array(r, n ? n : 1, sizeof(*r->traces));
 		r->n_traces = pool_array(r, n ? n : 1, sizeof(*r->n_traces));
 		if (!r->runs || !r->steps || !r->n_steps || !r->traces || !r->n_traces)
-			rc = last_code;
+			rc = tsr_last_error_code();
 	}
 	if (!rc)
 		rc = tsr_prepare(r, &st,
@@ -1991,8 +1438,6 @@ int tsr_report_set_progress(tsr_report *report, tsr_progress_cb cb, void *user_d
  * top of this file), and the pool. */
 void tsr_report_free(tsr_report *report)
 {
-	tsr_pool_block *b;
-
 	if (!report)
 		return;
 	for (size_t i = 0; i < report->counts.runs; i++) {
@@ -2004,184 +1449,9 @@ void tsr_report_free(tsr_report *report)
 	free(report->operations_cache);
 	if (report->db)
 		sqlite3_close_v2(report->db);
-	b = report->pool;
-	while (b) {
-		tsr_pool_block *next = b->next;
-
-		free(b);
-		b = next;
-	}
+	tsr_pool_free(report);
 	free(report->path);
 	free(report->debug_path);
 	free(report);
 }
 
-/* --- Getters and the tables read at open -------------------------------------------------- */
-
-const tsr_report_info *tsr_report_get_info(const tsr_report *report)
-{
-	return report ? &report->info : NULL;
-}
-
-const tsr_target *tsr_report_get_target(const tsr_report *report)
-{
-	return report ? &report->target : NULL;
-}
-
-const tsr_graph_counts *tsr_report_get_counts(const tsr_report *report)
-{
-	return report ? &report->counts : NULL;
-}
-
-/* Sync delays of one IPU's tiles, decoded from the target's blob. */
-int tsr_report_relative_sync_delays(tsr_report *report, uint64_t *out, size_t n)
-{
-	sqlite3_stmt *st = NULL;
-	size_t per = report ? report->target.tiles_per_ipu : 0;
-	int rc;
-
-	if (!report || !out)
-		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "relative sync delays: NULL argument");
-	if (n < per)
-		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
-		                "relative sync delays: %zu entries for %zu tiles per IPU", n, per);
-	rc = tsr_prepare(report, &st, "SELECT relative_sync_delay_by_tile FROM target");
-	if (!rc) {
-		rc = tsr_step_row(report, st);
-		if (rc == SQLITE_ROW)
-			rc = tsr_column_tiles(report, out, per, st, 0, "target.relative_sync_delay_by_tile");
-		else if (rc == SQLITE_DONE)
-			rc = tsr_fail(report, TSR_ERR_CORRUPT, "'%s': the target table is empty",
-			              report->path);
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
-/* Common argument check of the array getters. */
-static int check_out(tsr_report *r, const void *out, const size_t *n, const char *what)
-{
-	if (!r || !out || !n) {
-		if (r)
-			return tsr_fail(r, TSR_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
-		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
-	}
-	return TSR_OK;
-}
-
-int tsr_report_programs(tsr_report *report, const tsr_program **out, size_t *n)
-{
-	int rc = check_out(report, out, n, "tsr_report_programs");
-
-	if (rc)
-		return rc;
-	*out = report->programs;
-	*n = report->counts.programs;
-	return TSR_OK;
-}
-
-int tsr_report_control_programs(tsr_report *report, const uint32_t **out, size_t *n)
-{
-	int rc = check_out(report, out, n, "tsr_report_control_programs");
-
-	if (rc)
-		return rc;
-	*out = report->control_programs;
-	*n = report->counts.control_programs;
-	return TSR_OK;
-}
-
-int tsr_report_function_programs(tsr_report *report, const uint32_t **out, size_t *n)
-{
-	int rc = check_out(report, out, n, "tsr_report_function_programs");
-
-	if (rc)
-		return rc;
-	*out = report->function_programs;
-	*n = report->counts.function_programs;
-	return TSR_OK;
-}
-
-int tsr_report_compute_sets(tsr_report *report, const tsr_compute_set **out, size_t *n)
-{
-	int rc = check_out(report, out, n, "tsr_report_compute_sets");
-
-	if (rc)
-		return rc;
-	*out = report->compute_sets;
-	*n = compute_set_count(report);
-	return TSR_OK;
-}
-
-int tsr_report_vertex_types(tsr_report *report, const tsr_vertex_type **out, size_t *n)
-{
-	int rc = check_out(report, out, n, "tsr_report_vertex_types");
-
-	if (rc)
-		return rc;
-	*out = report->vertex_types;
-	*n = report->counts.vertex_types;
-	return TSR_OK;
-}
-
-int tsr_report_exchanges(tsr_report *report, const tsr_exchange **out, size_t *n,
-                         tsr_exchange_kind kind)
-{
-	int rc = check_out(report, out, n, "tsr_report_exchanges");
-
-	if (rc)
-		return rc;
-	if ((unsigned)kind >= TSR_EXCHANGE_KIND_COUNT)
-		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "tsr_report_exchanges: kind %d",
-		                (int)kind);
-	*out = report->exchanges[kind];
-	*n = kind == TSR_EXCHANGE_INTERNAL   ? report->counts.internal_exchanges
-	     : kind == TSR_EXCHANGE_EXTERNAL ? report->counts.external_exchanges
-	                                     : report->counts.host_exchanges;
-	return TSR_OK;
-}
-
-int tsr_report_runs(tsr_report *report, const tsr_run **out, size_t *n)
-{
-	int rc = check_out(report, out, n, "tsr_report_runs");
-
-	if (rc)
-		return rc;
-	*out = report->runs;
-	*n = report->counts.runs;
-	return TSR_OK;
-}
-
-/* Cycles of one compute set on each tile, decoded from its blob. */
-int tsr_report_compute_set_cycles_by_tile(tsr_report *report, uint64_t *out, size_t n,
-                                          size_t cs, bool active)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (!report || !out)
-		return check_out(report, NULL, NULL, "tsr_report_compute_set_cycles_by_tile");
-	if (n < report->target.num_tiles)
-		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
-		                "compute set cycles by tile: %zu entries for %u tiles", n,
-		                report->target.num_tiles);
-	if (cs >= compute_set_count(report))
-		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "compute set %zu of %zu", cs,
-		                compute_set_count(report));
-	rc = tsr_prepare(report, &st,
-	                 active ? "SELECT active_cycles_by_tile FROM compute_set WHERE id = ?"
-	                        : "SELECT cycles_by_tile FROM compute_set WHERE id = ?");
-	if (!rc) {
-		sqlite3_bind_int64(st, 1, (int64_t)cs);
-		rc = tsr_step_row(report, st);
-		if (rc == SQLITE_ROW)
-			rc = tsr_column_tiles(report, out, report->target.num_tiles, st, 0,
-			                      active ? "compute_set.active_cycles_by_tile"
-			                             : "compute_set.cycles_by_tile");
-		else if (rc == SQLITE_DONE)
-			rc = tsr_fail(report, TSR_ERR_CORRUPT, "'%s': compute set %zu vanished",
-			              report->path, cs);
-	}
-	sqlite3_finalize(st);
-	return rc;
-}

@@ -147,7 +147,7 @@ int tsr_sqlite_lockdown(sqlite3 *db, int max_length);
 int tsr_sqlite_init(void);
 const char *tsr_sqlite_init_error(void);
 
-/* The authorizer of the handle's own queries (report-open.c), which
+/* The authorizer of the handle's own queries (sqlite-lockdown.c), which
  * tsr_report_query (sql-query.c) puts back after preparing a caller's
  * statement under its own stricter one. `data` is the handle. */
 int tsr_authorize_cb(void *data, int action, const char *a, const char *b, const char *dbname,
@@ -155,6 +155,17 @@ int tsr_authorize_cb(void *data, int action, const char *a, const char *b, const
 /* Registers the table-valued function tile_runs(blob) on the handle's
  * connection (sql-query.c). Returns an SQLite code. */
 int tsr_sql_register_tile_runs(tsr_report *r);
+
+/* The code of the calling thread's last failure (report-util.c). */
+int tsr_last_error_code(void);
+/* Frees the handle's pool (report-util.c). */
+void tsr_pool_free(tsr_report *r);
+/* Records the connection's failure `rc` while doing `what` (report-util.c). */
+int tsr_sql_fail(tsr_report *r, int rc, const char *what);
+/* Registers tile_value, tile_sum, tile_max (tile-functions.c). */
+int tsr_register_tile_functions(tsr_report *r);
+/* Compute sets in the report (read at open). */
+size_t tsr_compute_set_count(const tsr_report *r);
 
 /* The tiles [*lo, *hi) of `ipu` (-1: all); TSR_ERR_OUT_OF_RANGE otherwise. */
 int tsr_ipu_tiles(tsr_report *r, int ipu, size_t *lo, size_t *hi);

@@ -4,7 +4,9 @@
  * someone else must not run code, reach past its own pages or make one
  * statement huge. What differs between the two stays with the callers:
  * how the file is opened (a report is immutable, a trace may have a WAL
- * to read), the progress budget and the authorizer's lists.
+ * to read) and the progress budget. The authorizer of a report handle's
+ * own queries is here too (tsr_authorize_cb): reads and the functions
+ * reportlib's queries use, nothing else.
  *
  * Threads. reportlib never calls sqlite3_config (which must not race with
  * anything) and changes no other SQLite global; SQLite's one global step,
@@ -108,4 +110,73 @@ int tsr_sqlite_lockdown(sqlite3 *db, int max_length)
 	                    "PRAGMA cache_size = -8192; PRAGMA temp_store = MEMORY; "
 	                    "PRAGMA query_only = ON",
 	                    NULL, NULL, NULL);
+}
+
+/* --- The defensive connection ------------------------------------------------------ */
+
+/* Built-in functions our queries may call: pure, bounded by the length
+ * limits. Anything else (load_extension, fts3_tokenizer, functions an
+ * extension might register ...) is refused by the authorizer. */
+static const char *const allowed_functions[] = {
+	"abs", "avg", "coalesce", "count", "hex", "ifnull", "iif", "instr", "length",
+	"like", "glob", "lower", "upper", "ltrim", "rtrim", "trim", "max", "min", "nullif",
+	"printf", "format", "quote", "replace", "round", "substr", "substring", "sum",
+	"total", "typeof", "unicode", "char", "group_concat", "tile_value", "tile_sum",
+	"tile_max",
+};
+
+/* PRAGMAs a reader may still run after opening (all read-only queries). */
+static const char *const allowed_pragmas[] = {
+	"application_id", "user_version", "table_info", "table_xinfo", "index_list",
+	"index_info", "page_count", "page_size", "quick_check", "integrity_check",
+};
+
+/* Of those, the ones whose argument is a table or index name. */
+static const char *const table_pragmas[] = {"table_info", "table_xinfo", "index_list",
+                                            "index_info"};
+
+static bool in_list(const char *s, const char *const *list, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++)
+		if (sqlite3_stricmp(s, list[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The authorizer: reads and our own functions, nothing else, and nothing
+ * at all whose innermost cause is a trigger or view of the file (its
+ * name is `inner`). Writes are impossible on a read-only connection but
+ * are denied here as well, as are ATTACH and schema changes.
+ */
+int tsr_authorize_cb(void *data, int action, const char *a, const char *b, const char *dbname,
+                     const char *inner)
+{
+	(void)data;
+	(void)dbname;
+	if (inner)
+		return SQLITE_DENY;
+	switch (action) {
+	case SQLITE_SELECT:
+	case SQLITE_READ:
+	case SQLITE_RECURSIVE:
+	case SQLITE_TRANSACTION:
+	case SQLITE_SAVEPOINT:
+		return SQLITE_OK;
+	case SQLITE_FUNCTION:
+		return in_list(b, allowed_functions,
+		               sizeof(allowed_functions) / sizeof(allowed_functions[0]))
+		           ? SQLITE_OK
+		           : SQLITE_DENY;
+	case SQLITE_PRAGMA:
+		/* Only queries. An argument may set something, except for the
+		 * ones whose argument names a table or index. */
+		if (!in_list(a, allowed_pragmas, sizeof(allowed_pragmas) / sizeof(allowed_pragmas[0])))
+			return SQLITE_DENY;
+		return !b || in_list(a, table_pragmas, sizeof(table_pragmas) / sizeof(table_pragmas[0]))
+		           ? SQLITE_OK
+		           : SQLITE_DENY;
+	default:
+		return SQLITE_DENY;
+	}
 }
