@@ -6,6 +6,7 @@
  *   format.h       the two files' identities and the embedded schemas
  *   tile-runs.h    the per-tile run codec of profile.pop, with an iterator
  *   event-chunk.h  the packed event codec of .pvti
+ *   timeline-lod.h the rule that fills .pvti's level-of-detail buckets
  *   vocabulary.h   memory categories, regions, program / step / sync /
  *                  exchange types, profiler modes: names <-> codes
  *   serialise.h    the guide-shaped JSON / CBOR documents: a value tree

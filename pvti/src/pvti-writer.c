@@ -24,6 +24,7 @@
 #include "pvti-private.h"
 
 #include "format.h"
+#include "timeline-lod.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -976,36 +977,14 @@ const pvti_clock *pvti_trace_clock(const pvti_trace *tr)
 
 /* --- Closing: the summary tables ------------------------------------------ */
 
-/* One timeline bucket while it is being built. */
-typedef struct lod_bucket {
-	uint64_t events;   /* events starting here */
-	uint64_t busy_ns;  /* covered by outermost events */
-	uint64_t best_ns;  /* coverage of the best run so far */
-	uint64_t run_ns;   /* coverage of the current run of one name */
-	uint32_t best_name, run_name;
-} lod_bucket;
+/* Timeline buckets follow the format's rule (db-schema/timeline-lod.h). */
+typedef tsf_lod_bucket lod_bucket;
 
 typedef struct lod_level {
 	uint64_t width_ns;
 	size_t n;
 	lod_bucket *b;
 } lod_level;
-
-/* Adds `ns` of outermost event `name` to a bucket. */
-static void lod_cover(lod_bucket *b, uint32_t name, uint64_t ns)
-{
-	b->busy_ns += ns;
-	if (b->run_ns && b->run_name == name) {
-		b->run_ns += ns;
-	} else {
-		b->run_name = name;
-		b->run_ns = ns;
-	}
-	if (b->run_ns > b->best_ns) {
-		b->best_ns = b->run_ns;
-		b->best_name = b->run_name;
-	}
-}
 
 /* Adds one event to every level. */
 static void lod_add(lod_level *levels, size_t n_levels, const tsf_event *ev)
@@ -1032,7 +1011,7 @@ static void lod_add(lod_level *levels, size_t n_levels, const tsf_event *ev)
 			uint64_t hi = (k + 1) * w < end ? (k + 1) * w : end;
 
 			if (hi > lo)
-				lod_cover(&lv->b[k], ev->name, hi - lo);
+				tsf_lod_cover(&lv->b[k], ev->name, hi - lo);
 		}
 	}
 }

@@ -147,7 +147,8 @@ int tsr_sqlite_lockdown(sqlite3 *db, int max_length);
 int tsr_sqlite_init(void);
 const char *tsr_sqlite_init_error(void);
 
-/* The authorizer of the handle's own queries (sqlite-lockdown.c), which
+/* The authorizer of reportlib's own queries on report and trace
+ * connections alike (sqlite-lockdown.c; `data` is unused), which
  * tsr_report_query (sql-query.c) puts back after preparing a caller's
  * statement under its own stricter one. `data` is the handle. */
 int tsr_authorize_cb(void *data, int action, const char *a, const char *b, const char *dbname,

@@ -398,7 +398,7 @@ int tsr_trace_query(tsr_trace *trace, size_t file, const char *sql, tsr_columns_
 		return trace_fail(trace, TSR_ERR_OUT_OF_RANGE, "tsr_trace_query: file %zu of %zu",
 		                  file, trace->n_processes);
 	c.db = trace->files[file].db;
-	c.auth_cb = trace_authorize_cb;
+	c.auth_cb = tsr_authorize_cb;
 	c.auth_data = NULL;
 	rc = run_query(&c, sql, columns_cb, row_cb, user_data, msg, sizeof(msg));
 	if (rc < 0 && msg[0])

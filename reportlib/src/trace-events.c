@@ -590,24 +590,6 @@ cleanup:
 
 /* --- Level of detail built from the chunks ------------------------------------------- */
 
-/* Adds `ns` of outermost span `name` to a bucket: the longest run of
- * consecutive spans of one name gives the bucket its name (the writer's
- * rule, so both levels of detail agree). */
-static void lod_cover(trace_lod_bucket *b, uint32_t name, uint64_t ns)
-{
-	b->busy_ns += ns;
-	if (b->run_ns && b->run_name == name) {
-		b->run_ns += ns;
-	} else {
-		b->run_name = name;
-		b->run_ns = ns;
-	}
-	if (b->run_ns > b->best_ns) {
-		b->best_ns = b->run_ns;
-		b->best_name = b->run_name;
-	}
-}
-
 /* Adds one span: counted at level 0 (the levels above sum it at the
  * end), and, when outermost, its time added to every level. Returns the
  * buckets it covered. */
@@ -636,7 +618,7 @@ static uint64_t mlod_add(trace_mlod *m, const trace_event *e)
 			uint64_t hi = (k + 1) * w < end ? (k + 1) * w : end;
 
 			if (hi > lo)
-				lod_cover(&m->b[l][k], e->name, hi - lo);
+				tsf_lod_cover(&m->b[l][k], e->name, hi - lo);
 		}
 	}
 	return covered;

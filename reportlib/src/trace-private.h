@@ -19,6 +19,7 @@
 #pragma once
 
 #include "report-private.h"
+#include "timeline-lod.h" /* db-schema/ */
 #include "tilescope/trace.h"
 
 #include <sqlite3.h>
@@ -43,12 +44,9 @@ typedef struct trace_chunk {
 } trace_chunk;
 
 /* A level-of-detail bucket being built or kept in memory. */
-typedef struct trace_lod_bucket {
-	uint64_t events;           /* spans starting here */
-	uint64_t busy_ns;          /* covered by outermost spans */
-	uint64_t best_ns, run_ns;  /* the longest run of one name; the current run */
-	uint32_t best_name, run_name;
-} trace_lod_bucket;
+/* A bucket of the level of detail built from the chunks, filled by the
+ * writer's rule (db-schema/timeline-lod.h). */
+typedef tsf_lod_bucket trace_lod_bucket;
 
 /* The level of detail built from the chunks, for threads whose file has
  * none (a crash) or for resolutions finer than the file's. */
@@ -154,11 +152,6 @@ void trace_free_mem(tsr_trace *tr, void *p, size_t bytes);
 void trace_release(tsr_trace *tr, size_t bytes);
 /* Maps an SQLite result code onto a tsr_error, recording `what`. */
 int trace_sql_fail(tsr_trace *tr, sqlite3 *db, int rc, const char *what);
-/* The authorizer of the handle's own queries (data NULL), which
- * tsr_trace_query (sql-query.c) puts back after preparing a caller's
- * statement under its own stricter one. */
-int trace_authorize_cb(void *data, int action, const char *a, const char *b, const char *dbname,
-                       const char *inner);
 /* Resets a kept statement for its next use, with a fresh step budget. */
 void trace_restart(sqlite3_stmt *st);
 /* Prepares `sql` on file `p`'s connection. */

@@ -452,55 +452,6 @@ cleanup:
 	return rc;
 }
 
-/* Functions and pragmas our own queries use; the authorizer refuses
- * everything else. */
-static const char *const allowed_functions[] = {"count", "max", "min", "coalesce", "length",
-                                                "typeof"};
-static const char *const allowed_pragmas[] = {"application_id", "user_version"};
-
-/* Whether `s` is in list[0..n) (SQL names: case-insensitive). */
-static bool in_list(const char *s, const char *const *list, size_t n)
-{
-	size_t i;
-
-	for (i = 0; s && i < n; i++)
-		if (sqlite3_stricmp(s, list[i]) == 0)
-			return true;
-	return false;
-}
-
-/*
- * The authorizer: reads, read transactions and our few functions and
- * pragmas; nothing else, and nothing at all on behalf of a trigger or a
- * view of the file (`inner` names one).
- */
-int trace_authorize_cb(void *data, int action, const char *a, const char *b,
-                       const char *dbname, const char *inner)
-{
-	(void)data;
-	(void)dbname;
-	if (inner)
-		return SQLITE_DENY;
-	switch (action) {
-	case SQLITE_SELECT:
-	case SQLITE_READ:
-	case SQLITE_TRANSACTION:
-		return SQLITE_OK;
-	case SQLITE_FUNCTION:
-		return in_list(b, allowed_functions,
-		               sizeof(allowed_functions) / sizeof(allowed_functions[0]))
-		           ? SQLITE_OK
-		           : SQLITE_DENY;
-	case SQLITE_PRAGMA:
-		return !b && in_list(a, allowed_pragmas,
-		                     sizeof(allowed_pragmas) / sizeof(allowed_pragmas[0]))
-		           ? SQLITE_OK
-		           : SQLITE_DENY;
-	default:
-		return SQLITE_DENY;
-	}
-}
-
 /*
  * The progress handler: a statement past its budget of virtual-machine
  * steps is interrupted (SQLITE_INTERRUPT, reported as TSR_ERR_CORRUPT).
@@ -561,7 +512,7 @@ static int open_file(tsr_trace *tr, size_t p)
 	if (f->vm_budget > VM_MAX)
 		f->vm_budget = VM_MAX;
 	sqlite3_progress_handler(f->db, VM_PERIOD, progress_cb, f);
-	sqlite3_set_authorizer(f->db, trace_authorize_cb, NULL);
+	sqlite3_set_authorizer(f->db, tsr_authorize_cb, NULL); /* sqlite-lockdown.c */
 	rc = query_int(tr, &app, p, "PRAGMA application_id");
 	if (rc != TSR_OK)
 		return rc;
