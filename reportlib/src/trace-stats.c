@@ -224,11 +224,20 @@ static int stats_from_table(tsr_trace *tr, label_map *m, size_t p)
 	return rc;
 }
 
-/* Adds the spans of `thread` starting in [from, to), decoding its chunks
- * in write order from the first that ends at or after `from` (a span's
- * children are never in an earlier one). */
-static int stats_from_chunks(tsr_trace *tr, label_map *m, size_t thread, int64_t from, int64_t to,
-                             trace_event **scratch, size_t *cap)
+/* What walk_spans hands each span starting in the window: the span, its
+ * duration and its self time (duration less its children's). */
+typedef int (*span_visit_fn)(void *ctx, const trace_event *e, uint64_t dur, uint64_t self);
+
+/*
+ * Visits the spans of `thread` starting in [from, to) with their self
+ * times, decoding its chunks in write order from the first that ends at
+ * or after `from` (a span's children are never in an earlier one). Spans
+ * arrive in the order they end, so the time of a depth's children is
+ * summed until their parent arrives (see the top of this file). The
+ * progress callback hears of each chunk.
+ */
+static int walk_spans(tsr_trace *tr, size_t thread, int64_t from, int64_t to,
+                      trace_event **scratch, size_t *cap, span_visit_fn visit, void *ctx)
 {
 	const trace_thread_data *td = &tr->tdata[thread];
 	uint64_t child[TRACE_MAX_DEPTH + 2];
@@ -253,11 +262,33 @@ static int stats_from_chunks(tsr_trace *tr, label_map *m, size_t thread, int64_t
 			child[e->depth] = sat_add(child[e->depth], dur);
 			if (e->start_ns < from || e->start_ns >= to)
 				continue;
-			if ((rc = label_add(tr, m, e->channel, e->name, dur, dur > kids ? dur - kids : 0)))
+			if ((rc = visit(ctx, e, dur, dur > kids ? dur - kids : 0)) != TSR_OK)
 				return rc;
 		}
 	}
 	return TSR_OK;
+}
+
+/* walk_spans' visitor for the label statistics. */
+typedef struct stats_visit {
+	tsr_trace *tr;
+	label_map *m;
+} stats_visit;
+
+static int visit_label(void *ctx, const trace_event *e, uint64_t dur, uint64_t self)
+{
+	stats_visit *v = ctx;
+
+	return label_add(v->tr, v->m, e->channel, e->name, dur, self);
+}
+
+/* Adds the spans of `thread` starting in [from, to) to the labels. */
+static int stats_from_chunks(tsr_trace *tr, label_map *m, size_t thread, int64_t from, int64_t to,
+                             trace_event **scratch, size_t *cap)
+{
+	stats_visit v = {tr, m};
+
+	return walk_spans(tr, thread, from, to, scratch, cap, visit_label, &v);
 }
 
 /* The middle of a sorted array (the mean of the two middle values when
@@ -603,45 +634,34 @@ static void span_totals_add(tsr_trace_span_totals *t, const trace_event *e, uint
 	t->busy_ns = sat_add(t->busy_ns, self);
 }
 
-/*
- * Adds the spans of `thread` starting in [from, to) to its totals and to
- * the channels', with self times worked out as stats_from_chunks does
- * (spans arrive in the order they end; see the top of this file).
- */
+/* walk_spans' visitor for the totals of one thread and the channels. */
+typedef struct totals_visit {
+	tsr_trace_totals *t;
+	size_t thread;
+} totals_visit;
+
+static int visit_totals(void *ctx, const trace_event *e, uint64_t dur, uint64_t self)
+{
+	totals_visit *v = ctx;
+	tsr_trace_totals *t = v->t;
+
+	(void)dur;
+	span_totals_add(&t->threads[v->thread], e, self);
+	if (e->channel < t->n_channels) {
+		t->channels[e->channel].spans++;
+		t->channels[e->channel].self_ns = sat_add(t->channels[e->channel].self_ns, self);
+	}
+	return TSR_OK;
+}
+
+/* Adds the spans of `thread` starting in [from, to) to its totals and to
+ * the channels', with self times as the label statistics have them. */
 static int totals_from_chunks(tsr_trace *tr, tsr_trace_totals *t, size_t thread, int64_t from,
                               int64_t to, trace_event **scratch, size_t *cap)
 {
-	const trace_thread_data *td = &tr->tdata[thread];
-	uint64_t child[TRACE_MAX_DEPTH + 2];
-	size_t i, k;
-	int rc;
+	totals_visit v = {t, thread};
 
-	memset(child, 0, sizeof(child));
-	for (i = 0; i < td->n_chunks; i++) {
-		const trace_chunk *c = &td->chunks[i];
-
-		if (c->last_ns < from)
-			continue;
-		if ((rc = trace_decode_chunk(tr, scratch, cap, thread, c)) != TSR_OK)
-			return rc;
-		for (k = 0; k < c->count; k++) {
-			const trace_event *e = &(*scratch)[k];
-			uint64_t dur = (uint64_t)(e->end_ns - e->start_ns), kids = child[e->depth + 1];
-			uint64_t self = dur > kids ? dur - kids : 0;
-
-			child[e->depth + 1] = 0;
-			child[e->depth] = sat_add(child[e->depth], dur);
-			if (e->start_ns < from || e->start_ns >= to)
-				continue;
-			span_totals_add(&t->threads[thread], e, self);
-			if (e->channel < t->n_channels) {
-				t->channels[e->channel].spans++;
-				t->channels[e->channel].self_ns =
-				    sat_add(t->channels[e->channel].self_ns, self);
-			}
-		}
-	}
-	return TSR_OK;
+	return walk_spans(tr, thread, from, to, scratch, cap, visit_totals, &v);
 }
 
 /*
