@@ -7,6 +7,7 @@
 
 #include <tilescope/export.h>
 #include <tilescope/poplin.h>
+#include <tilescope/pvti.h>
 #include <tilescope/popops.h>
 #include <tilescope/summary.h>
 
@@ -327,5 +328,43 @@ int tsr_fixture_delete(void **state)
 
 	tsr_fixture_teardown(f);
 	free(f);
+	return 0;
+}
+
+/* --- Traces ---------------------------------------------------------------- */
+
+char *tsr_fixture_make_trace(const char *dir, long outers)
+{
+	pvti_options opts = PVTI_OPTIONS_INIT;
+	pvti_channel *fw = pvti_channel_framework();
+	char *path;
+
+	opts.directory = dir;
+	assert_int_equal(pvti_open(&opts), 0);
+	path = pvti_dup_file_name();
+	assert_non_null(path);
+	assert_int_equal(pvti_thread_set_name("main"), 0);
+	for (long i = 0; i < outers; i++) {
+		pvti_begin(fw, "outer");
+		for (int j = 0; j < 4; j++) {
+			pvti_begin(fw, j == 2 ? "needle" : "inner");
+			pvti_end(fw);
+		}
+		pvti_end(fw);
+	}
+	assert_int_equal(pvti_close(), 0);
+	return path;
+}
+
+int tsr_fixture_trace_dir_new(void **state)
+{
+	*state = tsi_test_mkdtemp();
+	return 0;
+}
+
+int tsr_fixture_trace_dir_delete(void **state)
+{
+	pvti_close();
+	tsi_test_rmtree(*state);
 	return 0;
 }

@@ -55,3 +55,14 @@ int tsr_fixture_delete(void **state);
  * many calls failed.
  */
 size_t tsr_fixture_query_all(tsr_report *r, size_t limit, bool formatters);
+
+/* --- Traces ---------------------------------------------------------------- */
+
+/* Writes a trace into `dir` with a "main" thread of `outers` "outer"
+ * spans (channel Framework), each holding four spans, the third named
+ * "needle" and the others "inner". Returns its path (the caller frees). */
+char *tsr_fixture_make_trace(const char *dir, long outers);
+/* cmocka setup / teardown: a temporary directory in *state; the teardown
+ * closes any trace left open and removes the directory. */
+int tsr_fixture_trace_dir_new(void **state);
+int tsr_fixture_trace_dir_delete(void **state);

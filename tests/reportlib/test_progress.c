@@ -239,50 +239,13 @@ static void test_compare_progress(void **state)
 
 /* --- Traces ------------------------------------------------------------------- */
 
-/* A "main" thread of `outers` spans each holding four "inner" ones. */
-static char *make_trace(const char *dir, long outers)
-{
-	pvti_options opts = PVTI_OPTIONS_INIT;
-	pvti_channel *fw = pvti_channel_framework();
-	char *path;
-
-	opts.directory = dir;
-	assert_int_equal(pvti_open(&opts), 0);
-	path = pvti_dup_file_name();
-	assert_non_null(path);
-	assert_int_equal(pvti_thread_set_name("main"), 0);
-	for (long i = 0; i < outers; i++) {
-		pvti_begin(fw, "outer");
-		for (int j = 0; j < 4; j++) {
-			pvti_begin(fw, j == 2 ? "needle" : "inner");
-			pvti_end(fw);
-		}
-		pvti_end(fw);
-	}
-	assert_int_equal(pvti_close(), 0);
-	return path;
-}
-
-static int trace_setup(void **state)
-{
-	*state = tsi_test_mkdtemp();
-	return 0;
-}
-
-static int trace_teardown(void **state)
-{
-	pvti_close();
-	tsi_test_rmtree(*state);
-	return 0;
-}
-
 /* Open, level of detail, statistics and search: each reports from 0 to
  * 1, each can be cancelled (at its first call: the others come every
  * 10 ms, too late to count on with a trace this small), and the handle
  * answers the same afterwards. */
 static void test_trace_progress(void **state)
 {
-	char *path = make_trace(*state, 70000); /* 350,000 spans: past the decode budget */
+	char *path = tsr_fixture_make_trace(*state, 70000); /* 350,000 spans: past the decode budget */
 	const char *paths[1] = {path};
 	tsr_trace_open_options o = TSR_TRACE_OPEN_OPTIONS_INIT;
 	tsr_trace_stats_options so = TSR_TRACE_STATS_OPTIONS_INIT;
@@ -385,7 +348,7 @@ int main(void)
 		                                tsr_fixture_delete),
 		cmocka_unit_test_setup_teardown(test_compare_progress, tsr_fixture_new_matmul,
 		                                tsr_fixture_delete),
-		cmocka_unit_test_setup_teardown(test_trace_progress, trace_setup, trace_teardown),
+		cmocka_unit_test_setup_teardown(test_trace_progress, tsr_fixture_trace_dir_new, tsr_fixture_trace_dir_delete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -239,30 +239,6 @@ static void test_error_per_thread(void **state)
 
 /* --- Traces ------------------------------------------------------------------- */
 
-/* A "main" thread of `outers` spans each holding three "inner" ones. */
-static char *make_trace(const char *dir, long outers)
-{
-	pvti_options opts = PVTI_OPTIONS_INIT;
-	pvti_channel *fw = pvti_channel_framework();
-	char *path;
-
-	opts.directory = dir;
-	assert_int_equal(pvti_open(&opts), 0);
-	path = pvti_dup_file_name();
-	assert_non_null(path);
-	assert_int_equal(pvti_thread_set_name("main"), 0);
-	for (long i = 0; i < outers; i++) {
-		pvti_begin(fw, "outer");
-		for (int j = 0; j < 3; j++) {
-			pvti_begin(fw, j == 1 ? "needle" : "inner");
-			pvti_end(fw);
-		}
-		pvti_end(fw);
-	}
-	assert_int_equal(pvti_close(), 0);
-	return path;
-}
-
 /* Statistics (with medians, from the chunks) and a search, as a string. */
 static char *trace_digest(const char *path)
 {
@@ -320,23 +296,10 @@ static void *trace_worker(void *arg)
 	return NULL;
 }
 
-static int trace_setup(void **state)
-{
-	*state = tsi_test_mkdtemp();
-	return 0;
-}
-
-static int trace_teardown(void **state)
-{
-	pvti_close();
-	tsi_test_rmtree(*state);
-	return 0;
-}
-
 /* Two threads on one trace at once: each gets the single-thread answer. */
 static void test_same_trace(void **state)
 {
-	char *path = make_trace(*state, 5000);
+	char *path = tsr_fixture_make_trace(*state, 5000);
 	char *alone = trace_digest(path);
 	pthread_barrier_t start;
 	pthread_t th[THREADS];
@@ -373,7 +336,7 @@ int main(void)
 		                                tsr_fixture_delete),
 		cmocka_unit_test_setup_teardown(test_error_per_thread, tsr_fixture_new_oom,
 		                                tsr_fixture_delete),
-		cmocka_unit_test_setup_teardown(test_same_trace, trace_setup, trace_teardown),
+		cmocka_unit_test_setup_teardown(test_same_trace, tsr_fixture_trace_dir_new, tsr_fixture_trace_dir_delete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
