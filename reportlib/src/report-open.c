@@ -66,8 +66,8 @@
 /* What the progress handler needs (in the handle's pool). */
 typedef struct progress_ctx {
 	sqlite3 *db;
-	tsr_report *r;  /* for the caller's progress callback (r->ps) */
-	int64_t budget; /* virtual-machine steps per statement */
+	tsr_report *r;      /* for the caller's progress callback (r->ps) */
+	tsr_vm_guard guard; /* virtual-machine steps per statement */
 } progress_ctx;
 
 /* --- Loader helpers ---------------------------------------------------------------------- */
@@ -169,17 +169,11 @@ static int loader_step(tsr_report *r, sqlite3_stmt *st, size_t i, size_t n, cons
  */
 static int progress_cb(void *data)
 {
-	const progress_ctx *pc = data;
-	sqlite3_stmt *st = NULL;
+	progress_ctx *pc = data;
 
 	if (pc->r->ps && tsr_progress_poll(pc->r->ps))
 		return 1;
-
-	while ((st = sqlite3_next_stmt(pc->db, st)) != NULL)
-		if (sqlite3_stmt_busy(st) &&
-		    (int64_t)sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0) > pc->budget)
-			return 1;
-	return 0;
+	return tsr_vm_guard_exceeded(&pc->guard, pc->db, TSR_VM_PERIOD);
 }
 
 /* --- Opening ------------------------------------------------------------------------------ */
@@ -358,9 +352,9 @@ static int connect_db(tsr_report *r, int64_t size)
 		return tsr_last_error_code();
 	pc->db = r->db;
 	pc->r = r;
-	pc->budget = TSR_VM_BASE + (size > 0 ? size : 0) * TSR_VM_PER_BYTE;
-	if (pc->budget > TSR_VM_MAX || size > TSR_VM_MAX)
-		pc->budget = TSR_VM_MAX;
+	pc->guard.budget = TSR_VM_BASE + (size > 0 ? size : 0) * TSR_VM_PER_BYTE;
+	if (pc->guard.budget > TSR_VM_MAX || size > TSR_VM_MAX)
+		pc->guard.budget = TSR_VM_MAX;
 	sqlite3_progress_handler(r->db, TSR_VM_PERIOD, progress_cb, pc);
 
 	rc = tsr_register_tile_functions(r);

@@ -147,6 +147,17 @@ int tsr_sqlite_lockdown(sqlite3 *db, int max_length);
 int tsr_sqlite_init(void);
 const char *tsr_sqlite_init_error(void);
 
+/* A connection's per-statement budget of virtual-machine steps
+ * (sqlite-lockdown.c): set `budget`, zero the rest. */
+typedef struct tsr_vm_guard {
+	int64_t budget;  /* steps one statement may take */
+	int64_t flushed; /* the busy statements' step counters at the last call */
+	int64_t calls;   /* handler calls since they last changed */
+} tsr_vm_guard;
+/* For a progress handler called every `period` steps: whether the running
+ * statement is past its budget (then the handler returns 1). */
+bool tsr_vm_guard_exceeded(tsr_vm_guard *g, sqlite3 *db, int period);
+
 /* The authorizer of reportlib's own queries on report and trace
  * connections alike (sqlite-lockdown.c; `data` is unused), which
  * tsr_report_query (sql-query.c) puts back after preparing a caller's

@@ -180,3 +180,36 @@ int tsr_authorize_cb(void *data, int action, const char *a, const char *b, const
 		return SQLITE_DENY;
 	}
 }
+
+/*
+ * The per-statement step budget, for the progress handlers of report and
+ * trace connections. SQLite adds a statement's virtual-machine steps to
+ * SQLITE_STMTSTATUS_VM_STEP only when sqlite3_step() returns, so a
+ * statement that runs long before its first row (a runaway recursive
+ * query, a huge aggregate) would never show them. The handler's own calls
+ * are counted instead while those counters stand still: each stands for
+ * `period` steps, and a change of the counters (a row returned, another
+ * statement begun or reset) starts the count again.
+ */
+bool tsr_vm_guard_exceeded(tsr_vm_guard *g, sqlite3 *db, int period)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t top = 0, sum = 0;
+
+	while ((st = sqlite3_next_stmt(db, st)) != NULL) {
+		if (sqlite3_stmt_busy(st)) {
+			int64_t v = sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0);
+
+			sum += v;
+			if (v > top)
+				top = v;
+		}
+	}
+	if (sum != g->flushed) {
+		g->flushed = sum;
+		g->calls = 0;
+	} else {
+		g->calls++;
+	}
+	return top + g->calls * (int64_t)period > g->budget;
+}

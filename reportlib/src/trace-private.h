@@ -79,7 +79,7 @@ typedef struct trace_thread_data {
 typedef struct trace_file {
 	sqlite3 *db;
 	tsr_trace *tr;             /* the handle (for the progress handler) */
-	int64_t vm_budget;         /* steps any one statement may take (progress handler) */
+	tsr_vm_guard vm_guard;     /* steps any one statement may take (progress handler) */
 	sqlite3_stmt *chunk_st;    /* the blob of a chunk by id */
 	uint32_t *names;           /* file string id -> handle name id (TSR_TRACE_NO_NAME) */
 	size_t n_names;

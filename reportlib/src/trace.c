@@ -463,16 +463,10 @@ cleanup:
 static int progress_cb(void *data)
 {
 	trace_file *f = data;
-	sqlite3_stmt *st = NULL;
 
 	if (tsr_progress_poll(&f->tr->progress))
 		return 1;
-
-	while ((st = sqlite3_next_stmt(f->db, st)) != NULL)
-		if (sqlite3_stmt_busy(st) &&
-		    (int64_t)sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0) > f->vm_budget)
-			return 1;
-	return 0;
+	return tsr_vm_guard_exceeded(&f->vm_guard, f->db, VM_PERIOD);
 }
 
 /*
@@ -506,11 +500,11 @@ static int open_file(tsr_trace *tr, size_t p)
 	rc = tsr_sqlite_lockdown(f->db, MAX_SQL_LENGTH);
 	if (rc != SQLITE_OK)
 		return trace_sql_fail(tr, f->db, rc, pr->path);
-	f->vm_budget = VM_BASE;
+	f->vm_guard.budget = VM_BASE;
 	if (stat(pr->path, &sb) == 0 && sb.st_size > 0)
-		f->vm_budget += (int64_t)sb.st_size * VM_PER_BYTE;
-	if (f->vm_budget > VM_MAX)
-		f->vm_budget = VM_MAX;
+		f->vm_guard.budget += (int64_t)sb.st_size * VM_PER_BYTE;
+	if (f->vm_guard.budget > VM_MAX)
+		f->vm_guard.budget = VM_MAX;
 	sqlite3_progress_handler(f->db, VM_PERIOD, progress_cb, f);
 	sqlite3_set_authorizer(f->db, tsr_authorize_cb, NULL); /* sqlite-lockdown.c */
 	rc = query_int(tr, &app, p, "PRAGMA application_id");

@@ -214,6 +214,27 @@ static void test_refusals(void **state)
 }
 
 /* A callback's non-zero value stops the query and is returned. */
+/* A query that never returns a row and never ends (a runaway recursive
+ * query) is stopped by the statement budget, and the handle still
+ * answers. SQLite counts a statement's steps only when it returns, so
+ * this is what tells a budget kept by the handler's own calls from one
+ * that never fires. */
+static void test_runaway_query_stopped(void **state)
+{
+	tsr_fixture *f = *state;
+	const tsr_step *steps;
+	size_t n;
+	int rc = tsr_report_query(f->report,
+	                          "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+	                          "SELECT count(*) FROM c",
+	                          NULL, NULL, NULL);
+
+	assert_int_equal(rc, TSR_ERR_TOO_LARGE);
+	assert_non_null(strstr(tsr_report_error(f->report), "steps"));
+	assert_int_equal(tsr_report_steps(f->report, &steps, &n, 0), TSR_OK);
+	assert_true(n > 0);
+}
+
 static void test_callback_stops(void **state)
 {
 	tsr_fixture *f = *state;
@@ -280,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_report_answers),
 		cmocka_unit_test(test_tile_functions),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_runaway_query_stopped),
 		cmocka_unit_test(test_callback_stops),
 		cmocka_unit_test(test_trace_query),
 	};
