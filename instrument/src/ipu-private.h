@@ -191,8 +191,9 @@ struct tsi_program {
 	uint32_t debug_id;         /* debug context open when it was made, 0: none */
 };
 
-/* A cross-replica collective (ops/gcl.c builds it, engine.c runs it,
- * compiler/lower.c lowers it to a GlobalExchange). */
+/* A cross-replica collective (ops/gcl.c builds it,
+ * runtime/engine-collectives.c runs it, compiler/lower.c lowers it to a
+ * GlobalExchange). */
 typedef enum tsi_collective_kind {
 	TSI_COLL_ALL_REDUCE = 0,
 	TSI_COLL_REDUCE_SCATTER,

@@ -1,7 +1,9 @@
 /*
  * Benchmark of system tracing (pvti.h): the cost of a begin/end pair with
- * tracing on and off, and the sustained rate at which the writer commits
- * spans to the file. Prints one line per figure,
+ * tracing on and off, the sustained rate at which the writer commits
+ * spans to the file, and how closely a trace's clock map (ticks to ns,
+ * calibrated as a trace calibrates it; pvti-private.h) times a 50 ms
+ * sleep against CLOCK_MONOTONIC. Prints one line per figure,
  *   NAME VALUE UNIT (target OP VALUE)
  * plus '#' lines of context. A benchmark reports; it never fails on a
  * timing (exit status is non-zero only when tracing itself fails).
@@ -14,6 +16,8 @@
 #define _GNU_SOURCE 1
 
 #include <tilescope/pvti.h>
+
+#include "pvti-private.h" /* the clock map (pvti-clock.c, linked in alone) */
 
 #include <ftw.h>
 #include <sqlite3.h>
@@ -92,6 +96,28 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * Relative error (ppm) of one 50 ms sleep timed through the clock map `c`
+ * instead of CLOCK_MONOTONIC; *map_ns gets the map's measure of it.
+ */
+static double sleep_error_ppm(const pvti_clock *c, double *map_ns)
+{
+	struct timespec pause = {0, 50000000};
+	uint64_t t1, t2, m1, m2;
+	double ns, mono, err;
+
+	t1 = pvti_ticks();
+	m1 = pvti_mono_ns();
+	nanosleep(&pause, NULL);
+	t2 = pvti_ticks();
+	m2 = pvti_mono_ns();
+	ns = (double)(pvti_clock_ns(c, t2) - pvti_clock_ns(c, t1));
+	mono = (double)(m2 - m1);
+	err = (ns - mono) / mono * 1e6;
+	*map_ns = ns;
+	return err < 0 ? -err : err;
+}
+
 static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb;
@@ -124,7 +150,8 @@ int main(int argc, char **argv)
 	pvti_channel *ch = pvti_channel_new("Bench");
 	const char *tmp = getenv("TMPDIR");
 	char dir[512], *file = NULL;
-	double rounds[9], disabled, enabled, rate;
+	double rounds[9], disabled, enabled, rate, sleep_err[5], sleep_sorted[5], sleep_ns[5];
+	pvti_clock clock;
 	uint64_t t0, t1, deadline;
 	long long stored;
 	long n = 0, i;
@@ -183,9 +210,24 @@ int main(int argc, char **argv)
 	rate = (double)n / (elapsed_ns(t0, t1) * 1e-9);
 	stored = spans_in_file(file) - stored;
 
+	/* The clock map of a new trace, calibrated as the writer calibrates
+	 * it, timing 50 ms sleeps: median of 5, target 0.2 %. */
+	pvti_clock_init();
+	pvti_clock_start(&clock);
+	pvti_clock_calibrate(&clock);
+	for (r = 0; r < 5; r++)
+		sleep_err[r] = sleep_error_ppm(&clock, &sleep_ns[r]);
+	memcpy(sleep_sorted, sleep_err, sizeof(sleep_err));
+	qsort(sleep_sorted, 5, sizeof(double), cmp_double);
+
 	printf("pvti_disabled_pair %.2f ns (target <= 2)\n", disabled);
 	printf("pvti_enabled_pair %.1f ns (target <= 50)\n", enabled);
 	printf("pvti_write_throughput %.0f events/s (target >= 10000000)\n", rate);
+	printf("pvti_clock_sleep_error %.0f ppm (target <= 2000)\n", sleep_sorted[2]);
+	printf("# 5 sleeps of 50 ms through the %s clock map: %.0f, %.0f, %.0f, %.0f, %.0f "
+	       "ppm off CLOCK_MONOTONIC (map: %.3f ms for the first)\n",
+	       clock.tsc ? "TSC" : "monotonic", sleep_err[0], sleep_err[1], sleep_err[2],
+	       sleep_err[3], sleep_err[4], sleep_ns[0] / 1e6);
 	printf("# an event is one span (a begin/end pair); %ld made, %lld found in the file\n", n,
 	       stored);
 	printf("# enabled pair over 9 rounds of 1 M: min %.1f, median %.1f, max %.1f ns\n",

@@ -1,8 +1,9 @@
 /*
  * Collectives over replicas (tilescope/gcl.h). Building one checks the
  * arguments, creates the output tensor mapped where the data lives, and
- * appends a TSI_PROG_COLLECTIVE step; engine.c moves the data between
- * replicas at run time, compiler/lower.c accounts the traffic.
+ * appends a TSI_PROG_COLLECTIVE step; runtime/engine-collectives.c moves
+ * the data between replicas at run time, compiler/lower.c accounts the
+ * traffic.
  */
 #include "ops-private.h"
 #include "tilescope/gcl.h"

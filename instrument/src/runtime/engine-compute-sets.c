@@ -1,0 +1,539 @@
+/*
+ * Compute sets (BSP): all fields of all vertices are gathered into one
+ * scratch arena before any vertex runs and written back after the last
+ * one, so every vertex reads its inputs as they were before the compute
+ * set. The layout of that arena (field pointers, offsets, and the list of
+ * copies between variables and the arena) is worked out once per compute
+ * set, on first execution, and cached in the engine; the arena itself is
+ * shared by all compute sets and grows to the largest. Fields that no
+ * other field of the set conflicts with are used in variable memory
+ * directly, without the copies.
+ */
+#include "engine-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Field data in the scratch arena starts on this boundary (bytes), so a
+ * codelet may use vector loads on any field. */
+#define FIELD_ALIGN 16u
+
+/* One contiguous move between a variable and the scratch arena. A `var`
+ * of ZERO_VAR means "zero-fill these scratch bytes" (an output field). */
+typedef struct xfer {
+	uint32_t var;
+	size_t var_off;     /* bytes into one replica's copy of the variable */
+	size_t scratch_off; /* bytes into the scratch arena */
+	size_t bytes;       /* of one piece */
+	size_t count;       /* pieces: piece i is at var_off + i * stride in the variable
+	                       and scratch_off + i * bytes in scratch (a strided view,
+	                       such as a transpose, gathers element by element) */
+	size_t stride;      /* bytes; 0 when count is 1 */
+} xfer;
+#define ZERO_VAR UINT32_MAX
+
+/* An input field read straight from variable memory instead of the
+ * scratch arena: its data pointer is set per replica before the vertices
+ * run. */
+typedef struct direct_field {
+	size_t field;       /* index into the plan's fields */
+	uint32_t var;
+	size_t var_off;     /* bytes into one replica's copy of the variable */
+} direct_field;
+
+/* The cached layout of one compute set's scratch arena. */
+/* What running one vertex needs, packed so that the run loop reads one
+ * small array instead of chasing each vertex's and codelet's pointers (a
+ * cache miss per vertex on large graphs). */
+typedef struct vertex_call {
+	tsi_compute_cb compute;
+	size_t n_fields;
+} vertex_call;
+
+struct cs_plan {
+	size_t n_vertices;
+	tsi_vertex **vertices;    /* those that existed at compile time (malloc) */
+	vertex_call *calls;       /* n_vertices, in the same order (malloc) */
+	size_t n_fields;          /* all fields of all vertices */
+	tsi_field *fields;        /* vertex by vertex, codelet field order */
+	size_t *field_off;        /* scratch offset of each field's data, bytes */
+	size_t *offsets;          /* the fields' sub-vector offsets */
+	xfer *in;                 /* gathers and zero-fills, before the vertices run */
+	size_t n_in;
+	xfer *out;                /* write-backs of outputs and in-outs, after */
+	size_t n_out;
+	direct_field *direct;     /* inputs read and outputs written in place */
+	size_t n_direct;
+	xfer *zero;               /* in-place outputs zero-filled before the vertices run
+	                             (scratch_off unused) */
+	size_t n_zero;
+	size_t scratch_bytes;
+	unsigned char *bound;     /* arena base the fields' data pointers point into */
+};
+
+/* --- Compute sets ------------------------------------------------------------ */
+
+/* Appends a move to a list, merging it into the previous one when both
+ * sides continue exactly where that one stopped. */
+static void xfer_append(xfer *list, size_t *n, uint32_t var, size_t var_off, size_t scratch_off,
+                        size_t bytes)
+{
+	if (*n) {
+		xfer *last = &list[*n - 1];
+		size_t end = last->scratch_off + last->count * last->bytes;
+		/* Contiguous with a single piece: one longer piece. */
+		if (last->var == var && last->count == 1 && end == scratch_off &&
+		    (var == ZERO_VAR || last->var_off + last->bytes == var_off)) {
+			last->bytes += bytes;
+			return;
+		}
+		/* The next piece of a strided run (pieces not overlapping). */
+		if (last->var == var && var != ZERO_VAR && last->bytes == bytes && end == scratch_off &&
+		    var_off > last->var_off) {
+			size_t stride = last->count == 1 ? var_off - last->var_off : last->stride;
+			if (stride >= bytes && var_off == last->var_off + last->count * stride) {
+				last->stride = stride;
+				last->count++;
+				return;
+			}
+		}
+	}
+	list[*n] = (xfer){var, var_off, scratch_off, bytes, 1, 0};
+	(*n)++;
+}
+
+/* A byte range of one variable, for the in-place output check. */
+typedef struct var_range {
+	uint32_t var;
+	size_t begin, end;  /* bytes, one replica */
+	size_t field;       /* the plan field writing it (outputs only) */
+} var_range;
+
+static int cmp_range(const void *a, const void *b)
+{
+	const var_range *x = a, *y = b;
+
+	if (x->var != y->var)
+		return x->var < y->var ? -1 : 1;
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/*
+ * Marks in `in_place` the output and in-out fields of the compute set's
+ * vertices that can be used straight in variable memory: one contiguous
+ * region that no other field of the set reads (so every vertex still
+ * sees its inputs as they were before the set, the BSP rule) and that no
+ * other written field touches (so the order of writes cannot matter).
+ * The rest go through scratch: copied in, written back after all
+ * vertices ran. Saves most of the simulator's data movement after the
+ * in-place inputs.
+ */
+/* Whether `var` is among the sorted writes[0..n). */
+static bool written_var(const var_range *writes, size_t n, uint32_t var)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (writes[mid].var < var)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && writes[lo].var == var;
+}
+
+static int mark_in_place_outputs(const cs_plan *p, bool *in_place)
+{
+	size_t n_reads = 0, cap_reads = 0, n_writes = 0, fi = 0;
+	var_range *reads = NULL, *writes = NULL;
+
+	/* The candidates first: one contiguous region, written. */
+	for (size_t pass = 0; pass < 2; pass++) {
+		fi = 0;
+		n_writes = 0;
+		for (size_t i = 0; i < p->n_vertices; i++) {
+			const tsi_vertex *v = p->vertices[i];
+			for (size_t f = 0; f < v->codelet->n_fields; f++, fi++) {
+				const tsi_field_def *def = &v->codelet->fields[f];
+				const tsi_field_conn *c = &v->fields[f];
+				if (def->dir == TSI_FIELD_INPUT || def->shape == TSI_FIELD_VECTOR_LIST ||
+				    c->n != 1 || c->tensors[0]->n_regions != 1)
+					continue;
+				const tsi_tensor *t = c->tensors[0];
+				size_t size = tsi_type_size(t->type);
+				if (writes)
+					writes[n_writes] = (var_range){
+					    t->regions[0].var, t->regions[0].begin * size,
+					    (t->regions[0].begin + t->regions[0].len) * size, fi};
+				n_writes++;
+			}
+		}
+		if (pass == 0 && !(writes = malloc((n_writes + 1) * sizeof(*writes))))
+			return TSI_ERR_NO_MEMORY;
+	}
+	qsort(writes, n_writes, sizeof(*writes), cmp_range);
+	/* Then what the set reads of the variables the candidates write (other
+	 * variables cannot conflict), adjacent pieces merged as they come: a
+	 * matmul reads its operands and writes a new variable, so this list is
+	 * usually empty. */
+	fi = 0;
+	for (size_t i = 0; i < p->n_vertices; i++) {
+		const tsi_vertex *v = p->vertices[i];
+		for (size_t f = 0; f < v->codelet->n_fields; f++, fi++) {
+			const tsi_field_def *def = &v->codelet->fields[f];
+			const tsi_field_conn *c = &v->fields[f];
+			if (def->dir == TSI_FIELD_OUTPUT)
+				continue; /* read by nobody */
+			if (def->dir == TSI_FIELD_INOUT && def->shape != TSI_FIELD_VECTOR_LIST &&
+			    c->n == 1 && c->tensors[0]->n_regions == 1)
+				continue; /* a candidate: checked against the others below */
+			for (size_t k = 0; k < c->n; k++) {
+				const tsi_tensor *t = c->tensors[k];
+				size_t size = tsi_type_size(t->type);
+				for (size_t r = 0; r < t->n_regions; r++) {
+					const tsi_region *reg = &t->regions[r];
+					var_range x = {reg->var, reg->begin * size,
+					               (reg->begin + reg->len) * size, 0};
+					if (!written_var(writes, n_writes, x.var))
+						continue;
+					if (n_reads && reads[n_reads - 1].var == x.var &&
+					    reads[n_reads - 1].end == x.begin) {
+						reads[n_reads - 1].end = x.end;
+						continue;
+					}
+					if (n_reads == cap_reads) {
+						size_t cap = cap_reads ? cap_reads * 2 : 64;
+						var_range *grown = realloc(reads, cap * sizeof(*grown));
+						if (!grown) {
+							free(reads);
+							free(writes);
+							return TSI_ERR_NO_MEMORY;
+						}
+						reads = grown;
+						cap_reads = cap;
+					}
+					reads[n_reads++] = x;
+				}
+			}
+		}
+	}
+	if (n_reads)
+		qsort(reads, n_reads, sizeof(*reads), cmp_range);
+	/* Merge the reads into disjoint ranges, sorted by (var, begin) and so
+	 * also by (var, end). */
+	size_t n_merged = 0;
+	for (size_t i = 0; i < n_reads; i++) {
+		if (n_merged && reads[n_merged - 1].var == reads[i].var &&
+		    reads[i].begin <= reads[n_merged - 1].end) {
+			if (reads[i].end > reads[n_merged - 1].end)
+				reads[n_merged - 1].end = reads[i].end;
+		} else {
+			reads[n_merged++] = reads[i];
+		}
+	}
+	for (size_t i = 0; i < n_writes; i++) {
+		const var_range *w = &writes[i];
+		bool ok = w->end > w->begin;
+		/* Another output overlapping this one (sorted: the neighbours). */
+		if (i > 0 && writes[i - 1].var == w->var && writes[i - 1].end > w->begin)
+			ok = false;
+		if (i + 1 < n_writes && writes[i + 1].var == w->var && writes[i + 1].begin < w->end)
+			ok = false;
+		/* The first merged read ending after w begins must start at or
+		 * after w's end. */
+		size_t lo = 0, hi = n_merged;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const var_range *r = &reads[mid];
+			if (r->var < w->var || (r->var == w->var && r->end <= w->begin))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < n_merged && reads[lo].var == w->var && reads[lo].begin < w->end)
+			ok = false;
+		in_place[w->field] = ok;
+	}
+	free(reads);
+	free(writes);
+	return TSI_OK;
+}
+
+/* Frees one compute set's cached layout. */
+void tsi_engine_plan_free(cs_plan *p)
+{
+	if (!p)
+		return;
+	free(p->vertices);
+	free(p->calls);
+	free(p->fields);
+	free(p->field_off);
+	free(p->offsets);
+	free(p->in);
+	free(p->out);
+	free(p->direct);
+	free(p->zero);
+	free(p);
+}
+
+/*
+ * Works out the scratch layout of compute set `cs`: where each field of
+ * each vertex lives in the arena, its sub-vector offsets, and the moves
+ * that fill the arena before the vertices run and empty it after. Only
+ * vertices that existed at compile time take part (they were checked).
+ */
+static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
+{
+	cs_plan *p = calloc(1, sizeof(*p));
+	size_t n_offsets = 0, n_regions = 0, n_zero = 0, pos = 0;
+	size_t fi = 0, oi = 0;
+	bool *in_place = NULL;    /* per field: an output written in place */
+	int rc = TSI_ERR_NO_MEMORY; /* until something else goes wrong */
+
+	*out = NULL;
+	if (!p || !(p->vertices = malloc((cs->vertices.len + 1) * sizeof(*p->vertices))) ||
+	    !(p->calls = malloc((cs->vertices.len + 1) * sizeof(*p->calls))))
+		goto fail;
+
+	/* Pass 1: count, and check what compilation promised. */
+	for (size_t i = 0; i < cs->vertices.len; i++) {
+		tsi_vertex *v = cs->vertices.items[i];
+		if (v->id >= e->compiled->n_vertices)
+			continue; /* added after compilation: not part of this engine */
+		if (!v->codelet) {
+			rc = tsi_engine_fail(e, TSI_ERR_UNKNOWN_VERTEX_TYPE,
+			                     "vertex %u of compute set '%s' has unknown type '%s'", v->id,
+			                     cs->name, v->type_name);
+			goto fail;
+		}
+		p->calls[p->n_vertices] = (vertex_call){v->codelet->compute, v->codelet->n_fields};
+		p->vertices[p->n_vertices++] = v;
+		p->n_fields += v->codelet->n_fields;
+		for (size_t f = 0; f < v->codelet->n_fields; f++) {
+			const tsi_field_conn *c = &v->fields[f];
+			bool list = v->codelet->fields[f].shape == TSI_FIELD_VECTOR_LIST;
+			n_offsets += (list ? c->n : 1) + 1;
+			if (v->codelet->fields[f].dir == TSI_FIELD_OUTPUT)
+				n_zero++;
+			for (size_t k = 0; k < c->n; k++) {
+				n_regions += c->tensors[k]->n_regions;
+				for (size_t r = 0; r < c->tensors[k]->n_regions; r++)
+					if (c->tensors[k]->regions[r].var >= e->n_vars) {
+						rc = tsi_engine_fail(e, TSI_ERR_INVALID_GRAPH,
+						                     "vertex %u (type '%s') of compute set '%s' is "
+						                     "connected to a variable created after the "
+						                     "engine was compiled",
+						                     v->id, v->type_name, cs->name);
+						goto fail;
+					}
+			}
+		}
+	}
+	p->fields = calloc(p->n_fields + 1, sizeof(*p->fields));
+	p->field_off = calloc(p->n_fields + 1, sizeof(*p->field_off));
+	p->offsets = calloc(n_offsets + 1, sizeof(*p->offsets));
+	p->in = calloc(n_regions + n_zero + 1, sizeof(*p->in));
+	p->out = calloc(n_regions + 1, sizeof(*p->out));
+	p->direct = calloc(p->n_fields + 1, sizeof(*p->direct));
+	p->zero = calloc(n_zero + 1, sizeof(*p->zero));
+	in_place = calloc(p->n_fields + 1, sizeof(*in_place));
+	if (!p->fields || !p->field_off || !p->offsets || !p->in || !p->out || !p->direct ||
+	    !p->zero || !in_place || mark_in_place_outputs(p, in_place) != TSI_OK)
+		goto fail;
+
+	/* Pass 2: lay the fields out and list the moves. */
+	for (size_t i = 0; i < p->n_vertices; i++) {
+		const tsi_vertex *v = p->vertices[i];
+		for (size_t f = 0; f < v->codelet->n_fields; f++, fi++) {
+			const tsi_field_def *def = &v->codelet->fields[f];
+			const tsi_field_conn *c = &v->fields[f];
+			bool list = def->shape == TSI_FIELD_VECTOR_LIST;
+			tsi_field *field = &p->fields[fi];
+			size_t *offs = &p->offsets[oi];
+			size_t count = 0, field_start;
+
+			offs[0] = 0;
+			/* Fields used in variable memory directly, no scratch copy:
+			 * an input that is one contiguous region (nothing writes
+			 * variable memory while the vertices run except in-place
+			 * fields, which nobody else reads: BSP semantics hold; this is
+			 * most of the data a compute set moves), and the outputs and
+			 * in-outs mark_in_place_outputs chose. An output is
+			 * zero-filled first, as a scratch output is. */
+			bool direct_input = def->dir == TSI_FIELD_INPUT && !list && c->n == 1 &&
+			                    c->tensors[0]->n_regions == 1;
+			if (direct_input || in_place[fi]) {
+				const tsi_tensor *t = c->tensors[0];
+				size_t size = tsi_type_size(t->type);
+				p->direct[p->n_direct++] = (direct_field){
+				    fi, t->regions[0].var, t->regions[0].begin * size};
+				if (def->dir == TSI_FIELD_OUTPUT)
+					p->zero[p->n_zero++] = (xfer){t->regions[0].var,
+					                              t->regions[0].begin * size, 0,
+					                              t->regions[0].len * size, 1, 0};
+				offs[1] = t->numel;
+				field->count = t->numel;
+				field->n_vectors = 1;
+				field->offsets = offs;
+				p->field_off[fi] = 0;
+				oi += 2;
+				continue;
+			}
+			pos = (pos + FIELD_ALIGN - 1) & ~(size_t)(FIELD_ALIGN - 1);
+			field_start = pos;
+			for (size_t k = 0; k < c->n; k++) {
+				const tsi_tensor *t = c->tensors[k];
+				size_t size = tsi_type_size(t->type);
+				for (size_t r = 0; r < t->n_regions; r++) {
+					const tsi_region *reg = &t->regions[r];
+					size_t bytes = reg->len * size;
+					if (def->dir != TSI_FIELD_OUTPUT)
+						xfer_append(p->in, &p->n_in, reg->var, reg->begin * size, pos, bytes);
+					if (def->dir != TSI_FIELD_INPUT)
+						xfer_append(p->out, &p->n_out, reg->var, reg->begin * size, pos,
+						            bytes);
+					pos += bytes;
+				}
+				count += t->numel;
+				if (list)
+					offs[k + 1] = count;
+			}
+			if (!list)
+				offs[1] = count;
+			if (def->dir == TSI_FIELD_OUTPUT && pos > field_start)
+				xfer_append(p->in, &p->n_in, ZERO_VAR, 0, field_start, pos - field_start);
+			field->count = count;
+			field->n_vectors = list ? c->n : 1;
+			field->offsets = offs;
+			p->field_off[fi] = field_start;
+			oi += field->n_vectors + 1;
+		}
+	}
+	p->scratch_bytes = pos;
+	free(in_place);
+	*out = p;
+	return TSI_OK;
+fail:
+	free(in_place);
+	if (rc == TSI_ERR_NO_MEMORY)
+		tsi_engine_fail(e, rc, "out of host memory laying out compute set '%s'", cs->name);
+	tsi_engine_plan_free(p);
+	return rc;
+}
+
+/* Returns the cached plan of `cs` with its field pointers aimed at the
+ * current scratch arena, building the plan and growing the arena first
+ * when needed. */
+static int plan_get(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
+{
+	cs_plan *p;
+	int rc;
+
+	if (cs->id >= e->n_plans)
+		return tsi_engine_fail(e, TSI_ERR_INVALID_GRAPH,
+		                       "compute set '%s' was created after the engine was compiled",
+		                       cs->name);
+	p = e->plans[cs->id];
+	if (!p) {
+		rc = plan_build(e, cs, &p);
+		if (rc)
+			return rc;
+		e->plans[cs->id] = p;
+	}
+	if (p->scratch_bytes > e->scratch_cap || !e->scratch) {
+		size_t cap = p->scratch_bytes > 64 ? p->scratch_bytes : 64;
+		unsigned char *s = realloc(e->scratch, cap);
+		if (!s)
+			return tsi_engine_fail(e, TSI_ERR_NO_MEMORY,
+			                       "out of host memory for compute set '%s' (%zu bytes of fields)",
+			                       cs->name, p->scratch_bytes);
+		e->scratch = s;
+		e->scratch_cap = cap;
+	}
+	if (p->bound != e->scratch) {
+		for (size_t i = 0; i < p->n_fields; i++)
+			p->fields[i].data = e->scratch + p->field_off[i];
+		p->bound = e->scratch;
+	}
+	*out = p;
+	return TSI_OK;
+}
+
+/*
+ * Runs compute set `cs` on every replica of `m` as one BSP superstep:
+ * gather every field, run every vertex, then write outputs back.
+ */
+/* memcpy for the gathers and write-backs of compute sets: most of them
+ * move one element (a strided view such as a transpose gathers element
+ * by element), and a copy of a constant size compiles to a plain load and
+ * store where a call to memcpy costs more than the copy. */
+static inline void copy_bytes(unsigned char *dst, const unsigned char *src, size_t bytes)
+{
+	switch (bytes) {
+	case 2: memcpy(dst, src, 2); break;
+	case 4: memcpy(dst, src, 4); break;
+	case 8: memcpy(dst, src, 8); break;
+	default: memcpy(dst, src, bytes); break;
+	}
+}
+
+int tsi_engine_run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *m)
+{
+	cs_plan *p = NULL;
+	int rc = plan_get(e, cs, &p);
+
+	if (rc)
+		return rc;
+	if (tsi_log_enabled(TSI_LOG_DEBUG))
+		tsi_log(TSI_LOG_DEBUG, "ENGINE", "Executing compute set '%s' (%zu vertices)", cs->name,
+		        p->n_vertices);
+	for (unsigned r = 0; r < e->replicas; r++) {
+		if (!mask_has(m, r))
+			continue;
+		for (size_t i = 0; i < p->n_direct; i++) {
+			const direct_field *d = &p->direct[i];
+			p->fields[d->field].data = var_base(e, d->var, r) + d->var_off;
+		}
+		for (size_t i = 0; i < p->n_zero; i++) {
+			const xfer *x = &p->zero[i];
+			memset(var_base(e, x->var, r) + x->var_off, 0, x->bytes);
+		}
+		for (size_t i = 0; i < p->n_in; i++) {
+			const xfer *x = &p->in[i];
+			if (x->var == ZERO_VAR) {
+				memset(e->scratch + x->scratch_off, 0, x->bytes);
+				continue;
+			}
+			unsigned char *dst = e->scratch + x->scratch_off;
+			const unsigned char *src = var_base(e, x->var, r) + x->var_off;
+			for (size_t k = 0; k < x->count; k++, dst += x->bytes, src += x->stride)
+				copy_bytes(dst, src, x->bytes);
+		}
+		const tsi_field *f = p->fields;
+		for (size_t i = 0; i < p->n_vertices; i++) {
+			const vertex_call *call = &p->calls[i];
+			if (!call->compute(f, call->n_fields)) {
+				const tsi_vertex *v = p->vertices[i];
+				if (e->replicas > 1)
+					return tsi_engine_fail(e, TSI_ERR_VERTEX_FAILED,
+					                       "vertex %u (type '%s') in compute set '%s' failed on "
+					                       "replica %u: its compute function returned false",
+					                       v->id, v->type_name, cs->name, r);
+				return tsi_engine_fail(e, TSI_ERR_VERTEX_FAILED,
+				                       "vertex %u (type '%s') in compute set '%s' failed: its "
+				                       "compute function returned false",
+				                       v->id, v->type_name, cs->name);
+			}
+			f += call->n_fields;
+		}
+		for (size_t i = 0; i < p->n_out; i++) {
+			const xfer *x = &p->out[i];
+			unsigned char *dst = var_base(e, x->var, r) + x->var_off;
+			const unsigned char *src = e->scratch + x->scratch_off;
+			for (size_t k = 0; k < x->count; k++, dst += x->stride, src += x->bytes)
+				copy_bytes(dst, src, x->bytes);
+		}
+	}
+	return TSI_OK;
+}
