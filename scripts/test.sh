@@ -3,7 +3,9 @@
 #   1. a -Dwerror=true build running all suites (unit, integration);
 #   2. an ASan+UBSan build running the unit suite;
 #   3. a release -Dwerror=true build (optimisation finds other warnings)
-#      running the unit suite.
+#      running the unit suite;
+#   4. a ThreadSanitizer build running reportlib's tests that use threads
+#      (the thread contract, progress and cancel, SQL, traces).
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.."
@@ -39,6 +41,8 @@ run_config "$out/werror" "" -Dwerror=true -Dbuildtype=debugoptimized || status=1
 run_config "$out/asan" "--suite unit" -Db_sanitize=address,undefined -Db_lundef=false \
 	-Dbuildtype=debug || status=1
 run_config "$out/release" "--suite unit" -Dwerror=true -Dbuildtype=release || status=1
+run_config "$out/tsan" "test_threads test_progress test_sql test_trace" -Db_sanitize=thread \
+	-Dexamples=false -Dbuildtype=debug || status=1
 
 [ $failed -gt 0 ] && status=1
 echo "$passed passed, $failed failed"
