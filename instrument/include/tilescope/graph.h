@@ -49,7 +49,8 @@ TSI_API tsi_graph *tsi_graph_create_virtual(tsi_graph *graph, unsigned lo, unsig
 /* The virtual graph's first tile in top-level numbering (0 for a top-level graph). */
 TSI_API unsigned tsi_graph_get_tile_offset(const tsi_graph *graph);
 
-/* First error recorded while building, or NULL. */
+/* First error recorded while building: "" when none (and for a NULL
+ * graph), never NULL; tsi_graph_error_code() is TSI_OK then. */
 TSI_API const char *tsi_graph_error(const tsi_graph *graph);
 TSI_API int tsi_graph_error_code(const tsi_graph *graph);
 
