@@ -169,10 +169,10 @@ static void test_code_options(void **state)
 
 	/* The compiler reads the instrumentation options from the effective set. */
 	assert_int_equal(tsi_options_count(fx->effective), 8);
-	assert_int_equal(tsi_options_at(fx->effective, 0, &name, &value), TSI_OK);
+	assert_int_equal(tsi_options_at(&name, &value, fx->effective, 0), TSI_OK);
 	assert_string_equal(name, "autoReport.outputGraphProfile");
 	assert_string_equal(value, "TRUE");
-	assert_string_equal(tsi_options_get(fx->effective, "debug.instrument"), "true");
+	assert_string_equal(tsi_options_lookup(fx->effective, "debug.instrument"), "true");
 }
 
 /* autoReport.all turns every output on; one set to false stays off, in
@@ -249,7 +249,7 @@ static void test_run_count(void **state)
 	    TSI_OK);
 	assert_true(fx->cfg.run_count == UINT64_C(9007199254740993));
 	assert_string_equal(
-	    tsi_options_get(fx->effective, "autoReport.executionProfileProgramRunCount"),
+	    tsi_options_lookup(fx->effective, "autoReport.executionProfileProgramRunCount"),
 	    "9007199254740993");
 
 	/* The source scan survives escapes, delimiters inside strings and
@@ -316,20 +316,20 @@ static void test_env_over_code(void **state)
 	assert_false(fx->cfg.report_graph);
 	assert_true(fx->cfg.report_debug_info);
 	assert_int_equal(tsi_options_count(fx->effective), 4);
-	assert_int_equal(tsi_options_at(fx->effective, 0, &name, &value), TSI_OK);
+	assert_int_equal(tsi_options_at(&name, &value, fx->effective, 0), TSI_OK);
 	assert_string_equal(name, "autoReport.directory");
 	assert_string_equal(value, "from-env");
-	assert_int_equal(tsi_options_at(fx->effective, 1, &name, &value), TSI_OK);
+	assert_int_equal(tsi_options_at(&name, &value, fx->effective, 1), TSI_OK);
 	assert_string_equal(name, "debug.instrument");
 	assert_string_equal(value, "true");
-	assert_int_equal(tsi_options_at(fx->effective, 3, &name, &value), TSI_OK);
+	assert_int_equal(tsi_options_at(&name, &value, fx->effective, 3), TSI_OK);
 	assert_string_equal(name, "autoReport.outputDebugInfo");
 	assert_string_equal(value, "true");
 
 	/* A bad value in code that the environment replaces is never used. */
 	assert_int_equal(tsi_options_set(fx->code, "debug.instrument", "yes"), TSI_OK);
 	assert_int_equal(resolve_env(fx, "{\"debug.instrument\":\"false\"}"), TSI_OK);
-	assert_string_equal(tsi_options_get(fx->effective, "debug.instrument"), "false");
+	assert_string_equal(tsi_options_lookup(fx->effective, "debug.instrument"), "false");
 	/* ... and one that it does not replace is refused, without blaming it. */
 	assert_int_equal(resolve_env(fx, "{\"autoReport.all\":\"false\"}"), TSI_ERR_BAD_OPTION);
 	assert_error_has("engine option 'debug.instrument' has value 'yes'");
@@ -346,12 +346,12 @@ static void test_env_non_string_values(void **state)
 	                                 "\"target.hostSyncTimeout\": 1.5, "
 	                                 "\"opt.maxCompilationThreads\":0}"),
 	                 TSI_OK);
-	assert_string_equal(tsi_options_get(fx->effective, "autoReport.all"), "true");
-	assert_string_equal(tsi_options_get(fx->effective, "debug.instrument"), "false");
+	assert_string_equal(tsi_options_lookup(fx->effective, "autoReport.all"), "true");
+	assert_string_equal(tsi_options_lookup(fx->effective, "debug.instrument"), "false");
 	assert_string_equal(
-	    tsi_options_get(fx->effective, "autoReport.executionProfileProgramRunCount"), "3");
-	assert_string_equal(tsi_options_get(fx->effective, "target.hostSyncTimeout"), "1.5");
-	assert_string_equal(tsi_options_get(fx->effective, "opt.maxCompilationThreads"), "0");
+	    tsi_options_lookup(fx->effective, "autoReport.executionProfileProgramRunCount"), "3");
+	assert_string_equal(tsi_options_lookup(fx->effective, "target.hostSyncTimeout"), "1.5");
+	assert_string_equal(tsi_options_lookup(fx->effective, "opt.maxCompilationThreads"), "0");
 	assert_int_equal(fx->cfg.run_count, 3);
 	assert_true(fx->cfg.report_graph);
 
@@ -569,7 +569,7 @@ static void test_unmodelled_logged_once(void **state)
 	assert_int_equal(count_of(text, "'autoReport.all'"), 0);
 	assert_int_equal(count_of(text, "'debug.instrument'"), 0);
 	assert_int_equal(count_of(text, " I: "), 4);
-	assert_string_equal(tsi_options_get(fx->effective, "opt.maxCompilationThreads"), "4");
+	assert_string_equal(tsi_options_lookup(fx->effective, "opt.maxCompilationThreads"), "4");
 	tsi_test_rmtree(dir);
 }
 

@@ -78,24 +78,24 @@ static void test_set_get_replace(void **state)
 	strcpy(buf, "clobbered");
 	assert_int_equal(tsi_options_set(fx->opts, "autoReport.directory", "/tmp/x"), TSI_OK);
 	assert_int_equal(tsi_options_count(fx->opts), 2);
-	assert_string_equal(tsi_options_get(fx->opts, "autoReport.all"), "true");
+	assert_string_equal(tsi_options_lookup(fx->opts, "autoReport.all"), "true");
 
 	assert_int_equal(tsi_options_set(fx->opts, "autoReport.all", "false"), TSI_OK);
 	assert_int_equal(tsi_options_count(fx->opts), 2);
-	assert_string_equal(tsi_options_get(fx->opts, "autoReport.all"), "false");
+	assert_string_equal(tsi_options_lookup(fx->opts, "autoReport.all"), "false");
 
-	assert_int_equal(tsi_options_at(fx->opts, 0, &name, &value), TSI_OK);
+	assert_int_equal(tsi_options_at(&name, &value, fx->opts, 0), TSI_OK);
 	assert_string_equal(name, "autoReport.all");
 	assert_string_equal(value, "false");
-	assert_int_equal(tsi_options_at(fx->opts, 1, &name, NULL), TSI_OK);
+	assert_int_equal(tsi_options_at(&name, NULL, fx->opts, 1), TSI_OK);
 	assert_string_equal(name, "autoReport.directory");
-	assert_int_equal(tsi_options_at(fx->opts, 1, NULL, &value), TSI_OK);
+	assert_int_equal(tsi_options_at(NULL, &value, fx->opts, 1), TSI_OK);
 	assert_string_equal(value, "/tmp/x");
-	assert_int_not_equal(tsi_options_at(fx->opts, 2, &name, &value), TSI_OK);
+	assert_int_not_equal(tsi_options_at(&name, &value, fx->opts, 2), TSI_OK);
 
-	assert_null(tsi_options_get(fx->opts, "autoReport.ALL")); /* names are case-sensitive */
-	assert_null(tsi_options_get(fx->opts, NULL));
-	assert_null(tsi_options_get(NULL, "autoReport.all"));
+	assert_null(tsi_options_lookup(fx->opts, "autoReport.ALL")); /* names are case-sensitive */
+	assert_null(tsi_options_lookup(fx->opts, NULL));
+	assert_null(tsi_options_lookup(NULL, "autoReport.all"));
 	assert_int_equal(tsi_options_count(NULL), 0);
 }
 
@@ -112,9 +112,9 @@ static void test_many_options(void **state)
 		assert_int_equal(tsi_options_set(fx->opts, name, value), TSI_OK);
 	}
 	assert_int_equal(tsi_options_count(fx->opts), 100);
-	assert_int_equal(tsi_options_at(fx->opts, 57, NULL, &got), TSI_OK);
+	assert_int_equal(tsi_options_at(NULL, &got, fx->opts, 57), TSI_OK);
 	assert_string_equal(got, "v57");
-	assert_string_equal(tsi_options_get(fx->opts, "k99"), "v99");
+	assert_string_equal(tsi_options_lookup(fx->opts, "k99"), "v99");
 }
 
 /* NULL arguments are refused; freeing NULL is harmless. */
@@ -125,7 +125,7 @@ static void test_null_arguments(void **state)
 	assert_int_equal(tsi_options_set(NULL, "a", "b"), TSI_ERR_INVALID_ARGUMENT);
 	assert_int_equal(tsi_options_set(fx->opts, NULL, "b"), TSI_ERR_INVALID_ARGUMENT);
 	assert_int_equal(tsi_options_set(fx->opts, "a", NULL), TSI_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsi_options_at(NULL, 0, NULL, NULL), TSI_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsi_options_at(NULL, NULL, NULL, 0), TSI_ERR_INVALID_ARGUMENT);
 	assert_int_equal(tsi_options_count(fx->opts), 0);
 	tsi_options_free(NULL);
 }

@@ -392,7 +392,7 @@ static void test_identity_and_target(void **state)
 	for (size_t i = 0; i < tsi_options_count(f->opts); i++) {
 		const char *name, *value;
 
-		assert_int_equal(tsi_options_at(f->opts, i, &name, &value), TSI_OK);
+		assert_int_equal(tsi_options_at(&name, &value, f->opts, i), TSI_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 		assert_string_equal(sqlite3_column_text(st, 0), name);
 		assert_string_equal(sqlite3_column_text(st, 1), value);

@@ -484,7 +484,7 @@ static int write_options(pw_ctx *c, const tsi_options *opts)
 	for (size_t i = 0; !rc && i < n; i++) {
 		const char *name = NULL, *value = NULL;
 
-		if (tsi_options_at(opts, i, &name, &value) != TSI_OK || !name)
+		if (tsi_options_at(&name, &value, opts, i) != TSI_OK || !name)
 			continue;
 		bind_u64(c, st, 1, i);
 		bind_text(c, st, 2, name);

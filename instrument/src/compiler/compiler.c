@@ -247,7 +247,7 @@ int32_t tsi_builder_add_program(tsi_profile_builder *b, tsi_lowered_type type, c
 /* Reads a boolean option; `dflt` when unset. Values were validated. */
 static bool opt_bool(const tsi_options *opts, const char *name, bool dflt)
 {
-	const char *v = opts ? tsi_options_get(opts, name) : NULL;
+	const char *v = opts ? tsi_options_lookup(opts, name) : NULL;
 
 	return v ? strcasecmp(v, "true") == 0 : dflt;
 }
@@ -257,7 +257,7 @@ static bool opt_bool(const tsi_options *opts, const char *name, bool dflt)
 static void read_instrumentation(tsi_profile_builder *b, const tsi_options *opts)
 {
 	bool all = opt_bool(opts, "debug.instrument", false);
-	const char *level = opts ? tsi_options_get(opts, "debug.computeInstrumentationLevel") : NULL;
+	const char *level = opts ? tsi_options_lookup(opts, "debug.computeInstrumentationLevel") : NULL;
 
 	b->instrument_compute = opt_bool(opts, "debug.instrumentCompute", all);
 	b->instrument_external_exchange = opt_bool(opts, "debug.instrumentExternalExchange", all);

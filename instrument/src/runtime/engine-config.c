@@ -301,7 +301,7 @@ out:
 /* A boolean option of the merged set; `dflt` when unset (values validated). */
 static bool get_bool(const tsi_options *opts, const char *name, bool dflt)
 {
-	const char *v = tsi_options_get(opts, name);
+	const char *v = tsi_options_lookup(opts, name);
 
 	return v ? strcasecmp(v, "true") == 0 : dflt;
 }
@@ -312,7 +312,7 @@ static bool get_bool(const tsi_options *opts, const char *name, bool dflt)
  */
 static uint64_t get_uint(const tsi_options *opts, const char *name, uint64_t dflt)
 {
-	const char *v = tsi_options_get(opts, name);
+	const char *v = tsi_options_lookup(opts, name);
 
 	if (!v)
 		return dflt;
@@ -362,13 +362,13 @@ static int fill_config(tsi_engine_config *cfg, const tsi_options *merged)
 		                     "replica",
 		                     (unsigned long long)replica);
 	cfg->replica_to_profile = (unsigned)replica;
-	rc = dup_string(&cfg->report_directory, tsi_options_get(merged, "autoReport.directory"));
+	rc = dup_string(&cfg->report_directory, tsi_options_lookup(merged, "autoReport.directory"));
 	if (rc)
 		return rc;
 	/* The variable wins over the option, as POPLAR_ENGINE_OPTIONS does. */
 	dest = getenv(ENV_REPORT_DEST);
 	if (is_blank(dest))
-		dest = tsi_options_get(merged, "debug.graphReportDestination");
+		dest = tsi_options_lookup(merged, "debug.graphReportDestination");
 	return dup_string(&cfg->graph_report_dest, dest);
 }
 
@@ -393,8 +393,8 @@ static int merge_options(tsi_options *merged, const tsi_options *code_opts,
 	for (i = 0; i < tsi_options_count(code_opts); i++) {
 		const char *name, *value;
 
-		tsi_options_at(code_opts, i, &name, &value);
-		if (!tsi_options_get(env_opts, name)) {
+		tsi_options_at(&name, &value, code_opts, i);
+		if (!tsi_options_lookup(env_opts, name)) {
 			rc = tsi_options_set(code_only, name, value);
 			if (rc)
 				goto out;
@@ -409,11 +409,11 @@ static int merge_options(tsi_options *merged, const tsi_options *code_opts,
 	for (i = 0; i < tsi_options_count(env_opts); i++) {
 		const char *name, *value;
 
-		tsi_options_at(env_opts, i, &name, &value);
-		if (tsi_log_enabled(TSI_LOG_DEBUG) && tsi_options_get(code_opts, name))
+		tsi_options_at(&name, &value, env_opts, i);
+		if (tsi_log_enabled(TSI_LOG_DEBUG) && tsi_options_lookup(code_opts, name))
 			tsi_log(TSI_LOG_DEBUG, "ENGINE",
 			        "option '%s' = '%s' from " ENV_OPTIONS " replaces '%s' given in code",
-			        name, value, tsi_options_get(code_opts, name));
+			        name, value, tsi_options_lookup(code_opts, name));
 		rc = tsi_options_set(merged, name, value);
 		if (rc)
 			goto out;

@@ -117,7 +117,7 @@ out:
 }
 
 /* The value of `name`, or NULL when unset (or when opts or name is NULL). */
-TSI_API const char *tsi_options_get(const tsi_options *opts, const char *name)
+TSI_API const char *tsi_options_lookup(const tsi_options *opts, const char *name)
 {
 	ptrdiff_t found;
 
@@ -137,8 +137,7 @@ TSI_API size_t tsi_options_count(const tsi_options *opts)
  * The i-th option in insertion order. `name` and `value` may be NULL when
  * the caller wants only one of them; both are borrowed.
  */
-TSI_API int tsi_options_at(const tsi_options *opts, size_t i, const char **name,
-                           const char **value)
+TSI_API int tsi_options_at(const char **name, const char **value, const tsi_options *opts, size_t i)
 {
 	if (!opts)
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_options_at: NULL options");
