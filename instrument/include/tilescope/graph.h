@@ -91,7 +91,7 @@ typedef struct tsi_mapping_interval {
 	size_t begin; /* first element (inclusive) */
 	size_t end;   /* last element (exclusive) */
 } tsi_mapping_interval;
-#define TSI_NO_TILE 0xffffffffu
+#define TSI_NO_TILE 0xffffffffu /* (unsigned)TSI_NONE */
 
 /* The tile mapping of `tensor` as intervals in element order, adjacent
  * elements on one tile merged. The caller frees *out with free(). */
