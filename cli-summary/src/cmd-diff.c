@@ -143,7 +143,7 @@ static int resolve_run(tsr_report *r, const char *path, int64_t asked, int64_t *
                        size_t *n_runs)
 {
 	const tsr_run *runs;
-	int rc = tsr_report_runs(r, &runs, n_runs);
+	int rc = tsr_report_get_runs(&runs, n_runs, r);
 
 	if (rc == TSR_ERR_NO_DATA || (rc == TSR_OK && *n_runs == 0)) {
 		*n_runs = 0;

@@ -153,7 +153,7 @@ static int export_chrome(char **paths, size_t n, const char *from, const char *t
 		return CLI_EXIT_ERROR;
 	}
 	cli_progress_begin("Exporting the trace");
-	rc = tsr_trace_export_chrome(trace, cli_output_stream(out), opts);
+	rc = tsr_trace_export_chrome(cli_output_stream(out), trace, opts);
 	cli_progress_end();
 	if (rc == TSR_ERR_IO) {
 		status = cli_output_close(out, true);

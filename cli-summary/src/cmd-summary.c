@@ -131,7 +131,7 @@ int cli_cmd_summary(int argc, char **argv)
 
 	cli_progress_begin("Summarising the report");
 	if (json) {
-		rc = tsr_summary_json(&text, report, &opts);
+		rc = tsr_summary_dup_json(&text, report, &opts);
 		if (rc == TSR_OK && fputs(text, cli_output_stream(out)) < 0)
 			rc = TSR_ERR_IO;
 		if (rc == TSR_OK && fputc('\n', cli_output_stream(out)) == EOF)

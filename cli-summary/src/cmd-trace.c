@@ -177,7 +177,7 @@ static int gather(trace_view *v)
 	o.to_ns = to.to_ns = v->to_ns;
 	o.median = v->median;
 	cli_progress_begin("Computing statistics");
-	rc = tsr_trace_label_stats(v->trace, &v->labels, &v->n_labels, &o);
+	rc = tsr_trace_list_label_stats(&v->labels, &v->n_labels, v->trace, &o);
 	if (rc == TSR_OK)
 		rc = tsr_trace_totals_new(&v->totals, v->trace, &to);
 	cli_progress_end();
@@ -206,7 +206,8 @@ static int series_bucket(trace_view *v, size_t i, tsr_trace_counter_bucket **b)
 
 	*b = NULL;
 	series_window(v, &from, &to);
-	if (tsr_trace_counter(v->trace, &buckets, &n, NULL, i, from, to, (uint64_t)(to - from)) !=
+	if (tsr_trace_list_counter_buckets(&buckets, &n, NULL, v->trace, i, from, to,
+	                                   (uint64_t)(to - from)) !=
 	    TSR_OK)
 		return cli_error("%s", tsr_trace_error(v->trace));
 	if (n == 0) {
@@ -345,7 +346,7 @@ static void print_labels(FILE *out, const trace_view *v, size_t top, const char 
 	int name_w = 24;
 
 	for (size_t i = 0; i < shown; i++) {
-		int len = name_columns(tsr_trace_name(v->trace, v->labels[i].name));
+		int len = name_columns(tsr_trace_get_name(v->trace, v->labels[i].name));
 		if (len > name_w)
 			name_w = len < 60 ? len : 60;
 	}
@@ -359,7 +360,7 @@ static void print_labels(FILE *out, const trace_view *v, size_t top, const char 
 		fputs("  ", out);
 		put_name(out, channel_name(v, s->channel), 10);
 		fputc(' ', out);
-		put_name(out, tsr_trace_name(v->trace, s->name), name_w);
+		put_name(out, tsr_trace_get_name(v->trace, s->name), name_w);
 		fprintf(out, " %10s %10s %10s %10s %10s %10s %10s\n", cli_fmt_count(n1, s->count),
 		        fmt_ns(a, (double)s->total_ns), fmt_ns(b, (double)s->self_ns),
 		        fmt_ns(c, s->mean_ns), v->median ? fmt_ns(d, (double)s->median_ns) : "-",
@@ -417,7 +418,7 @@ static int print_series_text(FILE *out, trace_view *v, const char *bold, const c
 	const tsr_trace_series *series;
 	size_t n;
 
-	if (tsr_trace_series_list(v->trace, &series, &n) != TSR_OK)
+	if (tsr_trace_get_series(&series, &n, v->trace) != TSR_OK)
 		return cli_error("%s", tsr_trace_error(v->trace));
 	if (n == 0)
 		return CLI_EXIT_OK;
@@ -517,7 +518,7 @@ static bool json_labels(cJSON *root, const trace_view *v, size_t top)
 		const tsr_trace_label_stat *s = &v->labels[i];
 		ok = cli_json_put(arr, NULL, o = cJSON_CreateObject()) &&
 		     cli_json_put(o, "channel", j_str(channel_name(v, s->channel))) &&
-		     cli_json_put(o, "name", j_str(tsr_trace_name(v->trace, s->name))) &&
+		     cli_json_put(o, "name", j_str(tsr_trace_get_name(v->trace, s->name))) &&
 		     cli_json_put(o, "count", cli_json_u64(s->count)) &&
 		     cli_json_put(o, "total_ns", cli_json_u64(s->total_ns)) &&
 		     cli_json_put(o, "self_ns", cli_json_u64(s->self_ns)) &&
@@ -578,7 +579,7 @@ static int json_series(cJSON *root, trace_view *v, bool *ok)
 	size_t n = 0;
 	cJSON *arr = NULL, *o = NULL;
 
-	if (tsr_trace_series_list(v->trace, &series, &n) != TSR_OK)
+	if (tsr_trace_get_series(&series, &n, v->trace) != TSR_OK)
 		return cli_error("%s", tsr_trace_error(v->trace));
 	*ok = *ok && cli_json_put(root, "series", arr = cJSON_CreateArray());
 	for (size_t i = 0; *ok && i < n; i++) {
@@ -720,9 +721,9 @@ int cli_cmd_trace(int argc, char **argv)
 	if (cli_open_trace(&v.trace, (const char *const *)argv + optind, (size_t)(argc - optind)))
 		return CLI_EXIT_ERROR;
 	v.info = tsr_trace_get_info(v.trace);
-	if (tsr_trace_processes(v.trace, &v.procs, &v.n_procs) != TSR_OK ||
-	    tsr_trace_threads(v.trace, &v.threads, &v.n_threads) != TSR_OK ||
-	    tsr_trace_channels(v.trace, &v.channels, &v.n_channels) != TSR_OK) {
+	if (tsr_trace_get_processes(&v.procs, &v.n_procs, v.trace) != TSR_OK ||
+	    tsr_trace_get_threads(&v.threads, &v.n_threads, v.trace) != TSR_OK ||
+	    tsr_trace_get_channels(&v.channels, &v.n_channels, v.trace) != TSR_OK) {
 		cli_error("%s", tsr_trace_error(v.trace));
 		goto cleanup;
 	}

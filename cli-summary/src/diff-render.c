@@ -162,7 +162,7 @@ static uint64_t magnitude(int64_t v)
 
 /* qsort order of delta pointers: larger absolute change first, then
  * compare.h's name order, which is the order of the deltas in memory
- * (tsr_comparison_at points into one array). */
+ * (tsr_comparison_get_delta points into one array). */
 static int by_change_cb(const void *a, const void *b)
 {
 	const tsr_delta *x = *(const tsr_delta *const *)a, *y = *(const tsr_delta *const *)b;
@@ -178,14 +178,14 @@ static int by_change_cb(const void *a, const void *b)
 static const tsr_delta **select_group(const cli_diff *d, cli_metric_group group, size_t *n,
                                       size_t *more, size_t *n_changed)
 {
-	size_t total = tsr_comparison_count(d->cmp), k = 0;
+	size_t total = tsr_comparison_get_count(d->cmp), k = 0;
 	const tsr_delta **rows = malloc((total + 1) * sizeof(*rows));
 
 	*n = *more = *n_changed = 0;
 	if (!rows)
 		return NULL;
 	for (size_t i = 0; i < total; i++) {
-		const tsr_delta *x = tsr_comparison_at(d->cmp, i);
+		const tsr_delta *x = tsr_comparison_get_delta(d->cmp, i);
 		if (cli_metric_group_of(x->metric) != group)
 			continue;
 		if (changed(x))
@@ -386,8 +386,8 @@ static int render_json(FILE *out, const cli_diff *d)
 		     cli_json_put(o, "in_new", cJSON_CreateBool(k->in_new)) &&
 		     cli_json_put(o, "passed", cJSON_CreateBool(k->passed));
 	}
-	for (size_t i = 0; ok && i < tsr_comparison_count(d->cmp); i++) {
-		const tsr_delta *x = tsr_comparison_at(d->cmp, i);
+	for (size_t i = 0; ok && i < tsr_comparison_get_count(d->cmp); i++) {
+		const tsr_delta *x = tsr_comparison_get_delta(d->cmp, i);
 		cJSON *o = cJSON_CreateObject();
 		ok = o && cJSON_AddItemToArray(deltas, o);
 		if (!ok) {

@@ -476,10 +476,10 @@ cleanup:
 	return rc;
 }
 
-/* tsr_comparison_lookup as a cli_delta_lookup_cb. */
+/* tsr_comparison_lookup_delta as a cli_delta_lookup_cb. */
 static const tsr_delta *comparison_lookup_cb(const void *ctx, const char *metric)
 {
-	return tsr_comparison_lookup(ctx, metric);
+	return tsr_comparison_lookup_delta(ctx, metric);
 }
 
 /* cli_limits_evaluate over a comparison (limits.h). */

@@ -35,20 +35,20 @@ noreturn void ex_fail(const char *what, const char *message)
  */
 void *ex_must(tsi_graph *graph, void *p, const char *what)
 {
-	const char *err = graph ? tsi_graph_error(graph) : NULL;
+	const char *err = tsi_graph_error(graph);
 
-	if (!p || err)
-		ex_fail(what, err ? err : tsi_error_last());
+	if (!p || *err)
+		ex_fail(what, *err ? err : tsi_error_last());
 	return p;
 }
 
 /* As ex_must for calls that return a code. */
 void ex_must_rc(tsi_graph *graph, int rc, const char *what)
 {
-	const char *err = graph ? tsi_graph_error(graph) : NULL;
+	const char *err = tsi_graph_error(graph);
 
 	if (rc != TSI_OK)
-		ex_fail(what, err ? err : tsi_error_last());
+		ex_fail(what, *err ? err : tsi_error_last());
 }
 
 /* Engine calls keep their message in the engine; tsi_engine_new has no

@@ -385,15 +385,15 @@ static int collect_totals(cmp_side *s)
 	const tsr_graph_counts *gc = tsr_report_get_counts(s->r);
 	const tsr_liveness_step *ls;
 	tsr_memory_totals mt;
-	uint64_t always = tsr_report_always_live_bytes(s->r), peak = 0;
+	uint64_t always = tsr_report_get_always_live_bytes(s->r), peak = 0;
 	size_t n_ls, peak_step;
 	int rc;
 
-	rc = tsr_report_memory_totals(s->r, -1, &mt);
+	rc = tsr_report_fill_memory_totals(&mt, s->r, -1);
 	if (!rc)
-		rc = tsr_report_liveness_steps(s->r, &ls, &n_ls);
+		rc = tsr_report_get_liveness_steps(&ls, &n_ls, s->r);
 	if (!rc && n_ls)
-		rc = tsr_report_peak_liveness(s->r, &peak_step, &peak);
+		rc = tsr_report_get_peak_liveness(&peak_step, &peak, s->r);
 	if (rc)
 		return rc;
 	const struct {
@@ -418,7 +418,7 @@ static int collect_totals(cmp_side *s)
 	for (unsigned ipu = 0; !rc && ipu < tg->num_ipus; ipu++) {
 		char name[64];
 
-		rc = tsr_report_memory_totals(s->r, (int)ipu, &mt);
+		rc = tsr_report_fill_memory_totals(&mt, s->r, (int)ipu);
 		if (rc)
 			break;
 		snprintf(name, sizeof(name), "memory.ipu%u.total_including_gaps", ipu);
@@ -432,7 +432,7 @@ static int collect_categories(cmp_side *s)
 {
 	tsr_category_memory *cats = NULL;
 	size_t n = 0;
-	int rc = tsr_report_memory_by_category(s->r, &cats, &n, -1);
+	int rc = tsr_report_list_memory_by_category(&cats, &n, s->r, -1);
 
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = side_add(s, G_CATEGORY, TSR_UNIT_BYTES, "memory.category.", cats[i].name,
@@ -447,10 +447,10 @@ static int collect_run_totals(cmp_side *s)
 	tsr_activity act;
 	tsr_flops fl;
 	size_t n_steps = 0;
-	int rc = tsr_report_run_activity(s->r, &act, s->run);
+	int rc = tsr_report_fill_run_activity(&act, s->r, s->run);
 
 	if (!rc)
-		rc = tsr_report_run_flops(s->r, &fl, s->run, false);
+		rc = tsr_report_fill_run_flops(&fl, s->r, s->run, false);
 	if (rc)
 		return rc;
 	for (int t = 0; t < TSR_STEP_TYPE_COUNT; t++)
@@ -481,7 +481,7 @@ static int collect_vertex_types(cmp_side *s)
 	size_t n, n_vtc = 0;
 	const char **names = NULL, **labels = NULL;
 	uint64_t *cycles = NULL;
-	int rc = tsr_report_vertex_types(s->r, &vt, &n);
+	int rc = tsr_report_get_vertex_types(&vt, &n, s->r);
 
 	if (rc)
 		return rc;
@@ -496,14 +496,14 @@ static int collect_vertex_types(cmp_side *s)
 		names[i] = vt[i].name ? vt[i].name : "";
 	rc = unique_labels(s, labels, names, n);
 	if (!rc && s->has_run)
-		rc = tsr_report_cycles_by_vertex_type(s->r, &vtc, &n_vtc, (int64_t)s->run);
+		rc = tsr_report_list_cycles_by_vertex_type(&vtc, &n_vtc, s->r, (int64_t)s->run);
 	for (size_t i = 0; !rc && i < n_vtc; i++)
 		if (vtc[i].vertex_type < n)
 			cycles[vtc[i].vertex_type] = sat_add(cycles[vtc[i].vertex_type], vtc[i].cycles);
 	for (size_t i = 0; !rc && i < n; i++) {
 		tsr_vertex_memory vm;
 
-		rc = tsr_report_vertex_type_memory(s->r, &vm, i, -1);
+		rc = tsr_report_fill_vertex_type_memory(&vm, s->r, i, -1);
 		if (!rc)
 			rc = side_add(s, G_VERTEX_TYPE, TSR_UNIT_BYTES, "memory.vertex_type.", labels[i],
 			              vm.total);
@@ -545,7 +545,7 @@ static int collect_operations(cmp_side *s)
 	tsr_operation *ops = NULL;
 	size_t n = 0;
 	const char **paths = NULL, **labels = NULL;
-	int rc = tsr_report_operations(s->r, &ops, &n, s->has_run ? (int64_t)s->run : -1);
+	int rc = tsr_report_list_operations(&ops, &n, s->r, s->has_run ? (int64_t)s->run : -1);
 
 	if (rc)
 		return rc;
@@ -561,18 +561,18 @@ static int collect_operations(cmp_side *s)
 
 		if (i && ops[i].id <= ops[i - 1].id) {
 			rc = tsr_fail(s->r, TSR_ERR_CORRUPT, "comparing '%s': operation ids are not "
-			              "ascending at %u", tsr_report_path(s->r), ops[i].id);
+			              "ascending at %u", tsr_report_get_path(s->r), ops[i].id);
 			goto out;
 		}
 		if (ops[i].parent && p == n) {
 			rc = tsr_fail(s->r, TSR_ERR_CORRUPT, "comparing '%s': operation %u names parent %u, "
-			              "which does not come before it", tsr_report_path(s->r), ops[i].id,
+			              "which does not come before it", tsr_report_get_path(s->r), ops[i].id,
 			              ops[i].parent);
 			goto out;
 		}
 		if (p < n && strlen(paths[p]) + strlen(name) + 1 > CMP_MAX_PATH) {
 			rc = tsr_fail(s->r, TSR_ERR_TOO_LARGE, "comparing '%s': the name path of operation "
-			              "%u is longer than %d bytes", tsr_report_path(s->r), ops[i].id,
+			              "%u is longer than %d bytes", tsr_report_get_path(s->r), ops[i].id,
 			              CMP_MAX_PATH);
 			goto out;
 		}
@@ -610,10 +610,10 @@ static int collect_compute_sets(cmp_side *s)
 	size_t n, n_steps = 0;
 	const char **names = NULL, **labels = NULL;
 	uint64_t *cycles = NULL;
-	int rc = tsr_report_compute_sets(s->r, &cs, &n);
+	int rc = tsr_report_get_compute_sets(&cs, &n, s->r);
 
 	if (!rc && s->has_run)
-		rc = tsr_report_steps(s->r, &steps, &n_steps, s->run);
+		rc = tsr_report_get_steps(&steps, &n_steps, s->r, s->run);
 	if (rc)
 		return rc;
 	names = alloc_names(s->r, n);
@@ -640,7 +640,7 @@ static int collect_compute_sets(cmp_side *s)
 			rc = side_add(s, G_COMPUTE_SET, TSR_UNIT_CYCLES, "cycles.compute_set.", labels[i],
 			              cycles[i]);
 		if (!rc)
-			rc = tsr_report_compute_set_memory(s->r, &vm, i, -1);
+			rc = tsr_report_fill_compute_set_memory(&vm, s->r, i, -1);
 		if (!rc)
 			rc = side_add(s, G_COMPUTE_SET, TSR_UNIT_BYTES, "memory.compute_set.", labels[i],
 			              vm.total);
@@ -658,7 +658,7 @@ static int collect_variables(cmp_side *s)
 	const tsr_variable *vars;
 	const char **names = NULL, **labels = NULL;
 	size_t n;
-	int rc = tsr_report_variables(s->r, &vars, &n);
+	int rc = tsr_report_get_variables(&vars, &n, s->r);
 
 	if (rc)
 		return rc;
@@ -709,12 +709,12 @@ static int collect_programs(cmp_side *s)
 	const char **names = NULL, **labels = NULL;
 	uint64_t *self = NULL, work = 0;
 	uint32_t *mark = NULL, *stack = NULL;
-	int rc = tsr_report_programs(s->r, &progs, &n);
+	int rc = tsr_report_get_programs(&progs, &n, s->r);
 
 	if (!rc)
-		rc = tsr_report_function_programs(s->r, &funcs, &n_funcs);
+		rc = tsr_report_get_function_programs(&funcs, &n_funcs, s->r);
 	if (!rc)
-		rc = tsr_report_steps(s->r, &steps, &n_steps, s->run);
+		rc = tsr_report_get_steps(&steps, &n_steps, s->r, s->run);
 	if (rc)
 		return rc;
 	if (n >= UINT32_MAX)
@@ -749,7 +749,7 @@ static int collect_programs(cmp_side *s)
 			total = sat_add(total, self[q - progs]);
 			if (++work > CMP_MAX_TREE_WORK) {
 				rc = tsr_fail(s->r, TSR_ERR_TOO_LARGE, "comparing '%s': the program tree is "
-				              "too large to total by program", tsr_report_path(s->r));
+				              "too large to total by program", tsr_report_get_path(s->r));
 				goto out;
 			}
 			/* Children, then the called function's body. */
@@ -774,7 +774,7 @@ static int side_pick_run(cmp_side *s, int64_t run)
 {
 	const tsr_run *runs;
 	size_t n;
-	int rc = tsr_report_runs(s->r, &runs, &n);
+	int rc = tsr_report_get_runs(&runs, &n, s->r);
 
 	if (rc)
 		return rc;
@@ -788,7 +788,7 @@ static int side_pick_run(cmp_side *s, int64_t run)
 	}
 	if ((uint64_t)run >= n)
 		return tsr_fail(s->r, TSR_ERR_OUT_OF_RANGE, "comparing '%s': run %lld of %zu",
-		                tsr_report_path(s->r), (long long)run, n);
+		                tsr_report_get_path(s->r), (long long)run, n);
 	s->has_run = true;
 	s->run = (size_t)run;
 	return TSR_OK;
@@ -1012,19 +1012,19 @@ TSR_API void tsr_comparison_free(tsr_comparison *cmp)
 }
 
 /* How many deltas (0 for NULL). */
-TSR_API size_t tsr_comparison_count(const tsr_comparison *cmp)
+TSR_API size_t tsr_comparison_get_count(const tsr_comparison *cmp)
 {
 	return cmp ? cmp->n : 0;
 }
 
 /* Delta i in output order, or NULL past the end. */
-TSR_API const tsr_delta *tsr_comparison_at(const tsr_comparison *cmp, size_t i)
+TSR_API const tsr_delta *tsr_comparison_get_delta(const tsr_comparison *cmp, size_t i)
 {
 	return cmp && i < cmp->n ? &cmp->deltas[i] : NULL;
 }
 
 /* The delta of `metric` by binary search over the name index, or NULL. */
-TSR_API const tsr_delta *tsr_comparison_lookup(const tsr_comparison *cmp, const char *metric)
+TSR_API const tsr_delta *tsr_comparison_lookup_delta(const tsr_comparison *cmp, const char *metric)
 {
 	size_t lo = 0, hi;
 

@@ -63,13 +63,13 @@ static void *ex_alloc(ex_ctx *c, size_t n, size_t size)
 
 	if (size && n > SIZE_MAX / size) {
 		tsr_fail(c->r, TSR_ERR_TOO_LARGE, "exporting '%s': an array of %zu entries is too large",
-		         tsr_report_path(c->r), n);
+		         tsr_report_get_path(c->r), n);
 		return NULL;
 	}
 	bytes = n * size;
 	if (bytes > SIZE_MAX - sizeof(*b) - 16) {
 		tsr_fail(c->r, TSR_ERR_TOO_LARGE, "exporting '%s': an array is too large",
-		         tsr_report_path(c->r));
+		         tsr_report_get_path(c->r));
 		return NULL;
 	}
 	need = (bytes + 15) & ~(size_t)15;
@@ -113,7 +113,7 @@ static int ex_int32(ex_ctx *c, int32_t *out, int64_t v, const char *what)
 {
 	if (v < -1 || v > INT32_MAX)
 		return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': %s %lld is out of range",
-		                tsr_report_path(c->r), what, (long long)v);
+		                tsr_report_get_path(c->r), what, (long long)v);
 	*out = (int32_t)v;
 	return TSR_OK;
 }
@@ -123,7 +123,7 @@ static int ex_debug_id(ex_ctx *c, uint32_t *out, int64_t v, const char *what)
 {
 	if (v < -1 || v > UINT32_MAX)
 		return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': %s names debug context %lld",
-		                tsr_report_path(c->r), what, (long long)v);
+		                tsr_report_get_path(c->r), what, (long long)v);
 	*out = v < 0 ? 0 : (uint32_t)v;
 	return TSR_OK;
 }
@@ -214,7 +214,7 @@ static int ex_element_type(const char *text)
 /* A tag that is not in its vocabulary. */
 static int ex_bad_tag(ex_ctx *c, const char *what, const char *text)
 {
-	return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': unknown %s '%s'", tsr_report_path(c->r), what,
+	return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': unknown %s '%s'", tsr_report_get_path(c->r), what,
 	                text ? text : "(null)");
 }
 
@@ -259,7 +259,7 @@ static int ex_target(ex_ctx *c, tsi_graph_profile *gp)
 	t->num_worker_contexts = tg->num_worker_contexts;
 	if (tg->fp16_amp_flops_per_cycle > UINT_MAX || tg->fp32_flops_per_cycle > UINT_MAX)
 		return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': the target's peak flops are out of range",
-		                tsr_report_path(c->r));
+		                tsr_report_get_path(c->r));
 	t->fp16_amp_flops_per_cycle = (unsigned)tg->fp16_amp_flops_per_cycle;
 	t->fp32_flops_per_cycle = (unsigned)tg->fp32_flops_per_cycle;
 
@@ -274,13 +274,13 @@ static int ex_target(ex_ctx *c, tsi_graph_profile *gp)
 	rel = ex_alloc(c, tg->tiles_per_ipu ? tg->tiles_per_ipu : 1, sizeof(*rel));
 	if (!delays || !rel)
 		return TSR_ERR_TOO_LARGE;
-	rc = tsr_report_relative_sync_delays(c->r, delays, tg->tiles_per_ipu);
+	rc = tsr_report_fill_relative_sync_delays(delays, tg->tiles_per_ipu, c->r);
 	if (rc)
 		return rc;
 	for (unsigned i = 0; i < tg->tiles_per_ipu; i++) {
 		if (delays[i] > UINT32_MAX)
 			return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': tile %u's sync delay is out of range",
-			                tsr_report_path(c->r), i);
+			                tsr_report_get_path(c->r), i);
 		rel[i] = (uint32_t)delays[i];
 	}
 	gp->relative_sync_delay_by_tile = rel;
@@ -327,12 +327,12 @@ static int ex_programs(ex_ctx *c, tsi_graph_profile *gp)
 	const tsr_program *p;
 	tsi_lowered_program *lp;
 	size_t n;
-	int rc = tsr_report_programs(c->r, &p, &n);
+	int rc = tsr_report_get_programs(&p, &n, c->r);
 
 	if (!rc)
-		rc = tsr_report_control_programs(c->r, &gp->control_programs, &gp->n_control_programs);
+		rc = tsr_report_get_control_programs(&gp->control_programs, &gp->n_control_programs, c->r);
 	if (!rc)
-		rc = tsr_report_function_programs(c->r, &gp->function_programs, &gp->n_function_programs);
+		rc = tsr_report_get_function_programs(&gp->function_programs, &gp->n_function_programs, c->r);
 	if (rc)
 		return rc;
 	lp = ex_alloc(c, n, sizeof(*lp));
@@ -345,7 +345,7 @@ static int ex_programs(ex_ctx *c, tsi_graph_profile *gp)
 			return ex_bad_tag(c, "program type", p[i].type);
 		if (p[i].n_children > UINT32_MAX || (p[i].n_children && !p[i].children))
 			return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': program %zu has %zu children",
-			                tsr_report_path(c->r), i, p[i].n_children);
+			                tsr_report_get_path(c->r), i, p[i].n_children);
 		lp[i].type = (tsi_lowered_type)type;
 		lp[i].name = p[i].name;
 		lp[i].children = p[i].children;
@@ -374,7 +374,7 @@ static int ex_vertex_types(ex_ctx *c, tsi_graph_profile *gp)
 	const tsr_vertex_type *vt;
 	tsi_vertex_type_profile *out;
 	size_t n;
-	int rc = tsr_report_vertex_types(c->r, &vt, &n);
+	int rc = tsr_report_get_vertex_types(&vt, &n, c->r);
 
 	if (rc)
 		return rc;
@@ -440,7 +440,7 @@ static int ex_compute_set_types(ex_ctx *c, tsi_compute_set_profile *cs, size_t n
 			break;
 		if (k >= (size_t)rows || set < prev_cs || (set == prev_cs && type <= prev_vt)) {
 			rc = tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': compute_set_vertex_type is not one row "
-			              "per compute set and vertex type", tsr_report_path(c->r));
+			              "per compute set and vertex type", tsr_report_get_path(c->r));
 			break;
 		}
 		if (set != prev_cs) {
@@ -467,7 +467,7 @@ static int ex_compute_sets(ex_ctx *c, tsi_graph_profile *gp, bool with_types)
 	tsi_compute_set_profile *out;
 	sqlite3_stmt *st = NULL;
 	size_t n;
-	int rc = tsr_report_compute_sets(c->r, &cs, &n);
+	int rc = tsr_report_get_compute_sets(&cs, &n, c->r);
 
 	if (rc)
 		return rc;
@@ -516,7 +516,7 @@ static int ex_exchanges(ex_ctx *c, tsi_graph_profile *gp, unsigned kinds)
 
 		if (!(kinds & (1u << k)))
 			continue;
-		rc = tsr_report_exchanges(c->r, &ex, &n, (tsr_exchange_kind)k);
+		rc = tsr_report_get_exchanges(&ex, &n, c->r, (tsr_exchange_kind)k);
 		if (rc)
 			break;
 		lists[k] = ex_alloc(c, n, sizeof(*lists[k]));
@@ -545,7 +545,7 @@ static int ex_exchanges(ex_ctx *c, tsi_graph_profile *gp, unsigned kinds)
 			continue;
 		if (!gp->n_exchanges[k]) {
 			rc = tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': an exchange of kind %s beyond its list",
-			              tsr_report_path(c->r), kind_names[k]);
+			              tsr_report_get_path(c->r), kind_names[k]);
 			break;
 		}
 		rc = tsr_column_int(c->r, &id, st, 1, 0, (int64_t)gp->n_exchanges[k] - 1, "exchange.id");
@@ -568,13 +568,13 @@ static int ex_by_tile(ex_ctx *c, tsi_graph_profile *gp)
 	const tsr_tile_memory *tm;
 	tsi_tile_memory *out;
 	size_t n;
-	int rc = tsr_report_tile_memory(c->r, &tm, &n);
+	int rc = tsr_report_get_tile_memory(&tm, &n, c->r);
 
 	if (rc)
 		return rc;
 	if (n != c->nt)
 		return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': %zu tiles of memory for %zu tiles",
-		                tsr_report_path(c->r), n, c->nt);
+		                tsr_report_get_path(c->r), n, c->nt);
 	out = ex_alloc(c, n, sizeof(*out));
 	if (!out && n)
 		return TSR_ERR_TOO_LARGE;
@@ -727,7 +727,7 @@ static int ex_variables(ex_ctx *c, tsi_graph_profile *gp)
 	const tsr_variable *v;
 	tsi_variable_profile *out;
 	size_t n;
-	int rc = tsr_report_variables(c->r, &v, &n);
+	int rc = tsr_report_get_variables(&v, &n, c->r);
 
 	if (rc)
 		return rc;
@@ -757,7 +757,7 @@ static int ex_variables(ex_ctx *c, tsi_graph_profile *gp)
 			o->live_from = o->live_to = UINT32_MAX;
 		} else if (v[i].live_from >= UINT32_MAX || v[i].live_to >= UINT32_MAX) {
 			return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': variable %u's liveness is out of range",
-			                tsr_report_path(c->r), v[i].id);
+			                tsr_report_get_path(c->r), v[i].id);
 		} else {
 			o->live_from = (uint32_t)v[i].live_from;
 			o->live_to = (uint32_t)v[i].live_to;
@@ -767,7 +767,7 @@ static int ex_variables(ex_ctx *c, tsi_graph_profile *gp)
 			rc = ex_shape(c, &shape, &o->rank, v[i].shape);
 		o->shape = shape;
 		if (!rc)
-			rc = tsr_report_variable_by_tile(c->r, c->scratch, c->nt, i);
+			rc = tsr_report_fill_variable_by_tile(c->scratch, c->nt, c->r, i);
 		if (!rc)
 			rc = ex_sparse(c, &o->bytes_by_tile, c->scratch);
 	}
@@ -782,7 +782,7 @@ static int ex_liveness(ex_ctx *c, tsi_graph_profile *gp)
 	const tsr_liveness_step *ls;
 	tsi_liveness_step *out;
 	size_t n;
-	int rc = tsr_report_liveness_steps(c->r, &ls, &n);
+	int rc = tsr_report_get_liveness_steps(&ls, &n, c->r);
 
 	if (rc)
 		return rc;
@@ -797,7 +797,7 @@ static int ex_liveness(ex_ctx *c, tsi_graph_profile *gp)
 	}
 	gp->liveness = out;
 	gp->n_liveness = n;
-	gp->always_live_bytes = tsr_report_always_live_bytes(c->r);
+	gp->always_live_bytes = tsr_report_get_always_live_bytes(c->r);
 	return rc;
 }
 
@@ -807,7 +807,7 @@ static int ex_debug_contexts(ex_ctx *c, tsi_graph_profile *gp)
 	tsr_operation *ops = NULL;
 	tsi_debug_context_profile *out;
 	size_t n = 0;
-	int rc = tsr_report_operations(c->r, &ops, &n, -1);
+	int rc = tsr_report_list_operations(&ops, &n, c->r, -1);
 
 	if (rc)
 		return rc;
@@ -843,7 +843,7 @@ static int ex_graph_profile(ex_ctx *c, tsi_graph_profile *gp, int parts)
 
 	memset(gp, 0, sizeof(*gp));
 	if (tg->num_tiles > UINT_MAX / sizeof(uint64_t))
-		return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': %u tiles", tsr_report_path(c->r),
+		return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': %u tiles", tsr_report_get_path(c->r),
 		                tg->num_tiles);
 	c->nt = tg->num_tiles;
 	c->scratch = ex_alloc(c, c->nt ? c->nt : 1, sizeof(*c->scratch));
@@ -882,7 +882,7 @@ static int ex_graph_profile(ex_ctx *c, tsi_graph_profile *gp, int parts)
 	if (!rc)
 		rc = ex_debug_contexts(c, gp);
 	if (!rc)
-		rc = tsr_report_oom_tiles(c->r, &gp->oom_tiles, &gp->n_oom_tiles);
+		rc = tsr_report_get_oom_tiles(&gp->oom_tiles, &gp->n_oom_tiles, c->r);
 	return rc;
 }
 
@@ -894,10 +894,10 @@ static int ex_run(ex_ctx *c, tsi_run_profile *out, const tsr_run *run, size_t in
 	const tsr_step *steps;
 	tsi_step *ts;
 	size_t n;
-	int rc = tsr_report_steps(c->r, &steps, &n, index);
+	int rc = tsr_report_get_steps(&steps, &n, c->r, index);
 
 	if (!rc)
-		rc = tsr_report_program_trace(c->r, &out->program_trace, &out->n_trace, index);
+		rc = tsr_report_get_program_trace(&out->program_trace, &out->n_trace, c->r, index);
 	if (rc)
 		return rc;
 	ts = ex_alloc(c, n, sizeof(*ts));
@@ -908,7 +908,7 @@ static int ex_run(ex_ctx *c, tsi_run_profile *out, const tsr_run *run, size_t in
 
 		if ((unsigned)s->type >= TSR_STEP_TYPE_COUNT)
 			return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': step %zu of run %zu has type %d",
-			                tsr_report_path(c->r), i, index, (int)s->type);
+			                tsr_report_get_path(c->r), i, index, (int)s->type);
 		/* The two enums list the guide's step types in the same order. */
 		ts[i].type = (tsi_step_type)s->type;
 		ts[i].program = s->program;
@@ -949,7 +949,7 @@ static int ex_run(ex_ctx *c, tsi_run_profile *out, const tsr_run *run, size_t in
 static int ex_serialise_failed(ex_ctx *c, int rc, const char *msg)
 {
 	return tsr_fail(c->r, rc == TSF_ERR_NO_MEMORY ? TSR_ERR_NO_MEMORY : TSR_ERR_CORRUPT,
-	                "exporting '%s': %s", tsr_report_path(c->r), msg);
+	                "exporting '%s': %s", tsr_report_get_path(c->r), msg);
 }
 
 /* Checks the arguments both exports share and clears the outputs. */
@@ -1008,7 +1008,7 @@ TSR_API int tsr_export_execution_profile(void **out, size_t *out_len, tsr_report
 		return rc;
 	rc = ex_graph_profile(&c, &gp, EX_EXECUTION);
 	if (!rc)
-		rc = tsr_report_runs(report, &runs, &n);
+		rc = tsr_report_get_runs(&runs, &n, report);
 	if (!rc) {
 		rp = ex_alloc(&c, n, sizeof(*rp));
 		rpp = ex_alloc(&c, n, sizeof(*rpp));

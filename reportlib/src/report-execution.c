@@ -112,7 +112,7 @@ static size_t compute_set_count(tsr_report *r)
 	const tsr_compute_set *cs;
 	size_t n = 0;
 
-	return tsr_report_compute_sets(r, &cs, &n) == TSR_OK ? n : 0;
+	return tsr_report_get_compute_sets(&cs, &n, r) == TSR_OK ? n : 0;
 }
 
 /*
@@ -249,7 +249,7 @@ static size_t exchange_count(tsr_report *r, tsr_exchange_kind kind)
 
 	if (kind >= TSR_EXCHANGE_KIND_COUNT)
 		return 0;
-	return tsr_report_exchanges(r, &x, &n, kind) == TSR_OK ? n : 0;
+	return tsr_report_get_exchanges(&x, &n, r, kind) == TSR_OK ? n : 0;
 }
 
 /*
@@ -470,7 +470,7 @@ out:
 
 /* The steps of run `run` (read on first use; borrowed until the handle
  * is freed). */
-int tsr_report_steps(tsr_report *report, const tsr_step **out, size_t *n, size_t run)
+int tsr_report_get_steps(const tsr_step **out, size_t *n, tsr_report *report, size_t run)
 {
 	int rc;
 
@@ -479,7 +479,7 @@ int tsr_report_steps(tsr_report *report, const tsr_step **out, size_t *n, size_t
 	if (n)
 		*n = 0;
 	if (!report || !out || !n)
-		return report ? tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "tsr_report_steps: NULL argument")
+		return report ? tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "tsr_report_get_steps: NULL argument")
 		              : TSR_ERR_INVALID_ARGUMENT;
 	rc = tsr_load_steps(report, run);
 	if (rc)
@@ -490,7 +490,7 @@ int tsr_report_steps(tsr_report *report, const tsr_step **out, size_t *n, size_t
 }
 
 /* The lowered programs run `run` executed, in order (borrowed). */
-int tsr_report_program_trace(tsr_report *report, const uint32_t **out, size_t *n, size_t run)
+int tsr_report_get_program_trace(const uint32_t **out, size_t *n, tsr_report *report, size_t run)
 {
 	int rc;
 
@@ -500,7 +500,7 @@ int tsr_report_program_trace(tsr_report *report, const uint32_t **out, size_t *n
 		*n = 0;
 	if (!report || !out || !n)
 		return report ? tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
-		                         "tsr_report_program_trace: NULL argument")
+		                         "tsr_report_get_program_trace: NULL argument")
 		              : TSR_ERR_INVALID_ARGUMENT;
 	rc = load_trace(report, run);
 	if (rc)
@@ -515,7 +515,7 @@ int tsr_report_program_trace(tsr_report *report, const uint32_t **out, size_t *n
  * and the wall-clock cycles and number of its steps of each type (the
  * guide's Execution part adds these per step kind).
  */
-int tsr_report_run_activity(tsr_report *report, tsr_activity *out, size_t run)
+int tsr_report_fill_run_activity(tsr_activity *out, tsr_report *report, size_t run)
 {
 	int rc;
 
@@ -523,7 +523,7 @@ int tsr_report_run_activity(tsr_report *report, tsr_activity *out, size_t run)
 		memset(out, 0, sizeof(*out));
 	if (!report || !out)
 		return report ? tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
-		                         "tsr_report_run_activity: NULL argument")
+		                         "tsr_report_fill_run_activity: NULL argument")
 		              : TSR_ERR_INVALID_ARGUMENT;
 	rc = tsr_load_steps(report, run);
 	if (rc)
@@ -589,8 +589,8 @@ static int cmp_vertex_type_cycles(const void *a, const void *b)
  * in `run` (-1: once each). Every vertex type with vertices in some
  * compute set is listed, most cycles first; the caller frees *out.
  */
-int tsr_report_cycles_by_vertex_type(tsr_report *report, tsr_vertex_type_cycles **out,
-                                     size_t *n, int64_t run)
+int tsr_report_list_cycles_by_vertex_type(tsr_vertex_type_cycles **out, size_t *n,
+                                          tsr_report *report, int64_t run)
 {
 	sqlite3_stmt *st = NULL;
 	uint64_t *executions = NULL;
@@ -605,7 +605,7 @@ int tsr_report_cycles_by_vertex_type(tsr_report *report, tsr_vertex_type_cycles 
 		*n = 0;
 	if (!report || !out || !n)
 		return report ? tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
-		                         "tsr_report_cycles_by_vertex_type: NULL argument")
+		                         "tsr_report_list_cycles_by_vertex_type: NULL argument")
 		              : TSR_ERR_INVALID_ARGUMENT;
 	if (run < -1)
 		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "cycles by vertex type: run %lld",
@@ -750,8 +750,8 @@ static int load_cs_vertex_types(tsr_report *r)
 	return TSR_OK;
 }
 
-int tsr_report_compute_set_vertex_types(tsr_report *report, const tsr_vertex_type_cycles **out,
-                                        size_t *n, size_t cs)
+int tsr_report_get_compute_set_vertex_types(const tsr_vertex_type_cycles **out, size_t *n,
+                                            tsr_report *report, size_t cs)
 {
 	int rc;
 
@@ -761,7 +761,7 @@ int tsr_report_compute_set_vertex_types(tsr_report *report, const tsr_vertex_typ
 		*n = 0;
 	if (!report || !out || !n)
 		return report ? tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
-		                         "tsr_report_compute_set_vertex_types: NULL argument")
+		                         "tsr_report_get_compute_set_vertex_types: NULL argument")
 		              : TSR_ERR_INVALID_ARGUMENT;
 	if (cs >= compute_set_count(report))
 		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "compute set %zu of %zu", cs,
@@ -779,7 +779,7 @@ int tsr_report_compute_set_vertex_types(tsr_report *report, const tsr_vertex_typ
  * peak over the run's length: peak = flops per tile per cycle (fp32, or
  * fp16 AMP when `half`) x tiles x clock.
  */
-int tsr_report_run_flops(tsr_report *report, tsr_flops *out, size_t run, bool half)
+int tsr_report_fill_run_flops(tsr_flops *out, tsr_report *report, size_t run, bool half)
 {
 	const tsr_target *t;
 	double per_cycle, peak_per_run;
@@ -790,7 +790,7 @@ int tsr_report_run_flops(tsr_report *report, tsr_flops *out, size_t run, bool ha
 		memset(out, 0, sizeof(*out));
 	if (!report || !out)
 		return report ? tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
-		                         "tsr_report_run_flops: NULL argument")
+		                         "tsr_report_fill_run_flops: NULL argument")
 		              : TSR_ERR_INVALID_ARGUMENT;
 	rc = tsr_load_steps(report, run);
 	if (rc)

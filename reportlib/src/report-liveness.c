@@ -92,12 +92,12 @@ int tsr_load_liveness(tsr_report *r)
 	return TSR_OK;
 }
 
-int tsr_report_liveness_steps(tsr_report *report, const tsr_liveness_step **out, size_t *n)
+int tsr_report_get_liveness_steps(const tsr_liveness_step **out, size_t *n, tsr_report *report)
 {
 	int rc;
 
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_liveness_steps");
+		return bad_args(report, "tsr_report_get_liveness_steps");
 	*out = NULL;
 	*n = 0;
 	rc = tsr_load_liveness(report);
@@ -108,19 +108,19 @@ int tsr_report_liveness_steps(tsr_report *report, const tsr_liveness_step **out,
 	return TSR_OK;
 }
 
-uint64_t tsr_report_always_live_bytes(const tsr_report *report)
+uint64_t tsr_report_get_always_live_bytes(const tsr_report *report)
 {
 	return report ? report->always_live_bytes : 0;
 }
 
 /* The first step with the most not-always-live bytes. */
-int tsr_report_peak_liveness(tsr_report *report, size_t *step, uint64_t *bytes)
+int tsr_report_get_peak_liveness(size_t *step, uint64_t *bytes, tsr_report *report)
 {
 	size_t best = 0;
 	int rc;
 
 	if (!report || !step || !bytes)
-		return bad_args(report, "tsr_report_peak_liveness");
+		return bad_args(report, "tsr_report_get_peak_liveness");
 	rc = tsr_load_liveness(report);
 	if (rc)
 		return rc;
@@ -145,7 +145,7 @@ static int check_step(tsr_report *r, size_t step)
 }
 
 /* Not-always-live bytes of the listed variables at `step` on each tile. */
-int tsr_report_liveness_by_tile(tsr_report *report, uint64_t *out, size_t n, size_t step)
+int tsr_report_fill_liveness_by_tile(uint64_t *out, size_t n, tsr_report *report, size_t step)
 {
 	sqlite3_stmt *st = NULL;
 	uint64_t *dense;
@@ -153,7 +153,7 @@ int tsr_report_liveness_by_tile(tsr_report *report, uint64_t *out, size_t n, siz
 	int rc;
 
 	if (!report || !out)
-		return bad_args(report, "tsr_report_liveness_by_tile");
+		return bad_args(report, "tsr_report_fill_liveness_by_tile");
 	nt = report->target.num_tiles;
 	if (n < nt)
 		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
@@ -195,14 +195,14 @@ int tsr_report_liveness_by_tile(tsr_report *report, uint64_t *out, size_t n, siz
 }
 
 /* The same summed per IPU. */
-int tsr_report_liveness_by_ipu(tsr_report *report, uint64_t *out, size_t n, size_t step)
+int tsr_report_fill_liveness_by_ipu(uint64_t *out, size_t n, tsr_report *report, size_t step)
 {
 	uint64_t *tiles;
 	size_t nt, per;
 	int rc;
 
 	if (!report || !out)
-		return bad_args(report, "tsr_report_liveness_by_ipu");
+		return bad_args(report, "tsr_report_fill_liveness_by_ipu");
 	if (n < report->target.num_ipus)
 		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
 		                "liveness by IPU: %zu entries for %u IPUs", n, report->target.num_ipus);
@@ -211,7 +211,7 @@ int tsr_report_liveness_by_ipu(tsr_report *report, uint64_t *out, size_t n, size
 	tiles = tsr_alloc(report, nt, sizeof(*tiles));
 	if (!tiles)
 		return TSR_ERR_TOO_LARGE;
-	rc = tsr_report_liveness_by_tile(report, tiles, nt, step);
+	rc = tsr_report_fill_liveness_by_tile(tiles, nt, report, step);
 	memset(out, 0, report->target.num_ipus * sizeof(*out));
 	for (size_t t = 0; !rc && t < nt; t++) {
 		if (tiles[t] > UINT64_MAX - out[t / per])
@@ -240,7 +240,7 @@ static int compare_vars(const void *a, const void *b)
 }
 
 /* Indexes of the variables live at `step`, always-live ones included. */
-int tsr_report_live_variables(tsr_report *report, size_t **out, size_t *n, size_t step)
+int tsr_report_list_live_variables(size_t **out, size_t *n, tsr_report *report, size_t step)
 {
 	const tsr_variable *vars;
 	size_t nv, k = 0;
@@ -248,12 +248,12 @@ int tsr_report_live_variables(tsr_report *report, size_t **out, size_t *n, size_
 	int rc;
 
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_live_variables");
+		return bad_args(report, "tsr_report_list_live_variables");
 	*out = NULL;
 	*n = 0;
 	rc = check_step(report, step);
 	if (!rc)
-		rc = tsr_report_variables(report, &vars, &nv);
+		rc = tsr_report_get_variables(&vars, &nv, report);
 	if (rc)
 		return rc;
 	list = malloc((nv ? nv : 1) * sizeof(*list));

@@ -64,32 +64,32 @@ static int bad_args(tsr_report *r, const char *what)
 
 /* --- Tiles --------------------------------------------------------------------------- */
 
-int tsr_report_tile_memory(tsr_report *report, const tsr_tile_memory **out, size_t *n)
+int tsr_report_get_tile_memory(const tsr_tile_memory **out, size_t *n, tsr_report *report)
 {
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_tile_memory");
+		return bad_args(report, "tsr_report_get_tile_memory");
 	*out = report->tiles;
 	*n = report->target.num_tiles;
 	return TSR_OK;
 }
 
-int tsr_report_oom_tiles(tsr_report *report, const uint32_t **out, size_t *n)
+int tsr_report_get_oom_tiles(const uint32_t **out, size_t *n, tsr_report *report)
 {
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_oom_tiles");
+		return bad_args(report, "tsr_report_get_oom_tiles");
 	*out = report->oom_tiles;
 	*n = report->n_oom_tiles;
 	return TSR_OK;
 }
 
 /* Totals of the tiles of one IPU, or all of them. */
-int tsr_report_memory_totals(tsr_report *report, int ipu, tsr_memory_totals *out)
+int tsr_report_fill_memory_totals(tsr_memory_totals *out, tsr_report *report, int ipu)
 {
 	size_t lo, hi;
 	int rc;
 
 	if (!report || !out)
-		return bad_args(report, "tsr_report_memory_totals");
+		return bad_args(report, "tsr_report_fill_memory_totals");
 	memset(out, 0, sizeof(*out));
 	rc = tsr_ipu_tiles(report, ipu, &lo, &hi);
 	if (rc)
@@ -147,15 +147,15 @@ static int compare_tiles(const void *a, const void *b)
 }
 
 /* The k fullest tiles of one IPU (or all). */
-int tsr_report_largest_tiles(tsr_report *report, uint32_t **out, size_t *n, int ipu,
-                             bool including_gaps, size_t k)
+int tsr_report_list_largest_tiles(uint32_t **out, size_t *n, tsr_report *report, int ipu,
+                                  bool including_gaps, size_t k)
 {
 	uint32_t *tiles;
 	size_t lo, hi;
 	int rc;
 
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_largest_tiles");
+		return bad_args(report, "tsr_report_list_largest_tiles");
 	*out = NULL;
 	*n = 0;
 	rc = tsr_ipu_tiles(report, ipu, &lo, &hi);
@@ -175,8 +175,8 @@ int tsr_report_largest_tiles(tsr_report *report, uint32_t **out, size_t *n, int 
 }
 
 /* Tiles per bucket of `width` bytes (0: about 20 buckets). */
-int tsr_report_tile_histogram(tsr_report *report, uint64_t **counts, size_t *n_buckets,
-                              uint64_t *width_out, int ipu, bool including_gaps, uint64_t width)
+int tsr_report_list_tile_histogram(uint64_t **counts, size_t *n_buckets, uint64_t *width_out,
+                                   tsr_report *report, int ipu, bool including_gaps, uint64_t width)
 {
 	uint64_t max = 0, buckets;
 	uint64_t *c;
@@ -184,7 +184,7 @@ int tsr_report_tile_histogram(tsr_report *report, uint64_t **counts, size_t *n_b
 	int rc;
 
 	if (!report || !counts || !n_buckets)
-		return bad_args(report, "tsr_report_tile_histogram");
+		return bad_args(report, "tsr_report_list_tile_histogram");
 	*counts = NULL;
 	*n_buckets = 0;
 	rc = tsr_ipu_tiles(report, ipu, &lo, &hi);
@@ -258,8 +258,8 @@ static int category_key(tsr_report *r, sqlite3_stmt *st, int *cat, int *region, 
 }
 
 /* Every category by region and overlap for one IPU (or all). */
-int tsr_report_memory_by_category(tsr_report *report, tsr_category_memory **out, size_t *n,
-                                  int ipu)
+int tsr_report_list_memory_by_category(tsr_category_memory **out, size_t *n, tsr_report *report,
+                                       int ipu)
 {
 	tsr_category_memory *cats = NULL;
 	sqlite3_stmt *st = NULL;
@@ -268,7 +268,7 @@ int tsr_report_memory_by_category(tsr_report *report, tsr_category_memory **out,
 	int rc;
 
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_memory_by_category");
+		return bad_args(report, "tsr_report_list_memory_by_category");
 	*out = NULL;
 	*n = 0;
 	rc = tsr_ipu_tiles(report, ipu, &lo, &hi);
@@ -335,7 +335,7 @@ out:
 }
 
 /* One category on each tile, summed over regions and overlap. */
-int tsr_report_category_by_tile(tsr_report *report, uint64_t *out, size_t n, size_t category)
+int tsr_report_fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report, size_t category)
 {
 	sqlite3_stmt *st = NULL;
 	uint64_t *dense;
@@ -343,7 +343,7 @@ int tsr_report_category_by_tile(tsr_report *report, uint64_t *out, size_t n, siz
 	int rc;
 
 	if (!report || !out)
-		return bad_args(report, "tsr_report_category_by_tile");
+		return bad_args(report, "tsr_report_fill_category_by_tile");
 	nt = report->target.num_tiles;
 	if (n < nt)
 		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
@@ -531,15 +531,15 @@ static int vertex_memory(tsr_report *r, tsr_vertex_memory *out, const char *tabl
 	return rc;
 }
 
-int tsr_report_compute_set_memory(tsr_report *report, tsr_vertex_memory *out, size_t compute_set,
-                                  int ipu)
+int tsr_report_fill_compute_set_memory(tsr_vertex_memory *out, tsr_report *report,
+                                       size_t compute_set, int ipu)
 {
 	const tsr_compute_set *cs;
 	size_t n;
 
 	if (!report || !out)
-		return bad_args(report, "tsr_report_compute_set_memory");
-	tsr_report_compute_sets(report, &cs, &n);
+		return bad_args(report, "tsr_report_fill_compute_set_memory");
+	tsr_report_get_compute_sets(&cs, &n, report);
 	if (compute_set >= n)
 		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "compute set %zu of %zu", compute_set, n);
 	if (ipu < 0) {
@@ -558,11 +558,11 @@ int tsr_report_compute_set_memory(tsr_report *report, tsr_vertex_memory *out, si
 	                     (int64_t)compute_set, ipu);
 }
 
-int tsr_report_vertex_type_memory(tsr_report *report, tsr_vertex_memory *out, size_t vertex_type,
-                                  int ipu)
+int tsr_report_fill_vertex_type_memory(tsr_vertex_memory *out, tsr_report *report,
+                                       size_t vertex_type, int ipu)
 {
 	if (!report || !out)
-		return bad_args(report, "tsr_report_vertex_type_memory");
+		return bad_args(report, "tsr_report_fill_vertex_type_memory");
 	if (vertex_type >= report->counts.vertex_types)
 		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "vertex type %zu of %zu", vertex_type,
 		                report->counts.vertex_types);
@@ -582,10 +582,10 @@ int tsr_report_vertex_type_memory(tsr_report *report, tsr_vertex_memory *out, si
 	                     (int64_t)vertex_type, ipu);
 }
 
-int tsr_report_vertex_memory_totals(tsr_report *report, tsr_vertex_memory *out, int ipu)
+int tsr_report_fill_vertex_memory_totals(tsr_vertex_memory *out, tsr_report *report, int ipu)
 {
 	if (!report || !out)
-		return bad_args(report, "tsr_report_vertex_memory_totals");
+		return bad_args(report, "tsr_report_fill_vertex_memory_totals");
 	return vertex_memory(report, out, "memory_by_vertex_type", "vertex_type", -1, ipu);
 }
 
@@ -687,12 +687,12 @@ int tsr_load_variables(tsr_report *r)
 	return TSR_OK;
 }
 
-int tsr_report_variables(tsr_report *report, const tsr_variable **out, size_t *n)
+int tsr_report_get_variables(const tsr_variable **out, size_t *n, tsr_report *report)
 {
 	int rc;
 
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_variables");
+		return bad_args(report, "tsr_report_get_variables");
 	*out = NULL;
 	*n = 0;
 	rc = tsr_load_variables(report);
@@ -704,13 +704,13 @@ int tsr_report_variables(tsr_report *report, const tsr_variable **out, size_t *n
 }
 
 /* Bytes of one listed variable on each tile, from its blob. */
-int tsr_report_variable_by_tile(tsr_report *report, uint64_t *out, size_t n, size_t i)
+int tsr_report_fill_variable_by_tile(uint64_t *out, size_t n, tsr_report *report, size_t i)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
 
 	if (!report || !out)
-		return bad_args(report, "tsr_report_variable_by_tile");
+		return bad_args(report, "tsr_report_fill_variable_by_tile");
 	if (n < report->target.num_tiles)
 		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
 		                "variable by tile: %zu entries for %u tiles", n, report->target.num_tiles);

@@ -792,13 +792,13 @@ static int build_cache(tsr_report *r, ops_cache **out)
 	tsr_operation *ops = NULL;
 	ops_cache *cache = NULL;
 	size_t n = 0, n_programs, n_cs, n_vars, with_context[3] = {0, 0, 0};
-	const char *debug_path = tsr_report_debug_info_path(r);
+	const char *debug_path = tsr_report_get_debug_info_path(r);
 	int rc;
 
 	*out = NULL;
-	if ((rc = tsr_report_programs(r, &programs, &n_programs)) ||
-	    (rc = tsr_report_compute_sets(r, &cs, &n_cs)) ||
-	    (rc = tsr_report_variables(r, &vars, &n_vars)) ||
+	if ((rc = tsr_report_get_programs(&programs, &n_programs, r)) ||
+	    (rc = tsr_report_get_compute_sets(&cs, &n_cs, r)) ||
+	    (rc = tsr_report_get_variables(&vars, &n_vars, r)) ||
 	    (rc = load_contexts(r, &ops, &n)))
 		goto out;
 	for (size_t i = 0; i < n_programs; i++) {
@@ -876,9 +876,9 @@ static int add_run_costs(tsr_report *r, tsr_operation *ops, size_t n, size_t run
 	size_t n_programs, n_cs, n_steps;
 	int rc;
 
-	if ((rc = tsr_report_steps(r, &steps, &n_steps, run)) ||
-	    (rc = tsr_report_programs(r, &programs, &n_programs)) ||
-	    (rc = tsr_report_compute_sets(r, &cs, &n_cs)))
+	if ((rc = tsr_report_get_steps(&steps, &n_steps, r, run)) ||
+	    (rc = tsr_report_get_programs(&programs, &n_programs, r)) ||
+	    (rc = tsr_report_get_compute_sets(&cs, &n_cs, r)))
 		return rc;
 	for (size_t i = 0; i < n_steps; i++) {
 		const tsr_step *s = &steps[i];
@@ -922,7 +922,7 @@ static int add_run_costs(tsr_report *r, tsr_operation *ops, size_t n, size_t run
  * (-1: none), what it cost; totals include descendants. The caller frees
  * *out with free().
  */
-int tsr_report_operations(tsr_report *report, tsr_operation **out, size_t *n, int64_t run)
+int tsr_report_list_operations(tsr_operation **out, size_t *n, tsr_report *report, int64_t run)
 {
 	ops_cache *cache;
 	tsr_operation *ops;
@@ -934,7 +934,7 @@ int tsr_report_operations(tsr_report *report, tsr_operation **out, size_t *n, in
 		*n = 0;
 	if (!report || !out || !n)
 		return report ? tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
-		                         "tsr_report_operations: NULL argument")
+		                         "tsr_report_list_operations: NULL argument")
 		              : TSR_ERR_INVALID_ARGUMENT;
 	if (run < -1)
 		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "operations: run %lld", (long long)run);

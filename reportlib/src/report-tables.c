@@ -25,7 +25,7 @@ const tsr_graph_counts *tsr_report_get_counts(const tsr_report *report)
 }
 
 /* Sync delays of one IPU's tiles, decoded from the target's blob. */
-int tsr_report_relative_sync_delays(tsr_report *report, uint64_t *out, size_t n)
+int tsr_report_fill_relative_sync_delays(uint64_t *out, size_t n, tsr_report *report)
 {
 	sqlite3_stmt *st = NULL;
 	size_t per = report ? report->target.tiles_per_ipu : 0;
@@ -60,9 +60,9 @@ static int check_out(tsr_report *r, const void *out, const size_t *n, const char
 	return TSR_OK;
 }
 
-int tsr_report_programs(tsr_report *report, const tsr_program **out, size_t *n)
+int tsr_report_get_programs(const tsr_program **out, size_t *n, tsr_report *report)
 {
-	int rc = check_out(report, out, n, "tsr_report_programs");
+	int rc = check_out(report, out, n, "tsr_report_get_programs");
 
 	if (rc)
 		return rc;
@@ -71,9 +71,9 @@ int tsr_report_programs(tsr_report *report, const tsr_program **out, size_t *n)
 	return TSR_OK;
 }
 
-int tsr_report_control_programs(tsr_report *report, const uint32_t **out, size_t *n)
+int tsr_report_get_control_programs(const uint32_t **out, size_t *n, tsr_report *report)
 {
-	int rc = check_out(report, out, n, "tsr_report_control_programs");
+	int rc = check_out(report, out, n, "tsr_report_get_control_programs");
 
 	if (rc)
 		return rc;
@@ -82,9 +82,9 @@ int tsr_report_control_programs(tsr_report *report, const uint32_t **out, size_t
 	return TSR_OK;
 }
 
-int tsr_report_function_programs(tsr_report *report, const uint32_t **out, size_t *n)
+int tsr_report_get_function_programs(const uint32_t **out, size_t *n, tsr_report *report)
 {
-	int rc = check_out(report, out, n, "tsr_report_function_programs");
+	int rc = check_out(report, out, n, "tsr_report_get_function_programs");
 
 	if (rc)
 		return rc;
@@ -93,9 +93,9 @@ int tsr_report_function_programs(tsr_report *report, const uint32_t **out, size_
 	return TSR_OK;
 }
 
-int tsr_report_compute_sets(tsr_report *report, const tsr_compute_set **out, size_t *n)
+int tsr_report_get_compute_sets(const tsr_compute_set **out, size_t *n, tsr_report *report)
 {
-	int rc = check_out(report, out, n, "tsr_report_compute_sets");
+	int rc = check_out(report, out, n, "tsr_report_get_compute_sets");
 
 	if (rc)
 		return rc;
@@ -104,9 +104,9 @@ int tsr_report_compute_sets(tsr_report *report, const tsr_compute_set **out, siz
 	return TSR_OK;
 }
 
-int tsr_report_vertex_types(tsr_report *report, const tsr_vertex_type **out, size_t *n)
+int tsr_report_get_vertex_types(const tsr_vertex_type **out, size_t *n, tsr_report *report)
 {
-	int rc = check_out(report, out, n, "tsr_report_vertex_types");
+	int rc = check_out(report, out, n, "tsr_report_get_vertex_types");
 
 	if (rc)
 		return rc;
@@ -115,15 +115,15 @@ int tsr_report_vertex_types(tsr_report *report, const tsr_vertex_type **out, siz
 	return TSR_OK;
 }
 
-int tsr_report_exchanges(tsr_report *report, const tsr_exchange **out, size_t *n,
-                         tsr_exchange_kind kind)
+int tsr_report_get_exchanges(const tsr_exchange **out, size_t *n, tsr_report *report,
+                             tsr_exchange_kind kind)
 {
-	int rc = check_out(report, out, n, "tsr_report_exchanges");
+	int rc = check_out(report, out, n, "tsr_report_get_exchanges");
 
 	if (rc)
 		return rc;
 	if ((unsigned)kind >= TSR_EXCHANGE_KIND_COUNT)
-		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "tsr_report_exchanges: kind %d",
+		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "tsr_report_get_exchanges: kind %d",
 		                (int)kind);
 	*out = report->exchanges[kind];
 	*n = kind == TSR_EXCHANGE_INTERNAL   ? report->counts.internal_exchanges
@@ -132,9 +132,9 @@ int tsr_report_exchanges(tsr_report *report, const tsr_exchange **out, size_t *n
 	return TSR_OK;
 }
 
-int tsr_report_runs(tsr_report *report, const tsr_run **out, size_t *n)
+int tsr_report_get_runs(const tsr_run **out, size_t *n, tsr_report *report)
 {
-	int rc = check_out(report, out, n, "tsr_report_runs");
+	int rc = check_out(report, out, n, "tsr_report_get_runs");
 
 	if (rc)
 		return rc;
@@ -144,14 +144,14 @@ int tsr_report_runs(tsr_report *report, const tsr_run **out, size_t *n)
 }
 
 /* Cycles of one compute set on each tile, decoded from its blob. */
-int tsr_report_compute_set_cycles_by_tile(tsr_report *report, uint64_t *out, size_t n,
-                                          size_t cs, bool active)
+int tsr_report_fill_compute_set_cycles_by_tile(uint64_t *out, size_t n, tsr_report *report,
+                                               size_t cs, bool active)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
 
 	if (!report || !out)
-		return check_out(report, NULL, NULL, "tsr_report_compute_set_cycles_by_tile");
+		return check_out(report, NULL, NULL, "tsr_report_fill_compute_set_cycles_by_tile");
 	if (n < report->target.num_tiles)
 		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
 		                "compute set cycles by tile: %zu entries for %u tiles", n,

@@ -93,12 +93,12 @@ const char *tsr_report_error(const tsr_report *report)
 	return report ? report->error : "";
 }
 
-const char *tsr_report_path(const tsr_report *report)
+const char *tsr_report_get_path(const tsr_report *report)
 {
 	return report ? report->path : NULL;
 }
 
-const char *tsr_report_debug_info_path(const tsr_report *report)
+const char *tsr_report_get_debug_info_path(const tsr_report *report)
 {
 	return report ? report->debug_path : NULL;
 }

@@ -1,5 +1,5 @@
 /*
- * tsr_summary_json: the figures of the printProfileSummary text
+ * tsr_summary_dup_json: the figures of the printProfileSummary text
  * (summary-text.c) as one JSON object, from the same gathered figures
  * (summary.h's tsr_summary_figures, and nothing else), so that both
  * always agree. The options select the same
@@ -423,7 +423,7 @@ static void json_execution(json_ctx *j, cJSON *root)
 
 /* The summary as JSON (summary.h): gathered once, built as a cJSON tree,
  * printed, and copied into a buffer the caller frees with free(). */
-int tsr_summary_json(char **out, tsr_report *report, const tsr_summary_options *opts)
+int tsr_summary_dup_json(char **out, tsr_report *report, const tsr_summary_options *opts)
 {
 	tsr_summary_figures *s = NULL;
 	json_ctx j = {NULL, true, TSR_OK};

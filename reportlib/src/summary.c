@@ -296,7 +296,7 @@ static int need_variables(tsr_summary *s)
 
 	if (s->variables || s->n_variables)
 		return TSR_OK;
-	rc = tsr_report_variables(s->report, &s->variables, &s->n_variables);
+	rc = tsr_report_get_variables(&s->variables, &s->n_variables, s->report);
 	if (rc == TSR_ERR_NO_DATA) {
 		s->variables = NULL;
 		s->n_variables = 0;
@@ -325,7 +325,7 @@ int tsr_summary_figures_list_live_variables(tsr_summary_named_bytes **out, size_
 	rc = need_variables(s);
 	if (rc)
 		return rc;
-	rc = tsr_report_live_variables(s->report, &idx, &n_idx, step);
+	rc = tsr_report_list_live_variables(&idx, &n_idx, s->report, step);
 	if (rc == TSR_ERR_NO_DATA)
 		rc = TSR_OK;
 	if (rc == TSR_OK && n_idx)
@@ -516,7 +516,7 @@ static int memory_categories(tsr_summary *s, tsr_summary_memory *m)
 	tsr_summary_category *order;
 	size_t n_cats = 0, n_order = 0;
 	bool *used = NULL;
-	int rc = tsr_report_memory_by_category(s->report, &cats, &n_cats, m->ipu);
+	int rc = tsr_report_list_memory_by_category(&cats, &n_cats, s->report, m->ipu);
 
 	if (rc)
 		goto out;
@@ -577,7 +577,7 @@ static int memory_vertices(tsr_summary *s, tsr_summary_memory *m)
 	const tsr_vertex_memory *v = &m->vertex;
 	tsr_summary_named_bytes *by_type;
 	size_t n = 0;
-	int rc = tsr_report_vertex_memory_totals(s->report, &m->vertex, m->ipu);
+	int rc = tsr_report_fill_vertex_memory_totals(&m->vertex, s->report, m->ipu);
 
 	if (rc)
 		return rc;
@@ -592,7 +592,7 @@ static int memory_vertices(tsr_summary *s, tsr_summary_memory *m)
 	for (size_t t = 0; t < s->pub.n_vertex_types; t++) {
 		tsr_vertex_memory vm;
 
-		rc = tsr_report_vertex_type_memory(s->report, &vm, t, m->ipu);
+		rc = tsr_report_fill_vertex_type_memory(&vm, s->report, t, m->ipu);
 		if (rc)
 			return rc;
 		if (vm.total == 0)
@@ -618,8 +618,8 @@ static int memory_histogram(tsr_summary *s, tsr_summary_memory *m)
 
 	if (width_kib == 0)
 		width_kib = 1;
-	rc = tsr_report_tile_histogram(s->report, &histogram, &m->n_buckets, &m->bucket_width,
-	                               m->ipu, false, width_kib * 1024);
+	rc = tsr_report_list_tile_histogram(&histogram, &m->n_buckets, &m->bucket_width, s->report, m->ipu,
+	                                    false, width_kib * 1024);
 	if (rc == TSR_ERR_NO_DATA) {
 		m->histogram = NULL;
 		m->n_buckets = 0;
@@ -652,7 +652,7 @@ static int memory_oom(tsr_summary *s, tsr_summary_memory *m)
 	uint32_t *oom, *largest = NULL;
 	tsr_summary_tile_bytes *tb;
 	size_t n_all, lo = 0, hi = s->pub.target->num_tiles, k = 0, n_oom = 0, n_largest = 0;
-	int rc = tsr_report_oom_tiles(s->report, &all, &n_all);
+	int rc = tsr_report_get_oom_tiles(&all, &n_all, s->report);
 
 	if (rc == TSR_ERR_NO_DATA)
 		return TSR_OK;
@@ -674,8 +674,8 @@ static int memory_oom(tsr_summary *s, tsr_summary_memory *m)
 	for (size_t i = 0; i < n_all && k < n_oom; i++)
 		if (all[i] >= lo && all[i] < hi)
 			oom[k++] = all[i];
-	rc = tsr_report_largest_tiles(s->report, &largest, &n_largest, m->ipu, true,
-	                              n_oom < LARGEST_TILES ? n_oom : LARGEST_TILES);
+	rc = tsr_report_list_largest_tiles(&largest, &n_largest, s->report, m->ipu, true,
+	                                   n_oom < LARGEST_TILES ? n_oom : LARGEST_TILES);
 	if (rc == TSR_OK && n_largest) {
 		tb = summary_alloc(s, &rc, n_largest, sizeof(*tb));
 		if (rc == TSR_OK) {
@@ -698,7 +698,7 @@ static int gather_memory(tsr_summary *s, tsr_summary_memory *m, int ipu)
 	int rc;
 
 	m->ipu = ipu;
-	rc = tsr_report_memory_totals(s->report, ipu, &m->totals);
+	rc = tsr_report_fill_memory_totals(&m->totals, s->report, ipu);
 	if (!rc)
 		rc = memory_categories(s, m);
 	if (!rc)
@@ -713,15 +713,15 @@ static int gather_memory(tsr_summary *s, tsr_summary_memory *m, int ipu)
 /* The graph's names: programs, compute sets, vertex types, exchanges. */
 static int gather_names(tsr_summary *s)
 {
-	int rc = tsr_report_programs(s->report, &s->programs, &s->n_programs);
+	int rc = tsr_report_get_programs(&s->programs, &s->n_programs, s->report);
 
 	if (!rc)
-		rc = tsr_report_compute_sets(s->report, &s->compute_sets, &s->n_compute_sets);
+		rc = tsr_report_get_compute_sets(&s->compute_sets, &s->n_compute_sets, s->report);
 	if (!rc)
-		rc = tsr_report_vertex_types(s->report, &s->pub.vertex_types, &s->pub.n_vertex_types);
+		rc = tsr_report_get_vertex_types(&s->pub.vertex_types, &s->pub.n_vertex_types, s->report);
 	for (int k = 0; !rc && k < TSR_EXCHANGE_KIND_COUNT; k++)
-		rc = tsr_report_exchanges(s->report, &s->exchanges[k], &s->n_exchanges[k],
-		                          (tsr_exchange_kind)k);
+		rc = tsr_report_get_exchanges(&s->exchanges[k], &s->n_exchanges[k], s->report,
+		                              (tsr_exchange_kind)k);
 	return rc;
 }
 
@@ -734,9 +734,9 @@ static int gather_liveness(tsr_summary *s)
 	size_t n_steps = 0;
 	int rc;
 
-	f->always_live_bytes = tsr_report_always_live_bytes(s->report);
+	f->always_live_bytes = tsr_report_get_always_live_bytes(s->report);
 	if (f->counts->liveness_steps) {
-		rc = tsr_report_peak_liveness(s->report, &f->peak_step, &f->peak_bytes);
+		rc = tsr_report_get_peak_liveness(&f->peak_step, &f->peak_bytes, s->report);
 		if (rc && rc != TSR_ERR_NO_DATA)
 			return rc;
 		f->has_peak = rc == TSR_OK;
@@ -746,7 +746,7 @@ static int gather_liveness(tsr_summary *s)
 	                        : f->always_live_bytes;
 	if (!f->opts.show_var_storage)
 		return TSR_OK;
-	rc = tsr_report_liveness_steps(s->report, &steps, &n_steps);
+	rc = tsr_report_get_liveness_steps(&steps, &n_steps, s->report);
 	if (rc == TSR_ERR_NO_DATA) {
 		steps = NULL;
 		n_steps = 0;
@@ -782,7 +782,7 @@ static int gather_steps(tsr_summary *s)
 	tsr_summary_figures *f = &s->pub;
 	const tsr_step *steps;
 	size_t n;
-	int rc = tsr_report_steps(s->report, &steps, &n, f->run);
+	int rc = tsr_report_get_steps(&steps, &n, s->report, f->run);
 
 	if (rc)
 		return rc;
@@ -790,7 +790,7 @@ static int gather_steps(tsr_summary *s)
 		const tsr_vertex_type_cycles *vt;
 		size_t n_vt;
 
-		rc = tsr_report_compute_set_vertex_types(s->report, &vt, &n_vt, 0);
+		rc = tsr_report_get_compute_set_vertex_types(&vt, &n_vt, s->report, 0);
 		if (rc)
 			return rc;
 	}
@@ -807,9 +807,8 @@ static int gather_steps(tsr_summary *s)
 		out->name = step_name(s, st);
 		if (st->type == TSR_STEP_ON_TILE_EXECUTE && st->compute_set >= 0 &&
 		    (uint64_t)st->compute_set < s->n_compute_sets &&
-		    tsr_report_compute_set_vertex_types(s->report, &out->vertex_types,
-		                                        &out->n_vertex_types,
-		                                        (size_t)st->compute_set) != TSR_OK) {
+		    tsr_report_get_compute_set_vertex_types(&out->vertex_types, &out->n_vertex_types, s->report,
+		                                            (size_t)st->compute_set) != TSR_OK) {
 			out->vertex_types = NULL;
 			out->n_vertex_types = 0;
 		}
@@ -827,7 +826,7 @@ static int gather_execution(tsr_summary *s)
 	const tsr_run *runs;
 	uint64_t tiles = f->target->num_tiles ? f->target->num_tiles : 1;
 	const tsr_tile_cycles *tc = &f->activity.tile_cycles;
-	int rc = tsr_report_runs(s->report, &runs, &f->n_runs);
+	int rc = tsr_report_get_runs(&runs, &f->n_runs, s->report);
 
 	if (rc == TSR_ERR_NO_DATA) {
 		f->n_runs = 0;
@@ -842,12 +841,12 @@ static int gather_execution(tsr_summary *s)
 	f->run = f->opts.run >= 0 ? (size_t)f->opts.run : f->n_runs - 1;
 	f->program = runs[f->run].program;
 	f->has_run = true;
-	rc = tsr_report_run_activity(s->report, &f->activity, f->run);
+	rc = tsr_report_fill_run_activity(&f->activity, s->report, f->run);
 	if (!rc)
-		rc = tsr_report_run_flops(s->report, &f->flops, f->run, false);
+		rc = tsr_report_fill_run_flops(&f->flops, s->report, f->run, false);
 	if (!rc)
-		rc = tsr_report_cycles_by_vertex_type(s->report, &s->vt_cycles, &f->n_vertex_type_cycles,
-		                                      (int64_t)f->run);
+		rc = tsr_report_list_cycles_by_vertex_type(&s->vt_cycles, &f->n_vertex_type_cycles, s->report,
+		                                           (int64_t)f->run);
 	if (!rc) {
 		/* Only the types that ran: the others would list every vertex
 		 * type of the graph at 0 cycles. */
@@ -939,7 +938,7 @@ int tsr_summary_figures_new(tsr_summary_figures **out, tsr_report *report,
 		rc = tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "summary: the report is not open");
 		goto out;
 	}
-	rc = tsr_report_tile_memory(report, &s->tiles, &s->n_tiles);
+	rc = tsr_report_get_tile_memory(&s->tiles, &s->n_tiles, report);
 	if (!rc)
 		rc = gather_names(s);
 	if (!rc && f->opts.show_optimizations)

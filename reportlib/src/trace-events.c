@@ -1,5 +1,5 @@
 /*
- * Spans in a window (tsr_trace_events): the chunk decoder, the tree that
+ * Spans in a window (tsr_trace_list_events): the chunk decoder, the tree that
  * finds the chunks overlapping a window, and the level of detail.
  *
  * A thread's chunks hold its spans in the order they ended, and spans of
@@ -642,7 +642,7 @@ static void mlod_sum_levels(trace_mlod *m)
  * Outermost spans of a thread never overlap, so each level's buckets are
  * covered about once in all; a file whose outermost spans overlap would
  * make this quadratic, and is refused once the work passes twice that.
- * The one part of tsr_trace_events that reports progress (a pass over
+ * The one part of tsr_trace_list_events that reports progress (a pass over
  * every chunk of the thread).
  */
 static int build_mlod(tsr_trace *tr, size_t thread)
@@ -757,8 +757,8 @@ static int events_mlod(tsr_trace *tr, item_vec *iv, size_t thread, int level, in
  * answers when it is fine enough, else the one built in memory, else (a
  * resolution finer than any bucket) the spans are decoded after all.
  */
-int tsr_trace_events(tsr_trace *tr, tsr_trace_item **out, size_t *n, size_t thread,
-                     int64_t from_ns, int64_t to_ns, uint64_t resolution_ns)
+int tsr_trace_list_events(tsr_trace_item **out, size_t *n, tsr_trace *tr, size_t thread,
+                          int64_t from_ns, int64_t to_ns, uint64_t resolution_ns)
 {
 	const tsr_trace_thread *th;
 	trace_thread_data *td;

@@ -391,7 +391,7 @@ cleanup:
 }
 
 /* See trace.h. */
-int tsr_trace_export_chrome(tsr_trace *tr, FILE *out, const tsr_trace_export_options *opts)
+int tsr_trace_export_chrome(FILE *out, tsr_trace *tr, const tsr_trace_export_options *opts)
 {
 	tsr_trace_export_options o = TSR_TRACE_EXPORT_OPTIONS_INIT;
 	trace_event *scratch = NULL;

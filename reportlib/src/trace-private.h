@@ -187,7 +187,7 @@ int trace_decode_chunk(tsr_trace *tr, trace_event **buf, size_t *cap, size_t thr
  * ascending, into *out (trace_alloc'd, *n entries). */
 int trace_find_chunks(tsr_trace *tr, size_t **out, size_t *n, size_t thread, int64_t from,
                       int64_t to);
-/* Whether span `e` lies in [from, to) (see tsr_trace_events). */
+/* Whether span `e` lies in [from, to) (see tsr_trace_list_events). */
 static inline bool trace_event_in(const trace_event *e, int64_t from, int64_t to)
 {
 	if (e->start_ns >= to)

@@ -204,8 +204,9 @@ static void range_minmax(const trace_series_data *sd, size_t a, size_t b, double
 }
 
 /* See trace.h. */
-int tsr_trace_counter(tsr_trace *tr, tsr_trace_counter_bucket **out, size_t *n, double *before,
-                      size_t series, int64_t from_ns, int64_t to_ns, uint64_t bucket_ns)
+int tsr_trace_list_counter_buckets(tsr_trace_counter_bucket **out, size_t *n, double *before,
+                                   tsr_trace *tr, size_t series, int64_t from_ns, int64_t to_ns,
+                                   uint64_t bucket_ns)
 {
 	tsr_trace_counter_bucket *v = NULL;
 	const trace_series_data *sd;
@@ -345,8 +346,8 @@ cleanup:
 }
 
 /* See trace.h: each file gives its earliest `limit`; merged, sorted, cut. */
-int tsr_trace_instants(tsr_trace *tr, tsr_trace_instant **out, size_t *n, int64_t thread,
-                       int64_t from_ns, int64_t to_ns, size_t limit)
+int tsr_trace_list_instants(tsr_trace_instant **out, size_t *n, tsr_trace *tr, int64_t thread,
+                            int64_t from_ns, int64_t to_ns, size_t limit)
 {
 	tsr_trace_instant *v = NULL;
 	size_t count = 0, cap = 0, p;

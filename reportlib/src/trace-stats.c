@@ -307,8 +307,8 @@ static uint64_t median_of(const uint64_t *v, size_t n)
 }
 
 /* See trace.h. */
-int tsr_trace_label_stats(tsr_trace *tr, tsr_trace_label_stat **out, size_t *n,
-                          const tsr_trace_stats_options *opts)
+int tsr_trace_list_label_stats(tsr_trace_label_stat **out, size_t *n, tsr_trace *tr,
+                               const tsr_trace_stats_options *opts)
 {
 	tsr_trace_stats_options o = TSR_TRACE_STATS_OPTIONS_INIT;
 	tsr_progress_frame frame;
@@ -443,8 +443,8 @@ static int match_names(tsr_trace *tr, uint8_t *match, size_t *count, const char 
 }
 
 /* See trace.h. */
-int tsr_trace_find_names(tsr_trace *tr, uint32_t **out, size_t *n, const char *pattern,
-                         tsr_trace_match mode)
+int tsr_trace_list_matching_names(uint32_t **out, size_t *n, tsr_trace *tr, const char *pattern,
+                                  tsr_trace_match mode)
 {
 	uint8_t *match = NULL;
 	uint32_t *ids = NULL;
@@ -520,7 +520,7 @@ static int compare_found(const void *a, const void *b)
 }
 
 /* See trace.h. */
-int tsr_trace_search(tsr_trace *tr, tsr_trace_found **out, size_t *n, uint64_t *total,
+int tsr_trace_search(tsr_trace_found **out, size_t *n, uint64_t *total, tsr_trace *tr,
                      const tsr_trace_search_query *q)
 {
 	uint8_t *match = NULL;

@@ -1300,7 +1300,7 @@ const tsr_trace_info *tsr_trace_get_info(const tsr_trace *tr)
 }
 
 /* The lists: borrowed arrays of the handle. */
-int tsr_trace_processes(tsr_trace *tr, const tsr_trace_process **out, size_t *n)
+int tsr_trace_get_processes(const tsr_trace_process **out, size_t *n, tsr_trace *tr)
 {
 	if (!tr || !out || !n)
 		return TSR_ERR_INVALID_ARGUMENT;
@@ -1310,7 +1310,7 @@ int tsr_trace_processes(tsr_trace *tr, const tsr_trace_process **out, size_t *n)
 }
 
 /* Threads by process, then thread id. */
-int tsr_trace_threads(tsr_trace *tr, const tsr_trace_thread **out, size_t *n)
+int tsr_trace_get_threads(const tsr_trace_thread **out, size_t *n, tsr_trace *tr)
 {
 	if (!tr || !out || !n)
 		return TSR_ERR_INVALID_ARGUMENT;
@@ -1320,7 +1320,7 @@ int tsr_trace_threads(tsr_trace *tr, const tsr_trace_thread **out, size_t *n)
 }
 
 /* Channels in the order first met. */
-int tsr_trace_channels(tsr_trace *tr, const tsr_trace_channel **out, size_t *n)
+int tsr_trace_get_channels(const tsr_trace_channel **out, size_t *n, tsr_trace *tr)
 {
 	if (!tr || !out || !n)
 		return TSR_ERR_INVALID_ARGUMENT;
@@ -1330,7 +1330,7 @@ int tsr_trace_channels(tsr_trace *tr, const tsr_trace_channel **out, size_t *n)
 }
 
 /* Series by process, then series id. */
-int tsr_trace_series_list(tsr_trace *tr, const tsr_trace_series **out, size_t *n)
+int tsr_trace_get_series(const tsr_trace_series **out, size_t *n, tsr_trace *tr)
 {
 	if (!tr || !out || !n)
 		return TSR_ERR_INVALID_ARGUMENT;
@@ -1340,7 +1340,7 @@ int tsr_trace_series_list(tsr_trace *tr, const tsr_trace_series **out, size_t *n
 }
 
 /* A merged name by id. */
-const char *tsr_trace_name(const tsr_trace *tr, uint32_t id)
+const char *tsr_trace_get_name(const tsr_trace *tr, uint32_t id)
 {
 	return tr && id < tr->n_names ? tr->names[id] : NULL;
 }
@@ -1370,7 +1370,7 @@ const char *tsr_trace_lookup_metadata(const tsr_trace *tr, size_t process, const
 }
 
 /* Looks the row up by its primary key (thread, seq). */
-int tsr_trace_event_metadata(tsr_trace *tr, char **json, size_t thread, int64_t seq)
+int tsr_trace_dup_event_metadata(char **json, tsr_trace *tr, size_t thread, int64_t seq)
 {
 	sqlite3_stmt *st = NULL;
 	const tsr_trace_thread *t;

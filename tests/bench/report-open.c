@@ -516,28 +516,28 @@ int main(void)
 		return 1;
 	}
 	t0 = now();
-	rc = tsr_report_memory_totals(r, -1, &totals);
+	rc = tsr_report_fill_memory_totals(&totals, r, -1);
 	t_totals = now() - t0;
 	t0 = now();
 	if (!rc)
-		rc = tsr_report_memory_by_category(r, &cats, &n, -1);
+		rc = tsr_report_list_memory_by_category(&cats, &n, r, -1);
 	t_cats = now() - t0;
 	free(cats);
 	cats = NULL;
 	t0 = now();
 	if (!rc)
-		rc = tsr_report_memory_by_category(r, &cats, &n, 0);
+		rc = tsr_report_list_memory_by_category(&cats, &n, r, 0);
 	t_cats_ipu = now() - t0;
 	free(cats);
 	t0 = now();
 	if (!rc)
-		rc = tsr_report_variables(r, &vars, &n);
+		rc = tsr_report_get_variables(&vars, &n, r);
 	t_vars = now() - t0;
 	t0 = now();
 	if (!rc)
-		rc = tsr_report_liveness_steps(r, &steps, &n);
+		rc = tsr_report_get_liveness_steps(&steps, &n, r);
 	if (!rc)
-		rc = tsr_report_peak_liveness(r, &peak, &peak_bytes);
+		rc = tsr_report_get_peak_liveness(&peak, &peak_bytes, r);
 	t_live = now() - t0;
 	if (rc) {
 		fprintf(stderr, "query: %s\n", tsr_report_error(r));
@@ -548,9 +548,9 @@ int main(void)
 	t0 = now();
 	rc = tsr_report_open(&r, path, NULL);
 	if (!rc)
-		rc = tsr_report_memory_totals(r, -1, &totals);
+		rc = tsr_report_fill_memory_totals(&totals, r, -1);
 	if (!rc)
-		rc = tsr_report_memory_by_category(r, &cats, &n, -1);
+		rc = tsr_report_list_memory_by_category(&cats, &n, r, -1);
 	t_open2 = now() - t0;
 	free(cats);
 	tsr_report_free(r);
@@ -586,10 +586,10 @@ int main(void)
 	       n_cs, num_tiles, ipus, tpi, gp.n_variables, gp.n_liveness, run.n_steps);
 	printf("file: %.1f MB, written in %.2f s\n", (double)sb.st_size / 1e6, t_write);
 	printf("tsr_report_open:                        %8.1f ms\n", t_open * 1e3);
-	printf("tsr_report_memory_totals (all tiles):   %8.3f ms\n", t_totals * 1e3);
-	printf("tsr_report_memory_by_category (all):    %8.1f ms\n", t_cats * 1e3);
-	printf("tsr_report_memory_by_category (IPU 0):  %8.1f ms\n", t_cats_ipu * 1e3);
-	printf("tsr_report_variables (first use):       %8.1f ms\n", t_vars * 1e3);
+	printf("tsr_report_fill_memory_totals (all tiles):   %8.3f ms\n", t_totals * 1e3);
+	printf("tsr_report_list_memory_by_category (all):    %8.1f ms\n", t_cats * 1e3);
+	printf("tsr_report_list_memory_by_category (IPU 0):  %8.1f ms\n", t_cats_ipu * 1e3);
+	printf("tsr_report_get_variables (first use):       %8.1f ms\n", t_vars * 1e3);
 	printf("liveness steps + peak (first use):      %8.1f ms\n", t_live * 1e3);
 	printf("open + totals + categories (again):     %8.1f ms\n", t_open2 * 1e3);
 	printf("open + summary (default options):       %8.1f ms\n", t_summary * 1e3);

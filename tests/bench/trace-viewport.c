@@ -2,7 +2,7 @@
  * Benchmark of reading traces (reportlib, trace.h): a 10 M-span trace is
  * made with the pvti API (one thread: "step" spans each holding six "op"
  * spans, three of which hold a "kernel": three depths, ten spans a step), then
- * a timeline's viewport query (tsr_trace_events, 2,000 pixels) is timed
+ * a timeline's viewport query (tsr_trace_list_events, 2,000 pixels) is timed
  * at five zoom levels from the whole trace down to a 1 us window, at
  * positions spread over the trace. Prints one line per figure,
  *   NAME VALUE UNIT (target OP VALUE)
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	printf("trace_open %.2f ms\n", now_ms() - t0);
-	tsr_trace_threads(tr, &threads, &n_threads);
+	tsr_trace_get_threads(&threads, &n_threads, tr);
 	first = threads[0].first_ns;
 	span = threads[0].last_ns - first + 1;
 	printf("# thread 'main': %llu spans over %.3f ms\n", (unsigned long long)threads[0].events,
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 			tsr_trace_item *out = NULL;
 
 			t0 = now_ms();
-			if (tsr_trace_events(tr, &out, &items, 0, from, from + window[z], res) != TSR_OK) {
+			if (tsr_trace_list_events(&out, &items, tr, 0, from, from + window[z], res) != TSR_OK) {
 				fprintf(stderr, "bench-trace-viewport: %s\n", tsr_trace_error(tr));
 				goto cleanup;
 			}
@@ -169,12 +169,12 @@ int main(int argc, char **argv)
 
 		o.median = false;
 		t0 = now_ms();
-		tsr_trace_label_stats(tr, &s, &n, &o);
+		tsr_trace_list_label_stats(&s, &n, tr, &o);
 		printf("# label statistics from label_stats: %.2f ms\n", now_ms() - t0);
 		free(s);
 		o.median = true;
 		t0 = now_ms();
-		tsr_trace_label_stats(tr, &s, &n, &o);
+		tsr_trace_list_label_stats(&s, &n, tr, &o);
 		printf("# label statistics with medians (all chunks): %.0f ms\n", now_ms() - t0);
 		free(s);
 	}

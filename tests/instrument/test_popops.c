@@ -218,7 +218,7 @@ static void test_shape_mismatch(void **state)
 
 	assert_null(tsi_popops_add(f->graph, a, b, f->seq, "Add"));
 	assert_int_equal(tsi_graph_error_code(f->graph), TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(tsi_graph_error(f->graph));
+	assert_string_not_equal(tsi_graph_error(f->graph), "");
 	assert_non_null(strstr(tsi_graph_error(f->graph), "different shapes {2,2} and {4}"));
 	assert_non_null(strstr(tsi_graph_error(f->graph), "'Add'"));
 	cs = tsi_graph_add_compute_set(f->graph, NULL);
@@ -308,7 +308,7 @@ static void test_codelet_names(void **state)
 			assert_int_equal(c->fields[0].type, types[t]);
 		}
 	}
-	assert_null(tsi_graph_error(f->graph));
+	assert_string_equal(tsi_graph_error(f->graph), "");
 }
 
 /* One vertex per tile of the result: a result spread over four tiles
@@ -1175,7 +1175,7 @@ static void test_null_everywhere(void **state)
 	assert_null(tsi_popops_cast(NULL, a, TSI_HALF, f->seq, NULL));
 	assert_int_equal(tsi_popops_encode_one_hot(NULL, i, e, f->seq, NULL),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_null(tsi_graph_error(f->graph));
+	assert_string_equal(tsi_graph_error(f->graph), "");
 
 	/* the first NULL is recorded; the rest are quiet */
 	assert_null(tsi_popops_map_unary(f->graph, TSI_POPOPS_NEGATE, NULL, f->seq, "Neg"));

@@ -159,59 +159,59 @@ static size_t query_memory(tsr_report *r, size_t limit, uint64_t *tiles)
 	uint64_t peak, width, *counts;
 	uint32_t *largest;
 
-	QUERY(tsr_report_relative_sync_delays(r, tiles, t->num_tiles));
-	QUERY(tsr_report_tile_memory(r, &tm, &n));
-	QUERY(tsr_report_oom_tiles(r, &oom, &n));
+	QUERY(tsr_report_fill_relative_sync_delays(tiles, t->num_tiles, r));
+	QUERY(tsr_report_get_tile_memory(&tm, &n, r));
+	QUERY(tsr_report_get_oom_tiles(&oom, &n, r));
 	for (int ipu = -1; ipu < (int)t->num_ipus && ipu < (int)limit; ipu++) {
 		tsr_memory_totals mt;
 		tsr_category_memory *cats = NULL;
 		tsr_vertex_memory vm;
 
-		QUERY(tsr_report_memory_totals(r, ipu, &mt));
+		QUERY(tsr_report_fill_memory_totals(&mt, r, ipu));
 		largest = NULL;
-		QUERY(tsr_report_largest_tiles(r, &largest, &n, ipu, ipu & 1, 10));
+		QUERY(tsr_report_list_largest_tiles(&largest, &n, r, ipu, ipu & 1, 10));
 		free(largest);
 		for (int gaps = 0; gaps < 2; gaps++) {
 			counts = NULL;
-			QUERY(tsr_report_tile_histogram(r, &counts, &nb, &width, ipu, gaps, gaps ? 0 : 4096));
+			QUERY(tsr_report_list_tile_histogram(&counts, &nb, &width, r, ipu, gaps, gaps ? 0 : 4096));
 			free(counts);
 		}
-		QUERY(tsr_report_memory_by_category(r, &cats, &n, ipu));
+		QUERY(tsr_report_list_memory_by_category(&cats, &n, r, ipu));
 		free(cats);
-		QUERY(tsr_report_vertex_memory_totals(r, &vm, ipu));
-		if (tsr_report_compute_sets(r, &cs, &n_cs) != TSR_OK)
+		QUERY(tsr_report_fill_vertex_memory_totals(&vm, r, ipu));
+		if (tsr_report_get_compute_sets(&cs, &n_cs, r) != TSR_OK)
 			n_cs = 0;
 		for (size_t i = 0; i < n_cs && i < limit; i++)
-			QUERY(tsr_report_compute_set_memory(r, &vm, i, ipu));
-		if (tsr_report_vertex_types(r, &vt, &n_vt) != TSR_OK)
+			QUERY(tsr_report_fill_compute_set_memory(&vm, r, i, ipu));
+		if (tsr_report_get_vertex_types(&vt, &n_vt, r) != TSR_OK)
 			n_vt = 0;
 		for (size_t i = 0; i < n_vt && i < limit; i++)
-			QUERY(tsr_report_vertex_type_memory(r, &vm, i, ipu));
+			QUERY(tsr_report_fill_vertex_type_memory(&vm, r, i, ipu));
 	}
 	for (size_t c = 0; c < tsr_category_count(); c++)
-		QUERY(tsr_report_category_by_tile(r, tiles, t->num_tiles, c));
+		QUERY(tsr_report_fill_category_by_tile(tiles, t->num_tiles, r, c));
 	for (size_t i = 0; i < n_cs && i < limit; i++)
 		for (int active = 0; active < 2; active++)
-			QUERY(tsr_report_compute_set_cycles_by_tile(r, tiles, t->num_tiles, i, active));
-	if (tsr_report_variables(r, &vars, &n_vars) != TSR_OK) {
+			QUERY(tsr_report_fill_compute_set_cycles_by_tile(tiles, t->num_tiles, r, i, active));
+	if (tsr_report_get_variables(&vars, &n_vars, r) != TSR_OK) {
 		failed++;
 		n_vars = 0;
 	}
 	for (size_t i = 0; i < n_vars && i < limit; i++)
-		QUERY(tsr_report_variable_by_tile(r, tiles, t->num_tiles, i));
-	if (tsr_report_liveness_steps(r, &steps, &n_steps) != TSR_OK) {
+		QUERY(tsr_report_fill_variable_by_tile(tiles, t->num_tiles, r, i));
+	if (tsr_report_get_liveness_steps(&steps, &n_steps, r) != TSR_OK) {
 		failed++;
 		n_steps = 0;
 	}
-	QUERY(tsr_report_peak_liveness(r, &step, &peak));
+	QUERY(tsr_report_get_peak_liveness(&step, &peak, r));
 	for (size_t i = 0; i < n_steps && i < limit; i++) {
-		QUERY(tsr_report_liveness_by_tile(r, tiles, t->num_tiles, i));
-		QUERY(tsr_report_liveness_by_ipu(r, tiles, t->num_ipus, i));
+		QUERY(tsr_report_fill_liveness_by_tile(tiles, t->num_tiles, r, i));
+		QUERY(tsr_report_fill_liveness_by_ipu(tiles, t->num_ipus, r, i));
 		live = NULL;
-		QUERY(tsr_report_live_variables(r, &live, &n, i));
+		QUERY(tsr_report_list_live_variables(&live, &n, r, i));
 		free(live);
 	}
-	(void)tsr_report_always_live_bytes(r);
+	(void)tsr_report_get_always_live_bytes(r);
 	return failed;
 }
 
@@ -226,12 +226,12 @@ static size_t query_execution(tsr_report *r, size_t limit)
 	tsr_vertex_type_cycles *vtc;
 	tsr_operation *ops;
 
-	QUERY(tsr_report_programs(r, &p, &n));
-	QUERY(tsr_report_control_programs(r, &list, &n));
-	QUERY(tsr_report_function_programs(r, &list, &n));
+	QUERY(tsr_report_get_programs(&p, &n, r));
+	QUERY(tsr_report_get_control_programs(&list, &n, r));
+	QUERY(tsr_report_get_function_programs(&list, &n, r));
 	for (int k = 0; k < TSR_EXCHANGE_KIND_COUNT; k++)
-		QUERY(tsr_report_exchanges(r, &x, &n, (tsr_exchange_kind)k));
-	if (tsr_report_runs(r, &runs, &n_runs) != TSR_OK) {
+		QUERY(tsr_report_get_exchanges(&x, &n, r, (tsr_exchange_kind)k));
+	if (tsr_report_get_runs(&runs, &n_runs, r) != TSR_OK) {
 		failed++;
 		n_runs = 0;
 	}
@@ -241,17 +241,17 @@ static size_t query_execution(tsr_report *r, size_t limit)
 		tsr_activity act;
 		tsr_flops fl;
 
-		QUERY(tsr_report_steps(r, &steps, &n, i));
-		QUERY(tsr_report_program_trace(r, &trace, &n, i));
-		QUERY(tsr_report_run_activity(r, &act, i));
-		QUERY(tsr_report_run_flops(r, &fl, i, i & 1));
+		QUERY(tsr_report_get_steps(&steps, &n, r, i));
+		QUERY(tsr_report_get_program_trace(&trace, &n, r, i));
+		QUERY(tsr_report_fill_run_activity(&act, r, i));
+		QUERY(tsr_report_fill_run_flops(&fl, r, i, i & 1));
 	}
 	for (int64_t run = -1; run < (int64_t)n_runs && run < (int64_t)limit; run++) {
 		vtc = NULL;
-		QUERY(tsr_report_cycles_by_vertex_type(r, &vtc, &n, run));
+		QUERY(tsr_report_list_cycles_by_vertex_type(&vtc, &n, r, run));
 		free(vtc);
 		ops = NULL;
-		QUERY(tsr_report_operations(r, &ops, &n, run));
+		QUERY(tsr_report_list_operations(&ops, &n, r, run));
 		free(ops);
 	}
 	return failed;
@@ -287,7 +287,7 @@ size_t tsr_fixture_query_all(tsr_report *r, size_t limit, bool formatters)
 			QUERY(tsr_summary_print(null, r, &so));
 			fclose(null);
 		}
-		QUERY(tsr_summary_json(&json, r, &so));
+		QUERY(tsr_summary_dup_json(&json, r, &so));
 		free(json);
 		for (int fmt = 0; fmt < 2; fmt++) {
 			blob = NULL;

@@ -256,7 +256,7 @@ static int after_cycles_cs0(tsr_report *r)
 {
 	uint64_t tiles[64];
 
-	return tsr_report_compute_set_cycles_by_tile(r, tiles, 64, 0, false);
+	return tsr_report_fill_compute_set_cycles_by_tile(tiles, 64, r, 0, false);
 }
 
 static int after_sql_tile_sum(tsr_report *r)
@@ -268,7 +268,7 @@ static int after_category_ipu0(tsr_report *r)
 {
 	tsr_category_memory *cats = NULL;
 	size_t n;
-	int rc = tsr_report_memory_by_category(r, &cats, &n, 0);
+	int rc = tsr_report_list_memory_by_category(&cats, &n, r, 0);
 
 	free(cats);
 	return rc;
@@ -279,7 +279,7 @@ static int after_variables(tsr_report *r)
 	const tsr_variable *v;
 	size_t n;
 
-	return tsr_report_variables(r, &v, &n);
+	return tsr_report_get_variables(&v, &n, r);
 }
 
 static int after_variable_by_tile(tsr_report *r)
@@ -287,10 +287,10 @@ static int after_variable_by_tile(tsr_report *r)
 	const tsr_variable *v;
 	uint64_t tiles[64];
 	size_t n;
-	int rc = tsr_report_variables(r, &v, &n);
+	int rc = tsr_report_get_variables(&v, &n, r);
 
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = tsr_report_variable_by_tile(r, tiles, 64, i);
+		rc = tsr_report_fill_variable_by_tile(tiles, 64, r, i);
 	return rc;
 }
 
@@ -299,7 +299,7 @@ static int after_liveness(tsr_report *r)
 	const tsr_liveness_step *s;
 	size_t n;
 
-	return tsr_report_liveness_steps(r, &s, &n);
+	return tsr_report_get_liveness_steps(&s, &n, r);
 }
 
 static int after_select_step(tsr_report *r)
@@ -639,7 +639,7 @@ static void test_connection(void **state)
 	(void)state;
 	tiles = calloc(nt, sizeof(*tiles));
 	assert_non_null(tiles);
-	assert_int_equal(tsr_report_compute_sets(r, &cs, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_compute_sets(&cs, &n, r), TSR_OK);
 	assert_int_equal(tsr_prepare(r, &st, "SELECT id, tile_sum(cycles_by_tile), "
 	                                     "tile_max(active_cycles_by_tile), "
 	                                     "tile_value(cycles_by_tile, ?) "
@@ -655,7 +655,7 @@ static void test_connection(void **state)
 			assert_true(id >= 0 && (size_t)id < n);
 			assert_int_equal(sqlite3_column_int64(st, 1), cs[id].cycles_sum);
 			assert_int_equal(sqlite3_column_int64(st, 2), cs[id].active_cycles);
-			assert_int_equal(tsr_report_compute_set_cycles_by_tile(r, tiles, nt, (size_t)id, false),
+			assert_int_equal(tsr_report_fill_compute_set_cycles_by_tile(tiles, nt, r, (size_t)id, false),
 			                 TSR_OK);
 			assert_int_equal(sqlite3_column_int64(st, 3), tiles[probe]);
 			rows++;

@@ -37,8 +37,8 @@ static int group_of(const char *m)
 /* Checks the documented order: by group, then by name within a group. */
 static void assert_ordered(const tsr_comparison *cmp)
 {
-	for (size_t i = 1; i < tsr_comparison_count(cmp); i++) {
-		const tsr_delta *a = tsr_comparison_at(cmp, i - 1), *b = tsr_comparison_at(cmp, i);
+	for (size_t i = 1; i < tsr_comparison_get_count(cmp); i++) {
+		const tsr_delta *a = tsr_comparison_get_delta(cmp, i - 1), *b = tsr_comparison_get_delta(cmp, i);
 		int ga = group_of(a->metric), gb = group_of(b->metric);
 
 		if (ga > gb || (ga == gb && strcmp(a->metric, b->metric) >= 0))
@@ -49,7 +49,7 @@ static void assert_ordered(const tsr_comparison *cmp)
 /* The delta of `metric`, which must exist. */
 static const tsr_delta *must(const tsr_comparison *cmp, const char *metric)
 {
-	const tsr_delta *d = tsr_comparison_lookup(cmp, metric);
+	const tsr_delta *d = tsr_comparison_lookup_delta(cmp, metric);
 
 	if (!d)
 		fail_msg("no metric '%s'", metric);
@@ -83,18 +83,18 @@ static void test_self(void **state)
 	(void)state;
 	tsr_fixture_setup(&f, TSR_FIXTURE_MATMUL);
 	assert_int_equal(tsr_compare(&cmp, f.report, f.report, -1, -1), TSR_OK);
-	n = tsr_comparison_count(cmp);
+	n = tsr_comparison_get_count(cmp);
 	assert_true(n > 40);
 	for (size_t i = 0; i < n; i++) {
-		const tsr_delta *d = tsr_comparison_at(cmp, i);
+		const tsr_delta *d = tsr_comparison_get_delta(cmp, i);
 
 		if (!d->in_base || !d->in_new || d->change != 0 || d->base != d->new_value ||
 		    d->percent != 0.0)
 			fail_msg("'%s' changed against itself", d->metric);
-		assert_ptr_equal(tsr_comparison_lookup(cmp, d->metric), d);
+		assert_ptr_equal(tsr_comparison_lookup_delta(cmp, d->metric), d);
 	}
-	assert_null(tsr_comparison_at(cmp, n));
-	assert_null(tsr_comparison_lookup(cmp, "no.such.metric"));
+	assert_null(tsr_comparison_get_delta(cmp, n));
+	assert_null(tsr_comparison_lookup_delta(cmp, "no.such.metric"));
 	assert_ordered(cmp);
 	/* Every group is there. */
 	assert_int_equal(must(cmp, "memory.category.message")->unit, TSR_UNIT_BYTES);
@@ -116,8 +116,8 @@ static void test_self(void **state)
 
 		assert_int_equal(tsr_report_open(&again, f.report_dir, NULL), TSR_OK);
 		assert_int_equal(tsr_compare(&cmp, f.report, again, 0, 0), TSR_OK);
-		for (size_t i = 0; i < tsr_comparison_count(cmp); i++)
-			assert_int_equal(tsr_comparison_at(cmp, i)->change, 0);
+		for (size_t i = 0; i < tsr_comparison_get_count(cmp); i++)
+			assert_int_equal(tsr_comparison_get_delta(cmp, i)->change, 0);
 		tsr_comparison_free(cmp);
 		tsr_report_free(again);
 	}
@@ -216,7 +216,7 @@ static uint64_t compute_set_cycles(tsr_report *r, size_t run, size_t cs)
 	size_t n;
 	uint64_t sum = 0;
 
-	assert_int_equal(tsr_report_steps(r, &steps, &n, run), TSR_OK);
+	assert_int_equal(tsr_report_get_steps(&steps, &n, r, run), TSR_OK);
 	for (size_t i = 0; i < n; i++)
 		if (steps[i].type == TSR_STEP_ON_TILE_EXECUTE && steps[i].compute_set == (int64_t)cs)
 			sum += steps[i].cycles;
@@ -229,7 +229,7 @@ static size_t nth_compute_set(tsr_report *r, const char *name, int nth)
 	const tsr_compute_set *cs;
 	size_t n;
 
-	assert_int_equal(tsr_report_compute_sets(r, &cs, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_compute_sets(&cs, &n, r), TSR_OK);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(cs[i].name, name) == 0 && --nth == 0)
 			return i;
@@ -243,7 +243,7 @@ static bool has_compute_set(tsr_report *r, const char *name)
 	const tsr_compute_set *cs;
 	size_t n;
 
-	assert_int_equal(tsr_report_compute_sets(r, &cs, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_compute_sets(&cs, &n, r), TSR_OK);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(cs[i].name, name) == 0)
 			return true;
@@ -274,8 +274,8 @@ static void test_variant(void **state)
 	assert_ordered(cmp);
 
 	/* Totals. */
-	assert_int_equal(tsr_report_memory_totals(f.report, -1, &mb), TSR_OK);
-	assert_int_equal(tsr_report_memory_totals(v.report, -1, &mv), TSR_OK);
+	assert_int_equal(tsr_report_fill_memory_totals(&mb, f.report, -1), TSR_OK);
+	assert_int_equal(tsr_report_fill_memory_totals(&mv, v.report, -1), TSR_OK);
 	d = must(cmp, "memory.total_including_gaps");
 	assert_delta(d, true, true, mb.total_including_gaps, mv.total_including_gaps);
 	assert_true(d->change > 0);
@@ -284,9 +284,10 @@ static void test_variant(void **state)
 	             mv.max_tile_bytes);
 	assert_delta(must(cmp, "memory.oom_tiles"), true, true, mb.oom_tiles, mv.oom_tiles);
 	assert_delta(must(cmp, "memory.always_live"), true, true,
-	             tsr_report_always_live_bytes(f.report), tsr_report_always_live_bytes(v.report));
-	assert_int_equal(tsr_report_run_activity(f.report, &ab, 0), TSR_OK);
-	assert_int_equal(tsr_report_run_activity(v.report, &av, 0), TSR_OK);
+	             tsr_report_get_always_live_bytes(f.report),
+	             tsr_report_get_always_live_bytes(v.report));
+	assert_int_equal(tsr_report_fill_run_activity(&ab, f.report, 0), TSR_OK);
+	assert_int_equal(tsr_report_fill_run_activity(&av, v.report, 0), TSR_OK);
 	d = must(cmp, "cycles.total");
 	assert_delta(d, true, true, ab.cycles, av.cycles);
 	assert_true(d->change > 0);
@@ -296,15 +297,15 @@ static void test_variant(void **state)
 		snprintf(name, sizeof(name), "cycles.step_type.%s", tsr_step_type_name(t));
 		assert_delta(must(cmp, name), true, true, ab.step_cycles[t], av.step_cycles[t]);
 	}
-	assert_int_equal(tsr_report_run_flops(f.report, &fb, 0, false), TSR_OK);
-	assert_int_equal(tsr_report_run_flops(v.report, &fv, 0, false), TSR_OK);
+	assert_int_equal(tsr_report_fill_run_flops(&fb, f.report, 0, false), TSR_OK);
+	assert_int_equal(tsr_report_fill_run_flops(&fv, v.report, 0, false), TSR_OK);
 	d = must(cmp, "flops.total");
 	assert_delta(d, true, true, fb.flops, fv.flops);
 	assert_true(d->change > 0);
 
 	/* Categories. */
-	assert_int_equal(tsr_report_memory_by_category(f.report, &cb, &n_cb, -1), TSR_OK);
-	assert_int_equal(tsr_report_memory_by_category(v.report, &cv, &n_cv, -1), TSR_OK);
+	assert_int_equal(tsr_report_list_memory_by_category(&cb, &n_cb, f.report, -1), TSR_OK);
+	assert_int_equal(tsr_report_list_memory_by_category(&cv, &n_cv, v.report, -1), TSR_OK);
 	assert_int_equal(n_cb, n_cv);
 	for (size_t i = 0; i < n_cb; i++) {
 		char name[96];
@@ -318,10 +319,10 @@ static void test_variant(void **state)
 	free(cv);
 
 	/* Vertex types: cycles in run 0, by name. */
-	assert_int_equal(tsr_report_vertex_types(f.report, &tb, &n_tb), TSR_OK);
-	assert_int_equal(tsr_report_vertex_types(v.report, &tv, &n_tv), TSR_OK);
-	assert_int_equal(tsr_report_cycles_by_vertex_type(f.report, &vb, &n_vb, 0), TSR_OK);
-	assert_int_equal(tsr_report_cycles_by_vertex_type(v.report, &vv, &n_vv, 0), TSR_OK);
+	assert_int_equal(tsr_report_get_vertex_types(&tb, &n_tb, f.report), TSR_OK);
+	assert_int_equal(tsr_report_get_vertex_types(&tv, &n_tv, v.report), TSR_OK);
+	assert_int_equal(tsr_report_list_cycles_by_vertex_type(&vb, &n_vb, f.report, 0), TSR_OK);
+	assert_int_equal(tsr_report_list_cycles_by_vertex_type(&vv, &n_vv, v.report, 0), TSR_OK);
 	for (size_t i = 0; i < n_vb; i++) {
 		char name[256];
 		uint64_t other = 0;
@@ -339,7 +340,7 @@ static void test_variant(void **state)
 
 	/* Compute sets: "twice" exists only in the variant, twice over. */
 	assert_false(has_compute_set(f.report, "twice"));
-	assert_int_equal(tsr_report_compute_sets(v.report, &csv, &n_csv), TSR_OK);
+	assert_int_equal(tsr_report_get_compute_sets(&csv, &n_csv, v.report), TSR_OK);
 	{
 		size_t first = n_csv, second = n_csv;
 
@@ -357,7 +358,7 @@ static void test_variant(void **state)
 		assert_delta(must(cmp, "cycles.compute_set.twice#2"), false, true, 0,
 		             compute_set_cycles(v.report, 0, second));
 		assert_true(must(cmp, "cycles.compute_set.twice")->new_value > 0);
-		assert_null(tsr_comparison_lookup(cmp, "cycles.compute_set.twice#3"));
+		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice#3"));
 	}
 	d = must(cmp, "cycles.compute_set.double");
 	assert_true(d->in_base && d->in_new);
@@ -369,8 +370,8 @@ static void test_variant(void **state)
 	assert_true(must(cmp, "cycles.operation.layer1/fc")->change > 0);
 	assert_true(must(cmp, "memory.variable.a")->change > 0);
 	/* The variant only adds: nothing is in the base alone. */
-	for (size_t i = 0; i < tsr_comparison_count(cmp); i++)
-		base_only_seen |= !tsr_comparison_at(cmp, i)->in_new;
+	for (size_t i = 0; i < tsr_comparison_get_count(cmp); i++)
+		base_only_seen |= !tsr_comparison_get_delta(cmp, i)->in_new;
 	assert_false(base_only_seen);
 
 	tsr_comparison_free(cmp);
@@ -420,9 +421,9 @@ static void test_no_runs_and_errors(void **state)
 	assert_int_equal(tsr_compare(&cmp, f.report, f.report, -2, 0), TSR_ERR_INVALID_ARGUMENT);
 	assert_int_equal(tsr_compare(&cmp, NULL, f.report, -1, -1), TSR_ERR_INVALID_ARGUMENT);
 	assert_int_equal(tsr_compare(NULL, f.report, f.report, -1, -1), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_comparison_count(NULL), 0);
-	assert_null(tsr_comparison_at(NULL, 0));
-	assert_null(tsr_comparison_lookup(NULL, "cycles.total"));
+	assert_int_equal(tsr_comparison_get_count(NULL), 0);
+	assert_null(tsr_comparison_get_delta(NULL, 0));
+	assert_null(tsr_comparison_lookup_delta(NULL, "cycles.total"));
 	tsr_comparison_free(NULL);
 	tsr_fixture_teardown(&oom);
 	tsr_fixture_teardown(&f);
@@ -482,11 +483,11 @@ static void test_hostile_names_and_tree(void **state)
 	                  " WHERE name = (SELECT id FROM string WHERE text = 'double');");
 	if (r) {
 		assert_int_equal(tsr_compare(&cmp, r, r, 0, 0), TSR_OK);
-		assert_null(tsr_comparison_lookup(cmp, "cycles.compute_set.double"));
-		assert_non_null(tsr_comparison_lookup(cmp, "cycles.compute_set.twice"));
-		assert_non_null(tsr_comparison_lookup(cmp, "cycles.compute_set.twice#2"));
-		assert_non_null(tsr_comparison_lookup(cmp, "cycles.compute_set.twice#3"));
-		assert_null(tsr_comparison_lookup(cmp, "cycles.compute_set.twice#4"));
+		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.double"));
+		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice"));
+		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice#2"));
+		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice#3"));
+		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice#4"));
 		assert_ordered(cmp);
 		tsr_comparison_free(cmp);
 		/* Against the untouched report: "double" only there, a third
@@ -545,9 +546,9 @@ static void test_memory_cap(void **state)
 		}
 		rc = tsr_compare(&cmp, r, f.report, -1, -1);
 		if (rc == TSR_OK) {
-			assert_int_equal(tsr_comparison_count(cmp), tsr_comparison_count(full));
-			for (size_t i = 0; i < tsr_comparison_count(cmp); i++)
-				assert_int_equal(tsr_comparison_at(cmp, i)->change, 0);
+			assert_int_equal(tsr_comparison_get_count(cmp), tsr_comparison_get_count(full));
+			for (size_t i = 0; i < tsr_comparison_get_count(cmp); i++)
+				assert_int_equal(tsr_comparison_get_delta(cmp, i)->change, 0);
 			compared = true;
 		} else {
 			assert_int_equal(rc, TSR_ERR_TOO_LARGE);

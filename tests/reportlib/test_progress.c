@@ -120,7 +120,7 @@ static void test_open_progress(void **state)
 		const tsr_variable *vars;
 		size_t n;
 
-		assert_int_equal(tsr_report_variables(r, &vars, &n), TSR_OK);
+		assert_int_equal(tsr_report_get_variables(&vars, &n, r), TSR_OK);
 	}
 	assert_int_equal(rec->n, 0);
 	tsr_report_free(r);
@@ -224,13 +224,13 @@ static void test_compare_progress(void **state)
 	recorder_init(rec, 2.0, SIZE_MAX);
 	assert_int_equal(tsr_compare(&cmp, f->report, other, -1, -1), TSR_OK);
 	check_fractions(rec, true);
-	n = tsr_comparison_count(cmp);
+	n = tsr_comparison_get_count(cmp);
 	assert_true(n > 10);
 	tsr_comparison_free(cmp);
 	assert_int_equal(tsr_report_set_progress(f->report, NULL, NULL), TSR_OK);
 	rec->n = 0;
 	assert_int_equal(tsr_compare(&cmp, f->report, other, -1, -1), TSR_OK);
-	assert_int_equal(tsr_comparison_count(cmp), n);
+	assert_int_equal(tsr_comparison_get_count(cmp), n);
 	assert_int_equal(rec->n, 0);
 	tsr_comparison_free(cmp);
 	tsr_report_free(other);
@@ -287,28 +287,28 @@ static void test_trace_progress(void **state)
 	 * is finer than the file's (as in test_trace.c). */
 	res = (uint64_t)(info->end_ns - info->start_ns) / 8000;
 	recorder_init(rec, 2.0, 0);
-	assert_int_equal(tsr_trace_events(tr, &items, &n, 0, INT64_MIN, INT64_MAX, res),
+	assert_int_equal(tsr_trace_list_events(&items, &n, tr, 0, INT64_MIN, INT64_MAX, res),
 	                 TSR_ERR_CANCELLED);
 	assert_null(items);
 	assert_int_equal(rec->n, 1);
 	recorder_init(rec, 2.0, SIZE_MAX);
-	assert_int_equal(tsr_trace_events(tr, &items, &n, 0, INT64_MIN, INT64_MAX, res), TSR_OK);
+	assert_int_equal(tsr_trace_list_events(&items, &n, tr, 0, INT64_MIN, INT64_MAX, res), TSR_OK);
 	check_fractions(rec, true);
 	assert_true(n > 0 && items[0].kind == TSR_TRACE_ITEM_SUMMARY);
 	free(items);
 	/* Built once: the next query does not report. */
 	rec->n = 0;
-	assert_int_equal(tsr_trace_events(tr, &items, &n, 0, INT64_MIN, INT64_MAX, res), TSR_OK);
+	assert_int_equal(tsr_trace_list_events(&items, &n, tr, 0, INT64_MIN, INT64_MAX, res), TSR_OK);
 	assert_int_equal(rec->n, 0);
 	free(items);
 
 	/* Statistics from the chunks (medians). */
 	recorder_init(rec, 2.0, 0);
-	assert_int_equal(tsr_trace_label_stats(tr, &stats, &n_stats, &so), TSR_ERR_CANCELLED);
+	assert_int_equal(tsr_trace_list_label_stats(&stats, &n_stats, tr, &so), TSR_ERR_CANCELLED);
 	assert_null(stats);
 	assert_non_null(strstr(tsr_trace_error(tr), "cancelled"));
 	recorder_init(rec, 2.0, SIZE_MAX);
-	assert_int_equal(tsr_trace_label_stats(tr, &stats, &n_stats, &so), TSR_OK);
+	assert_int_equal(tsr_trace_list_label_stats(&stats, &n_stats, tr, &so), TSR_OK);
 	check_fractions(rec, true);
 	assert_int_equal(n_stats, 3);
 	free(stats);
@@ -316,11 +316,11 @@ static void test_trace_progress(void **state)
 	/* Search. */
 	q.pattern = "needle";
 	recorder_init(rec, 2.0, 0);
-	assert_int_equal(tsr_trace_search(tr, &found, &n, &total, &q), TSR_ERR_CANCELLED);
+	assert_int_equal(tsr_trace_search(&found, &n, &total, tr, &q), TSR_ERR_CANCELLED);
 	assert_null(found);
 	assert_int_equal(tsr_trace_set_progress(tr, record_cb, rec), TSR_OK);
 	recorder_init(rec, 2.0, SIZE_MAX);
-	assert_int_equal(tsr_trace_search(tr, &found, &n, &total, &q), TSR_OK);
+	assert_int_equal(tsr_trace_search(&found, &n, &total, tr, &q), TSR_OK);
 	check_fractions(rec, true);
 	assert_int_equal(total, 70000);
 	free(found);
@@ -328,7 +328,7 @@ static void test_trace_progress(void **state)
 	assert_int_equal(tsr_trace_set_progress(tr, NULL, NULL), TSR_OK);
 	assert_int_equal(tsr_trace_set_progress(NULL, NULL, NULL), TSR_ERR_INVALID_ARGUMENT);
 	rec->n = 0;
-	assert_int_equal(tsr_trace_search(tr, &found, &n, &total, &q), TSR_OK);
+	assert_int_equal(tsr_trace_search(&found, &n, &total, tr, &q), TSR_OK);
 	assert_int_equal(rec->n, 0);
 	free(found);
 

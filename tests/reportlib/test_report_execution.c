@@ -51,7 +51,7 @@ static void test_runs(void **state)
 	const tsr_run *runs;
 	size_t n;
 
-	assert_int_equal(tsr_report_runs(f->report, &runs, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_runs(&runs, &n, f->report), TSR_OK);
 	assert_int_equal(n, f->n_runs);
 	assert_true(n >= 2);
 	assert_int_equal(tsr_report_get_counts(f->report)->runs, n);
@@ -84,7 +84,7 @@ static void test_steps(void **state)
 		const tsr_step *steps, *again;
 		size_t n, n2;
 
-		assert_int_equal(tsr_report_steps(f->report, &steps, &n, r), TSR_OK);
+		assert_int_equal(tsr_report_get_steps(&steps, &n, f->report, r), TSR_OK);
 		assert_int_equal(n, rp->n_steps);
 		assert_true(n > 0);
 		for (size_t i = 0; i < n; i++) {
@@ -113,7 +113,7 @@ static void test_steps(void **state)
 			assert_balance(s->data_balance, w->data_balance);
 		}
 		/* Read once: the second call returns the same array. */
-		assert_int_equal(tsr_report_steps(f->report, &again, &n2, r), TSR_OK);
+		assert_int_equal(tsr_report_get_steps(&again, &n2, f->report, r), TSR_OK);
 		assert_ptr_equal(again, steps);
 		assert_int_equal(n2, n);
 	}
@@ -135,7 +135,7 @@ static void test_program_trace(void **state)
 		const uint32_t *trace;
 		size_t n;
 
-		assert_int_equal(tsr_report_program_trace(f->report, &trace, &n, r), TSR_OK);
+		assert_int_equal(tsr_report_get_program_trace(&trace, &n, f->report, r), TSR_OK);
 		assert_int_equal(n, f->runs[r]->n_trace);
 		assert_true(n > 0);
 		for (size_t i = 0; i < n; i++)
@@ -161,7 +161,7 @@ static void test_activity(void **state)
 			want_cycles[rp->steps[i].type] += rp->steps[i].cycles;
 			want_steps[rp->steps[i].type]++;
 		}
-		assert_int_equal(tsr_report_run_activity(f->report, &a, r), TSR_OK);
+		assert_int_equal(tsr_report_fill_run_activity(&a, f->report, r), TSR_OK);
 		assert_int_equal(a.cycles, rp->cycles);
 		for (int t = 0; t < TSR_STEP_TYPE_COUNT; t++) {
 			assert_int_equal(a.step_cycles[t], want_cycles[t]);
@@ -230,7 +230,7 @@ static void check_vertex_type_cycles(tsr_fixture *f, int64_t run)
 	}
 	assert_true(total > 0);
 
-	assert_int_equal(tsr_report_cycles_by_vertex_type(f->report, &vc, &n, run), TSR_OK);
+	assert_int_equal(tsr_report_list_cycles_by_vertex_type(&vc, &n, f->report, run), TSR_OK);
 	assert_int_equal(n, n_listed);
 	for (size_t i = 0; i < n; i++) {
 		size_t t = vc[i].vertex_type;
@@ -264,11 +264,11 @@ static void test_vertex_type_cycles(void **state)
 	for (size_t r = 0; r < f->n_runs; r++)
 		check_vertex_type_cycles(f, (int64_t)r);
 	/* Past the last run, and below -1. */
-	assert_int_equal(tsr_report_cycles_by_vertex_type(f->report, &vc, &n, (int64_t)f->n_runs),
+	assert_int_equal(tsr_report_list_cycles_by_vertex_type(&vc, &n, f->report, (int64_t)f->n_runs),
 	                 TSR_ERR_OUT_OF_RANGE);
 	assert_null(vc);
 	assert_int_equal(n, 0);
-	assert_int_equal(tsr_report_cycles_by_vertex_type(f->report, &vc, &n, -2),
+	assert_int_equal(tsr_report_list_cycles_by_vertex_type(&vc, &n, f->report, -2),
 	                 TSR_ERR_OUT_OF_RANGE);
 }
 
@@ -286,7 +286,7 @@ static void test_compute_set_vertex_types(void **state)
 		const tsi_compute_set_profile *cs = &gp->compute_sets[c];
 		size_t with_vertices = 0;
 
-		assert_int_equal(tsr_report_compute_set_vertex_types(f->report, &vt, &n, c), TSR_OK);
+		assert_int_equal(tsr_report_get_compute_set_vertex_types(&vt, &n, f->report, c), TSR_OK);
 		for (uint32_t k = 0; k < cs->n_types; k++) {
 			if (cs->vertex_counts[k] == 0)
 				continue;
@@ -308,12 +308,12 @@ static void test_compute_set_vertex_types(void **state)
 		listed += n;
 	}
 	assert_true(listed > 0);
-	assert_int_equal(tsr_report_compute_set_vertex_types(f->report, &vt, &n,
-	                                                     gp->n_compute_sets + 1000),
+	assert_int_equal(tsr_report_get_compute_set_vertex_types(&vt, &n, f->report,
+	                                                         gp->n_compute_sets + 1000),
 	                 TSR_ERR_OUT_OF_RANGE);
 	assert_null(vt);
 	assert_int_equal(n, 0);
-	assert_int_equal(tsr_report_compute_set_vertex_types(f->report, NULL, &n, 0),
+	assert_int_equal(tsr_report_get_compute_set_vertex_types(NULL, &n, f->report, 0),
 	                 TSR_ERR_INVALID_ARGUMENT);
 }
 
@@ -342,7 +342,7 @@ static void test_flops(void **state)
 			double seconds = (double)rp->cycles / (double)t->clock_hz;
 			tsr_flops fl;
 
-			assert_int_equal(tsr_report_run_flops(f->report, &fl, r, half), TSR_OK);
+			assert_int_equal(tsr_report_fill_run_flops(&fl, f->report, r, half), TSR_OK);
 			assert_int_equal(fl.flops, flops);
 			assert_int_equal(fl.cycles, rp->cycles);
 			assert_close(fl.seconds, seconds, 1e-15);
@@ -361,8 +361,8 @@ static void test_flops(void **state)
 		if (f->runs[r]->program_index != 1)
 			continue;
 		assert_int_equal(f->runs[0]->program_index, 0);
-		assert_int_equal(tsr_report_run_flops(f->report, &a, 0, false), TSR_OK);
-		assert_int_equal(tsr_report_run_flops(f->report, &b, r, false), TSR_OK);
+		assert_int_equal(tsr_report_fill_run_flops(&a, f->report, 0, false), TSR_OK);
+		assert_int_equal(tsr_report_fill_run_flops(&b, f->report, r, false), TSR_OK);
 		assert_true(a.flops > b.flops);
 	}
 }
@@ -390,28 +390,28 @@ static void test_errors(void **state)
 	tsr_flops fl;
 	size_t n = 9;
 
-	assert_int_equal(tsr_report_steps(f->report, &steps, &n, f->n_runs), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_report_get_steps(&steps, &n, f->report, f->n_runs), TSR_ERR_OUT_OF_RANGE);
 	assert_null(steps);
 	assert_int_equal(n, 0);
 	assert_non_null(strstr(tsr_report_error(f->report), "run"));
-	assert_int_equal(tsr_report_program_trace(f->report, &trace, &n, f->n_runs + 5),
+	assert_int_equal(tsr_report_get_program_trace(&trace, &n, f->report, f->n_runs + 5),
 	                 TSR_ERR_OUT_OF_RANGE);
 	assert_null(trace);
-	assert_int_equal(tsr_report_run_activity(f->report, &a, SIZE_MAX), TSR_ERR_OUT_OF_RANGE);
-	assert_int_equal(tsr_report_run_flops(f->report, &fl, f->n_runs, false),
+	assert_int_equal(tsr_report_fill_run_activity(&a, f->report, SIZE_MAX), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_report_fill_run_flops(&fl, f->report, f->n_runs, false),
 	                 TSR_ERR_OUT_OF_RANGE);
 
-	assert_int_equal(tsr_report_steps(NULL, &steps, &n, 0), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_report_steps(f->report, NULL, &n, 0), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_report_steps(f->report, &steps, NULL, 0), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_report_program_trace(f->report, NULL, &n, 0), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_report_run_activity(NULL, &a, 0), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_report_run_activity(f->report, NULL, 0), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_report_run_flops(f->report, NULL, 0, true), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_report_cycles_by_vertex_type(f->report, NULL, &n, -1),
+	assert_int_equal(tsr_report_get_steps(&steps, &n, NULL, 0), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_get_steps(NULL, &n, f->report, 0), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_get_steps(&steps, NULL, f->report, 0), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_get_program_trace(NULL, &n, f->report, 0), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_fill_run_activity(&a, NULL, 0), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_fill_run_activity(NULL, f->report, 0), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_fill_run_flops(NULL, f->report, 0, true), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_list_cycles_by_vertex_type(NULL, &n, f->report, -1),
 	                 TSR_ERR_INVALID_ARGUMENT);
 	/* The handle still answers after the failures. */
-	assert_int_equal(tsr_report_steps(f->report, &steps, &n, 0), TSR_OK);
+	assert_int_equal(tsr_report_get_steps(&steps, &n, f->report, 0), TSR_OK);
 	assert_int_equal(n, f->runs[0]->n_steps);
 }
 
@@ -429,14 +429,14 @@ static void test_no_runs(void **state)
 	size_t n;
 
 	assert_int_equal(f->n_runs, 0);
-	assert_int_equal(tsr_report_runs(f->report, &runs, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_runs(&runs, &n, f->report), TSR_OK);
 	assert_int_equal(n, 0);
-	assert_int_equal(tsr_report_steps(f->report, &steps, &n, 0), TSR_ERR_NO_DATA);
-	assert_int_equal(tsr_report_program_trace(f->report, &trace, &n, 0), TSR_ERR_NO_DATA);
-	assert_int_equal(tsr_report_run_activity(f->report, &a, 0), TSR_ERR_NO_DATA);
-	assert_int_equal(tsr_report_run_flops(f->report, &fl, 0, false), TSR_ERR_NO_DATA);
-	assert_int_equal(tsr_report_cycles_by_vertex_type(f->report, &vc, &n, 0), TSR_ERR_NO_DATA);
-	assert_int_equal(tsr_report_cycles_by_vertex_type(f->report, &vc, &n, -1), TSR_OK);
+	assert_int_equal(tsr_report_get_steps(&steps, &n, f->report, 0), TSR_ERR_NO_DATA);
+	assert_int_equal(tsr_report_get_program_trace(&trace, &n, f->report, 0), TSR_ERR_NO_DATA);
+	assert_int_equal(tsr_report_fill_run_activity(&a, f->report, 0), TSR_ERR_NO_DATA);
+	assert_int_equal(tsr_report_fill_run_flops(&fl, f->report, 0, false), TSR_ERR_NO_DATA);
+	assert_int_equal(tsr_report_list_cycles_by_vertex_type(&vc, &n, f->report, 0), TSR_ERR_NO_DATA);
+	assert_int_equal(tsr_report_list_cycles_by_vertex_type(&vc, &n, f->report, -1), TSR_OK);
 	assert_int_equal(n, 0); /* the model has no compute sets with vertices */
 	free(vc);
 }
@@ -557,28 +557,28 @@ static void test_lying_rows(void **state)
 		if (rc == TSR_OK) {
 			switch (lies[i].query) {
 			case Q_STEPS:
-				rc = tsr_report_steps(r, &steps, &n, 0);
+				rc = tsr_report_get_steps(&steps, &n, r, 0);
 				break;
 			case Q_TRACE:
-				rc = tsr_report_program_trace(r, &trace, &n, 0);
+				rc = tsr_report_get_program_trace(&trace, &n, r, 0);
 				break;
 			case Q_ACTIVITY:
-				rc = tsr_report_run_activity(r, &a, 0);
+				rc = tsr_report_fill_run_activity(&a, r, 0);
 				break;
 			case Q_VERTEX_TYPES:
-				rc = tsr_report_cycles_by_vertex_type(r, &vc, &n, -1);
+				rc = tsr_report_list_cycles_by_vertex_type(&vc, &n, r, -1);
 				free(vc);
 				break;
 			case Q_CS_VERTEX_TYPES: {
 				const tsr_vertex_type_cycles *cvt;
-				rc = tsr_report_compute_set_vertex_types(r, &cvt, &n, 0);
+				rc = tsr_report_get_compute_set_vertex_types(&cvt, &n, r, 0);
 				break;
 			}
 			case Q_CS_MEMORY:
 			case Q_VT_MEMORY: {
 				tsr_vertex_memory vm;
-				rc = lies[i].query == Q_CS_MEMORY ? tsr_report_compute_set_memory(r, &vm, 0, -1)
-				                                  : tsr_report_vertex_type_memory(r, &vm, 0, -1);
+				rc = lies[i].query == Q_CS_MEMORY ? tsr_report_fill_compute_set_memory(&vm, r, 0, -1)
+				                                  : tsr_report_fill_vertex_type_memory(&vm, r, 0, -1);
 				break;
 			}
 			}
@@ -588,10 +588,10 @@ static void test_lying_rows(void **state)
 			assert_non_null(strstr(tsr_report_error(r), "profile.pop"));
 			/* Still corrupt when asked again; nothing half-kept. */
 			if (lies[i].query == Q_STEPS)
-				assert_int_equal(tsr_report_steps(r, &steps, &n, 0), TSR_ERR_CORRUPT);
+				assert_int_equal(tsr_report_get_steps(&steps, &n, r, 0), TSR_ERR_CORRUPT);
 			/* The other runs are still readable. */
 			if (lies[i].query == Q_STEPS || lies[i].query == Q_TRACE)
-				assert_int_equal(tsr_report_steps(r, &steps, &n, 1), TSR_OK);
+				assert_int_equal(tsr_report_get_steps(&steps, &n, r, 1), TSR_OK);
 		} else if (rc != TSR_ERR_CORRUPT) {
 			fail_msg("lie %zu (%s): open gave %s", i, lies[i].sql, tsr_error_name(rc));
 		}

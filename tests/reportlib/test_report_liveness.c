@@ -19,7 +19,7 @@ static void test_steps(void **state)
 	size_t n, peak, expect_peak = 0;
 	uint64_t bytes;
 
-	assert_int_equal(tsr_report_liveness_steps(f->report, &s, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_liveness_steps(&s, &n, f->report), TSR_OK);
 	assert_int_equal(n, gp->n_liveness);
 	assert_true(n > 5);
 	for (size_t i = 0; i < n; i++) {
@@ -31,14 +31,14 @@ static void test_steps(void **state)
 		    gp->liveness[expect_peak].not_always_live_bytes)
 			expect_peak = i;
 	}
-	assert_int_equal(tsr_report_always_live_bytes(f->report), gp->always_live_bytes);
+	assert_int_equal(tsr_report_get_always_live_bytes(f->report), gp->always_live_bytes);
 	assert_true(gp->always_live_bytes > 0);
-	assert_int_equal(tsr_report_always_live_bytes(NULL), 0);
-	assert_int_equal(tsr_report_peak_liveness(f->report, &peak, &bytes), TSR_OK);
+	assert_int_equal(tsr_report_get_always_live_bytes(NULL), 0);
+	assert_int_equal(tsr_report_get_peak_liveness(&peak, &bytes, f->report), TSR_OK);
 	assert_int_equal(peak, expect_peak);
 	assert_int_equal(bytes, gp->liveness[expect_peak].not_always_live_bytes);
 	assert_true(bytes > 0);
-	assert_int_equal(tsr_report_peak_liveness(f->report, NULL, &bytes), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_get_peak_liveness(NULL, &bytes, f->report), TSR_ERR_INVALID_ARGUMENT);
 }
 
 /* At every step: by tile, by IPU and the live variables agree with the
@@ -55,12 +55,12 @@ static void test_breakdowns(void **state)
 
 	assert_non_null(tiles);
 	assert_true(tsr_report_get_info(f->report)->lowered_vars);
-	assert_int_equal(tsr_report_variables(f->report, &vars, &nv), TSR_OK);
+	assert_int_equal(tsr_report_get_variables(&vars, &nv, f->report), TSR_OK);
 	for (size_t step = 0; step < gp->n_liveness; step++) {
 		uint64_t sum = 0, live_sum = 0, always = 0;
 		size_t *live, n_live;
 
-		assert_int_equal(tsr_report_liveness_by_tile(f->report, tiles, t->num_tiles, step),
+		assert_int_equal(tsr_report_fill_liveness_by_tile(tiles, t->num_tiles, f->report, step),
 		                 TSR_OK);
 		for (unsigned tile = 0; tile < t->num_tiles; tile++) {
 			uint64_t expect = 0;
@@ -76,7 +76,7 @@ static void test_breakdowns(void **state)
 			sum += tiles[tile];
 		}
 		assert_int_equal(sum, gp->liveness[step].not_always_live_bytes);
-		assert_int_equal(tsr_report_liveness_by_ipu(f->report, ipus, 2, step), TSR_OK);
+		assert_int_equal(tsr_report_fill_liveness_by_ipu(ipus, 2, f->report, step), TSR_OK);
 		assert_int_equal(ipus[0] + ipus[1], sum);
 		{
 			uint64_t first = 0;
@@ -86,7 +86,7 @@ static void test_breakdowns(void **state)
 			assert_int_equal(ipus[0], first);
 		}
 
-		assert_int_equal(tsr_report_live_variables(f->report, &live, &n_live, step), TSR_OK);
+		assert_int_equal(tsr_report_list_live_variables(&live, &n_live, f->report, step), TSR_OK);
 		for (size_t k = 0; k < n_live; k++) {
 			const tsr_variable *v = &vars[live[k]];
 
@@ -101,13 +101,13 @@ static void test_breakdowns(void **state)
 		assert_int_equal(always, gp->always_live_bytes);
 		free(live);
 	}
-	assert_int_equal(tsr_report_liveness_by_tile(f->report, tiles, t->num_tiles, gp->n_liveness),
+	assert_int_equal(tsr_report_fill_liveness_by_tile(tiles, t->num_tiles, f->report, gp->n_liveness),
 	                 TSR_ERR_OUT_OF_RANGE);
-	assert_int_equal(tsr_report_liveness_by_ipu(f->report, ipus, 1, 0), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_fill_liveness_by_ipu(ipus, 1, f->report, 0), TSR_ERR_INVALID_ARGUMENT);
 	{
 		size_t *live, n_live;
 
-		assert_int_equal(tsr_report_live_variables(f->report, &live, &n_live, gp->n_liveness),
+		assert_int_equal(tsr_report_list_live_variables(&live, &n_live, f->report, gp->n_liveness),
 		                 TSR_ERR_OUT_OF_RANGE);
 	}
 	free(tiles);

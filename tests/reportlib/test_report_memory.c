@@ -17,7 +17,7 @@ static void test_tiles(void **state)
 	const tsr_tile_memory *m;
 	size_t n;
 
-	assert_int_equal(tsr_report_tile_memory(f->report, &m, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_tile_memory(&m, &n, f->report), TSR_OK);
 	assert_int_equal(n, f->gp->target.num_tiles);
 	for (size_t t = 0; t < n; t++) {
 		const tsi_tile_memory *g = &f->gp->by_tile[t];
@@ -30,7 +30,7 @@ static void test_tiles(void **state)
 		assert_int_equal(m[t].total_including_gaps, g->total_including_gaps);
 	}
 	assert_true(m[0].total > 0);
-	assert_int_equal(tsr_report_tile_memory(f->report, NULL, &n), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_get_tile_memory(NULL, &n, f->report), TSR_ERR_INVALID_ARGUMENT);
 }
 
 /* Totals of all tiles and of each IPU, recomputed from the profile. */
@@ -42,12 +42,12 @@ static void test_totals(void **state)
 	tsr_memory_totals all, ipu[2];
 
 	assert_int_equal(gp->target.num_ipus, 2);
-	assert_int_equal(tsr_report_memory_totals(f->report, -1, &all), TSR_OK);
+	assert_int_equal(tsr_report_fill_memory_totals(&all, f->report, -1), TSR_OK);
 	for (int i = 0; i < 2; i++) {
 		uint64_t total = 0, gaps = 0, max = 0, min = UINT64_MAX;
 		uint32_t max_tile = 0;
 
-		assert_int_equal(tsr_report_memory_totals(f->report, i, &ipu[i]), TSR_OK);
+		assert_int_equal(tsr_report_fill_memory_totals(&ipu[i], f->report, i), TSR_OK);
 		for (unsigned t = i * per; t < (i + 1) * per; t++) {
 			const tsi_tile_memory *g = &gp->by_tile[t];
 
@@ -75,8 +75,8 @@ static void test_totals(void **state)
 	for (int k = 0; k < TSR_REGION_COUNT; k++)
 		assert_int_equal(all.region[k], ipu[0].region[k] + ipu[1].region[k]);
 	assert_int_equal(all.capacity, gp->target.bytes_per_tile * gp->target.num_tiles);
-	assert_int_equal(tsr_report_memory_totals(f->report, 2, &all), TSR_ERR_OUT_OF_RANGE);
-	assert_int_equal(tsr_report_memory_totals(f->report, -2, &all), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_report_fill_memory_totals(&all, f->report, 2), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_report_fill_memory_totals(&all, f->report, -2), TSR_ERR_OUT_OF_RANGE);
 }
 
 /* Largest tiles are sorted and tie-broken; the histogram counts them all. */
@@ -89,7 +89,7 @@ static void test_largest_and_histogram(void **state)
 	uint64_t *counts, width, sum = 0;
 	size_t n, nb;
 
-	assert_int_equal(tsr_report_largest_tiles(f->report, &tiles, &n, -1, true, 5), TSR_OK);
+	assert_int_equal(tsr_report_list_largest_tiles(&tiles, &n, f->report, -1, true, 5), TSR_OK);
 	assert_int_equal(n, 5);
 	for (size_t i = 1; i < n; i++) {
 		uint64_t a = gp->by_tile[tiles[i - 1]].total_including_gaps;
@@ -101,13 +101,13 @@ static void test_largest_and_histogram(void **state)
 		assert_true(gp->by_tile[t].total_including_gaps <=
 		            gp->by_tile[tiles[0]].total_including_gaps);
 	free(tiles);
-	assert_int_equal(tsr_report_largest_tiles(f->report, &tiles, &n, 1, false, 1000), TSR_OK);
+	assert_int_equal(tsr_report_list_largest_tiles(&tiles, &n, f->report, 1, false, 1000), TSR_OK);
 	assert_int_equal(n, gp->target.tiles_per_ipu);
 	for (size_t i = 0; i < n; i++)
 		assert_true(tiles[i] >= gp->target.tiles_per_ipu);
 	free(tiles);
 
-	assert_int_equal(tsr_report_tile_histogram(f->report, &counts, &nb, &width, -1, true, 0),
+	assert_int_equal(tsr_report_list_tile_histogram(&counts, &nb, &width, f->report, -1, true, 0),
 	                 TSR_OK);
 	assert_true(nb >= 1 && nb <= 20);
 	for (size_t b = 0; b < nb; b++)
@@ -121,7 +121,7 @@ static void test_largest_and_histogram(void **state)
 		assert_int_equal(counts[b], expect);
 	}
 	free(counts);
-	assert_int_equal(tsr_report_tile_histogram(f->report, &counts, &nb, &width, 0, false, 1024),
+	assert_int_equal(tsr_report_list_tile_histogram(&counts, &nb, &width, f->report, 0, false, 1024),
 	                 TSR_OK);
 	assert_int_equal(width, 1024);
 	sum = 0;
@@ -130,7 +130,7 @@ static void test_largest_and_histogram(void **state)
 	assert_int_equal(sum, gp->target.tiles_per_ipu);
 	free(counts);
 	/* An IPU past the target. */
-	assert_int_equal(tsr_report_tile_histogram(f->report, &counts, &nb, NULL, 5, true, 0),
+	assert_int_equal(tsr_report_list_tile_histogram(&counts, &nb, NULL, f->report, 5, true, 0),
 	                 TSR_ERR_OUT_OF_RANGE);
 }
 
@@ -153,7 +153,7 @@ static void test_categories(void **state)
 		size_t n;
 		unsigned lo = ipu < 0 ? 0 : ipu * per, hi = ipu < 0 ? nt : (ipu + 1) * per;
 
-		assert_int_equal(tsr_report_memory_by_category(f->report, &cats, &n, ipu), TSR_OK);
+		assert_int_equal(tsr_report_list_memory_by_category(&cats, &n, f->report, ipu), TSR_OK);
 		assert_int_equal(n, TSI_MEM_CATEGORY_COUNT);
 		for (size_t c = 0; c < n; c++) {
 			uint64_t total = 0, ovl = 0;
@@ -181,7 +181,7 @@ static void test_categories(void **state)
 	}
 	assert_true(grand > 0);
 	for (size_t c = 0; c < tsr_category_count(); c++) {
-		assert_int_equal(tsr_report_category_by_tile(f->report, by_tile, nt, c), TSR_OK);
+		assert_int_equal(tsr_report_fill_category_by_tile(by_tile, nt, f->report, c), TSR_OK);
 		for (unsigned t = 0; t < nt; t++) {
 			uint64_t s = 0;
 
@@ -192,8 +192,9 @@ static void test_categories(void **state)
 			assert_int_equal(by_tile[t], s);
 		}
 	}
-	assert_int_equal(tsr_report_category_by_tile(f->report, by_tile, nt, 25), TSR_ERR_OUT_OF_RANGE);
-	assert_int_equal(tsr_report_category_by_tile(f->report, by_tile, nt - 1, 0),
+	assert_int_equal(tsr_report_fill_category_by_tile(by_tile, nt, f->report,
+	                                                  25), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_report_fill_category_by_tile(by_tile, nt - 1, f->report, 0),
 	                 TSR_ERR_INVALID_ARGUMENT);
 	free(by_tile);
 }
@@ -236,26 +237,26 @@ static void test_vertex_memory(void **state)
 		uint64_t expect_total = 0;
 
 		for (size_t i = 0; i < gp->n_compute_sets; i++) {
-			assert_int_equal(tsr_report_compute_set_memory(f->report, &m, i, ipu), TSR_OK);
+			assert_int_equal(tsr_report_fill_compute_set_memory(&m, f->report, i, ipu), TSR_OK);
 			check_vertex_memory(&m, &gp->by_compute_set[i], lo, hi);
 		}
 		for (size_t i = 0; i < gp->n_vertex_types; i++) {
-			assert_int_equal(tsr_report_vertex_type_memory(f->report, &m, i, ipu), TSR_OK);
+			assert_int_equal(tsr_report_fill_vertex_type_memory(&m, f->report, i, ipu), TSR_OK);
 			check_vertex_memory(&m, &gp->by_vertex_type[i], lo, hi);
 			expect_total += m.total;
 		}
-		assert_int_equal(tsr_report_vertex_memory_totals(f->report, &tot, ipu), TSR_OK);
+		assert_int_equal(tsr_report_fill_vertex_memory_totals(&tot, f->report, ipu), TSR_OK);
 		assert_int_equal(tot.total, expect_total);
 		if (ipu < 0)
 			sum_total = tot.total;
 	}
 	assert_true(sum_total > 0);
-	assert_int_equal(tsr_report_compute_set_memory(f->report, &m, gp->n_compute_sets, -1),
+	assert_int_equal(tsr_report_fill_compute_set_memory(&m, f->report, gp->n_compute_sets, -1),
 	                 TSR_ERR_OUT_OF_RANGE);
-	assert_int_equal(tsr_report_vertex_type_memory(f->report, &m, gp->n_vertex_types, -1),
+	assert_int_equal(tsr_report_fill_vertex_type_memory(&m, f->report, gp->n_vertex_types, -1),
 	                 TSR_ERR_OUT_OF_RANGE);
-	assert_int_equal(tsr_report_vertex_type_memory(f->report, &m, 0, 7), TSR_ERR_OUT_OF_RANGE);
-	assert_int_equal(tsr_report_vertex_memory_totals(f->report, NULL, -1),
+	assert_int_equal(tsr_report_fill_vertex_type_memory(&m, f->report, 0, 7), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_report_fill_vertex_memory_totals(NULL, f->report, -1),
 	                 TSR_ERR_INVALID_ARGUMENT);
 }
 
@@ -272,7 +273,7 @@ static void test_variables(void **state)
 	bool saw_user = false;
 
 	assert_non_null(by_tile);
-	assert_int_equal(tsr_report_variables(f->report, &v, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_variables(&v, &n, f->report), TSR_OK);
 	for (size_t i = 0; i < gp->n_variables; i++)
 		if (info->lowered_vars || gp->variables[i].category == TSI_MEM_VARIABLE ||
 		    gp->variables[i].category == TSI_MEM_CONSTANT)
@@ -303,13 +304,14 @@ static void test_variables(void **state)
 			assert_string_equal(v[i].type, "float");
 			saw_user = true;
 		}
-		assert_int_equal(tsr_report_variable_by_tile(f->report, by_tile, nt, i), TSR_OK);
+		assert_int_equal(tsr_report_fill_variable_by_tile(by_tile, nt, f->report, i), TSR_OK);
 		for (unsigned t = 0; t < nt; t++)
 			assert_int_equal(by_tile[t], tsi_tile_values_get(&g->bytes_by_tile, t));
 	}
 	assert_true(saw_user);
-	assert_int_equal(tsr_report_variable_by_tile(f->report, by_tile, nt, n), TSR_ERR_OUT_OF_RANGE);
-	assert_int_equal(tsr_report_variable_by_tile(f->report, by_tile, 0, 0),
+	assert_int_equal(tsr_report_fill_variable_by_tile(by_tile, nt, f->report,
+	                                                  n), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_report_fill_variable_by_tile(by_tile, 0, f->report, 0),
 	                 TSR_ERR_INVALID_ARGUMENT);
 	free(by_tile);
 }
@@ -322,17 +324,17 @@ static void test_oom(void **state)
 	tsr_memory_totals t;
 	size_t n;
 
-	assert_int_equal(tsr_report_oom_tiles(f->report, &tiles, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_oom_tiles(&tiles, &n, f->report), TSR_OK);
 	assert_int_equal(n, f->gp->n_oom_tiles);
 	assert_true(n >= 1);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(tiles[i], f->gp->oom_tiles[i]);
 	assert_int_equal(tiles[0], 0);
-	assert_int_equal(tsr_report_memory_totals(f->report, -1, &t), TSR_OK);
+	assert_int_equal(tsr_report_fill_memory_totals(&t, f->report, -1), TSR_OK);
 	assert_int_equal(t.oom_tiles, n);
 	assert_int_equal(t.max_tile, 0);
 	assert_true(t.max_tile_bytes > tsr_report_get_target(f->report)->bytes_per_tile);
-	assert_int_equal(tsr_report_oom_tiles(f->report, NULL, &n), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_get_oom_tiles(NULL, &n, f->report), TSR_ERR_INVALID_ARGUMENT);
 }
 
 int main(void)

@@ -44,19 +44,19 @@ static void test_info_target(void **state)
 	assert_int_equal(t->fp16_amp_flops_per_cycle, gt->fp16_amp_flops_per_cycle);
 	assert_int_equal(t->replication_factor, f->gp->replication_factor);
 	assert_int_equal(t->min_sync_delay, f->gp->min_sync_delay);
-	assert_string_equal(tsr_report_path(f->report), f->profile_path);
-	assert_non_null(tsr_report_debug_info_path(f->report));
+	assert_string_equal(tsr_report_get_path(f->report), f->profile_path);
+	assert_non_null(tsr_report_get_debug_info_path(f->report));
 	assert_string_equal(tsr_report_error(f->report), "");
 
 	{
 		uint64_t *d = calloc(t->tiles_per_ipu, sizeof(*d));
 
 		assert_non_null(d);
-		assert_int_equal(tsr_report_relative_sync_delays(f->report, d, t->tiles_per_ipu),
+		assert_int_equal(tsr_report_fill_relative_sync_delays(d, t->tiles_per_ipu, f->report),
 		                 TSR_OK);
 		for (unsigned i = 0; i < t->tiles_per_ipu; i++)
 			assert_int_equal(d[i], f->gp->relative_sync_delay_by_tile[i]);
-		assert_int_equal(tsr_report_relative_sync_delays(f->report, d, t->tiles_per_ipu - 1),
+		assert_int_equal(tsr_report_fill_relative_sync_delays(d, t->tiles_per_ipu - 1, f->report),
 		                 TSR_ERR_INVALID_ARGUMENT);
 		free(d);
 	}
@@ -95,7 +95,7 @@ static void test_programs(void **state)
 	const uint32_t *list;
 	size_t n, children = 0, calls = 0;
 
-	assert_int_equal(tsr_report_programs(f->report, &p, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_programs(&p, &n, f->report), TSR_OK);
 	assert_int_equal(n, gp->n_programs);
 	assert_true(n > 10);
 	for (size_t i = 0; i < n; i++) {
@@ -137,11 +137,11 @@ static void test_programs(void **state)
 	}
 	assert_true(children > 0);
 	(void)calls;
-	assert_int_equal(tsr_report_control_programs(f->report, &list, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_control_programs(&list, &n, f->report), TSR_OK);
 	assert_int_equal(n, 2);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(list[i], gp->control_programs[i]);
-	assert_int_equal(tsr_report_function_programs(f->report, &list, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_function_programs(&list, &n, f->report), TSR_OK);
 	assert_int_equal(n, gp->n_function_programs);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(list[i], gp->function_programs[i]);
@@ -160,7 +160,7 @@ static void test_compute_sets(void **state)
 	uint64_t vertices = 0;
 
 	assert_non_null(cyc);
-	assert_int_equal(tsr_report_compute_sets(f->report, &cs, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_compute_sets(&cs, &n, f->report), TSR_OK);
 	assert_int_equal(n, gp->n_compute_sets);
 	assert_true(n >= 4);
 	for (size_t i = 0; i < n; i++) {
@@ -182,8 +182,8 @@ static void test_compute_sets(void **state)
 		for (int active = 0; active < 2; active++) {
 			const tsi_tile_values *tv = active ? &g->active_cycles_by_tile : &g->cycles_by_tile;
 
-			assert_int_equal(tsr_report_compute_set_cycles_by_tile(f->report, cyc, t->num_tiles,
-			                                                       i, active),
+			assert_int_equal(tsr_report_fill_compute_set_cycles_by_tile(cyc, t->num_tiles, f->report, i,
+			                                                            active),
 			                 TSR_OK);
 			for (uint32_t tile = 0; tile < t->num_tiles; tile++)
 				assert_int_equal(cyc[tile], tsi_tile_values_get(tv, tile));
@@ -192,13 +192,14 @@ static void test_compute_sets(void **state)
 	/* The compiler's generated copy compute sets have vertices the
 	 * graph's own count leaves out. */
 	assert_true(vertices >= gp->num_vertices);
-	assert_int_equal(tsr_report_compute_set_cycles_by_tile(f->report, cyc, t->num_tiles, n, false),
+	assert_int_equal(tsr_report_fill_compute_set_cycles_by_tile(cyc, t->num_tiles, f->report, n,
+	                                                            false),
 	                 TSR_ERR_OUT_OF_RANGE);
-	assert_int_equal(tsr_report_compute_set_cycles_by_tile(f->report, cyc, 1, 0, false),
+	assert_int_equal(tsr_report_fill_compute_set_cycles_by_tile(cyc, 1, f->report, 0, false),
 	                 TSR_ERR_INVALID_ARGUMENT);
 	free(cyc);
 
-	assert_int_equal(tsr_report_vertex_types(f->report, &vt, &nv), TSR_OK);
+	assert_int_equal(tsr_report_get_vertex_types(&vt, &nv, f->report), TSR_OK);
 	assert_int_equal(nv, gp->n_vertex_types);
 	for (size_t i = 0; i < nv; i++) {
 		assert_string_equal(vt[i].name, gp->vertex_types[i].name);
@@ -218,7 +219,7 @@ static void test_exchanges(void **state)
 	size_t n;
 
 	for (int k = 0; k < TSR_EXCHANGE_KIND_COUNT; k++) {
-		assert_int_equal(tsr_report_exchanges(f->report, &x, &n, (tsr_exchange_kind)k), TSR_OK);
+		assert_int_equal(tsr_report_get_exchanges(&x, &n, f->report, (tsr_exchange_kind)k), TSR_OK);
 		assert_int_equal(n, gp->n_exchanges[k]);
 		assert_true(n > 0);
 		for (size_t i = 0; i < n; i++) {
@@ -231,7 +232,7 @@ static void test_exchanges(void **state)
 			assert_int_equal(x[i].cycles_sum, tsi_tile_values_sum(&g->cycles));
 		}
 	}
-	assert_int_equal(tsr_report_exchanges(f->report, &x, &n, TSR_EXCHANGE_KIND_COUNT),
+	assert_int_equal(tsr_report_get_exchanges(&x, &n, f->report, TSR_EXCHANGE_KIND_COUNT),
 	                 TSR_ERR_INVALID_ARGUMENT);
 }
 
@@ -242,7 +243,7 @@ static void test_runs(void **state)
 	const tsr_run *runs;
 	size_t n;
 
-	assert_int_equal(tsr_report_runs(f->report, &runs, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_runs(&runs, &n, f->report), TSR_OK);
 	assert_int_equal(n, f->n_runs);
 	assert_true(n >= 2);
 	for (size_t i = 0; i < n; i++) {
@@ -271,7 +272,7 @@ static void test_oom_opens(void **state)
 	const tsr_run *runs;
 	size_t n;
 
-	assert_int_equal(tsr_report_runs(f->report, &runs, &n), TSR_OK);
+	assert_int_equal(tsr_report_get_runs(&runs, &n, f->report), TSR_OK);
 	assert_int_equal(n, 0);
 	assert_int_equal(tsr_report_get_target(f->report)->num_tiles, 4);
 }
@@ -285,7 +286,7 @@ static void test_open_errors(void **state)
 	char path[700];
 
 	assert_int_equal(tsr_report_open(&r, f->profile_path, NULL), TSR_OK);
-	assert_string_equal(tsr_report_path(r), f->profile_path);
+	assert_string_equal(tsr_report_get_path(r), f->profile_path);
 	tsr_report_free(r);
 
 	assert_int_equal(tsr_report_open(NULL, f->profile_path, NULL), TSR_ERR_INVALID_ARGUMENT);
@@ -325,14 +326,14 @@ static void test_null_args(void **state)
 	assert_null(tsr_report_get_info(NULL));
 	assert_null(tsr_report_get_target(NULL));
 	assert_null(tsr_report_get_counts(NULL));
-	assert_null(tsr_report_path(NULL));
+	assert_null(tsr_report_get_path(NULL));
 	assert_string_equal(tsr_report_error(NULL), "");
 	tsr_report_free(NULL);
-	assert_int_equal(tsr_report_programs(NULL, &p, &n), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_report_programs(f->report, NULL, &n), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_get_programs(&p, &n, NULL), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_get_programs(NULL, &n, f->report), TSR_ERR_INVALID_ARGUMENT);
 	assert_non_null(strstr(tsr_report_error(f->report), "NULL"));
-	assert_int_equal(tsr_report_compute_sets(f->report, &cs, NULL), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_report_relative_sync_delays(NULL, NULL, 0), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_get_compute_sets(&cs, NULL, f->report), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_fill_relative_sync_delays(NULL, 0, NULL), TSR_ERR_INVALID_ARGUMENT);
 }
 
 int main(void)

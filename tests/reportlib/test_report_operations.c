@@ -1,5 +1,5 @@
 /*
- * Operations (tsr_report_operations) on the matmul fixture, compared with
+ * Operations (tsr_report_list_operations) on the matmul fixture, compared with
  * the simulator's own profile: the debug contexts, what each made
  * (programs, compute sets, variables, their bytes and vertex memory) with
  * and without its descendants, the cycles and FLOPs of each run
@@ -106,8 +106,8 @@ static void test_contexts(void **state)
 	tsr_operation *ops;
 	size_t n;
 
-	assert_non_null(tsr_report_debug_info_path(f->report));
-	assert_int_equal(tsr_report_operations(f->report, &ops, &n, -1), TSR_OK);
+	assert_non_null(tsr_report_get_debug_info_path(f->report));
+	assert_int_equal(tsr_report_list_operations(&ops, &n, f->report, -1), TSR_OK);
 	assert_int_equal(n, gp->n_debug_contexts);
 	assert_true(n >= 3);
 	assert_int_equal(tsr_report_get_counts(f->report)->debug_contexts, n);
@@ -139,7 +139,7 @@ static void test_made(void **state)
 	uint64_t all_vertex = 0, all_var = 0;
 
 	assert_true(tsr_report_get_info(f->report)->lowered_vars);
-	assert_int_equal(tsr_report_operations(f->report, &ops, &n, -1), TSR_OK);
+	assert_int_equal(tsr_report_list_operations(&ops, &n, f->report, -1), TSR_OK);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id = ops[i].id;
 		size_t programs = 0, compute_sets = 0, variables = 0;
@@ -194,7 +194,7 @@ static void test_run_costs(void **state)
 		size_t n;
 		uint64_t top = 0;
 
-		assert_int_equal(tsr_report_operations(f->report, &ops, &n, (int64_t)r), TSR_OK);
+		assert_int_equal(tsr_report_list_operations(&ops, &n, f->report, (int64_t)r), TSR_OK);
 		for (size_t i = 0; i < n; i++) {
 			uint64_t cyc = 0, fl = 0, self_cyc = 0, self_fl = 0;
 
@@ -236,7 +236,7 @@ static void test_layer(void **state)
 	uint64_t child_cycles = 0, child_flops = 0, child_vars = 0;
 	bool matmul = false, add = false;
 
-	assert_int_equal(tsr_report_operations(f->report, &ops, &n, 0), TSR_OK);
+	assert_int_equal(tsr_report_list_operations(&ops, &n, f->report, 0), TSR_OK);
 	layer = find_op(ops, n, "layer1");
 	assert_string_equal(layer->layer, "user");
 	assert_null(layer->api);
@@ -283,14 +283,14 @@ static void test_layer(void **state)
 		tsr_operation *o2 = (void *)1;
 		size_t n2 = 5;
 
-		assert_int_equal(tsr_report_operations(f->report, &o2, &n2, (int64_t)f->n_runs),
+		assert_int_equal(tsr_report_list_operations(&o2, &n2, f->report, (int64_t)f->n_runs),
 		                 TSR_ERR_OUT_OF_RANGE);
 		assert_null(o2);
 		assert_int_equal(n2, 0);
-		assert_int_equal(tsr_report_operations(f->report, &o2, &n2, -2), TSR_ERR_OUT_OF_RANGE);
-		assert_int_equal(tsr_report_operations(f->report, NULL, &n2, -1),
+		assert_int_equal(tsr_report_list_operations(&o2, &n2, f->report, -2), TSR_ERR_OUT_OF_RANGE);
+		assert_int_equal(tsr_report_list_operations(NULL, &n2, f->report, -1),
 		                 TSR_ERR_INVALID_ARGUMENT);
-		assert_int_equal(tsr_report_operations(NULL, &o2, &n2, -1), TSR_ERR_INVALID_ARGUMENT);
+		assert_int_equal(tsr_report_list_operations(&o2, &n2, NULL, -1), TSR_ERR_INVALID_ARGUMENT);
 	}
 	free(ops);
 }
@@ -549,19 +549,19 @@ static int operations_of(const char *dir, const tsr_operation *expect, size_t n_
 
 	assert_int_equal(tsr_report_open(&r, dir, NULL), TSR_OK);
 	if (has_cbor)
-		assert_non_null(tsr_report_debug_info_path(r));
+		assert_non_null(tsr_report_get_debug_info_path(r));
 	else
-		assert_null(tsr_report_debug_info_path(r));
-	rc = tsr_report_operations(r, &ops, &n, 0);
+		assert_null(tsr_report_get_debug_info_path(r));
+	rc = tsr_report_list_operations(&ops, &n, r, 0);
 	if (rc == TSR_OK && expect)
 		assert_same_ops(expect, n_expect, ops, n);
 	if (rc == TSR_ERR_CORRUPT) {
 		assert_non_null(strstr(tsr_report_error(r), "debug.cbor"));
 		assert_null(ops);
 		/* Asked again: the same answer, nothing half-cached. */
-		assert_int_equal(tsr_report_operations(r, &ops, &n, -1), TSR_ERR_CORRUPT);
+		assert_int_equal(tsr_report_list_operations(&ops, &n, r, -1), TSR_ERR_CORRUPT);
 	}
-	assert_int_equal(tsr_report_steps(r, &steps, &n_steps, 0), TSR_OK);
+	assert_int_equal(tsr_report_get_steps(&steps, &n_steps, r, 0), TSR_OK);
 	free(ops);
 	tsr_report_free(r);
 	return rc;
@@ -578,7 +578,7 @@ static void test_without_and_regenerated(void **state)
 	unsigned char *buf;
 	char *dir;
 
-	assert_int_equal(tsr_report_operations(f->report, &with, &n_with, 0), TSR_OK);
+	assert_int_equal(tsr_report_list_operations(&with, &n_with, f->report, 0), TSR_OK);
 	dir = report_with(f, NULL, 0);
 	assert_int_equal(operations_of(dir, with, n_with, false), TSR_OK);
 	tsi_test_rmtree(dir);
@@ -655,7 +655,7 @@ static void test_damaged_bytes(void **state)
 		assert_int_equal(operations_of(dir, NULL, 0, true), TSR_ERR_CORRUPT);
 		tsi_test_rmtree(dir);
 		/* The intact file is accepted (the control) with the same figures. */
-		assert_int_equal(tsr_report_operations(f->report, &want, &n_want, 0), TSR_OK);
+		assert_int_equal(tsr_report_list_operations(&want, &n_want, f->report, 0), TSR_OK);
 		dir = report_with(f, orig, len);
 		assert_int_equal(operations_of(dir, want, n_want, true), TSR_OK);
 		tsi_test_rmtree(dir);

@@ -77,7 +77,7 @@ static void test_report_answers(void **state)
 	size_t n_cs;
 	rows *r;
 
-	assert_int_equal(tsr_report_compute_sets(f->report, &cs, &n_cs), TSR_OK);
+	assert_int_equal(tsr_report_get_compute_sets(&cs, &n_cs, f->report), TSR_OK);
 	r = query(f->report, "SELECT COUNT(*) AS n FROM compute_set");
 	assert_int_equal(r->n_columns, 1);
 	assert_string_equal(r->names[0], "n");
@@ -108,7 +108,7 @@ static void test_report_answers(void **state)
 }
 
 /* tile_value / tile_sum / tile_max / tile_runs give what
- * tsr_report_compute_set_cycles_by_tile decodes, for every compute set. */
+ * tsr_report_fill_compute_set_cycles_by_tile decodes, for every compute set. */
 static void test_tile_functions(void **state)
 {
 	tsr_fixture *f = *state;
@@ -120,12 +120,12 @@ static void test_tile_functions(void **state)
 	rows *r;
 
 	assert_true(t->num_tiles <= 64);
-	assert_int_equal(tsr_report_compute_sets(f->report, &cs, &n_cs), TSR_OK);
+	assert_int_equal(tsr_report_get_compute_sets(&cs, &n_cs, f->report), TSR_OK);
 	assert_true(n_cs > 0);
 	for (size_t i = 0; i < n_cs; i++) {
 		uint64_t sum = 0, max = 0;
 
-		assert_int_equal(tsr_report_compute_set_cycles_by_tile(f->report, by_tile, 64, i, false),
+		assert_int_equal(tsr_report_fill_compute_set_cycles_by_tile(by_tile, 64, f->report, i, false),
 		                 TSR_OK);
 		for (size_t k = 0; k < t->num_tiles; k++) {
 			sum += by_tile[k];
@@ -201,8 +201,9 @@ static void test_refusals(void **state)
 	r = query(f->report, "PRAGMA table_info(compute_set)");
 	assert_true(r->n > 5);
 	free(r);
-	assert_int_equal(tsr_report_compute_set_cycles_by_tile(f->report, by_tile, 64, 0, true), TSR_OK);
-	assert_int_equal(tsr_report_steps(f->report, &steps, &n, 0), TSR_OK);
+	assert_int_equal(tsr_report_fill_compute_set_cycles_by_tile(by_tile, 64, f->report, 0,
+	                                                            true), TSR_OK);
+	assert_int_equal(tsr_report_get_steps(&steps, &n, f->report, 0), TSR_OK);
 	assert_true(n > 0);
 	/* A bad argument to a per-tile function is the caller's error. */
 	assert_int_equal(tsr_report_query(f->report, "SELECT tile_sum('text')", NULL, NULL, NULL),

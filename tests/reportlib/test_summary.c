@@ -216,10 +216,10 @@ static void test_figures(void **state)
 	tsr_activity act;
 	char *text, label[64];
 
-	assert_int_equal(tsr_report_memory_totals(f->report, -1, &tot), TSR_OK);
-	assert_int_equal(tsr_report_runs(f->report, &runs, &n_runs), TSR_OK);
+	assert_int_equal(tsr_report_fill_memory_totals(&tot, f->report, -1), TSR_OK);
+	assert_int_equal(tsr_report_get_runs(&runs, &n_runs, f->report), TSR_OK);
 	assert_true(n_runs > 0);
-	assert_int_equal(tsr_report_run_activity(f->report, &act, n_runs - 1), TSR_OK);
+	assert_int_equal(tsr_report_fill_run_activity(&act, f->report, n_runs - 1), TSR_OK);
 	for (uint32_t t = 0; t < f->gp->target.num_tiles; t++) {
 		sim_total += f->gp->by_tile[t].total_including_gaps;
 		if (f->gp->by_tile[t].total_including_gaps > sim_max)
@@ -242,11 +242,11 @@ static void test_figures(void **state)
 	assert_int_equal(number_after(text, "    Maximum (Excluding Gaps):"),
 	                 tot.max_tile_excluding_gaps_bytes);
 	assert_int_equal(number_after(text, "    Always-live bytes:"),
-	                 tsr_report_always_live_bytes(f->report));
+	                 tsr_report_get_always_live_bytes(f->report));
 	assert_int_equal(number_after(text, "    Always-live bytes:"), f->gp->always_live_bytes);
-	assert_int_equal(tsr_report_peak_liveness(f->report, &peak_step, &peak_bytes), TSR_OK);
+	assert_int_equal(tsr_report_get_peak_liveness(&peak_step, &peak_bytes, f->report), TSR_OK);
 	assert_int_equal(number_after(text, "    Maximum live bytes (including always-live):"),
-	                 tsr_report_always_live_bytes(f->report) + peak_bytes);
+	                 tsr_report_get_always_live_bytes(f->report) + peak_bytes);
 	/* Execution is of the last run kept unless asked. */
 	assert_int_equal(number_after(text, "  Total cycles:"), runs[n_runs - 1].cycles);
 	assert_int_equal(number_after(text, "  Total cycles:"), act.cycles);
@@ -269,7 +269,7 @@ static void test_figures(void **state)
 	free(text);
 }
 
-/* The vertex types' cycles printed equal tsr_report_cycles_by_vertex_type. */
+/* The vertex types' cycles printed equal tsr_report_list_cycles_by_vertex_type. */
 static void test_vertex_type_cycles(void **state)
 {
 	tsr_fixture *f = *state;
@@ -279,16 +279,16 @@ static void test_vertex_type_cycles(void **state)
 	size_t n_types, n_vc;
 	char *text, *section;
 
-	assert_int_equal(tsr_report_vertex_types(f->report, &types, &n_types), TSR_OK);
-	assert_int_equal(tsr_report_cycles_by_vertex_type(f->report, &vc, &n_vc, -1), TSR_OK);
+	assert_int_equal(tsr_report_get_vertex_types(&types, &n_types, f->report), TSR_OK);
+	assert_int_equal(tsr_report_list_cycles_by_vertex_type(&vc, &n_vc, f->report, -1), TSR_OK);
 	free(vc);
 	{
 		const tsr_run *runs;
 		size_t n_runs;
 
-		assert_int_equal(tsr_report_runs(f->report, &runs, &n_runs), TSR_OK);
-		assert_int_equal(tsr_report_cycles_by_vertex_type(f->report, &vc, &n_vc,
-		                                                  (int64_t)n_runs - 1),
+		assert_int_equal(tsr_report_get_runs(&runs, &n_runs, f->report), TSR_OK);
+		assert_int_equal(tsr_report_list_cycles_by_vertex_type(&vc, &n_vc, f->report,
+		                                                       (int64_t)n_runs - 1),
 		                 TSR_OK);
 	}
 	text = summary_text(f, &o);
@@ -422,17 +422,17 @@ static void test_json(void **state)
 	cJSON *root;
 	const cJSON *it;
 
-	assert_int_equal(tsr_summary_json(&json, f->report, &o), TSR_OK);
+	assert_int_equal(tsr_summary_dup_json(&json, f->report, &o), TSR_OK);
 	assert_non_null(json);
 	root = cJSON_Parse(json);
 	assert_non_null(root);
 
-	assert_int_equal(tsr_report_memory_totals(f->report, -1, &tot), TSR_OK);
-	assert_int_equal(tsr_report_memory_totals(f->report, 1, &tot1), TSR_OK);
-	assert_int_equal(tsr_report_runs(f->report, &runs, &n_runs), TSR_OK);
-	assert_int_equal(tsr_report_run_activity(f->report, &act, n_runs - 1), TSR_OK);
-	assert_int_equal(tsr_report_steps(f->report, &rsteps, &n_rsteps, n_runs - 1), TSR_OK);
-	assert_int_equal(tsr_report_liveness_steps(f->report, &lsteps, &n_lsteps), TSR_OK);
+	assert_int_equal(tsr_report_fill_memory_totals(&tot, f->report, -1), TSR_OK);
+	assert_int_equal(tsr_report_fill_memory_totals(&tot1, f->report, 1), TSR_OK);
+	assert_int_equal(tsr_report_get_runs(&runs, &n_runs, f->report), TSR_OK);
+	assert_int_equal(tsr_report_fill_run_activity(&act, f->report, n_runs - 1), TSR_OK);
+	assert_int_equal(tsr_report_get_steps(&rsteps, &n_rsteps, f->report, n_runs - 1), TSR_OK);
+	assert_int_equal(tsr_report_get_liveness_steps(&lsteps, &n_lsteps, f->report), TSR_OK);
 
 	assert_json_u64(root, "schema", 1);
 	assert_json_u64(member(root, "target"), "tilesPerIpu", target->tiles_per_ipu);
@@ -469,7 +469,7 @@ static void test_json(void **state)
 	}
 
 	live = member(root, "liveness");
-	assert_json_u64(live, "alwaysLiveBytes", tsr_report_always_live_bytes(f->report));
+	assert_json_u64(live, "alwaysLiveBytes", tsr_report_get_always_live_bytes(f->report));
 	assert_int_equal(cJSON_GetArraySize(member(live, "steps")), n_lsteps);
 
 	exec = member(root, "execution");
@@ -492,8 +492,7 @@ static void test_json(void **state)
 			assert_close(member(it, "tileBalance")->valuedouble, rsteps[i].tile_balance, 1e-12);
 		i++;
 	}
-	assert_int_equal(tsr_report_cycles_by_vertex_type(f->report, &vc, &n_vc,
-	                                                  (int64_t)n_runs - 1),
+	assert_int_equal(tsr_report_list_cycles_by_vertex_type(&vc, &n_vc, f->report, (int64_t)n_runs - 1),
 	                 TSR_OK);
 	vt = member(exec, "cyclesByVertexType");
 	i = 0;
@@ -514,7 +513,7 @@ static void test_json(void **state)
 
 	/* The default options leave the optional parts out. */
 	o = (tsr_summary_options)TSR_SUMMARY_OPTIONS_INIT;
-	assert_int_equal(tsr_summary_json(&json, f->report, &o), TSR_OK);
+	assert_int_equal(tsr_summary_dup_json(&json, f->report, &o), TSR_OK);
 	root = cJSON_Parse(json);
 	assert_non_null(root);
 	assert_null(cJSON_GetObjectItemCaseSensitive(root, "optimizations"));
@@ -535,23 +534,23 @@ static void test_arguments(void **state)
 	char *json = NULL;
 	tsi_test_capture cap;
 
-	assert_int_equal(tsr_report_runs(f->report, &runs, &n_runs), TSR_OK);
+	assert_int_equal(tsr_report_get_runs(&runs, &n_runs, f->report), TSR_OK);
 	tsi_test_capture_open(&cap);
 	o.run = (int64_t)n_runs;
 	assert_int_equal(tsr_summary_print(cap.file, f->report, &o), TSR_ERR_OUT_OF_RANGE);
 	assert_true(strlen(tsr_report_error(f->report)) > 0);
-	assert_int_equal(tsr_summary_json(&json, f->report, &o), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_summary_dup_json(&json, f->report, &o), TSR_ERR_OUT_OF_RANGE);
 	assert_null(json);
 	o.run = -2;
 	assert_int_equal(tsr_summary_print(cap.file, f->report, &o), TSR_ERR_INVALID_ARGUMENT);
 	o.run = -1;
 	o.version = 99;
 	assert_int_equal(tsr_summary_print(cap.file, f->report, &o), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_summary_json(&json, f->report, &o), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_summary_dup_json(&json, f->report, &o), TSR_ERR_INVALID_ARGUMENT);
 	assert_int_equal(tsr_summary_print(NULL, f->report, NULL), TSR_ERR_INVALID_ARGUMENT);
 	assert_int_equal(tsr_summary_print(cap.file, NULL, NULL), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_summary_json(NULL, f->report, NULL), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_summary_json(&json, NULL, NULL), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_summary_dup_json(NULL, f->report, NULL), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_summary_dup_json(&json, NULL, NULL), TSR_ERR_INVALID_ARGUMENT);
 	/* Nothing was printed by the failures. */
 	assert_string_equal(tsi_test_capture_text(&cap), "");
 	tsi_test_capture_close(&cap);
@@ -642,7 +641,7 @@ static void test_oom(void **state)
 	cJSON *root;
 	const cJSON *tiles, *mem0;
 
-	assert_int_equal(tsr_report_oom_tiles(f->report, &oom, &n_oom), TSR_OK);
+	assert_int_equal(tsr_report_get_oom_tiles(&oom, &n_oom, f->report), TSR_OK);
 	assert_true(n_oom > 0);
 	assert_int_equal(n_oom, f->gp->n_oom_tiles);
 	assert_int_equal(oom[0], 0);
@@ -663,7 +662,7 @@ static void test_oom(void **state)
 	assert_non_null(strstr(text, want));
 	free(text);
 
-	assert_int_equal(tsr_summary_json(&json, f->report, &o), TSR_OK);
+	assert_int_equal(tsr_summary_dup_json(&json, f->report, &o), TSR_OK);
 	root = cJSON_Parse(json);
 	assert_non_null(root);
 	assert_true(cJSON_IsNull(member(root, "execution")));
@@ -689,7 +688,7 @@ static void check_memory_part(tsr_fixture *f, const tsr_summary_figures *fig,
 	uint64_t not_overlapped = 0, overlapped = 0, by_type = 0;
 
 	assert_int_equal(m->ipu, ipu);
-	assert_int_equal(tsr_report_memory_totals(f->report, ipu, &tot), TSR_OK);
+	assert_int_equal(tsr_report_fill_memory_totals(&tot, f->report, ipu), TSR_OK);
 	assert_int_equal(m->totals.total, tot.total);
 	assert_int_equal(m->totals.total_including_gaps, tot.total_including_gaps);
 	assert_int_equal(m->totals.capacity, tot.capacity);
@@ -697,7 +696,7 @@ static void check_memory_part(tsr_fixture *f, const tsr_summary_figures *fig,
 	assert_true(tot.total > 0);
 
 	/* Every category once, the guide's labels, sums of the report's. */
-	assert_int_equal(tsr_report_memory_by_category(f->report, &cats, &n_cats, ipu), TSR_OK);
+	assert_int_equal(tsr_report_list_memory_by_category(&cats, &n_cats, f->report, ipu), TSR_OK);
 	assert_int_equal(m->n_categories, n_cats);
 	assert_int_equal(n_cats, tsr_category_count());
 	assert_string_equal(m->categories[0].label, "Variables");
@@ -723,7 +722,7 @@ static void check_memory_part(tsr_fixture *f, const tsr_summary_figures *fig,
 	assert_int_equal(m->after_overlapping, tot.total - not_overlapped);
 
 	/* Vertex memory: the types add up to the total, fullest first. */
-	assert_int_equal(tsr_report_vertex_memory_totals(f->report, &vm, ipu), TSR_OK);
+	assert_int_equal(tsr_report_fill_vertex_memory_totals(&vm, f->report, ipu), TSR_OK);
 	assert_int_equal(m->vertex.total, vm.total);
 	assert_int_equal(m->vertex_data + m->vertex.code, vm.total);
 	for (size_t i = 0; i < m->n_vertex_types; i++) {
@@ -795,13 +794,13 @@ static void test_public_figures(void **state)
 	assert_int_equal(fig->memory[0].n_oom_tiles, 0);
 
 	/* Liveness. */
-	assert_int_equal(fig->always_live_bytes, tsr_report_always_live_bytes(f->report));
-	assert_int_equal(tsr_report_peak_liveness(f->report, &peak_step, &peak_bytes), TSR_OK);
+	assert_int_equal(fig->always_live_bytes, tsr_report_get_always_live_bytes(f->report));
+	assert_int_equal(tsr_report_get_peak_liveness(&peak_step, &peak_bytes, f->report), TSR_OK);
 	assert_true(fig->has_peak);
 	assert_int_equal(fig->peak_step, peak_step);
 	assert_int_equal(fig->peak_bytes, peak_bytes);
 	assert_int_equal(fig->max_live_bytes, fig->always_live_bytes + peak_bytes);
-	assert_int_equal(tsr_report_liveness_steps(f->report, &lsteps, &n_lsteps), TSR_OK);
+	assert_int_equal(tsr_report_get_liveness_steps(&lsteps, &n_lsteps, f->report), TSR_OK);
 	assert_int_equal(fig->n_liveness_steps, n_lsteps);
 	for (size_t i = 0; i < n_lsteps; i++) {
 		assert_ptr_equal(fig->liveness_steps[i].step, &lsteps[i]);
@@ -811,8 +810,8 @@ static void test_public_figures(void **state)
 	 * their bytes those of the not-always-live variables live there. */
 	assert_int_equal(tsr_summary_figures_list_live_variables(&live, &n_live, fig, peak_step),
 	                 TSR_OK);
-	assert_int_equal(tsr_report_variables(f->report, &vars, &n_vars), TSR_OK);
-	assert_int_equal(tsr_report_live_variables(f->report, &idx, &n_idx, peak_step), TSR_OK);
+	assert_int_equal(tsr_report_get_variables(&vars, &n_vars, f->report), TSR_OK);
+	assert_int_equal(tsr_report_list_live_variables(&idx, &n_idx, f->report, peak_step), TSR_OK);
 	for (size_t i = 0; i < n_idx; i++)
 		if (!vars[idx[i]].always_live)
 			want_live += vars[idx[i]].bytes;
@@ -830,12 +829,12 @@ static void test_public_figures(void **state)
 	assert_null(live);
 
 	/* Execution of run 0, as asked. */
-	assert_int_equal(tsr_report_runs(f->report, &runs, &n_runs), TSR_OK);
+	assert_int_equal(tsr_report_get_runs(&runs, &n_runs, f->report), TSR_OK);
 	assert_true(fig->has_run);
 	assert_int_equal(fig->n_runs, n_runs);
 	assert_int_equal(fig->run, 0);
 	assert_int_equal(fig->program, runs[0].program);
-	assert_int_equal(tsr_report_run_activity(f->report, &act, 0), TSR_OK);
+	assert_int_equal(tsr_report_fill_run_activity(&act, f->report, 0), TSR_OK);
 	assert_int_equal(fig->activity.cycles, act.cycles);
 	assert_int_equal(fig->activity.tile_cycles.compute, act.tile_cycles.compute);
 	assert_close(fig->tile_balance,
@@ -848,7 +847,7 @@ static void test_public_figures(void **state)
 		assert_true(fig->vertex_type_cycles[i].executions > 0);
 		assert_true(fig->vertex_type_cycles[i].vertex_type < fig->n_vertex_types);
 	}
-	assert_int_equal(tsr_report_steps(f->report, &steps, &n_steps, 0), TSR_OK);
+	assert_int_equal(tsr_report_get_steps(&steps, &n_steps, f->report, 0), TSR_OK);
 	assert_int_equal(fig->n_steps, n_steps);
 	for (size_t i = 0; i < n_steps; i++) {
 		assert_ptr_equal(fig->steps[i].step, &steps[i]);
@@ -903,8 +902,8 @@ static void test_public_figures_oom(void **state)
 	const uint32_t *oom;
 	size_t n_oom, n_tiles;
 
-	assert_int_equal(tsr_report_oom_tiles(f->report, &oom, &n_oom), TSR_OK);
-	assert_int_equal(tsr_report_tile_memory(f->report, &tiles, &n_tiles), TSR_OK);
+	assert_int_equal(tsr_report_get_oom_tiles(&oom, &n_oom, f->report), TSR_OK);
+	assert_int_equal(tsr_report_get_tile_memory(&tiles, &n_tiles, f->report), TSR_OK);
 	assert_int_equal(tsr_summary_figures_new(&fig, f->report, &o), TSR_OK);
 	assert_int_equal(fig->memory[0].n_oom_tiles, n_oom);
 	for (size_t i = 0; i < n_oom; i++)
@@ -970,7 +969,7 @@ static void test_hostile_names(void **state)
 	assert_null(strchr(text, '\xff'));
 	tsi_test_capture_close(&cap);
 
-	assert_int_equal(tsr_summary_json(&json, report, &o), TSR_OK);
+	assert_int_equal(tsr_summary_dup_json(&json, report, &o), TSR_OK);
 	root = cJSON_Parse(json);
 	assert_non_null(root);
 	assert_non_null(strstr(json, "evil?]0;owned??[2J???name\xc3\xa9"));

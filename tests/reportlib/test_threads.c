@@ -46,17 +46,17 @@ static char *report_digest(tsr_report *r)
 	so.show_execution_steps = true;
 	so.show_per_ipu_memory = true;
 	so.colours = TSR_COLOURS_NEVER;
-	if (tsr_summary_json(&json, r, &so) != TSR_OK)
+	if (tsr_summary_dup_json(&json, r, &so) != TSR_OK)
 		goto cleanup;
-	if (tsr_report_operations(r, &ops, &n_ops, -1) != TSR_OK)
+	if (tsr_report_list_operations(&ops, &n_ops, r, -1) != TSR_OK)
 		goto cleanup;
 	for (size_t i = 0; i < n_ops; i++)
 		sum += ops[i].variable_bytes + ops[i].vertex_bytes;
 	if (tsr_compare(&cmp, r, r, -1, -1) != TSR_OK)
 		goto cleanup;
-	n_deltas = tsr_comparison_count(cmp);
+	n_deltas = tsr_comparison_get_count(cmp);
 	for (size_t i = 0; i < n_deltas; i++)
-		sum += tsr_comparison_at(cmp, i)->base;
+		sum += tsr_comparison_get_delta(cmp, i)->base;
 	if (asprintf(&out, "%s\n%zu %zu %llu", json, n_ops, n_deltas, (unsigned long long)sum) < 0)
 		out = NULL;
 cleanup:
@@ -255,15 +255,15 @@ static char *trace_digest(const char *path)
 		return NULL;
 	q.pattern = "needle";
 	q.limit = 10;
-	if (tsr_trace_label_stats(tr, &stats, &n, &so) != TSR_OK ||
-	    tsr_trace_search(tr, &found, &n_found, &total, &q) != TSR_OK)
+	if (tsr_trace_list_label_stats(&stats, &n, tr, &so) != TSR_OK ||
+	    tsr_trace_search(&found, &n_found, &total, tr, &q) != TSR_OK)
 		goto cleanup;
 	out = calloc(1, (n + n_found + 1) * sizeof(line));
 	if (!out)
 		goto cleanup;
 	for (size_t i = 0; i < n; i++)
 		len += (size_t)snprintf(out + len, sizeof(line), "%s %llu %llu %llu %llu\n",
-		                        tsr_trace_name(tr, stats[i].name),
+		                        tsr_trace_get_name(tr, stats[i].name),
 		                        (unsigned long long)stats[i].count,
 		                        (unsigned long long)stats[i].total_ns,
 		                        (unsigned long long)stats[i].self_ns,

@@ -137,7 +137,7 @@ static size_t thread_named(tsr_trace *tr, const char *name)
 	const tsr_trace_thread *t;
 	size_t n, i;
 
-	assert_int_equal(tsr_trace_threads(tr, &t, &n), TSR_OK);
+	assert_int_equal(tsr_trace_get_threads(&t, &n, tr), TSR_OK);
 	for (i = 0; i < n; i++)
 		if (strcmp(t[i].name, name) == 0)
 			return i;
@@ -151,7 +151,7 @@ static uint32_t name_id(tsr_trace *tr, const char *text)
 	uint32_t i;
 
 	for (i = 0; i < tsr_trace_get_info(tr)->names; i++)
-		if (strcmp(tsr_trace_name(tr, i), text) == 0)
+		if (strcmp(tsr_trace_get_name(tr, i), text) == 0)
 			return i;
 	return TSR_TRACE_NO_NAME;
 }
@@ -162,7 +162,7 @@ static tsr_trace_item *all_spans(tsr_trace *tr, size_t thread, size_t *n)
 	tsr_trace_item *items = NULL;
 	size_t i;
 
-	assert_int_equal(tsr_trace_events(tr, &items, n, thread, INT64_MIN, INT64_MAX, 0), TSR_OK);
+	assert_int_equal(tsr_trace_list_events(&items, n, tr, thread, INT64_MIN, INT64_MAX, 0), TSR_OK);
 	for (i = 0; i < *n; i++) {
 		assert_int_equal(items[i].kind, TSR_TRACE_ITEM_EVENT);
 		assert_int_equal(items[i].count, 1);
@@ -218,7 +218,7 @@ static void check_window(tsr_trace *tr, size_t thread, const tsr_trace_item *spa
 
 	for (i = 0; i < n_spans; i++)
 		expect += in_window(&spans[i], from, to);
-	assert_int_equal(tsr_trace_events(tr, &items, &n, thread, from, to, res), TSR_OK);
+	assert_int_equal(tsr_trace_list_events(&items, &n, tr, thread, from, to, res), TSR_OK);
 	for (i = 0; i < n; i++) {
 		const tsr_trace_item *it = &items[i];
 
@@ -271,15 +271,15 @@ static void test_events(void **state)
 	assert_true(info->complete);
 	assert_int_equal(info->processes, 1);
 	assert_int_equal(info->events, SMALL_OUTERS * 5 + WORK_SPANS * 2);
-	assert_int_equal(tsr_trace_threads(tr, &threads, &n_threads), TSR_OK);
+	assert_int_equal(tsr_trace_get_threads(&threads, &n_threads, tr), TSR_OK);
 	assert_int_equal(threads[main_t].events, SMALL_OUTERS * 5);
 	assert_int_equal(threads[worker_t].events, WORK_SPANS * 2);
-	assert_int_equal(tsr_trace_channels(tr, &chans, &n_chans), TSR_OK);
+	assert_int_equal(tsr_trace_get_channels(&chans, &n_chans, tr), TSR_OK);
 	for (i = 0; i < n_chans; i++)
 		if (strcmp(chans[i].name, "TestChan") == 0)
 			break;
 	assert_true(i < n_chans);
-	assert_null(tsr_trace_name(tr, (uint32_t)info->names));
+	assert_null(tsr_trace_get_name(tr, (uint32_t)info->names));
 
 	/* Resolution 0: every span, as traced. */
 	spans = all_spans(tr, main_t, &n);
@@ -321,18 +321,18 @@ static void test_events(void **state)
 	}
 	check_window(tr, main_t, spans, n, INT64_MIN, INT64_MAX, (uint64_t)span_ns);
 	/* A coarse resolution merges: fewer items than spans, same total. */
-	assert_int_equal(tsr_trace_events(tr, &items, &i, main_t, INT64_MIN, INT64_MAX,
-	                                  (uint64_t)span_ns / 10),
+	assert_int_equal(tsr_trace_list_events(&items, &i, tr, main_t, INT64_MIN, INT64_MAX,
+	                                       (uint64_t)span_ns / 10),
 	                 TSR_OK);
 	assert_true(i < n / 10);
 	free(items);
 
 	/* Bad arguments. */
-	assert_int_equal(tsr_trace_events(tr, &items, &i, n_threads, 0, 10, 0), TSR_ERR_OUT_OF_RANGE);
-	assert_int_equal(tsr_trace_events(tr, &items, &i, main_t, 10, 0, 0),
+	assert_int_equal(tsr_trace_list_events(&items, &i, tr, n_threads, 0, 10, 0), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_trace_list_events(&items, &i, tr, main_t, 10, 0, 0),
 	                 TSR_ERR_INVALID_ARGUMENT);
 	assert_true(strlen(tsr_trace_error(tr)) > 0);
-	assert_int_equal(tsr_trace_events(tr, &items, &i, main_t, 0, 0, 0), TSR_OK);
+	assert_int_equal(tsr_trace_list_events(&items, &i, tr, main_t, 0, 0, 0), TSR_OK);
 	assert_int_equal(i, 0);
 	free(spans);
 	free(pos);
@@ -350,7 +350,7 @@ static void check_lod(tsr_trace *tr, size_t thread, uint64_t res, uint64_t event
 	uint64_t count = 0, covered = 0;
 	size_t n = 0, i;
 
-	assert_int_equal(tsr_trace_events(tr, &items, &n, thread, INT64_MIN, INT64_MAX, res), TSR_OK);
+	assert_int_equal(tsr_trace_list_events(&items, &n, tr, thread, INT64_MIN, INT64_MAX, res), TSR_OK);
 	assert_true(n > 0);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(items[i].kind, TSR_TRACE_ITEM_SUMMARY);
@@ -380,7 +380,7 @@ static void test_level_of_detail(void **state)
 	uint64_t busy = 0, span_ns;
 	int64_t from;
 
-	assert_int_equal(tsr_trace_threads(tr, &threads, &n_threads), TSR_OK);
+	assert_int_equal(tsr_trace_get_threads(&threads, &n_threads, tr), TSR_OK);
 	spans = all_spans(tr, main_t, &n);
 	assert_int_equal(n, LARGE_OUTERS * 5);
 	for (i = 0; i < n; i++)
@@ -477,7 +477,7 @@ static uint64_t brute_median(brute_stat *b)
 	       (b->dur[b->count / 2 - 1] & b->dur[b->count / 2] & 1);
 }
 
-/* Compares tsr_trace_label_stats (with the options given) with brute force. */
+/* Compares tsr_trace_list_label_stats (with the options given) with brute force. */
 static void check_stats(tsr_trace *tr, const tsr_trace_stats_options *o, const size_t *threads,
                         size_t n_threads, bool median)
 {
@@ -485,7 +485,7 @@ static void check_stats(tsr_trace *tr, const tsr_trace_stats_options *o, const s
 	size_t nb = brute_stats(tr, b, 16, threads, n_threads, o->from_ns, o->to_ns), n = 0, i, j;
 	tsr_trace_label_stat *s = NULL;
 
-	assert_int_equal(tsr_trace_label_stats(tr, &s, &n, o), TSR_OK);
+	assert_int_equal(tsr_trace_list_label_stats(&s, &n, tr, o), TSR_OK);
 	assert_int_equal(n, nb);
 	for (i = 0; i < n; i++) {
 		if (i)
@@ -520,7 +520,7 @@ static void test_stats(void **state)
 	size_t n_threads, n, i, all[2], main_t = thread_named(tr, "main");
 	uint32_t outer = name_id(tr, "outer");
 
-	assert_int_equal(tsr_trace_threads(tr, &threads, &n_threads), TSR_OK);
+	assert_int_equal(tsr_trace_get_threads(&threads, &n_threads, tr), TSR_OK);
 	assert_int_equal(n_threads, 2);
 	all[0] = 0;
 	all[1] = 1;
@@ -538,7 +538,7 @@ static void test_stats(void **state)
 	/* A cap on the durations kept: counts stay exact, medians sampled. */
 	o = (tsr_trace_stats_options)TSR_TRACE_STATS_OPTIONS_INIT;
 	o.max_durations = 100;
-	assert_int_equal(tsr_trace_label_stats(tr, &s, &n, &o), TSR_OK);
+	assert_int_equal(tsr_trace_list_label_stats(&s, &n, tr, &o), TSR_OK);
 	for (i = 0; i < n && s[i].name != outer; i++)
 		;
 	assert_true(i < n);
@@ -547,7 +547,7 @@ static void test_stats(void **state)
 	assert_true(s[i].median_ns >= s[i].min_ns && s[i].median_ns <= s[i].max_ns);
 	free(s);
 	o.thread = 7;
-	assert_int_equal(tsr_trace_label_stats(tr, &s, &n, &o), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_trace_list_label_stats(&s, &n, tr, &o), TSR_ERR_OUT_OF_RANGE);
 	tsr_trace_free(tr);
 	free(path);
 }
@@ -604,8 +604,8 @@ static void check_totals(tsr_trace *tr, const tsr_trace_totals_options *o)
 	tsr_trace_totals *t = NULL;
 	uint64_t spans = 0, busy = 0, proc_spans = 0, proc_busy = 0;
 
-	assert_int_equal(tsr_trace_threads(tr, &threads, &n_threads), TSR_OK);
-	assert_int_equal(tsr_trace_channels(tr, &chans, &n_chans), TSR_OK);
+	assert_int_equal(tsr_trace_get_threads(&threads, &n_threads, tr), TSR_OK);
+	assert_int_equal(tsr_trace_get_channels(&chans, &n_chans, tr), TSR_OK);
 	assert_true(n_threads <= 8 && n_chans <= 8);
 	memset(want, 0, sizeof(want));
 	memset(want_chan, 0, sizeof(want_chan));
@@ -664,7 +664,7 @@ static size_t channel_named(tsr_trace *tr, const char *name)
 	const tsr_trace_channel *c;
 	size_t n, i;
 
-	assert_int_equal(tsr_trace_channels(tr, &c, &n), TSR_OK);
+	assert_int_equal(tsr_trace_get_channels(&c, &n, tr), TSR_OK);
 	for (i = 0; i < n; i++)
 		if (strcmp(c[i].name, name) == 0)
 			return i;
@@ -704,7 +704,7 @@ static void test_totals(void **state)
 	nanosleep(&pause, NULL);
 	free(make_trace(dir, 200, true));
 	assert_int_equal(tsr_trace_open(&tr, &dir, 1, NULL), TSR_OK);
-	assert_int_equal(tsr_trace_threads(tr, &threads, &n_threads), TSR_OK);
+	assert_int_equal(tsr_trace_get_threads(&threads, &n_threads, tr), TSR_OK);
 	assert_int_equal(n_threads, 3);
 	worker_t = thread_named(tr, "worker");
 	fw = channel_named(tr, "Framework");
@@ -714,7 +714,7 @@ static void test_totals(void **state)
 	assert_int_equal(tsr_trace_totals_new(&t, tr, NULL), TSR_OK);
 	assert_int_equal(t->spans, (300 + 200) * 5 + WORK_SPANS * 2);
 	assert_int_equal(t->threads[worker_t].spans, WORK_SPANS * 2);
-	assert_int_equal(tsr_trace_processes(tr, &procs, &n_procs), TSR_OK);
+	assert_int_equal(tsr_trace_get_processes(&procs, &n_procs, tr), TSR_OK);
 	assert_int_equal(n_procs, 2);
 	for (i = 0; i < n_threads; i++)
 		if (i != worker_t)
@@ -724,7 +724,7 @@ static void test_totals(void **state)
 	assert_int_equal(t->channels[user].spans, 300 + 200 + WORK_SPANS * 2);
 	/* Everything on a main thread nests in its outers: its busy time is
 	 * theirs, which label_stats totals independently. */
-	assert_int_equal(tsr_trace_label_stats(tr, &s, &n, NULL), TSR_OK);
+	assert_int_equal(tsr_trace_list_label_stats(&s, &n, tr, NULL), TSR_OK);
 	outer = name_id(tr, "outer");
 	for (i = 0; i < n; i++)
 		if (s[i].name == outer)
@@ -786,28 +786,29 @@ static void test_search(void **state)
 	uint64_t total = 0;
 	size_t n = 0, i;
 
-	assert_int_equal(tsr_trace_find_names(tr, &ids, &n, "nne", TSR_TRACE_MATCH_SUBSTRING), TSR_OK);
+	assert_int_equal(tsr_trace_list_matching_names(&ids, &n, tr, "nne",
+	                                               TSR_TRACE_MATCH_SUBSTRING), TSR_OK);
 	assert_int_equal(n, 1);
-	assert_string_equal(tsr_trace_name(tr, ids[0]), "inner");
+	assert_string_equal(tsr_trace_get_name(tr, ids[0]), "inner");
 	free(ids);
-	assert_int_equal(tsr_trace_find_names(tr, &ids, &n, "^(OUTER|leaf)$",
-	                                      TSR_TRACE_MATCH_REGEX_ICASE),
+	assert_int_equal(tsr_trace_list_matching_names(&ids, &n, tr, "^(OUTER|leaf)$",
+	                                               TSR_TRACE_MATCH_REGEX_ICASE),
 	                 TSR_OK);
 	assert_int_equal(n, 2);
 	free(ids);
-	assert_int_equal(tsr_trace_find_names(tr, &ids, &n, "(", TSR_TRACE_MATCH_REGEX),
+	assert_int_equal(tsr_trace_list_matching_names(&ids, &n, tr, "(", TSR_TRACE_MATCH_REGEX),
 	                 TSR_ERR_INVALID_ARGUMENT);
 
 	q.pattern = "^(outer|sub)$";
 	q.mode = TSR_TRACE_MATCH_REGEX;
 	q.limit = 100;
-	assert_int_equal(tsr_trace_search(tr, &found, &n, &total, &q), TSR_OK);
+	assert_int_equal(tsr_trace_search(&found, &n, &total, tr, &q), TSR_OK);
 	assert_int_equal(total, SMALL_OUTERS + WORK_SPANS);
 	assert_int_equal(n, 100);
 	for (i = 1; i < n; i++)
 		assert_true(found[i - 1].event.start_ns <= found[i].event.start_ns);
 	for (i = 0; i < n; i++) {
-		const char *name = tsr_trace_name(tr, found[i].event.name);
+		const char *name = tsr_trace_get_name(tr, found[i].event.name);
 
 		assert_true(strcmp(name, "outer") == 0 || strcmp(name, "sub") == 0);
 	}
@@ -815,18 +816,18 @@ static void test_search(void **state)
 	q.pattern = "WORK";
 	q.mode = TSR_TRACE_MATCH_SUBSTRING_ICASE;
 	q.thread = (int64_t)thread_named(tr, "main");
-	assert_int_equal(tsr_trace_search(tr, &found, &n, &total, &q), TSR_OK);
+	assert_int_equal(tsr_trace_search(&found, &n, &total, tr, &q), TSR_OK);
 	assert_int_equal(total, 0);
 	assert_int_equal(n, 0);
 	free(found);
 	q.thread = -1;
 	q.limit = 0;
-	assert_int_equal(tsr_trace_search(tr, &found, &n, &total, &q), TSR_OK);
+	assert_int_equal(tsr_trace_search(&found, &n, &total, tr, &q), TSR_OK);
 	assert_int_equal(total, WORK_SPANS);
 	assert_int_equal(n, WORK_SPANS);
 	free(found);
 	q.pattern = "nothing matches this";
-	assert_int_equal(tsr_trace_search(tr, &found, &n, &total, &q), TSR_OK);
+	assert_int_equal(tsr_trace_search(&found, &n, &total, tr, &q), TSR_OK);
 	assert_int_equal(total, 0);
 	free(found);
 	tsr_trace_free(tr);
@@ -874,7 +875,7 @@ static void test_counters_instants_metadata(void **state)
 
 	/* Counters: every bucket against the samples. */
 	assert_int_equal(ns, SMALL_OUTERS);
-	assert_int_equal(tsr_trace_series_list(tr, &series, &n_series), TSR_OK);
+	assert_int_equal(tsr_trace_get_series(&series, &n_series, tr), TSR_OK);
 	assert_int_equal(n_series, 1);
 	assert_string_equal(series[0].graph, "loss");
 	assert_string_equal(series[0].unit, "%");
@@ -886,7 +887,8 @@ static void test_counters_instants_metadata(void **state)
 		to = t[ns - 5];
 		if ((uint64_t)(to - from) / widths[i] >= (16u << 20))
 			continue;
-		assert_int_equal(tsr_trace_counter(tr, &b, &n, &before, 0, from, to, widths[i]), TSR_OK);
+		assert_int_equal(tsr_trace_list_counter_buckets(&b, &n, &before, tr, 0, from, to,
+		                                                widths[i]), TSR_OK);
 		for (j = ns; t[j - 1] >= from; j--)
 			;
 		assert_true(v[j - 1] == before);
@@ -911,14 +913,16 @@ static void test_counters_instants_metadata(void **state)
 		assert_int_equal(count, total);
 		free(b);
 	}
-	assert_int_equal(tsr_trace_counter(tr, &b, &n, NULL, 0, 0, 10, 0), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_trace_counter(tr, &b, &n, NULL, 1, 0, 10, 1), TSR_ERR_OUT_OF_RANGE);
+	assert_int_equal(tsr_trace_list_counter_buckets(&b, &n, NULL, tr, 0, 0, 10,
+	                                                0), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_trace_list_counter_buckets(&b, &n, NULL, tr, 1, 0, 10,
+	                                                1), TSR_ERR_OUT_OF_RANGE);
 
 	/* Instants. */
-	assert_int_equal(tsr_trace_instants(tr, &in, &n, -1, INT64_MIN, INT64_MAX, 0), TSR_OK);
+	assert_int_equal(tsr_trace_list_instants(&in, &n, tr, -1, INT64_MIN, INT64_MAX, 0), TSR_OK);
 	assert_int_equal(n, SMALL_OUTERS / 10);
 	for (i = 0; i < n; i++) {
-		assert_string_equal(tsr_trace_name(tr, in[i].name), "tick");
+		assert_string_equal(tsr_trace_get_name(tr, in[i].name), "tick");
 		assert_int_equal(in[i].thread, main_t);
 		assert_int_equal(in[i].depth, 1);
 		assert_true(in[i].parent >= 0);
@@ -927,12 +931,13 @@ static void test_counters_instants_metadata(void **state)
 	}
 	from = in[3].t_ns;
 	free(in);
-	assert_int_equal(tsr_trace_instants(tr, &in, &n, (int64_t)main_t, from, INT64_MAX, 5), TSR_OK);
+	assert_int_equal(tsr_trace_list_instants(&in, &n, tr, (int64_t)main_t, from, INT64_MAX,
+	                                         5), TSR_OK);
 	assert_int_equal(n, 5);
 	assert_int_equal(in[0].t_ns, from);
 	free(in);
-	assert_int_equal(tsr_trace_instants(tr, &in, &n, (int64_t)thread_named(tr, "worker"),
-	                                    INT64_MIN, INT64_MAX, 0),
+	assert_int_equal(tsr_trace_list_instants(&in, &n, tr, (int64_t)thread_named(tr, "worker"),
+	                                         INT64_MIN, INT64_MAX, 0),
 	                 TSR_OK);
 	assert_int_equal(n, 0);
 	free(in);
@@ -943,12 +948,12 @@ static void test_counters_instants_metadata(void **state)
 	assert_null(tsr_trace_lookup_metadata(tr, 0, "no.such.key"));
 	q.pattern = "outer";
 	q.limit = 6;
-	assert_int_equal(tsr_trace_search(tr, &found, &n, &total, &q), TSR_OK);
+	assert_int_equal(tsr_trace_search(&found, &n, &total, tr, &q), TSR_OK);
 	assert_int_equal(n, 6);
-	assert_int_equal(tsr_trace_event_metadata(tr, &json, main_t, found[5].event.seq), TSR_OK);
+	assert_int_equal(tsr_trace_dup_event_metadata(&json, tr, main_t, found[5].event.seq), TSR_OK);
 	assert_string_equal(json, "{\"step\":5}");
 	free(json);
-	assert_int_equal(tsr_trace_event_metadata(tr, &json, main_t, found[4].event.seq), TSR_OK);
+	assert_int_equal(tsr_trace_dup_event_metadata(&json, tr, main_t, found[4].event.seq), TSR_OK);
 	assert_null(json);
 	free(found);
 	free(t);
@@ -985,7 +990,7 @@ static void test_two_files(void **state)
 	nanosleep(&pause, NULL);
 	path = make_trace(dir, 200, true);
 	assert_int_equal(tsr_trace_open(&tr, &dir, 1, NULL), TSR_OK);
-	assert_int_equal(tsr_trace_processes(tr, &procs, &n_procs), TSR_OK);
+	assert_int_equal(tsr_trace_get_processes(&procs, &n_procs, tr), TSR_OK);
 	assert_int_equal(n_procs, 2);
 	assert_true(procs[0].pid != procs[1].pid);
 	assert_true((procs[0].offset_ns == 0) != (procs[1].offset_ns == 0));
@@ -999,7 +1004,7 @@ static void test_two_files(void **state)
 		else
 			assert_true(pr->offset_ns >= 20000000);
 	}
-	assert_int_equal(tsr_trace_threads(tr, &threads, &n_threads), TSR_OK);
+	assert_int_equal(tsr_trace_get_threads(&threads, &n_threads, tr), TSR_OK);
 	assert_int_equal(n_threads, 3);
 	for (i = 0; i < n_threads; i++) {
 		const tsr_trace_process *pr = &procs[threads[i].process];
@@ -1009,16 +1014,16 @@ static void test_two_files(void **state)
 	}
 	/* Names and channels merged: one "outer" with both processes' spans. */
 	o.median = false;
-	assert_int_equal(tsr_trace_label_stats(tr, &s, &n, &o), TSR_OK);
+	assert_int_equal(tsr_trace_list_label_stats(&s, &n, tr, &o), TSR_OK);
 	for (i = 0; i < n; i++)
-		if (strcmp(tsr_trace_name(tr, s[i].name), "outer") == 0)
+		if (strcmp(tsr_trace_get_name(tr, s[i].name), "outer") == 0)
 			outers += s[i].count;
 	assert_int_equal(outers, 500);
 	free(s);
 	o.median = true;
-	assert_int_equal(tsr_trace_label_stats(tr, &s, &n, &o), TSR_OK);
+	assert_int_equal(tsr_trace_list_label_stats(&s, &n, tr, &o), TSR_OK);
 	for (i = 0, outers = 0; i < n; i++)
-		if (strcmp(tsr_trace_name(tr, s[i].name), "outer") == 0)
+		if (strcmp(tsr_trace_get_name(tr, s[i].name), "outer") == 0)
 			outers += s[i].count;
 	assert_int_equal(outers, 500);
 	free(s);
@@ -1096,7 +1101,7 @@ static void test_crashed(void **state)
 	assert_int_equal(tsr_trace_open(&tr, &dir, 1, NULL), TSR_OK);
 	assert_false(tsr_trace_get_info(tr)->complete);
 	assert_null(tsr_trace_lookup_metadata(tr, 0, "pvti.complete"));
-	assert_int_equal(tsr_trace_threads(tr, &threads, &n_threads), TSR_OK);
+	assert_int_equal(tsr_trace_get_threads(&threads, &n_threads, tr), TSR_OK);
 	main_t = thread_named(tr, "main");
 	spans = all_spans(tr, main_t, &n);
 	assert_true(n >= 4 * LARGE_OUTERS);
@@ -1194,19 +1199,19 @@ static int read_all(const char *path)
 		return rc;
 	}
 	for (t = 0; t < tsr_trace_get_info(tr)->threads && rc == TSR_OK; t++) {
-		rc = tsr_trace_events(tr, &items, &n, t, INT64_MIN, INT64_MAX, 0);
+		rc = tsr_trace_list_events(&items, &n, tr, t, INT64_MIN, INT64_MAX, 0);
 		free(items);
 		items = NULL;
 	}
 	if (rc == TSR_OK) {
 		o.median = false;
-		rc = tsr_trace_label_stats(tr, &s, &n, &o);
+		rc = tsr_trace_list_label_stats(&s, &n, tr, &o);
 		free(s);
 		s = NULL;
 	}
 	if (rc == TSR_OK) {
 		o.median = true;
-		rc = tsr_trace_label_stats(tr, &s, &n, &o);
+		rc = tsr_trace_list_label_stats(&s, &n, tr, &o);
 		free(s);
 	}
 	if (rc != TSR_OK)
@@ -1292,10 +1297,10 @@ static void test_hostile(void **state)
 		tsr_trace_item *items = NULL;
 		size_t n = 0;
 
-		assert_int_equal(tsr_trace_events(tr, &items, &n, 0, INT64_MIN, INT64_MAX, 0), TSR_OK);
+		assert_int_equal(tsr_trace_list_events(&items, &n, tr, 0, INT64_MIN, INT64_MAX, 0), TSR_OK);
 		assert_int_equal(n, 300000);
 		free(items);
-		assert_int_equal(tsr_trace_events(tr, &items, &n, 0, INT64_MIN, INT64_MAX, 1000),
+		assert_int_equal(tsr_trace_list_events(&items, &n, tr, 0, INT64_MIN, INT64_MAX, 1000),
 		                 TSR_ERR_CORRUPT);
 		assert_null(items);
 	}
@@ -1384,7 +1389,7 @@ static void test_chrome_export(void **state)
 	size_t n;
 
 	assert_non_null(out);
-	assert_int_equal(tsr_trace_export_chrome(tr, out, NULL), TSR_OK);
+	assert_int_equal(tsr_trace_export_chrome(out, tr, NULL), TSR_OK);
 	fclose(out);
 	doc = cJSON_Parse(text);
 	assert_non_null(doc);
@@ -1393,7 +1398,7 @@ static void test_chrome_export(void **state)
 	assert_true(cJSON_IsArray(events));
 	q.pattern = "outer";
 	q.limit = 1;
-	assert_int_equal(tsr_trace_search(tr, &found, &n, &total, &q), TSR_OK);
+	assert_int_equal(tsr_trace_search(&found, &n, &total, tr, &q), TSR_OK);
 	cJSON_ArrayForEach(e, events) {
 		const char *ph = cJSON_GetObjectItem(e, "ph")->valuestring;
 

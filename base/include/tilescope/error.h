@@ -45,7 +45,7 @@ typedef enum tsi_error_code {
 
 /* The message of the last failure of a call that has no handle to keep it
  * (tsi_engine_new, tsi_device_new_*); valid until the next failing call on
- * this thread. Never NULL. */
+ * this thread. "" on a thread that has had no failure; never NULL. */
 TSI_API const char *tsi_error_last(void);
 
 /* For Tilescope's own libraries: formats the message of a failure with

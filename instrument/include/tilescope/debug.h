@@ -16,8 +16,9 @@
 extern "C" {
 #endif
 
-/* A debug context id: 1-based, 0 means none. */
+/* A debug context id: 1-based, TSI_NO_DEBUG_CONTEXT (0) means none. */
 typedef uint32_t tsi_debug_id;
+#define TSI_NO_DEBUG_CONTEXT 0u
 
 /* Opens a context named `name` (copied; NULL is "unnamed") of `layer`
  * (copied; NULL is "user") as a child of the innermost open context of

@@ -22,10 +22,12 @@ TSI_API tsi_options *tsi_options_new(void);
 TSI_API void tsi_options_free(tsi_options *opts);
 /* Sets `name` to `value` (both copied); a later set replaces. */
 TSI_API int tsi_options_set(tsi_options *opts, const char *name, const char *value);
-/* The value of `name`, or NULL. Borrowed until the next set or free. */
+/* The value of `name`, or NULL when it is not set (not an error).
+ * Borrowed until the next set or free. */
 TSI_API const char *tsi_options_lookup(const tsi_options *opts, const char *name);
 TSI_API size_t tsi_options_count(const tsi_options *opts);
-/* The i-th option in insertion order. */
+/* The i-th option in insertion order, into *name and *value (either may
+ * be NULL; both borrowed until the next set or free). */
 TSI_API int tsi_options_at(const char **name, const char **value, const tsi_options *opts,
                            size_t i);
 

@@ -49,7 +49,8 @@ TSI_API tsi_graph *tsi_graph_create_virtual(tsi_graph *graph, unsigned lo, unsig
 /* The virtual graph's first tile in top-level numbering (0 for a top-level graph). */
 TSI_API unsigned tsi_graph_get_tile_offset(const tsi_graph *graph);
 
-/* First error recorded while building, or NULL. */
+/* First error recorded while building: "" when none (and for a NULL
+ * graph), never NULL; tsi_graph_error_code() is TSI_OK then. */
 TSI_API const char *tsi_graph_error(const tsi_graph *graph);
 TSI_API int tsi_graph_error_code(const tsi_graph *graph);
 
@@ -90,7 +91,7 @@ typedef struct tsi_mapping_interval {
 	size_t begin; /* first element (inclusive) */
 	size_t end;   /* last element (exclusive) */
 } tsi_mapping_interval;
-#define TSI_NO_TILE 0xffffffffu
+#define TSI_NO_TILE 0xffffffffu /* (unsigned)TSI_NONE */
 
 /* The tile mapping of `tensor` as intervals in element order, adjacent
  * elements on one tile merged. The caller frees *out with free(). */

@@ -15,6 +15,9 @@
 extern "C" {
 #endif
 
+/* An index or id that names nothing: -1 in the field's type (ipu.h). */
+#define TSI_NONE (-1)
+
 
 /* Poplar's device types. HALF is IEEE 754 binary16, held on the host as
  * its uint16_t bit pattern; BOOL is one byte. */

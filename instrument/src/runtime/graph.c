@@ -136,9 +136,10 @@ TSI_API unsigned tsi_graph_get_tile_offset(const tsi_graph *graph)
 	return graph ? graph->tile_lo : 0;
 }
 
+/* The first message recorded; "" when none (or for NULL), never NULL. */
 TSI_API const char *tsi_graph_error(const tsi_graph *graph)
 {
-	return graph ? graph->core->error_msg : NULL;
+	return graph && graph->core->error_msg ? graph->core->error_msg : "";
 }
 
 TSI_API int tsi_graph_error_code(const tsi_graph *graph)

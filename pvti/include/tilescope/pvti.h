@@ -45,6 +45,14 @@
  * are owned by the library and live until the process exits; they do
  * not depend on a trace being open and may be made before one is.
  *
+ * Conventions (those of libtilescope-instrument, tilescope/ipu.h): calls
+ * that can fail return TSI_OK or a negative TSI_ERR_* code with the
+ * message in tsi_error_last() ("" when there has been no failure, never
+ * NULL); out-parameters come first (pvti_options_parse); lookup_ may find
+ * nothing and returns NULL quietly (pvti_channel_lookup); dup_ returns a
+ * copy the caller frees (pvti_dup_file_name). Nothing here has an id
+ * field, so there is no "none" marker.
+ *
  * The runtime traces itself on the "Poplar" channel (graph construction,
  * compile phases, engine load, runs, stream callbacks); models trace
  * their own loops on "Framework":

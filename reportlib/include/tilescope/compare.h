@@ -56,10 +56,13 @@ TSR_API void tsr_comparison_free(tsr_comparison *cmp);
 /* The deltas: totals first, then per category, step type, vertex type,
  * operation, compute set, variable, named program; within a group by
  * name (the full list of metrics is at the top of reportlib/src/compare.c). */
-TSR_API size_t tsr_comparison_count(const tsr_comparison *cmp);
-TSR_API const tsr_delta *tsr_comparison_at(const tsr_comparison *cmp, size_t i);
-/* The delta of `metric`, or NULL. */
-TSR_API const tsr_delta *tsr_comparison_lookup(const tsr_comparison *cmp, const char *metric);
+TSR_API size_t tsr_comparison_get_count(const tsr_comparison *cmp);
+/* Delta `i` (below tsr_comparison_get_count()), or NULL past the end.
+ * Borrowed, as everything here: valid until tsr_comparison_free(). */
+TSR_API const tsr_delta *tsr_comparison_get_delta(const tsr_comparison *cmp, size_t i);
+/* The delta of `metric`, or NULL when the comparison has none (not an
+ * error). */
+TSR_API const tsr_delta *tsr_comparison_lookup_delta(const tsr_comparison *cmp, const char *metric);
 
 #ifdef __cplusplus
 }

@@ -15,13 +15,40 @@
  * and memory is capped. A bad file gets one error code and a one-line
  * message; never a crash, a hang or an unbounded allocation.
  *
- * Conventions (the house style): functions return TSR_OK or a negative
- * tsr_error; out-parameters come first; the handle keeps a message for
- * its last failure (tsr_report_error); data returned as `const` pointers
- * is borrowed and valid until tsr_report_free(); anything the caller must
- * free says so. Ids are the 0-based ids of profile.pop (see
- * db-schema/profile.sql); "none" is -1 in int64_t fields. An `ipu`
- * argument of -1 means all IPUs of one replica.
+ * Conventions (the house style), for every tsr_ function of report.h,
+ * trace.h, summary.h, compare.h and export.h:
+ *
+ *   - Functions return TSR_OK or a negative tsr_error, and the
+ *     out-parameters come first, then the handle, then the arguments:
+ *     int tsr_report_get_steps(const tsr_step **out, size_t *n,
+ *                              tsr_report *report, size_t run).
+ *   - The verb says who owns what comes back:
+ *       get_     borrowed: `const`, valid until the handle is freed
+ *                (tsr_report_free, tsr_trace_free ...); also plain values;
+ *       list_    an array the caller owns and frees with free();
+ *       fill_    writes into the caller's array or struct (`n` entries);
+ *       dup_     a copy (a string) the caller owns and frees with free();
+ *       lookup_  may find nothing: NULL (or *out NULL) is an answer, not
+ *                an error;
+ *       _new / _free, _open / _free: make and free a handle; every
+ *                _free accepts NULL;
+ *       set_     changes the handle (no out-parameter).
+ *     Calls that do work are named after it (open, compare, query,
+ *     search, export, print). Pure functions over the library's own
+ *     constants take no handle and name what they give
+ *     (tsr_error_name, tsr_category_name, tsr_step_type_name).
+ *   - Error messages are never NULL: tsr_last_error(), tsr_report_error()
+ *     and tsr_trace_error() return "" when there has been no failure (and
+ *     the handle accessors "" for a NULL handle); after a failure, a one-line
+ *     message valid until the next failure on the same thread / handle.
+ *   - "None" is TSR_NONE (-1) in every field that may name nothing: -1 in
+ *     int64_t fields, and (uint32_t)TSR_NONE (UINT32_MAX, spelled
+ *     TSR_TRACE_NO_NAME for name ids) in the uint32_t ones.
+ *     The one exception is debug context ids, which are 1-based as
+ *     profile.pop stores them, so tsr_operation.parent is 0 at top level.
+ *
+ * Ids are the 0-based ids of profile.pop (see db-schema/profile.sql). An
+ * `ipu` argument of -1 means all IPUs of one replica.
  *
  * Threads. A handle (tsr_report, tsr_trace, tsr_comparison) is used by
  * one thread at a time: even the `const` getters may not run while
@@ -56,6 +83,10 @@ extern "C" {
 #define TSR_API __attribute__((visibility("default")))
 #endif
 
+/* "None": the value of an id or index field that names nothing, -1 in the
+ * field's type (see the conventions above). */
+#define TSR_NONE (-1)
+
 /* --- Errors ------------------------------------------------------------- */
 
 typedef enum tsr_error {
@@ -78,8 +109,9 @@ typedef enum tsr_error {
 /* "TSR_ERR_CORRUPT" ... for a code; "unknown" for others. */
 TSR_API const char *tsr_error_name(int code);
 /* The message of the last failure on this thread of a call that has no
- * handle to keep it in (tsr_report_open, tsr_trace_open ...). Never NULL;
- * per thread, valid until the next failure on this thread. */
+ * handle to keep it in (tsr_report_open, tsr_trace_open ...): "" on a
+ * thread that has had no failure, never NULL; valid until the next
+ * failure on this thread. */
 TSR_API const char *tsr_last_error(void);
 
 /* --- Progress ------------------------------------------------------------ */
@@ -99,8 +131,8 @@ TSR_API const char *tsr_last_error(void);
  * must not call into the handle being worked on (nor, for tsr_compare,
  * into either report): the handle is in the middle of the call. Calls
  * that report: tsr_report_open, tsr_compare (through the base report's
- * callback, for both reports), tsr_trace_open, tsr_trace_events when it
- * builds a thread's level of detail, tsr_trace_label_stats and
+ * callback, for both reports), tsr_trace_open, tsr_trace_list_events when it
+ * builds a thread's level of detail, tsr_trace_list_label_stats and
  * tsr_trace_search. Other calls do not call it.
  */
 typedef int (*tsr_progress_cb)(double fraction, const char *message, void *user_data);
@@ -138,11 +170,12 @@ TSR_API void tsr_report_free(tsr_report *report);
 /* Replaces the handle's progress callback (`cb` NULL: none) for the later
  * calls that report (see tsr_progress_cb). Not from inside a callback. */
 TSR_API int tsr_report_set_progress(tsr_report *report, tsr_progress_cb cb, void *user_data);
-/* The message of the handle's last failure ("" when none). */
+/* The message of the handle's last failure: "" when none (and for a NULL
+ * handle), never NULL. */
 TSR_API const char *tsr_report_error(const tsr_report *report);
 /* The profile.pop path opened, and the debug.cbor taken along (or NULL). */
-TSR_API const char *tsr_report_path(const tsr_report *report);
-TSR_API const char *tsr_report_debug_info_path(const tsr_report *report);
+TSR_API const char *tsr_report_get_path(const tsr_report *report);
+TSR_API const char *tsr_report_get_debug_info_path(const tsr_report *report);
 
 /* --- About the report ---------------------------------------------------- */
 
@@ -180,7 +213,7 @@ typedef struct tsr_target {
 TSR_API const tsr_target *tsr_report_get_target(const tsr_report *report);
 /* Sync delay of each tile of one IPU (tiles_per_ipu entries; cycles above
  * min_sync_delay), into the caller's array. */
-TSR_API int tsr_report_relative_sync_delays(tsr_report *report, uint64_t *out, size_t n);
+TSR_API int tsr_report_fill_relative_sync_delays(uint64_t *out, size_t n, tsr_report *report);
 
 /* The guide's "graph" plus what the report lists. */
 typedef struct tsr_graph_counts {
@@ -207,7 +240,7 @@ typedef struct tsr_tile_memory {
 	uint64_t total, total_including_gaps;
 } tsr_tile_memory;
 /* Every tile (num_tiles entries). */
-TSR_API int tsr_report_tile_memory(tsr_report *report, const tsr_tile_memory **out, size_t *n);
+TSR_API int tsr_report_get_tile_memory(const tsr_tile_memory **out, size_t *n, tsr_report *report);
 
 /* Memory of all tiles (ipu = -1) or one IPU. */
 typedef struct tsr_memory_totals {
@@ -222,24 +255,24 @@ typedef struct tsr_memory_totals {
 	double mean_tile_bytes;                  /* mean total_including_gaps */
 	size_t oom_tiles;                        /* tiles above bytes_per_tile */
 } tsr_memory_totals;
-TSR_API int tsr_report_memory_totals(tsr_report *report, int ipu, tsr_memory_totals *out);
+TSR_API int tsr_report_fill_memory_totals(tsr_memory_totals *out, tsr_report *report, int ipu);
 
 /* Out-of-memory tiles, ascending. */
-TSR_API int tsr_report_oom_tiles(tsr_report *report, const uint32_t **out, size_t *n);
+TSR_API int tsr_report_get_oom_tiles(const uint32_t **out, size_t *n, tsr_report *report);
 
 /* The k fullest tiles of `ipu` (-1: all), by total including gaps (or
  * excluding), fullest first; ties by tile number. *n = min(k, tiles).
  * The caller frees *out with free(). */
-TSR_API int tsr_report_largest_tiles(tsr_report *report, uint32_t **out, size_t *n, int ipu,
-                                     bool including_gaps, size_t k);
+TSR_API int tsr_report_list_largest_tiles(uint32_t **out, size_t *n, tsr_report *report, int ipu,
+                                          bool including_gaps, size_t k);
 
 /* Tiles per memory bucket: bucket b counts tiles whose total (including
  * gaps or not) lies in [b * width, (b + 1) * width). `width` 0 picks one
  * that gives about 20 buckets up to the fullest tile (its value in
  * *width_out). The caller frees *counts with free(). */
-TSR_API int tsr_report_tile_histogram(tsr_report *report, uint64_t **counts, size_t *n_buckets,
-                                      uint64_t *width_out, int ipu, bool including_gaps,
-                                      uint64_t width);
+TSR_API int tsr_report_list_tile_histogram(uint64_t **counts, size_t *n_buckets,
+                                           uint64_t *width_out, tsr_report *report, int ipu,
+                                           bool including_gaps, uint64_t width);
 
 /* The guide's memory categories, in its order (alphabetical). */
 TSR_API size_t tsr_category_count(void);
@@ -254,24 +287,25 @@ typedef struct tsr_category_memory {
 } tsr_category_memory;
 /* Every category (tsr_category_count() entries) for `ipu` (-1: all).
  * The caller frees *out with free(). */
-TSR_API int tsr_report_memory_by_category(tsr_report *report, tsr_category_memory **out,
-                                          size_t *n, int ipu);
+TSR_API int tsr_report_list_memory_by_category(tsr_category_memory **out, size_t *n,
+                                               tsr_report *report, int ipu);
 /* One category's bytes on each tile (num_tiles entries into `out`),
  * summed over regions and overlap. */
-TSR_API int tsr_report_category_by_tile(tsr_report *report, uint64_t *out, size_t n,
-                                        size_t category);
+TSR_API int tsr_report_fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report,
+                                             size_t category);
 
 /* Memory of the vertices of one compute set or vertex type ("byComputeSet",
  * "byVertexType"), in bytes. */
 typedef struct tsr_vertex_memory {
 	uint64_t code, copy_ptr, descriptor, edge_ptr, padding, vertex_data, total;
 } tsr_vertex_memory;
-TSR_API int tsr_report_compute_set_memory(tsr_report *report, tsr_vertex_memory *out,
-                                          size_t compute_set, int ipu);
-TSR_API int tsr_report_vertex_type_memory(tsr_report *report, tsr_vertex_memory *out,
-                                          size_t vertex_type, int ipu);
+TSR_API int tsr_report_fill_compute_set_memory(tsr_vertex_memory *out, tsr_report *report,
+                                               size_t compute_set, int ipu);
+TSR_API int tsr_report_fill_vertex_type_memory(tsr_vertex_memory *out, tsr_report *report,
+                                               size_t vertex_type, int ipu);
 /* Sums over every vertex type (the "vertex data" part of the summary). */
-TSR_API int tsr_report_vertex_memory_totals(tsr_report *report, tsr_vertex_memory *out, int ipu);
+TSR_API int tsr_report_fill_vertex_memory_totals(tsr_vertex_memory *out, tsr_report *report,
+                                                 int ipu);
 
 /* A listed variable. */
 typedef struct tsr_variable {
@@ -287,9 +321,9 @@ typedef struct tsr_variable {
 	int64_t debug_context;    /* -1: none */
 } tsr_variable;
 /* Every listed variable, by id. */
-TSR_API int tsr_report_variables(tsr_report *report, const tsr_variable **out, size_t *n);
-/* Bytes of variable index `i` (into tsr_report_variables) on each tile. */
-TSR_API int tsr_report_variable_by_tile(tsr_report *report, uint64_t *out, size_t n, size_t i);
+TSR_API int tsr_report_get_variables(const tsr_variable **out, size_t *n, tsr_report *report);
+/* Bytes of variable index `i` (into tsr_report_get_variables) on each tile. */
+TSR_API int tsr_report_fill_variable_by_tile(uint64_t *out, size_t n, tsr_report *report, size_t i);
 
 /* --- Liveness --------------------------------------------------------------- */
 
@@ -299,20 +333,23 @@ typedef struct tsr_liveness_step {
 	uint32_t depth;
 	uint64_t not_always_live;      /* bytes, all tiles of one replica */
 } tsr_liveness_step;
-TSR_API int tsr_report_liveness_steps(tsr_report *report, const tsr_liveness_step **out,
-                                      size_t *n);
+TSR_API int tsr_report_get_liveness_steps(const tsr_liveness_step **out, size_t *n,
+                                          tsr_report *report);
 /* Bytes live throughout (all tiles of one replica). */
-TSR_API uint64_t tsr_report_always_live_bytes(const tsr_report *report);
+TSR_API uint64_t tsr_report_get_always_live_bytes(const tsr_report *report);
 /* The step with the most not-always-live bytes (the first of equals). */
-TSR_API int tsr_report_peak_liveness(tsr_report *report, size_t *step, uint64_t *bytes);
+TSR_API int tsr_report_get_peak_liveness(size_t *step, uint64_t *bytes, tsr_report *report);
 /* Not-always-live bytes at `step` on each tile (num_tiles entries), from
  * the listed variables (so complete only with lowered_vars). */
-TSR_API int tsr_report_liveness_by_tile(tsr_report *report, uint64_t *out, size_t n, size_t step);
+TSR_API int tsr_report_fill_liveness_by_tile(uint64_t *out, size_t n, tsr_report *report,
+                                             size_t step);
 /* The same summed per IPU (num_ipus entries). */
-TSR_API int tsr_report_liveness_by_ipu(tsr_report *report, uint64_t *out, size_t n, size_t step);
-/* Indexes (into tsr_report_variables) of the variables live at `step`,
+TSR_API int tsr_report_fill_liveness_by_ipu(uint64_t *out, size_t n, tsr_report *report,
+                                            size_t step);
+/* Indexes (into tsr_report_get_variables) of the variables live at `step`,
  * always-live ones included, largest first. The caller frees *out. */
-TSR_API int tsr_report_live_variables(tsr_report *report, size_t **out, size_t *n, size_t step);
+TSR_API int tsr_report_list_live_variables(size_t **out, size_t *n, tsr_report *report,
+                                           size_t step);
 
 /* --- Programs, compute sets, vertex types, exchanges ------------------------ */
 
@@ -337,10 +374,10 @@ typedef struct tsr_program {
 	uint64_t code_bytes;       /* exchange programs: memoryByInstruction total */
 	int64_t debug_context;     /* -1: none */
 } tsr_program;
-TSR_API int tsr_report_programs(tsr_report *report, const tsr_program **out, size_t *n);
+TSR_API int tsr_report_get_programs(const tsr_program **out, size_t *n, tsr_report *report);
 /* Program ids of each engine program, and of each function. */
-TSR_API int tsr_report_control_programs(tsr_report *report, const uint32_t **out, size_t *n);
-TSR_API int tsr_report_function_programs(tsr_report *report, const uint32_t **out, size_t *n);
+TSR_API int tsr_report_get_control_programs(const uint32_t **out, size_t *n, tsr_report *report);
+TSR_API int tsr_report_get_function_programs(const uint32_t **out, size_t *n, tsr_report *report);
 
 typedef struct tsr_compute_set {
 	const char *name;
@@ -350,13 +387,13 @@ typedef struct tsr_compute_set {
 	uint64_t cycles_sum;       /* over tiles */
 	uint64_t active_cycles, active_cycles_sum;
 	uint64_t flops;            /* per execution */
-	int64_t debug_context;
+	int64_t debug_context;     /* -1: none */
 } tsr_compute_set;
-TSR_API int tsr_report_compute_sets(tsr_report *report, const tsr_compute_set **out, size_t *n);
+TSR_API int tsr_report_get_compute_sets(const tsr_compute_set **out, size_t *n, tsr_report *report);
 /* Cycles of compute set `cs` on each tile (active: only while a vertex
  * runs), num_tiles entries. */
-TSR_API int tsr_report_compute_set_cycles_by_tile(tsr_report *report, uint64_t *out, size_t n,
-                                                  size_t cs, bool active);
+TSR_API int tsr_report_fill_compute_set_cycles_by_tile(uint64_t *out, size_t n, tsr_report *report,
+                                                       size_t cs, bool active);
 
 typedef struct tsr_vertex_type {
 	const char *name;
@@ -365,7 +402,7 @@ typedef struct tsr_vertex_type {
 	uint64_t instances;
 	uint64_t flops;            /* all instances, one execution of each compute set */
 } tsr_vertex_type;
-TSR_API int tsr_report_vertex_types(tsr_report *report, const tsr_vertex_type **out, size_t *n);
+TSR_API int tsr_report_get_vertex_types(const tsr_vertex_type **out, size_t *n, tsr_report *report);
 
 typedef struct tsr_exchange {
 	const char *name;
@@ -373,8 +410,8 @@ typedef struct tsr_exchange {
 	uint64_t bytes_received, bytes_sent;
 	uint64_t cycles, cycles_sum;
 } tsr_exchange;
-TSR_API int tsr_report_exchanges(tsr_report *report, const tsr_exchange **out, size_t *n,
-                                 tsr_exchange_kind kind);
+TSR_API int tsr_report_get_exchanges(const tsr_exchange **out, size_t *n, tsr_report *report,
+                                     tsr_exchange_kind kind);
 
 /* --- Execution ------------------------------------------------------------------ */
 
@@ -401,7 +438,7 @@ typedef struct tsr_run {
 	size_t n_steps, trace_length;
 	tsr_tile_cycles tile_cycles; /* summed over tiles */
 } tsr_run;
-TSR_API int tsr_report_runs(tsr_report *report, const tsr_run **out, size_t *n);
+TSR_API int tsr_report_get_runs(const tsr_run **out, size_t *n, tsr_report *report);
 
 typedef struct tsr_step {
 	tsr_step_type type;
@@ -416,9 +453,9 @@ typedef struct tsr_step {
 	double data_balance;
 } tsr_step;
 /* The steps of run `run`, read on first use. */
-TSR_API int tsr_report_steps(tsr_report *report, const tsr_step **out, size_t *n, size_t run);
-TSR_API int tsr_report_program_trace(tsr_report *report, const uint32_t **out, size_t *n,
-                                     size_t run);
+TSR_API int tsr_report_get_steps(const tsr_step **out, size_t *n, tsr_report *report, size_t run);
+TSR_API int tsr_report_get_program_trace(const uint32_t **out, size_t *n, tsr_report *report,
+                                         size_t run);
 
 /* A run's totals by activity: the wall-clock cycles of its steps of each
  * type, their count, and the tile cycles. */
@@ -428,7 +465,7 @@ typedef struct tsr_activity {
 	size_t steps[TSR_STEP_TYPE_COUNT];
 	tsr_tile_cycles tile_cycles;
 } tsr_activity;
-TSR_API int tsr_report_run_activity(tsr_report *report, tsr_activity *out, size_t run);
+TSR_API int tsr_report_fill_run_activity(tsr_activity *out, tsr_report *report, size_t run);
 
 /* Cycles by vertex type: active cycles summed over tiles, weighted by how
  * many times each compute set ran in `run` (run -1: once each). */
@@ -439,15 +476,14 @@ typedef struct tsr_vertex_type_cycles {
 	uint64_t executions;       /* vertex executions (instances x compute set runs) */
 } tsr_vertex_type_cycles;
 /* Largest cycles first; the caller frees *out. */
-TSR_API int tsr_report_cycles_by_vertex_type(tsr_report *report, tsr_vertex_type_cycles **out,
-                                             size_t *n, int64_t run);
+TSR_API int tsr_report_list_cycles_by_vertex_type(tsr_vertex_type_cycles **out, size_t *n,
+                                                  tsr_report *report, int64_t run);
 /* The vertex types of compute set `cs`: instances and the active cycles
  * of one execution summed over tiles (executions: 1), most cycles first
  * (the guide's "By vertex type" of an OnTileExecute step). Borrowed:
  * valid until tsr_report_free(). */
-TSR_API int tsr_report_compute_set_vertex_types(tsr_report *report,
-                                                const tsr_vertex_type_cycles **out, size_t *n,
-                                                size_t cs);
+TSR_API int tsr_report_get_compute_set_vertex_types(const tsr_vertex_type_cycles **out, size_t *n,
+                                                    tsr_report *report, size_t cs);
 
 /* FLOPs of a run and the utilisation of the target's peak over its length
  * (peak: fp32_flops_per_cycle, or fp16_amp when `half` is set, x tiles x
@@ -460,7 +496,7 @@ typedef struct tsr_flops {
 	double peak_flops_per_second;
 	double utilisation;        /* 0..1 */
 } tsr_flops;
-TSR_API int tsr_report_run_flops(tsr_report *report, tsr_flops *out, size_t run, bool half);
+TSR_API int tsr_report_fill_run_flops(tsr_flops *out, tsr_report *report, size_t run, bool half);
 
 /* --- Operations (debug contexts) ----------------------------------------------- */
 
@@ -481,8 +517,8 @@ typedef struct tsr_operation {
  * from profile.pop's debug_context table; a debug.cbor taken along must
  * agree with it (same contexts, and what each made), else
  * TSR_ERR_CORRUPT naming debug.cbor. The caller frees *out. */
-TSR_API int tsr_report_operations(tsr_report *report, tsr_operation **out, size_t *n,
-                                  int64_t run);
+TSR_API int tsr_report_list_operations(tsr_operation **out, size_t *n, tsr_report *report,
+                                       int64_t run);
 
 /* --- Read-only SQL ------------------------------------------------------------- */
 

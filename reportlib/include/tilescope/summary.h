@@ -45,7 +45,7 @@ typedef struct tsr_summary_options {
 
 /*
  * Every figure the summary shows, gathered once from the report.h
- * queries: the text (tsr_summary_print) and the JSON (tsr_summary_json)
+ * queries: the text (tsr_summary_print) and the JSON (tsr_summary_dup_json)
  * are both written from these, and nothing else, so a program reading
  * them shows exactly what `tilescope summary` prints.
  *
@@ -81,7 +81,7 @@ typedef struct tsr_summary_tile_bytes {
  * throughout. */
 typedef struct tsr_summary_memory {
 	int ipu;                       /* -1: all IPUs */
-	tsr_memory_totals totals;      /* tsr_report_memory_totals() of the part */
+	tsr_memory_totals totals;      /* tsr_report_fill_memory_totals() of the part */
 	/* By Data Type: every category in the guide's order (data first, then
 	 * code; the ones it does not name last). */
 	const tsr_summary_category *categories;
@@ -220,7 +220,7 @@ TSR_API int tsr_summary_print(FILE *out, tsr_report *report, const tsr_summary_o
 /* The summary as one JSON object (keys documented in the README's
  * "tilescope summary --json" section; every integer exact). *out is
  * malloc'd, NUL-terminated; the caller frees it with free(). */
-TSR_API int tsr_summary_json(char **out, tsr_report *report, const tsr_summary_options *opts);
+TSR_API int tsr_summary_dup_json(char **out, tsr_report *report, const tsr_summary_options *opts);
 
 #ifdef __cplusplus
 }

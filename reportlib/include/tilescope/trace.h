@@ -27,10 +27,12 @@
  * hang or an unbounded allocation.
  *
  * Conventions (report.h's): functions return TSR_OK or a negative
- * tsr_error; the handle keeps a message for its last failure
- * (tsr_trace_error); `const` data returned is borrowed and valid until
- * tsr_trace_free(); arrays the caller owns say so and are freed with
- * free().
+ * tsr_error, out-parameters first; the verb says who owns the answer
+ * (get_: borrowed, valid until tsr_trace_free(); list_: an array the
+ * caller frees with free(); dup_: a string the caller frees; lookup_: may
+ * find nothing); the handle keeps a message for its last failure
+ * (tsr_trace_error: "" when none, never NULL); "none" is TSR_NONE (-1),
+ * TSR_TRACE_NO_NAME in uint32_t name ids.
  *
  * Threads (report.h's contract). A handle is used by one thread at a
  * time, the `const` getters included: queries build indexes and load
@@ -39,8 +41,8 @@
  * is per thread; tsr_trace_error() belongs to the handle.
  *
  * Progress. tsr_trace_open takes a tsr_progress_cb (report.h) in its
- * options and the handle keeps it for tsr_trace_events (while it builds a
- * thread's level of detail), tsr_trace_label_stats and tsr_trace_search;
+ * options and the handle keeps it for tsr_trace_list_events (while it builds a
+ * thread's level of detail), tsr_trace_list_label_stats and tsr_trace_search;
  * tsr_trace_set_progress replaces it. A non-zero return cancels the call:
  * TSR_ERR_CANCELLED, nothing returned, the handle still usable. The
  * callback must not call into the handle.
@@ -57,7 +59,8 @@ extern "C" {
 
 typedef struct tsr_trace tsr_trace;
 
-/* "No name": a name id field that names nothing. */
+/* "No name": a name id field that names nothing; (uint32_t)TSR_NONE, the
+ * library's one "none" (report.h) in a uint32_t field. */
 #define TSR_TRACE_NO_NAME UINT32_MAX
 
 /* --- Opening ------------------------------------------------------------- */
@@ -93,7 +96,8 @@ TSR_API void tsr_trace_free(tsr_trace *trace);
 /* Replaces the handle's progress callback (`cb` NULL: none) for the later
  * calls that report. Not from inside a callback. */
 TSR_API int tsr_trace_set_progress(tsr_trace *trace, tsr_progress_cb cb, void *user_data);
-/* The message of the handle's last failure ("" when none). */
+/* The message of the handle's last failure: "" when none (and for a NULL
+ * handle), never NULL. */
 TSR_API const char *tsr_trace_error(const tsr_trace *trace);
 
 /* --- What the trace holds ---------------------------------------------------- */
@@ -120,12 +124,12 @@ typedef struct tsr_trace_process {
 	const char *clock;         /* "rdtsc" or "monotonic" */
 	double ticks_per_s;        /* rdtsc: measured frequency (Hz); 0 when unknown */
 	bool complete;             /* closed cleanly: label_stats and timeline_lod present */
-	size_t first_thread, n_threads; /* its threads in tsr_trace_threads() */
+	size_t first_thread, n_threads; /* its threads in tsr_trace_get_threads() */
 	size_t n_metadata;         /* trace_metadata: keys and JSON values */
 	const char *const *metadata_keys;
 	const char *const *metadata_values;
 } tsr_trace_process;
-TSR_API int tsr_trace_processes(tsr_trace *trace, const tsr_trace_process **out, size_t *n);
+TSR_API int tsr_trace_get_processes(const tsr_trace_process **out, size_t *n, tsr_trace *trace);
 /* The JSON value of trace_metadata key `key` of `process`, or NULL. */
 TSR_API const char *tsr_trace_lookup_metadata(const tsr_trace *trace, size_t process,
                                               const char *key);
@@ -133,25 +137,25 @@ TSR_API const char *tsr_trace_lookup_metadata(const tsr_trace *trace, size_t pro
 /* A thread, by process then thread id. Thread indexes (0-based, over all
  * files) are what the queries below take. */
 typedef struct tsr_trace_thread {
-	size_t process;            /* index into tsr_trace_processes() */
+	size_t process;            /* index into tsr_trace_get_processes() */
 	int64_t id;                /* thread.id in its file */
 	int64_t tid;               /* OS thread id */
 	const char *name;
 	uint64_t events;           /* spans recorded */
 	int64_t first_ns, last_ns; /* earliest start, latest end of its spans (0, 0: none) */
 } tsr_trace_thread;
-TSR_API int tsr_trace_threads(tsr_trace *trace, const tsr_trace_thread **out, size_t *n);
+TSR_API int tsr_trace_get_threads(const tsr_trace_thread **out, size_t *n, tsr_trace *trace);
 
 /* Channels, merged across files by name. */
 typedef struct tsr_trace_channel {
 	const char *name;          /* "Drivers", "Poplar", "Framework", user channels */
 	bool enabled;              /* recorded in at least one file */
 } tsr_trace_channel;
-TSR_API int tsr_trace_channels(tsr_trace *trace, const tsr_trace_channel **out, size_t *n);
+TSR_API int tsr_trace_get_channels(const tsr_trace_channel **out, size_t *n, tsr_trace *trace);
 
 /* Tracepoint names, merged across files: ids 0 .. tsr_trace_get_info()->names - 1.
  * NULL for an id past the end. */
-TSR_API const char *tsr_trace_name(const tsr_trace *trace, uint32_t id);
+TSR_API const char *tsr_trace_get_name(const tsr_trace *trace, uint32_t id);
 
 /* --- Events in a window ------------------------------------------------------- */
 
@@ -174,7 +178,7 @@ typedef struct tsr_trace_item {
 	int64_t parent;            /* EVENT: the enclosing span's seq, -1 when none; else -1 */
 	uint32_t name;             /* EVENT; MERGED: the longest span's; SUMMARY: the name
 	                              covering most time, or TSR_TRACE_NO_NAME */
-	uint32_t channel;          /* index into tsr_trace_channels() (SUMMARY: 0) */
+	uint32_t channel;          /* index into tsr_trace_get_channels() (SUMMARY: 0) */
 	uint32_t depth;            /* 0: outermost */
 	tsr_trace_item_kind kind;
 } tsr_trace_item;
@@ -196,17 +200,17 @@ typedef struct tsr_trace_item {
  * free(). TSR_ERR_OUT_OF_RANGE for a bad thread, TSR_ERR_INVALID_ARGUMENT
  * when from_ns > to_ns, TSR_ERR_CORRUPT for a damaged chunk.
  */
-TSR_API int tsr_trace_events(tsr_trace *trace, tsr_trace_item **out, size_t *n, size_t thread,
-                             int64_t from_ns, int64_t to_ns, uint64_t resolution_ns);
+TSR_API int tsr_trace_list_events(tsr_trace_item **out, size_t *n, tsr_trace *trace, size_t thread,
+                                  int64_t from_ns, int64_t to_ns, uint64_t resolution_ns);
 
 /* JSON attached to span `seq` of `thread` (pvti_event_metadata), in *json
  * (caller frees with free()), or *json NULL when there is none. */
-TSR_API int tsr_trace_event_metadata(tsr_trace *trace, char **json, size_t thread, int64_t seq);
+TSR_API int tsr_trace_dup_event_metadata(char **json, tsr_trace *trace, size_t thread, int64_t seq);
 
 /* --- Statistics by label -------------------------------------------------------- */
 
 typedef struct tsr_trace_label_stat {
-	uint32_t channel;          /* index into tsr_trace_channels() */
+	uint32_t channel;          /* index into tsr_trace_get_channels() */
 	uint32_t name;             /* name id */
 	uint64_t count;
 	uint64_t total_ns;         /* sum of durations */
@@ -237,8 +241,8 @@ typedef struct tsr_trace_stats_options {
  * files closed cleanly, this reads the files' label_stats; otherwise it
  * decodes the chunks. The caller frees *out with free().
  */
-TSR_API int tsr_trace_label_stats(tsr_trace *trace, tsr_trace_label_stat **out, size_t *n,
-                                  const tsr_trace_stats_options *opts);
+TSR_API int tsr_trace_list_label_stats(tsr_trace_label_stat **out, size_t *n, tsr_trace *trace,
+                                       const tsr_trace_stats_options *opts);
 
 /* --- Totals per process, thread and channel ---------------------------------------- */
 
@@ -270,8 +274,8 @@ typedef struct tsr_trace_channel_totals {
 } tsr_trace_channel_totals;
 
 /* The totals of a view: one entry per process, thread and channel of the
- * handle, indexed as tsr_trace_processes(), tsr_trace_threads() and
- * tsr_trace_channels() list them (entries outside the view are zero). */
+ * handle, indexed as tsr_trace_get_processes(), tsr_trace_get_threads() and
+ * tsr_trace_get_channels() list them (entries outside the view are zero). */
 typedef struct tsr_trace_totals {
 	uint64_t spans;            /* spans in the view */
 	uint64_t self_ns;          /* sum of their self times */
@@ -285,7 +289,7 @@ typedef struct tsr_trace_totals {
 /*
  * The totals of the spans `opts` selects (NULL: every span), per
  * process, thread and channel, with self times computed as
- * tsr_trace_label_stats computes them. A file closed cleanly whose
+ * tsr_trace_list_label_stats computes them. A file closed cleanly whose
  * process traced from one thread answers a whole-trace query from its
  * label_stats; otherwise the chunks of the threads in the view are
  * decoded. The caller frees *out with tsr_trace_totals_free().
@@ -306,7 +310,7 @@ typedef struct tsr_trace_series {
 	const char *unit;          /* of its values ("" when none) */
 	const char *name;
 } tsr_trace_series;
-TSR_API int tsr_trace_series_list(tsr_trace *trace, const tsr_trace_series **out, size_t *n);
+TSR_API int tsr_trace_get_series(const tsr_trace_series **out, size_t *n, tsr_trace *trace);
 
 /* The samples of a series in one bucket of time. */
 typedef struct tsr_trace_counter_bucket {
@@ -326,9 +330,9 @@ typedef struct tsr_trace_counter_bucket {
  * *out with free(). TSR_ERR_INVALID_ARGUMENT for bucket_ns 0, from_ns >
  * to_ns, or more than 16 Mi buckets.
  */
-TSR_API int tsr_trace_counter(tsr_trace *trace, tsr_trace_counter_bucket **out, size_t *n,
-                              double *before, size_t series, int64_t from_ns, int64_t to_ns,
-                              uint64_t bucket_ns);
+TSR_API int tsr_trace_list_counter_buckets(tsr_trace_counter_bucket **out, size_t *n,
+                                           double *before, tsr_trace *trace, size_t series,
+                                           int64_t from_ns, int64_t to_ns, uint64_t bucket_ns);
 
 /* --- Instants --------------------------------------------------------------------- */
 
@@ -341,8 +345,8 @@ typedef struct tsr_trace_instant {
 
 /* The instants of `thread` (-1: all) in [from_ns, to_ns), in time order,
  * at most `limit` (0: no limit) of the earliest. The caller frees *out. */
-TSR_API int tsr_trace_instants(tsr_trace *trace, tsr_trace_instant **out, size_t *n,
-                               int64_t thread, int64_t from_ns, int64_t to_ns, size_t limit);
+TSR_API int tsr_trace_list_instants(tsr_trace_instant **out, size_t *n, tsr_trace *trace,
+                                    int64_t thread, int64_t from_ns, int64_t to_ns, size_t limit);
 
 /* --- Search ---------------------------------------------------------------------- */
 
@@ -355,15 +359,15 @@ typedef enum tsr_trace_match {
 
 /* Ids of the names matching `pattern`, ascending. The caller frees *out.
  * TSR_ERR_INVALID_ARGUMENT (with regerror's text) for a bad expression. */
-TSR_API int tsr_trace_find_names(tsr_trace *trace, uint32_t **out, size_t *n, const char *pattern,
-                                 tsr_trace_match mode);
+TSR_API int tsr_trace_list_matching_names(uint32_t **out, size_t *n, tsr_trace *trace,
+                                          const char *pattern, tsr_trace_match mode);
 
 typedef struct tsr_trace_search_query {
 	unsigned version;          /* TSR_TRACE_SEARCH_QUERY_VERSION */
 	const char *pattern;
 	tsr_trace_match mode;
 	int64_t thread;            /* a thread index, or -1: all */
-	int64_t from_ns, to_ns;    /* spans in the window (as tsr_trace_events) */
+	int64_t from_ns, to_ns;    /* spans in the window (as tsr_trace_list_events) */
 	size_t limit;              /* the earliest `limit` matches are returned; 0: 1000 */
 } tsr_trace_search_query;
 #define TSR_TRACE_SEARCH_QUERY_VERSION 1
@@ -379,7 +383,7 @@ typedef struct tsr_trace_found {
 /* The spans whose names match, earliest start first (then thread, seq),
  * at most q->limit of them; *total counts every match. Decodes the chunks
  * of the window (only when some name matches). The caller frees *out. */
-TSR_API int tsr_trace_search(tsr_trace *trace, tsr_trace_found **out, size_t *n, uint64_t *total,
+TSR_API int tsr_trace_search(tsr_trace_found **out, size_t *n, uint64_t *total, tsr_trace *trace,
                              const tsr_trace_search_query *q);
 
 /* --- Export ---------------------------------------------------------------------- */
@@ -405,14 +409,14 @@ typedef struct tsr_trace_export_options {
  * not share a track). Streams: memory does not grow with the trace.
  * `opts` may be NULL. TSR_ERR_IO when writing fails.
  */
-TSR_API int tsr_trace_export_chrome(tsr_trace *trace, FILE *out,
+TSR_API int tsr_trace_export_chrome(FILE *out, tsr_trace *trace,
                                     const tsr_trace_export_options *opts);
 
 /* --- Read-only SQL ------------------------------------------------------------------ */
 
 /*
  * Runs one read-only SQL statement over file `file` of the handle (an
- * index into tsr_trace_processes(): one .pvti file, its tables as in
+ * index into tsr_trace_get_processes(): one .pvti file, its tables as in
  * db-schema/pvti.sql) and hands each result row to `row_cb`; the same
  * rules, callbacks and results as tsr_report_query (report.h). Each file
  * is queried on its own because the files have their own ids and times:
