@@ -38,7 +38,7 @@ static void map_like(tsi_graph *graph, const tsi_tensor *dst, const tsi_tensor *
 	tsi_tensor *flat = ex_must(graph, tsi_tensor_flatten(dst), what);
 	size_t n = 0;
 
-	ex_must_rc(graph, tsi_graph_get_tile_mapping(&iv, &n, graph, src), what);
+	ex_must_rc(graph, tsi_graph_list_tile_mapping(&iv, &n, graph, src), what);
 	for (size_t i = 0; i < n; i++) {
 		tsi_tensor *part = ex_must(graph, tsi_tensor_slice(flat, iv[i].begin, iv[i].end), what);
 

@@ -228,7 +228,7 @@ static void test_planned_inputs(void **state)
 		}
 	assert_true(plan.m_split * plan.k_split > 1);
 	assert_false(tsi_tensor_is_contiguous(a));
-	assert_int_equal(tsi_graph_get_tile_mapping(&map, &n_map, f.graph, a), TSI_OK);
+	assert_int_equal(tsi_graph_list_tile_mapping(&map, &n_map, f.graph, a), TSI_OK);
 	for (size_t i = 0; i < n_map; i++) {
 		assert_true(map[i].tile < plan.tiles_used);
 		if (!used[map[i].tile])
@@ -613,7 +613,7 @@ static void test_virtual_graph(void **state)
 	b = tsi_poplin_create_matmul_input_rhs(vg, TSI_FLOAT, 8, 16, 8, "b");
 	c = tsi_poplin_matmul(vg, a, b, f.seq, "vmm");
 	assert_non_null(c);
-	assert_int_equal(tsi_graph_get_tile_mapping(&map, &n_map, f.graph, c), TSI_OK);
+	assert_int_equal(tsi_graph_list_tile_mapping(&map, &n_map, f.graph, c), TSI_OK);
 	for (size_t i = 0; i < n_map; i++)
 		assert_true(map[i].tile >= 8 && map[i].tile < 12);
 	free(map);

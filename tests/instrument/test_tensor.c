@@ -47,7 +47,7 @@ static unsigned *tiles_of(tsi_graph *g, const tsi_tensor *t)
 	unsigned *tiles = malloc((numel ? numel : 1) * sizeof(*tiles));
 
 	assert_non_null(tiles);
-	assert_int_equal(tsi_graph_get_tile_mapping(&iv, &n, g, t), TSI_OK);
+	assert_int_equal(tsi_graph_list_tile_mapping(&iv, &n, g, t), TSI_OK);
 	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(iv[i].begin, pos);
 		for (size_t e = iv[i].begin; e < iv[i].end; e++)
@@ -92,7 +92,7 @@ static void assert_shape(const tsi_tensor *t, size_t rank, const size_t *shape)
 
 	assert_non_null(t);
 	assert_int_equal(tsi_tensor_rank(t), rank);
-	assert_int_equal(tsi_tensor_shape(t, got), rank);
+	assert_int_equal(tsi_tensor_fill_shape(got, t), rank);
 	for (size_t d = 0; d < rank; d++) {
 		assert_int_equal(got[d], shape[d]);
 		assert_int_equal(tsi_tensor_dim(t, d), shape[d]);
@@ -130,7 +130,7 @@ static void test_accessors(void **state)
 	assert_int_equal(tsi_tensor_rank(NULL), 0);
 	assert_int_equal(tsi_tensor_numel(NULL), 0);
 	assert_int_equal(tsi_tensor_dim(NULL, 0), 0);
-	assert_int_equal(tsi_tensor_shape(NULL, shape), 0);
+	assert_int_equal(tsi_tensor_fill_shape(shape, NULL), 0);
 	assert_null(tsi_tensor_graph(NULL));
 	assert_null(tsi_tensor_name(NULL));
 	assert_false(tsi_tensor_is_contiguous(NULL));

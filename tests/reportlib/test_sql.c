@@ -232,7 +232,7 @@ static void test_runaway_query_stopped(void **state)
 
 	assert_int_equal(rc, TSR_ERR_TOO_LARGE);
 	assert_non_null(strstr(tsr_report_error(f->report), "steps"));
-	assert_int_equal(tsr_report_steps(f->report, &steps, &n, 0), TSR_OK);
+	assert_int_equal(tsr_report_get_steps(&steps, &n, f->report, 0), TSR_OK);
 	assert_true(n > 0);
 }
 

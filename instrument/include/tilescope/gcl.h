@@ -75,11 +75,11 @@ TSI_API tsi_tensor *tsi_gcl_all_to_all(tsi_graph *graph, const tsi_tensor *data,
                                        const char *debug_name);
 
 /* The group of `replica` under `group` for `replication` replicas: fills
- * members[0..k) with the replicas in rank order and returns k, or 0 when
- * the group does not divide the replicas. `members` holds `replication`
- * entries. */
-TSI_API unsigned tsi_comm_group_members(tsi_comm_group group, unsigned replication,
-                                        unsigned replica, unsigned *members);
+ * the caller's members[0..k) with the replicas in rank order and returns k,
+ * or 0 when the group does not divide the replicas. `members` holds
+ * `replication` entries. */
+TSI_API unsigned tsi_comm_group_fill_members(unsigned *members, tsi_comm_group group,
+                                             unsigned replication, unsigned replica);
 
 #ifdef __cplusplus
 }

@@ -95,7 +95,7 @@ typedef struct tsi_mapping_interval {
 
 /* The tile mapping of `tensor` as intervals in element order, adjacent
  * elements on one tile merged. The caller frees *out with free(). */
-TSI_API int tsi_graph_get_tile_mapping(tsi_mapping_interval **out, size_t *count,
+TSI_API int tsi_graph_list_tile_mapping(tsi_mapping_interval **out, size_t *count,
                                        const tsi_graph *graph, const tsi_tensor *tensor);
 /* The tile of element `index` of `tensor`, or TSI_NO_TILE. */
 TSI_API unsigned tsi_graph_get_tile_of(const tsi_graph *graph, const tsi_tensor *tensor,
@@ -112,7 +112,7 @@ TSI_API size_t tsi_tensor_rank(const tsi_tensor *t);
 TSI_API size_t tsi_tensor_dim(const tsi_tensor *t, size_t dim);
 TSI_API size_t tsi_tensor_numel(const tsi_tensor *t);
 /* Copies the shape into `shape` (TSI_MAX_RANK entries) and returns the rank. */
-TSI_API size_t tsi_tensor_shape(const tsi_tensor *t, size_t *shape);
+TSI_API size_t tsi_tensor_fill_shape(size_t *shape, const tsi_tensor *t);
 /* The graph the tensor was made in. */
 TSI_API tsi_graph *tsi_tensor_graph(const tsi_tensor *t);
 /* The name of the variable a tensor was created as, or NULL for a view. */

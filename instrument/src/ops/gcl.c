@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-TSI_API unsigned tsi_comm_group_members(tsi_comm_group group, unsigned replication,
-                                        unsigned replica, unsigned *members)
+TSI_API unsigned tsi_comm_group_fill_members(unsigned *members, tsi_comm_group group,
+                                             unsigned replication, unsigned replica)
 {
 	unsigned k;
 

@@ -101,7 +101,7 @@ const char *tsi_ops_format_shape_in(char *buf, size_t size, const tsi_tensor *t,
                                     char close)
 {
 	size_t shape[TSI_MAX_RANK];
-	size_t rank = tsi_tensor_shape(t, shape);
+	size_t rank = tsi_tensor_fill_shape(shape, t);
 	size_t used = 0;
 
 	if (!size)
@@ -261,7 +261,7 @@ int tsi_ops_work_intervals(tsi_graph *graph, const tsi_tensor *t, tsi_mapping_in
 
 	*out = NULL;
 	*count = 0;
-	rc = tsi_graph_get_tile_mapping(&map, &n, graph, t);
+	rc = tsi_graph_list_tile_mapping(&map, &n, graph, t);
 	if (rc)
 		return tsi_graph_fail(graph, rc, "%s", tsi_error_last());
 	for (size_t i = 0; i < n; i++)
@@ -619,7 +619,7 @@ tsi_tensor *tsi_ops_result_like(tsi_graph *graph, const tsi_tensor *t, tsi_type 
                                 const tsi_tensor **out_flat)
 {
 	size_t shape[TSI_MAX_RANK];
-	size_t rank = tsi_tensor_shape(t, shape);
+	size_t rank = tsi_tensor_fill_shape(shape, t);
 	const char *name = tsi_ops_name(graph, prefix, "out");
 	tsi_tensor *out = name ? tsi_graph_add_variable(graph, type, rank, shape, name) : NULL;
 

@@ -55,9 +55,9 @@ static const char *sub_name(const op_ctx *op, const char *suffix)
 static bool same_shape(const tsi_tensor *a, const tsi_tensor *b)
 {
 	size_t sa[TSI_MAX_RANK], sb[TSI_MAX_RANK];
-	size_t rank = tsi_tensor_shape(a, sa);
+	size_t rank = tsi_tensor_fill_shape(sa, a);
 
-	return rank == tsi_tensor_shape(b, sb) && memcmp(sa, sb, rank * sizeof(*sa)) == 0;
+	return rank == tsi_tensor_fill_shape(sb, b) && memcmp(sa, sb, rank * sizeof(*sa)) == 0;
 }
 
 /*
@@ -128,7 +128,7 @@ static int add_elementwise_vertices(const op_ctx *op, tsi_compute_set *cs,
 	int rc;
 
 	memset(viewers, 0, sizeof(viewers));
-	rc = tsi_graph_get_tile_mapping(&map, &n_map, op->graph, by);
+	rc = tsi_graph_list_tile_mapping(&map, &n_map, op->graph, by);
 	if (rc)
 		goto done;
 	ranges = malloc((n_map ? n_map : 1) * sizeof(*ranges));
@@ -266,7 +266,7 @@ static int plan_rows(const op_ctx *op, row_plan *p, const tsi_tensor *m, size_t 
 	memset(p, 0, sizeof(*p));
 	p->rows = rows;
 	p->cols = cols;
-	rc = tsi_graph_get_tile_mapping(&map, &n_map, op->graph, m);
+	rc = tsi_graph_list_tile_mapping(&map, &n_map, op->graph, m);
 	if (rc)
 		goto done;
 	pieces = malloc((n_map + rows + 1) * sizeof(*pieces));

@@ -1233,7 +1233,7 @@ TSI_API tsi_tensor *tsi_popops_reduce(tsi_graph *graph, const tsi_tensor *in, co
 			goto done;
 		if (tsi_graph_map_linearly(graph, out, 8) != TSI_OK)
 			goto done;
-		rc = tsi_graph_get_tile_mapping(&out_iv, &n_out_iv, graph, out_flat);
+		rc = tsi_graph_list_tile_mapping(&out_iv, &n_out_iv, graph, out_flat);
 		if (rc) {
 			tsi_graph_fail(graph, rc, "%s", tsi_error_last());
 			goto done;

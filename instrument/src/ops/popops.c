@@ -750,7 +750,7 @@ static int check_broadcast(tsi_graph *graph, const char *api, const char *name,
 {
 	char text_a[128], text_b[128];
 
-	*rank = tsi_tensor_shape(a, shape);
+	*rank = tsi_tensor_fill_shape(shape, a);
 	if (tsi_ops_broadcastable(b, *rank, shape))
 		return TSI_OK;
 	tsi_ops_format_shape(text_a, sizeof(text_a), a);

@@ -438,7 +438,7 @@ static int build_random(const op_ctx *op, int dist, const tsi_tensor *out, const
 	flat = tsi_tensor_flatten(out);
 	if (!flat)
 		return tsi_ops_failed(op->graph);
-	rc = tsi_graph_get_tile_mapping(&map, &n_map, op->graph, flat);
+	rc = tsi_graph_list_tile_mapping(&map, &n_map, op->graph, flat);
 	if (rc)
 		goto done;
 	qsort(map, n_map, sizeof(*map), tsi_ops_interval_cmp);

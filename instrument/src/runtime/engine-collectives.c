@@ -75,7 +75,7 @@ int tsi_engine_run_collective(tsi_engine *e, const tsi_program *p, const rmask *
 		unsigned n, rank = 0;
 		if (!mask_has(m, r))
 			continue;
-		n = tsi_comm_group_members(group, R, r, members);
+		n = tsi_comm_group_fill_members(members, group, R, r);
 		if (n != k) {
 			rc = tsi_engine_fail(e, TSI_ERR_INVALID_ARGUMENT, "collective '%s': bad group of %u",
 			                     p->name ? p->name : "?", k);

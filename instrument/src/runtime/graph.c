@@ -394,18 +394,18 @@ static unsigned local_tile(const tsi_graph *graph, uint32_t abs_tile)
 	return abs_tile - graph->tile_lo;
 }
 
-TSI_API int tsi_graph_get_tile_mapping(tsi_mapping_interval **out, size_t *count,
+TSI_API int tsi_graph_list_tile_mapping(tsi_mapping_interval **out, size_t *count,
                                        const tsi_graph *graph, const tsi_tensor *tensor)
 {
 	tsi_mapping_interval *iv = NULL;
 	size_t n = 0, cap = 0, pos = 0;
 
 	if (!out || !count)
-		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_graph_get_tile_mapping: out is NULL");
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_graph_list_tile_mapping: out is NULL");
 	*out = NULL;
 	*count = 0;
 	if (!graph || !tensor)
-		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_graph_get_tile_mapping: no tensor");
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_graph_list_tile_mapping: no tensor");
 	for (size_t r = 0; r < tensor->n_regions; r++) {
 		const tsi_region *reg = &tensor->regions[r];
 		const uint32_t *t = tsi_graph_var(graph, reg->var)->tile + reg->begin;

@@ -498,7 +498,7 @@ TSI_API size_t tsi_tensor_numel(const tsi_tensor *t)
 }
 
 /* Copies the dimensions into `shape` (if given) and returns the rank. */
-TSI_API size_t tsi_tensor_shape(const tsi_tensor *t, size_t *shape)
+TSI_API size_t tsi_tensor_fill_shape(size_t *shape, const tsi_tensor *t)
 {
 	if (!t)
 		return 0;
