@@ -1,0 +1,142 @@
+/*
+ * The Graph Analyser's application (ga-application.h). Each launch is its
+ * own process (NON_UNIQUE): a report is a file on the command line, and a
+ * second launch opening another report must not hand it to a first one
+ * that may be busy loading. `tilescope-graph-analyser REPORT REPORT2`
+ * opens the first report; comparing two comes with the Compare view.
+ */
+#include "ga-application.h"
+
+#include "ga-window.h"
+#include "ga-resources.h"
+
+#include <stdio.h>
+
+struct _GaApplication {
+	GtkApplication parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE(GaApplication, ga_application, GTK_TYPE_APPLICATION)
+
+static void ga_application_activate(GApplication *app)
+{
+	gtk_window_present(GTK_WINDOW(ga_window_new(GTK_APPLICATION(app))));
+}
+
+static void ga_application_open(GApplication *app, GFile **files, int n_files, const char *hint)
+{
+	GaWindow *win = ga_window_new(GTK_APPLICATION(app));
+
+	(void)hint;
+	if (n_files > 0)
+		ga_window_open(win, files[0]);
+	gtk_window_present(GTK_WINDOW(win));
+}
+
+/* --version: answered before any display is opened. */
+static int ga_application_handle_local_options(GApplication *app, GVariantDict *options)
+{
+	(void)app;
+	if (g_variant_dict_contains(options, "version")) {
+		printf("tilescope-graph-analyser %s\n", GA_VERSION);
+		return 0;
+	}
+	return -1;
+}
+
+static void quit_action(GSimpleAction *action, GVariant *param, gpointer data)
+{
+	(void)action;
+	(void)param;
+	g_application_quit(G_APPLICATION(data));
+}
+
+static void about_action(GSimpleAction *action, GVariant *param, gpointer data)
+{
+	GtkWindow *parent = gtk_application_get_active_window(GTK_APPLICATION(data));
+
+	(void)action;
+	(void)param;
+	gtk_show_about_dialog(parent, "program-name", "Graph Analyser", "version", GA_VERSION,
+	                      "comments",
+	                      "Where the memory and the cycles of an IPU program go, from the "
+	                      "profile.pop that autoReport writes.",
+	                      "logo-icon-name", "org.tilescope.GraphAnalyser", "license-type",
+	                      GTK_LICENSE_MIT_X11, NULL);
+}
+
+/* app.dark: a stateful toggle of the dark style. */
+static void dark_change_state(GSimpleAction *action, GVariant *value, gpointer data)
+{
+	(void)data;
+	g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme",
+	             g_variant_get_boolean(value), NULL);
+	g_simple_action_set_state(action, value);
+}
+
+static void ga_application_startup(GApplication *app)
+{
+	static const GActionEntry entries[] = {
+		{"quit", quit_action, NULL, NULL, NULL, {0}},
+		{"about", about_action, NULL, NULL, NULL, {0}},
+		{"dark", NULL, NULL, "false", dark_change_state, {0}},
+	};
+	static const char *const quit_accels[] = {"<Control>q", NULL};
+	static const char *const dark_accels[] = {"<Control><Shift>d", NULL};
+	gboolean dark = FALSE;
+	GtkCssProvider *css;
+
+	G_APPLICATION_CLASS(ga_application_parent_class)->startup(app);
+	g_action_map_add_action_entries(G_ACTION_MAP(app), entries, G_N_ELEMENTS(entries), app);
+	/* The toggle starts from the desktop's (or GTK_THEME's) preference. */
+	g_object_get(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", &dark, NULL);
+	g_action_change_state(g_action_map_lookup_action(G_ACTION_MAP(app), "dark"),
+	                      g_variant_new_boolean(dark));
+	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "app.quit", quit_accels);
+	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "app.dark", dark_accels);
+	gtk_window_set_default_icon_name("org.tilescope.GraphAnalyser");
+	css = gtk_css_provider_new();
+	gtk_css_provider_load_from_resource(css, "/org/tilescope/GraphAnalyser/style.css");
+	gtk_style_context_add_provider_for_display(gdk_display_get_default(), GTK_STYLE_PROVIDER(css),
+	                                           GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+	g_object_unref(css);
+}
+
+static void ga_application_class_init(GaApplicationClass *klass)
+{
+	GApplicationClass *app_class = G_APPLICATION_CLASS(klass);
+
+	app_class->activate = ga_application_activate;
+	app_class->open = ga_application_open;
+	app_class->startup = ga_application_startup;
+	app_class->handle_local_options = ga_application_handle_local_options;
+}
+
+static void ga_application_init(GaApplication *self)
+{
+	static gsize registered;
+	static const GOptionEntry options[] = {
+		{"version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL},
+		{NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+
+	/* The window's template and the styles (registered here, once:
+	 * a static library would drop a constructor that nothing calls). */
+	if (g_once_init_enter(&registered)) {
+		ga_register_resource();
+		g_once_init_leave(&registered, 1);
+	}
+	g_application_add_main_option_entries(G_APPLICATION(self), options);
+	g_application_set_option_context_parameter_string(G_APPLICATION(self), "[REPORT [REPORT2]]");
+	g_application_set_option_context_summary(
+	    G_APPLICATION(self),
+	    "Shows where the memory and the cycles of an IPU program go, from a profile.pop\n"
+	    "that autoReport wrote or the directory holding it. Without REPORT, shows a\n"
+	    "start page with the recent and the sample reports.");
+}
+
+GaApplication *ga_application_new(void)
+{
+	return g_object_new(GA_TYPE_APPLICATION, "application-id", "org.tilescope.GraphAnalyser",
+	                    "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE, NULL);
+}

@@ -1,0 +1,306 @@
+/*
+ * Loading a report for the Graph Analyser (ga-document.h): reportlib's
+ * open with its progress callback, then the figures every view shows, all
+ * in one GTask thread; the main thread gets a finished document or
+ * reportlib's one-line message.
+ */
+#include "ga-document.h"
+
+#include <string.h>
+
+struct _GaDocument {
+	gatomicrefcount ref;
+	GFile *file;                  /* the profile.pop */
+	char *title;
+	tsr_report *report;
+	tsr_summary_figures *figures;
+	char *summary_json;
+	const tsr_tile_memory *tiles; /* borrowed from the report */
+	size_t n_tiles;
+	uint64_t **category_by_tile;  /* tsr_category_count() rows of n_tiles, NULL rows: empty */
+	size_t n_categories;
+	double load_seconds;
+};
+
+G_DEFINE_BOXED_TYPE(GaDocument, ga_document, ga_document_ref, ga_document_unref)
+G_DEFINE_QUARK(ga-document-error-quark, ga_document_error)
+
+GaDocument *ga_document_ref(GaDocument *doc)
+{
+	g_return_val_if_fail(doc, NULL);
+	g_atomic_ref_count_inc(&doc->ref);
+	return doc;
+}
+
+void ga_document_unref(GaDocument *doc)
+{
+	if (!doc || !g_atomic_ref_count_dec(&doc->ref))
+		return;
+	for (size_t i = 0; doc->category_by_tile && i < doc->n_categories; i++)
+		g_free(doc->category_by_tile[i]);
+	g_free(doc->category_by_tile);
+	tsr_summary_figures_free(doc->figures);
+	free(doc->summary_json);
+	tsr_report_free(doc->report);
+	g_clear_object(&doc->file);
+	g_free(doc->title);
+	g_free(doc);
+}
+
+/* --- Progress, from the worker to the main thread ---------------------------- */
+
+/* The latest progress of one load; the worker writes it under the lock and
+ * schedules one idle at a time to show it. */
+typedef struct load_state {
+	GFile *file;
+	GCancellable *cancellable;
+	GaLoadProgressFunc progress;
+	gpointer progress_data;
+	GDestroyNotify progress_destroy;
+	GMainContext *context;
+	GMutex lock;
+	double fraction;              /* under lock */
+	char message[96];             /* under lock */
+	bool idle_pending;            /* under lock */
+	gatomicrefcount ref;
+} load_state;
+
+static void load_state_unref(load_state *ls)
+{
+	if (!g_atomic_ref_count_dec(&ls->ref))
+		return;
+	if (ls->progress_destroy)
+		ls->progress_destroy(ls->progress_data);
+	g_clear_object(&ls->file);
+	g_clear_object(&ls->cancellable);
+	g_main_context_unref(ls->context);
+	g_mutex_clear(&ls->lock);
+	g_free(ls);
+}
+
+/* The idle on the main thread: shows the latest progress. */
+static gboolean show_progress(gpointer data)
+{
+	load_state *ls = data;
+	char message[sizeof(ls->message)];
+	double fraction;
+
+	g_mutex_lock(&ls->lock);
+	fraction = ls->fraction;
+	memcpy(message, ls->message, sizeof(message));
+	ls->idle_pending = false;
+	g_mutex_unlock(&ls->lock);
+	if (ls->progress && !g_cancellable_is_cancelled(ls->cancellable))
+		ls->progress(fraction, message, ls->progress_data);
+	return G_SOURCE_REMOVE;
+}
+
+/* reportlib's callback, on the worker: records the progress, schedules
+ * the idle unless one is pending, and cancels when asked to. */
+static int on_progress(double fraction, const char *message, void *data)
+{
+	load_state *ls = data;
+	bool schedule;
+
+	if (g_cancellable_is_cancelled(ls->cancellable))
+		return 1;
+	if (!ls->progress)
+		return 0;
+	g_mutex_lock(&ls->lock);
+	ls->fraction = fraction;
+	g_strlcpy(ls->message, message ? message : "", sizeof(ls->message));
+	schedule = !ls->idle_pending;
+	ls->idle_pending = true;
+	g_mutex_unlock(&ls->lock);
+	if (schedule) {
+		GSource *src = g_idle_source_new();
+
+		g_atomic_ref_count_inc(&ls->ref);
+		g_source_set_callback(src, show_progress, ls, (GDestroyNotify)load_state_unref);
+		g_source_attach(src, ls->context);
+		g_source_unref(src);
+	}
+	return 0;
+}
+
+/* --- The load ------------------------------------------------------------------- */
+
+/* A GError from reportlib's code and message (cancellation as GIO's). */
+static void set_error(GError **error, int code, const char *message)
+{
+	if (code == TSR_ERR_CANCELLED)
+		g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
+	else
+		g_set_error_literal(error, GA_DOCUMENT_ERROR, -code, message);
+}
+
+/* The title: an autoReport directory's name, or the file's. */
+static char *make_title(GFile *file, const char *opened)
+{
+	g_autoptr(GFile) pop = g_file_new_for_path(opened);
+	g_autofree char *base = g_file_get_basename(pop);
+
+	if (g_strcmp0(base, "profile.pop") == 0) {
+		g_autoptr(GFile) dir = g_file_get_parent(pop);
+
+		if (dir)
+			return g_file_get_basename(dir);
+	}
+	(void)file;
+	return g_steal_pointer(&base);
+}
+
+/* Opens and gathers, on the calling thread; `ls` may be NULL (no progress). */
+static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, GError **error)
+{
+	tsr_open_options opts = TSR_OPEN_OPTIONS_INIT;
+	tsr_summary_options sopts = TSR_SUMMARY_OPTIONS_INIT;
+	g_autofree char *path = g_file_get_path(file);
+	gint64 start = g_get_monotonic_time();
+	GaDocument *doc;
+	size_t num_tiles;
+	int rc;
+
+	if (!path) {
+		g_set_error(error, GA_DOCUMENT_ERROR, -TSR_ERR_NOT_FOUND,
+		            "'%s' is not a local file", g_file_peek_path(file));
+		return NULL;
+	}
+	if (ls) {
+		opts.progress = on_progress;
+		opts.progress_data = ls;
+	}
+	doc = g_new0(GaDocument, 1);
+	g_atomic_ref_count_init(&doc->ref);
+	rc = tsr_report_open(&doc->report, path, &opts);
+	if (rc) {
+		set_error(error, rc, tsr_last_error());
+		goto fail;
+	}
+	doc->file = g_file_new_for_path(tsr_report_get_path(doc->report));
+	doc->title = make_title(file, tsr_report_get_path(doc->report));
+	/* Every figure the views show is gathered here, off the main thread:
+	 * switching views must never wait for the file. */
+	sopts.show_per_ipu_memory = true;
+	sopts.show_var_storage = true;
+	sopts.colours = TSR_COLOURS_NEVER;
+	if (ls)
+		on_progress(0.92, "Gathering the summary", ls);
+	rc = tsr_summary_figures_new(&doc->figures, doc->report, &sopts);
+	if (!rc)
+		rc = tsr_summary_dup_json(&doc->summary_json, doc->report, NULL);
+	if (!rc)
+		rc = tsr_report_get_tile_memory(&doc->tiles, &doc->n_tiles, doc->report);
+	num_tiles = doc->n_tiles;
+	doc->n_categories = tsr_category_count();
+	doc->category_by_tile = g_new0(uint64_t *, doc->n_categories);
+	for (size_t c = 0; !rc && c < doc->n_categories; c++) {
+		if (g_cancellable_is_cancelled(cancellable)) {
+			rc = TSR_ERR_CANCELLED;
+			break;
+		}
+		if (ls)
+			on_progress(0.95 + 0.05 * (double)c / (double)doc->n_categories,
+			            "Reading memory by category", ls);
+		doc->category_by_tile[c] = g_new0(uint64_t, num_tiles ? num_tiles : 1);
+		rc = tsr_report_fill_category_by_tile(doc->category_by_tile[c], num_tiles, doc->report,
+		                                      c);
+	}
+	if (rc) {
+		set_error(error, rc, tsr_report_error(doc->report));
+		goto fail;
+	}
+	doc->load_seconds = (double)(g_get_monotonic_time() - start) / 1e6;
+	return doc;
+fail:
+	ga_document_unref(doc);
+	return NULL;
+}
+
+static void load_thread(GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+	load_state *ls = task_data;
+	GError *error = NULL;
+	GaDocument *doc = load(ls->file, ls, cancellable, &error);
+
+	(void)source;
+	if (doc)
+		g_task_return_pointer(task, doc, (GDestroyNotify)ga_document_unref);
+	else
+		g_task_return_error(task, error);
+}
+
+void ga_document_load_async(GFile *file, GCancellable *cancellable,
+                            GaLoadProgressFunc progress, gpointer progress_data,
+                            GDestroyNotify progress_destroy, GAsyncReadyCallback callback,
+                            gpointer user_data)
+{
+	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
+	load_state *ls = g_new0(load_state, 1);
+
+	g_atomic_ref_count_init(&ls->ref);
+	g_mutex_init(&ls->lock);
+	ls->file = g_object_ref(file);
+	ls->cancellable = cancellable ? g_object_ref(cancellable) : g_cancellable_new();
+	ls->progress = progress;
+	ls->progress_data = progress_data;
+	ls->progress_destroy = progress_destroy;
+	ls->context = g_main_context_ref_thread_default();
+	g_task_set_source_tag(task, ga_document_load_async);
+	g_task_set_task_data(task, ls, (GDestroyNotify)load_state_unref);
+	g_task_run_in_thread(task, load_thread);
+}
+
+GaDocument *ga_document_load_finish(GAsyncResult *result, GError **error)
+{
+	g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
+	return g_task_propagate_pointer(G_TASK(result), error);
+}
+
+GaDocument *ga_document_load(GFile *file, GCancellable *cancellable, GError **error)
+{
+	return load(file, NULL, cancellable, error);
+}
+
+/* --- Getters ------------------------------------------------------------------- */
+
+GFile *ga_document_get_file(GaDocument *doc)
+{
+	return doc->file;
+}
+
+const char *ga_document_get_title(GaDocument *doc)
+{
+	return doc->title;
+}
+
+tsr_report *ga_document_get_report(GaDocument *doc)
+{
+	return doc->report;
+}
+
+const tsr_summary_figures *ga_document_get_figures(GaDocument *doc)
+{
+	return doc->figures;
+}
+
+const char *ga_document_get_summary_json(GaDocument *doc)
+{
+	return doc->summary_json;
+}
+
+const tsr_tile_memory *ga_document_get_tiles(GaDocument *doc, size_t *n)
+{
+	*n = doc->n_tiles;
+	return doc->tiles;
+}
+
+const uint64_t *ga_document_get_category_by_tile(GaDocument *doc, size_t category)
+{
+	return category < doc->n_categories ? doc->category_by_tile[category] : NULL;
+}
+
+double ga_document_get_load_seconds(GaDocument *doc)
+{
+	return doc->load_seconds;
+}

@@ -1,0 +1,70 @@
+/*
+ * A report opened for the Graph Analyser: the reportlib handle and every
+ * figure the views show, read once in a worker thread so that switching
+ * views never waits for the file.
+ *
+ * Threads. ga_document_load_async() opens the file and gathers the
+ * figures in a GTask thread; from its completion on, the document belongs
+ * to the main thread (reportlib's contract: one thread at a time per
+ * handle). The progress of a load reaches the main thread coalesced: at
+ * most one pending idle callback carries the latest fraction and message.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <tilescope/report.h>
+#include <tilescope/summary.h>
+
+G_BEGIN_DECLS
+
+/* Errors of a load: the reportlib code, negated into a GError code. */
+#define GA_DOCUMENT_ERROR (ga_document_error_quark())
+GQuark ga_document_error_quark(void);
+
+typedef struct _GaDocument GaDocument;
+
+#define GA_TYPE_DOCUMENT (ga_document_get_type())
+GType ga_document_get_type(void) G_GNUC_CONST;
+
+GaDocument *ga_document_ref(GaDocument *doc);
+void ga_document_unref(GaDocument *doc);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GaDocument, ga_document_unref)
+
+/* Called on the main thread while a load runs: fraction in [0, 1] and a
+ * short message ("Reading compute sets"). */
+typedef void (*GaLoadProgressFunc)(double fraction, const char *message, gpointer user_data);
+
+/* Opens `file` (a profile.pop or an autoReport directory) in a worker
+ * thread. Cancelling `cancellable` stops the read within reportlib's
+ * progress granularity (milliseconds) and completes with
+ * G_IO_ERROR_CANCELLED. */
+void ga_document_load_async(GFile *file, GCancellable *cancellable,
+                            GaLoadProgressFunc progress, gpointer progress_data,
+                            GDestroyNotify progress_destroy, GAsyncReadyCallback callback,
+                            gpointer user_data);
+/* The document, or NULL with *error set to reportlib's one-line message. */
+GaDocument *ga_document_load_finish(GAsyncResult *result, GError **error);
+
+/* Opens synchronously on the calling thread (tests, benchmarks). */
+GaDocument *ga_document_load(GFile *file, GCancellable *cancellable, GError **error);
+
+/* The file opened (the profile.pop itself, also for a directory given). */
+GFile *ga_document_get_file(GaDocument *doc);
+/* The name to show: the autoReport directory's name, or the file's. */
+const char *ga_document_get_title(GaDocument *doc);
+/* The reportlib handle (main thread only). */
+tsr_report *ga_document_get_report(GaDocument *doc);
+/* The summary's figures with per-IPU memory and variable storage. */
+const tsr_summary_figures *ga_document_get_figures(GaDocument *doc);
+/* The summary as `tilescope summary --json` writes it (for checks). */
+const char *ga_document_get_summary_json(GaDocument *doc);
+
+/* Per-tile memory of every tile of one replica (num_tiles entries). */
+const tsr_tile_memory *ga_document_get_tiles(GaDocument *doc, size_t *n);
+/* Bytes of memory category `category` (tsr_category_name order) on every
+ * tile, num_tiles entries; NULL when the report has no such category. */
+const uint64_t *ga_document_get_category_by_tile(GaDocument *doc, size_t category);
+/* Seconds the load took, split into open and the figures. */
+double ga_document_get_load_seconds(GaDocument *doc);
+
+G_END_DECLS

@@ -1,0 +1,519 @@
+/*
+ * The Graph Analyser's window (ga-window.h, ga-window.ui). Opening runs in
+ * a worker (ga_document_load_async) with a progress bar and Cancel; a
+ * missing, foreign, corrupt, hostile or too-new file ends on the error
+ * page with reportlib's one line, and the window stays usable. The report
+ * shown is watched: when the model runs again and autoReport rewrites it,
+ * a bar offers to reload (Ctrl+R reloads at any time). Files open from the
+ * command line, the file chooser, drag and drop, and the start page's
+ * recent and sample reports.
+ */
+#include "ga-window.h"
+
+#include "ga-views.h"
+
+#define GA_MIME_TYPE "application/x-tilescope-profile"
+
+struct _GaWindow {
+	GtkApplicationWindow parent_instance;
+
+	GaSession *session;
+	GFile *file;                 /* what was asked for: file or directory */
+	GFile *loading_file;         /* the load in progress, NULL when none */
+	GCancellable *cancellable;   /* of the load in progress */
+	GFileMonitor *monitor;       /* on the open profile.pop */
+	GtkFileChooserNative *chooser;
+
+	GtkStack *main_stack;
+	GtkStack *views;
+	GtkStackSidebar *sidebar;
+	GtkLabel *loading_title;
+	GtkProgressBar *loading_progress;
+	GtkLabel *loading_message;
+	GtkLabel *error_title;
+	GtkLabel *error_message;
+	GtkInfoBar *changed_bar;
+	GtkListBox *recent_list;
+	GtkLabel *recent_label;
+	GtkListBox *samples_list;
+	GtkLabel *samples_label;
+};
+
+G_DEFINE_FINAL_TYPE(GaWindow, ga_window, GTK_TYPE_APPLICATION_WINDOW)
+
+static void update_actions(GaWindow *self);
+
+/* --- Loading ---------------------------------------------------------------------- */
+
+/* The loader's progress, on the main thread. */
+static void on_load_progress(double fraction, const char *message, gpointer data)
+{
+	GaWindow *self = data;
+
+	gtk_progress_bar_set_fraction(self->loading_progress, fraction);
+	gtk_label_set_text(self->loading_message, message && *message ? message : " ");
+}
+
+/* A note for the desktop's recent files. */
+static void remember(GFile *file)
+{
+	g_autofree char *uri = g_file_get_uri(file);
+	GtkRecentData data = {
+		.display_name = NULL,
+		.description = NULL,
+		.mime_type = (char *)GA_MIME_TYPE,
+		.app_name = (char *)"Graph Analyser",
+		.app_exec = (char *)"tilescope-graph-analyser %f",
+		.groups = NULL,
+		.is_private = FALSE,
+	};
+
+	gtk_recent_manager_add_full(gtk_recent_manager_get_default(), uri, &data);
+}
+
+/* The open file changed or went: offer to reload. */
+static void on_file_changed(GFileMonitor *monitor, GFile *file, GFile *other,
+                            GFileMonitorEvent event, gpointer data)
+{
+	GaWindow *self = data;
+
+	(void)monitor;
+	(void)file;
+	(void)other;
+	switch (event) {
+	case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:
+	case G_FILE_MONITOR_EVENT_CREATED:
+	case G_FILE_MONITOR_EVENT_DELETED:
+	case G_FILE_MONITOR_EVENT_MOVED_IN:
+	case G_FILE_MONITOR_EVENT_RENAMED:
+		gtk_info_bar_set_revealed(self->changed_bar, TRUE);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Watches the document's profile.pop (a rewrite is a rename into place,
+ * so the directory is watched for moves of that name). */
+static void watch(GaWindow *self, GaDocument *doc)
+{
+	g_clear_object(&self->monitor);
+	self->monitor = g_file_monitor_file(ga_document_get_file(doc), G_FILE_MONITOR_WATCH_MOVES,
+	                                    NULL, NULL);
+	if (self->monitor)
+		g_signal_connect(self->monitor, "changed", G_CALLBACK(on_file_changed), self);
+}
+
+static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
+{
+	g_autoptr(GaWindow) self = data;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GaDocument) doc = ga_document_load_finish(result, &error);
+	g_autofree char *title = NULL;
+
+	(void)source;
+	g_clear_object(&self->cancellable);
+	if (!doc) {
+		g_autofree char *name = self->loading_file ? g_file_get_parse_name(self->loading_file)
+		                                            : g_strdup("");
+
+		g_clear_object(&self->loading_file);
+		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+			/* Back to what was shown before. */
+			gtk_stack_set_visible_child_name(self->main_stack,
+			                                 ga_session_get_document(self->session) ? "report"
+			                                                                        : "start");
+		} else {
+			gtk_label_set_text(self->error_message, error->message);
+			gtk_stack_set_visible_child_name(self->main_stack, "error");
+		}
+		update_actions(self);
+		return;
+	}
+	g_set_object(&self->file, self->loading_file);
+	g_clear_object(&self->loading_file);
+	ga_session_set_document(self->session, doc);
+	remember(ga_document_get_file(doc));
+	watch(self, doc);
+	gtk_info_bar_set_revealed(self->changed_bar, FALSE);
+	title = g_strdup_printf("%s — Graph Analyser", ga_document_get_title(doc));
+	gtk_window_set_title(GTK_WINDOW(self), title);
+	gtk_stack_set_visible_child_name(self->main_stack, "report");
+	update_actions(self);
+}
+
+void ga_window_open(GaWindow *self, GFile *file)
+{
+	g_autofree char *name = g_file_get_basename(file);
+	g_autofree char *heading = g_strdup_printf("Opening %s", name ? name : "the report");
+
+	if (self->cancellable)
+		g_cancellable_cancel(self->cancellable);
+	g_clear_object(&self->cancellable);
+	self->cancellable = g_cancellable_new();
+	g_set_object(&self->loading_file, file);
+	gtk_label_set_text(self->loading_title, heading);
+	gtk_progress_bar_set_fraction(self->loading_progress, 0);
+	gtk_label_set_text(self->loading_message, " ");
+	gtk_stack_set_visible_child_name(self->main_stack, "loading");
+	update_actions(self);
+	ga_document_load_async(file, self->cancellable, on_load_progress, g_object_ref(self),
+	                       g_object_unref, on_loaded, g_object_ref(self));
+}
+
+GaSession *ga_window_get_session(GaWindow *self)
+{
+	return self->session;
+}
+
+/* --- Actions ------------------------------------------------------------------------- */
+
+static void update_actions(GaWindow *self)
+{
+	gboolean loading = self->loading_file != NULL;
+
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.reload", self->file && !loading);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-load", loading);
+}
+
+static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer data)
+{
+	GaWindow *self = data;
+
+	if (response == GTK_RESPONSE_ACCEPT) {
+		g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+
+		if (file)
+			ga_window_open(self, file);
+	}
+	g_clear_object(&self->chooser);
+}
+
+static void open_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	GaWindow *self = GA_WINDOW(widget);
+	GtkFileFilter *reports = gtk_file_filter_new();
+	GtkFileFilter *all = gtk_file_filter_new();
+
+	(void)name;
+	(void)param;
+	if (self->chooser)
+		return;
+	self->chooser = gtk_file_chooser_native_new("Open a Report", GTK_WINDOW(self),
+	                                            GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
+	gtk_file_filter_set_name(reports, "Tilescope reports (profile.pop)");
+	gtk_file_filter_add_mime_type(reports, GA_MIME_TYPE);
+	gtk_file_filter_add_pattern(reports, "*.pop");
+	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(self->chooser), reports);
+	gtk_file_filter_set_name(all, "All files");
+	gtk_file_filter_add_pattern(all, "*");
+	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(self->chooser), all);
+	g_object_unref(reports);
+	g_object_unref(all);
+	g_signal_connect(self->chooser, "response", G_CALLBACK(on_chooser_response), self);
+	gtk_native_dialog_show(GTK_NATIVE_DIALOG(self->chooser));
+}
+
+static void reload_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	GaWindow *self = GA_WINDOW(widget);
+
+	(void)name;
+	(void)param;
+	if (self->file)
+		ga_window_open(self, self->file);
+}
+
+static void cancel_load_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	GaWindow *self = GA_WINDOW(widget);
+
+	(void)name;
+	(void)param;
+	if (self->cancellable)
+		g_cancellable_cancel(self->cancellable);
+}
+
+static void show_start_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	GaWindow *self = GA_WINDOW(widget);
+
+	(void)name;
+	(void)param;
+	gtk_stack_set_visible_child_name(self->main_stack,
+	                                 ga_session_get_document(self->session) ? "report" : "start");
+}
+
+/* win.show-view("memory"): the sidebar's page by name (Ctrl+1 ...). */
+static void show_view_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	GaWindow *self = GA_WINDOW(widget);
+	const char *view = g_variant_get_string(param, NULL);
+
+	(void)name;
+	if (ga_session_get_document(self->session) && gtk_stack_get_child_by_name(self->views, view))
+		gtk_stack_set_visible_child_name(self->views, view);
+}
+
+/* --- Drag and drop ------------------------------------------------------------------------ */
+
+static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, double y,
+                        gpointer data)
+{
+	GaWindow *self = data;
+	GSList *files;
+
+	(void)target;
+	(void)x;
+	(void)y;
+	if (!G_VALUE_HOLDS(value, GDK_TYPE_FILE_LIST))
+		return FALSE;
+	files = g_value_get_boxed(value);
+	if (!files)
+		return FALSE;
+	ga_window_open(self, files->data);
+	return TRUE;
+}
+
+/* --- The start page ------------------------------------------------------------------------ */
+
+/* A row of the start page that opens `file` when activated. */
+static GtkWidget *file_row(GFile *file, const char *title, const char *subtitle)
+{
+	GtkWidget *row = gtk_list_box_row_new();
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+	GtkWidget *t = gtk_label_new(title);
+	GtkWidget *s = gtk_label_new(subtitle);
+
+	gtk_widget_set_margin_start(box, 12);
+	gtk_widget_set_margin_end(box, 12);
+	gtk_widget_set_margin_top(box, 8);
+	gtk_widget_set_margin_bottom(box, 8);
+	gtk_label_set_xalign(GTK_LABEL(t), 0);
+	gtk_label_set_xalign(GTK_LABEL(s), 0);
+	gtk_label_set_ellipsize(GTK_LABEL(s), PANGO_ELLIPSIZE_MIDDLE);
+	gtk_widget_add_css_class(s, "dim-label");
+	gtk_widget_add_css_class(s, "caption");
+	gtk_box_append(GTK_BOX(box), t);
+	gtk_box_append(GTK_BOX(box), s);
+	gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), box);
+	gtk_list_box_row_set_activatable(GTK_LIST_BOX_ROW(row), TRUE);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(row), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
+	g_object_set_data_full(G_OBJECT(row), "ga-file", g_object_ref(file), g_object_unref);
+	return row;
+}
+
+static void on_row_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data)
+{
+	GFile *file = g_object_get_data(G_OBJECT(row), "ga-file");
+
+	(void)box;
+	if (file)
+		ga_window_open(GA_WINDOW(data), file);
+}
+
+/* The title of a report's row: its directory's name for profile.pop. */
+static char *row_title(GFile *file)
+{
+	g_autofree char *base = g_file_get_basename(file);
+	g_autoptr(GFile) dir = NULL;
+
+	if (g_strcmp0(base, "profile.pop") != 0 || !(dir = g_file_get_parent(file)))
+		return g_steal_pointer(&base);
+	return g_file_get_basename(dir);
+}
+
+static void fill_recent(GaWindow *self)
+{
+	GList *items = gtk_recent_manager_get_items(gtk_recent_manager_get_default());
+	int shown = 0;
+
+	for (GList *l = items; l && shown < 8; l = l->next) {
+		GtkRecentInfo *info = l->data;
+		g_autoptr(GFile) file = NULL;
+		g_autofree char *title = NULL;
+		g_autofree char *where = NULL;
+
+		if (g_strcmp0(gtk_recent_info_get_mime_type(info), GA_MIME_TYPE) != 0 ||
+		    !gtk_recent_info_exists(info))
+			continue;
+		file = g_file_new_for_uri(gtk_recent_info_get_uri(info));
+		title = row_title(file);
+		where = g_file_get_parse_name(file);
+		gtk_list_box_append(self->recent_list, file_row(file, title, where));
+		shown++;
+	}
+	g_list_free_full(items, (GDestroyNotify)gtk_recent_info_unref);
+	gtk_widget_set_visible(GTK_WIDGET(self->recent_list), shown > 0);
+	gtk_widget_set_visible(GTK_WIDGET(self->recent_label), shown > 0);
+}
+
+/* The sample reports: $TILESCOPE_SAMPLE_REPORTS, the source tree's when
+ * run from a build, or the installed copy. */
+static GFile *samples_dir(void)
+{
+	const char *env = g_getenv("TILESCOPE_SAMPLE_REPORTS");
+	const char *candidates[] = {env, GA_SOURCE_SAMPLES, GA_INSTALLED_SAMPLES};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(candidates); i++)
+		if (candidates[i] && *candidates[i] && g_file_test(candidates[i], G_FILE_TEST_IS_DIR))
+			return g_file_new_for_path(candidates[i]);
+	return NULL;
+}
+
+/* g_ptr_array_sort's comparator of strings (it passes pointers to them). */
+static int compare_names(gconstpointer a, gconstpointer b)
+{
+	return g_strcmp0(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void fill_samples(GaWindow *self)
+{
+	g_autoptr(GFile) dir = samples_dir();
+	g_autoptr(GFileEnumerator) e = NULL;
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	GFileInfo *info;
+
+	if (dir)
+		e = g_file_enumerate_children(dir, G_FILE_ATTRIBUTE_STANDARD_NAME, 0, NULL, NULL);
+	while (e && (info = g_file_enumerator_next_file(e, NULL, NULL))) {
+		g_autoptr(GFile) child = g_file_get_child(dir, g_file_info_get_name(info));
+		g_autoptr(GFile) pop = g_file_get_child(child, "profile.pop");
+
+		if (g_file_query_exists(pop, NULL))
+			g_ptr_array_add(names, g_strdup(g_file_info_get_name(info)));
+		g_object_unref(info);
+	}
+	g_ptr_array_sort(names, compare_names);
+	for (guint i = 0; i < names->len; i++) {
+		g_autoptr(GFile) child = g_file_get_child(dir, names->pdata[i]);
+		g_autofree char *where = g_file_get_parse_name(child);
+
+		gtk_list_box_append(self->samples_list, file_row(child, names->pdata[i], where));
+	}
+	gtk_widget_set_visible(GTK_WIDGET(self->samples_list), names->len > 0);
+	gtk_widget_set_visible(GTK_WIDGET(self->samples_label), names->len > 0);
+}
+
+/* --- The views ------------------------------------------------------------------------------ */
+
+static void add_views(GaWindow *self)
+{
+	size_t n;
+	const ga_view_info *views = ga_views(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		GtkWidget *view = views[i].create(self->session);
+		GtkStackPage *page = gtk_stack_add_titled(self->views, view, views[i].name,
+		                                          views[i].title);
+
+		(void)page;
+	}
+}
+
+/* The changed-on-disk bar's close button hides it (Reload is an action). */
+static void on_changed_bar_response(GtkInfoBar *bar, int response, gpointer data)
+{
+	(void)response;
+	(void)data;
+	gtk_info_bar_set_revealed(bar, FALSE);
+}
+
+/* --- The class ---------------------------------------------------------------------------- */
+
+static void ga_window_dispose(GObject *object)
+{
+	GaWindow *self = GA_WINDOW(object);
+
+	if (self->cancellable)
+		g_cancellable_cancel(self->cancellable);
+	g_clear_object(&self->cancellable);
+	g_clear_object(&self->monitor);
+	g_clear_object(&self->chooser);
+	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_WINDOW);
+	G_OBJECT_CLASS(ga_window_parent_class)->dispose(object);
+}
+
+static void ga_window_finalize(GObject *object)
+{
+	GaWindow *self = GA_WINDOW(object);
+
+	g_clear_object(&self->session);
+	g_clear_object(&self->file);
+	g_clear_object(&self->loading_file);
+	G_OBJECT_CLASS(ga_window_parent_class)->finalize(object);
+}
+
+static void ga_window_class_init(GaWindowClass *klass)
+{
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+
+	object_class->dispose = ga_window_dispose;
+	object_class->finalize = ga_window_finalize;
+	gtk_widget_class_set_template_from_resource(widget_class,
+	                                            "/org/tilescope/GraphAnalyser/ga-window.ui");
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, main_stack);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, views);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, sidebar);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, loading_title);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, loading_progress);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, loading_message);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, error_title);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, error_message);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, changed_bar);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, recent_list);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, recent_label);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, samples_list);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, samples_label);
+
+	gtk_widget_class_install_action(widget_class, "win.open", NULL, open_action);
+	gtk_widget_class_install_action(widget_class, "win.reload", NULL, reload_action);
+	gtk_widget_class_install_action(widget_class, "win.cancel-load", NULL, cancel_load_action);
+	gtk_widget_class_install_action(widget_class, "win.show-start", NULL, show_start_action);
+	gtk_widget_class_install_action(widget_class, "win.show-view", "s", show_view_action);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open",
+	                                    NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.reload",
+	                                    NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F5, 0, "win.reload", NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel-load",
+	                                    NULL);
+}
+
+static void ga_window_init(GaWindow *self)
+{
+	GtkDropTarget *drop;
+	size_t n;
+	const ga_view_info *views = ga_views(&n);
+
+	gtk_widget_init_template(GTK_WIDGET(self));
+	self->session = ga_session_new();
+	add_views(self);
+	/* Ctrl+1 ... Ctrl+9: the views in sidebar order. */
+	for (size_t i = 0; i < n && i < 9; i++) {
+		GtkShortcut *sc = gtk_shortcut_new(
+		    gtk_keyval_trigger_new(GDK_KEY_1 + (guint)i, GDK_CONTROL_MASK),
+		    gtk_named_action_new("win.show-view"));
+		GtkEventController *ctl = gtk_shortcut_controller_new();
+
+		gtk_shortcut_set_arguments(sc, g_variant_new_string(views[i].name));
+		gtk_shortcut_controller_add_shortcut(GTK_SHORTCUT_CONTROLLER(ctl), sc);
+		gtk_shortcut_controller_set_scope(GTK_SHORTCUT_CONTROLLER(ctl), GTK_SHORTCUT_SCOPE_GLOBAL);
+		gtk_widget_add_controller(GTK_WIDGET(self), ctl);
+	}
+	drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
+	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
+	g_signal_connect(self->recent_list, "row-activated", G_CALLBACK(on_row_activated), self);
+	g_signal_connect(self->samples_list, "row-activated", G_CALLBACK(on_row_activated), self);
+	g_signal_connect(self->changed_bar, "response", G_CALLBACK(on_changed_bar_response), NULL);
+	fill_recent(self);
+	fill_samples(self);
+	update_actions(self);
+}
+
+GaWindow *ga_window_new(GtkApplication *app)
+{
+	return g_object_new(GA_TYPE_WINDOW, "application", app, NULL);
+}

@@ -1,0 +1,24 @@
+/*
+ * The Graph Analyser's window: the start page (open, recent and sample
+ * reports), loading with progress and Cancel, the error page with
+ * reportlib's one line, and the report's views in a sidebar. One report
+ * per window; its session (ga-session.h) is what the views share.
+ */
+#pragma once
+
+#include "ga-session.h"
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define GA_TYPE_WINDOW (ga_window_get_type())
+G_DECLARE_FINAL_TYPE(GaWindow, ga_window, GA, WINDOW, GtkApplicationWindow)
+
+GaWindow *ga_window_new(GtkApplication *app);
+/* Opens `file` (a profile.pop or an autoReport directory) in this window,
+ * replacing what it shows once the new report has loaded. */
+void ga_window_open(GaWindow *self, GFile *file);
+GaSession *ga_window_get_session(GaWindow *self);
+
+G_END_DECLS
