@@ -3,12 +3,16 @@
  */
 #include "ga-views.h"
 
+#include "ga-insights-view.h"
+#include "ga-summary-view.h"
+
 static const ga_view_info views[] = {
-	{"placeholder-none", NULL, NULL},
+	{"summary", "Summary", ga_summary_view_new},
+	{"insights", "Insights", ga_insights_view_new},
 };
 
 const ga_view_info *ga_views(size_t *n)
 {
-	*n = 0;
+	*n = G_N_ELEMENTS(views);
 	return views;
 }
