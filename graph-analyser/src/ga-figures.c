@@ -99,6 +99,12 @@ GtkWidget *ga_list_new(const char *accessible_name, gboolean activatable)
 
 GtkWidget *ga_list_add(GtkWidget *list, const char *const *cells, size_t n)
 {
+	return ga_list_add_full(list, NULL, cells, n);
+}
+
+GtkWidget *ga_list_add_full(GtkWidget *list, const char *subtitle, const char *const *cells,
+                            size_t n)
+{
 	GtkWidget *row = gtk_list_box_row_new();
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 18);
 	g_autofree char *name = ga_format_name(n ? cells[0] : "");
@@ -113,12 +119,39 @@ GtkWidget *ga_list_add(GtkWidget *list, const char *const *cells, size_t n)
 	gtk_label_set_ellipsize(GTK_LABEL(l), PANGO_ELLIPSIZE_MIDDLE);
 	gtk_widget_set_hexpand(l, TRUE);
 	gtk_widget_set_tooltip_text(l, name);
-	gtk_box_append(GTK_BOX(box), l);
+	if (subtitle) {
+		GtkWidget *names = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+		GtkWidget *sub = gtk_label_new(subtitle);
+
+		gtk_label_set_xalign(GTK_LABEL(sub), 0);
+		gtk_label_set_ellipsize(GTK_LABEL(sub), PANGO_ELLIPSIZE_END);
+		gtk_widget_set_tooltip_text(sub, subtitle);
+		gtk_widget_add_css_class(sub, "dim-label");
+		gtk_widget_add_css_class(sub, "caption");
+		gtk_widget_set_hexpand(names, TRUE);
+		gtk_box_append(GTK_BOX(names), l);
+		gtk_box_append(GTK_BOX(names), sub);
+		gtk_box_append(GTK_BOX(box), names);
+		g_string_append_printf(access, " (%s)", subtitle);
+	} else {
+		gtk_box_append(GTK_BOX(box), l);
+	}
 	for (size_t i = 1; i < n; i++) {
 		GtkWidget *c = gtk_label_new(cells[i]);
 
+		char sg_key[32];
+		GtkSizeGroup *sg;
+
+		/* One width per column, so that the rows' figures line up. */
+		g_snprintf(sg_key, sizeof(sg_key), "ga-column-%zu", i);
+		sg = g_object_get_data(G_OBJECT(list), sg_key);
+		if (!sg) {
+			sg = gtk_size_group_new(GTK_SIZE_GROUP_HORIZONTAL);
+			g_object_set_data_full(G_OBJECT(list), sg_key, sg, g_object_unref);
+		}
 		gtk_label_set_xalign(GTK_LABEL(c), 1);
 		gtk_widget_add_css_class(c, "figure");
+		gtk_size_group_add_widget(sg, c);
 		gtk_box_append(GTK_BOX(box), c);
 		g_string_append_printf(access, ", %s", cells[i]);
 	}

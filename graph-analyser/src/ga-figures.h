@@ -34,6 +34,9 @@ GtkWidget *ga_figure_grid_add_u64(GtkWidget *grid, int indent, const char *label
 GtkWidget *ga_list_new(const char *accessible_name, gboolean activatable);
 /* Appends a row of `n` cells (names are cleaned); returns the row. */
 GtkWidget *ga_list_add(GtkWidget *list, const char *const *cells, size_t n);
+/* The same with a dim line under the name (NULL: none). */
+GtkWidget *ga_list_add_full(GtkWidget *list, const char *subtitle, const char *const *cells,
+                            size_t n);
 /* Ends a list of `total` items of which `shown` were added. */
 void ga_list_finish(GtkWidget *list, size_t shown, size_t total);
 

@@ -111,12 +111,12 @@ static void add_fit(GtkWidget *box, const tsr_summary_figures *s)
 	                        ? (double)all->totals.max_tile_bytes / (double)s->target->bytes_per_tile
 	                        : NAN);
 	if (fits)
-		text = g_strdup_printf("The program fits: the fullest tile, %" PRIu32
-		                       ", uses %s of its %s B (%s).",
+		text = g_strdup_printf("The program fits: the fullest, tile %" PRIu32
+		                       ", uses %s B of its %s B (%s).",
 		                       all->totals.max_tile, max, per, pct);
 	else
 		text = g_strdup_printf("The program does not fit: %s tile%s out of memory; the "
-		                       "fullest, %" PRIu32 ", needs %s of its %s B (%s).",
+		                       "fullest, tile %" PRIu32 ", needs %s B of its %s B (%s).",
 		                       n, all->n_oom_tiles == 1 ? " is" : "s are", all->totals.max_tile,
 		                       max, per, pct);
 	verdict = gtk_label_new(text);
@@ -240,8 +240,8 @@ static void add_oom(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
 		g_autofree char *bb = g_strdup_printf("%s B", b);
 		g_autofree char *ee = g_strdup_printf("+%s B over", e);
 		g_autofree char *cats = top_categories(doc, s, tile);
-		const char *cells[] = {name, cats, bb, ee};
-		GtkWidget *row = ga_list_add(list, cells, 4);
+		const char *cells[] = {name, bb, ee};
+		GtkWidget *row = ga_list_add_full(list, cats, cells, 3);
 
 		tile_row_set(row, tile);
 	}
@@ -292,8 +292,8 @@ static void add_fullest(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
 		                                       : NAN);
 		g_autofree char *pp = g_strdup_printf("%s of the tile", p);
 		g_autofree char *cats = top_categories(doc, s, tile);
-		const char *cells[] = {name, cats, bb, pp};
-		GtkWidget *row = ga_list_add(list, cells, 4);
+		const char *cells[] = {name, bb, pp};
+		GtkWidget *row = ga_list_add_full(list, cats, cells, 3);
 
 		tile_row_set(row, tile);
 		if (bytes > s->target->bytes_per_tile)
@@ -368,36 +368,77 @@ static void add_always_live(GtkWidget *box, const tsr_summary_figures *s)
 	gtk_box_append(GTK_BOX(content), list);
 }
 
-/* The run's steps that take cycles and have a tile balance, worst first. */
-static int step_balance_asc(gconstpointer a, gconstpointer b)
-{
-	const tsr_summary_step *x = *(const tsr_summary_step *const *)a;
-	const tsr_summary_step *y = *(const tsr_summary_step *const *)b;
+/* The run's steps merged by program (a Repeat runs one step many times):
+ * their executions, cycles, and the cycles a perfect tile balance would
+ * have saved. */
+typedef struct step_group {
+	const tsr_summary_step *first;
+	size_t executions;
+	uint64_t cycles;
+	double lost;                   /* sum of cycles x (1 - tile balance) */
+	double balance;                /* cycle-weighted tile balance */
+} step_group;
 
-	if (x->step->tile_balance != y->step->tile_balance)
-		return x->step->tile_balance < y->step->tile_balance ? -1 : 1;
-	if (x->step->cycles != y->step->cycles)
-		return x->step->cycles > y->step->cycles ? -1 : 1;
-	return x < y ? -1 : x > y;
+static int group_balance_asc(gconstpointer a, gconstpointer b)
+{
+	const step_group *x = a, *y = b;
+
+	if (x->balance != y->balance)
+		return x->balance < y->balance ? -1 : 1;
+	if (x->cycles != y->cycles)
+		return x->cycles > y->cycles ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static GPtrArray *balanced_steps(const tsr_summary_figures *s)
+/* The groups taking at least 1% of the run's cycles, worst balance
+ * first: a short step's balance costs little. */
+static GArray *step_groups(const tsr_summary_figures *s)
 {
-	GPtrArray *v = g_ptr_array_new();
+	g_autoptr(GHashTable) index = g_hash_table_new(g_int64_hash, g_int64_equal);
+	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(gint64));
+	GArray *all = g_array_new(FALSE, TRUE, sizeof(step_group));
+	GArray *out = g_array_new(FALSE, TRUE, sizeof(step_group));
 
+	g_array_set_size(keys, s->n_steps);
 	for (size_t i = 0; i < s->n_steps; i++) {
 		const tsr_step *st = s->steps[i].step;
+		gint64 *k = &g_array_index(keys, gint64, i);
+		gpointer found;
+		step_group *g;
+		double balance;
 
-		if (st->type != TSR_STEP_SYNC && st->cycles > 0 && isfinite(st->tile_balance))
-			g_ptr_array_add(v, (gpointer)&s->steps[i]);
+		if (st->type == TSR_STEP_SYNC || !st->cycles || !isfinite(st->tile_balance))
+			continue;
+		balance = CLAMP(st->tile_balance, 0.0, 1.0);
+		*k = ((gint64)st->type << 32) | st->program;
+		if (g_hash_table_lookup_extended(index, k, NULL, &found)) {
+			g = &g_array_index(all, step_group, GPOINTER_TO_UINT(found));
+		} else {
+			step_group fresh = {&s->steps[i], 0, 0, 0, 0};
+
+			g_hash_table_insert(index, k, GUINT_TO_POINTER(all->len));
+			g_array_append_val(all, fresh);
+			g = &g_array_index(all, step_group, all->len - 1);
+		}
+		g->executions++;
+		g->cycles += st->cycles;
+		g->lost += (double)st->cycles * (1.0 - balance);
 	}
-	g_ptr_array_sort(v, step_balance_asc);
-	return v;
+	for (guint i = 0; i < all->len; i++) {
+		step_group *g = &g_array_index(all, step_group, i);
+
+		g->balance = g->cycles ? 1.0 - g->lost / (double)g->cycles : 1.0;
+		if (g->cycles >= s->activity.cycles / 100)
+			g_array_append_val(out, *g);
+	}
+	g_array_free(all, TRUE);
+	g_array_sort(out, group_balance_asc);
+	return out;
 }
 
 static void add_worst_steps(GtkWidget *box, const tsr_summary_figures *s)
 {
-	g_autoptr(GPtrArray) steps = NULL;
+	g_autoptr(GArray) groups = NULL;
 	GtkWidget *content, *list;
 	g_autofree char *title = NULL, *run = NULL;
 
@@ -406,31 +447,37 @@ static void add_worst_steps(GtkWidget *box, const tsr_summary_figures *s)
 	run = ga_format_u64(s->run + 1);
 	title = g_strdup_printf("Steps with the worst tile balance (run %s)", run);
 	gtk_box_append(GTK_BOX(box), ga_section_new(title, TRUE, &content));
-	steps = balanced_steps(s);
-	if (!steps->len) {
-		gtk_box_append(GTK_BOX(content), ga_note_new("No step of the run has a tile balance."));
+	groups = step_groups(s);
+	if (!groups->len) {
+		gtk_box_append(GTK_BOX(content),
+		               ga_note_new("No step taking 1% or more of the run has a tile balance."));
 		return;
 	}
 	gtk_box_append(GTK_BOX(content),
-	               ga_note_new("Tile balance: the tiles' mean cycles in the step over the "
-	                           "slowest tile's; low means most tiles wait."));
+	               ga_note_new("Steps taking at least 1% of the run, repeats of one program "
+	                           "merged. Tile balance: the tiles' mean cycles over the slowest "
+	                           "tile's; low means most tiles wait. Lost: the cycles a perfect "
+	                           "balance would save."));
 	list = ga_list_new("Steps with the worst tile balance", FALSE);
 	gtk_widget_set_halign(list, GTK_ALIGN_START);
-	for (guint i = 0; i < steps->len && i < WORST_STEPS; i++) {
-		const tsr_summary_step *ss = steps->pdata[i];
+	for (guint i = 0; i < groups->len && i < WORST_STEPS; i++) {
+		const step_group *g = &g_array_index(groups, step_group, i);
+		const tsr_summary_step *ss = g->first;
 		g_autofree char *name = ss->name ? ga_format_name(ss->name) : NULL;
 		g_autofree char *what = name ? g_strdup_printf("%s: %s", tsr_step_type_name(ss->step->type),
 		                                               name)
 		                             : g_strdup(tsr_step_type_name(ss->step->type));
-		g_autofree char *c = ga_format_u64(ss->step->cycles);
+		g_autofree char *x = ga_format_u64(g->executions);
+		g_autofree char *xx = g_strdup_printf("× %s", x);
+		g_autofree char *c = ga_format_u64(g->cycles);
 		g_autofree char *cc = g_strdup_printf("%s cycles", c);
-		g_autofree char *t = ga_format_u64(ss->step->active_tiles);
-		g_autofree char *tt = g_strdup_printf("%s active tiles", t);
-		g_autofree char *b = ga_format_pct(ss->step->tile_balance);
+		g_autofree char *b = ga_format_pct(g->balance);
 		g_autofree char *bb = g_strdup_printf("%s balance", b);
-		const char *cells[] = {what, cc, tt, bb};
+		g_autofree char *l = ga_format_u64((uint64_t)g->lost);
+		g_autofree char *ll = g_strdup_printf("%s lost", l);
+		const char *cells[] = {what, xx, cc, bb, ll};
 
-		ga_list_add(list, cells, 4);
+		ga_list_add(list, cells, 5);
 	}
 	gtk_box_append(GTK_BOX(content), list);
 }
@@ -445,7 +492,6 @@ static void tip(GtkWidget *list, const char *text)
 
 	gtk_label_set_xalign(GTK_LABEL(l), 0);
 	gtk_label_set_wrap(GTK_LABEL(l), TRUE);
-	gtk_label_set_max_width_chars(GTK_LABEL(l), 90);
 	gtk_label_set_selectable(GTK_LABEL(l), TRUE);
 	gtk_widget_set_focusable(l, FALSE);
 	gtk_widget_set_margin_start(l, 12);
@@ -468,7 +514,9 @@ static void add_tips(GtkWidget *box, GaDocument *doc, const tsr_summary_figures 
 	size_t xcode = category_index("internalExchangeCode");
 
 	gtk_box_append(GTK_BOX(box), ga_section_new("Tips", TRUE, &content));
-	gtk_widget_set_halign(list, GTK_ALIGN_START);
+	/* Wrapped labels get their height for the list's real width only
+	 * when the list fills the page (GTK 4.8). */
+	gtk_widget_set_halign(list, GTK_ALIGN_FILL);
 
 	/* What no longer fitting costs: the excess summed over the tiles. */
 	if (all->n_oom_tiles && s->target->bytes_per_tile) {
@@ -515,19 +563,19 @@ static void add_tips(GtkWidget *box, GaDocument *doc, const tsr_summary_figures 
 		}
 	}
 	/* Exchange code dominating the fullest tile. */
-	if (xcode != (size_t)-1 && all->totals.max_tile < n_tiles) {
+	if (xcode != (size_t)-1 && all->totals.max_tile_excluding_gaps < n_tiles) {
 		const uint64_t *code = ga_document_get_category_by_tile(doc, xcode);
-		uint32_t t = all->totals.max_tile;
-		uint64_t total = tiles[t].total_including_gaps;
+		uint32_t t = all->totals.max_tile_excluding_gaps;
+		uint64_t total = tiles[t].total;
 
 		if (code && total && (double)code[t] / (double)total >= 0.2) {
 			g_autofree char *c = ga_format_u64(code[t]), *tt = ga_format_u64(total);
 			g_autofree char *p = ga_format_pct((double)code[t] / (double)total);
 			g_autofree char *text = g_strdup_printf(
-			    "Internal exchange code takes %s B of the fullest tile %" PRIu32
-			    "’s %s B (%s): fewer, larger exchanges, or a tensor layout that moves less "
+			    "On tile %" PRIu32 ", the fullest, internal exchange code takes %s B of its "
+			    "%s B of data (%s): fewer, larger exchanges, or a tensor layout that moves less "
 			    "data to this tile, would shrink it.",
-			    c, t, tt, p);
+			    t, c, tt, p);
 
 			tip(list, text);
 			shown++;
@@ -574,7 +622,7 @@ static void add_tips(GtkWidget *box, GaDocument *doc, const tsr_summary_figures 
 		               ga_note_new("Nothing in this report points to an obvious saving: no "
 		                           "out-of-memory tiles, no always-live variable above 5% of "
 		                           "the always-live bytes, exchange code under 20% of the fullest "
-		                           "tile, and no compute set whose imbalance costs 5% of the run."));
+		                           "tile's data, and no compute set whose imbalance costs 5% of the run."));
 }
 
 /* --- The view --------------------------------------------------------------------- */

@@ -444,7 +444,8 @@ static void add_options(GtkWidget *box, const tsr_report_info *info)
 {
 	GtkWidget *content, *grid;
 
-	gtk_box_append(GTK_BOX(box), ga_section_new("Engine options", FALSE, &content));
+	gtk_box_append(GTK_BOX(box), ga_section_new("Engine options", info && info->n_options <= 12,
+	                                            &content));
 	if (!info || info->n_options == 0) {
 		gtk_box_append(GTK_BOX(content), ga_note_new("The report records no engine options."));
 		return;
@@ -480,7 +481,7 @@ static void add_metadata(GtkWidget *box, GaDocument *doc)
 		{"Profiler mode", info ? info->profiler_mode : NULL},
 	};
 
-	gtk_box_append(GTK_BOX(box), ga_section_new("Report", FALSE, &content));
+	gtk_box_append(GTK_BOX(box), ga_section_new("Report", TRUE, &content));
 	gtk_box_append(GTK_BOX(content), grid);
 	for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
 		g_autofree char *value = ga_format_name(rows[i].value ? rows[i].value : "unknown");
