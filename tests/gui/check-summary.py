@@ -162,7 +162,7 @@ def main():
                     failures.append(f"{key}: shows {text_of(acc)!r}, expected {want_text!r}")
                 else:
                     checked += 1
-            print(f"{checked} figures match of the Summary view against "
+            print(f"{checked} figures of the Summary view match "
                   f"tilescope summary --json")
         finally:
             proc.terminate()
