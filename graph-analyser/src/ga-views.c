@@ -3,12 +3,14 @@
  */
 #include "ga-views.h"
 
+#include "ga-memory-view.h"
+
 static const ga_view_info views[] = {
-	{"placeholder-none", NULL, NULL},
+	{"memory", "Memory", ga_memory_view_new},
 };
 
 const ga_view_info *ga_views(size_t *n)
 {
-	*n = 0;
+	*n = G_N_ELEMENTS(views);
 	return views;
 }

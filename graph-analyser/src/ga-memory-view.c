@@ -1,0 +1,490 @@
+/*
+ * The Memory view (ga-memory-view.h). The chart's items are tiles in the
+ * chosen order: software order is tile number, physical order walks each
+ * IPU's map row by row (ga-tile-layout.h), so `order` maps an item to its
+ * tile and `item_of` back. Everything the chart shows comes from the
+ * document's arrays, read off the main thread when the report loaded;
+ * changing the stacking, the gaps or the order rebuilds the chart's data
+ * in a few milliseconds, with no file access. Selections go to the
+ * session as tile numbers, so every view sees them.
+ */
+#include "ga-memory-view.h"
+
+#include "ga-memory-selection.h"
+#include "ga-tile-layout.h"
+
+#include <tilescope/tsc-chart.h>
+
+enum { STACK_REGION = 0, STACK_CATEGORY };
+
+struct _GaMemoryView {
+	GtkWidget parent_instance;
+
+	GaSession *session;
+	GaDocument *doc;            /* the one the chart shows (a ref) */
+	ga_tile_layout layout;
+	guint n_tiles;
+	guint *order;               /* item -> tile */
+	guint *item_of;             /* tile -> item */
+	guint *components;          /* category of each stacked component (category mode) */
+	gboolean syncing;           /* a selection being copied between chart and session */
+
+	GtkWidget *box;
+	GtkDropDown *stack_by;
+	GtkCheckButton *gaps;
+	GtkDropDown *ipu;
+	GtkDropDown *order_by;
+	GtkEntry *tiles_entry;
+	GtkLabel *tiles_error;
+	TscChart *chart;
+	GtkLabel *chart_caption;
+	GaMemorySelection *selection;
+};
+
+G_DEFINE_FINAL_TYPE(GaMemoryView, ga_memory_view, GTK_TYPE_WIDGET)
+
+/* --- Colours -------------------------------------------------------------------------- */
+
+/* Region colours, and a palette for categories (distinct in light and
+ * dark, the largest categories first). */
+static const char *const region_colours[] = {"#3b7dd8", "#e5a50a", "#c01c28"};
+static const char *const region_names[] = {"Interleaved", "Non-interleaved", "Overflowed"};
+static const char *const palette[] = {
+	"#3b7dd8", "#e5a50a", "#2ec27e", "#c061cb", "#f66151", "#1c9f9f", "#986a44",
+	"#8ff0a4", "#99c1f1", "#dc8add", "#f8e45c", "#ffbe6f", "#a51d2d", "#613583",
+	"#26a269", "#1a5fb4", "#c64600", "#5e5c64", "#77767b", "#e01b24", "#33d17a",
+	"#9141ac", "#cdab8f", "#62a0ea", "#57e389", "#deddda",
+};
+
+static GdkRGBA colour(const char *spec)
+{
+	GdkRGBA c;
+
+	gdk_rgba_parse(&c, spec);
+	return c;
+}
+
+/* --- Formatting -------------------------------------------------------------------------- */
+
+/* "1,234,567 B" */
+static char *format_bytes(double value, gpointer data)
+{
+	g_autofree char *digits = g_strdup_printf("%.0f", value < 0 ? 0 : value);
+	GString *s = g_string_new(NULL);
+	size_t n = strlen(digits);
+
+	(void)data;
+	for (size_t i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			g_string_append_c(s, ',');
+		g_string_append_c(s, digits[i]);
+	}
+	g_string_append(s, " B");
+	return g_string_free(s, FALSE);
+}
+
+/* "Tile 52 (IPU 0)" for item `item`. */
+static char *item_label(guint item, gpointer data)
+{
+	GaMemoryView *self = data;
+	guint tile = self->order && item < self->n_tiles ? self->order[item] : item;
+	guint per = self->layout.tiles_per_ipu ? self->layout.tiles_per_ipu : 1;
+
+	return g_strdup_printf("Tile %u (IPU %u)", tile, tile / per);
+}
+
+/* --- The chart's data ---------------------------------------------------------------------- */
+
+/* The item order and its inverse for the chosen order. */
+static void build_order(GaMemoryView *self)
+{
+	g_clear_pointer(&self->order, g_free);
+	g_clear_pointer(&self->item_of, g_free);
+	if (gtk_drop_down_get_selected(self->order_by) == 1) {
+		self->order = ga_tile_layout_physical_order(&self->layout);
+	} else {
+		self->order = g_new(guint, self->n_tiles ? self->n_tiles : 1);
+		for (guint t = 0; t < self->n_tiles; t++)
+			self->order[t] = t;
+	}
+	self->item_of = g_new(guint, self->n_tiles ? self->n_tiles : 1);
+	for (guint i = 0; i < self->n_tiles; i++)
+		self->item_of[self->order[i]] = i;
+}
+
+/* Fills the chart from the document: regions or categories, with gaps
+ * as their own component when they are included. */
+static void rebuild_chart(GaMemoryView *self)
+{
+	const tsr_target *target = tsr_report_get_target(ga_document_get_report(self->doc));
+	gboolean gaps = gtk_check_button_get_active(self->gaps);
+	guint mode = gtk_drop_down_get_selected(self->stack_by);
+	size_t n_tiles;
+	const tsr_tile_memory *tiles = ga_document_get_tiles(self->doc, &n_tiles);
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GArray) colours = g_array_new(FALSE, FALSE, sizeof(GdkRGBA));
+	g_autofree double *values = NULL;
+	guint n = (guint)n_tiles, k = 0, cap;
+	g_autofree char *limit = NULL;
+	g_autofree char *cap_text = NULL;
+
+	g_clear_pointer(&self->components, g_free);
+	cap = (guint)tsr_category_count() + TSR_REGION_COUNT + 1;
+	values = g_new0(double, (size_t)cap * (n ? n : 1));
+	if (mode == STACK_REGION) {
+		for (guint r = 0; r < TSR_REGION_COUNT; r++) {
+			GdkRGBA c = colour(region_colours[r]);
+
+			for (guint i = 0; i < n; i++) {
+				const tsr_tile_memory *t = &tiles[self->order[i]];
+
+				values[(size_t)k * n + i] =
+				    (double)(gaps ? t->region_including_gaps[r] : t->region[r]);
+			}
+			g_ptr_array_add(names, g_strdup(region_names[r]));
+			g_array_append_val(colours, c);
+			k++;
+		}
+	} else {
+		self->components = g_new(guint, tsr_category_count());
+		for (size_t c = 0; c < tsr_category_count(); c++) {
+			const uint64_t *by_tile = ga_document_get_category_by_tile(self->doc, c);
+			GdkRGBA col = colour(palette[k % G_N_ELEMENTS(palette)]);
+			gboolean any = FALSE;
+
+			for (guint i = 0; by_tile && i < n; i++) {
+				values[(size_t)k * n + i] = (double)by_tile[self->order[i]];
+				any = any || by_tile[self->order[i]];
+			}
+			if (!any)
+				continue;
+			self->components[k] = (guint)c;
+			g_ptr_array_add(names, g_strdup(tsr_category_name(c)));
+			g_array_append_val(colours, col);
+			k++;
+		}
+		if (gaps) {
+			GdkRGBA c = colour("#9a9996");
+
+			for (guint i = 0; i < n; i++) {
+				const tsr_tile_memory *t = &tiles[self->order[i]];
+
+				values[(size_t)k * n + i] = (double)(t->total_including_gaps - t->total);
+			}
+			g_ptr_array_add(names, g_strdup("Gaps"));
+			g_array_append_val(colours, c);
+			k++;
+		}
+	}
+	g_ptr_array_add(names, NULL);
+	tsc_chart_set_stacks(self->chart, n, k, values, (const GdkRGBA *)colours->data,
+	                     (const char *const *)names->pdata);
+	tsc_chart_clear_limits(self->chart);
+	cap_text = format_bytes((double)target->bytes_per_tile, NULL);
+	limit = g_strdup_printf("Max memory %s", cap_text);
+	tsc_chart_add_limit(self->chart, (double)target->bytes_per_tile, limit, NULL);
+}
+
+/* Shows the IPU chosen (all: every item). */
+static void apply_ipu(GaMemoryView *self)
+{
+	guint sel = gtk_drop_down_get_selected(self->ipu);
+	guint per = self->layout.tiles_per_ipu;
+
+	if (sel == 0 || sel == GTK_INVALID_LIST_POSITION || !per) {
+		tsc_chart_show_all(self->chart);
+		ga_session_set_ipu(self->session, -1);
+	} else {
+		/* Both orders keep each IPU's tiles together. */
+		tsc_chart_set_visible_range(self->chart, (double)(sel - 1) * per, (double)sel * per);
+		ga_session_set_ipu(self->session, (int)sel - 1);
+	}
+}
+
+/* --- Selection ------------------------------------------------------------------------------- */
+
+/* Chart items -> session tiles. */
+static void on_chart_selection(TscChart *chart, gpointer data)
+{
+	GaMemoryView *self = data;
+	GtkBitset *items = tsc_chart_get_selection(chart);
+	g_autoptr(GtkBitset) tiles = gtk_bitset_new_empty();
+	GtkBitsetIter it;
+	guint item;
+
+	if (self->syncing)
+		return;
+	for (gboolean ok = gtk_bitset_iter_init_first(&it, items, &item); ok;
+	     ok = gtk_bitset_iter_next(&it, &item))
+		if (item < self->n_tiles)
+			gtk_bitset_add(tiles, self->order[item]);
+	self->syncing = TRUE;
+	ga_session_set_selected_tiles(self->session, tiles);
+	self->syncing = FALSE;
+}
+
+/* Session tiles -> chart items, the entry and the selection panel. */
+static void on_session_tiles(GaSession *session, GParamSpec *pspec, gpointer data)
+{
+	GaMemoryView *self = data;
+	GtkBitset *tiles = ga_session_get_selected_tiles(session);
+	g_autoptr(GtkBitset) items = gtk_bitset_new_empty();
+	g_autofree char *list = ga_format_tile_list(tiles);
+	GtkBitsetIter it;
+	guint tile;
+
+	(void)pspec;
+	if (!self->doc)
+		return;
+	for (gboolean ok = gtk_bitset_iter_init_first(&it, tiles, &tile); ok;
+	     ok = gtk_bitset_iter_next(&it, &tile))
+		if (tile < self->n_tiles)
+			gtk_bitset_add(items, self->item_of[tile]);
+	if (!self->syncing) {
+		self->syncing = TRUE;
+		tsc_chart_set_selection(self->chart, items);
+		self->syncing = FALSE;
+	}
+	if (!gtk_widget_has_focus(GTK_WIDGET(self->tiles_entry)))
+		gtk_editable_set_text(GTK_EDITABLE(self->tiles_entry), list);
+	ga_memory_selection_set_tiles(self->selection, tiles);
+}
+
+/* "Select tiles": a list and ranges, checked against the tiles. */
+static void on_tiles_entry(GtkEntry *entry, gpointer data)
+{
+	GaMemoryView *self = data;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GtkBitset) tiles =
+	    ga_parse_tile_list(gtk_editable_get_text(GTK_EDITABLE(entry)), self->n_tiles, &error);
+
+	if (!tiles) {
+		gtk_label_set_text(self->tiles_error, error->message);
+		gtk_widget_set_visible(GTK_WIDGET(self->tiles_error), TRUE);
+		gtk_widget_add_css_class(GTK_WIDGET(entry), "error");
+		return;
+	}
+	gtk_widget_set_visible(GTK_WIDGET(self->tiles_error), FALSE);
+	gtk_widget_remove_css_class(GTK_WIDGET(entry), "error");
+	ga_session_set_selected_tiles(self->session, tiles);
+}
+
+/* --- Following the session ----------------------------------------------------------------- */
+
+static void fill_ipu_list(GaMemoryView *self, guint num_ipus)
+{
+	GtkStringList *list = gtk_string_list_new(NULL);
+
+	gtk_string_list_append(list, "All IPUs");
+	for (guint i = 0; i < num_ipus; i++) {
+		g_autofree char *s = g_strdup_printf("IPU %u", i);
+
+		gtk_string_list_append(list, s);
+	}
+	gtk_drop_down_set_model(self->ipu, G_LIST_MODEL(list));
+	g_object_unref(list);
+	gtk_drop_down_set_selected(self->ipu, 0);
+	gtk_widget_set_sensitive(GTK_WIDGET(self->ipu), num_ipus > 1);
+}
+
+static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
+{
+	GaMemoryView *self = data;
+	GaDocument *doc = ga_session_get_document(session);
+	const tsr_target *target;
+	g_autofree char *caption = NULL;
+	g_autofree char *cap = NULL;
+
+	(void)pspec;
+	g_clear_pointer(&self->doc, ga_document_unref);
+	if (!doc)
+		return;
+	self->doc = ga_document_ref(doc);
+	target = tsr_report_get_target(ga_document_get_report(doc));
+	self->n_tiles = target->num_tiles;
+	ga_tile_layout_init(&self->layout, target->num_ipus, target->tiles_per_ipu);
+	build_order(self);
+	fill_ipu_list(self, target->num_ipus);
+	rebuild_chart(self);
+	cap = format_bytes((double)target->bytes_per_tile, NULL);
+	caption = g_strdup_printf("%u tiles on %u IPU%s, %s each", target->num_tiles,
+	                          target->num_ipus, target->num_ipus == 1 ? "" : "s", cap);
+	gtk_label_set_text(self->chart_caption, caption);
+	ga_memory_selection_set_document(self->selection, doc, &self->layout);
+	on_session_tiles(session, NULL, self);
+}
+
+static void on_stack_changed(GObject *object, GParamSpec *pspec, gpointer data)
+{
+	GaMemoryView *self = data;
+
+	(void)object;
+	(void)pspec;
+	if (self->doc)
+		rebuild_chart(self);
+}
+
+static void on_order_changed(GObject *object, GParamSpec *pspec, gpointer data)
+{
+	GaMemoryView *self = data;
+
+	(void)object;
+	(void)pspec;
+	if (!self->doc)
+		return;
+	build_order(self);
+	rebuild_chart(self);
+	apply_ipu(self);
+	on_session_tiles(self->session, NULL, self);
+}
+
+static void on_ipu_changed(GObject *object, GParamSpec *pspec, gpointer data)
+{
+	GaMemoryView *self = data;
+
+	(void)object;
+	(void)pspec;
+	if (self->doc)
+		apply_ipu(self);
+}
+
+/* --- Building ----------------------------------------------------------------------------------- */
+
+/* A labelled drop-down of fixed strings. */
+static GtkDropDown *labelled_drop_down(GtkBox *bar, const char *label, const char *const *items)
+{
+	GtkWidget *l = gtk_label_new_with_mnemonic(label);
+	GtkDropDown *dd = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(items));
+
+	gtk_label_set_mnemonic_widget(GTK_LABEL(l), GTK_WIDGET(dd));
+	gtk_box_append(bar, l);
+	gtk_box_append(bar, GTK_WIDGET(dd));
+	return dd;
+}
+
+static void build(GaMemoryView *self)
+{
+	static const char *const stacks[] = {"Region", "Category", NULL};
+	static const char *const orders[] = {"Software", "Physical", NULL};
+	static const char *const ipus[] = {"All IPUs", NULL};
+	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+	GtkWidget *sel_label = gtk_label_new_with_mnemonic("Select _tiles");
+	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+	GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+
+	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
+	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
+	gtk_widget_set_margin_start(self->box, 12);
+	gtk_widget_set_margin_end(self->box, 12);
+	gtk_widget_set_margin_top(self->box, 12);
+	gtk_widget_set_margin_bottom(self->box, 12);
+
+	self->stack_by = labelled_drop_down(GTK_BOX(bar), "_Stack by", stacks);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->stack_by), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Stack by", -1);
+	self->gaps = GTK_CHECK_BUTTON(gtk_check_button_new_with_mnemonic("Include _Gaps"));
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->gaps));
+	self->ipu = labelled_drop_down(GTK_BOX(bar), "_IPU", ipus);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->ipu), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "IPU", -1);
+	self->order_by = labelled_drop_down(GTK_BOX(bar), "_Order", orders);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->order_by),
+	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Tile order", -1);
+	gtk_widget_set_margin_start(sel_label, 12);
+	gtk_box_append(GTK_BOX(bar), sel_label);
+	self->tiles_entry = GTK_ENTRY(gtk_entry_new());
+	gtk_entry_set_placeholder_text(self->tiles_entry, "0-15, 52");
+	gtk_widget_set_hexpand(GTK_WIDGET(self->tiles_entry), TRUE);
+	gtk_label_set_mnemonic_widget(GTK_LABEL(sel_label), GTK_WIDGET(self->tiles_entry));
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->tiles_entry),
+	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Select tiles", -1);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->tiles_entry));
+	gtk_box_append(GTK_BOX(self->box), bar);
+
+	self->tiles_error = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->tiles_error, 1);
+	gtk_widget_add_css_class(GTK_WIDGET(self->tiles_error), "error");
+	gtk_widget_set_visible(GTK_WIDGET(self->tiles_error), FALSE);
+	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->tiles_error));
+
+	self->chart = TSC_CHART(tsc_chart_new());
+	tsc_chart_set_label(self->chart, "Memory by tile");
+	tsc_chart_set_value_format_func(self->chart, format_bytes, NULL, NULL);
+	tsc_chart_set_item_label_func(self->chart, item_label, self, NULL);
+	gtk_widget_set_vexpand(GTK_WIDGET(self->chart), TRUE);
+	gtk_widget_set_size_request(GTK_WIDGET(self->chart), -1, 220);
+	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->chart));
+	self->chart_caption = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->chart_caption, 0);
+	gtk_widget_add_css_class(GTK_WIDGET(self->chart_caption), "dim-label");
+	gtk_widget_add_css_class(GTK_WIDGET(self->chart_caption), "caption");
+	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->chart_caption));
+
+	self->selection = ga_memory_selection_new(self->session);
+	gtk_paned_set_start_child(GTK_PANED(paned), top);
+	gtk_paned_set_end_child(GTK_PANED(paned), GTK_WIDGET(self->selection));
+	gtk_paned_set_resize_start_child(GTK_PANED(paned), TRUE);
+	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
+	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
+	gtk_paned_set_position(GTK_PANED(paned), 380);
+	gtk_widget_set_vexpand(paned, TRUE);
+	gtk_box_append(GTK_BOX(self->box), paned);
+
+	g_signal_connect(self->stack_by, "notify::selected", G_CALLBACK(on_stack_changed), self);
+	g_signal_connect(self->gaps, "notify::active", G_CALLBACK(on_stack_changed), self);
+	g_signal_connect(self->order_by, "notify::selected", G_CALLBACK(on_order_changed), self);
+	g_signal_connect(self->ipu, "notify::selected", G_CALLBACK(on_ipu_changed), self);
+	g_signal_connect(self->tiles_entry, "activate", G_CALLBACK(on_tiles_entry), self);
+	g_signal_connect(self->chart, "selection-changed", G_CALLBACK(on_chart_selection), self);
+}
+
+static void ga_memory_view_dispose(GObject *object)
+{
+	GaMemoryView *self = GA_MEMORY_VIEW(object);
+
+	if (self->session)
+		g_signal_handlers_disconnect_by_data(self->session, self);
+	g_clear_pointer(&self->box, gtk_widget_unparent);
+	G_OBJECT_CLASS(ga_memory_view_parent_class)->dispose(object);
+}
+
+static void ga_memory_view_finalize(GObject *object)
+{
+	GaMemoryView *self = GA_MEMORY_VIEW(object);
+
+	g_clear_pointer(&self->doc, ga_document_unref);
+	g_clear_object(&self->session);
+	g_free(self->order);
+	g_free(self->item_of);
+	g_free(self->components);
+	G_OBJECT_CLASS(ga_memory_view_parent_class)->finalize(object);
+}
+
+static void ga_memory_view_class_init(GaMemoryViewClass *klass)
+{
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+
+	object_class->dispose = ga_memory_view_dispose;
+	object_class->finalize = ga_memory_view_finalize;
+	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_css_name(widget_class, "memoryview");
+}
+
+static void ga_memory_view_init(GaMemoryView *self)
+{
+	(void)self;
+}
+
+GtkWidget *ga_memory_view_new(GaSession *session)
+{
+	GaMemoryView *self = g_object_new(GA_TYPE_MEMORY_VIEW, NULL);
+
+	self->session = g_object_ref(session);
+	build(self);
+	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
+	g_signal_connect(session, "notify::selected-tiles", G_CALLBACK(on_session_tiles), self);
+	if (ga_session_get_document(session))
+		on_document(session, NULL, self);
+	return GTK_WIDGET(self);
+}
