@@ -13,9 +13,12 @@
  * Usage: bench-chartkit [--frames N] [--width PX] [--png DIR] [--dark]
  *   --png DIR  also writes DIR/chart-<light|dark>-<scale>x.png (the whole
  *              chart, zoomed to tiles 1,000–1,100, and with a selection)
- *              at the widget's scale factor (GDK_SCALE=2 for 2x)
+ *              at the widget's scale factor (GDK_SCALE=2 for 2x), and
+ *              DIR/heatmap-<light|dark>-<scale>x.png (IPU 0's 1,472 tiles
+ *              as 23 rows × 64, a few selected)
  */
 #include <tilescope/tsc-chart.h>
+#include <tilescope/tsc-heatmap.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -183,6 +186,33 @@ static void write_png(GskRenderer *r, GtkWidget *chart, const char *dir, const c
 	gsk_render_node_unref(node);
 }
 
+/* IPU 0's tiles as a 23 × 64 heat map of their totals. */
+static void write_heatmap(GskRenderer *r, const char *dir, const char *theme)
+{
+	GtkWidget *win = gtk_window_new(), *map = tsc_heatmap_new();
+	double totals[1472];
+	GtkBitset *sel = gtk_bitset_new_empty();
+	char name[64];
+	guint t;
+
+	for (t = 0; t < 1472; t++)
+		totals[t] = 150000 + 60000 * sin(t / 37.0) * cos(t / 300.0) + (t % 64 == 0 ? 150000 : 0);
+	totals[700] = NAN;
+	tsc_heatmap_set_label(TSC_HEATMAP(map), "Memory by tile, IPU 0");
+	tsc_heatmap_set_value_format_func(TSC_HEATMAP(map), tsc_format_bytes, NULL, NULL);
+	tsc_heatmap_set_data(TSC_HEATMAP(map), 23, 64, totals);
+	gtk_bitset_add_rectangle(sel, 5 * 64 + 10, 6, 3, 64);
+	tsc_heatmap_set_selection(TSC_HEATMAP(map), sel);
+	gtk_bitset_unref(sel);
+	gtk_window_set_default_size(GTK_WINDOW(win), 640, 300);
+	gtk_window_set_child(GTK_WINDOW(win), map);
+	gtk_window_present(GTK_WINDOW(win));
+	wait_for_size(map);
+	g_snprintf(name, sizeof name, "heatmap-%s-%dx.png", theme, gtk_widget_get_scale_factor(map));
+	write_png(r, map, dir, name, gtk_widget_get_scale_factor(map));
+	gtk_window_destroy(GTK_WINDOW(win));
+}
+
 int main(int argc, char **argv)
 {
 	int frames = 200, width = 800, height = 360, i, scale;
@@ -263,6 +293,7 @@ int main(int argc, char **argv)
 		write_png(renderer, chart, png_dir, name, scale);
 		tsc_chart_show_all(TSC_CHART(chart));
 		tsc_chart_set_selection(TSC_CHART(chart), NULL);
+		write_heatmap(renderer, png_dir, theme);
 	}
 
 	snap_ms = g_new(double, frames);
