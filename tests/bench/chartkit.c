@@ -4,7 +4,9 @@
  * limit line, an always-live line and a few markers. Times 200 snapshots
  * of the widget over a zoom and pan sweep (each one rebuilds the cached
  * layer, as a frame after a zoom does) and an offscreen render of each
- * node with the cairo renderer, and counts the colour nodes per layer.
+ * node with the cairo renderer, counts the colour nodes per layer, then
+ * times 200 snapshots with every tile visible (the level-of-detail worst
+ * case).
  * Prints one line per figure,
  *   NAME VALUE UNIT
  * and '#' lines of context. A benchmark reports; it never fails on a
@@ -328,7 +330,26 @@ int main(int argc, char **argv)
 	printf("chartkit.render_cairo_max_ms %.3f ms\n", render_ms[frames - 1]);
 	printf("chartkit.colour_nodes_max %u count\n", max_nodes);
 	printf("chartkit.colour_nodes_per_layer_max %u count\n", max_layer_nodes);
-	printf("chartkit.plot_columns %d px\n", gtk_widget_get_width(chart));
+	{
+		graphene_rect_t plot;
+
+		tsc_chart_get_plot_area(TSC_CHART(chart), &plot);
+		printf("chartkit.plot_columns %d px\n", (int)plot.size.width);
+	}
+	/* The level-of-detail worst case: every tile visible, the layer
+	 * rebuilt each time (the range moves by a fraction of an item). */
+	for (i = 0; i < frames; i++) {
+		GskRenderNode *node;
+
+		tsc_chart_set_visible_range(TSC_CHART(chart), (i % 2) * 0.5, N_TILES);
+		t0 = now_ms();
+		node = snapshot_widget(chart);
+		snap_ms[i] = now_ms() - t0;
+		gsk_render_node_unref(node);
+	}
+	qsort(snap_ms, frames, sizeof(double), compare_double);
+	printf("chartkit.snapshot_all_tiles_median_ms %.3f ms\n", snap_ms[frames / 2]);
+	printf("chartkit.snapshot_all_tiles_max_ms %.3f ms\n", snap_ms[frames - 1]);
 	printf("chartkit.cache_builds %" G_GUINT64_FORMAT " count\n",
 	       tsc_chart_get_render_generation(TSC_CHART(chart)));
 
