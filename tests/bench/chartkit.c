@@ -12,7 +12,9 @@
  * and '#' lines of context. A benchmark reports; it never fails on a
  * timing. It needs a display (run it under xvfb-run).
  *
- * Usage: bench-chartkit [--frames N] [--width PX] [--png DIR] [--dark]
+ * Usage: bench-chartkit [--frames N] [--width PX] [--png DIR] [--dark] [--hold S]
+ *   --hold S   shows the chart for S seconds first, tile 4,100 selected
+ *              (for looking at it, or reading it over AT-SPI)
  *   --png DIR  also writes DIR/chart-<light|dark>-<scale>x.png (the whole
  *              chart, zoomed to tiles 1,000–1,100, and with a selection)
  *              at the widget's scale factor (GDK_SCALE=2 for 2x), and
@@ -220,6 +222,7 @@ int main(int argc, char **argv)
 	int frames = 200, width = 800, height = 360, i, scale;
 	const char *png_dir = NULL;
 	gboolean dark = FALSE;
+	double hold = 0;
 	double *values = g_new(double, (gsize)N_TILES * N_REGIONS), always_live[N_TILES];
 	GdkRGBA colours[N_REGIONS];
 	char *names[N_REGIONS + 1] = { NULL };
@@ -235,10 +238,12 @@ int main(int argc, char **argv)
 			width = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--png") && i + 1 < argc)
 			png_dir = argv[++i];
+		else if (!strcmp(argv[i], "--hold") && i + 1 < argc)
+			hold = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--dark"))
 			dark = TRUE;
 		else {
-			fprintf(stderr, "usage: bench-chartkit [--frames N] [--width PX] [--png DIR] [--dark]\n");
+			fprintf(stderr, "usage: bench-chartkit [--frames N] [--width PX] [--png DIR] [--dark] [--hold S]\n");
 			return 2;
 		}
 	}
@@ -273,6 +278,17 @@ int main(int argc, char **argv)
 	scale = gtk_widget_get_scale_factor(chart);
 	printf("# chart %d x %d px at scale %d, %u tiles x %u regions\n", gtk_widget_get_width(chart),
 	       gtk_widget_get_height(chart), scale, N_TILES, N_REGIONS);
+
+	if (hold > 0) {
+		GtkBitset *sel = gtk_bitset_new_range(4100, 1);
+
+		tsc_chart_set_selection(TSC_CHART(chart), sel);
+		gtk_bitset_unref(sel);
+		for (t0 = now_ms(); now_ms() - t0 < hold * 1000;)
+			if (!g_main_context_iteration(NULL, FALSE))
+				g_usleep(10000);
+		tsc_chart_set_selection(TSC_CHART(chart), NULL);
+	}
 
 	renderer = gsk_cairo_renderer_new();
 	gsk_renderer_realize(renderer, NULL, NULL);
