@@ -4,18 +4,25 @@
  * limit line, an always-live line and a few markers. Times 200 snapshots
  * of the widget over a zoom and pan sweep (each one rebuilds the cached
  * layer, as a frame after a zoom does) and an offscreen render of each
- * node with the cairo renderer, and counts the colour nodes per layer.
+ * node with the cairo renderer, counts the colour nodes per layer, then
+ * times 200 snapshots with every tile visible (the level-of-detail worst
+ * case).
  * Prints one line per figure,
  *   NAME VALUE UNIT
  * and '#' lines of context. A benchmark reports; it never fails on a
  * timing. It needs a display (run it under xvfb-run).
  *
- * Usage: bench-chartkit [--frames N] [--width PX] [--png DIR] [--dark]
+ * Usage: bench-chartkit [--frames N] [--width PX] [--png DIR] [--dark] [--hold S]
+ *   --hold S   shows the chart for S seconds first, tile 4,100 selected
+ *              (for looking at it, or reading it over AT-SPI)
  *   --png DIR  also writes DIR/chart-<light|dark>-<scale>x.png (the whole
  *              chart, zoomed to tiles 1,000–1,100, and with a selection)
- *              at the widget's scale factor (GDK_SCALE=2 for 2x)
+ *              at the widget's scale factor (GDK_SCALE=2 for 2x), and
+ *              DIR/heatmap-<light|dark>-<scale>x.png (IPU 0's 1,472 tiles
+ *              as 23 rows × 64, a few selected)
  */
 #include <tilescope/tsc-chart.h>
+#include <tilescope/tsc-heatmap.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -183,11 +190,39 @@ static void write_png(GskRenderer *r, GtkWidget *chart, const char *dir, const c
 	gsk_render_node_unref(node);
 }
 
+/* IPU 0's tiles as a 23 × 64 heat map of their totals. */
+static void write_heatmap(GskRenderer *r, const char *dir, const char *theme)
+{
+	GtkWidget *win = gtk_window_new(), *map = tsc_heatmap_new();
+	double totals[1472];
+	GtkBitset *sel = gtk_bitset_new_empty();
+	char name[64];
+	guint t;
+
+	for (t = 0; t < 1472; t++)
+		totals[t] = 150000 + 60000 * sin(t / 37.0) * cos(t / 300.0) + (t % 64 == 0 ? 150000 : 0);
+	totals[700] = NAN;
+	tsc_heatmap_set_label(TSC_HEATMAP(map), "Memory by tile, IPU 0");
+	tsc_heatmap_set_value_format_func(TSC_HEATMAP(map), tsc_format_bytes, NULL, NULL);
+	tsc_heatmap_set_data(TSC_HEATMAP(map), 23, 64, totals);
+	gtk_bitset_add_rectangle(sel, 5 * 64 + 10, 6, 3, 64);
+	tsc_heatmap_set_selection(TSC_HEATMAP(map), sel);
+	gtk_bitset_unref(sel);
+	gtk_window_set_default_size(GTK_WINDOW(win), 640, 300);
+	gtk_window_set_child(GTK_WINDOW(win), map);
+	gtk_window_present(GTK_WINDOW(win));
+	wait_for_size(map);
+	g_snprintf(name, sizeof name, "heatmap-%s-%dx.png", theme, gtk_widget_get_scale_factor(map));
+	write_png(r, map, dir, name, gtk_widget_get_scale_factor(map));
+	gtk_window_destroy(GTK_WINDOW(win));
+}
+
 int main(int argc, char **argv)
 {
 	int frames = 200, width = 800, height = 360, i, scale;
 	const char *png_dir = NULL;
 	gboolean dark = FALSE;
+	double hold = 0;
 	double *values = g_new(double, (gsize)N_TILES * N_REGIONS), always_live[N_TILES];
 	GdkRGBA colours[N_REGIONS];
 	char *names[N_REGIONS + 1] = { NULL };
@@ -203,10 +238,12 @@ int main(int argc, char **argv)
 			width = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--png") && i + 1 < argc)
 			png_dir = argv[++i];
+		else if (!strcmp(argv[i], "--hold") && i + 1 < argc)
+			hold = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--dark"))
 			dark = TRUE;
 		else {
-			fprintf(stderr, "usage: bench-chartkit [--frames N] [--width PX] [--png DIR] [--dark]\n");
+			fprintf(stderr, "usage: bench-chartkit [--frames N] [--width PX] [--png DIR] [--dark] [--hold S]\n");
 			return 2;
 		}
 	}
@@ -242,6 +279,17 @@ int main(int argc, char **argv)
 	printf("# chart %d x %d px at scale %d, %u tiles x %u regions\n", gtk_widget_get_width(chart),
 	       gtk_widget_get_height(chart), scale, N_TILES, N_REGIONS);
 
+	if (hold > 0) {
+		GtkBitset *sel = gtk_bitset_new_range(4100, 1);
+
+		tsc_chart_set_selection(TSC_CHART(chart), sel);
+		gtk_bitset_unref(sel);
+		for (t0 = now_ms(); now_ms() - t0 < hold * 1000;)
+			if (!g_main_context_iteration(NULL, FALSE))
+				g_usleep(10000);
+		tsc_chart_set_selection(TSC_CHART(chart), NULL);
+	}
+
 	renderer = gsk_cairo_renderer_new();
 	gsk_renderer_realize(renderer, NULL, NULL);
 
@@ -263,6 +311,7 @@ int main(int argc, char **argv)
 		write_png(renderer, chart, png_dir, name, scale);
 		tsc_chart_show_all(TSC_CHART(chart));
 		tsc_chart_set_selection(TSC_CHART(chart), NULL);
+		write_heatmap(renderer, png_dir, theme);
 	}
 
 	snap_ms = g_new(double, frames);
@@ -297,7 +346,26 @@ int main(int argc, char **argv)
 	printf("chartkit.render_cairo_max_ms %.3f ms\n", render_ms[frames - 1]);
 	printf("chartkit.colour_nodes_max %u count\n", max_nodes);
 	printf("chartkit.colour_nodes_per_layer_max %u count\n", max_layer_nodes);
-	printf("chartkit.plot_columns %d px\n", gtk_widget_get_width(chart));
+	{
+		graphene_rect_t plot;
+
+		tsc_chart_get_plot_area(TSC_CHART(chart), &plot);
+		printf("chartkit.plot_columns %d px\n", (int)plot.size.width);
+	}
+	/* The level-of-detail worst case: every tile visible, the layer
+	 * rebuilt each time (the range moves by a fraction of an item). */
+	for (i = 0; i < frames; i++) {
+		GskRenderNode *node;
+
+		tsc_chart_set_visible_range(TSC_CHART(chart), (i % 2) * 0.5, N_TILES);
+		t0 = now_ms();
+		node = snapshot_widget(chart);
+		snap_ms[i] = now_ms() - t0;
+		gsk_render_node_unref(node);
+	}
+	qsort(snap_ms, frames, sizeof(double), compare_double);
+	printf("chartkit.snapshot_all_tiles_median_ms %.3f ms\n", snap_ms[frames / 2]);
+	printf("chartkit.snapshot_all_tiles_max_ms %.3f ms\n", snap_ms[frames - 1]);
 	printf("chartkit.cache_builds %" G_GUINT64_FORMAT " count\n",
 	       tsc_chart_get_render_generation(TSC_CHART(chart)));
 
