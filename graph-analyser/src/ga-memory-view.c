@@ -14,6 +14,9 @@
 #include "ga-tile-layout.h"
 
 #include <tilescope/tsc-chart.h>
+#include <tilescope/tsc-heatmap.h>
+
+#include <math.h>
 
 enum { STACK_REGION = 0, STACK_CATEGORY };
 
@@ -38,6 +41,9 @@ struct _GaMemoryView {
 	GtkLabel *tiles_error;
 	TscChart *chart;
 	GtkLabel *chart_caption;
+	GtkWidget *legend;          /* a GtkFlowBox: colour and name of each component */
+	GtkWidget *maps;            /* a box of the IPUs' tile maps */
+	GPtrArray *heatmaps;        /* TscHeatmap per IPU */
 	GaMemorySelection *selection;
 };
 
@@ -91,6 +97,111 @@ static char *item_label(guint item, gpointer data)
 	guint per = self->layout.tiles_per_ipu ? self->layout.tiles_per_ipu : 1;
 
 	return g_strdup_printf("Tile %u (IPU %u)", tile, tile / per);
+}
+
+/* --- Legend and tile maps -------------------------------------------------------------------- */
+
+/* The chart's components as colour swatches with their names. */
+static void fill_legend(GaMemoryView *self, guint k, const GdkRGBA *colours,
+                        const char *const *names)
+{
+	GtkWidget *child;
+
+	while ((child = gtk_widget_get_first_child(self->legend)))
+		gtk_flow_box_remove(GTK_FLOW_BOX(self->legend), child);
+	for (guint i = 0; i < k; i++) {
+		GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+		GtkWidget *swatch = gtk_drawing_area_new();
+		GtkWidget *label = gtk_label_new(names[i]);
+		g_autofree char *spec = gdk_rgba_to_string(&colours[i]);
+		g_autofree char *css = g_strdup_printf("* { background-color: %s; border-radius: 2px; }",
+		                                       spec);
+		GtkCssProvider *p = gtk_css_provider_new();
+
+		gtk_css_provider_load_from_data(p, css, -1);
+		gtk_style_context_add_provider(gtk_widget_get_style_context(swatch),
+		                               GTK_STYLE_PROVIDER(p),
+		                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+		g_object_unref(p);
+		gtk_widget_set_size_request(swatch, 12, 12);
+		gtk_widget_set_valign(swatch, GTK_ALIGN_CENTER);
+		gtk_widget_add_css_class(label, "caption");
+		gtk_box_append(GTK_BOX(box), swatch);
+		gtk_box_append(GTK_BOX(box), label);
+		gtk_flow_box_append(GTK_FLOW_BOX(self->legend), box);
+	}
+}
+
+/* A tile map cell's name: "Tile 52". */
+static char *cell_label(guint cell, gpointer data)
+{
+	GtkWidget *map = data;
+	GaMemoryView *self = g_object_get_data(G_OBJECT(map), "ga-view");
+	guint ipu = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(map), "ga-ipu"));
+	guint tile = ga_tile_layout_tile_at(&self->layout, ipu, cell);
+
+	if (tile == G_MAXUINT)
+		return g_strdup("No tile");
+	return g_strdup_printf("Tile %u (IPU %u)", tile, ipu);
+}
+
+static void on_map_selection(TscHeatmap *map, gpointer data);
+
+/* Each IPU's tile map, coloured by the tile's total (with gaps when they
+ * are included), from 0 to the fullest tile of any IPU (one scale for all
+ * maps, so IPUs compare). */
+static void fill_maps(GaMemoryView *self, gboolean gaps)
+{
+	size_t n_tiles;
+	const tsr_tile_memory *tiles = ga_document_get_tiles(self->doc, &n_tiles);
+	guint cells = self->layout.rows * self->layout.columns;
+	g_autofree double *values = g_new(double, cells ? cells : 1);
+	double top = 0;
+	GtkWidget *child;
+
+	for (size_t t = 0; t < n_tiles; t++) {
+		double v = (double)(gaps ? tiles[t].total_including_gaps : tiles[t].total);
+
+		if (v > top)
+			top = v;
+	}
+	if (self->heatmaps->len != self->layout.num_ipus) {
+		while ((child = gtk_widget_get_first_child(self->maps)))
+			gtk_box_remove(GTK_BOX(self->maps), child);
+		g_ptr_array_set_size(self->heatmaps, 0);
+		for (guint ipu = 0; ipu < self->layout.num_ipus; ipu++) {
+			g_autofree char *title = g_strdup_printf("IPU %u", ipu);
+			g_autofree char *acc = g_strdup_printf("Tile map, IPU %u", ipu);
+			GtkWidget *label = gtk_label_new(title);
+			GtkWidget *map = tsc_heatmap_new();
+
+			gtk_label_set_xalign(GTK_LABEL(label), 0);
+			gtk_widget_add_css_class(label, "heading");
+			g_object_set_data(G_OBJECT(map), "ga-view", self);
+			g_object_set_data(G_OBJECT(map), "ga-ipu", GUINT_TO_POINTER(ipu));
+			tsc_heatmap_set_label(TSC_HEATMAP(map), acc);
+			tsc_heatmap_set_value_format_func(TSC_HEATMAP(map), format_bytes, NULL, NULL);
+			tsc_heatmap_set_cell_label_func(TSC_HEATMAP(map), cell_label, map, NULL);
+			gtk_widget_set_size_request(map, 360, 150);
+			g_signal_connect(map, "selection-changed", G_CALLBACK(on_map_selection), self);
+			gtk_box_append(GTK_BOX(self->maps), label);
+			gtk_box_append(GTK_BOX(self->maps), map);
+			g_ptr_array_add(self->heatmaps, map);
+		}
+	}
+	for (guint ipu = 0; ipu < self->layout.num_ipus; ipu++) {
+		for (guint c = 0; c < cells; c++) {
+			guint tile = ga_tile_layout_tile_at(&self->layout, ipu, c);
+
+			values[c] = tile == G_MAXUINT || tile >= n_tiles
+			                ? NAN
+			                : (double)(gaps ? tiles[tile].total_including_gaps
+			                                : tiles[tile].total);
+		}
+		tsc_heatmap_set_data(self->heatmaps->pdata[ipu], self->layout.rows,
+		                     self->layout.columns, values);
+		tsc_heatmap_set_range(self->heatmaps->pdata[ipu], 0, top);
+	}
 }
 
 /* --- The chart's data ---------------------------------------------------------------------- */
@@ -179,6 +290,8 @@ static void rebuild_chart(GaMemoryView *self)
 	g_ptr_array_add(names, NULL);
 	tsc_chart_set_stacks(self->chart, n, k, values, (const GdkRGBA *)colours->data,
 	                     (const char *const *)names->pdata);
+	fill_legend(self, k, (const GdkRGBA *)colours->data, (const char *const *)names->pdata);
+	fill_maps(self, gaps);
 	tsc_chart_clear_limits(self->chart);
 	cap_text = format_bytes((double)target->bytes_per_tile, NULL);
 	limit = g_strdup_printf("Max memory %s", cap_text);
@@ -223,6 +336,32 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 	self->syncing = FALSE;
 }
 
+/* Tile map cells -> session tiles (the other IPUs' selections kept). */
+static void on_map_selection(TscHeatmap *map, gpointer data)
+{
+	GaMemoryView *self = data;
+	guint ipu = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(map), "ga-ipu"));
+	guint per = self->layout.tiles_per_ipu;
+	g_autoptr(GtkBitset) tiles = gtk_bitset_copy(ga_session_get_selected_tiles(self->session));
+	GtkBitset *cells = tsc_heatmap_get_selection(map);
+	GtkBitsetIter it;
+	guint cell;
+
+	if (self->syncing)
+		return;
+	gtk_bitset_remove_range(tiles, ipu * per, per);
+	for (gboolean ok = gtk_bitset_iter_init_first(&it, cells, &cell); ok;
+	     ok = gtk_bitset_iter_next(&it, &cell)) {
+		guint tile = ga_tile_layout_tile_at(&self->layout, ipu, cell);
+
+		if (tile != G_MAXUINT)
+			gtk_bitset_add(tiles, tile);
+	}
+	self->syncing = TRUE;
+	ga_session_set_selected_tiles(self->session, tiles);
+	self->syncing = FALSE;
+}
+
 /* Session tiles -> chart items, the entry and the selection panel. */
 static void on_session_tiles(GaSession *session, GParamSpec *pspec, gpointer data)
 {
@@ -243,6 +382,16 @@ static void on_session_tiles(GaSession *session, GParamSpec *pspec, gpointer dat
 	if (!self->syncing) {
 		self->syncing = TRUE;
 		tsc_chart_set_selection(self->chart, items);
+		for (guint ipu = 0; ipu < self->heatmaps->len; ipu++) {
+			g_autoptr(GtkBitset) cells = gtk_bitset_new_empty();
+			guint per = self->layout.tiles_per_ipu;
+
+			for (gboolean ok = gtk_bitset_iter_init_first(&it, tiles, &tile); ok;
+			     ok = gtk_bitset_iter_next(&it, &tile))
+				if (tile / per == ipu)
+					gtk_bitset_add(cells, ga_tile_layout_cell(&self->layout, tile));
+			tsc_heatmap_set_selection(self->heatmaps->pdata[ipu], cells);
+		}
 		self->syncing = FALSE;
 	}
 	if (!gtk_widget_has_focus(GTK_WIDGET(self->tiles_entry)))
@@ -307,8 +456,13 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 	fill_ipu_list(self, target->num_ipus);
 	rebuild_chart(self);
 	cap = format_bytes((double)target->bytes_per_tile, NULL);
-	caption = g_strdup_printf("%u tiles on %u IPU%s, %s each", target->num_tiles,
-	                          target->num_ipus, target->num_ipus == 1 ? "" : "s", cap);
+	{
+		g_autofree char *n = format_bytes((double)target->num_tiles, NULL);
+
+		n[strlen(n) - 2] = '\0'; /* "1,216 B" -> "1,216" */
+		caption = g_strdup_printf("%s tiles on %u IPU%s, %s each", n, target->num_ipus,
+		                          target->num_ipus == 1 ? "" : "s", cap);
+	}
 	gtk_label_set_text(self->chart_caption, caption);
 	ga_memory_selection_set_document(self->selection, doc, &self->layout);
 	on_session_tiles(session, NULL, self);
@@ -371,6 +525,8 @@ static void build(GaMemoryView *self)
 	GtkWidget *sel_label = gtk_label_new_with_mnemonic("Select _tiles");
 	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
 	GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+	GtkWidget *bottom = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+	GtkWidget *maps_scroll;
 
 	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
 	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
@@ -419,10 +575,27 @@ static void build(GaMemoryView *self)
 	gtk_widget_add_css_class(GTK_WIDGET(self->chart_caption), "dim-label");
 	gtk_widget_add_css_class(GTK_WIDGET(self->chart_caption), "caption");
 	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->chart_caption));
+	self->legend = gtk_flow_box_new();
+	gtk_flow_box_set_selection_mode(GTK_FLOW_BOX(self->legend), GTK_SELECTION_NONE);
+	gtk_flow_box_set_max_children_per_line(GTK_FLOW_BOX(self->legend), 8);
+	gtk_flow_box_set_column_spacing(GTK_FLOW_BOX(self->legend), 12);
+	gtk_widget_set_can_focus(self->legend, FALSE);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->legend), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Legend", -1);
+	gtk_box_append(GTK_BOX(top), self->legend);
 
 	self->selection = ga_memory_selection_new(self->session);
+	self->maps = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+	self->heatmaps = g_ptr_array_new();
+	maps_scroll = gtk_scrolled_window_new();
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(maps_scroll), self->maps);
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(maps_scroll), GTK_POLICY_NEVER,
+	                               GTK_POLICY_AUTOMATIC);
+	gtk_paned_set_start_child(GTK_PANED(bottom), maps_scroll);
+	gtk_paned_set_end_child(GTK_PANED(bottom), GTK_WIDGET(self->selection));
+	gtk_paned_set_position(GTK_PANED(bottom), 420);
 	gtk_paned_set_start_child(GTK_PANED(paned), top);
-	gtk_paned_set_end_child(GTK_PANED(paned), GTK_WIDGET(self->selection));
+	gtk_paned_set_end_child(GTK_PANED(paned), bottom);
 	gtk_paned_set_resize_start_child(GTK_PANED(paned), TRUE);
 	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
 	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
@@ -457,6 +630,8 @@ static void ga_memory_view_finalize(GObject *object)
 	g_free(self->order);
 	g_free(self->item_of);
 	g_free(self->components);
+	if (self->heatmaps)
+		g_ptr_array_unref(self->heatmaps);
 	G_OBJECT_CLASS(ga_memory_view_parent_class)->finalize(object);
 }
 
