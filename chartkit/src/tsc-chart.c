@@ -580,7 +580,7 @@ static GskRenderNode *build_layer(TscChart *self)
 
 static void draw_selection(TscChart *self, GtkSnapshot *s)
 {
-	GdkRGBA band = tsc_rgba_alpha(&self->accent, 0.25), strip = self->accent;
+	GdkRGBA band = tsc_rgba_alpha(&self->accent, 0.3), strip = self->accent;
 	const graphene_rect_t *p = &self->plot;
 	double run_x0 = -1, run_x1 = -1;
 	guint first, end, value;
@@ -615,9 +615,9 @@ static void draw_selection(TscChart *self, GtkSnapshot *s)
 		end = (guint)MIN(self->n_items, ceil(self->vis_end));
 		for (ok = gtk_bitset_iter_init_at(&iter, self->selection, first, &value);
 		     ok && value < end; ok = gtk_bitset_iter_next(&iter, &value)) {
-			double x0, x1;
+			/* Without the gaps, so a selected run is one band. */
+			double x0 = round(item_x(self, value)), x1 = round(item_x(self, value + 1.0));
 
-			item_extent(self, value, &x0, &x1);
 			tsc_rect(s, &band, x0, p->origin.y, x1 - x0, p->size.height);
 			tsc_rect(s, &strip, x0, p->origin.y + p->size.height - 3, x1 - x0, 3);
 		}
