@@ -269,10 +269,12 @@ static gboolean selection_colour(TscHeatmap *self, guint cell, guint8 *rgba)
 {
 	if (!gtk_bitset_contains(self->selection, cell))
 		return FALSE;
-	/* The theme's foreground contrasts with the window whatever the ramp. */
-	rgba[0] = (guint8)lround(self->fg.red * 255);
-	rgba[1] = (guint8)lround(self->fg.green * 255);
-	rgba[2] = (guint8)lround(self->fg.blue * 255);
+	/* A hot pink the ramp never uses (dark purple to yellow), so a frame
+	 * stands out on any cell, in light and dark themes alike. */
+	(void)self;
+	rgba[0] = 0xff;
+	rgba[1] = 0x3e;
+	rgba[2] = 0xa5;
 	rgba[3] = 255;
 	return TRUE;
 }
@@ -330,8 +332,8 @@ static void tsc_heatmap_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 	if (self->cache)
 		gtk_snapshot_append_node(snapshot, self->cache);
 	if (!self->selection_cache && !gtk_bitset_is_empty(self->selection)) {
-		/* A frame in the foreground colour, the inside veiled. */
-		GdkTexture *t = grid_texture(self, selection_colour, MAX(1, self->cell_dp / 6), 70);
+		/* A frame, the inside lightly veiled so the value still shows. */
+		GdkTexture *t = grid_texture(self, selection_colour, MAX(1, self->cell_dp / 4), 60);
 
 		if (t) {
 			self->selection_cache = gsk_texture_node_new(t, &self->grid);
