@@ -7,6 +7,7 @@
  */
 #include "ga-application.h"
 
+#include "ga-views.h"
 #include "ga-window.h"
 #include "ga-resources.h"
 
@@ -14,6 +15,7 @@
 
 struct _GaApplication {
 	GtkApplication parent_instance;
+	char *view;                  /* --view: shown once the report loads, or NULL */
 };
 
 G_DEFINE_FINAL_TYPE(GaApplication, ga_application, GTK_TYPE_APPLICATION)
@@ -28,18 +30,42 @@ static void ga_application_open(GApplication *app, GFile **files, int n_files, c
 	GaWindow *win = ga_window_new(GTK_APPLICATION(app));
 
 	(void)hint;
-	if (n_files > 0)
+	if (n_files > 0) {
+		ga_window_set_initial_view(win, GA_APPLICATION(app)->view);
 		ga_window_open(win, files[0]);
+	}
 	gtk_window_present(GTK_WINDOW(win));
 }
 
-/* --version: answered before any display is opened. */
+/* Whether `name` is a view's name. */
+static gboolean is_view(const char *name)
+{
+	size_t n;
+	const ga_view_info *views = ga_views(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (g_strcmp0(views[i].name, name) == 0)
+			return TRUE;
+	return FALSE;
+}
+
+/* --version and a bad --view: answered before any display is opened. */
 static int ga_application_handle_local_options(GApplication *app, GVariantDict *options)
 {
-	(void)app;
+	GaApplication *self = GA_APPLICATION(app);
+	const char *view = NULL;
+
 	if (g_variant_dict_contains(options, "version")) {
 		printf("tilescope-graph-analyser %s\n", GA_VERSION);
 		return 0;
+	}
+	if (g_variant_dict_lookup(options, "view", "&s", &view)) {
+		if (!is_view(view)) {
+			fprintf(stderr, "tilescope-graph-analyser: unknown view '%s' (see --help)\n", view);
+			return 2;
+		}
+		g_free(self->view);
+		self->view = g_strdup(view);
 	}
 	return -1;
 }
@@ -102,10 +128,17 @@ static void ga_application_startup(GApplication *app)
 	g_object_unref(css);
 }
 
+static void ga_application_finalize(GObject *object)
+{
+	g_free(GA_APPLICATION(object)->view);
+	G_OBJECT_CLASS(ga_application_parent_class)->finalize(object);
+}
+
 static void ga_application_class_init(GaApplicationClass *klass)
 {
 	GApplicationClass *app_class = G_APPLICATION_CLASS(klass);
 
+	G_OBJECT_CLASS(klass)->finalize = ga_application_finalize;
 	app_class->activate = ga_application_activate;
 	app_class->open = ga_application_open;
 	app_class->startup = ga_application_startup;
@@ -115,17 +148,28 @@ static void ga_application_class_init(GaApplicationClass *klass)
 static void ga_application_init(GaApplication *self)
 {
 	static gsize registered;
-	static const GOptionEntry options[] = {
+	static char *view_help;
+	GOptionEntry options[] = {
 		{"version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL},
+		{"view", 0, 0, G_OPTION_ARG_STRING, NULL, NULL, "NAME"},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 
 	/* The window's template and the styles (registered here, once:
 	 * a static library would drop a constructor that nothing calls). */
 	if (g_once_init_enter(&registered)) {
+		GString *help = g_string_new("Show view NAME once REPORT has loaded (");
+		size_t n;
+		const ga_view_info *views = ga_views(&n);
+
+		for (size_t i = 0; i < n; i++)
+			g_string_append_printf(help, "%s%s", i ? ", " : "", views[i].name);
+		g_string_append(help, ")");
+		view_help = g_string_free(help, FALSE);
 		ga_register_resource();
 		g_once_init_leave(&registered, 1);
 	}
+	options[1].description = view_help;
 	g_application_add_main_option_entries(G_APPLICATION(self), options);
 	g_application_set_option_context_parameter_string(G_APPLICATION(self), "[REPORT [REPORT2]]");
 	g_application_set_option_context_summary(

@@ -183,6 +183,8 @@ static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, 
 	 * switching views must never wait for the file. */
 	sopts.show_per_ipu_memory = true;
 	sopts.show_var_storage = true;
+	/* The Insights view ranks the run's steps by tile balance. */
+	sopts.show_execution_steps = true;
 	sopts.colours = TSR_COLOURS_NEVER;
 	if (ls)
 		on_progress(0.92, "Gathering the summary", ls);

@@ -23,6 +23,7 @@ struct _GaWindow {
 	GCancellable *cancellable;   /* of the load in progress */
 	GFileMonitor *monitor;       /* on the open profile.pop */
 	GtkFileChooserNative *chooser;
+	char *initial_view;          /* shown when the next load ends, or NULL */
 
 	GtkStack *main_stack;
 	GtkStack *views;
@@ -139,6 +140,11 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	title = g_strdup_printf("%s — Graph Analyser", ga_document_get_title(doc));
 	gtk_window_set_title(GTK_WINDOW(self), title);
 	gtk_stack_set_visible_child_name(self->main_stack, "report");
+	if (self->initial_view) {
+		if (gtk_stack_get_child_by_name(self->views, self->initial_view))
+			gtk_stack_set_visible_child_name(self->views, self->initial_view);
+		g_clear_pointer(&self->initial_view, g_free);
+	}
 	update_actions(self);
 }
 
@@ -164,6 +170,12 @@ void ga_window_open(GaWindow *self, GFile *file)
 GaSession *ga_window_get_session(GaWindow *self)
 {
 	return self->session;
+}
+
+void ga_window_set_initial_view(GaWindow *self, const char *view)
+{
+	g_free(self->initial_view);
+	self->initial_view = g_strdup(view);
 }
 
 /* --- Actions ------------------------------------------------------------------------- */
@@ -441,6 +453,7 @@ static void ga_window_finalize(GObject *object)
 	g_clear_object(&self->session);
 	g_clear_object(&self->file);
 	g_clear_object(&self->loading_file);
+	g_free(self->initial_view);
 	G_OBJECT_CLASS(ga_window_parent_class)->finalize(object);
 }
 

@@ -20,5 +20,8 @@ GaWindow *ga_window_new(GtkApplication *app);
  * replacing what it shows once the new report has loaded. */
 void ga_window_open(GaWindow *self, GFile *file);
 GaSession *ga_window_get_session(GaWindow *self);
+/* The view to show (its ga_views() name) when the next report loads;
+ * NULL: the sidebar's current one. */
+void ga_window_set_initial_view(GaWindow *self, const char *view);
 
 G_END_DECLS

@@ -1,0 +1,225 @@
+/*
+ * Layout helpers shared by the Summary and Insights views (ga-figures.h).
+ */
+#include "ga-figures.h"
+
+#include "ga-format.h"
+
+#include <inttypes.h>
+
+GtkWidget *ga_section_new(const char *title, gboolean expanded, GtkWidget **content)
+{
+	GtkWidget *expander = gtk_expander_new(NULL);
+	GtkWidget *label = gtk_label_new(title);
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
+
+	gtk_widget_add_css_class(label, "heading");
+	gtk_expander_set_label_widget(GTK_EXPANDER(expander), label);
+	gtk_expander_set_expanded(GTK_EXPANDER(expander), expanded);
+	gtk_widget_set_margin_top(box, 8);
+	gtk_widget_set_margin_start(box, 18);
+	gtk_widget_set_margin_bottom(box, 8);
+	gtk_expander_set_child(GTK_EXPANDER(expander), box);
+	*content = box;
+	return expander;
+}
+
+GtkWidget *ga_figure_grid_new(void)
+{
+	GtkWidget *grid = gtk_grid_new();
+
+	gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
+	gtk_grid_set_row_spacing(GTK_GRID(grid), 4);
+	gtk_widget_set_halign(grid, GTK_ALIGN_START);
+	return grid;
+}
+
+GtkWidget *ga_figure_grid_add(GtkWidget *grid, int indent, const char *label, const char *value,
+                              const char *unit, const char *key)
+{
+	int row = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(grid), "ga-rows"));
+	GtkWidget *l = gtk_label_new(label);
+	GtkWidget *v;
+
+	gtk_label_set_xalign(GTK_LABEL(l), 0);
+	gtk_widget_set_margin_start(l, 12 * indent);
+	g_object_set_data(G_OBJECT(grid), "ga-rows", GINT_TO_POINTER(row + 1));
+	if (!value) {
+		gtk_widget_add_css_class(l, "heading");
+		if (row > 0)
+			gtk_widget_set_margin_top(l, 6);
+		gtk_grid_attach(GTK_GRID(grid), l, 0, row, 3, 1);
+		return l;
+	}
+	gtk_widget_add_css_class(l, "dim-label");
+	gtk_grid_attach(GTK_GRID(grid), l, 0, row, 1, 1);
+	v = gtk_label_new(value);
+	gtk_label_set_xalign(GTK_LABEL(v), 1);
+	gtk_label_set_selectable(GTK_LABEL(v), TRUE);
+	gtk_widget_set_focusable(v, FALSE);
+	gtk_widget_add_css_class(v, "figure");
+	gtk_grid_attach(GTK_GRID(grid), v, 1, row, 1, 1);
+	if (key)
+		gtk_accessible_update_property(GTK_ACCESSIBLE(v), GTK_ACCESSIBLE_PROPERTY_LABEL, key,
+		                               -1);
+	if (unit && *unit) {
+		GtkWidget *u = gtk_label_new(unit);
+
+		gtk_label_set_xalign(GTK_LABEL(u), 0);
+		gtk_label_set_selectable(GTK_LABEL(u), TRUE);
+		gtk_widget_set_focusable(u, FALSE);
+		gtk_widget_add_css_class(u, "dim-label");
+		gtk_grid_attach(GTK_GRID(grid), u, 2, row, 1, 1);
+	}
+	return v;
+}
+
+GtkWidget *ga_figure_grid_add_u64(GtkWidget *grid, int indent, const char *label, uint64_t value,
+                                  const char *unit, const char *key)
+{
+	g_autofree char *text = ga_format_u64(value);
+
+	return ga_figure_grid_add(grid, indent, label, text, unit, key);
+}
+
+GtkWidget *ga_list_new(const char *accessible_name, gboolean activatable)
+{
+	GtkWidget *list = gtk_list_box_new();
+
+	gtk_list_box_set_selection_mode(GTK_LIST_BOX(list), GTK_SELECTION_NONE);
+	gtk_list_box_set_activate_on_single_click(GTK_LIST_BOX(list), TRUE);
+	gtk_widget_add_css_class(list, "boxed-list");
+	gtk_widget_set_halign(list, GTK_ALIGN_FILL);
+	gtk_widget_set_size_request(list, 480, -1);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(list), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               accessible_name, -1);
+	g_object_set_data(G_OBJECT(list), "ga-activatable", GINT_TO_POINTER(activatable));
+	return list;
+}
+
+GtkWidget *ga_list_add(GtkWidget *list, const char *const *cells, size_t n)
+{
+	GtkWidget *row = gtk_list_box_row_new();
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 18);
+	g_autofree char *name = ga_format_name(n ? cells[0] : "");
+	g_autoptr(GString) access = g_string_new(name);
+	GtkWidget *l = gtk_label_new(name);
+
+	gtk_widget_set_margin_start(box, 12);
+	gtk_widget_set_margin_end(box, 12);
+	gtk_widget_set_margin_top(box, 6);
+	gtk_widget_set_margin_bottom(box, 6);
+	gtk_label_set_xalign(GTK_LABEL(l), 0);
+	gtk_label_set_ellipsize(GTK_LABEL(l), PANGO_ELLIPSIZE_MIDDLE);
+	gtk_widget_set_hexpand(l, TRUE);
+	gtk_widget_set_tooltip_text(l, name);
+	gtk_box_append(GTK_BOX(box), l);
+	for (size_t i = 1; i < n; i++) {
+		GtkWidget *c = gtk_label_new(cells[i]);
+
+		gtk_label_set_xalign(GTK_LABEL(c), 1);
+		gtk_widget_add_css_class(c, "figure");
+		gtk_box_append(GTK_BOX(box), c);
+		g_string_append_printf(access, ", %s", cells[i]);
+	}
+	gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), box);
+	gtk_list_box_row_set_activatable(
+	    GTK_LIST_BOX_ROW(row),
+	    GPOINTER_TO_INT(g_object_get_data(G_OBJECT(list), "ga-activatable")));
+	gtk_accessible_update_property(GTK_ACCESSIBLE(row), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               access->str, -1);
+	gtk_list_box_append(GTK_LIST_BOX(list), row);
+	return row;
+}
+
+void ga_list_finish(GtkWidget *list, size_t shown, size_t total)
+{
+	g_autofree char *more = NULL, *num = NULL;
+	GtkWidget *row, *l;
+
+	if (shown >= total)
+		return;
+	num = ga_format_u64(total - shown);
+	more = g_strdup_printf("and %s more", num);
+	row = gtk_list_box_row_new();
+	l = gtk_label_new(more);
+	gtk_widget_add_css_class(l, "dim-label");
+	gtk_label_set_xalign(GTK_LABEL(l), 0);
+	gtk_widget_set_margin_start(l, 12);
+	gtk_widget_set_margin_top(l, 6);
+	gtk_widget_set_margin_bottom(l, 6);
+	gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), l);
+	gtk_list_box_row_set_activatable(GTK_LIST_BOX_ROW(row), FALSE);
+	gtk_list_box_append(GTK_LIST_BOX(list), row);
+}
+
+GtkWidget *ga_note_new(const char *text)
+{
+	GtkWidget *l = gtk_label_new(text);
+
+	gtk_label_set_xalign(GTK_LABEL(l), 0);
+	gtk_label_set_wrap(GTK_LABEL(l), TRUE);
+	gtk_label_set_max_width_chars(GTK_LABEL(l), 90);
+	gtk_widget_add_css_class(l, "dim-label");
+	return l;
+}
+
+/* A bar without the level bar's low / high / full colours. */
+static GtkWidget *plain_bar(double value, double max)
+{
+	GtkWidget *bar = gtk_level_bar_new_for_interval(0, max > 0 ? max : 1);
+
+	gtk_level_bar_remove_offset_value(GTK_LEVEL_BAR(bar), GTK_LEVEL_BAR_OFFSET_LOW);
+	gtk_level_bar_remove_offset_value(GTK_LEVEL_BAR(bar), GTK_LEVEL_BAR_OFFSET_HIGH);
+	gtk_level_bar_remove_offset_value(GTK_LEVEL_BAR(bar), GTK_LEVEL_BAR_OFFSET_FULL);
+	gtk_level_bar_set_value(GTK_LEVEL_BAR(bar), value);
+	return bar;
+}
+
+GtkWidget *ga_histogram_new(const tsr_summary_memory *m)
+{
+	GtkWidget *grid = gtk_grid_new();
+	uint64_t wk = m->bucket_width / 1024;
+	GtkWidget *h;
+	int row = 1;
+
+	gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
+	gtk_grid_set_row_spacing(GTK_GRID(grid), 2);
+	gtk_widget_set_halign(grid, GTK_ALIGN_START);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(grid), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Tiles by memory, excluding gaps", -1);
+	h = gtk_label_new("Range (KB)");
+	gtk_label_set_xalign(GTK_LABEL(h), 1);
+	gtk_widget_add_css_class(h, "dim-label");
+	gtk_grid_attach(GTK_GRID(grid), h, 0, 0, 1, 1);
+	h = gtk_label_new("Tiles");
+	gtk_label_set_xalign(GTK_LABEL(h), 1);
+	gtk_widget_add_css_class(h, "dim-label");
+	gtk_grid_attach(GTK_GRID(grid), h, 2, 0, 1, 1);
+	if (m->end_bucket == 0 || wk == 0) {
+		gtk_grid_attach(GTK_GRID(grid), ga_note_new("No tile holds data."), 0, 1, 3, 1);
+		return grid;
+	}
+	for (size_t b = m->first_bucket; b < m->end_bucket; b++, row++) {
+		g_autofree char *range = g_strdup_printf("%" PRIu64 " – %" PRIu64, (uint64_t)b * wk,
+		                                         (uint64_t)(b + 1) * wk);
+		g_autofree char *count = ga_format_u64(m->histogram[b]);
+		g_autofree char *name = g_strdup_printf("%s KB: %s tiles", range, count);
+		GtkWidget *r = gtk_label_new(range);
+		GtkWidget *bar = plain_bar((double)m->histogram[b], (double)m->max_bucket);
+		GtkWidget *c = gtk_label_new(count);
+
+		gtk_label_set_xalign(GTK_LABEL(r), 1);
+		gtk_widget_add_css_class(r, "figure");
+		gtk_widget_set_size_request(bar, 280, -1);
+		gtk_widget_set_valign(bar, GTK_ALIGN_CENTER);
+		gtk_accessible_update_property(GTK_ACCESSIBLE(bar), GTK_ACCESSIBLE_PROPERTY_LABEL, name,
+		                               -1);
+		gtk_label_set_xalign(GTK_LABEL(c), 1);
+		gtk_widget_add_css_class(c, "figure");
+		gtk_grid_attach(GTK_GRID(grid), r, 0, row, 1, 1);
+		gtk_grid_attach(GTK_GRID(grid), bar, 1, row, 1, 1);
+		gtk_grid_attach(GTK_GRID(grid), c, 2, row, 1, 1);
+	}
+	return grid;
+}

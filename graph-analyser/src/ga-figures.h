@@ -1,0 +1,47 @@
+/*
+ * The building blocks the Summary and Insights views lay their figures
+ * out with: collapsible sections, grids of labelled figures whose value
+ * labels carry the figure's key path as accessible name (the keys of
+ * `tilescope summary --json`, "memory[0].includingGaps"), lists capped
+ * with "and N more", and the small bar chart of the by-tile histogram.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+#include <tilescope/summary.h>
+
+G_BEGIN_DECLS
+
+/* A GtkExpander titled `title` holding a vertical box, returned in
+ * *content to append to. */
+GtkWidget *ga_section_new(const char *title, gboolean expanded, GtkWidget **content);
+
+/* A grid of figures: a label, the value right-aligned, a unit after it. */
+GtkWidget *ga_figure_grid_new(void);
+/* Appends a row; `indent` in steps of 12 px; `value` NULL for a heading
+ * row; `key` (may be NULL) becomes the value label's accessible name.
+ * Returns the value label (or the heading label). */
+GtkWidget *ga_figure_grid_add(GtkWidget *grid, int indent, const char *label, const char *value,
+                              const char *unit, const char *key);
+/* ga_figure_grid_add with the value formatted as "1,234,567". */
+GtkWidget *ga_figure_grid_add_u64(GtkWidget *grid, int indent, const char *label, uint64_t value,
+                                  const char *unit, const char *key);
+
+/* A boxed list of rows of cells: the first cell a name that takes the
+ * room left, the others right-aligned figures. At most `cap` rows are
+ * added; ga_list_finish adds the "and N more" row. `activatable`: rows
+ * emit GtkListBox::row-activated. */
+GtkWidget *ga_list_new(const char *accessible_name, gboolean activatable);
+/* Appends a row of `n` cells (names are cleaned); returns the row. */
+GtkWidget *ga_list_add(GtkWidget *list, const char *const *cells, size_t n);
+/* Ends a list of `total` items of which `shown` were added. */
+void ga_list_finish(GtkWidget *list, size_t shown, size_t total);
+
+/* A caption-sized dim paragraph. */
+GtkWidget *ga_note_new(const char *text);
+
+/* The by-tile histogram of `m` (tiles by memory excluding gaps, in KB
+ * buckets) as horizontal bars with their counts. */
+GtkWidget *ga_histogram_new(const tsr_summary_memory *m);
+
+G_END_DECLS

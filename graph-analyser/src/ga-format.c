@@ -1,0 +1,75 @@
+/*
+ * The summary's number formats for the views (ga-format.h). The rules
+ * are summary-text.c's, written again here because reportlib keeps its
+ * formatters private; tests/gui/check-summary.py compares the results
+ * with `tilescope summary --json`.
+ */
+#include "ga-format.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+char *ga_format_u64(uint64_t v)
+{
+	char tmp[32], buf[40];
+	int len = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
+
+	for (int i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return g_strdup(buf);
+}
+
+char *ga_format_1dp(double v)
+{
+	g_autofree char *whole = NULL;
+	uint64_t tenths;
+
+	if (!isfinite(v) || v < 0 || v >= 1e18)
+		return g_strdup("n/a");
+	tenths = (uint64_t)llround(v * 10.0);
+	whole = ga_format_u64(tenths / 10);
+	return g_strdup_printf("%s.%u", whole, (unsigned)(tenths % 10));
+}
+
+char *ga_format_pct(double fraction)
+{
+	g_autofree char *num = NULL;
+
+	if (!isfinite(fraction))
+		return g_strdup("n/a");
+	num = ga_format_1dp(fraction * 100.0);
+	return g_strdup_printf("%s%%", num);
+}
+
+char *ga_format_size(uint64_t bytes)
+{
+	static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+	g_autofree char *num = NULL;
+	double v = (double)bytes;
+	size_t u = 0;
+
+	while (v >= 1024.0 && u + 1 < G_N_ELEMENTS(units)) {
+		v /= 1024.0;
+		u++;
+	}
+	num = ga_format_1dp(v);
+	return g_strdup_printf("%s %s", num, units[u]);
+}
+
+char *ga_format_name(const char *name)
+{
+	char *s;
+
+	if (!name)
+		return g_strdup("?");
+	s = g_utf8_make_valid(name, -1);
+	for (char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return s;
+}

@@ -1,0 +1,27 @@
+/*
+ * Numbers as `tilescope summary` prints them (reportlib/src/summary-text.c),
+ * so that a figure in the Graph Analyser reads exactly as in the text
+ * summary: thousands separators ("1,216"), one decimal ("1,600.0"),
+ * percentages ("91.5%", "n/a" when undefined) and binary sizes
+ * ("256.0 kB"). Each returns a newly allocated string (g_free).
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+G_BEGIN_DECLS
+
+/* `v` with thousands separators: "1,234,567". */
+char *ga_format_u64(uint64_t v);
+/* One decimal with separators ("1,600.0"); "n/a" unless finite and >= 0. */
+char *ga_format_1dp(double v);
+/* A fraction as a percentage with one decimal ("91.5%"); "n/a" for NaN. */
+char *ga_format_pct(double fraction);
+/* A size in binary units with one decimal: "256.0 kB", "304.0 MB". */
+char *ga_format_size(uint64_t bytes);
+/* A name read from the file, fit for a label: valid UTF-8 with control
+ * characters as '?' (as the text summary cleans them); "?" for NULL. */
+char *ga_format_name(const char *name);
+
+G_END_DECLS

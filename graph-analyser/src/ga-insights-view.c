@@ -1,0 +1,651 @@
+/*
+ * The Insights view (ga-insights-view.h). Everything is computed from
+ * what the loader gathered (the figures, the per-tile memory, each
+ * category's bytes by tile, the run's steps); the only work done here is
+ * sorting a few thousand tiles. A tip is shown only when the report
+ * supports it, and always with the number it is based on.
+ */
+#include "ga-insights-view.h"
+
+#include "ga-figures.h"
+#include "ga-format.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+/* Out-of-memory tiles listed before "and N more". */
+#define OOM_CAP 50
+/* Categories named for each out-of-memory tile. */
+#define TOP_CATEGORIES 3
+#define FULLEST 5
+#define ALWAYS_LIVE_SHOWN 10
+#define WORST_STEPS 5
+
+struct _GaInsightsView {
+	GtkBox parent_instance;
+	GaSession *session;
+	GtkWidget *scroller;
+};
+
+G_DEFINE_FINAL_TYPE(GaInsightsView, ga_insights_view, GTK_TYPE_BOX)
+
+/* --- Helpers ----------------------------------------------------------------- */
+
+/* The guide's label of category `c` ("Internal Exchange Code"), else its
+ * camelCase name. */
+static const char *category_label(const tsr_summary_figures *s, size_t c)
+{
+	const char *name = tsr_category_name(c);
+
+	for (size_t i = 0; s->n_memory && i < s->memory[0].n_categories; i++)
+		if (g_strcmp0(s->memory[0].categories[i].memory.name, name) == 0 &&
+		    s->memory[0].categories[i].label)
+			return s->memory[0].categories[i].label;
+	return name ? name : "?";
+}
+
+/* The index of the category named `name`, or (size_t)-1. */
+static size_t category_index(const char *name)
+{
+	for (size_t c = 0; c < tsr_category_count(); c++)
+		if (g_strcmp0(tsr_category_name(c), name) == 0)
+			return c;
+	return (size_t)-1;
+}
+
+static GtkWidget *heading_new(const char *text)
+{
+	GtkWidget *l = gtk_label_new(text);
+
+	gtk_label_set_xalign(GTK_LABEL(l), 0);
+	gtk_widget_add_css_class(l, "heading");
+	return l;
+}
+
+/* A tile's row was activated: select the tile and show it in Memory. */
+static void on_tile_activated(GtkListBox *list, GtkListBoxRow *row, gpointer data)
+{
+	GaInsightsView *self = data;
+	guint tile = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(row), "ga-tile"));
+	g_autoptr(GtkBitset) set = NULL;
+
+	(void)list;
+	if (!tile)
+		return;
+	set = gtk_bitset_new_range(tile - 1, 1);
+	ga_session_set_selected_tiles(self->session, set);
+	gtk_widget_activate_action(GTK_WIDGET(self), "win.show-view", "s", "memory");
+}
+
+/* A list whose rows name tiles (row data "ga-tile": tile + 1). */
+static GtkWidget *tile_list_new(GaInsightsView *self, const char *name)
+{
+	GtkWidget *list = ga_list_new(name, TRUE);
+
+	gtk_widget_set_halign(list, GTK_ALIGN_START);
+	g_signal_connect(list, "row-activated", G_CALLBACK(on_tile_activated), self);
+	return list;
+}
+
+static void tile_row_set(GtkWidget *row, uint32_t tile)
+{
+	g_object_set_data(G_OBJECT(row), "ga-tile", GUINT_TO_POINTER(tile + 1));
+	gtk_widget_set_tooltip_text(row, "Select this tile and show it in the Memory view");
+}
+
+/* --- Fit ---------------------------------------------------------------------- */
+
+static void add_fit(GtkWidget *box, const tsr_summary_figures *s)
+{
+	const tsr_summary_memory *all = &s->memory[0];
+	gboolean fits = all->n_oom_tiles == 0;
+	GtkWidget *content, *grid = gtk_grid_new(), *verdict;
+	g_autofree char *text = NULL, *n = NULL, *max = NULL, *per = NULL, *pct = NULL;
+	size_t first = s->n_memory > 1 ? 1 : 0;
+
+	gtk_box_append(GTK_BOX(box), ga_section_new("Does it fit?", TRUE, &content));
+	n = ga_format_u64(all->n_oom_tiles);
+	max = ga_format_u64(all->totals.max_tile_bytes);
+	per = ga_format_u64(s->target->bytes_per_tile);
+	pct = ga_format_pct(s->target->bytes_per_tile
+	                        ? (double)all->totals.max_tile_bytes / (double)s->target->bytes_per_tile
+	                        : NAN);
+	if (fits)
+		text = g_strdup_printf("The program fits: the fullest tile, %" PRIu32
+		                       ", uses %s of its %s B (%s).",
+		                       all->totals.max_tile, max, per, pct);
+	else
+		text = g_strdup_printf("The program does not fit: %s tile%s out of memory; the "
+		                       "fullest, %" PRIu32 ", needs %s of its %s B (%s).",
+		                       n, all->n_oom_tiles == 1 ? " is" : "s are", all->totals.max_tile,
+		                       max, per, pct);
+	verdict = gtk_label_new(text);
+	gtk_label_set_xalign(GTK_LABEL(verdict), 0);
+	gtk_label_set_wrap(GTK_LABEL(verdict), TRUE);
+	gtk_label_set_selectable(GTK_LABEL(verdict), TRUE);
+	gtk_widget_set_focusable(verdict, FALSE);
+	gtk_widget_add_css_class(verdict, fits ? "success" : "error");
+	gtk_widget_add_css_class(verdict, "title-4");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(verdict), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "insights.verdict", GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text,
+	                               -1);
+	gtk_box_append(GTK_BOX(content), verdict);
+	gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
+	gtk_grid_set_row_spacing(GTK_GRID(grid), 6);
+	gtk_box_append(GTK_BOX(content), grid);
+	for (size_t i = first; i < s->n_memory; i++) {
+		const tsr_summary_memory *m = &s->memory[i];
+		uint64_t used = m->totals.total_including_gaps, cap = m->totals.capacity;
+		g_autofree char *name = m->ipu < 0 ? g_strdup("All IPUs") : g_strdup_printf("IPU %d", m->ipu);
+		g_autofree char *u = ga_format_u64(used), *c = ga_format_u64(cap);
+		g_autofree char *p = ga_format_pct(cap ? (double)used / (double)cap : NAN);
+		g_autofree char *oom = ga_format_u64(m->n_oom_tiles);
+		g_autofree char *figures = g_strdup_printf("%s of %s B (%s), %s tile%s out of memory", u,
+		                                           c, p, oom, m->n_oom_tiles == 1 ? "" : "s");
+		g_autofree char *acc = g_strdup_printf("%s memory used", name);
+		GtkWidget *l = gtk_label_new(name);
+		GtkWidget *bar = gtk_level_bar_new_for_interval(0, cap ? (double)cap : 1);
+		GtkWidget *f = gtk_label_new(figures);
+		int row = (int)(i - first);
+
+		gtk_label_set_xalign(GTK_LABEL(l), 0);
+		gtk_level_bar_set_value(GTK_LEVEL_BAR(bar), (double)MIN(used, cap ? cap : used));
+		/* Colours: past 80% of the IPU is "high", past every tile's
+		 * capacity is "full" only when tiles are out of memory. */
+		gtk_level_bar_add_offset_value(GTK_LEVEL_BAR(bar), GTK_LEVEL_BAR_OFFSET_LOW,
+		                               0.8 * (double)cap);
+		gtk_level_bar_add_offset_value(GTK_LEVEL_BAR(bar), GTK_LEVEL_BAR_OFFSET_HIGH,
+		                               (double)cap);
+		gtk_widget_set_size_request(bar, 320, -1);
+		gtk_widget_set_valign(bar, GTK_ALIGN_CENTER);
+		gtk_accessible_update_property(GTK_ACCESSIBLE(bar), GTK_ACCESSIBLE_PROPERTY_LABEL, acc,
+		                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, figures, -1);
+		gtk_label_set_xalign(GTK_LABEL(f), 0);
+		gtk_label_set_selectable(GTK_LABEL(f), TRUE);
+		gtk_widget_set_focusable(f, FALSE);
+		gtk_widget_add_css_class(f, "figure");
+		if (m->n_oom_tiles)
+			gtk_widget_add_css_class(f, "error");
+		gtk_grid_attach(GTK_GRID(grid), l, 0, row, 1, 1);
+		gtk_grid_attach(GTK_GRID(grid), bar, 1, row, 1, 1);
+		gtk_grid_attach(GTK_GRID(grid), f, 2, row, 1, 1);
+	}
+}
+
+/* --- Tiles -------------------------------------------------------------------- */
+
+typedef struct cat_bytes {
+	size_t category;
+	uint64_t bytes;
+} cat_bytes;
+
+static int cat_bytes_desc(gconstpointer a, gconstpointer b)
+{
+	const cat_bytes *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return x->category < y->category ? -1 : x->category > y->category;
+}
+
+/* "Variables 120,000 B, Stack 4,000 B, ..." of tile `tile`. */
+static char *top_categories(GaDocument *doc, const tsr_summary_figures *s, uint32_t tile)
+{
+	size_t n = tsr_category_count();
+	g_autofree cat_bytes *v = g_new0(cat_bytes, n ? n : 1);
+	GString *out = g_string_new(NULL);
+	size_t n_tiles;
+
+	ga_document_get_tiles(doc, &n_tiles);
+	for (size_t c = 0; c < n; c++) {
+		const uint64_t *by_tile = ga_document_get_category_by_tile(doc, c);
+
+		v[c].category = c;
+		v[c].bytes = by_tile && tile < n_tiles ? by_tile[tile] : 0;
+	}
+	qsort(v, n, sizeof(*v), cat_bytes_desc);
+	for (size_t i = 0; i < n && i < TOP_CATEGORIES && v[i].bytes; i++) {
+		g_autofree char *b = ga_format_u64(v[i].bytes);
+
+		g_string_append_printf(out, "%s%s %s B", i ? ", " : "", category_label(s, v[i].category),
+		                       b);
+	}
+	return g_string_free(out, FALSE);
+}
+
+static void add_oom(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
+                    const tsr_summary_figures *s)
+{
+	const tsr_summary_memory *all = &s->memory[0];
+	size_t n_tiles, shown = MIN(all->n_oom_tiles, (size_t)OOM_CAP);
+	const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n_tiles);
+	g_autofree char *title = NULL, *n = ga_format_u64(all->n_oom_tiles);
+	GtkWidget *content, *list;
+
+	if (!all->n_oom_tiles)
+		return;
+	title = g_strdup_printf("Out-of-memory tiles (%s)", n);
+	gtk_box_append(GTK_BOX(box), ga_section_new(title, TRUE, &content));
+	gtk_box_append(GTK_BOX(content),
+	               ga_note_new("Each tile with the bytes it needs beyond the tile's memory "
+	                           "(including gaps) and its largest categories."));
+	list = tile_list_new(self, "Out-of-memory tiles");
+	for (size_t i = 0; i < shown; i++) {
+		uint32_t tile = all->oom_tiles[i];
+		uint64_t bytes = tile < n_tiles ? tiles[tile].total_including_gaps : 0;
+		uint64_t excess = bytes > s->target->bytes_per_tile ? bytes - s->target->bytes_per_tile
+		                                                    : 0;
+		g_autofree char *name = g_strdup_printf("Tile %" PRIu32, tile);
+		g_autofree char *b = ga_format_u64(bytes), *e = ga_format_u64(excess);
+		g_autofree char *bb = g_strdup_printf("%s B", b);
+		g_autofree char *ee = g_strdup_printf("+%s B over", e);
+		g_autofree char *cats = top_categories(doc, s, tile);
+		const char *cells[] = {name, cats, bb, ee};
+		GtkWidget *row = ga_list_add(list, cells, 4);
+
+		tile_row_set(row, tile);
+	}
+	ga_list_finish(list, shown, all->n_oom_tiles);
+	gtk_box_append(GTK_BOX(content), list);
+}
+
+/* Tile indexes, fullest (including gaps) first; ties by tile number. */
+static const tsr_tile_memory *sort_tiles;
+static int tile_desc(gconstpointer a, gconstpointer b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t bx = sort_tiles[x].total_including_gaps, by = sort_tiles[y].total_including_gaps;
+
+	if (bx != by)
+		return bx > by ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void add_fullest(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
+                        const tsr_summary_figures *s)
+{
+	size_t n_tiles;
+	const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n_tiles);
+	g_autofree uint32_t *order = g_new(uint32_t, n_tiles ? n_tiles : 1);
+	GtkWidget *content, *list;
+
+	gtk_box_append(GTK_BOX(box), ga_section_new("Tile memory", TRUE, &content));
+	if (!n_tiles) {
+		gtk_box_append(GTK_BOX(content), ga_note_new("The report lists no tiles."));
+		return;
+	}
+	for (size_t i = 0; i < n_tiles; i++)
+		order[i] = (uint32_t)i;
+	sort_tiles = tiles;
+	qsort(order, n_tiles, sizeof(*order), tile_desc);
+	sort_tiles = NULL;
+	gtk_box_append(GTK_BOX(content), heading_new("The five fullest tiles (including gaps)"));
+	list = tile_list_new(self, "The fullest tiles");
+	for (size_t i = 0; i < n_tiles && i < FULLEST; i++) {
+		uint32_t tile = order[i];
+		uint64_t bytes = tiles[tile].total_including_gaps;
+		g_autofree char *name = g_strdup_printf("Tile %" PRIu32, tile);
+		g_autofree char *b = ga_format_u64(bytes);
+		g_autofree char *bb = g_strdup_printf("%s B", b);
+		g_autofree char *p = ga_format_pct(s->target->bytes_per_tile
+		                                       ? (double)bytes / (double)s->target->bytes_per_tile
+		                                       : NAN);
+		g_autofree char *pp = g_strdup_printf("%s of the tile", p);
+		g_autofree char *cats = top_categories(doc, s, tile);
+		const char *cells[] = {name, cats, bb, pp};
+		GtkWidget *row = ga_list_add(list, cells, 4);
+
+		tile_row_set(row, tile);
+		if (bytes > s->target->bytes_per_tile)
+			gtk_widget_add_css_class(row, "error");
+	}
+	gtk_box_append(GTK_BOX(content), list);
+	gtk_box_append(GTK_BOX(content), heading_new("Tiles by memory (excluding gaps)"));
+	gtk_box_append(GTK_BOX(content), ga_histogram_new(&s->memory[0]));
+}
+
+/* --- Liveness and steps ---------------------------------------------------------- */
+
+/* Whether an always-live entry is a category's bytes (code, stack ...)
+ * rather than a variable one could recompute. */
+static gboolean is_category(const char *name)
+{
+	return category_index(name) != (size_t)-1;
+}
+
+/* The always-live variables (not categories), largest first; borrowed
+ * pointers into the figures. */
+static GPtrArray *always_live_variables(const tsr_summary_figures *s);
+
+static int named_desc(gconstpointer a, gconstpointer b)
+{
+	const tsr_summary_named_bytes *x = *(const tsr_summary_named_bytes *const *)a;
+	const tsr_summary_named_bytes *y = *(const tsr_summary_named_bytes *const *)b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return g_strcmp0(x->name, y->name);
+}
+
+static GPtrArray *always_live_variables(const tsr_summary_figures *s)
+{
+	GPtrArray *v = g_ptr_array_new();
+
+	for (size_t i = 0; i < s->n_always_live; i++)
+		if (!is_category(s->always_live[i].name))
+			g_ptr_array_add(v, (gpointer)&s->always_live[i]);
+	g_ptr_array_sort(v, named_desc);
+	return v;
+}
+
+static void add_always_live(GtkWidget *box, const tsr_summary_figures *s)
+{
+	g_autoptr(GPtrArray) vars = always_live_variables(s);
+	GtkWidget *content, *list;
+	size_t shown = MIN(vars->len, (guint)ALWAYS_LIVE_SHOWN);
+
+	gtk_box_append(GTK_BOX(box), ga_section_new("Largest always-live variables", TRUE, &content));
+	if (!vars->len) {
+		gtk_box_append(GTK_BOX(content),
+		               ga_note_new("No variable is live throughout the program."));
+		return;
+	}
+	list = ga_list_new("Largest always-live variables", FALSE);
+	gtk_widget_set_halign(list, GTK_ALIGN_START);
+	for (size_t i = 0; i < shown; i++) {
+		const tsr_summary_named_bytes *v = vars->pdata[i];
+		g_autofree char *b = ga_format_u64(v->bytes);
+		g_autofree char *bb = g_strdup_printf("%s B", b);
+		g_autofree char *p = ga_format_pct(s->always_live_bytes ? (double)v->bytes /
+		                                                              (double)s->always_live_bytes
+		                                                        : NAN);
+		g_autofree char *pp = g_strdup_printf("%s of always-live", p);
+		const char *cells[] = {v->name, bb, pp};
+
+		ga_list_add(list, cells, 3);
+	}
+	ga_list_finish(list, shown, vars->len);
+	gtk_box_append(GTK_BOX(content), list);
+}
+
+/* The run's steps that take cycles and have a tile balance, worst first. */
+static int step_balance_asc(gconstpointer a, gconstpointer b)
+{
+	const tsr_summary_step *x = *(const tsr_summary_step *const *)a;
+	const tsr_summary_step *y = *(const tsr_summary_step *const *)b;
+
+	if (x->step->tile_balance != y->step->tile_balance)
+		return x->step->tile_balance < y->step->tile_balance ? -1 : 1;
+	if (x->step->cycles != y->step->cycles)
+		return x->step->cycles > y->step->cycles ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static GPtrArray *balanced_steps(const tsr_summary_figures *s)
+{
+	GPtrArray *v = g_ptr_array_new();
+
+	for (size_t i = 0; i < s->n_steps; i++) {
+		const tsr_step *st = s->steps[i].step;
+
+		if (st->type != TSR_STEP_SYNC && st->cycles > 0 && isfinite(st->tile_balance))
+			g_ptr_array_add(v, (gpointer)&s->steps[i]);
+	}
+	g_ptr_array_sort(v, step_balance_asc);
+	return v;
+}
+
+static void add_worst_steps(GtkWidget *box, const tsr_summary_figures *s)
+{
+	g_autoptr(GPtrArray) steps = NULL;
+	GtkWidget *content, *list;
+	g_autofree char *title = NULL, *run = NULL;
+
+	if (!s->has_run)
+		return;
+	run = ga_format_u64(s->run + 1);
+	title = g_strdup_printf("Steps with the worst tile balance (run %s)", run);
+	gtk_box_append(GTK_BOX(box), ga_section_new(title, TRUE, &content));
+	steps = balanced_steps(s);
+	if (!steps->len) {
+		gtk_box_append(GTK_BOX(content), ga_note_new("No step of the run has a tile balance."));
+		return;
+	}
+	gtk_box_append(GTK_BOX(content),
+	               ga_note_new("Tile balance: the tiles' mean cycles in the step over the "
+	                           "slowest tile's; low means most tiles wait."));
+	list = ga_list_new("Steps with the worst tile balance", FALSE);
+	gtk_widget_set_halign(list, GTK_ALIGN_START);
+	for (guint i = 0; i < steps->len && i < WORST_STEPS; i++) {
+		const tsr_summary_step *ss = steps->pdata[i];
+		g_autofree char *name = ss->name ? ga_format_name(ss->name) : NULL;
+		g_autofree char *what = name ? g_strdup_printf("%s: %s", tsr_step_type_name(ss->step->type),
+		                                               name)
+		                             : g_strdup(tsr_step_type_name(ss->step->type));
+		g_autofree char *c = ga_format_u64(ss->step->cycles);
+		g_autofree char *cc = g_strdup_printf("%s cycles", c);
+		g_autofree char *t = ga_format_u64(ss->step->active_tiles);
+		g_autofree char *tt = g_strdup_printf("%s active tiles", t);
+		g_autofree char *b = ga_format_pct(ss->step->tile_balance);
+		g_autofree char *bb = g_strdup_printf("%s balance", b);
+		const char *cells[] = {what, cc, tt, bb};
+
+		ga_list_add(list, cells, 4);
+	}
+	gtk_box_append(GTK_BOX(content), list);
+}
+
+/* --- Tips ------------------------------------------------------------------------ */
+
+/* Appends a tip: what to do, and the saving estimated from the report. */
+static void tip(GtkWidget *list, const char *text)
+{
+	GtkWidget *row = gtk_list_box_row_new();
+	GtkWidget *l = gtk_label_new(text);
+
+	gtk_label_set_xalign(GTK_LABEL(l), 0);
+	gtk_label_set_wrap(GTK_LABEL(l), TRUE);
+	gtk_label_set_max_width_chars(GTK_LABEL(l), 90);
+	gtk_label_set_selectable(GTK_LABEL(l), TRUE);
+	gtk_widget_set_focusable(l, FALSE);
+	gtk_widget_set_margin_start(l, 12);
+	gtk_widget_set_margin_end(l, 12);
+	gtk_widget_set_margin_top(l, 8);
+	gtk_widget_set_margin_bottom(l, 8);
+	gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), l);
+	gtk_list_box_row_set_activatable(GTK_LIST_BOX_ROW(row), FALSE);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(row), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
+	gtk_list_box_append(GTK_LIST_BOX(list), row);
+}
+
+static void add_tips(GtkWidget *box, GaDocument *doc, const tsr_summary_figures *s)
+{
+	const tsr_summary_memory *all = &s->memory[0];
+	size_t n_tiles, shown = 0;
+	const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n_tiles);
+	GtkWidget *content, *list = ga_list_new("Tips", FALSE);
+	g_autoptr(GPtrArray) vars = always_live_variables(s);
+	size_t xcode = category_index("internalExchangeCode");
+
+	gtk_box_append(GTK_BOX(box), ga_section_new("Tips", TRUE, &content));
+	gtk_widget_set_halign(list, GTK_ALIGN_START);
+
+	/* What no longer fitting costs: the excess summed over the tiles. */
+	if (all->n_oom_tiles && s->target->bytes_per_tile) {
+		uint64_t excess = 0;
+
+		for (size_t i = 0; i < all->n_oom_tiles; i++) {
+			uint32_t t = all->oom_tiles[i];
+
+			if (t < n_tiles && tiles[t].total_including_gaps > s->target->bytes_per_tile)
+				excess += tiles[t].total_including_gaps - s->target->bytes_per_tile;
+		}
+		if (excess) {
+			g_autofree char *e = ga_format_u64(excess), *n = ga_format_u64(all->n_oom_tiles);
+			g_autofree char *text = g_strdup_printf(
+			    "To fit, move or save %s B on the %s out-of-memory tiles (the sum of their "
+			    "excesses): spread the largest tensors over more tiles, or split the largest "
+			    "operations.",
+			    e, n);
+
+			tip(list, text);
+			shown++;
+		}
+	}
+	/* A large always-live variable: recomputing it instead of keeping it
+	 * would free its bytes for the whole program. */
+	for (guint i = 0; i < vars->len && i < 3; i++) {
+		const tsr_summary_named_bytes *v = vars->pdata[i];
+		double share = s->always_live_bytes ? (double)v->bytes / (double)s->always_live_bytes
+		                                    : 0;
+
+		if (share < 0.05)
+			break;
+		{
+			g_autofree char *name = ga_format_name(v->name);
+			g_autofree char *b = ga_format_u64(v->bytes);
+			g_autofree char *p = ga_format_pct(share);
+			g_autofree char *text = g_strdup_printf(
+			    "“%s” is live throughout the program: recomputing it where it is needed "
+			    "instead of keeping it would save up to %s B (%s of the always-live bytes).",
+			    name, b, p);
+
+			tip(list, text);
+			shown++;
+		}
+	}
+	/* Exchange code dominating the fullest tile. */
+	if (xcode != (size_t)-1 && all->totals.max_tile < n_tiles) {
+		const uint64_t *code = ga_document_get_category_by_tile(doc, xcode);
+		uint32_t t = all->totals.max_tile;
+		uint64_t total = tiles[t].total_including_gaps;
+
+		if (code && total && (double)code[t] / (double)total >= 0.2) {
+			g_autofree char *c = ga_format_u64(code[t]), *tt = ga_format_u64(total);
+			g_autofree char *p = ga_format_pct((double)code[t] / (double)total);
+			g_autofree char *text = g_strdup_printf(
+			    "Internal exchange code takes %s B of the fullest tile %" PRIu32
+			    "’s %s B (%s): fewer, larger exchanges, or a tensor layout that moves less "
+			    "data to this tile, would shrink it.",
+			    c, t, tt, p);
+
+			tip(list, text);
+			shown++;
+		}
+	}
+	/* Tile imbalance: balanced perfectly, a step would take its tiles'
+	 * mean cycles, cycles x tile balance. */
+	if (s->has_run && s->activity.cycles) {
+		const tsr_summary_step *worst = NULL;
+		uint64_t best_saving = 0;
+
+		for (size_t i = 0; i < s->n_steps; i++) {
+			const tsr_step *st = s->steps[i].step;
+			uint64_t saving;
+
+			if (st->type != TSR_STEP_ON_TILE_EXECUTE || !isfinite(st->tile_balance) ||
+			    st->tile_balance < 0 || st->tile_balance > 1)
+				continue;
+			saving = (uint64_t)((double)st->cycles * (1.0 - st->tile_balance));
+			if (saving > best_saving) {
+				best_saving = saving;
+				worst = &s->steps[i];
+			}
+		}
+		if (worst && (double)best_saving / (double)s->activity.cycles >= 0.05) {
+			g_autofree char *name = ga_format_name(worst->name);
+			g_autofree char *c = ga_format_u64(worst->step->cycles);
+			g_autofree char *b = ga_format_pct(worst->step->tile_balance);
+			g_autofree char *sv = ga_format_u64(best_saving);
+			g_autofree char *p = ga_format_pct((double)best_saving / (double)s->activity.cycles);
+			g_autofree char *text = g_strdup_printf(
+			    "Compute set “%s” takes %s cycles at %s tile balance: spreading its work evenly "
+			    "over its tiles would save up to %s cycles (%s of the run).",
+			    name, c, b, sv, p);
+
+			tip(list, text);
+			shown++;
+		}
+	}
+	if (shown)
+		gtk_box_append(GTK_BOX(content), list);
+	else
+		gtk_box_append(GTK_BOX(content),
+		               ga_note_new("Nothing in this report points to an obvious saving: no "
+		                           "out-of-memory tiles, no always-live variable above 5% of "
+		                           "the always-live bytes, exchange code under 20% of the fullest "
+		                           "tile, and no compute set whose imbalance costs 5% of the run."));
+}
+
+/* --- The view --------------------------------------------------------------------- */
+
+static void rebuild(GaInsightsView *self)
+{
+	GaDocument *doc = ga_session_get_document(self->session);
+	const tsr_summary_figures *s = doc ? ga_document_get_figures(doc) : NULL;
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
+	GtkWidget *title;
+
+	gtk_widget_set_margin_start(box, 24);
+	gtk_widget_set_margin_end(box, 24);
+	gtk_widget_set_margin_top(box, 18);
+	gtk_widget_set_margin_bottom(box, 24);
+	if (!s || !s->n_memory) {
+		gtk_box_append(GTK_BOX(box), ga_note_new("No report is open."));
+		gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
+		return;
+	}
+	title = gtk_label_new(ga_document_get_title(doc));
+	gtk_label_set_xalign(GTK_LABEL(title), 0);
+	gtk_widget_add_css_class(title, "title-2");
+	gtk_box_append(GTK_BOX(box), title);
+	add_fit(box, s);
+	add_oom(self, box, doc, s);
+	add_tips(box, doc, s);
+	add_fullest(self, box, doc, s);
+	add_always_live(box, s);
+	add_worst_steps(box, s);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
+}
+
+static void on_document(GObject *session, GParamSpec *pspec, gpointer data)
+{
+	(void)session;
+	(void)pspec;
+	rebuild(GA_INSIGHTS_VIEW(data));
+}
+
+static void ga_insights_view_dispose(GObject *object)
+{
+	GaInsightsView *self = GA_INSIGHTS_VIEW(object);
+
+	if (self->session)
+		g_signal_handlers_disconnect_by_data(self->session, self);
+	g_clear_object(&self->session);
+	G_OBJECT_CLASS(ga_insights_view_parent_class)->dispose(object);
+}
+
+static void ga_insights_view_class_init(GaInsightsViewClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = ga_insights_view_dispose;
+	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "insightsview");
+}
+
+static void ga_insights_view_init(GaInsightsView *self)
+{
+	gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
+	self->scroller = gtk_scrolled_window_new();
+	gtk_widget_set_vexpand(self->scroller, TRUE);
+	gtk_widget_set_hexpand(self->scroller, TRUE);
+	gtk_box_append(GTK_BOX(self), self->scroller);
+}
+
+GtkWidget *ga_insights_view_new(GaSession *session)
+{
+	GaInsightsView *self = g_object_new(GA_TYPE_INSIGHTS_VIEW, NULL);
+
+	self->session = g_object_ref(session);
+	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
+	rebuild(self);
+	return GTK_WIDGET(self);
+}
