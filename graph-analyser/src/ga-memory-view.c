@@ -35,6 +35,7 @@ struct _GaMemoryView {
 	GtkWidget *box;
 	GtkDropDown *stack_by;
 	GtkCheckButton *gaps;
+	GtkCheckButton *max_line;
 	GtkDropDown *ipu;
 	GtkDropDown *order_by;
 	GtkEntry *tiles_entry;
@@ -292,10 +293,13 @@ static void rebuild_chart(GaMemoryView *self)
 	                     (const char *const *)names->pdata);
 	fill_legend(self, k, (const GdkRGBA *)colours->data, (const char *const *)names->pdata);
 	fill_maps(self, gaps);
+	/* The tile's capacity; without it the y axis fits the data. */
 	tsc_chart_clear_limits(self->chart);
-	cap_text = format_bytes((double)target->bytes_per_tile, NULL);
-	limit = g_strdup_printf("Max memory %s", cap_text);
-	tsc_chart_add_limit(self->chart, (double)target->bytes_per_tile, limit, NULL);
+	if (gtk_check_button_get_active(self->max_line)) {
+		cap_text = format_bytes((double)target->bytes_per_tile, NULL);
+		limit = g_strdup_printf("Max memory %s", cap_text);
+		tsc_chart_add_limit(self->chart, (double)target->bytes_per_tile, limit, NULL);
+	}
 }
 
 /* Shows the IPU chosen (all: every item). */
@@ -540,6 +544,11 @@ static void build(GaMemoryView *self)
 	                               "Stack by", -1);
 	self->gaps = GTK_CHECK_BUTTON(gtk_check_button_new_with_mnemonic("Include _Gaps"));
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->gaps));
+	self->max_line = GTK_CHECK_BUTTON(gtk_check_button_new_with_mnemonic("_Max memory line"));
+	gtk_check_button_set_active(self->max_line, TRUE);
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->max_line),
+	                            "The memory of a tile; off, the chart fits the data");
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->max_line));
 	self->ipu = labelled_drop_down(GTK_BOX(bar), "_IPU", ipus);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->ipu), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               "IPU", -1);
@@ -605,6 +614,7 @@ static void build(GaMemoryView *self)
 
 	g_signal_connect(self->stack_by, "notify::selected", G_CALLBACK(on_stack_changed), self);
 	g_signal_connect(self->gaps, "notify::active", G_CALLBACK(on_stack_changed), self);
+	g_signal_connect(self->max_line, "notify::active", G_CALLBACK(on_stack_changed), self);
 	g_signal_connect(self->order_by, "notify::selected", G_CALLBACK(on_order_changed), self);
 	g_signal_connect(self->ipu, "notify::selected", G_CALLBACK(on_ipu_changed), self);
 	g_signal_connect(self->tiles_entry, "activate", G_CALLBACK(on_tiles_entry), self);
