@@ -13,6 +13,8 @@
  *
  * TSR_BENCH_SIZE=<compute sets>x<tiles per IPU>x<IPUs> (default
  * 20000x1472x4, the issue 8 scale). Prints figures; never fails on time.
+ * `bench-report-open --write PATH` only writes the report to PATH (for
+ * the Graph Analyser's benchmark, which opens the same large report).
  */
 #include <math.h>
 #include <sqlite3.h>
@@ -462,7 +464,7 @@ static double quick_check_seconds(const char *path)
 	return now() - t0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const char *size = getenv("TSR_BENCH_SIZE");
 	size_t n_cs = 20000;
@@ -487,6 +489,29 @@ int main(void)
 
 	if (size && sscanf(size, "%zux%ux%u", &n_cs, &tpi, &ipus) < 1)
 		return 2;
+	if (argc == 3 && strcmp(argv[1], "--write") == 0) {
+		/* Only the report, where the caller wants it. */
+		memset(&gp, 0, sizeof(gp));
+		memset(&run, 0, sizeof(run));
+		memset(&meta, 0, sizeof(meta));
+		meta.lowered_vars = true;
+		meta.tilescope_version = "bench";
+		build(&gp, &run, n_cs, tpi, ipus);
+		rc = tsi_report_writer_new(&w, argv[2], &gp, &meta);
+		if (rc == TSI_OK)
+			rc = tsi_report_writer_add_runs(w, runs, 1);
+		tsi_report_writer_free(w);
+		if (rc != TSI_OK) {
+			fprintf(stderr, "bench-report-open: writing %s failed: %s\n", argv[2],
+			        tsi_error_last());
+			return 1;
+		}
+		return 0;
+	}
+	if (argc != 1) {
+		fprintf(stderr, "usage: bench-report-open [--write PATH]\n");
+		return 2;
+	}
 	memset(&gp, 0, sizeof(gp));
 	memset(&run, 0, sizeof(run));
 	memset(&meta, 0, sizeof(meta));

@@ -157,3 +157,27 @@ echo "# tracepoint costs" >&2
 echo "# viewport queries on a ${spans}-span trace" >&2
 "$build/tests/bench/bench-trace-viewport" "$spans" | grep -v '^#' ||
 	fail "bench-trace-viewport failed"
+
+# --- 6. The chart kit: snapshots of a 5,888-tile chart over a zoom sweep -------
+# Only when the GTK kit was built (meson option gui); it needs a display.
+if [ -x "$build/tests/bench/bench-chartkit" ]; then
+	echo "# chart kit: 200 snapshots of 5,888 tiles x 25 regions over a zoom/pan sweep" >&2
+	if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null 2>&1; then
+		GSK_RENDERER=cairo xvfb-run -a "$build/tests/bench/bench-chartkit"
+	else
+		GSK_RENDERER=cairo "$build/tests/bench/bench-chartkit"
+	fi 2>"$tmp/chartkit.err" | grep -v '^#' || fail "bench-chartkit failed"
+fi
+
+# --- 7. The Graph Analyser on the large report --------------------------------
+if [ -x "$build/tests/bench/bench-graph-analyser" ]; then
+	echo "# Graph Analyser: launch, view switches, memory chart sweep on the large report" >&2
+	mkdir -p "$tmp/ga-report"
+	"$build/tests/bench/bench-report-open" --write "$tmp/ga-report/profile.pop" ||
+		fail "writing the large report failed"
+	if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null 2>&1; then
+		GSK_RENDERER=cairo xvfb-run -a "$build/tests/bench/bench-graph-analyser" "$tmp/ga-report"
+	else
+		GSK_RENDERER=cairo "$build/tests/bench/bench-graph-analyser" "$tmp/ga-report"
+	fi 2>"$tmp/ga.err" | grep -v '^#' || fail "bench-graph-analyser failed"
+fi

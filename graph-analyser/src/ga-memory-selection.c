@@ -1,0 +1,683 @@
+/*
+ * What the selected tiles hold (ga-memory-selection.h).
+ *
+ * Details come from the document's per-tile arrays (regions, categories):
+ * no file access. Variables come from a worker with its own reportlib
+ * handle on the same file (reportlib's thread contract: one thread per
+ * handle): for a few tiles one SQL statement sums tile_value() over them,
+ * for many it decodes each variable's per-tile bytes once. A newer
+ * selection cancels the search before it.
+ */
+#include "ga-memory-selection.h"
+
+#include <string.h>
+
+/* Tiles shown side by side in Details; more are summed in "Selection". */
+#define SIDE_BY_SIDE 6
+/* Up to this many tiles, the variables are found with tile_value() in SQL. */
+#define SQL_TILES 32
+
+/* --- A variable's row ------------------------------------------------------------------ */
+
+#define GA_TYPE_VAR_ROW (ga_var_row_get_type())
+G_DECLARE_FINAL_TYPE(GaVarRow, ga_var_row, GA, VAR_ROW, GObject)
+
+struct _GaVarRow {
+	GObject parent_instance;
+	char *name;
+	guint64 on_selection;   /* bytes on the selected tiles */
+	guint64 bytes;          /* bytes on all tiles */
+	char *category;
+	gboolean always_live;
+	gint64 lifetime;        /* liveness steps live, -1: always live or never */
+};
+
+G_DEFINE_FINAL_TYPE(GaVarRow, ga_var_row, G_TYPE_OBJECT)
+
+enum { VP_0, VP_NAME, VP_ON_SELECTION, VP_BYTES, VP_CATEGORY, VP_LIFETIME, VP_N };
+static GParamSpec *var_props[VP_N];
+
+static void ga_var_row_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+	GaVarRow *self = GA_VAR_ROW(object);
+
+	switch (id) {
+	case VP_NAME:
+		g_value_set_string(value, self->name);
+		break;
+	case VP_ON_SELECTION:
+		g_value_set_uint64(value, self->on_selection);
+		break;
+	case VP_BYTES:
+		g_value_set_uint64(value, self->bytes);
+		break;
+	case VP_CATEGORY:
+		g_value_set_string(value, self->category);
+		break;
+	case VP_LIFETIME:
+		g_value_set_int64(value, self->lifetime);
+		break;
+	default:
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+	}
+}
+
+static void ga_var_row_finalize(GObject *object)
+{
+	GaVarRow *self = GA_VAR_ROW(object);
+
+	g_free(self->name);
+	g_free(self->category);
+	G_OBJECT_CLASS(ga_var_row_parent_class)->finalize(object);
+}
+
+static void ga_var_row_class_init(GaVarRowClass *klass)
+{
+	GObjectClass *oc = G_OBJECT_CLASS(klass);
+	const GParamFlags f = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+	oc->get_property = ga_var_row_get_property;
+	oc->finalize = ga_var_row_finalize;
+	var_props[VP_NAME] = g_param_spec_string("name", NULL, NULL, NULL, f);
+	var_props[VP_ON_SELECTION] = g_param_spec_uint64("on-selection", NULL, NULL, 0, G_MAXUINT64,
+	                                                 0, f);
+	var_props[VP_BYTES] = g_param_spec_uint64("bytes", NULL, NULL, 0, G_MAXUINT64, 0, f);
+	var_props[VP_CATEGORY] = g_param_spec_string("category", NULL, NULL, NULL, f);
+	var_props[VP_LIFETIME] = g_param_spec_int64("lifetime", NULL, NULL, -1, G_MAXINT64, -1, f);
+	g_object_class_install_properties(oc, VP_N, var_props);
+}
+
+static void ga_var_row_init(GaVarRow *self)
+{
+	(void)self;
+}
+
+/* --- The widget -------------------------------------------------------------------------- */
+
+struct _GaMemorySelection {
+	GtkWidget parent_instance;
+
+	GaSession *session;
+	GaDocument *doc;
+	ga_tile_layout layout;
+	GtkBitset *tiles;
+	GCancellable *search;      /* the variable search running, if any */
+
+	GtkWidget *notebook;
+	GtkWidget *details_scroll;
+	GtkLabel *details_heading;
+	GtkGrid *details;
+	GListStore *variables;
+	GtkLabel *variables_status;
+	GtkSearchEntry *variables_search;
+	GtkColumnView *variables_view;
+};
+
+G_DEFINE_FINAL_TYPE(GaMemorySelection, ga_memory_selection, GTK_TYPE_WIDGET)
+
+/* "1,234,567" */
+static char *thousands(guint64 v)
+{
+	g_autofree char *digits = g_strdup_printf("%" G_GUINT64_FORMAT, v);
+	GString *s = g_string_new(NULL);
+	size_t n = strlen(digits);
+
+	for (size_t i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			g_string_append_c(s, ',');
+		g_string_append_c(s, digits[i]);
+	}
+	return g_string_free(s, FALSE);
+}
+
+/* --- Details ------------------------------------------------------------------------------ */
+
+/* A cell of the details grid: a label, right-aligned for numbers. */
+static void put(GaMemorySelection *self, int col, int row, const char *text, gboolean number,
+                const char *accessible)
+{
+	GtkWidget *l = gtk_label_new(text);
+
+	gtk_label_set_xalign(GTK_LABEL(l), number ? 1.0f : 0.0f);
+	gtk_label_set_selectable(GTK_LABEL(l), number);
+	if (number)
+		gtk_widget_add_css_class(l, "figure");
+	if (accessible)
+		gtk_accessible_update_property(GTK_ACCESSIBLE(l), GTK_ACCESSIBLE_PROPERTY_LABEL,
+		                               accessible, -1);
+	gtk_grid_attach(self->details, l, col, row, 1, 1);
+}
+
+static void put_bytes(GaMemorySelection *self, int col, int row, guint64 v, const char *accessible)
+{
+	g_autofree char *s = thousands(v);
+
+	put(self, col, row, s, TRUE, accessible);
+}
+
+/* Rebuilds Details for self->tiles: one column for the selection's total
+ * and one per tile, up to SIDE_BY_SIDE. */
+static void update_details(GaMemorySelection *self)
+{
+	GtkWidget *child;
+	size_t n_tiles;
+	const tsr_tile_memory *tiles;
+	guint n_sel = (guint)gtk_bitset_get_size(self->tiles), shown = 0, cols[SIDE_BY_SIDE];
+	guint per;
+	GtkBitsetIter it;
+	guint tile;
+	int row = 0;
+	g_autofree char *list = NULL;
+	g_autofree char *heading = NULL;
+
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->details))))
+		gtk_grid_remove(self->details, child);
+	if (!self->doc || n_sel == 0) {
+		gtk_label_set_text(self->details_heading,
+		                   "No tiles selected. Click a tile in the chart, drag across tiles, "
+		                   "or type a list in Select tiles.");
+		return;
+	}
+	tiles = ga_document_get_tiles(self->doc, &n_tiles);
+	per = self->layout.tiles_per_ipu ? self->layout.tiles_per_ipu : 1;
+	list = ga_format_tile_list(self->tiles);
+	heading = n_sel == 1 ? g_strdup_printf("Tile %s (IPU %u)", list, (guint)atoi(list) / per)
+	                     : g_strdup_printf("%u tiles: %s", n_sel, list);
+	gtk_label_set_text(self->details_heading, heading);
+	for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile);
+	     ok && shown < SIDE_BY_SIDE; ok = gtk_bitset_iter_next(&it, &tile))
+		cols[shown++] = tile;
+
+	/* Header row. */
+	put(self, 0, row, "", FALSE, NULL);
+	put(self, 1, row, n_sel == 1 ? "Bytes" : "Selection", TRUE, NULL);
+	for (guint c = 0; n_sel > 1 && c < shown; c++) {
+		g_autofree char *h = g_strdup_printf("Tile %u", cols[c]);
+
+		put(self, 2 + (int)c, row, h, TRUE, NULL);
+	}
+	row++;
+
+	/* Totals and regions. */
+	{
+		static const char *const labels[] = {"Total", "Total including gaps", "Gaps",
+		                                     "Interleaved", "Non-interleaved", "Overflowed"};
+
+		for (guint m = 0; m < G_N_ELEMENTS(labels); m++) {
+			guint64 sum = 0;
+
+			put(self, 0, row, labels[m], FALSE, NULL);
+			for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile); ok;
+			     ok = gtk_bitset_iter_next(&it, &tile)) {
+				const tsr_tile_memory *t = &tiles[tile];
+				guint64 v = m == 0 ? t->total
+				            : m == 1 ? t->total_including_gaps
+				            : m == 2 ? t->total_including_gaps - t->total
+				                     : t->region[m - 3];
+
+				if (tile < n_tiles)
+					sum += v;
+			}
+			{
+				g_autofree char *acc = g_strdup_printf("Selection %s", labels[m]);
+
+				put_bytes(self, 1, row, sum, acc);
+			}
+			for (guint c = 0; n_sel > 1 && c < shown; c++) {
+				const tsr_tile_memory *t = &tiles[cols[c]];
+				guint64 v = m == 0 ? t->total
+				            : m == 1 ? t->total_including_gaps
+				            : m == 2 ? t->total_including_gaps - t->total
+				                     : t->region[m - 3];
+
+				put_bytes(self, 2 + (int)c, row, v, NULL);
+			}
+			row++;
+		}
+	}
+
+	/* Categories with bytes on the selection, largest first. */
+	{
+		size_t nc = tsr_category_count();
+		g_autofree guint64 *sums = g_new0(guint64, nc);
+		g_autofree guint *order = g_new(guint, nc);
+		guint k = 0;
+		GtkWidget *h = gtk_label_new("By category");
+
+		gtk_label_set_xalign(GTK_LABEL(h), 0);
+		gtk_widget_add_css_class(h, "heading");
+		gtk_widget_set_margin_top(h, 8);
+		gtk_grid_attach(self->details, h, 0, row++, 2, 1);
+		for (size_t c = 0; c < nc; c++) {
+			const uint64_t *by = ga_document_get_category_by_tile(self->doc, c);
+
+			for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile);
+			     by && ok; ok = gtk_bitset_iter_next(&it, &tile))
+				if (tile < n_tiles)
+					sums[c] += by[tile];
+			if (sums[c])
+				order[k++] = (guint)c;
+		}
+		/* Insertion sort: at most 25 categories. */
+		for (guint i = 1; i < k; i++)
+			for (guint j = i; j > 0 && sums[order[j]] > sums[order[j - 1]]; j--) {
+				guint t = order[j];
+
+				order[j] = order[j - 1];
+				order[j - 1] = t;
+			}
+		for (guint i = 0; i < k; i++) {
+			const uint64_t *by = ga_document_get_category_by_tile(self->doc, order[i]);
+
+			put(self, 0, row, tsr_category_name(order[i]), FALSE, NULL);
+			put_bytes(self, 1, row, sums[order[i]], NULL);
+			for (guint c = 0; n_sel > 1 && c < shown; c++)
+				put_bytes(self, 2 + (int)c, row, by ? by[cols[c]] : 0, NULL);
+			row++;
+		}
+	}
+	if (n_sel > shown && n_sel > 1) {
+		g_autofree char *more = g_strdup_printf("%u more tiles are in the Selection column.",
+		                                        n_sel - shown);
+		GtkWidget *l = gtk_label_new(more);
+
+		gtk_label_set_xalign(GTK_LABEL(l), 0);
+		gtk_widget_add_css_class(l, "dim-label");
+		gtk_grid_attach(self->details, l, 0, row, 2 + (int)shown, 1);
+	}
+}
+
+/* --- Variables ------------------------------------------------------------------------------ */
+
+/* One search: the file, the tiles, and the answer (variable id, bytes). */
+typedef struct var_search {
+	char *path;
+	guint *tiles;
+	guint n_tiles;
+	guint num_tiles;
+	GArray *ids;       /* guint32 */
+	GArray *bytes;     /* guint64 */
+	char *error;
+} var_search;
+
+static void var_search_free(var_search *s)
+{
+	g_free(s->path);
+	g_free(s->tiles);
+	if (s->ids)
+		g_array_unref(s->ids);
+	if (s->bytes)
+		g_array_unref(s->bytes);
+	g_free(s->error);
+	g_free(s);
+}
+
+/* tsr_report_query's rows: (id, bytes). */
+static int on_var_row(void *data, size_t n, const char *const *names, const tsr_value *v)
+{
+	var_search *s = data;
+	guint32 id;
+	guint64 b;
+
+	(void)names;
+	if (n < 2 || v[0].type != TSR_VALUE_INTEGER || v[1].type != TSR_VALUE_INTEGER)
+		return 0;
+	id = (guint32)v[0].integer;
+	b = (guint64)v[1].integer;
+	g_array_append_val(s->ids, id);
+	g_array_append_val(s->bytes, b);
+	return 0;
+}
+
+/* The worker: opens its own handle and finds the variables on the tiles. */
+static void search_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+	var_search *s = data;
+	tsr_report *r = NULL;
+	int rc;
+
+	(void)source;
+	s->ids = g_array_new(FALSE, FALSE, sizeof(guint32));
+	s->bytes = g_array_new(FALSE, FALSE, sizeof(guint64));
+	rc = tsr_report_open(&r, s->path, NULL);
+	if (rc) {
+		s->error = g_strdup(tsr_last_error());
+		goto out;
+	}
+	if (s->n_tiles <= SQL_TILES) {
+		GString *sql = g_string_new("SELECT id, ");
+
+		for (guint i = 0; i < s->n_tiles; i++)
+			g_string_append_printf(sql, "%stile_value(bytes_by_tile, %u)", i ? " + " : "",
+			                       s->tiles[i]);
+		g_string_append(sql, " AS b FROM variable WHERE b > 0");
+		rc = tsr_report_query(r, sql->str, NULL, on_var_row, s);
+		g_string_free(sql, TRUE);
+	} else {
+		const tsr_variable *vars;
+		size_t n;
+		g_autofree uint64_t *dense = g_new(uint64_t, s->num_tiles ? s->num_tiles : 1);
+
+		rc = tsr_report_get_variables(&vars, &n, r);
+		for (size_t i = 0; !rc && i < n; i++) {
+			guint64 sum = 0;
+
+			if (i % 1024 == 0 && g_cancellable_is_cancelled(cancel))
+				break;
+			rc = tsr_report_fill_variable_by_tile(dense, s->num_tiles, r, i);
+			for (guint k = 0; !rc && k < s->n_tiles; k++)
+				sum += dense[s->tiles[k]];
+			if (!rc && sum) {
+				guint32 id = (guint32)i;
+
+				g_array_append_val(s->ids, id);
+				g_array_append_val(s->bytes, sum);
+			}
+		}
+	}
+	if (rc)
+		s->error = g_strdup(tsr_report_error(r));
+out:
+	tsr_report_free(r);
+	g_task_return_boolean(task, TRUE);
+}
+
+static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	GaMemorySelection *self = data;
+	GTask *task = G_TASK(result);
+	var_search *s = g_task_get_task_data(task);
+	const tsr_variable *vars = NULL;
+	size_t n_vars = 0;
+	g_autofree char *status = NULL;
+
+	(void)source;
+	if (g_task_get_cancellable(task) != self->search || g_cancellable_is_cancelled(self->search)) {
+		g_object_unref(self);
+		return; /* a newer selection's search replaced this one */
+	}
+	g_clear_object(&self->search);
+	if (s->error) {
+		gtk_label_set_text(self->variables_status, s->error);
+		g_object_unref(self);
+		return;
+	}
+	tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(self->doc));
+	for (guint i = 0; i < s->ids->len; i++) {
+		guint32 id = g_array_index(s->ids, guint32, i);
+		GaVarRow *row;
+		const tsr_variable *v;
+
+		if (id >= n_vars)
+			continue;
+		v = &vars[id];
+		row = g_object_new(GA_TYPE_VAR_ROW, NULL);
+		row->name = g_strdup(v->name ? v->name : "<anonymous>");
+		row->on_selection = g_array_index(s->bytes, guint64, i);
+		row->bytes = v->bytes;
+		row->category = g_strdup(v->category ? v->category : "");
+		row->always_live = v->always_live;
+		row->lifetime = !v->always_live && v->live_from >= 0 && v->live_to >= v->live_from
+		                    ? v->live_to - v->live_from + 1
+		                    : -1;
+		g_list_store_append(self->variables, row);
+		g_object_unref(row);
+	}
+	status = g_strdup_printf("%u variable%s on the selection", s->ids->len,
+	                         s->ids->len == 1 ? "" : "s");
+	gtk_label_set_text(self->variables_status, status);
+	g_object_unref(self);
+}
+
+static void update_variables(GaMemorySelection *self)
+{
+	guint n_sel = (guint)gtk_bitset_get_size(self->tiles);
+	GtkBitsetIter it;
+	guint tile, k = 0;
+	GTask *task;
+	var_search *s;
+	g_autofree char *path = NULL;
+
+	if (self->search)
+		g_cancellable_cancel(self->search);
+	g_clear_object(&self->search);
+	g_list_store_remove_all(self->variables);
+	if (!self->doc || n_sel == 0) {
+		gtk_label_set_text(self->variables_status, "Select tiles to see their variables.");
+		return;
+	}
+	path = g_file_get_path(ga_document_get_file(self->doc));
+	s = g_new0(var_search, 1);
+	s->path = g_steal_pointer(&path);
+	s->n_tiles = n_sel;
+	s->num_tiles = tsr_report_get_target(ga_document_get_report(self->doc))->num_tiles;
+	s->tiles = g_new(guint, n_sel);
+	for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile); ok;
+	     ok = gtk_bitset_iter_next(&it, &tile))
+		s->tiles[k++] = tile;
+	self->search = g_cancellable_new();
+	gtk_label_set_text(self->variables_status, "Finding the variables on the selection…");
+	task = g_task_new(NULL, self->search, on_search_done, g_object_ref(self));
+	g_task_set_task_data(task, s, (GDestroyNotify)var_search_free);
+	g_task_run_in_thread(task, search_thread);
+	g_object_unref(task);
+}
+
+/* --- The variables' table ------------------------------------------------------------------- */
+
+static void setup_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer numeric)
+{
+	GtkWidget *l = gtk_label_new(NULL);
+
+	(void)f;
+	gtk_label_set_xalign(GTK_LABEL(l), numeric ? 1.0f : 0.0f);
+	gtk_label_set_ellipsize(GTK_LABEL(l), numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
+	if (numeric)
+		gtk_widget_add_css_class(l, "figure");
+	gtk_list_item_set_child(item, l);
+}
+
+/* Binds column `column` (the property's name) of a row. */
+static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
+{
+	GaVarRow *row = gtk_list_item_get_item(item);
+	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(item));
+	const char *name = column;
+	g_autofree char *text = NULL;
+
+	(void)f;
+	if (!strcmp(name, "name"))
+		text = g_strdup(row->name);
+	else if (!strcmp(name, "on-selection"))
+		text = thousands(row->on_selection);
+	else if (!strcmp(name, "bytes"))
+		text = thousands(row->bytes);
+	else if (!strcmp(name, "category"))
+		text = g_strdup(row->category);
+	else if (!strcmp(name, "always-live"))
+		text = g_strdup(row->always_live ? "Always" : "No");
+	else if (!strcmp(name, "lifetime"))
+		text = row->lifetime >= 0 ? g_strdup_printf("%" G_GINT64_FORMAT, row->lifetime)
+		                          : g_strdup(row->always_live ? "all" : "—");
+	gtk_label_set_text(l, text ? text : "");
+}
+
+static void add_column(GaMemorySelection *self, const char *title, const char *property,
+                       gboolean numeric, GtkSorter *sorter, gboolean expand)
+{
+	GtkListItemFactory *f = gtk_signal_list_item_factory_new();
+	GtkColumnViewColumn *col;
+
+	g_signal_connect(f, "setup", G_CALLBACK(setup_label), GINT_TO_POINTER(numeric));
+	g_signal_connect(f, "bind", G_CALLBACK(bind_label), (gpointer)property);
+	col = gtk_column_view_column_new(title, f);
+	gtk_column_view_column_set_sorter(col, sorter);
+	gtk_column_view_column_set_resizable(col, TRUE);
+	gtk_column_view_column_set_expand(col, expand);
+	gtk_column_view_append_column(self->variables_view, col);
+	if (!strcmp(property, "on-selection"))
+		gtk_column_view_sort_by_column(self->variables_view, col, GTK_SORT_DESCENDING);
+	g_object_unref(col);
+	if (sorter)
+		g_object_unref(sorter);
+}
+
+static GtkSorter *numeric_sorter(const char *property)
+{
+	return GTK_SORTER(gtk_numeric_sorter_new(
+	    gtk_property_expression_new(GA_TYPE_VAR_ROW, NULL, property)));
+}
+
+static GtkSorter *string_sorter(const char *property)
+{
+	return GTK_SORTER(gtk_string_sorter_new(
+	    gtk_property_expression_new(GA_TYPE_VAR_ROW, NULL, property)));
+}
+
+static void on_search_changed(GtkSearchEntry *entry, gpointer data)
+{
+	GtkStringFilter *filter = data;
+
+	gtk_string_filter_set_search(filter, gtk_editable_get_text(GTK_EDITABLE(entry)));
+}
+
+static GtkWidget *build_variables(GaMemorySelection *self)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+	GtkWidget *scroll = gtk_scrolled_window_new();
+	GtkStringFilter *filter =
+	    gtk_string_filter_new(gtk_property_expression_new(GA_TYPE_VAR_ROW, NULL, "name"));
+	GtkFilterListModel *filtered;
+	GtkSortListModel *sorted;
+
+	self->variables = g_list_store_new(GA_TYPE_VAR_ROW);
+	self->variables_search = GTK_SEARCH_ENTRY(gtk_search_entry_new());
+	g_object_set(self->variables_search, "placeholder-text", "Search variables", NULL);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->variables_search),
+	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Search variables", -1);
+	self->variables_status = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->variables_status, 0);
+	gtk_widget_set_hexpand(GTK_WIDGET(self->variables_status), TRUE);
+	gtk_widget_add_css_class(GTK_WIDGET(self->variables_status), "dim-label");
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->variables_status));
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->variables_search));
+	gtk_box_append(GTK_BOX(box), bar);
+
+	gtk_string_filter_set_match_mode(filter, GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
+	gtk_string_filter_set_ignore_case(filter, TRUE);
+	g_signal_connect(self->variables_search, "search-changed", G_CALLBACK(on_search_changed),
+	                 filter);
+	filtered = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(self->variables)),
+	                                     GTK_FILTER(filter));
+	self->variables_view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
+	sorted = gtk_sort_list_model_new(G_LIST_MODEL(filtered),
+	                                 g_object_ref(gtk_column_view_get_sorter(self->variables_view)));
+	gtk_column_view_set_model(self->variables_view,
+	                          GTK_SELECTION_MODEL(gtk_single_selection_new(G_LIST_MODEL(sorted))));
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->variables_view),
+	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Variables on the selection",
+	                               -1);
+	add_column(self, "Variable", "name", FALSE, string_sorter("name"), TRUE);
+	add_column(self, "On selection", "on-selection", TRUE, numeric_sorter("on-selection"),
+	           FALSE);
+	add_column(self, "All tiles", "bytes", TRUE, numeric_sorter("bytes"), FALSE);
+	add_column(self, "Category", "category", FALSE, string_sorter("category"), FALSE);
+	add_column(self, "Live", "always-live", FALSE, NULL, FALSE);
+	add_column(self, "Lifetime (steps)", "lifetime", TRUE, numeric_sorter("lifetime"), FALSE);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->variables_view));
+	gtk_widget_set_vexpand(scroll, TRUE);
+	gtk_box_append(GTK_BOX(box), scroll);
+	return box;
+}
+
+/* --- Building ------------------------------------------------------------------------------ */
+
+static GtkWidget *build_details(GaMemorySelection *self)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
+
+	self->details_heading = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->details_heading, 0);
+	gtk_label_set_wrap(self->details_heading, TRUE);
+	gtk_widget_add_css_class(GTK_WIDGET(self->details_heading), "heading");
+	self->details = GTK_GRID(gtk_grid_new());
+	gtk_grid_set_column_spacing(self->details, 24);
+	gtk_grid_set_row_spacing(self->details, 2);
+	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->details_heading));
+	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->details));
+	gtk_widget_set_margin_start(box, 12);
+	gtk_widget_set_margin_end(box, 12);
+	gtk_widget_set_margin_top(box, 8);
+	self->details_scroll = gtk_scrolled_window_new();
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->details_scroll), box);
+	return self->details_scroll;
+}
+
+static void ga_memory_selection_dispose(GObject *object)
+{
+	GaMemorySelection *self = GA_MEMORY_SELECTION(object);
+
+	if (self->search)
+		g_cancellable_cancel(self->search);
+	g_clear_object(&self->search);
+	g_clear_pointer(&self->notebook, gtk_widget_unparent);
+	G_OBJECT_CLASS(ga_memory_selection_parent_class)->dispose(object);
+}
+
+static void ga_memory_selection_finalize(GObject *object)
+{
+	GaMemorySelection *self = GA_MEMORY_SELECTION(object);
+
+	g_clear_pointer(&self->doc, ga_document_unref);
+	g_clear_pointer(&self->tiles, gtk_bitset_unref);
+	g_clear_object(&self->variables);
+	g_clear_object(&self->session);
+	G_OBJECT_CLASS(ga_memory_selection_parent_class)->finalize(object);
+}
+
+static void ga_memory_selection_class_init(GaMemorySelectionClass *klass)
+{
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+
+	object_class->dispose = ga_memory_selection_dispose;
+	object_class->finalize = ga_memory_selection_finalize;
+	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+}
+
+static void ga_memory_selection_init(GaMemorySelection *self)
+{
+	self->tiles = gtk_bitset_new_empty();
+	self->notebook = gtk_notebook_new();
+	gtk_widget_set_parent(self->notebook, GTK_WIDGET(self));
+	gtk_notebook_append_page(GTK_NOTEBOOK(self->notebook), build_details(self),
+	                         gtk_label_new("Details"));
+	gtk_notebook_append_page(GTK_NOTEBOOK(self->notebook), build_variables(self),
+	                         gtk_label_new("Variables"));
+	update_details(self);
+	update_variables(self);
+}
+
+GaMemorySelection *ga_memory_selection_new(GaSession *session)
+{
+	GaMemorySelection *self = g_object_new(GA_TYPE_MEMORY_SELECTION, NULL);
+
+	self->session = g_object_ref(session);
+	return self;
+}
+
+void ga_memory_selection_set_document(GaMemorySelection *self, GaDocument *doc,
+                                      const ga_tile_layout *layout)
+{
+	g_clear_pointer(&self->doc, ga_document_unref);
+	self->doc = doc ? ga_document_ref(doc) : NULL;
+	self->layout = *layout;
+}
+
+void ga_memory_selection_set_tiles(GaMemorySelection *self, GtkBitset *tiles)
+{
+	gtk_bitset_unref(self->tiles);
+	self->tiles = gtk_bitset_copy(tiles);
+	update_details(self);
+	update_variables(self);
+}

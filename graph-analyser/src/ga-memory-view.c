@@ -1,0 +1,675 @@
+/*
+ * The Memory view (ga-memory-view.h). The chart's items are tiles in the
+ * chosen order: software order is tile number, physical order walks each
+ * IPU's map row by row (ga-tile-layout.h), so `order` maps an item to its
+ * tile and `item_of` back. Everything the chart shows comes from the
+ * document's arrays, read off the main thread when the report loaded;
+ * changing the stacking, the gaps or the order rebuilds the chart's data
+ * in a few milliseconds, with no file access. Selections go to the
+ * session as tile numbers, so every view sees them.
+ */
+#include "ga-memory-view.h"
+
+#include "ga-memory-selection.h"
+#include "ga-tile-layout.h"
+
+#include <tilescope/tsc-chart.h>
+#include <tilescope/tsc-heatmap.h>
+
+#include <math.h>
+
+enum { STACK_REGION = 0, STACK_CATEGORY };
+
+struct _GaMemoryView {
+	GtkWidget parent_instance;
+
+	GaSession *session;
+	GaDocument *doc;            /* the one the chart shows (a ref) */
+	ga_tile_layout layout;
+	guint n_tiles;
+	guint *order;               /* item -> tile */
+	guint *item_of;             /* tile -> item */
+	guint *components;          /* category of each stacked component (category mode) */
+	gboolean syncing;           /* a selection being copied between chart and session */
+
+	GtkWidget *box;
+	GtkDropDown *stack_by;
+	GtkCheckButton *gaps;
+	GtkCheckButton *max_line;
+	GtkDropDown *ipu;
+	GtkDropDown *order_by;
+	GtkEntry *tiles_entry;
+	GtkLabel *tiles_error;
+	TscChart *chart;
+	GtkLabel *chart_caption;
+	GtkWidget *legend;          /* a GtkFlowBox: colour and name of each component */
+	GtkWidget *maps;            /* a box of the IPUs' tile maps */
+	GPtrArray *heatmaps;        /* TscHeatmap per IPU */
+	GaMemorySelection *selection;
+};
+
+G_DEFINE_FINAL_TYPE(GaMemoryView, ga_memory_view, GTK_TYPE_WIDGET)
+
+/* --- Colours -------------------------------------------------------------------------- */
+
+/* Region colours, and a palette for categories (distinct in light and
+ * dark, the largest categories first). */
+static const char *const region_colours[] = {"#3b7dd8", "#e5a50a", "#c01c28"};
+static const char *const region_names[] = {"Interleaved", "Non-interleaved", "Overflowed"};
+static const char *const palette[] = {
+	"#3b7dd8", "#e5a50a", "#2ec27e", "#c061cb", "#f66151", "#1c9f9f", "#986a44",
+	"#8ff0a4", "#99c1f1", "#dc8add", "#f8e45c", "#ffbe6f", "#a51d2d", "#613583",
+	"#26a269", "#1a5fb4", "#c64600", "#5e5c64", "#77767b", "#e01b24", "#33d17a",
+	"#9141ac", "#cdab8f", "#62a0ea", "#57e389", "#deddda",
+};
+
+static GdkRGBA colour(const char *spec)
+{
+	GdkRGBA c;
+
+	gdk_rgba_parse(&c, spec);
+	return c;
+}
+
+/* --- Formatting -------------------------------------------------------------------------- */
+
+/* "1,234,567 B" */
+static char *format_bytes(double value, gpointer data)
+{
+	g_autofree char *digits = g_strdup_printf("%.0f", value < 0 ? 0 : value);
+	GString *s = g_string_new(NULL);
+	size_t n = strlen(digits);
+
+	(void)data;
+	for (size_t i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			g_string_append_c(s, ',');
+		g_string_append_c(s, digits[i]);
+	}
+	g_string_append(s, " B");
+	return g_string_free(s, FALSE);
+}
+
+/* "Tile 52 (IPU 0)" for item `item`. */
+static char *item_label(guint item, gpointer data)
+{
+	GaMemoryView *self = data;
+	guint tile = self->order && item < self->n_tiles ? self->order[item] : item;
+	guint per = self->layout.tiles_per_ipu ? self->layout.tiles_per_ipu : 1;
+
+	return g_strdup_printf("Tile %u (IPU %u)", tile, tile / per);
+}
+
+/* --- Legend and tile maps -------------------------------------------------------------------- */
+
+/* The chart's components as colour swatches with their names. */
+static void fill_legend(GaMemoryView *self, guint k, const GdkRGBA *colours,
+                        const char *const *names)
+{
+	GtkWidget *child;
+
+	while ((child = gtk_widget_get_first_child(self->legend)))
+		gtk_flow_box_remove(GTK_FLOW_BOX(self->legend), child);
+	for (guint i = 0; i < k; i++) {
+		GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+		GtkWidget *swatch = gtk_drawing_area_new();
+		GtkWidget *label = gtk_label_new(names[i]);
+		g_autofree char *spec = gdk_rgba_to_string(&colours[i]);
+		g_autofree char *css = g_strdup_printf("* { background-color: %s; border-radius: 2px; }",
+		                                       spec);
+		GtkCssProvider *p = gtk_css_provider_new();
+
+		gtk_css_provider_load_from_data(p, css, -1);
+		gtk_style_context_add_provider(gtk_widget_get_style_context(swatch),
+		                               GTK_STYLE_PROVIDER(p),
+		                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+		g_object_unref(p);
+		gtk_widget_set_size_request(swatch, 12, 12);
+		gtk_widget_set_valign(swatch, GTK_ALIGN_CENTER);
+		gtk_widget_add_css_class(label, "caption");
+		gtk_box_append(GTK_BOX(box), swatch);
+		gtk_box_append(GTK_BOX(box), label);
+		gtk_flow_box_append(GTK_FLOW_BOX(self->legend), box);
+	}
+}
+
+/* A tile map cell's name: "Tile 52". */
+static char *cell_label(guint cell, gpointer data)
+{
+	GtkWidget *map = data;
+	GaMemoryView *self = g_object_get_data(G_OBJECT(map), "ga-view");
+	guint ipu = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(map), "ga-ipu"));
+	guint tile = ga_tile_layout_tile_at(&self->layout, ipu, cell);
+
+	if (tile == G_MAXUINT)
+		return g_strdup("No tile");
+	return g_strdup_printf("Tile %u (IPU %u)", tile, ipu);
+}
+
+static void on_map_selection(TscHeatmap *map, gpointer data);
+
+/* Each IPU's tile map, coloured by the tile's total (with gaps when they
+ * are included), from 0 to the fullest tile of any IPU (one scale for all
+ * maps, so IPUs compare). */
+static void fill_maps(GaMemoryView *self, gboolean gaps)
+{
+	size_t n_tiles;
+	const tsr_tile_memory *tiles = ga_document_get_tiles(self->doc, &n_tiles);
+	guint cells = self->layout.rows * self->layout.columns;
+	g_autofree double *values = g_new(double, cells ? cells : 1);
+	double top = 0;
+	GtkWidget *child;
+
+	for (size_t t = 0; t < n_tiles; t++) {
+		double v = (double)(gaps ? tiles[t].total_including_gaps : tiles[t].total);
+
+		if (v > top)
+			top = v;
+	}
+	if (self->heatmaps->len != self->layout.num_ipus) {
+		while ((child = gtk_widget_get_first_child(self->maps)))
+			gtk_box_remove(GTK_BOX(self->maps), child);
+		g_ptr_array_set_size(self->heatmaps, 0);
+		for (guint ipu = 0; ipu < self->layout.num_ipus; ipu++) {
+			g_autofree char *title = g_strdup_printf("IPU %u", ipu);
+			g_autofree char *acc = g_strdup_printf("Tile map, IPU %u", ipu);
+			GtkWidget *label = gtk_label_new(title);
+			GtkWidget *map = tsc_heatmap_new();
+
+			gtk_label_set_xalign(GTK_LABEL(label), 0);
+			gtk_widget_add_css_class(label, "heading");
+			g_object_set_data(G_OBJECT(map), "ga-view", self);
+			g_object_set_data(G_OBJECT(map), "ga-ipu", GUINT_TO_POINTER(ipu));
+			tsc_heatmap_set_label(TSC_HEATMAP(map), acc);
+			tsc_heatmap_set_value_format_func(TSC_HEATMAP(map), format_bytes, NULL, NULL);
+			tsc_heatmap_set_cell_label_func(TSC_HEATMAP(map), cell_label, map, NULL);
+			gtk_widget_set_size_request(map, 360, 150);
+			g_signal_connect(map, "selection-changed", G_CALLBACK(on_map_selection), self);
+			gtk_box_append(GTK_BOX(self->maps), label);
+			gtk_box_append(GTK_BOX(self->maps), map);
+			g_ptr_array_add(self->heatmaps, map);
+		}
+	}
+	for (guint ipu = 0; ipu < self->layout.num_ipus; ipu++) {
+		for (guint c = 0; c < cells; c++) {
+			guint tile = ga_tile_layout_tile_at(&self->layout, ipu, c);
+
+			values[c] = tile == G_MAXUINT || tile >= n_tiles
+			                ? NAN
+			                : (double)(gaps ? tiles[tile].total_including_gaps
+			                                : tiles[tile].total);
+		}
+		tsc_heatmap_set_data(self->heatmaps->pdata[ipu], self->layout.rows,
+		                     self->layout.columns, values);
+		tsc_heatmap_set_range(self->heatmaps->pdata[ipu], 0, top);
+	}
+}
+
+/* --- The chart's data ---------------------------------------------------------------------- */
+
+/* The item order and its inverse for the chosen order. */
+static void build_order(GaMemoryView *self)
+{
+	g_clear_pointer(&self->order, g_free);
+	g_clear_pointer(&self->item_of, g_free);
+	if (gtk_drop_down_get_selected(self->order_by) == 1) {
+		self->order = ga_tile_layout_physical_order(&self->layout);
+	} else {
+		self->order = g_new(guint, self->n_tiles ? self->n_tiles : 1);
+		for (guint t = 0; t < self->n_tiles; t++)
+			self->order[t] = t;
+	}
+	self->item_of = g_new(guint, self->n_tiles ? self->n_tiles : 1);
+	for (guint i = 0; i < self->n_tiles; i++)
+		self->item_of[self->order[i]] = i;
+}
+
+/* Fills the chart from the document: regions or categories, with gaps
+ * as their own component when they are included. */
+static void rebuild_chart(GaMemoryView *self)
+{
+	const tsr_target *target = tsr_report_get_target(ga_document_get_report(self->doc));
+	gboolean gaps = gtk_check_button_get_active(self->gaps);
+	guint mode = gtk_drop_down_get_selected(self->stack_by);
+	size_t n_tiles;
+	const tsr_tile_memory *tiles = ga_document_get_tiles(self->doc, &n_tiles);
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GArray) colours = g_array_new(FALSE, FALSE, sizeof(GdkRGBA));
+	g_autofree double *values = NULL;
+	guint n = (guint)n_tiles, k = 0, cap;
+	g_autofree char *limit = NULL;
+	g_autofree char *cap_text = NULL;
+
+	g_clear_pointer(&self->components, g_free);
+	cap = (guint)tsr_category_count() + TSR_REGION_COUNT + 1;
+	values = g_new0(double, (size_t)cap * (n ? n : 1));
+	if (mode == STACK_REGION) {
+		for (guint r = 0; r < TSR_REGION_COUNT; r++) {
+			GdkRGBA c = colour(region_colours[r]);
+
+			for (guint i = 0; i < n; i++) {
+				const tsr_tile_memory *t = &tiles[self->order[i]];
+
+				values[(size_t)k * n + i] =
+				    (double)(gaps ? t->region_including_gaps[r] : t->region[r]);
+			}
+			g_ptr_array_add(names, g_strdup(region_names[r]));
+			g_array_append_val(colours, c);
+			k++;
+		}
+	} else {
+		self->components = g_new(guint, tsr_category_count());
+		for (size_t c = 0; c < tsr_category_count(); c++) {
+			const uint64_t *by_tile = ga_document_get_category_by_tile(self->doc, c);
+			GdkRGBA col = colour(palette[k % G_N_ELEMENTS(palette)]);
+			gboolean any = FALSE;
+
+			for (guint i = 0; by_tile && i < n; i++) {
+				values[(size_t)k * n + i] = (double)by_tile[self->order[i]];
+				any = any || by_tile[self->order[i]];
+			}
+			if (!any)
+				continue;
+			self->components[k] = (guint)c;
+			g_ptr_array_add(names, g_strdup(tsr_category_name(c)));
+			g_array_append_val(colours, col);
+			k++;
+		}
+		if (gaps) {
+			GdkRGBA c = colour("#9a9996");
+
+			for (guint i = 0; i < n; i++) {
+				const tsr_tile_memory *t = &tiles[self->order[i]];
+
+				values[(size_t)k * n + i] = (double)(t->total_including_gaps - t->total);
+			}
+			g_ptr_array_add(names, g_strdup("Gaps"));
+			g_array_append_val(colours, c);
+			k++;
+		}
+	}
+	g_ptr_array_add(names, NULL);
+	tsc_chart_set_stacks(self->chart, n, k, values, (const GdkRGBA *)colours->data,
+	                     (const char *const *)names->pdata);
+	fill_legend(self, k, (const GdkRGBA *)colours->data, (const char *const *)names->pdata);
+	fill_maps(self, gaps);
+	/* The tile's capacity; without it the y axis fits the data. */
+	tsc_chart_clear_limits(self->chart);
+	if (gtk_check_button_get_active(self->max_line)) {
+		cap_text = format_bytes((double)target->bytes_per_tile, NULL);
+		limit = g_strdup_printf("Max memory %s", cap_text);
+		tsc_chart_add_limit(self->chart, (double)target->bytes_per_tile, limit, NULL);
+	}
+}
+
+/* Shows the IPU chosen (all: every item). */
+static void apply_ipu(GaMemoryView *self)
+{
+	guint sel = gtk_drop_down_get_selected(self->ipu);
+	guint per = self->layout.tiles_per_ipu;
+
+	if (sel == 0 || sel == GTK_INVALID_LIST_POSITION || !per) {
+		tsc_chart_show_all(self->chart);
+		ga_session_set_ipu(self->session, -1);
+	} else {
+		/* Both orders keep each IPU's tiles together. */
+		tsc_chart_set_visible_range(self->chart, (double)(sel - 1) * per, (double)sel * per);
+		ga_session_set_ipu(self->session, (int)sel - 1);
+	}
+}
+
+/* --- Selection ------------------------------------------------------------------------------- */
+
+/* Chart items -> session tiles. */
+static void on_chart_selection(TscChart *chart, gpointer data)
+{
+	GaMemoryView *self = data;
+	GtkBitset *items = tsc_chart_get_selection(chart);
+	g_autoptr(GtkBitset) tiles = gtk_bitset_new_empty();
+	GtkBitsetIter it;
+	guint item;
+
+	if (self->syncing)
+		return;
+	for (gboolean ok = gtk_bitset_iter_init_first(&it, items, &item); ok;
+	     ok = gtk_bitset_iter_next(&it, &item))
+		if (item < self->n_tiles)
+			gtk_bitset_add(tiles, self->order[item]);
+	self->syncing = TRUE;
+	ga_session_set_selected_tiles(self->session, tiles);
+	self->syncing = FALSE;
+}
+
+/* Tile map cells -> session tiles (the other IPUs' selections kept). */
+static void on_map_selection(TscHeatmap *map, gpointer data)
+{
+	GaMemoryView *self = data;
+	guint ipu = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(map), "ga-ipu"));
+	guint per = self->layout.tiles_per_ipu;
+	g_autoptr(GtkBitset) tiles = gtk_bitset_copy(ga_session_get_selected_tiles(self->session));
+	GtkBitset *cells = tsc_heatmap_get_selection(map);
+	GtkBitsetIter it;
+	guint cell;
+
+	if (self->syncing)
+		return;
+	gtk_bitset_remove_range(tiles, ipu * per, per);
+	for (gboolean ok = gtk_bitset_iter_init_first(&it, cells, &cell); ok;
+	     ok = gtk_bitset_iter_next(&it, &cell)) {
+		guint tile = ga_tile_layout_tile_at(&self->layout, ipu, cell);
+
+		if (tile != G_MAXUINT)
+			gtk_bitset_add(tiles, tile);
+	}
+	self->syncing = TRUE;
+	ga_session_set_selected_tiles(self->session, tiles);
+	self->syncing = FALSE;
+}
+
+/* Session tiles -> chart items, the entry and the selection panel. */
+static void on_session_tiles(GaSession *session, GParamSpec *pspec, gpointer data)
+{
+	GaMemoryView *self = data;
+	GtkBitset *tiles = ga_session_get_selected_tiles(session);
+	g_autoptr(GtkBitset) items = gtk_bitset_new_empty();
+	g_autofree char *list = ga_format_tile_list(tiles);
+	GtkBitsetIter it;
+	guint tile;
+
+	(void)pspec;
+	if (!self->doc)
+		return;
+	for (gboolean ok = gtk_bitset_iter_init_first(&it, tiles, &tile); ok;
+	     ok = gtk_bitset_iter_next(&it, &tile))
+		if (tile < self->n_tiles)
+			gtk_bitset_add(items, self->item_of[tile]);
+	if (!self->syncing) {
+		self->syncing = TRUE;
+		tsc_chart_set_selection(self->chart, items);
+		for (guint ipu = 0; ipu < self->heatmaps->len; ipu++) {
+			g_autoptr(GtkBitset) cells = gtk_bitset_new_empty();
+			guint per = self->layout.tiles_per_ipu;
+
+			for (gboolean ok = gtk_bitset_iter_init_first(&it, tiles, &tile); ok;
+			     ok = gtk_bitset_iter_next(&it, &tile))
+				if (tile / per == ipu)
+					gtk_bitset_add(cells, ga_tile_layout_cell(&self->layout, tile));
+			tsc_heatmap_set_selection(self->heatmaps->pdata[ipu], cells);
+		}
+		self->syncing = FALSE;
+	}
+	if (!gtk_widget_has_focus(GTK_WIDGET(self->tiles_entry)))
+		gtk_editable_set_text(GTK_EDITABLE(self->tiles_entry), list);
+	ga_memory_selection_set_tiles(self->selection, tiles);
+}
+
+/* "Select tiles": a list and ranges, checked against the tiles. */
+static void on_tiles_entry(GtkEntry *entry, gpointer data)
+{
+	GaMemoryView *self = data;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GtkBitset) tiles =
+	    ga_parse_tile_list(gtk_editable_get_text(GTK_EDITABLE(entry)), self->n_tiles, &error);
+
+	if (!tiles) {
+		gtk_label_set_text(self->tiles_error, error->message);
+		gtk_widget_set_visible(GTK_WIDGET(self->tiles_error), TRUE);
+		gtk_widget_add_css_class(GTK_WIDGET(entry), "error");
+		return;
+	}
+	gtk_widget_set_visible(GTK_WIDGET(self->tiles_error), FALSE);
+	gtk_widget_remove_css_class(GTK_WIDGET(entry), "error");
+	ga_session_set_selected_tiles(self->session, tiles);
+}
+
+/* --- Following the session ----------------------------------------------------------------- */
+
+static void fill_ipu_list(GaMemoryView *self, guint num_ipus)
+{
+	GtkStringList *list = gtk_string_list_new(NULL);
+
+	gtk_string_list_append(list, "All IPUs");
+	for (guint i = 0; i < num_ipus; i++) {
+		g_autofree char *s = g_strdup_printf("IPU %u", i);
+
+		gtk_string_list_append(list, s);
+	}
+	gtk_drop_down_set_model(self->ipu, G_LIST_MODEL(list));
+	g_object_unref(list);
+	gtk_drop_down_set_selected(self->ipu, 0);
+	gtk_widget_set_sensitive(GTK_WIDGET(self->ipu), num_ipus > 1);
+}
+
+static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
+{
+	GaMemoryView *self = data;
+	GaDocument *doc = ga_session_get_document(session);
+	const tsr_target *target;
+	g_autofree char *caption = NULL;
+	g_autofree char *cap = NULL;
+
+	(void)pspec;
+	g_clear_pointer(&self->doc, ga_document_unref);
+	if (!doc)
+		return;
+	self->doc = ga_document_ref(doc);
+	target = tsr_report_get_target(ga_document_get_report(doc));
+	self->n_tiles = target->num_tiles;
+	ga_tile_layout_init(&self->layout, target->num_ipus, target->tiles_per_ipu);
+	build_order(self);
+	fill_ipu_list(self, target->num_ipus);
+	rebuild_chart(self);
+	cap = format_bytes((double)target->bytes_per_tile, NULL);
+	{
+		g_autofree char *n = format_bytes((double)target->num_tiles, NULL);
+
+		n[strlen(n) - 2] = '\0'; /* "1,216 B" -> "1,216" */
+		caption = g_strdup_printf("%s tiles on %u IPU%s, %s each", n, target->num_ipus,
+		                          target->num_ipus == 1 ? "" : "s", cap);
+	}
+	gtk_label_set_text(self->chart_caption, caption);
+	ga_memory_selection_set_document(self->selection, doc, &self->layout);
+	on_session_tiles(session, NULL, self);
+}
+
+static void on_stack_changed(GObject *object, GParamSpec *pspec, gpointer data)
+{
+	GaMemoryView *self = data;
+
+	(void)object;
+	(void)pspec;
+	if (self->doc)
+		rebuild_chart(self);
+}
+
+static void on_order_changed(GObject *object, GParamSpec *pspec, gpointer data)
+{
+	GaMemoryView *self = data;
+
+	(void)object;
+	(void)pspec;
+	if (!self->doc)
+		return;
+	build_order(self);
+	rebuild_chart(self);
+	apply_ipu(self);
+	on_session_tiles(self->session, NULL, self);
+}
+
+static void on_ipu_changed(GObject *object, GParamSpec *pspec, gpointer data)
+{
+	GaMemoryView *self = data;
+
+	(void)object;
+	(void)pspec;
+	if (self->doc)
+		apply_ipu(self);
+}
+
+/* --- Building ----------------------------------------------------------------------------------- */
+
+/* A labelled drop-down of fixed strings. */
+static GtkDropDown *labelled_drop_down(GtkBox *bar, const char *label, const char *const *items)
+{
+	GtkWidget *l = gtk_label_new_with_mnemonic(label);
+	GtkDropDown *dd = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(items));
+
+	gtk_label_set_mnemonic_widget(GTK_LABEL(l), GTK_WIDGET(dd));
+	gtk_box_append(bar, l);
+	gtk_box_append(bar, GTK_WIDGET(dd));
+	return dd;
+}
+
+static void build(GaMemoryView *self)
+{
+	static const char *const stacks[] = {"Region", "Category", NULL};
+	static const char *const orders[] = {"Software", "Physical", NULL};
+	static const char *const ipus[] = {"All IPUs", NULL};
+	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+	GtkWidget *sel_label = gtk_label_new_with_mnemonic("Select _tiles");
+	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+	GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+	GtkWidget *bottom = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+	GtkWidget *maps_scroll;
+
+	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
+	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
+	gtk_widget_set_margin_start(self->box, 12);
+	gtk_widget_set_margin_end(self->box, 12);
+	gtk_widget_set_margin_top(self->box, 12);
+	gtk_widget_set_margin_bottom(self->box, 12);
+
+	self->stack_by = labelled_drop_down(GTK_BOX(bar), "_Stack by", stacks);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->stack_by), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Stack by", -1);
+	self->gaps = GTK_CHECK_BUTTON(gtk_check_button_new_with_mnemonic("Include _Gaps"));
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->gaps));
+	self->max_line = GTK_CHECK_BUTTON(gtk_check_button_new_with_mnemonic("_Max memory line"));
+	gtk_check_button_set_active(self->max_line, TRUE);
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->max_line),
+	                            "The memory of a tile; off, the chart fits the data");
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->max_line));
+	self->ipu = labelled_drop_down(GTK_BOX(bar), "_IPU", ipus);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->ipu), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "IPU", -1);
+	self->order_by = labelled_drop_down(GTK_BOX(bar), "_Order", orders);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->order_by),
+	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Tile order", -1);
+	gtk_widget_set_margin_start(sel_label, 12);
+	gtk_box_append(GTK_BOX(bar), sel_label);
+	self->tiles_entry = GTK_ENTRY(gtk_entry_new());
+	gtk_entry_set_placeholder_text(self->tiles_entry, "0-15, 52");
+	gtk_widget_set_hexpand(GTK_WIDGET(self->tiles_entry), TRUE);
+	gtk_label_set_mnemonic_widget(GTK_LABEL(sel_label), GTK_WIDGET(self->tiles_entry));
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->tiles_entry),
+	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Select tiles", -1);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->tiles_entry));
+	gtk_box_append(GTK_BOX(self->box), bar);
+
+	self->tiles_error = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->tiles_error, 1);
+	gtk_widget_add_css_class(GTK_WIDGET(self->tiles_error), "error");
+	gtk_widget_set_visible(GTK_WIDGET(self->tiles_error), FALSE);
+	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->tiles_error));
+
+	self->chart = TSC_CHART(tsc_chart_new());
+	tsc_chart_set_label(self->chart, "Memory by tile");
+	tsc_chart_set_value_format_func(self->chart, format_bytes, NULL, NULL);
+	tsc_chart_set_item_label_func(self->chart, item_label, self, NULL);
+	gtk_widget_set_vexpand(GTK_WIDGET(self->chart), TRUE);
+	gtk_widget_set_size_request(GTK_WIDGET(self->chart), -1, 220);
+	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->chart));
+	self->chart_caption = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->chart_caption, 0);
+	gtk_widget_add_css_class(GTK_WIDGET(self->chart_caption), "dim-label");
+	gtk_widget_add_css_class(GTK_WIDGET(self->chart_caption), "caption");
+	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->chart_caption));
+	self->legend = gtk_flow_box_new();
+	gtk_flow_box_set_selection_mode(GTK_FLOW_BOX(self->legend), GTK_SELECTION_NONE);
+	gtk_flow_box_set_max_children_per_line(GTK_FLOW_BOX(self->legend), 8);
+	gtk_flow_box_set_column_spacing(GTK_FLOW_BOX(self->legend), 12);
+	gtk_widget_set_can_focus(self->legend, FALSE);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->legend), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Legend", -1);
+	gtk_box_append(GTK_BOX(top), self->legend);
+
+	self->selection = ga_memory_selection_new(self->session);
+	self->maps = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+	self->heatmaps = g_ptr_array_new();
+	maps_scroll = gtk_scrolled_window_new();
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(maps_scroll), self->maps);
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(maps_scroll), GTK_POLICY_NEVER,
+	                               GTK_POLICY_AUTOMATIC);
+	gtk_paned_set_start_child(GTK_PANED(bottom), maps_scroll);
+	gtk_paned_set_end_child(GTK_PANED(bottom), GTK_WIDGET(self->selection));
+	gtk_paned_set_position(GTK_PANED(bottom), 420);
+	gtk_paned_set_start_child(GTK_PANED(paned), top);
+	gtk_paned_set_end_child(GTK_PANED(paned), bottom);
+	gtk_paned_set_resize_start_child(GTK_PANED(paned), TRUE);
+	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
+	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
+	gtk_paned_set_position(GTK_PANED(paned), 380);
+	gtk_widget_set_vexpand(paned, TRUE);
+	gtk_box_append(GTK_BOX(self->box), paned);
+
+	g_signal_connect(self->stack_by, "notify::selected", G_CALLBACK(on_stack_changed), self);
+	g_signal_connect(self->gaps, "notify::active", G_CALLBACK(on_stack_changed), self);
+	g_signal_connect(self->max_line, "notify::active", G_CALLBACK(on_stack_changed), self);
+	g_signal_connect(self->order_by, "notify::selected", G_CALLBACK(on_order_changed), self);
+	g_signal_connect(self->ipu, "notify::selected", G_CALLBACK(on_ipu_changed), self);
+	g_signal_connect(self->tiles_entry, "activate", G_CALLBACK(on_tiles_entry), self);
+	g_signal_connect(self->chart, "selection-changed", G_CALLBACK(on_chart_selection), self);
+}
+
+static void ga_memory_view_dispose(GObject *object)
+{
+	GaMemoryView *self = GA_MEMORY_VIEW(object);
+
+	if (self->session)
+		g_signal_handlers_disconnect_by_data(self->session, self);
+	g_clear_pointer(&self->box, gtk_widget_unparent);
+	G_OBJECT_CLASS(ga_memory_view_parent_class)->dispose(object);
+}
+
+static void ga_memory_view_finalize(GObject *object)
+{
+	GaMemoryView *self = GA_MEMORY_VIEW(object);
+
+	g_clear_pointer(&self->doc, ga_document_unref);
+	g_clear_object(&self->session);
+	g_free(self->order);
+	g_free(self->item_of);
+	g_free(self->components);
+	if (self->heatmaps)
+		g_ptr_array_unref(self->heatmaps);
+	G_OBJECT_CLASS(ga_memory_view_parent_class)->finalize(object);
+}
+
+static void ga_memory_view_class_init(GaMemoryViewClass *klass)
+{
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+
+	object_class->dispose = ga_memory_view_dispose;
+	object_class->finalize = ga_memory_view_finalize;
+	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_css_name(widget_class, "memoryview");
+}
+
+static void ga_memory_view_init(GaMemoryView *self)
+{
+	(void)self;
+}
+
+GtkWidget *ga_memory_view_new(GaSession *session)
+{
+	GaMemoryView *self = g_object_new(GA_TYPE_MEMORY_VIEW, NULL);
+
+	self->session = g_object_ref(session);
+	build(self);
+	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
+	g_signal_connect(session, "notify::selected-tiles", G_CALLBACK(on_session_tiles), self);
+	if (ga_session_get_document(session))
+		on_document(session, NULL, self);
+	return GTK_WIDGET(self);
+}

@@ -1,0 +1,21 @@
+/*
+ * The Memory view: memory per tile over every tile of every IPU, stacked
+ * by region or by category, with Include Gaps, the tile's capacity as a
+ * limit line, an IPU filter and software or physical tile order; the
+ * tile map of each IPU; tile selection by click, shift-click, rubber
+ * band or a typed list ("0-15, 52"); and what the selected tiles hold.
+ */
+#pragma once
+
+#include "ga-session.h"
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define GA_TYPE_MEMORY_VIEW (ga_memory_view_get_type())
+G_DECLARE_FINAL_TYPE(GaMemoryView, ga_memory_view, GA, MEMORY_VIEW, GtkWidget)
+
+GtkWidget *ga_memory_view_new(GaSession *session);
+
+G_END_DECLS

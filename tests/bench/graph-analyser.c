@@ -1,0 +1,269 @@
+/*
+ * Benchmark: the Graph Analyser on a large report (the 4-IPU, 5,888-tile,
+ * 20,000-compute-set report bench-report-open writes). Prints:
+ *   ga.launch_to_summary_s  from main() to the Summary view rendered: GTK
+ *                           started, the report read and every figure
+ *                           gathered (as the app's loader does), the window
+ *                           with every view built and the Summary drawn
+ *   ga.switch.<view>_ms     showing each view: layout, snapshot and an
+ *                           offscreen render of the window
+ *   ga.memory_chart_snapshot_ms / ga.tile_map_snapshot_ms
+ *                           median (and max) over a 200-step zoom and pan
+ *                           sweep of the Memory view's chart, and the tile
+ *                           maps' snapshot
+ *   ga.memory_chart_colour_nodes_per_layer  the most colour nodes a
+ *                           component of the chart drew, against its width
+ *   ga.peak_rss_mb
+ * Under Xvfb GTK's frame clock never completes, so "drawn" means a
+ * snapshot of the widget rendered offscreen by the cairo renderer.
+ * usage: bench-graph-analyser REPORT (needs a display: run.sh uses
+ * xvfb-run). Prints figures; never fails on time.
+ */
+#include "ga-document.h"
+#include "ga-session.h"
+#include "ga-views.h"
+
+#include <tilescope/tsc-chart.h>
+#include <tilescope/tsc-heatmap.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+static double now(void)
+{
+	return (double)g_get_monotonic_time() / 1e6;
+}
+
+static gboolean timed_out(gpointer data)
+{
+	*(gboolean *)data = TRUE;
+	return G_SOURCE_REMOVE;
+}
+
+/* Runs the main loop until `w` has a size (the window mapped and laid
+ * out), for at most five seconds. */
+static void wait_for_size(GtkWidget *w)
+{
+	gboolean done = FALSE;
+	guint id = g_timeout_add(5000, timed_out, &done);
+
+	while (!done && gtk_widget_get_width(w) <= 0)
+		g_main_context_iteration(NULL, TRUE);
+	if (!done)
+		g_source_remove(id);
+}
+
+/* Lays `w` out now at its current size, as GTK's next frame would: the
+ * synchronous half of showing a view. */
+static void layout_now(GtkWidget *w)
+{
+	GtkAllocation a = {0, 0, gtk_widget_get_width(w), gtk_widget_get_height(w)};
+
+	gtk_widget_size_allocate(w, &a, -1);
+}
+
+/* Lets GTK handle what is pending. */
+static void settle(void)
+{
+	for (int i = 0; i < 50 && g_main_context_iteration(NULL, FALSE); i++)
+		;
+}
+
+/* Snapshots `w` (inside `parent`) and renders it offscreen; returns the
+ * node (the caller unrefs). */
+static GskRenderNode *draw(GtkWidget *parent, GtkWidget *w, GskRenderer *renderer)
+{
+	GtkSnapshot *s = gtk_snapshot_new();
+	GskRenderNode *node;
+	graphene_rect_t bounds;
+
+	gtk_widget_snapshot_child(parent, w, s);
+	node = gtk_snapshot_free_to_node(s);
+	if (node) {
+		GdkTexture *t;
+
+		gsk_render_node_get_bounds(node, &bounds);
+		t = gsk_renderer_render_texture(renderer, node, &bounds);
+		g_object_unref(t);
+	}
+	return node;
+}
+
+/* The first descendant of `w` of type `type`. */
+static GtkWidget *find(GtkWidget *w, GType type)
+{
+	if (G_TYPE_CHECK_INSTANCE_TYPE(w, type))
+		return w;
+	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+		GtkWidget *found = find(c, type);
+
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+/* Colour nodes in a node tree, the most of one colour (a component). */
+static void count_colours(GskRenderNode *n, GHashTable *by_colour)
+{
+	switch (gsk_render_node_get_node_type(n)) {
+	case GSK_COLOR_NODE: {
+		const GdkRGBA *c = gsk_color_node_get_color(n);
+		guint key = ((guint)(c->red * 255) << 24) | ((guint)(c->green * 255) << 16) |
+		            ((guint)(c->blue * 255) << 8) | (guint)(c->alpha * 255);
+		gpointer v = g_hash_table_lookup(by_colour, GUINT_TO_POINTER(key));
+
+		g_hash_table_insert(by_colour, GUINT_TO_POINTER(key),
+		                    GUINT_TO_POINTER(GPOINTER_TO_UINT(v) + 1));
+		break;
+	}
+	case GSK_CONTAINER_NODE:
+		for (guint i = 0; i < gsk_container_node_get_n_children(n); i++)
+			count_colours(gsk_container_node_get_child(n, i), by_colour);
+		break;
+	case GSK_TRANSFORM_NODE:
+		count_colours(gsk_transform_node_get_child(n), by_colour);
+		break;
+	case GSK_CLIP_NODE:
+		count_colours(gsk_clip_node_get_child(n), by_colour);
+		break;
+	case GSK_OPACITY_NODE:
+		count_colours(gsk_opacity_node_get_child(n), by_colour);
+		break;
+	default:
+		break;
+	}
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	double t_start = now(), t0;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GFile) file = NULL;
+	GaDocument *doc;
+	GaSession *session;
+	GtkWidget *window, *stack, *memory = NULL;
+	GskRenderer *renderer;
+	size_t n_views;
+	const ga_view_info *views = ga_views(&n_views);
+	struct rusage ru;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: bench-graph-analyser REPORT\n");
+		return 2;
+	}
+	gtk_init();
+	renderer = gsk_cairo_renderer_new();
+	gsk_renderer_realize(renderer, NULL, NULL);
+	file = g_file_new_for_commandline_arg(argv[1]);
+	doc = ga_document_load(file, NULL, &error);
+	if (!doc) {
+		fprintf(stderr, "bench-graph-analyser: %s\n", error->message);
+		return 1;
+	}
+	printf("ga.load_s %.3f s\n", ga_document_get_load_seconds(doc));
+	session = ga_session_new();
+	window = gtk_window_new();
+	gtk_window_set_default_size(GTK_WINDOW(window), 1280, 820);
+	stack = gtk_stack_new();
+	gtk_window_set_child(GTK_WINDOW(window), stack);
+	for (size_t i = 0; i < n_views; i++) {
+		GtkWidget *v = views[i].create(session);
+
+		gtk_stack_add_named(GTK_STACK(stack), v, views[i].name);
+		if (!strcmp(views[i].name, "memory"))
+			memory = v;
+	}
+	ga_session_set_document(session, doc);
+	gtk_window_present(GTK_WINDOW(window));
+	if (gtk_stack_get_child_by_name(GTK_STACK(stack), "summary"))
+		gtk_stack_set_visible_child_name(GTK_STACK(stack), "summary");
+	wait_for_size(stack);
+	layout_now(stack);
+	gsk_render_node_unref(draw(window, stack, renderer));
+	printf("ga.launch_to_summary_s %.3f s (target <= 1.0)\n", now() - t_start);
+
+	for (size_t i = 0; i < n_views; i++) {
+		double best = 1e9;
+
+		/* Best of three: each switch away and back again. */
+		for (int k = 0; k < 3; k++) {
+			gtk_stack_set_visible_child_name(GTK_STACK(stack), views[(i + 1) % n_views].name);
+			layout_now(stack);
+			settle();
+			t0 = now();
+			gtk_stack_set_visible_child_name(GTK_STACK(stack), views[i].name);
+			layout_now(stack);
+			gsk_render_node_unref(draw(window, stack, renderer));
+			if (now() - t0 < best)
+				best = now() - t0;
+		}
+		printf("ga.switch.%s_ms %.1f ms (target <= 100)\n", views[i].name, best * 1e3);
+	}
+
+	if (memory) {
+		TscChart *chart = TSC_CHART(find(memory, TSC_TYPE_CHART));
+		GtkWidget *map = find(memory, TSC_TYPE_HEATMAP);
+		double times[200], map_times[20];
+		guint n_items = chart ? tsc_chart_get_n_items(chart) : 0, most = 0;
+		int width = chart ? gtk_widget_get_width(GTK_WIDGET(chart)) : 0;
+
+		gtk_stack_set_visible_child_name(GTK_STACK(stack), "memory");
+		layout_now(stack);
+		settle();
+		for (int i = 0; chart && i < 200; i++) {
+			/* Zoom in by halves to ~60 tiles, then pan across, then out. */
+			double span = i < 100 ? n_items / pow(1.05, i) : n_items / pow(1.05, 200 - i);
+			double start = fmod(i * 37.0, n_items - span + 1);
+			GHashTable *colours = g_hash_table_new(NULL, NULL);
+			GHashTableIter it;
+			gpointer key, value;
+			GskRenderNode *node;
+
+			tsc_chart_set_visible_range(chart, start, start + span);
+			t0 = now();
+			node = draw(gtk_widget_get_parent(GTK_WIDGET(chart)), GTK_WIDGET(chart), renderer);
+			times[i] = (now() - t0) * 1e3;
+			count_colours(node, colours);
+			g_hash_table_iter_init(&it, colours);
+			while (g_hash_table_iter_next(&it, &key, &value))
+				if (GPOINTER_TO_UINT(value) > most)
+					most = GPOINTER_TO_UINT(value);
+			g_hash_table_unref(colours);
+			gsk_render_node_unref(node);
+		}
+		qsort(times, 200, sizeof(double), compare_doubles);
+		printf("ga.memory_chart_snapshot_ms %.2f ms (target <= 10)\n", times[100]);
+		printf("# ga.memory_chart_snapshot_max_ms %.2f\n", times[199]);
+		printf("ga.memory_chart_colour_nodes_per_layer %u count (target <= %d)\n", most,
+		       2 * width);
+		for (int i = 0; map && i < 20; i++) {
+			GtkWidget *parent = gtk_widget_get_parent(map);
+
+			gtk_widget_queue_draw(map);
+			t0 = now();
+			gsk_render_node_unref(draw(parent, map, renderer));
+			map_times[i] = (now() - t0) * 1e3;
+		}
+		if (map) {
+			qsort(map_times, 20, sizeof(double), compare_doubles);
+			printf("ga.tile_map_snapshot_ms %.2f ms (target <= 10)\n", map_times[10]);
+		}
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	printf("ga.peak_rss_mb %ld MB (target <= 400)\n", ru.ru_maxrss / 1024);
+	gtk_window_destroy(GTK_WINDOW(window));
+	g_object_unref(session);
+	ga_document_unref(doc);
+	gsk_renderer_unrealize(renderer);
+	g_object_unref(renderer);
+	return 0;
+}
