@@ -3,7 +3,7 @@
 # through sudo on a fresh Debian 12 machine.
 TILESCOPE_DEB_PACKAGES="gcc libc6-dev meson ninja-build pkg-config python3 libcmocka-dev zlib1g-dev libsqlite3-dev libcbor-dev libcjson-dev sqlite3 dataset-fashion-mnist"
 # The chart kit (GTK 4.8) and its headless tests: Xvfb, the accessibility bus, screenshots.
-TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES libgtk-4-dev xvfb xauth dbus at-spi2-core python3-pyatspi imagemagick adwaita-icon-theme librsvg2-common fonts-dejavu-core"
+TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES libgtk-4-dev xvfb xauth dbus at-spi2-core python3-pyatspi imagemagick xdotool adwaita-icon-theme librsvg2-common fonts-dejavu-core"
 
 tilescope_install_deps() {
 	local missing="" pkg

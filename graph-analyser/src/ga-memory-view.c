@@ -31,6 +31,7 @@ struct _GaMemoryView {
 	guint *item_of;             /* tile -> item */
 	guint *components;          /* category of each stacked component (category mode) */
 	gboolean syncing;           /* a selection being copied between chart and session */
+	guint entry_timeout;        /* applies "Select tiles" a moment after typing stops */
 
 	GtkWidget *box;
 	GtkDropDown *stack_by;
@@ -398,12 +399,20 @@ static void on_session_tiles(GaSession *session, GParamSpec *pspec, gpointer dat
 		}
 		self->syncing = FALSE;
 	}
-	if (!gtk_widget_has_focus(GTK_WIDGET(self->tiles_entry)))
+	if (!gtk_widget_has_focus(GTK_WIDGET(self->tiles_entry)) &&
+	    g_strcmp0(gtk_editable_get_text(GTK_EDITABLE(self->tiles_entry)), list) != 0) {
+		gboolean was = self->syncing;
+
+		self->syncing = TRUE; /* not typing: no timeout */
 		gtk_editable_set_text(GTK_EDITABLE(self->tiles_entry), list);
+		self->syncing = was;
+	}
 	ga_memory_selection_set_tiles(self->selection, tiles);
 }
 
-/* "Select tiles": a list and ranges, checked against the tiles. */
+/* "Select tiles": a list and ranges, checked against the tiles; applied
+ * on Enter, and a moment after typing stops (so a list read from the
+ * clipboard or written by an assistive tool takes effect too). */
 static void on_tiles_entry(GtkEntry *entry, gpointer data)
 {
 	GaMemoryView *self = data;
@@ -420,6 +429,28 @@ static void on_tiles_entry(GtkEntry *entry, gpointer data)
 	gtk_widget_set_visible(GTK_WIDGET(self->tiles_error), FALSE);
 	gtk_widget_remove_css_class(GTK_WIDGET(entry), "error");
 	ga_session_set_selected_tiles(self->session, tiles);
+}
+
+static gboolean apply_tiles_entry(gpointer data)
+{
+	GaMemoryView *self = data;
+
+	self->entry_timeout = 0;
+	on_tiles_entry(self->tiles_entry, self);
+	return G_SOURCE_REMOVE;
+}
+
+/* Typing in "Select tiles" (not the view writing the selection there). */
+static void on_tiles_changed(GtkEditable *editable, gpointer data)
+{
+	GaMemoryView *self = data;
+
+	(void)editable;
+	if (self->syncing)
+		return;
+	if (self->entry_timeout)
+		g_source_remove(self->entry_timeout);
+	self->entry_timeout = g_timeout_add(500, apply_tiles_entry, self);
 }
 
 /* --- Following the session ----------------------------------------------------------------- */
@@ -508,7 +539,8 @@ static void on_ipu_changed(GObject *object, GParamSpec *pspec, gpointer data)
 
 /* --- Building ----------------------------------------------------------------------------------- */
 
-/* A labelled drop-down of fixed strings. */
+/* A drop-down of fixed strings named by its mnemonic label (its
+ * accessible name too: GTK takes it from the label). */
 static GtkDropDown *labelled_drop_down(GtkBox *bar, const char *label, const char *const *items)
 {
 	GtkWidget *l = gtk_label_new_with_mnemonic(label);
@@ -540,8 +572,6 @@ static void build(GaMemoryView *self)
 	gtk_widget_set_margin_bottom(self->box, 12);
 
 	self->stack_by = labelled_drop_down(GTK_BOX(bar), "_Stack by", stacks);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->stack_by), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Stack by", -1);
 	self->gaps = GTK_CHECK_BUTTON(gtk_check_button_new_with_mnemonic("Include _Gaps"));
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->gaps));
 	self->max_line = GTK_CHECK_BUTTON(gtk_check_button_new_with_mnemonic("_Max memory line"));
@@ -550,19 +580,13 @@ static void build(GaMemoryView *self)
 	                            "The memory of a tile; off, the chart fits the data");
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->max_line));
 	self->ipu = labelled_drop_down(GTK_BOX(bar), "_IPU", ipus);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->ipu), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "IPU", -1);
 	self->order_by = labelled_drop_down(GTK_BOX(bar), "_Order", orders);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->order_by),
-	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Tile order", -1);
 	gtk_widget_set_margin_start(sel_label, 12);
 	gtk_box_append(GTK_BOX(bar), sel_label);
 	self->tiles_entry = GTK_ENTRY(gtk_entry_new());
 	gtk_entry_set_placeholder_text(self->tiles_entry, "0-15, 52");
 	gtk_widget_set_hexpand(GTK_WIDGET(self->tiles_entry), TRUE);
 	gtk_label_set_mnemonic_widget(GTK_LABEL(sel_label), GTK_WIDGET(self->tiles_entry));
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->tiles_entry),
-	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Select tiles", -1);
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->tiles_entry));
 	gtk_box_append(GTK_BOX(self->box), bar);
 
@@ -618,6 +642,7 @@ static void build(GaMemoryView *self)
 	g_signal_connect(self->order_by, "notify::selected", G_CALLBACK(on_order_changed), self);
 	g_signal_connect(self->ipu, "notify::selected", G_CALLBACK(on_ipu_changed), self);
 	g_signal_connect(self->tiles_entry, "activate", G_CALLBACK(on_tiles_entry), self);
+	g_signal_connect(self->tiles_entry, "changed", G_CALLBACK(on_tiles_changed), self);
 	g_signal_connect(self->chart, "selection-changed", G_CALLBACK(on_chart_selection), self);
 }
 
@@ -627,6 +652,9 @@ static void ga_memory_view_dispose(GObject *object)
 
 	if (self->session)
 		g_signal_handlers_disconnect_by_data(self->session, self);
+	if (self->entry_timeout)
+		g_source_remove(self->entry_timeout);
+	self->entry_timeout = 0;
 	g_clear_pointer(&self->box, gtk_widget_unparent);
 	G_OBJECT_CLASS(ga_memory_view_parent_class)->dispose(object);
 }

@@ -18,6 +18,9 @@ import time
 
 import pyatspi
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from atspi_util import find, find_app, text_of, walk  # noqa: E402
+
 # Integer figures: key path -> the JSON path to compare with.
 INTEGER_KEYS = [
     "target.numIpus", "target.tilesPerIpu", "target.totalTiles", "target.numReplicas",
@@ -45,54 +48,6 @@ def lookup(doc, path):
         else:
             value = value[part]
     return value
-
-
-def find_app(pid, timeout=20):
-    end = time.time() + timeout
-    while time.time() < end:
-        desktop = pyatspi.Registry.getDesktop(0)
-        for app in desktop:
-            try:
-                if app is not None and app.get_process_id() == pid and app.childCount > 0:
-                    return app
-            except Exception:
-                pass
-        time.sleep(0.2)
-    raise SystemExit("FAIL: the app never appeared on the AT-SPI bus")
-
-
-def walk(acc, depth=0):
-    """Every accessible below acc (showing ones only)."""
-    if acc is None or depth > 60:
-        return
-    yield acc
-    for i in range(acc.childCount):
-        try:
-            child = acc.getChildAtIndex(i)
-        except Exception:
-            continue
-        yield from walk(child, depth + 1)
-
-
-def find(app, predicate, timeout=20):
-    end = time.time() + timeout
-    while time.time() < end:
-        for acc in walk(app):
-            try:
-                if predicate(acc):
-                    return acc
-            except Exception:
-                pass
-        time.sleep(0.3)
-    return None
-
-
-def text_of(acc):
-    try:
-        t = acc.queryText()
-        return t.getText(0, t.characterCount)
-    except NotImplementedError:
-        return acc.name
 
 
 def main():

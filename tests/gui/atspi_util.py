@@ -1,0 +1,93 @@
+"""Finding the app and its widgets on the AT-SPI bus, for the GUI tests."""
+import time
+
+import pyatspi
+
+
+def find_app(pid, timeout=20):
+    end = time.time() + timeout
+    while time.time() < end:
+        desktop = pyatspi.Registry.getDesktop(0)
+        for app in desktop:
+            try:
+                if app is not None and app.get_process_id() == pid and app.childCount > 0:
+                    return app
+            except Exception:
+                pass
+        time.sleep(0.2)
+    raise SystemExit("FAIL: the app never appeared on the AT-SPI bus")
+
+
+def walk(acc, depth=0, prune=None):
+    """Every accessible below acc, depth first. `prune(a)` true skips a's
+    subtree (GTK 4.8 marks hidden stack pages neither hidden nor not
+    showing, so a test names the views it does not want to search: the
+    bus is slow and the Summary view alone has a thousand labels)."""
+    if acc is None or depth > 60:
+        return
+    yield acc
+    if prune is not None and depth > 0:
+        try:
+            if prune(acc):
+                return
+        except Exception:
+            pass
+    for i in range(acc.childCount):
+        try:
+            child = acc.getChildAtIndex(i)
+        except Exception:
+            continue
+        yield from walk(child, depth + 1, prune)
+
+
+def other_views(*keep):
+    """A prune for walk(): the view panels not named in `keep`."""
+    views = {"Summary", "Insights", "Memory"} - set(keep)
+    return lambda a: a.getRole() == pyatspi.ROLE_PANEL and a.name in views
+
+
+def find(app, predicate, timeout=20, prune=None):
+    end = time.time() + timeout
+    while time.time() < end:
+        for acc in walk(app, prune=prune):
+            try:
+                if predicate(acc):
+                    return acc
+            except Exception:
+                pass
+        time.sleep(0.3)
+    return None
+
+
+def text_of(acc):
+    try:
+        t = acc.queryText()
+        return t.getText(0, t.characterCount)
+    except NotImplementedError:
+        return acc.name
+
+
+def plain(name):
+    """An accessible name as a person reads it: GTK 4.8 leaves the
+    mnemonic's underscore in the names of buttons and check boxes
+    ("Include _Gaps")."""
+    return (name or "").replace("_", "")
+
+
+def click(acc):
+    """Clicks acc as a person would: its action when it has one, else the
+    pointer at its centre (xdotool; the window is at the screen's top left
+    under Xvfb without a window manager, so window coordinates are the
+    screen's)."""
+    import subprocess
+
+    try:
+        action = acc.queryAction()
+        if action.nActions > 0:
+            action.doAction(0)
+            return
+    except Exception:
+        pass
+    x, y, w, h = acc.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+    subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + h // 2), "click", "1"],
+                   check=True)

@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""The Memory view and a hostile file, used as a person would.
+
+1. Opens REPORT on the Memory view, writes "0-15, 52" into "Select tiles"
+   and activates it (Enter); the Details figure "Selection Total" must equal the
+   tiles' bytes as `tilescope sql` reads them from the file, and the chart
+   ("Memory by tile") must say what is selected.
+2. Turns "Include Gaps" on: the chart's description (its maximum) must
+   change, and "Selection Total including gaps" must equal the file's.
+3. Opens a file that is not a report: the window shows reportlib's one
+   line ("not an SQLite database") and the app stays up and usable (the
+   "Open Another Report…" button is there, the process alive).
+
+    check-memory.py APP TILESCOPE REPORT
+Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import pyatspi
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from atspi_util import click, find, find_app, other_views, plain, text_of  # noqa: E402
+
+TILES = list(range(16)) + [52]
+
+
+def sql_sum(tilescope, report, column):
+    ids = ",".join(str(t) for t in TILES)
+    out = subprocess.run([tilescope, "sql", "--csv", report,
+                          f"SELECT sum({column}) AS s FROM tile_memory WHERE tile IN ({ids})"],
+                         check=True, capture_output=True, text=True).stdout
+    return int(out.splitlines()[1])
+
+
+def launch(app_path, args, tmp):
+    env = dict(os.environ)
+    for var in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        env[var] = tmp
+    return subprocess.Popen([app_path] + args, env=env)
+
+
+def stop(proc):
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def wait_for(predicate, timeout=15):
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            if predicate():
+                return True
+        except Exception:
+            pass
+        time.sleep(0.2)
+    return False
+
+
+def check_memory(app_path, tilescope, report, tmp, failures):
+    want_total = sql_sum(tilescope, report, "total")
+    want_gaps = sql_sum(tilescope, report, "total_including_gaps")
+    proc = launch(app_path, ["--view=memory", report], tmp)
+    try:
+        app = find_app(proc.pid)
+        memory = other_views("Memory")
+        entry = find(app, lambda a: a.name == "Select tiles" and
+                     a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY), prune=memory)
+        chart = find(app, lambda a: a.name == "Memory by tile", prune=memory)
+        if entry is None or chart is None:
+            raise SystemExit("FAIL: the Memory view has no 'Select tiles' entry or no chart")
+        entry.queryEditableText().setTextContents("0-15, 52")
+        entry.queryAction().doAction(0)  # "activate": Enter
+        total = find(app, lambda a: a.name == "Selection Total", prune=memory)
+        if total is None:
+            raise SystemExit("FAIL: no 'Selection Total' figure after selecting tiles")
+        if not wait_for(lambda: text_of(total) == f"{want_total:,}"):
+            failures.append(f"Selection Total shows {text_of(total)!r}, the file has "
+                            f"{want_total:,}")
+        if "selected" not in (chart.description or ""):
+            failures.append(f"the chart does not say what is selected: {chart.description!r}")
+        before = chart.description
+        gaps = find(app, lambda a: plain(a.name) == "Include Gaps" and
+                    a.getRole() in (pyatspi.ROLE_CHECK_BOX, pyatspi.ROLE_TOGGLE_BUTTON),
+                    prune=memory)
+        if gaps is None:
+            raise SystemExit("FAIL: no 'Include Gaps' check box")
+        click(gaps)
+        if not wait_for(lambda: chart.description != before):
+            failures.append("Include Gaps did not change the chart: " + repr(before))
+        with_gaps = find(app, lambda a: a.name == "Selection Total including gaps",
+                         prune=memory)
+        if with_gaps is None or text_of(with_gaps) != f"{want_gaps:,}":
+            failures.append("Selection Total including gaps shows "
+                            f"{text_of(with_gaps) if with_gaps else None!r}, the file has "
+                            f"{want_gaps:,}")
+        print(f"memory: selection {want_total:,} B ({want_gaps:,} B with gaps) as the file "
+              f"says; chart: {chart.description}")
+    finally:
+        stop(proc)
+
+
+def check_hostile(app_path, tmp, failures):
+    bad = os.path.join(tmp, "profile.pop")
+    with open(bad, "wb") as f:
+        f.write(b"This is not a report.\n" * 64)
+    proc = launch(app_path, [bad], tmp)
+    try:
+        app = find_app(proc.pid)
+        # GTK 4.8 names a label by its text once the text is set.
+        message = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and bad in a.name)
+        if message is None:
+            raise SystemExit("FAIL: no error message for a file that is not a report")
+        shown = text_of(message)
+        if "not an SQLite database" not in shown or bad not in shown:
+            failures.append(f"the error message does not say what is wrong: {shown!r}")
+        button = find(app, lambda a: a.getRole() == pyatspi.ROLE_PUSH_BUTTON and
+                      "Open Another Report" in plain(a.name), timeout=5)
+        if button is None:
+            failures.append("no 'Open Another Report…' button after the error")
+        time.sleep(0.5)
+        if proc.poll() is not None:
+            failures.append(f"the app exited ({proc.returncode}) after a bad file")
+        print(f"hostile file: {shown!r}; the app is up")
+    finally:
+        stop(proc)
+
+
+def main():
+    app_path, tilescope, report = sys.argv[1:4]
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="ga-gui-") as tmp:
+        check_memory(app_path, tilescope, report, tmp, failures)
+        check_hostile(app_path, tmp, failures)
+    for f in failures:
+        print("FAIL:", f)
+    if failures:
+        sys.exit(1)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
