@@ -2,7 +2,11 @@
  * What the selected tiles hold (ga-memory-selection.h).
  *
  * Details come from the document's per-tile arrays (regions, categories):
- * no file access. Variables come from a worker with its own reportlib
+ * no file access. Vertices (vertex memory by vertex type and by compute
+ * set) and Exchanges (bytes received and sent) sum the per-tile blobs over
+ * the selection in SQL, for selections of up to SQL_TILES tiles (each
+ * tile is one tile_value() walk per row; more would make a large report
+ * take seconds, so the tabs say so instead). Variables come from a worker with its own reportlib
  * handle on the same file (reportlib's thread contract: one thread per
  * handle): for a few tiles one SQL statement sums tile_value() over them,
  * for many it decodes each variable's per-tile bytes once. A newer
@@ -15,7 +19,7 @@
 /* Tiles shown side by side in Details; more are summed in "Selection". */
 #define SIDE_BY_SIDE 6
 /* Up to this many tiles, the variables are found with tile_value() in SQL. */
-#define SQL_TILES 32
+#define SQL_TILES 64
 
 /* --- A variable's row ------------------------------------------------------------------ */
 
@@ -92,6 +96,73 @@ static void ga_var_row_init(GaVarRow *self)
 	(void)self;
 }
 
+/* --- A breakdown's row (Vertices, Exchanges) -------------------------------------------- */
+
+#define GA_TYPE_PART_ROW (ga_part_row_get_type())
+G_DECLARE_FINAL_TYPE(GaPartRow, ga_part_row, GA, PART_ROW, GObject)
+
+struct _GaPartRow {
+	GObject parent_instance;
+	char *name;
+	char *kind;       /* "vertex type", "compute set"; "internal", "external", "host" */
+	guint64 a, b;     /* bytes on the selection: total and code; received and sent */
+};
+
+G_DEFINE_FINAL_TYPE(GaPartRow, ga_part_row, G_TYPE_OBJECT)
+
+enum { PP_0, PP_NAME, PP_KIND, PP_A, PP_B, PP_N };
+static GParamSpec *part_props[PP_N];
+
+static void ga_part_row_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+	GaPartRow *self = GA_PART_ROW(object);
+
+	switch (id) {
+	case PP_NAME:
+		g_value_set_string(value, self->name);
+		break;
+	case PP_KIND:
+		g_value_set_string(value, self->kind);
+		break;
+	case PP_A:
+		g_value_set_uint64(value, self->a);
+		break;
+	case PP_B:
+		g_value_set_uint64(value, self->b);
+		break;
+	default:
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+	}
+}
+
+static void ga_part_row_finalize(GObject *object)
+{
+	GaPartRow *self = GA_PART_ROW(object);
+
+	g_free(self->name);
+	g_free(self->kind);
+	G_OBJECT_CLASS(ga_part_row_parent_class)->finalize(object);
+}
+
+static void ga_part_row_class_init(GaPartRowClass *klass)
+{
+	GObjectClass *oc = G_OBJECT_CLASS(klass);
+	const GParamFlags f = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+	oc->get_property = ga_part_row_get_property;
+	oc->finalize = ga_part_row_finalize;
+	part_props[PP_NAME] = g_param_spec_string("name", NULL, NULL, NULL, f);
+	part_props[PP_KIND] = g_param_spec_string("kind", NULL, NULL, NULL, f);
+	part_props[PP_A] = g_param_spec_uint64("a", NULL, NULL, 0, G_MAXUINT64, 0, f);
+	part_props[PP_B] = g_param_spec_uint64("b", NULL, NULL, 0, G_MAXUINT64, 0, f);
+	g_object_class_install_properties(oc, PP_N, part_props);
+}
+
+static void ga_part_row_init(GaPartRow *self)
+{
+	(void)self;
+}
+
 /* --- The widget -------------------------------------------------------------------------- */
 
 struct _GaMemorySelection {
@@ -111,6 +182,10 @@ struct _GaMemorySelection {
 	GtkLabel *variables_status;
 	GtkSearchEntry *variables_search;
 	GtkColumnView *variables_view;
+	GListStore *vertices;       /* GaPartRow: vertex types and compute sets */
+	GtkLabel *vertices_status;
+	GListStore *exchanges;      /* GaPartRow: exchanges */
+	GtkLabel *exchanges_status;
 };
 
 G_DEFINE_FINAL_TYPE(GaMemorySelection, ga_memory_selection, GTK_TYPE_WIDGET)
@@ -298,6 +373,8 @@ typedef struct var_search {
 	GArray *ids;       /* guint32 */
 	GArray *bytes;     /* guint64 */
 	char *error;
+	GPtrArray *vertices;  /* GaPartRow, NULL when the selection is too large to list */
+	GPtrArray *exchanges; /* GaPartRow, likewise */
 } var_search;
 
 static void var_search_free(var_search *s)
@@ -308,6 +385,10 @@ static void var_search_free(var_search *s)
 		g_array_unref(s->ids);
 	if (s->bytes)
 		g_array_unref(s->bytes);
+	if (s->vertices)
+		g_ptr_array_unref(s->vertices);
+	if (s->exchanges)
+		g_ptr_array_unref(s->exchanges);
 	g_free(s->error);
 	g_free(s);
 }
@@ -327,6 +408,71 @@ static int on_var_row(void *data, size_t n, const char *const *names, const tsr_
 	g_array_append_val(s->ids, id);
 	g_array_append_val(s->bytes, b);
 	return 0;
+}
+
+/* A breakdown's rows: (name, kind, a, b). */
+static int on_part_row(void *data, size_t n, const char *const *names, const tsr_value *v)
+{
+	GPtrArray *rows = data;
+	GaPartRow *row;
+
+	(void)names;
+	if (n < 4 || v[2].type != TSR_VALUE_INTEGER || v[3].type != TSR_VALUE_INTEGER)
+		return 0;
+	row = g_object_new(GA_TYPE_PART_ROW, NULL);
+	row->name = v[0].type == TSR_VALUE_TEXT ? g_strndup(v[0].data, v[0].size) : g_strdup("");
+	row->kind = v[1].type == TSR_VALUE_TEXT ? g_strndup(v[1].data, v[1].size) : g_strdup("");
+	row->a = (guint64)v[2].integer;
+	row->b = (guint64)v[3].integer;
+	g_ptr_array_add(rows, row);
+	return 0;
+}
+
+/* "tile_value(col, t0) + tile_value(col, t1) ...": a blob column's sum
+ * over the selected tiles. */
+static void append_sum(GString *sql, const var_search *s, const char *column)
+{
+	g_string_append_c(sql, '(');
+	for (guint i = 0; i < s->n_tiles; i++)
+		g_string_append_printf(sql, "%stile_value(%s, %u)", i ? " + " : "", column,
+		                       s->tiles[i]);
+	g_string_append_c(sql, ')');
+}
+
+/* Vertex memory by vertex type and by compute set, and exchange bytes,
+ * on the selected tiles (one SQL statement each; up to SQL_TILES tiles). */
+static int search_parts(var_search *s, tsr_report *r)
+{
+	GString *sql = g_string_new(NULL);
+	int rc;
+
+	s->vertices = g_ptr_array_new_with_free_func(g_object_unref);
+	s->exchanges = g_ptr_array_new_with_free_func(g_object_unref);
+	for (int by_cs = 0; by_cs < 2; by_cs++) {
+		g_string_assign(sql, "SELECT s.text, ");
+		g_string_append(sql, by_cs ? "'compute set', " : "'vertex type', ");
+		append_sum(sql, s, "m.total_bytes_by_tile");
+		g_string_append(sql, " AS t, ");
+		append_sum(sql, s, "m.code_bytes_by_tile");
+		g_string_append_printf(sql,
+		                       " FROM %s m JOIN %s x ON x.id = m.%s JOIN string s ON s.id = x.name "
+		                       "WHERE t > 0",
+		                       by_cs ? "memory_by_compute_set" : "memory_by_vertex_type",
+		                       by_cs ? "compute_set" : "vertex_type",
+		                       by_cs ? "compute_set" : "vertex_type");
+		if ((rc = tsr_report_query(r, sql->str, NULL, on_part_row, s->vertices)) != TSR_OK)
+			goto out;
+	}
+	g_string_assign(sql, "SELECT s.text, e.kind, ");
+	append_sum(sql, s, "e.bytes_received_by_tile");
+	g_string_append(sql, " AS rx, ");
+	append_sum(sql, s, "e.bytes_sent_by_tile");
+	g_string_append(sql, " AS tx FROM exchange e JOIN string s ON s.id = e.name "
+	                     "WHERE rx > 0 OR tx > 0");
+	rc = tsr_report_query(r, sql->str, NULL, on_part_row, s->exchanges);
+out:
+	g_string_free(sql, TRUE);
+	return rc;
 }
 
 /* The worker: opens its own handle and finds the variables on the tiles. */
@@ -375,11 +521,40 @@ static void search_thread(GTask *task, gpointer source, gpointer data, GCancella
 			}
 		}
 	}
+	if (!rc && s->n_tiles <= SQL_TILES && !g_cancellable_is_cancelled(cancel))
+		rc = search_parts(s, r);
 	if (rc)
 		s->error = g_strdup(tsr_report_error(r));
 out:
 	tsr_report_free(r);
 	g_task_return_boolean(task, TRUE);
+}
+
+/* Fills the Vertices and Exchanges tabs from a finished search. */
+static void show_parts(GaMemorySelection *self, var_search *s)
+{
+	g_autofree char *vs = NULL;
+	g_autofree char *xs = NULL;
+
+	if (!s->vertices) {
+		g_autofree char *why = g_strdup_printf(
+		    "Vertices and exchanges are listed for up to %d tiles; %u are selected.",
+		    SQL_TILES, s->n_tiles);
+
+		gtk_label_set_text(self->vertices_status, why);
+		gtk_label_set_text(self->exchanges_status, why);
+		return;
+	}
+	for (guint i = 0; i < s->vertices->len; i++)
+		g_list_store_append(self->vertices, s->vertices->pdata[i]);
+	for (guint i = 0; i < s->exchanges->len; i++)
+		g_list_store_append(self->exchanges, s->exchanges->pdata[i]);
+	vs = g_strdup_printf("%u vertex types and compute sets with vertex memory on the selection",
+	                     s->vertices->len);
+	xs = g_strdup_printf("%u exchanges that send or receive on the selection",
+	                     s->exchanges->len);
+	gtk_label_set_text(self->vertices_status, vs);
+	gtk_label_set_text(self->exchanges_status, xs);
 }
 
 static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
@@ -399,6 +574,8 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 	g_clear_object(&self->search);
 	if (s->error) {
 		gtk_label_set_text(self->variables_status, s->error);
+		gtk_label_set_text(self->vertices_status, s->error);
+		gtk_label_set_text(self->exchanges_status, s->error);
 		g_object_unref(self);
 		return;
 	}
@@ -426,6 +603,7 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 	status = g_strdup_printf("%u variable%s on the selection", s->ids->len,
 	                         s->ids->len == 1 ? "" : "s");
 	gtk_label_set_text(self->variables_status, status);
+	show_parts(self, s);
 	g_object_unref(self);
 }
 
@@ -442,10 +620,16 @@ static void update_variables(GaMemorySelection *self)
 		g_cancellable_cancel(self->search);
 	g_clear_object(&self->search);
 	g_list_store_remove_all(self->variables);
+	g_list_store_remove_all(self->vertices);
+	g_list_store_remove_all(self->exchanges);
 	if (!self->doc || n_sel == 0) {
 		gtk_label_set_text(self->variables_status, "Select tiles to see their variables.");
+		gtk_label_set_text(self->vertices_status, "Select tiles to see their vertices.");
+		gtk_label_set_text(self->exchanges_status, "Select tiles to see their exchanges.");
 		return;
 	}
+	gtk_label_set_text(self->vertices_status, "Finding the vertices on the selection…");
+	gtk_label_set_text(self->exchanges_status, "Finding the exchanges on the selection…");
 	path = g_file_get_path(ga_document_get_file(self->doc));
 	s = g_new0(var_search, 1);
 	s->path = g_steal_pointer(&path);
@@ -591,6 +775,79 @@ static GtkWidget *build_variables(GaMemorySelection *self)
 	return box;
 }
 
+/* --- The breakdown tables ----------------------------------------------------------------- */
+
+static void bind_part(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
+{
+	GaPartRow *row = gtk_list_item_get_item(item);
+	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(item));
+	const char *name = column;
+	g_autofree char *text = NULL;
+
+	(void)f;
+	if (!strcmp(name, "name"))
+		text = g_strdup(row->name);
+	else if (!strcmp(name, "kind"))
+		text = g_strdup(row->kind);
+	else if (!strcmp(name, "a"))
+		text = thousands(row->a);
+	else
+		text = thousands(row->b);
+	gtk_label_set_text(l, text);
+}
+
+/* A tab of a breakdown: a status line and a sortable table of GaPartRow
+ * with the titles of its a and b columns. */
+static GtkWidget *build_parts(GListStore **store, GtkLabel **status, const char *accessible,
+                              const char *a_title, const char *b_title)
+{
+	static const char *const columns[] = {"name", "kind", "a", "b"};
+	const char *titles[] = {"Name", "Kind", a_title, b_title};
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+	GtkWidget *scroll = gtk_scrolled_window_new();
+	GtkColumnView *view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
+	GtkSortListModel *sorted;
+
+	*store = g_list_store_new(GA_TYPE_PART_ROW);
+	*status = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(*status, 0);
+	gtk_label_set_wrap(*status, TRUE);
+	gtk_widget_add_css_class(GTK_WIDGET(*status), "dim-label");
+	gtk_box_append(GTK_BOX(box), GTK_WIDGET(*status));
+	for (guint i = 0; i < G_N_ELEMENTS(columns); i++) {
+		GtkListItemFactory *f = gtk_signal_list_item_factory_new();
+		GtkColumnViewColumn *col;
+		gboolean numeric = i >= 2;
+		GtkSorter *sorter =
+		    numeric ? GTK_SORTER(gtk_numeric_sorter_new(
+		                  gtk_property_expression_new(GA_TYPE_PART_ROW, NULL, columns[i])))
+		            : GTK_SORTER(gtk_string_sorter_new(
+		                  gtk_property_expression_new(GA_TYPE_PART_ROW, NULL, columns[i])));
+
+		g_signal_connect(f, "setup", G_CALLBACK(setup_label), GINT_TO_POINTER(numeric));
+		g_signal_connect(f, "bind", G_CALLBACK(bind_part), (gpointer)columns[i]);
+		col = gtk_column_view_column_new(titles[i], f);
+		gtk_column_view_column_set_sorter(col, sorter);
+		gtk_column_view_column_set_resizable(col, TRUE);
+		gtk_column_view_column_set_expand(col, i == 0);
+		gtk_column_view_append_column(view, col);
+		if (i == 2)
+			gtk_column_view_sort_by_column(view, col, GTK_SORT_DESCENDING);
+		g_object_unref(col);
+		g_object_unref(sorter);
+	}
+	sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(*store)),
+	                                 g_object_ref(gtk_column_view_get_sorter(view)));
+	gtk_column_view_set_model(view,
+	                          GTK_SELECTION_MODEL(gtk_single_selection_new(G_LIST_MODEL(sorted))));
+	gtk_accessible_update_property(GTK_ACCESSIBLE(view), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               accessible, -1);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(view));
+	gtk_widget_set_vexpand(scroll, TRUE);
+	gtk_box_append(GTK_BOX(box), scroll);
+	return box;
+}
+
 /* --- Building ------------------------------------------------------------------------------ */
 
 static GtkWidget *build_details(GaMemorySelection *self)
@@ -632,6 +889,8 @@ static void ga_memory_selection_finalize(GObject *object)
 	g_clear_pointer(&self->doc, ga_document_unref);
 	g_clear_pointer(&self->tiles, gtk_bitset_unref);
 	g_clear_object(&self->variables);
+	g_clear_object(&self->vertices);
+	g_clear_object(&self->exchanges);
 	g_clear_object(&self->session);
 	G_OBJECT_CLASS(ga_memory_selection_parent_class)->finalize(object);
 }
@@ -654,6 +913,16 @@ static void ga_memory_selection_init(GaMemorySelection *self)
 	                         gtk_label_new("Details"));
 	gtk_notebook_append_page(GTK_NOTEBOOK(self->notebook), build_variables(self),
 	                         gtk_label_new("Variables"));
+	gtk_notebook_append_page(GTK_NOTEBOOK(self->notebook),
+	                         build_parts(&self->vertices, &self->vertices_status,
+	                                     "Vertices on the selection", "Vertex bytes",
+	                                     "Code bytes"),
+	                         gtk_label_new("Vertices"));
+	gtk_notebook_append_page(GTK_NOTEBOOK(self->notebook),
+	                         build_parts(&self->exchanges, &self->exchanges_status,
+	                                     "Exchanges on the selection", "Bytes received",
+	                                     "Bytes sent"),
+	                         gtk_label_new("Exchanges"));
 	update_details(self);
 	update_variables(self);
 }

@@ -3,7 +3,9 @@
  * Details (bytes by region and category, and gaps; several tiles side by
  * side with their total) and Variables (every variable with bytes on the
  * selection, sortable and searchable: bytes there and in all, category,
- * always live or not, lifetime in liveness steps). The variables are
+ * always live or not, lifetime in liveness steps), Vertices (vertex and
+ * code bytes by vertex type and compute set) and Exchanges (bytes received
+ * and sent by each exchange). The variables are
  * found in a worker on a handle of its own, so a large selection never
  * blocks the window; a new selection cancels the search before it.
  */

@@ -471,6 +471,8 @@ static void fill_ipu_list(GaMemoryView *self, guint num_ipus)
 	gtk_widget_set_sensitive(GTK_WIDGET(self->ipu), num_ipus > 1);
 }
 
+static void on_stack_changed(GObject *object, GParamSpec *pspec, gpointer data);
+
 static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 {
 	GaMemoryView *self = data;
@@ -489,6 +491,19 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 	ga_tile_layout_init(&self->layout, target->num_ipus, target->tiles_per_ipu);
 	build_order(self);
 	fill_ipu_list(self, target->num_ipus);
+	/* The capacity line starts on when a tile is past half its memory:
+	 * below that it only flattens the data. */
+	{
+		size_t n;
+		const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n);
+		uint64_t top = 0;
+
+		for (size_t t = 0; t < n; t++)
+			top = MAX(top, tiles[t].total_including_gaps);
+		g_signal_handlers_block_by_func(self->max_line, on_stack_changed, self);
+		gtk_check_button_set_active(self->max_line, top * 2 > target->bytes_per_tile);
+		g_signal_handlers_unblock_by_func(self->max_line, on_stack_changed, self);
+	}
 	rebuild_chart(self);
 	cap = format_bytes((double)target->bytes_per_tile, NULL);
 	{
@@ -575,9 +590,9 @@ static void build(GaMemoryView *self)
 	self->gaps = GTK_CHECK_BUTTON(gtk_check_button_new_with_mnemonic("Include _Gaps"));
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->gaps));
 	self->max_line = GTK_CHECK_BUTTON(gtk_check_button_new_with_mnemonic("_Max memory line"));
-	gtk_check_button_set_active(self->max_line, TRUE);
 	gtk_widget_set_tooltip_text(GTK_WIDGET(self->max_line),
-	                            "The memory of a tile; off, the chart fits the data");
+	                            "The memory of a tile (on when a tile is past half of it); off, "
+	                            "the chart fits the data");
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->max_line));
 	self->ipu = labelled_drop_down(GTK_BOX(bar), "_IPU", ipus);
 	self->order_by = labelled_drop_down(GTK_BOX(bar), "_Order", orders);
