@@ -4,8 +4,9 @@
 # would) and shows the result and what its profile.pop answers, then runs
 # tutorial 5 (training, traced; `tilescope trace`), tutorial 7 at two sizes
 # (its simulated cycles; `tilescope diff` as a CI gate) and the
-# peak-FLOPS calibration. Reports go to $TILESCOPE_REPORT_DIR (default
-# demo-report/).
+# peak-FLOPS calibration, and shows tut4's report in the Graph Analyser
+# (a window when there is a display, else a picture of its Memory view).
+# Reports go to $TILESCOPE_REPORT_DIR (default demo-report/).
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -44,3 +45,19 @@ rc=0
 echo "(tilescope diff exited $rc: 1 means a limit was exceeded, as the larger problem should)"
 echo "=== ipu_peak_flops: AMP matmul throughput against measured Bow figures"
 "$ex/ipu_peak_flops"
+ga="$dir/graph-analyser/tilescope-graph-analyser"
+if [ -x "$ga" ]; then
+	echo "=== the Graph Analyser on tut4's report"
+	if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+		echo "(opening the window; close it to finish)"
+		"$ga" --view=memory "$report"
+	elif command -v xvfb-run >/dev/null 2>&1; then
+		# No display: draw its Memory view offscreen and keep the picture.
+		png="$(cd "$report" && pwd)/graph-analyser-memory.png"
+		xvfb-run -a -s "-screen 0 1400x900x24" env GSK_RENDERER=cairo NO_AT_BRIDGE=1 sh -c '
+			"$1" --view=memory "$2" 2>/dev/null & pid=$!
+			sleep 4; import -window root -crop 1280x820+0+0 "$3"; kill $pid' \
+			sh "$ga" "$report" "$png"
+		echo "no display here: the Memory view is drawn in $png"
+	fi
+fi
