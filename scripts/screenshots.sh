@@ -31,7 +31,10 @@ for view in $views; do
 			xvfb-run -a -s "-screen 0 ${size}x24 -noreset" env GTK_THEME=$theme \
 				GDK_SCALE=$scale GSK_RENDERER=cairo NO_AT_BRIDGE=1 sh -c '
 				"$1" --view="$2" "$3" 2>/dev/null & pid=$!
-				sleep 4
+				sleep 3
+				# The pointer away from the window: no tooltip in the picture.
+				xdotool mousemove 5000 5000 2>/dev/null
+				sleep 1
 				import -window root "$4"
 				kill $pid' sh "$app" "$view" "$report" "$png"
 			# The window is 1280x820 logical at the top left: keep it.
