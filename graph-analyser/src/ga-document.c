@@ -19,6 +19,7 @@ struct _GaDocument {
 	size_t n_tiles;
 	uint64_t **category_by_tile;  /* tsr_category_count() rows of n_tiles, NULL rows: empty */
 	size_t n_categories;
+	uint64_t *always_live_by_tile; /* n_tiles */
 	double load_seconds;
 };
 
@@ -39,6 +40,7 @@ void ga_document_unref(GaDocument *doc)
 	for (size_t i = 0; doc->category_by_tile && i < doc->n_categories; i++)
 		g_free(doc->category_by_tile[i]);
 	g_free(doc->category_by_tile);
+	g_free(doc->always_live_by_tile);
 	tsr_summary_figures_free(doc->figures);
 	free(doc->summary_json);
 	tsr_report_free(doc->report);
@@ -208,6 +210,11 @@ static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, 
 		rc = tsr_report_fill_category_by_tile(doc->category_by_tile[c], num_tiles, doc->report,
 		                                      c);
 	}
+	if (!rc) {
+		doc->always_live_by_tile = g_new0(uint64_t, num_tiles ? num_tiles : 1);
+		rc = tsr_report_fill_always_live_by_tile(doc->always_live_by_tile, num_tiles,
+		                                         doc->report);
+	}
 	if (rc) {
 		set_error(error, rc, tsr_report_error(doc->report));
 		goto fail;
@@ -300,6 +307,11 @@ const tsr_tile_memory *ga_document_get_tiles(GaDocument *doc, size_t *n)
 const uint64_t *ga_document_get_category_by_tile(GaDocument *doc, size_t category)
 {
 	return category < doc->n_categories ? doc->category_by_tile[category] : NULL;
+}
+
+const uint64_t *ga_document_get_always_live_by_tile(GaDocument *doc)
+{
+	return doc->always_live_by_tile;
 }
 
 double ga_document_get_load_seconds(GaDocument *doc)

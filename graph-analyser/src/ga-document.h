@@ -64,6 +64,9 @@ const tsr_tile_memory *ga_document_get_tiles(GaDocument *doc, size_t *n);
 /* Bytes of memory category `category` (tsr_category_name order) on every
  * tile, num_tiles entries; NULL when the report has no such category. */
 const uint64_t *ga_document_get_category_by_tile(GaDocument *doc, size_t category);
+/* Always-live bytes on every tile (num_tiles entries): the listed
+ * always-live variables (all of them with autoReport.outputLoweredVars). */
+const uint64_t *ga_document_get_always_live_by_tile(GaDocument *doc);
 /* Seconds the load took, split into open and the figures. */
 double ga_document_get_load_seconds(GaDocument *doc);
 

@@ -18,7 +18,7 @@
 
 #include <math.h>
 
-enum { STACK_REGION = 0, STACK_CATEGORY };
+enum { STACK_REGION = 0, STACK_CATEGORY, STACK_LIVENESS };
 
 struct _GaMemoryView {
 	GtkWidget parent_instance;
@@ -257,6 +257,29 @@ static void rebuild_chart(GaMemoryView *self)
 			g_ptr_array_add(names, g_strdup(region_names[r]));
 			g_array_append_val(colours, c);
 			k++;
+		}
+	} else if (mode == STACK_LIVENESS) {
+		const uint64_t *always = ga_document_get_always_live_by_tile(self->doc);
+		GdkRGBA al = colour("#c061cb"), nal = colour("#2ec27e"), gp = colour("#9a9996");
+
+		for (guint i = 0; i < n; i++) {
+			const tsr_tile_memory *t = &tiles[self->order[i]];
+			uint64_t a = always ? always[self->order[i]] : 0;
+
+			values[i] = (double)a;
+			values[(size_t)n + i] = (double)(t->total > a ? t->total - a : 0);
+			if (gaps)
+				values[(size_t)2 * n + i] = (double)(t->total_including_gaps - t->total);
+		}
+		g_ptr_array_add(names, g_strdup("Always live"));
+		g_array_append_val(colours, al);
+		g_ptr_array_add(names, g_strdup("Not always live"));
+		g_array_append_val(colours, nal);
+		k = 2;
+		if (gaps) {
+			g_ptr_array_add(names, g_strdup("Gaps"));
+			g_array_append_val(colours, gp);
+			k = 3;
 		}
 	} else {
 		self->components = g_new(guint, tsr_category_count());
@@ -510,8 +533,14 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 		g_autofree char *n = format_bytes((double)target->num_tiles, NULL);
 
 		n[strlen(n) - 2] = '\0'; /* "1,216 B" -> "1,216" */
-		caption = g_strdup_printf("%s tiles on %u IPU%s, %s each", n, target->num_ipus,
-		                          target->num_ipus == 1 ? "" : "s", cap);
+		const tsr_report_info *info = tsr_report_get_info(ga_document_get_report(doc));
+
+		caption = g_strdup_printf(
+		    "%s tiles on %u IPU%s, %s each%s", n, target->num_ipus,
+		    target->num_ipus == 1 ? "" : "s", cap,
+		    info->lowered_vars ? ""
+		                       : ". Liveness counts the user's variables only: the report "
+		                         "was written without autoReport.outputLoweredVars");
 	}
 	gtk_label_set_text(self->chart_caption, caption);
 	ga_memory_selection_set_document(self->selection, doc, &self->layout);
@@ -569,7 +598,7 @@ static GtkDropDown *labelled_drop_down(GtkBox *bar, const char *label, const cha
 
 static void build(GaMemoryView *self)
 {
-	static const char *const stacks[] = {"Region", "Category", NULL};
+	static const char *const stacks[] = {"Region", "Category", "Liveness", NULL};
 	static const char *const orders[] = {"Software", "Physical", NULL};
 	static const char *const ipus[] = {"All IPUs", NULL};
 	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);

@@ -1,6 +1,7 @@
 /*
  * The Memory view: memory per tile over every tile of every IPU, stacked
- * by region or by category, with Include Gaps, the tile's capacity as a
+ * by region, by category or by liveness (always live or not), with
+ * Include Gaps, the tile's capacity as a
  * limit line, an IPU filter and software or physical tile order; the
  * tile map of each IPU; tile selection by click, shift-click, rubber
  * band or a typed list ("0-15, 52"); and what the selected tiles hold.

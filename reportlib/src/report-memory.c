@@ -13,6 +13,7 @@
  */
 #include "report-private.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -732,5 +733,66 @@ int tsr_report_fill_variable_by_tile(uint64_t *out, size_t n, tsr_report *report
 			              report->variables[i].id);
 	}
 	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * Always-live bytes by tile: the runs of every always-live variable's
+ * blob added into `out` with the format's iterator, so the cost is the
+ * runs, not variables x tiles. A blob that is not a blob, a malformed
+ * one, or sums that overflow are TSR_ERR_CORRUPT.
+ */
+int tsr_report_fill_always_live_by_tile(uint64_t *out, size_t n, tsr_report *report)
+{
+	sqlite3_stmt *st = NULL;
+	uint64_t nt;
+	size_t row = 0;
+	int rc;
+
+	if (!report || !out)
+		return bad_args(report, "tsr_report_fill_always_live_by_tile");
+	nt = report->target.num_tiles;
+	if (n < nt)
+		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
+		                "always live by tile: %zu entries for %" PRIu64 " tiles", n, nt);
+	memset(out, 0, nt * sizeof(*out));
+	rc = tsr_prepare(report, &st, "SELECT bytes_by_tile FROM variable WHERE always_live = 1");
+	while (!rc && (rc = tsr_step_row(report, st)) == SQLITE_ROW) {
+		int type = sqlite3_column_type(st, 0);
+		tsf_tile_runs_iter it;
+		tsf_tile_run run;
+		int more;
+
+		rc = TSR_OK;
+		if (++row % 4096 == 0 && report->ps && tsr_progress_poll(report->ps)) {
+			rc = tsr_fail_cancelled(report);
+			break;
+		}
+		if (type != SQLITE_BLOB && type != SQLITE_NULL) {
+			rc = tsr_fail(report, TSR_ERR_CORRUPT, "'%s': variable.bytes_by_tile is not a blob",
+			              report->path);
+			break;
+		}
+		if (tsf_tile_runs_iter_init(&it, sqlite3_column_blob(st, 0),
+		                            (size_t)sqlite3_column_bytes(st, 0), nt)) {
+			rc = tsr_fail(report, TSR_ERR_CORRUPT,
+			              "'%s': variable.bytes_by_tile has an unknown encoding", report->path);
+			break;
+		}
+		while ((more = tsf_tile_runs_iter_next(&it, &run)) == 1)
+			for (uint64_t k = 0; k < run.count; k++)
+				if (!add_to(&out[run.first + k], run.value))
+					more = -1, k = run.count;
+		if (more < 0) {
+			rc = tsr_fail(report, TSR_ERR_CORRUPT,
+			              "'%s': variable.bytes_by_tile is malformed or overflows", report->path);
+			break;
+		}
+	}
+	if (rc == SQLITE_DONE)
+		rc = TSR_OK;
+	sqlite3_finalize(st);
+	if (rc)
+		memset(out, 0, nt * sizeof(*out));
 	return rc;
 }

@@ -316,6 +316,45 @@ static void test_variables(void **state)
 	free(by_tile);
 }
 
+/* Always-live bytes by tile: the runtime's always-live variables summed,
+ * tile by tile, and the sum over tiles is the always-live total of the
+ * listed variables. */
+static void test_always_live_by_tile(void **state)
+{
+	tsr_fixture *f = *state;
+	const tsi_graph_profile *gp = f->gp;
+	const tsr_report_info *info = tsr_report_get_info(f->report);
+	unsigned nt = gp->target.num_tiles;
+	uint64_t *got = calloc(nt, sizeof(*got)), *want = calloc(nt, sizeof(*want));
+	uint64_t sum = 0, any = 0;
+
+	assert_non_null(got);
+	assert_non_null(want);
+	for (size_t i = 0; i < gp->n_variables; i++) {
+		const tsi_variable_profile *g = &gp->variables[i];
+
+		if (!g->always_live || !(info->lowered_vars || g->category == TSI_MEM_VARIABLE ||
+		                         g->category == TSI_MEM_CONSTANT))
+			continue;
+		for (unsigned t = 0; t < nt; t++)
+			want[t] += tsi_tile_values_get(&g->bytes_by_tile, t);
+	}
+	assert_int_equal(tsr_report_fill_always_live_by_tile(got, nt, f->report), TSR_OK);
+	for (unsigned t = 0; t < nt; t++) {
+		assert_int_equal(got[t], want[t]);
+		sum += got[t];
+		any |= got[t];
+	}
+	assert_true(any != 0); /* the model has always-live data to find */
+	assert_true(sum <= tsr_report_get_always_live_bytes(f->report));
+	assert_int_equal(tsr_report_fill_always_live_by_tile(got, nt - 1, f->report),
+	                 TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_fill_always_live_by_tile(NULL, nt, f->report),
+	                 TSR_ERR_INVALID_ARGUMENT);
+	free(got);
+	free(want);
+}
+
 /* The OOM model: its tile 0 does not fit and is listed. */
 static void test_oom(void **state)
 {
@@ -346,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_categories),
 		cmocka_unit_test(test_vertex_memory),
 		cmocka_unit_test(test_variables),
+		cmocka_unit_test(test_always_live_by_tile),
 	};
 	const struct CMUnitTest oom_tests[] = {
 		cmocka_unit_test(test_oom),

@@ -324,6 +324,11 @@ typedef struct tsr_variable {
 TSR_API int tsr_report_get_variables(const tsr_variable **out, size_t *n, tsr_report *report);
 /* Bytes of variable index `i` (into tsr_report_get_variables) on each tile. */
 TSR_API int tsr_report_fill_variable_by_tile(uint64_t *out, size_t n, tsr_report *report, size_t i);
+/* Always-live bytes on each tile (num_tiles entries into `out`): the
+ * listed always-live variables summed, so complete only with lowered_vars
+ * (as tsr_report_fill_liveness_by_tile). One pass over their per-tile
+ * runs; reports progress through the handle's callback. */
+TSR_API int tsr_report_fill_always_live_by_tile(uint64_t *out, size_t n, tsr_report *report);
 
 /* --- Liveness --------------------------------------------------------------- */
 
