@@ -14,6 +14,8 @@
  */
 #include "ga-memory-selection.h"
 
+#include "ga-format.h"
+
 #include <string.h>
 
 /* Tiles shown side by side in Details; more are summed in "Selection". */
@@ -190,21 +192,6 @@ struct _GaMemorySelection {
 
 G_DEFINE_FINAL_TYPE(GaMemorySelection, ga_memory_selection, GTK_TYPE_WIDGET)
 
-/* "1,234,567" */
-static char *thousands(guint64 v)
-{
-	g_autofree char *digits = g_strdup_printf("%" G_GUINT64_FORMAT, v);
-	GString *s = g_string_new(NULL);
-	size_t n = strlen(digits);
-
-	for (size_t i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
-			g_string_append_c(s, ',');
-		g_string_append_c(s, digits[i]);
-	}
-	return g_string_free(s, FALSE);
-}
-
 /* --- Details ------------------------------------------------------------------------------ */
 
 /* A cell of the details grid: a label, right-aligned for numbers. */
@@ -225,7 +212,7 @@ static void put(GaMemorySelection *self, int col, int row, const char *text, gbo
 
 static void put_bytes(GaMemorySelection *self, int col, int row, guint64 v, const char *accessible)
 {
-	g_autofree char *s = thousands(v);
+	g_autofree char *s = ga_format_u64(v);
 
 	put(self, col, row, s, TRUE, accessible);
 }
@@ -673,9 +660,9 @@ static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer 
 	if (!strcmp(name, "name"))
 		text = g_strdup(row->name);
 	else if (!strcmp(name, "on-selection"))
-		text = thousands(row->on_selection);
+		text = ga_format_u64(row->on_selection);
 	else if (!strcmp(name, "bytes"))
-		text = thousands(row->bytes);
+		text = ga_format_u64(row->bytes);
 	else if (!strcmp(name, "category"))
 		text = g_strdup(row->category);
 	else if (!strcmp(name, "always-live"))
@@ -790,9 +777,9 @@ static void bind_part(GtkSignalListItemFactory *f, GtkListItem *item, gpointer c
 	else if (!strcmp(name, "kind"))
 		text = g_strdup(row->kind);
 	else if (!strcmp(name, "a"))
-		text = thousands(row->a);
+		text = ga_format_u64(row->a);
 	else
-		text = thousands(row->b);
+		text = ga_format_u64(row->b);
 	gtk_label_set_text(l, text);
 }
 

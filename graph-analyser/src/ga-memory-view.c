@@ -10,9 +10,11 @@
  */
 #include "ga-memory-view.h"
 
+#include "ga-format.h"
 #include "ga-memory-selection.h"
 #include "ga-tile-layout.h"
 
+#include <tilescope/tsc-axis.h>
 #include <tilescope/tsc-chart.h>
 #include <tilescope/tsc-heatmap.h>
 
@@ -73,23 +75,6 @@ static GdkRGBA colour(const char *spec)
 }
 
 /* --- Formatting -------------------------------------------------------------------------- */
-
-/* "1,234,567 B" */
-static char *format_bytes(double value, gpointer data)
-{
-	g_autofree char *digits = g_strdup_printf("%.0f", value < 0 ? 0 : value);
-	GString *s = g_string_new(NULL);
-	size_t n = strlen(digits);
-
-	(void)data;
-	for (size_t i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
-			g_string_append_c(s, ',');
-		g_string_append_c(s, digits[i]);
-	}
-	g_string_append(s, " B");
-	return g_string_free(s, FALSE);
-}
 
 /* "Tile 52 (IPU 0)" for item `item`. */
 static char *item_label(guint item, gpointer data)
@@ -182,7 +167,7 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 			g_object_set_data(G_OBJECT(map), "ga-view", self);
 			g_object_set_data(G_OBJECT(map), "ga-ipu", GUINT_TO_POINTER(ipu));
 			tsc_heatmap_set_label(TSC_HEATMAP(map), acc);
-			tsc_heatmap_set_value_format_func(TSC_HEATMAP(map), format_bytes, NULL, NULL);
+			tsc_heatmap_set_value_format_func(TSC_HEATMAP(map), tsc_format_bytes, NULL, NULL);
 			tsc_heatmap_set_cell_label_func(TSC_HEATMAP(map), cell_label, map, NULL);
 			gtk_widget_set_size_request(map, 360, 150);
 			g_signal_connect(map, "selection-changed", G_CALLBACK(on_map_selection), self);
@@ -320,7 +305,7 @@ static void rebuild_chart(GaMemoryView *self)
 	/* The tile's capacity; without it the y axis fits the data. */
 	tsc_chart_clear_limits(self->chart);
 	if (gtk_check_button_get_active(self->max_line)) {
-		cap_text = format_bytes((double)target->bytes_per_tile, NULL);
+		cap_text = tsc_format_bytes((double)target->bytes_per_tile, NULL);
 		limit = g_strdup_printf("Max memory %s", cap_text);
 		tsc_chart_add_limit(self->chart, (double)target->bytes_per_tile, limit, NULL);
 	}
@@ -528,11 +513,10 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 		g_signal_handlers_unblock_by_func(self->max_line, on_stack_changed, self);
 	}
 	rebuild_chart(self);
-	cap = format_bytes((double)target->bytes_per_tile, NULL);
+	cap = tsc_format_bytes((double)target->bytes_per_tile, NULL);
 	{
-		g_autofree char *n = format_bytes((double)target->num_tiles, NULL);
+		g_autofree char *n = ga_format_u64(target->num_tiles);
 
-		n[strlen(n) - 2] = '\0'; /* "1,216 B" -> "1,216" */
 		const tsr_report_info *info = tsr_report_get_info(ga_document_get_report(doc));
 
 		caption = g_strdup_printf(
@@ -642,7 +626,7 @@ static void build(GaMemoryView *self)
 
 	self->chart = TSC_CHART(tsc_chart_new());
 	tsc_chart_set_label(self->chart, "Memory by tile");
-	tsc_chart_set_value_format_func(self->chart, format_bytes, NULL, NULL);
+	tsc_chart_set_value_format_func(self->chart, tsc_format_bytes, NULL, NULL);
 	tsc_chart_set_item_label_func(self->chart, item_label, self, NULL);
 	gtk_widget_set_vexpand(GTK_WIDGET(self->chart), TRUE);
 	gtk_widget_set_size_request(GTK_WIDGET(self->chart), -1, 220);
