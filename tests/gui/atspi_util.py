@@ -91,3 +91,27 @@ def click(acc):
     x, y, w, h = acc.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
     subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + h // 2), "click", "1"],
                    check=True)
+
+
+def show_view(app, name, timeout=20):
+    """Selects the sidebar entry `name` ("Summary", "Memory" ...) as a
+    person would; returns the entry, or None when there is none."""
+    entry = find(app, lambda a: a.name == name and
+                 a.getRole() in (pyatspi.ROLE_LIST_ITEM, pyatspi.ROLE_PAGE_TAB,
+                                 pyatspi.ROLE_PUSH_BUTTON, pyatspi.ROLE_LABEL) and
+                 a.parent is not None and
+                 (a.parent.getRole() == pyatspi.ROLE_LIST_ITEM or
+                  a.getRole() == pyatspi.ROLE_LIST_ITEM), timeout=timeout)
+    if entry is None:
+        return None
+    parent = entry.parent
+    while parent is not None and entry.getRole() == pyatspi.ROLE_LABEL:
+        entry, parent = parent, parent.parent
+    try:
+        parent.querySelection().selectChild(entry.getIndexInParent())
+    except Exception:
+        try:
+            entry.queryAction().doAction(0)
+        except Exception:
+            pass
+    return entry

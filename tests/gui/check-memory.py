@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The Memory view and a hostile file, used as a person would.
 
-1. Opens REPORT on the Memory view, writes "0-15, 52" into "Select tiles"
+1. Opens REPORT, selects "Memory" in the sidebar, writes "0-15, 52" into "Select tiles"
    and activates it (Enter); the Details figure "Selection Total" must equal the
    tiles' bytes as `tilescope sql` reads them from the file, and the chart
    ("Memory by tile") must say what is selected.
@@ -23,7 +23,7 @@ import time
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import click, find, find_app, other_views, plain, text_of  # noqa: E402
+from atspi_util import click, find, find_app, other_views, plain, show_view, text_of  # noqa: E402,E501
 
 TILES = list(range(16)) + [52]
 
@@ -66,9 +66,12 @@ def wait_for(predicate, timeout=15):
 def check_memory(app_path, tilescope, report, tmp, failures):
     want_total = sql_sum(tilescope, report, "total")
     want_gaps = sql_sum(tilescope, report, "total_including_gaps")
-    proc = launch(app_path, ["--view=memory", report], tmp)
+    proc = launch(app_path, [report], tmp)
     try:
         app = find_app(proc.pid)
+        # Opens on Summary: go to Memory by its sidebar entry.
+        if show_view(app, "Memory") is None:
+            raise SystemExit("FAIL: no sidebar entry named 'Memory'")
         memory = other_views("Memory")
         entry = find(app, lambda a: a.name == "Select tiles" and
                      a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY), prune=memory)
