@@ -6,7 +6,9 @@
    tiles' bytes as `tilescope sql` reads them from the file, and the chart
    ("Memory by tile") must say what is selected.
 2. Turns "Include Gaps" on: the chart's description (its maximum) must
-   change, and "Selection Total including gaps" must equal the file's.
+   change, and "Selection Total including gaps" must equal the file's;
+   then drags a rubber band across the chart with the pointer: the chart
+   and "Select tiles" must show the tiles under it.
 3. Opens a file that is not a report: the window shows reportlib's one
    line ("not an SQLite database") and the app stays up and usable (the
    "Open Another Report…" button is there, the process alive).
@@ -105,6 +107,23 @@ def check_memory(app_path, tilescope, report, tmp, failures):
                             f"{want_gaps:,}")
         print(f"memory: selection {want_total:,} B ({want_gaps:,} B with gaps) as the file "
               f"says; chart: {chart.description}")
+        # A rubber band dragged with the pointer across a fifth of the chart
+        # selects the tiles under it (real pointer events, through X).
+        x, y, w, h = chart.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        x1, x2, ym = x + int(w * 0.45), x + int(w * 0.65), y + h // 2
+        subprocess.run(["xdotool", "mousemove", str(x1), str(ym), "mousedown", "1",
+                        "mousemove", str((x1 + x2) // 2), str(ym), "mousemove", str(x2), str(ym),
+                        "mouseup", "1"], check=True)
+        if not wait_for(lambda: "items selected" in chart.description and
+                        "17 items selected" not in chart.description):
+            failures.append("a rubber band over the chart selected nothing new: "
+                            + repr(chart.description))
+        else:
+            entry_text = text_of(entry)
+            if not entry_text or entry_text == "0-15, 52":
+                failures.append(f"the rubber band's tiles did not reach Select tiles: "
+                                f"{entry_text!r}")
+            print(f"rubber band: {entry_text}; chart: {chart.description}")
     finally:
         stop(proc)
 
