@@ -482,9 +482,13 @@ static void show_lifetime(GaLivenessView *self)
 	bytes = ga_format_u64(v->bytes);
 	values = g_new0(double, self->n_steps ? self->n_steps : 1);
 	if (v->always_live) {
-		for (size_t s = 0; s < self->n_steps; s++)
-			values[s] = (double)v->bytes;
-		text = g_strdup_printf("%s (%s bytes) is always live: the orange band", name, bytes);
+		/* No band: over the whole chart it would only rescale it. */
+		text = g_strdup_printf("%s (%s bytes) is always live: counted in the always-live "
+		                       "bytes at every step",
+		                       name, bytes);
+		gtk_label_set_text(self->variable_caption, text);
+		gtk_widget_set_visible(GTK_WIDGET(self->variable_caption), TRUE);
+		return;
 	} else if (v->live_from >= 0 && v->live_to >= v->live_from) {
 		for (size_t s = (size_t)v->live_from; s <= (size_t)v->live_to && s < self->n_steps; s++)
 			values[s] = (double)v->bytes;
@@ -601,6 +605,32 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 	gtk_label_set_text(self->live_status, status);
 }
 
+/* Shift-click adds the step under the pointer to the selection, so that
+ * a further moment joins the comparison (the chart's own shift-click
+ * would select the whole range from the anchor; a drag still does). */
+static void on_shift_click(GtkGestureClick *gesture, int n_press, double x, double y,
+                           gpointer data)
+{
+	GaLivenessView *self = data;
+	GdkModifierType mods =
+	    gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(gesture));
+	g_autoptr(GtkBitset) sel = NULL;
+	gint64 item;
+
+	(void)n_press;
+	(void)y;
+	if (!(mods & GDK_SHIFT_MASK) || !self->doc)
+		return;
+	item = tsc_chart_item_at(self->chart, x, NULL, NULL);
+	if (item < 0)
+		return;
+	gtk_gesture_set_state(GTK_GESTURE(gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+	sel = gtk_bitset_copy(tsc_chart_get_selection(self->chart));
+	gtk_bitset_add(sel, (guint)item);
+	tsc_chart_set_focus_item(self->chart, (guint)item);
+	tsc_chart_set_selection(self->chart, sel);
+}
+
 static void setup_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer numeric)
 {
 	GtkWidget *l = gtk_label_new(NULL);
@@ -675,7 +705,8 @@ static void rebuild_live_columns(GaLivenessView *self)
 		gtk_column_view_remove_column(self->live_view, c);
 		g_object_unref(c);
 	}
-	add_column(self->live_view, "Variable", "name", FALSE, TRUE);
+	gtk_column_view_column_set_fixed_width(
+	    add_column(self->live_view, "Variable", "name", FALSE, TRUE), 240);
 	for (guint c = 0; c < n; c++) {
 		g_autofree char *title = self->n_compared > 1
 		                             ? g_strdup_printf("Step %" G_GINT64_FORMAT " bytes",
@@ -1011,6 +1042,15 @@ static void build(GaLivenessView *self)
 	g_signal_connect(self->include_always, "notify::active", G_CALLBACK(on_include_always),
 	                 self);
 	g_signal_connect(self->chart, "selection-changed", G_CALLBACK(on_chart_selection), self);
+	{
+		GtkGesture *shift = gtk_gesture_click_new();
+
+		gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(shift), GDK_BUTTON_PRIMARY);
+		gtk_event_controller_set_propagation_phase(GTK_EVENT_CONTROLLER(shift),
+		                                           GTK_PHASE_CAPTURE);
+		g_signal_connect(shift, "pressed", G_CALLBACK(on_shift_click), self);
+		gtk_widget_add_controller(GTK_WIDGET(self->chart), GTK_EVENT_CONTROLLER(shift));
+	}
 }
 
 static void ga_liveness_view_dispose(GObject *object)
