@@ -161,7 +161,7 @@ G_DEFINE_FINAL_TYPE(GaLivenessView, ga_liveness_view, GTK_TYPE_WIDGET)
 
 static const char *const not_always_colour = "#2ec27e";
 static const char *const always_colour = "#c061cb";
-static const char *const lifetime_colour = "rgba(230,97,0,0.55)";
+static const char *const lifetime_colour = "#e66100";
 
 static GdkRGBA colour(const char *spec)
 {
@@ -494,7 +494,7 @@ static void show_lifetime(GaLivenessView *self)
 			values[s] = (double)v->bytes;
 		text = g_strdup_printf("%s (%s bytes) is live from step %" G_GINT64_FORMAT
 		                       " to step %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT
-		                       " steps): the orange band",
+		                       " steps): the orange line",
 		                       name, bytes, v->live_from, v->live_to,
 		                       v->live_to - v->live_from + 1);
 	} else {
@@ -503,7 +503,7 @@ static void show_lifetime(GaLivenessView *self)
 	{
 		g_autofree char *series = g_strdup_printf("Lifetime of %s", name);
 
-		tsc_chart_add_series(self->chart, series, values, &c, TSC_SERIES_AREA);
+		tsc_chart_add_series(self->chart, series, values, &c, TSC_SERIES_LINE);
 	}
 	gtk_label_set_text(self->variable_caption, text);
 	gtk_widget_set_visible(GTK_WIDGET(self->variable_caption), TRUE);
