@@ -711,7 +711,7 @@ static void rebuild_live_columns(GaLivenessView *self)
 		g_autofree char *title = self->n_compared > 1
 		                             ? g_strdup_printf("Step %" G_GINT64_FORMAT " bytes",
 		                                               self->compared[c])
-		                             : g_strdup("Bytes");
+		                             : g_strdup("Bytes (all tiles)");
 		GtkColumnViewColumn *col = add_column(self->live_view, title, bytes_props[c], TRUE,
 		                                      FALSE);
 
