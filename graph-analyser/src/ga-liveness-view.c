@@ -958,8 +958,13 @@ static GtkWidget *build_always(GaLivenessView *self)
 	self->always_view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
 	sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->always_rows)),
 	                                 g_object_ref(gtk_column_view_get_sorter(self->always_view)));
-	gtk_column_view_set_model(self->always_view,
-	                          GTK_SELECTION_MODEL(gtk_single_selection_new(G_LIST_MODEL(sorted))));
+	{
+		GtkSingleSelection *sel = gtk_single_selection_new(G_LIST_MODEL(sorted));
+
+		/* Nothing picked until the user picks it. */
+		gtk_single_selection_set_autoselect(sel, FALSE);
+		gtk_column_view_set_model(self->always_view, GTK_SELECTION_MODEL(sel));
+	}
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->always_view),
 	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Always-live variables", -1);
 	add_column(self->always_view, "Variable", "name", FALSE, TRUE);
