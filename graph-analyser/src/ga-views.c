@@ -4,6 +4,7 @@
 #include "ga-views.h"
 
 #include "ga-insights-view.h"
+#include "ga-liveness-view.h"
 #include "ga-memory-view.h"
 #include "ga-summary-view.h"
 
@@ -11,6 +12,7 @@ static const ga_view_info views[] = {
 	{"summary", "Summary", ga_summary_view_new},
 	{"insights", "Insights", ga_insights_view_new},
 	{"memory", "Memory", ga_memory_view_new},
+	{"liveness", "Liveness", ga_liveness_view_new},
 };
 
 const ga_view_info *ga_views(size_t *n)

@@ -1,0 +1,1112 @@
+/*
+ * The Liveness view (ga-liveness-view.h). One chart item per liveness
+ * step. All tiles: the steps' not-always-live bytes as the file stores
+ * them (tsr_report_get_liveness_steps). One IPU: the document's per-IPU
+ * curves, summed off the main thread when the report loaded. Selected
+ * tiles: a worker with its own reportlib handle sums the listed
+ * variables' bytes on those tiles over their live intervals
+ * (ga-liveness-curves.h), cancelled by a newer selection. The variables
+ * live at a clicked step come from tsr_report_list_live_variables on the
+ * main thread: a few milliseconds per step on a report of 100,000
+ * variables.
+ */
+#include "ga-liveness-view.h"
+
+#include "ga-format.h"
+#include "ga-liveness-curves.h"
+
+#include <tilescope/tsc-axis.h>
+#include <tilescope/tsc-chart.h>
+
+#include <string.h>
+
+/* Steps compared side by side in the live-variables table. */
+#define MAX_COMPARE 4
+
+/* --- A variable's row ------------------------------------------------------------------ */
+
+#define GA_TYPE_LIVE_ROW (ga_live_row_get_type())
+G_DECLARE_FINAL_TYPE(GaLiveRow, ga_live_row, GA, LIVE_ROW, GObject)
+
+struct _GaLiveRow {
+	GObject parent_instance;
+	gint64 index;                 /* into tsr_report_get_variables */
+	char *name;
+	guint64 bytes[MAX_COMPARE];   /* at each compared step, 0 when not live there */
+	char *category;
+	gboolean always_live;
+	gint64 lifetime;              /* liveness steps live, -1: always live or never */
+};
+
+G_DEFINE_FINAL_TYPE(GaLiveRow, ga_live_row, G_TYPE_OBJECT)
+
+enum { LP_0, LP_NAME, LP_BYTES0, LP_BYTES1, LP_BYTES2, LP_BYTES3, LP_CATEGORY, LP_ALWAYS,
+       LP_LIFETIME, LP_N };
+static GParamSpec *live_props[LP_N];
+
+static void ga_live_row_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+	GaLiveRow *self = GA_LIVE_ROW(object);
+
+	switch (id) {
+	case LP_NAME:
+		g_value_set_string(value, self->name);
+		break;
+	case LP_BYTES0:
+	case LP_BYTES1:
+	case LP_BYTES2:
+	case LP_BYTES3:
+		g_value_set_uint64(value, self->bytes[id - LP_BYTES0]);
+		break;
+	case LP_CATEGORY:
+		g_value_set_string(value, self->category);
+		break;
+	case LP_ALWAYS:
+		g_value_set_boolean(value, self->always_live);
+		break;
+	case LP_LIFETIME:
+		g_value_set_int64(value, self->lifetime);
+		break;
+	default:
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+	}
+}
+
+static void ga_live_row_finalize(GObject *object)
+{
+	GaLiveRow *self = GA_LIVE_ROW(object);
+
+	g_free(self->name);
+	g_free(self->category);
+	G_OBJECT_CLASS(ga_live_row_parent_class)->finalize(object);
+}
+
+static void ga_live_row_class_init(GaLiveRowClass *klass)
+{
+	GObjectClass *oc = G_OBJECT_CLASS(klass);
+	const GParamFlags f = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+	oc->get_property = ga_live_row_get_property;
+	oc->finalize = ga_live_row_finalize;
+	live_props[LP_NAME] = g_param_spec_string("name", NULL, NULL, NULL, f);
+	live_props[LP_BYTES0] = g_param_spec_uint64("bytes-0", NULL, NULL, 0, G_MAXUINT64, 0, f);
+	live_props[LP_BYTES1] = g_param_spec_uint64("bytes-1", NULL, NULL, 0, G_MAXUINT64, 0, f);
+	live_props[LP_BYTES2] = g_param_spec_uint64("bytes-2", NULL, NULL, 0, G_MAXUINT64, 0, f);
+	live_props[LP_BYTES3] = g_param_spec_uint64("bytes-3", NULL, NULL, 0, G_MAXUINT64, 0, f);
+	live_props[LP_CATEGORY] = g_param_spec_string("category", NULL, NULL, NULL, f);
+	live_props[LP_ALWAYS] = g_param_spec_boolean("always-live", NULL, NULL, FALSE, f);
+	live_props[LP_LIFETIME] = g_param_spec_int64("lifetime", NULL, NULL, -1, G_MAXINT64, -1, f);
+	g_object_class_install_properties(oc, LP_N, live_props);
+}
+
+static void ga_live_row_init(GaLiveRow *self)
+{
+	(void)self;
+}
+
+/* A row for variable `index`. */
+static GaLiveRow *live_row_new(const tsr_variable *v, size_t index)
+{
+	GaLiveRow *row = g_object_new(GA_TYPE_LIVE_ROW, NULL);
+
+	row->index = (gint64)index;
+	row->name = v->name ? ga_format_name(v->name) : g_strdup("<anonymous>");
+	row->category = g_strdup(v->category ? v->category : "");
+	row->always_live = v->always_live;
+	row->lifetime = !v->always_live && v->live_from >= 0 && v->live_to >= v->live_from
+	                    ? v->live_to - v->live_from + 1
+	                    : -1;
+	return row;
+}
+
+/* --- The widget -------------------------------------------------------------------------- */
+
+struct _GaLivenessView {
+	GtkWidget parent_instance;
+
+	GaSession *session;
+	GaDocument *doc;              /* the one shown (a ref) */
+	size_t n_steps;
+	guint num_ipus;               /* IPUs with a scope entry (0 for a one-IPU report) */
+	uint64_t *curve;              /* the scope's not-always-live bytes per step */
+	uint64_t always;              /* the scope's always-live bytes */
+	gboolean curve_ready;
+	GCancellable *job;            /* the selected-tiles curve being summed, if any */
+	gint job_done;                /* its variables read (atomic) */
+	size_t job_total;
+	guint job_timeout;            /* shows its progress */
+	gint64 job_start;             /* monotonic µs */
+	gint64 compared[MAX_COMPARE]; /* steps in the table's byte columns */
+	guint n_compared;
+	gboolean syncing;             /* the view setting the session's variable */
+
+	GtkWidget *box;
+	GtkDropDown *scope;
+	GtkCheckButton *include_always;
+	GtkLabel *status;
+	TscChart *chart;
+	GtkLabel *peak_caption;
+	GtkLabel *variable_caption;
+	GListStore *live;             /* GaLiveRow */
+	GtkColumnView *live_view;
+	GtkSingleSelection *live_selection;
+	GtkLabel *live_status;
+	GtkLabel *stack;
+	GListStore *always_rows;      /* GaLiveRow, bytes[0] its bytes */
+	GtkColumnView *always_view;
+	GtkLabel *always_status;
+};
+
+G_DEFINE_FINAL_TYPE(GaLivenessView, ga_liveness_view, GTK_TYPE_WIDGET)
+
+static const char *const not_always_colour = "#2ec27e";
+static const char *const always_colour = "#c061cb";
+static const char *const lifetime_colour = "#e66100";
+
+static GdkRGBA colour(const char *spec)
+{
+	GdkRGBA c;
+
+	gdk_rgba_parse(&c, spec);
+	return c;
+}
+
+/* "OnTileExecute layer1/fwd" for step `step` ("?" when out of range). */
+static char *step_program(GaLivenessView *self, size_t step)
+{
+	const tsr_summary_figures *f = self->doc ? ga_document_get_figures(self->doc) : NULL;
+	const tsr_summary_liveness_step *s;
+	g_autofree char *name = NULL;
+
+	if (!f || step >= f->n_liveness_steps)
+		return g_strdup("?");
+	s = &f->liveness_steps[step];
+	if (!s->name)
+		return g_strdup(s->type ? s->type : "?");
+	name = ga_format_name(s->name);
+	return g_strdup_printf("%s %s", s->type ? s->type : "?", name);
+}
+
+/* The chart's item names: "Step 11: OnTileExecute layer1/fwd". */
+static char *item_label(guint item, gpointer data)
+{
+	g_autofree char *program = step_program(data, item);
+
+	return g_strdup_printf("Step %u: %s", item, program);
+}
+
+/* --- Scopes ------------------------------------------------------------------------------ */
+
+/* What the scope drop-down's entry `pos` is: -1 all tiles, an IPU, or
+ * G_MAXINT the selected tiles. */
+static int scope_of(GaLivenessView *self, guint pos)
+{
+	if (pos == 0 || pos == GTK_INVALID_LIST_POSITION)
+		return -1;
+	if (pos <= self->num_ipus)
+		return (int)pos - 1;
+	return G_MAXINT;
+}
+
+static void rebuild_chart(GaLivenessView *self);
+
+/* Writes the peak of the scope's curve into the caption and marks it. */
+static void show_peak(GaLivenessView *self, const char *scope_name)
+{
+	size_t peak = 0;
+	g_autofree char *program = NULL;
+	g_autofree char *bytes = NULL;
+	g_autofree char *with = NULL;
+	g_autofree char *always = NULL;
+	g_autofree char *text = NULL;
+	guint item;
+
+	if (!self->curve_ready || self->n_steps == 0) {
+		gtk_label_set_text(self->peak_caption, self->n_steps ? "" : "The report has no liveness steps.");
+		tsc_chart_set_markers(self->chart, NULL, 0, NULL);
+		return;
+	}
+	/* The first of equals, as reportlib's tsr_report_get_peak_liveness. */
+	for (size_t s = 1; s < self->n_steps; s++)
+		if (self->curve[s] > self->curve[peak])
+			peak = s;
+	program = step_program(self, peak);
+	bytes = ga_format_u64(self->curve[peak]);
+	with = ga_format_u64(self->curve[peak] + self->always);
+	always = ga_format_u64(self->always);
+	text = g_strdup_printf("Peak%s%s at step %zu (%s): %s bytes not always live; maximum live "
+	                       "bytes (including always-live) %s; always-live bytes %s",
+	                       scope_name ? " of " : "", scope_name ? scope_name : "", peak, program,
+	                       bytes, with, always);
+	gtk_label_set_text(self->peak_caption, text);
+	item = (guint)peak;
+	tsc_chart_set_markers(self->chart, &item, 1, NULL);
+}
+
+/* Stops the selected-tiles worker, if one runs. */
+static void cancel_job(GaLivenessView *self)
+{
+	if (self->job)
+		g_cancellable_cancel(self->job);
+	g_clear_object(&self->job);
+	if (self->job_timeout)
+		g_source_remove(self->job_timeout);
+	self->job_timeout = 0;
+}
+
+/* One selected-tiles curve: the file, the tiles, the answer. */
+typedef struct curve_job {
+	char *path;
+	int *group_of_tile;
+	size_t n_steps;
+	uint64_t *curve;
+	gint *done;                   /* the view's job_done */
+	size_t n_vars;
+	char *error;
+} curve_job;
+
+static void curve_job_free(curve_job *j)
+{
+	g_free(j->path);
+	g_free(j->group_of_tile);
+	g_free(j->curve);
+	g_free(j->error);
+	g_free(j);
+}
+
+static void curve_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+	curve_job *j = data;
+	tsr_report *r = NULL;
+	int rc = tsr_report_open(&r, j->path, NULL);
+
+	(void)source;
+	if (rc) {
+		j->error = g_strdup(tsr_last_error());
+	} else {
+		rc = ga_liveness_curves(j->curve, j->n_steps, r, j->group_of_tile, 1, cancel, j->done,
+		                        &j->n_vars);
+		if (rc && rc != TSR_ERR_CANCELLED)
+			j->error = g_strdup(tsr_report_error(r));
+	}
+	tsr_report_free(r);
+	g_task_return_boolean(task, TRUE);
+}
+
+/* The status line while the worker sums. */
+static gboolean show_job_progress(gpointer data)
+{
+	GaLivenessView *self = data;
+	g_autofree char *done = ga_format_u64((guint64)g_atomic_int_get(&self->job_done));
+	g_autofree char *text = g_strdup_printf(
+	    "Summing the selected tiles' bytes in the background: %s variables read…", done);
+
+	gtk_label_set_text(self->status, text);
+	return G_SOURCE_CONTINUE;
+}
+
+static void on_curve_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	GaLivenessView *self = data;
+	GTask *task = G_TASK(result);
+	curve_job *j = g_task_get_task_data(task);
+	g_autofree char *text = NULL;
+	g_autofree char *vars = NULL;
+
+	(void)source;
+	if (g_task_get_cancellable(task) != self->job || g_cancellable_is_cancelled(self->job)) {
+		g_object_unref(self);
+		return; /* a newer selection or scope replaced it */
+	}
+	cancel_job(self);
+	if (j->error) {
+		text = g_strdup_printf("The selected tiles' liveness could not be read: %s", j->error);
+		gtk_label_set_text(self->status, text);
+		g_object_unref(self);
+		return;
+	}
+	memcpy(self->curve, j->curve, self->n_steps * sizeof(*self->curve));
+	self->curve_ready = TRUE;
+	vars = ga_format_u64(j->n_vars);
+	text = g_strdup_printf("Selected tiles: summed from the %s listed variables' per-tile bytes "
+	                       "over their lifetimes in %.2f s, by a worker with its own handle.",
+	                       vars, (double)(g_get_monotonic_time() - self->job_start) / 1e6);
+	gtk_label_set_text(self->status, text);
+	rebuild_chart(self);
+	g_object_unref(self);
+}
+
+/* Starts the worker for the session's selected tiles. */
+static void start_selection_curve(GaLivenessView *self, GtkBitset *tiles)
+{
+	const tsr_target *target = tsr_report_get_target(ga_document_get_report(self->doc));
+	curve_job *j = g_new0(curve_job, 1);
+	GTask *task;
+	GtkBitsetIter it;
+	guint tile;
+
+	j->path = g_file_get_path(ga_document_get_file(self->doc));
+	j->n_steps = self->n_steps;
+	j->curve = g_new0(uint64_t, self->n_steps ? self->n_steps : 1);
+	j->group_of_tile = g_new(int, target->num_tiles ? target->num_tiles : 1);
+	for (size_t t = 0; t < target->num_tiles; t++)
+		j->group_of_tile[t] = -1;
+	for (gboolean ok = gtk_bitset_iter_init_first(&it, tiles, &tile); ok;
+	     ok = gtk_bitset_iter_next(&it, &tile))
+		if (tile < target->num_tiles)
+			j->group_of_tile[tile] = 0;
+	g_atomic_int_set(&self->job_done, 0);
+	j->done = &self->job_done;
+	self->job = g_cancellable_new();
+	self->job_start = g_get_monotonic_time();
+	show_job_progress(self);
+	self->job_timeout = g_timeout_add(200, show_job_progress, self);
+	task = g_task_new(NULL, self->job, on_curve_done, g_object_ref(self));
+	g_task_set_task_data(task, j, (GDestroyNotify)curve_job_free);
+	g_task_run_in_thread(task, curve_thread);
+	g_object_unref(task);
+}
+
+/* Fills self->curve and self->always for the chosen scope (or starts
+ * the worker), then the chart. */
+static void apply_scope(GaLivenessView *self)
+{
+	tsr_report *report = ga_document_get_report(self->doc);
+	const tsr_target *target = tsr_report_get_target(report);
+	const uint64_t *always_by_tile = ga_document_get_always_live_by_tile(self->doc);
+	int scope = scope_of(self, gtk_drop_down_get_selected(self->scope));
+	const char *lowered = tsr_report_get_info(report)->lowered_vars
+	                          ? ""
+	                          : " The report lists the user's variables only (written without "
+	                            "autoReport.outputLoweredVars), so this curve leaves the rest out.";
+	g_autofree char *text = NULL;
+
+	cancel_job(self);
+	self->curve_ready = FALSE;
+	self->always = 0;
+	if (scope == -1) {
+		const tsr_liveness_step *steps = NULL;
+		size_t n = 0;
+
+		tsr_report_get_liveness_steps(&steps, &n, report);
+		for (size_t s = 0; s < self->n_steps && s < n; s++)
+			self->curve[s] = steps[s].not_always_live;
+		self->always = tsr_report_get_always_live_bytes(report);
+		self->curve_ready = TRUE;
+		gtk_label_set_text(self->status, "All tiles: the bytes the report stores for each step.");
+	} else if (scope != G_MAXINT) {
+		size_t n = 0;
+		const uint64_t *c = ga_document_get_liveness_by_ipu(self->doc, (guint)scope, &n);
+
+		for (size_t s = 0; s < self->n_steps; s++)
+			self->curve[s] = c && s < n ? c[s] : 0;
+		for (size_t t = 0; always_by_tile && t < target->num_tiles; t++)
+			if (t / target->tiles_per_ipu == (size_t)scope)
+				self->always += always_by_tile[t];
+		self->curve_ready = TRUE;
+		text = g_strdup_printf("IPU %d: summed from the listed variables when the report "
+		                       "loaded.%s",
+		                       scope, lowered);
+		gtk_label_set_text(self->status, text);
+	} else {
+		GtkBitset *tiles = ga_session_get_selected_tiles(self->session);
+		GtkBitsetIter it;
+		guint tile;
+
+		for (gboolean ok = gtk_bitset_iter_init_first(&it, tiles, &tile); ok;
+		     ok = gtk_bitset_iter_next(&it, &tile))
+			if (always_by_tile && tile < target->num_tiles)
+				self->always += always_by_tile[tile];
+		if (gtk_bitset_is_empty(tiles)) {
+			memset(self->curve, 0, self->n_steps * sizeof(*self->curve));
+			gtk_label_set_text(self->status,
+			                   "No tiles are selected: select tiles in the Memory view.");
+		} else {
+			start_selection_curve(self, tiles);
+		}
+	}
+	rebuild_chart(self);
+}
+
+/* --- The chart ----------------------------------------------------------------------------- */
+
+static void show_lifetime(GaLivenessView *self);
+
+/* The chart from self->curve: not-always-live bytes per step, with the
+ * scope's always-live bytes stacked on them when asked. */
+static void rebuild_chart(GaLivenessView *self)
+{
+	gboolean with_always = gtk_check_button_get_active(self->include_always);
+	guint n = (guint)self->n_steps, k = with_always ? 2 : 1;
+	g_autofree double *values = g_new0(double, (size_t)k * (n ? n : 1));
+	GdkRGBA colours[2] = {colour(not_always_colour), colour(always_colour)};
+	const char *names[] = {"Not always live", "Always live", NULL};
+	int scope = scope_of(self, gtk_drop_down_get_selected(self->scope));
+	g_autofree char *scope_name = scope >= 0 && scope != G_MAXINT ? g_strdup_printf("IPU %d", scope)
+	                              : scope == G_MAXINT ? g_strdup("the selected tiles")
+	                                                  : NULL;
+
+	for (guint s = 0; self->curve_ready && s < n; s++) {
+		values[s] = (double)self->curve[s];
+		if (with_always)
+			values[(size_t)n + s] = (double)self->always;
+	}
+	tsc_chart_set_stacks(self->chart, n, k, values, colours, names);
+	show_peak(self, scope_name);
+	show_lifetime(self);
+}
+
+/* The session's variable drawn over the chart: its bytes over its
+ * lifetime, and a caption. */
+static void show_lifetime(GaLivenessView *self)
+{
+	gint64 index = self->doc ? ga_session_get_variable(self->session) : -1;
+	const tsr_variable *vars = NULL;
+	size_t n_vars = 0;
+	const tsr_variable *v;
+	g_autofree double *values = NULL;
+	g_autofree char *name = NULL;
+	g_autofree char *bytes = NULL;
+	g_autofree char *text = NULL;
+	GdkRGBA c = colour(lifetime_colour);
+
+	tsc_chart_clear_series(self->chart);
+	if (index < 0 || tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(self->doc)) ||
+	    (size_t)index >= n_vars) {
+		gtk_label_set_text(self->variable_caption, "");
+		gtk_widget_set_visible(GTK_WIDGET(self->variable_caption), FALSE);
+		return;
+	}
+	v = &vars[index];
+	name = v->name ? ga_format_name(v->name) : g_strdup("<anonymous>");
+	bytes = ga_format_u64(v->bytes);
+	values = g_new0(double, self->n_steps ? self->n_steps : 1);
+	if (v->always_live) {
+		/* No band: over the whole chart it would only rescale it. */
+		text = g_strdup_printf("%s (%s bytes) is always live: counted in the always-live "
+		                       "bytes at every step",
+		                       name, bytes);
+		gtk_label_set_text(self->variable_caption, text);
+		gtk_widget_set_visible(GTK_WIDGET(self->variable_caption), TRUE);
+		return;
+	} else if (v->live_from >= 0 && v->live_to >= v->live_from) {
+		for (size_t s = (size_t)v->live_from; s <= (size_t)v->live_to && s < self->n_steps; s++)
+			values[s] = (double)v->bytes;
+		text = g_strdup_printf("%s (%s bytes) is live from step %" G_GINT64_FORMAT
+		                       " to step %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT
+		                       " steps): the orange line",
+		                       name, bytes, v->live_from, v->live_to,
+		                       v->live_to - v->live_from + 1);
+	} else {
+		text = g_strdup_printf("%s (%s bytes) is live at no step", name, bytes);
+	}
+	{
+		g_autofree char *series = g_strdup_printf("Lifetime of %s", name);
+
+		tsc_chart_add_series(self->chart, series, values, &c, TSC_SERIES_LINE);
+	}
+	gtk_label_set_text(self->variable_caption, text);
+	gtk_widget_set_visible(GTK_WIDGET(self->variable_caption), TRUE);
+}
+
+/* --- The live variables and the call stack ----------------------------------------------- */
+
+static void rebuild_live_columns(GaLivenessView *self);
+
+/* The call stack of `step`: the step, then each enclosing step up to the
+ * top level. */
+static void show_stack(GaLivenessView *self, gint64 step)
+{
+	const tsr_liveness_step *steps = NULL;
+	size_t n = 0;
+	GString *text = g_string_new(NULL);
+	guint guard = 0;
+
+	if (step >= 0)
+		tsr_report_get_liveness_steps(&steps, &n, ga_document_get_report(self->doc));
+	for (gint64 s = step; s >= 0 && (size_t)s < n && guard < 10000; s = steps[s].parent, guard++) {
+		g_autofree char *program = step_program(self, (size_t)s);
+
+		g_string_append_printf(text, "%s%*sStep %" G_GINT64_FORMAT ": %s", text->len ? "\n" : "",
+		                       (int)MIN(steps[s].depth, 40u) * 2, "", s, program);
+	}
+	gtk_label_set_text(self->stack, text->len ? text->str : "Click a step to see its call stack.");
+	g_string_free(text, TRUE);
+}
+
+/* The table for the chart's selected steps (the first MAX_COMPARE). */
+static void on_chart_selection(TscChart *chart, gpointer data)
+{
+	GaLivenessView *self = data;
+	GtkBitset *sel = tsc_chart_get_selection(chart);
+	guint64 n_sel = gtk_bitset_get_size(sel);
+	const tsr_variable *vars = NULL;
+	size_t n_vars = 0;
+	tsr_report *report = ga_document_get_report(self->doc);
+	g_autoptr(GHashTable) rows = g_hash_table_new_full(NULL, NULL, NULL, g_object_unref);
+	g_autoptr(GPtrArray) order = g_ptr_array_new();
+	GtkBitsetIter it;
+	guint item, focus = tsc_chart_get_focus_item(chart);
+	g_autofree char *status = NULL;
+
+	self->n_compared = 0;
+	for (gboolean ok = gtk_bitset_iter_init_first(&it, sel, &item);
+	     ok && self->n_compared < MAX_COMPARE; ok = gtk_bitset_iter_next(&it, &item))
+		self->compared[self->n_compared++] = item;
+	g_list_store_remove_all(self->live);
+	show_stack(self, n_sel == 0 ? -1
+	                 : gtk_bitset_contains(sel, focus) ? (gint64)focus
+	                                                   : self->compared[0]);
+	if (n_sel == 0 || tsr_report_get_variables(&vars, &n_vars, report)) {
+		rebuild_live_columns(self);
+		gtk_label_set_text(self->live_status, "Click a step in the chart to list the variables "
+		                                      "live at it; shift-click another to compare.");
+		return;
+	}
+	for (guint c = 0; c < self->n_compared; c++) {
+		size_t *list = NULL, n = 0;
+
+		if (tsr_report_list_live_variables(&list, &n, report, (size_t)self->compared[c])) {
+			gtk_label_set_text(self->live_status, tsr_report_error(report));
+			rebuild_live_columns(self);
+			return;
+		}
+		for (size_t i = 0; i < n; i++) {
+			GaLiveRow *row = g_hash_table_lookup(rows, GSIZE_TO_POINTER(list[i] + 1));
+
+			if (list[i] >= n_vars)
+				continue;
+			if (!row) {
+				row = live_row_new(&vars[list[i]], list[i]);
+				g_hash_table_insert(rows, GSIZE_TO_POINTER(list[i] + 1), row);
+				g_ptr_array_add(order, row);
+			}
+			row->bytes[c] = vars[list[i]].bytes;
+		}
+		free(list);
+	}
+	g_list_store_splice(self->live, 0, 0, order->pdata, order->len);
+	rebuild_live_columns(self);
+	{
+		g_autofree char *count = ga_format_u64(order->len);
+
+		if (n_sel == 1)
+			status = g_strdup_printf("%s variables live at step %" G_GINT64_FORMAT
+			                         " (always-live ones included)",
+			                         count, self->compared[0]);
+		else if (n_sel <= MAX_COMPARE)
+			status = g_strdup_printf("%s variables live at one of the %u steps compared",
+			                         count, self->n_compared);
+		else
+			status = g_strdup_printf("%" G_GUINT64_FORMAT " steps are selected; the table "
+			                         "compares the first %d. %s variables live at them",
+			                         n_sel, MAX_COMPARE, count);
+	}
+	gtk_label_set_text(self->live_status, status);
+}
+
+/* Shift-click adds the step under the pointer to the selection, so that
+ * a further moment joins the comparison (the chart's own shift-click
+ * would select the whole range from the anchor; a drag still does). */
+static void on_shift_click(GtkGestureClick *gesture, int n_press, double x, double y,
+                           gpointer data)
+{
+	GaLivenessView *self = data;
+	GdkModifierType mods =
+	    gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(gesture));
+	g_autoptr(GtkBitset) sel = NULL;
+	gint64 item;
+
+	(void)n_press;
+	(void)y;
+	if (!(mods & GDK_SHIFT_MASK) || !self->doc)
+		return;
+	item = tsc_chart_item_at(self->chart, x, NULL, NULL);
+	if (item < 0)
+		return;
+	gtk_gesture_set_state(GTK_GESTURE(gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+	sel = gtk_bitset_copy(tsc_chart_get_selection(self->chart));
+	gtk_bitset_add(sel, (guint)item);
+	tsc_chart_set_focus_item(self->chart, (guint)item);
+	tsc_chart_set_selection(self->chart, sel);
+}
+
+static void setup_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer numeric)
+{
+	GtkWidget *l = gtk_label_new(NULL);
+
+	(void)f;
+	gtk_label_set_xalign(GTK_LABEL(l), numeric ? 1.0f : 0.0f);
+	gtk_label_set_ellipsize(GTK_LABEL(l), numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
+	if (numeric)
+		gtk_widget_add_css_class(l, "figure");
+	gtk_list_item_set_child(item, l);
+}
+
+/* Binds column `column` (a property's name) of a row. */
+static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
+{
+	GaLiveRow *row = gtk_list_item_get_item(item);
+	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(item));
+	const char *name = column;
+	g_autofree char *text = NULL;
+
+	(void)f;
+	if (!strcmp(name, "name"))
+		text = g_strdup(row->name);
+	else if (!strncmp(name, "bytes-", 6))
+		text = row->bytes[name[6] - '0'] ? ga_format_u64(row->bytes[name[6] - '0'])
+		                                 : g_strdup("—");
+	else if (!strcmp(name, "category"))
+		text = g_strdup(row->category);
+	else if (!strcmp(name, "always-live"))
+		text = g_strdup(row->always_live ? "Yes" : "No");
+	else if (!strcmp(name, "lifetime"))
+		text = row->lifetime >= 0 ? ga_format_u64((guint64)row->lifetime)
+		                          : g_strdup(row->always_live ? "all" : "—");
+	gtk_label_set_text(l, text ? text : "");
+}
+
+/* Adds a column showing property `property`, sorted by it. */
+static GtkColumnViewColumn *add_column(GtkColumnView *view, const char *title,
+                                       const char *property, gboolean numeric, gboolean expand)
+{
+	GtkListItemFactory *f = gtk_signal_list_item_factory_new();
+	GtkExpression *e = gtk_property_expression_new(GA_TYPE_LIVE_ROW, NULL, property);
+	GtkSorter *sorter = numeric || !strcmp(property, "always-live")
+	                        ? GTK_SORTER(gtk_numeric_sorter_new(e))
+	                        : GTK_SORTER(gtk_string_sorter_new(e));
+	GtkColumnViewColumn *col;
+
+	g_signal_connect(f, "setup", G_CALLBACK(setup_label), GINT_TO_POINTER(numeric));
+	g_signal_connect(f, "bind", G_CALLBACK(bind_label), (gpointer)property);
+	col = gtk_column_view_column_new(title, f);
+	gtk_column_view_column_set_sorter(col, sorter);
+	gtk_column_view_column_set_resizable(col, TRUE);
+	gtk_column_view_column_set_expand(col, expand);
+	gtk_column_view_append_column(view, col);
+	g_object_unref(sorter);
+	g_object_unref(col);
+	return col;
+}
+
+/* The live-variables table's columns: one of bytes per compared step. */
+static void rebuild_live_columns(GaLivenessView *self)
+{
+	static const char *const bytes_props[MAX_COMPARE] = {"bytes-0", "bytes-1", "bytes-2",
+	                                                      "bytes-3"};
+	GListModel *cols = gtk_column_view_get_columns(self->live_view);
+	GtkColumnViewColumn *first = NULL;
+	guint n = MAX(self->n_compared, 1);
+
+	while (g_list_model_get_n_items(cols) > 0) {
+		GtkColumnViewColumn *c = g_list_model_get_item(cols, 0);
+
+		gtk_column_view_remove_column(self->live_view, c);
+		g_object_unref(c);
+	}
+	gtk_column_view_column_set_fixed_width(
+	    add_column(self->live_view, "Variable", "name", FALSE, TRUE), 240);
+	for (guint c = 0; c < n; c++) {
+		g_autofree char *title = self->n_compared > 1
+		                             ? g_strdup_printf("Step %" G_GINT64_FORMAT " bytes",
+		                                               self->compared[c])
+		                             : g_strdup("Bytes (all tiles)");
+		GtkColumnViewColumn *col = add_column(self->live_view, title, bytes_props[c], TRUE,
+		                                      FALSE);
+
+		if (!first)
+			first = col;
+	}
+	add_column(self->live_view, "Category", "category", FALSE, FALSE);
+	add_column(self->live_view, "Always live", "always-live", FALSE, FALSE);
+	add_column(self->live_view, "Lifetime (steps)", "lifetime", TRUE, FALSE);
+	gtk_column_view_sort_by_column(self->live_view, first, GTK_SORT_DESCENDING);
+}
+
+/* A variable picked in a table becomes the session's. */
+static void on_live_selected(GtkSingleSelection *selection, GParamSpec *pspec, gpointer data)
+{
+	GaLivenessView *self = data;
+	GaLiveRow *row = gtk_single_selection_get_selected_item(selection);
+
+	(void)pspec;
+	if (!row || self->syncing)
+		return;
+	ga_session_set_variable(self->session, row->index);
+}
+
+static void on_session_variable(GaSession *session, GParamSpec *pspec, gpointer data)
+{
+	GaLivenessView *self = data;
+
+	(void)session;
+	(void)pspec;
+	if (self->doc)
+		show_lifetime(self);
+}
+
+/* --- Always live --------------------------------------------------------------------------- */
+
+static void fill_always_live(GaLivenessView *self)
+{
+	const tsr_variable *vars = NULL;
+	size_t n_vars = 0;
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
+	guint64 total = 0;
+	g_autofree char *count = NULL;
+	g_autofree char *bytes = NULL;
+	g_autofree char *status = NULL;
+
+	g_list_store_remove_all(self->always_rows);
+	if (tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(self->doc))) {
+		gtk_label_set_text(self->always_status,
+		                   tsr_report_error(ga_document_get_report(self->doc)));
+		return;
+	}
+	for (size_t i = 0; i < n_vars; i++) {
+		GaLiveRow *row;
+
+		if (!vars[i].always_live)
+			continue;
+		row = live_row_new(&vars[i], i);
+		row->bytes[0] = vars[i].bytes;
+		total += vars[i].bytes;
+		g_ptr_array_add(rows, row);
+	}
+	g_list_store_splice(self->always_rows, 0, 0, rows->pdata, rows->len);
+	count = ga_format_u64(rows->len);
+	bytes = ga_format_u64(total);
+	status = g_strdup_printf("%s always-live variables listed, %s bytes", count, bytes);
+	gtk_label_set_text(self->always_status, status);
+}
+
+/* --- Following the session ----------------------------------------------------------------- */
+
+static void on_scope_changed(GObject *object, GParamSpec *pspec, gpointer data);
+
+static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
+{
+	GaLivenessView *self = data;
+	GaDocument *doc = ga_session_get_document(session);
+	const tsr_liveness_step *steps = NULL;
+	const tsr_target *target;
+	GtkStringList *list;
+
+	(void)pspec;
+	cancel_job(self);
+	g_clear_pointer(&self->doc, ga_document_unref);
+	g_clear_pointer(&self->curve, g_free);
+	self->n_steps = 0;
+	self->n_compared = 0;
+	if (!doc)
+		return;
+	self->doc = ga_document_ref(doc);
+	target = tsr_report_get_target(ga_document_get_report(doc));
+	tsr_report_get_liveness_steps(&steps, &self->n_steps, ga_document_get_report(doc));
+	self->curve = g_new0(uint64_t, self->n_steps ? self->n_steps : 1);
+	{
+		size_t n;
+
+		self->num_ipus = ga_document_get_liveness_by_ipu(doc, 0, &n) ? target->num_ipus : 0;
+	}
+	list = gtk_string_list_new(NULL);
+	gtk_string_list_append(list, "All tiles");
+	for (guint i = 0; i < self->num_ipus; i++) {
+		g_autofree char *s = g_strdup_printf("IPU %u", i);
+
+		gtk_string_list_append(list, s);
+	}
+	gtk_string_list_append(list, "Selected tiles");
+	g_signal_handlers_block_by_func(self->scope, on_scope_changed, self);
+	gtk_drop_down_set_model(self->scope, G_LIST_MODEL(list));
+	gtk_drop_down_set_selected(self->scope, 0);
+	g_signal_handlers_unblock_by_func(self->scope, on_scope_changed, self);
+	g_object_unref(list);
+	apply_scope(self);
+	on_chart_selection(self->chart, self);
+	fill_always_live(self);
+}
+
+static void on_scope_changed(GObject *object, GParamSpec *pspec, gpointer data)
+{
+	GaLivenessView *self = data;
+
+	(void)object;
+	(void)pspec;
+	if (self->doc)
+		apply_scope(self);
+}
+
+static void on_include_always(GObject *object, GParamSpec *pspec, gpointer data)
+{
+	GaLivenessView *self = data;
+
+	(void)object;
+	(void)pspec;
+	if (self->doc)
+		rebuild_chart(self);
+}
+
+static void on_session_tiles(GaSession *session, GParamSpec *pspec, gpointer data)
+{
+	GaLivenessView *self = data;
+
+	(void)session;
+	(void)pspec;
+	if (self->doc && scope_of(self, gtk_drop_down_get_selected(self->scope)) == G_MAXINT)
+		apply_scope(self);
+}
+
+/* --- Building ------------------------------------------------------------------------------ */
+
+static void on_search_changed(GtkSearchEntry *entry, gpointer data)
+{
+	gtk_string_filter_set_search(GTK_STRING_FILTER(data),
+	                             gtk_editable_get_text(GTK_EDITABLE(entry)));
+}
+
+/* A status label over a table. */
+static GtkLabel *status_label(void)
+{
+	GtkLabel *l = GTK_LABEL(gtk_label_new(NULL));
+
+	gtk_label_set_xalign(l, 0);
+	gtk_label_set_wrap(l, TRUE);
+	gtk_widget_set_hexpand(GTK_WIDGET(l), TRUE);
+	gtk_widget_add_css_class(GTK_WIDGET(l), "dim-label");
+	return l;
+}
+
+/* The Live Variables tab: status and search, the table, the call stack. */
+static GtkWidget *build_live(GaLivenessView *self)
+{
+	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+	GtkWidget *scroll = gtk_scrolled_window_new();
+	GtkWidget *stack_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+	GtkWidget *stack_heading = gtk_label_new("Call stack");
+	GtkWidget *stack_scroll = gtk_scrolled_window_new();
+	GtkWidget *search = gtk_search_entry_new();
+	GtkStringFilter *filter =
+	    gtk_string_filter_new(gtk_property_expression_new(GA_TYPE_LIVE_ROW, NULL, "name"));
+	GtkFilterListModel *filtered;
+	GtkSortListModel *sorted;
+
+	self->live = g_list_store_new(GA_TYPE_LIVE_ROW);
+	self->live_status = status_label();
+	g_object_set(search, "placeholder-text", "Search variables", NULL);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(search), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Search live variables", -1);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->live_status));
+	gtk_box_append(GTK_BOX(bar), search);
+	gtk_box_append(GTK_BOX(box), bar);
+	gtk_string_filter_set_match_mode(filter, GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
+	gtk_string_filter_set_ignore_case(filter, TRUE);
+	g_signal_connect(search, "search-changed", G_CALLBACK(on_search_changed), filter);
+	filtered = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(self->live)),
+	                                     GTK_FILTER(filter));
+	self->live_view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
+	sorted = gtk_sort_list_model_new(G_LIST_MODEL(filtered),
+	                                 g_object_ref(gtk_column_view_get_sorter(self->live_view)));
+	self->live_selection = gtk_single_selection_new(G_LIST_MODEL(sorted));
+	gtk_single_selection_set_autoselect(self->live_selection, FALSE);
+	gtk_single_selection_set_can_unselect(self->live_selection, TRUE);
+	gtk_column_view_set_model(self->live_view, GTK_SELECTION_MODEL(self->live_selection));
+	g_signal_connect(self->live_selection, "notify::selected-item",
+	                 G_CALLBACK(on_live_selected), self);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->live_view),
+	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Live variables", -1);
+	rebuild_live_columns(self);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->live_view));
+	gtk_widget_set_vexpand(scroll, TRUE);
+	gtk_box_append(GTK_BOX(box), scroll);
+
+	gtk_label_set_xalign(GTK_LABEL(stack_heading), 0);
+	gtk_widget_add_css_class(stack_heading, "heading");
+	self->stack = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->stack, 0);
+	gtk_label_set_yalign(self->stack, 0);
+	gtk_label_set_selectable(self->stack, TRUE);
+	gtk_widget_add_css_class(GTK_WIDGET(self->stack), "monospace");
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(stack_scroll), GTK_WIDGET(self->stack));
+	gtk_widget_set_vexpand(stack_scroll, TRUE);
+	gtk_box_append(GTK_BOX(stack_box), stack_heading);
+	gtk_box_append(GTK_BOX(stack_box), stack_scroll);
+	gtk_widget_set_margin_start(stack_box, 8);
+
+	gtk_paned_set_start_child(GTK_PANED(paned), box);
+	gtk_paned_set_end_child(GTK_PANED(paned), stack_box);
+	gtk_paned_set_resize_end_child(GTK_PANED(paned), FALSE);
+	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
+	gtk_widget_set_size_request(stack_box, 280, -1);
+	return paned;
+}
+
+/* The Always Live tab: the always-live variables, largest first. */
+static GtkWidget *build_always(GaLivenessView *self)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+	GtkWidget *scroll = gtk_scrolled_window_new();
+	GtkSortListModel *sorted;
+	GtkColumnViewColumn *bytes;
+
+	self->always_rows = g_list_store_new(GA_TYPE_LIVE_ROW);
+	self->always_status = status_label();
+	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->always_status));
+	self->always_view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
+	sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->always_rows)),
+	                                 g_object_ref(gtk_column_view_get_sorter(self->always_view)));
+	{
+		GtkSingleSelection *sel = gtk_single_selection_new(G_LIST_MODEL(sorted));
+
+		/* Nothing picked until the user picks it. */
+		gtk_single_selection_set_autoselect(sel, FALSE);
+		gtk_column_view_set_model(self->always_view, GTK_SELECTION_MODEL(sel));
+	}
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->always_view),
+	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Always-live variables", -1);
+	add_column(self->always_view, "Variable", "name", FALSE, TRUE);
+	bytes = add_column(self->always_view, "Bytes", "bytes-0", TRUE, FALSE);
+	add_column(self->always_view, "Category", "category", FALSE, FALSE);
+	gtk_column_view_sort_by_column(self->always_view, bytes, GTK_SORT_DESCENDING);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->always_view));
+	gtk_widget_set_vexpand(scroll, TRUE);
+	gtk_box_append(GTK_BOX(box), scroll);
+	return box;
+}
+
+static void build(GaLivenessView *self)
+{
+	static const char *const scopes[] = {"All tiles", NULL};
+	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+	GtkWidget *scope_label = gtk_label_new_with_mnemonic("_Scope");
+	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+	GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+	GtkWidget *notebook = gtk_notebook_new();
+
+	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
+	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
+	gtk_widget_set_margin_start(self->box, 12);
+	gtk_widget_set_margin_end(self->box, 12);
+	gtk_widget_set_margin_top(self->box, 12);
+	gtk_widget_set_margin_bottom(self->box, 12);
+
+	self->scope = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(scopes));
+	gtk_label_set_mnemonic_widget(GTK_LABEL(scope_label), GTK_WIDGET(self->scope));
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->scope),
+	                            "All tiles: the report's figure per step. An IPU: summed from "
+	                            "the listed variables when the report loaded. Selected tiles: "
+	                            "summed in the background for each new selection.");
+	gtk_box_append(GTK_BOX(bar), scope_label);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->scope));
+	self->include_always =
+	    GTK_CHECK_BUTTON(gtk_check_button_new_with_mnemonic("Include _Always-Live"));
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->include_always));
+	self->status = status_label();
+	gtk_widget_add_css_class(GTK_WIDGET(self->status), "caption");
+	gtk_widget_set_margin_start(GTK_WIDGET(self->status), 12);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->status));
+	gtk_box_append(GTK_BOX(self->box), bar);
+
+	self->chart = TSC_CHART(tsc_chart_new());
+	tsc_chart_set_label(self->chart, "Liveness by step");
+	tsc_chart_set_value_format_func(self->chart, tsc_format_bytes, NULL, NULL);
+	tsc_chart_set_item_label_func(self->chart, item_label, self, NULL);
+	gtk_widget_set_vexpand(GTK_WIDGET(self->chart), TRUE);
+	gtk_widget_set_size_request(GTK_WIDGET(self->chart), -1, 200);
+	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->chart));
+	self->peak_caption = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->peak_caption, 0);
+	gtk_label_set_wrap(self->peak_caption, TRUE);
+	gtk_label_set_selectable(self->peak_caption, TRUE);
+	gtk_widget_add_css_class(GTK_WIDGET(self->peak_caption), "caption");
+	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->peak_caption));
+	self->variable_caption = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->variable_caption, 0);
+	gtk_label_set_wrap(self->variable_caption, TRUE);
+	gtk_widget_add_css_class(GTK_WIDGET(self->variable_caption), "caption");
+	gtk_widget_add_css_class(GTK_WIDGET(self->variable_caption), "dim-label");
+	gtk_widget_set_visible(GTK_WIDGET(self->variable_caption), FALSE);
+	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->variable_caption));
+
+	gtk_notebook_append_page(GTK_NOTEBOOK(notebook), build_live(self),
+	                         gtk_label_new("Live Variables"));
+	gtk_notebook_append_page(GTK_NOTEBOOK(notebook), build_always(self),
+	                         gtk_label_new("Always Live"));
+	gtk_paned_set_start_child(GTK_PANED(paned), top);
+	gtk_paned_set_end_child(GTK_PANED(paned), notebook);
+	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
+	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
+	gtk_paned_set_position(GTK_PANED(paned), 340);
+	gtk_widget_set_vexpand(paned, TRUE);
+	gtk_box_append(GTK_BOX(self->box), paned);
+
+	g_signal_connect(self->scope, "notify::selected", G_CALLBACK(on_scope_changed), self);
+	g_signal_connect(self->include_always, "notify::active", G_CALLBACK(on_include_always),
+	                 self);
+	g_signal_connect(self->chart, "selection-changed", G_CALLBACK(on_chart_selection), self);
+	{
+		GtkGesture *shift = gtk_gesture_click_new();
+
+		gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(shift), GDK_BUTTON_PRIMARY);
+		gtk_event_controller_set_propagation_phase(GTK_EVENT_CONTROLLER(shift),
+		                                           GTK_PHASE_CAPTURE);
+		g_signal_connect(shift, "pressed", G_CALLBACK(on_shift_click), self);
+		gtk_widget_add_controller(GTK_WIDGET(self->chart), GTK_EVENT_CONTROLLER(shift));
+	}
+}
+
+static void ga_liveness_view_dispose(GObject *object)
+{
+	GaLivenessView *self = GA_LIVENESS_VIEW(object);
+
+	if (self->session)
+		g_signal_handlers_disconnect_by_data(self->session, self);
+	cancel_job(self);
+	g_clear_pointer(&self->box, gtk_widget_unparent);
+	G_OBJECT_CLASS(ga_liveness_view_parent_class)->dispose(object);
+}
+
+static void ga_liveness_view_finalize(GObject *object)
+{
+	GaLivenessView *self = GA_LIVENESS_VIEW(object);
+
+	g_clear_pointer(&self->doc, ga_document_unref);
+	g_clear_object(&self->session);
+	g_clear_object(&self->live);
+	g_clear_object(&self->always_rows);
+	g_free(self->curve);
+	G_OBJECT_CLASS(ga_liveness_view_parent_class)->finalize(object);
+}
+
+static void ga_liveness_view_class_init(GaLivenessViewClass *klass)
+{
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+
+	object_class->dispose = ga_liveness_view_dispose;
+	object_class->finalize = ga_liveness_view_finalize;
+	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_css_name(widget_class, "livenessview");
+}
+
+static void ga_liveness_view_init(GaLivenessView *self)
+{
+	(void)self;
+}
+
+GtkWidget *ga_liveness_view_new(GaSession *session)
+{
+	GaLivenessView *self = g_object_new(GA_TYPE_LIVENESS_VIEW, NULL);
+
+	self->session = g_object_ref(session);
+	build(self);
+	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
+	g_signal_connect(session, "notify::selected-tiles", G_CALLBACK(on_session_tiles), self);
+	g_signal_connect(session, "notify::variable", G_CALLBACK(on_session_variable), self);
+	if (ga_session_get_document(session))
+		on_document(session, NULL, self);
+	return GTK_WIDGET(self);
+}
