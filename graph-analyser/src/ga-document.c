@@ -6,7 +6,6 @@
  */
 #include "ga-document.h"
 
-#include "ga-liveness-curves.h"
 
 #include <string.h>
 
@@ -22,9 +21,6 @@ struct _GaDocument {
 	uint64_t **category_by_tile;  /* tsr_category_count() rows of n_tiles, NULL rows: empty */
 	size_t n_categories;
 	uint64_t *always_live_by_tile; /* n_tiles */
-	uint64_t *liveness_by_ipu;    /* num_ipus rows of n_liveness_steps bytes */
-	size_t n_liveness_steps;
-	guint n_ipus;
 	double load_seconds;
 };
 
@@ -46,7 +42,6 @@ void ga_document_unref(GaDocument *doc)
 		g_free(doc->category_by_tile[i]);
 	g_free(doc->category_by_tile);
 	g_free(doc->always_live_by_tile);
-	g_free(doc->liveness_by_ipu);
 	tsr_summary_figures_free(doc->figures);
 	free(doc->summary_json);
 	tsr_report_free(doc->report);
@@ -158,28 +153,6 @@ static char *make_title(GFile *file, const char *opened)
 	return g_steal_pointer(&base);
 }
 
-/* Each IPU's not-always-live bytes at every liveness step, for the
- * Liveness view's IPU scope: one pass over the listed variables
- * (ga-liveness-curves.h; a quarter of a second on a report of 200,000
- * steps), where reportlib's per-step call would take minutes. */
-static int load_liveness_by_ipu(GaDocument *doc, GCancellable *cancellable)
-{
-	const tsr_target *target = tsr_report_get_target(doc->report);
-	const tsr_liveness_step *steps;
-	g_autofree int *group = NULL;
-	int rc = tsr_report_get_liveness_steps(&steps, &doc->n_liveness_steps, doc->report);
-
-	if (rc || doc->n_liveness_steps == 0 || target->num_ipus < 2 || !target->tiles_per_ipu)
-		return rc;
-	doc->n_ipus = target->num_ipus;
-	group = g_new(int, target->num_tiles ? target->num_tiles : 1);
-	for (size_t t = 0; t < target->num_tiles; t++)
-		group[t] = (int)(t / target->tiles_per_ipu);
-	doc->liveness_by_ipu = g_new(uint64_t, doc->n_liveness_steps * doc->n_ipus);
-	return ga_liveness_curves(doc->liveness_by_ipu, doc->n_liveness_steps, doc->report, group,
-	                          doc->n_ipus, cancellable, NULL, NULL);
-}
-
 /* Opens and gathers, on the calling thread; `ls` may be NULL (no progress). */
 static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, GError **error)
 {
@@ -243,8 +216,6 @@ static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, 
 		rc = tsr_report_fill_always_live_by_tile(doc->always_live_by_tile, num_tiles,
 		                                         doc->report);
 	}
-	if (!rc)
-		rc = load_liveness_by_ipu(doc, cancellable);
 	if (rc) {
 		set_error(error, rc, tsr_report_error(doc->report));
 		goto fail;
@@ -342,14 +313,6 @@ const uint64_t *ga_document_get_category_by_tile(GaDocument *doc, size_t categor
 const uint64_t *ga_document_get_always_live_by_tile(GaDocument *doc)
 {
 	return doc->always_live_by_tile;
-}
-
-const uint64_t *ga_document_get_liveness_by_ipu(GaDocument *doc, guint ipu, size_t *n)
-{
-	*n = doc->n_liveness_steps;
-	return doc->liveness_by_ipu && ipu < doc->n_ipus
-	           ? doc->liveness_by_ipu + (size_t)ipu * doc->n_liveness_steps
-	           : NULL;
 }
 
 double ga_document_get_load_seconds(GaDocument *doc)

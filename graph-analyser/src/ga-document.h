@@ -67,10 +67,6 @@ const uint64_t *ga_document_get_category_by_tile(GaDocument *doc, size_t categor
 /* Always-live bytes on every tile (num_tiles entries): the listed
  * always-live variables (all of them with autoReport.outputLoweredVars). */
 const uint64_t *ga_document_get_always_live_by_tile(GaDocument *doc);
-/* Not-always-live bytes of IPU `ipu` at each liveness step (*n entries),
- * from the listed variables (as tsr_report_fill_liveness_by_ipu per
- * step); NULL for a report of one IPU or without liveness steps. */
-const uint64_t *ga_document_get_liveness_by_ipu(GaDocument *doc, guint ipu, size_t *n);
 /* Seconds the load took, split into open and the figures. */
 double ga_document_get_load_seconds(GaDocument *doc);
 

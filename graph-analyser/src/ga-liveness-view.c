@@ -136,6 +136,7 @@ struct _GaLivenessView {
 	size_t job_total;
 	guint job_timeout;            /* shows its progress */
 	gint64 job_start;             /* monotonic µs */
+	char *job_name;               /* what it sums: "Selected tiles", "IPU 1" */
 	gint64 compared[MAX_COMPARE]; /* steps in the table's byte columns */
 	guint n_compared;
 	gboolean syncing;             /* the view setting the session's variable */
@@ -328,16 +329,23 @@ static void on_curve_done(GObject *source, GAsyncResult *result, gpointer data)
 	memcpy(self->curve, j->curve, self->n_steps * sizeof(*self->curve));
 	self->curve_ready = TRUE;
 	vars = ga_format_u64(j->n_vars);
-	text = g_strdup_printf("Selected tiles: summed from the %s listed variables' per-tile bytes "
-	                       "over their lifetimes in %.2f s, by a worker with its own handle.",
-	                       vars, (double)(g_get_monotonic_time() - self->job_start) / 1e6);
+	text = g_strdup_printf(
+	    "%s: summed from the %s listed variables' per-tile bytes over their lifetimes in "
+	    "%.2f s, by a worker with its own handle.%s",
+	    self->job_name ? self->job_name : "", vars,
+	    (double)(g_get_monotonic_time() - self->job_start) / 1e6,
+	    tsr_report_get_info(ga_document_get_report(self->doc))->lowered_vars
+	        ? ""
+	        : " The report lists the user's variables only (written without "
+	          "autoReport.outputLoweredVars), so this curve leaves the rest out.");
 	gtk_label_set_text(self->status, text);
 	rebuild_chart(self);
 	g_object_unref(self);
 }
 
-/* Starts the worker for the session's selected tiles. */
-static void start_selection_curve(GaLivenessView *self, GtkBitset *tiles)
+/* Starts the worker summing the curve of `tiles` (the session's
+ * selection, or one IPU's tiles), named `name` in the status line. */
+static void start_selection_curve(GaLivenessView *self, GtkBitset *tiles, const char *name)
 {
 	const tsr_target *target = tsr_report_get_target(ga_document_get_report(self->doc));
 	curve_job *j = g_new0(curve_job, 1);
@@ -355,6 +363,8 @@ static void start_selection_curve(GaLivenessView *self, GtkBitset *tiles)
 	     ok = gtk_bitset_iter_next(&it, &tile))
 		if (tile < target->num_tiles)
 			j->group_of_tile[tile] = 0;
+	g_free(self->job_name);
+	self->job_name = g_strdup(name);
 	g_atomic_int_set(&self->job_done, 0);
 	j->done = &self->job_done;
 	self->job = g_cancellable_new();
@@ -375,11 +385,6 @@ static void apply_scope(GaLivenessView *self)
 	const tsr_target *target = tsr_report_get_target(report);
 	const uint64_t *always_by_tile = ga_document_get_always_live_by_tile(self->doc);
 	int scope = scope_of(self, gtk_drop_down_get_selected(self->scope));
-	const char *lowered = tsr_report_get_info(report)->lowered_vars
-	                          ? ""
-	                          : " The report lists the user's variables only (written without "
-	                            "autoReport.outputLoweredVars), so this curve leaves the rest out.";
-	g_autofree char *text = NULL;
 
 	cancel_job(self);
 	self->curve_ready = FALSE;
@@ -395,19 +400,16 @@ static void apply_scope(GaLivenessView *self)
 		self->curve_ready = TRUE;
 		gtk_label_set_text(self->status, "All tiles: the bytes the report stores for each step.");
 	} else if (scope != G_MAXINT) {
-		size_t n = 0;
-		const uint64_t *c = ga_document_get_liveness_by_ipu(self->doc, (guint)scope, &n);
+		/* One IPU: summed by the worker when first asked for (it is a
+		 * pass over every variable: too slow to pay at every open). */
+		g_autoptr(GtkBitset) ipu_tiles = gtk_bitset_new_range(
+		    (guint)scope * target->tiles_per_ipu, target->tiles_per_ipu);
+		g_autofree char *name = g_strdup_printf("IPU %d", scope);
 
-		for (size_t s = 0; s < self->n_steps; s++)
-			self->curve[s] = c && s < n ? c[s] : 0;
 		for (size_t t = 0; always_by_tile && t < target->num_tiles; t++)
 			if (t / target->tiles_per_ipu == (size_t)scope)
 				self->always += always_by_tile[t];
-		self->curve_ready = TRUE;
-		text = g_strdup_printf("IPU %d: summed from the listed variables when the report "
-		                       "loaded.%s",
-		                       scope, lowered);
-		gtk_label_set_text(self->status, text);
+		start_selection_curve(self, ipu_tiles, name);
 	} else {
 		GtkBitset *tiles = ga_session_get_selected_tiles(self->session);
 		GtkBitsetIter it;
@@ -422,7 +424,7 @@ static void apply_scope(GaLivenessView *self)
 			gtk_label_set_text(self->status,
 			                   "No tiles are selected: select tiles in the Memory view.");
 		} else {
-			start_selection_curve(self, tiles);
+			start_selection_curve(self, tiles, "Selected tiles");
 		}
 	}
 	rebuild_chart(self);
@@ -808,7 +810,8 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 	{
 		size_t n;
 
-		self->num_ipus = ga_document_get_liveness_by_ipu(doc, 0, &n) ? target->num_ipus : 0;
+		(void)n;
+		self->num_ipus = target->num_ipus > 1 ? target->num_ipus : 0;
 	}
 	list = gtk_string_list_new(NULL);
 	gtk_string_list_append(list, "All tiles");
@@ -1078,6 +1081,7 @@ static void ga_liveness_view_finalize(GObject *object)
 	g_clear_object(&self->live);
 	g_clear_object(&self->always_rows);
 	g_free(self->curve);
+	g_free(self->job_name);
 	G_OBJECT_CLASS(ga_liveness_view_parent_class)->finalize(object);
 }
 
