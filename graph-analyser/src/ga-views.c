@@ -5,12 +5,14 @@
 
 #include "ga-insights-view.h"
 #include "ga-memory-view.h"
+#include "ga-program-view.h"
 #include "ga-summary-view.h"
 
 static const ga_view_info views[] = {
 	{"summary", "Summary", ga_summary_view_new},
 	{"insights", "Insights", ga_insights_view_new},
 	{"memory", "Memory", ga_memory_view_new},
+	{"programs", "Program Tree", ga_program_view_new},
 };
 
 const ga_view_info *ga_views(size_t *n)
