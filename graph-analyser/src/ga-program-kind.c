@@ -66,11 +66,17 @@ static void draw_mark(GtkDrawingArea *area, cairo_t *cr, int width, int height, 
 	ga_program_kind kind =
 	    (ga_program_kind)GPOINTER_TO_INT(g_object_get_data(G_OBJECT(area), "ga-kind"));
 	double side = MIN(width, height) * 0.8;
+	const GdkRGBA *c = ga_program_kind_colour(kind);
 
 	(void)data;
-	gdk_cairo_set_source_rgba(cr, ga_program_kind_colour(kind));
+	gdk_cairo_set_source_rgba(cr, c);
 	cairo_rectangle(cr, (width - side) / 2, (height - side) / 2, side, side);
-	cairo_fill(cr);
+	cairo_fill_preserve(cr);
+	/* A darker edge keeps the mark visible on a selected row, whose accent
+	 * colour compute shares. */
+	cairo_set_source_rgba(cr, c->red * 0.6, c->green * 0.6, c->blue * 0.6, 1);
+	cairo_set_line_width(cr, 1.5);
+	cairo_stroke(cr);
 }
 
 GtkWidget *ga_program_mark_new(void)

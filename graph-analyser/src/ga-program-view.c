@@ -330,6 +330,7 @@ static void put(GaProgramView *self, int *row, const char *key, const char *valu
 	gtk_label_set_xalign(GTK_LABEL(k), 0);
 	gtk_label_set_yalign(GTK_LABEL(k), 0);
 	gtk_widget_add_css_class(k, "dim-label");
+	gtk_label_set_width_chars(GTK_LABEL(v), 14);
 	gtk_label_set_xalign(GTK_LABEL(v), 0);
 	gtk_label_set_wrap(GTK_LABEL(v), TRUE);
 	gtk_label_set_wrap_mode(GTK_LABEL(v), PANGO_WRAP_WORD_CHAR);
@@ -386,9 +387,27 @@ static void put_compute_set(GaProgramView *self, int *row, size_t cs_id)
 		                                                  : g_strdup("?");
 		g_autofree char *inst = ga_format_u64(by[i].instances);
 		g_autofree char *cyc = ga_format_u64(by[i].cycles);
-		g_autofree char *text = g_strdup_printf("%s vertices, %s cycles over tiles", inst, cyc);
+		g_autofree char *text = g_strdup_printf("%s %s, %s cycles over tiles", inst,
+		                                        by[i].instances == 1 ? "vertex" : "vertices", cyc);
 
-		put(self, row, type, text, TRUE);
+		/* Vertex type names are long: each on a line of its own, above
+		 * its figures, rather than a key squeezing them into a sliver. */
+		GtkWidget *l = gtk_label_new(type);
+
+		gtk_label_set_xalign(GTK_LABEL(l), 0);
+		gtk_label_set_wrap(GTK_LABEL(l), TRUE);
+		gtk_label_set_wrap_mode(GTK_LABEL(l), PANGO_WRAP_WORD_CHAR);
+		gtk_label_set_selectable(GTK_LABEL(l), TRUE);
+		gtk_widget_set_margin_top(l, 4);
+		gtk_grid_attach(self->details, l, 0, (*row)++, 2, 1);
+		put(self, row, "", text, TRUE);
+		{
+			g_autofree char *acc = g_strdup_printf("Details: %s", type);
+
+			gtk_accessible_update_property(
+			    GTK_ACCESSIBLE(gtk_grid_get_child_at(self->details, 1, *row - 1)),
+			    GTK_ACCESSIBLE_PROPERTY_LABEL, acc, -1);
+		}
 	}
 }
 
@@ -554,13 +573,19 @@ static void scroll_to(GaProgramView *self, guint position)
 
 /* --- Search ----------------------------------------------------------------------------- */
 
-/* Whether program `id` (a top-level row labelled `root`, or NULL)
- * matches: its name, its type, or its top-level label. */
-static gboolean matches(GRegex *re, const tsr_program *p, const char *root)
+/* Whether program `p` (a top-level row labelled `root`, or NULL)
+ * matches: its name, its type, the compute set or exchange it runs (as
+ * the tree shows them), or its top-level label. */
+static gboolean matches(GaProgramView *self, GRegex *re, const tsr_program *p, const char *root)
 {
-	return (p->name && g_regex_match(re, p->name, 0, NULL)) ||
-	       (p->type && g_regex_match(re, p->type, 0, NULL)) ||
-	       (root && g_regex_match(re, root, 0, NULL));
+	const char *target;
+
+	if ((p->name && g_regex_match(re, p->name, 0, NULL)) ||
+	    (p->type && g_regex_match(re, p->type, 0, NULL)) ||
+	    (root && g_regex_match(re, root, 0, NULL)))
+		return TRUE;
+	target = target_name(self, p);
+	return target && g_regex_match(re, target, 0, NULL);
 }
 
 typedef struct frame {
@@ -579,7 +604,7 @@ static void search_from(GaProgramView *self, GRegex *re, guint top, guint32 id, 
 
 	g_array_append_val(stack, f0);
 	g_array_append_val(path, top);
-	if (matches(re, &progs[id], root))
+	if (matches(self, re, &progs[id], root))
 		g_ptr_array_add(self->matches, g_array_copy(path));
 	while (stack->len && *visits < SEARCH_VISITS) {
 		frame *f = &g_array_index(stack, frame, stack->len - 1);
@@ -609,7 +634,7 @@ static void search_from(GaProgramView *self, GRegex *re, guint top, guint32 id, 
 			g_array_append_val(stack, fc);
 			g_array_append_val(path, pos);
 		}
-		if (matches(re, &progs[child], NULL))
+		if (matches(self, re, &progs[child], NULL))
 			g_ptr_array_add(self->matches, g_array_copy(path));
 	}
 }
@@ -736,7 +761,8 @@ static gboolean on_entry_key(GtkEventControllerKey *ctl, guint keyval, guint key
 	return TRUE;
 }
 
-/* Ctrl+F, while the view is shown: to the search entry. */
+/* Ctrl+F, while the view is shown (wherever the focus is, the sidebar
+ * included): to the search entry. */
 static gboolean on_find(GtkWidget *widget, GVariant *args, gpointer data)
 {
 	GaProgramView *self = GA_PROGRAM_VIEW(widget);
@@ -932,7 +958,7 @@ static GtkWidget *build_details(GaProgramView *self)
 	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
 	                               GTK_POLICY_AUTOMATIC);
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), box);
-	gtk_widget_set_size_request(scroll, 300, -1);
+	gtk_widget_set_size_request(scroll, 360, -1);
 	return scroll;
 }
 
@@ -966,12 +992,12 @@ static void ga_program_view_class_init(GaProgramViewClass *klass)
 	G_OBJECT_CLASS(klass)->dispose = ga_program_view_dispose;
 	G_OBJECT_CLASS(klass)->finalize = ga_program_view_finalize;
 	gtk_widget_class_set_css_name(widget_class, "programview");
-	gtk_widget_class_add_binding(widget_class, GDK_KEY_f, GDK_CONTROL_MASK, on_find, NULL);
 }
 
 static void ga_program_view_init(GaProgramView *self)
 {
 	GtkWidget *bar, *paned;
+	GtkEventController *find = gtk_shortcut_controller_new();
 
 	self->matches = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
 	self->below_buf = g_array_new(FALSE, FALSE, sizeof(guint32));
@@ -987,6 +1013,12 @@ static void ga_program_view_init(GaProgramView *self)
 	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
 	gtk_widget_set_vexpand(paned, TRUE);
 	gtk_box_append(GTK_BOX(self), paned);
+	gtk_shortcut_controller_set_scope(GTK_SHORTCUT_CONTROLLER(find), GTK_SHORTCUT_SCOPE_GLOBAL);
+	gtk_shortcut_controller_add_shortcut(
+	    GTK_SHORTCUT_CONTROLLER(find),
+	    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_f, GDK_CONTROL_MASK),
+	                     gtk_callback_action_new(on_find, NULL, NULL)));
+	gtk_widget_add_controller(GTK_WIDGET(self), find);
 }
 
 GtkWidget *ga_program_view_new(GaSession *session)

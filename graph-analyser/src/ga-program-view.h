@@ -3,7 +3,7 @@
  * and the functions as a collapsible tree (children made when a row is
  * expanded; a Call's function body below the Call), with each program's
  * type, compute set or exchange and its cycles in the latest run that ran
- * it. A regular-expression search over names and types finds programs
+ * it. A regular-expression search over names, types, compute sets and exchanges finds programs
  * in collapsed rows, expands the path to them and selects them; beside
  * the tree, the selected program's details (compute set with its vertices
  * by type, exchange bytes and cycles, repeat count, code bytes, cycles in
