@@ -21,6 +21,8 @@ struct _GaDocument {
 	uint64_t **category_by_tile;  /* tsr_category_count() rows of n_tiles, NULL rows: empty */
 	size_t n_categories;
 	uint64_t *always_live_by_tile; /* n_tiles */
+	ga_program_cost **program_costs; /* n_runs rows of the programs' count */
+	size_t n_runs;
 	double load_seconds;
 };
 
@@ -42,6 +44,9 @@ void ga_document_unref(GaDocument *doc)
 		g_free(doc->category_by_tile[i]);
 	g_free(doc->category_by_tile);
 	g_free(doc->always_live_by_tile);
+	for (size_t i = 0; doc->program_costs && i < doc->n_runs; i++)
+		g_free(doc->program_costs[i]);
+	g_free(doc->program_costs);
 	tsr_summary_figures_free(doc->figures);
 	free(doc->summary_json);
 	tsr_report_free(doc->report);
@@ -153,6 +158,79 @@ static char *make_title(GFile *file, const char *opened)
 	return g_steal_pointer(&base);
 }
 
+/* The program ids below program `p`: its children, then a Call's function
+ * body; *n of them in `buf` (grown as needed). Ids past the programs'
+ * count are left out. */
+static const uint32_t *below(const tsr_program *p, const uint32_t *funcs, size_t n_funcs,
+                             size_t n_programs, GArray *buf, size_t *n)
+{
+	g_array_set_size(buf, 0);
+	for (size_t i = 0; i < p->n_children; i++)
+		if (p->children[i] < n_programs)
+			g_array_append_val(buf, p->children[i]);
+	if (p->function >= 0 && (size_t)p->function < n_funcs && funcs[p->function] < n_programs)
+		g_array_append_val(buf, funcs[p->function]);
+	*n = buf->len;
+	return (const uint32_t *)(void *)buf->data;
+}
+
+/* The cost of every program in one run: each step's cycles on its
+ * program, then every program's subtree summed with an explicit stack (a
+ * hostile file may nest deeply or make a cycle: a program met again on
+ * its own path adds nothing). */
+static int fill_program_costs(ga_program_cost *cost, tsr_report *r, size_t run)
+{
+	const tsr_program *progs;
+	const tsr_step *steps;
+	const uint32_t *funcs;
+	size_t n_progs, n_steps, n_funcs, n;
+	g_autofree uint8_t *state = NULL;   /* 0: not seen, 1: on the stack, 2: done */
+	g_autofree ga_program_cost *own = NULL;
+	g_autoptr(GArray) stack = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	g_autoptr(GArray) buf = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	int rc;
+
+	if ((rc = tsr_report_get_programs(&progs, &n_progs, r)) ||
+	    (rc = tsr_report_get_function_programs(&funcs, &n_funcs, r)) ||
+	    (rc = tsr_report_get_steps(&steps, &n_steps, r, run)))
+		return rc;
+	own = g_new0(ga_program_cost, n_progs ? n_progs : 1);
+	state = g_new0(uint8_t, n_progs ? n_progs : 1);
+	for (size_t i = 0; i < n_steps; i++)
+		if (steps[i].program < n_progs) {
+			own[steps[i].program].cycles += steps[i].cycles;
+			own[steps[i].program].steps++;
+		}
+	for (uint32_t root = 0; root < n_progs; root++) {
+		if (state[root])
+			continue;
+		g_array_append_val(stack, root);
+		while (stack->len) {
+			uint32_t p = g_array_index(stack, uint32_t, stack->len - 1);
+			const uint32_t *kids = below(&progs[p], funcs, n_funcs, n_progs, buf, &n);
+
+			if (state[p] == 0) {
+				state[p] = 1;
+				for (size_t k = 0; k < n; k++)
+					if (state[kids[k]] == 0)
+						g_array_append_val(stack, kids[k]);
+				continue;
+			}
+			g_array_set_size(stack, stack->len - 1);
+			if (state[p] == 2)
+				continue;
+			cost[p] = own[p];
+			for (size_t k = 0; k < n; k++)
+				if (state[kids[k]] == 2) {
+					cost[p].cycles += cost[kids[k]].cycles;
+					cost[p].steps += cost[kids[k]].steps;
+				}
+			state[p] = 2;
+		}
+	}
+	return TSR_OK;
+}
+
 /* Opens and gathers, on the calling thread; `ls` may be NULL (no progress). */
 static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, GError **error)
 {
@@ -215,6 +293,22 @@ static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, 
 		doc->always_live_by_tile = g_new0(uint64_t, num_tiles ? num_tiles : 1);
 		rc = tsr_report_fill_always_live_by_tile(doc->always_live_by_tile, num_tiles,
 		                                         doc->report);
+	}
+	if (!rc) {
+		const tsr_run *runs;
+		size_t n_progs;
+		const tsr_program *progs;
+
+		if (ls)
+			on_progress(0.99, "Adding up the programs' cycles", ls);
+		rc = tsr_report_get_runs(&runs, &doc->n_runs, doc->report);
+		if (!rc)
+			rc = tsr_report_get_programs(&progs, &n_progs, doc->report);
+		doc->program_costs = g_new0(ga_program_cost *, doc->n_runs ? doc->n_runs : 1);
+		for (size_t i = 0; !rc && i < doc->n_runs; i++) {
+			doc->program_costs[i] = g_new0(ga_program_cost, n_progs ? n_progs : 1);
+			rc = fill_program_costs(doc->program_costs[i], doc->report, i);
+		}
 	}
 	if (rc) {
 		set_error(error, rc, tsr_report_error(doc->report));
@@ -313,6 +407,30 @@ const uint64_t *ga_document_get_category_by_tile(GaDocument *doc, size_t categor
 const uint64_t *ga_document_get_always_live_by_tile(GaDocument *doc)
 {
 	return doc->always_live_by_tile;
+}
+
+const ga_program_cost *ga_document_get_program_costs(GaDocument *doc, size_t run)
+{
+	return run < doc->n_runs ? doc->program_costs[run] : NULL;
+}
+
+size_t ga_document_get_n_runs(GaDocument *doc)
+{
+	return doc->n_runs;
+}
+
+const uint32_t *ga_document_get_program_below(GaDocument *doc, uint32_t program, GArray *buf,
+                                              size_t *n)
+{
+	const tsr_program *progs;
+	const uint32_t *funcs;
+	size_t n_progs, n_funcs;
+
+	*n = 0;
+	if (tsr_report_get_programs(&progs, &n_progs, doc->report) ||
+	    tsr_report_get_function_programs(&funcs, &n_funcs, doc->report) || program >= n_progs)
+		return NULL;
+	return below(&progs[program], funcs, n_funcs, n_progs, buf, n);
 }
 
 double ga_document_get_load_seconds(GaDocument *doc)

@@ -67,6 +67,24 @@ const uint64_t *ga_document_get_category_by_tile(GaDocument *doc, size_t categor
 /* Always-live bytes on every tile (num_tiles entries): the listed
  * always-live variables (all of them with autoReport.outputLoweredVars). */
 const uint64_t *ga_document_get_always_live_by_tile(GaDocument *doc);
+/* What a program cost in one run: its own steps and those of every program
+ * below it (children, and a Call's function body), in wall-clock cycles. */
+typedef struct ga_program_cost {
+	uint64_t cycles;              /* sum of the steps' cycles */
+	uint64_t steps;               /* steps counted; 0: the program did not run */
+} ga_program_cost;
+/* The cost of every program (tsr_report_get_programs order) in run `run`,
+ * or NULL when there is no such run. A program shared by several parents
+ * (a function called from two places) counts in each of them, with all
+ * of its steps of the run. */
+const ga_program_cost *ga_document_get_program_costs(GaDocument *doc, size_t run);
+/* Runs with costs (tsr_report_get_runs' count). */
+size_t ga_document_get_n_runs(GaDocument *doc);
+/* The programs below `program` in the tree the views show: its children,
+ * then a Call's function body. *n ids written to `buf` (a GArray of
+ * guint32, resized), returned as its data; valid until `buf` changes. */
+const uint32_t *ga_document_get_program_below(GaDocument *doc, uint32_t program, GArray *buf,
+                                              size_t *n);
 /* Seconds the load took, split into open and the figures. */
 double ga_document_get_load_seconds(GaDocument *doc);
 

@@ -6,6 +6,7 @@
 #include "ga-insights-view.h"
 #include "ga-liveness-view.h"
 #include "ga-memory-view.h"
+#include "ga-program-view.h"
 #include "ga-summary-view.h"
 
 static const ga_view_info views[] = {
@@ -13,6 +14,7 @@ static const ga_view_info views[] = {
 	{"insights", "Insights", ga_insights_view_new},
 	{"memory", "Memory", ga_memory_view_new},
 	{"liveness", "Liveness", ga_liveness_view_new},
+	{"programs", "Program Tree", ga_program_view_new},
 };
 
 const ga_view_info *ga_views(size_t *n)

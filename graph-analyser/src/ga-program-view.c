@@ -1,0 +1,1032 @@
+/*
+ * The Program Tree view (ga-program-view.h).
+ *
+ * The tree is a GtkTreeListModel over a GListStore of GaProgramRow (the
+ * control programs, then the functions); a row's children are made when
+ * it is first expanded, from the document's program table. Cycles come
+ * from the costs the loader added up (ga_document_get_program_costs), so
+ * nothing here reads the file beyond reportlib's cheap getters.
+ *
+ * The search walks the program tree itself, not the list model, so it
+ * finds programs below collapsed rows; a match is a path of child
+ * positions from a top-level row, which is expanded row by row to show
+ * it. The walk follows children only (not a Call into its function's
+ * body, which is a top-level row of its own), so a function called from
+ * many places is searched once.
+ */
+#include "ga-program-view.h"
+
+#include "ga-format.h"
+#include "ga-program-kind.h"
+
+#include <string.h>
+
+/* Programs visited by one search at most (a hostile file's shared
+ * subtrees could otherwise make the walk exponential). */
+#define SEARCH_VISITS 2000000
+
+/* --- A program's row ------------------------------------------------------------------- */
+
+#define GA_TYPE_PROGRAM_ROW (ga_program_row_get_type())
+G_DECLARE_FINAL_TYPE(GaProgramRow, ga_program_row, GA, PROGRAM_ROW, GObject)
+
+struct _GaProgramRow {
+	GObject parent_instance;
+	guint32 id;     /* program id */
+	char *root;     /* a top-level row's label ("Program 0", "Function 1"), else NULL */
+};
+
+G_DEFINE_FINAL_TYPE(GaProgramRow, ga_program_row, G_TYPE_OBJECT)
+
+static void ga_program_row_finalize(GObject *object)
+{
+	g_free(GA_PROGRAM_ROW(object)->root);
+	G_OBJECT_CLASS(ga_program_row_parent_class)->finalize(object);
+}
+
+static void ga_program_row_class_init(GaProgramRowClass *klass)
+{
+	G_OBJECT_CLASS(klass)->finalize = ga_program_row_finalize;
+}
+
+static void ga_program_row_init(GaProgramRow *self)
+{
+	(void)self;
+}
+
+static GaProgramRow *program_row_new(guint32 id, char *root)
+{
+	GaProgramRow *row = g_object_new(GA_TYPE_PROGRAM_ROW, NULL);
+
+	row->id = id;
+	row->root = root;
+	return row;
+}
+
+/* --- The view ------------------------------------------------------------------------- */
+
+struct _GaProgramView {
+	GtkBox parent_instance;
+	GaSession *session;
+	GaDocument *doc;
+
+	GtkSearchEntry *search;
+	GtkLabel *search_status;
+	GtkWidget *prev_button, *next_button;
+	GtkColumnView *view;
+	GtkWidget *tree_scroll;
+	GtkSingleSelection *selection;
+	GtkTreeListModel *tree;
+	GtkLabel *heading;
+	GtkGrid *details;
+	GArray *below_buf;          /* guint32 scratch for ga_document_get_program_below */
+
+	GPtrArray *matches;         /* GArray of guint: child positions from a top-level row */
+	guint current;              /* the match shown */
+	guint scroll_to;            /* list position to bring into view */
+	guint scroll_ticks;         /* frames left to settle the scroll */
+	guint scroll_tick_id;
+};
+
+G_DEFINE_FINAL_TYPE(GaProgramView, ga_program_view, GTK_TYPE_BOX)
+
+/* The program table, or NULL with *n 0. */
+static const tsr_program *programs(GaProgramView *self, size_t *n)
+{
+	const tsr_program *p;
+
+	*n = 0;
+	if (!self->doc || tsr_report_get_programs(&p, n, ga_document_get_report(self->doc)))
+		return NULL;
+	return p;
+}
+
+/* The compute set or exchange a program names, or NULL. */
+static const char *target_name(GaProgramView *self, const tsr_program *p)
+{
+	tsr_report *r = ga_document_get_report(self->doc);
+
+	if (p->compute_set >= 0) {
+		const tsr_compute_set *cs;
+		size_t n;
+
+		if (!tsr_report_get_compute_sets(&cs, &n, r) && (size_t)p->compute_set < n)
+			return cs[p->compute_set].name;
+	}
+	if (p->exchange >= 0) {
+		const tsr_exchange *ex;
+		size_t n;
+
+		if (!tsr_report_get_exchanges(&ex, &n, r, p->exchange_kind) && (size_t)p->exchange < n)
+			return ex[p->exchange].name;
+	}
+	return NULL;
+}
+
+/* The type with what qualifies it: "Sync (Internal)", "Repeat ×10",
+ * "Call function 2". */
+static char *type_text(const tsr_program *p)
+{
+	g_autofree char *type = ga_format_name(p->type);
+
+	if (p->sync_type) {
+		g_autofree char *sync = ga_format_name(p->sync_type);
+
+		return g_strdup_printf("%s (%s)", type, sync);
+	}
+	if (p->function >= 0)
+		return g_strdup_printf("%s function %" G_GINT64_FORMAT, type, p->function);
+	if (p->type && !strcmp(p->type, "Repeat")) {
+		g_autofree char *count = ga_format_u64(p->repeat_count);
+
+		return g_strdup_printf("%s ×%s", type, count);
+	}
+	return g_steal_pointer(&type);
+}
+
+/* The latest run in which program `id` ran: its index, or -1. */
+static gint64 latest_run(GaProgramView *self, guint32 id)
+{
+	for (size_t i = ga_document_get_n_runs(self->doc); i-- > 0;) {
+		const ga_program_cost *c = ga_document_get_program_costs(self->doc, i);
+
+		if (c && c[id].steps)
+			return (gint64)i;
+	}
+	return -1;
+}
+
+/* --- The tree -------------------------------------------------------------------------- */
+
+/* GtkTreeListModel's create function: the rows below a row, or NULL for
+ * a leaf (which then shows no expander). */
+static GListModel *create_children(gpointer item, gpointer data)
+{
+	GaProgramView *self = data;
+	GaProgramRow *row = item;
+	const uint32_t *kids;
+	size_t n;
+	GListStore *store;
+
+	if (!self->doc)
+		return NULL;
+	kids = ga_document_get_program_below(self->doc, row->id, self->below_buf, &n);
+	if (!n)
+		return NULL;
+	store = g_list_store_new(GA_TYPE_PROGRAM_ROW);
+	for (size_t i = 0; i < n; i++) {
+		GaProgramRow *child = program_row_new(kids[i], NULL);
+
+		g_list_store_append(store, child);
+		g_object_unref(child);
+	}
+	return G_LIST_MODEL(store);
+}
+
+enum { COL_PROGRAM, COL_TYPE, COL_TARGET, COL_CYCLES };
+
+static void setup_program(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+{
+	GtkWidget *expander = gtk_tree_expander_new();
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+	GtkWidget *tag = gtk_label_new(NULL);
+	GtkWidget *name = gtk_label_new(NULL);
+
+	(void)f;
+	(void)data;
+	gtk_box_append(GTK_BOX(box), ga_program_mark_new());
+	gtk_widget_add_css_class(tag, "dim-label");
+	gtk_box_append(GTK_BOX(box), tag);
+	gtk_label_set_xalign(GTK_LABEL(name), 0);
+	gtk_label_set_ellipsize(GTK_LABEL(name), PANGO_ELLIPSIZE_END);
+	gtk_widget_set_hexpand(name, TRUE);
+	gtk_box_append(GTK_BOX(box), name);
+	gtk_tree_expander_set_child(GTK_TREE_EXPANDER(expander), box);
+	gtk_list_item_set_child(item, expander);
+}
+
+static void setup_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
+{
+	GtkWidget *l = gtk_label_new(NULL);
+	gboolean numeric = GPOINTER_TO_INT(column) == COL_CYCLES;
+
+	(void)f;
+	gtk_label_set_xalign(GTK_LABEL(l), numeric ? 1.0f : 0.0f);
+	gtk_label_set_ellipsize(GTK_LABEL(l), numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
+	if (numeric)
+		gtk_widget_add_css_class(l, "figure");
+	gtk_list_item_set_child(item, l);
+}
+
+static void bind_program(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+{
+	GaProgramView *self = data;
+	GtkTreeListRow *list_row = gtk_list_item_get_item(item);
+	GtkTreeExpander *expander = GTK_TREE_EXPANDER(gtk_list_item_get_child(item));
+	GtkWidget *box = gtk_tree_expander_get_child(expander);
+	GtkWidget *mark = gtk_widget_get_first_child(box);
+	GtkWidget *tag = gtk_widget_get_next_sibling(mark);
+	GtkWidget *name = gtk_widget_get_next_sibling(tag);
+	g_autoptr(GaProgramRow) row = gtk_tree_list_row_get_item(list_row);
+	const tsr_program *progs;
+	size_t n;
+	g_autofree char *type = NULL;
+	g_autofree char *label = NULL;
+
+	(void)f;
+	gtk_tree_expander_set_list_row(expander, list_row);
+	progs = programs(self, &n);
+	if (!progs || row->id >= n)
+		return;
+	type = ga_format_name(progs[row->id].type);
+	ga_program_mark_set_kind(mark, ga_program_kind_of_type(progs[row->id].type));
+	gtk_label_set_text(GTK_LABEL(tag), type);
+	label = progs[row->id].name ? ga_format_name(progs[row->id].name) : g_strdup("");
+	if (row->root) {
+		g_autofree char *with = *label ? g_strdup_printf("%s: %s", row->root, label)
+		                               : g_strdup(row->root);
+
+		gtk_label_set_text(GTK_LABEL(name), with);
+		gtk_widget_add_css_class(name, "heading");
+	} else {
+		gtk_label_set_text(GTK_LABEL(name), label);
+		gtk_widget_remove_css_class(name, "heading");
+	}
+}
+
+static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
+{
+	GaProgramView *self = g_object_get_data(G_OBJECT(f), "ga-view");
+	g_autoptr(GaProgramRow) row = gtk_tree_list_row_get_item(gtk_list_item_get_item(item));
+	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(item));
+	const tsr_program *progs;
+	size_t n;
+	g_autofree char *text = NULL;
+
+	progs = programs(self, &n);
+	if (!progs || row->id >= n) {
+		gtk_label_set_text(l, "");
+		return;
+	}
+	switch (GPOINTER_TO_INT(column)) {
+	case COL_TYPE:
+		text = type_text(&progs[row->id]);
+		break;
+	case COL_TARGET: {
+		const char *t = target_name(self, &progs[row->id]);
+
+		text = t ? ga_format_name(t) : NULL;
+		break;
+	}
+	case COL_CYCLES: {
+		gint64 run = latest_run(self, row->id);
+
+		text = run >= 0
+		           ? ga_format_u64(ga_document_get_program_costs(self->doc, (size_t)run)[row->id]
+		                               .cycles)
+		           : g_strdup(ga_document_get_n_runs(self->doc) ? "—" : "");
+		break;
+	}
+	default:
+		break;
+	}
+	gtk_label_set_text(l, text ? text : "");
+}
+
+/* A column; `width` > 0 fixes its starting width (it stays resizable),
+ * else it takes the space left. */
+static void add_column(GaProgramView *self, const char *title, int column, int width)
+{
+	GtkListItemFactory *f = gtk_signal_list_item_factory_new();
+	GtkColumnViewColumn *col;
+
+	if (column == COL_PROGRAM) {
+		g_signal_connect(f, "setup", G_CALLBACK(setup_program), NULL);
+		g_signal_connect(f, "bind", G_CALLBACK(bind_program), self);
+	} else {
+		g_object_set_data(G_OBJECT(f), "ga-view", self);
+		g_signal_connect(f, "setup", G_CALLBACK(setup_label), GINT_TO_POINTER(column));
+		g_signal_connect(f, "bind", G_CALLBACK(bind_label), GINT_TO_POINTER(column));
+	}
+	col = gtk_column_view_column_new(title, f);
+	gtk_column_view_column_set_resizable(col, TRUE);
+	gtk_column_view_column_set_expand(col, width <= 0);
+	if (width > 0)
+		gtk_column_view_column_set_fixed_width(col, width);
+	gtk_column_view_append_column(self->view, col);
+	g_object_unref(col);
+}
+
+/* --- Details ---------------------------------------------------------------------------- */
+
+/* A row of the details: a key and its value (named "Details: KEY" for
+ * assistive technology and the tests). */
+static void put(GaProgramView *self, int *row, const char *key, const char *value, gboolean number)
+{
+	GtkWidget *k = gtk_label_new(key);
+	GtkWidget *v = gtk_label_new(value);
+	g_autofree char *acc = g_strdup_printf("Details: %s", key);
+
+	gtk_label_set_xalign(GTK_LABEL(k), 0);
+	gtk_label_set_yalign(GTK_LABEL(k), 0);
+	gtk_widget_add_css_class(k, "dim-label");
+	gtk_label_set_width_chars(GTK_LABEL(v), 14);
+	gtk_label_set_xalign(GTK_LABEL(v), 0);
+	gtk_label_set_wrap(GTK_LABEL(v), TRUE);
+	gtk_label_set_wrap_mode(GTK_LABEL(v), PANGO_WRAP_WORD_CHAR);
+	gtk_label_set_selectable(GTK_LABEL(v), TRUE);
+	gtk_widget_set_hexpand(v, TRUE);
+	if (number)
+		gtk_widget_add_css_class(v, "figure");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(v), GTK_ACCESSIBLE_PROPERTY_LABEL, acc, -1);
+	gtk_grid_attach(self->details, k, 0, *row, 1, 1);
+	gtk_grid_attach(self->details, v, 1, *row, 1, 1);
+	(*row)++;
+}
+
+static void put_u64(GaProgramView *self, int *row, const char *key, uint64_t v)
+{
+	g_autofree char *s = ga_format_u64(v);
+
+	put(self, row, key, s, TRUE);
+}
+
+static void put_heading(GaProgramView *self, int *row, const char *text)
+{
+	GtkWidget *h = gtk_label_new(text);
+
+	gtk_label_set_xalign(GTK_LABEL(h), 0);
+	gtk_widget_add_css_class(h, "heading");
+	gtk_widget_set_margin_top(h, 10);
+	gtk_grid_attach(self->details, h, 0, (*row)++, 2, 1);
+}
+
+/* The compute set's figures and its vertices by type. */
+static void put_compute_set(GaProgramView *self, int *row, size_t cs_id)
+{
+	tsr_report *r = ga_document_get_report(self->doc);
+	const tsr_compute_set *cs;
+	const tsr_vertex_type *vt;
+	const tsr_vertex_type_cycles *by;
+	size_t n_cs, n_vt, n_by;
+	g_autofree char *name = NULL;
+
+	if (tsr_report_get_compute_sets(&cs, &n_cs, r) || cs_id >= n_cs)
+		return;
+	name = ga_format_name(cs[cs_id].name);
+	put(self, row, "Compute set", name, FALSE);
+	put_u64(self, row, "Tiles", cs[cs_id].tiles);
+	put_u64(self, row, "Vertices", cs[cs_id].vertices);
+	put_u64(self, row, "Cycles (slowest tile)", cs[cs_id].cycles);
+	if (tsr_report_get_vertex_types(&vt, &n_vt, r) ||
+	    tsr_report_get_compute_set_vertex_types(&by, &n_by, r, cs_id) || !n_by)
+		return;
+	put_heading(self, row, "Vertices by type");
+	for (size_t i = 0; i < n_by; i++) {
+		g_autofree char *type = by[i].vertex_type < n_vt ? ga_format_name(vt[by[i].vertex_type].name)
+		                                                  : g_strdup("?");
+		g_autofree char *inst = ga_format_u64(by[i].instances);
+		g_autofree char *cyc = ga_format_u64(by[i].cycles);
+		g_autofree char *text = g_strdup_printf("%s %s, %s cycles over tiles", inst,
+		                                        by[i].instances == 1 ? "vertex" : "vertices", cyc);
+
+		/* Vertex type names are long: each on a line of its own, above
+		 * its figures, rather than a key squeezing them into a sliver. */
+		GtkWidget *l = gtk_label_new(type);
+
+		gtk_label_set_xalign(GTK_LABEL(l), 0);
+		gtk_label_set_wrap(GTK_LABEL(l), TRUE);
+		gtk_label_set_wrap_mode(GTK_LABEL(l), PANGO_WRAP_WORD_CHAR);
+		gtk_label_set_selectable(GTK_LABEL(l), TRUE);
+		gtk_widget_set_margin_top(l, 4);
+		gtk_grid_attach(self->details, l, 0, (*row)++, 2, 1);
+		put(self, row, "", text, TRUE);
+		{
+			g_autofree char *acc = g_strdup_printf("Details: %s", type);
+
+			gtk_accessible_update_property(
+			    GTK_ACCESSIBLE(gtk_grid_get_child_at(self->details, 1, *row - 1)),
+			    GTK_ACCESSIBLE_PROPERTY_LABEL, acc, -1);
+		}
+	}
+}
+
+static void put_exchange(GaProgramView *self, int *row, const tsr_program *p)
+{
+	static const char *const kinds[] = {"internal", "external", "host"};
+	const tsr_exchange *ex;
+	size_t n;
+	g_autofree char *name = NULL;
+	g_autofree char *with_kind = NULL;
+
+	if (tsr_report_get_exchanges(&ex, &n, ga_document_get_report(self->doc), p->exchange_kind) ||
+	    (size_t)p->exchange >= n)
+		return;
+	name = ga_format_name(ex[p->exchange].name);
+	with_kind = g_strdup_printf("%s (%s)", name,
+	                            p->exchange_kind < TSR_EXCHANGE_KIND_COUNT
+	                                ? kinds[p->exchange_kind]
+	                                : "?");
+	put(self, row, "Exchange", with_kind, FALSE);
+	put_u64(self, row, "Bytes received", ex[p->exchange].bytes_received);
+	put_u64(self, row, "Bytes sent", ex[p->exchange].bytes_sent);
+	put_u64(self, row, "Exchange cycles", ex[p->exchange].cycles);
+}
+
+static void clear_details(GaProgramView *self)
+{
+	GtkWidget *child;
+
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->details))))
+		gtk_grid_remove(self->details, child);
+}
+
+/* Shows the selected program's details. */
+static void update_details(GaProgramView *self)
+{
+	GtkTreeListRow *list_row = gtk_single_selection_get_selected_item(self->selection);
+	g_autoptr(GaProgramRow) row = NULL;
+	const tsr_program *progs, *p;
+	size_t n, n_runs;
+	int r = 0;
+	g_autofree char *heading = NULL;
+	g_autofree char *type = NULL;
+
+	clear_details(self);
+	progs = programs(self, &n);
+	if (!progs) {
+		gtk_label_set_text(self->heading, self->doc ? "The report has no programs."
+		                                            : "No report is open.");
+		return;
+	}
+	if (!list_row) {
+		gtk_label_set_text(self->heading,
+		                   "Select a program to see its details, or search for one.");
+		return;
+	}
+	row = gtk_tree_list_row_get_item(list_row);
+	if (row->id >= n)
+		return;
+	p = &progs[row->id];
+	/* A top-level row by its label, another by its name (or type). */
+	{
+		g_autofree char *name = ga_format_name(p->name ? p->name : p->type);
+
+		heading = row->root && p->name ? g_strdup_printf("%s: %s", row->root, name)
+		          : row->root          ? g_strdup(row->root)
+		                               : g_steal_pointer(&name);
+	}
+	gtk_label_set_text(self->heading, heading);
+
+	type = type_text(p);
+	put(self, &r, "Type", type, FALSE);
+	if (p->name) {
+		g_autofree char *name = ga_format_name(p->name);
+
+		put(self, &r, "Name", name, FALSE);
+	}
+	put_u64(self, &r, "Program id", row->id);
+	if (p->compute_set >= 0)
+		put_compute_set(self, &r, (size_t)p->compute_set);
+	if (p->exchange >= 0)
+		put_exchange(self, &r, p);
+	if (p->exchange >= 0 || p->code_bytes)
+		put_u64(self, &r, "Code bytes", p->code_bytes);
+	if (p->type && !strcmp(p->type, "Repeat"))
+		put_u64(self, &r, "Repeat count", p->repeat_count);
+	if (p->function >= 0) {
+		g_autofree char *f = g_strdup_printf("Function %" G_GINT64_FORMAT, p->function);
+
+		put(self, &r, "Calls", f, FALSE);
+	}
+	put_u64(self, &r, "Children", p->n_children);
+
+	n_runs = ga_document_get_n_runs(self->doc);
+	put_heading(self, &r, n_runs ? "Cycles in each run" : "No runs in this report");
+	for (size_t i = 0; i < n_runs; i++) {
+		const ga_program_cost *c = ga_document_get_program_costs(self->doc, i);
+		g_autofree char *key = g_strdup_printf("Run %zu", i);
+		g_autofree char *text = NULL;
+
+		if (c && c[row->id].steps) {
+			g_autofree char *cyc = ga_format_u64(c[row->id].cycles);
+			g_autofree char *steps = ga_format_u64(c[row->id].steps);
+
+			text = g_strdup_printf("%s cycles in %s step%s", cyc, steps,
+			                       c[row->id].steps == 1 ? "" : "s");
+		} else {
+			text = g_strdup("did not run");
+		}
+		put(self, &r, key, text, TRUE);
+	}
+}
+
+static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data)
+{
+	(void)selection;
+	(void)pspec;
+	update_details(GA_PROGRAM_VIEW(data));
+}
+
+/* --- Scrolling to a row ------------------------------------------------------------------ */
+
+/* Brings self->scroll_to into view: GTK 4.8 has no scroll_to, and the
+ * rows have one height, so the row's offset is its share of the list's
+ * height. Run on a few frames, as expanding rows changes that height
+ * only once the list is laid out again. */
+static gboolean scroll_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+	GaProgramView *self = data;
+	GtkAdjustment *adj =
+	    gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->tree_scroll));
+	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->selection));
+	double upper = gtk_adjustment_get_upper(adj), page = gtk_adjustment_get_page_size(adj);
+	double value = gtk_adjustment_get_value(adj), h, y, header = 0;
+	GtkWidget *first;
+
+	(void)widget;
+	(void)clock;
+	/* The column view's header row scrolls with the list. */
+	first = gtk_widget_get_first_child(GTK_WIDGET(self->view));
+	if (first && !GTK_IS_LIST_VIEW(first))
+		header = gtk_widget_get_height(first);
+	if (n && upper > header) {
+		h = (upper - header) / n;
+		y = header + h * self->scroll_to;
+		if (y - header < value || y + h > value + page)
+			gtk_adjustment_set_value(adj, CLAMP(y - (page - h) / 2, 0, upper - page));
+	}
+	if (self->scroll_ticks && --self->scroll_ticks)
+		return G_SOURCE_CONTINUE;
+	self->scroll_tick_id = 0;
+	return G_SOURCE_REMOVE;
+}
+
+static void scroll_to(GaProgramView *self, guint position)
+{
+	self->scroll_to = position;
+	self->scroll_ticks = 3;
+	if (!self->scroll_tick_id)
+		self->scroll_tick_id =
+		    gtk_widget_add_tick_callback(GTK_WIDGET(self->view), scroll_tick, self, NULL);
+}
+
+/* --- Search ----------------------------------------------------------------------------- */
+
+/* Whether program `p` (a top-level row labelled `root`, or NULL)
+ * matches: its name, its type, the compute set or exchange it runs (as
+ * the tree shows them), or its top-level label. */
+static gboolean matches(GaProgramView *self, GRegex *re, const tsr_program *p, const char *root)
+{
+	const char *target;
+
+	if ((p->name && g_regex_match(re, p->name, 0, NULL)) ||
+	    (p->type && g_regex_match(re, p->type, 0, NULL)) ||
+	    (root && g_regex_match(re, root, 0, NULL)))
+		return TRUE;
+	target = target_name(self, p);
+	return target && g_regex_match(re, target, 0, NULL);
+}
+
+typedef struct frame {
+	guint32 id;
+	guint32 next;   /* next child to visit */
+} frame;
+
+/* Every match of `re` below top-level row `top` (program `id`), in the
+ * tree's order, appended to self->matches; *visits counts programs. */
+static void search_from(GaProgramView *self, GRegex *re, guint top, guint32 id, const char *root,
+                        const tsr_program *progs, size_t n_progs, guint *visits)
+{
+	g_autoptr(GArray) stack = g_array_new(FALSE, FALSE, sizeof(frame));
+	g_autoptr(GArray) path = g_array_new(FALSE, FALSE, sizeof(guint));
+	frame f0 = {id, 0};
+
+	g_array_append_val(stack, f0);
+	g_array_append_val(path, top);
+	if (matches(self, re, &progs[id], root))
+		g_ptr_array_add(self->matches, g_array_copy(path));
+	while (stack->len && *visits < SEARCH_VISITS) {
+		frame *f = &g_array_index(stack, frame, stack->len - 1);
+		const tsr_program *p = &progs[f->id];
+		guint32 child;
+		guint pos;
+		gboolean cycle = FALSE;
+
+		if (f->next >= p->n_children) {
+			g_array_set_size(stack, stack->len - 1);
+			g_array_set_size(path, path->len - 1);
+			continue;
+		}
+		pos = f->next++;
+		child = p->children[pos];
+		if (child >= n_progs)
+			continue;
+		/* A hostile file's cycle: a program on its own path. */
+		for (guint i = 0; i < stack->len && !cycle; i++)
+			cycle = g_array_index(stack, frame, i).id == child;
+		if (cycle)
+			continue;
+		(*visits)++;
+		{
+			frame fc = {child, 0};
+
+			g_array_append_val(stack, fc);
+			g_array_append_val(path, pos);
+		}
+		if (matches(self, re, &progs[child], NULL))
+			g_ptr_array_add(self->matches, g_array_copy(path));
+	}
+}
+
+/* Expands the rows down to match `i`, selects it and scrolls to it. */
+static void show_match(GaProgramView *self, guint i)
+{
+	GArray *path = g_ptr_array_index(self->matches, i);
+	GtkTreeListRow *row = gtk_tree_list_model_get_child_row(self->tree, g_array_index(path, guint, 0));
+	g_autofree char *status = NULL;
+
+	for (guint k = 1; row && k < path->len; k++) {
+		GtkTreeListRow *child;
+
+		gtk_tree_list_row_set_expanded(row, TRUE);
+		child = gtk_tree_list_row_get_child_row(row, g_array_index(path, guint, k));
+		g_object_unref(row);
+		row = child;
+	}
+	self->current = i;
+	status = g_strdup_printf("%u of %u", i + 1, self->matches->len);
+	gtk_label_set_text(self->search_status, status);
+	if (!row)
+		return;
+	gtk_single_selection_set_selected(self->selection, gtk_tree_list_row_get_position(row));
+	scroll_to(self, gtk_tree_list_row_get_position(row));
+	g_object_unref(row);
+}
+
+/* Runs the search in the entry and shows its first match. */
+static void run_search(GaProgramView *self)
+{
+	const char *text = gtk_editable_get_text(GTK_EDITABLE(self->search));
+	g_autoptr(GRegex) re = NULL;
+	g_autoptr(GError) error = NULL;
+	const tsr_program *progs;
+	const uint32_t *ids;
+	size_t n_progs, n_ids;
+	guint visits = 0, top = 0;
+	tsr_report *r;
+
+	g_ptr_array_set_size(self->matches, 0);
+	gtk_widget_remove_css_class(GTK_WIDGET(self->search_status), "error");
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->search_status), NULL);
+	gtk_widget_set_sensitive(self->prev_button, FALSE);
+	gtk_widget_set_sensitive(self->next_button, FALSE);
+	if (!*text || !(progs = programs(self, &n_progs))) {
+		gtk_label_set_text(self->search_status, "");
+		return;
+	}
+	re = g_regex_new(text, G_REGEX_CASELESS | G_REGEX_OPTIMIZE, 0, &error);
+	if (!re) {
+		/* GLib's message repeats the pattern before saying what is wrong
+		 * ("Error while compiling regular expression ‘a(’ at char 2:
+		 * missing terminating ) ..."): the label keeps what is wrong, the
+		 * tooltip all of it. */
+		const char *what = g_strrstr(error->message, ": ");
+		g_autofree char *msg =
+		    g_strdup_printf("Invalid pattern: %s", what ? what + 2 : error->message);
+
+		gtk_label_set_text(self->search_status, msg);
+		gtk_widget_set_tooltip_text(GTK_WIDGET(self->search_status), error->message);
+		gtk_widget_add_css_class(GTK_WIDGET(self->search_status), "error");
+		return;
+	}
+	r = ga_document_get_report(self->doc);
+	for (int funcs = 0; funcs < 2; funcs++) {
+		if ((funcs ? tsr_report_get_function_programs(&ids, &n_ids, r)
+		           : tsr_report_get_control_programs(&ids, &n_ids, r)))
+			continue;
+		for (size_t i = 0; i < n_ids; i++, top++) {
+			g_autofree char *root = g_strdup_printf(funcs ? "Function %zu" : "Program %zu", i);
+
+			if (ids[i] < n_progs)
+				search_from(self, re, top, ids[i], root, progs, n_progs, &visits);
+		}
+	}
+	if (!self->matches->len) {
+		gtk_label_set_text(self->search_status, "No match");
+		gtk_widget_add_css_class(GTK_WIDGET(self->search_status), "error");
+		return;
+	}
+	gtk_widget_set_sensitive(self->prev_button, self->matches->len > 1);
+	gtk_widget_set_sensitive(self->next_button, self->matches->len > 1);
+	show_match(self, 0);
+}
+
+static void step_match(GaProgramView *self, int delta)
+{
+	guint n = self->matches->len;
+
+	if (!n)
+		return;
+	show_match(self, delta > 0 ? (self->current + 1) % n : (self->current + n - 1) % n);
+}
+
+static void on_search_changed(GtkSearchEntry *entry, gpointer data)
+{
+	(void)entry;
+	run_search(GA_PROGRAM_VIEW(data));
+}
+
+static void on_next(GtkWidget *w, gpointer data)
+{
+	(void)w;
+	step_match(GA_PROGRAM_VIEW(data), 1);
+}
+
+static void on_prev(GtkWidget *w, gpointer data)
+{
+	(void)w;
+	step_match(GA_PROGRAM_VIEW(data), -1);
+}
+
+/* Enter: the next match; Shift+Enter: the previous one. */
+static gboolean on_entry_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
+                             GdkModifierType state, gpointer data)
+{
+	(void)ctl;
+	(void)keycode;
+	if (keyval != GDK_KEY_Return && keyval != GDK_KEY_KP_Enter && keyval != GDK_KEY_ISO_Enter)
+		return FALSE;
+	step_match(GA_PROGRAM_VIEW(data), (state & GDK_SHIFT_MASK) ? -1 : 1);
+	return TRUE;
+}
+
+/* Ctrl+F, while the view is shown (wherever the focus is, the sidebar
+ * included): to the search entry. */
+static gboolean on_find(GtkWidget *widget, GVariant *args, gpointer data)
+{
+	GaProgramView *self = GA_PROGRAM_VIEW(widget);
+
+	(void)args;
+	(void)data;
+	if (!gtk_widget_get_mapped(widget))
+		return FALSE;
+	gtk_widget_grab_focus(GTK_WIDGET(self->search));
+	return TRUE;
+}
+
+/* Left on an expanded row collapses it; Right on a collapsed one expands
+ * it (the focus is on the row, not on its expander). */
+static gboolean on_tree_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
+                            GdkModifierType state, gpointer data)
+{
+	GaProgramView *self = data;
+	GtkTreeListRow *row = gtk_single_selection_get_selected_item(self->selection);
+
+	(void)ctl;
+	(void)keycode;
+	if (!row || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SHIFT_MASK)))
+		return FALSE;
+	if ((keyval == GDK_KEY_Right || keyval == GDK_KEY_KP_Right) &&
+	    gtk_tree_list_row_is_expandable(row) && !gtk_tree_list_row_get_expanded(row)) {
+		gtk_tree_list_row_set_expanded(row, TRUE);
+		return TRUE;
+	}
+	if ((keyval == GDK_KEY_Left || keyval == GDK_KEY_KP_Left) &&
+	    gtk_tree_list_row_get_expanded(row)) {
+		gtk_tree_list_row_set_expanded(row, FALSE);
+		return TRUE;
+	}
+	return FALSE;
+}
+
+/* --- The document ------------------------------------------------------------------------- */
+
+/* Rebuilds the tree for the session's document. */
+static void rebuild(GaProgramView *self)
+{
+	GaDocument *doc = ga_session_get_document(self->session);
+	GListStore *roots = g_list_store_new(GA_TYPE_PROGRAM_ROW);
+	const uint32_t *ids;
+	size_t n;
+
+	g_clear_pointer(&self->doc, ga_document_unref);
+	self->doc = doc ? ga_document_ref(doc) : NULL;
+	g_ptr_array_set_size(self->matches, 0);
+	if (self->doc) {
+		tsr_report *r = ga_document_get_report(self->doc);
+
+		for (int funcs = 0; funcs < 2; funcs++) {
+			if ((funcs ? tsr_report_get_function_programs(&ids, &n, r)
+			           : tsr_report_get_control_programs(&ids, &n, r)))
+				continue;
+			for (size_t i = 0; i < n; i++) {
+				GaProgramRow *row = program_row_new(
+				    ids[i], g_strdup_printf(funcs ? "Function %zu" : "Program %zu", i));
+
+				g_list_store_append(roots, row);
+				g_object_unref(row);
+			}
+		}
+	}
+	self->tree = gtk_tree_list_model_new(G_LIST_MODEL(roots), FALSE, FALSE, create_children,
+	                                     self, NULL);
+	gtk_single_selection_set_model(self->selection, G_LIST_MODEL(self->tree));
+	g_object_unref(self->tree); /* the selection holds it */
+	run_search(self);
+	update_details(self);
+}
+
+static void on_document(GObject *session, GParamSpec *pspec, gpointer data)
+{
+	(void)session;
+	(void)pspec;
+	rebuild(GA_PROGRAM_VIEW(data));
+}
+
+/* --- Building ------------------------------------------------------------------------------ */
+
+static GtkWidget *build_search_bar(GaProgramView *self)
+{
+	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+	GtkEventController *keys = gtk_event_controller_key_new();
+
+	self->search = GTK_SEARCH_ENTRY(gtk_search_entry_new());
+	g_object_set(self->search, "placeholder-text", "Search programs (regular expression)", NULL);
+	gtk_widget_set_size_request(GTK_WIDGET(self->search), 320, -1);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->search), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Search programs", -1);
+	gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE);
+	g_signal_connect(keys, "key-pressed", G_CALLBACK(on_entry_key), self);
+	gtk_widget_add_controller(GTK_WIDGET(self->search), keys);
+	g_signal_connect(self->search, "search-changed", G_CALLBACK(on_search_changed), self);
+	g_signal_connect_swapped(self->search, "next-match", G_CALLBACK(on_next), self);
+	g_signal_connect_swapped(self->search, "previous-match", G_CALLBACK(on_prev), self);
+
+	self->prev_button = gtk_button_new_from_icon_name("go-up-symbolic");
+	gtk_widget_set_tooltip_text(self->prev_button, "Previous match (Shift+Enter)");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->prev_button),
+	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Previous match", -1);
+	g_signal_connect(self->prev_button, "clicked", G_CALLBACK(on_prev), self);
+	self->next_button = gtk_button_new_from_icon_name("go-down-symbolic");
+	gtk_widget_set_tooltip_text(self->next_button, "Next match (Enter)");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->next_button),
+	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Next match", -1);
+	g_signal_connect(self->next_button, "clicked", G_CALLBACK(on_next), self);
+
+	self->search_status = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->search_status, 0);
+	gtk_label_set_ellipsize(self->search_status, PANGO_ELLIPSIZE_END);
+	gtk_widget_set_hexpand(GTK_WIDGET(self->search_status), TRUE);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->search_status),
+	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Search result", -1);
+
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->search));
+	gtk_box_append(GTK_BOX(bar), self->prev_button);
+	gtk_box_append(GTK_BOX(bar), self->next_button);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->search_status));
+	gtk_widget_set_margin_start(bar, 12);
+	gtk_widget_set_margin_end(bar, 12);
+	gtk_widget_set_margin_top(bar, 8);
+	gtk_widget_set_margin_bottom(bar, 8);
+	return bar;
+}
+
+/* A legend of the kinds' colours, for the bar. */
+static GtkWidget *build_legend(void)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+
+	for (int k = 0; k < GA_PROGRAM_KIND_COUNT; k++) {
+		GtkWidget *mark = ga_program_mark_new();
+		GtkWidget *l = gtk_label_new(ga_program_kind_name((ga_program_kind)k));
+
+		ga_program_mark_set_kind(mark, (ga_program_kind)k);
+		gtk_widget_add_css_class(l, "caption");
+		gtk_widget_set_margin_end(l, 8);
+		gtk_box_append(GTK_BOX(box), mark);
+		gtk_box_append(GTK_BOX(box), l);
+	}
+	gtk_widget_set_margin_end(box, 12);
+	return box;
+}
+
+static GtkWidget *build_tree(GaProgramView *self)
+{
+	GtkEventController *keys = gtk_event_controller_key_new();
+
+	self->selection = gtk_single_selection_new(NULL);
+	gtk_single_selection_set_autoselect(self->selection, FALSE);
+	gtk_single_selection_set_can_unselect(self->selection, TRUE);
+	g_signal_connect(self->selection, "notify::selected", G_CALLBACK(on_selected), self);
+	self->view = GTK_COLUMN_VIEW(gtk_column_view_new(GTK_SELECTION_MODEL(self->selection)));
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->view), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Program tree", -1);
+	add_column(self, "Program", COL_PROGRAM, 0);
+	add_column(self, "Type", COL_TYPE, 120);
+	add_column(self, "Compute set / exchange", COL_TARGET, 200);
+	add_column(self, "Cycles (latest run)", COL_CYCLES, 150);
+	gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE);
+	g_signal_connect(keys, "key-pressed", G_CALLBACK(on_tree_key), self);
+	gtk_widget_add_controller(GTK_WIDGET(self->view), keys);
+	self->tree_scroll = gtk_scrolled_window_new();
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->tree_scroll), GTK_WIDGET(self->view));
+	gtk_widget_set_vexpand(self->tree_scroll, TRUE);
+	gtk_widget_set_hexpand(self->tree_scroll, TRUE);
+	return self->tree_scroll;
+}
+
+static GtkWidget *build_details(GaProgramView *self)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
+	GtkWidget *scroll = gtk_scrolled_window_new();
+
+	self->heading = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->heading, 0);
+	gtk_label_set_wrap(self->heading, TRUE);
+	gtk_label_set_wrap_mode(self->heading, PANGO_WRAP_WORD_CHAR);
+	gtk_widget_add_css_class(GTK_WIDGET(self->heading), "heading");
+	self->details = GTK_GRID(gtk_grid_new());
+	gtk_grid_set_column_spacing(self->details, 16);
+	gtk_grid_set_row_spacing(self->details, 3);
+	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->heading));
+	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->details));
+	gtk_widget_set_margin_start(box, 12);
+	gtk_widget_set_margin_end(box, 12);
+	gtk_widget_set_margin_top(box, 8);
+	gtk_widget_set_margin_bottom(box, 12);
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
+	                               GTK_POLICY_AUTOMATIC);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), box);
+	gtk_widget_set_size_request(scroll, 360, -1);
+	return scroll;
+}
+
+static void ga_program_view_dispose(GObject *object)
+{
+	GaProgramView *self = GA_PROGRAM_VIEW(object);
+
+	if (self->scroll_tick_id && self->view)
+		gtk_widget_remove_tick_callback(GTK_WIDGET(self->view), self->scroll_tick_id);
+	self->scroll_tick_id = 0;
+	if (self->session)
+		g_signal_handlers_disconnect_by_data(self->session, self);
+	g_clear_object(&self->session);
+	G_OBJECT_CLASS(ga_program_view_parent_class)->dispose(object);
+}
+
+static void ga_program_view_finalize(GObject *object)
+{
+	GaProgramView *self = GA_PROGRAM_VIEW(object);
+
+	g_clear_pointer(&self->matches, g_ptr_array_unref);
+	g_clear_pointer(&self->below_buf, g_array_unref);
+	g_clear_pointer(&self->doc, ga_document_unref);
+	G_OBJECT_CLASS(ga_program_view_parent_class)->finalize(object);
+}
+
+static void ga_program_view_class_init(GaProgramViewClass *klass)
+{
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+
+	G_OBJECT_CLASS(klass)->dispose = ga_program_view_dispose;
+	G_OBJECT_CLASS(klass)->finalize = ga_program_view_finalize;
+	gtk_widget_class_set_css_name(widget_class, "programview");
+}
+
+static void ga_program_view_init(GaProgramView *self)
+{
+	GtkWidget *bar, *paned;
+	GtkEventController *find = gtk_shortcut_controller_new();
+
+	self->matches = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+	self->below_buf = g_array_new(FALSE, FALSE, sizeof(guint32));
+	gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
+	bar = build_search_bar(self);
+	gtk_box_append(GTK_BOX(bar), build_legend());
+	gtk_box_append(GTK_BOX(self), bar);
+	paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+	gtk_paned_set_start_child(GTK_PANED(paned), build_tree(self));
+	gtk_paned_set_end_child(GTK_PANED(paned), build_details(self));
+	gtk_paned_set_resize_end_child(GTK_PANED(paned), FALSE);
+	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
+	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
+	gtk_widget_set_vexpand(paned, TRUE);
+	gtk_box_append(GTK_BOX(self), paned);
+	gtk_shortcut_controller_set_scope(GTK_SHORTCUT_CONTROLLER(find), GTK_SHORTCUT_SCOPE_GLOBAL);
+	gtk_shortcut_controller_add_shortcut(
+	    GTK_SHORTCUT_CONTROLLER(find),
+	    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_f, GDK_CONTROL_MASK),
+	                     gtk_callback_action_new(on_find, NULL, NULL)));
+	gtk_widget_add_controller(GTK_WIDGET(self), find);
+}
+
+GtkWidget *ga_program_view_new(GaSession *session)
+{
+	GaProgramView *self = g_object_new(GA_TYPE_PROGRAM_VIEW, NULL);
+
+	self->session = g_object_ref(session);
+	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
+	rebuild(self);
+	return GTK_WIDGET(self);
+}
