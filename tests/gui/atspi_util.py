@@ -1,4 +1,10 @@
-"""Finding the app and its widgets on the AT-SPI bus, for the GUI tests."""
+"""Running the app and finding its widgets on the AT-SPI bus, for the GUI
+tests."""
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import pyatspi
@@ -115,3 +121,45 @@ def show_view(app, name, timeout=20):
         except Exception:
             pass
     return entry
+
+
+def wait_for(predicate, timeout=15):
+    """Polls predicate() until it is true (True) or timeout seconds pass."""
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            if predicate():
+                return True
+        except Exception:
+            pass
+        time.sleep(0.2)
+    return False
+
+
+@contextlib.contextmanager
+def running_app(app_path, args):
+    """Runs the app with `args` in a home of its own (recent files and
+    settings stay in a temporary directory) and yields (process, its
+    accessible application, the temporary directory); stops it after."""
+    with tempfile.TemporaryDirectory(prefix="ga-gui-") as tmp:
+        env = dict(os.environ)
+        for var in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+            env[var] = tmp
+        proc = subprocess.Popen([app_path] + list(args), env=env)
+        try:
+            yield proc, find_app(proc.pid), tmp
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def finish(failures):
+    """Prints the failures and exits 1, or prints PASS."""
+    for f in failures:
+        print("FAIL:", f)
+    if failures:
+        sys.exit(1)
+    print("PASS")

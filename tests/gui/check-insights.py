@@ -14,12 +14,11 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import find, find_app, other_views, show_view  # noqa: E402
+from atspi_util import find, finish, other_views, running_app, show_view  # noqa: E402
 
 
 def main():
@@ -29,44 +28,28 @@ def main():
                                     text=True).stdout)
     ipu0 = next(m for m in doc["memory"] if m.get("ipu") == 0)
     failures = []
-    with tempfile.TemporaryDirectory(prefix="ga-gui-") as tmp:
-        env = dict(os.environ)
-        for var in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-            env[var] = tmp
-        proc = subprocess.Popen([app_path, report], env=env)
-        try:
-            app = find_app(proc.pid)
-            if show_view(app, "Insights") is None:
-                raise SystemExit("FAIL: no sidebar entry named 'Insights'")
-            prune = other_views("Insights")
-            bar = find(app, lambda a: a.name == "IPU 0 memory used" and
-                       a.getRole() == pyatspi.ROLE_LEVEL_BAR, prune=prune)
-            if bar is None:
-                raise SystemExit("FAIL: no level bar named 'IPU 0 memory used'")
-            value = bar.queryValue()
-            used, cap = ipu0["includingGaps"], ipu0["capacity"]
-            if round(value.currentValue) != min(used, cap) or round(value.maximumValue) != cap:
-                failures.append(f"IPU 0 shows {value.currentValue:,.0f} of "
-                                f"{value.maximumValue:,.0f} B; the report says {used:,} of {cap:,}")
-            verdict = find(app, lambda a: a.name == "insights.verdict", prune=prune)
-            fits = not ipu0.get("outOfMemoryTiles")
-            text = verdict.description if verdict is not None else ""
-            if verdict is None or (("fits" in text) != fits):
-                failures.append(f"the verdict {text!r} does not match "
-                                f"{'no' if fits else 'some'} out-of-memory tiles")
-            print(f"insights: IPU 0 {value.currentValue:,.0f} of {value.maximumValue:,.0f} B; "
-                  f"verdict: {text}")
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-    for f in failures:
-        print("FAIL:", f)
-    if failures:
-        sys.exit(1)
-    print("PASS")
+    with running_app(app_path, [report]) as (proc, app, tmp):
+        if show_view(app, "Insights") is None:
+            raise SystemExit("FAIL: no sidebar entry named 'Insights'")
+        prune = other_views("Insights")
+        bar = find(app, lambda a: a.name == "IPU 0 memory used" and
+                   a.getRole() == pyatspi.ROLE_LEVEL_BAR, prune=prune)
+        if bar is None:
+            raise SystemExit("FAIL: no level bar named 'IPU 0 memory used'")
+        value = bar.queryValue()
+        used, cap = ipu0["includingGaps"], ipu0["capacity"]
+        if round(value.currentValue) != min(used, cap) or round(value.maximumValue) != cap:
+            failures.append(f"IPU 0 shows {value.currentValue:,.0f} of "
+                            f"{value.maximumValue:,.0f} B; the report says {used:,} of {cap:,}")
+        verdict = find(app, lambda a: a.name == "insights.verdict", prune=prune)
+        fits = not ipu0.get("outOfMemoryTiles")
+        text = verdict.description if verdict is not None else ""
+        if verdict is None or (("fits" in text) != fits):
+            failures.append(f"the verdict {text!r} does not match "
+                            f"{'no' if fits else 'some'} out-of-memory tiles")
+        print(f"insights: IPU 0 {value.currentValue:,.0f} of {value.maximumValue:,.0f} B; "
+              f"verdict: {text}")
+    finish(failures)
 
 
 if __name__ == "__main__":

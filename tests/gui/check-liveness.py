@@ -19,25 +19,13 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
-import time
 
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import click, find, find_app, other_views, plain, show_view, text_of  # noqa: E402,E501
+from atspi_util import (click, find, finish, other_views, plain, running_app,  # noqa: E402
+                        show_view, text_of, wait_for)
 
-
-def wait_for(predicate, timeout=15):
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            if predicate():
-                return True
-        except Exception:
-            pass
-        time.sleep(0.2)
-    return False
 
 
 def main():
@@ -48,58 +36,42 @@ def main():
     step, max_live, always = live["peakStep"], live["maxLiveBytes"], live["alwaysLiveBytes"]
     peak = max_live - always
     failures = []
-    with tempfile.TemporaryDirectory(prefix="ga-gui-") as tmp:
-        env = dict(os.environ)
-        for var in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-            env[var] = tmp
-        proc = subprocess.Popen([app_path, report], env=env)
-        try:
-            app = find_app(proc.pid)
-            if show_view(app, "Liveness") is None:
-                raise SystemExit("FAIL: no sidebar entry named 'Liveness'")
-            prune = other_views("Liveness")
-            caption = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
-                           text_of(a).startswith("Peak at step"), prune=prune)
-            chart = find(app, lambda a: a.name == "Liveness by step", prune=prune)
-            if caption is None or chart is None:
-                raise SystemExit("FAIL: the Liveness view has no peak caption or no chart")
-            text = text_of(caption)
-            m = re.match(r"Peak at step (\d+) \(.*\): ([\d,]+) bytes not always live; maximum "
-                         r"live bytes \(including always-live\) ([\d,]+); always-live bytes "
-                         r"([\d,]+)$", text)
-            if m is None:
-                failures.append(f"the caption does not read as expected: {text!r}")
-            else:
-                got = (int(m.group(1)), m.group(2), m.group(3), m.group(4))
-                want = (step, f"{peak:,}", f"{max_live:,}", f"{always:,}")
-                if got != want:
-                    failures.append(f"the caption says step, peak, max, always-live {got}; "
-                                    f"the summary has {want}")
-            desc = chart.description or ""
-            if f"{peak:,}" not in desc or f"Step {step}:" not in desc:
-                failures.append(f"the chart's description does not name its maximum "
-                                f"({peak:,} B at step {step}): {desc!r}")
-            check = find(app, lambda a: plain(a.name) == "Include Always-Live" and
-                         a.getRole() in (pyatspi.ROLE_CHECK_BOX, pyatspi.ROLE_TOGGLE_BUTTON),
-                         prune=prune)
-            if check is None:
-                raise SystemExit("FAIL: no 'Include Always-Live' check box")
-            click(check)
-            if not wait_for(lambda: f"{max_live:,}" in (chart.description or "")):
-                failures.append(f"with Include Always-Live the chart's maximum is not "
-                                f"{max_live:,}: {chart.description!r}")
-            print(f"liveness: {text}\nchart: {chart.description}")
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-    for f in failures:
-        print("FAIL:", f)
-    if failures:
-        sys.exit(1)
-    print("PASS")
+    with running_app(app_path, [report]) as (proc, app, tmp):
+        if show_view(app, "Liveness") is None:
+            raise SystemExit("FAIL: no sidebar entry named 'Liveness'")
+        prune = other_views("Liveness")
+        caption = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                       text_of(a).startswith("Peak at step"), prune=prune)
+        chart = find(app, lambda a: a.name == "Liveness by step", prune=prune)
+        if caption is None or chart is None:
+            raise SystemExit("FAIL: the Liveness view has no peak caption or no chart")
+        text = text_of(caption)
+        m = re.match(r"Peak at step (\d+) \(.*\): ([\d,]+) bytes not always live; maximum "
+                     r"live bytes \(including always-live\) ([\d,]+); always-live bytes "
+                     r"([\d,]+)$", text)
+        if m is None:
+            failures.append(f"the caption does not read as expected: {text!r}")
+        else:
+            got = (int(m.group(1)), m.group(2), m.group(3), m.group(4))
+            want = (step, f"{peak:,}", f"{max_live:,}", f"{always:,}")
+            if got != want:
+                failures.append(f"the caption says step, peak, max, always-live {got}; "
+                                f"the summary has {want}")
+        desc = chart.description or ""
+        if f"{peak:,}" not in desc or f"Step {step}:" not in desc:
+            failures.append(f"the chart's description does not name its maximum "
+                            f"({peak:,} B at step {step}): {desc!r}")
+        check = find(app, lambda a: plain(a.name) == "Include Always-Live" and
+                     a.getRole() in (pyatspi.ROLE_CHECK_BOX, pyatspi.ROLE_TOGGLE_BUTTON),
+                     prune=prune)
+        if check is None:
+            raise SystemExit("FAIL: no 'Include Always-Live' check box")
+        click(check)
+        if not wait_for(lambda: f"{max_live:,}" in (chart.description or "")):
+            failures.append(f"with Include Always-Live the chart's maximum is not "
+                            f"{max_live:,}: {chart.description!r}")
+        print(f"liveness: {text}\nchart: {chart.description}")
+    finish(failures)
 
 
 if __name__ == "__main__":

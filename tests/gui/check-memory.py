@@ -25,7 +25,8 @@ import time
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import click, find, find_app, other_views, plain, show_view, text_of  # noqa: E402,E501
+from atspi_util import (click, find, finish, other_views, plain, running_app,  # noqa: E402
+                        show_view, text_of, wait_for)
 
 TILES = list(range(16)) + [52]
 
@@ -38,39 +39,13 @@ def sql_sum(tilescope, report, column):
     return int(out.splitlines()[1])
 
 
-def launch(app_path, args, tmp):
-    env = dict(os.environ)
-    for var in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        env[var] = tmp
-    return subprocess.Popen([app_path] + args, env=env)
 
-
-def stop(proc):
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-
-
-def wait_for(predicate, timeout=15):
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            if predicate():
-                return True
-        except Exception:
-            pass
-        time.sleep(0.2)
-    return False
 
 
 def check_memory(app_path, tilescope, report, tmp, failures):
     want_total = sql_sum(tilescope, report, "total")
     want_gaps = sql_sum(tilescope, report, "total_including_gaps")
-    proc = launch(app_path, [report], tmp)
-    try:
-        app = find_app(proc.pid)
+    with running_app(app_path, [report]) as (proc, app, _):
         # Opens on Summary: go to Memory by its sidebar entry.
         if show_view(app, "Memory") is None:
             raise SystemExit("FAIL: no sidebar entry named 'Memory'")
@@ -124,17 +99,13 @@ def check_memory(app_path, tilescope, report, tmp, failures):
                 failures.append(f"the rubber band's tiles did not reach Select tiles: "
                                 f"{entry_text!r}")
             print(f"rubber band: {entry_text}; chart: {chart.description}")
-    finally:
-        stop(proc)
 
 
 def check_hostile(app_path, tmp, failures):
     bad = os.path.join(tmp, "profile.pop")
     with open(bad, "wb") as f:
         f.write(b"This is not a report.\n" * 64)
-    proc = launch(app_path, [bad], tmp)
-    try:
-        app = find_app(proc.pid)
+    with running_app(app_path, [bad]) as (proc, app, _):
         # GTK 4.8 names a label by its text once the text is set.
         message = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and bad in a.name)
         if message is None:
@@ -150,8 +121,6 @@ def check_hostile(app_path, tmp, failures):
         if proc.poll() is not None:
             failures.append(f"the app exited ({proc.returncode}) after a bad file")
         print(f"hostile file: {shown!r}; the app is up")
-    finally:
-        stop(proc)
 
 
 def main():
@@ -160,11 +129,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="ga-gui-") as tmp:
         check_memory(app_path, tilescope, report, tmp, failures)
         check_hostile(app_path, tmp, failures)
-    for f in failures:
-        print("FAIL:", f)
-    if failures:
-        sys.exit(1)
-    print("PASS")
+    finish(failures)
 
 
 if __name__ == "__main__":

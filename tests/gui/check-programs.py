@@ -19,13 +19,12 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
-import time
 
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import find, find_app, other_views, show_view, text_of  # noqa: E402
+from atspi_util import (find, finish, other_views, running_app, show_view,  # noqa: E402
+                        text_of, wait_for)
 
 
 def sql(tilescope, report, query):
@@ -55,17 +54,6 @@ def pick_program(tilescope, report):
     return rows[0]["type"], cs, int(count)
 
 
-def wait_for(predicate, timeout=15):
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            if predicate():
-                return True
-        except Exception:
-            pass
-        time.sleep(0.2)
-    return False
-
 
 def main():
     app_path, tilescope, report = sys.argv[1:4]
@@ -74,56 +62,40 @@ def main():
     # named after the compute set ("…/ExchangePre") do not match.
     pattern = "^" + re.escape(want_cs.upper()) + "$"
     failures = []
-    with tempfile.TemporaryDirectory(prefix="ga-gui-") as tmp:
-        env = dict(os.environ)
-        for var in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-            env[var] = tmp
-        proc = subprocess.Popen([app_path, report], env=env)
-        try:
-            app = find_app(proc.pid)
-            if show_view(app, "Program Tree") is None:
-                raise SystemExit("FAIL: no sidebar entry named 'Program Tree'")
-            view = other_views("Program Tree")
-            entry = find(app, lambda a: a.name == "Search programs" and
-                         a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY), prune=view)
-            status = find(app, lambda a: a.name == "Search result", prune=view)
-            if entry is None or status is None:
-                raise SystemExit("FAIL: the Program Tree has no 'Search programs' entry or no "
-                                 "'Search result'")
-            entry.queryEditableText().setTextContents(pattern)
+    with running_app(app_path, [report]) as (proc, app, tmp):
+        if show_view(app, "Program Tree") is None:
+            raise SystemExit("FAIL: no sidebar entry named 'Program Tree'")
+        view = other_views("Program Tree")
+        entry = find(app, lambda a: a.name == "Search programs" and
+                     a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY), prune=view)
+        status = find(app, lambda a: a.name == "Search result", prune=view)
+        if entry is None or status is None:
+            raise SystemExit("FAIL: the Program Tree has no 'Search programs' entry or no "
+                             "'Search result'")
+        entry.queryEditableText().setTextContents(pattern)
 
-            def details(key):
-                acc = find(app, lambda a: a.name == "Details: " + key and
-                           a.getRole() == pyatspi.ROLE_LABEL, timeout=1, prune=view)
-                return text_of(acc) if acc is not None else None
+        def details(key):
+            acc = find(app, lambda a: a.name == "Details: " + key and
+                       a.getRole() == pyatspi.ROLE_LABEL, timeout=1, prune=view)
+            return text_of(acc) if acc is not None else None
 
-            if not wait_for(lambda: details("Compute set") == want_cs):
-                failures.append(f"searching {pattern!r}: the details show compute set "
-                                f"{details('Compute set')!r}, the file has {want_cs!r}")
-            if details("Type") != want_type:
-                failures.append(f"the details show type {details('Type')!r}, the file has "
-                                f"{want_type!r}")
-            if text_of(status) != f"1 of {want_n}":
-                failures.append(f"the search says {text_of(status)!r}, the file has {want_n} "
-                                f"program(s) named {want_cs!r}")
-            print(f"search {pattern!r}: {text_of(status)}; details: {details('Type')}, "
-                  f"compute set {details('Compute set')}")
+        if not wait_for(lambda: details("Compute set") == want_cs):
+            failures.append(f"searching {pattern!r}: the details show compute set "
+                            f"{details('Compute set')!r}, the file has {want_cs!r}")
+        if details("Type") != want_type:
+            failures.append(f"the details show type {details('Type')!r}, the file has "
+                            f"{want_type!r}")
+        if text_of(status) != f"1 of {want_n}":
+            failures.append(f"the search says {text_of(status)!r}, the file has {want_n} "
+                            f"program(s) named {want_cs!r}")
+        print(f"search {pattern!r}: {text_of(status)}; details: {details('Type')}, "
+              f"compute set {details('Compute set')}")
 
-            entry.queryEditableText().setTextContents("(")
-            if not wait_for(lambda: text_of(status).startswith("Invalid pattern")):
-                failures.append(f"an invalid pattern shows {text_of(status)!r}")
-            print(f"search '(': {text_of(status)}")
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-    for f in failures:
-        print("FAIL:", f)
-    if failures:
-        sys.exit(1)
-    print("PASS")
+        entry.queryEditableText().setTextContents("(")
+        if not wait_for(lambda: text_of(status).startswith("Invalid pattern")):
+            failures.append(f"an invalid pattern shows {text_of(status)!r}")
+        print(f"search '(': {text_of(status)}")
+    finish(failures)
 
 
 if __name__ == "__main__":

@@ -13,13 +13,12 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import find, find_app, text_of, walk  # noqa: E402
+from atspi_util import find, finish, running_app, text_of, walk  # noqa: E402
 
 # Integer figures: key path -> the JSON path to compare with.
 INTEGER_KEYS = [
@@ -55,81 +54,64 @@ def main():
     expected = json.loads(subprocess.run([tilescope, "summary", "--json", report],
                                          check=True, capture_output=True, text=True).stdout)
     failures = []
-    with tempfile.TemporaryDirectory(prefix="ga-gui-") as tmp:
-        env = dict(os.environ)
-        # Recent files and settings go to the test's own directory.
-        for var in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-            env[var] = tmp
-        proc = subprocess.Popen([app_path, report], env=env)
+    with running_app(app_path, [report]) as (proc, app, tmp):
+        entry = find(app, lambda a: a.name == "Summary" and
+                     a.getRole() in (pyatspi.ROLE_LIST_ITEM, pyatspi.ROLE_PAGE_TAB,
+                                     pyatspi.ROLE_PUSH_BUTTON, pyatspi.ROLE_LABEL))
+        if entry is None:
+            raise SystemExit("FAIL: no sidebar entry named 'Summary'")
+        insights = find(app, lambda a: a.name == "Insights", timeout=5)
+        if insights is None:
+            failures.append("no sidebar entry named 'Insights'")
+        # Select it (the stack sidebar's rows are a list's children).
+        parent = entry.parent
+        while parent is not None and entry.getRole() == pyatspi.ROLE_LABEL:
+            entry, parent = parent, parent.parent
         try:
-            app = find_app(proc.pid)
-            entry = find(app, lambda a: a.name == "Summary" and
-                         a.getRole() in (pyatspi.ROLE_LIST_ITEM, pyatspi.ROLE_PAGE_TAB,
-                                         pyatspi.ROLE_PUSH_BUTTON, pyatspi.ROLE_LABEL))
-            if entry is None:
-                raise SystemExit("FAIL: no sidebar entry named 'Summary'")
-            insights = find(app, lambda a: a.name == "Insights", timeout=5)
-            if insights is None:
-                failures.append("no sidebar entry named 'Insights'")
-            # Select it (the stack sidebar's rows are a list's children).
-            parent = entry.parent
-            while parent is not None and entry.getRole() == pyatspi.ROLE_LABEL:
-                entry, parent = parent, parent.parent
+            parent.querySelection().selectChild(entry.getIndexInParent())
+        except Exception:
             try:
-                parent.querySelection().selectChild(entry.getIndexInParent())
+                entry.queryAction().doAction(0)
             except Exception:
-                try:
-                    entry.queryAction().doAction(0)
-                except Exception:
-                    pass
-            first = find(app, lambda a: a.name == INTEGER_KEYS[0])
-            if first is None:
-                raise SystemExit("FAIL: the Summary view shows no figure named "
-                                 + INTEGER_KEYS[0])
-            labels = {}
-            for acc in walk(app):
-                try:
-                    if acc.getRole() == pyatspi.ROLE_LABEL and acc.name:
-                        labels.setdefault(acc.name, acc)
-                except Exception:
-                    pass
-            checked = 0
-            for key in INTEGER_KEYS:
-                acc = labels.get(key)
-                if acc is None:
-                    failures.append("no label named " + key)
-                    continue
-                shown = text_of(acc)
-                want = lookup(expected, key)
-                want_text = f"{want:,}"
-                if shown != want_text:
-                    failures.append(f"{key}: shows {shown!r}, tilescope summary --json has "
-                                    f"{want} ({want_text})")
-                else:
-                    checked += 1
-            for key in PERCENT_KEYS:
-                acc = labels.get(key)
-                want = lookup(expected, key)
-                want_text = "n/a" if want is None else f"{want * 100:,.1f}%"
-                if acc is None:
-                    failures.append("no label named " + key)
-                elif text_of(acc) != want_text:
-                    failures.append(f"{key}: shows {text_of(acc)!r}, expected {want_text!r}")
-                else:
-                    checked += 1
-            print(f"{checked} figures of the Summary view match "
-                  f"tilescope summary --json")
-        finally:
-            proc.terminate()
+                pass
+        first = find(app, lambda a: a.name == INTEGER_KEYS[0])
+        if first is None:
+            raise SystemExit("FAIL: the Summary view shows no figure named "
+                             + INTEGER_KEYS[0])
+        labels = {}
+        for acc in walk(app):
             try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-    if failures:
-        for f in failures:
-            print("FAIL:", f)
-        sys.exit(1)
-    print("PASS")
+                if acc.getRole() == pyatspi.ROLE_LABEL and acc.name:
+                    labels.setdefault(acc.name, acc)
+            except Exception:
+                pass
+        checked = 0
+        for key in INTEGER_KEYS:
+            acc = labels.get(key)
+            if acc is None:
+                failures.append("no label named " + key)
+                continue
+            shown = text_of(acc)
+            want = lookup(expected, key)
+            want_text = f"{want:,}"
+            if shown != want_text:
+                failures.append(f"{key}: shows {shown!r}, tilescope summary --json has "
+                                f"{want} ({want_text})")
+            else:
+                checked += 1
+        for key in PERCENT_KEYS:
+            acc = labels.get(key)
+            want = lookup(expected, key)
+            want_text = "n/a" if want is None else f"{want * 100:,.1f}%"
+            if acc is None:
+                failures.append("no label named " + key)
+            elif text_of(acc) != want_text:
+                failures.append(f"{key}: shows {text_of(acc)!r}, expected {want_text!r}")
+            else:
+                checked += 1
+        print(f"{checked} figures of the Summary view match "
+              f"tilescope summary --json")
+    finish(failures)
 
 
 if __name__ == "__main__":
