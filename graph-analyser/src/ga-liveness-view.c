@@ -11,6 +11,7 @@
  * variables.
  */
 #include "ga-liveness-view.h"
+#include "ga-var-row.h"
 
 #include "ga-format.h"
 #include "ga-liveness-curves.h"
@@ -21,103 +22,7 @@
 #include <string.h>
 
 /* Steps compared side by side in the live-variables table. */
-#define MAX_COMPARE 4
-
-/* --- A variable's row ------------------------------------------------------------------ */
-
-#define GA_TYPE_LIVE_ROW (ga_live_row_get_type())
-G_DECLARE_FINAL_TYPE(GaLiveRow, ga_live_row, GA, LIVE_ROW, GObject)
-
-struct _GaLiveRow {
-	GObject parent_instance;
-	gint64 index;                 /* into tsr_report_get_variables */
-	char *name;
-	guint64 bytes[MAX_COMPARE];   /* at each compared step, 0 when not live there */
-	char *category;
-	gboolean always_live;
-	gint64 lifetime;              /* liveness steps live, -1: always live or never */
-};
-
-G_DEFINE_FINAL_TYPE(GaLiveRow, ga_live_row, G_TYPE_OBJECT)
-
-enum { LP_0, LP_NAME, LP_BYTES0, LP_BYTES1, LP_BYTES2, LP_BYTES3, LP_CATEGORY, LP_ALWAYS,
-       LP_LIFETIME, LP_N };
-static GParamSpec *live_props[LP_N];
-
-static void ga_live_row_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
-{
-	GaLiveRow *self = GA_LIVE_ROW(object);
-
-	switch (id) {
-	case LP_NAME:
-		g_value_set_string(value, self->name);
-		break;
-	case LP_BYTES0:
-	case LP_BYTES1:
-	case LP_BYTES2:
-	case LP_BYTES3:
-		g_value_set_uint64(value, self->bytes[id - LP_BYTES0]);
-		break;
-	case LP_CATEGORY:
-		g_value_set_string(value, self->category);
-		break;
-	case LP_ALWAYS:
-		g_value_set_boolean(value, self->always_live);
-		break;
-	case LP_LIFETIME:
-		g_value_set_int64(value, self->lifetime);
-		break;
-	default:
-		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-	}
-}
-
-static void ga_live_row_finalize(GObject *object)
-{
-	GaLiveRow *self = GA_LIVE_ROW(object);
-
-	g_free(self->name);
-	g_free(self->category);
-	G_OBJECT_CLASS(ga_live_row_parent_class)->finalize(object);
-}
-
-static void ga_live_row_class_init(GaLiveRowClass *klass)
-{
-	GObjectClass *oc = G_OBJECT_CLASS(klass);
-	const GParamFlags f = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
-
-	oc->get_property = ga_live_row_get_property;
-	oc->finalize = ga_live_row_finalize;
-	live_props[LP_NAME] = g_param_spec_string("name", NULL, NULL, NULL, f);
-	live_props[LP_BYTES0] = g_param_spec_uint64("bytes-0", NULL, NULL, 0, G_MAXUINT64, 0, f);
-	live_props[LP_BYTES1] = g_param_spec_uint64("bytes-1", NULL, NULL, 0, G_MAXUINT64, 0, f);
-	live_props[LP_BYTES2] = g_param_spec_uint64("bytes-2", NULL, NULL, 0, G_MAXUINT64, 0, f);
-	live_props[LP_BYTES3] = g_param_spec_uint64("bytes-3", NULL, NULL, 0, G_MAXUINT64, 0, f);
-	live_props[LP_CATEGORY] = g_param_spec_string("category", NULL, NULL, NULL, f);
-	live_props[LP_ALWAYS] = g_param_spec_boolean("always-live", NULL, NULL, FALSE, f);
-	live_props[LP_LIFETIME] = g_param_spec_int64("lifetime", NULL, NULL, -1, G_MAXINT64, -1, f);
-	g_object_class_install_properties(oc, LP_N, live_props);
-}
-
-static void ga_live_row_init(GaLiveRow *self)
-{
-	(void)self;
-}
-
-/* A row for variable `index`. */
-static GaLiveRow *live_row_new(const tsr_variable *v, size_t index)
-{
-	GaLiveRow *row = g_object_new(GA_TYPE_LIVE_ROW, NULL);
-
-	row->index = (gint64)index;
-	row->name = v->name ? ga_format_name(v->name) : g_strdup("<anonymous>");
-	row->category = g_strdup(v->category ? v->category : "");
-	row->always_live = v->always_live;
-	row->lifetime = !v->always_live && v->live_from >= 0 && v->live_to >= v->live_from
-	                    ? v->live_to - v->live_from + 1
-	                    : -1;
-	return row;
-}
+#define MAX_COMPARE GA_VAR_ROW_BYTES
 
 /* --- The widget -------------------------------------------------------------------------- */
 
@@ -148,12 +53,12 @@ struct _GaLivenessView {
 	TscChart *chart;
 	GtkLabel *peak_caption;
 	GtkLabel *variable_caption;
-	GListStore *live;             /* GaLiveRow */
+	GListStore *live;             /* GaVarRow */
 	GtkColumnView *live_view;
 	GtkSingleSelection *live_selection;
 	GtkLabel *live_status;
 	GtkLabel *stack;
-	GListStore *always_rows;      /* GaLiveRow, bytes[0] its bytes */
+	GListStore *always_rows;      /* GaVarRow, bytes[0] its bytes */
 	GtkColumnView *always_view;
 	GtkLabel *always_status;
 };
@@ -574,12 +479,12 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 			return;
 		}
 		for (size_t i = 0; i < n; i++) {
-			GaLiveRow *row = g_hash_table_lookup(rows, GSIZE_TO_POINTER(list[i] + 1));
+			GaVarRow *row = g_hash_table_lookup(rows, GSIZE_TO_POINTER(list[i] + 1));
 
 			if (list[i] >= n_vars)
 				continue;
 			if (!row) {
-				row = live_row_new(&vars[list[i]], list[i]);
+				row = ga_var_row_new(&vars[list[i]], list[i]);
 				g_hash_table_insert(rows, GSIZE_TO_POINTER(list[i] + 1), row);
 				g_ptr_array_add(order, row);
 			}
@@ -648,7 +553,7 @@ static void setup_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer
 /* Binds column `column` (a property's name) of a row. */
 static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
 {
-	GaLiveRow *row = gtk_list_item_get_item(item);
+	GaVarRow *row = gtk_list_item_get_item(item);
 	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(item));
 	const char *name = column;
 	g_autofree char *text = NULL;
@@ -674,7 +579,7 @@ static GtkColumnViewColumn *add_column(GtkColumnView *view, const char *title,
                                        const char *property, gboolean numeric, gboolean expand)
 {
 	GtkListItemFactory *f = gtk_signal_list_item_factory_new();
-	GtkExpression *e = gtk_property_expression_new(GA_TYPE_LIVE_ROW, NULL, property);
+	GtkExpression *e = gtk_property_expression_new(GA_TYPE_VAR_ROW, NULL, property);
 	GtkSorter *sorter = numeric || !strcmp(property, "always-live")
 	                        ? GTK_SORTER(gtk_numeric_sorter_new(e))
 	                        : GTK_SORTER(gtk_string_sorter_new(e));
@@ -730,7 +635,7 @@ static void rebuild_live_columns(GaLivenessView *self)
 static void on_live_selected(GtkSingleSelection *selection, GParamSpec *pspec, gpointer data)
 {
 	GaLivenessView *self = data;
-	GaLiveRow *row = gtk_single_selection_get_selected_item(selection);
+	GaVarRow *row = gtk_single_selection_get_selected_item(selection);
 
 	(void)pspec;
 	if (!row || self->syncing)
@@ -767,11 +672,11 @@ static void fill_always_live(GaLivenessView *self)
 		return;
 	}
 	for (size_t i = 0; i < n_vars; i++) {
-		GaLiveRow *row;
+		GaVarRow *row;
 
 		if (!vars[i].always_live)
 			continue;
-		row = live_row_new(&vars[i], i);
+		row = ga_var_row_new(&vars[i], i);
 		row->bytes[0] = vars[i].bytes;
 		total += vars[i].bytes;
 		g_ptr_array_add(rows, row);
@@ -893,11 +798,11 @@ static GtkWidget *build_live(GaLivenessView *self)
 	GtkWidget *stack_scroll = gtk_scrolled_window_new();
 	GtkWidget *search = gtk_search_entry_new();
 	GtkStringFilter *filter =
-	    gtk_string_filter_new(gtk_property_expression_new(GA_TYPE_LIVE_ROW, NULL, "name"));
+	    gtk_string_filter_new(gtk_property_expression_new(GA_TYPE_VAR_ROW, NULL, "name"));
 	GtkFilterListModel *filtered;
 	GtkSortListModel *sorted;
 
-	self->live = g_list_store_new(GA_TYPE_LIVE_ROW);
+	self->live = g_list_store_new(GA_TYPE_VAR_ROW);
 	self->live_status = status_label();
 	g_object_set(search, "placeholder-text", "Search variables", NULL);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(search), GTK_ACCESSIBLE_PROPERTY_LABEL,
@@ -955,7 +860,7 @@ static GtkWidget *build_always(GaLivenessView *self)
 	GtkSortListModel *sorted;
 	GtkColumnViewColumn *bytes;
 
-	self->always_rows = g_list_store_new(GA_TYPE_LIVE_ROW);
+	self->always_rows = g_list_store_new(GA_TYPE_VAR_ROW);
 	self->always_status = status_label();
 	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->always_status));
 	self->always_view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));

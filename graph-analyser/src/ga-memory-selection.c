@@ -15,6 +15,7 @@
 #include "ga-memory-selection.h"
 
 #include "ga-format.h"
+#include "ga-var-row.h"
 
 #include <string.h>
 
@@ -22,81 +23,6 @@
 #define SIDE_BY_SIDE 6
 /* Up to this many tiles, the variables are found with tile_value() in SQL. */
 #define SQL_TILES 64
-
-/* --- A variable's row ------------------------------------------------------------------ */
-
-#define GA_TYPE_VAR_ROW (ga_var_row_get_type())
-G_DECLARE_FINAL_TYPE(GaVarRow, ga_var_row, GA, VAR_ROW, GObject)
-
-struct _GaVarRow {
-	GObject parent_instance;
-	char *name;
-	guint64 on_selection;   /* bytes on the selected tiles */
-	guint64 bytes;          /* bytes on all tiles */
-	char *category;
-	gboolean always_live;
-	gint64 lifetime;        /* liveness steps live, -1: always live or never */
-};
-
-G_DEFINE_FINAL_TYPE(GaVarRow, ga_var_row, G_TYPE_OBJECT)
-
-enum { VP_0, VP_NAME, VP_ON_SELECTION, VP_BYTES, VP_CATEGORY, VP_LIFETIME, VP_N };
-static GParamSpec *var_props[VP_N];
-
-static void ga_var_row_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
-{
-	GaVarRow *self = GA_VAR_ROW(object);
-
-	switch (id) {
-	case VP_NAME:
-		g_value_set_string(value, self->name);
-		break;
-	case VP_ON_SELECTION:
-		g_value_set_uint64(value, self->on_selection);
-		break;
-	case VP_BYTES:
-		g_value_set_uint64(value, self->bytes);
-		break;
-	case VP_CATEGORY:
-		g_value_set_string(value, self->category);
-		break;
-	case VP_LIFETIME:
-		g_value_set_int64(value, self->lifetime);
-		break;
-	default:
-		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-	}
-}
-
-static void ga_var_row_finalize(GObject *object)
-{
-	GaVarRow *self = GA_VAR_ROW(object);
-
-	g_free(self->name);
-	g_free(self->category);
-	G_OBJECT_CLASS(ga_var_row_parent_class)->finalize(object);
-}
-
-static void ga_var_row_class_init(GaVarRowClass *klass)
-{
-	GObjectClass *oc = G_OBJECT_CLASS(klass);
-	const GParamFlags f = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
-
-	oc->get_property = ga_var_row_get_property;
-	oc->finalize = ga_var_row_finalize;
-	var_props[VP_NAME] = g_param_spec_string("name", NULL, NULL, NULL, f);
-	var_props[VP_ON_SELECTION] = g_param_spec_uint64("on-selection", NULL, NULL, 0, G_MAXUINT64,
-	                                                 0, f);
-	var_props[VP_BYTES] = g_param_spec_uint64("bytes", NULL, NULL, 0, G_MAXUINT64, 0, f);
-	var_props[VP_CATEGORY] = g_param_spec_string("category", NULL, NULL, NULL, f);
-	var_props[VP_LIFETIME] = g_param_spec_int64("lifetime", NULL, NULL, -1, G_MAXINT64, -1, f);
-	g_object_class_install_properties(oc, VP_N, var_props);
-}
-
-static void ga_var_row_init(GaVarRow *self)
-{
-	(void)self;
-}
 
 /* --- A breakdown's row (Vertices, Exchanges) -------------------------------------------- */
 
@@ -575,15 +501,9 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 		if (id >= n_vars)
 			continue;
 		v = &vars[id];
-		row = g_object_new(GA_TYPE_VAR_ROW, NULL);
-		row->name = g_strdup(v->name ? v->name : "<anonymous>");
-		row->on_selection = g_array_index(s->bytes, guint64, i);
-		row->bytes = v->bytes;
-		row->category = g_strdup(v->category ? v->category : "");
-		row->always_live = v->always_live;
-		row->lifetime = !v->always_live && v->live_from >= 0 && v->live_to >= v->live_from
-		                    ? v->live_to - v->live_from + 1
-		                    : -1;
+		row = ga_var_row_new(v, id);
+		row->bytes[0] = g_array_index(s->bytes, guint64, i); /* on the selection */
+		row->bytes[1] = v->bytes;                             /* on all tiles */
 		g_list_store_append(self->variables, row);
 		g_object_unref(row);
 	}
@@ -634,6 +554,16 @@ static void update_variables(GaMemorySelection *self)
 	g_object_unref(task);
 }
 
+/* A single selection that selects nothing until the user does. */
+static GtkSelectionModel *no_autoselect(GListModel *model)
+{
+	GtkSingleSelection *sel = gtk_single_selection_new(model);
+
+	gtk_single_selection_set_autoselect(sel, FALSE);
+	gtk_single_selection_set_can_unselect(sel, TRUE);
+	return GTK_SELECTION_MODEL(sel);
+}
+
 /* --- The variables' table ------------------------------------------------------------------- */
 
 static void setup_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer numeric)
@@ -659,10 +589,10 @@ static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer 
 	(void)f;
 	if (!strcmp(name, "name"))
 		text = g_strdup(row->name);
-	else if (!strcmp(name, "on-selection"))
-		text = ga_format_u64(row->on_selection);
-	else if (!strcmp(name, "bytes"))
-		text = ga_format_u64(row->bytes);
+	else if (!strcmp(name, "bytes-0"))
+		text = ga_format_u64(row->bytes[0]);
+	else if (!strcmp(name, "bytes-1"))
+		text = ga_format_u64(row->bytes[1]);
 	else if (!strcmp(name, "category"))
 		text = g_strdup(row->category);
 	else if (!strcmp(name, "always-live"))
@@ -685,8 +615,10 @@ static void add_column(GaMemorySelection *self, const char *title, const char *p
 	gtk_column_view_column_set_sorter(col, sorter);
 	gtk_column_view_column_set_resizable(col, TRUE);
 	gtk_column_view_column_set_expand(col, expand);
+	if (expand)
+		gtk_column_view_column_set_fixed_width(col, 220);
 	gtk_column_view_append_column(self->variables_view, col);
-	if (!strcmp(property, "on-selection"))
+	if (!strcmp(property, "bytes-0"))
 		gtk_column_view_sort_by_column(self->variables_view, col, GTK_SORT_DESCENDING);
 	g_object_unref(col);
 	if (sorter)
@@ -745,14 +677,14 @@ static GtkWidget *build_variables(GaMemorySelection *self)
 	sorted = gtk_sort_list_model_new(G_LIST_MODEL(filtered),
 	                                 g_object_ref(gtk_column_view_get_sorter(self->variables_view)));
 	gtk_column_view_set_model(self->variables_view,
-	                          GTK_SELECTION_MODEL(gtk_single_selection_new(G_LIST_MODEL(sorted))));
+	                          no_autoselect(G_LIST_MODEL(sorted)));
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->variables_view),
 	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Variables on the selection",
 	                               -1);
 	add_column(self, "Variable", "name", FALSE, string_sorter("name"), TRUE);
-	add_column(self, "On selection", "on-selection", TRUE, numeric_sorter("on-selection"),
+	add_column(self, "On selection", "bytes-0", TRUE, numeric_sorter("bytes-0"),
 	           FALSE);
-	add_column(self, "All tiles", "bytes", TRUE, numeric_sorter("bytes"), FALSE);
+	add_column(self, "All tiles", "bytes-1", TRUE, numeric_sorter("bytes-1"), FALSE);
 	add_column(self, "Category", "category", FALSE, string_sorter("category"), FALSE);
 	add_column(self, "Live", "always-live", FALSE, NULL, FALSE);
 	add_column(self, "Lifetime (steps)", "lifetime", TRUE, numeric_sorter("lifetime"), FALSE);
@@ -826,7 +758,7 @@ static GtkWidget *build_parts(GListStore **store, GtkLabel **status, const char 
 	sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(*store)),
 	                                 g_object_ref(gtk_column_view_get_sorter(view)));
 	gtk_column_view_set_model(view,
-	                          GTK_SELECTION_MODEL(gtk_single_selection_new(G_LIST_MODEL(sorted))));
+	                          no_autoselect(G_LIST_MODEL(sorted)));
 	gtk_accessible_update_property(GTK_ACCESSIBLE(view), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               accessible, -1);
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(view));
