@@ -8,6 +8,7 @@
 #include "ga-memory-view.h"
 #include "ga-program-view.h"
 #include "ga-summary-view.h"
+#include "ga-trace-view.h"
 
 static const ga_view_info views[] = {
 	{"summary", "Summary", ga_summary_view_new},
@@ -15,6 +16,7 @@ static const ga_view_info views[] = {
 	{"memory", "Memory", ga_memory_view_new},
 	{"liveness", "Liveness", ga_liveness_view_new},
 	{"programs", "Program Tree", ga_program_view_new},
+	{"trace", "Execution Trace", ga_trace_view_new},
 };
 
 const ga_view_info *ga_views(size_t *n)

@@ -1,0 +1,384 @@
+/*
+ * The Execution Trace view (ga-trace-view.h). The lanes widget draws and
+ * keeps the selection; this view picks the run, and fills the details of
+ * the selected step and the totals of the marked range from reportlib's
+ * steps (already read by the document's loader, so nothing here waits
+ * for the file).
+ */
+#include "ga-trace-view.h"
+
+#include "ga-format.h"
+#include "ga-program-kind.h"
+#include "ga-step-lanes.h"
+
+#include <math.h>
+
+struct _GaTraceView {
+	GtkBox parent_instance;
+	GaSession *session;
+	GaDocument *doc;
+
+	GtkDropDown *runs;
+	GtkStringList *run_names;
+	GaStepLanes *lanes;
+	GtkLabel *heading;
+	GtkGrid *details;
+	GtkLabel *range_heading;
+	GtkGrid *range;
+};
+
+G_DEFINE_FINAL_TYPE(GaTraceView, ga_trace_view, GTK_TYPE_BOX)
+
+static void clear_grid(GtkGrid *grid)
+{
+	GtkWidget *child;
+
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(grid))))
+		gtk_grid_remove(grid, child);
+}
+
+/* A label for a grid cell, named `acc` for assistive technology and the
+ * tests. */
+static GtkWidget *cell(const char *text, const char *acc, gboolean number, gboolean dim)
+{
+	GtkWidget *l = gtk_label_new(text);
+
+	gtk_label_set_xalign(GTK_LABEL(l), number ? 1 : 0);
+	gtk_label_set_selectable(GTK_LABEL(l), !dim);
+	if (number)
+		gtk_widget_add_css_class(l, "figure");
+	if (dim)
+		gtk_widget_add_css_class(l, "dim-label");
+	if (acc)
+		gtk_accessible_update_property(GTK_ACCESSIBLE(l), GTK_ACCESSIBLE_PROPERTY_LABEL, acc, -1);
+	return l;
+}
+
+/* A row of the details: a key and its value (named "Details: KEY"). */
+static void put(GaTraceView *self, int *row, const char *key, char *value)
+{
+	g_autofree char *acc = g_strdup_printf("Details: %s", key);
+	GtkWidget *v = cell(value, acc, FALSE, FALSE);
+
+	gtk_label_set_wrap(GTK_LABEL(v), TRUE);
+	gtk_label_set_wrap_mode(GTK_LABEL(v), PANGO_WRAP_WORD_CHAR);
+	gtk_widget_set_hexpand(v, TRUE);
+	gtk_grid_attach(self->details, cell(key, NULL, FALSE, TRUE), 0, *row, 1, 1);
+	gtk_grid_attach(self->details, v, 1, *row, 1, 1);
+	(*row)++;
+	g_free(value);
+}
+
+/* --- The selected step ---------------------------------------------------------------- */
+
+static void update_details(GaTraceView *self)
+{
+	gint64 i = ga_step_lanes_get_selected(self->lanes);
+	size_t run = gtk_drop_down_get_selected(self->runs);
+	tsr_report *r = self->doc ? ga_document_get_report(self->doc) : NULL;
+	const tsr_step *steps;
+	const tsr_program *progs;
+	size_t n, n_progs;
+	int row = 0;
+
+	clear_grid(self->details);
+	if (i < 0 || !r || tsr_report_get_steps(&steps, &n, r, run) || (size_t)i >= n) {
+		gtk_label_set_text(self->heading, "No step selected");
+		gtk_grid_attach(self->details,
+		                cell("Click a step to see its figures; shift+drag to add up a range.",
+		                     NULL, FALSE, TRUE),
+		                0, 0, 2, 1);
+		return;
+	}
+	{
+		const tsr_step *st = &steps[i];
+		g_autofree char *heading = g_strdup_printf("Step %" G_GINT64_FORMAT, i);
+		const char *what = st->type == TSR_STEP_ON_TILE_EXECUTE ? "Compute set"
+		                   : st->type == TSR_STEP_SYNC           ? "Sync type"
+		                                                         : "Exchange";
+
+		gtk_label_set_text(self->heading, heading);
+		put(self, &row, "Type", g_strdup(tsr_step_type_name(st->type)));
+		if (!tsr_report_get_programs(&progs, &n_progs, r) && st->program < n_progs &&
+		    progs[st->program].name && *progs[st->program].name) {
+			g_autofree char *name = ga_format_name(progs[st->program].name);
+
+			put(self, &row, "Program", g_strdup_printf("%u (%s)", st->program, name));
+		} else {
+			put(self, &row, "Program", g_strdup_printf("%u", st->program));
+		}
+		if (st->compute_set >= 0 || st->exchange >= 0 || st->sync_type) {
+			g_autofree char *name = ga_format_name(ga_step_name(r, st));
+			gint64 id = st->compute_set >= 0 ? st->compute_set : st->exchange;
+
+			if (st->sync_type)
+				put(self, &row, what, g_steal_pointer(&name));
+			else
+				put(self, &row, what, g_strdup_printf("%s (%" G_GINT64_FORMAT ")", name, id));
+		}
+		put(self, &row, "Cycles from", ga_format_u64(st->cycles_from));
+		put(self, &row, "Cycles to", ga_format_u64(st->cycles_to));
+		put(self, &row, "Cycles", ga_format_u64(st->cycles));
+		put(self, &row, "Cycles overlapped", ga_format_u64(st->cycles_overlapped));
+		put(self, &row, "Active tiles", ga_format_u64(st->active_tiles));
+		put(self, &row, "Tile balance", ga_format_pct(st->tile_balance));
+		put(self, &row, "Active tile balance", ga_format_pct(st->active_tile_balance));
+		put(self, &row, "Thread balance", ga_format_pct(st->thread_balance));
+		put(self, &row, "Total data", ga_format_size(st->total_data));
+		put(self, &row, "Data balance", ga_format_pct(st->data_balance));
+	}
+}
+
+static void on_selection_changed(GaStepLanes *lanes, GaTraceView *self)
+{
+	(void)lanes;
+	update_details(self);
+}
+
+/* --- The marked range ------------------------------------------------------------------ */
+
+static void update_range(GaTraceView *self)
+{
+	size_t run = gtk_drop_down_get_selected(self->runs);
+	tsr_report *r = self->doc ? ga_document_get_report(self->doc) : NULL;
+	uint64_t from, to, cycles[TSR_STEP_TYPE_COUNT] = {0}, all_cycles = 0;
+	size_t count[TSR_STEP_TYPE_COUNT] = {0}, all = 0, n;
+	const tsr_step *steps;
+	int row = 1;
+
+	clear_grid(self->range);
+	if (!r || !ga_step_lanes_get_range(self->lanes, &from, &to) ||
+	    tsr_report_get_steps(&steps, &n, r, run)) {
+		gtk_label_set_text(self->range_heading, "No range marked");
+		gtk_grid_attach(self->range, cell("Shift+drag across the lanes to mark a range.", NULL,
+		                                  FALSE, TRUE),
+		                0, 0, 3, 1);
+		return;
+	}
+	/* Steps that overlap the range, with the cycles they spend inside it. */
+	for (size_t i = 0; i < n; i++) {
+		const tsr_step *st = &steps[i];
+		uint64_t a = MAX(st->cycles_from, from), b = MIN(st->cycles_to, to);
+
+		if (st->type >= TSR_STEP_TYPE_COUNT || st->cycles_to <= from || st->cycles_from >= to)
+			continue;
+		count[st->type]++;
+		cycles[st->type] += b > a ? b - a : 0;
+	}
+	{
+		g_autofree char *a = ga_format_u64(from), *b = ga_format_u64(to);
+		g_autofree char *span = ga_format_u64(to - from);
+		g_autofree char *h = g_strdup_printf("Range: cycles %s – %s (%s cycles)", a, b, span);
+
+		gtk_label_set_text(self->range_heading, h);
+	}
+	gtk_grid_attach(self->range, cell("Step type", NULL, FALSE, TRUE), 0, 0, 1, 1);
+	gtk_grid_attach(self->range, cell("Steps", NULL, TRUE, TRUE), 1, 0, 1, 1);
+	gtk_grid_attach(self->range, cell("Cycles in range", NULL, TRUE, TRUE), 2, 0, 1, 1);
+	for (int t = 0; t <= TSR_STEP_TYPE_COUNT; t++) {
+		gboolean total = t == TSR_STEP_TYPE_COUNT;
+		const char *name = total ? "All steps" : tsr_step_type_name((tsr_step_type)t);
+		size_t c = total ? all : count[t];
+		uint64_t cy = total ? all_cycles : cycles[t];
+		g_autofree char *cs = ga_format_u64(c), *cys = ga_format_u64(cy);
+		g_autofree char *acc_n = g_strdup_printf("Range: %s steps", name);
+		g_autofree char *acc_c = g_strdup_printf("Range: %s cycles", name);
+
+		if (!total && c == 0)
+			continue;
+		if (!total) {
+			all += c;
+			all_cycles += cy;
+		}
+		gtk_grid_attach(self->range, cell(name, NULL, FALSE, FALSE), 0, row, 1, 1);
+		gtk_grid_attach(self->range, cell(cs, acc_n, TRUE, FALSE), 1, row, 1, 1);
+		gtk_grid_attach(self->range, cell(cys, acc_c, TRUE, FALSE), 2, row, 1, 1);
+		row++;
+	}
+}
+
+static void on_range_changed(GaStepLanes *lanes, GaTraceView *self)
+{
+	(void)lanes;
+	update_range(self);
+}
+
+/* --- Runs and the document ----------------------------------------------------------------- */
+
+static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
+{
+	guint run = gtk_drop_down_get_selected(GTK_DROP_DOWN(dropdown));
+
+	(void)pspec;
+	ga_step_lanes_set_run(self->lanes, run == GTK_INVALID_LIST_POSITION ? NULL : self->doc, run);
+}
+
+static void rebuild(GaTraceView *self)
+{
+	GaDocument *doc = ga_session_get_document(self->session);
+	const tsr_run *runs = NULL;
+	size_t n = 0;
+	guint old = g_list_model_get_n_items(G_LIST_MODEL(self->run_names));
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+
+	g_clear_pointer(&self->doc, ga_document_unref);
+	self->doc = doc ? ga_document_ref(doc) : NULL;
+	if (self->doc && tsr_report_get_runs(&runs, &n, ga_document_get_report(self->doc)))
+		n = 0;
+	for (size_t i = 0; i < n; i++) {
+		g_autofree char *cycles = ga_format_u64(runs[i].cycles);
+		g_autofree char *steps = ga_format_u64(runs[i].n_steps);
+
+		g_ptr_array_add(names, g_strdup_printf("Run %zu: program %u, %s cycles, %s steps", i,
+		                                       runs[i].program, cycles, steps));
+	}
+	g_ptr_array_add(names, NULL);
+	g_signal_handlers_block_by_func(self->runs, on_run, self);
+	gtk_string_list_splice(self->run_names, 0, old, (const char *const *)names->pdata);
+	g_signal_handlers_unblock_by_func(self->runs, on_run, self);
+	g_ptr_array_unref(names);
+	gtk_widget_set_sensitive(GTK_WIDGET(self->runs), n > 0);
+	if (n > 0 && gtk_drop_down_get_selected(self->runs) != n - 1)
+		gtk_drop_down_set_selected(self->runs, (guint)(n - 1)); /* calls on_run */
+	else
+		on_run(G_OBJECT(self->runs), NULL, self);
+}
+
+static void on_document(GObject *session, GParamSpec *pspec, gpointer data)
+{
+	(void)session;
+	(void)pspec;
+	rebuild(GA_TRACE_VIEW(data));
+}
+
+/* --- Building ------------------------------------------------------------------------------- */
+
+static GtkWidget *build_bar(GaTraceView *self)
+{
+	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+	GtkWidget *label = gtk_label_new_with_mnemonic("_Run");
+	GtkWidget *hint = gtk_label_new("Ctrl+wheel or +/− zoom, drag or wheel pans, Home shows "
+	                                "the whole run, Shift+drag marks a range");
+
+	self->run_names = gtk_string_list_new(NULL);
+	self->runs = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(self->run_names), NULL));
+	gtk_label_set_mnemonic_widget(GTK_LABEL(label), GTK_WIDGET(self->runs));
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->runs), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Run", -1);
+	g_signal_connect(self->runs, "notify::selected", G_CALLBACK(on_run), self);
+	gtk_box_append(GTK_BOX(bar), label);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->runs));
+	for (int k = 0; k < GA_PROGRAM_CONTROL; k++) {
+		GtkWidget *mark = ga_program_mark_new();
+		GtkWidget *l = gtk_label_new(ga_program_kind_name((ga_program_kind)k));
+
+		ga_program_mark_set_kind(mark, (ga_program_kind)k);
+		gtk_widget_add_css_class(l, "caption");
+		gtk_widget_set_margin_start(mark, k == 0 ? 12 : 4);
+		gtk_box_append(GTK_BOX(bar), mark);
+		gtk_box_append(GTK_BOX(bar), l);
+	}
+	gtk_widget_add_css_class(hint, "dim-label");
+	gtk_widget_add_css_class(hint, "caption");
+	gtk_label_set_ellipsize(GTK_LABEL(hint), PANGO_ELLIPSIZE_END);
+	gtk_label_set_xalign(GTK_LABEL(hint), 1);
+	gtk_widget_set_hexpand(hint, TRUE);
+	gtk_box_append(GTK_BOX(bar), hint);
+	gtk_widget_set_margin_start(bar, 12);
+	gtk_widget_set_margin_end(bar, 12);
+	gtk_widget_set_margin_top(bar, 8);
+	gtk_widget_set_margin_bottom(bar, 4);
+	return bar;
+}
+
+/* A titled grid for the panel below the lanes. */
+static GtkWidget *build_section(GtkLabel **heading, GtkGrid **grid)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+
+	*heading = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(*heading, 0);
+	gtk_widget_add_css_class(GTK_WIDGET(*heading), "heading");
+	*grid = GTK_GRID(gtk_grid_new());
+	gtk_grid_set_column_spacing(*grid, 16);
+	gtk_grid_set_row_spacing(*grid, 3);
+	gtk_box_append(GTK_BOX(box), GTK_WIDGET(*heading));
+	gtk_box_append(GTK_BOX(box), GTK_WIDGET(*grid));
+	gtk_widget_set_hexpand(box, TRUE);
+	return box;
+}
+
+static GtkWidget *build_panel(GaTraceView *self)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 24);
+	GtkWidget *scroll = gtk_scrolled_window_new();
+
+	gtk_box_append(GTK_BOX(box), build_section(&self->heading, &self->details));
+	gtk_box_append(GTK_BOX(box), gtk_separator_new(GTK_ORIENTATION_VERTICAL));
+	gtk_box_append(GTK_BOX(box), build_section(&self->range_heading, &self->range));
+	gtk_widget_set_margin_start(box, 12);
+	gtk_widget_set_margin_end(box, 12);
+	gtk_widget_set_margin_top(box, 8);
+	gtk_widget_set_margin_bottom(box, 12);
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
+	                               GTK_POLICY_AUTOMATIC);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), box);
+	gtk_widget_set_size_request(scroll, -1, 200);
+	return scroll;
+}
+
+static void ga_trace_view_dispose(GObject *object)
+{
+	GaTraceView *self = GA_TRACE_VIEW(object);
+
+	if (self->session)
+		g_signal_handlers_disconnect_by_data(self->session, self);
+	g_clear_object(&self->session);
+	G_OBJECT_CLASS(ga_trace_view_parent_class)->dispose(object);
+}
+
+static void ga_trace_view_finalize(GObject *object)
+{
+	g_clear_pointer(&GA_TRACE_VIEW(object)->doc, ga_document_unref);
+	G_OBJECT_CLASS(ga_trace_view_parent_class)->finalize(object);
+}
+
+static void ga_trace_view_class_init(GaTraceViewClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = ga_trace_view_dispose;
+	G_OBJECT_CLASS(klass)->finalize = ga_trace_view_finalize;
+	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "traceview");
+}
+
+static void ga_trace_view_init(GaTraceView *self)
+{
+	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+
+	gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
+	gtk_box_append(GTK_BOX(self), build_bar(self));
+	self->lanes = GA_STEP_LANES(ga_step_lanes_new());
+	gtk_widget_set_vexpand(GTK_WIDGET(self->lanes), TRUE);
+	gtk_widget_set_margin_end(GTK_WIDGET(self->lanes), 4);
+	g_signal_connect(self->lanes, "selection-changed", G_CALLBACK(on_selection_changed), self);
+	g_signal_connect(self->lanes, "range-changed", G_CALLBACK(on_range_changed), self);
+	gtk_paned_set_start_child(GTK_PANED(paned), GTK_WIDGET(self->lanes));
+	gtk_paned_set_end_child(GTK_PANED(paned), build_panel(self));
+	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
+	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
+	/* The lanes keep their natural height; the panel takes what is left. */
+	gtk_paned_set_resize_start_child(GTK_PANED(paned), FALSE);
+	gtk_widget_set_vexpand(paned, TRUE);
+	gtk_box_append(GTK_BOX(self), paned);
+	update_details(self);
+	update_range(self);
+}
+
+GtkWidget *ga_trace_view_new(GaSession *session)
+{
+	GaTraceView *self = g_object_new(GA_TYPE_TRACE_VIEW, NULL);
+
+	self->session = g_object_ref(session);
+	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
+	rebuild(self);
+	return GTK_WIDGET(self);
+}
