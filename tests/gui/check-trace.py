@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+"""The Execution Trace view, used as a person would.
+
+1. Opens REPORT and selects "Execution Trace" in the sidebar: the lanes
+   (accessible name "Execution trace") must describe the run
+   `tilescope summary --json` chose (execution.run, the last) with its
+   total cycles (execution.totalCycles) and its step count as the file
+   has it (`SELECT count(*) FROM step WHERE run = N`), and show all of it.
+2. Focuses the lanes and zooms in with "+" twice: the visible range must
+   shrink; Home must show the whole run again.
+
+    check-trace.py APP TILESCOPE REPORT
+Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
+"""
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pyatspi
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from atspi_util import find, finish, other_views, running_app, show_view, wait_for  # noqa: E402
+
+
+def fmt(n):
+    return f"{n:,}"
+
+
+def visible(desc):
+    """The visible cycles [from, to] the description states."""
+    m = re.search(r"Showing cycles ([\d,]+) – ([\d,]+)", desc or "")
+    return (int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))) if m else None
+
+
+def main():
+    app_path, tilescope, report = sys.argv[1:4]
+    execution = json.loads(subprocess.run([tilescope, "summary", "--json", report], check=True,
+                                          capture_output=True, text=True).stdout)["execution"]
+    run, total = execution["run"], execution["totalCycles"]
+    out = subprocess.run([tilescope, "sql", "--csv", report,
+                          f"SELECT count(*) AS n FROM step WHERE run = {int(run)}"],
+                         check=True, capture_output=True, text=True).stdout
+    steps = int(next(csv.DictReader(io.StringIO(out)))["n"])
+    want = f"Run {run} (of {execution['runs']}): {fmt(total)} cycles, {fmt(steps)} steps"
+    failures = []
+    with running_app(app_path, [report]) as (proc, app, tmp):
+        if show_view(app, "Execution Trace") is None:
+            raise SystemExit("FAIL: no sidebar entry named 'Execution Trace'")
+        lanes = find(app, lambda a: a.name == "Execution trace" and
+                     a.getRole() == pyatspi.ROLE_IMAGE, prune=other_views("Execution Trace"))
+        if lanes is None:
+            raise SystemExit("FAIL: the view has no image named 'Execution trace'")
+        if not wait_for(lambda: lanes.description.startswith(want)):
+            failures.append(f"the lanes say {lanes.description!r}; the file has {want!r}")
+        if visible(lanes.description) != (0, total):
+            failures.append(f"the whole run is not shown at first: {lanes.description!r}")
+        if f"{fmt(steps)} steps in view" not in lanes.description:
+            failures.append(f"not every step is in view at first: {lanes.description!r}")
+        print("lanes:", lanes.description)
+
+        # A click on the ruler focuses the lanes and selects nothing (the
+        # window is at the screen's top left under Xvfb).
+        x, y, w, h = lanes.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + 6), "click", "1"],
+                       check=True)
+        subprocess.run(["xdotool", "key", "plus", "plus"], check=True)
+        if not wait_for(lambda: visible(lanes.description)[1] - visible(lanes.description)[0]
+                        < total * 0.7):
+            failures.append(f"'+' twice did not zoom in: {lanes.description!r}")
+        print("after + +:", visible(lanes.description))
+        subprocess.run(["xdotool", "key", "Home"], check=True)
+        if not wait_for(lambda: visible(lanes.description) == (0, total)):
+            failures.append(f"Home did not show the whole run: {lanes.description!r}")
+        print("after Home:", visible(lanes.description))
+    finish(failures)
+
+
+if __name__ == "__main__":
+    main()
