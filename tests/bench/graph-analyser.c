@@ -13,6 +13,9 @@
  *                           maps' snapshot
  *   ga.memory_chart_colour_nodes_per_layer  the most colour nodes a
  *                           component of the chart drew, against its width
+ *   ga.trace_lanes_snapshot_ms  median (and max) over a 200-step zoom and
+ *                           pan sweep of the Execution Trace's lanes (last
+ *                           run), with the most colour nodes of one colour
  *   ga.peak_rss_mb
  * Under Xvfb GTK's frame clock never completes, so "drawn" means a
  * snapshot of the widget rendered offscreen by the cairo renderer.
@@ -21,6 +24,7 @@
  */
 #include "ga-document.h"
 #include "ga-session.h"
+#include "ga-step-lanes.h"
 #include "ga-views.h"
 
 #include <tilescope/tsc-chart.h>
@@ -150,7 +154,7 @@ int main(int argc, char **argv)
 	g_autoptr(GFile) file = NULL;
 	GaDocument *doc;
 	GaSession *session;
-	GtkWidget *window, *stack, *memory = NULL;
+	GtkWidget *window, *stack, *memory = NULL, *trace = NULL;
 	GskRenderer *renderer;
 	size_t n_views;
 	const ga_view_info *views = ga_views(&n_views);
@@ -181,6 +185,8 @@ int main(int argc, char **argv)
 		gtk_stack_add_named(GTK_STACK(stack), v, views[i].name);
 		if (!strcmp(views[i].name, "memory"))
 			memory = v;
+		if (!strcmp(views[i].name, "trace"))
+			trace = v;
 	}
 	ga_session_set_document(session, doc);
 	gtk_window_present(GTK_WINDOW(window));
@@ -257,6 +263,45 @@ int main(int argc, char **argv)
 			qsort(map_times, 20, sizeof(double), compare_doubles);
 			printf("ga.tile_map_snapshot_ms %.2f ms (target <= 10)\n", map_times[10]);
 		}
+	}
+	if (trace) {
+		GaStepLanes *lanes = GA_STEP_LANES(find(trace, GA_TYPE_STEP_LANES));
+		double times[200], from, total;
+		guint most = 0;
+		int width;
+
+		gtk_stack_set_visible_child_name(GTK_STACK(stack), "trace");
+		layout_now(stack);
+		settle();
+		width = gtk_widget_get_width(GTK_WIDGET(lanes));
+		ga_step_lanes_get_visible(lanes, &from, &total);
+		for (int i = 0; i < 200; i++) {
+			/* Zoom in by 10% a step to about 1/10,000 of the run, panning
+			 * across, then out again. */
+			double span = i < 100 ? total / pow(1.1, i) : total / pow(1.1, 200 - i);
+			double start = fmod(i * 0.137 * total, total - span + 1);
+			GHashTable *colours = g_hash_table_new(NULL, NULL);
+			GHashTableIter it;
+			gpointer key, value;
+			GskRenderNode *node;
+
+			ga_step_lanes_set_visible(lanes, start, start + span);
+			t0 = now();
+			node = draw(gtk_widget_get_parent(GTK_WIDGET(lanes)), GTK_WIDGET(lanes), renderer);
+			times[i] = (now() - t0) * 1e3;
+			count_colours(node, colours);
+			g_hash_table_iter_init(&it, colours);
+			while (g_hash_table_iter_next(&it, &key, &value))
+				if (GPOINTER_TO_UINT(value) > most)
+					most = GPOINTER_TO_UINT(value);
+			g_hash_table_unref(colours);
+			gsk_render_node_unref(node);
+		}
+		qsort(times, 200, sizeof(double), compare_doubles);
+		printf("ga.trace_lanes_snapshot_ms %.2f ms (target <= 10)\n", times[100]);
+		printf("# ga.trace_lanes_snapshot_max_ms %.2f\n", times[199]);
+		printf("ga.trace_lanes_colour_nodes_per_colour %u count (target <= %d)\n", most,
+		       2 * width);
 	}
 	getrusage(RUSAGE_SELF, &ru);
 	printf("ga.peak_rss_mb %ld MB (target <= 400)\n", ru.ru_maxrss / 1024);
