@@ -6,6 +6,7 @@
 #include "ga-insights-view.h"
 #include "ga-liveness-view.h"
 #include "ga-memory-view.h"
+#include "ga-operations-view.h"
 #include "ga-program-view.h"
 #include "ga-summary-view.h"
 
@@ -15,6 +16,7 @@ static const ga_view_info views[] = {
 	{"memory", "Memory", ga_memory_view_new},
 	{"liveness", "Liveness", ga_liveness_view_new},
 	{"programs", "Program Tree", ga_program_view_new},
+	{"operations", "Operations", ga_operations_view_new},
 };
 
 const ga_view_info *ga_views(size_t *n)
