@@ -297,6 +297,10 @@ static void update_status(GaOperationsView *self)
 	                                     : g_strdup_printf("%s of %s operations", s, a);
 
 	gtk_label_set_text(self->status, self->doc ? text : "");
+	/* GTK 4.8 names a label after its text at every change; the name
+	 * says what the figure is. */
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->status), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Operations shown", -1);
 }
 
 static void on_filtered_changed(GListModel *model, guint pos, guint removed, guint added,
