@@ -8,9 +8,9 @@
  * rebinds the rows instead of rebuilding them, and choosing a layer or
  * typing in the filter only re-runs a GtkCustomFilter over them.
  *
- * The model chain: GListStore → GtkFilterListModel (layer and name) →
- * GtkSortListModel (the column view's sorter; each column has a
- * GtkCustomSorter) → GtkSingleSelection.
+ * The model chain: GListStore → GtkSortListModel (the column view's
+ * sorter; each column has a GtkCustomSorter) → GtkFilterListModel (layer
+ * and name) → GtkSingleSelection.
  */
 #include "ga-operations-view.h"
 
@@ -35,6 +35,8 @@ struct _GaOpRow {
 	char *folded;   /* name casefolded, for the filter */
 	char *layer;    /* fit for a label */
 	char *api;      /* fit for a label, "" when none */
+	char *parent;   /* the enclosing context's name fit for a label, "" at top level */
+	char *keys[4];  /* collation keys of name, parent, layer and api, for the sorters */
 };
 
 G_DEFINE_FINAL_TYPE(GaOpRow, ga_op_row, G_TYPE_OBJECT)
@@ -47,6 +49,9 @@ static void ga_op_row_finalize(GObject *object)
 	g_free(row->folded);
 	g_free(row->layer);
 	g_free(row->api);
+	g_free(row->parent);
+	for (int i = 0; i < 4; i++)
+		g_free(row->keys[i]);
 	G_OBJECT_CLASS(ga_op_row_parent_class)->finalize(object);
 }
 
@@ -60,7 +65,8 @@ static void ga_op_row_init(GaOpRow *self)
 	(void)self;
 }
 
-static GaOpRow *op_row_new(const tsr_operation *op, guint index)
+/* A row for `op`, whose enclosing context is `parent` (NULL: none). */
+static GaOpRow *op_row_new(const tsr_operation *op, const tsr_operation *parent, guint index)
 {
 	GaOpRow *row = g_object_new(GA_TYPE_OP_ROW, NULL);
 
@@ -69,6 +75,13 @@ static GaOpRow *op_row_new(const tsr_operation *op, guint index)
 	row->folded = g_utf8_casefold(row->name, -1);
 	row->layer = ga_format_name(op->layer);
 	row->api = op->api ? ga_format_name(op->api) : g_strdup("");
+	/* Made once: collating at every comparison would sort a large
+	 * report's rows slowly. */
+	row->parent = parent ? ga_format_name(parent->name) : g_strdup("");
+	row->keys[0] = g_utf8_collate_key(row->name, -1);
+	row->keys[1] = g_utf8_collate_key(row->parent, -1);
+	row->keys[2] = g_utf8_collate_key(row->layer, -1);
+	row->keys[3] = g_utf8_collate_key(row->api, -1);
 	return row;
 }
 
@@ -76,6 +89,7 @@ static GaOpRow *op_row_new(const tsr_operation *op, guint index)
 
 enum {
 	COL_NAME,
+	COL_PARENT,
 	COL_LAYER,
 	COL_API,
 	COL_VARIABLE_BYTES,
@@ -90,6 +104,8 @@ enum {
 	COL_EXCHANGE_BYTES,
 	COL_COUNT
 };
+/* GaOpRow.keys is indexed by the text columns. */
+G_STATIC_ASSERT(COL_NAME == 0 && COL_PARENT == 1 && COL_LAYER == 2 && COL_API == 3);
 
 static const struct {
 	const char *title;
@@ -98,8 +114,9 @@ static const struct {
 	gboolean visible;   /* at first */
 } columns[COL_COUNT] = {
 	[COL_NAME] = {"Operation", "The debug context's name", 0, TRUE},
+	[COL_PARENT] = {"Parent", "The debug context it was made in", 130, TRUE},
 	[COL_LAYER] = {"Layer", "The library that opened it (user: the program's own)", 80, TRUE},
-	[COL_API] = {"API", "The function that opened it", 170, TRUE},
+	[COL_API] = {"API", "The function that opened it", 150, TRUE},
 	[COL_VARIABLE_BYTES] = {"Memory", "Bytes of the variables it and its descendants made", 100,
 	                        TRUE},
 	[COL_VERTEX_BYTES] = {"Vertex memory", "Vertex memory of its compute sets, with descendants'",
@@ -108,7 +125,7 @@ static const struct {
 	                          "descendants'", 100, TRUE},
 	[COL_SELF_CYCLES] = {"Self cycles", "Cycles of its own steps in the run", 100, FALSE},
 	[COL_FLOPS] = {"FLOPs", "Floating-point operations in the run, with descendants'", 100, TRUE},
-	[COL_VERTICES] = {"Vertices", "Vertices of its compute sets, with descendants'", 80, TRUE},
+	[COL_VERTICES] = {"Vertices", "Vertices of its compute sets, with descendants'", 80, FALSE},
 	[COL_COMPUTE_SETS] = {"Compute sets", "Compute sets it and its descendants made", 110, TRUE},
 	[COL_PROGRAMS] = {"Programs", "Programs it and its descendants made", 90, FALSE},
 	[COL_VARIABLES] = {"Variables", "Variables it and its descendants made", 90, FALSE},
@@ -138,7 +155,9 @@ struct _GaOperationsView {
 	char *layer;                      /* the layer shown, NULL: all */
 
 	GtkSearchEntry *filter_entry;
-	GtkWidget *layer_box;
+	GtkWidget *layer_button;          /* a menu button: the layer shown */
+	GtkWidget *layer_box;             /* in its popover: one radio per layer */
+	GtkWidget *layer_label;
 	GtkWidget *run_box;
 	GtkDropDown *run_choice;
 	GtkLabel *status;
@@ -206,7 +225,7 @@ static guint64 figure(GaOperationsView *self, const GaOpRow *row, int column, gb
 
 static gboolean is_text_column(int column)
 {
-	return column == COL_NAME || column == COL_LAYER || column == COL_API;
+	return column == COL_NAME || column == COL_PARENT || column == COL_LAYER || column == COL_API;
 }
 
 static const char *text_of_row(const GaOpRow *row, int column)
@@ -214,6 +233,8 @@ static const char *text_of_row(const GaOpRow *row, int column)
 	switch (column) {
 	case COL_NAME:
 		return row->name;
+	case COL_PARENT:
+		return row->parent;
 	case COL_LAYER:
 		return row->layer;
 	default:
@@ -245,8 +266,8 @@ static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer c
 
 	if (is_text_column(c)) {
 		gtk_label_set_text(l, text_of_row(row, c));
-		if (c == COL_NAME)
-			gtk_widget_set_tooltip_text(GTK_WIDGET(l), row->name);
+		if (c == COL_NAME || c == COL_PARENT)
+			gtk_widget_set_tooltip_text(GTK_WIDGET(l), text_of_row(row, c));
 	} else {
 		gboolean has;
 		guint64 v = figure(self, row, c, &has);
@@ -263,7 +284,7 @@ static int compare_rows(gconstpointer a, gconstpointer b, gpointer data)
 	int c;
 
 	if (is_text_column(ctx->column)) {
-		c = g_utf8_collate(text_of_row(ra, ctx->column), text_of_row(rb, ctx->column));
+		c = strcmp(ra->keys[ctx->column], rb->keys[ctx->column]);
 	} else {
 		gboolean has;
 		guint64 va = figure(ctx->view, ra, ctx->column, &has);
@@ -331,15 +352,15 @@ static void on_filter_text(GtkSearchEntry *entry, gpointer data)
 	gtk_filter_changed(self->filter, change);
 }
 
-static void on_layer_toggled(GtkToggleButton *button, gpointer data)
+static void on_layer_chosen(GtkButton *button, gpointer data)
 {
 	GaOperationsView *self = data;
 	const char *layer = g_object_get_data(G_OBJECT(button), "ga-layer");
 
-	if (!gtk_toggle_button_get_active(button))
-		return;
 	g_free(self->layer);
 	self->layer = layer ? g_strdup(layer) : NULL;
+	gtk_menu_button_set_label(GTK_MENU_BUTTON(self->layer_button), layer ? layer : "All");
+	gtk_menu_button_popdown(GTK_MENU_BUTTON(self->layer_button));
 	gtk_filter_changed(self->filter, GTK_FILTER_CHANGE_DIFFERENT);
 }
 
@@ -448,15 +469,22 @@ static void put_chain(GaOperationsView *self, int *row, guint index)
 	put_heading(self, row, "Debug context chain");
 	if (!chain->len)
 		put_line(self, row, NULL, "Top level: no enclosing debug context", "Chain: top level");
-	for (guint k = 0; k < chain->len; k++) {
+	/* The ancestors, outermost first, then the operation itself. */
+	g_array_append_val(chain, index);
+	for (guint k = 0; chain->len > 1 && k < chain->len; k++) {
 		const tsr_operation *a = &self->made[g_array_index(chain, guint, k)];
 		g_autofree char *name = ga_format_name(a->name);
 		g_autofree char *layer = ga_format_name(a->layer);
 		g_autofree char *indent = g_strnfill(2 * k, ' ');
-		g_autofree char *text = g_strdup_printf("%s%s (%s)", indent, name, layer);
+		g_autofree char *text =
+		    g_strdup_printf("%s%s%s (%s)", indent, k ? "└ " : "", name, layer);
 		g_autofree char *acc = g_strdup_printf("Chain %u", k + 1);
 
 		put_line(self, row, NULL, text, acc);
+		if (k + 1 == chain->len)
+			gtk_widget_add_css_class(
+			    gtk_widget_get_last_child(gtk_grid_get_child_at(self->details, 0, *row - 1)),
+			    "heading");
 	}
 	g_array_unref(chain);
 }
@@ -629,10 +657,13 @@ static int compare_strings(gconstpointer a, gconstpointer b)
 	return g_utf8_collate(*(char *const *)a, *(char *const *)b);
 }
 
-/* One toggle per layer, "All" first and active. */
+/* A menu of layers, "All" first (a report may have many: a model may
+ * name its own), as flat buttons in a scrolled popover: a button's click
+ * reaches it from assistive technology too (GTK 4.8 gives check buttons
+ * no action). */
 static void rebuild_layers(GaOperationsView *self)
 {
-	GtkWidget *child, *all;
+	GtkWidget *child;
 	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
 	GPtrArray *layers = g_ptr_array_new_with_free_func(g_free);
 	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->store));
@@ -650,24 +681,25 @@ static void rebuild_layers(GaOperationsView *self)
 		}
 	}
 	g_ptr_array_sort(layers, compare_strings);
-	all = gtk_toggle_button_new_with_label("All");
-	gtk_widget_set_tooltip_text(all, "Operations of every layer");
-	g_signal_connect(all, "toggled", G_CALLBACK(on_layer_toggled), self);
-	gtk_box_append(GTK_BOX(self->layer_box), all);
-	for (guint i = 0; i < layers->len; i++) {
-		GtkWidget *b = gtk_toggle_button_new_with_label(layers->pdata[i]);
-		g_autofree char *tip = g_strdup_printf("Only the operations of %s",
-		                                       (char *)layers->pdata[i]);
+	for (guint i = 0; i <= layers->len; i++) {
+		const char *layer = i ? layers->pdata[i - 1] : NULL;
+		GtkWidget *b = gtk_button_new_with_label(layer ? layer : "All");
+		g_autofree char *tip = layer ? g_strdup_printf("Only the operations of %s", layer)
+		                             : g_strdup("Operations of every layer");
 
-		g_object_set_data_full(G_OBJECT(b), "ga-layer", g_strdup(layers->pdata[i]), g_free);
-		gtk_toggle_button_set_group(GTK_TOGGLE_BUTTON(b), GTK_TOGGLE_BUTTON(all));
+		gtk_widget_add_css_class(b, "flat");
+		gtk_label_set_xalign(GTK_LABEL(gtk_button_get_child(GTK_BUTTON(b))), 0);
+		if (layer)
+			g_object_set_data_full(G_OBJECT(b), "ga-layer", g_strdup(layer), g_free);
 		gtk_widget_set_tooltip_text(b, tip);
-		g_signal_connect(b, "toggled", G_CALLBACK(on_layer_toggled), self);
+		g_signal_connect(b, "clicked", G_CALLBACK(on_layer_chosen), self);
 		gtk_box_append(GTK_BOX(self->layer_box), b);
 	}
 	g_clear_pointer(&self->layer, g_free);
-	gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(all), TRUE);
-	gtk_widget_set_visible(self->layer_box, layers->len > 0);
+	gtk_filter_changed(self->filter, GTK_FILTER_CHANGE_LESS_STRICT);
+	gtk_menu_button_set_label(GTK_MENU_BUTTON(self->layer_button), "All");
+	gtk_widget_set_visible(self->layer_button, layers->len > 0);
+	gtk_widget_set_visible(self->layer_label, layers->len > 0);
 	g_ptr_array_unref(layers);
 	g_hash_table_unref(seen);
 }
@@ -691,7 +723,12 @@ static void rebuild(GaOperationsView *self)
 		GPtrArray *rows = g_ptr_array_new_full((guint)self->n_ops, g_object_unref);
 
 		for (size_t i = 0; i < self->n_ops; i++)
-			g_ptr_array_add(rows, op_row_new(&self->made[i], (guint)i));
+			g_ptr_array_add(rows, op_row_new(&self->made[i],
+			                                 self->made[i].parent >= 1 &&
+			                                         self->made[i].parent <= i
+			                                     ? &self->made[self->made[i].parent - 1]
+			                                     : NULL,
+			                                 (guint)i));
 		g_list_store_splice(self->store, 0, g_list_model_get_n_items(G_LIST_MODEL(self->store)),
 		                    rows->pdata, rows->len);
 		g_ptr_array_unref(rows);
@@ -748,7 +785,7 @@ static void add_column(GaOperationsView *self, int c)
 	if (columns[c].width > 0)
 		gtk_column_view_column_set_fixed_width(col, columns[c].width);
 	else
-		gtk_column_view_column_set_fixed_width(col, 170);
+		gtk_column_view_column_set_fixed_width(col, 150);
 	gtk_column_view_column_set_visible(col, columns[c].visible);
 	gtk_column_view_append_column(self->view, col);
 	self->cols[c] = col;
@@ -783,8 +820,8 @@ static GtkWidget *build_column_chooser(GaOperationsView *self)
 static GtkWidget *build_bar(GaOperationsView *self)
 {
 	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	GtkWidget *layer_label = gtk_label_new("Layer");
 	GtkWidget *run_label = gtk_label_new("Run");
+	GtkWidget *layer_scroll, *layer_popover;
 
 	self->filter_entry = GTK_SEARCH_ENTRY(gtk_search_entry_new());
 	g_object_set(self->filter_entry, "placeholder-text", "Filter operations by name", NULL);
@@ -793,11 +830,23 @@ static GtkWidget *build_bar(GaOperationsView *self)
 	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Filter operations", -1);
 	g_signal_connect(self->filter_entry, "search-changed", G_CALLBACK(on_filter_text), self);
 
-	gtk_widget_add_css_class(layer_label, "dim-label");
-	self->layer_box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
-	gtk_widget_add_css_class(self->layer_box, "linked");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->layer_box), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Layer", -1);
+	self->layer_label = gtk_label_new("Layer");
+	gtk_widget_add_css_class(self->layer_label, "dim-label");
+	self->layer_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+	layer_scroll = gtk_scrolled_window_new();
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(layer_scroll), GTK_POLICY_NEVER,
+	                               GTK_POLICY_AUTOMATIC);
+	gtk_scrolled_window_set_propagate_natural_height(GTK_SCROLLED_WINDOW(layer_scroll), TRUE);
+	gtk_scrolled_window_set_propagate_natural_width(GTK_SCROLLED_WINDOW(layer_scroll), TRUE);
+	gtk_scrolled_window_set_max_content_height(GTK_SCROLLED_WINDOW(layer_scroll), 420);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(layer_scroll), self->layer_box);
+	layer_popover = gtk_popover_new();
+	gtk_popover_set_child(GTK_POPOVER(layer_popover), layer_scroll);
+	self->layer_button = gtk_menu_button_new();
+	gtk_menu_button_set_popover(GTK_MENU_BUTTON(self->layer_button), layer_popover);
+	gtk_widget_set_tooltip_text(self->layer_button, "Show the operations of one layer");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->layer_button),
+	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Layer", -1);
 
 	self->run_box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
 	gtk_widget_add_css_class(run_label, "dim-label");
@@ -811,14 +860,16 @@ static GtkWidget *build_bar(GaOperationsView *self)
 
 	self->status = GTK_LABEL(gtk_label_new(NULL));
 	gtk_label_set_xalign(self->status, 1);
+	/* Its width must not grow the window as the count changes. */
+	gtk_label_set_ellipsize(self->status, PANGO_ELLIPSIZE_START);
 	gtk_widget_set_hexpand(GTK_WIDGET(self->status), TRUE);
 	gtk_widget_add_css_class(GTK_WIDGET(self->status), "dim-label");
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->status), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               "Operations shown", -1);
 
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->filter_entry));
-	gtk_box_append(GTK_BOX(bar), layer_label);
-	gtk_box_append(GTK_BOX(bar), self->layer_box);
+	gtk_box_append(GTK_BOX(bar), self->layer_label);
+	gtk_box_append(GTK_BOX(bar), self->layer_button);
 	gtk_box_append(GTK_BOX(bar), self->run_box);
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->status));
 	gtk_box_append(GTK_BOX(bar), build_column_chooser(self));
@@ -835,18 +886,20 @@ static GtkWidget *build_table(GaOperationsView *self)
 	GtkWidget *scroll = gtk_scrolled_window_new();
 
 	self->store = g_list_store_new(GA_TYPE_OP_ROW);
-	self->filter = GTK_FILTER(gtk_custom_filter_new(filter_row, self, NULL));
-	self->filtered = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(self->store)),
-	                                           g_object_ref(self->filter));
-	g_signal_connect(self->filtered, "items-changed", G_CALLBACK(on_filtered_changed), self);
 	self->view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->view), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               "Operations", -1);
 	for (int c = 0; c < COL_COUNT; c++)
 		add_column(self, c);
-	sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->filtered)),
+	/* Sorted, then filtered: a change of layer or filter text re-checks
+	 * rows in their order instead of sorting them again (15,000 rows:
+	 * about 1 ms against 110). */
+	sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->store)),
 	                                 g_object_ref(gtk_column_view_get_sorter(self->view)));
-	self->selection = gtk_single_selection_new(G_LIST_MODEL(sorted));
+	self->filter = GTK_FILTER(gtk_custom_filter_new(filter_row, self, NULL));
+	self->filtered = gtk_filter_list_model_new(G_LIST_MODEL(sorted), g_object_ref(self->filter));
+	g_signal_connect(self->filtered, "items-changed", G_CALLBACK(on_filtered_changed), self);
+	self->selection = gtk_single_selection_new(G_LIST_MODEL(g_object_ref(self->filtered)));
 	gtk_single_selection_set_autoselect(self->selection, TRUE);
 	g_signal_connect(self->selection, "notify::selected-item", G_CALLBACK(on_selected), self);
 	gtk_column_view_set_model(self->view, GTK_SELECTION_MODEL(self->selection));

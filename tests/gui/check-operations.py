@@ -9,9 +9,9 @@
    its program's; exchange steps for their program's). The filter must
    leave one row, and its details must show that operation, its layer
    and those cycles.
-2. With the filter cleared, choosing each layer must leave as many rows as
-   the file has debug contexts of that layer ("N of M operations"), and
-   "All" all of them.
+2. With the filter cleared, choosing each layer in the Layer menu must
+   leave as many rows as the file has debug contexts of that layer ("N of
+   M operations"), and "All" all of them.
 
     check-operations.py APP TILESCOPE REPORT
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
@@ -117,14 +117,23 @@ def main():
         entry.queryEditableText().setTextContents("")
         if not wait_for(lambda: text_of(status) == f"{thousands(total)} operations"):
             failures.append(f"clearing the filter shows {text_of(status)!r}")
-        for layer, n in sorted(by_layer.items()) + [("All", total)]:
-            button = find(app, lambda a: a.name == layer and
-                          a.getRole() in (pyatspi.ROLE_TOGGLE_BUTTON, pyatspi.ROLE_PUSH_BUTTON),
+        layer_menu = find(app, lambda a: a.name == "Layer" and a.childCount > 0 and
+                          a.getRole() in (pyatspi.ROLE_PUSH_BUTTON, pyatspi.ROLE_TOGGLE_BUTTON),
                           timeout=5, prune=view)
-            if button is None:
-                failures.append(f"no layer button {layer!r}")
+        if layer_menu is None:
+            raise SystemExit("FAIL: the Operations view has no 'Layer' button")
+        # The menu button's own button is what a pointer clicks.
+        opener = layer_menu.getChildAtIndex(0)
+        for layer, n in sorted(by_layer.items()) + [("All", total)]:
+            click(opener)
+            choice = find(app, lambda a: a.name == layer and a is not opener and
+                          a.getRole() == pyatspi.ROLE_PUSH_BUTTON and
+                          a.parent.getRole() != pyatspi.ROLE_PUSH_BUTTON,
+                          timeout=5, prune=view)
+            if choice is None:
+                failures.append(f"the Layer menu has no choice {layer!r}")
                 continue
-            click(button)
+            click(choice)
             want = (f"{thousands(n)} operations" if n == total
                     else f"{thousands(n)} of {thousands(total)} operations")
             if not wait_for(lambda: text_of(status) == want, timeout=5):
