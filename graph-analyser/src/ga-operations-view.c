@@ -166,6 +166,7 @@ struct _GaOperationsView {
 	GtkFilterListModel *filtered;
 	GtkSingleSelection *selection;
 	GtkColumnView *view;
+	GtkWidget *table_scroll;
 	GtkColumnViewColumn *cols[COL_COUNT];
 	GtkSorter *sorters[COL_COUNT];
 	column_ctx ctx[COL_COUNT];
@@ -646,8 +647,13 @@ static void on_run_chosen(GObject *drop, GParamSpec *pspec, gpointer data)
 	guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(drop));
 
 	(void)pspec;
-	if (i != GTK_INVALID_LIST_POSITION)
-		set_run(self, (gint64)i);
+	if (i == GTK_INVALID_LIST_POSITION)
+		return;
+	set_run(self, (gint64)i);
+	/* The new run's heaviest rows: a re-sort leaves GTK 4.8's view where
+	 * its top row went. */
+	gtk_adjustment_set_value(
+	    gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->table_scroll)), 0);
 }
 
 /* --- Rebuilding for a document ---------------------------------------------------- */
@@ -717,8 +723,17 @@ static void rebuild(GaOperationsView *self)
 	self->made = doc ? ga_document_get_operations(doc, -1, &n) : NULL;
 	self->extras = doc ? ga_document_get_operation_extras(doc) : NULL;
 	self->n_ops = self->made ? n : 0;
-	self->ops = self->made;
-	self->run = -1;
+	n_runs = doc ? ga_document_get_n_runs(doc) : 0;
+	/* The latest run, as the Program Tree's cycles; chosen before the rows
+	 * go in, so that they are sorted once, by the figures shown (a
+	 * re-sort of a large list leaves GTK 4.8's view scrolled to where
+	 * the row at its top went). */
+	self->run = n_runs ? (gint64)(n_runs - 1) : -1;
+	self->ops = doc ? ga_document_get_operations(doc, self->run, &n) : NULL;
+	if (!self->ops) {
+		self->run = -1;
+		self->ops = self->made;
+	}
 	{
 		GPtrArray *rows = g_ptr_array_new_full((guint)self->n_ops, g_object_unref);
 
@@ -734,7 +749,6 @@ static void rebuild(GaOperationsView *self)
 		g_ptr_array_unref(rows);
 	}
 	rebuild_layers(self);
-	n_runs = doc ? ga_document_get_n_runs(doc) : 0;
 	for (size_t i = 0; i < n_runs; i++) {
 		g_autofree char *s = g_strdup_printf("Run %zu", i);
 
@@ -745,16 +759,17 @@ static void rebuild(GaOperationsView *self)
 	g_signal_handlers_unblock_by_func(self->run_choice, on_run_chosen, self);
 	g_object_unref(runs);
 	gtk_widget_set_visible(self->run_box, n_runs > 0);
-	/* The latest run, as the Program Tree's cycles. */
 	if (n_runs) {
 		g_signal_handlers_block_by_func(self->run_choice, on_run_chosen, self);
 		gtk_drop_down_set_selected(self->run_choice, (guint)(n_runs - 1));
 		g_signal_handlers_unblock_by_func(self->run_choice, on_run_chosen, self);
 	}
-	set_run(self, n_runs ? (gint64)(n_runs - 1) : -1);
 	/* The top row of the sorted table, not the first operation by id. */
 	if (self->n_ops)
 		gtk_single_selection_set_selected(self->selection, 0);
+	gtk_adjustment_set_value(
+	    gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->table_scroll)), 0);
+	update_details(self);
 	update_status(self);
 }
 
@@ -909,6 +924,7 @@ static GtkWidget *build_table(GaOperationsView *self)
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->view));
 	gtk_widget_set_vexpand(scroll, TRUE);
 	gtk_widget_set_hexpand(scroll, TRUE);
+	self->table_scroll = scroll;
 	return scroll;
 }
 
