@@ -583,7 +583,12 @@ static void update_details(GaOperationsView *self)
 	put(self, &r, "Operation", row->name, FALSE);
 	put(self, &r, "Layer", row->layer, FALSE);
 	put(self, &r, "API", *row->api ? row->api : "—", FALSE);
-	put_u64(self, &r, "Debug context", op->id);
+	{
+		/* An id, not a quantity: no thousands separators. */
+		g_autofree char *id = g_strdup_printf("%u", op->id);
+
+		put(self, &r, "Debug context", id, TRUE);
+	}
 	if (self->run >= 0) {
 		g_autofree char *h = g_strdup_printf("In run %" G_GINT64_FORMAT " (with descendants)",
 		                                     self->run);
