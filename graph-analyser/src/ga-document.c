@@ -23,6 +23,9 @@ struct _GaDocument {
 	uint64_t *always_live_by_tile; /* n_tiles */
 	ga_program_cost **program_costs; /* n_runs rows of the programs' count */
 	size_t n_runs;
+	tsr_operation **operations;   /* n_runs + 1 lists: without costs, then run 0 ... */
+	size_t n_operations;
+	ga_operation_extra *operation_extras; /* n_operations */
 	double load_seconds;
 };
 
@@ -47,6 +50,10 @@ void ga_document_unref(GaDocument *doc)
 	for (size_t i = 0; doc->program_costs && i < doc->n_runs; i++)
 		g_free(doc->program_costs[i]);
 	g_free(doc->program_costs);
+	for (size_t i = 0; doc->operations && i <= doc->n_runs; i++)
+		free(doc->operations[i]);
+	g_free(doc->operations);
+	g_free(doc->operation_extras);
 	tsr_summary_figures_free(doc->figures);
 	free(doc->summary_json);
 	tsr_report_free(doc->report);
@@ -232,6 +239,71 @@ static int fill_program_costs(ga_program_cost *cost, tsr_report *r, size_t run)
 }
 
 /* Opens and gathers, on the calling thread; `ls` may be NULL (no progress). */
+/*
+ * The operations without costs and with each run's (listing them scans a
+ * run's steps: 90 ms for a 20,000-compute-set report, too long for the
+ * main thread at every switch of run), and the figures tsr_operation
+ * does not hold, from the compute sets and exchange programs each debug
+ * context made, then added up into the ancestors (a parent's id is lower
+ * than its child's, so one pass from the last id up suffices).
+ */
+static int fill_operations(GaDocument *doc)
+{
+	tsr_report *r = doc->report;
+	const tsr_compute_set *cs;
+	const tsr_program *progs;
+	size_t n_cs, n_progs, n;
+	int rc;
+
+	doc->operations = g_new0(tsr_operation *, doc->n_runs + 1);
+	for (size_t i = 0; i <= doc->n_runs; i++) {
+		size_t n_run;
+
+		rc = tsr_report_list_operations(&doc->operations[i], &n_run, r,
+		                                i ? (int64_t)(i - 1) : -1);
+		if (rc)
+			return rc;
+		/* reportlib lists the same contexts for every run; the least
+		 * count keeps every list's reads in bounds regardless. */
+		if (i == 0 || n_run < doc->n_operations)
+			doc->n_operations = n_run;
+	}
+	n = doc->n_operations;
+	doc->operation_extras = g_new0(ga_operation_extra, n ? n : 1);
+	if ((rc = tsr_report_get_compute_sets(&cs, &n_cs, r)) ||
+	    (rc = tsr_report_get_programs(&progs, &n_progs, r)))
+		return rc;
+	for (size_t i = 0; i < n_cs; i++)
+		if (cs[i].debug_context >= 1 && (uint64_t)cs[i].debug_context <= n)
+			doc->operation_extras[cs[i].debug_context - 1].vertices += cs[i].vertices;
+	for (int k = 0; k < TSR_EXCHANGE_KIND_COUNT; k++) {
+		const tsr_exchange *ex;
+		size_t n_ex;
+
+		if ((rc = tsr_report_get_exchanges(&ex, &n_ex, r, (tsr_exchange_kind)k)))
+			return rc;
+		for (size_t i = 0; i < n_progs; i++) {
+			const tsr_program *p = &progs[i];
+
+			if (p->exchange < 0 || (int)p->exchange_kind != k || (size_t)p->exchange >= n_ex ||
+			    p->debug_context < 1 || (uint64_t)p->debug_context > n)
+				continue;
+			doc->operation_extras[p->debug_context - 1].exchange_bytes +=
+			    ex[p->exchange].bytes_received;
+		}
+	}
+	for (size_t i = n; i-- > 0;) {
+		uint32_t parent = doc->operations[0][i].parent;
+
+		if (parent >= 1 && parent <= i) {
+			doc->operation_extras[parent - 1].vertices += doc->operation_extras[i].vertices;
+			doc->operation_extras[parent - 1].exchange_bytes +=
+			    doc->operation_extras[i].exchange_bytes;
+		}
+	}
+	return TSR_OK;
+}
+
 static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, GError **error)
 {
 	tsr_open_options opts = TSR_OPEN_OPTIONS_INIT;
@@ -309,6 +381,11 @@ static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, 
 			doc->program_costs[i] = g_new0(ga_program_cost, n_progs ? n_progs : 1);
 			rc = fill_program_costs(doc->program_costs[i], doc->report, i);
 		}
+	}
+	if (!rc) {
+		if (ls)
+			on_progress(0.995, "Adding up the operations", ls);
+		rc = fill_operations(doc);
 	}
 	if (rc) {
 		set_error(error, rc, tsr_report_error(doc->report));
@@ -431,6 +508,20 @@ const uint32_t *ga_document_get_program_below(GaDocument *doc, uint32_t program,
 	    tsr_report_get_function_programs(&funcs, &n_funcs, doc->report) || program >= n_progs)
 		return NULL;
 	return below(&progs[program], funcs, n_funcs, n_progs, buf, n);
+}
+
+const tsr_operation *ga_document_get_operations(GaDocument *doc, gint64 run, size_t *n)
+{
+	*n = 0;
+	if (!doc->operations || run < -1 || run >= (gint64)doc->n_runs)
+		return NULL;
+	*n = doc->n_operations;
+	return doc->operations[run + 1];
+}
+
+const ga_operation_extra *ga_document_get_operation_extras(GaDocument *doc)
+{
+	return doc->operation_extras;
 }
 
 double ga_document_get_load_seconds(GaDocument *doc)

@@ -85,6 +85,20 @@ size_t ga_document_get_n_runs(GaDocument *doc);
  * guint32, resized), returned as its data; valid until `buf` changes. */
 const uint32_t *ga_document_get_program_below(GaDocument *doc, uint32_t program, GArray *buf,
                                               size_t *n);
+/* What each debug context made, in id order (an operation's id is its
+ * index + 1), with its costs in run `run`, or without costs (cycles and
+ * FLOPs 0) for run -1; NULL with *n 0 when there is no such run. Read
+ * once by the loader (listing them scans the run's steps). */
+const tsr_operation *ga_document_get_operations(GaDocument *doc, gint64 run, size_t *n);
+/* Figures of an operation that tsr_operation does not hold, added up by the
+ * loader from the compute sets and exchange programs each debug context
+ * made; like tsr_operation's totals they include the descendants'. */
+typedef struct ga_operation_extra {
+	uint64_t vertices;            /* vertices of its compute sets */
+	uint64_t exchange_bytes;      /* bytes received by its exchange programs' exchanges */
+} ga_operation_extra;
+/* One per operation (ga_document_get_operations' order), or NULL. */
+const ga_operation_extra *ga_document_get_operation_extras(GaDocument *doc);
 /* Seconds the load took, split into open and the figures. */
 double ga_document_get_load_seconds(GaDocument *doc);
 

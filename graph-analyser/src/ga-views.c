@@ -6,6 +6,7 @@
 #include "ga-insights-view.h"
 #include "ga-liveness-view.h"
 #include "ga-memory-view.h"
+#include "ga-operations-view.h"
 #include "ga-program-view.h"
 #include "ga-summary-view.h"
 #include "ga-trace-view.h"
@@ -16,6 +17,7 @@ static const ga_view_info views[] = {
 	{"memory", "Memory", ga_memory_view_new},
 	{"liveness", "Liveness", ga_liveness_view_new},
 	{"programs", "Program Tree", ga_program_view_new},
+	{"operations", "Operations", ga_operations_view_new},
 	{"trace", "Execution Trace", ga_trace_view_new},
 };
 

@@ -1,0 +1,147 @@
+#!/usr/bin/python3
+"""The Operations view, used as a person would.
+
+1. Opens REPORT, selects "Operations" in the sidebar and writes into
+   "Filter operations" the name of the debug context that cost the most
+   cycles of its own in the latest run among those with no children
+   (read with `tilescope sql`, recomputed from the step table: an
+   OnTileExecute step counts for its compute set's debug context, else
+   its program's; exchange steps for their program's). The filter must
+   leave one row, and its details must show that operation, its layer
+   and those cycles.
+2. With the filter cleared, choosing each layer in the Layer menu must
+   leave as many rows as the file has debug contexts of that layer ("N of
+   M operations"), and "All" all of them.
+
+    check-operations.py APP TILESCOPE REPORT
+Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
+"""
+import csv
+import io
+import os
+import subprocess
+import sys
+
+import pyatspi
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from atspi_util import (click, find, finish, other_views, running_app, show_view,  # noqa: E402
+                        text_of, wait_for)
+
+
+def sql(tilescope, report, query):
+    out = subprocess.run([tilescope, "sql", "--csv", report, query],
+                         check=True, capture_output=True, text=True).stdout
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def thousands(n):
+    return f"{int(n):,}"
+
+
+def pick_operation(tilescope, report):
+    """(name, layer, cycles in the latest run) of the costliest leaf debug
+    context whose name no other context's name contains (so the filter
+    leaves it alone)."""
+    run = sql(tilescope, report, "SELECT max(id) AS run FROM run")[0]["run"]
+    if run in (None, ""):
+        raise SystemExit("FAIL: the report has no runs")
+    rows = sql(tilescope, report,
+               "SELECT d.id, n.text AS name, l.text AS layer, "
+               "(SELECT coalesce(sum(s.cycles), 0) FROM step s "
+               " JOIN program p ON p.id = s.program "
+               " LEFT JOIN compute_set c ON c.id = s.compute_set "
+               f" WHERE s.run = {int(run)} AND s.type IN "
+               " ('OnTileExecute', 'DoExchange', 'GlobalExchange', 'StreamCopy') AND "
+               " (CASE WHEN s.type = 'OnTileExecute' AND c.debug_context >= 1 "
+               "  THEN c.debug_context ELSE p.debug_context END) = d.id) AS cycles "
+               "FROM debug_context d JOIN string n ON n.id = d.name "
+               "JOIN string l ON l.id = d.layer "
+               "WHERE NOT EXISTS (SELECT 1 FROM debug_context k WHERE k.parent = d.id) "
+               "ORDER BY cycles DESC, d.id")
+    names = [r["name"] for r in sql(tilescope, report,
+                                    "SELECT n.text AS name FROM debug_context d "
+                                    "JOIN string n ON n.id = d.name")]
+    for r in rows:
+        lower = r["name"].lower()
+        if int(r["cycles"]) > 0 and sum(lower in other.lower() for other in names) == 1:
+            return r["name"], r["layer"], int(r["cycles"])
+    raise SystemExit("FAIL: the report has no leaf debug context with cycles and a unique name")
+
+
+def main():
+    app_path, tilescope, report = sys.argv[1:4]
+    want_name, want_layer, want_cycles = pick_operation(tilescope, report)
+    by_layer = {r["layer"]: int(r["n"]) for r in sql(
+        tilescope, report,
+        "SELECT l.text AS layer, count(*) AS n FROM debug_context d "
+        "JOIN string l ON l.id = d.layer GROUP BY l.text")}
+    total = sum(by_layer.values())
+    failures = []
+    with running_app(app_path, [report]) as (proc, app, tmp):
+        if show_view(app, "Operations") is None:
+            raise SystemExit("FAIL: no sidebar entry named 'Operations'")
+        view = other_views("Operations")
+        entry = find(app, lambda a: a.name == "Filter operations" and
+                     a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY), prune=view)
+        status = find(app, lambda a: a.name == "Operations shown", prune=view)
+        if entry is None or status is None:
+            raise SystemExit("FAIL: the Operations view has no 'Filter operations' entry or "
+                             "no 'Operations shown'")
+        if not wait_for(lambda: text_of(status) == f"{thousands(total)} operations"):
+            failures.append(f"the view shows {text_of(status)!r}, the file has {total} "
+                            "debug contexts")
+
+        # Upper case: the filter must ignore case.
+        entry.queryEditableText().setTextContents(want_name.upper())
+
+        def details(key):
+            acc = find(app, lambda a: a.name == "Details: " + key and
+                       a.getRole() == pyatspi.ROLE_LABEL, timeout=1, prune=view)
+            return text_of(acc) if acc is not None else None
+
+        if not wait_for(lambda: text_of(status) == f"1 of {thousands(total)} operations"):
+            failures.append(f"filtering {want_name.upper()!r} shows {text_of(status)!r}, "
+                            "not one row")
+        if not wait_for(lambda: details("Operation") == want_name):
+            failures.append(f"the details show {details('Operation')!r}, not {want_name!r}")
+        if details("Layer") != want_layer:
+            failures.append(f"the details show layer {details('Layer')!r}, the file has "
+                            f"{want_layer!r}")
+        if details("Cycles") != thousands(want_cycles):
+            failures.append(f"the details show {details('Cycles')!r} cycles for {want_name!r}, "
+                            f"the file's steps add up to {thousands(want_cycles)}")
+        print(f"filter {want_name.upper()!r}: {text_of(status)}; details: "
+              f"{details('Operation')} ({details('Layer')}), cycles {details('Cycles')}")
+
+        entry.queryEditableText().setTextContents("")
+        if not wait_for(lambda: text_of(status) == f"{thousands(total)} operations"):
+            failures.append(f"clearing the filter shows {text_of(status)!r}")
+        layer_menu = find(app, lambda a: a.name == "Layer" and a.childCount > 0 and
+                          a.getRole() in (pyatspi.ROLE_PUSH_BUTTON, pyatspi.ROLE_TOGGLE_BUTTON),
+                          timeout=5, prune=view)
+        if layer_menu is None:
+            raise SystemExit("FAIL: the Operations view has no 'Layer' button")
+        # The menu button's own button is what a pointer clicks.
+        opener = layer_menu.getChildAtIndex(0)
+        for layer, n in sorted(by_layer.items()) + [("All", total)]:
+            click(opener)
+            choice = find(app, lambda a: a.name == layer and a is not opener and
+                          a.getRole() == pyatspi.ROLE_PUSH_BUTTON and
+                          a.parent.getRole() != pyatspi.ROLE_PUSH_BUTTON,
+                          timeout=5, prune=view)
+            if choice is None:
+                failures.append(f"the Layer menu has no choice {layer!r}")
+                continue
+            click(choice)
+            want = (f"{thousands(n)} operations" if n == total
+                    else f"{thousands(n)} of {thousands(total)} operations")
+            if not wait_for(lambda: text_of(status) == want, timeout=5):
+                failures.append(f"layer {layer!r} shows {text_of(status)!r}; the file has "
+                                f"{n} debug context(s) of it")
+            print(f"layer {layer}: {text_of(status)}")
+    finish(failures)
+
+
+if __name__ == "__main__":
+    main()
