@@ -256,3 +256,27 @@ GtkWidget *ga_histogram_new(const tsr_summary_memory *m)
 	}
 	return grid;
 }
+
+void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
+                    gboolean number)
+{
+	GtkWidget *k = gtk_label_new(key);
+	GtkWidget *v = gtk_label_new(value);
+	g_autofree char *acc = g_strdup_printf("Details: %s", key);
+
+	gtk_label_set_xalign(GTK_LABEL(k), 0);
+	gtk_label_set_yalign(GTK_LABEL(k), 0);
+	gtk_widget_add_css_class(k, "dim-label");
+	gtk_label_set_width_chars(GTK_LABEL(v), 14);
+	gtk_label_set_xalign(GTK_LABEL(v), 0);
+	gtk_label_set_wrap(GTK_LABEL(v), TRUE);
+	gtk_label_set_wrap_mode(GTK_LABEL(v), PANGO_WRAP_WORD_CHAR);
+	gtk_label_set_selectable(GTK_LABEL(v), TRUE);
+	gtk_widget_set_hexpand(v, TRUE);
+	if (number)
+		gtk_widget_add_css_class(v, "figure");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(v), GTK_ACCESSIBLE_PROPERTY_LABEL, acc, -1);
+	gtk_grid_attach(grid, k, 0, *row, 1, 1);
+	gtk_grid_attach(grid, v, 1, *row, 1, 1);
+	(*row)++;
+}

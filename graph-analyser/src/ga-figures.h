@@ -42,6 +42,11 @@ void ga_list_finish(GtkWidget *list, size_t shown, size_t total);
 
 /* A caption-sized dim paragraph. */
 GtkWidget *ga_note_new(const char *text);
+/* A row of a details grid at *row (then incremented): a dim key and its
+ * selectable, wrapping value, named "Details: KEY" for assistive
+ * technology and the tests; `number` aligns figures. */
+void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
+                    gboolean number);
 
 /* The by-tile histogram of `m` (tiles by memory excluding gaps, in KB
  * buckets) as horizontal bars with their counts. */

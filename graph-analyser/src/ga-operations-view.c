@@ -14,6 +14,7 @@
  */
 #include "ga-operations-view.h"
 
+#include "ga-figures.h"
 #include "ga-format.h"
 #include "ga-program-kind.h"
 
@@ -372,25 +373,7 @@ static void on_layer_chosen(GtkButton *button, gpointer data)
 static void put(GaOperationsView *self, int *row, const char *key, const char *value,
                 gboolean number)
 {
-	GtkWidget *k = gtk_label_new(key);
-	GtkWidget *v = gtk_label_new(value);
-	g_autofree char *acc = g_strdup_printf("Details: %s", key);
-
-	gtk_label_set_xalign(GTK_LABEL(k), 0);
-	gtk_label_set_yalign(GTK_LABEL(k), 0);
-	gtk_widget_add_css_class(k, "dim-label");
-	gtk_label_set_width_chars(GTK_LABEL(v), 14);
-	gtk_label_set_xalign(GTK_LABEL(v), 0);
-	gtk_label_set_wrap(GTK_LABEL(v), TRUE);
-	gtk_label_set_wrap_mode(GTK_LABEL(v), PANGO_WRAP_WORD_CHAR);
-	gtk_label_set_selectable(GTK_LABEL(v), TRUE);
-	gtk_widget_set_hexpand(v, TRUE);
-	if (number)
-		gtk_widget_add_css_class(v, "figure");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(v), GTK_ACCESSIBLE_PROPERTY_LABEL, acc, -1);
-	gtk_grid_attach(self->details, k, 0, *row, 1, 1);
-	gtk_grid_attach(self->details, v, 1, *row, 1, 1);
-	(*row)++;
+	ga_details_add(self->details, row, key, value, number);
 }
 
 /* A figure with, when it differs, the part without descendants. */
