@@ -280,3 +280,14 @@ void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
 	gtk_grid_attach(grid, v, 1, *row, 1, 1);
 	(*row)++;
 }
+
+GtkWidget *ga_cell_label_new(gboolean numeric)
+{
+	GtkWidget *l = gtk_label_new(NULL);
+
+	gtk_label_set_xalign(GTK_LABEL(l), numeric ? 1.0f : 0.0f);
+	gtk_label_set_ellipsize(GTK_LABEL(l), numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
+	if (numeric)
+		gtk_widget_add_css_class(l, "figure");
+	return l;
+}

@@ -42,6 +42,9 @@ void ga_list_finish(GtkWidget *list, size_t shown, size_t total);
 
 /* A caption-sized dim paragraph. */
 GtkWidget *ga_note_new(const char *text);
+/* A table cell's label: numbers right-aligned in tabular figures, text
+ * left-aligned and ellipsized. */
+GtkWidget *ga_cell_label_new(gboolean numeric);
 /* A row of a details grid at *row (then incremented): a dim key and its
  * selectable, wrapping value, named "Details: KEY" for assistive
  * technology and the tests; `number` aligns figures. */

@@ -13,6 +13,7 @@
 #include "ga-liveness-view.h"
 #include "ga-var-row.h"
 
+#include "ga-figures.h"
 #include "ga-format.h"
 #include "ga-liveness-curves.h"
 
@@ -540,14 +541,8 @@ static void on_shift_click(GtkGestureClick *gesture, int n_press, double x, doub
 
 static void setup_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer numeric)
 {
-	GtkWidget *l = gtk_label_new(NULL);
-
 	(void)f;
-	gtk_label_set_xalign(GTK_LABEL(l), numeric ? 1.0f : 0.0f);
-	gtk_label_set_ellipsize(GTK_LABEL(l), numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
-	if (numeric)
-		gtk_widget_add_css_class(l, "figure");
-	gtk_list_item_set_child(item, l);
+	gtk_list_item_set_child(item, ga_cell_label_new(GPOINTER_TO_INT(numeric)));
 }
 
 /* Binds column `column` (a property's name) of a row. */

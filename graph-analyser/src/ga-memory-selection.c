@@ -14,6 +14,7 @@
  */
 #include "ga-memory-selection.h"
 
+#include "ga-figures.h"
 #include "ga-format.h"
 #include "ga-var-row.h"
 
@@ -568,14 +569,8 @@ static GtkSelectionModel *no_autoselect(GListModel *model)
 
 static void setup_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer numeric)
 {
-	GtkWidget *l = gtk_label_new(NULL);
-
 	(void)f;
-	gtk_label_set_xalign(GTK_LABEL(l), numeric ? 1.0f : 0.0f);
-	gtk_label_set_ellipsize(GTK_LABEL(l), numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
-	if (numeric)
-		gtk_widget_add_css_class(l, "figure");
-	gtk_list_item_set_child(item, l);
+	gtk_list_item_set_child(item, ga_cell_label_new(GPOINTER_TO_INT(numeric)));
 }
 
 /* Binds column `column` (the property's name) of a row. */

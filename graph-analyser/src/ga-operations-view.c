@@ -248,15 +248,10 @@ static const char *text_of_row(const GaOpRow *row, int column)
 
 static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
 {
-	GtkWidget *l = gtk_label_new(NULL);
 	gboolean numeric = !is_text_column(GPOINTER_TO_INT(column));
 
 	(void)f;
-	gtk_label_set_xalign(GTK_LABEL(l), numeric ? 1.0f : 0.0f);
-	gtk_label_set_ellipsize(GTK_LABEL(l), numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
-	if (numeric)
-		gtk_widget_add_css_class(l, "figure");
-	gtk_list_item_set_child(item, l);
+	gtk_list_item_set_child(item, ga_cell_label_new(numeric));
 }
 
 static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
