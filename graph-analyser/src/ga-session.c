@@ -10,14 +10,28 @@
 struct _GaSession {
 	GObject parent_instance;
 	GaDocument *document;
+	GaDocument *compare_document;
 	GtkBitset *selected_tiles;
 	int ipu;
 	gint64 variable;
+	gint64 program;
+	gint64 run, step;
 };
 
 G_DEFINE_FINAL_TYPE(GaSession, ga_session, G_TYPE_OBJECT)
 
-enum { PROP_0, PROP_DOCUMENT, PROP_SELECTED_TILES, PROP_IPU, PROP_VARIABLE, N_PROPS };
+enum {
+	PROP_0,
+	PROP_DOCUMENT,
+	PROP_COMPARE_DOCUMENT,
+	PROP_SELECTED_TILES,
+	PROP_IPU,
+	PROP_VARIABLE,
+	PROP_PROGRAM,
+	PROP_RUN,
+	PROP_STEP,
+	N_PROPS
+};
 static GParamSpec *props[N_PROPS];
 
 static void ga_session_finalize(GObject *object)
@@ -25,6 +39,7 @@ static void ga_session_finalize(GObject *object)
 	GaSession *self = GA_SESSION(object);
 
 	g_clear_pointer(&self->document, ga_document_unref);
+	g_clear_pointer(&self->compare_document, ga_document_unref);
 	g_clear_pointer(&self->selected_tiles, gtk_bitset_unref);
 	G_OBJECT_CLASS(ga_session_parent_class)->finalize(object);
 }
@@ -43,8 +58,20 @@ static void ga_session_get_property(GObject *object, guint id, GValue *value, GP
 	case PROP_IPU:
 		g_value_set_int(value, self->ipu);
 		break;
+	case PROP_COMPARE_DOCUMENT:
+		g_value_set_boxed(value, self->compare_document);
+		break;
 	case PROP_VARIABLE:
 		g_value_set_int64(value, self->variable);
+		break;
+	case PROP_PROGRAM:
+		g_value_set_int64(value, self->program);
+		break;
+	case PROP_RUN:
+		g_value_set_int64(value, self->run);
+		break;
+	case PROP_STEP:
+		g_value_set_int64(value, self->step);
 		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
@@ -68,6 +95,12 @@ static void ga_session_set_property(GObject *object, guint id, const GValue *val
 		break;
 	case PROP_VARIABLE:
 		ga_session_set_variable(self, g_value_get_int64(value));
+		break;
+	case PROP_PROGRAM:
+		ga_session_set_program(self, g_value_get_int64(value));
+		break;
+	case PROP_STEP:
+		ga_session_set_step(self, self->run, g_value_get_int64(value));
 		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
@@ -93,6 +126,17 @@ static void ga_session_class_init(GaSessionClass *klass)
 	props[PROP_VARIABLE] = g_param_spec_int64("variable", NULL, NULL, -1, G_MAXINT64, -1,
 	                                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
 	                                              G_PARAM_STATIC_STRINGS);
+	props[PROP_COMPARE_DOCUMENT] =
+	    g_param_spec_boxed("compare-document", NULL, NULL, GA_TYPE_DOCUMENT,
+	                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+	props[PROP_PROGRAM] = g_param_spec_int64("program", NULL, NULL, -1, G_MAXINT64, -1,
+	                                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+	                                             G_PARAM_STATIC_STRINGS);
+	props[PROP_RUN] = g_param_spec_int64("run", NULL, NULL, -1, G_MAXINT64, -1,
+	                                     G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+	props[PROP_STEP] = g_param_spec_int64("step", NULL, NULL, -1, G_MAXINT64, -1,
+	                                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+	                                          G_PARAM_STATIC_STRINGS);
 	g_object_class_install_properties(object_class, N_PROPS, props);
 }
 
@@ -101,6 +145,9 @@ static void ga_session_init(GaSession *self)
 	self->selected_tiles = gtk_bitset_new_empty();
 	self->ipu = -1;
 	self->variable = -1;
+	self->program = -1;
+	self->run = -1;
+	self->step = -1;
 }
 
 GaSession *ga_session_new(void)
@@ -115,16 +162,33 @@ GaDocument *ga_session_get_document(GaSession *self)
 
 void ga_session_set_document(GaSession *self, GaDocument *doc)
 {
+	ga_session_set_documents(self, doc, NULL);
+}
+
+void ga_session_set_documents(GaSession *self, GaDocument *doc, GaDocument *compare)
+{
 	g_autoptr(GtkBitset) none = gtk_bitset_new_empty();
 
-	if (self->document == doc)
+	if (self->document == doc && self->compare_document == compare)
 		return;
 	g_clear_pointer(&self->document, ga_document_unref);
 	self->document = doc ? ga_document_ref(doc) : NULL;
 	ga_session_set_selected_tiles(self, none);
 	ga_session_set_ipu(self, -1);
 	ga_session_set_variable(self, -1);
+	ga_session_set_program(self, -1);
+	ga_session_set_step(self, -1, -1);
+	if (self->compare_document != compare) {
+		g_clear_pointer(&self->compare_document, ga_document_unref);
+		self->compare_document = compare ? ga_document_ref(compare) : NULL;
+		g_object_notify_by_pspec(G_OBJECT(self), props[PROP_COMPARE_DOCUMENT]);
+	}
 	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_DOCUMENT]);
+}
+
+GaDocument *ga_session_get_compare_document(GaSession *self)
+{
+	return self->compare_document;
 }
 
 GtkBitset *ga_session_get_selected_tiles(GaSession *self)
@@ -176,6 +240,37 @@ void ga_session_set_variable(GaSession *self, gint64 variable)
 		return;
 	self->variable = variable;
 	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_VARIABLE]);
+}
+
+gint64 ga_session_get_program(GaSession *self)
+{
+	return self->program;
+}
+
+void ga_session_set_program(GaSession *self, gint64 program)
+{
+	if (self->program == program)
+		return;
+	self->program = program;
+	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_PROGRAM]);
+}
+
+void ga_session_get_step(GaSession *self, gint64 *run, gint64 *step)
+{
+	if (run)
+		*run = self->run;
+	if (step)
+		*step = self->step;
+}
+
+void ga_session_set_step(GaSession *self, gint64 run, gint64 step)
+{
+	if (self->run == run && self->step == step)
+		return;
+	self->run = run;
+	self->step = step;
+	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_RUN]);
+	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_STEP]);
 }
 
 /* --- Tile lists ---------------------------------------------------------------- */
