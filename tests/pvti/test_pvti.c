@@ -15,6 +15,7 @@
 #include <tilescope/pvti.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <regex.h>
 #include <sqlite3.h>
@@ -127,9 +128,10 @@ static void test_options_valid(void **state)
 	assert_close(o->duration, 2.5, 1e-12);
 	pvti_options_free(o);
 
-	/* Absent keys take the defaults; true and "true" agree; unknown keys
-	 * are ignored. */
-	assert_int_equal(pvti_options_parse(&o, "{\"verbose\":1}"), TSI_OK);
+	/* Absent keys take the defaults; true and "true" agree; an unknown key
+	 * is ignored, with a reason. */
+	assert_int_equal(pvti_options_parse(&o, "{\"verbose\":1}"), TSI_ERR_BAD_OPTION);
+	assert_non_null(strstr(tsi_error_last(), "unknown key \"verbose\" (known: enable,"));
 	assert_true(o->enable);
 	assert_null(o->directory);
 	assert_int_equal(o->n_channels, 0);
@@ -159,10 +161,28 @@ static void test_options_bad(void **state)
 	assert_non_null(o);
 	assert_true(o->enable);
 	assert_null(o->directory);
-	assert_non_null(strstr(tsi_error_last(), "not a JSON object"));
+	assert_non_null(strstr(tsi_error_last(), "not valid JSON: it breaks at byte 2 (\"nable: yes\";"));
+	pvti_options_free(o);
+	assert_int_equal(pvti_options_parse(&o, "{\"enable\":true} x"), TSI_ERR_BAD_OPTION);
+	assert_non_null(strstr(tsi_error_last(), "breaks at byte 16 (\"x\";"));
+	pvti_options_free(o);
+	assert_int_equal(pvti_options_parse(&o, "{\"enable\":true"), TSI_ERR_BAD_OPTION);
+	assert_non_null(strstr(tsi_error_last(), "it ends at byte 14 before it is complete"));
 	pvti_options_free(o);
 	assert_int_equal(pvti_options_parse(&o, "[1, 2]"), TSI_ERR_BAD_OPTION);
 	assert_true(o->enable);
+	assert_non_null(strstr(tsi_error_last(), "not a JSON object"));
+	pvti_options_free(o);
+
+	/* A typo of a key: its default, and the key it is nearest to. */
+	assert_int_equal(pvti_options_parse(&o, "{\"dir\":\"x\",\"enable\":true}"),
+	                 TSI_ERR_BAD_OPTION);
+	assert_true(o->enable);
+	assert_null(o->directory);
+	assert_non_null(strstr(tsi_error_last(), "unknown key \"dir\" (did you mean \"directory\"?)"));
+	pvti_options_free(o);
+	assert_int_equal(pvti_options_parse(&o, "{\"Duration\":1}"), TSI_ERR_BAD_OPTION);
+	assert_non_null(strstr(tsi_error_last(), "did you mean \"duration\"?"));
 	pvti_options_free(o);
 
 	/* A bad value keeps its default; the other keys still count. */
@@ -206,23 +226,39 @@ static void test_env_unset(void **state)
 	free(cwd);
 }
 
-/* Unparseable: a trace in "." with the defaults, a warning in the log and
- * in the trace's metadata. The file is named <date>_<time>_<TZ>_<pid>.pvti. */
+/* Unparseable: a trace in "." with the defaults, one warning line on
+ * stderr although logging is off, the reason in the trace's metadata.
+ * The file is named <date>_<time>_<TZ>_<pid>.pvti. */
 static void test_env_unparseable(void **state)
 {
 	const char *dir = *state;
-	char *cwd = getcwd(NULL, 0), *file, log_path[512], pattern[128];
+	char *cwd = getcwd(NULL, 0), *file, err_path[512], pattern[128];
+	const char *err;
 	regex_t re;
 	sqlite3 *db;
+	int saved_stderr, fd;
 
 	assert_non_null(cwd);
-	snprintf(log_path, sizeof(log_path), "%s/poplar.log", dir);
-	setenv("POPLAR_LOG_LEVEL", "WARN", 1);
-	setenv("POPLAR_LOG_DEST", log_path, 1);
+	snprintf(err_path, sizeof(err_path), "%s/stderr.txt", dir);
+	unsetenv("POPLAR_LOG_LEVEL"); /* OFF, the default */
 	tsi_log_reconfigure();
 	assert_int_equal(chdir(dir), 0);
 	setenv("PVTI_OPTIONS", "{\"enable\": tru", 1);
+	fflush(stderr);
+	saved_stderr = dup(2);
+	fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved_stderr >= 0 && fd >= 0);
+	dup2(fd, 2);
+	close(fd);
 	assert_int_equal(pvti_open_from_env(), TSI_OK);
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	err = slurp(err_path);
+	assert_non_null(strstr(err, "PVTI_OPTIONS: not valid JSON: it breaks at byte 11 (\"tru\";"));
+	/* One line. */
+	assert_non_null(strchr(err, '\n'));
+	assert_null(strchr(strchr(err, '\n') + 1, '\n'));
 	assert_true(pvti_is_recording());
 	file = pvti_dup_file_name();
 	assert_non_null(file);
@@ -241,14 +277,9 @@ static void test_env_unparseable(void **state)
 	db = tsi_test_sqlite_open(file);
 	assert_non_null(strstr(q_text(db, "SELECT value FROM trace_metadata "
 	                                  "WHERE key = 'pvti.options_warning'"),
-	                       "not a JSON object"));
+	                       "not valid JSON"));
 	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'step'"), 1);
 	sqlite3_close(db);
-	assert_non_null(strstr(slurp(log_path), "PVTI_OPTIONS"));
-
-	unsetenv("POPLAR_LOG_LEVEL");
-	unsetenv("POPLAR_LOG_DEST");
-	tsi_log_reconfigure();
 	assert_int_equal(chdir(cwd), 0);
 	free(cwd);
 	free(file);
