@@ -220,8 +220,9 @@ static const option_def known_options[] = {
 	         "Write the serialized graph"),
 	BOOL_OPT("autoReport.streamAtEachRun", "true", true,
 	         "Write the execution profile after each run, not at the end"),
-	BOOL_OPT("debug.allowOutOfMemory", "false", true,
-	         "Compile a graph that does not fit (unset: profiled, not runnable)"),
+	BOOL_OPT("debug.allowOutOfMemory", "true", true,
+	         "Compile a graph that does not fit, to profile it (never runnable); "
+	         "Poplar's default is false"),
 	INT_OPT("debug.branchRecordTile", "", "an integer tile index", false,
 	        "Tile holding the branch record of control-flow instrumentation"),
 	ENUM_OPT("debug.computeInstrumentationLevel", "tile|vertex|device|ipu", "tile", true,
