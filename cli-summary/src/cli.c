@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <getopt.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_error(const char *fmt, ...)
@@ -297,12 +299,31 @@ int cli_trace_window(const char *cmd, const char *usage, const tsr_trace *trace,
 struct cli_output {
 	FILE *stream;
 	char *path;     /* NULL: stdout */
-	char *tmp_path;
+	char *target;   /* the file renamed onto: path, or where its symlinks lead */
+	char *tmp_path; /* NULL: written in place (stdout, a device, a FIFO) */
 };
 
+/*
+ * Where -o's bytes go. The rules (README, "Outputs"):
+ *   - a path that exists and is not a regular file (a device such as
+ *     /dev/null or /dev/full, a FIFO, /dev/stdout) is written in place,
+ *     never replaced by a regular file;
+ *   - a regular file is replaced as a whole: the bytes go to a temporary
+ *     made with mkostemp (O_EXCL, so nothing planted under a guessable name
+ *     is followed or reused) in the same directory, renamed over it when
+ *     complete, with the old file's permission bits;
+ *   - a symbolic link is written through: its target is what is replaced
+ *     (the link stays a link); a link to nothing is refused;
+ *   - a new file is made the same way, with the usual 0666 & ~umask.
+ */
 cli_output *cli_output_open(const char *path)
 {
 	cli_output *o = calloc(1, sizeof(*o));
+	struct stat st, lst;
+	bool exists;
+	mode_t mode;
+	char *dir = NULL, *slash;
+	int fd = -1;
 
 	if (!o) {
 		cli_error("out of memory");
@@ -313,19 +334,82 @@ cli_output *cli_output_open(const char *path)
 		return o;
 	}
 	o->path = strdup(path);
-	if (!o->path || asprintf(&o->tmp_path, "%s.tmp.%ld", path, (long)getpid()) < 0) {
+	if (!o->path) {
+		cli_error("out of memory");
+		goto fail;
+	}
+	exists = stat(path, &st) == 0;
+	if (!exists && errno != ENOENT) {
+		cli_error("%s: cannot write: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (!exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		cli_error("%s: cannot write: it is a symbolic link to a file that does not exist",
+		          path);
+		goto fail;
+	}
+	if (exists && S_ISDIR(st.st_mode)) {
+		cli_error("%s: cannot write: it is a directory", path);
+		goto fail;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		/* In place: O_NOCTTY so a terminal device does not become ours. */
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0 || !(o->stream = fdopen(fd, "wb"))) {
+			cli_error("%s: cannot write: %s", path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			goto fail;
+		}
+		return o;
+	}
+	/* A regular file (through its links) or a new one. */
+	o->target = exists ? realpath(path, NULL) : strdup(path);
+	if (!o->target) {
+		cli_error("%s: cannot write: %s", path, strerror(errno));
+		goto fail;
+	}
+	dir = strdup(o->target);
+	if (!dir) {
+		cli_error("out of memory");
+		goto fail;
+	}
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	if (asprintf(&o->tmp_path, "%s/.%s.tmp.XXXXXX", slash ? dir : ".",
+	             strrchr(o->target, '/') ? strrchr(o->target, '/') + 1 : o->target) < 0) {
 		o->tmp_path = NULL;
 		cli_error("out of memory");
 		goto fail;
 	}
-	o->stream = fopen(o->tmp_path, "wb");
-	if (!o->stream) {
+	fd = mkostemp(o->tmp_path, O_CLOEXEC);
+	if (fd < 0) {
 		cli_error("%s: cannot write: %s", path, strerror(errno));
+		free(o->tmp_path);
+		o->tmp_path = NULL;
 		goto fail;
 	}
+	if (exists) {
+		mode = st.st_mode & 07777;
+	} else {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	if (fchmod(fd, mode) != 0 || !(o->stream = fdopen(fd, "wb"))) {
+		cli_error("%s: cannot write: %s", path, strerror(errno));
+		close(fd);
+		unlink(o->tmp_path);
+		goto fail;
+	}
+	free(dir);
 	return o;
 fail:
+	free(dir);
 	free(o->path);
+	free(o->target);
 	free(o->tmp_path);
 	free(o);
 	return NULL;
@@ -351,6 +435,16 @@ int cli_output_close(cli_output *o, bool ok)
 			else
 				rc = CLI_EXIT_ERROR;
 		}
+	} else if (!o->tmp_path) {
+		/* Written in place (a device or FIFO): nothing to rename or remove. */
+		bool failed = ferror(o->stream) != 0;
+
+		failed |= fclose(o->stream) != 0;
+		if (failed)
+			rc = ok ? cli_error("%s: write failed: %s", name, strerror(errno))
+			        : CLI_EXIT_ERROR;
+		else if (!ok)
+			rc = CLI_EXIT_ERROR;
 	} else {
 		bool failed = ferror(o->stream) != 0;
 		failed |= fclose(o->stream) != 0;
@@ -360,12 +454,13 @@ int cli_output_close(cli_output *o, bool ok)
 			unlink(o->tmp_path);
 			if (!failed)
 				rc = CLI_EXIT_ERROR;
-		} else if (rename(o->tmp_path, o->path) != 0) {
+		} else if (rename(o->tmp_path, o->target) != 0) {
 			rc = cli_error("%s: cannot write: %s", name, strerror(errno));
 			unlink(o->tmp_path);
 		}
 	}
 	free(o->path);
+	free(o->target);
 	free(o->tmp_path);
 	free(o);
 	return rc;
