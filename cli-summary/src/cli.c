@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "utf8.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -19,16 +21,62 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * Writes one message line to stderr with what came from outside made
+ * harmless: file names and names from a report reach these messages, and
+ * a newline in one would forge a second line, an escape sequence would
+ * recolour or retitle the terminal. Control bytes become \n, \t, \e or
+ * \xNN, bytes that are not UTF-8 become \xNN, a backslash stays itself.
+ */
+static void write_message(const char *fmt, va_list ap)
+{
+	char stack_buf[1024], *msg = stack_buf, *heap = NULL;
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(stack_buf, sizeof(stack_buf), fmt, ap);
+	if (n >= (int)sizeof(stack_buf) && (heap = malloc((size_t)n + 1))) {
+		vsnprintf(heap, (size_t)n + 1, fmt, again);
+		msg = heap;
+	}
+	va_end(again);
+	if (n < 0)
+		msg = (char *)"(the message could not be formatted)";
+	fputs("tilescope: ", stderr);
+	for (const unsigned char *p = (const unsigned char *)msg; *p;) {
+		uint32_t cp;
+		size_t len = tsf_utf8_decode(p, SIZE_MAX, &cp);
+
+		if (len > 1 && !(cp >= 0x80 && cp <= 0x9f)) {
+			fwrite(p, 1, len, stderr);
+			p += len;
+			continue;
+		}
+		if (*p == '\n')
+			fputs("\\n", stderr);
+		else if (*p == '\t')
+			fputs("\\t", stderr);
+		else if (*p == 0x1b)
+			fputs("\\e", stderr);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+		p++;
+	}
+	fputc('\n', stderr);
+	free(heap);
+}
+
 int cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(stdout);
-	fputs("tilescope: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	write_message(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return CLI_EXIT_ERROR;
 }
 
@@ -38,16 +86,15 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 
 	fflush(stdout);
 	if (fmt) {
-		fputs("tilescope: ", stderr);
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		write_message(fmt, ap);
 		va_end(ap);
-		fputc('\n', stderr);
 	}
 	fputs(usage, stderr);
 	fprintf(stderr, "Try 'tilescope %s --help'.\n", cmd);
 	return CLI_EXIT_ERROR;
 }
+
 
 void cli_getopt_reset(void)
 {
@@ -122,6 +169,53 @@ bool cli_parse_u64(const char *s, uint64_t *out)
 	}
 	*out = v;
 	return true;
+}
+
+/*
+ * A JSON string of `s` (NULL: null) that is valid UTF-8 whatever the bytes:
+ * paths and names come from outside, and cJSON copies bytes as they are,
+ * so a file name with a \xff byte made the whole document invalid. Bytes
+ * that are not UTF-8 become U+FFFD.
+ */
+cJSON *cli_json_str(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t bad = 0, n;
+	char *clean, *q;
+	cJSON *item;
+
+	if (!s)
+		return cJSON_CreateNull();
+	for (n = 0; p[n];) {
+		uint32_t cp;
+		size_t len = tsf_utf8_decode(p + n, SIZE_MAX, &cp);
+
+		bad += len == 0;
+		n += len ? len : 1;
+	}
+	if (bad == 0)
+		return cJSON_CreateString(s);
+	clean = malloc(n + bad * 2 + 1);
+	if (!clean)
+		return NULL;
+	for (q = clean; *p;) {
+		uint32_t cp;
+		size_t len = tsf_utf8_decode(p, SIZE_MAX, &cp);
+
+		if (len == 0) {
+			memcpy(q, "\xef\xbf\xbd", 3);
+			q += 3;
+			p++;
+		} else {
+			memcpy(q, p, len);
+			q += len;
+			p += len;
+		}
+	}
+	*q = '\0';
+	item = cJSON_CreateString(clean);
+	free(clean);
+	return item;
 }
 
 /* Parses a finite non-negative decimal number at the start of `s`; *end

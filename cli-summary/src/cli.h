@@ -81,6 +81,9 @@ bool cli_parse_colours(const char *s, tsr_colours *out);
 cJSON *cli_json_u64(uint64_t v);
 cJSON *cli_json_i64(int64_t v);
 bool cli_json_put(cJSON *parent, const char *key, cJSON *item);
+/* A JSON string of `s` with bytes that are not UTF-8 made U+FFFD (so the
+ * document stays valid whatever a path holds); null for NULL. */
+cJSON *cli_json_str(const char *s);
 
 /* Parses a time in milliseconds (a non-negative decimal, "12.5") into
  * nanoseconds. */

@@ -26,6 +26,7 @@
 #include "diff-render.h"
 
 #include "cli.h"
+#include "utf8.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -360,8 +361,8 @@ static int render_json(FILE *out, const cli_diff *d)
 	char *text = NULL;
 	int rc = -1;
 
-	ok = ok && cli_json_put(root, "base", cJSON_CreateString(d->base_path)) &&
-	     cli_json_put(root, "new", cJSON_CreateString(d->new_path)) &&
+	ok = ok && cli_json_put(root, "base", cli_json_str(d->base_path)) &&
+	     cli_json_put(root, "new", cli_json_str(d->new_path)) &&
 	     cli_json_put(root, "base_run", json_run(d->base_run)) &&
 	     cli_json_put(root, "new_run", json_run(d->new_run)) &&
 	     cli_json_put(root, "regression", cJSON_CreateBool(d->failed > 0)) &&
@@ -394,7 +395,7 @@ static int render_json(FILE *out, const cli_diff *d)
 			cJSON_Delete(o);
 			break;
 		}
-		ok = cli_json_put(o, "metric", cJSON_CreateString(x->metric)) &&
+		ok = cli_json_put(o, "metric", cli_json_str(x->metric)) &&
 		     cli_json_put(o, "group",
 		                  cJSON_CreateString(groups[cli_metric_group_of(x->metric)].key)) &&
 		     cli_json_put(o, "unit", cJSON_CreateString(unit_key(x->unit))) &&
@@ -562,29 +563,9 @@ static int render_markdown(FILE *out, const cli_diff *d)
 static size_t xml_utf8_len(const unsigned char *s)
 {
 	uint32_t cp;
-	size_t len;
+	size_t len = tsf_utf8_decode(s, SIZE_MAX, &cp);
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1fu;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0fu;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07u;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0u) != 0x80u) /* also stops at the terminating NUL */
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+	if (len == 0 || cp == 0xfffe || cp == 0xffff)
 		return 0;
 	return len;
 }

@@ -15,6 +15,8 @@
  */
 #include "summary-private.h"
 
+#include "utf8.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -113,33 +115,10 @@ static double ratio(uint64_t part, uint64_t whole)
  */
 static size_t utf8_printable(const unsigned char *p)
 {
-	unsigned c = p[0];
 	uint32_t cp;
-	size_t len;
+	size_t len = tsf_utf8_decode(p, SIZE_MAX, &cp);
 
-	if (c < 0x20 || c == 0x7f)
-		return 0;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0; /* also stops at the NUL */
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+	if (len == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
 		return 0;
 	return len;
 }
