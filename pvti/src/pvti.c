@@ -1152,7 +1152,8 @@ PVTI_API int pvti_open_from_env(void)
 	}
 	rc = open_locked(opts, warning);
 	if (rc != TSI_OK)
-		tsi_log(TSI_LOG_ERR, "PVTI", "cannot start the trace: %s", tsi_error_last());
+		tsi_log_always("PVTI", "cannot start the trace PVTI_OPTIONS asks for: %s",
+		               tsi_error_last());
 cleanup:
 	pthread_mutex_unlock(&control_lock);
 	pvti_options_free(opts);

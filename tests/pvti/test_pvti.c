@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -720,6 +722,70 @@ static void test_bad_directory(void **state)
 	assert_int_equal(pvti_open(&opts), TSI_ERR_INVALID_ARGUMENT);
 }
 
+/*
+ * Issue 18: with logging off (the default), a trace PVTI_OPTIONS asked for
+ * that cannot start (its directory is under a file) or cannot be written
+ * (the disk fills: a file size limit, RLIMIT_FSIZE, stands in for it) says
+ * so in one line on stderr. Run in a child: it changes its limits and
+ * stderr.
+ */
+static void test_loud_failures(void **state)
+{
+	const char *dir = *state;
+	char err_path[512], value[700], path[600];
+	const char *err;
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	snprintf(err_path, sizeof(err_path), "%s/stderr.txt", dir);
+	snprintf(path, sizeof(path), "%s/a-file", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit lim = {256 << 10, 256 << 10};
+		int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(10);
+		unsetenv("POPLAR_LOG_LEVEL");
+		tsi_log_reconfigure();
+		snprintf(value, sizeof(value), "{\"directory\":\"%s/sub\"}", path);
+		setenv("PVTI_OPTIONS", value, 1);
+		if (pvti_open_from_env() == TSI_OK)
+			_exit(11);
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+			_exit(12);
+		snprintf(value, sizeof(value), "{\"directory\":\"%s/full\"}", dir);
+		setenv("PVTI_OPTIONS", value, 1);
+		if (pvti_open_from_env() != TSI_OK)
+			_exit(13);
+		for (int i = 0; i < 2000000 && pvti_is_recording(); i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "span %d", i % 50000); /* new names grow the file */
+			pvti_begin(pvti_channel_framework(), name);
+			pvti_end(pvti_channel_framework());
+			if (i % 20000 == 0)
+				pvti_flush();
+		}
+		pvti_close();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	err = slurp(err_path);
+	assert_non_null(strstr(err, "PO:PVTI"));
+	assert_non_null(strstr(err, "cannot start the trace PVTI_OPTIONS asks for: "));
+	assert_non_null(strstr(err, "Not a directory"));
+	assert_non_null(strstr(err, "writing the trace failed, recording stopped: "));
+}
+
 /* The child of test_load_and_exit, run as "test_pvti --traced-child": the
  * library opened the trace from PVTI_OPTIONS before main; exit closes it. */
 static int traced_child(void)
@@ -788,6 +854,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_duration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loud_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_and_exit, setup, teardown),
 	};
 
