@@ -17,6 +17,8 @@
 #include "report-fixture.h"
 #include "report-private.h"
 
+#include <tilescope/export.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -294,6 +296,17 @@ static int after_variable_by_tile(tsr_report *r)
 	return rc;
 }
 
+/* The graph profile export, which adds up every per-tile blob. */
+static int after_export_graph(tsr_report *r)
+{
+	void *out = NULL;
+	size_t len;
+	int rc = tsr_export_graph_profile(&out, &len, r, TSR_EXPORT_CBOR);
+
+	free(out);
+	return rc;
+}
+
 static int after_liveness(tsr_report *r)
 {
 	const tsr_liveness_step *s;
@@ -493,6 +506,27 @@ static void test_lies(void **state)
 		{{"blob-truncated-leb128", TSR_OK, after_variable_by_tile, TSR_ERR_CORRUPT, 0, false,
 		  NULL},
 		 "UPDATE variable SET bytes_by_tile = X'0180' WHERE id = (SELECT MAX(id) FROM variable)"},
+		/* Issue 18: a per-tile blob that lies about its own total (INT64_MAX
+		 * on one tile of a variable of a few bytes), or a total that lies
+		 * about its blob. */
+		{{"blob-int64-max-tile", TSR_OK, after_variable_by_tile, TSR_ERR_CORRUPT, 0, false,
+		  NULL},
+		 "UPDATE variable SET bytes_by_tile = X'010001FFFFFFFFFFFFFFFF7F' "
+		 "WHERE id = (SELECT MAX(id) FROM variable)"},
+		{{"blob-int64-max-tile-export", TSR_OK, after_export_graph, TSR_ERR_CORRUPT, 0, false,
+		  NULL},
+		 "UPDATE variable SET bytes_by_tile = X'010001FFFFFFFFFFFFFFFF7F' "
+		 "WHERE id = (SELECT MAX(id) FROM variable)"},
+		{{"variable-bytes-not-sum", TSR_OK, after_variable_by_tile, TSR_ERR_CORRUPT, 0, false,
+		  NULL},
+		 "UPDATE variable SET bytes = bytes + 1 WHERE id = (SELECT MAX(id) FROM variable)"},
+		{{"cycles-sum-not-sum-export", TSR_OK, after_export_graph, TSR_ERR_CORRUPT, 0, false,
+		  NULL},
+		 "UPDATE compute_set SET cycles_sum = cycles_sum + 1 WHERE id = 0"},
+		{{"exchange-bytes-not-sum-export", TSR_OK, after_export_graph, TSR_ERR_CORRUPT, 0,
+		  false, NULL},
+		 "UPDATE exchange SET bytes_received = bytes_received + 1 "
+		 "WHERE rowid = (SELECT MIN(rowid) FROM exchange)"},
 		{{"blob-is-text", TSR_OK, after_cycles_cs0, TSR_ERR_CORRUPT, 0, false, NULL},
 		 "UPDATE compute_set SET cycles_by_tile = 'abc' WHERE id = 0"},
 		{{"child-past-programs", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
