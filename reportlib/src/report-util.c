@@ -302,6 +302,9 @@ int tsr_column_int(tsr_report *r, int64_t *out, sqlite3_stmt *st, int col, int64
 	if (sqlite3_column_type(st, col) != SQLITE_INTEGER)
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s is not an integer", r->path, what);
 	v = sqlite3_column_int64(st, col);
+	if (hi < lo) /* an index into an empty list: no range to show */
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s is %lld, but the report has none to refer to",
+		                r->path, what, (long long)v);
 	if (v < lo || v > hi)
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s %lld is out of range [%lld, %lld]",
 		                r->path, what, (long long)v, (long long)lo, (long long)hi);

@@ -494,6 +494,13 @@ static void test_lies(void **state)
 		 "total_memory = total_memory * 2"},
 		{{"target-tiles-disagree", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
 		 "UPDATE target SET num_tiles = num_tiles + 1"},
+		/* Issue 18: impossible targets. */
+		{{"target-clock-zero", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
+		 "UPDATE target SET clock_frequency = 0"},
+		{{"target-replicas-past-any-system", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
+		 "UPDATE target SET replication_factor = 100000"},
+		{{"target-name-contradicts-version", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
+		 "UPDATE target SET ipu_version = 'Mk1' WHERE name = 'ipu2'"},
 		{{"target-16M-tiles", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
 		 "UPDATE target SET num_ipus = 65536, tiles_per_ipu = 256, num_tiles = 16777216, "
 		 "bytes_per_ipu = bytes_per_tile * 256, total_memory = bytes_per_tile * 16777216"},
@@ -589,6 +596,25 @@ static void test_lies(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		edited_case(&cases[i].c, cases[i].sql);
+}
+
+/* An index into an empty list says so instead of showing "[0, -1]". */
+static void test_empty_range_message(void **state)
+{
+	char path[800];
+	tsr_report *r = NULL;
+	const tsr_variable *v;
+	size_t n;
+
+	(void)state;
+	copy_report(path, sizeof(path), "no-liveness-steps");
+	edit(path, "DELETE FROM liveness_step");
+	assert_int_equal(tsr_report_open(&r, path, NULL), TSR_OK);
+	assert_int_equal(tsr_report_get_variables(&v, &n, r), TSR_ERR_CORRUPT);
+	if (strstr(tsr_report_error(r), ", -1]"))
+		fail_msg("the message shows an empty range: %s", tsr_report_error(r));
+	assert_non_null(strstr(tsr_report_error(r), "but the report has none to refer to"));
+	tsr_report_free(r);
 }
 
 /* The memory cap: at open, and on a lazily read table whose honest but
@@ -742,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_not_reports),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_lies),
+		cmocka_unit_test(test_empty_range_message),
 		cmocka_unit_test(test_memory_cap),
 		cmocka_unit_test(test_hostile_sql),
 		cmocka_unit_test(test_connection),
