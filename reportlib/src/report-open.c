@@ -480,6 +480,11 @@ static int load_meta(tsr_report *r)
 			rc = tsr_column_text(r, &r->info.command_line, st, 1, true, "meta command_line");
 		else if (!strcmp(key, "engine_name"))
 			rc = tsr_column_text(r, &r->info.engine_name, st, 1, true, "meta engine_name");
+		else if (!strcmp(key, "report_id"))
+			rc = tsr_column_text(r, &r->report_id, st, 1, false, "meta report_id");
+		else if (!strcmp(key, "created_unix_ns"))
+			rc = tsr_column_int(r, &r->created_unix_ns, st, 1, 0, INT64_MAX,
+			                    "meta created_unix_ns");
 		else if (!strcmp(key, "profiler_mode"))
 			rc = tsr_column_text(r, &r->info.profiler_mode, st, 1, false, "meta profiler_mode");
 		else if (!strcmp(key, "lowered_vars")) {

@@ -48,6 +48,8 @@ struct tsr_report {
 	sqlite3 *db;
 	char *path;                  /* profile.pop */
 	char *debug_path;            /* debug.cbor, or NULL */
+	const char *report_id;       /* meta report_id (pooled), NULL when the writer had none */
+	int64_t created_unix_ns;     /* meta created_unix_ns, 0 when absent */
 	char error[512];             /* last failure */
 	tsr_progress_state progress; /* the callback given at open or set later */
 	tsr_progress_state *ps;      /* where progress goes: &progress, or during tsr_compare

@@ -598,6 +598,57 @@ static void test_lies(void **state)
 		edited_case(&cases[i].c, cases[i].sql);
 }
 
+/*
+ * Issue 18: profile.pop and debug.cbor of two runs (a kill between the two
+ * renames, a copy): the operations say the pair is not one report and
+ * name the older file, whichever it is.
+ */
+static void test_mixed_pair(void **state)
+{
+	char dir[800], path[900], dbg[900], from[900];
+	uint8_t *buf;
+	size_t len;
+	tsr_report *r = NULL;
+	tsr_operation *ops = NULL;
+	size_t n;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/mixed-pair", work);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/profile.pop", dir);
+	snprintf(dbg, sizeof(dbg), "%s/debug.cbor", dir);
+	buf = read_all(fixture.profile_path, &len);
+	write_all(path, buf, len);
+	free(buf);
+	snprintf(from, sizeof(from), "%s/debug.cbor", fixture.report_dir);
+	buf = read_all(from, &len);
+	write_all(dbg, buf, len);
+	free(buf);
+
+	/* As written: one report. */
+	assert_int_equal(tsr_report_open(&r, path, NULL), TSR_OK);
+	assert_int_equal(tsr_report_list_operations(&ops, &n, r, -1), TSR_OK);
+	free(ops);
+	tsr_report_free(r);
+
+	/* profile.pop from a later run: debug.cbor is the stale one. */
+	edit(path, "UPDATE meta SET value = 'ffffffffffffffffffffffffffffffff' WHERE key = "
+	           "'report_id'; UPDATE meta SET value = value + 1000000000 WHERE key = "
+	           "'created_unix_ns'");
+	assert_int_equal(tsr_report_open(&r, path, NULL), TSR_OK);
+	assert_int_equal(tsr_report_list_operations(&ops, &n, r, -1), TSR_ERR_CORRUPT);
+	assert_non_null(strstr(tsr_report_error(r), "are not one report"));
+	assert_non_null(strstr(tsr_report_error(r), "debug.cbor' is the older, stale one"));
+	tsr_report_free(r);
+
+	/* profile.pop from an earlier run: it is the stale one. */
+	edit(path, "UPDATE meta SET value = value - 2000000000 WHERE key = 'created_unix_ns'");
+	assert_int_equal(tsr_report_open(&r, path, NULL), TSR_OK);
+	assert_int_equal(tsr_report_list_operations(&ops, &n, r, -1), TSR_ERR_CORRUPT);
+	assert_non_null(strstr(tsr_report_error(r), "profile.pop' is the older, stale one"));
+	tsr_report_free(r);
+}
+
 /* An index into an empty list says so instead of showing "[0, -1]". */
 static void test_empty_range_message(void **state)
 {
@@ -769,6 +820,7 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_lies),
 		cmocka_unit_test(test_empty_range_message),
+		cmocka_unit_test(test_mixed_pair),
 		cmocka_unit_test(test_memory_cap),
 		cmocka_unit_test(test_hostile_sql),
 		cmocka_unit_test(test_connection),
