@@ -63,24 +63,26 @@ static GtkWidget *head(const char *text, float xalign)
 }
 
 GtkWidget *ga_compare_grid_new(const char *name_title, guint n_metrics,
-                               const char *const *metric_titles)
+                               const char *const *metric_titles, gboolean percent)
 {
 	GtkWidget *grid = gtk_grid_new();
 	static const char *const parts[] = {"A", "B", "Δ", "%"};
+	guint per = percent ? 4 : 3;
 
 	gtk_grid_set_column_spacing(GTK_GRID(grid), 18);
 	gtk_grid_set_row_spacing(GTK_GRID(grid), 2);
 	gtk_grid_attach(GTK_GRID(grid), head(name_title, 0), 0, 0, 1, 1);
 	for (guint m = 0; m < n_metrics; m++)
-		for (guint p = 0; p < 4; p++) {
+		for (guint p = 0; p < per; p++) {
 			const char *title = metric_titles ? metric_titles[m] : NULL;
 			g_autofree char *text = title && p < 2 ? g_strdup_printf("%s %s", title, parts[p])
 			                                       : g_strdup(parts[p]);
 
-			gtk_grid_attach(GTK_GRID(grid), head(text, 1), 1 + (int)(m * 4 + p), 0, 1, 1);
+			gtk_grid_attach(GTK_GRID(grid), head(text, 1), 1 + (int)(m * per + p), 0, 1, 1);
 		}
 	g_object_set_data(G_OBJECT(grid), "ga-rows", GINT_TO_POINTER(1));
-	g_object_set_data(G_OBJECT(grid), "ga-columns", GUINT_TO_POINTER(1 + n_metrics * 4));
+	g_object_set_data(G_OBJECT(grid), "ga-per", GUINT_TO_POINTER(per));
+	g_object_set_data(G_OBJECT(grid), "ga-columns", GUINT_TO_POINTER(1 + n_metrics * per));
 	return grid;
 }
 
@@ -123,6 +125,7 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 {
 	int row = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(grid), "ga-rows"));
 	guint columns = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(grid), "ga-columns"));
+	guint per = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(grid), "ga-per"));
 	g_autofree char *clean = ga_format_name(name);
 	GtkWidget *l = gtk_label_new(clean);
 
@@ -134,7 +137,7 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 	gtk_widget_set_hexpand(l, TRUE);
 	gtk_widget_set_tooltip_text(l, clean);
 	gtk_grid_attach(GTK_GRID(grid), l, 0, row, 1, 1);
-	for (guint m = 0; m < (columns - 1) / 4; m++) {
+	for (guint m = 0; m < (columns - 1) / per; m++) {
 		const tsr_delta *d = deltas[m];
 		g_autofree char *a = NULL, *b = NULL, *c = NULL, *p = NULL;
 		GtkWidget *change, *pct;
@@ -146,24 +149,29 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 		b = d->in_new ? ga_format_u64(d->new_value) : g_strdup("—");
 		c = format_change(d->change);
 		p = format_percent(d);
-		gtk_grid_attach(GTK_GRID(grid), cell(a, d->metric, "base"), 1 + (int)m * 4, row, 1, 1);
-		gtk_grid_attach(GTK_GRID(grid), cell(b, d->metric, "new"), 2 + (int)m * 4, row, 1, 1);
+		gtk_grid_attach(GTK_GRID(grid), cell(a, d->metric, "base"), 1 + (int)(m * per), row, 1, 1);
+		gtk_grid_attach(GTK_GRID(grid), cell(b, d->metric, "new"), 2 + (int)(m * per), row, 1, 1);
 		change = cell(c, d->metric, "change");
-		pct = cell(p, d->metric, "percent");
+		pct = per == 4 ? cell(p, d->metric, "percent") : NULL;
 		v = ga_compare_verdict(d);
 		if (v == GA_VERDICT_BETTER || v == GA_VERDICT_WORSE) {
 			const char *cls = v == GA_VERDICT_BETTER ? "compare-better" : "compare-worse";
 			const char *word = v == GA_VERDICT_BETTER ? "better" : "worse";
+			g_autofree char *tip = *p ? g_strdup_printf("%s, %s", p, word) : g_strdup(word);
 
 			gtk_widget_add_css_class(change, cls);
-			gtk_widget_add_css_class(pct, cls);
+			if (pct)
+				gtk_widget_add_css_class(pct, cls);
 			/* The colour's meaning in words too. */
-			gtk_widget_set_tooltip_text(change, word);
+			gtk_widget_set_tooltip_text(change, tip);
 			gtk_accessible_update_property(GTK_ACCESSIBLE(change),
 			                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, word, -1);
+		} else if (*p) {
+			gtk_widget_set_tooltip_text(change, p);
 		}
-		gtk_grid_attach(GTK_GRID(grid), change, 3 + (int)m * 4, row, 1, 1);
-		gtk_grid_attach(GTK_GRID(grid), pct, 4 + (int)m * 4, row, 1, 1);
+		gtk_grid_attach(GTK_GRID(grid), change, 3 + (int)(m * per), row, 1, 1);
+		if (pct)
+			gtk_grid_attach(GTK_GRID(grid), pct, 4 + (int)(m * per), row, 1, 1);
 	}
 	g_object_set_data(G_OBJECT(grid), "ga-rows", GINT_TO_POINTER(row + 1));
 }

@@ -34,9 +34,10 @@ const char *ga_compare_group_title(guint group);
 
 /* A grid with a header row: `name_title`, then for each of the
  * `n_metrics` titles "TITLE A", "TITLE B", "Δ", "%" (or "A", "B", "Δ",
- * "%" when there is one metric and its title is NULL). */
+ * "%" when `metric_titles` is NULL); without `percent`, no "%" column
+ * (the percent then shows in the change's tooltip). */
 GtkWidget *ga_compare_grid_new(const char *name_title, guint n_metrics,
-                               const char *const *metric_titles);
+                               const char *const *metric_titles, gboolean percent);
 /* Appends a row named `name`: the deltas' cells in order (a NULL delta
  * leaves its cells empty). */
 void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *const *deltas);

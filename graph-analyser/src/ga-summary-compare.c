@@ -52,7 +52,7 @@ static void add_section(compare_page *p, const tsr_comparison *cmp, const char *
                         guint group)
 {
 	size_t n = tsr_comparison_get_count(cmp), shown = 0, total = 0;
-	GtkWidget *content, *grid = ga_compare_grid_new("Metric", 1, NULL);
+	GtkWidget *content, *grid = ga_compare_grid_new("Metric", 1, NULL, TRUE);
 
 	for (size_t i = 0; i < n; i++) {
 		const tsr_delta *d = tsr_comparison_get_delta(cmp, i);
