@@ -23,6 +23,9 @@ GaVerdict ga_compare_verdict(const tsr_delta *d)
 	return n < b ? GA_VERDICT_BETTER : n > b ? GA_VERDICT_WORSE : GA_VERDICT_CHANGED;
 }
 
+/* As the diff's JSON names the verdicts. */
+static const char *const verdict_names[] = {"same", "better", "worse", "changed"};
+
 static const struct {
 	const char *prefix;
 	guint group;
@@ -162,13 +165,13 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 			gtk_widget_add_css_class(change, cls);
 			if (pct)
 				gtk_widget_add_css_class(pct, cls);
-			/* The colour's meaning in words too. */
 			gtk_widget_set_tooltip_text(change, tip);
-			gtk_accessible_update_property(GTK_ACCESSIBLE(change),
-			                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, word, -1);
 		} else if (*p) {
 			gtk_widget_set_tooltip_text(change, p);
 		}
+		/* The colour's meaning in words, the diff's verdict. */
+		gtk_accessible_update_property(GTK_ACCESSIBLE(change), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+		                               verdict_names[v], -1);
 		gtk_grid_attach(GTK_GRID(grid), change, 3 + (int)(m * per), row, 1, 1);
 		if (pct)
 			gtk_grid_attach(GTK_GRID(grid), pct, 4 + (int)(m * per), row, 1, 1);

@@ -11,7 +11,9 @@
  * `tilescope diff --format=json` names it, plus the JSON key of the
  * figure: "METRIC.base" (report A), "METRIC.new" (report B),
  * "METRIC.change" (B - A, "+1,234" / "-56" / "0") and "METRIC.percent"
- * ("+36.7%", "new" from 0, "" unchanged). A side that lacks the metric
+ * ("+36.7%", "new" from 0, "" unchanged). The change label's accessible
+ * description is the diff's verdict ("better", "worse", "same",
+ * "changed"), the colour in words. A side that lacks the metric
  * shows "—" (its figure counts as 0 in the change, as in the JSON).
  */
 #pragma once

@@ -191,7 +191,7 @@ GtkWidget *ga_operations_compare_new(GaDocument *a, GaDocument *b)
 	                           "with their descendants'. Δ is B − A: green better, red worse."));
 	p->filter = gtk_search_entry_new();
 	gtk_accessible_update_property(GTK_ACCESSIBLE(p->filter), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Filter operations", -1);
+	                               "Filter compared operations", -1);
 	g_object_set(p->filter, "placeholder-text", "Filter operations", NULL);
 	gtk_box_append(GTK_BOX(box), p->filter);
 	p->sections = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
