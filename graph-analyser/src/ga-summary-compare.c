@@ -35,20 +35,30 @@ static void compare_page_free(gpointer data)
 	g_free(p);
 }
 
-/* Whether `metric` passes the filter `needle` (casefolded; "" passes). */
-static gboolean passes(const char *metric, const char *needle)
+/* Which deltas pass the filter `needle` (casefolded; "" passes all):
+ * one casefold per metric, shared by every section. */
+static guint8 *filter_deltas(const tsr_comparison *cmp, const char *needle)
 {
-	g_autofree char *folded = NULL;
+	size_t n = tsr_comparison_get_count(cmp);
+	guint8 *match = g_new(guint8, n ? n : 1);
 
-	if (!*needle)
-		return TRUE;
-	folded = g_utf8_casefold(metric, -1);
-	return strstr(folded, needle) != NULL;
+	for (size_t i = 0; i < n; i++) {
+		g_autofree char *folded = NULL;
+
+		if (!*needle) {
+			match[i] = 1;
+			continue;
+		}
+		folded = g_utf8_casefold(tsr_comparison_get_delta(cmp, i)->metric, -1);
+		match[i] = strstr(folded, needle) != NULL;
+	}
+	return match;
 }
 
-/* One section: a titled grid of the deltas `keep` accepts. */
+/* One section: a titled grid of the deltas `keep` accepts among those
+ * `match` marks. */
 static void add_section(compare_page *p, const tsr_comparison *cmp, const char *title,
-                        const char *needle, gboolean (*keep)(const tsr_delta *, guint, guint),
+                        const guint8 *match, gboolean (*keep)(const tsr_delta *, guint, guint),
                         guint group)
 {
 	size_t n = tsr_comparison_get_count(cmp), shown = 0, total = 0;
@@ -57,7 +67,7 @@ static void add_section(compare_page *p, const tsr_comparison *cmp, const char *
 	for (size_t i = 0; i < n; i++) {
 		const tsr_delta *d = tsr_comparison_get_delta(cmp, i);
 
-		if (!keep(d, group, ga_compare_group_of(d->metric)) || !passes(d->metric, needle))
+		if (!match[i] || !keep(d, group, ga_compare_group_of(d->metric)))
 			continue;
 		total++;
 		if (shown < ROW_CAP) {
@@ -105,6 +115,7 @@ static void fill(compare_page *p)
 {
 	const tsr_comparison *cmp = ga_document_get_comparison(p->b);
 	g_autofree char *needle = g_utf8_casefold(gtk_editable_get_text(GTK_EDITABLE(p->filter)), -1);
+	g_autofree guint8 *match = NULL;
 	GtkWidget *child;
 
 	while ((child = gtk_widget_get_first_child(p->sections)))
@@ -113,10 +124,11 @@ static void fill(compare_page *p)
 		gtk_box_append(GTK_BOX(p->sections), ga_note_new("The reports were not compared."));
 		return;
 	}
+	match = filter_deltas(cmp, needle);
 	for (guint g = 0; g < GA_COMPARE_N_GROUPS; g++)
-		add_section(p, cmp, ga_compare_group_title(g), needle, keep_both, g);
-	add_section(p, cmp, "Only in A", needle, keep_only_a, 0);
-	add_section(p, cmp, "Only in B", needle, keep_only_b, 0);
+		add_section(p, cmp, ga_compare_group_title(g), match, keep_both, g);
+	add_section(p, cmp, "Only in A", match, keep_only_a, 0);
+	add_section(p, cmp, "Only in B", match, keep_only_b, 0);
 	if (!gtk_widget_get_first_child(p->sections))
 		gtk_box_append(GTK_BOX(p->sections), ga_note_new("No metric matches the filter."));
 }
