@@ -201,7 +201,7 @@ typedef struct pair_load {
 	GaDocument *docs[2];         /* loaded so far */
 	double fractions[2];         /* each load's progress */
 	GError *error;               /* the first failure */
-	int error_side;              /* whose (0: A, 1: B) */
+	int error_side;              /* whose (0: A, 1: B, 2: the comparison) */
 	int remaining;               /* loads not finished */
 	gatomicrefcount ref;
 } pair_load;
@@ -293,6 +293,12 @@ static void pair_failed(pair_load *p)
 		gtk_stack_set_visible_child_name(self->main_stack, ga_session_get_document(self->session)
 		                                                       ? "report"
 		                                                       : "start");
+	} else if (p->error_side == 2) {
+		g_autofree char *text = g_strdup_printf("Comparing the reports failed: %s",
+		                                        p->error->message);
+
+		gtk_label_set_text(self->error_message, text);
+		gtk_stack_set_visible_child_name(self->main_stack, "error");
 	} else {
 		g_autofree char *name = g_file_get_parse_name(p->files[p->error_side]);
 		g_autofree char *text = g_strdup_printf("Report %s (%s): %s", p->error_side ? "B" : "A",
@@ -319,7 +325,7 @@ static void on_pair_compared(GObject *source, GAsyncResult *result, gpointer dat
 	}
 	if (!cmp) {
 		p->error = g_steal_pointer(&error);
-		p->error_side = 1;
+		p->error_side = 2;
 		pair_failed(p);
 		pair_unref(p);
 		return;

@@ -17,6 +17,8 @@
    diff's cycles.operation.<path>, memory and FLOPs, and operations in
    one report only must be listed in the "Only in A" / "Only in B"
    sections, as must the Summary's metrics of one report only.
+3. A missing report B ends on the error page naming report B and its
+   path.
 
     check-compare.py APP TILESCOPE SAMPLES_DIR
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
@@ -27,6 +29,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import pyatspi
 
@@ -265,6 +268,22 @@ def check_operations(app_path, tilescope, a, b, failures):
             failures.append(f"Summary: {first_b}.new shows {text_of(acc)!r}")
 
 
+def check_error(app_path, good, failures):
+    """A missing report B ends on the error page naming report B."""
+    with tempfile.TemporaryDirectory(prefix="ga-compare-") as tmp:
+        missing = os.path.join(tmp, "no-such-report")
+        with running_app(app_path, [good, missing]) as (proc, app, home):
+            # GTK 4.8 names a label by its text once the text is set.
+            msg = find(app, lambda x: x.getRole() == pyatspi.ROLE_LABEL and
+                       text_of(x).startswith("Report B ("))
+            if msg is None:
+                failures.append("a missing report B does not end on an error naming report B")
+            elif missing not in text_of(msg):
+                failures.append(f"the error {text_of(msg)!r} does not name {missing}")
+            else:
+                print("Error page:", text_of(msg))
+
+
 def main():
     app_path, tilescope, samples = sys.argv[1:4]
     failures = []
@@ -272,6 +291,7 @@ def main():
                os.path.join(samples, "tut7_mk1_small"), failures)
     check_operations(app_path, tilescope, os.path.join(samples, "tut4_profiling"),
                      os.path.join(samples, "tut5_ml"), failures)
+    check_error(app_path, os.path.join(samples, "tut7_mk1"), failures)
     finish(failures)
 
 
