@@ -54,6 +54,11 @@ const char *ga_compare_group_title(guint group)
 	return group < GA_COMPARE_N_GROUPS ? group_titles[group] : "";
 }
 
+/* Figure columns are this many characters wide (and percents
+ * PERCENT_CHARS), so that the separate grids of a page line up. */
+#define FIGURE_CHARS 11
+#define PERCENT_CHARS 7
+
 /* A header cell. */
 static GtkWidget *head(const char *text, float xalign)
 {
@@ -72,7 +77,7 @@ GtkWidget *ga_compare_grid_new(const char *name_title, guint n_metrics,
 	static const char *const parts[] = {"A", "B", "Δ", "%"};
 	guint per = percent ? 4 : 3;
 
-	gtk_grid_set_column_spacing(GTK_GRID(grid), 18);
+	gtk_grid_set_column_spacing(GTK_GRID(grid), n_metrics > 1 ? 10 : 18);
 	gtk_grid_set_row_spacing(GTK_GRID(grid), 2);
 	gtk_grid_attach(GTK_GRID(grid), head(name_title, 0), 0, 0, 1, 1);
 	for (guint m = 0; m < n_metrics; m++)
@@ -81,7 +86,10 @@ GtkWidget *ga_compare_grid_new(const char *name_title, guint n_metrics,
 			g_autofree char *text = title && p < 2 ? g_strdup_printf("%s %s", title, parts[p])
 			                                       : g_strdup(parts[p]);
 
-			gtk_grid_attach(GTK_GRID(grid), head(text, 1), 1 + (int)(m * per + p), 0, 1, 1);
+			GtkWidget *h = head(text, 1);
+
+			gtk_label_set_width_chars(GTK_LABEL(h), p == 3 ? PERCENT_CHARS : FIGURE_CHARS);
+			gtk_grid_attach(GTK_GRID(grid), h, 1 + (int)(m * per + p), 0, 1, 1);
 		}
 	g_object_set_data(G_OBJECT(grid), "ga-rows", GINT_TO_POINTER(1));
 	g_object_set_data(G_OBJECT(grid), "ga-per", GUINT_TO_POINTER(per));

@@ -380,6 +380,10 @@ static void rebuild_compare(GaMemoryView *self)
 	gtk_widget_set_visible(self->compare_box, self->compare != NULL);
 	gtk_widget_set_visible(GTK_WIDGET(self->a_heading), self->compare != NULL);
 	gtk_paned_set_position(GTK_PANED(self->paned), self->compare ? 620 : 380);
+	/* A and B as tall as each other, so that one data range gives both
+	 * the same y ticks. */
+	gtk_widget_set_vexpand(GTK_WIDGET(self->chart), self->compare == NULL);
+	gtk_widget_set_size_request(GTK_WIDGET(self->chart), -1, self->compare ? 170 : 220);
 	if (!self->compare)
 		return;
 	ta = ga_document_get_tiles(self->doc, &na);
@@ -826,7 +830,6 @@ static void build(GaMemoryView *self)
 	/* Comparing: the difference and report B's chart above A's. */
 	self->compare_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
 	gtk_widget_set_visible(self->compare_box, FALSE);
-	gtk_widget_set_vexpand(self->compare_box, TRUE);
 	{
 		GtkWidget *h = gtk_label_new("Difference, B − A");
 
@@ -838,8 +841,7 @@ static void build(GaMemoryView *self)
 	tsc_chart_set_label(self->diff_chart, "Memory difference by tile (B − A)");
 	tsc_chart_set_value_format_func(self->diff_chart, tsc_format_bytes, NULL, NULL);
 	tsc_chart_set_item_label_func(self->diff_chart, item_label, self, NULL);
-	gtk_widget_set_vexpand(GTK_WIDGET(self->diff_chart), TRUE);
-	gtk_widget_set_size_request(GTK_WIDGET(self->diff_chart), -1, 120);
+	gtk_widget_set_size_request(GTK_WIDGET(self->diff_chart), -1, 130);
 	gtk_box_append(GTK_BOX(self->compare_box), GTK_WIDGET(self->diff_chart));
 	self->diff_caption = GTK_LABEL(gtk_label_new(NULL));
 	gtk_label_set_xalign(self->diff_caption, 0);
@@ -857,8 +859,7 @@ static void build(GaMemoryView *self)
 	tsc_chart_set_label(self->b_chart, "Memory by tile, report B");
 	tsc_chart_set_value_format_func(self->b_chart, tsc_format_bytes, NULL, NULL);
 	tsc_chart_set_item_label_func(self->b_chart, item_label, self, NULL);
-	gtk_widget_set_vexpand(GTK_WIDGET(self->b_chart), TRUE);
-	gtk_widget_set_size_request(GTK_WIDGET(self->b_chart), -1, 120);
+	gtk_widget_set_size_request(GTK_WIDGET(self->b_chart), -1, 170);
 	gtk_box_append(GTK_BOX(self->compare_box), GTK_WIDGET(self->b_chart));
 	gtk_box_append(GTK_BOX(top), self->compare_box);
 	self->a_heading = GTK_LABEL(gtk_label_new(NULL));

@@ -8,8 +8,9 @@
  * command line, the file chooser, drag and drop, and the start page's
  * recent and sample reports.
  *
- * Compare mode (ga_window_compare; `tilescope-graph-analyser A B`, or
- * Compare two Reports…, which asks for A then B): both load at once in
+ * Compare mode (ga_window_compare: `tilescope-graph-analyser A B`,
+ * Compare two Reports…, which asks for A then B, or two files dropped
+ * together, the first as A): both load at once in
  * workers, their progress averaged into the one bar (the comparison's
  * own progress fills the last fifth), then tsr_compare runs in a worker
  * before the session gets both documents, so no view ever waits for it.
@@ -615,7 +616,11 @@ static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, do
 	files = g_value_get_boxed(value);
 	if (!files)
 		return FALSE;
-	ga_window_open(self, files->data);
+	/* Two reports dropped together: the first is A. */
+	if (files->next)
+		ga_window_compare(self, files->data, files->next->data);
+	else
+		ga_window_open(self, files->data);
 	return TRUE;
 }
 
