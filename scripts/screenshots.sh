@@ -2,8 +2,9 @@
 # Renders every view of the Graph Analyser on a sample report to PNG, in
 # the light and the dark style, at scale 1 and 2, under Xvfb:
 #   docs/screenshots/<view>-<light|dark>-<1x|2x>.png
-# and compare mode (`--view=NAME A B`) of the Summary, Memory, Liveness and
-# Operations views on the two tutorial 7 sizes:
+# and compare mode (`--view=NAME A B`) of the Summary, Memory and Liveness
+# views on the two tutorial 7 sizes, and of Operations on tutorials 4 and
+# 5 (tutorial 7 has no operations):
 #   docs/screenshots/compare-<view>-<light|dark>-<1x|2x>.png
 # usage: scripts/screenshots.sh [REPORT] [OUT_DIR]
 #   REPORT   default sample-reports/tut5_ml
@@ -59,6 +60,7 @@ for view in $views; do
 done
 compare_a=${COMPARE_A:-sample-reports/tut7_mk1}
 compare_b=${COMPARE_B:-sample-reports/tut7_mk1_small}
-for view in summary memory liveness operations; do
+for view in summary memory liveness; do
 	shot "compare-$view" "$view" "$compare_a" "$compare_b"
 done
+shot compare-operations operations sample-reports/tut4_profiling sample-reports/tut5_ml
