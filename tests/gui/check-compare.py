@@ -12,6 +12,7 @@
    the largest increase and decrease and their tiles as computed here
    from both files' tile_memory (`tilescope sql`). Liveness must caption
    B's peak with B's maximum live bytes (`tilescope summary --json B`).
+   Close the Comparison (main menu) must leave report A alone.
 2. Opens tutorial 4 against tutorial 5 (operations in one report only):
    the Operations view's A, B and Δ of an operation must equal the
    diff's cycles.operation.<path>, memory and FLOPs, and operations in
@@ -34,8 +35,8 @@ import tempfile
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (find, finish, other_views, running_app, show_view,  # noqa: E402
-                        text_of, wait_for, walk)
+from atspi_util import (click, find, finish, other_views, plain, running_app,  # noqa: E402
+                        show_view, text_of, wait_for, walk)
 
 KEYS = ("base", "new", "change", "percent")
 
@@ -215,6 +216,31 @@ def check_tut7(app_path, tilescope, a, b, failures):
                             f"expected it to say {want_peak!r}")
         else:
             print("Liveness:", text_of(cap))
+
+        # Close the Comparison (main menu): back to A alone.
+        menu = find(app, lambda x: x.name == "Main Menu" and
+                    x.getRole() in (pyatspi.ROLE_PUSH_BUTTON, pyatspi.ROLE_TOGGLE_BUTTON))
+        item = None
+        if menu is not None:
+            click(menu)
+            item = find(app, lambda x: x.getRole() == pyatspi.ROLE_MENU_ITEM and
+                        "Close the Comparison" in plain(x.name), timeout=5)
+        if item is None:
+            failures.append("the main menu has no 'Close the Comparison'")
+        else:
+            click(item)
+            alone = f"{os.path.basename(a)} — "
+            if not wait_for(lambda: find(app, lambda x: x.getRole() == pyatspi.ROLE_FRAME,
+                                         timeout=1).name.startswith(alone)):
+                failures.append(f"after Close the Comparison the title is not '{alone}…'")
+            show_view(app, "Summary")
+            single = find(app, lambda x: x.name == "graph.numVertices",
+                          prune=other_views("Summary"))
+            if single is None or text_of(single) != f"{deltas['graph.vertices']['base']:,}":
+                failures.append("after Close the Comparison the Summary does not show report "
+                                "A's graph.numVertices")
+            else:
+                print("Closed the comparison: the Summary shows A alone")
 
 
 def check_operations(app_path, tilescope, a, b, failures):
