@@ -413,8 +413,11 @@ static void rebuild_compare(GaMemoryView *self)
 			text = tsc_format_bytes((double)tgb->bytes_per_tile, NULL);
 			label = g_strdup_printf("Max memory %s", text);
 			tsc_chart_add_limit(self->b_chart, (double)tgb->bytes_per_tile, label, NULL);
-			if (tgb->bytes_per_tile != target->bytes_per_tile)
-				tsc_chart_add_limit(self->chart, (double)tgb->bytes_per_tile, label, NULL);
+			if (tgb->bytes_per_tile != target->bytes_per_tile) {
+				g_autofree char *theirs = g_strdup_printf("B's max memory %s", text);
+
+				tsc_chart_add_limit(self->chart, (double)tgb->bytes_per_tile, theirs, NULL);
+			}
 		} else {
 			uint64_t top = 0;
 
