@@ -54,10 +54,14 @@ const char *ga_compare_group_title(guint group)
 	return group < GA_COMPARE_N_GROUPS ? group_titles[group] : "";
 }
 
-/* Figure columns are this many characters wide (and percents
- * PERCENT_CHARS), so that the separate grids of a page line up. */
+/* Figure columns are at least this many characters wide (and percents
+ * PERCENT_CHARS), so that the separate grids of a page line up; narrower
+ * when a row has several metrics, so that nine figures and a name fit
+ * the default window. Names keep at least NAME_CHARS. */
 #define FIGURE_CHARS 11
-#define PERCENT_CHARS 7
+#define FIGURE_CHARS_NARROW 8
+#define PERCENT_CHARS 9
+#define NAME_CHARS 18
 
 /* A header cell. */
 static GtkWidget *head(const char *text, float xalign)
@@ -77,7 +81,7 @@ GtkWidget *ga_compare_grid_new(const char *name_title, guint n_metrics,
 	static const char *const parts[] = {"A", "B", "Δ", "%"};
 	guint per = percent ? 4 : 3;
 
-	gtk_grid_set_column_spacing(GTK_GRID(grid), n_metrics > 1 ? 10 : 18);
+	gtk_grid_set_column_spacing(GTK_GRID(grid), n_metrics > 1 ? 8 : 18);
 	gtk_grid_set_row_spacing(GTK_GRID(grid), 2);
 	gtk_grid_attach(GTK_GRID(grid), head(name_title, 0), 0, 0, 1, 1);
 	for (guint m = 0; m < n_metrics; m++)
@@ -88,7 +92,9 @@ GtkWidget *ga_compare_grid_new(const char *name_title, guint n_metrics,
 
 			GtkWidget *h = head(text, 1);
 
-			gtk_label_set_width_chars(GTK_LABEL(h), p == 3 ? PERCENT_CHARS : FIGURE_CHARS);
+			gtk_label_set_width_chars(GTK_LABEL(h), p == 3            ? PERCENT_CHARS
+			                                        : n_metrics > 1 ? FIGURE_CHARS_NARROW
+			                                                        : FIGURE_CHARS);
 			gtk_grid_attach(GTK_GRID(grid), h, 1 + (int)(m * per + p), 0, 1, 1);
 		}
 	g_object_set_data(G_OBJECT(grid), "ga-rows", GINT_TO_POINTER(1));
@@ -144,6 +150,7 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 	gtk_label_set_selectable(GTK_LABEL(l), TRUE);
 	gtk_label_set_ellipsize(GTK_LABEL(l), PANGO_ELLIPSIZE_MIDDLE);
 	gtk_label_set_max_width_chars(GTK_LABEL(l), 56);
+	gtk_label_set_width_chars(GTK_LABEL(l), NAME_CHARS);
 	gtk_widget_set_focusable(l, FALSE);
 	gtk_widget_set_hexpand(l, TRUE);
 	gtk_widget_set_tooltip_text(l, clean);
