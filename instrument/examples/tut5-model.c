@@ -55,11 +55,12 @@ static void map_like(tsi_graph *graph, const tsi_tensor *dst, const tsi_tensor *
  * images: copy the images and labels in from their streams (named
  * "<prefix>_images", "<prefix>_labels"), logits = x W + b, softmax,
  * the count of correct answers, and its copy to "<prefix>_correct".
+ * The caller has opened the debug context `prefix`, which puts the
+ * prefix in front of every name made here ("train/fc/logits").
  */
 static void build_forward(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b, size_t rows,
                           const char *prefix, tsi_program *seq, tut5_batch_graph *bg)
 {
-	char name[96];
 	tsi_stream *images, *labels, *correct;
 	tsi_tensor *logits;
 	tsi_debug_id layer;
@@ -71,17 +72,15 @@ static void build_forward(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b, size_t
 
 	/* The batch of images laid out as the matmul wants its left operand,
 	 * so that the stream copy is the only data movement. */
-	snprintf(name, sizeof(name), "%s/x", prefix);
 	bg->x = ex_must(graph, tsi_poplin_create_matmul_input_lhs(graph, TSI_FLOAT, rows,
-	                                                          IDX_PIXELS, IDX_CLASSES, name),
+	                                                          IDX_PIXELS, IDX_CLASSES, "x"),
 	                "creating the image batch");
-	snprintf(name, sizeof(name), "%s/labels", prefix);
 	bg->labels = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, TSI_SHAPE(rows),
-	                                                  name),
+	                                                  "labels"),
 	                     "creating the label batch");
 	ex_must_rc(graph, tsi_graph_map_linearly(graph, bg->labels, 1), "mapping the labels");
-	snprintf(name, sizeof(name), "%s/correct", prefix);
-	bg->correct = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, 0, NULL, name),
+	bg->correct = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, 0, NULL,
+	                                                   "correct"),
 	                      "creating the correct count");
 	ex_must_rc(graph, tsi_graph_set_tile_mapping(graph, bg->correct, 0),
 	           "mapping the correct count");
@@ -104,21 +103,17 @@ static void build_forward(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b, size_t
 
 	/* The fully connected layer as one debug context (a "layer" in the
 	 * reports' operations view); the ops inside become its children. */
-	snprintf(name, sizeof(name), "%s/fc", prefix);
-	layer = tsi_debug_push(graph, name, NULL);
-	snprintf(name, sizeof(name), "%s/logits", prefix);
-	logits = ex_must(graph, tsi_poplin_matmul(graph, bg->x, w, seq, name), "computing x W");
-	snprintf(name, sizeof(name), "%s/bias", prefix);
-	ex_must_rc(graph, tsi_popops_map_binary_in_place(graph, TSI_POPOPS_ADD, logits, b, seq, name),
+	layer = tsi_debug_push(graph, "fc", NULL);
+	logits = ex_must(graph, tsi_poplin_matmul(graph, bg->x, w, seq, "logits"), "computing x W");
+	ex_must_rc(graph, tsi_popops_map_binary_in_place(graph, TSI_POPOPS_ADD, logits, b, seq,
+	                                                 "bias"),
 	           "adding the bias");
 	tsi_debug_pop(graph, layer);
-	snprintf(name, sizeof(name), "%s/softmax", prefix);
 	bg->probs = ex_must(graph, tsi_popnn_nonlinearity(graph, TSI_POPNN_SOFTMAX, logits, seq,
-	                                                  name),
+	                                                  "softmax"),
 	                    "computing the softmax");
-	snprintf(name, sizeof(name), "%s/accuracy", prefix);
 	ex_must_rc(graph, tsi_popnn_calc_accuracy(graph, bg->probs, bg->labels, bg->correct, seq,
-	                                          name),
+	                                          "accuracy"),
 	           "counting correct answers");
 	add_step(graph, seq, tsi_prog_copy_to_stream(graph, bg->correct, correct),
 	         "sending the correct count");
@@ -186,6 +181,7 @@ void tut5_model_build(tut5_model *m, tsi_graph *graph, size_t batch, double lear
                       size_t train_batches, size_t test_images)
 {
 	tsi_program *train_body, *test_body, *test_prog;
+	tsi_debug_id layer;
 
 	m->batch = batch;
 	m->train_batches = train_batches;
@@ -218,8 +214,10 @@ void tut5_model_build(tut5_model *m, tsi_graph *graph, size_t batch, double lear
 	/* Program 1: one epoch, a Repeat of the training step over the batches. */
 	train_body = ex_must(graph, tsi_prog_sequence(graph, "trainBatch"),
 	                     "creating the training step");
+	layer = tsi_debug_push(graph, "train", NULL);
 	build_forward(graph, m->w, m->b, batch, "train", train_body, &m->train);
 	build_training_step(graph, m->w, m->b, &m->train, learning_rate, train_body);
+	tsi_debug_pop(graph, layer);
 	m->progs[TUT5_PROG_EPOCH] = ex_must(graph, tsi_prog_repeat(graph, train_batches, train_body),
 	                                    "creating the epoch program");
 	tsi_program_set_name(m->progs[TUT5_PROG_EPOCH], "epoch");
@@ -230,14 +228,18 @@ void tut5_model_build(tut5_model *m, tsi_graph *graph, size_t batch, double lear
 	if (m->test_batches) {
 		test_body = ex_must(graph, tsi_prog_sequence(graph, "testBatch"),
 		                    "creating the test step");
+		layer = tsi_debug_push(graph, "test", NULL);
 		build_forward(graph, m->w, m->b, batch, "test", test_body, &m->test);
+		tsi_debug_pop(graph, layer);
 		add_step(graph, test_prog, tsi_prog_repeat(graph, m->test_batches, test_body),
 		         "repeating the test step");
 	}
 	if (m->tail) {
 		tsi_program *tail_body = ex_must(graph, tsi_prog_sequence(graph, "testTail"),
 		                                 "creating the last test step");
+		layer = tsi_debug_push(graph, "test_tail", NULL);
 		build_forward(graph, m->w, m->b, m->tail, "test_tail", tail_body, &m->test_tail);
+		tsi_debug_pop(graph, layer);
 		add_step(graph, test_prog, tail_body, "adding the last test step");
 	}
 	m->progs[TUT5_PROG_TEST] = test_prog;

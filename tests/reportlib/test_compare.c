@@ -102,7 +102,7 @@ static void test_self(void **state)
 	assert_int_equal(must(cmp, "cycles.vertex_type.poplin::MatMulPartial<float,float>")->unit,
 	                 TSR_UNIT_CYCLES);
 	assert_int_equal(must(cmp, "cycles.operation.layer1/fc")->unit, TSR_UNIT_CYCLES);
-	assert_int_equal(must(cmp, "memory.compute_set.double")->unit, TSR_UNIT_BYTES);
+	assert_int_equal(must(cmp, "memory.compute_set.layer1/double")->unit, TSR_UNIT_BYTES);
 	assert_int_equal(must(cmp, "memory.variable.a")->unit, TSR_UNIT_BYTES);
 	assert_int_equal(must(cmp, "cycles.program.main")->unit, TSR_UNIT_CYCLES);
 	assert_int_equal(must(cmp, "memory.oom_tiles")->unit, TSR_UNIT_TILES);
@@ -339,13 +339,13 @@ static void test_variant(void **state)
 	free(vv);
 
 	/* Compute sets: "twice" exists only in the variant, twice over. */
-	assert_false(has_compute_set(f.report, "twice"));
+	assert_false(has_compute_set(f.report, "layer1/twice"));
 	assert_int_equal(tsr_report_get_compute_sets(&csv, &n_csv, v.report), TSR_OK);
 	{
 		size_t first = n_csv, second = n_csv;
 
 		for (size_t i = 0; i < n_csv; i++) {
-			if (strcmp(csv[i].name, "twice") != 0)
+			if (strcmp(csv[i].name, "layer1/twice") != 0)
 				continue;
 			if (first == n_csv)
 				first = i;
@@ -353,16 +353,16 @@ static void test_variant(void **state)
 				second = i;
 		}
 		assert_true(second < n_csv);
-		assert_delta(must(cmp, "cycles.compute_set.twice"), false, true, 0,
+		assert_delta(must(cmp, "cycles.compute_set.layer1/twice"), false, true, 0,
 		             compute_set_cycles(v.report, 0, first));
-		assert_delta(must(cmp, "cycles.compute_set.twice#2"), false, true, 0,
+		assert_delta(must(cmp, "cycles.compute_set.layer1/twice#2"), false, true, 0,
 		             compute_set_cycles(v.report, 0, second));
-		assert_true(must(cmp, "cycles.compute_set.twice")->new_value > 0);
-		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice#3"));
+		assert_true(must(cmp, "cycles.compute_set.layer1/twice")->new_value > 0);
+		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.layer1/twice#3"));
 	}
-	d = must(cmp, "cycles.compute_set.double");
+	d = must(cmp, "cycles.compute_set.layer1/double");
 	assert_true(d->in_base && d->in_new);
-	assert_true(must(cmp, "cycles.compute_set.fc/Partials")->change > 0);
+	assert_true(must(cmp, "cycles.compute_set.layer1/fc/Partials")->change > 0);
 	/* Operations by path; the new ones only in the variant. */
 	d = must(cmp, "cycles.operation.layer1/twice#2");
 	assert_false(d->in_base);
@@ -378,7 +378,7 @@ static void test_variant(void **state)
 
 	/* The other way round: the variant's extras are in the base only. */
 	assert_int_equal(tsr_compare(&cmp, v.report, f.report, 0, 0), TSR_OK);
-	d = must(cmp, "cycles.compute_set.twice#2");
+	d = must(cmp, "cycles.compute_set.layer1/twice#2");
 	assert_true(d->in_base && !d->in_new);
 	assert_true(d->change < 0);
 	assert_close(d->percent, -100.0, 1e-9);
@@ -478,28 +478,28 @@ static void test_hostile_names_and_tree(void **state)
 	(void)state;
 	setup_variant(&v);
 	r = open_tampered(&v, "names.pop",
-	                  "INSERT INTO string (text) VALUES ('twice#2');"
-	                  "UPDATE compute_set SET name = (SELECT id FROM string WHERE text = 'twice#2')"
-	                  " WHERE name = (SELECT id FROM string WHERE text = 'double');");
+	                  "INSERT INTO string (text) VALUES ('layer1/twice#2');"
+	                  "UPDATE compute_set SET name = (SELECT id FROM string WHERE text = 'layer1/twice#2')"
+	                  " WHERE name = (SELECT id FROM string WHERE text = 'layer1/double');");
 	if (r) {
 		assert_int_equal(tsr_compare(&cmp, r, r, 0, 0), TSR_OK);
-		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.double"));
-		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice"));
-		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice#2"));
-		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice#3"));
-		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice#4"));
+		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.layer1/double"));
+		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.layer1/twice"));
+		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.layer1/twice#2"));
+		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.layer1/twice#3"));
+		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.layer1/twice#4"));
 		assert_ordered(cmp);
 		tsr_comparison_free(cmp);
 		/* Against the untouched report: "double" only there, a third
 		 * "twice" only here. */
 		assert_int_equal(tsr_compare(&cmp, v.report, r, 0, 0), TSR_OK);
-		assert_false(must(cmp, "cycles.compute_set.double")->in_new);
-		assert_false(must(cmp, "cycles.compute_set.twice#3")->in_base);
+		assert_false(must(cmp, "cycles.compute_set.layer1/double")->in_new);
+		assert_false(must(cmp, "cycles.compute_set.layer1/twice#3")->in_base);
 		/* twice#2 is the second "twice" in the base, the renamed
 		 * "double" in the new one. */
-		assert_delta(must(cmp, "cycles.compute_set.twice#2"), true, true,
-		             compute_set_cycles(v.report, 0, nth_compute_set(v.report, "twice", 2)),
-		             compute_set_cycles(r, 0, nth_compute_set(v.report, "double", 1)));
+		assert_delta(must(cmp, "cycles.compute_set.layer1/twice#2"), true, true,
+		             compute_set_cycles(v.report, 0, nth_compute_set(v.report, "layer1/twice", 2)),
+		             compute_set_cycles(r, 0, nth_compute_set(v.report, "layer1/double", 1)));
 		tsr_comparison_free(cmp);
 		tsr_report_free(r);
 	}
