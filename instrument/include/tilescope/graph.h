@@ -117,7 +117,10 @@ TSI_API size_t tsi_tensor_numel(const tsi_tensor *t);
 TSI_API size_t tsi_tensor_fill_shape(size_t *shape, const tsi_tensor *t);
 /* The graph the tensor was made in. */
 TSI_API tsi_graph *tsi_tensor_graph(const tsi_tensor *t);
-/* The name of the variable a tensor was created as, or NULL for a view. */
+/* The name of the variable a tensor was created as (with its debug
+ * context path, debug.h), also for a view that holds all of one variable
+ * rearranged (what tsi_poplin_create_matmul_input_lhs/rhs return); NULL
+ * for any other view. */
 TSI_API const char *tsi_tensor_name(const tsi_tensor *t);
 /* True when the tensor's elements are one contiguous run of one variable. */
 TSI_API bool tsi_tensor_is_contiguous(const tsi_tensor *t);
