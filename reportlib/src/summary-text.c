@@ -515,8 +515,12 @@ static void print_vertex_type_rows(text_ctx *t, const tsr_vertex_type_cycles *ro
                                    size_t indent)
 {
 	const tsr_summary_figures *s = t->s;
-	size_t w = 0;
+	size_t w = 0, group_end, num_w = 13;
 
+	/* The columns: names, "(N instances):" right-aligned at group_end,
+	 * the cycles right-aligned in num_w, at least one space between any
+	 * two whatever the width of the numbers (the guide's widths when the
+	 * numbers fit them). */
 	for (size_t i = 0; i < n; i++) {
 		size_t vt = rows[i].vertex_type;
 		size_t len = vt < s->n_vertex_types ? tsr_summary_clean_width(s->vertex_types[vt].name)
@@ -524,6 +528,17 @@ static void print_vertex_type_rows(text_ctx *t, const tsr_vertex_type_cycles *ro
 
 		if (len > w)
 			w = len < MAX_NAME_COLUMN ? len : MAX_NAME_COLUMN;
+	}
+	group_end = indent + w + 23;
+	for (size_t i = 0; i < n; i++) {
+		char group[48], num[32];
+		size_t len = (size_t)snprintf(group, sizeof(group), "(%" PRIu64 " instances):",
+		                              rows[i].instances);
+
+		if (indent + w + 1 + len > group_end)
+			group_end = indent + w + 1 + len;
+		if (strlen(fmt_u64(num, rows[i].cycles)) + 1 > num_w)
+			num_w = strlen(num) + 1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const tsr_vertex_type_cycles *c = &rows[i];
@@ -534,9 +549,8 @@ static void print_vertex_type_rows(text_ctx *t, const tsr_vertex_type_cycles *ro
 		used += put_name(t, c->vertex_type < s->n_vertex_types ? s->vertex_types[c->vertex_type].name
 		                                                       : "?");
 		snprintf(group, sizeof(group), "(%" PRIu64 " instances):", c->instances);
-		spaces(t, used + strlen(group) < indent + w + 23 ? indent + w + 23 - used - strlen(group)
-		                                                 : 1);
-		fprintf(t->out, "%s%13s\n", group, fmt_u64(num, c->cycles));
+		spaces(t, used + strlen(group) < group_end ? group_end - used - strlen(group) : 1);
+		fprintf(t->out, "%s%*s\n", group, (int)num_w, fmt_u64(num, c->cycles));
 	}
 }
 

@@ -144,4 +144,38 @@ d = json.load(open(sys.argv[1]))
 ok = any("including gaps went down" in n for n in d["notes"])
 print(("PASS: " if ok else "FAIL: ") + "JSON notes say so")
 sys.exit(0 if ok else 1)' moved.json || status=1
+# Summary layout: in "Cycles by vertex type" the columns stay apart and
+# aligned whatever the width of the numbers (cycles made huge in a copy),
+# and a run's instances are those of the compute sets it ran (the test
+# run's fc1 matmul vertices, not the training program's too).
+cp -r b64 huge
+sqlite3 huge/profile.pop "UPDATE compute_set_vertex_type SET active_cycles = 123456789012345678" ||
+	fail "tampering with the copy"
+"$ts" summary huge >huge.txt 2>err.txt || fail "summary huge: $(cat err.txt)"
+sed -n '/Cycles by vertex type:/,/^$/p' huge.txt | grep 'instances):' >rows.txt
+if [ -s rows.txt ] && ! grep -q 'instances):[^ ]' rows.txt &&
+	[ "$(awk '{ print length($0) }' rows.txt | sort -u | wc -l)" -eq 1 ]; then
+	pass "vertex type columns apart and aligned with 22-digit cycles"
+else
+	fail "vertex type columns run together: $(head -n 3 rows.txt)"
+fi
+"$ts" summary --json --run 3 b64 >test.json 2>err.txt || fail "summary --run 3: $(cat err.txt)"
+"$ts" summary --json --run 1 b64 >train.json 2>err.txt || fail "summary --run 1: $(cat err.txt)"
+sqlite3 b64/profile.pop "SELECT instances FROM vertex_type JOIN string ON string.id = vertex_type.name
+	WHERE string.text = 'poplin::MatMulPartial<float,float>'" >graph_mm.txt
+python3 - test.json train.json graph_mm.txt <<'EOF2' || status=1
+import json, sys
+def instances(path):
+    d = json.load(open(path))
+    return {x["name"]: x["instances"] for x in d["execution"]["cyclesByVertexType"]}
+t, r = instances(sys.argv[1]), instances(sys.argv[2])
+graph = int(open(sys.argv[3]).read())
+mm = "poplin::MatMulPartial<float,float>"
+# Training and test each run their own three matmuls: each run counts its
+# own, and together they are the graph's.
+ok = mm in t and mm in r and t[mm] < graph and t[mm] + r[mm] == graph
+print(("PASS: " if ok else "FAIL: ") + "a run's vertex instances are its own: test %s, train %s, graph %d"
+      % (t.get(mm), r.get(mm), graph))
+sys.exit(0 if ok else 1)
+EOF2
 exit $status
