@@ -52,7 +52,9 @@
  *     maxLiveBytes          always-live + the peak step's not-always-live
  *     peakStep              liveness step of the peak, or null
  *     alwaysLiveVariables   with show_var_storage: [{name, bytes}] merged
- *                           by name, in name order
+ *                           by name, in name order; a numbered series of 16
+ *                           or more names is one {name: "stem*", bytes,
+ *                           count}
  *     steps                 with show_var_storage: [{step, parent (or
  *                           null), depth, program, type, name (or null),
  *                           liveBytes, liveVariables: [{name, bytes}]}]
@@ -169,6 +171,8 @@ static void names_array(json_ctx *j, cJSON *parent, const char *key,
 
 		put(j, o, "name", j_str(v[i].name));
 		put(j, o, "bytes", j_u64(v[i].bytes));
+		if (v[i].count)
+			put(j, o, "count", j_u64(v[i].count));
 	}
 }
 

@@ -216,9 +216,12 @@ static void name_list(text_ctx *t, int indent, const tsr_summary_named_bytes *v,
 		return;
 	end = (size_t)indent + name_column(&v->name, n, sizeof(*v)) + 14;
 	for (size_t i = 0; i < n; i++) {
-		char num[32];
+		char num[32], count[32], suffix[64] = "";
 
-		row(t, indent, v[i].name, true, fmt_u64(num, v[i].bytes), end, "");
+		/* A series: its bytes, then how many variables it holds. */
+		if (v[i].count)
+			snprintf(suffix, sizeof(suffix), "  (%s variables)", fmt_u64(count, v[i].count));
+		row(t, indent, v[i].name, true, fmt_u64(num, v[i].bytes), end, suffix);
 	}
 }
 

@@ -36,7 +36,13 @@
 typedef struct tsr_sum_names {
 	tsr_summary_named_bytes *v;  /* tsr_alloc'd, cap entries */
 	size_t n, cap;
+	char *labels;                /* tsr_alloc'd: the "stem*" labels of series */
+	size_t labels_size;
 } tsr_sum_names;
+
+/* A numbered series of at least this many names ("params0" ...
+ * "params1471": a variable per tile) is one line with its count. */
+#define SERIES_MIN 16
 
 /*
  * The public figures (summary.h) and what is kept behind them to free
@@ -240,6 +246,8 @@ static void names_free(tsr_summary *s, tsr_sum_names *names)
 {
 	if (names->v)
 		tsr_free(s->report, names->v, names->cap * sizeof(*names->v));
+	if (names->labels)
+		tsr_free(s->report, names->labels, names->labels_size);
 	memset(names, 0, sizeof(*names));
 }
 
@@ -286,6 +294,104 @@ static int names_collect(tsr_summary *s, tsr_sum_names *out, const size_t *idx, 
 		else
 			out->v[out->n++] = out->v[i];
 	}
+	return TSR_OK;
+}
+
+/* The length of `name` without its trailing digits, and whether it has
+ * any (a member of a numbered series). */
+static size_t series_stem(const char *name, bool *numbered)
+{
+	size_t len = strlen(or_empty(name)), stem = len;
+
+	while (stem > 0 && name[stem - 1] >= '0' && name[stem - 1] <= '9')
+		stem--;
+	*numbered = stem < len && stem > 0;
+	return stem;
+}
+
+/* Series order: by stem, then the rest; names of one series are adjacent. */
+static int series_cmp(const void *a, const void *b)
+{
+	const char *x = or_empty(((const tsr_summary_named_bytes *)a)->name);
+	const char *y = or_empty(((const tsr_summary_named_bytes *)b)->name);
+	bool nx, ny;
+	size_t sx = series_stem(x, &nx), sy = series_stem(y, &ny);
+	int c = strncmp(x, y, sx < sy ? sx : sy);
+
+	if (c)
+		return c;
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	return strcmp(x, y);
+}
+
+/*
+ * Folds every numbered series of at least SERIES_MIN names in a merged
+ * list ("initW/params0" ... "initW/params1471", poprand's per-tile
+ * constants) into one line "initW/params*" with their bytes summed and
+ * their count, so a list of a large graph is not a screenful of one
+ * operation. The list stays in name order.
+ */
+static int names_group_series(tsr_summary *s, tsr_sum_names *names)
+{
+	size_t out = 0, label_bytes = 0, at = 0;
+	int rc = TSR_OK;
+
+	if (names->n < SERIES_MIN)
+		return TSR_OK;
+	qsort(names->v, names->n, sizeof(*names->v), series_cmp);
+	/* First pass: the room the labels need. */
+	for (size_t i = 0; i < names->n;) {
+		bool numbered;
+		size_t stem = series_stem(names->v[i].name, &numbered), j = i + 1;
+
+		while (numbered && j < names->n) {
+			bool nj;
+			size_t sj = series_stem(names->v[j].name, &nj);
+
+			if (!nj || sj != stem || strncmp(names->v[i].name, names->v[j].name, stem) != 0)
+				break;
+			j++;
+		}
+		if (numbered && j - i >= SERIES_MIN)
+			label_bytes += stem + 2;
+		i = numbered ? j : i + 1;
+	}
+	if (label_bytes) {
+		names->labels = summary_alloc(s, &rc, label_bytes, 1);
+		if (rc)
+			return rc;
+		names->labels_size = label_bytes;
+	}
+	for (size_t i = 0; i < names->n;) {
+		bool numbered;
+		size_t stem = series_stem(names->v[i].name, &numbered), j = i + 1;
+
+		while (numbered && j < names->n) {
+			bool nj;
+			size_t sj = series_stem(names->v[j].name, &nj);
+
+			if (!nj || sj != stem || strncmp(names->v[i].name, names->v[j].name, stem) != 0)
+				break;
+			j++;
+		}
+		if (numbered && j - i >= SERIES_MIN) {
+			tsr_summary_named_bytes g = {names->labels + at, 0, j - i};
+
+			memcpy(names->labels + at, names->v[i].name, stem);
+			names->labels[at + stem] = '*';
+			names->labels[at + stem + 1] = 0;
+			at += stem + 2;
+			for (size_t k = i; k < j; k++)
+				g.bytes = sat_add(g.bytes, names->v[k].bytes);
+			names->v[out++] = g;
+			i = j;
+		} else {
+			names->v[out++] = names->v[i++];
+		}
+	}
+	names->n = out;
+	qsort(names->v, names->n, sizeof(*names->v), named_cmp);
 	return TSR_OK;
 }
 
@@ -769,6 +875,8 @@ static int gather_liveness(tsr_summary *s)
 	if (rc)
 		return rc;
 	rc = names_collect(s, &s->always_live, NULL, 0, true);
+	if (!rc)
+		rc = names_group_series(s, &s->always_live);
 	f->always_live = s->always_live.v;
 	f->n_always_live = s->always_live.n;
 	return rc;

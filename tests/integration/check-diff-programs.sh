@@ -178,4 +178,14 @@ print(("PASS: " if ok else "FAIL: ") + "a run's vertex instances are its own: te
       % (t.get(mm), r.get(mm), graph))
 sys.exit(0 if ok else 1)
 EOF2
+# poprand's per-tile constants: one line per series with its count.
+"$ts" summary --all b64 >all.txt 2>err.txt || fail "summary --all: $(cat err.txt)"
+has all.txt "model/fc1/initW/params*" "the per-tile parameter constants are one line"
+if grep -q 'initW/params[0-9]' all.txt; then
+	fail "per-tile constants listed one by one: $(grep -c 'initW/params[0-9]' all.txt) lines"
+elif grep 'model/fc1/initW/params\*' all.txt | grep -q '(.* variables)'; then
+	pass "the series line gives its count: $(grep 'model/fc1/initW/params\*' all.txt)"
+else
+	fail "the series line has no count"
+fi
 exit $status

@@ -2,8 +2,8 @@
  * A three-layer perceptron (256-128-64-10) whose layers are debug
  * contexts nested in "model" ("model/fc1", "model/fc2", "model/fc3"), as a
  * user structures a model with tsi_debug_push: the model of issue 17's
- * naming and diff checks (check-diff-programs.sh). Three programs:
- * "init" fills the input and the weights, "train" repeats a step (the
+ * naming, diff and summary checks (check-diff-programs.sh). Three
+ * programs: "init" fills the input and draws the weights (poprand), "train" repeats a step (the
  * forward pass and a gradient-like update of each layer's weights) over
  * 512 samples in batches of --batch, "test" runs the forward pass once.
  * It runs init, train twice and test, or with --test-first init, test and
@@ -16,6 +16,7 @@
 #include <tilescope/poplin.h>
 #include <tilescope/popnn.h>
 #include <tilescope/popops.h>
+#include <tilescope/poprand.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,10 @@ static tsi_tensor *layer(tsi_graph *g, const char *name, tsi_tensor *x, size_t i
 	tsi_tensor *y;
 
 	must(g, w != NULL, "weights");
-	must(g, tsi_popops_fill(g, w, 0.01, init, "initW") == TSI_OK, "filling weights");
+	/* Random weights: poprand makes a seed and parameter constant per
+	 * tile, the series the summary folds into one line. */
+	must(g, tsi_poprand_normal(g, w, 0.0, 0.01, 1234, init, "initW") == TSI_OK,
+	     "initialising weights");
 	y = tsi_poplin_matmul(g, x, w, seq, "matmul");
 	must(g, y != NULL, "matmul");
 	must(g, tsi_popnn_nonlinearity_in_place(g, TSI_POPNN_RELU, y, seq, "relu") == TSI_OK,
@@ -98,7 +102,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	must(g, tsi_popops_add_codelets(g) == TSI_OK && tsi_poplin_add_codelets(g) == TSI_OK &&
-	             tsi_popnn_add_codelets(g) == TSI_OK,
+	             tsi_popnn_add_codelets(g) == TSI_OK && tsi_poprand_add_codelets(g) == TSI_OK,
 	     "codelets");
 	progs[0] = tsi_prog_sequence(g, "init");
 	step = tsi_prog_sequence(g, "trainStep");

@@ -65,10 +65,14 @@ typedef struct tsr_summary_category {
 	tsr_category_memory memory;    /* its bytes; memory.name is the camelCase name */
 } tsr_summary_category;
 
-/* A name and its bytes: a vertex type's memory, or variables merged by name. */
+/* A name and its bytes: a vertex type's memory, or variables merged by
+ * name. In the always-live list, a numbered series of 16 or more names
+ * ("initW/params0" ... "initW/params1471", a variable per tile) is one
+ * entry named "initW/params*" with `count` the names it holds. */
 typedef struct tsr_summary_named_bytes {
 	const char *name;
 	uint64_t bytes;
+	size_t count;                  /* names of a series; 0 for one name */
 } tsr_summary_named_bytes;
 
 /* A tile and its memory including gaps, in bytes. */
