@@ -17,6 +17,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -73,6 +74,8 @@ typedef struct tsr_summary {
 	tsr_vertex_type_cycles *vt_cycles; /* pub.vertex_type_cycles (free) */
 	tsr_summary_liveness_step *liveness_steps; /* pub.liveness_steps (tsr_alloc) */
 	tsr_summary_step *steps;       /* pub.steps (tsr_alloc) */
+	tsr_operation *ops;            /* the operations (free) */
+	tsr_summary_operation *operations; /* pub.operations (tsr_alloc) */
 } tsr_summary;
 
 
@@ -975,6 +978,48 @@ static int gather_execution(tsr_summary *s)
 	return rc;
 }
 
+/*
+ * The operations with their depth and utilisation: the run's costs when
+ * the report has runs, memory only otherwise. Utilisation is against the
+ * fp32 peak of all tiles over the operation's own cycles, as the run's
+ * FLOPs utilisation is over the run's.
+ */
+static int gather_operations(tsr_summary *s)
+{
+	tsr_summary_figures *f = &s->pub;
+	size_t n = 0;
+	double per_cycle = (double)f->target->fp32_flops_per_cycle * (double)f->target->num_tiles;
+	int rc = tsr_report_list_operations(&s->ops, &n, s->report,
+	                                    f->has_run ? (int64_t)f->run : -1);
+
+	if (rc == TSR_ERR_NO_DATA)
+		return TSR_OK;
+	if (rc || n == 0)
+		return rc;
+	s->operations = summary_alloc(s, &rc, n, sizeof(*s->operations));
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		tsr_summary_operation *o = &s->operations[i];
+		const tsr_operation *op = &s->ops[i];
+
+		o->op = op;
+		o->memory = sat_add(op->variable_bytes, op->vertex_bytes);
+		o->utilisation = op->cycles && per_cycle > 0
+		                     ? (double)op->flops / (per_cycle * (double)op->cycles)
+		                     : NAN;
+		/* Parents come first (lower ids): their depth is known. */
+		for (size_t k = i; k-- > 0;)
+			if (s->ops[k].id == op->parent) {
+				o->depth = s->operations[k].depth + 1;
+				break;
+			}
+	}
+	f->operations = s->operations;
+	f->n_operations = n;
+	return TSR_OK;
+}
+
 /* Frees the figures and everything tsr_summary_figures_new took. */
 void tsr_summary_figures_free(tsr_summary_figures *figures)
 {
@@ -997,6 +1042,9 @@ void tsr_summary_figures_free(tsr_summary_figures *figures)
 		         s->pub.n_liveness_steps * sizeof(*s->liveness_steps));
 	if (s->steps)
 		tsr_free(s->report, s->steps, s->pub.n_steps * sizeof(*s->steps));
+	if (s->operations)
+		tsr_free(s->report, s->operations, s->pub.n_operations * sizeof(*s->operations));
+	free(s->ops);
 	free(s->vt_cycles);
 	tsr_free(s->report, s, sizeof(*s));
 }
@@ -1029,7 +1077,14 @@ int tsr_summary_figures_new(tsr_summary_figures **out, tsr_report *report,
 	memset(s, 0, sizeof(*s));
 	f = &s->pub;
 	s->report = report;
-	f->opts = opts ? *opts : defaults;
+	/* A version 1 struct ends before show_operations. */
+	f->opts = defaults;
+	if (opts && opts->version == 1)
+		memcpy(&f->opts, opts, offsetof(tsr_summary_options, show_operations));
+	else if (opts)
+		f->opts = *opts;
+	if (f->opts.version == 1)
+		f->opts.version = TSR_SUMMARY_OPTIONS_VERSION;
 	if (f->opts.version != TSR_SUMMARY_OPTIONS_VERSION) {
 		rc = tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
 		              "summary options version %u; this library knows %u", f->opts.version,
@@ -1066,6 +1121,8 @@ int tsr_summary_figures_new(tsr_summary_figures **out, tsr_report *report,
 		rc = gather_liveness(s);
 	if (!rc)
 		rc = gather_execution(s);
+	if (!rc && f->opts.show_operations)
+		rc = gather_operations(s);
 out:
 	if (rc)
 		tsr_summary_figures_free(f);

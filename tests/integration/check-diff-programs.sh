@@ -188,4 +188,23 @@ elif grep 'model/fc1/initW/params\*' all.txt | grep -q '(.* variables)'; then
 else
 	fail "the series line has no count"
 fi
+# --show-operations: the layers and their ops, with memory, cycles, FLOPs
+# and utilisation; the same in --json.
+"$ts" summary --show-operations b64 >ops.txt 2>err.txt || fail "summary --show-operations: $(cat err.txt)"
+has ops.txt "Operations (run shown; descendants included):" "the operations table is printed"
+if grep -qE '^  model +user +[0-9,]+ +[0-9,]+ +[0-9,]+ +[0-9.]+%$' ops.txt &&
+	grep -qE '^      matmul +poplin ' ops.txt; then
+	pass "operations by layer with memory, cycles, FLOPs and utilisation"
+else
+	fail "operations table: $(sed -n '/^Operations/,+6p' ops.txt)"
+fi
+"$ts" summary --json --show-operations b64 >ops.json 2>err.txt || fail "summary --json --show-operations"
+python3 -c '
+import json, sys
+ops = json.load(open(sys.argv[1]))["operations"]
+names = [o["name"] for o in ops if o["depth"] == 1]
+ok = names[:3] == ["fc1", "fc2", "fc3"] and all(k in ops[0] for k in
+     ("memoryBytes", "cycles", "flops", "utilisation", "layer"))
+print(("PASS: " if ok else "FAIL: ") + "JSON operations: layers %s" % names[:3])
+sys.exit(0 if ok else 1)' ops.json || status=1
 exit $status
