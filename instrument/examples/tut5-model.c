@@ -56,13 +56,13 @@ static void map_like(tsi_graph *graph, const tsi_tensor *dst, const tsi_tensor *
  * "<prefix>_images", "<prefix>_labels"), logits = x W + b, softmax,
  * the count of correct answers, and its addition to the program's count
  * `total` (on the device: one transfer per program instead of one per
- * batch).
+ * batch). The caller has opened the debug context `prefix`, which puts the
+ * prefix in front of every name made here ("train/fc/logits").
  */
 static void build_forward(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b, size_t rows,
                           const char *prefix, tsi_program *seq, const tsi_tensor *total,
                           tut5_batch_graph *bg)
 {
-	char name[96];
 	tsi_stream *images, *labels;
 	tsi_tensor *logits;
 	tsi_debug_id layer;
@@ -73,17 +73,15 @@ static void build_forward(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b, size_t
 
 	/* The batch of images laid out as the matmul wants its left operand,
 	 * so that the stream copy is the only data movement. */
-	snprintf(name, sizeof(name), "%s/x", prefix);
 	bg->x = ex_must(graph, tsi_poplin_create_matmul_input_lhs(graph, TSI_FLOAT, rows,
-	                                                          IDX_PIXELS, IDX_CLASSES, name),
+	                                                          IDX_PIXELS, IDX_CLASSES, "x"),
 	                "creating the image batch");
-	snprintf(name, sizeof(name), "%s/labels", prefix);
 	bg->labels = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, TSI_SHAPE(rows),
-	                                                  name),
+	                                                  "labels"),
 	                     "creating the label batch");
 	ex_must_rc(graph, tsi_graph_map_linearly(graph, bg->labels, 1), "mapping the labels");
-	snprintf(name, sizeof(name), "%s/correct", prefix);
-	bg->correct = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, 0, NULL, name),
+	bg->correct = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, 0, NULL,
+	                                                   "correct"),
 	                      "creating the correct count");
 	ex_must_rc(graph, tsi_graph_set_tile_mapping(graph, bg->correct, 0),
 	           "mapping the correct count");
@@ -103,47 +101,43 @@ static void build_forward(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b, size_t
 
 	/* The fully connected layer as one debug context (a "layer" in the
 	 * reports' operations view); the ops inside become its children. */
-	snprintf(name, sizeof(name), "%s/fc", prefix);
-	layer = tsi_debug_push(graph, name, NULL);
-	snprintf(name, sizeof(name), "%s/logits", prefix);
-	logits = ex_must(graph, tsi_poplin_matmul(graph, bg->x, w, seq, name), "computing x W");
-	snprintf(name, sizeof(name), "%s/bias", prefix);
-	ex_must_rc(graph, tsi_popops_map_binary_in_place(graph, TSI_POPOPS_ADD, logits, b, seq, name),
+	layer = tsi_debug_push(graph, "fc", NULL);
+	logits = ex_must(graph, tsi_poplin_matmul(graph, bg->x, w, seq, "logits"), "computing x W");
+	ex_must_rc(graph, tsi_popops_map_binary_in_place(graph, TSI_POPOPS_ADD, logits, b, seq,
+	                                                 "bias"),
 	           "adding the bias");
 	tsi_debug_pop(graph, layer);
-	snprintf(name, sizeof(name), "%s/softmax", prefix);
 	bg->probs = ex_must(graph, tsi_popnn_nonlinearity(graph, TSI_POPNN_SOFTMAX, logits, seq,
-	                                                  name),
+	                                                  "softmax"),
 	                    "computing the softmax");
-	snprintf(name, sizeof(name), "%s/accuracy", prefix);
 	ex_must_rc(graph, tsi_popnn_calc_accuracy(graph, bg->probs, bg->labels, bg->correct, seq,
-	                                          name),
+	                                          "accuracy"),
 	           "counting correct answers");
-	snprintf(name, sizeof(name), "%s/sumCorrect", prefix);
 	ex_must_rc(graph, tsi_popops_map_binary_in_place(graph, TSI_POPOPS_ADD, total, bg->correct,
-	                                                 seq, name),
+	                                                 seq, "sumCorrect"),
 	           "summing the correct answers");
 }
 
 /*
  * The count of correct answers of one program: a scalar UNSIGNED_INT
  * "<prefix>/correctTotal" on tile 0 (beside the batches' counts, so the
- * additions need no exchange), zeroed at the start of `seq`. The caller
- * sends it to the host at the end with send_count.
+ * additions need no exchange), zeroed at the start of `seq`; made inside
+ * the debug context `prefix`. The caller sends it to the host at the end
+ * with send_count.
  */
 static tsi_tensor *make_count(tsi_graph *graph, const char *prefix, tsi_program *seq)
 {
-	char name[96];
+	tsi_debug_id layer = tsi_debug_push(graph, prefix, NULL);
 	tsi_tensor *total;
 
-	snprintf(name, sizeof(name), "%s/correctTotal", prefix);
-	total = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, 0, NULL, name),
+	total = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, 0, NULL,
+	                                              "correctTotal"),
 	                "creating the correct-answer total");
 	ex_must_rc(graph, tsi_graph_set_tile_mapping(graph, total, 0),
 	           "mapping the correct-answer total");
-	snprintf(name, sizeof(name), "%s/zeroCorrect", prefix);
-	ex_must_rc(graph, tsi_popops_fill(graph, total, 0.0, seq, name),
+	ex_must_rc(graph, tsi_popops_fill(graph, total, 0.0, seq, "zeroCorrect"),
 	           "zeroing the correct-answer total");
+	tsi_debug_pop(graph, layer);
 	return total;
 }
 
@@ -223,6 +217,7 @@ void tut5_model_build(tut5_model *m, tsi_graph *graph, size_t batch, double lear
                       size_t train_batches, size_t test_images)
 {
 	tsi_program *train_body, *test_body, *epoch_prog, *test_prog;
+	tsi_debug_id layer;
 
 	m->batch = batch;
 	m->train_batches = train_batches;
@@ -258,8 +253,10 @@ void tut5_model_build(tut5_model *m, tsi_graph *graph, size_t batch, double lear
 	m->train_correct = make_count(graph, "train", epoch_prog);
 	train_body = ex_must(graph, tsi_prog_sequence(graph, "trainBatch"),
 	                     "creating the training step");
+	layer = tsi_debug_push(graph, "train", NULL);
 	build_forward(graph, m->w, m->b, batch, "train", train_body, m->train_correct, &m->train);
 	build_training_step(graph, m->w, m->b, &m->train, learning_rate, train_body);
+	tsi_debug_pop(graph, layer);
 	add_step(graph, epoch_prog, tsi_prog_repeat(graph, train_batches, train_body),
 	         "repeating the training step");
 	send_count(graph, m->train_correct, "train", epoch_prog);
@@ -272,15 +269,19 @@ void tut5_model_build(tut5_model *m, tsi_graph *graph, size_t batch, double lear
 	if (m->test_batches) {
 		test_body = ex_must(graph, tsi_prog_sequence(graph, "testBatch"),
 		                    "creating the test step");
+		layer = tsi_debug_push(graph, "test", NULL);
 		build_forward(graph, m->w, m->b, batch, "test", test_body, m->test_correct, &m->test);
+		tsi_debug_pop(graph, layer);
 		add_step(graph, test_prog, tsi_prog_repeat(graph, m->test_batches, test_body),
 		         "repeating the test step");
 	}
 	if (m->tail) {
 		tsi_program *tail_body = ex_must(graph, tsi_prog_sequence(graph, "testTail"),
 		                                 "creating the last test step");
+		layer = tsi_debug_push(graph, "test_tail", NULL);
 		build_forward(graph, m->w, m->b, m->tail, "test_tail", tail_body, m->test_correct,
 		              &m->test_tail);
+		tsi_debug_pop(graph, layer);
 		add_step(graph, test_prog, tail_body, "adding the last test step");
 	}
 	send_count(graph, m->test_correct, "test", test_prog);

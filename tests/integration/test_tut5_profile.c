@@ -95,8 +95,8 @@ static void test_tut5_invariants(void **state)
 			streams++;
 		if (st->type == TSI_STEP_ON_TILE_EXECUTE) {
 			const char *cs = gp->compute_sets[st->compute_set].name;
-			logits += starts_with(cs, "train/logits");
-			dw += starts_with(cs, "dW");
+			logits += starts_with(cs, "train/fc/logits");
+			dw += starts_with(cs, "train/backward/dW");
 			sums += strstr(cs, "train/sumCorrect") != NULL;
 		}
 	}

@@ -294,7 +294,11 @@ typedef struct tsi_graph_profile {
 	unsigned replication_factor;
 	uint32_t min_sync_delay;                 /* cycles */
 	const uint32_t *relative_sync_delay_by_tile; /* tiles_per_ipu entries */
-	/* "graph" */
+	/* "graph", user and compiler items alike: num_compute_sets is
+	 * n_compute_sets (the generated copy sets included), num_vertices the
+	 * vertices of all of them (one copy vertex per tile of a copy set),
+	 * num_vars is n_variables (message buffers and the always-live data
+	 * by category included), num_edges the vertices' field connections */
 	uint64_t num_compute_sets, num_edges, num_vars, num_vertices;
 
 	const tsi_lowered_program *programs;
