@@ -1,0 +1,236 @@
+/*
+ * The call stacks of execution steps (tsr_report_get_frames) on the
+ * sample reports: tutorial 5's second run (a Sequence holding a Repeat of
+ * 20 iterations of a 38-leaf Sequence) against the nesting worked out by
+ * hand from its control program; on every run of every sample, that the
+ * leaf frames cover each step exactly once, with the step's own program,
+ * and that each frame lies inside its parent; then copies of tutorial 5
+ * whose control program contradicts its trace (a Repeat count one short
+ * or one over, a trace entry swapped, a program containing itself), each
+ * of which must be TSR_ERR_CORRUPT, never a crash.
+ */
+#include "test-util.h"
+
+#include <tilescope/report.h>
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const samples[] = {"tut4_profiling", "tut5_ml", "tut7_mk1"};
+
+static tsr_report *open_sample(const char *name)
+{
+	char path[1024];
+	tsr_report *r = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s/profile.pop", SAMPLE_REPORTS, name);
+	assert_int_equal(tsr_report_open(&r, path, NULL), TSR_OK);
+	return r;
+}
+
+/* Tutorial 5, run 1: control program 1 is Sequence 44 → Repeat 43 (20
+ * times) → Sequence 42 of the leaves 4 … 41, each of which makes steps
+ * (1,060 steps, 53 per iteration). So 2 + 20 × (1 + 38) frames. */
+static void test_tut5_by_hand(void **state)
+{
+	tsr_report *r = open_sample("tut5_ml");
+	const tsr_frame *f;
+	const tsr_step *steps;
+	size_t n, n_steps, bodies = 0, leaves = 0;
+
+	(void)state;
+	assert_int_equal(tsr_report_get_steps(&steps, &n_steps, r, 1), TSR_OK);
+	assert_int_equal(n_steps, 1060);
+	assert_int_equal(tsr_report_get_frames(&f, &n, r, 1), TSR_OK);
+	assert_int_equal(n, 2 + 20 * 39);
+	assert_int_equal(f[0].program, 44);
+	assert_int_equal(f[0].depth, 0);
+	assert_int_equal(f[0].parent, -1);
+	assert_int_equal(f[0].step_from, 0);
+	assert_int_equal(f[0].step_to, 1060);
+	assert_int_equal(f[0].cycles_from, 0);
+	assert_int_equal(f[0].cycles_to, 672100);
+	assert_int_equal(f[1].program, 43);
+	assert_int_equal(f[1].depth, 1);
+	assert_int_equal(f[1].parent, 0);
+	assert_int_equal(f[2].program, 42);
+	assert_int_equal(f[2].depth, 2);
+	assert_int_equal(f[2].parent, 1);
+	assert_int_equal(f[2].step_from, 0);
+	assert_int_equal(f[2].step_to, 53);
+	assert_int_equal(f[2].cycles_to, 33605);
+	assert_int_equal(f[3].program, 4);
+	assert_int_equal(f[3].depth, 3);
+	assert_int_equal(f[3].parent, 2);
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].program == 42) {
+			assert_int_equal(f[i].step_from, bodies * 53);
+			assert_int_equal(f[i].step_to, (bodies + 1) * 53);
+			bodies++;
+		}
+		leaves += f[i].depth == 3;
+	}
+	assert_int_equal(bodies, 20);
+	assert_int_equal(leaves, 20 * 38);
+	/* Borrowed and kept: the same array again. */
+	{
+		const tsr_frame *again;
+		size_t n2;
+
+		assert_int_equal(tsr_report_get_frames(&again, &n2, r, 1), TSR_OK);
+		assert_ptr_equal(again, f);
+		assert_int_equal(n2, n);
+	}
+	tsr_report_free(r);
+}
+
+/* Every run of every sample: leaves partition the steps, each leaf's
+ * steps are its program's, children lie inside their parents and come
+ * after them (pre-order), depths follow parents. */
+static void test_every_step_one_leaf(void **state)
+{
+	(void)state;
+	for (size_t s = 0; s < sizeof(samples) / sizeof(samples[0]); s++) {
+		tsr_report *r = open_sample(samples[s]);
+		const tsr_run *runs;
+		size_t n_runs;
+
+		assert_int_equal(tsr_report_get_runs(&runs, &n_runs, r), TSR_OK);
+		for (size_t run = 0; run < n_runs; run++) {
+			const tsr_frame *f;
+			const tsr_step *steps;
+			size_t n, n_steps;
+			unsigned *cover, *children;
+
+			assert_int_equal(tsr_report_get_steps(&steps, &n_steps, r, run), TSR_OK);
+			assert_int_equal(tsr_report_get_frames(&f, &n, r, run), TSR_OK);
+			assert_true(n >= 1);
+			assert_int_equal(f[0].step_from, 0);
+			assert_int_equal(f[0].step_to, n_steps);
+			cover = calloc(n_steps + 1, sizeof(*cover));
+			children = calloc(n + 1, sizeof(*children));
+			for (size_t i = 1; i < n; i++) {
+				const tsr_frame *p;
+
+				assert_true(f[i].parent >= 0 && (size_t)f[i].parent < i);
+				p = &f[f[i].parent];
+				assert_int_equal(f[i].depth, p->depth + 1);
+				assert_true(f[i].step_from >= p->step_from && f[i].step_to <= p->step_to);
+				assert_true(f[i].step_from < f[i].step_to);
+				children[f[i].parent]++;
+			}
+			for (size_t i = 0; i < n; i++) {
+				if (children[i])
+					continue;
+				for (size_t k = f[i].step_from; k < f[i].step_to; k++) {
+					cover[k]++;
+					assert_int_equal(steps[k].program, f[i].program);
+				}
+			}
+			for (size_t k = 0; k < n_steps; k++)
+				if (cover[k] != 1)
+					fail_msg("%s run %zu: step %zu is in %u leaf frames", samples[s], run, k,
+					         cover[k]);
+			free(cover);
+			free(children);
+		}
+		tsr_report_free(r);
+	}
+}
+
+static void test_bad_arguments(void **state)
+{
+	tsr_report *r = open_sample("tut4_profiling");
+	const tsr_frame *f = (const tsr_frame *)1;
+	size_t n = 7;
+
+	(void)state;
+	assert_int_equal(tsr_report_get_frames(&f, &n, r, 5), TSR_ERR_OUT_OF_RANGE);
+	assert_null(f);
+	assert_int_equal(n, 0);
+	assert_int_equal(tsr_report_get_frames(NULL, &n, r, 0), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_report_get_frames(&f, &n, NULL, 0), TSR_ERR_INVALID_ARGUMENT);
+	tsr_report_free(r);
+}
+
+/* A copy of tutorial 5 with `sql` applied: run 1's frames must be
+ * TSR_ERR_CORRUPT with a message naming the run and containing `says`. */
+static void check_lie(const char *sql, const char *says)
+{
+	char *dir = tsi_test_mkdtemp();
+	char src[1024], dst[1024], buf[65536];
+	FILE *in, *out;
+	size_t k;
+	sqlite3 *db;
+	char *err = NULL;
+	tsr_report *r = NULL;
+	const tsr_frame *f;
+	size_t n;
+	int rc;
+
+	snprintf(src, sizeof(src), "%s/tut5_ml/profile.pop", SAMPLE_REPORTS);
+	snprintf(dst, sizeof(dst), "%s/profile.pop", dir);
+	in = fopen(src, "rb");
+	out = fopen(dst, "wb");
+	assert_non_null(in);
+	assert_non_null(out);
+	while ((k = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, k, out), k);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+	assert_int_equal(sqlite3_open(dst, &db), SQLITE_OK);
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", sql, err ? err : "?");
+	sqlite3_close(db);
+	if (tsr_report_open(&r, dst, NULL) != TSR_OK)
+		fail_msg("%s: open: %s", sql, tsr_last_error());
+	rc = tsr_report_get_frames(&f, &n, r, 1);
+	if (rc != TSR_ERR_CORRUPT || !strstr(tsr_report_error(r), "run 1") ||
+	    !strstr(tsr_report_error(r), says))
+		fail_msg("%s: got %d \"%s\", wanted TSR_ERR_CORRUPT saying \"%s\"", sql, rc,
+		         tsr_report_error(r), says);
+	/* The other runs are still fine, and asking again fails again. */
+	if (tsr_report_get_frames(&f, &n, r, 2) != TSR_OK)
+		fail_msg("%s: run 2: %s", sql, tsr_report_error(r));
+	assert_int_equal(tsr_report_get_frames(&f, &n, r, 1), TSR_ERR_CORRUPT);
+	tsr_report_free(r);
+	tsi_test_rmtree(dir);
+}
+
+static void test_inconsistent(void **state)
+{
+	(void)state;
+	check_lie("UPDATE program SET repeat_count = 19 WHERE id = 43",
+	          "control program ends before trace entry 722");
+	check_lie("UPDATE program SET repeat_count = 21 WHERE id = 43",
+	          "iteration 20 of program 43 (Repeat)");
+	/* Sequence 42's children 9 and 10 swapped: the trace (and its
+	 * steps) no longer follow it. */
+	check_lie("UPDATE program_child SET child = CASE child WHEN 9 THEN 10 ELSE 9 END "
+	          "WHERE parent = 42 AND child IN (9, 10)",
+	          "trace entry 5 is program 9, where the control program runs program 10");
+	/* Trace entries 5 and 6 swapped: their steps no longer match. */
+	check_lie("UPDATE program_trace SET program = CASE position WHEN 5 THEN 10 ELSE 9 END "
+	          "WHERE run = 1 AND position IN (5, 6)",
+	          "belongs to no trace entry");
+	/* The Repeat made an If: its body runs once, the trace goes on. */
+	check_lie("UPDATE program SET type = 'If' WHERE id = 43",
+	          "control program ends before trace entry 38");
+	/* A step whose program is not its trace entry's. */
+	check_lie("UPDATE step SET program = 3 WHERE run = 1 AND id = 1000",
+	          "belongs to no trace entry");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_tut5_by_hand),
+	    cmocka_unit_test(test_every_step_one_leaf),
+	    cmocka_unit_test(test_bad_arguments),
+	    cmocka_unit_test(test_inconsistent),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
