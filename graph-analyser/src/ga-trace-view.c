@@ -1,9 +1,14 @@
 /*
  * The Execution Trace view (ga-trace-view.h). The lanes widget draws and
- * keeps the selection; this view picks the run, and fills the details of
- * the selected step and the totals of the marked range from reportlib's
- * steps (already read by the document's loader, so nothing here waits
- * for the file).
+ * keeps the selection; this view picks the run and the mode (Flat, Flame,
+ * BSP), starts the run's tile index in a worker thread (ga-trace-index.h)
+ * and hands it to the lanes when it is ready, fills the details of the
+ * selected step and the totals of the marked range from reportlib's steps
+ * (already read by the document's loader, so nothing here waits for the
+ * file), and keeps the session's run, step and program in step with the
+ * lanes both ways: a step selected here is the session's step and its
+ * program the session's program; the session's step is selected and
+ * scrolled into view here; the session's program's steps are outlined.
  */
 #include "ga-trace-view.h"
 
@@ -17,6 +22,10 @@ struct _GaTraceView {
 	GtkBox parent_instance;
 	GaSession *session;
 	GaDocument *doc;
+	GCancellable *index_cancel; /* the tile index being built */
+	gboolean syncing;           /* applying the session: do not write it back */
+	GtkToggleButton *modes[GA_TRACE_MODE_COUNT];
+	GtkLabel *hint;
 
 	GtkDropDown *runs;
 	GtkStringList *run_names;
@@ -116,6 +125,18 @@ static void update_details(GaTraceView *self)
 			else
 				put(self, &row, what, g_strdup_printf("%s (%" G_GINT64_FORMAT ")", name, id));
 		}
+		{
+			gint64 p = ga_step_lanes_get_selected_program(self->lanes);
+
+			if (p >= 0 && p != (gint64)st->program && !tsr_report_get_programs(&progs, &n_progs, r) &&
+			    (size_t)p < n_progs) {
+				g_autofree char *name = ga_format_name(progs[p].name ? progs[p].name : "");
+
+				put(self, &row, "Frame",
+				    g_strdup_printf("%" G_GINT64_FORMAT " %s%s%s%s", p, progs[p].type,
+				                    *name ? " (" : "", name, *name ? ")" : ""));
+			}
+		}
 		put(self, &row, "Cycles from", ga_format_u64(st->cycles_from));
 		put(self, &row, "Cycles to", ga_format_u64(st->cycles_to));
 		put(self, &row, "Cycles", ga_format_u64(st->cycles));
@@ -129,10 +150,22 @@ static void update_details(GaTraceView *self)
 	}
 }
 
+/* The user selected a step (or a flame frame): it becomes the session's
+ * step, and its program the session's program. */
 static void on_selection_changed(GaStepLanes *lanes, GaTraceView *self)
 {
-	(void)lanes;
+	gint64 step = ga_step_lanes_get_selected(lanes), program;
+	guint run = gtk_drop_down_get_selected(self->runs);
+
 	update_details(self);
+	if (self->syncing || !self->doc || run == GTK_INVALID_LIST_POSITION)
+		return;
+	self->syncing = TRUE;
+	ga_session_set_step(self->session, run, step);
+	program = ga_step_lanes_get_selected_program(lanes);
+	if (program >= 0)
+		ga_session_set_program(self->session, program);
+	self->syncing = FALSE;
 }
 
 /* --- The marked range ------------------------------------------------------------------ */
@@ -205,12 +238,106 @@ static void on_range_changed(GaStepLanes *lanes, GaTraceView *self)
 
 /* --- Runs and the document ----------------------------------------------------------------- */
 
+static void on_index(GObject *source, GAsyncResult *result, gpointer data)
+{
+	GError *error = NULL;
+	GaTraceIndex *index = ga_trace_index_build_finish(result, &error);
+	GaTraceView *self;
+
+	(void)source;
+	if (!index) {
+		/* Cancelled (the view may be gone), or the blobs are damaged:
+		 * the lanes stay by kind and the BSP view says it has no tiles. */
+		if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+			g_warning("Execution Trace: %s", error->message);
+		g_error_free(error);
+		return;
+	}
+	self = GA_TRACE_VIEW(data);
+	g_clear_object(&self->index_cancel);
+	ga_step_lanes_set_index(self->lanes, index);
+	ga_trace_index_unref(index);
+}
+
 static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 {
 	guint run = gtk_drop_down_get_selected(GTK_DROP_DOWN(dropdown));
+	gboolean valid = run != GTK_INVALID_LIST_POSITION && self->doc;
 
 	(void)pspec;
-	ga_step_lanes_set_run(self->lanes, run == GTK_INVALID_LIST_POSITION ? NULL : self->doc, run);
+	if (self->index_cancel)
+		g_cancellable_cancel(self->index_cancel);
+	g_clear_object(&self->index_cancel);
+	ga_step_lanes_set_index(self->lanes, NULL);
+	ga_step_lanes_set_run(self->lanes, valid ? self->doc : NULL, run);
+	if (!valid)
+		return;
+	self->index_cancel = g_cancellable_new();
+	ga_trace_index_build_async(self->doc, run, self->index_cancel, on_index, self);
+	if (!self->syncing) {
+		self->syncing = TRUE;
+		ga_session_set_step(self->session, run, -1);
+		self->syncing = FALSE;
+	}
+}
+
+/* The session's run and step, shown: the run picked, the step selected
+ * and scrolled into view. */
+static void follow_session(GaTraceView *self)
+{
+	gint64 run, step;
+	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->run_names));
+
+	ga_session_get_step(self->session, &run, &step);
+	ga_step_lanes_set_highlight(self->lanes, ga_session_get_program(self->session));
+	if (!self->doc || run < 0 || run >= (gint64)n)
+		return;
+	self->syncing = TRUE;
+	if (gtk_drop_down_get_selected(self->runs) != (guint)run)
+		gtk_drop_down_set_selected(self->runs, (guint)run);
+	if (step != ga_step_lanes_get_selected(self->lanes))
+		ga_step_lanes_reveal(self->lanes, step);
+	self->syncing = FALSE;
+}
+
+static void on_session_step(GObject *session, GParamSpec *pspec, gpointer data)
+{
+	GaTraceView *self = GA_TRACE_VIEW(data);
+
+	(void)session;
+	(void)pspec;
+	if (!self->syncing)
+		follow_session(self);
+}
+
+static void on_session_program(GObject *session, GParamSpec *pspec, gpointer data)
+{
+	GaTraceView *self = GA_TRACE_VIEW(data);
+
+	(void)pspec;
+	ga_step_lanes_set_highlight(self->lanes, ga_session_get_program(GA_SESSION(session)));
+}
+
+/* --- Modes ------------------------------------------------------------------------------ */
+
+static const char *const hints[GA_TRACE_MODE_COUNT] = {
+    "Ctrl+wheel or +/− zoom, drag or wheel pans, Home shows the whole run, Shift+drag marks a "
+    "range",
+    "Each step under its call stack: Ctrl+wheel or +/− zoom, drag pans, click a frame to select "
+    "it",
+    "Tiles down, cycles across: Ctrl+Up/Down tiles per row, Up/Down/Page keys scroll tiles, "
+    "+/− zoom",
+};
+
+static void on_mode(GtkToggleButton *button, GaTraceView *self)
+{
+	if (!self->lanes || !gtk_toggle_button_get_active(button))
+		return;
+	for (int m = 0; m < GA_TRACE_MODE_COUNT; m++)
+		if (button == self->modes[m]) {
+			ga_step_lanes_set_mode(self->lanes, (ga_trace_mode)m);
+			gtk_label_set_text(self->hint, hints[m]);
+		}
 }
 
 static void rebuild(GaTraceView *self)
@@ -238,10 +365,19 @@ static void rebuild(GaTraceView *self)
 	g_signal_handlers_unblock_by_func(self->runs, on_run, self);
 	g_ptr_array_unref(names);
 	gtk_widget_set_sensitive(GTK_WIDGET(self->runs), n > 0);
-	if (n > 0 && gtk_drop_down_get_selected(self->runs) != n - 1)
-		gtk_drop_down_set_selected(self->runs, (guint)(n - 1)); /* calls on_run */
-	else
-		on_run(G_OBJECT(self->runs), NULL, self);
+	{
+		gint64 want, step;
+
+		/* The session's run if it names one, else the last. */
+		ga_session_get_step(self->session, &want, &step);
+		if (want < 0 || want >= (gint64)n)
+			want = (gint64)n - 1;
+		if (n > 0 && gtk_drop_down_get_selected(self->runs) != (guint)want)
+			gtk_drop_down_set_selected(self->runs, (guint)want); /* calls on_run */
+		else
+			on_run(G_OBJECT(self->runs), NULL, self);
+	}
+	follow_session(self);
 }
 
 static void on_document(GObject *session, GParamSpec *pspec, gpointer data)
@@ -257,8 +393,33 @@ static GtkWidget *build_bar(GaTraceView *self)
 {
 	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
 	GtkWidget *label = gtk_label_new_with_mnemonic("_Run");
-	GtkWidget *hint = gtk_label_new("Ctrl+wheel or +/− zoom, drag or wheel pans, Home shows "
-	                                "the whole run, Shift+drag marks a range");
+	GtkWidget *hint = gtk_label_new(hints[GA_TRACE_FLAT]);
+	GtkWidget *modes = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
+	static const char *const mode_labels[GA_TRACE_MODE_COUNT] = {"F_lat", "Fla_me", "_BSP"};
+	static const char *const mode_names[GA_TRACE_MODE_COUNT] = {"Flat", "Flame", "BSP"};
+	static const char *const mode_tips[GA_TRACE_MODE_COUNT] = {
+	    "Steps in lanes by kind, per IPU (Alt+L)",
+	    "Steps under their call stacks (Alt+M)",
+	    "Per-tile rows: compute, exchange, sync, idle (Alt+B)",
+	};
+
+	/* The mode switcher: linked toggle buttons, reachable with Tab and
+	 * their mnemonics, toggled with Space or Enter. */
+	gtk_widget_add_css_class(modes, "linked");
+	for (int m = 0; m < GA_TRACE_MODE_COUNT; m++) {
+		self->modes[m] = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_mnemonic(mode_labels[m]));
+		if (m)
+			gtk_toggle_button_set_group(self->modes[m], self->modes[0]);
+		gtk_widget_set_tooltip_text(GTK_WIDGET(self->modes[m]), mode_tips[m]);
+		gtk_accessible_update_property(GTK_ACCESSIBLE(self->modes[m]),
+		                               GTK_ACCESSIBLE_PROPERTY_LABEL, mode_names[m],
+		                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, mode_tips[m], -1);
+		g_signal_connect(self->modes[m], "toggled", G_CALLBACK(on_mode), self);
+		gtk_box_append(GTK_BOX(modes), GTK_WIDGET(self->modes[m]));
+	}
+	gtk_toggle_button_set_active(self->modes[GA_TRACE_FLAT], TRUE);
+	gtk_widget_set_margin_start(modes, 12);
+	self->hint = GTK_LABEL(hint);
 
 	self->run_names = gtk_string_list_new(NULL);
 	self->runs = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(self->run_names), NULL));
@@ -268,6 +429,7 @@ static GtkWidget *build_bar(GaTraceView *self)
 	g_signal_connect(self->runs, "notify::selected", G_CALLBACK(on_run), self);
 	gtk_box_append(GTK_BOX(bar), label);
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->runs));
+	gtk_box_append(GTK_BOX(bar), modes);
 	for (int k = 0; k < GA_PROGRAM_CONTROL; k++) {
 		GtkWidget *mark = ga_program_mark_new();
 		GtkWidget *l = gtk_label_new(ga_program_kind_name((ga_program_kind)k));
@@ -334,6 +496,9 @@ static void ga_trace_view_dispose(GObject *object)
 	if (self->session)
 		g_signal_handlers_disconnect_by_data(self->session, self);
 	g_clear_object(&self->session);
+	if (self->index_cancel)
+		g_cancellable_cancel(self->index_cancel);
+	g_clear_object(&self->index_cancel);
 	G_OBJECT_CLASS(ga_trace_view_parent_class)->dispose(object);
 }
 
@@ -379,6 +544,8 @@ GtkWidget *ga_trace_view_new(GaSession *session)
 
 	self->session = g_object_ref(session);
 	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
+	g_signal_connect(session, "notify::step", G_CALLBACK(on_session_step), self);
+	g_signal_connect(session, "notify::program", G_CALLBACK(on_session_program), self);
 	rebuild(self);
 	return GTK_WIDGET(self);
 }
