@@ -1583,7 +1583,8 @@ static void click(GaStepLanes *self, double x, double y)
 	guint i;
 
 	if (self->doc && self->mode == GA_TRACE_BSP) {
-		ga_step_lanes_set_selected(self, x >= self->plot_x && x < self->plot_x + self->plot_w
+		ga_step_lanes_set_selected(self, x >= self->plot_x && x < self->plot_x + self->plot_w &&
+		                                         y >= self->bsp_y
 		                                     ? step_at_cycle(self, cycle_at(self, x))
 		                                     : -1);
 		return;

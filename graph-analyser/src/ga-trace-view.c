@@ -396,7 +396,6 @@ static GtkWidget *build_bar(GaTraceView *self)
 	GtkWidget *hint = gtk_label_new(hints[GA_TRACE_FLAT]);
 	GtkWidget *modes = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
 	static const char *const mode_labels[GA_TRACE_MODE_COUNT] = {"F_lat", "Fla_me", "_BSP"};
-	static const char *const mode_names[GA_TRACE_MODE_COUNT] = {"Flat", "Flame", "BSP"};
 	static const char *const mode_tips[GA_TRACE_MODE_COUNT] = {
 	    "Steps in lanes by kind, per IPU (Alt+L)",
 	    "Steps under their call stacks (Alt+M)",
@@ -407,12 +406,18 @@ static GtkWidget *build_bar(GaTraceView *self)
 	 * their mnemonics, toggled with Space or Enter. */
 	gtk_widget_add_css_class(modes, "linked");
 	for (int m = 0; m < GA_TRACE_MODE_COUNT; m++) {
-		self->modes[m] = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_mnemonic(mode_labels[m]));
+		GtkWidget *text = gtk_label_new_with_mnemonic(mode_labels[m]);
+
+		/* The label as the button's child, so that the button's
+		 * accessible name is "Flat" (with the mnemonic on the button
+		 * itself, GTK 4.8 names it "F_lat Flat"). */
+		self->modes[m] = GTK_TOGGLE_BUTTON(gtk_toggle_button_new());
+		gtk_button_set_child(GTK_BUTTON(self->modes[m]), text);
+		gtk_label_set_mnemonic_widget(GTK_LABEL(text), GTK_WIDGET(self->modes[m]));
 		if (m)
 			gtk_toggle_button_set_group(self->modes[m], self->modes[0]);
 		gtk_widget_set_tooltip_text(GTK_WIDGET(self->modes[m]), mode_tips[m]);
 		gtk_accessible_update_property(GTK_ACCESSIBLE(self->modes[m]),
-		                               GTK_ACCESSIBLE_PROPERTY_LABEL, mode_names[m],
 		                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, mode_tips[m], -1);
 		g_signal_connect(self->modes[m], "toggled", G_CALLBACK(on_mode), self);
 		gtk_box_append(GTK_BOX(modes), GTK_WIDGET(self->modes[m]));
