@@ -1758,7 +1758,7 @@ static void ga_step_lanes_measure(GtkWidget *widget, GtkOrientation orientation,
 	*min = orientation == GTK_ORIENTATION_HORIZONTAL ? 300 : 240;
 	*nat = orientation == GTK_ORIENTATION_HORIZONTAL ? 800 : MAX(260, 40 + lanes * 30);
 	if (orientation == GTK_ORIENTATION_VERTICAL && self->mode == GA_TRACE_BSP)
-		*nat = 360;
+		*nat = 420;
 	*min_base = *nat_base = -1;
 }
 

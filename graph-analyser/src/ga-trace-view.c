@@ -26,6 +26,7 @@ struct _GaTraceView {
 	gboolean syncing;           /* applying the session: do not write it back */
 	GtkToggleButton *modes[GA_TRACE_MODE_COUNT];
 	GtkLabel *hint;
+	GtkPaned *paned;
 
 	GtkDropDown *runs;
 	GtkStringList *run_names;
@@ -238,6 +239,20 @@ static void on_range_changed(GaStepLanes *lanes, GaTraceView *self)
 
 /* --- Runs and the document ----------------------------------------------------------------- */
 
+/* Gives the lanes their natural height again when their number changed
+ * (per-IPU lanes, flame depth, BSP): the paned keeps the first height
+ * it gave otherwise. */
+static void fit_lanes(GaTraceView *self)
+{
+	int min, nat;
+
+	if (!self->paned)
+		return;
+	gtk_widget_measure(GTK_WIDGET(self->lanes), GTK_ORIENTATION_VERTICAL, -1, &min, &nat, NULL,
+	                   NULL);
+	gtk_paned_set_position(self->paned, nat);
+}
+
 static void on_index(GObject *source, GAsyncResult *result, gpointer data)
 {
 	GError *error = NULL;
@@ -257,6 +272,7 @@ static void on_index(GObject *source, GAsyncResult *result, gpointer data)
 	g_clear_object(&self->index_cancel);
 	ga_step_lanes_set_index(self->lanes, index);
 	ga_trace_index_unref(index);
+	fit_lanes(self);
 }
 
 static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
@@ -270,6 +286,7 @@ static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 	g_clear_object(&self->index_cancel);
 	ga_step_lanes_set_index(self->lanes, NULL);
 	ga_step_lanes_set_run(self->lanes, valid ? self->doc : NULL, run);
+	fit_lanes(self);
 	if (!valid)
 		return;
 	self->index_cancel = g_cancellable_new();
@@ -337,6 +354,7 @@ static void on_mode(GtkToggleButton *button, GaTraceView *self)
 		if (button == self->modes[m]) {
 			ga_step_lanes_set_mode(self->lanes, (ga_trace_mode)m);
 			gtk_label_set_text(self->hint, hints[m]);
+			fit_lanes(self);
 		}
 }
 
@@ -531,6 +549,7 @@ static void ga_trace_view_init(GaTraceView *self)
 	gtk_widget_set_margin_end(GTK_WIDGET(self->lanes), 4);
 	g_signal_connect(self->lanes, "selection-changed", G_CALLBACK(on_selection_changed), self);
 	g_signal_connect(self->lanes, "range-changed", G_CALLBACK(on_range_changed), self);
+	self->paned = GTK_PANED(paned);
 	gtk_paned_set_start_child(GTK_PANED(paned), GTK_WIDGET(self->lanes));
 	gtk_paned_set_end_child(GTK_PANED(paned), build_panel(self));
 	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
