@@ -85,6 +85,7 @@ struct _GaStepLanes {
 	guint32 *step_leaf;    /* Flame: each step's leaf frame */
 	char *frames_error;    /* why there are no frames */
 	uint64_t total;        /* the run's cycles */
+	double axis_end;       /* compare mode: the axis reaches at least here */
 	GPtrArray *lanes;      /* Lane */
 	GaTraceIndex *index;
 	gint64 highlight;      /* program, -1: none */
@@ -613,6 +614,16 @@ void ga_step_lanes_set_highlight(GaStepLanes *self, gint64 program)
 	update_description(self);
 }
 
+void ga_step_lanes_set_axis_end(GaStepLanes *self, double end)
+{
+	self->axis_end = end;
+}
+
+double ga_step_lanes_get_total(GaStepLanes *self)
+{
+	return (double)self->total;
+}
+
 void ga_step_lanes_set_label(GaStepLanes *self, const char *label)
 {
 	g_free(self->label);
@@ -641,7 +652,7 @@ void ga_step_lanes_get_visible(GaStepLanes *self, double *from, double *to)
 
 void ga_step_lanes_set_visible(GaStepLanes *self, double from, double to)
 {
-	double total = MAX((double)self->total, MIN_SPAN), span;
+	double total = MAX(MAX((double)self->total, self->axis_end), MIN_SPAN), span;
 
 	if (!(to - from >= MIN_SPAN)) {
 		double mid = (from + to) / 2;
@@ -1713,7 +1724,7 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, Gd
 		return TRUE;
 	case GDK_KEY_Home:
 	case GDK_KEY_KP_Home:
-		ga_step_lanes_set_visible(self, 0, (double)self->total);
+		ga_step_lanes_set_visible(self, 0, MAX((double)self->total, self->axis_end));
 		return TRUE;
 	case GDK_KEY_Escape:
 		ga_step_lanes_set_selected(self, -1);

@@ -66,6 +66,12 @@ gint64 ga_step_lanes_get_selected_program(GaStepLanes *self);
  * when it would be narrower than a few pixels. */
 void ga_step_lanes_reveal(GaStepLanes *self, gint64 step);
 
+/* Compare mode: the cycle axis reaches at least to `end` (the longer of
+ * two runs shown one above the other, so both zoom and pan alike). */
+void ga_step_lanes_set_axis_end(GaStepLanes *self, double end);
+/* The run's cycles (its last step's end or its length). */
+double ga_step_lanes_get_total(GaStepLanes *self);
+
 /* The accessible label names which report ("A", "B") in compare mode. */
 void ga_step_lanes_set_label(GaStepLanes *self, const char *label);
 

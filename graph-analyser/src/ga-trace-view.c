@@ -28,6 +28,18 @@ struct _GaTraceView {
 	GtkLabel *hint;
 	GtkPaned *paned;
 
+	/* Compare mode: report B's runs and lanes under A's, on one cycle
+	 * axis with the same zoom and mode. */
+	GaDocument *doc_b;
+	GtkWidget *compare_box;
+	GtkLabel *title_b;
+	GtkDropDown *runs_b;
+	GtkStringList *run_names_b;
+	GaStepLanes *lanes_b;
+	GCancellable *index_cancel_b;
+	int details_side;           /* the lanes whose selection the details show: 0 A, 1 B */
+	gboolean linking;           /* copying the visible range between A and B */
+
 	GtkDropDown *runs;
 	GtkStringList *run_names;
 	GaStepLanes *lanes;
@@ -38,6 +50,8 @@ struct _GaTraceView {
 };
 
 G_DEFINE_FINAL_TYPE(GaTraceView, ga_trace_view, GTK_TYPE_BOX)
+
+static void align_axes(GaTraceView *self);
 
 static void clear_grid(GtkGrid *grid)
 {
@@ -83,9 +97,12 @@ static void put(GaTraceView *self, int *row, const char *key, char *value)
 
 static void update_details(GaTraceView *self)
 {
-	gint64 i = ga_step_lanes_get_selected(self->lanes);
-	size_t run = gtk_drop_down_get_selected(self->runs);
-	tsr_report *r = self->doc ? ga_document_get_report(self->doc) : NULL;
+	gboolean b = self->details_side == 1 && self->doc_b;
+	GaStepLanes *lanes = b ? self->lanes_b : self->lanes;
+	GaDocument *doc = b ? self->doc_b : self->doc;
+	gint64 i = ga_step_lanes_get_selected(lanes);
+	size_t run = gtk_drop_down_get_selected(b ? self->runs_b : self->runs);
+	tsr_report *r = doc ? ga_document_get_report(doc) : NULL;
 	const tsr_step *steps;
 	const tsr_program *progs;
 	size_t n, n_progs;
@@ -102,12 +119,19 @@ static void update_details(GaTraceView *self)
 	}
 	{
 		const tsr_step *st = &steps[i];
-		g_autofree char *heading = g_strdup_printf("Step %" G_GINT64_FORMAT, i);
+		/* In compare mode the heading says which report the step is in. */
+		g_autofree char *heading =
+		    self->doc_b ? g_strdup_printf("Step %" G_GINT64_FORMAT " of report %s (%s), run %zu", i,
+		                                  b ? "B" : "A", ga_document_get_title(doc), run)
+		                : g_strdup_printf("Step %" G_GINT64_FORMAT, i);
 		const char *what = st->type == TSR_STEP_ON_TILE_EXECUTE ? "Compute set"
 		                   : st->type == TSR_STEP_SYNC           ? "Sync type"
 		                                                         : "Exchange";
 
 		gtk_label_set_text(self->heading, heading);
+		if (self->doc_b)
+			put(self, &row, "Report", g_strdup_printf("%s (%s)", b ? "B" : "A",
+			                                          ga_document_get_title(doc)));
 		put(self, &row, "Type", g_strdup(tsr_step_type_name(st->type)));
 		if (!tsr_report_get_programs(&progs, &n_progs, r) && st->program < n_progs &&
 		    progs[st->program].name && *progs[st->program].name) {
@@ -127,7 +151,7 @@ static void update_details(GaTraceView *self)
 				put(self, &row, what, g_strdup_printf("%s (%" G_GINT64_FORMAT ")", name, id));
 		}
 		{
-			gint64 p = ga_step_lanes_get_selected_program(self->lanes);
+			gint64 p = ga_step_lanes_get_selected_program(lanes);
 
 			if (p >= 0 && p != (gint64)st->program && !tsr_report_get_programs(&progs, &n_progs, r) &&
 			    (size_t)p < n_progs) {
@@ -158,7 +182,10 @@ static void on_selection_changed(GaStepLanes *lanes, GaTraceView *self)
 	gint64 step = ga_step_lanes_get_selected(lanes), program;
 	guint run = gtk_drop_down_get_selected(self->runs);
 
-	update_details(self);
+	if (step >= 0 || self->details_side == 0) {
+		self->details_side = 0;
+		update_details(self);
+	}
 	if (self->syncing || !self->doc || run == GTK_INVALID_LIST_POSITION)
 		return;
 	self->syncing = TRUE;
@@ -248,8 +275,8 @@ static void fit_lanes(GaTraceView *self)
 
 	if (!self->paned)
 		return;
-	gtk_widget_measure(GTK_WIDGET(self->lanes), GTK_ORIENTATION_VERTICAL, -1, &min, &nat, NULL,
-	                   NULL);
+	gtk_widget_measure(gtk_paned_get_start_child(self->paned), GTK_ORIENTATION_VERTICAL, -1, &min,
+	                   &nat, NULL, NULL);
 	gtk_paned_set_position(self->paned, nat);
 }
 
@@ -284,8 +311,13 @@ static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 	if (self->index_cancel)
 		g_cancellable_cancel(self->index_cancel);
 	g_clear_object(&self->index_cancel);
+	if (self->index_cancel_b)
+		g_cancellable_cancel(self->index_cancel_b);
+	g_clear_object(&self->index_cancel_b);
 	ga_step_lanes_set_index(self->lanes, NULL);
 	ga_step_lanes_set_run(self->lanes, valid ? self->doc : NULL, run);
+	if (self->lanes_b)
+		align_axes(self);
 	fit_lanes(self);
 	if (!valid)
 		return;
@@ -335,6 +367,86 @@ static void on_session_program(GObject *session, GParamSpec *pspec, gpointer dat
 	ga_step_lanes_set_highlight(self->lanes, ga_session_get_program(GA_SESSION(session)));
 }
 
+/* --- Report B (compare mode) ------------------------------------------------------- */
+
+/* Both lanes' axes reach the longer run's end, so they zoom alike. */
+static void align_axes(GaTraceView *self)
+{
+	double end = MAX(ga_step_lanes_get_total(self->lanes),
+	                 self->doc_b ? ga_step_lanes_get_total(self->lanes_b) : 0);
+
+	ga_step_lanes_set_axis_end(self->lanes, self->doc_b ? end : 0);
+	ga_step_lanes_set_axis_end(self->lanes_b, end);
+	if (self->doc_b) {
+		double from, to;
+
+		ga_step_lanes_get_visible(self->lanes, &from, &to);
+		ga_step_lanes_set_visible(self->lanes_b, from, to);
+	}
+}
+
+static void on_visible(GaStepLanes *lanes, GaTraceView *self)
+{
+	GaStepLanes *other = lanes == self->lanes ? self->lanes_b : self->lanes;
+	double from, to;
+
+	if (self->linking || !self->doc_b)
+		return;
+	self->linking = TRUE;
+	ga_step_lanes_get_visible(lanes, &from, &to);
+	ga_step_lanes_set_visible(other, from, to);
+	self->linking = FALSE;
+}
+
+static void on_selection_changed_b(GaStepLanes *lanes, GaTraceView *self)
+{
+	/* Report B's steps are not the session's (its selections index
+	 * report A): the details show them, nothing else follows. */
+	if (ga_step_lanes_get_selected(lanes) >= 0 || self->details_side == 1) {
+		self->details_side = 1;
+		update_details(self);
+	}
+}
+
+static void on_index_b(GObject *source, GAsyncResult *result, gpointer data)
+{
+	GError *error = NULL;
+	GaTraceIndex *index = ga_trace_index_build_finish(result, &error);
+	GaTraceView *self;
+
+	(void)source;
+	if (!index) {
+		if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+			g_warning("Execution Trace, report B: %s", error->message);
+		g_error_free(error);
+		return;
+	}
+	self = GA_TRACE_VIEW(data);
+	g_clear_object(&self->index_cancel_b);
+	ga_step_lanes_set_index(self->lanes_b, index);
+	ga_trace_index_unref(index);
+	fit_lanes(self);
+}
+
+static void on_run_b(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
+{
+	guint run = gtk_drop_down_get_selected(GTK_DROP_DOWN(dropdown));
+	gboolean valid = run != GTK_INVALID_LIST_POSITION && self->doc_b;
+
+	(void)pspec;
+	if (self->index_cancel_b)
+		g_cancellable_cancel(self->index_cancel_b);
+	g_clear_object(&self->index_cancel_b);
+	ga_step_lanes_set_index(self->lanes_b, NULL);
+	ga_step_lanes_set_run(self->lanes_b, valid ? self->doc_b : NULL, run);
+	align_axes(self);
+	fit_lanes(self);
+	if (!valid)
+		return;
+	self->index_cancel_b = g_cancellable_new();
+	ga_trace_index_build_async(self->doc_b, run, self->index_cancel_b, on_index_b, self);
+}
+
 /* --- Modes ------------------------------------------------------------------------------ */
 
 static const char *const hints[GA_TRACE_MODE_COUNT] = {
@@ -353,22 +465,22 @@ static void on_mode(GtkToggleButton *button, GaTraceView *self)
 	for (int m = 0; m < GA_TRACE_MODE_COUNT; m++)
 		if (button == self->modes[m]) {
 			ga_step_lanes_set_mode(self->lanes, (ga_trace_mode)m);
+			ga_step_lanes_set_mode(self->lanes_b, (ga_trace_mode)m);
 			gtk_label_set_text(self->hint, hints[m]);
 			fit_lanes(self);
 		}
 }
 
-static void rebuild(GaTraceView *self)
+/* Fills a run picker with `doc`'s runs (its handler blocked). */
+static size_t fill_runs(GtkStringList *names_model, GtkDropDown *dropdown, GCallback handler,
+                        GaTraceView *self, GaDocument *doc)
 {
-	GaDocument *doc = ga_session_get_document(self->session);
 	const tsr_run *runs = NULL;
 	size_t n = 0;
-	guint old = g_list_model_get_n_items(G_LIST_MODEL(self->run_names));
+	guint old = g_list_model_get_n_items(G_LIST_MODEL(names_model));
 	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
 
-	g_clear_pointer(&self->doc, ga_document_unref);
-	self->doc = doc ? ga_document_ref(doc) : NULL;
-	if (self->doc && tsr_report_get_runs(&runs, &n, ga_document_get_report(self->doc)))
+	if (doc && tsr_report_get_runs(&runs, &n, ga_document_get_report(doc)))
 		n = 0;
 	for (size_t i = 0; i < n; i++) {
 		g_autofree char *cycles = ga_format_u64(runs[i].cycles);
@@ -378,11 +490,39 @@ static void rebuild(GaTraceView *self)
 		                                       runs[i].program, cycles, steps));
 	}
 	g_ptr_array_add(names, NULL);
-	g_signal_handlers_block_by_func(self->runs, on_run, self);
-	gtk_string_list_splice(self->run_names, 0, old, (const char *const *)names->pdata);
-	g_signal_handlers_unblock_by_func(self->runs, on_run, self);
+	g_signal_handlers_block_by_func(dropdown, handler, self);
+	gtk_string_list_splice(names_model, 0, old, (const char *const *)names->pdata);
+	g_signal_handlers_unblock_by_func(dropdown, handler, self);
 	g_ptr_array_unref(names);
-	gtk_widget_set_sensitive(GTK_WIDGET(self->runs), n > 0);
+	gtk_widget_set_sensitive(GTK_WIDGET(dropdown), n > 0);
+	return n;
+}
+
+static void rebuild(GaTraceView *self)
+{
+	GaDocument *doc = ga_session_get_document(self->session);
+	GaDocument *doc_b = doc ? ga_session_get_compare_document(self->session) : NULL;
+	size_t n, n_b;
+
+	g_clear_pointer(&self->doc, ga_document_unref);
+	self->doc = doc ? ga_document_ref(doc) : NULL;
+	g_clear_pointer(&self->doc_b, ga_document_unref);
+	self->doc_b = doc_b ? ga_document_ref(doc_b) : NULL;
+	self->details_side = 0;
+	gtk_widget_set_visible(self->compare_box, self->doc_b != NULL);
+	ga_step_lanes_set_label(self->lanes, self->doc_b ? "Execution trace, report A" : NULL);
+	if (self->doc_b) {
+		g_autofree char *t = g_strdup_printf("Report B: %s", ga_document_get_title(self->doc_b));
+
+		gtk_label_set_text(self->title_b, t);
+	}
+	n = fill_runs(self->run_names, self->runs, G_CALLBACK(on_run), self, self->doc);
+	n_b = fill_runs(self->run_names_b, self->runs_b, G_CALLBACK(on_run_b), self, self->doc_b);
+	/* B first, so that A's run aligns the axes with B's already there. */
+	if (n_b > 0 && gtk_drop_down_get_selected(self->runs_b) != n_b - 1)
+		gtk_drop_down_set_selected(self->runs_b, (guint)(n_b - 1)); /* calls on_run_b */
+	else
+		on_run_b(G_OBJECT(self->runs_b), NULL, self);
 	{
 		gint64 want, step;
 
@@ -522,12 +662,16 @@ static void ga_trace_view_dispose(GObject *object)
 	if (self->index_cancel)
 		g_cancellable_cancel(self->index_cancel);
 	g_clear_object(&self->index_cancel);
+	if (self->index_cancel_b)
+		g_cancellable_cancel(self->index_cancel_b);
+	g_clear_object(&self->index_cancel_b);
 	G_OBJECT_CLASS(ga_trace_view_parent_class)->dispose(object);
 }
 
 static void ga_trace_view_finalize(GObject *object)
 {
 	g_clear_pointer(&GA_TRACE_VIEW(object)->doc, ga_document_unref);
+	g_clear_pointer(&GA_TRACE_VIEW(object)->doc_b, ga_document_unref);
 	G_OBJECT_CLASS(ga_trace_view_parent_class)->finalize(object);
 }
 
@@ -549,8 +693,41 @@ static void ga_trace_view_init(GaTraceView *self)
 	gtk_widget_set_margin_end(GTK_WIDGET(self->lanes), 4);
 	g_signal_connect(self->lanes, "selection-changed", G_CALLBACK(on_selection_changed), self);
 	g_signal_connect(self->lanes, "range-changed", G_CALLBACK(on_range_changed), self);
+	g_signal_connect(self->lanes, "visible-changed", G_CALLBACK(on_visible), self);
 	self->paned = GTK_PANED(paned);
-	gtk_paned_set_start_child(GTK_PANED(paned), GTK_WIDGET(self->lanes));
+	{
+		GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+		GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+		GtkWidget *label = gtk_label_new_with_mnemonic("R_un of B");
+
+		self->compare_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+		self->title_b = GTK_LABEL(gtk_label_new(NULL));
+		gtk_widget_add_css_class(GTK_WIDGET(self->title_b), "heading");
+		self->run_names_b = gtk_string_list_new(NULL);
+		self->runs_b = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(self->run_names_b), NULL));
+		gtk_label_set_mnemonic_widget(GTK_LABEL(label), GTK_WIDGET(self->runs_b));
+		gtk_accessible_update_property(GTK_ACCESSIBLE(self->runs_b), GTK_ACCESSIBLE_PROPERTY_LABEL,
+		                               "Run of B", -1);
+		g_signal_connect(self->runs_b, "notify::selected", G_CALLBACK(on_run_b), self);
+		gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->title_b));
+		gtk_box_append(GTK_BOX(bar), label);
+		gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->runs_b));
+		gtk_widget_set_margin_start(bar, 12);
+		gtk_widget_set_margin_top(bar, 6);
+		self->lanes_b = GA_STEP_LANES(ga_step_lanes_new());
+		ga_step_lanes_set_label(self->lanes_b, "Execution trace, report B");
+		gtk_widget_set_margin_end(GTK_WIDGET(self->lanes_b), 4);
+		g_signal_connect(self->lanes_b, "selection-changed", G_CALLBACK(on_selection_changed_b),
+		                 self);
+		g_signal_connect(self->lanes_b, "visible-changed", G_CALLBACK(on_visible), self);
+		gtk_box_append(GTK_BOX(self->compare_box), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL));
+		gtk_box_append(GTK_BOX(self->compare_box), bar);
+		gtk_box_append(GTK_BOX(self->compare_box), GTK_WIDGET(self->lanes_b));
+		gtk_widget_set_visible(self->compare_box, FALSE);
+		gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->lanes));
+		gtk_box_append(GTK_BOX(top), self->compare_box);
+		gtk_paned_set_start_child(GTK_PANED(paned), top);
+	}
 	gtk_paned_set_end_child(GTK_PANED(paned), build_panel(self));
 	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
 	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
