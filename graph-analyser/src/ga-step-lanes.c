@@ -113,6 +113,7 @@ struct _GaStepLanes {
 	ga_bsp_request bsp_req;
 	gboolean bsp_stale;        /* the view changed since bsp_req */
 	GCancellable *bsp_cancel;  /* the picture being made, or NULL */
+	guint describe_idle;       /* a description to redo after a resize */
 
 	int hover_lane;            /* -1: none */
 	double pointer_x, pointer_y; /* the pointer's last position; -1: outside */
@@ -757,6 +758,15 @@ static void set_range(GaStepLanes *self, gboolean has, uint64_t from, uint64_t t
 
 /* --- Geometry ---------------------------------------------------------------------- */
 
+static gboolean describe_later(gpointer data)
+{
+	GaStepLanes *self = data;
+
+	self->describe_idle = 0;
+	update_description(self);
+	return G_SOURCE_REMOVE;
+}
+
 static void ensure_geometry(GaStepLanes *self)
 {
 	GtkWidget *w = GTK_WIDGET(self);
@@ -770,6 +780,9 @@ static void ensure_geometry(GaStepLanes *self)
 	if (self->width != width || self->height != height) {
 		g_clear_pointer(&self->cache, gsk_render_node_unref);
 		self->bsp_stale = TRUE;
+		/* The BSP rows depend on the height: say so after this frame. */
+		if (!self->describe_idle)
+			self->describe_idle = g_idle_add(describe_later, self);
 	}
 	self->width = width;
 	self->height = height;
@@ -1781,6 +1794,7 @@ static void ga_step_lanes_dispose(GObject *object)
 		g_cancellable_cancel(self->bsp_cancel);
 	g_clear_object(&self->bsp_cancel);
 	g_clear_object(&self->bsp_tex);
+	g_clear_handle_id(&self->describe_idle, g_source_remove);
 	if (self->lanes)
 		g_ptr_array_set_size(self->lanes, 0);
 	g_clear_pointer(&self->step_leaf, g_free);

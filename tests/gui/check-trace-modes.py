@@ -120,6 +120,9 @@ def main():
             failures.append(f"BSP: the lanes say {lanes.description!r}; wanted {want!r} "
                             f"over cycles 0 – {fmt(total)}")
         print("bsp:", lanes.description)
+        # The lanes take their BSP height after the switch: let the rows
+        # settle before reading them.
+        time.sleep(1)
         before = per_row()
         # A click on the ruler focuses the lanes and selects nothing.
         x, y, w, h = lanes.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
