@@ -452,10 +452,8 @@ static void on_run_b(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 static const char *const hints[GA_TRACE_MODE_COUNT] = {
     "Ctrl+wheel or +/− zoom, drag or wheel pans, Home shows the whole run, Shift+drag marks a "
     "range",
-    "Each step under its call stack: Ctrl+wheel or +/− zoom, drag pans, click a frame to select "
-    "it",
-    "Tiles down, cycles across: Ctrl+Up/Down tiles per row, Up/Down/Page keys scroll tiles, "
-    "+/− zoom",
+    "Each step under its call stack; click a frame to select it, Ctrl+wheel or +/− zoom",
+    "Grey: idle tiles. Ctrl+Up/Down: tiles per row, Up/Down: scroll tiles, +/−: zoom",
 };
 
 static void on_mode(GtkToggleButton *button, GaTraceView *self)
