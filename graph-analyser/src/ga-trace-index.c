@@ -92,11 +92,12 @@ gboolean ga_trace_index_step_on_ipu(GaTraceIndex *index, size_t step, unsigned i
 
 /* --- Building ------------------------------------------------------------------------ */
 
-static const uint64_t *sort_from;
-
-static int by_from(const void *a, const void *b)
+/* Orders step indices by first cycle (`data`: the first cycles). Builds
+ * of A's and B's indexes run in threads at once: no global state. */
+static gint by_from(gconstpointer a, gconstpointer b, gpointer data)
 {
-	uint64_t x = sort_from[*(const guint32 *)a], y = sort_from[*(const guint32 *)b];
+	const uint64_t *from = data;
+	uint64_t x = from[*(const guint32 *)a], y = from[*(const guint32 *)b];
 
 	if (x != y)
 		return x < y ? -1 : 1;
@@ -223,8 +224,7 @@ static GaTraceIndex *build(const char *path, size_t run, GCancellable *cancellab
 		}
 		ix->slot[i] = s ? *s : -1;
 	}
-	sort_from = ix->from;
-	qsort(ix->order, ix->n_steps, sizeof(*ix->order), by_from);
+	g_qsort_with_data(ix->order, (gint)ix->n_steps, sizeof(*ix->order), by_from, ix->from);
 	for (size_t i = 0; i < ix->n_steps; i++)
 		ix->max_to[i] = MAX(i ? ix->max_to[i - 1] : 0, ix->to[ix->order[i]]);
 	ix->ipus = g_new0(guint32, ix->n_slots + 1);

@@ -353,8 +353,14 @@ static int walk_program(walk *w, uint32_t p, unsigned depth, int64_t parent)
 		size_t cap = w->cap_frames ? w->cap_frames * 2 : 1024;
 		tsr_frame *f;
 
-		if (cap > ((size_t)1 << 30) / sizeof(*f))
-			return tsr_fail(w->r, TSR_ERR_TOO_LARGE, "'%s': run %zu has too many frames",
+		/* Frames count against the handle's memory cap (a hostile
+		 * nesting repeated many times must not take the host's). */
+		if (cap > SIZE_MAX / sizeof(*f) ||
+		    cap * sizeof(*f) > (w->r->memory_used < w->r->memory_cap
+		                            ? w->r->memory_cap - w->r->memory_used
+		                            : 0))
+			return tsr_fail(w->r, TSR_ERR_TOO_LARGE,
+			                "'%s': run %zu has more frames than the memory cap allows",
 			                w->r->path, w->run);
 		f = realloc(w->frames, cap * sizeof(*f));
 		if (!f)
