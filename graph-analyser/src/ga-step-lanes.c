@@ -50,7 +50,7 @@
 /* A BSP picture of fewer (steps in view x rows) is made at once. */
 #define BSP_SYNC_WORK 400000.0
 /* The tallest BSP row, device px. */
-#define BSP_MAX_ROW_PX 16
+#define BSP_MAX_ROW_PX 64
 
 typedef struct Lane {
 	char *name;
@@ -982,6 +982,9 @@ static void bsp_layout(GaStepLanes *self, unsigned *bpr, int *rows, int *row_px)
 
 	*row_px = (int)MAX(1, self->bsp_row_px);
 	*bpr = self->bsp_bpr ? self->bsp_bpr : MAX(1, (n_blocks + (unsigned)h_dev - 1) / (unsigned)h_dev);
+	/* All tiles in the view: fewer tiles than pixels get taller rows. */
+	if (!self->bsp_bpr && *bpr == 1)
+		*row_px = MAX(1, MIN(BSP_MAX_ROW_PX, h_dev / (int)MAX(1u, n_blocks)));
 	*rows = MIN(h_dev / *row_px, (int)((n_blocks - MIN(first, n_blocks) + *bpr - 1) / *bpr));
 	*rows = MAX(1, *rows);
 }
@@ -1535,10 +1538,12 @@ static void bsp_zoom(GaStepLanes *self, gboolean in)
 		return;
 	bsp_layout(self, &bpr, &rows, &row_px);
 	if (in) {
-		if (bpr > 1)
+		if (bpr > 1) {
 			self->bsp_bpr = bpr / 2;
-		else
+		} else {
+			self->bsp_bpr = 1;
 			self->bsp_row_px = MIN(BSP_MAX_ROW_PX, (unsigned)row_px * 2);
+		}
 	} else if (row_px > 1) {
 		self->bsp_row_px = (unsigned)row_px / 2;
 		self->bsp_bpr = 1;
