@@ -10,7 +10,11 @@
  *     reaches the longer run;
  *   - a step selected in B shows in the details as report B's, and the
  *     session's step (an index into report A) does not move;
- *   - ending the comparison hides B again.
+ *   - ending the comparison hides B again;
+ *
+ * and, with one report, that the view follows the session: a step set
+ * there (as the Liveness view or the Program Tree would) picks its run,
+ * selects it and scrolls it into view.
  *
  * With TILESCOPE_SHOT=FILE.png the view is also rendered to that file.
  */
@@ -161,10 +165,46 @@ static void test_compare(void **state)
 	ga_document_unref(b);
 }
 
+static void test_follow_session(void **state)
+{
+	GaDocument *a = load("tut5_ml");
+	GaSession *session = ga_session_new();
+	GtkWidget *window = gtk_window_new();
+	GtkWidget *view = ga_trace_view_new(session);
+	g_autoptr(GPtrArray) lanes = g_ptr_array_new();
+	const tsr_step *steps;
+	size_t n;
+	GaStepLanes *la;
+	double from, to;
+
+	(void)state;
+	gtk_window_set_default_size(GTK_WINDOW(window), 1200, 800);
+	gtk_window_set_child(GTK_WINDOW(window), view);
+	gtk_window_present(GTK_WINDOW(window));
+	ga_session_set_document(session, a);
+	spin(500);
+	collect(view, lanes);
+	la = lanes->pdata[0];
+	assert_int_equal((gint64)ga_step_lanes_get_total(la), 265740); /* the last run */
+	ga_session_set_step(session, 1, 500);
+	spin(300);
+	assert_int_equal((gint64)ga_step_lanes_get_total(la), 672100); /* run 1 */
+	assert_int_equal(ga_step_lanes_get_selected(la), 500);
+	assert_int_equal(tsr_report_get_steps(&steps, &n, ga_document_get_report(a), 1), TSR_OK);
+	ga_step_lanes_get_visible(la, &from, &to);
+	assert_true(from <= (double)steps[500].cycles_from && to >= (double)steps[500].cycles_to);
+	assert_true(to - from < 672100); /* zoomed in on it */
+	assert_true(has_label(view, "Step 500"));
+	gtk_window_destroy(GTK_WINDOW(window));
+	g_object_unref(session);
+	ga_document_unref(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_compare),
+	    cmocka_unit_test(test_follow_session),
 	};
 
 	gtk_init();
