@@ -134,13 +134,23 @@ static gboolean decode_slot(GaTraceIndex *ix, tsr_report *r, uint64_t *buf, size
 			mask |= 1u << (t / ix->tiles_per_ipu);
 	}
 	ix->ipus[slot] = mask;
-	for (unsigned b = 0; b < ix->n_blocks; b++) {
-		unsigned t0 = b * ix->tpb, t1 = MIN(ix->num_tiles, t0 + ix->tpb);
-		double sum = 0;
+	if (!max) {
+		memset(frac, 0, ix->n_blocks);
+		return TRUE;
+	}
+	/* This loop is most of the index's time on a large report (30,000
+	 * blobs of 5,888 tiles): one multiply per tile, no division. */
+	{
+		double scale = 255.0 / (double)max;
 
-		for (unsigned t = t0; t < t1 && max; t++)
-			sum += buf[t] >= max ? 1.0 : (double)buf[t] / (double)max;
-		frac[b] = (guint8)lround(t1 > t0 ? 255.0 * sum / (t1 - t0) : 0);
+		for (unsigned b = 0; b < ix->n_blocks; b++) {
+			unsigned t0 = b * ix->tpb, t1 = MIN(ix->num_tiles, t0 + ix->tpb);
+			double sum = 0;
+
+			for (unsigned t = t0; t < t1; t++)
+				sum += (double)buf[t];
+			frac[b] = (guint8)MIN(255.0, sum * scale / (t1 - t0) + 0.5);
+		}
 	}
 	return TRUE;
 }
