@@ -148,9 +148,12 @@ static int pool_add(walk *w, const uint32_t *ids, size_t n)
 static int first_of(walk *w, uint32_t p, unsigned depth);
 
 /* The first leaves of children[from .. to) run in order, appended to the
- * pool from `start` on (unsorted); *nullable when all may be empty. */
+ * pool (unsorted) when `copy`; *nullable when all may be empty. Called
+ * first without `copy` so that the children's own sets are all in the
+ * pool before the parent's part of it starts (a child computed while the
+ * parent's part is open would be sorted into it and lost). */
 static int first_of_seq(walk *w, const uint32_t *children, size_t from, size_t to,
-                        bool *nullable, unsigned depth)
+                        bool *nullable, unsigned depth, bool copy)
 {
 	int rc;
 
@@ -161,8 +164,7 @@ static int first_of_seq(walk *w, const uint32_t *children, size_t from, size_t t
 		if ((rc = first_of(w, children[i], depth + 1)))
 			return rc;
 		s = &w->sets[children[i]];
-		/* The pool may move: copy through an index, not a pointer. */
-		for (size_t j = 0; j < s->n; j++) {
+		for (size_t j = 0; copy && j < s->n; j++) {
 			uint32_t id = w->pool[s->off + j];
 
 			if ((rc = pool_add(w, &id, 1)))
@@ -211,56 +213,56 @@ static int first_of(walk *w, uint32_t p, unsigned depth)
 		return fail(w, "program %u contains itself", p);
 	s->state = 1;
 	pr = &w->progs[p];
-	switch (w->kinds[p]) {
-	case K_LEAF:
-		rc = pool_add(w, &p, 1);
-		nullable = false;
-		break;
-	case K_UNTRACED:
-		break;
-	case K_SEQUENCE:
-		rc = first_of_seq(w, pr->children, 0, pr->n_children, &nullable, depth);
-		break;
-	case K_REPEAT:
-		if (pr->repeat_count)
-			rc = first_of_seq(w, pr->children, 0, pr->n_children, &nullable, depth);
-		break;
-	case K_CHOICE:
-		for (size_t i = 0; !rc && i < pr->n_children; i++) {
-			bool n;
+	/* Twice: the children's sets first, then this one's part of the
+	 * pool, from `start` (see first_of_seq). */
+	for (int pass = 0; pass < 2 && !rc; pass++) {
+		bool copy = pass == 1;
 
-			rc = first_of_seq(w, pr->children, i, i + 1, &n, depth);
-		}
-		/* An If whose predicate fails, or a Switch without a matching
-		 * case, runs nothing (the lowered form does not say which
-		 * branch is an else). */
+		start = w->n_pool;
 		nullable = true;
-		break;
-	case K_WHILE: {
-		size_t split = while_split(w, pr);
+		switch (w->kinds[p]) {
+		case K_LEAF:
+			if (copy)
+				rc = pool_add(w, &p, 1);
+			nullable = false;
+			break;
+		case K_UNTRACED:
+			break;
+		case K_SEQUENCE:
+			rc = first_of_seq(w, pr->children, 0, pr->n_children, &nullable, depth, copy);
+			break;
+		case K_REPEAT:
+			if (pr->repeat_count)
+				rc = first_of_seq(w, pr->children, 0, pr->n_children, &nullable, depth, copy);
+			break;
+		case K_CHOICE:
+			for (size_t i = 0; !rc && i < pr->n_children; i++) {
+				bool n;
 
-		if (!split)
-			return fail(w, "program %u (%s) has no predicate (SetLocalConsensusFromVar, Sync)",
-			            p, pr->type);
-		rc = first_of_seq(w, pr->children, 0, split, &nullable, depth);
-		break;
-	}
-	case K_CALL:
-		if (pr->function < 0 || (size_t)pr->function >= w->n_functions)
-			return fail(w, "program %u (Call) calls function %lld of %zu", p,
-			            (long long)pr->function, w->n_functions);
-		rc = first_of(w, w->functions[pr->function], depth + 1);
-		if (!rc) {
-			const first_set *f = &w->sets[w->functions[pr->function]];
-
-			for (size_t j = 0; !rc && j < f->n; j++) {
-				uint32_t id = w->pool[f->off + j];
-
-				rc = pool_add(w, &id, 1);
+				rc = first_of_seq(w, pr->children, i, i + 1, &n, depth, copy);
 			}
-			nullable = f->nullable;
+			/* An If whose predicate fails, or a Switch without a
+			 * matching case, runs nothing (the lowered form does not
+			 * say which branch is an else). */
+			nullable = true;
+			break;
+		case K_WHILE: {
+			size_t split = while_split(w, pr);
+
+			if (!split)
+				return fail(w,
+				            "program %u (%s) has no predicate (SetLocalConsensusFromVar, Sync)",
+				            p, pr->type);
+			rc = first_of_seq(w, pr->children, 0, split, &nullable, depth, copy);
+			break;
 		}
-		break;
+		case K_CALL:
+			if (pr->function < 0 || (size_t)pr->function >= w->n_functions)
+				return fail(w, "program %u (Call) calls function %lld of %zu", p,
+				            (long long)pr->function, w->n_functions);
+			rc = first_of_seq(w, &w->functions[pr->function], 0, 1, &nullable, depth, copy);
+			break;
+		}
 	}
 	if (rc)
 		return rc;

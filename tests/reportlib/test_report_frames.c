@@ -7,10 +7,15 @@
  * and that each frame lies inside its parent; then copies of tutorial 5
  * whose control program contradicts its trace (a Repeat count one short
  * or one over, a trace entry swapped, a program containing itself), each
- * of which must be TSR_ERR_CORRUPT, never a crash.
+ * of which must be TSR_ERR_CORRUPT, never a crash. Last, a model made
+ * here with an IfElse (its else taken), a Switch (case 1 taken), and a
+ * function called once and twice more from a Repeat: each choice must
+ * land in the branch that ran, each Call over its function's body.
  */
 #include "test-util.h"
 
+#include <tilescope/ipu.h>
+#include <tilescope/popops.h>
 #include <tilescope/report.h>
 
 #include <sqlite3.h>
@@ -223,6 +228,125 @@ static void test_inconsistent(void **state)
 	          "belongs to no trace entry");
 }
 
+/* The compute set name of leaf frame `f`'s step, or "". */
+static const char *leaf_cs(tsr_report *r, const tsr_frame *f, const tsr_step *steps)
+{
+	const tsr_compute_set *cs;
+	size_t n;
+
+	for (size_t k = f->step_from; k < f->step_to; k++)
+		if (steps[k].compute_set >= 0 && !tsr_report_get_compute_sets(&cs, &n, r) &&
+		    (size_t)steps[k].compute_set < n)
+			return cs[steps[k].compute_set].name;
+	return "";
+}
+
+/* Whether some frame below frame `i` is a leaf computing in a compute
+ * set whose name holds `what`. */
+static bool below_computes(tsr_report *r, const tsr_frame *f, size_t n, size_t i,
+                           const tsr_step *steps, const char *what)
+{
+	for (size_t j = i + 1; j < n && f[j].depth > f[i].depth; j++)
+		if (strstr(leaf_cs(r, &f[j], steps), what))
+			return true;
+	return false;
+}
+
+static void test_control_flow(void **state)
+{
+	tsi_ipu_model_options o = TSI_IPU_MODEL_OPTIONS_INIT;
+	char *dir = tsi_test_mkdtemp(), report_dir[1024];
+	tsi_device *dev = NULL;
+	tsi_graph *g = NULL;
+	tsi_engine *e = NULL;
+	tsi_options *opts = tsi_options_new();
+	tsi_tensor *x, *pred, *ctrl;
+	tsi_program *main_prog, *then_b, *else_b, *sw, *dflt, *c0, *c1, *fn_body;
+	tsi_function *fn;
+	tsr_report *r = NULL;
+	const tsr_frame *f;
+	const tsr_program *progs;
+	const tsr_step *steps;
+	size_t n, n_progs, n_steps, ifs = 0, switches = 0, calls = 0;
+
+	(void)state;
+	o.num_ipus = 1;
+	o.tiles_per_ipu = 4;
+	assert_int_equal(tsi_device_new_ipu_model(&dev, &o), TSI_OK);
+	assert_int_equal(tsi_graph_new(&g, tsi_device_get_target(dev), 1), TSI_OK);
+	assert_int_equal(tsi_popops_add_codelets(g), TSI_OK);
+	x = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(8), "x");
+	assert_int_equal(tsi_graph_set_tile_mapping(g, x, 0), TSI_OK);
+	assert_int_equal(tsi_graph_create_host_write(g, "x", x), TSI_OK);
+	pred = tsi_graph_add_constant_fill(g, TSI_INT, TSI_SHAPE(1), 0, "pred");
+	ctrl = tsi_graph_add_constant_fill(g, TSI_INT, TSI_SHAPE(1), 1, "ctrl");
+	assert_int_equal(tsi_graph_set_tile_mapping(g, pred, 1), TSI_OK);
+	assert_int_equal(tsi_graph_set_tile_mapping(g, ctrl, 2), TSI_OK);
+	main_prog = tsi_prog_sequence(g, "main");
+	assert_non_null(tsi_popops_add(g, x, x, main_prog, "first"));
+	then_b = tsi_prog_sequence(g, "thenBody");
+	else_b = tsi_prog_sequence(g, "elseBody");
+	assert_non_null(tsi_popops_add(g, x, x, then_b, "thenAdd"));
+	assert_non_null(tsi_popops_mul(g, x, x, else_b, "elseMul"));
+	assert_int_equal(tsi_sequence_add(main_prog, tsi_prog_if(g, pred, then_b, else_b)), TSI_OK);
+	dflt = tsi_prog_sequence(g, "dflt");
+	c0 = tsi_prog_sequence(g, "c0");
+	c1 = tsi_prog_sequence(g, "c1");
+	assert_non_null(tsi_popops_add(g, x, x, dflt, "defaultAdd"));
+	assert_non_null(tsi_popops_add(g, x, x, c0, "case0Add"));
+	assert_non_null(tsi_popops_mul(g, x, x, c1, "case1Mul"));
+	sw = tsi_prog_switch(g, ctrl, dflt);
+	assert_int_equal(tsi_switch_add_case(sw, 0, c0), TSI_OK);
+	assert_int_equal(tsi_switch_add_case(sw, 1, c1), TSI_OK);
+	assert_int_equal(tsi_sequence_add(main_prog, sw), TSI_OK);
+	fn_body = tsi_prog_sequence(g, "fnBody");
+	assert_non_null(tsi_popops_add(g, x, x, fn_body, "inFunction"));
+	fn = tsi_graph_add_function(g, fn_body);
+	assert_int_equal(tsi_sequence_add(main_prog, tsi_prog_call(g, fn)), TSI_OK);
+	assert_int_equal(tsi_sequence_add(main_prog, tsi_prog_repeat(g, 2, tsi_prog_call(g, fn))),
+	                 TSI_OK);
+	snprintf(report_dir, sizeof(report_dir), "%s/report", dir);
+	assert_int_equal(tsi_options_set(opts, "autoReport.all", "true"), TSI_OK);
+	assert_int_equal(tsi_options_set(opts, "autoReport.directory", report_dir), TSI_OK);
+	if (tsi_engine_new(&e, g, &main_prog, 1, opts) != TSI_OK)
+		fail_msg("compiling: %s", tsi_error_last());
+	tsi_options_free(opts);
+	assert_int_equal(tsi_engine_load(e, dev), TSI_OK);
+	assert_int_equal(tsi_engine_run(e, 0), TSI_OK);
+	if (tsr_report_open(&r, report_dir, NULL) != TSR_OK)
+		fail_msg("%s", tsr_last_error());
+	assert_int_equal(tsr_report_get_programs(&progs, &n_progs, r), TSR_OK);
+	assert_int_equal(tsr_report_get_steps(&steps, &n_steps, r, 0), TSR_OK);
+	if (tsr_report_get_frames(&f, &n, r, 0) != TSR_OK)
+		fail_msg("%s (kept in %s)", tsr_report_error(r), dir);
+	for (size_t i = 0; i < n; i++) {
+		const char *type = progs[f[i].program].type;
+
+		if (!strcmp(type, "IfElse")) {
+			ifs++;
+			assert_true(below_computes(r, f, n, i, steps, "elseMul"));
+			assert_false(below_computes(r, f, n, i, steps, "thenAdd"));
+		} else if (!strcmp(type, "Switch")) {
+			switches++;
+			assert_true(below_computes(r, f, n, i, steps, "case1Mul"));
+			assert_false(below_computes(r, f, n, i, steps, "case0Add"));
+			assert_false(below_computes(r, f, n, i, steps, "defaultAdd"));
+		} else if (!strcmp(type, "Call")) {
+			calls++;
+			assert_true(i + 1 < n && f[i + 1].parent == (int64_t)i);
+			assert_true(below_computes(r, f, n, i, steps, "inFunction"));
+		}
+	}
+	assert_int_equal(ifs, 1);
+	assert_int_equal(switches, 1);
+	assert_int_equal(calls, 3);
+	tsr_report_free(r);
+	tsi_engine_free(e);
+	tsi_graph_free(g);
+	tsi_device_free(dev);
+	tsi_test_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +354,7 @@ int main(void)
 	    cmocka_unit_test(test_every_step_one_leaf),
 	    cmocka_unit_test(test_bad_arguments),
 	    cmocka_unit_test(test_inconsistent),
+	    cmocka_unit_test(test_control_flow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
