@@ -9,8 +9,10 @@
  * or one over, a trace entry swapped, a program containing itself), each
  * of which must be TSR_ERR_CORRUPT, never a crash. Last, a model made
  * here with an IfElse (its else taken), a Switch (case 1 taken), and a
- * function called once and twice more from a Repeat: each choice must
- * land in the branch that ran, each Call over its function's body.
+ * function called once and twice more from a Repeat, and a
+ * RepeatWhileTrue counting to 3: each choice must land in the branch that
+ * ran, each Call over its function's body, the loop's condition 4 times
+ * and its body 3 times under it.
  */
 #include "test-util.h"
 
@@ -228,6 +230,52 @@ static void test_inconsistent(void **state)
 	          "belongs to no trace entry");
 }
 
+/* Two tiny codelets for a RepeatWhileTrue: v += 1, and out = a < b. */
+static bool inc_compute(const tsi_field *f, size_t n)
+{
+	(void)n;
+	(*(int32_t *)f[0].data)++;
+	return true;
+}
+
+static bool less_compute(const tsi_field *f, size_t n)
+{
+	(void)n;
+	*(uint8_t *)f[2].data = *(const int32_t *)f[0].data < *(const int32_t *)f[1].data;
+	return true;
+}
+
+static const tsi_field_def inc_fields[] = {
+	{"v", TSI_FIELD_INOUT, TSI_FIELD_SCALAR, TSI_INT, 0},
+};
+static const tsi_field_def less_fields[] = {
+	{"a", TSI_FIELD_INPUT, TSI_FIELD_SCALAR, TSI_INT, 0},
+	{"b", TSI_FIELD_INPUT, TSI_FIELD_SCALAR, TSI_INT, 0},
+	{"out", TSI_FIELD_OUTPUT, TSI_FIELD_SCALAR, TSI_BOOL, 0},
+};
+static const tsi_codelet loop_codelets[] = {
+	{"IncI", inc_fields, 1, inc_compute, NULL, NULL, 4, 16, false},
+	{"LessI", less_fields, 3, less_compute, NULL, NULL, 12, 16, false},
+};
+
+/* A compute set of one vertex of `type` on tile 0. */
+static tsi_program *one_vertex(tsi_graph *g, const char *name, const char *type, const char *f1,
+                               tsi_tensor *t1, const char *f2, tsi_tensor *t2, const char *f3,
+                               tsi_tensor *t3)
+{
+	tsi_compute_set *cs = tsi_graph_add_compute_set(g, name);
+	tsi_vertex *v = tsi_graph_add_vertex(g, cs, type);
+
+	assert_non_null(v);
+	assert_int_equal(tsi_graph_set_vertex_tile(g, v, 0), TSI_OK);
+	assert_int_equal(tsi_graph_connect(g, v, f1, t1), TSI_OK);
+	if (f2)
+		assert_int_equal(tsi_graph_connect(g, v, f2, t2), TSI_OK);
+	if (f3)
+		assert_int_equal(tsi_graph_connect(g, v, f3, t3), TSI_OK);
+	return tsi_prog_execute(g, cs);
+}
+
 /* The compute set name of leaf frame `f`'s step, or "". */
 static const char *leaf_cs(tsr_report *r, const tsr_frame *f, const tsr_step *steps)
 {
@@ -267,7 +315,7 @@ static void test_control_flow(void **state)
 	const tsr_frame *f;
 	const tsr_program *progs;
 	const tsr_step *steps;
-	size_t n, n_progs, n_steps, ifs = 0, switches = 0, calls = 0;
+	size_t n, n_progs, n_steps, ifs = 0, switches = 0, calls = 0, whiles = 0, conds = 0, bodies = 0;
 
 	(void)state;
 	o.num_ipus = 1;
@@ -305,6 +353,27 @@ static void test_control_flow(void **state)
 	assert_int_equal(tsi_sequence_add(main_prog, tsi_prog_call(g, fn)), TSI_OK);
 	assert_int_equal(tsi_sequence_add(main_prog, tsi_prog_repeat(g, 2, tsi_prog_call(g, fn))),
 	                 TSI_OK);
+	/* while (counter < 3) counter++: the condition runs 4 times, the
+	 * body 3. */
+	{
+		int32_t three = 3;
+		tsi_tensor *counter = tsi_graph_add_variable(g, TSI_INT, 0, NULL, "counter");
+		tsi_tensor *limit = tsi_graph_add_constant(g, TSI_INT, 0, NULL, &three, "limit");
+		tsi_tensor *go = tsi_graph_add_variable(g, TSI_BOOL, 0, NULL, "go");
+
+		assert_int_equal(tsi_graph_add_codelets(g, loop_codelets, 2), TSI_OK);
+		assert_int_equal(tsi_graph_set_tile_mapping(g, counter, 0), TSI_OK);
+		assert_int_equal(tsi_graph_set_tile_mapping(g, limit, 0), TSI_OK);
+		assert_int_equal(tsi_graph_set_tile_mapping(g, go, 0), TSI_OK);
+		assert_int_equal(
+		    tsi_sequence_add(main_prog,
+		                     tsi_prog_repeat_while_true(
+		                         g, one_vertex(g, "loopCond", "LessI", "a", counter, "b", limit,
+		                                       "out", go),
+		                         go, one_vertex(g, "loopBody", "IncI", "v", counter, NULL, NULL,
+		                                        NULL, NULL))),
+		    TSI_OK);
+	}
 	snprintf(report_dir, sizeof(report_dir), "%s/report", dir);
 	assert_int_equal(tsi_options_set(opts, "autoReport.all", "true"), TSI_OK);
 	assert_int_equal(tsi_options_set(opts, "autoReport.directory", report_dir), TSI_OK);
@@ -331,6 +400,12 @@ static void test_control_flow(void **state)
 			assert_true(below_computes(r, f, n, i, steps, "case1Mul"));
 			assert_false(below_computes(r, f, n, i, steps, "case0Add"));
 			assert_false(below_computes(r, f, n, i, steps, "defaultAdd"));
+		} else if (!strcmp(type, "RepeatWhileTrue")) {
+			whiles++;
+			for (size_t j = i + 1; j < n && f[j].depth > f[i].depth; j++) {
+				conds += strstr(leaf_cs(r, &f[j], steps), "loopCond") != NULL;
+				bodies += strstr(leaf_cs(r, &f[j], steps), "loopBody") != NULL;
+			}
 		} else if (!strcmp(type, "Call")) {
 			calls++;
 			assert_true(i + 1 < n && f[i + 1].parent == (int64_t)i);
@@ -340,6 +415,9 @@ static void test_control_flow(void **state)
 	assert_int_equal(ifs, 1);
 	assert_int_equal(switches, 1);
 	assert_int_equal(calls, 3);
+	assert_int_equal(whiles, 1);
+	assert_int_equal(conds, 4);
+	assert_int_equal(bodies, 3);
 	tsr_report_free(r);
 	tsi_engine_free(e);
 	tsi_graph_free(g);
