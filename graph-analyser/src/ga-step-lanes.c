@@ -884,13 +884,24 @@ static void mark(GaStepLanes *self, GtkSnapshot *s, double x0, double x1, double
 	outline(s, &self->fg, x0 - 1, y, MAX(3, x1 - x0 + 2), self->lane_h, 2);
 }
 
-static void flush_fold(GaStepLanes *self, GtkSnapshot *s, Lane *l, Item *fold, int kind)
+/* Draws a fold in the colour of the kind that takes most of its cycles
+ * (`cycles` by kind; a lane of one kind has only that one), as the BSP
+ * view colours a pixel, and starts the next one. */
+static void flush_fold(GaStepLanes *self, GtkSnapshot *s, Lane *l, Item *fold, double *cycles)
 {
-	const GdkRGBA *c = ga_program_kind_colour(l->kind >= 0 ? (ga_program_kind)l->kind
-	                                                       : (ga_program_kind)kind);
-	GdkRGBA fill = alpha(c, 0.6);
-	double y = l->y, h = self->lane_h;
+	int kind = l->kind >= 0 ? l->kind : GA_PROGRAM_CONTROL;
+	const GdkRGBA *c;
+	GdkRGBA fill;
+	double y = l->y, h = self->lane_h, best = 0;
 
+	for (int k = 0; l->kind < 0 && k < GA_PROGRAM_KIND_COUNT; k++)
+		if (cycles[k] > best) {
+			best = cycles[k];
+			kind = k;
+		}
+	memset(cycles, 0, sizeof(double) * GA_PROGRAM_KIND_COUNT);
+	c = ga_program_kind_colour((ga_program_kind)kind);
+	fill = alpha(c, 0.6);
 	if (fold->count == 0)
 		return;
 	/* A fold is lighter than a step and has a solid foot, so that it reads
@@ -918,7 +929,8 @@ static void draw_lane(GaStepLanes *self, GtkSnapshot *s, Lane *l)
 {
 	double y = l->y, h = self->lane_h, right = self->plot_x + self->plot_w;
 	Item fold = {0};
-	int fold_kind = GA_PROGRAM_CONTROL;
+	double fold_cycles[GA_PROGRAM_KIND_COUNT] = {0};
+	int fold_last_kind = -1;
 
 	for (size_t i = lane_first_after(l, self->vis_start); i < l->n; i++) {
 		guint32 ref = l->idx[i];
@@ -937,7 +949,7 @@ static void draw_lane(GaStepLanes *self, GtkSnapshot *s, Lane *l)
 			GdkRGBA ink = ink_on(c), edge = {c->red * 0.6f, c->green * 0.6f, c->blue * 0.6f, 1};
 			Item one = {(float)x0, (float)x1, (guint32)i, (guint32)i, 1, marked};
 
-			flush_fold(self, s, l, &fold, fold_kind);
+			flush_fold(self, s, l, &fold, fold_cycles);
 			rect(s, c, x0, y + 2, x1 - x0, h - 4);
 			rect(s, &edge, x0, y + 2, 1, h - 4);
 			/* The name, ellipsized only where a few characters still show. */
@@ -953,20 +965,27 @@ static void draw_lane(GaStepLanes *self, GtkSnapshot *s, Lane *l)
 			g_array_append_val(l->items, one);
 		} else {
 			double c0 = floor(x0), c1 = MAX(c0 + 1, ceil(x1));
+			int kind = l->kind >= 0 ? l->kind : item_kind(self, l, ref);
 
-			if (fold.count && c0 <= fold.x1) {
+			/* A fold in a lane of mixed kinds (Flame) ends where the
+			 * kind changes once it is a few pixels wide, so that long
+			 * runs of compute and of exchange stay apart while a mix
+			 * finer than that folds into one bar. */
+			if (fold.count && c0 <= fold.x1 && (kind == fold_last_kind || fold.x1 - fold.x0 < 8)) {
 				fold.x1 = (float)MAX(fold.x1, c1);
 				fold.last = (guint32)i;
 				fold.count++;
 				fold.marked |= marked;
 			} else {
-				flush_fold(self, s, l, &fold, fold_kind);
+				flush_fold(self, s, l, &fold, fold_cycles);
 				fold = (Item){(float)c0, (float)c1, (guint32)i, (guint32)i, 1, marked};
-				fold_kind = l->kind >= 0 ? l->kind : item_kind(self, l, ref);
 			}
+			/* Zero-cycle items still count, a little. */
+			fold_cycles[kind] += (double)(ref_to(self, ref) - ref_from(self, ref)) + 0.5;
+			fold_last_kind = kind;
 		}
 	}
-	flush_fold(self, s, l, &fold, fold_kind);
+	flush_fold(self, s, l, &fold, fold_cycles);
 }
 
 /* --- BSP ---------------------------------------------------------------------------- */
