@@ -881,7 +881,11 @@ static GdkRGBA ink_on(const GdkRGBA *bg)
 /* The outline of an item of the highlighted program. */
 static void mark(GaStepLanes *self, GtkSnapshot *s, double x0, double x1, double y)
 {
-	outline(s, &self->fg, x0 - 1, y, MAX(3, x1 - x0 + 2), self->lane_h, 2);
+	GdkRGBA c = alpha(&self->fg, 0.7);
+
+	/* Lighter than the selection's outline, which must stand out among
+	 * its program's other steps. */
+	outline(s, &c, x0 - 1, y + 1, MAX(3, x1 - x0 + 2), self->lane_h - 2, 1.5f);
 }
 
 /* Draws a fold in the colour of the kind that takes most of its cycles
@@ -1214,7 +1218,7 @@ static void select_outline(GaStepLanes *self, GtkSnapshot *s, const Lane *l, gui
 		x0 = floor((x0 + x1) / 2) - 1;
 		x1 = x0 + 3;
 	}
-	outline(s, &self->accent, x0 - 2, l->y - 1, x1 - x0 + 4, self->lane_h + 2, 2);
+	outline(s, &self->accent, x0 - 3, l->y - 2, x1 - x0 + 6, self->lane_h + 4, 3);
 }
 
 static void draw_overlay(GaStepLanes *self, GtkSnapshot *s)
