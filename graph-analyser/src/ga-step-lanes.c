@@ -48,7 +48,7 @@
 /* Zoom factor of one key press or wheel notch. */
 #define ZOOM_STEP 1.25
 /* A BSP picture of fewer (steps in view x rows) is made at once. */
-#define BSP_SYNC_WORK 400000.0
+#define BSP_SYNC_WORK 100000.0
 /* The tallest BSP row, device px. */
 #define BSP_MAX_ROW_PX 64
 
