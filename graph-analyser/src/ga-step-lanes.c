@@ -487,14 +487,18 @@ static void make_flat_lanes(GaStepLanes *self)
 
 static void make_flame_lanes(GaStepLanes *self)
 {
-	tsr_report *r = ga_document_get_report(self->doc);
+	const char *error = NULL;
 	guint32 depth = 0;
 
 	g_clear_pointer(&self->frames_error, g_free);
-	if (tsr_report_get_frames(&self->frames, &self->n_frames, r, self->run)) {
-		self->frames = NULL;
+	/* The frames come with the tile index (its worker follows the
+	 * trace); until then there are none to draw. */
+	if (!self->index || ga_trace_index_get_run(self->index) != self->run)
+		return;
+	self->frames = ga_trace_index_get_frames(self->index, &self->n_frames, &error);
+	if (!self->frames) {
 		self->n_frames = 0;
-		self->frames_error = g_strdup(tsr_report_error(r));
+		self->frames_error = g_strdup(error ? error : "no frames");
 		return;
 	}
 	for (size_t i = 0; i < self->n_frames; i++)
@@ -598,8 +602,8 @@ void ga_step_lanes_set_index(GaStepLanes *self, GaTraceIndex *index)
 	g_clear_pointer(&self->index, ga_trace_index_unref);
 	self->index = index;
 	g_clear_object(&self->bsp_tex);
-	if (self->mode == GA_TRACE_FLAT)
-		make_lanes(self);
+	if (self->mode != GA_TRACE_BSP)
+		make_lanes(self); /* per-IPU lanes, or the frames */
 	else
 		invalidate(self);
 	update_description(self);
@@ -1190,8 +1194,9 @@ static GskRenderNode *build_layer(GaStepLanes *self)
 	if (self->mode == GA_TRACE_BSP) {
 		draw_bsp(self, s);
 	} else if (self->mode == GA_TRACE_FLAME && !self->frames) {
-		g_autofree char *t = g_strdup_printf("No call stacks: %s",
-		                                     self->frames_error ? self->frames_error : "no frames");
+		g_autofree char *t = self->frames_error
+		                         ? g_strdup_printf("No call stacks: %s", self->frames_error)
+		                         : g_strdup("Following the call stacks…");
 
 		pango_layout_set_wrap(self->layout, PANGO_WRAP_WORD_CHAR);
 		text(self, s, t, self->plot_x + 8, self->ruler_h + 8, (int)self->plot_w - 16, &dim);
@@ -1386,8 +1391,10 @@ static void describe_flame(GaStepLanes *self, GString *d)
 	size_t in_view = 0;
 
 	if (!self->frames) {
-		g_string_append_printf(d, " Flame: no call stacks (%s).",
-		                       self->frames_error ? self->frames_error : "none");
+		if (self->frames_error)
+			g_string_append_printf(d, " Flame: no call stacks (%s).", self->frames_error);
+		else
+			g_string_append(d, " Flame: following the call stacks.");
 		return;
 	}
 	for (guint k = 0; k < self->lanes->len; k++)

@@ -29,6 +29,9 @@ struct GaTraceIndex {
 	size_t n_slots;
 	guint32 *ipus;            /* by slot: IPU bit mask (0: no tile has cycles) */
 	guint8 *frac;             /* by slot, n_blocks each: busy fraction x 255 */
+	tsr_frame *frames;        /* the run's call stacks, or NULL */
+	size_t n_frames;
+	char *frames_error;       /* why there are none */
 	double build_ms;
 };
 
@@ -50,6 +53,8 @@ void ga_trace_index_unref(GaTraceIndex *index)
 	g_free(index->slot);
 	g_free(index->ipus);
 	g_free(index->frac);
+	g_free(index->frames);
+	g_free(index->frames_error);
 	g_free(index);
 }
 
@@ -71,6 +76,14 @@ unsigned ga_trace_index_get_num_tiles(GaTraceIndex *index)
 unsigned ga_trace_index_get_tiles_per_block(GaTraceIndex *index)
 {
 	return index->tpb;
+}
+
+const tsr_frame *ga_trace_index_get_frames(GaTraceIndex *index, size_t *n, const char **error)
+{
+	*n = index->n_frames;
+	if (error)
+		*error = index->frames_error;
+	return index->frames;
 }
 
 double ga_trace_index_get_build_ms(GaTraceIndex *index)
@@ -249,6 +262,18 @@ static GaTraceIndex *build(const char *path, size_t run, GCancellable *cancellab
 			goto out;
 		if (!decode_slot(ix, r, buf, s, slot_cs[s], slot_kind[s], slot_ex[s], error))
 			goto out;
+	}
+	/* The call stacks: a damaged trace leaves the per-tile part whole. */
+	{
+		const tsr_frame *fr;
+		size_t nf;
+
+		if (tsr_report_get_frames(&fr, &nf, r, run)) {
+			ix->frames_error = g_strdup(tsr_report_error(r));
+		} else {
+			ix->frames = g_memdup2(fr, MAX(1, nf) * sizeof(*fr));
+			ix->n_frames = nf;
+		}
 	}
 	ix->build_ms = (g_get_monotonic_time() - t0) / 1000.0;
 	ok = TRUE;

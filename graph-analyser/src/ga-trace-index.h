@@ -6,7 +6,8 @@
  *
  * The blobs are decoded once per compute set and exchange the run uses
  * (never per step: a compute set runs many times), in a worker thread on
- * a reportlib handle of its own, so that the UI never waits on them (the
+ * a reportlib handle of its own (which also follows the run's call
+ * stacks for the Flame mode), so that the UI never waits on them (the
  * large report has 30,000 of them of 5,888 tiles). What is kept is small:
  * per compute set / exchange an IPU mask and the busy fraction of each
  * block of tiles_per_block tiles as a byte (0: idle throughout the step,
@@ -55,6 +56,11 @@ unsigned ga_trace_index_get_num_tiles(GaTraceIndex *index);
 unsigned ga_trace_index_get_tiles_per_block(GaTraceIndex *index);
 /* Whether step `step` ran on IPU `ipu` (sync steps run on every IPU). */
 gboolean ga_trace_index_step_on_ipu(GaTraceIndex *index, size_t step, unsigned ipu);
+/* The run's call stacks (tsr_report_get_frames), followed in the same
+ * worker so that the Flame mode never walks the trace on the main
+ * thread: NULL with *error the reason when the file's programs and trace
+ * disagree. Valid as long as the index. */
+const tsr_frame *ga_trace_index_get_frames(GaTraceIndex *index, size_t *n, const char **error);
 /* Milliseconds the build took (decoding included), for the benchmarks. */
 double ga_trace_index_get_build_ms(GaTraceIndex *index);
 
