@@ -367,9 +367,8 @@ int main(int argc, char **argv)
 		if (tsr_report_get_frames(&frames, &n_frames, r, n_runs - 1))
 			printf("# ga.trace_frames: %s\n", tsr_report_error(r));
 		else
-			printf("ga.trace_frames_build_ms %.1f ms (%zu frames; the app does it in the index worker)\n",
-			       (now() - t0) * 1e3,
-			       n_frames);
+			printf("ga.trace_frames_build_ms %.1f ms (%zu frames; in the index's worker)\n",
+			       (now() - t0) * 1e3, n_frames);
 		t0 = now();
 		ga_step_lanes_set_index(lanes, index);
 		printf("# ga.trace_per_ipu_lanes_ms %.1f\n", (now() - t0) * 1e3);
