@@ -394,6 +394,10 @@ static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, 
 		goto fail;
 	}
 	doc->load_seconds = (double)(g_get_monotonic_time() - start) / 1e6;
+	/* The load's callback and its state end with the load: a later call
+	 * that reports (tsr_report_get_frames) must not reach a finished
+	 * load's cancellable, which is cancelled when the window moves on. */
+	tsr_report_set_progress(doc->report, NULL, NULL);
 	return doc;
 fail:
 	ga_document_unref(doc);

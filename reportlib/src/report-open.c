@@ -1480,7 +1480,11 @@ void tsr_report_free(tsr_report *report)
 			free(report->steps[i]);
 		if (report->traces)
 			free(report->traces[i]);
+		if (report->frames)
+			free(report->frames[i]);
 	}
+	free(report->frames);
+	free(report->n_frames);
 	free(report->operations_cache);
 	if (report->db)
 		sqlite3_close_v2(report->db);
