@@ -1,7 +1,7 @@
 /*
  * The call stacks of execution steps (tsr_report_get_frames) on the
  * sample reports: tutorial 5's second run (a Sequence holding a Repeat of
- * 20 iterations of a 38-leaf Sequence) against the nesting worked out by
+ * 20 iterations of a 37-leaf Sequence) against the nesting worked out by
  * hand from its control program; on every run of every sample, that the
  * leaf frames cover each step exactly once, with the step's own program,
  * and that each frame lies inside its parent; then copies of tutorial 5
@@ -37,9 +37,11 @@ static tsr_report *open_sample(const char *name)
 	return r;
 }
 
-/* Tutorial 5, run 1: control program 1 is Sequence 44 → Repeat 43 (20
- * times) → Sequence 42 of the leaves 4 … 41, each of which makes steps
- * (1,060 steps, 53 per iteration). So 2 + 20 × (1 + 38) frames. */
+/* Tutorial 5, run 1: control program 1 is Sequence 47 → Sequence 46
+ * ("epoch") of the count's zeroing (OnTileExecute 4), Repeat 43 (20 times)
+ * → Sequence 42 of the leaves 5 … 41, then Sync 44 and the count's
+ * StreamCopy 45 (1,043 steps: 1, 20 × 52, 2). So 4 + 20 × (1 + 37) + 2
+ * frames. */
 static void test_tut5_by_hand(void **state)
 {
 	tsr_report *r = open_sample("tut5_ml");
@@ -49,38 +51,47 @@ static void test_tut5_by_hand(void **state)
 
 	(void)state;
 	assert_int_equal(tsr_report_get_steps(&steps, &n_steps, r, 1), TSR_OK);
-	assert_int_equal(n_steps, 1060);
+	assert_int_equal(n_steps, 1043);
 	assert_int_equal(tsr_report_get_frames(&f, &n, r, 1), TSR_OK);
-	assert_int_equal(n, 2 + 20 * 39);
-	assert_int_equal(f[0].program, 44);
+	assert_int_equal(n, 4 + 20 * 38 + 2);
+	assert_int_equal(f[0].program, 47);
 	assert_int_equal(f[0].depth, 0);
 	assert_int_equal(f[0].parent, -1);
 	assert_int_equal(f[0].step_from, 0);
-	assert_int_equal(f[0].step_to, 1060);
+	assert_int_equal(f[0].step_to, 1043);
 	assert_int_equal(f[0].cycles_from, 0);
-	assert_int_equal(f[0].cycles_to, 672100);
-	assert_int_equal(f[1].program, 43);
+	assert_int_equal(f[0].cycles_to, 651859);
+	assert_int_equal(f[1].program, 46);
 	assert_int_equal(f[1].depth, 1);
 	assert_int_equal(f[1].parent, 0);
-	assert_int_equal(f[2].program, 42);
+	assert_int_equal(f[2].program, 4);
 	assert_int_equal(f[2].depth, 2);
-	assert_int_equal(f[2].parent, 1);
 	assert_int_equal(f[2].step_from, 0);
-	assert_int_equal(f[2].step_to, 53);
-	assert_int_equal(f[2].cycles_to, 33605);
-	assert_int_equal(f[3].program, 4);
-	assert_int_equal(f[3].depth, 3);
-	assert_int_equal(f[3].parent, 2);
+	assert_int_equal(f[2].step_to, 1);
+	assert_int_equal(f[3].program, 43);
+	assert_int_equal(f[3].depth, 2);
+	assert_int_equal(f[3].parent, 1);
+	assert_int_equal(f[4].program, 42);
+	assert_int_equal(f[4].depth, 3);
+	assert_int_equal(f[4].parent, 3);
+	assert_int_equal(f[4].step_from, 1);
+	assert_int_equal(f[4].step_to, 53);
+	assert_int_equal(f[4].cycles_to, 32618);
+	assert_int_equal(f[5].program, 5);
+	assert_int_equal(f[5].depth, 4);
+	assert_int_equal(f[5].parent, 4);
+	assert_int_equal(f[n - 2].program, 44);
+	assert_int_equal(f[n - 1].program, 45);
 	for (size_t i = 0; i < n; i++) {
 		if (f[i].program == 42) {
-			assert_int_equal(f[i].step_from, bodies * 53);
-			assert_int_equal(f[i].step_to, (bodies + 1) * 53);
+			assert_int_equal(f[i].step_from, 1 + bodies * 52);
+			assert_int_equal(f[i].step_to, 1 + (bodies + 1) * 52);
 			bodies++;
 		}
-		leaves += f[i].depth == 3;
+		leaves += f[i].depth == 4;
 	}
 	assert_int_equal(bodies, 20);
-	assert_int_equal(leaves, 20 * 38);
+	assert_int_equal(leaves, 20 * 37);
 	/* Borrowed and kept: the same array again. */
 	{
 		const tsr_frame *again;
@@ -210,7 +221,7 @@ static void test_inconsistent(void **state)
 {
 	(void)state;
 	check_lie("UPDATE program SET repeat_count = 19 WHERE id = 43",
-	          "control program ends before trace entry 722");
+	          "trace entry 704 is program 5, where the control program runs program 44");
 	check_lie("UPDATE program SET repeat_count = 21 WHERE id = 43",
 	          "iteration 20 of program 43 (Repeat)");
 	/* Sequence 42's children 9 and 10 swapped: the trace (and its
@@ -224,7 +235,10 @@ static void test_inconsistent(void **state)
 	          "belongs to no trace entry");
 	/* The Repeat made an If: its body runs once, the trace goes on. */
 	check_lie("UPDATE program SET type = 'If' WHERE id = 43",
-	          "control program ends before trace entry 38");
+	          "trace entry 38 is program 5, where the control program runs program 44");
+	/* The epoch loses its Sync and StreamCopy: the trace outlives it. */
+	check_lie("DELETE FROM program_child WHERE parent = 46 AND position >= 2",
+	          "control program ends before trace entry 741");
 	/* A step whose program is not its trace entry's. */
 	check_lie("UPDATE step SET program = 3 WHERE run = 1 AND id = 1000",
 	          "belongs to no trace entry");
