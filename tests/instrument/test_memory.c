@@ -421,6 +421,52 @@ static void test_control_code_and_stack_every_tile(void **state)
 }
 
 /*
+ * Issue 19: a tile holds the control code of the programs that run on
+ * its IPU, not of every program. Two IPUs of 4 tiles: engine program 0
+ * computes on IPU 0 only, program 1 repeats a compute set on IPU 1 only.
+ * Each IPU's tiles carry the same control code; neither carries every
+ * program's; IPU 1 (a Repeat and its body) carries more than IPU 0; every
+ * program is charged somewhere.
+ */
+static void test_control_code_where_it_runs(void **state)
+{
+	tsi_target target;
+	tsi_graph *g = NULL;
+	tsi_program *progs[2];
+	tsi_engine *e = NULL;
+	(void)state;
+
+	assert_int_equal(tsi_target_ipu(&target, TSI_IPU_MK1, 2, 4), TSI_OK);
+	assert_int_equal(tsi_graph_new(&g, &target, 1), TSI_OK);
+	assert_int_equal(tsi_graph_add_codelets(g, codelets, 3), TSI_OK);
+	tsi_tensor *a = var_on(g, "a", 8, 0);
+	tsi_tensor *b = var_on(g, "b", 8, 0);
+	tsi_tensor *c = var_on(g, "c", 8, 4);
+	tsi_tensor *d = var_on(g, "d", 8, 4);
+	tsi_compute_set *cs0 = tsi_graph_add_compute_set(g, "onIpu0");
+	tsi_compute_set *cs1 = tsi_graph_add_compute_set(g, "onIpu1");
+	add_work(g, cs0, a, b, 0);
+	add_work(g, cs1, c, d, 4);
+	progs[0] = tsi_prog_execute(g, cs0);
+	progs[1] = tsi_prog_repeat(g, 3, tsi_prog_execute(g, cs1));
+	assert_int_equal(tsi_engine_new(&e, g, progs, 2, NULL), TSI_OK);
+	const tsi_graph_profile *gp = tsi_engine_get_graph_profile(e);
+	uint64_t ipu0 = cat_total(gp, TSI_MEM_CONTROL_CODE, 0);
+	uint64_t ipu1 = cat_total(gp, TSI_MEM_CONTROL_CODE, 4);
+	uint64_t every = 8 * gp->n_programs;
+
+	for (uint32_t t = 0; t < 8; t++)
+		assert_int_equal(cat_total(gp, TSI_MEM_CONTROL_CODE, t), t < 4 ? ipu0 : ipu1);
+	assert_true(ipu0 > 0 && ipu0 < every);
+	assert_true(ipu1 > ipu0 && ipu1 < every);
+	assert_true(ipu0 + ipu1 >= every);
+	assert_int_equal(find_var(gp, "controlCode")->bytes, 4 * ipu0 + 4 * ipu1);
+	assert_tile_identities(gp);
+	tsi_engine_free(e);
+	tsi_graph_free(g);
+}
+
+/*
  * A type's code counts once per tile however many of its vertices and
  * compute sets are there; vertex state, padding, edge pointers and vector
  * list descriptors by compute set and by type.
@@ -815,6 +861,7 @@ int main(void)
 		cmocka_unit_test(test_identity_and_gaps),
 		cmocka_unit_test(test_always_live_consistent),
 		cmocka_unit_test(test_control_code_and_stack_every_tile),
+		cmocka_unit_test(test_control_code_where_it_runs),
 		cmocka_unit_test(test_vertex_code_once_per_type_per_tile),
 		cmocka_unit_test(test_generated_copy),
 		cmocka_unit_test(test_variable_on_tiles_0_to_3),

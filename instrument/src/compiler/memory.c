@@ -39,7 +39,17 @@
  *   - vertexCode: a vertex type's code_bytes once on every tile that has
  *     at least one vertex of that type, whatever compute sets use it.
  *   - controlCode: control_code_per_step bytes per lowered program, on
- *     every tile (every tile runs the whole control program).
+ *     every tile of every IPU the program runs on: a tile holds the
+ *     control code of what executes on its IPU, as the guide's category
+ *     says, so a pipeline stage's programs cost only its IPUs' tiles. A
+ *     program runs on an IPU when it computes there (its compute set has
+ *     cycles on a tile of it), exchanges there (its exchange sends,
+ *     receives or spends cycles on such a tile), or contains such a
+ *     program (children, a Call's function body); a Sync runs on every
+ *     IPU, and so does a program that touches no tile at all (an empty
+ *     Sequence, WriteUndef: the model cannot say where, so everywhere).
+ *     With more than 64 IPUs in a replica every program is charged to
+ *     every tile, the rule this model had before.
  *   - stack: supervisor stack + worker stack x worker contexts, every tile.
  *   - instrumentationResults (debug.instrumentCompute): an 8-byte cycle
  *     count per executed compute set (generated copies included) on every
@@ -612,15 +622,114 @@ static void add_cat_once(mem_ctx *m, uint32_t cat, const tsi_tile_values *tv, ui
 	}
 }
 
+/* The IPUs (bits of one replica's IPUs) of the tiles `tv` names. */
+static uint64_t ipus_of(const tsi_tile_values *tv, unsigned tiles_per_ipu, unsigned n_ipus)
+{
+	uint64_t mask = 0;
+
+	for (size_t i = 0; i < tv->n; i++)
+		if (tv->tiles[i] / tiles_per_ipu < n_ipus)
+			mask |= (uint64_t)1 << (tv->tiles[i] / tiles_per_ipu);
+	return mask;
+}
+
+/* The IPUs program `i` and everything below it run on (memo[] holds the
+ * masks found, done[] which are final); see "controlCode" above. The
+ * program graph has no cycles (graph-checks.c), so the depth is bounded
+ * by its nesting. */
+static uint64_t program_ipus(const tsi_graph_profile *p, uint32_t i, uint64_t *memo, bool *done,
+                             uint64_t all)
+{
+	const tsi_lowered_program *lp = &p->programs[i];
+	unsigned tpi = p->target.tiles_per_ipu, n = p->target.num_ipus;
+	uint64_t mask = 0;
+
+	if (done[i])
+		return memo[i];
+	switch (lp->type) {
+	case TSI_LP_ON_TILE_EXECUTE:
+		if (lp->compute_set >= 0 && (size_t)lp->compute_set < p->n_compute_sets)
+			mask = ipus_of(&p->compute_sets[lp->compute_set].cycles_by_tile, tpi, n);
+		break;
+	case TSI_LP_DO_EXCHANGE:
+	case TSI_LP_GLOBAL_EXCHANGE:
+	case TSI_LP_STREAM_COPY: {
+		tsi_exchange_kind k = lp->type == TSI_LP_DO_EXCHANGE       ? TSI_EXCHANGE_INTERNAL
+		                      : lp->type == TSI_LP_GLOBAL_EXCHANGE ? TSI_EXCHANGE_EXTERNAL
+		                                                           : TSI_EXCHANGE_HOST;
+		if (lp->exchange >= 0 && (size_t)lp->exchange < p->n_exchanges[k]) {
+			const tsi_exchange_profile *x = &p->exchanges[k][lp->exchange];
+
+			mask = ipus_of(&x->bytes_sent, tpi, n) | ipus_of(&x->bytes_received, tpi, n) |
+			       ipus_of(&x->cycles, tpi, n);
+		}
+		break;
+	}
+	case TSI_LP_SYNC:
+		mask = all;
+		break;
+	default:
+		for (uint32_t c = 0; c < lp->n_children; c++)
+			if (lp->children[c] < p->n_programs)
+				mask |= program_ipus(p, lp->children[c], memo, done, all);
+		if (lp->type == TSI_LP_CALL && lp->function >= 0 &&
+		    (size_t)lp->function < p->n_function_programs &&
+		    p->function_programs[lp->function] < p->n_programs)
+			mask |= program_ipus(p, p->function_programs[lp->function], memo, done, all);
+		break;
+	}
+	memo[i] = mask ? mask : all;
+	done[i] = true;
+	return memo[i];
+}
+
 /*
- * Control code and stacks on every tile, exchange code and packet headers
- * from the plans, and the instrumentation of host and IPU-to-IPU
- * exchanges.
+ * Control code bytes of each IPU's tiles (n_ipus entries, malloc'd): the
+ * programs that run on it, control_code_per_step each. NULL when the
+ * replica has more than 64 IPUs or memory runs out: the caller then
+ * charges every program to every tile.
+ */
+static uint64_t *control_code_by_ipu(const tsi_profile_builder *b)
+{
+	const tsi_graph_profile *p = &b->profile;
+	unsigned n = p->target.num_ipus;
+	uint64_t all = n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+	uint64_t *memo, *out;
+	bool *done;
+
+	if (n == 0 || n > 64 || p->target.tiles_per_ipu == 0)
+		return NULL;
+	memo = calloc(p->n_programs ? p->n_programs : 1, sizeof(*memo));
+	done = calloc(p->n_programs ? p->n_programs : 1, sizeof(*done));
+	out = calloc(n, sizeof(*out));
+	if (!memo || !done || !out) {
+		free(memo);
+		free(done);
+		free(out);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < p->n_programs; i++) {
+		uint64_t mask = program_ipus(p, i, memo, done, all);
+
+		for (unsigned ipu = 0; ipu < n; ipu++)
+			if (mask >> ipu & 1)
+				out[ipu] += b->k.control_code_per_step;
+	}
+	free(memo);
+	free(done);
+	return out;
+}
+
+/*
+ * Control code (per IPU, control_code_by_ipu) and stacks on every tile,
+ * exchange code and packet headers from the plans, and the
+ * instrumentation of host and IPU-to-IPU exchanges.
  */
 static void layout_fixed(mem_ctx *m)
 {
 	tsi_profile_builder *b = m->b;
 	const tsi_graph_profile *p = &b->profile;
+	uint64_t *control_by_ipu = control_code_by_ipu(b);
 	uint64_t control = (uint64_t)b->k.control_code_per_step * p->n_programs;
 	uint64_t stack = b->k.supervisor_stack_bytes +
 	                 (uint64_t)p->target.num_worker_contexts * b->k.worker_stack_bytes;
@@ -644,7 +753,8 @@ static void layout_fixed(mem_ctx *m)
 				break;
 			}
 	for (uint32_t t = 0; t < m->num_tiles; t++) {
-		add_cat(m, TSI_MEM_CONTROL_CODE, t, control);
+		add_cat(m, TSI_MEM_CONTROL_CODE, t,
+		        control_by_ipu ? control_by_ipu[t / p->target.tiles_per_ipu] : control);
 		add_cat(m, TSI_MEM_STACK, t, stack);
 		if (control_flow)
 			add_cat(m, TSI_MEM_INSTRUMENTATION_RESULTS, t, control_flow);
@@ -670,6 +780,7 @@ static void layout_fixed(mem_ctx *m)
 			mark++;
 		}
 	}
+	free(control_by_ipu);
 }
 
 /* --- Variables, messages and the overlap pool --------------------------------------- */
