@@ -135,7 +135,7 @@ def main():
                             f"{lanes.description!r}")
         print("bsp after Ctrl+Up:", lanes.description)
 
-        # 3. Flat: point at an exchange step and click it.
+        # 3. Flat: point at an exchange step (internal or host) and click it.
         click(buttons["Flat"])
         wait_for(lambda: "Mode Flat" in lanes.description)
         x, y, w, h = lanes.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
@@ -145,7 +145,8 @@ def main():
                 px, py = x + w * fx // 100, int(y + h * fy)
                 subprocess.run(["xdotool", "mousemove", str(px), str(py)], check=True)
                 time.sleep(0.15)
-                if re.search(r"Pointer on: DoExchange “", lanes.description):
+                if re.search(r"Pointer on: (DoExchange|StreamCopy|GlobalExchange) “",
+                             lanes.description):
                     hit = (px, py)
                     break
             if hit:
