@@ -22,6 +22,11 @@
  *                           Trace in each mode, with the most colour nodes
  *                           of one colour; ga.trace_bsp_texture_ms the BSP
  *                           picture of each view made on this thread
+ *   ga.liveness_chart_snapshot_ms  the same sweep over the Liveness chart
+ *   ga.operations_layer_switch_ms  each choice of the Operations view's
+ *                           Layer menu until the table is drawn again
+ *                           (median; meaningful on a report with many
+ *                           debug contexts, such as the large BERT model's)
  *   ga.peak_rss_mb
  * With two reports (REPORT REPORT2), compare mode instead:
  *   ga.compare.load_s       both reports read in parallel threads, as the
@@ -324,6 +329,97 @@ static void sweep(GaStepLanes *lanes, GskRenderer *renderer, const char *mode, G
 	}
 }
 
+/*
+ * A 200-step zoom and pan sweep of a chart-kit chart: zoom in by 5% a
+ * step to about 60 items, panning across, then out again. Prints the
+ * median and max snapshot (snapshot + offscreen render) as
+ * ga.<label>_snapshot_ms and the most colour nodes of one colour against
+ * twice the width (the level-of-detail budget).
+ */
+static void chart_sweep(GtkWidget *widget, GskRenderer *renderer, const char *label)
+{
+	TscChart *chart = widget ? TSC_CHART(widget) : NULL;
+	double times[200], t0;
+	guint n_items = chart ? tsc_chart_get_n_items(chart) : 0, most = 0;
+	int width = chart ? gtk_widget_get_width(widget) : 0;
+
+	if (!chart || n_items == 0) {
+		printf("# ga.%s: no chart or no items\n", label);
+		return;
+	}
+	for (int i = 0; i < 200; i++) {
+		double span = i < 100 ? n_items / pow(1.05, i) : n_items / pow(1.05, 200 - i);
+		double start = fmod(i * 37.0, n_items - span + 1);
+		GHashTable *colours = g_hash_table_new(NULL, NULL);
+		GHashTableIter it;
+		gpointer key, value;
+		GskRenderNode *node;
+
+		tsc_chart_set_visible_range(chart, start, start + span);
+		t0 = now();
+		node = draw(gtk_widget_get_parent(widget), widget, renderer);
+		times[i] = (now() - t0) * 1e3;
+		count_colours(node, colours);
+		g_hash_table_iter_init(&it, colours);
+		while (g_hash_table_iter_next(&it, &key, &value))
+			if (GPOINTER_TO_UINT(value) > most)
+				most = GPOINTER_TO_UINT(value);
+		g_hash_table_unref(colours);
+		gsk_render_node_unref(node);
+	}
+	qsort(times, 200, sizeof(double), compare_doubles);
+	printf("ga.%s_snapshot_ms %.2f ms (target <= 10; %u items)\n", label, times[100], n_items);
+	printf("# ga.%s_snapshot_max_ms %.2f\n", label, times[199]);
+	printf("ga.%s_colour_nodes_per_layer %u count (target <= %d)\n", label, most, 2 * width);
+}
+
+/* Collects the GtkButtons below `w` (the Layer menu's choices). */
+static void collect_buttons(GtkWidget *w, GPtrArray *out)
+{
+	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+		if (GTK_IS_BUTTON(c) && !GTK_IS_MENU_BUTTON(gtk_widget_get_parent(c)))
+			g_ptr_array_add(out, c);
+		collect_buttons(c, out);
+	}
+}
+
+/*
+ * The Operations view's Layer choice: each layer chosen in turn (as a
+ * click on its menu entry does) until the table is drawn again; prints
+ * the slowest and the median. Meaningful on a report with many debug
+ * contexts (the large BERT model's: run.sh passes it with --layers).
+ */
+static void layer_switches(GtkWidget *stack, GtkWidget *ops, GskRenderer *renderer)
+{
+	GtkWidget *menu = find(ops, GTK_TYPE_MENU_BUTTON);
+	GtkPopover *popover = menu ? gtk_menu_button_get_popover(GTK_MENU_BUTTON(menu)) : NULL;
+	g_autoptr(GPtrArray) choices = g_ptr_array_new();
+	double times[64], t0;
+	guint n = 0;
+
+	gtk_stack_set_visible_child_name(GTK_STACK(stack), "operations");
+	layout_now(stack);
+	settle();
+	if (popover)
+		collect_buttons(GTK_WIDGET(popover), choices);
+	for (guint round = 0; round < 2; round++)
+		for (guint i = 0; i < choices->len && n < G_N_ELEMENTS(times); i++) {
+			t0 = now();
+			g_signal_emit_by_name(choices->pdata[i], "clicked");
+			layout_now(stack);
+			gsk_render_node_unref(draw(gtk_widget_get_parent(ops), ops, renderer));
+			times[n++] = (now() - t0) * 1e3;
+		}
+	if (n == 0) {
+		printf("# ga.operations_layer_switch: no Layer menu entries\n");
+		return;
+	}
+	qsort(times, n, sizeof(double), compare_doubles);
+	printf("ga.operations_layer_switch_ms %.1f ms (target <= 100; median of %u, %u layers)\n",
+	       times[n / 2], n, choices->len);
+	printf("# ga.operations_layer_switch_max_ms %.1f\n", times[n - 1]);
+}
+
 int main(int argc, char **argv)
 {
 	double t_start = now(), t0;
@@ -331,7 +427,8 @@ int main(int argc, char **argv)
 	g_autoptr(GFile) file = NULL;
 	GaDocument *doc;
 	GaSession *session;
-	GtkWidget *window, *stack, *memory = NULL, *trace = NULL;
+	GtkWidget *window, *stack, *memory = NULL, *trace = NULL, *liveness = NULL;
+	GtkWidget *operations = NULL;
 	GskRenderer *renderer;
 	size_t n_views;
 	const ga_view_info *views = ga_views(&n_views);
@@ -366,6 +463,10 @@ int main(int argc, char **argv)
 			memory = v;
 		if (!strcmp(views[i].name, "trace"))
 			trace = v;
+		if (!strcmp(views[i].name, "liveness"))
+			liveness = v;
+		if (!strcmp(views[i].name, "operations"))
+			operations = v;
 	}
 	ga_session_set_document(session, doc);
 	gtk_window_present(GTK_WINDOW(window));
@@ -395,41 +496,13 @@ int main(int argc, char **argv)
 	}
 
 	if (memory) {
-		TscChart *chart = TSC_CHART(find(memory, TSC_TYPE_CHART));
 		GtkWidget *map = find(memory, TSC_TYPE_HEATMAP);
-		double times[200], map_times[20];
-		guint n_items = chart ? tsc_chart_get_n_items(chart) : 0, most = 0;
-		int width = chart ? gtk_widget_get_width(GTK_WIDGET(chart)) : 0;
+		double map_times[20];
 
 		gtk_stack_set_visible_child_name(GTK_STACK(stack), "memory");
 		layout_now(stack);
 		settle();
-		for (int i = 0; chart && i < 200; i++) {
-			/* Zoom in by halves to ~60 tiles, then pan across, then out. */
-			double span = i < 100 ? n_items / pow(1.05, i) : n_items / pow(1.05, 200 - i);
-			double start = fmod(i * 37.0, n_items - span + 1);
-			GHashTable *colours = g_hash_table_new(NULL, NULL);
-			GHashTableIter it;
-			gpointer key, value;
-			GskRenderNode *node;
-
-			tsc_chart_set_visible_range(chart, start, start + span);
-			t0 = now();
-			node = draw(gtk_widget_get_parent(GTK_WIDGET(chart)), GTK_WIDGET(chart), renderer);
-			times[i] = (now() - t0) * 1e3;
-			count_colours(node, colours);
-			g_hash_table_iter_init(&it, colours);
-			while (g_hash_table_iter_next(&it, &key, &value))
-				if (GPOINTER_TO_UINT(value) > most)
-					most = GPOINTER_TO_UINT(value);
-			g_hash_table_unref(colours);
-			gsk_render_node_unref(node);
-		}
-		qsort(times, 200, sizeof(double), compare_doubles);
-		printf("ga.memory_chart_snapshot_ms %.2f ms (target <= 10)\n", times[100]);
-		printf("# ga.memory_chart_snapshot_max_ms %.2f\n", times[199]);
-		printf("ga.memory_chart_colour_nodes_per_layer %u count (target <= %d)\n", most,
-		       2 * width);
+		chart_sweep(find(memory, TSC_TYPE_CHART), renderer, "memory_chart");
 		for (int i = 0; map && i < 20; i++) {
 			GtkWidget *parent = gtk_widget_get_parent(map);
 
@@ -443,6 +516,14 @@ int main(int argc, char **argv)
 			printf("ga.tile_map_snapshot_ms %.2f ms (target <= 10)\n", map_times[10]);
 		}
 	}
+	if (liveness) {
+		gtk_stack_set_visible_child_name(GTK_STACK(stack), "liveness");
+		layout_now(stack);
+		settle();
+		chart_sweep(find(liveness, TSC_TYPE_CHART), renderer, "liveness_chart");
+	}
+	if (operations)
+		layer_switches(stack, operations, renderer);
 	if (trace) {
 		GaStepLanes *lanes = GA_STEP_LANES(find(trace, GA_TYPE_STEP_LANES));
 		tsr_report *r = ga_document_get_report(doc);
