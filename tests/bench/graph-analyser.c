@@ -114,6 +114,21 @@ static GskRenderNode *draw(GtkWidget *parent, GtkWidget *w, GskRenderer *rendere
 	return node;
 }
 
+/* The first chart below `w` that shows something and is shown (a view
+ * may hold hidden charts, such as Memory's compare-mode ones). */
+static GtkWidget *find_shown_chart(GtkWidget *w)
+{
+	if (TSC_IS_CHART(w) && gtk_widget_get_visible(w) && tsc_chart_get_n_items(TSC_CHART(w)) > 0)
+		return w;
+	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+		GtkWidget *found = gtk_widget_get_visible(c) ? find_shown_chart(c) : NULL;
+
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
 /* The first descendant of `w` of type `type`. */
 static GtkWidget *find(GtkWidget *w, GType type)
 {
@@ -502,7 +517,7 @@ int main(int argc, char **argv)
 		gtk_stack_set_visible_child_name(GTK_STACK(stack), "memory");
 		layout_now(stack);
 		settle();
-		chart_sweep(find(memory, TSC_TYPE_CHART), renderer, "memory_chart");
+		chart_sweep(find_shown_chart(memory), renderer, "memory_chart");
 		for (int i = 0; map && i < 20; i++) {
 			GtkWidget *parent = gtk_widget_get_parent(map);
 
@@ -520,7 +535,7 @@ int main(int argc, char **argv)
 		gtk_stack_set_visible_child_name(GTK_STACK(stack), "liveness");
 		layout_now(stack);
 		settle();
-		chart_sweep(find(liveness, TSC_TYPE_CHART), renderer, "liveness_chart");
+		chart_sweep(find_shown_chart(liveness), renderer, "liveness_chart");
 	}
 	if (operations)
 		layer_switches(stack, operations, renderer);
