@@ -1,0 +1,282 @@
+#!/usr/bin/python3
+"""Moving between views, and Back and Forward, used as a person would.
+
+1. Liveness, Always Live tab: picks the variable shown there that lives
+   on the fewest tiles but more than one (read from the file with
+   `tilescope sql`) and
+   presses "Show Tiles in Memory": Memory must be shown with exactly that
+   variable's tiles in "Select tiles". "Back" returns to Liveness.
+2. Program Tree: searches an OnTileExecute program that ran in the
+   latest run and presses "Show Steps in Execution Trace": the Execution
+   Trace must be shown.
+3. Operations (through the sidebar, which is no jump): filters the
+   costliest leaf operation and presses "Show Programs": the Program
+   Tree must show the first program that operation made.
+4. "Back" twice: Operations, then the Program Tree with the program of
+   step 2 selected again (its details). "Forward" twice: Operations,
+   then the Program Tree with the operation's program; "Forward" is then
+   insensitive. Alt+Left (xdotool) works as "Back": Operations again.
+
+    check-navigation.py APP TILESCOPE REPORT
+Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
+"""
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pyatspi
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from atspi_util import (click, find, finish, other_views, running_app, show_view,  # noqa: E402
+                        text_of, wait_for, walk)
+
+
+def sql(tilescope, report, query):
+    out = subprocess.run([tilescope, "sql", "--csv", report, query],
+                         check=True, capture_output=True, text=True).stdout
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def parse_tiles(text):
+    """ "0-3, 7" -> {0, 1, 2, 3, 7} (None when it does not read so)."""
+    tiles = set()
+    for part in (text or "").split(","):
+        part = part.strip()
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if not m:
+            return None
+        lo = int(m.group(1))
+        tiles.update(range(lo, int(m.group(2) or lo) + 1))
+    return tiles
+
+
+def visible_view(app):
+    """The sidebar entry selected: the view shown."""
+    sidebar = find(app, lambda a: a.name == "Views", timeout=5)
+    for a in walk(sidebar):
+        try:
+            if a.getRole() == pyatspi.ROLE_LIST_ITEM and a.getState().contains(
+                    pyatspi.STATE_SELECTED):
+                return " ".join(text_of(c) for c in walk(a) if c.getRole() == pyatspi.ROLE_LABEL)
+        except Exception:
+            pass
+    return None
+
+
+def sensitive(acc):
+    return acc.getState().contains(pyatspi.STATE_SENSITIVE)
+
+
+def button(app, name, view):
+    return find(app, lambda a: a.name == name and a.getRole() == pyatspi.ROLE_PUSH_BUTTON,
+                timeout=10, prune=other_views(view) if view else None)
+
+
+def details(app, view, key):
+    acc = find(app, lambda a: a.name == "Details: " + key and a.getRole() == pyatspi.ROLE_LABEL,
+               timeout=1, prune=other_views(view))
+    return text_of(acc) if acc is not None else None
+
+
+def pick_program(tilescope, report):
+    """(program id, compute set) of the last OnTileExecute program whose
+    compute set's name is unique and that has steps in the latest run."""
+    rows = sql(tilescope, report,
+               "SELECT p.id, cs.text AS cs FROM program p "
+               "JOIN compute_set c ON c.id = p.compute_set JOIN string cs ON cs.id = c.name "
+               "WHERE p.type = 'OnTileExecute' AND (SELECT count(*) FROM compute_set d "
+               "WHERE d.name = c.name) = 1 AND EXISTS (SELECT 1 FROM step s WHERE "
+               "s.program = p.id AND s.run = (SELECT max(id) FROM run)) "
+               "ORDER BY p.id DESC LIMIT 1")
+    if not rows:
+        raise SystemExit("FAIL: the report has no OnTileExecute program that ran")
+    return int(rows[0]["id"]), rows[0]["cs"]
+
+
+def pick_operation(tilescope, report):
+    """(name, first program id) of a leaf debug context with a unique name
+    that made programs itself."""
+    names = [r["name"] for r in sql(tilescope, report,
+                                    "SELECT n.text AS name FROM debug_context d "
+                                    "JOIN string n ON n.id = d.name")]
+    rows = sql(tilescope, report,
+               "SELECT d.id, n.text AS name, (SELECT min(p.id) FROM program p "
+               "WHERE p.debug_context = d.id) AS first FROM debug_context d "
+               "JOIN string n ON n.id = d.name WHERE NOT EXISTS (SELECT 1 FROM debug_context k "
+               "WHERE k.parent = d.id) AND first IS NOT NULL ORDER BY d.id")
+    for r in rows:
+        lower = r["name"].lower()
+        if sum(lower in other.lower() for other in names) == 1:
+            return r["name"], int(r["first"])
+    raise SystemExit("FAIL: the report has no leaf debug context with programs and a unique name")
+
+
+def check_variable(app, tilescope, report, failures):
+    show_view(app, "Liveness")
+    prune = other_views("Liveness")
+    label = find(app, lambda a: a.name == "Always Live" and a.getRole() == pyatspi.ROLE_LABEL and
+                 a.parent.getRole() == pyatspi.ROLE_PAGE_TAB, prune=prune)
+    if label is None:
+        raise SystemExit("FAIL: the Liveness view has no 'Always Live' tab")
+    tab = label.parent
+    tab.parent.querySelection().selectChild(tab.getIndexInParent())
+    table = find(app, lambda a: a.name == "Always-live variables" and
+                 a.getRole() == pyatspi.ROLE_TREE_TABLE, prune=prune)
+    rows = table.getChildAtIndex(1) if table is not None and table.childCount > 1 else None
+    if rows is None:
+        raise SystemExit("FAIL: no 'Always-live variables' table")
+    most = int(sql(tilescope, report, "SELECT max(tiles) AS n FROM variable")[0]["n"])
+    # Of the rows shown, the variable (unique by name in the file) on the
+    # fewest tiles, more than one and fewer than the widest variable's.
+    chosen, fewest = None, None
+    for i in range(min(rows.childCount, 40)):
+        row = rows.getChildAtIndex(i)
+        name = text_of(row.getChildAtIndex(0).getChildAtIndex(0))
+        lit = name.replace("'", "''")
+        found = sql(tilescope, report,
+                    "SELECT v.id, v.tiles FROM variable v JOIN string s ON s.id = v.name "
+                    f"WHERE s.text = '{lit}' AND v.always_live = 1")
+        if len(found) != 1:
+            continue
+        tiles = int(found[0]["tiles"])
+        if 1 < tiles < most and (fewest is None or tiles < fewest):
+            chosen, fewest = (i, name), tiles
+    if chosen is None:
+        raise SystemExit("FAIL: no always-live variable on some tiles but not all is shown")
+    index, name = chosen
+    lit = name.replace("'", "''")
+    want = {int(r["tile"]) for r in sql(
+        tilescope, report,
+        "SELECT r.tile FROM variable v JOIN string s ON s.id = v.name, "
+        f"tile_runs(v.bytes_by_tile) r WHERE s.text = '{lit}' AND r.value > 0")}
+    rows.querySelection().selectChild(index)
+    show = button(app, "Show Tiles in Memory", "Liveness")
+    if show is None:
+        raise SystemExit("FAIL: the Liveness view has no 'Show Tiles in Memory' button")
+    if not wait_for(lambda: sensitive(show)):
+        failures.append(f"picking {name!r} left 'Show Tiles in Memory' insensitive")
+    click(show)
+    if not wait_for(lambda: visible_view(app) == "Memory"):
+        failures.append(f"'Show Tiles in Memory' showed {visible_view(app)!r}, not Memory")
+    entry = find(app, lambda a: a.name == "Select tiles" and
+                 a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY),
+                 prune=other_views("Memory"))
+    if entry is None:
+        raise SystemExit("FAIL: the Memory view has no 'Select tiles' entry")
+    if not wait_for(lambda: parse_tiles(text_of(entry)) == want):
+        failures.append(f"'Show Tiles in Memory' for {name!r} selected {text_of(entry)!r}; "
+                        f"the file has it on {len(want)} tiles ({min(want)}..{max(want)})")
+    print(f"variable {name!r}: Memory selects {text_of(entry)!r} ({len(want)} tiles in the file)")
+    back = button(app, "Back", None)
+    if back is None or not sensitive(back):
+        raise SystemExit("FAIL: no sensitive 'Back' button after a jump")
+    click(back)
+    if not wait_for(lambda: visible_view(app) == "Liveness"):
+        failures.append(f"'Back' after the jump to Memory showed {visible_view(app)!r}")
+    print(f"Back: {visible_view(app)}")
+
+
+def main():
+    app_path, tilescope, report = sys.argv[1:4]
+    program, program_cs = pick_program(tilescope, report)
+    op_name, op_program = pick_operation(tilescope, report)
+    failures = []
+    with running_app(app_path, [report]) as (proc, app, tmp):
+        back = button(app, "Back", None)
+        forward = button(app, "Forward", None)
+        if back is None or forward is None:
+            raise SystemExit("FAIL: the header bar has no 'Back' or 'Forward' button")
+        if not wait_for(lambda: visible_view(app) == "Summary"):
+            raise SystemExit("FAIL: the report did not open on Summary")
+        if sensitive(back) or sensitive(forward):
+            failures.append("'Back' or 'Forward' is sensitive before any jump")
+
+        # 1. A variable's tiles.
+        check_variable(app, tilescope, report, failures)
+
+        # 2. A program's steps.
+        show_view(app, "Program Tree")
+        search = find(app, lambda a: a.name == "Search programs" and
+                      a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY),
+                      prune=other_views("Program Tree"))
+        search.queryEditableText().setTextContents("^" + re.escape(program_cs) + "$")
+        if not wait_for(lambda: details(app, "Program Tree", "Program id") == f"{program:,}"):
+            failures.append(f"searching {program_cs!r} selected program "
+                            f"{details(app, 'Program Tree', 'Program id')!r}, not {program}")
+        steps = button(app, "Show Steps in Execution Trace", "Program Tree")
+        if steps is None:
+            raise SystemExit("FAIL: the program's details have no 'Show Steps in Execution "
+                             "Trace' button")
+        click(steps)
+        if not wait_for(lambda: visible_view(app) == "Execution Trace"):
+            failures.append(f"'Show Steps in Execution Trace' showed {visible_view(app)!r}")
+        print(f"program {program} ({program_cs}): {visible_view(app)}")
+
+        # 3. An operation's programs (the sidebar is no jump).
+        show_view(app, "Operations")
+        filt = find(app, lambda a: a.name == "Filter operations" and
+                    a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY),
+                    prune=other_views("Operations"))
+        filt.queryEditableText().setTextContents(op_name)
+        if not wait_for(lambda: details(app, "Operations", "Operation") == op_name):
+            failures.append(f"filtering {op_name!r} shows {details(app, 'Operations', 'Operation')!r}")
+        show_programs = button(app, "Show Programs", "Operations")
+        if show_programs is None:
+            raise SystemExit("FAIL: the operation's details have no 'Show Programs' button")
+        click(show_programs)
+        if not wait_for(lambda: visible_view(app) == "Program Tree"):
+            failures.append(f"'Show Programs' showed {visible_view(app)!r}")
+        if not wait_for(lambda: details(app, "Program Tree", "Program id") == f"{op_program:,}"):
+            failures.append(f"'Show Programs' for {op_name!r} selected program "
+                            f"{details(app, 'Program Tree', 'Program id')!r}; the file's first "
+                            f"program of it is {op_program}")
+        print(f"operation {op_name!r}: {visible_view(app)}, program "
+              f"{details(app, 'Program Tree', 'Program id')}")
+
+        # 4. Back and Forward.
+        places = []
+
+        def place():
+            return (visible_view(app), details(app, "Program Tree", "Program id"))
+
+        click(back)
+        if not wait_for(lambda: visible_view(app) == "Operations"):
+            failures.append(f"'Back' from the Program Tree showed {visible_view(app)!r}")
+        places.append(place())
+        click(back)
+        if not wait_for(lambda: place() == ("Program Tree", f"{program:,}")):
+            failures.append(f"'Back' again showed {place()}, not the Program Tree with "
+                            f"program {program}")
+        places.append(place())
+        click(forward)
+        if not wait_for(lambda: visible_view(app) == "Operations"):
+            failures.append(f"'Forward' showed {visible_view(app)!r}, not Operations")
+        places.append(place())
+        click(forward)
+        if not wait_for(lambda: place() == ("Program Tree", f"{op_program:,}")):
+            failures.append(f"'Forward' again showed {place()}, not the Program Tree with "
+                            f"program {op_program}")
+        places.append(place())
+        if not wait_for(lambda: not sensitive(forward)):
+            failures.append("'Forward' is still sensitive at the newest place")
+        print("Back, Back, Forward, Forward:", places)
+
+        # Alt+Left from the keyboard: a click on the header bar's title
+        # first, so that the window has the keyboard (no window manager).
+        x, y, w, h = app.getChildAtIndex(0).queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + 12), "click", "1"],
+                       check=True)
+        time.sleep(0.3)
+        subprocess.run(["xdotool", "key", "alt+Left"], check=True)
+        if not wait_for(lambda: visible_view(app) == "Operations"):
+            failures.append(f"Alt+Left showed {visible_view(app)!r}, not Operations")
+        print(f"Alt+Left: {visible_view(app)}")
+    finish(failures)
+
+
+if __name__ == "__main__":
+    main()
