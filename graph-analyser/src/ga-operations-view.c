@@ -609,6 +609,17 @@ static void update_jump_bar(GaOperationsView *self)
 	gtk_widget_set_visible(self->jump_bar, op != NULL);
 }
 
+/* Enter (or a double click) on a row: the operation's programs. */
+static void on_row_activated(GtkColumnView *view, guint position, gpointer data)
+{
+	GaOperationsView *self = data;
+
+	(void)view;
+	(void)position;
+	if (self->jump_bar)
+		ga_jump_bar_activate(GA_JUMP_BAR(self->jump_bar));
+}
+
 static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data)
 {
 	(void)selection;
@@ -1036,6 +1047,7 @@ GtkWidget *ga_operations_view_new(GaSession *session)
 	gtk_widget_set_visible(self->jump_bar, FALSE);
 	gtk_box_insert_child_after(GTK_BOX(gtk_widget_get_parent(GTK_WIDGET(self->heading))),
 	                           self->jump_bar, GTK_WIDGET(self->heading));
+	g_signal_connect(self->view, "activate", G_CALLBACK(on_row_activated), self);
 	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
 	rebuild(self);
 	return GTK_WIDGET(self);
