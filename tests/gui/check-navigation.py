@@ -16,6 +16,9 @@
    step 2 selected again (its details). "Forward" twice: Operations,
    then the Program Tree with the operation's program; "Forward" is then
    insensitive. Alt+Left (xdotool) works as "Back": Operations again.
+5. Liveness: a step clicked in the chart, then "Show in Execution
+   Trace": the trace when the step's program ran (the file's step
+   table), else words saying it did not.
 
     check-navigation.py APP TILESCOPE REPORT
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
@@ -115,15 +118,20 @@ def pick_operation(tilescope, report):
     raise SystemExit("FAIL: the report has no leaf debug context with programs and a unique name")
 
 
+def select_tab(app, name, prune):
+    """Selects the notebook tab whose label is `name`."""
+    label = find(app, lambda a: a.name == name and a.getRole() == pyatspi.ROLE_LABEL and
+                 a.parent.getRole() == pyatspi.ROLE_PAGE_TAB, prune=prune)
+    if label is None:
+        raise SystemExit(f"FAIL: no tab named {name!r}")
+    tab = label.parent
+    tab.parent.querySelection().selectChild(tab.getIndexInParent())
+
+
 def check_variable(app, tilescope, report, failures):
     show_view(app, "Liveness")
     prune = other_views("Liveness")
-    label = find(app, lambda a: a.name == "Always Live" and a.getRole() == pyatspi.ROLE_LABEL and
-                 a.parent.getRole() == pyatspi.ROLE_PAGE_TAB, prune=prune)
-    if label is None:
-        raise SystemExit("FAIL: the Liveness view has no 'Always Live' tab")
-    tab = label.parent
-    tab.parent.querySelection().selectChild(tab.getIndexInParent())
+    select_tab(app, "Always Live", prune)
     table = find(app, lambda a: a.name == "Always-live variables" and
                  a.getRole() == pyatspi.ROLE_TREE_TABLE, prune=prune)
     rows = table.getChildAtIndex(1) if table is not None and table.childCount > 1 else None
@@ -178,6 +186,56 @@ def check_variable(app, tilescope, report, failures):
     if not wait_for(lambda: visible_view(app) == "Liveness"):
         failures.append(f"'Back' after the jump to Memory showed {visible_view(app)!r}")
     print(f"Back: {visible_view(app)}")
+
+
+def check_liveness_step(app, tilescope, report, run, failures):
+    """A liveness step clicked in the chart -> "Show in Execution Trace":
+    the trace is shown when the step's program (or a program below it)
+    made a step in run `run` (the run the earlier jumps left chosen), as
+    the file's step table says; else the Liveness view must say that it
+    did not run in that run."""
+    show_view(app, "Liveness")
+    prune = other_views("Liveness")
+    select_tab(app, "Live Variables", prune)
+    chart = find(app, lambda a: a.name == "Liveness by step", prune=prune)
+    if chart is None:
+        raise SystemExit("FAIL: no 'Liveness by step' chart")
+    x, y, w, h = chart.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+    subprocess.run(["xdotool", "mousemove", str(x + w * 45 // 100), str(y + h // 2), "click",
+                    "1"], check=True)
+    # The call stack, innermost first, indented by depth.
+    stack = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                 re.match(r"\s*Step \d+: ", text_of(a) or "") is not None, prune=prune)
+    if stack is None:
+        failures.append("clicking the liveness chart showed no call stack: "
+                        + repr(chart.description))
+        return
+    step = int(re.match(r"\s*Step (\d+): ", text_of(stack)).group(1))
+    program = int(sql(tilescope, report,
+                      f"SELECT program FROM liveness_step WHERE id = {step}")[0]["program"])
+    ran = int(sql(tilescope, report,
+                  f"WITH RECURSIVE below(id) AS (SELECT {program} UNION SELECT c.child "
+                  "FROM program_child c JOIN below b ON c.parent = b.id) "
+                  f"SELECT count(*) AS n FROM step WHERE run = {run} AND "
+                  "program IN (SELECT id FROM below)")[0]["n"])
+    show = button(app, "Show in Execution Trace", "Liveness")
+    if show is None or not wait_for(lambda: sensitive(show)):
+        failures.append("no sensitive 'Show in Execution Trace' beside the call stack")
+        return
+    click(show)
+    said = None
+    if ran:
+        if not wait_for(lambda: visible_view(app) == "Execution Trace"):
+            failures.append(f"liveness step {step} (program {program}, which ran in run "
+                            f"{run}): 'Show in Execution Trace' showed {visible_view(app)!r}")
+    else:
+        said = find(app, lambda a: a.name == "Jump result" and
+                    f"did not run in run {run}" in text_of(a), prune=prune)
+        if said is None:
+            failures.append(f"liveness step {step}: program {program} did not run in run "
+                            f"{run}, and the view does not say so")
+    print(f"liveness step {step} (program {program}, {ran} execution steps in run {run}): "
+          f"{visible_view(app)}" + (f"; {text_of(said)!r}" if said is not None else ""))
 
 
 def main():
@@ -275,6 +333,13 @@ def main():
         if not wait_for(lambda: visible_view(app) == "Operations"):
             failures.append(f"Alt+Left showed {visible_view(app)!r}, not Operations")
         print(f"Alt+Left: {visible_view(app)}")
+
+        # 5. A liveness step's execution step, in the run the program's
+        # jump chose (the latest in which that program ran) and the history
+        # kept since.
+        run = int(sql(tilescope, report,
+                      f"SELECT max(run) AS r FROM step WHERE program = {program}")[0]["r"])
+        check_liveness_step(app, tilescope, report, run, failures)
     finish(failures)
 
 
