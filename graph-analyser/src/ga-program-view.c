@@ -685,15 +685,13 @@ static void show_match(GaProgramView *self, guint i)
  * order create_children shows them in), each program visited once. */
 static void find_paths(GaProgramView *self)
 {
-	const tsr_program *progs;
 	size_t n;
 	guint top = 0;
 	g_autoptr(GArray) queue = g_array_new(FALSE, FALSE, sizeof(guint32));
 	GListModel *roots;
 
-	if (self->via || !(progs = programs(self, &n)) || !self->tree)
+	if (self->via || !programs(self, &n) || !self->tree)
 		return;
-	(void)progs;
 	self->n_via = n;
 	self->via = g_new(gint64, n);
 	self->via_pos = g_new0(guint, n);
