@@ -749,6 +749,16 @@ static void reveal_program(GaProgramView *self, gint64 id)
 	reveal_path(self, path);
 }
 
+/* Enter (or a double click) on a row: its steps in the Execution Trace. */
+static void on_row_activated(GtkColumnView *view, guint position, gpointer data)
+{
+	GaProgramView *self = data;
+
+	(void)view;
+	(void)position;
+	ga_jump_bar_activate(GA_JUMP_BAR(self->jump_bar));
+}
+
 static void on_session_program(GObject *session, GParamSpec *pspec, gpointer data)
 {
 	GaProgramView *self = data;
@@ -1136,6 +1146,7 @@ GtkWidget *ga_program_view_new(GaSession *session)
 	                           self->jump_bar, GTK_WIDGET(self->heading));
 	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
 	g_signal_connect(session, "notify::program", G_CALLBACK(on_session_program), self);
+	g_signal_connect(self->view, "activate", G_CALLBACK(on_row_activated), self);
 	rebuild(self);
 	return GTK_WIDGET(self);
 }

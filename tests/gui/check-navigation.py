@@ -16,6 +16,8 @@
    step 2 selected again (its details). "Forward" twice: Operations,
    then the Program Tree with the operation's program; "Forward" is then
    insensitive. Alt+Left (xdotool) works as "Back": Operations again.
+   There "Show Steps" shows the trace when the operation made steps in
+   the latest run (the file's step table), else says it made none.
 5. Liveness: a step clicked in the chart, then "Show in Execution
    Trace": the trace when the step's program ran (the file's step
    table), else words saying it did not.
@@ -101,8 +103,8 @@ def pick_program(tilescope, report):
 
 
 def pick_operation(tilescope, report):
-    """(name, first program id) of a leaf debug context with a unique name
-    that made programs itself."""
+    """(name, id, first program id) of a leaf debug context with a unique
+    name that made programs itself."""
     names = [r["name"] for r in sql(tilescope, report,
                                     "SELECT n.text AS name FROM debug_context d "
                                     "JOIN string n ON n.id = d.name")]
@@ -114,7 +116,7 @@ def pick_operation(tilescope, report):
     for r in rows:
         lower = r["name"].lower()
         if sum(lower in other.lower() for other in names) == 1:
-            return r["name"], int(r["first"])
+            return r["name"], int(r["id"]), int(r["first"])
     raise SystemExit("FAIL: the report has no leaf debug context with programs and a unique name")
 
 
@@ -241,7 +243,7 @@ def check_liveness_step(app, tilescope, report, run, failures):
 def main():
     app_path, tilescope, report = sys.argv[1:4]
     program, program_cs = pick_program(tilescope, report)
-    op_name, op_program = pick_operation(tilescope, report)
+    op_name, op_id, op_program = pick_operation(tilescope, report)
     failures = []
     with running_app(app_path, [report]) as (proc, app, tmp):
         back = button(app, "Back", None)
@@ -333,6 +335,34 @@ def main():
         if not wait_for(lambda: visible_view(app) == "Operations"):
             failures.append(f"Alt+Left showed {visible_view(app)!r}, not Operations")
         print(f"Alt+Left: {visible_view(app)}")
+
+        # An operation's steps, in the run Operations shows (the latest): the
+        # trace when it made one there (an OnTileExecute step counts for its
+        # compute set's debug context, others for their program's), else
+        # words saying it made none.
+        last = int(sql(tilescope, report, "SELECT max(id) AS r FROM run")[0]["r"])
+        made = int(sql(tilescope, report,
+                       "SELECT count(*) AS n FROM step s JOIN program p ON p.id = s.program "
+                       "LEFT JOIN compute_set c ON c.id = s.compute_set "
+                       f"WHERE s.run = {last} AND (CASE WHEN c.debug_context >= 1 "
+                       f"THEN c.debug_context ELSE p.debug_context END) = {op_id}")[0]["n"])
+        show_steps = button(app, "Show Steps", "Operations")
+        if show_steps is None:
+            raise SystemExit("FAIL: the operation's details have no 'Show Steps' button")
+        click(show_steps)
+        if made:
+            if not wait_for(lambda: visible_view(app) == "Execution Trace"):
+                failures.append(f"'Show Steps' for {op_name!r} ({made} steps in run {last}) "
+                                f"showed {visible_view(app)!r}")
+            click(back)
+        else:
+            said = find(app, lambda a: a.name == "Jump result" and
+                        f"no steps in run {last}" in text_of(a), prune=other_views("Operations"))
+            if said is None or visible_view(app) != "Operations":
+                failures.append(f"'Show Steps' for {op_name!r}, which made no steps in run "
+                                f"{last}, showed {visible_view(app)!r} and did not say so")
+        print(f"operation {op_name!r}: {made} steps in run {last}; Show Steps: "
+              f"{visible_view(app)}")
 
         # 5. A liveness step's execution step, in the run the program's
         # jump chose (the latest in which that program ran) and the history
