@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Moving between views, and Back and Forward, used as a person would.
 
+0. Insights: the first of "The fullest tiles" (the file's fullest, by
+   tile_memory) clicked selects that tile in Memory; "Back" returns.
 1. Liveness, Always Live tab: picks the variable shown there that lives
    on the fewest tiles but more than one (read from the file with
    `tilescope sql`) and
@@ -130,6 +132,38 @@ def select_tab(app, name, prune):
     tab.parent.querySelection().selectChild(tab.getIndexInParent())
 
 
+def check_insights_tile(app, tilescope, report, failures):
+    """Insights' fullest tile, clicked, is selected in Memory; "Back"
+    returns to Insights."""
+    show_view(app, "Insights")
+    fullest = find(app, lambda a: a.name == "The fullest tiles" and
+                   a.getRole() == pyatspi.ROLE_LIST, prune=other_views("Insights"))
+    if fullest is None or fullest.childCount == 0:
+        raise SystemExit("FAIL: Insights has no 'The fullest tiles' list")
+    row = fullest.getChildAtIndex(0)
+    m = re.match(r"Tile (\d+)", row.name or "")
+    most = int(sql(tilescope, report,
+                   "SELECT max(total_including_gaps) AS b FROM tile_memory")[0]["b"])
+    if m is None or int(sql(tilescope, report, "SELECT total_including_gaps AS b FROM "
+                            f"tile_memory WHERE tile = {m.group(1)}")[0]["b"]) != most:
+        failures.append(f"Insights' fullest tile row {row.name!r} is not a fullest tile of "
+                        "the file")
+        return
+    click(row)
+    entry = find(app, lambda a: a.name == "Select tiles" and
+                 a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY),
+                 prune=other_views("Memory"))
+    if not wait_for(lambda: visible_view(app) == "Memory" and text_of(entry) == m.group(1)):
+        failures.append(f"clicking Insights' {row.name.split(' (')[0]!r} showed "
+                        f"{visible_view(app)!r} with {text_of(entry)!r} selected")
+    selected = text_of(entry)
+    click(button(app, "Back", None))
+    if not wait_for(lambda: visible_view(app) == "Insights"):
+        failures.append(f"'Back' from the fullest tile showed {visible_view(app)!r}")
+    print(f"Insights' fullest tile {m.group(1)}: Memory selected {selected!r}; Back: "
+          f"{visible_view(app)}")
+
+
 def check_variable(app, tilescope, report, failures):
     show_view(app, "Liveness")
     prune = other_views("Liveness")
@@ -254,6 +288,9 @@ def main():
             raise SystemExit("FAIL: the report did not open on Summary")
         if sensitive(back) or sensitive(forward):
             failures.append("'Back' or 'Forward' is sensitive before any jump")
+
+        # 0. Insights' fullest tile (a jump since this branch).
+        check_insights_tile(app, tilescope, report, failures)
 
         # 1. A variable's tiles.
         check_variable(app, tilescope, report, failures)
