@@ -155,47 +155,69 @@ TSI_API bool tsi_log_enabled(tsi_log_level level)
 }
 
 /*
- * Writes "PO:<component> <pid>.<tid> <L>: <message>" as one line. The
- * message is formatted before taking the lock; a message longer than the
- * stack buffer is formatted again into the heap rather than cut short.
+ * Writes "PO:<component> <pid>.<tid> <L>: <message>" as one line to `out`
+ * (NULL: the log's destination). The message is formatted before taking
+ * the lock; a message longer than the stack buffer is formatted again
+ * into the heap rather than cut short.
  */
-TSI_API void tsi_log(tsi_log_level level, const char *component, const char *fmt, ...)
+static void write_line(FILE *out, tsi_log_level level, const char *component, const char *fmt,
+                       va_list ap)
 {
 	char stack_buf[512];
 	char *msg = stack_buf;
 	char *heap_buf = NULL;
-	va_list ap;
+	va_list again;
 	int n;
 	size_t len;
-	FILE *out;
 
-	if (!fmt || !tsi_log_enabled(level))
-		return;
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(stack_buf, sizeof(stack_buf), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(stack_buf)) {
+	if (n >= 0 && (size_t)n >= sizeof(stack_buf)) {
 		heap_buf = malloc((size_t)n + 1);
 		if (heap_buf) {
-			va_start(ap, fmt);
-			vsnprintf(heap_buf, (size_t)n + 1, fmt, ap);
-			va_end(ap);
+			vsnprintf(heap_buf, (size_t)n + 1, fmt, again);
 			msg = heap_buf;
 		}
 	}
+	va_end(again);
+	if (n < 0)
+		return;
 	/* A message that already ends in a newline does not get a second one. */
 	len = strlen(msg);
 	if (len > 0 && msg[len - 1] == '\n')
 		msg[len - 1] = '\0';
 
 	pthread_mutex_lock(&log_mutex);
-	out = log_dest ? log_dest : stderr;
+	if (!out)
+		out = log_dest ? log_dest : stderr;
 	fprintf(out, "PO:%-8s %d.%d %c: %s\n", component ? component : "", (int)getpid(),
 	        (int)syscall(SYS_gettid), level_letters[level], msg);
 	fflush(out);
 	pthread_mutex_unlock(&log_mutex);
 
 	free(heap_buf);
+}
+
+TSI_API void tsi_log(tsi_log_level level, const char *component, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!fmt || !tsi_log_enabled(level))
+		return;
+	va_start(ap, fmt);
+	write_line(NULL, level, component, fmt, ap);
+	va_end(ap);
+}
+
+/* stderr, not POPLAR_LOG_DEST: the user who turned logging off (the
+ * default) must still see it. */
+TSI_API void tsi_log_always(const char *component, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!fmt)
+		return;
+	va_start(ap, fmt);
+	write_line(stderr, TSI_LOG_WARN, component, fmt, ap);
+	va_end(ap);
 }

@@ -5,7 +5,10 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "utf8.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <getopt.h>
 #include <math.h>
@@ -15,18 +18,65 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/*
+ * Writes one message line to stderr with what came from outside made
+ * harmless: file names and names from a report reach these messages, and
+ * a newline in one would forge a second line, an escape sequence would
+ * recolour or retitle the terminal. Control bytes become \n, \t, \e or
+ * \xNN, bytes that are not UTF-8 become \xNN, a backslash stays itself.
+ */
+static void write_message(const char *fmt, va_list ap)
+{
+	char stack_buf[1024], *msg = stack_buf, *heap = NULL;
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(stack_buf, sizeof(stack_buf), fmt, ap);
+	if (n >= (int)sizeof(stack_buf) && (heap = malloc((size_t)n + 1))) {
+		vsnprintf(heap, (size_t)n + 1, fmt, again);
+		msg = heap;
+	}
+	va_end(again);
+	if (n < 0)
+		msg = (char *)"(the message could not be formatted)";
+	fputs("tilescope: ", stderr);
+	for (const unsigned char *p = (const unsigned char *)msg; *p;) {
+		uint32_t cp;
+		size_t len = tsf_utf8_decode(p, SIZE_MAX, &cp);
+
+		if (len > 1 && !(cp >= 0x80 && cp <= 0x9f)) {
+			fwrite(p, 1, len, stderr);
+			p += len;
+			continue;
+		}
+		if (*p == '\n')
+			fputs("\\n", stderr);
+		else if (*p == '\t')
+			fputs("\\t", stderr);
+		else if (*p == 0x1b)
+			fputs("\\e", stderr);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+		p++;
+	}
+	fputc('\n', stderr);
+	free(heap);
+}
 
 int cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(stdout);
-	fputs("tilescope: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	write_message(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return CLI_EXIT_ERROR;
 }
 
@@ -36,16 +86,15 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 
 	fflush(stdout);
 	if (fmt) {
-		fputs("tilescope: ", stderr);
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		write_message(fmt, ap);
 		va_end(ap);
-		fputc('\n', stderr);
 	}
 	fputs(usage, stderr);
 	fprintf(stderr, "Try 'tilescope %s --help'.\n", cmd);
 	return CLI_EXIT_ERROR;
 }
+
 
 void cli_getopt_reset(void)
 {
@@ -120,6 +169,53 @@ bool cli_parse_u64(const char *s, uint64_t *out)
 	}
 	*out = v;
 	return true;
+}
+
+/*
+ * A JSON string of `s` (NULL: null) that is valid UTF-8 whatever the bytes:
+ * paths and names come from outside, and cJSON copies bytes as they are,
+ * so a file name with a \xff byte made the whole document invalid. Bytes
+ * that are not UTF-8 become U+FFFD.
+ */
+cJSON *cli_json_str(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t bad = 0, n;
+	char *clean, *q;
+	cJSON *item;
+
+	if (!s)
+		return cJSON_CreateNull();
+	for (n = 0; p[n];) {
+		uint32_t cp;
+		size_t len = tsf_utf8_decode(p + n, SIZE_MAX, &cp);
+
+		bad += len == 0;
+		n += len ? len : 1;
+	}
+	if (bad == 0)
+		return cJSON_CreateString(s);
+	clean = malloc(n + bad * 2 + 1);
+	if (!clean)
+		return NULL;
+	for (q = clean; *p;) {
+		uint32_t cp;
+		size_t len = tsf_utf8_decode(p, SIZE_MAX, &cp);
+
+		if (len == 0) {
+			memcpy(q, "\xef\xbf\xbd", 3);
+			q += 3;
+			p++;
+		} else {
+			memcpy(q, p, len);
+			q += len;
+			p += len;
+		}
+	}
+	*q = '\0';
+	item = cJSON_CreateString(clean);
+	free(clean);
+	return item;
 }
 
 /* Parses a finite non-negative decimal number at the start of `s`; *end
@@ -297,12 +393,31 @@ int cli_trace_window(const char *cmd, const char *usage, const tsr_trace *trace,
 struct cli_output {
 	FILE *stream;
 	char *path;     /* NULL: stdout */
-	char *tmp_path;
+	char *target;   /* the file renamed onto: path, or where its symlinks lead */
+	char *tmp_path; /* NULL: written in place (stdout, a device, a FIFO) */
 };
 
+/*
+ * Where -o's bytes go. The rules (README, "Outputs"):
+ *   - a path that exists and is not a regular file (a device such as
+ *     /dev/null or /dev/full, a FIFO, /dev/stdout) is written in place,
+ *     never replaced by a regular file;
+ *   - a regular file is replaced as a whole: the bytes go to a temporary
+ *     made with mkostemp (O_EXCL, so nothing planted under a guessable name
+ *     is followed or reused) in the same directory, renamed over it when
+ *     complete, with the old file's permission bits;
+ *   - a symbolic link is written through: its target is what is replaced
+ *     (the link stays a link); a link to nothing is refused;
+ *   - a new file is made the same way, with the usual 0666 & ~umask.
+ */
 cli_output *cli_output_open(const char *path)
 {
 	cli_output *o = calloc(1, sizeof(*o));
+	struct stat st, lst;
+	bool exists;
+	mode_t mode;
+	char *dir = NULL, *slash;
+	int fd = -1;
 
 	if (!o) {
 		cli_error("out of memory");
@@ -313,19 +428,82 @@ cli_output *cli_output_open(const char *path)
 		return o;
 	}
 	o->path = strdup(path);
-	if (!o->path || asprintf(&o->tmp_path, "%s.tmp.%ld", path, (long)getpid()) < 0) {
+	if (!o->path) {
+		cli_error("out of memory");
+		goto fail;
+	}
+	exists = stat(path, &st) == 0;
+	if (!exists && errno != ENOENT) {
+		cli_error("%s: cannot write: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (!exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		cli_error("%s: cannot write: it is a symbolic link to a file that does not exist",
+		          path);
+		goto fail;
+	}
+	if (exists && S_ISDIR(st.st_mode)) {
+		cli_error("%s: cannot write: it is a directory", path);
+		goto fail;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		/* In place: O_NOCTTY so a terminal device does not become ours. */
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0 || !(o->stream = fdopen(fd, "wb"))) {
+			cli_error("%s: cannot write: %s", path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			goto fail;
+		}
+		return o;
+	}
+	/* A regular file (through its links) or a new one. */
+	o->target = exists ? realpath(path, NULL) : strdup(path);
+	if (!o->target) {
+		cli_error("%s: cannot write: %s", path, strerror(errno));
+		goto fail;
+	}
+	dir = strdup(o->target);
+	if (!dir) {
+		cli_error("out of memory");
+		goto fail;
+	}
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	if (asprintf(&o->tmp_path, "%s/.%s.tmp.XXXXXX", slash ? dir : ".",
+	             strrchr(o->target, '/') ? strrchr(o->target, '/') + 1 : o->target) < 0) {
 		o->tmp_path = NULL;
 		cli_error("out of memory");
 		goto fail;
 	}
-	o->stream = fopen(o->tmp_path, "wb");
-	if (!o->stream) {
+	fd = mkostemp(o->tmp_path, O_CLOEXEC);
+	if (fd < 0) {
 		cli_error("%s: cannot write: %s", path, strerror(errno));
+		free(o->tmp_path);
+		o->tmp_path = NULL;
 		goto fail;
 	}
+	if (exists) {
+		mode = st.st_mode & 07777;
+	} else {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	if (fchmod(fd, mode) != 0 || !(o->stream = fdopen(fd, "wb"))) {
+		cli_error("%s: cannot write: %s", path, strerror(errno));
+		close(fd);
+		unlink(o->tmp_path);
+		goto fail;
+	}
+	free(dir);
 	return o;
 fail:
+	free(dir);
 	free(o->path);
+	free(o->target);
 	free(o->tmp_path);
 	free(o);
 	return NULL;
@@ -351,6 +529,16 @@ int cli_output_close(cli_output *o, bool ok)
 			else
 				rc = CLI_EXIT_ERROR;
 		}
+	} else if (!o->tmp_path) {
+		/* Written in place (a device or FIFO): nothing to rename or remove. */
+		bool failed = ferror(o->stream) != 0;
+
+		failed |= fclose(o->stream) != 0;
+		if (failed)
+			rc = ok ? cli_error("%s: write failed: %s", name, strerror(errno))
+			        : CLI_EXIT_ERROR;
+		else if (!ok)
+			rc = CLI_EXIT_ERROR;
 	} else {
 		bool failed = ferror(o->stream) != 0;
 		failed |= fclose(o->stream) != 0;
@@ -360,12 +548,13 @@ int cli_output_close(cli_output *o, bool ok)
 			unlink(o->tmp_path);
 			if (!failed)
 				rc = CLI_EXIT_ERROR;
-		} else if (rename(o->tmp_path, o->path) != 0) {
+		} else if (rename(o->tmp_path, o->target) != 0) {
 			rc = cli_error("%s: cannot write: %s", name, strerror(errno));
 			unlink(o->tmp_path);
 		}
 	}
 	free(o->path);
+	free(o->target);
 	free(o->tmp_path);
 	free(o);
 	return rc;

@@ -81,6 +81,9 @@ bool cli_parse_colours(const char *s, tsr_colours *out);
 cJSON *cli_json_u64(uint64_t v);
 cJSON *cli_json_i64(int64_t v);
 bool cli_json_put(cJSON *parent, const char *key, cJSON *item);
+/* A JSON string of `s` with bytes that are not UTF-8 made U+FFFD (so the
+ * document stays valid whatever a path holds); null for NULL. */
+cJSON *cli_json_str(const char *s);
 
 /* Parses a time in milliseconds (a non-negative decimal, "12.5") into
  * nanoseconds. */
@@ -94,8 +97,10 @@ int cli_trace_window(const char *cmd, const char *usage, const tsr_trace *trace,
 
 /* Writes `len` bytes to the file `path`, or to stdout when path is NULL
  * or "-". On failure prints one line naming the file and returns
- * CLI_EXIT_ERROR; else CLI_EXIT_OK. A file is written to a temporary name
- * beside it and renamed, so a failed write leaves no half file. */
+ * CLI_EXIT_ERROR; else CLI_EXIT_OK. A regular file is written to a
+ * temporary beside it (mkostemp) and renamed, so a failed write leaves no
+ * half file; a symlink is written through; a device or FIFO is written in
+ * place, never replaced (cli_output_open). */
 int cli_write_output(const char *path, const void *data, size_t len);
 /* Opens `path` for writing (stdout for NULL or "-") the same way: write
  * to the returned stream, then cli_output_close() renames it into place

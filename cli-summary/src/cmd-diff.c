@@ -23,11 +23,14 @@ static const char help[] =
 	"\n"
 	"Compares two reports (each a profile.pop or an autoReport directory): total\n"
 	"memory including and excluding gaps, the fullest tile, always-live and peak\n"
-	"live memory, memory by category, out-of-memory tiles, cycles in all and by\n"
-	"step type, vertex type, operation, compute set and program, and what exists\n"
-	"in only one of them. Lower memory, cycles, tiles and steps are shown as\n"
-	"better, higher as worse. With limits it gates CI: every exceeded limit is\n"
-	"printed with both values.\n"
+	"live memory, memory by category, out-of-memory tiles, cycles in all, per run\n"
+	"of each program and by step type, vertex type, operation, compute set and\n"
+	"program, and what exists in only one of them; names carry the debug-context\n"
+	"path of their layer (fc1/matmul/Partials). Lower memory, cycles, tiles and\n"
+	"steps are shown as better, higher as worse; total memory including and\n"
+	"excluding gaps moving in opposite directions is shown as changed, with a\n"
+	"note. With limits it gates CI: every exceeded limit is printed with both\n"
+	"values.\n"
 	"\n"
 	"Limits. PCT is a percentage of the base value, \"2\" or \"2.5%\": exceeded when\n"
 	"new > base and the increase is more than PCT% of base (any increase from 0).\n"
@@ -60,9 +63,23 @@ static const char help[] =
 	"cycles.total when a report keeps no runs), is an error. An item only in the\n"
 	"new report grew from 0; one only in the base passes.\n"
 	"\n"
+	"";
+
+/* The rest of the help (one string would pass C99's 4,095 bytes). */
+static const char help_runs[] =
+	"Runs. Execution figures (cycles.*, flops.*, steps.*) come from runs matched\n"
+	"by the name of the program that ran: by default every program with kept runs\n"
+	"in both reports, each program's kept runs averaged, so cycles.total is one\n"
+	"average run of each such program, summed; cycles.run.PROGRAM and\n"
+	"steps.run.PROGRAM show each program's cycles and steps per run. When no\n"
+	"program has runs in both, the last run of each is compared.\n"
+	"  --program NAME      only the runs of program NAME (averaged)\n"
+	"  --run N             one run of each report: run N of the runs kept (0 is the\n"
+	"                      first), or with --program the program's run N;\n"
+	"                      --base-run N, --new-run N for one side (the other side's\n"
+	"                      last)\n"
+	"\n"
 	"Other options:\n"
-	"  --run N             compare run N of both reports (0 is the first run kept;\n"
-	"                      default: the last); --base-run N, --new-run N for one side\n"
 	"  --format=FORMAT     text (default), json, markdown (for pull-request comments)\n"
 	"                      or junit (JUnit XML for CI test reports: a test case per\n"
 	"                      limit, a passing \"compare\" case when there are none)\n"
@@ -73,10 +90,11 @@ static const char help[] =
 	"  -o, --output FILE   write to FILE instead of standard output\n"
 	"  -h, --help          this help\n"
 	"\n"
-	"JSON keys: base, new, base_run, new_run, regression, limits [{limit, metric,\n"
-	"threshold, base, new, change, percent, in_base, in_new, passed}], deltas\n"
-	"[{metric, group, unit, in_base, in_new, base, new, change, percent, verdict}];\n"
-	"integers are exact.\n"
+	"JSON keys: base, new, base_run, new_run (null when runs are matched by\n"
+	"program), programs [{base, new, base_runs, new_runs}], notes [text],\n"
+	"regression, limits [{limit, metric, threshold, base, new, change, percent,\n"
+	"in_base, in_new, passed}], deltas [{metric, group, unit, in_base, in_new,\n"
+	"base, new, change, percent, verdict}]; integers are exact.\n"
 	"\n"
 	"Exit status: 0 compared and within every limit, 1 a limit exceeded (a\n"
 	"regression), 2 an error (bad arguments, unreadable report, a limit on a\n"
@@ -93,6 +111,7 @@ enum {
 	OPT_RUN,
 	OPT_BASE_RUN,
 	OPT_NEW_RUN,
+	OPT_PROGRAM,
 	OPT_FORMAT,
 	OPT_TOP,
 	OPT_ALL,
@@ -110,6 +129,7 @@ static const struct option options[] = {
 	{"run", required_argument, NULL, OPT_RUN},
 	{"base-run", required_argument, NULL, OPT_BASE_RUN},
 	{"new-run", required_argument, NULL, OPT_NEW_RUN},
+	{"program", required_argument, NULL, OPT_PROGRAM},
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"all", no_argument, NULL, OPT_ALL},
@@ -171,8 +191,8 @@ int cli_cmd_diff(int argc, char **argv)
 	cli_limits limits = {0};
 	pending *pend = calloc((size_t)argc + 1, sizeof(*pend));
 	size_t n_pend = 0, n_checks = 0, failed = 0, top = 10;
-	const char *limits_file = NULL, *output = NULL;
-	int64_t base_run = -1, new_run = -1;
+	const char *limits_file = NULL, *output = NULL, *program = NULL;
+	int64_t base_run = TSR_RUNS_BY_PROGRAM, new_run = TSR_RUNS_BY_PROGRAM;
 	cli_diff_format format = CLI_DIFF_TEXT;
 	tsr_colours colours = TSR_COLOURS_AUTO;
 	bool all = false;
@@ -229,6 +249,13 @@ int cli_cmd_diff(int argc, char **argv)
 				new_run = run;
 			break;
 		}
+		case OPT_PROGRAM:
+			if (!*optarg) {
+				free(pend);
+				return cli_usage_error("diff", usage, "--program wants a program name");
+			}
+			program = optarg;
+			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "text") == 0)
 				format = CLI_DIFF_TEXT;
@@ -267,6 +294,7 @@ int cli_cmd_diff(int argc, char **argv)
 		case 'h':
 			free(pend);
 			fputs(help, stdout);
+			fputs(help_runs, stdout);
 			return CLI_EXIT_OK;
 		default:
 			free(pend);
@@ -292,13 +320,26 @@ int cli_cmd_diff(int argc, char **argv)
 
 	if (cli_open_report(&base, argv[optind]) || cli_open_report(&newr, argv[optind + 1]))
 		goto cleanup;
-	cli_diff d = {argv[optind], argv[optind + 1], -1, -1, 0, 0, NULL, NULL, 0, 0, all, top,
-	              false};
-	if (resolve_run(base, argv[optind], base_run, &d.base_run, &d.base_runs) ||
-	    resolve_run(newr, argv[optind + 1], new_run, &d.new_run, &d.new_runs))
+	cli_diff d = {.base_path = argv[optind], .new_path = argv[optind + 1], .base_run = -1,
+	              .new_run = -1, .all = all, .top = top};
+	tsr_compare_options copts = TSR_COMPARE_OPTIONS_INIT;
+	bool by_program = base_run == TSR_RUNS_BY_PROGRAM && new_run == TSR_RUNS_BY_PROGRAM;
+	/* A run given for one side only: the other side's last, as before. */
+	if (!by_program) {
+		base_run = base_run == TSR_RUNS_BY_PROGRAM ? -1 : base_run;
+		new_run = new_run == TSR_RUNS_BY_PROGRAM ? -1 : new_run;
+	}
+	/* Positional runs are checked here, so the message names the file. */
+	if (!program &&
+	    (resolve_run(base, argv[optind], by_program ? -1 : base_run, &d.base_run, &d.base_runs) ||
+	     resolve_run(newr, argv[optind + 1], by_program ? -1 : new_run, &d.new_run,
+	                 &d.new_runs)))
 		goto cleanup;
+	copts.program = program;
+	copts.base_run = by_program ? TSR_RUNS_BY_PROGRAM : base_run;
+	copts.new_run = by_program ? TSR_RUNS_BY_PROGRAM : new_run;
 	cli_progress_begin("Comparing the reports");
-	int rc = tsr_compare(&cmp, base, newr, d.base_run, d.new_run);
+	int rc = tsr_compare_programs(&cmp, base, newr, &copts);
 	cli_progress_end();
 	if (rc != TSR_OK) {
 		/* The failure is recorded on the handle whose file is at fault. */
@@ -318,6 +359,19 @@ int cli_cmd_diff(int argc, char **argv)
 	for (size_t i = 0; i < n_checks; i++)
 		failed += !checks[i].passed;
 	d.cmp = cmp;
+	/* Runs matched by program unless the comparison fell back to the
+	 * last runs (no program with runs in both: the names differ). */
+	{
+		const tsr_compared_program *cp = tsr_comparison_get_program(cmp, 0);
+		d.by_program = by_program && cp && cp->base_name && cp->new_name &&
+		               strcmp(cp->base_name, cp->new_name) == 0;
+		d.fell_back = by_program && !program && !d.by_program && cp;
+	}
+	d.program = program;
+	if (program && !by_program) {
+		d.base_run = base_run;
+		d.new_run = new_run;
+	}
 	d.checks = checks;
 	d.n_checks = n_checks;
 	d.failed = failed;

@@ -226,7 +226,7 @@ static cJSON *json_row(size_t n, const char *const *names, const tsr_value *valu
 		switch (v->type) {
 		case TSR_VALUE_INTEGER: item = cli_json_i64(v->integer); break;
 		case TSR_VALUE_REAL: item = cJSON_CreateNumber(v->real); break;
-		case TSR_VALUE_TEXT: item = cJSON_CreateString(v->data); break;
+		case TSR_VALUE_TEXT: item = cli_json_str(v->data); break;
 		case TSR_VALUE_BLOB:
 			hex = hex_of(v->data, v->size, 0);
 			item = hex ? cJSON_CreateString(hex) : NULL;

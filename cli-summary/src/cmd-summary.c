@@ -20,7 +20,9 @@ static const char help[] =
 	"directory holding it) in the layout of Poplar's printProfileSummary: Target,\n"
 	"Graph, Memory Usage (by region, by data type, vertex data, the by-tile\n"
 	"histogram), Variable Storage Liveness, Execution, Cycles by vertex type and\n"
-	"Steps. A debug.cbor beside the report adds operation names.\n"
+	"Steps. A debug.cbor beside the report is checked against it (one that\n"
+	"disagrees is an error); it adds no figure, since profile.pop names what each\n"
+	"debug context made.\n"
 	"\n"
 	"Options:\n"
 	"  --show-var-storage       liveness of every program step, with the call-stack\n"
@@ -29,12 +31,17 @@ static const char help[] =
 	"  --show-execution-steps   every execution step of the run (showExecutionSteps)\n"
 	"  --show-per-ipu-memory    memory usage per IPU (showPerIpuMemoryUsage)\n"
 	"  --all                    all four of the above\n"
+	"  --show-operations        every operation (debug context, the model's layers\n"
+	"                           and the ops inside them) with its memory, and the\n"
+	"                           run's cycles, FLOPs and utilisation of the fp32 peak\n"
+	"                           (also in --json: \"operations\")\n"
 	"  --run N                  the execution figures of run N (0 is the first run the\n"
 	"                           report keeps; default: the last one)\n"
 	"  --colours=WHEN           auto (default: on a terminal), always or never; NO_COLOR,\n"
 	"                           CLICOLOR and CLICOLOR_FORCE are honoured with auto\n"
-	"  --json                   the same figures as one JSON object (keys in the README,\n"
-	"                           \"tilescope summary --json\"); integers are exact\n"
+	"  --json                   the same figures as one JSON object; integers are exact\n"
+	"                           (keys and units: the comment at the top of\n"
+	"                           reportlib/src/summary-json.c)\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"
 	"  -h, --help               this help\n"
 	"\n"
@@ -47,6 +54,7 @@ enum {
 	OPT_STEPS,
 	OPT_PER_IPU,
 	OPT_ALL,
+	OPT_OPERATIONS,
 	OPT_RUN,
 	OPT_COLOURS,
 	OPT_JSON
@@ -58,6 +66,7 @@ static const struct option options[] = {
 	{"show-execution-steps", no_argument, NULL, OPT_STEPS},
 	{"show-per-ipu-memory", no_argument, NULL, OPT_PER_IPU},
 	{"all", no_argument, NULL, OPT_ALL},
+	{"show-operations", no_argument, NULL, OPT_OPERATIONS},
 	{"run", required_argument, NULL, OPT_RUN},
 	{"colours", required_argument, NULL, OPT_COLOURS},
 	{"colors", required_argument, NULL, OPT_COLOURS},
@@ -90,6 +99,7 @@ int cli_cmd_summary(int argc, char **argv)
 		case OPT_OPTIMIZATIONS: opts.show_optimizations = true; break;
 		case OPT_STEPS: opts.show_execution_steps = true; break;
 		case OPT_PER_IPU: opts.show_per_ipu_memory = true; break;
+		case OPT_OPERATIONS: opts.show_operations = true; break;
 		case OPT_ALL:
 			opts.show_var_storage = opts.show_optimizations = true;
 			opts.show_execution_steps = opts.show_per_ipu_memory = true;

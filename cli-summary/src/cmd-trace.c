@@ -23,6 +23,7 @@
  *               window (min and max null without samples)
  */
 #include "cli.h"
+#include "utf8.h"
 
 #include "tilescope/summary.h"
 
@@ -250,6 +251,21 @@ static const char *fmt_ns(char buf[32], double ns)
 	return buf;
 }
 
+/* Columns a name takes: one per UTF-8 sequence, and one per byte that is
+ * not UTF-8 (put_name prints it as '?'). */
+static int name_columns(const char *s)
+{
+	int cols = 0;
+
+	for (const unsigned char *p = (const unsigned char *)(s ? s : "?"); *p; cols++) {
+		uint32_t cp;
+		size_t len = tsf_utf8_decode(p, SIZE_MAX, &cp);
+
+		p += len ? len : 1;
+	}
+	return cols;
+}
+
 /*
  * Writes a string read from the file: control characters become '?' so
  * a name cannot move the cursor, and with `width` >= 0 it is cut (ending
@@ -258,29 +274,30 @@ static const char *fmt_ns(char buf[32], double ns)
  */
 static void put_name(FILE *out, const char *s, int width)
 {
-	int cols = 0;
+	int cols = name_columns(s), kept = 0;
 	const unsigned char *p = (const unsigned char *)(s ? s : "?");
 
-	if (width >= 0) {
-		for (const unsigned char *q = p; *q; q++)
-			cols += (*q & 0xc0) != 0x80;
-		if (cols > width && width == 0)
-			return;
-		if (cols > width) {
+	if (width == 0 && cols > 0)
+		return;
+	while (*p) {
+		uint32_t cp;
+		size_t len = tsf_utf8_decode(p, SIZE_MAX, &cp);
+
+		if (width >= 0 && cols > width && kept == width - 1) {
 			/* Keep width - 1 columns, then the ellipsis. */
-			int kept = 0;
-			for (; *p; p++) {
-				if ((*p & 0xc0) != 0x80 && kept++ == width - 1)
-					break;
-				fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
-			}
 			fputs("\u2026", out);
 			return;
 		}
+		if (len == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+			fputc('?', out); /* a control, or a byte that is not UTF-8 */
+			p += len ? len : 1;
+		} else {
+			fwrite(p, 1, len, out);
+			p += len;
+		}
+		kept++;
 	}
-	for (; *p; p++)
-		fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
-	for (; cols < width; cols++)
+	for (; kept < width; kept++)
 		fputc(' ', out);
 }
 
@@ -290,15 +307,6 @@ static const char *channel_name(const trace_view *v, uint32_t c)
 	return c < v->n_channels ? v->channels[c].name : "?";
 }
 
-/* Columns a name takes (UTF-8 sequences count one). */
-static int name_columns(const char *s)
-{
-	int cols = 0;
-
-	for (const unsigned char *p = (const unsigned char *)(s ? s : "?"); *p; p++)
-		cols += (*p & 0xc0) != 0x80;
-	return cols;
-}
 
 /* The header: what the trace holds (whatever the view), its files, and
  * the view when narrowed. */
@@ -465,7 +473,7 @@ static int print_text(FILE *out, trace_view *v, size_t top, bool colours)
 /* A string from the file, or null. */
 static cJSON *j_str(const char *s)
 {
-	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+	return cli_json_str(s);
 }
 
 /* A time in ns as an exact integer, or null when `known` is false. */

@@ -10,7 +10,14 @@
  * JSON keys (all integers exact; percent is a number, null when the base
  * is 0 or a side lacks the metric):
  *   base, new              the reports as named on the command line
- *   base_run, new_run      the runs compared (null: the report has none)
+ *   base_run, new_run      the runs compared (null: the report has none, or
+ *                          runs are matched by program)
+ *   programs               [{base, new, base_runs, new_runs}]: the programs
+ *                          whose runs were compared (names equal when
+ *                          matched by name) and the runs each side averaged
+ *   notes                  [text]: the comparison fell back to the last runs;
+ *                          total memory including and excluding gaps moved
+ *                          apart (both are then "changed", not better/worse)
  *   regression             true when a limit is exceeded
  *   limits                 [{limit, metric, threshold, base, new, change,
  *                           percent, in_base, in_new, passed}]; limit is the
@@ -26,6 +33,7 @@
 #include "diff-render.h"
 
 #include "cli.h"
+#include "utf8.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -44,6 +52,7 @@ static const struct {
 	const char *title;      /* text and Markdown */
 } groups[CLI_N_GROUPS] = {
 	{"total", "Totals"},
+	{"run", "Per run of each program"},
 	{"category", "Memory by category"},
 	{"step_type", "Cycles by step type"},
 	{"vertex_type", "By vertex type"},
@@ -56,17 +65,49 @@ static const struct {
 typedef enum { V_SAME, V_BETTER, V_WORSE, V_CHANGED } verdict;
 static const char *const verdict_names[] = {"same", "better", "worse", "changed"};
 
+/* Whether a metric is one of the two memory totals that gaps split. */
+static bool is_memory_total(const char *metric)
+{
+	return strcmp(metric, "memory.total") == 0 ||
+	       strcmp(metric, "memory.total_including_gaps") == 0;
+}
+
+/* True when total memory including gaps and excluding gaps moved in
+ * opposite directions (diff-render.h). */
+bool cli_diff_memory_mixed(const tsr_comparison *cmp)
+{
+	const tsr_delta *ex = tsr_comparison_lookup_delta(cmp, "memory.total");
+	const tsr_delta *in = tsr_comparison_lookup_delta(cmp, "memory.total_including_gaps");
+
+	if (!ex || !in || !ex->in_base || !ex->in_new || !in->in_base || !in->in_new)
+		return false;
+	return (ex->change < 0 && in->change > 0) || (ex->change > 0 && in->change < 0);
+}
+
+/* The note that says so, for every output: static storage. */
+static const char *memory_mixed_note(const tsr_comparison *cmp)
+{
+	const tsr_delta *ex = tsr_comparison_lookup_delta(cmp, "memory.total");
+
+	return ex->change < 0
+	           ? "total memory excluding gaps went down but including gaps went up (the data "
+	             "shrank, its layout grew): neither is better on its own"
+	           : "total memory excluding gaps went up but including gaps went down (more data, "
+	             "laid out more tightly): neither is better on its own";
+}
+
 /* The word for a delta: costs (bytes, cycles, tiles, steps) are better
- * lower; FLOPs and graph counts only change. */
-static verdict verdict_of(const tsr_delta *d)
+ * lower; FLOPs and graph counts only change; the two memory totals only
+ * change when they move apart (`mixed`). */
+static verdict verdict_of(const tsr_delta *d, bool mixed)
 {
 	bool costs = d->unit == TSR_UNIT_BYTES || d->unit == TSR_UNIT_CYCLES ||
-	             d->unit == TSR_UNIT_TILES || strcmp(d->metric, "steps.total") == 0;
+	             d->unit == TSR_UNIT_TILES || strncmp(d->metric, "steps.", 6) == 0;
 	uint64_t b = d->in_base ? d->base : 0, n = d->in_new ? d->new_value : 0;
 
 	if (b == n && d->in_base == d->in_new)
 		return V_SAME;
-	if (!costs)
+	if (!costs || (mixed && is_memory_total(d->metric)))
 		return V_CHANGED;
 	return n < b ? V_BETTER : n > b ? V_WORSE : V_CHANGED;
 }
@@ -74,7 +115,7 @@ static verdict verdict_of(const tsr_delta *d)
 /* Whether a delta is worth a row without --all. */
 static bool changed(const tsr_delta *d)
 {
-	return verdict_of(d) != V_SAME;
+	return verdict_of(d, false) != V_SAME;
 }
 
 /* The unit as the text output prints it after a value. */
@@ -190,10 +231,12 @@ static const tsr_delta **select_group(const cli_diff *d, cli_metric_group group,
 			continue;
 		if (changed(x))
 			(*n_changed)++;
-		if (group == CLI_GROUP_TOTAL || d->all || changed(x))
+		/* Totals and each program's run are shown whole: the cost of a
+		 * run that did not change is part of the picture. */
+		if (group == CLI_GROUP_TOTAL || group == CLI_GROUP_RUN || d->all || changed(x))
 			rows[k++] = x;
 	}
-	if (group != CLI_GROUP_TOTAL) {
+	if (group != CLI_GROUP_TOTAL && group != CLI_GROUP_RUN) {
 		/* Largest absolute change first. A group may hold a large
 		 * report's every variable, so not an insertion sort. */
 		qsort(rows, k, sizeof(*rows), by_change_cb);
@@ -241,15 +284,62 @@ static void put_clean(FILE *out, const char *s)
 }
 
 /* The header line of one report: its path and the run compared. */
-static void describe_report(FILE *out, const char *label, const char *path, int64_t run,
-                            size_t runs)
+static void describe_report(FILE *out, const cli_diff *d, const char *label, const char *path,
+                            int64_t run, size_t runs, bool has_runs)
 {
 	fprintf(out, "  %s ", label);
 	put_clean(out, path);
-	if (run >= 0)
+	if (d->by_program)
+		fputc('\n', out);
+	else if (d->program && has_runs) {
+		fputs(" (program ", out);
+		put_clean(out, d->program);
+		if (run >= 0)
+			fprintf(out, ", its run %" PRId64 ")\n", run);
+		else
+			fputs(", its last run)\n", out);
+	} else if (run >= 0)
 		fprintf(out, " (run %" PRId64 "; the report keeps %zu)\n", run, runs);
 	else
 		fputs(" (no runs: memory only)\n", out);
+}
+
+/* Whether a side compared any run (from the comparison's program list). */
+static bool side_has_runs(const cli_diff *d, bool base)
+{
+	const tsr_compared_program *cp = tsr_comparison_get_program(d->cmp, 0);
+
+	return cp && (base ? cp->base_runs : cp->new_runs) > 0;
+}
+
+/* The programs whose runs were compared, by name, with the runs each
+ * side averaged; and the notes. */
+static void describe_programs(FILE *out, const cli_diff *d)
+{
+	size_t n = tsr_comparison_get_program_count(d->cmp), width = 8;
+
+	if (d->fell_back)
+		fputs("  runs: no program has runs in both reports; the last run of each is "
+		      "compared\n", out);
+	if (d->by_program) {
+		fputs("  runs matched by program (each program's kept runs averaged):\n", out);
+		for (size_t i = 0; i < n; i++) {
+			const tsr_compared_program *cp = tsr_comparison_get_program(d->cmp, i);
+			if (strlen(cp->base_name) > width)
+				width = strlen(cp->base_name) < 60 ? strlen(cp->base_name) : 60;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const tsr_compared_program *cp = tsr_comparison_get_program(d->cmp, i);
+			fputs("    ", out);
+			put_clean(out, cp->base_name);
+			for (size_t k = strlen(cp->base_name); k < width; k++)
+				fputc(' ', out);
+			fprintf(out, "  base %zu run%s, new %zu run%s\n", cp->base_runs,
+			        cp->base_runs == 1 ? "" : "s", cp->new_runs, cp->new_runs == 1 ? "" : "s");
+		}
+	}
+	if (cli_diff_memory_mixed(d->cmp))
+		fprintf(out, "  note: %s\n", memory_mixed_note(d->cmp));
 }
 
 /* One delta as a text row: metric, base, new, unit, change, percent, word;
@@ -257,7 +347,7 @@ static void describe_report(FILE *out, const char *label, const char *path, int6
 static void text_row(FILE *out, const cli_diff *d, const tsr_delta *x, size_t width)
 {
 	char b[32], n[32], c[40], p[24];
-	verdict v = verdict_of(x);
+	verdict v = verdict_of(x, cli_diff_memory_mixed(d->cmp));
 	size_t len = strlen(x->metric);
 
 	fputs("  ", out);
@@ -284,8 +374,11 @@ static int render_text(FILE *out, const cli_diff *d)
 	char b[32], n[32], c[40], lim[LIMIT_TEXT];
 
 	fputs("tilescope diff\n", out);
-	describe_report(out, "base:", d->base_path, d->base_run, d->base_runs);
-	describe_report(out, "new: ", d->new_path, d->new_run, d->new_runs);
+	describe_report(out, d, "base:", d->base_path, d->base_run, d->base_runs,
+	                side_has_runs(d, true));
+	describe_report(out, d, "new: ", d->new_path, d->new_run, d->new_runs,
+	                side_has_runs(d, false));
+	describe_programs(out, d);
 	if (d->n_checks) {
 		fputs("\nLimits:\n", out);
 		for (size_t i = 0; i < d->n_checks; i++) {
@@ -355,18 +448,40 @@ static cJSON *json_run(int64_t run)
  * integers. Returns 0, or -1 when memory ran out or a write failed. */
 static int render_json(FILE *out, const cli_diff *d)
 {
-	cJSON *root = cJSON_CreateObject(), *limits, *deltas;
-	bool ok = root != NULL;
+	cJSON *root = cJSON_CreateObject(), *limits, *deltas, *programs, *notes;
+	bool ok = root != NULL, mixed = cli_diff_memory_mixed(d->cmp);
 	char *text = NULL;
 	int rc = -1;
 
-	ok = ok && cli_json_put(root, "base", cJSON_CreateString(d->base_path)) &&
-	     cli_json_put(root, "new", cJSON_CreateString(d->new_path)) &&
-	     cli_json_put(root, "base_run", json_run(d->base_run)) &&
-	     cli_json_put(root, "new_run", json_run(d->new_run)) &&
+	ok = ok && cli_json_put(root, "base", cli_json_str(d->base_path)) &&
+	     cli_json_put(root, "new", cli_json_str(d->new_path)) &&
+	     cli_json_put(root, "base_run", json_run(d->by_program ? -1 : d->base_run)) &&
+	     cli_json_put(root, "new_run", json_run(d->by_program ? -1 : d->new_run)) &&
+	     cli_json_put(root, "programs", programs = cJSON_CreateArray()) &&
+	     cli_json_put(root, "notes", notes = cJSON_CreateArray()) &&
 	     cli_json_put(root, "regression", cJSON_CreateBool(d->failed > 0)) &&
 	     cli_json_put(root, "limits", limits = cJSON_CreateArray()) &&
 	     cli_json_put(root, "deltas", deltas = cJSON_CreateArray());
+	for (size_t i = 0; ok && i < tsr_comparison_get_program_count(d->cmp); i++) {
+		const tsr_compared_program *cp = tsr_comparison_get_program(d->cmp, i);
+		cJSON *o = cJSON_CreateObject();
+		ok = o && cJSON_AddItemToArray(programs, o);
+		if (!ok) {
+			cJSON_Delete(o);
+			break;
+		}
+		ok = cli_json_put(o, "base", cp->base_name ? cJSON_CreateString(cp->base_name)
+		                                           : cJSON_CreateNull()) &&
+		     cli_json_put(o, "new", cp->new_name ? cJSON_CreateString(cp->new_name)
+		                                         : cJSON_CreateNull()) &&
+		     cli_json_put(o, "base_runs", cli_json_u64(cp->base_runs)) &&
+		     cli_json_put(o, "new_runs", cli_json_u64(cp->new_runs));
+	}
+	if (ok && d->fell_back)
+		ok = cJSON_AddItemToArray(notes, cJSON_CreateString(
+		         "no program has runs in both reports; the last run of each is compared"));
+	if (ok && mixed)
+		ok = cJSON_AddItemToArray(notes, cJSON_CreateString(memory_mixed_note(d->cmp)));
 	for (size_t i = 0; ok && i < d->n_checks; i++) {
 		const cli_check *k = &d->checks[i];
 		cJSON *o = cJSON_CreateObject();
@@ -394,7 +509,7 @@ static int render_json(FILE *out, const cli_diff *d)
 			cJSON_Delete(o);
 			break;
 		}
-		ok = cli_json_put(o, "metric", cJSON_CreateString(x->metric)) &&
+		ok = cli_json_put(o, "metric", cli_json_str(x->metric)) &&
 		     cli_json_put(o, "group",
 		                  cJSON_CreateString(groups[cli_metric_group_of(x->metric)].key)) &&
 		     cli_json_put(o, "unit", cJSON_CreateString(unit_key(x->unit))) &&
@@ -404,7 +519,7 @@ static int render_json(FILE *out, const cli_diff *d)
 		     cli_json_put(o, "new", cli_json_u64(x->in_new ? x->new_value : 0)) &&
 		     cli_json_put(o, "change", cli_json_i64(x->change)) &&
 		     cli_json_put(o, "percent", json_percent(x->in_base, x->base, x->in_new, x->new_value)) &&
-		     cli_json_put(o, "verdict", cJSON_CreateString(verdict_names[verdict_of(x)]));
+		     cli_json_put(o, "verdict", cJSON_CreateString(verdict_names[verdict_of(x, mixed)]));
 	}
 	if (ok)
 		text = cJSON_Print(root);
@@ -470,14 +585,14 @@ static const char *md_mark(verdict v)
 }
 
 /* One group's rows as a Markdown table; false when out of memory. */
-static bool md_delta_table(FILE *out, const tsr_delta **rows, size_t n)
+static bool md_delta_table(FILE *out, const tsr_delta **rows, size_t n, bool mixed)
 {
 	char b[32], nn[32], c[40], p[24];
 
 	fputs("| Metric | Base | New | Change | |\n|---|---:|---:|---:|---|\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const tsr_delta *x = rows[i];
-		verdict v = verdict_of(x);
+		verdict v = verdict_of(x, mixed);
 		fputs("| ", out);
 		if (!md_cell(out, x->metric))
 			return false;
@@ -510,6 +625,22 @@ static int render_markdown(FILE *out, const cli_diff *d)
 	if (!md_cell(out, d->new_path))
 		return -1;
 	fputs("\n\n", out);
+	if (d->by_program) {
+		fputs("**Runs matched by program** (kept runs averaged):", out);
+		for (size_t i = 0; i < tsr_comparison_get_program_count(d->cmp); i++) {
+			const tsr_compared_program *cp = tsr_comparison_get_program(d->cmp, i);
+			fputs(i ? ", " : " ", out);
+			if (!md_cell(out, cp->base_name))
+				return -1;
+			fprintf(out, " (%zu / %zu)", cp->base_runs, cp->new_runs);
+		}
+		fputs("\n\n", out);
+	}
+	if (d->fell_back)
+		fputs("*No program has runs in both reports; the last run of each is "
+		      "compared.*\n\n", out);
+	if (cli_diff_memory_mixed(d->cmp))
+		fprintf(out, "**Note:** %s\n\n", memory_mixed_note(d->cmp));
 	if (d->n_checks) {
 		fputs("| | Limit | Metric | Base | New | Change |\n|---|---|---|---:|---:|---:|\n", out);
 		for (size_t i = 0; i < d->n_checks; i++) {
@@ -543,7 +674,7 @@ static int render_markdown(FILE *out, const cli_diff *d)
 		else
 			fprintf(out, "<details><summary>%s: %zu changed</summary>\n\n", groups[g].title,
 			        n_changed);
-		ok = md_delta_table(out, rows, nrows);
+		ok = md_delta_table(out, rows, nrows, cli_diff_memory_mixed(d->cmp));
 		free(rows);
 		if (!ok)
 			return -1;
@@ -562,29 +693,9 @@ static int render_markdown(FILE *out, const cli_diff *d)
 static size_t xml_utf8_len(const unsigned char *s)
 {
 	uint32_t cp;
-	size_t len;
+	size_t len = tsf_utf8_decode(s, SIZE_MAX, &cp);
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1fu;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0fu;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07u;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0u) != 0x80u) /* also stops at the terminating NUL */
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+	if (len == 0 || cp == 0xfffe || cp == 0xffff)
 		return 0;
 	return len;
 }

@@ -27,7 +27,20 @@ typedef struct cli_diff {
 	bool all;                          /* unchanged items too */
 	size_t top;                        /* changed items per group (0: all) */
 	bool colours;                      /* text only */
+	bool by_program;                   /* runs matched by program name (the
+	                                      comparison's program list), not
+	                                      base_run / new_run */
+	bool fell_back;                    /* by program asked, none in common:
+	                                      the last runs */
+	const char *program;               /* --program, or NULL; with it,
+	                                      base_run / new_run count that
+	                                      program's runs (-1: its last) */
 } cli_diff;
+
+/* True when total memory including gaps and excluding gaps moved in
+ * opposite directions: the outputs then call neither better nor worse
+ * and say why. */
+bool cli_diff_memory_mixed(const tsr_comparison *cmp);
 
 /* Writes `d` to `out`; returns 0, or -1 when a write failed or memory ran
  * out (JSON). */

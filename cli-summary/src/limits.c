@@ -405,6 +405,8 @@ static const struct {
 	const char *prefix;
 	cli_metric_group group;
 } group_prefixes[] = {
+	{"cycles.run.", CLI_GROUP_RUN},
+	{"steps.run.", CLI_GROUP_RUN},
 	{"memory.category.", CLI_GROUP_CATEGORY},
 	{"cycles.step_type.", CLI_GROUP_STEP_TYPE},
 	{"cycles.vertex_type.", CLI_GROUP_VERTEX_TYPE},

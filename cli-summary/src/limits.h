@@ -36,6 +36,7 @@ typedef struct cli_limits {
  * per-item groups (a metric of an item that one report may lack). */
 typedef enum cli_metric_group {
 	CLI_GROUP_TOTAL = 0,
+	CLI_GROUP_RUN,
 	CLI_GROUP_CATEGORY,
 	CLI_GROUP_STEP_TYPE,
 	CLI_GROUP_VERTEX_TYPE,

@@ -3,7 +3,8 @@
  * own process (NON_UNIQUE): a report is a file on the command line, and a
  * second launch opening another report must not hand it to a first one
  * that may be busy loading. `tilescope-graph-analyser REPORT REPORT2`
- * opens the first report; comparing two comes with the Compare view.
+ * compares REPORT2 (B) with REPORT (A, the base) in every view; files past
+ * the second are ignored.
  */
 #include "ga-application.h"
 
@@ -32,7 +33,10 @@ static void ga_application_open(GApplication *app, GFile **files, int n_files, c
 	(void)hint;
 	if (n_files > 0) {
 		ga_window_set_initial_view(win, GA_APPLICATION(app)->view);
-		ga_window_open(win, files[0]);
+		if (n_files > 1)
+			ga_window_compare(win, files[0], files[1]);
+		else
+			ga_window_open(win, files[0]);
 	}
 	gtk_window_present(GTK_WINDOW(win));
 }

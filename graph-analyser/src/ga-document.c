@@ -27,6 +27,7 @@ struct _GaDocument {
 	size_t n_operations;
 	ga_operation_extra *operation_extras; /* n_operations */
 	double load_seconds;
+	tsr_comparison *comparison;   /* with the base it is compared to, or NULL */
 };
 
 G_DEFINE_BOXED_TYPE(GaDocument, ga_document, ga_document_ref, ga_document_unref)
@@ -54,6 +55,7 @@ void ga_document_unref(GaDocument *doc)
 		free(doc->operations[i]);
 	g_free(doc->operations);
 	g_free(doc->operation_extras);
+	tsr_comparison_free(doc->comparison);
 	tsr_summary_figures_free(doc->figures);
 	free(doc->summary_json);
 	tsr_report_free(doc->report);
@@ -441,6 +443,98 @@ GaDocument *ga_document_load_finish(GAsyncResult *result, GError **error)
 GaDocument *ga_document_load(GFile *file, GCancellable *cancellable, GError **error)
 {
 	return load(file, NULL, cancellable, error);
+}
+
+/* --- Comparing ------------------------------------------------------------------ */
+
+/* What a comparison's worker needs: both documents (refs) and the
+ * progress plumbing of a load (its file unused). */
+typedef struct compare_state {
+	GaDocument *base, *new_doc;
+	load_state *ls;
+} compare_state;
+
+static void compare_state_free(compare_state *cs)
+{
+	ga_document_unref(cs->base);
+	ga_document_unref(cs->new_doc);
+	load_state_unref(cs->ls);
+	g_free(cs);
+}
+
+/* tsr_compare on the worker; it reports through the base's progress
+ * callback, borrowed for the call and given back after. */
+static void compare_thread(GTask *task, gpointer source, gpointer task_data,
+                           GCancellable *cancellable)
+{
+	compare_state *cs = task_data;
+	tsr_comparison *cmp = NULL;
+	GError *error = NULL;
+	int rc;
+
+	(void)source;
+	(void)cancellable;
+	tsr_report_set_progress(cs->base->report, on_progress, cs->ls);
+	rc = tsr_compare(&cmp, cs->base->report, cs->new_doc->report, -1, -1);
+	tsr_report_set_progress(cs->base->report, NULL, NULL);
+	if (rc) {
+		set_error(&error, rc, tsr_report_error(cs->base->report));
+		g_task_return_error(task, error);
+		return;
+	}
+	g_task_return_pointer(task, cmp, (GDestroyNotify)tsr_comparison_free);
+}
+
+void ga_document_compare_async(GaDocument *base, GaDocument *new_doc, GCancellable *cancellable,
+                               GaLoadProgressFunc progress, gpointer progress_data,
+                               GDestroyNotify progress_destroy, GAsyncReadyCallback callback,
+                               gpointer user_data)
+{
+	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
+	compare_state *cs = g_new0(compare_state, 1);
+	load_state *ls = g_new0(load_state, 1);
+
+	g_atomic_ref_count_init(&ls->ref);
+	g_mutex_init(&ls->lock);
+	ls->cancellable = cancellable ? g_object_ref(cancellable) : g_cancellable_new();
+	ls->progress = progress;
+	ls->progress_data = progress_data;
+	ls->progress_destroy = progress_destroy;
+	ls->context = g_main_context_ref_thread_default();
+	cs->base = ga_document_ref(base);
+	cs->new_doc = ga_document_ref(new_doc);
+	cs->ls = ls;
+	g_task_set_source_tag(task, ga_document_compare_async);
+	g_task_set_task_data(task, cs, (GDestroyNotify)compare_state_free);
+	g_task_run_in_thread(task, compare_thread);
+}
+
+tsr_comparison *ga_document_compare_finish(GAsyncResult *result, GError **error)
+{
+	g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
+	return g_task_propagate_pointer(G_TASK(result), error);
+}
+
+tsr_comparison *ga_document_compare(GaDocument *base, GaDocument *new_doc, GError **error)
+{
+	tsr_comparison *cmp = NULL;
+	int rc = tsr_compare(&cmp, base->report, new_doc->report, -1, -1);
+
+	if (rc)
+		set_error(error, rc, tsr_report_error(base->report));
+	return cmp;
+}
+
+void ga_document_set_comparison(GaDocument *doc, tsr_comparison *cmp)
+{
+	if (doc->comparison != cmp)
+		tsr_comparison_free(doc->comparison);
+	doc->comparison = cmp;
+}
+
+const tsr_comparison *ga_document_get_comparison(GaDocument *doc)
+{
+	return doc ? doc->comparison : NULL;
 }
 
 /* --- Getters ------------------------------------------------------------------- */

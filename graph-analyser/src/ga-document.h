@@ -12,6 +12,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <tilescope/compare.h>
 #include <tilescope/report.h>
 #include <tilescope/summary.h>
 
@@ -99,6 +100,24 @@ typedef struct ga_operation_extra {
 } ga_operation_extra;
 /* One per operation (ga_document_get_operations' order), or NULL. */
 const ga_operation_extra *ga_document_get_operation_extras(GaDocument *doc);
+/* Compares `base` (report A) with `new_doc` (report B) as `tilescope
+ * diff A B` does (tsr_compare, the last run of each) in a worker thread;
+ * neither document may be used elsewhere until it completes (the window
+ * runs it before handing them to the session). Progress as for a load;
+ * cancelling completes with G_IO_ERROR_CANCELLED. */
+void ga_document_compare_async(GaDocument *base, GaDocument *new_doc, GCancellable *cancellable,
+                               GaLoadProgressFunc progress, gpointer progress_data,
+                               GDestroyNotify progress_destroy, GAsyncReadyCallback callback,
+                               gpointer user_data);
+/* The comparison (the caller frees it with tsr_comparison_free, or hands
+ * it to ga_document_set_comparison), or NULL with *error set. */
+tsr_comparison *ga_document_compare_finish(GAsyncResult *result, GError **error);
+/* The same on the calling thread (benchmarks, tests). */
+tsr_comparison *ga_document_compare(GaDocument *base, GaDocument *new_doc, GError **error);
+/* Report B keeps its comparison with report A: takes `cmp` (NULL: none). */
+void ga_document_set_comparison(GaDocument *doc, tsr_comparison *cmp);
+/* The comparison `doc` keeps (borrowed), or NULL; `doc` may be NULL. */
+const tsr_comparison *ga_document_get_comparison(GaDocument *doc);
 /* Seconds the load took, split into open and the figures. */
 double ga_document_get_load_seconds(GaDocument *doc);
 

@@ -33,6 +33,7 @@ struct _GaLivenessView {
 
 	GaSession *session;
 	GaDocument *doc;              /* the one shown (a ref) */
+	GaDocument *compare;          /* report B when comparing (a ref), or NULL */
 	size_t n_steps;
 	guint num_ipus;               /* IPUs with a scope entry (0 for a one-IPU report) */
 	uint64_t *curve;              /* the scope's not-always-live bytes per step */
@@ -54,6 +55,7 @@ struct _GaLivenessView {
 	GtkLabel *status;
 	TscChart *chart;
 	GtkLabel *peak_caption;
+	GtkLabel *compare_caption;    /* report B's curve and peak, when comparing */
 	GtkLabel *variable_caption;
 	GListStore *live;             /* GaVarRow */
 	GtkColumnView *live_view;
@@ -81,10 +83,13 @@ static GdkRGBA colour(const char *spec)
 	return c;
 }
 
-/* "OnTileExecute layer1/fwd" for step `step` ("?" when out of range). */
-static char *step_program(GaLivenessView *self, size_t step)
+static const char *const compare_colour = "#3584e4";
+
+/* "OnTileExecute layer1/fwd" for step `step` of `doc` ("?" when out of
+ * range or no document). */
+static char *doc_step_program(GaDocument *doc, size_t step)
 {
-	const tsr_summary_figures *f = self->doc ? ga_document_get_figures(self->doc) : NULL;
+	const tsr_summary_figures *f = doc ? ga_document_get_figures(doc) : NULL;
 	const tsr_summary_liveness_step *s;
 	g_autofree char *name = NULL;
 
@@ -95,6 +100,12 @@ static char *step_program(GaLivenessView *self, size_t step)
 		return g_strdup(s->type ? s->type : "?");
 	name = ga_format_name(s->name);
 	return g_strdup_printf("%s %s", s->type ? s->type : "?", name);
+}
+
+/* The same for the report shown (A). */
+static char *step_program(GaLivenessView *self, size_t step)
+{
+	return doc_step_program(self->doc, step);
 }
 
 /* The chart's item names: "Step 11: OnTileExecute layer1/fwd". */
@@ -144,10 +155,12 @@ static void show_peak(GaLivenessView *self, const char *scope_name)
 	bytes = ga_format_u64(self->curve[peak]);
 	with = ga_format_u64(self->curve[peak] + self->always);
 	always = ga_format_u64(self->always);
-	text = g_strdup_printf("Peak%s%s at step %zu (%s): %s bytes not always live; maximum live "
-	                       "bytes (including always-live) %s; always-live bytes %s",
-	                       scope_name ? " of " : "", scope_name ? scope_name : "", peak, program,
-	                       bytes, with, always);
+	text = g_strdup_printf("%s%s%sPeak%s%s at step %zu (%s): %s bytes not always live; maximum "
+	                       "live bytes (including always-live) %s; always-live bytes %s",
+	                       self->compare ? "A — " : "",
+	                       self->compare ? ga_document_get_title(self->doc) : "",
+	                       self->compare ? " (bars). " : "", scope_name ? " of " : "",
+	                       scope_name ? scope_name : "", peak, program, bytes, with, always);
 	gtk_label_set_text(self->peak_caption, text);
 	item = (guint)peak;
 	tsc_chart_set_markers(self->chart, &item, 1, NULL);
@@ -342,6 +355,7 @@ static void apply_scope(GaLivenessView *self)
 /* --- The chart ----------------------------------------------------------------------------- */
 
 static void show_lifetime(GaLivenessView *self);
+static void add_compare_series(GaLivenessView *self);
 
 /* The chart from self->curve: not-always-live bytes per step, with the
  * scope's always-live bytes stacked on them when asked. */
@@ -367,6 +381,68 @@ static void rebuild_chart(GaLivenessView *self)
 	show_lifetime(self);
 }
 
+/* Comparing: report B's curve over A's chart, as a line, and its peak in
+ * a caption. B's curve is all of its tiles (whatever A's scope), with
+ * its always-live bytes added when Include Always-Live is on. The x axis
+ * is A's steps: with as many steps in both, step s of B is item s; with
+ * different counts B is normalised onto A's axis (step s at item
+ * s * A's count / B's count; several steps of B in one item show their
+ * largest), and the caption says so. */
+static void add_compare_series(GaLivenessView *self)
+{
+	tsr_report *rb;
+	const tsr_liveness_step *steps = NULL;
+	size_t nb = 0, na = self->n_steps, peak = 0;
+	uint64_t always;
+	gboolean with_always = gtk_check_button_get_active(self->include_always);
+	g_autofree double *values = NULL;
+	g_autofree char *series = NULL, *program = NULL, *bytes = NULL, *with = NULL, *axis = NULL;
+	g_autofree char *text = NULL;
+	GdkRGBA c = colour(compare_colour);
+
+	gtk_widget_set_visible(GTK_WIDGET(self->compare_caption), self->compare != NULL);
+	if (!self->compare)
+		return;
+	rb = ga_document_get_report(self->compare);
+	tsr_report_get_liveness_steps(&steps, &nb, rb);
+	always = tsr_report_get_always_live_bytes(rb);
+	if (na && nb) {
+		values = g_new0(double, na);
+		for (size_t s = 0; s < nb; s++) {
+			size_t item = nb == na ? s : (size_t)((double)s * (double)na / (double)nb);
+			double v = (double)steps[s].not_always_live + (with_always ? (double)always : 0);
+
+			item = MIN(item, na - 1);
+			values[item] = MAX(values[item], v);
+		}
+		/* Items no step of B maps to (B shorter) carry the step before. */
+		for (size_t i = 1; nb < na && i < na; i++)
+			if (values[i] == 0)
+				values[i] = values[i - 1];
+		series = g_strdup_printf("B — %s", ga_document_get_title(self->compare));
+		tsc_chart_add_series(self->chart, series, values, &c, TSC_SERIES_LINE);
+	}
+	if (!nb) {
+		text = g_strdup_printf("B — %s: the report has no liveness steps.",
+		                       ga_document_get_title(self->compare));
+		gtk_label_set_text(self->compare_caption, text);
+		return;
+	}
+	for (size_t s = 1; s < nb; s++)
+		if (steps[s].not_always_live > steps[peak].not_always_live)
+			peak = s;
+	program = doc_step_program(self->compare, peak);
+	bytes = ga_format_u64(steps[peak].not_always_live);
+	with = ga_format_u64(steps[peak].not_always_live + always);
+	axis = nb == na ? g_strdup_printf("same %zu steps as A", nb)
+	                : g_strdup_printf("its %zu steps normalised to A's %zu", nb, na);
+	text = g_strdup_printf("B — %s (blue line, all tiles, %s). Peak at step %zu (%s): %s bytes "
+	                       "not always live; maximum live bytes (including always-live) %s",
+	                       ga_document_get_title(self->compare), axis, peak, program, bytes,
+	                       with);
+	gtk_label_set_text(self->compare_caption, text);
+}
+
 /* The session's variable drawn over the chart: its bytes over its
  * lifetime, and a caption. */
 static void show_lifetime(GaLivenessView *self)
@@ -382,6 +458,7 @@ static void show_lifetime(GaLivenessView *self)
 	GdkRGBA c = colour(lifetime_colour);
 
 	tsc_chart_clear_series(self->chart);
+	add_compare_series(self);
 	if (index < 0 || tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(self->doc)) ||
 	    (size_t)index >= n_vars) {
 		gtk_label_set_text(self->variable_caption, "");
@@ -721,11 +798,14 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 	cancel_job(self);
 	g_clear_pointer(&self->doc, ga_document_unref);
 	g_clear_pointer(&self->curve, g_free);
+	g_clear_pointer(&self->compare, ga_document_unref);
 	self->n_steps = 0;
 	self->n_compared = 0;
 	if (!doc)
 		return;
 	self->doc = ga_document_ref(doc);
+	if (ga_session_get_compare_document(session))
+		self->compare = ga_document_ref(ga_session_get_compare_document(session));
 	target = tsr_report_get_target(ga_document_get_report(doc));
 	tsr_report_get_liveness_steps(&steps, &self->n_steps, ga_document_get_report(doc));
 	self->curve = g_new0(uint64_t, self->n_steps ? self->n_steps : 1);
@@ -961,6 +1041,13 @@ static void build(GaLivenessView *self)
 	gtk_label_set_selectable(self->peak_caption, TRUE);
 	gtk_widget_add_css_class(GTK_WIDGET(self->peak_caption), "caption");
 	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->peak_caption));
+	self->compare_caption = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->compare_caption, 0);
+	gtk_label_set_wrap(self->compare_caption, TRUE);
+	gtk_label_set_selectable(self->compare_caption, TRUE);
+	gtk_widget_add_css_class(GTK_WIDGET(self->compare_caption), "caption");
+	gtk_widget_set_visible(GTK_WIDGET(self->compare_caption), FALSE);
+	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->compare_caption));
 	self->variable_caption = GTK_LABEL(gtk_label_new(NULL));
 	gtk_label_set_xalign(self->variable_caption, 0);
 	gtk_label_set_wrap(self->variable_caption, TRUE);
@@ -1012,6 +1099,7 @@ static void ga_liveness_view_finalize(GObject *object)
 	GaLivenessView *self = GA_LIVENESS_VIEW(object);
 
 	g_clear_pointer(&self->doc, ga_document_unref);
+	g_clear_pointer(&self->compare, ga_document_unref);
 	g_clear_object(&self->session);
 	g_clear_object(&self->live);
 	g_clear_object(&self->always_rows);

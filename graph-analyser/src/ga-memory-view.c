@@ -7,6 +7,11 @@
  * changing the stacking, the gaps or the order rebuilds the chart's data
  * in a few milliseconds, with no file access. Selections go to the
  * session as tile numbers, so every view sees them.
+ *
+ * Comparing, a chart of B − A per tile (increases and decreases as
+ * two colours, both drawn upwards as magnitudes: the chart kit's bars
+ * start at 0) and report B's usual chart sit above A's, on the same tile
+ * axis and zoom (rebuild_compare says how different tile counts go).
  */
 #include "ga-memory-view.h"
 
@@ -27,6 +32,8 @@ struct _GaMemoryView {
 
 	GaSession *session;
 	GaDocument *doc;            /* the one the chart shows (a ref) */
+	GaDocument *compare;        /* report B when comparing (a ref), or NULL */
+	gboolean syncing_range;     /* a zoom being copied between the charts */
 	ga_tile_layout layout;
 	guint n_tiles;
 	guint *order;               /* item -> tile */
@@ -45,6 +52,12 @@ struct _GaMemoryView {
 	GtkLabel *tiles_error;
 	TscChart *chart;
 	GtkLabel *chart_caption;
+	GtkWidget *paned;
+	GtkWidget *compare_box;     /* the difference and B's charts, shown when comparing */
+	TscChart *diff_chart;       /* B - A per tile: increases and decreases */
+	GtkLabel *diff_caption;
+	TscChart *b_chart;          /* report B's usual chart */
+	GtkLabel *b_heading, *a_heading;
 	GtkWidget *legend;          /* a GtkFlowBox: colour and name of each component */
 	GtkWidget *maps;            /* a box of the IPUs' tile maps */
 	GPtrArray *heatmaps;        /* TscHeatmap per IPU */
@@ -210,23 +223,25 @@ static void build_order(GaMemoryView *self)
 		self->item_of[self->order[i]] = i;
 }
 
-/* Fills the chart from the document: regions or categories, with gaps
- * as their own component when they are included. */
-static void rebuild_chart(GaMemoryView *self)
+/* The stacks of `doc`'s tiles in `order` (n items) into `chart`:
+ * regions, categories or liveness, with gaps as their own component when
+ * they are included; the components' names and colours are appended to
+ * `names` and `colours`, and in category mode the category of each to
+ * `components` (may be NULL). `other` (may be NULL): the report compared
+ * with, whose categories count too, so both charts of a comparison have
+ * the same components in the same colours. Returns the components'
+ * count. */
+static guint fill_stacks(GaMemoryView *self, GaDocument *doc, GaDocument *other,
+                         const guint *order, guint n, TscChart *chart, GPtrArray *names,
+                         GArray *colours, guint *components)
 {
-	const tsr_target *target = tsr_report_get_target(ga_document_get_report(self->doc));
 	gboolean gaps = gtk_check_button_get_active(self->gaps);
 	guint mode = gtk_drop_down_get_selected(self->stack_by);
-	size_t n_tiles;
-	const tsr_tile_memory *tiles = ga_document_get_tiles(self->doc, &n_tiles);
-	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GArray) colours = g_array_new(FALSE, FALSE, sizeof(GdkRGBA));
+	size_t n_doc_tiles;
+	const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n_doc_tiles);
 	g_autofree double *values = NULL;
-	guint n = (guint)n_tiles, k = 0, cap;
-	g_autofree char *limit = NULL;
-	g_autofree char *cap_text = NULL;
+	guint k = 0, cap;
 
-	g_clear_pointer(&self->components, g_free);
 	cap = (guint)tsr_category_count() + TSR_REGION_COUNT + 1;
 	values = g_new0(double, (size_t)cap * (n ? n : 1));
 	if (mode == STACK_REGION) {
@@ -234,7 +249,7 @@ static void rebuild_chart(GaMemoryView *self)
 			GdkRGBA c = colour(region_colours[r]);
 
 			for (guint i = 0; i < n; i++) {
-				const tsr_tile_memory *t = &tiles[self->order[i]];
+				const tsr_tile_memory *t = &tiles[order[i]];
 
 				values[(size_t)k * n + i] =
 				    (double)(gaps ? t->region_including_gaps[r] : t->region[r]);
@@ -244,12 +259,12 @@ static void rebuild_chart(GaMemoryView *self)
 			k++;
 		}
 	} else if (mode == STACK_LIVENESS) {
-		const uint64_t *always = ga_document_get_always_live_by_tile(self->doc);
+		const uint64_t *always = ga_document_get_always_live_by_tile(doc);
 		GdkRGBA al = colour("#c061cb"), nal = colour("#2ec27e"), gp = colour("#9a9996");
 
 		for (guint i = 0; i < n; i++) {
-			const tsr_tile_memory *t = &tiles[self->order[i]];
-			uint64_t a = always ? always[self->order[i]] : 0;
+			const tsr_tile_memory *t = &tiles[order[i]];
+			uint64_t a = always ? always[order[i]] : 0;
 
 			values[i] = (double)a;
 			values[(size_t)n + i] = (double)(t->total > a ? t->total - a : 0);
@@ -267,19 +282,26 @@ static void rebuild_chart(GaMemoryView *self)
 			k = 3;
 		}
 	} else {
-		self->components = g_new(guint, tsr_category_count());
 		for (size_t c = 0; c < tsr_category_count(); c++) {
-			const uint64_t *by_tile = ga_document_get_category_by_tile(self->doc, c);
+			const uint64_t *by_tile = ga_document_get_category_by_tile(doc, c);
+			const uint64_t *by_other =
+			    other ? ga_document_get_category_by_tile(other, c) : NULL;
 			GdkRGBA col = colour(palette[k % G_N_ELEMENTS(palette)]);
 			gboolean any = FALSE;
+			size_t n_other = 0;
 
 			for (guint i = 0; by_tile && i < n; i++) {
-				values[(size_t)k * n + i] = (double)by_tile[self->order[i]];
-				any = any || by_tile[self->order[i]];
+				values[(size_t)k * n + i] = (double)by_tile[order[i]];
+				any = any || by_tile[order[i]];
 			}
+			if (by_other)
+				ga_document_get_tiles(other, &n_other);
+			for (size_t t = 0; !any && by_other && t < n_other; t++)
+				any = by_other[t] != 0;
 			if (!any)
 				continue;
-			self->components[k] = (guint)c;
+			if (components)
+				components[k] = (guint)c;
 			g_ptr_array_add(names, g_strdup(tsr_category_name(c)));
 			g_array_append_val(colours, col);
 			k++;
@@ -288,7 +310,7 @@ static void rebuild_chart(GaMemoryView *self)
 			GdkRGBA c = colour("#9a9996");
 
 			for (guint i = 0; i < n; i++) {
-				const tsr_tile_memory *t = &tiles[self->order[i]];
+				const tsr_tile_memory *t = &tiles[order[i]];
 
 				values[(size_t)k * n + i] = (double)(t->total_including_gaps - t->total);
 			}
@@ -298,8 +320,29 @@ static void rebuild_chart(GaMemoryView *self)
 		}
 	}
 	g_ptr_array_add(names, NULL);
-	tsc_chart_set_stacks(self->chart, n, k, values, (const GdkRGBA *)colours->data,
+	tsc_chart_set_stacks(chart, n, k, values, (const GdkRGBA *)colours->data,
 	                     (const char *const *)names->pdata);
+	return k;
+}
+
+static void rebuild_compare(GaMemoryView *self);
+
+/* Fills the chart from the document (and, comparing, the charts of
+ * report B and of the difference). */
+static void rebuild_chart(GaMemoryView *self)
+{
+	const tsr_target *target = tsr_report_get_target(ga_document_get_report(self->doc));
+	gboolean gaps = gtk_check_button_get_active(self->gaps);
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GArray) colours = g_array_new(FALSE, FALSE, sizeof(GdkRGBA));
+	g_autofree char *limit = NULL;
+	g_autofree char *cap_text = NULL;
+	guint k;
+
+	g_clear_pointer(&self->components, g_free);
+	self->components = g_new(guint, tsr_category_count());
+	k = fill_stacks(self, self->doc, self->compare, self->order, self->n_tiles, self->chart,
+	                names, colours, self->components);
 	fill_legend(self, k, (const GdkRGBA *)colours->data, (const char *const *)names->pdata);
 	fill_maps(self, gaps);
 	/* The tile's capacity; without it the y axis fits the data. */
@@ -309,6 +352,164 @@ static void rebuild_chart(GaMemoryView *self)
 		limit = g_strdup_printf("Max memory %s", cap_text);
 		tsc_chart_add_limit(self->chart, (double)target->bytes_per_tile, limit, NULL);
 	}
+	rebuild_compare(self);
+}
+
+/* Comparing: report B's chart and the difference chart. Both follow A's
+ * tile order when the reports have as many tiles, so one item is one tile
+ * in all three charts; with different counts they go by tile number up
+ * to the larger count, a tile missing from one report counting as 0
+ * bytes there, and the caption says so. */
+static void rebuild_compare(GaMemoryView *self)
+{
+	gboolean gaps = gtk_check_button_get_active(self->gaps);
+	size_t na, nb;
+	const tsr_tile_memory *ta, *tb;
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GArray) colours = g_array_new(FALSE, FALSE, sizeof(GdkRGBA));
+	g_autofree guint *identity = NULL;
+	g_autofree double *values = NULL;
+	g_autofree char *heading = NULL;
+	const guint *order, *order_b;
+	const char *diff_names[] = {"Increase (B > A)", "Decrease (B < A)", NULL};
+	GdkRGBA diff_colours[2];
+	GString *caption;
+	guint n, grew = 0, shrank = 0, inc_tile = 0, dec_tile = 0;
+	int64_t inc = 0, dec = 0;
+
+	gtk_widget_set_visible(self->compare_box, self->compare != NULL);
+	gtk_widget_set_visible(GTK_WIDGET(self->a_heading), self->compare != NULL);
+	gtk_paned_set_position(GTK_PANED(self->paned), self->compare ? 620 : 380);
+	/* A and B as tall as each other, so that one data range gives both
+	 * the same y ticks. */
+	gtk_widget_set_vexpand(GTK_WIDGET(self->chart), self->compare == NULL);
+	gtk_widget_set_size_request(GTK_WIDGET(self->chart), -1, self->compare ? 170 : 220);
+	if (!self->compare)
+		return;
+	ta = ga_document_get_tiles(self->doc, &na);
+	tb = ga_document_get_tiles(self->compare, &nb);
+	n = (guint)MAX(na, nb);
+	identity = g_new(guint, n ? n : 1);
+	for (guint i = 0; i < n; i++)
+		identity[i] = i;
+	order = na == nb ? self->order : identity;
+	order_b = na == nb ? self->order : identity;
+	heading = g_strdup_printf("A — %s", ga_document_get_title(self->doc));
+	gtk_label_set_text(self->a_heading, heading);
+	g_free(heading);
+	heading = g_strdup_printf("B — %s", ga_document_get_title(self->compare));
+	gtk_label_set_text(self->b_heading, heading);
+	fill_stacks(self, self->compare, self->doc, order_b, (guint)nb, self->b_chart, names,
+	            colours, NULL);
+	/* One y scale for A and B: the capacity line on both, or else a line
+	 * at the fuller report's fullest tile. */
+	tsc_chart_clear_limits(self->b_chart);
+	{
+		const tsr_target *target = tsr_report_get_target(ga_document_get_report(self->doc));
+		const tsr_target *tgb = tsr_report_get_target(ga_document_get_report(self->compare));
+		g_autofree char *text = NULL, *label = NULL;
+
+		if (gtk_check_button_get_active(self->max_line)) {
+			text = tsc_format_bytes((double)tgb->bytes_per_tile, NULL);
+			label = g_strdup_printf("Max memory %s", text);
+			tsc_chart_add_limit(self->b_chart, (double)tgb->bytes_per_tile, label, NULL);
+			if (tgb->bytes_per_tile != target->bytes_per_tile) {
+				g_autofree char *theirs = g_strdup_printf("B's max memory %s", text);
+
+				tsc_chart_add_limit(self->chart, (double)tgb->bytes_per_tile, theirs, NULL);
+			}
+		} else {
+			uint64_t top = 0;
+
+			for (size_t t = 0; t < na; t++)
+				top = MAX(top, gaps ? ta[t].total_including_gaps : ta[t].total);
+			for (size_t t = 0; t < nb; t++)
+				top = MAX(top, gaps ? tb[t].total_including_gaps : tb[t].total);
+			text = tsc_format_bytes((double)top, NULL);
+			label = g_strdup_printf("Fullest tile of A and B %s", text);
+			tsc_chart_add_limit(self->b_chart, (double)top, label, NULL);
+			tsc_chart_add_limit(self->chart, (double)top, label, NULL);
+		}
+	}
+	values = g_new0(double, 2 * (size_t)(n ? n : 1));
+	for (guint i = 0; i < n; i++) {
+		guint tile = order[i];
+		int64_t a = tile < na ? (int64_t)(gaps ? ta[tile].total_including_gaps : ta[tile].total)
+		                      : 0;
+		int64_t b = tile < nb ? (int64_t)(gaps ? tb[tile].total_including_gaps : tb[tile].total)
+		                      : 0;
+		int64_t d = b - a;
+
+		values[i] = d > 0 ? (double)d : 0;
+		values[(size_t)n + i] = d < 0 ? (double)-d : 0;
+		if (d > 0)
+			grew++;
+		if (d < 0)
+			shrank++;
+		if (d > inc) {
+			inc = d;
+			inc_tile = tile;
+		}
+		if (d < dec) {
+			dec = d;
+			dec_tile = tile;
+		}
+	}
+	diff_colours[0] = colour("#e01b24");
+	diff_colours[1] = colour("#2ec27e");
+	tsc_chart_set_stacks(self->diff_chart, n, 2, values, diff_colours, diff_names);
+	caption = g_string_new(NULL);
+	g_string_append_printf(caption, "B − A per tile, %s gaps: ", gaps ? "including" : "excluding");
+	if (inc > 0) {
+		g_autofree char *v = ga_format_u64((uint64_t)inc);
+
+		g_string_append_printf(caption, "largest increase +%s B on tile %u", v, inc_tile);
+	} else {
+		g_string_append(caption, "no tile grew");
+	}
+	if (dec < 0) {
+		g_autofree char *v = ga_format_u64((uint64_t)-dec);
+
+		g_string_append_printf(caption, "; largest decrease -%s B on tile %u", v, dec_tile);
+	} else {
+		g_string_append(caption, "; no tile shrank");
+	}
+	{
+		g_autofree char *g = ga_format_u64(grew);
+		g_autofree char *sh = ga_format_u64(shrank);
+		g_autofree char *u = ga_format_u64(n - grew - shrank);
+
+		g_string_append_printf(caption, "; %s tiles grew (red), %s shrank (green), %s unchanged.",
+		                       g, sh, u);
+	}
+	if (na != nb) {
+		g_autofree char *sa = ga_format_u64(na);
+		g_autofree char *sb = ga_format_u64(nb);
+
+		g_string_append_printf(caption,
+		                       " A has %s tiles and B %s: tiles %zu to %zu are only in %s (0 B "
+		                       "in the other); the charts go by tile number.",
+		                       sa, sb, MIN(na, nb), MAX(na, nb) - 1, na > nb ? "A" : "B");
+	}
+	gtk_label_set_text(self->diff_caption, caption->str);
+	g_string_free(caption, TRUE);
+}
+
+/* One chart zoomed or panned: the others of a comparison follow. */
+static void on_range_changed(TscChart *chart, gpointer data)
+{
+	GaMemoryView *self = data;
+	TscChart *charts[] = {self->chart, self->b_chart, self->diff_chart};
+	double start = tsc_chart_get_visible_start(chart), end = tsc_chart_get_visible_end(chart);
+
+	if (self->syncing_range || !self->compare)
+		return;
+	self->syncing_range = TRUE;
+	for (size_t i = 0; i < G_N_ELEMENTS(charts); i++)
+		if (charts[i] != chart &&
+		    tsc_chart_get_n_items(charts[i]) == tsc_chart_get_n_items(chart))
+			tsc_chart_set_visible_range(charts[i], start, end);
+	self->syncing_range = FALSE;
 }
 
 /* Shows the IPU chosen (all: every item). */
@@ -491,9 +692,14 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 
 	(void)pspec;
 	g_clear_pointer(&self->doc, ga_document_unref);
-	if (!doc)
+	g_clear_pointer(&self->compare, ga_document_unref);
+	if (!doc) {
+		gtk_widget_set_visible(self->compare_box, FALSE);
 		return;
+	}
 	self->doc = ga_document_ref(doc);
+	if (ga_session_get_compare_document(session))
+		self->compare = ga_document_ref(ga_session_get_compare_document(session));
 	target = tsr_report_get_target(ga_document_get_report(doc));
 	self->n_tiles = target->num_tiles;
 	ga_tile_layout_init(&self->layout, target->num_ipus, target->tiles_per_ipu);
@@ -601,7 +807,7 @@ static void build(GaMemoryView *self)
 	static const char *const ipus[] = {"All IPUs", NULL};
 	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
 	GtkWidget *sel_label = gtk_label_new_with_mnemonic("Select _tiles");
-	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+	GtkWidget *paned = self->paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
 	GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
 	GtkWidget *bottom = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
 	GtkWidget *maps_scroll;
@@ -637,6 +843,47 @@ static void build(GaMemoryView *self)
 	gtk_widget_add_css_class(GTK_WIDGET(self->tiles_error), "error");
 	gtk_widget_set_visible(GTK_WIDGET(self->tiles_error), FALSE);
 	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->tiles_error));
+
+	/* Comparing: the difference and report B's chart above A's. */
+	self->compare_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+	gtk_widget_set_visible(self->compare_box, FALSE);
+	{
+		GtkWidget *h = gtk_label_new("Difference, B − A");
+
+		gtk_label_set_xalign(GTK_LABEL(h), 0);
+		gtk_widget_add_css_class(h, "heading");
+		gtk_box_append(GTK_BOX(self->compare_box), h);
+	}
+	self->diff_chart = TSC_CHART(tsc_chart_new());
+	tsc_chart_set_label(self->diff_chart, "Memory difference by tile (B − A)");
+	tsc_chart_set_value_format_func(self->diff_chart, tsc_format_bytes, NULL, NULL);
+	tsc_chart_set_item_label_func(self->diff_chart, item_label, self, NULL);
+	gtk_widget_set_size_request(GTK_WIDGET(self->diff_chart), -1, 130);
+	gtk_box_append(GTK_BOX(self->compare_box), GTK_WIDGET(self->diff_chart));
+	self->diff_caption = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->diff_caption, 0);
+	gtk_label_set_wrap(self->diff_caption, TRUE);
+	gtk_widget_add_css_class(GTK_WIDGET(self->diff_caption), "caption");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->diff_caption),
+	                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+	                               "What the difference chart shows", -1);
+	gtk_box_append(GTK_BOX(self->compare_box), GTK_WIDGET(self->diff_caption));
+	self->b_heading = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->b_heading, 0);
+	gtk_widget_add_css_class(GTK_WIDGET(self->b_heading), "heading");
+	gtk_box_append(GTK_BOX(self->compare_box), GTK_WIDGET(self->b_heading));
+	self->b_chart = TSC_CHART(tsc_chart_new());
+	tsc_chart_set_label(self->b_chart, "Memory by tile, report B");
+	tsc_chart_set_value_format_func(self->b_chart, tsc_format_bytes, NULL, NULL);
+	tsc_chart_set_item_label_func(self->b_chart, item_label, self, NULL);
+	gtk_widget_set_size_request(GTK_WIDGET(self->b_chart), -1, 170);
+	gtk_box_append(GTK_BOX(self->compare_box), GTK_WIDGET(self->b_chart));
+	gtk_box_append(GTK_BOX(top), self->compare_box);
+	self->a_heading = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->a_heading, 0);
+	gtk_widget_add_css_class(GTK_WIDGET(self->a_heading), "heading");
+	gtk_widget_set_visible(GTK_WIDGET(self->a_heading), FALSE);
+	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->a_heading));
 
 	self->chart = TSC_CHART(tsc_chart_new());
 	tsc_chart_set_label(self->chart, "Memory by tile");
@@ -686,6 +933,9 @@ static void build(GaMemoryView *self)
 	g_signal_connect(self->tiles_entry, "activate", G_CALLBACK(on_tiles_entry), self);
 	g_signal_connect(self->tiles_entry, "changed", G_CALLBACK(on_tiles_changed), self);
 	g_signal_connect(self->chart, "selection-changed", G_CALLBACK(on_chart_selection), self);
+	g_signal_connect(self->chart, "range-changed", G_CALLBACK(on_range_changed), self);
+	g_signal_connect(self->b_chart, "range-changed", G_CALLBACK(on_range_changed), self);
+	g_signal_connect(self->diff_chart, "range-changed", G_CALLBACK(on_range_changed), self);
 }
 
 static void ga_memory_view_dispose(GObject *object)
@@ -706,6 +956,7 @@ static void ga_memory_view_finalize(GObject *object)
 	GaMemoryView *self = GA_MEMORY_VIEW(object);
 
 	g_clear_pointer(&self->doc, ga_document_unref);
+	g_clear_pointer(&self->compare, ga_document_unref);
 	g_clear_object(&self->session);
 	g_free(self->order);
 	g_free(self->item_of);

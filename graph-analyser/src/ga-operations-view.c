@@ -11,12 +11,15 @@
  * The model chain: GListStore → GtkSortListModel (the column view's
  * sorter; each column has a GtkCustomSorter) → GtkFilterListModel (layer
  * and name) → GtkSingleSelection.
+ *
+ * In compare mode the page is ga-operations-compare.h's instead.
  */
 #include "ga-operations-view.h"
 
 #include "ga-figures.h"
 #include "ga-format.h"
 #include "ga-jumps.h"
+#include "ga-operations-compare.h"
 #include "ga-program-kind.h"
 
 #include <string.h>
@@ -176,6 +179,8 @@ struct _GaOperationsView {
 	GtkGrid *sections[3];             /* the details: figures, chain, what it made */
 	GtkGrid *details;                 /* the section being filled */
 	GtkWidget *jump_bar;              /* "Show Programs", "Show Steps" (ga-jumps.h) */
+	GtkWidget *bar, *paned;           /* the single report's page */
+	GtkWidget *compare_page;          /* compare mode's (ga-operations-compare.h), or NULL */
 };
 
 G_DEFINE_FINAL_TYPE(GaOperationsView, ga_operations_view, GTK_TYPE_BOX)
@@ -784,11 +789,30 @@ static void rebuild(GaOperationsView *self)
 	update_status(self);
 }
 
+/* Compare mode shows ga-operations-compare.h's page instead of the
+ * table and details of report A. */
+static void show_compare(GaOperationsView *self)
+{
+	GaDocument *doc = ga_session_get_document(self->session);
+	GaDocument *other = ga_session_get_compare_document(self->session);
+
+	if (self->compare_page)
+		gtk_box_remove(GTK_BOX(self), self->compare_page);
+	self->compare_page = NULL;
+	gtk_widget_set_visible(self->bar, !(doc && other));
+	gtk_widget_set_visible(self->paned, !(doc && other));
+	if (!doc || !other)
+		return;
+	self->compare_page = ga_operations_compare_new(doc, other);
+	gtk_box_append(GTK_BOX(self), self->compare_page);
+}
+
 static void on_document(GObject *session, GParamSpec *pspec, gpointer data)
 {
 	(void)session;
 	(void)pspec;
 	rebuild(GA_OPERATIONS_VIEW(data));
+	show_compare(GA_OPERATIONS_VIEW(data));
 }
 
 /* --- Building ------------------------------------------------------------------------------ */
@@ -1023,9 +1047,9 @@ static void ga_operations_view_init(GaOperationsView *self)
 	gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
 	/* The table first: the bar's column chooser binds to its columns. */
 	table = build_table(self);
-	bar = build_bar(self);
+	bar = self->bar = build_bar(self);
 	gtk_box_append(GTK_BOX(self), bar);
-	paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+	paned = self->paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
 	gtk_paned_set_start_child(GTK_PANED(paned), table);
 	gtk_paned_set_end_child(GTK_PANED(paned), build_details(self));
 	gtk_paned_set_resize_end_child(GTK_PANED(paned), FALSE);

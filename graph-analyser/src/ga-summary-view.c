@@ -4,11 +4,13 @@
  * document changes; nothing here reads the file. Numbers are formatted
  * as the text summary formats them (ga-format.h), value labels are
  * selectable and named by their JSON key path for the AT-SPI tests.
+ * In compare mode the page is ga-summary-compare.h's table instead.
  */
 #include "ga-summary-view.h"
 
 #include "ga-figures.h"
 #include "ga-format.h"
+#include "ga-summary-compare.h"
 
 #include <inttypes.h>
 
@@ -516,6 +518,12 @@ static void rebuild(GaSummaryView *self)
 	gtk_widget_set_margin_bottom(box, 24);
 	if (!s) {
 		gtk_box_append(GTK_BOX(box), ga_note_new("No report is open."));
+		gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
+		return;
+	}
+	if (ga_session_get_compare_document(self->session)) {
+		gtk_box_append(GTK_BOX(box), ga_summary_compare_new(
+		                                 doc, ga_session_get_compare_document(self->session)));
 		gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
 		return;
 	}

@@ -7,6 +7,16 @@
  * a bar offers to reload (Ctrl+R reloads at any time). Files open from the
  * command line, the file chooser, drag and drop, and the start page's
  * recent and sample reports.
+ *
+ * Compare mode (ga_window_compare: `tilescope-graph-analyser A B`,
+ * Compare two Reports…, which asks for A then B, or two files dropped
+ * together, the first as A): both load at once in
+ * workers, their progress averaged into the one bar (the comparison's
+ * own progress fills the last fifth), then tsr_compare runs in a worker
+ * before the session gets both documents, so no view ever waits for it.
+ * An error in either load cancels the other and names the report (A or
+ * B) and its file. Reload and the file monitors cover both files; Close
+ * the Comparison returns to report A alone without reading it again.
  */
 #include "ga-window.h"
 
@@ -21,10 +31,13 @@ struct _GaWindow {
 	GaSession *session;
 	GaNavigation *navigation;    /* Back and Forward through jumps between views */
 	GFile *file;                 /* what was asked for: file or directory */
+	GFile *compare_file;         /* report B asked for, NULL when not comparing */
 	GFile *loading_file;         /* the load in progress, NULL when none */
 	GCancellable *cancellable;   /* of the load in progress */
 	GFileMonitor *monitor;       /* on the open profile.pop */
+	GFileMonitor *compare_monitor; /* on report B's profile.pop */
 	GtkFileChooserNative *chooser;
+	GFile *compare_first;        /* Compare two Reports…: A, chosen, while B is asked for */
 	char *initial_view;          /* shown when the next load ends, or NULL */
 
 	GtkStack *main_stack;
@@ -96,15 +109,23 @@ static void on_file_changed(GFileMonitor *monitor, GFile *file, GFile *other,
 	}
 }
 
-/* Watches the document's profile.pop (a rewrite is a rename into place,
- * so the directory is watched for moves of that name). */
+/* A monitor of a document's profile.pop (a rewrite is a rename into
+ * place, so moves of that name are watched), or NULL. */
+static GFileMonitor *monitor_of(GaWindow *self, GaDocument *doc)
+{
+	GFileMonitor *m = g_file_monitor_file(ga_document_get_file(doc), G_FILE_MONITOR_WATCH_MOVES,
+	                                      NULL, NULL);
+
+	if (m)
+		g_signal_connect(m, "changed", G_CALLBACK(on_file_changed), self);
+	return m;
+}
+
+/* Watches the document's profile.pop. */
 static void watch(GaWindow *self, GaDocument *doc)
 {
 	g_clear_object(&self->monitor);
-	self->monitor = g_file_monitor_file(ga_document_get_file(doc), G_FILE_MONITOR_WATCH_MOVES,
-	                                    NULL, NULL);
-	if (self->monitor)
-		g_signal_connect(self->monitor, "changed", G_CALLBACK(on_file_changed), self);
+	self->monitor = monitor_of(self, doc);
 }
 
 static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
@@ -115,6 +136,9 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	g_autofree char *title = NULL;
 
 	(void)source;
+	/* A load replaced by another (or by a comparison) is not shown. */
+	if (g_task_get_cancellable(G_TASK(result)) != self->cancellable)
+		return;
 	g_clear_object(&self->cancellable);
 	if (!doc) {
 		g_autofree char *name = self->loading_file ? g_file_get_parse_name(self->loading_file)
@@ -135,6 +159,8 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	}
 	g_set_object(&self->file, self->loading_file);
 	g_clear_object(&self->loading_file);
+	g_clear_object(&self->compare_file);
+	g_clear_object(&self->compare_monitor);
 	ga_session_set_document(self->session, doc);
 	remember(ga_document_get_file(doc));
 	watch(self, doc);
@@ -169,6 +195,238 @@ void ga_window_open(GaWindow *self, GFile *file)
 	                       g_object_unref, on_loaded, g_object_ref(self));
 }
 
+/* A comparison being opened: both loads, then tsr_compare. Each side's
+ * completion carries a pair_side; the pair is freed with its last user. */
+typedef struct pair_load {
+	GaWindow *win;               /* a ref */
+	GCancellable *cancellable;   /* a ref; the window's for this load */
+	GFile *files[2];             /* A and B, as asked for */
+	GaDocument *docs[2];         /* loaded so far */
+	double fractions[2];         /* each load's progress */
+	GError *error;               /* the first failure */
+	int error_side;              /* whose (0: A, 1: B, 2: the comparison) */
+	int remaining;               /* loads not finished */
+	gatomicrefcount ref;
+} pair_load;
+
+typedef struct pair_side {
+	pair_load *pair;
+	int side;
+} pair_side;
+
+static pair_load *pair_ref(pair_load *p)
+{
+	g_atomic_ref_count_inc(&p->ref);
+	return p;
+}
+
+static void pair_unref(pair_load *p)
+{
+	if (!g_atomic_ref_count_dec(&p->ref))
+		return;
+	g_object_unref(p->win);
+	g_object_unref(p->cancellable);
+	for (int i = 0; i < 2; i++) {
+		g_clear_object(&p->files[i]);
+		g_clear_pointer(&p->docs[i], ga_document_unref);
+	}
+	g_clear_error(&p->error);
+	g_free(p);
+}
+
+static void pair_side_free(gpointer data)
+{
+	pair_side *ps = data;
+
+	pair_unref(ps->pair);
+	g_free(ps);
+}
+
+/* Whether `p` is still the window's load (not cancelled or replaced). */
+static gboolean pair_current(pair_load *p)
+{
+	return p->win->cancellable == p->cancellable;
+}
+
+/* One side's progress: the bar shows the mean of both, in the first four
+ * fifths. */
+static void on_pair_progress(double fraction, const char *message, gpointer data)
+{
+	pair_side *ps = data;
+	pair_load *p = ps->pair;
+	g_autofree char *text = NULL;
+
+	if (!pair_current(p))
+		return;
+	p->fractions[ps->side] = fraction;
+	text = g_strdup_printf("%s: %s", ps->side ? "B" : "A", message ? message : "");
+	on_load_progress(0.4 * (p->fractions[0] + p->fractions[1]), text, p->win);
+}
+
+/* The comparison's progress: the last fifth. */
+static void on_compare_progress(double fraction, const char *message, gpointer data)
+{
+	pair_load *p = data;
+	g_autofree char *text = NULL;
+
+	if (!pair_current(p))
+		return;
+	text = g_strdup_printf("Comparing: %s", message ? message : "");
+	on_load_progress(0.8 + 0.2 * fraction, text, p->win);
+}
+
+/* The window's title for a pair: "A vs B — Graph Analyser". */
+static void set_pair_title(GaWindow *self, GaDocument *a, GaDocument *b)
+{
+	g_autofree char *title = g_strdup_printf("%s vs %s — Graph Analyser",
+	                                         ga_document_get_title(a), ga_document_get_title(b));
+
+	gtk_window_set_title(GTK_WINDOW(self), title);
+}
+
+/* A pair's load failed or was cancelled: the error page naming the report,
+ * or back to what was shown. */
+static void pair_failed(pair_load *p)
+{
+	GaWindow *self = p->win;
+
+	g_clear_object(&self->cancellable);
+	g_clear_object(&self->loading_file);
+	if (g_error_matches(p->error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+		gtk_stack_set_visible_child_name(self->main_stack, ga_session_get_document(self->session)
+		                                                       ? "report"
+		                                                       : "start");
+	} else if (p->error_side == 2) {
+		g_autofree char *text = g_strdup_printf("Comparing the reports failed: %s",
+		                                        p->error->message);
+
+		gtk_label_set_text(self->error_message, text);
+		gtk_stack_set_visible_child_name(self->main_stack, "error");
+	} else {
+		g_autofree char *name = g_file_get_parse_name(p->files[p->error_side]);
+		g_autofree char *text = g_strdup_printf("Report %s (%s): %s", p->error_side ? "B" : "A",
+		                                        name, p->error->message);
+
+		gtk_label_set_text(self->error_message, text);
+		gtk_stack_set_visible_child_name(self->main_stack, "error");
+	}
+	update_actions(self);
+}
+
+static void on_pair_compared(GObject *source, GAsyncResult *result, gpointer data)
+{
+	pair_load *p = data;
+	GaWindow *self = p->win;
+	g_autoptr(GError) error = NULL;
+	tsr_comparison *cmp = ga_document_compare_finish(result, &error);
+
+	(void)source;
+	if (!pair_current(p)) {
+		tsr_comparison_free(cmp);
+		pair_unref(p);
+		return;
+	}
+	if (!cmp) {
+		p->error = g_steal_pointer(&error);
+		p->error_side = 2;
+		pair_failed(p);
+		pair_unref(p);
+		return;
+	}
+	ga_document_set_comparison(p->docs[1], cmp);
+	g_clear_object(&self->cancellable);
+	g_clear_object(&self->loading_file);
+	g_set_object(&self->file, p->files[0]);
+	g_set_object(&self->compare_file, p->files[1]);
+	ga_session_set_documents(self->session, p->docs[0], p->docs[1]);
+	for (int i = 0; i < 2; i++)
+		remember(ga_document_get_file(p->docs[i]));
+	watch(self, p->docs[0]);
+	g_clear_object(&self->compare_monitor);
+	self->compare_monitor = monitor_of(self, p->docs[1]);
+	gtk_info_bar_set_revealed(self->changed_bar, FALSE);
+	set_pair_title(self, p->docs[0], p->docs[1]);
+	gtk_stack_set_visible_child_name(self->main_stack, "report");
+	if (self->initial_view) {
+		if (gtk_stack_get_child_by_name(self->views, self->initial_view))
+			gtk_stack_set_visible_child_name(self->views, self->initial_view);
+		g_clear_pointer(&self->initial_view, g_free);
+	}
+	update_actions(self);
+	pair_unref(p);
+}
+
+static void on_pair_loaded(GObject *source, GAsyncResult *result, gpointer data)
+{
+	pair_side *ps = data;
+	pair_load *p = ps->pair;     /* the ref `ps` held, dropped at the end */
+	int side = ps->side;
+	g_autoptr(GError) error = NULL;
+	GaDocument *doc = ga_document_load_finish(result, &error);
+
+	(void)source;
+	g_free(ps);
+	if (doc) {
+		p->docs[side] = doc;
+	} else {
+		/* The first real failure wins over the cancellation it causes. */
+		if (!p->error || (g_error_matches(p->error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+		                  !g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))) {
+			g_clear_error(&p->error);
+			p->error = g_steal_pointer(&error);
+			p->error_side = side;
+		}
+		g_cancellable_cancel(p->cancellable);
+	}
+	p->remaining--;
+	if (p->remaining == 0 && pair_current(p)) {
+		if (p->error)
+			pair_failed(p);
+		else
+			ga_document_compare_async(p->docs[0], p->docs[1], p->cancellable,
+			                          on_compare_progress, pair_ref(p),
+			                          (GDestroyNotify)pair_unref, on_pair_compared, pair_ref(p));
+	}
+	pair_unref(p);
+}
+
+void ga_window_compare(GaWindow *self, GFile *a, GFile *b)
+{
+	g_autofree char *na = g_file_get_basename(a);
+	g_autofree char *nb = g_file_get_basename(b);
+	g_autofree char *heading = g_strdup_printf("Comparing %s and %s", na, nb);
+	pair_load *p = g_new0(pair_load, 1);
+
+	if (self->cancellable)
+		g_cancellable_cancel(self->cancellable);
+	g_clear_object(&self->cancellable);
+	self->cancellable = g_cancellable_new();
+	g_set_object(&self->loading_file, a);
+	gtk_label_set_text(self->loading_title, heading);
+	gtk_progress_bar_set_fraction(self->loading_progress, 0);
+	gtk_label_set_text(self->loading_message, " ");
+	gtk_stack_set_visible_child_name(self->main_stack, "loading");
+	update_actions(self);
+	g_atomic_ref_count_init(&p->ref);
+	p->win = g_object_ref(self);
+	p->cancellable = g_object_ref(self->cancellable);
+	p->files[0] = g_object_ref(a);
+	p->files[1] = g_object_ref(b);
+	p->remaining = 2;
+	for (int i = 0; i < 2; i++) {
+		pair_side *progress = g_new0(pair_side, 1);
+		pair_side *done = g_new0(pair_side, 1);
+
+		progress->pair = pair_ref(p);
+		progress->side = i;
+		done->pair = pair_ref(p);
+		done->side = i;
+		ga_document_load_async(p->files[i], p->cancellable, on_pair_progress, progress,
+		                       pair_side_free, on_pair_loaded, done);
+	}
+	pair_unref(p);
+}
+
 GaSession *ga_window_get_session(GaWindow *self)
 {
 	return self->session;
@@ -192,6 +450,8 @@ static void update_actions(GaWindow *self)
 	                              !loading && ga_navigation_can_go_back(self->navigation));
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.forward",
 	                              !loading && ga_navigation_can_go_forward(self->navigation));
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.close-compare",
+	                              self->compare_file && !loading);
 }
 
 static void on_history(GObject *navigation, GParamSpec *pspec, gpointer data)
@@ -258,14 +518,87 @@ static void open_action(GtkWidget *widget, const char *name, GVariant *param)
 	gtk_native_dialog_show(GTK_NATIVE_DIALOG(self->chooser));
 }
 
+/* Compare two Reports…: a chooser for report A, then one for report B. */
+static void on_compare_chooser_response(GtkNativeDialog *dialog, int response, gpointer data)
+{
+	GaWindow *self = data;
+	g_autoptr(GFile) file = NULL;
+
+	if (response == GTK_RESPONSE_ACCEPT)
+		file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+	g_clear_object(&self->chooser);
+	if (!file) {
+		g_clear_object(&self->compare_first);
+		return;
+	}
+	if (!self->compare_first) {
+		self->compare_first = g_steal_pointer(&file);
+		gtk_widget_activate_action(GTK_WIDGET(self), "win.compare", NULL);
+		return;
+	}
+	{
+		g_autoptr(GFile) a = g_steal_pointer(&self->compare_first);
+
+		ga_window_compare(self, a, file);
+	}
+}
+
+static void compare_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	GaWindow *self = GA_WINDOW(widget);
+	GtkFileFilter *reports = gtk_file_filter_new();
+
+	(void)name;
+	(void)param;
+	if (self->chooser)
+		return;
+	self->chooser = gtk_file_chooser_native_new(
+	    self->compare_first ? "Compare with Report B (the new one)"
+	                        : "Compare: Report A (the base)",
+	    GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_OPEN, self->compare_first ? "_Compare" : "_Next",
+	    "_Cancel");
+	gtk_file_filter_set_name(reports, "Tilescope reports (profile.pop)");
+	gtk_file_filter_add_mime_type(reports, GA_MIME_TYPE);
+	gtk_file_filter_add_pattern(reports, "*.pop");
+	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(self->chooser), reports);
+	g_object_unref(reports);
+	g_signal_connect(self->chooser, "response", G_CALLBACK(on_compare_chooser_response), self);
+	gtk_native_dialog_show(GTK_NATIVE_DIALOG(self->chooser));
+}
+
+/* Back to report A alone: it is loaded already. */
+static void close_compare_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	GaWindow *self = GA_WINDOW(widget);
+	GaDocument *doc = ga_session_get_document(self->session);
+	g_autofree char *title = NULL;
+
+	(void)name;
+	(void)param;
+	if (!self->compare_file || !doc)
+		return;
+	g_clear_object(&self->compare_file);
+	g_clear_object(&self->compare_monitor);
+	ga_session_set_documents(self->session, doc, NULL);
+	title = g_strdup_printf("%s — Graph Analyser", ga_document_get_title(doc));
+	gtk_window_set_title(GTK_WINDOW(self), title);
+	update_actions(self);
+}
+
 static void reload_action(GtkWidget *widget, const char *name, GVariant *param)
 {
 	GaWindow *self = GA_WINDOW(widget);
 
 	(void)name;
 	(void)param;
-	if (self->file)
+	if (self->file && self->compare_file) {
+		g_autoptr(GFile) a = g_object_ref(self->file);
+		g_autoptr(GFile) b = g_object_ref(self->compare_file);
+
+		ga_window_compare(self, a, b);
+	} else if (self->file) {
 		ga_window_open(self, self->file);
+	}
 }
 
 static void cancel_load_action(GtkWidget *widget, const char *name, GVariant *param)
@@ -315,7 +648,11 @@ static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, do
 	files = g_value_get_boxed(value);
 	if (!files)
 		return FALSE;
-	ga_window_open(self, files->data);
+	/* Two reports dropped together: the first is A. */
+	if (files->next)
+		ga_window_compare(self, files->data, files->next->data);
+	else
+		ga_window_open(self, files->data);
 	return TRUE;
 }
 
@@ -473,6 +810,7 @@ static void ga_window_dispose(GObject *object)
 		g_cancellable_cancel(self->cancellable);
 	g_clear_object(&self->cancellable);
 	g_clear_object(&self->monitor);
+	g_clear_object(&self->compare_monitor);
 	g_clear_object(&self->chooser);
 	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_WINDOW);
 	G_OBJECT_CLASS(ga_window_parent_class)->dispose(object);
@@ -485,6 +823,8 @@ static void ga_window_finalize(GObject *object)
 	g_clear_object(&self->navigation);
 	g_clear_object(&self->session);
 	g_clear_object(&self->file);
+	g_clear_object(&self->compare_file);
+	g_clear_object(&self->compare_first);
 	g_clear_object(&self->loading_file);
 	g_free(self->initial_view);
 	G_OBJECT_CLASS(ga_window_parent_class)->finalize(object);
@@ -515,6 +855,8 @@ static void ga_window_class_init(GaWindowClass *klass)
 
 	gtk_widget_class_install_action(widget_class, "win.open", NULL, open_action);
 	gtk_widget_class_install_action(widget_class, "win.reload", NULL, reload_action);
+	gtk_widget_class_install_action(widget_class, "win.compare", NULL, compare_action);
+	gtk_widget_class_install_action(widget_class, "win.close-compare", NULL, close_compare_action);
 	gtk_widget_class_install_action(widget_class, "win.cancel-load", NULL, cancel_load_action);
 	gtk_widget_class_install_action(widget_class, "win.show-start", NULL, show_start_action);
 	gtk_widget_class_install_action(widget_class, "win.show-view", "s", show_view_action);
@@ -525,6 +867,8 @@ static void ga_window_class_init(GaWindowClass *klass)
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.reload",
 	                                    NULL);
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F5, 0, "win.reload", NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+	                                    "win.compare", NULL);
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel-load",
 	                                    NULL);
 }

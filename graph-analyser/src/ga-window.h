@@ -2,7 +2,7 @@
  * The Graph Analyser's window: the start page (open, recent and sample
  * reports), loading with progress and Cancel, the error page with
  * reportlib's one line, and the report's views in a sidebar. One report
- * per window; its session (ga-session.h) is what the views share.
+ * per window, or two compared (report A and report B); its session (ga-session.h) is what the views share.
  */
 #pragma once
 
@@ -19,6 +19,11 @@ GaWindow *ga_window_new(GtkApplication *app);
 /* Opens `file` (a profile.pop or an autoReport directory) in this window,
  * replacing what it shows once the new report has loaded. */
 void ga_window_open(GaWindow *self, GFile *file);
+/* Compare mode: opens `a` (the base, report A) and `b` (report B) in
+ * parallel workers with one progress and Cancel, then compares them in a
+ * worker (tsr_compare, as `tilescope diff A B`), and shows both in every
+ * view. An error in either ends on the error page naming which one. */
+void ga_window_compare(GaWindow *self, GFile *a, GFile *b);
 GaSession *ga_window_get_session(GaWindow *self);
 /* The view to show (its ga_views() name) when the next report loads;
  * NULL: the sidebar's current one. */

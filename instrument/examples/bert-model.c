@@ -304,8 +304,8 @@ static tsi_tensor *layer(tsi_graph *g, const bert_config *c, unsigned l, const t
 	tsi_debug_id id;
 
 	id = tsi_debug_push(g, "attention", NULL);
-	snprintf(name, sizeof(name), "layer%u/attn", l);
-	attn = variable(g, TSI_FLOAT, n, hd, hd, name);
+	/* Inside the layer's debug context: named "layer<l>/attention/attn". */
+	attn = variable(g, TSI_FLOAT, n, hd, hd, "attn");
 	ex_must_rc(g, tsi_popops_fill(g, attn, 0.0, seq, "zero"), "zeroing the attention output");
 	/* Each (sequence, head) pair works on its own group of tiles, as a
 	 * model sharded by head does: its projections, scores, softmax and

@@ -10,8 +10,8 @@
  * --no-instrument is given.
  *
  * The report goes to a temporary directory that is removed at the end,
- * unless POPLAR_ENGINE_OPTIONS names an autoReport.directory: then it is
- * written (and kept) there, as the user asked.
+ * unless POPLAR_ENGINE_OPTIONS asks for autoReport: then it is written
+ * (and kept) where Poplar would put it, autoReport.directory or ".".
  *
  * Usage: tut4_profiling [--ipu mk1|mk2|bow] [--no-instrument]
  */
@@ -68,22 +68,32 @@ static void parse_args(int argc, char **argv, tsi_ipu_version *version, bool *in
 }
 
 /*
- * The autoReport.directory of POPLAR_ENGINE_OPTIONS (malloc'd), or NULL
- * when the variable does not set one: the environment wins over the
- * options given in code, so that is where the engine writes the report.
+ * Where the report goes when POPLAR_ENGINE_OPTIONS asks for one (malloc'd),
+ * or NULL when the variable does not mention autoReport: the environment
+ * wins over the options given in code, so that is where the engine writes
+ * it — its autoReport.directory, else ".", Poplar's default. Only a user
+ * who asked for no report gets a temporary one, removed at the end.
  */
 static char *env_report_directory(void)
 {
 	const char *text = getenv("POPLAR_ENGINE_OPTIONS");
-	cJSON *root, *dir;
+	cJSON *root, *item;
 	char *out = NULL;
 
 	if (!text || !*text)
 		return NULL;
 	root = cJSON_Parse(text);
-	dir = cJSON_GetObjectItemCaseSensitive(root, "autoReport.directory");
-	if (cJSON_IsString(dir) && dir->valuestring[0])
-		out = strdup(dir->valuestring);
+	item = cJSON_GetObjectItemCaseSensitive(root, "autoReport.directory");
+	if (cJSON_IsString(item) && item->valuestring[0]) {
+		out = strdup(item->valuestring);
+	} else {
+		cJSON_ArrayForEach(item, root) {
+			if (item->string && strncmp(item->string, "autoReport.", 11) == 0) {
+				out = strdup(".");
+				break;
+			}
+		}
+	}
 	cJSON_Delete(root);
 	return out;
 }

@@ -54,34 +54,34 @@ static void map_like(tsi_graph *graph, const tsi_tensor *dst, const tsi_tensor *
  * Builds, at the end of `seq`, the forward pass over one batch of `rows`
  * images: copy the images and labels in from their streams (named
  * "<prefix>_images", "<prefix>_labels"), logits = x W + b, softmax,
- * the count of correct answers, and its copy to "<prefix>_correct".
+ * the count of correct answers, and its addition to the program's count
+ * `total` (on the device: one transfer per program instead of one per
+ * batch). The caller has opened the debug context `prefix`, which puts the
+ * prefix in front of every name made here ("train/fc/logits").
  */
 static void build_forward(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b, size_t rows,
-                          const char *prefix, tsi_program *seq, tut5_batch_graph *bg)
+                          const char *prefix, tsi_program *seq, const tsi_tensor *total,
+                          tut5_batch_graph *bg)
 {
-	char name[96];
-	tsi_stream *images, *labels, *correct;
+	tsi_stream *images, *labels;
 	tsi_tensor *logits;
 	tsi_debug_id layer;
 
 	bg->rows = rows;
 	snprintf(bg->images_stream, sizeof(bg->images_stream), "%s_images", prefix);
 	snprintf(bg->labels_stream, sizeof(bg->labels_stream), "%s_labels", prefix);
-	snprintf(bg->correct_stream, sizeof(bg->correct_stream), "%s_correct", prefix);
 
 	/* The batch of images laid out as the matmul wants its left operand,
 	 * so that the stream copy is the only data movement. */
-	snprintf(name, sizeof(name), "%s/x", prefix);
 	bg->x = ex_must(graph, tsi_poplin_create_matmul_input_lhs(graph, TSI_FLOAT, rows,
-	                                                          IDX_PIXELS, IDX_CLASSES, name),
+	                                                          IDX_PIXELS, IDX_CLASSES, "x"),
 	                "creating the image batch");
-	snprintf(name, sizeof(name), "%s/labels", prefix);
 	bg->labels = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, TSI_SHAPE(rows),
-	                                                  name),
+	                                                  "labels"),
 	                     "creating the label batch");
 	ex_must_rc(graph, tsi_graph_map_linearly(graph, bg->labels, 1), "mapping the labels");
-	snprintf(name, sizeof(name), "%s/correct", prefix);
-	bg->correct = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, 0, NULL, name),
+	bg->correct = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, 0, NULL,
+	                                                   "correct"),
 	                      "creating the correct count");
 	ex_must_rc(graph, tsi_graph_set_tile_mapping(graph, bg->correct, 0),
 	           "mapping the correct count");
@@ -94,9 +94,6 @@ static void build_forward(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b, size_t
 	                                                          TSI_UNSIGNED_INT, rows,
 	                                                          TSI_REPLICATED_STREAM_BROADCAST),
 	                 "creating the label stream");
-	correct = ex_must(graph, tsi_graph_add_device_to_host_fifo(graph, bg->correct_stream,
-	                                                           TSI_UNSIGNED_INT, 1),
-	                  "creating the correct-count stream");
 
 	add_step(graph, seq, tsi_prog_copy_from_stream(graph, images, bg->x), "reading images");
 	add_step(graph, seq, tsi_prog_copy_from_stream(graph, labels, bg->labels),
@@ -104,24 +101,58 @@ static void build_forward(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b, size_t
 
 	/* The fully connected layer as one debug context (a "layer" in the
 	 * reports' operations view); the ops inside become its children. */
-	snprintf(name, sizeof(name), "%s/fc", prefix);
-	layer = tsi_debug_push(graph, name, NULL);
-	snprintf(name, sizeof(name), "%s/logits", prefix);
-	logits = ex_must(graph, tsi_poplin_matmul(graph, bg->x, w, seq, name), "computing x W");
-	snprintf(name, sizeof(name), "%s/bias", prefix);
-	ex_must_rc(graph, tsi_popops_map_binary_in_place(graph, TSI_POPOPS_ADD, logits, b, seq, name),
+	layer = tsi_debug_push(graph, "fc", NULL);
+	logits = ex_must(graph, tsi_poplin_matmul(graph, bg->x, w, seq, "logits"), "computing x W");
+	ex_must_rc(graph, tsi_popops_map_binary_in_place(graph, TSI_POPOPS_ADD, logits, b, seq,
+	                                                 "bias"),
 	           "adding the bias");
 	tsi_debug_pop(graph, layer);
-	snprintf(name, sizeof(name), "%s/softmax", prefix);
 	bg->probs = ex_must(graph, tsi_popnn_nonlinearity(graph, TSI_POPNN_SOFTMAX, logits, seq,
-	                                                  name),
+	                                                  "softmax"),
 	                    "computing the softmax");
-	snprintf(name, sizeof(name), "%s/accuracy", prefix);
 	ex_must_rc(graph, tsi_popnn_calc_accuracy(graph, bg->probs, bg->labels, bg->correct, seq,
-	                                          name),
+	                                          "accuracy"),
 	           "counting correct answers");
-	add_step(graph, seq, tsi_prog_copy_to_stream(graph, bg->correct, correct),
-	         "sending the correct count");
+	ex_must_rc(graph, tsi_popops_map_binary_in_place(graph, TSI_POPOPS_ADD, total, bg->correct,
+	                                                 seq, "sumCorrect"),
+	           "summing the correct answers");
+}
+
+/*
+ * The count of correct answers of one program: a scalar UNSIGNED_INT
+ * "<prefix>/correctTotal" on tile 0 (beside the batches' counts, so the
+ * additions need no exchange), zeroed at the start of `seq`; made inside
+ * the debug context `prefix`. The caller sends it to the host at the end
+ * with send_count.
+ */
+static tsi_tensor *make_count(tsi_graph *graph, const char *prefix, tsi_program *seq)
+{
+	tsi_debug_id layer = tsi_debug_push(graph, prefix, NULL);
+	tsi_tensor *total;
+
+	total = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, 0, NULL,
+	                                              "correctTotal"),
+	                "creating the correct-answer total");
+	ex_must_rc(graph, tsi_graph_set_tile_mapping(graph, total, 0),
+	           "mapping the correct-answer total");
+	ex_must_rc(graph, tsi_popops_fill(graph, total, 0.0, seq, "zeroCorrect"),
+	           "zeroing the correct-answer total");
+	tsi_debug_pop(graph, layer);
+	return total;
+}
+
+/* Appends to `seq` the copy of `total` to a new stream "<prefix>_correct". */
+static void send_count(tsi_graph *graph, const tsi_tensor *total, const char *prefix,
+                       tsi_program *seq)
+{
+	char name[64];
+	tsi_stream *stream;
+
+	snprintf(name, sizeof(name), "%s_correct", prefix);
+	stream = ex_must(graph, tsi_graph_add_device_to_host_fifo(graph, name, TSI_UNSIGNED_INT, 1),
+	                 "creating the correct-answer stream");
+	add_step(graph, seq, tsi_prog_copy_to_stream(graph, total, stream),
+	         "sending the correct-answer total");
 }
 
 /*
@@ -185,7 +216,8 @@ static void connect_stream(tsi_engine *engine, const char *name, void *begin, si
 void tut5_model_build(tut5_model *m, tsi_graph *graph, size_t batch, double learning_rate,
                       size_t train_batches, size_t test_images)
 {
-	tsi_program *train_body, *test_body, *test_prog;
+	tsi_program *train_body, *test_body, *epoch_prog, *test_prog;
+	tsi_debug_id layer;
 
 	m->batch = batch;
 	m->train_batches = train_batches;
@@ -215,31 +247,44 @@ void tut5_model_build(tut5_model *m, tsi_graph *graph, size_t batch, double lear
 	ex_must_rc(graph, tsi_popops_fill(graph, m->b, 0.0, m->progs[TUT5_PROG_INIT], "initB"),
 	           "initialising the bias");
 
-	/* Program 1: one epoch, a Repeat of the training step over the batches. */
+	/* Program 1: one epoch, a Repeat of the training step over the
+	 * batches between zeroing the count of correct answers and sending it. */
+	epoch_prog = ex_must(graph, tsi_prog_sequence(graph, "epoch"), "creating the epoch program");
+	m->train_correct = make_count(graph, "train", epoch_prog);
 	train_body = ex_must(graph, tsi_prog_sequence(graph, "trainBatch"),
 	                     "creating the training step");
-	build_forward(graph, m->w, m->b, batch, "train", train_body, &m->train);
+	layer = tsi_debug_push(graph, "train", NULL);
+	build_forward(graph, m->w, m->b, batch, "train", train_body, m->train_correct, &m->train);
 	build_training_step(graph, m->w, m->b, &m->train, learning_rate, train_body);
-	m->progs[TUT5_PROG_EPOCH] = ex_must(graph, tsi_prog_repeat(graph, train_batches, train_body),
-	                                    "creating the epoch program");
-	tsi_program_set_name(m->progs[TUT5_PROG_EPOCH], "epoch");
+	tsi_debug_pop(graph, layer);
+	add_step(graph, epoch_prog, tsi_prog_repeat(graph, train_batches, train_body),
+	         "repeating the training step");
+	send_count(graph, m->train_correct, "train", epoch_prog);
+	m->progs[TUT5_PROG_EPOCH] = epoch_prog;
 
 	/* Program 2: the test set, in batches of the same size, with a smaller
 	 * last batch when the size does not divide the test set. */
 	test_prog = ex_must(graph, tsi_prog_sequence(graph, "test"), "creating the test program");
+	m->test_correct = make_count(graph, "test", test_prog);
 	if (m->test_batches) {
 		test_body = ex_must(graph, tsi_prog_sequence(graph, "testBatch"),
 		                    "creating the test step");
-		build_forward(graph, m->w, m->b, batch, "test", test_body, &m->test);
+		layer = tsi_debug_push(graph, "test", NULL);
+		build_forward(graph, m->w, m->b, batch, "test", test_body, m->test_correct, &m->test);
+		tsi_debug_pop(graph, layer);
 		add_step(graph, test_prog, tsi_prog_repeat(graph, m->test_batches, test_body),
 		         "repeating the test step");
 	}
 	if (m->tail) {
 		tsi_program *tail_body = ex_must(graph, tsi_prog_sequence(graph, "testTail"),
 		                                 "creating the last test step");
-		build_forward(graph, m->w, m->b, m->tail, "test_tail", tail_body, &m->test_tail);
+		layer = tsi_debug_push(graph, "test_tail", NULL);
+		build_forward(graph, m->w, m->b, m->tail, "test_tail", tail_body, m->test_correct,
+		              &m->test_tail);
+		tsi_debug_pop(graph, layer);
 		add_step(graph, test_prog, tail_body, "adding the last test step");
 	}
+	send_count(graph, m->test_correct, "test", test_prog);
 	m->progs[TUT5_PROG_TEST] = test_prog;
 }
 
@@ -253,15 +298,13 @@ void tut5_model_connect(const tut5_model *m, tsi_engine *engine, const tut5_host
 	connect_stream(engine, m->train.labels_stream, host->train->labels,
 	        m->train_batches * batch * sizeof(uint32_t));
 	connect_stream(engine, "train_loss", host->losses, m->train_batches * sizeof(*host->losses));
-	connect_stream(engine, m->train.correct_stream, host->train_correct,
-	        m->train_batches * sizeof(*host->train_correct));
+	connect_stream(engine, "train_correct", host->train_correct, sizeof(*host->train_correct));
+	connect_stream(engine, "test_correct", host->test_correct, sizeof(*host->test_correct));
 	if (m->test_batches) {
 		connect_stream(engine, m->test.images_stream, host->test->pixels,
 		        m->test_batches * batch * IDX_PIXELS * sizeof(float));
 		connect_stream(engine, m->test.labels_stream, host->test->labels,
 		        m->test_batches * batch * sizeof(uint32_t));
-		connect_stream(engine, m->test.correct_stream, host->test_correct,
-		        m->test_batches * sizeof(*host->test_correct));
 	}
 	if (m->tail) {
 		size_t first = m->test_batches * batch;
@@ -269,7 +312,5 @@ void tut5_model_connect(const tut5_model *m, tsi_engine *engine, const tut5_host
 		        m->tail * IDX_PIXELS * sizeof(float));
 		connect_stream(engine, m->test_tail.labels_stream, host->test->labels + first,
 		        m->tail * sizeof(uint32_t));
-		connect_stream(engine, m->test_tail.correct_stream, host->tail_correct,
-		        sizeof(*host->tail_correct));
 	}
 }

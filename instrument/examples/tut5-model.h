@@ -22,10 +22,9 @@ typedef struct tut5_batch_graph {
 	tsi_tensor *x;        /* [rows, 784] FLOAT */
 	tsi_tensor *labels;   /* [rows] UNSIGNED_INT */
 	tsi_tensor *probs;    /* [rows, 10] FLOAT, the softmax */
-	tsi_tensor *correct;  /* scalar UNSIGNED_INT */
+	tsi_tensor *correct;  /* scalar UNSIGNED_INT, the batch's correct answers */
 	char images_stream[64];
 	char labels_stream[64];
-	char correct_stream[64];
 } tut5_batch_graph;
 
 /* The model as built: its parameters, programs and per-batch graphs. */
@@ -36,20 +35,24 @@ typedef struct tut5_model {
 	size_t tail;           /* test images in the last, smaller batch (0: none) */
 	tsi_tensor *w;         /* [784, 10] FLOAT */
 	tsi_tensor *b;         /* [10] FLOAT */
+	/* Scalar UNSIGNED_INT: the correct answers of the epoch and of the
+	 * test set, summed on the device batch by batch and sent to the host
+	 * once at the end of the program (streams "train_correct" and
+	 * "test_correct"). */
+	tsi_tensor *train_correct;
+	tsi_tensor *test_correct;
 	tsi_program *progs[TUT5_N_PROGS];
 	tut5_batch_graph train, test, test_tail;
 } tut5_model;
 
 /* Host memory the model's streams read and write. The caller owns it;
- * the arrays hold train_batches (losses, train_correct) and test_batches
- * (test_correct) entries. */
+ * losses holds train_batches entries. */
 typedef struct tut5_host {
 	const idx_dataset *train;
 	const idx_dataset *test;
-	float *losses;          /* the loss of each training batch, summed over its images */
-	uint32_t *train_correct;
-	uint32_t *test_correct;
-	uint32_t *tail_correct; /* one value, used when tail > 0 */
+	float *losses;           /* the loss of each training batch, summed over its images */
+	uint32_t *train_correct; /* one value: the correct answers of the last epoch */
+	uint32_t *test_correct;  /* one value: the correct answers on the test set */
 } tut5_host;
 
 /*

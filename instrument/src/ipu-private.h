@@ -271,6 +271,10 @@ typedef struct tsi_debug_context {
 	const char *name;  /* arena */
 	const char *layer; /* arena: "user", "popops", "poplin" ... */
 	const char *api;   /* arena: "popops::add" ..., NULL for user contexts */
+	/* arena: the names of the enclosing model contexts (api NULL), this
+	 * one included, joined by '/' ("model/fc1"); NULL when none encloses.
+	 * The prefix of every name made inside it (tsi_debug_qualify). */
+	const char *path;
 } tsi_debug_context;
 
 /* tsi_debug_push() with the function that opens it (`api`, copied, may be
@@ -279,6 +283,11 @@ tsi_debug_id tsi_debug_push_api(tsi_graph *graph, const char *name, const char *
                                 const char *api);
 /* Frees the stack of open contexts (the contexts live in the arena). */
 void tsi_debug_clear(tsi_graph_core *core);
+/* `name` as Poplar's debug names spell it inside context `id`: prefixed
+ * with the context's path ("fc1/" + "matmul/Partials"), or a plain copy
+ * when no model context encloses it. In the graph's arena; NULL when out
+ * of memory (`name` NULL is NULL too). */
+const char *tsi_debug_qualify(tsi_graph *graph, tsi_debug_id id, const char *name);
 
 /* Records a building error on the graph (the first one is kept) and in the
  * thread-local last error; returns `code`. */

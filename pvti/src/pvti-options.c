@@ -3,12 +3,15 @@
  * duration. The rule, as in Poplar's libpvti, is that a user who set the
  * variable wants a trace: a value that cannot be read turns tracing on
  * with the defaults rather than off, and a key with a value of the wrong
- * kind keeps its default. Both report why, so the caller can warn.
- * "true" and true (and "false" and false) mean the same.
+ * kind keeps its default; a key it does not know (a typo such as "dir")
+ * is ignored. All report why — where the JSON broke, which known key a
+ * typo is nearest to — so the caller can warn. "true" and true (and
+ * "false" and false) mean the same.
  */
 #include "pvti-private.h"
 
 #include <cjson/cJSON.h>
+#include <tilescope/suggest.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +35,40 @@ static void add_reason(char *msg, size_t size, const char *reason)
 	if (len + 3 >= size)
 		return;
 	snprintf(msg + len, size - len, "%s%s", len ? "; " : "", reason);
+}
+
+/* The keys PVTI_OPTIONS has. */
+static const char *const known_keys[] = {"enable", "directory", "channels", "duration"};
+
+/* Adds a reason for every key of `root` that is not a known one. */
+static int check_keys(const cJSON *root, char *msg, size_t size)
+{
+	const cJSON *item;
+	int bad = 0;
+
+	cJSON_ArrayForEach(item, root) {
+		const char *near;
+		char reason[160];
+		size_t i;
+		int known = 0;
+
+		for (i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++)
+			known |= strcmp(item->string, known_keys[i]) == 0;
+		if (known)
+			continue;
+		near = tsi_lookup_nearest_name(item->string, known_keys,
+		                               sizeof(known_keys) / sizeof(known_keys[0]));
+		if (near)
+			snprintf(reason, sizeof(reason), "unknown key \"%.40s\" (did you mean \"%s\"?)",
+			         item->string, near);
+		else
+			snprintf(reason, sizeof(reason),
+			         "unknown key \"%.40s\" (known: enable, directory, channels, duration)",
+			         item->string);
+		add_reason(msg, size, reason);
+		bad = 1;
+	}
+	return bad;
 }
 
 /* Reads `enable`: a boolean, "true"/"false" in any case, or a number. */
@@ -137,12 +174,41 @@ PVTI_API int pvti_options_parse(pvti_options **out, const char *text)
 		goto cleanup;
 	}
 	h->opts = (pvti_options)PVTI_OPTIONS_INIT;
-	root = text ? cJSON_Parse(text) : NULL;
+	if (text) {
+		const char *end = NULL;
+
+		root = cJSON_ParseWithOpts(text, &end, 1);
+		if (!root) {
+			char reason[128], near[16];
+			size_t at = end && end >= text ? (size_t)(end - text) : 0, i;
+
+			/* cJSON leaves `end` where it gave up; show a few bytes
+			 * from there, printable ones only (the value is the user's
+			 * but reaches a terminal). */
+			for (i = 0; i + 1 < sizeof(near) && text[at + i]; i++)
+				near[i] = text[at + i] >= 0x20 && text[at + i] < 0x7f ? text[at + i] : '?';
+			near[i] = '\0';
+			if (near[0])
+				snprintf(reason, sizeof(reason),
+				         "not valid JSON: it breaks at byte %zu (\"%s\"; tracing with the "
+				         "defaults)",
+				         at, near);
+			else
+				snprintf(reason, sizeof(reason),
+				         "not valid JSON: it ends at byte %zu before it is complete (tracing "
+				         "with the defaults)",
+				         at);
+			add_reason(msg, sizeof(msg), reason);
+			bad = 1;
+			goto done;
+		}
+	}
 	if (!cJSON_IsObject(root)) {
 		add_reason(msg, sizeof(msg), "not a JSON object (tracing with the defaults)");
 		bad = 1;
 		goto done;
 	}
+	bad |= check_keys(root, msg, sizeof(msg));
 	item = cJSON_GetObjectItemCaseSensitive(root, "enable");
 	if (item && read_enable(item, &h->opts.enable)) {
 		add_reason(msg, sizeof(msg), "\"enable\" is not true or false (tracing)");

@@ -131,16 +131,25 @@ struct pvti_trace {
 
 /* --- Errors and statements ---------------------------------------------- */
 
-/* Records the first failure, logs it once, and stops recording: a trace
- * that cannot be written should not keep the program waiting on it. */
+/* Records the first failure, says so once on stderr whatever the log
+ * level (the user asked for a trace and is not getting all of it), and
+ * stops recording: a trace that cannot be written should not keep the
+ * program waiting on it. The message carries the system's errno text
+ * when SQLite has one ("No space left on device", "File too large"). */
 static void fail(pvti_trace *tr, int code, const char *what)
 {
+	int sys = tr->db ? sqlite3_system_errno(tr->db) : 0;
+
 	if (tr->error)
 		return;
 	tr->error = code;
-	snprintf(tr->errmsg, sizeof(tr->errmsg), "%s: %s (%s)", tr->path ? tr->path : "pvti", what,
-	         tr->db ? sqlite3_errmsg(tr->db) : "no database");
-	tsi_log(TSI_LOG_ERR, "PVTI", "writing the trace failed: %s", tr->errmsg);
+	if (sys)
+		snprintf(tr->errmsg, sizeof(tr->errmsg), "%s: %s (%s: %s)",
+		         tr->path ? tr->path : "pvti", what, sqlite3_errmsg(tr->db), strerror(sys));
+	else
+		snprintf(tr->errmsg, sizeof(tr->errmsg), "%s: %s (%s)", tr->path ? tr->path : "pvti",
+		         what, tr->db ? sqlite3_errmsg(tr->db) : "no database");
+	tsi_log_always("PVTI", "writing the trace failed, recording stopped: %s", tr->errmsg);
 	tr->failed = true;
 	pvti_set_recording(false);
 }

@@ -1126,7 +1126,8 @@ PVTI_API int pvti_open(const pvti_options *opts)
 /*
  * PVTI_OPTIONS as the library reads it at load: unset or blank means no
  * trace; anything else means a trace, with the defaults when the value
- * cannot be read (and a warning that says why).
+ * cannot be read, and one line on stderr that says why whatever the log
+ * level (the user asked for a trace and is getting another one).
  */
 PVTI_API int pvti_open_from_env(void)
 {
@@ -1145,13 +1146,14 @@ PVTI_API int pvti_open_from_env(void)
 	rc = pvti_options_parse(&opts, text);
 	if (rc == TSI_ERR_BAD_OPTION) {
 		warning = strdup(tsi_error_last());
-		tsi_log(TSI_LOG_WARN, "PVTI", "%s", tsi_error_last());
+		tsi_log_always("PVTI", "%s", tsi_error_last());
 	} else if (rc != TSI_OK) {
 		goto cleanup;
 	}
 	rc = open_locked(opts, warning);
 	if (rc != TSI_OK)
-		tsi_log(TSI_LOG_ERR, "PVTI", "cannot start the trace: %s", tsi_error_last());
+		tsi_log_always("PVTI", "cannot start the trace PVTI_OPTIONS asks for: %s",
+		               tsi_error_last());
 cleanup:
 	pthread_mutex_unlock(&control_lock);
 	pvti_options_free(opts);

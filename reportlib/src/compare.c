@@ -9,8 +9,15 @@
  * within one report (two compute sets named alike) is suffixed "#2",
  * "#3" ... in order of appearance (ascending ids), and the reports are
  * matched on these suffixed names. Execution metrics (cycles.*, flops.*,
- * steps.*) come from the chosen run and are absent from a report without
- * runs. Units are those of tsr_metric_unit.
+ * steps.*) come from the chosen runs and are absent from a report without
+ * runs: one run of each report (tsr_compare, or tsr_compare_programs with
+ * run numbers), or, by default in tsr_compare_programs, every kept run of
+ * each program that ran in both reports, weighted 1 / its program's runs,
+ * so that they are one average run of each such program, summed (each
+ * figure rounded to the nearest integer after summing). Names of
+ * variables, compute sets and programs carry the path of the model's
+ * debug contexts ("fc1/matmul/Partials"). Units are those of
+ * tsr_metric_unit.
  *
  *   Totals
  *   cycles.total                        cycles  the run's length
@@ -30,6 +37,10 @@
  *   memory.total                        bytes   all tiles, excluding gaps
  *   memory.total_including_gaps         bytes   all tiles, including gaps
  *   steps.total                         count   execution steps of the run
+ *   Per compared program (the engine program that ran, by name; an
+ *   unnamed one is "program<i>", i its engine index)
+ *   cycles.run.<program>                cycles  its length, per run
+ *   steps.run.<program>                 count   its execution steps, per run
  *   Per memory category (every category of the guide)
  *   memory.category.<category>          bytes   all regions, overlapped or not
  *   Per step type (OnTileExecute, DoExchange, GlobalExchange, StreamCopy,
@@ -54,8 +65,9 @@
  *                                               and of everything it contains
  *                                               (children, called functions)
  *
- * Order: totals, categories, step types, vertex types, operations,
- * compute sets (compare.h's groups), then variables and programs; within
+ * Order: totals, runs per program, categories, step types, vertex types,
+ * operations, compute sets (compare.h's groups), then variables and
+ * programs; within
  * a group by metric name (strcmp).
  *
  * Memory: the figures of each side are collected in arrays and a string
@@ -76,6 +88,7 @@
 /* Groups in their output order. */
 enum {
 	G_TOTAL = 0,
+	G_RUN,
 	G_CATEGORY,
 	G_STEP_TYPE,
 	G_VERTEX_TYPE,
@@ -91,12 +104,15 @@ enum {
 #define CMP_MAX_TREE_WORK ((uint64_t)1 << 26)
 #define CMP_BLOCK_BYTES ((size_t)64 * 1024)
 
-/* One figure of one report. */
+/* One figure of one report. A figure of several runs is their weighted
+ * sum (acc); the side's items are merged by metric before matching. */
 typedef struct cmp_item {
 	const char *metric; /* in the side's arena */
 	unsigned group;
 	tsr_metric_unit unit;
-	uint64_t value;
+	uint64_t value;     /* exact, when not weighted */
+	double acc;         /* weighted: the sum of value x weight */
+	bool weighted;
 } cmp_item;
 
 /* A block of a side's string arena. */
@@ -111,6 +127,13 @@ typedef struct cmp_side {
 	tsr_report *r;
 	bool has_run;        /* execution figures come from run `run` */
 	size_t run;
+	bool want_memory;    /* this pass also gathers the memory figures */
+	double weight;       /* of run `run`'s figures: 1 / runs of its program */
+	size_t *runs;        /* the runs compared (tsr_alloc'd, cap n_runs) */
+	double *weights;     /* and their weights */
+	const char **run_labels; /* and their programs' labels */
+	size_t n_runs;
+	size_t run_index;    /* of `run` in runs[] */
 	cmp_item *items;     /* tsr_alloc'd, cap_items entries */
 	size_t n_items, cap_items;
 	cmp_block *blocks;
@@ -137,6 +160,9 @@ struct tsr_comparison {
 	size_t n;
 	size_t *by_name; /* indexes of deltas sorted by metric, for lookup */
 	char *names;     /* the metric strings */
+	tsr_compared_program *programs; /* names point into prog_names */
+	size_t n_programs;
+	char *prog_names;
 };
 
 /* a + b, stopping at UINT64_MAX. */
@@ -235,13 +261,83 @@ static int side_add(cmp_side *s, unsigned group, tsr_metric_unit unit, const cha
 	metric = side_concat(s, prefix, name, NULL);
 	if (!metric)
 		return TSR_ERR_TOO_LARGE;
-	s->items[s->n_items++] = (cmp_item){metric, group, unit, value};
+	s->items[s->n_items++] = (cmp_item){metric, group, unit, value, 0.0, false};
 	return TSR_OK;
+}
+
+/* An execution figure of the side's current run: weighted by the run's
+ * share of its program's runs, exact when it is the only one. */
+static int side_run(cmp_side *s, unsigned group, tsr_metric_unit unit, const char *prefix,
+                    const char *name, uint64_t value)
+{
+	int rc = side_add(s, group, unit, prefix, name, value);
+
+	if (!rc && s->weight != 1.0) {
+		cmp_item *it = &s->items[s->n_items - 1];
+
+		it->weighted = true;
+		it->acc = (double)value * s->weight;
+		it->value = 0;
+	}
+	return rc;
+}
+
+/* qsort order of items by metric, then order of addition (stable merge). */
+static int cmp_items_by_metric(const void *a, const void *b)
+{
+	const cmp_item *x = a, *y = b;
+	int c = strcmp(x->metric, y->metric);
+
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+/*
+ * Merges the items of one metric (the same figure of several runs) into
+ * one: the exact sum of the unweighted values plus the rounded weighted
+ * sum, so a figure of one run stays exact.
+ */
+static void side_merge(cmp_side *s)
+{
+	size_t out = 0;
+
+	if (s->n_items < 2)
+		goto round;
+	qsort(s->items, s->n_items, sizeof(*s->items), cmp_items_by_metric);
+	for (size_t i = 0; i < s->n_items; i++) {
+		cmp_item *last = out ? &s->items[out - 1] : NULL;
+
+		if (last && strcmp(last->metric, s->items[i].metric) == 0) {
+			last->value = sat_add(last->value, s->items[i].value);
+			last->acc += s->items[i].acc;
+			last->weighted = last->weighted || s->items[i].weighted;
+			continue;
+		}
+		s->items[out++] = s->items[i];
+	}
+	s->n_items = out;
+round:
+	for (size_t i = 0; i < s->n_items; i++) {
+		cmp_item *it = &s->items[i];
+
+		if (it->weighted) {
+			double r = it->acc + 0.5;
+
+			it->value = sat_add(it->value, r >= 18446744073709551615.0 ? UINT64_MAX
+			                                                           : (uint64_t)r);
+		}
+	}
 }
 
 /* Frees what a side holds (its figures die with it). */
 static void side_free(cmp_side *s)
 {
+	release(s->r, s->runs, (s->n_runs ? s->n_runs : 1) * sizeof(*s->runs));
+	release(s->r, s->weights, (s->n_runs ? s->n_runs : 1) * sizeof(*s->weights));
+	release(s->r, s->run_labels, (s->n_runs ? s->n_runs : 1) * sizeof(*s->run_labels));
+	s->runs = NULL;
+	s->weights = NULL;
+	s->run_labels = NULL;
+	s->n_runs = 0;
 	release(s->r, s->items, s->cap_items * sizeof(*s->items));
 	while (s->blocks) {
 		cmp_block *next = s->blocks->next;
@@ -455,14 +551,22 @@ static int collect_run_totals(cmp_side *s)
 		return rc;
 	for (int t = 0; t < TSR_STEP_TYPE_COUNT; t++)
 		n_steps += act.steps[t];
-	rc = side_add(s, G_TOTAL, TSR_UNIT_CYCLES, "cycles.total", NULL, act.cycles);
+	rc = side_run(s, G_TOTAL, TSR_UNIT_CYCLES, "cycles.total", NULL, act.cycles);
 	if (!rc)
-		rc = side_add(s, G_TOTAL, TSR_UNIT_FLOPS, "flops.total", NULL, fl.flops);
+		rc = side_run(s, G_TOTAL, TSR_UNIT_FLOPS, "flops.total", NULL, fl.flops);
 	if (!rc)
-		rc = side_add(s, G_TOTAL, TSR_UNIT_COUNT, "steps.total", NULL, n_steps);
+		rc = side_run(s, G_TOTAL, TSR_UNIT_COUNT, "steps.total", NULL, n_steps);
 	for (int t = 0; !rc && t < TSR_STEP_TYPE_COUNT; t++)
-		rc = side_add(s, G_STEP_TYPE, TSR_UNIT_CYCLES, "cycles.step_type.",
+		rc = side_run(s, G_STEP_TYPE, TSR_UNIT_CYCLES, "cycles.step_type.",
 		              tsr_step_type_name((tsr_step_type)t), act.step_cycles[t]);
+	/* The run's own program: its cycles and steps per run. */
+	if (!rc && s->run_labels && s->run_labels[s->run_index]) {
+		rc = side_run(s, G_RUN, TSR_UNIT_CYCLES, "cycles.run.", s->run_labels[s->run_index],
+		              act.cycles);
+		if (!rc)
+			rc = side_run(s, G_RUN, TSR_UNIT_COUNT, "steps.run.", s->run_labels[s->run_index],
+			              n_steps);
+	}
 	return rc;
 }
 
@@ -503,12 +607,14 @@ static int collect_vertex_types(cmp_side *s)
 	for (size_t i = 0; !rc && i < n; i++) {
 		tsr_vertex_memory vm;
 
-		rc = tsr_report_fill_vertex_type_memory(&vm, s->r, i, -1);
-		if (!rc)
-			rc = side_add(s, G_VERTEX_TYPE, TSR_UNIT_BYTES, "memory.vertex_type.", labels[i],
-			              vm.total);
+		if (s->want_memory) {
+			rc = tsr_report_fill_vertex_type_memory(&vm, s->r, i, -1);
+			if (!rc)
+				rc = side_add(s, G_VERTEX_TYPE, TSR_UNIT_BYTES, "memory.vertex_type.",
+				              labels[i], vm.total);
+		}
 		if (!rc && s->has_run)
-			rc = side_add(s, G_VERTEX_TYPE, TSR_UNIT_CYCLES, "cycles.vertex_type.", labels[i],
+			rc = side_run(s, G_VERTEX_TYPE, TSR_UNIT_CYCLES, "cycles.vertex_type.", labels[i],
 			              cycles[i]);
 	}
 out:
@@ -585,13 +691,13 @@ static int collect_operations(cmp_side *s)
 	rc = unique_labels(s, labels, paths, n);
 	for (size_t i = 0; !rc && i < n; i++) {
 		if (s->has_run) {
-			rc = side_add(s, G_OPERATION, TSR_UNIT_CYCLES, "cycles.operation.", labels[i],
+			rc = side_run(s, G_OPERATION, TSR_UNIT_CYCLES, "cycles.operation.", labels[i],
 			              ops[i].cycles);
 			if (!rc)
-				rc = side_add(s, G_OPERATION, TSR_UNIT_FLOPS, "flops.operation.", labels[i],
+				rc = side_run(s, G_OPERATION, TSR_UNIT_FLOPS, "flops.operation.", labels[i],
 				              ops[i].flops);
 		}
-		if (!rc)
+		if (!rc && s->want_memory)
 			rc = side_add(s, G_OPERATION, TSR_UNIT_BYTES, "memory.operation.", labels[i],
 			              sat_add(ops[i].variable_bytes, ops[i].vertex_bytes));
 	}
@@ -637,11 +743,11 @@ static int collect_compute_sets(cmp_side *s)
 		tsr_vertex_memory vm;
 
 		if (s->has_run)
-			rc = side_add(s, G_COMPUTE_SET, TSR_UNIT_CYCLES, "cycles.compute_set.", labels[i],
+			rc = side_run(s, G_COMPUTE_SET, TSR_UNIT_CYCLES, "cycles.compute_set.", labels[i],
 			              cycles[i]);
-		if (!rc)
+		if (!rc && s->want_memory)
 			rc = tsr_report_fill_compute_set_memory(&vm, s->r, i, -1);
-		if (!rc)
+		if (!rc && s->want_memory)
 			rc = side_add(s, G_COMPUTE_SET, TSR_UNIT_BYTES, "memory.compute_set.", labels[i],
 			              vm.total);
 	}
@@ -758,7 +864,7 @@ static int collect_programs(cmp_side *s)
 			if (q->function >= 0 && (uint64_t)q->function < n_funcs)
 				push_once(stack, &depth, mark, (uint32_t)walk, funcs[q->function], n);
 		}
-		rc = side_add(s, G_PROGRAM, TSR_UNIT_CYCLES, "cycles.program.", labels[p], total);
+		rc = side_run(s, G_PROGRAM, TSR_UNIT_CYCLES, "cycles.program.", labels[p], total);
 	}
 out:
 	release(s->r, names, (n ? n : 1) * sizeof(*names));
@@ -769,71 +875,252 @@ out:
 	return rc;
 }
 
-/* Chooses the run (-1: the last kept; none when the report has none). */
-static int side_pick_run(cmp_side *s, int64_t run)
-{
-	const tsr_run *runs;
-	size_t n;
-	int rc = tsr_report_get_runs(&runs, &n, s->r);
+/* --- Choosing the runs ---------------------------------------------------------- */
 
+/*
+ * Labels of the side's engine programs (control programs), in engine
+ * order: the program's name, "program<i>" when it has none, suffixed as
+ * unique_labels does when two share a name. *out is tsr_alloc'd (n
+ * entries), the strings in the side's arena.
+ */
+static int engine_labels(cmp_side *s, const char ***out, size_t *n)
+{
+	const tsr_program *progs;
+	const uint32_t *ctrl;
+	const char **names = NULL, **labels = NULL;
+	size_t n_progs, n_ctrl;
+	int rc = tsr_report_get_programs(&progs, &n_progs, s->r);
+
+	*out = NULL;
+	*n = 0;
+	if (!rc)
+		rc = tsr_report_get_control_programs(&ctrl, &n_ctrl, s->r);
 	if (rc)
 		return rc;
-	if (run < -1)
-		return tsr_fail(s->r, TSR_ERR_INVALID_ARGUMENT, "comparing: run %lld is not a run",
-		                (long long)run);
-	if (run == -1) {
-		s->has_run = n > 0;
-		s->run = n ? n - 1 : 0;
-		return TSR_OK;
+	names = alloc_names(s->r, n_ctrl);
+	labels = alloc_names(s->r, n_ctrl);
+	if (!names || !labels) {
+		rc = TSR_ERR_TOO_LARGE;
+		goto out;
 	}
-	if ((uint64_t)run >= n)
-		return tsr_fail(s->r, TSR_ERR_OUT_OF_RANGE, "comparing '%s': run %lld of %zu",
-		                tsr_report_get_path(s->r), (long long)run, n);
-	s->has_run = true;
-	s->run = (size_t)run;
+	for (size_t i = 0; !rc && i < n_ctrl; i++) {
+		const tsr_program *top = ctrl[i] < n_progs ? &progs[ctrl[i]] : NULL;
+		char buf[32];
+
+		/* The compiler wraps the model's program in an unnamed control
+		 * sequence: the name is the model's program's. */
+		if (top && (!top->name || !top->name[0]) && top->n_children == 1 && top->children &&
+		    top->children[0] < n_progs)
+			top = &progs[top->children[0]];
+		if (top && top->name && top->name[0]) {
+			names[i] = top->name;
+			continue;
+		}
+		snprintf(buf, sizeof(buf), "program%zu", i);
+		names[i] = side_concat(s, buf, NULL, NULL);
+		if (!names[i])
+			rc = TSR_ERR_TOO_LARGE;
+	}
+	if (!rc)
+		rc = unique_labels(s, labels, names, n_ctrl);
+	if (!rc) {
+		*out = labels;
+		*n = n_ctrl;
+		labels = NULL;
+	}
+out:
+	release(s->r, names, (n_ctrl ? n_ctrl : 1) * sizeof(*names));
+	release(s->r, labels, (n_ctrl ? n_ctrl : 1) * sizeof(*labels));
+	return rc;
+}
+
+/* Makes room for `n` compared runs on the side. */
+static int side_alloc_runs(cmp_side *s, size_t n)
+{
+	s->runs = tsr_alloc(s->r, n ? n : 1, sizeof(*s->runs));
+	s->weights = tsr_alloc(s->r, n ? n : 1, sizeof(*s->weights));
+	s->run_labels = alloc_names(s->r, n);
+	s->n_runs = n;
+	if (!s->runs || !s->weights || !s->run_labels)
+		return TSR_ERR_TOO_LARGE;
 	return TSR_OK;
 }
 
-/* Every figure of one report (see the list at the top). */
-static int side_collect(cmp_side *s, int64_t run)
+/* One side's view of the runs: each kept run's program label. */
+typedef struct cmp_runs {
+	const tsr_run *runs;
+	size_t n;
+	const char **labels; /* of the engine programs (engine_labels) */
+	size_t n_labels;
+} cmp_runs;
+
+/* The label of run i's program, or NULL for a program the report does
+ * not list (a damaged file). */
+static const char *run_label(const cmp_runs *cr, size_t i)
 {
-	/* In order, each with the fraction of the side done when it ends
+	return cr->runs[i].program < cr->n_labels ? cr->labels[cr->runs[i].program] : NULL;
+}
+
+/* How many of the side's runs are of the program labelled `label`. */
+static size_t count_runs_of(const cmp_runs *cr, const char *label)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < cr->n; i++)
+		if (run_label(cr, i) && strcmp(run_label(cr, i), label) == 0)
+			k++;
+	return k;
+}
+
+/* Whether the other side has a run of the program labelled `label`. */
+static bool has_program(const cmp_runs *cr, const char *label)
+{
+	return count_runs_of(cr, label) > 0;
+}
+
+/*
+ * Chooses one side's runs. By program (run == TSR_RUNS_BY_PROGRAM):
+ * every kept run of each program in `wanted` (labels), each weighted by
+ * 1 / its program's runs, so the execution figures are those of one
+ * average run of each program. Otherwise run `run` (-1: the last kept)
+ * among the report's runs, or with `program` among that program's runs.
+ */
+static int side_pick_runs(cmp_side *s, const cmp_runs *cr, int64_t run, const char *program,
+                          const char *const *wanted, size_t n_wanted)
+{
+	size_t k = 0, n = 0;
+	int rc;
+
+	if (run < TSR_RUNS_BY_PROGRAM)
+		return tsr_fail(s->r, TSR_ERR_INVALID_ARGUMENT, "comparing: run %lld is not a run",
+		                (long long)run);
+	if (run == TSR_RUNS_BY_PROGRAM) {
+		for (size_t w = 0; w < n_wanted; w++)
+			n += count_runs_of(cr, wanted[w]);
+		rc = side_alloc_runs(s, n);
+		for (size_t w = 0; !rc && w < n_wanted; w++) {
+			size_t of = count_runs_of(cr, wanted[w]);
+
+			for (size_t i = 0; i < cr->n; i++) {
+				if (!run_label(cr, i) || strcmp(run_label(cr, i), wanted[w]) != 0)
+					continue;
+				s->runs[k] = i;
+				s->weights[k] = of > 1 ? 1.0 / (double)of : 1.0;
+				s->run_labels[k++] = wanted[w];
+			}
+		}
+		return rc;
+	}
+	if (program) {
+		size_t of = count_runs_of(cr, program), want;
+
+		if (of == 0)
+			return tsr_fail(s->r, TSR_ERR_OUT_OF_RANGE,
+			                "comparing '%s': no run of a program named '%s' is kept",
+			                tsr_report_get_path(s->r), program);
+		if (run >= 0 && (uint64_t)run >= of)
+			return tsr_fail(s->r, TSR_ERR_OUT_OF_RANGE,
+			                "comparing '%s': run %lld of program '%s', which has %zu",
+			                tsr_report_get_path(s->r), (long long)run, program, of);
+		want = run < 0 ? of - 1 : (size_t)run;
+		rc = side_alloc_runs(s, 1);
+		for (size_t i = 0; !rc && i < cr->n; i++) {
+			if (!run_label(cr, i) || strcmp(run_label(cr, i), program) != 0)
+				continue;
+			if (k++ == want) {
+				s->runs[0] = i;
+				break;
+			}
+		}
+	} else {
+		if (run >= 0 && (uint64_t)run >= cr->n)
+			return tsr_fail(s->r, TSR_ERR_OUT_OF_RANGE, "comparing '%s': run %lld of %zu",
+			                tsr_report_get_path(s->r), (long long)run, cr->n);
+		if (cr->n == 0)
+			return side_alloc_runs(s, 0);
+		rc = side_alloc_runs(s, 1);
+		if (!rc)
+			s->runs[0] = run < 0 ? cr->n - 1 : (size_t)run;
+	}
+	if (!rc) {
+		s->weights[0] = 1.0;
+		s->run_labels[0] = run_label(cr, s->runs[0]);
+	}
+	return rc;
+}
+
+/* Every figure of one report (see the list at the top): the memory
+ * figures once, the execution figures of each chosen run, merged. */
+static int side_collect(cmp_side *s)
+{
+	/* In order, each with the fraction of a pass done when it ends
 	 * (from the times on a large report, tests/bench/report-open.c) and
-	 * what the progress callback is told; `run`: only with a run. */
+	 * what the progress callback is told; `run`: only with a run;
+	 * `memory`: only in the first pass (nothing of a run). */
 	static const struct {
 		int (*collect)(cmp_side *s);
-		bool run;
+		bool run, memory;
 		double end;
 		const char *message;
 	} parts[] = {
-		{collect_totals, false, 0.22, "comparing memory and liveness totals"},
-		{collect_run_totals, true, 0.47, "comparing execution totals"},
-		{collect_categories, false, 0.472, "comparing memory categories"},
-		{collect_vertex_types, false, 0.51, "comparing vertex types"},
-		{collect_operations, false, 0.86, "comparing operations"},
-		{collect_compute_sets, false, 0.92, "comparing compute sets"},
-		{collect_variables, false, 0.995, "comparing variables"},
-		{collect_programs, true, 1.00, "comparing programs"},
+		{collect_totals, false, true, 0.22, "comparing memory and liveness totals"},
+		{collect_run_totals, true, false, 0.47, "comparing execution totals"},
+		{collect_categories, false, true, 0.472, "comparing memory categories"},
+		{collect_vertex_types, false, false, 0.51, "comparing vertex types"},
+		{collect_operations, false, false, 0.86, "comparing operations"},
+		{collect_compute_sets, false, false, 0.92, "comparing compute sets"},
+		{collect_variables, false, true, 0.995, "comparing variables"},
+		{collect_programs, true, false, 1.00, "comparing programs"},
 	};
 	tsr_progress_frame frame;
-	double at = 0.0;
-	int rc = side_pick_run(s, run);
+	size_t passes = s->n_runs ? s->n_runs : 1;
+	int rc = TSR_OK;
 
 	/* A frame of its own: its parts share the caller's part for this side. */
-	if (!rc) {
-		if (tsr_progress_push(s->r->ps, &frame, "comparing reports"))
-			rc = tsr_fail_cancelled(s->r);
+	if (tsr_progress_push(s->r->ps, &frame, "comparing reports"))
+		return tsr_fail_cancelled(s->r);
+	for (size_t pass = 0; !rc && pass < passes; pass++) {
+		double at = 0.0;
+
+		s->want_memory = pass == 0;
+		s->has_run = s->n_runs > 0;
+		s->run_index = pass;
+		s->run = s->n_runs ? s->runs[pass] : 0;
+		s->weight = s->n_runs ? s->weights[pass] : 1.0;
 		for (size_t i = 0; !rc && i < sizeof(parts) / sizeof(parts[0]); i++) {
-			if (parts[i].run && !s->has_run)
+			double from = ((double)pass + at) / (double)passes;
+			double to = ((double)pass + parts[i].end) / (double)passes;
+
+			at = parts[i].end;
+			if ((parts[i].run && !s->has_run) || (parts[i].memory && !s->want_memory))
 				continue;
-			if (tsr_progress_step(s->r->ps, at, parts[i].end, parts[i].message))
+			if (tsr_progress_step(s->r->ps, from, to, parts[i].message))
 				rc = tsr_fail_cancelled(s->r);
 			else
 				rc = parts[i].collect(s);
-			at = parts[i].end;
 		}
-		tsr_progress_pop(s->r->ps, &frame, !rc);
 	}
+	if (!rc)
+		side_merge(s);
+	tsr_progress_pop(s->r->ps, &frame, !rc);
+	return rc;
+}
+
+/* A side's runs and the labels of its engine programs (a report without
+ * runs has none). */
+static int side_runs(cmp_side *s, cmp_runs *cr)
+{
+	int rc = tsr_report_get_runs(&cr->runs, &cr->n, s->r);
+
+	cr->labels = NULL;
+	cr->n_labels = 0;
+	if (rc == TSR_ERR_NO_DATA) {
+		cr->runs = NULL;
+		cr->n = 0;
+		return TSR_OK;
+	}
+	if (!rc && cr->n)
+		rc = engine_labels(s, &cr->labels, &cr->n_labels);
 	return rc;
 }
 
@@ -960,20 +1247,94 @@ out:
 
 /* --- Public functions ---------------------------------------------------------------- */
 
-/* Compares two reports (see compare.h): both sides' figures, matched. */
-TSR_API int tsr_compare(tsr_comparison **out, tsr_report *base, tsr_report *new_report,
-                        int64_t base_run, int64_t new_run)
+/* The program list of the result: `n` entries of names (copied) and run
+ * counts. */
+static int attach_programs(tsr_comparison *cmp, tsr_report *r, const char *const *base_names,
+                           const char *const *new_names, const size_t *base_runs,
+                           const size_t *new_runs, size_t n)
 {
+	size_t bytes = 0;
+	char *p;
+
+	for (size_t i = 0; i < n; i++)
+		bytes += (base_names[i] ? strlen(base_names[i]) + 1 : 0) +
+		         (new_names[i] ? strlen(new_names[i]) + 1 : 0);
+	cmp->programs = calloc(n ? n : 1, sizeof(*cmp->programs));
+	cmp->prog_names = malloc(bytes ? bytes : 1);
+	if (!cmp->programs || !cmp->prog_names)
+		return tsr_fail(r, TSR_ERR_NO_MEMORY, "comparing: out of host memory");
+	p = cmp->prog_names;
+	for (size_t i = 0; i < n; i++) {
+		tsr_compared_program *cp = &cmp->programs[i];
+		const char *names[2] = {base_names[i], new_names[i]};
+		const char **slots[2] = {&cp->base_name, &cp->new_name};
+
+		for (int k = 0; k < 2; k++) {
+			size_t len;
+
+			*slots[k] = NULL;
+			if (!names[k])
+				continue;
+			len = strlen(names[k]) + 1;
+			memcpy(p, names[k], len);
+			*slots[k] = p;
+			p += len;
+		}
+		cp->base_runs = base_runs[i];
+		cp->new_runs = new_runs[i];
+	}
+	cmp->n_programs = n;
+	return TSR_OK;
+}
+
+/* A list of the programs with kept runs, for a message: "a, b" in the
+ * side's arena (NULL when out of memory). */
+static const char *list_programs(cmp_side *s, const cmp_runs *cr)
+{
+	const char *list = "";
+
+	for (size_t i = 0; list && i < cr->n_labels; i++)
+		if (count_runs_of(cr, cr->labels[i]))
+			list = side_concat(s, list, *list ? ", " : "", cr->labels[i]);
+	return list && *list ? list : "none";
+}
+
+/*
+ * Compares two reports (see compare.h): chooses each side's runs (by
+ * program, or positionally as tsr_compare always did), collects both
+ * sides' figures and matches them.
+ */
+TSR_API int tsr_compare_programs(tsr_comparison **out, tsr_report *base, tsr_report *new_report,
+                                 const tsr_compare_options *options)
+{
+	const tsr_compare_options defaults = TSR_COMPARE_OPTIONS_INIT;
+	const tsr_compare_options *o = options ? options : &defaults;
 	cmp_side b = {0}, nw = {0};
+	cmp_runs crb = {0}, crn = {0};
 	tsr_progress_state *new_ps;
 	tsr_progress_frame frame;
+	const char **wanted = NULL, **bn = NULL, **nn = NULL;
+	size_t n_wanted = 0, cap_wanted = 0, *bc = NULL, *nc = NULL, n_rec = 0;
+	int64_t br, nr;
+	bool by_program;
 	int rc = TSR_OK;
 
 	if (out)
 		*out = NULL;
 	if (!out || !base || !new_report)
 		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT,
-		                          "tsr_compare: NULL output or report");
+		                          "tsr_compare_programs: NULL output or report");
+	if (o->version < 1)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT,
+		                          "tsr_compare_programs: options version %u (use "
+		                          "TSR_COMPARE_OPTIONS_INIT)", o->version);
+	br = o->base_run;
+	nr = o->new_run;
+	by_program = br == TSR_RUNS_BY_PROGRAM && nr == TSR_RUNS_BY_PROGRAM;
+	if (!by_program) {
+		br = br == TSR_RUNS_BY_PROGRAM ? -1 : br;
+		nr = nr == TSR_RUNS_BY_PROGRAM ? -1 : nr;
+	}
 	b.r = base;
 	nw.r = new_report;
 	/* Both reports' progress goes to the base's callback for this call
@@ -984,20 +1345,125 @@ TSR_API int tsr_compare(tsr_comparison **out, tsr_report *base, tsr_report *new_
 	    tsr_progress_step(base->ps, 0.0, 0.42, "reading the base report"))
 		rc = tsr_fail_cancelled(base);
 	if (!rc)
-		rc = side_collect(&b, base_run);
+		rc = side_runs(&b, &crb);
+	if (!rc)
+		rc = side_runs(&nw, &crn);
+	/* The programs compared by name: the one asked for, or every one
+	 * with runs in both reports, in the base's engine order. */
+	if (!rc && by_program && crb.n && crn.n) {
+		cap_wanted = crb.n_labels + 1;
+		wanted = alloc_names(base, cap_wanted);
+		if (!wanted)
+			rc = TSR_ERR_TOO_LARGE;
+		else if (o->program) {
+			cmp_side *lacking = !has_program(&crb, o->program) ? &b
+			                    : !has_program(&crn, o->program) ? &nw : NULL;
+
+			if (lacking)
+				rc = tsr_fail(lacking->r, TSR_ERR_OUT_OF_RANGE,
+				              "comparing '%s': no run of a program named '%s' is kept (programs "
+				              "with runs: %s)", tsr_report_get_path(lacking->r), o->program,
+				              list_programs(lacking, lacking == &b ? &crb : &crn));
+			else
+				wanted[n_wanted++] = o->program;
+		} else {
+			for (size_t i = 0; i < crb.n_labels; i++)
+				if (count_runs_of(&crb, crb.labels[i]) && has_program(&crn, crb.labels[i]))
+					wanted[n_wanted++] = crb.labels[i];
+		}
+	}
+	/* Nothing in common (or a report without runs): the last runs, as a
+	 * positional comparison, so the report that has runs still shows its
+	 * execution figures. */
+	if (!rc && by_program && !o->program && n_wanted == 0) {
+		by_program = false;
+		br = nr = -1;
+	}
+	if (!rc && by_program && o->program && (!crb.n || !crn.n))
+		rc = tsr_fail(!crb.n ? base : new_report, TSR_ERR_OUT_OF_RANGE,
+		              "comparing '%s': program '%s' asked for; the report keeps no runs",
+		              tsr_report_get_path(!crb.n ? base : new_report), o->program);
+	if (!rc)
+		rc = side_pick_runs(&b, &crb, by_program ? TSR_RUNS_BY_PROGRAM : br,
+		                    by_program ? NULL : o->program, wanted, n_wanted);
+	if (!rc)
+		rc = side_pick_runs(&nw, &crn, by_program ? TSR_RUNS_BY_PROGRAM : nr,
+		                    by_program ? NULL : o->program, wanted, n_wanted);
+	if (!rc)
+		rc = side_collect(&b);
 	if (!rc && tsr_progress_step(base->ps, 0.42, 0.83, "reading the new report"))
 		rc = tsr_fail_cancelled(new_report);
 	if (!rc)
-		rc = side_collect(&nw, new_run);
+		rc = side_collect(&nw);
 	if (!rc && tsr_progress_step(base->ps, 0.83, 1.0, "matching the figures"))
 		rc = tsr_fail_cancelled(base);
 	if (!rc)
 		rc = match(out, &b, &nw);
+	/* What was compared with what. */
+	if (!rc) {
+		size_t cap = n_wanted + 1;
+
+		bn = alloc_names(base, cap);
+		nn = alloc_names(base, cap);
+		bc = zalloc(base, cap, sizeof(*bc));
+		nc = zalloc(base, cap, sizeof(*nc));
+		if (!bn || !nn || !bc || !nc) {
+			rc = TSR_ERR_TOO_LARGE;
+		} else if (by_program) {
+			for (size_t i = 0; i < n_wanted; i++) {
+				bn[i] = nn[i] = wanted[i];
+				bc[i] = count_runs_of(&crb, wanted[i]);
+				nc[i] = count_runs_of(&crn, wanted[i]);
+			}
+			n_rec = n_wanted;
+		} else if (b.n_runs || nw.n_runs) {
+			bn[0] = b.n_runs ? b.run_labels[0] : NULL;
+			nn[0] = nw.n_runs ? nw.run_labels[0] : NULL;
+			bc[0] = b.n_runs;
+			nc[0] = nw.n_runs;
+			n_rec = 1;
+		}
+		if (!rc)
+			rc = attach_programs(*out, base, bn, nn, bc, nc, n_rec);
+		if (rc) {
+			tsr_comparison_free(*out);
+			*out = NULL;
+		}
+		release(base, bn, cap * sizeof(*bn));
+		release(base, nn, cap * sizeof(*nn));
+		release(base, bc, cap * sizeof(*bc));
+		release(base, nc, cap * sizeof(*nc));
+	}
 	tsr_progress_pop(base->ps, &frame, !rc);
 	new_report->ps = new_ps;
+	release(base, wanted, (cap_wanted ? cap_wanted : 1) * sizeof(*wanted));
+	release(base, crb.labels, (crb.n_labels ? crb.n_labels : 1) * sizeof(*crb.labels));
+	release(new_report, crn.labels, (crn.n_labels ? crn.n_labels : 1) * sizeof(*crn.labels));
 	side_free(&b);
 	side_free(&nw);
 	return rc;
+}
+
+/* The positional form (compare.h): run `base_run` / `new_run` of each
+ * report, -1 the last. */
+TSR_API int tsr_compare(tsr_comparison **out, tsr_report *base, tsr_report *new_report,
+                        int64_t base_run, int64_t new_run)
+{
+	tsr_compare_options o = TSR_COMPARE_OPTIONS_INIT;
+
+	if (base_run < -1 || new_run < -1) {
+		if (out)
+			*out = NULL;
+		if (base && base_run < -1)
+			return tsr_fail(base, TSR_ERR_INVALID_ARGUMENT, "comparing: run %lld is not a run",
+			                (long long)base_run);
+		if (new_report && new_run < -1)
+			return tsr_fail(new_report, TSR_ERR_INVALID_ARGUMENT,
+			                "comparing: run %lld is not a run", (long long)new_run);
+	}
+	o.base_run = base_run;
+	o.new_run = new_run;
+	return tsr_compare_programs(out, base, new_report, &o);
 }
 
 /* Frees a comparison (NULL is fine). */
@@ -1005,6 +1471,8 @@ TSR_API void tsr_comparison_free(tsr_comparison *cmp)
 {
 	if (!cmp)
 		return;
+	free(cmp->programs);
+	free(cmp->prog_names);
 	free(cmp->deltas);
 	free(cmp->by_name);
 	free(cmp->names);
@@ -1043,4 +1511,17 @@ TSR_API const tsr_delta *tsr_comparison_lookup_delta(const tsr_comparison *cmp, 
 			hi = mid;
 	}
 	return NULL;
+}
+
+/* How many programs were compared (0 for NULL). */
+TSR_API size_t tsr_comparison_get_program_count(const tsr_comparison *cmp)
+{
+	return cmp ? cmp->n_programs : 0;
+}
+
+/* Compared program i, or NULL past the end. */
+TSR_API const tsr_compared_program *tsr_comparison_get_program(const tsr_comparison *cmp,
+                                                               size_t i)
+{
+	return cmp && i < cmp->n_programs ? &cmp->programs[i] : NULL;
 }

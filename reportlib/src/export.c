@@ -166,6 +166,16 @@ static int ex_column_tiles(ex_ctx *c, tsi_tile_values *out, sqlite3_stmt *st, in
 	return rc ? rc : ex_sparse(c, out, c->scratch);
 }
 
+/* ex_column_tiles with the values' sum checked against the row's column
+ * `total_col` (the stored total of the blob). */
+static int ex_column_tiles_total(ex_ctx *c, tsi_tile_values *out, sqlite3_stmt *st, int col,
+                                 const char *what, int total_col, const char *total_what)
+{
+	int rc = tsr_column_tiles_total(c->r, c->scratch, c->nt, st, col, what, total_col, total_what);
+
+	return rc ? rc : ex_sparse(c, out, c->scratch);
+}
+
 /* Steps a statement; 1 for a row, 0 at the end, or a negative code. */
 static int ex_row(ex_ctx *c, sqlite3_stmt *st)
 {
@@ -482,17 +492,19 @@ static int ex_compute_sets(ex_ctx *c, tsi_graph_profile *gp, bool with_types)
 	if (!rc && with_types)
 		rc = ex_compute_set_types(c, out, n, gp->n_vertex_types);
 	if (!rc && n)
-		rc = tsr_prepare(c->r, &st, "SELECT id, cycles_by_tile, active_cycles_by_tile "
-		                            "FROM compute_set");
+		rc = tsr_prepare(c->r, &st, "SELECT id, cycles_by_tile, active_cycles_by_tile, "
+		                            "cycles_sum, active_cycles_sum FROM compute_set");
 	while (!rc && n && (rc = ex_row(c, st)) == 1) {
 		int64_t id;
 
 		rc = tsr_column_int(c->r, &id, st, 0, 0, (int64_t)n - 1, "compute_set.id");
 		if (!rc)
-			rc = ex_column_tiles(c, &out[id].cycles_by_tile, st, 1, "compute_set.cycles_by_tile");
+			rc = ex_column_tiles_total(c, &out[id].cycles_by_tile, st, 1,
+			                           "compute_set.cycles_by_tile", 3, "compute_set.cycles_sum");
 		if (!rc)
-			rc = ex_column_tiles(c, &out[id].active_cycles_by_tile, st, 2,
-			                     "compute_set.active_cycles_by_tile");
+			rc = ex_column_tiles_total(c, &out[id].active_cycles_by_tile, st, 2,
+			                           "compute_set.active_cycles_by_tile", 4,
+			                           "compute_set.active_cycles_sum");
 	}
 	sqlite3_finalize(st);
 	gp->compute_sets = out;
@@ -529,7 +541,8 @@ static int ex_exchanges(ex_ctx *c, tsi_graph_profile *gp, unsigned kinds)
 	}
 	if (!rc)
 		rc = tsr_prepare(c->r, &st, "SELECT kind, id, bytes_received_by_tile, "
-		                            "bytes_sent_by_tile, cycles_by_tile FROM exchange");
+		                            "bytes_sent_by_tile, cycles_by_tile, bytes_received, "
+		                            "bytes_sent, cycles_sum FROM exchange");
 	while (!rc && (rc = ex_row(c, st)) == 1) {
 		const char *kind = (const char *)sqlite3_column_text(st, 0);
 		tsi_exchange_profile *x;
@@ -552,11 +565,14 @@ static int ex_exchanges(ex_ctx *c, tsi_graph_profile *gp, unsigned kinds)
 		if (rc)
 			break;
 		x = &lists[k][id];
-		rc = ex_column_tiles(c, &x->bytes_received, st, 2, "exchange.bytes_received_by_tile");
+		rc = ex_column_tiles_total(c, &x->bytes_received, st, 2,
+		                           "exchange.bytes_received_by_tile", 5, "exchange.bytes_received");
 		if (!rc)
-			rc = ex_column_tiles(c, &x->bytes_sent, st, 3, "exchange.bytes_sent_by_tile");
+			rc = ex_column_tiles_total(c, &x->bytes_sent, st, 3, "exchange.bytes_sent_by_tile", 6,
+			                           "exchange.bytes_sent");
 		if (!rc)
-			rc = ex_column_tiles(c, &x->cycles, st, 4, "exchange.cycles_by_tile");
+			rc = ex_column_tiles_total(c, &x->cycles, st, 4, "exchange.cycles_by_tile", 7,
+			                           "exchange.cycles_sum");
 	}
 	sqlite3_finalize(st);
 	return rc;

@@ -587,7 +587,10 @@ static int cmp_vertex_type_cycles(const void *a, const void *b)
  * active cycles of each type in each compute set (compute_set_vertex_type,
  * one execution, summed over tiles) times the times the compute set ran
  * in `run` (-1: once each). Every vertex type with vertices in some
- * compute set is listed, most cycles first; the caller frees *out.
+ * compute set is listed, most cycles first; its instances are those of
+ * the compute sets the run executed (all of them for run -1), so that a
+ * run's section does not count the vertices of programs it did not run.
+ * The caller frees *out.
  */
 int tsr_report_list_cycles_by_vertex_type(tsr_vertex_type_cycles **out, size_t *n,
                                           tsr_report *report, int64_t run)
@@ -595,6 +598,7 @@ int tsr_report_list_cycles_by_vertex_type(tsr_vertex_type_cycles **out, size_t *
 	sqlite3_stmt *st = NULL;
 	uint64_t *executions = NULL;
 	tsr_vertex_type_cycles *acc = NULL, *result = NULL;
+	bool *listed = NULL;
 	size_t n_vt, n_cs, n_out = 0;
 	int64_t cs, vt, count, cycles;
 	int rc;
@@ -620,6 +624,9 @@ int tsr_report_list_cycles_by_vertex_type(tsr_vertex_type_cycles **out, size_t *
 	acc = zalloc(report, &rc, n_vt, sizeof(*acc));
 	if (!acc)
 		goto out;
+	listed = zalloc(report, &rc, n_vt, sizeof(*listed));
+	if (!listed)
+		goto out;
 	rc = tsr_prepare(report, &st,
 	                 "SELECT compute_set, vertex_type, vertex_count, active_cycles "
 	                 "FROM compute_set_vertex_type");
@@ -644,10 +651,12 @@ int tsr_report_list_cycles_by_vertex_type(tsr_vertex_type_cycles **out, size_t *
 			goto out;
 		if (count == 0)
 			continue;
-		if (acc[vt].instances == 0)
+		if (!listed[vt])
 			n_out++;
+		listed[vt] = true;
 		acc[vt].vertex_type = (size_t)vt;
-		acc[vt].instances = sat_add(acc[vt].instances, (uint64_t)count);
+		if (executions[cs])
+			acc[vt].instances = sat_add(acc[vt].instances, (uint64_t)count);
 		acc[vt].cycles = sat_add(acc[vt].cycles, sat_mul((uint64_t)cycles, executions[cs]));
 		acc[vt].executions =
 		    sat_add(acc[vt].executions, sat_mul((uint64_t)count, executions[cs]));
@@ -663,7 +672,7 @@ int tsr_report_list_cycles_by_vertex_type(tsr_vertex_type_cycles **out, size_t *
 	}
 	n_out = 0;
 	for (size_t i = 0; i < n_vt; i++)
-		if (acc[i].instances)
+		if (listed[i])
 			result[n_out++] = acc[i];
 	qsort(result, n_out, sizeof(*result), cmp_vertex_type_cycles);
 	*out = result;
@@ -674,6 +683,7 @@ out:
 	sqlite3_finalize(st);
 	free(result);
 	zfree(report, acc, n_vt, sizeof(*acc));
+	zfree(report, listed, n_vt, sizeof(*listed));
 	zfree(report, executions, n_cs, sizeof(*executions));
 	return rc;
 }

@@ -166,7 +166,7 @@ int tsr_report_fill_liveness_by_tile(uint64_t *out, size_t n, tsr_report *report
 	if (!dense)
 		return TSR_ERR_TOO_LARGE;
 	rc = tsr_prepare(report, &st,
-	                 "SELECT bytes_by_tile FROM variable WHERE always_live = 0 "
+	                 "SELECT bytes_by_tile, bytes FROM variable WHERE always_live = 0 "
 	                 "AND live_from <= ?1 AND live_to >= ?1");
 	if (!rc)
 		sqlite3_bind_int64(st, 1, (int64_t)step);
@@ -178,7 +178,8 @@ int tsr_report_fill_liveness_by_tile(uint64_t *out, size_t n, tsr_report *report
 		}
 		if (rc != SQLITE_ROW)
 			break;
-		rc = tsr_column_tiles(report, dense, nt, st, 0, "variable.bytes_by_tile");
+		rc = tsr_column_tiles_total(report, dense, nt, st, 0, "variable.bytes_by_tile", 1,
+		                            "variable.bytes");
 		for (size_t t = 0; !rc && t < nt; t++) {
 			if (dense[t] > UINT64_MAX - out[t])
 				rc = tsr_fail(report, TSR_ERR_CORRUPT, "'%s': live bytes add up past 2^64",

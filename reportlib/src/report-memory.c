@@ -721,13 +721,13 @@ int tsr_report_fill_variable_by_tile(uint64_t *out, size_t n, tsr_report *report
 	if (i >= report->counts.listed_variables)
 		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "variable %zu of %zu", i,
 		                report->counts.listed_variables);
-	rc = tsr_prepare(report, &st, "SELECT bytes_by_tile FROM variable WHERE id = ?");
+	rc = tsr_prepare(report, &st, "SELECT bytes_by_tile, bytes FROM variable WHERE id = ?");
 	if (!rc) {
 		sqlite3_bind_int64(st, 1, report->variables[i].id);
 		rc = tsr_step_row(report, st);
 		if (rc == SQLITE_ROW)
-			rc = tsr_column_tiles(report, out, report->target.num_tiles, st, 0,
-			                      "variable.bytes_by_tile");
+			rc = tsr_column_tiles_total(report, out, report->target.num_tiles, st, 0,
+			                            "variable.bytes_by_tile", 1, "variable.bytes");
 		else if (rc == SQLITE_DONE)
 			rc = tsr_fail(report, TSR_ERR_CORRUPT, "'%s': variable %u vanished", report->path,
 			              report->variables[i].id);

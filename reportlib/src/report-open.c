@@ -54,6 +54,9 @@
 /* Upper bounds on what a report may claim, far above any real target. */
 #define TSR_MAX_TILES ((int64_t)1 << 24)
 #define TSR_MAX_IPUS ((int64_t)1 << 16)
+/* The clock frequencies a target may claim, Hz. */
+#define TSR_MIN_CLOCK_HZ ((int64_t)1000000)
+#define TSR_MAX_CLOCK_HZ ((int64_t)100000000000)
 /* Virtual-machine steps a statement may take: a base plus this many per
  * byte of the file (a full scan of a table costs well under one). */
 #define TSR_VM_BASE ((int64_t)200 * 1000 * 1000)
@@ -477,6 +480,11 @@ static int load_meta(tsr_report *r)
 			rc = tsr_column_text(r, &r->info.command_line, st, 1, true, "meta command_line");
 		else if (!strcmp(key, "engine_name"))
 			rc = tsr_column_text(r, &r->info.engine_name, st, 1, true, "meta engine_name");
+		else if (!strcmp(key, "report_id"))
+			rc = tsr_column_text(r, &r->report_id, st, 1, false, "meta report_id");
+		else if (!strcmp(key, "created_unix_ns"))
+			rc = tsr_column_int(r, &r->created_unix_ns, st, 1, 0, INT64_MAX,
+			                    "meta created_unix_ns");
 		else if (!strcmp(key, "profiler_mode"))
 			rc = tsr_column_text(r, &r->info.profiler_mode, st, 1, false, "meta profiler_mode");
 		else if (!strcmp(key, "lowered_vars")) {
@@ -572,6 +580,19 @@ static int load_strings(tsr_report *r)
 }
 
 /* target: exactly one row whose sizes agree with each other. */
+/* Whether a target's name and IPU version describe one chip: "ipu1" is a
+ * Mk1, "ipu2" a Mk2, "bow" a Bow (profile.sql); a name this reader does
+ * not know (a CPU target, a newer chip) is not contradicted. */
+static bool target_names_agree(const char *name, const char *version)
+{
+	static const char *const pairs[][2] = {{"ipu1", "Mk1"}, {"ipu2", "Mk2"}, {"bow", "Bow"}};
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		if (strcmp(name, pairs[i][0]) == 0)
+			return strcmp(version, pairs[i][1]) == 0;
+	return true;
+}
+
 static int load_target(tsr_report *r)
 {
 	sqlite3_stmt *st = NULL;
@@ -623,6 +644,22 @@ static int load_target(tsr_report *r)
 		return tsr_fail(r, TSR_ERR_CORRUPT,
 		                "'%s': the target's worker contexts, replication or sync delay are out of "
 		                "range", r->path);
+	/* A clock of 0 Hz turns every time into a division by zero; the
+	 * bounds are far outside any IPU (1.33-1.85 GHz) but keep figures sane. */
+	if (v[6] < TSR_MIN_CLOCK_HZ || v[6] > TSR_MAX_CLOCK_HZ)
+		return tsr_fail(r, TSR_ERR_CORRUPT,
+		                "'%s': the target's clock frequency, %lld Hz, is not between 1 MHz and "
+		                "100 GHz", r->path, (long long)v[6]);
+	/* Every replica has num_ipus IPUs of its own: all of them must be a
+	 * system one could have. */
+	if (v[10] > TSR_MAX_IPUS / v[0])
+		return tsr_fail(r, TSR_ERR_CORRUPT,
+		                "'%s': %lld replicas of %lld IPUs each are more IPUs than a system has "
+		                "(%lld)", r->path, (long long)v[10], (long long)v[0],
+		                (long long)TSR_MAX_IPUS);
+	if (!target_names_agree(t->name, t->ipu_version))
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': the target is named '%s' but its IPU version "
+		                "is '%s'", r->path, t->name, t->ipu_version);
 	t->num_ipus = (unsigned)v[0];
 	t->tiles_per_ipu = (unsigned)v[1];
 	t->num_tiles = (unsigned)v[2];

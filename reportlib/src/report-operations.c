@@ -490,6 +490,36 @@ static const char *check_list(list_check *lc, const cbor_item_t *ctx, int key, u
 }
 
 /*
+ * debug.cbor and profile.pop of one report carry one identity (profile.pop's
+ * meta report_id, debug.cbor's "report"): a pair that differs was mixed by
+ * a writer killed between the two renames, or by a copy, and the one
+ * written by the older engine ("created") is the stale one. Files of
+ * writers that had no identity are not compared.
+ */
+static int check_pair(tsr_report *r, const cbor_item_t *root, const char *path)
+{
+	const cbor_item_t *id = map_get(root, "report");
+	uint64_t created = 0;
+	const char *stale;
+
+	if (!id || !r->report_id)
+		return TSR_OK;
+	if (!cbor_isa_string(id) || !cbor_string_is_definite(id))
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': its report identity is not text", path);
+	if (cbor_string_length(id) == strlen(r->report_id) &&
+	    memcmp(cbor_string_handle(id), r->report_id, strlen(r->report_id)) == 0)
+		return TSR_OK;
+	get_uint(map_get(root, "created"), &created);
+	stale = created < (uint64_t)r->created_unix_ns ? path : r->path;
+	return tsr_fail(r, TSR_ERR_CORRUPT,
+	                "'%s' and '%s' are not one report (another run replaced one of them); "
+	                "'%s' is the older, stale one: %s",
+	                r->path, path, stale,
+	                stale == path ? "remove it to read profile.pop alone, or run the model again"
+	                              : "run the model again");
+}
+
+/*
  * Checks the loaded document against profile.pop's contexts ops[0..n)
  * and the objects in `lc`. Returns a reason (for the message) or NULL.
  * *bad_ctx gets the context at fault (0: none in particular).
@@ -587,6 +617,9 @@ static int check_debug_cbor(tsr_report *r, const char *path, const tsr_operation
 		                    path, (int)res.error.code, res.error.position);
 		goto out;
 	}
+	rc = check_pair(r, root, path);
+	if (rc)
+		goto out;
 	why = check_document(root, ops, n, lc, &bad_ctx);
 	if (!why && (lc->programs_seen != with_context[0] ||
 	             lc->compute_sets_seen != with_context[1] ||

@@ -48,6 +48,8 @@ struct tsr_report {
 	sqlite3 *db;
 	char *path;                  /* profile.pop */
 	char *debug_path;            /* debug.cbor, or NULL */
+	const char *report_id;       /* meta report_id (pooled), NULL when the writer had none */
+	int64_t created_unix_ns;     /* meta created_unix_ns, 0 when absent */
 	char error[512];             /* last failure */
 	tsr_progress_state progress; /* the callback given at open or set later */
 	tsr_progress_state *ps;      /* where progress goes: &progress, or during tsr_compare
@@ -137,6 +139,14 @@ int tsr_column_text(tsr_report *r, const char **out, sqlite3_stmt *st, int col, 
 /* Decodes a tile-runs blob column into out[0..n) (checked). */
 int tsr_column_tiles(tsr_report *r, uint64_t *out, size_t n, sqlite3_stmt *st, int col,
                      const char *what);
+/* tsr_column_tiles and the values' sum (the values add up within
+ * INT64_MAX, or TSR_ERR_CORRUPT). */
+int tsr_column_tiles_sum(tsr_report *r, uint64_t *out, size_t n, sqlite3_stmt *st, int col,
+                         const char *what, uint64_t *sum);
+/* tsr_column_tiles with the sum checked against the row's integer column
+ * `total_col` (the blob's stored total, named `total_what`). */
+int tsr_column_tiles_total(tsr_report *r, uint64_t *out, size_t n, sqlite3_stmt *st, int col,
+                           const char *what, int total_col, const char *total_what);
 
 /* SQLite's defensive configuration, limits (strings and blobs up to
  * `max_length` bytes) and connection pragmas, for every connection

@@ -6,6 +6,7 @@
  */
 #include "report-private.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,6 +302,9 @@ int tsr_column_int(tsr_report *r, int64_t *out, sqlite3_stmt *st, int col, int64
 	if (sqlite3_column_type(st, col) != SQLITE_INTEGER)
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s is not an integer", r->path, what);
 	v = sqlite3_column_int64(st, col);
+	if (hi < lo) /* an index into an empty list: no range to show */
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s is %lld, but the report has none to refer to",
+		                r->path, what, (long long)v);
 	if (v < lo || v > hi)
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s %lld is out of range [%lld, %lld]",
 		                r->path, what, (long long)v, (long long)lo, (long long)hi);
@@ -361,9 +365,67 @@ int tsr_column_text(tsr_report *r, const char **out, sqlite3_stmt *st, int col, 
 	return *out ? TSR_OK : last_code;
 }
 
-/* A tile-runs blob column decoded into out[0..n); NULL is all zeros. */
+static int decode_tiles(tsr_report *r, uint64_t *out, size_t n, sqlite3_stmt *st, int col,
+                        const char *what);
+
+/*
+ * A tile-runs blob column decoded into out[0..n); NULL is all zeros. The
+ * values must add up within INT64_MAX (the totals beside the blobs are
+ * SQLite integers, and readers add tiles up): a blob that lies past that
+ * would overflow every sum made of it.
+ */
 int tsr_column_tiles(tsr_report *r, uint64_t *out, size_t n, sqlite3_stmt *st, int col,
                      const char *what)
+{
+	uint64_t sum;
+
+	return tsr_column_tiles_sum(r, out, n, st, col, what, &sum);
+}
+
+/*
+ * tsr_column_tiles, and the blob's total as the schema defines it
+ * ("bytes: sum of bytes_by_tile") checked against column `total_col` of
+ * the same row, named `total_what`: a per-tile blob that disagrees with
+ * its own total is corrupt (a report whose variable claimed 31,360 bytes
+ * with INT64_MAX on one tile reached a signed overflow in an export).
+ */
+int tsr_column_tiles_total(tsr_report *r, uint64_t *out, size_t n, sqlite3_stmt *st, int col,
+                           const char *what, int total_col, const char *total_what)
+{
+	uint64_t sum;
+	int64_t total;
+	int rc = tsr_column_tiles_sum(r, out, n, st, col, what, &sum);
+
+	if (!rc)
+		rc = tsr_column_int(r, &total, st, total_col, 0, INT64_MAX, total_what);
+	if (!rc && sum != (uint64_t)total)
+		rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s adds up to %" PRIu64 ", not the %" PRId64
+		              " of %s", r->path, what, sum, total, total_what);
+	return rc;
+}
+
+/* tsr_column_tiles with the sum of the values in *sum. */
+int tsr_column_tiles_sum(tsr_report *r, uint64_t *out, size_t n, sqlite3_stmt *st, int col,
+                         const char *what, uint64_t *sum)
+{
+	int rc = decode_tiles(r, out, n, st, col, what);
+
+	*sum = 0;
+	for (size_t t = 0; !rc && t < n; t++) {
+		if (out[t] > (uint64_t)INT64_MAX - *sum) {
+			memset(out, 0, n * sizeof(*out));
+			return tsr_fail(r, TSR_ERR_CORRUPT,
+			                "'%s': %s adds up past 2^63 (tile %zu holds %" PRIu64 ")", r->path,
+			                what, t, out[t]);
+		}
+		*sum += out[t];
+	}
+	return rc;
+}
+
+/* The blob at column `col` decoded, without checks of its values. */
+static int decode_tiles(tsr_report *r, uint64_t *out, size_t n, sqlite3_stmt *st, int col,
+                        const char *what)
 {
 	int type = sqlite3_column_type(st, col);
 	const void *blob;

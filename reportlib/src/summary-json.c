@@ -52,7 +52,9 @@
  *     maxLiveBytes          always-live + the peak step's not-always-live
  *     peakStep              liveness step of the peak, or null
  *     alwaysLiveVariables   with show_var_storage: [{name, bytes}] merged
- *                           by name, in name order
+ *                           by name, in name order; a numbered series of 16
+ *                           or more names is one {name: "stem*", bytes,
+ *                           count}
  *     steps                 with show_var_storage: [{step, parent (or
  *                           null), depth, program, type, name (or null),
  *                           liveBytes, liveVariables: [{name, bytes}]}]
@@ -76,6 +78,13 @@
  *                           and for OnTileExecute byVertexType:
  *                           [{name, instances, cycles}] of one execution}]
  *                           (balances are fractions or null)
+ *   operations              with show_operations: [{id, parent (or null),
+ *                           depth, name, layer, api (or null), memoryBytes,
+ *                           variableBytes, vertexBytes, cycles, flops (null
+ *                           without runs), utilisation (fraction of the
+ *                           fp32 peak of all tiles over its cycles, or
+ *                           null)}] of every debug context in tree order,
+ *                           figures with descendants, of the run shown
  */
 #include "summary-private.h"
 
@@ -169,6 +178,8 @@ static void names_array(json_ctx *j, cJSON *parent, const char *key,
 
 		put(j, o, "name", j_str(v[i].name));
 		put(j, o, "bytes", j_u64(v[i].bytes));
+		if (v[i].count)
+			put(j, o, "count", j_u64(v[i].count));
 	}
 }
 
@@ -421,6 +432,31 @@ static void json_execution(json_ctx *j, cJSON *root)
 		json_step(j, a, &s->steps[i]);
 }
 
+/* "operations": with show_operations, every debug context in tree order. */
+static void json_operations(json_ctx *j, cJSON *root)
+{
+	const tsr_summary_figures *s = j->s;
+	cJSON *a = j_arr(j, root, "operations");
+
+	for (size_t i = 0; j->ok && i < s->n_operations; i++) {
+		const tsr_summary_operation *o = &s->operations[i];
+		cJSON *x = j_obj(j, a, NULL);
+
+		put(j, x, "id", j_u64(o->op->id));
+		put(j, x, "parent", o->op->parent ? j_u64(o->op->parent) : cJSON_CreateNull());
+		put(j, x, "depth", j_u64(o->depth));
+		put(j, x, "name", j_str(o->op->name));
+		put(j, x, "layer", j_str(o->op->layer));
+		put(j, x, "api", j_str(o->op->api));
+		put(j, x, "memoryBytes", j_u64(o->memory));
+		put(j, x, "variableBytes", j_u64(o->op->variable_bytes));
+		put(j, x, "vertexBytes", j_u64(o->op->vertex_bytes));
+		put(j, x, "cycles", s->has_run ? j_u64(o->op->cycles) : cJSON_CreateNull());
+		put(j, x, "flops", s->has_run ? j_u64(o->op->flops) : cJSON_CreateNull());
+		put(j, x, "utilisation", j_num(o->utilisation));
+	}
+}
+
 /* The summary as JSON (summary.h): gathered once, built as a cJSON tree,
  * printed, and copied into a buffer the caller frees with free(). */
 int tsr_summary_dup_json(char **out, tsr_report *report, const tsr_summary_options *opts)
@@ -458,6 +494,8 @@ int tsr_summary_dup_json(char **out, tsr_report *report, const tsr_summary_optio
 		json_liveness(&j, root);
 	if (j.ok && !j.rc)
 		json_execution(&j, root);
+	if (j.ok && !j.rc && s->opts.show_operations)
+		json_operations(&j, root);
 	if (!j.ok || j.rc)
 		goto out;
 	text = cJSON_Print(root);

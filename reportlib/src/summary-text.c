@@ -216,9 +216,12 @@ static void name_list(text_ctx *t, int indent, const tsr_summary_named_bytes *v,
 		return;
 	end = (size_t)indent + name_column(&v->name, n, sizeof(*v)) + 14;
 	for (size_t i = 0; i < n; i++) {
-		char num[32];
+		char num[32], count[32], suffix[64] = "";
 
-		row(t, indent, v[i].name, true, fmt_u64(num, v[i].bytes), end, "");
+		/* A series: its bytes, then how many variables it holds. */
+		if (v[i].count)
+			snprintf(suffix, sizeof(suffix), "  (%s variables)", fmt_u64(count, v[i].count));
+		row(t, indent, v[i].name, true, fmt_u64(num, v[i].bytes), end, suffix);
 	}
 }
 
@@ -515,8 +518,12 @@ static void print_vertex_type_rows(text_ctx *t, const tsr_vertex_type_cycles *ro
                                    size_t indent)
 {
 	const tsr_summary_figures *s = t->s;
-	size_t w = 0;
+	size_t w = 0, group_end, num_w = 13;
 
+	/* The columns: names, "(N instances):" right-aligned at group_end,
+	 * the cycles right-aligned in num_w, at least one space between any
+	 * two whatever the width of the numbers (the guide's widths when the
+	 * numbers fit them). */
 	for (size_t i = 0; i < n; i++) {
 		size_t vt = rows[i].vertex_type;
 		size_t len = vt < s->n_vertex_types ? tsr_summary_clean_width(s->vertex_types[vt].name)
@@ -524,6 +531,17 @@ static void print_vertex_type_rows(text_ctx *t, const tsr_vertex_type_cycles *ro
 
 		if (len > w)
 			w = len < MAX_NAME_COLUMN ? len : MAX_NAME_COLUMN;
+	}
+	group_end = indent + w + 23;
+	for (size_t i = 0; i < n; i++) {
+		char group[48], num[32];
+		size_t len = (size_t)snprintf(group, sizeof(group), "(%" PRIu64 " instances):",
+		                              rows[i].instances);
+
+		if (indent + w + 1 + len > group_end)
+			group_end = indent + w + 1 + len;
+		if (strlen(fmt_u64(num, rows[i].cycles)) + 1 > num_w)
+			num_w = strlen(num) + 1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const tsr_vertex_type_cycles *c = &rows[i];
@@ -534,9 +552,8 @@ static void print_vertex_type_rows(text_ctx *t, const tsr_vertex_type_cycles *ro
 		used += put_name(t, c->vertex_type < s->n_vertex_types ? s->vertex_types[c->vertex_type].name
 		                                                       : "?");
 		snprintf(group, sizeof(group), "(%" PRIu64 " instances):", c->instances);
-		spaces(t, used + strlen(group) < indent + w + 23 ? indent + w + 23 - used - strlen(group)
-		                                                 : 1);
-		fprintf(t->out, "%s%13s\n", group, fmt_u64(num, c->cycles));
+		spaces(t, used + strlen(group) < group_end ? group_end - used - strlen(group) : 1);
+		fprintf(t->out, "%s%*s\n", group, (int)num_w, fmt_u64(num, c->cycles));
 	}
 }
 
@@ -633,6 +650,56 @@ static void print_execution(text_ctx *t)
 		print_step(t, &s->steps[i]);
 }
 
+/* The Operations part: each debug context indented under its parent,
+ * with its memory and, for the run shown, its cycles, FLOPs and the
+ * utilisation of the fp32 peak over its cycles (descendants included). */
+static void print_operations(text_ctx *t)
+{
+	const tsr_summary_figures *s = t->s;
+	size_t w = 9, wl = 5, wm = 6, wc = 6, wf = 5;
+	char a[32], b[32], c[32], p[48];
+
+	fputc('\n', t->out);
+	heading(t, 0, s->has_run ? "Operations (run shown; descendants included):"
+	                         : "Operations (descendants included; no runs):");
+	if (s->n_operations == 0) {
+		fputs("  (no debug contexts)\n", t->out);
+		return;
+	}
+	for (size_t i = 0; i < s->n_operations; i++) {
+		const tsr_summary_operation *o = &s->operations[i];
+		size_t len = 2 * o->depth + tsr_summary_clean_width(o->op->name);
+		size_t ll = tsr_summary_clean_width(o->op->layer);
+
+		if (len > w)
+			w = len < MAX_NAME_COLUMN ? len : MAX_NAME_COLUMN;
+		if (ll > wl)
+			wl = ll < 24 ? ll : 24;
+		if (strlen(fmt_u64(a, o->memory)) > wm)
+			wm = strlen(a);
+		if (strlen(fmt_u64(a, o->op->cycles)) > wc)
+			wc = strlen(a);
+		if (strlen(fmt_u64(a, o->op->flops)) > wf)
+			wf = strlen(a);
+	}
+	fprintf(t->out, "  %-*s  %-*s  %*s  %*s  %*s  %11s\n", (int)w, "operation", (int)wl, "layer",
+	        (int)wm, "memory", (int)wc, "cycles", (int)wf, "FLOPs", "utilisation");
+	for (size_t i = 0; i < s->n_operations; i++) {
+		const tsr_summary_operation *o = &s->operations[i];
+		size_t used = 2 + 2 * o->depth;
+
+		spaces(t, used);
+		used += put_name(t, o->op->name);
+		spaces(t, used < 2 + w ? 2 + w - used + 2 : 2);
+		used = put_name(t, o->op->layer);
+		spaces(t, used < wl ? wl - used + 2 : 2);
+		fprintf(t->out, "%*s  %*s  %*s  %11s\n", (int)wm, fmt_u64(a, o->memory), (int)wc,
+		        s->has_run ? fmt_u64(b, o->op->cycles) : "-", (int)wf,
+		        s->has_run ? fmt_u64(c, o->op->flops) : "-",
+		        isnan(o->utilisation) ? "-" : fmt_pct(p, o->utilisation));
+	}
+}
+
 /* --- Entry ------------------------------------------------------------------ */
 
 int tsr_summary_print(FILE *out, tsr_report *report, const tsr_summary_options *opts)
@@ -664,6 +731,8 @@ int tsr_summary_print(FILE *out, tsr_report *report, const tsr_summary_options *
 		goto out;
 	fputc('\n', out);
 	print_execution(&t);
+	if (s->opts.show_operations)
+		print_operations(&t);
 	if (t.no_memory)
 		rc = tsr_fail(report, TSR_ERR_NO_MEMORY, "summary: out of memory");
 	else if (fflush(out) != 0 || ferror(out))

@@ -15,8 +15,11 @@
  */
 #include "summary-private.h"
 
+#include "utf8.h"
+
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,7 +39,13 @@
 typedef struct tsr_sum_names {
 	tsr_summary_named_bytes *v;  /* tsr_alloc'd, cap entries */
 	size_t n, cap;
+	char *labels;                /* tsr_alloc'd: the "stem*" labels of series */
+	size_t labels_size;
 } tsr_sum_names;
+
+/* A numbered series of at least this many names ("params0" ...
+ * "params1471": a variable per tile) is one line with its count. */
+#define SERIES_MIN 16
 
 /*
  * The public figures (summary.h) and what is kept behind them to free
@@ -67,6 +76,8 @@ typedef struct tsr_summary {
 	tsr_vertex_type_cycles *vt_cycles; /* pub.vertex_type_cycles (free) */
 	tsr_summary_liveness_step *liveness_steps; /* pub.liveness_steps (tsr_alloc) */
 	tsr_summary_step *steps;       /* pub.steps (tsr_alloc) */
+	tsr_operation *ops;            /* the operations (free) */
+	tsr_summary_operation *operations; /* pub.operations (tsr_alloc) */
 } tsr_summary;
 
 
@@ -113,33 +124,10 @@ static double ratio(uint64_t part, uint64_t whole)
  */
 static size_t utf8_printable(const unsigned char *p)
 {
-	unsigned c = p[0];
 	uint32_t cp;
-	size_t len;
+	size_t len = tsf_utf8_decode(p, SIZE_MAX, &cp);
 
-	if (c < 0x20 || c == 0x7f)
-		return 0;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0; /* also stops at the NUL */
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+	if (len == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
 		return 0;
 	return len;
 }
@@ -240,6 +228,8 @@ static void names_free(tsr_summary *s, tsr_sum_names *names)
 {
 	if (names->v)
 		tsr_free(s->report, names->v, names->cap * sizeof(*names->v));
+	if (names->labels)
+		tsr_free(s->report, names->labels, names->labels_size);
 	memset(names, 0, sizeof(*names));
 }
 
@@ -286,6 +276,104 @@ static int names_collect(tsr_summary *s, tsr_sum_names *out, const size_t *idx, 
 		else
 			out->v[out->n++] = out->v[i];
 	}
+	return TSR_OK;
+}
+
+/* The length of `name` without its trailing digits, and whether it has
+ * any (a member of a numbered series). */
+static size_t series_stem(const char *name, bool *numbered)
+{
+	size_t len = strlen(or_empty(name)), stem = len;
+
+	while (stem > 0 && name[stem - 1] >= '0' && name[stem - 1] <= '9')
+		stem--;
+	*numbered = stem < len && stem > 0;
+	return stem;
+}
+
+/* Series order: by stem, then the rest; names of one series are adjacent. */
+static int series_cmp(const void *a, const void *b)
+{
+	const char *x = or_empty(((const tsr_summary_named_bytes *)a)->name);
+	const char *y = or_empty(((const tsr_summary_named_bytes *)b)->name);
+	bool nx, ny;
+	size_t sx = series_stem(x, &nx), sy = series_stem(y, &ny);
+	int c = strncmp(x, y, sx < sy ? sx : sy);
+
+	if (c)
+		return c;
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	return strcmp(x, y);
+}
+
+/*
+ * Folds every numbered series of at least SERIES_MIN names in a merged
+ * list ("initW/params0" ... "initW/params1471", poprand's per-tile
+ * constants) into one line "initW/params*" with their bytes summed and
+ * their count, so a list of a large graph is not a screenful of one
+ * operation. The list stays in name order.
+ */
+static int names_group_series(tsr_summary *s, tsr_sum_names *names)
+{
+	size_t out = 0, label_bytes = 0, at = 0;
+	int rc = TSR_OK;
+
+	if (names->n < SERIES_MIN)
+		return TSR_OK;
+	qsort(names->v, names->n, sizeof(*names->v), series_cmp);
+	/* First pass: the room the labels need. */
+	for (size_t i = 0; i < names->n;) {
+		bool numbered;
+		size_t stem = series_stem(names->v[i].name, &numbered), j = i + 1;
+
+		while (numbered && j < names->n) {
+			bool nj;
+			size_t sj = series_stem(names->v[j].name, &nj);
+
+			if (!nj || sj != stem || strncmp(names->v[i].name, names->v[j].name, stem) != 0)
+				break;
+			j++;
+		}
+		if (numbered && j - i >= SERIES_MIN)
+			label_bytes += stem + 2;
+		i = numbered ? j : i + 1;
+	}
+	if (label_bytes) {
+		names->labels = summary_alloc(s, &rc, label_bytes, 1);
+		if (rc)
+			return rc;
+		names->labels_size = label_bytes;
+	}
+	for (size_t i = 0; i < names->n;) {
+		bool numbered;
+		size_t stem = series_stem(names->v[i].name, &numbered), j = i + 1;
+
+		while (numbered && j < names->n) {
+			bool nj;
+			size_t sj = series_stem(names->v[j].name, &nj);
+
+			if (!nj || sj != stem || strncmp(names->v[i].name, names->v[j].name, stem) != 0)
+				break;
+			j++;
+		}
+		if (numbered && j - i >= SERIES_MIN) {
+			tsr_summary_named_bytes g = {names->labels + at, 0, j - i};
+
+			memcpy(names->labels + at, names->v[i].name, stem);
+			names->labels[at + stem] = '*';
+			names->labels[at + stem + 1] = 0;
+			at += stem + 2;
+			for (size_t k = i; k < j; k++)
+				g.bytes = sat_add(g.bytes, names->v[k].bytes);
+			names->v[out++] = g;
+			i = j;
+		} else {
+			names->v[out++] = names->v[i++];
+		}
+	}
+	names->n = out;
+	qsort(names->v, names->n, sizeof(*names->v), named_cmp);
 	return TSR_OK;
 }
 
@@ -769,6 +857,8 @@ static int gather_liveness(tsr_summary *s)
 	if (rc)
 		return rc;
 	rc = names_collect(s, &s->always_live, NULL, 0, true);
+	if (!rc)
+		rc = names_group_series(s, &s->always_live);
 	f->always_live = s->always_live.v;
 	f->n_always_live = s->always_live.n;
 	return rc;
@@ -867,6 +957,48 @@ static int gather_execution(tsr_summary *s)
 	return rc;
 }
 
+/*
+ * The operations with their depth and utilisation: the run's costs when
+ * the report has runs, memory only otherwise. Utilisation is against the
+ * fp32 peak of all tiles over the operation's own cycles, as the run's
+ * FLOPs utilisation is over the run's.
+ */
+static int gather_operations(tsr_summary *s)
+{
+	tsr_summary_figures *f = &s->pub;
+	size_t n = 0;
+	double per_cycle = (double)f->target->fp32_flops_per_cycle * (double)f->target->num_tiles;
+	int rc = tsr_report_list_operations(&s->ops, &n, s->report,
+	                                    f->has_run ? (int64_t)f->run : -1);
+
+	if (rc == TSR_ERR_NO_DATA)
+		return TSR_OK;
+	if (rc || n == 0)
+		return rc;
+	s->operations = summary_alloc(s, &rc, n, sizeof(*s->operations));
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		tsr_summary_operation *o = &s->operations[i];
+		const tsr_operation *op = &s->ops[i];
+
+		o->op = op;
+		o->memory = sat_add(op->variable_bytes, op->vertex_bytes);
+		o->utilisation = op->cycles && per_cycle > 0
+		                     ? (double)op->flops / (per_cycle * (double)op->cycles)
+		                     : NAN;
+		/* Parents come first (lower ids): their depth is known. */
+		for (size_t k = i; k-- > 0;)
+			if (s->ops[k].id == op->parent) {
+				o->depth = s->operations[k].depth + 1;
+				break;
+			}
+	}
+	f->operations = s->operations;
+	f->n_operations = n;
+	return TSR_OK;
+}
+
 /* Frees the figures and everything tsr_summary_figures_new took. */
 void tsr_summary_figures_free(tsr_summary_figures *figures)
 {
@@ -889,6 +1021,9 @@ void tsr_summary_figures_free(tsr_summary_figures *figures)
 		         s->pub.n_liveness_steps * sizeof(*s->liveness_steps));
 	if (s->steps)
 		tsr_free(s->report, s->steps, s->pub.n_steps * sizeof(*s->steps));
+	if (s->operations)
+		tsr_free(s->report, s->operations, s->pub.n_operations * sizeof(*s->operations));
+	free(s->ops);
 	free(s->vt_cycles);
 	tsr_free(s->report, s, sizeof(*s));
 }
@@ -921,7 +1056,14 @@ int tsr_summary_figures_new(tsr_summary_figures **out, tsr_report *report,
 	memset(s, 0, sizeof(*s));
 	f = &s->pub;
 	s->report = report;
-	f->opts = opts ? *opts : defaults;
+	/* A version 1 struct ends before show_operations. */
+	f->opts = defaults;
+	if (opts && opts->version == 1)
+		memcpy(&f->opts, opts, offsetof(tsr_summary_options, show_operations));
+	else if (opts)
+		f->opts = *opts;
+	if (f->opts.version == 1)
+		f->opts.version = TSR_SUMMARY_OPTIONS_VERSION;
 	if (f->opts.version != TSR_SUMMARY_OPTIONS_VERSION) {
 		rc = tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
 		              "summary options version %u; this library knows %u", f->opts.version,
@@ -958,6 +1100,8 @@ int tsr_summary_figures_new(tsr_summary_figures **out, tsr_report *report,
 		rc = gather_liveness(s);
 	if (!rc)
 		rc = gather_execution(s);
+	if (!rc && f->opts.show_operations)
+		rc = gather_operations(s);
 out:
 	if (rc)
 		tsr_summary_figures_free(f);

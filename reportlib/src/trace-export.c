@@ -12,6 +12,8 @@
  */
 #include "trace-private.h"
 
+#include "utf8.h"
+
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <math.h>
@@ -21,30 +23,9 @@
 /* The length of the valid UTF-8 sequence at s[0..n), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	size_t len, i;
 	uint32_t cp;
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
+	return tsf_utf8_decode(s, n, &cp);
 }
 
 /* Writes `s` as a JSON string. */

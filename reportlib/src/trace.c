@@ -19,11 +19,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The default memory cap (trace.h). */
 #define DEFAULT_MEMORY_CAP (2ull << 30)
@@ -417,19 +419,33 @@ static int intern_name(tsr_trace *tr, uint32_t *out, const char *text)
 
 /* Whether `path` starts with SQLite's 16-byte header string. An empty or
  * short file is not a database (SQLite would treat it as a new one). */
-static int check_sqlite_header(const char *path)
+static int check_sqlite_header(const char *path, bool *wal, uint32_t *app)
 {
 	static const char magic[16] = "SQLite format 3";
-	char head[16];
-	FILE *f = fopen(path, "rb");
-	size_t got;
+	unsigned char head[72];
+	struct stat sb;
+	ssize_t got;
+	int fd;
 
-	if (!f)
+	*wal = false;
+	*app = 0;
+	/* O_NONBLOCK: a FIFO named like a trace must not hang the open (add_path
+	 * refuses non-regular files; this is the second guard). */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
 		return errno == ENOENT ? TSR_ERR_NOT_FOUND : TSR_ERR_IO;
-	got = fread(head, 1, sizeof(head), f);
-	fclose(f);
-	return got == sizeof(head) && memcmp(head, magic, sizeof(head)) == 0 ? TSR_OK
-	                                                                     : TSR_ERR_NOT_SQLITE;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return TSR_ERR_NOT_SQLITE;
+	}
+	got = read(fd, head, sizeof(head));
+	close(fd);
+	if (got != (ssize_t)sizeof(head) || memcmp(head, magic, sizeof(magic)) != 0)
+		return TSR_ERR_NOT_SQLITE;
+	/* File format read/write versions 2: the database is in WAL mode. */
+	*wal = head[18] == 2 || head[19] == 2;
+	*app = (uint32_t)head[68] << 24 | (uint32_t)head[69] << 16 | (uint32_t)head[70] << 8 | head[71];
+	return TSR_OK;
 }
 
 /* One integer from a pragma or query of file `p`. */
@@ -483,7 +499,9 @@ static int open_file(tsr_trace *tr, size_t p)
 	trace_file *f = &tr->files[p];
 	int64_t app = 0, version = 0;
 	struct stat sb;
-	int rc = check_sqlite_header(pr->path);
+	bool wal;
+	uint32_t header_app;
+	int rc = check_sqlite_header(pr->path, &wal, &header_app);
 
 	if (rc == TSR_ERR_NOT_FOUND)
 		return trace_fail(tr, rc, "%s: no such file", pr->path);
@@ -491,6 +509,23 @@ static int open_file(tsr_trace *tr, size_t p)
 		return trace_fail(tr, rc, "%s: cannot read: %s", pr->path, strerror(errno));
 	if (rc == TSR_ERR_NOT_SQLITE)
 		return trace_fail(tr, rc, "%s: not an SQLite database", pr->path);
+	if (rc == TSR_OK && header_app == 0 && wal) {
+		/* A writer that never closed the trace (a crash, a kill) leaves its
+		 * flushes in <name>-wal; a copy without it reads as an empty file.
+		 * Checked before SQLite opens it, which would make an empty one. */
+		char *wal_path = NULL;
+		struct stat ws;
+		bool missing = asprintf(&wal_path, "%s-wal", pr->path) >= 0 &&
+		               (stat(wal_path, &ws) != 0 || ws.st_size == 0);
+
+		free(wal_path);
+		if (missing)
+			return trace_fail(tr, TSR_ERR_CORRUPT,
+			                  "%s: its write-ahead log %s-wal is missing: the trace was not "
+			                  "closed, so its events are in that file; copy it (and %s-shm) "
+			                  "beside this one",
+			                  pr->path, pr->path, pr->path);
+	}
 	rc = sqlite3_open_v2(pr->path, &f->db,
 	                     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE,
 	                     NULL);
@@ -1050,6 +1085,9 @@ static int add_path(tsr_trace *tr, const char ***list, size_t *n, size_t *cap, c
 		d = opendir(path);
 		if (!d)
 			return trace_fail(tr, TSR_ERR_IO, "%s: %s", path, strerror(errno));
+	} else if (!S_ISREG(sb.st_mode)) {
+		/* A FIFO or a device would block or never end. */
+		return trace_fail(tr, TSR_ERR_NOT_SQLITE, "%s: not a regular file", path);
 	}
 	for (;;) {
 		const char *name = path, *full;
@@ -1104,6 +1142,29 @@ static int add_path(tsr_trace *tr, const char ***list, size_t *n, size_t *cap, c
 	return rc;
 }
 
+/*
+ * Keeps the first of files that are one file (same device and inode:
+ * "tr.pvti ./tr.pvti", a directory and a file in it, a hard link), so no
+ * process is counted twice. Returns the new count. Quadratic, over the
+ * handful of files a user names.
+ */
+static size_t drop_duplicates(const char **list, size_t n)
+{
+	struct stat a, b;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool dup = false;
+
+		if (stat(list[i], &a) == 0)
+			for (size_t j = 0; j < kept && !dup; j++)
+				dup = stat(list[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+		if (!dup)
+			list[kept++] = list[i];
+	}
+	return kept;
+}
+
 /* --- The handle ----------------------------------------------------------------------- */
 
 /*
@@ -1148,6 +1209,7 @@ int tsr_trace_open(tsr_trace **out, const char *const *paths, size_t n_paths,
 		              : trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "tsr_trace_open: a NULL path");
 	if (rc != TSR_OK)
 		goto cleanup;
+	n = drop_duplicates(list, n);
 	tr->processes = trace_alloc(tr, n, sizeof(*tr->processes));
 	tr->files = trace_alloc(tr, n, sizeof(*tr->files));
 	if (!tr->processes || !tr->files) {

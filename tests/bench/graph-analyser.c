@@ -17,9 +17,17 @@
  *                           pan sweep of the Execution Trace's lanes (last
  *                           run), with the most colour nodes of one colour
  *   ga.peak_rss_mb
+ * With two reports (REPORT REPORT2), compare mode instead:
+ *   ga.compare.load_s       both reports read in parallel threads, as the
+ *                           window's two workers do
+ *   ga.compare.compare_s    tsr_compare (ga_document_compare; the window
+ *                           runs it in a worker after both loads)
+ *   ga.compare.launch_to_first_paint_s  from main() to the Summary's
+ *                           compare page rendered with both reports
+ *   ga.compare.switch.<view>_ms  showing each view in compare mode
  * Under Xvfb GTK's frame clock never completes, so "drawn" means a
  * snapshot of the widget rendered offscreen by the cairo renderer.
- * usage: bench-graph-analyser REPORT (needs a display: run.sh uses
+ * usage: bench-graph-analyser REPORT [REPORT2] (needs a display: run.sh uses
  * xvfb-run). Prints figures; never fails on time.
  */
 #include "ga-document.h"
@@ -147,6 +155,100 @@ static int compare_doubles(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A load on its own thread (compare mode's two workers). */
+typedef struct load_job {
+	GFile *file;
+	GaDocument *doc;
+	GError *error;
+} load_job;
+
+static gpointer load_thread(gpointer data)
+{
+	load_job *j = data;
+
+	j->doc = ga_document_load(j->file, NULL, &j->error);
+	return NULL;
+}
+
+/* Compare mode: the figures listed at the top. */
+static int compare_main(double t_start, const char *path_a, const char *path_b,
+                        GskRenderer *renderer)
+{
+	load_job jobs[2] = {{g_file_new_for_commandline_arg(path_a), NULL, NULL},
+	                    {g_file_new_for_commandline_arg(path_b), NULL, NULL}};
+	GThread *threads[2];
+	GaSession *session;
+	GtkWidget *window, *stack;
+	size_t n_views;
+	const ga_view_info *views = ga_views(&n_views);
+	tsr_comparison *cmp;
+	g_autoptr(GError) error = NULL;
+	double t0 = now();
+	int rc = 0;
+	struct rusage ru;
+
+	for (int i = 0; i < 2; i++)
+		threads[i] = g_thread_new("load", load_thread, &jobs[i]);
+	for (int i = 0; i < 2; i++)
+		g_thread_join(threads[i]);
+	for (int i = 0; i < 2; i++)
+		if (!jobs[i].doc) {
+			fprintf(stderr, "bench-graph-analyser: %s\n", jobs[i].error->message);
+			return 1;
+		}
+	printf("ga.compare.load_s %.3f s\n", now() - t0);
+	t0 = now();
+	cmp = ga_document_compare(jobs[0].doc, jobs[1].doc, &error);
+	if (!cmp) {
+		fprintf(stderr, "bench-graph-analyser: %s\n", error->message);
+		return 1;
+	}
+	printf("ga.compare.compare_s %.3f s (%zu deltas)\n", now() - t0,
+	       tsr_comparison_get_count(cmp));
+	ga_document_set_comparison(jobs[1].doc, cmp);
+	session = ga_session_new();
+	window = gtk_window_new();
+	gtk_window_set_default_size(GTK_WINDOW(window), 1280, 820);
+	stack = gtk_stack_new();
+	gtk_window_set_child(GTK_WINDOW(window), stack);
+	for (size_t i = 0; i < n_views; i++)
+		gtk_stack_add_named(GTK_STACK(stack), views[i].create(session), views[i].name);
+	ga_session_set_documents(session, jobs[0].doc, jobs[1].doc);
+	gtk_window_present(GTK_WINDOW(window));
+	gtk_stack_set_visible_child_name(GTK_STACK(stack), "summary");
+	wait_for_size(stack);
+	layout_now(stack);
+	gsk_render_node_unref(draw(window, stack, renderer));
+	printf("ga.compare.launch_to_first_paint_s %.3f s (target <= 2.0)\n", now() - t_start);
+	for (size_t i = 0; i < n_views; i++) {
+		double best = 1e9;
+
+		for (int k = 0; k < 3; k++) {
+			gtk_stack_set_visible_child_name(GTK_STACK(stack), views[(i + 1) % n_views].name);
+			layout_now(stack);
+			settle();
+			t0 = now();
+			gtk_stack_set_visible_child_name(GTK_STACK(stack), views[i].name);
+			layout_now(stack);
+			gsk_render_node_unref(draw(window, stack, renderer));
+			if (now() - t0 < best)
+				best = now() - t0;
+		}
+		printf("ga.compare.switch.%s_ms %.1f ms (target <= 100)\n", views[i].name, best * 1e3);
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	printf("ga.compare.peak_rss_mb %ld MB\n", ru.ru_maxrss / 1024);
+	gtk_window_destroy(GTK_WINDOW(window));
+	g_object_unref(session);
+	for (int i = 0; i < 2; i++) {
+		ga_document_unref(jobs[i].doc);
+		g_object_unref(jobs[i].file);
+	}
+	gsk_renderer_unrealize(renderer);
+	g_object_unref(renderer);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	double t_start = now(), t0;
@@ -160,13 +262,15 @@ int main(int argc, char **argv)
 	const ga_view_info *views = ga_views(&n_views);
 	struct rusage ru;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: bench-graph-analyser REPORT\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: bench-graph-analyser REPORT [REPORT2]\n");
 		return 2;
 	}
 	gtk_init();
 	renderer = gsk_cairo_renderer_new();
 	gsk_renderer_realize(renderer, NULL, NULL);
+	if (argc == 3)
+		return compare_main(t_start, argv[1], argv[2], renderer);
 	file = g_file_new_for_commandline_arg(argv[1]);
 	doc = ga_document_load(file, NULL, &error);
 	if (!doc) {

@@ -134,13 +134,12 @@ int main(void)
 		die("making the data", err);
 
 	float *losses = calloc(batches, sizeof(float)), *c_losses = calloc(batches, sizeof(float));
-	uint32_t *correct = calloc(batches, sizeof(uint32_t));
+	uint32_t correct = 0, test_correct = 0;
 	uint32_t *c_correct = calloc(batches, sizeof(uint32_t));
-	uint32_t *test_correct = calloc(2, sizeof(uint32_t)), tail = 0;
 	float *w = malloc(IDX_PIXELS * IDX_CLASSES * sizeof(float));
 	float *w_sim = malloc(IDX_PIXELS * IDX_CLASSES * sizeof(float));
 	float b[IDX_CLASSES], b_sim[IDX_CLASSES];
-	if (!losses || !c_losses || !correct || !c_correct || !test_correct || !w || !w_sim)
+	if (!losses || !c_losses || !c_correct || !w || !w_sim)
 		die("allocating", "out of memory");
 
 	double t0 = now();
@@ -156,7 +155,7 @@ int main(void)
 	if (tsi_engine_load(engine, device) != TSI_OK)
 		die("loading", tsi_engine_error(engine));
 	double t_compile = now() - t0;
-	tut5_host host = {&train, &test, losses, correct, test_correct, &tail};
+	tut5_host host = {&train, &test, losses, &correct, &test_correct};
 	tut5_model_connect(&m, engine, &host);
 
 	if (tsi_engine_run(engine, TUT5_PROG_INIT) != TSI_OK ||
@@ -205,11 +204,10 @@ int main(void)
 	}
 	for (size_t c = 0; c < IDX_CLASSES; c++)
 		max_dw = fmax(max_dw, fabs((double)b[c] - (double)b_sim[c]));
-	uint64_t sim_right = 0, c_right = 0;
+	uint64_t sim_right = correct, c_right = 0;
 	for (size_t i = 0; i < batches; i++) {
 		max_dloss = fmax(max_dloss, fabs((double)losses[i] - (double)c_losses[i]) /
 		                                fmax(1.0, fabs((double)c_losses[i])));
-		sim_right += correct[i];
 		c_right += c_correct[i];
 	}
 
@@ -231,9 +229,7 @@ int main(void)
 	idx_dataset_free(&test);
 	free(losses);
 	free(c_losses);
-	free(correct);
 	free(c_correct);
-	free(test_correct);
 	free(w);
 	free(w0);
 	free(w_sim);

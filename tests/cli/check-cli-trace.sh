@@ -270,6 +270,45 @@ check_error 'nothing: no .pvti file in this directory' trace nothing
 check_error 'profile.pop: a profile report, not a .pvti trace' \
 	trace "$samples/tut4_profiling/profile.pop"
 check_error "--top wants a count (0: all), not 'x'" trace --top x one.pvti
+
+# Issue 18: a FIFO would block the open (refused at once, for trace and
+# export); one file named twice counts once; a trace copied without the
+# -wal its killed writer left is named as such, and no -wal or -shm is
+# made beside the copy.
+mkfifo fifo.pvti
+check_error 'fifo.pvti: not a regular file' trace fifo.pvti
+check_error 'fifo.pvti: not a regular file' export --chrome-trace -o out.json fifo.pvti
+"$ts" trace --json one.pvti ./one.pvti >twice.json 2>err.txt || fail "trace of one file twice: $(cat err.txt)"
+"$ts" trace --json one.pvti >once.json 2>err.txt || fail "trace --json: $(cat err.txt)"
+cmp -s once.json twice.json || fail "one file named twice is not counted once"
+python3 - <<'PY' || fail "making a WAL database failed"
+import shutil, sqlite3
+db = sqlite3.connect("live.pvti")
+db.execute("PRAGMA journal_mode=WAL")
+db.execute("PRAGMA application_id=1414747732")
+db.execute("CREATE TABLE process(pid)")
+db.commit()
+shutil.copy("live.pvti", "copied.pvti")
+PY
+check_error 'copied.pvti: its write-ahead log copied.pvti-wal is missing' trace copied.pvti
+[ -e copied.pvti-wal ] || [ -e copied.pvti-shm ] && fail "reading a copied trace made a -wal or -shm"
+
+# Issue 18: a file name cannot forge a line or send escape sequences (the
+# message shows \n and \e), and --json stays valid UTF-8 whatever bytes a
+# path holds (the text prints such a byte as '?').
+evil=$(printf 'evil\nname\033[31m.pvti')
+printf 'x' >"$evil"
+"$ts" trace "$evil" >stdout.txt 2>stderr.txt
+[ "$(wc -l <stderr.txt)" -eq 1 ] || fail "a newline in a file name made $(wc -l <stderr.txt) lines"
+grep -q 'evil\\nname\\e\[31m.pvti: not an SQLite database' stderr.txt ||
+	fail "the file name is not escaped: $(cat -A stderr.txt)"
+odd=$(printf 'odd\377.pvti')
+cp one.pvti "$odd"
+"$ts" trace --json "$odd" >odd.json 2>err.txt || fail "trace --json of a non-UTF-8 path: $(cat err.txt)"
+python3 -c 'import json,sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' odd.json ||
+	fail "trace --json of a non-UTF-8 path is not valid UTF-8 JSON"
+"$ts" trace "$odd" >odd.txt 2>err.txt || fail "trace of a non-UTF-8 path: $(cat err.txt)"
+grep -q 'odd?.pvti$' odd.txt || fail "the text does not print the odd byte as '?'"
 check_error "--top wants a count (0: all), not '-1'" trace --top -1 one.pvti
 check_error "option '--top' needs a value" trace --top
 check_error "option '--output' needs a value" trace --output

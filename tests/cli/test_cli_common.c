@@ -104,6 +104,97 @@ static char *read_all(const char *path, size_t *len)
 	return buf;
 }
 
+/* Runs a shell command made from `fmt` and returns its exit status. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+/*
+ * -o targets that are not a plain new file (issue 18): a symlink is
+ * written through and stays a link, the file keeps its mode; a link to
+ * nothing, a directory are refused; a FIFO and a device are written in
+ * place, never replaced; a file planted under the old temporary name
+ * (<FILE>.tmp.<pid>, a symlink to a victim) is neither followed nor
+ * touched.
+ */
+static void test_output_targets(void **state)
+{
+	char *dir = make_tmpdir();
+	char path[512], other[512];
+	size_t len;
+	char *text;
+	struct stat st;
+
+	(void)state;
+	/* Through a symlink: the target is replaced, the link stays. */
+	snprintf(path, sizeof(path), "%s/real.txt", dir);
+	assert_int_equal(cli_write_output(path, "old\n", 4), CLI_EXIT_OK);
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(sh("ln -s real.txt %s/link.txt", dir), 0);
+	snprintf(path, sizeof(path), "%s/link.txt", dir);
+	assert_int_equal(cli_write_output(path, "new\n", 4), CLI_EXIT_OK);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	snprintf(path, sizeof(path), "%s/real.txt", dir);
+	text = read_all(path, &len);
+	assert_int_equal(len, 4);
+	assert_memory_equal(text, "new\n", 4);
+	free(text);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+
+	/* A link to nothing and a directory: refused, nothing made. */
+	assert_int_equal(sh("ln -s nowhere %s/dangling", dir), 0);
+	snprintf(path, sizeof(path), "%s/dangling", dir);
+	assert_int_equal(cli_write_output(path, "x", 1), CLI_EXIT_ERROR);
+	assert_int_not_equal(access(path, F_OK), 0);
+	assert_int_equal(cli_write_output(dir, "x", 1), CLI_EXIT_ERROR);
+
+	/* A FIFO is written in place (a reader drains it) and stays a FIFO. */
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(sh("cat %s/fifo > %s/drained & sleep 0.1", dir, dir), 0);
+	assert_int_equal(cli_write_output(path, "through\n", 8), CLI_EXIT_OK);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(sh("sleep 0.2; test \"$(cat %s/drained)\" = through", dir), 0);
+
+	/* A device: /dev/null takes it and stays a device. */
+	assert_int_equal(cli_write_output("/dev/null", "x", 1), CLI_EXIT_OK);
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	/* /dev/full (writable as root): the error, and still a device. */
+	if (access("/dev/full", W_OK) == 0) {
+		assert_int_equal(cli_write_output("/dev/full", "x", 1), CLI_EXIT_ERROR);
+		assert_int_equal(stat("/dev/full", &st), 0);
+		assert_true(S_ISCHR(st.st_mode));
+	}
+
+	/* A symlink planted where the old code put its temporary. */
+	snprintf(other, sizeof(other), "%s/victim", dir);
+	assert_int_equal(cli_write_output(other, "precious\n", 9), CLI_EXIT_OK);
+	assert_int_equal(sh("ln -s victim %s/out.txt.tmp.%ld", dir, (long)getpid()), 0);
+	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	assert_int_equal(cli_write_output(path, "result\n", 7), CLI_EXIT_OK);
+	text = read_all(other, &len);
+	assert_int_equal(len, 9);
+	assert_memory_equal(text, "precious\n", 9);
+	free(text);
+
+	/* No temporaries left behind. */
+	assert_int_equal(sh("test -z \"$(ls -A %s | grep '^\\.')\"", dir), 0);
+	assert_int_equal(sh("rm -rf %s", dir), 0);
+	free(dir);
+}
+
 static void test_output_file(void **state)
 {
 	char *dir = make_tmpdir();
@@ -195,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_parse_bytes),
 		cmocka_unit_test(test_parse_percent),
 		cmocka_unit_test(test_output_file),
+		cmocka_unit_test(test_output_targets),
 		cmocka_unit_test(test_progress),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -211,6 +211,53 @@ static void test_unknown_vertex_type_suggestion(void **state)
 	               "'mulCS'", "did you mean 'DotProductVertex'?", NULL);
 }
 
+/* A codelet body that does nothing (the tests below never run it). */
+static bool do_nothing(const tsi_field *fields, size_t n)
+{
+	(void)fields;
+	(void)n;
+	return true;
+}
+
+/* Long type names: the message lists whole names only (a cut one would
+ * read as another type) and counts the rest; the unknown name is whole. */
+static void test_unknown_vertex_type_long_names(void **state)
+{
+	tsi_graph *g = NULL;
+	tsi_target target;
+	tsi_compute_set *cs;
+	static char names[8][200];
+	char unknown[300];
+	const char *msg;
+
+	(void)state;
+	/* A graph of these codelets only, so they are the ones listed. */
+	assert_int_equal(tsi_target_ipu(&target, TSI_IPU_MK2, 1, 4), TSI_OK);
+	assert_int_equal(tsi_graph_new(&g, &target, 1), TSI_OK);
+	cs = tsi_graph_add_compute_set(g, "cs");
+	for (int i = 0; i < 8; i++) {
+		tsi_codelet c = {0};
+
+		snprintf(names[i], sizeof(names[i]), "popops::VeryLongVertex%d<%0150d>", i, i);
+		c.name = names[i];
+		c.compute = do_nothing;
+		assert_int_equal(tsi_graph_add_codelet(g, &c), TSI_OK);
+	}
+	snprintf(unknown, sizeof(unknown), "user::Unknown<%0250d>", 7);
+	assert_non_null(tsi_graph_add_vertex(g, cs, unknown));
+	expect_failure(g, tsi_prog_execute(g, cs), TSI_ERR_UNKNOWN_VERTEX_TYPE, unknown, " more)",
+	               NULL);
+	msg = tsi_error_last();
+	for (int i = 0; i < 8; i++) {
+		char prefix[32];
+
+		snprintf(prefix, sizeof(prefix), "VeryLongVertex%d<", i);
+		if (strstr(msg, prefix) && !strstr(msg, names[i]))
+			fail_msg("type %d is cut in: %s", i, msg);
+	}
+	tsi_graph_free(g);
+}
+
 /* The unknown type is reported before the (also) unmapped vertex. */
 static void test_checks_run_in_order(void **state)
 {
@@ -529,6 +576,7 @@ int main(void)
 		T(test_valid_graph_compiles),
 		T(test_unknown_vertex_type),
 		T(test_unknown_vertex_type_suggestion),
+		T(test_unknown_vertex_type_long_names),
 		T(test_checks_run_in_order),
 		T(test_unmapped_vertex),
 		T(test_unconnected_field),

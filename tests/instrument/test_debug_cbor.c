@@ -190,7 +190,7 @@ static void test_layout_matches_profile(void **state)
 	char *names;
 	(void)state;
 
-	assert_int_equal(tsi_debug_cbor_write(path, gp), TSI_OK);
+	assert_int_equal(tsi_debug_cbor_write(path, gp, NULL), TSI_OK);
 	names = list_dir(dir);
 	assert_string_equal(names, "debug.cbor"); /* no temporary file left */
 	free(names);
@@ -276,7 +276,7 @@ static void test_replaces_existing(void **state)
 	assert_non_null(f);
 	fputs("an old, much longer file that is not CBOR at all ...........................", f);
 	fclose(f);
-	assert_int_equal(tsi_debug_cbor_write(path, gp), TSI_OK);
+	assert_int_equal(tsi_debug_cbor_write(path, gp, NULL), TSI_OK);
 	root = load_file(path); /* fails unless the file is exactly one item */
 	assert_int_equal(cbor_array_size(map_get(root, "contexts")), gp->n_debug_contexts);
 	cbor_decref(&root);
@@ -298,7 +298,7 @@ static void test_no_contexts(void **state)
 	(void)state;
 
 	memset(&gp, 0, sizeof(gp));
-	assert_int_equal(tsi_debug_cbor_write(path, &gp), TSI_OK);
+	assert_int_equal(tsi_debug_cbor_write(path, &gp, NULL), TSI_OK);
 	root = load_file(path);
 	assert_int_equal(uint_of(map_get(root, "version")), 1);
 	contexts = map_get(root, "contexts");
@@ -325,11 +325,11 @@ static void test_unwritable(void **state)
 	memset(&gp, 0, sizeof(gp));
 	assert_non_null(f);
 	fclose(f);
-	assert_int_equal(tsi_debug_cbor_write(missing, &gp), TSI_ERR_IO);
+	assert_int_equal(tsi_debug_cbor_write(missing, &gp, NULL), TSI_ERR_IO);
 	assert_non_null(strstr(tsi_error_last(), "no/such/dir/debug.cbor"));
-	assert_int_equal(tsi_debug_cbor_write(under_file, &gp), TSI_ERR_IO);
-	assert_int_equal(tsi_debug_cbor_write(NULL, &gp), TSI_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsi_debug_cbor_write(missing, NULL), TSI_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsi_debug_cbor_write(under_file, &gp, NULL), TSI_ERR_IO);
+	assert_int_equal(tsi_debug_cbor_write(NULL, &gp, NULL), TSI_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsi_debug_cbor_write(missing, NULL, NULL), TSI_ERR_INVALID_ARGUMENT);
 	names = list_dir(dir);
 	assert_string_equal(names, "plain");
 	free(names);

@@ -343,20 +343,20 @@ static void test_profile_ids(void **state)
 	assert_int_equal(ctx(gp, find_ctx(gp, "popops::mul", "scale"))->parent, layer);
 	assert_int_equal(ctx(gp, act)->parent, 0);
 
-	cs = find_cs(gp, "sum");
+	cs = find_cs(gp, "layer1/sum");
 	assert_int_equal(gp->compute_sets[cs].debug_context, sum);
-	assert_int_equal(gp->variables[find_var(gp, "sum/out")].debug_context, sum);
+	assert_int_equal(gp->variables[find_var(gp, "layer1/sum/out")].debug_context, sum);
 	assert_int_equal(gp->programs[find_ote(gp, cs)].debug_context, sum);
 	for (size_t i = 0; i < gp->n_programs; i++) {
 		if (gp->programs[i].type == TSI_LP_DO_EXCHANGE && gp->programs[i].name &&
-		    strcmp(gp->programs[i].name, "sum/ExchangePre") == 0) {
+		    strcmp(gp->programs[i].name, "layer1/sum/ExchangePre") == 0) {
 			assert_int_equal(gp->programs[i].debug_context, sum);
 			found_exchange = true;
 		}
 	}
 	assert_true(found_exchange);
 	for (size_t i = 0; i < gp->n_variables; i++) {
-		if (strstr(gp->variables[i].name, "<message:sum/")) {
+		if (strstr(gp->variables[i].name, "<message:layer1/sum/")) {
 			assert_int_equal(gp->variables[i].debug_context, sum);
 			found_message = true;
 		}
@@ -366,7 +366,7 @@ static void test_profile_ids(void **state)
 	relu_cs = (uint32_t)find_cs(gp, "act");
 	assert_int_equal(gp->compute_sets[relu_cs].debug_context, act);
 	assert_int_equal(gp->variables[find_var(gp, "act/out")].debug_context, act);
-	assert_int_equal(gp->variables[find_var(gp, "w")].debug_context, layer);
+	assert_int_equal(gp->variables[find_var(gp, "layer1/w")].debug_context, layer);
 	assert_int_equal(gp->variables[find_var(gp, "a")].debug_context, 0);
 	assert_int_equal(gp->variables[find_var(gp, "b")].debug_context, 0);
 	tsi_test_model_free(&m);
@@ -462,7 +462,7 @@ static void test_user_compute_set(void **state)
 	assert_int_equal(tsi_sequence_add(m.seq, tsi_prog_execute(m.graph, other)), TSI_OK);
 
 	gp = compile(&m);
-	cs = find_cs(gp, "mine");
+	cs = find_cs(gp, "custom/mine");
 	assert_int_equal(gp->compute_sets[cs].debug_context, layer);
 	assert_int_equal(gp->programs[find_ote(gp, cs)].debug_context, layer);
 	cs = find_cs(gp, "other");
@@ -500,6 +500,78 @@ static void test_gcl_context(void **state)
 	tsi_test_model_free(&m);
 }
 
+/* The issue 17 naming rule: a model's contexts prefix the names of what is
+ * made inside them, nested contexts nest ("model/fc1/..."), the contexts
+ * the operations open add nothing (the operation already names its
+ * compute sets after the name it was given), and names made outside every
+ * context, stream names and host handles are left as given. */
+static void test_layer_prefixes(void **state)
+{
+	tsi_test_model m;
+	const tsi_graph_profile *gp;
+	tsi_tensor *x, *w1, *w2, *h, *y;
+	tsi_program *inner;
+	tsi_compute_set *mine;
+	tsi_debug_id model, fc1, fc2, act;
+	bool found_prog = false;
+	(void)state;
+
+	model_init(&m, 8);
+	x = spread_var(m.graph, TSI_SHAPE(4, 16), "x");
+	model = tsi_debug_push(m.graph, "model", NULL);
+	fc1 = tsi_debug_push(m.graph, "fc1", NULL);
+	w1 = tsi_poplin_create_matmul_input_rhs(m.graph, TSI_FLOAT, 4, 16, 8, "W");
+	assert_non_null(w1);
+	h = tsi_poplin_matmul(m.graph, x, w1, m.seq, "matmul");
+	assert_non_null(h);
+	act = tsi_debug_push(m.graph, "act", NULL);
+	assert_non_null(tsi_popnn_nonlinearity(m.graph, TSI_POPNN_RELU, h, m.seq, "relu"));
+	tsi_debug_pop(m.graph, act);
+	tsi_debug_pop(m.graph, fc1);
+	fc2 = tsi_debug_push(m.graph, "fc2", NULL);
+	w2 = tsi_poplin_create_matmul_input_rhs(m.graph, TSI_FLOAT, 4, 8, 4, "W");
+	assert_non_null(w2);
+	y = tsi_poplin_matmul(m.graph, h, w2, m.seq, "matmul");
+	assert_non_null(y);
+	mine = tsi_graph_add_compute_set(m.graph, "mine");
+	assert_non_null(mine);
+	inner = tsi_prog_sequence(m.graph, "step");
+	assert_non_null(inner);
+	assert_int_equal(tsi_sequence_add(inner, tsi_prog_execute(m.graph, mine)), TSI_OK);
+	assert_int_equal(tsi_sequence_add(m.seq, inner), TSI_OK);
+	tsi_debug_pop(m.graph, fc2);
+	tsi_debug_pop(m.graph, model);
+	/* The name the caller gave, with its path, in the API too. */
+	assert_string_equal(tsi_compute_set_name(mine), "model/fc2/mine");
+	assert_string_equal(tsi_program_name(inner), "model/fc2/step");
+
+	gp = compile(&m);
+	/* Every compute set of each layer's matmul carries the layer. */
+	(void)find_cs(gp, "model/fc1/matmul/Partials");
+	(void)find_cs(gp, "model/fc2/matmul/Partials");
+	(void)find_cs(gp, "model/fc1/act/relu");
+	(void)find_var(gp, "model/fc1/W");
+	(void)find_var(gp, "model/fc2/W");
+	(void)find_var(gp, "model/fc1/matmul/out");
+	(void)find_var(gp, "x");
+	assert_int_equal(gp->compute_sets[find_cs(gp, "model/fc2/mine")].debug_context, fc2);
+	for (size_t i = 0; i < gp->n_compute_sets; i++) {
+		const char *name = gp->compute_sets[i].name;
+
+		/* No bare op name, and no op context doubled into the path. */
+		assert_true(strncmp(name, "matmul", 6) != 0);
+		assert_null(strstr(name, "matmul/matmul"));
+	}
+	for (size_t i = 0; i < gp->n_programs; i++)
+		if (gp->programs[i].name && strcmp(gp->programs[i].name, "model/fc2/step") == 0)
+			found_prog = true;
+	assert_true(found_prog);
+	/* The contexts keep their own names; the path is only in the names. */
+	assert_string_equal(ctx(gp, fc1)->name, "fc1");
+	assert_int_equal(ctx(gp, fc1)->parent, model);
+	tsi_test_model_free(&m);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_nesting_and_ids),
 	cmocka_unit_test(test_unbalanced_pop),
@@ -510,6 +582,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_virtual_graph),
 	cmocka_unit_test(test_user_compute_set),
 	cmocka_unit_test(test_gcl_context),
+	cmocka_unit_test(test_layer_prefixes),
 };
 
 int main(void)

@@ -144,7 +144,10 @@ static void test_execute_exchanges(void **state)
 
 	assert_int_equal(gp->num_vertices, 4);
 	assert_int_equal(gp->num_edges, 8);
-	assert_int_equal(gp->num_vars, 2);
+	/* v1 and v2, and the compiler's: message buffers and the always-live
+	 * data by category (the schema's "user and compiler"). */
+	assert_int_equal(gp->num_vars, gp->n_variables);
+	assert_true(gp->num_vars > 2);
 	assert_int_equal(gp->n_vertex_types, 1);
 	assert_string_equal(gp->vertex_types[0].name, "SumVertex");
 	assert_int_equal(gp->vertex_types[0].instances, 4);
@@ -275,6 +278,20 @@ static void test_control_flow_and_copies(void **state)
 	    &gp->exchanges[TSI_EXCHANGE_INTERNAL][gp->programs[cex].exchange];
 	assert_int_equal(tsi_tile_values_sum(&x->bytes_received), 4);
 	assert_int_equal(tsi_tile_values_get(&x->bytes_sent, 3), 4);
+	/* Issue 17: the graph counts are of user and compiler items alike, as
+	 * the schema says: the generated copy sets, their copy vertices, and
+	 * every variable the profile lists (message buffers, always-live data). */
+	{
+		uint64_t vertices = 0;
+
+		for (size_t i = 0; i < gp->n_compute_sets; i++)
+			for (uint32_t k = 0; k < gp->compute_sets[i].n_types; k++)
+				vertices += gp->compute_sets[i].vertex_counts[k];
+		assert_int_equal(gp->num_compute_sets, gp->n_compute_sets);
+		assert_int_equal(gp->num_vertices, vertices);
+		assert_true(gp->num_vertices > tsi_compute_set_num_vertices(f.cs));
+		assert_int_equal(gp->num_vars, gp->n_variables);
+	}
 
 	/* PrintTensor: an external Sync then a device-to-host StreamCopy of
 	 * the tensor's 16 bytes from the tiles that hold it. */

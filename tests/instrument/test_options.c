@@ -10,6 +10,7 @@
 
 #include <tilescope/ipu.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -406,6 +407,52 @@ static void test_option_table_rows(void **state)
 	assert_true(in_list(level->accepted, "vertex"));
 }
 
+/* The README's sentence "lists the N options Tilescope knows" and the
+ * row of debug.allowOutOfMemory say what the table says. */
+static void test_readme_matches_table(void **state)
+{
+	const char *root = getenv("TILESCOPE_SOURCE_ROOT");
+	char path[4096], expect[128];
+	FILE *f;
+	char *text;
+	long size;
+
+	(void)state;
+	if (!root)
+		skip();
+	snprintf(path, sizeof(path), "%s/README.md", root);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	size = ftell(f);
+	assert_true(size > 0);
+	rewind(f);
+	text = malloc((size_t)size + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+	text[size] = '\0';
+	fclose(f);
+	snprintf(expect, sizeof(expect), "lists the %zu options Tilescope knows",
+	         tsi_engine_option_count());
+	if (!strstr(text, expect))
+		fail_msg("README.md does not say \"%s\"", expect);
+	free(text);
+}
+
+/* What unset means for debug.allowOutOfMemory is what the table says. */
+static void test_allow_out_of_memory_default(void **state)
+{
+	const tsi_option_info *row = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < tsi_engine_option_count(); i++)
+		if (strcmp(tsi_engine_option_info(i)->name, "debug.allowOutOfMemory") == 0)
+			row = tsi_engine_option_info(i);
+	assert_non_null(row);
+	/* compiler.c reads it with opt_bool(opts, ..., true): unset is true. */
+	assert_string_equal(row->default_value, "true");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +469,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hex_and_decimal_values, setup, teardown),
 		cmocka_unit_test(test_option_table),
 		cmocka_unit_test(test_option_table_rows),
+		cmocka_unit_test(test_readme_matches_table),
+		cmocka_unit_test(test_allow_out_of_memory_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -594,6 +594,59 @@ static void test_errors(void **state)
 	}
 }
 
+/* Issue 17: the tensors the input helpers make go by the caller's name, in
+ * the API, in error messages and in the profile (with the layer's path),
+ * not as an anonymous view or "var<N>"; without a name, the operation's. */
+static void test_helper_names(void **state)
+{
+	(void)state;
+	fixture f;
+	const tsi_graph_profile *gp;
+	tsi_tensor *x, *w1, *anon, *bad;
+	tsi_debug_id layer;
+	bool found_w1 = false, found_rhs = false;
+
+	fx_init(&f, TSI_IPU_MK2, 16);
+	layer = tsi_debug_push(f.graph, "fc1", NULL);
+	x = tsi_poplin_create_matmul_input_lhs(f.graph, TSI_FLOAT, 64, 128, 32, "x");
+	w1 = tsi_poplin_create_matmul_input_rhs(f.graph, TSI_FLOAT, 64, 128, 32, "W1");
+	anon = tsi_poplin_create_matmul_input_rhs(f.graph, TSI_FLOAT, 64, 128, 32, NULL);
+	tsi_debug_pop(f.graph, layer);
+	assert_non_null(x);
+	assert_non_null(w1);
+	assert_non_null(anon);
+	assert_false(tsi_tensor_is_contiguous(w1) && tsi_tensor_is_contiguous(x));
+	assert_non_null(tsi_tensor_name(w1));
+	assert_string_equal(tsi_tensor_name(w1), "fc1/W1");
+	assert_string_equal(tsi_tensor_name(x), "fc1/x");
+	assert_string_equal(tsi_tensor_name(anon), "fc1/rhs");
+	/* A part of it is a view, not the variable. */
+	assert_null(tsi_tensor_name(tsi_tensor_slice(w1, 0, 1)));
+	/* An error about the helper's tensor names it plainly. */
+	bad = tsi_tensor_transpose(w1);
+	assert_null(tsi_poplin_matmul(f.graph, bad, bad, f.seq, "bad"));
+	expect_error(f.graph, "'fc1/W1'");
+	tsi_test_model_free(&f);
+
+	/* The profile lists it by name. */
+	fx_init(&f, TSI_IPU_MK2, 16);
+	x = tsi_poplin_create_matmul_input_lhs(f.graph, TSI_FLOAT, 64, 128, 32, "x");
+	w1 = tsi_poplin_create_matmul_input_rhs(f.graph, TSI_FLOAT, 64, 128, 32, "W1");
+	anon = tsi_poplin_create_matmul_input_rhs(f.graph, TSI_FLOAT, 64, 128, 32, NULL);
+	assert_non_null(tsi_poplin_matmul(f.graph, x, w1, f.seq, "mm"));
+	assert_non_null(tsi_poplin_matmul(f.graph, x, anon, f.seq, "mm2"));
+	tsi_test_model_load(&f, NULL, 0, NULL);
+	gp = tsi_engine_get_graph_profile(f.engine);
+	assert_non_null(gp);
+	for (size_t i = 0; i < gp->n_variables; i++) {
+		found_w1 = found_w1 || strcmp(gp->variables[i].name, "W1") == 0;
+		found_rhs = found_rhs || strcmp(gp->variables[i].name, "rhs") == 0;
+	}
+	assert_true(found_w1);
+	assert_true(found_rhs);
+	tsi_test_model_free(&f);
+}
+
 /* A matmul on a virtual graph uses only that graph's tiles. */
 static void test_virtual_graph(void **state)
 {
@@ -645,6 +698,7 @@ int main(void)
 		cmocka_unit_test(test_amp_calibration),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_virtual_graph),
+		cmocka_unit_test(test_helper_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /*
  * Unit tests of the elementwise part of popops (tilescope/popops.h):
- * results of every binary operation for float, half and int, numpy
+ * results of every binary operation for float, half, int and unsigned
+ * int, numpy
  * broadcasting, in-place operations, every unary operation, scaled add,
  * fill, cast and one-hot encoding; operands that are views, the mapping
  * of results, the compute sets and vertices built (and how a tile's work
@@ -11,6 +12,7 @@
 
 #include <tilescope/ipu.h>
 #include <tilescope/popops.h>
+#include <tilescope/profile.h>
 
 #include <math.h>
 #include <stdint.h>
@@ -246,6 +248,7 @@ static void test_unsupported_type(void **state)
 
 	assert_null(tsi_popops_mul(f->graph, a, a, f->seq, NULL));
 	assert_non_null(strstr(tsi_graph_error(f->graph), "type bool is not supported"));
+	assert_non_null(strstr(tsi_graph_error(f->graph), "(float, half, int or unsigned int)"));
 }
 
 /* A NULL operand records an error once; after that, NULLs pass quietly
@@ -538,6 +541,188 @@ static void test_binary_int(void **state)
 	assert_non_null(strstr(tsi_graph_error(f->graph), "'Pow'"));
 }
 
+/* The host's answer for an unsigned binary operation: C's unsigned
+ * arithmetic, and 0 for a division by zero as for int. */
+static uint32_t host_binary_u(tsi_popops_binary_op op, uint32_t x, uint32_t y)
+{
+	switch (op) {
+	case TSI_POPOPS_ADD:
+		return x + y;
+	case TSI_POPOPS_SUBTRACT:
+		return x - y;
+	case TSI_POPOPS_MULTIPLY:
+		return x * y;
+	case TSI_POPOPS_DIVIDE:
+		return y ? x / y : 0;
+	case TSI_POPOPS_MAXIMUM:
+		return x > y ? x : y;
+	default:
+		return x < y ? x : y;
+	}
+}
+
+/* Every binary operation but power on unsigned ints wraps as C's unsigned
+ * arithmetic (0 - 1 is UINT32_MAX, 65536 * 65536 is 0) and compares
+ * values above INT32_MAX as unsigned; a scalar operand and the in-place
+ * form work too; the vertices carry Poplar's unsigned int names; power is
+ * refused with the types it supports. */
+static void test_binary_unsigned(void **state)
+{
+	fixture *f = *state;
+	const uint32_t av[] = {0, 3000000000u, 7, 4000000000u, 5, 65536, 2147483648u};
+	const uint32_t bv[] = {1, 2000000000u, 2, UINT32_MAX, 0, 65536, 2147483647u};
+	const uint32_t one = 1;
+	tsi_tensor *a = make_raw(f, TSI_UNSIGNED_INT, TSI_SHAPE(7), av, four_tiles, 4, "a");
+	tsi_tensor *b = make_raw(f, TSI_UNSIGNED_INT, TSI_SHAPE(7), bv, tile_five, 1, "b");
+	tsi_tensor *c = make_raw(f, TSI_UNSIGNED_INT, TSI_SHAPE(7), av, four_tiles, 4, "c");
+	tsi_tensor *s = make_raw(f, TSI_UNSIGNED_INT, TSI_SHAPE(1), &one, tile_five, 1, "s");
+	tsi_tensor *dec;
+	const tsi_graph_profile *gp;
+	uint32_t out[7];
+	char h[16];
+	bool seen = false;
+
+	for (int op = 0; op < 6; op++) {
+		tsi_tensor *r = tsi_popops_map_binary(f->graph, (tsi_popops_binary_op)op, a, b, f->seq,
+		                                      NULL);
+
+		assert_non_null(r);
+		assert_int_equal(tsi_tensor_type(r), TSI_UNSIGNED_INT);
+		snprintf(h, sizeof(h), "r%d", op);
+		assert_int_equal(tsi_graph_create_host_read(f->graph, h, r), TSI_OK);
+	}
+	/* a - 1 through the scalar form; c -= b in place. */
+	dec = tsi_popops_sub(f->graph, a, s, f->seq, "Dec");
+	assert_non_null(dec);
+	assert_int_equal(tsi_popops_map_binary_in_place(f->graph, TSI_POPOPS_SUBTRACT, c, b, f->seq,
+	                                                "SubInPlace"),
+	                 TSI_OK);
+	assert_int_equal(tsi_graph_create_host_read(f->graph, "dec", dec), TSI_OK);
+	assert_int_equal(tsi_graph_create_host_read(f->graph, "c", c), TSI_OK);
+	run(f);
+	for (int op = 0; op < 6; op++) {
+		snprintf(h, sizeof(h), "r%d", op);
+		assert_int_equal(tsi_engine_read_tensor(f->engine, h, out, sizeof(out)), TSI_OK);
+		for (size_t i = 0; i < 7; i++)
+			assert_int_equal(out[i], host_binary_u((tsi_popops_binary_op)op, av[i], bv[i]));
+	}
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "r1", out, sizeof(out)), TSI_OK);
+	assert_int_equal(out[0], UINT32_MAX);             /* 0 - 1 */
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "r0", out, sizeof(out)), TSI_OK);
+	assert_int_equal(out[1], 705032704u);             /* 5e9 mod 2^32 */
+	assert_int_equal(out[6], UINT32_MAX);             /* 2^31 + 2^31 - 1 */
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "r2", out, sizeof(out)), TSI_OK);
+	assert_int_equal(out[5], 0);                      /* 2^16 * 2^16 */
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "r3", out, sizeof(out)), TSI_OK);
+	assert_int_equal(out[1], 1);                      /* 3e9 / 2e9, not signed */
+	assert_int_equal(out[4], 0);                      /* 5 / 0 */
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "r4", out, sizeof(out)), TSI_OK);
+	assert_int_equal(out[1], 3000000000u);            /* above INT32_MAX wins */
+	assert_int_equal(out[6], 2147483648u);
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "r5", out, sizeof(out)), TSI_OK);
+	assert_int_equal(out[3], 4000000000u);
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "dec", out, sizeof(out)), TSI_OK);
+	for (size_t i = 0; i < 7; i++)
+		assert_int_equal(out[i], av[i] - 1u);
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "c", out, sizeof(out)), TSI_OK);
+	for (size_t i = 0; i < 7; i++)
+		assert_int_equal(out[i], av[i] - bv[i]);
+
+	/* The profile shows the unsigned vertex types it ran. */
+	gp = tsi_engine_get_graph_profile(f->engine);
+	assert_non_null(gp);
+	for (size_t t = 0; t < gp->n_vertex_types; t++) {
+		if (strcmp(gp->vertex_types[t].name,
+		           "popops::BinaryOp1D<popops::expr::BinaryOpType::ADD,unsigned int>") == 0) {
+			seen = true;
+			assert_int_equal(gp->vertex_types[t].flops, 0);
+		}
+	}
+	assert_true(seen);
+
+	assert_null(tsi_popops_map_binary(f->graph, TSI_POPOPS_POWER, a, b, f->seq, NULL));
+	assert_int_equal(tsi_graph_error_code(f->graph), TSI_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(tsi_graph_error(f->graph),
+	                       "POWER is not supported for unsigned int (float or half only)"));
+}
+
+/* Unsigned int vertex types have Poplar's names ("unsigned int" where
+ * int's say "int"), fields of type unsigned int, and int's cycles, vertex
+ * state and code size: no SIMD for either. */
+static void test_unsigned_codelets(void **state)
+{
+	fixture *f = *state;
+	static const char *const ops[] = {"ADD", "SUBTRACT", "MULTIPLY",
+	                                  "DIVIDE", "MAXIMUM", "MINIMUM"};
+	static const char *const forms[] = {"BinaryOp1D", "BinaryOp1DInPlace", "BroadcastScalar1D",
+	                                    "BroadcastScalar1DInPlace"};
+	static const char *const pairs[][2] = {
+		{"popops::UnaryOp1D<popops::expr::UnaryOpType::SQUARE,int>",
+		 "popops::UnaryOp1D<popops::expr::UnaryOpType::SQUARE,unsigned int>"},
+		{"popops::UnaryOp1DInPlace<popops::expr::UnaryOpType::SQUARE,int>",
+		 "popops::UnaryOp1DInPlace<popops::expr::UnaryOpType::SQUARE,unsigned int>"},
+		{"popops::ScaledAddSupervisor<int,int,true>",
+		 "popops::ScaledAddSupervisor<unsigned int,unsigned int,true>"},
+	};
+	static const char *const absent[] = {
+		"popops::BinaryOp1D<popops::expr::BinaryOpType::POWER,unsigned int>",
+		"popops::UnaryOp1D<popops::expr::UnaryOpType::NEGATE,unsigned int>",
+		"popops::UnaryOp1D<popops::expr::UnaryOpType::ABSOLUTE,unsigned int>",
+		"popops::UnaryOp1D<popops::expr::UnaryOpType::SIGNUM,unsigned int>",
+		"popops::UnaryOp1D<popops::expr::UnaryOpType::SQRT,unsigned int>",
+	};
+	/* 1000 elements in one vector field (and one scalar where there is
+	 * one): enough for the per-element cost to show. */
+	uint32_t data[1000] = {0};
+	tsi_field fields[3];
+	char iname[160], uname[160];
+
+	for (size_t k = 0; k < 3; k++)
+		fields[k] = (tsi_field){data, 1000, 1, NULL};
+	for (size_t o = 0; o < 6; o++) {
+		for (size_t m = 0; m < 4; m++) {
+			const tsi_codelet *ci, *cu;
+
+			snprintf(iname, sizeof(iname), "popops::%s<popops::expr::BinaryOpType::%s,int>",
+			         forms[m], ops[o]);
+			snprintf(uname, sizeof(uname),
+			         "popops::%s<popops::expr::BinaryOpType::%s,unsigned int>", forms[m], ops[o]);
+			ci = tsi_graph_lookup_codelet(f->graph, iname);
+			cu = tsi_graph_lookup_codelet(f->graph, uname);
+			if (!cu)
+				fail_msg("missing codelet %s", uname);
+			assert_non_null(ci);
+			assert_string_equal(cu->name, uname);
+			assert_int_equal(cu->n_fields, ci->n_fields);
+			for (size_t k = 0; k < cu->n_fields; k++) {
+				assert_string_equal(cu->fields[k].name, ci->fields[k].name);
+				assert_int_equal(cu->fields[k].type, TSI_UNSIGNED_INT);
+			}
+			assert_int_equal(cu->state_bytes, ci->state_bytes);
+			assert_int_equal(cu->code_bytes, ci->code_bytes);
+			assert_null(cu->flops);
+			assert_int_equal(cu->cycles(fields, cu->n_fields, NULL),
+			                 ci->cycles(fields, ci->n_fields, NULL));
+		}
+	}
+	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) {
+		const tsi_codelet *ci = tsi_graph_lookup_codelet(f->graph, pairs[p][0]);
+		const tsi_codelet *cu = tsi_graph_lookup_codelet(f->graph, pairs[p][1]);
+
+		if (!cu)
+			fail_msg("missing codelet %s", pairs[p][1]);
+		assert_non_null(ci);
+		assert_int_equal(cu->fields[0].type, TSI_UNSIGNED_INT);
+		assert_int_equal(cu->state_bytes, ci->state_bytes);
+		assert_int_equal(cu->code_bytes, ci->code_bytes);
+		assert_int_equal(cu->supervisor, ci->supervisor);
+		assert_int_equal(cu->cycles(fields, cu->n_fields, NULL),
+		                 ci->cycles(fields, ci->n_fields, NULL));
+	}
+	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
+		assert_null(tsi_graph_lookup_codelet(f->graph, absent[i]));
+}
+
 /* numpy broadcasting: a row vector [3], a column [2,1], a [1,3], a rank-0
  * scalar and a one-element vector against a [2,3] operand; the result has
  * a's shape and mapping. */
@@ -825,6 +1010,71 @@ static void test_unary_half_int(void **state)
 	assert_non_null(strstr(tsi_graph_error(f->graph), "'LogInt'"));
 }
 
+/* Unsigned int has square (wrapping), as Poplar has; negate, absolute
+ * value and signum are refused naming the types that have them, and so
+ * are the transcendentals. */
+static void test_unary_unsigned(void **state)
+{
+	fixture *f = *state;
+	const uint32_t uv[] = {3, 70000, UINT32_MAX, 0};
+	tsi_tensor *u = make_raw(f, TSI_UNSIGNED_INT, TSI_SHAPE(4), uv, four_tiles, 4, "u");
+	tsi_tensor *w = make_raw(f, TSI_UNSIGNED_INT, TSI_SHAPE(4), uv, four_tiles, 2, "w");
+	tsi_tensor *sq = tsi_popops_map_unary(f->graph, TSI_POPOPS_SQUARE, u, f->seq, NULL);
+	uint32_t out[4];
+
+	assert_non_null(sq);
+	assert_int_equal(tsi_tensor_type(sq), TSI_UNSIGNED_INT);
+	assert_int_equal(tsi_popops_map_unary_in_place(f->graph, TSI_POPOPS_SQUARE, w, f->seq, NULL),
+	                 TSI_OK);
+	assert_int_equal(tsi_graph_create_host_read(f->graph, "sq", sq), TSI_OK);
+	assert_int_equal(tsi_graph_create_host_read(f->graph, "w", w), TSI_OK);
+	run(f);
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "sq", out, sizeof(out)), TSI_OK);
+	assert_int_equal(out[0], 9);
+	assert_int_equal(out[1], (uint32_t)(70000ull * 70000ull));
+	assert_int_equal(out[2], 1); /* (2^32 - 1)^2 mod 2^32 */
+	assert_int_equal(out[3], 0);
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "w", out, sizeof(out)), TSI_OK);
+	for (size_t k = 0; k < 4; k++)
+		assert_int_equal(out[k], uv[k] * uv[k]);
+
+	assert_null(tsi_popops_map_unary(f->graph, TSI_POPOPS_NEGATE, u, f->seq, "NegU"));
+	assert_non_null(strstr(tsi_graph_error(f->graph),
+	                       "'NegU': NEGATE is not supported for unsigned int "
+	                       "(float, half or int only)"));
+}
+
+/* The other unary refusals for unsigned int, each on a fresh graph (the
+ * graph keeps its first error). */
+static void test_unary_unsigned_refused(void **state)
+{
+	fixture *f = *state;
+	static const struct {
+		tsi_popops_unary_op op;
+		const char *message;
+	} refused[] = {
+		{TSI_POPOPS_ABSOLUTE,
+		 "ABSOLUTE is not supported for unsigned int (float, half or int only)"},
+		{TSI_POPOPS_SIGNUM, "SIGNUM is not supported for unsigned int (float, half or int only)"},
+		{TSI_POPOPS_EXPONENT, "EXPONENT is not supported for unsigned int (float or half only)"},
+	};
+
+	for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
+		tsi_graph *g = NULL;
+		tsi_tensor *u;
+
+		assert_int_equal(tsi_graph_new(&g, tsi_device_get_target(f->device), 1), TSI_OK);
+		assert_int_equal(tsi_popops_add_codelets(g), TSI_OK);
+		u = tsi_graph_add_variable(g, TSI_UNSIGNED_INT, TSI_SHAPE(3), "u");
+		assert_int_equal(tsi_popops_map_unary_in_place(g, refused[k].op, u,
+		                                               tsi_prog_sequence(g, NULL), NULL),
+		                 TSI_ERR_INVALID_ARGUMENT);
+		if (!strstr(tsi_graph_error(g), refused[k].message))
+			fail_msg("got '%s', want '%s'", tsi_graph_error(g), refused[k].message);
+		tsi_graph_free(g);
+	}
+}
+
 /* a += scale * b for float (b broadcast), half and int; an int scale must
  * be whole. */
 static void test_scaled_add(void **state)
@@ -865,6 +1115,32 @@ static void test_scaled_add(void **state)
 	assert_int_equal(tsi_popops_scaled_add_to(f->graph, i, j, 0.5f, f->seq, "Half"),
 	                 TSI_ERR_INVALID_ARGUMENT);
 	assert_non_null(strstr(tsi_graph_error(f->graph), "scale 0.5 is not a whole number"));
+}
+
+/* Unsigned scaled add wraps (sums above INT32_MAX and past 2^32); a
+ * negative or fractional scale is refused for unsigned operands. */
+static void test_scaled_add_unsigned(void **state)
+{
+	fixture *f = *state;
+	const uint32_t av[] = {1, 4000000000u, 5, 2000000000u};
+	const uint32_t bv[] = {2, 300000000u, 0, 100000000u};
+	tsi_tensor *a = make_raw(f, TSI_UNSIGNED_INT, TSI_SHAPE(4), av, four_tiles, 4, "a");
+	tsi_tensor *b = make_raw(f, TSI_UNSIGNED_INT, TSI_SHAPE(4), bv, tile_five, 1, "b");
+	uint32_t out[4];
+
+	assert_int_equal(tsi_popops_scaled_add_to(f->graph, a, b, 3.0f, f->seq, "UAxpy"), TSI_OK);
+	assert_int_equal(tsi_graph_create_host_read(f->graph, "a", a), TSI_OK);
+	run(f);
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "a", out, sizeof(out)), TSI_OK);
+	for (size_t k = 0; k < 4; k++)
+		assert_int_equal(out[k], av[k] + 3u * bv[k]);
+	assert_int_equal(out[1], (uint32_t)(4900000000ull & 0xffffffffu));
+	assert_int_equal(out[3], 2300000000u);
+
+	assert_int_equal(tsi_popops_scaled_add_to(f->graph, a, b, -1.0f, f->seq, "Neg"),
+	                 TSI_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(tsi_graph_error(f->graph), "'Neg': scale -1 is not a whole number "
+	                                                  "from 0 to 2^32 - 1"));
 }
 
 /* Fill sets every element (converted to the type) and only those of the
@@ -1053,6 +1329,19 @@ static void test_one_hot_errors(void **state)
 	assert_int_equal(tsi_popops_encode_one_hot(g, flt, wrong_n, tsi_prog_sequence(g, NULL), "OH"),
 	                 TSI_ERR_INVALID_ARGUMENT);
 	assert_non_null(strstr(tsi_graph_error(g), "indices 'flt' must be a rank-1 int"));
+	tsi_graph_free(g);
+
+	/* Unsigned int is an element type of the maps, not of one-hot's
+	 * output: refused with the types it has, not a missing codelet. */
+	g = NULL;
+	assert_int_equal(tsi_graph_new(&g, tsi_device_get_target(f->device), 1), TSI_OK);
+	assert_int_equal(tsi_popops_add_codelets(g), TSI_OK);
+	idx = tsi_graph_add_variable(g, TSI_UNSIGNED_INT, TSI_SHAPE(4), "idx");
+	wrong_n = tsi_graph_add_variable(g, TSI_UNSIGNED_INT, TSI_SHAPE(4, 4), "uenc");
+	assert_int_equal(tsi_popops_encode_one_hot(g, idx, wrong_n, tsi_prog_sequence(g, NULL), NULL),
+	                 TSI_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(tsi_graph_error(g),
+	                       "encoded 'uenc' has type unsigned int (float, half or int only)"));
 	tsi_graph_free(g);
 }
 
@@ -1261,13 +1550,19 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_every_binary_float, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_binary_half, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_binary_int, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_binary_unsigned, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_unsigned_codelets, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_broadcast, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_broadcast_errors, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_in_place, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_in_place_errors, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_unary_float, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_unary_half_int, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_unary_unsigned, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_unary_unsigned_refused, setup,
+		                                tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_scaled_add, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_scaled_add_unsigned, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_fill, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_cast, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_one_hot, setup, tsi_test_model_delete),

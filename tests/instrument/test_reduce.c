@@ -1,7 +1,7 @@
 /*
  * Unit tests of tsi_popops_reduce (tilescope/popops.h): every operation
  * over one dimension, the other, and all of them; with a scale; float,
- * half and int; inputs on one tile (one stage) and spread over several
+ * half, int and unsigned int; inputs on one tile (one stage) and spread over several
  * (two stages); a 1000x784 reduction; views as inputs; empty inputs; and
  * the errors recorded for bad arguments. Values are checked against
  * reductions computed on the host.
@@ -408,6 +408,123 @@ static void test_types(void **state)
 	assert_int_equal(igot[3], -6); /* 16 * -0.375 */
 }
 
+/* The host's reduction of column c of the unsigned [rows, 4] matrix x:
+ * C's unsigned arithmetic. */
+static uint32_t host_reduce_u(const uint32_t *x, size_t rows, size_t c, tsi_popops_reduce_op op)
+{
+	uint32_t acc = op == TSI_POPOPS_REDUCE_MUL ? 1u : op == TSI_POPOPS_REDUCE_MIN ? UINT32_MAX : 0u;
+
+	for (size_t r = 0; r < rows; r++) {
+		uint32_t v = x[r * 4 + c];
+
+		switch (op) {
+		case TSI_POPOPS_REDUCE_ADD:
+			acc += v;
+			break;
+		case TSI_POPOPS_REDUCE_MUL:
+			acc *= v;
+			break;
+		case TSI_POPOPS_REDUCE_MAX:
+			acc = v > acc ? v : acc;
+			break;
+		case TSI_POPOPS_REDUCE_MIN:
+			acc = v < acc ? v : acc;
+			break;
+		default:
+			acc += v * v;
+			break;
+		}
+	}
+	return acc;
+}
+
+/*
+ * Unsigned int: every operation over the rows of a [16, 4] matrix whose
+ * values lie above INT32_MAX, on one tile (one stage) and over three
+ * (two stages, unsigned partials): sums above INT32_MAX stay exact, sums
+ * past 2^32 wrap, max and min compare as unsigned. An unsigned input
+ * also reduces into a float output, and everything into a single
+ * unsigned count (the sum of calc_accuracy's counts).
+ */
+static void test_unsigned(void **state)
+{
+	fixture *f = *state;
+	static const tsi_popops_reduce_op ops[] = {TSI_POPOPS_REDUCE_ADD, TSI_POPOPS_REDUCE_MUL,
+	                                           TSI_POPOPS_REDUCE_MAX, TSI_POPOPS_REDUCE_MIN,
+	                                           TSI_POPOPS_REDUCE_SQUARE_ADD};
+	size_t dim0 = 0;
+	const size_t all[] = {0, 1};
+	uint32_t x[64], got[4], total;
+	float fgot[4];
+	char h[16];
+	tsi_tensor *one = input(f, TSI_UNSIGNED_INT, TSI_SHAPE(16, 4), 4, 1, "one");
+	tsi_tensor *three = input(f, TSI_UNSIGNED_INT, TSI_SHAPE(16, 4), 5, 3, "three");
+	tsi_tensor *tof, *sum;
+
+	for (size_t k = 0; k < 5; k++) {
+		tsi_tensor *r1 = tsi_popops_reduce(f->graph, one, &dim0, 1, ops[k], 1.0f,
+		                                   TSI_UNSIGNED_INT, f->seq, NULL);
+		tsi_tensor *r3 = tsi_popops_reduce(f->graph, three, &dim0, 1, ops[k], 1.0f,
+		                                   TSI_UNSIGNED_INT, f->seq, NULL);
+
+		assert_non_null(r1);
+		assert_non_null(r3);
+		assert_int_equal(tsi_tensor_type(r3), TSI_UNSIGNED_INT);
+		snprintf(h, sizeof(h), "one%zu", k);
+		assert_int_equal(tsi_graph_create_host_read(f->graph, h, r1), TSI_OK);
+		snprintf(h, sizeof(h), "three%zu", k);
+		assert_int_equal(tsi_graph_create_host_read(f->graph, h, r3), TSI_OK);
+	}
+	tof = tsi_popops_reduce(f->graph, three, &dim0, 1, TSI_POPOPS_REDUCE_ADD, 1.0f, TSI_FLOAT,
+	                        f->seq, "UToFloat");
+	sum = tsi_popops_reduce(f->graph, three, all, 2, TSI_POPOPS_REDUCE_ADD, 1.0f,
+	                        TSI_UNSIGNED_INT, f->seq, "Total");
+	assert_non_null(tof);
+	assert_non_null(sum);
+	assert_int_equal(tsi_tensor_rank(sum), 0);
+	assert_int_equal(tsi_graph_create_host_read(f->graph, "tof", tof), TSI_OK);
+	assert_int_equal(tsi_graph_create_host_read(f->graph, "sum", sum), TSI_OK);
+	tsi_test_model_load(f, NULL, 0, NULL);
+	/* Column 0: 16 x 200000000 = 3.2e9, above INT32_MAX and below 2^32;
+	 * column 1: 16 x 3e9, which wraps; column 2 mixes values above and
+	 * below INT32_MAX (max and min differ from a signed comparison);
+	 * column 3: small values whose product is exact. */
+	for (size_t r = 0; r < 16; r++) {
+		x[r * 4 + 0] = 200000000u;
+		x[r * 4 + 1] = 3000000000u;
+		x[r * 4 + 2] = r % 2 ? 4000000000u - (uint32_t)r : 1000u + (uint32_t)r;
+		x[r * 4 + 3] = 1u + (uint32_t)(r % 3 == 0);
+	}
+	assert_int_equal(tsi_engine_write_tensor(f->engine, "one", x, sizeof(x)), TSI_OK);
+	assert_int_equal(tsi_engine_write_tensor(f->engine, "three", x, sizeof(x)), TSI_OK);
+	tsi_test_run(f->engine, 0);
+	for (size_t k = 0; k < 5; k++) {
+		for (int t = 0; t < 2; t++) {
+			snprintf(h, sizeof(h), "%s%zu", t ? "three" : "one", k);
+			assert_int_equal(tsi_engine_read_tensor(f->engine, h, got, sizeof(got)), TSI_OK);
+			for (size_t c = 0; c < 4; c++)
+				assert_int_equal(got[c], host_reduce_u(x, 16, c, ops[k]));
+		}
+	}
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "three0", got, sizeof(got)), TSI_OK);
+	assert_int_equal(got[0], 3200000000u);
+	assert_int_equal(got[1], (uint32_t)(48000000000ull & 0xffffffffu));
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "three2", got, sizeof(got)), TSI_OK);
+	assert_int_equal(got[2], 3999999999u);
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "three3", got, sizeof(got)), TSI_OK);
+	assert_int_equal(got[2], 1000u);
+	tsi_test_read_floats(f->engine, "tof", fgot, 4);
+	assert_close(fgot[0], 3200000000.0, 0);
+	assert_int_equal(tsi_engine_read_tensor(f->engine, "sum", &total, sizeof(total)), TSI_OK);
+	{
+		uint32_t want = 0;
+
+		for (size_t k = 0; k < 64; k++)
+			want += x[k];
+		assert_int_equal(total, want);
+	}
+}
+
 /* Views as inputs: a transposed matrix, and a slice of columns. */
 static void test_view_inputs(void **state)
 {
@@ -525,6 +642,7 @@ static void test_errors(void **state)
 	assert_null(tsi_popops_reduce(g, b, twice, 1, TSI_POPOPS_REDUCE_MAX, 1.0f, TSI_FLOAT,
 	                              tsi_prog_sequence(g, NULL), "B"));
 	assert_non_null(strstr(tsi_graph_error(g), "'flags' has type bool"));
+	assert_non_null(strstr(tsi_graph_error(g), "(float, half, int or unsigned int only)"));
 	tsi_graph_free(g);
 
 	g = NULL;
@@ -559,6 +677,45 @@ static void test_codelet_names(void **state)
 	assert_non_null(
 	    tsi_graph_lookup_codelet(f->graph, "popops::Reduce<popops::ReduceMax,int,int,false,0>"));
 	assert_non_null(c->flops);
+	/* Unsigned int: every operation, to itself and to float, with int's
+	 * state, code size and cycles, and no FLOPs. */
+	{
+		static const char *const ops[] = {"ReduceAdd", "ReduceMul", "ReduceMax", "ReduceMin",
+		                                  "ReduceSquareAdd"};
+		static const size_t offsets[] = {0, 4}, in_offsets[] = {0, 400};
+		uint32_t out[4] = {0}, in[400] = {0};
+		float k = 1.0f;
+		tsi_field fields[3] = {{out, 4, 1, offsets}, {in, 400, 1, in_offsets}, {&k, 1, 1, NULL}};
+		char iname[128], uname[128];
+
+		for (size_t o = 0; o < 5; o++) {
+			for (int scaled = 0; scaled < 2; scaled++) {
+				const char *kind = scaled ? "ScaledReduce" : "Reduce";
+				const tsi_codelet *ci, *cu;
+
+				snprintf(iname, sizeof(iname), "popops::%s<popops::%s,int,int,false,0>", kind,
+				         ops[o]);
+				snprintf(uname, sizeof(uname),
+				         "popops::%s<popops::%s,unsigned int,unsigned int,false,0>", kind, ops[o]);
+				ci = tsi_graph_lookup_codelet(f->graph, iname);
+				cu = tsi_graph_lookup_codelet(f->graph, uname);
+				if (!cu)
+					fail_msg("missing codelet %s", uname);
+				assert_non_null(ci);
+				assert_int_equal(cu->fields[0].type, TSI_UNSIGNED_INT);
+				assert_int_equal(cu->fields[1].type, TSI_UNSIGNED_INT);
+				assert_int_equal(cu->state_bytes, ci->state_bytes);
+				assert_int_equal(cu->code_bytes, ci->code_bytes);
+				assert_null(cu->flops);
+				assert_int_equal(cu->cycles(fields, cu->n_fields, NULL),
+				                 ci->cycles(fields, ci->n_fields, NULL));
+				snprintf(uname, sizeof(uname), "popops::%s<popops::%s,unsigned int,float,false,0>",
+				         kind, ops[o]);
+				if (!tsi_graph_lookup_codelet(f->graph, uname))
+					fail_msg("missing codelet %s", uname);
+			}
+		}
+	}
 	assert_non_null(c->cycles);
 	assert_true(c->state_bytes > 0 && c->code_bytes > 0);
 }
@@ -571,6 +728,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_one_tile_and_four, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_mnist_sized, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_types, setup, tsi_test_model_delete),
+		cmocka_unit_test_setup_teardown(test_unsigned, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_view_inputs, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_degenerate, setup, tsi_test_model_delete),
 		cmocka_unit_test_setup_teardown(test_errors, setup, tsi_test_model_delete),

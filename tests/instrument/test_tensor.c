@@ -139,6 +139,24 @@ static void test_accessors(void **state)
 	tsi_graph_free(g);
 }
 
+/* A rank-0 variable through TSI_SCALAR: one element, mappable. */
+static void test_scalar_shape(void **state)
+{
+	tsi_graph *g = new_graph();
+	tsi_tensor *loss = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SCALAR, "loss");
+
+	(void)state;
+	assert_non_null(loss);
+	assert_int_equal(tsi_tensor_rank(loss), 0);
+	assert_int_equal(tsi_tensor_numel(loss), 1);
+	assert_string_equal(tsi_tensor_name(loss), "loss");
+	assert_int_equal(tsi_graph_set_tile_mapping(g, loss, 3), TSI_OK);
+	/* Broadcast to a vector, as a model adds a scalar to a batch. */
+	ASSERT_SHAPE(tsi_tensor_broadcast(tsi_tensor_reshape(loss, TSI_SHAPE(1)), 4, 0), 4);
+	assert_string_equal(tsi_graph_error(g), "");
+	tsi_graph_free(g);
+}
+
 /* --- Index and slices ---------------------------------------------------------- */
 
 static void test_index(void **state)
@@ -237,7 +255,9 @@ static void test_slice_inner_dim(void **state)
 	tsi_tensor *all = tsi_tensor_slice_dim(c, 0, 4, 2);
 	ASSERT_SHAPE(all, 2, 3, 4);
 	assert_true(tsi_tensor_is_contiguous(all));
-	assert_null(tsi_tensor_name(all));
+	/* All of one variable goes by its name (graph.h), a part does not. */
+	assert_string_equal(tsi_tensor_name(all), "c");
+	assert_null(tsi_tensor_name(last));
 	assert_string_equal(tsi_graph_error(g), "");
 	tsi_graph_free(g);
 }
@@ -259,7 +279,7 @@ static void test_reshape_flatten(void **state)
 	assert_int_equal(tsi_tensor_type(r), TSI_INT);
 	assert_order(g, r, expected, 24);
 	assert_true(tsi_tensor_is_contiguous(r));
-	assert_null(tsi_tensor_name(r));
+	assert_string_equal(tsi_tensor_name(r), "c");
 
 	tsi_tensor *f = tsi_tensor_flatten(c);
 	ASSERT_SHAPE(f, 24);
@@ -975,6 +995,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accessors),
+		cmocka_unit_test(test_scalar_shape),
 		cmocka_unit_test(test_index),
 		cmocka_unit_test(test_slice_tutorial),
 		cmocka_unit_test(test_slice_inner_dim),

@@ -51,8 +51,8 @@ if [ "$traces" -lt 1 ]; then
 	echo "FAIL: expected a .pvti trace in $dir"
 	status=1
 fi
-if [ "$n" -lt 3 ]; then
-	echo "FAIL: expected 3 sample reports in $dir, found $n"
+if [ "$n" -lt 4 ]; then
+	echo "FAIL: expected 4 sample reports in $dir, found $n"
 	status=1
 fi
 exit $status

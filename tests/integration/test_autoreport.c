@@ -346,6 +346,154 @@ static void test_run_count_per_program(void **state)
 	workdir_leave(&w);
 }
 
+/* The engine name a report's meta records (a static buffer). */
+static const char *engine_name_of(const char *path)
+{
+	static char name[64];
+	sqlite3 *db = tsi_test_sqlite_open(path);
+	sqlite3_stmt *st = NULL;
+
+	name[0] = '\0';
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'engine_name'",
+	                                    -1, &st, NULL),
+	                 SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(name, sizeof(name), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return name;
+}
+
+/* One of two writers (test_two_processes_one_directory): compiles as
+ * engine `name` in the current directory, tells the parent on `done`,
+ * waits for a byte on `go`, runs program 0, and exits 0 when all went
+ * well. */
+static void writer_child(const char *name, int done, int go)
+{
+	small_model s;
+	tsi_engine *e = NULL;
+	char byte = 'x';
+
+	small_model_build(&s);
+	if (small_model_compile(&s, &e, name, NULL) != TSI_OK || write(done, &byte, 1) != 1 ||
+	    read(go, &byte, 1) != 1 || tsi_engine_load(e, s.m.device) != TSI_OK ||
+	    tsi_engine_run(e, 0) != TSI_OK)
+		_exit(1);
+	tsi_engine_free(e);
+	tsi_test_model_free(&s.m);
+	_exit(0);
+}
+
+/*
+ * Issue 18: two processes report to one directory, interleaved as
+ * badly as they can be: A writes its graph profile, B replaces it with
+ * its own, then A and B each add a run. No report may hold one's graph
+ * and the other's run: B's report stays in the directory with B's run
+ * alone, A's goes whole (graph and run) to a directory of its own, and
+ * both processes succeed.
+ */
+static void test_two_processes_one_directory(void **state)
+{
+	workdir w;
+	int done[2][2], go[2][2];
+	pid_t pid[2];
+	const char *names[2] = {"A", "B"};
+	char byte = 'x', own[64];
+
+	(void)state;
+	workdir_enter(&w);
+	set_options_env("{\"autoReport.all\":\"true\"}");
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(pipe(done[i]), 0);
+		assert_int_equal(pipe(go[i]), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		pid[i] = fork();
+		assert_true(pid[i] >= 0);
+		if (pid[i] == 0)
+			writer_child(names[i], done[i][1], go[i][0]);
+		/* A has written its graph profile before B starts compiling. */
+		assert_int_equal(read(done[i][0], &byte, 1), 1);
+	}
+	for (int i = 0; i < 2; i++) {
+		int status;
+
+		assert_int_equal(write(go[i][1], &byte, 1), 1);
+		assert_int_equal(waitpid(pid[i], &status, 0), pid[i]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	/* B's report in the directory, with its one run. */
+	assert_int_equal(check_complete_report("profile.pop"), 1);
+	assert_string_equal(engine_name_of("profile.pop"), "B");
+	/* A's, whole, in its own directory. */
+	snprintf(own, sizeof(own), "pid%ld-A/profile.pop", (long)pid[0]);
+	assert_int_equal(check_complete_report(own), 1);
+	assert_string_equal(engine_name_of(own), "A");
+	snprintf(own, sizeof(own), "pid%ld-A/debug.cbor", (long)pid[0]);
+	assert_true(exists(own));
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++) {
+			close(done[i][k]);
+			close(go[i][k]);
+		}
+	set_options_env(NULL);
+	workdir_leave(&w);
+}
+
+/* Creates an empty file `name`. */
+static void touch(const char *name)
+{
+	FILE *f = fopen(name, "w");
+
+	assert_non_null(f);
+	fclose(f);
+}
+
+/*
+ * Issue 18: the temporaries a killed writer left (a dead pid in their
+ * names) go when a new report is written in the directory; a live
+ * writer's stay, and so do files of other names.
+ */
+static void test_stale_temporaries_removed(void **state)
+{
+	workdir w;
+	small_model s;
+	tsi_engine *e = NULL;
+	char dead_pop[64], dead_dbg[64], live_pop[64];
+	pid_t dead;
+	int status;
+
+	(void)state;
+	workdir_enter(&w);
+	dead = fork(); /* a pid that no longer runs */
+	assert_true(dead >= 0);
+	if (dead == 0)
+		_exit(0);
+	assert_int_equal(waitpid(dead, &status, 0), dead);
+	snprintf(dead_pop, sizeof(dead_pop), ".profile.pop.%ld.3.tmp", (long)dead);
+	snprintf(dead_dbg, sizeof(dead_dbg), "debug.cbor.tmp.%ld.1", (long)dead);
+	snprintf(live_pop, sizeof(live_pop), ".profile.pop.%ld.1.tmp", (long)getppid());
+	touch(dead_pop);
+	touch(dead_dbg);
+	touch(live_pop);
+	touch(".profile.pop.notes.tmp");
+	set_options_env("{\"autoReport.all\":\"true\"}");
+	small_model_build(&s);
+	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
+	tsi_engine_free(e);
+	assert_false(exists(dead_pop));
+	assert_false(exists(dead_dbg));
+	assert_true(exists(live_pop));
+	assert_true(exists(".profile.pop.notes.tmp"));
+	assert_true(exists("profile.pop"));
+	unlink(live_pop);
+	unlink(".profile.pop.notes.tmp");
+	tsi_test_model_free(&s.m);
+	set_options_env(NULL);
+	workdir_leave(&w);
+}
+
 /* A compile that does not fit, refused by debug.allowOutOfMemory=false,
  * still leaves its graph profile (with the out-of-memory tiles). */
 static void test_out_of_memory_compile_keeps_report(void **state)
@@ -457,6 +605,8 @@ int main(void)
 		cmocka_unit_test(test_bad_environment),
 		cmocka_unit_test(test_two_engines_two_subdirectories),
 		cmocka_unit_test(test_run_count_per_program),
+		cmocka_unit_test(test_two_processes_one_directory),
+		cmocka_unit_test(test_stale_temporaries_removed),
 		cmocka_unit_test(test_out_of_memory_compile_keeps_report),
 		cmocka_unit_test(test_sigkill_never_leaves_partial_report),
 	};

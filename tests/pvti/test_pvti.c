@@ -15,12 +15,15 @@
 #include <tilescope/pvti.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <regex.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -127,9 +130,10 @@ static void test_options_valid(void **state)
 	assert_close(o->duration, 2.5, 1e-12);
 	pvti_options_free(o);
 
-	/* Absent keys take the defaults; true and "true" agree; unknown keys
-	 * are ignored. */
-	assert_int_equal(pvti_options_parse(&o, "{\"verbose\":1}"), TSI_OK);
+	/* Absent keys take the defaults; true and "true" agree; an unknown key
+	 * is ignored, with a reason. */
+	assert_int_equal(pvti_options_parse(&o, "{\"verbose\":1}"), TSI_ERR_BAD_OPTION);
+	assert_non_null(strstr(tsi_error_last(), "unknown key \"verbose\" (known: enable,"));
 	assert_true(o->enable);
 	assert_null(o->directory);
 	assert_int_equal(o->n_channels, 0);
@@ -159,10 +163,28 @@ static void test_options_bad(void **state)
 	assert_non_null(o);
 	assert_true(o->enable);
 	assert_null(o->directory);
-	assert_non_null(strstr(tsi_error_last(), "not a JSON object"));
+	assert_non_null(strstr(tsi_error_last(), "not valid JSON: it breaks at byte 2 (\"nable: yes\";"));
+	pvti_options_free(o);
+	assert_int_equal(pvti_options_parse(&o, "{\"enable\":true} x"), TSI_ERR_BAD_OPTION);
+	assert_non_null(strstr(tsi_error_last(), "breaks at byte 16 (\"x\";"));
+	pvti_options_free(o);
+	assert_int_equal(pvti_options_parse(&o, "{\"enable\":true"), TSI_ERR_BAD_OPTION);
+	assert_non_null(strstr(tsi_error_last(), "it ends at byte 14 before it is complete"));
 	pvti_options_free(o);
 	assert_int_equal(pvti_options_parse(&o, "[1, 2]"), TSI_ERR_BAD_OPTION);
 	assert_true(o->enable);
+	assert_non_null(strstr(tsi_error_last(), "not a JSON object"));
+	pvti_options_free(o);
+
+	/* A typo of a key: its default, and the key it is nearest to. */
+	assert_int_equal(pvti_options_parse(&o, "{\"dir\":\"x\",\"enable\":true}"),
+	                 TSI_ERR_BAD_OPTION);
+	assert_true(o->enable);
+	assert_null(o->directory);
+	assert_non_null(strstr(tsi_error_last(), "unknown key \"dir\" (did you mean \"directory\"?)"));
+	pvti_options_free(o);
+	assert_int_equal(pvti_options_parse(&o, "{\"Duration\":1}"), TSI_ERR_BAD_OPTION);
+	assert_non_null(strstr(tsi_error_last(), "did you mean \"duration\"?"));
 	pvti_options_free(o);
 
 	/* A bad value keeps its default; the other keys still count. */
@@ -206,23 +228,39 @@ static void test_env_unset(void **state)
 	free(cwd);
 }
 
-/* Unparseable: a trace in "." with the defaults, a warning in the log and
- * in the trace's metadata. The file is named <date>_<time>_<TZ>_<pid>.pvti. */
+/* Unparseable: a trace in "." with the defaults, one warning line on
+ * stderr although logging is off, the reason in the trace's metadata.
+ * The file is named <date>_<time>_<TZ>_<pid>.pvti. */
 static void test_env_unparseable(void **state)
 {
 	const char *dir = *state;
-	char *cwd = getcwd(NULL, 0), *file, log_path[512], pattern[128];
+	char *cwd = getcwd(NULL, 0), *file, err_path[512], pattern[128];
+	const char *err;
 	regex_t re;
 	sqlite3 *db;
+	int saved_stderr, fd;
 
 	assert_non_null(cwd);
-	snprintf(log_path, sizeof(log_path), "%s/poplar.log", dir);
-	setenv("POPLAR_LOG_LEVEL", "WARN", 1);
-	setenv("POPLAR_LOG_DEST", log_path, 1);
+	snprintf(err_path, sizeof(err_path), "%s/stderr.txt", dir);
+	unsetenv("POPLAR_LOG_LEVEL"); /* OFF, the default */
 	tsi_log_reconfigure();
 	assert_int_equal(chdir(dir), 0);
 	setenv("PVTI_OPTIONS", "{\"enable\": tru", 1);
+	fflush(stderr);
+	saved_stderr = dup(2);
+	fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved_stderr >= 0 && fd >= 0);
+	dup2(fd, 2);
+	close(fd);
 	assert_int_equal(pvti_open_from_env(), TSI_OK);
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	err = slurp(err_path);
+	assert_non_null(strstr(err, "PVTI_OPTIONS: not valid JSON: it breaks at byte 11 (\"tru\";"));
+	/* One line. */
+	assert_non_null(strchr(err, '\n'));
+	assert_null(strchr(strchr(err, '\n') + 1, '\n'));
 	assert_true(pvti_is_recording());
 	file = pvti_dup_file_name();
 	assert_non_null(file);
@@ -241,14 +279,9 @@ static void test_env_unparseable(void **state)
 	db = tsi_test_sqlite_open(file);
 	assert_non_null(strstr(q_text(db, "SELECT value FROM trace_metadata "
 	                                  "WHERE key = 'pvti.options_warning'"),
-	                       "not a JSON object"));
+	                       "not valid JSON"));
 	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'step'"), 1);
 	sqlite3_close(db);
-	assert_non_null(strstr(slurp(log_path), "PVTI_OPTIONS"));
-
-	unsetenv("POPLAR_LOG_LEVEL");
-	unsetenv("POPLAR_LOG_DEST");
-	tsi_log_reconfigure();
 	assert_int_equal(chdir(cwd), 0);
 	free(cwd);
 	free(file);
@@ -689,6 +722,70 @@ static void test_bad_directory(void **state)
 	assert_int_equal(pvti_open(&opts), TSI_ERR_INVALID_ARGUMENT);
 }
 
+/*
+ * Issue 18: with logging off (the default), a trace PVTI_OPTIONS asked for
+ * that cannot start (its directory is under a file) or cannot be written
+ * (the disk fills: a file size limit, RLIMIT_FSIZE, stands in for it) says
+ * so in one line on stderr. Run in a child: it changes its limits and
+ * stderr.
+ */
+static void test_loud_failures(void **state)
+{
+	const char *dir = *state;
+	char err_path[512], value[700], path[600];
+	const char *err;
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	snprintf(err_path, sizeof(err_path), "%s/stderr.txt", dir);
+	snprintf(path, sizeof(path), "%s/a-file", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit lim = {256 << 10, 256 << 10};
+		int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(10);
+		unsetenv("POPLAR_LOG_LEVEL");
+		tsi_log_reconfigure();
+		snprintf(value, sizeof(value), "{\"directory\":\"%s/sub\"}", path);
+		setenv("PVTI_OPTIONS", value, 1);
+		if (pvti_open_from_env() == TSI_OK)
+			_exit(11);
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+			_exit(12);
+		snprintf(value, sizeof(value), "{\"directory\":\"%s/full\"}", dir);
+		setenv("PVTI_OPTIONS", value, 1);
+		if (pvti_open_from_env() != TSI_OK)
+			_exit(13);
+		for (int i = 0; i < 2000000 && pvti_is_recording(); i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "span %d", i % 50000); /* new names grow the file */
+			pvti_begin(pvti_channel_framework(), name);
+			pvti_end(pvti_channel_framework());
+			if (i % 20000 == 0)
+				pvti_flush();
+		}
+		pvti_close();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	err = slurp(err_path);
+	assert_non_null(strstr(err, "PO:PVTI"));
+	assert_non_null(strstr(err, "cannot start the trace PVTI_OPTIONS asks for: "));
+	assert_non_null(strstr(err, "Not a directory"));
+	assert_non_null(strstr(err, "writing the trace failed, recording stopped: "));
+}
+
 /* The child of test_load_and_exit, run as "test_pvti --traced-child": the
  * library opened the trace from PVTI_OPTIONS before main; exit closes it. */
 static int traced_child(void)
@@ -757,6 +854,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_duration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loud_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_and_exit, setup, teardown),
 	};
 

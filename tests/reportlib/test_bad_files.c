@@ -17,6 +17,8 @@
 #include "report-fixture.h"
 #include "report-private.h"
 
+#include <tilescope/export.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -294,6 +296,17 @@ static int after_variable_by_tile(tsr_report *r)
 	return rc;
 }
 
+/* The graph profile export, which adds up every per-tile blob. */
+static int after_export_graph(tsr_report *r)
+{
+	void *out = NULL;
+	size_t len;
+	int rc = tsr_export_graph_profile(&out, &len, r, TSR_EXPORT_CBOR);
+
+	free(out);
+	return rc;
+}
+
 static int after_liveness(tsr_report *r)
 {
 	const tsr_liveness_step *s;
@@ -481,6 +494,13 @@ static void test_lies(void **state)
 		 "total_memory = total_memory * 2"},
 		{{"target-tiles-disagree", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
 		 "UPDATE target SET num_tiles = num_tiles + 1"},
+		/* Issue 18: impossible targets. */
+		{{"target-clock-zero", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
+		 "UPDATE target SET clock_frequency = 0"},
+		{{"target-replicas-past-any-system", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
+		 "UPDATE target SET replication_factor = 100000"},
+		{{"target-name-contradicts-version", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
+		 "UPDATE target SET ipu_version = 'Mk1' WHERE name = 'ipu2'"},
 		{{"target-16M-tiles", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
 		 "UPDATE target SET num_ipus = 65536, tiles_per_ipu = 256, num_tiles = 16777216, "
 		 "bytes_per_ipu = bytes_per_tile * 256, total_memory = bytes_per_tile * 16777216"},
@@ -493,6 +513,27 @@ static void test_lies(void **state)
 		{{"blob-truncated-leb128", TSR_OK, after_variable_by_tile, TSR_ERR_CORRUPT, 0, false,
 		  NULL},
 		 "UPDATE variable SET bytes_by_tile = X'0180' WHERE id = (SELECT MAX(id) FROM variable)"},
+		/* Issue 18: a per-tile blob that lies about its own total (INT64_MAX
+		 * on one tile of a variable of a few bytes), or a total that lies
+		 * about its blob. */
+		{{"blob-int64-max-tile", TSR_OK, after_variable_by_tile, TSR_ERR_CORRUPT, 0, false,
+		  NULL},
+		 "UPDATE variable SET bytes_by_tile = X'010001FFFFFFFFFFFFFFFF7F' "
+		 "WHERE id = (SELECT MAX(id) FROM variable)"},
+		{{"blob-int64-max-tile-export", TSR_OK, after_export_graph, TSR_ERR_CORRUPT, 0, false,
+		  NULL},
+		 "UPDATE variable SET bytes_by_tile = X'010001FFFFFFFFFFFFFFFF7F' "
+		 "WHERE id = (SELECT MAX(id) FROM variable)"},
+		{{"variable-bytes-not-sum", TSR_OK, after_variable_by_tile, TSR_ERR_CORRUPT, 0, false,
+		  NULL},
+		 "UPDATE variable SET bytes = bytes + 1 WHERE id = (SELECT MAX(id) FROM variable)"},
+		{{"cycles-sum-not-sum-export", TSR_OK, after_export_graph, TSR_ERR_CORRUPT, 0, false,
+		  NULL},
+		 "UPDATE compute_set SET cycles_sum = cycles_sum + 1 WHERE id = 0"},
+		{{"exchange-bytes-not-sum-export", TSR_OK, after_export_graph, TSR_ERR_CORRUPT, 0,
+		  false, NULL},
+		 "UPDATE exchange SET bytes_received = bytes_received + 1 "
+		 "WHERE rowid = (SELECT MIN(rowid) FROM exchange)"},
 		{{"blob-is-text", TSR_OK, after_cycles_cs0, TSR_ERR_CORRUPT, 0, false, NULL},
 		 "UPDATE compute_set SET cycles_by_tile = 'abc' WHERE id = 0"},
 		{{"child-past-programs", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
@@ -555,6 +596,76 @@ static void test_lies(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		edited_case(&cases[i].c, cases[i].sql);
+}
+
+/*
+ * Issue 18: profile.pop and debug.cbor of two runs (a kill between the two
+ * renames, a copy): the operations say the pair is not one report and
+ * name the older file, whichever it is.
+ */
+static void test_mixed_pair(void **state)
+{
+	char dir[800], path[900], dbg[900], from[900];
+	uint8_t *buf;
+	size_t len;
+	tsr_report *r = NULL;
+	tsr_operation *ops = NULL;
+	size_t n;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/mixed-pair", work);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/profile.pop", dir);
+	snprintf(dbg, sizeof(dbg), "%s/debug.cbor", dir);
+	buf = read_all(fixture.profile_path, &len);
+	write_all(path, buf, len);
+	free(buf);
+	snprintf(from, sizeof(from), "%s/debug.cbor", fixture.report_dir);
+	buf = read_all(from, &len);
+	write_all(dbg, buf, len);
+	free(buf);
+
+	/* As written: one report. */
+	assert_int_equal(tsr_report_open(&r, path, NULL), TSR_OK);
+	assert_int_equal(tsr_report_list_operations(&ops, &n, r, -1), TSR_OK);
+	free(ops);
+	tsr_report_free(r);
+
+	/* profile.pop from a later run: debug.cbor is the stale one. */
+	edit(path, "UPDATE meta SET value = 'ffffffffffffffffffffffffffffffff' WHERE key = "
+	           "'report_id'; UPDATE meta SET value = value + 1000000000 WHERE key = "
+	           "'created_unix_ns'");
+	assert_int_equal(tsr_report_open(&r, path, NULL), TSR_OK);
+	assert_int_equal(tsr_report_list_operations(&ops, &n, r, -1), TSR_ERR_CORRUPT);
+	assert_non_null(strstr(tsr_report_error(r), "are not one report"));
+	assert_non_null(strstr(tsr_report_error(r), "debug.cbor' is the older, stale one"));
+	tsr_report_free(r);
+
+	/* profile.pop from an earlier run: it is the stale one. */
+	edit(path, "UPDATE meta SET value = value - 2000000000 WHERE key = 'created_unix_ns'");
+	assert_int_equal(tsr_report_open(&r, path, NULL), TSR_OK);
+	assert_int_equal(tsr_report_list_operations(&ops, &n, r, -1), TSR_ERR_CORRUPT);
+	assert_non_null(strstr(tsr_report_error(r), "profile.pop' is the older, stale one"));
+	tsr_report_free(r);
+}
+
+/* An index into an empty list says so instead of showing "[0, -1]". */
+static void test_empty_range_message(void **state)
+{
+	char path[800];
+	tsr_report *r = NULL;
+	const tsr_variable *v;
+	size_t n;
+
+	(void)state;
+	copy_report(path, sizeof(path), "no-liveness-steps");
+	edit(path, "DELETE FROM liveness_step");
+	assert_int_equal(tsr_report_open(&r, path, NULL), TSR_OK);
+	assert_int_equal(tsr_report_get_variables(&v, &n, r), TSR_ERR_CORRUPT);
+	if (strstr(tsr_report_error(r), ", -1]"))
+		fail_msg("the message shows an empty range: %s", tsr_report_error(r));
+	assert_non_null(strstr(tsr_report_error(r), "but the report has none to refer to"));
+	tsr_report_free(r);
 }
 
 /* The memory cap: at open, and on a lazily read table whose honest but
@@ -708,6 +819,8 @@ int main(void)
 		cmocka_unit_test(test_not_reports),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_lies),
+		cmocka_unit_test(test_empty_range_message),
+		cmocka_unit_test(test_mixed_pair),
 		cmocka_unit_test(test_memory_cap),
 		cmocka_unit_test(test_hostile_sql),
 		cmocka_unit_test(test_connection),

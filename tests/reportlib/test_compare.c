@@ -21,12 +21,13 @@
 static int group_of(const char *m)
 {
 	static const char *const prefixes[] = {
+		"cycles.run.",        "steps.run.",
 		"memory.category.",   "cycles.step_type.",   "cycles.vertex_type.",
 		"memory.vertex_type.", "cycles.operation.",  "flops.operation.",
 		"memory.operation.",  "cycles.compute_set.", "memory.compute_set.",
 		"memory.variable.",   "cycles.program.",
 	};
-	static const int groups[] = {1, 2, 3, 3, 4, 4, 4, 5, 5, 6, 7};
+	static const int groups[] = {1, 1, 2, 3, 4, 4, 5, 5, 5, 6, 6, 7, 8};
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (strncmp(m, prefixes[i], strlen(prefixes[i])) == 0)
@@ -102,7 +103,7 @@ static void test_self(void **state)
 	assert_int_equal(must(cmp, "cycles.vertex_type.poplin::MatMulPartial<float,float>")->unit,
 	                 TSR_UNIT_CYCLES);
 	assert_int_equal(must(cmp, "cycles.operation.layer1/fc")->unit, TSR_UNIT_CYCLES);
-	assert_int_equal(must(cmp, "memory.compute_set.double")->unit, TSR_UNIT_BYTES);
+	assert_int_equal(must(cmp, "memory.compute_set.layer1/double")->unit, TSR_UNIT_BYTES);
 	assert_int_equal(must(cmp, "memory.variable.a")->unit, TSR_UNIT_BYTES);
 	assert_int_equal(must(cmp, "cycles.program.main")->unit, TSR_UNIT_CYCLES);
 	assert_int_equal(must(cmp, "memory.oom_tiles")->unit, TSR_UNIT_TILES);
@@ -339,13 +340,13 @@ static void test_variant(void **state)
 	free(vv);
 
 	/* Compute sets: "twice" exists only in the variant, twice over. */
-	assert_false(has_compute_set(f.report, "twice"));
+	assert_false(has_compute_set(f.report, "layer1/twice"));
 	assert_int_equal(tsr_report_get_compute_sets(&csv, &n_csv, v.report), TSR_OK);
 	{
 		size_t first = n_csv, second = n_csv;
 
 		for (size_t i = 0; i < n_csv; i++) {
-			if (strcmp(csv[i].name, "twice") != 0)
+			if (strcmp(csv[i].name, "layer1/twice") != 0)
 				continue;
 			if (first == n_csv)
 				first = i;
@@ -353,16 +354,16 @@ static void test_variant(void **state)
 				second = i;
 		}
 		assert_true(second < n_csv);
-		assert_delta(must(cmp, "cycles.compute_set.twice"), false, true, 0,
+		assert_delta(must(cmp, "cycles.compute_set.layer1/twice"), false, true, 0,
 		             compute_set_cycles(v.report, 0, first));
-		assert_delta(must(cmp, "cycles.compute_set.twice#2"), false, true, 0,
+		assert_delta(must(cmp, "cycles.compute_set.layer1/twice#2"), false, true, 0,
 		             compute_set_cycles(v.report, 0, second));
-		assert_true(must(cmp, "cycles.compute_set.twice")->new_value > 0);
-		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice#3"));
+		assert_true(must(cmp, "cycles.compute_set.layer1/twice")->new_value > 0);
+		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.layer1/twice#3"));
 	}
-	d = must(cmp, "cycles.compute_set.double");
+	d = must(cmp, "cycles.compute_set.layer1/double");
 	assert_true(d->in_base && d->in_new);
-	assert_true(must(cmp, "cycles.compute_set.fc/Partials")->change > 0);
+	assert_true(must(cmp, "cycles.compute_set.layer1/fc/Partials")->change > 0);
 	/* Operations by path; the new ones only in the variant. */
 	d = must(cmp, "cycles.operation.layer1/twice#2");
 	assert_false(d->in_base);
@@ -378,7 +379,7 @@ static void test_variant(void **state)
 
 	/* The other way round: the variant's extras are in the base only. */
 	assert_int_equal(tsr_compare(&cmp, v.report, f.report, 0, 0), TSR_OK);
-	d = must(cmp, "cycles.compute_set.twice#2");
+	d = must(cmp, "cycles.compute_set.layer1/twice#2");
 	assert_true(d->in_base && !d->in_new);
 	assert_true(d->change < 0);
 	assert_close(d->percent, -100.0, 1e-9);
@@ -478,28 +479,28 @@ static void test_hostile_names_and_tree(void **state)
 	(void)state;
 	setup_variant(&v);
 	r = open_tampered(&v, "names.pop",
-	                  "INSERT INTO string (text) VALUES ('twice#2');"
-	                  "UPDATE compute_set SET name = (SELECT id FROM string WHERE text = 'twice#2')"
-	                  " WHERE name = (SELECT id FROM string WHERE text = 'double');");
+	                  "INSERT INTO string (text) VALUES ('layer1/twice#2');"
+	                  "UPDATE compute_set SET name = (SELECT id FROM string WHERE text = 'layer1/twice#2')"
+	                  " WHERE name = (SELECT id FROM string WHERE text = 'layer1/double');");
 	if (r) {
 		assert_int_equal(tsr_compare(&cmp, r, r, 0, 0), TSR_OK);
-		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.double"));
-		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice"));
-		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice#2"));
-		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice#3"));
-		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.twice#4"));
+		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.layer1/double"));
+		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.layer1/twice"));
+		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.layer1/twice#2"));
+		assert_non_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.layer1/twice#3"));
+		assert_null(tsr_comparison_lookup_delta(cmp, "cycles.compute_set.layer1/twice#4"));
 		assert_ordered(cmp);
 		tsr_comparison_free(cmp);
 		/* Against the untouched report: "double" only there, a third
 		 * "twice" only here. */
 		assert_int_equal(tsr_compare(&cmp, v.report, r, 0, 0), TSR_OK);
-		assert_false(must(cmp, "cycles.compute_set.double")->in_new);
-		assert_false(must(cmp, "cycles.compute_set.twice#3")->in_base);
+		assert_false(must(cmp, "cycles.compute_set.layer1/double")->in_new);
+		assert_false(must(cmp, "cycles.compute_set.layer1/twice#3")->in_base);
 		/* twice#2 is the second "twice" in the base, the renamed
 		 * "double" in the new one. */
-		assert_delta(must(cmp, "cycles.compute_set.twice#2"), true, true,
-		             compute_set_cycles(v.report, 0, nth_compute_set(v.report, "twice", 2)),
-		             compute_set_cycles(r, 0, nth_compute_set(v.report, "double", 1)));
+		assert_delta(must(cmp, "cycles.compute_set.layer1/twice#2"), true, true,
+		             compute_set_cycles(v.report, 0, nth_compute_set(v.report, "layer1/twice", 2)),
+		             compute_set_cycles(r, 0, nth_compute_set(v.report, "layer1/double", 1)));
 		tsr_comparison_free(cmp);
 		tsr_report_free(r);
 	}
@@ -564,6 +565,111 @@ static void test_memory_cap(void **state)
 	tsr_fixture_teardown(&f);
 }
 
+/* The fixture's runs of the engine program labelled `name` (0 "main", 1
+ * "other"): how many, and their mean cycles and steps, rounded. */
+static size_t runs_of(tsr_report *r, uint32_t program, uint64_t *cycles, uint64_t *steps)
+{
+	const tsr_run *runs;
+	size_t n, k = 0;
+	uint64_t c = 0, st = 0;
+
+	assert_int_equal(tsr_report_get_runs(&runs, &n, r), TSR_OK);
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].program == program) {
+			c += runs[i].cycles;
+			st += runs[i].n_steps;
+			k++;
+		}
+	assert_true(k > 0);
+	*cycles = (c * 2 + k) / (2 * k);
+	*steps = (st * 2 + k) / (2 * k);
+	return k;
+}
+
+/* Issue 17: runs matched by the program that ran. By default every
+ * program with runs in both reports, each one's runs averaged, with its
+ * cycles and steps per run; --program narrows to one; the positional
+ * tsr_compare is unchanged; a program a report lacks is an error that
+ * lists the ones it has. */
+static void test_by_program(void **state)
+{
+	tsr_fixture f;
+	tsr_comparison *cmp = NULL;
+	tsr_compare_options o = TSR_COMPARE_OPTIONS_INIT;
+	const tsr_compared_program *cp;
+	const tsr_run *runs;
+	uint64_t main_cycles, main_steps, other_cycles, other_steps;
+	size_t n_main, n_other, n_runs;
+
+	(void)state;
+	tsr_fixture_setup(&f, TSR_FIXTURE_MATMUL);
+	n_main = runs_of(f.report, 0, &main_cycles, &main_steps);
+	n_other = runs_of(f.report, 1, &other_cycles, &other_steps);
+	assert_int_equal(n_main, 2);
+	assert_int_equal(n_other, 1);
+
+	assert_int_equal(tsr_compare_programs(&cmp, f.report, f.report, NULL), TSR_OK);
+	assert_ordered(cmp);
+	assert_int_equal(tsr_comparison_get_program_count(cmp), 2);
+	cp = tsr_comparison_get_program(cmp, 0);
+	assert_string_equal(cp->base_name, "main");
+	assert_string_equal(cp->new_name, "main");
+	assert_int_equal(cp->base_runs, 2);
+	assert_int_equal(cp->new_runs, 2);
+	cp = tsr_comparison_get_program(cmp, 1);
+	assert_string_equal(cp->base_name, "other");
+	assert_int_equal(cp->base_runs, 1);
+	assert_null(tsr_comparison_get_program(cmp, 2));
+	assert_delta(must(cmp, "cycles.run.main"), true, true, main_cycles, main_cycles);
+	assert_int_equal(must(cmp, "cycles.run.main")->unit, TSR_UNIT_CYCLES);
+	assert_delta(must(cmp, "steps.run.main"), true, true, main_steps, main_steps);
+	assert_delta(must(cmp, "cycles.run.other"), true, true, other_cycles, other_cycles);
+	/* One average run of each program, summed (rounded per figure). */
+	{
+		uint64_t total = must(cmp, "cycles.total")->base;
+
+		assert_true(total + 1 >= main_cycles + other_cycles &&
+		            total <= main_cycles + other_cycles + 1);
+	}
+	tsr_comparison_free(cmp);
+
+	/* One program: its runs only. */
+	o.program = "other";
+	assert_int_equal(tsr_compare_programs(&cmp, f.report, f.report, &o), TSR_OK);
+	assert_int_equal(tsr_comparison_get_program_count(cmp), 1);
+	assert_int_equal(must(cmp, "cycles.total")->base, other_cycles);
+	assert_null(tsr_comparison_lookup_delta(cmp, "cycles.run.main"));
+	tsr_comparison_free(cmp);
+	/* Its run N (main's first run). */
+	o.program = "main";
+	o.base_run = o.new_run = 0;
+	assert_int_equal(tsr_compare_programs(&cmp, f.report, f.report, &o), TSR_OK);
+	assert_int_equal(tsr_report_get_runs(&runs, &n_runs, f.report), TSR_OK);
+	for (size_t i = 0; i < n_runs; i++)
+		if (runs[i].program == 0) {
+			assert_int_equal(must(cmp, "cycles.total")->base, runs[i].cycles);
+			break;
+		}
+	tsr_comparison_free(cmp);
+	o.base_run = o.new_run = 2;
+	assert_int_equal(tsr_compare_programs(&cmp, f.report, f.report, &o), TSR_ERR_OUT_OF_RANGE);
+	assert_null(cmp);
+	/* A program neither report ran: the message lists those they did. */
+	o = (tsr_compare_options)TSR_COMPARE_OPTIONS_INIT;
+	o.program = "nope";
+	assert_int_equal(tsr_compare_programs(&cmp, f.report, f.report, &o), TSR_ERR_OUT_OF_RANGE);
+	assert_null(cmp);
+	assert_non_null(strstr(tsr_report_error(f.report), "'nope'"));
+	assert_non_null(strstr(tsr_report_error(f.report), "main, other"));
+
+	/* The positional form keeps its meaning: the last run of each. */
+	assert_int_equal(tsr_compare(&cmp, f.report, f.report, -1, -1), TSR_OK);
+	assert_int_equal(must(cmp, "cycles.total")->base, runs[n_runs - 1].cycles);
+	assert_int_equal(tsr_comparison_get_program_count(cmp), 1);
+	tsr_comparison_free(cmp);
+	tsr_fixture_teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_no_runs_and_errors),
 		cmocka_unit_test(test_hostile_names_and_tree),
 		cmocka_unit_test(test_memory_cap),
+		cmocka_unit_test(test_by_program),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -986,6 +986,73 @@ static void test_hostile_names(void **state)
 }
 
 /* Each test builds its own fixture in its own temporary directory. */
+/* Issue 17: show_operations prints every debug context with its memory
+ * and the run's cycles, FLOPs and utilisation, indented under its parent,
+ * the same figures in JSON as reportlib's operations; a version 1 options
+ * struct (without the field) still works and shows none. */
+static void test_operations(void **state)
+{
+	tsr_fixture *f = *state;
+	tsr_summary_options o = TSR_SUMMARY_OPTIONS_INIT;
+	tsr_operation *ops = NULL;
+	const tsr_run *runs;
+	size_t n_ops = 0, n_runs;
+	const cJSON *arr, *it;
+	char *text, *json = NULL;
+	cJSON *root;
+	size_t i = 0;
+
+	assert_int_equal(tsr_report_get_runs(&runs, &n_runs, f->report), TSR_OK);
+	assert_int_equal(tsr_report_list_operations(&ops, &n_ops, f->report, (int64_t)n_runs - 1),
+	                 TSR_OK);
+	assert_true(n_ops > 2);
+	o.show_operations = true;
+	text = summary_text(f, &o);
+	assert_non_null(strstr(text, "Operations (run shown; descendants included):"));
+	assert_non_null(strstr(text, "utilisation"));
+	/* layer1 at the top, fc (poplin) under it, indented. */
+	assert_non_null(strstr(text, "\n  layer1 "));
+	assert_non_null(strstr(text, "\n    fc "));
+	free(text);
+
+	assert_int_equal(tsr_summary_dup_json(&json, f->report, &o), TSR_OK);
+	root = cJSON_Parse(json);
+	assert_non_null(root);
+	arr = member(root, "operations");
+	assert_int_equal(cJSON_GetArraySize(arr), (int)n_ops);
+	cJSON_ArrayForEach(it, arr) {
+		const tsr_operation *op = &ops[i++];
+		const cJSON *u = member(it, "utilisation");
+
+		assert_json_u64(it, "id", op->id);
+		assert_string_equal(member(it, "name")->valuestring, op->name);
+		assert_json_u64(it, "memoryBytes", op->variable_bytes + op->vertex_bytes);
+		assert_json_u64(it, "cycles", op->cycles);
+		assert_json_u64(it, "flops", op->flops);
+		if (op->cycles)
+			assert_true(cJSON_IsNumber(u) && u->valuedouble >= 0 && u->valuedouble <= 1);
+		else
+			assert_true(cJSON_IsNull(u));
+		if (op->parent)
+			assert_json_u64(it, "depth", 1 + (uint64_t)member(cJSON_GetArrayItem(
+			                                      arr, (int)op->parent - 1), "depth")->valuedouble);
+	}
+	cJSON_Delete(root);
+	free(json);
+
+	/* Version 1 of the options: no show_operations field read. */
+	{
+		tsr_summary_options v1 = TSR_SUMMARY_OPTIONS_INIT;
+
+		v1.version = 1;
+		v1.show_operations = true; /* past a version 1 struct: ignored */
+		text = summary_text(f, &v1);
+		assert_null(strstr(text, "Operations ("));
+		free(text);
+	}
+	free(ops);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1000,6 +1067,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_public_figures, setup_matmul, teardown),
 	    cmocka_unit_test_setup_teardown(test_public_figures_oom, setup_oom, teardown),
 	    cmocka_unit_test(test_hostile_names),
+	    cmocka_unit_test_setup_teardown(test_operations, setup_matmul, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

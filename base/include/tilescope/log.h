@@ -32,6 +32,12 @@ TSI_API bool tsi_log_enabled(tsi_log_level level);
 /* Writes one line from `component` ("ENGINE", "GRAPH", ...) at `level`. */
 TSI_API void tsi_log(tsi_log_level level, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Writes one warning line from `component` on stderr whatever
+ * POPLAR_LOG_LEVEL and POPLAR_LOG_DEST say: for what the user asked for
+ * and is not getting (a PVTI_OPTIONS that cannot be read still traces,
+ * with the defaults), which must not pass unseen when logging is off. */
+TSI_API void tsi_log_always(const char *component, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Re-reads POPLAR_LOG_LEVEL and POPLAR_LOG_DEST (for tests and for models
  * that change them at run time). An unknown level is reported once on
  * stderr and treated as OFF. */

@@ -7,6 +7,15 @@
  * graph is its child. The graph profile lists them
  * (tsi_graph_profile.debug_contexts) and autoReport.outputDebugInfo
  * writes them to debug.cbor.
+ *
+ * Names. As in Poplar's debug names, a model's context (one opened with
+ * tsi_debug_push) prefixes the names of the variables, compute sets and
+ * programs made while it is open: inside "model" and then "fc1", a
+ * matmul named "matmul" makes the compute set "model/fc1/matmul/Partials"
+ * and a variable named "W" is "model/fc1/W". The contexts the operations
+ * open themselves add nothing, as an operation already puts the name it
+ * was given in what it makes. Stream and host handle names are not
+ * prefixed (the host looks them up by the name it gave).
  */
 #pragma once
 

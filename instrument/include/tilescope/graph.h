@@ -57,7 +57,9 @@ TSI_API int tsi_graph_error_code(const tsi_graph *graph);
 /* --- Variables and constants ------------------------------------------ */
 
 /* Adds a variable of `rank` dimensions (use TSI_SHAPE). `name` names it
- * in reports; NULL gives "var<N>". Returns NULL on error. */
+ * in reports, prefixed with the path of the model's open debug contexts
+ * ("fc1/W" inside tsi_debug_push(g, "fc1", ...), see debug.h); NULL gives
+ * "var<N>". Returns NULL on error. */
 TSI_API tsi_tensor *tsi_graph_add_variable(tsi_graph *graph, tsi_type type, size_t rank,
                                            const size_t *shape, const char *name);
 /* Adds a constant whose `values` are host elements of the device type
@@ -115,7 +117,10 @@ TSI_API size_t tsi_tensor_numel(const tsi_tensor *t);
 TSI_API size_t tsi_tensor_fill_shape(size_t *shape, const tsi_tensor *t);
 /* The graph the tensor was made in. */
 TSI_API tsi_graph *tsi_tensor_graph(const tsi_tensor *t);
-/* The name of the variable a tensor was created as, or NULL for a view. */
+/* The name of the variable a tensor was created as (with its debug
+ * context path, debug.h), also for a view that holds all of one variable
+ * rearranged (what tsi_poplin_create_matmul_input_lhs/rhs return); NULL
+ * for any other view. */
 TSI_API const char *tsi_tensor_name(const tsi_tensor *t);
 /* True when the tensor's elements are one contiguous run of one variable. */
 TSI_API bool tsi_tensor_is_contiguous(const tsi_tensor *t);

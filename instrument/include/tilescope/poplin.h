@@ -30,7 +30,9 @@ TSI_API int tsi_poplin_plan_matmul(tsi_poplin_plan *out, const tsi_graph *graph,
                                    size_t m, size_t k, size_t n);
 
 /* Variables laid out the way the plan wants them (poplin::createMatMulInputLHS/RHS):
- * using them avoids rearranging copies before the matmul. */
+ * using them avoids rearranging copies before the matmul. The variable is
+ * named `name` (NULL: "lhs" / "rhs"), inside the open debug contexts'
+ * path, and tsi_tensor_name() of the returned view is that name. */
 TSI_API tsi_tensor *tsi_poplin_create_matmul_input_lhs(tsi_graph *graph, tsi_type type, size_t m,
                                                        size_t k, size_t n, const char *name);
 TSI_API tsi_tensor *tsi_poplin_create_matmul_input_rhs(tsi_graph *graph, tsi_type type, size_t m,

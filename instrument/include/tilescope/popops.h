@@ -37,11 +37,14 @@ typedef enum tsi_popops_binary_op {
 
 /* Elementwise a + b, appended to the sequence `seq` (popops::add).
  *
- * `a` and `b` must have the same type (FLOAT, HALF or INT) and the same
- * shape; either may be any view (a slice, a transpose ...). The result is a
- * new variable "<debug_name>/out" of a's shape whose element i lives on the
- * tile of element i of `a` (elements of `a` with no tile are spread
- * linearly over the graph's tiles). One compute set named `debug_name`
+ * `a` and `b` must have the same type (FLOAT, HALF, INT or UNSIGNED_INT;
+ * power: FLOAT or HALF) and the same shape; either may be any view (a
+ * slice, a transpose ...). Integer arithmetic wraps modulo 2^32
+ * (UNSIGNED_INT as C's unsigned arithmetic: 0 - 1 is UINT32_MAX), and max
+ * and min compare as the operands' type. The result is a new variable
+ * "<debug_name>/out" of a's shape whose element i lives on the tile of
+ * element i of `a` (elements of `a` with no tile are spread linearly over
+ * the graph's tiles). One compute set named `debug_name`
  * (NULL: "Add") with one vertex per tile of the result is executed by a
  * step added to `seq`.
  *
@@ -84,6 +87,11 @@ TSI_API int tsi_popops_map_binary_in_place(tsi_graph *graph, tsi_popops_binary_o
                                            const tsi_tensor *a, const tsi_tensor *b,
                                            tsi_program *seq, const char *debug_name);
 
+/* The unary operations (popops::expr::UnaryOpType). Types: exp, log and
+ * sqrt FLOAT and HALF; negate, absolute value and signum also INT; square
+ * FLOAT, HALF, INT and UNSIGNED_INT (integers wrap). Poplar has no
+ * unsigned negate, absolute value or signum either. Other combinations
+ * are refused with a message naming the types that work. */
 typedef enum tsi_popops_unary_op {
 	TSI_POPOPS_NEGATE = 0,
 	TSI_POPOPS_ABSOLUTE,
@@ -104,7 +112,10 @@ TSI_API int tsi_popops_map_unary_in_place(tsi_graph *graph, tsi_popops_unary_op 
                                           const char *debug_name);
 
 /* a += scale * b, in place (popops::scaledAddTo); b broadcasts to a.
- * Vertex type popops::ScaledAddSupervisor<T,T,true>. */
+ * Vertex type popops::ScaledAddSupervisor<T,T,true>, T FLOAT, HALF, INT or
+ * UNSIGNED_INT; for INT the scale must be a whole number, for
+ * UNSIGNED_INT a whole number from 0 to 2^32 - 1 (use tsi_popops_sub to
+ * subtract). */
 TSI_API int tsi_popops_scaled_add_to(tsi_graph *graph, const tsi_tensor *a, const tsi_tensor *b,
                                      float scale, tsi_program *seq, const char *debug_name);
 
@@ -131,6 +142,9 @@ typedef enum tsi_popops_reduce_op {
  * no repeats) with `op`, scaling the result by `scale` (1 for none),
  * into a new tensor of the remaining dimensions (rank 0 when all are
  * reduced) of type `out_type` (FLOAT for float/half inputs usually).
+ * Inputs and outputs are FLOAT, HALF, INT or UNSIGNED_INT; integer inputs
+ * are reduced in their own type, wrapping modulo 2^32 (an UNSIGNED_INT
+ * sum to UNSIGNED_INT is exact up to UINT32_MAX).
  * Multi-stage as popops::reduce: each tile first reduces what it holds,
  * partials are exchanged to the tiles that own the outputs and reduced
  * again. Vertex types popops::Reduce<popops::ReduceAdd,float,float,...>

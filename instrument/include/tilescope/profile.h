@@ -294,7 +294,11 @@ typedef struct tsi_graph_profile {
 	unsigned replication_factor;
 	uint32_t min_sync_delay;                 /* cycles */
 	const uint32_t *relative_sync_delay_by_tile; /* tiles_per_ipu entries */
-	/* "graph" */
+	/* "graph", user and compiler items alike: num_compute_sets is
+	 * n_compute_sets (the generated copy sets included), num_vertices the
+	 * vertices of all of them (one copy vertex per tile of a copy set),
+	 * num_vars is n_variables (message buffers and the always-live data
+	 * by category included), num_edges the vertices' field connections */
 	uint64_t num_compute_sets, num_edges, num_vars, num_vertices;
 
 	const tsi_lowered_program *programs;
@@ -341,9 +345,10 @@ TSI_API uint64_t tsi_graph_profile_category(const tsi_graph_profile *gp, tsi_mem
 
 /* The graph profile of a compiled engine (never NULL for a compiled engine). */
 TSI_API const tsi_graph_profile *tsi_engine_get_graph_profile(const tsi_engine *engine);
-/* Runs recorded so far: the first two runs of the engine (a bounded
- * number, as Poplar keeps). Runs on a PRE_COMPILE device execute nothing
- * and record nothing. */
+/* Runs recorded so far: the first autoReport.executionProfileProgramRunCount
+ * runs (default 2) of each engine program, in the order they ran, as
+ * Poplar keeps them. Runs on a PRE_COMPILE device execute nothing and
+ * record nothing. */
 TSI_API size_t tsi_engine_num_run_profiles(const tsi_engine *engine);
 TSI_API const tsi_run_profile *tsi_engine_get_run_profile(const tsi_engine *engine, size_t run);
 

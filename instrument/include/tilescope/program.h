@@ -95,7 +95,9 @@ TSI_API tsi_program *tsi_prog_write_undef(tsi_graph *graph, const tsi_tensor *t)
 TSI_API tsi_program *tsi_prog_print_tensor(tsi_graph *graph, const char *title,
                                            const tsi_tensor *t);
 
-/* Names a program (shown in profiles); returns `prog`. */
+/* Names a program (shown in profiles), prefixed with the path of the
+ * model's debug contexts open when the program was made (debug.h);
+ * returns `prog`. */
 TSI_API tsi_program *tsi_program_set_name(tsi_program *prog, const char *name);
 TSI_API const char *tsi_program_name(const tsi_program *prog);
 TSI_API tsi_program_kind tsi_program_get_kind(const tsi_program *prog);

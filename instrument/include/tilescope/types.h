@@ -55,6 +55,11 @@ TSI_API void tsi_type_store(tsi_type type, void *base, size_t index, double valu
 	(sizeof((const size_t[]){__VA_ARGS__}) / sizeof(size_t)),             \
 	    ((const size_t[]){__VA_ARGS__})
 
+/* The shape of a scalar (rank 0, one element), for the same functions:
+ * tsi_graph_add_variable(g, TSI_FLOAT, TSI_SCALAR, "loss"). TSI_SHAPE()
+ * with no sizes is not C (an empty initializer), hence this name. */
+#define TSI_SCALAR 0, ((const size_t *)0)
+
 /* The most dimensions a tensor may have. */
 #define TSI_MAX_RANK 8
 

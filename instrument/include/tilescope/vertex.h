@@ -90,7 +90,8 @@ TSI_API int tsi_graph_add_codelets(tsi_graph *graph, const tsi_codelet *codelets
 /* The codelet registered under `name`, or NULL. */
 TSI_API const tsi_codelet *tsi_graph_lookup_codelet(const tsi_graph *graph, const char *name);
 
-/* Adds a compute set named `name` (NULL: "cs<N>"). */
+/* Adds a compute set named `name` (NULL: "cs<N>"), prefixed with the path
+ * of the model's open debug contexts ("fc1/matmul/Partials", debug.h). */
 TSI_API tsi_compute_set *tsi_graph_add_compute_set(tsi_graph *graph, const char *name);
 TSI_API const char *tsi_compute_set_name(const tsi_compute_set *cs);
 TSI_API size_t tsi_compute_set_num_vertices(const tsi_compute_set *cs);

@@ -60,6 +60,8 @@ typedef struct tsi_report_meta {
 	const tsi_options *options;   /* the options in force (effective) */
 	const char *command_line;     /* argv joined by spaces, or NULL */
 	int64_t created_unix_ns;      /* wall-clock creation time */
+	const char *report_id;        /* this engine's report identity (32 hex
+	                                 digits), in profile.pop and debug.cbor */
 	const char *tilescope_version;
 	const char *engine_name;      /* or NULL */
 	bool lowered_vars;            /* autoReport.outputLoweredVars */
@@ -84,6 +86,11 @@ int tsi_report_writer_new(tsi_report_writer **out, const char *path,
  */
 int tsi_report_writer_add_runs(tsi_report_writer *w, const tsi_run_profile *const *runs,
                                size_t n_runs);
+/* True after tsi_report_writer_add_runs failed because the file at the
+ * writer's path is another writer's report (another process reporting to
+ * the same directory replaced it); the caller then writes its report
+ * elsewhere. */
+bool tsi_report_writer_was_replaced(const tsi_report_writer *w);
 /* Moves the report to `new_path` (rename); later writes go there. */
 int tsi_report_writer_move(tsi_report_writer *w, const char *new_path);
 /* The current path. */
@@ -99,9 +106,11 @@ void tsi_report_writer_free(tsi_report_writer *w);
  * "name", "layer", "api", "programs": [...], "computeSets": [...],
  * "variables": [...]} ... ]} where the lists hold the ids of the lowered
  * programs, compute sets and variables of gp that the context made
- * (the same ids profile.pop uses).
+ * (the same ids profile.pop uses), plus "report" and "created" from
+ * `meta` when it has a report_id (NULL: none).
  */
-int tsi_debug_cbor_write(const char *path, const tsi_graph_profile *gp);
+int tsi_debug_cbor_write(const char *path, const tsi_graph_profile *gp,
+                         const tsi_report_meta *meta);
 
 /* --- The autoReport driver (report/autoreport.c) ------------------------- */
 

@@ -14,6 +14,15 @@
  *   default) or once when the engine is freed.
  * - What: profile.pop (graph and execution profiles), debug.cbor
  *   (outputDebugInfo). Nothing at all when no output is asked for.
+ * - Whose: every engine's report has an identity (128 random bits, in
+ *   profile.pop's meta "report_id" and debug.cbor's "report"), so a reader
+ *   can tell a pair of files that belong together from a pair mixed by
+ *   two writers. Two processes reporting to one directory: the later
+ *   graph profile replaces the earlier; the engine whose report was
+ *   replaced notices when it next adds a run (the file is no longer its
+ *   identity), says so on stderr, and writes its whole report again in a
+ *   directory of its own, "<dir>/pid<PID>-<engine>", so no report ever
+ *   holds one process's graph and another's runs.
  */
 #include "autoreport-private.h"
 
@@ -25,6 +34,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #ifndef TSI_VERSION
@@ -38,6 +48,8 @@ struct tsi_autoreport {
 	unsigned engine_index;
 	char *command_line;              /* or NULL */
 	int64_t created_unix_ns;
+	char report_id[33];              /* 32 hex digits: this report's identity */
+	tsi_report_meta meta;            /* what profile.pop's meta says (strings borrowed) */
 	struct dir_entry *entry;         /* this engine's place in the registry */
 
 	const tsi_graph_profile *gp;     /* set by the hook; owned by the engine */
@@ -286,6 +298,31 @@ static int keep_failure(tsi_autoreport *ar, int rc)
 	return rc;
 }
 
+/*
+ * A report identity: 128 bits from getrandom(), or, where that fails, from
+ * the clock, the pid and a counter mixed (unique enough to tell two
+ * writers apart, which is all it is for). 32 hex digits and a NUL.
+ */
+static void make_report_id(char out[33], int64_t now_ns)
+{
+	static unsigned long counter;
+	uint64_t w[2];
+
+	if (getrandom(w, sizeof(w), GRND_NONBLOCK) != (ssize_t)sizeof(w)) {
+		uint64_t x = (uint64_t)now_ns ^ ((uint64_t)getpid() << 32) ^
+		             __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+
+		for (int i = 0; i < 2; i++) { /* splitmix64 */
+			x += 0x9e3779b97f4a7c15ull;
+			uint64_t z = x;
+			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+			z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+			w[i] = z ^ (z >> 31);
+		}
+	}
+	snprintf(out, 33, "%016llx%016llx", (unsigned long long)w[0], (unsigned long long)w[1]);
+}
+
 int tsi_autoreport_new(tsi_autoreport **out, const tsi_engine_config *cfg,
                        const tsi_options *effective, const char *engine_name,
                        unsigned engine_index)
@@ -314,6 +351,7 @@ int tsi_autoreport_new(tsi_autoreport **out, const tsi_engine_config *cfg,
 	ar->command_line = read_command_line();
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ar->created_unix_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	make_report_id(ar->report_id, ar->created_unix_ns);
 
 	dir = strdup(cfg->report_directory && *cfg->report_directory ? cfg->report_directory : ".");
 	if (!dir) {
@@ -385,16 +423,18 @@ void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *use
 	if (!ar || ar->error)
 		return;
 	ar->gp = gp;
+	memset(&meta, 0, sizeof(meta));
+	meta.options = ar->options;
+	meta.command_line = ar->command_line;
+	meta.created_unix_ns = ar->created_unix_ns;
+	meta.report_id = ar->report_id;
+	meta.tilescope_version = TSI_VERSION;
+	meta.engine_name = ar->engine_name;
+	meta.lowered_vars = ar->cfg_copy.report_lowered_vars;
+	meta.include_flops = ar->cfg_copy.include_flops;
+	meta.include_cycles = ar->cfg_copy.include_cycles;
+	ar->meta = meta;
 	if (ar->cfg_copy.report_graph || ar->cfg_copy.report_execution) {
-		memset(&meta, 0, sizeof(meta));
-		meta.options = ar->options;
-		meta.command_line = ar->command_line;
-		meta.created_unix_ns = ar->created_unix_ns;
-		meta.tilescope_version = TSI_VERSION;
-		meta.engine_name = ar->engine_name;
-		meta.lowered_vars = ar->cfg_copy.report_lowered_vars;
-		meta.include_flops = ar->cfg_copy.include_flops;
-		meta.include_cycles = ar->cfg_copy.include_cycles;
 		if (keep_failure(ar, output_path(ar, "profile.pop", &path)))
 			return;
 		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Writing the graph profile to '%s'", path);
@@ -418,7 +458,7 @@ void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *use
 		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Writing debug information to '%s'", path);
 		double start = seconds_now();
 		TSI_TRACE_BEGINF("Writing debug.cbor");
-		rc = tsi_debug_cbor_write(path, gp);
+		rc = tsi_debug_cbor_write(path, gp, &meta);
 		TSI_TRACE_END();
 		if (!rc)
 			tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Wrote debug information to '%s' in %.3f s",
@@ -444,6 +484,67 @@ int tsi_autoreport_error(const tsi_autoreport *ar, const char **message)
 	return ar ? ar->error : TSI_OK;
 }
 
+/*
+ * Another process replaced this engine's report with its own (two
+ * processes reporting to one directory). Writes the whole report again,
+ * graph, runs and debug.cbor, into "<dir>/pid<PID>-<engine>" beside it and
+ * says so on stderr whatever the log level: the user looking for the
+ * report in <dir> must learn where it went.
+ */
+static int write_own_report(tsi_autoreport *ar, const tsi_run_profile *const *runs, size_t n)
+{
+	const char *old_path = tsi_report_writer_path(ar->writer);
+	char *dir = strdup(old_path), *slash, *own = NULL, *path = NULL, *dbg = NULL;
+	char leaf[64];
+	tsi_report_writer *w = NULL;
+	int rc;
+
+	if (!dir)
+		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory moving a report");
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (ar->engine_name)
+		snprintf(leaf, sizeof(leaf), "pid%ld-%.40s", (long)getpid(), ar->engine_name);
+	else
+		snprintf(leaf, sizeof(leaf), "pid%ld-engine%u", (long)getpid(), ar->engine_index);
+	for (char *p = leaf; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	own = path_join(slash ? dir : ".", leaf);
+	path = own ? path_join(own, "profile.pop") : NULL;
+	dbg = own ? path_join(own, "debug.cbor") : NULL;
+	if (!path || !dbg) {
+		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory moving a report");
+		goto out;
+	}
+	tsi_log_always("AUTOREPORT",
+	               "'%s' was replaced by another process's report; this engine's report goes "
+	               "to '%s' instead", old_path, own);
+	if (make_dirs(own) != 0) {
+		rc = tsi_set_error(TSI_ERR_IO, "cannot create report directory '%s': %s", own,
+		                   strerror(errno));
+		goto out;
+	}
+	rc = tsi_report_writer_new(&w, path, ar->gp, &ar->meta);
+	if (!rc)
+		rc = tsi_report_writer_add_runs(w, runs, n);
+	if (!rc && ar->cfg_copy.report_debug_info)
+		rc = tsi_debug_cbor_write(dbg, ar->gp, &ar->meta);
+	if (!rc) {
+		tsi_report_writer_free(ar->writer);
+		ar->writer = w;
+		w = NULL;
+	}
+out:
+	tsi_report_writer_free(w);
+	free(dir);
+	free(own);
+	free(path);
+	free(dbg);
+	return rc;
+}
+
 /* Writes runs[0..n) into profile.pop (the writer skips those it has). */
 static int write_runs(tsi_autoreport *ar, const tsi_run_profile *const *runs, size_t n)
 {
@@ -457,6 +558,8 @@ static int write_runs(tsi_autoreport *ar, const tsi_run_profile *const *runs, si
 	TSI_TRACE_BEGINF("Adding runs to profile.pop");
 	rc = tsi_report_writer_add_runs(ar->writer, runs, n);
 	TSI_TRACE_END();
+	if (rc && tsi_report_writer_was_replaced(ar->writer))
+		rc = write_own_report(ar, runs, n);
 	if (keep_failure(ar, rc))
 		return rc;
 	tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Added %zu run%s in %.3f s", n - ar->runs_written,

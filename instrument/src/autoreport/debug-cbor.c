@@ -7,6 +7,13 @@
  *
  *   {
  *     "version":  1,                   format version; readers refuse others
+ *     "report":   text,                the report identity profile.pop's meta
+ *                                      "report_id" holds (absent when the
+ *                                      writer had none): a reader pairs the
+ *                                      two files by it
+ *     "created":  uint,                the engine's creation, Unix ns (with
+ *                                      "report"): says which of two
+ *                                      mismatched files is the older
  *     "contexts": [                    one per context, in id order
  *       {
  *         "id":          uint,         1-based; contexts[i] has id i + 1
@@ -196,7 +203,7 @@ static cbor_item_t *context_map(const tsi_debug_context_profile *d, size_t i,
 }
 
 /* The whole document; NULL when out of memory. */
-static cbor_item_t *build_document(const tsi_graph_profile *gp)
+static cbor_item_t *build_document(const tsi_graph_profile *gp, const tsi_report_meta *meta)
 {
 	size_t n_ctx = gp->n_debug_contexts;
 	ctx_lists lists[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
@@ -212,8 +219,12 @@ static cbor_item_t *build_document(const tsi_graph_profile *gp)
 	for (size_t i = 0; i < n_ctx; i++)
 		if (!array_put(contexts, context_map(&gp->debug_contexts[i], i, lists)))
 			goto out;
-	root = cbor_new_definite_map(2);
+	root = cbor_new_definite_map(meta && meta->report_id ? 4 : 2);
 	if (!root || !map_put(root, "version", build_uint(DEBUG_CBOR_VERSION)))
+		goto out;
+	if (meta && meta->report_id &&
+	    (!map_put(root, "report", cbor_build_string(meta->report_id)) ||
+	     !map_put(root, "created", cbor_build_uint64((uint64_t)meta->created_unix_ns))))
 		goto out;
 	/* map_put drops our reference to `contexts`, added or not. */
 	if (!map_put(root, "contexts", contexts)) {
@@ -293,7 +304,8 @@ static int write_all(int fd, const unsigned char *buf, size_t len, const char *n
  * then renamed over `path`. On any failure the temporary file is removed
  * and `path` is left as it was.
  */
-int tsi_debug_cbor_write(const char *path, const tsi_graph_profile *gp)
+int tsi_debug_cbor_write(const char *path, const tsi_graph_profile *gp,
+                         const tsi_report_meta *meta)
 {
 	cbor_item_t *doc = NULL;
 	unsigned char *buf = NULL;
@@ -304,7 +316,7 @@ int tsi_debug_cbor_write(const char *path, const tsi_graph_profile *gp)
 	if (!path || !gp)
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_debug_cbor_write: %s is NULL",
 		                     !path ? "path" : "profile");
-	doc = build_document(gp);
+	doc = build_document(gp, meta);
 	len = doc ? cbor_serialize_alloc(doc, &buf, &buf_size) : 0;
 	if (!len) {
 		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory encoding '%s'", path);

@@ -26,9 +26,12 @@
 
 #include "format.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +55,8 @@ struct tsi_report_writer {
 	char *path;                   /* where the report is (malloc'd) */
 	const tsi_graph_profile *gp;  /* borrowed: outlives the writer */
 	size_t runs_written;          /* runs[0 .. runs_written) are in the file */
+	char report_id[40];           /* meta report_id written ("" when none) */
+	bool replaced;                /* the file became another writer's */
 };
 
 /* --- Interned names ------------------------------------------------------- */
@@ -459,6 +464,8 @@ static int write_meta(pw_ctx *c, const tsi_graph_profile *gp, const tsi_report_m
 		rc = meta_int(c, st, "created_unix_ns", meta->created_unix_ns);
 	if (!rc)
 		rc = meta_text(c, st, "created", iso);
+	if (!rc && meta->report_id)
+		rc = meta_text(c, st, "report_id", meta->report_id);
 	if (!rc)
 		rc = meta_text(c, st, "command_line", meta->command_line);
 	if (!rc)
@@ -1109,13 +1116,82 @@ static int close_db(pw_ctx *c, int rc)
 	return rc;
 }
 
-/* Renames the finished `tmp` over `path`. */
+/*
+ * Renames the finished `tmp` over `path`, durably: the file's data reach
+ * the disk before the rename (the database was built without a journal
+ * or syncs, for speed), and the directory's entry after it, so a power
+ * cut leaves the old report or the new one, never a renamed empty file.
+ */
 static int publish(const char *tmp, const char *path)
 {
+	int fd = open(tmp, O_RDONLY | O_CLOEXEC);
+	char *dir, *slash;
+
+	if (fd < 0 || fsync(fd) != 0) {
+		int err = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return tsi_set_error(TSI_ERR_IO, "cannot write report '%s': cannot sync '%s': %s",
+		                     path, tmp, strerror(err));
+	}
+	close(fd);
 	if (rename(tmp, path) != 0)
 		return tsi_set_error(TSI_ERR_IO, "cannot write report '%s': cannot rename '%s': %s",
 		                     path, tmp, strerror(errno));
+	dir = strdup(path);
+	if (dir) {
+		slash = strrchr(dir, '/');
+		if (slash)
+			slash[slash == dir ? 1 : 0] = '\0';
+		fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			fsync(fd); /* best effort: some file systems refuse it */
+			close(fd);
+		}
+		free(dir);
+	}
 	return TSI_OK;
+}
+
+/*
+ * Removes the temporaries that writers killed mid-write left beside
+ * `path` (".profile.pop.<pid>.<n>.tmp", "debug.cbor.tmp.<pid>.<n>"): those
+ * of processes that no longer exist. A live writer's are kept; so are
+ * files of other shapes.
+ */
+static void remove_stale_temporaries(const char *path)
+{
+	char *dir = strdup(path), *slash;
+	DIR *d;
+	struct dirent *e;
+
+	if (!dir)
+		return;
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	d = opendir(slash ? dir : ".");
+	while (d && (e = readdir(d))) {
+		long pid = 0;
+		unsigned long n;
+		int end = 0;
+		char full[PATH_MAX];
+
+		if (!(sscanf(e->d_name, ".profile.pop.%ld.%lu.tmp%n", &pid, &n, &end) == 2 &&
+		      e->d_name[end] == '\0') &&
+		    !(sscanf(e->d_name, "debug.cbor.tmp.%ld.%lu%n", &pid, &n, &end) == 2 &&
+		      e->d_name[end] == '\0'))
+			continue;
+		if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (snprintf(full, sizeof(full), "%s/%s", slash ? dir : ".", e->d_name) <
+		    (int)sizeof(full))
+			unlink(full);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
 }
 
 /*
@@ -1275,6 +1351,9 @@ int tsi_report_writer_new(tsi_report_writer **out, const char *path,
 		goto fail;
 	}
 	w->gp = gp;
+	if (meta && meta->report_id)
+		snprintf(w->report_id, sizeof(w->report_id), "%s", meta->report_id);
+	remove_stale_temporaries(path);
 	/* A stale file of an earlier process with our pid would be reopened. */
 	unlink(tmp);
 	rc = open_fast(&c, tmp, true);
@@ -1329,17 +1408,32 @@ int tsi_report_writer_add_runs(tsi_report_writer *w, const tsi_run_profile *cons
 	if (!rc) {
 		sqlite3_stmt *st = NULL;
 
-		/* The copy must be our report, with no runs past the ones we wrote. */
+		/* The copy must be our report (our identity: another process
+		 * reporting to this directory may have replaced it with its own
+		 * graph), with no runs past the ones we wrote. */
 		rc = pw_prepare(&c, &st,
 		                "SELECT (SELECT application_id FROM pragma_application_id), "
-		                "(SELECT count(*) FROM run)");
+		                "(SELECT count(*) FROM run), "
+		                "(SELECT value FROM meta WHERE key = 'report_id'), "
+		                "(SELECT value FROM meta WHERE key = 'command_line')");
 		if (!rc && sqlite3_step(st) != SQLITE_ROW)
 			rc = pw_fail(&c, "reading the report");
-		if (!rc && (sqlite3_column_int64(st, 0) != TSF_PROFILE_APPLICATION_ID ||
-		            (uint64_t)sqlite3_column_int64(st, 1) != w->runs_written))
+		if (!rc && w->report_id[0] &&
+		    (!sqlite3_column_text(st, 2) ||
+		     strcmp((const char *)sqlite3_column_text(st, 2), w->report_id) != 0)) {
+			const unsigned char *who = sqlite3_column_text(st, 3);
+
+			w->replaced = true;
+			rc = tsi_set_error(TSI_ERR_IO,
+			                   "report '%s' was replaced by another writer's (%s) after this "
+			                   "engine wrote its graph profile there",
+			                   w->path, who ? (const char *)who : "unknown command");
+		} else if (!rc && (sqlite3_column_int64(st, 0) != TSF_PROFILE_APPLICATION_ID ||
+		                   (uint64_t)sqlite3_column_int64(st, 1) != w->runs_written)) {
 			rc = tsi_set_error(TSI_ERR_IO,
 			                   "cannot add runs to report '%s': it was changed by someone else",
 			                   w->path);
+		}
 		sqlite3_finalize(st);
 	}
 	if (!rc)
@@ -1358,6 +1452,11 @@ int tsi_report_writer_add_runs(tsi_report_writer *w, const tsi_run_profile *cons
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+bool tsi_report_writer_was_replaced(const tsi_report_writer *w)
+{
+	return w && w->replaced;
 }
 
 /* rename(): the report moves whole or not at all; nothing else is made. */

@@ -396,6 +396,11 @@ int tsi_compile_model(tsi_compiled *compiled, tsi_graph *graph, tsi_program *con
 			tsi_log(TSI_LOG_INFO, "COMPILE", "Compiler model: %s done in %.3f s",
 			        phases[i].name, monotonic_seconds() - start);
 	}
+	/* Every variable the profile lists: the user's, and the compiler's
+	 * (message buffers, the always-live data by category), as the
+	 * schema's graph.num_vars says. */
+	if (!rc)
+		b->profile.num_vars = b->profile.n_variables;
 	if (!rc && hook && hook->ready_cb) {
 		TSI_TRACE_BEGINF("Writing reports");
 		hook->ready_cb(&b->profile, hook->user_data);

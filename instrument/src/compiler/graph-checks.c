@@ -18,6 +18,8 @@
  */
 #include "../ipu-private.h"
 
+#include <tilescope/suggest.h>
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,36 +77,6 @@ static const char *field_label(char *buf, size_t size, const tsi_vertex *v, size
 	snprintf(buf, size, "field '%s' of vertex %u (type '%s') in compute set '%s'",
 	         v->codelet->fields[field].name, v->id, v->type_name, v->cs->name);
 	return buf;
-}
-
-/* Levenshtein distance ignoring case; SIZE_MAX for names over 128 bytes. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[129];
-	size_t i, j;
-
-	if (la > 128 || lb > 128)
-		return SIZE_MAX;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (tolower((unsigned char)a[i - 1]) !=
-			                      tolower((unsigned char)b[j - 1]));
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
 }
 
 /* --- The walk -------------------------------------------------------------- */
@@ -260,40 +232,56 @@ static int walk_program(compile_ctx *ctx, tsi_program *root, size_t index)
 
 /* --- Vertex checks --------------------------------------------------------- */
 
-/* Writes up to five known vertex type names, comma separated, into `buf`. */
+/*
+ * Writes up to five known vertex type names, comma separated, into `buf`
+ * (`size` bytes), whole names only: a name that does not fit is counted
+ * in "and N more" instead of being cut, since a cut type name reads as a
+ * different type.
+ */
 static void known_types(char *buf, size_t size, const tsi_graph_core *core)
 {
-	size_t used = 0, i;
+	size_t used = 0, listed = 0, i;
 
+	if (size == 0)
+		return;
 	buf[0] = '\0';
 	if (core->codelets.len == 0) {
 		snprintf(buf, size, "none; no codelet has been added");
 		return;
 	}
-	for (i = 0; i < core->codelets.len && i < 5 && used < size; i++) {
+	for (i = 0; i < core->codelets.len && i < 5; i++) {
 		const tsi_codelet *c = core->codelets.items[i];
-		int n = snprintf(buf + used, size - used, "%s'%s'", i ? ", " : "", c->name);
+		const char *name = c->name;
+		/* ", 'name'" plus room for " and NNNNNNNNNN more" after it. */
+		size_t need = (listed ? 2 : 0) + strlen(name) + 2;
 
-		if (n < 0)
+		if (used + need + 24 >= size)
 			break;
-		used += (size_t)n;
+		used += (size_t)snprintf(buf + used, size - used, "%s'%s'", listed ? ", " : "", name);
+		listed++;
 	}
-	if (core->codelets.len > 5 && used < size)
-		snprintf(buf + used, size - used, " and %zu more", core->codelets.len - 5);
+	if (listed < core->codelets.len)
+		snprintf(buf + used, size - used, listed ? " and %zu more" : "%zu types",
+		         core->codelets.len - listed);
 }
+
+/* tsi_set_error keeps messages of up to 1023 bytes (base/src/error.c). */
+#define ERROR_MESSAGE_MAX 1023
 
 /*
  * Fails for a vertex whose type has no codelet, suggesting the nearest
  * known type when the name looks like a typo. The bar is stricter than for
  * option names: vertex types share suffixes ("...Vertex"), so a loose bar
- * would suggest unrelated types.
+ * would suggest unrelated types. The list of known types gets what room
+ * the rest of the message leaves, so no name in it is cut.
  */
 static int report_unknown_type(const compile_ctx *ctx, const tsi_vertex *v)
 {
 	const tsi_graph_core *core = ctx->core;
 	const char *near = NULL;
 	size_t best = SIZE_MAX, limit = strlen(v->type_name) / 4, i;
-	char known[320], hint[200] = "";
+	char known[ERROR_MESSAGE_MAX + 1] = "";
+	int head;
 
 	for (i = 0; i < core->codelets.len; i++) {
 		const tsi_codelet *c = core->codelets.items[i];
@@ -305,7 +293,7 @@ static int report_unknown_type(const compile_ctx *ctx, const tsi_vertex *v)
 			                     "was added after the vertex; add codelets with "
 			                     "tsi_graph_add_codelet before tsi_graph_add_vertex",
 			                     v->id, v->cs->name, v->type_name);
-		d = edit_distance(v->type_name, c->name);
+		d = tsi_name_distance(v->type_name, c->name);
 		if (d < best) {
 			best = d;
 			near = c->name;
@@ -313,13 +301,22 @@ static int report_unknown_type(const compile_ctx *ctx, const tsi_vertex *v)
 	}
 	if (limit < 2)
 		limit = 2;
-	if (near && best <= limit)
-		snprintf(hint, sizeof(hint), "did you mean '%s'? ", near);
-	known_types(known, sizeof(known), core);
+	if (!near || best > limit)
+		near = NULL;
+	/* The message without the list, to size the list. */
+	head = snprintf(NULL, 0,
+	                "vertex %u in compute set '%s' has unknown type '%s'; %s%s%sadd its codelet "
+	                "with tsi_graph_add_codelet (known types: )",
+	                v->id, v->cs->name, v->type_name, near ? "did you mean '" : "",
+	                near ? near : "", near ? "'? " : "");
+	known_types(known,
+	            head >= 0 && (size_t)head < ERROR_MESSAGE_MAX ? ERROR_MESSAGE_MAX - (size_t)head : 0,
+	            core);
 	return tsi_set_error(TSI_ERR_UNKNOWN_VERTEX_TYPE,
-	                     "vertex %u in compute set '%s' has unknown type '%s'; %sadd its codelet "
-	                     "with tsi_graph_add_codelet (known types: %s)",
-	                     v->id, v->cs->name, v->type_name, hint, known);
+	                     "vertex %u in compute set '%s' has unknown type '%s'; %s%s%sadd its "
+	                     "codelet with tsi_graph_add_codelet (known types: %s)",
+	                     v->id, v->cs->name, v->type_name, near ? "did you mean '" : "",
+	                     near ? near : "", near ? "'? " : "", known);
 }
 
 /* Applies `check` to every vertex of every executed compute set, in order. */

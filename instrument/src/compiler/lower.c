@@ -1172,10 +1172,18 @@ int tsi_lower(tsi_profile_builder *b, tsi_program *const *programs, size_t n_pro
 		for (size_t f = 0; v->codelet && f < v->codelet->n_fields; f++)
 			edges += v->fields[f].n;
 	}
-	b->profile.num_compute_sets = core->compute_sets.len;
+	/* The schema's counts are of the user's and the compiler's items: the
+	 * generated copy sets (after the user's in the list) and their one
+	 * vertex per tile count too. Copy vertices have no fields (their
+	 * copy descriptors are not edges). num_vars is set when the variable
+	 * list is complete (tsi_compile_model). */
+	uint64_t vertices = core->vertices.len;
+	for (size_t g = 0; g < b->n_generated; g++)
+		vertices += b->generated[g].bytes_by_tile.n;
+	b->profile.num_compute_sets = b->profile.n_compute_sets;
 	b->profile.num_edges = edges;
 	b->profile.num_vars = core->vars.len;
-	b->profile.num_vertices = core->vertices.len;
+	b->profile.num_vertices = vertices;
 	b->profile.programs = b->programs;
 	b->profile.n_programs = b->n_programs;
 	b->profile.control_programs = control;

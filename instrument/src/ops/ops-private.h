@@ -241,17 +241,26 @@ int tsi_ops_check_writable(tsi_graph *graph, const char *api, const char *name,
 #define TSI_OPS_ALWAYS_INLINE static inline __attribute__((always_inline))
 
 /* The element types the arithmetic codelets (maps, scaled add, one-hot,
- * reductions) exist for, in the order of their codelet tables. */
+ * reductions) exist for, in the order of their codelet tables. Unsigned
+ * int is costed as int (no SIMD either) and wraps modulo 2^32 as C's
+ * unsigned arithmetic does; a table may leave its column zeroed where
+ * Poplar has no unsigned vertex (power, negate, one-hot ...). */
 enum tsi_ops_elem {
 	TSI_OPS_FLOAT = 0,
 	TSI_OPS_HALF,
 	TSI_OPS_INT,
+	TSI_OPS_UINT,
 	TSI_OPS_ELEM_COUNT
 };
 
 /* The codelet-table column of `type` (enum tsi_ops_elem), or -1 when
  * there is none. */
 int tsi_ops_elem_index(tsi_type type);
+
+/* Writes the names of the element types whose bit (1 << enum
+ * tsi_ops_elem) is set in `mask` as a list for a message ("float, half
+ * or int") into buf and returns buf. */
+const char *tsi_ops_elem_list(char *buf, size_t size, unsigned mask);
 
 /* Cycles of a worker's inner loop over `n` elements in steps of `per`
  * elements, `cycles` each. */

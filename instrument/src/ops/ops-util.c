@@ -366,9 +366,33 @@ int tsi_ops_elem_index(tsi_type type)
 		return TSI_OPS_HALF;
 	case TSI_INT:
 		return TSI_OPS_INT;
+	case TSI_UNSIGNED_INT:
+		return TSI_OPS_UINT;
 	default:
 		return -1;
 	}
+}
+
+/* Messages list what an operation does accept, so the list is built from
+ * the codelet table that decides it rather than written out by hand. */
+const char *tsi_ops_elem_list(char *buf, size_t size, unsigned mask)
+{
+	static const char *const names[TSI_OPS_ELEM_COUNT] = {"float", "half", "int",
+	                                                      "unsigned int"};
+	size_t left = 0, len = 0;
+
+	for (unsigned e = 0; e < TSI_OPS_ELEM_COUNT; e++)
+		left += (mask >> e) & 1u;
+	if (size)
+		buf[0] = '\0';
+	for (unsigned e = 0; e < TSI_OPS_ELEM_COUNT && len < size; e++) {
+		if (!((mask >> e) & 1u))
+			continue;
+		left--;
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", names[e],
+		                        left == 0 ? "" : left == 1 ? " or " : ", ");
+	}
+	return buf;
 }
 
 /* One constant, sliced into a run per tile: consecutive elements on one

@@ -890,7 +890,9 @@ static tsi_tensor *create_input(tsi_graph *graph, const char *api, bool lhs, tsi
 	row_parts = lhs ? c.plan.m_split : c.plan.k_split;
 	col_parts = lhs ? c.plan.k_split : c.plan.n_split;
 	spread = lhs ? c.plan.n_split : c.plan.m_split;
-	var = tsi_graph_add_variable(graph, type, TSI_SHAPE(rows * cols), name);
+	/* The caller's name, or the operation's default ("lhs", "rhs") rather
+	 * than an anonymous "var<N>". */
+	var = tsi_graph_add_variable(graph, type, TSI_SHAPE(rows * cols), c.name);
 	pieces = calloc(col_parts + row_parts, sizeof(*pieces));
 	if (!var)
 		goto done;

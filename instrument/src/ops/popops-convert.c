@@ -514,7 +514,9 @@ static const tsi_codelet *plan_one_hot(tsi_graph *graph, const char *name,
 		               api, name, tsi_tensor_describe(encoded), text, indices->numel);
 		return NULL;
 	}
-	if (et < 0) {
+	/* EncodeOneHot has no unsigned int output here: its column of the
+	 * shared element types is left zeroed. */
+	if (et < 0 || !one_hot_codelets[ix][et].name) {
 		tsi_graph_fail(graph, *rc, "%s '%s': encoded %s has type %s (float, half or int only)",
 		               api, name, tsi_tensor_describe(encoded), tsi_type_name(encoded->type));
 		return NULL;

@@ -26,9 +26,12 @@
  * worker vertices, so big tiles keep all six workers busy.
  *
  * Types: float and half inputs are reduced in float (partials are float),
- * int inputs in int (wrapping); the final stage converts to the output
- * type as tsi_type_store would (round to nearest even into half, integers
- * truncate and saturate).
+ * int inputs in int and unsigned int inputs in unsigned int (both
+ * wrapping modulo 2^32, max and min comparing as the input's type); the
+ * final stage converts to the output type as tsi_type_store would (round
+ * to nearest even into half, from float integers truncate and saturate),
+ * except that an unscaled int result stored as unsigned int or the other
+ * way keeps its 32 bits, as a C conversion does.
  */
 #include "ops-private.h"
 
@@ -48,6 +51,7 @@
 #define RT_FLOAT TSI_OPS_FLOAT
 #define RT_HALF TSI_OPS_HALF
 #define RT_INT TSI_OPS_INT
+#define RT_UINT TSI_OPS_UINT
 #define RT_COUNT TSI_OPS_ELEM_COUNT
 
 /* Columns a vertex accumulates at once (a stack array of this many). */
@@ -126,6 +130,36 @@ TSI_OPS_ALWAYS_INLINE void acc_int(tsi_popops_reduce_op op, uint32_t *acc, const
 	}
 }
 
+/* The same for unsigned ints: C's unsigned arithmetic and comparisons. */
+TSI_OPS_ALWAYS_INLINE void acc_uint(tsi_popops_reduce_op op, uint32_t *acc, const uint32_t *x,
+                                    size_t n)
+{
+	switch (op) {
+	case ROP_ADD:
+		for (size_t i = 0; i < n; i++)
+			acc[i] += x[i];
+		break;
+	case ROP_SQUARE_ADD:
+		for (size_t i = 0; i < n; i++)
+			acc[i] += x[i] * x[i];
+		break;
+	case ROP_MUL:
+		for (size_t i = 0; i < n; i++)
+			acc[i] *= x[i];
+		break;
+	case ROP_MAX:
+		for (size_t i = 0; i < n; i++)
+			acc[i] = x[i] > acc[i] ? x[i] : acc[i];
+		break;
+	case ROP_MIN:
+		for (size_t i = 0; i < n; i++)
+			acc[i] = x[i] < acc[i] ? x[i] : acc[i];
+		break;
+	default:
+		break;
+	}
+}
+
 /* The start value of an accumulator: the identity of `op`. */
 TSI_OPS_ALWAYS_INLINE float identity_float(tsi_popops_reduce_op op)
 {
@@ -138,6 +172,21 @@ TSI_OPS_ALWAYS_INLINE uint32_t identity_int(tsi_popops_reduce_op op)
 	       : op == ROP_MAX ? (uint32_t)INT32_MIN
 	       : op == ROP_MIN ? (uint32_t)INT32_MAX
 	                       : 0u;
+}
+
+TSI_OPS_ALWAYS_INLINE uint32_t identity_uint(tsi_popops_reduce_op op)
+{
+	return op == ROP_MUL ? 1u : op == ROP_MIN ? UINT32_MAX : 0u;
+}
+
+/* double to uint32 as tsi_type_store converts: truncate, saturate, NaN 0. */
+TSI_OPS_ALWAYS_INLINE uint32_t to_uint32(double v)
+{
+	if (v != v || v <= 0.0)
+		return 0;
+	if (v >= (double)UINT32_MAX)
+		return UINT32_MAX;
+	return (uint32_t)v;
 }
 
 /* double to int32 as tsi_type_store converts: truncate, saturate, NaN 0. */
@@ -163,17 +212,21 @@ TSI_OPS_ALWAYS_INLINE void store_float(enum tsi_ops_elem dt, void *out, const fl
 			((float *)out)[i] = v;
 		else if (dt == RT_HALF)
 			((uint16_t *)out)[i] = tsi_half_from_float(v);
+		else if (dt == RT_UINT)
+			((uint32_t *)out)[i] = to_uint32(v);
 		else
 			((int32_t *)out)[i] = to_int32(v);
 	}
 }
 
-/* Writes n results from an int accumulator into `out` of type dt. */
-TSI_OPS_ALWAYS_INLINE void store_int(enum tsi_ops_elem dt, void *out, const uint32_t *acc, size_t n,
-                                     bool scaled, float k)
+/* Writes n results from an int (st RT_INT) or unsigned int (RT_UINT)
+ * accumulator into `out` of type dt. Unscaled integer results keep their
+ * 32 bits whichever of the two integer types they go to. */
+TSI_OPS_ALWAYS_INLINE void store_int(enum tsi_ops_elem st, enum tsi_ops_elem dt, void *out,
+                                     const uint32_t *acc, size_t n, bool scaled, float k)
 {
 	for (size_t i = 0; i < n; i++) {
-		double v = (double)(int32_t)acc[i];
+		double v = st == RT_UINT ? (double)acc[i] : (double)(int32_t)acc[i];
 
 		if (scaled)
 			v *= k;
@@ -181,13 +234,15 @@ TSI_OPS_ALWAYS_INLINE void store_int(enum tsi_ops_elem dt, void *out, const uint
 			((float *)out)[i] = (float)v;
 		else if (dt == RT_HALF)
 			((uint16_t *)out)[i] = tsi_half_from_float((float)v);
+		else if (dt == RT_UINT)
+			((uint32_t *)out)[i] = scaled ? to_uint32(v) : acc[i];
 		else
 			((int32_t *)out)[i] = scaled ? to_int32(v) : (int32_t)acc[i];
 	}
 }
 
 /* Element size of each table type. */
-static const size_t rt_size[RT_COUNT] = {4, 2, 4};
+static const size_t rt_size[RT_COUNT] = {4, 2, 4, 4};
 
 /*
  * Reduces region r: `w` outputs at `out` from `rows` rows of `w` inputs
@@ -221,7 +276,22 @@ TSI_OPS_ALWAYS_INLINE void reduce_region(tsi_popops_reduce_op op, enum tsi_ops_e
 				for (size_t r = 0; r < rows; r++, p += step)
 					acc_int(op, acc, (const int32_t *)p, cw);
 			}
-			store_int(dt, dst + c0 * rt_size[dt], acc, cw, scaled, k);
+			store_int(st, dt, dst + c0 * rt_size[dt], acc, cw, scaled, k);
+		} else if (st == RT_UINT) {
+			uint32_t acc[CHUNK];
+
+			for (size_t i = 0; i < cw; i++)
+				acc[i] = identity_uint(op);
+			if (cw == 1) {
+				const uint32_t *x = (const uint32_t *)p;
+
+				for (size_t r = 0; r < rows; r++)
+					acc_uint(op, acc, &x[r], 1);
+			} else {
+				for (size_t r = 0; r < rows; r++, p += step)
+					acc_uint(op, acc, (const uint32_t *)p, cw);
+			}
+			store_int(st, dt, dst + c0 * rt_size[dt], acc, cw, scaled, k);
 		} else {
 			float acc[CHUNK];
 
@@ -284,13 +354,14 @@ TSI_OPS_ALWAYS_INLINE bool reduce_run(const tsi_field *f, size_t n_fields, tsi_p
  * Worker cycles of a reduce vertex (an assumption): 20 fixed; per region
  * 10 cycles to load its pointers and sizes, 2 per row of a region wider
  * than one column (a new row pointer and the loop), one cycle per 64-bit
- * load of inputs accumulated (2 floats, 4 halves, 1 int), and one cycle
+ * load of inputs accumulated (2 floats, 4 halves, 1 int or unsigned
+ * int), and one cycle
  * per pair of outputs stored (plus one more with a scale to apply).
  */
 static uint64_t reduce_cycles(const tsi_field *f, size_t n_fields, enum tsi_ops_elem st,
                               bool scaled)
 {
-	static const unsigned per[RT_COUNT] = {2, 4, 1};
+	static const unsigned per[RT_COUNT] = {2, 4, 1, 1};
 	uint64_t cycles = 20;
 
 	if (n_fields < 2)
@@ -329,6 +400,7 @@ static uint64_t scaled_reduce_flops_cb(const tsi_field *f, size_t n_fields)
 REDUCE_CYCLES(FLOAT)
 REDUCE_CYCLES(HALF)
 REDUCE_CYCLES(INT)
+REDUCE_CYCLES(UINT)
 #undef REDUCE_CYCLES
 
 /* One compute function per (operation, input, output, scaled). */
@@ -342,9 +414,11 @@ REDUCE_CYCLES(INT)
 		return reduce_run(f, n, TSI_POPOPS_REDUCE_##OPN, RT_##S, RT_##D, true);           \
 	}
 #define REDUCE_CALLBACKS_D(OPN, S)                                                        \
-	REDUCE_CALLBACKS(OPN, S, FLOAT) REDUCE_CALLBACKS(OPN, S, HALF) REDUCE_CALLBACKS(OPN, S, INT)
+	REDUCE_CALLBACKS(OPN, S, FLOAT) REDUCE_CALLBACKS(OPN, S, HALF)                        \
+	REDUCE_CALLBACKS(OPN, S, INT) REDUCE_CALLBACKS(OPN, S, UINT)
 #define REDUCE_CALLBACKS_S(OPN)                                                           \
-	REDUCE_CALLBACKS_D(OPN, FLOAT) REDUCE_CALLBACKS_D(OPN, HALF) REDUCE_CALLBACKS_D(OPN, INT)
+	REDUCE_CALLBACKS_D(OPN, FLOAT) REDUCE_CALLBACKS_D(OPN, HALF)                          \
+	REDUCE_CALLBACKS_D(OPN, INT) REDUCE_CALLBACKS_D(OPN, UINT)
 REDUCE_CALLBACKS_S(ADD)
 REDUCE_CALLBACKS_S(MUL)
 REDUCE_CALLBACKS_S(MAX)
@@ -359,11 +433,13 @@ REDUCE_CALLBACKS_S(SQUARE_ADD)
 	 {"partials", TSI_FIELD_INPUT, TSI_FIELD_VECTOR_LIST, S, 0},                           \
 	 {"k", TSI_FIELD_INPUT, TSI_FIELD_SCALAR, TSI_FLOAT, 0}}
 #define REDUCE_FIELDS_D(S)                                                                \
-	{REDUCE_FIELDS(S, TSI_FLOAT), REDUCE_FIELDS(S, TSI_HALF), REDUCE_FIELDS(S, TSI_INT)}
+	{REDUCE_FIELDS(S, TSI_FLOAT), REDUCE_FIELDS(S, TSI_HALF), REDUCE_FIELDS(S, TSI_INT),     \
+	 REDUCE_FIELDS(S, TSI_UNSIGNED_INT)}
 static const tsi_field_def reduce_fields[RT_COUNT][RT_COUNT][3] = {
 	REDUCE_FIELDS_D(TSI_FLOAT),
 	REDUCE_FIELDS_D(TSI_HALF),
 	REDUCE_FIELDS_D(TSI_INT),
+	REDUCE_FIELDS_D(TSI_UNSIGNED_INT),
 };
 #undef REDUCE_FIELDS_D
 #undef REDUCE_FIELDS
@@ -377,9 +453,11 @@ static const tsi_field_def reduce_fields[RT_COUNT][RT_COUNT][3] = {
 #define RTN_FLOAT "float"
 #define RTN_HALF "half"
 #define RTN_INT "int"
+#define RTN_UINT "unsigned int"
 #define FLOPS_FLOAT(cb) cb
 #define FLOPS_HALF(cb) cb
 #define FLOPS_INT(cb) NULL
+#define FLOPS_UINT(cb) NULL
 
 /*
  * Vertex state: the out and partials vector lists (a descriptor pointer
@@ -398,10 +476,10 @@ static const tsi_field_def reduce_fields[RT_COUNT][RT_COUNT][3] = {
 	}
 #define REDUCE_CODELETS_D(OPN, S)                                                         \
 	[RT_##S] = {REDUCE_CODELET(OPN, S, FLOAT), REDUCE_CODELET(OPN, S, HALF),              \
-	            REDUCE_CODELET(OPN, S, INT)}
+	            REDUCE_CODELET(OPN, S, INT), REDUCE_CODELET(OPN, S, UINT)}
 #define REDUCE_CODELETS_S(OPN)                                                            \
 	[TSI_POPOPS_REDUCE_##OPN] = {REDUCE_CODELETS_D(OPN, FLOAT), REDUCE_CODELETS_D(OPN, HALF), \
-	                             REDUCE_CODELETS_D(OPN, INT)}
+	                             REDUCE_CODELETS_D(OPN, INT), REDUCE_CODELETS_D(OPN, UINT)}
 /* reduce_codelets[op][input][output][scaled] */
 static const tsi_codelet reduce_codelets[ROP_COUNT][RT_COUNT][RT_COUNT][2] = {
 	REDUCE_CODELETS_S(ADD),
@@ -1019,7 +1097,7 @@ static int check_reduce(tsi_graph *graph, const char *name, const tsi_tensor *in
                         const size_t *dims, size_t n_dims, tsi_popops_reduce_op op,
                         tsi_type out_type, const tsi_program *seq, bool *reduced)
 {
-	char text[128];
+	char text[128], types[64];
 
 	if (!graph)
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "%s: graph is NULL", api);
@@ -1028,14 +1106,15 @@ static int check_reduce(tsi_graph *graph, const char *name, const tsi_tensor *in
 		                      api, name, (int)op);
 	if (!in || !seq || (n_dims && !dims))
 		return tsi_ops_null_arg(graph, api, name, !in ? "input" : !seq ? "seq" : "dims");
+	tsi_ops_elem_list(types, sizeof(types), (1u << RT_COUNT) - 1);
 	if (tsi_ops_elem_index(in->type) < 0)
 		return tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
-		                      "%s '%s': input %s has type %s (float, half or int only)", api,
-		                      name, tsi_tensor_describe(in), tsi_type_name(in->type));
+		                      "%s '%s': input %s has type %s (%s only)", api, name,
+		                      tsi_tensor_describe(in), tsi_type_name(in->type), types);
 	if (tsi_ops_elem_index(out_type) < 0)
 		return tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
-		                      "%s '%s': output type %s is not supported (float, half or int)",
-		                      api, name, tsi_type_name(out_type));
+		                      "%s '%s': output type %s is not supported (%s)", api, name,
+		                      tsi_type_name(out_type), types);
 	memset(reduced, 0, TSI_MAX_RANK * sizeof(*reduced));
 	for (size_t i = 0; i < n_dims; i++) {
 		tsi_ops_format_shape(text, sizeof(text), in);
@@ -1194,7 +1273,8 @@ TSI_API tsi_tensor *tsi_popops_reduce(tsi_graph *graph, const tsi_tensor *in, co
 			goto done;
 		result = out;
 	} else if (ok) {
-		tsi_type part_type = in->type == TSI_INT ? TSI_INT : TSI_FLOAT;
+		tsi_type part_type =
+		    in->type == TSI_INT || in->type == TSI_UNSIGNED_INT ? in->type : TSI_FLOAT;
 		tsi_popops_reduce_op final_op = op == ROP_SQUARE_ADD ? ROP_ADD : op;
 		const tsi_codelet *c1 = reduce_codelet(graph, name, op, in->type, part_type, false);
 		const tsi_codelet *c2 = c1 ? reduce_codelet(graph, name, final_op, part_type, out_type,

@@ -23,15 +23,21 @@
  * cost of 12-20 cycles (entry, loading pointers and counts from vertex
  * state, loop set-up and exit), then a cost per step of the inner loop,
  * where a step is one 64-bit vector (2 floats or 4 halves) for SIMD
- * arithmetic and one element for int and for everything without a vector
- * instruction (divide: about 8 cycles in float, 35 as an int software
- * loop; exp/log/sqrt/pow on the transcendental unit: 10-20 cycles).
+ * arithmetic and one element for int and unsigned int (costed alike) and
+ * for everything without a vector instruction (divide: about 8 cycles in
+ * float, 35 as an integer software loop; exp/log/sqrt/pow on the
+ * transcendental unit: 10-20 cycles).
  * Supervisor vertices are estimated, as in Poplar, in tile cycles: the
  * supervisor's own overhead plus six times the cycles of the worker with
  * the largest share (a worker issues one instruction every six tile
  * cycles). FLOPs: one per element of float or half output for every
  * elementwise operation (transcendentals count one), two per element for
- * scaled add (a multiply and an add); int operations do none.
+ * scaled add (a multiply and an add); integer operations do none.
+ *
+ * Unsigned int has the binary operations but power, scaled add, the
+ * reductions and, of the unary operations, square only: Poplar's unary
+ * vertices have negate, absolute value and signum for signed types and
+ * the transcendentals for float and half.
  */
 #include "ops-private.h"
 
@@ -54,10 +60,11 @@
 #define ET_FLOAT TSI_OPS_FLOAT
 #define ET_HALF TSI_OPS_HALF
 #define ET_INT TSI_OPS_INT
+#define ET_UINT TSI_OPS_UINT
 #define ET_COUNT TSI_OPS_ELEM_COUNT
 
-/* Vector width of a 64-bit load in elements (int has no SIMD). */
-static const unsigned et_vector[ET_COUNT] = {2, 4, 1};
+/* Vector width of a 64-bit load in elements (integers have no SIMD). */
+static const unsigned et_vector[ET_COUNT] = {2, 4, 1, 1};
 
 /* One floating-point operation per element of field 0 (every float and
  * half elementwise codelet; the count is the same on all its fields). */
@@ -121,6 +128,28 @@ TSI_OPS_ALWAYS_INLINE int32_t binary_i(tsi_popops_binary_op op, int32_t x, int32
 		return (int32_t)(u * v);
 	case OP_DIVIDE:
 		return y == 0 ? 0 : y == -1 ? (int32_t)(0u - u) : x / y;
+	case OP_MAXIMUM:
+		return x > y ? x : y;
+	case OP_MINIMUM:
+		return x < y ? x : y;
+	default:
+		return 0;
+	}
+}
+
+/* x OP y in unsigned int: C's unsigned arithmetic, which wraps modulo
+ * 2^32 as the device does; division by zero gives 0, as for int. */
+TSI_OPS_ALWAYS_INLINE uint32_t binary_u(tsi_popops_binary_op op, uint32_t x, uint32_t y)
+{
+	switch (op) {
+	case OP_ADD:
+		return x + y;
+	case OP_SUBTRACT:
+		return x - y;
+	case OP_MULTIPLY:
+		return x * y;
+	case OP_DIVIDE:
+		return y == 0 ? 0 : x / y;
 	case OP_MAXIMUM:
 		return x > y ? x : y;
 	case OP_MINIMUM:
@@ -196,6 +225,21 @@ TSI_OPS_ALWAYS_INLINE bool binary_run(const tsi_field *f, size_t n_fields, tsi_p
 		}
 		return true;
 	}
+	case ET_UINT: {
+		const uint32_t *x = f[0].data;
+		const uint32_t *y = f[1].data;
+		uint32_t *z = out->data;
+
+		if (scalar) {
+			const uint32_t b = y[0];
+			for (size_t i = 0; i < n; i++)
+				z[i] = binary_u(op, x[i], b);
+		} else {
+			for (size_t i = 0; i < n; i++)
+				z[i] = binary_u(op, x[i], y[i]);
+		}
+		return true;
+	}
 	default:
 		return false;
 	}
@@ -203,21 +247,22 @@ TSI_OPS_ALWAYS_INLINE bool binary_run(const tsi_field *f, size_t n_fields, tsi_p
 
 /* Cycles of one inner-loop step of each binary operation: {cycles,
  * elements per step}. Add, subtract, max, min: two loads, the operation
- * and a store in 3 cycles per 64-bit vector; int has no SIMD and its
- * multiply takes a cycle more; divide has no instruction (float: a
- * reciprocal estimate, a Newton step and a multiply; int: a software
- * loop); power is exp2(y * log2(x)) on the transcendental unit. */
+ * and a store in 3 cycles per 64-bit vector; int and unsigned int have no
+ * SIMD and their multiply takes a cycle more; divide has no instruction
+ * (float: a reciprocal estimate, a Newton step and a multiply; integers: a
+ * software loop); power is exp2(y * log2(x)) on the transcendental unit.
+ * Columns: float, half, int, unsigned int. */
 static const struct step_cost {
 	uint8_t cycles;
 	uint8_t per;
 } binary_cost[OP_COUNT][ET_COUNT] = {
-	[OP_ADD] = {{3, 2}, {3, 4}, {3, 1}},
-	[OP_SUBTRACT] = {{3, 2}, {3, 4}, {3, 1}},
-	[OP_MULTIPLY] = {{3, 2}, {3, 4}, {4, 1}},
-	[OP_DIVIDE] = {{8, 1}, {8, 1}, {35, 1}},
-	[OP_MAXIMUM] = {{3, 2}, {3, 4}, {3, 1}},
-	[OP_MINIMUM] = {{3, 2}, {3, 4}, {3, 1}},
-	[OP_POWER] = {{20, 1}, {20, 1}, {20, 1}},
+	[OP_ADD] = {{3, 2}, {3, 4}, {3, 1}, {3, 1}},
+	[OP_SUBTRACT] = {{3, 2}, {3, 4}, {3, 1}, {3, 1}},
+	[OP_MULTIPLY] = {{3, 2}, {3, 4}, {4, 1}, {4, 1}},
+	[OP_DIVIDE] = {{8, 1}, {8, 1}, {35, 1}, {35, 1}},
+	[OP_MAXIMUM] = {{3, 2}, {3, 4}, {3, 1}, {3, 1}},
+	[OP_MINIMUM] = {{3, 2}, {3, 4}, {3, 1}, {3, 1}},
+	[OP_POWER] = {{20, 1}, {20, 1}, {20, 1}, {20, 1}},
 };
 
 /* Worker cycles of a binary vertex: 15 fixed plus the loop. The scalar
@@ -257,21 +302,27 @@ static uint64_t binary_cycles(const tsi_field *f, size_t n_fields, tsi_popops_bi
 BINARY_CALLBACKS(ADD, FLOAT)
 BINARY_CALLBACKS(ADD, HALF)
 BINARY_CALLBACKS(ADD, INT)
+BINARY_CALLBACKS(ADD, UINT)
 BINARY_CALLBACKS(SUBTRACT, FLOAT)
 BINARY_CALLBACKS(SUBTRACT, HALF)
 BINARY_CALLBACKS(SUBTRACT, INT)
+BINARY_CALLBACKS(SUBTRACT, UINT)
 BINARY_CALLBACKS(MULTIPLY, FLOAT)
 BINARY_CALLBACKS(MULTIPLY, HALF)
 BINARY_CALLBACKS(MULTIPLY, INT)
+BINARY_CALLBACKS(MULTIPLY, UINT)
 BINARY_CALLBACKS(DIVIDE, FLOAT)
 BINARY_CALLBACKS(DIVIDE, HALF)
 BINARY_CALLBACKS(DIVIDE, INT)
+BINARY_CALLBACKS(DIVIDE, UINT)
 BINARY_CALLBACKS(MAXIMUM, FLOAT)
 BINARY_CALLBACKS(MAXIMUM, HALF)
 BINARY_CALLBACKS(MAXIMUM, INT)
+BINARY_CALLBACKS(MAXIMUM, UINT)
 BINARY_CALLBACKS(MINIMUM, FLOAT)
 BINARY_CALLBACKS(MINIMUM, HALF)
 BINARY_CALLBACKS(MINIMUM, INT)
+BINARY_CALLBACKS(MINIMUM, UINT)
 BINARY_CALLBACKS(POWER, FLOAT)
 BINARY_CALLBACKS(POWER, HALF)
 #undef BINARY_CALLBACKS
@@ -293,6 +344,7 @@ static const tsi_field_def binary_fields[ET_COUNT][FORM_COUNT][3] = {
 	[ET_FLOAT] = BINARY_FIELDS(TSI_FLOAT),
 	[ET_HALF] = BINARY_FIELDS(TSI_HALF),
 	[ET_INT] = BINARY_FIELDS(TSI_INT),
+	[ET_UINT] = BINARY_FIELDS(TSI_UNSIGNED_INT),
 };
 #undef BINARY_FIELDS
 
@@ -315,9 +367,11 @@ static const tsi_field_def binary_fields[ET_COUNT][FORM_COUNT][3] = {
 #define CODE_FLOAT 0
 #define CODE_HALF 64
 #define CODE_INT 0
+#define CODE_UINT 0
 #define FLOPS_FLOAT elementwise_flops_cb
 #define FLOPS_HALF elementwise_flops_cb
 #define FLOPS_INT NULL
+#define FLOPS_UINT NULL
 
 #define BINARY_ONE(NAME, OPN, ET, TN, FORM, CB)                                           \
 	{"popops::" NAME "<popops::expr::BinaryOpType::" #OPN "," TN ">",                     \
@@ -332,26 +386,33 @@ static const tsi_field_def binary_fields[ET_COUNT][FORM_COUNT][3] = {
 	    BINARY_ONE("BroadcastScalar1D", OPN, ET, TN, FORM_SCALAR, sc),                    \
 	    BINARY_ONE("BroadcastScalar1DInPlace", OPN, ET, TN, FORM_SCALAR_IN_PLACE, sc_ip), \
 	}
-/* binary_codelets[op][type][form]; POWER has no int codelets (zeroed). */
+/* binary_codelets[op][type][form]; POWER has no int or unsigned int
+ * codelets (zeroed). */
 static const tsi_codelet binary_codelets[OP_COUNT][ET_COUNT][FORM_COUNT] = {
 	BINARY_ENTRY(ADD, FLOAT, "float"),
 	BINARY_ENTRY(ADD, HALF, "half"),
 	BINARY_ENTRY(ADD, INT, "int"),
+	BINARY_ENTRY(ADD, UINT, "unsigned int"),
 	BINARY_ENTRY(SUBTRACT, FLOAT, "float"),
 	BINARY_ENTRY(SUBTRACT, HALF, "half"),
 	BINARY_ENTRY(SUBTRACT, INT, "int"),
+	BINARY_ENTRY(SUBTRACT, UINT, "unsigned int"),
 	BINARY_ENTRY(MULTIPLY, FLOAT, "float"),
 	BINARY_ENTRY(MULTIPLY, HALF, "half"),
 	BINARY_ENTRY(MULTIPLY, INT, "int"),
+	BINARY_ENTRY(MULTIPLY, UINT, "unsigned int"),
 	BINARY_ENTRY(DIVIDE, FLOAT, "float"),
 	BINARY_ENTRY(DIVIDE, HALF, "half"),
 	BINARY_ENTRY(DIVIDE, INT, "int"),
+	BINARY_ENTRY(DIVIDE, UINT, "unsigned int"),
 	BINARY_ENTRY(MAXIMUM, FLOAT, "float"),
 	BINARY_ENTRY(MAXIMUM, HALF, "half"),
 	BINARY_ENTRY(MAXIMUM, INT, "int"),
+	BINARY_ENTRY(MAXIMUM, UINT, "unsigned int"),
 	BINARY_ENTRY(MINIMUM, FLOAT, "float"),
 	BINARY_ENTRY(MINIMUM, HALF, "half"),
 	BINARY_ENTRY(MINIMUM, INT, "int"),
+	BINARY_ENTRY(MINIMUM, UINT, "unsigned int"),
 	BINARY_ENTRY(POWER, FLOAT, "float"),
 	BINARY_ENTRY(POWER, HALF, "half"),
 };
@@ -410,6 +471,13 @@ TSI_OPS_ALWAYS_INLINE int32_t unary_i(tsi_popops_unary_op op, int32_t x)
 	}
 }
 
+/* OP(x) in unsigned int: only SQUARE has unsigned codelets (as in
+ * Poplar); it wraps modulo 2^32. */
+TSI_OPS_ALWAYS_INLINE uint32_t unary_u(tsi_popops_unary_op op, uint32_t x)
+{
+	return op == UOP_SQUARE ? x * x : 0;
+}
+
 /* The compute function of every unary vertex (UnaryOp1D: in, out;
  * UnaryOp1DInPlace: inOut). */
 TSI_OPS_ALWAYS_INLINE bool unary_run(const tsi_field *f, size_t n_fields, tsi_popops_unary_op op,
@@ -449,6 +517,14 @@ TSI_OPS_ALWAYS_INLINE bool unary_run(const tsi_field *f, size_t n_fields, tsi_po
 			z[i] = unary_i(op, x[i]);
 		return true;
 	}
+	case ET_UINT: {
+		const uint32_t *x = f[0].data;
+		uint32_t *z = out->data;
+
+		for (size_t i = 0; i < n; i++)
+			z[i] = unary_u(op, x[i]);
+		return true;
+	}
 	default:
 		return false;
 	}
@@ -458,15 +534,15 @@ TSI_OPS_ALWAYS_INLINE bool unary_run(const tsi_field *f, size_t n_fields, tsi_po
  * and signum are a load, one or two SIMD operations and a store (2-3
  * cycles per 64-bit vector); exp, log and sqrt go element by element
  * through the transcendental unit (10-15 cycles each; half is widened to
- * float for them, so it costs the same). */
+ * float for them, so it costs the same). Unsigned int as int. */
 static const struct step_cost unary_cost[UOP_COUNT][ET_COUNT] = {
-	[UOP_NEGATE] = {{2, 2}, {2, 4}, {2, 1}},
-	[UOP_ABSOLUTE] = {{2, 2}, {2, 4}, {3, 1}},
-	[UOP_EXPONENT] = {{12, 1}, {12, 1}, {12, 1}},
-	[UOP_LOGARITHM] = {{15, 1}, {15, 1}, {15, 1}},
-	[UOP_SQRT] = {{10, 1}, {10, 1}, {10, 1}},
-	[UOP_SQUARE] = {{2, 2}, {2, 4}, {3, 1}},
-	[UOP_SIGNUM] = {{3, 2}, {3, 4}, {3, 1}},
+	[UOP_NEGATE] = {{2, 2}, {2, 4}, {2, 1}, {2, 1}},
+	[UOP_ABSOLUTE] = {{2, 2}, {2, 4}, {3, 1}, {3, 1}},
+	[UOP_EXPONENT] = {{12, 1}, {12, 1}, {12, 1}, {12, 1}},
+	[UOP_LOGARITHM] = {{15, 1}, {15, 1}, {15, 1}, {15, 1}},
+	[UOP_SQRT] = {{10, 1}, {10, 1}, {10, 1}, {10, 1}},
+	[UOP_SQUARE] = {{2, 2}, {2, 4}, {3, 1}, {3, 1}},
+	[UOP_SIGNUM] = {{3, 2}, {3, 4}, {3, 1}, {3, 1}},
 };
 
 /* Worker cycles of a unary vertex: 12 fixed plus the loop. */
@@ -507,6 +583,7 @@ UNARY_CALLBACKS(SQRT, HALF)
 UNARY_CALLBACKS(SQUARE, FLOAT)
 UNARY_CALLBACKS(SQUARE, HALF)
 UNARY_CALLBACKS(SQUARE, INT)
+UNARY_CALLBACKS(SQUARE, UINT)
 UNARY_CALLBACKS(SIGNUM, FLOAT)
 UNARY_CALLBACKS(SIGNUM, HALF)
 UNARY_CALLBACKS(SIGNUM, INT)
@@ -521,6 +598,7 @@ static const tsi_field_def unary_fields[ET_COUNT][2][2] = {
 	[ET_FLOAT] = UNARY_FIELDS(TSI_FLOAT),
 	[ET_HALF] = UNARY_FIELDS(TSI_HALF),
 	[ET_INT] = UNARY_FIELDS(TSI_INT),
+	[ET_UINT] = UNARY_FIELDS(TSI_UNSIGNED_INT),
 };
 #undef UNARY_FIELDS
 
@@ -543,7 +621,11 @@ static const tsi_field_def unary_fields[ET_COUNT][2][2] = {
 	     unary_fields[ET_##ET][1], 1, un_##OPN##_##ET##_ip, un_##OPN##_##ET##_cycles,     \
 	     FLOPS_##ET, 8, UCODE_##OPN + CODE_##ET, false},                                  \
 	}
-/* unary_codelets[op][type][in place]; exp, log and sqrt have no int codelets. */
+/* unary_codelets[op][type][in place]; exp, log and sqrt have no int
+ * codelets, and only square has unsigned int ones (Poplar has no unsigned
+ * negate, absolute value or signum: for unsigned they would be 2^32 - x,
+ * the identity and 0 or 1, and a model asking for them most likely
+ * expected a signed type). */
 static const tsi_codelet unary_codelets[UOP_COUNT][ET_COUNT][2] = {
 	UNARY_ENTRY(NEGATE, FLOAT, "float"),
 	UNARY_ENTRY(NEGATE, HALF, "half"),
@@ -560,6 +642,7 @@ static const tsi_codelet unary_codelets[UOP_COUNT][ET_COUNT][2] = {
 	UNARY_ENTRY(SQUARE, FLOAT, "float"),
 	UNARY_ENTRY(SQUARE, HALF, "half"),
 	UNARY_ENTRY(SQUARE, INT, "int"),
+	UNARY_ENTRY(SQUARE, UINT, "unsigned int"),
 	UNARY_ENTRY(SIGNUM, FLOAT, "float"),
 	UNARY_ENTRY(SIGNUM, HALF, "half"),
 	UNARY_ENTRY(SIGNUM, INT, "int"),
@@ -569,7 +652,7 @@ static const tsi_codelet unary_codelets[UOP_COUNT][ET_COUNT][2] = {
 /* --- Scaled add: device code ------------------------------------------------- */
 
 /* A += scaleB * B (ScaledAddSupervisor<T,T,true>: A, B, scaleB). Half
- * computes in float and rounds once; int wraps. */
+ * computes in float and rounds once; int and unsigned int wrap. */
 TSI_OPS_ALWAYS_INLINE bool scaled_add_run(const tsi_field *f, size_t n_fields, enum tsi_ops_elem et)
 {
 	size_t n;
@@ -605,6 +688,15 @@ TSI_OPS_ALWAYS_INLINE bool scaled_add_run(const tsi_field *f, size_t n_fields, e
 			a[i] = (int32_t)((uint32_t)a[i] + s * (uint32_t)b[i]);
 		return true;
 	}
+	case ET_UINT: {
+		uint32_t *a = f[0].data;
+		const uint32_t *b = f[1].data;
+		const uint32_t s = ((const uint32_t *)f[2].data)[0];
+
+		for (size_t i = 0; i < n; i++)
+			a[i] += s * b[i];
+		return true;
+	}
 	default:
 		return false;
 	}
@@ -615,7 +707,8 @@ TSI_OPS_ALWAYS_INLINE bool scaled_add_run(const tsi_field *f, size_t n_fields, e
  * (vertex entry, spawning the workers, waiting for them) plus six times
  * the worker cycles of the largest share, ceil(n / workers) elements at
  * 12 fixed cycles and 2 cycles per 64-bit vector (a paired load of A and
- * B, an axpy, a store); int works one element in 3 cycles.
+ * B, an axpy, a store); int and unsigned int work one element in 3
+ * cycles.
  */
 static uint64_t scaled_add_cycles(const tsi_field *f, size_t n_fields, const tsi_target *target,
                                   enum tsi_ops_elem et)
@@ -623,8 +716,9 @@ static uint64_t scaled_add_cycles(const tsi_field *f, size_t n_fields, const tsi
 	unsigned workers = tsi_ops_target_workers(target);
 	size_t n = n_fields ? f[0].count : 0;
 	size_t share = (n + workers - 1) / workers;
-	uint64_t worker = 12 + (et == ET_INT ? tsi_ops_steps(share, 1, 3)
-	                                     : tsi_ops_steps(share, et_vector[et], 2));
+	uint64_t worker = 12 + (et == ET_INT || et == ET_UINT
+	                            ? tsi_ops_steps(share, 1, 3)
+	                            : tsi_ops_steps(share, et_vector[et], 2));
 
 	return 40 + (uint64_t)workers * worker;
 }
@@ -648,6 +742,7 @@ static uint64_t scaled_add_flops_cb(const tsi_field *f, size_t n_fields)
 SCALED_ADD_CALLBACKS(FLOAT)
 SCALED_ADD_CALLBACKS(HALF)
 SCALED_ADD_CALLBACKS(INT)
+SCALED_ADD_CALLBACKS(UINT)
 #undef SCALED_ADD_CALLBACKS
 
 #define SCALED_ADD_FIELDS(T)                                                              \
@@ -656,6 +751,7 @@ static const tsi_field_def scaled_add_fields[ET_COUNT][3] = {
 	[ET_FLOAT] = SCALED_ADD_FIELDS(TSI_FLOAT),
 	[ET_HALF] = SCALED_ADD_FIELDS(TSI_HALF),
 	[ET_INT] = SCALED_ADD_FIELDS(TSI_INT),
+	[ET_UINT] = SCALED_ADD_FIELDS(TSI_UNSIGNED_INT),
 };
 #undef SCALED_ADD_FIELDS
 
@@ -668,6 +764,8 @@ static const tsi_codelet scaled_add_codelets[ET_COUNT] = {
 	 scaled_add_HALF, scaled_add_HALF_cycles, scaled_add_flops_cb, 16, 544, true},
 	{"popops::ScaledAddSupervisor<int,int,true>", scaled_add_fields[ET_INT], 3, scaled_add_INT,
 	 scaled_add_INT_cycles, NULL, 16, 416, true},
+	{"popops::ScaledAddSupervisor<unsigned int,unsigned int,true>", scaled_add_fields[ET_UINT], 3,
+	 scaled_add_UINT, scaled_add_UINT_cycles, NULL, 16, 416, true},
 };
 #undef IN
 #undef OUT
@@ -722,12 +820,25 @@ static const struct binary_op_info {
 	[OP_POWER] = {"tsi_popops_map_binary", "Pow", "POWER", "popops::pow", "popops::powInPlace"},
 };
 
+/* The element types (bits 1 << ET_*) that binary operation `op` has
+ * codelets for, for messages. */
+static unsigned binary_types(tsi_popops_binary_op op)
+{
+	unsigned mask = 0;
+
+	for (unsigned e = 0; e < ET_COUNT; e++)
+		if (binary_codelets[op][e][FORM_1D].name)
+			mask |= 1u << e;
+	return mask;
+}
+
 /* Checks that operands a and b of `api` '`name`' have one type, one the
  * arithmetic codelets exist for. Returns its table column (ET_*) or a
  * negative code (recorded). */
 static int check_types(tsi_graph *graph, const char *api, const char *name, const tsi_tensor *a,
                        const tsi_tensor *b)
 {
+	char types[64];
 	int et;
 
 	if (a->type != b->type)
@@ -737,8 +848,9 @@ static int check_types(tsi_graph *graph, const char *api, const char *name, cons
 	et = tsi_ops_elem_index(a->type);
 	if (et < 0)
 		return tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
-		                      "%s '%s': type %s is not supported (float, half or int)", api, name,
-		                      tsi_type_name(a->type));
+		                      "%s '%s': type %s is not supported (%s)", api, name,
+		                      tsi_type_name(a->type),
+		                      tsi_ops_elem_list(types, sizeof(types), (1u << ET_COUNT) - 1));
 	return et;
 }
 
@@ -781,6 +893,7 @@ static int plan_binary(tsi_graph *graph, const char *api, const char *name,
                        const void *dest, const char *dest_label, bool in_place, binary_plan *plan)
 {
 	size_t shape[TSI_MAX_RANK];
+	char types[64];
 	size_t rank;
 	int et, rc;
 
@@ -798,8 +911,9 @@ static int plan_binary(tsi_graph *graph, const char *api, const char *name,
 		return et;
 	if (!binary_codelets[op][et][FORM_1D].name)
 		return tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
-		                      "%s '%s': %s is not supported for %s (float or half only)", api,
-		                      name, op_info[op].op_name, tsi_type_name(a->type));
+		                      "%s '%s': %s is not supported for %s (%s only)", api, name,
+		                      op_info[op].op_name, tsi_type_name(a->type),
+		                      tsi_ops_elem_list(types, sizeof(types), binary_types(op)));
 	rc = check_broadcast(graph, api, name, a, b, &rank, shape);
 	if (rc)
 		return rc;
@@ -962,6 +1076,8 @@ static const tsi_codelet *plan_unary(tsi_graph *graph, const char *api, const ch
                                      tsi_popops_unary_op op, const tsi_tensor *a,
                                      const tsi_program *seq, bool in_place, int *rc)
 {
+	char types[64];
+	unsigned mask = 0;
 	int et;
 
 	if (!graph) {
@@ -980,14 +1096,19 @@ static const tsi_codelet *plan_unary(tsi_graph *graph, const char *api, const ch
 	et = tsi_ops_elem_index(a->type);
 	if (et < 0) {
 		*rc = tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
-		                     "%s '%s': type %s is not supported (float, half or int)", api, name,
-		                     tsi_type_name(a->type));
+		                     "%s '%s': type %s is not supported (%s)", api, name,
+		                     tsi_type_name(a->type),
+		                     tsi_ops_elem_list(types, sizeof(types), (1u << ET_COUNT) - 1));
 		return NULL;
 	}
 	if (!unary_codelets[op][et][0].name) {
+		for (unsigned e = 0; e < ET_COUNT; e++)
+			if (unary_codelets[op][e][0].name)
+				mask |= 1u << e;
 		*rc = tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
-		                     "%s '%s': %s is not supported for %s (float or half only)", api,
-		                     name, unary_op_name[op], tsi_type_name(a->type));
+		                     "%s '%s': %s is not supported for %s (%s only)", api, name,
+		                     unary_op_name[op], tsi_type_name(a->type),
+		                     tsi_ops_elem_list(types, sizeof(types), mask));
 		return NULL;
 	}
 	if (in_place && (*rc = tsi_ops_check_writable(graph, api, name, a)) != TSI_OK)
@@ -1045,7 +1166,9 @@ TSI_API int tsi_popops_map_unary_in_place(tsi_graph *graph, tsi_popops_unary_op 
 /* --- Scaled add ------------------------------------------------------------------ */
 
 /* a += scale * b with one supervisor vertex per tile of a; the scale is a
- * per-tile constant of a's type (an int scale must be a whole number). */
+ * per-tile constant of a's type (an int scale must be a whole number, an
+ * unsigned int one also not negative: the constant would saturate to 0,
+ * and a -= k b is tsi_popops_sub's job). */
 TSI_API int tsi_popops_scaled_add_to(tsi_graph *graph, const tsi_tensor *a, const tsi_tensor *b,
                                      float scale, tsi_program *seq, const char *debug_name)
 {
@@ -1067,6 +1190,11 @@ TSI_API int tsi_popops_scaled_add_to(tsi_graph *graph, const tsi_tensor *a, cons
 	if (et == ET_INT && (scale != truncf(scale) || fabsf(scale) >= 2147483648.0f))
 		return tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
 		                      "%s '%s': scale %g is not a whole number, which int operands need",
+		                      api, name, (double)scale);
+	if (et == ET_UINT && (scale != truncf(scale) || scale < 0.0f || scale >= 4294967296.0f))
+		return tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
+		                      "%s '%s': scale %g is not a whole number from 0 to 2^32 - 1, which "
+		                      "unsigned int operands need",
 		                      api, name, (double)scale);
 	rc = check_broadcast(graph, api, name, a, b, &rank, shape);
 	if (rc)

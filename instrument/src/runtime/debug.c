@@ -48,6 +48,23 @@ tsi_debug_id tsi_debug_push_api(tsi_graph *graph, /* any graph of the core */
 	ctx->name = tsi_arena_strdup(&core->arena, name ? name : "unnamed");
 	ctx->layer = tsi_arena_strdup(&core->arena, layer ? layer : "user");
 	ctx->api = api ? tsi_arena_strdup(&core->arena, api) : NULL;
+	/* A model's context extends the path; an operation's keeps its
+	 * parent's, as operations already put their own name in what they
+	 * make ("logits/Partials"). */
+	{
+		const tsi_debug_context *parent =
+		    ctx->parent ? core->debug_contexts.items[ctx->parent - 1] : NULL;
+		const char *up = parent ? parent->path : NULL;
+
+		if (api)
+			ctx->path = up;
+		else if (up)
+			ctx->path = tsi_arena_printf(&core->arena, "%s/%s", up, ctx->name);
+		else
+			ctx->path = ctx->name;
+		if (!api && !ctx->path)
+			goto oom;
+	}
 	if (!ctx->name || !ctx->layer || (api && !ctx->api) ||
 	    tsi_vec_push(&core->debug_contexts, ctx))
 		goto oom;
@@ -97,6 +114,25 @@ TSI_API tsi_debug_id tsi_debug_current(const tsi_graph *graph)
 	if (!graph || !graph->core->n_debug_stack)
 		return 0;
 	return graph->core->debug_stack[graph->core->n_debug_stack - 1];
+}
+
+/*
+ * The name of something made inside context `id`, with the path of the
+ * model's contexts in front, so that reports (step lists, diffs) tell
+ * fc1's matmul from fc2's as Poplar's debug names do.
+ */
+const char *tsi_debug_qualify(tsi_graph *graph, tsi_debug_id id, const char *name)
+{
+	tsi_graph_core *core;
+	const tsi_debug_context *ctx;
+
+	if (!graph || !name)
+		return NULL;
+	core = graph->core;
+	ctx = id && id <= core->debug_contexts.len ? core->debug_contexts.items[id - 1] : NULL;
+	if (!ctx || !ctx->path)
+		return tsi_arena_strdup(&core->arena, name);
+	return tsi_arena_printf(&core->arena, "%s/%s", ctx->path, name);
 }
 
 /* The contexts themselves are arena memory, freed with it. */

@@ -217,7 +217,8 @@ static tsi_tensor *add_var(tsi_graph *graph, tsi_type type, size_t rank, const s
 	if (!v)
 		goto oom;
 	v->id = (uint32_t)core->vars.len;
-	v->name = name ? tsi_arena_strdup(&core->arena, name)
+	v->debug_id = tsi_debug_current(graph);
+	v->name = name ? tsi_debug_qualify(graph, v->debug_id, name)
 	               : tsi_arena_printf(&core->arena, "%s%u", is_constant ? "const" : "var", v->id);
 	v->type = type;
 	v->rank = rank;
@@ -225,7 +226,6 @@ static tsi_tensor *add_var(tsi_graph *graph, tsi_type type, size_t rank, const s
 		v->shape[d] = shape[d];
 	v->numel = numel;
 	v->is_constant = is_constant;
-	v->debug_id = tsi_debug_current(graph);
 	v->tile = malloc((numel ? numel : 1) * sizeof(*v->tile));
 	if (!v->name || !v->tile)
 		goto oom_tile;

@@ -13,6 +13,8 @@
  */
 #include "../ipu-private.h"
 
+#include <tilescope/suggest.h>
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,8 +220,9 @@ static const option_def known_options[] = {
 	         "Write the serialized graph"),
 	BOOL_OPT("autoReport.streamAtEachRun", "true", true,
 	         "Write the execution profile after each run, not at the end"),
-	BOOL_OPT("debug.allowOutOfMemory", "false", true,
-	         "Compile a graph that does not fit (unset: profiled, not runnable)"),
+	BOOL_OPT("debug.allowOutOfMemory", "true", true,
+	         "Compile a graph that does not fit, to profile it (never runnable); "
+	         "Poplar's default is false"),
 	INT_OPT("debug.branchRecordTile", "", "an integer tile index", false,
 	        "Tile holding the branch record of control-flow instrumentation"),
 	ENUM_OPT("debug.computeInstrumentationLevel", "tile|vertex|device|ipu", "tile", true,
@@ -315,64 +318,18 @@ TSI_API const tsi_option_info *tsi_engine_option_info(size_t i)
 	return i < N_KNOWN_OPTIONS ? &known_options[i].info : NULL;
 }
 
-/* The longest name compared by the edit distance; longer ones never match. */
-#define MAX_DISTANCE_LEN 128
-
 /*
- * Levenshtein distance between `a` and `b`, ignoring case, or SIZE_MAX
- * when either is longer than MAX_DISTANCE_LEN (no useful suggestion then).
- */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[MAX_DISTANCE_LEN + 1];
-	size_t i, j;
-
-	if (la > MAX_DISTANCE_LEN || lb > MAX_DISTANCE_LEN)
-		return SIZE_MAX;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0]; /* row[i-1][j-1] */
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
-			size_t best = diag + cost;
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
-/*
- * The known option nearest to `name`, or NULL when none is close enough to
- * be a plausible typo: distance <= max(2, strlen(name) / 3).
+ * The known option nearest to `name` (suggest.h's rule, shared with
+ * PVTI_OPTIONS), or NULL when none is a plausible typo.
  */
 static const char *nearest_option(const char *name)
 {
-	size_t limit = strlen(name) / 3;
-	size_t best = SIZE_MAX;
-	const char *best_name = NULL;
+	const char *names[N_KNOWN_OPTIONS];
 	size_t i;
 
-	if (limit < 2)
-		limit = 2;
-	for (i = 0; i < N_KNOWN_OPTIONS; i++) {
-		size_t d = edit_distance(name, known_options[i].info.name);
-
-		if (d < best) {
-			best = d;
-			best_name = known_options[i].info.name;
-		}
-	}
-	return best <= limit ? best_name : NULL;
+	for (i = 0; i < N_KNOWN_OPTIONS; i++)
+		names[i] = known_options[i].info.name;
+	return tsi_lookup_nearest_name(name, names, N_KNOWN_OPTIONS);
 }
 
 /* The table row of `name`, or NULL. */

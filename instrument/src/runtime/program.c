@@ -466,7 +466,7 @@ tsi_program *tsi_prog_collective(tsi_graph *graph, const tsi_tensor *src, const 
 TSI_API tsi_program *tsi_program_set_name(tsi_program *prog, const char *name)
 {
 	if (prog && name)
-		prog->name = tsi_arena_strdup(&prog->graph->core->arena, name);
+		prog->name = tsi_debug_qualify(prog->graph, prog->debug_id, name);
 	return prog;
 }
 

@@ -448,8 +448,56 @@ static tsi_tensor *same_order_view(const tsi_tensor *src, size_t rank, const siz
 	return t;
 }
 
+/* qsort order of regions by first element. */
+static int region_by_begin(const void *a, const void *b)
+{
+	const tsi_region *x = a, *y = b;
+
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
 /*
- * Describes a tensor for error messages: "'v1'" for a whole variable,
+ * The variable a tensor holds all of, each element once, in any order or
+ * shape: the variable itself, or a view such as the blocked layout the
+ * matmul input helpers return (pieces of one variable reshaped and
+ * concatenated). -1 for anything else. Such a view is the variable to
+ * its user, so it goes by the variable's name.
+ */
+static int64_t whole_variable(const tsi_tensor *t)
+{
+	const tsi_var *v;
+	tsi_region *sorted;
+	size_t total = 0, next = 0;
+	bool whole = true;
+
+	if (t->var >= 0)
+		return t->var;
+	if (t->n_regions == 0)
+		return -1;
+	v = tsi_graph_var(t->graph, t->regions[0].var);
+	for (size_t i = 0; i < t->n_regions; i++) {
+		if (t->regions[i].var != t->regions[0].var)
+			return -1;
+		total += t->regions[i].len;
+	}
+	if (total != v->numel || t->numel != v->numel)
+		return -1;
+	sorted = malloc(t->n_regions * sizeof(*sorted));
+	if (!sorted)
+		return -1;
+	memcpy(sorted, t->regions, t->n_regions * sizeof(*sorted));
+	qsort(sorted, t->n_regions, sizeof(*sorted), region_by_begin);
+	for (size_t i = 0; i < t->n_regions && whole; i++) {
+		whole = sorted[i].begin == next;
+		next += sorted[i].len;
+	}
+	free(sorted);
+	return whole ? (int64_t)t->regions[0].var : -1;
+}
+
+/*
+ * Describes a tensor for error messages: "'v1'" for a whole variable (or
+ * all of it rearranged, see whole_variable),
  * "a view of 'v1' (3 elements)" for a view (named after the variable of
  * its first element). Arena string.
  */
@@ -457,11 +505,14 @@ const char *tsi_tensor_describe(const tsi_tensor *t)
 {
 	const char *s;
 
+	int64_t whole;
+
 	if (!t)
 		return "(no tensor)";
-	if (t->var >= 0)
+	whole = whole_variable(t);
+	if (whole >= 0)
 		s = tsi_arena_printf(&t->graph->core->arena, "'%s'",
-		                     tsi_graph_var(t->graph, (uint32_t)t->var)->name);
+		                     tsi_graph_var(t->graph, (uint32_t)whole)->name);
 	else if (t->n_regions == 0)
 		s = tsi_arena_printf(&t->graph->core->arena, "an empty view");
 	else
@@ -516,9 +567,9 @@ TSI_API tsi_graph *tsi_tensor_graph(const tsi_tensor *t)
 /* The variable's name for a whole-variable tensor; NULL for views. */
 TSI_API const char *tsi_tensor_name(const tsi_tensor *t)
 {
-	if (!t || t->var < 0)
-		return NULL;
-	return tsi_graph_var(t->graph, (uint32_t)t->var)->name;
+	int64_t whole = t ? whole_variable(t) : -1;
+
+	return whole >= 0 ? tsi_graph_var(t->graph, (uint32_t)whole)->name : NULL;
 }
 
 /* Regions are merged when made, so one region means one contiguous run;

@@ -92,7 +92,7 @@ TSI_API tsi_compute_set *tsi_graph_add_compute_set(tsi_graph *graph, const char 
 		goto oom;
 	cs->id = (uint32_t)graph->core->compute_sets.len;
 	cs->debug_id = tsi_debug_current(graph);
-	cs->name = name ? tsi_arena_strdup(&graph->core->arena, name)
+	cs->name = name ? tsi_debug_qualify(graph, cs->debug_id, name)
 	                : tsi_arena_printf(&graph->core->arena, "cs%u", cs->id);
 	if (!cs->name || tsi_vec_push(&graph->core->compute_sets, cs))
 		goto oom;

@@ -42,9 +42,42 @@ typedef struct tsr_delta {
 
 typedef struct tsr_comparison tsr_comparison;
 
+/* Runs chosen by program (tsr_compare_options): the default. */
+#define TSR_RUNS_BY_PROGRAM (-2)
+
+/* How tsr_compare_programs chooses the runs whose execution figures it
+ * compares. */
+typedef struct tsr_compare_options {
+	unsigned version;          /* TSR_COMPARE_OPTIONS_VERSION */
+	/* Runs are matched by the name of the engine program that ran
+	 * (unnamed: "program<i>", its engine index). NULL: every program
+	 * with kept runs in both reports; a name: that program only (an
+	 * error, TSR_ERR_OUT_OF_RANGE, when a report keeps no run of it). */
+	const char *program;
+	/* TSR_RUNS_BY_PROGRAM (both): every kept run of each compared
+	 * program, averaged per program, so the execution figures are those
+	 * of one average run of each compared program, summed over them;
+	 * when no program has runs in both reports, the last run of each,
+	 * as below. Otherwise one run of each report: N (0 is the first
+	 * kept) or -1 (the last kept) among the report's runs, or among
+	 * `program`'s runs when it is given; TSR_RUNS_BY_PROGRAM on one side
+	 * only means -1 there. */
+	int64_t base_run, new_run;
+} tsr_compare_options;
+#define TSR_COMPARE_OPTIONS_VERSION 1
+#define TSR_COMPARE_OPTIONS_INIT \
+	{TSR_COMPARE_OPTIONS_VERSION, NULL, TSR_RUNS_BY_PROGRAM, TSR_RUNS_BY_PROGRAM}
+
+/* Compares `base` and `new_report` (options NULL: TSR_COMPARE_OPTIONS_INIT,
+ * every program in both, runs averaged). The caller frees with
+ * tsr_comparison_free(). Progress and cancel as tsr_compare. */
+TSR_API int tsr_compare_programs(tsr_comparison **out, tsr_report *base, tsr_report *new_report,
+                                 const tsr_compare_options *options);
+
 /* Compares `base` and `new_report`, using run `base_run` / `new_run` for
  * execution figures (-1: the last run kept; a report without runs has no
- * execution figures). The caller frees with tsr_comparison_free().
+ * execution figures), whatever programs they ran: tsr_compare_programs
+ * with those runs and no program. The caller frees with tsr_comparison_free().
  * Progress of the whole call (reading both reports, which may load their
  * variables, steps and operations) goes to base's progress callback
  * (tsr_report_set_progress; new_report's is not called); a non-zero
@@ -53,7 +86,8 @@ typedef struct tsr_comparison tsr_comparison;
 TSR_API int tsr_compare(tsr_comparison **out, tsr_report *base, tsr_report *new_report,
                         int64_t base_run, int64_t new_run);
 TSR_API void tsr_comparison_free(tsr_comparison *cmp);
-/* The deltas: totals first, then per category, step type, vertex type,
+/* The deltas: totals first, then per compared program's run, per
+ * category, step type, vertex type,
  * operation, compute set, variable, named program; within a group by
  * name (the full list of metrics is at the top of reportlib/src/compare.c). */
 TSR_API size_t tsr_comparison_get_count(const tsr_comparison *cmp);
@@ -63,6 +97,20 @@ TSR_API const tsr_delta *tsr_comparison_get_delta(const tsr_comparison *cmp, siz
 /* The delta of `metric`, or NULL when the comparison has none (not an
  * error). */
 TSR_API const tsr_delta *tsr_comparison_lookup_delta(const tsr_comparison *cmp, const char *metric);
+
+/* One compared program: its name in each report (the same when runs were
+ * matched by name; NULL for a report without runs) and how many of its
+ * runs each side averaged (0: none). */
+typedef struct tsr_compared_program {
+	const char *base_name, *new_name;
+	size_t base_runs, new_runs;
+} tsr_compared_program;
+/* The programs whose runs gave the execution figures, in the base's
+ * engine order (none when neither report keeps runs). Borrowed, valid
+ * until tsr_comparison_free(). */
+TSR_API size_t tsr_comparison_get_program_count(const tsr_comparison *cmp);
+TSR_API const tsr_compared_program *tsr_comparison_get_program(const tsr_comparison *cmp,
+                                                               size_t i);
 
 #ifdef __cplusplus
 }

@@ -477,7 +477,8 @@ TSR_API int tsr_report_fill_run_activity(tsr_activity *out, tsr_report *report, 
 typedef struct tsr_vertex_type_cycles {
 	size_t vertex_type;
 	uint64_t cycles;
-	uint64_t instances;        /* vertices of the type */
+	uint64_t instances;        /* vertices of the type in the compute sets the
+	                              run executed (run -1: in all) */
 	uint64_t executions;       /* vertex executions (instances x compute set runs) */
 } tsr_vertex_type_cycles;
 /* Largest cycles first; the caller frees *out. */

@@ -36,10 +36,12 @@ typedef struct tsr_summary_options {
 	bool show_per_ipu_memory;    /* memory usage per IPU */
 	tsr_colours colours;
 	int64_t run;                 /* which run's execution (-1: the last one kept) */
+	bool show_operations;        /* version 2: the operations (debug contexts) with
+	                                their memory, cycles, FLOPs and utilisation */
 } tsr_summary_options;
-#define TSR_SUMMARY_OPTIONS_VERSION 1
+#define TSR_SUMMARY_OPTIONS_VERSION 2
 #define TSR_SUMMARY_OPTIONS_INIT {TSR_SUMMARY_OPTIONS_VERSION, false, false, false, false, \
-                                  TSR_COLOURS_AUTO, -1}
+                                  TSR_COLOURS_AUTO, -1, false}
 
 /* --- The figures ------------------------------------------------------------ */
 
@@ -65,10 +67,14 @@ typedef struct tsr_summary_category {
 	tsr_category_memory memory;    /* its bytes; memory.name is the camelCase name */
 } tsr_summary_category;
 
-/* A name and its bytes: a vertex type's memory, or variables merged by name. */
+/* A name and its bytes: a vertex type's memory, or variables merged by
+ * name. In the always-live list, a numbered series of 16 or more names
+ * ("initW/params0" ... "initW/params1471", a variable per tile) is one
+ * entry named "initW/params*" with `count` the names it holds. */
 typedef struct tsr_summary_named_bytes {
 	const char *name;
 	uint64_t bytes;
+	size_t count;                  /* names of a series; 0 for one name */
 } tsr_summary_named_bytes;
 
 /* A tile and its memory including gaps, in bytes. */
@@ -122,6 +128,16 @@ typedef struct tsr_summary_liveness_step {
 	const char *name;              /* the program's name, else its compute set's or
 	                                  exchange's, else NULL */
 } tsr_summary_liveness_step;
+
+/* One operation (debug context) of the "Operations" part. */
+typedef struct tsr_summary_operation {
+	const tsr_operation *op;       /* its figures, descendants included; cycles and
+	                                  flops of the run shown (0 without runs) */
+	size_t depth;                  /* 0 for a top-level context */
+	uint64_t memory;               /* op->variable_bytes + op->vertex_bytes */
+	double utilisation;            /* op->flops / the target's fp32 peak over
+	                                  op->cycles (all tiles); NaN without cycles */
+} tsr_summary_operation;
 
 /* An execution step of the run shown. */
 typedef struct tsr_summary_step {
@@ -182,6 +198,11 @@ typedef struct tsr_summary_figures {
 	size_t n_vertex_type_cycles;
 	const tsr_summary_step *steps; /* with show_execution_steps: every step of the run */
 	size_t n_steps;
+
+	/* With show_operations: every debug context in id order, which is tree
+	 * order (a context's descendants follow it, before its next sibling). */
+	const tsr_summary_operation *operations;
+	size_t n_operations;
 } tsr_summary_figures;
 
 /*
