@@ -29,6 +29,14 @@
 #define TSF_PVTI_APPLICATION_ID 0x54535654 /* "TSVT" */
 #define TSF_PVTI_SCHEMA_VERSION 1
 
+/* The longest name either file may hold, in bytes (string.text of both
+ * schemas). Real names are paths of debug contexts and templated vertex
+ * types, a few hundred bytes; the limit keeps a hostile file from making
+ * a reader or an export copy megabytes per reference (one 1 MB name on
+ * every variable made a 2.9 MB report export 2.86 GB). Writers refuse to
+ * write a longer one; readers refuse a file that has one. */
+#define TSF_MAX_NAME_BYTES 16384
+
 /* The schema scripts, executed as written by the writers. */
 extern const char tsf_profile_schema_sql[];
 extern const char tsf_pvti_schema_sql[];

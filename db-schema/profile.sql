@@ -166,7 +166,8 @@ CREATE TABLE option (
 -- UNIQUE index finds a name's id for a lookup by text.
 CREATE TABLE string (
 	id   INTEGER PRIMARY KEY, -- referenced by name columns
-	text TEXT NOT NULL UNIQUE -- the name, UTF-8, as the model gave it
+	text TEXT NOT NULL UNIQUE -- the name, UTF-8, as the model gave it; at most
+	                          -- 16,384 bytes (TSF_MAX_NAME_BYTES)
 );
 
 -- ---------------------------------------------------------------------------

@@ -67,7 +67,8 @@ CREATE TABLE channel (
 -- Interned names (tracepoint names).
 CREATE TABLE string (
   id    INTEGER PRIMARY KEY, -- referenced by event names, instant.name, label_stats.name
-  value TEXT NOT NULL
+  value TEXT NOT NULL         -- at most 16,384 bytes (TSF_MAX_NAME_BYTES); the
+                              -- writer cuts a longer span name there
 );
 
 -- Events (spans), packed: each row holds `count` events of one thread, in

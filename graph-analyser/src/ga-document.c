@@ -394,6 +394,10 @@ static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, 
 		goto fail;
 	}
 	doc->load_seconds = (double)(g_get_monotonic_time() - start) / 1e6;
+	/* The load's callback and its state end with the load: a later call
+	 * that reports (tsr_report_get_frames) must not reach a finished
+	 * load's cancellable, which is cancelled when the window moves on. */
+	tsr_report_set_progress(doc->report, NULL, NULL);
 	return doc;
 fail:
 	ga_document_unref(doc);
@@ -462,7 +466,7 @@ static void compare_state_free(compare_state *cs)
 	g_free(cs);
 }
 
-/* tsr_compare on the worker; it reports through the base's progress
+/* tsr_compare_programs on the worker; it reports through the base's progress
  * callback, borrowed for the call and given back after. */
 static void compare_thread(GTask *task, gpointer source, gpointer task_data,
                            GCancellable *cancellable)
@@ -475,7 +479,7 @@ static void compare_thread(GTask *task, gpointer source, gpointer task_data,
 	(void)source;
 	(void)cancellable;
 	tsr_report_set_progress(cs->base->report, on_progress, cs->ls);
-	rc = tsr_compare(&cmp, cs->base->report, cs->new_doc->report, -1, -1);
+	rc = tsr_compare_programs(&cmp, cs->base->report, cs->new_doc->report, NULL);
 	tsr_report_set_progress(cs->base->report, NULL, NULL);
 	if (rc) {
 		set_error(&error, rc, tsr_report_error(cs->base->report));
@@ -518,7 +522,7 @@ tsr_comparison *ga_document_compare_finish(GAsyncResult *result, GError **error)
 tsr_comparison *ga_document_compare(GaDocument *base, GaDocument *new_doc, GError **error)
 {
 	tsr_comparison *cmp = NULL;
-	int rc = tsr_compare(&cmp, base->report, new_doc->report, -1, -1);
+	int rc = tsr_compare_programs(&cmp, base->report, new_doc->report, NULL);
 
 	if (rc)
 		set_error(error, rc, tsr_report_error(base->report));

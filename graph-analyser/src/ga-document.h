@@ -101,7 +101,8 @@ typedef struct ga_operation_extra {
 /* One per operation (ga_document_get_operations' order), or NULL. */
 const ga_operation_extra *ga_document_get_operation_extras(GaDocument *doc);
 /* Compares `base` (report A) with `new_doc` (report B) as `tilescope
- * diff A B` does (tsr_compare, the last run of each) in a worker thread;
+ * diff A B` does (tsr_compare_programs: runs matched by program and
+ * averaged) in a worker thread;
  * neither document may be used elsewhere until it completes (the window
  * runs it before handing them to the session). Progress as for a load;
  * cancelling completes with G_IO_ERROR_CANCELLED. */

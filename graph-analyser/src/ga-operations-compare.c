@@ -186,8 +186,9 @@ GtkWidget *ga_operations_compare_new(GaDocument *a, GaDocument *b)
 	gtk_box_append(GTK_BOX(box), title);
 	gtk_box_append(GTK_BOX(box),
 	               ga_note_new("Operations are matched by their name path (a/b/c), as "
-	                           "`tilescope diff` matches them; cycles and FLOPs of each "
-	                           "report's last run, memory of their variables and vertices, all "
+	                           "`tilescope diff` matches them; cycles and FLOPs of an average "
+	                           "run of each program both ran, memory of their variables and "
+	                           "vertices, all "
 	                           "with their descendants'. Δ is B − A: green better, red worse."));
 	p->filter = gtk_search_entry_new();
 	gtk_accessible_update_property(GTK_ACCESSIBLE(p->filter), GTK_ACCESSIBLE_PROPERTY_LABEL,

@@ -37,7 +37,7 @@ struct _GaOpRow {
 	GObject parent_instance;
 	guint index;    /* into the document's operation lists */
 	char *name;     /* fit for a label */
-	char *folded;   /* name casefolded, for the filter */
+	char *folded;   /* the path ("train/fc/logits") casefolded, for the filter */
 	char *layer;    /* fit for a label */
 	char *api;      /* fit for a label, "" when none */
 	char *parent;   /* the enclosing context's name fit for a label, "" at top level */
@@ -70,14 +70,20 @@ static void ga_op_row_init(GaOpRow *self)
 	(void)self;
 }
 
-/* A row for `op`, whose enclosing context is `parent` (NULL: none). */
-static GaOpRow *op_row_new(const tsr_operation *op, const tsr_operation *parent, guint index)
+/* A row for `op`, whose enclosing context is `parent` (NULL: none) with
+ * the row `parent_row`. The filter matches the context's path, so "test/"
+ * keeps a layer and "fc/logits" tells the train and test copies apart. */
+static GaOpRow *op_row_new(const tsr_operation *op, const tsr_operation *parent,
+                           const GaOpRow *parent_row, guint index)
 {
 	GaOpRow *row = g_object_new(GA_TYPE_OP_ROW, NULL);
+	g_autofree char *folded_name = NULL;
 
 	row->index = index;
 	row->name = ga_format_name(op->name);
-	row->folded = g_utf8_casefold(row->name, -1);
+	folded_name = g_utf8_casefold(row->name, -1);
+	row->folded = parent_row ? g_strconcat(parent_row->folded, "/", folded_name, NULL)
+	                         : g_steal_pointer(&folded_name);
 	row->layer = ga_format_name(op->layer);
 	row->api = op->api ? ga_format_name(op->api) : g_strdup("");
 	/* Made once: collating at every comparison would sort a large
@@ -752,13 +758,14 @@ static void rebuild(GaOperationsView *self)
 	{
 		GPtrArray *rows = g_ptr_array_new_full((guint)self->n_ops, g_object_unref);
 
-		for (size_t i = 0; i < self->n_ops; i++)
-			g_ptr_array_add(rows, op_row_new(&self->made[i],
-			                                 self->made[i].parent >= 1 &&
-			                                         self->made[i].parent <= i
-			                                     ? &self->made[self->made[i].parent - 1]
-			                                     : NULL,
-			                                 (guint)i));
+		for (size_t i = 0; i < self->n_ops; i++) {
+			/* Parents come before their children (report.h). */
+			gboolean has_parent = self->made[i].parent >= 1 && self->made[i].parent <= i;
+			size_t p = has_parent ? self->made[i].parent - 1 : 0;
+
+			g_ptr_array_add(rows, op_row_new(&self->made[i], has_parent ? &self->made[p] : NULL,
+			                                 has_parent ? rows->pdata[p] : NULL, (guint)i));
+		}
 		g_list_store_splice(self->store, 0, g_list_model_get_n_items(G_LIST_MODEL(self->store)),
 		                    rows->pdata, rows->len);
 		g_ptr_array_unref(rows);
@@ -874,7 +881,8 @@ static GtkWidget *build_bar(GaOperationsView *self)
 	GtkWidget *layer_scroll, *layer_popover;
 
 	self->filter_entry = GTK_SEARCH_ENTRY(gtk_search_entry_new());
-	g_object_set(self->filter_entry, "placeholder-text", "Filter operations by name", NULL);
+	g_object_set(self->filter_entry, "placeholder-text", "Filter by name or path (test/fc)",
+	             NULL);
 	gtk_widget_set_size_request(GTK_WIDGET(self->filter_entry), 260, -1);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->filter_entry),
 	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Filter operations", -1);

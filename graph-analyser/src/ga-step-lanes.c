@@ -1,22 +1,36 @@
 /*
  * The Execution Trace's lanes (ga-step-lanes.h).
  *
- * Data. When a run is set, each lane gets the indices of its steps sorted
- * by first cycle and the running maximum of their last cycles, so that the
- * first step reaching into the visible range is a binary search even when
- * steps of a lane overlap. A frame walks only the visible steps of each
- * lane.
+ * Data. When a run or mode is set, each lane gets the indices of its items
+ * (steps in Flat, frames in Flame) sorted by first cycle and the running
+ * maximum of their last cycles, so that the first item reaching into the
+ * visible range is a binary search even when items of a lane overlap. A
+ * frame walks only the visible items of each lane.
  *
- * Level of detail. A step at least FOLD_PX wide is a rectangle of its
- * own; narrower steps that touch the same or adjacent pixel columns fold
+ * Lanes in Flat. With one IPU: compute, exchange, sync. With several, a
+ * compute and an exchange lane per IPU and one sync lane: a sync holds
+ * every IPU, so a sync lane per IPU would repeat the same bars N times
+ * and push the IPUs apart; compute and exchange stay apart within an IPU
+ * because a step is one or the other and keeping the kinds on rows of
+ * their own is how the one-IPU view reads. Until the tile index of the
+ * run is ready (a worker thread), the lanes are by kind only.
+ *
+ * Level of detail. An item at least FOLD_PX wide is a rectangle of its
+ * own; narrower items that touch the same or adjacent pixel columns fold
  * into one bar that carries their count, so a frame has about one
- * primitive per pixel column per lane however many steps there are. The
+ * primitive per pixel column per lane however many items there are. The
  * bars drawn are kept (`items`) and are what hover, tooltip and click hit:
  * the user points at what is drawn.
  *
+ * BSP. One texture of the plot's size in device pixels
+ * (ga_trace_index_render_bsp), made in a thread when the view changes;
+ * until it arrives the previous one is drawn stretched to where its
+ * cycles now are, so the UI never waits.
+ *
  * Drawing. The lanes, ruler and names are one render node, rebuilt only
- * when the run, the visible range, the size or the theme change; hover,
- * selection, the marked range and focus are drawn over it every frame.
+ * when the run, the mode, the visible range, the size, the highlight or
+ * the theme change; hover, selection, the marked range and focus are drawn
+ * over it every frame.
  */
 #include "ga-step-lanes.h"
 
@@ -24,61 +38,88 @@
 #include "ga-program-kind.h"
 
 #include <math.h>
+#include <string.h>
 #include <tilescope/tsc-axis.h>
 
-/* Steps narrower than this (logical px) fold into counted bars. */
+/* Items narrower than this (logical px) fold into counted bars. */
 #define FOLD_PX 3.0
 /* The narrowest range shown, in cycles. */
 #define MIN_SPAN 16.0
 /* Zoom factor of one key press or wheel notch. */
 #define ZOOM_STEP 1.25
-
-enum { LANE_COMPUTE, LANE_EXCHANGE, LANE_SYNC, N_LANES };
-
-static const char *const lane_names[N_LANES] = {"Compute", "Exchange", "Sync"};
-static const char *const lane_words[N_LANES] = {"compute", "exchange", "sync"};
+/* A BSP picture of fewer (steps in view x rows) is made at once. */
+#define BSP_SYNC_WORK 100000.0
+/* The tallest BSP row, device px. */
+#define BSP_MAX_ROW_PX 64
 
 typedef struct Lane {
-	guint32 *idx;      /* step indices, by cycles_from */
-	uint64_t *max_to;  /* max_to[i]: the largest cycles_to of idx[0..i] */
+	char *name;
+	int kind;          /* ga_program_kind of every item, -1: each its own (Flame) */
+	int ipu;           /* Flat: the IPU, -1: all */
+	guint32 *idx;      /* step (Flat) or frame (Flame) indices, by first cycle */
+	uint64_t *max_to;  /* max_to[i]: the largest last cycle of idx[0..i] */
 	size_t n;
+	double y;          /* top, widget px */
+	GArray *items;     /* Item, left to right, as last drawn */
 } Lane;
 
-/* A bar drawn: one step, or several folded. */
+/* A bar drawn: one item, or several folded. */
 typedef struct Item {
 	float x0, x1;      /* widget px */
-	guint32 first;     /* lane position of its first step */
+	guint32 first;     /* lane position of its first item */
 	guint32 last;      /* and of its last */
-	guint32 count;     /* steps folded into it */
+	guint32 count;     /* items folded into it */
+	gboolean marked;   /* holds an item of the highlighted program */
 } Item;
 
 struct _GaStepLanes {
 	GtkWidget parent_instance;
 	GaDocument *doc;
 	size_t run, n_runs;
+	ga_trace_mode mode;
+	char *label;
 	const tsr_step *steps; /* borrowed from the document's report */
 	size_t n_steps;
+	const tsr_frame *frames; /* Flame: borrowed from the report, or NULL */
+	size_t n_frames;
+	guint32 *step_leaf;    /* Flame: each step's leaf frame */
+	char *frames_error;    /* why there are no frames */
 	uint64_t total;        /* the run's cycles */
-	Lane lanes[N_LANES];
+	double axis_end;       /* compare mode: the axis reaches at least here */
+	GPtrArray *lanes;      /* Lane */
+	GaTraceIndex *index;
+	gint64 highlight;      /* program, -1: none */
 
 	double vis_start, vis_end; /* cycles */
 
 	/* Geometry of the last snapshot. */
 	int width, height;
 	double plot_x, plot_w;     /* the lanes' horizontal extent */
-	double lane_y[N_LANES], lane_h;
+	double lane_h;
 	double ruler_h;
+	double bsp_y, bsp_h;       /* BSP: the texture's place, logical px */
 	int text_h;
 	PangoLayout *layout;
 	GdkRGBA fg, accent;
 
 	GskRenderNode *cache;
-	GArray *items[N_LANES];    /* Item, left to right */
+	double last_build_ms;
+
+	/* BSP: rows of bsp_bpr index blocks (0: all tiles fit), bsp_row_px
+	 * device px tall, from tile bsp_first. */
+	unsigned bsp_bpr, bsp_row_px, bsp_first;
+	GdkTexture *bsp_tex;       /* the last picture and what it shows */
+	double bsp_from, bsp_to;
+	ga_bsp_request bsp_req;
+	gboolean bsp_stale;        /* the view changed since bsp_req */
+	GCancellable *bsp_cancel;  /* the picture being made, or NULL */
+	guint describe_idle;       /* a description to redo after a resize */
 
 	int hover_lane;            /* -1: none */
 	double pointer_x, pointer_y; /* the pointer's last position; -1: outside */
 	guint hover_item;
 	gint64 selected;           /* step index, -1: none */
+	gint64 selected_frame;     /* Flame: the frame clicked, -1: none */
 	gboolean has_range;
 	uint64_t range_from, range_to;
 
@@ -89,10 +130,11 @@ struct _GaStepLanes {
 
 G_DEFINE_FINAL_TYPE(GaStepLanes, ga_step_lanes, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_SELECTION_CHANGED, SIGNAL_RANGE_CHANGED, N_SIGNALS };
+enum { SIGNAL_SELECTION_CHANGED, SIGNAL_RANGE_CHANGED, SIGNAL_VISIBLE_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void update_description(GaStepLanes *self);
+static void bsp_request(GaStepLanes *self);
 
 /* --- Names and helpers ------------------------------------------------------------ */
 
@@ -137,16 +179,65 @@ const char *ga_step_name(tsr_report *report, const tsr_step *st)
 	return tsr_step_type_name(st->type);
 }
 
-static int lane_of(const tsr_step *st)
+static int kind_of_step(const tsr_step *st)
 {
-	switch (ga_program_kind_of_step(st->type)) {
-	case GA_PROGRAM_EXCHANGE:
-		return LANE_EXCHANGE;
-	case GA_PROGRAM_SYNC:
-		return LANE_SYNC;
-	default:
-		return LANE_COMPUTE;
-	}
+	ga_program_kind k = ga_program_kind_of_step(st->type);
+
+	return k == GA_PROGRAM_CONTROL ? GA_PROGRAM_COMPUTE : (int)k;
+}
+
+static const tsr_program *program_of(GaStepLanes *self, uint32_t id)
+{
+	const tsr_program *progs;
+	size_t n;
+
+	if (!self->doc || tsr_report_get_programs(&progs, &n, ga_document_get_report(self->doc)) ||
+	    id >= n)
+		return NULL;
+	return &progs[id];
+}
+
+/* The kind an item is drawn in. */
+static int item_kind(GaStepLanes *self, const Lane *l, guint32 ref)
+{
+	const tsr_program *p;
+
+	if (l->kind >= 0)
+		return l->kind;
+	p = program_of(self, self->frames[ref].program);
+	return p ? (int)ga_program_kind_of_type(p->type) : GA_PROGRAM_CONTROL;
+}
+
+static uint64_t ref_from(GaStepLanes *self, guint32 ref)
+{
+	return self->mode == GA_TRACE_FLAME ? self->frames[ref].cycles_from : self->steps[ref].cycles_from;
+}
+
+static uint64_t ref_to(GaStepLanes *self, guint32 ref)
+{
+	return self->mode == GA_TRACE_FLAME ? self->frames[ref].cycles_to : self->steps[ref].cycles_to;
+}
+
+static uint32_t ref_program(GaStepLanes *self, guint32 ref)
+{
+	return self->mode == GA_TRACE_FLAME ? self->frames[ref].program : self->steps[ref].program;
+}
+
+/* A program's name as drawn: its name, else its type. */
+static const char *frame_name(GaStepLanes *self, guint32 ref)
+{
+	const tsr_program *p = program_of(self, self->frames[ref].program);
+
+	if (!p)
+		return "?";
+	return p->name && *p->name ? p->name : p->type;
+}
+
+static const char *ref_name(GaStepLanes *self, guint32 ref)
+{
+	if (self->mode == GA_TRACE_FLAME)
+		return frame_name(self, ref);
+	return ga_step_name(ga_document_get_report(self->doc), &self->steps[ref]);
 }
 
 static void rect(GtkSnapshot *s, const GdkRGBA *c, double x, double y, double w, double h)
@@ -216,7 +307,12 @@ static double cycle_at(GaStepLanes *self, double x)
 	return self->vis_start + (x - self->plot_x) * cpp(self);
 }
 
-/* The first lane position whose step reaches past `cycle`. */
+static Lane *lane(GaStepLanes *self, guint k)
+{
+	return g_ptr_array_index(self->lanes, k);
+}
+
+/* The first lane position whose item reaches past `cycle`. */
 static size_t lane_first_after(const Lane *l, double cycle)
 {
 	size_t lo = 0, hi = l->n;
@@ -232,7 +328,7 @@ static size_t lane_first_after(const Lane *l, double cycle)
 	return lo;
 }
 
-/* The first lane position whose step starts at or after `cycle`. */
+/* The first lane position whose item starts at or after `cycle`. */
 static size_t lane_first_from(GaStepLanes *self, const Lane *l, double cycle)
 {
 	size_t lo = 0, hi = l->n;
@@ -240,7 +336,7 @@ static size_t lane_first_from(GaStepLanes *self, const Lane *l, double cycle)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if ((double)self->steps[l->idx[mid]].cycles_from < cycle)
+		if ((double)ref_from(self, l->idx[mid]) < cycle)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -248,19 +344,42 @@ static size_t lane_first_from(GaStepLanes *self, const Lane *l, double cycle)
 	return lo;
 }
 
-/* Steps of all lanes that overlap the visible range. */
+/* Items of a lane that overlap the visible range. */
+static size_t lane_in_view(GaStepLanes *self, const Lane *l)
+{
+	size_t n = 0, a = lane_first_after(l, self->vis_start), b = lane_first_from(self, l, self->vis_end);
+
+	for (size_t i = a; i < b; i++)
+		if ((double)ref_to(self, l->idx[i]) > self->vis_start ||
+		    ref_to(self, l->idx[i]) == ref_from(self, l->idx[i]))
+			n++;
+	return n;
+}
+
+/* Steps that overlap the visible range (whatever the mode). */
 static size_t steps_in_view(GaStepLanes *self)
 {
 	size_t n = 0;
 
-	for (int k = 0; k < N_LANES; k++) {
-		const Lane *l = &self->lanes[k];
-		size_t a = lane_first_after(l, self->vis_start), b = lane_first_from(self, l, self->vis_end);
+	size_t lo = 0, hi = self->n_steps;
 
-		for (size_t i = a; i < b; i++)
-			if ((double)self->steps[l->idx[i]].cycles_to > self->vis_start ||
-			    self->steps[l->idx[i]].cycles_to == self->steps[l->idx[i]].cycles_from)
-				n++;
+	/* Steps are in time order within a run: those starting before the
+	 * end of the view are a prefix. */
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((double)self->steps[mid].cycles_from < self->vis_end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = 0; i < lo; i++) {
+		const tsr_step *st = &self->steps[i];
+
+		if ((double)st->cycles_to > self->vis_start ||
+		    (st->cycles_to == st->cycles_from && (double)st->cycles_from >= self->vis_start))
+			n++;
 	}
 	return n;
 }
@@ -268,30 +387,156 @@ static size_t steps_in_view(GaStepLanes *self)
 static void invalidate(GaStepLanes *self)
 {
 	g_clear_pointer(&self->cache, gsk_render_node_unref);
+	if (self->mode == GA_TRACE_BSP)
+		self->bsp_stale = TRUE;
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
 /* --- Data ------------------------------------------------------------------------- */
 
-static void clear_lanes(GaStepLanes *self)
+static void lane_free(gpointer data)
 {
-	for (int k = 0; k < N_LANES; k++) {
-		g_clear_pointer(&self->lanes[k].idx, g_free);
-		g_clear_pointer(&self->lanes[k].max_to, g_free);
-		self->lanes[k].n = 0;
-		g_array_set_size(self->items[k], 0);
-	}
+	Lane *l = data;
+
+	g_free(l->name);
+	g_free(l->idx);
+	g_free(l->max_to);
+	g_array_unref(l->items);
+	g_free(l);
 }
 
-static const tsr_step *sort_steps;
+static Lane *lane_add(GaStepLanes *self, char *name, int kind, int ipu)
+{
+	Lane *l = g_new0(Lane, 1);
+
+	l->name = name;
+	l->kind = kind;
+	l->ipu = ipu;
+	l->items = g_array_new(FALSE, FALSE, sizeof(Item));
+	g_ptr_array_add(self->lanes, l);
+	return l;
+}
+
+static GaStepLanes *sort_self;
 
 static int by_from(const void *a, const void *b)
 {
-	const tsr_step *x = &sort_steps[*(const guint32 *)a], *y = &sort_steps[*(const guint32 *)b];
+	guint32 x = *(const guint32 *)a, y = *(const guint32 *)b;
+	uint64_t fx = ref_from(sort_self, x), fy = ref_from(sort_self, y);
 
-	if (x->cycles_from != y->cycles_from)
-		return x->cycles_from < y->cycles_from ? -1 : 1;
-	return *(const guint32 *)a < *(const guint32 *)b ? -1 : 1;
+	if (fx != fy)
+		return fx < fy ? -1 : 1;
+	return x < y ? -1 : 1;
+}
+
+/* Sorts a lane's items by first cycle (when they are not already) and
+ * makes its running maximum. */
+static void lane_finish(GaStepLanes *self, Lane *l)
+{
+	gboolean sorted = TRUE;
+	uint64_t m = 0;
+
+	l->max_to = g_new(uint64_t, MAX(1, l->n));
+	for (size_t i = 1; i < l->n && sorted; i++)
+		sorted = ref_from(self, l->idx[i - 1]) <= ref_from(self, l->idx[i]);
+	if (!sorted) {
+		sort_self = self;
+		qsort(l->idx, l->n, sizeof(*l->idx), by_from);
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		m = MAX(m, ref_to(self, l->idx[i]));
+		l->max_to[i] = m;
+	}
+}
+
+/* Whether the index can split the lanes by IPU for the run shown. */
+static gboolean per_ipu(GaStepLanes *self)
+{
+	return self->index && ga_trace_index_get_run(self->index) == self->run &&
+	       ga_trace_index_get_num_ipus(self->index) > 1;
+}
+
+static void make_flat_lanes(GaStepLanes *self)
+{
+	static const char *const kind_names[3] = {"Compute", "Exchange", "Sync"};
+	unsigned n_ipus = per_ipu(self) ? ga_trace_index_get_num_ipus(self->index) : 1;
+
+	for (unsigned ipu = 0; ipu < n_ipus; ipu++)
+		for (int k = GA_PROGRAM_COMPUTE; k <= GA_PROGRAM_EXCHANGE; k++)
+			lane_add(self,
+			         n_ipus > 1 ? g_strdup_printf("IPU %u %s", ipu, k ? "exchange" : "compute")
+			                    : g_strdup(kind_names[k]),
+			         k, n_ipus > 1 ? (int)ipu : -1);
+	lane_add(self, g_strdup(n_ipus > 1 ? "Sync (all IPUs)" : "Sync"), GA_PROGRAM_SYNC, -1);
+	for (guint k = 0; k < self->lanes->len; k++) {
+		Lane *l = lane(self, k);
+
+		l->idx = g_new(guint32, MAX(1, self->n_steps));
+		for (size_t i = 0; i < self->n_steps; i++) {
+			const tsr_step *st = &self->steps[i];
+
+			if (kind_of_step(st) != l->kind)
+				continue;
+			if (l->ipu >= 0 && !ga_trace_index_step_on_ipu(self->index, i, (unsigned)l->ipu))
+				continue;
+			l->idx[l->n++] = (guint32)i;
+		}
+		lane_finish(self, l);
+	}
+}
+
+static void make_flame_lanes(GaStepLanes *self)
+{
+	const char *error = NULL;
+	guint32 depth = 0;
+
+	g_clear_pointer(&self->frames_error, g_free);
+	/* The frames come with the tile index (its worker follows the
+	 * trace); until then there are none to draw. */
+	if (!self->index || ga_trace_index_get_run(self->index) != self->run)
+		return;
+	self->frames = ga_trace_index_get_frames(self->index, &self->n_frames, &error);
+	if (!self->frames) {
+		self->n_frames = 0;
+		self->frames_error = g_strdup(error ? error : "no frames");
+		return;
+	}
+	for (size_t i = 0; i < self->n_frames; i++)
+		depth = MAX(depth, self->frames[i].depth + 1);
+	for (guint32 d = 0; d < depth; d++)
+		lane_add(self, g_strdup_printf("Depth %u", d), -1, -1)->idx =
+		    g_new(guint32, MAX(1, self->n_frames));
+	self->step_leaf = g_new0(guint32, MAX(1, self->n_steps));
+	/* Frames are in pre-order: a later frame over a step is deeper. */
+	for (size_t i = 0; i < self->n_frames; i++) {
+		Lane *l = lane(self, self->frames[i].depth);
+
+		l->idx[l->n++] = (guint32)i;
+		for (size_t k = self->frames[i].step_from; k < self->frames[i].step_to && k < self->n_steps;
+		     k++)
+			self->step_leaf[k] = (guint32)i;
+	}
+	for (guint32 d = 0; d < depth; d++)
+		lane_finish(self, lane(self, d));
+}
+
+/* Remakes the lanes for the run, mode and index. */
+static void make_lanes(GaStepLanes *self)
+{
+	g_ptr_array_set_size(self->lanes, 0);
+	g_clear_pointer(&self->step_leaf, g_free);
+	self->frames = NULL;
+	self->n_frames = 0;
+	self->hover_lane = -1;
+	if (self->doc && self->steps) {
+		if (self->mode == GA_TRACE_FLAME)
+			make_flame_lanes(self);
+		else if (self->mode == GA_TRACE_FLAT)
+			make_flat_lanes(self);
+	}
+	self->width = -1; /* the lanes' geometry */
+	invalidate(self);
+	gtk_widget_queue_resize(GTK_WIDGET(self));
 }
 
 void ga_step_lanes_set_run(GaStepLanes *self, GaDocument *doc, size_t run)
@@ -299,7 +544,6 @@ void ga_step_lanes_set_run(GaStepLanes *self, GaDocument *doc, size_t run)
 	const tsr_run *runs;
 	size_t n_runs;
 
-	clear_lanes(self);
 	g_clear_pointer(&self->doc, ga_document_unref);
 	self->steps = NULL;
 	self->n_steps = 0;
@@ -307,55 +551,100 @@ void ga_step_lanes_set_run(GaStepLanes *self, GaDocument *doc, size_t run)
 	self->n_runs = 0;
 	self->run = run;
 	self->selected = -1;
+	self->selected_frame = -1;
 	self->has_range = FALSE;
-	self->hover_lane = -1;
 	if (doc && !tsr_report_get_runs(&runs, &n_runs, ga_document_get_report(doc)) && run < n_runs &&
 	    !tsr_report_get_steps(&self->steps, &self->n_steps, ga_document_get_report(doc), run) &&
 	    self->n_steps <= G_MAXUINT32) {
-		size_t fill[N_LANES] = {0};
-
 		self->doc = ga_document_ref(doc);
 		self->n_runs = n_runs;
 		self->total = runs[run].cycles;
-		for (size_t i = 0; i < self->n_steps; i++) {
-			self->lanes[lane_of(&self->steps[i])].n++;
+		for (size_t i = 0; i < self->n_steps; i++)
 			self->total = MAX(self->total, self->steps[i].cycles_to);
-		}
-		for (int k = 0; k < N_LANES; k++) {
-			self->lanes[k].idx = g_new(guint32, MAX(1, self->lanes[k].n));
-			self->lanes[k].max_to = g_new(uint64_t, MAX(1, self->lanes[k].n));
-		}
-		for (size_t i = 0; i < self->n_steps; i++) {
-			int k = lane_of(&self->steps[i]);
-
-			self->lanes[k].idx[fill[k]++] = (guint32)i;
-		}
-		for (int k = 0; k < N_LANES; k++) {
-			Lane *l = &self->lanes[k];
-			gboolean sorted = TRUE;
-			uint64_t m = 0;
-
-			for (size_t i = 1; i < l->n && sorted; i++)
-				sorted = self->steps[l->idx[i - 1]].cycles_from <= self->steps[l->idx[i]].cycles_from;
-			if (!sorted) {
-				sort_steps = self->steps;
-				qsort(l->idx, l->n, sizeof *l->idx, by_from);
-			}
-			for (size_t i = 0; i < l->n; i++) {
-				m = MAX(m, self->steps[l->idx[i]].cycles_to);
-				l->max_to[i] = m;
-			}
-		}
 	} else {
 		self->steps = NULL;
 		self->n_steps = 0;
 	}
+	g_clear_object(&self->bsp_tex);
+	if (self->bsp_cancel)
+		g_cancellable_cancel(self->bsp_cancel);
+	g_clear_object(&self->bsp_cancel);
+	make_lanes(self);
 	self->vis_start = 0;
 	self->vis_end = MAX((double)self->total, MIN_SPAN);
-	invalidate(self);
 	g_signal_emit(self, signals[SIGNAL_SELECTION_CHANGED], 0);
 	g_signal_emit(self, signals[SIGNAL_RANGE_CHANGED], 0);
+	g_signal_emit(self, signals[SIGNAL_VISIBLE_CHANGED], 0);
 	update_description(self);
+}
+
+void ga_step_lanes_set_mode(GaStepLanes *self, ga_trace_mode mode)
+{
+	if (mode == self->mode || mode >= GA_TRACE_MODE_COUNT)
+		return;
+	self->mode = mode;
+	self->selected_frame = -1;
+	make_lanes(self);
+	update_description(self);
+}
+
+ga_trace_mode ga_step_lanes_get_mode(GaStepLanes *self)
+{
+	return self->mode;
+}
+
+void ga_step_lanes_set_index(GaStepLanes *self, GaTraceIndex *index)
+{
+	if (index == self->index)
+		return;
+	if (index)
+		ga_trace_index_ref(index);
+	g_clear_pointer(&self->index, ga_trace_index_unref);
+	self->index = index;
+	g_clear_object(&self->bsp_tex);
+	if (self->mode != GA_TRACE_BSP)
+		make_lanes(self); /* per-IPU lanes, or the frames */
+	else
+		invalidate(self);
+	update_description(self);
+}
+
+void ga_step_lanes_set_highlight(GaStepLanes *self, gint64 program)
+{
+	if (program == self->highlight)
+		return;
+	self->highlight = program;
+	g_clear_pointer(&self->cache, gsk_render_node_unref);
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+	update_description(self);
+}
+
+void ga_step_lanes_set_axis_end(GaStepLanes *self, double end)
+{
+	self->axis_end = end;
+}
+
+double ga_step_lanes_get_total(GaStepLanes *self)
+{
+	return (double)self->total;
+}
+
+void ga_step_lanes_set_label(GaStepLanes *self, const char *label)
+{
+	g_free(self->label);
+	self->label = g_strdup(label);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               label ? label : "Execution trace", -1);
+}
+
+double ga_step_lanes_get_last_build_ms(GaStepLanes *self)
+{
+	return self->last_build_ms;
+}
+
+gboolean ga_step_lanes_is_busy(GaStepLanes *self)
+{
+	return self->bsp_cancel != NULL || (self->mode == GA_TRACE_BSP && self->bsp_stale);
 }
 
 /* --- Range ------------------------------------------------------------------------ */
@@ -368,7 +657,7 @@ void ga_step_lanes_get_visible(GaStepLanes *self, double *from, double *to)
 
 void ga_step_lanes_set_visible(GaStepLanes *self, double from, double to)
 {
-	double total = MAX((double)self->total, MIN_SPAN), span;
+	double total = MAX(MAX((double)self->total, self->axis_end), MIN_SPAN), span;
 
 	if (!(to - from >= MIN_SPAN)) {
 		double mid = (from + to) / 2;
@@ -385,6 +674,7 @@ void ga_step_lanes_set_visible(GaStepLanes *self, double from, double to)
 	self->vis_end = to;
 	invalidate(self);
 	update_description(self);
+	g_signal_emit(self, signals[SIGNAL_VISIBLE_CHANGED], 0);
 }
 
 /* Zooms by `factor` (> 1: in) keeping the cycle at x where it is. */
@@ -408,16 +698,48 @@ gint64 ga_step_lanes_get_selected(GaStepLanes *self)
 	return self->selected;
 }
 
-void ga_step_lanes_set_selected(GaStepLanes *self, gint64 step)
+gint64 ga_step_lanes_get_selected_program(GaStepLanes *self)
+{
+	if (self->selected_frame >= 0 && (size_t)self->selected_frame < self->n_frames)
+		return self->frames[self->selected_frame].program;
+	return self->selected >= 0 ? (gint64)self->steps[self->selected].program : -1;
+}
+
+static void select_full(GaStepLanes *self, gint64 step, gint64 frame)
 {
 	if (step < -1 || step >= (gint64)self->n_steps)
 		step = -1;
-	if (step == self->selected)
+	if (step == self->selected && frame == self->selected_frame)
 		return;
 	self->selected = step;
+	self->selected_frame = frame;
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 	g_signal_emit(self, signals[SIGNAL_SELECTION_CHANGED], 0);
 	update_description(self);
+}
+
+void ga_step_lanes_set_selected(GaStepLanes *self, gint64 step)
+{
+	select_full(self, step, -1);
+}
+
+void ga_step_lanes_reveal(GaStepLanes *self, gint64 step)
+{
+	const tsr_step *st;
+	double span = self->vis_end - self->vis_start, w, mid;
+
+	ga_step_lanes_set_selected(self, step);
+	if (step < 0 || step >= (gint64)self->n_steps)
+		return;
+	st = &self->steps[step];
+	w = (double)(st->cycles_to - st->cycles_from);
+	mid = (st->cycles_from + st->cycles_to) / 2.0;
+	/* At least 20 px wide, else keep the zoom. */
+	if (self->plot_w > 0 && w / span * self->plot_w < 20)
+		span = MAX(MIN_SPAN, w * self->plot_w / 20);
+	if ((double)st->cycles_from < self->vis_start || (double)st->cycles_to > self->vis_end ||
+	    span != self->vis_end - self->vis_start)
+		ga_step_lanes_set_visible(self, mid - span / 2, mid + span / 2);
 }
 
 gboolean ga_step_lanes_get_range(GaStepLanes *self, uint64_t *from, uint64_t *to)
@@ -440,17 +762,32 @@ static void set_range(GaStepLanes *self, gboolean has, uint64_t from, uint64_t t
 
 /* --- Geometry ---------------------------------------------------------------------- */
 
+static gboolean describe_later(gpointer data)
+{
+	GaStepLanes *self = data;
+
+	self->describe_idle = 0;
+	update_description(self);
+	return G_SOURCE_REMOVE;
+}
+
 static void ensure_geometry(GaStepLanes *self)
 {
 	GtkWidget *w = GTK_WIDGET(self);
 	int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
 	int label_w = 0, tw, th;
-	double top, gap = 6;
+	guint n = MAX(1, self->lanes->len);
+	double top, gap = n > 4 ? 3 : 6;
 
 	if (width == self->width && height == self->height && self->layout)
 		return;
-	if (self->width != width || self->height != height)
+	if (self->width != width || self->height != height) {
 		g_clear_pointer(&self->cache, gsk_render_node_unref);
+		self->bsp_stale = TRUE;
+		/* The BSP rows depend on the height: say so after this frame. */
+		if (!self->describe_idle)
+			self->describe_idle = g_idle_add(describe_later, self);
+	}
 	self->width = width;
 	self->height = height;
 	if (!self->layout) {
@@ -461,29 +798,39 @@ static void ensure_geometry(GaStepLanes *self)
 	pango_layout_set_text(self->layout, "0", -1);
 	pango_layout_get_pixel_size(self->layout, &tw, &th);
 	self->text_h = th;
-	for (int k = 0; k < N_LANES; k++)
-		label_w = MAX(label_w, text_width(self, lane_names[k]));
+	for (guint k = 0; k < self->lanes->len; k++)
+		label_w = MAX(label_w, text_width(self, lane(self, k)->name));
+	label_w = MAX(label_w, text_width(self, self->mode == GA_TRACE_BSP ? "Tile 5,887" : "Exchange"));
 	self->plot_x = label_w + 20;
 	self->plot_w = MAX(1, width - self->plot_x - 12);
 	self->ruler_h = th + 12;
 	top = self->ruler_h + 4;
-	self->lane_h = CLAMP((height - top - 8) / N_LANES - gap, th + 6, 64);
-	for (int k = 0; k < N_LANES; k++)
-		self->lane_y[k] = floor(top + k * (self->lane_h + gap));
+	self->lane_h = CLAMP((height - top - 8) / n - gap, th + 6, 64);
+	for (guint k = 0; k < self->lanes->len; k++)
+		lane(self, k)->y = floor(top + k * (self->lane_h + gap));
+	self->bsp_y = top;
+	self->bsp_h = MAX(1, height - top - 8);
+}
+
+static double lanes_bottom(GaStepLanes *self)
+{
+	if (self->mode == GA_TRACE_BSP || !self->lanes->len)
+		return self->bsp_y + self->bsp_h;
+	return lane(self, self->lanes->len - 1)->y + self->lane_h;
 }
 
 static int lane_at(GaStepLanes *self, double y)
 {
-	for (int k = 0; k < N_LANES; k++)
-		if (y >= self->lane_y[k] && y < self->lane_y[k] + self->lane_h)
-			return k;
+	for (guint k = 0; k < self->lanes->len; k++)
+		if (y >= lane(self, k)->y && y < lane(self, k)->y + self->lane_h)
+			return (int)k;
 	return -1;
 }
 
 /* The item of lane `k` drawn at x (within a pixel's slack), or FALSE. */
 static gboolean item_at(GaStepLanes *self, int k, double x, guint *out)
 {
-	GArray *items = self->items[k];
+	GArray *items = lane(self, (guint)k)->items;
 	guint lo = 0, hi = items->len;
 
 	while (lo < hi) {
@@ -507,7 +854,7 @@ static void draw_ruler(GaStepLanes *self, GtkSnapshot *s)
 {
 	GdkRGBA axis = alpha(&self->fg, 0.55), grid = alpha(&self->fg, 0.1), ink = alpha(&self->fg, 0.8);
 	double step, first, base = self->ruler_h;
-	double bottom = self->lane_y[N_LANES - 1] + self->lane_h;
+	double bottom = lanes_bottom(self);
 	guint n = tsc_axis_nice_ticks(self->vis_start, self->vis_end,
 	                              (guint)MAX(2, self->plot_w / 110), 1, &step, &first);
 
@@ -520,7 +867,8 @@ static void draw_ruler(GaStepLanes *self, GtkSnapshot *s)
 		if (x < self->plot_x - 0.5 || x > self->plot_x + self->plot_w + 0.5)
 			continue;
 		rect(s, &axis, x, base - 4, 1, 4);
-		rect(s, &grid, x, base + 1, 1, bottom - base - 1);
+		if (self->mode != GA_TRACE_BSP)
+			rect(s, &grid, x, base + 1, 1, bottom - base - 1);
 		text(self, s, label, CLAMP(x - w / 2.0, self->plot_x - 8, self->width - w - 2), 2, -1,
 		     &ink);
 	}
@@ -534,14 +882,34 @@ static GdkRGBA ink_on(const GdkRGBA *bg)
 	return lum > 0.5 ? (GdkRGBA){0, 0, 0, 0.87f} : (GdkRGBA){1, 1, 1, 1};
 }
 
-static void flush_fold(GaStepLanes *self, GtkSnapshot *s, int k, Item *fold)
+/* The outline of an item of the highlighted program. */
+static void mark(GaStepLanes *self, GtkSnapshot *s, double x0, double x1, double y)
 {
-	const GdkRGBA *c = ga_program_kind_colour(k == LANE_COMPUTE    ? GA_PROGRAM_COMPUTE
-	                                          : k == LANE_EXCHANGE ? GA_PROGRAM_EXCHANGE
-	                                                               : GA_PROGRAM_SYNC);
-	GdkRGBA fill = alpha(c, 0.6);
-	double y = self->lane_y[k], h = self->lane_h;
+	GdkRGBA c = alpha(&self->fg, 0.7);
 
+	/* Lighter than the selection's outline, which must stand out among
+	 * its program's other steps. */
+	outline(s, &c, x0 - 1, y + 1, MAX(3, x1 - x0 + 2), self->lane_h - 2, 1.5f);
+}
+
+/* Draws a fold in the colour of the kind that takes most of its cycles
+ * (`cycles` by kind; a lane of one kind has only that one), as the BSP
+ * view colours a pixel, and starts the next one. */
+static void flush_fold(GaStepLanes *self, GtkSnapshot *s, Lane *l, Item *fold, double *cycles)
+{
+	int kind = l->kind >= 0 ? l->kind : GA_PROGRAM_CONTROL;
+	const GdkRGBA *c;
+	GdkRGBA fill;
+	double y = l->y, h = self->lane_h, best = 0;
+
+	for (int k = 0; l->kind < 0 && k < GA_PROGRAM_KIND_COUNT; k++)
+		if (cycles[k] > best) {
+			best = cycles[k];
+			kind = k;
+		}
+	memset(cycles, 0, sizeof(double) * GA_PROGRAM_KIND_COUNT);
+	c = ga_program_kind_colour((ga_program_kind)kind);
+	fill = alpha(c, 0.6);
 	if (fold->count == 0)
 		return;
 	/* A fold is lighter than a step and has a solid foot, so that it reads
@@ -559,94 +927,311 @@ static void flush_fold(GaStepLanes *self, GtkSnapshot *s, int k, Item *fold)
 			     &ink);
 		}
 	}
-	g_array_append_val(self->items[k], *fold);
+	if (fold->marked)
+		mark(self, s, fold->x0, fold->x1, y);
+	g_array_append_val(l->items, *fold);
 	fold->count = 0;
 }
 
-static void draw_lane(GaStepLanes *self, GtkSnapshot *s, int k)
+static void draw_lane(GaStepLanes *self, GtkSnapshot *s, Lane *l)
 {
-	const Lane *l = &self->lanes[k];
-	tsr_report *report = ga_document_get_report(self->doc);
-	const GdkRGBA *c = ga_program_kind_colour(k == LANE_COMPUTE    ? GA_PROGRAM_COMPUTE
-	                                          : k == LANE_EXCHANGE ? GA_PROGRAM_EXCHANGE
-	                                                               : GA_PROGRAM_SYNC);
-	GdkRGBA ink = ink_on(c), edge = {c->red * 0.6f, c->green * 0.6f, c->blue * 0.6f, 1};
-	double y = self->lane_y[k], h = self->lane_h, right = self->plot_x + self->plot_w;
+	double y = l->y, h = self->lane_h, right = self->plot_x + self->plot_w;
 	Item fold = {0};
+	double fold_cycles[GA_PROGRAM_KIND_COUNT] = {0};
+	int fold_last_kind = -1;
 
 	for (size_t i = lane_first_after(l, self->vis_start); i < l->n; i++) {
-		const tsr_step *st = &self->steps[l->idx[i]];
+		guint32 ref = l->idx[i];
 		double x0, x1;
+		gboolean marked = self->highlight >= 0 && ref_program(self, ref) == self->highlight;
 
-		if ((double)st->cycles_from >= self->vis_end)
+		if ((double)ref_from(self, ref) >= self->vis_end)
 			break;
-		x0 = MAX(x_of(self, (double)st->cycles_from), self->plot_x - 1);
-		x1 = MIN(x_of(self, (double)st->cycles_to), right + 1);
+		x0 = MAX(x_of(self, (double)ref_from(self, ref)), self->plot_x - 1);
+		x1 = MIN(x_of(self, (double)ref_to(self, ref)), right + 1);
 		if (x1 < self->plot_x)
-			continue; /* ended before the view (an earlier step reaches in) */
+			continue; /* ended before the view (an earlier item reaches in) */
 		if (x1 - x0 >= FOLD_PX) {
-			Item one = {(float)x0, (float)x1, (guint32)i, (guint32)i, 1};
+			int kind = item_kind(self, l, ref);
+			const GdkRGBA *c = ga_program_kind_colour((ga_program_kind)kind);
+			GdkRGBA ink = ink_on(c), edge = {c->red * 0.6f, c->green * 0.6f, c->blue * 0.6f, 1};
+			Item one = {(float)x0, (float)x1, (guint32)i, (guint32)i, 1, marked};
 
-			flush_fold(self, s, k, &fold);
+			flush_fold(self, s, l, &fold, fold_cycles);
 			rect(s, c, x0, y + 2, x1 - x0, h - 4);
 			rect(s, &edge, x0, y + 2, 1, h - 4);
 			/* The name, ellipsized only where a few characters still show. */
 			if (x1 - x0 >= 20) {
-				const char *name = ga_step_name(report, st);
+				const char *name = ref_name(self, ref);
 
 				if (x1 - x0 >= 56 || text_width(self, name) <= x1 - x0 - 8)
 					text(self, s, name, x0 + 4, y + (h - self->text_h) / 2, (int)(x1 - x0 - 8),
 					     &ink);
 			}
-			g_array_append_val(self->items[k], one);
+			if (marked)
+				mark(self, s, x0, x1, y);
+			g_array_append_val(l->items, one);
 		} else {
 			double c0 = floor(x0), c1 = MAX(c0 + 1, ceil(x1));
+			int kind = l->kind >= 0 ? l->kind : item_kind(self, l, ref);
 
-			if (fold.count && c0 <= fold.x1) {
+			/* A fold in a lane of mixed kinds (Flame) ends where the
+			 * kind changes once it is a few pixels wide, so that long
+			 * runs of compute and of exchange stay apart while a mix
+			 * finer than that folds into one bar. */
+			if (fold.count && c0 <= fold.x1 && (kind == fold_last_kind || fold.x1 - fold.x0 < 8)) {
 				fold.x1 = (float)MAX(fold.x1, c1);
 				fold.last = (guint32)i;
 				fold.count++;
+				fold.marked |= marked;
 			} else {
-				flush_fold(self, s, k, &fold);
-				fold = (Item){(float)c0, (float)c1, (guint32)i, (guint32)i, 1};
+				flush_fold(self, s, l, &fold, fold_cycles);
+				fold = (Item){(float)c0, (float)c1, (guint32)i, (guint32)i, 1, marked};
 			}
+			/* Zero-cycle items still count, a little. */
+			fold_cycles[kind] += (double)(ref_to(self, ref) - ref_from(self, ref)) + 0.5;
+			fold_last_kind = kind;
 		}
 	}
-	flush_fold(self, s, k, &fold);
+	flush_fold(self, s, l, &fold, fold_cycles);
+}
+
+/* --- BSP ---------------------------------------------------------------------------- */
+
+/* Index blocks per row and rows of the BSP picture for the current size. */
+static void bsp_layout(GaStepLanes *self, unsigned *bpr, int *rows, int *row_px)
+{
+	int scale = gtk_widget_get_scale_factor(GTK_WIDGET(self));
+	int h_dev = MAX(1, (int)(self->bsp_h * scale));
+	unsigned tpb = ga_trace_index_get_tiles_per_block(self->index);
+	unsigned n_blocks = (ga_trace_index_get_num_tiles(self->index) + tpb - 1) / tpb;
+	unsigned first = self->bsp_first / tpb;
+
+	*row_px = (int)MAX(1, self->bsp_row_px);
+	*bpr = self->bsp_bpr ? self->bsp_bpr : MAX(1, (n_blocks + (unsigned)h_dev - 1) / (unsigned)h_dev);
+	/* All tiles in the view: fewer tiles than pixels get taller rows. */
+	if (!self->bsp_bpr && *bpr == 1)
+		*row_px = MAX(1, MIN(BSP_MAX_ROW_PX, h_dev / (int)MAX(1u, n_blocks)));
+	*rows = MIN(h_dev / *row_px, (int)((n_blocks - MIN(first, n_blocks) + *bpr - 1) / *bpr));
+	*rows = MAX(1, *rows);
+}
+
+static void bsp_colours(GaStepLanes *self, GdkRGBA *c)
+{
+	c[GA_TILE_COMPUTE] = *ga_program_kind_colour(GA_PROGRAM_COMPUTE);
+	c[GA_TILE_EXCHANGE] = *ga_program_kind_colour(GA_PROGRAM_EXCHANGE);
+	c[GA_TILE_SYNC] = *ga_program_kind_colour(GA_PROGRAM_SYNC);
+	/* Idle: the text colour faintly, so it reads on light and dark. */
+	c[GA_TILE_IDLE] = alpha(&self->fg, 0.18);
+}
+
+typedef struct BspJob {
+	GaTraceIndex *index;
+	ga_bsp_request req;
+} BspJob;
+
+static void bsp_job_free(gpointer data)
+{
+	BspJob *j = data;
+
+	ga_trace_index_unref(j->index);
+	g_free(j);
+}
+
+static void bsp_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+	BspJob *j = data;
+
+	(void)source;
+	(void)cancellable;
+	g_task_return_pointer(task, ga_trace_index_render_bsp(j->index, &j->req, NULL), g_object_unref);
+}
+
+static void bsp_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	GdkTexture *tex = g_task_propagate_pointer(G_TASK(result), NULL);
+	BspJob *j = g_task_get_task_data(G_TASK(result));
+	GaStepLanes *self;
+
+	(void)source;
+	if (!tex)
+		return; /* cancelled: the widget may be gone */
+	self = GA_STEP_LANES(data);
+	g_clear_object(&self->bsp_cancel);
+	g_set_object(&self->bsp_tex, tex);
+	self->bsp_from = j->req.from;
+	self->bsp_to = j->req.to;
+	self->bsp_req = j->req;
+	g_object_unref(tex);
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+	/* The view moved on while this one was made. */
+	if (self->bsp_stale)
+		bsp_request(self);
+	update_description(self);
+}
+
+/* Asks for the BSP picture of the current view: made at once when small,
+ * else in a thread (one at a time; the latest view wins). */
+static void bsp_request(GaStepLanes *self)
+{
+	int scale = gtk_widget_get_scale_factor(GTK_WIDGET(self));
+	ga_bsp_request req = {0};
+	unsigned bpr;
+	BspJob *j;
+	GTask *task;
+
+	if (!self->index || ga_trace_index_get_run(self->index) != self->run || !self->doc)
+		return;
+	if (self->bsp_cancel)
+		return; /* bsp_done asks again */
+	req.from = self->vis_start;
+	req.to = self->vis_end;
+	req.width = MAX(1, (int)(self->plot_w * scale));
+	bsp_layout(self, &bpr, &req.rows, &req.row_px);
+	req.tiles_per_row = bpr * ga_trace_index_get_tiles_per_block(self->index);
+	req.first_tile = self->bsp_first;
+	bsp_colours(self, req.colours);
+	self->bsp_stale = FALSE;
+	if ((double)steps_in_view(self) * req.rows < BSP_SYNC_WORK) {
+		g_autoptr(GdkTexture) tex = ga_trace_index_render_bsp(self->index, &req, NULL);
+
+		g_set_object(&self->bsp_tex, tex);
+		self->bsp_from = req.from;
+		self->bsp_to = req.to;
+		self->bsp_req = req;
+		return;
+	}
+	j = g_new0(BspJob, 1);
+	j->index = ga_trace_index_ref(self->index);
+	j->req = req;
+	self->bsp_cancel = g_cancellable_new();
+	task = g_task_new(NULL, self->bsp_cancel, bsp_done, self);
+	g_task_set_task_data(task, j, bsp_job_free);
+	g_task_run_in_thread(task, bsp_thread);
+	g_object_unref(task);
+}
+
+/* The picture, outside the cached layer: it changes when a thread
+ * delivers it, not only with the view. */
+static void draw_bsp_texture(GaStepLanes *self, GtkSnapshot *s)
+{
+	int scale = gtk_widget_get_scale_factor(GTK_WIDGET(self));
+
+	if (!self->index || ga_trace_index_get_run(self->index) != self->run || !self->doc)
+		return;
+	if (self->bsp_stale && !self->bsp_cancel)
+		bsp_request(self);
+	if (self->bsp_tex) {
+		/* At 1:1 device pixels when it is of this view; stretched to
+		 * where its cycles now are while the next one is made. */
+		double x0 = x_of(self, self->bsp_from), x1 = x_of(self, self->bsp_to);
+		double h = (double)gdk_texture_get_height(self->bsp_tex) / scale;
+
+		gtk_snapshot_push_clip(s, &GRAPHENE_RECT_INIT((float)self->plot_x, (float)self->bsp_y,
+		                                              (float)self->plot_w, (float)self->bsp_h));
+		gtk_snapshot_append_texture(s, self->bsp_tex,
+		                            &GRAPHENE_RECT_INIT((float)x0, (float)self->bsp_y,
+		                                                (float)(x1 - x0), (float)h));
+		gtk_snapshot_pop(s);
+	}
+}
+
+static void draw_bsp(GaStepLanes *self, GtkSnapshot *s)
+{
+	GdkRGBA ink = alpha(&self->fg, 0.8), dim = alpha(&self->fg, 0.6);
+	GdkRGBA band = alpha(&self->fg, 0.04);
+	int scale = gtk_widget_get_scale_factor(GTK_WIDGET(self));
+
+	rect(s, &band, self->plot_x, self->bsp_y, self->plot_w, self->bsp_h);
+	if (!self->index || ga_trace_index_get_run(self->index) != self->run) {
+		text(self, s, "Reading the tiles of every step…", self->plot_x + 8, self->bsp_y + 8, -1,
+		     &dim);
+		return;
+	}
+	/* Tile numbers down the left, one every ~4 lines of text. */
+	{
+		unsigned bpr, tpb = ga_trace_index_get_tiles_per_block(self->index);
+		int rows, row_px;
+		double row_h, every;
+
+		bsp_layout(self, &bpr, &rows, &row_px);
+		row_h = (double)row_px / scale;
+		every = MAX(1, ceil(self->text_h * 2.5 / row_h));
+		for (int r = 0; r < rows; r += (int)every) {
+			unsigned tile = self->bsp_first + (unsigned)r * bpr * tpb;
+			g_autofree char *num = ga_format_u64(tile);
+			g_autofree char *t = g_strdup_printf("Tile %s", num);
+			int w = text_width(self, t);
+			double y = self->bsp_y + r * row_h;
+
+			if (y + self->text_h > self->bsp_y + self->bsp_h)
+				break;
+			text(self, s, t, self->plot_x - 8 - w, y, -1, &ink);
+		}
+	}
 }
 
 static GskRenderNode *build_layer(GaStepLanes *self)
 {
 	GtkSnapshot *s = gtk_snapshot_new();
-	GdkRGBA band = alpha(&self->fg, 0.04), ink = alpha(&self->fg, 0.8);
+	GdkRGBA band = alpha(&self->fg, 0.04), ink = alpha(&self->fg, 0.8), dim = alpha(&self->fg, 0.6);
+	gint64 t0 = g_get_monotonic_time();
+	GskRenderNode *node;
 
-	for (int k = 0; k < N_LANES; k++) {
-		g_array_set_size(self->items[k], 0);
-		rect(s, &band, self->plot_x, self->lane_y[k], self->plot_w, self->lane_h);
-		text(self, s, lane_names[k], 8, self->lane_y[k] + (self->lane_h - self->text_h) / 2, -1,
-		     &ink);
+	for (guint k = 0; k < self->lanes->len; k++) {
+		Lane *l = lane(self, k);
+
+		g_array_set_size(l->items, 0);
+		rect(s, &band, self->plot_x, l->y, self->plot_w, self->lane_h);
+		text(self, s, l->name, 8, l->y + (self->lane_h - self->text_h) / 2, -1, &ink);
 	}
 	if (!self->doc) {
-		GdkRGBA dim = alpha(&self->fg, 0.6);
-
-		text(self, s, "No execution profile to show", self->plot_x + 8,
-		     self->lane_y[0] + (self->lane_h - self->text_h) / 2, -1, &dim);
+		text(self, s, "No execution profile to show", self->plot_x + 8, self->ruler_h + 8, -1,
+		     &dim);
 		return gtk_snapshot_free_to_node(s);
 	}
 	draw_ruler(self, s);
-	gtk_snapshot_push_clip(
-	    s, &GRAPHENE_RECT_INIT((float)self->plot_x, 0, (float)self->plot_w, (float)self->height));
-	for (int k = 0; k < N_LANES; k++)
-		draw_lane(self, s, k);
-	gtk_snapshot_pop(s);
-	return gtk_snapshot_free_to_node(s);
+	if (self->mode == GA_TRACE_BSP) {
+		draw_bsp(self, s);
+	} else if (self->mode == GA_TRACE_FLAME && !self->frames) {
+		g_autofree char *t = self->frames_error
+		                         ? g_strdup_printf("No call stacks: %s", self->frames_error)
+		                         : g_strdup("Following the call stacks…");
+
+		pango_layout_set_wrap(self->layout, PANGO_WRAP_WORD_CHAR);
+		text(self, s, t, self->plot_x + 8, self->ruler_h + 8, (int)self->plot_w - 16, &dim);
+	} else {
+		gtk_snapshot_push_clip(s, &GRAPHENE_RECT_INIT((float)self->plot_x, 0, (float)self->plot_w,
+		                                              (float)self->height));
+		for (guint k = 0; k < self->lanes->len; k++)
+			draw_lane(self, s, lane(self, k));
+		gtk_snapshot_pop(s);
+	}
+	node = gtk_snapshot_free_to_node(s);
+	self->last_build_ms = (g_get_monotonic_time() - t0) / 1000.0;
+	return node;
 }
 
 /* --- The overlay ------------------------------------------------------------------- */
 
+/* Outlines step or frame `ref` of lane `l` as selected. */
+static void select_outline(GaStepLanes *self, GtkSnapshot *s, const Lane *l, guint32 ref)
+{
+	double x0 = x_of(self, (double)ref_from(self, ref)), x1 = x_of(self, (double)ref_to(self, ref));
+
+	if (x1 - x0 < 3) {
+		x0 = floor((x0 + x1) / 2) - 1;
+		x1 = x0 + 3;
+	}
+	outline(s, &self->accent, x0 - 3, l->y - 2, x1 - x0 + 6, self->lane_h + 4, 3);
+}
+
 static void draw_overlay(GaStepLanes *self, GtkSnapshot *s)
 {
-	double top = self->lane_y[0], bottom = self->lane_y[N_LANES - 1] + self->lane_h;
+	double top = self->mode == GA_TRACE_BSP ? self->bsp_y
+	             : self->lanes->len         ? lane(self, 0)->y
+	                                        : self->ruler_h;
+	double bottom = lanes_bottom(self);
 
 	gtk_snapshot_push_clip(s, &GRAPHENE_RECT_INIT((float)self->plot_x - 2, 0,
 	                                              (float)self->plot_w + 4, (float)self->height));
@@ -665,23 +1250,40 @@ static void draw_overlay(GaStepLanes *self, GtkSnapshot *s)
 		rect(s, &self->accent, floor(a), top, 1, bottom - top);
 		rect(s, &self->accent, floor(b), top, 1, bottom - top);
 	}
-	if (self->hover_lane >= 0 && self->hover_item < self->items[self->hover_lane]->len) {
-		const Item *it = &g_array_index(self->items[self->hover_lane], Item, self->hover_item);
+	if (self->hover_lane >= 0 && (guint)self->hover_lane < self->lanes->len &&
+	    self->hover_item < lane(self, (guint)self->hover_lane)->items->len) {
+		const Lane *l = lane(self, (guint)self->hover_lane);
+		const Item *it = &g_array_index(l->items, Item, self->hover_item);
 		GdkRGBA c = alpha(&self->fg, 0.22);
 
-		rect(s, &c, it->x0, self->lane_y[self->hover_lane] + 2, MAX(1, it->x1 - it->x0),
-		     self->lane_h - 4);
+		rect(s, &c, it->x0, l->y + 2, MAX(1, it->x1 - it->x0), self->lane_h - 4);
 	}
-	if (self->selected >= 0) {
+	if (self->selected >= 0 && self->mode == GA_TRACE_FLAT) {
 		const tsr_step *st = &self->steps[self->selected];
-		int k = lane_of(st);
+
+		for (guint k = 0; k < self->lanes->len; k++) {
+			const Lane *l = lane(self, k);
+
+			if (l->kind == kind_of_step(st) &&
+			    (l->ipu < 0 || ga_trace_index_step_on_ipu(self->index, (size_t)self->selected,
+			                                              (unsigned)l->ipu)))
+				select_outline(self, s, l, (guint32)self->selected);
+		}
+	} else if (self->selected >= 0 && self->mode == GA_TRACE_FLAME && self->step_leaf) {
+		gint64 f = self->selected_frame >= 0 ? self->selected_frame
+		                                     : (gint64)self->step_leaf[self->selected];
+
+		if ((size_t)f < self->n_frames && self->frames[f].depth < self->lanes->len)
+			select_outline(self, s, lane(self, self->frames[f].depth), (guint32)f);
+	} else if (self->selected >= 0 && self->mode == GA_TRACE_BSP) {
+		const tsr_step *st = &self->steps[self->selected];
 		double x0 = x_of(self, (double)st->cycles_from), x1 = x_of(self, (double)st->cycles_to);
 
 		if (x1 - x0 < 3) {
 			x0 = floor((x0 + x1) / 2) - 1;
 			x1 = x0 + 3;
 		}
-		outline(s, &self->fg, x0 - 2, self->lane_y[k], x1 - x0 + 4, self->lane_h, 2);
+		outline(s, &self->accent, x0 - 1, top - 1, x1 - x0 + 2, bottom - top + 2, 2);
 	}
 	gtk_snapshot_pop(s);
 	if (gtk_widget_has_focus(GTK_WIDGET(self))) {
@@ -716,6 +1318,8 @@ static void ga_step_lanes_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 		rehover(self);
 	}
 	gtk_snapshot_append_node(snapshot, self->cache);
+	if (self->mode == GA_TRACE_BSP)
+		draw_bsp_texture(self, snapshot);
 	draw_overlay(self, snapshot);
 }
 
@@ -732,27 +1336,104 @@ static char *step_text(GaStepLanes *self, const tsr_step *st)
 	                       name, a, b, n);
 }
 
-/* What the item under the pointer is: a step, or a fold's count and span. */
-static char *item_text(GaStepLanes *self, int k, const Item *it)
+/* "program 44 “name” (Sequence), cycles 0 – 672,100". */
+static char *frame_text(GaStepLanes *self, guint32 f)
 {
-	const Lane *l = &self->lanes[k];
-	const tsr_step *first = &self->steps[l->idx[it->first]];
+	const tsr_frame *fr = &self->frames[f];
+	const tsr_program *p = program_of(self, fr->program);
+	g_autofree char *name = ga_format_name(frame_name(self, f));
+	g_autofree char *a = ga_format_u64(fr->cycles_from), *b = ga_format_u64(fr->cycles_to);
+	g_autofree char *n = ga_format_u64(fr->step_to - fr->step_from);
+
+	return g_strdup_printf("program %u “%s” (%s), cycles %s – %s, %s steps", fr->program, name,
+	                       p ? p->type : "?", a, b, n);
+}
+
+static char *ref_text(GaStepLanes *self, guint32 ref)
+{
+	return self->mode == GA_TRACE_FLAME ? frame_text(self, ref) : step_text(self, &self->steps[ref]);
+}
+
+/* What the item under the pointer is: a step or frame, or a fold's count
+ * and span. */
+static char *item_text(GaStepLanes *self, const Lane *l, const Item *it)
+{
+	guint32 first = l->idx[it->first];
 	uint64_t to = 0;
 	g_autofree char *count = NULL, *a = NULL, *b = NULL;
 
 	if (it->count == 1)
-		return step_text(self, first);
+		return ref_text(self, first);
 	for (guint32 i = it->first; i <= it->last; i++)
-		to = MAX(to, self->steps[l->idx[i]].cycles_to);
+		to = MAX(to, ref_to(self, l->idx[i]));
 	count = ga_format_u64(it->count);
-	a = ga_format_u64(first->cycles_from);
+	a = ga_format_u64(ref_from(self, first));
 	b = ga_format_u64(to);
-	return g_strdup_printf("%s %s steps folded, cycles %s – %s (click to zoom in)", count,
-	                       lane_words[k], a, b);
+	return g_strdup_printf("%s %s folded in %s, cycles %s – %s (click to zoom in)", count,
+	                       self->mode == GA_TRACE_FLAME ? "frames" : "steps", l->name, a, b);
+}
+
+static void describe_flat(GaStepLanes *self, GString *d)
+{
+	if (per_ipu(self))
+		g_string_append_printf(d, " Lanes per IPU (%u IPUs): compute and exchange, and sync on "
+		                          "all IPUs.",
+		                       ga_trace_index_get_num_ipus(self->index));
+	else if (self->index || !self->doc)
+		g_string_append(d, " Lanes compute, exchange and sync.");
+	else
+		g_string_append(d, " Lanes compute, exchange and sync (per-IPU lanes once the tiles are "
+		                   "read).");
+}
+
+static void describe_flame(GaStepLanes *self, GString *d)
+{
+	size_t in_view = 0;
+
+	if (!self->frames) {
+		if (self->frames_error)
+			g_string_append_printf(d, " Flame: no call stacks (%s).", self->frames_error);
+		else
+			g_string_append(d, " Flame: following the call stacks.");
+		return;
+	}
+	for (guint k = 0; k < self->lanes->len; k++)
+		in_view += lane_in_view(self, lane(self, k));
+	{
+		g_autofree char *top = frame_text(self, 0);
+		g_autofree char *n = ga_format_u64(self->n_frames), *v = ga_format_u64(in_view);
+
+		g_string_append_printf(d, " Flame: depth %u, %s frames, %s in view. Top frame: %s.",
+		                       self->lanes->len, n, v, top);
+	}
+}
+
+static void describe_bsp(GaStepLanes *self, GString *d)
+{
+	unsigned bpr, tpb, tiles;
+	int rows, row_px;
+
+	if (!self->index || ga_trace_index_get_run(self->index) != self->run) {
+		g_string_append(d, " BSP: reading the tiles of every step.");
+		return;
+	}
+	bsp_layout(self, &bpr, &rows, &row_px);
+	tpb = ga_trace_index_get_tiles_per_block(self->index);
+	tiles = ga_trace_index_get_num_tiles(self->index);
+	{
+		unsigned last = MIN(tiles, self->bsp_first + (unsigned)rows * bpr * tpb) - 1;
+		g_autofree char *t = ga_format_u64(tiles), *a = ga_format_u64(self->bsp_first);
+		g_autofree char *b = ga_format_u64(last);
+
+		g_string_append_printf(d, " BSP: %s tiles, %u per row, %d rows of %d px; tiles %s – %s "
+		                          "shown.",
+		                       t, bpr * tpb, rows, row_px, a, b);
+	}
 }
 
 static void update_description(GaStepLanes *self)
 {
+	static const char *const mode_names[GA_TRACE_MODE_COUNT] = {"Flat", "Flame", "BSP"};
 	GString *d = g_string_new(NULL);
 
 	if (!self->doc) {
@@ -764,18 +1445,32 @@ static void update_description(GaStepLanes *self)
 		g_autofree char *b = ga_format_u64((uint64_t)ceil(self->vis_end));
 		g_autofree char *in_view = ga_format_u64(steps_in_view(self));
 
-		g_string_append_printf(d, "Run %zu (of %zu): %s cycles, %s steps in lanes compute, "
-		                          "exchange and sync. Showing cycles %s – %s: %s steps in view.",
-		                       self->run, self->n_runs, total, steps, a, b, in_view);
+		g_string_append_printf(d, "Run %zu (of %zu): %s cycles, %s steps. Mode %s.", self->run,
+		                       self->n_runs, total, steps, mode_names[self->mode]);
+		if (self->mode == GA_TRACE_FLAT)
+			describe_flat(self, d);
+		else if (self->mode == GA_TRACE_FLAME)
+			describe_flame(self, d);
+		else
+			describe_bsp(self, d);
+		g_string_append_printf(d, " Showing cycles %s – %s: %s steps in view.", a, b, in_view);
 		if (self->selected >= 0) {
 			g_autofree char *t = step_text(self, &self->steps[self->selected]);
 
 			g_string_append_printf(d, " Selected: %s.", t);
 		}
-		if (self->hover_lane >= 0 && self->hover_item < self->items[self->hover_lane]->len) {
-			g_autofree char *t = item_text(
-			    self, self->hover_lane,
-			    &g_array_index(self->items[self->hover_lane], Item, self->hover_item));
+		if (self->selected_frame >= 0 && (size_t)self->selected_frame < self->n_frames) {
+			g_autofree char *t = frame_text(self, (guint32)self->selected_frame);
+
+			g_string_append_printf(d, " Selected frame: %s.", t);
+		}
+		if (self->highlight >= 0)
+			g_string_append_printf(d, " Outlined: the steps of program %" G_GINT64_FORMAT ".",
+			                       self->highlight);
+		if (self->hover_lane >= 0 && (guint)self->hover_lane < self->lanes->len &&
+		    self->hover_item < lane(self, (guint)self->hover_lane)->items->len) {
+			const Lane *l = lane(self, (guint)self->hover_lane);
+			g_autofree char *t = item_text(self, l, &g_array_index(l->items, Item, self->hover_item));
 
 			g_string_append_printf(d, " Pointer on: %s.", t);
 		}
@@ -817,6 +1512,24 @@ static void on_leave(GtkEventControllerMotion *c, GaStepLanes *self)
 	set_hover(self, -1, -1);
 }
 
+/* The step whose cycles hold `cycle` (the first of several), or -1. */
+static gint64 step_at_cycle(GaStepLanes *self, double cycle)
+{
+	size_t lo = 0, hi = self->n_steps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((double)self->steps[mid].cycles_to <= cycle)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < self->n_steps && (double)self->steps[lo].cycles_from <= cycle)
+		return (gint64)lo;
+	return -1;
+}
+
 static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean keyboard, GtkTooltip *tip,
                                  gpointer data)
 {
@@ -827,11 +1540,77 @@ static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean keyboard, 
 
 	(void)keyboard;
 	(void)data;
+	if (self->doc && self->mode == GA_TRACE_BSP && x >= self->plot_x &&
+	    x < self->plot_x + self->plot_w && y >= self->bsp_y) {
+		gint64 st = step_at_cycle(self, cycle_at(self, x));
+
+		if (st < 0)
+			return FALSE;
+		t = step_text(self, &self->steps[st]);
+		gtk_tooltip_set_text(tip, t);
+		return TRUE;
+	}
 	if (k < 0 || !item_at(self, k, x, &item))
 		return FALSE;
-	t = item_text(self, k, &g_array_index(self->items[k], Item, item));
+	t = item_text(self, lane(self, (guint)k), &g_array_index(lane(self, (guint)k)->items, Item, item));
 	gtk_tooltip_set_text(tip, t);
 	return TRUE;
+}
+
+/* BSP vertical zoom: `in` halves the tiles per row, then makes rows
+ * taller; out the reverse, back to all tiles in the view. */
+static void bsp_zoom(GaStepLanes *self, gboolean in)
+{
+	unsigned bpr;
+	int rows, row_px;
+
+	if (!self->index)
+		return;
+	bsp_layout(self, &bpr, &rows, &row_px);
+	if (in) {
+		if (bpr > 1) {
+			self->bsp_bpr = bpr / 2;
+		} else {
+			self->bsp_bpr = 1;
+			self->bsp_row_px = MIN(BSP_MAX_ROW_PX, (unsigned)row_px * 2);
+		}
+	} else if (row_px > 1) {
+		self->bsp_row_px = (unsigned)row_px / 2;
+		self->bsp_bpr = 1;
+	} else {
+		unsigned tpb = ga_trace_index_get_tiles_per_block(self->index);
+		unsigned n_blocks = (ga_trace_index_get_num_tiles(self->index) + tpb - 1) / tpb;
+
+		self->bsp_bpr = bpr * 2;
+		if ((unsigned)rows * bpr >= n_blocks || self->bsp_bpr * (unsigned)rows >= 2 * n_blocks) {
+			self->bsp_bpr = 0; /* back to all tiles */
+			self->bsp_first = 0;
+		}
+	}
+	invalidate(self);
+	update_description(self);
+}
+
+/* BSP vertical scroll by `rows` rows (negative: up). */
+static void bsp_scroll(GaStepLanes *self, int rows_by)
+{
+	unsigned bpr, tpb, tiles;
+	int rows, row_px;
+	gint64 first;
+
+	if (!self->index)
+		return;
+	bsp_layout(self, &bpr, &rows, &row_px);
+	tpb = ga_trace_index_get_tiles_per_block(self->index);
+	tiles = ga_trace_index_get_num_tiles(self->index);
+	first = (gint64)self->bsp_first + (gint64)rows_by * bpr * tpb;
+	first = CLAMP(first, 0, (gint64)tiles - 1);
+	first -= first % (gint64)(bpr * tpb);
+	if ((unsigned)first == self->bsp_first)
+		return;
+	self->bsp_first = (unsigned)first;
+	invalidate(self);
+	update_description(self);
 }
 
 static gboolean on_scroll(GtkEventControllerScroll *c, double dx, double dy, GaStepLanes *self)
@@ -841,6 +1620,10 @@ static gboolean on_scroll(GtkEventControllerScroll *c, double dx, double dy, GaS
 
 	if (!self->doc)
 		return FALSE;
+	if (self->mode == GA_TRACE_BSP && (mods & GDK_SHIFT_MASK) && (mods & GDK_CONTROL_MASK)) {
+		bsp_zoom(self, dy < 0);
+		return TRUE;
+	}
 	if (mods & GDK_CONTROL_MASK) {
 		double x = self->pointer_x >= 0 ? self->pointer_x : self->plot_x + self->plot_w / 2;
 
@@ -851,27 +1634,40 @@ static gboolean on_scroll(GtkEventControllerScroll *c, double dx, double dy, GaS
 	return TRUE;
 }
 
-/* A click at x: selects the step there, or zooms into a fold of many. */
+/* A click at x: selects the step or frame there, or zooms into a fold of
+ * many; in BSP the step at that cycle. */
 static void click(GaStepLanes *self, double x, double y)
 {
 	int k = self->doc ? lane_at(self, y) : -1;
 	guint i;
 
+	if (self->doc && self->mode == GA_TRACE_BSP) {
+		ga_step_lanes_set_selected(self, x >= self->plot_x && x < self->plot_x + self->plot_w &&
+		                                         y >= self->bsp_y
+		                                     ? step_at_cycle(self, cycle_at(self, x))
+		                                     : -1);
+		return;
+	}
 	if (k < 0 || !item_at(self, k, x, &i)) {
 		ga_step_lanes_set_selected(self, -1);
 		return;
 	}
 	{
-		const Item *it = &g_array_index(self->items[k], Item, i);
-		const Lane *l = &self->lanes[k];
+		const Lane *l = lane(self, (guint)k);
+		const Item *it = &g_array_index(l->items, Item, i);
 
 		if (it->count == 1) {
-			ga_step_lanes_set_selected(self, l->idx[it->first]);
+			guint32 ref = l->idx[it->first];
+
+			if (self->mode == GA_TRACE_FLAME)
+				select_full(self, (gint64)self->frames[ref].step_from, ref);
+			else
+				select_full(self, ref, -1);
 		} else {
-			uint64_t from = self->steps[l->idx[it->first]].cycles_from, to = 0;
+			uint64_t from = ref_from(self, l->idx[it->first]), to = 0;
 
 			for (guint32 j = it->first; j <= it->last; j++)
-				to = MAX(to, self->steps[l->idx[j]].cycles_to);
+				to = MAX(to, ref_to(self, l->idx[j]));
 			ga_step_lanes_set_visible(self, (double)from - (to - from) * 0.05,
 			                          (double)to + (to - from) * 0.05);
 		}
@@ -935,10 +1731,10 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, Gd
                        GaStepLanes *self)
 {
 	double mid = self->plot_x + self->plot_w / 2, span = self->vis_end - self->vis_start;
+	gboolean bsp = self->mode == GA_TRACE_BSP;
 
 	(void)c;
 	(void)keycode;
-	(void)mods;
 	switch (keyval) {
 	case GDK_KEY_plus:
 	case GDK_KEY_equal:
@@ -957,9 +1753,26 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, Gd
 	case GDK_KEY_KP_Right:
 		pan_by(self, span * 0.1);
 		return TRUE;
+	case GDK_KEY_Up:
+	case GDK_KEY_Down:
+		if (!bsp)
+			return FALSE;
+		if (mods & GDK_CONTROL_MASK)
+			bsp_zoom(self, keyval == GDK_KEY_Up);
+		else
+			bsp_scroll(self, keyval == GDK_KEY_Up ? -4 : 4);
+		return TRUE;
+	case GDK_KEY_Page_Up:
+	case GDK_KEY_Page_Down:
+		if (!bsp)
+			return FALSE;
+		bsp_scroll(self, (keyval == GDK_KEY_Page_Up ? -1 : 1) *
+		                     MAX(1, (int)(self->bsp_h * gtk_widget_get_scale_factor(GTK_WIDGET(self)) /
+		                                  MAX(1u, self->bsp_row_px))));
+		return TRUE;
 	case GDK_KEY_Home:
 	case GDK_KEY_KP_Home:
-		ga_step_lanes_set_visible(self, 0, (double)self->total);
+		ga_step_lanes_set_visible(self, 0, MAX((double)self->total, self->axis_end));
 		return TRUE;
 	case GDK_KEY_Escape:
 		ga_step_lanes_set_selected(self, -1);
@@ -997,10 +1810,14 @@ static void ga_step_lanes_css_changed(GtkWidget *widget, GtkCssStyleChange *chan
 static void ga_step_lanes_measure(GtkWidget *widget, GtkOrientation orientation, int for_size,
                                   int *min, int *nat, int *min_base, int *nat_base)
 {
-	(void)widget;
+	GaStepLanes *self = GA_STEP_LANES(widget);
+	int lanes = (int)MAX(3, self->lanes->len);
+
 	(void)for_size;
 	*min = orientation == GTK_ORIENTATION_HORIZONTAL ? 300 : 240;
-	*nat = orientation == GTK_ORIENTATION_HORIZONTAL ? 800 : 260;
+	*nat = orientation == GTK_ORIENTATION_HORIZONTAL ? 800 : MAX(260, 40 + lanes * 30);
+	if (orientation == GTK_ORIENTATION_VERTICAL && self->mode == GA_TRACE_BSP)
+		*nat = 420;
 	*min_base = *nat_base = -1;
 }
 
@@ -1008,7 +1825,15 @@ static void ga_step_lanes_dispose(GObject *object)
 {
 	GaStepLanes *self = GA_STEP_LANES(object);
 
-	clear_lanes(self);
+	if (self->bsp_cancel)
+		g_cancellable_cancel(self->bsp_cancel);
+	g_clear_object(&self->bsp_cancel);
+	g_clear_object(&self->bsp_tex);
+	g_clear_handle_id(&self->describe_idle, g_source_remove);
+	if (self->lanes)
+		g_ptr_array_set_size(self->lanes, 0);
+	g_clear_pointer(&self->step_leaf, g_free);
+	g_clear_pointer(&self->index, ga_trace_index_unref);
 	g_clear_pointer(&self->doc, ga_document_unref);
 	g_clear_pointer(&self->cache, gsk_render_node_unref);
 	g_clear_object(&self->layout);
@@ -1019,8 +1844,9 @@ static void ga_step_lanes_finalize(GObject *object)
 {
 	GaStepLanes *self = GA_STEP_LANES(object);
 
-	for (int k = 0; k < N_LANES; k++)
-		g_array_unref(self->items[k]);
+	g_ptr_array_unref(self->lanes);
+	g_free(self->frames_error);
+	g_free(self->label);
 	G_OBJECT_CLASS(ga_step_lanes_parent_class)->finalize(object);
 }
 
@@ -1041,6 +1867,9 @@ static void ga_step_lanes_class_init(GaStepLanesClass *klass)
 	signals[SIGNAL_RANGE_CHANGED] = g_signal_new("range-changed", G_TYPE_FROM_CLASS(klass),
 	                                             G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
 	                                             G_TYPE_NONE, 0);
+	signals[SIGNAL_VISIBLE_CHANGED] = g_signal_new("visible-changed", G_TYPE_FROM_CLASS(klass),
+	                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+	                                               G_TYPE_NONE, 0);
 }
 
 static void ga_step_lanes_init(GaStepLanes *self)
@@ -1050,12 +1879,14 @@ static void ga_step_lanes_init(GaStepLanes *self)
 	GtkGesture *drag;
 
 	self->selected = -1;
+	self->selected_frame = -1;
+	self->highlight = -1;
 	self->hover_lane = -1;
 	self->pointer_x = self->pointer_y = -1;
 	self->width = -1;
 	self->vis_end = MIN_SPAN;
-	for (int k = 0; k < N_LANES; k++)
-		self->items[k] = g_array_new(FALSE, FALSE, sizeof(Item));
+	self->bsp_row_px = 1;
+	self->lanes = g_ptr_array_new_with_free_func(lane_free);
 	gtk_widget_set_focusable(w, TRUE);
 	gtk_widget_set_has_tooltip(w, TRUE);
 	g_signal_connect(w, "query-tooltip", G_CALLBACK(on_query_tooltip), NULL);

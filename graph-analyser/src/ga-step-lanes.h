@@ -1,10 +1,25 @@
 /*
  * The lanes of the Execution Trace: one run's execution steps over
- * simulated cycles, one lane per step kind (compute, exchange, sync: a
- * tsr_step names no IPU, so there is nothing to split lanes by IPU on).
- * Each step is a rectangle from its first to its last cycle in its kind's
- * colour (ga-program-kind.h), named inside where the name fits; steps
- * narrower than about 3 px fold into bars that carry their count.
+ * simulated cycles, in one of three modes sharing the visible cycles,
+ * zoom, pan and selection:
+ *
+ *   Flat   one lane per step kind, and with several IPUs a compute and an
+ *          exchange lane per IPU (a step is on the IPUs whose tiles have
+ *          cycles in its compute set or exchange: ga-trace-index.h) and
+ *          one sync lane, since a sync step holds every IPU;
+ *   Flame  one lane per depth of the call stack (tsr_report_get_frames):
+ *          each step under its control program, Sequence, Repeat, Call …
+ *          down to its lowered leaf;
+ *   BSP    a row per group of tiles, each pixel the state (compute,
+ *          exchange, sync, idle) that dominates those tiles in that pixel
+ *          column, drawn as one texture at device pixels; Ctrl+Up/Down
+ *          zooms vertically (tiles per row), Up/Down/Page Up/Page Down
+ *          scroll the tiles.
+ *
+ * Each step or frame is a rectangle from its first to its last cycle in
+ * its kind's colour (ga-program-kind.h), named inside where the name
+ * fits; those narrower than about 3 px fold into bars that carry their
+ * count. The steps of a highlighted program are outlined.
  *
  * Zoom with ctrl+wheel (at the pointer) or +/-, pan with the wheel, a drag
  * or the arrow keys, Home shows the whole run. A click selects a step (a
@@ -14,6 +29,7 @@
 #pragma once
 
 #include "ga-document.h"
+#include "ga-trace-index.h"
 
 #include <gtk/gtk.h>
 
@@ -24,11 +40,52 @@ G_DECLARE_FINAL_TYPE(GaStepLanes, ga_step_lanes, GA, STEP_LANES, GtkWidget)
 
 GtkWidget *ga_step_lanes_new(void);
 
+typedef enum ga_trace_mode {
+	GA_TRACE_FLAT = 0,
+	GA_TRACE_FLAME,
+	GA_TRACE_BSP,
+	GA_TRACE_MODE_COUNT
+} ga_trace_mode;
+
+/* The mode (Flat at first). */
+void ga_step_lanes_set_mode(GaStepLanes *self, ga_trace_mode mode);
+ga_trace_mode ga_step_lanes_get_mode(GaStepLanes *self);
+
+/* The tile index of the run shown (NULL: none yet), for the per-IPU lanes
+ * and the BSP view; ignored unless it is of the run shown. */
+void ga_step_lanes_set_index(GaStepLanes *self, GaTraceIndex *index);
+
+/* Outlines every step (and flame frame) of program `program`; -1: none. */
+void ga_step_lanes_set_highlight(GaStepLanes *self, gint64 program);
+
+/* The program of the selection: a flame frame's own program when one was
+ * clicked, else the selected step's; -1 when nothing is selected. */
+gint64 ga_step_lanes_get_selected_program(GaStepLanes *self);
+
+/* Shows step `step` (selecting it) in the middle of the view, zooming in
+ * when it would be narrower than a few pixels. */
+void ga_step_lanes_reveal(GaStepLanes *self, gint64 step);
+
+/* Compare mode: the cycle axis reaches at least to `end` (the longer of
+ * two runs shown one above the other, so both zoom and pan alike). */
+void ga_step_lanes_set_axis_end(GaStepLanes *self, double end);
+/* The run's cycles (its last step's end or its length). */
+double ga_step_lanes_get_total(GaStepLanes *self);
+
+/* The accessible label names which report ("A", "B") in compare mode. */
+void ga_step_lanes_set_label(GaStepLanes *self, const char *label);
+
+/* Time (ms) the last cached layer took to build, for the benchmarks. */
+double ga_step_lanes_get_last_build_ms(GaStepLanes *self);
+/* Whether a BSP texture is being made in a thread (the benchmark waits). */
+gboolean ga_step_lanes_is_busy(GaStepLanes *self);
+
 /* Shows run `run` of `doc` (NULL: nothing), all of it, with nothing
  * selected. Keeps a reference to the document. */
 void ga_step_lanes_set_run(GaStepLanes *self, GaDocument *doc, size_t run);
 
-/* The visible cycles [from, to). */
+/* The visible cycles [from, to). Signal "visible-changed" when they
+ * change. */
 void ga_step_lanes_get_visible(GaStepLanes *self, double *from, double *to);
 /* Shows cycles [from, to), clamped to the run. */
 void ga_step_lanes_set_visible(GaStepLanes *self, double from, double to);

@@ -185,9 +185,9 @@ GtkWidget *ga_summary_compare_new(GaDocument *a, GaDocument *b)
 	gtk_box_append(GTK_BOX(box), which("B", b));
 	gtk_box_append(GTK_BOX(box),
 	               ga_note_new("Δ is B − A, with the metric names and verdicts of `tilescope "
-	                           "diff A B` on each report's last run: less memory, fewer cycles "
-	                           "or tiles is better (green), more is worse (red); FLOPs and "
-	                           "graph counts only change."));
+	                           "diff A B`, runs matched by program and averaged: less memory, "
+	                           "fewer cycles or tiles is better (green), more is worse (red); "
+	                           "FLOPs and graph counts only change."));
 	p->filter = gtk_search_entry_new();
 	gtk_widget_set_hexpand(p->filter, TRUE);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(p->filter), GTK_ACCESSIBLE_PROPERTY_LABEL,

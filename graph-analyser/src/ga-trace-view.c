@@ -1,9 +1,14 @@
 /*
  * The Execution Trace view (ga-trace-view.h). The lanes widget draws and
- * keeps the selection; this view picks the run, and fills the details of
- * the selected step and the totals of the marked range from reportlib's
- * steps (already read by the document's loader, so nothing here waits
- * for the file).
+ * keeps the selection; this view picks the run and the mode (Flat, Flame,
+ * BSP), starts the run's tile index in a worker thread (ga-trace-index.h)
+ * and hands it to the lanes when it is ready, fills the details of the
+ * selected step and the totals of the marked range from reportlib's steps
+ * (already read by the document's loader, so nothing here waits for the
+ * file), and keeps the session's run, step and program in step with the
+ * lanes both ways: a step selected here is the session's step and its
+ * program the session's program; the session's step is selected and
+ * scrolled into view here; the session's program's steps are outlined.
  */
 #include "ga-trace-view.h"
 
@@ -17,6 +22,23 @@ struct _GaTraceView {
 	GtkBox parent_instance;
 	GaSession *session;
 	GaDocument *doc;
+	GCancellable *index_cancel; /* the tile index being built */
+	gboolean syncing;           /* applying the session: do not write it back */
+	GtkToggleButton *modes[GA_TRACE_MODE_COUNT];
+	GtkLabel *hint;
+	GtkPaned *paned;
+
+	/* Compare mode: report B's runs and lanes under A's, on one cycle
+	 * axis with the same zoom and mode. */
+	GaDocument *doc_b;
+	GtkWidget *compare_box;
+	GtkLabel *title_b;
+	GtkDropDown *runs_b;
+	GtkStringList *run_names_b;
+	GaStepLanes *lanes_b;
+	GCancellable *index_cancel_b;
+	int details_side;           /* the lanes whose selection the details show: 0 A, 1 B */
+	gboolean linking;           /* copying the visible range between A and B */
 
 	GtkDropDown *runs;
 	GtkStringList *run_names;
@@ -28,6 +50,8 @@ struct _GaTraceView {
 };
 
 G_DEFINE_FINAL_TYPE(GaTraceView, ga_trace_view, GTK_TYPE_BOX)
+
+static void align_axes(GaTraceView *self);
 
 static void clear_grid(GtkGrid *grid)
 {
@@ -73,9 +97,12 @@ static void put(GaTraceView *self, int *row, const char *key, char *value)
 
 static void update_details(GaTraceView *self)
 {
-	gint64 i = ga_step_lanes_get_selected(self->lanes);
-	size_t run = gtk_drop_down_get_selected(self->runs);
-	tsr_report *r = self->doc ? ga_document_get_report(self->doc) : NULL;
+	gboolean b = self->details_side == 1 && self->doc_b;
+	GaStepLanes *lanes = b ? self->lanes_b : self->lanes;
+	GaDocument *doc = b ? self->doc_b : self->doc;
+	gint64 i = ga_step_lanes_get_selected(lanes);
+	size_t run = gtk_drop_down_get_selected(b ? self->runs_b : self->runs);
+	tsr_report *r = doc ? ga_document_get_report(doc) : NULL;
 	const tsr_step *steps;
 	const tsr_program *progs;
 	size_t n, n_progs;
@@ -92,12 +119,19 @@ static void update_details(GaTraceView *self)
 	}
 	{
 		const tsr_step *st = &steps[i];
-		g_autofree char *heading = g_strdup_printf("Step %" G_GINT64_FORMAT, i);
+		/* In compare mode the heading says which report the step is in. */
+		g_autofree char *heading =
+		    self->doc_b ? g_strdup_printf("Step %" G_GINT64_FORMAT " of report %s (%s), run %zu", i,
+		                                  b ? "B" : "A", ga_document_get_title(doc), run)
+		                : g_strdup_printf("Step %" G_GINT64_FORMAT, i);
 		const char *what = st->type == TSR_STEP_ON_TILE_EXECUTE ? "Compute set"
 		                   : st->type == TSR_STEP_SYNC           ? "Sync type"
 		                                                         : "Exchange";
 
 		gtk_label_set_text(self->heading, heading);
+		if (self->doc_b)
+			put(self, &row, "Report", g_strdup_printf("%s (%s)", b ? "B" : "A",
+			                                          ga_document_get_title(doc)));
 		put(self, &row, "Type", g_strdup(tsr_step_type_name(st->type)));
 		if (!tsr_report_get_programs(&progs, &n_progs, r) && st->program < n_progs &&
 		    progs[st->program].name && *progs[st->program].name) {
@@ -116,6 +150,18 @@ static void update_details(GaTraceView *self)
 			else
 				put(self, &row, what, g_strdup_printf("%s (%" G_GINT64_FORMAT ")", name, id));
 		}
+		{
+			gint64 p = ga_step_lanes_get_selected_program(lanes);
+
+			if (p >= 0 && p != (gint64)st->program && !tsr_report_get_programs(&progs, &n_progs, r) &&
+			    (size_t)p < n_progs) {
+				g_autofree char *name = ga_format_name(progs[p].name ? progs[p].name : "");
+
+				put(self, &row, "Frame",
+				    g_strdup_printf("%" G_GINT64_FORMAT " %s%s%s%s", p, progs[p].type,
+				                    *name ? " (" : "", name, *name ? ")" : ""));
+			}
+		}
 		put(self, &row, "Cycles from", ga_format_u64(st->cycles_from));
 		put(self, &row, "Cycles to", ga_format_u64(st->cycles_to));
 		put(self, &row, "Cycles", ga_format_u64(st->cycles));
@@ -129,10 +175,25 @@ static void update_details(GaTraceView *self)
 	}
 }
 
+/* The user selected a step (or a flame frame): it becomes the session's
+ * step, and its program the session's program. */
 static void on_selection_changed(GaStepLanes *lanes, GaTraceView *self)
 {
-	(void)lanes;
-	update_details(self);
+	gint64 step = ga_step_lanes_get_selected(lanes), program;
+	guint run = gtk_drop_down_get_selected(self->runs);
+
+	if (step >= 0 || self->details_side == 0) {
+		self->details_side = 0;
+		update_details(self);
+	}
+	if (self->syncing || !self->doc || run == GTK_INVALID_LIST_POSITION)
+		return;
+	self->syncing = TRUE;
+	ga_session_set_step(self->session, run, step);
+	program = ga_step_lanes_get_selected_program(lanes);
+	if (program >= 0)
+		ga_session_set_program(self->session, program);
+	self->syncing = FALSE;
 }
 
 /* --- The marked range ------------------------------------------------------------------ */
@@ -205,25 +266,219 @@ static void on_range_changed(GaStepLanes *lanes, GaTraceView *self)
 
 /* --- Runs and the document ----------------------------------------------------------------- */
 
+/* Gives the lanes their natural height again when their number changed
+ * (per-IPU lanes, flame depth, BSP): the paned keeps the first height
+ * it gave otherwise. */
+static void fit_lanes(GaTraceView *self)
+{
+	int min, nat;
+
+	if (!self->paned)
+		return;
+	gtk_widget_measure(gtk_paned_get_start_child(self->paned), GTK_ORIENTATION_VERTICAL, -1, &min,
+	                   &nat, NULL, NULL);
+	gtk_paned_set_position(self->paned, nat);
+}
+
+static void on_index(GObject *source, GAsyncResult *result, gpointer data)
+{
+	GError *error = NULL;
+	GaTraceIndex *index = ga_trace_index_build_finish(result, &error);
+	GaTraceView *self;
+
+	(void)source;
+	if (!index) {
+		/* Cancelled (the view may be gone), or the blobs are damaged:
+		 * the lanes stay by kind and the BSP view says it has no tiles. */
+		if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+			g_warning("Execution Trace: %s", error->message);
+		g_error_free(error);
+		return;
+	}
+	self = GA_TRACE_VIEW(data);
+	g_clear_object(&self->index_cancel);
+	ga_step_lanes_set_index(self->lanes, index);
+	ga_trace_index_unref(index);
+	fit_lanes(self);
+}
+
 static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 {
 	guint run = gtk_drop_down_get_selected(GTK_DROP_DOWN(dropdown));
+	gboolean valid = run != GTK_INVALID_LIST_POSITION && self->doc;
 
 	(void)pspec;
-	ga_step_lanes_set_run(self->lanes, run == GTK_INVALID_LIST_POSITION ? NULL : self->doc, run);
+	if (self->index_cancel)
+		g_cancellable_cancel(self->index_cancel);
+	g_clear_object(&self->index_cancel);
+	if (self->index_cancel_b)
+		g_cancellable_cancel(self->index_cancel_b);
+	g_clear_object(&self->index_cancel_b);
+	ga_step_lanes_set_index(self->lanes, NULL);
+	ga_step_lanes_set_run(self->lanes, valid ? self->doc : NULL, run);
+	if (self->lanes_b)
+		align_axes(self);
+	fit_lanes(self);
+	if (!valid)
+		return;
+	self->index_cancel = g_cancellable_new();
+	ga_trace_index_build_async(self->doc, run, self->index_cancel, on_index, self);
+	if (!self->syncing) {
+		self->syncing = TRUE;
+		ga_session_set_step(self->session, run, -1);
+		self->syncing = FALSE;
+	}
 }
 
-static void rebuild(GaTraceView *self)
+/* The session's run and step, shown: the run picked, the step selected
+ * and scrolled into view. */
+static void follow_session(GaTraceView *self)
 {
-	GaDocument *doc = ga_session_get_document(self->session);
+	gint64 run, step;
+	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->run_names));
+
+	ga_session_get_step(self->session, &run, &step);
+	ga_step_lanes_set_highlight(self->lanes, ga_session_get_program(self->session));
+	if (!self->doc || run < 0 || run >= (gint64)n)
+		return;
+	self->syncing = TRUE;
+	if (gtk_drop_down_get_selected(self->runs) != (guint)run)
+		gtk_drop_down_set_selected(self->runs, (guint)run);
+	if (step != ga_step_lanes_get_selected(self->lanes))
+		ga_step_lanes_reveal(self->lanes, step);
+	self->syncing = FALSE;
+}
+
+static void on_session_step(GObject *session, GParamSpec *pspec, gpointer data)
+{
+	GaTraceView *self = GA_TRACE_VIEW(data);
+
+	(void)session;
+	(void)pspec;
+	if (!self->syncing)
+		follow_session(self);
+}
+
+static void on_session_program(GObject *session, GParamSpec *pspec, gpointer data)
+{
+	GaTraceView *self = GA_TRACE_VIEW(data);
+
+	(void)pspec;
+	ga_step_lanes_set_highlight(self->lanes, ga_session_get_program(GA_SESSION(session)));
+}
+
+/* --- Report B (compare mode) ------------------------------------------------------- */
+
+/* Both lanes' axes reach the longer run's end, so they zoom alike. */
+static void align_axes(GaTraceView *self)
+{
+	double end = MAX(ga_step_lanes_get_total(self->lanes),
+	                 self->doc_b ? ga_step_lanes_get_total(self->lanes_b) : 0);
+
+	ga_step_lanes_set_axis_end(self->lanes, self->doc_b ? end : 0);
+	ga_step_lanes_set_axis_end(self->lanes_b, end);
+	if (self->doc_b) {
+		double from, to;
+
+		ga_step_lanes_get_visible(self->lanes, &from, &to);
+		ga_step_lanes_set_visible(self->lanes_b, from, to);
+	}
+}
+
+static void on_visible(GaStepLanes *lanes, GaTraceView *self)
+{
+	GaStepLanes *other = lanes == self->lanes ? self->lanes_b : self->lanes;
+	double from, to;
+
+	if (self->linking || !self->doc_b)
+		return;
+	self->linking = TRUE;
+	ga_step_lanes_get_visible(lanes, &from, &to);
+	ga_step_lanes_set_visible(other, from, to);
+	self->linking = FALSE;
+}
+
+static void on_selection_changed_b(GaStepLanes *lanes, GaTraceView *self)
+{
+	/* Report B's steps are not the session's (its selections index
+	 * report A): the details show them, nothing else follows. */
+	if (ga_step_lanes_get_selected(lanes) >= 0 || self->details_side == 1) {
+		self->details_side = 1;
+		update_details(self);
+	}
+}
+
+static void on_index_b(GObject *source, GAsyncResult *result, gpointer data)
+{
+	GError *error = NULL;
+	GaTraceIndex *index = ga_trace_index_build_finish(result, &error);
+	GaTraceView *self;
+
+	(void)source;
+	if (!index) {
+		if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+			g_warning("Execution Trace, report B: %s", error->message);
+		g_error_free(error);
+		return;
+	}
+	self = GA_TRACE_VIEW(data);
+	g_clear_object(&self->index_cancel_b);
+	ga_step_lanes_set_index(self->lanes_b, index);
+	ga_trace_index_unref(index);
+	fit_lanes(self);
+}
+
+static void on_run_b(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
+{
+	guint run = gtk_drop_down_get_selected(GTK_DROP_DOWN(dropdown));
+	gboolean valid = run != GTK_INVALID_LIST_POSITION && self->doc_b;
+
+	(void)pspec;
+	if (self->index_cancel_b)
+		g_cancellable_cancel(self->index_cancel_b);
+	g_clear_object(&self->index_cancel_b);
+	ga_step_lanes_set_index(self->lanes_b, NULL);
+	ga_step_lanes_set_run(self->lanes_b, valid ? self->doc_b : NULL, run);
+	align_axes(self);
+	fit_lanes(self);
+	if (!valid)
+		return;
+	self->index_cancel_b = g_cancellable_new();
+	ga_trace_index_build_async(self->doc_b, run, self->index_cancel_b, on_index_b, self);
+}
+
+/* --- Modes ------------------------------------------------------------------------------ */
+
+static const char *const hints[GA_TRACE_MODE_COUNT] = {
+    "Ctrl+wheel or +/− zoom, drag or wheel pans, Home shows the whole run, Shift+drag marks a "
+    "range",
+    "Each step under its call stack; click a frame to select it, Ctrl+wheel or +/− zoom",
+    "Grey: idle tiles. Ctrl+Up/Down: tiles per row, Up/Down: scroll tiles, +/−: zoom",
+};
+
+static void on_mode(GtkToggleButton *button, GaTraceView *self)
+{
+	if (!self->lanes || !gtk_toggle_button_get_active(button))
+		return;
+	for (int m = 0; m < GA_TRACE_MODE_COUNT; m++)
+		if (button == self->modes[m]) {
+			ga_step_lanes_set_mode(self->lanes, (ga_trace_mode)m);
+			ga_step_lanes_set_mode(self->lanes_b, (ga_trace_mode)m);
+			gtk_label_set_text(self->hint, hints[m]);
+			fit_lanes(self);
+		}
+}
+
+/* Fills a run picker with `doc`'s runs (its handler blocked). */
+static size_t fill_runs(GtkStringList *names_model, GtkDropDown *dropdown, GCallback handler,
+                        GaTraceView *self, GaDocument *doc)
+{
 	const tsr_run *runs = NULL;
 	size_t n = 0;
-	guint old = g_list_model_get_n_items(G_LIST_MODEL(self->run_names));
+	guint old = g_list_model_get_n_items(G_LIST_MODEL(names_model));
 	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
 
-	g_clear_pointer(&self->doc, ga_document_unref);
-	self->doc = doc ? ga_document_ref(doc) : NULL;
-	if (self->doc && tsr_report_get_runs(&runs, &n, ga_document_get_report(self->doc)))
+	if (doc && tsr_report_get_runs(&runs, &n, ga_document_get_report(doc)))
 		n = 0;
 	for (size_t i = 0; i < n; i++) {
 		g_autofree char *cycles = ga_format_u64(runs[i].cycles);
@@ -233,15 +488,52 @@ static void rebuild(GaTraceView *self)
 		                                       runs[i].program, cycles, steps));
 	}
 	g_ptr_array_add(names, NULL);
-	g_signal_handlers_block_by_func(self->runs, on_run, self);
-	gtk_string_list_splice(self->run_names, 0, old, (const char *const *)names->pdata);
-	g_signal_handlers_unblock_by_func(self->runs, on_run, self);
+	g_signal_handlers_block_by_func(dropdown, handler, self);
+	gtk_string_list_splice(names_model, 0, old, (const char *const *)names->pdata);
+	g_signal_handlers_unblock_by_func(dropdown, handler, self);
 	g_ptr_array_unref(names);
-	gtk_widget_set_sensitive(GTK_WIDGET(self->runs), n > 0);
-	if (n > 0 && gtk_drop_down_get_selected(self->runs) != n - 1)
-		gtk_drop_down_set_selected(self->runs, (guint)(n - 1)); /* calls on_run */
+	gtk_widget_set_sensitive(GTK_WIDGET(dropdown), n > 0);
+	return n;
+}
+
+static void rebuild(GaTraceView *self)
+{
+	GaDocument *doc = ga_session_get_document(self->session);
+	GaDocument *doc_b = doc ? ga_session_get_compare_document(self->session) : NULL;
+	size_t n, n_b;
+
+	g_clear_pointer(&self->doc, ga_document_unref);
+	self->doc = doc ? ga_document_ref(doc) : NULL;
+	g_clear_pointer(&self->doc_b, ga_document_unref);
+	self->doc_b = doc_b ? ga_document_ref(doc_b) : NULL;
+	self->details_side = 0;
+	gtk_widget_set_visible(self->compare_box, self->doc_b != NULL);
+	ga_step_lanes_set_label(self->lanes, self->doc_b ? "Execution trace, report A" : NULL);
+	if (self->doc_b) {
+		g_autofree char *t = g_strdup_printf("Report B: %s", ga_document_get_title(self->doc_b));
+
+		gtk_label_set_text(self->title_b, t);
+	}
+	n = fill_runs(self->run_names, self->runs, G_CALLBACK(on_run), self, self->doc);
+	n_b = fill_runs(self->run_names_b, self->runs_b, G_CALLBACK(on_run_b), self, self->doc_b);
+	/* B first, so that A's run aligns the axes with B's already there. */
+	if (n_b > 0 && gtk_drop_down_get_selected(self->runs_b) != n_b - 1)
+		gtk_drop_down_set_selected(self->runs_b, (guint)(n_b - 1)); /* calls on_run_b */
 	else
-		on_run(G_OBJECT(self->runs), NULL, self);
+		on_run_b(G_OBJECT(self->runs_b), NULL, self);
+	{
+		gint64 want, step;
+
+		/* The session's run if it names one, else the last. */
+		ga_session_get_step(self->session, &want, &step);
+		if (want < 0 || want >= (gint64)n)
+			want = (gint64)n - 1;
+		if (n > 0 && gtk_drop_down_get_selected(self->runs) != (guint)want)
+			gtk_drop_down_set_selected(self->runs, (guint)want); /* calls on_run */
+		else
+			on_run(G_OBJECT(self->runs), NULL, self);
+	}
+	follow_session(self);
 }
 
 static void on_document(GObject *session, GParamSpec *pspec, gpointer data)
@@ -257,8 +549,38 @@ static GtkWidget *build_bar(GaTraceView *self)
 {
 	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
 	GtkWidget *label = gtk_label_new_with_mnemonic("_Run");
-	GtkWidget *hint = gtk_label_new("Ctrl+wheel or +/− zoom, drag or wheel pans, Home shows "
-	                                "the whole run, Shift+drag marks a range");
+	GtkWidget *hint = gtk_label_new(hints[GA_TRACE_FLAT]);
+	GtkWidget *modes = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
+	static const char *const mode_labels[GA_TRACE_MODE_COUNT] = {"F_lat", "Fla_me", "_BSP"};
+	static const char *const mode_tips[GA_TRACE_MODE_COUNT] = {
+	    "Steps in lanes by kind, per IPU (Alt+L)",
+	    "Steps under their call stacks (Alt+M)",
+	    "Per-tile rows: compute, exchange, sync, idle (Alt+B)",
+	};
+
+	/* The mode switcher: linked toggle buttons, reachable with Tab and
+	 * their mnemonics, toggled with Space or Enter. */
+	gtk_widget_add_css_class(modes, "linked");
+	for (int m = 0; m < GA_TRACE_MODE_COUNT; m++) {
+		GtkWidget *text = gtk_label_new_with_mnemonic(mode_labels[m]);
+
+		/* The label as the button's child, so that the button's
+		 * accessible name is "Flat" (with the mnemonic on the button
+		 * itself, GTK 4.8 names it "F_lat Flat"). */
+		self->modes[m] = GTK_TOGGLE_BUTTON(gtk_toggle_button_new());
+		gtk_button_set_child(GTK_BUTTON(self->modes[m]), text);
+		gtk_label_set_mnemonic_widget(GTK_LABEL(text), GTK_WIDGET(self->modes[m]));
+		if (m)
+			gtk_toggle_button_set_group(self->modes[m], self->modes[0]);
+		gtk_widget_set_tooltip_text(GTK_WIDGET(self->modes[m]), mode_tips[m]);
+		gtk_accessible_update_property(GTK_ACCESSIBLE(self->modes[m]),
+		                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, mode_tips[m], -1);
+		g_signal_connect(self->modes[m], "toggled", G_CALLBACK(on_mode), self);
+		gtk_box_append(GTK_BOX(modes), GTK_WIDGET(self->modes[m]));
+	}
+	gtk_toggle_button_set_active(self->modes[GA_TRACE_FLAT], TRUE);
+	gtk_widget_set_margin_start(modes, 12);
+	self->hint = GTK_LABEL(hint);
 
 	self->run_names = gtk_string_list_new(NULL);
 	self->runs = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(self->run_names), NULL));
@@ -268,6 +590,7 @@ static GtkWidget *build_bar(GaTraceView *self)
 	g_signal_connect(self->runs, "notify::selected", G_CALLBACK(on_run), self);
 	gtk_box_append(GTK_BOX(bar), label);
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->runs));
+	gtk_box_append(GTK_BOX(bar), modes);
 	for (int k = 0; k < GA_PROGRAM_CONTROL; k++) {
 		GtkWidget *mark = ga_program_mark_new();
 		GtkWidget *l = gtk_label_new(ga_program_kind_name((ga_program_kind)k));
@@ -334,12 +657,19 @@ static void ga_trace_view_dispose(GObject *object)
 	if (self->session)
 		g_signal_handlers_disconnect_by_data(self->session, self);
 	g_clear_object(&self->session);
+	if (self->index_cancel)
+		g_cancellable_cancel(self->index_cancel);
+	g_clear_object(&self->index_cancel);
+	if (self->index_cancel_b)
+		g_cancellable_cancel(self->index_cancel_b);
+	g_clear_object(&self->index_cancel_b);
 	G_OBJECT_CLASS(ga_trace_view_parent_class)->dispose(object);
 }
 
 static void ga_trace_view_finalize(GObject *object)
 {
 	g_clear_pointer(&GA_TRACE_VIEW(object)->doc, ga_document_unref);
+	g_clear_pointer(&GA_TRACE_VIEW(object)->doc_b, ga_document_unref);
 	G_OBJECT_CLASS(ga_trace_view_parent_class)->finalize(object);
 }
 
@@ -361,7 +691,41 @@ static void ga_trace_view_init(GaTraceView *self)
 	gtk_widget_set_margin_end(GTK_WIDGET(self->lanes), 4);
 	g_signal_connect(self->lanes, "selection-changed", G_CALLBACK(on_selection_changed), self);
 	g_signal_connect(self->lanes, "range-changed", G_CALLBACK(on_range_changed), self);
-	gtk_paned_set_start_child(GTK_PANED(paned), GTK_WIDGET(self->lanes));
+	g_signal_connect(self->lanes, "visible-changed", G_CALLBACK(on_visible), self);
+	self->paned = GTK_PANED(paned);
+	{
+		GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+		GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+		GtkWidget *label = gtk_label_new_with_mnemonic("R_un of B");
+
+		self->compare_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+		self->title_b = GTK_LABEL(gtk_label_new(NULL));
+		gtk_widget_add_css_class(GTK_WIDGET(self->title_b), "heading");
+		self->run_names_b = gtk_string_list_new(NULL);
+		self->runs_b = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(self->run_names_b), NULL));
+		gtk_label_set_mnemonic_widget(GTK_LABEL(label), GTK_WIDGET(self->runs_b));
+		gtk_accessible_update_property(GTK_ACCESSIBLE(self->runs_b), GTK_ACCESSIBLE_PROPERTY_LABEL,
+		                               "Run of B", -1);
+		g_signal_connect(self->runs_b, "notify::selected", G_CALLBACK(on_run_b), self);
+		gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->title_b));
+		gtk_box_append(GTK_BOX(bar), label);
+		gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->runs_b));
+		gtk_widget_set_margin_start(bar, 12);
+		gtk_widget_set_margin_top(bar, 6);
+		self->lanes_b = GA_STEP_LANES(ga_step_lanes_new());
+		ga_step_lanes_set_label(self->lanes_b, "Execution trace, report B");
+		gtk_widget_set_margin_end(GTK_WIDGET(self->lanes_b), 4);
+		g_signal_connect(self->lanes_b, "selection-changed", G_CALLBACK(on_selection_changed_b),
+		                 self);
+		g_signal_connect(self->lanes_b, "visible-changed", G_CALLBACK(on_visible), self);
+		gtk_box_append(GTK_BOX(self->compare_box), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL));
+		gtk_box_append(GTK_BOX(self->compare_box), bar);
+		gtk_box_append(GTK_BOX(self->compare_box), GTK_WIDGET(self->lanes_b));
+		gtk_widget_set_visible(self->compare_box, FALSE);
+		gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->lanes));
+		gtk_box_append(GTK_BOX(top), self->compare_box);
+		gtk_paned_set_start_child(GTK_PANED(paned), top);
+	}
 	gtk_paned_set_end_child(GTK_PANED(paned), build_panel(self));
 	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
 	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
@@ -379,6 +743,8 @@ GtkWidget *ga_trace_view_new(GaSession *session)
 
 	self->session = g_object_ref(session);
 	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
+	g_signal_connect(session, "notify::step", G_CALLBACK(on_session_step), self);
+	g_signal_connect(session, "notify::program", G_CALLBACK(on_session_program), self);
 	rebuild(self);
 	return GTK_WIDGET(self);
 }

@@ -12,7 +12,7 @@
  * Compare two Reports…, which asks for A then B, or two files dropped
  * together, the first as A): both load at once in
  * workers, their progress averaged into the one bar (the comparison's
- * own progress fills the last fifth), then tsr_compare runs in a worker
+ * own progress fills the last fifth), then tsr_compare_programs runs in a worker
  * before the session gets both documents, so no view ever waits for it.
  * An error in either load cancels the other and names the report (A or
  * B) and its file. Reload and the file monitors cover both files; Close
@@ -195,7 +195,7 @@ void ga_window_open(GaWindow *self, GFile *file)
 	                       g_object_unref, on_loaded, g_object_ref(self));
 }
 
-/* A comparison being opened: both loads, then tsr_compare. Each side's
+/* A comparison being opened: both loads, then tsr_compare_programs. Each side's
  * completion carries a pair_side; the pair is freed with its last user. */
 typedef struct pair_load {
 	GaWindow *win;               /* a ref */

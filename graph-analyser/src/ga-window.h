@@ -21,7 +21,7 @@ GaWindow *ga_window_new(GtkApplication *app);
 void ga_window_open(GaWindow *self, GFile *file);
 /* Compare mode: opens `a` (the base, report A) and `b` (report B) in
  * parallel workers with one progress and Cancel, then compares them in a
- * worker (tsr_compare, as `tilescope diff A B`), and shows both in every
+ * worker (tsr_compare_programs, as `tilescope diff A B`), and shows both in every
  * view. An error in either ends on the error page naming which one. */
 void ga_window_compare(GaWindow *self, GFile *a, GFile *b);
 GaSession *ga_window_get_session(GaWindow *self);

@@ -554,8 +554,20 @@ static void write_registries(pvti_trace *tr)
 		goto cleanup;
 	st = tr->st[ST_STRING];
 	for (i = tr->strings_written; i < ns; i++) {
+		const char *text = strs[i - tr->strings_written];
+		size_t len = strlen(text);
+
+		/* Readers refuse names past TSF_MAX_NAME_BYTES (format.h): a longer
+		 * span name is kept cut there, at a UTF-8 character boundary, so
+		 * the trace stays readable. Names are per id, so a cut name that
+		 * equals another is harmless. */
+		if (len > TSF_MAX_NAME_BYTES) {
+			len = TSF_MAX_NAME_BYTES;
+			while (len && ((unsigned char)text[len] & 0xc0) == 0x80)
+				len--;
+		}
 		sqlite3_bind_int64(st, 1, (int64_t)i);
-		sqlite3_bind_text(st, 2, strs[i - tr->strings_written], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, text, (int)len, SQLITE_STATIC);
 		step(tr, st);
 	}
 	st = tr->st[ST_CHANNEL];

@@ -570,6 +570,10 @@ static int load_strings(tsr_report *r)
 		if (rc != SQLITE_ROW)
 			break;
 		rc = tsr_column_int(r, &id, st, 0, (int64_t)i, (int64_t)i, "string.id");
+		if (!rc && sqlite3_column_bytes(st, 1) > TSF_MAX_NAME_BYTES)
+			rc = tsr_fail(r, TSR_ERR_CORRUPT,
+			              "'%s': name %zu is %d bytes long, more than the %d a report may hold",
+			              r->path, i, sqlite3_column_bytes(st, 1), TSF_MAX_NAME_BYTES);
 		if (!rc)
 			rc = tsr_column_text(r, &r->strings[i], st, 1, false, "string.text");
 	}
@@ -1476,7 +1480,11 @@ void tsr_report_free(tsr_report *report)
 			free(report->steps[i]);
 		if (report->traces)
 			free(report->traces[i]);
+		if (report->frames)
+			free(report->frames[i]);
 	}
+	free(report->frames);
+	free(report->n_frames);
 	free(report->operations_cache);
 	if (report->db)
 		sqlite3_close_v2(report->db);

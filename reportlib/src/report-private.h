@@ -89,6 +89,8 @@ struct tsr_report {
 	size_t *n_steps;
 	uint32_t **traces;           /* per run */
 	size_t *n_traces;
+	tsr_frame **frames;          /* per run (report-frames.c), NULL until first asked */
+	size_t *n_frames;
 	void *operations_cache;      /* report-operations.c */
 	tsr_vertex_type_cycles *cs_vertex_types; /* compute_set_vertex_type rows by compute
 	                                            set, most cycles first within one */

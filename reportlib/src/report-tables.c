@@ -176,3 +176,40 @@ int tsr_report_fill_compute_set_cycles_by_tile(uint64_t *out, size_t n, tsr_repo
 	sqlite3_finalize(st);
 	return rc;
 }
+
+/* Cycles of one exchange on each tile, decoded from its blob. */
+int tsr_report_fill_exchange_cycles_by_tile(uint64_t *out, size_t n, tsr_report *report,
+                                            tsr_exchange_kind kind, size_t exchange)
+{
+	static const char *const kinds[TSR_EXCHANGE_KIND_COUNT] = {"internal", "external", "host"};
+	const tsr_exchange *ex;
+	sqlite3_stmt *st = NULL;
+	size_t n_ex;
+	int rc;
+
+	if (!report || !out)
+		return check_out(report, NULL, NULL, "tsr_report_fill_exchange_cycles_by_tile");
+	if (n < report->target.num_tiles)
+		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
+		                "exchange cycles by tile: %zu entries for %u tiles", n,
+		                report->target.num_tiles);
+	if ((rc = tsr_report_get_exchanges(&ex, &n_ex, report, kind)))
+		return rc;
+	if (exchange >= n_ex)
+		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "%s exchange %zu of %zu", kinds[kind],
+		                exchange, n_ex);
+	rc = tsr_prepare(report, &st, "SELECT cycles_by_tile FROM exchange WHERE kind = ?1 AND id = ?2");
+	if (!rc) {
+		sqlite3_bind_text(st, 1, kinds[kind], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, (int64_t)exchange);
+		rc = tsr_step_row(report, st);
+		if (rc == SQLITE_ROW)
+			rc = tsr_column_tiles(report, out, report->target.num_tiles, st, 0,
+			                      "exchange.cycles_by_tile");
+		else if (rc == SQLITE_DONE)
+			rc = tsr_fail(report, TSR_ERR_CORRUPT, "'%s': %s exchange %zu vanished",
+			              report->path, kinds[kind], exchange);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}

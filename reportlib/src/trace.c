@@ -689,6 +689,13 @@ static int read_strings(tsr_trace *tr, size_t p)
 	while (rc == TSR_OK && (rc = step_row(tr, st, p)) == SQLITE_ROW) {
 		uint32_t name = 0;
 
+		if (sqlite3_column_bytes(st, 1) > TSF_MAX_NAME_BYTES) {
+			rc = trace_fail(tr, TSR_ERR_CORRUPT,
+			                "%s: a name is %d bytes long, more than the %d a trace may hold",
+			                tr->processes[p].path, sqlite3_column_bytes(st, 1),
+			                TSF_MAX_NAME_BYTES);
+			break;
+		}
 		if ((rc = column_int(tr, &id, st, 0, 0, max_id, p, "string.id")) ||
 		    (rc = column_text(tr, &text, st, 1, false, p, "string.value")) ||
 		    (rc = intern_name(tr, &name, text)))

@@ -13,9 +13,15 @@
  *                           maps' snapshot
  *   ga.memory_chart_colour_nodes_per_layer  the most colour nodes a
  *                           component of the chart drew, against its width
- *   ga.trace_lanes_snapshot_ms  median (and max) over a 200-step zoom and
- *                           pan sweep of the Execution Trace's lanes (last
- *                           run), with the most colour nodes of one colour
+ *   ga.trace_tile_index_build_ms / ga.trace_frames_build_ms
+ *                           the Execution Trace's per-run indexes (last
+ *                           run): the per-tile blobs decoded once per
+ *                           compute set and exchange, and the call stacks
+ *   ga.trace_{flat,flame,bsp}_snapshot_ms  median (and max) over a
+ *                           200-step zoom and pan sweep of the Execution
+ *                           Trace in each mode, with the most colour nodes
+ *                           of one colour; ga.trace_bsp_texture_ms the BSP
+ *                           picture of each view made on this thread
  *   ga.peak_rss_mb
  * With two reports (REPORT REPORT2), compare mode instead:
  *   ga.compare.load_s       both reports read in parallel threads, as the
@@ -33,6 +39,7 @@
 #include "ga-document.h"
 #include "ga-session.h"
 #include "ga-step-lanes.h"
+#include "ga-trace-index.h"
 #include "ga-views.h"
 
 #include <tilescope/tsc-chart.h>
@@ -249,6 +256,74 @@ static int compare_main(double t_start, const char *path_a, const char *path_b,
 	return rc;
 }
 
+/*
+ * A 200-step zoom and pan sweep of the lanes in their current mode: zoom
+ * in by 10% a step to about 1/10,000 of the run (a few steps of the large
+ * report), panning across, then out again. Prints the median and max
+ * snapshot (snapshot + offscreen render) and the most colour nodes of one
+ * colour. With `index` (BSP), also the time to make the BSP texture of
+ * each view on the calling thread, which the view does in a worker when
+ * it is large (its snapshot then draws the previous texture stretched).
+ */
+static void sweep(GaStepLanes *lanes, GskRenderer *renderer, const char *mode, GaTraceIndex *index)
+{
+	double times[200], tex_times[200], from, total, t0;
+	int width = gtk_widget_get_width(GTK_WIDGET(lanes));
+	int scale = gtk_widget_get_scale_factor(GTK_WIDGET(lanes));
+	guint most = 0;
+
+	ga_step_lanes_set_visible(lanes, 0, 1e300);
+	ga_step_lanes_get_visible(lanes, &from, &total);
+	for (int i = 0; i < 200; i++) {
+		double span = i < 100 ? total / pow(1.1, i) : total / pow(1.1, 200 - i);
+		double start = fmod(i * 0.137 * total, total - span + 1);
+		GHashTable *colours = g_hash_table_new(NULL, NULL);
+		GHashTableIter it;
+		gpointer key, value;
+		GskRenderNode *node;
+
+		ga_step_lanes_set_visible(lanes, start, start + span);
+		t0 = now();
+		node = draw(gtk_widget_get_parent(GTK_WIDGET(lanes)), GTK_WIDGET(lanes), renderer);
+		times[i] = (now() - t0) * 1e3;
+		count_colours(node, colours);
+		g_hash_table_iter_init(&it, colours);
+		while (g_hash_table_iter_next(&it, &key, &value))
+			if (GPOINTER_TO_UINT(value) > most)
+				most = GPOINTER_TO_UINT(value);
+		g_hash_table_unref(colours);
+		gsk_render_node_unref(node);
+		if (index) {
+			ga_bsp_request req = {0};
+			GdkTexture *tex;
+
+			req.from = start;
+			req.to = start + span;
+			req.width = width * scale;
+			req.rows = gtk_widget_get_height(GTK_WIDGET(lanes)) * scale;
+			req.row_px = 1;
+			req.tiles_per_row = ga_trace_index_get_tiles_per_block(index) *
+			                    MAX(1u, (ga_trace_index_get_num_tiles(index) /
+			                             ga_trace_index_get_tiles_per_block(index) + req.rows - 1) /
+			                                (unsigned)req.rows);
+			t0 = now();
+			tex = ga_trace_index_render_bsp(index, &req, NULL);
+			tex_times[i] = (now() - t0) * 1e3;
+			g_object_unref(tex);
+		}
+	}
+	qsort(times, 200, sizeof(double), compare_doubles);
+	printf("ga.trace_%s_snapshot_ms %.2f ms (target <= 10)\n", mode, times[100]);
+	printf("# ga.trace_%s_snapshot_max_ms %.2f\n", mode, times[199]);
+	printf("ga.trace_%s_colour_nodes_per_colour %u count (target <= %d)\n", mode, most,
+	       2 * width);
+	if (index) {
+		qsort(tex_times, 200, sizeof(double), compare_doubles);
+		printf("ga.trace_bsp_texture_ms %.2f ms (worker thread when large)\n", tex_times[100]);
+		printf("# ga.trace_bsp_texture_max_ms %.2f\n", tex_times[199]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	double t_start = now(), t0;
@@ -370,42 +445,49 @@ int main(int argc, char **argv)
 	}
 	if (trace) {
 		GaStepLanes *lanes = GA_STEP_LANES(find(trace, GA_TYPE_STEP_LANES));
-		double times[200], from, total;
-		guint most = 0;
-		int width;
+		tsr_report *r = ga_document_get_report(doc);
+		const tsr_run *runs;
+		const tsr_frame *frames;
+		size_t n_runs, n_frames;
+		GaTraceIndex *index;
+		GError *ix_error = NULL;
 
 		gtk_stack_set_visible_child_name(GTK_STACK(stack), "trace");
 		layout_now(stack);
 		settle();
-		width = gtk_widget_get_width(GTK_WIDGET(lanes));
-		ga_step_lanes_get_visible(lanes, &from, &total);
-		for (int i = 0; i < 200; i++) {
-			/* Zoom in by 10% a step to about 1/10,000 of the run, panning
-			 * across, then out again. */
-			double span = i < 100 ? total / pow(1.1, i) : total / pow(1.1, 200 - i);
-			double start = fmod(i * 0.137 * total, total - span + 1);
-			GHashTable *colours = g_hash_table_new(NULL, NULL);
-			GHashTableIter it;
-			gpointer key, value;
-			GskRenderNode *node;
-
-			ga_step_lanes_set_visible(lanes, start, start + span);
-			t0 = now();
-			node = draw(gtk_widget_get_parent(GTK_WIDGET(lanes)), GTK_WIDGET(lanes), renderer);
-			times[i] = (now() - t0) * 1e3;
-			count_colours(node, colours);
-			g_hash_table_iter_init(&it, colours);
-			while (g_hash_table_iter_next(&it, &key, &value))
-				if (GPOINTER_TO_UINT(value) > most)
-					most = GPOINTER_TO_UINT(value);
-			g_hash_table_unref(colours);
-			gsk_render_node_unref(node);
+		/* The per-run indexes, as the view builds them (the tile index
+		 * in a worker, here on this thread to time it). */
+		if (tsr_report_get_runs(&runs, &n_runs, r) || !n_runs)
+			return 1;
+		t0 = now();
+		index = ga_trace_index_build(doc, n_runs - 1, NULL, &ix_error);
+		if (!index) {
+			fprintf(stderr, "bench-graph-analyser: %s\n", ix_error->message);
+			return 1;
 		}
-		qsort(times, 200, sizeof(double), compare_doubles);
-		printf("ga.trace_lanes_snapshot_ms %.2f ms (target <= 10)\n", times[100]);
-		printf("# ga.trace_lanes_snapshot_max_ms %.2f\n", times[199]);
-		printf("ga.trace_lanes_colour_nodes_per_colour %u count (target <= %d)\n", most,
-		       2 * width);
+		printf("ga.trace_tile_index_build_ms %.1f ms (worker thread; %u IPUs)\n",
+		       (now() - t0) * 1e3, ga_trace_index_get_num_ipus(index));
+		t0 = now();
+		if (tsr_report_get_frames(&frames, &n_frames, r, n_runs - 1))
+			printf("# ga.trace_frames: %s\n", tsr_report_error(r));
+		else
+			printf("ga.trace_frames_build_ms %.1f ms (%zu frames; in the index's worker)\n",
+			       (now() - t0) * 1e3, n_frames);
+		t0 = now();
+		ga_step_lanes_set_index(lanes, index);
+		printf("# ga.trace_per_ipu_lanes_ms %.1f\n", (now() - t0) * 1e3);
+		/* Nine lanes now instead of three: the lanes ask for a new size. */
+		layout_now(stack);
+		settle();
+		sweep(lanes, renderer, "flat", NULL);
+		ga_step_lanes_set_mode(lanes, GA_TRACE_FLAME);
+		layout_now(stack);
+		sweep(lanes, renderer, "flame", NULL);
+		ga_step_lanes_set_mode(lanes, GA_TRACE_BSP);
+		layout_now(stack);
+		settle();
+		sweep(lanes, renderer, "bsp", index);
+		ga_trace_index_unref(index);
 	}
 	getrusage(RUSAGE_SELF, &ru);
 	printf("ga.peak_rss_mb %ld MB (target <= 400)\n", ru.ru_maxrss / 1024);

@@ -202,7 +202,11 @@ static void build(tsi_graph_profile *gp, tsi_run_profile *run, size_t n_cs, unsi
 
 	progs = zalloc(n_prog * sizeof(*progs));
 	children = zalloc((n_prog - 1) * sizeof(*children));
-	progs[0].type = TSI_LP_SEQUENCE;
+	/* The trace below runs every program twice, so the control program
+	 * is a Repeat of 2 over them all (a Sequence would contradict the
+	 * trace, and the Execution Trace's flame view would refuse it). */
+	progs[0].type = TSI_LP_REPEAT;
+	progs[0].repeat_count = n_steps / (n_prog - 1);
 	progs[0].children = children;
 	progs[0].n_children = (uint32_t)(n_prog - 1);
 	progs[0].compute_set = progs[0].exchange = progs[0].function = -1;

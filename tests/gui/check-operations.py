@@ -40,9 +40,9 @@ def thousands(n):
 
 
 def pick_operation(tilescope, report):
-    """(name, layer, cycles in the latest run) of the costliest leaf debug
-    context whose name no other context's name contains (so the filter
-    leaves it alone)."""
+    """(path, name, layer, cycles in the latest run) of the costliest leaf
+    debug context whose path ("test/fc/logits") no other context's path
+    contains (so the filter, which matches paths, keeps it alone)."""
     run = sql(tilescope, report, "SELECT max(id) AS run FROM run")[0]["run"]
     if run in (None, ""):
         raise SystemExit("FAIL: the report has no runs")
@@ -59,19 +59,26 @@ def pick_operation(tilescope, report):
                "JOIN string l ON l.id = d.layer "
                "WHERE NOT EXISTS (SELECT 1 FROM debug_context k WHERE k.parent = d.id) "
                "ORDER BY cycles DESC, d.id")
-    names = [r["name"] for r in sql(tilescope, report,
-                                    "SELECT n.text AS name FROM debug_context d "
-                                    "JOIN string n ON n.id = d.name")]
+    contexts = {int(r["id"]): (r["name"], r["parent"]) for r in sql(
+        tilescope, report,
+        "SELECT d.id, n.text AS name, d.parent FROM debug_context d "
+        "JOIN string n ON n.id = d.name")}
+
+    def path(i):
+        name, parent = contexts[i]
+        return path(int(parent)) + "/" + name if parent not in (None, "") else name
+
+    paths = [path(i).lower() for i in contexts]
     for r in rows:
-        lower = r["name"].lower()
-        if int(r["cycles"]) > 0 and sum(lower in other.lower() for other in names) == 1:
-            return r["name"], r["layer"], int(r["cycles"])
-    raise SystemExit("FAIL: the report has no leaf debug context with cycles and a unique name")
+        p = path(int(r["id"]))
+        if int(r["cycles"]) > 0 and sum(p.lower() in other for other in paths) == 1:
+            return p, r["name"], r["layer"], int(r["cycles"])
+    raise SystemExit("FAIL: the report has no leaf debug context with cycles and a unique path")
 
 
 def main():
     app_path, tilescope, report = sys.argv[1:4]
-    want_name, want_layer, want_cycles = pick_operation(tilescope, report)
+    want_path, want_name, want_layer, want_cycles = pick_operation(tilescope, report)
     by_layer = {r["layer"]: int(r["n"]) for r in sql(
         tilescope, report,
         "SELECT l.text AS layer, count(*) AS n FROM debug_context d "
@@ -92,8 +99,8 @@ def main():
             failures.append(f"the view shows {text_of(status)!r}, the file has {total} "
                             "debug contexts")
 
-        # Upper case: the filter must ignore case.
-        entry.queryEditableText().setTextContents(want_name.upper())
+        # Upper case: the filter must ignore case; a path: it matches paths.
+        entry.queryEditableText().setTextContents(want_path.upper())
 
         def details(key):
             acc = find(app, lambda a: a.name == "Details: " + key and
@@ -101,7 +108,7 @@ def main():
             return text_of(acc) if acc is not None else None
 
         if not wait_for(lambda: text_of(status) == f"1 of {thousands(total)} operations"):
-            failures.append(f"filtering {want_name.upper()!r} shows {text_of(status)!r}, "
+            failures.append(f"filtering {want_path.upper()!r} shows {text_of(status)!r}, "
                             "not one row")
         if not wait_for(lambda: details("Operation") == want_name):
             failures.append(f"the details show {details('Operation')!r}, not {want_name!r}")
@@ -111,7 +118,7 @@ def main():
         if details("Cycles") != thousands(want_cycles):
             failures.append(f"the details show {details('Cycles')!r} cycles for {want_name!r}, "
                             f"the file's steps add up to {thousands(want_cycles)}")
-        print(f"filter {want_name.upper()!r}: {text_of(status)}; details: "
+        print(f"filter {want_path.upper()!r}: {text_of(status)}; details: "
               f"{details('Operation')} ({details('Layer')}), cycles {details('Cycles')}")
 
         entry.queryEditableText().setTextContents("")

@@ -238,11 +238,13 @@ static size_t query_execution(tsr_report *r, size_t limit)
 	for (size_t i = 0; i < n_runs && i < limit; i++) {
 		const tsr_step *steps;
 		const uint32_t *trace;
+		const tsr_frame *frames;
 		tsr_activity act;
 		tsr_flops fl;
 
 		QUERY(tsr_report_get_steps(&steps, &n, r, i));
 		QUERY(tsr_report_get_program_trace(&trace, &n, r, i));
+		QUERY(tsr_report_get_frames(&frames, &n, r, i));
 		QUERY(tsr_report_fill_run_activity(&act, r, i));
 		QUERY(tsr_report_fill_run_flops(&fl, r, i, i & 1));
 	}

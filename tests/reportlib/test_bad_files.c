@@ -494,6 +494,11 @@ static void test_lies(void **state)
 		 "total_memory = total_memory * 2"},
 		{{"target-tiles-disagree", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
 		 "UPDATE target SET num_tiles = num_tiles + 1"},
+		/* Issue 18: a name past TSF_MAX_NAME_BYTES (a 1 MB name on every
+		 * variable turned a 2.9 MB report into a 2.86 GB export). */
+		{{"name-past-limit", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
+		 "UPDATE string SET text = printf('%.16385c', 'x') WHERE id = "
+		 "(SELECT MAX(id) FROM string)"},
 		/* Issue 18: impossible targets. */
 		{{"target-clock-zero", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
 		 "UPDATE target SET clock_frequency = 0"},

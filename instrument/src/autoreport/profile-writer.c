@@ -254,6 +254,12 @@ static int64_t pw_intern(pw_ctx *c, const char *text)
 	}
 	if (slot->text)
 		return slot->id;
+	if (strlen(text) > TSF_MAX_NAME_BYTES) {
+		/* Readers refuse such a file (format.h): say so here instead. */
+		pw_bind_fail(c, TSI_ERR_INVALID_ARGUMENT,
+		             "a name is longer than the 16,384 bytes a report may hold");
+		return -1;
+	}
 	sqlite3_bind_int64(c->st_string, 1, c->next_string_id);
 	sqlite3_bind_text(c->st_string, 2, text, -1, SQLITE_STATIC);
 	if (sqlite3_step(c->st_string) != SQLITE_DONE) {

@@ -133,7 +133,7 @@ TSR_API const char *tsr_last_error(void);
  * that report: tsr_report_open, tsr_compare (through the base report's
  * callback, for both reports), tsr_trace_open, tsr_trace_list_events when it
  * builds a thread's level of detail, tsr_trace_list_label_stats and
- * tsr_trace_search. Other calls do not call it.
+ * tsr_trace_search and tsr_report_get_frames. Other calls do not call it.
  */
 typedef int (*tsr_progress_cb)(double fraction, const char *message, void *user_data);
 
@@ -503,6 +503,41 @@ typedef struct tsr_flops {
 	double utilisation;        /* 0..1 */
 } tsr_flops;
 TSR_API int tsr_report_fill_run_flops(tsr_flops *out, tsr_report *report, size_t run, bool half);
+
+/* Cycles of exchange `exchange` of `kind` on each tile (num_tiles
+ * entries into `out`, n at least num_tiles): with
+ * tsr_report_fill_compute_set_cycles_by_tile, what a step spends on each
+ * tile (profile.sql, above `step`). */
+TSR_API int tsr_report_fill_exchange_cycles_by_tile(uint64_t *out, size_t n, tsr_report *report,
+                                                    tsr_exchange_kind kind, size_t exchange);
+
+/* One frame of a run's call stack: a program that ran and the steps it
+ * covers. The flame view of the Execution Trace. */
+typedef struct tsr_frame {
+	uint32_t program;          /* program id */
+	uint32_t depth;            /* 0: the run's control program */
+	int64_t parent;            /* index of the enclosing frame, -1 for the root */
+	size_t step_from, step_to; /* its steps (tsr_report_get_steps): [step_from, step_to) */
+	uint64_t cycles_from, cycles_to; /* first cycle of its first step, last of its steps */
+} tsr_frame;
+/*
+ * The frames of run `run`, rebuilt by walking the run's control program
+ * against its program trace (which keeps only the lowered leaves):
+ * Sequence in order, Repeat repeat_count times, If / IfElse / Switch /
+ * RepeatWhile* by which branch can start with the next trace entry, Call
+ * into its function. One frame per program each time it runs (each
+ * iteration of a Repeat's body is a frame of its own), only frames that
+ * cover at least one step, in pre-order: a parent before its children,
+ * children in the order they ran. Frames without children are the
+ * lowered leaves: every step is in exactly one of them.
+ *
+ * Borrowed: valid until tsr_report_free(). Walks the whole trace on first
+ * use and reports progress through the handle's callback (cancel:
+ * TSR_ERR_CANCELLED, and a later call tries again). A trace the control
+ * program cannot produce, or a step that belongs to no trace entry, is
+ * TSR_ERR_CORRUPT naming the run and the entry.
+ */
+TSR_API int tsr_report_get_frames(const tsr_frame **out, size_t *n, tsr_report *report, size_t run);
 
 /* --- Operations (debug contexts) ----------------------------------------------- */
 
