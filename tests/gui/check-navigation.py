@@ -10,7 +10,8 @@
    variable's tiles in "Select tiles". "Back" returns to Liveness.
 2. Program Tree: searches an OnTileExecute program that ran in the
    latest run and presses "Show Steps in Execution Trace": the Execution
-   Trace must be shown.
+   Trace must be shown with that program's first step of the run
+   selected (its details: the program, "Step N", cycles from).
 3. Operations (through the sidebar, which is no jump): filters the
    costliest leaf operation and presses "Show Programs": the Program
    Tree must show the first program that operation made.
@@ -311,7 +312,26 @@ def main():
         click(steps)
         if not wait_for(lambda: visible_view(app) == "Execution Trace"):
             failures.append(f"'Show Steps in Execution Trace' showed {visible_view(app)!r}")
-        print(f"program {program} ({program_cs}): {visible_view(app)}")
+        # The trace follows the session: the program's first step of the
+        # run it shows (the latest at first), as the file's step table has it.
+        run = int(sql(tilescope, report, "SELECT max(id) AS r FROM run")[0]["r"])
+        first = sql(tilescope, report,
+                    "SELECT id, cycles_from FROM step WHERE run = "
+                    f"{run} AND program = {program} ORDER BY id LIMIT 1")[0]
+        trace_program = lambda: details(app, "Execution Trace", "Program") or ""  # noqa: E731
+        if not wait_for(lambda: re.match(rf"{program}( |$)", trace_program()) is not None):
+            failures.append(f"the Execution Trace's details show program {trace_program()!r}, "
+                            f"not {program}")
+        heading = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                       text_of(a) == f"Step {first['id']}", timeout=5,
+                       prune=other_views("Execution Trace"))
+        cycles_from = details(app, "Execution Trace", "Cycles from")
+        if heading is None or cycles_from != f"{int(first['cycles_from']):,}":
+            failures.append(f"the Execution Trace does not show step {first['id']} of run {run} "
+                            f"(cycles from {int(first['cycles_from']):,}): heading "
+                            f"{'found' if heading else 'missing'}, cycles from {cycles_from!r}")
+        print(f"program {program} ({program_cs}): {visible_view(app)}, program "
+              f"{trace_program()!r}, step {first['id']} cycles from {cycles_from}")
 
         # 3. An operation's programs (the sidebar is no jump).
         show_view(app, "Operations")
