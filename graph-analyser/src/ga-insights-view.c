@@ -9,6 +9,8 @@
 
 #include "ga-figures.h"
 #include "ga-format.h"
+#include "ga-jumps.h"
+#include "ga-navigation.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -62,19 +64,23 @@ static GtkWidget *heading_new(const char *text)
 	return l;
 }
 
-/* A tile's row was activated: select the tile and show it in Memory. */
+/* A tile's row was activated: select the tile and show it in Memory (a
+ * jump: Back returns here). */
 static void on_tile_activated(GtkListBox *list, GtkListBoxRow *row, gpointer data)
 {
 	GaInsightsView *self = data;
 	guint tile = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(row), "ga-tile"));
 	g_autoptr(GtkBitset) set = NULL;
+	ga_jump j = GA_JUMP_INIT;
 
 	(void)list;
 	if (!tile)
 		return;
 	set = gtk_bitset_new_range(tile - 1, 1);
-	ga_session_set_selected_tiles(self->session, set);
-	gtk_widget_activate_action(GTK_WIDGET(self), "win.show-view", "s", "memory");
+	j.view = "memory";
+	j.sets = GA_JUMP_TILES;
+	j.tiles = set;
+	ga_navigation_jump_from(GTK_WIDGET(self), &j);
 }
 
 /* A list whose rows name tiles (row data "ga-tile": tile + 1). */
@@ -91,6 +97,47 @@ static void tile_row_set(GtkWidget *row, uint32_t tile)
 {
 	g_object_set_data(G_OBJECT(row), "ga-tile", GUINT_TO_POINTER(tile + 1));
 	gtk_widget_set_tooltip_text(row, "Select this tile and show it in the Memory view");
+}
+
+/* An always-live variable's row (data "ga-variable": its index + 1) was
+ * activated: its tiles in Memory. */
+static void on_variable_activated(GtkListBox *list, GtkListBoxRow *row, gpointer data)
+{
+	GaInsightsView *self = data;
+	gsize v = GPOINTER_TO_SIZE(g_object_get_data(G_OBJECT(row), "ga-variable"));
+	g_autoptr(GtkBitset) tiles = NULL;
+	ga_jump j = GA_JUMP_INIT;
+
+	(void)list;
+	if (!v || !(tiles = ga_jumps_variable_tiles(ga_session_get_document(self->session),
+	                                            (gint64)v - 1)))
+		return;
+	j.view = "memory";
+	j.sets = GA_JUMP_TILES | GA_JUMP_VARIABLE;
+	j.tiles = tiles;
+	j.variable = (gint64)v - 1;
+	ga_navigation_jump_from(GTK_WIDGET(self), &j);
+}
+
+/* A step's row (data "ga-step": its index in the summary's run + 1) was
+ * activated: that step in the Execution Trace. */
+static void on_step_activated(GtkListBox *list, GtkListBoxRow *row, gpointer data)
+{
+	GaInsightsView *self = data;
+	GaDocument *doc = ga_session_get_document(self->session);
+	const tsr_summary_figures *s = doc ? ga_document_get_figures(doc) : NULL;
+	gsize i = GPOINTER_TO_SIZE(g_object_get_data(G_OBJECT(row), "ga-step"));
+	ga_jump j = GA_JUMP_INIT;
+
+	(void)list;
+	if (!i || !s || !s->has_run || i > s->n_steps)
+		return;
+	j.view = "trace";
+	j.sets = GA_JUMP_PROGRAM | GA_JUMP_STEP;
+	j.program = s->steps[i - 1].step->program;
+	j.run = (gint64)s->run;
+	j.step = (gint64)i - 1;
+	ga_navigation_jump_from(GTK_WIDGET(self), &j);
 }
 
 /* --- Fit ---------------------------------------------------------------------- */
@@ -338,11 +385,14 @@ static GPtrArray *always_live_variables(const tsr_summary_figures *s)
 	return v;
 }
 
-static void add_always_live(GtkWidget *box, const tsr_summary_figures *s)
+static void add_always_live(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
+                            const tsr_summary_figures *s)
 {
 	g_autoptr(GPtrArray) vars = always_live_variables(s);
 	GtkWidget *content, *list;
 	size_t shown = MIN(vars->len, (guint)ALWAYS_LIVE_SHOWN);
+	const tsr_variable *all = NULL;
+	size_t n_all = 0;
 
 	gtk_box_append(GTK_BOX(box), ga_section_new("Largest always-live variables", TRUE, &content));
 	if (!vars->len) {
@@ -350,8 +400,10 @@ static void add_always_live(GtkWidget *box, const tsr_summary_figures *s)
 		               ga_note_new("No variable is live throughout the program."));
 		return;
 	}
-	list = ga_list_new("Largest always-live variables", FALSE);
+	list = ga_list_new("Largest always-live variables", TRUE);
 	gtk_widget_set_halign(list, GTK_ALIGN_START);
+	g_signal_connect(list, "row-activated", G_CALLBACK(on_variable_activated), self);
+	tsr_report_get_variables(&all, &n_all, ga_document_get_report(doc));
 	for (size_t i = 0; i < shown; i++) {
 		const tsr_summary_named_bytes *v = vars->pdata[i];
 		g_autofree char *b = ga_format_u64(v->bytes);
@@ -361,8 +413,18 @@ static void add_always_live(GtkWidget *box, const tsr_summary_figures *s)
 		                                                        : NAN);
 		g_autofree char *pp = g_strdup_printf("%s of always-live", p);
 		const char *cells[] = {v->name, bb, pp};
+		GtkWidget *row = ga_list_add(list, cells, 3);
 
-		ga_list_add(list, cells, 3);
+		/* The summary names it; the row jumps to the variable of that
+		 * name (the first always-live one). */
+		for (size_t k = 0; k < n_all; k++) {
+			if (all[k].always_live && g_strcmp0(all[k].name, v->name) == 0) {
+				g_object_set_data(G_OBJECT(row), "ga-variable", GSIZE_TO_POINTER(k + 1));
+				gtk_widget_set_tooltip_text(row, "Select the tiles it lives on and show "
+				                                 "them in the Memory view");
+				break;
+			}
+		}
 	}
 	ga_list_finish(list, shown, vars->len);
 	gtk_box_append(GTK_BOX(content), list);
@@ -436,7 +498,7 @@ static GArray *step_groups(const tsr_summary_figures *s)
 	return out;
 }
 
-static void add_worst_steps(GtkWidget *box, const tsr_summary_figures *s)
+static void add_worst_steps(GaInsightsView *self, GtkWidget *box, const tsr_summary_figures *s)
 {
 	g_autoptr(GArray) groups = NULL;
 	GtkWidget *content, *list;
@@ -458,8 +520,9 @@ static void add_worst_steps(GtkWidget *box, const tsr_summary_figures *s)
 	                           "merged. Tile balance: the tiles' mean cycles over the slowest "
 	                           "tile's; low means most tiles wait. Lost: the cycles a perfect "
 	                           "balance would save."));
-	list = ga_list_new("Steps with the worst tile balance", FALSE);
+	list = ga_list_new("Steps with the worst tile balance", TRUE);
 	gtk_widget_set_halign(list, GTK_ALIGN_START);
+	g_signal_connect(list, "row-activated", G_CALLBACK(on_step_activated), self);
 	for (guint i = 0; i < groups->len && i < WORST_STEPS; i++) {
 		const step_group *g = &g_array_index(groups, step_group, i);
 		const tsr_summary_step *ss = g->first;
@@ -476,8 +539,12 @@ static void add_worst_steps(GtkWidget *box, const tsr_summary_figures *s)
 		g_autofree char *l = ga_format_u64((uint64_t)g->lost);
 		g_autofree char *ll = g_strdup_printf("%s lost", l);
 		const char *cells[] = {what, xx, cc, bb, ll};
+		GtkWidget *row = ga_list_add(list, cells, 5);
 
-		ga_list_add(list, cells, 5);
+		/* Its first execution, in the Execution Trace. */
+		g_object_set_data(G_OBJECT(row), "ga-step",
+		                  GSIZE_TO_POINTER((gsize)(ss - s->steps) + 1));
+		gtk_widget_set_tooltip_text(row, "Select its first execution in the Execution Trace");
 	}
 	gtk_box_append(GTK_BOX(content), list);
 }
@@ -651,8 +718,8 @@ static void rebuild(GaInsightsView *self)
 	add_oom(self, box, doc, s);
 	add_tips(box, doc, s);
 	add_fullest(self, box, doc, s);
-	add_always_live(box, s);
-	add_worst_steps(box, s);
+	add_always_live(self, box, doc, s);
+	add_worst_steps(self, box, s);
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
 }
 

@@ -15,6 +15,7 @@
 
 #include "ga-figures.h"
 #include "ga-format.h"
+#include "ga-jumps.h"
 #include "ga-liveness-curves.h"
 
 #include <tilescope/tsc-axis.h>
@@ -64,6 +65,8 @@ struct _GaLivenessView {
 	GListStore *always_rows;      /* GaVarRow, bytes[0] its bytes */
 	GtkColumnView *always_view;
 	GtkLabel *always_status;
+	GtkWidget *live_jump, *always_jump; /* "Show Tiles in Memory" (ga-jumps.h) */
+	GtkWidget *step_jump;         /* "Show in Execution Trace": the call stack's step */
 };
 
 G_DEFINE_FINAL_TYPE(GaLivenessView, ga_liveness_view, GTK_TYPE_WIDGET)
@@ -516,6 +519,7 @@ static void show_stack(GaLivenessView *self, gint64 step)
 		                       (int)MIN(steps[s].depth, 40u) * 2, "", s, program);
 	}
 	gtk_label_set_text(self->stack, text->len ? text->str : "Click a step to see its call stack.");
+	ga_jump_bar_set_target(GA_JUMP_BAR(self->step_jump), text->len ? step : -1, -1);
 	g_string_free(text, TRUE);
 }
 
@@ -725,7 +729,25 @@ static void on_session_variable(GaSession *session, GParamSpec *pspec, gpointer 
 		show_lifetime(self);
 }
 
+/* Enter (or a double click) on a variable's row: its tiles in Memory. */
+static void on_variable_activated(GtkColumnView *view, guint position, gpointer bar)
+{
+	(void)view;
+	(void)position;
+	ga_jump_bar_activate(GA_JUMP_BAR(bar));
+}
+
 /* --- Always live --------------------------------------------------------------------------- */
+
+static void on_always_selected(GtkSingleSelection *selection, GParamSpec *pspec, gpointer data)
+{
+	GaLivenessView *self = data;
+	GaVarRow *row = gtk_single_selection_get_selected_item(selection);
+
+	(void)pspec;
+	if (row)
+		ga_session_set_variable(self->session, row->index);
+}
 
 static void fill_always_live(GaLivenessView *self)
 {
@@ -883,6 +905,8 @@ static GtkWidget *build_live(GaLivenessView *self)
 	gtk_accessible_update_property(GTK_ACCESSIBLE(search), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               "Search live variables", -1);
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->live_status));
+	self->live_jump = ga_jump_bar_new(self->session, GA_JUMP_BAR_VARIABLE);
+	gtk_box_append(GTK_BOX(bar), self->live_jump);
 	gtk_box_append(GTK_BOX(bar), search);
 	gtk_box_append(GTK_BOX(box), bar);
 	gtk_string_filter_set_match_mode(filter, GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
@@ -901,6 +925,8 @@ static GtkWidget *build_live(GaLivenessView *self)
 	                 G_CALLBACK(on_live_selected), self);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->live_view),
 	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Live variables", -1);
+	g_signal_connect(self->live_view, "activate", G_CALLBACK(on_variable_activated),
+	                 self->live_jump);
 	rebuild_live_columns(self);
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->live_view));
 	gtk_widget_set_vexpand(scroll, TRUE);
@@ -916,6 +942,8 @@ static GtkWidget *build_live(GaLivenessView *self)
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(stack_scroll), GTK_WIDGET(self->stack));
 	gtk_widget_set_vexpand(stack_scroll, TRUE);
 	gtk_box_append(GTK_BOX(stack_box), stack_heading);
+	self->step_jump = ga_jump_bar_new(self->session, GA_JUMP_BAR_LIVENESS_STEP);
+	gtk_box_append(GTK_BOX(stack_box), self->step_jump);
 	gtk_box_append(GTK_BOX(stack_box), stack_scroll);
 	gtk_widget_set_margin_start(stack_box, 8);
 
@@ -934,10 +962,14 @@ static GtkWidget *build_always(GaLivenessView *self)
 	GtkWidget *scroll = gtk_scrolled_window_new();
 	GtkSortListModel *sorted;
 	GtkColumnViewColumn *bytes;
+	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
 
 	self->always_rows = g_list_store_new(GA_TYPE_VAR_ROW);
 	self->always_status = status_label();
-	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->always_status));
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->always_status));
+	self->always_jump = ga_jump_bar_new(self->session, GA_JUMP_BAR_VARIABLE);
+	gtk_box_append(GTK_BOX(bar), self->always_jump);
+	gtk_box_append(GTK_BOX(box), bar);
 	self->always_view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
 	sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->always_rows)),
 	                                 g_object_ref(gtk_column_view_get_sorter(self->always_view)));
@@ -947,9 +979,12 @@ static GtkWidget *build_always(GaLivenessView *self)
 		/* Nothing picked until the user picks it. */
 		gtk_single_selection_set_autoselect(sel, FALSE);
 		gtk_column_view_set_model(self->always_view, GTK_SELECTION_MODEL(sel));
+		g_signal_connect(sel, "notify::selected-item", G_CALLBACK(on_always_selected), self);
 	}
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->always_view),
 	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Always-live variables", -1);
+	g_signal_connect(self->always_view, "activate", G_CALLBACK(on_variable_activated),
+	                 self->always_jump);
 	add_column(self->always_view, "Variable", "name", FALSE, TRUE);
 	bytes = add_column(self->always_view, "Bytes", "bytes-0", TRUE, FALSE);
 	add_column(self->always_view, "Category", "category", FALSE, FALSE);

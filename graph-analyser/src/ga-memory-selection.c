@@ -16,6 +16,7 @@
 
 #include "ga-figures.h"
 #include "ga-format.h"
+#include "ga-jumps.h"
 #include "ga-var-row.h"
 
 #include <string.h>
@@ -841,11 +842,39 @@ static void ga_memory_selection_init(GaMemorySelection *self)
 	update_variables(self);
 }
 
+/* A variable picked in the Variables tab becomes the session's. */
+static void on_variable_selected(GtkSingleSelection *selection, GParamSpec *pspec, gpointer data)
+{
+	GaMemorySelection *self = data;
+	GaVarRow *row = gtk_single_selection_get_selected_item(selection);
+
+	(void)pspec;
+	if (row)
+		ga_session_set_variable(self->session, row->index);
+}
+
+/* Enter (or a double click) on a variable's row: all of its tiles. */
+static void on_variable_activated(GtkColumnView *view, guint position, gpointer bar)
+{
+	(void)view;
+	(void)position;
+	ga_jump_bar_activate(GA_JUMP_BAR(bar));
+}
+
 GaMemorySelection *ga_memory_selection_new(GaSession *session)
 {
 	GaMemorySelection *self = g_object_new(GA_TYPE_MEMORY_SELECTION, NULL);
+	GtkWidget *jump;
 
 	self->session = g_object_ref(session);
+	/* "Show Tiles in Memory": the session's variable's tiles become the
+	 * selection (which of them hold the rest of it). */
+	jump = ga_jump_bar_new(session, GA_JUMP_BAR_VARIABLE);
+	gtk_box_insert_child_after(GTK_BOX(gtk_widget_get_parent(GTK_WIDGET(self->variables_status))),
+	                           jump, GTK_WIDGET(self->variables_status));
+	g_signal_connect(gtk_column_view_get_model(self->variables_view), "notify::selected-item",
+	                 G_CALLBACK(on_variable_selected), self);
+	g_signal_connect(self->variables_view, "activate", G_CALLBACK(on_variable_activated), jump);
 	return self;
 }
 

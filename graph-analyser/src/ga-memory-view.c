@@ -771,6 +771,20 @@ static void on_ipu_changed(GObject *object, GParamSpec *pspec, gpointer data)
 		apply_ipu(self);
 }
 
+/* The session's IPU chosen elsewhere (Back to a place with another IPU
+ * shown): the drop-down follows, and applies it. */
+static void on_session_ipu(GaSession *session, GParamSpec *pspec, gpointer data)
+{
+	GaMemoryView *self = data;
+	int ipu = ga_session_get_ipu(session);
+	guint want = ipu < 0 ? 0 : (guint)ipu + 1;
+
+	(void)pspec;
+	if (self->doc && want < g_list_model_get_n_items(gtk_drop_down_get_model(self->ipu)) &&
+	    gtk_drop_down_get_selected(self->ipu) != want)
+		gtk_drop_down_set_selected(self->ipu, want);
+}
+
 /* --- Building ----------------------------------------------------------------------------------- */
 
 /* A drop-down of fixed strings named by its mnemonic label (its
@@ -976,6 +990,7 @@ GtkWidget *ga_memory_view_new(GaSession *session)
 	build(self);
 	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
 	g_signal_connect(session, "notify::selected-tiles", G_CALLBACK(on_session_tiles), self);
+	g_signal_connect(session, "notify::ipu", G_CALLBACK(on_session_ipu), self);
 	if (ga_session_get_document(session))
 		on_document(session, NULL, self);
 	return GTK_WIDGET(self);

@@ -18,6 +18,7 @@
 
 #include "ga-figures.h"
 #include "ga-format.h"
+#include "ga-jumps.h"
 #include "ga-operations-compare.h"
 #include "ga-program-kind.h"
 
@@ -183,6 +184,7 @@ struct _GaOperationsView {
 	GtkLabel *heading;
 	GtkGrid *sections[3];             /* the details: figures, chain, what it made */
 	GtkGrid *details;                 /* the section being filled */
+	GtkWidget *jump_bar;              /* "Show Programs", "Show Steps" (ga-jumps.h) */
 	GtkWidget *bar, *paned;           /* the single report's page */
 	GtkWidget *compare_page;          /* compare mode's (ga-operations-compare.h), or NULL */
 };
@@ -606,11 +608,35 @@ static void update_details(GaOperationsView *self)
 		put_line(self, &r, NULL, "It made no compute sets or programs itself.", NULL);
 }
 
+/* The jumps act on the selected operation, in the run shown. */
+static void update_jump_bar(GaOperationsView *self)
+{
+	GaOpRow *row = gtk_single_selection_get_selected_item(self->selection);
+	const tsr_operation *op = row ? op_of(self, row) : NULL;
+
+	if (!self->jump_bar)
+		return;
+	ga_jump_bar_set_target(GA_JUMP_BAR(self->jump_bar), op ? (gint64)op->id : -1, self->run);
+	gtk_widget_set_visible(self->jump_bar, op != NULL);
+}
+
+/* Enter (or a double click) on a row: the operation's programs. */
+static void on_row_activated(GtkColumnView *view, guint position, gpointer data)
+{
+	GaOperationsView *self = data;
+
+	(void)view;
+	(void)position;
+	if (self->jump_bar)
+		ga_jump_bar_activate(GA_JUMP_BAR(self->jump_bar));
+}
+
 static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data)
 {
 	(void)selection;
 	(void)pspec;
 	update_details(GA_OPERATIONS_VIEW(data));
+	update_jump_bar(GA_OPERATIONS_VIEW(data));
 }
 
 /* --- Run ---------------------------------------------------------------------------------- */
@@ -633,6 +659,7 @@ static void set_run(GaOperationsView *self, gint64 run)
 	gtk_sorter_changed(self->sorters[COL_SELF_CYCLES], GTK_SORTER_CHANGE_DIFFERENT);
 	gtk_sorter_changed(self->sorters[COL_FLOPS], GTK_SORTER_CHANGE_DIFFERENT);
 	update_details(self);
+	update_jump_bar(self);
 }
 
 static void on_run_chosen(GObject *drop, GParamSpec *pspec, gpointer data)
@@ -765,6 +792,7 @@ static void rebuild(GaOperationsView *self)
 	gtk_adjustment_set_value(
 	    gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->table_scroll)), 0);
 	update_details(self);
+	update_jump_bar(self);
 	update_status(self);
 }
 
@@ -1046,6 +1074,12 @@ GtkWidget *ga_operations_view_new(GaSession *session)
 	GaOperationsView *self = g_object_new(GA_TYPE_OPERATIONS_VIEW, NULL);
 
 	self->session = g_object_ref(session);
+	/* Under the heading: the bar needs the session, which init has not. */
+	self->jump_bar = ga_jump_bar_new(session, GA_JUMP_BAR_OPERATION);
+	gtk_widget_set_visible(self->jump_bar, FALSE);
+	gtk_box_insert_child_after(GTK_BOX(gtk_widget_get_parent(GTK_WIDGET(self->heading))),
+	                           self->jump_bar, GTK_WIDGET(self->heading));
+	g_signal_connect(self->view, "activate", G_CALLBACK(on_row_activated), self);
 	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
 	rebuild(self);
 	return GTK_WIDGET(self);

@@ -13,11 +13,17 @@
  * it. The walk follows children only (not a Call into its function's
  * body, which is a top-level row of its own), so a function called from
  * many places is searched once.
+ *
+ * The selected program is the session's: a row picked here sets it, and
+ * a program chosen elsewhere (a jump from Operations, Back, a step in
+ * the Execution Trace) is revealed here by the same expanding of rows,
+ * along the shortest path from a top-level row found once per document.
  */
 #include "ga-program-view.h"
 
 #include "ga-figures.h"
 #include "ga-format.h"
+#include "ga-jumps.h"
 #include "ga-program-kind.h"
 
 #include <string.h>
@@ -87,6 +93,12 @@ struct _GaProgramView {
 	guint scroll_to;            /* list position to bring into view */
 	guint scroll_ticks;         /* frames left to settle the scroll */
 	guint scroll_tick_id;
+
+	gboolean syncing;           /* the view setting the session's program */
+	GtkWidget *jump_bar;        /* "Show Steps in Execution Trace" */
+	gint64 *via;                /* per program: the program above it on its path, -1 at the top */
+	guint *via_pos;             /* per program: its position below `via` (top: the row's) */
+	size_t n_via;
 };
 
 G_DEFINE_FINAL_TYPE(GaProgramView, ga_program_view, GTK_TYPE_BOX)
@@ -501,9 +513,25 @@ static void update_details(GaProgramView *self)
 
 static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data)
 {
+	GaProgramView *self = GA_PROGRAM_VIEW(data);
+	GtkTreeListRow *list_row = gtk_single_selection_get_selected_item(self->selection);
+	gint64 id = -1;
+
 	(void)selection;
 	(void)pspec;
-	update_details(GA_PROGRAM_VIEW(data));
+	update_details(self);
+	if (list_row) {
+		g_autoptr(GaProgramRow) row = gtk_tree_list_row_get_item(list_row);
+
+		id = row->id;
+	}
+	ga_jump_bar_set_target(GA_JUMP_BAR(self->jump_bar), id, -1);
+	gtk_widget_set_visible(self->jump_bar, id >= 0);
+	if (!self->syncing) {
+		self->syncing = TRUE;
+		ga_session_set_program(self->session, id);
+		self->syncing = FALSE;
+	}
 }
 
 /* --- Scrolling to a row ------------------------------------------------------------------ */
@@ -617,12 +645,11 @@ static void search_from(GaProgramView *self, GRegex *re, guint top, guint32 id, 
 	}
 }
 
-/* Expands the rows down to match `i`, selects it and scrolls to it. */
-static void show_match(GaProgramView *self, guint i)
+/* Expands the rows down `path` (child positions from a top-level row),
+ * selects the row it ends on and scrolls to it. */
+static void reveal_path(GaProgramView *self, GArray *path)
 {
-	GArray *path = g_ptr_array_index(self->matches, i);
 	GtkTreeListRow *row = gtk_tree_list_model_get_child_row(self->tree, g_array_index(path, guint, 0));
-	g_autofree char *status = NULL;
 
 	for (guint k = 1; row && k < path->len; k++) {
 		GtkTreeListRow *child;
@@ -632,14 +659,117 @@ static void show_match(GaProgramView *self, guint i)
 		g_object_unref(row);
 		row = child;
 	}
-	self->current = i;
-	status = g_strdup_printf("%u of %u", i + 1, self->matches->len);
-	gtk_label_set_text(self->search_status, status);
 	if (!row)
 		return;
 	gtk_single_selection_set_selected(self->selection, gtk_tree_list_row_get_position(row));
 	scroll_to(self, gtk_tree_list_row_get_position(row));
 	g_object_unref(row);
+}
+
+/* Expands the rows down to match `i`, selects it and scrolls to it. */
+static void show_match(GaProgramView *self, guint i)
+{
+	g_autofree char *status = NULL;
+
+	self->current = i;
+	status = g_strdup_printf("%u of %u", i + 1, self->matches->len);
+	gtk_label_set_text(self->search_status, status);
+	reveal_path(self, g_ptr_array_index(self->matches, i));
+}
+
+/* --- Following the session's program ------------------------------------------------------ */
+
+/* Finds, once per document, a shortest path from a top-level row to
+ * every program: a breadth-first walk from all the top-level rows at
+ * once, along the rows' children (ga_document_get_program_below, the
+ * order create_children shows them in), each program visited once. */
+static void find_paths(GaProgramView *self)
+{
+	size_t n;
+	guint top = 0;
+	g_autoptr(GArray) queue = g_array_new(FALSE, FALSE, sizeof(guint32));
+	GListModel *roots;
+
+	if (self->via || !programs(self, &n) || !self->tree)
+		return;
+	self->n_via = n;
+	self->via = g_new(gint64, n);
+	self->via_pos = g_new0(guint, n);
+	for (size_t i = 0; i < n; i++)
+		self->via[i] = -2; /* not reached */
+	roots = gtk_tree_list_model_get_model(self->tree);
+	for (guint i = 0; i < g_list_model_get_n_items(roots); i++, top++) {
+		g_autoptr(GaProgramRow) row = g_list_model_get_item(roots, i);
+
+		if (row->id < n && self->via[row->id] == -2) {
+			self->via[row->id] = -1;
+			self->via_pos[row->id] = top;
+			g_array_append_val(queue, row->id);
+		}
+	}
+	for (guint q = 0; q < queue->len; q++) {
+		guint32 id = g_array_index(queue, guint32, q);
+		size_t nk;
+		const uint32_t *kids = ga_document_get_program_below(self->doc, id, self->below_buf, &nk);
+
+		for (size_t k = 0; k < nk; k++) {
+			guint32 kid = kids[k];
+
+			if (kid < n && self->via[kid] == -2) {
+				self->via[kid] = id;
+				self->via_pos[kid] = (guint)k;
+				g_array_append_val(queue, kid);
+			}
+		}
+	}
+}
+
+/* Selects program `id` in the tree, expanding the rows above it. */
+static void reveal_program(GaProgramView *self, gint64 id)
+{
+	g_autoptr(GArray) path = g_array_new(FALSE, FALSE, sizeof(guint));
+	GtkTreeListRow *selected = gtk_single_selection_get_selected_item(self->selection);
+
+	if (selected) {
+		g_autoptr(GaProgramRow) row = gtk_tree_list_row_get_item(selected);
+
+		if ((gint64)row->id == id)
+			return;
+	}
+	if (id < 0) {
+		gtk_single_selection_set_selected(self->selection, GTK_INVALID_LIST_POSITION);
+		return;
+	}
+	find_paths(self);
+	if (!self->via || (size_t)id >= self->n_via || self->via[id] == -2)
+		return;
+	/* Up to the top, bounded by the program count (each step goes up). */
+	for (gint64 p = id; p >= 0 && path->len <= self->n_via; p = self->via[p])
+		g_array_prepend_val(path, self->via_pos[p]);
+	reveal_path(self, path);
+}
+
+/* Enter (or a double click) on a row: its steps in the Execution Trace. */
+static void on_row_activated(GtkColumnView *view, guint position, gpointer data)
+{
+	GaProgramView *self = data;
+
+	(void)view;
+	(void)position;
+	ga_jump_bar_activate(GA_JUMP_BAR(self->jump_bar));
+}
+
+static void on_session_program(GObject *session, GParamSpec *pspec, gpointer data)
+{
+	GaProgramView *self = data;
+
+	(void)session;
+	(void)pspec;
+	if (self->syncing)
+		return;
+	self->syncing = TRUE;
+	reveal_program(self, ga_session_get_program(self->session));
+	self->syncing = FALSE;
 }
 
 /* Runs the search in the entry and shows its first match. */
@@ -791,6 +921,8 @@ static void rebuild(GaProgramView *self)
 	g_clear_pointer(&self->doc, ga_document_unref);
 	self->doc = doc ? ga_document_ref(doc) : NULL;
 	g_ptr_array_set_size(self->matches, 0);
+	g_clear_pointer(&self->via, g_free);
+	g_clear_pointer(&self->via_pos, g_free);
 	if (self->doc) {
 		tsr_report *r = ga_document_get_report(self->doc);
 
@@ -813,6 +945,7 @@ static void rebuild(GaProgramView *self)
 	g_object_unref(self->tree); /* the selection holds it */
 	run_search(self);
 	update_details(self);
+	on_session_program(G_OBJECT(self->session), NULL, self);
 }
 
 static void on_document(GObject *session, GParamSpec *pspec, gpointer data)
@@ -959,6 +1092,8 @@ static void ga_program_view_finalize(GObject *object)
 
 	g_clear_pointer(&self->matches, g_ptr_array_unref);
 	g_clear_pointer(&self->below_buf, g_array_unref);
+	g_clear_pointer(&self->via, g_free);
+	g_clear_pointer(&self->via_pos, g_free);
 	g_clear_pointer(&self->doc, ga_document_unref);
 	G_OBJECT_CLASS(ga_program_view_parent_class)->finalize(object);
 }
@@ -1004,7 +1139,14 @@ GtkWidget *ga_program_view_new(GaSession *session)
 	GaProgramView *self = g_object_new(GA_TYPE_PROGRAM_VIEW, NULL);
 
 	self->session = g_object_ref(session);
+	/* Under the heading: the bar needs the session, which init has not. */
+	self->jump_bar = ga_jump_bar_new(session, GA_JUMP_BAR_PROGRAM);
+	gtk_widget_set_visible(self->jump_bar, FALSE);
+	gtk_box_insert_child_after(GTK_BOX(gtk_widget_get_parent(GTK_WIDGET(self->heading))),
+	                           self->jump_bar, GTK_WIDGET(self->heading));
 	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
+	g_signal_connect(session, "notify::program", G_CALLBACK(on_session_program), self);
+	g_signal_connect(self->view, "activate", G_CALLBACK(on_row_activated), self);
 	rebuild(self);
 	return GTK_WIDGET(self);
 }

@@ -20,6 +20,7 @@
  */
 #include "ga-window.h"
 
+#include "ga-navigation.h"
 #include "ga-views.h"
 
 #define GA_MIME_TYPE "application/x-tilescope-profile"
@@ -28,6 +29,7 @@ struct _GaWindow {
 	GtkApplicationWindow parent_instance;
 
 	GaSession *session;
+	GaNavigation *navigation;    /* Back and Forward through jumps between views */
 	GFile *file;                 /* what was asked for: file or directory */
 	GFile *compare_file;         /* report B asked for, NULL when not comparing */
 	GFile *loading_file;         /* the load in progress, NULL when none */
@@ -444,8 +446,38 @@ static void update_actions(GaWindow *self)
 
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.reload", self->file && !loading);
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-load", loading);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.back",
+	                              !loading && ga_navigation_can_go_back(self->navigation));
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.forward",
+	                              !loading && ga_navigation_can_go_forward(self->navigation));
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.close-compare",
 	                              self->compare_file && !loading);
+}
+
+static void on_history(GObject *navigation, GParamSpec *pspec, gpointer data)
+{
+	(void)navigation;
+	(void)pspec;
+	update_actions(GA_WINDOW(data));
+}
+
+/* win.back / win.forward (Alt+Left, Alt+Right): through the jumps. */
+static void back_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	GaWindow *self = GA_WINDOW(widget);
+
+	(void)name;
+	(void)param;
+	ga_navigation_go_back(self->navigation);
+}
+
+static void forward_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	GaWindow *self = GA_WINDOW(widget);
+
+	(void)name;
+	(void)param;
+	ga_navigation_go_forward(self->navigation);
 }
 
 static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer data)
@@ -788,6 +820,7 @@ static void ga_window_finalize(GObject *object)
 {
 	GaWindow *self = GA_WINDOW(object);
 
+	g_clear_object(&self->navigation);
 	g_clear_object(&self->session);
 	g_clear_object(&self->file);
 	g_clear_object(&self->compare_file);
@@ -827,6 +860,8 @@ static void ga_window_class_init(GaWindowClass *klass)
 	gtk_widget_class_install_action(widget_class, "win.cancel-load", NULL, cancel_load_action);
 	gtk_widget_class_install_action(widget_class, "win.show-start", NULL, show_start_action);
 	gtk_widget_class_install_action(widget_class, "win.show-view", "s", show_view_action);
+	gtk_widget_class_install_action(widget_class, "win.back", NULL, back_action);
+	gtk_widget_class_install_action(widget_class, "win.forward", NULL, forward_action);
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open",
 	                                    NULL);
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.reload",
@@ -847,6 +882,25 @@ static void ga_window_init(GaWindow *self)
 	gtk_widget_init_template(GTK_WIDGET(self));
 	self->session = ga_session_new();
 	add_views(self);
+	self->navigation = ga_navigation_new(GTK_WIDGET(self), self->session, self->views);
+	g_signal_connect(self->navigation, "notify::can-go-back", G_CALLBACK(on_history), self);
+	g_signal_connect(self->navigation, "notify::can-go-forward", G_CALLBACK(on_history), self);
+	/* Alt+Left, Alt+Right: before any view sees the keys (a chart pans
+	 * with the arrows, a list moves its focus). */
+	{
+		GtkEventController *ctl = gtk_shortcut_controller_new();
+
+		gtk_event_controller_set_propagation_phase(ctl, GTK_PHASE_CAPTURE);
+		gtk_shortcut_controller_add_shortcut(
+		    GTK_SHORTCUT_CONTROLLER(ctl),
+		    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_Left, GDK_ALT_MASK),
+		                     gtk_named_action_new("win.back")));
+		gtk_shortcut_controller_add_shortcut(
+		    GTK_SHORTCUT_CONTROLLER(ctl),
+		    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_Right, GDK_ALT_MASK),
+		                     gtk_named_action_new("win.forward")));
+		gtk_widget_add_controller(GTK_WIDGET(self), ctl);
+	}
 	/* Ctrl+1 ... Ctrl+9: the views in sidebar order. */
 	for (size_t i = 0; i < n && i < 9; i++) {
 		GtkShortcut *sc = gtk_shortcut_new(
