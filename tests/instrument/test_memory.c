@@ -467,6 +467,40 @@ static void test_control_code_where_it_runs(void **state)
 }
 
 /*
+ * Issue 17: a piece larger than either region (400,000 B on a Mk2 tile:
+ * 256 KiB non-interleaved, 368 KiB interleaved) still fits on an
+ * otherwise empty tile of 624 KiB, across the boundary, instead of
+ * putting that tile out of memory.
+ */
+static void test_large_piece_spans_regions(void **state)
+{
+	tsi_target target;
+	tsi_graph *g = NULL;
+	tsi_engine *e = NULL;
+	(void)state;
+
+	assert_int_equal(tsi_target_ipu(&target, TSI_IPU_MK2, 1, 4), TSI_OK);
+	assert_int_equal(tsi_graph_new(&g, &target, 1), TSI_OK);
+	tsi_tensor *big = var_on(g, "big", 100000, 0);
+	tsi_tensor *copy = var_on(g, "copy", 100000, 1);
+	tsi_program *prog = tsi_prog_copy(g, big, copy);
+	assert_int_equal(tsi_engine_new(&e, g, &prog, 1, NULL), TSI_OK);
+	const tsi_graph_profile *gp = tsi_engine_get_graph_profile(e);
+	const tsi_tile_memory *t0 = &gp->by_tile[0];
+
+	assert_int_equal(t0->region[TSI_REGION_OVERFLOWED], 0);
+	assert_true(t0->region[TSI_REGION_NON_INTERLEAVED] > 0);
+	assert_true(t0->region[TSI_REGION_INTERLEAVED] > 0);
+	assert_true(t0->total >= 400000);
+	assert_true(t0->total_including_gaps <= gp->target.bytes_per_tile);
+	for (size_t i = 0; i < gp->n_oom_tiles; i++)
+		assert_int_not_equal(gp->oom_tiles[i], 0);
+	assert_tile_identities(gp);
+	tsi_engine_free(e);
+	tsi_graph_free(g);
+}
+
+/*
  * A type's code counts once per tile however many of its vertices and
  * compute sets are there; vertex state, padding, edge pointers and vector
  * list descriptors by compute set and by type.
@@ -862,6 +896,7 @@ int main(void)
 		cmocka_unit_test(test_always_live_consistent),
 		cmocka_unit_test(test_control_code_and_stack_every_tile),
 		cmocka_unit_test(test_control_code_where_it_runs),
+		cmocka_unit_test(test_large_piece_spans_regions),
 		cmocka_unit_test(test_vertex_code_once_per_type_per_tile),
 		cmocka_unit_test(test_generated_copy),
 		cmocka_unit_test(test_variable_on_tiles_0_to_3),

@@ -75,10 +75,13 @@
  * items first, creation order on ties. Alignment: 8 bytes for variables,
  * constants, messages, the pool and code, 4 for the rest; the padding is a
  * gap. An item goes to its preferred region, else the other, else it is
- * put after the end of the interleaved region's contents and runs past
- * the tile's end: its bytes beyond B are "overflowed" (an item may thus
- * be split between interleaved and overflowed, never between the two
- * regions of the tile).
+ * put across the boundary when the interleaved region is still empty and
+ * the tile holds it (after the non-interleaved contents, running on into
+ * the interleaved region: a piece larger than either region on an
+ * otherwise empty tile), else after the end of the interleaved region's
+ * contents, running past the tile's end: its bytes beyond B are
+ * "overflowed" (an item may thus be split between interleaved and
+ * overflowed).
  *
  * The overlap pool of a tile is one item of the tile's peak of
  * simultaneously live not-always-live bytes over the liveness steps (an
@@ -903,6 +906,20 @@ static tsi_mem_region place_item(mem_ctx *m, tile_state *ts, const mem_item *it,
 				first = TSI_REGION_NON_INTERLEAVED;
 				placed = true;
 			}
+		}
+	}
+	if (!placed && ts->il_end == I) {
+		/* Neither region alone holds it but the tile does, and nothing
+		 * sits in the interleaved region yet: it starts after the
+		 * non-interleaved contents and runs on across the boundary (a
+		 * large piece on an otherwise empty tile fits, as the tile's
+		 * size says it should). */
+		start = align_up(ts->nil_end, it->align);
+		if (start + it->extent <= B) {
+			ts->nil_end = I;
+			ts->il_end = start + it->extent;
+			first = TSI_REGION_NON_INTERLEAVED;
+			placed = true;
 		}
 	}
 	if (!placed) {
