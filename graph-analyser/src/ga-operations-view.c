@@ -547,6 +547,105 @@ static void clear_details(GaOperationsView *self)
 			gtk_grid_remove(self->sections[i], child);
 }
 
+/* One vertex type's share of an operation's cycles (put_cycles). */
+typedef struct vt_share {
+	size_t type;
+	uint64_t cycles;
+} vt_share;
+
+static int by_cycles_desc(gconstpointer a, gconstpointer b)
+{
+	const vt_share *x = a, *y = b;
+
+	return x->cycles < y->cycles ? 1 : x->cycles > y->cycles ? -1 : 0;
+}
+
+/*
+ * The operation's cycles in the run shown, split by step type and by
+ * vertex type (the guide's "Cycles" of an operation): its steps are those
+ * of the compute sets and programs its context or a descendant made, as
+ * reportlib attributes them (a compute set's context first, else its
+ * program's); a vertex type's cycles are its active cycles in those
+ * compute sets, once per execution. One pass over the run's steps: a few
+ * milliseconds on the large model.
+ */
+static void put_cycles(GaOperationsView *self, int *row, const tsr_operation *op)
+{
+	tsr_report *report = ga_document_get_report(self->doc);
+	const tsr_step *steps;
+	const tsr_compute_set *css;
+	const tsr_program *progs;
+	const tsr_vertex_type *vts;
+	size_t n_steps, n_cs, n_progs, n_vts;
+	uint64_t by_type[TSR_STEP_TYPE_COUNT] = {0};
+	g_autofree gboolean *mine = NULL;
+	g_autofree uint64_t *runs_of_cs = NULL;
+	g_autoptr(GArray) shares = NULL;
+	guint shown = 0;
+
+	if (self->run < 0 || tsr_report_get_steps(&steps, &n_steps, report, (size_t)self->run) ||
+	    tsr_report_get_compute_sets(&css, &n_cs, report) ||
+	    tsr_report_get_programs(&progs, &n_progs, report) ||
+	    tsr_report_get_vertex_types(&vts, &n_vts, report))
+		return;
+	/* The contexts of the subtree: parents come before their children. */
+	mine = g_new0(gboolean, self->n_ops + 1);
+	mine[op->id] = TRUE;
+	for (size_t i = op->id; i < self->n_ops; i++)
+		if (self->made[i].parent >= 1 && self->made[i].parent <= self->n_ops)
+			mine[i + 1] = mine[self->made[i].parent];
+	runs_of_cs = g_new0(uint64_t, n_cs ? n_cs : 1);
+	for (size_t i = 0; i < n_steps; i++) {
+		const tsr_step *st = &steps[i];
+		int64_t ctx = -1;
+
+		if (st->compute_set >= 0 && (size_t)st->compute_set < n_cs &&
+		    css[st->compute_set].debug_context >= 1)
+			ctx = css[st->compute_set].debug_context;
+		else if (st->program < n_progs)
+			ctx = progs[st->program].debug_context;
+		if (ctx < 1 || (size_t)ctx > self->n_ops || !mine[ctx] ||
+		    st->type == TSR_STEP_SYNC || (unsigned)st->type >= TSR_STEP_TYPE_COUNT)
+			continue;
+		by_type[st->type] += st->cycles;
+		if (st->compute_set >= 0 && (size_t)st->compute_set < n_cs)
+			runs_of_cs[st->compute_set]++;
+	}
+	put_heading(self, row, "Cycles by step type");
+	for (int t = 0; t < TSR_STEP_TYPE_COUNT; t++)
+		if (by_type[t])
+			put_u64(self, row, tsr_step_type_name((tsr_step_type)t), by_type[t]);
+	shares = g_array_new(FALSE, TRUE, sizeof(vt_share));
+	g_array_set_size(shares, n_vts);
+	for (size_t t = 0; t < n_vts; t++)
+		g_array_index(shares, vt_share, t).type = t;
+	for (size_t c = 0; c < n_cs; c++) {
+		const tsr_vertex_type_cycles *v;
+		size_t n;
+
+		if (!runs_of_cs[c] || tsr_report_get_compute_set_vertex_types(&v, &n, report, c))
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (v[k].vertex_type < n_vts)
+				g_array_index(shares, vt_share, v[k].vertex_type).cycles +=
+				    v[k].cycles * runs_of_cs[c];
+	}
+	g_array_sort(shares, by_cycles_desc);
+	put_heading(self, row, "Cycles by vertex type (active, summed over tiles)");
+	for (guint k = 0; k < shares->len && shown < DETAILS_LIST_MAX; k++) {
+		const vt_share *v = &g_array_index(shares, vt_share, k);
+		g_autofree char *name = NULL;
+
+		if (!v->cycles)
+			break;
+		name = ga_format_name(vts[v->type].name);
+		put_u64(self, row, name, v->cycles);
+		shown++;
+	}
+	if (!shown)
+		put_line(self, row, NULL, "No vertex of its compute sets ran in this run.", NULL);
+}
+
 /* Shows the selected operation's details. */
 static void update_details(GaOperationsView *self)
 {
@@ -587,6 +686,7 @@ static void update_details(GaOperationsView *self)
 		put_heading(self, &r, h);
 		put_total(self, &r, "Cycles", op->cycles, op->self_cycles);
 		put_total(self, &r, "FLOPs", op->flops, op->self_flops);
+		put_cycles(self, &r, op);
 	} else {
 		put_heading(self, &r, "No runs: no cycles or FLOPs");
 	}

@@ -72,13 +72,23 @@ def pick_operation(tilescope, report):
     for r in rows:
         p = path(int(r["id"]))
         if int(r["cycles"]) > 0 and sum(p.lower() in other for other in paths) == 1:
-            return p, r["name"], r["layer"], int(r["cycles"])
+            return p, r["name"], r["layer"], int(r["cycles"]), int(r["id"]), int(run)
     raise SystemExit("FAIL: the report has no leaf debug context with cycles and a unique path")
 
 
 def main():
     app_path, tilescope, report = sys.argv[1:4]
-    want_path, want_name, want_layer, want_cycles = pick_operation(tilescope, report)
+    want_path, want_name, want_layer, want_cycles, want_id, run = pick_operation(tilescope,
+                                                                                  report)
+    # Its cycles by step type, from the file's steps (a leaf: its own).
+    by_type = {r["type"]: int(r["cycles"]) for r in sql(
+        tilescope, report,
+        "SELECT s.type, sum(s.cycles) AS cycles FROM step s "
+        "JOIN program p ON p.id = s.program LEFT JOIN compute_set c ON c.id = s.compute_set "
+        f"WHERE s.run = {run} AND s.type IN "
+        "('OnTileExecute', 'DoExchange', 'GlobalExchange', 'StreamCopy') AND "
+        "(CASE WHEN s.type = 'OnTileExecute' AND c.debug_context >= 1 "
+        f" THEN c.debug_context ELSE p.debug_context END) = {want_id} GROUP BY s.type")}
     by_layer = {r["layer"]: int(r["n"]) for r in sql(
         tilescope, report,
         "SELECT l.text AS layer, count(*) AS n FROM debug_context d "
@@ -118,6 +128,10 @@ def main():
         if details("Cycles") != thousands(want_cycles):
             failures.append(f"the details show {details('Cycles')!r} cycles for {want_name!r}, "
                             f"the file's steps add up to {thousands(want_cycles)}")
+        for step_type, cycles in by_type.items():
+            if details(step_type) != thousands(cycles):
+                failures.append(f"the details show {details(step_type)!r} {step_type} cycles, "
+                                f"the file's steps add up to {thousands(cycles)}")
         print(f"filter {want_path.upper()!r}: {text_of(status)}; details: "
               f"{details('Operation')} ({details('Layer')}), cycles {details('Cycles')}")
 
