@@ -120,14 +120,13 @@ static void build_forward(tsi_graph *graph, tsi_tensor *w, tsi_tensor *b, size_t
 
 /*
  * The count of correct answers of one program: a scalar UNSIGNED_INT
- * "<prefix>/correctTotal" on tile 0 (beside the batches' counts, so the
- * additions need no exchange), zeroed at the start of `seq`; made inside
- * the debug context `prefix`. The caller sends it to the host at the end
- * with send_count.
+ * "correctTotal" on tile 0 (beside the batches' counts, so the additions
+ * need no exchange), zeroed at the start of `seq`, made in the caller's
+ * debug context (train/correctTotal). The caller sends it to the host at
+ * the end with send_count.
  */
-static tsi_tensor *make_count(tsi_graph *graph, const char *prefix, tsi_program *seq)
+static tsi_tensor *make_count(tsi_graph *graph, tsi_program *seq)
 {
-	tsi_debug_id layer = tsi_debug_push(graph, prefix, NULL);
 	tsi_tensor *total;
 
 	total = ex_must(graph, tsi_graph_add_variable(graph, TSI_UNSIGNED_INT, 0, NULL,
@@ -137,7 +136,6 @@ static tsi_tensor *make_count(tsi_graph *graph, const char *prefix, tsi_program 
 	           "mapping the correct-answer total");
 	ex_must_rc(graph, tsi_popops_fill(graph, total, 0.0, seq, "zeroCorrect"),
 	           "zeroing the correct-answer total");
-	tsi_debug_pop(graph, layer);
 	return total;
 }
 
@@ -250,10 +248,11 @@ void tut5_model_build(tut5_model *m, tsi_graph *graph, size_t batch, double lear
 	/* Program 1: one epoch, a Repeat of the training step over the
 	 * batches between zeroing the count of correct answers and sending it. */
 	epoch_prog = ex_must(graph, tsi_prog_sequence(graph, "epoch"), "creating the epoch program");
-	m->train_correct = make_count(graph, "train", epoch_prog);
+	/* One debug context for all the training program makes. */
+	layer = tsi_debug_push(graph, "train", NULL);
+	m->train_correct = make_count(graph, epoch_prog);
 	train_body = ex_must(graph, tsi_prog_sequence(graph, "trainBatch"),
 	                     "creating the training step");
-	layer = tsi_debug_push(graph, "train", NULL);
 	build_forward(graph, m->w, m->b, batch, "train", train_body, m->train_correct, &m->train);
 	build_training_step(graph, m->w, m->b, &m->train, learning_rate, train_body);
 	tsi_debug_pop(graph, layer);
@@ -265,16 +264,16 @@ void tut5_model_build(tut5_model *m, tsi_graph *graph, size_t batch, double lear
 	/* Program 2: the test set, in batches of the same size, with a smaller
 	 * last batch when the size does not divide the test set. */
 	test_prog = ex_must(graph, tsi_prog_sequence(graph, "test"), "creating the test program");
-	m->test_correct = make_count(graph, "test", test_prog);
+	layer = tsi_debug_push(graph, "test", NULL);
+	m->test_correct = make_count(graph, test_prog);
 	if (m->test_batches) {
 		test_body = ex_must(graph, tsi_prog_sequence(graph, "testBatch"),
 		                    "creating the test step");
-		layer = tsi_debug_push(graph, "test", NULL);
 		build_forward(graph, m->w, m->b, batch, "test", test_body, m->test_correct, &m->test);
-		tsi_debug_pop(graph, layer);
 		add_step(graph, test_prog, tsi_prog_repeat(graph, m->test_batches, test_body),
 		         "repeating the test step");
 	}
+	tsi_debug_pop(graph, layer);
 	if (m->tail) {
 		tsi_program *tail_body = ex_must(graph, tsi_prog_sequence(graph, "testTail"),
 		                                 "creating the last test step");
