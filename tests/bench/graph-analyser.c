@@ -182,6 +182,34 @@ static int compare_doubles(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Prints <prefix>.<view>_ms for each view of `stack`: the best of three
+ * switches to it (from the next view) until it is drawn.
+ */
+static void time_view_switches(GtkWidget *window, GtkWidget *stack, GskRenderer *renderer,
+                               const char *prefix)
+{
+	size_t n_views;
+	const ga_view_info *views = ga_views(&n_views);
+
+	for (size_t i = 0; i < n_views; i++) {
+		double best = 1e9, t0;
+
+		for (int k = 0; k < 3; k++) {
+			gtk_stack_set_visible_child_name(GTK_STACK(stack), views[(i + 1) % n_views].name);
+			layout_now(stack);
+			settle();
+			t0 = now();
+			gtk_stack_set_visible_child_name(GTK_STACK(stack), views[i].name);
+			layout_now(stack);
+			gsk_render_node_unref(draw(window, stack, renderer));
+			if (now() - t0 < best)
+				best = now() - t0;
+		}
+		printf("%s.%s_ms %.1f ms (target <= 100)\n", prefix, views[i].name, best * 1e3);
+	}
+}
+
 /* A load on its own thread (compare mode's two workers). */
 typedef struct load_job {
 	GFile *file;
@@ -247,22 +275,7 @@ static int compare_main(double t_start, const char *path_a, const char *path_b,
 	layout_now(stack);
 	gsk_render_node_unref(draw(window, stack, renderer));
 	printf("ga.compare.launch_to_first_paint_s %.3f s (target <= 2.0)\n", now() - t_start);
-	for (size_t i = 0; i < n_views; i++) {
-		double best = 1e9;
-
-		for (int k = 0; k < 3; k++) {
-			gtk_stack_set_visible_child_name(GTK_STACK(stack), views[(i + 1) % n_views].name);
-			layout_now(stack);
-			settle();
-			t0 = now();
-			gtk_stack_set_visible_child_name(GTK_STACK(stack), views[i].name);
-			layout_now(stack);
-			gsk_render_node_unref(draw(window, stack, renderer));
-			if (now() - t0 < best)
-				best = now() - t0;
-		}
-		printf("ga.compare.switch.%s_ms %.1f ms (target <= 100)\n", views[i].name, best * 1e3);
-	}
+	time_view_switches(window, stack, renderer, "ga.compare.switch");
 	getrusage(RUSAGE_SELF, &ru);
 	printf("ga.compare.peak_rss_mb %ld MB\n", ru.ru_maxrss / 1024);
 	gtk_window_destroy(GTK_WINDOW(window));
@@ -492,23 +505,7 @@ int main(int argc, char **argv)
 	gsk_render_node_unref(draw(window, stack, renderer));
 	printf("ga.launch_to_summary_s %.3f s (target <= 1.0)\n", now() - t_start);
 
-	for (size_t i = 0; i < n_views; i++) {
-		double best = 1e9;
-
-		/* Best of three: each switch away and back again. */
-		for (int k = 0; k < 3; k++) {
-			gtk_stack_set_visible_child_name(GTK_STACK(stack), views[(i + 1) % n_views].name);
-			layout_now(stack);
-			settle();
-			t0 = now();
-			gtk_stack_set_visible_child_name(GTK_STACK(stack), views[i].name);
-			layout_now(stack);
-			gsk_render_node_unref(draw(window, stack, renderer));
-			if (now() - t0 < best)
-				best = now() - t0;
-		}
-		printf("ga.switch.%s_ms %.1f ms (target <= 100)\n", views[i].name, best * 1e3);
-	}
+	time_view_switches(window, stack, renderer, "ga.switch");
 
 	if (memory) {
 		GtkWidget *map = find(memory, TSC_TYPE_HEATMAP);
