@@ -280,26 +280,34 @@ static void fit_lanes(GaTraceView *self)
 	gtk_paned_set_position(self->paned, nat);
 }
 
-static void on_index(GObject *source, GAsyncResult *result, gpointer data)
+/*
+ * A run's tile index is ready (report A's lanes, or B's when `b`). On
+ * failure the view may be gone (cancelled) or the blobs are damaged: the
+ * lanes stay by kind and the BSP view says it has no tiles.
+ */
+static void take_index(GAsyncResult *result, gpointer data, gboolean b)
 {
 	GError *error = NULL;
 	GaTraceIndex *index = ga_trace_index_build_finish(result, &error);
 	GaTraceView *self;
 
-	(void)source;
 	if (!index) {
-		/* Cancelled (the view may be gone), or the blobs are damaged:
-		 * the lanes stay by kind and the BSP view says it has no tiles. */
 		if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-			g_warning("Execution Trace: %s", error->message);
+			g_warning("Execution Trace%s: %s", b ? ", report B" : "", error->message);
 		g_error_free(error);
 		return;
 	}
 	self = GA_TRACE_VIEW(data);
-	g_clear_object(&self->index_cancel);
-	ga_step_lanes_set_index(self->lanes, index);
+	g_clear_object(b ? &self->index_cancel_b : &self->index_cancel);
+	ga_step_lanes_set_index(b ? self->lanes_b : self->lanes, index);
 	ga_trace_index_unref(index);
 	fit_lanes(self);
+}
+
+static void on_index(GObject *source, GAsyncResult *result, gpointer data)
+{
+	(void)source;
+	take_index(result, data, FALSE);
 }
 
 static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
@@ -410,22 +418,8 @@ static void on_selection_changed_b(GaStepLanes *lanes, GaTraceView *self)
 
 static void on_index_b(GObject *source, GAsyncResult *result, gpointer data)
 {
-	GError *error = NULL;
-	GaTraceIndex *index = ga_trace_index_build_finish(result, &error);
-	GaTraceView *self;
-
 	(void)source;
-	if (!index) {
-		if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-			g_warning("Execution Trace, report B: %s", error->message);
-		g_error_free(error);
-		return;
-	}
-	self = GA_TRACE_VIEW(data);
-	g_clear_object(&self->index_cancel_b);
-	ga_step_lanes_set_index(self->lanes_b, index);
-	ga_trace_index_unref(index);
-	fit_lanes(self);
+	take_index(result, data, TRUE);
 }
 
 static void on_run_b(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
