@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 /* Time between writer passes: half the promised flush interval, so a pass
@@ -918,6 +919,19 @@ int pvti_trace_new(pvti_trace **out, const pvti_options *opts, const char *warni
 	if (!tr->path) {
 		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "pvti_open: no file name in '%s'", dir);
 		goto cleanup;
+	}
+	/* Made here first (an empty file is a new database to SQLite): SQLite
+	 * says only "unable to open database file" where the system says why
+	 * (a read-only file system, no permission). */
+	{
+		int fd = open(tr->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+		if (fd < 0) {
+			rc = tsi_set_error(TSI_ERR_IO, "cannot create trace '%s': %s", tr->path,
+			                   strerror(errno));
+			goto cleanup;
+		}
+		close(fd);
 	}
 	if (sqlite3_open_v2(tr->path, &tr->db,
 	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,

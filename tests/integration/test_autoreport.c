@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -441,6 +442,34 @@ static void test_two_processes_one_directory(void **state)
 	workdir_leave(&w);
 }
 
+/*
+ * Issue 18: a directory the report cannot be written in (/sys/kernel
+ * refuses new files even to root) gets the system's reason, not SQLite's
+ * "No such file or directory".
+ */
+static void test_unwritable_directory_says_why(void **state)
+{
+	small_model s;
+	tsi_engine *e = NULL;
+	int fd = open("/sys/kernel/tilescope-probe", O_WRONLY | O_CREAT | O_EXCL, 0600);
+	const char *why = strerror(errno);
+
+	(void)state;
+	if (fd >= 0) { /* a machine where it is writable: nothing to show */
+		close(fd);
+		unlink("/sys/kernel/tilescope-probe");
+		skip();
+	}
+	set_options_env("{\"autoReport.all\":\"true\",\"autoReport.directory\":\"/sys/kernel\"}");
+	small_model_build(&s);
+	assert_int_not_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
+	assert_null(e);
+	if (!strstr(tsi_error_last(), why) || strstr(tsi_error_last(), "No such file"))
+		fail_msg("the message does not give the reason (%s): %s", why, tsi_error_last());
+	tsi_test_model_free(&s.m);
+	set_options_env(NULL);
+}
+
 /* Creates an empty file `name`. */
 static void touch(const char *name)
 {
@@ -607,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_run_count_per_program),
 		cmocka_unit_test(test_two_processes_one_directory),
 		cmocka_unit_test(test_stale_temporaries_removed),
+		cmocka_unit_test(test_unwritable_directory_says_why),
 		cmocka_unit_test(test_out_of_memory_compile_keeps_report),
 		cmocka_unit_test(test_sigkill_never_leaves_partial_report),
 	};

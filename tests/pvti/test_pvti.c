@@ -15,6 +15,7 @@
 #include <tilescope/pvti.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <regex.h>
@@ -784,6 +785,36 @@ static void test_loud_failures(void **state)
 	assert_non_null(strstr(err, "cannot start the trace PVTI_OPTIONS asks for: "));
 	assert_non_null(strstr(err, "Not a directory"));
 	assert_non_null(strstr(err, "writing the trace failed, recording stopped: "));
+
+	/* A directory that refuses new files (/sys/kernel, even to root): the
+	 * line gives the system's reason. */
+	{
+		int probe = open("/sys/kernel/tilescope-probe", O_WRONLY | O_CREAT | O_EXCL, 0600);
+		char why[128];
+
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+		if (probe >= 0) {
+			close(probe);
+			unlink("/sys/kernel/tilescope-probe");
+			return;
+		}
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+			if (fd < 0 || dup2(fd, 2) < 0)
+				_exit(10);
+			setenv("PVTI_OPTIONS", "{\"directory\":\"/sys/kernel\"}", 1);
+			_exit(pvti_open_from_env() == TSI_OK ? 11 : 0);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+		err = slurp(err_path);
+		if (!strstr(err, "cannot start the trace PVTI_OPTIONS asks for: ") || !strstr(err, why))
+			fail_msg("no reason (%s) in: %s", why, err);
+	}
 }
 
 /* The child of test_load_and_exit, run as "test_pvti --traced-child": the

@@ -1083,6 +1083,18 @@ static int open_fast(pw_ctx *c, const char *file, bool create)
 	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
 	int rc;
 
+	if (create) {
+		/* Made here first (an empty file is a new database to SQLite):
+		 * SQLite's errno after a failed create can be that of a side file
+		 * ("No such file or directory" on a read-only file system) where
+		 * the system says why. O_EXCL: nothing planted is followed. */
+		int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			return tsi_set_error(TSI_ERR_IO, "cannot write report '%s': cannot create '%s': %s",
+			                     c->path, file, strerror(errno));
+		close(fd);
+	}
 	if (sqlite3_open_v2(file, &c->db, flags, NULL) != SQLITE_OK) {
 		int err = c->db ? sqlite3_system_errno(c->db) : 0;
 
