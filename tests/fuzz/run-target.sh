@@ -15,10 +15,14 @@ trap 'rm -rf "$work"' EXIT
 artifacts=$PWD/fuzz-artifacts
 mkdir -p "$artifacts" || exit 1
 name=$(basename "$target")
+# A dictionary beside the corpus (corpus/<target>.dict) gives the
+# mutator the option names it would take long to guess.
+dict=
+[ -f "$corpus.dict" ] && dict=-dict=$corpus.dict
 # -runs caps the work on a fast machine; -max_total_time bounds it on a
 # slow one. Sanitizers stop at the first report (tests/meson.build).
 "$target" -max_total_time="$seconds" -runs=2000000 -print_final_stats=1 \
-	-artifact_prefix="$artifacts/$name-" "$@" "$work" "$corpus" 2>"$work/log"
+	-artifact_prefix="$artifacts/$name-" $dict "$@" "$work" "$corpus" 2>"$work/log"
 rc=$?
 # Keep the log short in meson's output: the start and the end.
 grep -E '^(INFO: seed corpus|#[0-9]+[[:space:]]+(INITED|DONE)|stat::|==[0-9]+==|SUMMARY|artifact_prefix|Test unit written|.*ERROR)' "$work/log"
