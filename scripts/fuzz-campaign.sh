@@ -28,13 +28,16 @@ done
 . scripts/deps.sh
 tilescope_install_deps || exit 1
 build=${TILESCOPE_FUZZ_BUILD:-build-fuzz}
+# Logs go inside the build directory, never beside it in the tree.
 if [ ! -f "$build/build.ninja" ]; then
+	setup_log=$(mktemp)
 	CC=clang meson setup "$build" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
-		-Dbuildtype=debugoptimized -Dgui=disabled -Dexamples=false >"$build.setup.log" 2>&1 ||
-		{ cat "$build.setup.log"; exit 1; }
+		-Dbuildtype=debugoptimized -Dgui=disabled -Dexamples=false >"$setup_log" 2>&1 ||
+		{ cat "$setup_log"; rm -f "$setup_log"; exit 1; }
+	mv "$setup_log" "$build/campaign-setup.log"
 fi
-ninja -C "$build" $(for t in $targets; do echo "tests/fuzz/fuzz_$t"; done) >"$build.build.log" 2>&1 ||
-	{ tail -n 40 "$build.build.log"; exit 1; }
+ninja -C "$build" $(for t in $targets; do echo "tests/fuzz/fuzz_$t"; done) >"$build/campaign-build.log" 2>&1 ||
+	{ tail -n 40 "$build/campaign-build.log"; exit 1; }
 
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1
