@@ -43,6 +43,7 @@
 #include "vocabulary.h"
 
 #include <cbor.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
@@ -517,7 +518,12 @@ typedef struct sv_out {
 	unsigned char *p;
 	size_t len, cap;
 	sv_msg msg;
+	FILE *sink;        /* NULL: the whole document in p; else written out as it grows */
+	int sink_errno;    /* the errno of a failed write to sink, 0 when none */
 } sv_out;
+
+/* What a sink's buffer holds at most before it is written out. */
+#define SV_SINK_CHUNK ((size_t)256 << 10)
 
 /* After the walk: every pair used means the indexes were strictly
  * ascending and below len, as tsi_tile_values promises. */
@@ -539,6 +545,17 @@ static bool out_reserve(sv_out *o, size_t extra)
 	size_t cap = o->cap ? o->cap : 4096;
 	unsigned char *p;
 
+	/* Streaming: what is written so far goes out before the buffer would
+	 * grow past a chunk, so memory stays a chunk whatever the output's
+	 * size. Callers write at o->p + o->len after this returns, so the
+	 * flush is invisible to them. */
+	if (o->sink && o->len && o->len + extra > SV_SINK_CHUNK) {
+		if (fwrite(o->p, 1, o->len, o->sink) != o->len) {
+			o->sink_errno = errno ? errno : EIO;
+			return false;
+		}
+		o->len = 0;
+	}
 	if (o->cap - o->len >= extra)
 		return true;
 	if (extra > SIZE_MAX - o->len)
@@ -566,9 +583,12 @@ static bool out_put(sv_out *o, const void *bytes, size_t n)
 	return true;
 }
 
-/* The emitters' one failure besides bad tile lists. */
+/* The emitters' one failure besides bad tile lists: out of memory, or
+ * a write to the sink that failed. */
 static int out_no_memory(const sv_out *o)
 {
+	if (o->sink_errno)
+		return sv_error(&o->msg, TSF_ERR_IO, "write failed: %s", strerror(o->sink_errno));
 	return sv_error(&o->msg, TSF_ERR_NO_MEMORY, "out of host memory writing a serialised profile");
 }
 
@@ -886,13 +906,32 @@ nomem:
 }
 
 /*
+ * Writes the tree rooted at `root` in `format` to `sink` as it goes (a
+ * buffer of SV_SINK_CHUNK at most in memory), then flushes it.
+ */
+static int sv_emit_to(FILE *sink, const sv_node *root, tsf_doc_format format, sv_msg msg)
+{
+	sv_out o = {NULL, 0, 0, msg, sink, 0};
+	int rc = format == TSF_DOC_JSON ? json_value(&o, root) : cbor_value(&o, root);
+
+	if (!rc && o.len && fwrite(o.p, 1, o.len, sink) != o.len)
+		o.sink_errno = errno ? errno : EIO;
+	if (!rc && !o.sink_errno && fflush(sink) != 0)
+		o.sink_errno = errno ? errno : EIO;
+	if (!rc && o.sink_errno)
+		rc = out_no_memory(&o);
+	free(o.p);
+	return rc;
+}
+
+/*
  * Writes the tree rooted at `root` in `format` into a malloc'd buffer
  * (*out, *out_len; JSON also NUL-terminated, the NUL not counted).
  */
 static int sv_emit(void **out, size_t *out_len, const sv_node *root, tsf_doc_format format,
                    sv_msg msg)
 {
-	sv_out o = {NULL, 0, 0, msg};
+	sv_out o = {NULL, 0, 0, msg, NULL, 0};
 	unsigned char *shrunk;
 	int rc;
 
@@ -1761,41 +1800,59 @@ static int check_args(void **out, size_t *out_len, const tsi_graph_profile *gp,
 	return 0;
 }
 
-int tsf_graph_profile_serialise(void **out, size_t *out_len, const tsi_graph_profile *gp,
-                                tsf_doc_format format, char *msg, size_t msg_size)
+/*
+ * Builds the graph profile's document (runs NULL) or the execution
+ * profile's, and writes it to a malloc'd buffer (sink NULL) or to `sink`.
+ */
+static int serialise(void **out, size_t *out_len, FILE *sink, const tsi_graph_profile *gp,
+                     const tsi_run_profile *const *runs, size_t n_runs, bool execution,
+                     tsf_doc_format format, char *msg, size_t msg_size)
 {
 	sv_tree t = {NULL, 0, {msg, msg_size}};
+	void *unused_out;
+	size_t unused_len;
 	const sv_node *root;
-	int rc = check_args(out, out_len, gp, format, &t.msg);
+	int rc = sink ? check_args(&unused_out, &unused_len, gp, format, &t.msg)
+	              : check_args(out, out_len, gp, format, &t.msg);
 
 	if (rc)
 		goto out;
-	root = build_graph(&t, gp);
+	root = execution ? build_execution(&t, gp, runs, n_runs) : build_graph(&t, gp);
 	rc = t.rc;
 	if (rc)
 		goto out;
-	rc = sv_emit(out, out_len, root, format, t.msg);
+	rc = sink ? sv_emit_to(sink, root, format, t.msg) : sv_emit(out, out_len, root, format, t.msg);
 out:
 	sv_tree_free(&t);
 	return rc;
+}
+
+int tsf_graph_profile_serialise(void **out, size_t *out_len, const tsi_graph_profile *gp,
+                                tsf_doc_format format, char *msg, size_t msg_size)
+{
+	return serialise(out, out_len, NULL, gp, NULL, 0, false, format, msg, msg_size);
 }
 
 int tsf_execution_profile_serialise(void **out, size_t *out_len, const tsi_graph_profile *gp,
                                     const tsi_run_profile *const *runs, size_t n_runs,
                                     tsf_doc_format format, char *msg, size_t msg_size)
 {
-	sv_tree t = {NULL, 0, {msg, msg_size}};
-	const sv_node *root;
-	int rc = check_args(out, out_len, gp, format, &t.msg);
+	return serialise(out, out_len, NULL, gp, runs, n_runs, true, format, msg, msg_size);
+}
 
-	if (rc)
-		goto out;
-	root = build_execution(&t, gp, runs, n_runs);
-	rc = t.rc;
-	if (rc)
-		goto out;
-	rc = sv_emit(out, out_len, root, format, t.msg);
-out:
-	sv_tree_free(&t);
-	return rc;
+int tsf_graph_profile_write(FILE *sink, const tsi_graph_profile *gp, tsf_doc_format format,
+                            char *msg, size_t msg_size)
+{
+	if (!sink)
+		return sv_error(&(sv_msg){msg, msg_size}, TSF_ERR_INVALID, "serialising: NULL stream");
+	return serialise(NULL, NULL, sink, gp, NULL, 0, false, format, msg, msg_size);
+}
+
+int tsf_execution_profile_write(FILE *sink, const tsi_graph_profile *gp,
+                                const tsi_run_profile *const *runs, size_t n_runs,
+                                tsf_doc_format format, char *msg, size_t msg_size)
+{
+	if (!sink)
+		return sv_error(&(sv_msg){msg, msg_size}, TSF_ERR_INVALID, "serialising: NULL stream");
+	return serialise(NULL, NULL, sink, gp, runs, n_runs, true, format, msg, msg_size);
 }

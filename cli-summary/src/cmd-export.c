@@ -94,8 +94,6 @@ static int export_profile(const char *path, bool graph, tsr_export_format format
 {
 	tsr_report *report = NULL;
 	cli_output *out = NULL;
-	void *data = NULL;
-	size_t len = 0;
 	int rc, status = CLI_EXIT_ERROR;
 	bool ok = false;
 
@@ -105,25 +103,28 @@ static int export_profile(const char *path, bool graph, tsr_export_format format
 	if (!out)
 		goto cleanup;
 	cli_progress_begin(graph ? "Exporting the graph profile" : "Exporting the execution profile");
-	rc = graph ? tsr_export_graph_profile(&data, &len, report, format)
-	           : tsr_export_execution_profile(&data, &len, report, format);
+	/* Streamed: written as it is made, so a large document never sits
+	 * whole in memory; on failure cli_output_close removes the partial
+	 * file (or, for a device, what was written stays written). */
+	rc = graph ? tsr_export_write_graph_profile(cli_output_stream(out), report, format)
+	           : tsr_export_write_execution_profile(cli_output_stream(out), report, format);
 	cli_progress_end();
-	if (rc != TSR_OK) {
+	if (rc == TSR_ERR_IO && strstr(tsr_report_error(report), "write failed: ")) {
+		/* The output failed, not the report: name the output. */
+		cli_error("%s: %s", output && strcmp(output, "-") ? output : "standard output",
+		          strstr(tsr_report_error(report), "write failed: "));
+	} else if (rc != TSR_OK) {
 		cli_error("%s: %s", path, tsr_report_error(report));
 	} else {
-		FILE *f = cli_output_stream(out);
 		/* A short write leaves the stream's error flag set: closing reports it. */
-		if (len)
-			fwrite(data, 1, len, f);
 		if (format == TSR_EXPORT_JSON)
-			fputc('\n', f);
+			fputc('\n', cli_output_stream(out));
 		ok = true;
 	}
 	status = cli_output_close(out, ok);
 	if (!ok)
 		status = CLI_EXIT_ERROR;
 cleanup:
-	free(data);
 	tsr_report_free(report);
 	return status;
 }

@@ -965,7 +965,10 @@ static int ex_run(ex_ctx *c, tsi_run_profile *out, const tsr_run *run, size_t in
  * the file, so anything but memory means the file contradicts itself. */
 static int ex_serialise_failed(ex_ctx *c, int rc, const char *msg)
 {
-	return tsr_fail(c->r, rc == TSF_ERR_NO_MEMORY ? TSR_ERR_NO_MEMORY : TSR_ERR_CORRUPT,
+	return tsr_fail(c->r,
+	                rc == TSF_ERR_NO_MEMORY ? TSR_ERR_NO_MEMORY
+	                : rc == TSF_ERR_IO      ? TSR_ERR_IO
+	                                        : TSR_ERR_CORRUPT,
 	                "exporting '%s': %s", tsr_report_get_path(c->r), msg);
 }
 
@@ -1025,35 +1028,15 @@ static int ex_check_names(ex_ctx *c, const tsi_graph_profile *gp)
 	return TSR_OK;
 }
 
-/* The graph profile (see export.h): rebuilt, then serialised. */
-TSR_API int tsr_export_graph_profile(void **out, size_t *out_len, tsr_report *report,
-                                     tsr_export_format format)
-{
-	ex_ctx c = {report, NULL, 0, NULL};
-	tsi_graph_profile gp;
-	int rc = ex_check_args(out, out_len, report, format);
-
-	if (rc)
-		return rc;
-	rc = ex_graph_profile(&c, &gp, EX_GRAPH);
-	if (!rc)
-		rc = ex_check_names(&c, &gp);
-	if (!rc) {
-		char msg[256];
-
-		rc = tsf_graph_profile_serialise(out, out_len, &gp,
-		                                 format == TSR_EXPORT_CBOR ? TSF_DOC_CBOR : TSF_DOC_JSON,
-		                                 msg, sizeof(msg));
-		if (rc)
-			rc = ex_serialise_failed(&c, rc, msg);
-	}
-	ex_free(&c);
-	return rc;
-}
-
-/* The execution profile of every kept run (see export.h). */
-TSR_API int tsr_export_execution_profile(void **out, size_t *out_len, tsr_report *report,
-                                         tsr_export_format format)
+/*
+ * Both exports, to a buffer (sink NULL: *out, *out_len) or to `sink`:
+ * the profile is rebuilt from the report, then serialised. The buffer
+ * holds the whole document, so its names must fit the memory cap
+ * (ex_check_names); a stream gets it as it is made and needs no such
+ * bound.
+ */
+static int export_any(void **out, size_t *out_len, FILE *sink, tsr_report *report,
+                      tsr_export_format format, bool execution)
 {
 	ex_ctx c = {report, NULL, 0, NULL};
 	tsi_graph_profile gp;
@@ -1061,32 +1044,77 @@ TSR_API int tsr_export_execution_profile(void **out, size_t *out_len, tsr_report
 	tsi_run_profile *rp = NULL;
 	const tsi_run_profile **rpp = NULL;
 	size_t n = 0;
-	int rc = ex_check_args(out, out_len, report, format);
+	tsf_doc_format doc = format == TSR_EXPORT_CBOR ? TSF_DOC_CBOR : TSF_DOC_JSON;
+	char msg[256];
+	int rc;
 
+	if (sink) {
+		rc = !report ? tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "exporting: NULL report")
+		     : format != TSR_EXPORT_JSON && format != TSR_EXPORT_CBOR
+		         ? tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "exporting: unknown format %d",
+		                    (int)format)
+		         : TSR_OK;
+	} else {
+		rc = ex_check_args(out, out_len, report, format);
+	}
 	if (rc)
 		return rc;
-	rc = ex_graph_profile(&c, &gp, EX_EXECUTION);
-	if (!rc)
+	rc = ex_graph_profile(&c, &gp, execution ? EX_EXECUTION : EX_GRAPH);
+	if (!rc && !execution && !sink)
+		rc = ex_check_names(&c, &gp);
+	if (!rc && execution)
 		rc = tsr_report_get_runs(&runs, &n, report);
-	if (!rc) {
+	if (!rc && execution) {
 		rp = ex_alloc(&c, n, sizeof(*rp));
 		rpp = ex_alloc(&c, n, sizeof(*rpp));
 		if ((!rp || !rpp) && n)
 			rc = TSR_ERR_TOO_LARGE;
 	}
-	for (size_t i = 0; i < n && !rc; i++) {
+	for (size_t i = 0; execution && i < n && !rc; i++) {
 		rc = ex_run(&c, &rp[i], &runs[i], i);
 		rpp[i] = &rp[i];
 	}
 	if (!rc) {
-		char msg[256];
-
-		rc = tsf_execution_profile_serialise(
-		    out, out_len, &gp, rpp, n, format == TSR_EXPORT_CBOR ? TSF_DOC_CBOR : TSF_DOC_JSON,
-		    msg, sizeof(msg));
+		if (execution)
+			rc = sink ? tsf_execution_profile_write(sink, &gp, rpp, n, doc, msg, sizeof(msg))
+			          : tsf_execution_profile_serialise(out, out_len, &gp, rpp, n, doc, msg,
+			                                            sizeof(msg));
+		else
+			rc = sink ? tsf_graph_profile_write(sink, &gp, doc, msg, sizeof(msg))
+			          : tsf_graph_profile_serialise(out, out_len, &gp, doc, msg, sizeof(msg));
 		if (rc)
 			rc = ex_serialise_failed(&c, rc, msg);
 	}
 	ex_free(&c);
 	return rc;
+}
+
+TSR_API int tsr_export_graph_profile(void **out, size_t *out_len, tsr_report *report,
+                                     tsr_export_format format)
+{
+	return export_any(out, out_len, NULL, report, format, false);
+}
+
+TSR_API int tsr_export_execution_profile(void **out, size_t *out_len, tsr_report *report,
+                                         tsr_export_format format)
+{
+	return export_any(out, out_len, NULL, report, format, true);
+}
+
+TSR_API int tsr_export_write_graph_profile(FILE *out, tsr_report *report,
+                                           tsr_export_format format)
+{
+	if (!out)
+		return report ? tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "exporting: NULL stream")
+		              : tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "exporting: NULL stream");
+	return export_any(NULL, NULL, out, report, format, false);
+}
+
+TSR_API int tsr_export_write_execution_profile(FILE *out, tsr_report *report,
+                                               tsr_export_format format)
+{
+	if (!out)
+		return report ? tsr_fail(report, TSR_ERR_INVALID_ARGUMENT, "exporting: NULL stream")
+		              : tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "exporting: NULL stream");
+	return export_any(NULL, NULL, out, report, format, true);
 }

@@ -14,6 +14,7 @@ status=0
 # functions over the library's constants.
 allowed='tsr_compare tsr_compare_programs tsr_report_query tsr_trace_query tsr_trace_search
 tsr_trace_export_chrome tsr_export_graph_profile tsr_export_execution_profile
+tsr_export_write_graph_profile tsr_export_write_execution_profile
 tsr_summary_print tsr_last_error tsr_report_error tsr_trace_error
 tsr_error_name tsr_category_count tsr_category_name tsr_step_type_name
 tsr_colours_enabled'

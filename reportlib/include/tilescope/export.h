@@ -13,6 +13,8 @@
 
 #include "report.h"
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,6 +31,15 @@ TSR_API int tsr_export_graph_profile(void **out, size_t *out_len, tsr_report *re
 /* Every run kept, on one cycle axis, as tsi_execution_profile_serialise. */
 TSR_API int tsr_export_execution_profile(void **out, size_t *out_len, tsr_report *report,
                                          tsr_export_format format);
+/* The same documents written to `out` as they are made, so memory stays
+ * bounded whatever their size (the buffer forms above hold the whole
+ * document, and refuse one whose names alone would pass the memory cap).
+ * A failed write is TSR_ERR_IO with the system's reason; what was
+ * written before it stays in `out`. */
+TSR_API int tsr_export_write_graph_profile(FILE *out, tsr_report *report,
+                                           tsr_export_format format);
+TSR_API int tsr_export_write_execution_profile(FILE *out, tsr_report *report,
+                                               tsr_export_format format);
 
 #ifdef __cplusplus
 }
