@@ -321,7 +321,8 @@ static int exec_quiet(tsr_report *r, const char *sql)
 {
 	int rc = sqlite3_exec(r->db, sql, NULL, NULL, NULL);
 
-	return rc == SQLITE_OK ? TSR_OK : tsr_sql_fail(r, rc, sql);
+	/* The message names what failed, not the SQL (users read it). */
+	return rc == SQLITE_OK ? TSR_OK : tsr_sql_fail(r, rc, "setting up the read-only connection");
 }
 
 static int check_identity(tsr_report *r);

@@ -461,7 +461,8 @@ static int query_int(tsr_trace *tr, int64_t *out, size_t p, const char *sql)
 		*out = sqlite3_column_int64(st, 0);
 		rc = TSR_OK;
 	} else if (rc == SQLITE_DONE) {
-		rc = trace_fail(tr, TSR_ERR_CORRUPT, "%s: '%s' gave no row", tr->processes[p].path, sql);
+		rc = trace_fail(tr, TSR_ERR_CORRUPT, "%s: a value the trace must hold is missing "
+		                "(its header pragmas or a one-row table)", tr->processes[p].path);
 	}
 cleanup:
 	sqlite3_finalize(st);
