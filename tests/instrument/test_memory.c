@@ -467,6 +467,40 @@ static void test_control_code_where_it_runs(void **state)
 }
 
 /*
+ * Issue 19: a Switch's jump table is controlTable, 4 bytes per case and
+ * default, on every tile of the IPU it runs on (one IPU here: all tiles).
+ */
+static void test_control_table_of_a_switch(void **state)
+{
+	tsi_graph *g = new_graph(4);
+	(void)state;
+
+	tsi_tensor *a = var_on(g, "a", 8, 0);
+	tsi_tensor *b = var_on(g, "b", 8, 0);
+	tsi_tensor *which = tsi_graph_add_variable(g, TSI_INT, TSI_SCALAR, "which");
+	assert_int_equal(tsi_graph_set_tile_mapping(g, which, 0), TSI_OK);
+	tsi_compute_set *cs = tsi_graph_add_compute_set(g, "cs");
+	add_work(g, cs, a, b, 0);
+	tsi_program *sw = tsi_prog_switch(g, which, tsi_prog_execute(g, cs));
+	assert_non_null(sw);
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(tsi_switch_add_case(sw, k, tsi_prog_execute(g, cs)), TSI_OK);
+	tsi_engine *e = compile1(g, sw, NULL);
+	const tsi_graph_profile *gp = tsi_engine_get_graph_profile(e);
+	uint64_t want = 0;
+
+	for (size_t i = 0; i < gp->n_programs; i++)
+		if (gp->programs[i].type == TSI_LP_SWITCH)
+			want += 4 * (uint64_t)gp->programs[i].n_children;
+	assert_true(want >= 4 * 4); /* three cases and the default */
+	for (uint32_t t = 0; t < 4; t++)
+		assert_int_equal(cat_total(gp, TSI_MEM_CONTROL_TABLE, t), want);
+	assert_tile_identities(gp);
+	tsi_engine_free(e);
+	tsi_graph_free(g);
+}
+
+/*
  * Issue 17: a piece larger than either region (400,000 B on a Mk2 tile:
  * 256 KiB non-interleaved, 368 KiB interleaved) still fits on an
  * otherwise empty tile of 624 KiB, across the boundary, instead of
@@ -897,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_control_code_and_stack_every_tile),
 		cmocka_unit_test(test_control_code_where_it_runs),
 		cmocka_unit_test(test_large_piece_spans_regions),
+		cmocka_unit_test(test_control_table_of_a_switch),
 		cmocka_unit_test(test_vertex_code_once_per_type_per_tile),
 		cmocka_unit_test(test_generated_copy),
 		cmocka_unit_test(test_variable_on_tiles_0_to_3),

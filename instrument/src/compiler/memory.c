@@ -60,7 +60,10 @@
  *     debug.instrumentControlFlow one per control-flow program (Repeat,
  *     RepeatWhile, If, Switch, Call) on every tile, since every tile runs
  *     the control program.
- *   - controlId, controlTable, multiple, outputEdge, rearrangement,
+ *   - controlTable: each Switch's jump table, 4 bytes per case and
+ *     default, on every tile of the IPUs the Switch runs on (beside its
+ *     control code; the same IPU rule).
+ *   - controlId, multiple, outputEdge, rearrangement,
  *     sharedCode/DataStorage: not produced by this model (always 0).
  *
  * Regions. A tile of B bytes has a non-interleaved region [0, I) and an
@@ -687,11 +690,21 @@ static uint64_t program_ipus(const tsi_graph_profile *p, uint32_t i, uint64_t *m
 	return memo[i];
 }
 
+/* Bytes of a Switch's jump table: one 32-bit target per case and default. */
+#define CONTROL_TABLE_ENTRY_BYTES 4u
+
+/* The jump table of program `lp` (0 unless a Switch). */
+static uint64_t control_table_bytes(const tsi_lowered_program *lp)
+{
+	return lp->type == TSI_LP_SWITCH ? (uint64_t)CONTROL_TABLE_ENTRY_BYTES * lp->n_children : 0;
+}
+
 /*
- * Control code bytes of each IPU's tiles (n_ipus entries, malloc'd): the
- * programs that run on it, control_code_per_step each. NULL when the
- * replica has more than 64 IPUs or memory runs out: the caller then
- * charges every program to every tile.
+ * Control code and control tables of each IPU's tiles (2 x n_ipus
+ * entries, malloc'd: code[ipu], then table[ipu]): the programs that run on
+ * it, control_code_per_step each, and the jump tables of its Switches.
+ * NULL when the replica has more than 64 IPUs or memory runs out: the
+ * caller then charges every program to every tile.
  */
 static uint64_t *control_code_by_ipu(const tsi_profile_builder *b)
 {
@@ -705,7 +718,7 @@ static uint64_t *control_code_by_ipu(const tsi_profile_builder *b)
 		return NULL;
 	memo = calloc(p->n_programs ? p->n_programs : 1, sizeof(*memo));
 	done = calloc(p->n_programs ? p->n_programs : 1, sizeof(*done));
-	out = calloc(n, sizeof(*out));
+	out = calloc(2 * (size_t)n, sizeof(*out));
 	if (!memo || !done || !out) {
 		free(memo);
 		free(done);
@@ -714,10 +727,13 @@ static uint64_t *control_code_by_ipu(const tsi_profile_builder *b)
 	}
 	for (uint32_t i = 0; i < p->n_programs; i++) {
 		uint64_t mask = program_ipus(p, i, memo, done, all);
+		uint64_t table = control_table_bytes(&p->programs[i]);
 
 		for (unsigned ipu = 0; ipu < n; ipu++)
-			if (mask >> ipu & 1)
+			if (mask >> ipu & 1) {
 				out[ipu] += b->k.control_code_per_step;
+				out[n + ipu] += table;
+			}
 	}
 	free(memo);
 	free(done);
@@ -734,7 +750,8 @@ static void layout_fixed(mem_ctx *m)
 	tsi_profile_builder *b = m->b;
 	const tsi_graph_profile *p = &b->profile;
 	uint64_t *control_by_ipu = control_code_by_ipu(b);
-	uint64_t control = (uint64_t)b->k.control_code_per_step * p->n_programs;
+	uint64_t control = (uint64_t)b->k.control_code_per_step * p->n_programs, table = 0;
+	unsigned n_ipus = p->target.num_ipus;
 	uint64_t stack = b->k.supervisor_stack_bytes +
 	                 (uint64_t)p->target.num_worker_contexts * b->k.worker_stack_bytes;
 	/* Stamps of compute sets used 1..n; plans use marks above them. */
@@ -756,9 +773,15 @@ static void layout_fixed(mem_ctx *m)
 			default:
 				break;
 			}
+	if (!control_by_ipu)
+		for (size_t i = 0; i < p->n_programs; i++)
+			table += control_table_bytes(&p->programs[i]);
 	for (uint32_t t = 0; t < m->num_tiles; t++) {
-		add_cat(m, TSI_MEM_CONTROL_CODE, t,
-		        control_by_ipu ? control_by_ipu[t / p->target.tiles_per_ipu] : control);
+		unsigned ipu = control_by_ipu ? t / p->target.tiles_per_ipu : 0;
+
+		add_cat(m, TSI_MEM_CONTROL_CODE, t, control_by_ipu ? control_by_ipu[ipu] : control);
+		add_cat(m, TSI_MEM_CONTROL_TABLE, t,
+		        control_by_ipu ? control_by_ipu[n_ipus + ipu] : table);
 		add_cat(m, TSI_MEM_STACK, t, stack);
 		if (control_flow)
 			add_cat(m, TSI_MEM_INSTRUMENTATION_RESULTS, t, control_flow);
