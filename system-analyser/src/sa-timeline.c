@@ -642,18 +642,22 @@ static void select_item(SaTimeline *self, gssize thread, const tsr_trace_item *i
 }
 
 void sa_timeline_measure_frame(SaTimeline *self, int width, int height, uint64_t *spans,
-                               guint *nodes)
+                               guint *nodes, guint *folded)
 {
 	GskRenderNode *node;
 
 	*spans = 0;
 	*nodes = 0;
+	*folded = 0;
 	if (!self->doc)
 		return;
 	node = build_layer(self, width, height, FALSE);
 	gsk_render_node_unref(node);
 	*spans = self->spans_in_view;
 	*nodes = self->nodes;
+	for (size_t t = 0; t < self->n_threads; t++)
+		for (size_t i = 0; i < self->rows[t].n_items; i++)
+			*folded += self->rows[t].items[i].kind != TSR_TRACE_ITEM_EVENT;
 	/* The cached layer was drawn for another size. */
 	g_clear_pointer(&self->layer, gsk_render_node_unref);
 }
@@ -899,7 +903,7 @@ static void sa_timeline_measure(GtkWidget *widget, GtkOrientation orientation, i
 		*natural = LABEL_W + 800;
 	} else {
 		*minimum = RULER_H + 3 * ROW_H;
-		*natural = RULER_H + MIN(MAX(self->content_h, 6 * ROW_H), 600);
+		*natural = RULER_H + MIN(MAX(self->content_h + ROW_H, 4 * ROW_H), 600);
 	}
 	*min_baseline = *nat_baseline = -1;
 }

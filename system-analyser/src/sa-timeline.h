@@ -54,10 +54,10 @@ void sa_timeline_set_range(SaTimeline *self, int64_t from_ns, int64_t to_ns);
 gboolean sa_timeline_get_range(SaTimeline *self, int64_t *from_ns, int64_t *to_ns);
 
 /* What one frame of `width` x `height` pixels at the current view draws:
- * the spans its items stand for (every thread; folded bars count theirs)
- * and the colour nodes drawn. For the level-of-detail tests and the
- * benchmark. */
+ * the spans its items stand for (every thread; folded bars count theirs),
+ * the colour nodes drawn, and the folded bars among the items (MERGED
+ * and SUMMARY). For the level-of-detail tests and the benchmark. */
 void sa_timeline_measure_frame(SaTimeline *self, int width, int height, uint64_t *spans,
-                               guint *nodes);
+                               guint *nodes, guint *folded);
 
 G_END_DECLS

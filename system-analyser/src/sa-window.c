@@ -20,6 +20,7 @@ struct _SaWindow {
 	GtkLabel *loading_message;
 	GtkLabel *error_message;
 	GtkHeaderBar *header;
+	GtkPaned *paned;
 	SaTimeline *timeline;
 	SaStatsView *stats_view;
 
@@ -122,6 +123,17 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	gtk_window_set_title(GTK_WINDOW(self), sa_document_get_title(self->doc));
 	sa_timeline_set_document(self->timeline, self->doc);
 	gtk_stack_set_visible_child_name(self->main_stack, "trace");
+	/* The timeline gets the height its rows want, between a quarter and
+	 * two thirds of the window; the statistics the rest. */
+	{
+		int h = gtk_widget_get_height(GTK_WIDGET(self->main_stack)), w, want = 0;
+
+		if (h <= 0)
+			gtk_window_get_default_size(GTK_WINDOW(self), &w, &h);
+		gtk_widget_measure(GTK_WIDGET(self->timeline), GTK_ORIENTATION_VERTICAL, -1, NULL,
+		                   &want, NULL, NULL);
+		gtk_paned_set_position(self->paned, CLAMP(want + 24, h / 4, h * 2 / 3));
+	}
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
 	refresh_stats(self);
 	g_object_unref(self);
@@ -270,6 +282,7 @@ static void sa_window_class_init(SaWindowClass *klass)
 	                                            "/org/tilescope/SystemAnalyser/sa-window.ui");
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, main_stack);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, header);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, paned);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_title);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_progress);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_message);
