@@ -241,6 +241,10 @@ static void sa_stats_view_init(SaStatsView *self)
 	                                 g_object_ref(gtk_column_view_get_sorter(
 	                                     GTK_COLUMN_VIEW(self->columns))));
 	selection = GTK_SELECTION_MODEL(gtk_single_selection_new(G_LIST_MODEL(sorted)));
+	/* Nothing chosen until the user picks a row. */
+	gtk_single_selection_set_autoselect(GTK_SINGLE_SELECTION(selection), FALSE);
+	gtk_single_selection_set_can_unselect(GTK_SINGLE_SELECTION(selection), TRUE);
+	gtk_single_selection_set_selected(GTK_SINGLE_SELECTION(selection), GTK_INVALID_LIST_POSITION);
 	gtk_column_view_set_model(GTK_COLUMN_VIEW(self->columns), selection);
 	g_object_unref(selection);
 	gtk_column_view_set_show_column_separators(GTK_COLUMN_VIEW(self->columns), TRUE);
