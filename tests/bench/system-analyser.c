@@ -22,6 +22,7 @@
  * benchmark reports; it never fails on a timing.
  *
  * Usage: bench-system-analyser [SPANS [THREADS]]
+ * SA_BENCH_STEPS set: a '#' line per step of the sweep (its window and time).
  */
 #define _GNU_SOURCE 1
 
@@ -213,6 +214,8 @@ int main(int argc, char **argv)
 			t0 = now_s();
 			draw(win, tl, renderer);
 			times[i] = (now_s() - t0) * 1e3;
+			if (getenv("SA_BENCH_STEPS"))
+				printf("# step %d: window %.0f ns, %.2f ms\n", i, w, times[i]);
 			if (i % 20 == 0) {
 				sa_timeline_measure_frame(SA_TIMELINE(tl), gtk_widget_get_width(tl),
 				                          gtk_widget_get_height(tl), &drawn, &nodes, &folded);
