@@ -31,6 +31,9 @@
 #define PROC_H 22       /* px: a file's header */
 #define THREAD_GAP 6    /* px below a thread */
 #define MIN_WINDOW_NS 100
+/* Spans one frame may decode one by one, all threads together; past a
+ * thread's share its query answers from the level of detail. */
+#define FRAME_DECODE_BUDGET (1u << 18)
 
 /* One thread's items of the last rebuild, and where its rows lie. */
 typedef struct thread_rows {
@@ -683,6 +686,8 @@ void sa_timeline_set_document(SaTimeline *self, SaDocument *doc)
 		if (tsr_trace_get_processes(&self->procs, &self->n_procs, self->trace) != TSR_OK ||
 		    tsr_trace_get_threads(&self->threads, &self->n_threads, self->trace) != TSR_OK)
 			self->n_procs = self->n_threads = 0;
+		tsr_trace_set_decode_budget(self->trace,
+		                            MAX(FRAME_DECODE_BUDGET / MAX(self->n_threads, 1), 4096));
 		self->rows = g_new0(thread_rows, self->n_threads);
 		for (size_t t = 0; t < self->n_threads; t++)
 			self->rows[t].depths = 1;
