@@ -12,7 +12,9 @@
    window it states, label by label. Escape goes back to the whole trace.
 4. A click on the first span selects it (the timeline says so); W zooms
    in and Home shows everything again.
-5. A hostile file (random bytes named x.pvti) ends on the error page
+5. Two files (two copies of TRACE) go onto one time axis: the timeline
+   and the table against `tilescope trace --json A B`.
+6. A hostile file (random bytes named x.pvti) ends on the error page
    naming the file, and the app stays up.
 
     check-system-analyser.py APP TILESCOPE TRACE
@@ -148,6 +150,31 @@ def main():
         subprocess.run(["xdotool", "key", "Home"], check=True)
         if not wait_for(lambda: timeline.description.startswith(want)):
             failures.append(f"Home did not show everything: {timeline.description!r}")
+
+    # Two files onto one time axis (two copies of TRACE: two processes of
+    # one job as reportlib sees them).
+    with tempfile.TemporaryDirectory(prefix="sa-gui-") as d:
+        files = [os.path.join(d, name) for name in ("a.pvti", "b.pvti")]
+        for f in files:
+            with open(trace, "rb") as src, open(f, "wb") as dst:
+                dst.write(src.read())
+        both = cli(tilescope, files[0], files[1])
+        with running_app(app_path, files) as (proc, app, tmp):
+            timeline = find(app, lambda a: a.name == "Timeline" and
+                            a.getRole() == pyatspi.ROLE_IMAGE)
+            table = find(app, lambda a: a.name == "Statistics" and
+                         a.getRole() == pyatspi.ROLE_TREE_TABLE)
+            n = both["trace"]["spans"]
+            if both["trace"]["files"] != 2 or n != 2 * spans:
+                failures.append(f"the CLI does not see two files: {both['trace']}")
+            if timeline is None or not wait_for(
+                    lambda: f"; {n:,} spans in view" in timeline.description):
+                failures.append("two files: the timeline does not show "
+                                f"{n:,} spans: {timeline.description if timeline else None!r}")
+            else:
+                print("two files:", timeline.description)
+            if table is not None:
+                compare(failures, "two files", table, both)
 
     with tempfile.TemporaryDirectory(prefix="sa-gui-") as d:
         bad = os.path.join(d, "x.pvti")
