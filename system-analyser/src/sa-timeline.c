@@ -172,8 +172,10 @@ static void query(SaTimeline *self, int width)
 			}
 		}
 	}
-	if (grew)
+	if (grew) {
 		layout_rows(self);
+		gtk_widget_queue_resize(GTK_WIDGET(self));
+	}
 }
 
 /* --- Drawing ------------------------------------------------------------------- */
@@ -261,8 +263,34 @@ static void draw_ruler(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, in
 
 		gtk_snapshot_append_color(s, &line, &GRAPHENE_RECT_INIT((float)x, 14, 1, RULER_H - 14));
 		self->nodes++;
-		draw_text(s, layout, text, x + 3, 2, 100, &fg);
+		/* A label that would not fit before the right edge is left out. */
+		if (x + 3 + 8 * strlen(text) <= (double)width)
+			draw_text(s, layout, text, x + 3, 2, 100, &fg);
 	}
+}
+
+/* A folded bar's count as fits in `w` pixels: "×125,000", else "×125k"
+ * or "×1.2M"; FALSE when neither fits (a cut number would mislead). */
+static gboolean count_label(PangoLayout *layout, uint64_t count, double w, char *buf, size_t size)
+{
+	g_autofree char *full = sa_format_count(count);
+	int pw;
+
+	pango_layout_set_width(layout, -1);
+	g_snprintf(buf, size, "×%s", full);
+	pango_layout_set_text(layout, buf, -1);
+	pango_layout_get_pixel_size(layout, &pw, NULL);
+	if (pw <= w)
+		return TRUE;
+	if (count >= 1000000)
+		g_snprintf(buf, size, "×%.1fM", (double)count / 1e6);
+	else if (count >= 1000)
+		g_snprintf(buf, size, "×%.0fk", (double)count / 1e3);
+	else
+		return FALSE;
+	pango_layout_set_text(layout, buf, -1);
+	pango_layout_get_pixel_size(layout, &pw, NULL);
+	return pw <= w;
 }
 
 /* One thread's rows: its items at their depths, names where they fit,
@@ -272,7 +300,10 @@ static void draw_thread(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, s
 {
 	thread_rows *r = &self->rows[t];
 	GdkRGBA text = dark ? (GdkRGBA){0.95f, 0.95f, 0.95f, 1} : (GdkRGBA){0.1f, 0.1f, 0.1f, 1};
-	GdkRGBA folded = foreground(self, 0.45), summary = foreground(self, 0.3);
+	/* Opaque greys: folded bars meet at fractional pixels, where
+	 * translucent ones would show seams. */
+	GdkRGBA folded = dark ? (GdkRGBA){0.45f, 0.45f, 0.47f, 1} : (GdkRGBA){0.60f, 0.60f, 0.62f, 1};
+	GdkRGBA summary = dark ? (GdkRGBA){0.36f, 0.36f, 0.38f, 1} : (GdkRGBA){0.70f, 0.70f, 0.72f, 1};
 	double right = width;
 
 	for (size_t i = 0; i < r->n_items; i++) {
@@ -280,9 +311,28 @@ static void draw_thread(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, s
 		double x0 = x_of(self, width, it->start_ns), x1 = x_of(self, width, it->end_ns);
 		guint depth = it->kind == TSR_TRACE_ITEM_SUMMARY ? 0 : it->depth;
 		double y = top + (double)depth * ROW_H;
+		uint64_t count = it->count;
 		GdkRGBA c;
 		char buf[48];
 
+		/* Folded items of a row that follow each other across gaps
+		 * narrower than the fold width are one bar carrying their summed
+		 * count (the gaps are below the resolution): a dense run reads
+		 * as one bar, not stripes, and costs one node. */
+		if (it->kind != TSR_TRACE_ITEM_EVENT) {
+			while (i + 1 < r->n_items && r->items[i + 1].kind == it->kind &&
+			       r->items[i + 1].depth == it->depth) {
+				double next = x_of(self, width, r->items[i + 1].start_ns);
+
+				if (next - x1 >= SA_TIMELINE_FOLD_PX)
+					break;
+				i++;
+				count += r->items[i].count;
+				x1 = MAX(x1, x_of(self, width, r->items[i].end_ns));
+			}
+			x0 = floor(x0);
+			x1 = ceil(x1);
+		}
 		x0 = MAX(x0, LABEL_W);
 		x1 = MIN(x1, right);
 		/* Nothing in view vanishes: at least a pixel. */
@@ -303,10 +353,7 @@ static void draw_thread(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, s
 			const char *name = tsr_trace_get_name(self->trace, it->name);
 
 			draw_text(s, layout, name ? name : "?", x0 + 3, y + 1, x1 - x0 - 6, &text);
-		} else {
-			g_autofree char *count = sa_format_count(it->count);
-
-			g_snprintf(buf, sizeof(buf), "×%s", count);
+		} else if (count_label(layout, count, x1 - x0 - 6, buf, sizeof(buf))) {
 			draw_text(s, layout, buf, x0 + 3, y + 1, x1 - x0 - 6,
 			          &(GdkRGBA){text.red, text.green, text.blue, 0.85f});
 		}
@@ -693,6 +740,7 @@ void sa_timeline_set_document(SaTimeline *self, SaDocument *doc)
 			self->rows[t].depths = 1;
 		self->proc_y = g_new0(int, self->n_procs);
 		layout_rows(self);
+		gtk_widget_queue_resize(GTK_WIDGET(self));
 		self->view_from = self->view_to = 0;
 		sa_timeline_show_all(self);
 	}
