@@ -25,6 +25,7 @@
  *
  * Usage: bench-system-analyser [SPANS [THREADS]]
  * SA_BENCH_STEPS set: a '#' line per step of the sweep (its window and time).
+ * SA_BENCH_KEEP set: the trace is kept (its path printed) to look at in the app.
  */
 #define _GNU_SOURCE 1
 
@@ -260,7 +261,10 @@ int main(int argc, char **argv)
 	g_object_unref(renderer);
 	rc = 0;
 cleanup:
+	if (getenv("SA_BENCH_KEEP") && path)
+		printf("# kept %s\n", path);
+	else
+		nftw(dir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
 	free(path);
-	nftw(dir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
 }
