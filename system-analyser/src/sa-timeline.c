@@ -223,9 +223,10 @@ static void draw_text(GtkSnapshot *s, PangoLayout *layout, const char *text, dou
 	gtk_snapshot_restore(s);
 }
 
-/* "1.5 ms" for a tick at `v` ns after the start, with as many decimals as
- * the step `step` needs. */
-static char *tick_label(double v, double step)
+/* "40.2986 ms" for a tick at `v` ns after the start: the unit of the
+ * window's end `hi` (so deep zooms far into a trace stay readable), with
+ * as many decimals as the step `step` needs. */
+static char *tick_label(double v, double step, double hi)
 {
 	static const struct {
 		double scale;
@@ -233,13 +234,13 @@ static char *tick_label(double v, double step)
 	} units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}};
 	size_t i = 0;
 
-	while (i + 1 < G_N_ELEMENTS(units) && step < units[i].scale)
+	while (i + 1 < G_N_ELEMENTS(units) && hi < units[i].scale)
 		i++;
 	{
 		double q = step / units[i].scale;
 		int decimals = q >= 1 ? 0 : (int)ceil(-log10(q) - 1e-9);
 
-		return g_strdup_printf("%.*f %s", CLAMP(decimals, 0, 6), v / units[i].scale,
+		return g_strdup_printf("%.*f %s", CLAMP(decimals, 0, 9), v / units[i].scale,
 		                       units[i].unit);
 	}
 }
@@ -259,7 +260,7 @@ static void draw_ruler(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, in
 	for (guint i = 0; i < n; i++) {
 		double v = first + step * i;
 		double x = x_of(self, width, self->info->start_ns + (int64_t)llround(v));
-		g_autofree char *text = tick_label(v, step);
+		g_autofree char *text = tick_label(v, step, hi);
 
 		gtk_snapshot_append_color(s, &line, &GRAPHENE_RECT_INIT((float)x, 14, 1, RULER_H - 14));
 		self->nodes++;
