@@ -237,14 +237,19 @@ static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, do
                         gpointer data)
 {
 	SaWindow *self = data;
-	GSList *files = g_value_get_boxed(value);
 	g_autoptr(GPtrArray) list = g_ptr_array_new();
+	GSList *files;
 
 	(void)target;
 	(void)x;
 	(void)y;
+	if (!G_VALUE_HOLDS(value, GDK_TYPE_FILE_LIST) || !g_value_get_boxed(value))
+		return FALSE;
+	/* Every file dropped goes onto one time axis. */
+	files = gdk_file_list_get_files(g_value_get_boxed(value));
 	for (GSList *l = files; l; l = l->next)
 		g_ptr_array_add(list, l->data);
+	g_slist_free(files);
 	if (list->len == 0)
 		return FALSE;
 	sa_window_open(self, (GFile *const *)list->pdata, list->len);
