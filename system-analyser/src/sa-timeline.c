@@ -172,10 +172,10 @@ static void query(SaTimeline *self, int width)
 			}
 		}
 	}
-	if (grew) {
+	/* No new size request from here: this runs inside the snapshot,
+	 * and the rows scroll within the allocation anyway. */
+	if (grew)
 		layout_rows(self);
-		gtk_widget_queue_resize(GTK_WIDGET(self));
-	}
 }
 
 /* --- Drawing ------------------------------------------------------------------- */
