@@ -132,8 +132,9 @@ static void settle(void)
 }
 
 /* Snapshots `w` (inside `parent`) and renders it offscreen; `*snap_ms`
- * (may be NULL) gets the snapshot's share. */
-static void draw(GtkWidget *parent, GtkWidget *w, GskRenderer *renderer, double *snap_ms)
+ * (may be NULL) gets the snapshot's share. FALSE when nothing was drawn
+ * (a frame that draws nothing would time as fast as can be). */
+static gboolean draw(GtkWidget *parent, GtkWidget *w, GskRenderer *renderer, double *snap_ms)
 {
 	GtkSnapshot *s = gtk_snapshot_new();
 	GskRenderNode *node;
@@ -149,6 +150,7 @@ static void draw(GtkWidget *parent, GtkWidget *w, GskRenderer *renderer, double 
 		g_object_unref(gsk_renderer_render_texture(renderer, node, &bounds));
 		gsk_render_node_unref(node);
 	}
+	return node != NULL;
 }
 
 int main(int argc, char **argv)
@@ -199,7 +201,10 @@ int main(int argc, char **argv)
 	settle();
 	renderer = gsk_cairo_renderer_new();
 	gsk_renderer_realize(renderer, NULL, NULL);
-	draw(win, tl, renderer, NULL);
+	if (!draw(win, tl, renderer, NULL)) {
+		fprintf(stderr, "bench-system-analyser: the first frame drew nothing\n");
+		goto cleanup;
+	}
 	printf("sa.open_to_first_paint_s %.2f s (target <= 2)\n", now_s() - t0);
 
 	/* The sweep: 100 steps from the whole trace down to 1 us (a geometric
@@ -219,7 +224,10 @@ int main(int argc, char **argv)
 			sa_timeline_set_view(SA_TIMELINE(tl), (int64_t)(centre - w / 2),
 			                     (int64_t)(centre + w / 2));
 			t0 = now_s();
-			draw(win, tl, renderer, &snaps[i]);
+			if (!draw(win, tl, renderer, &snaps[i])) {
+				fprintf(stderr, "bench-system-analyser: step %d drew nothing\n", i);
+				goto cleanup;
+			}
 			times[i] = (now_s() - t0) * 1e3;
 			if (getenv("SA_BENCH_STEPS"))
 				printf("# step %d: window %.0f ns, %.2f ms (snapshot %.2f ms)\n", i, w, times[i],
