@@ -57,6 +57,9 @@ typedef struct load_state {
 	char message[96];             /* under lock */
 	bool idle_pending;            /* under lock */
 	double scale, offset;         /* the current phase's share of the bar (worker only) */
+	bool finished;                /* main thread: the caller's callback has run */
+	GAsyncReadyCallback callback; /* the caller's, called by on_task_done */
+	gpointer user_data;
 	gatomicrefcount ref;
 } load_state;
 
@@ -86,7 +89,9 @@ static gboolean show_progress(gpointer data)
 	memcpy(message, ls->message, sizeof(message));
 	ls->idle_pending = false;
 	g_mutex_unlock(&ls->lock);
-	if (ls->progress && !g_cancellable_is_cancelled(ls->cancellable))
+	/* GTask completes at a higher priority than idles: progress still
+	 * queued then is stale, and its data may be gone. */
+	if (ls->progress && !ls->finished && !g_cancellable_is_cancelled(ls->cancellable))
 		ls->progress(fraction, message, ls->progress_data);
 	return G_SOURCE_REMOVE;
 }
@@ -249,18 +254,30 @@ static load_state *load_state_new(char **paths, GCancellable *cancellable)
 	return ls;
 }
 
+/* The task's completion, on the main thread: no progress after it, then
+ * the caller's callback. */
+static void on_task_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	load_state *ls = data;
+
+	ls->finished = true;
+	ls->callback(source, result, ls->user_data);
+	load_state_unref(ls);
+}
+
 void sa_document_load_async(GFile *const *files, guint n_files, GCancellable *cancellable,
                             SaLoadProgressFunc progress, gpointer progress_data,
                             GDestroyNotify progress_destroy, GAsyncReadyCallback callback,
                             gpointer user_data)
 {
-	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
+	g_autoptr(GTask) task = NULL;
 	GError *error = NULL;
 	char **paths = paths_of(files, n_files, &error);
 	load_state *ls;
 
-	g_task_set_source_tag(task, sa_document_load_async);
 	if (!paths) {
+		task = g_task_new(NULL, cancellable, callback, user_data);
+		g_task_set_source_tag(task, sa_document_load_async);
 		if (progress_destroy)
 			progress_destroy(progress_data);
 		g_task_return_error(task, error);
@@ -271,6 +288,11 @@ void sa_document_load_async(GFile *const *files, guint n_files, GCancellable *ca
 	ls->progress_data = progress_data;
 	ls->progress_destroy = progress_destroy;
 	ls->context = g_main_context_ref_thread_default();
+	ls->callback = callback;
+	ls->user_data = user_data;
+	g_atomic_ref_count_inc(&ls->ref);   /* on_task_done's */
+	task = g_task_new(NULL, cancellable, on_task_done, ls);
+	g_task_set_source_tag(task, sa_document_load_async);
 	g_task_set_task_data(task, ls, (GDestroyNotify)load_state_unref);
 	g_task_run_in_thread(task, load_thread);
 }
