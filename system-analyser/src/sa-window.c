@@ -21,6 +21,7 @@ struct _SaWindow {
 	GtkLabel *error_message;
 	GtkHeaderBar *header;
 	GtkPaned *paned;
+	GtkNotebook *details;
 	SaTimeline *timeline;
 	SaStatsView *stats_view;
 
@@ -288,6 +289,7 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, main_stack);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, header);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, paned);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, details);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_title);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_progress);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_message);
@@ -308,6 +310,17 @@ static void sa_window_init(SaWindow *self)
 
 	gtk_widget_init_template(GTK_WIDGET(self));
 	self->page_before_load = "start";
+	/* GTK 4.8 names a notebook's tabs "Tab" for assistive technology:
+	 * each tab is named after its label instead. */
+	for (int i = 0; i < gtk_notebook_get_n_pages(self->details); i++) {
+		GtkWidget *label = gtk_notebook_get_tab_label(
+		    self->details, gtk_notebook_get_nth_page(self->details, i));
+		GtkWidget *tab = label ? gtk_widget_get_parent(label) : NULL;
+
+		if (tab && GTK_IS_LABEL(label))
+			gtk_accessible_update_property(GTK_ACCESSIBLE(tab), GTK_ACCESSIBLE_PROPERTY_LABEL,
+			                               gtk_label_get_text(GTK_LABEL(label)), -1);
+	}
 	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_range_changed), self);
 	drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);

@@ -94,6 +94,9 @@ def main():
                      a.getRole() == pyatspi.ROLE_TREE_TABLE)
         if timeline is None or table is None:
             raise SystemExit("FAIL: no image named 'Timeline' or no table named 'Statistics'")
+        if find(app, lambda a: a.name == "Statistics" and
+                a.getRole() == pyatspi.ROLE_PAGE_TAB, timeout=5) is None:
+            failures.append("no tab named 'Statistics'")
         want = f"Showing 0.000000 ms – {ms(length)} of {ms(length)}; {spans:,} spans in view"
         if not wait_for(lambda: timeline.description.startswith(want)):
             failures.append(f"the timeline says {timeline.description!r}; the CLI {want!r}")
