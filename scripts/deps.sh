@@ -2,6 +2,11 @@
 # needs to build and test, only when some are missing. Works as root or
 # through sudo on a fresh Debian 12 machine.
 TILESCOPE_DEB_PACKAGES="gcc libc6-dev meson ninja-build pkg-config python3 libcmocka-dev zlib1g-dev libsqlite3-dev libcbor-dev libcjson-dev sqlite3 dataset-fashion-mnist"
+# The sanitizer build and the libFuzzer targets (tests/fuzz/): clang, and
+# the package holding its sanitizer and libFuzzer runtimes
+# (libclang_rt.fuzzer-x86_64.a), which clang only recommends on Debian 12
+# and the install below skips recommends.
+TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES clang libclang-rt-14-dev"
 # The chart kit (GTK 4.8) and its headless tests: Xvfb, the accessibility bus, screenshots.
 TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES libgtk-4-dev xvfb xauth dbus at-spi2-core python3-pyatspi imagemagick xdotool adwaita-icon-theme librsvg2-common fonts-dejavu-core"
 

@@ -267,6 +267,12 @@ void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
 	gtk_label_set_xalign(GTK_LABEL(k), 0);
 	gtk_label_set_yalign(GTK_LABEL(k), 0);
 	gtk_widget_add_css_class(k, "dim-label");
+	/* A long key (a templated vertex type) must not squeeze the values:
+	 * cut in the middle, whole in the tooltip. */
+	gtk_label_set_ellipsize(GTK_LABEL(k), PANGO_ELLIPSIZE_MIDDLE);
+	gtk_label_set_max_width_chars(GTK_LABEL(k), 32);
+	if (g_utf8_strlen(key, -1) > 32)
+		gtk_widget_set_tooltip_text(k, key);
 	gtk_label_set_width_chars(GTK_LABEL(v), 14);
 	gtk_label_set_xalign(GTK_LABEL(v), 0);
 	gtk_label_set_wrap(GTK_LABEL(v), TRUE);

@@ -32,6 +32,7 @@
 
 #include "serialise.h" /* db-schema/ */
 
+#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -984,6 +985,46 @@ static int ex_check_args(void **out, size_t *out_len, tsr_report *report, tsr_ex
 	return TSR_OK;
 }
 
+/* strlen, 0 for NULL. */
+static uint64_t len0(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+/*
+ * The bytes of names the graph profile's document will copy, checked
+ * against the room the memory cap leaves: a report can name one long
+ * string from every row (a 2.9 MB file made a 2.86 GB export), and the
+ * document is built whole in memory, so a report whose names alone would
+ * not fit is refused before a byte is written.
+ */
+static int ex_check_names(ex_ctx *c, const tsi_graph_profile *gp)
+{
+	uint64_t bytes = 0, cap = c->r->memory_cap;
+	uint64_t room = cap > c->r->memory_used ? cap - c->r->memory_used : 0;
+
+	for (size_t i = 0; i < gp->n_variables; i++)
+		bytes += len0(gp->variables[i].name);
+	for (size_t i = 0; i < gp->n_compute_sets; i++)
+		bytes += len0(gp->compute_sets[i].name);
+	for (size_t i = 0; i < gp->n_programs; i++)
+		bytes += len0(gp->programs[i].name);
+	for (size_t i = 0; i < gp->n_vertex_types; i++)
+		bytes += len0(gp->vertex_types[i].name);
+	for (int k = 0; k < TSI_EXCHANGE_KIND_COUNT; k++)
+		for (size_t i = 0; i < gp->n_exchanges[k]; i++)
+			bytes += len0(gp->exchanges[k][i].name);
+	for (size_t i = 0; i < gp->n_debug_contexts; i++)
+		bytes += len0(gp->debug_contexts[i].name) + len0(gp->debug_contexts[i].api);
+	if (bytes > room)
+		return tsr_fail(c->r, TSR_ERR_TOO_LARGE,
+		                "'%s': its graph profile would copy %" PRIu64 " bytes of names, more "
+		                "than the %" PRIu64 " bytes the memory cap leaves (tsr_open_options."
+		                "memory_cap)",
+		                tsr_report_get_path(c->r), bytes, room);
+	return TSR_OK;
+}
+
 /* The graph profile (see export.h): rebuilt, then serialised. */
 TSR_API int tsr_export_graph_profile(void **out, size_t *out_len, tsr_report *report,
                                      tsr_export_format format)
@@ -995,6 +1036,8 @@ TSR_API int tsr_export_graph_profile(void **out, size_t *out_len, tsr_report *re
 	if (rc)
 		return rc;
 	rc = ex_graph_profile(&c, &gp, EX_GRAPH);
+	if (!rc)
+		rc = ex_check_names(&c, &gp);
 	if (!rc) {
 		char msg[256];
 

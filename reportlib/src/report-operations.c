@@ -354,9 +354,14 @@ static int scan_cbor(tsr_report *r, size_t *items, const unsigned char *buf, siz
 
 /* --- debug.cbor: the checked document -------------------------------------------- */
 
-/* The value of `key` in a definite map of text keys, or NULL. */
+/* The value of `key` in a definite map of text keys, or NULL (also when
+ * `map` is NULL or not a definite map: libcbor's map accessors assert
+ * their argument is a map, and a file may hold anything there). */
 static cbor_item_t *map_get(const cbor_item_t *map, const char *key)
 {
+	if (!map || !cbor_isa_map(map) || !cbor_map_is_definite(map))
+		return NULL;
+
 	struct cbor_pair *pairs = cbor_map_handle(map);
 	size_t n = cbor_map_size(map), len = strlen(key);
 

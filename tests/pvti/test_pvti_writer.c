@@ -546,6 +546,40 @@ static void kill_count_cb(void *ctx, long long thread, const tsf_event *ev)
 		k->pre++;
 }
 
+/*
+ * Without an explicit flush the periodic one (every 100 ms at most) must
+ * commit the spans: waits until the trace in `dir` holds at least
+ * `spans` of them (polling a read-only connection, as a viewer of a live
+ * trace would), up to 30 s. A fixed pause of a few periods was not
+ * enough in a loaded ASan build running every suite on two cores, where
+ * the writer thread can be starved well past 100 ms. Chunks are
+ * committed in recording order, so `spans` committed means the first
+ * `spans` recorded are.
+ */
+static void wait_committed(const char *dir, long long spans)
+{
+	struct timespec pause = {0, 50000000};
+	char *file = find_trace(dir);
+	long long n = 0;
+
+	for (int i = 0; i < 600 && n < spans; i++) {
+		sqlite3 *db = NULL;
+		sqlite3_stmt *st = NULL;
+
+		nanosleep(&pause, NULL);
+		if (sqlite3_open_v2(file, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+		    sqlite3_prepare_v2(db, "SELECT coalesce(sum(count), 0) FROM event_chunk", -1, &st,
+		                       NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+	}
+	free(file);
+	if (n < spans)
+		fail_msg("the periodic flush committed %lld of %lld spans in 30 s", n, spans);
+}
+
 static void kill_case(const char *dir, bool flush)
 {
 	int fds[2], status;
@@ -564,13 +598,8 @@ static void kill_case(const char *dir, bool flush)
 	close(fds[1]);
 	assert_int_equal(read(fds[0], &c, 1), 1);
 	close(fds[0]);
-	if (!flush) {
-		/* No explicit flush: the periodic one (every 100 ms at most) must
-		 * have written the spans by now. */
-		struct timespec pause = {0, 250000000};
-
-		nanosleep(&pause, NULL);
-	}
+	if (!flush)
+		wait_committed(dir, KILL_SPANS);
 	assert_int_equal(kill(pid, SIGKILL), 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);

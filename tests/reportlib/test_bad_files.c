@@ -654,6 +654,48 @@ static void test_mixed_pair(void **state)
 	tsr_report_free(r);
 }
 
+/*
+ * Issue 18: 400 variables, every compute set and program naming one
+ * 16,000-byte string: the graph-profile export would copy it each time
+ * (6 MB of names from a small file). Under a 4 MiB cap it is refused
+ * before it is built, saying why; with the default cap it is made.
+ */
+static void test_amplified_names(void **state)
+{
+	char path[800];
+	tsr_open_options o = TSR_OPEN_OPTIONS_INIT;
+	tsr_report *r = NULL;
+	void *out = NULL;
+	size_t len;
+
+	(void)state;
+	copy_report(path, sizeof(path), "amplified-names");
+	edit(path, "UPDATE string SET text = printf('%.16000c', 'x') WHERE id = "
+	           "(SELECT name FROM variable ORDER BY id LIMIT 1); "
+	           "CREATE TEMP TABLE base AS SELECT max(id) AS m, "
+	           "(SELECT name FROM variable ORDER BY id LIMIT 1) AS n FROM variable; "
+	           "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 400) "
+	           "INSERT INTO variable (id, name, category, type, bytes, shape, tiles, "
+	           "bytes_by_tile, always_live, live_from, live_to, debug_context) "
+	           "SELECT base.m + k.i, base.n, v.category, v.type, v.bytes, v.shape, v.tiles, "
+	           "v.bytes_by_tile, v.always_live, v.live_from, v.live_to, v.debug_context "
+	           "FROM k, base, (SELECT * FROM variable ORDER BY id LIMIT 1) v; "
+	           "UPDATE compute_set SET name = (SELECT n FROM base); "
+	           "UPDATE program SET name = (SELECT n FROM base)");
+	o.memory_cap = 4 << 20;
+	assert_int_equal(tsr_report_open(&r, path, &o), TSR_OK);
+	assert_int_equal(tsr_export_graph_profile(&out, &len, r, TSR_EXPORT_JSON), TSR_ERR_TOO_LARGE);
+	assert_null(out);
+	if (!strstr(tsr_report_error(r), "bytes of names"))
+		fail_msg("not the names' check: %s", tsr_report_error(r));
+	tsr_report_free(r);
+	assert_int_equal(tsr_report_open(&r, path, NULL), TSR_OK);
+	assert_int_equal(tsr_export_graph_profile(&out, &len, r, TSR_EXPORT_JSON), TSR_OK);
+	assert_true(len > 400 * 16000);
+	free(out);
+	tsr_report_free(r);
+}
+
 /* An index into an empty list says so instead of showing "[0, -1]". */
 static void test_empty_range_message(void **state)
 {
@@ -694,6 +736,7 @@ static void test_memory_cap(void **state)
 	           "SELECT i, 0, NULL, 0, i FROM n");
 	run_case(&huge, path);
 	run_case(&ok, path);
+
 }
 
 /* Views, triggers and generated columns that call functions. */
@@ -826,6 +869,7 @@ int main(void)
 		cmocka_unit_test(test_lies),
 		cmocka_unit_test(test_empty_range_message),
 		cmocka_unit_test(test_mixed_pair),
+		cmocka_unit_test(test_amplified_names),
 		cmocka_unit_test(test_memory_cap),
 		cmocka_unit_test(test_hostile_sql),
 		cmocka_unit_test(test_connection),

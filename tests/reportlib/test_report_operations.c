@@ -674,6 +674,9 @@ static void test_damaged_bytes(void **state)
 		static const unsigned char tagged[] = {0xc1, 0x1a, 0x00, 0x00, 0x00, 0x01};
 		static const unsigned char long_text[] = {0x7b, 0x00, 0x00, 0x10, 0x00,
 		                                          0x00, 0x00, 0x00, 0x00, 'a'};
+		static const unsigned char not_map[] = {0x4b, 'N', 'F', 0xa4, 'g', 'v',
+		                                        'e', 't', 's', 'i', 'f', 'r'};
+		static const unsigned char top_array[] = {0x81, 0x01};
 		const struct {
 			const char *what;
 			const unsigned char *bytes;
@@ -685,6 +688,12 @@ static void test_damaged_bytes(void **state)
 		    {"indefinite array", indefinite, sizeof(indefinite)},
 		    {"tag", tagged, sizeof(tagged)},
 		    {"text longer than the file", long_text, sizeof(long_text)},
+		    /* Found by tests/fuzz (debug_cbor): a document whose top
+		     * level is not a map reached libcbor's map accessors, whose
+		     * assertion aborted the process. */
+		    {"a byte string at the top", not_map, sizeof(not_map)},
+		    {"an array at the top", top_array, sizeof(top_array)},
+		    {"an integer at the top", top_array + 1, 1},
 		};
 
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* One move of a contiguous run of a variable between two tiles. */
 typedef struct move {
@@ -57,6 +58,8 @@ typedef struct lower_ctx {
 	tsi_vec function_ids;      /* lowered Sequence id of each function, boxed */
 	move_list internal, external; /* scratch for one exchange */
 	tsi_tile_acc recv, sent, code, msg, hdr, cyc, runs;
+	size_t user_programs_lowered; /* for the progress lines */
+	double next_progress_s;       /* CLOCK_MONOTONIC seconds of the next line */
 } lower_ctx;
 
 /* --- Small helpers ----------------------------------------------------------- */
@@ -743,6 +746,35 @@ static int function_index(lower_ctx *c, tsi_function *fn, int32_t *out)
 }
 
 /* Lowers user program `p` once; *out lists its nodes for the parent. */
+/* Seconds on CLOCK_MONOTONIC. */
+static double lower_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Lowering is the longest phase of a large compile (seconds); the INFO log
+ * is the user's progress bar, so it says how far lowering has got about
+ * once a second: a clock read every 1,024 programs costs nothing.
+ */
+static void lower_progress(lower_ctx *c)
+{
+	double t;
+
+	if (++c->user_programs_lowered % 1024 != 0)
+		return;
+	t = lower_now();
+	if (t < c->next_progress_s)
+		return;
+	c->next_progress_s = t + 1.0;
+	tsi_log(TSI_LOG_INFO, "COMPILE",
+	        "Lowering: %zu of %zu programs, %zu lowered programs and %zu exchange plans so far",
+	        c->user_programs_lowered, c->b->core->programs.len, c->b->n_programs, c->b->n_plans);
+}
+
 static int lower_prog(lower_ctx *c, const tsi_program *p, node_list **out)
 {
 	tsi_profile_builder *b = c->b;
@@ -755,6 +787,7 @@ static int lower_prog(lower_ctx *c, const tsi_program *p, node_list **out)
 	*out = nl;
 	if (nl->done)
 		return TSI_OK;
+	lower_progress(c);
 	switch (p->kind) {
 	case TSI_PROG_SEQUENCE:
 		for (size_t i = 0; !rc && i < p->steps.len; i++)
@@ -1124,6 +1157,7 @@ int tsi_lower(tsi_profile_builder *b, tsi_program *const *programs, size_t n_pro
 
 	memset(&c, 0, sizeof(c));
 	c.b = b;
+	c.next_progress_s = lower_now() + 1.0;
 	c.tiles_per_ipu = core->target.tiles_per_ipu ? core->target.tiles_per_ipu : 1;
 	c.lowered = calloc(core->programs.len ? core->programs.len : 1, sizeof(*c.lowered));
 	c.function_index = malloc((core->functions.len ? core->functions.len : 1) * sizeof(int32_t));

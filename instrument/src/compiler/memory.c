@@ -430,7 +430,8 @@ static int finish_compute_set(mem_ctx *m, vgroup *vg, size_t n, tsi_vertex_memor
 		acc_group(m, &g, type_code(m, (uint32_t)(g.key >> 32)));
 		i = j;
 	}
-	instrument_cs(m, m->groups + first, m->n_groups - first, seq);
+	/* m->groups is NULL until the first group: no offset from NULL. */
+	instrument_cs(m, m->groups ? m->groups + first : NULL, m->n_groups - first, seq);
 	rc = take_vertex_memory(m, out);
 done:
 	return rc;
