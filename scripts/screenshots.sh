@@ -64,3 +64,5 @@ for view in summary memory liveness; do
 	shot "compare-$view" "$view" "$compare_a" "$compare_b"
 done
 shot compare-operations operations sample-reports/tut4_profiling sample-reports/tut5_ml
+# The System Analyser on tutorial 5's trace (its own script).
+scripts/screenshots-system.sh "${SYSTEM_TRACE:-sample-reports/tut5_ml/tut5_ml.pvti}" "$out"

@@ -757,6 +757,15 @@ static int events_mlod(tsr_trace *tr, item_vec *iv, size_t thread, int level, in
  * answers when it is fine enough, else the one built in memory, else (a
  * resolution finer than any bucket) the spans are decoded after all.
  */
+/* How many spans a viewport query may decode (tsr_trace_list_events). */
+int tsr_trace_set_decode_budget(tsr_trace *tr, uint64_t spans)
+{
+	if (!tr)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "tsr_trace_set_decode_budget: no trace");
+	tr->decode_budget = spans;
+	return TSR_OK;
+}
+
 int tsr_trace_list_events(tsr_trace_item **out, size_t *n, tsr_trace *tr, size_t thread,
                           int64_t from_ns, int64_t to_ns, uint64_t resolution_ns)
 {
@@ -791,7 +800,7 @@ int tsr_trace_list_events(tsr_trace_item **out, size_t *n, tsr_trace *tr, size_t
 		goto cleanup;
 	for (i = 0; i < n_idx; i++)
 		estimate += td->chunks[idx[i]].count;
-	if (resolution_ns == 0 || estimate <= DECODE_BUDGET) {
+	if (resolution_ns == 0 || estimate <= (tr->decode_budget ? tr->decode_budget : DECODE_BUDGET)) {
 		rc = events_exact(tr, &iv, thread, idx, n_idx, from_ns, to_ns, resolution_ns);
 		goto cleanup;
 	}

@@ -114,6 +114,7 @@ struct tsr_trace {
 	char error[512];
 	int code;                  /* the code of the last failure */
 	tsr_progress_state progress; /* the callback given at open or set later */
+	uint64_t decode_budget;    /* spans a viewport query decodes; 0: the default */
 	uint64_t memory_cap, memory_used; /* bytes */
 	trace_pool_block *pool;
 

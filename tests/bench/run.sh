@@ -191,3 +191,14 @@ if [ -x "$build/tests/bench/bench-graph-analyser" ]; then
 	fi 2>"$tmp/ga-bert.err" | grep -v '^#' | sed 's/^ga\./ga.bert./' ||
 		fail "bench-graph-analyser on the large model's report failed"
 fi
+
+# --- 8. The System Analyser on a large trace ----------------------------------
+# It writes its own trace ($spans spans over 16 threads) with the pvti API.
+if [ -x "$build/tests/bench/bench-system-analyser" ]; then
+	echo "# System Analyser: open to first paint, timeline sweep, statistics on $spans spans" >&2
+	if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null 2>&1; then
+		GSK_RENDERER=cairo xvfb-run -a "$build/tests/bench/bench-system-analyser" "$spans"
+	else
+		GSK_RENDERER=cairo "$build/tests/bench/bench-system-analyser" "$spans"
+	fi 2>"$tmp/sa.err" | grep -v '^#' || fail "bench-system-analyser failed"
+fi

@@ -252,6 +252,9 @@ static void check_window(tsr_trace *tr, size_t thread, const tsr_trace_item *spa
 
 /* Every span at resolution 0, as traced; windows at several resolutions
  * add up; bad arguments give their codes. */
+static void check_lod(tsr_trace *tr, size_t thread, uint64_t res, uint64_t events,
+                      uint64_t busy, uint32_t top);
+
 static void test_events(void **state)
 {
 	char *path = make_trace(*state, SMALL_OUTERS, true);
@@ -326,6 +329,25 @@ static void test_events(void **state)
 	                 TSR_OK);
 	assert_true(i < n / 10);
 	free(items);
+	/* A decode budget below the thread's spans: the same window comes from
+	 * the level of detail (SUMMARY items, every span counted); back to
+	 * the default, decoded again. */
+	{
+		uint64_t busy = 0;
+
+		for (size_t s = 0; s < n; s++)
+			if (spans[s].depth == 0)
+				busy += (uint64_t)(spans[s].end_ns - spans[s].start_ns);
+		assert_int_equal(tsr_trace_set_decode_budget(tr, 1000), TSR_OK);
+		check_lod(tr, main_t, (uint64_t)span_ns / 100, n, busy, TSR_TRACE_NO_NAME);
+	}
+	assert_int_equal(tsr_trace_set_decode_budget(tr, 0), TSR_OK);
+	assert_int_equal(tsr_trace_list_events(&items, &i, tr, main_t, INT64_MIN, INT64_MAX,
+	                                       (uint64_t)span_ns / 100),
+	                 TSR_OK);
+	assert_true(i > 0 && items[0].kind != TSR_TRACE_ITEM_SUMMARY);
+	free(items);
+	assert_int_equal(tsr_trace_set_decode_budget(NULL, 1), TSR_ERR_INVALID_ARGUMENT);
 
 	/* Bad arguments. */
 	assert_int_equal(tsr_trace_list_events(&items, &i, tr, n_threads, 0, 10, 0), TSR_ERR_OUT_OF_RANGE);

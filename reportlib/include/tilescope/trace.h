@@ -203,6 +203,13 @@ typedef struct tsr_trace_item {
 TSR_API int tsr_trace_list_events(tsr_trace_item **out, size_t *n, tsr_trace *trace, size_t thread,
                                   int64_t from_ns, int64_t to_ns, uint64_t resolution_ns);
 
+/* The most spans one tsr_trace_list_events call at a non-zero resolution
+ * decodes one by one (EVENT and MERGED items) before it answers from the
+ * level of detail instead (SUMMARY items); 0: the default, 256 Ki. A
+ * timeline that asks for many threads in one frame lowers it so that the
+ * frame's cost stays bounded. TSR_ERR_INVALID_ARGUMENT for a NULL trace. */
+TSR_API int tsr_trace_set_decode_budget(tsr_trace *trace, uint64_t spans);
+
 /* JSON attached to span `seq` of `thread` (pvti_event_metadata), in *json
  * (caller frees with free()), or *json NULL when there is none. */
 TSR_API int tsr_trace_dup_event_metadata(char **json, tsr_trace *trace, size_t thread, int64_t seq);

@@ -1,0 +1,446 @@
+/*
+ * Loading traces for the System Analyser (sa-document.h): reportlib's
+ * open with its progress callback, then each thread's level of detail of
+ * the whole trace built once (the first paint's queries), all in one
+ * GTask thread; the main thread gets a finished document or reportlib's
+ * one-line message. Statistics run on a second handle in workers.
+ */
+#include "sa-document.h"
+
+#include <string.h>
+
+struct _SaDocument {
+	gatomicrefcount ref;
+	char **paths;                 /* the files and directories opened (NULL-terminated) */
+	char *title;
+	tsr_trace *trace;             /* main thread */
+	GMutex stats_lock;            /* guards stats_trace */
+	tsr_trace *stats_trace;       /* the statistics workers', opened on first use */
+	double load_seconds;
+};
+
+G_DEFINE_BOXED_TYPE(SaDocument, sa_document, sa_document_ref, sa_document_unref)
+G_DEFINE_QUARK(sa-document-error-quark, sa_document_error)
+
+SaDocument *sa_document_ref(SaDocument *doc)
+{
+	g_return_val_if_fail(doc, NULL);
+	g_atomic_ref_count_inc(&doc->ref);
+	return doc;
+}
+
+void sa_document_unref(SaDocument *doc)
+{
+	if (!doc || !g_atomic_ref_count_dec(&doc->ref))
+		return;
+	tsr_trace_free(doc->trace);
+	tsr_trace_free(doc->stats_trace);
+	g_mutex_clear(&doc->stats_lock);
+	g_strfreev(doc->paths);
+	g_free(doc->title);
+	g_free(doc);
+}
+
+/* --- Progress, from the worker to the main thread ---------------------------- */
+
+/* The latest progress of one load; the worker writes it under the lock and
+ * schedules one idle at a time to show it. */
+typedef struct load_state {
+	char **paths;
+	GCancellable *cancellable;
+	SaLoadProgressFunc progress;
+	gpointer progress_data;
+	GDestroyNotify progress_destroy;
+	GMainContext *context;
+	GMutex lock;
+	double fraction;              /* under lock */
+	char message[96];             /* under lock */
+	bool idle_pending;            /* under lock */
+	double scale, offset;         /* the current phase's share of the bar (worker only) */
+	bool finished;                /* main thread: the caller's callback has run */
+	GAsyncReadyCallback callback; /* the caller's, called by on_task_done */
+	gpointer user_data;
+	gatomicrefcount ref;
+} load_state;
+
+static void load_state_unref(load_state *ls)
+{
+	if (!g_atomic_ref_count_dec(&ls->ref))
+		return;
+	if (ls->progress_destroy)
+		ls->progress_destroy(ls->progress_data);
+	g_strfreev(ls->paths);
+	g_clear_object(&ls->cancellable);
+	if (ls->context)
+		g_main_context_unref(ls->context);
+	g_mutex_clear(&ls->lock);
+	g_free(ls);
+}
+
+/* The idle on the main thread: shows the latest progress. */
+static gboolean show_progress(gpointer data)
+{
+	load_state *ls = data;
+	char message[sizeof(ls->message)];
+	double fraction;
+
+	g_mutex_lock(&ls->lock);
+	fraction = ls->fraction;
+	memcpy(message, ls->message, sizeof(message));
+	ls->idle_pending = false;
+	g_mutex_unlock(&ls->lock);
+	/* GTask completes at a higher priority than idles: progress still
+	 * queued then is stale, and its data may be gone. */
+	if (ls->progress && !ls->finished && !g_cancellable_is_cancelled(ls->cancellable))
+		ls->progress(fraction, message, ls->progress_data);
+	return G_SOURCE_REMOVE;
+}
+
+/* reportlib's callback, on the worker: records the progress (scaled into
+ * the current phase), schedules the idle unless one is pending, and
+ * cancels when asked to. */
+static int on_progress(double fraction, const char *message, void *data)
+{
+	load_state *ls = data;
+	bool schedule;
+
+	if (g_cancellable_is_cancelled(ls->cancellable))
+		return 1;
+	if (!ls->progress)
+		return 0;
+	g_mutex_lock(&ls->lock);
+	ls->fraction = ls->offset + ls->scale * fraction;
+	g_strlcpy(ls->message, message ? message : "", sizeof(ls->message));
+	schedule = !ls->idle_pending;
+	ls->idle_pending = true;
+	g_mutex_unlock(&ls->lock);
+	if (schedule) {
+		GSource *src = g_idle_source_new();
+
+		g_atomic_ref_count_inc(&ls->ref);
+		g_source_set_callback(src, show_progress, ls, (GDestroyNotify)load_state_unref);
+		g_source_attach(src, ls->context);
+		g_source_unref(src);
+	}
+	return 0;
+}
+
+/* --- The load ------------------------------------------------------------------- */
+
+/* A GError from reportlib's code and message (cancellation as GIO's). */
+static void set_error(GError **error, int code, const char *message)
+{
+	if (code == TSR_ERR_CANCELLED)
+		g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
+	else
+		g_set_error_literal(error, SA_DOCUMENT_ERROR, -code, message);
+}
+
+/* The local paths of files[0..n), or NULL with an error for a file that is
+ * not local (reportlib reads paths). */
+static char **paths_of(GFile *const *files, guint n, GError **error)
+{
+	char **paths = g_new0(char *, n + 1);
+
+	for (guint i = 0; i < n; i++) {
+		paths[i] = g_file_get_path(files[i]);
+		if (!paths[i]) {
+			g_autofree char *uri = g_file_get_uri(files[i]);
+
+			g_set_error(error, SA_DOCUMENT_ERROR, 1, "%s: not a local file", uri);
+			g_strfreev(paths);
+			return NULL;
+		}
+	}
+	return paths;
+}
+
+/* "tut5_ml.pvti" for one file, "DIR" for a directory, "3 traces" for
+ * several files. */
+static char *make_title(tsr_trace *trace, char **paths)
+{
+	const tsr_trace_process *procs;
+	size_t n;
+
+	if (tsr_trace_get_processes(&procs, &n, trace) == TSR_OK && n > 1)
+		return g_strdup_printf("%zu traces", n);
+	return g_path_get_basename(paths[0]);
+}
+
+/*
+ * The load, on the worker (or the caller's thread when `ls` has no
+ * context): opens the files (the first four fifths of the bar), then asks
+ * each thread once for the whole trace at a coarse resolution, which
+ * builds the in-memory level of detail of a file that has none, so the
+ * first paint on the main thread costs what any later one does.
+ */
+static SaDocument *load(load_state *ls, GError **error)
+{
+	tsr_trace_open_options opts = TSR_TRACE_OPEN_OPTIONS_INIT;
+	gint64 t0 = g_get_monotonic_time();
+	const tsr_trace_thread *threads;
+	const tsr_trace_info *info;
+	SaDocument *doc;
+	size_t n_threads, n_paths = g_strv_length(ls->paths);
+	int rc;
+
+	doc = g_new0(SaDocument, 1);
+	g_atomic_ref_count_init(&doc->ref);
+	g_mutex_init(&doc->stats_lock);
+	doc->paths = g_strdupv(ls->paths);
+	opts.progress = on_progress;
+	opts.progress_data = ls;
+	ls->scale = 0.8;
+	ls->offset = 0;
+	rc = tsr_trace_open(&doc->trace, (const char *const *)doc->paths, n_paths, &opts);
+	if (rc) {
+		set_error(error, rc, tsr_last_error());
+		goto fail;
+	}
+	doc->title = make_title(doc->trace, doc->paths);
+	info = tsr_trace_get_info(doc->trace);
+	rc = tsr_trace_get_threads(&threads, &n_threads, doc->trace);
+	ls->scale = 0.2 / (double)(n_threads ? n_threads : 1);
+	for (size_t t = 0; rc == TSR_OK && t < n_threads; t++) {
+		int64_t from = info->start_ns, to = info->end_ns + 1;
+		tsr_trace_item *items = NULL;
+		size_t n;
+
+		ls->offset = 0.8 + ls->scale * (double)t;
+		if (on_progress(0, "Building the timeline", ls)) {
+			rc = TSR_ERR_CANCELLED;
+			break;
+		}
+		rc = tsr_trace_list_events(&items, &n, doc->trace, t, from, to,
+		                           (uint64_t)(to - from) / 1000 + 1);
+		free(items);
+	}
+	if (rc) {
+		set_error(error, rc, rc == TSR_ERR_CANCELLED ? "" : tsr_trace_error(doc->trace));
+		goto fail;
+	}
+	/* From now on the main thread owns the handle; its later progress
+	 * (tsr_trace_list_events building a level of detail) goes nowhere. */
+	tsr_trace_set_progress(doc->trace, NULL, NULL);
+	doc->load_seconds = (double)(g_get_monotonic_time() - t0) / 1e6;
+	return doc;
+fail:
+	sa_document_unref(doc);
+	return NULL;
+}
+
+static void load_thread(GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+	load_state *ls = task_data;
+	GError *error = NULL;
+	SaDocument *doc = load(ls, &error);
+
+	(void)source;
+	(void)cancellable;
+	if (doc)
+		g_task_return_pointer(task, doc, (GDestroyNotify)sa_document_unref);
+	else
+		g_task_return_error(task, error);
+}
+
+static load_state *load_state_new(char **paths, GCancellable *cancellable)
+{
+	load_state *ls = g_new0(load_state, 1);
+
+	g_atomic_ref_count_init(&ls->ref);
+	g_mutex_init(&ls->lock);
+	ls->paths = paths;
+	ls->cancellable = cancellable ? g_object_ref(cancellable) : g_cancellable_new();
+	return ls;
+}
+
+/* The task's completion, on the main thread: no progress after it, then
+ * the caller's callback. */
+static void on_task_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	load_state *ls = data;
+
+	ls->finished = true;
+	ls->callback(source, result, ls->user_data);
+	load_state_unref(ls);
+}
+
+void sa_document_load_async(GFile *const *files, guint n_files, GCancellable *cancellable,
+                            SaLoadProgressFunc progress, gpointer progress_data,
+                            GDestroyNotify progress_destroy, GAsyncReadyCallback callback,
+                            gpointer user_data)
+{
+	g_autoptr(GTask) task = NULL;
+	GError *error = NULL;
+	char **paths = paths_of(files, n_files, &error);
+	load_state *ls;
+
+	if (!paths) {
+		task = g_task_new(NULL, cancellable, callback, user_data);
+		g_task_set_source_tag(task, sa_document_load_async);
+		if (progress_destroy)
+			progress_destroy(progress_data);
+		g_task_return_error(task, error);
+		return;
+	}
+	ls = load_state_new(paths, cancellable);
+	ls->progress = progress;
+	ls->progress_data = progress_data;
+	ls->progress_destroy = progress_destroy;
+	ls->context = g_main_context_ref_thread_default();
+	ls->callback = callback;
+	ls->user_data = user_data;
+	g_atomic_ref_count_inc(&ls->ref);   /* on_task_done's */
+	task = g_task_new(NULL, cancellable, on_task_done, ls);
+	g_task_set_source_tag(task, sa_document_load_async);
+	g_task_set_task_data(task, ls, (GDestroyNotify)load_state_unref);
+	g_task_run_in_thread(task, load_thread);
+}
+
+SaDocument *sa_document_load_finish(GAsyncResult *result, GError **error)
+{
+	g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
+	return g_task_propagate_pointer(G_TASK(result), error);
+}
+
+SaDocument *sa_document_load(GFile *const *files, guint n_files, GError **error)
+{
+	char **paths = paths_of(files, n_files, error);
+	load_state *ls;
+	SaDocument *doc;
+
+	if (!paths)
+		return NULL;
+	ls = load_state_new(paths, NULL);
+	doc = load(ls, error);
+	load_state_unref(ls);
+	return doc;
+}
+
+const char *sa_document_get_title(SaDocument *doc)
+{
+	return doc->title;
+}
+
+tsr_trace *sa_document_get_trace(SaDocument *doc)
+{
+	return doc->trace;
+}
+
+double sa_document_get_load_seconds(SaDocument *doc)
+{
+	return doc->load_seconds;
+}
+
+/* --- Statistics ------------------------------------------------------------------ */
+
+void sa_stats_free(sa_stats *stats)
+{
+	if (!stats)
+		return;
+	free(stats->labels);
+	g_free(stats);
+}
+
+/* Statistics progress: only a way to cancel. */
+static int stats_progress(double fraction, const char *message, void *data)
+{
+	(void)fraction;
+	(void)message;
+	return g_cancellable_is_cancelled(data) ? 1 : 0;
+}
+
+/*
+ * The statistics of [from_ns, to_ns), taken as `tilescope trace` takes
+ * them (cmd-trace.c's gather: tsr_trace_list_label_stats with medians over
+ * all threads, the span count from tsr_trace_totals_new), on the second
+ * handle under its lock.
+ */
+static sa_stats *compute_stats(SaDocument *doc, int64_t from_ns, int64_t to_ns,
+                               GCancellable *cancellable, GError **error)
+{
+	tsr_trace_stats_options o = TSR_TRACE_STATS_OPTIONS_INIT;
+	tsr_trace_totals_options to = TSR_TRACE_TOTALS_OPTIONS_INIT;
+	tsr_trace_totals *totals = NULL;
+	sa_stats *s = g_new0(sa_stats, 1);
+	int rc = TSR_OK;
+
+	s->from_ns = o.from_ns = to.from_ns = from_ns;
+	s->to_ns = o.to_ns = to.to_ns = to_ns;
+	g_mutex_lock(&doc->stats_lock);
+	if (!doc->stats_trace)
+		rc = tsr_trace_open(&doc->stats_trace, (const char *const *)doc->paths,
+		                    g_strv_length(doc->paths), NULL);
+	if (rc) {
+		set_error(error, rc, tsr_last_error());
+		goto fail;
+	}
+	tsr_trace_set_progress(doc->stats_trace, cancellable ? stats_progress : NULL, cancellable);
+	rc = tsr_trace_list_label_stats(&s->labels, &s->n_labels, doc->stats_trace, &o);
+	if (rc == TSR_OK)
+		rc = tsr_trace_totals_new(&totals, doc->stats_trace, &to);
+	tsr_trace_set_progress(doc->stats_trace, NULL, NULL);
+	if (rc) {
+		set_error(error, rc, tsr_trace_error(doc->stats_trace));
+		goto fail;
+	}
+	s->spans = totals->spans;
+	tsr_trace_totals_free(totals);
+	g_mutex_unlock(&doc->stats_lock);
+	return s;
+fail:
+	g_mutex_unlock(&doc->stats_lock);
+	sa_stats_free(s);
+	return NULL;
+}
+
+typedef struct stats_task {
+	SaDocument *doc;
+	int64_t from_ns, to_ns;
+} stats_task;
+
+static void stats_task_free(stats_task *st)
+{
+	sa_document_unref(st->doc);
+	g_free(st);
+}
+
+static void stats_thread(GTask *task, gpointer source, gpointer task_data,
+                         GCancellable *cancellable)
+{
+	stats_task *st = task_data;
+	GError *error = NULL;
+	sa_stats *s = compute_stats(st->doc, st->from_ns, st->to_ns, cancellable, &error);
+
+	(void)source;
+	if (s)
+		g_task_return_pointer(task, s, (GDestroyNotify)sa_stats_free);
+	else
+		g_task_return_error(task, error);
+}
+
+void sa_document_stats_async(SaDocument *doc, int64_t from_ns, int64_t to_ns,
+                             GCancellable *cancellable, GAsyncReadyCallback callback,
+                             gpointer user_data)
+{
+	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
+	stats_task *st = g_new0(stats_task, 1);
+
+	st->doc = sa_document_ref(doc);
+	st->from_ns = from_ns;
+	st->to_ns = to_ns;
+	g_task_set_source_tag(task, sa_document_stats_async);
+	g_task_set_task_data(task, st, (GDestroyNotify)stats_task_free);
+	g_task_run_in_thread(task, stats_thread);
+}
+
+sa_stats *sa_document_stats_finish(GAsyncResult *result, GError **error)
+{
+	g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
+	return g_task_propagate_pointer(G_TASK(result), error);
+}
+
+sa_stats *sa_document_stats(SaDocument *doc, int64_t from_ns, int64_t to_ns, GError **error)
+{
+	return compute_stats(doc, from_ns, to_ns, NULL, error);
+}

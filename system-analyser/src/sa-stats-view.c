@@ -1,0 +1,281 @@
+/*
+ * The Statistics tab (sa-stats-view.h): a GListStore of one small object
+ * per label, sorted by the column view's sorter (a GtkCustomSorter per
+ * column), cells as labels (GTK 4.8's GtkInscription does not reach
+ * AT-SPI, and the tests read the cells).
+ */
+#include "sa-stats-view.h"
+
+#include "sa-format.h"
+
+/* --- A row --------------------------------------------------------------------- */
+
+#define SA_TYPE_STAT_ROW (sa_stat_row_get_type())
+G_DECLARE_FINAL_TYPE(SaStatRow, sa_stat_row, SA, STAT_ROW, GObject)
+
+struct _SaStatRow {
+	GObject parent_instance;
+	char *name, *channel;
+	tsr_trace_label_stat s;
+};
+
+G_DEFINE_FINAL_TYPE(SaStatRow, sa_stat_row, G_TYPE_OBJECT)
+
+static void sa_stat_row_finalize(GObject *object)
+{
+	SaStatRow *row = SA_STAT_ROW(object);
+
+	g_free(row->name);
+	g_free(row->channel);
+	G_OBJECT_CLASS(sa_stat_row_parent_class)->finalize(object);
+}
+
+static void sa_stat_row_class_init(SaStatRowClass *klass)
+{
+	G_OBJECT_CLASS(klass)->finalize = sa_stat_row_finalize;
+}
+
+static void sa_stat_row_init(SaStatRow *row)
+{
+	(void)row;
+}
+
+/* --- Columns ----------------------------------------------------------------------- */
+
+typedef enum {
+	COL_NAME, COL_CHANNEL, COL_COUNT, COL_TOTAL, COL_SELF, COL_MEAN, COL_MEDIAN, COL_MIN,
+	COL_MAX, N_COLS
+} column;
+
+static const char *const col_titles[N_COLS] = {"Name", "Channel", "Count", "Total", "Self",
+                                               "Mean", "Median", "Min", "Max"};
+
+/* A column's figure of a row, for sorting the numeric columns. */
+static double figure(const SaStatRow *r, column c)
+{
+	switch (c) {
+	case COL_COUNT: return (double)r->s.count;
+	case COL_TOTAL: return (double)r->s.total_ns;
+	case COL_SELF: return (double)r->s.self_ns;
+	case COL_MEAN: return r->s.mean_ns;
+	case COL_MEDIAN: return (double)r->s.median_ns;
+	case COL_MIN: return (double)r->s.min_ns;
+	case COL_MAX: return (double)r->s.max_ns;
+	default: return 0;
+	}
+}
+
+static char *cell_text(const SaStatRow *r, column c)
+{
+	switch (c) {
+	case COL_NAME: return g_strdup(r->name);
+	case COL_CHANNEL: return g_strdup(r->channel);
+	case COL_COUNT: return sa_format_count(r->s.count);
+	case COL_TOTAL: return sa_format_us_exact(r->s.total_ns);
+	case COL_SELF: return sa_format_us_exact(r->s.self_ns);
+	case COL_MEAN: return sa_format_us_exact((uint64_t)(r->s.mean_ns + 0.5));
+	case COL_MEDIAN: return sa_format_us_exact(r->s.median_ns);
+	case COL_MIN: return sa_format_us_exact(r->s.min_ns);
+	case COL_MAX: return sa_format_us_exact(r->s.max_ns);
+	default: return g_strdup("");
+	}
+}
+
+static int compare_rows(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const SaStatRow *x = a, *y = b;
+	column c = (column)GPOINTER_TO_INT(data);
+
+	if (c == COL_NAME || c == COL_CHANNEL) {
+		int r = g_utf8_collate(c == COL_NAME ? x->name : x->channel,
+		                       c == COL_NAME ? y->name : y->channel);
+
+		return r < 0 ? GTK_ORDERING_SMALLER : r > 0 ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
+	}
+	return figure(x, c) < figure(y, c)   ? GTK_ORDERING_SMALLER
+	       : figure(x, c) > figure(y, c) ? GTK_ORDERING_LARGER
+	                                     : GTK_ORDERING_EQUAL;
+}
+
+static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+{
+	GtkWidget *label = gtk_label_new(NULL);
+	column c = (column)GPOINTER_TO_INT(data);
+
+	(void)f;
+	gtk_label_set_xalign(GTK_LABEL(label), c <= COL_CHANNEL ? 0 : 1);
+	gtk_label_set_ellipsize(GTK_LABEL(label), c == COL_NAME ? PANGO_ELLIPSIZE_END
+	                                                        : PANGO_ELLIPSIZE_NONE);
+	if (c > COL_CHANNEL)
+		gtk_widget_add_css_class(label, "figure");
+	gtk_list_item_set_child(item, label);
+}
+
+static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+{
+	SaStatRow *row = gtk_list_item_get_item(item);
+	g_autofree char *text = cell_text(row, (column)GPOINTER_TO_INT(data));
+
+	(void)f;
+	gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(item)), text);
+}
+
+/* --- The view --------------------------------------------------------------------- */
+
+struct _SaStatsView {
+	GtkWidget parent_instance;
+	GtkWidget *box;
+	GtkWidget *header;       /* the window and its totals */
+	GtkWidget *spinner;
+	GtkWidget *columns;      /* GtkColumnView */
+	GListStore *store;
+};
+
+G_DEFINE_FINAL_TYPE(SaStatsView, sa_stats_view, GTK_TYPE_WIDGET)
+
+static void set_header(SaStatsView *self, const char *text)
+{
+	gtk_label_set_text(GTK_LABEL(self->header), text);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->columns),
+	                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
+}
+
+void sa_stats_view_set_stats(SaStatsView *self, SaDocument *doc, const sa_stats *stats)
+{
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
+	tsr_trace *trace = doc ? sa_document_get_trace(doc) : NULL;
+	const tsr_trace_channel *channels = NULL;
+	size_t n_channels = 0;
+	g_autofree char *spans = NULL, *labels = NULL, *text = NULL;
+
+	sa_stats_view_set_busy(self, FALSE);
+	if (!stats || !trace) {
+		g_list_store_remove_all(self->store);
+		set_header(self, "");
+		return;
+	}
+	tsr_trace_get_channels(&channels, &n_channels, trace);
+	for (size_t i = 0; i < stats->n_labels; i++) {
+		SaStatRow *row = g_object_new(SA_TYPE_STAT_ROW, NULL);
+		const char *name = tsr_trace_get_name(trace, stats->labels[i].name);
+
+		row->s = stats->labels[i];
+		row->name = g_strdup(name ? name : "?");
+		row->channel = g_strdup(stats->labels[i].channel < n_channels
+		                            ? channels[stats->labels[i].channel].name
+		                            : "?");
+		g_ptr_array_add(rows, row);
+	}
+	g_list_store_splice(self->store, 0, g_list_model_get_n_items(G_LIST_MODEL(self->store)),
+	                    rows->pdata, rows->len);
+	spans = sa_format_count(stats->spans);
+	labels = sa_format_count(stats->n_labels);
+	if (stats->from_ns == INT64_MIN && stats->to_ns == INT64_MAX) {
+		text = g_strdup_printf("Whole trace: %s spans, %s labels", spans, labels);
+	} else {
+		int64_t start = tsr_trace_get_info(trace)->start_ns;
+		g_autofree char *a = sa_format_ms_exact(stats->from_ns - start);
+		g_autofree char *b = sa_format_ms_exact(stats->to_ns - start);
+
+		text = g_strdup_printf("Spans starting in %s – %s: %s spans, %s labels", a, b, spans,
+		                       labels);
+	}
+	set_header(self, text);
+}
+
+void sa_stats_view_set_busy(SaStatsView *self, gboolean busy)
+{
+	gtk_widget_set_visible(self->spinner, busy);
+	gtk_spinner_set_spinning(GTK_SPINNER(self->spinner), busy);
+	if (busy)
+		set_header(self, "Computing the statistics…");
+}
+
+void sa_stats_view_set_message(SaStatsView *self, const char *message)
+{
+	sa_stats_view_set_busy(self, FALSE);
+	g_list_store_remove_all(self->store);
+	set_header(self, message);
+}
+
+static void sa_stats_view_dispose(GObject *object)
+{
+	SaStatsView *self = SA_STATS_VIEW(object);
+
+	g_clear_pointer(&self->box, gtk_widget_unparent);
+	g_clear_object(&self->store);
+	G_OBJECT_CLASS(sa_stats_view_parent_class)->dispose(object);
+}
+
+static void sa_stats_view_class_init(SaStatsViewClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = sa_stats_view_dispose;
+	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+}
+
+static void sa_stats_view_init(SaStatsView *self)
+{
+	GtkWidget *top = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+	GtkWidget *scroll = gtk_scrolled_window_new();
+	GtkSortListModel *sorted;
+	GtkSelectionModel *selection;
+	GtkColumnViewColumn *total = NULL;
+
+	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
+	self->header = gtk_label_new("");
+	gtk_label_set_xalign(GTK_LABEL(self->header), 0);
+	gtk_label_set_selectable(GTK_LABEL(self->header), FALSE);
+	self->spinner = gtk_spinner_new();
+	gtk_widget_set_visible(self->spinner, FALSE);
+	gtk_widget_set_margin_start(top, 8);
+	gtk_widget_set_margin_top(top, 4);
+	gtk_widget_set_margin_bottom(top, 4);
+	gtk_box_append(GTK_BOX(top), self->spinner);
+	gtk_box_append(GTK_BOX(top), self->header);
+	gtk_box_append(GTK_BOX(self->box), top);
+
+	self->store = g_list_store_new(SA_TYPE_STAT_ROW);
+	self->columns = gtk_column_view_new(NULL);
+	sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->store)),
+	                                 g_object_ref(gtk_column_view_get_sorter(
+	                                     GTK_COLUMN_VIEW(self->columns))));
+	selection = GTK_SELECTION_MODEL(gtk_single_selection_new(G_LIST_MODEL(sorted)));
+	/* Nothing chosen until the user picks a row. */
+	gtk_single_selection_set_autoselect(GTK_SINGLE_SELECTION(selection), FALSE);
+	gtk_single_selection_set_can_unselect(GTK_SINGLE_SELECTION(selection), TRUE);
+	gtk_single_selection_set_selected(GTK_SINGLE_SELECTION(selection), GTK_INVALID_LIST_POSITION);
+	gtk_column_view_set_model(GTK_COLUMN_VIEW(self->columns), selection);
+	g_object_unref(selection);
+	gtk_column_view_set_show_column_separators(GTK_COLUMN_VIEW(self->columns), TRUE);
+	gtk_widget_add_css_class(self->columns, "data-table");
+	for (int c = 0; c < N_COLS; c++) {
+		GtkListItemFactory *f = gtk_signal_list_item_factory_new();
+		GtkColumnViewColumn *col;
+
+		g_signal_connect(f, "setup", G_CALLBACK(setup_cell), GINT_TO_POINTER(c));
+		g_signal_connect(f, "bind", G_CALLBACK(bind_cell), GINT_TO_POINTER(c));
+		col = gtk_column_view_column_new(col_titles[c], f);
+		gtk_column_view_column_set_sorter(
+		    col, GTK_SORTER(gtk_custom_sorter_new(compare_rows, GINT_TO_POINTER(c), NULL)));
+		gtk_column_view_column_set_resizable(col, TRUE);
+		if (c == COL_NAME)
+			gtk_column_view_column_set_expand(col, TRUE);
+		gtk_column_view_append_column(GTK_COLUMN_VIEW(self->columns), col);
+		if (c == COL_TOTAL)
+			total = col;
+		g_object_unref(col);
+	}
+	/* Largest total first, as `tilescope trace` lists them. */
+	gtk_column_view_sort_by_column(GTK_COLUMN_VIEW(self->columns), total, GTK_SORT_DESCENDING);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->columns), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Statistics", -1);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), self->columns);
+	gtk_widget_set_vexpand(scroll, TRUE);
+	gtk_box_append(GTK_BOX(self->box), scroll);
+}
+
+GtkWidget *sa_stats_view_new(void)
+{
+	return g_object_new(SA_TYPE_STATS_VIEW, NULL);
+}

@@ -1,0 +1,334 @@
+/*
+ * The System Analyser's window (sa-window.h). Files come from the command
+ * line, the file chooser (several at once) or drag and drop; they load in
+ * a worker (sa_document_load_async) behind a progress bar with Cancel
+ * (Escape). A file reportlib refuses ends on the error page with its one
+ * line; the window stays usable. Once loaded, the timeline shows the
+ * trace and the Statistics tab the window the timeline says
+ * (sa_timeline_get_range: the marked range, the selected span, or the
+ * whole trace), computed in a worker each time it changes.
+ */
+#include "sa-window.h"
+
+#include "sa-stats-view.h"
+
+struct _SaWindow {
+	GtkApplicationWindow parent_instance;
+	GtkStack *main_stack;
+	GtkLabel *loading_title;
+	GtkProgressBar *loading_progress;
+	GtkLabel *loading_message;
+	GtkLabel *error_message;
+	GtkHeaderBar *header;
+	GtkPaned *paned;
+	GtkNotebook *details;
+	SaTimeline *timeline;
+	SaStatsView *stats_view;
+
+	SaDocument *doc;
+	GCancellable *load_cancellable;   /* the load in progress, or NULL */
+	GCancellable *stats_cancellable;  /* the statistics in progress, or NULL */
+	GtkFileChooserNative *chooser;
+	const char *page_before_load;     /* the page Cancel goes back to */
+};
+
+G_DEFINE_FINAL_TYPE(SaWindow, sa_window, GTK_TYPE_APPLICATION_WINDOW)
+
+static void update_actions(SaWindow *self)
+{
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-load",
+	                              self->load_cancellable != NULL);
+}
+
+/* --- Statistics -------------------------------------------------------------------- */
+
+static void on_stats_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	SaWindow *self = data;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(sa_stats) stats = sa_document_stats_finish(result, &error);
+
+	(void)source;
+	if (g_task_get_cancellable(G_TASK(result)) != self->stats_cancellable) {
+		g_object_unref(self);
+		return;
+	}
+	g_clear_object(&self->stats_cancellable);
+	if (stats)
+		sa_stats_view_set_stats(self->stats_view, self->doc, stats);
+	else
+		sa_stats_view_set_message(self->stats_view, error->message);
+	g_object_unref(self);
+}
+
+/* Computes the statistics of the timeline's window (in a worker). */
+static void refresh_stats(SaWindow *self)
+{
+	int64_t from, to;
+
+	if (self->stats_cancellable)
+		g_cancellable_cancel(self->stats_cancellable);
+	g_clear_object(&self->stats_cancellable);
+	if (!self->doc) {
+		sa_stats_view_set_stats(self->stats_view, NULL, NULL);
+		return;
+	}
+	sa_timeline_get_range(self->timeline, &from, &to);
+	self->stats_cancellable = g_cancellable_new();
+	sa_stats_view_set_busy(self->stats_view, TRUE);
+	sa_document_stats_async(self->doc, from, to, self->stats_cancellable, on_stats_done,
+	                        g_object_ref(self));
+}
+
+static void on_range_changed(SaTimeline *timeline, gpointer data)
+{
+	(void)timeline;
+	refresh_stats(SA_WINDOW(data));
+}
+
+/* --- Loading ----------------------------------------------------------------------- */
+
+static void on_load_progress(double fraction, const char *message, gpointer data)
+{
+	SaWindow *self = data;
+
+	gtk_progress_bar_set_fraction(self->loading_progress, fraction);
+	gtk_label_set_text(self->loading_message, message);
+}
+
+static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
+{
+	SaWindow *self = data;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(SaDocument) doc = sa_document_load_finish(result, &error);
+
+	(void)source;
+	if (g_task_get_cancellable(G_TASK(result)) != self->load_cancellable) {
+		g_object_unref(self);
+		return;
+	}
+	g_clear_object(&self->load_cancellable);
+	update_actions(self);
+	if (!doc) {
+		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+			gtk_stack_set_visible_child_name(self->main_stack, self->page_before_load);
+		} else {
+			gtk_label_set_text(self->error_message, error->message);
+			gtk_stack_set_visible_child_name(self->main_stack, "error");
+		}
+		g_object_unref(self);
+		return;
+	}
+	g_clear_pointer(&self->doc, sa_document_unref);
+	self->doc = g_steal_pointer(&doc);
+	gtk_window_set_title(GTK_WINDOW(self), sa_document_get_title(self->doc));
+	sa_timeline_set_document(self->timeline, self->doc);
+	gtk_stack_set_visible_child_name(self->main_stack, "trace");
+	/* The timeline gets the height its rows want, between a quarter and
+	 * two thirds of the window; the statistics the rest. */
+	{
+		int h = gtk_widget_get_height(GTK_WIDGET(self->main_stack)), w, want = 0;
+
+		if (h <= 0)
+			gtk_window_get_default_size(GTK_WINDOW(self), &w, &h);
+		gtk_widget_measure(GTK_WIDGET(self->timeline), GTK_ORIENTATION_VERTICAL, -1, NULL,
+		                   &want, NULL, NULL);
+		gtk_paned_set_position(self->paned, CLAMP(want + 24, h / 4, h * 2 / 3));
+	}
+	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+	refresh_stats(self);
+	g_object_unref(self);
+}
+
+void sa_window_open(SaWindow *self, GFile *const *files, guint n_files)
+{
+	g_autofree char *base = NULL;
+
+	g_return_if_fail(SA_IS_WINDOW(self));
+	if (n_files == 0)
+		return;
+	if (self->load_cancellable)
+		g_cancellable_cancel(self->load_cancellable);
+	else
+		self->page_before_load = gtk_stack_get_visible_child_name(self->main_stack);
+	g_clear_object(&self->load_cancellable);
+	self->load_cancellable = g_cancellable_new();
+	base = g_file_get_basename(files[0]);
+	if (n_files > 1) {
+		g_autofree char *t = g_strdup_printf("Opening %s and %u more", base, n_files - 1);
+
+		gtk_label_set_text(self->loading_title, t);
+	} else {
+		g_autofree char *t = g_strdup_printf("Opening %s", base);
+
+		gtk_label_set_text(self->loading_title, t);
+	}
+	gtk_progress_bar_set_fraction(self->loading_progress, 0);
+	gtk_label_set_text(self->loading_message, "");
+	gtk_stack_set_visible_child_name(self->main_stack, "loading");
+	update_actions(self);
+	sa_document_load_async(files, n_files, self->load_cancellable, on_load_progress,
+	                       g_object_ref(self), g_object_unref, on_loaded, g_object_ref(self));
+}
+
+SaTimeline *sa_window_get_timeline(SaWindow *self)
+{
+	return self->timeline;
+}
+
+/* --- Actions ----------------------------------------------------------------------- */
+
+static void cancel_load_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	SaWindow *self = SA_WINDOW(widget);
+
+	(void)name;
+	(void)param;
+	if (self->load_cancellable)
+		g_cancellable_cancel(self->load_cancellable);
+}
+
+static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer data)
+{
+	SaWindow *self = data;
+
+	if (response == GTK_RESPONSE_ACCEPT) {
+		g_autoptr(GListModel) files = gtk_file_chooser_get_files(GTK_FILE_CHOOSER(dialog));
+		guint n = g_list_model_get_n_items(files);
+		g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func(g_object_unref);
+
+		for (guint i = 0; i < n; i++)
+			g_ptr_array_add(list, g_list_model_get_item(files, i));
+		if (n > 0)
+			sa_window_open(self, (GFile *const *)list->pdata, n);
+	}
+	g_clear_object(&self->chooser);
+}
+
+/* win.open (Ctrl+O): a chooser of one or several traces. */
+static void open_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	SaWindow *self = SA_WINDOW(widget);
+	GtkFileFilter *traces = gtk_file_filter_new();
+	GtkFileFilter *all = gtk_file_filter_new();
+
+	(void)name;
+	(void)param;
+	if (self->chooser)
+		return;
+	self->chooser = gtk_file_chooser_native_new("Open Traces", GTK_WINDOW(self),
+	                                            GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
+	gtk_file_chooser_set_select_multiple(GTK_FILE_CHOOSER(self->chooser), TRUE);
+	gtk_file_filter_set_name(traces, "Tilescope traces (*.pvti)");
+	gtk_file_filter_add_mime_type(traces, "application/x-tilescope-trace");
+	gtk_file_filter_add_pattern(traces, "*.pvti");
+	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(self->chooser), traces);
+	gtk_file_filter_set_name(all, "All files");
+	gtk_file_filter_add_pattern(all, "*");
+	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(self->chooser), all);
+	g_object_unref(traces);
+	g_object_unref(all);
+	g_signal_connect(self->chooser, "response", G_CALLBACK(on_chooser_response), self);
+	gtk_native_dialog_show(GTK_NATIVE_DIALOG(self->chooser));
+}
+
+/* --- Drag and drop --------------------------------------------------------------------- */
+
+static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, double y,
+                        gpointer data)
+{
+	SaWindow *self = data;
+	g_autoptr(GPtrArray) list = g_ptr_array_new();
+	GSList *files;
+
+	(void)target;
+	(void)x;
+	(void)y;
+	if (!G_VALUE_HOLDS(value, GDK_TYPE_FILE_LIST) || !g_value_get_boxed(value))
+		return FALSE;
+	/* Every file dropped goes onto one time axis. */
+	files = gdk_file_list_get_files(g_value_get_boxed(value));
+	for (GSList *l = files; l; l = l->next)
+		g_ptr_array_add(list, l->data);
+	g_slist_free(files);
+	if (list->len == 0)
+		return FALSE;
+	sa_window_open(self, (GFile *const *)list->pdata, list->len);
+	return TRUE;
+}
+
+/* --- GObject ------------------------------------------------------------------------- */
+
+static void sa_window_dispose(GObject *object)
+{
+	SaWindow *self = SA_WINDOW(object);
+
+	if (self->load_cancellable)
+		g_cancellable_cancel(self->load_cancellable);
+	if (self->stats_cancellable)
+		g_cancellable_cancel(self->stats_cancellable);
+	g_clear_object(&self->load_cancellable);
+	g_clear_object(&self->stats_cancellable);
+	if (self->chooser)
+		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
+	g_clear_object(&self->chooser);
+	gtk_widget_dispose_template(GTK_WIDGET(self), SA_TYPE_WINDOW);
+	g_clear_pointer(&self->doc, sa_document_unref);
+	G_OBJECT_CLASS(sa_window_parent_class)->dispose(object);
+}
+
+static void sa_window_class_init(SaWindowClass *klass)
+{
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+
+	G_OBJECT_CLASS(klass)->dispose = sa_window_dispose;
+	g_type_ensure(SA_TYPE_TIMELINE);
+	g_type_ensure(SA_TYPE_STATS_VIEW);
+	gtk_widget_class_set_template_from_resource(widget_class,
+	                                            "/org/tilescope/SystemAnalyser/sa-window.ui");
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, main_stack);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, header);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, paned);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, details);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_title);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_progress);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_message);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, error_message);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, timeline);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, stats_view);
+	gtk_widget_class_install_action(widget_class, "win.open", NULL, open_action);
+	gtk_widget_class_install_action(widget_class, "win.cancel-load", NULL, cancel_load_action);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open",
+	                                    NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel-load",
+	                                    NULL);
+}
+
+static void sa_window_init(SaWindow *self)
+{
+	GtkDropTarget *drop;
+
+	gtk_widget_init_template(GTK_WIDGET(self));
+	self->page_before_load = "start";
+	/* GTK 4.8 names a notebook's tabs "Tab" for assistive technology:
+	 * each tab is named after its label instead. */
+	for (int i = 0; i < gtk_notebook_get_n_pages(self->details); i++) {
+		GtkWidget *label = gtk_notebook_get_tab_label(
+		    self->details, gtk_notebook_get_nth_page(self->details, i));
+		GtkWidget *tab = label ? gtk_widget_get_parent(label) : NULL;
+
+		if (tab && GTK_IS_LABEL(label))
+			gtk_accessible_update_property(GTK_ACCESSIBLE(tab), GTK_ACCESSIBLE_PROPERTY_LABEL,
+			                               gtk_label_get_text(GTK_LABEL(label)), -1);
+	}
+	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_range_changed), self);
+	drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
+	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
+	update_actions(self);
+}
+
+SaWindow *sa_window_new(GtkApplication *app)
+{
+	return g_object_new(SA_TYPE_WINDOW, "application", app, NULL);
+}

@@ -1,0 +1,24 @@
+/*
+ * The System Analyser's window: a start page, the loading page (progress
+ * and Cancel), an error page with reportlib's one line, and the trace:
+ * the timeline above the details (the Statistics tab).
+ */
+#pragma once
+
+#include "sa-timeline.h"
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define SA_TYPE_WINDOW (sa_window_get_type())
+G_DECLARE_FINAL_TYPE(SaWindow, sa_window, SA, WINDOW, GtkApplicationWindow)
+
+SaWindow *sa_window_new(GtkApplication *app);
+/* Opens files[0..n) (.pvti files or directories) onto one time axis,
+ * replacing what the window shows; loads in a worker. */
+void sa_window_open(SaWindow *self, GFile *const *files, guint n_files);
+/* The timeline (tests, benchmarks). */
+SaTimeline *sa_window_get_timeline(SaWindow *self);
+
+G_END_DECLS

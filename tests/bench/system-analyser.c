@@ -1,0 +1,278 @@
+/*
+ * Benchmark: the System Analyser on a large trace. Writes a trace of
+ * SPANS spans (default 10 M) with the pvti API over THREADS threads
+ * (default 16; each: "step" spans holding six "op"s, three of which hold
+ * a "kernel", as bench-trace-viewport writes), then prints:
+ *   sa.open_to_first_paint_s   GTK started, the trace opened as the app's
+ *                              loader does (sa_document_load: the open and
+ *                              each thread's first level of detail), the
+ *                              window laid out and the timeline drawn
+ *   sa.timeline_snapshot_ms    median, 95th percentile and max over a
+ *                              200-step sweep from the whole trace to 1 us
+ *                              and back, panning as it goes: the timeline's
+ *                              snapshot (the layer rebuilt: one viewport
+ *                              query per thread)
+ *   sa.timeline_frame_ms       the same with an offscreen render of the
+ *                              node (cairo, 1600 x 900)
+ *   sa.timeline_colour_nodes   the most colour nodes of one frame, against
+ *                              the budget of 2 x width x visible rows
+ *   sa.stats_half_ms           the Statistics of a window holding half the
+ *                              trace (sa_document_stats, medians included)
+ *   sa.peak_rss_mb
+ * Under Xvfb GTK's frame clock never completes, so "drawn" means a
+ * snapshot of the widget rendered offscreen by the cairo renderer. A
+ * benchmark reports; it never fails on a timing.
+ *
+ * Usage: bench-system-analyser [SPANS [THREADS]]
+ * SA_BENCH_STEPS set: a '#' line per step of the sweep (its window and time).
+ * SA_BENCH_KEEP set: the trace is kept (its path printed) to look at in the app.
+ */
+#define _GNU_SOURCE 1
+
+#include "sa-document.h"
+#include "sa-timeline.h"
+
+#include <tilescope/pvti.h>
+
+#include <ftw.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define WIDTH 1600
+#define HEIGHT 900
+#define STEPS 200
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int remove_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int compare_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+typedef struct writer {
+	long spans;
+	int index;
+} writer;
+
+/* One thread's spans: steps of ten. */
+static void *write_spans(void *data)
+{
+	writer *w = data;
+	pvti_channel *fw = pvti_channel_framework();
+	char name[32];
+
+	snprintf(name, sizeof(name), "worker %d", w->index);
+	pvti_thread_set_name(name);
+	for (long i = 0; i < w->spans / 10; i++) {
+		pvti_begin(fw, "step");
+		for (int j = 0; j < 9; j++) {
+			pvti_begin(fw, "op");
+			if (j % 3 == 1) {
+				pvti_begin(fw, "kernel");
+				pvti_end(fw);
+				j++;
+			}
+			pvti_end(fw);
+		}
+		pvti_end(fw);
+	}
+	return NULL;
+}
+
+static char *make_trace(const char *dir, long spans, int threads)
+{
+	pvti_options opts = PVTI_OPTIONS_INIT;
+	pthread_t *tids = calloc((size_t)threads, sizeof(*tids));
+	writer *ws = calloc((size_t)threads, sizeof(*ws));
+	char *path;
+
+	opts.directory = dir;
+	if (pvti_open(&opts) != 0)
+		return NULL;
+	path = pvti_dup_file_name();
+	for (int t = 0; t < threads; t++) {
+		ws[t].spans = spans / threads;
+		ws[t].index = t;
+		pthread_create(&tids[t], NULL, write_spans, &ws[t]);
+	}
+	for (int t = 0; t < threads; t++)
+		pthread_join(tids[t], NULL);
+	free(tids);
+	free(ws);
+	if (pvti_close() != 0) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+static void settle(void)
+{
+	for (int i = 0; i < 50 && g_main_context_iteration(NULL, FALSE); i++)
+		;
+}
+
+/* Snapshots `w` (inside `parent`) and renders it offscreen; `*snap_ms`
+ * (may be NULL) gets the snapshot's share. FALSE when nothing was drawn
+ * (a frame that draws nothing would time as fast as can be). */
+static gboolean draw(GtkWidget *parent, GtkWidget *w, GskRenderer *renderer, double *snap_ms)
+{
+	GtkSnapshot *s = gtk_snapshot_new();
+	GskRenderNode *node;
+	graphene_rect_t bounds;
+	double t0 = now_s();
+
+	gtk_widget_snapshot_child(parent, w, s);
+	node = gtk_snapshot_free_to_node(s);
+	if (snap_ms)
+		*snap_ms = (now_s() - t0) * 1e3;
+	if (node) {
+		gsk_render_node_get_bounds(node, &bounds);
+		g_object_unref(gsk_renderer_render_texture(renderer, node, &bounds));
+		gsk_render_node_unref(node);
+	}
+	return node != NULL;
+}
+
+int main(int argc, char **argv)
+{
+	long spans = argc > 1 ? atol(argv[1]) : 10000000;
+	int threads = argc > 2 ? atoi(argv[2]) : 16;
+	char dir[] = "/tmp/bench-system-analyser-XXXXXX";
+	double t0, times[STEPS], snaps[STEPS];
+	char *path;
+	GtkWidget *win, *tl;
+	GskRenderer *renderer;
+	g_autoptr(SaDocument) doc = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GFile) file = NULL;
+	const tsr_trace_info *info;
+	guint max_nodes = 0;
+	struct rusage ru;
+	int rc = 1;
+
+	if (spans < 1000 || threads < 1 || threads > 256 || !mkdtemp(dir)) {
+		fprintf(stderr, "usage: bench-system-analyser [SPANS >= 1000 [THREADS]]\n");
+		return 2;
+	}
+	t0 = now_s();
+	path = make_trace(dir, spans, threads);
+	if (!path) {
+		fprintf(stderr, "bench-system-analyser: tracing failed\n");
+		goto cleanup;
+	}
+	printf("# made a trace of %ld spans over %d threads in %.1f s\n", spans, threads,
+	       now_s() - t0);
+
+	t0 = now_s();
+	gtk_init();
+	file = g_file_new_for_path(path);
+	doc = sa_document_load(&file, 1, &error);
+	if (!doc) {
+		fprintf(stderr, "bench-system-analyser: %s\n", error->message);
+		goto cleanup;
+	}
+	printf("# sa_document_load %.2f s\n", now_s() - t0);
+	win = gtk_window_new();
+	gtk_window_set_default_size(GTK_WINDOW(win), WIDTH, HEIGHT);
+	tl = sa_timeline_new();
+	gtk_window_set_child(GTK_WINDOW(win), tl);
+	sa_timeline_set_document(SA_TIMELINE(tl), doc);
+	gtk_window_present(GTK_WINDOW(win));
+	settle();
+	renderer = gsk_cairo_renderer_new();
+	gsk_renderer_realize(renderer, NULL, NULL);
+	if (!draw(win, tl, renderer, NULL)) {
+		fprintf(stderr, "bench-system-analyser: the first frame drew nothing\n");
+		goto cleanup;
+	}
+	printf("sa.open_to_first_paint_s %.2f s (target <= 2)\n", now_s() - t0);
+
+	/* The sweep: 100 steps from the whole trace down to 1 us (a geometric
+	 * series), panning across, then back out. */
+	info = tsr_trace_get_info(sa_document_get_trace(doc));
+	{
+		double len = (double)(info->end_ns - info->start_ns);
+		double ratio = pow(1000.0 / len, 1.0 / (STEPS / 2 - 1));
+
+		for (int i = 0; i < STEPS; i++) {
+			int k = i < STEPS / 2 ? i : STEPS - 1 - i;
+			double w = len * pow(ratio, k);
+			double centre = (double)info->start_ns + len * (0.1 + 0.8 * i / (STEPS - 1));
+			uint64_t drawn;
+			guint nodes, folded;
+
+			sa_timeline_set_view(SA_TIMELINE(tl), (int64_t)(centre - w / 2),
+			                     (int64_t)(centre + w / 2));
+			t0 = now_s();
+			if (!draw(win, tl, renderer, &snaps[i])) {
+				fprintf(stderr, "bench-system-analyser: step %d drew nothing\n", i);
+				goto cleanup;
+			}
+			times[i] = (now_s() - t0) * 1e3;
+			if (getenv("SA_BENCH_STEPS"))
+				printf("# step %d: window %.0f ns, %.2f ms (snapshot %.2f ms)\n", i, w, times[i],
+				       snaps[i]);
+			if (i % 20 == 0) {
+				sa_timeline_measure_frame(SA_TIMELINE(tl), gtk_widget_get_width(tl),
+				                          gtk_widget_get_height(tl), &drawn, &nodes, &folded);
+				max_nodes = MAX(max_nodes, nodes);
+			}
+		}
+	}
+	qsort(times, STEPS, sizeof(times[0]), compare_double);
+	qsort(snaps, STEPS, sizeof(snaps[0]), compare_double);
+	printf("sa.timeline_snapshot_median_ms %.2f ms (target <= 10)\n", snaps[STEPS / 2]);
+	printf("sa.timeline_snapshot_p95_ms %.2f ms (target <= 16)\n", snaps[STEPS * 95 / 100]);
+	printf("sa.timeline_snapshot_max_ms %.2f ms\n", snaps[STEPS - 1]);
+	printf("sa.timeline_frame_median_ms %.2f ms\n", times[STEPS / 2]);
+	printf("sa.timeline_frame_p95_ms %.2f ms\n", times[STEPS * 95 / 100]);
+	printf("sa.timeline_frame_max_ms %.2f ms\n", times[STEPS - 1]);
+	printf("sa.timeline_colour_nodes %u count (target <= %d)\n", max_nodes,
+	       2 * gtk_widget_get_width(tl) * (gtk_widget_get_height(tl) / 18));
+	{
+		int64_t half = info->start_ns + (info->end_ns - info->start_ns) / 2;
+		g_autoptr(sa_stats) st = NULL;
+
+		t0 = now_s();
+		st = sa_document_stats(doc, info->start_ns, half, &error);
+		if (!st) {
+			fprintf(stderr, "bench-system-analyser: %s\n", error->message);
+			goto cleanup;
+		}
+		printf("sa.stats_half_ms %.0f ms (target <= 300)\n", (now_s() - t0) * 1e3);
+		printf("# %llu spans in the half window\n", (unsigned long long)st->spans);
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	printf("sa.peak_rss_mb %ld MB (target <= 1536)\n", ru.ru_maxrss / 1024);
+	gtk_window_destroy(GTK_WINDOW(win));
+	gsk_renderer_unrealize(renderer);
+	g_object_unref(renderer);
+	rc = 0;
+cleanup:
+	if (getenv("SA_BENCH_KEEP") && path)
+		printf("# kept %s\n", path);
+	else
+		nftw(dir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
+	free(path);
+	return rc;
+}

@@ -1,0 +1,158 @@
+/*
+ * The System Analyser's loader (sa-document.c) without a window: an
+ * asynchronous load completes and reports no progress after it (a queued
+ * progress idle once ran after the completion, into freed data);
+ * a cancelled one completes with G_IO_ERROR_CANCELLED; a hostile file
+ * completes with reportlib's one line naming it; the statistics of a
+ * window are those of tsr_trace_list_label_stats over the same window.
+ */
+#include "sa-document.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#define TRACE SAMPLE_REPORTS "/tut5_ml/tut5_ml.pvti"
+
+typedef struct load_result {
+	SaDocument *doc;
+	GError *error;
+	int progress_calls;
+	double last_fraction;
+	gboolean done;
+} load_result;
+
+static void on_progress(double fraction, const char *message, gpointer data)
+{
+	load_result *r = data;
+
+	(void)message;
+	/* Never after the load has completed. */
+	assert_false(r->done);
+	assert_true(fraction >= 0 && fraction <= 1);
+	r->progress_calls++;
+	r->last_fraction = fraction;
+}
+
+static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
+{
+	load_result *r = data;
+
+	(void)source;
+	r->doc = sa_document_load_finish(result, &r->error);
+	r->done = TRUE;
+}
+
+static void load(load_result *r, const char *path, GCancellable *cancellable)
+{
+	g_autoptr(GFile) file = g_file_new_for_path(path);
+
+	memset(r, 0, sizeof(*r));
+	sa_document_load_async(&file, 1, cancellable, on_progress, r, NULL, on_loaded, r);
+	while (!r->done)
+		g_main_context_iteration(NULL, TRUE);
+	/* What is still queued runs now (and must not report progress). */
+	while (g_main_context_iteration(NULL, FALSE))
+		;
+}
+
+static void test_load(void **state)
+{
+	load_result r;
+	const tsr_trace_info *info;
+
+	(void)state;
+	load(&r, TRACE, NULL);
+	assert_null(r.error);
+	assert_non_null(r.doc);
+	/* Progress may or may not reach the main thread before so small a
+	 * load completes; on_progress checks none comes after. */
+	assert_string_equal(sa_document_get_title(r.doc), "tut5_ml.pvti");
+	info = tsr_trace_get_info(sa_document_get_trace(r.doc));
+	assert_int_equal(info->events, 42);
+	sa_document_unref(r.doc);
+}
+
+static void test_cancelled(void **state)
+{
+	g_autoptr(GCancellable) cancellable = g_cancellable_new();
+	load_result r;
+
+	(void)state;
+	g_cancellable_cancel(cancellable);
+	load(&r, TRACE, cancellable);
+	assert_null(r.doc);
+	if (!g_error_matches(r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+		fail_msg("a cancelled load ended with %s", r.error ? r.error->message : "no error");
+	g_error_free(r.error);
+}
+
+static void test_hostile(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("sa-doc-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "x.pvti", NULL);
+	char junk[4096];
+	load_result r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)g_random_int();
+	assert_true(g_file_set_contents(path, junk, sizeof(junk), NULL));
+	load(&r, path, NULL);
+	assert_null(r.doc);
+	assert_non_null(r.error);
+	assert_true(r.error->domain == SA_DOCUMENT_ERROR);
+	assert_non_null(strstr(r.error->message, path));
+	assert_null(strchr(r.error->message, '\n'));
+	g_error_free(r.error);
+	g_remove(path);
+	g_rmdir(dir);
+}
+
+/* The statistics of a window against reportlib's over the same window. */
+static void test_stats(void **state)
+{
+	g_autoptr(GFile) file = g_file_new_for_path(TRACE);
+	g_autoptr(SaDocument) doc = sa_document_load(&file, 1, NULL);
+	tsr_trace_stats_options o = TSR_TRACE_STATS_OPTIONS_INIT;
+	const tsr_trace_info *info;
+	tsr_trace_label_stat *want = NULL;
+	size_t n_want;
+	g_autoptr(sa_stats) got = NULL;
+
+	(void)state;
+	assert_non_null(doc);
+	info = tsr_trace_get_info(sa_document_get_trace(doc));
+	o.from_ns = info->start_ns + (info->end_ns - info->start_ns) / 2;
+	o.to_ns = info->end_ns;
+	got = sa_document_stats(doc, o.from_ns, o.to_ns, NULL);
+	assert_non_null(got);
+	assert_int_equal(tsr_trace_list_label_stats(&want, &n_want, sa_document_get_trace(doc), &o),
+	                 TSR_OK);
+	assert_int_equal(got->n_labels, n_want);
+	assert_true(n_want > 0 && n_want < 21);
+	for (size_t i = 0; i < n_want; i++) {
+		assert_int_equal(got->labels[i].name, want[i].name);
+		assert_int_equal(got->labels[i].count, want[i].count);
+		assert_int_equal(got->labels[i].total_ns, want[i].total_ns);
+		assert_int_equal(got->labels[i].self_ns, want[i].self_ns);
+		assert_int_equal(got->labels[i].median_ns, want[i].median_ns);
+	}
+	free(want);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_cancelled),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_stats),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
