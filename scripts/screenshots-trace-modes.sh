@@ -9,39 +9,11 @@
 #   OUT_DIR  default docs/screenshots
 # Needs what scripts/screenshots.sh needs, and xdotool.
 set -eu
-cd "$(dirname "$0")/.."
-. scripts/deps.sh
-tilescope_install_deps >&2
+. "$(dirname "$0")/screenshot-lib.sh"
 report=${1:-sample-reports/tut5_ml}
-out=${2:-docs/screenshots}
-build=${TILESCOPE_SCREENS_BUILD:-build-screens}
-[ -f "$build/build.ninja" ] || meson setup "$build" >/dev/null
-ninja -C "$build" graph-analyser/tilescope-graph-analyser >/dev/null
-app=$(cd "$build" && pwd)/graph-analyser/tilescope-graph-analyser
-mkdir -p "$out"
+screenshot_setup "${2:-docs/screenshots}"
+app=$(screenshot_app graph-analyser/tilescope-graph-analyser)
 for mode in flame:alt+m bsp:alt+b; do
-	name=${mode%%:*}
-	key=${mode#*:}
-	for style in light dark; do
-		for scale in 1 2; do
-			theme=Adwaita
-			[ $style = dark ] && theme=Adwaita:dark
-			size="1400x900"
-			[ $scale = 2 ] && size="2800x1800"
-			png="$out/trace-$name-$style-${scale}x.png"
-			xvfb-run -a -s "-screen 0 ${size}x24 -noreset" env GTK_THEME=$theme \
-				GDK_SCALE=$scale GSK_RENDERER=cairo NO_AT_BRIDGE=1 sh -c '
-				"$1" --view=trace "$2" 2>/dev/null & pid=$!
-				sleep 3
-				xdotool key "$3"
-				sleep 1.5
-				xdotool mousemove 5000 5000 2>/dev/null
-				sleep 0.5
-				import -window root "$4"
-				kill $pid' sh "$app" "$report" "$key" "$png"
-			if [ $scale = 2 ]; then crop=2560x1640+0+0; else crop=1280x820+0+0; fi
-			convert "$png" -crop "$crop" +repage "$png"
-			echo "$png"
-		done
-	done
+	screenshot_take "trace-${mode%%:*}" "xdotool key ${mode#*:}; sleep 0.5" \
+		"$app" --view=trace "$report"
 done

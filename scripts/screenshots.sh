@@ -10,50 +10,25 @@
 #   REPORT   default sample-reports/tut5_ml
 #   OUT_DIR  default docs/screenshots
 # COMPARE_A and COMPARE_B change the compared pair (default
-# sample-reports/tut7_mk1 and sample-reports/tut7_mk1_small).
+# sample-reports/tut7_mk1 and sample-reports/tut7_mk1_small). Then it runs
+# screenshots-trace-modes.sh (trace-flame-*, trace-bsp-*) and
+# screenshots-system.sh (system-*); all three take their pictures with
+# screenshot-lib.sh.
 # Needs a build with the GUI (build-screens/, made here when missing),
 # xvfb-run and ImageMagick's import (scripts/deps.sh installs them).
 set -eu
-cd "$(dirname "$0")/.."
-. scripts/deps.sh
-tilescope_install_deps >&2
+. "$(dirname "$0")/screenshot-lib.sh"
 report=${1:-sample-reports/tut5_ml}
-out=${2:-docs/screenshots}
-build=${TILESCOPE_SCREENS_BUILD:-build-screens}
-[ -f "$build/build.ninja" ] || meson setup "$build" >/dev/null
-ninja -C "$build" graph-analyser/tilescope-graph-analyser >/dev/null
-app=$(cd "$build" && pwd)/graph-analyser/tilescope-graph-analyser
-mkdir -p "$out"
+screenshot_setup "${2:-docs/screenshots}"
+out=$screenshot_out
+app=$(screenshot_app graph-analyser/tilescope-graph-analyser)
 views=$("$app" --help | sed -n 's/.*--view=NAME.*(\(.*\)).*/\1/p' | tr -d ',')
 [ -n "$views" ] || { echo "screenshots.sh: the app lists no views" >&2; exit 1; }
 # shot NAME VIEW REPORT...: one view in both styles and scales.
 shot() {
-	name=$1 view=$2
+	local name=$1 view=$2
 	shift 2
-	for style in light dark; do
-		for scale in 1 2; do
-			theme=Adwaita
-			[ $style = dark ] && theme=Adwaita:dark
-			size="1400x900"
-			[ $scale = 2 ] && size="2800x1800"
-			png="$out/$name-$style-${scale}x.png"
-			xvfb-run -a -s "-screen 0 ${size}x24 -noreset" env GTK_THEME=$theme \
-				GDK_SCALE=$scale GSK_RENDERER=cairo NO_AT_BRIDGE=1 sh -c '
-				app=$1 png=$2 view=$3
-				shift 3
-				"$app" --view="$view" "$@" 2>/dev/null & pid=$!
-				sleep 3
-				# The pointer away from the window: no tooltip in the picture.
-				xdotool mousemove 5000 5000 2>/dev/null
-				sleep 1
-				import -window root "$png"
-				kill $pid' sh "$app" "$png" "$view" "$@"
-			# The window is 1280x820 logical at the top left: keep it.
-			if [ $scale = 2 ]; then crop=2560x1640+0+0; else crop=1280x820+0+0; fi
-			convert "$png" -crop "$crop" +repage "$png"
-			echo "$png"
-		done
-	done
+	screenshot_take "$name" "" "$app" --view="$view" "$@"
 }
 for view in $views; do
 	shot "$view" "$view" "$report"
@@ -64,5 +39,7 @@ for view in summary memory liveness; do
 	shot "compare-$view" "$view" "$compare_a" "$compare_b"
 done
 shot compare-operations operations sample-reports/tut4_profiling sample-reports/tut5_ml
-# The System Analyser on tutorial 5's trace (its own script).
+# The Execution Trace's Flame and BSP modes, and the System Analyser on
+# tutorial 5's trace (their own scripts: they drive the app with keys).
+scripts/screenshots-trace-modes.sh "$report" "$out"
 scripts/screenshots-system.sh "${SYSTEM_TRACE:-sample-reports/tut5_ml/tut5_ml.pvti}" "$out"
