@@ -6,6 +6,8 @@
  */
 #include "ga-document.h"
 
+#include <tilescope/tsd-progress.h>
+
 
 #include <string.h>
 
@@ -66,78 +68,36 @@ void ga_document_unref(GaDocument *doc)
 
 /* --- Progress, from the worker to the main thread ---------------------------- */
 
-/* The latest progress of one load; the worker writes it under the lock and
- * schedules one idle at a time to show it. */
+/* What a load's or a comparison's worker needs besides its arguments: the
+ * progress relay (tsd-progress.h: coalesced, cancel-aware, silent once the
+ * work has ended) and, for a load, the file. */
 typedef struct load_state {
-	GFile *file;
-	GCancellable *cancellable;
-	GaLoadProgressFunc progress;
-	gpointer progress_data;
-	GDestroyNotify progress_destroy;
-	GMainContext *context;
-	GMutex lock;
-	double fraction;              /* under lock */
-	char message[96];             /* under lock */
-	bool idle_pending;            /* under lock */
-	gatomicrefcount ref;
+	GFile *file;            /* NULL for a comparison */
+	TsdProgress *relay;
 } load_state;
 
-static void load_state_unref(load_state *ls)
+static load_state *load_state_new(GFile *file, GCancellable *cancellable,
+                                  GaLoadProgressFunc progress, gpointer progress_data,
+                                  GDestroyNotify progress_destroy)
 {
-	if (!g_atomic_ref_count_dec(&ls->ref))
-		return;
-	if (ls->progress_destroy)
-		ls->progress_destroy(ls->progress_data);
+	load_state *ls = g_new0(load_state, 1);
+
+	ls->file = file ? g_object_ref(file) : NULL;
+	ls->relay = tsd_progress_new(progress, progress_data, progress_destroy, cancellable);
+	return ls;
+}
+
+static void load_state_free(load_state *ls)
+{
 	g_clear_object(&ls->file);
-	g_clear_object(&ls->cancellable);
-	g_main_context_unref(ls->context);
-	g_mutex_clear(&ls->lock);
+	tsd_progress_unref(ls->relay);
 	g_free(ls);
 }
 
-/* The idle on the main thread: shows the latest progress. */
-static gboolean show_progress(gpointer data)
+/* Reports a step of the load's own (not reportlib's) work. */
+static int on_progress(double fraction, const char *message, load_state *ls)
 {
-	load_state *ls = data;
-	char message[sizeof(ls->message)];
-	double fraction;
-
-	g_mutex_lock(&ls->lock);
-	fraction = ls->fraction;
-	memcpy(message, ls->message, sizeof(message));
-	ls->idle_pending = false;
-	g_mutex_unlock(&ls->lock);
-	if (ls->progress && !g_cancellable_is_cancelled(ls->cancellable))
-		ls->progress(fraction, message, ls->progress_data);
-	return G_SOURCE_REMOVE;
-}
-
-/* reportlib's callback, on the worker: records the progress, schedules
- * the idle unless one is pending, and cancels when asked to. */
-static int on_progress(double fraction, const char *message, void *data)
-{
-	load_state *ls = data;
-	bool schedule;
-
-	if (g_cancellable_is_cancelled(ls->cancellable))
-		return 1;
-	if (!ls->progress)
-		return 0;
-	g_mutex_lock(&ls->lock);
-	ls->fraction = fraction;
-	g_strlcpy(ls->message, message ? message : "", sizeof(ls->message));
-	schedule = !ls->idle_pending;
-	ls->idle_pending = true;
-	g_mutex_unlock(&ls->lock);
-	if (schedule) {
-		GSource *src = g_idle_source_new();
-
-		g_atomic_ref_count_inc(&ls->ref);
-		g_source_set_callback(src, show_progress, ls, (GDestroyNotify)load_state_unref);
-		g_source_attach(src, ls->context);
-		g_source_unref(src);
-	}
-	return 0;
+	return tsd_progress_report_cb(fraction, message, ls->relay);
 }
 
 /* --- The load ------------------------------------------------------------------- */
@@ -322,8 +282,8 @@ static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, 
 		return NULL;
 	}
 	if (ls) {
-		opts.progress = on_progress;
-		opts.progress_data = ls;
+		opts.progress = tsd_progress_report_cb;
+		opts.progress_data = ls->relay;
 	}
 	doc = g_new0(GaDocument, 1);
 	g_atomic_ref_count_init(&doc->ref);
@@ -411,6 +371,8 @@ static void load_thread(GTask *task, gpointer source, gpointer task_data, GCance
 	GaDocument *doc = load(ls->file, ls, cancellable, &error);
 
 	(void)source;
+	/* An idle still queued must not show progress after the result. */
+	tsd_progress_finish(ls->relay);
 	if (doc)
 		g_task_return_pointer(task, doc, (GDestroyNotify)ga_document_unref);
 	else
@@ -423,18 +385,10 @@ void ga_document_load_async(GFile *file, GCancellable *cancellable,
                             gpointer user_data)
 {
 	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
-	load_state *ls = g_new0(load_state, 1);
+	load_state *ls = load_state_new(file, cancellable, progress, progress_data, progress_destroy);
 
-	g_atomic_ref_count_init(&ls->ref);
-	g_mutex_init(&ls->lock);
-	ls->file = g_object_ref(file);
-	ls->cancellable = cancellable ? g_object_ref(cancellable) : g_cancellable_new();
-	ls->progress = progress;
-	ls->progress_data = progress_data;
-	ls->progress_destroy = progress_destroy;
-	ls->context = g_main_context_ref_thread_default();
 	g_task_set_source_tag(task, ga_document_load_async);
-	g_task_set_task_data(task, ls, (GDestroyNotify)load_state_unref);
+	g_task_set_task_data(task, ls, (GDestroyNotify)load_state_free);
 	g_task_run_in_thread(task, load_thread);
 }
 
@@ -462,7 +416,7 @@ static void compare_state_free(compare_state *cs)
 {
 	ga_document_unref(cs->base);
 	ga_document_unref(cs->new_doc);
-	load_state_unref(cs->ls);
+	load_state_free(cs->ls);
 	g_free(cs);
 }
 
@@ -478,9 +432,10 @@ static void compare_thread(GTask *task, gpointer source, gpointer task_data,
 
 	(void)source;
 	(void)cancellable;
-	tsr_report_set_progress(cs->base->report, on_progress, cs->ls);
+	tsr_report_set_progress(cs->base->report, tsd_progress_report_cb, cs->ls->relay);
 	rc = tsr_compare_programs(&cmp, cs->base->report, cs->new_doc->report, NULL);
 	tsr_report_set_progress(cs->base->report, NULL, NULL);
+	tsd_progress_finish(cs->ls->relay);
 	if (rc) {
 		set_error(&error, rc, tsr_report_error(cs->base->report));
 		g_task_return_error(task, error);
@@ -496,15 +451,8 @@ void ga_document_compare_async(GaDocument *base, GaDocument *new_doc, GCancellab
 {
 	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
 	compare_state *cs = g_new0(compare_state, 1);
-	load_state *ls = g_new0(load_state, 1);
+	load_state *ls = load_state_new(NULL, cancellable, progress, progress_data, progress_destroy);
 
-	g_atomic_ref_count_init(&ls->ref);
-	g_mutex_init(&ls->lock);
-	ls->cancellable = cancellable ? g_object_ref(cancellable) : g_cancellable_new();
-	ls->progress = progress;
-	ls->progress_data = progress_data;
-	ls->progress_destroy = progress_destroy;
-	ls->context = g_main_context_ref_thread_default();
 	cs->base = ga_document_ref(base);
 	cs->new_doc = ga_document_ref(new_doc);
 	cs->ls = ls;

@@ -7,6 +7,8 @@
  */
 #include "sa-document.h"
 
+#include <tilescope/tsd-progress.h>
+
 #include <string.h>
 
 struct _SaDocument {
@@ -43,86 +45,21 @@ void sa_document_unref(SaDocument *doc)
 
 /* --- Progress, from the worker to the main thread ---------------------------- */
 
-/* The latest progress of one load; the worker writes it under the lock and
- * schedules one idle at a time to show it. */
+/* What a load's worker needs: the paths and the progress relay
+ * (tsd-progress.h: coalesced, cancel-aware, silent once the load ended).
+ * The timeline's threads are built after the files are read: the relay's
+ * phase maps reportlib's fractions into 0-0.8, then each thread's into a
+ * slice of the rest. */
 typedef struct load_state {
 	char **paths;
-	GCancellable *cancellable;
-	SaLoadProgressFunc progress;
-	gpointer progress_data;
-	GDestroyNotify progress_destroy;
-	GMainContext *context;
-	GMutex lock;
-	double fraction;              /* under lock */
-	char message[96];             /* under lock */
-	bool idle_pending;            /* under lock */
-	double scale, offset;         /* the current phase's share of the bar (worker only) */
-	bool finished;                /* main thread: the caller's callback has run */
-	GAsyncReadyCallback callback; /* the caller's, called by on_task_done */
-	gpointer user_data;
-	gatomicrefcount ref;
+	TsdProgress *relay;
 } load_state;
 
-static void load_state_unref(load_state *ls)
+static void load_state_free(load_state *ls)
 {
-	if (!g_atomic_ref_count_dec(&ls->ref))
-		return;
-	if (ls->progress_destroy)
-		ls->progress_destroy(ls->progress_data);
 	g_strfreev(ls->paths);
-	g_clear_object(&ls->cancellable);
-	if (ls->context)
-		g_main_context_unref(ls->context);
-	g_mutex_clear(&ls->lock);
+	tsd_progress_unref(ls->relay);
 	g_free(ls);
-}
-
-/* The idle on the main thread: shows the latest progress. */
-static gboolean show_progress(gpointer data)
-{
-	load_state *ls = data;
-	char message[sizeof(ls->message)];
-	double fraction;
-
-	g_mutex_lock(&ls->lock);
-	fraction = ls->fraction;
-	memcpy(message, ls->message, sizeof(message));
-	ls->idle_pending = false;
-	g_mutex_unlock(&ls->lock);
-	/* GTask completes at a higher priority than idles: progress still
-	 * queued then is stale, and its data may be gone. */
-	if (ls->progress && !ls->finished && !g_cancellable_is_cancelled(ls->cancellable))
-		ls->progress(fraction, message, ls->progress_data);
-	return G_SOURCE_REMOVE;
-}
-
-/* reportlib's callback, on the worker: records the progress (scaled into
- * the current phase), schedules the idle unless one is pending, and
- * cancels when asked to. */
-static int on_progress(double fraction, const char *message, void *data)
-{
-	load_state *ls = data;
-	bool schedule;
-
-	if (g_cancellable_is_cancelled(ls->cancellable))
-		return 1;
-	if (!ls->progress)
-		return 0;
-	g_mutex_lock(&ls->lock);
-	ls->fraction = ls->offset + ls->scale * fraction;
-	g_strlcpy(ls->message, message ? message : "", sizeof(ls->message));
-	schedule = !ls->idle_pending;
-	ls->idle_pending = true;
-	g_mutex_unlock(&ls->lock);
-	if (schedule) {
-		GSource *src = g_idle_source_new();
-
-		g_atomic_ref_count_inc(&ls->ref);
-		g_source_set_callback(src, show_progress, ls, (GDestroyNotify)load_state_unref);
-		g_source_attach(src, ls->context);
-		g_source_unref(src);
-	}
-	return 0;
 }
 
 /* --- The load ------------------------------------------------------------------- */
@@ -188,10 +125,9 @@ static SaDocument *load(load_state *ls, GError **error)
 	g_atomic_ref_count_init(&doc->ref);
 	g_mutex_init(&doc->stats_lock);
 	doc->paths = g_strdupv(ls->paths);
-	opts.progress = on_progress;
-	opts.progress_data = ls;
-	ls->scale = 0.8;
-	ls->offset = 0;
+	opts.progress = tsd_progress_report_cb;
+	opts.progress_data = ls->relay;
+	tsd_progress_set_phase(ls->relay, 0, 0.8);
 	rc = tsr_trace_open(&doc->trace, (const char *const *)doc->paths, n_paths, &opts);
 	if (rc) {
 		set_error(error, rc, tsr_last_error());
@@ -200,14 +136,15 @@ static SaDocument *load(load_state *ls, GError **error)
 	doc->title = make_title(doc->trace, doc->paths);
 	info = tsr_trace_get_info(doc->trace);
 	rc = tsr_trace_get_threads(&threads, &n_threads, doc->trace);
-	ls->scale = 0.2 / (double)(n_threads ? n_threads : 1);
+	double share = 0.2 / (double)(n_threads ? n_threads : 1);
+
 	for (size_t t = 0; rc == TSR_OK && t < n_threads; t++) {
 		int64_t from = info->start_ns, to = info->end_ns + 1;
 		tsr_trace_item *items = NULL;
 		size_t n;
 
-		ls->offset = 0.8 + ls->scale * (double)t;
-		if (on_progress(0, "Building the timeline", ls)) {
+		tsd_progress_set_phase(ls->relay, 0.8 + share * (double)t, share);
+		if (tsd_progress_report_cb(0, "Building the timeline", ls->relay)) {
 			rc = TSR_ERR_CANCELLED;
 			break;
 		}
@@ -237,32 +174,24 @@ static void load_thread(GTask *task, gpointer source, gpointer task_data, GCance
 
 	(void)source;
 	(void)cancellable;
+	/* GTask completes at a higher priority than idles: progress still
+	 * queued then is stale, and must show nothing. */
+	tsd_progress_finish(ls->relay);
 	if (doc)
 		g_task_return_pointer(task, doc, (GDestroyNotify)sa_document_unref);
 	else
 		g_task_return_error(task, error);
 }
 
-static load_state *load_state_new(char **paths, GCancellable *cancellable)
+static load_state *load_state_new(char **paths, GCancellable *cancellable,
+                                  SaLoadProgressFunc progress, gpointer progress_data,
+                                  GDestroyNotify progress_destroy)
 {
 	load_state *ls = g_new0(load_state, 1);
 
-	g_atomic_ref_count_init(&ls->ref);
-	g_mutex_init(&ls->lock);
 	ls->paths = paths;
-	ls->cancellable = cancellable ? g_object_ref(cancellable) : g_cancellable_new();
+	ls->relay = tsd_progress_new(progress, progress_data, progress_destroy, cancellable);
 	return ls;
-}
-
-/* The task's completion, on the main thread: no progress after it, then
- * the caller's callback. */
-static void on_task_done(GObject *source, GAsyncResult *result, gpointer data)
-{
-	load_state *ls = data;
-
-	ls->finished = true;
-	ls->callback(source, result, ls->user_data);
-	load_state_unref(ls);
 }
 
 void sa_document_load_async(GFile *const *files, guint n_files, GCancellable *cancellable,
@@ -270,30 +199,21 @@ void sa_document_load_async(GFile *const *files, guint n_files, GCancellable *ca
                             GDestroyNotify progress_destroy, GAsyncReadyCallback callback,
                             gpointer user_data)
 {
-	g_autoptr(GTask) task = NULL;
+	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
 	GError *error = NULL;
 	char **paths = paths_of(files, n_files, &error);
-	load_state *ls;
 
+	g_task_set_source_tag(task, sa_document_load_async);
 	if (!paths) {
-		task = g_task_new(NULL, cancellable, callback, user_data);
-		g_task_set_source_tag(task, sa_document_load_async);
 		if (progress_destroy)
 			progress_destroy(progress_data);
 		g_task_return_error(task, error);
 		return;
 	}
-	ls = load_state_new(paths, cancellable);
-	ls->progress = progress;
-	ls->progress_data = progress_data;
-	ls->progress_destroy = progress_destroy;
-	ls->context = g_main_context_ref_thread_default();
-	ls->callback = callback;
-	ls->user_data = user_data;
-	g_atomic_ref_count_inc(&ls->ref);   /* on_task_done's */
-	task = g_task_new(NULL, cancellable, on_task_done, ls);
-	g_task_set_source_tag(task, sa_document_load_async);
-	g_task_set_task_data(task, ls, (GDestroyNotify)load_state_unref);
+	g_task_set_task_data(task,
+	                     load_state_new(paths, cancellable, progress, progress_data,
+	                                    progress_destroy),
+	                     (GDestroyNotify)load_state_free);
 	g_task_run_in_thread(task, load_thread);
 }
 
@@ -311,9 +231,9 @@ SaDocument *sa_document_load(GFile *const *files, guint n_files, GError **error)
 
 	if (!paths)
 		return NULL;
-	ls = load_state_new(paths, NULL);
+	ls = load_state_new(paths, NULL, NULL, NULL, NULL);
 	doc = load(ls, error);
-	load_state_unref(ls);
+	load_state_free(ls);
 	return doc;
 }
 
