@@ -12,6 +12,8 @@
 #include "ga-window.h"
 #include "ga-resources.h"
 
+#include <tilescope/tsd-app.h>
+
 #include <stdio.h>
 
 struct _GaApplication {
@@ -74,62 +76,19 @@ static int ga_application_handle_local_options(GApplication *app, GVariantDict *
 	return -1;
 }
 
-static void quit_action(GSimpleAction *action, GVariant *param, gpointer data)
-{
-	(void)action;
-	(void)param;
-	g_application_quit(G_APPLICATION(data));
-}
-
-static void about_action(GSimpleAction *action, GVariant *param, gpointer data)
-{
-	GtkWindow *parent = gtk_application_get_active_window(GTK_APPLICATION(data));
-
-	(void)action;
-	(void)param;
-	gtk_show_about_dialog(parent, "program-name", "Graph Analyser", "version", GA_VERSION,
-	                      "comments",
-	                      "Where the memory and the cycles of an IPU program go, from the "
-	                      "profile.pop that autoReport writes.",
-	                      "logo-icon-name", "org.tilescope.GraphAnalyser", "license-type",
-	                      GTK_LICENSE_MIT_X11, NULL);
-}
-
-/* app.dark: a stateful toggle of the dark style. */
-static void dark_change_state(GSimpleAction *action, GVariant *value, gpointer data)
-{
-	(void)data;
-	g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme",
-	             g_variant_get_boolean(value), NULL);
-	g_simple_action_set_state(action, value);
-}
-
 static void ga_application_startup(GApplication *app)
 {
-	static const GActionEntry entries[] = {
-		{"quit", quit_action, NULL, NULL, NULL, {0}},
-		{"about", about_action, NULL, NULL, NULL, {0}},
-		{"dark", NULL, NULL, "false", dark_change_state, {0}},
+	static const TsdAppInfo info = {
+	    .name = "Graph Analyser",
+	    .version = GA_VERSION,
+	    .comments = "Where the memory and the cycles of an IPU program go, from the "
+	                "profile.pop that autoReport writes.",
+	    .icon = "org.tilescope.GraphAnalyser",
+	    .css = "/org/tilescope/GraphAnalyser/style.css",
 	};
-	static const char *const quit_accels[] = {"<Control>q", NULL};
-	static const char *const dark_accels[] = {"<Control><Shift>d", NULL};
-	gboolean dark = FALSE;
-	GtkCssProvider *css;
 
 	G_APPLICATION_CLASS(ga_application_parent_class)->startup(app);
-	g_action_map_add_action_entries(G_ACTION_MAP(app), entries, G_N_ELEMENTS(entries), app);
-	/* The toggle starts from the desktop's (or GTK_THEME's) preference. */
-	g_object_get(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", &dark, NULL);
-	g_action_change_state(g_action_map_lookup_action(G_ACTION_MAP(app), "dark"),
-	                      g_variant_new_boolean(dark));
-	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "app.quit", quit_accels);
-	gtk_application_set_accels_for_action(GTK_APPLICATION(app), "app.dark", dark_accels);
-	gtk_window_set_default_icon_name("org.tilescope.GraphAnalyser");
-	css = gtk_css_provider_new();
-	gtk_css_provider_load_from_resource(css, "/org/tilescope/GraphAnalyser/style.css");
-	gtk_style_context_add_provider_for_display(gdk_display_get_default(), GTK_STYLE_PROVIDER(css),
-	                                           GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-	g_object_unref(css);
+	tsd_app_install(GTK_APPLICATION(app), &info);
 }
 
 static void ga_application_finalize(GObject *object)
