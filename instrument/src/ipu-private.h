@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 
 /* --- Small utilities (util.c) -------------------------------------------- */
 
@@ -288,6 +289,16 @@ void tsi_debug_clear(tsi_graph_core *core);
  * when no model context encloses it. In the graph's arena; NULL when out
  * of memory (`name` NULL is NULL too). */
 const char *tsi_debug_qualify(tsi_graph *graph, tsi_debug_id id, const char *name);
+
+/* Seconds on CLOCK_MONOTONIC, for the durations and progress lines of the
+ * INFO log (compiler phases, lowering, report writing). */
+static inline double tsi_monotonic_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* Records a building error on the graph (the first one is kept) and in the
  * thread-local last error; returns `code`. */

@@ -382,15 +382,6 @@ fail:
 	return rc;
 }
 
-/* Seconds on CLOCK_MONOTONIC, for the durations in the INFO log. */
-static double seconds_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Makes the entry's directory and sets *path to `dir/name` in it
  * (malloc'd). Returns TSI_OK or a negative code with the message set. */
 static int output_path(tsi_autoreport *ar, const char *name, char **path)
@@ -438,13 +429,13 @@ void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *use
 		if (keep_failure(ar, output_path(ar, "profile.pop", &path)))
 			return;
 		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Writing the graph profile to '%s'", path);
-		double start = seconds_now();
+		double start = tsi_monotonic_seconds();
 		TSI_TRACE_BEGINF("Writing profile.pop");
 		rc = tsi_report_writer_new(&ar->writer, path, gp, &meta);
 		TSI_TRACE_END();
 		if (!rc)
 			tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Wrote the graph profile to '%s' in %.3f s",
-			        path, seconds_now() - start);
+			        path, tsi_monotonic_seconds() - start);
 		free(path);
 		if (keep_failure(ar, rc))
 			return;
@@ -456,13 +447,13 @@ void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *use
 		if (keep_failure(ar, output_path(ar, "debug.cbor", &path)))
 			return;
 		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Writing debug information to '%s'", path);
-		double start = seconds_now();
+		double start = tsi_monotonic_seconds();
 		TSI_TRACE_BEGINF("Writing debug.cbor");
 		rc = tsi_debug_cbor_write(path, gp, &meta);
 		TSI_TRACE_END();
 		if (!rc)
 			tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Wrote debug information to '%s' in %.3f s",
-			        path, seconds_now() - start);
+			        path, tsi_monotonic_seconds() - start);
 		free(path);
 		if (keep_failure(ar, rc))
 			return;
@@ -554,7 +545,7 @@ static int write_runs(tsi_autoreport *ar, const tsi_run_profile *const *runs, si
 		return TSI_OK;
 	tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Adding %zu run%s to '%s'", n - ar->runs_written,
 	        n - ar->runs_written == 1 ? "" : "s", tsi_report_writer_path(ar->writer));
-	double start = seconds_now();
+	double start = tsi_monotonic_seconds();
 	TSI_TRACE_BEGINF("Adding runs to profile.pop");
 	rc = tsi_report_writer_add_runs(ar->writer, runs, n);
 	TSI_TRACE_END();
@@ -563,7 +554,7 @@ static int write_runs(tsi_autoreport *ar, const tsi_run_profile *const *runs, si
 	if (keep_failure(ar, rc))
 		return rc;
 	tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Added %zu run%s in %.3f s", n - ar->runs_written,
-	        n - ar->runs_written == 1 ? "" : "s", seconds_now() - start);
+	        n - ar->runs_written == 1 ? "" : "s", tsi_monotonic_seconds() - start);
 	ar->runs_written = n;
 	return TSI_OK;
 }

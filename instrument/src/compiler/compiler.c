@@ -343,15 +343,6 @@ typedef struct phase {
 	int (*run)(tsi_profile_builder *);
 } phase;
 
-/* Seconds on CLOCK_MONOTONIC, for the phase timings in the log. */
-static double monotonic_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /*
  * Runs the compiler model's phases over programs that passed the checks:
  * lowering and exchange planning, cycle estimates, liveness, memory. On
@@ -386,7 +377,7 @@ int tsi_compile_model(tsi_compiled *compiled, tsi_graph *graph, tsi_program *con
 	const size_t n_phases = sizeof(phases) / sizeof(phases[0]);
 	rc = TSI_OK;
 	for (size_t i = 0; !rc && i < n_phases; i++) {
-		double start = monotonic_seconds();
+		double start = tsi_monotonic_seconds();
 		tsi_log(TSI_LOG_INFO, "COMPILE", "Compiler model: %s (phase %zu of %zu)", phases[i].name,
 		        i + 1, n_phases);
 		TSI_TRACE_BEGINF("Compiler model: %s", phases[i].name);
@@ -394,7 +385,7 @@ int tsi_compile_model(tsi_compiled *compiled, tsi_graph *graph, tsi_program *con
 		TSI_TRACE_END();
 		if (!rc)
 			tsi_log(TSI_LOG_INFO, "COMPILE", "Compiler model: %s done in %.3f s",
-			        phases[i].name, monotonic_seconds() - start);
+			        phases[i].name, tsi_monotonic_seconds() - start);
 	}
 	/* Every variable the profile lists: the user's, and the compiler's
 	 * (message buffers, the always-live data by category), as the

@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* One move of a contiguous run of a variable between two tiles. */
 typedef struct move {
@@ -746,14 +745,6 @@ static int function_index(lower_ctx *c, tsi_function *fn, int32_t *out)
 }
 
 /* Lowers user program `p` once; *out lists its nodes for the parent. */
-/* Seconds on CLOCK_MONOTONIC. */
-static double lower_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /*
  * Lowering is the longest phase of a large compile (seconds); the INFO log
@@ -766,7 +757,7 @@ static void lower_progress(lower_ctx *c)
 
 	if (++c->user_programs_lowered % 1024 != 0)
 		return;
-	t = lower_now();
+	t = tsi_monotonic_seconds();
 	if (t < c->next_progress_s)
 		return;
 	c->next_progress_s = t + 1.0;
@@ -1157,7 +1148,7 @@ int tsi_lower(tsi_profile_builder *b, tsi_program *const *programs, size_t n_pro
 
 	memset(&c, 0, sizeof(c));
 	c.b = b;
-	c.next_progress_s = lower_now() + 1.0;
+	c.next_progress_s = tsi_monotonic_seconds() + 1.0;
 	c.tiles_per_ipu = core->target.tiles_per_ipu ? core->target.tiles_per_ipu : 1;
 	c.lowered = calloc(core->programs.len ? core->programs.len : 1, sizeof(*c.lowered));
 	c.function_index = malloc((core->functions.len ? core->functions.len : 1) * sizeof(int32_t));
