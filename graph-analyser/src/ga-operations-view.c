@@ -563,30 +563,32 @@ static int by_cycles_desc(gconstpointer a, gconstpointer b)
 /*
  * The operation's cycles in the run shown, split by step type and by
  * vertex type (the guide's "Cycles" of an operation): its steps are those
- * of the compute sets and programs its context or a descendant made, as
- * reportlib attributes them (a compute set's context first, else its
- * program's); a vertex type's cycles are its active cycles in those
- * compute sets, once per execution. One pass over the run's steps: a few
- * milliseconds on the large model.
+ * reportlib charges to its context or a descendant
+ * (tsr_report_fill_step_operations, the rule of its run costs); a vertex
+ * type's cycles are its active cycles in those compute sets, once per
+ * execution. One pass over the run's steps: a few milliseconds on the
+ * large model.
  */
 static void put_cycles(GaOperationsView *self, int *row, const tsr_operation *op)
 {
 	tsr_report *report = ga_document_get_report(self->doc);
 	const tsr_step *steps;
 	const tsr_compute_set *css;
-	const tsr_program *progs;
 	const tsr_vertex_type *vts;
-	size_t n_steps, n_cs, n_progs, n_vts;
+	size_t n_steps, n_cs, n_vts;
 	uint64_t by_type[TSR_STEP_TYPE_COUNT] = {0};
 	g_autofree gboolean *mine = NULL;
 	g_autofree uint64_t *runs_of_cs = NULL;
+	g_autofree uint32_t *owner = NULL;
 	g_autoptr(GArray) shares = NULL;
 	guint shown = 0;
 
 	if (self->run < 0 || tsr_report_get_steps(&steps, &n_steps, report, (size_t)self->run) ||
 	    tsr_report_get_compute_sets(&css, &n_cs, report) ||
-	    tsr_report_get_programs(&progs, &n_progs, report) ||
 	    tsr_report_get_vertex_types(&vts, &n_vts, report))
+		return;
+	owner = g_new(uint32_t, n_steps ? n_steps : 1);
+	if (tsr_report_fill_step_operations(owner, n_steps, report, (size_t)self->run))
 		return;
 	/* The contexts of the subtree: parents come before their children. */
 	mine = g_new0(gboolean, self->n_ops + 1);
@@ -597,15 +599,9 @@ static void put_cycles(GaOperationsView *self, int *row, const tsr_operation *op
 	runs_of_cs = g_new0(uint64_t, n_cs ? n_cs : 1);
 	for (size_t i = 0; i < n_steps; i++) {
 		const tsr_step *st = &steps[i];
-		int64_t ctx = -1;
 
-		if (st->compute_set >= 0 && (size_t)st->compute_set < n_cs &&
-		    css[st->compute_set].debug_context >= 1)
-			ctx = css[st->compute_set].debug_context;
-		else if (st->program < n_progs)
-			ctx = progs[st->program].debug_context;
-		if (ctx < 1 || (size_t)ctx > self->n_ops || !mine[ctx] ||
-		    st->type == TSR_STEP_SYNC || (unsigned)st->type >= TSR_STEP_TYPE_COUNT)
+		if (owner[i] < 1 || owner[i] > self->n_ops || !mine[owner[i]] ||
+		    (unsigned)st->type >= TSR_STEP_TYPE_COUNT)
 			continue;
 		by_type[st->type] += st->cycles;
 		if (st->compute_set >= 0 && (size_t)st->compute_set < n_cs)

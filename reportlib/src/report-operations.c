@@ -908,50 +908,86 @@ out:
  */
 static int add_run_costs(tsr_report *r, tsr_operation *ops, size_t n, size_t run)
 {
+	const tsr_compute_set *cs;
+	const tsr_step *steps;
+	uint32_t *owner = NULL;
+	size_t n_cs, n_steps;
+	int rc;
+
+	if ((rc = tsr_report_get_steps(&steps, &n_steps, r, run)) ||
+	    (rc = tsr_report_get_compute_sets(&cs, &n_cs, r)))
+		return rc;
+	owner = tsr_alloc(r, n_steps ? n_steps : 1, sizeof(*owner));
+	if (!owner)
+		return TSR_ERR_TOO_LARGE;
+	rc = tsr_report_fill_step_operations(owner, n_steps, r, run);
+	for (size_t i = 0; !rc && i < n_steps; i++) {
+		const tsr_step *s = &steps[i];
+		uint64_t flops = s->type == TSR_STEP_ON_TILE_EXECUTE && s->compute_set >= 0 &&
+		                         (size_t)s->compute_set < n_cs
+		                     ? cs[s->compute_set].flops
+		                     : 0;
+
+		if (owner[i] < 1 || owner[i] > n)
+			continue;
+		ops[owner[i] - 1].self_cycles = sat_add(ops[owner[i] - 1].self_cycles, s->cycles);
+		ops[owner[i] - 1].self_flops = sat_add(ops[owner[i] - 1].self_flops, flops);
+	}
+	tsr_free(r, owner, (n_steps ? n_steps : 1) * sizeof(*owner));
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		ops[i].cycles = ops[i].self_cycles;
+		ops[i].flops = ops[i].self_flops;
+	}
+	total_descendants(ops, n, false, true);
+	return TSR_OK;
+}
+
+/* The rule of tsr_report_fill_step_operations (report.h). */
+int tsr_report_fill_step_operations(uint32_t *out, size_t n, tsr_report *report, size_t run)
+{
 	const tsr_program *programs;
 	const tsr_compute_set *cs;
 	const tsr_step *steps;
 	size_t n_programs, n_cs, n_steps;
 	int rc;
 
-	if ((rc = tsr_report_get_steps(&steps, &n_steps, r, run)) ||
-	    (rc = tsr_report_get_programs(&programs, &n_programs, r)) ||
-	    (rc = tsr_report_get_compute_sets(&cs, &n_cs, r)))
+	if (!report || !out)
+		return report ? tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
+		                         "tsr_report_fill_step_operations: NULL argument")
+		              : tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT,
+		                                   "tsr_report_fill_step_operations: NULL report");
+	if ((rc = tsr_report_get_steps(&steps, &n_steps, report, run)) ||
+	    (rc = tsr_report_get_programs(&programs, &n_programs, report)) ||
+	    (rc = tsr_report_get_compute_sets(&cs, &n_cs, report)))
 		return rc;
+	if (n < n_steps)
+		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
+		                "step operations: %zu entries for %zu steps", n, n_steps);
 	for (size_t i = 0; i < n_steps; i++) {
 		const tsr_step *s = &steps[i];
 		int64_t ctx = -1;
-		uint64_t flops = 0;
 
-		if (s->program >= n_programs)
-			continue; /* checked on load; kept safe regardless */
-		switch (s->type) {
-		case TSR_STEP_ON_TILE_EXECUTE:
-			if (s->compute_set >= 0 && (size_t)s->compute_set < n_cs) {
-				ctx = cs[s->compute_set].debug_context;
-				flops = cs[s->compute_set].flops;
-			}
-			if (ctx < 1)
+		if (s->program < n_programs) { /* checked on load; kept safe regardless */
+			switch (s->type) {
+			case TSR_STEP_ON_TILE_EXECUTE:
+				if (s->compute_set >= 0 && (size_t)s->compute_set < n_cs)
+					ctx = cs[s->compute_set].debug_context;
+				if (ctx < 1)
+					ctx = programs[s->program].debug_context;
+				break;
+			case TSR_STEP_DO_EXCHANGE:
+			case TSR_STEP_GLOBAL_EXCHANGE:
+			case TSR_STEP_STREAM_COPY:
 				ctx = programs[s->program].debug_context;
-			break;
-		case TSR_STEP_DO_EXCHANGE:
-		case TSR_STEP_GLOBAL_EXCHANGE:
-		case TSR_STEP_STREAM_COPY:
-			ctx = programs[s->program].debug_context;
-			break;
-		default:
-			break;
+				break;
+			default:
+				break;
+			}
 		}
-		if (ctx < 1 || (uint64_t)ctx > n)
-			continue;
-		ops[ctx - 1].self_cycles = sat_add(ops[ctx - 1].self_cycles, s->cycles);
-		ops[ctx - 1].self_flops = sat_add(ops[ctx - 1].self_flops, flops);
+		out[i] = ctx >= 1 && ctx <= UINT32_MAX ? (uint32_t)ctx : 0;
 	}
-	for (size_t i = 0; i < n; i++) {
-		ops[i].cycles = ops[i].self_cycles;
-		ops[i].flops = ops[i].self_flops;
-	}
-	total_descendants(ops, n, false, true);
 	return TSR_OK;
 }
 

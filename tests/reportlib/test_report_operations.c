@@ -224,6 +224,35 @@ static void test_run_costs(void **state)
 	}
 }
 
+/* Each step's operation as reportlib charges it equals the runtime
+ * profile's (step_context above, the independent reading); a buffer
+ * shorter than the run is refused. */
+static void test_step_operations(void **state)
+{
+	tsr_fixture *f = *state;
+
+	for (size_t r = 0; r < f->n_runs; r++) {
+		const tsi_run_profile *rp = f->runs[r];
+		uint32_t *owner = calloc(rp->n_steps + 1, sizeof(*owner));
+
+		assert_non_null(owner);
+		assert_int_equal(tsr_report_fill_step_operations(owner, rp->n_steps, f->report, r),
+		                 TSR_OK);
+		for (size_t k = 0; k < rp->n_steps; k++) {
+			uint64_t flops;
+
+			assert_int_equal(owner[k], step_context(f->gp, &rp->steps[k], &flops));
+		}
+		if (rp->n_steps)
+			assert_int_equal(tsr_report_fill_step_operations(owner, rp->n_steps - 1,
+			                                                 f->report, r),
+			                 TSR_ERR_INVALID_ARGUMENT);
+		free(owner);
+	}
+	assert_int_equal(tsr_report_fill_step_operations(NULL, 0, f->report, 0),
+	                 TSR_ERR_INVALID_ARGUMENT);
+}
+
 /* layer1 holds the matmul's and the add's contexts and costs what its
  * children cost; the matmul's context made the matmul's compute sets. */
 static void test_layer(void **state)
@@ -758,6 +787,7 @@ int main(void)
 	    cmocka_unit_test(test_contexts),
 	    cmocka_unit_test(test_made),
 	    cmocka_unit_test(test_run_costs),
+	    cmocka_unit_test(test_step_operations),
 	    cmocka_unit_test(test_layer),
 	    cmocka_unit_test(test_without_and_regenerated),
 	    cmocka_unit_test(test_faulty_documents),

@@ -560,6 +560,14 @@ typedef struct tsr_operation {
  * TSR_ERR_CORRUPT naming debug.cbor. The caller frees *out. */
 TSR_API int tsr_report_list_operations(tsr_operation **out, size_t *n, tsr_report *report,
                                        int64_t run);
+/* The operation (debug context id, 0: none) each step of run `run` is
+ * charged to, by the rule tsr_operation's run costs use: an OnTileExecute
+ * step to its compute set's context (its program's when the compute set
+ * has none), an exchange step to its program's, a sync step to none.
+ * Fills out[0..n_steps) (tsr_report_get_steps' order); `n` must be at
+ * least the run's step count. */
+TSR_API int tsr_report_fill_step_operations(uint32_t *out, size_t n, tsr_report *report,
+                                            size_t run);
 
 /* --- Read-only SQL ------------------------------------------------------------- */
 
