@@ -89,6 +89,9 @@ static const char *const exchange_kinds[] = {"internal", "external", "host"};
 static const char *const profiler_modes[] = {"IPU_MODEL", "COMPUTE_SETS",
                                              "SINGLE_TILE_COMPUTE_SETS", "VERTICES",
                                              "EXTERNAL_EXCHANGES"};
+/* In tsi_ipu_version's order; each with the target name its chip has. */
+static const char *const ipu_versions[] = {"Mk2", "Mk1", "Bow"};
+static const char *const ipu_target_names[] = {"ipu2", "ipu1", "bow"};
 static const char *const data_types[] = {"float", "half",           "int",
                                          "unsigned int", "short", "unsigned short",
                                          "char",  "unsigned char", "bool"};
@@ -103,13 +106,16 @@ _Static_assert(N(sync_types) == TSF_SYNC_TYPE_COUNT, "sync types");
 _Static_assert(N(exchange_kinds) == TSF_EXCHANGE_KIND_COUNT, "exchange kinds");
 _Static_assert(N(profiler_modes) == TSF_PROFILER_MODE_COUNT, "profiler modes");
 _Static_assert(N(data_types) == TSF_DATA_TYPE_COUNT, "data types");
+_Static_assert(N(ipu_versions) == TSF_IPU_VERSION_COUNT &&
+                   N(ipu_target_names) == TSF_IPU_VERSION_COUNT,
+               "IPU versions");
 
 size_t tsf_vocab_count(tsf_vocab vocab)
 {
 	static const size_t counts[TSF_VOCAB_COUNT] = {
 		TSF_MEM_CATEGORY_COUNT, TSF_REGION_COUNT,        TSF_PROGRAM_TYPE_COUNT,
 		TSF_STEP_TYPE_COUNT,    TSF_SYNC_TYPE_COUNT,     TSF_EXCHANGE_KIND_COUNT,
-		TSF_PROFILER_MODE_COUNT, TSF_DATA_TYPE_COUNT,
+		TSF_PROFILER_MODE_COUNT, TSF_DATA_TYPE_COUNT,   TSF_IPU_VERSION_COUNT,
 	};
 	return (unsigned)vocab < TSF_VOCAB_COUNT ? counts[vocab] : 0;
 }
@@ -135,10 +141,17 @@ const char *tsf_vocab_name(tsf_vocab vocab, int code)
 		return profiler_modes[code];
 	case TSF_VOCAB_DATA_TYPE:
 		return data_types[code];
+	case TSF_VOCAB_IPU_VERSION:
+		return ipu_versions[code];
 	case TSF_VOCAB_COUNT:
 		break;
 	}
 	return NULL;
+}
+
+const char *tsf_ipu_target_name(int code)
+{
+	return code >= 0 && code < TSF_IPU_VERSION_COUNT ? ipu_target_names[code] : NULL;
 }
 
 /* A linear scan: the longest list has 25 names, and readers look a name

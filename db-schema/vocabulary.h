@@ -24,6 +24,7 @@ typedef enum tsf_vocab {
 	TSF_VOCAB_EXCHANGE_KIND,    /* "internal", "external", "host" (exchange.kind) */
 	TSF_VOCAB_PROFILER_MODE,    /* "IPU_MODEL", "COMPUTE_SETS" ... */
 	TSF_VOCAB_DATA_TYPE,        /* "float", "half", "unsigned int" ... (variable.type) */
+	TSF_VOCAB_IPU_VERSION,      /* "Mk2", "Mk1", "Bow" (target.ipu_version) */
 	TSF_VOCAB_COUNT
 } tsf_vocab;
 
@@ -37,6 +38,7 @@ enum {
 	TSF_EXCHANGE_KIND_COUNT = 3,
 	TSF_PROFILER_MODE_COUNT = 5,
 	TSF_DATA_TYPE_COUNT = 9,
+	TSF_IPU_VERSION_COUNT = 3,
 };
 
 /* Codes the libraries check by name (the first and last of each list). */
@@ -68,6 +70,10 @@ size_t tsf_vocab_count(tsf_vocab vocab);
 const char *tsf_vocab_name(tsf_vocab vocab, int code);
 /* The code of `name` (NUL-terminated), or -1 when it is not a member. */
 int tsf_vocab_lookup(tsf_vocab vocab, const char *name);
+/* The target name (target.name) of IPU version `code` (TSF_VOCAB_IPU_VERSION
+ * order): "ipu2", "ipu1", "bow"; NULL past the list. A report whose target
+ * name is one of these and contradicts its ipu_version is corrupt. */
+const char *tsf_ipu_target_name(int code);
 
 /* A memory category's label in printProfileSummary's "By Data Type"
  * list ("Variables", "Control Code" ...), never NULL for a member. */

@@ -251,15 +251,13 @@ static int ex_target(ex_ctx *c, tsi_graph_profile *gp)
 	uint64_t *delays;
 	uint32_t *rel;
 	size_t len;
-	int mode, rc;
+	int mode, version, rc;
 
 	t->kind = tg->type && strcmp(tg->type, "CPU") == 0 ? TSI_TARGET_CPU : TSI_TARGET_IPU_MODEL;
-	if (tg->ipu_version && strcmp(tg->ipu_version, "Mk1") == 0)
-		t->version = TSI_IPU_MK1;
-	else if (tg->ipu_version && strcmp(tg->ipu_version, "Bow") == 0)
-		t->version = TSI_IPU_BOW;
-	else
-		t->version = TSI_IPU_MK2;
+	/* The vocabulary's order is tsi_ipu_version's; an unknown one reads as
+	 * the default, Mk2. */
+	version = tsf_vocab_lookup(TSF_VOCAB_IPU_VERSION, tg->ipu_version);
+	t->version = version >= 0 ? (tsi_ipu_version)version : TSI_IPU_MK2;
 	len = tg->name ? strlen(tg->name) : 0;
 	memcpy(t->name, tg->name ? tg->name : "", len < sizeof(t->name) ? len : sizeof(t->name));
 	t->num_ipus = tg->num_ipus;

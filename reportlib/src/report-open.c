@@ -585,16 +585,14 @@ static int load_strings(tsr_report *r)
 }
 
 /* target: exactly one row whose sizes agree with each other. */
-/* Whether a target's name and IPU version describe one chip: "ipu1" is a
- * Mk1, "ipu2" a Mk2, "bow" a Bow (profile.sql); a name this reader does
- * not know (a CPU target, a newer chip) is not contradicted. */
+/* Whether a target's name and IPU version describe one chip (the
+ * vocabulary pairs them: "ipu1" is a Mk1 ...); a name this reader does not
+ * know (a CPU target, a newer chip) is not contradicted. */
 static bool target_names_agree(const char *name, const char *version)
 {
-	static const char *const pairs[][2] = {{"ipu1", "Mk1"}, {"ipu2", "Mk2"}, {"bow", "Bow"}};
-
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
-		if (strcmp(name, pairs[i][0]) == 0)
-			return strcmp(version, pairs[i][1]) == 0;
+	for (int v = 0; v < TSF_IPU_VERSION_COUNT; v++)
+		if (strcmp(name, tsf_ipu_target_name(v)) == 0)
+			return tsf_vocab_lookup(TSF_VOCAB_IPU_VERSION, version) == v;
 	return true;
 }
 

@@ -67,18 +67,18 @@ check_exports "$libinstrument" tsi_ 100
 check_exports "$libpvti" pvti_ 20
 check_exports "$libbase" tsi_ 5
 
-# 4. The vocabulary's one home. String literals of a few categories and
-# of the sync kinds, outside comment lines, in the libraries and the
-# command.
+# 4. The vocabulary's one home. String literals of a few categories, of
+# the sync kinds and of the IPU versions and their target names, outside
+# comment lines, in the libraries and the command.
 cd "$src" || exit 1
-words='"controlCode"|"vertexInstanceState"|"internalExchangeCode"|"Internal"|"External"|"Global"'
+words='"controlCode"|"vertexInstanceState"|"internalExchangeCode"|"Internal"|"External"|"Global"|"Mk1"|"Mk2"|"ipu1"|"ipu2"'
 # Comments are taken off each line first: a same-line /* ... */, a line
 # inside a block comment (" * ..."), and // to the end.
 hits=$(grep -rEn --include='*.c' --include='*.h' "$words" instrument reportlib cli-summary db-schema |
 	sed -E 's#/\*([^*]|\*+[^*/])*\*+/##g; s#//.*$##' |
 	grep -Ev '^[^:]*:[0-9]+:[[:space:]]*(\*|/\*)' | grep -E "$words" | cut -d: -f1 | sort -u)
 if [ "$hits" = "db-schema/vocabulary.c" ]; then
-	pass "memory categories and sync kinds are spelled in db-schema/vocabulary.c only"
+	pass "memory categories, sync kinds and IPU versions are spelled in db-schema/vocabulary.c only"
 else
 	fail "the vocabulary is spelled in: $(echo $hits)"
 fi

@@ -387,15 +387,9 @@ static const char *sync_type_name(tsi_sync_type t)
 /* target.ipu_version. */
 static const char *ipu_version_name(tsi_ipu_version v)
 {
-	switch (v) {
-	case TSI_IPU_MK1:
-		return "Mk1";
-	case TSI_IPU_MK2:
-		return "Mk2";
-	case TSI_IPU_BOW:
-		return "Bow";
-	}
-	return "Unknown";
+	const char *name = tsf_vocab_name(TSF_VOCAB_IPU_VERSION, (int)v);
+
+	return name ? name : "Unknown";
 }
 
 /* exchange.kind: which of the guide's three exchange lists. */

@@ -4,6 +4,8 @@
  */
 #include "../ipu-private.h"
 
+#include "format.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,16 +17,19 @@
  * 128 (Bow: 1,472 x 1.85 GHz x 128 = 348.6 TFLOPS, the notebook's peak).
  * fp32 is a quarter of that. Exchange: 4 bytes per tile per cycle. */
 static const struct preset {
-	const char *name;
 	unsigned tiles;
 	uint64_t bytes_per_tile;
 	uint64_t clock_hz;
 	unsigned amp_flops;
 } presets[] = {
-	[TSI_IPU_MK2] = {"ipu2", 1472, 624 * 1024, 1330000000u, 128},
-	[TSI_IPU_MK1] = {"ipu1", 1216, 256 * 1024, 1600000000u, 64},
-	[TSI_IPU_BOW] = {"bow", 1472, 624 * 1024, 1850000000u, 128},
+	[TSI_IPU_MK2] = {1472, 624 * 1024, 1330000000u, 128},
+	[TSI_IPU_MK1] = {1216, 256 * 1024, 1600000000u, 64},
+	[TSI_IPU_BOW] = {1472, 624 * 1024, 1850000000u, 128},
 };
+/* The versions' names (Mk2, ...) and target names (ipu2, ...) are the
+ * vocabulary's, in this enumeration's order. */
+_Static_assert(TSI_IPU_MK2 == 0 && TSI_IPU_BOW + 1 == TSF_IPU_VERSION_COUNT,
+               "tsi_ipu_version follows the vocabulary");
 
 TSI_API int tsi_target_ipu(tsi_target *out, tsi_ipu_version version, unsigned num_ipus,
                            unsigned tiles_per_ipu)
@@ -40,11 +45,11 @@ TSI_API int tsi_target_ipu(tsi_target *out, tsi_ipu_version version, unsigned nu
 	if (tiles_per_ipu > p->tiles)
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
 		                     "an %s IPU has %u tiles; cannot model %u tiles per IPU",
-		                     p->name, p->tiles, tiles_per_ipu);
+		                     tsf_ipu_target_name((int)version), p->tiles, tiles_per_ipu);
 	memset(out, 0, sizeof(*out));
 	out->kind = TSI_TARGET_IPU_MODEL;
 	out->version = version;
-	snprintf(out->name, sizeof(out->name), "%s", p->name);
+	snprintf(out->name, sizeof(out->name), "%s", tsf_ipu_target_name((int)version));
 	out->num_ipus = num_ipus;
 	out->tiles_per_ipu = tiles_per_ipu ? tiles_per_ipu : p->tiles;
 	out->num_tiles = out->num_ipus * out->tiles_per_ipu;
