@@ -177,6 +177,7 @@ CREATE INDEX heatmap_sample_time ON heatmap_sample(heatmap, t_ns);
 --   pvti.too_deep         spans ignored past the deepest nesting (250)
 --   pvti.stopped_ns       when the duration option stopped recording (ns)
 --   pvti.flushes          write transactions committed
+--   pvti.idle_sleeps      times the writer slept for want of records
 -- Other keys come from pvti_trace_metadata().
 CREATE TABLE trace_metadata (
   key   TEXT PRIMARY KEY,
