@@ -232,6 +232,13 @@ TSI_API void tsi_engine_free(tsi_engine *engine)
 	free(engine);
 }
 
+TSI_API int tsi_engine_wait_reports(tsi_engine *engine)
+{
+	if (!engine)
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_engine_wait_reports: engine is NULL");
+	return tsi_autoreport_wait(engine->report);
+}
+
 /* How many programs the engine was given (valid run indices). */
 TSI_API size_t tsi_engine_num_programs(const tsi_engine *engine)
 {
