@@ -160,6 +160,12 @@ int tsi_autoreport_flush(tsi_autoreport *ar, const tsi_run_profile *const *runs,
 int tsi_autoreport_wait(tsi_autoreport *ar);
 /* The profile.pop written (waiting for the background job), or NULL. */
 const char *tsi_autoreport_profile_path(tsi_autoreport *ar);
+/* Attaches the report's directory, engine and `run` (-1: none) to the
+ * calling thread's innermost open span as its trace metadata, when a
+ * trace is recording and the engine writes profile.pop (the link the
+ * System Analyser follows to the Graph Analyser; format in autoreport.c
+ * and db-schema/pvti.sql). NULL ignored. */
+void tsi_autoreport_trace_span(tsi_autoreport *ar, int64_t run);
 /* Frees; the files stay. NULL ignored. */
 void tsi_autoreport_free(tsi_autoreport *ar);
 

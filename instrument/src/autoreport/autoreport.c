@@ -30,6 +30,8 @@
  */
 #include "autoreport-private.h"
 
+#include <cjson/cJSON.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -732,6 +734,45 @@ int tsi_autoreport_flush(tsi_autoreport *ar, const tsi_run_profile *const *runs,
 	if (tsi_autoreport_wait(ar) || !ar->cfg_copy.report_execution)
 		return ar->error;
 	return write_runs(ar, runs, n_runs);
+}
+
+/*
+ * Issue 16: the System Analyser opens the report of a run or compile span
+ * in the Graph Analyser. The span carries, as its event metadata,
+ *   {"autoReport": {"directory": D, "subdirectory": S, "engine": E,
+ *                   "run": N}}
+ * D the report's directory now (absolute), S the subdirectory its files
+ * move to should a later engine report to D too (so a reader can follow
+ * them), E the engine's name (or "engine<index>" when it has none), and N
+ * the run's index in profile.pop (run spans of kept runs only). Nothing
+ * when not tracing or when no profile.pop is written.
+ */
+void tsi_autoreport_trace_span(tsi_autoreport *ar, int64_t run)
+{
+	cJSON *root, *o;
+	char *dir, *subdir, *json = NULL, name[32];
+
+	if (!ar || !pvti_recording_() ||
+	    !(ar->cfg_copy.report_graph || ar->cfg_copy.report_execution))
+		return;
+	pthread_mutex_lock(&registry_lock);
+	dir = entry_dir(ar->entry);
+	subdir = strdup(ar->entry->subdir);
+	pthread_mutex_unlock(&registry_lock);
+	snprintf(name, sizeof(name), "engine%u", ar->engine_index);
+	root = cJSON_CreateObject();
+	o = root ? cJSON_AddObjectToObject(root, "autoReport") : NULL;
+	if (o && dir && subdir && cJSON_AddStringToObject(o, "directory", dir) &&
+	    cJSON_AddStringToObject(o, "subdirectory", subdir) &&
+	    cJSON_AddStringToObject(o, "engine", ar->engine_name ? ar->engine_name : name) &&
+	    (run < 0 || cJSON_AddNumberToObject(o, "run", (double)run)))
+		json = cJSON_PrintUnformatted(root);
+	if (json)
+		pvti_event_metadata(json); /* a trace that cannot take it just lacks the link */
+	cJSON_free(json);
+	cJSON_Delete(root);
+	free(dir);
+	free(subdir);
 }
 
 void tsi_autoreport_free(tsi_autoreport *ar)

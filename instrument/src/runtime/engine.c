@@ -153,6 +153,7 @@ TSI_API int tsi_engine_new_named(tsi_engine **out, tsi_graph *graph,
 		        e->replicas == 1 ? "" : "s");
 	tsi_graph_trace_construction_end(core);
 	TSI_TRACE_BEGINF("Compiling %s%s", name ? "engine " : "graph for ", name ? name : core->device_target.name);
+	tsi_autoreport_trace_span(e->report, -1);
 	rc = tsi_compile(&e->compiled, graph, programs, n_programs, e->options, &hook);
 	TSI_TRACE_END();
 	if (rc)
