@@ -680,6 +680,18 @@ gboolean sa_timeline_get_range(SaTimeline *self, int64_t *from_ns, int64_t *to_n
 	return FALSE;
 }
 
+gboolean sa_timeline_get_selected_span(SaTimeline *self, tsr_trace **trace, size_t *thread,
+                                       int64_t *seq)
+{
+	g_return_val_if_fail(SA_IS_TIMELINE(self), FALSE);
+	if (self->sel_thread < 0 || !self->trace || self->sel.kind != TSR_TRACE_ITEM_EVENT)
+		return FALSE;
+	*trace = self->trace;
+	*thread = (size_t)self->sel_thread;
+	*seq = self->sel.seq;
+	return TRUE;
+}
+
 static void select_item(SaTimeline *self, gssize thread, const tsr_trace_item *it)
 {
 	if (thread < 0 && self->sel_thread < 0)

@@ -53,6 +53,11 @@ void sa_timeline_set_range(SaTimeline *self, int64_t from_ns, int64_t to_ns);
  * "range-changed" when it changes. */
 gboolean sa_timeline_get_range(SaTimeline *self, int64_t *from_ns, int64_t *to_ns);
 
+/* The selected span: its trace (borrowed), thread index and seq; FALSE
+ * when no span is selected. */
+gboolean sa_timeline_get_selected_span(SaTimeline *self, tsr_trace **trace, size_t *thread,
+                                       int64_t *seq);
+
 /* What one frame of `width` x `height` pixels at the current view draws:
  * the spans its items stand for (every thread; folded bars count theirs),
  * the colour nodes drawn, and the folded bars among the items (MERGED

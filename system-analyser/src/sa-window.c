@@ -10,6 +10,7 @@
  */
 #include "sa-window.h"
 
+#include "sa-graph-link.h"
 #include "sa-stats-view.h"
 
 struct _SaWindow {
@@ -136,6 +137,7 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 		gtk_paned_set_position(self->paned, CLAMP(want + 24, h / 4, h * 2 / 3));
 	}
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+	sa_graph_link_update(GTK_APPLICATION_WINDOW(self));
 	refresh_stats(self);
 	g_object_unref(self);
 }
@@ -322,6 +324,7 @@ static void sa_window_init(SaWindow *self)
 			                               gtk_label_get_text(GTK_LABEL(label)), -1);
 	}
 	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_range_changed), self);
+	sa_graph_link_attach(GTK_APPLICATION_WINDOW(self), self->timeline, self->header);
 	drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
