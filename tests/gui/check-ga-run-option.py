@@ -64,7 +64,8 @@ def main():
                   f"FROM run WHERE id = {n}")
         want = (f"Run {n} (of {runs}): {int(row['cycles']):,} cycles, "
                 f"{int(row['steps']):,} steps")
-        with running_app(app_path, ["--run", str(n), report]) as (proc, app, tmp):
+        # As the System Analyser launches it (sa-graph-link.c).
+        with running_app(app_path, ["--run", str(n), "--", report]) as (proc, app, tmp):
             lanes = find(app, lambda a: a.name == "Execution trace" and
                          a.getRole() == pyatspi.ROLE_IMAGE)
             if lanes is None:
