@@ -28,6 +28,9 @@
  *   directory of its own, "<dir>/pid<PID>-<engine>", so no report ever
  *   holds one process's graph and another's runs.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* pthread_setname_np */
+#endif
 #include "autoreport-private.h"
 
 #include <cjson/cJSON.h>
@@ -544,6 +547,7 @@ static bool job_start(tsi_autoreport *ar)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0)
 		return false;
+	pthread_setname_np(ar->job, "autoreport"); /* as ps and perf show it */
 	ar->job_running = true;
 	return true;
 }
