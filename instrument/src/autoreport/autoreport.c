@@ -532,14 +532,72 @@ static void job_join(tsi_autoreport *ar, bool registry_locked)
 }
 
 /*
+ * At exit, the jobs still writing finish first: a program that compiles
+ * and returns from main (or calls exit) without freeing its engine still
+ * leaves its complete report, as it did when the report was written
+ * before the compile returned. _exit and signals end them; the files are
+ * then never renamed into place (a killed writer's stale temporary).
+ */
+static void join_jobs_at_exit(void)
+{
+	pthread_mutex_lock(&registry_lock);
+	for (dir_entry *e = registry; e; e = e->next)
+		if (e->owner)
+			job_join(e->owner, true);
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/* fork: the registry stays consistent across it (prepare / parent), and
+ * a child, which has none of its parent's threads, forgets their jobs
+ * instead of ever joining them (their files are the parent's to finish).
+ * Registered after libtilescope-pvti's handlers (a constructor), so this
+ * prepare runs before pvti's takes its locks: a thread joining a job
+ * under registry_lock waits for a job that may be inside a tracepoint. */
+static void fork_prepare_cb(void)
+{
+	pthread_mutex_lock(&registry_lock);
+}
+
+static void fork_parent_cb(void)
+{
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static void fork_child_cb(void)
+{
+	for (dir_entry *e = registry; e; e = e->next) {
+		tsi_autoreport *ar = e->owner;
+
+		if (!ar)
+			continue;
+		pthread_mutex_init(&ar->job_lock, NULL); /* maybe held at the fork */
+		if (ar->job_running) {
+			ar->job_running = false;
+			ar->job_writer = NULL; /* the parent's thread's connection: left alone */
+			ar->job_debug_path = NULL;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static void register_exit_join(void)
+{
+	atexit(join_jobs_at_exit);
+	pthread_atfork(fork_prepare_cb, fork_parent_cb, fork_child_cb);
+}
+
+/*
  * Starts the job on its own thread (signals blocked: handlers run on the
  * program's threads). False when no thread could be had; the caller then
  * does the work itself.
  */
 static bool job_start(tsi_autoreport *ar)
 {
+	static pthread_once_t exit_join_once = PTHREAD_ONCE_INIT;
 	sigset_t all, old;
 	int rc;
+
+	pthread_once(&exit_join_once, register_exit_join);
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
