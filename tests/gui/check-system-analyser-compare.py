@@ -20,7 +20,9 @@ person would.
    "Reloaded"); Ctrl+R reloads by hand; the file deleted gives a "Reload
    failed" notice and the window keeps showing the trace; an opened
    directory into which the example then writes a new trace shows both
-   files' spans.
+   files' spans; a trace whose writer is still running (stopped, then
+   let go) grows in the window, which keeps its visible window and marked
+   range.
 
     check-system-analyser-compare.py APP TILESCOPE TUT5_EXAMPLE TRACE
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
@@ -30,6 +32,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -302,6 +305,8 @@ def check_reload(failures, app_path, tilescope, trace, b, example):
             if proc.poll() is not None:
                 failures.append(f"the app died (status {proc.returncode})")
 
+    check_growing(failures, app_path, tilescope, example)
+
     # A directory opened, then a run of the example writes a trace into it.
     with tempfile.TemporaryDirectory(prefix="sa-gui-") as d:
         shutil.copyfile(trace, os.path.join(d, "first.pvti"))
@@ -321,6 +326,82 @@ def check_reload(failures, app_path, tilescope, trace, b, example):
                                 f"{timeline.description!r}, want {both:,} spans")
             else:
                 print("directory grew:", timeline.description)
+
+
+def check_growing(failures, app_path, tilescope, example):
+    """A trace whose writer is still running (read through its -wal): the
+    example is stopped (SIGSTOP) once its trace holds spans, the app opens
+    it, W W M zooms and marks a window; the writer goes on and ends, and
+    the window must show the finished trace's spans with the same visible
+    window and marked range."""
+    with tempfile.TemporaryDirectory(prefix="sa-gui-") as d:
+        env = dict(os.environ)
+        env["PVTI_OPTIONS"] = json.dumps({"enable": "true", "directory": d})
+        writer = subprocess.Popen([example, "--synthetic", "--epochs", "40"], env=env,
+                                  stdout=subprocess.DEVNULL)
+        try:
+            def partial():
+                files = glob.glob(os.path.join(d, "*.pvti"))
+                return len(files) == 1 and os.path.exists(files[0] + "-wal") and \
+                    cli(tilescope, files[0])["spans"] > 0
+            if not wait_for(partial, timeout=20):
+                failures.append("the example's trace never held spans while it ran")
+                return
+            writer.send_signal(signal.SIGSTOP)
+            path = glob.glob(os.path.join(d, "*.pvti"))[0]
+            early = cli(tilescope, path)
+            if early["trace"]["complete"]:
+                failures.append("the writer had finished: nothing left to grow")
+                return
+            with running_app(app_path, [path]) as (proc, app, tmp):
+                timeline = find(app, lambda a: a.name == "Timeline" and
+                                a.getRole() == pyatspi.ROLE_IMAGE)
+                n = early["spans"]
+                if not wait_for(lambda: f"; {n:,} spans in view" in timeline.description):
+                    failures.append(f"the running trace: {timeline.description!r}, "
+                                    f"the CLI {n:,} spans")
+                focus(timeline)
+                key("w", "w", "m")
+                view = re.compile(r"Showing ([\d.]+ ms – [\d.]+ ms) of")
+                mark = re.compile(r"; marked ([\d.]+ ms – [\d.]+ ms)")
+                if not wait_for(lambda: mark.search(timeline.description)):
+                    failures.append(f"M marked nothing: {timeline.description!r}")
+                    return
+                before = (view.search(timeline.description).group(1),
+                          mark.search(timeline.description).group(1))
+                print(f"running trace: {n:,} spans; view {before[0]}, marked {before[1]}")
+                writer.send_signal(signal.SIGCONT)
+                writer.wait(timeout=60)
+                final = cli(tilescope, path)
+                if not final["trace"]["complete"] or final["spans"] <= n:
+                    failures.append(f"the trace did not grow: {n} then {final['spans']} spans")
+                total = final["spans"]
+                stats = find(app, lambda a: a.name == "Statistics" and
+                             a.getRole() == pyatspi.ROLE_TREE_TABLE)
+                # The marked window's statistics, from the finished file.
+                a0, a1 = (x.split()[0] for x in before[1].split(" – "))
+                want = cli(tilescope, path, "--from", a0, "--to", a1)["spans"]
+                n_notice = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                                f"Reloaded at" in text_of(a) and
+                                f"{total:,} spans" in text_of(a), timeout=20)
+                if n_notice is None:
+                    failures.append(f"the finished trace was not reloaded ({total:,} spans)")
+                else:
+                    print("grown:", text_of(n_notice))
+                after = (view.search(timeline.description or ""),
+                         mark.search(timeline.description or ""))
+                if not all(after) or (after[0].group(1), after[1].group(1)) != before:
+                    failures.append(f"the reload did not keep the window and the range: "
+                                    f"{before} then {timeline.description!r}")
+                head = f"Spans starting in {before[1]}: {want:,} spans"
+                if not wait_for(lambda: (stats.description or "").startswith(head)):
+                    failures.append(f"the statistics after the reload say "
+                                    f"{stats.description!r}, the CLI {head!r}")
+        finally:
+            if writer.poll() is None:
+                writer.send_signal(signal.SIGCONT)
+                writer.kill()
+                writer.wait()
 
 
 def main():
