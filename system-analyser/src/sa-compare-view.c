@@ -318,8 +318,12 @@ static void sa_compare_view_init(SaCompareView *self)
 		gtk_column_view_column_set_sorter(
 		    col, GTK_SORTER(gtk_custom_sorter_new(compare_rows, GINT_TO_POINTER(c), NULL)));
 		gtk_column_view_column_set_resizable(col, TRUE);
-		if (c == COL_NAME)
+		/* Fourteen columns do not fit: the names keep a readable width
+		 * and the table scrolls sideways. */
+		if (c == COL_NAME) {
 			gtk_column_view_column_set_expand(col, TRUE);
+			gtk_column_view_column_set_fixed_width(col, 240);
+		}
 		gtk_column_view_append_column(GTK_COLUMN_VIEW(self->columns), col);
 		g_object_unref(col);
 	}
