@@ -6,9 +6,9 @@ person would.
    the tutorial 5 example made here): the table named "Compare" must hold
    one row per label of either trace, every cell (count, total, self,
    mean, median of A and B, Δ total and Δ %) equal to what
-   `tilescope trace --json` says of A and of B, labels of one side only
-   marked "only in A" / "only in B", in reportlib's order (largest
-   |Δ total| first).
+   `tilescope trace --compare --json A B` says, in its order (largest
+   |Δ total| first), labels of one side only marked "only in A" /
+   "only in B".
 2. Compare with Marked Range (Ctrl+M) on A: W W M marks a zoomed window,
    Ctrl+M takes it as A, D M marks the next one as B; the table must
    match `tilescope trace --from --to --json` on both windows it states.
@@ -71,18 +71,20 @@ def cli(tilescope, trace, *args):
     return json.loads(out)
 
 
-def expected_rows(a, b):
-    """The rows the Compare tab must show for `tilescope trace --json` of A
-    and of B, in reportlib's order, as [(name, channel, {column: text})]."""
-    la = {(x["channel"], x["name"]): x for x in a["labels"]}
-    lb = {(x["channel"], x["name"]): x for x in b["labels"]}
+def cli_compare(tilescope, a, b, *args):
+    out = subprocess.run([tilescope, "trace", "--compare", "--json", *args, a, b], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def expected_rows(cmp):
+    """The rows the Compare tab must show for `tilescope trace --compare
+    --json`, in its order, as [(name, channel, {column: text})]."""
     rows = []
-    for key in set(la) | set(lb):
-        x, y = la.get(key), lb.get(key)
-        ta, tb = (x["total_ns"] if x else 0), (y["total_ns"] if y else 0)
-        d = tb - ta
+    for lab in cmp["labels"]:
         cells = {}
-        for side, s in (("A", x), ("B", y)):
+        for side in ("A", "B"):
+            s = lab[side.lower()]
             for col, field in (("Count", "count"), ("Total", "total_ns"), ("Self", "self_ns"),
                                ("Median", "median_ns")):
                 if s is None:
@@ -92,19 +94,36 @@ def expected_rows(a, b):
                 else:
                     cells[f"{col} {side}"] = us(s[field])
             cells[f"Mean {side}"] = us(int(s["mean_ns"] + 0.5)) if s else "—"
-        cells["Δ Total"] = signed_us(d)
-        if x is None:
+        cells["Δ Total"] = signed_us(lab["delta_total_ns"])
+        if not lab["in_a"]:
             cells["Δ %"] = "only in B"
-        elif y is None:
+        elif not lab["in_b"]:
             cells["Δ %"] = "only in A"
-        elif ta == 0:
+        elif lab["delta_total_pct"] is None:
             cells["Δ %"] = "—"
         else:
-            cells["Δ %"] = percent(100.0 * d / ta)
-        order = (-abs(d), -max(ta, tb), key[0].encode(), key[1].encode())
-        rows.append((order, (key[1], key[0], cells)))
-    rows.sort(key=lambda r: r[0])
-    return [r[1] for r in rows]
+            cells["Δ %"] = percent(lab["delta_total_pct"])
+        rows.append((lab["name"], lab["channel"], cells))
+    return rows
+
+
+def pair(a, b):
+    """`tilescope trace --compare --json`'s labels from two `trace --json`
+    answers (reportlib's order: |Δ total|, then the larger total, then
+    channel and name in byte order)."""
+    la = {(x["channel"], x["name"]): x for x in a["labels"]}
+    lb = {(x["channel"], x["name"]): x for x in b["labels"]}
+    labels = []
+    for key in set(la) | set(lb):
+        x, y = la.get(key), lb.get(key)
+        ta, tb = (x["total_ns"] if x else 0), (y["total_ns"] if y else 0)
+        labels.append({"channel": key[0], "name": key[1], "in_a": x is not None,
+                       "in_b": y is not None, "a": x, "b": y, "delta_total_ns": tb - ta,
+                       "delta_total_pct": 100.0 * (tb - ta) / ta if ta else None,
+                       "order": (-abs(tb - ta), -max(ta, tb), key[0].encode(),
+                                 key[1].encode())})
+    labels.sort(key=lambda lab: lab["order"])
+    return {"labels": labels}
 
 
 def table_rows(table):
@@ -154,7 +173,7 @@ def find_compare(app):
 
 
 def check_two_traces(failures, app_path, tilescope, trace, b):
-    want = expected_rows(cli(tilescope, trace), cli(tilescope, b))
+    want = expected_rows(cli_compare(tilescope, trace, b))
     with running_app(app_path, ["--compare", trace, b]) as (proc, app, tmp):
         table = find_compare(app)
         if table is None:
@@ -193,8 +212,12 @@ def check_two_traces(failures, app_path, tilescope, trace, b):
         print(f"windows: A {a0} – {a1} ms, B {b0} – {b1} ms")
         if (a0, a1) == (b0, b1):
             failures.append("the two windows are the same")
-        want = expected_rows(cli(tilescope, trace, "--from", a0, "--to", a1),
-                             cli(tilescope, trace, "--from", b0, "--to", b1))
+        # Two windows of one trace: each side's statistics from the CLI,
+        # paired as `--compare` pairs two traces' (the same file twice
+        # with one window each is not a CLI form).
+        wa = cli(tilescope, trace, "--from", a0, "--to", a1)
+        wb = cli(tilescope, trace, "--from", b0, "--to", b1)
+        want = expected_rows(pair(wa, wb))
         check_table(failures, "two windows", table, want)
 
 
