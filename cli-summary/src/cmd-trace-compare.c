@@ -4,7 +4,7 @@
  * time axis) side by side, with the change B - A, as the System
  * Analyser's Compare tab shows them: reportlib computes each side
  * (tsr_trace_list_label_stats, the window of --from / --to taken on each
- * side's own axis) and pairs them (tsr_trace_compare_labels), largest
+ * side's own axis) and pairs them (tsr_trace_list_label_deltas), largest
  * |Δ total| first.
  *
  * JSON keys (nanoseconds as exact integers):
@@ -229,8 +229,8 @@ int cli_trace_compare(const char *path_a, const char *path_b, const char *usage,
 	if (load_side(&s[0], path_a, usage, from, to, median) ||
 	    load_side(&s[1], path_b, usage, from, to, median))
 		goto cleanup;
-	if (tsr_trace_compare_labels(&d, &n, s[0].trace, s[0].labels, s[0].n_labels, s[1].trace,
-	                             s[1].labels, s[1].n_labels) != TSR_OK) {
+	if (tsr_trace_list_label_deltas(&d, &n, s[0].trace, s[0].labels, s[0].n_labels, s[1].trace,
+	                                s[1].labels, s[1].n_labels) != TSR_OK) {
 		cli_error("%s", tsr_trace_error(s[0].trace));
 		goto cleanup;
 	}

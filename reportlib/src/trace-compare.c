@@ -1,6 +1,6 @@
 /*
  * Comparing the statistics by label of two traces, or of two windows of
- * one trace (trace.h, tsr_trace_compare_labels). The two sides have their
+ * one trace (trace.h, tsr_trace_list_label_deltas). The two sides have their
  * own name and channel ids, so labels meet by text: both sides' labels
  * are sorted together by (channel, name, side) and walked once, which
  * pairs them and finds a label listed twice on one side in O(n log n).
@@ -100,9 +100,9 @@ static void fill_deltas(tsr_trace_label_delta *d)
 	                                   : NAN;
 }
 
-int tsr_trace_compare_labels(tsr_trace_label_delta **out, size_t *n, tsr_trace *a,
-                             const tsr_trace_label_stat *a_labels, size_t n_a, tsr_trace *b,
-                             const tsr_trace_label_stat *b_labels, size_t n_b)
+int tsr_trace_list_label_deltas(tsr_trace_label_delta **out, size_t *n, tsr_trace *a,
+                                const tsr_trace_label_stat *a_labels, size_t n_a, tsr_trace *b,
+                                const tsr_trace_label_stat *b_labels, size_t n_b)
 {
 	side_label *all = NULL;
 	tsr_trace_label_delta *rows = NULL;

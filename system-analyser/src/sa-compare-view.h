@@ -3,7 +3,7 @@
  * label by label (channel and name) side by side: count, total, self,
  * mean and median of each, the change of the total (B - A) and that
  * change as a percentage of A's total, in reportlib's order
- * (tsr_trace_compare_labels: the largest |Δ total| first). A label only
+ * (tsr_trace_list_label_deltas: the largest |Δ total| first). A label only
  * one side has says so in the Δ % column ("only in A", "only in B") and
  * shows "—" on the other side.
  *

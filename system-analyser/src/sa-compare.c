@@ -111,9 +111,9 @@ static void finish(SaCompare *self)
 	tsr_trace *a = sa_document_get_trace(self->doc[0]), *b = sa_document_get_trace(self->doc[1]);
 	tsr_trace_label_delta *rows = NULL;
 	size_t n = 0;
-	int rc = tsr_trace_compare_labels(&rows, &n, a, self->stats[0]->labels,
-	                                  self->stats[0]->n_labels, b, self->stats[1]->labels,
-	                                  self->stats[1]->n_labels);
+	int rc = tsr_trace_list_label_deltas(&rows, &n, a, self->stats[0]->labels,
+	                                     self->stats[0]->n_labels, b, self->stats[1]->labels,
+	                                     self->stats[1]->n_labels);
 
 	if (rc == TSR_OK)
 		sa_compare_view_set_rows(SA_COMPARE_VIEW(self->view), self->what[0], self->what[1],

@@ -13,7 +13,7 @@
  *
  * The statistics of each side are sa-document's (computed in a worker on
  * the document's second handle, as the Statistics tab's); reportlib pairs
- * them (tsr_trace_compare_labels), which is cheap, on the main thread.
+ * them (tsr_trace_list_label_deltas), which is cheap, on the main thread.
  * Actions: compare.traces, compare.marked (an action group on the
  * window).
  */

@@ -467,10 +467,10 @@ typedef struct tsr_trace_label_delta {
  * not have; the message is kept on `a` (tsr_trace_error) and as
  * tsr_last_error().
  */
-TSR_API int tsr_trace_compare_labels(tsr_trace_label_delta **out, size_t *n, tsr_trace *a,
-                                     const tsr_trace_label_stat *a_labels, size_t n_a,
-                                     tsr_trace *b, const tsr_trace_label_stat *b_labels,
-                                     size_t n_b);
+TSR_API int tsr_trace_list_label_deltas(tsr_trace_label_delta **out, size_t *n, tsr_trace *a,
+                                        const tsr_trace_label_stat *a_labels, size_t n_a,
+                                        tsr_trace *b, const tsr_trace_label_stat *b_labels,
+                                        size_t n_b);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /*
  * Comparing two traces' statistics by label (trace.h,
- * tsr_trace_compare_labels). The traces are made here with the pvti API,
+ * tsr_trace_list_label_deltas). The traces are made here with the pvti API,
  * each in its own directory: A has a "main" thread of 10 "outer" spans
  * (each with three "inner" ones, the middle one holding a "leaf" on
  * TestChan) and a "worker" thread of "work" spans holding a "sub"; B has
@@ -144,7 +144,7 @@ static void test_two_traces(void **state)
 
 	assert_int_equal(n_a, 5);
 	assert_int_equal(n_b, 3);
-	assert_int_equal(tsr_trace_compare_labels(&d, &n, a, sa, n_a, b, sb, n_b), TSR_OK);
+	assert_int_equal(tsr_trace_list_label_deltas(&d, &n, a, sa, n_a, b, sb, n_b), TSR_OK);
 	assert_int_equal(n, 5);
 	for (size_t i = 0; i < 5; i++) {
 		const tsr_trace_label_delta *r = row_named(d, n, names[i]);
@@ -185,7 +185,7 @@ static void test_two_traces(void **state)
 	free(d);
 
 	/* The other way round: only-in-B labels, and the signs flip. */
-	assert_int_equal(tsr_trace_compare_labels(&d, &n, b, sb, n_b, a, sa, n_a), TSR_OK);
+	assert_int_equal(tsr_trace_list_label_deltas(&d, &n, b, sb, n_b, a, sa, n_a), TSR_OK);
 	assert_int_equal(n, 5);
 	assert_false(row_named(d, n, "sub")->in_a);
 	assert_true(row_named(d, n, "sub")->in_b);
@@ -194,7 +194,7 @@ static void test_two_traces(void **state)
 	free(d);
 
 	/* A trace against itself: nothing moved. */
-	assert_int_equal(tsr_trace_compare_labels(&d, &n, a, sa, n_a, a, sa, n_a), TSR_OK);
+	assert_int_equal(tsr_trace_list_label_deltas(&d, &n, a, sa, n_a, a, sa, n_a), TSR_OK);
 	assert_int_equal(n, n_a);
 	for (size_t i = 0; i < n; i++) {
 		assert_true(d[i].in_a && d[i].in_b);
@@ -224,7 +224,7 @@ static void test_two_windows(void **state)
 	tsr_trace_label_stat *s2 = stats_of(a, mid, INT64_MAX, &n_2);
 	tsr_trace_label_delta *d = NULL;
 
-	assert_int_equal(tsr_trace_compare_labels(&d, &n, a, s1, n_1, a, s2, n_2), TSR_OK);
+	assert_int_equal(tsr_trace_list_label_deltas(&d, &n, a, s1, n_1, a, s2, n_2), TSR_OK);
 	assert_int_equal(n, n_all);
 	for (size_t i = 0; i < n_all; i++) {
 		const char *name = tsr_trace_get_name(a, all[i].name);
@@ -256,28 +256,28 @@ static void test_bad_input(void **state)
 
 	assert_true(n_a >= 1);
 	twice[0] = twice[1] = sa[0];
-	assert_int_equal(tsr_trace_compare_labels(&d, &n, a, twice, 2, a, sa, n_a),
+	assert_int_equal(tsr_trace_list_label_deltas(&d, &n, a, twice, 2, a, sa, n_a),
 	                 TSR_ERR_INVALID_ARGUMENT);
 	assert_null(d);
 	assert_int_equal(n, 0);
 	assert_non_null(strstr(tsr_trace_error(a), "twice"));
 	bad = sa[0];
 	bad.name = 1000000;
-	assert_int_equal(tsr_trace_compare_labels(&d, &n, a, sa, n_a, a, &bad, 1),
+	assert_int_equal(tsr_trace_list_label_deltas(&d, &n, a, sa, n_a, a, &bad, 1),
 	                 TSR_ERR_OUT_OF_RANGE);
 	assert_non_null(strstr(tsr_last_error(), "trace B"));
 	bad = sa[0];
 	bad.channel = 1000;
-	assert_int_equal(tsr_trace_compare_labels(&d, &n, a, &bad, 1, a, sa, n_a),
+	assert_int_equal(tsr_trace_list_label_deltas(&d, &n, a, &bad, 1, a, sa, n_a),
 	                 TSR_ERR_OUT_OF_RANGE);
-	assert_int_equal(tsr_trace_compare_labels(&d, &n, a, NULL, 3, a, sa, n_a),
+	assert_int_equal(tsr_trace_list_label_deltas(&d, &n, a, NULL, 3, a, sa, n_a),
 	                 TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_trace_compare_labels(&d, &n, NULL, sa, n_a, a, sa, n_a),
+	assert_int_equal(tsr_trace_list_label_deltas(&d, &n, NULL, sa, n_a, a, sa, n_a),
 	                 TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_trace_compare_labels(NULL, &n, a, sa, n_a, a, sa, n_a),
+	assert_int_equal(tsr_trace_list_label_deltas(NULL, &n, a, sa, n_a, a, sa, n_a),
 	                 TSR_ERR_INVALID_ARGUMENT);
 	/* Nothing on either side: an empty answer, not an error. */
-	assert_int_equal(tsr_trace_compare_labels(&d, &n, a, NULL, 0, a, NULL, 0), TSR_OK);
+	assert_int_equal(tsr_trace_list_label_deltas(&d, &n, a, NULL, 0, a, NULL, 0), TSR_OK);
 	assert_int_equal(n, 0);
 	free(d);
 	free(sa);
