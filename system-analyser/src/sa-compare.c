@@ -10,6 +10,7 @@
 
 #include "sa-compare-view.h"
 #include "sa-format.h"
+#include "sa-recent.h"
 #include "sa-window.h"
 
 struct _SaCompare {
@@ -203,6 +204,8 @@ static void on_b_loaded(GObject *source, GAsyncResult *result, gpointer data)
 		show_page(self);
 		return;
 	}
+	/* B was opened too: it belongs in the recent files. */
+	sa_recent_add_document(doc);
 	self->b_doc = doc;
 	maybe_run_traces(self);
 }

@@ -21,9 +21,11 @@ struct _SaRecent {
 static int by_modified(gconstpointer pa, gconstpointer pb)
 {
 	GtkRecentInfo *a = *(GtkRecentInfo *const *)pa, *b = *(GtkRecentInfo *const *)pb;
-	g_autoptr(GDateTime) ma = gtk_recent_info_get_modified(a);
-	g_autoptr(GDateTime) mb = gtk_recent_info_get_modified(b);
+	/* Borrowed (transfer none). */
+	GDateTime *ma = gtk_recent_info_get_modified(a), *mb = gtk_recent_info_get_modified(b);
 
+	if (!ma || !mb)
+		return ma ? -1 : mb ? 1 : 0;
 	return -g_date_time_compare(ma, mb);
 }
 
@@ -40,7 +42,10 @@ static void rebuild(SaRecent *self)
 	g_menu_remove_all(self->menu);
 	for (guint i = 0; i < ours->len && i < MAX_ITEMS; i++) {
 		GtkRecentInfo *info = ours->pdata[i];
-		g_autoptr(GMenuItem) item = g_menu_item_new(gtk_recent_info_get_display_name(info), NULL);
+		/* Menu labels take "_" as a mnemonic: "tut5_ml.pvti" must say so. */
+		g_auto(GStrv) parts = g_strsplit(gtk_recent_info_get_display_name(info), "_", -1);
+		g_autofree char *label = g_strjoinv("__", parts);
+		g_autoptr(GMenuItem) item = g_menu_item_new(label, NULL);
 
 		g_menu_item_set_action_and_target_value(item, "recent.open",
 		                                        g_variant_new_string(gtk_recent_info_get_uri(info)));

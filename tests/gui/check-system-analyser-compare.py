@@ -12,7 +12,8 @@ person would.
 2. Compare with Marked Range (Ctrl+M) on A: W W M marks a zoomed window,
    Ctrl+M takes it as A, D M marks the next one as B; the table must
    match `tilescope trace --from --to --json` on both windows it states.
-3. Recent files: the trace opened is in the app's recently-used.xbel;
+3. Recent files: after --compare, Open Recent lists A and B; the trace
+   opened is in the app's recently-used.xbel;
    once the file is deleted, Main Menu → Open Recent → it ends on the
    error page naming it, and the list forgets it.
 4. Reload: a trace opened from a file is replaced atomically by B (the
@@ -40,7 +41,7 @@ import tempfile
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import click, find, finish, running_app, text_of, wait_for  # noqa: E402
+from atspi_util import click, find, finish, running_app, text_of, wait_for, walk  # noqa: E402
 
 COLUMNS = ["Count A", "Count B", "Total A", "Total B", "Δ Total", "Δ %", "Self A", "Self B",
            "Mean A", "Mean B", "Median A", "Median B"]
@@ -219,6 +220,36 @@ def check_two_traces(failures, app_path, tilescope, trace, b):
         wb = cli(tilescope, trace, "--from", b0, "--to", b1)
         want = expected_rows(pair(wa, wb))
         check_table(failures, "two windows", table, want)
+
+        # Both traces were opened: both are recent files.
+        failure = recent_menu_lists(app, [os.path.basename(trace), os.path.basename(b)])
+        if failure:
+            failures.append(f"--compare: {failure}")
+        else:
+            print("Open Recent lists A and B")
+        if proc.poll() is not None:
+            failures.append(f"the app died (status {proc.returncode})")
+
+
+def recent_menu_lists(app, names):
+    """Main Menu → Open Recent must list every one of `names` (then the
+    menu is closed); returns the failure, or None."""
+    menu = find(app, lambda a: a.name == "Main Menu" and a.getRole() in
+                (pyatspi.ROLE_TOGGLE_BUTTON, pyatspi.ROLE_PUSH_BUTTON), timeout=5)
+    if menu is None:
+        return "no 'Main Menu' button"
+    click(menu)
+    sub = find(app, lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and
+               (a.name or "").replace("_", "") == "Open Recent", timeout=5)
+    if sub is None:
+        key("Escape")
+        return "the main menu has no 'Open Recent'"
+    click(sub)
+    missing = [n for n in names if find(app, lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and
+                                        a.name == n, timeout=5) is None]
+    items = [a.name for a in walk(app) if a.getRole() == pyatspi.ROLE_MENU_ITEM]
+    key("Escape", "Escape", "Escape")
+    return f"'Open Recent' does not list {missing} (menu items: {items})" if missing else None
 
 
 def open_recent(app, name):
