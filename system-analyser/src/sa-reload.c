@@ -181,6 +181,14 @@ void sa_reload_watch(SaReload *self, SaDocument *doc)
 	if (!self)
 		return;
 	unwatch(self);
+	/* Other files now: a reload of the old ones must not replace them. */
+	if (!paths || !self->paths ||
+	    !g_strv_equal((const char *const *)self->paths, paths)) {
+		if (self->cancel)
+			g_cancellable_cancel(self->cancel);
+		g_clear_object(&self->cancel);
+		self->again = FALSE;
+	}
 	g_clear_pointer(&self->paths, g_strfreev);
 	if (!paths)
 		return;
