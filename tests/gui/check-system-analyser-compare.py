@@ -391,7 +391,7 @@ def check_growing(failures, app_path, tilescope, example):
     with tempfile.TemporaryDirectory(prefix="sa-gui-") as d:
         env = dict(os.environ)
         env["PVTI_OPTIONS"] = json.dumps({"enable": "true", "directory": d})
-        writer = subprocess.Popen([example, "--synthetic", "--epochs", "40"], env=env,
+        writer = subprocess.Popen([example, "--synthetic", "--epochs", "100"], env=env,
                                   stdout=subprocess.DEVNULL)
         try:
             def partial():
