@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Renders the System Analyser on a sample trace to PNG, in the light and
 # the dark style, at scale 1 and 2, under Xvfb, with a range marked by
-# Shift+drag (so the Statistics tab shows a window):
+# Shift+drag (so the Statistics tab shows a window), and its Compare tab
+# (--compare of the trace and a two-epoch run of tutorial 5 made here):
 #   docs/screenshots/system-<light|dark>-<1x|2x>.png
+#   docs/screenshots/system-compare-<light|dark>-<1x|2x>.png
 # usage: scripts/screenshots-system.sh [TRACE] [OUT_DIR]
 #   TRACE    default sample-reports/tut5_ml/tut5_ml.pvti
 #   OUT_DIR  default docs/screenshots
@@ -21,3 +23,12 @@ screenshot_take system '
 	xdotool mousemove $((850 * s)) $y keydown shift mousedown 1 \
 		mousemove $((1000 * s)) $y mousemove $((1240 * s)) $y mouseup 1 keyup shift' \
 	"$app" "$trace"
+# Compare: tutorial 5's trace (A) against a two-epoch run of the example
+# (B, made here), the Compare tab shown (--compare selects it).
+example=$(screenshot_app instrument/examples/tut5_ml)
+bdir=$(mktemp -d)
+trap 'rm -rf "$bdir"' EXIT
+PVTI_OPTIONS="{\"enable\":\"true\",\"directory\":\"$bdir\"}" "$example" --synthetic --epochs 2 \
+	>/dev/null
+mv "$bdir"/*.pvti "$bdir/two_epochs.pvti"
+screenshot_take system-compare ':' "$app" --compare "$trace" "$bdir/two_epochs.pvti"

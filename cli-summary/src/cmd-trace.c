@@ -35,9 +35,11 @@
 #include <string.h>
 
 static const char usage[] = "usage: tilescope trace [OPTIONS] TRACE...\n";
+static const char compare_usage[] = "usage: tilescope trace --compare [OPTIONS] A B\n";
 
 static const char help[] =
 	"usage: tilescope trace [OPTIONS] TRACE...\n"
+	"       tilescope trace --compare [OPTIONS] A B\n"
 	"\n"
 	"Statistics of system traces (.pvti files as PVTI_OPTIONS writes them, or\n"
 	"directories of them; several files of one job are merged onto one time\n"
@@ -58,6 +60,10 @@ static const char help[] =
 	"                     allowed)\n"
 	"  --no-median        skip medians (faster on a whole trace: reads the stored\n"
 	"                     statistics instead of every span)\n"
+	"  --compare          two traces A and B (each a file or a directory, on its own\n"
+	"                     time axis; --from / --to after each one's first event):\n"
+	"                     per label the count and total of each and the change B - A,\n"
+	"                     the largest change first (--thread and --sort do not apply)\n"
 	"  --json             one JSON object instead of text (below)\n"
 	"  --colours=WHEN     auto (default), always or never\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
@@ -76,6 +82,12 @@ static const char help[] =
 	"             last_ns}] (first / last over the whole trace, null: no spans)\n"
 	"  series     [{process, graph, name, unit, samples, min, max}]\n"
 	"\n"
+	"With --compare: a, b {path, files, spans, start_ns, end_ns}; window (as\n"
+	"above, after each side's first event); labels [{channel, name, in_a, in_b,\n"
+	"a, b ({count, total_ns, self_ns, mean_ns, median_ns, min_ns, max_ns}, null on\n"
+	"the side without the label), delta_count, delta_total_ns, delta_self_ns,\n"
+	"delta_mean_ns, delta_median_ns, delta_total_pct (null when A's total is 0)}].\n"
+	"\n"
 	"Exit status: 0 printed, 2 an error (bad arguments, an unreadable or damaged\n"
 	"trace, a failed write).\n";
 
@@ -88,7 +100,8 @@ enum {
 	OPT_NO_MEDIAN,
 	OPT_JSON,
 	OPT_COLOURS,
-	OPT_OUTPUT /* not 'o': a missing value is then named --output */
+	OPT_OUTPUT, /* not 'o': a missing value is then named --output */
+	OPT_COMPARE
 };
 
 static const struct option options[] = {
@@ -102,6 +115,7 @@ static const struct option options[] = {
 	{"colours", required_argument, NULL, OPT_COLOURS},
 	{"colors", required_argument, NULL, OPT_COLOURS},
 	{"output", required_argument, NULL, OPT_OUTPUT},
+	{"compare", no_argument, NULL, OPT_COMPARE},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -299,6 +313,11 @@ static void put_name(FILE *out, const char *s, int width)
 	}
 	for (; kept < width; kept++)
 		fputc(' ', out);
+}
+
+void cli_trace_put_name(FILE *out, const char *s, int width)
+{
+	put_name(out, s, width);
 }
 
 /* The name of channel index `c` ("?" past the end). */
@@ -672,7 +691,7 @@ int cli_cmd_trace(int argc, char **argv)
 	trace_view v = {0};
 	const char *output = NULL, *from = NULL, *to = NULL, *thread = NULL;
 	size_t top = 20;
-	bool top_given = false, json = false;
+	bool top_given = false, json = false, compare = false, sort_given = false;
 	tsr_colours colours = TSR_COLOURS_AUTO;
 	cli_output *out = NULL;
 	int c, status = CLI_EXIT_ERROR;
@@ -702,6 +721,7 @@ int cli_cmd_trace(int argc, char **argv)
 				                       "not '%s'",
 				                       optarg);
 			g_sort = (sort_key)k;
+			sort_given = true;
 			break;
 		}
 		case OPT_THREAD: thread = optarg; break;
@@ -709,6 +729,7 @@ int cli_cmd_trace(int argc, char **argv)
 		case OPT_TO: to = optarg; break;
 		case OPT_NO_MEDIAN: v.median = false; break;
 		case OPT_JSON: json = true; break;
+		case OPT_COMPARE: compare = true; break;
 		case OPT_COLOURS:
 			if (!cli_parse_colours(optarg, &colours))
 				return cli_usage_error("trace", usage,
@@ -726,6 +747,18 @@ int cli_cmd_trace(int argc, char **argv)
 		return cli_usage_error("trace", usage, "--sort median needs the medians: drop --no-median");
 	if (!top_given && json)
 		top = 0;
+	if (compare) {
+		if (argc - optind != 2)
+			return cli_usage_error("trace", compare_usage,
+			                       "--compare takes two traces, A and B (%d given)",
+			                       argc - optind);
+		if (thread || sort_given)
+			return cli_usage_error("trace", compare_usage, "--%s does not apply to --compare",
+			                       thread ? "thread" : "sort");
+		return cli_trace_compare(argv[optind], argv[optind + 1], compare_usage, from, to,
+		                         v.median, top,
+		                         json, colours, output);
+	}
 	if (cli_open_trace(&v.trace, (const char *const *)argv + optind, (size_t)(argc - optind)))
 		return CLI_EXIT_ERROR;
 	v.info = tsr_trace_get_info(v.trace);

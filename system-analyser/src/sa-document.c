@@ -252,6 +252,11 @@ double sa_document_get_load_seconds(SaDocument *doc)
 	return doc->load_seconds;
 }
 
+const char *const *sa_document_get_paths(SaDocument *doc)
+{
+	return (const char *const *)doc->paths;
+}
+
 /* --- Statistics ------------------------------------------------------------------ */
 
 void sa_stats_free(sa_stats *stats)

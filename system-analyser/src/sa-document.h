@@ -54,6 +54,9 @@ const char *sa_document_get_title(SaDocument *doc);
 tsr_trace *sa_document_get_trace(SaDocument *doc);
 /* Seconds the load took (open and the first level of detail). */
 double sa_document_get_load_seconds(SaDocument *doc);
+/* The files and directories opened, NULL-terminated (what a reload opens
+ * again and the recent list records). */
+const char *const *sa_document_get_paths(SaDocument *doc);
 
 /* The statistics of one window: what `tilescope trace --from --to --json`
  * prints for it (tsr_trace_list_label_stats with medians, and the spans of

@@ -10,6 +10,9 @@
  */
 #include "sa-window.h"
 
+#include "sa-compare.h"
+#include "sa-recent.h"
+#include "sa-reload.h"
 #include "sa-stats-view.h"
 
 struct _SaWindow {
@@ -24,12 +27,17 @@ struct _SaWindow {
 	GtkNotebook *details;
 	SaTimeline *timeline;
 	SaStatsView *stats_view;
+	GMenu *recent_menu;
 
 	SaDocument *doc;
 	GCancellable *load_cancellable;   /* the load in progress, or NULL */
 	GCancellable *stats_cancellable;  /* the statistics in progress, or NULL */
 	GtkFileChooserNative *chooser;
 	const char *page_before_load;     /* the page Cancel goes back to */
+	/* Compare, reload and recent files (sa-compare.c, sa-reload.c, sa-recent.c). */
+	SaCompare *compare;
+	SaReload *reload;
+	SaRecent *recent;
 };
 
 G_DEFINE_FINAL_TYPE(SaWindow, sa_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -86,6 +94,49 @@ static void on_range_changed(SaTimeline *timeline, gpointer data)
 	refresh_stats(SA_WINDOW(data));
 }
 
+/* --- Compare, reload and recent files --------------------------------------------------- */
+
+/* A document loaded or reloaded: the recent list records it, reload
+ * watches its files, a comparison waiting for it starts. */
+static void document_changed(SaWindow *self)
+{
+	sa_recent_add_document(self->doc);
+	sa_reload_watch(self->reload, self->doc);
+	sa_compare_document_changed(self->compare, self->doc);
+}
+
+SaDocument *sa_window_get_document(SaWindow *self)
+{
+	return self->doc;
+}
+
+void sa_window_compare_with(SaWindow *self, GFile *b)
+{
+	sa_compare_with_file(self->compare, b);
+}
+
+void sa_window_replace_document(SaWindow *self, SaDocument *doc)
+{
+	const tsr_trace_info *old = tsr_trace_get_info(sa_document_get_trace(self->doc));
+	int64_t view_from, view_to, range_from, range_to;
+	gboolean whole, ranged;
+
+	g_return_if_fail(self->doc && doc);
+	sa_timeline_get_view(self->timeline, &view_from, &view_to);
+	whole = view_from <= old->start_ns && view_to >= old->end_ns;
+	ranged = sa_timeline_get_range(self->timeline, &range_from, &range_to);
+	g_clear_pointer(&self->doc, sa_document_unref);
+	self->doc = sa_document_ref(doc);
+	gtk_window_set_title(GTK_WINDOW(self), sa_document_get_title(self->doc));
+	sa_timeline_set_document(self->timeline, self->doc);
+	if (!whole)
+		sa_timeline_set_view(self->timeline, view_from, view_to);
+	if (ranged)
+		sa_timeline_set_range(self->timeline, range_from, range_to);
+	refresh_stats(self);
+	document_changed(self);
+}
+
 /* --- Loading ----------------------------------------------------------------------- */
 
 static void on_load_progress(double fraction, const char *message, gpointer data)
@@ -137,6 +188,7 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	}
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
 	refresh_stats(self);
+	document_changed(self);
 	g_object_unref(self);
 }
 
@@ -272,6 +324,9 @@ static void sa_window_dispose(GObject *object)
 	if (self->chooser)
 		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
 	g_clear_object(&self->chooser);
+	g_clear_pointer(&self->compare, sa_compare_free);
+	g_clear_pointer(&self->reload, sa_reload_free);
+	g_clear_pointer(&self->recent, sa_recent_free);
 	gtk_widget_dispose_template(GTK_WIDGET(self), SA_TYPE_WINDOW);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	G_OBJECT_CLASS(sa_window_parent_class)->dispose(object);
@@ -296,6 +351,7 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, error_message);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, timeline);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, stats_view);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, recent_menu);
 	gtk_widget_class_install_action(widget_class, "win.open", NULL, open_action);
 	gtk_widget_class_install_action(widget_class, "win.cancel-load", NULL, cancel_load_action);
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open",
@@ -326,6 +382,9 @@ static void sa_window_init(SaWindow *self)
 	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
 	update_actions(self);
+	self->compare = sa_compare_new(self, self->details);
+	self->reload = sa_reload_new(self, self->header);
+	self->recent = sa_recent_new(self, self->recent_menu);
 }
 
 SaWindow *sa_window_new(GtkApplication *app)

@@ -21,4 +21,15 @@ void sa_window_open(SaWindow *self, GFile *const *files, guint n_files);
 /* The timeline (tests, benchmarks). */
 SaTimeline *sa_window_get_timeline(SaWindow *self);
 
+/* Compare, reload and recent files (sa-compare.h, sa-reload.h,
+ * sa-recent.h). The document shown, or NULL. */
+SaDocument *sa_window_get_document(SaWindow *self);
+/* Compares the document the window is loading (A) with `b`, loaded now;
+ * after sa_window_open() of A. */
+void sa_window_compare_with(SaWindow *self, GFile *b);
+/* Shows `doc` (a reload of the document shown) in place of the document,
+ * keeping the visible window (or the whole trace when the whole old one
+ * was in view) and the marked range. */
+void sa_window_replace_document(SaWindow *self, SaDocument *doc);
+
 G_END_DECLS

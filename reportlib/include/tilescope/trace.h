@@ -434,6 +434,44 @@ TSR_API int tsr_trace_export_chrome(FILE *out, tsr_trace *trace,
 TSR_API int tsr_trace_query(tsr_trace *trace, size_t file, const char *sql,
                             tsr_columns_cb columns_cb, tsr_row_cb row_cb, void *user_data);
 
+/* --- Comparing two traces -------------------------------------------------------- */
+
+/* One label (channel and tracepoint name, matched by text) of a comparison
+ * of trace A with trace B: its statistics on each side and the deltas
+ * B - A. */
+typedef struct tsr_trace_label_delta {
+	const char *channel, *name; /* borrowed from A's handle (B's for a label only in B),
+	                               valid until that handle is freed */
+	bool in_a, in_b;            /* the label has spans in A, in B */
+	tsr_trace_label_stat a, b;  /* its statistics on each side (all zero where absent);
+	                               their channel and name ids are their own handle's */
+	int64_t delta_count;        /* b.count - a.count */
+	int64_t delta_total_ns;     /* b.total_ns - a.total_ns */
+	int64_t delta_self_ns;      /* b.self_ns - a.self_ns */
+	double delta_mean_ns;       /* b.mean_ns - a.mean_ns */
+	int64_t delta_median_ns;    /* b.median_ns - a.median_ns */
+	double delta_total_pct;     /* 100 * delta_total_ns / a.total_ns; NaN when a.total_ns
+	                               is 0 (a label only in B, or of zero-length spans) */
+} tsr_trace_label_delta;
+
+/*
+ * Matches the labels of A (a_labels[0..n_a), statistics of trace `a` as
+ * tsr_trace_list_label_stats gives them) with those of B (of trace `b`,
+ * which may be `a` itself: two windows of one trace) by channel and name
+ * text, and lists every label of either side once, the largest
+ * |delta_total_ns| first (then the larger total of the two sides, then
+ * channel and name in byte order). Labels listed twice on one side are
+ * an error. The caller frees *out with free(). TSR_ERR_INVALID_ARGUMENT
+ * for a NULL handle or array (with a non-zero count) or a label listed
+ * twice, TSR_ERR_OUT_OF_RANGE for a channel or name id its handle does
+ * not have; the message is kept on `a` (tsr_trace_error) and as
+ * tsr_last_error().
+ */
+TSR_API int tsr_trace_list_label_deltas(tsr_trace_label_delta **out, size_t *n, tsr_trace *a,
+                                        const tsr_trace_label_stat *a_labels, size_t n_a,
+                                        tsr_trace *b, const tsr_trace_label_stat *b_labels,
+                                        size_t n_b);
+
 #ifdef __cplusplus
 }
 #endif
