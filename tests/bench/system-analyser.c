@@ -1,8 +1,10 @@
 /*
  * Benchmark: the System Analyser on a large trace. Writes a trace of
  * SPANS spans (default 10 M) with the pvti API over THREADS threads
- * (default 16; each: "step" spans holding six "op"s, three of which hold
- * a "kernel", as bench-trace-viewport writes), then prints:
+ * (default 64; each: "step" spans holding six "op"s, three of which hold
+ * a "kernel", as bench-trace-viewport writes; the first four threads
+ * also add a sample to their own "Load" series at every step and drop an
+ * instant every 1,000 steps), then prints:
  *   sa.open_to_first_paint_s   GTK started, the trace opened as the app's
  *                              loader does (sa_document_load: the open and
  *                              each thread's first level of detail), the
@@ -71,6 +73,7 @@ static int compare_double(const void *a, const void *b)
 typedef struct writer {
 	long spans;
 	int index;
+	pvti_series *series; /* NULL: no counter */
 } writer;
 
 /* One thread's spans: steps of ten. */
@@ -84,6 +87,10 @@ static void *write_spans(void *data)
 	pvti_thread_set_name(name);
 	for (long i = 0; i < w->spans / 10; i++) {
 		pvti_begin(fw, "step");
+		if (w->series)
+			pvti_series_add(w->series, (double)((i * 37 + w->index * 11) % 100));
+		if (w->series && i % 1000 == 0)
+			pvti_instant(fw, "checkpoint");
 		for (int j = 0; j < 9; j++) {
 			pvti_begin(fw, "op");
 			if (j % 3 == 1) {
@@ -110,8 +117,12 @@ static char *make_trace(const char *dir, long spans, int threads)
 		return NULL;
 	path = pvti_dup_file_name();
 	for (int t = 0; t < threads; t++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "worker %d", t);
 		ws[t].spans = spans / threads;
 		ws[t].index = t;
+		ws[t].series = t < 4 ? pvti_graph_add_series(pvti_graph_new("Load", "%"), name) : NULL;
 		pthread_create(&tids[t], NULL, write_spans, &ws[t]);
 	}
 	for (int t = 0; t < threads; t++)
@@ -156,7 +167,7 @@ static gboolean draw(GtkWidget *parent, GtkWidget *w, GskRenderer *renderer, dou
 int main(int argc, char **argv)
 {
 	long spans = argc > 1 ? atol(argv[1]) : 10000000;
-	int threads = argc > 2 ? atoi(argv[2]) : 16;
+	int threads = argc > 2 ? atoi(argv[2]) : 64;
 	char dir[] = "/tmp/bench-system-analyser-XXXXXX";
 	double t0, times[STEPS], snaps[STEPS];
 	char *path;
