@@ -177,7 +177,7 @@ int main(int argc, char **argv)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GFile) file = NULL;
 	const tsr_trace_info *info;
-	guint max_nodes = 0;
+	guint max_nodes = 0, max_rows = 0;
 	struct rusage ru;
 	int rc = 1;
 
@@ -229,8 +229,7 @@ int main(int argc, char **argv)
 			int k = i < STEPS / 2 ? i : STEPS - 1 - i;
 			double w = len * pow(ratio, k);
 			double centre = (double)info->start_ns + len * (0.1 + 0.8 * i / (STEPS - 1));
-			uint64_t drawn;
-			guint nodes, folded;
+			sa_timeline_frame frame;
 
 			sa_timeline_set_view(SA_TIMELINE(tl), (int64_t)(centre - w / 2),
 			                     (int64_t)(centre + w / 2));
@@ -245,8 +244,9 @@ int main(int argc, char **argv)
 				       snaps[i]);
 			if (i % 20 == 0) {
 				sa_timeline_measure_frame(SA_TIMELINE(tl), gtk_widget_get_width(tl),
-				                          gtk_widget_get_height(tl), &drawn, &nodes, &folded);
-				max_nodes = MAX(max_nodes, nodes);
+				                          gtk_widget_get_height(tl), &frame);
+				max_nodes = MAX(max_nodes, frame.nodes);
+				max_rows = MAX(max_rows, frame.rows);
 			}
 		}
 	}
@@ -258,8 +258,8 @@ int main(int argc, char **argv)
 	printf("sa.timeline_frame_median_ms %.2f ms\n", times[STEPS / 2]);
 	printf("sa.timeline_frame_p95_ms %.2f ms\n", times[STEPS * 95 / 100]);
 	printf("sa.timeline_frame_max_ms %.2f ms\n", times[STEPS - 1]);
-	printf("sa.timeline_colour_nodes %u count (target <= %d)\n", max_nodes,
-	       2 * gtk_widget_get_width(tl) * (gtk_widget_get_height(tl) / 18));
+	printf("sa.timeline_colour_nodes %u count (target <= %d: 2 x width x %u visible rows)\n",
+	       max_nodes, 2 * gtk_widget_get_width(tl) * (int)max_rows, max_rows);
 	{
 		int64_t half = info->start_ns + (info->end_ns - info->start_ns) / 2;
 		g_autoptr(sa_stats) st = NULL;
