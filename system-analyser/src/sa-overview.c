@@ -101,7 +101,7 @@ static GskRenderNode *draw_picture(SaOverview *self, int width, gboolean dark)
 			GdkRGBA c = heat;
 			float hgt = (float)(STRIP_H - 6) * (float)level / 8;
 
-			c.alpha = 0.35f + 0.08f * (float)level;
+			c.alpha = 0.2f + 0.05f * (float)level;
 			gtk_snapshot_append_color(s, &c, &GRAPHENE_RECT_INIT((float)(LEFT + p),
 			                                                     (float)(STRIP_H - 3) - hgt,
 			                                                     (float)(q - p), hgt));
@@ -252,9 +252,9 @@ static void on_drag_begin(GtkGestureDrag *g, double x, double y, gpointer data)
 
 	(void)g;
 	(void)y;
+	gtk_widget_grab_focus(GTK_WIDGET(self));
 	if (!self->doc || !self->timeline || x < LEFT)
 		return;
-	gtk_widget_grab_focus(GTK_WIDGET(self));
 	sa_timeline_get_view(self->timeline, &f, &t);
 	at = t_of(self, width, x);
 	/* Inside the window: drag it from where it was grabbed; outside:

@@ -144,15 +144,27 @@ void sa_timeline_update_description(SaTimeline *self)
 			g_autofree char *label = sa_timeline_row_label(self, r);
 
 			g_string_append_printf(d, "; row %s", label);
-			if (r->kind != SA_ROW_COUNTER)
+			if (r->kind != SA_ROW_COUNTER) {
 				g_string_append(d, r->collapsed ? ", folded" : ", expanded");
-			else
-				g_string_append(d, r->area ? ", area" : ", line");
+			} else {
+				const counter_rows *c = &self->cdata[r->index];
+				uint64_t samples = 0;
+				g_autofree char *axis = sa_timeline_counter_axis(self, r->index);
+				g_autofree char *ns = NULL;
+
+				for (size_t i = 0; c->queried && i < c->n_buckets; i++)
+					samples += c->buckets[i].count;
+				ns = sa_format_count(samples);
+				g_string_append_printf(d, ", %s, %s samples in view, %s", r->area ? "area" : "line",
+				                       ns, axis);
+			}
 			if (r->pinned)
 				g_string_append(d, ", pinned");
 		}
 		if (hidden > 0)
 			g_string_append_printf(d, "; %u rows hidden", hidden);
+		if (self->wall_clock)
+			g_string_append(d, "; ruler in wall-clock time");
 	}
 	if (g_strcmp0(d->str, self->description) != 0) {
 		g_free(self->description);
