@@ -13,7 +13,8 @@
  *                              200-step sweep from the whole trace to 1 us
  *                              and back, panning as it goes: the timeline's
  *                              snapshot (the layer rebuilt: one viewport
- *                              query per thread)
+ *                              query per thread in view, the counter rows
+ *                              pinned to the top, instant markers)
  *   sa.timeline_frame_ms       the same with an offscreen render of the
  *                              node (cairo, 1600 x 900)
  *   sa.timeline_colour_nodes   the most colour nodes of one frame, against
@@ -208,6 +209,17 @@ int main(int argc, char **argv)
 	tl = sa_timeline_new();
 	gtk_window_set_child(GTK_WINDOW(win), tl);
 	sa_timeline_set_document(SA_TIMELINE(tl), doc);
+	/* The counter rows come after the 64 threads: pinned to the top, as
+	 * someone watching them would, so that every frame draws them. */
+	for (size_t i = 0; i < sa_timeline_get_n_rows(SA_TIMELINE(tl)); i++) {
+		sa_timeline_row row;
+
+		if (!sa_timeline_get_row(SA_TIMELINE(tl), i, &row))
+			break;
+		if (g_strcmp0(row.kind, "counter") == 0)
+			sa_timeline_set_row_pinned(SA_TIMELINE(tl), i, TRUE);
+		g_free(row.label);
+	}
 	gtk_window_present(GTK_WINDOW(win));
 	settle();
 	renderer = gsk_cairo_renderer_new();
