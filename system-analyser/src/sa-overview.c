@@ -50,7 +50,9 @@ static int64_t t_of(SaOverview *self, int width, double x)
 	return info->start_ns + (int64_t)llround((x - LEFT) / MAX(width - LEFT, 1) * len);
 }
 
-/* The whole trace's busy fraction per column, all threads averaged. */
+/* The whole trace's busy fraction per column, all threads averaged: a
+ * bar that high, in the colour of the name covering most of the column
+ * (the timeline's colours), so the phases of a job read at a glance. */
 static GskRenderNode *draw_picture(SaOverview *self, int width, gboolean dark)
 {
 	tsr_trace *trace = sa_document_get_trace(self->doc);
@@ -59,10 +61,12 @@ static GskRenderNode *draw_picture(SaOverview *self, int width, gboolean dark)
 	size_t n_threads = 0;
 	int pw = MAX(width - LEFT, 1);
 	double len = (double)MAX(info->end_ns - info->start_ns + 1, 1), npp = len / pw;
-	double *busy = g_new0(double, pw);
+	double *busy = g_new0(double, pw), *best = g_new0(double, pw);
+	uint32_t *name = g_new(uint32_t, pw);
 	GtkSnapshot *s = gtk_snapshot_new();
-	GdkRGBA heat = dark ? (GdkRGBA){0.38f, 0.63f, 0.92f, 1} : (GdkRGBA){0.11f, 0.44f, 0.85f, 1};
 
+	for (int p = 0; p < pw; p++)
+		name[p] = TSR_TRACE_NO_NAME;
 	if (tsr_trace_get_threads(&threads, &n_threads, trace) != TSR_OK)
 		n_threads = 0;
 	for (size_t t = 0; t < n_threads; t++) {
@@ -78,13 +82,20 @@ static GskRenderNode *draw_picture(SaOverview *self, int width, gboolean dark)
 			double b = (double)(it->end_ns - info->start_ns) / npp;
 			double span = (double)(it->end_ns - it->start_ns);
 
-			if ((it->kind != TSR_TRACE_ITEM_SUMMARY && it->depth != 0) || it->busy_ns == 0)
+			if ((it->kind != TSR_TRACE_ITEM_SUMMARY && it->depth != 0) || it->busy_ns == 0 ||
+			    span <= 0)
 				continue;
 			for (int p = (int)MAX(floor(a), 0); p < pw && p < b; p++) {
 				double lo = MAX(a, p), hi = MIN(b, p + 1);
+				double c = (hi - lo) * npp * (double)it->busy_ns / span;
 
-				if (hi > lo && span > 0)
-					busy[p] += (hi - lo) * npp * (double)it->busy_ns / span;
+				if (hi <= lo)
+					continue;
+				busy[p] += c;
+				if (c > best[p]) {
+					best[p] = c;
+					name[p] = it->name;
+				}
 			}
 		}
 		free(items);
@@ -93,15 +104,15 @@ static GskRenderNode *draw_picture(SaOverview *self, int width, gboolean dark)
 		double f = busy[p] / (npp * MAX(n_threads, 1));
 		int level = busy[p] > 0 ? CLAMP((int)ceil(f * 8), 1, 8) : 0, q = p + 1;
 
-		while (q < pw && (busy[q] > 0 ? CLAMP((int)ceil(busy[q] / (npp * MAX(n_threads, 1)) * 8),
-		                                      1, 8)
-		                              : 0) == level)
+		/* A run of columns of one height and one name: one node. */
+		while (q < pw && name[q] == name[p] &&
+		       (busy[q] > 0 ? CLAMP((int)ceil(busy[q] / (npp * MAX(n_threads, 1)) * 8), 1, 8)
+		                    : 0) == level)
 			q++;
 		if (level > 0) {
-			GdkRGBA c = heat;
+			GdkRGBA c = sa_timeline_name_colour(name[p], dark);
 			float hgt = (float)(STRIP_H - 6) * (float)level / 8;
 
-			c.alpha = 0.2f + 0.05f * (float)level;
 			gtk_snapshot_append_color(s, &c, &GRAPHENE_RECT_INIT((float)(LEFT + p),
 			                                                     (float)(STRIP_H - 3) - hgt,
 			                                                     (float)(q - p), hgt));
@@ -109,6 +120,8 @@ static GskRenderNode *draw_picture(SaOverview *self, int width, gboolean dark)
 		p = q;
 	}
 	g_free(busy);
+	g_free(best);
+	g_free(name);
 	return gtk_snapshot_free_to_node(s);
 }
 

@@ -178,7 +178,6 @@ gboolean sa_timeline_query_tooltip(GtkWidget *widget, int x, int y, gboolean key
 
 /* --- Drawing (sa-timeline-draw.c) --- */
 GskRenderNode *sa_timeline_build_layer(SaTimeline *self, int width, int height, gboolean dark);
-GdkRGBA sa_timeline_name_colour(uint32_t name, gboolean dark);
 /* A folded count as fits in `w` pixels ("×125,000", "×125k", "×1.2M");
  * FALSE when none fits (a cut number would mislead). */
 gboolean sa_timeline_count_label(PangoLayout *layout, uint64_t count, double w, char *buf,
