@@ -8,7 +8,8 @@
  *   sa.open_to_first_paint_s   GTK started, the trace opened as the app's
  *                              loader does (sa_document_load: the open and
  *                              each thread's first level of detail), the
- *                              window laid out and the timeline drawn
+ *                              window laid out and the overview and the
+ *                              timeline drawn
  *   sa.timeline_snapshot_ms    median, 95th percentile and max over a
  *                              200-step sweep from the whole trace to 1 us
  *                              and back, panning as it goes: the timeline's
@@ -33,6 +34,7 @@
 #define _GNU_SOURCE 1
 
 #include "sa-document.h"
+#include "sa-overview.h"
 #include "sa-timeline.h"
 
 #include <tilescope/pvti.h>
@@ -172,7 +174,7 @@ int main(int argc, char **argv)
 	char dir[] = "/tmp/bench-system-analyser-XXXXXX";
 	double t0, times[STEPS], snaps[STEPS];
 	char *path;
-	GtkWidget *win, *tl;
+	GtkWidget *win, *box, *overview, *tl;
 	GskRenderer *renderer;
 	g_autoptr(SaDocument) doc = NULL;
 	g_autoptr(GError) error = NULL;
@@ -206,8 +208,16 @@ int main(int argc, char **argv)
 	printf("# sa_document_load %.2f s\n", now_s() - t0);
 	win = gtk_window_new();
 	gtk_window_set_default_size(GTK_WINDOW(win), WIDTH, HEIGHT);
+	/* The overview over the timeline, as the window has them: its picture
+	 * of the whole trace is part of the first paint. */
+	box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	overview = sa_overview_new();
 	tl = sa_timeline_new();
-	gtk_window_set_child(GTK_WINDOW(win), tl);
+	gtk_widget_set_vexpand(tl, TRUE);
+	gtk_box_append(GTK_BOX(box), overview);
+	gtk_box_append(GTK_BOX(box), tl);
+	gtk_window_set_child(GTK_WINDOW(win), box);
+	sa_overview_set_timeline(SA_OVERVIEW(overview), SA_TIMELINE(tl));
 	sa_timeline_set_document(SA_TIMELINE(tl), doc);
 	/* The counter rows come after the 64 threads: pinned to the top, as
 	 * someone watching them would, so that every frame draws them. */
@@ -224,7 +234,7 @@ int main(int argc, char **argv)
 	settle();
 	renderer = gsk_cairo_renderer_new();
 	gsk_renderer_realize(renderer, NULL, NULL);
-	if (!draw(win, tl, renderer, NULL)) {
+	if (!draw(box, overview, renderer, NULL) || !draw(box, tl, renderer, NULL)) {
 		fprintf(stderr, "bench-system-analyser: the first frame drew nothing\n");
 		goto cleanup;
 	}
@@ -246,7 +256,7 @@ int main(int argc, char **argv)
 			sa_timeline_set_view(SA_TIMELINE(tl), (int64_t)(centre - w / 2),
 			                     (int64_t)(centre + w / 2));
 			t0 = now_s();
-			if (!draw(win, tl, renderer, &snaps[i])) {
+			if (!draw(box, tl, renderer, &snaps[i])) {
 				fprintf(stderr, "bench-system-analyser: step %d drew nothing\n", i);
 				goto cleanup;
 			}
