@@ -140,41 +140,47 @@ static char *counter_tooltip(SaTimeline *self, const sa_row *row, int width, dou
 	return NULL;
 }
 
-gboolean sa_timeline_query_tooltip(GtkWidget *widget, int x, int y, gboolean keyboard,
-                                   GtkTooltip *tooltip)
+char *sa_timeline_dup_tooltip(SaTimeline *self, double x, double y, gboolean keyboard)
 {
-	SaTimeline *self = SA_TIMELINE(widget);
-	int width = gtk_widget_get_width(widget);
-	g_autofree char *text = NULL;
+	int width = gtk_widget_get_width(GTK_WIDGET(self));
 	tsr_trace_item it;
 	gssize row, t;
 
 	if (!self->doc)
-		return FALSE;
-	if (keyboard) {
+		return NULL;
+	if (keyboard)
 		/* The keyboard's tooltip: the selected span's. */
-		if (self->sel_thread < 0)
-			return FALSE;
-		text = span_tooltip(self, (size_t)self->sel_thread, &self->sel);
-	} else if ((t = item_at(self, x, y, &it)) >= 0) {
-		text = span_tooltip(self, (size_t)t, &it);
-	} else if ((row = sa_timeline_row_at(self, y)) >= 0 && x >= LABEL_W) {
+		return self->sel_thread >= 0 ? span_tooltip(self, (size_t)self->sel_thread, &self->sel)
+		                             : NULL;
+	if ((t = item_at(self, x, y, &it)) >= 0)
+		return span_tooltip(self, (size_t)t, &it);
+	if ((row = sa_timeline_row_at(self, y)) < 0)
+		return NULL;
+	if (x >= LABEL_W) {
 		const sa_row *r = &self->rows[row];
 
-		if (r->kind == SA_ROW_COUNTER) {
-			text = counter_tooltip(self, r, width, x);
-		} else if (r->kind == SA_ROW_THREAD && !r->collapsed && self->tdata[r->index].has_instants &&
-		           y < sa_timeline_row_top(self, r) + INSTANT_H) {
+		if (r->kind == SA_ROW_COUNTER)
+			return counter_tooltip(self, r, width, x);
+		if (r->kind == SA_ROW_THREAD && !r->collapsed && self->tdata[r->index].has_instants &&
+		    y < sa_timeline_row_top(self, r) + INSTANT_H) {
 			const sa_instant_mark *m = sa_timeline_instant_at(self, r->index, width, x);
 
-			if (m)
-				text = instant_tooltip(self, m);
+			return m ? instant_tooltip(self, m) : NULL;
 		}
-	} else if ((row = sa_timeline_row_at(self, y)) >= 0) {
+		return NULL;
+	}
+	{
 		g_autofree char *label = sa_timeline_row_label(self, &self->rows[row]);
 
-		text = g_markup_printf_escaped("%s\n<small>Space folds, P pins, H hides</small>", label);
+		return g_markup_printf_escaped("%s\n<small>Space folds, P pins, H hides</small>", label);
 	}
+}
+
+gboolean sa_timeline_query_tooltip(GtkWidget *widget, int x, int y, gboolean keyboard,
+                                   GtkTooltip *tooltip)
+{
+	g_autofree char *text = sa_timeline_dup_tooltip(SA_TIMELINE(widget), x, y, keyboard);
+
 	if (!text)
 		return FALSE;
 	gtk_tooltip_set_markup(tooltip, text);

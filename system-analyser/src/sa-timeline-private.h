@@ -175,6 +175,9 @@ void sa_timeline_scroll_to_row(SaTimeline *self, gssize row);
 void sa_timeline_install_input(SaTimeline *self);
 gboolean sa_timeline_query_tooltip(GtkWidget *widget, int x, int y, gboolean keyboard,
                                    GtkTooltip *tooltip);
+/* The tooltip's markup at (x, y), or with `keyboard` the selected span's;
+ * NULL when there is nothing to say. The caller frees it. */
+char *sa_timeline_dup_tooltip(SaTimeline *self, double x, double y, gboolean keyboard);
 
 /* --- Drawing (sa-timeline-draw.c) --- */
 GskRenderNode *sa_timeline_build_layer(SaTimeline *self, int width, int height, gboolean dark);

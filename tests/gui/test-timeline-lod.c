@@ -12,12 +12,14 @@
  * the same way, and with every thread folded to a heatmap (or the whole
  * file folded) the spans still must. tutorial 5's trace is checked the
  * same way. Also: pinning, hiding and showing rows again, the typed zoom
- * level's parser and the ruler's wall-clock labels. Needs a display
+ * level's parser, a span's tooltip with its metadata and the ruler's
+ * wall-clock labels. Needs a display
  * (under xvfb-run).
  */
 #include "sa-document.h"
 #include "sa-ruler.h"
 #include "sa-timeline.h"
+#include "sa-timeline-private.h"
 #include "sa-zoom-bar.h"
 
 #include <tilescope/pvti.h>
@@ -28,6 +30,7 @@
 #include <cmocka.h>
 
 #include <glib/gstdio.h>
+#include <string.h>
 
 #define WIDTH 1200
 #define HEIGHT 800
@@ -340,6 +343,57 @@ static void test_parse_width(void **state)
 	assert_int_equal(ns, -1);
 }
 
+/* The tooltip of a span (here through the keyboard's: the selected span)
+ * says its name, duration, thread and the metadata attached to it. */
+static void test_tooltip(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("sa-tip-XXXXXX", NULL);
+	pvti_options opts = PVTI_OPTIONS_INIT;
+	pvti_channel *fw = pvti_channel_framework();
+	g_autofree char *path = NULL, *tip = NULL;
+	g_autoptr(GFile) file = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(SaDocument) doc = NULL;
+	tsr_trace_item *items = NULL;
+	size_t n = 0;
+	SaTimeline *tl;
+
+	(void)state;
+	opts.directory = dir;
+	assert_int_equal(pvti_open(&opts), 0);
+	path = pvti_dup_file_name();
+	pvti_thread_set_name("loader");
+	pvti_begin(fw, "load batch");
+	assert_int_equal(pvti_event_metadata("{\"batch\": 17, \"file\": \"a<b>.bin\"}"), 0);
+	g_usleep(100);
+	pvti_end(fw);
+	assert_int_equal(pvti_close(), 0);
+	file = g_file_new_for_path(path);
+	doc = sa_document_load(&file, 1, &error);
+	assert_non_null(doc);
+	tl = SA_TIMELINE(g_object_ref_sink(sa_timeline_new()));
+	sa_timeline_set_document(tl, doc);
+	assert_null(sa_timeline_dup_tooltip(tl, 0, 0, TRUE));
+	assert_int_equal(tsr_trace_list_events(&items, &n, sa_document_get_trace(doc), 0, INT64_MIN,
+	                                       INT64_MAX, 0),
+	                 TSR_OK);
+	assert_int_equal(n, 1);
+	sa_timeline_select(tl, 0, &items[0]);
+	tip = sa_timeline_dup_tooltip(tl, 0, 0, TRUE);
+	assert_non_null(tip);
+	/* Markup: the metadata's angle brackets escaped. */
+	assert_non_null(strstr(tip, "<b>load batch</b>"));
+	assert_non_null(strstr(tip, "loader (tid "));
+	assert_non_null(strstr(tip, "17"));
+	assert_non_null(strstr(tip, "a&lt;b&gt;.bin"));
+	assert_non_null(strstr(tip, "µs"));
+	free(items);
+	sa_timeline_set_document(tl, NULL);
+	g_object_unref(tl);
+	g_remove(path);
+	g_rmdir(dir);
+}
+
 /* Wall-clock labels: 2026-11-26 06:12:27.5 UTC plus the tick's time. */
 static void test_ruler(void **state)
 {
@@ -367,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_tut5),
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_parse_width),
+		cmocka_unit_test(test_tooltip),
 		cmocka_unit_test(test_ruler),
 	};
 
