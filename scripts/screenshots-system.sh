@@ -17,7 +17,8 @@ trace=${1:-sample-reports/tut5_ml/tut5_ml.pvti}
 screenshot_setup "${2:-docs/screenshots}"
 app=$(screenshot_app system-analyser/tilescope-system-analyser)
 # Shift+drag over the last third of the timeline (the window is at the top
-# left: the plot starts 205 px in, its first row about 100 px down).
+# left: the plot starts 205 px in, its first row, under the zoom bar
+# and the overview, about 150 px down).
 screenshot_take system '
 	y=$((160 * s))
 	xdotool mousemove $((850 * s)) $y keydown shift mousedown 1 \

@@ -11,9 +11,11 @@
 #include "sa-window.h"
 
 #include "sa-compare.h"
+#include "sa-overview.h"
 #include "sa-recent.h"
 #include "sa-reload.h"
 #include "sa-stats-view.h"
+#include "sa-zoom-bar.h"
 
 struct _SaWindow {
 	GtkApplicationWindow parent_instance;
@@ -26,6 +28,8 @@ struct _SaWindow {
 	GtkPaned *paned;
 	GtkNotebook *details;
 	SaTimeline *timeline;
+	SaOverview *overview;
+	SaZoomBar *zoom_bar;
 	SaStatsView *stats_view;
 	GMenu *recent_menu;
 
@@ -182,8 +186,8 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 
 		if (h <= 0)
 			gtk_window_get_default_size(GTK_WINDOW(self), &w, &h);
-		gtk_widget_measure(GTK_WIDGET(self->timeline), GTK_ORIENTATION_VERTICAL, -1, NULL,
-		                   &want, NULL, NULL);
+		gtk_widget_measure(gtk_paned_get_start_child(self->paned), GTK_ORIENTATION_VERTICAL, -1,
+		                   NULL, &want, NULL, NULL);
 		gtk_paned_set_position(self->paned, CLAMP(want + 24, h / 4, h * 2 / 3));
 	}
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
@@ -338,6 +342,8 @@ static void sa_window_class_init(SaWindowClass *klass)
 
 	G_OBJECT_CLASS(klass)->dispose = sa_window_dispose;
 	g_type_ensure(SA_TYPE_TIMELINE);
+	g_type_ensure(SA_TYPE_OVERVIEW);
+	g_type_ensure(SA_TYPE_ZOOM_BAR);
 	g_type_ensure(SA_TYPE_STATS_VIEW);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/SystemAnalyser/sa-window.ui");
@@ -350,6 +356,8 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_message);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, error_message);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, timeline);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, overview);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, zoom_bar);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, stats_view);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, recent_menu);
 	gtk_widget_class_install_action(widget_class, "win.open", NULL, open_action);
@@ -378,6 +386,8 @@ static void sa_window_init(SaWindow *self)
 			                               gtk_label_get_text(GTK_LABEL(label)), -1);
 	}
 	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_range_changed), self);
+	sa_overview_set_timeline(self->overview, self->timeline);
+	sa_zoom_bar_set_timeline(self->zoom_bar, self->timeline);
 	drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));

@@ -136,9 +136,10 @@ def main():
             failures.append(f"Escape did not go back to the whole trace: {table.description!r}")
 
         # A click on the first span (depth 0, at the plot's left: below the
-        # 24 px ruler and the file's 22 px header; the extents leave out the
-        # window's 5 px client-side border) selects it.
-        subprocess.run(["xdotool", "mousemove", str(plot_x + 12), str(y + 5 + 24 + 22 + 9),
+        # 24 px ruler, the file's 22 px header and the thread's 18 px lane
+        # of instant markers; the extents leave out the window's 5 px
+        # client-side border) selects it.
+        subprocess.run(["xdotool", "mousemove", str(plot_x + 12), str(y + 5 + 24 + 22 + 18 + 9),
                         "click", "1"], check=True)
         if not wait_for(lambda: "; selected " in timeline.description):
             failures.append(f"a click on the first span selected nothing: "
