@@ -10,6 +10,7 @@
  */
 #include "sa-window.h"
 
+#include "sa-search.h"
 #include "sa-stats-view.h"
 
 struct _SaWindow {
@@ -23,6 +24,7 @@ struct _SaWindow {
 	GtkPaned *paned;
 	GtkNotebook *details;
 	SaTimeline *timeline;
+	SaSearchBar *search_bar;
 	SaStatsView *stats_view;
 
 	SaDocument *doc;
@@ -38,6 +40,9 @@ static void update_actions(SaWindow *self)
 {
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-load",
 	                              self->load_cancellable != NULL);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find", self->doc != NULL);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find-next", self->doc != NULL);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find-previous", self->doc != NULL);
 }
 
 /* --- Statistics -------------------------------------------------------------------- */
@@ -123,6 +128,8 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	self->doc = g_steal_pointer(&doc);
 	gtk_window_set_title(GTK_WINDOW(self), sa_document_get_title(self->doc));
 	sa_timeline_set_document(self->timeline, self->doc);
+	sa_search_bar_set_document(self->search_bar, self->doc);
+	update_actions(self);
 	gtk_stack_set_visible_child_name(self->main_stack, "trace");
 	/* The timeline gets the height its rows want, between a quarter and
 	 * two thirds of the window; the statistics the rest. */
@@ -232,6 +239,29 @@ static void open_action(GtkWidget *widget, const char *name, GVariant *param)
 	gtk_native_dialog_show(GTK_NATIVE_DIALOG(self->chooser));
 }
 
+/* --- Search ------------------------------------------------------------------------ */
+
+static void find_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	(void)name;
+	(void)param;
+	sa_search_bar_start(SA_WINDOW(widget)->search_bar);
+}
+
+static void find_step_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	(void)param;
+	sa_search_bar_step(SA_WINDOW(widget)->search_bar, g_str_equal(name, "win.find-next"));
+}
+
+/* A search hit: the timeline zooms to it and selects it (which fills the
+ * details through "range-changed"). */
+static void on_hit_found(SaSearchBar *bar, guint64 thread, gpointer span, gpointer data)
+{
+	(void)bar;
+	sa_timeline_select_span(SA_WINDOW(data)->timeline, (size_t)thread, span);
+}
+
 /* --- Drag and drop --------------------------------------------------------------------- */
 
 static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, double y,
@@ -284,6 +314,7 @@ static void sa_window_class_init(SaWindowClass *klass)
 	G_OBJECT_CLASS(klass)->dispose = sa_window_dispose;
 	g_type_ensure(SA_TYPE_TIMELINE);
 	g_type_ensure(SA_TYPE_STATS_VIEW);
+	g_type_ensure(SA_TYPE_SEARCH_BAR);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/SystemAnalyser/sa-window.ui");
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, main_stack);
@@ -296,11 +327,26 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, error_message);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, timeline);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, stats_view);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, search_bar);
 	gtk_widget_class_install_action(widget_class, "win.open", NULL, open_action);
 	gtk_widget_class_install_action(widget_class, "win.cancel-load", NULL, cancel_load_action);
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open",
 	                                    NULL);
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel-load",
+	                                    NULL);
+	/* Search: Ctrl+F, then F3 / Shift+F3 (and Ctrl+G / Shift+Ctrl+G) step. */
+	gtk_widget_class_install_action(widget_class, "win.find", NULL, find_action);
+	gtk_widget_class_install_action(widget_class, "win.find-next", NULL, find_step_action);
+	gtk_widget_class_install_action(widget_class, "win.find-previous", NULL, find_step_action);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.find",
+	                                    NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F3, 0, "win.find-next", NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F3, GDK_SHIFT_MASK,
+	                                    "win.find-previous", NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, GDK_CONTROL_MASK,
+	                                    "win.find-next", NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g,
+	                                    GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.find-previous",
 	                                    NULL);
 }
 
@@ -322,6 +368,7 @@ static void sa_window_init(SaWindow *self)
 			                               gtk_label_get_text(GTK_LABEL(label)), -1);
 	}
 	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_range_changed), self);
+	g_signal_connect(self->search_bar, "hit-found", G_CALLBACK(on_hit_found), self);
 	drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
