@@ -161,12 +161,198 @@ def search_part(failures, app, tilescope, trace, whole):
     key("Escape")
 
 
+def cell_ns(text):
+    """ "1,234.567 µs" (and anything after it) -> 1234567 (ns)."""
+    m = re.match(r"([\d,]+)\.(\d{3}) µs", text or "")
+    if not m:
+        raise ValueError(f"not a duration: {text!r}")
+    return int(m.group(1).replace(",", "")) * 1000 + int(m.group(2))
+
+
+def deep_text(acc):
+    """The text of a cell: the first label in it (the Name cell holds an
+    expander, with its "Expand" button, holding the label)."""
+    if acc.getRole() == pyatspi.ROLE_LABEL:
+        return text_of(acc)
+    for i in range(acc.childCount):
+        got = deep_text(acc.getChildAtIndex(i))
+        if got:
+            return got
+    return ""
+
+
+def tree_rows(table):
+    """The Call Tree's rows, top to bottom: (name, channel, count,
+    inclusive ns, exclusive ns)."""
+    rows = []
+    for i in range(table.childCount):
+        part = table.getChildAtIndex(i)
+        if part.getRole() != pyatspi.ROLE_LIST:
+            continue
+        for r in range(part.childCount):
+            row = part.getChildAtIndex(r)
+            cells = [deep_text(row.getChildAtIndex(c)) for c in range(row.childCount)]
+            if len(cells) != 6 or not cells[0]:
+                continue
+            rows.append((cells[0], cells[1], int(cells[2].replace(",", "")),
+                         cell_ns(cells[3]), cell_ns(cells[4])))
+    return rows
+
+
+def cli_rows(tree):
+    """The CLI's call tree depth first, as tree_rows reads the view."""
+    rows = []
+
+    def walk(node):
+        rows.append((node["name"], node["channel"], node["count"], node["inclusive_ns"],
+                     node["exclusive_ns"]))
+        for c in node["children"]:
+            walk(c)
+    for r in tree["roots"]:
+        walk(r)
+    return rows
+
+
+def us_exact(ns):
+    return f"{ns // 1000:,}.{ns % 1000:03d} µs"
+
+
+def details_part(failures, app, tilescope, trace, whole):
+    timeline = find(app, lambda a: a.name == "Timeline" and a.getRole() == pyatspi.ROLE_IMAGE)
+    table = find(app, lambda a: a.name == "Call Tree" and
+                 a.getRole() in (pyatspi.ROLE_TREE_TABLE, pyatspi.ROLE_TABLE))
+    flame = find(app, lambda a: a.name == "Flame Graph" and a.getRole() == pyatspi.ROLE_IMAGE)
+    for name in ("Statistics", "Call Tree", "Flame Graph", "Span"):
+        if find(app, lambda a: a.name == name and a.getRole() == pyatspi.ROLE_PAGE_TAB,
+                timeout=5) is None:
+            failures.append(f"no tab named {name!r}")
+    if table is None or flame is None:
+        failures.append("no tree table named 'Call Tree' or no image named 'Flame Graph'")
+        return
+    key("alt+2")
+    # A click on the ruler clears the selection; Home shows everything.
+    x, y, w, h = timeline.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+    subprocess.run(["xdotool", "mousemove", str(x + 400), str(y + 5 + 10), "click", "1"],
+                   check=True)
+    key("Home")
+    if not wait_for(lambda: (timeline.description or "").startswith("Showing 0.000000 ms")):
+        failures.append(f"Home did not show the whole trace: {timeline.description!r}")
+    # Shift+drag from 40% to 97% of the plot (the labels take 200 px).
+    x, y, w, h = timeline.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+    plot_x, plot_w = x + 200, w - 200
+    x0, x1, yy = plot_x + int(plot_w * 0.40), plot_x + int(plot_w * 0.97), y + h - 20
+    subprocess.run(["xdotool", "mousemove", str(x0), str(yy), "keydown", "shift",
+                    "mousedown", "1", "mousemove", str((x0 + x1) // 2), str(yy),
+                    "mousemove", str(x1), str(yy), "mouseup", "1", "keyup", "shift"],
+                   check=True)
+    pat = re.compile(r"Spans starting in ([\d.]+) ms – ([\d.]+) ms: ([\d,]+) spans, "
+                     r"([\d,]+) paths")
+    if not wait_for(lambda: pat.match(table.description or "")):
+        failures.append(f"Shift+drag gave no call tree of a window: {table.description!r}")
+        return
+    a, b, n, paths = pat.match(table.description).groups()
+    want = cli(tilescope, "trace", "--call-tree", "--json", "--from", a, "--to", b, trace)
+    tree = want["call_tree"]
+    if int(n.replace(",", "")) != tree["spans"] or tree["spans"] in (0, whole["spans"]):
+        failures.append(f"the window {a} – {b} ms holds {n} spans here, {tree['spans']} for the "
+                        f"CLI (of {whole['spans']})")
+    expected = cli_rows(tree)
+    if int(paths.replace(",", "")) != len(expected):
+        failures.append(f"{paths} paths here, {len(expected)} for the CLI")
+    if not wait_for(lambda: tree_rows(table) == expected, timeout=10):
+        got = tree_rows(table)
+        failures.append(f"the Call Tree of {a} – {b} ms differs from the CLI's: {len(got)} rows, "
+                        f"{len(expected)} paths; first differences "
+                        f"{[(g, e) for g, e in zip(got, expected) if g != e][:3]}")
+    else:
+        print(f"call tree of {a} – {b} ms: {len(expected)} paths match the CLI, depth first")
+
+    # The Flame Graph of the same window: its total, then a click on the
+    # first root and Down to its largest callee.
+    key("alt+3")
+    head = f"Spans starting in {a} ms – {b} ms: {len(expected)} paths, " \
+           f"{us_exact(tree['inclusive_ns'])} in the outermost spans"
+    if not wait_for(lambda: (flame.description or "").startswith(head)):
+        failures.append(f"the Flame Graph says {flame.description!r}, not {head!r}")
+    else:
+        fx, fy, fw, fh = flame.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        root = tree["roots"][0]
+        # (The extents leave out the window's 5 px client-side border.)
+        subprocess.run(["xdotool", "mousemove", str(fx + 5 + 3), str(fy + 5 + 22 + 10),
+                        "click", "1"],
+                       check=True)
+        if not wait_for(lambda: f"; selected {root['name']}:" in (flame.description or "")):
+            failures.append(f"a click on the first frame did not select {root['name']!r}: "
+                            f"{flame.description!r}")
+        elif root["children"]:
+            key("Down")
+            child = root["children"][0]["name"]
+            if not wait_for(lambda: f"; selected {child}:" in (flame.description or "")):
+                failures.append(f"Down did not select {child!r}: {flame.description!r}")
+            else:
+                print("flame graph:", flame.description)
+    key("Escape")
+
+
+def span_part(failures, app, whole):
+    """Search "Run program 1", then the Span tab against the CLI's label
+    (it holds one span)."""
+    lab = [x for x in whole["labels"] if x["name"].startswith("Run program 1")]
+    if len(lab) != 1 or lab[0]["count"] != 1:
+        failures.append(f"the CLI has no single 'Run program 1' span: {lab}")
+        return
+    lab = lab[0]
+    key("ctrl+f")
+    subprocess.run(["xdotool", "type", "--delay", "30", "run program 1"], check=True)
+    key("alt+4")
+
+    def value(field):
+        # The value is the label after its field's (GTK 4.8 names labels
+        # by their text).
+        key_label = find(app, lambda a: a.name == field and a.getRole() == pyatspi.ROLE_LABEL and
+                         a.parent is not None and a.parent.getRole() != pyatspi.ROLE_TABLE_CELL and
+                         a.parent.getRole() != pyatspi.ROLE_COLUMN_HEADER and
+                         a.getIndexInParent() + 1 < a.parent.childCount and
+                         a.parent.getChildAtIndex(a.getIndexInParent() + 1).getRole() ==
+                         pyatspi.ROLE_LABEL, timeout=5)
+        acc = key_label.parent.getChildAtIndex(key_label.getIndexInParent() + 1) \
+            if key_label is not None else None
+        return text_of(acc) if acc is not None else None
+
+    checks = {"Name": lambda v: v == lab["name"],
+              "Duration": lambda v: v.startswith(us_exact(lab["total_ns"])),
+              "Self time": lambda v: v.startswith(us_exact(lab["self_ns"])),
+              "Channel": lambda v: v == lab["channel"]}
+    for field, ok in checks.items():
+        if not wait_for(lambda: ok(value(field) or ""), timeout=10):
+            failures.append(f"the Span tab's {field} is {value(field)!r}; the CLI's label "
+                            f"{lab}")
+        else:
+            print(f"span {field}: {value(field)}")
+    parent = find(app, lambda a: (a.name or "").startswith("Parent ") and
+                  a.getRole() == pyatspi.ROLE_PUSH_BUTTON, timeout=10)
+    timeline = find(app, lambda a: a.name == "Timeline" and a.getRole() == pyatspi.ROLE_IMAGE)
+    if parent is None:
+        failures.append("the Span tab offers no parent")
+        return
+    pname = parent.name[len("Parent "):]
+    click(parent)
+    if not wait_for(lambda: f"; selected {pname}," in (timeline.description or "")):
+        failures.append(f"Parent did not select {pname!r}: {timeline.description!r}")
+    elif not wait_for(lambda: value("Name") == pname):
+        failures.append(f"the Span tab does not show the parent {pname!r}: {value('Name')!r}")
+    else:
+        print(f"parent: {pname}")
+
+
 def main():
     app_path, tilescope, trace = sys.argv[1:4]
     whole = cli(tilescope, "trace", "--json", trace)
     failures = []
     with running_app(app_path, [trace]) as (proc, app, tmp):
         search_part(failures, app, tilescope, trace, whole)
+        details_part(failures, app, tilescope, trace, whole)
+        span_part(failures, app, whole)
         if proc.poll() is not None:
             failures.append(f"the app died (status {proc.returncode})")
     finish(failures)
