@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Renders the System Analyser on a sample trace to PNG, in the light and
 # the dark style, at scale 1 and 2, under Xvfb, with a range marked by
-# Shift+drag (so the Statistics tab shows a window):
-#   docs/screenshots/system-<light|dark>-<1x|2x>.png
+# Shift+drag (so the Statistics tab shows a window), then searching (the
+# Call Tree of the hit) and the Flame Graph:
+#   docs/screenshots/system[-search|-flame]-<light|dark>-<1x|2x>.png
 # usage: scripts/screenshots-system.sh [TRACE] [OUT_DIR]
 #   TRACE    default sample-reports/tut5_ml/tut5_ml.pvti
 #   OUT_DIR  default docs/screenshots
@@ -20,4 +21,16 @@ screenshot_take system '
 	y=$((160 * s))
 	xdotool mousemove $((850 * s)) $y keydown shift mousedown 1 \
 		mousemove $((1000 * s)) $y mousemove $((1240 * s)) $y mouseup 1 keyup shift' \
+	"$app" "$trace"
+# The search bar on its second hit with the Call Tree of that span, and
+# the Flame Graph of the whole trace with a frame selected (keyboard only).
+screenshot_take system-search '
+	xdotool key ctrl+f; sleep 0.5
+	xdotool type --delay 30 "run program"; sleep 1
+	xdotool key Return; sleep 1
+	xdotool key alt+2' \
+	"$app" "$trace"
+screenshot_take system-flame '
+	xdotool key alt+3; sleep 0.5
+	xdotool mousemove $((300 * s)) $((330 * s)) click 1; sleep 0.5' \
 	"$app" "$trace"
