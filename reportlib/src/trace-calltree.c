@@ -44,6 +44,9 @@ typedef struct ct_build {
 	size_t n, cap;
 	size_t *slots;             /* node index + 1; 0: empty */
 	size_t n_slots;            /* a power of two */
+	/* The last node found at each depth: siblings of one name follow one
+	 * another, so most spans skip the table. */
+	size_t last[TRACE_MAX_DEPTH + 1]; /* node index + 1; 0: none */
 } ct_build;
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -182,89 +185,98 @@ static int compare_seq(const void *a, const void *b)
 }
 
 /*
- * Puts v[0..n) in seq order: through an index by seq when the seqs are
- * dense enough (they are ordinals, so normally they are), else by
- * sorting. Equal seqs (a damaged file) keep one order or the other; the
- * walk copes.
+ * The seq order of v[0..n): *idx (trace_alloc'd, *range entries) maps
+ * seq - least seq to the span's index + 1 (0: no span of that seq), when
+ * the seqs are dense enough (they are ordinals, so normally they are);
+ * otherwise *idx is NULL and v is sorted in place. Two spans of one seq
+ * (a damaged file) also fall back to sorting; the walk copes.
  */
-static int order_by_seq(tsr_trace *tr, ct_span **v, size_t n)
+static int order_by_seq(tsr_trace *tr, ct_span *v, size_t n, size_t **idx, size_t *range)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	size_t i, range, *idx, k;
-	ct_span *out;
+	size_t i;
 
+	*idx = NULL;
+	*range = 0;
 	for (i = 0; i < n; i++) {
-		lo = (*v)[i].seq < lo ? (*v)[i].seq : lo;
-		hi = (*v)[i].seq > hi ? (*v)[i].seq : hi;
+		lo = v[i].seq < lo ? v[i].seq : lo;
+		hi = v[i].seq > hi ? v[i].seq : hi;
 	}
-	if (n < 2)
-		return TSR_OK;
-	if ((uint64_t)(hi - lo) >= (uint64_t)n * 4 + 1024) {
-		qsort(*v, n, sizeof(**v), compare_seq);
+	if (n < 2 || (uint64_t)(hi - lo) >= (uint64_t)n * 4 + 1024) {
+		qsort(v, n, sizeof(*v), compare_seq);
 		return TSR_OK;
 	}
-	range = (size_t)(hi - lo) + 1;
-	idx = trace_alloc(tr, range, sizeof(*idx));
-	if (!idx)
+	*range = (size_t)(hi - lo) + 1;
+	*idx = trace_alloc(tr, *range, sizeof(**idx));
+	if (!*idx)
 		return tr->code;
-	out = trace_alloc(tr, n, sizeof(*out));
-	if (!out) {
-		trace_free_mem(tr, idx, range * sizeof(*idx));
-		return tr->code;
-	}
 	for (i = 0; i < n; i++) {
-		size_t at = (size_t)((*v)[i].seq - lo);
+		size_t at = (size_t)(v[i].seq - lo);
 
-		if (idx[at]) {
-			/* Two spans with one seq: the file is damaged; sort instead. */
-			trace_free_mem(tr, idx, range * sizeof(*idx));
-			trace_free_mem(tr, out, n * sizeof(*out));
-			qsort(*v, n, sizeof(**v), compare_seq);
+		if ((*idx)[at]) {
+			trace_free_mem(tr, *idx, *range * sizeof(**idx));
+			*idx = NULL;
+			*range = 0;
+			qsort(v, n, sizeof(*v), compare_seq);
 			return TSR_OK;
 		}
-		idx[at] = i + 1;
+		(*idx)[at] = i + 1;
 	}
-	for (i = 0, k = 0; i < range; i++)
-		if (idx[i])
-			out[k++] = (*v)[idx[i] - 1];
-	trace_free_mem(tr, idx, range * sizeof(*idx));
-	memcpy(*v, out, n * sizeof(*out));
-	trace_free_mem(tr, out, n * sizeof(*out));
 	return TSR_OK;
 }
 
-/* Adds the thread's spans (in seq order) to the tree. */
-static int add_spans(ct_build *b, const ct_span *v, size_t n, int64_t only)
+/* Adds one span to the tree, given the stack of the open path by depth. */
+static int add_span(ct_build *b, const ct_span *s, int64_t only, int64_t *open_seq,
+                    size_t *open_node, bool *open)
+{
+	size_t parent = TSR_TRACE_NO_NODE, node;
+	uint32_t d = s->depth;
+
+	if (d > 0 && open[d - 1] && open_seq[d - 1] == s->parent) {
+		parent = open_node[d - 1];
+	} else if (only >= 0 && s->seq != only) {
+		open[d] = false;
+		return TSR_OK;
+	}
+	node = b->last[d] ? b->last[d] - 1 : TSR_TRACE_NO_NODE;
+	if (node == TSR_TRACE_NO_NODE || b->nodes[node].parent != parent ||
+	    b->nodes[node].name != s->name || b->nodes[node].channel != s->channel) {
+		node = node_get(b, parent, s->channel, s->name,
+		                parent == TSR_TRACE_NO_NODE ? 0 : b->nodes[parent].depth + 1);
+		if (node == TSR_TRACE_NO_NODE)
+			return b->tr->code;
+		b->last[d] = node + 1;
+	}
+	b->nodes[node].count++;
+	b->nodes[node].incl = sat_add(b->nodes[node].incl, s->dur);
+	b->nodes[node].excl = sat_add(b->nodes[node].excl, s->self);
+	open[d] = true;
+	open_seq[d] = s->seq;
+	open_node[d] = node;
+	return TSR_OK;
+}
+
+/* Adds the thread's spans to the tree in seq order: through `idx` (see
+ * order_by_seq), or v as it is when idx is NULL. */
+static int add_spans(ct_build *b, const ct_span *v, size_t n, const size_t *idx, size_t range,
+                     int64_t only)
 {
 	int64_t open_seq[TRACE_MAX_DEPTH + 1];
 	size_t open_node[TRACE_MAX_DEPTH + 1];
 	bool open[TRACE_MAX_DEPTH + 1];
 	size_t i;
+	int rc = TSR_OK;
 
 	memset(open, 0, sizeof(open));
-	for (i = 0; i < n; i++) {
-		const ct_span *s = &v[i];
-		size_t parent = TSR_TRACE_NO_NODE, node;
-		uint32_t d = s->depth;
-
-		if (d > 0 && open[d - 1] && open_seq[d - 1] == s->parent)
-			parent = open_node[d - 1];
-		else if (only >= 0 && s->seq != only) {
-			open[d] = false;
-			continue;
-		}
-		node = node_get(b, parent, s->channel, s->name,
-		                parent == TSR_TRACE_NO_NODE ? 0 : b->nodes[parent].depth + 1);
-		if (node == TSR_TRACE_NO_NODE)
-			return b->tr->code;
-		b->nodes[node].count++;
-		b->nodes[node].incl = sat_add(b->nodes[node].incl, s->dur);
-		b->nodes[node].excl = sat_add(b->nodes[node].excl, s->self);
-		open[d] = true;
-		open_seq[d] = s->seq;
-		open_node[d] = node;
+	if (!idx) {
+		for (i = 0; i < n && rc == TSR_OK; i++)
+			rc = add_span(b, &v[i], only, open_seq, open_node, open);
+		return rc;
 	}
-	return TSR_OK;
+	for (i = 0; i < range && rc == TSR_OK; i++)
+		if (idx[i])
+			rc = add_span(b, &v[idx[i] - 1], only, open_seq, open_node, open);
+	return rc;
 }
 
 /* Largest inclusive time first, then by count, channel and name. */
@@ -377,7 +389,7 @@ int tsr_trace_call_tree_new(tsr_trace_call_tree **out, tsr_trace *tr,
 	ct_span *v = NULL;
 	trace_event *scratch = NULL;
 	tsr_progress_frame frame;
-	size_t n = 0, cap = 0, scratch_cap = 0, t;
+	size_t n = 0, cap = 0, scratch_cap = 0, t, *idx, range;
 	int rc;
 
 	if (!out || !tr)
@@ -414,11 +426,14 @@ int tsr_trace_call_tree_new(tsr_trace_call_tree **out, tsr_trace *tr,
 			break;
 		}
 		n = 0;
+		idx = NULL;
+		range = 0;
 		rc = gather(tr, t, o.from_ns, o.to_ns, &v, &n, &cap, &scratch, &scratch_cap);
 		if (rc == TSR_OK)
-			rc = order_by_seq(tr, &v, n);
+			rc = order_by_seq(tr, v, n, &idx, &range);
 		if (rc == TSR_OK)
-			rc = add_spans(&b, v, n, o.span);
+			rc = add_spans(&b, v, n, idx, range, o.span);
+		trace_free_mem(tr, idx, range * sizeof(*idx));
 	}
 	if (rc == TSR_OK)
 		rc = lay_out(&b, tree);

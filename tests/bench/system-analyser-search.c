@@ -16,6 +16,11 @@
  *   sa.search_scan_ms     reference: one tsr_trace_search over the whole
  *                         trace (what counting by decoding every span
  *                         would cost)
+ *   sa.call_tree_half_ms  the Call Tree tab's query (tsr_trace_call_tree_new)
+ *                         of a window holding half the trace, median of 3,
+ *                         interleaved with the statistics of the same
+ *                         window without medians (the decoding both share),
+ *                         and the median ratio of the pairs
  * and checks (exit 1 on a wrong answer, never on a timing) that the
  * counts equal tsr_trace_search's totals and that 50 Next steps from the
  * first hit land where tsr_trace_search's 51st hit is, and 50 Previous
@@ -223,6 +228,49 @@ done:
 	return rc;
 }
 
+/* The call tree of the first half of the trace, against the statistics
+ * of the same window, interleaved A B A B A B. */
+static int bench_call_tree(tsr_trace *trace)
+{
+	const tsr_trace_info *info = tsr_trace_get_info(trace);
+	tsr_trace_call_tree_options o = TSR_TRACE_CALL_TREE_OPTIONS_INIT;
+	tsr_trace_stats_options so = TSR_TRACE_STATS_OPTIONS_INIT;
+	double tree_ms[3], stats_ms[3], ratio[3], t0;
+	uint64_t spans = 0;
+
+	o.from_ns = so.from_ns = info->start_ns;
+	o.to_ns = so.to_ns = info->start_ns + (info->end_ns - info->start_ns) / 2;
+	so.median = false;
+	for (int r = 0; r < 3; r++) {
+		tsr_trace_call_tree *t = NULL;
+		tsr_trace_label_stat *ls = NULL;
+		size_t n = 0;
+
+		t0 = now_ms();
+		if (tsr_trace_call_tree_new(&t, trace, &o) != TSR_OK)
+			goto fail;
+		tree_ms[r] = now_ms() - t0;
+		spans = t->spans;
+		tsr_trace_call_tree_free(t);
+		t0 = now_ms();
+		if (tsr_trace_list_label_stats(&ls, &n, trace, &so) != TSR_OK)
+			goto fail;
+		stats_ms[r] = now_ms() - t0;
+		free(ls);
+		ratio[r] = tree_ms[r] / stats_ms[r];
+	}
+	qsort(tree_ms, 3, sizeof(double), compare_double);
+	qsort(stats_ms, 3, sizeof(double), compare_double);
+	qsort(ratio, 3, sizeof(double), compare_double);
+	printf("sa.call_tree_half_ms %.0f ms (%llu spans; statistics of the window %.0f ms; "
+	       "ratio median %.2f, range %.2f-%.2f)\n", tree_ms[1], (unsigned long long)spans,
+	       stats_ms[1], ratio[1], ratio[0], ratio[2]);
+	return 0;
+fail:
+	fprintf(stderr, "bench-system-analyser-search: %s\n", tsr_trace_error(trace));
+	return 1;
+}
+
 static gpointer run_all(tsr_trace *trace, gpointer data, GCancellable *cancellable,
                         GError **error)
 {
@@ -238,6 +286,7 @@ static gpointer run_all(tsr_trace *trace, gpointer data, GCancellable *cancellab
 	(void)error;
 	for (size_t i = 0; i < G_N_ELEMENTS(queries); i++)
 		*rc |= bench_query(trace, &queries[i]);
+	*rc |= bench_call_tree(trace);
 	return rc;
 }
 
