@@ -6,10 +6,11 @@
  *
  * Threads. reportlib's handles are used by one thread at a time. The
  * document's main handle belongs to the main thread once the load has
- * completed (the timeline queries it while drawing). Statistics run on a
- * second handle over the same files, opened by the first statistics
- * worker and used by one worker at a time (a lock), so a long statistics
- * query never blocks drawing.
+ * completed (the timeline queries it while drawing). Statistics, and the
+ * other details' queries (search, call tree, span details:
+ * sa_document_run_async), run on a second handle over the same files,
+ * opened by the first worker and used by one worker at a time (a lock),
+ * so a long query never blocks drawing.
  */
 #pragma once
 
