@@ -172,6 +172,7 @@ static GtkWidget *span_button(SaSpanView *self, const tsr_trace_item *it, const 
 	GtkWidget *b = gtk_button_new_with_label(text);
 
 	gtk_widget_add_css_class(b, "flat");
+	gtk_widget_add_css_class(b, "span-link");
 	gtk_widget_set_halign(b, GTK_ALIGN_START);
 	g_object_set_data_full(G_OBJECT(b), "span", g_memdup2(it, sizeof(*it)), g_free);
 	g_signal_connect(b, "clicked", G_CALLBACK(on_span_button), self);
