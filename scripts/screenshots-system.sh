@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Renders the System Analyser on a sample trace to PNG, in the light and
 # the dark style, at scale 1 and 2, under Xvfb, with a range marked by
-# Shift+drag (so the Statistics tab shows a window), and its Compare tab
-# (--compare of the trace and a two-epoch run of tutorial 5 made here):
-#   docs/screenshots/system-<light|dark>-<1x|2x>.png
-#   docs/screenshots/system-compare-<light|dark>-<1x|2x>.png
+# Shift+drag (so the Statistics tab shows a window), searching (the Call
+# Tree of the hit), the Flame Graph, and the Compare tab (--compare of the
+# trace and a two-epoch run of tutorial 5 made here):
+#   docs/screenshots/system[-search|-flame|-compare]-<light|dark>-<1x|2x>.png
 # usage: scripts/screenshots-system.sh [TRACE] [OUT_DIR]
 #   TRACE    default sample-reports/tut5_ml/tut5_ml.pvti
 #   OUT_DIR  default docs/screenshots
@@ -33,3 +33,15 @@ PVTI_OPTIONS="{\"enable\":\"true\",\"directory\":\"$bdir\"}" "$example" --synthe
 	>/dev/null
 mv "$bdir"/*.pvti "$bdir/two_epochs.pvti"
 screenshot_take system-compare ':' "$app" --compare "$trace" "$bdir/two_epochs.pvti"
+# The search bar on its second hit with the Call Tree of that span, and
+# the Flame Graph of the whole trace with a frame selected (keyboard only).
+screenshot_take system-search '
+	xdotool key ctrl+f; sleep 0.5
+	xdotool type --delay 30 "run program"; sleep 1
+	xdotool key Return; sleep 1
+	xdotool key alt+2' \
+	"$app" "$trace"
+screenshot_take system-flame '
+	xdotool key alt+3; sleep 0.5
+	xdotool mousemove $((300 * s)) $((330 * s)) click 1; sleep 0.5' \
+	"$app" "$trace"

@@ -638,3 +638,41 @@ GtkWidget *sa_timeline_new(void)
 {
 	return g_object_new(SA_TYPE_TIMELINE, NULL);
 }
+
+/* --- Selecting a span from outside (search, details) ------------------------------ */
+
+void sa_timeline_select_span(SaTimeline *self, size_t thread, const tsr_trace_item *span)
+{
+	int64_t dur, pad;
+	int height, y;
+
+	g_return_if_fail(SA_IS_TIMELINE(self));
+	if (!self->doc || thread >= self->n_threads || span->kind != TSR_TRACE_ITEM_EVENT)
+		return;
+	/* The span in the middle third of the view (at least 1 µs wide). */
+	dur = MAX(span->end_ns - span->start_ns, (int64_t)0);
+	pad = MAX(dur, (int64_t)500);
+	sa_timeline_set_view(self, span->start_ns - pad, span->end_ns + pad);
+	/* Its row in sight: a thread's rows are as deep as the last frame
+	 * saw, so aim at its first row plus the span's depth. */
+	height = gtk_widget_get_height(GTK_WIDGET(self));
+	y = self->rows[thread].y + (int)span->depth * ROW_H;
+	if (height > RULER_H && (y < self->vscroll || y + ROW_H > self->vscroll + height - RULER_H)) {
+		self->vscroll = MAX(self->rows[thread].y - PROC_H, 0);
+		if (y + ROW_H > self->vscroll + height - RULER_H)
+			self->vscroll = y + ROW_H - (height - RULER_H);
+		clamp_vscroll(self, height);
+	}
+	self->range_from = self->range_to = 0;
+	select_item(self, (gssize)thread, span);
+}
+
+gboolean sa_timeline_get_selection(SaTimeline *self, size_t *thread, tsr_trace_item *span)
+{
+	g_return_val_if_fail(SA_IS_TIMELINE(self), FALSE);
+	if (self->sel_thread < 0)
+		return FALSE;
+	*thread = (size_t)self->sel_thread;
+	*span = self->sel;
+	return TRUE;
+}

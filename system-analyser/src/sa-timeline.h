@@ -118,4 +118,12 @@ typedef struct sa_timeline_frame {
  * and the benchmark. */
 void sa_timeline_measure_frame(SaTimeline *self, int width, int height, sa_timeline_frame *out);
 
+/* Selects span `span` (an EVENT, e.g. a search hit or a parent) of thread
+ * `thread` and brings it into view: the view about three times its
+ * width, its row scrolled into sight; the marked range is cleared.
+ * Emits "range-changed". */
+void sa_timeline_select_span(SaTimeline *self, size_t thread, const tsr_trace_item *span);
+/* The selected span and its thread; FALSE when none. */
+gboolean sa_timeline_get_selection(SaTimeline *self, size_t *thread, tsr_trace_item *span);
+
 G_END_DECLS

@@ -4,9 +4,12 @@
  * a worker (sa_document_load_async) behind a progress bar with Cancel
  * (Escape). A file reportlib refuses ends on the error page with its one
  * line; the window stays usable. Once loaded, the timeline shows the
- * trace and the Statistics tab the window the timeline says
- * (sa_timeline_get_range: the marked range, the selected span, or the
- * whole trace), computed in a worker each time it changes.
+ * trace, and the details' tabs (Alt+1 .. Alt+4) the window the timeline
+ * says (sa_timeline_get_range: the marked range, the selected span, or
+ * the whole trace): its Statistics, its Call Tree and Flame Graph, each
+ * computed in a worker each time it changes, and the selected Span. The
+ * search bar (Ctrl+F, F3) selects each hit in the timeline, which fills
+ * the details the same way.
  */
 #include "sa-window.h"
 
@@ -14,6 +17,10 @@
 #include "sa-overview.h"
 #include "sa-recent.h"
 #include "sa-reload.h"
+#include "sa-calltree-view.h"
+#include "sa-flame-view.h"
+#include "sa-search.h"
+#include "sa-span-view.h"
 #include "sa-stats-view.h"
 #include "sa-zoom-bar.h"
 
@@ -32,10 +39,15 @@ struct _SaWindow {
 	SaZoomBar *zoom_bar;
 	SaStatsView *stats_view;
 	GMenu *recent_menu;
+	SaSearchBar *search_bar;
+	SaCallTreeView *call_tree_view;
+	SaFlameView *flame_view;
+	SaSpanView *span_view;
 
 	SaDocument *doc;
 	GCancellable *load_cancellable;   /* the load in progress, or NULL */
 	GCancellable *stats_cancellable;  /* the statistics in progress, or NULL */
+	GCancellable *tree_cancellable;   /* the call tree in progress, or NULL */
 	GtkFileChooserNative *chooser;
 	const char *page_before_load;     /* the page Cancel goes back to */
 	/* Compare, reload and recent files (sa-compare.c, sa-reload.c, sa-recent.c). */
@@ -50,6 +62,9 @@ static void update_actions(SaWindow *self)
 {
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-load",
 	                              self->load_cancellable != NULL);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find", self->doc != NULL);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find-next", self->doc != NULL);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find-previous", self->doc != NULL);
 }
 
 /* --- Statistics -------------------------------------------------------------------- */
@@ -92,10 +107,70 @@ static void refresh_stats(SaWindow *self)
 	                        g_object_ref(self));
 }
 
+/* --- Call tree, flame graph and span ------------------------------------------------- */
+
+static void on_tree_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	SaWindow *self = data;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(sa_call_tree) ct = sa_call_tree_finish(result, &error);
+
+	(void)source;
+	if (g_task_get_cancellable(G_TASK(result)) != self->tree_cancellable) {
+		g_object_unref(self);
+		return;
+	}
+	g_clear_object(&self->tree_cancellable);
+	if (ct) {
+		sa_call_tree_view_set_tree(self->call_tree_view, self->doc, ct);
+		sa_flame_view_set_tree(self->flame_view, self->doc, ct);
+	} else {
+		sa_call_tree_view_set_message(self->call_tree_view, error->message);
+		sa_flame_view_set_tree(self->flame_view, NULL, NULL);
+	}
+	g_object_unref(self);
+}
+
+/* Computes the call tree of the timeline's window (in a worker) and
+ * shows the selected span. */
+static void refresh_tree(SaWindow *self)
+{
+	tsr_trace_item span;
+	size_t thread;
+	int64_t from, to;
+
+	if (self->tree_cancellable)
+		g_cancellable_cancel(self->tree_cancellable);
+	g_clear_object(&self->tree_cancellable);
+	if (!self->doc) {
+		sa_call_tree_view_set_tree(self->call_tree_view, NULL, NULL);
+		sa_flame_view_set_tree(self->flame_view, NULL, NULL);
+		sa_span_view_set_span(self->span_view, NULL, 0, NULL);
+		return;
+	}
+	if (sa_timeline_get_selection(self->timeline, &thread, &span))
+		sa_span_view_set_span(self->span_view, self->doc, thread, &span);
+	else
+		sa_span_view_set_span(self->span_view, NULL, 0, NULL);
+	sa_timeline_get_range(self->timeline, &from, &to);
+	self->tree_cancellable = g_cancellable_new();
+	sa_call_tree_view_set_busy(self->call_tree_view, TRUE);
+	sa_call_tree_async(self->doc, from, to, self->tree_cancellable, on_tree_done,
+	                   g_object_ref(self));
+}
+
+/* A parent or child chosen in the Span tab: selected and shown. */
+static void on_span_activated(SaSpanView *view, guint64 thread, gpointer span, gpointer data)
+{
+	(void)view;
+	sa_timeline_select_span(SA_WINDOW(data)->timeline, (size_t)thread, span);
+}
+
 static void on_range_changed(SaTimeline *timeline, gpointer data)
 {
 	(void)timeline;
 	refresh_stats(SA_WINDOW(data));
+	refresh_tree(SA_WINDOW(data));
 }
 
 /* --- Compare, reload and recent files --------------------------------------------------- */
@@ -133,11 +208,13 @@ void sa_window_replace_document(SaWindow *self, SaDocument *doc)
 	self->doc = sa_document_ref(doc);
 	gtk_window_set_title(GTK_WINDOW(self), sa_document_get_title(self->doc));
 	sa_timeline_set_document(self->timeline, self->doc);
+	sa_search_bar_set_document(self->search_bar, self->doc);
 	if (!whole)
 		sa_timeline_set_view(self->timeline, view_from, view_to);
 	if (ranged)
 		sa_timeline_set_range(self->timeline, range_from, range_to);
 	refresh_stats(self);
+	refresh_tree(self);
 	document_changed(self);
 }
 
@@ -178,6 +255,8 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	self->doc = g_steal_pointer(&doc);
 	gtk_window_set_title(GTK_WINDOW(self), sa_document_get_title(self->doc));
 	sa_timeline_set_document(self->timeline, self->doc);
+	sa_search_bar_set_document(self->search_bar, self->doc);
+	update_actions(self);
 	gtk_stack_set_visible_child_name(self->main_stack, "trace");
 	/* The timeline gets the height its rows want, between a quarter and
 	 * two thirds of the window; the statistics the rest. */
@@ -193,6 +272,7 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
 	refresh_stats(self);
 	document_changed(self);
+	refresh_tree(self);
 	g_object_unref(self);
 }
 
@@ -288,6 +368,42 @@ static void open_action(GtkWidget *widget, const char *name, GVariant *param)
 	gtk_native_dialog_show(GTK_NATIVE_DIALOG(self->chooser));
 }
 
+/* --- Search ------------------------------------------------------------------------ */
+
+static void find_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	(void)name;
+	(void)param;
+	sa_search_bar_start(SA_WINDOW(widget)->search_bar);
+}
+
+static void find_step_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	(void)param;
+	sa_search_bar_step(SA_WINDOW(widget)->search_bar, g_str_equal(name, "win.find-next"));
+}
+
+/* A search hit: the timeline zooms to it and selects it (which fills the
+ * details through "range-changed"). */
+static void on_hit_found(SaSearchBar *bar, guint64 thread, gpointer span, gpointer data)
+{
+	(void)bar;
+	sa_timeline_select_span(SA_WINDOW(data)->timeline, (size_t)thread, span);
+}
+
+/* --- The details' tabs --------------------------------------------------------------- */
+
+/* Alt+1 .. Alt+4: Statistics, Call Tree, Flame Graph, Span. */
+static void details_page_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	SaWindow *self = SA_WINDOW(widget);
+	int page = g_variant_get_int32(param);
+
+	(void)name;
+	if (page >= 0 && page < gtk_notebook_get_n_pages(self->details))
+		gtk_notebook_set_current_page(self->details, page);
+}
+
 /* --- Drag and drop --------------------------------------------------------------------- */
 
 static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, double y,
@@ -323,8 +439,11 @@ static void sa_window_dispose(GObject *object)
 		g_cancellable_cancel(self->load_cancellable);
 	if (self->stats_cancellable)
 		g_cancellable_cancel(self->stats_cancellable);
+	if (self->tree_cancellable)
+		g_cancellable_cancel(self->tree_cancellable);
 	g_clear_object(&self->load_cancellable);
 	g_clear_object(&self->stats_cancellable);
+	g_clear_object(&self->tree_cancellable);
 	if (self->chooser)
 		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
 	g_clear_object(&self->chooser);
@@ -345,6 +464,10 @@ static void sa_window_class_init(SaWindowClass *klass)
 	g_type_ensure(SA_TYPE_OVERVIEW);
 	g_type_ensure(SA_TYPE_ZOOM_BAR);
 	g_type_ensure(SA_TYPE_STATS_VIEW);
+	g_type_ensure(SA_TYPE_SEARCH_BAR);
+	g_type_ensure(SA_TYPE_CALL_TREE_VIEW);
+	g_type_ensure(SA_TYPE_FLAME_VIEW);
+	g_type_ensure(SA_TYPE_SPAN_VIEW);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/SystemAnalyser/sa-window.ui");
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, main_stack);
@@ -360,11 +483,33 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, zoom_bar);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, stats_view);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, recent_menu);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, search_bar);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, call_tree_view);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, flame_view);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, span_view);
 	gtk_widget_class_install_action(widget_class, "win.open", NULL, open_action);
 	gtk_widget_class_install_action(widget_class, "win.cancel-load", NULL, cancel_load_action);
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open",
 	                                    NULL);
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel-load",
+	                                    NULL);
+	/* Search: Ctrl+F, then F3 / Shift+F3 (and Ctrl+G / Shift+Ctrl+G) step. */
+	gtk_widget_class_install_action(widget_class, "win.find", NULL, find_action);
+	gtk_widget_class_install_action(widget_class, "win.find-next", NULL, find_step_action);
+	gtk_widget_class_install_action(widget_class, "win.find-previous", NULL, find_step_action);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.find",
+	                                    NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F3, 0, "win.find-next", NULL);
+	gtk_widget_class_install_action(widget_class, "win.details-page", "i", details_page_action);
+	for (int i = 0; i < 4; i++)
+		gtk_widget_class_add_binding_action(widget_class, GDK_KEY_1 + (guint)i, GDK_ALT_MASK,
+		                                    "win.details-page", "i", i);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F3, GDK_SHIFT_MASK,
+	                                    "win.find-previous", NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, GDK_CONTROL_MASK,
+	                                    "win.find-next", NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g,
+	                                    GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.find-previous",
 	                                    NULL);
 }
 
@@ -388,6 +533,8 @@ static void sa_window_init(SaWindow *self)
 	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_range_changed), self);
 	sa_overview_set_timeline(self->overview, self->timeline);
 	sa_zoom_bar_set_timeline(self->zoom_bar, self->timeline);
+	g_signal_connect(self->search_bar, "hit-found", G_CALLBACK(on_hit_found), self);
+	g_signal_connect(self->span_view, "span-activated", G_CALLBACK(on_span_activated), self);
 	drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));

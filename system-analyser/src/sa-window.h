@@ -1,7 +1,8 @@
 /*
  * The System Analyser's window: a start page, the loading page (progress
  * and Cancel), an error page with reportlib's one line, and the trace:
- * the timeline above the details (the Statistics tab).
+ * the search bar, the timeline, and below it the details (the
+ * Statistics, Call Tree, Flame Graph and Span tabs).
  */
 #pragma once
 

@@ -202,3 +202,10 @@ if [ -x "$build/tests/bench/bench-system-analyser" ]; then
 		GSK_RENDERER=cairo "$build/tests/bench/bench-system-analyser" "$spans"
 	fi 2>"$tmp/sa.err" | grep -v '^#' || fail "bench-system-analyser failed"
 fi
+# Its search (no display needed): 10 M spans over 64 threads, written by
+# the benchmark itself; the answers are checked against tsr_trace_search.
+if [ -x "$build/tests/bench/bench-system-analyser-search" ]; then
+	echo "# System Analyser: search on $spans spans" >&2
+	"$build/tests/bench/bench-system-analyser-search" "$spans" 2>"$tmp/sa-search.err" |
+		grep -v '^#' || fail "bench-system-analyser-search failed"
+fi
