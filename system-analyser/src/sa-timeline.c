@@ -644,7 +644,9 @@ GtkWidget *sa_timeline_new(void)
 void sa_timeline_select_span(SaTimeline *self, size_t thread, const tsr_trace_item *span)
 {
 	int64_t dur, pad;
-	int height, y;
+	gssize row = -1;
+	const sa_row *r;
+	int visible, y;
 
 	g_return_if_fail(SA_IS_TIMELINE(self));
 	if (!self->doc || thread >= self->n_threads || span->kind != TSR_TRACE_ITEM_EVENT)
@@ -653,18 +655,32 @@ void sa_timeline_select_span(SaTimeline *self, size_t thread, const tsr_trace_it
 	dur = MAX(span->end_ns - span->start_ns, (int64_t)0);
 	pad = MAX(dur, (int64_t)500);
 	sa_timeline_set_view(self, span->start_ns - pad, span->end_ns + pad);
-	/* Its row in sight: a thread's rows are as deep as the last frame
-	 * saw, so aim at its first row plus the span's depth. */
-	height = gtk_widget_get_height(GTK_WIDGET(self));
-	y = self->rows[thread].y + (int)span->depth * ROW_H;
-	if (height > RULER_H && (y < self->vscroll || y + ROW_H > self->vscroll + height - RULER_H)) {
-		self->vscroll = MAX(self->rows[thread].y - PROC_H, 0);
-		if (y + ROW_H > self->vscroll + height - RULER_H)
-			self->vscroll = y + ROW_H - (height - RULER_H);
-		clamp_vscroll(self, height);
+	/* Its thread's row shown: a hidden or folded row (or file) opens, since
+	 * the user asked to see this span. */
+	for (size_t k = 0; k < self->n_rows; k++)
+		if (self->rows[k].kind == SA_ROW_THREAD && self->rows[k].index == thread)
+			row = (gssize)k;
+	if (row >= 0) {
+		size_t file = self->rows[row].parent;
+
+		sa_timeline_set_row_hidden(self, file, FALSE);
+		sa_timeline_set_row_collapsed(self, file, FALSE);
+		sa_timeline_set_row_hidden(self, (size_t)row, FALSE);
+		sa_timeline_set_row_collapsed(self, (size_t)row, FALSE);
+		r = &self->rows[row];
+		/* Its depth in sight (a thread's rows are as deep as the last
+		 * frame saw; rows in the pinned band never scroll). */
+		visible = gtk_widget_get_height(GTK_WIDGET(self)) - sa_timeline_scroll_top(self);
+		y = r->y + (self->tdata[thread].has_instants ? INSTANT_H : 0) +
+		    (int)span->depth * ROW_H;
+		if (r->shown && !r->in_pin && visible > ROW_H &&
+		    (y < self->vscroll || y + ROW_H > self->vscroll + visible)) {
+			self->vscroll = MAX(r->y, y + ROW_H - visible);
+			sa_timeline_clamp_vscroll(self, gtk_widget_get_height(GTK_WIDGET(self)));
+		}
 	}
 	self->range_from = self->range_to = 0;
-	select_item(self, (gssize)thread, span);
+	sa_timeline_select(self, (gssize)thread, span);
 }
 
 gboolean sa_timeline_get_selection(SaTimeline *self, size_t *thread, tsr_trace_item *span)
