@@ -217,10 +217,18 @@ int main(void)
 	       "difference %.3g, correct answers %llu vs %llu\n",
 	       max_dw, max_w, max_dloss, (unsigned long long)sim_right,
 	       (unsigned long long)c_right);
+	/* The trained weights' bits: equal across builds when a change to the
+	 * simulator kept its arithmetic bit for bit. */
+	uint64_t bits = 0xcbf29ce484222325u;
+	const unsigned char *wb = (const unsigned char *)w_sim;
+	for (size_t i = 0; i < IDX_PIXELS * IDX_CLASSES * sizeof(float); i++)
+		bits = (bits ^ wb[i]) * 0x100000001b3u;
+	printf("# simulator weights checksum %016llx (FNV-1a of W's bytes)\n",
+	       (unsigned long long)bits);
 	printf("simulator.compile_s %.3f s\n", t_compile);
 	printf("simulator.epoch_s %.3f s\n", best_sim);
 	printf("simulator.c_loop_epoch_s %.3f s\n", best_c);
-	printf("simulator.ratio %.2f x (target <= 3)\n", best_sim / best_c);
+	printf("simulator.ratio %.2f x (target <= 2)\n", best_sim / best_c);
 
 	tsi_engine_free(engine);
 	tsi_graph_free(graph);
