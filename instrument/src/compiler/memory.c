@@ -12,7 +12,7 @@
  * replica's target):
  *
  * What each tile holds.
- *   - variable / constant / message / hostMessage / globalMessage /
+ *   - variable / constant / message / globalMessage /
  *     rearrangement / outputEdge: the entries liveness.c puts in the
  *     variables list (every user variable; one receive buffer per
  *     exchange plan with message_bytes, live over the steps of its
@@ -67,9 +67,9 @@
  *   - controlTable: each Switch's jump table, 4 bytes per case and
  *     default, on every tile of the IPUs the Switch runs on (beside its
  *     control code; the same IPU rule).
- *   - controlId, multiple, sharedCodeStorage, sharedDataStorage: the
- *     model has no construct they describe (always 0; the README says
- *     why for each).
+ *   - hostMessage, controlId, multiple, sharedCodeStorage,
+ *     sharedDataStorage: the model has no construct they describe
+ *     (always 0; the README says why for each).
  *
  * Regions. A tile of B bytes has a non-interleaved region [0, I) and an
  * interleaved region [I, B), I = B/2 rounded down to a multiple of 64 KiB
