@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE 1
 
+#include "trace-chrome-private.h"
 #include "trace-private.h"
 
 #include "format.h"
@@ -500,9 +501,9 @@ static int open_file(tsr_trace *tr, size_t p)
 	trace_file *f = &tr->files[p];
 	int64_t app = 0, version = 0;
 	struct stat sb;
-	bool wal;
+	bool wal, json = trace_chrome_sniff(pr->path);
 	uint32_t header_app;
-	int rc = check_sqlite_header(pr->path, &wal, &header_app);
+	int rc = json ? TSR_OK : check_sqlite_header(pr->path, &wal, &header_app);
 
 	if (rc == TSR_ERR_NOT_FOUND)
 		return trace_fail(tr, rc, "%s: no such file", pr->path);
@@ -510,7 +511,7 @@ static int open_file(tsr_trace *tr, size_t p)
 		return trace_fail(tr, rc, "%s: cannot read: %s", pr->path, strerror(errno));
 	if (rc == TSR_ERR_NOT_SQLITE)
 		return trace_fail(tr, rc, "%s: not an SQLite database", pr->path);
-	if (rc == TSR_OK && header_app == 0 && wal) {
+	if (!json && rc == TSR_OK && header_app == 0 && wal) {
 		/* A writer that never closed the trace (a crash, a kill) leaves its
 		 * flushes in <name>-wal; a copy without it reads as an empty file.
 		 * Checked before SQLite opens it, which would make an empty one. */
@@ -527,11 +528,19 @@ static int open_file(tsr_trace *tr, size_t p)
 			                  "beside this one",
 			                  pr->path, pr->path, pr->path);
 	}
-	rc = sqlite3_open_v2(pr->path, &f->db,
-	                     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE,
-	                     NULL);
-	if (rc != SQLITE_OK)
-		return trace_sql_fail(tr, f->db, rc, pr->path);
+	if (json) {
+		/* Chrome trace-event JSON, recognised by its first byte: read
+		 * into a .pvti in memory (trace-chrome.c), then checked and read
+		 * like a file. */
+		if ((rc = trace_chrome_import(tr, p, &f->db)) != TSR_OK)
+			return rc;
+	} else {
+		rc = sqlite3_open_v2(pr->path, &f->db,
+		                     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE,
+		                     NULL);
+		if (rc != SQLITE_OK)
+			return trace_sql_fail(tr, f->db, rc, pr->path);
+	}
 	f->tr = tr;
 	rc = tsr_sqlite_lockdown(f->db, MAX_SQL_LENGTH);
 	if (rc != SQLITE_OK)
