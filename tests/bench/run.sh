@@ -157,6 +157,8 @@ echo "# tracepoint costs" >&2
 echo "# viewport queries on a ${spans}-span trace" >&2
 "$build/tests/bench/bench-trace-viewport" "$spans" | grep -v '^#' ||
 	fail "bench-trace-viewport failed"
+echo "# Chrome trace-event JSON import (a synthetic PyTorch-shaped file)" >&2
+"$build/tests/bench/bench-chrome-import" | grep -v '^#' || fail "bench-chrome-import failed"
 
 # --- 6. The chart kit: snapshots of a 5,888-tile chart over a zoom sweep -------
 # Only when the GTK kit was built (meson option gui); it needs a display.
