@@ -89,9 +89,10 @@ static void sa_application_init(SaApplication *self)
 	g_application_set_option_context_parameter_string(G_APPLICATION(self), "[FILE|DIR ...]");
 	g_application_set_option_context_summary(
 	    G_APPLICATION(self),
-	    "Shows .pvti system traces (those PVTI_OPTIONS writes) on one timeline: every\n"
-	    "FILE, and every *.pvti file in each DIR, onto one time axis, with the\n"
-	    "statistics of a selected window.");
+	    "Shows .pvti system traces (those PVTI_OPTIONS writes) and Chrome trace-event\n"
+	    "JSON files (PyTorch's, Perfetto's) on one timeline: every FILE, and every\n"
+	    "*.pvti file in each DIR, onto one time axis, with the statistics of a\n"
+	    "selected window.");
 }
 
 SaApplication *sa_application_new(void)
