@@ -133,6 +133,10 @@ struct tsr_trace {
 	tsr_trace_series *series;
 	trace_series_data *sdata;
 	size_t n_series;
+	/* The per-thread and per-channel totals the last label statistics
+	 * from the chunks met on their way (trace-stats.c), for the totals
+	 * of the same view without decoding it again; NULL: none. */
+	struct trace_stats_totals *stats_totals;
 };
 
 /* --- trace.c ---------------------------------------------------------------- */

@@ -1354,6 +1354,7 @@ void tsr_trace_free(tsr_trace *tr)
 	free(tr->name_table.slots);
 	free(tr->series);
 	free(tr->sdata);
+	free(tr->stats_totals);
 	free(tr);
 }
 

@@ -151,15 +151,22 @@ int main(int argc, char **argv)
 
 		so.from_ns = to.from_ns = info->start_ns;
 		so.to_ns = to.to_ns = info->start_ns + (info->end_ns - info->start_ns) / 2;
+		double t1;
+
 		t0 = now_ms();
-		if (tsr_trace_list_label_stats(&st, &n, tr, &so) != TSR_OK ||
-		    tsr_trace_totals_new(&totals, tr, &to) != TSR_OK) {
+		if (tsr_trace_list_label_stats(&st, &n, tr, &so) != TSR_OK) {
+			fprintf(stderr, "bench-trace-stats: %s\n", tsr_trace_error(tr));
+			goto cleanup;
+		}
+		t1 = now_ms();
+		if (tsr_trace_totals_new(&totals, tr, &to) != TSR_OK) {
 			fprintf(stderr, "bench-trace-stats: %s\n", tsr_trace_error(tr));
 			goto cleanup;
 		}
 		times[r] = now_ms() - t0;
-		printf("# run %d: %.1f ms, %zu labels, %llu spans in the window, median of '%s' %llu ns\n",
-		       r, times[r], n, (unsigned long long)totals->spans,
+		printf("# run %d: %.1f ms (labels %.1f, totals %.1f), %zu labels, %llu spans in the "
+		       "window, median of '%s' %llu ns\n",
+		       r, times[r], t1 - t0, now_ms() - t1, n, (unsigned long long)totals->spans,
 		       n ? tsr_trace_get_name(tr, st[0].name) : "", n ? (unsigned long long)st[0].median_ns : 0ull);
 		free(st);
 		tsr_trace_totals_free(totals);
