@@ -836,6 +836,33 @@ static int read_time(conv *c, int64_t *out, bool *has)
 	return TSR_OK;
 }
 
+/* The keys of an event object that are read; the rest are skipped. */
+enum { K_OTHER, K_PH, K_NAME, K_CAT, K_TS, K_DUR, K_PID, K_TID, K_ARGS };
+
+/* Which key `b` is: by length first, one compare (a strcmp chain per key
+ * of every event showed in profiles). */
+static int key_of(const cj_buf *b)
+{
+	const char *k = b->data;
+
+	if (b->truncated)
+		return K_OTHER;
+	switch (b->len) {
+	case 2:
+		return memcmp(k, "ph", 2) == 0 ? K_PH : memcmp(k, "ts", 2) == 0 ? K_TS : K_OTHER;
+	case 3:
+		return memcmp(k, "cat", 3) == 0   ? K_CAT
+		       : memcmp(k, "dur", 3) == 0 ? K_DUR
+		       : memcmp(k, "pid", 3) == 0 ? K_PID
+		       : memcmp(k, "tid", 3) == 0 ? K_TID
+		                                  : K_OTHER;
+	case 4:
+		return memcmp(k, "name", 4) == 0 ? K_NAME : memcmp(k, "args", 4) == 0 ? K_ARGS : K_OTHER;
+	default:
+		return K_OTHER;
+	}
+}
+
 /* Reads one event object and acts on it. */
 static int read_event(conv *c)
 {
@@ -858,35 +885,34 @@ static int read_event(conv *c)
 		return TSR_OK;
 	}
 	for (;;) {
-		const char *k;
+		int k;
 
-		if (cj_string(&c->lx, &c->key) || cj_buf_end(&c->key) ||
-		    cj_expect(&c->lx, ':', "':' was expected after a key"))
+		if (cj_string(&c->lx, &c->key) || cj_expect(&c->lx, ':', "':' was expected after a key"))
 			return lex_failed(c);
-		k = c->key.truncated ? "" : c->key.data;
+		k = key_of(&c->key);
 		ch = cj_peek(&c->lx);
 		rc = TSR_OK;
-		if (strcmp(k, "ph") == 0 && ch == '"') {
+		if (k == K_PH && ch == '"') {
 			if (cj_string(&c->lx, &c->ph))
 				return lex_failed(c);
 			e.ph = c->ph.len == 1 ? c->ph.data[0] : '?';
-		} else if (strcmp(k, "name") == 0 && ch == '"') {
+		} else if (k == K_NAME && ch == '"') {
 			if (cj_string(&c->lx, &c->name))
 				return lex_failed(c);
 			e.has_name = true;
-		} else if (strcmp(k, "cat") == 0 && ch == '"') {
+		} else if (k == K_CAT && ch == '"') {
 			if (cj_string(&c->lx, &c->cat))
 				return lex_failed(c);
 			e.has_cat = true;
-		} else if (strcmp(k, "ts") == 0) {
+		} else if (k == K_TS) {
 			rc = read_time(c, &e.ts, &e.has_ts);
-		} else if (strcmp(k, "dur") == 0) {
+		} else if (k == K_DUR) {
 			rc = read_time(c, &e.dur, &e.has_dur);
-		} else if (strcmp(k, "pid") == 0) {
+		} else if (k == K_PID) {
 			rc = read_id(c, &e.pid);
-		} else if (strcmp(k, "tid") == 0) {
+		} else if (k == K_TID) {
 			rc = read_id(c, &e.tid);
-		} else if (strcmp(k, "args") == 0) {
+		} else if (k == K_ARGS) {
 			if (cj_skip(&c->lx, &c->argbuf))
 				return lex_failed(c);
 			e.has_args = ch == '{';
