@@ -9,6 +9,9 @@
  *   trace-stats.c   statistics by label, name search, span search
  *   trace-series.c  counter series and instants
  *   trace-export.c  Chrome trace-event JSON
+ *   trace-chrome.c  Chrome trace-event JSON files opened as traces (into
+ *                   a .pvti in memory), with trace-chrome-lex.c, their
+ *                   streaming tokenizer (trace-chrome-private.h)
  *
  * Ids. Every file has its own string, channel and thread ids; the handle
  * maps them onto its own: names and channels merged by text, threads
