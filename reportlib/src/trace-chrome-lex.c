@@ -168,6 +168,15 @@ int cj_peek(cj_lex *lx)
 	}
 }
 
+void cj_skip_bom(cj_lex *lx)
+{
+	if (lx->pos == lx->len && refill(lx) <= 0)
+		return;
+	if (lx->len - lx->pos >= 3 && lx->buf[lx->pos] == 0xef && lx->buf[lx->pos + 1] == 0xbb &&
+	    lx->buf[lx->pos + 2] == 0xbf)
+		lx->pos += 3;
+}
+
 void cj_take(cj_lex *lx)
 {
 	lx->pos++;

@@ -62,6 +62,8 @@ int cj_fail(cj_lex *lx, const char *what);
 /* The next byte that is not white space, not consumed: 0..255, or -1 at
  * the end of the input (or after a failure). */
 int cj_peek(cj_lex *lx);
+/* Skips a UTF-8 byte order mark at the start (editors write one). */
+void cj_skip_bom(cj_lex *lx);
 /* Consumes the byte cj_peek returned. */
 void cj_take(cj_lex *lx);
 /* Consumes `c` (after white space) or fails naming `what`. */

@@ -1581,10 +1581,11 @@ bool trace_chrome_sniff(const char *path)
 		close(fd);
 		return false;
 	}
-	/* A UTF-8 byte order mark is not JSON, but editors write it. */
 	got = read(fd, buf, sizeof(buf));
 	close(fd);
-	for (ssize_t i = 0; i < got; i++) {
+	/* A UTF-8 byte order mark is not JSON, but editors write one. */
+	for (ssize_t i = got >= 3 && buf[0] == 0xef && buf[1] == 0xbb && buf[2] == 0xbf ? 3 : 0;
+	     i < got; i++) {
 		if (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n')
 			continue;
 		return buf[i] == '[' || buf[i] == '{';
@@ -1669,6 +1670,7 @@ int trace_chrome_import(tsr_trace *tr, size_t p, sqlite3 **db)
 		rc = sql_fail(&c, rc);
 		goto cleanup;
 	}
+	cj_skip_bom(&c.lx);
 	ch = cj_peek(&c.lx);
 	if (ch == '[')
 		rc = read_events(&c, true);

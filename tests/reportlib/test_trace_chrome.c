@@ -513,6 +513,73 @@ static void test_phase_instants_counters_metadata(void **state)
 	tsi_test_rmtree(dir);
 }
 
+/* Progress while a big JSON file is read, and Cancel from it. */
+typedef struct progress_log {
+	double last;
+	int calls;
+	double cancel_at;          /* > 1: never */
+} progress_log;
+
+static int on_progress(double fraction, const char *message, void *data)
+{
+	progress_log *l = data;
+
+	(void)message;
+	assert_true(fraction >= l->last - 1e-9 && fraction <= 1.0 + 1e-9);
+	l->last = fraction;
+	l->calls++;
+	return fraction >= l->cancel_at;
+}
+
+static void test_progress_cancel(void **state)
+{
+	char *dir = tsi_test_mkdtemp(), *path = NULL;
+	tsr_trace_open_options o = TSR_TRACE_OPEN_OPTIONS_INIT;
+	progress_log log = {0, 0, 2.0};
+	tsr_trace *tr = NULL;
+	const char *p;
+	FILE *f;
+
+	(void)state;
+	assert_true(asprintf(&path, "%s/big.json", dir) > 0);
+	f = fopen(path, "w");
+	fputc('[', f);
+	for (int i = 0; i < 300000; i++)
+		fprintf(f, "%s{\"ph\":\"X\",\"name\":\"s%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1}",
+		        i ? ",\n" : "", i % 10, 2 * i);
+	fputc(']', f);
+	fclose(f);
+	p = path;
+	o.progress = on_progress;
+	o.progress_data = &log;
+	assert_int_equal(tsr_trace_open(&tr, &p, 1, &o), TSR_OK);
+	assert_true(log.calls > 3);
+	tsr_trace_free(tr);
+	tr = NULL;
+	log.last = 0;
+	log.calls = 0;
+	log.cancel_at = 0.3;
+	assert_int_equal(tsr_trace_open(&tr, &p, 1, &o), TSR_ERR_CANCELLED);
+	assert_null(tr);
+	assert_true(log.last < 0.8); /* stopped while reading the JSON */
+	free(path);
+	tsi_test_rmtree(dir);
+}
+
+/* A byte order mark before the JSON, as some editors write. */
+static void test_bom(void **state)
+{
+	char *dir = tsi_test_mkdtemp();
+	char *path = write_file(dir, "bom.json", "\xef\xbb\xbf [{\"ph\":\"X\",\"name\":\"x\",\"ts\":0,\"dur\":1}]");
+	tsr_trace *tr = open_one(path);
+
+	(void)state;
+	assert_int_equal(tsr_trace_get_info(tr)->events, 1);
+	tsr_trace_free(tr);
+	free(path);
+	tsi_test_rmtree(dir);
+}
+
 /* Several files, JSON and .pvti, merge on one axis. */
 static void test_json_beside_pvti(void **state)
 {
@@ -641,6 +708,8 @@ int main(void)
 		cmocka_unit_test(test_phase_x_nesting),
 		cmocka_unit_test(test_phase_b_e),
 		cmocka_unit_test(test_phase_instants_counters_metadata),
+		cmocka_unit_test(test_bom),
+		cmocka_unit_test(test_progress_cancel),
 		cmocka_unit_test(test_json_beside_pvti),
 		cmocka_unit_test(test_hostile),
 	};
