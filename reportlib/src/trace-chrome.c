@@ -106,6 +106,7 @@ typedef struct cj_inst {
 
 typedef struct cj_thread {
 	cj_id pid, tid;
+	size_t process;            /* index into conv.procs */
 	uint32_t name;             /* thread_name's string id, NONE */
 	cj_span *spans;
 	size_t n, cap;
@@ -462,6 +463,7 @@ static int thread_of(conv *c, cj_thread **out, cj_id pid, cj_id tid)
 			return c->tr->code;
 		t->pid = pid;
 		t->tid = tid;
+		t->process = p;
 		t->name = NONE;
 		c->threads[c->n_threads] = t;
 		idx = (uint32_t)c->n_threads++;
@@ -1301,18 +1303,14 @@ static int step_done(conv *c, sqlite3_stmt *st)
 static char *thread_label(conv *c, const cj_thread *t)
 {
 	char *s = NULL, tid[32], pid[32];
-	const cj_process *pr = NULL;
-	size_t p;
+	const cj_process *pr = &c->procs[t->process];
 
-	for (p = 0; p < c->n_procs; p++)
-		if (c->procs[p].pid.v == t->pid.v && c->procs[p].pid.str == t->pid.str)
-			pr = &c->procs[p];
 	snprintf(tid, sizeof(tid), "%" PRId64, t->tid.v);
 	snprintf(pid, sizeof(pid), "pid %" PRId64, t->pid.v);
 	const char *tn = t->name != NONE ? str_of(c, t->name)
 	                 : t->tid.str    ? str_of(c, (uint32_t)t->tid.v)
 	                                 : NULL;
-	const char *pn = pr && pr->name != NONE ? str_of(c, pr->name)
+	const char *pn = pr->name != NONE ? str_of(c, pr->name)
 	                 : t->pid.str           ? str_of(c, (uint32_t)t->pid.v)
 	                                        : pid;
 	int n;
