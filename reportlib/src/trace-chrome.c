@@ -32,8 +32,9 @@
  * (pid, tid) pairs, named after their process too when a file holds
  * several. cat becomes the span's channel. args are kept as the span's
  * metadata (pvti_event_metadata), as JSON text. Times are moved so the
- * earliest is 0 on the file's own axis (the origin keeps the absolute
- * time when it is known).
+ * earliest is 0 on the file's own axis, except in a file that gives its
+ * origin's wall time (the export's otherData.origin_wall_ns), whose times
+ * are kept.
  *
  * Nesting. Spans of a thread are ordered by start (longer first on a tie)
  * and nested with a stack: a span lies inside the innermost open one
@@ -181,7 +182,8 @@ typedef struct conv {
 	cj_buf key, ph, name, cat, sval, argbuf;
 	/* totals */
 	bool any_time;
-	int64_t min_ns;
+	int64_t min_ns;            /* the earliest time read (ns, the file's) */
+	int64_t base_ns;           /* subtracted from every time: min_ns, or 0 */
 	bool have_origin;
 	int64_t origin_wall_ns;
 	uint64_t events, unbalanced_ends, unclosed_begins, too_deep, args_dropped, bad_times;
@@ -1170,8 +1172,8 @@ static int pop(sweep *w)
 	cj_stat *st;
 	int rc;
 
-	ev.start_ns = s->start - c->min_ns;
-	ev.end_ns = s->end - c->min_ns;
+	ev.start_ns = s->start - c->base_ns;
+	ev.end_ns = s->end - c->base_ns;
 	ev.seq = f->seq;
 	ev.parent = w->depth ? w->stack[w->depth - 1].seq : -1;
 	ev.name = s->name;
@@ -1212,7 +1214,7 @@ static int put_instant(sweep *w, const cj_inst *in)
 
 	sqlite3_reset(w->ins_inst);
 	sqlite3_bind_int64(w->ins_inst, 1, w->thread_id);
-	sqlite3_bind_int64(w->ins_inst, 2, in->t - c->min_ns);
+	sqlite3_bind_int64(w->ins_inst, 2, in->t - c->base_ns);
 	sqlite3_bind_int64(w->ins_inst, 3, in->chan);
 	sqlite3_bind_int64(w->ins_inst, 4, in->name);
 	sqlite3_bind_int64(w->ins_inst, 5, (int64_t)w->depth);
@@ -1363,19 +1365,23 @@ static int write_tables(conv *c)
 	tsf_chunk_enc_reset(&w.enc);
 	if (!c->any_time)
 		c->min_ns = 0;
+	/* Times start at 0 on the file's axis, unless the file says where its
+	 * 0 lies in wall time (the export's origin_wall_ns) and none is
+	 * before it: a round trip then keeps the trace's own times. */
+	c->base_ns = c->have_origin && c->min_ns >= 0 ? 0 : c->min_ns;
 	for (i = 0; i < c->n_threads; i++) {
 		cj_thread *t = c->threads[i];
 
 		c->unclosed_begins += t->n_open + t->open_past;
 		/* Every time minus the earliest must fit (spans cover < 2^63 ns). */
 		for (size_t k = 0; k < t->n_inst; k++)
-			if ((uint64_t)t->inst[k].t - (uint64_t)c->min_ns > (uint64_t)INT64_MAX)
+			if ((uint64_t)t->inst[k].t - (uint64_t)c->base_ns > (uint64_t)INT64_MAX)
 				return trace_fail(c->tr, TSR_ERR_CORRUPT,
 				                  "%s: not a valid Chrome trace: its times span more than "
 				                  "292 years",
 				                  c->path);
 		for (size_t k = 0; k < t->n; k++)
-			if ((uint64_t)t->spans[k].end - (uint64_t)c->min_ns > (uint64_t)INT64_MAX)
+			if ((uint64_t)t->spans[k].end - (uint64_t)c->base_ns > (uint64_t)INT64_MAX)
 				return trace_fail(c->tr, TSR_ERR_CORRUPT,
 				                  "%s: not a valid Chrome trace: its times span more than "
 				                  "292 years",
@@ -1406,7 +1412,7 @@ static int write_tables(conv *c)
 	if (c->counters) {
 		char sql[96];
 
-		snprintf(sql, sizeof(sql), "UPDATE sample SET t_ns = t_ns - (%" PRId64 ")", c->min_ns);
+		snprintf(sql, sizeof(sql), "UPDATE sample SET t_ns = t_ns - (%" PRId64 ")", c->base_ns);
 		if ((rc = exec(c, sql)))
 			goto cleanup;
 	}
@@ -1510,8 +1516,8 @@ static int write_tables(conv *c)
 		 * 1970 within 2000 .. 2100 (PyTorch's); else 0. */
 		int64_t wall = 0;
 
-		if (c->have_origin && c->origin_wall_ns <= INT64_MAX - (c->min_ns > 0 ? c->min_ns : 0))
-			wall = c->origin_wall_ns + c->min_ns;
+		if (c->have_origin && c->origin_wall_ns <= INT64_MAX - (c->base_ns > 0 ? c->base_ns : 0))
+			wall = c->origin_wall_ns + c->base_ns;
 		else if (c->min_ns >= 946684800ll * 1000000000ll && c->min_ns < 4102444800ll * 1000000000ll)
 			wall = c->min_ns;
 		if (wall < 0)
