@@ -510,7 +510,9 @@ static int open_file(tsr_trace *tr, size_t p)
 	if (rc == TSR_ERR_IO)
 		return trace_fail(tr, rc, "%s: cannot read: %s", pr->path, strerror(errno));
 	if (rc == TSR_ERR_NOT_SQLITE)
-		return trace_fail(tr, rc, "%s: not an SQLite database", pr->path);
+		return trace_fail(tr, rc,
+		                  "%s: not an SQLite database (a .pvti), nor Chrome trace-event JSON",
+		                  pr->path);
 	if (!json && rc == TSR_OK && header_app == 0 && wal) {
 		/* A writer that never closed the trace (a crash, a kill) leaves its
 		 * flushes in <name>-wal; a copy without it reads as an empty file.
