@@ -48,6 +48,9 @@
  * trace opens as one closed cleanly; the level of detail is built by the
  * reader from the chunks, as for a trace whose writer died.
  *
+ * This file reads the JSON and keeps what it holds per thread;
+ * trace-chrome-write.c nests the spans and writes the tables.
+ *
  * Memory: the spans are kept (about 40 bytes each, counted against the
  * handle's cap) until the end of the file, because a JSON trace is not
  * ordered by end time as chunks must be. A hostile file cannot make the
@@ -68,129 +71,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* The writer's limits (pvti-writer.c): nesting, chunk size. */
-#define MAX_DEPTH 250u
-#define CHUNK_EVENTS 65536u
-#define CHUNK_BYTES (512u << 10)
-/* An event's arguments kept as its metadata at most (bytes of JSON). */
-#define MAX_ARGS (1u << 20)
-/* The longest key of an event object that is looked at. */
-#define MAX_KEY 32u
-#define NONE UINT32_MAX
-
-/* A pid or tid: a number, or a string (by its interned id). */
-typedef struct cj_id {
-	int64_t v;
-	bool str;
-	bool set;
-} cj_id;
-
-typedef struct cj_span {
-	int64_t start, end;        /* ns, as in the file */
-	uint64_t args_off;         /* into the arguments pool */
-	uint32_t args_len;         /* 0: none */
-	uint32_t name, chan;       /* string id, channel index */
-	uint32_t order;            /* arrival, for a stable sort */
-} cj_span;
-
-typedef struct cj_open {
-	int64_t start;
-	uint64_t args_off;
-	uint32_t args_len, name, chan;
-} cj_open;
-
-typedef struct cj_inst {
-	int64_t t;
-	uint32_t name, chan;
-} cj_inst;
-
-typedef struct cj_thread {
-	cj_id pid, tid;
-	size_t process;            /* index into conv.procs */
-	uint32_t name;             /* thread_name's string id, NONE */
-	cj_span *spans;
-	size_t n, cap;
-	bool unsorted;             /* not in order of start (then longer first) */
-	bool unsorted_end;         /* not in order of end */
-	cj_inst *inst;
-	size_t n_inst, cap_inst;
-	bool inst_unsorted;
-	cj_open *open;             /* B events waiting for their E */
-	size_t n_open, cap_open;
-	uint64_t open_past;        /* B events past MAX_DEPTH still open */
-	uint64_t emitted;
-} cj_thread;
-
-typedef struct cj_process {
-	cj_id pid;
-	uint32_t name;             /* process_name's string id, NONE */
-} cj_process;
-
-/* A map from a key of up to three ids to an index. */
-typedef struct cj_slot {
-	int64_t a, b, c;
-	uint32_t flags;            /* kind and which parts are strings */
-	uint32_t idx;              /* + 1; 0: empty */
-} cj_slot;
-typedef struct cj_map {
-	cj_slot *slots;
-	size_t cap, n;
-} cj_map;
-
-typedef struct cj_stat {
-	uint64_t count, total, self, min, max;
-} cj_stat;
-
-typedef struct conv {
-	tsr_trace *tr;
-	const char *path;
-	sqlite3 *db;
-	cj_lex lx;
-	uint64_t file_size;
-	/* strings */
-	char *pool;
-	size_t pool_len, pool_cap;
-	uint64_t *str_off;
-	uint32_t *str_len;
-	size_t n_str, cap_str;
-	uint32_t *str_slots;       /* id + 1 */
-	size_t str_slot_cap;
-	/* channels: string ids of their names */
-	uint32_t *chan_name;
-	size_t n_chan, cap_chan;
-	uint32_t *chan_of_str;     /* string id -> channel + 1 (0: none), by n_str */
-	size_t cap_chan_of;
-	/* threads and processes */
-	cj_thread **threads;
-	size_t n_threads, cap_threads;
-	cj_process *procs;
-	size_t n_procs, cap_procs;
-	cj_map map;                /* threads, processes, graphs, series */
-	size_t last_thread;
-	/* counters */
-	int64_t n_graphs, n_series;
-	sqlite3_stmt *ins_sample;
-	/* arguments */
-	char *args;
-	size_t args_len, args_cap;
-	/* label statistics by (channel, name) */
-	cj_map stat_map;
-	cj_stat *stats;
-	size_t n_stats, cap_stats;
-	/* the event being read */
-	cj_buf key, ph, name, cat, sval, argbuf;
-	/* totals */
-	bool any_time;
-	int64_t min_ns;            /* the earliest time read (ns, the file's) */
-	int64_t base_ns;           /* subtracted from every time: min_ns, or 0 */
-	bool have_origin;
-	int64_t origin_wall_ns;
-	uint64_t events, unbalanced_ends, unclosed_begins, too_deep, args_dropped, bad_times;
-	uint64_t skipped[128];     /* by phase letter (ASCII); [0]: longer or odd ones */
-	bool object_form;
-	uint64_t counters;
-} conv;
 
 /* --- Errors and memory ----------------------------------------------------------- */
 
@@ -213,7 +93,7 @@ static int lex_failed(conv *c)
 }
 
 /* Grows an array held by the conversion (counted against the cap). */
-static int grow(conv *c, void **p, size_t *cap, size_t need, size_t size)
+int trace_chrome_grow(conv *c, void **p, size_t *cap, size_t need, size_t size)
 {
 	size_t n = *cap ? *cap : 16;
 	void *q;
@@ -230,7 +110,7 @@ static int grow(conv *c, void **p, size_t *cap, size_t need, size_t size)
 	return TSR_OK;
 }
 
-static int sql_fail(conv *c, int rc)
+int trace_chrome_sql_fail(conv *c, int rc)
 {
 	return trace_fail(c->tr, rc == SQLITE_NOMEM ? TSR_ERR_NO_MEMORY : TSR_ERR_IO,
 	                  "%s: building the trace in memory: %s", c->path, sqlite3_errmsg(c->db));
@@ -238,7 +118,7 @@ static int sql_fail(conv *c, int rc)
 
 /* Whether the database in memory still fits beside the handle's other
  * memory. */
-static int check_db_size(conv *c)
+int trace_chrome_check_db_size(conv *c)
 {
 	int cur = 0, hi = 0;
 
@@ -294,8 +174,8 @@ static int intern(conv *c, uint32_t *out, const char *s, size_t n)
 	}
 	if (c->n_str >= UINT32_MAX - 1)
 		return trace_fail(c->tr, TSR_ERR_TOO_LARGE, "%s: too many names", c->path);
-	if ((rc = grow(c, (void **)&c->pool, &c->pool_cap, c->pool_len + n + 1, 1)) ||
-	    (rc = grow(c, (void **)&c->str_off, &c->cap_str, c->n_str + 1, sizeof(uint64_t))))
+	if ((rc = trace_chrome_grow(c, (void **)&c->pool, &c->pool_cap, c->pool_len + n + 1, 1)) ||
+	    (rc = trace_chrome_grow(c, (void **)&c->str_off, &c->cap_str, c->n_str + 1, sizeof(uint64_t))))
 		return rc;
 	if (c->cap_str > c->cap_chan_of) {
 		size_t old = c->cap_chan_of;
@@ -322,7 +202,7 @@ static int intern(conv *c, uint32_t *out, const char *s, size_t n)
 	return TSR_OK;
 }
 
-static const char *str_of(const conv *c, uint32_t id)
+const char *trace_chrome_str(const conv *c, uint32_t id)
 {
 	return c->pool + c->str_off[id];
 }
@@ -336,7 +216,7 @@ static int channel_of(conv *c, uint32_t *out, uint32_t sid)
 		*out = c->chan_of_str[sid] - 1;
 		return TSR_OK;
 	}
-	if ((rc = grow(c, (void **)&c->chan_name, &c->cap_chan, c->n_chan + 1, sizeof(uint32_t))))
+	if ((rc = trace_chrome_grow(c, (void **)&c->chan_name, &c->cap_chan, c->n_chan + 1, sizeof(uint32_t))))
 		return rc;
 	c->chan_name[c->n_chan] = sid;
 	c->chan_of_str[sid] = (uint32_t)++c->n_chan;
@@ -358,7 +238,7 @@ static uint64_t hash_key(const cj_slot *k)
 
 /* The index stored for `key`, or when absent *found false and the slot
  * to fill in *slot (the map grown first). */
-static int map_find(conv *c, cj_map *m, const cj_slot *key, uint32_t *idx, cj_slot **slot)
+int trace_chrome_map_find(conv *c, cj_map *m, const cj_slot *key, uint32_t *idx, cj_slot **slot)
 {
 	size_t mask, i;
 
@@ -394,7 +274,7 @@ static int map_find(conv *c, cj_map *m, const cj_slot *key, uint32_t *idx, cj_sl
 	return TSR_OK;
 }
 
-static void map_set(cj_map *m, cj_slot *slot, const cj_slot *key, uint32_t idx)
+void trace_chrome_map_set(cj_map *m, cj_slot *slot, const cj_slot *key, uint32_t idx)
 {
 	*slot = *key;
 	slot->idx = idx + 1;
@@ -416,17 +296,17 @@ static int process_of(conv *c, size_t *out, cj_id pid)
 	cj_id none = {0, false, false};
 	cj_slot key = make_key(KEY_PROCESS, pid, none, 0), *slot;
 	uint32_t idx;
-	int rc = map_find(c, &c->map, &key, &idx, &slot);
+	int rc = trace_chrome_map_find(c, &c->map, &key, &idx, &slot);
 
 	if (rc)
 		return rc;
 	if (idx == NONE) {
-		if ((rc = grow(c, (void **)&c->procs, &c->cap_procs, c->n_procs + 1, sizeof(*c->procs))))
+		if ((rc = trace_chrome_grow(c, (void **)&c->procs, &c->cap_procs, c->n_procs + 1, sizeof(*c->procs))))
 			return rc;
 		c->procs[c->n_procs].pid = pid;
 		c->procs[c->n_procs].name = NONE;
 		idx = (uint32_t)c->n_procs++;
-		map_set(&c->map, slot, &key, idx);
+		trace_chrome_map_set(&c->map, slot, &key, idx);
 	}
 	*out = idx;
 	return TSR_OK;
@@ -450,14 +330,14 @@ static int thread_of(conv *c, cj_thread **out, cj_id pid, cj_id tid)
 		}
 	}
 	key = make_key(KEY_THREAD, pid, tid, 0);
-	if ((rc = map_find(c, &c->map, &key, &idx, &slot)))
+	if ((rc = trace_chrome_map_find(c, &c->map, &key, &idx, &slot)))
 		return rc;
 	if (idx == NONE) {
 		if ((rc = process_of(c, &p, pid)))
 			return rc;
 		/* process_of may have grown the map: look again for the slot. */
-		if ((rc = map_find(c, &c->map, &key, &idx, &slot)) ||
-		    (rc = grow(c, (void **)&c->threads, &c->cap_threads, c->n_threads + 1,
+		if ((rc = trace_chrome_map_find(c, &c->map, &key, &idx, &slot)) ||
+		    (rc = trace_chrome_grow(c, (void **)&c->threads, &c->cap_threads, c->n_threads + 1,
 		               sizeof(*c->threads))))
 			return rc;
 		t = trace_alloc(c->tr, 1, sizeof(*t));
@@ -469,7 +349,7 @@ static int thread_of(conv *c, cj_thread **out, cj_id pid, cj_id tid)
 		t->name = NONE;
 		c->threads[c->n_threads] = t;
 		idx = (uint32_t)c->n_threads++;
-		map_set(&c->map, slot, &key, idx);
+		trace_chrome_map_set(&c->map, slot, &key, idx);
 	}
 	c->last_thread = idx;
 	*out = c->threads[idx];
@@ -509,7 +389,7 @@ static int keep_args(conv *c, const cj_event *e, uint64_t *off, uint32_t *len)
 	/* "{}" says nothing. */
 	if (c->argbuf.len <= 2)
 		return TSR_OK;
-	if ((rc = grow(c, (void **)&c->args, &c->args_cap, c->args_len + c->argbuf.len, 1)))
+	if ((rc = trace_chrome_grow(c, (void **)&c->args, &c->args_cap, c->args_len + c->argbuf.len, 1)))
 		return rc;
 	memcpy(c->args + c->args_len, c->argbuf.data, c->argbuf.len);
 	*off = c->args_len;
@@ -525,7 +405,7 @@ static int add_span(conv *c, cj_thread *t, int64_t start, int64_t end, uint32_t 
 	int rc;
 
 	if (t->n == t->cap &&
-	    (rc = grow(c, (void **)&t->spans, &t->cap, t->n + 1, sizeof(*t->spans))))
+	    (rc = trace_chrome_grow(c, (void **)&t->spans, &t->cap, t->n + 1, sizeof(*t->spans))))
 		return rc;
 	s = &t->spans[t->n];
 	s->start = start;
@@ -603,46 +483,46 @@ static int counter(conv *c, const cj_event *e, uint32_t name)
 			if ((rc = intern(c, &key, c->sval.data ? c->sval.data : "", c->sval.len)))
 				break;
 			k = make_key(KEY_GRAPH, e->pid, none, name);
-			if ((rc = map_find(c, &c->map, &k, &graph, &slot)))
+			if ((rc = trace_chrome_map_find(c, &c->map, &k, &graph, &slot)))
 				break;
 			if (graph == NONE) {
 				sqlite3_stmt *st = NULL;
 
 				graph = (uint32_t)++c->n_graphs;
-				map_set(&c->map, slot, &k, graph);
+				trace_chrome_map_set(&c->map, slot, &k, graph);
 				rc = sqlite3_prepare_v2(c->db, "INSERT INTO graph(id, name, unit) VALUES (?, ?, '')",
 				                        -1, &st, NULL);
 				if (rc == SQLITE_OK) {
 					sqlite3_bind_int64(st, 1, graph);
-					sqlite3_bind_text(st, 2, str_of(c, name), -1, SQLITE_STATIC);
+					sqlite3_bind_text(st, 2, trace_chrome_str(c, name), -1, SQLITE_STATIC);
 					rc = sqlite3_step(st);
 				}
 				sqlite3_finalize(st);
 				if (rc != SQLITE_DONE) {
-					rc = sql_fail(c, rc);
+					rc = trace_chrome_sql_fail(c, rc);
 					break;
 				}
 				rc = TSR_OK;
 			}
 			k = make_key(KEY_SERIES, e->pid, none, (int64_t)name << 32 | key);
-			if ((rc = map_find(c, &c->map, &k, &series, &slot)))
+			if ((rc = trace_chrome_map_find(c, &c->map, &k, &series, &slot)))
 				break;
 			if (series == NONE) {
 				sqlite3_stmt *st = NULL;
 
 				series = (uint32_t)++c->n_series;
-				map_set(&c->map, slot, &k, series);
+				trace_chrome_map_set(&c->map, slot, &k, series);
 				rc = sqlite3_prepare_v2(c->db, "INSERT INTO series(id, graph, name) VALUES (?, ?, ?)",
 				                        -1, &st, NULL);
 				if (rc == SQLITE_OK) {
 					sqlite3_bind_int64(st, 1, series);
 					sqlite3_bind_int64(st, 2, graph);
-					sqlite3_bind_text(st, 3, str_of(c, key), -1, SQLITE_STATIC);
+					sqlite3_bind_text(st, 3, trace_chrome_str(c, key), -1, SQLITE_STATIC);
 					rc = sqlite3_step(st);
 				}
 				sqlite3_finalize(st);
 				if (rc != SQLITE_DONE) {
-					rc = sql_fail(c, rc);
+					rc = trace_chrome_sql_fail(c, rc);
 					break;
 				}
 				rc = TSR_OK;
@@ -652,7 +532,7 @@ static int counter(conv *c, const cj_event *e, uint32_t name)
 			sqlite3_bind_int64(c->ins_sample, 2, e->ts);
 			sqlite3_bind_double(c->ins_sample, 3, cj_num_double(&num));
 			if ((rc = sqlite3_step(c->ins_sample)) != SQLITE_DONE) {
-				rc = sql_fail(c, rc);
+				rc = trace_chrome_sql_fail(c, rc);
 				break;
 			}
 			rc = TSR_OK;
@@ -737,7 +617,7 @@ static int dispatch(conv *c, cj_event *e)
 			return TSR_OK;
 		}
 		if ((rc = keep_args(c, e, &off, &len)) ||
-		    (rc = grow(c, (void **)&t->open, &t->cap_open, t->n_open + 1, sizeof(*t->open))))
+		    (rc = trace_chrome_grow(c, (void **)&t->open, &t->cap_open, t->n_open + 1, sizeof(*t->open))))
 			return rc;
 		t->open[t->n_open].start = e->ts;
 		t->open[t->n_open].name = name;
@@ -774,7 +654,7 @@ static int dispatch(conv *c, cj_event *e)
 		cj_inst *in;
 
 		if (t->n_inst == t->cap_inst &&
-		    (rc = grow(c, (void **)&t->inst, &t->cap_inst, t->n_inst + 1, sizeof(*t->inst))))
+		    (rc = trace_chrome_grow(c, (void **)&t->inst, &t->cap_inst, t->n_inst + 1, sizeof(*t->inst))))
 			return rc;
 		in = &t->inst[t->n_inst];
 		in->t = e->ts;
@@ -969,7 +849,7 @@ static int read_events(conv *c, bool open_ended)
 			    tsr_progress_at(&c->tr->progress,
 			                    (double)(c->lx.base + c->lx.pos) / (double)c->file_size))
 				return trace_fail_cancelled(c->tr);
-			if ((rc = check_db_size(c)))
+			if ((rc = trace_chrome_check_db_size(c)))
 				return rc;
 		}
 		ch = cj_peek(&c->lx);
@@ -1075,499 +955,12 @@ static int read_object(conv *c)
 	return TSR_OK;
 }
 
-/* --- Writing the database ------------------------------------------------------------ */
-
-static int exec(conv *c, const char *sql)
+/* Runs SQL on the database being built. */
+int trace_chrome_exec(conv *c, const char *sql)
 {
 	int rc = sqlite3_exec(c->db, sql, NULL, NULL, NULL);
 
-	return rc == SQLITE_OK ? TSR_OK : sql_fail(c, rc);
-}
-
-/* Start, then the longer first, then arrival. */
-static int compare_spans(const void *a, const void *b)
-{
-	const cj_span *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1;
-	return (x->order > y->order) - (x->order < y->order);
-}
-
-static int compare_instants(const void *a, const void *b)
-{
-	const cj_inst *x = a, *y = b;
-
-	return (x->t > y->t) - (x->t < y->t);
-}
-
-/* One open span in the sweep. */
-typedef struct sweep_frame {
-	const cj_span *s;
-	int64_t seq;
-	uint64_t kids;             /* durations of its children (ns) */
-} sweep_frame;
-
-typedef struct sweep {
-	conv *c;
-	int64_t thread_id;
-	tsf_chunk_enc enc;
-	sqlite3_stmt *ins_chunk, *ins_meta, *ins_inst;
-	sweep_frame stack[MAX_DEPTH];
-	size_t depth;
-	int64_t next_seq;
-} sweep;
-
-static int flush_chunk(sweep *w)
-{
-	conv *c = w->c;
-	int rc;
-
-	if (!w->enc.count)
-		return TSR_OK;
-	sqlite3_reset(w->ins_chunk);
-	sqlite3_bind_int64(w->ins_chunk, 1, w->thread_id);
-	sqlite3_bind_int64(w->ins_chunk, 2, w->enc.first_ns);
-	sqlite3_bind_int64(w->ins_chunk, 3, w->enc.last_ns);
-	sqlite3_bind_int64(w->ins_chunk, 4, w->enc.count);
-	sqlite3_bind_blob(w->ins_chunk, 5, w->enc.data, (int)w->enc.len, SQLITE_STATIC);
-	if ((rc = sqlite3_step(w->ins_chunk)) != SQLITE_DONE)
-		return sql_fail(c, rc);
-	tsf_chunk_enc_reset(&w->enc);
-	return check_db_size(c);
-}
-
-/* The label statistics of (channel, name). */
-static int stat_of(conv *c, cj_stat **out, uint32_t chan, uint32_t name)
-{
-	cj_slot key = {chan, name, 0, 0, 0}, *slot;
-	uint32_t idx;
-	int rc = map_find(c, &c->stat_map, &key, &idx, &slot);
-
-	if (rc)
-		return rc;
-	if (idx == NONE) {
-		if ((rc = grow(c, (void **)&c->stats, &c->cap_stats, c->n_stats + 1, sizeof(*c->stats))))
-			return rc;
-		memset(&c->stats[c->n_stats], 0, sizeof(*c->stats));
-		c->stats[c->n_stats].min = UINT64_MAX;
-		idx = (uint32_t)c->n_stats++;
-		map_set(&c->stat_map, slot, &key, idx);
-	}
-	*out = &c->stats[idx];
-	return TSR_OK;
-}
-
-/* Writes the innermost open span: the chunk, its metadata, its label's
- * statistics, its time to its parent. */
-static int pop(sweep *w)
-{
-	conv *c = w->c;
-	sweep_frame *f = &w->stack[--w->depth];
-	const cj_span *s = f->s;
-	uint64_t dur = (uint64_t)s->end - (uint64_t)s->start;
-	tsf_event ev;
-	cj_stat *st;
-	int rc;
-
-	ev.start_ns = s->start - c->base_ns;
-	ev.end_ns = s->end - c->base_ns;
-	ev.seq = f->seq;
-	ev.parent = w->depth ? w->stack[w->depth - 1].seq : -1;
-	ev.name = s->name;
-	ev.channel = s->chan;
-	ev.depth = (uint32_t)w->depth;
-	if ((rc = tsf_chunk_enc_add(&w->enc, &ev)) != 0)
-		return rc == -2 ? trace_fail(c->tr, TSR_ERR_NO_MEMORY, "%s: out of memory", c->path)
-		                : trace_fail(c->tr, TSR_ERR_CORRUPT, "%s: a span cannot be stored", c->path);
-	if (w->depth)
-		w->stack[w->depth - 1].kids += dur;
-	if ((rc = stat_of(c, &st, s->chan, s->name)))
-		return rc;
-	st->count++;
-	st->total += dur;
-	st->self += dur > f->kids ? dur - f->kids : 0;
-	if (dur < st->min)
-		st->min = dur;
-	if (dur > st->max)
-		st->max = dur;
-	if (s->args_len) {
-		sqlite3_reset(w->ins_meta);
-		sqlite3_bind_int64(w->ins_meta, 1, w->thread_id);
-		sqlite3_bind_int64(w->ins_meta, 2, f->seq);
-		sqlite3_bind_text(w->ins_meta, 3, c->args + s->args_off, (int)s->args_len, SQLITE_STATIC);
-		if ((rc = sqlite3_step(w->ins_meta)) != SQLITE_DONE)
-			return sql_fail(c, rc);
-	}
-	if (w->enc.count >= CHUNK_EVENTS || w->enc.len >= CHUNK_BYTES)
-		return flush_chunk(w);
-	return TSR_OK;
-}
-
-/* Writes instant `in` with the spans open at its time. */
-static int put_instant(sweep *w, const cj_inst *in)
-{
-	conv *c = w->c;
-	int rc;
-
-	sqlite3_reset(w->ins_inst);
-	sqlite3_bind_int64(w->ins_inst, 1, w->thread_id);
-	sqlite3_bind_int64(w->ins_inst, 2, in->t - c->base_ns);
-	sqlite3_bind_int64(w->ins_inst, 3, in->chan);
-	sqlite3_bind_int64(w->ins_inst, 4, in->name);
-	sqlite3_bind_int64(w->ins_inst, 5, (int64_t)w->depth);
-	if (w->depth)
-		sqlite3_bind_int64(w->ins_inst, 6, w->stack[w->depth - 1].seq);
-	else
-		sqlite3_bind_null(w->ins_inst, 6);
-	if ((rc = sqlite3_step(w->ins_inst)) != SQLITE_DONE)
-		return sql_fail(c, rc);
-	return TSR_OK;
-}
-
-/* Nests and writes the spans and instants of thread `t` (see the top). */
-static int write_thread(conv *c, sweep *w, cj_thread *t)
-{
-	size_t i, k = 0;
-	int rc = TSR_OK;
-
-	if (t->unsorted) {
-		/* Two spans with the same start and end: which one holds the
-		 * other? A file listing spans as they end (tilescope's export,
-		 * tracers that write a span when it closes) has the parent
-		 * second; one listing them as they begin has it first. */
-		if (!t->unsorted_end)
-			for (i = 0; i < t->n; i++)
-				t->spans[i].order = UINT32_MAX - t->spans[i].order;
-		qsort(t->spans, t->n, sizeof(*t->spans), compare_spans);
-	}
-	if (t->inst_unsorted)
-		qsort(t->inst, t->n_inst, sizeof(*t->inst), compare_instants);
-	w->depth = 0;
-	w->next_seq = 0;
-	tsf_chunk_enc_reset(&w->enc);
-	for (i = 0; i <= t->n && rc == TSR_OK; i++) {
-		const cj_span *s = i < t->n ? &t->spans[i] : NULL;
-		int64_t at = s ? s->start : INT64_MAX;
-
-		/* Instants before this span, with what is open at their time. */
-		while (rc == TSR_OK && k < t->n_inst && t->inst[k].t < at) {
-			while (rc == TSR_OK && w->depth && w->stack[w->depth - 1].s->end <= t->inst[k].t)
-				rc = pop(w);
-			if (rc == TSR_OK)
-				rc = put_instant(w, &t->inst[k++]);
-		}
-		if (!s)
-			break;
-		/* Close what ended, and what this span does not fit in. */
-		while (rc == TSR_OK && w->depth &&
-		       (w->stack[w->depth - 1].s->end <= s->start || w->stack[w->depth - 1].s->end < s->end))
-			rc = pop(w);
-		if (rc)
-			break;
-		if (w->depth >= MAX_DEPTH) {
-			c->too_deep++;
-			continue;
-		}
-		w->stack[w->depth].s = s;
-		w->stack[w->depth].seq = w->next_seq++;
-		w->stack[w->depth].kids = 0;
-		w->depth++;
-		if ((i & 65535) == 65535 && tsr_progress_poll(&c->tr->progress))
-			rc = trace_fail_cancelled(c->tr);
-	}
-	while (rc == TSR_OK && w->depth)
-		rc = pop(w);
-	if (rc == TSR_OK)
-		rc = flush_chunk(w);
-	t->emitted = (uint64_t)w->next_seq;
-	return rc;
-}
-
-/* Binds a text column, interned string `id`. */
-static void bind_str(conv *c, sqlite3_stmt *st, int col, uint32_t id)
-{
-	sqlite3_bind_text(st, col, str_of(c, id), (int)c->str_len[id], SQLITE_STATIC);
-}
-
-static int step_done(conv *c, sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? TSR_OK : sql_fail(c, rc);
-}
-
-/* "name" of a thread: its thread_name or its tid, with its process's
- * name or pid when the file holds several processes. */
-static char *thread_label(conv *c, const cj_thread *t)
-{
-	char *s = NULL, tid[32], pid[32];
-	const cj_process *pr = &c->procs[t->process];
-
-	snprintf(tid, sizeof(tid), "%" PRId64, t->tid.v);
-	snprintf(pid, sizeof(pid), "pid %" PRId64, t->pid.v);
-	const char *tn = t->name != NONE ? str_of(c, t->name)
-	                 : t->tid.str    ? str_of(c, (uint32_t)t->tid.v)
-	                                 : NULL;
-	const char *pn = pr->name != NONE ? str_of(c, pr->name)
-	                 : t->pid.str           ? str_of(c, (uint32_t)t->pid.v)
-	                                        : pid;
-	int n;
-
-	if (c->n_procs > 1)
-		n = tn ? asprintf(&s, "%s: %s", pn, tn) : asprintf(&s, "%s: tid %s", pn, tid);
-	else
-		n = tn ? asprintf(&s, "%s", tn) : asprintf(&s, "tid %s", tid);
-	return n < 0 ? NULL : s;
-}
-
-/* The JSON object of the skipped phases' counts. */
-static char *skipped_json(const conv *c)
-{
-	char *s = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&s, &len);
-	bool first = true;
-
-	if (!f)
-		return NULL;
-	fputc('{', f);
-	for (int i = 0; i < 128; i++) {
-		if (!c->skipped[i])
-			continue;
-		if (i == 0 || i == '"' || i == '\\' || i < 0x20)
-			fprintf(f, "%s\"other\":%" PRIu64, first ? "" : ",", c->skipped[i]);
-		else
-			fprintf(f, "%s\"%c\":%" PRIu64, first ? "" : ",", i, c->skipped[i]);
-		first = false;
-	}
-	fputc('}', f);
-	fclose(f);
-	return s;
-}
-
-/* Everything the parse kept, as the .pvti tables. */
-static int write_tables(conv *c)
-{
-	sqlite3_stmt *st = NULL;
-	sweep w;
-	size_t i;
-	int rc;
-	const char *base = strrchr(c->path, '/');
-	int64_t pid = 0;
-	uint32_t pname = NONE;
-
-	memset(&w, 0, sizeof(w));
-	w.c = c;
-	tsf_chunk_enc_reset(&w.enc);
-	if (!c->any_time)
-		c->min_ns = 0;
-	/* Times start at 0 on the file's axis, unless the file says where its
-	 * 0 lies in wall time (the export's origin_wall_ns) and none is
-	 * before it: a round trip then keeps the trace's own times. */
-	c->base_ns = c->have_origin && c->min_ns >= 0 ? 0 : c->min_ns;
-	for (i = 0; i < c->n_threads; i++) {
-		cj_thread *t = c->threads[i];
-
-		c->unclosed_begins += t->n_open + t->open_past;
-		/* Every time minus the earliest must fit (spans cover < 2^63 ns). */
-		for (size_t k = 0; k < t->n_inst; k++)
-			if ((uint64_t)t->inst[k].t - (uint64_t)c->base_ns > (uint64_t)INT64_MAX)
-				return trace_fail(c->tr, TSR_ERR_CORRUPT,
-				                  "%s: not a valid Chrome trace: its times span more than "
-				                  "292 years",
-				                  c->path);
-		for (size_t k = 0; k < t->n; k++)
-			if ((uint64_t)t->spans[k].end - (uint64_t)c->base_ns > (uint64_t)INT64_MAX)
-				return trace_fail(c->tr, TSR_ERR_CORRUPT,
-				                  "%s: not a valid Chrome trace: its times span more than "
-				                  "292 years",
-				                  c->path);
-	}
-	if ((rc = sqlite3_prepare_v2(c->db,
-	                             "INSERT INTO event_chunk(thread, first_ns, last_ns, count, data) "
-	                             "VALUES (?, ?, ?, ?, ?)",
-	                             -1, &w.ins_chunk, NULL)) ||
-	    (rc = sqlite3_prepare_v2(c->db,
-	                             "INSERT OR REPLACE INTO event_metadata(thread, seq, json) "
-	                             "VALUES (?, ?, ?)",
-	                             -1, &w.ins_meta, NULL)) ||
-	    (rc = sqlite3_prepare_v2(c->db,
-	                             "INSERT INTO instant(thread, t_ns, channel, name, depth, parent) "
-	                             "VALUES (?, ?, ?, ?, ?, ?)",
-	                             -1, &w.ins_inst, NULL))) {
-		rc = sql_fail(c, rc);
-		goto cleanup;
-	}
-	for (i = 0; i < c->n_threads && rc == TSR_OK; i++) {
-		w.thread_id = (int64_t)i + 1;
-		rc = write_thread(c, &w, c->threads[i]);
-	}
-	if (rc)
-		goto cleanup;
-	/* Samples were written with the file's times. */
-	if (c->counters) {
-		char sql[96];
-
-		snprintf(sql, sizeof(sql), "UPDATE sample SET t_ns = t_ns - (%" PRId64 ")", c->base_ns);
-		if ((rc = exec(c, sql)))
-			goto cleanup;
-	}
-	/* Names. */
-	if ((rc = sqlite3_prepare_v2(c->db, "INSERT INTO string(id, value) VALUES (?, ?)", -1, &st,
-	                             NULL))) {
-		rc = sql_fail(c, rc);
-		goto cleanup;
-	}
-	for (i = 0; i < c->n_str && rc == TSR_OK; i++) {
-		sqlite3_bind_int64(st, 1, (int64_t)i);
-		bind_str(c, st, 2, (uint32_t)i);
-		rc = step_done(c, st);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc)
-		goto cleanup;
-	if ((rc = sqlite3_prepare_v2(c->db, "INSERT INTO channel(id, name, enabled) VALUES (?, ?, 1)",
-	                             -1, &st, NULL))) {
-		rc = sql_fail(c, rc);
-		goto cleanup;
-	}
-	for (i = 0; i < c->n_chan && rc == TSR_OK; i++) {
-		sqlite3_bind_int64(st, 1, (int64_t)i);
-		bind_str(c, st, 2, c->chan_name[i]);
-		rc = step_done(c, st);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc)
-		goto cleanup;
-	/* Threads. */
-	if ((rc = sqlite3_prepare_v2(c->db, "INSERT INTO thread(id, tid, name, events) VALUES (?, ?, ?, ?)",
-	                             -1, &st, NULL))) {
-		rc = sql_fail(c, rc);
-		goto cleanup;
-	}
-	for (i = 0; i < c->n_threads && rc == TSR_OK; i++) {
-		const cj_thread *t = c->threads[i];
-		char *label = thread_label(c, t);
-
-		if (!label) {
-			rc = trace_fail(c->tr, TSR_ERR_NO_MEMORY, "out of memory");
-			break;
-		}
-		sqlite3_bind_int64(st, 1, (int64_t)i + 1);
-		sqlite3_bind_int64(st, 2, t->tid.str ? 0 : t->tid.v);
-		sqlite3_bind_text(st, 3, label, -1, free);
-		sqlite3_bind_int64(st, 4, (int64_t)t->emitted);
-		rc = step_done(c, st);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc)
-		goto cleanup;
-	/* Label statistics. */
-	if ((rc = sqlite3_prepare_v2(c->db,
-	                             "INSERT INTO label_stats(channel, name, count, total_ns, self_ns, "
-	                             "min_ns, max_ns) VALUES (?, ?, ?, ?, ?, ?, ?)",
-	                             -1, &st, NULL))) {
-		rc = sql_fail(c, rc);
-		goto cleanup;
-	}
-	for (i = 0; i < c->stat_map.cap && rc == TSR_OK; i++) {
-		const cj_slot *s = &c->stat_map.slots[i];
-		const cj_stat *x;
-
-		if (!s->idx)
-			continue;
-		x = &c->stats[s->idx - 1];
-		sqlite3_bind_int64(st, 1, s->a);
-		sqlite3_bind_int64(st, 2, s->b);
-		sqlite3_bind_int64(st, 3, (int64_t)x->count);
-		sqlite3_bind_int64(st, 4, x->total > INT64_MAX ? INT64_MAX : (int64_t)x->total);
-		sqlite3_bind_int64(st, 5, x->self > INT64_MAX ? INT64_MAX : (int64_t)x->self);
-		sqlite3_bind_int64(st, 6, (int64_t)x->min);
-		sqlite3_bind_int64(st, 7, (int64_t)x->max);
-		rc = step_done(c, st);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc)
-		goto cleanup;
-	/* The process: the first pid's, named after it or the file. */
-	if (c->n_procs) {
-		pid = c->procs[0].pid.str ? 0 : c->procs[0].pid.v;
-		pname = c->procs[0].name;
-	}
-	if ((rc = sqlite3_prepare_v2(c->db,
-	                             "INSERT INTO process(pid, host, name, command_line, start_wall_ns, "
-	                             "start_mono_ns, clock, ticks_per_s) "
-	                             "VALUES (?, 'unknown', ?, NULL, ?, 0, 'monotonic', NULL)",
-	                             -1, &st, NULL))) {
-		rc = sql_fail(c, rc);
-		goto cleanup;
-	}
-	{
-		/* Wall time of the earliest event: the export's origin plus it;
-		 * else the times themselves when they read as microseconds since
-		 * 1970 within 2000 .. 2100 (PyTorch's); else 0. */
-		int64_t wall = 0;
-
-		if (c->have_origin && c->origin_wall_ns <= INT64_MAX - (c->base_ns > 0 ? c->base_ns : 0))
-			wall = c->origin_wall_ns + c->base_ns;
-		else if (c->min_ns >= 946684800ll * 1000000000ll && c->min_ns < 4102444800ll * 1000000000ll)
-			wall = c->min_ns;
-		if (wall < 0)
-			wall = 0;
-		sqlite3_bind_int64(st, 1, pid);
-		if (pname != NONE)
-			bind_str(c, st, 2, pname);
-		else
-			sqlite3_bind_text(st, 2, base ? base + 1 : c->path, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, wall);
-		rc = step_done(c, st);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc)
-		goto cleanup;
-	/* What the import met. */
-	{
-		char *skipped = skipped_json(c);
-		char sql[1024];
-
-		snprintf(sql, sizeof(sql),
-		         "INSERT INTO trace_metadata(key, value) VALUES ('pvti.complete', 'true'), "
-		         "('chrome.form', '\"%s\"'), ('chrome.events', '%" PRIu64 "'), "
-		         "('pvti.unbalanced_ends', '%" PRIu64 "'), ('pvti.unclosed_begins', '%" PRIu64 "'), "
-		         "('pvti.too_deep', '%" PRIu64 "'), ('chrome.bad_times', '%" PRIu64 "'), "
-		         "('chrome.args_dropped', '%" PRIu64 "')",
-		         c->object_form ? "object" : "array", c->events, c->unbalanced_ends,
-		         c->unclosed_begins, c->too_deep, c->bad_times, c->args_dropped);
-		rc = exec(c, sql);
-		if (rc == TSR_OK && skipped && strlen(skipped) > 2) {
-			if ((rc = sqlite3_prepare_v2(c->db,
-			                             "INSERT INTO trace_metadata(key, value) "
-			                             "VALUES ('chrome.skipped_phases', ?)",
-			                             -1, &st, NULL)) == SQLITE_OK) {
-				sqlite3_bind_text(st, 1, skipped, -1, SQLITE_STATIC);
-				rc = step_done(c, st);
-			} else {
-				rc = sql_fail(c, rc);
-			}
-		}
-		free(skipped);
-	}
-cleanup:
-	sqlite3_finalize(st);
-	sqlite3_finalize(w.ins_chunk);
-	sqlite3_finalize(w.ins_meta);
-	sqlite3_finalize(w.ins_inst);
-	tsf_chunk_enc_clear(&w.enc);
-	return rc;
+	return rc == SQLITE_OK ? TSR_OK : trace_chrome_sql_fail(c, rc);
 }
 
 /* --- Entry points ------------------------------------------------------------------ */
@@ -1665,13 +1058,13 @@ int trace_chrome_import(tsr_trace *tr, size_t p, sqlite3 **db)
 		rc = trace_fail(tr, TSR_ERR_NO_MEMORY, "%s: cannot make a database in memory", path);
 		goto cleanup;
 	}
-	if ((rc = exec(&c, "PRAGMA journal_mode = OFF")) || (rc = exec(&c, "BEGIN")) ||
-	    (rc = exec(&c, tsf_pvti_schema_sql)))
+	if ((rc = trace_chrome_exec(&c, "PRAGMA journal_mode = OFF")) || (rc = trace_chrome_exec(&c, "BEGIN")) ||
+	    (rc = trace_chrome_exec(&c, tsf_pvti_schema_sql)))
 		goto cleanup;
 	if ((rc = sqlite3_prepare_v2(c.db, "INSERT INTO sample(series, t_ns, thread, value) "
 	                                   "VALUES (?, ?, 0, ?)",
 	                             -1, &c.ins_sample, NULL))) {
-		rc = sql_fail(&c, rc);
+		rc = trace_chrome_sql_fail(&c, rc);
 		goto cleanup;
 	}
 	cj_skip_bom(&c.lx);
@@ -1692,7 +1085,7 @@ int trace_chrome_import(tsr_trace *tr, size_t p, sqlite3 **db)
 		rc = lex_failed(&c);
 		goto cleanup;
 	}
-	if ((rc = write_tables(&c)) || (rc = exec(&c, "COMMIT")) || (rc = check_db_size(&c)))
+	if ((rc = trace_chrome_write_tables(&c)) || (rc = trace_chrome_exec(&c, "COMMIT")) || (rc = trace_chrome_check_db_size(&c)))
 		goto cleanup;
 	{
 		/* The database stays with the handle: its memory is charged for
