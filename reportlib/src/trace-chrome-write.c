@@ -16,8 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* --- Writing the database ------------------------------------------------------------ */
-
+/* --- Nesting and chunks ------------------------------------------------------------ */
 
 /* Start, then the longer first, then arrival. */
 static int compare_spans(const void *a, const void *b)
@@ -31,6 +30,7 @@ static int compare_spans(const void *a, const void *b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
+/* By time. */
 static int compare_instants(const void *a, const void *b)
 {
 	const cj_inst *x = a, *y = b;
@@ -45,6 +45,7 @@ typedef struct sweep_frame {
 	uint64_t kids;             /* durations of its children (ns) */
 } sweep_frame;
 
+/* The state of one thread's sweep. */
 typedef struct sweep {
 	conv *c;
 	int64_t thread_id;
@@ -55,6 +56,7 @@ typedef struct sweep {
 	int64_t next_seq;
 } sweep;
 
+/* Writes the chunk being encoded as one event_chunk row. */
 static int flush_chunk(sweep *w)
 {
 	conv *c = w->c;
@@ -162,7 +164,8 @@ static int put_instant(sweep *w, const cj_inst *in)
 	return TSR_OK;
 }
 
-/* Nests and writes the spans and instants of thread `t` (see the top). */
+/* Nests and writes the spans and instants of thread `t` ("Nesting" at the
+ * top of trace-chrome.c). */
 static int write_thread(conv *c, sweep *w, cj_thread *t)
 {
 	size_t i, k = 0;
@@ -227,6 +230,7 @@ static void bind_str(conv *c, sqlite3_stmt *st, int col, uint32_t id)
 	sqlite3_bind_text(st, col, trace_chrome_str(c, id), (int)c->str_len[id], SQLITE_STATIC);
 }
 
+/* Steps a statement to its end and resets it for the next row. */
 static int step_done(conv *c, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
