@@ -354,6 +354,10 @@ for k, l in la.items():
         assert l[f] == lb[k][f], (k, f, l[f], lb[k][f])
 assert a["spans"] == b["spans"]
 PY
+# `tilescope sql` reads it as a .pvti too.
+[ "$("$ts" sql --csv exported.trace "SELECT sum(count) FROM label_stats" | tail -n 1 | tr -d "\r")" = \
+	"$(python3 -c 'import json,sys; print(json.load(open("pvti.json"))["spans"])')" ] ||
+	fail "tilescope sql on a Chrome JSON file does not count the spans"
 head -c 300 exported.trace >cut.json
 if "$ts" trace cut.json >/dev/null 2>cut-err.txt; then
 	fail "a cut Chrome JSON file was accepted"
