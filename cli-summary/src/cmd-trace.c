@@ -1,6 +1,6 @@
 /*
- * `tilescope trace TRACE...`: statistics of .pvti system traces
- * (reportlib's trace.h): per label (count, total, self, mean, median, min,
+ * `tilescope trace TRACE...`: statistics of .pvti system traces and
+ * Chrome trace-event JSON files (reportlib's trace.h): per label (count, total, self, mean, median, min,
  * max), totals per channel and per thread, and the counter series, as
  * text or JSON. Several files of one job are merged onto one time axis.
  *
@@ -46,9 +46,11 @@ static const char help[] =
 	"       tilescope trace --compare [OPTIONS] A B\n"
 	"\n"
 	"Statistics of system traces (.pvti files as PVTI_OPTIONS writes them, or\n"
-	"directories of them; several files of one job are merged onto one time\n"
-	"axis): for each label (channel and tracepoint name) the count, total time,\n"
-	"self time (total minus nested spans), mean, median, minimum and maximum;\n"
+	"directories of them, and Chrome trace-event JSON files as PyTorch, Perfetto\n"
+	"and `tilescope export --chrome-trace` write them, told apart by content;\n"
+	"several files of one job are merged onto one time axis): for each label\n"
+	"(channel and tracepoint name) the count, total time, self time (total minus\n"
+	"nested spans), mean, median, minimum and maximum;\n"
 	"then totals per channel (spans, self time) and per thread (spans, busy time:\n"
 	"the self times of its spans; first span start and last span end after the\n"
 	"trace's start), and the counter series (samples, minimum, maximum).\n"

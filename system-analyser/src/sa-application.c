@@ -129,10 +129,11 @@ static void sa_application_init(SaApplication *self)
 	g_application_set_option_context_parameter_string(G_APPLICATION(self), "[FILE|DIR ...]");
 	g_application_set_option_context_summary(
 	    G_APPLICATION(self),
-	    "Shows .pvti system traces (those PVTI_OPTIONS writes) on one timeline: every\n"
-	    "FILE, and every *.pvti file in each DIR, onto one time axis, with the\n"
-	    "statistics of a selected window. With --compare A B, the statistics of\n"
-	    "trace B beside A's, label by label, with their differences.");
+	    "Shows .pvti system traces (those PVTI_OPTIONS writes) and Chrome trace-event\n"
+	    "JSON files (PyTorch's, Perfetto's) on one timeline: every FILE, and every\n"
+	    "*.pvti file in each DIR, onto one time axis, with the statistics of a\n"
+	    "selected window. With --compare A B, the statistics of trace B beside A's,\n"
+	    "label by label, with their differences.");
 }
 
 SaApplication *sa_application_new(void)

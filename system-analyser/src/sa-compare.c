@@ -305,7 +305,6 @@ static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer 
 static void traces_action(GSimpleAction *action, GVariant *param, gpointer data)
 {
 	SaCompare *self = data;
-	GtkFileFilter *traces = gtk_file_filter_new();
 
 	(void)action;
 	(void)param;
@@ -315,11 +314,7 @@ static void traces_action(GSimpleAction *action, GVariant *param, gpointer data)
 	                                            GTK_FILE_CHOOSER_ACTION_OPEN, "_Compare",
 	                                            "_Cancel");
 	gtk_file_chooser_set_select_multiple(GTK_FILE_CHOOSER(self->chooser), TRUE);
-	gtk_file_filter_set_name(traces, "Tilescope traces (*.pvti)");
-	gtk_file_filter_add_mime_type(traces, "application/x-tilescope-trace");
-	gtk_file_filter_add_pattern(traces, "*.pvti");
-	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(self->chooser), traces);
-	g_object_unref(traces);
+	sa_window_add_trace_filters(GTK_FILE_CHOOSER(self->chooser));
 	g_signal_connect(self->chooser, "response", G_CALLBACK(on_chooser_response), self);
 	gtk_native_dialog_show(GTK_NATIVE_DIALOG(self->chooser));
 }

@@ -92,8 +92,9 @@ static char **paths_of(GFile *const *files, guint n, GError **error)
 	return paths;
 }
 
-/* "tut5_ml.pvti" for one file, "DIR" for a directory, "3 traces" for
- * several files. */
+/* "tut5_ml.pvti" (or "trace.json": reportlib reads Chrome trace-event
+ * JSON through the same tsr_trace_open) for one file, "DIR" for a
+ * directory, "3 traces" for several files. */
 static char *make_title(tsr_trace *trace, char **paths)
 {
 	const tsr_trace_process *procs;

@@ -341,12 +341,28 @@ static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer 
 	g_clear_object(&self->chooser);
 }
 
+void sa_window_add_trace_filters(GtkFileChooser *chooser)
+{
+	GtkFileFilter *traces = gtk_file_filter_new();
+	GtkFileFilter *all = gtk_file_filter_new();
+
+	gtk_file_filter_set_name(traces, "Traces (*.pvti, Chrome trace-event JSON)");
+	gtk_file_filter_add_mime_type(traces, "application/x-tilescope-trace");
+	gtk_file_filter_add_mime_type(traces, "application/x-chrome-trace");
+	gtk_file_filter_add_pattern(traces, "*.pvti");
+	gtk_file_filter_add_pattern(traces, "*.json");
+	gtk_file_chooser_add_filter(chooser, traces);
+	gtk_file_filter_set_name(all, "All files");
+	gtk_file_filter_add_pattern(all, "*");
+	gtk_file_chooser_add_filter(chooser, all);
+	g_object_unref(traces);
+	g_object_unref(all);
+}
+
 /* win.open (Ctrl+O): a chooser of one or several traces. */
 static void open_action(GtkWidget *widget, const char *name, GVariant *param)
 {
 	SaWindow *self = SA_WINDOW(widget);
-	GtkFileFilter *traces = gtk_file_filter_new();
-	GtkFileFilter *all = gtk_file_filter_new();
 
 	(void)name;
 	(void)param;
@@ -355,15 +371,7 @@ static void open_action(GtkWidget *widget, const char *name, GVariant *param)
 	self->chooser = gtk_file_chooser_native_new("Open Traces", GTK_WINDOW(self),
 	                                            GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
 	gtk_file_chooser_set_select_multiple(GTK_FILE_CHOOSER(self->chooser), TRUE);
-	gtk_file_filter_set_name(traces, "Tilescope traces (*.pvti)");
-	gtk_file_filter_add_mime_type(traces, "application/x-tilescope-trace");
-	gtk_file_filter_add_pattern(traces, "*.pvti");
-	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(self->chooser), traces);
-	gtk_file_filter_set_name(all, "All files");
-	gtk_file_filter_add_pattern(all, "*");
-	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(self->chooser), all);
-	g_object_unref(traces);
-	g_object_unref(all);
+	sa_window_add_trace_filters(GTK_FILE_CHOOSER(self->chooser));
 	g_signal_connect(self->chooser, "response", G_CALLBACK(on_chooser_response), self);
 	gtk_native_dialog_show(GTK_NATIVE_DIALOG(self->chooser));
 }

@@ -32,5 +32,8 @@ void sa_window_compare_with(SaWindow *self, GFile *b);
  * keeping the visible window (or the whole trace when the whole old one
  * was in view) and the marked range. */
 void sa_window_replace_document(SaWindow *self, SaDocument *doc);
+/* The file filters of every chooser of traces: .pvti and Chrome
+ * trace-event JSON files (the default), and all files. */
+void sa_window_add_trace_filters(GtkFileChooser *chooser);
 
 G_END_DECLS

@@ -157,6 +157,10 @@ echo "# tracepoint costs" >&2
 echo "# viewport queries on a ${spans}-span trace" >&2
 "$build/tests/bench/bench-trace-viewport" "$spans" | grep -v '^#' ||
 	fail "bench-trace-viewport failed"
+echo "# statistics of half a ${spans}-span trace over 64 threads" >&2
+"$build/tests/bench/bench-trace-stats" "$spans" 64 | grep -v '^#' || fail "bench-trace-stats failed"
+echo "# Chrome trace-event JSON import (a synthetic PyTorch-shaped file)" >&2
+"$build/tests/bench/bench-chrome-import" | grep -v '^#' || fail "bench-chrome-import failed"
 
 # --- 6. The chart kit: snapshots of a 5,888-tile chart over a zoom sweep -------
 # Only when the GTK kit was built (meson option gui); it needs a display.

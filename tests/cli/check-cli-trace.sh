@@ -7,6 +7,7 @@
 #     --colours and -o work;
 #   - --json parses and its totals agree with the text's;
 #   - two files of one job merge (the sample twice; two processes of tut5);
+#   - its Chrome JSON export reads back with the same statistics;
 #   - a failed write and every error path exit 2 with one line.
 #
 # usage: check-cli-trace.sh TILESCOPE SAMPLE_DIR [TUT5_EXE]
@@ -380,6 +381,39 @@ check_error "/nonexistent/x: cannot write" trace -o /nonexistent/x one.pvti
 	[ "$(wc -l <usage.txt)" -eq 3 ] || fail "a usage error is not error, usage, Try: $(cat usage.txt)"
 "$ts" trace random.pvti 2>one-line.txt
 [ "$(wc -l <one-line.txt)" -eq 1 ] || fail "a file error is not one line: $(cat one-line.txt)"
+
+# Chrome trace-event JSON: the export of the sample, named without .json
+# (found by content), gives the same labels and figures; a cut one is
+# one line naming the file and exit 2.
+"$ts" export --chrome-trace -o exported.trace one.pvti || fail "export --chrome-trace exited $?"
+"$ts" trace --json --top 0 exported.trace >chrome.json 2>err.txt ||
+	fail "trace of a Chrome JSON file exited $?: $(cat err.txt)"
+"$ts" trace --json --top 0 one.pvti >pvti.json
+python3 - pvti.json chrome.json <<'PY' || fail "a Chrome JSON round trip changed the statistics"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+key = lambda l: (l["channel"], l["name"])
+la = {key(l): l for l in a["labels"]}
+lb = {key(l): l for l in b["labels"]}
+assert la.keys() == lb.keys(), (la.keys() ^ lb.keys())
+for k, l in la.items():
+    for f in ("count", "total_ns", "self_ns", "min_ns", "max_ns", "median_ns"):
+        assert l[f] == lb[k][f], (k, f, l[f], lb[k][f])
+assert a["spans"] == b["spans"]
+PY
+# `tilescope sql` reads it as a .pvti too.
+[ "$("$ts" sql --csv exported.trace "SELECT sum(count) FROM label_stats" | tail -n 1 | tr -d "\r")" = \
+	"$(python3 -c 'import json,sys; print(json.load(open("pvti.json"))["spans"])')" ] ||
+	fail "tilescope sql on a Chrome JSON file does not count the spans"
+head -c 300 exported.trace >cut.json
+if "$ts" trace cut.json >/dev/null 2>cut-err.txt; then
+	fail "a cut Chrome JSON file was accepted"
+else
+	[ $? -eq 2 ] && [ "$(wc -l <cut-err.txt)" -eq 1 ] && grep -q 'cut.json: .*byte' cut-err.txt ||
+		fail "a cut Chrome JSON file: $(cat cut-err.txt)"
+fi
+grep -q "Chrome trace-event JSON" help.txt 2>/dev/null || "$ts" trace --help | grep -q "Chrome trace-event JSON" ||
+	fail "trace --help does not say Chrome JSON opens"
 
 # --help: on stdout, exit 0, every option and the exit status.
 if "$ts" trace --help >help.txt 2>help-err.txt && [ ! -s help-err.txt ]; then

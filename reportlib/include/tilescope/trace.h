@@ -78,8 +78,11 @@ typedef struct tsr_trace_open_options {
 #define TSR_TRACE_OPEN_OPTIONS_INIT {TSR_TRACE_OPEN_OPTIONS_VERSION, 0, NULL, NULL}
 
 /*
- * Opens paths[0..n_paths): .pvti files, or directories whose *.pvti files
- * (not their subdirectories) are all taken. `opts` may be NULL. On failure
+ * Opens paths[0..n_paths): .pvti files, Chrome trace-event JSON files
+ * (told apart by content: the first byte past white space is '[' or '{';
+ * read with a streaming parser into a .pvti in memory, one process per
+ * file, see README "Chrome trace-event JSON"), or directories whose
+ * *.pvti files (not their subdirectories) are all taken. `opts` may be NULL. On failure
  * *out is NULL and tsr_last_error() says why in one line naming the file:
  * TSR_ERR_NOT_FOUND (also a directory without traces), TSR_ERR_NOT_SQLITE,
  * TSR_ERR_NOT_REPORT (another application's file, or a profile.pop),
