@@ -21,15 +21,18 @@ typedef struct graph_link {
 
 gboolean sa_graph_link_lookup(SaTimeline *timeline, char **dir, char **engine, gint64 *run)
 {
-	tsr_trace *trace = NULL;
+	SaDocument *doc = sa_timeline_get_document(timeline);
+	tsr_trace_item span;
 	size_t thread;
-	int64_t seq, r = -1;
+	int64_t r = -1;
 	char *d = NULL, *e = NULL;
 
 	*dir = *engine = NULL;
 	*run = -1;
-	if (!sa_timeline_get_selected_span(timeline, &trace, &thread, &seq) ||
-	    tsr_trace_dup_span_report(&d, &e, &r, trace, thread, seq) != TSR_OK)
+	if (!doc || !sa_timeline_get_selection(timeline, &thread, &span) ||
+	    span.kind != TSR_TRACE_ITEM_EVENT ||
+	    tsr_trace_dup_span_report(&d, &e, &r, sa_document_get_trace(doc), thread, span.seq) !=
+	        TSR_OK)
 		return FALSE;
 	*dir = g_strdup(d);
 	*engine = g_strdup(e ? e : "");
@@ -87,13 +90,13 @@ static void update(graph_link *l)
 	g_simple_action_set_enabled(l->action, ok);
 	if (ok && run >= 0)
 		tip = g_strdup_printf("Open the report of %s at run %" G_GINT64_FORMAT
-		                      " in the Graph Analyser (Ctrl+G)", engine, run);
+		                      " in the Graph Analyser (Alt+G)", engine, run);
 	else if (ok)
-		tip = g_strdup_printf("Open the report of %s in the Graph Analyser (Ctrl+G)", engine);
+		tip = g_strdup_printf("Open the report of %s in the Graph Analyser (Alt+G)", engine);
 	gtk_widget_set_tooltip_text(l->button, tip ? tip
 	                                           : "Select a compile or run span of an engine "
 	                                             "that wrote an autoReport to open it in the "
-	                                             "Graph Analyser (Ctrl+G)");
+	                                             "Graph Analyser (Alt+G)");
 }
 
 static void on_range_changed(SaTimeline *timeline, gpointer data)
@@ -160,7 +163,7 @@ void sa_graph_link_attach(GtkApplicationWindow *window, SaTimeline *timeline,
 	g_action_map_add_action(G_ACTION_MAP(window), G_ACTION(l->action));
 	gtk_shortcut_controller_add_shortcut(
 	    GTK_SHORTCUT_CONTROLLER(keys),
-	    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_g, GDK_CONTROL_MASK),
+	    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_g, GDK_ALT_MASK),
 	                     gtk_named_action_new("win.open-in-graph-analyser")));
 	gtk_widget_add_controller(GTK_WIDGET(window), keys);
 	l->button = gtk_button_new_with_mnemonic("Open in _Graph Analyser");

@@ -3,9 +3,10 @@
  * engine that wrote an autoReport carries the report's directory, the
  * engine's name and the run (tsr_trace_dup_span_report). For such a
  * selected span the window offers "Open in Graph Analyser" (a header bar
- * button and Ctrl+G, action win.open-in-graph-analyser, enabled only
- * then), which launches tilescope-graph-analyser on the report at that
- * run's Execution Trace (--run N).
+ * button and Alt+G, as its mnemonic; action win.open-in-graph-analyser,
+ * enabled only then; Ctrl+G is the search's next hit), which launches
+ * tilescope-graph-analyser on the report at that run's Execution Trace
+ * (--run N).
  *
  * The Graph Analyser is $TILESCOPE_GRAPH_ANALYSER when set, else the one
  * beside this program (installed together), else the build tree's, else

@@ -8,7 +8,7 @@ goes there.
    there and disabled while nothing is selected.
 3. Clicks "Graph construction" (a span without a report): still disabled.
 4. Clicks "Run program 0 (main)": the timeline says it is selected and
-   the button is enabled; Ctrl+G launches the Graph Analyser (a stand-in
+   the button is enabled; Alt+G launches the Graph Analyser (a stand-in
    named by TILESCOPE_GRAPH_ANALYSER that records its arguments) with
    "--run 0 -- DIR", DIR the report's absolute directory.
 
@@ -98,12 +98,12 @@ def main():
             elif not wait_for(lambda: enabled(button)):
                 failures.append("the button stays disabled for the run span")
             else:
-                subprocess.run(["xdotool", "key", "ctrl+g"], check=True)
+                subprocess.run(["xdotool", "key", "alt+g"], check=True)
                 want = ["--run", "0", "--", report]
                 if not wait_for(lambda: os.path.exists(args_file) and
                                 open(args_file).read().split("\n")[:4] == want):
                     got = open(args_file).read() if os.path.exists(args_file) else None
-                    failures.append(f"Ctrl+G launched the Graph Analyser with {got!r}, "
+                    failures.append(f"Alt+G launched the Graph Analyser with {got!r}, "
                                     f"not {want!r}")
                 else:
                     print("launched with:", want)
