@@ -112,7 +112,19 @@ CREATE TABLE event_chunk (
 CREATE INDEX event_chunk_thread_last ON event_chunk(thread, last_ns, first_ns, count);
 CREATE INDEX event_chunk_thread_first ON event_chunk(thread, first_ns);
 
--- JSON attached to one event (pvti_event_metadata).
+-- JSON attached to one event (pvti_event_metadata). The runtime attaches
+-- to the compile span ("Compiling ...") and each run span ("Run program
+-- ...") of an engine that writes a profile.pop the link to that report,
+-- which the System Analyser follows into the Graph Analyser:
+--   {"autoReport": {"directory": "/abs/dir",   -- the report's directory
+--                   "subdirectory": "name",    -- where its files move if a
+--                                              -- later engine reports to
+--                                              -- the same directory
+--                   "engine": "name",          -- or "engine<index>"
+--                   "run": 0}}                 -- run spans of kept runs:
+--                                              -- the run's index in the
+--                                              -- report (run.id)
+-- (reportlib: tsr_trace_dup_span_report).
 CREATE TABLE event_metadata (
   thread INTEGER NOT NULL, -- thread.id
   seq    INTEGER NOT NULL, -- the event's seq in that thread
@@ -177,6 +189,7 @@ CREATE INDEX heatmap_sample_time ON heatmap_sample(heatmap, t_ns);
 --   pvti.too_deep         spans ignored past the deepest nesting (250)
 --   pvti.stopped_ns       when the duration option stopped recording (ns)
 --   pvti.flushes          write transactions committed
+--   pvti.idle_sleeps      times the writer slept for want of records
 -- Other keys come from pvti_trace_metadata().
 CREATE TABLE trace_metadata (
   key   TEXT PRIMARY KEY,

@@ -4,7 +4,9 @@
  * second launch opening another report must not hand it to a first one
  * that may be busy loading. `tilescope-graph-analyser REPORT REPORT2`
  * compares REPORT2 (B) with REPORT (A, the base) in every view; files past
- * the second are ignored.
+ * the second are ignored. `--view NAME` picks the view shown once the
+ * report loads; `--run N` opens the Execution Trace at run N (what the
+ * System Analyser's "Open in Graph Analyser" asks for).
  */
 #include "ga-application.h"
 
@@ -14,18 +16,47 @@
 
 #include <tilescope/tsd-app.h>
 
+#include <tilescope/report.h>
+
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 struct _GaApplication {
 	GtkApplication parent_instance;
 	char *view;                  /* --view: shown once the report loads, or NULL */
+	gint64 run;                  /* --run: the run the Execution Trace shows, or -1 */
 };
 
 G_DEFINE_FINAL_TYPE(GaApplication, ga_application, GTK_TYPE_APPLICATION)
 
 static void ga_application_activate(GApplication *app)
 {
+	if (GA_APPLICATION(app)->run >= 0)
+		fprintf(stderr, "tilescope-graph-analyser: --run needs a REPORT (see --help)\n");
 	gtk_window_present(GTK_WINDOW(ga_window_new(GTK_APPLICATION(app))));
+}
+
+/* --run: once the window's first report is in the session, selects the
+ * run (the Execution Trace, shown by --view trace, follows the session).
+ * A run past the report's says so on stderr and leaves the first shown. */
+static void on_first_document(GObject *session, GParamSpec *pspec, gpointer data)
+{
+	gint64 run = GPOINTER_TO_SIZE(data) - 1;
+	GaDocument *doc = ga_session_get_document(GA_SESSION(session));
+	const tsr_run *runs;
+	size_t n = 0;
+
+	(void)pspec;
+	if (!doc)
+		return;
+	g_signal_handlers_disconnect_by_func(session, on_first_document, data);
+	if (tsr_report_get_runs(&runs, &n, ga_document_get_report(doc)) != TSR_OK || run >= (gint64)n)
+		fprintf(stderr,
+		        "tilescope-graph-analyser: --run %" G_GINT64_FORMAT ": the report has %zu run%s\n",
+		        run, n, n == 1 ? "" : "s");
+	else
+		ga_session_set_step(GA_SESSION(session), run, -1);
 }
 
 static void ga_application_open(GApplication *app, GFile **files, int n_files, const char *hint)
@@ -35,6 +66,10 @@ static void ga_application_open(GApplication *app, GFile **files, int n_files, c
 	(void)hint;
 	if (n_files > 0) {
 		ga_window_set_initial_view(win, GA_APPLICATION(app)->view);
+		if (GA_APPLICATION(app)->run >= 0)
+			g_signal_connect(ga_window_get_session(win), "notify::document",
+			                 G_CALLBACK(on_first_document),
+			                 GSIZE_TO_POINTER((gsize)GA_APPLICATION(app)->run + 1));
 		if (n_files > 1)
 			ga_window_compare(win, files[0], files[1]);
 		else
@@ -55,11 +90,12 @@ static gboolean is_view(const char *name)
 	return FALSE;
 }
 
-/* --version and a bad --view: answered before any display is opened. */
+/* --version, a bad --view or --run: answered before any display is
+ * opened. */
 static int ga_application_handle_local_options(GApplication *app, GVariantDict *options)
 {
 	GaApplication *self = GA_APPLICATION(app);
-	const char *view = NULL;
+	const char *view = NULL, *run = NULL;
 
 	if (g_variant_dict_contains(options, "version")) {
 		printf("tilescope-graph-analyser %s\n", GA_VERSION);
@@ -72,6 +108,26 @@ static int ga_application_handle_local_options(GApplication *app, GVariantDict *
 		}
 		g_free(self->view);
 		self->view = g_strdup(view);
+	}
+	if (g_variant_dict_lookup(options, "run", "&s", &run)) {
+		char *end = NULL;
+		long long n;
+
+		errno = 0;
+		n = strtoll(run, &end, 10);
+		if (!*run || *end || errno || n < 0 || n > G_MAXINT32) {
+			fprintf(stderr, "tilescope-graph-analyser: --run wants a run number (0, 1, ...), "
+			                "not '%s'\n", run);
+			return 2;
+		}
+		if (view && g_strcmp0(view, "trace") != 0) {
+			fprintf(stderr, "tilescope-graph-analyser: --run shows the Execution Trace; it "
+			                "cannot go with --view %s\n", view);
+			return 2;
+		}
+		self->run = n;
+		g_free(self->view);
+		self->view = g_strdup("trace");
 	}
 	return -1;
 }
@@ -110,11 +166,14 @@ static void ga_application_class_init(GaApplicationClass *klass)
 
 static void ga_application_init(GaApplication *self)
 {
+	self->run = -1;
 	static gsize registered;
 	static char *view_help;
 	GOptionEntry options[] = {
 		{"version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL},
 		{"view", 0, 0, G_OPTION_ARG_STRING, NULL, NULL, "NAME"},
+		{"run", 0, 0, G_OPTION_ARG_STRING, NULL,
+		 "Show the Execution Trace at run N (0 is the first) once REPORT has loaded", "N"},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 

@@ -260,6 +260,10 @@ typedef struct pvti_msg {
 
 void pvti_msg_free(pvti_msg *msg);
 
+/* Bumped (under pvti_lock) by every slow call the writer must act on
+ * that is not a record: a queued message, a thread renamed. */
+extern _Atomic uint64_t pvti_changes_;
+
 /* Takes every queued message, oldest first (the caller frees them). */
 pvti_msg *pvti_take_messages(void);
 /* The first listed thread; the list only grows at its head, so a writer
@@ -297,6 +301,18 @@ int pvti_trace_flush(pvti_trace *trace);
 /* Stops the writer after a last pass, writes the summaries, closes the
  * file and frees the trace. Returns TSI_OK or the first write error. */
 int pvti_trace_finish(pvti_trace *trace);
+
+/* Non-zero while the writer sleeps for want of work (pvti-writer.c). A
+ * producer reads it, without a fence, after publishing a record or a
+ * change, and calls pvti_writer_wake() when set. */
+extern _Atomic int pvti_writer_idle_;
+/* Wakes a writer that sleeps for want of work (cheap when it does not). */
+void pvti_writer_wake_slow(void);
+static inline void pvti_writer_wake(void)
+{
+	if (__builtin_expect(atomic_load_explicit(&pvti_writer_idle_, memory_order_relaxed), 0))
+		pvti_writer_wake_slow();
+}
 
 /* The recording flag (pvti.c), cleared by the writer when the duration
  * runs out. */

@@ -1,9 +1,11 @@
 /*
- * The .pvti file and the thread that writes it. Every PVTI_PASS_NS (and
- * on pvti_flush) the writer drains each tracing thread's blocks, packs
- * spans into chunks (pvti-chunk.c), writes instants, samples, metadata
- * and any new names, and commits it all as one transaction. A process
- * killed at any moment therefore leaves every committed pass readable.
+ * The .pvti file and the thread that writes it. PVTI_PASS_NS after
+ * something was published (and on pvti_flush) the writer drains each
+ * tracing thread's blocks, packs spans into chunks (pvti-chunk.c), writes
+ * instants, samples, metadata and any new names, and commits it all as
+ * one transaction; with nothing published it sleeps (writer_main). A
+ * process killed at any moment therefore leaves every committed pass
+ * readable.
  *
  * Journal: WAL. A rollback journal left hot by a crash makes a read-only
  * open fail ("attempt to write a readonly database") until a writer rolls
@@ -35,6 +37,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <fcntl.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Time between writer passes: half the promised flush interval, so a pass
@@ -127,6 +131,7 @@ struct pvti_trace {
 	stat_entry *stats;    /* open addressing, cap_stats a power of two */
 	size_t cap_stats, n_stats;
 	uint64_t flushes;     /* passes committed */
+	uint64_t idle_sleeps; /* times the writer slept for want of work */
 	uint64_t bad_records; /* records the encoder refused (seq wrapped) */
 };
 
@@ -685,8 +690,122 @@ static struct timespec mono_deadline(uint64_t ns)
 	return ts;
 }
 
-/* The writer thread: a pass every PVTI_PASS_NS, on request, and a last
- * one when asked to stop. */
+/* --- Sleeping while there is nothing to write ------------------------------ */
+
+_Atomic int pvti_writer_idle_;
+/* Guards idle_trace; taken before a trace's mu, never after. */
+static pthread_mutex_t idle_mu = PTHREAD_MUTEX_INITIALIZER;
+/* The trace whose writer sleeps for want of work, or NULL. */
+static pvti_trace *idle_trace;
+
+/* Whether membarrier(PRIVATE_EXPEDITED) works here; registers for it
+ * once. Without it the writer never sleeps past a pass interval. */
+static bool membarrier_ready(void)
+{
+	static int state; /* 0: unknown, 1: usable, -1: not */
+	int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+
+	if (s == 0) {
+		s = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 ? 1
+		                                                                                  : -1;
+		__atomic_store_n(&state, s, __ATOMIC_RELEASE);
+	}
+	return s > 0;
+}
+
+void pvti_writer_wake_slow(void)
+{
+	if (!atomic_exchange(&pvti_writer_idle_, 0))
+		return; /* another producer woke it */
+	pthread_mutex_lock(&idle_mu);
+	if (idle_trace) {
+		pthread_mutex_lock(&idle_trace->mu);
+		pthread_cond_signal(&idle_trace->wake);
+		pthread_mutex_unlock(&idle_trace->mu);
+	}
+	pthread_mutex_unlock(&idle_mu);
+}
+
+/* Whether anything waits to be written: a record past where the last
+ * pass stopped, or a change (message, thread name) since `changes`. */
+static bool work_pending(uint64_t changes)
+{
+	pvti_thread *t;
+
+	if (atomic_load_explicit(&pvti_changes_, memory_order_relaxed) != changes)
+		return true;
+	pthread_mutex_lock(&pvti_lock);
+	t = pvti_threads_head_locked();
+	pthread_mutex_unlock(&pvti_lock);
+	for (; t; t = t->next)
+		if (atomic_load_explicit(&t->rd->count, memory_order_acquire) > t->rd_pos ||
+		    atomic_load_explicit(&t->rd->next, memory_order_acquire))
+			return true;
+	return false;
+}
+
+/*
+ * Sleeps until a producer publishes something, a flush or the stop is
+ * asked for, or the duration's deadline comes. The producers read the
+ * idle flag without a fence (it is on every tracepoint's path), so the
+ * writer makes the pairing safe from its side: it raises the flag, then
+ * membarrier() orders every running thread's memory accesses against its
+ * own, then it looks for work once more. A producer that published before
+ * that barrier is seen by the look; one that publishes after it sees the
+ * flag and wakes the writer (a Dekker pairing with an asymmetric fence).
+ * Returns false (without sleeping) where membarrier is unavailable.
+ */
+static bool sleep_until_work(pvti_trace *tr, uint64_t changes)
+{
+	bool timed = false;
+	struct timespec until = {0, 0};
+
+	if (!membarrier_ready())
+		return false;
+	if (tr->deadline_ns != INT64_MAX && !tr->stopped) {
+		int64_t left = tr->deadline_ns - pvti_clock_ns(&tr->clock, pvti_ticks());
+
+		if (left <= 0)
+			return false;
+		until = mono_deadline((uint64_t)left);
+		timed = true;
+	}
+	pthread_mutex_lock(&idle_mu);
+	idle_trace = tr;
+	pthread_mutex_unlock(&idle_mu);
+	atomic_store(&pvti_writer_idle_, 1);
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0 ||
+	    work_pending(changes)) {
+		atomic_store(&pvti_writer_idle_, 0);
+	} else {
+		pthread_mutex_lock(&tr->mu);
+		while (atomic_load(&pvti_writer_idle_) && !tr->stopping &&
+		       tr->flush_req == tr->flush_done) {
+			if (!timed)
+				pthread_cond_wait(&tr->wake, &tr->mu);
+			else if (pthread_cond_timedwait(&tr->wake, &tr->mu, &until) == ETIMEDOUT)
+				break;
+		}
+		pthread_mutex_unlock(&tr->mu);
+		atomic_store(&pvti_writer_idle_, 0);
+		tr->idle_sleeps++;
+	}
+	pthread_mutex_lock(&idle_mu);
+	idle_trace = NULL;
+	pthread_mutex_unlock(&idle_mu);
+	return true;
+}
+
+/*
+ * The writer thread. After something is published it waits up to
+ * PVTI_PASS_NS, so what comes in that time shares one transaction, then
+ * makes a pass; a pass that finds nothing new sends it to sleep until a
+ * producer publishes again (sleep_until_work). So a record is committed
+ * within about PVTI_PASS_NS of being published, and a program that
+ * records nothing for a while costs no wake-ups meanwhile. A flush
+ * request or the stop cuts any wait short; the last pass comes after the
+ * stop.
+ */
 static void *writer_main(void *arg)
 {
 	pvti_trace *tr = arg;
@@ -694,7 +813,7 @@ static void *writer_main(void *arg)
 	pthread_mutex_lock(&tr->mu);
 	for (;;) {
 		struct timespec until = mono_deadline(PVTI_PASS_NS);
-		uint64_t target;
+		uint64_t target, changes, before;
 		bool stop;
 
 		if (tr->deadline_ns != INT64_MAX && !tr->stopped && tr->clock.calibrated) {
@@ -709,12 +828,20 @@ static void *writer_main(void *arg)
 		target = tr->flush_req;
 		stop = tr->stopping;
 		pthread_mutex_unlock(&tr->mu);
+		changes = atomic_load_explicit(&pvti_changes_, memory_order_relaxed);
+		before = tr->db ? (uint64_t)sqlite3_total_changes64(tr->db) : 0;
 		writer_pass(tr);
 		pthread_mutex_lock(&tr->mu);
 		tr->flush_done = target;
 		pthread_cond_broadcast(&tr->done);
 		if (stop)
 			break;
+		if (tr->db && (uint64_t)sqlite3_total_changes64(tr->db) == before && !tr->stopping &&
+		    tr->flush_req == tr->flush_done) {
+			pthread_mutex_unlock(&tr->mu);
+			sleep_until_work(tr, changes);
+			pthread_mutex_lock(&tr->mu);
+		}
 	}
 	pthread_mutex_unlock(&tr->mu);
 	return NULL;
@@ -1209,6 +1336,7 @@ static void write_summary(pvti_trace *tr, uint64_t *unbalanced_out)
 	put_meta_int(tr, "pvti.dropped", (int64_t)(dropped + tr->bad_records));
 	put_meta_int(tr, "pvti.too_deep", (int64_t)deep);
 	put_meta_int(tr, "pvti.flushes", (int64_t)tr->flushes);
+	put_meta_int(tr, "pvti.idle_sleeps", (int64_t)tr->idle_sleeps);
 	if (tr->stopped)
 		put_meta_int(tr, "pvti.stopped_ns", tr->deadline_ns);
 	nch = pvti_channel_count();

@@ -463,6 +463,8 @@ void pvti_msg_free(pvti_msg *msg)
 	free(msg);
 }
 
+_Atomic uint64_t pvti_changes_;
+
 /* Queues `msg` for the writer (which frees it). */
 static void msg_push(pvti_msg *msg)
 {
@@ -473,7 +475,9 @@ static void msg_push(pvti_msg *msg)
 	else
 		msg_head = msg;
 	msg_tail = msg;
+	atomic_fetch_add_explicit(&pvti_changes_, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&pvti_lock);
+	pvti_writer_wake();
 }
 
 /* Detaches the whole queue in one step under the lock. */
@@ -706,7 +710,9 @@ PVTI_API int pvti_thread_set_name(const char *name)
 	pthread_mutex_lock(&pvti_lock);
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	t->name_version++;
+	atomic_fetch_add_explicit(&pvti_changes_, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&pvti_lock);
+	pvti_writer_wake();
 	if (atomic_load_explicit(&trace_open, memory_order_acquire))
 		thread_attach(); /* so the writer lists it in this trace */
 	return TSI_OK;
@@ -754,10 +760,13 @@ static inline pvti_rec *rec_slot(pvti_thread *t)
 	return &t->cur->recs[t->pos];
 }
 
-/* Makes the record from rec_slot visible to the writer. */
+/* Makes the record from rec_slot visible to the writer, and wakes the
+ * writer when it sleeps for want of records (pvti-writer.c: the flag is
+ * read without a fence; the writer's membarrier makes that safe). */
 static inline void rec_publish(pvti_thread *t)
 {
 	atomic_store_explicit(&t->cur->count, ++t->pos, memory_order_release);
+	pvti_writer_wake();
 }
 
 /*
@@ -1229,6 +1238,8 @@ static void fork_child_cb(void)
 		abandoned = current;
 		current = NULL;
 	}
+	/* The parent's writer is not in the child: nothing to wake. */
+	atomic_store(&pvti_writer_idle_, 0);
 	pthread_mutex_unlock(&control_lock);
 }
 

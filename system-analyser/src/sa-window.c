@@ -14,6 +14,7 @@
 #include "sa-window.h"
 
 #include "sa-compare.h"
+#include "sa-graph-link.h"
 #include "sa-overview.h"
 #include "sa-recent.h"
 #include "sa-reload.h"
@@ -270,6 +271,7 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 		gtk_paned_set_position(self->paned, CLAMP(want + 24, h / 4, h * 2 / 3));
 	}
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+	sa_graph_link_update(GTK_APPLICATION_WINDOW(self));
 	refresh_stats(self);
 	document_changed(self);
 	refresh_tree(self);
@@ -539,6 +541,7 @@ static void sa_window_init(SaWindow *self)
 			                               gtk_label_get_text(GTK_LABEL(label)), -1);
 	}
 	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_range_changed), self);
+	sa_graph_link_attach(GTK_APPLICATION_WINDOW(self), self->timeline, self->header);
 	sa_overview_set_timeline(self->overview, self->timeline);
 	sa_zoom_bar_set_timeline(self->zoom_bar, self->timeline);
 	g_signal_connect(self->search_bar, "hit-found", G_CALLBACK(on_hit_found), self);

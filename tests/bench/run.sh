@@ -48,9 +48,10 @@ else
 	spans=10000000
 fi
 
-# Runs a command; prints "SECONDS PEAK_RSS_KB" of it (its children
-# included) on stdout and exits with its status; its own output goes to
-# $BENCH_OUT and $BENCH_ERR.
+# Runs a command; prints "SECONDS PEAK_RSS_KB CPU_SECONDS" of it (its
+# children included; CPU is user + system time of all its threads) on
+# stdout and exits with its status; its own output goes to $BENCH_OUT and
+# $BENCH_ERR.
 measure() {
 	python3 - "$@" <<'PY'
 import os, resource, subprocess, sys, time
@@ -58,8 +59,8 @@ start = time.monotonic()
 with open(os.environ["BENCH_OUT"], "w") as out, open(os.environ["BENCH_ERR"], "w") as err:
     rc = subprocess.run(sys.argv[1:], stdout=out, stderr=err).returncode
 elapsed = time.monotonic() - start
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(f"{elapsed:.3f} {rss}")
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{elapsed:.3f} {use.ru_maxrss} {use.ru_utime + use.ru_stime:.3f}")
 sys.exit(rc)
 PY
 }
@@ -124,7 +125,16 @@ profiled=$(min <"$tmp/profiled.txt")
 figure run.plain_s "$plain" s
 figure run.profiled_s "$profiled" s
 figure run.profiling_overhead "$(awk -v a="$profiled" -v b="$plain" \
-	'BEGIN { printf "%.2f", a / b }')" x "<= 1.15"
+	'BEGIN { printf "%.2f", a / b }')" x "<= 1.05"
+# Context: the median over the three pairs of profiled / plain wall time,
+# and of CPU time (all threads: the graph profile is written on a thread
+# of its own while the program runs, which costs CPU but not wall time on
+# a machine with a core to spare; a loaded machine shows the difference).
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+figure run.profiling_overhead_median "$(paste -d' ' "$tmp/plain.txt" "$tmp/profiled.txt" |
+	awk '{ printf "%.3f\n", $4 / $1 }' | median)" x
+figure run.profiling_cpu_overhead_median "$(paste -d' ' "$tmp/plain.txt" "$tmp/profiled.txt" |
+	awk '{ printf "%.3f\n", $6 / $3 }' | median)" x
 
 # --- 3. Reading the large report: summary and diff ----------------------------
 # The reports of two profiled runs (graph and execution profiles).

@@ -189,7 +189,9 @@ static void test_all_writes_both_files(void **state)
 	set_options_env("{\"autoReport.all\":\"true\",\"autoReport.directory\":\"./deep/report\"}");
 	small_model_build(&s);
 	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
-	/* The graph profile is there as soon as compilation ends. */
+	/* The graph profile is written from the end of compilation, on a
+	 * thread of its own (issue 19); complete once waited for. */
+	assert_int_equal(tsi_engine_wait_reports(e), TSI_OK);
 	assert_true(exists("deep/report/profile.pop"));
 	assert_true(exists("deep/report/debug.cbor"));
 	assert_int_equal(check_complete_report("deep/report/profile.pop"), 0);
@@ -281,6 +283,7 @@ static void test_two_engines_two_subdirectories(void **state)
 	set_options_env("{\"autoReport.all\":\"true\",\"autoReport.directory\":\"rep\"}");
 	small_model_build(&s);
 	assert_int_equal(small_model_compile(&s, &a, "training", NULL), TSI_OK);
+	assert_int_equal(tsi_engine_wait_reports(a), TSI_OK);
 	assert_true(exists("rep/profile.pop"));
 	assert_int_equal(small_model_compile(&s, &b, NULL, NULL), TSI_OK);
 	assert_false(exists("rep/profile.pop"));
@@ -376,7 +379,8 @@ static void writer_child(const char *name, int done, int go)
 	char byte = 'x';
 
 	small_model_build(&s);
-	if (small_model_compile(&s, &e, name, NULL) != TSI_OK || write(done, &byte, 1) != 1 ||
+	if (small_model_compile(&s, &e, name, NULL) != TSI_OK || tsi_engine_wait_reports(e) ||
+	    write(done, &byte, 1) != 1 ||
 	    read(go, &byte, 1) != 1 || tsi_engine_load(e, s.m.device) != TSI_OK ||
 	    tsi_engine_run(e, 0) != TSI_OK)
 		_exit(1);
@@ -523,6 +527,40 @@ static void test_stale_temporaries_removed(void **state)
 	workdir_leave(&w);
 }
 
+/*
+ * Issue 19 writes the graph profile on a thread of its own: a program
+ * that compiles and exits without freeing its engine (or waiting) must
+ * still leave the complete report, as when it was written before the
+ * compile returned.
+ */
+static void test_exit_without_free_keeps_report(void **state)
+{
+	workdir w;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	workdir_enter(&w);
+	set_options_env("{\"autoReport.all\":\"true\",\"autoReport.directory\":\"gone\"}");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		small_model s;
+		tsi_engine *e = NULL;
+
+		small_model_build(&s);
+		exit(small_model_compile(&s, &e, NULL, NULL) == TSI_OK ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(check_complete_report("gone/profile.pop"), 0);
+	assert_true(exists("gone/debug.cbor"));
+	assert_int_equal(count_entries("gone"), 2); /* no temporary left */
+	set_options_env(NULL);
+	workdir_leave(&w);
+}
+
 /* A compile that does not fit, refused by debug.allowOutOfMemory=false,
  * still leaves its graph profile (with the out-of-memory tiles). */
 static void test_out_of_memory_compile_keeps_report(void **state)
@@ -637,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_two_processes_one_directory),
 		cmocka_unit_test(test_stale_temporaries_removed),
 		cmocka_unit_test(test_unwritable_directory_says_why),
+		cmocka_unit_test(test_exit_without_free_keeps_report),
 		cmocka_unit_test(test_out_of_memory_compile_keeps_report),
 		cmocka_unit_test(test_sigkill_never_leaves_partial_report),
 	};

@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -756,6 +758,62 @@ static void test_monotonic_and_reopen(void **state)
 	free(file);
 }
 
+/* --- An idle writer ------------------------------------------------------- */
+
+/*
+ * A trace that records nothing for a second costs no pass per interval:
+ * the writer sleeps until a producer publishes (issue 19), and a span
+ * recorded after the pause is still committed without pvti_flush (the
+ * bounded-loss promise). The old policy made a pass every 50 ms, 20 or
+ * more in this test; sleeping makes a handful.
+ */
+static void test_idle_writer_sleeps(void **state)
+{
+	pvti_options opts = PVTI_OPTIONS_INIT;
+	pvti_channel *fw = pvti_channel_framework();
+	struct timespec second = {1, 0}, pause = {0, 20000000};
+	long long chunks_before, chunks = 0;
+	char *file;
+	sqlite3 *db;
+	bool can_sleep = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) > 0 &&
+	                 (syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) &
+	                  MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+
+	opts.directory = *state;
+	assert_int_equal(pvti_open(&opts), TSI_OK);
+	file = pvti_dup_file_name();
+	pvti_begin(fw, "before");
+	pvti_end(fw);
+	assert_int_equal(pvti_flush(), TSI_OK);
+	nanosleep(&second, NULL);
+	db = tsi_test_sqlite_open(file);
+	chunks_before = tsi_test_sqlite_int(db, "SELECT count(*) FROM event_chunk");
+	sqlite3_close(db);
+	pvti_begin(fw, "after");
+	pvti_end(fw);
+	/* Committed by the writer on its own: polled for up to 30 s (a loaded
+	 * machine may starve the writer well past its interval). */
+	for (int i = 0; i < 1500 && chunks <= chunks_before; i++) {
+		nanosleep(&pause, NULL);
+		db = tsi_test_sqlite_open(file);
+		chunks = tsi_test_sqlite_int(db, "SELECT count(*) FROM event_chunk");
+		sqlite3_close(db);
+	}
+	assert_true(chunks > chunks_before);
+	assert_int_equal(pvti_close(), TSI_OK);
+	db = tsi_test_sqlite_open(file);
+	assert_true(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata "
+	                                    "WHERE key = 'pvti.idle_sleeps'") >= (can_sleep ? 1 : 0));
+	if (can_sleep)
+		assert_true(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata "
+		                                    "WHERE key = 'pvti.flushes'") < 12);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count FROM tracepoint_stats "
+	                                         "WHERE name = 'after'"),
+	                 1);
+	sqlite3_close(db);
+	free(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -768,6 +826,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sigkill_periodic_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_deep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_monotonic_and_reopen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_writer_sleeps, setup, teardown),
 	};
 
 	pvti_close();

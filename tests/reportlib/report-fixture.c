@@ -127,6 +127,8 @@ void tsr_fixture_setup(tsr_fixture *f, tsr_fixture_model model)
 	assert_true(f->n_runs <= 8);
 	for (size_t i = 0; i < f->n_runs; i++)
 		f->runs[i] = tsi_engine_get_run_profile(f->engine, i);
+	/* The graph profile is written in the background (issue 19). */
+	assert_int_equal(tsi_engine_wait_reports(f->engine), TSI_OK);
 	if (tsr_report_open(&f->report, f->report_dir, NULL) != TSR_OK)
 		fail_msg("opening the fixture's report: %s", tsr_last_error());
 }

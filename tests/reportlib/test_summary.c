@@ -957,6 +957,7 @@ static void test_hostile_names(void **state)
 	assert_int_equal(tsi_options_set(opts, "autoReport.all", "true"), TSI_OK);
 	assert_int_equal(tsi_options_set(opts, "autoReport.directory", rdir), TSI_OK);
 	assert_int_equal(tsi_engine_new(&engine, graph, &prog, 1, opts), TSI_OK);
+	assert_int_equal(tsi_engine_wait_reports(engine), TSI_OK);
 	if (tsr_report_open(&report, rdir, NULL) != TSR_OK)
 		fail_msg("opening the report: %s", tsr_last_error());
 

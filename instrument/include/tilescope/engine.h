@@ -62,10 +62,15 @@ typedef struct tsi_engine tsi_engine;
  * Options come from `opts` and from the environment variable
  * POPLAR_ENGINE_OPTIONS (a JSON object, as for Poplar), which wins. A bad
  * option fails with TSI_ERR_BAD_OPTION. autoReport options make the engine
- * write profile.pop (graph profile when compilation ends, even for a
+ * write profile.pop (graph profile from the end of compilation, even for a
  * program that does not fit; runs as they are kept) and debug.cbor into
- * autoReport.directory; a report that cannot be written fails the call
- * with TSI_ERR_IO. */
+ * autoReport.directory; a directory the report cannot be created in fails
+ * the call with TSI_ERR_IO. The graph profile's files are filled by a
+ * thread of their own while the program loads and runs (in place when the
+ * program does not fit): they are complete once the first run's profile
+ * is added, once tsi_engine_wait_reports() returns, when the engine is
+ * freed and when the program exits (exit() or returning from main); a
+ * failure to fill them fails the call that waits. */
 TSI_API int tsi_engine_new(tsi_engine **out, tsi_graph *graph,
                            tsi_program *const *programs, size_t n_programs,
                            const tsi_options *opts);
@@ -76,6 +81,10 @@ TSI_API int tsi_engine_new_named(tsi_engine **out, tsi_graph *graph,
                                  tsi_program *const *programs, size_t n_programs,
                                  const tsi_options *opts, const char *name);
 TSI_API void tsi_engine_free(tsi_engine *engine);
+/* Waits until the autoReport files being written in the background are
+ * complete. Returns TSI_OK (also without autoReport) or the error that
+ * writing them met (message in tsi_error_last()). */
+TSI_API int tsi_engine_wait_reports(tsi_engine *engine);
 /* Message of the engine's last failure (never NULL; "" when none). */
 TSI_API const char *tsi_engine_error(const tsi_engine *engine);
 

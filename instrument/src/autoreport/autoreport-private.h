@@ -80,6 +80,17 @@ typedef struct tsi_report_writer tsi_report_writer;
 int tsi_report_writer_new(tsi_report_writer **out, const char *path,
                           const tsi_graph_profile *gp, const tsi_report_meta *meta);
 /*
+ * The same in two steps, so the second can run on another thread:
+ * _create makes the temporary file and opens it (what fails when the
+ * directory is not writable, so the caller learns it at once);
+ * _write_graph fills it and renames it over `path`. `meta` and `gp` must
+ * stay valid until _write_graph returns; nothing else may use the writer
+ * meanwhile. A writer freed before _write_graph leaves no file.
+ */
+int tsi_report_writer_create(tsi_report_writer **out, const char *path,
+                             const tsi_graph_profile *gp, const tsi_report_meta *meta);
+int tsi_report_writer_write_graph(tsi_report_writer *w);
+/*
  * Adds runs to the report: each run of `runs[0..n)` not yet in the file
  * (runs are numbered by position, so pass all runs kept so far) is
  * written, in one transaction, into a copy that replaces `path` by rename.
@@ -127,22 +138,34 @@ typedef struct tsi_autoreport tsi_autoreport;
 int tsi_autoreport_new(tsi_autoreport **out, const tsi_engine_config *cfg,
                        const tsi_options *effective, const char *engine_name,
                        unsigned engine_index);
-/* The tsi_profile_hook callback: writes profile.pop (and debug.cbor).
- * A failure is kept for tsi_autoreport_error(). */
+/* The tsi_profile_hook callback: creates profile.pop and debug.cbor and
+ * fills them on a thread of its own (in place when the graph does not
+ * fit). A failure is kept for tsi_autoreport_error(); one of the
+ * background job is kept when a later call waits for it. */
 void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *user_data);
-/* TSI_OK, or the code of the first failure to write (message in the
- * thread-local error when it happened, and in *message). */
+/* TSI_OK, or the code of the first failure to write known so far
+ * (message in the thread-local error when it happened, and in *message);
+ * does not wait for the background job. */
 int tsi_autoreport_error(const tsi_autoreport *ar, const char **message);
 /* After a run whose profile was kept, with every run kept so far: adds
  * the new ones to profile.pop now (streamAtEachRun), or does nothing and
  * leaves them to tsi_autoreport_flush. */
 int tsi_autoreport_add_runs(tsi_autoreport *ar, const tsi_run_profile *const *runs,
                             size_t n_runs);
-/* Adds every run not yet in profile.pop (the engine calls it before it is
- * freed). */
+/* Waits for the graph profile's files, then adds every run not yet in
+ * profile.pop (the engine calls it before it is freed). */
 int tsi_autoreport_flush(tsi_autoreport *ar, const tsi_run_profile *const *runs, size_t n_runs);
-/* The profile.pop written so far, or NULL. */
-const char *tsi_autoreport_profile_path(const tsi_autoreport *ar);
+/* Waits for the background job; TSI_OK (also for NULL) or the report's
+ * error, said again on the caller's thread. */
+int tsi_autoreport_wait(tsi_autoreport *ar);
+/* The profile.pop written (waiting for the background job), or NULL. */
+const char *tsi_autoreport_profile_path(tsi_autoreport *ar);
+/* Attaches the report's directory, engine and `run` (-1: none) to the
+ * calling thread's innermost open span as its trace metadata, when a
+ * trace is recording and the engine writes profile.pop (the link the
+ * System Analyser follows to the Graph Analyser; format in autoreport.c
+ * and db-schema/pvti.sql). NULL ignored. */
+void tsi_autoreport_trace_span(tsi_autoreport *ar, int64_t run);
 /* Frees; the files stay. NULL ignored. */
 void tsi_autoreport_free(tsi_autoreport *ar);
 

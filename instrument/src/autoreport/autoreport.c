@@ -8,10 +8,14 @@
  *   (tsi_engine_new_named) or "engine<creation index>"; the first engine's
  *   files, written before anyone knew a second would come, move into their
  *   own subdirectory at that moment (rename, so they stay complete).
- * - When: the graph profile as soon as the compiler model finishes (before
- *   an out-of-memory program is refused, so a failed compile still has a
- *   report); execution data after each kept run (streamAtEachRun, the
- *   default) or once when the engine is freed.
+ * - When: the graph profile from the moment the compiler model finishes
+ *   (before an out-of-memory program is refused, so a failed compile
+ *   still has a report): the files are created then and filled by a
+ *   thread of their own while the program loads and runs, complete by the
+ *   time the first run's profile is added or the engine is freed (issue
+ *   19: writing it took about 5 % of a profiled large run); execution
+ *   data after each kept run (streamAtEachRun, the default) or once when
+ *   the engine is freed.
  * - What: profile.pop (graph and execution profiles), debug.cbor
  *   (outputDebugInfo). Nothing at all when no output is asked for.
  * - Whose: every engine's report has an identity (128 random bits, in
@@ -24,11 +28,17 @@
  *   directory of its own, "<dir>/pid<PID>-<engine>", so no report ever
  *   holds one process's graph and another's runs.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* pthread_setname_np */
+#endif
 #include "autoreport-private.h"
+
+#include <cjson/cJSON.h>
 
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +66,18 @@ struct tsi_autoreport {
 	tsi_report_writer *writer;       /* profile.pop, once written */
 	size_t runs_written;
 
+	/* The graph profile's files, written by a thread of their own while
+	 * the program loads and runs (see write_in_background). Everything
+	 * below is the job's until it is joined (under job_lock). */
+	pthread_mutex_t job_lock;        /* serialises joins */
+	pthread_t job;
+	bool job_running;                /* started and not yet joined */
+	tsi_report_writer *job_writer;   /* created; the thread writes it */
+	char *job_debug_path;            /* debug.cbor to write, or NULL */
+	int job_rc;                      /* the job's first failure */
+	char job_message[1024];
+	bool job_wrote_profile, job_wrote_debug;
+
 	int error;                       /* first failure, TSI_OK when none */
 	char message[1024];
 };
@@ -78,6 +100,8 @@ typedef struct dir_entry {
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static dir_entry *registry;
+
+static void job_join(tsi_autoreport *ar, bool registry_locked);
 
 /* mkdir -p `path`. Returns 0, or -1 with errno set. */
 static int make_dirs(const char *path)
@@ -165,6 +189,8 @@ static int entry_move_to_subdir(dir_entry *e)
 
 	if (!sub)
 		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory moving a report");
+	if (e->owner)
+		job_join(e->owner, true); /* its files must be complete to move */
 	if (make_dirs(sub) != 0) {
 		rc = tsi_set_error(TSI_ERR_IO, "cannot create report directory '%s': %s", sub,
 		                   strerror(errno));
@@ -339,6 +365,7 @@ int tsi_autoreport_new(tsi_autoreport **out, const tsi_engine_config *cfg,
 	ar = calloc(1, sizeof(*ar));
 	if (!ar)
 		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory preparing autoReport");
+	pthread_mutex_init(&ar->job_lock, NULL);
 	ar->cfg_copy = *cfg;
 	ar->cfg_copy.report_directory = NULL;
 	ar->cfg_copy.graph_report_dest = NULL;
@@ -404,11 +431,202 @@ static int output_path(tsi_autoreport *ar, const char *name, char **path)
 	return rc;
 }
 
+/* --- Writing the graph profile in the background --------------------------- */
+
+/* Writes debug.cbor at `path`, logging as the user's progress bar. */
+static int write_debug(tsi_autoreport *ar, const char *path)
+{
+	double start = tsi_monotonic_seconds();
+	int rc;
+
+	tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Writing debug information to '%s'", path);
+	TSI_TRACE_BEGINF("Writing debug.cbor");
+	rc = tsi_debug_cbor_write(path, ar->gp, &ar->meta);
+	TSI_TRACE_END();
+	if (!rc)
+		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Wrote debug information to '%s' in %.3f s", path,
+		        tsi_monotonic_seconds() - start);
+	return rc;
+}
+
+/* Fills profile.pop (created already) and renames it into place. */
+static int write_profile(tsi_autoreport *ar, tsi_report_writer *w)
+{
+	double start = tsi_monotonic_seconds();
+	int rc;
+
+	TSI_TRACE_BEGINF("Writing profile.pop");
+	rc = tsi_report_writer_write_graph(w);
+	TSI_TRACE_END();
+	if (!rc)
+		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Wrote the graph profile to '%s' in %.3f s",
+		        tsi_report_writer_path(w), tsi_monotonic_seconds() - start);
+	return rc;
+}
+
+/* The job: profile.pop, then debug.cbor. Its outcome waits in the job_*
+ * fields for job_join. */
+static void *job_main(void *arg)
+{
+	tsi_autoreport *ar = arg;
+	int rc = TSI_OK;
+
+	if (pvti_recording_())
+		pvti_thread_set_name("autoReport writer");
+	if (ar->job_writer) {
+		rc = write_profile(ar, ar->job_writer);
+		ar->job_wrote_profile = rc == TSI_OK;
+	}
+	if (!rc && ar->job_debug_path) {
+		rc = write_debug(ar, ar->job_debug_path);
+		ar->job_wrote_debug = rc == TSI_OK;
+	}
+	ar->job_rc = rc;
+	if (rc)
+		snprintf(ar->job_message, sizeof(ar->job_message), "%s", tsi_error_last());
+	return NULL;
+}
+
+/* Takes the job's outcome: the writer for later runs, the files for the
+ * registry, a failure (kept as the report's error, and logged). Called
+ * once per job, under job_lock. */
+static void job_take(tsi_autoreport *ar, bool registry_locked)
+{
+	if (ar->job_rc) {
+		tsi_report_writer_free(ar->job_writer);
+		if (!ar->error) {
+			ar->error = ar->job_rc;
+			snprintf(ar->message, sizeof(ar->message), "%s", ar->job_message);
+			tsi_log(TSI_LOG_ERR, "AUTOREPORT", "%s", ar->message);
+		}
+	} else {
+		ar->writer = ar->job_writer;
+	}
+	ar->job_writer = NULL;
+	free(ar->job_debug_path);
+	ar->job_debug_path = NULL;
+	if (!registry_locked)
+		pthread_mutex_lock(&registry_lock);
+	if (ar->job_wrote_profile && ar->writer)
+		ar->entry->wrote_profile = true;
+	if (ar->job_wrote_debug)
+		ar->entry->wrote_debug = true;
+	if (!registry_locked)
+		pthread_mutex_unlock(&registry_lock);
+}
+
+/*
+ * Waits for the background job, if one runs, and takes its outcome.
+ * `registry_locked`: the caller holds registry_lock (the job takes no
+ * lock of the registry's, so that cannot deadlock).
+ */
+static void job_join(tsi_autoreport *ar, bool registry_locked)
+{
+	pthread_mutex_lock(&ar->job_lock);
+	if (ar->job_running) {
+		pthread_join(ar->job, NULL);
+		ar->job_running = false;
+		job_take(ar, registry_locked);
+	}
+	pthread_mutex_unlock(&ar->job_lock);
+}
+
+/*
+ * At exit, the jobs still writing finish first: a program that compiles
+ * and returns from main (or calls exit) without freeing its engine still
+ * leaves its complete report, as it did when the report was written
+ * before the compile returned. _exit and signals end them; the files are
+ * then never renamed into place (a killed writer's stale temporary).
+ */
+static void join_jobs_at_exit(void)
+{
+	pthread_mutex_lock(&registry_lock);
+	for (dir_entry *e = registry; e; e = e->next)
+		if (e->owner)
+			job_join(e->owner, true);
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/* fork: the registry stays consistent across it (prepare / parent), and
+ * a child, which has none of its parent's threads, forgets their jobs
+ * instead of ever joining them (their files are the parent's to finish).
+ * Registered after libtilescope-pvti's handlers (a constructor), so this
+ * prepare runs before pvti's takes its locks: a thread joining a job
+ * under registry_lock waits for a job that may be inside a tracepoint. */
+static void fork_prepare_cb(void)
+{
+	pthread_mutex_lock(&registry_lock);
+}
+
+static void fork_parent_cb(void)
+{
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static void fork_child_cb(void)
+{
+	for (dir_entry *e = registry; e; e = e->next) {
+		tsi_autoreport *ar = e->owner;
+
+		if (!ar)
+			continue;
+		pthread_mutex_init(&ar->job_lock, NULL); /* maybe held at the fork */
+		if (ar->job_running) {
+			ar->job_running = false;
+			ar->job_writer = NULL; /* the parent's thread's connection: left alone */
+			ar->job_debug_path = NULL;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static void register_exit_join(void)
+{
+	atexit(join_jobs_at_exit);
+	pthread_atfork(fork_prepare_cb, fork_parent_cb, fork_child_cb);
+}
+
+/*
+ * Starts the job on its own thread (signals blocked: handlers run on the
+ * program's threads). False when no thread could be had; the caller then
+ * does the work itself.
+ */
+static bool job_start(tsi_autoreport *ar)
+{
+	static pthread_once_t exit_join_once = PTHREAD_ONCE_INIT;
+	sigset_t all, old;
+	int rc;
+
+	pthread_once(&exit_join_once, register_exit_join);
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&ar->job, NULL, job_main, ar);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return false;
+	pthread_setname_np(ar->job, "autoreport"); /* as ps and perf show it */
+	ar->job_running = true;
+	return true;
+}
+
+/*
+ * The hook: the compiler model has finished and `gp` is final. The files
+ * are created here, so a directory that cannot take them fails the
+ * compile at once with the system's reason; filling them (about a second
+ * for the large model, issue 19) is left to a thread of its own, which
+ * runs while the program loads and runs instead of before. Whatever reads
+ * the report waits for it first: adding a run, moving the files for a
+ * second engine, POPLAR_GRAPH_REPORT_DEST, freeing the engine. A graph
+ * with out-of-memory tiles is written here and now, as its compile may
+ * yet be refused and its profile freed when this returns.
+ */
 void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *user_data)
 {
 	tsi_autoreport *ar = user_data;
 	tsi_report_meta meta;
-	char *path = NULL;
+	tsi_report_writer *w = NULL;
+	char *path = NULL, *debug_path = NULL;
 	int rc;
 
 	if (!ar || ar->error)
@@ -429,42 +647,34 @@ void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *use
 		if (keep_failure(ar, output_path(ar, "profile.pop", &path)))
 			return;
 		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Writing the graph profile to '%s'", path);
-		double start = tsi_monotonic_seconds();
-		TSI_TRACE_BEGINF("Writing profile.pop");
-		rc = tsi_report_writer_new(&ar->writer, path, gp, &meta);
-		TSI_TRACE_END();
-		if (!rc)
-			tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Wrote the graph profile to '%s' in %.3f s",
-			        path, tsi_monotonic_seconds() - start);
+		rc = tsi_report_writer_create(&w, path, gp, &ar->meta);
 		free(path);
 		if (keep_failure(ar, rc))
 			return;
-		pthread_mutex_lock(&registry_lock);
-		ar->entry->wrote_profile = true;
-		pthread_mutex_unlock(&registry_lock);
 	}
-	if (ar->cfg_copy.report_debug_info) {
-		if (keep_failure(ar, output_path(ar, "debug.cbor", &path)))
-			return;
-		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Writing debug information to '%s'", path);
-		double start = tsi_monotonic_seconds();
-		TSI_TRACE_BEGINF("Writing debug.cbor");
-		rc = tsi_debug_cbor_write(path, gp, &meta);
-		TSI_TRACE_END();
-		if (!rc)
-			tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Wrote debug information to '%s' in %.3f s",
-			        path, tsi_monotonic_seconds() - start);
-		free(path);
-		if (keep_failure(ar, rc))
-			return;
-		pthread_mutex_lock(&registry_lock);
-		ar->entry->wrote_debug = true;
-		pthread_mutex_unlock(&registry_lock);
+	if (ar->cfg_copy.report_debug_info &&
+	    keep_failure(ar, output_path(ar, "debug.cbor", &debug_path))) {
+		tsi_report_writer_free(w);
+		return;
 	}
+	ar->job_writer = w;
+	ar->job_debug_path = debug_path;
+	ar->job_rc = TSI_OK;
+	ar->job_wrote_profile = ar->job_wrote_debug = false;
+	if (gp->n_oom_tiles == 0 && job_start(ar))
+		return;
+	job_main(ar); /* here and now */
+	pthread_mutex_lock(&ar->job_lock);
+	job_take(ar, false);
+	pthread_mutex_unlock(&ar->job_lock);
+	if (ar->error) /* the caller's thread says why */
+		tsi_set_error(ar->error, "%s", ar->message);
 }
 
-const char *tsi_autoreport_profile_path(const tsi_autoreport *ar)
+const char *tsi_autoreport_profile_path(tsi_autoreport *ar)
 {
+	if (ar)
+		job_join(ar, false);
 	return ar && ar->writer ? tsi_report_writer_path(ar->writer) : NULL;
 }
 
@@ -559,12 +769,20 @@ static int write_runs(tsi_autoreport *ar, const tsi_run_profile *const *runs, si
 	return TSI_OK;
 }
 
+int tsi_autoreport_wait(tsi_autoreport *ar)
+{
+	if (!ar)
+		return TSI_OK;
+	job_join(ar, false);
+	return ar->error ? tsi_set_error(ar->error, "%s", ar->message) : TSI_OK;
+}
+
 int tsi_autoreport_add_runs(tsi_autoreport *ar, const tsi_run_profile *const *runs,
                             size_t n_runs)
 {
 	if (!ar || !ar->cfg_copy.report_execution)
 		return TSI_OK;
-	if (ar->error)
+	if (tsi_autoreport_wait(ar))
 		return ar->error;
 	if (!ar->cfg_copy.stream_at_each_run)
 		return TSI_OK; /* written by tsi_autoreport_flush */
@@ -573,17 +791,57 @@ int tsi_autoreport_add_runs(tsi_autoreport *ar, const tsi_run_profile *const *ru
 
 int tsi_autoreport_flush(tsi_autoreport *ar, const tsi_run_profile *const *runs, size_t n_runs)
 {
-	if (!ar || !ar->cfg_copy.report_execution)
+	if (!ar)
 		return TSI_OK;
-	if (ar->error)
+	if (tsi_autoreport_wait(ar) || !ar->cfg_copy.report_execution)
 		return ar->error;
 	return write_runs(ar, runs, n_runs);
+}
+
+/*
+ * Issue 16: the System Analyser opens the report of a run or compile span
+ * in the Graph Analyser. The span carries, as its event metadata,
+ *   {"autoReport": {"directory": D, "subdirectory": S, "engine": E,
+ *                   "run": N}}
+ * D the report's directory now (absolute), S the subdirectory its files
+ * move to should a later engine report to D too (so a reader can follow
+ * them), E the engine's name (or "engine<index>" when it has none), and N
+ * the run's index in profile.pop (run spans of kept runs only). Nothing
+ * when not tracing or when no profile.pop is written.
+ */
+void tsi_autoreport_trace_span(tsi_autoreport *ar, int64_t run)
+{
+	cJSON *root, *o;
+	char *dir, *subdir, *json = NULL, name[32];
+
+	if (!ar || !pvti_recording_() ||
+	    !(ar->cfg_copy.report_graph || ar->cfg_copy.report_execution))
+		return;
+	pthread_mutex_lock(&registry_lock);
+	dir = entry_dir(ar->entry);
+	subdir = strdup(ar->entry->subdir);
+	pthread_mutex_unlock(&registry_lock);
+	snprintf(name, sizeof(name), "engine%u", ar->engine_index);
+	root = cJSON_CreateObject();
+	o = root ? cJSON_AddObjectToObject(root, "autoReport") : NULL;
+	if (o && dir && subdir && cJSON_AddStringToObject(o, "directory", dir) &&
+	    cJSON_AddStringToObject(o, "subdirectory", subdir) &&
+	    cJSON_AddStringToObject(o, "engine", ar->engine_name ? ar->engine_name : name) &&
+	    (run < 0 || cJSON_AddNumberToObject(o, "run", (double)run)))
+		json = cJSON_PrintUnformatted(root);
+	if (json)
+		pvti_event_metadata(json); /* a trace that cannot take it just lacks the link */
+	cJSON_free(json);
+	cJSON_Delete(root);
+	free(dir);
+	free(subdir);
 }
 
 void tsi_autoreport_free(tsi_autoreport *ar)
 {
 	if (!ar)
 		return;
+	job_join(ar, false);
 	pthread_mutex_lock(&registry_lock);
 	if (ar->entry)
 		ar->entry->owner = NULL;
@@ -591,5 +849,6 @@ void tsi_autoreport_free(tsi_autoreport *ar)
 	tsi_report_writer_free(ar->writer);
 	free(ar->engine_name);
 	free(ar->command_line);
+	pthread_mutex_destroy(&ar->job_lock);
 	free(ar);
 }

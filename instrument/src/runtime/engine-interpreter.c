@@ -311,6 +311,7 @@ TSI_API int tsi_engine_run(tsi_engine *engine, size_t index)
 	engine->n_trace = 0;
 	TSI_TRACE_BEGINF("Run program %zu (%s)", index,
 	                 p->name ? p->name : tsi_program_kind_name(p->kind));
+	tsi_autoreport_trace_span(engine->report, keep ? (int64_t)engine->n_runs : -1);
 	rc = exec(engine, p, &all, 0);
 	TSI_TRACE_END();
 	if (keep) {

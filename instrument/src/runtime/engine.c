@@ -153,6 +153,7 @@ TSI_API int tsi_engine_new_named(tsi_engine **out, tsi_graph *graph,
 		        e->replicas == 1 ? "" : "s");
 	tsi_graph_trace_construction_end(core);
 	TSI_TRACE_BEGINF("Compiling %s%s", name ? "engine " : "graph for ", name ? name : core->device_target.name);
+	tsi_autoreport_trace_span(e->report, -1);
 	rc = tsi_compile(&e->compiled, graph, programs, n_programs, e->options, &hook);
 	TSI_TRACE_END();
 	if (rc)
@@ -230,6 +231,13 @@ TSI_API void tsi_engine_free(tsi_engine *engine)
 	if (engine->compiled)
 		tsi_compiled_free(engine->compiled);
 	free(engine);
+}
+
+TSI_API int tsi_engine_wait_reports(tsi_engine *engine)
+{
+	if (!engine)
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_engine_wait_reports: engine is NULL");
+	return tsi_autoreport_wait(engine->report);
 }
 
 /* How many programs the engine was given (valid run indices). */

@@ -26,9 +26,10 @@
  * calibrated once per trace against CLOCK_MONOTONIC; CLOCK_MONOTONIC
  * itself where there is no invariant TSC) and appends a record to a
  * buffer owned by the calling thread, with no lock. A background thread
- * writes the buffers in one transaction at least every 100 ms (and on
+ * writes what was recorded in one transaction within 100 ms (and on
  * pvti_flush()), so a process that crashes loses at most the last
- * interval and leaves a file any SQLite reader can open (WAL journal).
+ * interval and leaves a file any SQLite reader can open (WAL journal);
+ * while nothing is recorded it sleeps.
  * If the writer falls far behind (128 MiB of buffered records), tracing
  * threads wait for it rather than lose events.
  *

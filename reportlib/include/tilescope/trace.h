@@ -217,6 +217,17 @@ TSR_API int tsr_trace_set_decode_budget(tsr_trace *trace, uint64_t spans);
  * (caller frees with free()), or *json NULL when there is none. */
 TSR_API int tsr_trace_dup_event_metadata(char **json, tsr_trace *trace, size_t thread, int64_t seq);
 
+/* The autoReport of the engine whose compile or run span `seq` of
+ * `thread` is (the link the runtime records, see db-schema/pvti.sql):
+ * *dir the report's directory, absolute (following the files into their
+ * subdirectory when a later engine moved them there), *engine the
+ * engine's name (may be NULL to skip), *run the run's index in the
+ * report's runs, or -1 for a compile span (may be NULL). *dir and *engine
+ * are the caller's to free(). TSR_ERR_NO_DATA when the span has no link,
+ * TSR_ERR_CORRUPT when its link is malformed. */
+TSR_API int tsr_trace_dup_span_report(char **dir, char **engine, int64_t *run, tsr_trace *trace,
+                                      size_t thread, int64_t seq);
+
 /* --- Statistics by label -------------------------------------------------------- */
 
 typedef struct tsr_trace_label_stat {

@@ -1,0 +1,102 @@
+/*
+ * From a span of a trace to the autoReport of the engine that ran it
+ * (issue 16, "Across to the Graph Analyser"). The runtime attaches to its
+ * compile and run spans the event metadata documented in
+ * db-schema/pvti.sql (event_metadata): the report's directory, the
+ * subdirectory its files move to when a later engine reports to the same
+ * directory, the engine's name and, for a run, the run's index. This file
+ * reads it back defensively: the trace is a file someone sent, so every
+ * field is checked and a span whose metadata is not such a link is
+ * TSR_ERR_NO_DATA with a message, never a guess.
+ */
+#include "trace-private.h"
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Whether `dir`/`leaf`/profile.pop (leaf NULL: dir/profile.pop) is a
+ * regular file. */
+static bool has_profile(const char *dir, const char *leaf)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+	int n = leaf ? snprintf(path, sizeof(path), "%s/%s/profile.pop", dir, leaf)
+	             : snprintf(path, sizeof(path), "%s/profile.pop", dir);
+
+	return n > 0 && (size_t)n < sizeof(path) && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* A plain directory entry name: no '/', not "." or "..". */
+static bool is_leaf(const char *s)
+{
+	return *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+int tsr_trace_dup_span_report(char **dir, char **engine, int64_t *run, tsr_trace *tr,
+                              size_t thread, int64_t seq)
+{
+	char *json = NULL;
+	cJSON *root = NULL, *link, *d, *sub, *eng, *r;
+	const char *leaf = NULL;
+	int rc;
+
+	if (dir)
+		*dir = NULL;
+	if (engine)
+		*engine = NULL;
+	if (run)
+		*run = -1;
+	if (!tr || !dir)
+		return TSR_ERR_INVALID_ARGUMENT;
+	rc = tsr_trace_dup_event_metadata(&json, tr, thread, seq);
+	if (rc != TSR_OK)
+		return rc;
+	root = json ? cJSON_Parse(json) : NULL;
+	link = cJSON_GetObjectItemCaseSensitive(root, "autoReport");
+	if (!cJSON_IsObject(link)) {
+		rc = trace_fail(tr, TSR_ERR_NO_DATA, "span %lld of thread %zu has no autoReport",
+		                (long long)seq, thread);
+		goto cleanup;
+	}
+	d = cJSON_GetObjectItemCaseSensitive(link, "directory");
+	sub = cJSON_GetObjectItemCaseSensitive(link, "subdirectory");
+	eng = cJSON_GetObjectItemCaseSensitive(link, "engine");
+	r = cJSON_GetObjectItemCaseSensitive(link, "run");
+	if (!cJSON_IsString(d) || d->valuestring[0] != '/' ||
+	    strlen(d->valuestring) >= PATH_MAX - 32 || (eng && !cJSON_IsString(eng)) ||
+	    (sub && (!cJSON_IsString(sub) || !is_leaf(sub->valuestring) ||
+	             strlen(sub->valuestring) > NAME_MAX)) ||
+	    (r && (!cJSON_IsNumber(r) || r->valuedouble < 0 || r->valuedouble > 9007199254740992.0 ||
+	           r->valuedouble != (double)(int64_t)r->valuedouble))) {
+		rc = trace_fail(tr, TSR_ERR_CORRUPT,
+		                "span %lld of thread %zu: its autoReport link is malformed",
+		                (long long)seq, thread);
+		goto cleanup;
+	}
+	/* The files moved into the subdirectory when a second engine came. */
+	if (sub && !has_profile(d->valuestring, NULL) && has_profile(d->valuestring, sub->valuestring))
+		leaf = sub->valuestring;
+	if (leaf) {
+		size_t n = strlen(d->valuestring) + strlen(leaf) + 2;
+
+		if ((*dir = malloc(n)))
+			snprintf(*dir, n, "%s/%s", d->valuestring, leaf);
+	} else {
+		*dir = strdup(d->valuestring);
+	}
+	if (!*dir || (engine && eng && !(*engine = strdup(eng->valuestring)))) {
+		free(*dir);
+		*dir = NULL;
+		rc = trace_fail(tr, TSR_ERR_NO_MEMORY, "out of memory");
+		goto cleanup;
+	}
+	if (run && r)
+		*run = (int64_t)r->valuedouble;
+cleanup:
+	cJSON_Delete(root);
+	free(json);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/*
+ * Across to the Graph Analyser (issue 16): a compile or run span of an
+ * engine that wrote an autoReport carries the report's directory, the
+ * engine's name and the run (tsr_trace_dup_span_report). For such a
+ * selected span the window offers "Open in Graph Analyser" (a header bar
+ * button and Alt+G, as its mnemonic; action win.open-in-graph-analyser,
+ * enabled only then; Ctrl+G is the search's next hit), which launches
+ * tilescope-graph-analyser on the report at that run's Execution Trace
+ * (--run N).
+ *
+ * The Graph Analyser is $TILESCOPE_GRAPH_ANALYSER when set, else the one
+ * beside this program (installed together), else the build tree's, else
+ * the first on PATH.
+ */
+#pragma once
+
+#include "sa-timeline.h"
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+/* Adds the action, its shortcut and the button to `window` (a
+ * GtkApplicationWindow), following `timeline`'s selection. */
+void sa_graph_link_attach(GtkApplicationWindow *window, SaTimeline *timeline,
+                          GtkHeaderBar *header);
+/* Re-reads the selection (after a new document, which selects nothing). */
+void sa_graph_link_update(GtkApplicationWindow *window);
+
+/* The link of `timeline`'s selected span: TRUE with *dir (the report's
+ * directory), *engine and *run (-1: a compile span) set, the caller
+ * freeing both strings with g_free; FALSE when nothing with a report is
+ * selected. */
+gboolean sa_graph_link_lookup(SaTimeline *timeline, char **dir, char **engine, gint64 *run);
+/* The argv that opens `dir` at `run` (-1: no run) in the Graph Analyser,
+ * or NULL when no Graph Analyser is found (g_strfreev). */
+char **sa_graph_link_argv(const char *dir, gint64 run);
+
+G_END_DECLS
