@@ -94,16 +94,20 @@ typedef struct tsi_region {
 } tsi_region;
 
 /* A tensor is a view: a shape plus the list of variable regions that hold
- * its elements in row-major order. Made in the arena, immutable. */
+ * its elements in row-major order. Made in the arena, immutable, and sized
+ * to what it holds: `rank` dimensions, and (unless it shares another
+ * tensor's list) its regions right behind them in the same allocation.
+ * Large models make ten million views, one or more per vertex field, so
+ * every byte of this header counts: 48 bytes plus 8 per dimension. */
 struct tsi_tensor {
 	tsi_graph *graph;
-	tsi_type type;
-	size_t rank;
-	size_t shape[TSI_MAX_RANK];
-	size_t numel;
-	int64_t var;         /* >= 0: this tensor is the whole variable `var` */
-	size_t n_regions;
 	tsi_region *regions; /* arena; adjacent regions of one variable merged */
+	size_t numel;
+	size_t n_regions;
+	size_t rank;
+	int32_t var;         /* >= 0: this tensor is the whole variable `var` */
+	tsi_type type;
+	size_t shape[];      /* rank entries */
 };
 
 /* Makes a tensor from a region list (copied into the arena; adjacent

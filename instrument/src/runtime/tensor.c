@@ -308,12 +308,18 @@ static void emit_strided(region_builder *b, region_locator *loc, size_t base, si
 
 /* --- Making tensors ------------------------------------------------------------ */
 
-/* Allocates a tensor header of `rank` dims in the arena (var = -1). */
+/* Allocates a tensor of `rank` dims in the arena (var = -1) with room for
+ * `n_regions` regions behind its shape (t->regions points there when
+ * n_regions > 0; a view sharing another's list passes 0). */
 static tsi_tensor *alloc_tensor(tsi_graph *graph, tsi_type type, size_t rank, const size_t *shape,
-                                size_t numel)
+                                size_t numel, size_t n_regions)
 {
-	tsi_tensor *t = tsi_arena_alloc(&graph->core->arena, sizeof(*t));
+	size_t bytes = sizeof(tsi_tensor) + rank * sizeof(size_t);
+	tsi_tensor *t;
 
+	if (n_regions > (SIZE_MAX - bytes) / sizeof(tsi_region))
+		return NULL;
+	t = tsi_arena_alloc(&graph->core->arena, bytes + n_regions * sizeof(tsi_region));
 	if (!t)
 		return NULL;
 	t->graph = graph;
@@ -323,7 +329,15 @@ static tsi_tensor *alloc_tensor(tsi_graph *graph, tsi_type type, size_t rank, co
 		t->shape[d] = shape[d];
 	t->numel = numel;
 	t->var = -1;
+	if (n_regions)
+		t->regions = (tsi_region *)(t->shape + rank);
 	return t;
+}
+
+/* True when region `b` continues region `a` (same variable, next element). */
+static bool region_continues(const tsi_region *a, const tsi_region *b)
+{
+	return a->var == b->var && a->begin + a->len == b->begin;
 }
 
 /*
@@ -335,7 +349,8 @@ tsi_tensor *tsi_tensor_make(tsi_graph *graph, tsi_type type, size_t rank, const 
                             const tsi_region *regions, size_t n_regions)
 {
 	char buf[160];
-	size_t numel, total = 0, n = 0;
+	size_t numel, total = 0, n = 0, merged = 0;
+	const tsi_region *last = NULL;
 	tsi_tensor *t;
 
 	if (!graph)
@@ -350,28 +365,33 @@ tsi_tensor *tsi_tensor_make(tsi_graph *graph, tsi_type type, size_t rank, const 
 		               format_shape(buf, sizeof(buf), rank, shape));
 		return NULL;
 	}
-	for (size_t r = 0; r < n_regions; r++)
+	/* Count the merged list first, so the tensor is one exact allocation. */
+	for (size_t r = 0; r < n_regions; r++) {
 		total += regions[r].len;
+		if (regions[r].len == 0)
+			continue;
+		if (!last || !region_continues(last, &regions[r]))
+			merged++;
+		last = &regions[r];
+	}
 	if (total != numel) {
 		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
 		               "tensor of shape %s (%zu elements) given regions holding %zu elements",
 		               format_shape(buf, sizeof(buf), rank, shape), numel, total);
 		return NULL;
 	}
-	t = alloc_tensor(graph, type, rank, shape, numel);
-	if (!t)
-		goto oom;
-	if (n_regions) {
-		t->regions = tsi_arena_alloc(&graph->core->arena, n_regions * sizeof(*t->regions));
-		if (!t->regions)
-			goto oom;
+	t = alloc_tensor(graph, type, rank, shape, numel, merged);
+	if (!t) {
+		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY,
+		               "out of host memory making a tensor of shape %s",
+		               format_shape(buf, sizeof(buf), rank, shape));
+		return NULL;
 	}
 	for (size_t r = 0; r < n_regions; r++) {
 		const tsi_region *src = &regions[r];
 		if (src->len == 0)
 			continue;
-		if (n && t->regions[n - 1].var == src->var &&
-		    t->regions[n - 1].begin + t->regions[n - 1].len == src->begin) {
+		if (n && region_continues(&t->regions[n - 1], src)) {
 			t->regions[n - 1].len += src->len;
 			continue;
 		}
@@ -379,10 +399,6 @@ tsi_tensor *tsi_tensor_make(tsi_graph *graph, tsi_type type, size_t rank, const 
 	}
 	t->n_regions = n;
 	return t;
-oom:
-	tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory making a tensor of shape %s",
-	               format_shape(buf, sizeof(buf), rank, shape));
-	return NULL;
 }
 
 /* The whole-variable tensor of `var`: one region, the variable's shape. */
@@ -398,7 +414,7 @@ tsi_tensor *tsi_tensor_of_var(tsi_graph *graph, const tsi_var *var)
 	region.len = var->numel;
 	t = tsi_tensor_make(graph, var->type, var->rank, var->shape, &region, var->numel ? 1 : 0);
 	if (t)
-		t->var = var->id;
+		t->var = (int32_t)var->id;
 	return t;
 }
 
@@ -439,7 +455,7 @@ static tsi_tensor *strided_view(const tsi_tensor *src, size_t base, size_t n,
 /* A view sharing `src`'s regions (same element order) with a new shape. */
 static tsi_tensor *same_order_view(const tsi_tensor *src, size_t rank, const size_t *shape)
 {
-	tsi_tensor *t = alloc_tensor(src->graph, src->type, rank, shape, src->numel);
+	tsi_tensor *t = alloc_tensor(src->graph, src->type, rank, shape, src->numel, 0);
 
 	if (!t)
 		return fail_oom(src);

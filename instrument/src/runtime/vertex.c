@@ -217,8 +217,11 @@ TSI_API int tsi_graph_connect(tsi_graph *graph, tsi_vertex *v, const char *field
 			    tsi_arena_alloc(&graph->core->arena, (rows ? rows : 1) * sizeof(*list));
 			if (!list)
 				return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
-			for (size_t r = 0; r < rows; r++)
-				list[r] = tsi_tensor_flatten(tsi_tensor_index(tensor, r));
+			/* A row of a matrix is already flat: no second view. */
+			for (size_t r = 0; r < rows; r++) {
+				const tsi_tensor *row = tsi_tensor_index(tensor, r);
+				list[r] = row && row->rank != 1 ? tsi_tensor_flatten(row) : row;
+			}
 			return connect_field(graph, v, field, list, rows, true);
 		}
 	}
