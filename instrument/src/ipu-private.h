@@ -33,6 +33,8 @@ typedef struct tsi_arena {
 
 /* Zeroed, 16-byte aligned memory that lives until tsi_arena_clear(). NULL on OOM. */
 void *tsi_arena_alloc(tsi_arena *arena, size_t bytes);
+/* The same, aligned to 8 bytes only (for records of pointers and sizes). */
+void *tsi_arena_alloc8(tsi_arena *arena, size_t bytes);
 char *tsi_arena_strdup(tsi_arena *arena, const char *s);
 char *tsi_arena_printf(tsi_arena *arena, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tsi_arena_clear(tsi_arena *arena);
@@ -86,11 +88,13 @@ typedef struct tsi_var {
 	uint32_t debug_id;   /* debug context open when it was made, 0: none */
 } tsi_var;
 
-/* A run of consecutive elements of one variable. */
+/* A run of consecutive elements of one variable. 16 bytes: views of large
+ * models hold tens of millions of them. A variable has at most UINT32_MAX
+ * elements (graph.c), so a run's length fits 32 bits. */
 typedef struct tsi_region {
 	uint32_t var;  /* variable id */
+	uint32_t len;  /* elements, >= 1 */
 	size_t begin;  /* first element in the variable */
-	size_t len;    /* elements, >= 1 */
 } tsi_region;
 
 /* A tensor is a view: a shape plus the list of variable regions that hold

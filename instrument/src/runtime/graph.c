@@ -214,6 +214,12 @@ static tsi_tensor *add_var(tsi_graph *graph, tsi_type type, size_t rank, const s
 		}
 		numel *= shape[d];
 	}
+	if (numel > UINT32_MAX) {
+		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
+		               "variable '%s' has %zu elements; at most %u in one variable",
+		               name ? name : "?", numel, UINT32_MAX);
+		return NULL;
+	}
 	/* Tensors name their variable in an int32_t (their header is kept small). */
 	if (core->vars.len >= INT32_MAX) {
 		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,

@@ -319,7 +319,7 @@ static tsi_tensor *alloc_tensor(tsi_graph *graph, tsi_type type, size_t rank, co
 
 	if (n_regions > (SIZE_MAX - bytes) / sizeof(tsi_region))
 		return NULL;
-	t = tsi_arena_alloc(&graph->core->arena, bytes + n_regions * sizeof(tsi_region));
+	t = tsi_arena_alloc8(&graph->core->arena, bytes + n_regions * sizeof(tsi_region));
 	if (!t)
 		return NULL;
 	t->graph = graph;

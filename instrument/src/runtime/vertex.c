@@ -191,7 +191,7 @@ static int connect_field(tsi_graph *graph, tsi_vertex *v, const char *field,
 		                      "use tsi_graph_connect",
 		                      field, v->id, v->type_name);
 	conn = &v->fields[idx];
-	conn->tensors = tsi_arena_alloc(&graph->core->arena, (n ? n : 1) * sizeof(*conn->tensors));
+	conn->tensors = tsi_arena_alloc8(&graph->core->arena, (n ? n : 1) * sizeof(*conn->tensors));
 	if (!conn->tensors)
 		return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
 	memcpy(conn->tensors, tensors, n * sizeof(*tensors));
@@ -214,7 +214,7 @@ TSI_API int tsi_graph_connect(tsi_graph *graph, tsi_vertex *v, const char *field
 				continue;
 			size_t rows = tensor->shape[0];
 			const tsi_tensor **list =
-			    tsi_arena_alloc(&graph->core->arena, (rows ? rows : 1) * sizeof(*list));
+			    tsi_arena_alloc8(&graph->core->arena, (rows ? rows : 1) * sizeof(*list));
 			if (!list)
 				return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
 			/* A row of a matrix is already flat: no second view. */
