@@ -28,18 +28,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One move of a contiguous run of a variable between two tiles. */
+/* One move of a contiguous run of a variable between two tiles. A
+ * variable has at most UINT32_MAX elements (graph.c), so element
+ * positions fit 32 bits; 20 bytes a move, as lowering a large model
+ * sorts tens of millions of them. */
 typedef struct move {
 	uint32_t dst;   /* receiving tile */
 	uint32_t src;   /* sending tile */
 	uint32_t var;
-	size_t begin;   /* element range [begin, end) of the variable */
-	size_t end;
+	uint32_t begin; /* element range [begin, end) of the variable */
+	uint32_t end;
 } move;
 
 typedef struct move_list {
 	move *items;
 	size_t n, cap;
+	/* moves_dedup's scratch, kept between exchanges */
+	move *tmp;          /* cap entries */
+	size_t *bucket;     /* n_bucket + 1 entries: moves per receiving tile */
+	size_t n_bucket;
 } move_list;
 
 /* The lowered representation of one user program inside its parent. */
@@ -78,33 +85,120 @@ static int move_push(move_list *l, uint32_t dst, uint32_t src, uint32_t var, siz
 			return TSI_ERR_NO_MEMORY;
 		l->items = m;
 		l->cap = cap;
+		free(l->tmp);
+		l->tmp = NULL;
 	}
-	l->items[l->n++] = (move){dst, src, var, begin, end};
+	l->items[l->n++] = (move){dst, src, var, (uint32_t)begin, (uint32_t)end};
 	return TSI_OK;
 }
 
-static int cmp_move(const void *pa, const void *pb)
+/* Frees a move list and its scratch. */
+static void move_list_free(move_list *l)
 {
-	const move *a = pa, *b = pb;
-
-	if (a->dst != b->dst)
-		return a->dst < b->dst ? -1 : 1;
-	if (a->var != b->var)
-		return a->var < b->var ? -1 : 1;
-	if (a->begin != b->begin)
-		return a->begin < b->begin ? -1 : 1;
-	return 0;
+	free(l->items);
+	free(l->tmp);
+	free(l->bucket);
 }
 
-/* Sorts moves by receiver and variable and merges overlapping or adjacent
- * runs from the same sender, so data is received once per tile. */
-static void moves_dedup(move_list *l)
+/* The order of moves within one receiving tile: by variable, then first
+ * element. */
+static inline bool move_before(const move *a, const move *b)
 {
+	return a->var != b->var ? a->var < b->var : a->begin < b->begin;
+}
+
+/* Stable sort of m[0..n) by move_before, with scratch tmp[0..n): insertion
+ * sort for short runs, then bottom-up merging (the comparison inlined,
+ * unlike qsort's). Returns the array holding the result (m or tmp). */
+static move *sort_bucket(move *m, move *tmp, size_t n)
+{
+	enum { RUN = 16 };
+	move *from = m, *to = tmp;
+
+	for (size_t lo = 0; lo < n; lo += RUN) {
+		size_t hi = lo + RUN < n ? lo + RUN : n;
+		for (size_t i = lo + 1; i < hi; i++) {
+			move x = m[i];
+			size_t j = i;
+			while (j > lo && move_before(&x, &m[j - 1])) {
+				m[j] = m[j - 1];
+				j--;
+			}
+			m[j] = x;
+		}
+	}
+	for (size_t width = RUN; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = lo + width < n ? lo + width : n;
+			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+			size_t a = lo, b = mid, k = lo;
+			while (a < mid && b < hi)
+				to[k++] = move_before(&from[b], &from[a]) ? from[b++] : from[a++];
+			while (a < mid)
+				to[k++] = from[a++];
+			while (b < hi)
+				to[k++] = from[b++];
+		}
+		move *t = from;
+		from = to;
+		to = t;
+	}
+	return from;
+}
+
+/*
+ * Sorts moves by receiver, variable and first element, and merges
+ * overlapping or adjacent runs from the same sender, so data is received
+ * once per tile. The sort is stable (as the qsort it replaces was in
+ * glibc): a counting pass by receiving tile, then each tile's moves
+ * sorted on their own, which keeps the sorts small and in cache.
+ * Returns TSI_OK or TSI_ERR_NO_MEMORY (the list is then unchanged).
+ */
+static int moves_dedup(move_list *l)
+{
+	uint32_t max_dst = 0;
 	size_t w = 0;
 
 	if (l->n == 0)
-		return;
-	qsort(l->items, l->n, sizeof(*l->items), cmp_move);
+		return TSI_OK;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].dst > max_dst)
+			max_dst = l->items[i].dst;
+	if (!l->tmp) {
+		l->tmp = malloc(l->cap * sizeof(*l->tmp));
+		if (!l->tmp)
+			return TSI_ERR_NO_MEMORY;
+	}
+	if ((size_t)max_dst + 2 > l->n_bucket) {
+		size_t nb = (size_t)max_dst + 2;
+		size_t *bk = realloc(l->bucket, nb * sizeof(*bk));
+		if (!bk)
+			return TSI_ERR_NO_MEMORY;
+		l->bucket = bk;
+		l->n_bucket = nb;
+	}
+	/* Counting sort by receiver into tmp; bucket[d] becomes the start of
+	 * tile d's moves. */
+	memset(l->bucket, 0, ((size_t)max_dst + 2) * sizeof(*l->bucket));
+	for (size_t i = 0; i < l->n; i++)
+		l->bucket[l->items[i].dst + 1]++;
+	for (size_t d = 1; d <= (size_t)max_dst + 1; d++)
+		l->bucket[d] += l->bucket[d - 1];
+	for (size_t i = 0; i < l->n; i++)
+		l->tmp[l->bucket[l->items[i].dst]++] = l->items[i];
+	/* bucket[d] is now the end of tile d's moves. Sort each tile's moves
+	 * back into items. */
+	for (size_t d = 0, lo = 0; d <= max_dst; d++) {
+		size_t hi = l->bucket[d];
+		if (hi - lo > 1) {
+			move *sorted = sort_bucket(l->tmp + lo, l->items + lo, hi - lo);
+			if (sorted != l->items + lo)
+				memcpy(l->items + lo, sorted, (hi - lo) * sizeof(*sorted));
+		} else if (hi > lo) {
+			l->items[lo] = l->tmp[lo];
+		}
+		lo = hi;
+	}
 	for (size_t r = 1; r < l->n; r++) {
 		move *last = &l->items[w], *m = &l->items[r];
 		if (m->dst == last->dst && m->var == last->var && m->src == last->src &&
@@ -116,6 +210,7 @@ static void moves_dedup(move_list *l)
 		}
 	}
 	l->n = w + 1;
+	return TSI_OK;
 }
 
 static uint32_t ipu_of(const lower_ctx *c, uint32_t tile)
@@ -216,7 +311,8 @@ static int32_t build_exchange(lower_ctx *c, move_list *l, tsi_exchange_kind kind
 	tsi_exchange_instructions ins;
 	int32_t id;
 
-	moves_dedup(l);
+	if (moves_dedup(l))
+		return -2;
 	if (l->n == 0)
 		return -1;
 	id = add_exchange(c, kind, role, name, source, &rec, &plan);
@@ -255,7 +351,8 @@ static int32_t build_exchange(lower_ctx *c, move_list *l, tsi_exchange_kind kind
 	if (kind == TSI_EXCHANGE_INTERNAL) {
 		for (size_t i = 0; i < l->n; i++)
 			l->items[i].dst = l->items[i].src;
-		moves_dedup(l);
+		if (moves_dedup(l))
+			return -2;
 		for (size_t i = 0; i < l->n; i++) {
 			const move *m = &l->items[i];
 			const tsi_var *v = core->vars.items[m->var];
@@ -1221,8 +1318,8 @@ done:
 	free(c.lowered);
 	free(c.function_index);
 	tsi_vec_clear(&c.function_ids);
-	free(c.internal.items);
-	free(c.external.items);
+	move_list_free(&c.internal);
+	move_list_free(&c.external);
 	tsi_tile_acc_free(&c.recv);
 	tsi_tile_acc_free(&c.sent);
 	tsi_tile_acc_free(&c.code);
