@@ -248,6 +248,10 @@ typedef struct tsi_graph_core {
 	tsi_arena arena;
 	tsi_vec vars;              /* tsi_var* */
 	tsi_vec codelets;          /* const tsi_codelet* (arena copies) */
+	/* Open-addressed hash of codelets by name (vertex.c): every vertex
+	 * added looks its type up, a million times in large models. */
+	const tsi_codelet **codelet_slots; /* malloc, n_codelet_slots entries (a power of 2) */
+	size_t n_codelet_slots;
 	tsi_vec compute_sets;      /* tsi_compute_set* */
 	tsi_vec vertices;          /* tsi_vertex* */
 	tsi_vec streams;           /* tsi_stream* */

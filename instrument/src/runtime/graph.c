@@ -107,6 +107,7 @@ TSI_API void tsi_graph_free(tsi_graph *graph)
 		free(core->subgraphs.items[i]);
 	tsi_vec_clear(&core->vars);
 	tsi_vec_clear(&core->codelets);
+	free(core->codelet_slots);
 	tsi_vec_clear(&core->compute_sets);
 	tsi_vec_clear(&core->vertices);
 	tsi_vec_clear(&core->streams);
