@@ -277,6 +277,26 @@ void tsi_engine_plan_free(cs_plan *p)
 	free(p);
 }
 
+/* Gives back what the move lists were sized for but did not use: they
+ * are allocated for one move per region (and the in-place list for one
+ * per field), and merging strided runs leaves large compute sets a
+ * fraction of that. A plan lives as long as the engine, so the slack
+ * would too: 1.4 GB of bert_synth --size large's plans. */
+static void shrink_plan(cs_plan *p)
+{
+	xfer *x;
+	direct_field *d;
+
+	if ((x = realloc(p->in, (p->n_in + 1) * sizeof(*x))))
+		p->in = x;
+	if ((x = realloc(p->out, (p->n_out + 1) * sizeof(*x))))
+		p->out = x;
+	if ((x = realloc(p->zero, (p->n_zero + 1) * sizeof(*x))))
+		p->zero = x;
+	if ((d = realloc(p->direct, (p->n_direct + 1) * sizeof(*d))))
+		p->direct = d;
+}
+
 /*
  * Works out the scratch layout of compute set `cs`: where each field of
  * each vertex lives in the arena, its sub-vector offsets, and the moves
@@ -412,6 +432,7 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 	}
 	p->scratch_bytes = pos;
 	free(in_place);
+	shrink_plan(p);
 	*out = p;
 	return TSI_OK;
 fail:
