@@ -252,6 +252,11 @@ typedef struct tsi_graph_core {
 	 * added looks its type up, a million times in large models. */
 	const tsi_codelet **codelet_slots; /* malloc, n_codelet_slots entries (a power of 2) */
 	size_t n_codelet_slots;
+	/* Recently made views by a hash of their content (tensor.c): operations
+	 * ask for the same slice again and again (a matmul's operand rows for
+	 * every output block), and an immutable view can be shared. Direct
+	 * mapped, TSI_VIEW_CACHE_SLOTS entries (malloc), NULL until first use. */
+	const tsi_tensor **view_cache;
 	tsi_vec compute_sets;      /* tsi_compute_set* */
 	tsi_vec vertices;          /* tsi_vertex* */
 	tsi_vec streams;           /* tsi_stream* */

@@ -108,6 +108,7 @@ TSI_API void tsi_graph_free(tsi_graph *graph)
 	tsi_vec_clear(&core->vars);
 	tsi_vec_clear(&core->codelets);
 	free(core->codelet_slots);
+	free(core->view_cache);
 	tsi_vec_clear(&core->compute_sets);
 	tsi_vec_clear(&core->vertices);
 	tsi_vec_clear(&core->streams);
