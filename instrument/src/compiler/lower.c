@@ -64,6 +64,14 @@ typedef struct lower_ctx {
 	tsi_vec function_ids;      /* lowered Sequence id of each function, boxed */
 	move_list internal, external; /* scratch for one exchange */
 	tsi_tile_acc recv, sent, code, msg, hdr, cyc, runs;
+	/* Field tensors whose moves to or from a tile this exchange already
+	 * holds (see collect_field_moves): direct mapped, valid for `epoch`. */
+	struct seen_field {
+		const tsi_tensor *t;
+		uint32_t tile;
+		uint32_t epoch;
+	} *seen;
+	uint32_t epoch;               /* bumped whenever the move lists are consumed */
 	size_t user_programs_lowered; /* for the progress lines */
 	double next_progress_s;       /* CLOCK_MONOTONIC seconds of the next line */
 } lower_ctx;
@@ -493,6 +501,8 @@ static int add_exchanges(lower_ctx *c, tsi_exchange_role role, const char *inter
 	int32_t ex = build_exchange(c, &c->external, TSI_EXCHANGE_EXTERNAL, role, external, p);
 	int rc = TSI_OK;
 
+	c->epoch++; /* the lists are empty again */
+
 	if (in == -2 || ex == -2)
 		return oom();
 	if ((in >= 0 && (rc = id_add(c, l, in))) || (ex >= 0 && (rc = id_add(c, l, ex))))
@@ -500,9 +510,18 @@ static int add_exchanges(lower_ctx *c, tsi_exchange_role role, const char *inter
 	return TSI_OK;
 }
 
-/* Collects the moves of the fields of `cs` that read (`fetch`: inputs and
+/* Slots of lower_ctx.seen (a power of 2). */
+#define SEEN_SLOTS 4096u
+
+/*
+ * Collects the moves of the fields of `cs` that read (`fetch`: inputs and
  * in-outs, fetched to the vertex's tile) or write (outputs and in-outs,
- * returned to where they live) data on other tiles. */
+ * returned to where they live) data on other tiles. Vertices on one tile
+ * often share a view (views are shared when equal, tensor.c); its moves
+ * to that tile are already in the lists, and moves_dedup would only merge
+ * the copies away, so a view seen for the tile in this exchange is
+ * skipped.
+ */
 static int collect_field_moves(lower_ctx *c, const tsi_compute_set *cs, bool fetch)
 {
 	for (size_t vi = 0; vi < cs->vertices.len; vi++) {
@@ -512,7 +531,13 @@ static int collect_field_moves(lower_ctx *c, const tsi_compute_set *cs, bool fet
 			if (dir == (fetch ? TSI_FIELD_OUTPUT : TSI_FIELD_INPUT))
 				continue;
 			for (size_t k = 0; k < v->fields[f].n; k++) {
-				int rc = collect_moves(c, v->fields[f].tensors[k], v->tile, fetch);
+				const tsi_tensor *t = v->fields[f].tensors[k];
+				uintptr_t key = (uintptr_t)t ^ ((uintptr_t)v->tile * 0x9e3779b1u);
+				struct seen_field *s = &c->seen[(key ^ key >> 13) & (SEEN_SLOTS - 1)];
+				if (s->t == t && s->tile == v->tile && s->epoch == c->epoch)
+					continue;
+				*s = (struct seen_field){t, v->tile, c->epoch};
+				int rc = collect_moves(c, t, v->tile, fetch);
 				if (rc)
 					return rc;
 			}
@@ -1249,8 +1274,9 @@ int tsi_lower(tsi_profile_builder *b, tsi_program *const *programs, size_t n_pro
 	c.tiles_per_ipu = core->target.tiles_per_ipu ? core->target.tiles_per_ipu : 1;
 	c.lowered = calloc(core->programs.len ? core->programs.len : 1, sizeof(*c.lowered));
 	c.function_index = malloc((core->functions.len ? core->functions.len : 1) * sizeof(int32_t));
+	c.seen = calloc(SEEN_SLOTS, sizeof(*c.seen));
 	b->leaves = calloc(core->programs.len ? core->programs.len : 1, sizeof(*b->leaves));
-	if (!c.lowered || !c.function_index || !b->leaves ||
+	if (!c.lowered || !c.function_index || !c.seen || !b->leaves ||
 	    tsi_tile_acc_init(&c.recv, tiles) || tsi_tile_acc_init(&c.sent, tiles) ||
 	    tsi_tile_acc_init(&c.code, tiles) || tsi_tile_acc_init(&c.msg, tiles) ||
 	    tsi_tile_acc_init(&c.hdr, tiles) || tsi_tile_acc_init(&c.cyc, tiles) ||
@@ -1317,6 +1343,7 @@ int tsi_lower(tsi_profile_builder *b, tsi_program *const *programs, size_t n_pro
 done:
 	free(c.lowered);
 	free(c.function_index);
+	free(c.seen);
 	tsi_vec_clear(&c.function_ids);
 	move_list_free(&c.internal);
 	move_list_free(&c.external);
