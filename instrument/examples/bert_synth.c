@@ -71,7 +71,7 @@ static void usage(void)
 	       "  --seed N            the pseudo-random data (default 1)\n"
 	       "  --check, --no-check compare the output with the host's forward pass\n"
 	       "                      (default: on for small models)\n"
-	       "Prints the graph counts and each phase's time (build_s, compile_s, run_s:\n"
+	       "Prints the graph counts and each phase's time (build_s, compile_s, load_s, run_s:\n"
 	       "seconds per run; with --runs N > 1 also first_run_s and later_run_s, the\n"
 	       "mean of the others), the run's steps and a checksum of the output.\n"
 	       "Exit status: 0 success, 1 the output differs from the host's or a\n"
@@ -218,7 +218,9 @@ int main(int argc, char **argv)
 		bert_host host;
 		if (bert_host_new(&host, &cfg, seed) != 0)
 			ex_fail("making the data", "out of memory");
+		double load0 = now();
 		ex_must_engine(engine, tsi_engine_load(engine, device), "loading");
+		printf("load_s %.3f\n", now() - load0);
 		bert_host_write(&host, engine);
 		double t3 = now(), first_end = t3;
 		for (unsigned r = 0; r < runs; r++) {

@@ -558,3 +558,49 @@ int tsi_engine_run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *
 	}
 	return TSI_OK;
 }
+
+/* True when plan_build would refuse `cs` (a vertex of unknown type, or a
+ * field connected to a variable made after compilation): such a compute
+ * set is left for its first execution to report, as it always was. */
+static bool plan_would_fail(const tsi_engine *e, const tsi_compute_set *cs)
+{
+	for (size_t i = 0; i < cs->vertices.len; i++) {
+		const tsi_vertex *v = cs->vertices.items[i];
+		if (v->id >= e->compiled->n_vertices)
+			continue;
+		if (!v->codelet)
+			return true;
+		for (size_t f = 0; f < v->codelet->n_fields; f++)
+			for (size_t k = 0; k < v->fields[f].n; k++)
+				for (size_t r = 0; r < v->fields[f].tensors[k]->n_regions; r++)
+					if (v->fields[f].tensors[k]->regions[r].var >= e->n_vars)
+						return true;
+	}
+	return false;
+}
+
+/*
+ * Builds the plan of every compute set the compiled programs execute, at
+ * load, so that the first run costs what the later ones do (the plans
+ * were built on first execution, which made a large model's first run
+ * several times slower than the next). Returns TSI_OK or an out-of-memory
+ * failure (recorded).
+ */
+int tsi_engine_prepare_plans(tsi_engine *e)
+{
+	const tsi_vec *sets = &e->compiled->compute_sets;
+
+	for (size_t i = 0; i < sets->len; i++) {
+		tsi_compute_set *cs = sets->items[i];
+		cs_plan *p;
+		int rc;
+
+		if (cs->id >= e->n_plans || e->plans[cs->id] || plan_would_fail(e, cs))
+			continue;
+		rc = plan_build(e, cs, &p);
+		if (rc)
+			return rc;
+		e->plans[cs->id] = p;
+	}
+	return TSI_OK;
+}
