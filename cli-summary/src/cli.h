@@ -129,3 +129,17 @@ int cli_cmd_diff(int argc, char **argv);
 int cli_cmd_trace(int argc, char **argv);
 int cli_cmd_export(int argc, char **argv);
 int cli_cmd_sql(int argc, char **argv);
+
+/* Writes a name read from a trace as `tilescope trace` does (cmd-trace.c):
+ * control characters as '?', cut with "…" or padded to `width` columns
+ * (-1: whole). */
+void cli_trace_put_name(FILE *out, const char *s, int width);
+
+/* `tilescope trace --compare A B` (cmd-trace-compare.c): the two traces'
+ * statistics by label side by side, in the window of `from` / `to` (ms
+ * after each side's first event, NULL: open) with or without medians,
+ * the first `top` (0: all) labels by |change of total|, as text or JSON,
+ * to `output` (NULL: stdout). Returns the exit code (errors printed). */
+int cli_trace_compare(const char *path_a, const char *path_b, const char *usage, const char *from,
+                      const char *to, bool median, size_t top, bool json, tsr_colours colours,
+                      const char *output);

@@ -20,7 +20,8 @@ static const char help[] =
 	"usage: tilescope sql [--csv|--json] [-o FILE] FILE SQL\n"
 	"\n"
 	"Runs one read-only SQL statement over FILE: a profile.pop, the autoReport\n"
-	"directory holding one, or a .pvti trace (or a directory holding one). The\n"
+	"directory holding one, or a .pvti trace (or a directory holding one, or a\n"
+	"Chrome trace-event JSON file, read into a .pvti in memory). The\n"
 	"tables are those of db-schema/profile.sql and db-schema/pvti.sql (installed\n"
 	"in share/tilescope). Only a read is run: SELECT (WITH, VALUES, EXPLAIN),\n"
 	"the usual built-in functions and the PRAGMAs that list the schema; anything\n"
@@ -352,7 +353,7 @@ static bool dir_has_report(const char *path)
 /*
  * Opens FILE as what reportlib recognises it to be: a report (a
  * profile.pop or a directory holding one) or else a .pvti trace of one
- * file. Exactly one of *report and *trace is set on success; errors are
+ * file (or a Chrome JSON trace, which the trace reader takes). Exactly one of *report and *trace is set on success; errors are
  * printed.
  */
 static int open_file(tsr_report **report, tsr_trace **trace, const char *path)
@@ -370,8 +371,10 @@ static int open_file(tsr_report **report, tsr_trace **trace, const char *path)
 		cli_progress_end();
 		if (rc == TSR_OK)
 			return CLI_EXIT_OK;
-		/* Anything but "this is a .pvti" is the answer. */
-		if (rc != TSR_ERR_NOT_REPORT || !strstr(tsr_last_error(), ".pvti"))
+		/* Anything but "this is a .pvti" (or not SQLite at all: a Chrome
+		 * JSON trace, or what the trace reader will name) is the answer. */
+		if (rc != TSR_ERR_NOT_SQLITE &&
+		    (rc != TSR_ERR_NOT_REPORT || !strstr(tsr_last_error(), ".pvti")))
 			return cli_error("%s", tsr_last_error());
 	}
 	if (cli_open_trace(trace, &path, 1) != CLI_EXIT_OK)

@@ -1,6 +1,6 @@
 /*
- * `tilescope trace TRACE...`: statistics of .pvti system traces
- * (reportlib's trace.h): per label (count, total, self, mean, median, min,
+ * `tilescope trace TRACE...`: statistics of .pvti system traces and
+ * Chrome trace-event JSON files (reportlib's trace.h): per label (count, total, self, mean, median, min,
  * max), totals per channel and per thread, and the counter series, as
  * text or JSON. Several files of one job are merged onto one time axis.
  *
@@ -21,6 +21,10 @@
  *               latest span end in the whole trace (null: no spans)
  *   series     [{process, graph, name, unit, samples, min, max}] over the
  *               window (min and max null without samples)
+ *   call_tree  with --call-tree: {spans, inclusive_ns, roots: [{channel,
+ *               name, count, inclusive_ns, exclusive_ns, children: [...]}]}
+ *               (tsr_trace_call_tree_new over the view; children by
+ *               inclusive time)
  */
 #include "cli.h"
 #include "utf8.h"
@@ -35,14 +39,18 @@
 #include <string.h>
 
 static const char usage[] = "usage: tilescope trace [OPTIONS] TRACE...\n";
+static const char compare_usage[] = "usage: tilescope trace --compare [OPTIONS] A B\n";
 
 static const char help[] =
 	"usage: tilescope trace [OPTIONS] TRACE...\n"
+	"       tilescope trace --compare [OPTIONS] A B\n"
 	"\n"
 	"Statistics of system traces (.pvti files as PVTI_OPTIONS writes them, or\n"
-	"directories of them; several files of one job are merged onto one time\n"
-	"axis): for each label (channel and tracepoint name) the count, total time,\n"
-	"self time (total minus nested spans), mean, median, minimum and maximum;\n"
+	"directories of them, and Chrome trace-event JSON files as PyTorch, Perfetto\n"
+	"and `tilescope export --chrome-trace` write them, told apart by content;\n"
+	"several files of one job are merged onto one time axis): for each label\n"
+	"(channel and tracepoint name) the count, total time, self time (total minus\n"
+	"nested spans), mean, median, minimum and maximum;\n"
 	"then totals per channel (spans, self time) and per thread (spans, busy time:\n"
 	"the self times of its spans; first span start and last span end after the\n"
 	"trace's start), and the counter series (samples, minimum, maximum).\n"
@@ -58,6 +66,16 @@ static const char help[] =
 	"                     allowed)\n"
 	"  --no-median        skip medians (faster on a whole trace: reads the stored\n"
 	"                     statistics instead of every span)\n"
+	"  --compare          two traces A and B (each a file or a directory, on its own\n"
+	"                     time axis; --from / --to after each one's first event):\n"
+	"                     per label the count and total of each and the change B - A,\n"
+	"                     the largest change first (--thread, --sort and --call-tree do\n"
+	"                     not apply)\n"
+	"  --call-tree        also the call tree of the view: per path of nested labels\n"
+	"                     from an outermost span down (a span whose parent started\n"
+	"                     before the window is a root), the count, inclusive time\n"
+	"                     and exclusive (self) time, by inclusive time; --top N\n"
+	"                     limits its text rows too\n"
 	"  --json             one JSON object instead of text (below)\n"
 	"  --colours=WHEN     auto (default), always or never\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
@@ -75,6 +93,14 @@ static const char help[] =
 	"  threads    [{process, pid, thread, tid, name, spans, busy_ns, first_ns,\n"
 	"             last_ns}] (first / last over the whole trace, null: no spans)\n"
 	"  series     [{process, graph, name, unit, samples, min, max}]\n"
+	"  call_tree  with --call-tree: {spans, inclusive_ns, roots: [{channel, name,\n"
+	"             count, inclusive_ns, exclusive_ns, children: [...]}]}\n"
+	"\n"
+	"With --compare: a, b {path, files, spans, start_ns, end_ns}; window (as\n"
+	"above, after each side's first event); labels [{channel, name, in_a, in_b,\n"
+	"a, b ({count, total_ns, self_ns, mean_ns, median_ns, min_ns, max_ns}, null on\n"
+	"the side without the label), delta_count, delta_total_ns, delta_self_ns,\n"
+	"delta_mean_ns, delta_median_ns, delta_total_pct (null when A's total is 0)}].\n"
 	"\n"
 	"Exit status: 0 printed, 2 an error (bad arguments, an unreadable or damaged\n"
 	"trace, a failed write).\n";
@@ -86,9 +112,11 @@ enum {
 	OPT_FROM,
 	OPT_TO,
 	OPT_NO_MEDIAN,
+	OPT_CALL_TREE,
 	OPT_JSON,
 	OPT_COLOURS,
-	OPT_OUTPUT /* not 'o': a missing value is then named --output */
+	OPT_OUTPUT, /* not 'o': a missing value is then named --output */
+	OPT_COMPARE
 };
 
 static const struct option options[] = {
@@ -98,10 +126,12 @@ static const struct option options[] = {
 	{"from", required_argument, NULL, OPT_FROM},
 	{"to", required_argument, NULL, OPT_TO},
 	{"no-median", no_argument, NULL, OPT_NO_MEDIAN},
+	{"call-tree", no_argument, NULL, OPT_CALL_TREE},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"colours", required_argument, NULL, OPT_COLOURS},
 	{"colors", required_argument, NULL, OPT_COLOURS},
 	{"output", required_argument, NULL, OPT_OUTPUT},
+	{"compare", no_argument, NULL, OPT_COMPARE},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -127,6 +157,8 @@ typedef struct trace_view {
 	tsr_trace_label_stat *labels;
 	size_t n_labels;
 	tsr_trace_totals *totals;  /* per process, thread and channel in the view */
+	bool call_tree;            /* --call-tree */
+	tsr_trace_call_tree *tree; /* its call tree, with --call-tree */
 } trace_view;
 
 /* The sort key of the current command: qsort() takes no context. */
@@ -181,6 +213,14 @@ static int gather(trace_view *v)
 	rc = tsr_trace_list_label_stats(&v->labels, &v->n_labels, v->trace, &o);
 	if (rc == TSR_OK)
 		rc = tsr_trace_totals_new(&v->totals, v->trace, &to);
+	if (rc == TSR_OK && v->call_tree) {
+		tsr_trace_call_tree_options co = TSR_TRACE_CALL_TREE_OPTIONS_INIT;
+
+		co.thread = v->thread;
+		co.from_ns = v->from_ns;
+		co.to_ns = v->to_ns;
+		rc = tsr_trace_call_tree_new(&v->tree, v->trace, &co);
+	}
 	cli_progress_end();
 	if (rc != TSR_OK)
 		return cli_error("%s", tsr_trace_error(v->trace));
@@ -299,6 +339,11 @@ static void put_name(FILE *out, const char *s, int width)
 	}
 	for (; kept < width; kept++)
 		fputc(' ', out);
+}
+
+void cli_trace_put_name(FILE *out, const char *s, int width)
+{
+	put_name(out, s, width);
 }
 
 /* The name of channel index `c` ("?" past the end). */
@@ -457,6 +502,46 @@ static int print_series_text(FILE *out, trace_view *v, const char *bold, const c
 	return CLI_EXIT_OK;
 }
 
+/* Node `i` of the call tree and the nodes below it, depth first, while
+ * *left rows remain (SIZE_MAX: all). */
+static void print_call_node(FILE *out, const trace_view *v, size_t i, size_t *left)
+{
+	const tsr_trace_call_node *nd = &v->tree->nodes[i];
+	char a[32], b[32], n1[32];
+
+	if (*left == 0)
+		return;
+	(*left)--;
+	fprintf(out, "  %10s %10s %10s  ", fmt_ns(a, (double)nd->inclusive_ns),
+	        fmt_ns(b, (double)nd->exclusive_ns), cli_fmt_count(n1, nd->count));
+	put_name(out, channel_name(v, nd->channel), 10);
+	fputc(' ', out);
+	for (uint32_t d = 0; d < nd->depth; d++)
+		fputs("  ", out);
+	put_name(out, tsr_trace_get_name(v->trace, nd->name), -1);
+	fputc('\n', out);
+	for (size_t k = 0; k < nd->n_children; k++)
+		print_call_node(out, v, nd->first_child + k, left);
+}
+
+/* The call tree (--call-tree): its first `top` rows depth first (0: all). */
+static void print_call_tree(FILE *out, const trace_view *v, size_t top, const char *bold,
+                            const char *reset)
+{
+	size_t left = top ? top : SIZE_MAX;
+	char n1[32], n2[32];
+
+	fprintf(out, "\n%sCall tree%s (by inclusive time; %s span%s, %s path%s):\n", bold, reset,
+	        cli_fmt_count(n1, v->tree->spans), v->tree->spans == 1 ? "" : "s",
+	        cli_fmt_count(n2, v->tree->n_nodes), v->tree->n_nodes == 1 ? "" : "s");
+	fprintf(out, "  %10s %10s %10s  %-10s %s\n", "inclusive", "exclusive", "count", "channel",
+	        "path");
+	for (size_t r = 0; r < v->tree->n_roots; r++)
+		print_call_node(out, v, r, &left);
+	if (top && top < v->tree->n_nodes)
+		fprintf(out, "  ... %zu more (--top 0 shows all)\n", v->tree->n_nodes - top);
+}
+
 /* The whole text output. Write errors are left to cli_output_close(). */
 static int print_text(FILE *out, trace_view *v, size_t top, bool colours)
 {
@@ -464,6 +549,8 @@ static int print_text(FILE *out, trace_view *v, size_t top, bool colours)
 
 	print_header(out, v, bold, reset);
 	print_labels(out, v, top, bold, reset);
+	if (v->tree)
+		print_call_tree(out, v, top, bold, reset);
 	print_totals(out, v, bold, reset);
 	return print_series_text(out, v, bold, reset);
 }
@@ -610,12 +697,52 @@ static int json_series(cJSON *root, trace_view *v, bool *ok)
 	return CLI_EXIT_OK;
 }
 
+/* Call-tree node `i` as an object with its children, or NULL when out
+ * of memory. */
+static cJSON *json_call_node(const trace_view *v, size_t i)
+{
+	const tsr_trace_call_node *nd = &v->tree->nodes[i];
+	cJSON *o = cJSON_CreateObject(), *kids = NULL;
+	bool ok = o && cli_json_put(o, "channel", j_str(channel_name(v, nd->channel))) &&
+	          cli_json_put(o, "name", j_str(tsr_trace_get_name(v->trace, nd->name))) &&
+	          cli_json_put(o, "count", cli_json_u64(nd->count)) &&
+	          cli_json_put(o, "inclusive_ns", cli_json_u64(nd->inclusive_ns)) &&
+	          cli_json_put(o, "exclusive_ns", cli_json_u64(nd->exclusive_ns)) &&
+	          cli_json_put(o, "children", kids = cJSON_CreateArray());
+
+	for (size_t k = 0; ok && k < nd->n_children; k++)
+		ok = cli_json_put(kids, NULL, json_call_node(v, nd->first_child + k));
+	if (!ok) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Adds "call_tree" (with --call-tree). */
+static bool json_call_tree(cJSON *root, const trace_view *v)
+{
+	cJSON *o = NULL, *roots = NULL;
+	bool ok;
+
+	if (!v->tree)
+		return true;
+	ok = cli_json_put(root, "call_tree", o = cJSON_CreateObject()) &&
+	     cli_json_put(o, "spans", cli_json_u64(v->tree->spans)) &&
+	     cli_json_put(o, "inclusive_ns", cli_json_u64(v->tree->inclusive_ns)) &&
+	     cli_json_put(o, "roots", roots = cJSON_CreateArray());
+	for (size_t r = 0; ok && r < v->tree->n_roots; r++)
+		ok = cli_json_put(roots, NULL, json_call_node(v, r));
+	return ok;
+}
+
 /* The JSON output (keys at the top of this file). Write errors are left
  * to cli_output_close(). */
 static int print_json(FILE *out, trace_view *v, size_t top)
 {
 	cJSON *root = cJSON_CreateObject();
-	bool ok = root && json_trace(root, v) && json_labels(root, v, top) && json_totals(root, v);
+	bool ok = root && json_trace(root, v) && json_labels(root, v, top) && json_totals(root, v) &&
+	          json_call_tree(root, v);
 	char *text = NULL;
 	int status = CLI_EXIT_ERROR;
 
@@ -672,7 +799,7 @@ int cli_cmd_trace(int argc, char **argv)
 	trace_view v = {0};
 	const char *output = NULL, *from = NULL, *to = NULL, *thread = NULL;
 	size_t top = 20;
-	bool top_given = false, json = false;
+	bool top_given = false, json = false, compare = false, sort_given = false;
 	tsr_colours colours = TSR_COLOURS_AUTO;
 	cli_output *out = NULL;
 	int c, status = CLI_EXIT_ERROR;
@@ -702,13 +829,16 @@ int cli_cmd_trace(int argc, char **argv)
 				                       "not '%s'",
 				                       optarg);
 			g_sort = (sort_key)k;
+			sort_given = true;
 			break;
 		}
 		case OPT_THREAD: thread = optarg; break;
 		case OPT_FROM: from = optarg; break;
 		case OPT_TO: to = optarg; break;
 		case OPT_NO_MEDIAN: v.median = false; break;
+		case OPT_CALL_TREE: v.call_tree = true; break;
 		case OPT_JSON: json = true; break;
+		case OPT_COMPARE: compare = true; break;
 		case OPT_COLOURS:
 			if (!cli_parse_colours(optarg, &colours))
 				return cli_usage_error("trace", usage,
@@ -726,6 +856,18 @@ int cli_cmd_trace(int argc, char **argv)
 		return cli_usage_error("trace", usage, "--sort median needs the medians: drop --no-median");
 	if (!top_given && json)
 		top = 0;
+	if (compare) {
+		if (argc - optind != 2)
+			return cli_usage_error("trace", compare_usage,
+			                       "--compare takes two traces, A and B (%d given)",
+			                       argc - optind);
+		if (thread || sort_given || v.call_tree)
+			return cli_usage_error("trace", compare_usage, "--%s does not apply to --compare",
+			                       thread ? "thread" : sort_given ? "sort" : "call-tree");
+		return cli_trace_compare(argv[optind], argv[optind + 1], compare_usage, from, to,
+		                         v.median, top,
+		                         json, colours, output);
+	}
 	if (cli_open_trace(&v.trace, (const char *const *)argv + optind, (size_t)(argc - optind)))
 		return CLI_EXIT_ERROR;
 	v.info = tsr_trace_get_info(v.trace);
@@ -759,6 +901,7 @@ int cli_cmd_trace(int argc, char **argv)
 cleanup:
 	free(v.labels);
 	tsr_trace_totals_free(v.totals);
+	tsr_trace_call_tree_free(v.tree);
 	tsr_trace_free(v.trace);
 	return status;
 }

@@ -19,7 +19,7 @@ static const struct command {
 } commands[] = {
 	{"summary", cli_cmd_summary, "print a report's profile summary (printProfileSummary)"},
 	{"diff", cli_cmd_diff, "compare two reports; exit 1 when a limit is exceeded"},
-	{"trace", cli_cmd_trace, "statistics of .pvti system traces"},
+	{"trace", cli_cmd_trace, "statistics of .pvti and Chrome JSON traces"},
 	{"export", cli_cmd_export, "write a report's profiles as JSON or CBOR, a trace as Chrome JSON"},
 	{"sql", cli_cmd_sql, "run one read-only SQL statement over a report or a trace"},
 };

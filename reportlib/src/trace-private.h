@@ -9,6 +9,9 @@
  *   trace-stats.c   statistics by label, name search, span search
  *   trace-series.c  counter series and instants
  *   trace-export.c  Chrome trace-event JSON
+ *   trace-chrome.c  Chrome trace-event JSON files opened as traces (into
+ *                   a .pvti in memory), with trace-chrome-lex.c, their
+ *                   streaming tokenizer (trace-chrome-private.h)
  *
  * Ids. Every file has its own string, channel and thread ids; the handle
  * maps them onto its own: names and channels merged by text, threads
@@ -133,6 +136,10 @@ struct tsr_trace {
 	tsr_trace_series *series;
 	trace_series_data *sdata;
 	size_t n_series;
+	/* The per-thread and per-channel totals the last label statistics
+	 * from the chunks met on their way (trace-stats.c), for the totals
+	 * of the same view without decoding it again; NULL: none. */
+	struct trace_stats_totals *stats_totals;
 };
 
 /* --- trace.c ---------------------------------------------------------------- */

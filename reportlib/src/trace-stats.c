@@ -25,6 +25,18 @@
 #define DEFAULT_MAX_DURATIONS (4u << 20)
 #define DEFAULT_SEARCH_LIMIT 1000u
 
+/* The totals a walk for label statistics gathers on its way (trace.h's
+ * tsr_trace_totals per thread and channel), kept on the handle for the
+ * view it was taken over: the System Analyser asks for both over one
+ * selection, and the second walk would decode every chunk again. One
+ * block: the struct, then n_threads thread entries, then n_channels. */
+struct trace_stats_totals {
+	int64_t thread, from_ns, to_ns;     /* the view */
+	size_t bytes;
+	tsr_trace_span_totals *threads;
+	tsr_trace_channel_totals *channels;
+};
+
 /* --- Per-label accumulation ------------------------------------------------- */
 
 /* One label being accumulated. */
@@ -241,11 +253,17 @@ static int walk_spans(tsr_trace *tr, size_t thread, int64_t from, int64_t to,
 {
 	const trace_thread_data *td = &tr->tdata[thread];
 	uint64_t child[TRACE_MAX_DEPTH + 2];
-	size_t i, k;
+	size_t i, k, end = td->n_chunks;
 	int rc;
 
+	/* Past the last chunk holding a span that starts before `to`, every
+	 * span starts at or after it, and none of them is a child whose time
+	 * an earlier span needs (children come first): those chunks are not
+	 * decoded. A window over the first half of a trace decodes half. */
+	while (end > 0 && td->chunks[end - 1].first_ns >= to)
+		end--;
 	memset(child, 0, sizeof(child));
-	for (i = 0; i < td->n_chunks; i++) {
+	for (i = 0; i < end; i++) {
 		const trace_chunk *c = &td->chunks[i];
 
 		if (c->last_ns < from)
@@ -269,40 +287,135 @@ static int walk_spans(tsr_trace *tr, size_t thread, int64_t from, int64_t to,
 	return TSR_OK;
 }
 
-/* walk_spans' visitor for the label statistics. */
+static void span_totals_add(tsr_trace_span_totals *t, const trace_event *e, uint64_t self);
+
+/* walk_spans' visitor for the label statistics, which also gathers the
+ * view's totals when `totals` is set. */
 typedef struct stats_visit {
 	tsr_trace *tr;
 	label_map *m;
+	struct trace_stats_totals *totals;
+	size_t thread;
 } stats_visit;
 
 static int visit_label(void *ctx, const trace_event *e, uint64_t dur, uint64_t self)
 {
 	stats_visit *v = ctx;
 
+	if (v->totals) {
+		span_totals_add(&v->totals->threads[v->thread], e, self);
+		if (e->channel < v->tr->n_channels) {
+			v->totals->channels[e->channel].spans++;
+			v->totals->channels[e->channel].self_ns =
+			    sat_add(v->totals->channels[e->channel].self_ns, self);
+		}
+	}
 	return label_add(v->tr, v->m, e->channel, e->name, dur, self);
 }
 
-/* Adds the spans of `thread` starting in [from, to) to the labels. */
-static int stats_from_chunks(tsr_trace *tr, label_map *m, size_t thread, int64_t from, int64_t to,
-                             trace_event **scratch, size_t *cap)
+/* Adds the spans of `thread` starting in [from, to) to the labels (and
+ * to `totals` when not NULL). */
+static int stats_from_chunks(tsr_trace *tr, label_map *m, struct trace_stats_totals *totals,
+                             size_t thread, int64_t from, int64_t to, trace_event **scratch,
+                             size_t *cap)
 {
-	stats_visit v = {tr, m};
+	stats_visit v = {tr, m, totals, thread};
 
 	return walk_spans(tr, thread, from, to, scratch, cap, visit_label, &v);
 }
 
-/* The middle of a sorted array (the mean of the two middle values when
- * even, without overflow). */
-static uint64_t median_of(const uint64_t *v, size_t n)
+/* A zeroed totals block for the view (o), counted against the cap. */
+static struct trace_stats_totals *stats_totals_new(tsr_trace *tr, const tsr_trace_stats_options *o)
+{
+	size_t bytes = sizeof(struct trace_stats_totals) + tr->n_threads * sizeof(tsr_trace_span_totals) +
+	               tr->n_channels * sizeof(tsr_trace_channel_totals);
+	struct trace_stats_totals *t = trace_alloc(tr, 1, bytes);
+
+	if (!t)
+		return NULL;
+	memset(t, 0, bytes);
+	t->thread = o->thread;
+	t->from_ns = o->from_ns;
+	t->to_ns = o->to_ns;
+	t->bytes = bytes;
+	t->threads = (tsr_trace_span_totals *)(t + 1);
+	t->channels = (tsr_trace_channel_totals *)(t->threads + tr->n_threads);
+	return t;
+}
+
+static void stats_totals_free(tsr_trace *tr, struct trace_stats_totals *t)
+{
+	if (t)
+		trace_free_mem(tr, t, t->bytes);
+}
+
+/*
+ * Reorders v[0..n) so that v[k] is the value a sort would put there, the
+ * ones before it no greater and the ones after it no smaller (C++'s
+ * nth_element): Hoare partitions around a median of three, O(n) on
+ * average instead of a sort's O(n log n). A hostile run of durations
+ * that keeps the partitions lopsided past 2 log2(n) rounds gets the rest
+ * of its range sorted, so the worst case stays O(n log n).
+ */
+static void select_nth(uint64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1, rounds = 0, limit = 8;
+
+	for (size_t m = n; m > 1; m >>= 1)
+		limit += 2;
+	while (hi > lo) {
+		uint64_t a, b, c, pivot, t;
+		size_t i, j;
+
+		if (hi - lo < 16 || ++rounds > limit) {
+			qsort(v + lo, hi - lo + 1, sizeof(*v), compare_u64);
+			return;
+		}
+		a = v[lo];
+		b = v[lo + (hi - lo) / 2];
+		c = v[hi];
+		pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		i = lo;
+		j = hi;
+		for (;;) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i >= j)
+				break;
+			t = v[i];
+			v[i] = v[j];
+			v[j] = t;
+			i++;
+			j--;
+		}
+		/* v[lo..j] <= pivot <= v[j+1..hi] */
+		if (k <= j)
+			hi = j;
+		else
+			lo = j + 1;
+	}
+}
+
+/* The median of v[0..n), reordering it: the middle value, or the mean of
+ * the two middle values when n is even (without overflow). The same
+ * answer as sorting and reading the middle, in linear time. */
+static uint64_t median_of(uint64_t *v, size_t n)
 {
 	uint64_t a, b;
 
 	if (!n)
 		return 0;
-	if (n % 2)
-		return v[n / 2];
-	a = v[n / 2 - 1];
+	select_nth(v, n, n / 2);
 	b = v[n / 2];
+	if (n % 2)
+		return b;
+	/* The other middle value is the largest of those before it. */
+	a = v[0];
+	for (size_t i = 1; i < n / 2; i++)
+		if (v[i] > a)
+			a = v[i];
 	return a / 2 + b / 2 + (a & b & 1);
 }
 
@@ -315,6 +428,7 @@ int tsr_trace_list_label_stats(tsr_trace_label_stat **out, size_t *n, tsr_trace 
 	label_map m;
 	tsr_trace_label_stat *res = NULL;
 	trace_event *scratch = NULL;
+	struct trace_stats_totals *totals = NULL;
 	size_t cap = 0, i, k;
 	bool whole;
 	int rc = TSR_OK;
@@ -352,6 +466,10 @@ int tsr_trace_list_label_stats(tsr_trace_label_stat **out, size_t *n, tsr_trace 
 			else
 				rc = stats_from_table(tr, &m, i);
 	} else {
+		/* The totals of the view come along (see trace_stats_totals). */
+		totals = stats_totals_new(tr, &o);
+		if (!totals)
+			rc = tr->code;
 		for (i = 0; i < tr->n_threads && rc == TSR_OK; i++) {
 			double nt = o.thread < 0 ? (double)tr->n_threads : 1.0, at = o.thread < 0 ? (double)i : 0.0;
 
@@ -361,7 +479,7 @@ int tsr_trace_list_label_stats(tsr_trace_label_stat **out, size_t *n, tsr_trace 
 			                      "computing statistics from the spans"))
 				rc = trace_fail_cancelled(tr);
 			else
-				rc = stats_from_chunks(tr, &m, i, o.from_ns, o.to_ns, &scratch, &cap);
+				rc = stats_from_chunks(tr, &m, totals, i, o.from_ns, o.to_ns, &scratch, &cap);
 		}
 	}
 	if (rc != TSR_OK)
@@ -378,8 +496,6 @@ int tsr_trace_list_label_stats(tsr_trace_label_stat **out, size_t *n, tsr_trace 
 			continue;
 		a->s.mean_ns = (double)a->s.total_ns / (double)a->s.count;
 		if (m.median) {
-			if (a->n_dur > 1)
-				qsort(a->dur, a->n_dur, sizeof(*a->dur), compare_u64);
 			a->s.median_ns = median_of(a->dur, a->n_dur);
 			a->s.median_exact = m.stride == 1;
 		}
@@ -390,7 +506,13 @@ int tsr_trace_list_label_stats(tsr_trace_label_stat **out, size_t *n, tsr_trace 
 	trace_release(tr, m.n * sizeof(*res));
 	*out = res;
 	*n = k;
+	if (totals) {
+		stats_totals_free(tr, tr->stats_totals);
+		tr->stats_totals = totals;
+		totals = NULL;
+	}
 cleanup:
+	stats_totals_free(tr, totals);
 	tsr_progress_pop(&tr->progress, &frame, rc == TSR_OK);
 	trace_free_mem(tr, scratch, cap * sizeof(*scratch));
 	label_map_clear(tr, &m);
@@ -711,7 +833,7 @@ int tsr_trace_totals_new(tsr_trace_totals **out, tsr_trace *tr,
 	tsr_trace_totals *t;
 	trace_event *scratch = NULL;
 	size_t cap = 0, bytes, i;
-	bool whole;
+	bool whole, cached;
 	int rc = TSR_OK;
 
 	if (!out || !tr)
@@ -744,7 +866,22 @@ int tsr_trace_totals_new(tsr_trace_totals **out, tsr_trace *tr,
 	t->channels = (tsr_trace_channel_totals *)(t->threads + tr->n_threads);
 
 	whole = o.from_ns <= tr->info.start_ns && o.to_ns > tr->info.end_ns;
-	for (i = 0; i < tr->n_threads && rc == TSR_OK; i++) {
+	/* The last label statistics' walk over this view gathered what the
+	 * chunks would give: taken when no thread would be read from a table. */
+	cached = tr->stats_totals && tr->stats_totals->thread == o.thread &&
+	         tr->stats_totals->from_ns == o.from_ns && tr->stats_totals->to_ns == o.to_ns;
+	for (i = 0; cached && i < tr->n_threads; i++) {
+		const tsr_trace_process *p = &tr->processes[tr->threads[i].process];
+
+		if ((o.thread < 0 || (size_t)o.thread == i) && whole && p->complete &&
+		    p->n_threads == 1)
+			cached = false;
+	}
+	if (cached) {
+		memcpy(t->threads, tr->stats_totals->threads, tr->n_threads * sizeof(*t->threads));
+		memcpy(t->channels, tr->stats_totals->channels, tr->n_channels * sizeof(*t->channels));
+	}
+	for (i = 0; !cached && i < tr->n_threads && rc == TSR_OK; i++) {
 		const tsr_trace_process *p = &tr->processes[tr->threads[i].process];
 
 		if (o.thread >= 0 && (size_t)o.thread != i)

@@ -3,7 +3,8 @@
  * its own process (NON_UNIQUE), as the Graph Analyser's: a trace on the
  * command line must not be handed to a first instance that may be busy
  * loading. Every file given goes onto one time axis (tsr_trace_open takes
- * them all).
+ * them all). `--compare A B` shows A and compares it with B in the
+ * Compare tab (sa-compare.h).
  */
 #include "sa-application.h"
 
@@ -13,9 +14,11 @@
 #include <tilescope/tsd-app.h>
 
 #include <stdio.h>
+#include <string.h>
 
 struct _SaApplication {
 	GtkApplication parent_instance;
+	gboolean compare;            /* --compare: the two files are A and B */
 };
 
 G_DEFINE_FINAL_TYPE(SaApplication, sa_application, GTK_TYPE_APPLICATION)
@@ -30,8 +33,12 @@ static void sa_application_open(GApplication *app, GFile **files, int n_files, c
 	SaWindow *win = sa_window_new(GTK_APPLICATION(app));
 
 	(void)hint;
-	if (n_files > 0)
+	if (SA_APPLICATION(app)->compare && n_files == 2) {
+		sa_window_open(win, files, 1);
+		sa_window_compare_with(win, files[1]);
+	} else if (n_files > 0) {
 		sa_window_open(win, files, (guint)n_files);
+	}
 	gtk_window_present(GTK_WINDOW(win));
 }
 
@@ -43,7 +50,36 @@ static int sa_application_handle_local_options(GApplication *app, GVariantDict *
 		printf("tilescope-system-analyser %s\n", SA_VERSION);
 		return 0;
 	}
+	SA_APPLICATION(app)->compare = g_variant_dict_contains(options, "compare");
 	return -1;
+}
+
+/* --compare takes exactly two traces: counted here, before GApplication
+ * parses the line (handle_local_options does not see the files), so a
+ * wrong count is one line and status 2 before any display is opened. */
+static gboolean sa_application_local_command_line(GApplication *app, char ***arguments,
+                                                  int *exit_status)
+{
+	char **argv = *arguments;
+	gboolean compare = FALSE, rest = FALSE;
+	int files = 0;
+
+	for (int i = 1; argv[i]; i++) {
+		if (rest || argv[i][0] != '-' || argv[i][1] == '\0')
+			files++;
+		else if (strcmp(argv[i], "--") == 0)
+			rest = TRUE;
+		else if (strcmp(argv[i], "--compare") == 0)
+			compare = TRUE;
+	}
+	if (compare && files != 2) {
+		fprintf(stderr, "tilescope-system-analyser: --compare takes two traces, A and B "
+		                "(%d given)\n", files);
+		*exit_status = 2;
+		return TRUE;
+	}
+	return G_APPLICATION_CLASS(sa_application_parent_class)
+	    ->local_command_line(app, arguments, exit_status);
 }
 
 static void sa_application_startup(GApplication *app)
@@ -69,6 +105,7 @@ static void sa_application_class_init(SaApplicationClass *klass)
 	app_class->open = sa_application_open;
 	app_class->startup = sa_application_startup;
 	app_class->handle_local_options = sa_application_handle_local_options;
+	app_class->local_command_line = sa_application_local_command_line;
 }
 
 static void sa_application_init(SaApplication *self)
@@ -76,6 +113,9 @@ static void sa_application_init(SaApplication *self)
 	static gsize registered;
 	static const GOptionEntry options[] = {
 		{"version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL},
+		{"compare", 0, 0, G_OPTION_ARG_NONE, NULL,
+		 "Show trace A and compare it with trace B (two files or directories, A B): "
+		 "statistics side by side in the Compare tab", NULL},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 
@@ -89,9 +129,11 @@ static void sa_application_init(SaApplication *self)
 	g_application_set_option_context_parameter_string(G_APPLICATION(self), "[FILE|DIR ...]");
 	g_application_set_option_context_summary(
 	    G_APPLICATION(self),
-	    "Shows .pvti system traces (those PVTI_OPTIONS writes) on one timeline: every\n"
-	    "FILE, and every *.pvti file in each DIR, onto one time axis, with the\n"
-	    "statistics of a selected window.");
+	    "Shows .pvti system traces (those PVTI_OPTIONS writes) and Chrome trace-event\n"
+	    "JSON files (PyTorch's, Perfetto's) on one timeline: every FILE, and every\n"
+	    "*.pvti file in each DIR, onto one time axis, with the statistics of a\n"
+	    "selected window. With --compare A B, the statistics of trace B beside A's,\n"
+	    "label by label, with their differences.");
 }
 
 SaApplication *sa_application_new(void)

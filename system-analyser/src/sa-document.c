@@ -92,8 +92,9 @@ static char **paths_of(GFile *const *files, guint n, GError **error)
 	return paths;
 }
 
-/* "tut5_ml.pvti" for one file, "DIR" for a directory, "3 traces" for
- * several files. */
+/* "tut5_ml.pvti" (or "trace.json": reportlib reads Chrome trace-event
+ * JSON through the same tsr_trace_open) for one file, "DIR" for a
+ * directory, "3 traces" for several files. */
 static char *make_title(tsr_trace *trace, char **paths)
 {
 	const tsr_trace_process *procs;
@@ -252,6 +253,11 @@ double sa_document_get_load_seconds(SaDocument *doc)
 	return doc->load_seconds;
 }
 
+const char *const *sa_document_get_paths(SaDocument *doc)
+{
+	return (const char *const *)doc->paths;
+}
+
 /* --- Statistics ------------------------------------------------------------------ */
 
 void sa_stats_free(sa_stats *stats)
@@ -363,4 +369,96 @@ sa_stats *sa_document_stats_finish(GAsyncResult *result, GError **error)
 sa_stats *sa_document_stats(SaDocument *doc, int64_t from_ns, int64_t to_ns, GError **error)
 {
 	return compute_stats(doc, from_ns, to_ns, NULL, error);
+}
+
+/* --- Other work on the second handle ---------------------------------------------- */
+
+void sa_document_set_error(GError **error, int code, const char *message)
+{
+	set_error(error, code, message);
+}
+
+/* Runs `func` on the second handle (opened on first use) under its lock,
+ * the cancellable wired to reportlib's progress. */
+static gpointer run_job(SaDocument *doc, SaDocumentJobFunc func, gpointer data,
+                        GCancellable *cancellable, GError **error)
+{
+	gpointer result = NULL;
+	int rc = TSR_OK;
+
+	g_mutex_lock(&doc->stats_lock);
+	if (!doc->stats_trace)
+		rc = tsr_trace_open(&doc->stats_trace, (const char *const *)doc->paths,
+		                    g_strv_length(doc->paths), NULL);
+	if (rc) {
+		set_error(error, rc, tsr_last_error());
+	} else if (g_cancellable_set_error_if_cancelled(cancellable, error)) {
+		/* Superseded while it waited for the lock. */
+	} else {
+		tsr_trace_set_progress(doc->stats_trace, cancellable ? stats_progress : NULL,
+		                       cancellable);
+		result = func(doc->stats_trace, data, cancellable, error);
+		tsr_trace_set_progress(doc->stats_trace, NULL, NULL);
+	}
+	g_mutex_unlock(&doc->stats_lock);
+	return result;
+}
+
+typedef struct run_task {
+	SaDocument *doc;
+	SaDocumentJobFunc func;
+	gpointer data;
+	GDestroyNotify data_free, result_free;
+} run_task;
+
+static void run_task_free(run_task *rt)
+{
+	if (rt->data_free)
+		rt->data_free(rt->data);
+	sa_document_unref(rt->doc);
+	g_free(rt);
+}
+
+static void run_thread(GTask *task, gpointer source, gpointer task_data,
+                       GCancellable *cancellable)
+{
+	run_task *rt = task_data;
+	GError *error = NULL;
+	gpointer result = run_job(rt->doc, rt->func, rt->data, cancellable, &error);
+
+	(void)source;
+	if (result)
+		g_task_return_pointer(task, result, rt->result_free);
+	else
+		g_task_return_error(task, error);
+}
+
+void sa_document_run_async(SaDocument *doc, SaDocumentJobFunc func, gpointer data,
+                           GDestroyNotify data_free, GDestroyNotify result_free,
+                           GCancellable *cancellable, GAsyncReadyCallback callback,
+                           gpointer user_data)
+{
+	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
+	run_task *rt = g_new0(run_task, 1);
+
+	rt->doc = sa_document_ref(doc);
+	rt->func = func;
+	rt->data = data;
+	rt->data_free = data_free;
+	rt->result_free = result_free;
+	g_task_set_source_tag(task, sa_document_run_async);
+	g_task_set_task_data(task, rt, (GDestroyNotify)run_task_free);
+	g_task_run_in_thread(task, run_thread);
+}
+
+gpointer sa_document_run_finish(GAsyncResult *result, GError **error)
+{
+	g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
+	return g_task_propagate_pointer(G_TASK(result), error);
+}
+
+gpointer sa_document_run(SaDocument *doc, SaDocumentJobFunc func, gpointer data,
+                         GCancellable *cancellable, GError **error)
+{
+	return run_job(doc, func, data, cancellable, error);
 }

@@ -6,10 +6,11 @@
  *
  * Threads. reportlib's handles are used by one thread at a time. The
  * document's main handle belongs to the main thread once the load has
- * completed (the timeline queries it while drawing). Statistics run on a
- * second handle over the same files, opened by the first statistics
- * worker and used by one worker at a time (a lock), so a long statistics
- * query never blocks drawing.
+ * completed (the timeline queries it while drawing). Statistics, and the
+ * other details' queries (search, call tree, span details:
+ * sa_document_run_async), run on a second handle over the same files,
+ * opened by the first worker and used by one worker at a time (a lock),
+ * so a long query never blocks drawing.
  */
 #pragma once
 
@@ -54,6 +55,9 @@ const char *sa_document_get_title(SaDocument *doc);
 tsr_trace *sa_document_get_trace(SaDocument *doc);
 /* Seconds the load took (open and the first level of detail). */
 double sa_document_get_load_seconds(SaDocument *doc);
+/* The files and directories opened, NULL-terminated (what a reload opens
+ * again and the recent list records). */
+const char *const *sa_document_get_paths(SaDocument *doc);
 
 /* The statistics of one window: what `tilescope trace --from --to --json`
  * prints for it (tsr_trace_list_label_stats with medians, and the spans of
@@ -77,5 +81,28 @@ void sa_document_stats_async(SaDocument *doc, int64_t from_ns, int64_t to_ns,
 sa_stats *sa_document_stats_finish(GAsyncResult *result, GError **error);
 /* The same on the calling thread (tests, benchmarks). */
 sa_stats *sa_document_stats(SaDocument *doc, int64_t from_ns, int64_t to_ns, GError **error);
+
+/* --- Other work on the second handle ------------------------------------------ */
+
+/* Work for a worker on the document's second handle (the statistics'
+ * one, under its lock, with a progress callback that only cancels): a
+ * result, or NULL with `error` set (sa_document_set_error). */
+typedef gpointer (*SaDocumentJobFunc)(tsr_trace *trace, gpointer data, GCancellable *cancellable,
+                                      GError **error);
+
+/* Runs `func` (with `data`, released with `data_free`) in a worker;
+ * completes with sa_document_run_finish(), whose result the caller frees
+ * with `result_free` (also used when nobody takes it). */
+void sa_document_run_async(SaDocument *doc, SaDocumentJobFunc func, gpointer data,
+                           GDestroyNotify data_free, GDestroyNotify result_free,
+                           GCancellable *cancellable, GAsyncReadyCallback callback,
+                           gpointer user_data);
+gpointer sa_document_run_finish(GAsyncResult *result, GError **error);
+/* The same on the calling thread (tests, benchmarks). */
+gpointer sa_document_run(SaDocument *doc, SaDocumentJobFunc func, gpointer data,
+                         GCancellable *cancellable, GError **error);
+/* A GError from reportlib's code and message (TSR_ERR_CANCELLED as
+ * G_IO_ERROR_CANCELLED). */
+void sa_document_set_error(GError **error, int code, const char *message);
 
 G_END_DECLS

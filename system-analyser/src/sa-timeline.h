@@ -1,7 +1,10 @@
 /*
  * The System Analyser's timeline: a ruler in time relative to the trace's
- * start, rows grouped file → process → thread, and each thread's spans as
- * nested rows (one per depth). Drawn from reportlib's viewport query
+ * start or in wall-clock time, rows grouped file (one process) → thread →
+ * counter, each thread's instants as markers above its spans, its spans
+ * as nested rows (one per depth), and each series of values as a line or
+ * area row. A file or a thread folds to a one-row heatmap of its busy
+ * fraction; rows pin to the top or hide. Drawn from reportlib's viewport query
  * (tsr_trace_list_events) at a resolution of a few pixels, so a frame
  * costs about one primitive per pixel column per row: spans narrower than
  * SA_TIMELINE_FOLD_PX fold into bars that carry their count (never
@@ -12,10 +15,16 @@
  * Input: the wheel zooms at the pointer (Shift+wheel scrolls the rows),
  * W/S (or +/-) zoom, drag or A/D pan, Home shows everything, a click
  * selects a span, Shift+drag marks a time range, M marks the visible
- * window, Escape clears the selection and the range.
+ * window, Z zooms to the marked range, T switches the ruler between
+ * relative and wall-clock time, Escape clears the selection and the
+ * range. Rows: Up/Down move the focused row header (a click on a label
+ * focuses it), Space or Enter folds it, P pins it, H hides it, Shift+H
+ * shows the hidden rows again, L switches a counter between line and
+ * area.
  *
- * Accessible: an image named "Timeline" whose description says the
- * visible window, the spans in view, and the selection or range.
+ * Accessible: an image named "Timeline" whose description starts with
+ * the visible window ("Showing a – b of c; n spans in view"), then the
+ * marked range, the selection, the focused row and the hidden rows.
  */
 #pragma once
 
@@ -35,7 +44,11 @@ GtkWidget *sa_timeline_new(void);
 /* Shows `doc` (NULL: nothing), the whole trace in view, nothing selected. */
 void sa_timeline_set_document(SaTimeline *self, SaDocument *doc);
 
-/* The visible window [from_ns, to_ns] on the trace's axis. */
+/* The document shown, or NULL. */
+SaDocument *sa_timeline_get_document(SaTimeline *self);
+
+/* The visible window [from_ns, to_ns] on the trace's axis; "view-changed"
+ * is emitted when it (or the document) changes. */
 void sa_timeline_get_view(SaTimeline *self, int64_t *from_ns, int64_t *to_ns);
 /* Shows [from_ns, to_ns] (clamped to the trace, at least 100 ns wide). */
 void sa_timeline_set_view(SaTimeline *self, int64_t from_ns, int64_t to_ns);
@@ -45,6 +58,39 @@ void sa_timeline_zoom(SaTimeline *self, double factor, double at);
 void sa_timeline_pan(SaTimeline *self, double fraction);
 /* Home: the whole trace. */
 void sa_timeline_show_all(SaTimeline *self);
+/* Shows `width_ns` about the view's centre (clamped as set_view does). */
+void sa_timeline_set_visible_width(SaTimeline *self, int64_t width_ns);
+/* Z: shows the marked range (or the selected span); FALSE when neither. */
+gboolean sa_timeline_zoom_to_range(SaTimeline *self);
+
+/* The ruler in wall-clock time (from the first file's start_wall_ns),
+ * else relative to the trace's start; also the "wall-clock" property. */
+void sa_timeline_set_wall_clock(SaTimeline *self, gboolean wall_clock);
+gboolean sa_timeline_get_wall_clock(SaTimeline *self);
+
+/* Rows: file (process) headers, threads and counters in the model's
+ * order (file, its threads, its series). */
+typedef struct sa_timeline_row {
+	const char *kind;   /* "file", "thread" or "counter" */
+	char *label;        /* what its header says; free with g_free */
+	size_t index;       /* process, thread or series index in reportlib */
+	gboolean collapsed, pinned, hidden, shown, area;
+} sa_timeline_row;
+size_t sa_timeline_get_n_rows(SaTimeline *self);
+/* Row `row`; FALSE past the end. */
+gboolean sa_timeline_get_row(SaTimeline *self, size_t row, sa_timeline_row *out);
+/* Folds (a file or a thread), pins, hides or switches a counter to area;
+ * each as Space, P, H and L do on the focused row. */
+void sa_timeline_set_row_collapsed(SaTimeline *self, size_t row, gboolean collapsed);
+void sa_timeline_set_row_pinned(SaTimeline *self, size_t row, gboolean pinned);
+void sa_timeline_set_row_hidden(SaTimeline *self, size_t row, gboolean hidden);
+void sa_timeline_set_row_area(SaTimeline *self, size_t row, gboolean area);
+/* Shift+H: every hidden row shown again. The "hidden-rows" property
+ * counts them. */
+void sa_timeline_show_hidden_rows(SaTimeline *self);
+guint sa_timeline_get_hidden_rows(SaTimeline *self);
+/* The row header with the keyboard (-1: none). */
+void sa_timeline_set_focus_row(SaTimeline *self, gssize row);
 
 /* Marks [from_ns, to_ns) (from_ns >= to_ns: clears the mark). */
 void sa_timeline_set_range(SaTimeline *self, int64_t from_ns, int64_t to_ns);
@@ -53,11 +99,31 @@ void sa_timeline_set_range(SaTimeline *self, int64_t from_ns, int64_t to_ns);
  * "range-changed" when it changes. */
 gboolean sa_timeline_get_range(SaTimeline *self, int64_t *from_ns, int64_t *to_ns);
 
-/* What one frame of `width` x `height` pixels at the current view draws:
- * the spans its items stand for (every thread; folded bars count theirs),
- * the colour nodes drawn, and the folded bars among the items (MERGED
- * and SUMMARY). For the level-of-detail tests and the benchmark. */
-void sa_timeline_measure_frame(SaTimeline *self, int width, int height, uint64_t *spans,
-                               guint *nodes, guint *folded);
+/* The colour of spans called `name` (a tracepoint name id), light or
+ * dark; the overview uses the same. */
+GdkRGBA sa_timeline_name_colour(uint32_t name, gboolean dark);
+
+/* What one frame draws. */
+typedef struct sa_timeline_frame {
+	uint64_t spans;     /* spans the shown rows' items stand for (folded bars and
+	                       heatmaps count theirs) */
+	uint64_t instants;  /* instants the markers stand for */
+	uint64_t samples;   /* counter samples in the drawn buckets */
+	guint nodes;        /* colour nodes */
+	guint folded;       /* MERGED and SUMMARY items */
+	guint rows;         /* rows laid out within the height */
+} sa_timeline_frame;
+/* Draws one frame of `width` x `height` pixels at the current view, as the
+ * snapshot would, and says what it holds. For the level-of-detail tests
+ * and the benchmark. */
+void sa_timeline_measure_frame(SaTimeline *self, int width, int height, sa_timeline_frame *out);
+
+/* Selects span `span` (an EVENT, e.g. a search hit or a parent) of thread
+ * `thread` and brings it into view: the view about three times its
+ * width, its row scrolled into sight; the marked range is cleared.
+ * Emits "range-changed". */
+void sa_timeline_select_span(SaTimeline *self, size_t thread, const tsr_trace_item *span);
+/* The selected span and its thread; FALSE when none. */
+gboolean sa_timeline_get_selection(SaTimeline *self, size_t *thread, tsr_trace_item *span);
 
 G_END_DECLS

@@ -4,13 +4,25 @@
  * a worker (sa_document_load_async) behind a progress bar with Cancel
  * (Escape). A file reportlib refuses ends on the error page with its one
  * line; the window stays usable. Once loaded, the timeline shows the
- * trace and the Statistics tab the window the timeline says
- * (sa_timeline_get_range: the marked range, the selected span, or the
- * whole trace), computed in a worker each time it changes.
+ * trace, and the details' tabs (Alt+1 .. Alt+4) the window the timeline
+ * says (sa_timeline_get_range: the marked range, the selected span, or
+ * the whole trace): its Statistics, its Call Tree and Flame Graph, each
+ * computed in a worker each time it changes, and the selected Span. The
+ * search bar (Ctrl+F, F3) selects each hit in the timeline, which fills
+ * the details the same way.
  */
 #include "sa-window.h"
 
+#include "sa-compare.h"
+#include "sa-overview.h"
+#include "sa-recent.h"
+#include "sa-reload.h"
+#include "sa-calltree-view.h"
+#include "sa-flame-view.h"
+#include "sa-search.h"
+#include "sa-span-view.h"
 #include "sa-stats-view.h"
+#include "sa-zoom-bar.h"
 
 struct _SaWindow {
 	GtkApplicationWindow parent_instance;
@@ -23,13 +35,25 @@ struct _SaWindow {
 	GtkPaned *paned;
 	GtkNotebook *details;
 	SaTimeline *timeline;
+	SaOverview *overview;
+	SaZoomBar *zoom_bar;
 	SaStatsView *stats_view;
+	GMenu *recent_menu;
+	SaSearchBar *search_bar;
+	SaCallTreeView *call_tree_view;
+	SaFlameView *flame_view;
+	SaSpanView *span_view;
 
 	SaDocument *doc;
 	GCancellable *load_cancellable;   /* the load in progress, or NULL */
 	GCancellable *stats_cancellable;  /* the statistics in progress, or NULL */
+	GCancellable *tree_cancellable;   /* the call tree in progress, or NULL */
 	GtkFileChooserNative *chooser;
 	const char *page_before_load;     /* the page Cancel goes back to */
+	/* Compare, reload and recent files (sa-compare.c, sa-reload.c, sa-recent.c). */
+	SaCompare *compare;
+	SaReload *reload;
+	SaRecent *recent;
 };
 
 G_DEFINE_FINAL_TYPE(SaWindow, sa_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -38,6 +62,9 @@ static void update_actions(SaWindow *self)
 {
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-load",
 	                              self->load_cancellable != NULL);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find", self->doc != NULL);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find-next", self->doc != NULL);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find-previous", self->doc != NULL);
 }
 
 /* --- Statistics -------------------------------------------------------------------- */
@@ -80,10 +107,115 @@ static void refresh_stats(SaWindow *self)
 	                        g_object_ref(self));
 }
 
+/* --- Call tree, flame graph and span ------------------------------------------------- */
+
+static void on_tree_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	SaWindow *self = data;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(sa_call_tree) ct = sa_call_tree_finish(result, &error);
+
+	(void)source;
+	if (g_task_get_cancellable(G_TASK(result)) != self->tree_cancellable) {
+		g_object_unref(self);
+		return;
+	}
+	g_clear_object(&self->tree_cancellable);
+	if (ct) {
+		sa_call_tree_view_set_tree(self->call_tree_view, self->doc, ct);
+		sa_flame_view_set_tree(self->flame_view, self->doc, ct);
+	} else {
+		sa_call_tree_view_set_message(self->call_tree_view, error->message);
+		sa_flame_view_set_tree(self->flame_view, NULL, NULL);
+	}
+	g_object_unref(self);
+}
+
+/* Computes the call tree of the timeline's window (in a worker) and
+ * shows the selected span. */
+static void refresh_tree(SaWindow *self)
+{
+	tsr_trace_item span;
+	size_t thread;
+	int64_t from, to;
+
+	if (self->tree_cancellable)
+		g_cancellable_cancel(self->tree_cancellable);
+	g_clear_object(&self->tree_cancellable);
+	if (!self->doc) {
+		sa_call_tree_view_set_tree(self->call_tree_view, NULL, NULL);
+		sa_flame_view_set_tree(self->flame_view, NULL, NULL);
+		sa_span_view_set_span(self->span_view, NULL, 0, NULL);
+		return;
+	}
+	if (sa_timeline_get_selection(self->timeline, &thread, &span))
+		sa_span_view_set_span(self->span_view, self->doc, thread, &span);
+	else
+		sa_span_view_set_span(self->span_view, NULL, 0, NULL);
+	sa_timeline_get_range(self->timeline, &from, &to);
+	self->tree_cancellable = g_cancellable_new();
+	sa_call_tree_view_set_busy(self->call_tree_view, TRUE);
+	sa_call_tree_async(self->doc, from, to, self->tree_cancellable, on_tree_done,
+	                   g_object_ref(self));
+}
+
+/* A parent or child chosen in the Span tab: selected and shown. */
+static void on_span_activated(SaSpanView *view, guint64 thread, gpointer span, gpointer data)
+{
+	(void)view;
+	sa_timeline_select_span(SA_WINDOW(data)->timeline, (size_t)thread, span);
+}
+
 static void on_range_changed(SaTimeline *timeline, gpointer data)
 {
 	(void)timeline;
 	refresh_stats(SA_WINDOW(data));
+	refresh_tree(SA_WINDOW(data));
+}
+
+/* --- Compare, reload and recent files --------------------------------------------------- */
+
+/* A document loaded or reloaded: the recent list records it, reload
+ * watches its files, a comparison waiting for it starts. */
+static void document_changed(SaWindow *self)
+{
+	sa_recent_add_document(self->doc);
+	sa_reload_watch(self->reload, self->doc);
+	sa_compare_document_changed(self->compare, self->doc);
+}
+
+SaDocument *sa_window_get_document(SaWindow *self)
+{
+	return self->doc;
+}
+
+void sa_window_compare_with(SaWindow *self, GFile *b)
+{
+	sa_compare_with_file(self->compare, b);
+}
+
+void sa_window_replace_document(SaWindow *self, SaDocument *doc)
+{
+	const tsr_trace_info *old = tsr_trace_get_info(sa_document_get_trace(self->doc));
+	int64_t view_from, view_to, range_from, range_to;
+	gboolean whole, ranged;
+
+	g_return_if_fail(self->doc && doc);
+	sa_timeline_get_view(self->timeline, &view_from, &view_to);
+	whole = view_from <= old->start_ns && view_to >= old->end_ns;
+	ranged = sa_timeline_get_range(self->timeline, &range_from, &range_to);
+	g_clear_pointer(&self->doc, sa_document_unref);
+	self->doc = sa_document_ref(doc);
+	gtk_window_set_title(GTK_WINDOW(self), sa_document_get_title(self->doc));
+	sa_timeline_set_document(self->timeline, self->doc);
+	sa_search_bar_set_document(self->search_bar, self->doc);
+	if (!whole)
+		sa_timeline_set_view(self->timeline, view_from, view_to);
+	if (ranged)
+		sa_timeline_set_range(self->timeline, range_from, range_to);
+	refresh_stats(self);
+	refresh_tree(self);
+	document_changed(self);
 }
 
 /* --- Loading ----------------------------------------------------------------------- */
@@ -123,6 +255,8 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	self->doc = g_steal_pointer(&doc);
 	gtk_window_set_title(GTK_WINDOW(self), sa_document_get_title(self->doc));
 	sa_timeline_set_document(self->timeline, self->doc);
+	sa_search_bar_set_document(self->search_bar, self->doc);
+	update_actions(self);
 	gtk_stack_set_visible_child_name(self->main_stack, "trace");
 	/* The timeline gets the height its rows want, between a quarter and
 	 * two thirds of the window; the statistics the rest. */
@@ -131,12 +265,14 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 
 		if (h <= 0)
 			gtk_window_get_default_size(GTK_WINDOW(self), &w, &h);
-		gtk_widget_measure(GTK_WIDGET(self->timeline), GTK_ORIENTATION_VERTICAL, -1, NULL,
-		                   &want, NULL, NULL);
+		gtk_widget_measure(gtk_paned_get_start_child(self->paned), GTK_ORIENTATION_VERTICAL, -1,
+		                   NULL, &want, NULL, NULL);
 		gtk_paned_set_position(self->paned, CLAMP(want + 24, h / 4, h * 2 / 3));
 	}
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
 	refresh_stats(self);
+	document_changed(self);
+	refresh_tree(self);
 	g_object_unref(self);
 }
 
@@ -205,12 +341,28 @@ static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer 
 	g_clear_object(&self->chooser);
 }
 
+void sa_window_add_trace_filters(GtkFileChooser *chooser)
+{
+	GtkFileFilter *traces = gtk_file_filter_new();
+	GtkFileFilter *all = gtk_file_filter_new();
+
+	gtk_file_filter_set_name(traces, "Traces (*.pvti, Chrome trace-event JSON)");
+	gtk_file_filter_add_mime_type(traces, "application/x-tilescope-trace");
+	gtk_file_filter_add_mime_type(traces, "application/x-chrome-trace");
+	gtk_file_filter_add_pattern(traces, "*.pvti");
+	gtk_file_filter_add_pattern(traces, "*.json");
+	gtk_file_chooser_add_filter(chooser, traces);
+	gtk_file_filter_set_name(all, "All files");
+	gtk_file_filter_add_pattern(all, "*");
+	gtk_file_chooser_add_filter(chooser, all);
+	g_object_unref(traces);
+	g_object_unref(all);
+}
+
 /* win.open (Ctrl+O): a chooser of one or several traces. */
 static void open_action(GtkWidget *widget, const char *name, GVariant *param)
 {
 	SaWindow *self = SA_WINDOW(widget);
-	GtkFileFilter *traces = gtk_file_filter_new();
-	GtkFileFilter *all = gtk_file_filter_new();
 
 	(void)name;
 	(void)param;
@@ -219,17 +371,45 @@ static void open_action(GtkWidget *widget, const char *name, GVariant *param)
 	self->chooser = gtk_file_chooser_native_new("Open Traces", GTK_WINDOW(self),
 	                                            GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
 	gtk_file_chooser_set_select_multiple(GTK_FILE_CHOOSER(self->chooser), TRUE);
-	gtk_file_filter_set_name(traces, "Tilescope traces (*.pvti)");
-	gtk_file_filter_add_mime_type(traces, "application/x-tilescope-trace");
-	gtk_file_filter_add_pattern(traces, "*.pvti");
-	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(self->chooser), traces);
-	gtk_file_filter_set_name(all, "All files");
-	gtk_file_filter_add_pattern(all, "*");
-	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(self->chooser), all);
-	g_object_unref(traces);
-	g_object_unref(all);
+	sa_window_add_trace_filters(GTK_FILE_CHOOSER(self->chooser));
 	g_signal_connect(self->chooser, "response", G_CALLBACK(on_chooser_response), self);
 	gtk_native_dialog_show(GTK_NATIVE_DIALOG(self->chooser));
+}
+
+/* --- Search ------------------------------------------------------------------------ */
+
+static void find_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	(void)name;
+	(void)param;
+	sa_search_bar_start(SA_WINDOW(widget)->search_bar);
+}
+
+static void find_step_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	(void)param;
+	sa_search_bar_step(SA_WINDOW(widget)->search_bar, g_str_equal(name, "win.find-next"));
+}
+
+/* A search hit: the timeline zooms to it and selects it (which fills the
+ * details through "range-changed"). */
+static void on_hit_found(SaSearchBar *bar, guint64 thread, gpointer span, gpointer data)
+{
+	(void)bar;
+	sa_timeline_select_span(SA_WINDOW(data)->timeline, (size_t)thread, span);
+}
+
+/* --- The details' tabs --------------------------------------------------------------- */
+
+/* Alt+1 .. Alt+4: Statistics, Call Tree, Flame Graph, Span. */
+static void details_page_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	SaWindow *self = SA_WINDOW(widget);
+	int page = g_variant_get_int32(param);
+
+	(void)name;
+	if (page >= 0 && page < gtk_notebook_get_n_pages(self->details))
+		gtk_notebook_set_current_page(self->details, page);
 }
 
 /* --- Drag and drop --------------------------------------------------------------------- */
@@ -267,11 +447,17 @@ static void sa_window_dispose(GObject *object)
 		g_cancellable_cancel(self->load_cancellable);
 	if (self->stats_cancellable)
 		g_cancellable_cancel(self->stats_cancellable);
+	if (self->tree_cancellable)
+		g_cancellable_cancel(self->tree_cancellable);
 	g_clear_object(&self->load_cancellable);
 	g_clear_object(&self->stats_cancellable);
+	g_clear_object(&self->tree_cancellable);
 	if (self->chooser)
 		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
 	g_clear_object(&self->chooser);
+	g_clear_pointer(&self->compare, sa_compare_free);
+	g_clear_pointer(&self->reload, sa_reload_free);
+	g_clear_pointer(&self->recent, sa_recent_free);
 	gtk_widget_dispose_template(GTK_WIDGET(self), SA_TYPE_WINDOW);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	G_OBJECT_CLASS(sa_window_parent_class)->dispose(object);
@@ -283,7 +469,13 @@ static void sa_window_class_init(SaWindowClass *klass)
 
 	G_OBJECT_CLASS(klass)->dispose = sa_window_dispose;
 	g_type_ensure(SA_TYPE_TIMELINE);
+	g_type_ensure(SA_TYPE_OVERVIEW);
+	g_type_ensure(SA_TYPE_ZOOM_BAR);
 	g_type_ensure(SA_TYPE_STATS_VIEW);
+	g_type_ensure(SA_TYPE_SEARCH_BAR);
+	g_type_ensure(SA_TYPE_CALL_TREE_VIEW);
+	g_type_ensure(SA_TYPE_FLAME_VIEW);
+	g_type_ensure(SA_TYPE_SPAN_VIEW);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/SystemAnalyser/sa-window.ui");
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, main_stack);
@@ -295,12 +487,37 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_message);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, error_message);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, timeline);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, overview);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, zoom_bar);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, stats_view);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, recent_menu);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, search_bar);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, call_tree_view);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, flame_view);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, span_view);
 	gtk_widget_class_install_action(widget_class, "win.open", NULL, open_action);
 	gtk_widget_class_install_action(widget_class, "win.cancel-load", NULL, cancel_load_action);
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open",
 	                                    NULL);
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel-load",
+	                                    NULL);
+	/* Search: Ctrl+F, then F3 / Shift+F3 (and Ctrl+G / Shift+Ctrl+G) step. */
+	gtk_widget_class_install_action(widget_class, "win.find", NULL, find_action);
+	gtk_widget_class_install_action(widget_class, "win.find-next", NULL, find_step_action);
+	gtk_widget_class_install_action(widget_class, "win.find-previous", NULL, find_step_action);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.find",
+	                                    NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F3, 0, "win.find-next", NULL);
+	gtk_widget_class_install_action(widget_class, "win.details-page", "i", details_page_action);
+	for (int i = 0; i < 4; i++)
+		gtk_widget_class_add_binding_action(widget_class, GDK_KEY_1 + (guint)i, GDK_ALT_MASK,
+		                                    "win.details-page", "i", i);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F3, GDK_SHIFT_MASK,
+	                                    "win.find-previous", NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, GDK_CONTROL_MASK,
+	                                    "win.find-next", NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g,
+	                                    GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.find-previous",
 	                                    NULL);
 }
 
@@ -322,10 +539,17 @@ static void sa_window_init(SaWindow *self)
 			                               gtk_label_get_text(GTK_LABEL(label)), -1);
 	}
 	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_range_changed), self);
+	sa_overview_set_timeline(self->overview, self->timeline);
+	sa_zoom_bar_set_timeline(self->zoom_bar, self->timeline);
+	g_signal_connect(self->search_bar, "hit-found", G_CALLBACK(on_hit_found), self);
+	g_signal_connect(self->span_view, "span-activated", G_CALLBACK(on_span_activated), self);
 	drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
 	update_actions(self);
+	self->compare = sa_compare_new(self, self->details);
+	self->reload = sa_reload_new(self, self->header);
+	self->recent = sa_recent_new(self, self->recent_menu);
 }
 
 SaWindow *sa_window_new(GtkApplication *app)

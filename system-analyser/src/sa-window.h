@@ -1,7 +1,8 @@
 /*
  * The System Analyser's window: a start page, the loading page (progress
  * and Cancel), an error page with reportlib's one line, and the trace:
- * the timeline above the details (the Statistics tab).
+ * the search bar, the timeline, and below it the details (the
+ * Statistics, Call Tree, Flame Graph and Span tabs).
  */
 #pragma once
 
@@ -20,5 +21,19 @@ SaWindow *sa_window_new(GtkApplication *app);
 void sa_window_open(SaWindow *self, GFile *const *files, guint n_files);
 /* The timeline (tests, benchmarks). */
 SaTimeline *sa_window_get_timeline(SaWindow *self);
+
+/* Compare, reload and recent files (sa-compare.h, sa-reload.h,
+ * sa-recent.h). The document shown, or NULL. */
+SaDocument *sa_window_get_document(SaWindow *self);
+/* Compares the document the window is loading (A) with `b`, loaded now;
+ * after sa_window_open() of A. */
+void sa_window_compare_with(SaWindow *self, GFile *b);
+/* Shows `doc` (a reload of the document shown) in place of the document,
+ * keeping the visible window (or the whole trace when the whole old one
+ * was in view) and the marked range. */
+void sa_window_replace_document(SaWindow *self, SaDocument *doc);
+/* The file filters of every chooser of traces: .pvti and Chrome
+ * trace-event JSON files (the default), and all files. */
+void sa_window_add_trace_filters(GtkFileChooser *chooser);
 
 G_END_DECLS

@@ -196,6 +196,10 @@ echo "# tracepoint costs" >&2
 echo "# viewport queries on a ${spans}-span trace" >&2
 "$build/tests/bench/bench-trace-viewport" "$spans" | grep -v '^#' ||
 	fail "bench-trace-viewport failed"
+echo "# statistics of half a ${spans}-span trace over 64 threads" >&2
+"$build/tests/bench/bench-trace-stats" "$spans" 64 | grep -v '^#' || fail "bench-trace-stats failed"
+echo "# Chrome trace-event JSON import (a synthetic PyTorch-shaped file)" >&2
+"$build/tests/bench/bench-chrome-import" | grep -v '^#' || fail "bench-chrome-import failed"
 
 # --- 6. The chart kit: snapshots of a 5,888-tile chart over a zoom sweep -------
 # Only when the GTK kit was built (meson option gui); it needs a display.
@@ -240,4 +244,11 @@ if [ -x "$build/tests/bench/bench-system-analyser" ]; then
 	else
 		GSK_RENDERER=cairo "$build/tests/bench/bench-system-analyser" "$spans"
 	fi 2>"$tmp/sa.err" | grep -v '^#' || fail "bench-system-analyser failed"
+fi
+# Its search (no display needed): 10 M spans over 64 threads, written by
+# the benchmark itself; the answers are checked against tsr_trace_search.
+if [ -x "$build/tests/bench/bench-system-analyser-search" ]; then
+	echo "# System Analyser: search on $spans spans" >&2
+	"$build/tests/bench/bench-system-analyser-search" "$spans" 2>"$tmp/sa-search.err" |
+		grep -v '^#' || fail "bench-system-analyser-search failed"
 fi

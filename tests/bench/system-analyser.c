@@ -1,17 +1,21 @@
 /*
  * Benchmark: the System Analyser on a large trace. Writes a trace of
  * SPANS spans (default 10 M) with the pvti API over THREADS threads
- * (default 16; each: "step" spans holding six "op"s, three of which hold
- * a "kernel", as bench-trace-viewport writes), then prints:
+ * (default 64; each: "step" spans holding six "op"s, three of which hold
+ * a "kernel", as bench-trace-viewport writes; the first four threads
+ * also add a sample to their own "Load" series at every step and drop an
+ * instant every 1,000 steps), then prints:
  *   sa.open_to_first_paint_s   GTK started, the trace opened as the app's
  *                              loader does (sa_document_load: the open and
  *                              each thread's first level of detail), the
- *                              window laid out and the timeline drawn
+ *                              window laid out and the overview and the
+ *                              timeline drawn
  *   sa.timeline_snapshot_ms    median, 95th percentile and max over a
  *                              200-step sweep from the whole trace to 1 us
  *                              and back, panning as it goes: the timeline's
  *                              snapshot (the layer rebuilt: one viewport
- *                              query per thread)
+ *                              query per thread in view, the counter rows
+ *                              pinned to the top, instant markers)
  *   sa.timeline_frame_ms       the same with an offscreen render of the
  *                              node (cairo, 1600 x 900)
  *   sa.timeline_colour_nodes   the most colour nodes of one frame, against
@@ -30,6 +34,7 @@
 #define _GNU_SOURCE 1
 
 #include "sa-document.h"
+#include "sa-overview.h"
 #include "sa-timeline.h"
 
 #include <tilescope/pvti.h>
@@ -71,6 +76,7 @@ static int compare_double(const void *a, const void *b)
 typedef struct writer {
 	long spans;
 	int index;
+	pvti_series *series; /* NULL: no counter */
 } writer;
 
 /* One thread's spans: steps of ten. */
@@ -84,6 +90,10 @@ static void *write_spans(void *data)
 	pvti_thread_set_name(name);
 	for (long i = 0; i < w->spans / 10; i++) {
 		pvti_begin(fw, "step");
+		if (w->series)
+			pvti_series_add(w->series, (double)((i * 37 + w->index * 11) % 100));
+		if (w->series && i % 1000 == 0)
+			pvti_instant(fw, "checkpoint");
 		for (int j = 0; j < 9; j++) {
 			pvti_begin(fw, "op");
 			if (j % 3 == 1) {
@@ -110,8 +120,12 @@ static char *make_trace(const char *dir, long spans, int threads)
 		return NULL;
 	path = pvti_dup_file_name();
 	for (int t = 0; t < threads; t++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "worker %d", t);
 		ws[t].spans = spans / threads;
 		ws[t].index = t;
+		ws[t].series = t < 4 ? pvti_graph_add_series(pvti_graph_new("Load", "%"), name) : NULL;
 		pthread_create(&tids[t], NULL, write_spans, &ws[t]);
 	}
 	for (int t = 0; t < threads; t++)
@@ -156,17 +170,17 @@ static gboolean draw(GtkWidget *parent, GtkWidget *w, GskRenderer *renderer, dou
 int main(int argc, char **argv)
 {
 	long spans = argc > 1 ? atol(argv[1]) : 10000000;
-	int threads = argc > 2 ? atoi(argv[2]) : 16;
+	int threads = argc > 2 ? atoi(argv[2]) : 64;
 	char dir[] = "/tmp/bench-system-analyser-XXXXXX";
 	double t0, times[STEPS], snaps[STEPS];
 	char *path;
-	GtkWidget *win, *tl;
+	GtkWidget *win, *box, *overview, *tl;
 	GskRenderer *renderer;
 	g_autoptr(SaDocument) doc = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GFile) file = NULL;
 	const tsr_trace_info *info;
-	guint max_nodes = 0;
+	guint max_nodes = 0, max_rows = 0;
 	struct rusage ru;
 	int rc = 1;
 
@@ -194,14 +208,33 @@ int main(int argc, char **argv)
 	printf("# sa_document_load %.2f s\n", now_s() - t0);
 	win = gtk_window_new();
 	gtk_window_set_default_size(GTK_WINDOW(win), WIDTH, HEIGHT);
+	/* The overview over the timeline, as the window has them: its picture
+	 * of the whole trace is part of the first paint. */
+	box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	overview = sa_overview_new();
 	tl = sa_timeline_new();
-	gtk_window_set_child(GTK_WINDOW(win), tl);
+	gtk_widget_set_vexpand(tl, TRUE);
+	gtk_box_append(GTK_BOX(box), overview);
+	gtk_box_append(GTK_BOX(box), tl);
+	gtk_window_set_child(GTK_WINDOW(win), box);
+	sa_overview_set_timeline(SA_OVERVIEW(overview), SA_TIMELINE(tl));
 	sa_timeline_set_document(SA_TIMELINE(tl), doc);
+	/* The counter rows come after the 64 threads: pinned to the top, as
+	 * someone watching them would, so that every frame draws them. */
+	for (size_t i = 0; i < sa_timeline_get_n_rows(SA_TIMELINE(tl)); i++) {
+		sa_timeline_row row;
+
+		if (!sa_timeline_get_row(SA_TIMELINE(tl), i, &row))
+			break;
+		if (g_strcmp0(row.kind, "counter") == 0)
+			sa_timeline_set_row_pinned(SA_TIMELINE(tl), i, TRUE);
+		g_free(row.label);
+	}
 	gtk_window_present(GTK_WINDOW(win));
 	settle();
 	renderer = gsk_cairo_renderer_new();
 	gsk_renderer_realize(renderer, NULL, NULL);
-	if (!draw(win, tl, renderer, NULL)) {
+	if (!draw(box, overview, renderer, NULL) || !draw(box, tl, renderer, NULL)) {
 		fprintf(stderr, "bench-system-analyser: the first frame drew nothing\n");
 		goto cleanup;
 	}
@@ -218,13 +251,12 @@ int main(int argc, char **argv)
 			int k = i < STEPS / 2 ? i : STEPS - 1 - i;
 			double w = len * pow(ratio, k);
 			double centre = (double)info->start_ns + len * (0.1 + 0.8 * i / (STEPS - 1));
-			uint64_t drawn;
-			guint nodes, folded;
+			sa_timeline_frame frame;
 
 			sa_timeline_set_view(SA_TIMELINE(tl), (int64_t)(centre - w / 2),
 			                     (int64_t)(centre + w / 2));
 			t0 = now_s();
-			if (!draw(win, tl, renderer, &snaps[i])) {
+			if (!draw(box, tl, renderer, &snaps[i])) {
 				fprintf(stderr, "bench-system-analyser: step %d drew nothing\n", i);
 				goto cleanup;
 			}
@@ -234,8 +266,9 @@ int main(int argc, char **argv)
 				       snaps[i]);
 			if (i % 20 == 0) {
 				sa_timeline_measure_frame(SA_TIMELINE(tl), gtk_widget_get_width(tl),
-				                          gtk_widget_get_height(tl), &drawn, &nodes, &folded);
-				max_nodes = MAX(max_nodes, nodes);
+				                          gtk_widget_get_height(tl), &frame);
+				max_nodes = MAX(max_nodes, frame.nodes);
+				max_rows = MAX(max_rows, frame.rows);
 			}
 		}
 	}
@@ -247,8 +280,8 @@ int main(int argc, char **argv)
 	printf("sa.timeline_frame_median_ms %.2f ms\n", times[STEPS / 2]);
 	printf("sa.timeline_frame_p95_ms %.2f ms\n", times[STEPS * 95 / 100]);
 	printf("sa.timeline_frame_max_ms %.2f ms\n", times[STEPS - 1]);
-	printf("sa.timeline_colour_nodes %u count (target <= %d)\n", max_nodes,
-	       2 * gtk_widget_get_width(tl) * (gtk_widget_get_height(tl) / 18));
+	printf("sa.timeline_colour_nodes %u count (target <= %d: 2 x width x %u visible rows)\n",
+	       max_nodes, 2 * gtk_widget_get_width(tl) * (int)max_rows, max_rows);
 	{
 		int64_t half = info->start_ns + (info->end_ns - info->start_ns) / 2;
 		g_autoptr(sa_stats) st = NULL;

@@ -7,6 +7,7 @@
 #     --colours and -o work;
 #   - --json parses and its totals agree with the text's;
 #   - two files of one job merge (the sample twice; two processes of tut5);
+#   - its Chrome JSON export reads back with the same statistics;
 #   - a failed write and every error path exit 2 with one line.
 #
 # usage: check-cli-trace.sh TILESCOPE SAMPLE_DIR [TUT5_EXE]
@@ -162,6 +163,53 @@ assert ("Poplar", "Graph construction") not in {(l["channel"], l["name"]) for l 
 assert late["trace"] == one["trace"]
 PY
 [ $status -eq 0 ] && pass "--thread, --from/--to"
+
+# --call-tree: the JSON tree's nodes of each label add up to the label's
+# count, total and self over the same view (whole trace, a window, a
+# thread); the text lists one row per node, depth first, indented.
+"$ts" trace --call-tree --json one.pvti >tree.json || fail "--call-tree --json exited $?"
+"$ts" trace --call-tree --json --from 300.5 --to 700 one.pvti >tree-win.json ||
+	fail "--call-tree --from/--to exited $?"
+"$ts" trace --call-tree --json --thread 0 --from 100 one.pvti >tree-thread.json ||
+	fail "--call-tree --thread exited $?"
+"$ts" trace --call-tree --top 0 one.pvti >tree.txt || fail "--call-tree exited $?"
+python3 - <<'PY' || fail "--call-tree: the tree disagrees with the labels"
+import json
+for f in ("tree.json", "tree-win.json", "tree-thread.json"):
+    d = json.load(open(f))
+    t = d["call_tree"]
+    sums, n, rows = {}, 0, []
+    def walk(node, depth):
+        global n
+        n += 1
+        rows.append((depth, node["name"]))
+        k = (node["channel"], node["name"])
+        c, i, e = sums.get(k, (0, 0, 0))
+        sums[k] = (c + node["count"], i + node["inclusive_ns"], e + node["exclusive_ns"])
+        kids = node["children"]
+        assert sum(c["inclusive_ns"] for c in kids) <= node["inclusive_ns"], node["name"]
+        assert [c["inclusive_ns"] for c in kids] == sorted((c["inclusive_ns"] for c in kids),
+                                                          reverse=True), node["name"]
+        for c in kids:
+            walk(c, depth + 1)
+    for r in t["roots"]:
+        walk(r, 0)
+    want = {(l["channel"], l["name"]): (l["count"], l["total_ns"], l["self_ns"])
+            for l in d["labels"]}
+    assert sums == want, (f, sorted(set(sums.items()) ^ set(want.items())))
+    assert t["spans"] == d["spans"] == sum(c for c, i, e in sums.values()), f
+    assert t["inclusive_ns"] == sum(r["inclusive_ns"] for r in t["roots"]), f
+    if f == "tree.json":
+        assert n >= 20 and len(t["roots"]) >= 5, (n, len(t["roots"]))
+        text = open("tree.txt").read().splitlines()
+        at = [i for i, l in enumerate(text) if l.startswith("Call tree (by inclusive time; 42 spans, ")]
+        assert at, "no call tree header"
+        body = text[at[0] + 2:at[0] + 2 + n]
+        for (depth, name), line in zip(rows, body):
+            assert line.endswith("  " * depth + name) and line[-len(name) - 2 * depth - 1] == " ", (line, depth, name)
+        assert text[at[0] + 2 + n] == "", text[at[0] + 2 + n]
+PY
+[ $status -eq 0 ] && pass "--call-tree: text and JSON against the labels"
 
 # --no-median: no medians, the same counts and totals.
 "$ts" trace --no-median one.pvti >nomed.txt || fail "--no-median exited $?"
@@ -334,10 +382,43 @@ check_error "/nonexistent/x: cannot write" trace -o /nonexistent/x one.pvti
 "$ts" trace random.pvti 2>one-line.txt
 [ "$(wc -l <one-line.txt)" -eq 1 ] || fail "a file error is not one line: $(cat one-line.txt)"
 
+# Chrome trace-event JSON: the export of the sample, named without .json
+# (found by content), gives the same labels and figures; a cut one is
+# one line naming the file and exit 2.
+"$ts" export --chrome-trace -o exported.trace one.pvti || fail "export --chrome-trace exited $?"
+"$ts" trace --json --top 0 exported.trace >chrome.json 2>err.txt ||
+	fail "trace of a Chrome JSON file exited $?: $(cat err.txt)"
+"$ts" trace --json --top 0 one.pvti >pvti.json
+python3 - pvti.json chrome.json <<'PY' || fail "a Chrome JSON round trip changed the statistics"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+key = lambda l: (l["channel"], l["name"])
+la = {key(l): l for l in a["labels"]}
+lb = {key(l): l for l in b["labels"]}
+assert la.keys() == lb.keys(), (la.keys() ^ lb.keys())
+for k, l in la.items():
+    for f in ("count", "total_ns", "self_ns", "min_ns", "max_ns", "median_ns"):
+        assert l[f] == lb[k][f], (k, f, l[f], lb[k][f])
+assert a["spans"] == b["spans"]
+PY
+# `tilescope sql` reads it as a .pvti too.
+[ "$("$ts" sql --csv exported.trace "SELECT sum(count) FROM label_stats" | tail -n 1 | tr -d "\r")" = \
+	"$(python3 -c 'import json,sys; print(json.load(open("pvti.json"))["spans"])')" ] ||
+	fail "tilescope sql on a Chrome JSON file does not count the spans"
+head -c 300 exported.trace >cut.json
+if "$ts" trace cut.json >/dev/null 2>cut-err.txt; then
+	fail "a cut Chrome JSON file was accepted"
+else
+	[ $? -eq 2 ] && [ "$(wc -l <cut-err.txt)" -eq 1 ] && grep -q 'cut.json: .*byte' cut-err.txt ||
+		fail "a cut Chrome JSON file: $(cat cut-err.txt)"
+fi
+grep -q "Chrome trace-event JSON" help.txt 2>/dev/null || "$ts" trace --help | grep -q "Chrome trace-event JSON" ||
+	fail "trace --help does not say Chrome JSON opens"
+
 # --help: on stdout, exit 0, every option and the exit status.
 if "$ts" trace --help >help.txt 2>help-err.txt && [ ! -s help-err.txt ]; then
-	for opt in --top --sort --thread --from --to --no-median --json --colours --output \
-		--help 'Exit status' busy_ns median_ns; do
+	for opt in --top --sort --thread --from --to --no-median --call-tree --json --colours \
+		--output --help 'Exit status' busy_ns median_ns inclusive_ns; do
 		grep -q -- "$opt" help.txt || fail "trace --help does not mention $opt"
 	done
 else

@@ -3,7 +3,7 @@
  * opened with tsr_trace_open (memory capped), then every trace query is
  * called: info, processes and their metadata, threads, channels, names,
  * events of each thread at three resolutions with their metadata, label
- * statistics with medians, totals, counter series and buckets, instants,
+ * statistics with medians, totals, call trees, counter series and buckets, instants,
  * name matching and search (substring and regex), the Chrome export, and
  * read-only SQL over the file.
  */
@@ -92,6 +92,18 @@ static void query_all(tsr_trace *t)
 
 	if (tsr_trace_totals_new(&totals, t, &to) == TSR_OK)
 		tsr_trace_totals_free(totals);
+
+	tsr_trace_call_tree_options co = TSR_TRACE_CALL_TREE_OPTIONS_INIT;
+	tsr_trace_call_tree *tree = NULL;
+
+	if (tsr_trace_call_tree_new(&tree, t, &co) == TSR_OK)
+		tsr_trace_call_tree_free(tree);
+	co.thread = 0;
+	co.from_ns = info->start_ns;
+	co.span = 0;
+	tree = NULL;
+	if (tsr_trace_call_tree_new(&tree, t, &co) == TSR_OK)
+		tsr_trace_call_tree_free(tree);
 
 	if (tsr_trace_get_series(&series, &n_series, t) == TSR_OK)
 		for (size_t s = 0; s < n_series && s < LIMIT; s++) {

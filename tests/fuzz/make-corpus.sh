@@ -10,7 +10,9 @@
 # dangling ids, program cycles, a view and a trigger in the file, an
 # oversize blob, per-tile blobs claiming INT64_MAX bytes or tiles, and
 # the like. Needs the sqlite3 command. Every file is rewritten; files
-# a campaign merged in (named by their SHA-1) are kept.
+# a campaign merged in (named by their SHA-1) are kept. The chrome_json
+# seeds are small hand-written JSON files (and tut5's export) and are not
+# made here.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: make-corpus.sh BUILD-DIR (a -Dfuzz=true build)}

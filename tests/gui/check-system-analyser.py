@@ -14,7 +14,10 @@
    in and Home shows everything again.
 5. Two files (two copies of TRACE) go onto one time axis: the timeline
    and the table against `tilescope trace --json A B`.
-6. A hostile file (random bytes named x.pvti) ends on the error page
+6. A Chrome trace-event JSON file (`tilescope export --chrome-trace` of
+   TRACE) opens into the same timeline and Statistics, checked against
+   `tilescope trace --json` on that file.
+7. A hostile file (random bytes named x.pvti) ends on the error page
    naming the file, and the app stays up.
 
     check-system-analyser.py APP TILESCOPE TRACE
@@ -136,9 +139,10 @@ def main():
             failures.append(f"Escape did not go back to the whole trace: {table.description!r}")
 
         # A click on the first span (depth 0, at the plot's left: below the
-        # 24 px ruler and the file's 22 px header; the extents leave out the
-        # window's 5 px client-side border) selects it.
-        subprocess.run(["xdotool", "mousemove", str(plot_x + 12), str(y + 5 + 24 + 22 + 9),
+        # 24 px ruler, the file's 22 px header and the thread's 18 px lane
+        # of instant markers; the extents leave out the window's 5 px
+        # client-side border) selects it.
+        subprocess.run(["xdotool", "mousemove", str(plot_x + 12), str(y + 5 + 24 + 22 + 18 + 9),
                         "click", "1"], check=True)
         if not wait_for(lambda: "; selected " in timeline.description):
             failures.append(f"a click on the first span selected nothing: "
@@ -178,6 +182,32 @@ def main():
                 print("two files:", timeline.description)
             if table is not None:
                 compare(failures, "two files", table, both)
+
+    # A Chrome trace-event JSON file (the export of TRACE) opens into the
+    # same views: its timeline and Statistics against the CLI on the file.
+    with tempfile.TemporaryDirectory(prefix="sa-gui-") as d:
+        chrome = os.path.join(d, "exported.trace.json")
+        subprocess.run([tilescope, "export", "--chrome-trace", "-o", chrome, trace], check=True)
+        from_json = cli(tilescope, chrome)
+        with running_app(app_path, [chrome]) as (proc, app, tmp):
+            timeline = find(app, lambda a: a.name == "Timeline" and
+                            a.getRole() == pyatspi.ROLE_IMAGE)
+            table = find(app, lambda a: a.name == "Statistics" and
+                         a.getRole() == pyatspi.ROLE_TREE_TABLE)
+            n = from_json["trace"]["spans"]
+            if n != spans:
+                failures.append(f"the CLI reads {n:,} spans from the JSON export, {spans:,} "
+                                "from the trace")
+            if timeline is None or not wait_for(
+                    lambda: f"; {n:,} spans in view" in timeline.description):
+                failures.append("Chrome JSON: the timeline does not show "
+                                f"{n:,} spans: {timeline.description if timeline else None!r}")
+            else:
+                print("Chrome JSON:", timeline.description)
+            if table is not None:
+                compare(failures, "Chrome JSON", table, from_json)
+            else:
+                failures.append("Chrome JSON: no Statistics table")
 
     with tempfile.TemporaryDirectory(prefix="sa-gui-") as d:
         bad = os.path.join(d, "x.pvti")

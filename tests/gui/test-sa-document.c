@@ -4,7 +4,8 @@
  * progress idle once ran after the completion, into freed data);
  * a cancelled one completes with G_IO_ERROR_CANCELLED; a hostile file
  * completes with reportlib's one line naming it; the statistics of a
- * window are those of tsr_trace_list_label_stats over the same window.
+ * window are those of tsr_trace_list_label_stats over the same window;
+ * a Chrome trace-event JSON file loads like a .pvti.
  */
 #include "sa-document.h"
 
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 
 #include <glib/gstdio.h>
+#include <stdio.h>
 #include <string.h>
 
 #define TRACE SAMPLE_REPORTS "/tut5_ml/tut5_ml.pvti"
@@ -145,6 +147,51 @@ static void test_stats(void **state)
 	free(want);
 }
 
+/* A Chrome trace-event JSON file (tut5's trace exported) loads into the
+ * same document, with the same spans and statistics; a truncated one
+ * gives its one line. */
+static void test_chrome_json(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("sa-doc-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "tut5.json", NULL);
+	g_autofree char *bad = g_build_filename(dir, "cut.json", NULL);
+	const char *src = TRACE;
+	tsr_trace *tr = NULL;
+	load_result r;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(tsr_trace_open(&tr, &src, 1, NULL), TSR_OK);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(tsr_trace_export_chrome(f, tr, NULL), TSR_OK);
+	fclose(f);
+	tsr_trace_free(tr);
+	load(&r, path, NULL);
+	assert_null(r.error);
+	assert_non_null(r.doc);
+	assert_string_equal(sa_document_get_title(r.doc), "tut5.json");
+	assert_int_equal(tsr_trace_get_info(sa_document_get_trace(r.doc))->events, 42);
+	{
+		const tsr_trace_info *info = tsr_trace_get_info(sa_document_get_trace(r.doc));
+		g_autoptr(sa_stats) st = sa_document_stats(r.doc, info->start_ns, info->end_ns + 1, NULL);
+
+		assert_non_null(st);
+		assert_int_equal(st->spans, 42);
+	}
+	sa_document_unref(r.doc);
+	assert_true(g_file_set_contents(bad, "{\"traceEvents\":[{\"ph\":\"X\",", -1, NULL));
+	load(&r, bad, NULL);
+	assert_null(r.doc);
+	assert_non_null(r.error);
+	assert_non_null(strstr(r.error->message, bad));
+	assert_null(strchr(r.error->message, '\n'));
+	g_error_free(r.error);
+	g_remove(path);
+	g_remove(bad);
+	g_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_cancelled),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_chrome_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

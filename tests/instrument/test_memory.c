@@ -923,6 +923,95 @@ static void test_global_exchange(void **state)
 	tsi_graph_free(g);
 }
 
+/*
+ * Issue 19: a Copy between tensors laid out on different tiles receives
+ * the source's data laid out for the destination: a rearrangement buffer
+ * on the receiving tile (overlapped: live only over the copy), not an
+ * exchange message; a compute set's remote input stays a message.
+ */
+static void test_copy_rearrangement(void **state)
+{
+	tsi_graph *g = new_graph(3);
+	(void)state;
+
+	tsi_tensor *a = var_on(g, "a", 64, 0);
+	tsi_tensor *b = var_on(g, "b", 64, 1);
+	tsi_tensor *d = var_on(g, "d", 32, 2);
+	tsi_compute_set *cs = tsi_graph_add_compute_set(g, "use");
+	add_work(g, cs, tsi_tensor_slice(b, 0, 32), d, 2); /* reads b remotely */
+	tsi_program *seq = tsi_prog_sequence(g, "main");
+	assert_int_equal(tsi_sequence_add(seq, tsi_prog_copy(g, a, b)), TSI_OK);
+	assert_int_equal(tsi_sequence_add(seq, tsi_prog_execute(g, cs)), TSI_OK);
+	tsi_engine *e = compile1(g, seq, NULL);
+	const tsi_graph_profile *gp = tsi_engine_get_graph_profile(e);
+
+	/* The copy: 256 bytes received on tile 1. */
+	assert_int_equal(cat_column(gp, TSI_MEM_REARRANGEMENT, 1, true), 256);
+	assert_int_equal(cat_column(gp, TSI_MEM_REARRANGEMENT, 1, false), 0);
+	assert_int_equal(cat_total(gp, TSI_MEM_MESSAGE, 1), 0);
+	assert_int_equal(cat_total(gp, TSI_MEM_REARRANGEMENT, 0), 0);
+	/* The vertex's remote input: 128 bytes of message on tile 2. */
+	assert_int_equal(cat_column(gp, TSI_MEM_MESSAGE, 2, true), 128);
+	assert_int_equal(cat_total(gp, TSI_MEM_REARRANGEMENT, 2), 0);
+	size_t n_rearr = 0;
+	for (size_t i = 0; i < gp->n_variables; i++) {
+		const tsi_variable_profile *v = &gp->variables[i];
+		if (v->category != TSI_MEM_REARRANGEMENT)
+			continue;
+		n_rearr++;
+		assert_false(v->always_live);
+		assert_int_equal(v->bytes, 256);
+		assert_true(v->live_from != UINT32_MAX && v->live_from <= v->live_to);
+	}
+	assert_int_equal(n_rearr, 1);
+	assert_tile_identities(gp);
+	tsi_engine_free(e);
+	tsi_graph_free(g);
+}
+
+/*
+ * Issue 19: a vertex that writes a variable of another tile keeps that
+ * output on its own tile until the exchange after the compute set moves
+ * it: an outputEdge buffer of the bytes sent, live from the compute set
+ * to the exchange and no longer.
+ */
+static void test_output_edge(void **state)
+{
+	tsi_graph *g = new_graph(2);
+	(void)state;
+
+	tsi_tensor *in = var_on(g, "in", 40, 0);
+	tsi_tensor *out = var_on(g, "out", 40, 1);
+	tsi_compute_set *cs = tsi_graph_add_compute_set(g, "writer");
+	add_work(g, cs, in, out, 0);
+	tsi_engine *e = compile1(g, tsi_prog_execute(g, cs), NULL);
+	const tsi_graph_profile *gp = tsi_engine_get_graph_profile(e);
+
+	assert_int_equal(cat_column(gp, TSI_MEM_OUTPUT_EDGE, 0, true), 160);
+	assert_int_equal(cat_column(gp, TSI_MEM_OUTPUT_EDGE, 0, false), 0);
+	assert_int_equal(cat_total(gp, TSI_MEM_OUTPUT_EDGE, 1), 0);
+	/* The receiver's buffer is still a message. */
+	assert_int_equal(cat_column(gp, TSI_MEM_MESSAGE, 1, true), 160);
+	const tsi_variable_profile *edge = NULL;
+	for (size_t i = 0; i < gp->n_variables; i++)
+		if (gp->variables[i].category == TSI_MEM_OUTPUT_EDGE)
+			edge = &gp->variables[i];
+	assert_non_null(edge);
+	assert_int_equal(strncmp(edge->name, "<outputEdge:", 12), 0);
+	/* Live from the OnTileExecute through the exchange after it. */
+	assert_true(edge->live_from < edge->live_to);
+	assert_true(edge->live_to < gp->n_liveness);
+	assert_int_equal(gp->programs[gp->liveness[edge->live_from].program].type,
+	                 TSI_LP_ON_TILE_EXECUTE);
+	assert_int_equal(gp->programs[gp->liveness[edge->live_to].program].type,
+	                 TSI_LP_DO_EXCHANGE);
+	/* Tile 0 holds the output and nothing else overlaps it. */
+	assert_true(gp->by_tile[0].total >= 160 + 160);
+	assert_tile_identities(gp);
+	tsi_engine_free(e);
+	tsi_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -939,6 +1028,8 @@ int main(void)
 		cmocka_unit_test(test_oom_tile_excess),
 		cmocka_unit_test(test_instrumentation_results),
 		cmocka_unit_test(test_global_exchange),
+		cmocka_unit_test(test_copy_rearrangement),
+		cmocka_unit_test(test_output_edge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

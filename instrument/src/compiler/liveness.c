@@ -28,8 +28,14 @@
  * nowhere: live_from = live_to = UINT32_MAX. An always-live variable has
  * live_from = live_to = 0, as profile.h says.
  *
- * Exchange message buffers are variables of their own, live over the
- * steps of their exchange's lowered program (first to last occurrence).
+ * Exchange buffers are variables of their own. A receive buffer
+ * ("message"; "rearrangement" for a Copy's internal exchange, which
+ * receives the source's data laid out for the destination; hostMessage,
+ * globalMessage) is live over the steps of its exchange's lowered program
+ * (first to last occurrence). The outputs a compute set writes for
+ * another tile wait on the writing tile for the exchange that returns
+ * them: an "outputEdge" buffer of the post exchange's bytes sent per
+ * tile, live from the compute set's first step to the exchange's last.
  *
  * Cost: linear in steps, accesses and variables. Each lowered program's
  * access list is built once (a user compute set's read and write sets
@@ -539,19 +545,99 @@ static int lv_var_tiles(lv_ctx *c, tsi_tile_acc *acc, const tsi_var *var,
 	return tsi_tile_acc_take(acc, &c->b->arena, out);
 }
 
-/* The message buffer category of an exchange kind. */
-static tsi_mem_category message_category(tsi_exchange_kind kind)
+/* The receive buffer category of an exchange: a Copy's internal exchange
+ * receives the source's data laid out for the destination (a rearranged
+ * version of tensor data: "rearrangement"), other internal exchanges
+ * receive messages; host and IPU-to-IPU exchanges their own kinds. */
+static tsi_mem_category message_category(const tsi_exchange_plan *plan)
 {
-	if (kind == TSI_EXCHANGE_EXTERNAL)
+	if (plan->kind == TSI_EXCHANGE_EXTERNAL)
 		return TSI_MEM_GLOBAL_MESSAGE;
-	if (kind == TSI_EXCHANGE_HOST)
+	if (plan->kind == TSI_EXCHANGE_HOST)
 		return TSI_MEM_HOST_MESSAGE;
+	if (plan->role == TSI_XR_COPY)
+		return TSI_MEM_REARRANGEMENT;
 	return TSI_MEM_MESSAGE;
 }
 
+/* The sending tiles' bytes of an exchange that returns a compute set's
+ * outputs (TSI_XR_EXECUTE_POST): the vertices write those outputs on
+ * their own tile, where they wait for the exchange ("outputEdge"). NULL
+ * for any other exchange. */
+static const tsi_tile_values *output_edge_bytes(const tsi_profile_builder *b,
+                                                const tsi_exchange_plan *plan)
+{
+	const tsi_graph_profile *gp = &b->profile;
+
+	if (plan->role != TSI_XR_EXECUTE_POST || plan->kind >= TSI_EXCHANGE_KIND_COUNT ||
+	    plan->index >= gp->n_exchanges[plan->kind])
+		return NULL;
+	const tsi_tile_values *tv = &gp->exchanges[plan->kind][plan->index].bytes_sent;
+	return tv->n ? tv : NULL;
+}
+
+/* The OnTileExecute whose outputs a post exchange returns: the nearest
+ * one lowered before it from the same Execute. UINT32_MAX when none. */
+static uint32_t post_exchange_compute(const tsi_profile_builder *b,
+                                      const tsi_exchange_plan *plan)
+{
+	for (uint32_t i = plan->lowered; i-- > 0;) {
+		if (b->lp_source[i] != plan->source)
+			break;
+		if (b->programs[i].type == TSI_LP_ON_TILE_EXECUTE)
+			return i;
+	}
+	return NONE;
+}
+
 /*
- * Fills profile.variables: the user variables (by id) then one message
- * buffer per exchange plan that has one; and the not-always-live bytes of
+ * One compiler buffer of an exchange plan as a variable: `kind` names it
+ * ("<message:X>", "<outputEdge:X>"), `bytes` per tile in category `cat`.
+ * A receive buffer is live over the steps of its exchange (first to last
+ * occurrence); an output edge buffer from the compute set that writes it
+ * to the end of its exchange. Adds its bytes to the not-always-live
+ * difference array `diff`.
+ */
+static int lv_buffer(lv_ctx *c, tsi_variable_profile *vp, const tsi_exchange_plan *plan,
+                     const char *kind, tsi_mem_category cat, const tsi_tile_values *bytes,
+                     const char *xname, const uint32_t *occ_first, const uint32_t *occ_last,
+                     int64_t *diff)
+{
+	tsi_profile_builder *b = c->b;
+	size_t *shape;
+
+	vp->name = tsi_arena_printf(&b->arena, "<%s:%s>", kind, xname ? xname : "anon");
+	shape = tsi_arena_alloc(&b->arena, sizeof(*shape));
+	if (!vp->name || !shape)
+		return TSI_ERR_NO_MEMORY;
+	vp->category = cat;
+	vp->type = TSI_UNSIGNED_CHAR;
+	vp->bytes = tsi_tile_values_sum(bytes);
+	shape[0] = (size_t)vp->bytes;
+	vp->rank = 1;
+	vp->shape = shape;
+	vp->bytes_by_tile = *bytes;
+	vp->debug_context = plan->source ? plan->source->debug_id : 0; /* its exchange's */
+	vp->always_live = false;
+	vp->live_from = vp->live_to = NONE;
+	if (plan->lowered >= c->n_programs || occ_first[plan->lowered] == NONE)
+		return TSI_OK;
+	vp->live_from = occ_first[plan->lowered];
+	vp->live_to = occ_last[plan->lowered];
+	if (cat == TSI_MEM_OUTPUT_EDGE) {
+		uint32_t ote = post_exchange_compute(b, plan);
+		if (ote < c->n_programs && occ_first[ote] != NONE && occ_first[ote] < vp->live_from)
+			vp->live_from = occ_first[ote];
+	}
+	diff[vp->live_from] += (int64_t)vp->bytes;
+	diff[(size_t)vp->live_to + 1] -= (int64_t)vp->bytes;
+	return TSI_OK;
+}
+
+/*
+ * Fills profile.variables: the user variables (by id) then, per exchange
+ * plan, its receive buffer when it has one and its output edge buffer
+ * when it returns a compute set's outputs; and the not-always-live bytes of
  * every step by a difference array over the intervals.
  */
 static int lv_results(lv_ctx *c, const uint32_t *occ_first, const uint32_t *occ_last)
@@ -572,7 +658,8 @@ static int lv_results(lv_ctx *c, const uint32_t *occ_first, const uint32_t *occ_
 	if (rc)
 		goto out;
 	for (size_t p = 0; p < b->n_plans; p++)
-		n_msg += b->plans[p].message_bytes.n > 0;
+		n_msg += (b->plans[p].message_bytes.n > 0) +
+		         (output_edge_bytes(b, &b->plans[p]) != NULL);
 	n_out = c->n_vars + n_msg;
 	vars = tsi_arena_alloc(&b->arena, (n_out + 1) * sizeof(*vars));
 	if (!vars) {
@@ -615,38 +702,19 @@ static int lv_results(lv_ctx *c, const uint32_t *occ_first, const uint32_t *occ_
 	n_out = c->n_vars;
 	for (size_t p = 0; p < b->n_plans; p++) {
 		const tsi_exchange_plan *plan = &b->plans[p];
-		tsi_variable_profile *vp = &vars[n_out];
+		const tsi_tile_values *edge = output_edge_bytes(b, plan);
 		const char *xname = NULL;
-		size_t *shape;
 
-		if (plan->message_bytes.n == 0)
-			continue;
-		n_out++;
 		if (plan->kind < TSI_EXCHANGE_KIND_COUNT && plan->index < gp->n_exchanges[plan->kind])
 			xname = gp->exchanges[plan->kind][plan->index].name;
-		vp->name = tsi_arena_printf(&b->arena, "<message:%s>", xname ? xname : "anon");
-		shape = tsi_arena_alloc(&b->arena, sizeof(*shape));
-		if (!vp->name || !shape) {
-			rc = TSI_ERR_NO_MEMORY;
+		if (plan->message_bytes.n &&
+		    (rc = lv_buffer(c, &vars[n_out++], plan, "message", message_category(plan),
+		                    &plan->message_bytes, xname, occ_first, occ_last, diff)))
 			goto out;
-		}
-		vp->category = message_category(plan->kind);
-		vp->type = TSI_UNSIGNED_CHAR;
-		vp->bytes = tsi_tile_values_sum(&plan->message_bytes);
-		shape[0] = (size_t)vp->bytes;
-		vp->rank = 1;
-		vp->shape = shape;
-		vp->bytes_by_tile = plan->message_bytes;
-		vp->debug_context = plan->source ? plan->source->debug_id : 0; /* its exchange's */
-		vp->always_live = false;
-		if (plan->lowered < c->n_programs && occ_first[plan->lowered] != NONE) {
-			vp->live_from = occ_first[plan->lowered];
-			vp->live_to = occ_last[plan->lowered];
-			diff[vp->live_from] += (int64_t)vp->bytes;
-			diff[(size_t)vp->live_to + 1] -= (int64_t)vp->bytes;
-		} else {
-			vp->live_from = vp->live_to = NONE;
-		}
+		if (edge && (rc = lv_buffer(c, &vars[n_out++], plan, "outputEdge",
+		                            TSI_MEM_OUTPUT_EDGE, edge, xname, occ_first, occ_last,
+		                            diff)))
+			goto out;
 	}
 	{
 		int64_t live = 0;

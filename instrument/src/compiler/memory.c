@@ -12,10 +12,14 @@
  * replica's target):
  *
  * What each tile holds.
- *   - variable / constant / message / hostMessage / globalMessage: the
- *     entries liveness.c puts in the variables list (every user variable,
- *     and one buffer per exchange plan with message_bytes, live over the
- *     steps of its exchange), bytes_by_tile, in the entry's category. So
+ *   - variable / constant / message / globalMessage /
+ *     rearrangement / outputEdge: the entries liveness.c puts in the
+ *     variables list (every user variable; one receive buffer per
+ *     exchange plan with message_bytes, live over the steps of its
+ *     exchange, "rearrangement" when a Copy between tensors laid out on
+ *     different tiles receives it; one output edge buffer per post
+ *     exchange on its sending tiles, live from the compute set that
+ *     writes it to the exchange), bytes_by_tile, in the entry's category. So
  *     the plans' message_bytes are read only through that list and never
  *     counted twice. An always-live entry is one item per tile it is on
  *     ("nonOverlapped"); the not-always-live ones share the tile's
@@ -63,14 +67,16 @@
  *   - controlTable: each Switch's jump table, 4 bytes per case and
  *     default, on every tile of the IPUs the Switch runs on (beside its
  *     control code; the same IPU rule).
- *   - controlId, multiple, outputEdge, rearrangement,
- *     sharedCode/DataStorage: not produced by this model (always 0).
+ *   - hostMessage, controlId, multiple, sharedCodeStorage,
+ *     sharedDataStorage: the model has no construct they describe
+ *     (always 0; the README says why for each).
  *
  * Regions. A tile of B bytes has a non-interleaved region [0, I) and an
  * interleaved region [I, B), I = B/2 rounded down to a multiple of 64 KiB
  * (Mk1: 128 KiB, Mk2/Bow: 256 KiB). Code, stacks, vertex state, field data,
  * descriptors, packet headers and instrumentation prefer non-interleaved;
- * a variable-like item (variable, constant, message, the overlap pool)
+ * a variable-like item (variable, constant, the message kinds,
+ * rearrangement, outputEdge, the overlap pool)
  * prefers interleaved when it has at least 1 KiB on the tile or is HALF.
  * Items are placed one after another in each region (a bump allocator; no
  * holes to reuse, so first fit is "the first region with room") in a fixed
@@ -220,7 +226,8 @@ static void *grow(void *arr, size_t *cap, size_t n, size_t need, size_t size)
 static bool is_variable_category(uint32_t cat)
 {
 	return cat == TSI_MEM_VARIABLE || cat == TSI_MEM_CONSTANT || cat == TSI_MEM_MESSAGE ||
-	       cat == TSI_MEM_HOST_MESSAGE || cat == TSI_MEM_GLOBAL_MESSAGE;
+	       cat == TSI_MEM_HOST_MESSAGE || cat == TSI_MEM_GLOBAL_MESSAGE ||
+	       cat == TSI_MEM_REARRANGEMENT || cat == TSI_MEM_OUTPUT_EDGE;
 }
 
 /* Alignment of an item of category `cat`: 8 for variables and code. */

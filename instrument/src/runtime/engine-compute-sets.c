@@ -7,7 +7,13 @@
  * set, on first execution, and cached in the engine; the arena itself is
  * shared by all compute sets and grows to the largest. Fields that no
  * other field of the set conflicts with are used in variable memory
- * directly, without the copies.
+ * directly, without the copies: inputs that are one contiguous run, lists
+ * of sub-vectors lying back to back in one variable (a matrix's rows),
+ * and the outputs mark_in_place_outputs allows. Input fields that read
+ * exactly what an earlier input field of the set reads (the same weights
+ * block for every worker of a matmul, the same rows of A for each of its
+ * column slices) share that field's copy. A strided view's rows gathered
+ * one after another (a transpose) move as one block (gather_rows).
  */
 #include "engine-private.h"
 
@@ -29,6 +35,11 @@ typedef struct xfer {
 	                       and scratch_off + i * bytes in scratch (a strided view,
 	                       such as a transpose, gathers element by element) */
 	size_t stride;      /* bytes; 0 when count is 1 */
+	size_t rows;        /* 1, or rows of such runs: row j starts at var_off +
+	                       j * row_step in the variable and right after row
+	                       j - 1 in scratch (rows of a transposed view: a
+	                       block transpose, see gather_rows) */
+	size_t row_step;    /* bytes; 0 when rows is 1 */
 } xfer;
 #define ZERO_VAR UINT32_MAX
 
@@ -98,8 +109,42 @@ static void xfer_append(xfer *list, size_t *n, uint32_t var, size_t var_off, siz
 			}
 		}
 	}
-	list[*n] = (xfer){var, var_off, scratch_off, bytes, 1, 0};
+	list[*n] = (xfer){var, var_off, scratch_off, bytes, 1, 0, 1, 0};
 	(*n)++;
+}
+
+/*
+ * Merges runs of strided gathers that are the rows of one block: each of
+ * the same element size, count and stride, each starting `row_step` bytes
+ * after the one before in the variable and right after it in scratch.
+ * The rows of a transposed view come out of xfer_append this way (row j
+ * of x^T is column j of x), and a block moves much faster as a whole
+ * (gather_rows) than column by column. Returns the new length.
+ */
+static size_t merge_rows(xfer *list, size_t n)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		xfer x = list[i];
+		if (out && x.count > 1 && x.var != ZERO_VAR) {
+			xfer *last = &list[out - 1];
+			size_t row_bytes = last->count * last->bytes;
+			if (last->var == x.var && last->bytes == x.bytes && last->count == x.count &&
+			    last->stride == x.stride &&
+			    x.scratch_off == last->scratch_off + last->rows * row_bytes &&
+			    x.var_off > last->var_off) {
+				size_t step = last->rows == 1 ? x.var_off - last->var_off : last->row_step;
+				if (x.var_off == last->var_off + last->rows * step) {
+					last->row_step = step;
+					last->rows++;
+					continue;
+				}
+			}
+		}
+		list[out++] = x;
+	}
+	return out;
 }
 
 /* A byte range of one variable, for the in-place output check. */
@@ -260,6 +305,95 @@ static int mark_in_place_outputs(const cs_plan *p, bool *in_place)
 	return TSI_OK;
 }
 
+/* True when the tensors of a list field are one contiguous run of one
+ * variable, each sub-vector starting where the one before ended (and
+ * none empty), so the field can point into the variable. */
+static bool contiguous_list(const tsi_field_conn *c)
+{
+	if (c->n == 0)
+		return false;
+	for (size_t k = 0; k < c->n; k++) {
+		const tsi_tensor *t = c->tensors[k];
+		if (t->n_regions != 1 || t->regions[0].len == 0)
+			return false;
+		if (k > 0) {
+			const tsi_region *prev = &c->tensors[k - 1]->regions[0];
+			if (t->regions[0].var != prev->var || t->type != c->tensors[k - 1]->type ||
+			    t->regions[0].begin != prev->begin + prev->len)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* One entry of the table of gathered input fields: the connection and
+ * the plan field that gathered it. */
+typedef struct shared_slot {
+	const tsi_field_conn *conn; /* NULL: empty slot */
+	uint64_t hash;
+	size_t field;
+} shared_slot;
+
+/* A hash of what a connection reads: every region of every sub-vector
+ * and where the sub-vectors start (FNV-1a over the words). */
+static uint64_t conn_hash(const tsi_field_conn *c)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+#define MIX(v) (h = (h ^ (uint64_t)(v)) * 0x100000001b3u)
+	MIX(c->n);
+	for (size_t k = 0; k < c->n; k++) {
+		const tsi_tensor *t = c->tensors[k];
+		MIX(t->type);
+		MIX(t->n_regions);
+		for (size_t r = 0; r < t->n_regions; r++) {
+			MIX(t->regions[r].var);
+			MIX(t->regions[r].begin);
+			MIX(t->regions[r].len);
+		}
+	}
+#undef MIX
+	return h;
+}
+
+/* True when two connections read the same elements in the same order,
+ * cut into the same sub-vectors. */
+static bool conn_same(const tsi_field_conn *a, const tsi_field_conn *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t k = 0; k < a->n; k++) {
+		const tsi_tensor *x = a->tensors[k], *y = b->tensors[k];
+		if (x == y)
+			continue;
+		if (x->type != y->type || x->n_regions != y->n_regions)
+			return false;
+		for (size_t r = 0; r < x->n_regions; r++)
+			if (x->regions[r].var != y->regions[r].var ||
+			    x->regions[r].begin != y->regions[r].begin ||
+			    x->regions[r].len != y->regions[r].len)
+				return false;
+	}
+	return true;
+}
+
+/* The field that first gathered what `c` reads into scratch, found in or
+ * added to the table (`mask` + 1 slots, a power of two larger than the
+ * fields): `field` itself when it is the first. */
+static size_t shared_lookup(shared_slot *table, size_t mask, const tsi_field_conn *c, size_t field)
+{
+	uint64_t h = conn_hash(c);
+
+	for (size_t i = (size_t)(h >> 17) & mask;; i = (i + 1) & mask) {
+		if (!table[i].conn) {
+			table[i] = (shared_slot){c, h, field};
+			return field;
+		}
+		if (table[i].hash == h && conn_same(table[i].conn, c))
+			return table[i].field;
+	}
+}
+
 /* Frees one compute set's cached layout. */
 void tsi_engine_plan_free(cs_plan *p)
 {
@@ -309,6 +443,8 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 	size_t n_offsets = 0, n_regions = 0, n_zero = 0, pos = 0;
 	size_t fi = 0, oi = 0;
 	bool *in_place = NULL;    /* per field: an output written in place */
+	shared_slot *shared = NULL; /* input views gathered so far (open addressing) */
+	size_t shared_mask = 15;
 	int rc = TSI_ERR_NO_MEMORY; /* until something else goes wrong */
 
 	*out = NULL;
@@ -358,8 +494,11 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 	p->direct = calloc(p->n_fields + 1, sizeof(*p->direct));
 	p->zero = calloc(n_zero + 1, sizeof(*p->zero));
 	in_place = calloc(p->n_fields + 1, sizeof(*in_place));
+	while (shared_mask + 1 < 2 * p->n_fields)
+		shared_mask = shared_mask * 2 + 1;
+	shared = calloc(shared_mask + 1, sizeof(*shared));
 	if (!p->fields || !p->field_off || !p->offsets || !p->in || !p->out || !p->direct ||
-	    !p->zero || !in_place || mark_in_place_outputs(p, in_place) != TSI_OK)
+	    !p->zero || !in_place || !shared || mark_in_place_outputs(p, in_place) != TSI_OK)
 		goto fail;
 
 	/* Pass 2: lay the fields out and list the moves. */
@@ -383,6 +522,36 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 			 * zero-filled first, as a scratch output is. */
 			bool direct_input = def->dir == TSI_FIELD_INPUT && !list && c->n == 1 &&
 			                    c->tensors[0]->n_regions == 1;
+			if (def->dir == TSI_FIELD_INPUT && list && contiguous_list(c)) {
+				/* A list whose sub-vectors lie back to back in one
+				 * variable (the rows of a matrix): read in place too. */
+				const tsi_tensor *t0 = c->tensors[0];
+				size_t size = tsi_type_size(t0->type);
+				p->direct[p->n_direct++] = (direct_field){
+				    fi, t0->regions[0].var, t0->regions[0].begin * size};
+				for (size_t k = 0; k < c->n; k++) {
+					count += c->tensors[k]->numel;
+					offs[k + 1] = count;
+				}
+				field->count = count;
+				field->n_vectors = c->n;
+				field->offsets = offs;
+				p->field_off[fi] = 0;
+				oi += c->n + 1;
+				continue;
+			}
+			if (def->dir == TSI_FIELD_INPUT && !direct_input && c->n > 0) {
+				/* Elements another input field of the set reads just
+				 * the same (the weights block a matmul's workers share,
+				 * the rows of A each of them multiplies): read the copy
+				 * already gathered. */
+				size_t first = shared_lookup(shared, shared_mask, c, fi);
+				if (first != fi) {
+					*field = p->fields[first];
+					p->field_off[fi] = p->field_off[first];
+					continue;
+				}
+			}
 			if (direct_input || in_place[fi]) {
 				const tsi_tensor *t = c->tensors[0];
 				size_t size = tsi_type_size(t->type);
@@ -391,7 +560,7 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 				if (def->dir == TSI_FIELD_OUTPUT)
 					p->zero[p->n_zero++] = (xfer){t->regions[0].var,
 					                              t->regions[0].begin * size, 0,
-					                              t->regions[0].len * size, 1, 0};
+					                              t->regions[0].len * size, 1, 0, 1, 0};
 				offs[1] = t->numel;
 				field->count = t->numel;
 				field->n_vectors = 1;
@@ -430,13 +599,16 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 			oi += field->n_vectors + 1;
 		}
 	}
+	p->n_in = merge_rows(p->in, p->n_in);
 	p->scratch_bytes = pos;
 	free(in_place);
+	free(shared);
 	shrink_plan(p);
 	*out = p;
 	return TSI_OK;
 fail:
 	free(in_place);
+	free(shared);
 	if (rc == TSI_ERR_NO_MEMORY)
 		tsi_engine_fail(e, rc, "out of host memory laying out compute set '%s'", cs->name);
 	tsi_engine_plan_free(p);
@@ -499,6 +671,33 @@ static inline void copy_bytes(unsigned char *dst, const unsigned char *src, size
 	}
 }
 
+/* Rows of the gather tiles of gather_rows: 64 bytes of floats, one cache
+ * line of the source read per step. */
+#define GATHER_TILE 16u
+
+/*
+ * Gathers a block of x->rows rows of x->count elements each (element k of
+ * row j at src + j * row_step + k * stride) into `dst` row after row. A
+ * transposed view's rows are the columns of its variable, so reading
+ * them one by one touches a new cache line per element; here GATHER_TILE
+ * rows are read together, along the variable's own rows, and written to
+ * GATHER_TILE rows of scratch that stay in cache.
+ */
+static void gather_rows(unsigned char *dst, const unsigned char *src, const xfer *x)
+{
+	const size_t rows = x->rows, count = x->count, bytes = x->bytes;
+
+	for (size_t j0 = 0; j0 < rows; j0 += GATHER_TILE) {
+		size_t j1 = j0 + GATHER_TILE < rows ? j0 + GATHER_TILE : rows;
+		for (size_t k = 0; k < count; k++) {
+			const unsigned char *s = src + j0 * x->row_step + k * x->stride;
+			unsigned char *d = dst + (j0 * count + k) * bytes;
+			for (size_t j = j0; j < j1; j++, s += x->row_step, d += count * bytes)
+				copy_bytes(d, s, bytes);
+		}
+	}
+}
+
 int tsi_engine_run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *m)
 {
 	cs_plan *p = NULL;
@@ -528,6 +727,10 @@ int tsi_engine_run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *
 			}
 			unsigned char *dst = e->scratch + x->scratch_off;
 			const unsigned char *src = var_base(e, x->var, r) + x->var_off;
+			if (x->rows > 1) {
+				gather_rows(dst, src, x);
+				continue;
+			}
 			for (size_t k = 0; k < x->count; k++, dst += x->bytes, src += x->stride)
 				copy_bytes(dst, src, x->bytes);
 		}

@@ -78,8 +78,11 @@ typedef struct tsr_trace_open_options {
 #define TSR_TRACE_OPEN_OPTIONS_INIT {TSR_TRACE_OPEN_OPTIONS_VERSION, 0, NULL, NULL}
 
 /*
- * Opens paths[0..n_paths): .pvti files, or directories whose *.pvti files
- * (not their subdirectories) are all taken. `opts` may be NULL. On failure
+ * Opens paths[0..n_paths): .pvti files, Chrome trace-event JSON files
+ * (told apart by content: the first byte past white space is '[' or '{';
+ * read with a streaming parser into a .pvti in memory, one process per
+ * file, see README "Chrome trace-event JSON"), or directories whose
+ * *.pvti files (not their subdirectories) are all taken. `opts` may be NULL. On failure
  * *out is NULL and tsr_last_error() says why in one line naming the file:
  * TSR_ERR_NOT_FOUND (also a directory without traces), TSR_ERR_NOT_SQLITE,
  * TSR_ERR_NOT_REPORT (another application's file, or a profile.pop),
@@ -433,6 +436,106 @@ TSR_API int tsr_trace_export_chrome(FILE *out, tsr_trace *trace,
  */
 TSR_API int tsr_trace_query(tsr_trace *trace, size_t file, const char *sql,
                             tsr_columns_cb columns_cb, tsr_row_cb row_cb, void *user_data);
+
+/* --- Comparing two traces -------------------------------------------------------- */
+
+/* One label (channel and tracepoint name, matched by text) of a comparison
+ * of trace A with trace B: its statistics on each side and the deltas
+ * B - A. */
+typedef struct tsr_trace_label_delta {
+	const char *channel, *name; /* borrowed from A's handle (B's for a label only in B),
+	                               valid until that handle is freed */
+	bool in_a, in_b;            /* the label has spans in A, in B */
+	tsr_trace_label_stat a, b;  /* its statistics on each side (all zero where absent);
+	                               their channel and name ids are their own handle's */
+	int64_t delta_count;        /* b.count - a.count */
+	int64_t delta_total_ns;     /* b.total_ns - a.total_ns */
+	int64_t delta_self_ns;      /* b.self_ns - a.self_ns */
+	double delta_mean_ns;       /* b.mean_ns - a.mean_ns */
+	int64_t delta_median_ns;    /* b.median_ns - a.median_ns */
+	double delta_total_pct;     /* 100 * delta_total_ns / a.total_ns; NaN when a.total_ns
+	                               is 0 (a label only in B, or of zero-length spans) */
+} tsr_trace_label_delta;
+
+/*
+ * Matches the labels of A (a_labels[0..n_a), statistics of trace `a` as
+ * tsr_trace_list_label_stats gives them) with those of B (of trace `b`,
+ * which may be `a` itself: two windows of one trace) by channel and name
+ * text, and lists every label of either side once, the largest
+ * |delta_total_ns| first (then the larger total of the two sides, then
+ * channel and name in byte order). Labels listed twice on one side are
+ * an error. The caller frees *out with free(). TSR_ERR_INVALID_ARGUMENT
+ * for a NULL handle or array (with a non-zero count) or a label listed
+ * twice, TSR_ERR_OUT_OF_RANGE for a channel or name id its handle does
+ * not have; the message is kept on `a` (tsr_trace_error) and as
+ * tsr_last_error().
+ */
+TSR_API int tsr_trace_list_label_deltas(tsr_trace_label_delta **out, size_t *n, tsr_trace *a,
+                                        const tsr_trace_label_stat *a_labels, size_t n_a,
+                                        tsr_trace *b, const tsr_trace_label_stat *b_labels,
+                                        size_t n_b);
+/* --- Call tree ---------------------------------------------------------------------- */
+
+/* "No node": the parent of a root. */
+#define TSR_TRACE_NO_NODE SIZE_MAX
+
+/* One call path: the spans of one label (channel and name) whose
+ * enclosing spans in the view carry the labels of the node's ancestors. */
+typedef struct tsr_trace_call_node {
+	size_t parent;             /* index of the enclosing path's node; TSR_TRACE_NO_NODE:
+	                              a root */
+	size_t first_child;        /* its children are nodes[first_child .. first_child +
+	                              n_children), largest inclusive time first */
+	size_t n_children;
+	uint32_t channel;          /* index into tsr_trace_get_channels() */
+	uint32_t name;             /* name id */
+	uint32_t depth;            /* in the tree: 0 for a root */
+	uint64_t count;            /* spans on this path */
+	uint64_t inclusive_ns;     /* sum of their durations */
+	uint64_t exclusive_ns;     /* sum of their self times (duration minus their
+	                              children's, as tsr_trace_list_label_stats counts it) */
+} tsr_trace_call_node;
+
+typedef struct tsr_trace_call_tree {
+	tsr_trace_call_node *nodes;/* breadth first: the roots are nodes[0 .. n_roots),
+	                              largest inclusive time first */
+	size_t n_nodes, n_roots;
+	uint64_t spans;            /* spans in the view: the counts summed */
+	uint64_t inclusive_ns;     /* the roots' inclusive times summed */
+} tsr_trace_call_tree;
+
+/* Which spans the tree is made of. */
+typedef struct tsr_trace_call_tree_options {
+	unsigned version;          /* TSR_TRACE_CALL_TREE_OPTIONS_VERSION */
+	int64_t thread;            /* a thread index, or -1: all threads (merged by path) */
+	int64_t from_ns, to_ns;    /* spans starting in [from_ns, to_ns), as
+	                              tsr_trace_stats_options selects them */
+	int64_t span;              /* with a thread: only the span of that seq and the spans
+	                              below it (from_ns / to_ns must hold it); -1: all */
+} tsr_trace_call_tree_options;
+#define TSR_TRACE_CALL_TREE_OPTIONS_VERSION 1
+#define TSR_TRACE_CALL_TREE_OPTIONS_INIT {TSR_TRACE_CALL_TREE_OPTIONS_VERSION, -1, INT64_MIN, \
+                                          INT64_MAX, -1}
+
+/*
+ * The call tree of the spans `opts` selects (NULL: every span): one node
+ * per distinct path of labels from an outermost span of the view down,
+ * with the count, inclusive and exclusive time of the spans on it. A
+ * span whose enclosing span is not in the view (it started before
+ * from_ns, or on another thread's tree) is a root. Every span of the
+ * view is on exactly one node, so the counts, inclusive and exclusive
+ * times of the nodes of one label add up to its tsr_trace_list_label_stats
+ * count, total and self over the same view. Decodes the chunks of the
+ * threads in the view (up to the first outermost span starting after
+ * to_ns). The caller frees *out with tsr_trace_call_tree_free().
+ * TSR_ERR_OUT_OF_RANGE for a bad thread, TSR_ERR_INVALID_ARGUMENT when
+ * from_ns > to_ns, the version is unknown or `span` is given without a
+ * thread; TSR_ERR_CANCELLED from the progress callback.
+ */
+TSR_API int tsr_trace_call_tree_new(tsr_trace_call_tree **out, tsr_trace *trace,
+                                    const tsr_trace_call_tree_options *opts);
+/* NULL-safe. */
+TSR_API void tsr_trace_call_tree_free(tsr_trace_call_tree *tree);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,284 @@
+/*
+ * The Call Tree tab (sa-calltree-view.h): a GtkTreeListModel over one
+ * small object per node of reportlib's call tree (the children of a node
+ * are made when it is expanded), in a GtkColumnView whose first column
+ * holds the expanders. Small trees open fully expanded; large ones show
+ * their roots. Cells are labels (GTK 4.8's GtkInscription does not reach
+ * AT-SPI, and the tests read the cells).
+ */
+#include "sa-calltree-view.h"
+
+#include "sa-format.h"
+
+/* Trees of at most this many nodes open expanded. */
+#define EXPAND_NODES 500
+
+/* --- A node ------------------------------------------------------------------------ */
+
+#define SA_TYPE_CALL_ROW (sa_call_row_get_type())
+G_DECLARE_FINAL_TYPE(SaCallRow, sa_call_row, SA, CALL_ROW, GObject)
+
+struct _SaCallRow {
+	GObject parent_instance;
+	sa_call_tree *ct;
+	size_t index;              /* into ct->tree->nodes */
+	const char *name, *channel;/* borrowed from the trace (the document outlives the rows) */
+};
+
+G_DEFINE_FINAL_TYPE(SaCallRow, sa_call_row, G_TYPE_OBJECT)
+
+static void sa_call_row_finalize(GObject *object)
+{
+	sa_call_tree_unref(SA_CALL_ROW(object)->ct);
+	G_OBJECT_CLASS(sa_call_row_parent_class)->finalize(object);
+}
+
+static void sa_call_row_class_init(SaCallRowClass *klass)
+{
+	G_OBJECT_CLASS(klass)->finalize = sa_call_row_finalize;
+}
+
+static void sa_call_row_init(SaCallRow *row)
+{
+	(void)row;
+}
+
+/* The context rows are made in: the tree and the trace's names. */
+typedef struct row_maker {
+	sa_call_tree *ct;
+	tsr_trace *trace;
+	const tsr_trace_channel *channels;
+	size_t n_channels;
+} row_maker;
+
+static void row_maker_free(row_maker *m)
+{
+	sa_call_tree_unref(m->ct);
+	g_free(m);
+}
+
+static SaCallRow *make_row(const row_maker *m, size_t i)
+{
+	SaCallRow *row = g_object_new(SA_TYPE_CALL_ROW, NULL);
+	const tsr_trace_call_node *nd = &m->ct->tree->nodes[i];
+	const char *name = tsr_trace_get_name(m->trace, nd->name);
+
+	row->ct = sa_call_tree_ref(m->ct);
+	row->index = i;
+	row->name = name ? name : "?";
+	row->channel = nd->channel < m->n_channels ? m->channels[nd->channel].name : "?";
+	return row;
+}
+
+/* nodes[first .. first + n) as a list of rows. */
+static GListModel *rows_of(const row_maker *m, size_t first, size_t n)
+{
+	GListStore *store = g_list_store_new(SA_TYPE_CALL_ROW);
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
+
+	for (size_t i = 0; i < n; i++)
+		g_ptr_array_add(rows, make_row(m, first + i));
+	g_list_store_splice(store, 0, 0, rows->pdata, rows->len);
+	return G_LIST_MODEL(store);
+}
+
+/* GtkTreeListModel's create function: a node's children, or NULL. */
+static GListModel *children_of(gpointer item, gpointer data)
+{
+	SaCallRow *row = item;
+	const tsr_trace_call_node *nd = &row->ct->tree->nodes[row->index];
+
+	return nd->n_children ? rows_of(data, nd->first_child, nd->n_children) : NULL;
+}
+
+/* --- Columns --------------------------------------------------------------------------- */
+
+typedef enum { COL_NAME, COL_CHANNEL, COL_COUNT, COL_INCL, COL_EXCL, COL_SHARE, N_COLS } column;
+
+static const char *const col_titles[N_COLS] = {"Name", "Channel", "Count", "Inclusive",
+                                               "Exclusive", "Of window"};
+
+static char *cell_text(const SaCallRow *r, column c)
+{
+	const tsr_trace_call_node *nd = &r->ct->tree->nodes[r->index];
+	uint64_t all = r->ct->tree->inclusive_ns;
+
+	switch (c) {
+	case COL_NAME: return g_strdup(r->name);
+	case COL_CHANNEL: return g_strdup(r->channel);
+	case COL_COUNT: return sa_format_count(nd->count);
+	case COL_INCL: return sa_format_us_exact(nd->inclusive_ns);
+	case COL_EXCL: return sa_format_us_exact(nd->exclusive_ns);
+	case COL_SHARE:
+		return g_strdup_printf("%.1f %%", all ? 100.0 * (double)nd->inclusive_ns / (double)all
+		                                      : 0.0);
+	default: return g_strdup("");
+	}
+}
+
+static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+{
+	GtkWidget *label = gtk_label_new(NULL);
+	column c = (column)GPOINTER_TO_INT(data);
+
+	(void)f;
+	gtk_label_set_xalign(GTK_LABEL(label), c <= COL_CHANNEL ? 0 : 1);
+	gtk_label_set_ellipsize(GTK_LABEL(label), c == COL_NAME ? PANGO_ELLIPSIZE_END
+	                                                        : PANGO_ELLIPSIZE_NONE);
+	if (c > COL_CHANNEL)
+		gtk_widget_add_css_class(label, "figure");
+	if (c == COL_NAME) {
+		GtkWidget *expander = gtk_tree_expander_new();
+
+		gtk_tree_expander_set_child(GTK_TREE_EXPANDER(expander), label);
+		gtk_list_item_set_child(item, expander);
+	} else {
+		gtk_list_item_set_child(item, label);
+	}
+}
+
+static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+{
+	GtkTreeListRow *list_row = gtk_list_item_get_item(item);
+	SaCallRow *row = gtk_tree_list_row_get_item(list_row);
+	column c = (column)GPOINTER_TO_INT(data);
+	g_autofree char *text = cell_text(row, c);
+	GtkWidget *child = gtk_list_item_get_child(item);
+
+	(void)f;
+	if (c == COL_NAME) {
+		gtk_tree_expander_set_list_row(GTK_TREE_EXPANDER(child), list_row);
+		child = gtk_tree_expander_get_child(GTK_TREE_EXPANDER(child));
+		gtk_widget_set_tooltip_text(child, row->name);
+	}
+	gtk_label_set_text(GTK_LABEL(child), text);
+	g_object_unref(row);
+}
+
+/* --- The view --------------------------------------------------------------------- */
+
+struct _SaCallTreeView {
+	GtkWidget parent_instance;
+	GtkWidget *box;
+	GtkWidget *header;
+	GtkWidget *spinner;
+	GtkWidget *columns;      /* GtkColumnView */
+	GtkSingleSelection *selection;
+};
+
+G_DEFINE_FINAL_TYPE(SaCallTreeView, sa_call_tree_view, GTK_TYPE_WIDGET)
+
+static void set_header(SaCallTreeView *self, const char *text)
+{
+	gtk_label_set_text(GTK_LABEL(self->header), text);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->columns),
+	                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
+}
+
+void sa_call_tree_view_set_tree(SaCallTreeView *self, SaDocument *doc, sa_call_tree *ct)
+{
+	tsr_trace *trace = doc ? sa_document_get_trace(doc) : NULL;
+	GtkTreeListModel *model;
+	row_maker *m;
+	g_autofree char *window = NULL, *spans = NULL, *paths = NULL, *text = NULL;
+
+	sa_call_tree_view_set_busy(self, FALSE);
+	if (!ct || !trace) {
+		gtk_single_selection_set_model(self->selection, NULL);
+		set_header(self, "");
+		return;
+	}
+	m = g_new0(row_maker, 1);
+	m->ct = sa_call_tree_ref(ct);
+	m->trace = trace;
+	tsr_trace_get_channels(&m->channels, &m->n_channels, trace);
+	model = gtk_tree_list_model_new(rows_of(m, 0, ct->tree->n_roots), FALSE,
+	                                ct->tree->n_nodes <= EXPAND_NODES, children_of, m,
+	                                (GDestroyNotify)row_maker_free);
+	gtk_single_selection_set_model(self->selection, G_LIST_MODEL(model));
+	gtk_single_selection_set_selected(self->selection, GTK_INVALID_LIST_POSITION);
+	g_object_unref(model);
+	window = sa_call_tree_describe_window(trace, ct->from_ns, ct->to_ns);
+	spans = sa_format_count(ct->tree->spans);
+	paths = sa_format_count(ct->tree->n_nodes);
+	text = g_strdup_printf("%s: %s spans, %s paths", window, spans, paths);
+	set_header(self, text);
+}
+
+void sa_call_tree_view_set_busy(SaCallTreeView *self, gboolean busy)
+{
+	gtk_widget_set_visible(self->spinner, busy);
+	gtk_spinner_set_spinning(GTK_SPINNER(self->spinner), busy);
+	if (busy)
+		set_header(self, "Computing the call tree…");
+}
+
+void sa_call_tree_view_set_message(SaCallTreeView *self, const char *message)
+{
+	sa_call_tree_view_set_busy(self, FALSE);
+	gtk_single_selection_set_model(self->selection, NULL);
+	set_header(self, message);
+}
+
+static void sa_call_tree_view_dispose(GObject *object)
+{
+	SaCallTreeView *self = SA_CALL_TREE_VIEW(object);
+
+	g_clear_pointer(&self->box, gtk_widget_unparent);
+	G_OBJECT_CLASS(sa_call_tree_view_parent_class)->dispose(object);
+}
+
+static void sa_call_tree_view_class_init(SaCallTreeViewClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = sa_call_tree_view_dispose;
+	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+}
+
+static void sa_call_tree_view_init(SaCallTreeView *self)
+{
+	GtkWidget *top = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+	GtkWidget *scroll = gtk_scrolled_window_new();
+
+	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
+	self->header = gtk_label_new("");
+	gtk_label_set_xalign(GTK_LABEL(self->header), 0);
+	self->spinner = gtk_spinner_new();
+	gtk_widget_set_visible(self->spinner, FALSE);
+	gtk_widget_set_margin_start(top, 8);
+	gtk_widget_set_margin_top(top, 4);
+	gtk_widget_set_margin_bottom(top, 4);
+	gtk_box_append(GTK_BOX(top), self->spinner);
+	gtk_box_append(GTK_BOX(top), self->header);
+	gtk_box_append(GTK_BOX(self->box), top);
+
+	self->selection = gtk_single_selection_new(NULL);
+	gtk_single_selection_set_autoselect(self->selection, FALSE);
+	gtk_single_selection_set_can_unselect(self->selection, TRUE);
+	self->columns = gtk_column_view_new(GTK_SELECTION_MODEL(self->selection));
+	gtk_column_view_set_show_column_separators(GTK_COLUMN_VIEW(self->columns), TRUE);
+	gtk_widget_add_css_class(self->columns, "data-table");
+	for (int c = 0; c < N_COLS; c++) {
+		GtkListItemFactory *f = gtk_signal_list_item_factory_new();
+		GtkColumnViewColumn *col;
+
+		g_signal_connect(f, "setup", G_CALLBACK(setup_cell), GINT_TO_POINTER(c));
+		g_signal_connect(f, "bind", G_CALLBACK(bind_cell), GINT_TO_POINTER(c));
+		col = gtk_column_view_column_new(col_titles[c], f);
+		gtk_column_view_column_set_resizable(col, TRUE);
+		if (c == COL_NAME)
+			gtk_column_view_column_set_expand(col, TRUE);
+		gtk_column_view_append_column(GTK_COLUMN_VIEW(self->columns), col);
+		g_object_unref(col);
+	}
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->columns), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Call Tree", -1);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), self->columns);
+	gtk_widget_set_vexpand(scroll, TRUE);
+	gtk_box_append(GTK_BOX(self->box), scroll);
+}
+
+GtkWidget *sa_call_tree_view_new(void)
+{
+	return g_object_new(SA_TYPE_CALL_TREE_VIEW, NULL);
+}

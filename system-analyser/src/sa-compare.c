@@ -1,0 +1,379 @@
+/*
+ * Compare (sa-compare.h). A comparison is a job: two documents (or one
+ * twice) and a window of each; both sides' statistics are asked of
+ * sa-document in workers, and when both have come back reportlib pairs
+ * them on the main thread. Each job has its own GCancellable; a newer job,
+ * or freeing the controller, cancels it, and a callback of a cancelled
+ * job touches nothing but its own data (the controller may be gone).
+ */
+#include "sa-compare.h"
+
+#include "sa-compare-view.h"
+#include "sa-format.h"
+#include "sa-recent.h"
+#include "sa-window.h"
+
+struct _SaCompare {
+	SaWindow *win;             /* owns us */
+	GtkNotebook *details;
+	GtkWidget *view;           /* SaCompareView, the Compare page */
+	GSimpleActionGroup *actions;
+	GtkFileChooserNative *chooser;
+	gulong range_handler;      /* on the timeline */
+
+	GCancellable *cancel;      /* the job in progress (loading B, statistics) */
+	/* Two traces: B loaded (or loading), waiting for the window's A. */
+	gboolean wait_window;
+	SaDocument *b_doc;
+	/* Two windows of the trace shown: A is [mark_from, mark_to). */
+	gboolean wait_mark;
+	int64_t mark_from, mark_to;
+	/* The job: its two sides, their descriptions and statistics. */
+	SaDocument *doc[2];
+	char *what[2];
+	sa_stats *stats[2];
+};
+
+/* What a worker's callback needs: the job it belongs to. */
+typedef struct job_ref {
+	SaCompare *self;           /* valid while `cancel` is not cancelled */
+	GCancellable *cancel;
+	int side;
+} job_ref;
+
+static job_ref *job_ref_new(SaCompare *self, int side)
+{
+	job_ref *j = g_new0(job_ref, 1);
+
+	j->self = self;
+	j->cancel = g_object_ref(self->cancel);
+	j->side = side;
+	return j;
+}
+
+static void job_ref_free(job_ref *j)
+{
+	g_object_unref(j->cancel);
+	g_free(j);
+}
+
+/* Cancels the job in progress and starts a new cancellable. */
+static void new_job(SaCompare *self)
+{
+	if (self->cancel)
+		g_cancellable_cancel(self->cancel);
+	g_clear_object(&self->cancel);
+	self->cancel = g_cancellable_new();
+	for (int i = 0; i < 2; i++) {
+		g_clear_pointer(&self->doc[i], sa_document_unref);
+		g_clear_pointer(&self->what[i], g_free);
+		g_clear_pointer(&self->stats[i], sa_stats_free);
+	}
+	self->wait_window = FALSE;
+	self->wait_mark = FALSE;
+	g_clear_pointer(&self->b_doc, sa_document_unref);
+}
+
+static void show_page(SaCompare *self)
+{
+	int page = gtk_notebook_page_num(self->details, self->view);
+
+	if (page >= 0)
+		gtk_notebook_set_current_page(self->details, page);
+}
+
+static void say(SaCompare *self, const char *message, gboolean busy)
+{
+	sa_compare_view_set_message(SA_COMPARE_VIEW(self->view), message, busy);
+}
+
+/* "tut5_ml.pvti, whole trace" or "tut5_ml.pvti, 1.000000 ms – 2.000000
+ * ms" (after the trace's start, as the Statistics tab and `tilescope
+ * trace --from --to` say it). */
+static char *describe(SaDocument *doc, int64_t from, int64_t to)
+{
+	int64_t start;
+
+	if (from == INT64_MIN && to == INT64_MAX)
+		return g_strdup_printf("%s, whole trace", sa_document_get_title(doc));
+	start = tsr_trace_get_info(sa_document_get_trace(doc))->start_ns;
+	{
+		g_autofree char *a = sa_format_ms_exact(from - start);
+		g_autofree char *b = sa_format_ms_exact(to - start);
+
+		return g_strdup_printf("%s, %s – %s", sa_document_get_title(doc), a, b);
+	}
+}
+
+/* --- Running a comparison ------------------------------------------------------------ */
+
+static void finish(SaCompare *self)
+{
+	tsr_trace *a = sa_document_get_trace(self->doc[0]), *b = sa_document_get_trace(self->doc[1]);
+	tsr_trace_label_delta *rows = NULL;
+	size_t n = 0;
+	int rc = tsr_trace_list_label_deltas(&rows, &n, a, self->stats[0]->labels,
+	                                     self->stats[0]->n_labels, b, self->stats[1]->labels,
+	                                     self->stats[1]->n_labels);
+
+	if (rc == TSR_OK)
+		sa_compare_view_set_rows(SA_COMPARE_VIEW(self->view), self->what[0], self->what[1],
+		                         rows, n);
+	else
+		say(self, tsr_trace_error(a), FALSE);
+	free(rows);
+}
+
+static void on_side_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	job_ref *j = data;
+	g_autoptr(GError) error = NULL;
+	sa_stats *stats = sa_document_stats_finish(result, &error);
+	SaCompare *self = j->self;
+
+	(void)source;
+	if (g_cancellable_is_cancelled(j->cancel)) {
+		sa_stats_free(stats);
+		job_ref_free(j);
+		return;
+	}
+	if (!stats) {
+		g_autofree char *m = g_strdup_printf("Side %c: %s", j->side ? 'B' : 'A', error->message);
+
+		/* One failure ends the job: the other side's answer is moot. */
+		g_cancellable_cancel(self->cancel);
+		say(self, m, FALSE);
+	} else {
+		self->stats[j->side] = stats;
+		if (self->stats[0] && self->stats[1])
+			finish(self);
+	}
+	job_ref_free(j);
+}
+
+/* Starts the job comparing [from_a, to_a) of `a` with [from_b, to_b) of
+ * `b` (the current job's state is kept: call new_job first). */
+static void run(SaCompare *self, SaDocument *a, int64_t from_a, int64_t to_a, SaDocument *b,
+                int64_t from_b, int64_t to_b)
+{
+	g_autofree char *m = NULL;
+
+	self->doc[0] = sa_document_ref(a);
+	self->doc[1] = sa_document_ref(b);
+	self->what[0] = describe(a, from_a, to_a);
+	self->what[1] = describe(b, from_b, to_b);
+	m = g_strdup_printf("Comparing A: %s with B: %s…", self->what[0], self->what[1]);
+	say(self, m, TRUE);
+	show_page(self);
+	sa_document_stats_async(a, from_a, to_a, self->cancel, on_side_done, job_ref_new(self, 0));
+	sa_document_stats_async(b, from_b, to_b, self->cancel, on_side_done, job_ref_new(self, 1));
+}
+
+/* Both documents of a two-trace comparison are there: go. */
+static void maybe_run_traces(SaCompare *self)
+{
+	SaDocument *a = sa_window_get_document(self->win);
+
+	if (self->wait_window || !self->b_doc || !a)
+		return;
+	{
+		g_autoptr(SaDocument) b = g_steal_pointer(&self->b_doc);
+
+		run(self, a, INT64_MIN, INT64_MAX, b, INT64_MIN, INT64_MAX);
+	}
+}
+
+static void on_b_loaded(GObject *source, GAsyncResult *result, gpointer data)
+{
+	job_ref *j = data;
+	g_autoptr(GError) error = NULL;
+	SaDocument *doc = sa_document_load_finish(result, &error);
+	SaCompare *self = j->self;
+
+	(void)source;
+	if (g_cancellable_is_cancelled(j->cancel)) {
+		g_clear_pointer(&doc, sa_document_unref);
+		job_ref_free(j);
+		return;
+	}
+	job_ref_free(j);
+	if (!doc) {
+		g_autofree char *m = g_strdup_printf("Trace B could not be opened: %s", error->message);
+
+		say(self, m, FALSE);
+		show_page(self);
+		return;
+	}
+	/* B was opened too: it belongs in the recent files. */
+	sa_recent_add_document(doc);
+	self->b_doc = doc;
+	maybe_run_traces(self);
+}
+
+void sa_compare_with_file(SaCompare *self, GFile *b)
+{
+	g_autofree char *base = g_file_get_basename(b);
+	g_autofree char *m = g_strdup_printf("Opening trace B, %s…", base);
+
+	new_job(self);
+	self->wait_window = TRUE;
+	say(self, m, TRUE);
+	show_page(self);
+	sa_document_load_async(&b, 1, self->cancel, NULL, NULL, NULL, on_b_loaded,
+	                       job_ref_new(self, 1));
+}
+
+void sa_compare_document_changed(SaCompare *self, SaDocument *doc)
+{
+	(void)doc;
+	if (!self || !self->wait_window)
+		return;
+	self->wait_window = FALSE;
+	maybe_run_traces(self);
+}
+
+/* --- Two windows of one trace ------------------------------------------------------------- */
+
+static void on_range_changed(SaTimeline *timeline, gpointer data)
+{
+	SaCompare *self = data;
+	SaDocument *doc = sa_window_get_document(self->win);
+	int64_t from, to, a_from = self->mark_from, a_to = self->mark_to;
+
+	if (!self->wait_mark || !doc || !sa_timeline_get_range(timeline, &from, &to))
+		return;
+	if (from == a_from && to == a_to)
+		return;
+	new_job(self);
+	run(self, doc, a_from, a_to, doc, from, to);
+}
+
+static void marked_action(GSimpleAction *action, GVariant *param, gpointer data)
+{
+	SaCompare *self = data;
+	SaDocument *doc = sa_window_get_document(self->win);
+	int64_t from, to;
+	g_autofree char *what = NULL, *m = NULL;
+
+	(void)action;
+	(void)param;
+	if (!doc) {
+		say(self, "Open a trace first: Compare with Marked Range compares two windows of it.",
+		    FALSE);
+		return;
+	}
+	new_job(self);
+	sa_timeline_get_range(sa_window_get_timeline(self->win), &from, &to);
+	self->wait_mark = TRUE;
+	self->mark_from = from;
+	self->mark_to = to;
+	what = describe(doc, from, to);
+	m = g_strdup_printf("A: %s. Now mark the window to compare it with: Shift+drag on the "
+	                    "timeline, or M to mark the visible window.", what);
+	say(self, m, FALSE);
+	show_page(self);
+}
+
+/* --- Two traces from the file chooser ----------------------------------------------------- */
+
+static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer data)
+{
+	SaCompare *self = data;
+
+	if (response == GTK_RESPONSE_ACCEPT) {
+		g_autoptr(GListModel) files = gtk_file_chooser_get_files(GTK_FILE_CHOOSER(dialog));
+		guint n = g_list_model_get_n_items(files);
+
+		if (n == 2) {
+			g_autoptr(GFile) a = g_list_model_get_item(files, 0);
+			g_autoptr(GFile) b = g_list_model_get_item(files, 1);
+
+			sa_window_open(self->win, &a, 1);
+			sa_compare_with_file(self, b);
+		} else {
+			g_autofree char *m = g_strdup_printf(
+			    "Compare Traces takes two traces (A, then B); %u were chosen.", n);
+
+			say(self, m, FALSE);
+			show_page(self);
+		}
+	}
+	gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
+	g_clear_object(&self->chooser);
+}
+
+static void traces_action(GSimpleAction *action, GVariant *param, gpointer data)
+{
+	SaCompare *self = data;
+
+	(void)action;
+	(void)param;
+	if (self->chooser)
+		return;
+	self->chooser = gtk_file_chooser_native_new("Compare Two Traces", GTK_WINDOW(self->win),
+	                                            GTK_FILE_CHOOSER_ACTION_OPEN, "_Compare",
+	                                            "_Cancel");
+	gtk_file_chooser_set_select_multiple(GTK_FILE_CHOOSER(self->chooser), TRUE);
+	sa_window_add_trace_filters(GTK_FILE_CHOOSER(self->chooser));
+	g_signal_connect(self->chooser, "response", G_CALLBACK(on_chooser_response), self);
+	gtk_native_dialog_show(GTK_NATIVE_DIALOG(self->chooser));
+}
+
+/* --- Set-up ---------------------------------------------------------------------------------- */
+
+SaCompare *sa_compare_new(SaWindow *win, GtkNotebook *details)
+{
+	static const GActionEntry entries[] = {
+		{"traces", traces_action, NULL, NULL, NULL, {0}},
+		{"marked", marked_action, NULL, NULL, NULL, {0}},
+	};
+	SaCompare *self = g_new0(SaCompare, 1);
+	GtkWidget *tab = gtk_label_new("Compare");
+	GtkEventController *keys = gtk_shortcut_controller_new();
+	int page;
+
+	self->win = win;
+	self->details = details;
+	self->view = sa_compare_view_new();
+	page = gtk_notebook_append_page(details, self->view, tab);
+	/* GTK 4.8 names a notebook's tabs "Tab": name it after its label. */
+	if (page >= 0 && gtk_widget_get_parent(tab))
+		gtk_accessible_update_property(GTK_ACCESSIBLE(gtk_widget_get_parent(tab)),
+		                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Compare", -1);
+	self->actions = g_simple_action_group_new();
+	g_action_map_add_action_entries(G_ACTION_MAP(self->actions), entries,
+	                                G_N_ELEMENTS(entries), self);
+	gtk_widget_insert_action_group(GTK_WIDGET(win), "compare", G_ACTION_GROUP(self->actions));
+	gtk_shortcut_controller_add_shortcut(
+	    GTK_SHORTCUT_CONTROLLER(keys),
+	    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_m, GDK_CONTROL_MASK),
+	                     gtk_named_action_new("compare.marked")));
+	gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE);
+	gtk_widget_add_controller(GTK_WIDGET(win), keys);
+	self->range_handler = g_signal_connect(sa_window_get_timeline(win), "range-changed",
+	                                       G_CALLBACK(on_range_changed), self);
+	return self;
+}
+
+void sa_compare_free(SaCompare *self)
+{
+	if (!self)
+		return;
+	if (self->cancel)
+		g_cancellable_cancel(self->cancel);
+	g_clear_object(&self->cancel);
+	for (int i = 0; i < 2; i++) {
+		g_clear_pointer(&self->doc[i], sa_document_unref);
+		g_clear_pointer(&self->what[i], g_free);
+		g_clear_pointer(&self->stats[i], sa_stats_free);
+	}
+	g_clear_pointer(&self->b_doc, sa_document_unref);
+	if (self->chooser)
+		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
+	g_clear_object(&self->chooser);
+	g_clear_object(&self->actions);
+	/* Called from the window's dispose before its template goes. */
+	if (sa_window_get_timeline(self->win))
+		g_signal_handler_disconnect(sa_window_get_timeline(self->win), self->range_handler);
+	g_free(self);
+}

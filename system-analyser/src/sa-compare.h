@@ -1,0 +1,45 @@
+/*
+ * Compare, for the System Analyser's window: the "Compare" tab of the
+ * details (sa-compare-view.h) and what fills it.
+ *
+ *   - Two traces: the window shows A and a second document B is loaded in
+ *     a worker (sa_compare_with_file; `--compare A B`, or "Compare
+ *     Traces…" in the menu, which asks for two files). Both whole traces
+ *     are compared.
+ *   - Two windows of the trace shown: "Compare with Marked Range"
+ *     (compare.marked, Ctrl+M) takes the timeline's range (the marked
+ *     range or selected span, else the whole trace) as A; the next range
+ *     marked (Shift+drag, or M for the visible window) is B.
+ *
+ * The statistics of each side are sa-document's (computed in a worker on
+ * the document's second handle, as the Statistics tab's); reportlib pairs
+ * them (tsr_trace_list_label_deltas), which is cheap, on the main thread.
+ * Actions: compare.traces, compare.marked (an action group on the
+ * window).
+ */
+#pragma once
+
+#include "sa-document.h"
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+typedef struct _SaCompare SaCompare;
+struct _SaWindow;
+
+/* Adds the Compare tab to `details`, the actions and Ctrl+M to `win`
+ * (which must outlive the answer: free it from the window's dispose). */
+SaCompare *sa_compare_new(struct _SaWindow *win, GtkNotebook *details);
+/* NULL-safe; cancels what is running. */
+void sa_compare_free(SaCompare *self);
+
+/* Compares the window's next loaded document (the whole trace) with `b`
+ * (a .pvti file or a directory of them), loaded now in a worker. Call it
+ * right after sa_window_open() of A. */
+void sa_compare_with_file(SaCompare *self, GFile *b);
+/* The window's document changed (a load or a reload completed): a
+ * comparison waiting for it starts. */
+void sa_compare_document_changed(SaCompare *self, SaDocument *doc);
+
+G_END_DECLS

@@ -1,0 +1,439 @@
+/*
+ * The search bar (sa-search.h). One query runs at a time in a worker
+ * (sa_document_run_async with sa-search-job.h's functions); a new search
+ * cancels the one running, and a step asked for while one runs waits
+ * for it (one step is remembered), so pressing F3 twice moves twice.
+ *
+ * What the bar knows: the pattern and mode of the last search, its hit
+ * count, and the current hit with its ordinal (1-based), which steps
+ * move by one (wrapping to 1 or to the count at the ends).
+ */
+#include "sa-search.h"
+
+#include "sa-format.h"
+#include "sa-search-job.h"
+
+struct _SaSearchBar {
+	GtkWidget parent_instance;
+	GtkSearchBar *bar;
+	GtkSearchEntry *entry;
+	GtkToggleButton *regex_toggle;
+	GtkToggleButton *case_toggle;
+	GtkLabel *status;
+	GtkButton *prev_button;
+	GtkButton *next_button;
+
+	SaDocument *doc;
+	GCancellable *cancellable;   /* the query running, or NULL */
+	int queued;                  /* a step asked for while one ran: +1, -1, or 0 */
+
+	/* The last search answered. */
+	char *pattern;               /* NULL: none */
+	tsr_trace_match mode;
+	uint64_t total;
+	uint64_t index;              /* the current hit's ordinal; 0: none */
+	tsr_trace_found hit;
+	char *status_text;
+};
+
+G_DEFINE_FINAL_TYPE(SaSearchBar, sa_search_bar, GTK_TYPE_WIDGET)
+
+enum { SIGNAL_HIT_FOUND, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+/* --- The job ------------------------------------------------------------------- */
+
+typedef struct search_job {
+	char *pattern;
+	tsr_trace_match mode;
+	gboolean count;              /* a new search: count, then the first hit */
+	gboolean forward;
+	gboolean has_from;
+	tsr_trace_found from;
+	uint64_t total;
+} search_job;
+
+typedef struct search_answer {
+	gboolean count, forward;     /* the job's */
+	uint64_t total;
+	gboolean found, wrapped;
+	tsr_trace_found hit;
+} search_answer;
+
+static void search_job_free(search_job *job)
+{
+	g_free(job->pattern);
+	g_free(job);
+}
+
+/* On the worker: the count when asked, then the step (wrapping once). */
+static gpointer run_search(tsr_trace *trace, gpointer data, GCancellable *cancellable,
+                           GError **error)
+{
+	search_job *job = data;
+	search_answer *a = g_new0(search_answer, 1);
+	size_t names = 0;
+	int rc = TSR_OK;
+
+	(void)cancellable;
+	a->count = job->count;
+	a->forward = job->forward;
+	a->total = job->total;
+	if (job->count)
+		rc = sa_search_count(&a->total, &names, trace, job->pattern, job->mode);
+	if (rc == TSR_OK && a->total > 0)
+		rc = sa_search_step(&a->hit, &a->found, trace, job->pattern, job->mode,
+		                    job->has_from ? &job->from : NULL, job->forward, a->total);
+	if (rc == TSR_OK && a->total > 0 && !a->found && job->has_from) {
+		a->wrapped = TRUE;
+		rc = sa_search_step(&a->hit, &a->found, trace, job->pattern, job->mode, NULL,
+		                    job->forward, a->total);
+	}
+	if (rc != TSR_OK) {
+		sa_document_set_error(error, rc, tsr_trace_error(trace));
+		g_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* --- Showing what was found ----------------------------------------------------- */
+
+static void set_status(SaSearchBar *self, const char *text, gboolean error)
+{
+	g_free(self->status_text);
+	self->status_text = g_strdup(text);
+	gtk_label_set_text(self->status, text);
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->status), error ? text : NULL);
+	if (error)
+		gtk_widget_add_css_class(GTK_WIDGET(self->status), "error");
+	else
+		gtk_widget_remove_css_class(GTK_WIDGET(self->status), "error");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->entry),
+	                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
+}
+
+static void show_count(SaSearchBar *self)
+{
+	g_autofree char *i = sa_format_count(self->index);
+	g_autofree char *n = sa_format_count(self->total);
+	g_autofree char *text = NULL;
+
+	if (!self->pattern)
+		text = g_strdup("");
+	else if (self->total == 0)
+		text = g_strdup("No matches");
+	else if (self->index == 0)
+		text = g_strdup_printf("%s hits", n);
+	else
+		text = g_strdup_printf("%s of %s", i, n);
+	set_status(self, text, FALSE);
+	gtk_widget_set_sensitive(GTK_WIDGET(self->prev_button), self->total > 0);
+	gtk_widget_set_sensitive(GTK_WIDGET(self->next_button), self->total > 0);
+}
+
+static tsr_trace_match current_mode(SaSearchBar *self)
+{
+	gboolean regex = gtk_toggle_button_get_active(self->regex_toggle);
+	gboolean icase = !gtk_toggle_button_get_active(self->case_toggle);
+
+	return regex ? (icase ? TSR_TRACE_MATCH_REGEX_ICASE : TSR_TRACE_MATCH_REGEX)
+	             : (icase ? TSR_TRACE_MATCH_SUBSTRING_ICASE : TSR_TRACE_MATCH_SUBSTRING);
+}
+
+static void run_step(SaSearchBar *self, gboolean forward);
+
+static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	SaSearchBar *self = data;
+	g_autoptr(GError) error = NULL;
+	search_answer *a = sa_document_run_finish(result, &error);
+	int queued;
+
+	(void)source;
+	if (g_task_get_cancellable(G_TASK(result)) != self->cancellable) {
+		g_free(a);
+		g_object_unref(self);
+		return;
+	}
+	g_clear_object(&self->cancellable);
+	if (!a) {
+		self->total = self->index = 0;
+		self->queued = 0;
+		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+			show_count(self);
+		else
+			set_status(self, error->message, TRUE);
+		gtk_widget_set_sensitive(GTK_WIDGET(self->prev_button), FALSE);
+		gtk_widget_set_sensitive(GTK_WIDGET(self->next_button), FALSE);
+		g_object_unref(self);
+		return;
+	}
+	self->total = a->total;
+	if (!a->found)
+		self->index = 0;
+	else if (a->count || (a->wrapped && a->forward))
+		self->index = a->forward ? 1 : a->total;
+	else if (a->wrapped)
+		self->index = a->total;
+	else if (a->forward)
+		self->index = self->index ? MIN(self->index + 1, a->total) : 1;
+	else
+		self->index = self->index > 1 ? self->index - 1 : 1;
+	if (a->found)
+		self->hit = a->hit;
+	show_count(self);
+	queued = self->queued;
+	self->queued = 0;
+	if (a->found) {
+		tsr_trace_found hit = a->hit;
+
+		g_signal_emit(self, signals[SIGNAL_HIT_FOUND], 0, (guint64)hit.thread, &hit.event);
+	}
+	g_free(a);
+	if (queued && self->index)
+		run_step(self, queued > 0);
+	g_object_unref(self);
+}
+
+/* Starts `job` (taken) in a worker, cancelling the query running. */
+static void start_job(SaSearchBar *self, search_job *job)
+{
+	if (self->cancellable)
+		g_cancellable_cancel(self->cancellable);
+	g_clear_object(&self->cancellable);
+	self->cancellable = g_cancellable_new();
+	sa_document_run_async(self->doc, run_search, job, (GDestroyNotify)search_job_free, g_free,
+	                      self->cancellable, on_search_done, g_object_ref(self));
+}
+
+/* A new search of the entry's text (typing, a toggle). */
+static void run_search_of_entry(SaSearchBar *self)
+{
+	const char *text = gtk_editable_get_text(GTK_EDITABLE(self->entry));
+	search_job *job;
+
+	if (self->cancellable)
+		g_cancellable_cancel(self->cancellable);
+	g_clear_object(&self->cancellable);
+	g_clear_pointer(&self->pattern, g_free);
+	self->total = self->index = 0;
+	self->queued = 0;
+	if (!self->doc || !*text) {
+		show_count(self);
+		return;
+	}
+	self->pattern = g_strdup(text);
+	self->mode = current_mode(self);
+	set_status(self, "Searching…", FALSE);
+	job = g_new0(search_job, 1);
+	job->pattern = g_strdup(self->pattern);
+	job->mode = self->mode;
+	job->count = TRUE;
+	job->forward = TRUE;
+	start_job(self, job);
+}
+
+/* The hit after or before the current one. */
+static void run_step(SaSearchBar *self, gboolean forward)
+{
+	search_job *job;
+
+	if (!self->doc || !self->pattern)
+		return;
+	if (self->cancellable) {
+		/* Wait for the query running; remember one step. */
+		self->queued = forward ? 1 : -1;
+		return;
+	}
+	if (self->total == 0)
+		return;
+	job = g_new0(search_job, 1);
+	job->pattern = g_strdup(self->pattern);
+	job->mode = self->mode;
+	job->forward = forward;
+	job->total = self->total;
+	job->has_from = self->index > 0;
+	job->from = self->hit;
+	start_job(self, job);
+}
+
+/* --- Public ---------------------------------------------------------------------- */
+
+void sa_search_bar_set_document(SaSearchBar *self, SaDocument *doc)
+{
+	g_return_if_fail(SA_IS_SEARCH_BAR(self));
+	if (self->cancellable)
+		g_cancellable_cancel(self->cancellable);
+	g_clear_object(&self->cancellable);
+	g_clear_pointer(&self->doc, sa_document_unref);
+	if (doc)
+		self->doc = sa_document_ref(doc);
+	run_search_of_entry(self);
+}
+
+void sa_search_bar_start(SaSearchBar *self)
+{
+	g_return_if_fail(SA_IS_SEARCH_BAR(self));
+	gtk_search_bar_set_search_mode(self->bar, TRUE);
+	gtk_widget_grab_focus(GTK_WIDGET(self->entry));
+	gtk_editable_select_region(GTK_EDITABLE(self->entry), 0, -1);
+}
+
+void sa_search_bar_stop(SaSearchBar *self)
+{
+	g_return_if_fail(SA_IS_SEARCH_BAR(self));
+	gtk_search_bar_set_search_mode(self->bar, FALSE);
+}
+
+void sa_search_bar_step(SaSearchBar *self, gboolean forward)
+{
+	g_return_if_fail(SA_IS_SEARCH_BAR(self));
+	if (!gtk_search_bar_get_search_mode(self->bar) || !self->pattern) {
+		sa_search_bar_start(self);
+		return;
+	}
+	run_step(self, forward);
+}
+
+const char *sa_search_bar_get_status(SaSearchBar *self)
+{
+	return self->status_text ? self->status_text : "";
+}
+
+/* --- Signals from the template --------------------------------------------------- */
+
+static void on_search_changed(GtkSearchEntry *entry, gpointer data)
+{
+	(void)entry;
+	run_search_of_entry(SA_SEARCH_BAR(data));
+}
+
+static void on_toggled(GtkToggleButton *button, gpointer data)
+{
+	(void)button;
+	run_search_of_entry(SA_SEARCH_BAR(data));
+}
+
+static void on_activate(GtkSearchEntry *entry, gpointer data)
+{
+	(void)entry;
+	run_step(SA_SEARCH_BAR(data), TRUE);
+}
+
+static void on_next_match(GtkSearchEntry *entry, gpointer data)
+{
+	(void)entry;
+	run_step(SA_SEARCH_BAR(data), TRUE);
+}
+
+static void on_previous_match(GtkSearchEntry *entry, gpointer data)
+{
+	(void)entry;
+	run_step(SA_SEARCH_BAR(data), FALSE);
+}
+
+static void on_next_clicked(GtkButton *button, gpointer data)
+{
+	(void)button;
+	run_step(SA_SEARCH_BAR(data), TRUE);
+}
+
+static void on_prev_clicked(GtkButton *button, gpointer data)
+{
+	(void)button;
+	run_step(SA_SEARCH_BAR(data), FALSE);
+}
+
+static void on_stop_search(GtkSearchEntry *entry, gpointer data)
+{
+	(void)entry;
+	sa_search_bar_stop(SA_SEARCH_BAR(data));
+}
+
+/* Shift+Enter in the entry: the previous hit (Enter is "activate"). */
+static gboolean on_entry_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
+                             GdkModifierType state, gpointer data)
+{
+	(void)ctl;
+	(void)keycode;
+	if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter || keyval == GDK_KEY_ISO_Enter) &&
+	    (state & GDK_SHIFT_MASK)) {
+		run_step(SA_SEARCH_BAR(data), FALSE);
+		return TRUE;
+	}
+	return FALSE;
+}
+
+/* --- GObject --------------------------------------------------------------------- */
+
+static void sa_search_bar_dispose(GObject *object)
+{
+	SaSearchBar *self = SA_SEARCH_BAR(object);
+
+	if (self->cancellable)
+		g_cancellable_cancel(self->cancellable);
+	g_clear_object(&self->cancellable);
+	g_clear_pointer(&self->doc, sa_document_unref);
+	gtk_widget_dispose_template(GTK_WIDGET(self), SA_TYPE_SEARCH_BAR);
+	G_OBJECT_CLASS(sa_search_bar_parent_class)->dispose(object);
+}
+
+static void sa_search_bar_finalize(GObject *object)
+{
+	SaSearchBar *self = SA_SEARCH_BAR(object);
+
+	g_free(self->pattern);
+	g_free(self->status_text);
+	G_OBJECT_CLASS(sa_search_bar_parent_class)->finalize(object);
+}
+
+static void sa_search_bar_class_init(SaSearchBarClass *klass)
+{
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+
+	G_OBJECT_CLASS(klass)->dispose = sa_search_bar_dispose;
+	G_OBJECT_CLASS(klass)->finalize = sa_search_bar_finalize;
+	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_template_from_resource(widget_class,
+	                                            "/org/tilescope/SystemAnalyser/sa-search.ui");
+	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, bar);
+	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, entry);
+	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, regex_toggle);
+	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, case_toggle);
+	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, status);
+	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, prev_button);
+	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, next_button);
+	/* A hit was found (thread index, the span as a tsr_trace_item *, valid
+	 * during the emission). */
+	signals[SIGNAL_HIT_FOUND] = g_signal_new("hit-found", G_TYPE_FROM_CLASS(klass),
+	                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+	                                         G_TYPE_NONE, 2, G_TYPE_UINT64, G_TYPE_POINTER);
+}
+
+static void sa_search_bar_init(SaSearchBar *self)
+{
+	GtkEventController *key;
+
+	gtk_widget_init_template(GTK_WIDGET(self));
+	gtk_search_bar_connect_entry(self->bar, GTK_EDITABLE(self->entry));
+	g_signal_connect(self->entry, "search-changed", G_CALLBACK(on_search_changed), self);
+	g_signal_connect(self->entry, "activate", G_CALLBACK(on_activate), self);
+	g_signal_connect(self->entry, "next-match", G_CALLBACK(on_next_match), self);
+	g_signal_connect(self->entry, "previous-match", G_CALLBACK(on_previous_match), self);
+	g_signal_connect(self->entry, "stop-search", G_CALLBACK(on_stop_search), self);
+	g_signal_connect(self->regex_toggle, "toggled", G_CALLBACK(on_toggled), self);
+	g_signal_connect(self->case_toggle, "toggled", G_CALLBACK(on_toggled), self);
+	g_signal_connect(self->next_button, "clicked", G_CALLBACK(on_next_clicked), self);
+	g_signal_connect(self->prev_button, "clicked", G_CALLBACK(on_prev_clicked), self);
+	key = gtk_event_controller_key_new();
+	gtk_event_controller_set_propagation_phase(key, GTK_PHASE_CAPTURE);
+	g_signal_connect(key, "key-pressed", G_CALLBACK(on_entry_key), self);
+	gtk_widget_add_controller(GTK_WIDGET(self->entry), key);
+	show_count(self);
+}
+
+GtkWidget *sa_search_bar_new(void)
+{
+	return g_object_new(SA_TYPE_SEARCH_BAR, NULL);
+}

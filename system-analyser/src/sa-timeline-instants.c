@@ -1,0 +1,124 @@
+/*
+ * Instant events as markers in a lane above their thread's spans. The
+ * instants of the window are read in chunks (so a window holding millions
+ * costs memory for its markers, not its instants) and folded as they
+ * come: instants closer together than the fold width become one marker
+ * carrying their count, so a dense run is one counted mark and none
+ * vanishes; a lone instant is a tick in a colour spans do not use.
+ */
+#include "sa-timeline-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Instants read per query. */
+#define CHUNK 65536
+
+static void add_instant(SaTimeline *self, size_t first_mark, const tsr_trace_instant *in,
+                        double fold_ns)
+{
+	sa_instant_mark *m = self->n_marks > first_mark ? &self->marks[self->n_marks - 1] : NULL;
+
+	if (m && (double)(in->t_ns - m->to_ns) < fold_ns) {
+		m->to_ns = in->t_ns;
+		m->count++;
+		return;
+	}
+	if (self->n_marks == self->cap_marks) {
+		self->cap_marks = MAX(self->cap_marks * 2, 256);
+		self->marks = g_renew(sa_instant_mark, self->marks, self->cap_marks);
+	}
+	self->marks[self->n_marks++] = (sa_instant_mark){
+		.from_ns = in->t_ns, .to_ns = in->t_ns, .count = 1, .name = in->name, .thread = in->thread};
+}
+
+void sa_timeline_query_instants(SaTimeline *self, size_t thread, int width)
+{
+	double fold_ns = sa_timeline_ns_per_px(self, width) * SA_TIMELINE_FOLD_PX;
+	int64_t from = self->view_from, to = self->view_to + 1;
+	size_t first_mark = self->n_marks, skip = 0;
+
+	for (;;) {
+		tsr_trace_instant *in = NULL;
+		size_t n = 0, same = 0;
+
+		if (tsr_trace_list_instants(&in, &n, self->trace, (int64_t)thread, from, to,
+		                            skip + CHUNK) != TSR_OK) {
+			g_warning("timeline: %s", tsr_trace_error(self->trace));
+			free(in);
+			return;
+		}
+		for (size_t i = skip; i < n; i++)
+			add_instant(self, first_mark, &in[i], fold_ns);
+		self->instants_in_view += n > skip ? n - skip : 0;
+		if (n < skip + CHUNK) {
+			free(in);
+			return;
+		}
+		/* The next chunk starts at the last instant's time, past the
+		 * ones at that time already counted. */
+		while (same < n && in[n - 1 - same].t_ns == in[n - 1].t_ns)
+			same++;
+		from = in[n - 1].t_ns;
+		skip = same;
+		free(in);
+	}
+}
+
+void sa_timeline_draw_instants(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout,
+                               size_t thread, int width, int top, gboolean dark)
+{
+	GdkRGBA tick = dark ? (GdkRGBA){1.0f, 0.48f, 0.39f, 1} : (GdkRGBA){0.80f, 0.11f, 0.14f, 1};
+	GdkRGBA band = tick, text = sa_timeline_foreground(self, 0.9);
+	char buf[48];
+
+	band.alpha = 0.35f;
+	for (size_t i = 0; i < self->n_marks; i++) {
+		const sa_instant_mark *m = &self->marks[i];
+		double x0, x1;
+
+		if (m->thread != thread)
+			continue;
+		x0 = sa_timeline_x_of(self, width, m->from_ns);
+		x1 = sa_timeline_x_of(self, width, m->to_ns);
+		if (m->count == 1) {
+			gtk_snapshot_append_color(s, &tick, &GRAPHENE_RECT_INIT((float)x0 - 1, (float)top + 2,
+			                                                        2, INSTANT_H - 4));
+			self->nodes++;
+			continue;
+		}
+		/* A folded run: a band over it (at least the fold width), its
+		 * count when it fits. */
+		x0 = floor(x0) - 1;
+		x1 = MAX(ceil(x1) + 1, x0 + SA_TIMELINE_FOLD_PX);
+		gtk_snapshot_append_color(s, &band, &GRAPHENE_RECT_INIT((float)x0, (float)top + 2,
+		                                                        (float)(x1 - x0), INSTANT_H - 4));
+		self->nodes++;
+		if (x1 - x0 >= 24 && sa_timeline_count_label(layout, m->count, x1 - x0 - 4, buf,
+		                                             sizeof(buf)))
+			sa_timeline_draw_text(s, layout, buf, x0 + 2, top, x1 - x0 - 4, &text);
+	}
+}
+
+const sa_instant_mark *sa_timeline_instant_at(SaTimeline *self, size_t thread, int width,
+                                              double x)
+{
+	const sa_instant_mark *best = NULL;
+	double best_d = 4;
+
+	for (size_t i = 0; i < self->n_marks; i++) {
+		const sa_instant_mark *m = &self->marks[i];
+		double x0, x1, d;
+
+		if (m->thread != thread)
+			continue;
+		x0 = sa_timeline_x_of(self, width, m->from_ns) - 1;
+		x1 = sa_timeline_x_of(self, width, m->to_ns) + 1;
+		d = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
+		if (d < best_d) {
+			best_d = d;
+			best = m;
+		}
+	}
+	return best;
+}

@@ -1,0 +1,225 @@
+/*
+ * The bar above the timeline (sa-zoom-bar.h). The entry shows the visible
+ * width while it does not have the keyboard; Enter applies what was
+ * typed, or marks the entry as an error with the reason in its tooltip
+ * and accessible description (the view is left as it was).
+ */
+#include "sa-zoom-bar.h"
+
+#include "sa-format.h"
+
+#include <math.h>
+#include <string.h>
+
+#define HINT "Type a width such as 10 ms, 250 us or 2 s"
+
+struct _SaZoomBar {
+	GtkWidget parent_instance;
+	SaTimeline *timeline;     /* weak */
+	gulong view_handler, hidden_handler;
+	GBinding *wall_binding;
+	GtkWidget *entry, *range_button, *wall_toggle, *hidden_button;
+};
+
+G_DEFINE_FINAL_TYPE(SaZoomBar, sa_zoom_bar, GTK_TYPE_WIDGET)
+
+gboolean sa_zoom_parse_width(const char *text, int64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double scale;
+	} units[] = {{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"µs", 1e3}, {"ns", 1}};
+	g_autofree char *unit = NULL;
+	const char *p = text;
+	char *end;
+	double v;
+
+	if (!text)
+		return FALSE;
+	while (g_ascii_isspace(*p))
+		p++;
+	v = g_ascii_strtod(p, &end);
+	if (end == p || !isfinite(v) || v <= 0)
+		return FALSE;
+	p = end;
+	while (g_ascii_isspace(*p))
+		p++;
+	unit = g_utf8_strdown(p, -1);
+	g_strchomp(unit);
+	for (size_t i = 0; i < G_N_ELEMENTS(units); i++) {
+		if (strcmp(unit, units[i].unit) == 0) {
+			double n = v * units[i].scale;
+
+			if (n < 0.5 || n > 9e18)
+				return FALSE;
+			*ns = MAX((int64_t)llround(n), 1);
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+static void show_error(SaZoomBar *self, gboolean error)
+{
+	if (error) {
+		gtk_widget_add_css_class(self->entry, "error");
+		gtk_widget_set_tooltip_text(self->entry, HINT);
+		gtk_accessible_update_property(GTK_ACCESSIBLE(self->entry),
+		                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, HINT, -1);
+	} else {
+		gtk_widget_remove_css_class(self->entry, "error");
+		gtk_widget_set_tooltip_text(self->entry, "The visible width: type one and press Enter");
+		gtk_accessible_update_property(GTK_ACCESSIBLE(self->entry),
+		                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+		                               "The visible width", -1);
+	}
+}
+
+static void on_activate(GtkEntry *entry, gpointer data)
+{
+	SaZoomBar *self = data;
+	int64_t ns;
+
+	if (!self->timeline || !sa_timeline_get_document(self->timeline))
+		return;
+	if (!sa_zoom_parse_width(gtk_editable_get_text(GTK_EDITABLE(entry)), &ns)) {
+		show_error(self, TRUE);
+		return;
+	}
+	show_error(self, FALSE);
+	sa_timeline_set_visible_width(self->timeline, ns);
+}
+
+static void on_view_changed(SaTimeline *timeline, gpointer data)
+{
+	SaZoomBar *self = data;
+	int64_t from, to;
+	g_autofree char *text = NULL;
+
+	/* Not while someone types in it. */
+	if (gtk_widget_get_state_flags(self->entry) & GTK_STATE_FLAG_FOCUS_WITHIN)
+		return;
+	if (!sa_timeline_get_document(timeline)) {
+		gtk_editable_set_text(GTK_EDITABLE(self->entry), "");
+		return;
+	}
+	sa_timeline_get_view(timeline, &from, &to);
+	text = sa_format_duration((double)(to - from));
+	gtk_editable_set_text(GTK_EDITABLE(self->entry), text);
+	show_error(self, FALSE);
+}
+
+static void on_hidden_changed(GObject *object, GParamSpec *pspec, gpointer data)
+{
+	SaZoomBar *self = data;
+	guint n = sa_timeline_get_hidden_rows(SA_TIMELINE(object));
+	g_autofree char *label = n == 0 ? g_strdup("Show Hidden Rows")
+	                                : g_strdup_printf("Show %u Hidden Row%s", n, n == 1 ? "" : "s");
+
+	(void)pspec;
+	gtk_button_set_label(GTK_BUTTON(self->hidden_button), label);
+	gtk_widget_set_sensitive(self->hidden_button, n > 0);
+}
+
+static void on_range_clicked(GtkButton *button, gpointer data)
+{
+	SaZoomBar *self = data;
+
+	(void)button;
+	if (self->timeline)
+		sa_timeline_zoom_to_range(self->timeline);
+}
+
+static void on_hidden_clicked(GtkButton *button, gpointer data)
+{
+	SaZoomBar *self = data;
+
+	(void)button;
+	if (self->timeline)
+		sa_timeline_show_hidden_rows(self->timeline);
+}
+
+void sa_zoom_bar_set_timeline(SaZoomBar *self, SaTimeline *timeline)
+{
+	g_return_if_fail(SA_IS_ZOOM_BAR(self));
+	if (self->timeline) {
+		g_signal_handler_disconnect(self->timeline, self->view_handler);
+		g_signal_handler_disconnect(self->timeline, self->hidden_handler);
+		g_clear_pointer(&self->wall_binding, g_binding_unbind);
+		g_object_remove_weak_pointer(G_OBJECT(self->timeline), (gpointer *)&self->timeline);
+	}
+	self->timeline = timeline;
+	if (!timeline)
+		return;
+	g_object_add_weak_pointer(G_OBJECT(timeline), (gpointer *)&self->timeline);
+	self->view_handler = g_signal_connect(timeline, "view-changed", G_CALLBACK(on_view_changed),
+	                                      self);
+	self->hidden_handler = g_signal_connect(timeline, "notify::hidden-rows",
+	                                        G_CALLBACK(on_hidden_changed), self);
+	self->wall_binding = g_object_bind_property(timeline, "wall-clock", self->wall_toggle,
+	                                            "active",
+	                                            G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+	on_view_changed(timeline, self);
+	on_hidden_changed(G_OBJECT(timeline), NULL, self);
+}
+
+static void sa_zoom_bar_dispose(GObject *object)
+{
+	SaZoomBar *self = SA_ZOOM_BAR(object);
+	GtkWidget *child;
+
+	sa_zoom_bar_set_timeline(self, NULL);
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self))))
+		gtk_widget_unparent(child);
+	G_OBJECT_CLASS(sa_zoom_bar_parent_class)->dispose(object);
+}
+
+static void sa_zoom_bar_class_init(SaZoomBarClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = sa_zoom_bar_dispose;
+	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BOX_LAYOUT);
+	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "zoombar");
+	gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_TOOLBAR);
+}
+
+static void sa_zoom_bar_init(SaZoomBar *self)
+{
+	GtkWidget *label = gtk_label_new_with_mnemonic("_Visible width");
+	GtkBoxLayout *box = GTK_BOX_LAYOUT(gtk_widget_get_layout_manager(GTK_WIDGET(self)));
+
+	gtk_box_layout_set_spacing(box, 6);
+	gtk_widget_set_margin_start(GTK_WIDGET(self), 6);
+	gtk_widget_set_margin_end(GTK_WIDGET(self), 6);
+	gtk_widget_set_margin_top(GTK_WIDGET(self), 3);
+	gtk_widget_set_margin_bottom(GTK_WIDGET(self), 3);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Timeline controls", -1);
+	self->entry = gtk_entry_new();
+	gtk_editable_set_width_chars(GTK_EDITABLE(self->entry), 10);
+	gtk_entry_set_placeholder_text(GTK_ENTRY(self->entry), "10 ms");
+	gtk_label_set_mnemonic_widget(GTK_LABEL(label), self->entry);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Zoom level", -1);
+	g_signal_connect(self->entry, "activate", G_CALLBACK(on_activate), self);
+	self->range_button = gtk_button_new_with_mnemonic("_Zoom to Range");
+	gtk_widget_set_tooltip_text(self->range_button, "Show the marked range (Z)");
+	g_signal_connect(self->range_button, "clicked", G_CALLBACK(on_range_clicked), self);
+	self->wall_toggle = gtk_toggle_button_new_with_mnemonic("Wall-Clock _Time");
+	gtk_widget_set_tooltip_text(self->wall_toggle,
+	                            "The ruler in wall-clock time (UTC), else since the start (T)");
+	self->hidden_button = gtk_button_new_with_label("Show Hidden Rows");
+	gtk_widget_set_tooltip_text(self->hidden_button, "Show the rows hidden with H (Shift+H)");
+	gtk_widget_set_sensitive(self->hidden_button, FALSE);
+	g_signal_connect(self->hidden_button, "clicked", G_CALLBACK(on_hidden_clicked), self);
+	gtk_widget_set_parent(label, GTK_WIDGET(self));
+	gtk_widget_set_parent(self->entry, GTK_WIDGET(self));
+	gtk_widget_set_parent(self->range_button, GTK_WIDGET(self));
+	gtk_widget_set_parent(self->wall_toggle, GTK_WIDGET(self));
+	gtk_widget_set_parent(self->hidden_button, GTK_WIDGET(self));
+	show_error(self, FALSE);
+}
+
+GtkWidget *sa_zoom_bar_new(void)
+{
+	return g_object_new(SA_TYPE_ZOOM_BAR, NULL);
+}
