@@ -33,6 +33,8 @@ typedef struct tsi_arena {
 
 /* Zeroed, 16-byte aligned memory that lives until tsi_arena_clear(). NULL on OOM. */
 void *tsi_arena_alloc(tsi_arena *arena, size_t bytes);
+/* The same, aligned to 8 bytes only (for records of pointers and sizes). */
+void *tsi_arena_alloc8(tsi_arena *arena, size_t bytes);
 char *tsi_arena_strdup(tsi_arena *arena, const char *s);
 char *tsi_arena_printf(tsi_arena *arena, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tsi_arena_clear(tsi_arena *arena);
@@ -86,24 +88,30 @@ typedef struct tsi_var {
 	uint32_t debug_id;   /* debug context open when it was made, 0: none */
 } tsi_var;
 
-/* A run of consecutive elements of one variable. */
+/* A run of consecutive elements of one variable. 16 bytes: views of large
+ * models hold tens of millions of them. A variable has at most UINT32_MAX
+ * elements (graph.c), so a run's length fits 32 bits. */
 typedef struct tsi_region {
 	uint32_t var;  /* variable id */
+	uint32_t len;  /* elements, >= 1 */
 	size_t begin;  /* first element in the variable */
-	size_t len;    /* elements, >= 1 */
 } tsi_region;
 
 /* A tensor is a view: a shape plus the list of variable regions that hold
- * its elements in row-major order. Made in the arena, immutable. */
+ * its elements in row-major order. Made in the arena, immutable, and sized
+ * to what it holds: `rank` dimensions, and (unless it shares another
+ * tensor's list) its regions right behind them in the same allocation.
+ * Large models make ten million views, one or more per vertex field, so
+ * every byte of this header counts: 48 bytes plus 8 per dimension. */
 struct tsi_tensor {
 	tsi_graph *graph;
-	tsi_type type;
-	size_t rank;
-	size_t shape[TSI_MAX_RANK];
-	size_t numel;
-	int64_t var;         /* >= 0: this tensor is the whole variable `var` */
-	size_t n_regions;
 	tsi_region *regions; /* arena; adjacent regions of one variable merged */
+	size_t numel;
+	size_t n_regions;
+	size_t rank;
+	int32_t var;         /* >= 0: this tensor is the whole variable `var` */
+	tsi_type type;
+	size_t shape[];      /* rank entries */
 };
 
 /* Makes a tensor from a region list (copied into the arena; adjacent
@@ -240,6 +248,15 @@ typedef struct tsi_graph_core {
 	tsi_arena arena;
 	tsi_vec vars;              /* tsi_var* */
 	tsi_vec codelets;          /* const tsi_codelet* (arena copies) */
+	/* Open-addressed hash of codelets by name (vertex.c): every vertex
+	 * added looks its type up, a million times in large models. */
+	const tsi_codelet **codelet_slots; /* malloc, n_codelet_slots entries (a power of 2) */
+	size_t n_codelet_slots;
+	/* Recently made views by a hash of their content (tensor.c): operations
+	 * ask for the same slice again and again (a matmul's operand rows for
+	 * every output block), and an immutable view can be shared. Direct
+	 * mapped, TSI_VIEW_CACHE_SLOTS entries (malloc), NULL until first use. */
+	const tsi_tensor **view_cache;
 	tsi_vec compute_sets;      /* tsi_compute_set* */
 	tsi_vec vertices;          /* tsi_vertex* */
 	tsi_vec streams;           /* tsi_stream* */

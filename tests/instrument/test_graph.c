@@ -5,6 +5,7 @@
  */
 #include "test-util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -432,6 +433,66 @@ static void test_error_is_sticky(void **state)
 	assert_int_not_equal(tsi_graph_error_code(NULL), TSI_OK);
 }
 
+/* A compute function that does nothing, for codelets looked up by name. */
+static bool nothing(const tsi_field *fields, size_t n_fields)
+{
+	(void)fields;
+	(void)n_fields;
+	return true;
+}
+
+/* A second one, so that two tables with one name differ. */
+static bool nothing_else(const tsi_field *fields, size_t n_fields)
+{
+	(void)fields;
+	(void)n_fields;
+	return false;
+}
+
+/*
+ * Codelets are found by name through the graph's hash, whatever their
+ * number (the table grows while they are added): each name gives its own
+ * codelet, a name never added gives NULL, re-adding the same table is
+ * harmless and a different table under a taken name is refused.
+ */
+static void test_codelet_lookup(void **state)
+{
+	enum { N = 300 };
+	static char names[N][16];
+	static const tsi_field_def field = {
+	    .name = "out", .dir = TSI_FIELD_OUTPUT, .shape = TSI_FIELD_VECTOR, .type = TSI_FLOAT};
+	tsi_graph *g = new_graph(0);
+	(void)state;
+
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "Type%d", i);
+		tsi_codelet c = {.name = names[i], .fields = &field, .n_fields = 1, .compute = nothing};
+		assert_int_equal(tsi_graph_add_codelet(g, &c), TSI_OK);
+	}
+	for (int i = 0; i < N; i++) {
+		const tsi_codelet *c = tsi_graph_lookup_codelet(g, names[i]);
+		assert_non_null(c);
+		assert_string_equal(c->name, names[i]);
+	}
+	assert_null(tsi_graph_lookup_codelet(g, "Type300"));
+	assert_null(tsi_graph_lookup_codelet(g, "Type"));
+	assert_null(tsi_graph_lookup_codelet(g, ""));
+
+	tsi_codelet same = {.name = "Type7", .fields = &field, .n_fields = 1, .compute = nothing};
+	assert_int_equal(tsi_graph_add_codelet(g, &same), TSI_OK);
+	tsi_codelet other = {.name = "Type7", .fields = &field, .n_fields = 1,
+	                     .compute = nothing_else};
+	assert_int_equal(tsi_graph_add_codelet(g, &other), TSI_ERR_INVALID_ARGUMENT);
+	assert_ptr_equal(tsi_graph_lookup_codelet(g, "Type7")->compute, nothing);
+
+	/* A vertex takes its codelet from the lookup. */
+	tsi_compute_set *cs = tsi_graph_add_compute_set(g, "cs");
+	tsi_vertex *v = tsi_graph_add_vertex(g, cs, "Type299");
+	assert_non_null(v);
+	assert_string_equal(tsi_vertex_type_name(v), "Type299");
+	tsi_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_virtual_graph_errors),
 		cmocka_unit_test(test_replicated_graph),
 		cmocka_unit_test(test_error_is_sticky),
+		cmocka_unit_test(test_codelet_lookup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

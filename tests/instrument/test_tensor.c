@@ -991,6 +991,71 @@ static void test_big_row_slices(void **state)
 	tsi_graph_free(g);
 }
 
+/*
+ * Equal views are one tensor: the graph keeps recently made views and
+ * returns the same one for the same elements, type and shape, while any
+ * difference (elements, shape, graph) gives a different tensor, and the
+ * variable's own tensor is never handed out for a view.
+ */
+static void test_equal_views_shared(void **state)
+{
+	tsi_graph *g = new_graph();
+	tsi_tensor *v = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(4, 6), "v");
+	(void)state;
+
+	assert_non_null(v);
+	map_identity(g, v, 0);
+	tsi_tensor *a = tsi_tensor_slice_dim(v, 1, 3, 1);
+	tsi_tensor *b = tsi_tensor_slice_dim(v, 1, 3, 1);
+	tsi_tensor *c = tsi_tensor_slice_dim(v, 1, 4, 1);
+	assert_non_null(a);
+	assert_ptr_equal(a, b);
+	assert_ptr_not_equal(a, c);
+	ASSERT_ORDER(g, a, 1, 2, 7, 8, 13, 14, 19, 20);
+	ASSERT_ORDER(g, c, 1, 2, 3, 7, 8, 9, 13, 14, 15, 19, 20, 21);
+
+	/* The same elements under another shape are another tensor. */
+	tsi_tensor *row = tsi_tensor_index(v, 2);
+	tsi_tensor *row2d = tsi_tensor_slice(v, 2, 3);
+	assert_ptr_not_equal(row, row2d);
+	assert_int_equal(tsi_tensor_rank(row), 1);
+	assert_int_equal(tsi_tensor_rank(row2d), 2);
+	assert_ptr_equal(row, tsi_tensor_index(v, 2));
+
+	/* Transposes walk element by element; equal ones are shared too. */
+	tsi_tensor *t1 = tsi_tensor_transpose(v), *t2 = tsi_tensor_transpose(v);
+	assert_ptr_equal(t1, t2);
+	ASSERT_ORDER(g, tsi_tensor_index(t1, 1), 1, 7, 13, 19);
+
+	/* A view of all of v is not v's own tensor, but goes by v's name. */
+	tsi_tensor *all = tsi_tensor_slice(v, 0, 4);
+	assert_ptr_not_equal(all, v);
+	assert_string_equal(tsi_tensor_name(all), "v");
+
+	/* The same slice in a virtual graph is that graph's tensor. */
+	tsi_graph *vg = tsi_graph_create_virtual(g, 0, 8);
+	assert_non_null(vg);
+	tsi_tensor *w = tsi_graph_add_variable(vg, TSI_FLOAT, TSI_SHAPE(4), "w");
+	tsi_tensor *wa = tsi_tensor_slice(w, 1, 3);
+	assert_ptr_equal(tsi_tensor_graph(wa), vg);
+	assert_ptr_equal(wa, tsi_tensor_slice(w, 1, 3));
+	assert_string_equal(tsi_graph_error(g), "");
+	tsi_graph_free(g);
+}
+
+/* A variable of more than UINT32_MAX elements is refused with a message
+ * that says so (views hold element counts in 32 bits). */
+static void test_variable_size_limit(void **state)
+{
+	tsi_graph *g = new_graph();
+	(void)state;
+
+	assert_null(tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(65536, 65537), "huge"));
+	assert_non_null(strstr(tsi_graph_error(g), "at most 4294967295 in one variable"));
+	assert_non_null(strstr(tsi_graph_error(g), "'huge'"));
+	tsi_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1012,6 +1077,8 @@ int main(void)
 		cmocka_unit_test(test_concat_virtual_graphs),
 		cmocka_unit_test(test_random_compositions),
 		cmocka_unit_test(test_big_row_slices),
+		cmocka_unit_test(test_equal_views_shared),
+		cmocka_unit_test(test_variable_size_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

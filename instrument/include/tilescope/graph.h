@@ -59,7 +59,7 @@ TSI_API int tsi_graph_error_code(const tsi_graph *graph);
 /* Adds a variable of `rank` dimensions (use TSI_SHAPE). `name` names it
  * in reports, prefixed with the path of the model's open debug contexts
  * ("fc1/W" inside tsi_debug_push(g, "fc1", ...), see debug.h); NULL gives
- * "var<N>". Returns NULL on error. */
+ * "var<N>". At most UINT32_MAX elements. Returns NULL on error. */
 TSI_API tsi_tensor *tsi_graph_add_variable(tsi_graph *graph, tsi_type type, size_t rank,
                                            const size_t *shape, const char *name);
 /* Adds a constant whose `values` are host elements of the device type

@@ -28,18 +28,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One move of a contiguous run of a variable between two tiles. */
+/* One move of a contiguous run of a variable between two tiles. A
+ * variable has at most UINT32_MAX elements (graph.c), so element
+ * positions fit 32 bits; 20 bytes a move, as lowering a large model
+ * sorts tens of millions of them. */
 typedef struct move {
 	uint32_t dst;   /* receiving tile */
 	uint32_t src;   /* sending tile */
 	uint32_t var;
-	size_t begin;   /* element range [begin, end) of the variable */
-	size_t end;
+	uint32_t begin; /* element range [begin, end) of the variable */
+	uint32_t end;
 } move;
 
 typedef struct move_list {
 	move *items;
 	size_t n, cap;
+	/* moves_dedup's scratch, kept between exchanges */
+	move *tmp;          /* cap entries */
+	size_t *bucket;     /* n_bucket + 1 entries: moves per receiving tile */
+	size_t n_bucket;
 } move_list;
 
 /* The lowered representation of one user program inside its parent. */
@@ -57,6 +64,14 @@ typedef struct lower_ctx {
 	tsi_vec function_ids;      /* lowered Sequence id of each function, boxed */
 	move_list internal, external; /* scratch for one exchange */
 	tsi_tile_acc recv, sent, code, msg, hdr, cyc, runs;
+	/* Field tensors whose moves to or from a tile this exchange already
+	 * holds (see collect_field_moves): direct mapped, valid for `epoch`. */
+	struct seen_field {
+		const tsi_tensor *t;
+		uint32_t tile;
+		uint32_t epoch;
+	} *seen;
+	uint32_t epoch;               /* bumped whenever the move lists are consumed */
 	size_t user_programs_lowered; /* for the progress lines */
 	double next_progress_s;       /* CLOCK_MONOTONIC seconds of the next line */
 } lower_ctx;
@@ -78,33 +93,120 @@ static int move_push(move_list *l, uint32_t dst, uint32_t src, uint32_t var, siz
 			return TSI_ERR_NO_MEMORY;
 		l->items = m;
 		l->cap = cap;
+		free(l->tmp);
+		l->tmp = NULL;
 	}
-	l->items[l->n++] = (move){dst, src, var, begin, end};
+	l->items[l->n++] = (move){dst, src, var, (uint32_t)begin, (uint32_t)end};
 	return TSI_OK;
 }
 
-static int cmp_move(const void *pa, const void *pb)
+/* Frees a move list and its scratch. */
+static void move_list_free(move_list *l)
 {
-	const move *a = pa, *b = pb;
-
-	if (a->dst != b->dst)
-		return a->dst < b->dst ? -1 : 1;
-	if (a->var != b->var)
-		return a->var < b->var ? -1 : 1;
-	if (a->begin != b->begin)
-		return a->begin < b->begin ? -1 : 1;
-	return 0;
+	free(l->items);
+	free(l->tmp);
+	free(l->bucket);
 }
 
-/* Sorts moves by receiver and variable and merges overlapping or adjacent
- * runs from the same sender, so data is received once per tile. */
-static void moves_dedup(move_list *l)
+/* The order of moves within one receiving tile: by variable, then first
+ * element. */
+static inline bool move_before(const move *a, const move *b)
 {
+	return a->var != b->var ? a->var < b->var : a->begin < b->begin;
+}
+
+/* Stable sort of m[0..n) by move_before, with scratch tmp[0..n): insertion
+ * sort for short runs, then bottom-up merging (the comparison inlined,
+ * unlike qsort's). Returns the array holding the result (m or tmp). */
+static move *sort_bucket(move *m, move *tmp, size_t n)
+{
+	enum { RUN = 16 };
+	move *from = m, *to = tmp;
+
+	for (size_t lo = 0; lo < n; lo += RUN) {
+		size_t hi = lo + RUN < n ? lo + RUN : n;
+		for (size_t i = lo + 1; i < hi; i++) {
+			move x = m[i];
+			size_t j = i;
+			while (j > lo && move_before(&x, &m[j - 1])) {
+				m[j] = m[j - 1];
+				j--;
+			}
+			m[j] = x;
+		}
+	}
+	for (size_t width = RUN; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = lo + width < n ? lo + width : n;
+			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+			size_t a = lo, b = mid, k = lo;
+			while (a < mid && b < hi)
+				to[k++] = move_before(&from[b], &from[a]) ? from[b++] : from[a++];
+			while (a < mid)
+				to[k++] = from[a++];
+			while (b < hi)
+				to[k++] = from[b++];
+		}
+		move *t = from;
+		from = to;
+		to = t;
+	}
+	return from;
+}
+
+/*
+ * Sorts moves by receiver, variable and first element, and merges
+ * overlapping or adjacent runs from the same sender, so data is received
+ * once per tile. The sort is stable (as the qsort it replaces was in
+ * glibc): a counting pass by receiving tile, then each tile's moves
+ * sorted on their own, which keeps the sorts small and in cache.
+ * Returns TSI_OK or TSI_ERR_NO_MEMORY (the list is then unchanged).
+ */
+static int moves_dedup(move_list *l)
+{
+	uint32_t max_dst = 0;
 	size_t w = 0;
 
 	if (l->n == 0)
-		return;
-	qsort(l->items, l->n, sizeof(*l->items), cmp_move);
+		return TSI_OK;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].dst > max_dst)
+			max_dst = l->items[i].dst;
+	if (!l->tmp) {
+		l->tmp = malloc(l->cap * sizeof(*l->tmp));
+		if (!l->tmp)
+			return TSI_ERR_NO_MEMORY;
+	}
+	if ((size_t)max_dst + 2 > l->n_bucket) {
+		size_t nb = (size_t)max_dst + 2;
+		size_t *bk = realloc(l->bucket, nb * sizeof(*bk));
+		if (!bk)
+			return TSI_ERR_NO_MEMORY;
+		l->bucket = bk;
+		l->n_bucket = nb;
+	}
+	/* Counting sort by receiver into tmp; bucket[d] becomes the start of
+	 * tile d's moves. */
+	memset(l->bucket, 0, ((size_t)max_dst + 2) * sizeof(*l->bucket));
+	for (size_t i = 0; i < l->n; i++)
+		l->bucket[l->items[i].dst + 1]++;
+	for (size_t d = 1; d <= (size_t)max_dst + 1; d++)
+		l->bucket[d] += l->bucket[d - 1];
+	for (size_t i = 0; i < l->n; i++)
+		l->tmp[l->bucket[l->items[i].dst]++] = l->items[i];
+	/* bucket[d] is now the end of tile d's moves. Sort each tile's moves
+	 * back into items. */
+	for (size_t d = 0, lo = 0; d <= max_dst; d++) {
+		size_t hi = l->bucket[d];
+		if (hi - lo > 1) {
+			move *sorted = sort_bucket(l->tmp + lo, l->items + lo, hi - lo);
+			if (sorted != l->items + lo)
+				memcpy(l->items + lo, sorted, (hi - lo) * sizeof(*sorted));
+		} else if (hi > lo) {
+			l->items[lo] = l->tmp[lo];
+		}
+		lo = hi;
+	}
 	for (size_t r = 1; r < l->n; r++) {
 		move *last = &l->items[w], *m = &l->items[r];
 		if (m->dst == last->dst && m->var == last->var && m->src == last->src &&
@@ -116,6 +218,7 @@ static void moves_dedup(move_list *l)
 		}
 	}
 	l->n = w + 1;
+	return TSI_OK;
 }
 
 static uint32_t ipu_of(const lower_ctx *c, uint32_t tile)
@@ -216,7 +319,8 @@ static int32_t build_exchange(lower_ctx *c, move_list *l, tsi_exchange_kind kind
 	tsi_exchange_instructions ins;
 	int32_t id;
 
-	moves_dedup(l);
+	if (moves_dedup(l))
+		return -2;
 	if (l->n == 0)
 		return -1;
 	id = add_exchange(c, kind, role, name, source, &rec, &plan);
@@ -255,7 +359,8 @@ static int32_t build_exchange(lower_ctx *c, move_list *l, tsi_exchange_kind kind
 	if (kind == TSI_EXCHANGE_INTERNAL) {
 		for (size_t i = 0; i < l->n; i++)
 			l->items[i].dst = l->items[i].src;
-		moves_dedup(l);
+		if (moves_dedup(l))
+			return -2;
 		for (size_t i = 0; i < l->n; i++) {
 			const move *m = &l->items[i];
 			const tsi_var *v = core->vars.items[m->var];
@@ -396,6 +501,8 @@ static int add_exchanges(lower_ctx *c, tsi_exchange_role role, const char *inter
 	int32_t ex = build_exchange(c, &c->external, TSI_EXCHANGE_EXTERNAL, role, external, p);
 	int rc = TSI_OK;
 
+	c->epoch++; /* the lists are empty again */
+
 	if (in == -2 || ex == -2)
 		return oom();
 	if ((in >= 0 && (rc = id_add(c, l, in))) || (ex >= 0 && (rc = id_add(c, l, ex))))
@@ -403,9 +510,18 @@ static int add_exchanges(lower_ctx *c, tsi_exchange_role role, const char *inter
 	return TSI_OK;
 }
 
-/* Collects the moves of the fields of `cs` that read (`fetch`: inputs and
+/* Slots of lower_ctx.seen (a power of 2). */
+#define SEEN_SLOTS 4096u
+
+/*
+ * Collects the moves of the fields of `cs` that read (`fetch`: inputs and
  * in-outs, fetched to the vertex's tile) or write (outputs and in-outs,
- * returned to where they live) data on other tiles. */
+ * returned to where they live) data on other tiles. Vertices on one tile
+ * often share a view (views are shared when equal, tensor.c); its moves
+ * to that tile are already in the lists, and moves_dedup would only merge
+ * the copies away, so a view seen for the tile in this exchange is
+ * skipped.
+ */
 static int collect_field_moves(lower_ctx *c, const tsi_compute_set *cs, bool fetch)
 {
 	for (size_t vi = 0; vi < cs->vertices.len; vi++) {
@@ -415,7 +531,13 @@ static int collect_field_moves(lower_ctx *c, const tsi_compute_set *cs, bool fet
 			if (dir == (fetch ? TSI_FIELD_OUTPUT : TSI_FIELD_INPUT))
 				continue;
 			for (size_t k = 0; k < v->fields[f].n; k++) {
-				int rc = collect_moves(c, v->fields[f].tensors[k], v->tile, fetch);
+				const tsi_tensor *t = v->fields[f].tensors[k];
+				uintptr_t key = (uintptr_t)t ^ ((uintptr_t)v->tile * 0x9e3779b1u);
+				struct seen_field *s = &c->seen[(key ^ key >> 13) & (SEEN_SLOTS - 1)];
+				if (s->t == t && s->tile == v->tile && s->epoch == c->epoch)
+					continue;
+				*s = (struct seen_field){t, v->tile, c->epoch};
+				int rc = collect_moves(c, t, v->tile, fetch);
 				if (rc)
 					return rc;
 			}
@@ -1152,8 +1274,9 @@ int tsi_lower(tsi_profile_builder *b, tsi_program *const *programs, size_t n_pro
 	c.tiles_per_ipu = core->target.tiles_per_ipu ? core->target.tiles_per_ipu : 1;
 	c.lowered = calloc(core->programs.len ? core->programs.len : 1, sizeof(*c.lowered));
 	c.function_index = malloc((core->functions.len ? core->functions.len : 1) * sizeof(int32_t));
+	c.seen = calloc(SEEN_SLOTS, sizeof(*c.seen));
 	b->leaves = calloc(core->programs.len ? core->programs.len : 1, sizeof(*b->leaves));
-	if (!c.lowered || !c.function_index || !b->leaves ||
+	if (!c.lowered || !c.function_index || !c.seen || !b->leaves ||
 	    tsi_tile_acc_init(&c.recv, tiles) || tsi_tile_acc_init(&c.sent, tiles) ||
 	    tsi_tile_acc_init(&c.code, tiles) || tsi_tile_acc_init(&c.msg, tiles) ||
 	    tsi_tile_acc_init(&c.hdr, tiles) || tsi_tile_acc_init(&c.cyc, tiles) ||
@@ -1220,9 +1343,10 @@ int tsi_lower(tsi_profile_builder *b, tsi_program *const *programs, size_t n_pro
 done:
 	free(c.lowered);
 	free(c.function_index);
+	free(c.seen);
 	tsi_vec_clear(&c.function_ids);
-	free(c.internal.items);
-	free(c.external.items);
+	move_list_free(&c.internal);
+	move_list_free(&c.external);
 	tsi_tile_acc_free(&c.recv);
 	tsi_tile_acc_free(&c.sent);
 	tsi_tile_acc_free(&c.code);

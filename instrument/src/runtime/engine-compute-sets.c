@@ -411,6 +411,26 @@ void tsi_engine_plan_free(cs_plan *p)
 	free(p);
 }
 
+/* Gives back what the move lists were sized for but did not use: they
+ * are allocated for one move per region (and the in-place list for one
+ * per field), and merging strided runs leaves large compute sets a
+ * fraction of that. A plan lives as long as the engine, so the slack
+ * would too: 1.4 GB of bert_synth --size large's plans. */
+static void shrink_plan(cs_plan *p)
+{
+	xfer *x;
+	direct_field *d;
+
+	if ((x = realloc(p->in, (p->n_in + 1) * sizeof(*x))))
+		p->in = x;
+	if ((x = realloc(p->out, (p->n_out + 1) * sizeof(*x))))
+		p->out = x;
+	if ((x = realloc(p->zero, (p->n_zero + 1) * sizeof(*x))))
+		p->zero = x;
+	if ((d = realloc(p->direct, (p->n_direct + 1) * sizeof(*d))))
+		p->direct = d;
+}
+
 /*
  * Works out the scratch layout of compute set `cs`: where each field of
  * each vertex lives in the arena, its sub-vector offsets, and the moves
@@ -583,6 +603,7 @@ static int plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 	p->scratch_bytes = pos;
 	free(in_place);
 	free(shared);
+	shrink_plan(p);
 	*out = p;
 	return TSI_OK;
 fail:
@@ -737,6 +758,52 @@ int tsi_engine_run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *
 			for (size_t k = 0; k < x->count; k++, dst += x->stride, src += x->bytes)
 				copy_bytes(dst, src, x->bytes);
 		}
+	}
+	return TSI_OK;
+}
+
+/* True when plan_build would refuse `cs` (a vertex of unknown type, or a
+ * field connected to a variable made after compilation): such a compute
+ * set is left for its first execution to report, as it always was. */
+static bool plan_would_fail(const tsi_engine *e, const tsi_compute_set *cs)
+{
+	for (size_t i = 0; i < cs->vertices.len; i++) {
+		const tsi_vertex *v = cs->vertices.items[i];
+		if (v->id >= e->compiled->n_vertices)
+			continue;
+		if (!v->codelet)
+			return true;
+		for (size_t f = 0; f < v->codelet->n_fields; f++)
+			for (size_t k = 0; k < v->fields[f].n; k++)
+				for (size_t r = 0; r < v->fields[f].tensors[k]->n_regions; r++)
+					if (v->fields[f].tensors[k]->regions[r].var >= e->n_vars)
+						return true;
+	}
+	return false;
+}
+
+/*
+ * Builds the plan of every compute set the compiled programs execute, at
+ * load, so that the first run costs what the later ones do (the plans
+ * were built on first execution, which made a large model's first run
+ * several times slower than the next). Returns TSI_OK or an out-of-memory
+ * failure (recorded).
+ */
+int tsi_engine_prepare_plans(tsi_engine *e)
+{
+	const tsi_vec *sets = &e->compiled->compute_sets;
+
+	for (size_t i = 0; i < sets->len; i++) {
+		tsi_compute_set *cs = sets->items[i];
+		cs_plan *p;
+		int rc;
+
+		if (cs->id >= e->n_plans || e->plans[cs->id] || plan_would_fail(e, cs))
+			continue;
+		rc = plan_build(e, cs, &p);
+		if (rc)
+			return rc;
+		e->plans[cs->id] = p;
 	}
 	return TSI_OK;
 }

@@ -180,6 +180,11 @@ int tsi_engine_check_loaded(tsi_engine *e, const char *what);
  * (engine-compute-sets.c). */
 int tsi_engine_run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *m);
 
+/* Builds the layouts of every compute set the compiled programs execute
+ * (at load; engine-compute-sets.c). Returns TSI_OK or TSI_ERR_NO_MEMORY
+ * (recorded). */
+int tsi_engine_prepare_plans(tsi_engine *e);
+
 /* Frees one compute set's cached layout; NULL is ignored
  * (engine-compute-sets.c). */
 void tsi_engine_plan_free(cs_plan *p);

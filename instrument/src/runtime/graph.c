@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Records the first building error of the graph (later ones only go to the
@@ -106,6 +107,8 @@ TSI_API void tsi_graph_free(tsi_graph *graph)
 		free(core->subgraphs.items[i]);
 	tsi_vec_clear(&core->vars);
 	tsi_vec_clear(&core->codelets);
+	free(core->codelet_slots);
+	free(core->view_cache);
 	tsi_vec_clear(&core->compute_sets);
 	tsi_vec_clear(&core->vertices);
 	tsi_vec_clear(&core->streams);
@@ -212,6 +215,19 @@ static tsi_tensor *add_var(tsi_graph *graph, tsi_type type, size_t rank, const s
 			return NULL;
 		}
 		numel *= shape[d];
+	}
+	if (numel > UINT32_MAX) {
+		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
+		               "variable '%s' has %zu elements; at most %u in one variable",
+		               name ? name : "?", numel, UINT32_MAX);
+		return NULL;
+	}
+	/* Tensors name their variable in an int32_t (their header is kept small). */
+	if (core->vars.len >= INT32_MAX) {
+		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
+		               "variable '%s' would be the graph's %zuth; at most %d variables",
+		               name ? name : "?", core->vars.len + 1, INT32_MAX);
+		return NULL;
 	}
 	v = tsi_arena_alloc(&core->arena, sizeof(*v));
 	if (!v)

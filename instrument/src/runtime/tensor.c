@@ -18,6 +18,7 @@
  */
 #include "../ipu-private.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,12 +309,18 @@ static void emit_strided(region_builder *b, region_locator *loc, size_t base, si
 
 /* --- Making tensors ------------------------------------------------------------ */
 
-/* Allocates a tensor header of `rank` dims in the arena (var = -1). */
+/* Allocates a tensor of `rank` dims in the arena (var = -1) with room for
+ * `n_regions` regions behind its shape (t->regions points there when
+ * n_regions > 0; a view sharing another's list passes 0). */
 static tsi_tensor *alloc_tensor(tsi_graph *graph, tsi_type type, size_t rank, const size_t *shape,
-                                size_t numel)
+                                size_t numel, size_t n_regions)
 {
-	tsi_tensor *t = tsi_arena_alloc(&graph->core->arena, sizeof(*t));
+	size_t bytes = sizeof(tsi_tensor) + rank * sizeof(size_t);
+	tsi_tensor *t;
 
+	if (n_regions > (SIZE_MAX - bytes) / sizeof(tsi_region))
+		return NULL;
+	t = tsi_arena_alloc8(&graph->core->arena, bytes + n_regions * sizeof(tsi_region));
 	if (!t)
 		return NULL;
 	t->graph = graph;
@@ -323,19 +330,78 @@ static tsi_tensor *alloc_tensor(tsi_graph *graph, tsi_type type, size_t rank, co
 		t->shape[d] = shape[d];
 	t->numel = numel;
 	t->var = -1;
+	if (n_regions)
+		t->regions = (tsi_region *)(t->shape + rank);
 	return t;
+}
+
+/* True when region `b` continues region `a` (same variable, next element). */
+static bool region_continues(const tsi_region *a, const tsi_region *b)
+{
+	return a->var == b->var && a->begin + a->len == b->begin;
+}
+
+/* Slots of the core's view cache: 512 KiB of pointers. */
+#define VIEW_CACHE_BITS 16
+#define VIEW_CACHE_SLOTS ((size_t)1 << VIEW_CACHE_BITS)
+
+/* Mixes one word into an FNV-style hash. */
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3u;
+}
+
+/* True when `c` is the view that `regions` (merging to `merged` runs)
+ * with this type and shape would make. */
+static bool same_view(const tsi_tensor *c, tsi_type type, size_t rank, const size_t *shape,
+                      const tsi_region *regions, size_t n_regions, size_t merged)
+{
+	size_t n = 0;
+
+	if (c->type != type || c->rank != rank || c->n_regions != merged || c->var >= 0)
+		return false;
+	for (size_t d = 0; d < rank; d++)
+		if (c->shape[d] != shape[d])
+			return false;
+	for (size_t r = 0; r < n_regions;) {
+		const tsi_region *run = &regions[r];
+		size_t len = run->len, last = r;
+
+		if (len == 0) {
+			r++;
+			continue;
+		}
+		/* The merged run starting at r, as tsi_tensor_make builds it. */
+		for (r++; r < n_regions; r++) {
+			if (regions[r].len == 0)
+				continue;
+			if (!region_continues(&regions[last], &regions[r]))
+				break;
+			len += regions[r].len;
+			last = r;
+		}
+		if (c->regions[n].var != run->var || c->regions[n].begin != run->begin ||
+		    c->regions[n].len != len)
+			return false;
+		n++;
+	}
+	return true;
 }
 
 /*
  * Makes a tensor from a region list: validates the rank and that the
  * regions hold exactly as many elements as the shape, then copies the list
- * into the arena with adjacent runs of one variable merged.
+ * into the arena with adjacent runs of one variable merged. A view equal
+ * to one made recently in the same graph is that view: tensors are
+ * immutable, and large models ask for the same slices millions of times
+ * (a third of bert_synth --size large's views).
  */
-tsi_tensor *tsi_tensor_make(tsi_graph *graph, tsi_type type, size_t rank, const size_t *shape,
-                            const tsi_region *regions, size_t n_regions)
+static tsi_tensor *make_tensor(tsi_graph *graph, tsi_type type, size_t rank, const size_t *shape,
+                               const tsi_region *regions, size_t n_regions, bool use_cache)
 {
 	char buf[160];
-	size_t numel, total = 0, n = 0;
+	size_t numel, total = 0, n = 0, merged = 0;
+	const tsi_region *last = NULL;
 	tsi_tensor *t;
 
 	if (!graph)
@@ -350,28 +416,52 @@ tsi_tensor *tsi_tensor_make(tsi_graph *graph, tsi_type type, size_t rank, const 
 		               format_shape(buf, sizeof(buf), rank, shape));
 		return NULL;
 	}
-	for (size_t r = 0; r < n_regions; r++)
+	/* Count the merged list first, so the tensor is one exact allocation;
+	 * hash the runs' starts on the way for the view cache. */
+	uint64_t hash = mix(mix(0xcbf29ce484222325u, (uint64_t)type), rank);
+	for (size_t d = 0; d < rank; d++)
+		hash = mix(hash, shape[d]);
+	for (size_t r = 0; r < n_regions; r++) {
 		total += regions[r].len;
+		if (regions[r].len == 0)
+			continue;
+		if (!last || !region_continues(last, &regions[r])) {
+			merged++;
+			hash = mix(mix(hash, regions[r].var), regions[r].begin);
+		}
+		last = &regions[r];
+	}
+	hash = mix(mix(hash, total), (uint64_t)(uintptr_t)graph);
 	if (total != numel) {
 		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
 		               "tensor of shape %s (%zu elements) given regions holding %zu elements",
 		               format_shape(buf, sizeof(buf), rank, shape), numel, total);
 		return NULL;
 	}
-	t = alloc_tensor(graph, type, rank, shape, numel);
-	if (!t)
-		goto oom;
-	if (n_regions) {
-		t->regions = tsi_arena_alloc(&graph->core->arena, n_regions * sizeof(*t->regions));
-		if (!t->regions)
-			goto oom;
+	tsi_graph_core *core = graph->core;
+	const tsi_tensor **slot = NULL;
+	if (use_cache && !core->view_cache)
+		core->view_cache = calloc(VIEW_CACHE_SLOTS, sizeof(*core->view_cache));
+	if (use_cache && core->view_cache) {
+		slot = &core->view_cache[(hash ^ hash >> 32) & (VIEW_CACHE_SLOTS - 1)];
+		if (*slot && (*slot)->graph == graph &&
+		    same_view(*slot, type, rank, shape, regions, n_regions, merged))
+			return (tsi_tensor *)*slot;
+	}
+	t = alloc_tensor(graph, type, rank, shape, numel, merged);
+	if (t && slot)
+		*slot = t;
+	if (!t) {
+		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY,
+		               "out of host memory making a tensor of shape %s",
+		               format_shape(buf, sizeof(buf), rank, shape));
+		return NULL;
 	}
 	for (size_t r = 0; r < n_regions; r++) {
 		const tsi_region *src = &regions[r];
 		if (src->len == 0)
 			continue;
-		if (n && t->regions[n - 1].var == src->var &&
-		    t->regions[n - 1].begin + t->regions[n - 1].len == src->begin) {
+		if (n && region_continues(&t->regions[n - 1], src)) {
 			t->regions[n - 1].len += src->len;
 			continue;
 		}
@@ -379,13 +469,16 @@ tsi_tensor *tsi_tensor_make(tsi_graph *graph, tsi_type type, size_t rank, const 
 	}
 	t->n_regions = n;
 	return t;
-oom:
-	tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory making a tensor of shape %s",
-	               format_shape(buf, sizeof(buf), rank, shape));
-	return NULL;
 }
 
-/* The whole-variable tensor of `var`: one region, the variable's shape. */
+tsi_tensor *tsi_tensor_make(tsi_graph *graph, tsi_type type, size_t rank, const size_t *shape,
+                            const tsi_region *regions, size_t n_regions)
+{
+	return make_tensor(graph, type, rank, shape, regions, n_regions, true);
+}
+
+/* The whole-variable tensor of `var`: one region, the variable's shape.
+ * Never a cached view, as it is marked as the variable's own. */
 tsi_tensor *tsi_tensor_of_var(tsi_graph *graph, const tsi_var *var)
 {
 	tsi_region region;
@@ -396,9 +489,9 @@ tsi_tensor *tsi_tensor_of_var(tsi_graph *graph, const tsi_var *var)
 	region.var = var->id;
 	region.begin = 0;
 	region.len = var->numel;
-	t = tsi_tensor_make(graph, var->type, var->rank, var->shape, &region, var->numel ? 1 : 0);
+	t = make_tensor(graph, var->type, var->rank, var->shape, &region, var->numel ? 1 : 0, false);
 	if (t)
-		t->var = var->id;
+		t->var = (int32_t)var->id;
 	return t;
 }
 
@@ -439,7 +532,7 @@ static tsi_tensor *strided_view(const tsi_tensor *src, size_t base, size_t n,
 /* A view sharing `src`'s regions (same element order) with a new shape. */
 static tsi_tensor *same_order_view(const tsi_tensor *src, size_t rank, const size_t *shape)
 {
-	tsi_tensor *t = alloc_tensor(src->graph, src->type, rank, shape, src->numel);
+	tsi_tensor *t = alloc_tensor(src->graph, src->type, rank, shape, src->numel, 0);
 
 	if (!t)
 		return fail_oom(src);

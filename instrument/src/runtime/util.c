@@ -19,18 +19,19 @@ struct tsi_arena_block {
 };
 
 /*
- * Returns `bytes` of zeroed memory aligned to 16 bytes from the arena, or
- * NULL when the host is out of memory. The memory stays valid until
- * tsi_arena_clear().
+ * Returns `bytes` of zeroed memory aligned to `align` (8 or 16) from the
+ * arena, or NULL when the host is out of memory. The memory stays valid
+ * until tsi_arena_clear().
  */
-void *tsi_arena_alloc(tsi_arena *arena, size_t bytes)
+static void *arena_take(tsi_arena *arena, size_t bytes, size_t align)
 {
 	tsi_arena_block *b = arena->head;
-	size_t need = (bytes + 15u) & ~(size_t)15u;
+	size_t need = (bytes + align - 1) & ~(align - 1);
+	size_t at = b ? (b->used + align - 1) & ~(align - 1) : 0;
 
 	if (need < bytes)
 		return NULL; /* overflow */
-	if (!b || b->size - b->used < need) {
+	if (!b || at > b->size || b->size - at < need) {
 		size_t size = need > ARENA_BLOCK_BYTES ? need : ARENA_BLOCK_BYTES;
 		tsi_arena_block *nb = malloc(sizeof(*nb) + size);
 
@@ -48,12 +49,27 @@ void *tsi_arena_alloc(tsi_arena *arena, size_t bytes)
 			arena->head = nb;
 		}
 		b = nb;
+		at = 0;
 	}
-	void *p = b->data + b->used;
-	b->used += need;
+	void *p = b->data + at;
+	b->used = at + need;
 	arena->used_bytes += need;
 	memset(p, 0, need);
 	return p;
+}
+
+/* Zeroed memory aligned to 16 bytes (see arena_take). */
+void *tsi_arena_alloc(tsi_arena *arena, size_t bytes)
+{
+	return arena_take(arena, bytes, 16);
+}
+
+/* Zeroed memory aligned to 8 bytes, for the many small records (tensor
+ * views, field connections) whose sizes are multiples of 8: rounding each
+ * to 16 would waste a tenth of a large model's graph. */
+void *tsi_arena_alloc8(tsi_arena *arena, size_t bytes)
+{
+	return arena_take(arena, bytes, 8);
 }
 
 /* Copies a NUL-terminated string into the arena; NULL stays NULL. */

@@ -6,18 +6,68 @@
  */
 #include "../ipu-private.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+/* FNV-1a of a codelet name. */
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return (size_t)h;
+}
+
+/* Looks a codelet up by name in the core's hash; NULL when absent. */
 TSI_API const tsi_codelet *tsi_graph_lookup_codelet(const tsi_graph *graph, const char *name)
 {
+	const tsi_graph_core *core;
+	size_t mask;
+
 	if (!graph || !name)
 		return NULL;
-	for (size_t i = 0; i < graph->core->codelets.len; i++) {
-		const tsi_codelet *c = graph->core->codelets.items[i];
+	core = graph->core;
+	if (!core->n_codelet_slots)
+		return NULL;
+	mask = core->n_codelet_slots - 1;
+	for (size_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
+		const tsi_codelet *c = core->codelet_slots[i];
+		if (!c)
+			return NULL;
 		if (strcmp(c->name, name) == 0)
 			return c;
 	}
-	return NULL;
+}
+
+/* Puts `c` into the hash (its name is not there yet), growing the table
+ * to keep it at most half full. Returns TSI_OK or TSI_ERR_NO_MEMORY. */
+static int hash_codelet(tsi_graph_core *core, const tsi_codelet *c)
+{
+	if (2 * (core->codelets.len + 1) > core->n_codelet_slots) {
+		size_t n = core->n_codelet_slots ? 2 * core->n_codelet_slots : 64;
+		const tsi_codelet **slots = calloc(n, sizeof(*slots));
+		if (!slots)
+			return TSI_ERR_NO_MEMORY;
+		for (size_t i = 0; i < core->n_codelet_slots; i++) {
+			const tsi_codelet *old = core->codelet_slots[i];
+			if (!old)
+				continue;
+			size_t j = name_hash(old->name) & (n - 1);
+			while (slots[j])
+				j = (j + 1) & (n - 1);
+			slots[j] = old;
+		}
+		free(core->codelet_slots);
+		core->codelet_slots = slots;
+		core->n_codelet_slots = n;
+	}
+	size_t j = name_hash(c->name) & (core->n_codelet_slots - 1);
+	while (core->codelet_slots[j])
+		j = (j + 1) & (core->n_codelet_slots - 1);
+	core->codelet_slots[j] = c;
+	return TSI_OK;
 }
 
 /* True when two codelet tables describe the same vertex type. */
@@ -65,9 +115,11 @@ TSI_API int tsi_graph_add_codelet(tsi_graph *graph, const tsi_codelet *codelet)
 		                      "a different codelet named '%s' was already added", codelet->name);
 	}
 	copy = tsi_arena_alloc(&graph->core->arena, sizeof(*copy));
-	if (!copy || tsi_vec_push(&graph->core->codelets, copy))
+	if (!copy)
 		return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
 	*copy = *codelet;
+	if (hash_codelet(graph->core, copy) || tsi_vec_push(&graph->core->codelets, copy))
+		return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
 	return TSI_OK;
 }
 
@@ -191,7 +243,7 @@ static int connect_field(tsi_graph *graph, tsi_vertex *v, const char *field,
 		                      "use tsi_graph_connect",
 		                      field, v->id, v->type_name);
 	conn = &v->fields[idx];
-	conn->tensors = tsi_arena_alloc(&graph->core->arena, (n ? n : 1) * sizeof(*conn->tensors));
+	conn->tensors = tsi_arena_alloc8(&graph->core->arena, (n ? n : 1) * sizeof(*conn->tensors));
 	if (!conn->tensors)
 		return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
 	memcpy(conn->tensors, tensors, n * sizeof(*tensors));
@@ -214,11 +266,14 @@ TSI_API int tsi_graph_connect(tsi_graph *graph, tsi_vertex *v, const char *field
 				continue;
 			size_t rows = tensor->shape[0];
 			const tsi_tensor **list =
-			    tsi_arena_alloc(&graph->core->arena, (rows ? rows : 1) * sizeof(*list));
+			    tsi_arena_alloc8(&graph->core->arena, (rows ? rows : 1) * sizeof(*list));
 			if (!list)
 				return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
-			for (size_t r = 0; r < rows; r++)
-				list[r] = tsi_tensor_flatten(tsi_tensor_index(tensor, r));
+			/* A row of a matrix is already flat: no second view. */
+			for (size_t r = 0; r < rows; r++) {
+				const tsi_tensor *row = tsi_tensor_index(tensor, r);
+				list[r] = row && row->rank != 1 ? tsi_tensor_flatten(row) : row;
+			}
 			return connect_field(graph, v, field, list, rows, true);
 		}
 	}
