@@ -454,6 +454,34 @@ static int meta_name(conv *c, uint32_t *out)
 	return rc;
 }
 
+/* The id of the graph or series `k` stands for, its row inserted the
+ * first time it is met: `sql` inserts :id, :name (the interned string
+ * `name`) and, for a series, :graph (`graph`). `*n` counts the rows so far
+ * (the last id). Graphs and series are few, so the statement is not kept. */
+static int counter_row(conv *c, uint32_t *out, int64_t *n, const cj_slot *k, const char *sql,
+                       uint32_t graph, uint32_t name)
+{
+	sqlite3_stmt *st = NULL;
+	cj_slot *slot;
+	int rc, at;
+
+	if ((rc = trace_chrome_map_find(c, &c->map, k, out, &slot)) || *out != NONE)
+		return rc;
+	*out = (uint32_t)++*n;
+	trace_chrome_map_set(&c->map, slot, k, *out);
+	rc = sqlite3_prepare_v2(c->db, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":id"), *out);
+		if ((at = sqlite3_bind_parameter_index(st, ":graph")))
+			sqlite3_bind_int64(st, at, graph);
+		sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":name"),
+		                  trace_chrome_str(c, name), -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? TSR_OK : trace_chrome_sql_fail(c, rc);
+}
+
 /* A "C" event: each numeric argument is a sample of series (pid, name,
  * argument) in graph (pid, name). */
 static int counter(conv *c, const cj_event *e, uint32_t name)
@@ -470,7 +498,7 @@ static int counter(conv *c, const cj_event *e, uint32_t name)
 	while (rc == TSR_OK) {
 		cj_num num;
 		uint32_t key, graph, series;
-		cj_slot k, *slot;
+		cj_slot k;
 		cj_id none = {0, false, false};
 		int ch;
 
@@ -483,50 +511,15 @@ static int counter(conv *c, const cj_event *e, uint32_t name)
 			if ((rc = intern(c, &key, c->sval.data ? c->sval.data : "", c->sval.len)))
 				break;
 			k = make_key(KEY_GRAPH, e->pid, none, name);
-			if ((rc = trace_chrome_map_find(c, &c->map, &k, &graph, &slot)))
+			if ((rc = counter_row(c, &graph, &c->n_graphs, &k,
+			                       "INSERT INTO graph(id, name, unit) VALUES (:id, :name, '')",
+			                       0, name)))
 				break;
-			if (graph == NONE) {
-				sqlite3_stmt *st = NULL;
-
-				graph = (uint32_t)++c->n_graphs;
-				trace_chrome_map_set(&c->map, slot, &k, graph);
-				rc = sqlite3_prepare_v2(c->db, "INSERT INTO graph(id, name, unit) VALUES (?, ?, '')",
-				                        -1, &st, NULL);
-				if (rc == SQLITE_OK) {
-					sqlite3_bind_int64(st, 1, graph);
-					sqlite3_bind_text(st, 2, trace_chrome_str(c, name), -1, SQLITE_STATIC);
-					rc = sqlite3_step(st);
-				}
-				sqlite3_finalize(st);
-				if (rc != SQLITE_DONE) {
-					rc = trace_chrome_sql_fail(c, rc);
-					break;
-				}
-				rc = TSR_OK;
-			}
 			k = make_key(KEY_SERIES, e->pid, none, (int64_t)name << 32 | key);
-			if ((rc = trace_chrome_map_find(c, &c->map, &k, &series, &slot)))
+			if ((rc = counter_row(c, &series, &c->n_series, &k,
+			                       "INSERT INTO series(id, graph, name) VALUES (:id, :graph, :name)",
+			                       graph, key)))
 				break;
-			if (series == NONE) {
-				sqlite3_stmt *st = NULL;
-
-				series = (uint32_t)++c->n_series;
-				trace_chrome_map_set(&c->map, slot, &k, series);
-				rc = sqlite3_prepare_v2(c->db, "INSERT INTO series(id, graph, name) VALUES (?, ?, ?)",
-				                        -1, &st, NULL);
-				if (rc == SQLITE_OK) {
-					sqlite3_bind_int64(st, 1, series);
-					sqlite3_bind_int64(st, 2, graph);
-					sqlite3_bind_text(st, 3, trace_chrome_str(c, key), -1, SQLITE_STATIC);
-					rc = sqlite3_step(st);
-				}
-				sqlite3_finalize(st);
-				if (rc != SQLITE_DONE) {
-					rc = trace_chrome_sql_fail(c, rc);
-					break;
-				}
-				rc = TSR_OK;
-			}
 			sqlite3_reset(c->ins_sample);
 			sqlite3_bind_int64(c->ins_sample, 1, series);
 			sqlite3_bind_int64(c->ins_sample, 2, e->ts);

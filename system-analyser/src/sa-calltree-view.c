@@ -1,14 +1,14 @@
 /*
  * The Call Tree tab (sa-calltree-view.h): a GtkTreeListModel over one
  * small object per node of reportlib's call tree (the children of a node
- * are made when it is expanded), in a GtkColumnView whose first column
- * holds the expanders. Small trees open fully expanded; large ones show
- * their roots. Cells are labels (GTK 4.8's GtkInscription does not reach
- * AT-SPI, and the tests read the cells).
+ * are made when it is expanded), in the shared table frame (sa-table.h)
+ * whose first column holds the expanders. Small trees open fully
+ * expanded; large ones show their roots.
  */
 #include "sa-calltree-view.h"
 
 #include "sa-format.h"
+#include "sa-table.h"
 
 /* Trees of at most this many nodes open expanded. */
 #define EXPAND_NODES 500
@@ -118,15 +118,10 @@ static char *cell_text(const SaCallRow *r, column c)
 
 static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
 {
-	GtkWidget *label = gtk_label_new(NULL);
 	column c = (column)GPOINTER_TO_INT(data);
+	GtkWidget *label = sa_table_new_cell(c > COL_CHANNEL, c == COL_NAME);
 
 	(void)f;
-	gtk_label_set_xalign(GTK_LABEL(label), c <= COL_CHANNEL ? 0 : 1);
-	gtk_label_set_ellipsize(GTK_LABEL(label), c == COL_NAME ? PANGO_ELLIPSIZE_END
-	                                                        : PANGO_ELLIPSIZE_NONE);
-	if (c > COL_CHANNEL)
-		gtk_widget_add_css_class(label, "figure");
 	if (c == COL_NAME) {
 		GtkWidget *expander = gtk_tree_expander_new();
 
@@ -159,21 +154,10 @@ static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer d
 
 struct _SaCallTreeView {
 	GtkWidget parent_instance;
-	GtkWidget *box;
-	GtkWidget *header;
-	GtkWidget *spinner;
-	GtkWidget *columns;      /* GtkColumnView */
-	GtkSingleSelection *selection;
+	sa_table table;          /* of G_TYPE_NONE: it shows a GtkTreeListModel */
 };
 
 G_DEFINE_FINAL_TYPE(SaCallTreeView, sa_call_tree_view, GTK_TYPE_WIDGET)
-
-static void set_header(SaCallTreeView *self, const char *text)
-{
-	gtk_label_set_text(GTK_LABEL(self->header), text);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->columns),
-	                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
-}
 
 void sa_call_tree_view_set_tree(SaCallTreeView *self, SaDocument *doc, sa_call_tree *ct)
 {
@@ -182,12 +166,11 @@ void sa_call_tree_view_set_tree(SaCallTreeView *self, SaDocument *doc, sa_call_t
 	row_maker *m;
 	g_autofree char *window = NULL, *spans = NULL, *paths = NULL, *text = NULL;
 
-	sa_call_tree_view_set_busy(self, FALSE);
 	if (!ct || !trace) {
-		gtk_single_selection_set_model(self->selection, NULL);
-		set_header(self, "");
+		sa_table_set_message(&self->table, "", FALSE);
 		return;
 	}
+	sa_table_set_busy(&self->table, FALSE, NULL);
 	m = g_new0(row_maker, 1);
 	m->ct = sa_call_tree_ref(ct);
 	m->trace = trace;
@@ -195,36 +178,28 @@ void sa_call_tree_view_set_tree(SaCallTreeView *self, SaDocument *doc, sa_call_t
 	model = gtk_tree_list_model_new(rows_of(m, 0, ct->tree->n_roots), FALSE,
 	                                ct->tree->n_nodes <= EXPAND_NODES, children_of, m,
 	                                (GDestroyNotify)row_maker_free);
-	gtk_single_selection_set_model(self->selection, G_LIST_MODEL(model));
-	gtk_single_selection_set_selected(self->selection, GTK_INVALID_LIST_POSITION);
+	sa_table_set_model(&self->table, G_LIST_MODEL(model));
 	g_object_unref(model);
 	window = sa_call_tree_describe_window(trace, ct->from_ns, ct->to_ns);
 	spans = sa_format_count(ct->tree->spans);
 	paths = sa_format_count(ct->tree->n_nodes);
 	text = g_strdup_printf("%s: %s spans, %s paths", window, spans, paths);
-	set_header(self, text);
+	sa_table_set_caption(&self->table, text);
 }
 
 void sa_call_tree_view_set_busy(SaCallTreeView *self, gboolean busy)
 {
-	gtk_widget_set_visible(self->spinner, busy);
-	gtk_spinner_set_spinning(GTK_SPINNER(self->spinner), busy);
-	if (busy)
-		set_header(self, "Computing the call tree…");
+	sa_table_set_busy(&self->table, busy, "Computing the call tree…");
 }
 
 void sa_call_tree_view_set_message(SaCallTreeView *self, const char *message)
 {
-	sa_call_tree_view_set_busy(self, FALSE);
-	gtk_single_selection_set_model(self->selection, NULL);
-	set_header(self, message);
+	sa_table_set_message(&self->table, message, FALSE);
 }
 
 static void sa_call_tree_view_dispose(GObject *object)
 {
-	SaCallTreeView *self = SA_CALL_TREE_VIEW(object);
-
-	g_clear_pointer(&self->box, gtk_widget_unparent);
+	sa_table_dispose(&SA_CALL_TREE_VIEW(object)->table);
 	G_OBJECT_CLASS(sa_call_tree_view_parent_class)->dispose(object);
 }
 
@@ -236,46 +211,15 @@ static void sa_call_tree_view_class_init(SaCallTreeViewClass *klass)
 
 static void sa_call_tree_view_init(SaCallTreeView *self)
 {
-	GtkWidget *top = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	GtkWidget *scroll = gtk_scrolled_window_new();
-
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
-	self->header = gtk_label_new("");
-	gtk_label_set_xalign(GTK_LABEL(self->header), 0);
-	self->spinner = gtk_spinner_new();
-	gtk_widget_set_visible(self->spinner, FALSE);
-	gtk_widget_set_margin_start(top, 8);
-	gtk_widget_set_margin_top(top, 4);
-	gtk_widget_set_margin_bottom(top, 4);
-	gtk_box_append(GTK_BOX(top), self->spinner);
-	gtk_box_append(GTK_BOX(top), self->header);
-	gtk_box_append(GTK_BOX(self->box), top);
-
-	self->selection = gtk_single_selection_new(NULL);
-	gtk_single_selection_set_autoselect(self->selection, FALSE);
-	gtk_single_selection_set_can_unselect(self->selection, TRUE);
-	self->columns = gtk_column_view_new(GTK_SELECTION_MODEL(self->selection));
-	gtk_column_view_set_show_column_separators(GTK_COLUMN_VIEW(self->columns), TRUE);
-	gtk_widget_add_css_class(self->columns, "data-table");
+	sa_table_init(&self->table, GTK_WIDGET(self), "Call Tree", G_TYPE_NONE, 0);
 	for (int c = 0; c < N_COLS; c++) {
-		GtkListItemFactory *f = gtk_signal_list_item_factory_new();
-		GtkColumnViewColumn *col;
+		GtkColumnViewColumn *col =
+		    sa_table_add_column(&self->table, col_titles[c], c, G_CALLBACK(setup_cell),
+		                        G_CALLBACK(bind_cell), NULL);
 
-		g_signal_connect(f, "setup", G_CALLBACK(setup_cell), GINT_TO_POINTER(c));
-		g_signal_connect(f, "bind", G_CALLBACK(bind_cell), GINT_TO_POINTER(c));
-		col = gtk_column_view_column_new(col_titles[c], f);
-		gtk_column_view_column_set_resizable(col, TRUE);
 		if (c == COL_NAME)
 			gtk_column_view_column_set_expand(col, TRUE);
-		gtk_column_view_append_column(GTK_COLUMN_VIEW(self->columns), col);
-		g_object_unref(col);
 	}
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->columns), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Call Tree", -1);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), self->columns);
-	gtk_widget_set_vexpand(scroll, TRUE);
-	gtk_box_append(GTK_BOX(self->box), scroll);
 }
 
 GtkWidget *sa_call_tree_view_new(void)

@@ -1,13 +1,13 @@
 /*
- * The Compare tab (sa-compare-view.h): a GListStore of one small object
- * per label of a comparison, in a GtkColumnView whose columns sort on
- * demand (unsorted, the rows keep reportlib's order: largest |Δ total|
- * first). Cells are labels, as in the Statistics tab (GTK 4.8's
- * GtkInscription does not reach AT-SPI), each described by its column.
+ * The Compare tab (sa-compare-view.h): one small object per label of a
+ * comparison in the shared table frame (sa-table.h), whose columns sort
+ * on demand (unsorted, the rows keep reportlib's order: largest |Δ total|
+ * first). Each value cell is described by its column.
  */
 #include "sa-compare-view.h"
 
 #include "sa-format.h"
+#include "sa-table.h"
 
 #include <math.h>
 
@@ -160,21 +160,16 @@ static int compare_rows(gconstpointer a, gconstpointer b, gpointer data)
 
 static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
 {
-	GtkWidget *label = gtk_label_new(NULL);
 	column c = (column)GPOINTER_TO_INT(data);
+	GtkWidget *label = sa_table_new_cell(c > COL_CHANNEL, c == COL_NAME);
 
 	(void)f;
-	gtk_label_set_xalign(GTK_LABEL(label), c <= COL_CHANNEL ? 0 : 1);
-	gtk_label_set_ellipsize(GTK_LABEL(label), c == COL_NAME ? PANGO_ELLIPSIZE_END
-	                                                        : PANGO_ELLIPSIZE_NONE);
-	if (c > COL_CHANNEL) {
-		gtk_widget_add_css_class(label, "figure");
-		/* Described by its column, read as text: a test (or a screen
-		 * reader) gets "Total B" and "1,234.567 µs". (GTK 4.8 names a
-		 * label after its text whatever its label property says.) */
+	/* Described by its column, read as text: a test (or a screen reader)
+	 * gets "Total B" and "1,234.567 µs". (GTK 4.8 names a label after its
+	 * text whatever its label property says.) */
+	if (c > COL_CHANNEL)
 		gtk_accessible_update_property(GTK_ACCESSIBLE(label),
 		                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, col_titles[c], -1);
-	}
 	gtk_list_item_set_child(item, label);
 }
 
@@ -205,21 +200,10 @@ static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer d
 
 struct _SaCompareView {
 	GtkWidget parent_instance;
-	GtkWidget *box;
-	GtkWidget *header;       /* what A and B are, the label counts */
-	GtkWidget *spinner;
-	GtkWidget *columns;      /* GtkColumnView */
-	GListStore *store;
+	sa_table table;          /* its caption: what A and B are, the label counts */
 };
 
 G_DEFINE_FINAL_TYPE(SaCompareView, sa_compare_view, GTK_TYPE_WIDGET)
-
-static void set_header(SaCompareView *self, const char *text)
-{
-	gtk_label_set_text(GTK_LABEL(self->header), text);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->columns),
-	                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
-}
 
 void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const char *what_b,
                               const tsr_trace_label_delta *rows, size_t n)
@@ -229,8 +213,7 @@ void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const cha
 	size_t only_a = 0, only_b = 0;
 
 	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	gtk_widget_set_visible(self->spinner, FALSE);
-	gtk_spinner_set_spinning(GTK_SPINNER(self->spinner), FALSE);
+	sa_table_set_busy(&self->table, FALSE, NULL);
 	for (size_t i = 0; i < n; i++) {
 		SaDeltaRow *row = g_object_new(SA_TYPE_DELTA_ROW, NULL);
 
@@ -243,28 +226,21 @@ void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const cha
 		only_b += rows[i].in_b && !rows[i].in_a;
 		g_ptr_array_add(objs, row);
 	}
-	g_list_store_splice(self->store, 0, g_list_model_get_n_items(G_LIST_MODEL(self->store)),
-	                    objs->pdata, objs->len);
+	sa_table_set_rows(&self->table, objs->pdata, objs->len);
 	text = g_strdup_printf("A: %s · B: %s · %s labels, %zu only in A, %zu only in B", what_a,
 	                       what_b, labels, only_a, only_b);
-	set_header(self, text);
+	sa_table_set_caption(&self->table, text);
 }
 
 void sa_compare_view_set_message(SaCompareView *self, const char *message, gboolean busy)
 {
 	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	gtk_widget_set_visible(self->spinner, busy);
-	gtk_spinner_set_spinning(GTK_SPINNER(self->spinner), busy);
-	g_list_store_remove_all(self->store);
-	set_header(self, message);
+	sa_table_set_message(&self->table, message, busy);
 }
 
 static void sa_compare_view_dispose(GObject *object)
 {
-	SaCompareView *self = SA_COMPARE_VIEW(object);
-
-	g_clear_pointer(&self->box, gtk_widget_unparent);
-	g_clear_object(&self->store);
+	sa_table_dispose(&SA_COMPARE_VIEW(object)->table);
 	G_OBJECT_CLASS(sa_compare_view_parent_class)->dispose(object);
 }
 
@@ -276,65 +252,24 @@ static void sa_compare_view_class_init(SaCompareViewClass *klass)
 
 static void sa_compare_view_init(SaCompareView *self)
 {
-	GtkWidget *top = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	GtkWidget *scroll = gtk_scrolled_window_new();
-	GtkSortListModel *sorted;
-	GtkSelectionModel *selection;
-
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
-	self->header = gtk_label_new("");
-	gtk_label_set_xalign(GTK_LABEL(self->header), 0);
-	gtk_label_set_wrap(GTK_LABEL(self->header), TRUE);
-	self->spinner = gtk_spinner_new();
-	gtk_widget_set_visible(self->spinner, FALSE);
-	gtk_widget_set_margin_start(top, 8);
-	gtk_widget_set_margin_top(top, 4);
-	gtk_widget_set_margin_bottom(top, 4);
-	gtk_box_append(GTK_BOX(top), self->spinner);
-	gtk_box_append(GTK_BOX(top), self->header);
-	gtk_box_append(GTK_BOX(self->box), top);
-
-	self->store = g_list_store_new(SA_TYPE_DELTA_ROW);
-	self->columns = gtk_column_view_new(NULL);
-	sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->store)),
-	                                 g_object_ref(gtk_column_view_get_sorter(
-	                                     GTK_COLUMN_VIEW(self->columns))));
-	selection = GTK_SELECTION_MODEL(gtk_single_selection_new(G_LIST_MODEL(sorted)));
-	gtk_single_selection_set_autoselect(GTK_SINGLE_SELECTION(selection), FALSE);
-	gtk_single_selection_set_can_unselect(GTK_SINGLE_SELECTION(selection), TRUE);
-	gtk_single_selection_set_selected(GTK_SINGLE_SELECTION(selection), GTK_INVALID_LIST_POSITION);
-	gtk_column_view_set_model(GTK_COLUMN_VIEW(self->columns), selection);
-	g_object_unref(selection);
-	gtk_column_view_set_show_column_separators(GTK_COLUMN_VIEW(self->columns), TRUE);
-	gtk_widget_add_css_class(self->columns, "data-table");
+	sa_table_init(&self->table, GTK_WIDGET(self), "Compare", SA_TYPE_DELTA_ROW,
+	              SA_TABLE_SORTED | SA_TABLE_WRAP_CAPTION);
 	for (int c = 0; c < N_COLS; c++) {
-		GtkListItemFactory *f = gtk_signal_list_item_factory_new();
-		GtkColumnViewColumn *col;
+		GtkColumnViewColumn *col =
+		    sa_table_add_column(&self->table, col_titles[c], c, G_CALLBACK(setup_cell),
+		                        G_CALLBACK(bind_cell), compare_rows);
 
-		g_signal_connect(f, "setup", G_CALLBACK(setup_cell), GINT_TO_POINTER(c));
-		g_signal_connect(f, "bind", G_CALLBACK(bind_cell), GINT_TO_POINTER(c));
-		col = gtk_column_view_column_new(col_titles[c], f);
-		gtk_column_view_column_set_sorter(
-		    col, GTK_SORTER(gtk_custom_sorter_new(compare_rows, GINT_TO_POINTER(c), NULL)));
-		gtk_column_view_column_set_resizable(col, TRUE);
 		/* Fourteen columns do not fit: the names keep a readable width
 		 * and the table scrolls sideways. */
 		if (c == COL_NAME) {
 			gtk_column_view_column_set_expand(col, TRUE);
 			gtk_column_view_column_set_fixed_width(col, 240);
 		}
-		gtk_column_view_append_column(GTK_COLUMN_VIEW(self->columns), col);
-		g_object_unref(col);
 	}
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->columns), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Compare", -1);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), self->columns);
-	gtk_widget_set_vexpand(scroll, TRUE);
-	gtk_box_append(GTK_BOX(self->box), scroll);
-	set_header(self, "Nothing compared yet: Compare Traces… in the menu compares two files, "
-	                 "Compare with Marked Range (Ctrl+M) the marked range with the next one "
-	                 "you mark.");
+	sa_table_set_caption(&self->table,
+	                     "Nothing compared yet: Compare Traces… in the menu compares two "
+	                     "files, Compare with Marked Range (Ctrl+M) the marked range with the "
+	                     "next one you mark.");
 }
 
 GtkWidget *sa_compare_view_new(void)

@@ -1,12 +1,12 @@
 /*
- * The Statistics tab (sa-stats-view.h): a GListStore of one small object
- * per label, sorted by the column view's sorter (a GtkCustomSorter per
- * column), cells as labels (GTK 4.8's GtkInscription does not reach
- * AT-SPI, and the tests read the cells).
+ * The Statistics tab (sa-stats-view.h): one small object per label in the
+ * shared table frame (sa-table.h), sorted by the column view's sorter (a
+ * GtkCustomSorter per column), Total descending at first.
  */
 #include "sa-stats-view.h"
 
 #include "sa-format.h"
+#include "sa-table.h"
 
 /* --- A row --------------------------------------------------------------------- */
 
@@ -99,15 +99,10 @@ static int compare_rows(gconstpointer a, gconstpointer b, gpointer data)
 
 static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
 {
-	GtkWidget *label = gtk_label_new(NULL);
 	column c = (column)GPOINTER_TO_INT(data);
+	GtkWidget *label = sa_table_new_cell(c > COL_CHANNEL, c == COL_NAME);
 
 	(void)f;
-	gtk_label_set_xalign(GTK_LABEL(label), c <= COL_CHANNEL ? 0 : 1);
-	gtk_label_set_ellipsize(GTK_LABEL(label), c == COL_NAME ? PANGO_ELLIPSIZE_END
-	                                                        : PANGO_ELLIPSIZE_NONE);
-	if (c > COL_CHANNEL)
-		gtk_widget_add_css_class(label, "figure");
 	gtk_list_item_set_child(item, label);
 }
 
@@ -124,21 +119,10 @@ static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer d
 
 struct _SaStatsView {
 	GtkWidget parent_instance;
-	GtkWidget *box;
-	GtkWidget *header;       /* the window and its totals */
-	GtkWidget *spinner;
-	GtkWidget *columns;      /* GtkColumnView */
-	GListStore *store;
+	sa_table table;          /* its caption: the window and its totals */
 };
 
 G_DEFINE_FINAL_TYPE(SaStatsView, sa_stats_view, GTK_TYPE_WIDGET)
-
-static void set_header(SaStatsView *self, const char *text)
-{
-	gtk_label_set_text(GTK_LABEL(self->header), text);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->columns),
-	                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
-}
 
 void sa_stats_view_set_stats(SaStatsView *self, SaDocument *doc, const sa_stats *stats)
 {
@@ -148,12 +132,11 @@ void sa_stats_view_set_stats(SaStatsView *self, SaDocument *doc, const sa_stats 
 	size_t n_channels = 0;
 	g_autofree char *spans = NULL, *labels = NULL, *text = NULL;
 
-	sa_stats_view_set_busy(self, FALSE);
 	if (!stats || !trace) {
-		g_list_store_remove_all(self->store);
-		set_header(self, "");
+		sa_table_set_message(&self->table, "", FALSE);
 		return;
 	}
+	sa_table_set_busy(&self->table, FALSE, NULL);
 	tsr_trace_get_channels(&channels, &n_channels, trace);
 	for (size_t i = 0; i < stats->n_labels; i++) {
 		SaStatRow *row = g_object_new(SA_TYPE_STAT_ROW, NULL);
@@ -166,8 +149,7 @@ void sa_stats_view_set_stats(SaStatsView *self, SaDocument *doc, const sa_stats 
 		                            : "?");
 		g_ptr_array_add(rows, row);
 	}
-	g_list_store_splice(self->store, 0, g_list_model_get_n_items(G_LIST_MODEL(self->store)),
-	                    rows->pdata, rows->len);
+	sa_table_set_rows(&self->table, rows->pdata, rows->len);
 	spans = sa_format_count(stats->spans);
 	labels = sa_format_count(stats->n_labels);
 	if (stats->from_ns == INT64_MIN && stats->to_ns == INT64_MAX) {
@@ -180,30 +162,22 @@ void sa_stats_view_set_stats(SaStatsView *self, SaDocument *doc, const sa_stats 
 		text = g_strdup_printf("Spans starting in %s – %s: %s spans, %s labels", a, b, spans,
 		                       labels);
 	}
-	set_header(self, text);
+	sa_table_set_caption(&self->table, text);
 }
 
 void sa_stats_view_set_busy(SaStatsView *self, gboolean busy)
 {
-	gtk_widget_set_visible(self->spinner, busy);
-	gtk_spinner_set_spinning(GTK_SPINNER(self->spinner), busy);
-	if (busy)
-		set_header(self, "Computing the statistics…");
+	sa_table_set_busy(&self->table, busy, "Computing the statistics…");
 }
 
 void sa_stats_view_set_message(SaStatsView *self, const char *message)
 {
-	sa_stats_view_set_busy(self, FALSE);
-	g_list_store_remove_all(self->store);
-	set_header(self, message);
+	sa_table_set_message(&self->table, message, FALSE);
 }
 
 static void sa_stats_view_dispose(GObject *object)
 {
-	SaStatsView *self = SA_STATS_VIEW(object);
-
-	g_clear_pointer(&self->box, gtk_widget_unparent);
-	g_clear_object(&self->store);
+	sa_table_dispose(&SA_STATS_VIEW(object)->table);
 	G_OBJECT_CLASS(sa_stats_view_parent_class)->dispose(object);
 }
 
@@ -215,64 +189,23 @@ static void sa_stats_view_class_init(SaStatsViewClass *klass)
 
 static void sa_stats_view_init(SaStatsView *self)
 {
-	GtkWidget *top = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	GtkWidget *scroll = gtk_scrolled_window_new();
-	GtkSortListModel *sorted;
-	GtkSelectionModel *selection;
 	GtkColumnViewColumn *total = NULL;
 
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
-	self->header = gtk_label_new("");
-	gtk_label_set_xalign(GTK_LABEL(self->header), 0);
-	gtk_label_set_selectable(GTK_LABEL(self->header), FALSE);
-	self->spinner = gtk_spinner_new();
-	gtk_widget_set_visible(self->spinner, FALSE);
-	gtk_widget_set_margin_start(top, 8);
-	gtk_widget_set_margin_top(top, 4);
-	gtk_widget_set_margin_bottom(top, 4);
-	gtk_box_append(GTK_BOX(top), self->spinner);
-	gtk_box_append(GTK_BOX(top), self->header);
-	gtk_box_append(GTK_BOX(self->box), top);
-
-	self->store = g_list_store_new(SA_TYPE_STAT_ROW);
-	self->columns = gtk_column_view_new(NULL);
-	sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->store)),
-	                                 g_object_ref(gtk_column_view_get_sorter(
-	                                     GTK_COLUMN_VIEW(self->columns))));
-	selection = GTK_SELECTION_MODEL(gtk_single_selection_new(G_LIST_MODEL(sorted)));
-	/* Nothing chosen until the user picks a row. */
-	gtk_single_selection_set_autoselect(GTK_SINGLE_SELECTION(selection), FALSE);
-	gtk_single_selection_set_can_unselect(GTK_SINGLE_SELECTION(selection), TRUE);
-	gtk_single_selection_set_selected(GTK_SINGLE_SELECTION(selection), GTK_INVALID_LIST_POSITION);
-	gtk_column_view_set_model(GTK_COLUMN_VIEW(self->columns), selection);
-	g_object_unref(selection);
-	gtk_column_view_set_show_column_separators(GTK_COLUMN_VIEW(self->columns), TRUE);
-	gtk_widget_add_css_class(self->columns, "data-table");
+	sa_table_init(&self->table, GTK_WIDGET(self), "Statistics", SA_TYPE_STAT_ROW,
+	              SA_TABLE_SORTED);
 	for (int c = 0; c < N_COLS; c++) {
-		GtkListItemFactory *f = gtk_signal_list_item_factory_new();
-		GtkColumnViewColumn *col;
+		GtkColumnViewColumn *col =
+		    sa_table_add_column(&self->table, col_titles[c], c, G_CALLBACK(setup_cell),
+		                        G_CALLBACK(bind_cell), compare_rows);
 
-		g_signal_connect(f, "setup", G_CALLBACK(setup_cell), GINT_TO_POINTER(c));
-		g_signal_connect(f, "bind", G_CALLBACK(bind_cell), GINT_TO_POINTER(c));
-		col = gtk_column_view_column_new(col_titles[c], f);
-		gtk_column_view_column_set_sorter(
-		    col, GTK_SORTER(gtk_custom_sorter_new(compare_rows, GINT_TO_POINTER(c), NULL)));
-		gtk_column_view_column_set_resizable(col, TRUE);
 		if (c == COL_NAME)
 			gtk_column_view_column_set_expand(col, TRUE);
-		gtk_column_view_append_column(GTK_COLUMN_VIEW(self->columns), col);
 		if (c == COL_TOTAL)
 			total = col;
-		g_object_unref(col);
 	}
 	/* Largest total first, as `tilescope trace` lists them. */
-	gtk_column_view_sort_by_column(GTK_COLUMN_VIEW(self->columns), total, GTK_SORT_DESCENDING);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->columns), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Statistics", -1);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), self->columns);
-	gtk_widget_set_vexpand(scroll, TRUE);
-	gtk_box_append(GTK_BOX(self->box), scroll);
+	gtk_column_view_sort_by_column(GTK_COLUMN_VIEW(self->table.columns), total,
+	                               GTK_SORT_DESCENDING);
 }
 
 GtkWidget *sa_stats_view_new(void)

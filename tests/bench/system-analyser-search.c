@@ -30,104 +30,18 @@
  */
 #define _GNU_SOURCE 1
 
+#include "bench-trace.h"
+#include "bench-util.h"
 #include "sa-document.h"
 #include "sa-search-job.h"
 
-#include <tilescope/pvti.h>
 
-#include <ftw.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define RUNS 5
 #define STEPS 50
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int remove_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-typedef struct writer {
-	long spans;
-	int index;
-} writer;
-
-/* One thread's spans: steps of ten, a checkpoint every 10,000 steps. */
-static void *write_spans(void *data)
-{
-	writer *w = data;
-	pvti_channel *fw = pvti_channel_framework();
-	char name[32];
-
-	snprintf(name, sizeof(name), "worker %d", w->index);
-	pvti_thread_set_name(name);
-	for (long i = 0; i < w->spans / 10; i++) {
-		if (i % 10000 == 5000) {
-			pvti_begin(fw, "checkpoint");
-			pvti_end(fw);
-		}
-		pvti_begin(fw, "step");
-		for (int j = 0; j < 9; j++) {
-			pvti_begin(fw, "op");
-			if (j % 3 == 1) {
-				pvti_begin(fw, "kernel");
-				pvti_end(fw);
-				j++;
-			}
-			pvti_end(fw);
-		}
-		pvti_end(fw);
-	}
-	return NULL;
-}
-
-static char *make_trace(const char *dir, long spans, int threads)
-{
-	pvti_options opts = PVTI_OPTIONS_INIT;
-	pthread_t *tids = calloc((size_t)threads, sizeof(*tids));
-	writer *ws = calloc((size_t)threads, sizeof(*ws));
-	char *path;
-
-	opts.directory = dir;
-	if (pvti_open(&opts) != 0)
-		return NULL;
-	path = pvti_dup_file_name();
-	for (int t = 0; t < threads; t++) {
-		ws[t].spans = spans / threads;
-		ws[t].index = t;
-		pthread_create(&tids[t], NULL, write_spans, &ws[t]);
-	}
-	for (int t = 0; t < threads; t++)
-		pthread_join(tids[t], NULL);
-	free(tids);
-	free(ws);
-	if (pvti_close() != 0) {
-		free(path);
-		return NULL;
-	}
-	return path;
-}
 
 /* What one pattern is searched with. */
 typedef struct query {
@@ -165,26 +79,26 @@ static int bench_query(tsr_trace *trace, const query *qu)
 	int rc = 0;
 
 	for (int r = 0; r < RUNS; r++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (sa_search_count(&total, &names, trace, qu->pattern, qu->mode) != TSR_OK ||
 		    sa_search_step(&first, &found, trace, qu->pattern, qu->mode, NULL, TRUE, total) !=
 		        TSR_OK) {
 			fprintf(stderr, "bench-system-analyser-search: %s\n", tsr_trace_error(trace));
 			return 1;
 		}
-		t[r] = now_ms() - t0;
+		t[r] = bench_now_ms() - t0;
 	}
-	qsort(t, RUNS, sizeof(t[0]), compare_double);
+	qsort(t, RUNS, sizeof(t[0]), bench_compare_double);
 	printf("sa.search_new_ms[%s] %.1f ms (target <= 200; %llu hits of %zu names)\n", qu->label,
 	       t[RUNS / 2], (unsigned long long)total, names);
 
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	if (scan(trace, qu, STEPS + 1, &ref, &n_ref, &ref_total) != TSR_OK) {
 		fprintf(stderr, "bench-system-analyser-search: %s\n", tsr_trace_error(trace));
 		return 1;
 	}
 	printf("sa.search_scan_ms[%s] %.1f ms (reference: every span decoded)\n", qu->label,
-	       now_ms() - t0);
+	       bench_now_ms() - t0);
 	if (ref_total == 0 && total == 0 && !found)
 		goto done;
 	if (ref_total != total || !found || n_ref == 0 || !same_hit(&first, &ref[0])) {
@@ -197,9 +111,9 @@ static int bench_query(tsr_trace *trace, const query *qu)
 	/* Next STEPS times (as far as the hits go), then back. */
 	hit = first;
 	for (size_t i = 1; i < n_ref; i++, n_steps++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		sa_search_step(&hit, &found, trace, qu->pattern, qu->mode, &hit, TRUE, total);
-		steps[n_steps] = now_ms() - t0;
+		steps[n_steps] = bench_now_ms() - t0;
 		if (!found || !same_hit(&hit, &ref[i])) {
 			fprintf(stderr, "bench-system-analyser-search: %s: Next %zu landed elsewhere\n",
 			        qu->label, i);
@@ -208,9 +122,9 @@ static int bench_query(tsr_trace *trace, const query *qu)
 		}
 	}
 	for (size_t i = n_ref - 1; i-- > 0; n_steps++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		sa_search_step(&hit, &found, trace, qu->pattern, qu->mode, &hit, FALSE, total);
-		steps[n_steps] = now_ms() - t0;
+		steps[n_steps] = bench_now_ms() - t0;
 		if (!found || !same_hit(&hit, &ref[i])) {
 			fprintf(stderr, "bench-system-analyser-search: %s: Previous to %zu landed "
 			        "elsewhere\n", qu->label, i);
@@ -219,7 +133,7 @@ static int bench_query(tsr_trace *trace, const query *qu)
 		}
 	}
 	if (n_steps) {
-		qsort(steps, n_steps, sizeof(steps[0]), compare_double);
+		qsort(steps, n_steps, sizeof(steps[0]), bench_compare_double);
 		printf("sa.search_step_ms[%s] median %.2f ms, max %.2f ms over %zu steps\n", qu->label,
 		       steps[n_steps / 2], steps[n_steps - 1], n_steps);
 	}
@@ -246,22 +160,22 @@ static int bench_call_tree(tsr_trace *trace)
 		tsr_trace_label_stat *ls = NULL;
 		size_t n = 0;
 
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (tsr_trace_call_tree_new(&t, trace, &o) != TSR_OK)
 			goto fail;
-		tree_ms[r] = now_ms() - t0;
+		tree_ms[r] = bench_now_ms() - t0;
 		spans = t->spans;
 		tsr_trace_call_tree_free(t);
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (tsr_trace_list_label_stats(&ls, &n, trace, &so) != TSR_OK)
 			goto fail;
-		stats_ms[r] = now_ms() - t0;
+		stats_ms[r] = bench_now_ms() - t0;
 		free(ls);
 		ratio[r] = tree_ms[r] / stats_ms[r];
 	}
-	qsort(tree_ms, 3, sizeof(double), compare_double);
-	qsort(stats_ms, 3, sizeof(double), compare_double);
-	qsort(ratio, 3, sizeof(double), compare_double);
+	qsort(tree_ms, 3, sizeof(double), bench_compare_double);
+	qsort(stats_ms, 3, sizeof(double), bench_compare_double);
+	qsort(ratio, 3, sizeof(double), bench_compare_double);
 	printf("sa.call_tree_half_ms %.0f ms (%llu spans; statistics of the window %.0f ms; "
 	       "ratio median %.2f, range %.2f-%.2f)\n", tree_ms[1], (unsigned long long)spans,
 	       stats_ms[1], ratio[1], ratio[0], ratio[2]);
@@ -306,14 +220,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-system-analyser-search [SPANS >= 1000 [THREADS]]\n");
 		return 2;
 	}
-	t0 = now_ms();
-	path = make_trace(dir, spans, threads);
+	t0 = bench_now_ms();
+	path = bench_write_trace(dir, &(bench_trace_options){.spans = spans, .threads = threads,
+	                                                     .checkpoints = true});
 	if (!path) {
 		fprintf(stderr, "bench-system-analyser-search: tracing failed\n");
 		goto cleanup;
 	}
 	printf("# made a trace of %ld spans over %d threads in %.1f s\n", spans, threads,
-	       (now_ms() - t0) / 1e3);
+	       (bench_now_ms() - t0) / 1e3);
 	file = g_file_new_for_path(path);
 	doc = sa_document_load(&file, 1, &error);
 	if (!doc) {
@@ -321,16 +236,16 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	/* Open the second handle first, so that no figure includes it. */
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	sa_document_stats(doc, 0, 1, NULL);
-	printf("# the second handle opened in %.0f ms\n", now_ms() - t0);
+	printf("# the second handle opened in %.0f ms\n", bench_now_ms() - t0);
 	if (!sa_document_run(doc, run_all, &answer, NULL, &error)) {
 		fprintf(stderr, "bench-system-analyser-search: %s\n", error->message);
 		goto cleanup;
 	}
 	rc = answer;
 cleanup:
-	nftw(dir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
+	bench_remove_tree(dir);
 	free(path);
 	return rc;
 }

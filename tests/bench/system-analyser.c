@@ -33,111 +33,20 @@
  */
 #define _GNU_SOURCE 1
 
+#include "bench-trace.h"
+#include "bench-util.h"
 #include "sa-document.h"
 #include "sa-overview.h"
 #include "sa-timeline.h"
 
-#include <tilescope/pvti.h>
 
-#include <ftw.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #define WIDTH 1600
 #define HEIGHT 900
 #define STEPS 200
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int remove_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-typedef struct writer {
-	long spans;
-	int index;
-	pvti_series *series; /* NULL: no counter */
-} writer;
-
-/* One thread's spans: steps of ten. */
-static void *write_spans(void *data)
-{
-	writer *w = data;
-	pvti_channel *fw = pvti_channel_framework();
-	char name[32];
-
-	snprintf(name, sizeof(name), "worker %d", w->index);
-	pvti_thread_set_name(name);
-	for (long i = 0; i < w->spans / 10; i++) {
-		pvti_begin(fw, "step");
-		if (w->series)
-			pvti_series_add(w->series, (double)((i * 37 + w->index * 11) % 100));
-		if (w->series && i % 1000 == 0)
-			pvti_instant(fw, "checkpoint");
-		for (int j = 0; j < 9; j++) {
-			pvti_begin(fw, "op");
-			if (j % 3 == 1) {
-				pvti_begin(fw, "kernel");
-				pvti_end(fw);
-				j++;
-			}
-			pvti_end(fw);
-		}
-		pvti_end(fw);
-	}
-	return NULL;
-}
-
-static char *make_trace(const char *dir, long spans, int threads)
-{
-	pvti_options opts = PVTI_OPTIONS_INIT;
-	pthread_t *tids = calloc((size_t)threads, sizeof(*tids));
-	writer *ws = calloc((size_t)threads, sizeof(*ws));
-	char *path;
-
-	opts.directory = dir;
-	if (pvti_open(&opts) != 0)
-		return NULL;
-	path = pvti_dup_file_name();
-	for (int t = 0; t < threads; t++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "worker %d", t);
-		ws[t].spans = spans / threads;
-		ws[t].index = t;
-		ws[t].series = t < 4 ? pvti_graph_add_series(pvti_graph_new("Load", "%"), name) : NULL;
-		pthread_create(&tids[t], NULL, write_spans, &ws[t]);
-	}
-	for (int t = 0; t < threads; t++)
-		pthread_join(tids[t], NULL);
-	free(tids);
-	free(ws);
-	if (pvti_close() != 0) {
-		free(path);
-		return NULL;
-	}
-	return path;
-}
 
 static void settle(void)
 {
@@ -153,12 +62,12 @@ static gboolean draw(GtkWidget *parent, GtkWidget *w, GskRenderer *renderer, dou
 	GtkSnapshot *s = gtk_snapshot_new();
 	GskRenderNode *node;
 	graphene_rect_t bounds;
-	double t0 = now_s();
+	double t0 = (bench_now_ms() / 1e3);
 
 	gtk_widget_snapshot_child(parent, w, s);
 	node = gtk_snapshot_free_to_node(s);
 	if (snap_ms)
-		*snap_ms = (now_s() - t0) * 1e3;
+		*snap_ms = ((bench_now_ms() / 1e3) - t0) * 1e3;
 	if (node) {
 		gsk_render_node_get_bounds(node, &bounds);
 		g_object_unref(gsk_renderer_render_texture(renderer, node, &bounds));
@@ -188,16 +97,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-system-analyser [SPANS >= 1000 [THREADS]]\n");
 		return 2;
 	}
-	t0 = now_s();
-	path = make_trace(dir, spans, threads);
+	t0 = (bench_now_ms() / 1e3);
+	path = bench_write_trace(dir, &(bench_trace_options){.spans = spans, .threads = threads,
+	                                                     .counter_threads = 4});
 	if (!path) {
 		fprintf(stderr, "bench-system-analyser: tracing failed\n");
 		goto cleanup;
 	}
 	printf("# made a trace of %ld spans over %d threads in %.1f s\n", spans, threads,
-	       now_s() - t0);
+	       (bench_now_ms() / 1e3) - t0);
 
-	t0 = now_s();
+	t0 = (bench_now_ms() / 1e3);
 	gtk_init();
 	file = g_file_new_for_path(path);
 	doc = sa_document_load(&file, 1, &error);
@@ -205,7 +115,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-system-analyser: %s\n", error->message);
 		goto cleanup;
 	}
-	printf("# sa_document_load %.2f s\n", now_s() - t0);
+	printf("# sa_document_load %.2f s\n", (bench_now_ms() / 1e3) - t0);
 	win = gtk_window_new();
 	gtk_window_set_default_size(GTK_WINDOW(win), WIDTH, HEIGHT);
 	/* The overview over the timeline, as the window has them: its picture
@@ -238,7 +148,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-system-analyser: the first frame drew nothing\n");
 		goto cleanup;
 	}
-	printf("sa.open_to_first_paint_s %.2f s (target <= 2)\n", now_s() - t0);
+	printf("sa.open_to_first_paint_s %.2f s (target <= 2)\n", (bench_now_ms() / 1e3) - t0);
 
 	/* The sweep: 100 steps from the whole trace down to 1 us (a geometric
 	 * series), panning across, then back out. */
@@ -255,12 +165,12 @@ int main(int argc, char **argv)
 
 			sa_timeline_set_view(SA_TIMELINE(tl), (int64_t)(centre - w / 2),
 			                     (int64_t)(centre + w / 2));
-			t0 = now_s();
+			t0 = (bench_now_ms() / 1e3);
 			if (!draw(box, tl, renderer, &snaps[i])) {
 				fprintf(stderr, "bench-system-analyser: step %d drew nothing\n", i);
 				goto cleanup;
 			}
-			times[i] = (now_s() - t0) * 1e3;
+			times[i] = ((bench_now_ms() / 1e3) - t0) * 1e3;
 			if (getenv("SA_BENCH_STEPS"))
 				printf("# step %d: window %.0f ns, %.2f ms (snapshot %.2f ms)\n", i, w, times[i],
 				       snaps[i]);
@@ -272,8 +182,8 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	qsort(times, STEPS, sizeof(times[0]), compare_double);
-	qsort(snaps, STEPS, sizeof(snaps[0]), compare_double);
+	qsort(times, STEPS, sizeof(times[0]), bench_compare_double);
+	qsort(snaps, STEPS, sizeof(snaps[0]), bench_compare_double);
 	printf("sa.timeline_snapshot_median_ms %.2f ms (target <= 10)\n", snaps[STEPS / 2]);
 	printf("sa.timeline_snapshot_p95_ms %.2f ms (target <= 16)\n", snaps[STEPS * 95 / 100]);
 	printf("sa.timeline_snapshot_max_ms %.2f ms\n", snaps[STEPS - 1]);
@@ -286,13 +196,13 @@ int main(int argc, char **argv)
 		int64_t half = info->start_ns + (info->end_ns - info->start_ns) / 2;
 		g_autoptr(sa_stats) st = NULL;
 
-		t0 = now_s();
+		t0 = (bench_now_ms() / 1e3);
 		st = sa_document_stats(doc, info->start_ns, half, &error);
 		if (!st) {
 			fprintf(stderr, "bench-system-analyser: %s\n", error->message);
 			goto cleanup;
 		}
-		printf("sa.stats_half_ms %.0f ms (target <= 300)\n", (now_s() - t0) * 1e3);
+		printf("sa.stats_half_ms %.0f ms (target <= 300)\n", ((bench_now_ms() / 1e3) - t0) * 1e3);
 		printf("# %llu spans in the half window\n", (unsigned long long)st->spans);
 	}
 	getrusage(RUSAGE_SELF, &ru);
@@ -305,7 +215,7 @@ cleanup:
 	if (getenv("SA_BENCH_KEEP") && path)
 		printf("# kept %s\n", path);
 	else
-		nftw(dir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
+		bench_remove_tree(dir);
 	free(path);
 	return rc;
 }

@@ -16,90 +16,19 @@
  */
 #define _GNU_SOURCE 1
 
-#include <tilescope/pvti.h>
+#include "bench-trace.h"
+#include "bench-util.h"
+
 #include <tilescope/trace.h>
 
-#include <ftw.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define RUNS 5
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int remove_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static long per_thread;
-
-static void *write_spans(void *data)
-{
-	pvti_channel *fw = pvti_channel_framework();
-	char name[32];
-
-	snprintf(name, sizeof(name), "worker %d", (int)(intptr_t)data);
-	pvti_thread_set_name(name);
-	for (long i = 0; i < per_thread / 10; i++) {
-		pvti_begin(fw, "step");
-		for (int j = 0; j < 9; j++) {
-			pvti_begin(fw, "op");
-			if (j % 3 == 1) {
-				pvti_begin(fw, "kernel");
-				pvti_end(fw);
-				j++;
-			}
-			pvti_end(fw);
-		}
-		pvti_end(fw);
-	}
-	return NULL;
-}
-
-static char *make_trace(const char *dir, long spans, int threads)
-{
-	pvti_options opts = PVTI_OPTIONS_INIT;
-	pthread_t tids[256];
-	char *path;
-
-	opts.directory = dir;
-	if (threads < 1 || threads > 256 || pvti_open(&opts) != 0)
-		return NULL;
-	path = pvti_dup_file_name();
-	per_thread = spans / threads;
-	for (int t = 0; t < threads; t++)
-		pthread_create(&tids[t], NULL, write_spans, (void *)(intptr_t)t);
-	for (int t = 0; t < threads; t++)
-		pthread_join(tids[t], NULL);
-	if (pvti_close() != 0) {
-		free(path);
-		return NULL;
-	}
-	return path;
-}
 
 int main(int argc, char **argv)
 {
@@ -127,14 +56,16 @@ int main(int argc, char **argv)
 			threads = atoi(argv[a + 1]);
 		if (!dir && !(dir = mkdtemp(tmp)))
 			return 2;
-		t0 = now_ms();
-		file = make_trace(dir, spans, threads);
+		t0 = bench_now_ms();
+		file = threads < 1 ? NULL
+		                   : bench_write_trace(dir, &(bench_trace_options){.spans = spans,
+		                                                                   .threads = threads});
 		if (!file) {
 			fprintf(stderr, "bench-trace-stats: tracing failed\n");
 			goto cleanup;
 		}
 		printf("# made %s: %ld spans over %d threads in %.0f ms\n", file, spans, threads,
-		       now_ms() - t0);
+		       bench_now_ms() - t0);
 		path = file;
 	}
 	if (tsr_trace_open(&tr, &path, 1, NULL) != TSR_OK) {
@@ -153,31 +84,31 @@ int main(int argc, char **argv)
 		so.to_ns = to.to_ns = info->start_ns + (info->end_ns - info->start_ns) / 2;
 		double t1;
 
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (tsr_trace_list_label_stats(&st, &n, tr, &so) != TSR_OK) {
 			fprintf(stderr, "bench-trace-stats: %s\n", tsr_trace_error(tr));
 			goto cleanup;
 		}
-		t1 = now_ms();
+		t1 = bench_now_ms();
 		if (tsr_trace_totals_new(&totals, tr, &to) != TSR_OK) {
 			fprintf(stderr, "bench-trace-stats: %s\n", tsr_trace_error(tr));
 			goto cleanup;
 		}
-		times[r] = now_ms() - t0;
+		times[r] = bench_now_ms() - t0;
 		printf("# run %d: %.1f ms (labels %.1f, totals %.1f), %zu labels, %llu spans in the "
 		       "window, median of '%s' %llu ns\n",
-		       r, times[r], t1 - t0, now_ms() - t1, n, (unsigned long long)totals->spans,
+		       r, times[r], t1 - t0, bench_now_ms() - t1, n, (unsigned long long)totals->spans,
 		       n ? tsr_trace_get_name(tr, st[0].name) : "", n ? (unsigned long long)st[0].median_ns : 0ull);
 		free(st);
 		tsr_trace_totals_free(totals);
 	}
-	qsort(times, RUNS, sizeof(times[0]), compare_double);
+	qsort(times, RUNS, sizeof(times[0]), bench_compare_double);
 	printf("trace.stats_half_ms %.0f ms (target <= 300)\n", times[RUNS / 2]);
 	rc = 0;
 cleanup:
 	tsr_trace_free(tr);
 	free(file);
 	if (dir && !keep)
-		nftw(dir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
+		bench_remove_tree(dir);
 	return rc;
 }

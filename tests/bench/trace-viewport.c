@@ -14,76 +14,20 @@
  */
 #define _GNU_SOURCE 1
 
-#include <tilescope/pvti.h>
+#include "bench-trace.h"
+#include "bench-util.h"
+
 #include <tilescope/trace.h>
 
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define PIXELS 2000
 #define POSITIONS 25
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int remove_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Traces `spans` spans into `dir`; returns the file's path. */
-static char *make_trace(const char *dir, long spans)
-{
-	pvti_options opts = PVTI_OPTIONS_INIT;
-	pvti_channel *fw = pvti_channel_framework();
-	char *path;
-	long i, j;
-
-	opts.directory = dir;
-	if (pvti_open(&opts) != 0)
-		return NULL;
-	path = pvti_dup_file_name();
-	pvti_thread_set_name("main");
-	for (i = 0; i < spans / 10; i++) {
-		pvti_begin(fw, "step");
-		for (j = 0; j < 9; j++) {
-			pvti_begin(fw, "op");
-			if (j % 3 == 1) {
-				pvti_begin(fw, "kernel");
-				pvti_end(fw);
-				j++;
-			}
-			pvti_end(fw);
-		}
-		pvti_end(fw);
-	}
-	if (pvti_close() != 0) {
-		free(path);
-		return NULL;
-	}
-	return path;
-}
 
 int main(int argc, char **argv)
 {
@@ -104,23 +48,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-trace-viewport [spans >= 1000]\n");
 		return 2;
 	}
-	t0 = now_ms();
-	file = make_trace(dir, spans);
+	t0 = bench_now_ms();
+	file = bench_write_trace(dir, &(bench_trace_options){.spans = spans});
 	if (!file) {
 		fprintf(stderr, "bench-trace-viewport: tracing failed\n");
 		goto cleanup;
 	}
-	ms = now_ms() - t0;
+	ms = bench_now_ms() - t0;
 	stat(file, &sb);
 	printf("# made a trace of %ld spans in %.0f ms (%.1f MB, %.1f bytes/span)\n", spans, ms,
 	       (double)sb.st_size / 1e6, (double)sb.st_size / (double)spans);
 	path = file;
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	if (tsr_trace_open(&tr, &path, 1, NULL) != TSR_OK) {
 		fprintf(stderr, "bench-trace-viewport: %s\n", tsr_last_error());
 		goto cleanup;
 	}
-	printf("trace_open %.2f ms\n", now_ms() - t0);
+	printf("trace_open %.2f ms\n", bench_now_ms() - t0);
 	tsr_trace_get_threads(&threads, &n_threads, tr);
 	first = threads[0].first_ns;
 	span = threads[0].last_ns - first + 1;
@@ -141,12 +85,12 @@ int main(int argc, char **argv)
 			uint64_t res = (uint64_t)window[z] / PIXELS ? (uint64_t)window[z] / PIXELS : 1;
 			tsr_trace_item *out = NULL;
 
-			t0 = now_ms();
+			t0 = bench_now_ms();
 			if (tsr_trace_list_events(&out, &items, tr, 0, from, from + window[z], res) != TSR_OK) {
 				fprintf(stderr, "bench-trace-viewport: %s\n", tsr_trace_error(tr));
 				goto cleanup;
 			}
-			ms = now_ms() - t0;
+			ms = bench_now_ms() - t0;
 			free(out);
 			if (k < 0) {
 				printf("# zoom %s: first query %.2f ms\n", names[z], ms);
@@ -156,7 +100,7 @@ int main(int argc, char **argv)
 			sum += ms;
 			total_items += items;
 		}
-		qsort(times, POSITIONS, sizeof(times[0]), compare_double);
+		qsort(times, POSITIONS, sizeof(times[0]), bench_compare_double);
 		printf("# zoom %s: window %.3f us, %zu items per query on average, max %.2f ms\n",
 		       names[z], (double)window[z] / 1e3, total_items / POSITIONS, times[POSITIONS - 1]);
 		printf("viewport_%s_median %.3f ms (target <= 10 ms)\n", names[z], times[POSITIONS / 2]);
@@ -168,20 +112,20 @@ int main(int argc, char **argv)
 		size_t n;
 
 		o.median = false;
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		tsr_trace_list_label_stats(&s, &n, tr, &o);
-		printf("# label statistics from label_stats: %.2f ms\n", now_ms() - t0);
+		printf("# label statistics from label_stats: %.2f ms\n", bench_now_ms() - t0);
 		free(s);
 		o.median = true;
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		tsr_trace_list_label_stats(&s, &n, tr, &o);
-		printf("# label statistics with medians (all chunks): %.0f ms\n", now_ms() - t0);
+		printf("# label statistics with medians (all chunks): %.0f ms\n", bench_now_ms() - t0);
 		free(s);
 	}
 	rc = 0;
 cleanup:
 	tsr_trace_free(tr);
 	free(file);
-	nftw(dir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
+	bench_remove_tree(dir);
 	return rc;
 }
