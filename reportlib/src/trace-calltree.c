@@ -202,11 +202,14 @@ static int order_by_seq(tsr_trace *tr, ct_span *v, size_t n, size_t **idx, size_
 		lo = v[i].seq < lo ? v[i].seq : lo;
 		hi = v[i].seq > hi ? v[i].seq : hi;
 	}
-	if (n < 2 || (uint64_t)(hi - lo) >= (uint64_t)n * 4 + 1024) {
+	if (n < 2)
+		return TSR_OK;
+	/* Unsigned: seqs from a hostile file may lie INT64_MAX apart. */
+	if ((uint64_t)hi - (uint64_t)lo >= (uint64_t)n * 4 + 1024) {
 		qsort(v, n, sizeof(*v), compare_seq);
 		return TSR_OK;
 	}
-	*range = (size_t)(hi - lo) + 1;
+	*range = (size_t)((uint64_t)hi - (uint64_t)lo) + 1;
 	*idx = trace_alloc(tr, *range, sizeof(**idx));
 	if (!*idx)
 		return tr->code;
