@@ -38,7 +38,13 @@ def walk(acc, depth=0, prune=None):
                 return
         except Exception:
             pass
-    for i in range(acc.childCount):
+    try:
+        # A widget the app disposes while we walk (a table rebuilt by a
+        # reload) is gone from the bus: skip it, the next pass sees the new one.
+        n = acc.childCount
+    except Exception:
+        return
+    for i in range(n):
         try:
             child = acc.getChildAtIndex(i)
         except Exception:
