@@ -92,6 +92,32 @@ static int lex_failed(conv *c)
 	                  c->lx.msg);
 }
 
+/* Past one member of an object: true when a ',' says another follows;
+ * false when '}' closed it (*rc TSR_OK) or anything else stands there
+ * (*rc the error; `ends`, when not NULL, is its message if the file ends
+ * there). */
+static bool more_members(conv *c, const char *ends, int *rc)
+{
+	int ch = cj_peek(&c->lx);
+
+	*rc = TSR_OK;
+	if (ch == ',' || ch == '}') {
+		cj_take(&c->lx);
+		return ch == ',';
+	}
+	*rc = bad(c, ch < 0 && ends ? ends : "',' or '}' was expected");
+	return false;
+}
+
+/* A member's key, whole, and its ':' (into c->key). */
+static int read_key(conv *c)
+{
+	if (cj_string(&c->lx, &c->key) || cj_buf_end(&c->key) ||
+	    cj_expect(&c->lx, ':', "':' was expected"))
+		return lex_failed(c);
+	return TSR_OK;
+}
+
 /* Grows an array held by the conversion (counted against the cap). */
 int trace_chrome_grow(conv *c, void **p, size_t *cap, size_t need, size_t size)
 {
@@ -800,16 +826,11 @@ static int read_event(conv *c)
 		}
 		if (rc)
 			return rc;
-		ch = cj_peek(&c->lx);
-		if (ch == ',') {
-			cj_take(&c->lx);
+		if (more_members(c, "the file ends inside an event", &rc))
 			continue;
-		}
-		if (ch == '}') {
-			cj_take(&c->lx);
-			break;
-		}
-		return bad(c, ch < 0 ? "the file ends inside an event" : "',' or '}' was expected");
+		if (rc)
+			return rc;
+		break;
 	}
 	if (!e.has_args)
 		cj_buf_reset(&c->argbuf);
@@ -865,7 +886,7 @@ static int read_events(conv *c, bool open_ended)
 /* otherData: its origin_wall_ns (a string or number of ns), if any. */
 static int read_other_data(conv *c)
 {
-	int ch = cj_peek(&c->lx);
+	int ch = cj_peek(&c->lx), rc;
 
 	if (ch != '{')
 		return cj_skip(&c->lx, NULL) ? lex_failed(c) : TSR_OK;
@@ -875,8 +896,8 @@ static int read_other_data(conv *c)
 		return TSR_OK;
 	}
 	for (;;) {
-		if (cj_string(&c->lx, &c->key) || cj_buf_end(&c->key) || cj_expect(&c->lx, ':', "':' was expected"))
-			return lex_failed(c);
+		if ((rc = read_key(c)))
+			return rc;
 		ch = cj_peek(&c->lx);
 		if (!c->key.truncated && strcmp(c->key.data, "origin_wall_ns") == 0 && ch == '"') {
 			char *end;
@@ -893,16 +914,8 @@ static int read_other_data(conv *c)
 		} else if (cj_skip(&c->lx, NULL)) {
 			return lex_failed(c);
 		}
-		ch = cj_peek(&c->lx);
-		if (ch == ',') {
-			cj_take(&c->lx);
-			continue;
-		}
-		if (ch == '}') {
-			cj_take(&c->lx);
-			return TSR_OK;
-		}
-		return bad(c, "',' or '}' was expected");
+		if (!more_members(c, NULL, &rc))
+			return rc;
 	}
 }
 
@@ -919,8 +932,8 @@ static int read_object(conv *c)
 		return bad(c, "the object has no \"traceEvents\"");
 	}
 	for (;;) {
-		if (cj_string(&c->lx, &c->key) || cj_buf_end(&c->key) || cj_expect(&c->lx, ':', "':' was expected"))
-			return lex_failed(c);
+		if ((rc = read_key(c)))
+			return rc;
 		ch = cj_peek(&c->lx);
 		if (!c->key.truncated && strcmp(c->key.data, "traceEvents") == 0 && ch == '[' && !events) {
 			if ((rc = read_events(c, false)))
@@ -932,16 +945,11 @@ static int read_object(conv *c)
 		} else if (cj_skip(&c->lx, NULL)) {
 			return lex_failed(c);
 		}
-		ch = cj_peek(&c->lx);
-		if (ch == ',') {
-			cj_take(&c->lx);
+		if (more_members(c, "the file ends inside the top object", &rc))
 			continue;
-		}
-		if (ch == '}') {
-			cj_take(&c->lx);
-			break;
-		}
-		return bad(c, ch < 0 ? "the file ends inside the top object" : "',' or '}' was expected");
+		if (rc)
+			return rc;
+		break;
 	}
 	if (!events)
 		return bad(c, "the object has no \"traceEvents\" array");
