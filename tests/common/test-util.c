@@ -1,6 +1,7 @@
 /* Shared unit-test helpers (see test-util.h). */
 #include "test-util.h"
 
+#include <dirent.h>
 #include <ftw.h>
 #include <math.h>
 #include <stdint.h>
@@ -30,6 +31,31 @@ static int rm_entry_cb(const char *path, const struct stat *sb, int flag, struct
 	(void)flag;
 	(void)ftw;
 	return remove(path);
+}
+
+char *tsi_test_only_file(const char *dir, const char *suffix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *found = NULL;
+	size_t slen = strlen(suffix);
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len > slen && strcmp(de->d_name + len - slen, suffix) == 0) {
+			n++;
+			free(found);
+			found = malloc(strlen(dir) + len + 2);
+			assert_non_null(found);
+			sprintf(found, "%s/%s", dir, de->d_name);
+		}
+	}
+	closedir(d);
+	assert_int_equal(n, 1);
+	return found;
 }
 
 void tsi_test_rmtree(char *path)

@@ -17,6 +17,9 @@
 char *tsi_test_mkdtemp(void);
 /* Removes a directory tree made by tsi_test_mkdtemp and frees the path. */
 void tsi_test_rmtree(char *path);
+/* The path of the one file in `dir` whose name ends in `suffix`
+ * (".pvti"), malloc'd; fails the test unless there is exactly one. */
+char *tsi_test_only_file(const char *dir, const char *suffix);
 /* A whole file as a malloc'd, NUL-terminated string ("" when the file
  * does not exist). The caller frees it. */
 char *tsi_test_read_file(const char *path);

@@ -231,9 +231,9 @@ def check_two_traces(failures, app_path, tilescope, trace, b):
             failures.append(f"the app died (status {proc.returncode})")
 
 
-def recent_menu_lists(app, names):
-    """Main Menu → Open Recent must list every one of `names` (then the
-    menu is closed); returns the failure, or None."""
+def open_recent_menu(app):
+    """Main Menu → Open Recent, as a person would; returns the failure, or
+    None with the submenu open."""
     menu = find(app, lambda a: a.name == "Main Menu" and a.getRole() in
                 (pyatspi.ROLE_TOGGLE_BUTTON, pyatspi.ROLE_PUSH_BUTTON), timeout=5)
     if menu is None:
@@ -245,6 +245,15 @@ def recent_menu_lists(app, names):
         key("Escape")
         return "the main menu has no 'Open Recent'"
     click(sub)
+    return None
+
+
+def recent_menu_lists(app, names):
+    """Main Menu → Open Recent must list every one of `names` (then the
+    menu is closed); returns the failure, or None."""
+    failure = open_recent_menu(app)
+    if failure:
+        return failure
     missing = [n for n in names if find(app, lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and
                                         a.name == n, timeout=5) is None]
     items = [a.name for a in walk(app) if a.getRole() == pyatspi.ROLE_MENU_ITEM]
@@ -253,19 +262,10 @@ def recent_menu_lists(app, names):
 
 
 def open_recent(app, name):
-    """Main Menu → Open Recent → `name`, as a person would; returns the
-    failure, or None."""
-    menu = find(app, lambda a: a.name == "Main Menu" and a.getRole() in
-                (pyatspi.ROLE_TOGGLE_BUTTON, pyatspi.ROLE_PUSH_BUTTON), timeout=5)
-    if menu is None:
-        return "no 'Main Menu' button"
-    click(menu)
-    sub = find(app, lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and
-               (a.name or "").replace("_", "") == "Open Recent", timeout=5)
-    if sub is None:
-        key("Escape")
-        return "the main menu has no 'Open Recent'"
-    click(sub)
+    """Main Menu → Open Recent → `name`; returns the failure, or None."""
+    failure = open_recent_menu(app)
+    if failure:
+        return failure
     item = find(app, lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and a.name == name,
                 timeout=5)
     if item is None:

@@ -17,38 +17,12 @@
 #include <tilescope/report.h>
 #include <tilescope/trace.h>
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *tut4_exe;
-
-/* The one .pvti file in `dir` (malloc'd path). */
-static char *only_pvti(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char *found = NULL;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		if (len > 5 && strcmp(de->d_name + len - 5, ".pvti") == 0) {
-			n++;
-			free(found);
-			found = malloc(strlen(dir) + len + 2);
-			assert_non_null(found);
-			sprintf(found, "%s/%s", dir, de->d_name);
-		}
-	}
-	closedir(d);
-	assert_int_equal(n, 1);
-	return found;
-}
 
 /* A span found by name prefix: its thread and seq. */
 typedef struct span_ref {
@@ -124,7 +98,7 @@ static void test_example_links_runs(void **state)
 	snprintf(rel, sizeof(rel), "%s/report", dir);
 	assert_non_null(realpath(rel, want)); /* the link is absolute */
 	snprintf(tracedir, sizeof(tracedir), "%s/trace", dir);
-	path = only_pvti(tracedir);
+	path = tsi_test_only_file(tracedir, ".pvti");
 	paths[0] = path;
 	assert_int_equal(tsr_trace_open(&t, paths, 1, NULL), TSR_OK);
 	assert_int_equal(tsr_report_open(&r, want, NULL), TSR_OK);

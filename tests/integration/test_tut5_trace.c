@@ -14,7 +14,6 @@
 
 #include "event-chunk.h" /* db-schema/ */
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,30 +121,6 @@ static bool descends_from(const trace *t, const event *inner, const event *outer
 	return false;
 }
 
-/* The one .pvti file in `dir` (malloc'd path). */
-static char *only_pvti(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char *found = NULL;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		if (len > 5 && strcmp(de->d_name + len - 5, ".pvti") == 0) {
-			n++;
-			free(found);
-			found = malloc(strlen(dir) + len + 2);
-			sprintf(found, "%s/%s", dir, de->d_name);
-		}
-	}
-	closedir(d);
-	assert_int_equal(n, 1);
-	return found;
-}
-
 static void test_tut5_trace(void **state)
 {
 	char *dir = tsi_test_mkdtemp();
@@ -178,7 +153,7 @@ static void test_tut5_trace(void **state)
 	assert_true(batches > 1);
 
 	snprintf(cmd, sizeof(cmd), "%s/trace", dir);
-	path = only_pvti(cmd);
+	path = tsi_test_only_file(cmd, ".pvti");
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	read_events(db, &t);
 	assert_true(t.n > 10);
