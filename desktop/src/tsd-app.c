@@ -59,3 +59,11 @@ void tsd_app_install(GtkApplication *app, const TsdAppInfo *info)
 	                                           GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 	g_object_unref(css);
 }
+
+gboolean tsd_widget_is_dark(GtkWidget *widget)
+{
+	GdkRGBA fg;
+
+	gtk_style_context_get_color(gtk_widget_get_style_context(widget), &fg);
+	return 0.3 * fg.red + 0.59 * fg.green + 0.11 * fg.blue > 0.5;
+}

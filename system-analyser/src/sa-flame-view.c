@@ -9,6 +9,7 @@
 #include "sa-format.h"
 
 #include <math.h>
+#include <tilescope/tsd-app.h>
 
 #define ROW_H 20        /* px: one depth */
 #define HEADER_H 22     /* px: the line above the frames */
@@ -124,14 +125,6 @@ static GdkRGBA frame_colour(uint32_t name, gboolean dark)
 	return c;
 }
 
-static gboolean is_dark(SaFlameView *self)
-{
-	GdkRGBA fg;
-
-	gtk_style_context_get_color(gtk_widget_get_style_context(GTK_WIDGET(self)), &fg);
-	return 0.3 * fg.red + 0.59 * fg.green + 0.11 * fg.blue > 0.5;
-}
-
 static void frame_rect(SaFlameView *self, size_t i, int width, graphene_rect_t *r)
 {
 	double x = self->x0[i] * width, w = MAX(self->w[i] * width, 1.0);
@@ -154,7 +147,7 @@ static void sa_flame_view_snapshot(GtkWidget *widget, GtkSnapshot *s)
 {
 	SaFlameView *self = SA_FLAME_VIEW(widget);
 	int width = gtk_widget_get_width(widget);
-	gboolean dark = is_dark(self);
+	gboolean dark = tsd_widget_is_dark(GTK_WIDGET(self));
 	PangoLayout *layout;
 	GdkRGBA fg;
 

@@ -11,6 +11,7 @@
 #include "sa-format.h"
 
 #include <math.h>
+#include <tilescope/tsd-app.h>
 
 #define LEFT 200      /* px: as the timeline's labels' column */
 #define STRIP_H 34    /* px */
@@ -198,7 +199,7 @@ static void sa_overview_snapshot(GtkWidget *widget, GtkSnapshot *s)
 	if (!self->doc || !self->timeline || width <= LEFT)
 		return;
 	gtk_style_context_get_color(gtk_widget_get_style_context(widget), &fg);
-	dark = 0.3 * fg.red + 0.59 * fg.green + 0.11 * fg.blue > 0.5;
+	dark = tsd_widget_is_dark(widget);
 	if (!self->picture || self->picture_w != width || self->picture_dark != dark) {
 		g_clear_pointer(&self->picture, gsk_render_node_unref);
 		self->picture = draw_picture(self, width, dark);

@@ -155,7 +155,6 @@ void sa_timeline_select(SaTimeline *self, gssize thread, const tsr_trace_item *i
 void sa_timeline_clear_selection(SaTimeline *self);
 /* The "hidden-rows" property changed. */
 void sa_timeline_notify_hidden(SaTimeline *self);
-gboolean sa_timeline_is_dark(SaTimeline *self);
 GdkRGBA sa_timeline_foreground(SaTimeline *self, double alpha);
 void sa_timeline_draw_text(GtkSnapshot *s, PangoLayout *layout, const char *text, double x,
                            double y, double w, const GdkRGBA *colour);

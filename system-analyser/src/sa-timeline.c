@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <tilescope/tsd-app.h>
 
 /* Spans one frame may decode one by one, all threads together; past a
  * thread's share its query answers from the level of detail. */
@@ -66,14 +67,6 @@ void sa_timeline_clamp_vscroll(SaTimeline *self, int height)
 	int max = MAX(self->content_h - (height - sa_timeline_scroll_top(self)), 0);
 
 	self->vscroll = CLAMP(self->vscroll, 0, max);
-}
-
-gboolean sa_timeline_is_dark(SaTimeline *self)
-{
-	GdkRGBA fg;
-
-	gtk_style_context_get_color(gtk_widget_get_style_context(GTK_WIDGET(self)), &fg);
-	return 0.3 * fg.red + 0.59 * fg.green + 0.11 * fg.blue > 0.5;
 }
 
 GdkRGBA sa_timeline_foreground(SaTimeline *self, double alpha)
@@ -226,7 +219,7 @@ static void sa_timeline_snapshot(GtkWidget *widget, GtkSnapshot *s)
 
 	if (!self->doc || width <= LABEL_W || height <= RULER_H)
 		return;
-	dark = sa_timeline_is_dark(self);
+	dark = tsd_widget_is_dark(GTK_WIDGET(self));
 	if (!self->layer || self->layer_stale || self->layer_from != self->view_from ||
 	    self->layer_to != self->view_to || self->layer_w != width || self->layer_h != height ||
 	    self->layer_vscroll != self->vscroll || self->layer_dark != dark) {

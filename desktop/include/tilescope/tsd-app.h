@@ -24,4 +24,9 @@ typedef struct TsdAppInfo {
  * outlive the application (a static). */
 void tsd_app_install(GtkApplication *app, const TsdAppInfo *info);
 
+/* Whether `widget` is drawn in a dark style: its text colour is light
+ * (whatever made it so: app.dark, GTK_THEME, the desktop). For custom
+ * drawing that picks its own palette. */
+gboolean tsd_widget_is_dark(GtkWidget *widget);
+
 G_END_DECLS
