@@ -8,9 +8,10 @@
  * document's main handle belongs to the main thread once the load has
  * completed (the timeline queries it while drawing). Statistics, and the
  * other details' queries (search, call tree, span details:
- * sa_document_run_async), run on a second handle over the same files,
- * opened by the first worker and used by one worker at a time (a lock),
- * so a long query never blocks drawing.
+ * sa_document_run_async), run on a second handle over the same files
+ * (tsr_trace_reopen: a Chrome JSON trace is parsed once and held in
+ * memory once for both), opened by the first worker and used by one
+ * worker at a time (a lock), so a long query never blocks drawing.
  */
 #pragma once
 
