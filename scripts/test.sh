@@ -7,7 +7,8 @@
 #   3. a release -Dwerror=true build (optimisation finds other warnings)
 #      running the unit suite;
 #   4. a ThreadSanitizer build running reportlib's tests that use threads
-#      (the thread contract, progress and cancel, SQL, traces).
+#      (the thread contract, progress and cancel, SQL, traces, two handles
+#      sharing a Chrome JSON trace).
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.."
@@ -48,7 +49,7 @@ run_config "$out/werror" "" -Dwerror=true -Dbuildtype=debugoptimized || status=1
 CC=clang run_config "$out/asan" "" -Db_sanitize=address,undefined -Db_lundef=false \
 	-Dbuildtype=debug -Dfuzz=true -Dgui=disabled || status=1
 run_config "$out/release" "--suite unit" -Dwerror=true -Dbuildtype=release || status=1
-run_config "$out/tsan" "test_threads test_progress test_sql test_trace" -Db_sanitize=thread \
+run_config "$out/tsan" "test_threads test_progress test_sql test_trace test_trace_reopen" -Db_sanitize=thread \
 	-Dexamples=false -Dbuildtype=debug || status=1
 
 [ $failed -gt 0 ] && status=1

@@ -233,11 +233,18 @@ const char *trace_chrome_str(const conv *c, uint32_t id);
 /* Writes every table from what the parse kept (trace-chrome-write.c). */
 int trace_chrome_write_tables(conv *c);
 
-/* --- trace-chrome.c --------------------------------------------------------- */
+/* --- trace-chrome-sniff.c --------------------------------------------------- */
 
 /* Whether the file at `path` reads as JSON: its first byte that is not
- * white space is '[' or '{'. */
+ * white space is '[' or '{' (a file named by the user). */
 bool trace_chrome_sniff(const char *path);
+/* Whether it reads as a Chrome trace (a file found in a directory): JSON
+ * whose first 64 KiB hold "traceEvents" (an object) or an event's "ph"
+ * key (an array). */
+bool trace_chrome_sniff_trace(const char *path);
+
+/* --- trace-chrome.c --------------------------------------------------------- */
+
 /*
  * Converts the Chrome trace-event JSON file of process `p` into a .pvti
  * database in memory (*db, caller closes), so that every query reads it

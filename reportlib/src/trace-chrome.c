@@ -14,8 +14,10 @@
  * Analyser and `tilescope trace` included, work on a JSON trace unchanged
  * and checked by the same reader code, at the cost of encoding what is
  * then decoded (a few percent of the parse). The database lives in
- * SQLite's memory, its size charged to the handle's memory cap; nothing
- * is written to disk.
+ * memory, its size charged to the handle's memory cap; nothing is written
+ * to disk. tsr_trace_open keeps it as an image (trace-image.c) that a
+ * second handle over the file (tsr_trace_reopen) shares instead of
+ * parsing the file again.
  *
  * The model. Both forms are read: a bare array of events, and an object
  * whose "traceEvents" holds them (its "otherData.origin_wall_ns", which
@@ -966,31 +968,6 @@ int trace_chrome_exec(conv *c, const char *sql)
 
 /* --- Entry points ------------------------------------------------------------------ */
 
-bool trace_chrome_sniff(const char *path)
-{
-	unsigned char buf[512];
-	ssize_t got;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	struct stat sb;
-
-	if (fd < 0)
-		return false;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return false;
-	}
-	got = read(fd, buf, sizeof(buf));
-	close(fd);
-	/* A UTF-8 byte order mark is not JSON, but editors write one. */
-	for (ssize_t i = got >= 3 && buf[0] == 0xef && buf[1] == 0xbb && buf[2] == 0xbf ? 3 : 0;
-	     i < got; i++) {
-		if (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n')
-			continue;
-		return buf[i] == '[' || buf[i] == '{';
-	}
-	return false;
-}
-
 /* Frees what the conversion held. */
 static void conv_clear(conv *c)
 {
@@ -1088,14 +1065,8 @@ int trace_chrome_import(tsr_trace *tr, size_t p, sqlite3 **db)
 	}
 	if ((rc = trace_chrome_write_tables(&c)) || (rc = trace_chrome_exec(&c, "COMMIT")) || (rc = trace_chrome_check_db_size(&c)))
 		goto cleanup;
-	{
-		/* The database stays with the handle: its memory is charged for
-		 * as long as the handle lives. */
-		int cur = 0, hi = 0;
-
-		sqlite3_db_status(c.db, SQLITE_DBSTATUS_CACHE_USED, &cur, &hi, 0);
-		tr->memory_used += (uint64_t)cur;
-	}
+	/* The caller keeps the database as an image (trace-image.c), whose
+	 * size it charges to the handle. */
 	*db = c.db;
 	c.db = NULL;
 cleanup:

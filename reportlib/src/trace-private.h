@@ -12,6 +12,8 @@
  *   trace-chrome.c  Chrome trace-event JSON files opened as traces (into
  *                   a .pvti in memory), with trace-chrome-lex.c, their
  *                   streaming tokenizer (trace-chrome-private.h)
+ *   trace-image.c   that .pvti in memory kept as an image which every
+ *                   handle over the file shares (tsr_trace_reopen)
  *
  * Ids. Every file has its own string, channel and thread ids; the handle
  * maps them onto its own: names and channels merged by text, threads
@@ -78,9 +80,14 @@ typedef struct trace_thread_data {
 	trace_mlod *mlod;          /* NULL until built */
 } trace_thread_data;
 
+/* A read-only database image in memory shared by handles (trace-image.c). */
+typedef struct trace_image trace_image;
+
 /* Per file. */
 typedef struct trace_file {
 	sqlite3 *db;
+	trace_image *image;        /* a Chrome JSON file's database, which db reads in
+	                              place (a reference); NULL for a .pvti file */
 	tsr_trace *tr;             /* the handle (for the progress handler) */
 	tsr_vm_guard vm_guard;     /* steps any one statement may take (progress handler) */
 	sqlite3_stmt *chunk_st;    /* the blob of a chunk by id */
@@ -202,6 +209,22 @@ static inline bool trace_event_in(const trace_event *e, int64_t from, int64_t to
 		return false;
 	return e->end_ns > from || (e->end_ns == e->start_ns && e->start_ns >= from);
 }
+
+/* --- trace-image.c ------------------------------------------------------------------ */
+
+/* Serializes `db` (the import's database) into a new image with one
+ * reference; TSR_ERR_NO_MEMORY naming `path` when that fails. */
+int trace_image_new(tsr_trace *tr, trace_image **out, sqlite3 *db, const char *path);
+/* NULL-safe; atomic, so handles on different threads may share an image. */
+trace_image *trace_image_ref(trace_image *img);
+void trace_image_unref(trace_image *img);
+/* Its size in bytes (0 for NULL). */
+uint64_t trace_image_size(const trace_image *img);
+/* Opens *db read-only over the image in place (the image must outlive
+ * it); on failure *db may be set and is the caller's to close. */
+int trace_image_open(tsr_trace *tr, sqlite3 **db, trace_image *img, const char *path);
+/* Turns memory-mapped reads over the image on (after the lockdown). */
+int trace_image_map(tsr_trace *tr, sqlite3 *db, const trace_image *img, const char *path);
 
 /* --- trace-series.c ---------------------------------------------------------------- */
 

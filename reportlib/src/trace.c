@@ -501,7 +501,9 @@ static int open_file(tsr_trace *tr, size_t p)
 	trace_file *f = &tr->files[p];
 	int64_t app = 0, version = 0;
 	struct stat sb;
-	bool wal, json = trace_chrome_sniff(pr->path);
+	/* A file shared by the handle this one reopens is its image, whatever
+	 * the file holds now. */
+	bool wal, json = f->image || trace_chrome_sniff(pr->path);
 	uint32_t header_app;
 	int rc = json ? TSR_OK : check_sqlite_header(pr->path, &wal, &header_app);
 
@@ -532,9 +534,26 @@ static int open_file(tsr_trace *tr, size_t p)
 	}
 	if (json) {
 		/* Chrome trace-event JSON, recognised by its first byte: read
-		 * into a .pvti in memory (trace-chrome.c), then checked and read
+		 * into a .pvti in memory (trace-chrome.c), kept as an image that a
+		 * reopened handle shares (trace-image.c), then checked and read
 		 * like a file. */
-		if ((rc = trace_chrome_import(tr, p, &f->db)) != TSR_OK)
+		if (!f->image) {
+			sqlite3 *built = NULL;
+
+			rc = trace_chrome_import(tr, p, &built);
+			if (rc == TSR_OK)
+				rc = trace_image_new(tr, &f->image, built, pr->path);
+			sqlite3_close_v2(built);
+			if (rc != TSR_OK)
+				return rc;
+		}
+		/* Each handle holding the image counts it against its cap. */
+		if (!charge(tr, trace_image_size(f->image))) {
+			trace_image_unref(f->image);
+			f->image = NULL;
+			return tr->code;
+		}
+		if ((rc = trace_image_open(tr, &f->db, f->image, pr->path)) != TSR_OK)
 			return rc;
 	} else {
 		rc = sqlite3_open_v2(pr->path, &f->db,
@@ -547,6 +566,8 @@ static int open_file(tsr_trace *tr, size_t p)
 	rc = tsr_sqlite_lockdown(f->db, MAX_SQL_LENGTH);
 	if (rc != SQLITE_OK)
 		return trace_sql_fail(tr, f->db, rc, pr->path);
+	if (f->image && (rc = trace_image_map(tr, f->db, f->image, pr->path)) != TSR_OK)
+		return rc;
 	f->vm_guard.budget = VM_BASE;
 	if (stat(pr->path, &sb) == 0 && sb.st_size > 0)
 		f->vm_guard.budget += (int64_t)sb.st_size * VM_PER_BYTE;
@@ -1087,77 +1108,102 @@ static int compare_strings(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Appends `path` to the list of files, or the *.pvti files of the
- * directory it names, sorted. */
+/* Appends `path` (a copy in the pool) to the list. */
+static int append_path(tsr_trace *tr, const char ***list, size_t *n, size_t *cap,
+                       const char *path)
+{
+	const char *full = pool_strdup(tr, path, strlen(path));
+
+	if (!full)
+		return tr->code;
+	if (*n == *cap) {
+		size_t grown = *cap ? *cap * 2 : 8;
+		const char **l = trace_realloc(tr, *list, *cap, grown, sizeof(*l));
+
+		if (!l)
+			return tr->code;
+		*list = l;
+		*cap = grown;
+	}
+	(*list)[(*n)++] = full;
+	return TSR_OK;
+}
+
+/* Whether `name` ends in ".pvti" (and is more than that). */
+static bool is_pvti_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 5 && strcmp(name + len - 5, ".pvti") == 0;
+}
+
+/*
+ * Appends the traces of directory `path` of one kind: its regular files
+ * named *.pvti (`json` false), or those of its other regular files that
+ * hold Chrome trace-event JSON by their content (trace_chrome_sniff_trace:
+ * not any JSON, which a directory of results often holds too).
+ * Subdirectories are not entered.
+ */
+static int scan_dir(tsr_trace *tr, const char ***list, size_t *n, size_t *cap, const char *path,
+                    bool json)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	struct stat sb;
+	int rc = TSR_OK;
+
+	if (!d)
+		return trace_fail(tr, TSR_ERR_IO, "%s: %s", path, strerror(errno));
+	while (rc == TSR_OK && (e = readdir(d))) {
+		char *full = NULL;
+
+		if (is_pvti_name(e->d_name) == json)
+			continue;
+		if (asprintf(&full, "%s/%s", path, e->d_name) < 0) {
+			rc = trace_fail(tr, TSR_ERR_NO_MEMORY, "out of memory");
+			break;
+		}
+		if (stat(full, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    (!json || trace_chrome_sniff_trace(full)))
+			rc = append_path(tr, list, n, cap, full);
+		free(full);
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * Appends `path` to the list of files, or the traces of the directory it
+ * names, sorted by name (trace.h): its *.pvti files; when it has none,
+ * its files holding Chrome trace-event JSON. Not both: a JSON file beside
+ * .pvti files is most often their export (`tilescope export
+ * --chrome-trace`), and taking it too would count every span twice.
+ */
 static int add_path(tsr_trace *tr, const char ***list, size_t *n, size_t *cap, const char *path)
 {
 	struct stat sb;
-	DIR *d = NULL;
-	struct dirent *e;
-	size_t before = *n, len;
-	int rc = TSR_OK;
+	size_t before = *n;
+	int rc;
 
 	if (stat(path, &sb) != 0)
 		return trace_fail(tr, errno == ENOENT || errno == ENOTDIR ? TSR_ERR_NOT_FOUND : TSR_ERR_IO,
 		                  "%s: %s", path, strerror(errno));
-	if (S_ISDIR(sb.st_mode)) {
-		d = opendir(path);
-		if (!d)
-			return trace_fail(tr, TSR_ERR_IO, "%s: %s", path, strerror(errno));
-	} else if (!S_ISREG(sb.st_mode)) {
+	if (!S_ISDIR(sb.st_mode)) {
 		/* A FIFO or a device would block or never end. */
-		return trace_fail(tr, TSR_ERR_NOT_SQLITE, "%s: not a regular file", path);
+		if (!S_ISREG(sb.st_mode))
+			return trace_fail(tr, TSR_ERR_NOT_SQLITE, "%s: not a regular file", path);
+		return append_path(tr, list, n, cap, path);
 	}
-	for (;;) {
-		const char *name = path, *full;
-		char *buf = NULL;
-
-		if (d) {
-			errno = 0;
-			e = readdir(d);
-			if (!e)
-				break;
-			len = strlen(e->d_name);
-			if (len <= 5 || strcmp(e->d_name + len - 5, ".pvti") != 0)
-				continue;
-			if (asprintf(&buf, "%s/%s", path, e->d_name) < 0) {
-				rc = trace_fail(tr, TSR_ERR_NO_MEMORY, "out of memory");
-				break;
-			}
-			if (stat(buf, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-				free(buf);
-				continue;
-			}
-			name = buf;
-		}
-		full = pool_strdup(tr, name, strlen(name));
-		free(buf);
-		if (!full) {
-			rc = tr->code;
-			break;
-		}
-		if (*n == *cap) {
-			size_t grown = *cap ? *cap * 2 : 8;
-			const char **l = trace_realloc(tr, *list, *cap, grown, sizeof(*l));
-
-			if (!l) {
-				rc = tr->code;
-				break;
-			}
-			*list = l;
-			*cap = grown;
-		}
-		(*list)[(*n)++] = full;
-		if (!d)
-			break;
-	}
-	if (d) {
-		closedir(d);
-		if (rc == TSR_OK && *n == before)
-			rc = trace_fail(tr, TSR_ERR_NOT_FOUND, "%s: no .pvti file in this directory", path);
-		if (rc == TSR_OK)
-			qsort(*list + before, *n - before, sizeof(**list), compare_strings);
-	}
+	rc = scan_dir(tr, list, n, cap, path, false);
+	if (rc == TSR_OK && *n == before)
+		rc = scan_dir(tr, list, n, cap, path, true);
+	if (rc == TSR_OK && *n == before)
+		rc = trace_fail(tr, TSR_ERR_NOT_FOUND,
+		                "%s: no trace in this directory (no .pvti file, and no file of "
+		                "Chrome trace-event JSON)",
+		                path);
+	if (rc == TSR_OK)
+		qsort(*list + before, *n - before, sizeof(**list), compare_strings);
 	return rc;
 }
 
@@ -1187,12 +1233,14 @@ static size_t drop_duplicates(const char **list, size_t n)
 /* --- The handle ----------------------------------------------------------------------- */
 
 /*
- * Opens the files (see trace.h). The two passes are described at the top
- * of this file; each file is read inside one read transaction, so a trace
+ * Opens a handle over paths[0..n_paths) (see trace.h), or, when `src` is
+ * given, over the files `src` holds, sharing its images (tsr_trace_reopen;
+ * `paths` is then unused). The two passes are described at the top of
+ * this file; each file is read inside one read transaction, so a trace
  * still being written is seen at one moment.
  */
-int tsr_trace_open(tsr_trace **out, const char *const *paths, size_t n_paths,
-                   const tsr_trace_open_options *opts)
+static int open_handle(tsr_trace **out, const char *const *paths, size_t n_paths,
+                       const tsr_trace *src, const tsr_trace_open_options *opts)
 {
 	tsr_trace *tr = NULL;
 	tsr_progress_frame frame;
@@ -1203,10 +1251,6 @@ int tsr_trace_open(tsr_trace **out, const char *const *paths, size_t n_paths,
 	bool any = false, pushed = false;
 	int rc = TSR_OK;
 
-	if (out)
-		*out = NULL;
-	if (!out || !paths || n_paths == 0)
-		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "tsr_trace_open: no trace given");
 	/* Version 1 callers' structs end after memory_cap. */
 	if (opts && (opts->version < 1 || opts->version > TSR_TRACE_OPEN_OPTIONS_VERSION))
 		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT,
@@ -1224,12 +1268,28 @@ int tsr_trace_open(tsr_trace **out, const char *const *paths, size_t n_paths,
 	pushed = true;
 	if (tsr_progress_push(&tr->progress, &frame, "opening the trace"))
 		rc = trace_fail_cancelled(tr);
-	for (i = 0; i < n_paths && rc == TSR_OK; i++)
-		rc = paths[i] ? add_path(tr, &list, &n, &cap, paths[i])
-		              : trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "tsr_trace_open: a NULL path");
+	if (src) {
+		/* The same files in the same order: already listed, expanded and
+		 * without duplicates. */
+		list = trace_alloc(tr, src->n_processes, sizeof(*list));
+		if (!list)
+			rc = tr->code;
+		for (p = 0; rc == TSR_OK && p < src->n_processes; p++) {
+			const char *path = src->processes[p].path;
+
+			if (!(list[n++] = pool_strdup(tr, path, strlen(path))))
+				rc = tr->code;
+		}
+	} else {
+		for (i = 0; i < n_paths && rc == TSR_OK; i++)
+			rc = paths[i] ? add_path(tr, &list, &n, &cap, paths[i])
+			              : trace_fail(tr, TSR_ERR_INVALID_ARGUMENT,
+			                           "tsr_trace_open: a NULL path");
+		if (rc == TSR_OK)
+			n = drop_duplicates(list, n);
+	}
 	if (rc != TSR_OK)
 		goto cleanup;
-	n = drop_duplicates(list, n);
 	tr->processes = trace_alloc(tr, n, sizeof(*tr->processes));
 	tr->files = trace_alloc(tr, n, sizeof(*tr->files));
 	if (!tr->processes || !tr->files) {
@@ -1237,14 +1297,16 @@ int tsr_trace_open(tsr_trace **out, const char *const *paths, size_t n_paths,
 		goto cleanup;
 	}
 	tr->n_processes = n;
+	for (p = 0; src && p < n; p++)
+		tr->files[p].image = trace_image_ref(src->files[p].image);
 	/* Parts: opening the files 5 %, their tables and chunk indexes 85 %,
 	 * instants and samples 5 %, the chunk trees 5 %. Reading a Chrome JSON
 	 * file is most of the work when there is one: opening gets 80 %. */
 	for (p = 0; p < n; p++)
-		if (trace_chrome_sniff(list[p]))
+		if (!tr->files[p].image && trace_chrome_sniff(list[p]))
 			share = 0.80;
 	for (p = 0; p < n && rc == TSR_OK; p++) {
-		bool json = trace_chrome_sniff(list[p]);
+		bool json = !tr->files[p].image && trace_chrome_sniff(list[p]);
 
 		tr->processes[p].path = list[p];
 		if (tsr_progress_step(&tr->progress, share * (double)p / (double)n,
@@ -1326,6 +1388,25 @@ cleanup:
 	return rc;
 }
 
+int tsr_trace_open(tsr_trace **out, const char *const *paths, size_t n_paths,
+                   const tsr_trace_open_options *opts)
+{
+	if (out)
+		*out = NULL;
+	if (!out || !paths || n_paths == 0)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "tsr_trace_open: no trace given");
+	return open_handle(out, paths, n_paths, NULL, opts);
+}
+
+int tsr_trace_reopen(tsr_trace **out, const tsr_trace *trace, const tsr_trace_open_options *opts)
+{
+	if (out)
+		*out = NULL;
+	if (!out || !trace)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "tsr_trace_reopen: no trace given");
+	return open_handle(out, NULL, 0, trace, opts);
+}
+
 /* Frees everything; memory counts no longer matter, so sizes are not
  * needed. */
 void tsr_trace_free(tsr_trace *tr)
@@ -1339,6 +1420,7 @@ void tsr_trace_free(tsr_trace *tr)
 
 		sqlite3_finalize(f->chunk_st);
 		sqlite3_close(f->db);
+		trace_image_unref(f->image); /* after the connection reading it */
 		free(f->names);
 		free(f->channels);
 		free(f->thread_ids);

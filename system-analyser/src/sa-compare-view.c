@@ -10,6 +10,7 @@
 #include "sa-table.h"
 
 #include <math.h>
+#include <string.h>
 
 /* --- A row --------------------------------------------------------------------- */
 
@@ -236,6 +237,45 @@ void sa_compare_view_set_message(SaCompareView *self, const char *message, gbool
 {
 	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
 	sa_table_set_message(&self->table, message, busy);
+}
+
+void sa_compare_view_set_busy(SaCompareView *self, const char *message)
+{
+	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
+	sa_table_set_busy(&self->table, TRUE, message);
+}
+
+gboolean sa_compare_view_dup_selected(SaCompareView *self, char **channel, char **name)
+{
+	SaDeltaRow *row;
+
+	g_return_val_if_fail(SA_IS_COMPARE_VIEW(self), FALSE);
+	row = gtk_single_selection_get_selected_item(self->table.selection);
+	if (!row)
+		return FALSE;
+	*channel = g_strdup(row->channel);
+	*name = g_strdup(row->name);
+	return TRUE;
+}
+
+gboolean sa_compare_view_select(SaCompareView *self, const char *channel, const char *name)
+{
+	GListModel *rows;
+	guint n;
+
+	g_return_val_if_fail(SA_IS_COMPARE_VIEW(self), FALSE);
+	/* The rows as shown (sorted or not): the selection's positions. */
+	rows = G_LIST_MODEL(self->table.selection);
+	n = g_list_model_get_n_items(rows);
+	for (guint i = 0; i < n; i++) {
+		g_autoptr(SaDeltaRow) row = g_list_model_get_item(rows, i);
+
+		if (strcmp(row->channel, channel) == 0 && strcmp(row->name, name) == 0) {
+			gtk_single_selection_set_selected(self->table.selection, i);
+			return TRUE;
+		}
+	}
+	return FALSE;
 }
 
 static void sa_compare_view_dispose(GObject *object)

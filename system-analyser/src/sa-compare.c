@@ -13,6 +13,8 @@
 #include "sa-recent.h"
 #include "sa-window.h"
 
+#include <string.h>
+
 struct _SaCompare {
 	SaWindow *win;             /* owns us */
 	GtkNotebook *details;
@@ -28,10 +30,14 @@ struct _SaCompare {
 	/* Two windows of the trace shown: A is [mark_from, mark_to). */
 	gboolean wait_mark;
 	int64_t mark_from, mark_to;
-	/* The job: its two sides, their descriptions and statistics. */
+	/* The job: its two sides, their windows, descriptions and statistics. */
 	SaDocument *doc[2];
+	int64_t from[2], to[2];
 	char *what[2];
 	sa_stats *stats[2];
+	/* The row to select again when the job's rows come (a recomputation
+	 * after a reload keeps the user's row); NULL: none. */
+	char *keep_channel, *keep_name;
 };
 
 /* What a worker's callback needs: the job it belongs to. */
@@ -69,6 +75,8 @@ static void new_job(SaCompare *self)
 		g_clear_pointer(&self->what[i], g_free);
 		g_clear_pointer(&self->stats[i], sa_stats_free);
 	}
+	g_clear_pointer(&self->keep_channel, g_free);
+	g_clear_pointer(&self->keep_name, g_free);
 	self->wait_window = FALSE;
 	self->wait_mark = FALSE;
 	g_clear_pointer(&self->b_doc, sa_document_unref);
@@ -116,10 +124,13 @@ static void finish(SaCompare *self)
 	                                     self->stats[0]->n_labels, b, self->stats[1]->labels,
 	                                     self->stats[1]->n_labels);
 
-	if (rc == TSR_OK)
+	if (rc == TSR_OK) {
 		sa_compare_view_set_rows(SA_COMPARE_VIEW(self->view), self->what[0], self->what[1],
 		                         rows, n);
-	else
+		if (self->keep_name)
+			sa_compare_view_select(SA_COMPARE_VIEW(self->view), self->keep_channel,
+			                       self->keep_name);
+	} else
 		say(self, tsr_trace_error(a), FALSE);
 	free(rows);
 }
@@ -152,19 +163,32 @@ static void on_side_done(GObject *source, GAsyncResult *result, gpointer data)
 }
 
 /* Starts the job comparing [from_a, to_a) of `a` with [from_b, to_b) of
- * `b` (the current job's state is kept: call new_job first). */
+ * `b` (the current job's state is kept: call new_job first). A new
+ * comparison empties the table and shows its tab; a `recompute` (after a
+ * reload) keeps the rows on screen until the new ones come, and the tab
+ * the user is on. */
 static void run(SaCompare *self, SaDocument *a, int64_t from_a, int64_t to_a, SaDocument *b,
-                int64_t from_b, int64_t to_b)
+                int64_t from_b, int64_t to_b, gboolean recompute)
 {
 	g_autofree char *m = NULL;
 
 	self->doc[0] = sa_document_ref(a);
 	self->doc[1] = sa_document_ref(b);
+	self->from[0] = from_a;
+	self->to[0] = to_a;
+	self->from[1] = from_b;
+	self->to[1] = to_b;
 	self->what[0] = describe(a, from_a, to_a);
 	self->what[1] = describe(b, from_b, to_b);
-	m = g_strdup_printf("Comparing A: %s with B: %s…", self->what[0], self->what[1]);
-	say(self, m, TRUE);
-	show_page(self);
+	if (recompute) {
+		m = g_strdup_printf("Reloaded: comparing A: %s with B: %s again…", self->what[0],
+		                    self->what[1]);
+		sa_compare_view_set_busy(SA_COMPARE_VIEW(self->view), m);
+	} else {
+		m = g_strdup_printf("Comparing A: %s with B: %s…", self->what[0], self->what[1]);
+		say(self, m, TRUE);
+		show_page(self);
+	}
 	sa_document_stats_async(a, from_a, to_a, self->cancel, on_side_done, job_ref_new(self, 0));
 	sa_document_stats_async(b, from_b, to_b, self->cancel, on_side_done, job_ref_new(self, 1));
 }
@@ -179,7 +203,7 @@ static void maybe_run_traces(SaCompare *self)
 	{
 		g_autoptr(SaDocument) b = g_steal_pointer(&self->b_doc);
 
-		run(self, a, INT64_MIN, INT64_MAX, b, INT64_MIN, INT64_MAX);
+		run(self, a, INT64_MIN, INT64_MAX, b, INT64_MIN, INT64_MAX, FALSE);
 	}
 }
 
@@ -232,6 +256,38 @@ void sa_compare_document_changed(SaCompare *self, SaDocument *doc)
 	maybe_run_traces(self);
 }
 
+/*
+ * The window's document `old` was reloaded as `doc`: a comparison of it
+ * (shown or still computing) is computed again, in workers as any, with
+ * the same windows against the same other side: B's document as it was
+ * loaded for two traces, the reloaded document for two windows of it.
+ * The selected row is selected again when its label is still there.
+ */
+void sa_compare_document_reloaded(SaCompare *self, SaDocument *old, SaDocument *doc)
+{
+	g_autoptr(SaDocument) a = NULL;
+	g_autoptr(SaDocument) b = NULL;
+	g_autofree char *channel = NULL, *name = NULL;
+	int64_t from[2], to[2];
+
+	if (!self || !old || !doc || self->doc[0] != old)
+		return;
+	a = sa_document_ref(doc);
+	b = sa_document_ref(self->doc[1] == old ? doc : self->doc[1]);
+	memcpy(from, self->from, sizeof(from));
+	memcpy(to, self->to, sizeof(to));
+	/* The row on screen, else the one a recomputation still running was
+	 * to select. */
+	if (!sa_compare_view_dup_selected(SA_COMPARE_VIEW(self->view), &channel, &name)) {
+		channel = g_steal_pointer(&self->keep_channel);
+		name = g_steal_pointer(&self->keep_name);
+	}
+	new_job(self);
+	self->keep_channel = g_steal_pointer(&channel);
+	self->keep_name = g_steal_pointer(&name);
+	run(self, a, from[0], to[0], b, from[1], to[1], TRUE);
+}
+
 /* --- Two windows of one trace ------------------------------------------------------------- */
 
 static void on_range_changed(SaTimeline *timeline, gpointer data)
@@ -245,7 +301,7 @@ static void on_range_changed(SaTimeline *timeline, gpointer data)
 	if (from == a_from && to == a_to)
 		return;
 	new_job(self);
-	run(self, doc, a_from, a_to, doc, from, to);
+	run(self, doc, a_from, a_to, doc, from, to, FALSE);
 }
 
 static void marked_action(GSimpleAction *action, GVariant *param, gpointer data)
@@ -367,6 +423,8 @@ void sa_compare_free(SaCompare *self)
 		g_clear_pointer(&self->what[i], g_free);
 		g_clear_pointer(&self->stats[i], sa_stats_free);
 	}
+	g_clear_pointer(&self->keep_channel, g_free);
+	g_clear_pointer(&self->keep_name, g_free);
 	g_clear_pointer(&self->b_doc, sa_document_unref);
 	if (self->chooser)
 		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));

@@ -14,6 +14,7 @@
  * The statistics of each side are sa-document's (computed in a worker on
  * the document's second handle, as the Statistics tab's); reportlib pairs
  * them (tsr_trace_list_label_deltas), which is cheap, on the main thread.
+ * A reload of the window's trace computes the comparison shown again.
  * Actions: compare.traces, compare.marked (an action group on the
  * window).
  */
@@ -41,5 +42,11 @@ void sa_compare_with_file(SaCompare *self, GFile *b);
 /* The window's document changed (a load or a reload completed): a
  * comparison waiting for it starts. */
 void sa_compare_document_changed(SaCompare *self, SaDocument *doc);
+/* The window's document `old` was reloaded as `doc` (the file monitor or
+ * Ctrl+R): a comparison of `old` is computed again in workers, with the
+ * same windows against the same other side (trace B as loaded, or `doc`
+ * itself for two windows of it), keeping the rows on screen meanwhile and
+ * then the selected row when its label is still there. */
+void sa_compare_document_reloaded(SaCompare *self, SaDocument *old, SaDocument *doc);
 
 G_END_DECLS

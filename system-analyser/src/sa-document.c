@@ -268,6 +268,20 @@ void sa_stats_free(sa_stats *stats)
 	g_free(stats);
 }
 
+/*
+ * Opens the second handle on first use (under stats_lock), over the files
+ * the main one holds: a Chrome JSON file is not parsed again, both
+ * handles read the one database in memory reportlib built from it
+ * (tsr_trace_reopen, which may run while the main thread uses the main
+ * handle).
+ */
+static int open_second(SaDocument *doc)
+{
+	if (doc->stats_trace)
+		return TSR_OK;
+	return tsr_trace_reopen(&doc->stats_trace, doc->trace, NULL);
+}
+
 /* Statistics progress: only a way to cancel. */
 static int stats_progress(double fraction, const char *message, void *data)
 {
@@ -294,10 +308,7 @@ static sa_stats *compute_stats(SaDocument *doc, int64_t from_ns, int64_t to_ns,
 	s->from_ns = o.from_ns = to.from_ns = from_ns;
 	s->to_ns = o.to_ns = to.to_ns = to_ns;
 	g_mutex_lock(&doc->stats_lock);
-	if (!doc->stats_trace)
-		rc = tsr_trace_open(&doc->stats_trace, (const char *const *)doc->paths,
-		                    g_strv_length(doc->paths), NULL);
-	if (rc) {
+	if ((rc = open_second(doc)) != TSR_OK) {
 		set_error(error, rc, tsr_last_error());
 		goto fail;
 	}
@@ -387,10 +398,7 @@ static gpointer run_job(SaDocument *doc, SaDocumentJobFunc func, gpointer data,
 	int rc = TSR_OK;
 
 	g_mutex_lock(&doc->stats_lock);
-	if (!doc->stats_trace)
-		rc = tsr_trace_open(&doc->stats_trace, (const char *const *)doc->paths,
-		                    g_strv_length(doc->paths), NULL);
-	if (rc) {
+	if ((rc = open_second(doc)) != TSR_OK) {
 		set_error(error, rc, tsr_last_error());
 	} else if (g_cancellable_set_error_if_cancelled(cancellable, error)) {
 		/* Superseded while it waited for the lock. */

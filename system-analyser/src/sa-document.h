@@ -8,9 +8,10 @@
  * document's main handle belongs to the main thread once the load has
  * completed (the timeline queries it while drawing). Statistics, and the
  * other details' queries (search, call tree, span details:
- * sa_document_run_async), run on a second handle over the same files,
- * opened by the first worker and used by one worker at a time (a lock),
- * so a long query never blocks drawing.
+ * sa_document_run_async), run on a second handle over the same files
+ * (tsr_trace_reopen: a Chrome JSON trace is parsed once and held in
+ * memory once for both), opened by the first worker and used by one
+ * worker at a time (a lock), so a long query never blocks drawing.
  */
 #pragma once
 
@@ -35,8 +36,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SaDocument, sa_document_unref)
  * short message ("Reading the chunk index"). */
 typedef void (*SaLoadProgressFunc)(double fraction, const char *message, gpointer user_data);
 
-/* Opens files[0..n) (.pvti files or directories of them) onto one time
- * axis in a worker. `progress` is called on the main thread at most once
+/* Opens files[0..n) (.pvti or Chrome JSON files, or directories of them,
+ * as tsr_trace_open takes them) onto one time axis in a worker. `progress` is called on the main thread at most once
  * per main-loop iteration; its data is released with `progress_destroy`
  * when the load is over. Completes with sa_document_load_finish(). */
 void sa_document_load_async(GFile *const *files, guint n_files, GCancellable *cancellable,

@@ -199,13 +199,14 @@ void sa_window_replace_document(SaWindow *self, SaDocument *doc)
 {
 	const tsr_trace_info *old = tsr_trace_get_info(sa_document_get_trace(self->doc));
 	int64_t view_from, view_to, range_from, range_to;
+	g_autoptr(SaDocument) before = NULL;
 	gboolean whole, ranged;
 
 	g_return_if_fail(self->doc && doc);
 	sa_timeline_get_view(self->timeline, &view_from, &view_to);
 	whole = view_from <= old->start_ns && view_to >= old->end_ns;
 	ranged = sa_timeline_get_range(self->timeline, &range_from, &range_to);
-	g_clear_pointer(&self->doc, sa_document_unref);
+	before = g_steal_pointer(&self->doc);
 	self->doc = sa_document_ref(doc);
 	gtk_window_set_title(GTK_WINDOW(self), sa_document_get_title(self->doc));
 	sa_timeline_set_document(self->timeline, self->doc);
@@ -217,6 +218,8 @@ void sa_window_replace_document(SaWindow *self, SaDocument *doc)
 	refresh_stats(self);
 	refresh_tree(self);
 	document_changed(self);
+	/* A comparison of the old document is computed again on the new one. */
+	sa_compare_document_reloaded(self->compare, before, self->doc);
 }
 
 /* --- Loading ----------------------------------------------------------------------- */

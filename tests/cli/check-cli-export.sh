@@ -188,7 +188,7 @@ check_error 'tut5_ml.pvti.*a .pvti system trace, not a profile report' \
 	export --execution-profile "$trace"
 check_error 'profile.pop: a profile report, not a .pvti trace' \
 	export --chrome-trace "$report/profile.pop"
-check_error 'tut4_profiling: no .pvti file in this directory' export --chrome-trace "$report"
+check_error 'tut4_profiling: no trace in this directory (no .pvti file, and no file of Chrome trace-event JSON)' export --chrome-trace "$report"
 check_error 'junk.pop.*not an SQLite database' export --execution-profile junk.pop
 check_error 'random.pvti: not an SQLite database' export --chrome-trace random.pvti
 check_error '--cbor is for profiles' export --chrome-trace --cbor "$trace"

@@ -314,7 +314,7 @@ check_error 'missing.pvti: No such file' trace missing.pvti
 check_error 'missing.pvti: No such file' trace one.pvti missing.pvti
 check_error 'random.pvti: not an SQLite database' trace random.pvti
 check_error 'empty.pvti' trace empty.pvti
-check_error 'nothing: no .pvti file in this directory' trace nothing
+check_error 'nothing: no trace in this directory (no .pvti file, and no file of Chrome trace-event JSON)' trace nothing
 check_error 'profile.pop: a profile report, not a .pvti trace' \
 	trace "$samples/tut4_profiling/profile.pop"
 check_error "--top wants a count (0: all), not 'x'" trace --top x one.pvti
@@ -412,6 +412,49 @@ else
 	[ $? -eq 2 ] && [ "$(wc -l <cut-err.txt)" -eq 1 ] && grep -q 'cut.json: .*byte' cut-err.txt ||
 		fail "a cut Chrome JSON file: $(cat cut-err.txt)"
 fi
+# Directories: one of Chrome JSON traces (no .pvti) takes the files
+# whose content is a trace, whatever their names, and skips other JSON
+# (an object without "traceEvents", an array without events);
+# several are merged like several .pvti files; a directory with .pvti
+# files takes only those (a JSON beside them is most often their export);
+# one with neither is one line naming it.
+mkdir jdir mixed junk
+cp exported.trace jdir/run-a.trace
+printf '{"settings": {"ph": "X"}}' >jdir/a-settings.json
+printf '{"colour": "blue"}\n' >jdir/b-config.json
+printf '[1, 2, 3]\n' >jdir/c-list.json
+echo 'notes' >jdir/notes.txt
+mkdir jdir/sub && cp exported.trace jdir/sub/deeper.json
+"$ts" trace --json --top 0 jdir >jdir1.json 2>err.txt || fail "trace of a JSON directory: $(cat err.txt)"
+cp exported.trace jdir/run-b.json
+"$ts" trace --json --top 0 jdir >jdir2.json 2>err.txt || fail "trace of two JSON files: $(cat err.txt)"
+cp one.pvti exported.trace mixed/
+"$ts" trace --json --top 0 mixed >mixed.json 2>err.txt || fail "trace of a mixed directory: $(cat err.txt)"
+python3 - pvti.json jdir1.json jdir2.json mixed.json <<'PY' || fail "directories of Chrome JSON traces"
+import json, os, sys
+one, d1, d2, mixed = (json.load(open(p)) for p in sys.argv[1:5])
+paths = lambda d: [os.path.basename(p["path"]) for p in d["processes"]]
+assert paths(d1) == ["run-a.trace"], paths(d1)
+assert d1["spans"] == one["spans"], (d1["spans"], one["spans"])
+key = lambda l: (l["channel"], l["name"])
+l1 = {key(l): l for l in one["labels"]}
+assert {key(l): (l["count"], l["total_ns"]) for l in d1["labels"]} == \
+    {k: (l["count"], l["total_ns"]) for k, l in l1.items()}
+assert paths(d2) == ["run-a.trace", "run-b.json"], paths(d2)
+assert d2["trace"]["files"] == 2 and d2["spans"] == 2 * one["spans"]
+for l in d2["labels"]:
+    assert l["count"] == 2 * l1[key(l)]["count"], l
+assert paths(mixed) == ["one.pvti"], paths(mixed)
+assert mixed["spans"] == one["spans"]
+PY
+[ $status -eq 0 ] && pass "directories of Chrome JSON traces, mixed, several"
+printf '{"colour": "blue"}\n' >junk/config.json
+check_error 'junk: no trace in this directory (no .pvti file, and no file of Chrome trace-event JSON)' \
+	trace junk
+check_error 'junk: no trace in this directory' export --chrome-trace -o out.json junk
+# A file that reads as a trace but is damaged is not skipped: named.
+head -c 300 exported.trace >junk/cut.json
+check_error 'junk/cut.json: .*byte' trace junk
 grep -q "Chrome trace-event JSON" help.txt 2>/dev/null || "$ts" trace --help | grep -q "Chrome trace-event JSON" ||
 	fail "trace --help does not say Chrome JSON opens"
 

@@ -16,7 +16,13 @@ person would.
    opened is in the app's recently-used.xbel;
    once the file is deleted, Main Menu → Open Recent → it ends on the
    error page naming it, and the list forgets it.
-4. Reload: a trace opened from a file is replaced atomically by B (the
+4. Compare after a reload: `--compare run.pvti B` with a row selected;
+   run.pvti replaced by B (the file monitor), the table must become the
+   CLI's comparison of the new file with B, the row still selected; two
+   marked windows, the file replaced by A again: the same windows
+   compared on the new file (against `tilescope trace --from --to`);
+   after Ctrl+R the table and the selected row are still there.
+5. Reload: a trace opened from a file is replaced atomically by B (the
    timeline and the Statistics then say B's span count, the notice says
    "Reloaded"); Ctrl+R reloads by hand; the file deleted gives a "Reload
    failed" notice and the window keeps showing the trace; an opened
@@ -229,6 +235,200 @@ def check_two_traces(failures, app_path, tilescope, trace, b):
             print("Open Recent lists A and B")
         if proc.poll() is not None:
             failures.append(f"the app died (status {proc.returncode})")
+
+
+def find_row(table, name, channel):
+    """The Compare table's row of label (name, channel) and its list, or
+    (None, None)."""
+    for i in range(table.childCount):
+        part = table.getChildAtIndex(i)
+        if part.getRole() != pyatspi.ROLE_LIST:
+            continue
+        for r in range(part.childCount):
+            row = part.getChildAtIndex(r)
+            if row.childCount < 2:
+                continue
+            cells = [row.getChildAtIndex(c).getChildAtIndex(0) for c in range(2)]
+            if (text_of(cells[0]), text_of(cells[1])) == (name, channel):
+                return part, r
+    return None, None
+
+
+def selected_label(table):
+    """(name, channel) of the Compare table's selected row, or None."""
+    for i in range(table.childCount):
+        part = table.getChildAtIndex(i)
+        if part.getRole() != pyatspi.ROLE_LIST:
+            continue
+        for r in range(part.childCount):
+            row = part.getChildAtIndex(r)
+            if row.childCount >= 2 and row.getState().contains(pyatspi.STATE_SELECTED):
+                cells = [row.getChildAtIndex(c).getChildAtIndex(0) for c in range(2)]
+                return (text_of(cells[0]), text_of(cells[1]))
+    return None
+
+
+def replace_file(src, path):
+    """Copies src over path atomically (a rename onto its name)."""
+    tmpcopy = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".new")
+    shutil.copyfile(src, tmpcopy)
+    os.replace(tmpcopy, path)
+
+
+def thinned_export(tilescope, trace, out, name):
+    """Writes to `out` the Chrome JSON export of `trace` without the spans
+    named `name`: the same time axis, other figures."""
+    subprocess.run([tilescope, "export", "--chrome-trace", "-o", out, trace], check=True)
+    with open(out) as f:
+        doc = json.load(f)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    kept = [e for e in events if not (e.get("ph") == "X" and e.get("name") == name)]
+    if isinstance(doc, dict):
+        doc["traceEvents"] = kept
+    else:
+        doc = kept
+    with open(out, "w") as f:
+        json.dump(doc, f)
+
+
+def check_compare_reload(failures, app_path, tilescope, trace, b):
+    """The Compare tab follows a reload of trace A (the file replaced, then
+    Ctrl+R), against the same B, keeping the selected row: `--compare
+    run.pvti B` with a row selected; run.pvti replaced by B, the table
+    must become `tilescope trace --compare` of the new file and B (every
+    Δ zero) with the same row selected; then two marked windows of the
+    file, which replaced by B's Chrome JSON export without the label most
+    frequent in window A (same time axis, other figures) must be compared
+    again on the new file; after Ctrl+R the table and the row are still
+    there."""
+    with tempfile.TemporaryDirectory(prefix="sa-gui-") as d:
+        path = os.path.join(d, "run.pvti")
+        shutil.copyfile(trace, path)
+        with running_app(app_path, ["--compare", path, b]) as (proc, app, tmp):
+            table = find_compare(app)
+            timeline = find(app, lambda a: a.name == "Timeline" and
+                            a.getRole() == pyatspi.ROLE_IMAGE)
+            if table is None or timeline is None:
+                failures.append("compare reload: no 'Compare' table or no timeline")
+                return
+            check_table(failures, "before the reload", table,
+                        expected_rows(cli_compare(tilescope, path, b)))
+            # A label both sides have, whose figures the replacement changes.
+            want = expected_rows(cli_compare(tilescope, path, b))
+            chosen = next(((n, c) for n, c, cells in want
+                           if not cells["Δ %"].startswith("only") and
+                           cells["Δ Total"] not in ("0.000 µs",)), None)
+            if chosen is None:
+                failures.append("compare reload: no label of both sides that differs")
+                return
+            part, r = find_row(table, *chosen)
+            if part is None:
+                failures.append(f"compare reload: no row {chosen}")
+                return
+            part.querySelection().selectChild(r)
+            if not wait_for(lambda: selected_label(table) == chosen, timeout=5):
+                failures.append(f"compare reload: selecting {chosen} selected "
+                                f"{selected_label(table)}")
+                return
+            print("selected:", chosen)
+
+            # The file replaced by B: A is now B, compared with the same B.
+            replace_file(b, path)
+            want = expected_rows(cli_compare(tilescope, path, b))
+            if any(cells["Δ Total"] != "0.000 µs" for _, _, cells in want):
+                failures.append("the CLI finds differences between B and itself")
+            check_table(failures, "after the file monitor's reload", table, want)
+            if selected_label(table) != chosen:
+                failures.append(f"the reload lost the selected row {chosen}: "
+                                f"{selected_label(table)}")
+            else:
+                print("still selected after the reload:", chosen)
+            if proc.poll() is not None:
+                failures.append(f"the app died (status {proc.returncode})")
+                return
+
+            # Two marked windows of the file, then the file replaced by A
+            # again: the same windows, compared on the new file.
+            x, y, w, h = timeline.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+            subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + h - 10)], check=True)
+            focus(timeline)
+            key("w", "w", "m")
+            if not wait_for(lambda: "; marked " in timeline.description):
+                failures.append(f"compare reload: M marked nothing: {timeline.description!r}")
+                return
+            key("ctrl+m")
+            key("d", "m")
+            pat = re.compile(r"A: .*?, ([\d.]+) ms – ([\d.]+) ms · B: .*?, ([\d.]+) ms – "
+                             r"([\d.]+) ms")
+            if not wait_for(lambda: pat.match(table.description or "")):
+                failures.append(f"compare reload: marking B compared nothing: "
+                                f"{table.description!r}")
+                return
+            before = pat.match(table.description).groups()
+            wa = cli(tilescope, path, "--from", before[0], "--to", before[1])
+            wb = cli(tilescope, path, "--from", before[2], "--to", before[3])
+            old_rows = expected_rows(pair(wa, wb))
+            check_table(failures, "two windows before the reload", table, old_rows)
+            # The label with the most spans in window A goes: the windows'
+            # figures must change whatever this run of the example timed.
+            if not wa["labels"]:
+                failures.append(f"window A holds no span: {before}")
+                return
+            top = max(wa["labels"], key=lambda lab: lab["count"])["name"]
+            thinned = os.path.join(d, "thinned.json")
+            thinned_export(tilescope, b, thinned, top)
+            replace_file(thinned, path)
+            n = cli(tilescope, path)["spans"]
+            print(f"replaced by B's export without '{top}': {n:,} spans")
+            if not wait_for(lambda: f"{n:,} spans" in " ".join(
+                    text_of(a) for a in walk(app) if a.getRole() == pyatspi.ROLE_LABEL and
+                    "Reloaded at" in text_of(a)), timeout=20):
+                failures.append("replacing the file by A again did not reload it")
+            if not wait_for(lambda: (pat.match(table.description or "") is not None and
+                                     not (table.description or "").startswith("Reloaded")),
+                            timeout=20):
+                failures.append(f"the windows' comparison after the reload: "
+                                f"{table.description!r}")
+                return
+            a0, a1, b0, b1 = pat.match(table.description).groups()
+            print(f"windows after the reload: A {a0} – {a1} ms, B {b0} – {b1} ms")
+            if (a0, a1, b0, b1) != before:
+                failures.append(f"the reload moved the windows: {before} then "
+                                f"{(a0, a1, b0, b1)}")
+            wa = cli(tilescope, path, "--from", a0, "--to", a1)
+            wb = cli(tilescope, path, "--from", b0, "--to", b1)
+            new_rows = expected_rows(pair(wa, wb))
+            if not new_rows or new_rows == old_rows:
+                failures.append("the replacement changed nothing in the windows: the test "
+                                "proves nothing")
+            check_table(failures, "two windows after the reload", table, new_rows)
+
+            # Ctrl+R: reloaded by hand (its notice), the table and the row kept.
+            want = table_rows(table)
+            chosen = next(((n, c) for n, c, _ in want), None)
+            part, r = find_row(table, *chosen) if chosen else (None, None)
+            if part is None:
+                failures.append("compare reload: no row to select before Ctrl+R")
+                return
+            part.querySelection().selectChild(r)
+            wait_for(lambda: selected_label(table) == chosen, timeout=5)
+            focus(timeline)
+            key("ctrl+r")
+            # The file is unchanged, so the figures are too: Ctrl+R takes the
+            # file monitor's path (sa_window_replace_document), proven above;
+            # here the table and the row must survive it.
+            if find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                    "Reloaded at" in text_of(a) and f": {n:,} spans (+0)" in text_of(a),
+                    timeout=15) is None:
+                failures.append("Ctrl+R: no notice of a reload")
+            check_table(failures, "after Ctrl+R", table, want)
+            if not wait_for(lambda: selected_label(table) == chosen, timeout=10):
+                failures.append(f"Ctrl+R lost the selected row {chosen}: "
+                                f"{selected_label(table)}")
+            else:
+                print("still selected after Ctrl+R:", chosen)
+            if proc.poll() is not None:
+                failures.append(f"the app died (status {proc.returncode})")
 
 
 def open_recent_menu(app):
@@ -476,6 +676,7 @@ def main():
         b = os.path.join(d, "two_epochs.pvti")
         os.rename(made[0], b)
         check_two_traces(failures, app_path, tilescope, trace, b)
+        check_compare_reload(failures, app_path, tilescope, trace, b)
         check_reload(failures, app_path, tilescope, trace, b, example)
     finish(failures)
 

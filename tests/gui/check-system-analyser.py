@@ -17,7 +17,13 @@
 6. A Chrome trace-event JSON file (`tilescope export --chrome-trace` of
    TRACE) opens into the same timeline and Statistics, checked against
    `tilescope trace --json` on that file.
-7. A hostile file (random bytes named x.pvti) ends on the error page
+7. Directories, as `tilescope trace` takes them: one holding two Chrome
+   JSON exports (one named *.trace, found by content) and a JSON file
+   that is no trace shows both traces (Statistics and window title
+   against `tilescope trace --json DIR`); one holding a .pvti and its
+   export shows the .pvti only; one holding no trace ends on the error
+   page naming it.
+8. A hostile file (random bytes named x.pvti) ends on the error page
    naming the file, and the app stays up.
 
     check-system-analyser.py APP TILESCOPE TRACE
@@ -26,6 +32,7 @@ Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,6 +90,62 @@ def compare(failures, what, table, want):
                         f"labels; they differ in {diff}")
     else:
         print(f"{what}: {len(expected)} labels match")
+
+
+def statistics_of(app):
+    return find(app, lambda a: a.name == "Statistics" and a.getRole() == pyatspi.ROLE_TREE_TABLE)
+
+
+def check_directories(failures, app_path, tilescope, trace):
+    """Directories as `tilescope trace` takes them: Chrome JSON traces
+    found by content when there is no .pvti (other JSON skipped), only the
+    .pvti when both are there, and one message naming a directory that
+    holds no trace."""
+    with tempfile.TemporaryDirectory(prefix="sa-gui-") as root:
+        jdir, mixed, junk = (os.path.join(root, n) for n in ("json", "mixed", "junk"))
+        for d in (jdir, mixed, junk):
+            os.mkdir(d)
+        subprocess.run([tilescope, "export", "--chrome-trace", "-o",
+                        os.path.join(jdir, "run-a.trace"), trace], check=True)
+        shutil.copyfile(os.path.join(jdir, "run-a.trace"), os.path.join(jdir, "run-b.json"))
+        for d in (jdir, junk):
+            with open(os.path.join(d, "config.json"), "w") as f:
+                f.write('{"colour": "blue"}\n')
+        shutil.copyfile(trace, os.path.join(mixed, "run.pvti"))
+        shutil.copyfile(os.path.join(jdir, "run-a.trace"), os.path.join(mixed, "run.json"))
+        single = cli(tilescope, trace)["spans"]
+        for d, what, files in ((jdir, "a directory of Chrome JSON traces", 2),
+                               (mixed, "a directory with a .pvti and its export", 1)):
+            want = cli(tilescope, d)
+            n = want["spans"]
+            if want["trace"]["files"] != files or n != files * single:
+                failures.append(f"{what}: the CLI reads {want['trace']['files']} files and "
+                                f"{n:,} spans, not {files} and {files * single:,}")
+            with running_app(app_path, [d]) as (proc, app, tmp):
+                table = statistics_of(app)
+                head = f"Whole trace: {n:,} spans"
+                if table is None or not wait_for(
+                        lambda: (table.description or "").startswith(head)):
+                    failures.append(f"{what}: the Statistics say "
+                                    f"{table.description if table else None!r}, not {head!r}")
+                    continue
+                print(f"{what}:", table.description)
+                compare(failures, what, table, want)
+                title = find(app, lambda a: a.getRole() == pyatspi.ROLE_FRAME, timeout=5)
+                want_title = f"{files} traces" if files > 1 else os.path.basename(d)
+                if title is None or title.name != want_title:
+                    failures.append(f"{what}: the window is titled "
+                                    f"{title.name if title else None!r}, not {want_title!r}")
+        with running_app(app_path, [junk]) as (proc, app, tmp):
+            error = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                         text_of(a).startswith(junk + ": no trace in this directory"))
+            if error is None:
+                failures.append("a directory without a trace shows no message naming it")
+            else:
+                print("no trace:", text_of(error))
+            if proc.poll() is not None:
+                failures.append(f"the app died of a directory without a trace "
+                                f"(status {proc.returncode})")
 
 
 def main():
@@ -208,6 +271,8 @@ def main():
                 compare(failures, "Chrome JSON", table, from_json)
             else:
                 failures.append("Chrome JSON: no Statistics table")
+
+    check_directories(failures, app_path, tilescope, trace)
 
     with tempfile.TemporaryDirectory(prefix="sa-gui-") as d:
         bad = os.path.join(d, "x.pvti")

@@ -11,8 +11,11 @@ lib=$1
 status=0
 
 # Actions named after the work they do, the error accessors, and pure
-# functions over the library's constants.
+# functions over the library's constants; tsr_trace_reopen makes a handle
+# as an _open does, from another handle's files instead of paths (as
+# freopen is to fopen).
 allowed='tsr_compare tsr_compare_programs tsr_report_query tsr_trace_query tsr_trace_search
+tsr_trace_reopen
 tsr_trace_export_chrome tsr_export_graph_profile tsr_export_execution_profile
 tsr_export_write_graph_profile tsr_export_write_execution_profile
 tsr_summary_print tsr_last_error tsr_report_error tsr_trace_error

@@ -31,7 +31,8 @@
  *       lookup_  may find nothing: NULL (or *out NULL) is an answer, not
  *                an error;
  *       _new / _free, _open / _free: make and free a handle; every
- *                _free accepts NULL;
+ *                _free accepts NULL (tsr_trace_reopen is an _open over
+ *                another handle's files);
  *       set_     changes the handle (no out-parameter).
  *     Calls that do work are named after it (open, compare, query,
  *     search, export, print). Pure functions over the library's own

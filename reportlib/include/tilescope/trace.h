@@ -81,10 +81,16 @@ typedef struct tsr_trace_open_options {
  * Opens paths[0..n_paths): .pvti files, Chrome trace-event JSON files
  * (told apart by content: the first byte past white space is '[' or '{';
  * read with a streaming parser into a .pvti in memory, one process per
- * file, see README "Chrome trace-event JSON"), or directories whose
- * *.pvti files (not their subdirectories) are all taken. `opts` may be NULL. On failure
- * *out is NULL and tsr_last_error() says why in one line naming the file:
- * TSR_ERR_NOT_FOUND (also a directory without traces), TSR_ERR_NOT_SQLITE,
+ * file, see README "Chrome trace-event JSON"), or directories. A
+ * directory gives its regular files (not its subdirectories), sorted by
+ * name: its *.pvti files; when it has none, its files holding a Chrome
+ * trace whatever their names (JSON whose first 64 KiB hold
+ * "traceEvents", or an array whose events' "ph" key is there: other JSON
+ * is skipped). Never both: a JSON file beside .pvti files is most often
+ * their export, which would count every span twice. `opts` may be NULL.
+ * On failure *out is NULL and tsr_last_error() says why in one line naming
+ * the file: TSR_ERR_NOT_FOUND (also a directory without traces: "DIR: no
+ * trace in this directory ..."), TSR_ERR_NOT_SQLITE,
  * TSR_ERR_NOT_REPORT (another application's file, or a profile.pop),
  * TSR_ERR_SCHEMA_TOO_NEW / _TOO_OLD (naming both versions),
  * TSR_ERR_CORRUPT, TSR_ERR_TOO_LARGE, or TSR_ERR_CANCELLED when
@@ -94,6 +100,21 @@ typedef struct tsr_trace_open_options {
  */
 TSR_API int tsr_trace_open(tsr_trace **out, const char *const *paths, size_t n_paths,
                            const tsr_trace_open_options *opts);
+/*
+ * A second handle over the files `trace` holds (tsr_trace_get_processes'
+ * paths, in its order), for another thread: the System Analyser draws
+ * with one and computes statistics with the other. A .pvti file is opened
+ * again (and shows what it holds now); a Chrome trace-event JSON file is
+ * not read again: both handles read one read-only database in memory,
+ * built when `trace` was opened and freed with the last handle holding it
+ * (each handle counts its size against its own memory cap). `trace` is
+ * only read, and only what tsr_trace_open fixed, so this may run on
+ * another thread while `trace` is in use (not while it is being freed).
+ * `opts` as tsr_trace_open's. Fails as tsr_trace_open does; the caller
+ * frees the answer with tsr_trace_free().
+ */
+TSR_API int tsr_trace_reopen(tsr_trace **out, const tsr_trace *trace,
+                             const tsr_trace_open_options *opts);
 /* NULL-safe. */
 TSR_API void tsr_trace_free(tsr_trace *trace);
 /* Replaces the handle's progress callback (`cb` NULL: none) for the later
