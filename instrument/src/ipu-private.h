@@ -108,7 +108,8 @@ struct tsi_tensor {
 	tsi_region *regions; /* arena; adjacent regions of one variable merged */
 	size_t numel;
 	size_t n_regions;
-	size_t rank;
+	uint32_t rank;
+	bool scratch;        /* in the core's scratch arena (tsi_graph_scratch_begin) */
 	int32_t var;         /* >= 0: this tensor is the whole variable `var` */
 	tsi_type type;
 	size_t shape[];      /* rank entries */
@@ -118,8 +119,28 @@ struct tsi_tensor {
  * regions merged). Returns NULL and records the error on failure. */
 tsi_tensor *tsi_tensor_make(tsi_graph *graph, tsi_type type, size_t rank, const size_t *shape,
                             const tsi_region *regions, size_t n_regions);
-/* The whole-variable tensor of `var`. */
+/* The whole-variable tensor of `var` (never a scratch view). */
 tsi_tensor *tsi_tensor_of_var(tsi_graph *graph, const tsi_var *var);
+
+/*
+ * Scratch views. Operations cut many views only to cut others from them
+ * or to map them (a matmul's output block, flattened, then sliced per
+ * worker): a third of a large model's views, which would otherwise live
+ * as long as the graph. Between tsi_graph_scratch_begin() and the
+ * matching tsi_graph_scratch_end() (they nest), every view is made in a
+ * scratch arena that the outermost end frees; whatever stores a view for
+ * later (a vertex field, a program, a host handle) stores
+ * tsi_tensor_keep() of it, a copy in the graph's arena. Whole-variable
+ * tensors are never scratch. A scratch view must not be returned out of
+ * the scope: the views an operation returns are made outside it.
+ */
+void tsi_graph_scratch_begin(tsi_graph *graph);
+void tsi_graph_scratch_end(tsi_graph *graph);
+/* `t` itself unless it is a scratch view, else an equal view in the
+ * graph's arena (shared with an equal one made before when the view
+ * cache still holds it). NULL stays NULL; NULL with the failure recorded
+ * in the graph when out of memory. */
+const tsi_tensor *tsi_tensor_keep(const tsi_tensor *t);
 
 /* --- Vertices and codelets ----------------------------------------------- */
 
@@ -257,6 +278,12 @@ typedef struct tsi_graph_core {
 	 * every output block), and an immutable view can be shared. Direct
 	 * mapped, TSI_VIEW_CACHE_SLOTS entries (malloc), NULL until first use. */
 	const tsi_tensor **view_cache;
+	/* Scratch views (tensor.c): their arena, how deeply scopes nest, and
+	 * the view-cache slots that may point into the arena (malloc). */
+	tsi_arena scratch;
+	unsigned scratch_depth;
+	uint32_t *scratch_slots;
+	size_t n_scratch_slots, cap_scratch_slots;
 	tsi_vec compute_sets;      /* tsi_compute_set* */
 	tsi_vec vertices;          /* tsi_vertex* */
 	tsi_vec streams;           /* tsi_stream* */

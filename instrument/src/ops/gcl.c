@@ -236,7 +236,7 @@ TSI_API tsi_tensor *tsi_gcl_reduce_scatter(tsi_graph *graph, const tsi_tensor *d
 	if (data->rank != 1) {
 		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
 		               "%s: reduceScatter takes a rank-1 tensor, not %s of rank %zu", name,
-		               tsi_tensor_describe(data), data->rank);
+		               tsi_tensor_describe(data), (size_t)data->rank);
 		return NULL;
 	}
 	arena = &graph->core->arena;

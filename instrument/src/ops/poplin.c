@@ -525,6 +525,8 @@ static int build_products(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *a,
 	size_t *ws_nv = calloc(n_b + 1, sizeof(*ws_nv));
 	int rc = TSI_OK;
 
+	/* Only what the vertices hold outlives this (tsi_graph_scratch_begin). */
+	tsi_graph_scratch_begin(c->graph);
 	if (!bbs || !ws || !ws_nv) {
 		rc = tsi_graph_fail(c->graph, TSI_ERR_NO_MEMORY, "out of host memory planning a matmul");
 		goto out;
@@ -608,6 +610,7 @@ static int build_products(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *a,
 		}
 	}
 out:
+	tsi_graph_scratch_end(c->graph);
 	free(bbs);
 	free(ws);
 	free(ws_nv);
@@ -632,6 +635,8 @@ static int build_reduce(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *partia
 	tsi_tensor **list = flat ? flat + ks : NULL;
 	int rc = TSI_OK;
 
+	/* Only what the vertices hold outlives this (tsi_graph_scratch_begin). */
+	tsi_graph_scratch_begin(c->graph);
 	if (!flat) {
 		rc = mm_oom(c);
 		goto done;
@@ -693,6 +698,7 @@ static int build_reduce(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *partia
 		}
 	}
 done:
+	tsi_graph_scratch_end(c->graph);
 	free(flat);
 	return rc;
 }

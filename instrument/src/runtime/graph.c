@@ -109,6 +109,8 @@ TSI_API void tsi_graph_free(tsi_graph *graph)
 	tsi_vec_clear(&core->codelets);
 	free(core->codelet_slots);
 	free(core->view_cache);
+	free(core->scratch_slots);
+	tsi_arena_clear(&core->scratch);
 	tsi_vec_clear(&core->compute_sets);
 	tsi_vec_clear(&core->vertices);
 	tsi_vec_clear(&core->streams);
@@ -624,7 +626,7 @@ static int add_host_handle(tsi_graph *graph, const char *handle, const tsi_tenso
 	if (!h || !(h->name = tsi_arena_strdup(&graph->core->arena, handle)) ||
 	    tsi_vec_push(&graph->core->host_handles, h))
 		return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
-	h->tensor = tensor;
+	h->tensor = tsi_tensor_keep(tensor); /* NULL: out of memory, recorded */
 	h->is_write = is_write;
 	return TSI_OK;
 }

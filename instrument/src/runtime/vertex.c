@@ -246,7 +246,10 @@ static int connect_field(tsi_graph *graph, tsi_vertex *v, const char *field,
 	conn->tensors = tsi_arena_alloc8(&graph->core->arena, (n ? n : 1) * sizeof(*conn->tensors));
 	if (!conn->tensors)
 		return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
-	memcpy(conn->tensors, tensors, n * sizeof(*tensors));
+	/* What a field holds lives as long as the graph: not a scratch view. */
+	for (size_t i = 0; i < n; i++)
+		if (!(conn->tensors[i] = tsi_tensor_keep(tensors[i])))
+			return TSI_ERR_NO_MEMORY; /* recorded */
 	conn->n = n;
 	return TSI_OK;
 }
@@ -265,8 +268,10 @@ TSI_API int tsi_graph_connect(tsi_graph *graph, tsi_vertex *v, const char *field
 			    v->codelet->fields[i].shape != TSI_FIELD_VECTOR_LIST)
 				continue;
 			size_t rows = tensor->shape[0];
-			const tsi_tensor **list =
-			    tsi_arena_alloc8(&graph->core->arena, (rows ? rows : 1) * sizeof(*list));
+			/* connect_field copies the list: a temporary one. */
+			const tsi_tensor **list = malloc((rows ? rows : 1) * sizeof(*list));
+			int rc;
+
 			if (!list)
 				return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
 			/* A row of a matrix is already flat: no second view. */
@@ -274,7 +279,9 @@ TSI_API int tsi_graph_connect(tsi_graph *graph, tsi_vertex *v, const char *field
 				const tsi_tensor *row = tsi_tensor_index(tensor, r);
 				list[r] = row && row->rank != 1 ? tsi_tensor_flatten(row) : row;
 			}
-			return connect_field(graph, v, field, list, rows, true);
+			rc = connect_field(graph, v, field, list, rows, true);
+			free(list);
+			return rc;
 		}
 	}
 	return connect_field(graph, v, field, &tensor, 1, false);
