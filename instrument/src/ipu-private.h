@@ -75,6 +75,13 @@ void tsi_graph_trace_construction_end(struct tsi_graph_core *core);
 
 /* --- Variables, tensors -------------------------------------------------- */
 
+/* A run of a variable's tile map: elements from `begin` up to the next
+ * run's begin (or the end) are on `tile` (TSI_NO_TILE: unmapped). */
+typedef struct tsi_tile_run {
+	uint32_t begin;
+	uint32_t tile;
+} tsi_tile_run;
+
 typedef struct tsi_var {
 	uint32_t id;         /* index in core->vars */
 	const char *name;    /* arena */
@@ -84,9 +91,48 @@ typedef struct tsi_var {
 	size_t numel;
 	bool is_constant;
 	void *init;          /* constants: numel elements (malloc); else NULL */
-	uint32_t *tile;      /* numel entries (malloc), TSI_NO_TILE if unmapped */
+	/* The tile map (tile-map.c): canonical runs (the first begins at 0,
+	 * neighbours differ in tile), none when numel is 0. Malloc. */
+	tsi_tile_run *tile_runs;
+	uint32_t n_tile_runs, cap_tile_runs;
 	uint32_t debug_id;   /* debug context open when it was made, 0: none */
 } tsi_var;
+
+/* The tile map of a variable (tile-map.c). init: every element unmapped;
+ * set_tiles: elements [begin, begin + len) on `tile`; set_tiles_from: the
+ * tile of each element from a table of numel entries. TSI_OK or
+ * TSI_ERR_NO_MEMORY (the map is unchanged). */
+int tsi_var_tiles_init(tsi_var *v);
+void tsi_var_tiles_free(tsi_var *v);
+int tsi_var_set_tiles(tsi_var *v, size_t begin, size_t len, uint32_t tile);
+int tsi_var_set_tiles_from(tsi_var *v, const uint32_t *tiles);
+
+/* Index of the run holding element `i` (< numel). */
+static inline size_t tsi_var_tile_run_index(const tsi_var *v, size_t i)
+{
+	size_t lo = 0, hi = v->n_tile_runs;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->tile_runs[mid].begin <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The tile of element `i` (< numel) of `v`; *stop becomes the end of the
+ * stretch of elements on that tile from i, capped at `limit`. Walks over
+ * [a, b) step i = *stop with limit b. */
+static inline uint32_t tsi_var_tile_at(const tsi_var *v, size_t i, size_t limit, size_t *stop)
+{
+	size_t r = tsi_var_tile_run_index(v, i);
+	size_t end = r + 1 < v->n_tile_runs ? v->tile_runs[r + 1].begin : v->numel;
+
+	*stop = end < limit ? end : limit;
+	return v->tile_runs[r].tile;
+}
 
 /* A run of consecutive elements of one variable. 16 bytes: views of large
  * models hold tens of millions of them. A variable has at most UINT32_MAX
