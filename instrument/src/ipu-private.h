@@ -148,18 +148,19 @@ typedef struct tsi_region {
  * to what it holds: `rank` dimensions, and (unless it shares another
  * tensor's list) its regions right behind them in the same allocation.
  * Large models make ten million views, one or more per vertex field, so
- * every byte of this header counts: 48 bytes plus 8 per dimension. */
+ * every byte of this header counts: 40 bytes plus 8 per dimension. */
 struct tsi_tensor {
 	tsi_graph *graph;
 	tsi_region *regions; /* arena; adjacent regions of one variable merged */
 	size_t numel;
-	size_t n_regions;
-	uint32_t rank;
-	bool scratch;        /* in the core's scratch arena (tsi_graph_scratch_begin) */
+	uint32_t n_regions;  /* at most UINT32_MAX (tensor.c refuses more) */
 	int32_t var;         /* >= 0: this tensor is the whole variable `var` */
 	tsi_type type;
+	uint8_t rank;        /* <= TSI_MAX_RANK */
+	bool scratch;        /* in the core's scratch arena (tsi_graph_scratch_begin) */
 	size_t shape[];      /* rank entries */
 };
+_Static_assert(sizeof(struct tsi_tensor) == 40, "the tensor header grew");
 
 /* Makes a tensor from a region list (copied into the arena; adjacent
  * regions merged). Returns NULL and records the error on failure. */
@@ -204,15 +205,17 @@ struct tsi_compute_set {
 	                      that, when its first Execute program was), 0: none */
 };
 
+/* A vertex and its field connections, one allocation of 48 bytes plus 16
+ * per field: large models have millions. */
 struct tsi_vertex {
 	uint32_t id;                /* index in core->vertices */
+	uint32_t tile;              /* TSI_NO_TILE until mapped */
 	tsi_compute_set *cs;
 	const char *type_name;      /* arena */
 	const tsi_codelet *codelet; /* NULL: unknown type (compile error) */
-	uint32_t tile;              /* TSI_NO_TILE until mapped */
-	bool has_cycle_estimate;
 	uint64_t cycle_estimate;
-	tsi_field_conn *fields;     /* codelet->n_fields entries, arena */
+	bool has_cycle_estimate;
+	tsi_field_conn fields[];    /* codelet->n_fields entries (none when codelet is NULL) */
 };
 
 /* --- Streams, remote buffers, host handles ------------------------------- */

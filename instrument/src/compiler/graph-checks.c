@@ -362,7 +362,7 @@ static int check_connected(const compile_ctx *ctx, const tsi_vertex *v)
 	(void)ctx;
 
 	for (size_t f = 0; f < v->codelet->n_fields; f++) {
-		if (v->fields && v->fields[f].n > 0)
+		if (v->fields[f].n > 0)
 			continue;
 		/* A vector list connected to an empty list is connected, but the
 		 * graph cannot tell that from "never connected"; both mean the

@@ -301,7 +301,7 @@ static int lv_cs_access(lv_ctx *c, uint32_t id, const access **out)
 		for (size_t i = 0; i < cs->vertices.len && !rc; i++) {
 			const tsi_vertex *v = cs->vertices.items[i];
 
-			if (v->id >= c->b->compiled->n_vertices || !v->codelet || !v->fields)
+			if (v->id >= c->b->compiled->n_vertices || !v->codelet)
 				continue;
 			for (size_t f = 0; f < v->codelet->n_fields && !rc; f++) {
 				tsi_field_dir dir = v->codelet->fields[f].dir;

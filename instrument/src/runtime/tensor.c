@@ -321,7 +321,7 @@ static tsi_tensor *alloc_tensor(tsi_graph *graph, tsi_type type, size_t rank, co
 	bool scratch = core->scratch_depth > 0 && !keep;
 	tsi_tensor *t;
 
-	if (n_regions > (SIZE_MAX - bytes) / sizeof(tsi_region))
+	if (n_regions > UINT32_MAX || n_regions > (SIZE_MAX - bytes) / sizeof(tsi_region))
 		return NULL;
 	t = tsi_arena_alloc8(scratch ? &core->scratch : &core->arena,
 	                     bytes + n_regions * sizeof(tsi_region));
@@ -329,7 +329,7 @@ static tsi_tensor *alloc_tensor(tsi_graph *graph, tsi_type type, size_t rank, co
 		return NULL;
 	t->graph = graph;
 	t->type = type;
-	t->rank = (uint32_t)rank;
+	t->rank = (uint8_t)rank;
 	t->scratch = scratch;
 	for (size_t d = 0; d < rank; d++)
 		t->shape[d] = shape[d];

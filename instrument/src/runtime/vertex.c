@@ -178,21 +178,19 @@ TSI_API tsi_vertex *tsi_graph_add_vertex(tsi_graph *graph, tsi_compute_set *cs,
 		               "tsi_graph_add_vertex: compute set '%s': no vertex type", cs->name);
 		return NULL;
 	}
-	v = tsi_arena_alloc(&core->arena, sizeof(*v));
+	const tsi_codelet *codelet = tsi_graph_lookup_codelet(graph, type_name);
+	size_t n_fields = codelet ? codelet->n_fields : 0;
+
+	v = tsi_arena_alloc8(&core->arena, sizeof(*v) + n_fields * sizeof(v->fields[0]));
 	if (!v)
 		goto oom;
 	v->id = (uint32_t)core->vertices.len;
 	v->cs = cs;
 	v->tile = TSI_NO_TILE;
-	v->codelet = tsi_graph_lookup_codelet(graph, type_name);
+	v->codelet = codelet;
 	/* Share the codelet's own name string when known, saving a copy per
 	 * vertex (graphs reach a million vertices). */
 	v->type_name = v->codelet ? v->codelet->name : tsi_arena_strdup(&core->arena, type_name);
-	if (v->codelet && v->codelet->n_fields) {
-		v->fields = tsi_arena_alloc(&core->arena, v->codelet->n_fields * sizeof(*v->fields));
-		if (!v->fields)
-			goto oom;
-	}
 	if (!v->type_name || tsi_vec_push(&core->vertices, v) || tsi_vec_push(&cs->vertices, v))
 		goto oom;
 	return v;
