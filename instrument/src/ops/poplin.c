@@ -518,8 +518,9 @@ static int build_products(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *a,
 	const tsi_poplin_plan *p = &c->plan;
 	const size_t n_b = p->k_split * p->n_split;
 	/* B blocks and their worker column slices, made once and used by
-	 * every mi: a view is graph memory for the rest of the graph's life,
-	 * and a large model would otherwise hold m_split copies of each. */
+	 * every mi: slicing again would cost time per mi, and each kept copy
+	 * is graph memory (the view cache shares equal ones only while they
+	 * are recent). */
 	tsi_tensor **bbs = calloc(n_b + 1, sizeof(*bbs));
 	tsi_tensor **ws = calloc(n_b * B_WORKER_SLOTS + 1, sizeof(*ws));
 	size_t *ws_nv = calloc(n_b + 1, sizeof(*ws_nv));

@@ -34,7 +34,10 @@ TSI_API const char *tsi_program_kind_name(tsi_program_kind kind)
 	return (unsigned)kind < TSI_PROG_KIND_COUNT ? kind_names[kind] : "Unknown";
 }
 
-/* Allocates a program node of `kind` owned by the graph. */
+/* Allocates a program node of `kind` owned by the graph. The tensors a
+ * program holds are stored as tsi_tensor_keep() of what it was given: a
+ * scratch view would be freed under it (NULL when keeping ran out of
+ * memory, which the graph records, so the program never compiles). */
 static tsi_program *new_prog(tsi_graph *graph, tsi_program_kind kind)
 {
 	tsi_program *p = tsi_arena_alloc(&graph->core->arena, sizeof(*p));
