@@ -75,6 +75,13 @@ void tsi_graph_trace_construction_end(struct tsi_graph_core *core);
 
 /* --- Variables, tensors -------------------------------------------------- */
 
+/* A run of a variable's tile map: elements from `begin` up to the next
+ * run's begin (or the end) are on `tile` (TSI_NO_TILE: unmapped). */
+typedef struct tsi_tile_run {
+	uint32_t begin;
+	uint32_t tile;
+} tsi_tile_run;
+
 typedef struct tsi_var {
 	uint32_t id;         /* index in core->vars */
 	const char *name;    /* arena */
@@ -84,9 +91,48 @@ typedef struct tsi_var {
 	size_t numel;
 	bool is_constant;
 	void *init;          /* constants: numel elements (malloc); else NULL */
-	uint32_t *tile;      /* numel entries (malloc), TSI_NO_TILE if unmapped */
+	/* The tile map (tile-map.c): canonical runs (the first begins at 0,
+	 * neighbours differ in tile), none when numel is 0. Malloc. */
+	tsi_tile_run *tile_runs;
+	uint32_t n_tile_runs, cap_tile_runs;
 	uint32_t debug_id;   /* debug context open when it was made, 0: none */
 } tsi_var;
+
+/* The tile map of a variable (tile-map.c). init: every element unmapped;
+ * set_tiles: elements [begin, begin + len) on `tile`; set_tiles_from: the
+ * tile of each element from a table of numel entries. TSI_OK or
+ * TSI_ERR_NO_MEMORY (the map is unchanged). */
+int tsi_var_tiles_init(tsi_var *v);
+void tsi_var_tiles_free(tsi_var *v);
+int tsi_var_set_tiles(tsi_var *v, size_t begin, size_t len, uint32_t tile);
+int tsi_var_set_tiles_from(tsi_var *v, const uint32_t *tiles);
+
+/* Index of the run holding element `i` (< numel). */
+static inline size_t tsi_var_tile_run_index(const tsi_var *v, size_t i)
+{
+	size_t lo = 0, hi = v->n_tile_runs;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->tile_runs[mid].begin <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The tile of element `i` (< numel) of `v`; *stop becomes the end of the
+ * stretch of elements on that tile from i, capped at `limit`. Walks over
+ * [a, b) step i = *stop with limit b. */
+static inline uint32_t tsi_var_tile_at(const tsi_var *v, size_t i, size_t limit, size_t *stop)
+{
+	size_t r = tsi_var_tile_run_index(v, i);
+	size_t end = r + 1 < v->n_tile_runs ? v->tile_runs[r + 1].begin : v->numel;
+
+	*stop = end < limit ? end : limit;
+	return v->tile_runs[r].tile;
+}
 
 /* A run of consecutive elements of one variable. 16 bytes: views of large
  * models hold tens of millions of them. A variable has at most UINT32_MAX
@@ -102,24 +148,46 @@ typedef struct tsi_region {
  * to what it holds: `rank` dimensions, and (unless it shares another
  * tensor's list) its regions right behind them in the same allocation.
  * Large models make ten million views, one or more per vertex field, so
- * every byte of this header counts: 48 bytes plus 8 per dimension. */
+ * every byte of this header counts: 40 bytes plus 8 per dimension. */
 struct tsi_tensor {
 	tsi_graph *graph;
 	tsi_region *regions; /* arena; adjacent regions of one variable merged */
 	size_t numel;
-	size_t n_regions;
-	size_t rank;
+	uint32_t n_regions;  /* at most UINT32_MAX (tensor.c refuses more) */
 	int32_t var;         /* >= 0: this tensor is the whole variable `var` */
 	tsi_type type;
+	uint8_t rank;        /* <= TSI_MAX_RANK */
+	bool scratch;        /* in the core's scratch arena (tsi_graph_scratch_begin) */
 	size_t shape[];      /* rank entries */
 };
+_Static_assert(sizeof(struct tsi_tensor) == 40, "the tensor header grew");
 
 /* Makes a tensor from a region list (copied into the arena; adjacent
  * regions merged). Returns NULL and records the error on failure. */
 tsi_tensor *tsi_tensor_make(tsi_graph *graph, tsi_type type, size_t rank, const size_t *shape,
                             const tsi_region *regions, size_t n_regions);
-/* The whole-variable tensor of `var`. */
+/* The whole-variable tensor of `var` (never a scratch view). */
 tsi_tensor *tsi_tensor_of_var(tsi_graph *graph, const tsi_var *var);
+
+/*
+ * Scratch views. Operations cut many views only to cut others from them
+ * or to map them (a matmul's output block, flattened, then sliced per
+ * worker): a third of a large model's views, which would otherwise live
+ * as long as the graph. Between tsi_graph_scratch_begin() and the
+ * matching tsi_graph_scratch_end() (they nest), every view is made in a
+ * scratch arena that the outermost end frees; whatever stores a view for
+ * later (a vertex field, a program, a host handle) stores
+ * tsi_tensor_keep() of it, a copy in the graph's arena. Whole-variable
+ * tensors are never scratch. A scratch view must not be returned out of
+ * the scope: the views an operation returns are made outside it.
+ */
+void tsi_graph_scratch_begin(tsi_graph *graph);
+void tsi_graph_scratch_end(tsi_graph *graph);
+/* `t` itself unless it is a scratch view, else an equal view in the
+ * graph's arena (shared with an equal one made before when the view
+ * cache still holds it). NULL stays NULL; NULL with the failure recorded
+ * in the graph when out of memory. */
+const tsi_tensor *tsi_tensor_keep(const tsi_tensor *t);
 
 /* --- Vertices and codelets ----------------------------------------------- */
 
@@ -137,15 +205,17 @@ struct tsi_compute_set {
 	                      that, when its first Execute program was), 0: none */
 };
 
+/* A vertex and its field connections, one allocation of 48 bytes plus 16
+ * per field: large models have millions. */
 struct tsi_vertex {
 	uint32_t id;                /* index in core->vertices */
+	uint32_t tile;              /* TSI_NO_TILE until mapped */
 	tsi_compute_set *cs;
 	const char *type_name;      /* arena */
 	const tsi_codelet *codelet; /* NULL: unknown type (compile error) */
-	uint32_t tile;              /* TSI_NO_TILE until mapped */
-	bool has_cycle_estimate;
 	uint64_t cycle_estimate;
-	tsi_field_conn *fields;     /* codelet->n_fields entries, arena */
+	bool has_cycle_estimate;
+	tsi_field_conn fields[];    /* codelet->n_fields entries (none when codelet is NULL) */
 };
 
 /* --- Streams, remote buffers, host handles ------------------------------- */
@@ -257,6 +327,12 @@ typedef struct tsi_graph_core {
 	 * every output block), and an immutable view can be shared. Direct
 	 * mapped, TSI_VIEW_CACHE_SLOTS entries (malloc), NULL until first use. */
 	const tsi_tensor **view_cache;
+	/* Scratch views (tensor.c): their arena, how deeply scopes nest, and
+	 * the view-cache slots that may point into the arena (malloc). */
+	tsi_arena scratch;
+	unsigned scratch_depth;
+	uint32_t *scratch_slots;
+	size_t n_scratch_slots, cap_scratch_slots;
 	tsi_vec compute_sets;      /* tsi_compute_set* */
 	tsi_vec vertices;          /* tsi_vertex* */
 	tsi_vec streams;           /* tsi_stream* */

@@ -362,7 +362,7 @@ static int check_connected(const compile_ctx *ctx, const tsi_vertex *v)
 	(void)ctx;
 
 	for (size_t f = 0; f < v->codelet->n_fields; f++) {
-		if (v->fields && v->fields[f].n > 0)
+		if (v->fields[f].n > 0)
 			continue;
 		/* A vector list connected to an empty list is connected, but the
 		 * graph cannot tell that from "never connected"; both mean the
@@ -447,8 +447,10 @@ static void scan_var(compile_ctx *ctx, uint32_t id)
 	const tsi_var *var = tsi_graph_var(ctx->graph, id);
 	size_t n = 0;
 
-	for (size_t i = 0; i < var->numel; i++)
-		n += var->tile[i] == TSI_NO_TILE;
+	for (uint32_t r = 0; r < var->n_tile_runs; r++)
+		if (var->tile_runs[r].tile == TSI_NO_TILE)
+			n += (r + 1 < var->n_tile_runs ? var->tile_runs[r + 1].begin : var->numel) -
+			     var->tile_runs[r].begin;
 	ctx->vars[id].n_unmapped = n;
 	ctx->vars[id].state = n ? VAR_PARTIAL : VAR_MAPPED;
 }
@@ -463,17 +465,17 @@ static bool tensor_mapped(compile_ctx *ctx, const tsi_tensor *t, unmapped_at *at
 		return true;
 	for (size_t r = 0; r < t->n_regions; r++) {
 		const tsi_region *reg = &t->regions[r];
-		const uint32_t *tiles;
+		const tsi_var *var;
 
 		if (ctx->vars[reg->var].state == VAR_UNCHECKED)
 			scan_var(ctx, reg->var);
 		if (ctx->vars[reg->var].state == VAR_MAPPED)
 			continue;
-		tiles = tsi_graph_var(ctx->graph, reg->var)->tile + reg->begin;
-		for (size_t i = 0; i < reg->len; i++) {
-			if (tiles[i] == TSI_NO_TILE) {
+		var = tsi_graph_var(ctx->graph, reg->var);
+		for (size_t i = reg->begin, stop, end = reg->begin + reg->len; i < end; i = stop) {
+			if (tsi_var_tile_at(var, i, end, &stop) == TSI_NO_TILE) {
 				at->var = reg->var;
-				at->element = reg->begin + i;
+				at->element = i;
 				return false;
 			}
 		}

@@ -301,7 +301,7 @@ static int lv_cs_access(lv_ctx *c, uint32_t id, const access **out)
 		for (size_t i = 0; i < cs->vertices.len && !rc; i++) {
 			const tsi_vertex *v = cs->vertices.items[i];
 
-			if (v->id >= c->b->compiled->n_vertices || !v->codelet || !v->fields)
+			if (v->id >= c->b->compiled->n_vertices || !v->codelet)
 				continue;
 			for (size_t f = 0; f < v->codelet->n_fields && !rc; f++) {
 				tsi_field_dir dir = v->codelet->fields[f].dir;
@@ -530,17 +530,13 @@ static int lv_var_tiles(lv_ctx *c, tsi_tile_acc *acc, const tsi_var *var,
                         tsi_tile_values *out)
 {
 	uint64_t size = tsi_type_size(var->type);
-	size_t i = 0;
 
-	while (i < var->numel) {
-		uint32_t t = var->tile[i];
-		size_t j = i + 1;
+	for (uint32_t r = 0; r < var->n_tile_runs; r++) {
+		const tsi_tile_run *run = &var->tile_runs[r];
+		size_t end = r + 1 < var->n_tile_runs ? var->tile_runs[r + 1].begin : var->numel;
 
-		while (j < var->numel && var->tile[j] == t)
-			j++;
-		if (t != TSI_NO_TILE)
-			tsi_tile_acc_add(acc, t, (uint64_t)(j - i) * size);
-		i = j;
+		if (run->tile != TSI_NO_TILE)
+			tsi_tile_acc_add(acc, run->tile, (uint64_t)(end - run->begin) * size);
 	}
 	return tsi_tile_acc_take(acc, &c->b->arena, out);
 }

@@ -236,13 +236,11 @@ static int collect_moves(lower_ctx *c, const tsi_tensor *t, uint32_t tile, bool 
 
 	for (size_t r = 0; r < t->n_regions; r++) {
 		const tsi_region *reg = &t->regions[r];
-		const uint32_t *tiles = ((const tsi_var *)core->vars.items[reg->var])->tile;
+		const tsi_var *var = core->vars.items[reg->var];
 		size_t i = reg->begin, end = reg->begin + reg->len;
 		while (i < end) {
-			uint32_t owner = tiles[i];
-			size_t j = i + 1;
-			while (j < end && tiles[j] == owner)
-				j++;
+			size_t j;
+			uint32_t owner = tsi_var_tile_at(var, i, end, &j);
 			if (owner != tile && owner != TSI_NO_TILE) {
 				move_list *l = ipu_of(c, owner) == ipu_of(c, tile) ? &c->internal : &c->external;
 				uint32_t dst = toward ? tile : owner, src = toward ? owner : tile;
@@ -604,14 +602,15 @@ static int lower_copy(lower_ctx *c, const tsi_program *p, idlist *l)
 	while (si < src->n_regions && di < dst->n_regions) {
 		const tsi_region *sr = &src->regions[si], *dr = &dst->regions[di];
 		size_t n = sr->len - soff < dr->len - doff ? sr->len - soff : dr->len - doff;
-		const uint32_t *stile = ((const tsi_var *)core->vars.items[sr->var])->tile;
-		const uint32_t *dtile = ((const tsi_var *)core->vars.items[dr->var])->tile;
+		const tsi_var *svar = core->vars.items[sr->var];
+		const tsi_var *dvar = core->vars.items[dr->var];
 		size_t k = 0;
 		while (k < n) {
-			uint32_t s = stile[sr->begin + soff + k], d = dtile[dr->begin + doff + k];
-			size_t j = k + 1;
-			while (j < n && stile[sr->begin + soff + j] == s && dtile[dr->begin + doff + j] == d)
-				j++;
+			/* The stretch from k on which neither tile changes. */
+			size_t sbase = sr->begin + soff, dbase = dr->begin + doff, sstop, dstop;
+			uint32_t s = tsi_var_tile_at(svar, sbase + k, sbase + n, &sstop);
+			uint32_t d = tsi_var_tile_at(dvar, dbase + k, dbase + n, &dstop);
+			size_t j = sstop - sbase < dstop - dbase ? sstop - sbase : dstop - dbase;
 			if (s == d) {
 				tsi_tile_acc_add(&c->msg, d, (j - k) * esize); /* bytes copied on tile */
 				tsi_tile_acc_add(&c->runs, d, 1);
@@ -689,16 +688,15 @@ static int lower_host(lower_ctx *c, const tsi_program *p, const tsi_tensor *t, b
 		return rc;
 	for (size_t r = 0; r < t->n_regions; r++) {
 		const tsi_region *reg = &t->regions[r];
-		const uint32_t *tiles = ((const tsi_var *)core->vars.items[reg->var])->tile;
+		const tsi_var *var = core->vars.items[reg->var];
 		size_t i = reg->begin, end = reg->begin + reg->len;
 		while (i < end) {
-			size_t j = i + 1;
-			while (j < end && tiles[j] == tiles[i])
-				j++;
+			size_t j;
+			uint32_t tile = tsi_var_tile_at(var, i, end, &j);
 			uint64_t bytes = (j - i) * esize;
 			tsi_exchange_instructions *ins = &b->programs[id].memory_by_instruction;
-			tsi_tile_acc_add(to_device ? &c->recv : &c->sent, tiles[i], bytes);
-			tsi_tile_acc_add(&c->code, tiles[i], 8);  /* address + length */
+			tsi_tile_acc_add(to_device ? &c->recv : &c->sent, tile, bytes);
+			tsi_tile_acc_add(&c->code, tile, 8);  /* address + length */
 			/* The same 8 bytes by instruction kind: an address and a
 			 * format word per run, receiving or sending. */
 			if (to_device) {
@@ -709,7 +707,7 @@ static int lower_host(lower_ctx *c, const tsi_program *p, const tsi_tensor *t, b
 				ins->send_with_put_format += 4;
 			}
 			ins->total += 8;
-			tsi_tile_acc_add(&c->hdr, tiles[i], 16);  /* packet header per run */
+			tsi_tile_acc_add(&c->hdr, tile, 16);  /* packet header per run */
 			plan->total_bytes += bytes;
 			i = j;
 		}
@@ -779,9 +777,11 @@ static int lower_collective(lower_ctx *c, const tsi_program *p, idlist *l)
 		return rc;
 	for (size_t r = 0; r < p->src->n_regions; r++) {
 		const tsi_region *reg = &p->src->regions[r];
-		const uint32_t *tiles = ((const tsi_var *)core->vars.items[reg->var])->tile;
-		for (size_t i = reg->begin; i < reg->begin + reg->len; i++)
-			tsi_tile_acc_add(&c->runs, tiles[i], esize);
+		const tsi_var *var = core->vars.items[reg->var];
+		for (size_t i = reg->begin, stop, end = reg->begin + reg->len; i < end; i = stop) {
+			uint32_t tile = tsi_var_tile_at(var, i, end, &stop);
+			tsi_tile_acc_add(&c->runs, tile, (uint64_t)(stop - i) * esize);
+		}
 	}
 	for (uint32_t i = 0; i < c->runs.n_touched; i++) {
 		uint32_t tile = c->runs.touched[i];
@@ -821,7 +821,8 @@ static int lower_switch_broadcast(lower_ctx *c, const tsi_program *p, idlist *l)
 {
 	const tsi_graph_core *core = c->b->core;
 	const tsi_region *reg = &p->pred->regions[0];
-	uint32_t owner = ((const tsi_var *)core->vars.items[reg->var])->tile[reg->begin];
+	size_t stop;
+	uint32_t owner = tsi_var_tile_at(core->vars.items[reg->var], reg->begin, reg->begin + 1, &stop);
 
 	for (uint32_t t = 0; t < c->b->profile.target.num_tiles; t++) {
 		if (t == owner)

@@ -151,9 +151,9 @@ typedef struct mem_item {
 	size_t seq;         /* creation order, for a total order */
 } mem_item;
 
-/* A change of live not-always-live bytes on a tile at a liveness step. */
+/* A change of live not-always-live bytes at a liveness step (of the tile
+ * whose slice of mem_ctx.events holds it). */
 typedef struct live_event {
-	uint32_t tile;
 	uint64_t step;
 	int64_t delta;
 } live_event;
@@ -183,8 +183,8 @@ typedef struct mem_ctx {
 	uint32_t *stamp;         /* [tile]: last compute set / plan counted there, + 1 */
 	mem_item *items;
 	size_t n_items, cap_items;
-	live_event *events;
-	size_t n_events, cap_events;
+	live_event *events;      /* by tile: tile t's at [event_end[t - 1], event_end[t]) */
+	size_t *event_end;       /* num_tiles entries */
 	vgroup *groups;          /* (cs, type, tile) groups of every compute set */
 	size_t n_groups, cap_groups;
 	codelet_map *cmap;
@@ -268,20 +268,6 @@ static bool add_item(mem_ctx *m, uint32_t tile, uint32_t rank, uint32_t cat, boo
 	return true;
 }
 
-/* Records that `bytes` are live on `tile` at liveness steps from..to. */
-static bool add_interval(mem_ctx *m, uint32_t tile, uint64_t from, uint64_t to, uint64_t bytes)
-{
-	live_event *ev = grow(m->events, &m->cap_events, m->n_events, 2, sizeof(*ev));
-
-	if (!ev)
-		return false;
-	m->events = ev;
-	if (to < from)
-		to = from;
-	m->events[m->n_events++] = (live_event){tile, from, (int64_t)bytes};
-	m->events[m->n_events++] = (live_event){tile, to + 1, -(int64_t)bytes};
-	return true;
-}
 
 /* Adds `v` bytes of computed category `cat` on `tile`. */
 static void add_cat(mem_ctx *m, uint32_t cat, uint32_t tile, uint64_t v)
@@ -405,6 +391,41 @@ static void instrument_cs(mem_ctx *m, const vgroup *g, size_t n, uint32_t seq)
 	}
 }
 
+/* Adds group `b`'s counts to `a` (same key). */
+static void merge_group(vgroup *a, const vgroup *b)
+{
+	a->n += b->n;
+	a->state += b->state;
+	a->pad += b->pad;
+	a->edge += b->edge;
+	a->desc += b->desc;
+	a->copy += b->copy;
+}
+
+/*
+ * Sorts the kept groups by (type, tile) and merges those of one key. The
+ * by-type pass only needs each key's sums, and a large model has a group
+ * per (compute set, type, tile): 1.7 M of them, 100 MB, where the keys
+ * are a few hundred thousand. Called before a compute set adds groups
+ * that would not fit the array; the sums are the same, only the number
+ * of entries changes.
+ */
+static void compact_groups(mem_ctx *m)
+{
+	size_t out = 0;
+
+	if (m->n_groups < 2)
+		return;
+	qsort(m->groups, m->n_groups, sizeof(*m->groups), cmp_vgroup);
+	for (size_t i = 1; i < m->n_groups; i++) {
+		if (m->groups[i].key == m->groups[out].key)
+			merge_group(&m->groups[out], &m->groups[i]);
+		else
+			m->groups[++out] = m->groups[i];
+	}
+	m->n_groups = out + 1;
+}
+
 /*
  * Finishes one compute set whose per-vertex records are vg[0..n): merges
  * them into (type, tile) groups, fills its byComputeSet entry `out`,
@@ -413,23 +434,32 @@ static void instrument_cs(mem_ctx *m, const vgroup *g, size_t n, uint32_t seq)
 static int finish_compute_set(mem_ctx *m, vgroup *vg, size_t n, tsi_vertex_memory *out,
                               uint32_t seq)
 {
-	size_t first = m->n_groups;
+	size_t first;
 	int rc = TSI_OK;
 
+	/* A full array is merged rather than grown; when that frees less than
+	 * half of it, it doubles now, so that merging costs O(log) passes in
+	 * all and the array stays within twice the distinct keys (plus one
+	 * compute set's groups). */
+	if (m->n_groups + n > m->cap_groups && m->n_groups >= 2 * n) {
+		compact_groups(m);
+		if (2 * m->n_groups > m->cap_groups) {
+			vgroup *groups = grow(m->groups, &m->cap_groups, m->n_groups,
+			                      m->cap_groups - m->n_groups + 1, sizeof(*groups));
+			if (!groups)
+				return TSI_ERR_NO_MEMORY;
+			m->groups = groups;
+		}
+	}
+	first = m->n_groups;
 	if (n > 1)
 		qsort(vg, n, sizeof(*vg), cmp_vgroup);
 	for (size_t i = 0; i < n;) {
 		vgroup g = vg[i];
 		size_t j = i + 1;
 
-		for (; j < n && vg[j].key == g.key; j++) {
-			g.n += vg[j].n;
-			g.state += vg[j].state;
-			g.pad += vg[j].pad;
-			g.edge += vg[j].edge;
-			g.desc += vg[j].desc;
-			g.copy += vg[j].copy;
-		}
+		for (; j < n && vg[j].key == g.key; j++)
+			merge_group(&g, &vg[j]);
 		vgroup *groups = grow(m->groups, &m->cap_groups, m->n_groups, 1, sizeof(*groups));
 		if (!groups) {
 			rc = TSI_ERR_NO_MEMORY;
@@ -579,14 +609,8 @@ static int layout_vertices(mem_ctx *m)
 			uint64_t code = type_code(m, type);
 			size_t k = j + 1;
 
-			for (; k < m->n_groups && m->groups[k].key == g.key; k++) {
-				g.n += m->groups[k].n;
-				g.state += m->groups[k].state;
-				g.pad += m->groups[k].pad;
-				g.edge += m->groups[k].edge;
-				g.desc += m->groups[k].desc;
-				g.copy += m->groups[k].copy;
-			}
+			for (; k < m->n_groups && m->groups[k].key == g.key; k++)
+				merge_group(&g, &m->groups[k]);
 			acc_group(m, &g, code);
 			add_cat(m, TSI_MEM_VERTEX_CODE, tile, code);
 			add_cat(m, TSI_MEM_VERTEX_INSTANCE_STATE, tile, g.state);
@@ -819,16 +843,76 @@ static void layout_fixed(mem_ctx *m)
 
 /* --- Variables, messages and the overlap pool --------------------------------------- */
 
-/* qsort order of live events: by tile, step, then ends before starts. */
+/* qsort order of one tile's live events: by step, then ends before
+ * starts. */
 static int cmp_event(const void *a, const void *b)
 {
 	const live_event *x = a, *y = b;
 
-	if (x->tile != y->tile)
-		return x->tile < y->tile ? -1 : 1;
 	if (x->step != y->step)
 		return x->step < y->step ? -1 : 1;
 	return x->delta < y->delta ? -1 : x->delta > y->delta;
+}
+
+/* True when the not-always-live bytes of `v` on a tile have a live
+ * interval (UINT32_MAX: no program touches it, so it adds nothing to the
+ * peak). */
+static bool has_interval(const tsi_variable_profile *v)
+{
+	return !v->always_live && v->live_from != UINT32_MAX;
+}
+
+/*
+ * Puts the live intervals of the variables into m->events, grouped by
+ * tile (two passes: count, then fill), so that the array is exactly as
+ * long as it must be and each tile's events sort on their own: one array
+ * of every tile's events, grown by doubling and sorted whole (with
+ * qsort's merge buffer as large again), was the compile's peak.
+ */
+static int collect_events(mem_ctx *m)
+{
+	const tsi_graph_profile *p = &m->b->profile;
+	size_t total = 0;
+
+	m->event_end = calloc(m->num_tiles ? m->num_tiles : 1, sizeof(*m->event_end));
+	if (!m->event_end)
+		return no_memory("variables");
+	for (size_t i = 0; i < p->n_variables; i++) {
+		const tsi_variable_profile *v = &p->variables[i];
+
+		if (!has_interval(v))
+			continue;
+		for (size_t k = 0; k < v->bytes_by_tile.n; k++)
+			if (v->bytes_by_tile.tiles[k] < m->num_tiles && v->bytes_by_tile.values[k])
+				m->event_end[v->bytes_by_tile.tiles[k]] += 2;
+	}
+	/* event_end[t] is first the start of tile t's slice, then moves to
+	 * its end as the slice fills. */
+	for (uint32_t t = 0; t < m->num_tiles; t++) {
+		size_t n = m->event_end[t];
+		m->event_end[t] = total;
+		total += n;
+	}
+	m->events = malloc((total ? total : 1) * sizeof(*m->events));
+	if (!m->events)
+		return no_memory("variables");
+	for (size_t i = 0; i < p->n_variables; i++) {
+		const tsi_variable_profile *v = &p->variables[i];
+		uint64_t to = v->live_to < v->live_from ? v->live_from : v->live_to;
+
+		if (!has_interval(v))
+			continue;
+		for (size_t k = 0; k < v->bytes_by_tile.n; k++) {
+			uint32_t tile = v->bytes_by_tile.tiles[k];
+			int64_t bytes = (int64_t)v->bytes_by_tile.values[k];
+
+			if (tile >= m->num_tiles || bytes == 0)
+				continue;
+			m->events[m->event_end[tile]++] = (live_event){v->live_from, bytes};
+			m->events[m->event_end[tile]++] = (live_event){to + 1, -bytes};
+		}
+	}
+	return TSI_OK;
 }
 
 /*
@@ -841,6 +925,7 @@ static int layout_variables(mem_ctx *m)
 {
 	tsi_profile_builder *b = m->b;
 	const tsi_graph_profile *p = &b->profile;
+	int rc;
 
 	for (size_t i = 0; i < p->n_variables; i++) {
 		const tsi_variable_profile *v = &p->variables[i];
@@ -858,30 +943,33 @@ static int layout_variables(mem_ctx *m)
 				if (!add_item(m, tile, cat, cat, il, bytes, bytes))
 					return no_memory("variables");
 			} else {
-				/* In the pool at its own size; live nowhere (UINT32_MAX:
-				 * no program touches it) adds nothing to the peak. */
+				/* In the pool at its own size (its live interval, if
+				 * any, is collected below). */
 				m->ovl[(size_t)cat * m->num_tiles + tile] += bytes;
-				if (v->live_from != UINT32_MAX &&
-				    !add_interval(m, tile, v->live_from, v->live_to, bytes))
-					return no_memory("variables");
 			}
 		}
 	}
+	if ((rc = collect_events(m)) != TSI_OK)
+		return rc;
 
 	/* The sweep: ends before starts at one step (an interval ends after
 	 * its last step). */
-	if (m->n_events > 1)
-		qsort(m->events, m->n_events, sizeof(*m->events), cmp_event);
-	for (size_t i = 0; i < m->n_events;) {
-		uint32_t tile = m->events[i].tile;
+	for (uint32_t t = 0; t < m->num_tiles; t++) {
+		size_t begin = t ? m->event_end[t - 1] : 0;
+		live_event *ev = m->events + begin;
+		size_t n = m->event_end[t] - begin;
 		int64_t live = 0, peak = 0;
 
-		for (; i < m->n_events && m->events[i].tile == tile; i++) {
-			live += m->events[i].delta;
+		if (n == 0)
+			continue;
+		if (n > 1)
+			qsort(ev, n, sizeof(*ev), cmp_event);
+		for (size_t i = 0; i < n; i++) {
+			live += ev[i].delta;
 			if (live > peak)
 				peak = live;
 		}
-		m->pool[tile] = (uint64_t)peak;
+		m->pool[t] = (uint64_t)peak;
 	}
 	return TSI_OK;
 }
@@ -1190,6 +1278,7 @@ done:
 	free(m.stamp);
 	free(m.items);
 	free(m.events);
+	free(m.event_end);
 	free(m.groups);
 	free(m.cmap);
 	return rc;

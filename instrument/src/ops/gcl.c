@@ -98,9 +98,12 @@ static uint32_t *element_tiles(tsi_graph *graph, const tsi_tensor *t)
 	}
 	for (size_t r = 0; r < t->n_regions; r++) {
 		const tsi_region *reg = &t->regions[r];
-		memcpy(tiles + pos, tsi_graph_var(graph, reg->var)->tile + reg->begin,
-		       reg->len * sizeof(*tiles));
-		pos += reg->len;
+		const tsi_var *v = tsi_graph_var(graph, reg->var);
+		for (size_t i = reg->begin, stop, end = reg->begin + reg->len; i < end; i = stop) {
+			uint32_t tile = tsi_var_tile_at(v, i, end, &stop);
+			for (size_t k = i; k < stop; k++)
+				tiles[pos++] = tile;
+		}
 	}
 	return tiles;
 }
@@ -112,13 +115,21 @@ static int map_like(tsi_graph *graph, const tsi_tensor *out, const tsi_tensor *t
 {
 	tsi_var *ov = tsi_graph_var(graph, (uint32_t)out->var);
 	uint32_t *tiles = element_tiles(graph, t);
+	uint32_t *map = malloc((ov->numel ? ov->numel : 1) * sizeof(*map));
+	int rc = TSI_OK;
 
-	if (!tiles)
-		return TSI_ERR_NO_MEMORY;
+	if (!tiles || !map) {
+		free(tiles);
+		free(map);
+		return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory mapping a collective");
+	}
 	for (size_t i = 0; i < ov->numel; i++)
-		ov->tile[i] = tiles[i % t->numel];
+		map[i] = tiles[i % t->numel];
+	if (tsi_var_set_tiles_from(ov, map))
+		rc = tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory mapping a collective");
 	free(tiles);
-	return TSI_OK;
+	free(map);
+	return rc;
 }
 
 /* A collective description in the graph's arena. */
@@ -236,7 +247,7 @@ TSI_API tsi_tensor *tsi_gcl_reduce_scatter(tsi_graph *graph, const tsi_tensor *d
 	if (data->rank != 1) {
 		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
 		               "%s: reduceScatter takes a rank-1 tensor, not %s of rank %zu", name,
-		               tsi_tensor_describe(data), data->rank);
+		               tsi_tensor_describe(data), (size_t)data->rank);
 		return NULL;
 	}
 	arena = &graph->core->arena;
@@ -287,10 +298,24 @@ TSI_API tsi_tensor *tsi_gcl_reduce_scatter(tsi_graph *graph, const tsi_tensor *d
 	}
 	/* Output element q of IPU s sits with that IPU's q-th input element. */
 	tsi_var *ov = tsi_graph_var(graph, (uint32_t)out->var);
+	uint32_t *map = malloc((ov->numel ? ov->numel : 1) * sizeof(*map));
+	if (!map) {
+		free(tiles);
+		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory mapping a collective");
+		return NULL;
+	}
+	for (size_t i = 0; i < ov->numel; i++)
+		map[i] = TSI_NO_TILE;
 	for (unsigned s = 0; s < ipus; s++)
 		for (size_t q = 0; q < out_len[s]; q++)
-			ov->tile[out_start[s] + q] = tiles[pos[seg_start[s] + q]];
+			map[out_start[s] + q] = tiles[pos[seg_start[s] + q]];
 	free(tiles);
+	int rc = tsi_var_set_tiles_from(ov, map);
+	free(map);
+	if (rc) {
+		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory mapping a collective");
+		return NULL;
+	}
 	return append(graph, seq, data, out, c, name) ? NULL : out;
 }
 

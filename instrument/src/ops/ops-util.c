@@ -530,6 +530,8 @@ static int ew_build(tsi_graph *graph, tsi_compute_set *cs, const tsi_ops_ew_work
 	size_t n_groups = 0, const_field = n_fields;
 	int rc = TSI_OK;
 
+	/* Only what the vertices hold outlives this (tsi_graph_scratch_begin). */
+	tsi_graph_scratch_begin(graph);
 	memset(viewers, 0, sizeof(viewers));
 	for (size_t f = 0; f < n_fields && !rc; f++) {
 		if (!w->tensors[f])
@@ -610,6 +612,7 @@ done:
 		tsi_ops_viewer_free(&viewers[f]);
 	free(ranges);
 	free(tiles);
+	tsi_graph_scratch_end(graph);
 	return rc;
 }
 

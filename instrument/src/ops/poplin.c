@@ -518,13 +518,16 @@ static int build_products(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *a,
 	const tsi_poplin_plan *p = &c->plan;
 	const size_t n_b = p->k_split * p->n_split;
 	/* B blocks and their worker column slices, made once and used by
-	 * every mi: a view is graph memory for the rest of the graph's life,
-	 * and a large model would otherwise hold m_split copies of each. */
+	 * every mi: slicing again would cost time per mi, and each kept copy
+	 * is graph memory (the view cache shares equal ones only while they
+	 * are recent). */
 	tsi_tensor **bbs = calloc(n_b + 1, sizeof(*bbs));
 	tsi_tensor **ws = calloc(n_b * B_WORKER_SLOTS + 1, sizeof(*ws));
 	size_t *ws_nv = calloc(n_b + 1, sizeof(*ws_nv));
 	int rc = TSI_OK;
 
+	/* Only what the vertices hold outlives this (tsi_graph_scratch_begin). */
+	tsi_graph_scratch_begin(c->graph);
 	if (!bbs || !ws || !ws_nv) {
 		rc = tsi_graph_fail(c->graph, TSI_ERR_NO_MEMORY, "out of host memory planning a matmul");
 		goto out;
@@ -608,6 +611,7 @@ static int build_products(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *a,
 		}
 	}
 out:
+	tsi_graph_scratch_end(c->graph);
 	free(bbs);
 	free(ws);
 	free(ws_nv);
@@ -632,6 +636,8 @@ static int build_reduce(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *partia
 	tsi_tensor **list = flat ? flat + ks : NULL;
 	int rc = TSI_OK;
 
+	/* Only what the vertices hold outlives this (tsi_graph_scratch_begin). */
+	tsi_graph_scratch_begin(c->graph);
 	if (!flat) {
 		rc = mm_oom(c);
 		goto done;
@@ -693,6 +699,7 @@ static int build_reduce(mm_ctx *c, tsi_compute_set *cs, const tsi_tensor *partia
 		}
 	}
 done:
+	tsi_graph_scratch_end(c->graph);
 	free(flat);
 	return rc;
 }

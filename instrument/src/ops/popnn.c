@@ -127,6 +127,8 @@ static int add_elementwise_vertices(const op_ctx *op, tsi_compute_set *cs,
 	size_t n_map = 0;
 	int rc;
 
+	/* Only what the vertices hold outlives this (tsi_graph_scratch_begin). */
+	tsi_graph_scratch_begin(op->graph);
 	memset(viewers, 0, sizeof(viewers));
 	rc = tsi_graph_list_tile_mapping(&map, &n_map, op->graph, by);
 	if (rc)
@@ -179,6 +181,7 @@ done:
 		tsi_ops_viewer_free(&viewers[f]);
 	free(ranges);
 	free(map);
+	tsi_graph_scratch_end(op->graph);
 	return rc;
 }
 
@@ -435,6 +438,7 @@ static int add_row_vertices(const op_ctx *op, tsi_compute_set *cs, const tsi_cod
 
 	if (!rows)
 		return oom(op);
+	tsi_graph_scratch_begin(op->graph); /* the rows' views */
 	for (size_t gi = 0; gi < p->n_groups && rc == 0; gi++) {
 		const row_group *g = &p->groups[gi];
 		tsi_vertex *v = tsi_graph_add_vertex(op->graph, cs, codelet->name);
@@ -452,6 +456,7 @@ static int add_row_vertices(const op_ctx *op, tsi_compute_set *cs, const tsi_cod
 		if (rc == 0)
 			rc = tsi_graph_set_vertex_tile(op->graph, v, g->tile);
 	}
+	tsi_graph_scratch_end(op->graph);
 	free(rows);
 	return rc;
 }
@@ -716,6 +721,7 @@ static int build_two_stage(const op_ctx *op, const tsi_codelet *row_codelet,
 	rc = plan_rows(op, &plan, ms[0], rows, cols);
 	if (rc)
 		return rc;
+	tsi_graph_scratch_begin(op->graph); /* the rows' and labels' views */
 	rows_buf = malloc((plan.max_count + 1) * sizeof(*rows_buf));
 	if (!rows_buf) {
 		rc = oom(op);
@@ -788,6 +794,7 @@ static int build_two_stage(const op_ctx *op, const tsi_codelet *row_codelet,
 			goto done;
 	}
 done:
+	tsi_graph_scratch_end(op->graph);
 	free(rows_buf);
 	row_plan_clear(&plan);
 	return rc;

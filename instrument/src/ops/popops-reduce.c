@@ -848,6 +848,8 @@ static int add_vertices(red_ctx *c, tsi_compute_set *cs, const tsi_codelet *code
 	size_t n_tiles = 0;
 	int rc = TSI_OK;
 
+	/* Only what the vertices hold outlives this (tsi_graph_scratch_begin). */
+	tsi_graph_scratch_begin(c->graph);
 	outs = malloc((pieces->n + 1) * sizeof(*outs));
 	ins = malloc((pieces->n + 1) * sizeof(*ins));
 	tiles = malloc((pieces->n + 1) * sizeof(*tiles));
@@ -895,6 +897,7 @@ static int add_vertices(red_ctx *c, tsi_compute_set *cs, const tsi_codelet *code
 		}
 	}
 done:
+	tsi_graph_scratch_end(c->graph);
 	free(outs);
 	free(ins);
 	free(tiles);

@@ -93,7 +93,7 @@ TSI_API void tsi_graph_free(tsi_graph *graph)
 	for (size_t i = 0; i < core->vars.len; i++) {
 		tsi_var *v = core->vars.items[i];
 		free(v->init);
-		free(v->tile);
+		tsi_var_tiles_free(v);
 	}
 	for (size_t i = 0; i < core->compute_sets.len; i++)
 		tsi_vec_clear(&((tsi_compute_set *)core->compute_sets.items[i])->vertices);
@@ -109,6 +109,8 @@ TSI_API void tsi_graph_free(tsi_graph *graph)
 	tsi_vec_clear(&core->codelets);
 	free(core->codelet_slots);
 	free(core->view_cache);
+	free(core->scratch_slots);
+	tsi_arena_clear(&core->scratch);
 	tsi_vec_clear(&core->compute_sets);
 	tsi_vec_clear(&core->vertices);
 	tsi_vec_clear(&core->streams);
@@ -242,15 +244,13 @@ static tsi_tensor *add_var(tsi_graph *graph, tsi_type type, size_t rank, const s
 		v->shape[d] = shape[d];
 	v->numel = numel;
 	v->is_constant = is_constant;
-	v->tile = malloc((numel ? numel : 1) * sizeof(*v->tile));
-	if (!v->name || !v->tile)
+	if (!v->name || tsi_var_tiles_init(v))
 		goto oom_tile;
-	memset(v->tile, 0xff, (numel ? numel : 1) * sizeof(*v->tile)); /* TSI_NO_TILE */
 	if (tsi_vec_push(&core->vars, v))
 		goto oom_tile;
 	return tsi_tensor_of_var(graph, v);
 oom_tile:
-	free(v->tile);
+	tsi_var_tiles_free(v);
 oom:
 	tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory adding variable '%s'",
 	               name ? name : "?");
@@ -362,9 +362,9 @@ TSI_API int tsi_graph_set_tile_mapping(tsi_graph *graph, const tsi_tensor *tenso
 	uint32_t abs_tile = graph->tile_lo + tile;
 	for (size_t r = 0; r < tensor->n_regions; r++) {
 		const tsi_region *reg = &tensor->regions[r];
-		uint32_t *tiles = tsi_graph_var(graph, reg->var)->tile + reg->begin;
-		for (size_t i = 0; i < reg->len; i++)
-			tiles[i] = abs_tile;
+		if (tsi_var_set_tiles(tsi_graph_var(graph, reg->var), reg->begin, reg->len, abs_tile))
+			return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory mapping %s",
+			                      tsi_tensor_describe(tensor));
 	}
 	return TSI_OK;
 }
@@ -392,11 +392,21 @@ TSI_API int tsi_graph_map_linearly(tsi_graph *graph, const tsi_tensor *tensor, s
 	per_tile = (per_tile + grain - 1) / grain * grain;
 	if (per_tile == 0)
 		per_tile = grain;
+	/* Element pos goes to tile pos / per_tile: each region in pieces that
+	 * stay on one tile. */
 	for (size_t r = 0; r < tensor->n_regions; r++) {
 		const tsi_region *reg = &tensor->regions[r];
-		uint32_t *t = tsi_graph_var(graph, reg->var)->tile + reg->begin;
-		for (size_t i = 0; i < reg->len; i++, pos++)
-			t[i] = graph->tile_lo + (uint32_t)(pos / per_tile);
+		tsi_var *v = tsi_graph_var(graph, reg->var);
+		for (size_t i = 0, n; i < reg->len; i += n, pos += n) {
+			n = per_tile - pos % per_tile;
+			if (n > reg->len - i)
+				n = reg->len - i;
+			if (tsi_var_set_tiles(v, reg->begin + i, n,
+			                      graph->tile_lo + (uint32_t)(pos / per_tile)))
+				return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY,
+				                      "out of host memory mapping %s",
+				                      tsi_tensor_describe(tensor));
+		}
 	}
 	return TSI_OK;
 }
@@ -424,11 +434,12 @@ TSI_API int tsi_graph_list_tile_mapping(tsi_mapping_interval **out, size_t *coun
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_graph_list_tile_mapping: no tensor");
 	for (size_t r = 0; r < tensor->n_regions; r++) {
 		const tsi_region *reg = &tensor->regions[r];
-		const uint32_t *t = tsi_graph_var(graph, reg->var)->tile + reg->begin;
-		for (size_t i = 0; i < reg->len; i++, pos++) {
-			unsigned tile = local_tile(graph, t[i]);
+		const tsi_var *v = tsi_graph_var(graph, reg->var);
+		for (size_t i = reg->begin, stop, end = reg->begin + reg->len; i < end;
+		     pos += stop - i, i = stop) {
+			unsigned tile = local_tile(graph, tsi_var_tile_at(v, i, end, &stop));
 			if (n && iv[n - 1].tile == tile && iv[n - 1].end == pos) {
-				iv[n - 1].end++;
+				iv[n - 1].end += stop - i;
 				continue;
 			}
 			if (n == cap) {
@@ -443,7 +454,7 @@ TSI_API int tsi_graph_list_tile_mapping(tsi_mapping_interval **out, size_t *coun
 			}
 			iv[n].tile = tile;
 			iv[n].begin = pos;
-			iv[n].end = pos + 1;
+			iv[n].end = pos + (stop - i);
 			n++;
 		}
 	}
@@ -459,8 +470,11 @@ TSI_API unsigned tsi_graph_get_tile_of(const tsi_graph *graph, const tsi_tensor 
 		return TSI_NO_TILE;
 	for (size_t r = 0; r < tensor->n_regions; r++) {
 		const tsi_region *reg = &tensor->regions[r];
-		if (index < reg->len)
-			return local_tile(graph, tsi_graph_var(graph, reg->var)->tile[reg->begin + index]);
+		if (index < reg->len) {
+			const tsi_var *v = tsi_graph_var(graph, reg->var);
+			size_t stop;
+			return local_tile(graph, tsi_var_tile_at(v, reg->begin + index, v->numel, &stop));
+		}
 		index -= reg->len;
 	}
 	return TSI_NO_TILE;
@@ -472,9 +486,9 @@ TSI_API bool tsi_graph_is_mapped(const tsi_graph *graph, const tsi_tensor *tenso
 		return false;
 	for (size_t r = 0; r < tensor->n_regions; r++) {
 		const tsi_region *reg = &tensor->regions[r];
-		const uint32_t *t = tsi_graph_var(graph, reg->var)->tile + reg->begin;
-		for (size_t i = 0; i < reg->len; i++)
-			if (t[i] == TSI_NO_TILE)
+		const tsi_var *v = tsi_graph_var(graph, reg->var);
+		for (size_t i = reg->begin, stop, end = reg->begin + reg->len; i < end; i = stop)
+			if (tsi_var_tile_at(v, i, end, &stop) == TSI_NO_TILE)
 				return false;
 	}
 	return true;
@@ -624,7 +638,7 @@ static int add_host_handle(tsi_graph *graph, const char *handle, const tsi_tenso
 	if (!h || !(h->name = tsi_arena_strdup(&graph->core->arena, handle)) ||
 	    tsi_vec_push(&graph->core->host_handles, h))
 		return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
-	h->tensor = tensor;
+	h->tensor = tsi_tensor_keep(tensor); /* NULL: out of memory, recorded */
 	h->is_write = is_write;
 	return TSI_OK;
 }

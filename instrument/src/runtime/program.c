@@ -34,7 +34,10 @@ TSI_API const char *tsi_program_kind_name(tsi_program_kind kind)
 	return (unsigned)kind < TSI_PROG_KIND_COUNT ? kind_names[kind] : "Unknown";
 }
 
-/* Allocates a program node of `kind` owned by the graph. */
+/* Allocates a program node of `kind` owned by the graph. The tensors a
+ * program holds are stored as tsi_tensor_keep() of what it was given: a
+ * scratch view would be freed under it (NULL when keeping ran out of
+ * memory, which the graph records, so the program never compiles). */
 static tsi_program *new_prog(tsi_graph *graph, tsi_program_kind kind)
 {
 	tsi_program *p = tsi_arena_alloc(&graph->core->arena, sizeof(*p));
@@ -180,7 +183,7 @@ static tsi_program *repeat_while(tsi_graph *graph, tsi_program_kind kind, tsi_pr
 	p = new_prog(graph, kind);
 	if (p) {
 		p->cond = cond;
-		p->pred = predicate;
+		p->pred = tsi_tensor_keep(predicate);
 		p->body = body;
 	}
 	return p;
@@ -207,7 +210,7 @@ TSI_API tsi_program *tsi_prog_if(tsi_graph *graph, const tsi_tensor *predicate,
 		return NULL;
 	p = new_prog(graph, TSI_PROG_IF);
 	if (p) {
-		p->pred = predicate;
+		p->pred = tsi_tensor_keep(predicate);
 		p->body = then_body;
 		p->else_body = else_body;
 	}
@@ -223,7 +226,7 @@ TSI_API tsi_program *tsi_prog_switch(tsi_graph *graph, const tsi_tensor *control
 		return NULL;
 	p = new_prog(graph, TSI_PROG_SWITCH);
 	if (p) {
-		p->pred = control;
+		p->pred = tsi_tensor_keep(control);
 		p->else_body = default_body;
 	}
 	return p;
@@ -267,8 +270,8 @@ TSI_API tsi_program *tsi_prog_copy(tsi_graph *graph, const tsi_tensor *src, cons
 		return NULL;
 	p = new_prog(graph, TSI_PROG_COPY);
 	if (p) {
-		p->src = src;
-		p->dst = dst;
+		p->src = tsi_tensor_keep(src);
+		p->dst = tsi_tensor_keep(dst);
 	}
 	return p;
 }
@@ -303,7 +306,7 @@ TSI_API tsi_program *tsi_prog_copy_from_stream(tsi_graph *graph, tsi_stream *str
 	p = new_prog(graph, TSI_PROG_STREAM_TO_TENSOR);
 	if (p) {
 		p->stream = stream;
-		p->dst = dst;
+		p->dst = tsi_tensor_keep(dst);
 	}
 	return p;
 }
@@ -318,7 +321,7 @@ TSI_API tsi_program *tsi_prog_copy_to_stream(tsi_graph *graph, const tsi_tensor 
 	p = new_prog(graph, TSI_PROG_TENSOR_TO_STREAM);
 	if (p) {
 		p->stream = stream;
-		p->src = src;
+		p->src = tsi_tensor_keep(src);
 	}
 	return p;
 }
@@ -349,8 +352,8 @@ TSI_API tsi_program *tsi_prog_copy_from_remote(tsi_graph *graph, tsi_remote_buff
 	p = new_prog(graph, TSI_PROG_REMOTE_TO_TENSOR);
 	if (p) {
 		p->remote = buffer;
-		p->dst = dst;
-		p->pred = offset;
+		p->dst = tsi_tensor_keep(dst);
+		p->pred = tsi_tensor_keep(offset);
 	}
 	return p;
 }
@@ -365,8 +368,8 @@ TSI_API tsi_program *tsi_prog_copy_to_remote(tsi_graph *graph, const tsi_tensor 
 	p = new_prog(graph, TSI_PROG_TENSOR_TO_REMOTE);
 	if (p) {
 		p->remote = buffer;
-		p->src = src;
-		p->pred = offset;
+		p->src = tsi_tensor_keep(src);
+		p->pred = tsi_tensor_keep(offset);
 	}
 	return p;
 }
@@ -423,7 +426,7 @@ TSI_API tsi_program *tsi_prog_write_undef(tsi_graph *graph, const tsi_tensor *t)
 		return NULL;
 	p = new_prog(graph, TSI_PROG_WRITE_UNDEF);
 	if (p)
-		p->dst = t;
+		p->dst = tsi_tensor_keep(t);
 	return p;
 }
 
@@ -437,7 +440,7 @@ TSI_API tsi_program *tsi_prog_print_tensor(tsi_graph *graph, const char *title,
 	p = new_prog(graph, TSI_PROG_PRINT_TENSOR);
 	if (!p)
 		return NULL;
-	p->src = t;
+	p->src = tsi_tensor_keep(t);
 	p->title = tsi_arena_strdup(&graph->core->arena, title ? title : "");
 	if (!p->title) {
 		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
@@ -456,8 +459,8 @@ tsi_program *tsi_prog_collective(tsi_graph *graph, const tsi_tensor *src, const 
 		return NULL;
 	p = new_prog(graph, TSI_PROG_COLLECTIVE);
 	if (p) {
-		p->src = src;
-		p->dst = dst;
+		p->src = tsi_tensor_keep(src);
+		p->dst = tsi_tensor_keep(dst);
 		p->collective = coll;
 	}
 	return p;

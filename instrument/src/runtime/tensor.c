@@ -309,23 +309,28 @@ static void emit_strided(region_builder *b, region_locator *loc, size_t base, si
 
 /* --- Making tensors ------------------------------------------------------------ */
 
-/* Allocates a tensor of `rank` dims in the arena (var = -1) with room for
- * `n_regions` regions behind its shape (t->regions points there when
- * n_regions > 0; a view sharing another's list passes 0). */
+/* Allocates a tensor of `rank` dims (var = -1) with room for `n_regions`
+ * regions behind its shape (t->regions points there when n_regions > 0; a
+ * view sharing another's list passes 0): in the scratch arena while a
+ * scratch scope is open, unless `keep`, else in the graph's arena. */
 static tsi_tensor *alloc_tensor(tsi_graph *graph, tsi_type type, size_t rank, const size_t *shape,
-                                size_t numel, size_t n_regions)
+                                size_t numel, size_t n_regions, bool keep)
 {
 	size_t bytes = sizeof(tsi_tensor) + rank * sizeof(size_t);
+	tsi_graph_core *core = graph->core;
+	bool scratch = core->scratch_depth > 0 && !keep;
 	tsi_tensor *t;
 
-	if (n_regions > (SIZE_MAX - bytes) / sizeof(tsi_region))
+	if (n_regions > UINT32_MAX || n_regions > (SIZE_MAX - bytes) / sizeof(tsi_region))
 		return NULL;
-	t = tsi_arena_alloc8(&graph->core->arena, bytes + n_regions * sizeof(tsi_region));
+	t = tsi_arena_alloc8(scratch ? &core->scratch : &core->arena,
+	                     bytes + n_regions * sizeof(tsi_region));
 	if (!t)
 		return NULL;
 	t->graph = graph;
 	t->type = type;
-	t->rank = rank;
+	t->rank = (uint8_t)rank;
+	t->scratch = scratch;
 	for (size_t d = 0; d < rank; d++)
 		t->shape[d] = shape[d];
 	t->numel = numel;
@@ -388,16 +393,34 @@ static bool same_view(const tsi_tensor *c, tsi_type type, size_t rank, const siz
 	return true;
 }
 
+/* Remembers that view-cache slot `slot` now holds a scratch view, so that
+ * the end of the scope empties it. False when out of memory. */
+static bool note_scratch_slot(tsi_graph_core *core, size_t slot)
+{
+	if (core->n_scratch_slots == core->cap_scratch_slots) {
+		size_t cap = core->cap_scratch_slots ? 2 * core->cap_scratch_slots : 1024;
+		uint32_t *s = realloc(core->scratch_slots, cap * sizeof(*s));
+		if (!s)
+			return false;
+		core->scratch_slots = s;
+		core->cap_scratch_slots = cap;
+	}
+	core->scratch_slots[core->n_scratch_slots++] = (uint32_t)slot;
+	return true;
+}
+
 /*
  * Makes a tensor from a region list: validates the rank and that the
  * regions hold exactly as many elements as the shape, then copies the list
  * into the arena with adjacent runs of one variable merged. A view equal
  * to one made recently in the same graph is that view: tensors are
  * immutable, and large models ask for the same slices millions of times
- * (a third of bert_synth --size large's views).
+ * (a third of bert_synth --size large's views). With `keep` the view is
+ * made in (or found in) the graph's arena even inside a scratch scope.
  */
 static tsi_tensor *make_tensor(tsi_graph *graph, tsi_type type, size_t rank, const size_t *shape,
-                               const tsi_region *regions, size_t n_regions, bool use_cache)
+                               const tsi_region *regions, size_t n_regions, bool use_cache,
+                               bool keep)
 {
 	char buf[160];
 	size_t numel, total = 0, n = 0, merged = 0;
@@ -444,13 +467,17 @@ static tsi_tensor *make_tensor(tsi_graph *graph, tsi_type type, size_t rank, con
 		core->view_cache = calloc(VIEW_CACHE_SLOTS, sizeof(*core->view_cache));
 	if (use_cache && core->view_cache) {
 		slot = &core->view_cache[(hash ^ hash >> 32) & (VIEW_CACHE_SLOTS - 1)];
-		if (*slot && (*slot)->graph == graph &&
+		if (*slot && (*slot)->graph == graph && !(keep && (*slot)->scratch) &&
 		    same_view(*slot, type, rank, shape, regions, n_regions, merged))
 			return (tsi_tensor *)*slot;
 	}
-	t = alloc_tensor(graph, type, rank, shape, numel, merged);
-	if (t && slot)
-		*slot = t;
+	t = alloc_tensor(graph, type, rank, shape, numel, merged, keep);
+	if (t && slot) {
+		/* Unless the end of the scope can find it again, a scratch view
+		 * stays out of the cache. */
+		if (!t->scratch || note_scratch_slot(core, (size_t)(slot - core->view_cache)))
+			*slot = t;
+	}
 	if (!t) {
 		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY,
 		               "out of host memory making a tensor of shape %s",
@@ -474,7 +501,41 @@ static tsi_tensor *make_tensor(tsi_graph *graph, tsi_type type, size_t rank, con
 tsi_tensor *tsi_tensor_make(tsi_graph *graph, tsi_type type, size_t rank, const size_t *shape,
                             const tsi_region *regions, size_t n_regions)
 {
-	return make_tensor(graph, type, rank, shape, regions, n_regions, true);
+	return make_tensor(graph, type, rank, shape, regions, n_regions, true, false);
+}
+
+void tsi_graph_scratch_begin(tsi_graph *graph)
+{
+	if (graph)
+		graph->core->scratch_depth++;
+}
+
+/* Ends a scope; the outermost end empties the cache slots that hold
+ * scratch views and frees every scratch view. */
+void tsi_graph_scratch_end(tsi_graph *graph)
+{
+	tsi_graph_core *core;
+
+	if (!graph || graph->core->scratch_depth == 0)
+		return;
+	core = graph->core;
+	if (--core->scratch_depth > 0)
+		return;
+	for (size_t i = 0; i < core->n_scratch_slots; i++) {
+		const tsi_tensor **slot = &core->view_cache[core->scratch_slots[i]];
+		if (*slot && (*slot)->scratch)
+			*slot = NULL;
+	}
+	core->n_scratch_slots = 0;
+	tsi_arena_clear(&core->scratch);
+}
+
+const tsi_tensor *tsi_tensor_keep(const tsi_tensor *t)
+{
+	if (!t || !t->scratch)
+		return t;
+	return make_tensor(t->graph, t->type, t->rank, t->shape, t->regions, t->n_regions, true,
+	                   true);
 }
 
 /* The whole-variable tensor of `var`: one region, the variable's shape.
@@ -489,7 +550,8 @@ tsi_tensor *tsi_tensor_of_var(tsi_graph *graph, const tsi_var *var)
 	region.var = var->id;
 	region.begin = 0;
 	region.len = var->numel;
-	t = make_tensor(graph, var->type, var->rank, var->shape, &region, var->numel ? 1 : 0, false);
+	t = make_tensor(graph, var->type, var->rank, var->shape, &region, var->numel ? 1 : 0, false,
+	                true);
 	if (t)
 		t->var = (int32_t)var->id;
 	return t;
@@ -532,7 +594,7 @@ static tsi_tensor *strided_view(const tsi_tensor *src, size_t base, size_t n,
 /* A view sharing `src`'s regions (same element order) with a new shape. */
 static tsi_tensor *same_order_view(const tsi_tensor *src, size_t rank, const size_t *shape)
 {
-	tsi_tensor *t = alloc_tensor(src->graph, src->type, rank, shape, src->numel, 0);
+	tsi_tensor *t = alloc_tensor(src->graph, src->type, rank, shape, src->numel, 0, false);
 
 	if (!t)
 		return fail_oom(src);
@@ -728,7 +790,7 @@ static bool check_slice(const tsi_tensor *t, size_t begin, size_t end, size_t di
 	if (dim >= t->rank) {
 		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
 		               "cannot slice dimension %zu of %s: it has %zu dimension%s", dim,
-		               tsi_tensor_describe(t), t->rank, t->rank == 1 ? "" : "s");
+		               tsi_tensor_describe(t), (size_t)t->rank, t->rank == 1 ? "" : "s");
 		return false;
 	}
 	if (begin > end) {
@@ -776,7 +838,7 @@ TSI_API tsi_tensor *tsi_tensor_slice_md(const tsi_tensor *t, const size_t *begin
 	if (n > t->rank) {
 		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
 		               "cannot slice %zu dimensions of %s: it has %zu", n,
-		               tsi_tensor_describe(t), t->rank);
+		               tsi_tensor_describe(t), (size_t)t->rank);
 		return NULL;
 	}
 	if (n && (!begin || !end)) {
@@ -840,7 +902,7 @@ TSI_API tsi_tensor *tsi_tensor_transpose(const tsi_tensor *t)
 	if (t->rank != 2) {
 		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
 		               "cannot transpose %s: it has %zu dimension%s, not 2",
-		               tsi_tensor_describe(t), t->rank, t->rank == 1 ? "" : "s");
+		               tsi_tensor_describe(t), (size_t)t->rank, t->rank == 1 ? "" : "s");
 		return NULL;
 	}
 	return tsi_tensor_dim_shuffle(t, perm);
@@ -866,7 +928,7 @@ TSI_API tsi_tensor *tsi_tensor_dim_shuffle(const tsi_tensor *t, const size_t *pe
 			tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
 			               "dimension shuffle of %s: entry %zu (%zu) is not a permutation of "
 			               "0..%zu",
-			               tsi_tensor_describe(t), d, perm[d], t->rank - 1);
+			               tsi_tensor_describe(t), d, perm[d], (size_t)t->rank - 1);
 			return NULL;
 		}
 		seen[perm[d]] = true;
@@ -952,7 +1014,7 @@ TSI_API tsi_tensor *tsi_tensor_concat(tsi_tensor *const *ts, size_t n, size_t di
 	if (dim >= first->rank) {
 		tsi_graph_fail(first->graph, TSI_ERR_INVALID_ARGUMENT,
 		               "cannot concatenate %s along dimension %zu: it has %zu dimension%s",
-		               tsi_tensor_describe(first), dim, first->rank, first->rank == 1 ? "" : "s");
+		               tsi_tensor_describe(first), dim, (size_t)first->rank, first->rank == 1 ? "" : "s");
 		return NULL;
 	}
 	memcpy(shape, first->shape, first->rank * sizeof(*shape));
@@ -1008,7 +1070,7 @@ TSI_API tsi_tensor *tsi_tensor_broadcast(const tsi_tensor *t, size_t n, size_t d
 	if (dim >= t->rank) {
 		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
 		               "cannot broadcast %s along dimension %zu: it has %zu dimension%s",
-		               tsi_tensor_describe(t), dim, t->rank, t->rank == 1 ? "" : "s");
+		               tsi_tensor_describe(t), dim, (size_t)t->rank, t->rank == 1 ? "" : "s");
 		return NULL;
 	}
 	memcpy(shape, t->shape, t->rank * sizeof(*shape));
@@ -1043,7 +1105,7 @@ TSI_API tsi_tensor *tsi_tensor_expand(const tsi_tensor *t, size_t dim)
 	if (dim > t->rank) {
 		tsi_graph_fail(t->graph, TSI_ERR_INVALID_ARGUMENT,
 		               "cannot insert a dimension before dimension %zu of %s: it has %zu",
-		               dim, tsi_tensor_describe(t), t->rank);
+		               dim, tsi_tensor_describe(t), (size_t)t->rank);
 		return NULL;
 	}
 	if (t->rank + 1 > TSI_MAX_RANK) {

@@ -178,21 +178,19 @@ TSI_API tsi_vertex *tsi_graph_add_vertex(tsi_graph *graph, tsi_compute_set *cs,
 		               "tsi_graph_add_vertex: compute set '%s': no vertex type", cs->name);
 		return NULL;
 	}
-	v = tsi_arena_alloc(&core->arena, sizeof(*v));
+	const tsi_codelet *codelet = tsi_graph_lookup_codelet(graph, type_name);
+	size_t n_fields = codelet ? codelet->n_fields : 0;
+
+	v = tsi_arena_alloc8(&core->arena, sizeof(*v) + n_fields * sizeof(v->fields[0]));
 	if (!v)
 		goto oom;
 	v->id = (uint32_t)core->vertices.len;
 	v->cs = cs;
 	v->tile = TSI_NO_TILE;
-	v->codelet = tsi_graph_lookup_codelet(graph, type_name);
+	v->codelet = codelet;
 	/* Share the codelet's own name string when known, saving a copy per
 	 * vertex (graphs reach a million vertices). */
 	v->type_name = v->codelet ? v->codelet->name : tsi_arena_strdup(&core->arena, type_name);
-	if (v->codelet && v->codelet->n_fields) {
-		v->fields = tsi_arena_alloc(&core->arena, v->codelet->n_fields * sizeof(*v->fields));
-		if (!v->fields)
-			goto oom;
-	}
 	if (!v->type_name || tsi_vec_push(&core->vertices, v) || tsi_vec_push(&cs->vertices, v))
 		goto oom;
 	return v;
@@ -246,7 +244,10 @@ static int connect_field(tsi_graph *graph, tsi_vertex *v, const char *field,
 	conn->tensors = tsi_arena_alloc8(&graph->core->arena, (n ? n : 1) * sizeof(*conn->tensors));
 	if (!conn->tensors)
 		return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
-	memcpy(conn->tensors, tensors, n * sizeof(*tensors));
+	/* What a field holds lives as long as the graph: not a scratch view. */
+	for (size_t i = 0; i < n; i++)
+		if (!(conn->tensors[i] = tsi_tensor_keep(tensors[i])))
+			return TSI_ERR_NO_MEMORY; /* recorded */
 	conn->n = n;
 	return TSI_OK;
 }
@@ -265,8 +266,10 @@ TSI_API int tsi_graph_connect(tsi_graph *graph, tsi_vertex *v, const char *field
 			    v->codelet->fields[i].shape != TSI_FIELD_VECTOR_LIST)
 				continue;
 			size_t rows = tensor->shape[0];
-			const tsi_tensor **list =
-			    tsi_arena_alloc8(&graph->core->arena, (rows ? rows : 1) * sizeof(*list));
+			/* connect_field copies the list: a temporary one. */
+			const tsi_tensor **list = malloc((rows ? rows : 1) * sizeof(*list));
+			int rc;
+
 			if (!list)
 				return tsi_graph_fail(graph, TSI_ERR_NO_MEMORY, "out of host memory");
 			/* A row of a matrix is already flat: no second view. */
@@ -274,7 +277,9 @@ TSI_API int tsi_graph_connect(tsi_graph *graph, tsi_vertex *v, const char *field
 				const tsi_tensor *row = tsi_tensor_index(tensor, r);
 				list[r] = row && row->rank != 1 ? tsi_tensor_flatten(row) : row;
 			}
-			return connect_field(graph, v, field, list, rows, true);
+			rc = connect_field(graph, v, field, list, rows, true);
+			free(list);
+			return rc;
 		}
 	}
 	return connect_field(graph, v, field, &tensor, 1, false);
