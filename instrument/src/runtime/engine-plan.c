@@ -1,0 +1,761 @@
+/*
+ * Building compute-set plans (engine-plan-private.h): the scratch layout
+ * of every field of every vertex, and the moves between variables and
+ * the arena. Fields that no other field of the set conflicts with are
+ * used in variable memory directly, without the copies: inputs that are
+ * one contiguous run, lists of sub-vectors lying back to back in one
+ * variable (a matrix's rows), and the outputs mark_in_place_outputs
+ * allows. Input fields that read exactly what an earlier input field of
+ * the set reads (the same weights block for every worker of a matmul, the
+ * same rows of A for each of its column slices) share that field's copy.
+ * A strided view's rows gathered one after another (a transpose) move as
+ * one block (gather_rows in engine-compute-sets.c).
+ *
+ * The lists are built in working buffers that one plan_builder keeps
+ * across all the compute sets of a load, and each plan is then copied,
+ * packed, into one allocation of its exact size: a plan lives as long as
+ * the engine, and the slack of lists sized for the worst case (one move
+ * per region) was most of bert_synth --size large's run memory.
+ */
+#include "engine-plan-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Working buffers of plan building, grown to the largest compute set and
+ * reused for the next. */
+typedef struct plan_builder {
+	const tsi_vertex **vertices; size_t cap_vertices;
+	plan_calls *calls;           size_t cap_calls;
+	plan_field *fields;          size_t cap_fields;
+	size_t *offsets;             size_t cap_offsets;
+	plan_direct *direct;         size_t cap_direct;
+	plan_wide *in;               size_t cap_in;
+	plan_wide *out;              size_t cap_out;
+	bool *in_place;              size_t cap_in_place; /* per field: an output written in place */
+	struct shared_slot *shared;  size_t cap_shared;   /* input views gathered so far */
+} plan_builder;
+
+/* Makes `*buf` hold at least `n` elements of `size` bytes (contents kept
+ * only up to the old capacity); false when out of memory. */
+static bool reserve(void *buf, size_t *cap, size_t n, size_t size)
+{
+	void **p = buf;
+
+	if (n <= *cap && *p)
+		return true;
+	size_t want = n > *cap * 2 ? n : *cap * 2;
+	if (want < 16)
+		want = 16;
+	void *grown = realloc(*p, want * size);
+	if (!grown)
+		return false;
+	*p = grown;
+	*cap = want;
+	return true;
+}
+
+static void builder_clear(plan_builder *b)
+{
+	free(b->vertices);
+	free(b->calls);
+	free(b->fields);
+	free(b->offsets);
+	free(b->direct);
+	free(b->in);
+	free(b->out);
+	free(b->in_place);
+	free(b->shared);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Appends a move to a list (growing it: `*cap` elements), merging it
+ * into the previous one when both sides continue exactly where that one
+ * stopped. False when out of memory. */
+static bool move_append(plan_wide **listp, size_t *cap, size_t *n, uint32_t var, size_t var_off,
+                        size_t scratch_off, size_t bytes)
+{
+	plan_wide *list = *listp;
+
+	if (*n) {
+		plan_wide *last = &list[*n - 1];
+		size_t end = last->scratch_off + last->count * last->bytes;
+		/* Contiguous with a single piece: one longer piece. */
+		if (last->var == var && last->count == 1 && end == scratch_off &&
+		    (var == ZERO_VAR || last->var_off + last->bytes == var_off)) {
+			last->bytes += bytes;
+			return true;
+		}
+		/* The next piece of a strided run (pieces not overlapping). */
+		if (last->var == var && var != ZERO_VAR && last->bytes == bytes && end == scratch_off &&
+		    var_off > last->var_off) {
+			size_t stride = last->count == 1 ? var_off - last->var_off : last->stride;
+			if (stride >= bytes && var_off == last->var_off + last->count * stride) {
+				last->stride = stride;
+				last->count++;
+				return true;
+			}
+		}
+	}
+	if (!reserve(listp, cap, *n + 1, sizeof(*list)))
+		return false;
+	(*listp)[(*n)++] = (plan_wide){var, var_off, scratch_off, bytes, 1, 0, 1, 0};
+	return true;
+}
+
+/*
+ * Merges runs of strided gathers that are the rows of one block: each of
+ * the same element size, count and stride, each starting `row_step` bytes
+ * after the one before in the variable and right after it in scratch.
+ * The rows of a transposed view come out of move_append this way (row j
+ * of x^T is column j of x), and a block moves much faster as a whole
+ * (gather_rows) than column by column. Returns the new length.
+ */
+static size_t merge_rows(plan_wide *list, size_t n)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		plan_wide x = list[i];
+		if (out && x.count > 1 && x.var != ZERO_VAR) {
+			plan_wide *last = &list[out - 1];
+			size_t row_bytes = last->count * last->bytes;
+			if (last->var == x.var && last->bytes == x.bytes && last->count == x.count &&
+			    last->stride == x.stride &&
+			    x.scratch_off == last->scratch_off + last->rows * row_bytes &&
+			    x.var_off > last->var_off) {
+				size_t step = last->rows == 1 ? x.var_off - last->var_off : last->row_step;
+				if (x.var_off == last->var_off + last->rows * step) {
+					last->row_step = step;
+					last->rows++;
+					continue;
+				}
+			}
+		}
+		list[out++] = x;
+	}
+	return out;
+}
+
+/* A byte range of one variable, for the in-place output check. */
+typedef struct var_range {
+	uint32_t var;
+	size_t begin, end;  /* bytes, one replica */
+	size_t field;       /* the plan field writing it (outputs only) */
+} var_range;
+
+static int cmp_range(const void *a, const void *b)
+{
+	const var_range *x = a, *y = b;
+
+	if (x->var != y->var)
+		return x->var < y->var ? -1 : 1;
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/*
+ * Marks in `in_place` the output and in-out fields of the compute set's
+ * vertices that can be used straight in variable memory: one contiguous
+ * region that no other field of the set reads (so every vertex still
+ * sees its inputs as they were before the set, the BSP rule) and that no
+ * other written field touches (so the order of writes cannot matter).
+ * The rest go through scratch: copied in, written back after all
+ * vertices ran. Saves most of the simulator's data movement after the
+ * in-place inputs.
+ */
+/* Whether `var` is among the sorted writes[0..n). */
+static bool written_var(const var_range *writes, size_t n, uint32_t var)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (writes[mid].var < var)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && writes[lo].var == var;
+}
+
+static int mark_in_place_outputs(const tsi_vertex *const *vertices, size_t n_vertices,
+                                 bool *in_place)
+{
+	size_t n_reads = 0, cap_reads = 0, n_writes = 0, fi = 0;
+	var_range *reads = NULL, *writes = NULL;
+
+	/* The candidates first: one contiguous region, written. */
+	for (size_t pass = 0; pass < 2; pass++) {
+		fi = 0;
+		n_writes = 0;
+		for (size_t i = 0; i < n_vertices; i++) {
+			const tsi_vertex *v = vertices[i];
+			for (size_t f = 0; f < v->codelet->n_fields; f++, fi++) {
+				const tsi_field_def *def = &v->codelet->fields[f];
+				const tsi_field_conn *c = &v->fields[f];
+				if (def->dir == TSI_FIELD_INPUT || def->shape == TSI_FIELD_VECTOR_LIST ||
+				    c->n != 1 || c->tensors[0]->n_regions != 1)
+					continue;
+				const tsi_tensor *t = c->tensors[0];
+				size_t size = tsi_type_size(t->type);
+				if (writes)
+					writes[n_writes] = (var_range){
+					    t->regions[0].var, t->regions[0].begin * size,
+					    (t->regions[0].begin + t->regions[0].len) * size, fi};
+				n_writes++;
+			}
+		}
+		if (pass == 0 && !(writes = malloc((n_writes + 1) * sizeof(*writes))))
+			return TSI_ERR_NO_MEMORY;
+	}
+	qsort(writes, n_writes, sizeof(*writes), cmp_range);
+	/* Then what the set reads of the variables the candidates write (other
+	 * variables cannot conflict), adjacent pieces merged as they come: a
+	 * matmul reads its operands and writes a new variable, so this list is
+	 * usually empty. */
+	fi = 0;
+	for (size_t i = 0; i < n_vertices; i++) {
+		const tsi_vertex *v = vertices[i];
+		for (size_t f = 0; f < v->codelet->n_fields; f++, fi++) {
+			const tsi_field_def *def = &v->codelet->fields[f];
+			const tsi_field_conn *c = &v->fields[f];
+			if (def->dir == TSI_FIELD_OUTPUT)
+				continue; /* read by nobody */
+			if (def->dir == TSI_FIELD_INOUT && def->shape != TSI_FIELD_VECTOR_LIST &&
+			    c->n == 1 && c->tensors[0]->n_regions == 1)
+				continue; /* a candidate: checked against the others below */
+			for (size_t k = 0; k < c->n; k++) {
+				const tsi_tensor *t = c->tensors[k];
+				size_t size = tsi_type_size(t->type);
+				for (size_t r = 0; r < t->n_regions; r++) {
+					const tsi_region *reg = &t->regions[r];
+					var_range x = {reg->var, reg->begin * size,
+					               (reg->begin + reg->len) * size, 0};
+					if (!written_var(writes, n_writes, x.var))
+						continue;
+					if (n_reads && reads[n_reads - 1].var == x.var &&
+					    reads[n_reads - 1].end == x.begin) {
+						reads[n_reads - 1].end = x.end;
+						continue;
+					}
+					if (n_reads == cap_reads) {
+						size_t cap = cap_reads ? cap_reads * 2 : 64;
+						var_range *grown = realloc(reads, cap * sizeof(*grown));
+						if (!grown) {
+							free(reads);
+							free(writes);
+							return TSI_ERR_NO_MEMORY;
+						}
+						reads = grown;
+						cap_reads = cap;
+					}
+					reads[n_reads++] = x;
+				}
+			}
+		}
+	}
+	if (n_reads)
+		qsort(reads, n_reads, sizeof(*reads), cmp_range);
+	/* Merge the reads into disjoint ranges, sorted by (var, begin) and so
+	 * also by (var, end). */
+	size_t n_merged = 0;
+	for (size_t i = 0; i < n_reads; i++) {
+		if (n_merged && reads[n_merged - 1].var == reads[i].var &&
+		    reads[i].begin <= reads[n_merged - 1].end) {
+			if (reads[i].end > reads[n_merged - 1].end)
+				reads[n_merged - 1].end = reads[i].end;
+		} else {
+			reads[n_merged++] = reads[i];
+		}
+	}
+	for (size_t i = 0; i < n_writes; i++) {
+		const var_range *w = &writes[i];
+		bool ok = w->end > w->begin;
+		/* Another output overlapping this one (sorted: the neighbours). */
+		if (i > 0 && writes[i - 1].var == w->var && writes[i - 1].end > w->begin)
+			ok = false;
+		if (i + 1 < n_writes && writes[i + 1].var == w->var && writes[i + 1].begin < w->end)
+			ok = false;
+		/* The first merged read ending after w begins must start at or
+		 * after w's end. */
+		size_t lo = 0, hi = n_merged;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const var_range *r = &reads[mid];
+			if (r->var < w->var || (r->var == w->var && r->end <= w->begin))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < n_merged && reads[lo].var == w->var && reads[lo].begin < w->end)
+			ok = false;
+		in_place[w->field] = ok;
+	}
+	free(reads);
+	free(writes);
+	return TSI_OK;
+}
+
+/* True when the tensors of a list field are one contiguous run of one
+ * variable, each sub-vector starting where the one before ended (and
+ * none empty), so the field can point into the variable. */
+static bool contiguous_list(const tsi_field_conn *c)
+{
+	if (c->n == 0)
+		return false;
+	for (size_t k = 0; k < c->n; k++) {
+		const tsi_tensor *t = c->tensors[k];
+		if (t->n_regions != 1 || t->regions[0].len == 0)
+			return false;
+		if (k > 0) {
+			const tsi_region *prev = &c->tensors[k - 1]->regions[0];
+			if (t->regions[0].var != prev->var || t->type != c->tensors[k - 1]->type ||
+			    t->regions[0].begin != prev->begin + prev->len)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* One entry of the table of gathered input fields: the connection and
+ * the plan field that gathered it. */
+typedef struct shared_slot {
+	const tsi_field_conn *conn; /* NULL: empty slot */
+	uint64_t hash;
+	size_t field;
+} shared_slot;
+
+/* A hash of what a connection reads: every region of every sub-vector
+ * and where the sub-vectors start (FNV-1a over the words). */
+static uint64_t conn_hash(const tsi_field_conn *c)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+#define MIX(v) (h = (h ^ (uint64_t)(v)) * 0x100000001b3u)
+	MIX(c->n);
+	for (size_t k = 0; k < c->n; k++) {
+		const tsi_tensor *t = c->tensors[k];
+		MIX(t->type);
+		MIX(t->n_regions);
+		for (size_t r = 0; r < t->n_regions; r++) {
+			MIX(t->regions[r].var);
+			MIX(t->regions[r].begin);
+			MIX(t->regions[r].len);
+		}
+	}
+#undef MIX
+	return h;
+}
+
+/* True when two connections read the same elements in the same order,
+ * cut into the same sub-vectors. */
+static bool conn_same(const tsi_field_conn *a, const tsi_field_conn *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t k = 0; k < a->n; k++) {
+		const tsi_tensor *x = a->tensors[k], *y = b->tensors[k];
+		if (x == y)
+			continue;
+		if (x->type != y->type || x->n_regions != y->n_regions)
+			return false;
+		for (size_t r = 0; r < x->n_regions; r++)
+			if (x->regions[r].var != y->regions[r].var ||
+			    x->regions[r].begin != y->regions[r].begin ||
+			    x->regions[r].len != y->regions[r].len)
+				return false;
+	}
+	return true;
+}
+
+/* The field that first gathered what `c` reads into scratch, found in or
+ * added to the table (`mask` + 1 slots, a power of two larger than the
+ * fields): `field` itself when it is the first. */
+static size_t shared_lookup(shared_slot *table, size_t mask, const tsi_field_conn *c, size_t field)
+{
+	uint64_t h = conn_hash(c);
+
+	for (size_t i = (size_t)(h >> 17) & mask;; i = (i + 1) & mask) {
+		if (!table[i].conn) {
+			table[i] = (shared_slot){c, h, field};
+			return field;
+		}
+		if (table[i].hash == h && conn_same(table[i].conn, c))
+			return table[i].field;
+	}
+}
+
+/* Out of host memory laying out `cs`: recorded in the engine. */
+static int no_memory(tsi_engine *e, const tsi_compute_set *cs)
+{
+	return tsi_engine_fail(e, TSI_ERR_NO_MEMORY, "out of host memory laying out compute set '%s'",
+	                       cs->name);
+}
+
+/*
+ * Pass 1 of plan_build: lists the vertices that existed at compile time
+ * in b->vertices and their codelet runs in b->calls, checks what
+ * compilation promised, and counts fields and list offsets. Returns TSI_OK or a recorded failure.
+ */
+static int plan_count(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_plan *p,
+                      size_t *n_offsets)
+{
+	if (!reserve(&b->vertices, &b->cap_vertices, cs->vertices.len + 1, sizeof(*b->vertices)))
+		return no_memory(e, cs);
+	for (size_t i = 0; i < cs->vertices.len; i++) {
+		tsi_vertex *v = cs->vertices.items[i];
+		if (v->id >= e->compiled->n_vertices)
+			continue; /* added after compilation: not part of this engine */
+		if (!v->codelet)
+			return tsi_engine_fail(e, TSI_ERR_UNKNOWN_VERTEX_TYPE,
+			                       "vertex %u of compute set '%s' has unknown type '%s'", v->id,
+			                       cs->name, v->type_name);
+		size_t nf = v->codelet->n_fields;
+		plan_calls *last = p->n_calls ? &b->calls[p->n_calls - 1] : NULL;
+		if (last && last->compute == v->codelet->compute && last->n_fields == nf &&
+		    last->n_vertices < UINT32_MAX) {
+			last->n_vertices++;
+		} else {
+			if (nf > UINT32_MAX ||
+			    !reserve(&b->calls, &b->cap_calls, p->n_calls + 1, sizeof(*b->calls)))
+				return no_memory(e, cs);
+			b->calls[p->n_calls++] = (plan_calls){v->codelet->compute, (uint32_t)nf, 1};
+		}
+		b->vertices[p->n_vertices++] = v;
+		p->n_fields += nf;
+		if (nf > p->max_fields)
+			p->max_fields = nf;
+		for (size_t f = 0; f < nf; f++) {
+			const tsi_field_conn *c = &v->fields[f];
+			bool list = v->codelet->fields[f].shape == TSI_FIELD_VECTOR_LIST;
+			if (list)
+				*n_offsets += c->n + 1;
+			for (size_t k = 0; k < c->n; k++) {
+				for (size_t r = 0; r < c->tensors[k]->n_regions; r++)
+					if (c->tensors[k]->regions[r].var >= e->n_vars)
+						return tsi_engine_fail(e, TSI_ERR_INVALID_GRAPH,
+						                       "vertex %u (type '%s') of compute set '%s' is "
+						                       "connected to a variable created after the "
+						                       "engine was compiled",
+						                       v->id, v->type_name, cs->name);
+			}
+		}
+	}
+	return TSI_OK;
+}
+
+/* Fails for a field too large for the plan's 32-bit sizes: more than
+ * UINT32_MAX elements or bytes (a tile holds well under 1 MiB). */
+static int too_large(tsi_engine *e, const tsi_compute_set *cs, const tsi_vertex *v, size_t f)
+{
+	return tsi_engine_fail(e, TSI_ERR_INVALID_GRAPH,
+	                       "field '%s' of vertex %u (type '%s') in compute set '%s' holds more "
+	                       "than 4 GiB or 2^32 elements, more than the engine can lay out",
+	                       v->codelet->fields[f].name, v->id, v->type_name, cs->name);
+}
+
+/*
+ * Pass 2 of plan_build: lays the fields out (b->fields, b->offsets,
+ * b->direct) and lists the moves (b->in, b->out). Returns TSI_OK or a
+ * recorded failure.
+ */
+static int plan_lay_out(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_plan *p)
+{
+	size_t shared_mask = 15, fi = 0, pos = 0;
+
+	while (shared_mask + 1 < 2 * p->n_fields)
+		shared_mask = shared_mask * 2 + 1;
+	if (!reserve(&b->fields, &b->cap_fields, p->n_fields + 1, sizeof(*b->fields)) ||
+	    !reserve(&b->offsets, &b->cap_offsets, p->n_offsets + 1, sizeof(*b->offsets)) ||
+	    !reserve(&b->direct, &b->cap_direct, p->n_fields + 1, sizeof(*b->direct)) ||
+	    !reserve(&b->in_place, &b->cap_in_place, p->n_fields + 1, sizeof(*b->in_place)) ||
+	    !reserve(&b->shared, &b->cap_shared, shared_mask + 1, sizeof(*b->shared)))
+		return no_memory(e, cs);
+	memset(b->in_place, 0, (p->n_fields + 1) * sizeof(*b->in_place));
+	memset(b->shared, 0, (shared_mask + 1) * sizeof(*b->shared));
+	if (mark_in_place_outputs(b->vertices, p->n_vertices, b->in_place) != TSI_OK)
+		return no_memory(e, cs);
+	p->n_offsets = 0;
+
+	for (size_t i = 0; i < p->n_vertices; i++) {
+		const tsi_vertex *v = b->vertices[i];
+		for (size_t f = 0; f < v->codelet->n_fields; f++, fi++) {
+			const tsi_field_def *def = &v->codelet->fields[f];
+			const tsi_field_conn *c = &v->fields[f];
+			bool list = def->shape == TSI_FIELD_VECTOR_LIST;
+			plan_field *field = &b->fields[fi];
+			size_t count = 0, bytes_in_all = 0, field_start;
+
+			/* Sizes first: every count and byte size a plan keeps fits
+			 * 32 bits. */
+			for (size_t k = 0; k < c->n; k++) {
+				count += c->tensors[k]->numel;
+				bytes_in_all += c->tensors[k]->numel * tsi_type_size(c->tensors[k]->type);
+			}
+			if (count > UINT32_MAX || bytes_in_all > UINT32_MAX || c->n >= UINT32_MAX)
+				return too_large(e, cs, v, f);
+			field->count = (uint32_t)count;
+			field->n_vectors = list ? (uint32_t)c->n : 1;
+			field->offs = OFFS_SINGLE;
+			if (list) {
+				size_t *offs = &b->offsets[p->n_offsets], sum = 0;
+				if (p->n_offsets > UINT32_MAX - 1)
+					return too_large(e, cs, v, f);
+				field->offs = (uint32_t)p->n_offsets;
+				offs[0] = 0;
+				for (size_t k = 0; k < c->n; k++) {
+					sum += c->tensors[k]->numel;
+					offs[k + 1] = sum;
+				}
+				p->n_offsets += c->n + 1;
+			}
+			/* Fields used in variable memory directly, no scratch copy:
+			 * an input that is one contiguous region (nothing writes
+			 * variable memory while the vertices run except in-place
+			 * fields, which nobody else reads: BSP semantics hold; this is
+			 * most of the data a compute set moves), a list whose
+			 * sub-vectors lie back to back in one variable (the rows of a
+			 * matrix), and the outputs and in-outs mark_in_place_outputs
+			 * chose. An output is zero-filled first, as a scratch output
+			 * is. */
+			bool direct_input = def->dir == TSI_FIELD_INPUT && !list && c->n == 1 &&
+			                    c->tensors[0]->n_regions == 1;
+			bool direct_list = def->dir == TSI_FIELD_INPUT && list && contiguous_list(c);
+			if (!direct_input && !direct_list && def->dir == TSI_FIELD_INPUT && c->n > 0) {
+				/* Elements another input field of the set reads just
+				 * the same (the weights block a matmul's workers share,
+				 * the rows of A each of them multiplies): read the copy
+				 * already gathered. */
+				size_t first = shared_lookup(b->shared, shared_mask, c, fi);
+				if (first != fi) {
+					field->at = b->fields[first].at;
+					if (list) {
+						/* Same cut into sub-vectors: share the offsets too. */
+						p->n_offsets -= c->n + 1;
+						field->offs = b->fields[first].offs;
+					}
+					continue;
+				}
+			}
+			if (direct_input || direct_list || b->in_place[fi]) {
+				const tsi_tensor *t = c->tensors[0];
+				size_t size = tsi_type_size(t->type);
+				if (p->n_direct >= AT_DIRECT)
+					return too_large(e, cs, v, f);
+				b->direct[p->n_direct] = (plan_direct){
+				    t->regions[0].begin * size, t->regions[0].var,
+				    def->dir == TSI_FIELD_OUTPUT ? (uint32_t)bytes_in_all : 0};
+				field->at = AT_DIRECT | (uint32_t)p->n_direct++;
+				continue;
+			}
+			pos = (pos + FIELD_ALIGN - 1) & ~(size_t)(FIELD_ALIGN - 1);
+			field_start = pos;
+			if (field_start / FIELD_ALIGN >= AT_DIRECT)
+				return too_large(e, cs, v, f);
+			for (size_t k = 0; k < c->n; k++) {
+				const tsi_tensor *t = c->tensors[k];
+				size_t size = tsi_type_size(t->type);
+				for (size_t r = 0; r < t->n_regions; r++) {
+					const tsi_region *reg = &t->regions[r];
+					size_t bytes = reg->len * size;
+					if ((def->dir != TSI_FIELD_OUTPUT &&
+					     !move_append(&b->in, &b->cap_in, &p->n_in, reg->var,
+					                  reg->begin * size, pos, bytes)) ||
+					    (def->dir != TSI_FIELD_INPUT &&
+					     !move_append(&b->out, &b->cap_out, &p->n_out, reg->var,
+					                  reg->begin * size, pos, bytes)))
+						return no_memory(e, cs);
+					pos += bytes;
+				}
+			}
+			if (def->dir == TSI_FIELD_OUTPUT && pos > field_start &&
+			    !move_append(&b->in, &b->cap_in, &p->n_in, ZERO_VAR, 0, field_start,
+			                 pos - field_start))
+				return no_memory(e, cs);
+			field->at = (uint32_t)(field_start / FIELD_ALIGN);
+		}
+	}
+	p->n_in = merge_rows(b->in, p->n_in);
+	p->scratch_bytes = pos;
+	return TSI_OK;
+}
+
+/* True when move `x` fits a plan_move. */
+static bool move_fits(const plan_wide *x)
+{
+	return x->count == 1 && x->rows == 1 && x->var_off <= UINT32_MAX &&
+	       x->scratch_off <= UINT32_MAX && x->bytes <= UINT32_MAX;
+}
+
+/* Copies the moves `list[0..n)` into `dst`, those that do not fit a
+ * plan_move into p->wide (from p->n_wide on). */
+static void pack_moves(cs_plan *p, plan_move *dst, const plan_wide *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const plan_wide *x = &list[i];
+		if (move_fits(x)) {
+			dst[i] = (plan_move){x->var, (uint32_t)x->var_off, (uint32_t)x->scratch_off,
+			                     (uint32_t)x->bytes};
+		} else {
+			dst[i] = (plan_move){WIDE_VAR, (uint32_t)p->n_wide, 0, 0};
+			p->wide[p->n_wide++] = *x;
+		}
+	}
+}
+
+/* Rounds a byte size up to 8, so every array of a packed plan is aligned
+ * for its widest member. */
+static size_t up8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/*
+ * Copies the plan the builder holds into one allocation of its exact size:
+ * the header, then each array. Returns NULL when out of memory.
+ */
+static cs_plan *plan_pack(const plan_builder *b, const cs_plan *h)
+{
+	size_t n_wide = 0, size;
+	unsigned char *mem;
+	cs_plan *p;
+
+	for (size_t i = 0; i < h->n_in; i++)
+		n_wide += !move_fits(&b->in[i]);
+	for (size_t i = 0; i < h->n_out; i++)
+		n_wide += !move_fits(&b->out[i]);
+	size = up8(sizeof(*p)) + up8(h->n_calls * sizeof(*p->calls)) +
+	       up8(h->n_fields * sizeof(*p->fields)) + up8(h->n_offsets * sizeof(*p->offsets)) +
+	       up8(h->n_direct * sizeof(*p->direct)) + up8(h->n_in * sizeof(*p->in)) +
+	       up8(h->n_out * sizeof(*p->out)) + up8(n_wide * sizeof(*p->wide));
+	if (!(mem = malloc(size)))
+		return NULL;
+	p = (cs_plan *)mem;
+	*p = *h;
+	mem += up8(sizeof(*p));
+#define TAKE(member, n)                                  \
+	do {                                                 \
+		p->member = (void *)mem;                         \
+		mem += up8((n) * sizeof(*p->member));            \
+	} while (0)
+	TAKE(calls, h->n_calls);
+	TAKE(fields, h->n_fields);
+	TAKE(offsets, h->n_offsets);
+	TAKE(direct, h->n_direct);
+	TAKE(in, h->n_in);
+	TAKE(out, h->n_out);
+	TAKE(wide, n_wide);
+#undef TAKE
+	if (h->n_calls)
+		memcpy(p->calls, b->calls, h->n_calls * sizeof(*p->calls));
+	if (h->n_fields)
+		memcpy(p->fields, b->fields, h->n_fields * sizeof(*p->fields));
+	if (h->n_offsets)
+		memcpy(p->offsets, b->offsets, h->n_offsets * sizeof(*p->offsets));
+	if (h->n_direct)
+		memcpy(p->direct, b->direct, h->n_direct * sizeof(*p->direct));
+	p->n_wide = 0;
+	pack_moves(p, p->in, b->in, h->n_in);
+	pack_moves(p, p->out, b->out, h->n_out);
+	return p;
+}
+
+/*
+ * Works out the layout of compute set `cs` with the working buffers of
+ * `b`: where each field of each vertex lives, its sub-vector offsets, and
+ * the moves that fill the arena before the vertices run and empty it
+ * after. Only vertices that existed at compile time take part (they were
+ * checked).
+ */
+static int plan_build(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_plan **out)
+{
+	cs_plan h = {0};
+	size_t n_offsets = 0;
+	int rc;
+
+	*out = NULL;
+	rc = plan_count(e, b, cs, &h, &n_offsets);
+	if (rc)
+		return rc;
+	h.n_offsets = n_offsets;
+	rc = plan_lay_out(e, b, cs, &h);
+	if (rc)
+		return rc;
+	if (!(*out = plan_pack(b, &h)))
+		return no_memory(e, cs);
+	return TSI_OK;
+}
+
+int tsi_engine_plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
+{
+	plan_builder b = {0};
+	int rc = plan_build(e, &b, cs, out);
+
+	builder_clear(&b);
+	return rc;
+}
+
+/* Frees one compute set's plan (one allocation). */
+void tsi_engine_plan_free(cs_plan *p)
+{
+	free(p);
+}
+
+const tsi_vertex *tsi_engine_plan_vertex(const tsi_engine *e, const tsi_compute_set *cs, size_t i)
+{
+	for (size_t k = 0; k < cs->vertices.len; k++) {
+		const tsi_vertex *v = cs->vertices.items[k];
+		if (v->id >= e->compiled->n_vertices)
+			continue;
+		if (i-- == 0)
+			return v;
+	}
+	return NULL;
+}
+
+/* True when plan_build would refuse `cs` (a vertex of unknown type, or a
+ * field connected to a variable made after compilation): such a compute
+ * set is left for its first execution to report, as it always was. */
+static bool plan_would_fail(const tsi_engine *e, const tsi_compute_set *cs)
+{
+	for (size_t i = 0; i < cs->vertices.len; i++) {
+		const tsi_vertex *v = cs->vertices.items[i];
+		if (v->id >= e->compiled->n_vertices)
+			continue;
+		if (!v->codelet)
+			return true;
+		for (size_t f = 0; f < v->codelet->n_fields; f++)
+			for (size_t k = 0; k < v->fields[f].n; k++)
+				for (size_t r = 0; r < v->fields[f].tensors[k]->n_regions; r++)
+					if (v->fields[f].tensors[k]->regions[r].var >= e->n_vars)
+						return true;
+	}
+	return false;
+}
+
+/*
+ * Builds the plan of every compute set the compiled programs execute, at
+ * load, so that the first run costs what the later ones do (the plans
+ * were built on first execution, which made a large model's first run
+ * several times slower than the next). One set of working buffers serves
+ * them all. Returns TSI_OK or a recorded failure.
+ */
+int tsi_engine_prepare_plans(tsi_engine *e)
+{
+	const tsi_vec *sets = &e->compiled->compute_sets;
+	plan_builder b = {0};
+	int rc = TSI_OK;
+
+	for (size_t i = 0; i < sets->len && rc == TSI_OK; i++) {
+		tsi_compute_set *cs = sets->items[i];
+		cs_plan *p;
+
+		if (cs->id >= e->n_plans || e->plans[cs->id] || plan_would_fail(e, cs))
+			continue;
+		rc = plan_build(e, &b, cs, &p);
+		if (rc == TSI_OK)
+			e->plans[cs->id] = p;
+	}
+	builder_clear(&b);
+	return rc;
+}
