@@ -111,9 +111,9 @@ static void gather_rows(unsigned char *dst, const unsigned char *src, const plan
 	}
 }
 
-/* Performs a wide move on replica r: into scratch (`in`) or back to its
- * variable. */
-static void run_wide(tsi_engine *e, const plan_wide *x, unsigned r, bool in)
+/* Performs a strided move (see plan_wide) on replica r: into scratch
+ * (`in`) or back to its variable. */
+static void run_strided(tsi_engine *e, const plan_wide *x, unsigned r, bool in)
 {
 	unsigned char *s = e->scratch + x->scratch_off;
 
@@ -135,8 +135,35 @@ static void run_wide(tsi_engine *e, const plan_wide *x, unsigned r, bool in)
 		copy_bytes(s, v, x->bytes);
 }
 
-/* Fills the scratch arena for replica r: the gathers, and zero-fills of
- * outputs (in scratch and in place). */
+/* Performs the moves of `list` (`n` entries) on replica r: into scratch
+ * (`in`) or back to the variables. */
+static void run_moves(tsi_engine *e, const cs_plan *p, const plan_entry *list, size_t n,
+                      unsigned r, bool in)
+{
+	for (size_t i = 0; i < n; i++) {
+		const plan_move *x = &list[i].move;
+		if (x->var == WIDE_VAR) {
+			run_strided(e, &p->wide[x->var_off], r, in);
+		} else if (x->bytes & MOVE_RUN) {
+			const plan_run *run = &list[++i].run;
+			plan_wide w = {x->var,     x->var_off,  x->scratch_off, x->bytes & ~MOVE_RUN,
+			               run->count, run->stride, run->rows,      run->row_step};
+			run_strided(e, &w, r, in);
+		} else if (x->var == ZERO_VAR) {
+			memset(e->scratch + x->scratch_off, 0, x->bytes);
+		} else if (in) {
+			copy_bytes(e->scratch + x->scratch_off, var_base(e, x->var, r) + x->var_off,
+			           x->bytes);
+		} else {
+			copy_bytes(var_base(e, x->var, r) + x->var_off, e->scratch + x->scratch_off,
+			           x->bytes);
+		}
+	}
+}
+
+/* Fills the scratch arena for replica r (gathers, zero-fills of outputs
+ * in scratch and in place) and points e->direct_ptrs at the fields in
+ * variable memory. */
 static void gather(tsi_engine *e, const cs_plan *p, unsigned r)
 {
 	for (size_t i = 0; i < p->n_direct; i++) {
@@ -145,28 +172,31 @@ static void gather(tsi_engine *e, const cs_plan *p, unsigned r)
 		if (d->zero_bytes)
 			memset(e->direct_ptrs[i], 0, d->zero_bytes);
 	}
-	for (size_t i = 0; i < p->n_in; i++) {
-		const plan_move *x = &p->in[i];
-		if (x->var == ZERO_VAR)
-			memset(e->scratch + x->scratch_off, 0, x->bytes);
-		else if (x->var == WIDE_VAR)
-			run_wide(e, &p->wide[x->var_off], r, true);
-		else
-			copy_bytes(e->scratch + x->scratch_off, var_base(e, x->var, r) + x->var_off,
-			           x->bytes);
-	}
+	run_moves(e, p, p->in, p->n_in, r, true);
 }
 
-/* Empties the scratch arena for replica r: the write-backs. */
-static void write_back(tsi_engine *e, const cs_plan *p, unsigned r)
+/* Makes in `call` the tsi_field of each of the `n` fields `pf` of one
+ * vertex, the offsets {0, count} of single-vector fields in `pairs`. */
+static inline void make_fields(const tsi_engine *e, const cs_plan *p, const plan_field *pf,
+                               uint32_t n, tsi_field *call, size_t *pairs)
 {
-	for (size_t i = 0; i < p->n_out; i++) {
-		const plan_move *x = &p->out[i];
-		if (x->var == WIDE_VAR)
-			run_wide(e, &p->wide[x->var_off], r, false);
-		else
-			copy_bytes(var_base(e, x->var, r) + x->var_off, e->scratch + x->scratch_off,
-			           x->bytes);
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t at = pf[j].at;
+		tsi_field *tf = &call[j];
+		tf->data = at & AT_DIRECT ? e->direct_ptrs[at & AT_INDEX]
+		                          : e->scratch + (size_t)(at & AT_INDEX) * FIELD_ALIGN;
+		if (at & AT_LIST) {
+			const size_t *o = &p->offsets[pf[j].size];
+			tf->n_vectors = o[-1];
+			tf->offsets = o;
+			tf->count = o[tf->n_vectors];
+		} else {
+			pairs[2 * j] = 0;
+			pairs[2 * j + 1] = pf[j].size;
+			tf->count = pf[j].size;
+			tf->n_vectors = 1;
+			tf->offsets = &pairs[2 * j];
+		}
 	}
 }
 
@@ -214,27 +244,12 @@ int tsi_engine_run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *
 		for (size_t c = 0; c < p->n_calls; c++) {
 			const plan_calls *run = &p->calls[c];
 			for (uint32_t k = 0; k < run->n_vertices; k++, vi++, f += run->n_fields) {
-				for (uint32_t j = 0; j < run->n_fields; j++) {
-					const plan_field *pf = &f[j];
-					tsi_field *tf = &call[j];
-					tf->data = pf->at & AT_DIRECT
-					               ? e->direct_ptrs[pf->at & ~AT_DIRECT]
-					               : e->scratch + (size_t)pf->at * FIELD_ALIGN;
-					tf->count = pf->count;
-					tf->n_vectors = pf->n_vectors;
-					if (pf->offs == OFFS_SINGLE) {
-						pairs[2 * j] = 0;
-						pairs[2 * j + 1] = pf->count;
-						tf->offsets = &pairs[2 * j];
-					} else {
-						tf->offsets = &p->offsets[pf->offs];
-					}
-				}
+				make_fields(e, p, f, run->n_fields, call, pairs);
 				if (!run->compute(call, run->n_fields))
 					return vertex_failed(e, cs, vi, r);
 			}
 		}
-		write_back(e, p, r);
+		run_moves(e, p, p->out, p->n_out, r, false);
 	}
 	return TSI_OK;
 }

@@ -6,11 +6,11 @@
  *
  * A large model keeps a plan for each of its tens of thousands of compute
  * sets for as long as the engine lives (bert_synth --size large: 1.7 M
- * vertices, 4.4 M fields, 3.8 M moves), so the encoding is chosen for
- * size: 16 bytes per field and per move, one allocation per plan, and the
- * tsi_field a codelet sees made on the fly for each call. The common move
- * (one piece whose offsets fit 32 bits) is a `plan_move`; a strided run, a
- * block of rows or anything past 4 GiB escapes to a `plan_wide` entry.
+ * vertices, 4.3 M fields, 5.7 M moves), so the encoding is chosen for
+ * size: 8 bytes per field, 16 per move (32 for a strided one), equal
+ * sub-vector offsets stored once, one allocation per plan, and the
+ * tsi_field a codelet sees made on the fly for each call. A move past
+ * 4 GiB escapes to a `plan_wide` entry.
  */
 #pragma once
 
@@ -24,6 +24,9 @@
 /* plan_move.var values that are not variables. */
 #define ZERO_VAR UINT32_MAX        /* zero-fill scratch_off .. + bytes */
 #define WIDE_VAR (UINT32_MAX - 1u) /* the move is wide[var_off] */
+/* plan_move.bytes with this bit: a strided move, whose plan_run is the
+ * next entry of the list. */
+#define MOVE_RUN UINT32_C(0x80000000)
 
 /* One contiguous move between a variable and the scratch arena, in the
  * order the plan lists them. */
@@ -31,13 +34,25 @@ typedef struct plan_move {
 	uint32_t var;         /* variable id, ZERO_VAR or WIDE_VAR */
 	uint32_t var_off;     /* bytes into one replica's copy; WIDE_VAR: index into wide */
 	uint32_t scratch_off; /* bytes into the scratch arena */
-	uint32_t bytes;
+	uint32_t bytes;       /* of one piece; | MOVE_RUN when a plan_run follows */
 } plan_move;
 
-/* A move that plan_move cannot hold: `count` pieces of `bytes`, piece i at
- * var_off + i * stride in the variable and scratch_off + i * bytes in
- * scratch (a strided view, such as a transpose, gathers element by
- * element); and `rows` such runs, row j starting at var_off + j *
+/* The second half of a strided move (see plan_wide for the meaning). */
+typedef struct plan_run {
+	uint32_t count, stride, rows, row_step;
+} plan_run;
+
+/* An entry of a move list: a plan_move, or the plan_run after one. */
+typedef union plan_entry {
+	plan_move move;
+	plan_run run;
+} plan_entry;
+
+/* A move as plan building sees it, and as a plan keeps one that the
+ * 32-bit entries cannot hold (past 4 GiB): `count` pieces of `bytes`,
+ * piece i at var_off + i * stride in the variable and scratch_off + i *
+ * bytes in scratch (a strided view, such as a transpose, gathers element
+ * by element); and `rows` such runs, row j starting at var_off + j *
  * row_step in the variable and right after row j - 1 in scratch (the rows
  * of a transposed view: a block transpose, see gather_rows). */
 typedef struct plan_wide {
@@ -60,19 +75,19 @@ typedef struct plan_direct {
 	                        vertices run; else 0 */
 } plan_direct;
 
-/* plan_field.at with this bit: an index into the plan's direct fields;
- * without: the scratch offset in FIELD_ALIGN units. */
+/* Flags of plan_field.at. AT_DIRECT: the rest is an index into the plan's
+ * direct fields; without it, the scratch offset in FIELD_ALIGN units.
+ * AT_LIST: a list field, whose `size` indexes its offsets. */
 #define AT_DIRECT UINT32_C(0x80000000)
-/* plan_field.offs of a single-vector field: its offsets are {0, count}. */
-#define OFFS_SINGLE UINT32_MAX
+#define AT_LIST UINT32_C(0x40000000)
+#define AT_INDEX (AT_LIST - 1u)
 
 /* One field of one vertex, what tsi_field is made from at each call. */
 typedef struct plan_field {
-	uint32_t at;        /* AT_DIRECT | direct index, or scratch offset / FIELD_ALIGN */
-	uint32_t count;     /* elements in all */
-	uint32_t n_vectors; /* 1 unless VECTOR_LIST */
-	uint32_t offs;      /* index of its n_vectors + 1 offsets in the plan's
-	                       offsets, or OFFS_SINGLE */
+	uint32_t at;   /* AT_ flags | direct index or scratch offset / FIELD_ALIGN */
+	uint32_t size; /* elements; AT_LIST: k such that offsets[k - 1] is the
+	                  number of sub-vectors n and offsets[k .. k + n] their
+	                  offsets (so the elements are offsets[k + n]) */
 } plan_field;
 
 /* Consecutive vertices of one codelet: the run loop reads one of these
@@ -95,13 +110,14 @@ struct cs_plan {
 	plan_calls *calls;         /* n_calls runs covering the vertices in order */
 	size_t n_calls;
 	plan_field *fields;        /* vertex by vertex, codelet field order */
-	size_t *offsets;           /* the list fields' sub-vector offsets */
+	size_t *offsets;           /* the list fields' sub-vector counts and offsets
+	                              (see plan_field; equal lists share them) */
 	size_t n_offsets;
 	plan_direct *direct;       /* fields in variable memory */
 	size_t n_direct;
-	plan_move *in;             /* gathers and zero-fills, before the vertices run */
-	size_t n_in;
-	plan_move *out;            /* write-backs of outputs and in-outs, after */
+	plan_entry *in;            /* gathers and zero-fills, before the vertices run */
+	size_t n_in;               /* entries */
+	plan_entry *out;           /* write-backs of outputs and in-outs, after */
 	size_t n_out;
 	plan_wide *wide;           /* the moves of in and out that escape */
 	size_t n_wide;

@@ -34,10 +34,12 @@ typedef struct plan_builder {
 	plan_wide *out;              size_t cap_out;
 	bool *in_place;              size_t cap_in_place; /* per field: an output written in place */
 	struct shared_slot *shared;  size_t cap_shared;   /* input views gathered so far */
+	uint32_t *offs_slots;        size_t cap_offs_slots; /* list offsets kept so far: the
+	                                                       index of each in offsets, 0 empty */
 } plan_builder;
 
-/* Makes `*buf` hold at least `n` elements of `size` bytes (contents kept
- * only up to the old capacity); false when out of memory. */
+/* Makes `*buf` hold at least `n` elements of `size` bytes, growing it
+ * by doubling (contents kept); false when out of memory. */
 static bool reserve(void *buf, size_t *cap, size_t n, size_t size)
 {
 	void **p = buf;
@@ -55,6 +57,7 @@ static bool reserve(void *buf, size_t *cap, size_t n, size_t size)
 	return true;
 }
 
+/* Frees the working buffers and empties the builder. */
 static void builder_clear(plan_builder *b)
 {
 	free(b->vertices);
@@ -66,6 +69,7 @@ static void builder_clear(plan_builder *b)
 	free(b->out);
 	free(b->in_place);
 	free(b->shared);
+	free(b->offs_slots);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -395,10 +399,11 @@ static int no_memory(tsi_engine *e, const tsi_compute_set *cs)
 /*
  * Pass 1 of plan_build: lists the vertices that existed at compile time
  * in b->vertices and their codelet runs in b->calls, checks what
- * compilation promised, and counts fields and list offsets. Returns TSI_OK or a recorded failure.
+ * compilation promised, and counts fields, list fields and the offsets
+ * they may need. Returns TSI_OK or a recorded failure.
  */
 static int plan_count(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_plan *p,
-                      size_t *n_offsets)
+                      size_t *n_lists, size_t *n_offsets)
 {
 	if (!reserve(&b->vertices, &b->cap_vertices, cs->vertices.len + 1, sizeof(*b->vertices)))
 		return no_memory(e, cs);
@@ -428,8 +433,10 @@ static int plan_count(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_pl
 		for (size_t f = 0; f < nf; f++) {
 			const tsi_field_conn *c = &v->fields[f];
 			bool list = v->codelet->fields[f].shape == TSI_FIELD_VECTOR_LIST;
-			if (list)
-				*n_offsets += c->n + 1;
+			if (list) {
+				(*n_lists)++;
+				*n_offsets += c->n + 2;
+			}
 			for (size_t k = 0; k < c->n; k++) {
 				for (size_t r = 0; r < c->tensors[k]->n_regions; r++)
 					if (c->tensors[k]->regions[r].var >= e->n_vars)
@@ -454,25 +461,85 @@ static int too_large(tsi_engine *e, const tsi_compute_set *cs, const tsi_vertex 
 	                       v->codelet->fields[f].name, v->id, v->type_name, cs->name);
 }
 
+/* The FNV-1a hash of `n` words. */
+static uint64_t hash_words(const size_t *w, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint64_t)w[i]) * 0x100000001b3u;
+	return h;
+}
+
+/*
+ * Gives the list field connected to `c` its offsets: the sub-vector count
+ * and the n + 1 offsets written at the end of b->offsets, or the equal
+ * ones an earlier list of the plan already has there (a reduction's
+ * vertices mostly take the same number of partials of the same size).
+ * Sets `*k` to the index of the first offset; false when the plan would
+ * hold more than 2^32 offsets.
+ */
+static bool list_offsets(plan_builder *b, cs_plan *p, size_t mask, const tsi_field_conn *c,
+                         uint32_t *k)
+{
+	size_t *o = &b->offsets[p->n_offsets], sum = 0, n = c->n;
+
+	o[0] = n;
+	o[1] = 0;
+	for (size_t i = 0; i < n; i++) {
+		sum += c->tensors[i]->numel;
+		o[i + 2] = sum;
+	}
+	for (size_t i = (size_t)hash_words(o, n + 2) & mask;; i = (i + 1) & mask) {
+		uint32_t at = b->offs_slots[i];
+		if (!at) {
+			if (p->n_offsets + 1 > UINT32_MAX - n - 1)
+				return false;
+			*k = (uint32_t)(p->n_offsets + 1);
+			b->offs_slots[i] = *k;
+			p->n_offsets += n + 2;
+			return true;
+		}
+		if (b->offsets[at - 1] == n && memcmp(&b->offsets[at], &o[1], (n + 1) * sizeof(*o)) == 0) {
+			*k = at;
+			return true;
+		}
+	}
+}
+
+/* The smallest power of two, less one, whose table holds `n` keys at most
+ * half full. */
+static size_t table_mask(size_t n)
+{
+	size_t mask = 15;
+
+	while (mask + 1 < 2 * n)
+		mask = mask * 2 + 1;
+	return mask;
+}
+
 /*
  * Pass 2 of plan_build: lays the fields out (b->fields, b->offsets,
- * b->direct) and lists the moves (b->in, b->out). Returns TSI_OK or a
+ * b->direct) and lists the moves (b->in, b->out). `n_lists` and
+ * `n_offsets` bound what the list fields need. Returns TSI_OK or a
  * recorded failure.
  */
-static int plan_lay_out(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_plan *p)
+static int plan_lay_out(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_plan *p,
+                        size_t n_lists, size_t n_offsets)
 {
-	size_t shared_mask = 15, fi = 0, pos = 0;
+	size_t shared_mask = table_mask(p->n_fields), offs_mask = table_mask(n_lists);
+	size_t fi = 0, pos = 0;
 
-	while (shared_mask + 1 < 2 * p->n_fields)
-		shared_mask = shared_mask * 2 + 1;
 	if (!reserve(&b->fields, &b->cap_fields, p->n_fields + 1, sizeof(*b->fields)) ||
-	    !reserve(&b->offsets, &b->cap_offsets, p->n_offsets + 1, sizeof(*b->offsets)) ||
+	    !reserve(&b->offsets, &b->cap_offsets, n_offsets + 1, sizeof(*b->offsets)) ||
 	    !reserve(&b->direct, &b->cap_direct, p->n_fields + 1, sizeof(*b->direct)) ||
 	    !reserve(&b->in_place, &b->cap_in_place, p->n_fields + 1, sizeof(*b->in_place)) ||
-	    !reserve(&b->shared, &b->cap_shared, shared_mask + 1, sizeof(*b->shared)))
+	    !reserve(&b->shared, &b->cap_shared, shared_mask + 1, sizeof(*b->shared)) ||
+	    !reserve(&b->offs_slots, &b->cap_offs_slots, offs_mask + 1, sizeof(*b->offs_slots)))
 		return no_memory(e, cs);
 	memset(b->in_place, 0, (p->n_fields + 1) * sizeof(*b->in_place));
 	memset(b->shared, 0, (shared_mask + 1) * sizeof(*b->shared));
+	memset(b->offs_slots, 0, (offs_mask + 1) * sizeof(*b->offs_slots));
 	if (mark_in_place_outputs(b->vertices, p->n_vertices, b->in_place) != TSI_OK)
 		return no_memory(e, cs);
 	p->n_offsets = 0;
@@ -485,6 +552,7 @@ static int plan_lay_out(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_
 			bool list = def->shape == TSI_FIELD_VECTOR_LIST;
 			plan_field *field = &b->fields[fi];
 			size_t count = 0, bytes_in_all = 0, field_start;
+			uint32_t flags = 0, size;
 
 			/* Sizes first: every count and byte size a plan keeps fits
 			 * 32 bits. */
@@ -492,23 +560,8 @@ static int plan_lay_out(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_
 				count += c->tensors[k]->numel;
 				bytes_in_all += c->tensors[k]->numel * tsi_type_size(c->tensors[k]->type);
 			}
-			if (count > UINT32_MAX || bytes_in_all > UINT32_MAX || c->n >= UINT32_MAX)
+			if (count > UINT32_MAX || bytes_in_all > UINT32_MAX)
 				return too_large(e, cs, v, f);
-			field->count = (uint32_t)count;
-			field->n_vectors = list ? (uint32_t)c->n : 1;
-			field->offs = OFFS_SINGLE;
-			if (list) {
-				size_t *offs = &b->offsets[p->n_offsets], sum = 0;
-				if (p->n_offsets > UINT32_MAX - 1)
-					return too_large(e, cs, v, f);
-				field->offs = (uint32_t)p->n_offsets;
-				offs[0] = 0;
-				for (size_t k = 0; k < c->n; k++) {
-					sum += c->tensors[k]->numel;
-					offs[k + 1] = sum;
-				}
-				p->n_offsets += c->n + 1;
-			}
 			/* Fields used in variable memory directly, no scratch copy:
 			 * an input that is one contiguous region (nothing writes
 			 * variable memory while the vertices run except in-place
@@ -525,45 +578,46 @@ static int plan_lay_out(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_
 				/* Elements another input field of the set reads just
 				 * the same (the weights block a matmul's workers share,
 				 * the rows of A each of them multiplies): read the copy
-				 * already gathered. */
+				 * already gathered, cut the same way. */
 				size_t first = shared_lookup(b->shared, shared_mask, c, fi);
 				if (first != fi) {
-					field->at = b->fields[first].at;
-					if (list) {
-						/* Same cut into sub-vectors: share the offsets too. */
-						p->n_offsets -= c->n + 1;
-						field->offs = b->fields[first].offs;
-					}
+					*field = b->fields[first];
 					continue;
 				}
 			}
+			size = (uint32_t)count;
+			if (list) {
+				flags = AT_LIST;
+				if (!list_offsets(b, p, offs_mask, c, &size))
+					return too_large(e, cs, v, f);
+			}
 			if (direct_input || direct_list || b->in_place[fi]) {
 				const tsi_tensor *t = c->tensors[0];
-				size_t size = tsi_type_size(t->type);
-				if (p->n_direct >= AT_DIRECT)
+				size_t elem = tsi_type_size(t->type);
+				if (p->n_direct > AT_INDEX)
 					return too_large(e, cs, v, f);
 				b->direct[p->n_direct] = (plan_direct){
-				    t->regions[0].begin * size, t->regions[0].var,
+				    t->regions[0].begin * elem, t->regions[0].var,
 				    def->dir == TSI_FIELD_OUTPUT ? (uint32_t)bytes_in_all : 0};
-				field->at = AT_DIRECT | (uint32_t)p->n_direct++;
+				*field = (plan_field){AT_DIRECT | flags | (uint32_t)p->n_direct++, size};
 				continue;
 			}
 			pos = (pos + FIELD_ALIGN - 1) & ~(size_t)(FIELD_ALIGN - 1);
 			field_start = pos;
-			if (field_start / FIELD_ALIGN >= AT_DIRECT)
+			if (field_start / FIELD_ALIGN > AT_INDEX)
 				return too_large(e, cs, v, f);
 			for (size_t k = 0; k < c->n; k++) {
 				const tsi_tensor *t = c->tensors[k];
-				size_t size = tsi_type_size(t->type);
+				size_t elem = tsi_type_size(t->type);
 				for (size_t r = 0; r < t->n_regions; r++) {
 					const tsi_region *reg = &t->regions[r];
-					size_t bytes = reg->len * size;
+					size_t bytes = reg->len * elem;
 					if ((def->dir != TSI_FIELD_OUTPUT &&
 					     !move_append(&b->in, &b->cap_in, &p->n_in, reg->var,
-					                  reg->begin * size, pos, bytes)) ||
+					                  reg->begin * elem, pos, bytes)) ||
 					    (def->dir != TSI_FIELD_INPUT &&
 					     !move_append(&b->out, &b->cap_out, &p->n_out, reg->var,
-					                  reg->begin * size, pos, bytes)))
+					                  reg->begin * elem, pos, bytes)))
 						return no_memory(e, cs);
 					pos += bytes;
 				}
@@ -572,7 +626,7 @@ static int plan_lay_out(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_
 			    !move_append(&b->in, &b->cap_in, &p->n_in, ZERO_VAR, 0, field_start,
 			                 pos - field_start))
 				return no_memory(e, cs);
-			field->at = (uint32_t)(field_start / FIELD_ALIGN);
+			*field = (plan_field){flags | (uint32_t)(field_start / FIELD_ALIGN), size};
 		}
 	}
 	p->n_in = merge_rows(b->in, p->n_in);
@@ -580,27 +634,63 @@ static int plan_lay_out(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_
 	return TSI_OK;
 }
 
-/* True when move `x` fits a plan_move. */
-static bool move_fits(const plan_wide *x)
+/* How a plan keeps a move: 1 entry (one piece), 2 (a strided move and
+ * its plan_run) or 0 (neither fits 32 bits: a plan_wide, behind one
+ * entry). */
+static size_t move_entries(const plan_wide *x)
 {
-	return x->count == 1 && x->rows == 1 && x->var_off <= UINT32_MAX &&
-	       x->scratch_off <= UINT32_MAX && x->bytes <= UINT32_MAX;
+	if (x->var_off > UINT32_MAX || x->scratch_off > UINT32_MAX || x->bytes >= MOVE_RUN)
+		return 0;
+	if (x->count == 1 && x->rows == 1)
+		return 1;
+	if (x->count > UINT32_MAX || x->stride > UINT32_MAX || x->rows > UINT32_MAX ||
+	    x->row_step > UINT32_MAX)
+		return 0;
+	return 2;
 }
 
-/* Copies the moves `list[0..n)` into `dst`, those that do not fit a
- * plan_move into p->wide (from p->n_wide on). */
-static void pack_moves(cs_plan *p, plan_move *dst, const plan_wide *list, size_t n)
+/* Copies the moves `list[0..n)` into `dst` (as many entries as
+ * move_entries says), those that do not fit into p->wide (from p->n_wide
+ * on). Returns the entries written. */
+static size_t pack_moves(cs_plan *p, plan_entry *dst, const plan_wide *list, size_t n)
 {
+	size_t out = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		const plan_wide *x = &list[i];
-		if (move_fits(x)) {
-			dst[i] = (plan_move){x->var, (uint32_t)x->var_off, (uint32_t)x->scratch_off,
-			                     (uint32_t)x->bytes};
-		} else {
-			dst[i] = (plan_move){WIDE_VAR, (uint32_t)p->n_wide, 0, 0};
+		switch (move_entries(x)) {
+		case 1:
+			dst[out++].move = (plan_move){x->var, (uint32_t)x->var_off,
+			                              (uint32_t)x->scratch_off, (uint32_t)x->bytes};
+			break;
+		case 2:
+			dst[out++].move = (plan_move){x->var, (uint32_t)x->var_off,
+			                              (uint32_t)x->scratch_off,
+			                              (uint32_t)x->bytes | MOVE_RUN};
+			dst[out++].run = (plan_run){(uint32_t)x->count, (uint32_t)x->stride,
+			                            (uint32_t)x->rows, (uint32_t)x->row_step};
+			break;
+		default:
+			dst[out++].move = (plan_move){WIDE_VAR, (uint32_t)p->n_wide, 0, 0};
 			p->wide[p->n_wide++] = *x;
+			break;
 		}
 	}
+	return out;
+}
+
+/* The entries `list[0..n)` take in a plan, and in `*n_wide` how many of
+ * them are plan_wide. */
+static size_t count_entries(const plan_wide *list, size_t n, size_t *n_wide)
+{
+	size_t entries = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k = move_entries(&list[i]);
+		*n_wide += k == 0;
+		entries += k ? k : 1;
+	}
+	return entries;
 }
 
 /* Rounds a byte size up to 8, so every array of a packed plan is aligned
@@ -616,18 +706,16 @@ static size_t up8(size_t n)
  */
 static cs_plan *plan_pack(const plan_builder *b, const cs_plan *h)
 {
-	size_t n_wide = 0, size;
+	size_t n_wide = 0, n_in, n_out, size;
 	unsigned char *mem;
 	cs_plan *p;
 
-	for (size_t i = 0; i < h->n_in; i++)
-		n_wide += !move_fits(&b->in[i]);
-	for (size_t i = 0; i < h->n_out; i++)
-		n_wide += !move_fits(&b->out[i]);
+	n_in = count_entries(b->in, h->n_in, &n_wide);
+	n_out = count_entries(b->out, h->n_out, &n_wide);
 	size = up8(sizeof(*p)) + up8(h->n_calls * sizeof(*p->calls)) +
 	       up8(h->n_fields * sizeof(*p->fields)) + up8(h->n_offsets * sizeof(*p->offsets)) +
-	       up8(h->n_direct * sizeof(*p->direct)) + up8(h->n_in * sizeof(*p->in)) +
-	       up8(h->n_out * sizeof(*p->out)) + up8(n_wide * sizeof(*p->wide));
+	       up8(h->n_direct * sizeof(*p->direct)) + up8(n_in * sizeof(*p->in)) +
+	       up8(n_out * sizeof(*p->out)) + up8(n_wide * sizeof(*p->wide));
 	if (!(mem = malloc(size)))
 		return NULL;
 	p = (cs_plan *)mem;
@@ -642,8 +730,8 @@ static cs_plan *plan_pack(const plan_builder *b, const cs_plan *h)
 	TAKE(fields, h->n_fields);
 	TAKE(offsets, h->n_offsets);
 	TAKE(direct, h->n_direct);
-	TAKE(in, h->n_in);
-	TAKE(out, h->n_out);
+	TAKE(in, n_in);
+	TAKE(out, n_out);
 	TAKE(wide, n_wide);
 #undef TAKE
 	if (h->n_calls)
@@ -655,8 +743,8 @@ static cs_plan *plan_pack(const plan_builder *b, const cs_plan *h)
 	if (h->n_direct)
 		memcpy(p->direct, b->direct, h->n_direct * sizeof(*p->direct));
 	p->n_wide = 0;
-	pack_moves(p, p->in, b->in, h->n_in);
-	pack_moves(p, p->out, b->out, h->n_out);
+	p->n_in = pack_moves(p, p->in, b->in, h->n_in);
+	p->n_out = pack_moves(p, p->out, b->out, h->n_out);
 	return p;
 }
 
@@ -670,15 +758,14 @@ static cs_plan *plan_pack(const plan_builder *b, const cs_plan *h)
 static int plan_build(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_plan **out)
 {
 	cs_plan h = {0};
-	size_t n_offsets = 0;
+	size_t n_lists = 0, n_offsets = 0;
 	int rc;
 
 	*out = NULL;
-	rc = plan_count(e, b, cs, &h, &n_offsets);
+	rc = plan_count(e, b, cs, &h, &n_lists, &n_offsets);
 	if (rc)
 		return rc;
-	h.n_offsets = n_offsets;
-	rc = plan_lay_out(e, b, cs, &h);
+	rc = plan_lay_out(e, b, cs, &h, n_lists, n_offsets);
 	if (rc)
 		return rc;
 	if (!(*out = plan_pack(b, &h)))
