@@ -90,6 +90,9 @@ typedef struct plan_field {
 	                  offsets (so the elements are offsets[k + n]) */
 } plan_field;
 
+/* The tsi_fields a hot plan keeps made (engine-compute-sets.c). */
+typedef struct plan_made plan_made;
+
 /* Consecutive vertices of one codelet: the run loop reads one of these
  * instead of chasing each vertex's and codelet's pointers (a cache miss per
  * vertex on large graphs). */
@@ -121,6 +124,13 @@ struct cs_plan {
 	size_t n_out;
 	plan_wide *wide;           /* the moves of in and out that escape */
 	size_t n_wide;
+
+	/* A plan executed more than once in one run (a loop body's) keeps the
+	 * tsi_fields its vertices are called with, made once, since making
+	 * them per call costs more than a small vertex's work; the others
+	 * make them call by call (engine-compute-sets.c). */
+	uint64_t last_run;         /* e->run_serial of its last execution, 0: none */
+	plan_made *made;           /* NULL, or the made fields (malloc) */
 };
 
 /* Makes the plan of compute set `cs` (engine-plan.c). Returns TSI_OK, or

@@ -720,6 +720,8 @@ static cs_plan *plan_pack(const plan_builder *b, const cs_plan *h)
 		return NULL;
 	p = (cs_plan *)mem;
 	*p = *h;
+	p->last_run = 0;
+	p->made = NULL;
 	mem += up8(sizeof(*p));
 #define TAKE(member, n)                                  \
 	do {                                                 \
@@ -782,9 +784,11 @@ int tsi_engine_plan_build(tsi_engine *e, tsi_compute_set *cs, cs_plan **out)
 	return rc;
 }
 
-/* Frees one compute set's plan (one allocation). */
+/* Frees one compute set's plan (one allocation, and its made fields). */
 void tsi_engine_plan_free(cs_plan *p)
 {
+	if (p)
+		free(p->made);
 	free(p);
 }
 

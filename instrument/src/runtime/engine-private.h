@@ -76,6 +76,8 @@ struct tsi_engine {
 	size_t call_pairs_cap;
 	unsigned char **direct_ptrs;
 	size_t direct_ptrs_cap;
+	uint64_t run_serial;     /* counts tsi_engine_run calls that execute */
+	size_t made_bytes;       /* held by plans' made fields (engine-compute-sets.c) */
 
 	unsigned char *tmp;      /* staging for copies and prints (grows, kept) */
 	size_t tmp_cap;
