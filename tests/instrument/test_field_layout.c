@@ -4,7 +4,8 @@
  * vertices read alike are gathered once and shared, a list of rows lying
  * back to back in one variable is read in place, the rows of a transposed
  * view are gathered as one block, lists cut alike share their offsets,
- * and a failing vertex is named right among vertices of several types. Each test checks the values the vertices compute
+ * a failing vertex is named right among vertices of several types, and a
+ * loop body's made fields follow the scratch arena. Each test checks the values the vertices compute
  * and, where the layout is the point, where their data pointers lead.
  */
 #include "test-util.h"
@@ -368,6 +369,53 @@ static void test_failing_vertex_named(void **state)
 	tsi_test_model_free(&m);
 }
 
+/*
+ * A compute set run more than once in a run (a loop body) keeps its
+ * fields made; they must follow the scratch arena when a larger compute
+ * set grows it, and see what that set wrote. Here `small` sums rows 0 and
+ * 3 of a (gathered: not back to back) twice in a Repeat, `big` then
+ * writes row 0 of a from a transposed 200-row matrix (growing the arena),
+ * and `small` runs again: its sums must be the new row's.
+ */
+static void test_loop_body_follows_arena(void **state)
+{
+	enum { R = 200 };
+	tsi_test_model m;
+	float got[2];
+	(void)state;
+
+	model_init(&m);
+	tsi_tensor *a = matrix(&m, 6, 4, "a");
+	tsi_tensor *b = matrix(&m, R, 4, "b");
+	tsi_tensor *o = tsi_test_var(&m, TSI_FLOAT, 2, 0, "o");
+	tsi_compute_set *small = tsi_graph_add_compute_set(m.graph, "small");
+	tsi_compute_set *big = tsi_graph_add_compute_set(m.graph, "big");
+	const size_t rows[] = {0, 3};
+	add_rows(&m, small, a, rows, 2, o);
+	add(&m, big, "ListSum", "in", tsi_tensor_transpose(b), "out", tsi_tensor_index(a, 0), NULL,
+	    NULL);
+	tsi_program *seq = tsi_prog_sequence(m.graph, "body");
+	assert_int_equal(tsi_sequence_add(seq, tsi_prog_repeat(m.graph, 2,
+	                                                       tsi_prog_execute(m.graph, small))),
+	                 TSI_OK);
+	assert_int_equal(tsi_sequence_add(seq, tsi_prog_execute(m.graph, big)), TSI_OK);
+	assert_int_equal(tsi_sequence_add(seq, tsi_prog_execute(m.graph, small)), TSI_OK);
+	tsi_test_model_load(&m, &seq, 1, NULL);
+	fill(&m, "a", 6, 4);
+	fill(&m, "b", R, 4);
+	assert_int_equal(tsi_engine_run(m.engine, 0), TSI_OK);
+	tsi_test_read_floats(m.engine, "o", got, 2);
+	/* Row 0 of a is now b's column sums: all of b, 1 + ... + 4R. */
+	assert_close(got[0], (float)(4 * R) * (4 * R + 1) / 2, 0);
+	assert_close(got[1], 58, 0);
+	/* A second run starts from the same made fields. */
+	fill(&m, "a", 6, 4);
+	assert_int_equal(tsi_engine_run(m.engine, 0), TSI_OK);
+	tsi_test_read_floats(m.engine, "o", got, 2);
+	assert_close(got[0], (float)(4 * R) * (4 * R + 1) / 2, 0);
+	tsi_test_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_transposed_rows_gathered_as_block),
 		cmocka_unit_test(test_equal_lists_share_offsets),
 		cmocka_unit_test(test_failing_vertex_named),
+		cmocka_unit_test(test_loop_body_follows_arena),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
