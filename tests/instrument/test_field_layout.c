@@ -5,8 +5,9 @@
  * back to back in one variable is read in place, the rows of a transposed
  * view are gathered as one block, lists cut alike share their offsets,
  * a failing vertex is named right among vertices of several types, and a
- * loop body's made fields follow the scratch arena. Each test checks the values the vertices compute
- * and, where the layout is the point, where their data pointers lead.
+ * loop body's made fields follow the scratch arena. Each test checks the
+ * values the vertices compute and, where the layout is the point, where
+ * their data pointers lead.
  */
 #include "test-util.h"
 

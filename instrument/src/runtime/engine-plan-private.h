@@ -133,6 +133,36 @@ struct cs_plan {
 	plan_made *made;           /* NULL, or the made fields (malloc) */
 };
 
+/* --- Fields without a scratch copy (engine-plan-fields.c) ------------------ */
+
+/* Marks in `in_place` (one flag per field of `vertices[0..n_vertices)`,
+ * in order, zeroed by the caller) the output and in-out fields that can
+ * be written in variable memory. Returns TSI_OK or TSI_ERR_NO_MEMORY. */
+int tsi_engine_plan_mark_in_place(const tsi_vertex *const *vertices, size_t n_vertices,
+                                  bool *in_place);
+
+/* True when the tensors of a list field are one contiguous run of one
+ * variable, each sub-vector starting where the one before ended (and
+ * none empty), so the field can point into the variable. */
+bool tsi_engine_plan_contiguous_list(const tsi_field_conn *c);
+
+/* One entry of the table of gathered input fields: the connection and
+ * the plan field that gathered it. */
+typedef struct plan_shared_slot {
+	const tsi_field_conn *conn; /* NULL: empty slot */
+	uint64_t hash;
+	size_t field;
+} plan_shared_slot;
+
+/* The field that first gathered what `c` reads into scratch, found in or
+ * added to `table` (`mask` + 1 slots, a power of two at least twice the
+ * fields, zeroed before the first call): `field` itself when it is the
+ * first. */
+size_t tsi_engine_plan_shared_lookup(plan_shared_slot *table, size_t mask, const tsi_field_conn *c,
+                                     size_t field);
+
+/* --- Plans (engine-plan.c) --------------------------------------------------- */
+
 /* Makes the plan of compute set `cs` (engine-plan.c). Returns TSI_OK, or
  * a failure recorded in the engine (a vertex of unknown type, a field
  * connected to a variable made after compilation, out of host memory). */

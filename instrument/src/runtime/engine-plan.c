@@ -4,10 +4,11 @@
  * the arena. Fields that no other field of the set conflicts with are
  * used in variable memory directly, without the copies: inputs that are
  * one contiguous run, lists of sub-vectors lying back to back in one
- * variable (a matrix's rows), and the outputs mark_in_place_outputs
- * allows. Input fields that read exactly what an earlier input field of
- * the set reads (the same weights block for every worker of a matmul, the
- * same rows of A for each of its column slices) share that field's copy.
+ * variable (a matrix's rows), and the outputs that
+ * tsi_engine_plan_mark_in_place allows (engine-plan-fields.c). Input
+ * fields that read exactly what an earlier input field of the set reads
+ * (the same weights block for every worker of a matmul, the same rows of
+ * A for each of its column slices) share that field's copy.
  * A strided view's rows gathered one after another (a transpose) move as
  * one block (gather_rows in engine-compute-sets.c).
  *
@@ -33,7 +34,7 @@ typedef struct plan_builder {
 	plan_wide *in;               size_t cap_in;
 	plan_wide *out;              size_t cap_out;
 	bool *in_place;              size_t cap_in_place; /* per field: an output written in place */
-	struct shared_slot *shared;  size_t cap_shared;   /* input views gathered so far */
+	plan_shared_slot *shared;    size_t cap_shared;   /* input views gathered so far */
 	uint32_t *offs_slots;        size_t cap_offs_slots; /* list offsets kept so far: the
 	                                                       index of each in offsets, 0 empty */
 } plan_builder;
@@ -139,254 +140,6 @@ static size_t merge_rows(plan_wide *list, size_t n)
 		list[out++] = x;
 	}
 	return out;
-}
-
-/* A byte range of one variable, for the in-place output check. */
-typedef struct var_range {
-	uint32_t var;
-	size_t begin, end;  /* bytes, one replica */
-	size_t field;       /* the plan field writing it (outputs only) */
-} var_range;
-
-static int cmp_range(const void *a, const void *b)
-{
-	const var_range *x = a, *y = b;
-
-	if (x->var != y->var)
-		return x->var < y->var ? -1 : 1;
-	return x->begin < y->begin ? -1 : x->begin > y->begin;
-}
-
-/*
- * Marks in `in_place` the output and in-out fields of the compute set's
- * vertices that can be used straight in variable memory: one contiguous
- * region that no other field of the set reads (so every vertex still
- * sees its inputs as they were before the set, the BSP rule) and that no
- * other written field touches (so the order of writes cannot matter).
- * The rest go through scratch: copied in, written back after all
- * vertices ran. Saves most of the simulator's data movement after the
- * in-place inputs.
- */
-/* Whether `var` is among the sorted writes[0..n). */
-static bool written_var(const var_range *writes, size_t n, uint32_t var)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (writes[mid].var < var)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && writes[lo].var == var;
-}
-
-static int mark_in_place_outputs(const tsi_vertex *const *vertices, size_t n_vertices,
-                                 bool *in_place)
-{
-	size_t n_reads = 0, cap_reads = 0, n_writes = 0, fi = 0;
-	var_range *reads = NULL, *writes = NULL;
-
-	/* The candidates first: one contiguous region, written. */
-	for (size_t pass = 0; pass < 2; pass++) {
-		fi = 0;
-		n_writes = 0;
-		for (size_t i = 0; i < n_vertices; i++) {
-			const tsi_vertex *v = vertices[i];
-			for (size_t f = 0; f < v->codelet->n_fields; f++, fi++) {
-				const tsi_field_def *def = &v->codelet->fields[f];
-				const tsi_field_conn *c = &v->fields[f];
-				if (def->dir == TSI_FIELD_INPUT || def->shape == TSI_FIELD_VECTOR_LIST ||
-				    c->n != 1 || c->tensors[0]->n_regions != 1)
-					continue;
-				const tsi_tensor *t = c->tensors[0];
-				size_t size = tsi_type_size(t->type);
-				if (writes)
-					writes[n_writes] = (var_range){
-					    t->regions[0].var, t->regions[0].begin * size,
-					    (t->regions[0].begin + t->regions[0].len) * size, fi};
-				n_writes++;
-			}
-		}
-		if (pass == 0 && !(writes = malloc((n_writes + 1) * sizeof(*writes))))
-			return TSI_ERR_NO_MEMORY;
-	}
-	qsort(writes, n_writes, sizeof(*writes), cmp_range);
-	/* Then what the set reads of the variables the candidates write (other
-	 * variables cannot conflict), adjacent pieces merged as they come: a
-	 * matmul reads its operands and writes a new variable, so this list is
-	 * usually empty. */
-	fi = 0;
-	for (size_t i = 0; i < n_vertices; i++) {
-		const tsi_vertex *v = vertices[i];
-		for (size_t f = 0; f < v->codelet->n_fields; f++, fi++) {
-			const tsi_field_def *def = &v->codelet->fields[f];
-			const tsi_field_conn *c = &v->fields[f];
-			if (def->dir == TSI_FIELD_OUTPUT)
-				continue; /* read by nobody */
-			if (def->dir == TSI_FIELD_INOUT && def->shape != TSI_FIELD_VECTOR_LIST &&
-			    c->n == 1 && c->tensors[0]->n_regions == 1)
-				continue; /* a candidate: checked against the others below */
-			for (size_t k = 0; k < c->n; k++) {
-				const tsi_tensor *t = c->tensors[k];
-				size_t size = tsi_type_size(t->type);
-				for (size_t r = 0; r < t->n_regions; r++) {
-					const tsi_region *reg = &t->regions[r];
-					var_range x = {reg->var, reg->begin * size,
-					               (reg->begin + reg->len) * size, 0};
-					if (!written_var(writes, n_writes, x.var))
-						continue;
-					if (n_reads && reads[n_reads - 1].var == x.var &&
-					    reads[n_reads - 1].end == x.begin) {
-						reads[n_reads - 1].end = x.end;
-						continue;
-					}
-					if (n_reads == cap_reads) {
-						size_t cap = cap_reads ? cap_reads * 2 : 64;
-						var_range *grown = realloc(reads, cap * sizeof(*grown));
-						if (!grown) {
-							free(reads);
-							free(writes);
-							return TSI_ERR_NO_MEMORY;
-						}
-						reads = grown;
-						cap_reads = cap;
-					}
-					reads[n_reads++] = x;
-				}
-			}
-		}
-	}
-	if (n_reads)
-		qsort(reads, n_reads, sizeof(*reads), cmp_range);
-	/* Merge the reads into disjoint ranges, sorted by (var, begin) and so
-	 * also by (var, end). */
-	size_t n_merged = 0;
-	for (size_t i = 0; i < n_reads; i++) {
-		if (n_merged && reads[n_merged - 1].var == reads[i].var &&
-		    reads[i].begin <= reads[n_merged - 1].end) {
-			if (reads[i].end > reads[n_merged - 1].end)
-				reads[n_merged - 1].end = reads[i].end;
-		} else {
-			reads[n_merged++] = reads[i];
-		}
-	}
-	for (size_t i = 0; i < n_writes; i++) {
-		const var_range *w = &writes[i];
-		bool ok = w->end > w->begin;
-		/* Another output overlapping this one (sorted: the neighbours). */
-		if (i > 0 && writes[i - 1].var == w->var && writes[i - 1].end > w->begin)
-			ok = false;
-		if (i + 1 < n_writes && writes[i + 1].var == w->var && writes[i + 1].begin < w->end)
-			ok = false;
-		/* The first merged read ending after w begins must start at or
-		 * after w's end. */
-		size_t lo = 0, hi = n_merged;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			const var_range *r = &reads[mid];
-			if (r->var < w->var || (r->var == w->var && r->end <= w->begin))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < n_merged && reads[lo].var == w->var && reads[lo].begin < w->end)
-			ok = false;
-		in_place[w->field] = ok;
-	}
-	free(reads);
-	free(writes);
-	return TSI_OK;
-}
-
-/* True when the tensors of a list field are one contiguous run of one
- * variable, each sub-vector starting where the one before ended (and
- * none empty), so the field can point into the variable. */
-static bool contiguous_list(const tsi_field_conn *c)
-{
-	if (c->n == 0)
-		return false;
-	for (size_t k = 0; k < c->n; k++) {
-		const tsi_tensor *t = c->tensors[k];
-		if (t->n_regions != 1 || t->regions[0].len == 0)
-			return false;
-		if (k > 0) {
-			const tsi_region *prev = &c->tensors[k - 1]->regions[0];
-			if (t->regions[0].var != prev->var || t->type != c->tensors[k - 1]->type ||
-			    t->regions[0].begin != prev->begin + prev->len)
-				return false;
-		}
-	}
-	return true;
-}
-
-/* One entry of the table of gathered input fields: the connection and
- * the plan field that gathered it. */
-typedef struct shared_slot {
-	const tsi_field_conn *conn; /* NULL: empty slot */
-	uint64_t hash;
-	size_t field;
-} shared_slot;
-
-/* A hash of what a connection reads: every region of every sub-vector
- * and where the sub-vectors start (FNV-1a over the words). */
-static uint64_t conn_hash(const tsi_field_conn *c)
-{
-	uint64_t h = 0xcbf29ce484222325u;
-
-#define MIX(v) (h = (h ^ (uint64_t)(v)) * 0x100000001b3u)
-	MIX(c->n);
-	for (size_t k = 0; k < c->n; k++) {
-		const tsi_tensor *t = c->tensors[k];
-		MIX(t->type);
-		MIX(t->n_regions);
-		for (size_t r = 0; r < t->n_regions; r++) {
-			MIX(t->regions[r].var);
-			MIX(t->regions[r].begin);
-			MIX(t->regions[r].len);
-		}
-	}
-#undef MIX
-	return h;
-}
-
-/* True when two connections read the same elements in the same order,
- * cut into the same sub-vectors. */
-static bool conn_same(const tsi_field_conn *a, const tsi_field_conn *b)
-{
-	if (a->n != b->n)
-		return false;
-	for (size_t k = 0; k < a->n; k++) {
-		const tsi_tensor *x = a->tensors[k], *y = b->tensors[k];
-		if (x == y)
-			continue;
-		if (x->type != y->type || x->n_regions != y->n_regions)
-			return false;
-		for (size_t r = 0; r < x->n_regions; r++)
-			if (x->regions[r].var != y->regions[r].var ||
-			    x->regions[r].begin != y->regions[r].begin ||
-			    x->regions[r].len != y->regions[r].len)
-				return false;
-	}
-	return true;
-}
-
-/* The field that first gathered what `c` reads into scratch, found in or
- * added to the table (`mask` + 1 slots, a power of two larger than the
- * fields): `field` itself when it is the first. */
-static size_t shared_lookup(shared_slot *table, size_t mask, const tsi_field_conn *c, size_t field)
-{
-	uint64_t h = conn_hash(c);
-
-	for (size_t i = (size_t)(h >> 17) & mask;; i = (i + 1) & mask) {
-		if (!table[i].conn) {
-			table[i] = (shared_slot){c, h, field};
-			return field;
-		}
-		if (table[i].hash == h && conn_same(table[i].conn, c))
-			return table[i].field;
-	}
 }
 
 /* Out of host memory laying out `cs`: recorded in the engine. */
@@ -540,7 +293,7 @@ static int plan_lay_out(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_
 	memset(b->in_place, 0, (p->n_fields + 1) * sizeof(*b->in_place));
 	memset(b->shared, 0, (shared_mask + 1) * sizeof(*b->shared));
 	memset(b->offs_slots, 0, (offs_mask + 1) * sizeof(*b->offs_slots));
-	if (mark_in_place_outputs(b->vertices, p->n_vertices, b->in_place) != TSI_OK)
+	if (tsi_engine_plan_mark_in_place(b->vertices, p->n_vertices, b->in_place) != TSI_OK)
 		return no_memory(e, cs);
 	p->n_offsets = 0;
 
@@ -568,18 +321,19 @@ static int plan_lay_out(tsi_engine *e, plan_builder *b, tsi_compute_set *cs, cs_
 			 * fields, which nobody else reads: BSP semantics hold; this is
 			 * most of the data a compute set moves), a list whose
 			 * sub-vectors lie back to back in one variable (the rows of a
-			 * matrix), and the outputs and in-outs mark_in_place_outputs
+			 * matrix), and the outputs and in-outs tsi_engine_plan_mark_in_place
 			 * chose. An output is zero-filled first, as a scratch output
 			 * is. */
 			bool direct_input = def->dir == TSI_FIELD_INPUT && !list && c->n == 1 &&
 			                    c->tensors[0]->n_regions == 1;
-			bool direct_list = def->dir == TSI_FIELD_INPUT && list && contiguous_list(c);
+			bool direct_list = def->dir == TSI_FIELD_INPUT && list &&
+			                   tsi_engine_plan_contiguous_list(c);
 			if (!direct_input && !direct_list && def->dir == TSI_FIELD_INPUT && c->n > 0) {
 				/* Elements another input field of the set reads just
 				 * the same (the weights block a matmul's workers share,
 				 * the rows of A each of them multiplies): read the copy
 				 * already gathered, cut the same way. */
-				size_t first = shared_lookup(b->shared, shared_mask, c, fi);
+				size_t first = tsi_engine_plan_shared_lookup(b->shared, shared_mask, c, fi);
 				if (first != fi) {
 					*field = b->fields[first];
 					continue;

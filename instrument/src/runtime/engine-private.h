@@ -2,10 +2,10 @@
  * What the pieces of the engine share: the engine itself, the replica
  * masks every step of a run acts on, and the functions one piece calls in
  * another. The pieces are engine.c (creation, compilation, loading,
- * errors), engine-memory.c (device memory), engine-plan.c (the compute
- * sets' layouts, engine-plan-private.h), engine-compute-sets.c (their BSP
- * supersteps), engine-host-io.c
- * (streams, remote buffers, PrintTensor, host handles),
+ * errors), engine-memory.c (device memory), engine-plan.c and
+ * engine-plan-fields.c (the compute sets' layouts, engine-plan-private.h),
+ * engine-compute-sets.c (their BSP supersteps), engine-host-io.c (streams,
+ * remote buffers, PrintTensor, host handles),
  * engine-collectives.c (cross-replica collectives) and
  * engine-interpreter.c (the program tree and tsi_engine_run). Nothing
  * here is visible to models.
