@@ -1,10 +1,13 @@
 /*
  * Unit tests of how the engine hands a compute set's fields to its
- * vertices (engine-compute-sets.c): inputs that several vertices read
- * alike are gathered once and shared, a list of rows lying back to back
- * in one variable is read in place, and the rows of a transposed view are
- * gathered as one block. Each test checks the values the vertices compute
- * and, where the layout is the point, where their data pointers lead.
+ * vertices (engine-plan.c, engine-compute-sets.c): inputs that several
+ * vertices read alike are gathered once and shared, a list of rows lying
+ * back to back in one variable is read in place, the rows of a transposed
+ * view are gathered as one block, lists cut alike share their offsets,
+ * a failing vertex is named right among vertices of several types, and a
+ * loop body's made fields follow the scratch arena. Each test checks the
+ * values the vertices compute and, where the layout is the point, where
+ * their data pointers lead.
  */
 #include "test-util.h"
 
@@ -20,6 +23,9 @@
 #define MAX_SEEN 16
 static const void *seen[MAX_SEEN];
 static size_t n_seen;
+/* The "in" offsets each ListSum vertex saw, in the order they ran. */
+static const size_t *seen_offsets[MAX_SEEN];
+static size_t n_seen_offsets;
 
 /* out[k] = sum of sub-vector k of in, summed in order; records in's data
  * pointer. */
@@ -33,6 +39,8 @@ static bool list_sum_compute(const tsi_field *f, size_t n)
 		return false;
 	if (n_seen < MAX_SEEN)
 		seen[n_seen++] = f[0].data;
+	if (n_seen_offsets < MAX_SEEN)
+		seen_offsets[n_seen_offsets++] = f[0].offsets;
 	for (size_t k = 0; k < f[0].n_vectors; k++) {
 		float s = 0;
 		for (size_t i = f[0].offsets[k]; i < f[0].offsets[k + 1]; i++)
@@ -70,10 +78,23 @@ static const tsi_field_def dot_fields[] = {
 	{"out", TSI_FIELD_OUTPUT, TSI_FIELD_SCALAR, TSI_FLOAT, 0},
 };
 
+/* Fails on a negative input. */
+static bool positive_compute(const tsi_field *f, size_t n)
+{
+	(void)n;
+	return *(const float *)f[0].data >= 0;
+}
+
+static const tsi_field_def positive_fields[] = {
+	{"in", TSI_FIELD_INPUT, TSI_FIELD_SCALAR, TSI_FLOAT, 0},
+};
+
 static const tsi_codelet codelets[] = {
 	{"ListSum", list_sum_fields, 2, list_sum_compute, NULL, NULL, 16, 32, false},
 	{"Dot", dot_fields, 3, dot_compute, NULL, NULL, 12, 32, false},
+	{"Positive", positive_fields, 1, positive_compute, NULL, NULL, 4, 32, false},
 };
+#define N_CODELETS (sizeof(codelets) / sizeof(codelets[0]))
 
 /* --- Helpers ----------------------------------------------------------------- */
 
@@ -82,8 +103,9 @@ static void model_init(tsi_test_model *m)
 {
 	memset(m, 0, sizeof(*m));
 	tsi_test_model_init(m, 1, 4, 1);
-	assert_int_equal(tsi_graph_add_codelets(m->graph, codelets, 2), TSI_OK);
+	assert_int_equal(tsi_graph_add_codelets(m->graph, codelets, N_CODELETS), TSI_OK);
 	n_seen = 0;
+	n_seen_offsets = 0;
 }
 
 /* A [rows, cols] float variable on tile 0 holding v[i] = i + 1, with host
@@ -243,12 +265,167 @@ static void test_transposed_rows_gathered_as_block(void **state)
 	tsi_test_model_free(&m);
 }
 
+/* Connects ListSum vertex's "in" to rows `rows[0..n)` of `a` (one
+ * sub-vector each) and its "out" to `out`, on tile 0. */
+static void add_rows(tsi_test_model *m, tsi_compute_set *cs, tsi_tensor *a, const size_t *rows,
+                     size_t n, const tsi_tensor *out)
+{
+	tsi_tensor *list[8];
+	tsi_vertex *v = tsi_graph_add_vertex(m->graph, cs, "ListSum");
+
+	assert_true(n <= 8);
+	for (size_t i = 0; i < n; i++)
+		assert_non_null(list[i] = tsi_tensor_index(a, rows[i]));
+	assert_non_null(v);
+	assert_int_equal(tsi_graph_set_vertex_tile(m->graph, v, 0), TSI_OK);
+	assert_int_equal(tsi_graph_connect_list(m->graph, v, "in", list, n), TSI_OK);
+	assert_int_equal(tsi_graph_connect(m->graph, v, "out", out), TSI_OK);
+}
+
+/*
+ * Lists gathered from rows that do not lie back to back: two cut into
+ * the same sub-vector sizes (two rows of 4) share one copy of their
+ * offsets, a third (three rows) has its own; a vertex of another type
+ * between them does not disturb the order, and every sum is right.
+ */
+static void test_equal_lists_share_offsets(void **state)
+{
+	tsi_test_model m;
+	float got[8];
+	(void)state;
+
+	model_init(&m);
+	tsi_tensor *a = matrix(&m, 6, 4, "a");
+	tsi_tensor *w = tsi_test_var(&m, TSI_FLOAT, 4, 0, "w");
+	tsi_tensor *o1 = tsi_test_var(&m, TSI_FLOAT, 2, 0, "o1");
+	tsi_tensor *o2 = tsi_test_var(&m, TSI_FLOAT, 2, 0, "o2");
+	tsi_tensor *o3 = tsi_test_var(&m, TSI_FLOAT, 3, 0, "o3");
+	tsi_tensor *dot = tsi_test_var(&m, TSI_FLOAT, 1, 0, "dot");
+	tsi_compute_set *cs = tsi_graph_add_compute_set(m.graph, "lists");
+	const size_t r1[] = {0, 3}, r2[] = {1, 5}, r3[] = {0, 2, 4};
+	add_rows(&m, cs, a, r1, 2, o1);
+	add(&m, cs, "Dot", "in", tsi_tensor_index(a, 1), "w", w, "out", tsi_tensor_index(dot, 0));
+	add_rows(&m, cs, a, r2, 2, o2);
+	add_rows(&m, cs, a, r3, 3, o3);
+	tsi_program *ex = tsi_prog_execute(m.graph, cs);
+	tsi_test_model_load(&m, &ex, 1, NULL);
+	fill(&m, "a", 6, 4);
+	const float ones[4] = {1, 1, 1, 1};
+	tsi_test_write_floats(m.engine, "w", ones, 4);
+	assert_int_equal(tsi_engine_run(m.engine, 0), TSI_OK);
+	tsi_test_read_floats(m.engine, "o1", got, 2);
+	tsi_test_read_floats(m.engine, "o2", got + 2, 2);
+	tsi_test_read_floats(m.engine, "o3", got + 4, 3);
+	tsi_test_read_floats(m.engine, "dot", got + 7, 1);
+	/* Row r sums 16r + 10. */
+	const float want[8] = {10, 58, 26, 90, 10, 42, 74, 26};
+	for (int i = 0; i < 8; i++)
+		assert_close(got[i], want[i], 0);
+	assert_int_equal(n_seen_offsets, 3);
+	assert_ptr_equal(seen_offsets[0], seen_offsets[1]);
+	assert_ptr_not_equal(seen_offsets[0], seen_offsets[2]);
+	for (size_t k = 0; k < 3; k++)
+		assert_int_equal(seen_offsets[0][k], 4 * k);
+	for (size_t k = 0; k < 4; k++)
+		assert_int_equal(seen_offsets[2][k], 4 * k);
+	tsi_test_model_free(&m);
+}
+
+/*
+ * A vertex that fails among vertices of other types (the plan runs them
+ * as runs of one codelet each) is named by its own id and type, and the
+ * run stops with TSI_ERR_VERTEX_FAILED.
+ */
+static void test_failing_vertex_named(void **state)
+{
+	tsi_test_model m;
+	char want[64];
+	(void)state;
+
+	model_init(&m);
+	tsi_tensor *a = matrix(&m, 2, 4, "a");
+	tsi_tensor *x = tsi_test_var(&m, TSI_FLOAT, 2, 0, "x");
+	tsi_tensor *o = tsi_test_var(&m, TSI_FLOAT, 2, 0, "o");
+	tsi_compute_set *cs = tsi_graph_add_compute_set(m.graph, "checks");
+	add(&m, cs, "ListSum", "in", a, "out", o, NULL, NULL);
+	tsi_vertex *ok = tsi_graph_add_vertex(m.graph, cs, "Positive");
+	tsi_vertex *bad = tsi_graph_add_vertex(m.graph, cs, "Positive");
+	assert_non_null(ok);
+	assert_non_null(bad);
+	assert_int_equal(tsi_graph_set_vertex_tile(m.graph, ok, 0), TSI_OK);
+	assert_int_equal(tsi_graph_set_vertex_tile(m.graph, bad, 0), TSI_OK);
+	assert_int_equal(tsi_graph_connect(m.graph, ok, "in", tsi_tensor_index(x, 0)), TSI_OK);
+	assert_int_equal(tsi_graph_connect(m.graph, bad, "in", tsi_tensor_index(x, 1)), TSI_OK);
+	tsi_program *ex = tsi_prog_execute(m.graph, cs);
+	tsi_test_model_load(&m, &ex, 1, NULL);
+	const float fine[2] = {1, 2}, fails[2] = {1, -2};
+	tsi_test_write_floats(m.engine, "x", fine, 2);
+	assert_int_equal(tsi_engine_run(m.engine, 0), TSI_OK);
+	tsi_test_write_floats(m.engine, "x", fails, 2);
+	assert_int_equal(tsi_engine_run(m.engine, 0), TSI_ERR_VERTEX_FAILED);
+	/* Vertices are numbered in the order they were made: ListSum 0,
+	 * the passing Positive 1, the failing one 2. */
+	snprintf(want, sizeof(want), "vertex 2 (type 'Positive') in compute set 'checks'");
+	assert_non_null(strstr(tsi_engine_error(m.engine), want));
+	tsi_test_model_free(&m);
+}
+
+/*
+ * A compute set run more than once in a run (a loop body) keeps its
+ * fields made; they must follow the scratch arena when a larger compute
+ * set grows it, and see what that set wrote. Here `small` sums rows 0 and
+ * 3 of a (gathered: not back to back) twice in a Repeat, `big` then
+ * writes row 0 of a from a transposed 200-row matrix (growing the arena),
+ * and `small` runs again: its sums must be the new row's.
+ */
+static void test_loop_body_follows_arena(void **state)
+{
+	enum { R = 200 };
+	tsi_test_model m;
+	float got[2];
+	(void)state;
+
+	model_init(&m);
+	tsi_tensor *a = matrix(&m, 6, 4, "a");
+	tsi_tensor *b = matrix(&m, R, 4, "b");
+	tsi_tensor *o = tsi_test_var(&m, TSI_FLOAT, 2, 0, "o");
+	tsi_compute_set *small = tsi_graph_add_compute_set(m.graph, "small");
+	tsi_compute_set *big = tsi_graph_add_compute_set(m.graph, "big");
+	const size_t rows[] = {0, 3};
+	add_rows(&m, small, a, rows, 2, o);
+	add(&m, big, "ListSum", "in", tsi_tensor_transpose(b), "out", tsi_tensor_index(a, 0), NULL,
+	    NULL);
+	tsi_program *seq = tsi_prog_sequence(m.graph, "body");
+	assert_int_equal(tsi_sequence_add(seq, tsi_prog_repeat(m.graph, 2,
+	                                                       tsi_prog_execute(m.graph, small))),
+	                 TSI_OK);
+	assert_int_equal(tsi_sequence_add(seq, tsi_prog_execute(m.graph, big)), TSI_OK);
+	assert_int_equal(tsi_sequence_add(seq, tsi_prog_execute(m.graph, small)), TSI_OK);
+	tsi_test_model_load(&m, &seq, 1, NULL);
+	fill(&m, "a", 6, 4);
+	fill(&m, "b", R, 4);
+	assert_int_equal(tsi_engine_run(m.engine, 0), TSI_OK);
+	tsi_test_read_floats(m.engine, "o", got, 2);
+	/* Row 0 of a is now b's column sums: all of b, 1 + ... + 4R. */
+	assert_close(got[0], (float)(4 * R) * (4 * R + 1) / 2, 0);
+	assert_close(got[1], 58, 0);
+	/* A second run starts from the same made fields. */
+	fill(&m, "a", 6, 4);
+	assert_int_equal(tsi_engine_run(m.engine, 0), TSI_OK);
+	tsi_test_read_floats(m.engine, "o", got, 2);
+	assert_close(got[0], (float)(4 * R) * (4 * R + 1) / 2, 0);
+	tsi_test_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_strided_input_gathered_once),
 		cmocka_unit_test(test_contiguous_rows_read_in_place),
 		cmocka_unit_test(test_transposed_rows_gathered_as_block),
+		cmocka_unit_test(test_equal_lists_share_offsets),
+		cmocka_unit_test(test_failing_vertex_named),
+		cmocka_unit_test(test_loop_body_follows_arena),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

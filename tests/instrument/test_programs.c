@@ -253,7 +253,7 @@ static void test_execute_bsp_swap(void **state)
 /* An in-out field that another vertex of the set reads, and an output
  * overlapping another vertex's input by one element: the readers still
  * see the values from before the compute set (BSP), while the fields
- * nobody else touches are used in place (engine-compute-sets.c's in-place
+ * nobody else touches are used in place (engine-plan-fields.c's in-place
  * rule). */
 static void test_execute_bsp_overlaps(void **state)
 {

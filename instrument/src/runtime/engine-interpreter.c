@@ -303,6 +303,7 @@ TSI_API int tsi_engine_run(tsi_engine *engine, size_t index)
 	}
 	if (engine->dry)
 		return TSI_OK;
+	engine->run_serial++;
 	memset(&all, 0, sizeof(all));
 	for (unsigned r = 0; r < engine->replicas; r++)
 		mask_set(&all, r);

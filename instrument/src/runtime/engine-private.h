@@ -2,9 +2,10 @@
  * What the pieces of the engine share: the engine itself, the replica
  * masks every step of a run acts on, and the functions one piece calls in
  * another. The pieces are engine.c (creation, compilation, loading,
- * errors), engine-memory.c (device memory), engine-compute-sets.c (the
- * compute sets' scratch layouts and BSP supersteps), engine-host-io.c
- * (streams, remote buffers, PrintTensor, host handles),
+ * errors), engine-memory.c (device memory), engine-plan.c and
+ * engine-plan-fields.c (the compute sets' layouts, engine-plan-private.h),
+ * engine-compute-sets.c (their BSP supersteps), engine-host-io.c (streams,
+ * remote buffers, PrintTensor, host handles),
  * engine-collectives.c (cross-replica collectives) and
  * engine-interpreter.c (the program tree and tsi_engine_run). Nothing
  * here is visible to models.
@@ -29,8 +30,7 @@ typedef struct rmask {
 /* Where a stream's data comes from or goes to (engine-host-io.c). */
 typedef struct stream_conn stream_conn;
 
-/* The cached layout of one compute set's scratch arena
- * (engine-compute-sets.c). */
+/* The layout of one compute set's run (engine-plan-private.h). */
 typedef struct cs_plan cs_plan;
 
 /* The engine of tilescope/engine.h. */
@@ -63,9 +63,21 @@ struct tsi_engine {
 
 	/* Compute sets, indexed by id (those that existed at compile time). */
 	size_t n_plans;
-	cs_plan **plans;         /* built on first execution */
+	cs_plan **plans;         /* built at load (tsi_engine_prepare_plans) */
 	unsigned char *scratch;  /* the arena every plan lays out its fields in */
 	size_t scratch_cap;
+	/* What one vertex call is given, made from its plan (grown to the
+	 * largest plan, kept): its fields, the {0, count} offsets of its
+	 * single-vector fields, and per replica the address of each field
+	 * that lives in variable memory. */
+	tsi_field *call_fields;
+	size_t call_fields_cap;
+	size_t *call_pairs;
+	size_t call_pairs_cap;
+	unsigned char **direct_ptrs;
+	size_t direct_ptrs_cap;
+	uint64_t run_serial;     /* counts tsi_engine_run calls that execute */
+	size_t made_bytes;       /* held by plans' made fields (engine-compute-sets.c) */
 
 	unsigned char *tmp;      /* staging for copies and prints (grows, kept) */
 	size_t tmp_cap;
@@ -181,12 +193,11 @@ int tsi_engine_check_loaded(tsi_engine *e, const char *what);
 int tsi_engine_run_compute_set(tsi_engine *e, tsi_compute_set *cs, const rmask *m);
 
 /* Builds the layouts of every compute set the compiled programs execute
- * (at load; engine-compute-sets.c). Returns TSI_OK or TSI_ERR_NO_MEMORY
+ * (at load; engine-plan.c). Returns TSI_OK or TSI_ERR_NO_MEMORY
  * (recorded). */
 int tsi_engine_prepare_plans(tsi_engine *e);
 
-/* Frees one compute set's cached layout; NULL is ignored
- * (engine-compute-sets.c). */
+/* Frees one compute set's layout; NULL is ignored (engine-plan.c). */
 void tsi_engine_plan_free(cs_plan *p);
 
 /* Runs one stream copy on the replicas of `m` (engine-host-io.c). */

@@ -214,6 +214,9 @@ TSI_API void tsi_engine_free(tsi_engine *engine)
 			tsi_engine_plan_free(engine->plans[i]);
 	free(engine->plans);
 	free(engine->scratch);
+	free(engine->call_fields);
+	free(engine->call_pairs);
+	free(engine->direct_ptrs);
 	free(engine->tmp);
 	free(engine->programs);
 	free(engine->trace);
