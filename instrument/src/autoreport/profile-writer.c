@@ -12,12 +12,24 @@
  * per-tile array stored as one "tile runs" blob (db-schema/tile-runs.c)
  * rather than a row per tile.
  *
+ * The schema's secondary indexes are dropped as soon as it is made and
+ * made again from the schema's own SQL once their table is filled:
+ * SQLite builds an index from sorted keys several times faster than it
+ * keeps one through random inserts, and the file's sqlite_schema still
+ * says exactly what profile.sql says. The page cache holds the whole
+ * report (REPORT_CACHE_KIB), so nothing is written out and read back
+ * while the tables grow.
+ *
  * Safety. Without a journal a failed write leaves a broken database, so
  * the file is never written in place: it is built under a temporary name
- * in the destination's directory and renamed over `path` when complete,
- * and runs are added to a copy that replaces the file the same way. A
- * killed model leaves at worst a stale ".profile.pop.<pid>.<n>.tmp", never a
- * half-written profile.pop.
+ * in the destination's directory and renamed over `path` when complete
+ * (published). The graph profile stays open, unpublished, until the
+ * first runs are added or the caller publishes it: the first runs then
+ * go into the same file through the same connection (issue 19: copying
+ * the 50 MB report of the large model to add its first run cost a tenth
+ * of a second on the run's thread). Later runs are added to a copy that
+ * replaces the file the same way. A killed model leaves at worst a stale
+ * ".profile.pop.<pid>.<n>.tmp", never a half-written profile.pop.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* copy_file_range */
@@ -51,15 +63,27 @@
  */
 #define REPORT_PAGE_SIZE 4096
 
+/*
+ * SQLite page cache of a writer's connection, KiB (PRAGMA cache_size).
+ * SQLite's default, 2 MiB, is a twentieth of the large model's 44 MB
+ * report: the random inserts into the interned names' UNIQUE index then
+ * wrote pages out and read them back, and the variables (164,096 rows,
+ * most with a name of their own) took 0.72 s of the 1.27 s graph write.
+ * The cache grows only as pages are used, and is freed when the report
+ * is published.
+ */
+#define REPORT_CACHE_KIB 65536
+
 struct pw_ctx;
 
 struct tsi_report_writer {
 	char *path;                   /* where the report is (malloc'd) */
 	const tsi_graph_profile *gp;  /* borrowed: outlives the writer */
 	const tsi_report_meta *meta;  /* borrowed, until the graph is written */
-	struct pw_ctx *pending;       /* the open temporary database until the
-	                                 graph is written, else NULL */
+	struct pw_ctx *pending;       /* the open temporary database from _create
+	                                 until it is published, else NULL */
 	char *tmp;                    /* its name (malloc'd), else NULL */
+	bool graph_written;           /* pending holds the whole graph profile */
 	size_t runs_written;          /* runs[0 .. runs_written) are in the file */
 	char report_id[40];           /* meta report_id written ("" when none) */
 	bool replaced;                /* the file became another writer's */
@@ -137,6 +161,14 @@ static name_slot *name_map_find(name_map *m, const char *text, uint64_t hash)
 
 /* --- Writing rows ---------------------------------------------------------- */
 
+/* A secondary index of the schema, dropped while its table fills. */
+typedef struct pw_index {
+	char *name;  /* index name (malloc'd) */
+	char *table; /* the table it indexes (malloc'd) */
+	char *sql;   /* its CREATE INDEX statement, as sqlite_schema holds it
+	                (malloc'd); NULL once made again */
+} pw_index;
+
 /* State of one write: the connection, what fails first, interned names. */
 typedef struct pw_ctx {
 	sqlite3 *db;
@@ -147,6 +179,8 @@ typedef struct pw_ctx {
 	name_map names;
 	sqlite3_stmt *st_string; /* INSERT INTO string */
 	int64_t next_string_id;
+	pw_index *indexes;       /* the schema's secondary indexes, dropped */
+	size_t n_indexes;
 } pw_ctx;
 
 /* Records an SQLite failure during `what` as the thread's error; returns
@@ -377,6 +411,111 @@ static int pw_insert(pw_ctx *c, sqlite3_stmt *st, const char *what)
 		rc = pw_fail(c, what);
 	}
 	sqlite3_reset(st);
+	return rc;
+}
+
+/* --- Secondary indexes ----------------------------------------------------- */
+
+/* Forgets the dropped indexes (those not made again stay dropped). */
+static void pw_indexes_clear(pw_ctx *c)
+{
+	for (size_t i = 0; i < c->n_indexes; i++) {
+		free(c->indexes[i].name);
+		free(c->indexes[i].table);
+		free(c->indexes[i].sql);
+	}
+	free(c->indexes);
+	c->indexes = NULL;
+	c->n_indexes = 0;
+}
+
+/* Remembers one index of the schema; -1 when out of memory. */
+static int pw_indexes_add(pw_ctx *c, const char *name, const char *table, const char *sql)
+{
+	pw_index *grown = realloc(c->indexes, (c->n_indexes + 1) * sizeof(*grown));
+	pw_index *ix;
+
+	if (!grown)
+		return -1;
+	c->indexes = grown;
+	ix = &c->indexes[c->n_indexes];
+	ix->name = strdup(name);
+	ix->table = strdup(table);
+	ix->sql = strdup(sql);
+	c->n_indexes++;
+	return ix->name && ix->table && ix->sql ? 0 : -1;
+}
+
+/*
+ * Drops the secondary indexes the schema has just made (its CREATE INDEX
+ * statements), keeping their SQL for pw_make_indexes. The automatic
+ * indexes of PRIMARY KEY and UNIQUE constraints stay: they enforce the
+ * constraints while rows go in.
+ */
+static int pw_drop_indexes(pw_ctx *c)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = pw_prepare(c, &st,
+	                    "SELECT name, tbl_name, sql FROM sqlite_schema "
+	                    "WHERE type = 'index' AND sql IS NOT NULL ORDER BY rowid");
+	int step;
+
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *table = (const char *)sqlite3_column_text(st, 1);
+		const char *sql = (const char *)sqlite3_column_text(st, 2);
+
+		if (!name || !table || !sql || pw_indexes_add(c, name, table, sql))
+			rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", c->path);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = pw_fail(c, "reading the schema");
+	sqlite3_finalize(st);
+	for (size_t i = 0; !rc && i < c->n_indexes; i++) {
+		char *sql = sqlite3_mprintf("DROP INDEX \"%w\"", c->indexes[i].name);
+
+		rc = sql ? pw_exec(c, sql, "deferring an index")
+		         : tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", c->path);
+		sqlite3_free(sql);
+	}
+	return rc;
+}
+
+/* True when `table` has a row (on failure too: the index is then made
+ * now, and its statement says what went wrong). */
+static bool pw_table_has_rows(pw_ctx *c, const char *table)
+{
+	char *sql = sqlite3_mprintf("SELECT EXISTS (SELECT 1 FROM \"%w\")", table);
+	sqlite3_stmt *st = NULL;
+	bool rows = true;
+
+	if (sql && sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		rows = sqlite3_column_int(st, 0) != 0;
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return rows;
+}
+
+/*
+ * Makes again the indexes pw_drop_indexes dropped, from their own SQL:
+ * with `filled_only`, those whose table has rows (the graph profile's,
+ * at the end of its write: the run tables fill later), else every one
+ * left (before the file is published).
+ */
+static int pw_make_indexes(pw_ctx *c, bool filled_only)
+{
+	int rc = TSI_OK;
+
+	for (size_t i = 0; !rc && i < c->n_indexes; i++) {
+		pw_index *ix = &c->indexes[i];
+
+		if (!ix->sql || (filled_only && !pw_table_has_rows(c, ix->table)))
+			continue;
+		rc = pw_exec(c, ix->sql, "making an index");
+		free(ix->sql);
+		ix->sql = NULL;
+	}
 	return rc;
 }
 
@@ -1119,6 +1258,12 @@ static int open_fast(pw_ctx *c, const char *file, bool create)
 	             "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
 	             "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY;",
 	             "setting up the database");
+	if (!rc) {
+		char sql[64];
+
+		snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%d;", REPORT_CACHE_KIB);
+		rc = pw_exec(c, sql, "setting the page cache");
+	}
 	return rc;
 }
 
@@ -1135,6 +1280,18 @@ static int close_db(pw_ctx *c, int rc)
 	}
 	c->db = NULL;
 	return rc;
+}
+
+/* Starts writing `file`'s data to the disk and waits for it (best
+ * effort: publish() checks the final sync). */
+static void sync_data(const char *file)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fdatasync(fd);
+		close(fd);
+	}
 }
 
 /*
@@ -1290,13 +1447,21 @@ out:
 	return rc;
 }
 
-/* Frees what a write context holds (the connection is closed already). */
-static void pw_clear(pw_ctx *c)
+/* Frees what the graph profile's write needed (the interned names):
+ * runs name nothing. */
+static void pw_clear_names(pw_ctx *c)
 {
 	sqlite3_finalize(c->st_string);
 	c->st_string = NULL;
 	free(c->names.slots);
 	memset(&c->names, 0, sizeof(c->names));
+}
+
+/* Frees what a write context holds (the connection is closed already). */
+static void pw_clear(pw_ctx *c)
+{
+	pw_clear_names(c);
+	pw_indexes_clear(c);
 }
 
 /* Writes the whole graph profile into the open, empty database. */
@@ -1316,6 +1481,8 @@ static int write_graph_profile(pw_ctx *c, const tsi_graph_profile *gp,
 
 	if (!rc)
 		rc = pw_exec(c, "BEGIN", "starting the transaction");
+	if (!rc)
+		rc = pw_drop_indexes(c);
 	if (!rc)
 		rc = pw_prepare(c, &c->st_string, "INSERT INTO string (id, text) VALUES (?, ?)");
 	for (int i = 0; !rc && i < N_SECTIONS; i++) {
@@ -1340,8 +1507,19 @@ static int write_graph_profile(pw_ctx *c, const tsi_graph_profile *gp,
 			tsi_log(TSI_LOG_INFO, "AUTOREPORT", "profile.pop: %s written in %.3f s", names[i],
 			        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	}
+	if (!rc) {
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		rc = pw_make_indexes(c, true);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (!rc)
+			tsi_log(TSI_LOG_INFO, "AUTOREPORT", "profile.pop: indexes made in %.3f s",
+			        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	}
 	if (!rc)
 		rc = pw_exec(c, "COMMIT", "committing");
+	pw_clear_names(c);
 	return rc;
 }
 
@@ -1389,15 +1567,22 @@ fail:
 	return rc;
 }
 
-int tsi_report_writer_write_graph(tsi_report_writer *w)
+/*
+ * Ends the open temporary database: with `rc` TSI_OK, makes the indexes
+ * still missing (those of the run tables), closes it and renames it over
+ * the report's path; otherwise (or when that fails) removes it. Either
+ * way the writer has no open database afterwards.
+ */
+static int finish_pending(tsi_report_writer *w, int rc)
 {
-	pw_ctx *c;
-	int rc;
+	pw_ctx *c = w->pending;
 
-	if (!w || !w->pending)
-		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "profile writer: nothing to write");
-	c = w->pending;
-	rc = write_graph_profile(c, w->gp, w->meta);
+	if (!rc)
+		rc = pw_exec(c, "BEGIN", "starting the transaction");
+	if (!rc)
+		rc = pw_make_indexes(c, false);
+	if (!rc)
+		rc = pw_exec(c, "COMMIT", "committing");
 	pw_clear(c);
 	rc = close_db(c, rc);
 	if (!rc)
@@ -1411,16 +1596,80 @@ int tsi_report_writer_write_graph(tsi_report_writer *w)
 	return rc;
 }
 
+int tsi_report_writer_write_graph(tsi_report_writer *w)
+{
+	int rc;
+
+	if (!w || !w->pending || w->graph_written)
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "profile writer: nothing to write");
+	rc = write_graph_profile(w->pending, w->gp, w->meta);
+	if (rc)
+		return finish_pending(w, rc);
+	w->graph_written = true;
+	/* On the disk now, on this (background) thread, so that publishing
+	 * syncs only what the runs add, on the run's thread. */
+	sync_data(w->tmp);
+	return TSI_OK;
+}
+
+int tsi_report_writer_publish(tsi_report_writer *w)
+{
+	if (!w)
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "profile writer: no writer");
+	if (!w->pending)
+		return TSI_OK; /* published already */
+	if (!w->graph_written)
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
+		                     "profile writer: '%s' has no graph profile to publish yet", w->path);
+	return finish_pending(w, TSI_OK);
+}
+
+bool tsi_report_writer_is_published(const tsi_report_writer *w)
+{
+	return w && !w->pending;
+}
+
 int tsi_report_writer_new(tsi_report_writer **out, const char *path,
                           const tsi_graph_profile *gp, const tsi_report_meta *meta)
 {
 	int rc = tsi_report_writer_create(out, path, gp, meta);
 
-	if (!rc && (rc = tsi_report_writer_write_graph(*out)) != TSI_OK) {
+	if (!rc && (rc = tsi_report_writer_write_graph(*out)) == TSI_OK)
+		rc = tsi_report_writer_publish(*out);
+	if (rc && out) {
 		tsi_report_writer_free(*out);
 		*out = NULL;
 	}
 	return rc;
+}
+
+/*
+ * The first runs, into the graph profile's own open database: no copy,
+ * the page cache still warm. A rollback journal in memory (only the few
+ * pages that existed before the runs go in it) lets a failure take the
+ * runs back out, so the graph profile is still published.
+ */
+static int add_runs_pending(tsi_report_writer *w, const tsi_run_profile *const *runs,
+                            size_t n_runs)
+{
+	pw_ctx *c = w->pending;
+	int rc, published;
+
+	rc = pw_exec(c, "PRAGMA journal_mode = MEMORY", "setting up the database");
+	if (!rc)
+		rc = pw_exec(c, "BEGIN", "starting the transaction");
+	if (!rc)
+		rc = write_runs(c, runs, w->runs_written, n_runs);
+	if (!rc)
+		rc = pw_exec(c, "COMMIT", "committing");
+	if (rc) {
+		sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL); /* none open: harmless */
+		c->fail_code = 0;
+	}
+	published = finish_pending(w, TSI_OK);
+	if (!rc && !published)
+		w->runs_written = n_runs;
+	return rc ? rc : published;
 }
 
 /*
@@ -1442,6 +1691,13 @@ int tsi_report_writer_add_runs(tsi_report_writer *w, const tsi_run_profile *cons
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "profile writer: no writer or runs");
 	if (n_runs <= w->runs_written)
 		return TSI_OK;
+	if (w->pending) {
+		if (!w->graph_written)
+			return tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
+			                     "profile writer: runs added to '%s' before its graph profile",
+			                     w->path);
+		return add_runs_pending(w, runs, n_runs);
+	}
 	c.path = w->path;
 	tmp = temp_path_for(w->path);
 	if (!tmp)
@@ -1513,6 +1769,12 @@ int tsi_report_writer_move(tsi_report_writer *w, const char *new_path)
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "profile writer: no new path");
 	if (strcmp(w->path, new_path) == 0)
 		return TSI_OK;
+	if (w->pending) {
+		int rc = tsi_report_writer_publish(w); /* then moved like any report */
+
+		if (rc)
+			return rc;
+	}
 	copy = strdup(new_path);
 	if (!copy)
 		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory moving '%s'", w->path);
@@ -1538,7 +1800,7 @@ void tsi_report_writer_free(tsi_report_writer *w)
 {
 	if (!w)
 		return;
-	if (w->pending) { /* created, never written: no half-built file stays */
+	if (w->pending) { /* never published: no file stays */
 		pw_clear(w->pending);
 		close_db(w->pending, TSI_ERR_IO);
 		free(w->pending);
