@@ -15,7 +15,10 @@
  *   time the first run's profile is added or the engine is freed (issue
  *   19: writing it took about 5 % of a profiled large run); execution
  *   data after each kept run (streamAtEachRun, the default) or once when
- *   the engine is freed.
+ *   the engine is freed. profile.pop stays under its temporary name until
+ *   the first runs join it (no copy of the whole report on the run's
+ *   thread) or something waits for it (wait_reports, a graph report, a
+ *   second engine moving the files, freeing the engine, exit).
  * - What: profile.pop (graph and execution profiles), debug.cbor
  *   (outputDebugInfo). Nothing at all when no output is asked for.
  * - Whose: every engine's report has an identity (128 random bits, in
