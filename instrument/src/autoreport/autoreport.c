@@ -479,6 +479,10 @@ static void *job_main(void *arg)
 		pvti_thread_set_name("autoReport writer");
 	if (ar->job_writer) {
 		rc = write_profile(ar, ar->job_writer);
+		/* No run will join it: in place at once, as a graph profile
+		 * alone always was. */
+		if (!rc && !ar->cfg_copy.report_execution)
+			rc = tsi_report_writer_publish(ar->job_writer);
 		ar->job_wrote_profile = rc == TSI_OK;
 	}
 	if (!rc && ar->job_debug_path) {
