@@ -177,7 +177,7 @@ typedef struct pw_ctx {
 	int fail_code;           /* first failure while binding a row (TSI_ERR_*), 0: none */
 	const char *fail_why;    /* its reason */
 	name_map names;
-	sqlite3_stmt *st_string; /* INSERT INTO string */
+	struct pw_stmt *st_string; /* INSERT INTO string */
 	int64_t next_string_id;
 	pw_index *indexes;       /* the schema's secondary indexes, dropped */
 	size_t n_indexes;
@@ -202,12 +202,134 @@ static int pw_exec(pw_ctx *c, const char *sql, const char *what)
 	return TSI_OK;
 }
 
-/* Prepares `sql` into *st (kept for the whole table: one statement, many rows). */
-static int pw_prepare(pw_ctx *c, sqlite3_stmt **st, const char *sql)
+/* Prepares a query `sql` into *st (rows are read with sqlite3_step). */
+static int pw_prepare_query(pw_ctx *c, sqlite3_stmt **st, const char *sql)
 {
-	if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
-		return pw_fail(c, "preparing an insert");
+	if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK)
+		return pw_fail(c, "reading the report");
 	return TSI_OK;
+}
+
+/*
+ * An INSERT kept for a whole table: one statement, many rows. A batched
+ * one takes PW_BATCH_ROWS rows per step ("INSERT INTO t (...) SELECT *
+ * FROM (VALUES (row), (row) ...) LIMIT ?", the limit set to the rows
+ * bound, so the last, partial batch needs no other statement): SQLite's
+ * cost per statement run (opening and closing its cursors, halting,
+ * resetting) was as much as the insert itself for the narrow rows of
+ * the large model's 600,000 (issue 19). Rows are bound at an offset of
+ * `rows` rows into the statement's parameters.
+ */
+typedef struct pw_stmt {
+	sqlite3_stmt *st;
+	int nparams; /* parameters of one row */
+	int batch;   /* rows per step (1: the plain statement, no LIMIT) */
+	int rows;    /* rows bound, not yet stepped */
+} pw_stmt;
+
+#define PW_BATCH_ROWS 32
+
+/* Prepares the single-row INSERT `sql` ("... VALUES (...)") into *out,
+ * for `batch` rows per step. */
+static int pw_prepare_rows(pw_ctx *c, pw_stmt **out, const char *sql, int batch)
+{
+	const char *values = strstr(sql, " VALUES ");
+	pw_stmt *t = calloc(1, sizeof(*t));
+	char *text = NULL;
+	int rc = TSI_OK;
+
+	*out = NULL;
+	if (!t)
+		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", c->path);
+	for (const char *q = values ? values : sql; *q; q++)
+		t->nparams += *q == '?';
+	t->batch = values && batch > 1 ? batch : 1;
+	if (t->batch > 1) {
+		const char *tuple = values + 8;
+		size_t head = (size_t)(values - sql), n = strlen(tuple);
+		size_t size = head + 40 + (size_t)t->batch * (n + 1);
+
+		text = malloc(size);
+		if (!text) {
+			free(t);
+			return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", c->path);
+		}
+		memcpy(text, sql, head);
+		size = head + (size_t)sprintf(text + head, " SELECT * FROM (VALUES ");
+		for (int r = 0; r < t->batch; r++) {
+			if (r)
+				text[size++] = ',';
+			memcpy(text + size, tuple, n);
+			size += n;
+		}
+		strcpy(text + size, ") LIMIT ?");
+	}
+	if (sqlite3_prepare_v3(c->db, text ? text : sql, -1, SQLITE_PREPARE_PERSISTENT, &t->st,
+	                       NULL) != SQLITE_OK) {
+		rc = pw_fail(c, "preparing an insert");
+		free(t);
+		t = NULL;
+	}
+	free(text);
+	*out = t;
+	return rc;
+}
+
+/* A statement for a table of a few rows. */
+static int pw_prepare(pw_ctx *c, pw_stmt **st, const char *sql)
+{
+	return pw_prepare_rows(c, st, sql, 1);
+}
+
+/* A statement for a table of many rows. */
+static int pw_prepare_batch(pw_ctx *c, pw_stmt **st, const char *sql)
+{
+	return pw_prepare_rows(c, st, sql, PW_BATCH_ROWS);
+}
+
+/* The parameter index of column `col` (1-based) of the row being bound. */
+static int pw_col(const pw_stmt *st, int col)
+{
+	return st->rows * st->nparams + col;
+}
+
+/* Steps the `st->rows` rows bound (none: nothing); SQLITE_OK or the
+ * failure's code. */
+static int pw_step_rows(pw_stmt *st)
+{
+	int rc = SQLITE_OK;
+
+	if (!st->rows)
+		return SQLITE_OK;
+	if (st->batch > 1)
+		rc = sqlite3_bind_int(st->st, st->batch * st->nparams + 1, st->rows);
+	if (rc == SQLITE_OK && sqlite3_step(st->st) != SQLITE_DONE)
+		rc = sqlite3_errcode(sqlite3_db_handle(st->st));
+	sqlite3_reset(st->st);
+	st->rows = 0;
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Counts the row just bound; steps a full batch. SQLITE_OK or the
+ * failure's code. */
+static int pw_row_done(pw_stmt *st)
+{
+	if (++st->rows < st->batch)
+		return SQLITE_OK;
+	return pw_step_rows(st);
+}
+
+/* Writes the rows still bound (when `rc` is TSI_OK) and frees the
+ * statement (NULL ignored). Returns `rc`, or the failure to write. */
+static int pw_finalize(pw_ctx *c, pw_stmt *st, int rc)
+{
+	if (!st)
+		return rc;
+	if (!rc && pw_step_rows(st) != SQLITE_OK)
+		rc = pw_fail(c, "writing the last rows of a table");
+	sqlite3_finalize(st->st);
+	free(st);
+	return rc;
 }
 
 /* Keeps the first failure met while binding a row (reported by
@@ -228,25 +350,25 @@ static void pw_bind_rc(pw_ctx *c, int rc)
 }
 
 /* The bind helpers: one column of the row being built. */
-static void bind_i64(pw_ctx *c, sqlite3_stmt *st, int col, int64_t v)
+static void bind_i64(pw_ctx *c, pw_stmt *st, int col, int64_t v)
 {
-	pw_bind_rc(c, sqlite3_bind_int64(st, col, v));
+	pw_bind_rc(c, sqlite3_bind_int64(st->st, pw_col(st, col), v));
 }
 
 /* Counts are unsigned in the profile; none reaches 2^63 (see the schema). */
-static void bind_u64(pw_ctx *c, sqlite3_stmt *st, int col, uint64_t v)
+static void bind_u64(pw_ctx *c, pw_stmt *st, int col, uint64_t v)
 {
-	pw_bind_rc(c, sqlite3_bind_int64(st, col, (sqlite3_int64)v));
+	pw_bind_rc(c, sqlite3_bind_int64(st->st, pw_col(st, col), (sqlite3_int64)v));
 }
 
 /* NULL: "none" or "not applicable" in the schema. */
-static void bind_null(pw_ctx *c, sqlite3_stmt *st, int col)
+static void bind_null(pw_ctx *c, pw_stmt *st, int col)
 {
-	pw_bind_rc(c, sqlite3_bind_null(st, col));
+	pw_bind_rc(c, sqlite3_bind_null(st->st, pw_col(st, col)));
 }
 
 /* `v`, or NULL when `present` is false (the schema's "none"). */
-static void bind_opt(pw_ctx *c, sqlite3_stmt *st, int col, bool present, int64_t v)
+static void bind_opt(pw_ctx *c, pw_stmt *st, int col, bool present, int64_t v)
 {
 	if (present)
 		bind_i64(c, st, col, v);
@@ -255,27 +377,27 @@ static void bind_opt(pw_ctx *c, sqlite3_stmt *st, int col, bool present, int64_t
 }
 
 /* A ratio; NaN (an undefined balance) is NULL. */
-static void bind_real(pw_ctx *c, sqlite3_stmt *st, int col, double v)
+static void bind_real(pw_ctx *c, pw_stmt *st, int col, double v)
 {
 	if (isnan(v))
 		bind_null(c, st, col);
 	else
-		pw_bind_rc(c, sqlite3_bind_double(st, col, v));
+		pw_bind_rc(c, sqlite3_bind_double(st->st, pw_col(st, col), v));
 }
 
 /* Text that stays valid until the row is stepped; NULL binds NULL. */
-static void bind_text(pw_ctx *c, sqlite3_stmt *st, int col, const char *s)
+static void bind_text(pw_ctx *c, pw_stmt *st, int col, const char *s)
 {
 	if (s)
-		pw_bind_rc(c, sqlite3_bind_text(st, col, s, -1, SQLITE_STATIC));
+		pw_bind_rc(c, sqlite3_bind_text(st->st, pw_col(st, col), s, -1, SQLITE_STATIC));
 	else
 		bind_null(c, st, col);
 }
 
 /* Text in a buffer the caller reuses: SQLite copies it. */
-static void bind_text_copy(pw_ctx *c, sqlite3_stmt *st, int col, const char *s)
+static void bind_text_copy(pw_ctx *c, pw_stmt *st, int col, const char *s)
 {
-	pw_bind_rc(c, sqlite3_bind_text(st, col, s, -1, SQLITE_TRANSIENT));
+	pw_bind_rc(c, sqlite3_bind_text(st->st, pw_col(st, col), s, -1, SQLITE_TRANSIENT));
 }
 
 /*
@@ -300,15 +422,13 @@ static int64_t pw_intern(pw_ctx *c, const char *text)
 		             "a name is longer than the 16,384 bytes a report may hold");
 		return -1;
 	}
-	sqlite3_bind_int64(c->st_string, 1, c->next_string_id);
-	sqlite3_bind_text(c->st_string, 2, text, -1, SQLITE_STATIC);
-	if (sqlite3_step(c->st_string) != SQLITE_DONE) {
+	bind_i64(c, c->st_string, 1, c->next_string_id);
+	bind_text(c, c->st_string, 2, text);
+	if (!c->fail_code && pw_row_done(c->st_string) != SQLITE_OK) {
 		pw_bind_fail(c, sqlite3_errcode(c->db) == SQLITE_NOMEM ? TSI_ERR_NO_MEMORY : TSI_ERR_IO,
 		             "cannot insert a name");
-		sqlite3_reset(c->st_string);
 		return -1;
 	}
-	sqlite3_reset(c->st_string);
 	slot->text = text;
 	slot->hash = hash;
 	slot->id = c->next_string_id++;
@@ -317,7 +437,7 @@ static int64_t pw_intern(pw_ctx *c, const char *text)
 }
 
 /* A name column: the interned id of `text`, or NULL when there is none. */
-static void bind_name(pw_ctx *c, sqlite3_stmt *st, int col, const char *text)
+static void bind_name(pw_ctx *c, pw_stmt *st, int col, const char *text)
 {
 	int64_t id;
 
@@ -332,13 +452,13 @@ static void bind_name(pw_ctx *c, sqlite3_stmt *st, int col, const char *text)
 
 /* Binds a blob made by the codec; SQLite frees it when it is done with it
  * (also on failure). NULL (the codec ran out of memory) is a failure. */
-static void bind_blob(pw_ctx *c, sqlite3_stmt *st, int col, uint8_t *blob, size_t len)
+static void bind_blob(pw_ctx *c, pw_stmt *st, int col, uint8_t *blob, size_t len)
 {
 	if (!blob) {
 		pw_bind_fail(c, TSI_ERR_NO_MEMORY, "out of host memory encoding per-tile values");
 		return;
 	}
-	pw_bind_rc(c, sqlite3_bind_blob64(st, col, blob, len, free));
+	pw_bind_rc(c, sqlite3_bind_blob64(st->st, pw_col(st, col), blob, len, free));
 }
 
 /* Sum, maximum and non-zero count of a per-tile array. */
@@ -351,7 +471,7 @@ typedef struct tile_stats {
  * Tiles must ascend and lie on the target: a reader refuses a blob that
  * names a tile past the end, so such a profile is not written at all.
  */
-static tile_stats bind_tiles(pw_ctx *c, sqlite3_stmt *st, int col, const tsi_tile_values *tv)
+static tile_stats bind_tiles(pw_ctx *c, pw_stmt *st, int col, const tsi_tile_values *tv)
 {
 	tile_stats s = {0, 0, 0};
 	uint8_t *blob = NULL;
@@ -379,7 +499,7 @@ static tile_stats bind_tiles(pw_ctx *c, sqlite3_stmt *st, int col, const tsi_til
 }
 
 /* Binds the dense `values[0..n)` as a tile-runs blob (NULL: all zeros). */
-static tile_stats bind_dense(pw_ctx *c, sqlite3_stmt *st, int col, const uint64_t *values,
+static tile_stats bind_dense(pw_ctx *c, pw_stmt *st, int col, const uint64_t *values,
                              size_t n)
 {
 	tile_stats s = {0, 0, 0};
@@ -400,18 +520,14 @@ static tile_stats bind_dense(pw_ctx *c, sqlite3_stmt *st, int col, const uint64_
 
 /* Steps one bound INSERT and resets it for the next row. `what` names the
  * table in a failure message. */
-static int pw_insert(pw_ctx *c, sqlite3_stmt *st, const char *what)
+static int pw_insert(pw_ctx *c, pw_stmt *st, const char *what)
 {
-	int rc = TSI_OK;
-
-	if (c->fail_code) {
-		rc = tsi_set_error(c->fail_code, "cannot write report '%s' (%s): %s", c->path, what,
-		                   c->fail_why);
-	} else if (sqlite3_step(st) != SQLITE_DONE) {
-		rc = pw_fail(c, what);
-	}
-	sqlite3_reset(st);
-	return rc;
+	if (c->fail_code)
+		return tsi_set_error(c->fail_code, "cannot write report '%s' (%s): %s", c->path, what,
+		                     c->fail_why);
+	if (pw_row_done(st) != SQLITE_OK)
+		return pw_fail(c, what);
+	return TSI_OK;
 }
 
 /* --- Secondary indexes ----------------------------------------------------- */
@@ -455,7 +571,7 @@ static int pw_indexes_add(pw_ctx *c, const char *name, const char *table, const 
 static int pw_drop_indexes(pw_ctx *c)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = pw_prepare(c, &st,
+	int rc = pw_prepare_query(c, &st,
 	                    "SELECT name, tbl_name, sql FROM sqlite_schema "
 	                    "WHERE type = 'index' AND sql IS NOT NULL ORDER BY rowid");
 	int step;
@@ -552,7 +668,7 @@ static const char *region_name(tsi_mem_region r)
 /* --- The graph profile, table by table ------------------------------------- */
 
 /* One meta row with a text value; nothing when `value` is NULL. */
-static int meta_text(pw_ctx *c, sqlite3_stmt *st, const char *key, const char *value)
+static int meta_text(pw_ctx *c, pw_stmt *st, const char *key, const char *value)
 {
 	if (!value)
 		return TSI_OK;
@@ -562,7 +678,7 @@ static int meta_text(pw_ctx *c, sqlite3_stmt *st, const char *key, const char *v
 }
 
 /* One meta row with an integer value. */
-static int meta_int(pw_ctx *c, sqlite3_stmt *st, const char *key, int64_t value)
+static int meta_int(pw_ctx *c, pw_stmt *st, const char *key, int64_t value)
 {
 	bind_text(c, st, 1, key);
 	bind_i64(c, st, 2, value);
@@ -591,7 +707,7 @@ static void format_iso_time(char *buf, size_t size, int64_t ns)
 /* meta: key/value facts about the report (see the schema for the keys). */
 static int write_meta(pw_ctx *c, const tsi_graph_profile *gp, const tsi_report_meta *meta)
 {
-	sqlite3_stmt *st = NULL;
+	pw_stmt *st = NULL;
 	char iso[64];
 	int rc = pw_prepare(c, &st, "INSERT INTO meta (key, value) VALUES (?, ?)");
 
@@ -622,14 +738,14 @@ static int write_meta(pw_ctx *c, const tsi_graph_profile *gp, const tsi_report_m
 	if (!rc)
 		rc = meta_int(c, st, "include_cycles", meta->include_cycles);
 out:
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	return rc;
 }
 
 /* option: the options in force, in order. */
 static int write_options(pw_ctx *c, const tsi_options *opts)
 {
-	sqlite3_stmt *st = NULL;
+	pw_stmt *st = NULL;
 	size_t n = opts ? tsi_options_count(opts) : 0;
 	int rc = pw_prepare(c, &st, "INSERT INTO option (position, name, value) VALUES (?, ?, ?)");
 
@@ -643,7 +759,7 @@ static int write_options(pw_ctx *c, const tsi_options *opts)
 		bind_text(c, st, 3, value ? value : "");
 		rc = pw_insert(c, st, "option");
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	return rc;
 }
 
@@ -651,7 +767,7 @@ static int write_options(pw_ctx *c, const tsi_options *opts)
 static int write_target(pw_ctx *c, const tsi_graph_profile *gp)
 {
 	const tsi_target *t = &gp->target;
-	sqlite3_stmt *st = NULL;
+	pw_stmt *st = NULL;
 	uint64_t *sync = NULL;
 	int rc = pw_prepare(c, &st,
 	                    "INSERT INTO target (id, type, name, ipu_version, num_ipus, "
@@ -690,7 +806,7 @@ static int write_target(pw_ctx *c, const tsi_graph_profile *gp)
 	bind_u64(c, st, 16, gp->min_sync_delay);
 	bind_dense(c, st, 17, sync, sync ? t->tiles_per_ipu : 0);
 	rc = pw_insert(c, st, "target");
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	st = NULL;
 	if (rc)
 		goto out;
@@ -705,7 +821,7 @@ static int write_target(pw_ctx *c, const tsi_graph_profile *gp)
 	bind_u64(c, st, 4, gp->num_vertices);
 	rc = pw_insert(c, st, "graph");
 out:
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	free(sync);
 	return rc;
 }
@@ -724,7 +840,7 @@ static void vertex_memory_arrays(const tsi_vertex_memory *vm, const tsi_tile_val
 
 /* One row of memory_by_compute_set or memory_by_vertex_type: the id, the
  * seven totals, then the seven blobs. */
-static int write_vertex_memory(pw_ctx *c, sqlite3_stmt *st, size_t id,
+static int write_vertex_memory(pw_ctx *c, pw_stmt *st, size_t id,
                                const tsi_vertex_memory *vm, const char *what)
 {
 	const tsi_tile_values *arr[7];
@@ -749,7 +865,7 @@ static int write_vertex_memory(pw_ctx *c, sqlite3_stmt *st, size_t id,
 /* vertex_type and memory_by_vertex_type. */
 static int write_vertex_types(pw_ctx *c, const tsi_graph_profile *gp)
 {
-	sqlite3_stmt *st = NULL, *mem = NULL;
+	pw_stmt *st = NULL, *mem = NULL;
 	int rc = pw_prepare(c, &st,
 	                    "INSERT INTO vertex_type (id, name, state_bytes, code_bytes, instances, "
 	                    "flops) VALUES (?, ?, ?, ?, ?, ?)");
@@ -771,26 +887,26 @@ static int write_vertex_types(pw_ctx *c, const tsi_graph_profile *gp)
 			rc = write_vertex_memory(c, mem, i, &gp->by_vertex_type[i],
 			                         "memory_by_vertex_type");
 	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(mem);
+	rc = pw_finalize(c, st, rc);
+	rc = pw_finalize(c, mem, rc);
 	return rc;
 }
 
 /* compute_set, compute_set_vertex_type and memory_by_compute_set. */
 static int write_compute_sets(pw_ctx *c, const tsi_graph_profile *gp)
 {
-	sqlite3_stmt *st = NULL, *types = NULL, *mem = NULL;
-	int rc = pw_prepare(c, &st,
+	pw_stmt *st = NULL, *types = NULL, *mem = NULL;
+	int rc = pw_prepare_batch(c, &st,
 	                    "INSERT INTO compute_set (id, name, flops, debug_context, tiles, cycles, "
 	                    "cycles_sum, active_cycles, active_cycles_sum, cycles_by_tile, "
 	                    "active_cycles_by_tile) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 
 	if (!rc)
-		rc = pw_prepare(c, &types,
+		rc = pw_prepare_batch(c, &types,
 		                "INSERT INTO compute_set_vertex_type (compute_set, vertex_type, "
 		                "vertex_count, active_cycles) VALUES (?, ?, ?, ?)");
 	if (!rc)
-		rc = pw_prepare(c, &mem,
+		rc = pw_prepare_batch(c, &mem,
 		                "INSERT INTO memory_by_compute_set (compute_set, " VERTEX_MEMORY_COLUMNS);
 	for (size_t i = 0; !rc && gp->compute_sets && i < gp->n_compute_sets; i++) {
 		const tsi_compute_set_profile *cs = &gp->compute_sets[i];
@@ -818,17 +934,17 @@ static int write_compute_sets(pw_ctx *c, const tsi_graph_profile *gp)
 		if (!rc && gp->by_compute_set)
 			rc = write_vertex_memory(c, mem, i, &gp->by_compute_set[i], "memory_by_compute_set");
 	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(types);
-	sqlite3_finalize(mem);
+	rc = pw_finalize(c, st, rc);
+	rc = pw_finalize(c, types, rc);
+	rc = pw_finalize(c, mem, rc);
 	return rc;
 }
 
 /* exchange: the three lists in one table. */
 static int write_exchanges(pw_ctx *c, const tsi_graph_profile *gp)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = pw_prepare(c, &st,
+	pw_stmt *st = NULL;
+	int rc = pw_prepare_batch(c, &st,
 	                    "INSERT INTO exchange (kind, id, name, tiles, bytes_received, bytes_sent, "
 	                    "cycles, cycles_sum, bytes_received_by_tile, bytes_sent_by_tile, "
 	                    "cycles_by_tile) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -876,7 +992,7 @@ static int write_exchanges(pw_ctx *c, const tsi_graph_profile *gp)
 			rc = pw_insert(c, st, "exchange");
 		}
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	return rc;
 }
 
@@ -889,8 +1005,8 @@ static bool is_exchange_program(tsi_lowered_type t)
 /* program, program_child, control_program and function_program. */
 static int write_programs(pw_ctx *c, const tsi_graph_profile *gp)
 {
-	sqlite3_stmt *st = NULL, *child = NULL, *list = NULL;
-	int rc = pw_prepare(c, &st,
+	pw_stmt *st = NULL, *child = NULL, *list = NULL;
+	int rc = pw_prepare_batch(c, &st,
 	                    "INSERT INTO program (id, type, name, compute_set, exchange, function, "
 	                    "sync_type, repeat_count, debug_context, instr_delay, instr_exchange, "
 	                    "instr_other, instr_receive_address, instr_receive_format, "
@@ -899,7 +1015,7 @@ static int write_programs(pw_ctx *c, const tsi_graph_profile *gp)
 	                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 
 	if (!rc)
-		rc = pw_prepare(c, &child,
+		rc = pw_prepare_batch(c, &child,
 		                "INSERT INTO program_child (parent, position, child) VALUES (?, ?, ?)");
 	for (size_t i = 0; !rc && gp->programs && i < gp->n_programs; i++) {
 		const tsi_lowered_program *p = &gp->programs[i];
@@ -937,7 +1053,7 @@ static int write_programs(pw_ctx *c, const tsi_graph_profile *gp)
 		bind_u64(c, list, 2, gp->control_programs[i]);
 		rc = pw_insert(c, list, "control_program");
 	}
-	sqlite3_finalize(list);
+	rc = pw_finalize(c, list, rc);
 	list = NULL;
 	if (!rc)
 		rc = pw_prepare(c, &list, "INSERT INTO function_program (position, program) VALUES (?, ?)");
@@ -946,9 +1062,9 @@ static int write_programs(pw_ctx *c, const tsi_graph_profile *gp)
 		bind_u64(c, list, 2, gp->function_programs[i]);
 		rc = pw_insert(c, list, "function_program");
 	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(child);
-	sqlite3_finalize(list);
+	rc = pw_finalize(c, st, rc);
+	rc = pw_finalize(c, child, rc);
+	rc = pw_finalize(c, list, rc);
 	return rc;
 }
 
@@ -957,8 +1073,8 @@ static int write_programs(pw_ctx *c, const tsi_graph_profile *gp)
 static int write_memory(pw_ctx *c, const tsi_graph_profile *gp)
 {
 	uint32_t nt = gp->target.num_tiles, per_ipu = gp->target.tiles_per_ipu;
-	sqlite3_stmt *st = NULL;
-	int rc = pw_prepare(c, &st,
+	pw_stmt *st = NULL;
+	int rc = pw_prepare_batch(c, &st,
 	                    "INSERT INTO tile_memory (tile, ipu, interleaved, "
 	                    "interleaved_including_gaps, non_interleaved, "
 	                    "non_interleaved_including_gaps, overflowed, overflowed_including_gaps, "
@@ -979,7 +1095,7 @@ static int write_memory(pw_ctx *c, const tsi_graph_profile *gp)
 		bind_u64(c, st, 10, m->total_including_gaps);
 		rc = pw_insert(c, st, "tile_memory");
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	st = NULL;
 	if (!rc)
 		rc = pw_prepare(c, &st,
@@ -1002,7 +1118,7 @@ static int write_memory(pw_ctx *c, const tsi_graph_profile *gp)
 			}
 		}
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	st = NULL;
 	if (!rc)
 		rc = pw_prepare(c, &st, "INSERT OR IGNORE INTO oom_tile (tile) VALUES (?)");
@@ -1010,7 +1126,7 @@ static int write_memory(pw_ctx *c, const tsi_graph_profile *gp)
 		bind_u64(c, st, 1, gp->oom_tiles[i]);
 		rc = pw_insert(c, st, "oom_tile");
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	return rc;
 }
 
@@ -1039,9 +1155,9 @@ static bool is_user_category(tsi_mem_category cat)
 /* variable: storage and liveness interval of each (listed) variable. */
 static int write_variables(pw_ctx *c, const tsi_graph_profile *gp, bool lowered_vars)
 {
-	sqlite3_stmt *st = NULL;
+	pw_stmt *st = NULL;
 	char shape[TSI_MAX_RANK * 21 + 3];
-	int rc = pw_prepare(c, &st,
+	int rc = pw_prepare_batch(c, &st,
 	                    "INSERT INTO variable (id, name, category, type, bytes, shape, tiles, "
 	                    "bytes_by_tile, always_live, live_from, live_to, debug_context) "
 	                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -1069,15 +1185,15 @@ static int write_variables(pw_ctx *c, const tsi_graph_profile *gp, bool lowered_
 		bind_opt(c, st, 12, v->debug_context != 0, v->debug_context);
 		rc = pw_insert(c, st, "variable");
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	return rc;
 }
 
 /* liveness_step and debug_context. */
 static int write_liveness(pw_ctx *c, const tsi_graph_profile *gp)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = pw_prepare(c, &st,
+	pw_stmt *st = NULL;
+	int rc = pw_prepare_batch(c, &st,
 	                    "INSERT INTO liveness_step (id, program, parent, depth, "
 	                    "not_always_live_bytes) VALUES (?, ?, ?, ?, ?)");
 
@@ -1091,10 +1207,10 @@ static int write_liveness(pw_ctx *c, const tsi_graph_profile *gp)
 		bind_u64(c, st, 5, s->not_always_live_bytes);
 		rc = pw_insert(c, st, "liveness_step");
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	st = NULL;
 	if (!rc)
-		rc = pw_prepare(c, &st,
+		rc = pw_prepare_batch(c, &st,
 		                "INSERT INTO debug_context (id, parent, name, layer, api) "
 		                "VALUES (?, ?, ?, ?, ?)");
 	for (size_t i = 0; !rc && gp->debug_contexts && i < gp->n_debug_contexts; i++) {
@@ -1107,7 +1223,7 @@ static int write_liveness(pw_ctx *c, const tsi_graph_profile *gp)
 		bind_name(c, st, 5, d->api);
 		rc = pw_insert(c, st, "debug_context");
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	return rc;
 }
 
@@ -1116,7 +1232,7 @@ static int write_liveness(pw_ctx *c, const tsi_graph_profile *gp)
 /* run, program_trace and step for runs[from .. to), numbered by position. */
 static int write_runs(pw_ctx *c, const tsi_run_profile *const *runs, size_t from, size_t to)
 {
-	sqlite3_stmt *run = NULL, *trace = NULL, *step = NULL;
+	pw_stmt *run = NULL, *trace = NULL, *step = NULL;
 	int rc = pw_prepare(c, &run,
 	                    "INSERT INTO run (id, program, cycles, num_steps, trace_length, "
 	                    "active_compute_cycles, compute_cycles, do_exchange_cycles, "
@@ -1124,10 +1240,10 @@ static int write_runs(pw_ctx *c, const tsi_run_profile *const *runs, size_t from
 	                    "copy_shared_structure_cycles) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 
 	if (!rc)
-		rc = pw_prepare(c, &trace,
+		rc = pw_prepare_batch(c, &trace,
 		                "INSERT INTO program_trace (run, position, program) VALUES (?, ?, ?)");
 	if (!rc)
-		rc = pw_prepare(c, &step,
+		rc = pw_prepare_batch(c, &step,
 		                "INSERT INTO step (run, id, type, program, compute_set, exchange, "
 		                "sync_type, cycles_from, cycles_to, cycles, cycles_overlapped, "
 		                "active_tiles, tile_balance, active_tile_balance, thread_balance, "
@@ -1185,9 +1301,9 @@ static int write_runs(pw_ctx *c, const tsi_run_profile *const *runs, size_t from
 			rc = pw_insert(c, step, "step");
 		}
 	}
-	sqlite3_finalize(run);
-	sqlite3_finalize(trace);
-	sqlite3_finalize(step);
+	rc = pw_finalize(c, run, rc);
+	rc = pw_finalize(c, trace, rc);
+	rc = pw_finalize(c, step, rc);
 	return rc;
 }
 
@@ -1451,7 +1567,7 @@ out:
  * runs name nothing. */
 static void pw_clear_names(pw_ctx *c)
 {
-	sqlite3_finalize(c->st_string);
+	pw_finalize(c, c->st_string, TSI_ERR_IO); /* written already, or abandoned */
 	c->st_string = NULL;
 	free(c->names.slots);
 	memset(&c->names, 0, sizeof(c->names));
@@ -1484,7 +1600,7 @@ static int write_graph_profile(pw_ctx *c, const tsi_graph_profile *gp,
 	if (!rc)
 		rc = pw_drop_indexes(c);
 	if (!rc)
-		rc = pw_prepare(c, &c->st_string, "INSERT INTO string (id, text) VALUES (?, ?)");
+		rc = pw_prepare_batch(c, &c->st_string, "INSERT INTO string (id, text) VALUES (?, ?)");
 	for (int i = 0; !rc && i < N_SECTIONS; i++) {
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1507,6 +1623,8 @@ static int write_graph_profile(pw_ctx *c, const tsi_graph_profile *gp,
 			tsi_log(TSI_LOG_INFO, "AUTOREPORT", "profile.pop: %s written in %.3f s", names[i],
 			        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	}
+	rc = pw_finalize(c, c->st_string, rc); /* the last names */
+	c->st_string = NULL;
 	if (!rc) {
 		struct timespec t0, t1;
 
@@ -1712,7 +1830,7 @@ int tsi_report_writer_add_runs(tsi_report_writer *w, const tsi_run_profile *cons
 		/* The copy must be our report (our identity: another process
 		 * reporting to this directory may have replaced it with its own
 		 * graph), with no runs past the ones we wrote. */
-		rc = pw_prepare(&c, &st,
+		rc = pw_prepare_query(&c, &st,
 		                "SELECT (SELECT application_id FROM pragma_application_id), "
 		                "(SELECT count(*) FROM run), "
 		                "(SELECT value FROM meta WHERE key = 'report_id'), "
