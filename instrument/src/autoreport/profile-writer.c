@@ -7,7 +7,8 @@
  * Speed. A large report (4 IPUs, 20,000 compute sets x 5,888 tiles,
  * 100,000 variables) must be written in a few seconds, so the file is
  * built without a journal or fsync in one transaction, each table through
- * one prepared statement reused for every row, names interned through an
+ * one prepared statement reused for every row (32 rows per run of it for
+ * the large tables, see pw_stmt), names interned through an
  * in-memory hash table (one `string` row per distinct name), and every
  * per-tile array stored as one "tile runs" blob (db-schema/tile-runs.c)
  * rather than a row per tile.
