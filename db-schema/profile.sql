@@ -116,10 +116,13 @@
 --     JOIN vertex_type v ON v.id = c.vertex_type JOIN string s ON s.id = v.name
 --    WHERE t.run = 0 GROUP BY c.vertex_type ORDER BY cycles DESC;
 --
--- The file is written in one transaction under a temporary name and
--- renamed into place, so a profile.pop that exists is complete. Runs are
--- added later (autoReport.streamAtEachRun, or when the engine is freed)
--- the same way: into a copy that replaces the file.
+-- The file is written under a temporary name and renamed into place, so
+-- a profile.pop that exists is complete. The first runs are added to the
+-- temporary file before that rename; later runs (autoReport.
+-- streamAtEachRun, or when the engine is freed) go into a copy that
+-- replaces the file. The writer drops the CREATE INDEX indexes below
+-- while their tables fill and makes them again from this text, so the
+-- file's sqlite_schema holds these statements as written.
 
 PRAGMA application_id = 1414746182;
 PRAGMA user_version = 1;

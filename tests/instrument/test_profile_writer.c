@@ -1023,6 +1023,114 @@ static void test_runs(void **state)
 	free(path);
 }
 
+/* The schema's CREATE INDEX statements in a report, in name order, as
+ * one string (caller frees). */
+static char *index_sql(const char *path)
+{
+	sqlite3 *db = open_db(path);
+	sqlite3_stmt *st = query(db, "SELECT group_concat(sql, ';') FROM (SELECT sql FROM "
+	                             "sqlite_schema WHERE type = 'index' AND sql IS NOT NULL "
+	                             "ORDER BY name)");
+	char *sql;
+
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	sql = strdup((const char *)sqlite3_column_text(st, 0));
+	assert_non_null(sql);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return sql;
+}
+
+/*
+ * Issue 19: the graph profile stays open and unpublished after
+ * _write_graph; the first runs go into that same file, which is then
+ * published with every index of the schema (made after their tables
+ * filled), and later runs go in as before. A report published without
+ * runs has the same indexes, and _publish twice is harmless.
+ */
+static void test_first_runs_join_the_graph(void **state)
+{
+	fixture *f = *state;
+	tsi_report_meta meta = test_meta(f, true);
+	tsi_report_writer *w = NULL;
+	char *path = path_in(f->dir, "profile.pop");
+	char *dir2 = path_in(f->dir, "graph-only");
+	char *path2 = path_in(dir2, "profile.pop");
+	char *want, *got;
+	int found = 0;
+	sqlite3 *db;
+
+	assert_int_equal(tsi_report_writer_create(&w, path, f->gp, &meta), TSI_OK);
+	assert_int_equal(tsi_report_writer_write_graph(w), TSI_OK);
+	assert_false(tsi_report_writer_is_published(w));
+	assert_false(file_exists(path)); /* only the temporary so far */
+	assert_int_equal(dir_entries(f->dir), 1);
+	assert_int_equal(tsi_report_writer_add_runs(w, f->runs, 1), TSI_OK);
+	assert_true(tsi_report_writer_is_published(w));
+	assert_int_equal(dir_entries(f->dir), 1); /* the temporary became the report */
+	db = open_db(path);
+	assert_int_equal(count_rows(db, "run"), 1);
+	assert_run(db, 0, f->runs[0]);
+	assert_int_equal(count_rows(db, "compute_set"), f->gp->n_compute_sets);
+	{
+		sqlite3_stmt *st = query(db, "PRAGMA integrity_check");
+
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	assert_int_equal(tsi_report_writer_add_runs(w, f->runs, f->n_runs), TSI_OK);
+	assert_int_equal(tsi_report_writer_publish(w), TSI_OK);
+	tsi_report_writer_free(w);
+	db = open_db(path);
+	assert_int_equal(count_rows(db, "run"), f->n_runs);
+	for (size_t r = 0; r < f->n_runs; r++)
+		assert_run(db, r, f->runs[r]);
+	sqlite3_close(db);
+
+	/* Published without runs: the same indexes, empty run tables. */
+	assert_int_equal(mkdir(dir2, 0700), 0);
+	w = NULL;
+	assert_int_equal(tsi_report_writer_create(&w, path2, f->gp, &meta), TSI_OK);
+	assert_int_equal(tsi_report_writer_publish(w), TSI_ERR_INVALID_ARGUMENT); /* no graph yet */
+	assert_int_equal(tsi_report_writer_write_graph(w), TSI_OK);
+	assert_int_equal(tsi_report_writer_publish(w), TSI_OK);
+	assert_int_equal(tsi_report_writer_publish(w), TSI_OK);
+	tsi_report_writer_free(w);
+	want = index_sql(path);
+	got = index_sql(path2);
+	assert_string_equal(got, want);
+	/* every CREATE INDEX statement of the schema (at a line's start, not
+	 * in a comment) is in the file */
+	for (const char *p = tsf_profile_schema_sql; (p = strstr(p, "\nCREATE INDEX ")); p++) {
+		char name[128];
+
+		assert_int_equal(sscanf(p + 1, "CREATE INDEX %127s", name), 1);
+		assert_non_null(strstr(want, name));
+		found++;
+	}
+	assert_true(found >= 2); /* the graph's and the runs' (step_by_cycles) */
+	assert_non_null(strstr(want, "step_by_cycles"));
+	db = open_db(path2);
+	assert_int_equal(count_rows(db, "run"), 0);
+	assert_int_equal(count_rows(db, "variable"), f->gp->n_variables);
+	sqlite3_close(db);
+	free(want);
+	free(got);
+
+	/* Freed unpublished: no file. */
+	assert_int_equal(unlink(path2), 0);
+	w = NULL;
+	assert_int_equal(tsi_report_writer_create(&w, path2, f->gp, &meta), TSI_OK);
+	assert_int_equal(tsi_report_writer_write_graph(w), TSI_OK);
+	tsi_report_writer_free(w);
+	assert_int_equal(dir_entries(dir2), 0);
+	free(path);
+	free(path2);
+	free(dir2);
+}
+
 /* Sorts descending (for the top-10 comparisons). */
 static int cmp_desc(const void *a, const void *b)
 {
@@ -1740,6 +1848,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_variables_and_liveness, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_lowered_vars, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_runs, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_first_runs_join_the_graph, test_setup,
+		                                test_teardown),
 		cmocka_unit_test_setup_teardown(test_documented_queries, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_move, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_replaces_existing, test_setup, test_teardown),

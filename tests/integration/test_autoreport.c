@@ -211,6 +211,61 @@ static void test_all_writes_both_files(void **state)
 	workdir_leave(&w);
 }
 
+/*
+ * Issue 19: without a wait, the first run joins the graph profile before
+ * profile.pop is renamed into place (no copy of the report on the run's
+ * thread): the file does not exist after the compile, exists complete
+ * with that run afterwards, and later runs are added as before.
+ */
+static void test_first_run_joins_graph_profile(void **state)
+{
+	workdir w;
+	small_model s;
+	tsi_engine *e = NULL;
+
+	(void)state;
+	workdir_enter(&w);
+	set_options_env("{\"autoReport.all\":\"true\",\"autoReport.directory\":\"r\"}");
+	small_model_build(&s);
+	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
+	assert_false(exists("r/profile.pop")); /* published by the first run or a wait */
+	assert_int_equal(tsi_engine_load(e, s.m.device), TSI_OK);
+	tsi_test_run(e, 0);
+	assert_int_equal(check_complete_report("r/profile.pop"), 1);
+	assert_int_equal(count_entries("r"), 2); /* profile.pop, debug.cbor */
+	tsi_test_run(e, 1);
+	assert_int_equal(check_complete_report("r/profile.pop"), 2);
+	tsi_engine_free(e);
+	assert_int_equal(count_entries("r"), 2);
+	tsi_test_model_free(&s.m);
+	workdir_leave(&w);
+}
+
+/* A graph profile alone (no runs will join it) is renamed into place by
+ * its writer thread as soon as it is written, with no wait. */
+static void test_graph_profile_alone_appears(void **state)
+{
+	workdir w;
+	small_model s;
+	tsi_engine *e = NULL;
+	struct timespec tick = {0, 10 * 1000000L};
+
+	(void)state;
+	workdir_enter(&w);
+	set_options_env("{\"autoReport.outputGraphProfile\":\"true\"}");
+	small_model_build(&s);
+	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
+	/* Liveness only: the writer thread needs milliseconds. */
+	for (int i = 0; i < 3000 && !exists("profile.pop"); i++)
+		nanosleep(&tick, NULL);
+	assert_true(exists("profile.pop"));
+	assert_int_equal(check_complete_report("profile.pop"), 0);
+	tsi_engine_free(e);
+	assert_int_equal(count_entries("."), 1);
+	tsi_test_model_free(&s.m);
+	workdir_leave(&w);
+}
+
 /* The environment wins over options given in code; code options alone
  * work too. */
 static void test_environment_over_code(void **state)
@@ -668,6 +723,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nothing_without_options),
 		cmocka_unit_test(test_all_writes_both_files),
+		cmocka_unit_test(test_first_run_joins_graph_profile),
+		cmocka_unit_test(test_graph_profile_alone_appears),
 		cmocka_unit_test(test_environment_over_code),
 		cmocka_unit_test(test_bad_environment),
 		cmocka_unit_test(test_two_engines_two_subdirectories),

@@ -80,20 +80,30 @@ typedef struct tsi_report_writer tsi_report_writer;
 int tsi_report_writer_new(tsi_report_writer **out, const char *path,
                           const tsi_graph_profile *gp, const tsi_report_meta *meta);
 /*
- * The same in two steps, so the second can run on another thread:
+ * The same in three steps, so the second can run on another thread and
+ * the first runs can join the graph profile before it is published:
  * _create makes the temporary file and opens it (what fails when the
  * directory is not writable, so the caller learns it at once);
- * _write_graph fills it and renames it over `path`. `meta` and `gp` must
- * stay valid until _write_graph returns; nothing else may use the writer
- * meanwhile. A writer freed before _write_graph leaves no file.
+ * _write_graph fills it and leaves it open; _publish (or the first
+ * tsi_report_writer_add_runs) completes it and renames it over `path`.
+ * `meta` and `gp` must stay valid until _write_graph returns; nothing
+ * else may use the writer meanwhile. A writer freed before it is
+ * published leaves no file; a failed _write_graph leaves none either.
  */
 int tsi_report_writer_create(tsi_report_writer **out, const char *path,
                              const tsi_graph_profile *gp, const tsi_report_meta *meta);
 int tsi_report_writer_write_graph(tsi_report_writer *w);
+/* TSI_OK when the report is at its path (also when it already was). */
+int tsi_report_writer_publish(tsi_report_writer *w);
+/* True once the report is at its path (false for NULL). */
+bool tsi_report_writer_is_published(const tsi_report_writer *w);
 /*
  * Adds runs to the report: each run of `runs[0..n)` not yet in the file
  * (runs are numbered by position, so pass all runs kept so far) is
- * written, in one transaction, into a copy that replaces `path` by rename.
+ * written in one transaction. Before the report is published they go
+ * into its open temporary file, which is then published (a failure to
+ * add them still publishes the graph profile, and returns the failure);
+ * afterwards into a copy that replaces `path` by rename.
  */
 int tsi_report_writer_add_runs(tsi_report_writer *w, const tsi_run_profile *const *runs,
                                size_t n_runs);
@@ -102,7 +112,8 @@ int tsi_report_writer_add_runs(tsi_report_writer *w, const tsi_run_profile *cons
  * the same directory replaced it); the caller then writes its report
  * elsewhere. */
 bool tsi_report_writer_was_replaced(const tsi_report_writer *w);
-/* Moves the report to `new_path` (rename); later writes go there. */
+/* Moves the report to `new_path` (rename; an unpublished report is
+ * published first); later writes go there. */
 int tsi_report_writer_move(tsi_report_writer *w, const char *new_path);
 /* The current path. */
 const char *tsi_report_writer_path(const tsi_report_writer *w);

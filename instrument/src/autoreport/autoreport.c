@@ -15,7 +15,10 @@
  *   time the first run's profile is added or the engine is freed (issue
  *   19: writing it took about 5 % of a profiled large run); execution
  *   data after each kept run (streamAtEachRun, the default) or once when
- *   the engine is freed.
+ *   the engine is freed. profile.pop stays under its temporary name until
+ *   the first runs join it (no copy of the whole report on the run's
+ *   thread) or something waits for it (wait_reports, a graph report, a
+ *   second engine moving the files, freeing the engine, exit).
  * - What: profile.pop (graph and execution profiles), debug.cbor
  *   (outputDebugInfo). Nothing at all when no output is asked for.
  * - Whose: every engine's report has an identity (128 random bits, in
@@ -101,7 +104,7 @@ typedef struct dir_entry {
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static dir_entry *registry;
 
-static void job_join(tsi_autoreport *ar, bool registry_locked);
+static void job_join(tsi_autoreport *ar, bool registry_locked, bool publish);
 
 /* mkdir -p `path`. Returns 0, or -1 with errno set. */
 static int make_dirs(const char *path)
@@ -190,7 +193,7 @@ static int entry_move_to_subdir(dir_entry *e)
 	if (!sub)
 		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory moving a report");
 	if (e->owner)
-		job_join(e->owner, true); /* its files must be complete to move */
+		job_join(e->owner, true, true); /* its files must be complete to move */
 	if (make_dirs(sub) != 0) {
 		rc = tsi_set_error(TSI_ERR_IO, "cannot create report directory '%s': %s", sub,
 		                   strerror(errno));
@@ -449,7 +452,8 @@ static int write_debug(tsi_autoreport *ar, const char *path)
 	return rc;
 }
 
-/* Fills profile.pop (created already) and renames it into place. */
+/* Fills profile.pop (created already); it is renamed into place when
+ * the first run joins it or whoever waits for the job publishes it. */
 static int write_profile(tsi_autoreport *ar, tsi_report_writer *w)
 {
 	double start = tsi_monotonic_seconds();
@@ -475,6 +479,10 @@ static void *job_main(void *arg)
 		pvti_thread_set_name("autoReport writer");
 	if (ar->job_writer) {
 		rc = write_profile(ar, ar->job_writer);
+		/* No run will join it: in place at once, as a graph profile
+		 * alone always was. */
+		if (!rc && !ar->cfg_copy.report_execution)
+			rc = tsi_report_writer_publish(ar->job_writer);
 		ar->job_wrote_profile = rc == TSI_OK;
 	}
 	if (!rc && ar->job_debug_path) {
@@ -516,11 +524,32 @@ static void job_take(tsi_autoreport *ar, bool registry_locked)
 }
 
 /*
- * Waits for the background job, if one runs, and takes its outcome.
- * `registry_locked`: the caller holds registry_lock (the job takes no
- * lock of the registry's, so that cannot deadlock).
+ * Renames the graph profile, complete, into place if it is not there yet
+ * (a failure is kept as the report's error). Called on the thread that
+ * joined the job.
  */
-static void job_join(tsi_autoreport *ar, bool registry_locked)
+static void publish_profile(tsi_autoreport *ar)
+{
+	int rc;
+
+	if (!ar->writer || tsi_report_writer_is_published(ar->writer))
+		return;
+	rc = tsi_report_writer_publish(ar->writer);
+	if (rc) {
+		keep_failure(ar, rc);
+		tsi_report_writer_free(ar->writer);
+		ar->writer = NULL;
+	}
+}
+
+/*
+ * Waits for the background job, if one runs, and takes its outcome; with
+ * `publish`, the graph profile is then renamed into place (the callers
+ * that add runs leave it open for them instead). `registry_locked`: the
+ * caller holds registry_lock (the job takes no lock of the registry's,
+ * so that cannot deadlock).
+ */
+static void job_join(tsi_autoreport *ar, bool registry_locked, bool publish)
 {
 	pthread_mutex_lock(&ar->job_lock);
 	if (ar->job_running) {
@@ -528,6 +557,8 @@ static void job_join(tsi_autoreport *ar, bool registry_locked)
 		ar->job_running = false;
 		job_take(ar, registry_locked);
 	}
+	if (publish)
+		publish_profile(ar);
 	pthread_mutex_unlock(&ar->job_lock);
 }
 
@@ -543,7 +574,7 @@ static void join_jobs_at_exit(void)
 	pthread_mutex_lock(&registry_lock);
 	for (dir_entry *e = registry; e; e = e->next)
 		if (e->owner)
-			job_join(e->owner, true);
+			job_join(e->owner, true, true);
 	pthread_mutex_unlock(&registry_lock);
 }
 
@@ -576,6 +607,9 @@ static void fork_child_cb(void)
 			ar->job_writer = NULL; /* the parent's thread's connection: left alone */
 			ar->job_debug_path = NULL;
 		}
+		/* An unpublished report is the parent's open file, to finish. */
+		if (ar->writer && !tsi_report_writer_is_published(ar->writer))
+			ar->writer = NULL;
 	}
 	pthread_mutex_unlock(&registry_lock);
 }
@@ -666,6 +700,7 @@ void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *use
 	job_main(ar); /* here and now */
 	pthread_mutex_lock(&ar->job_lock);
 	job_take(ar, false);
+	publish_profile(ar); /* the compile may yet be refused: the report must be there */
 	pthread_mutex_unlock(&ar->job_lock);
 	if (ar->error) /* the caller's thread says why */
 		tsi_set_error(ar->error, "%s", ar->message);
@@ -674,7 +709,7 @@ void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *use
 const char *tsi_autoreport_profile_path(tsi_autoreport *ar)
 {
 	if (ar)
-		job_join(ar, false);
+		job_join(ar, false, true);
 	return ar && ar->writer ? tsi_report_writer_path(ar->writer) : NULL;
 }
 
@@ -773,8 +808,29 @@ int tsi_autoreport_wait(tsi_autoreport *ar)
 {
 	if (!ar)
 		return TSI_OK;
-	job_join(ar, false);
+	job_join(ar, false, true);
 	return ar->error ? tsi_set_error(ar->error, "%s", ar->message) : TSI_OK;
+}
+
+/*
+ * Waits for the job, adds the runs not yet written and publishes: the
+ * first runs go into the graph profile's own file before it is renamed
+ * into place (no copy of the report), later ones into a copy.
+ */
+static int finish_with_runs(tsi_autoreport *ar, const tsi_run_profile *const *runs, size_t n)
+{
+	int rc;
+
+	job_join(ar, false, false);
+	if (ar->error)
+		return tsi_set_error(ar->error, "%s", ar->message);
+	rc = ar->cfg_copy.report_execution ? write_runs(ar, runs, n) : TSI_OK;
+	pthread_mutex_lock(&ar->job_lock);
+	publish_profile(ar); /* when no run went in (a failure to add them included) */
+	pthread_mutex_unlock(&ar->job_lock);
+	if (!rc && ar->error)
+		rc = tsi_set_error(ar->error, "%s", ar->message);
+	return rc;
 }
 
 int tsi_autoreport_add_runs(tsi_autoreport *ar, const tsi_run_profile *const *runs,
@@ -782,20 +838,16 @@ int tsi_autoreport_add_runs(tsi_autoreport *ar, const tsi_run_profile *const *ru
 {
 	if (!ar || !ar->cfg_copy.report_execution)
 		return TSI_OK;
-	if (tsi_autoreport_wait(ar))
-		return ar->error;
-	if (!ar->cfg_copy.stream_at_each_run)
-		return TSI_OK; /* written by tsi_autoreport_flush */
-	return write_runs(ar, runs, n_runs);
+	if (!ar->cfg_copy.stream_at_each_run) /* runs written by tsi_autoreport_flush */
+		return tsi_autoreport_wait(ar);
+	return finish_with_runs(ar, runs, n_runs);
 }
 
 int tsi_autoreport_flush(tsi_autoreport *ar, const tsi_run_profile *const *runs, size_t n_runs)
 {
 	if (!ar)
 		return TSI_OK;
-	if (tsi_autoreport_wait(ar) || !ar->cfg_copy.report_execution)
-		return ar->error;
-	return write_runs(ar, runs, n_runs);
+	return finish_with_runs(ar, runs, n_runs);
 }
 
 /*
@@ -841,7 +893,7 @@ void tsi_autoreport_free(tsi_autoreport *ar)
 {
 	if (!ar)
 		return;
-	job_join(ar, false);
+	job_join(ar, false, true);
 	pthread_mutex_lock(&registry_lock);
 	if (ar->entry)
 		ar->entry->owner = NULL;

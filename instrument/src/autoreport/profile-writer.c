@@ -7,17 +7,30 @@
  * Speed. A large report (4 IPUs, 20,000 compute sets x 5,888 tiles,
  * 100,000 variables) must be written in a few seconds, so the file is
  * built without a journal or fsync in one transaction, each table through
- * one prepared statement reused for every row, names interned through an
+ * one prepared statement reused for every row (32 rows per run of it for
+ * the large tables, see pw_stmt), names interned through an
  * in-memory hash table (one `string` row per distinct name), and every
  * per-tile array stored as one "tile runs" blob (db-schema/tile-runs.c)
  * rather than a row per tile.
  *
+ * The schema's secondary indexes are dropped as soon as it is made and
+ * made again from the schema's own SQL once their table is filled:
+ * SQLite builds an index from sorted keys several times faster than it
+ * keeps one through random inserts, and the file's sqlite_schema still
+ * says exactly what profile.sql says. The page cache holds the whole
+ * report (REPORT_CACHE_KIB), so nothing is written out and read back
+ * while the tables grow.
+ *
  * Safety. Without a journal a failed write leaves a broken database, so
  * the file is never written in place: it is built under a temporary name
- * in the destination's directory and renamed over `path` when complete,
- * and runs are added to a copy that replaces the file the same way. A
- * killed model leaves at worst a stale ".profile.pop.<pid>.<n>.tmp", never a
- * half-written profile.pop.
+ * in the destination's directory and renamed over `path` when complete
+ * (published). The graph profile stays open, unpublished, until the
+ * first runs are added or the caller publishes it: the first runs then
+ * go into the same file through the same connection (issue 19: copying
+ * the 50 MB report of the large model to add its first run cost a tenth
+ * of a second on the run's thread). Later runs are added to a copy that
+ * replaces the file the same way. A killed model leaves at worst a stale
+ * ".profile.pop.<pid>.<n>.tmp", never a half-written profile.pop.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* copy_file_range */
@@ -51,15 +64,27 @@
  */
 #define REPORT_PAGE_SIZE 4096
 
+/*
+ * SQLite page cache of a writer's connection, KiB (PRAGMA cache_size).
+ * SQLite's default, 2 MiB, is a twentieth of the large model's 44 MB
+ * report: the random inserts into the interned names' UNIQUE index then
+ * wrote pages out and read them back, and the variables (164,096 rows,
+ * most with a name of their own) took 0.72 s of the 1.27 s graph write.
+ * The cache grows only as pages are used, and is freed when the report
+ * is published.
+ */
+#define REPORT_CACHE_KIB 65536
+
 struct pw_ctx;
 
 struct tsi_report_writer {
 	char *path;                   /* where the report is (malloc'd) */
 	const tsi_graph_profile *gp;  /* borrowed: outlives the writer */
 	const tsi_report_meta *meta;  /* borrowed, until the graph is written */
-	struct pw_ctx *pending;       /* the open temporary database until the
-	                                 graph is written, else NULL */
+	struct pw_ctx *pending;       /* the open temporary database from _create
+	                                 until it is published, else NULL */
 	char *tmp;                    /* its name (malloc'd), else NULL */
+	bool graph_written;           /* pending holds the whole graph profile */
 	size_t runs_written;          /* runs[0 .. runs_written) are in the file */
 	char report_id[40];           /* meta report_id written ("" when none) */
 	bool replaced;                /* the file became another writer's */
@@ -137,6 +162,14 @@ static name_slot *name_map_find(name_map *m, const char *text, uint64_t hash)
 
 /* --- Writing rows ---------------------------------------------------------- */
 
+/* A secondary index of the schema, dropped while its table fills. */
+typedef struct pw_index {
+	char *name;  /* index name (malloc'd) */
+	char *table; /* the table it indexes (malloc'd) */
+	char *sql;   /* its CREATE INDEX statement, as sqlite_schema holds it
+	                (malloc'd); NULL once made again */
+} pw_index;
+
 /* State of one write: the connection, what fails first, interned names. */
 typedef struct pw_ctx {
 	sqlite3 *db;
@@ -145,8 +178,10 @@ typedef struct pw_ctx {
 	int fail_code;           /* first failure while binding a row (TSI_ERR_*), 0: none */
 	const char *fail_why;    /* its reason */
 	name_map names;
-	sqlite3_stmt *st_string; /* INSERT INTO string */
+	struct pw_stmt *st_string; /* INSERT INTO string */
 	int64_t next_string_id;
+	pw_index *indexes;       /* the schema's secondary indexes, dropped */
+	size_t n_indexes;
 } pw_ctx;
 
 /* Records an SQLite failure during `what` as the thread's error; returns
@@ -168,12 +203,134 @@ static int pw_exec(pw_ctx *c, const char *sql, const char *what)
 	return TSI_OK;
 }
 
-/* Prepares `sql` into *st (kept for the whole table: one statement, many rows). */
-static int pw_prepare(pw_ctx *c, sqlite3_stmt **st, const char *sql)
+/* Prepares a query `sql` into *st (rows are read with sqlite3_step). */
+static int pw_prepare_query(pw_ctx *c, sqlite3_stmt **st, const char *sql)
 {
-	if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
-		return pw_fail(c, "preparing an insert");
+	if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK)
+		return pw_fail(c, "reading the report");
 	return TSI_OK;
+}
+
+/*
+ * An INSERT kept for a whole table: one statement, many rows. A batched
+ * one takes PW_BATCH_ROWS rows per step ("INSERT INTO t (...) SELECT *
+ * FROM (VALUES (row), (row) ...) LIMIT ?", the limit set to the rows
+ * bound, so the last, partial batch needs no other statement): SQLite's
+ * cost per statement run (opening and closing its cursors, halting,
+ * resetting) was as much as the insert itself for the narrow rows of
+ * the large model's 600,000 (issue 19). Rows are bound at an offset of
+ * `rows` rows into the statement's parameters.
+ */
+typedef struct pw_stmt {
+	sqlite3_stmt *st;
+	int nparams; /* parameters of one row */
+	int batch;   /* rows per step (1: the plain statement, no LIMIT) */
+	int rows;    /* rows bound, not yet stepped */
+} pw_stmt;
+
+#define PW_BATCH_ROWS 32
+
+/* Prepares the single-row INSERT `sql` ("... VALUES (...)") into *out,
+ * for `batch` rows per step. */
+static int pw_prepare_rows(pw_ctx *c, pw_stmt **out, const char *sql, int batch)
+{
+	const char *values = strstr(sql, " VALUES ");
+	pw_stmt *t = calloc(1, sizeof(*t));
+	char *text = NULL;
+	int rc = TSI_OK;
+
+	*out = NULL;
+	if (!t)
+		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", c->path);
+	for (const char *q = values ? values : sql; *q; q++)
+		t->nparams += *q == '?';
+	t->batch = values && batch > 1 ? batch : 1;
+	if (t->batch > 1) {
+		const char *tuple = values + 8;
+		size_t head = (size_t)(values - sql), n = strlen(tuple);
+		size_t size = head + 40 + (size_t)t->batch * (n + 1);
+
+		text = malloc(size);
+		if (!text) {
+			free(t);
+			return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", c->path);
+		}
+		memcpy(text, sql, head);
+		size = head + (size_t)sprintf(text + head, " SELECT * FROM (VALUES ");
+		for (int r = 0; r < t->batch; r++) {
+			if (r)
+				text[size++] = ',';
+			memcpy(text + size, tuple, n);
+			size += n;
+		}
+		strcpy(text + size, ") LIMIT ?");
+	}
+	if (sqlite3_prepare_v3(c->db, text ? text : sql, -1, SQLITE_PREPARE_PERSISTENT, &t->st,
+	                       NULL) != SQLITE_OK) {
+		rc = pw_fail(c, "preparing an insert");
+		free(t);
+		t = NULL;
+	}
+	free(text);
+	*out = t;
+	return rc;
+}
+
+/* A statement for a table of a few rows. */
+static int pw_prepare(pw_ctx *c, pw_stmt **st, const char *sql)
+{
+	return pw_prepare_rows(c, st, sql, 1);
+}
+
+/* A statement for a table of many rows. */
+static int pw_prepare_batch(pw_ctx *c, pw_stmt **st, const char *sql)
+{
+	return pw_prepare_rows(c, st, sql, PW_BATCH_ROWS);
+}
+
+/* The parameter index of column `col` (1-based) of the row being bound. */
+static int pw_col(const pw_stmt *st, int col)
+{
+	return st->rows * st->nparams + col;
+}
+
+/* Steps the `st->rows` rows bound (none: nothing); SQLITE_OK or the
+ * failure's code. */
+static int pw_step_rows(pw_stmt *st)
+{
+	int rc = SQLITE_OK;
+
+	if (!st->rows)
+		return SQLITE_OK;
+	if (st->batch > 1)
+		rc = sqlite3_bind_int(st->st, st->batch * st->nparams + 1, st->rows);
+	if (rc == SQLITE_OK && sqlite3_step(st->st) != SQLITE_DONE)
+		rc = sqlite3_errcode(sqlite3_db_handle(st->st));
+	sqlite3_reset(st->st);
+	st->rows = 0;
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Counts the row just bound; steps a full batch. SQLITE_OK or the
+ * failure's code. */
+static int pw_row_done(pw_stmt *st)
+{
+	if (++st->rows < st->batch)
+		return SQLITE_OK;
+	return pw_step_rows(st);
+}
+
+/* Writes the rows still bound (when `rc` is TSI_OK) and frees the
+ * statement (NULL ignored). Returns `rc`, or the failure to write. */
+static int pw_finalize(pw_ctx *c, pw_stmt *st, int rc)
+{
+	if (!st)
+		return rc;
+	if (!rc && pw_step_rows(st) != SQLITE_OK)
+		rc = pw_fail(c, "writing the last rows of a table");
+	sqlite3_finalize(st->st);
+	free(st);
+	return rc;
 }
 
 /* Keeps the first failure met while binding a row (reported by
@@ -194,25 +351,25 @@ static void pw_bind_rc(pw_ctx *c, int rc)
 }
 
 /* The bind helpers: one column of the row being built. */
-static void bind_i64(pw_ctx *c, sqlite3_stmt *st, int col, int64_t v)
+static void bind_i64(pw_ctx *c, pw_stmt *st, int col, int64_t v)
 {
-	pw_bind_rc(c, sqlite3_bind_int64(st, col, v));
+	pw_bind_rc(c, sqlite3_bind_int64(st->st, pw_col(st, col), v));
 }
 
 /* Counts are unsigned in the profile; none reaches 2^63 (see the schema). */
-static void bind_u64(pw_ctx *c, sqlite3_stmt *st, int col, uint64_t v)
+static void bind_u64(pw_ctx *c, pw_stmt *st, int col, uint64_t v)
 {
-	pw_bind_rc(c, sqlite3_bind_int64(st, col, (sqlite3_int64)v));
+	pw_bind_rc(c, sqlite3_bind_int64(st->st, pw_col(st, col), (sqlite3_int64)v));
 }
 
 /* NULL: "none" or "not applicable" in the schema. */
-static void bind_null(pw_ctx *c, sqlite3_stmt *st, int col)
+static void bind_null(pw_ctx *c, pw_stmt *st, int col)
 {
-	pw_bind_rc(c, sqlite3_bind_null(st, col));
+	pw_bind_rc(c, sqlite3_bind_null(st->st, pw_col(st, col)));
 }
 
 /* `v`, or NULL when `present` is false (the schema's "none"). */
-static void bind_opt(pw_ctx *c, sqlite3_stmt *st, int col, bool present, int64_t v)
+static void bind_opt(pw_ctx *c, pw_stmt *st, int col, bool present, int64_t v)
 {
 	if (present)
 		bind_i64(c, st, col, v);
@@ -221,27 +378,27 @@ static void bind_opt(pw_ctx *c, sqlite3_stmt *st, int col, bool present, int64_t
 }
 
 /* A ratio; NaN (an undefined balance) is NULL. */
-static void bind_real(pw_ctx *c, sqlite3_stmt *st, int col, double v)
+static void bind_real(pw_ctx *c, pw_stmt *st, int col, double v)
 {
 	if (isnan(v))
 		bind_null(c, st, col);
 	else
-		pw_bind_rc(c, sqlite3_bind_double(st, col, v));
+		pw_bind_rc(c, sqlite3_bind_double(st->st, pw_col(st, col), v));
 }
 
 /* Text that stays valid until the row is stepped; NULL binds NULL. */
-static void bind_text(pw_ctx *c, sqlite3_stmt *st, int col, const char *s)
+static void bind_text(pw_ctx *c, pw_stmt *st, int col, const char *s)
 {
 	if (s)
-		pw_bind_rc(c, sqlite3_bind_text(st, col, s, -1, SQLITE_STATIC));
+		pw_bind_rc(c, sqlite3_bind_text(st->st, pw_col(st, col), s, -1, SQLITE_STATIC));
 	else
 		bind_null(c, st, col);
 }
 
 /* Text in a buffer the caller reuses: SQLite copies it. */
-static void bind_text_copy(pw_ctx *c, sqlite3_stmt *st, int col, const char *s)
+static void bind_text_copy(pw_ctx *c, pw_stmt *st, int col, const char *s)
 {
-	pw_bind_rc(c, sqlite3_bind_text(st, col, s, -1, SQLITE_TRANSIENT));
+	pw_bind_rc(c, sqlite3_bind_text(st->st, pw_col(st, col), s, -1, SQLITE_TRANSIENT));
 }
 
 /*
@@ -266,15 +423,13 @@ static int64_t pw_intern(pw_ctx *c, const char *text)
 		             "a name is longer than the 16,384 bytes a report may hold");
 		return -1;
 	}
-	sqlite3_bind_int64(c->st_string, 1, c->next_string_id);
-	sqlite3_bind_text(c->st_string, 2, text, -1, SQLITE_STATIC);
-	if (sqlite3_step(c->st_string) != SQLITE_DONE) {
+	bind_i64(c, c->st_string, 1, c->next_string_id);
+	bind_text(c, c->st_string, 2, text);
+	if (!c->fail_code && pw_row_done(c->st_string) != SQLITE_OK) {
 		pw_bind_fail(c, sqlite3_errcode(c->db) == SQLITE_NOMEM ? TSI_ERR_NO_MEMORY : TSI_ERR_IO,
 		             "cannot insert a name");
-		sqlite3_reset(c->st_string);
 		return -1;
 	}
-	sqlite3_reset(c->st_string);
 	slot->text = text;
 	slot->hash = hash;
 	slot->id = c->next_string_id++;
@@ -283,7 +438,7 @@ static int64_t pw_intern(pw_ctx *c, const char *text)
 }
 
 /* A name column: the interned id of `text`, or NULL when there is none. */
-static void bind_name(pw_ctx *c, sqlite3_stmt *st, int col, const char *text)
+static void bind_name(pw_ctx *c, pw_stmt *st, int col, const char *text)
 {
 	int64_t id;
 
@@ -298,13 +453,13 @@ static void bind_name(pw_ctx *c, sqlite3_stmt *st, int col, const char *text)
 
 /* Binds a blob made by the codec; SQLite frees it when it is done with it
  * (also on failure). NULL (the codec ran out of memory) is a failure. */
-static void bind_blob(pw_ctx *c, sqlite3_stmt *st, int col, uint8_t *blob, size_t len)
+static void bind_blob(pw_ctx *c, pw_stmt *st, int col, uint8_t *blob, size_t len)
 {
 	if (!blob) {
 		pw_bind_fail(c, TSI_ERR_NO_MEMORY, "out of host memory encoding per-tile values");
 		return;
 	}
-	pw_bind_rc(c, sqlite3_bind_blob64(st, col, blob, len, free));
+	pw_bind_rc(c, sqlite3_bind_blob64(st->st, pw_col(st, col), blob, len, free));
 }
 
 /* Sum, maximum and non-zero count of a per-tile array. */
@@ -317,7 +472,7 @@ typedef struct tile_stats {
  * Tiles must ascend and lie on the target: a reader refuses a blob that
  * names a tile past the end, so such a profile is not written at all.
  */
-static tile_stats bind_tiles(pw_ctx *c, sqlite3_stmt *st, int col, const tsi_tile_values *tv)
+static tile_stats bind_tiles(pw_ctx *c, pw_stmt *st, int col, const tsi_tile_values *tv)
 {
 	tile_stats s = {0, 0, 0};
 	uint8_t *blob = NULL;
@@ -345,7 +500,7 @@ static tile_stats bind_tiles(pw_ctx *c, sqlite3_stmt *st, int col, const tsi_til
 }
 
 /* Binds the dense `values[0..n)` as a tile-runs blob (NULL: all zeros). */
-static tile_stats bind_dense(pw_ctx *c, sqlite3_stmt *st, int col, const uint64_t *values,
+static tile_stats bind_dense(pw_ctx *c, pw_stmt *st, int col, const uint64_t *values,
                              size_t n)
 {
 	tile_stats s = {0, 0, 0};
@@ -366,17 +521,118 @@ static tile_stats bind_dense(pw_ctx *c, sqlite3_stmt *st, int col, const uint64_
 
 /* Steps one bound INSERT and resets it for the next row. `what` names the
  * table in a failure message. */
-static int pw_insert(pw_ctx *c, sqlite3_stmt *st, const char *what)
+static int pw_insert(pw_ctx *c, pw_stmt *st, const char *what)
+{
+	if (c->fail_code)
+		return tsi_set_error(c->fail_code, "cannot write report '%s' (%s): %s", c->path, what,
+		                     c->fail_why);
+	if (pw_row_done(st) != SQLITE_OK)
+		return pw_fail(c, what);
+	return TSI_OK;
+}
+
+/* --- Secondary indexes ----------------------------------------------------- */
+
+/* Forgets the dropped indexes (those not made again stay dropped). */
+static void pw_indexes_clear(pw_ctx *c)
+{
+	for (size_t i = 0; i < c->n_indexes; i++) {
+		free(c->indexes[i].name);
+		free(c->indexes[i].table);
+		free(c->indexes[i].sql);
+	}
+	free(c->indexes);
+	c->indexes = NULL;
+	c->n_indexes = 0;
+}
+
+/* Remembers one index of the schema; -1 when out of memory. */
+static int pw_indexes_add(pw_ctx *c, const char *name, const char *table, const char *sql)
+{
+	pw_index *grown = realloc(c->indexes, (c->n_indexes + 1) * sizeof(*grown));
+	pw_index *ix;
+
+	if (!grown)
+		return -1;
+	c->indexes = grown;
+	ix = &c->indexes[c->n_indexes];
+	ix->name = strdup(name);
+	ix->table = strdup(table);
+	ix->sql = strdup(sql);
+	c->n_indexes++;
+	return ix->name && ix->table && ix->sql ? 0 : -1;
+}
+
+/*
+ * Drops the secondary indexes the schema has just made (its CREATE INDEX
+ * statements), keeping their SQL for pw_make_indexes. The automatic
+ * indexes of PRIMARY KEY and UNIQUE constraints stay: they enforce the
+ * constraints while rows go in.
+ */
+static int pw_drop_indexes(pw_ctx *c)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = pw_prepare_query(c, &st,
+	                    "SELECT name, tbl_name, sql FROM sqlite_schema "
+	                    "WHERE type = 'index' AND sql IS NOT NULL ORDER BY rowid");
+	int step;
+
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *table = (const char *)sqlite3_column_text(st, 1);
+		const char *sql = (const char *)sqlite3_column_text(st, 2);
+
+		if (!name || !table || !sql || pw_indexes_add(c, name, table, sql))
+			rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", c->path);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = pw_fail(c, "reading the schema");
+	sqlite3_finalize(st);
+	for (size_t i = 0; !rc && i < c->n_indexes; i++) {
+		char *sql = sqlite3_mprintf("DROP INDEX \"%w\"", c->indexes[i].name);
+
+		rc = sql ? pw_exec(c, sql, "deferring an index")
+		         : tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", c->path);
+		sqlite3_free(sql);
+	}
+	return rc;
+}
+
+/* True when `table` has a row (on failure too: the index is then made
+ * now, and its statement says what went wrong). */
+static bool pw_table_has_rows(pw_ctx *c, const char *table)
+{
+	char *sql = sqlite3_mprintf("SELECT EXISTS (SELECT 1 FROM \"%w\")", table);
+	sqlite3_stmt *st = NULL;
+	bool rows = true;
+
+	if (sql && sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		rows = sqlite3_column_int(st, 0) != 0;
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return rows;
+}
+
+/*
+ * Makes again the indexes pw_drop_indexes dropped, from their own SQL:
+ * with `filled_only`, those whose table has rows (the graph profile's,
+ * at the end of its write: the run tables fill later), else every one
+ * left (before the file is published).
+ */
+static int pw_make_indexes(pw_ctx *c, bool filled_only)
 {
 	int rc = TSI_OK;
 
-	if (c->fail_code) {
-		rc = tsi_set_error(c->fail_code, "cannot write report '%s' (%s): %s", c->path, what,
-		                   c->fail_why);
-	} else if (sqlite3_step(st) != SQLITE_DONE) {
-		rc = pw_fail(c, what);
+	for (size_t i = 0; !rc && i < c->n_indexes; i++) {
+		pw_index *ix = &c->indexes[i];
+
+		if (!ix->sql || (filled_only && !pw_table_has_rows(c, ix->table)))
+			continue;
+		rc = pw_exec(c, ix->sql, "making an index");
+		free(ix->sql);
+		ix->sql = NULL;
 	}
-	sqlite3_reset(st);
 	return rc;
 }
 
@@ -413,7 +669,7 @@ static const char *region_name(tsi_mem_region r)
 /* --- The graph profile, table by table ------------------------------------- */
 
 /* One meta row with a text value; nothing when `value` is NULL. */
-static int meta_text(pw_ctx *c, sqlite3_stmt *st, const char *key, const char *value)
+static int meta_text(pw_ctx *c, pw_stmt *st, const char *key, const char *value)
 {
 	if (!value)
 		return TSI_OK;
@@ -423,7 +679,7 @@ static int meta_text(pw_ctx *c, sqlite3_stmt *st, const char *key, const char *v
 }
 
 /* One meta row with an integer value. */
-static int meta_int(pw_ctx *c, sqlite3_stmt *st, const char *key, int64_t value)
+static int meta_int(pw_ctx *c, pw_stmt *st, const char *key, int64_t value)
 {
 	bind_text(c, st, 1, key);
 	bind_i64(c, st, 2, value);
@@ -452,7 +708,7 @@ static void format_iso_time(char *buf, size_t size, int64_t ns)
 /* meta: key/value facts about the report (see the schema for the keys). */
 static int write_meta(pw_ctx *c, const tsi_graph_profile *gp, const tsi_report_meta *meta)
 {
-	sqlite3_stmt *st = NULL;
+	pw_stmt *st = NULL;
 	char iso[64];
 	int rc = pw_prepare(c, &st, "INSERT INTO meta (key, value) VALUES (?, ?)");
 
@@ -483,14 +739,14 @@ static int write_meta(pw_ctx *c, const tsi_graph_profile *gp, const tsi_report_m
 	if (!rc)
 		rc = meta_int(c, st, "include_cycles", meta->include_cycles);
 out:
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	return rc;
 }
 
 /* option: the options in force, in order. */
 static int write_options(pw_ctx *c, const tsi_options *opts)
 {
-	sqlite3_stmt *st = NULL;
+	pw_stmt *st = NULL;
 	size_t n = opts ? tsi_options_count(opts) : 0;
 	int rc = pw_prepare(c, &st, "INSERT INTO option (position, name, value) VALUES (?, ?, ?)");
 
@@ -504,7 +760,7 @@ static int write_options(pw_ctx *c, const tsi_options *opts)
 		bind_text(c, st, 3, value ? value : "");
 		rc = pw_insert(c, st, "option");
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	return rc;
 }
 
@@ -512,7 +768,7 @@ static int write_options(pw_ctx *c, const tsi_options *opts)
 static int write_target(pw_ctx *c, const tsi_graph_profile *gp)
 {
 	const tsi_target *t = &gp->target;
-	sqlite3_stmt *st = NULL;
+	pw_stmt *st = NULL;
 	uint64_t *sync = NULL;
 	int rc = pw_prepare(c, &st,
 	                    "INSERT INTO target (id, type, name, ipu_version, num_ipus, "
@@ -551,7 +807,7 @@ static int write_target(pw_ctx *c, const tsi_graph_profile *gp)
 	bind_u64(c, st, 16, gp->min_sync_delay);
 	bind_dense(c, st, 17, sync, sync ? t->tiles_per_ipu : 0);
 	rc = pw_insert(c, st, "target");
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	st = NULL;
 	if (rc)
 		goto out;
@@ -566,7 +822,7 @@ static int write_target(pw_ctx *c, const tsi_graph_profile *gp)
 	bind_u64(c, st, 4, gp->num_vertices);
 	rc = pw_insert(c, st, "graph");
 out:
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	free(sync);
 	return rc;
 }
@@ -585,7 +841,7 @@ static void vertex_memory_arrays(const tsi_vertex_memory *vm, const tsi_tile_val
 
 /* One row of memory_by_compute_set or memory_by_vertex_type: the id, the
  * seven totals, then the seven blobs. */
-static int write_vertex_memory(pw_ctx *c, sqlite3_stmt *st, size_t id,
+static int write_vertex_memory(pw_ctx *c, pw_stmt *st, size_t id,
                                const tsi_vertex_memory *vm, const char *what)
 {
 	const tsi_tile_values *arr[7];
@@ -610,7 +866,7 @@ static int write_vertex_memory(pw_ctx *c, sqlite3_stmt *st, size_t id,
 /* vertex_type and memory_by_vertex_type. */
 static int write_vertex_types(pw_ctx *c, const tsi_graph_profile *gp)
 {
-	sqlite3_stmt *st = NULL, *mem = NULL;
+	pw_stmt *st = NULL, *mem = NULL;
 	int rc = pw_prepare(c, &st,
 	                    "INSERT INTO vertex_type (id, name, state_bytes, code_bytes, instances, "
 	                    "flops) VALUES (?, ?, ?, ?, ?, ?)");
@@ -632,26 +888,26 @@ static int write_vertex_types(pw_ctx *c, const tsi_graph_profile *gp)
 			rc = write_vertex_memory(c, mem, i, &gp->by_vertex_type[i],
 			                         "memory_by_vertex_type");
 	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(mem);
+	rc = pw_finalize(c, st, rc);
+	rc = pw_finalize(c, mem, rc);
 	return rc;
 }
 
 /* compute_set, compute_set_vertex_type and memory_by_compute_set. */
 static int write_compute_sets(pw_ctx *c, const tsi_graph_profile *gp)
 {
-	sqlite3_stmt *st = NULL, *types = NULL, *mem = NULL;
-	int rc = pw_prepare(c, &st,
+	pw_stmt *st = NULL, *types = NULL, *mem = NULL;
+	int rc = pw_prepare_batch(c, &st,
 	                    "INSERT INTO compute_set (id, name, flops, debug_context, tiles, cycles, "
 	                    "cycles_sum, active_cycles, active_cycles_sum, cycles_by_tile, "
 	                    "active_cycles_by_tile) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 
 	if (!rc)
-		rc = pw_prepare(c, &types,
+		rc = pw_prepare_batch(c, &types,
 		                "INSERT INTO compute_set_vertex_type (compute_set, vertex_type, "
 		                "vertex_count, active_cycles) VALUES (?, ?, ?, ?)");
 	if (!rc)
-		rc = pw_prepare(c, &mem,
+		rc = pw_prepare_batch(c, &mem,
 		                "INSERT INTO memory_by_compute_set (compute_set, " VERTEX_MEMORY_COLUMNS);
 	for (size_t i = 0; !rc && gp->compute_sets && i < gp->n_compute_sets; i++) {
 		const tsi_compute_set_profile *cs = &gp->compute_sets[i];
@@ -679,17 +935,17 @@ static int write_compute_sets(pw_ctx *c, const tsi_graph_profile *gp)
 		if (!rc && gp->by_compute_set)
 			rc = write_vertex_memory(c, mem, i, &gp->by_compute_set[i], "memory_by_compute_set");
 	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(types);
-	sqlite3_finalize(mem);
+	rc = pw_finalize(c, st, rc);
+	rc = pw_finalize(c, types, rc);
+	rc = pw_finalize(c, mem, rc);
 	return rc;
 }
 
 /* exchange: the three lists in one table. */
 static int write_exchanges(pw_ctx *c, const tsi_graph_profile *gp)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = pw_prepare(c, &st,
+	pw_stmt *st = NULL;
+	int rc = pw_prepare_batch(c, &st,
 	                    "INSERT INTO exchange (kind, id, name, tiles, bytes_received, bytes_sent, "
 	                    "cycles, cycles_sum, bytes_received_by_tile, bytes_sent_by_tile, "
 	                    "cycles_by_tile) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -737,7 +993,7 @@ static int write_exchanges(pw_ctx *c, const tsi_graph_profile *gp)
 			rc = pw_insert(c, st, "exchange");
 		}
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	return rc;
 }
 
@@ -750,8 +1006,8 @@ static bool is_exchange_program(tsi_lowered_type t)
 /* program, program_child, control_program and function_program. */
 static int write_programs(pw_ctx *c, const tsi_graph_profile *gp)
 {
-	sqlite3_stmt *st = NULL, *child = NULL, *list = NULL;
-	int rc = pw_prepare(c, &st,
+	pw_stmt *st = NULL, *child = NULL, *list = NULL;
+	int rc = pw_prepare_batch(c, &st,
 	                    "INSERT INTO program (id, type, name, compute_set, exchange, function, "
 	                    "sync_type, repeat_count, debug_context, instr_delay, instr_exchange, "
 	                    "instr_other, instr_receive_address, instr_receive_format, "
@@ -760,7 +1016,7 @@ static int write_programs(pw_ctx *c, const tsi_graph_profile *gp)
 	                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 
 	if (!rc)
-		rc = pw_prepare(c, &child,
+		rc = pw_prepare_batch(c, &child,
 		                "INSERT INTO program_child (parent, position, child) VALUES (?, ?, ?)");
 	for (size_t i = 0; !rc && gp->programs && i < gp->n_programs; i++) {
 		const tsi_lowered_program *p = &gp->programs[i];
@@ -798,7 +1054,7 @@ static int write_programs(pw_ctx *c, const tsi_graph_profile *gp)
 		bind_u64(c, list, 2, gp->control_programs[i]);
 		rc = pw_insert(c, list, "control_program");
 	}
-	sqlite3_finalize(list);
+	rc = pw_finalize(c, list, rc);
 	list = NULL;
 	if (!rc)
 		rc = pw_prepare(c, &list, "INSERT INTO function_program (position, program) VALUES (?, ?)");
@@ -807,9 +1063,9 @@ static int write_programs(pw_ctx *c, const tsi_graph_profile *gp)
 		bind_u64(c, list, 2, gp->function_programs[i]);
 		rc = pw_insert(c, list, "function_program");
 	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(child);
-	sqlite3_finalize(list);
+	rc = pw_finalize(c, st, rc);
+	rc = pw_finalize(c, child, rc);
+	rc = pw_finalize(c, list, rc);
 	return rc;
 }
 
@@ -818,8 +1074,8 @@ static int write_programs(pw_ctx *c, const tsi_graph_profile *gp)
 static int write_memory(pw_ctx *c, const tsi_graph_profile *gp)
 {
 	uint32_t nt = gp->target.num_tiles, per_ipu = gp->target.tiles_per_ipu;
-	sqlite3_stmt *st = NULL;
-	int rc = pw_prepare(c, &st,
+	pw_stmt *st = NULL;
+	int rc = pw_prepare_batch(c, &st,
 	                    "INSERT INTO tile_memory (tile, ipu, interleaved, "
 	                    "interleaved_including_gaps, non_interleaved, "
 	                    "non_interleaved_including_gaps, overflowed, overflowed_including_gaps, "
@@ -840,7 +1096,7 @@ static int write_memory(pw_ctx *c, const tsi_graph_profile *gp)
 		bind_u64(c, st, 10, m->total_including_gaps);
 		rc = pw_insert(c, st, "tile_memory");
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	st = NULL;
 	if (!rc)
 		rc = pw_prepare(c, &st,
@@ -863,7 +1119,7 @@ static int write_memory(pw_ctx *c, const tsi_graph_profile *gp)
 			}
 		}
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	st = NULL;
 	if (!rc)
 		rc = pw_prepare(c, &st, "INSERT OR IGNORE INTO oom_tile (tile) VALUES (?)");
@@ -871,7 +1127,7 @@ static int write_memory(pw_ctx *c, const tsi_graph_profile *gp)
 		bind_u64(c, st, 1, gp->oom_tiles[i]);
 		rc = pw_insert(c, st, "oom_tile");
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	return rc;
 }
 
@@ -900,9 +1156,9 @@ static bool is_user_category(tsi_mem_category cat)
 /* variable: storage and liveness interval of each (listed) variable. */
 static int write_variables(pw_ctx *c, const tsi_graph_profile *gp, bool lowered_vars)
 {
-	sqlite3_stmt *st = NULL;
+	pw_stmt *st = NULL;
 	char shape[TSI_MAX_RANK * 21 + 3];
-	int rc = pw_prepare(c, &st,
+	int rc = pw_prepare_batch(c, &st,
 	                    "INSERT INTO variable (id, name, category, type, bytes, shape, tiles, "
 	                    "bytes_by_tile, always_live, live_from, live_to, debug_context) "
 	                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -930,15 +1186,15 @@ static int write_variables(pw_ctx *c, const tsi_graph_profile *gp, bool lowered_
 		bind_opt(c, st, 12, v->debug_context != 0, v->debug_context);
 		rc = pw_insert(c, st, "variable");
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	return rc;
 }
 
 /* liveness_step and debug_context. */
 static int write_liveness(pw_ctx *c, const tsi_graph_profile *gp)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = pw_prepare(c, &st,
+	pw_stmt *st = NULL;
+	int rc = pw_prepare_batch(c, &st,
 	                    "INSERT INTO liveness_step (id, program, parent, depth, "
 	                    "not_always_live_bytes) VALUES (?, ?, ?, ?, ?)");
 
@@ -952,10 +1208,10 @@ static int write_liveness(pw_ctx *c, const tsi_graph_profile *gp)
 		bind_u64(c, st, 5, s->not_always_live_bytes);
 		rc = pw_insert(c, st, "liveness_step");
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	st = NULL;
 	if (!rc)
-		rc = pw_prepare(c, &st,
+		rc = pw_prepare_batch(c, &st,
 		                "INSERT INTO debug_context (id, parent, name, layer, api) "
 		                "VALUES (?, ?, ?, ?, ?)");
 	for (size_t i = 0; !rc && gp->debug_contexts && i < gp->n_debug_contexts; i++) {
@@ -968,7 +1224,7 @@ static int write_liveness(pw_ctx *c, const tsi_graph_profile *gp)
 		bind_name(c, st, 5, d->api);
 		rc = pw_insert(c, st, "debug_context");
 	}
-	sqlite3_finalize(st);
+	rc = pw_finalize(c, st, rc);
 	return rc;
 }
 
@@ -977,7 +1233,7 @@ static int write_liveness(pw_ctx *c, const tsi_graph_profile *gp)
 /* run, program_trace and step for runs[from .. to), numbered by position. */
 static int write_runs(pw_ctx *c, const tsi_run_profile *const *runs, size_t from, size_t to)
 {
-	sqlite3_stmt *run = NULL, *trace = NULL, *step = NULL;
+	pw_stmt *run = NULL, *trace = NULL, *step = NULL;
 	int rc = pw_prepare(c, &run,
 	                    "INSERT INTO run (id, program, cycles, num_steps, trace_length, "
 	                    "active_compute_cycles, compute_cycles, do_exchange_cycles, "
@@ -985,10 +1241,10 @@ static int write_runs(pw_ctx *c, const tsi_run_profile *const *runs, size_t from
 	                    "copy_shared_structure_cycles) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 
 	if (!rc)
-		rc = pw_prepare(c, &trace,
+		rc = pw_prepare_batch(c, &trace,
 		                "INSERT INTO program_trace (run, position, program) VALUES (?, ?, ?)");
 	if (!rc)
-		rc = pw_prepare(c, &step,
+		rc = pw_prepare_batch(c, &step,
 		                "INSERT INTO step (run, id, type, program, compute_set, exchange, "
 		                "sync_type, cycles_from, cycles_to, cycles, cycles_overlapped, "
 		                "active_tiles, tile_balance, active_tile_balance, thread_balance, "
@@ -1046,9 +1302,9 @@ static int write_runs(pw_ctx *c, const tsi_run_profile *const *runs, size_t from
 			rc = pw_insert(c, step, "step");
 		}
 	}
-	sqlite3_finalize(run);
-	sqlite3_finalize(trace);
-	sqlite3_finalize(step);
+	rc = pw_finalize(c, run, rc);
+	rc = pw_finalize(c, trace, rc);
+	rc = pw_finalize(c, step, rc);
 	return rc;
 }
 
@@ -1119,6 +1375,12 @@ static int open_fast(pw_ctx *c, const char *file, bool create)
 	             "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
 	             "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY;",
 	             "setting up the database");
+	if (!rc) {
+		char sql[64];
+
+		snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%d;", REPORT_CACHE_KIB);
+		rc = pw_exec(c, sql, "setting the page cache");
+	}
 	return rc;
 }
 
@@ -1135,6 +1397,18 @@ static int close_db(pw_ctx *c, int rc)
 	}
 	c->db = NULL;
 	return rc;
+}
+
+/* Starts writing `file`'s data to the disk and waits for it (best
+ * effort: publish() checks the final sync). */
+static void sync_data(const char *file)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fdatasync(fd);
+		close(fd);
+	}
 }
 
 /*
@@ -1290,13 +1564,21 @@ out:
 	return rc;
 }
 
-/* Frees what a write context holds (the connection is closed already). */
-static void pw_clear(pw_ctx *c)
+/* Frees what the graph profile's write needed (the interned names):
+ * runs name nothing. */
+static void pw_clear_names(pw_ctx *c)
 {
-	sqlite3_finalize(c->st_string);
+	pw_finalize(c, c->st_string, TSI_ERR_IO); /* written already, or abandoned */
 	c->st_string = NULL;
 	free(c->names.slots);
 	memset(&c->names, 0, sizeof(c->names));
+}
+
+/* Frees what a write context holds (the connection is closed already). */
+static void pw_clear(pw_ctx *c)
+{
+	pw_clear_names(c);
+	pw_indexes_clear(c);
 }
 
 /* Writes the whole graph profile into the open, empty database. */
@@ -1317,7 +1599,9 @@ static int write_graph_profile(pw_ctx *c, const tsi_graph_profile *gp,
 	if (!rc)
 		rc = pw_exec(c, "BEGIN", "starting the transaction");
 	if (!rc)
-		rc = pw_prepare(c, &c->st_string, "INSERT INTO string (id, text) VALUES (?, ?)");
+		rc = pw_drop_indexes(c);
+	if (!rc)
+		rc = pw_prepare_batch(c, &c->st_string, "INSERT INTO string (id, text) VALUES (?, ?)");
 	for (int i = 0; !rc && i < N_SECTIONS; i++) {
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1340,8 +1624,21 @@ static int write_graph_profile(pw_ctx *c, const tsi_graph_profile *gp,
 			tsi_log(TSI_LOG_INFO, "AUTOREPORT", "profile.pop: %s written in %.3f s", names[i],
 			        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	}
+	rc = pw_finalize(c, c->st_string, rc); /* the last names */
+	c->st_string = NULL;
+	if (!rc) {
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		rc = pw_make_indexes(c, true);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (!rc)
+			tsi_log(TSI_LOG_INFO, "AUTOREPORT", "profile.pop: indexes made in %.3f s",
+			        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	}
 	if (!rc)
 		rc = pw_exec(c, "COMMIT", "committing");
+	pw_clear_names(c);
 	return rc;
 }
 
@@ -1389,15 +1686,22 @@ fail:
 	return rc;
 }
 
-int tsi_report_writer_write_graph(tsi_report_writer *w)
+/*
+ * Ends the open temporary database: with `rc` TSI_OK, makes the indexes
+ * still missing (those of the run tables), closes it and renames it over
+ * the report's path; otherwise (or when that fails) removes it. Either
+ * way the writer has no open database afterwards.
+ */
+static int finish_pending(tsi_report_writer *w, int rc)
 {
-	pw_ctx *c;
-	int rc;
+	pw_ctx *c = w->pending;
 
-	if (!w || !w->pending)
-		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "profile writer: nothing to write");
-	c = w->pending;
-	rc = write_graph_profile(c, w->gp, w->meta);
+	if (!rc)
+		rc = pw_exec(c, "BEGIN", "starting the transaction");
+	if (!rc)
+		rc = pw_make_indexes(c, false);
+	if (!rc)
+		rc = pw_exec(c, "COMMIT", "committing");
 	pw_clear(c);
 	rc = close_db(c, rc);
 	if (!rc)
@@ -1411,16 +1715,80 @@ int tsi_report_writer_write_graph(tsi_report_writer *w)
 	return rc;
 }
 
+int tsi_report_writer_write_graph(tsi_report_writer *w)
+{
+	int rc;
+
+	if (!w || !w->pending || w->graph_written)
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "profile writer: nothing to write");
+	rc = write_graph_profile(w->pending, w->gp, w->meta);
+	if (rc)
+		return finish_pending(w, rc);
+	w->graph_written = true;
+	/* On the disk now, on this (background) thread, so that publishing
+	 * syncs only what the runs add, on the run's thread. */
+	sync_data(w->tmp);
+	return TSI_OK;
+}
+
+int tsi_report_writer_publish(tsi_report_writer *w)
+{
+	if (!w)
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "profile writer: no writer");
+	if (!w->pending)
+		return TSI_OK; /* published already */
+	if (!w->graph_written)
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
+		                     "profile writer: '%s' has no graph profile to publish yet", w->path);
+	return finish_pending(w, TSI_OK);
+}
+
+bool tsi_report_writer_is_published(const tsi_report_writer *w)
+{
+	return w && !w->pending;
+}
+
 int tsi_report_writer_new(tsi_report_writer **out, const char *path,
                           const tsi_graph_profile *gp, const tsi_report_meta *meta)
 {
 	int rc = tsi_report_writer_create(out, path, gp, meta);
 
-	if (!rc && (rc = tsi_report_writer_write_graph(*out)) != TSI_OK) {
+	if (!rc && (rc = tsi_report_writer_write_graph(*out)) == TSI_OK)
+		rc = tsi_report_writer_publish(*out);
+	if (rc && out) {
 		tsi_report_writer_free(*out);
 		*out = NULL;
 	}
 	return rc;
+}
+
+/*
+ * The first runs, into the graph profile's own open database: no copy,
+ * the page cache still warm. A rollback journal in memory (only the few
+ * pages that existed before the runs go in it) lets a failure take the
+ * runs back out, so the graph profile is still published.
+ */
+static int add_runs_pending(tsi_report_writer *w, const tsi_run_profile *const *runs,
+                            size_t n_runs)
+{
+	pw_ctx *c = w->pending;
+	int rc, published;
+
+	rc = pw_exec(c, "PRAGMA journal_mode = MEMORY", "setting up the database");
+	if (!rc)
+		rc = pw_exec(c, "BEGIN", "starting the transaction");
+	if (!rc)
+		rc = write_runs(c, runs, w->runs_written, n_runs);
+	if (!rc)
+		rc = pw_exec(c, "COMMIT", "committing");
+	if (rc) {
+		sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL); /* none open: harmless */
+		c->fail_code = 0;
+	}
+	published = finish_pending(w, TSI_OK);
+	if (!rc && !published)
+		w->runs_written = n_runs;
+	return rc ? rc : published;
 }
 
 /*
@@ -1442,6 +1810,13 @@ int tsi_report_writer_add_runs(tsi_report_writer *w, const tsi_run_profile *cons
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "profile writer: no writer or runs");
 	if (n_runs <= w->runs_written)
 		return TSI_OK;
+	if (w->pending) {
+		if (!w->graph_written)
+			return tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
+			                     "profile writer: runs added to '%s' before its graph profile",
+			                     w->path);
+		return add_runs_pending(w, runs, n_runs);
+	}
 	c.path = w->path;
 	tmp = temp_path_for(w->path);
 	if (!tmp)
@@ -1456,7 +1831,7 @@ int tsi_report_writer_add_runs(tsi_report_writer *w, const tsi_run_profile *cons
 		/* The copy must be our report (our identity: another process
 		 * reporting to this directory may have replaced it with its own
 		 * graph), with no runs past the ones we wrote. */
-		rc = pw_prepare(&c, &st,
+		rc = pw_prepare_query(&c, &st,
 		                "SELECT (SELECT application_id FROM pragma_application_id), "
 		                "(SELECT count(*) FROM run), "
 		                "(SELECT value FROM meta WHERE key = 'report_id'), "
@@ -1513,6 +1888,12 @@ int tsi_report_writer_move(tsi_report_writer *w, const char *new_path)
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "profile writer: no new path");
 	if (strcmp(w->path, new_path) == 0)
 		return TSI_OK;
+	if (w->pending) {
+		int rc = tsi_report_writer_publish(w); /* then moved like any report */
+
+		if (rc)
+			return rc;
+	}
 	copy = strdup(new_path);
 	if (!copy)
 		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory moving '%s'", w->path);
@@ -1538,7 +1919,7 @@ void tsi_report_writer_free(tsi_report_writer *w)
 {
 	if (!w)
 		return;
-	if (w->pending) { /* created, never written: no half-built file stays */
+	if (w->pending) { /* never published: no file stays */
 		pw_clear(w->pending);
 		close_db(w->pending, TSI_ERR_IO);
 		free(w->pending);
