@@ -117,10 +117,11 @@
 --    WHERE t.run = 0 GROUP BY c.vertex_type ORDER BY cycles DESC;
 --
 -- The file is written under a temporary name and renamed into place, so
--- a profile.pop that exists is complete. The first runs are added to the
--- temporary file before that rename; later runs (autoReport.
--- streamAtEachRun, or when the engine is freed) go into a copy that
--- replaces the file. The writer drops the CREATE INDEX indexes below
+-- a profile.pop that exists is complete. A copy of the graph profile is
+-- renamed into place as soon as it is written; the first runs are added
+-- to the temporary file, which then replaces that copy; later runs
+-- (autoReport.streamAtEachRun, or when the engine is freed) go into a
+-- copy that replaces the file. The writer drops the CREATE INDEX indexes below
 -- while their tables fill and makes them again from this text, so the
 -- file's sqlite_schema holds these statements as written.
 

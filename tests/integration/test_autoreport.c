@@ -97,6 +97,18 @@ static long long check_complete_report(const char *path)
 	return runs;
 }
 
+/* The schema's own indexes in the report at `path` (those made by
+ * CREATE INDEX, not the automatic ones of its constraints). */
+static long long count_schema_indexes(const char *path)
+{
+	sqlite3 *db = tsi_test_sqlite_open(path);
+	long long n = tsi_test_sqlite_int(db, "SELECT count(*) FROM sqlite_schema "
+	                                      "WHERE type = 'index' AND sql IS NOT NULL");
+
+	sqlite3_close(db);
+	return n;
+}
+
 /* A small model: x + y on 4 tiles (program 0) and x * y (program 1). */
 typedef struct small_model {
 	tsi_test_model m;
@@ -212,26 +224,37 @@ static void test_all_writes_both_files(void **state)
 }
 
 /*
- * Issue 19: without a wait, the first run joins the graph profile before
- * profile.pop is renamed into place (no copy of the report on the run's
- * thread): the file does not exist after the compile, exists complete
- * with that run afterwards, and later runs are added as before.
+ * Issue 19: without a wait, the first run joins the graph profile's own
+ * file before it is renamed into place (no copy of the report on the
+ * run's thread). Meanwhile a copy of the graph profile alone is at
+ * profile.pop, as soon as the writer thread has written it (so a model
+ * that crashes while it runs still leaves it); the first run replaces it
+ * complete with that run, and later runs are added as before.
  */
 static void test_first_run_joins_graph_profile(void **state)
 {
 	workdir w;
 	small_model s;
 	tsi_engine *e = NULL;
+	struct timespec tick = {0, 10 * 1000000L};
+	long long shown_indexes;
 
 	(void)state;
 	workdir_enter(&w);
 	set_options_env("{\"autoReport.all\":\"true\",\"autoReport.directory\":\"r\"}");
 	small_model_build(&s);
 	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
-	assert_false(exists("r/profile.pop")); /* published by the first run or a wait */
+	/* Liveness only: the writer thread needs milliseconds. */
+	for (int i = 0; i < 3000 && !exists("r/profile.pop"); i++)
+		nanosleep(&tick, NULL);
+	assert_int_equal(check_complete_report("r/profile.pop"), 0); /* the graph profile alone */
+	shown_indexes = count_schema_indexes("r/profile.pop");
+	assert_true(shown_indexes > 0);
 	assert_int_equal(tsi_engine_load(e, s.m.device), TSI_OK);
 	tsi_test_run(e, 0);
 	assert_int_equal(check_complete_report("r/profile.pop"), 1);
+	/* The copy had every index of the schema, as the final file has. */
+	assert_int_equal(count_schema_indexes("r/profile.pop"), shown_indexes);
 	assert_int_equal(count_entries("r"), 2); /* profile.pop, debug.cbor */
 	tsi_test_run(e, 1);
 	assert_int_equal(check_complete_report("r/profile.pop"), 2);

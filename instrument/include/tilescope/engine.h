@@ -67,10 +67,11 @@ typedef struct tsi_engine tsi_engine;
  * autoReport.directory; a directory the report cannot be created in fails
  * the call with TSI_ERR_IO. The graph profile's files are filled by a
  * thread of their own while the program loads and runs (in place when the
- * program does not fit): they are complete once the first run's profile
- * is added, once tsi_engine_wait_reports() returns, when the engine is
- * freed and when the program exits (exit() or returning from main); a
- * failure to fill them fails the call that waits. */
+ * program does not fit); profile.pop appears, the graph profile alone,
+ * as soon as that thread has written it. They are complete once the first
+ * run's profile is added, once tsi_engine_wait_reports() returns, when the
+ * engine is freed and when the program exits (exit() or returning from
+ * main); a failure to fill them fails the call that waits. */
 TSI_API int tsi_engine_new(tsi_engine **out, tsi_graph *graph,
                            tsi_program *const *programs, size_t n_programs,
                            const tsi_options *opts);

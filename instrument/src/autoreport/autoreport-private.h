@@ -95,6 +95,12 @@ int tsi_report_writer_create(tsi_report_writer **out, const char *path,
 int tsi_report_writer_write_graph(tsi_report_writer *w);
 /* TSI_OK when the report is at its path (also when it already was). */
 int tsi_report_writer_publish(tsi_report_writer *w);
+/*
+ * After _write_graph: puts a copy of the graph profile at `path` (complete,
+ * by rename) while the writer's own file stays open for the first runs,
+ * which replace it when they are published.
+ */
+int tsi_report_writer_show_graph(tsi_report_writer *w);
 /* True once the report is at its path (false for NULL). */
 bool tsi_report_writer_is_published(const tsi_report_writer *w);
 /*

@@ -452,8 +452,9 @@ static int write_debug(tsi_autoreport *ar, const char *path)
 	return rc;
 }
 
-/* Fills profile.pop (created already); it is renamed into place when
- * the first run joins it or whoever waits for the job publishes it. */
+/* Fills profile.pop (created already); a copy is shown at once (see
+ * job_main), the file itself is renamed into place when the first run
+ * joins it or whoever waits for the job publishes it. */
 static int write_profile(tsi_autoreport *ar, tsi_report_writer *w)
 {
 	double start = tsi_monotonic_seconds();
@@ -480,9 +481,13 @@ static void *job_main(void *arg)
 	if (ar->job_writer) {
 		rc = write_profile(ar, ar->job_writer);
 		/* No run will join it: in place at once, as a graph profile
-		 * alone always was. */
+		 * alone always was. Runs will: a copy is shown now, so the
+		 * graph profile is there while the program runs (and after a
+		 * crash), and the first run replaces it without a copy. */
 		if (!rc && !ar->cfg_copy.report_execution)
 			rc = tsi_report_writer_publish(ar->job_writer);
+		else if (!rc)
+			rc = tsi_report_writer_show_graph(ar->job_writer);
 		ar->job_wrote_profile = rc == TSI_OK;
 	}
 	if (!rc && ar->job_debug_path) {

@@ -1743,6 +1743,47 @@ int tsi_report_writer_publish(tsi_report_writer *w)
 	return finish_pending(w, TSI_OK);
 }
 
+/*
+ * Makes the graph profile visible at `path` while its file stays open
+ * for the first runs: a copy of the temporary file, given the indexes
+ * still deferred (those of the run tables, empty here), renamed into
+ * place. A model that crashes while it runs (a codelet's fault, a kill)
+ * then leaves the graph profile, as it always did; the first run's
+ * publish replaces the copy by rename. The copy costs the writer's
+ * thread, not the run's.
+ */
+int tsi_report_writer_show_graph(tsi_report_writer *w)
+{
+	pw_ctx c;
+	char *tmp;
+	int rc;
+
+	if (!w || !w->pending || !w->graph_written)
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "profile writer: no graph profile to show");
+	tmp = temp_path_for(w->path);
+	if (!tmp)
+		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", w->path);
+	memset(&c, 0, sizeof(c));
+	c.path = w->path;
+	unlink(tmp);
+	rc = copy_file(w->tmp, tmp);
+	if (!rc)
+		rc = open_fast(&c, tmp, false);
+	for (size_t i = 0; !rc && i < w->pending->n_indexes; i++) {
+		const pw_index *ix = &w->pending->indexes[i];
+
+		if (ix->sql)
+			rc = pw_exec(&c, ix->sql, "making an index");
+	}
+	rc = close_db(&c, rc);
+	if (!rc)
+		rc = publish(tmp, w->path);
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
 bool tsi_report_writer_is_published(const tsi_report_writer *w)
 {
 	return w && !w->pending;
