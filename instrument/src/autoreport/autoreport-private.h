@@ -69,6 +69,23 @@ typedef struct tsi_report_meta {
 	bool include_cycles;          /* profiler.includeCycleEstimates */
 } tsi_report_meta;
 
+/* --- Report files kept whole (report-files.c) ---------------------------- */
+
+/* The hidden temporary name for building `path` beside it
+ * (".<basename>.<pid>.<n>.tmp"); malloc'd, NULL when out of memory. */
+char *tsi_report_temp_path(const char *path);
+/* Starts writing `file`'s data to the disk and waits (best effort). */
+void tsi_report_sync_data(const char *file);
+/* Renames the finished `tmp` over `path` durably (file synced before,
+ * directory after). */
+int tsi_report_publish(const char *tmp, const char *path);
+/* Removes the temporaries of dead writers beside `path`. */
+void tsi_report_remove_stale_temporaries(const char *path);
+/* Copies `from` to the new file `to`, with its permissions. */
+int tsi_report_copy_file(const char *from, const char *to);
+
+/* --- The profile.pop writer (profile-writer.c) ---------------------------- */
+
 typedef struct tsi_report_writer tsi_report_writer;
 
 /*

@@ -32,24 +32,17 @@
  * replaces the file the same way. A killed model leaves at worst a stale
  * ".profile.pop.<pid>.<n>.tmp", never a half-written profile.pop.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* copy_file_range */
-#endif
 #include "autoreport-private.h"
 
 #include "format.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1310,28 +1303,6 @@ static int write_runs(pw_ctx *c, const tsi_run_profile *const *runs, size_t from
 
 /* --- Files ------------------------------------------------------------------ */
 
-/*
- * The temporary name for building `path`: ".<basename>.<pid>.<n>.tmp" in
- * the same directory, so the final rename never crosses file systems and
- * a leftover is hidden and recognisable; <n> counts the temporary files of
- * this process, so two engines writing at once never share one. malloc'd;
- * NULL when out of memory.
- */
-static char *temp_path_for(const char *path)
-{
-	static unsigned long counter;
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	int dir_len = slash ? (int)(slash - path + 1) : 0;
-	size_t size = strlen(path) + 64;
-	char *tmp = malloc(size);
-
-	if (tmp)
-		snprintf(tmp, size, "%.*s.%s.%ld.%lu.tmp", dir_len, path, base, (long)getpid(),
-		         __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
-	return tmp;
-}
-
 /* Opens (creating) the database at `file` with the fast, journal-free
  * settings a file that is renamed into place can afford. */
 static int open_fast(pw_ctx *c, const char *file, bool create)
@@ -1396,171 +1367,6 @@ static int close_db(pw_ctx *c, int rc)
 		sqlite3_close_v2(c->db);
 	}
 	c->db = NULL;
-	return rc;
-}
-
-/* Starts writing `file`'s data to the disk and waits for it (best
- * effort: publish() checks the final sync). */
-static void sync_data(const char *file)
-{
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		fdatasync(fd);
-		close(fd);
-	}
-}
-
-/*
- * Renames the finished `tmp` over `path`, durably: the file's data reach
- * the disk before the rename (the database was built without a journal
- * or syncs, for speed), and the directory's entry after it, so a power
- * cut leaves the old report or the new one, never a renamed empty file.
- */
-static int publish(const char *tmp, const char *path)
-{
-	int fd = open(tmp, O_RDONLY | O_CLOEXEC);
-	char *dir, *slash;
-
-	if (fd < 0 || fsync(fd) != 0) {
-		int err = errno;
-
-		if (fd >= 0)
-			close(fd);
-		return tsi_set_error(TSI_ERR_IO, "cannot write report '%s': cannot sync '%s': %s",
-		                     path, tmp, strerror(err));
-	}
-	close(fd);
-	if (rename(tmp, path) != 0)
-		return tsi_set_error(TSI_ERR_IO, "cannot write report '%s': cannot rename '%s': %s",
-		                     path, tmp, strerror(errno));
-	dir = strdup(path);
-	if (dir) {
-		slash = strrchr(dir, '/');
-		if (slash)
-			slash[slash == dir ? 1 : 0] = '\0';
-		fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd >= 0) {
-			fsync(fd); /* best effort: some file systems refuse it */
-			close(fd);
-		}
-		free(dir);
-	}
-	return TSI_OK;
-}
-
-/*
- * Removes the temporaries that writers killed mid-write left beside
- * `path` (".profile.pop.<pid>.<n>.tmp", "debug.cbor.tmp.<pid>.<n>"): those
- * of processes that no longer exist. A live writer's are kept; so are
- * files of other shapes.
- */
-static void remove_stale_temporaries(const char *path)
-{
-	char *dir = strdup(path), *slash;
-	DIR *d;
-	struct dirent *e;
-
-	if (!dir)
-		return;
-	slash = strrchr(dir, '/');
-	if (slash)
-		slash[slash == dir ? 1 : 0] = '\0';
-	d = opendir(slash ? dir : ".");
-	while (d && (e = readdir(d))) {
-		long pid = 0;
-		unsigned long n;
-		int end = 0;
-		char full[PATH_MAX];
-
-		if (!(sscanf(e->d_name, ".profile.pop.%ld.%lu.tmp%n", &pid, &n, &end) == 2 &&
-		      e->d_name[end] == '\0') &&
-		    !(sscanf(e->d_name, "debug.cbor.tmp.%ld.%lu%n", &pid, &n, &end) == 2 &&
-		      e->d_name[end] == '\0'))
-			continue;
-		if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		if (snprintf(full, sizeof(full), "%s/%s", slash ? dir : ".", e->d_name) <
-		    (int)sizeof(full))
-			unlink(full);
-	}
-	if (d)
-		closedir(d);
-	free(dir);
-}
-
-/*
- * Copies the file `from` to the new file `to` (same permissions), with
- * copy_file_range where the file system offers it and read/write
- * otherwise.
- */
-static int copy_file(const char *from, const char *to)
-{
-	int in = -1, out = -1, rc = TSI_OK;
-	struct stat sb;
-	char *buf = NULL;
-	bool use_range = true;
-
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0 || fstat(in, &sb) != 0) {
-		rc = tsi_set_error(TSI_ERR_IO, "cannot read report '%s': %s", from, strerror(errno));
-		goto out;
-	}
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, sb.st_mode & 0777);
-	if (out < 0) {
-		rc = tsi_set_error(TSI_ERR_IO, "cannot write report copy '%s': %s", to,
-		                   strerror(errno));
-		goto out;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (use_range) {
-			n = copy_file_range(in, NULL, out, NULL, (size_t)1 << 30, 0);
-			if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
-			              errno == EOPNOTSUPP)) {
-				use_range = false;
-				continue;
-			}
-		} else {
-			if (!buf && !(buf = malloc(1 << 20))) {
-				rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory copying '%s'",
-				                   from);
-				goto out;
-			}
-			n = read(in, buf, 1 << 20);
-			for (ssize_t done = 0; n > 0 && done < n;) {
-				ssize_t w = write(out, buf + done, (size_t)(n - done));
-
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w < 0) {
-					n = -1;
-					break;
-				}
-				done += w;
-			}
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = tsi_set_error(TSI_ERR_IO, "cannot copy report '%s' to '%s': %s", from, to,
-			                   strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-	}
-	if (close(out) != 0)
-		rc = tsi_set_error(TSI_ERR_IO, "cannot write report copy '%s': %s", to,
-		                   strerror(errno));
-	out = -1;
-out:
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	free(buf);
 	return rc;
 }
 
@@ -1660,7 +1466,7 @@ int tsi_report_writer_create(tsi_report_writer **out, const char *path,
 	w = calloc(1, sizeof(*w));
 	if (w) {
 		w->pending = calloc(1, sizeof(*w->pending));
-		w->tmp = temp_path_for(path);
+		w->tmp = tsi_report_temp_path(path);
 		w->path = strdup(path);
 	}
 	if (!w || !w->pending || !w->tmp || !w->path) {
@@ -1673,7 +1479,7 @@ int tsi_report_writer_create(tsi_report_writer **out, const char *path,
 		snprintf(w->report_id, sizeof(w->report_id), "%s", meta->report_id);
 	w->pending->path = w->path;
 	w->pending->num_tiles = gp->target.num_tiles;
-	remove_stale_temporaries(path);
+	tsi_report_remove_stale_temporaries(path);
 	/* A stale file of an earlier process with our pid would be reopened. */
 	unlink(w->tmp);
 	rc = open_fast(w->pending, w->tmp, true);
@@ -1705,7 +1511,7 @@ static int finish_pending(tsi_report_writer *w, int rc)
 	pw_clear(c);
 	rc = close_db(c, rc);
 	if (!rc)
-		rc = publish(w->tmp, w->path);
+		rc = tsi_report_publish(w->tmp, w->path);
 	if (rc)
 		unlink(w->tmp);
 	free(c);
@@ -1727,7 +1533,7 @@ int tsi_report_writer_write_graph(tsi_report_writer *w)
 	w->graph_written = true;
 	/* On the disk now, on this (background) thread, so that publishing
 	 * syncs only what the runs add, on the run's thread. */
-	sync_data(w->tmp);
+	tsi_report_sync_data(w->tmp);
 	return TSI_OK;
 }
 
@@ -1760,13 +1566,13 @@ int tsi_report_writer_show_graph(tsi_report_writer *w)
 
 	if (!w || !w->pending || !w->graph_written)
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "profile writer: no graph profile to show");
-	tmp = temp_path_for(w->path);
+	tmp = tsi_report_temp_path(w->path);
 	if (!tmp)
 		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", w->path);
 	memset(&c, 0, sizeof(c));
 	c.path = w->path;
 	unlink(tmp);
-	rc = copy_file(w->tmp, tmp);
+	rc = tsi_report_copy_file(w->tmp, tmp);
 	if (!rc)
 		rc = open_fast(&c, tmp, false);
 	for (size_t i = 0; !rc && i < w->pending->n_indexes; i++) {
@@ -1777,7 +1583,7 @@ int tsi_report_writer_show_graph(tsi_report_writer *w)
 	}
 	rc = close_db(&c, rc);
 	if (!rc)
-		rc = publish(tmp, w->path);
+		rc = tsi_report_publish(tmp, w->path);
 	if (rc)
 		unlink(tmp);
 	free(tmp);
@@ -1859,11 +1665,11 @@ int tsi_report_writer_add_runs(tsi_report_writer *w, const tsi_run_profile *cons
 		return add_runs_pending(w, runs, n_runs);
 	}
 	c.path = w->path;
-	tmp = temp_path_for(w->path);
+	tmp = tsi_report_temp_path(w->path);
 	if (!tmp)
 		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", w->path);
 	unlink(tmp);
-	rc = copy_file(w->path, tmp);
+	rc = tsi_report_copy_file(w->path, tmp);
 	if (!rc)
 		rc = open_fast(&c, tmp, false);
 	if (!rc) {
@@ -1906,7 +1712,7 @@ int tsi_report_writer_add_runs(tsi_report_writer *w, const tsi_run_profile *cons
 	pw_clear(&c);
 	rc = close_db(&c, rc);
 	if (!rc)
-		rc = publish(tmp, w->path);
+		rc = tsi_report_publish(tmp, w->path);
 	if (!rc)
 		w->runs_written = n_runs;
 	else
