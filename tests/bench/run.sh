@@ -169,7 +169,7 @@ figure run.profiling_cpu_overhead_range "$(ratios 3 | range)" x
 
 # --- 2b. The first run against later ones -------------------------------------
 # tsi_engine_load lays out each compute set's scratch (its plan), so the
-# first run should cost what later ones do; load.plans_s is that time.
+# first run should cost what later ones do; load.total_s is the whole load.
 # Best of three processes of --runs 3; the peak is the whole process's
 # (graph, compiled model, device memory and plans).
 echo "# bert_synth ${bert_size[*]} --runs 3: the first run against the later ones" >&2
@@ -179,7 +179,7 @@ for i in 1 2 3; do
 	echo "$(sed -n 's/^first_run_s //p' "$BENCH_OUT") $(sed -n 's/^later_run_s //p' "$BENCH_OUT") ${r#* }" \
 		"$(sed -n 's/^load_s //p' "$BENCH_OUT")" >>"$tmp/runs.txt"
 done
-read -r first later peak load < <(sort -n "$tmp/runs.txt" | head -n 1)
+read -r first later peak _cpu load < <(sort -n "$tmp/runs.txt" | head -n 1)
 figure load.total_s "$load" s
 figure run.first_s "$first" s
 figure run.later_s "$later" s

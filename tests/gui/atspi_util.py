@@ -80,6 +80,18 @@ def text_of(acc):
         return acc.name
 
 
+def table_rows(table):
+    """The rows of a GTK column view's accessible `table`, top to bottom:
+    GTK 4.8 exposes the header and the rows as lists under it; each row
+    yielded is (list, index in it, row)."""
+    for i in range(table.childCount):
+        part = table.getChildAtIndex(i)
+        if part is None or part.getRole() != pyatspi.ROLE_LIST:
+            continue
+        for r in range(part.childCount):
+            yield part, r, part.getChildAtIndex(r)
+
+
 def plain(name):
     """An accessible name as a person reads it: GTK 4.8 leaves the
     mnemonic's underscore in the names of buttons and check boxes

@@ -47,7 +47,7 @@ import tempfile
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import click, find, finish, running_app, text_of, wait_for, walk  # noqa: E402
+from atspi_util import click, find, finish, running_app, table_rows, text_of, wait_for, walk  # noqa: E402
 
 COLUMNS = ["Count A", "Count B", "Total A", "Total B", "Δ Total", "Δ %", "Self A", "Self B",
            "Mean A", "Mean B", "Median A", "Median B"]
@@ -133,27 +133,22 @@ def pair(a, b):
     return {"labels": labels}
 
 
-def table_rows(table):
+def compare_rows(table):
     """The Compare table's rows, in order, as [(name, channel, {column: text})]:
     each value cell is described by its column."""
     rows = []
-    for i in range(table.childCount):
-        part = table.getChildAtIndex(i)
-        if part.getRole() != pyatspi.ROLE_LIST:
+    for part, r, row in table_rows(table):
+        cells = [row.getChildAtIndex(c).getChildAtIndex(0) for c in range(row.childCount)]
+        if len(cells) != 2 + len(COLUMNS) or not text_of(cells[0]):
             continue
-        for r in range(part.childCount):
-            row = part.getChildAtIndex(r)
-            cells = [row.getChildAtIndex(c).getChildAtIndex(0) for c in range(row.childCount)]
-            if len(cells) != 2 + len(COLUMNS) or not text_of(cells[0]):
-                continue
-            rows.append((text_of(cells[0]), text_of(cells[1]),
-                         {c.description: text_of(c) for c in cells[2:]}))
+        rows.append((text_of(cells[0]), text_of(cells[1]),
+                     {c.description: text_of(c) for c in cells[2:]}))
     return rows
 
 
 def check_table(failures, what, table, want):
-    if not wait_for(lambda: table_rows(table) == want, timeout=15):
-        got = table_rows(table)
+    if not wait_for(lambda: compare_rows(table) == want, timeout=15):
+        got = compare_rows(table)
         diff = [(g, w) for g, w in zip(got, want) if g != w][:3]
         failures.append(f"{what}: the table has {len(got)} rows, the CLI {len(want)}; "
                         f"first differences (table, CLI): {diff}")
@@ -240,31 +235,21 @@ def check_two_traces(failures, app_path, tilescope, trace, b):
 def find_row(table, name, channel):
     """The Compare table's row of label (name, channel) and its list, or
     (None, None)."""
-    for i in range(table.childCount):
-        part = table.getChildAtIndex(i)
-        if part.getRole() != pyatspi.ROLE_LIST:
+    for part, r, row in table_rows(table):
+        if row.childCount < 2:
             continue
-        for r in range(part.childCount):
-            row = part.getChildAtIndex(r)
-            if row.childCount < 2:
-                continue
-            cells = [row.getChildAtIndex(c).getChildAtIndex(0) for c in range(2)]
-            if (text_of(cells[0]), text_of(cells[1])) == (name, channel):
-                return part, r
+        cells = [row.getChildAtIndex(c).getChildAtIndex(0) for c in range(2)]
+        if (text_of(cells[0]), text_of(cells[1])) == (name, channel):
+            return part, r
     return None, None
 
 
 def selected_label(table):
     """(name, channel) of the Compare table's selected row, or None."""
-    for i in range(table.childCount):
-        part = table.getChildAtIndex(i)
-        if part.getRole() != pyatspi.ROLE_LIST:
-            continue
-        for r in range(part.childCount):
-            row = part.getChildAtIndex(r)
-            if row.childCount >= 2 and row.getState().contains(pyatspi.STATE_SELECTED):
-                cells = [row.getChildAtIndex(c).getChildAtIndex(0) for c in range(2)]
-                return (text_of(cells[0]), text_of(cells[1]))
+    for part, r, row in table_rows(table):
+        if row.childCount >= 2 and row.getState().contains(pyatspi.STATE_SELECTED):
+            cells = [row.getChildAtIndex(c).getChildAtIndex(0) for c in range(2)]
+            return (text_of(cells[0]), text_of(cells[1]))
     return None
 
 
@@ -404,7 +389,7 @@ def check_compare_reload(failures, app_path, tilescope, trace, b):
             check_table(failures, "two windows after the reload", table, new_rows)
 
             # Ctrl+R: reloaded by hand (its notice), the table and the row kept.
-            want = table_rows(table)
+            want = compare_rows(table)
             chosen = next(((n, c) for n, c, _ in want), None)
             part, r = find_row(table, *chosen) if chosen else (None, None)
             if part is None:

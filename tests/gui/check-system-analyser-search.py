@@ -33,7 +33,7 @@ import sys
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import click, find, finish, running_app, text_of, wait_for  # noqa: E402
+from atspi_util import click, find, finish, running_app, table_rows, text_of, wait_for  # noqa: E402
 
 
 def cli(tilescope, *args):
@@ -185,17 +185,12 @@ def tree_rows(table):
     """The Call Tree's rows, top to bottom: (name, channel, count,
     inclusive ns, exclusive ns)."""
     rows = []
-    for i in range(table.childCount):
-        part = table.getChildAtIndex(i)
-        if part.getRole() != pyatspi.ROLE_LIST:
+    for part, r, row in table_rows(table):
+        cells = [deep_text(row.getChildAtIndex(c)) for c in range(row.childCount)]
+        if len(cells) != 6 or not cells[0]:
             continue
-        for r in range(part.childCount):
-            row = part.getChildAtIndex(r)
-            cells = [deep_text(row.getChildAtIndex(c)) for c in range(row.childCount)]
-            if len(cells) != 6 or not cells[0]:
-                continue
-            rows.append((cells[0], cells[1], int(cells[2].replace(",", "")),
-                         cell_ns(cells[3]), cell_ns(cells[4])))
+        rows.append((cells[0], cells[1], int(cells[2].replace(",", "")),
+                     cell_ns(cells[3]), cell_ns(cells[4])))
     return rows
 
 

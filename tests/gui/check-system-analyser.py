@@ -40,7 +40,7 @@ import tempfile
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import find, finish, running_app, text_of, wait_for  # noqa: E402
+from atspi_util import find, finish, running_app, table_rows, text_of, wait_for  # noqa: E402
 
 
 def ms(ns):
@@ -64,18 +64,13 @@ def cli(tilescope, trace, *args):
 def rows_of(table):
     """The table's rows as {(channel, name): (count, total_ns, self_ns)}."""
     rows = {}
-    for i in range(table.childCount):
-        part = table.getChildAtIndex(i)
-        if part.getRole() != pyatspi.ROLE_LIST:
+    for part, r, row in table_rows(table):
+        cells = [text_of(row.getChildAtIndex(c).getChildAtIndex(0))
+                 for c in range(row.childCount)]
+        if len(cells) != 9 or not cells[0]:
             continue
-        for r in range(part.childCount):
-            row = part.getChildAtIndex(r)
-            cells = [text_of(row.getChildAtIndex(c).getChildAtIndex(0))
-                     for c in range(row.childCount)]
-            if len(cells) != 9 or not cells[0]:
-                continue
-            rows[(cells[1], cells[0])] = (int(cells[2].replace(",", "")), cell_ns(cells[3]),
-                                          cell_ns(cells[4]))
+        rows[(cells[1], cells[0])] = (int(cells[2].replace(",", "")), cell_ns(cells[3]),
+                                      cell_ns(cells[4]))
     return rows
 
 
