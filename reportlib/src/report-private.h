@@ -124,6 +124,10 @@ int tsr_prepare(tsr_report *r, sqlite3_stmt **st, const char *sql);
 /* Steps `st`: SQLITE_ROW or SQLITE_DONE, else the failure is recorded
  * (TSR_ERR_CORRUPT / TSR_ERR_IO) and returned as a negative code. */
 int tsr_step_row(tsr_report *r, sqlite3_stmt *st);
+/* tsr_step_row for row `i` of a table (named in messages) that must have
+ * exactly `n` rows: SQLITE_ROW while i < n, SQLITE_DONE at i == n; a
+ * row short or too many is TSR_ERR_CORRUPT. */
+int tsr_step_counted(tsr_report *r, sqlite3_stmt *st, size_t i, size_t n, const char *table);
 
 /* Column `col` of the current row as a checked value: an integer in
  * [lo, hi] (anything else is TSR_ERR_CORRUPT naming `what`). */

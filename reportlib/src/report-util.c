@@ -291,6 +291,23 @@ int tsr_step_row(tsr_report *r, sqlite3_stmt *st)
 	return tsr_sql_fail(r, rc, "reading the report");
 }
 
+/* The next row of a loader that expects exactly `n` rows: SQLITE_ROW
+ * while i < n, then the statement must be done. */
+int tsr_step_counted(tsr_report *r, sqlite3_stmt *st, size_t i, size_t n, const char *table)
+{
+	int rc = tsr_step_row(r, st);
+
+	if (rc < 0)
+		return rc;
+	if (i < n && rc != SQLITE_ROW)
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s has %zu rows, %zu counted", r->path, table,
+		                i, n);
+	if (i >= n && rc == SQLITE_ROW)
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s has more rows than counted", r->path,
+		                table);
+	return rc;
+}
+
 /* An integer column in [lo, hi]; anything else (NULL, text, real, a
  * value out of range) is TSR_ERR_CORRUPT naming `what`. */
 int tsr_column_int(tsr_report *r, int64_t *out, sqlite3_stmt *st, int col, int64_t lo, int64_t hi,
