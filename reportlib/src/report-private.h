@@ -113,6 +113,9 @@ int tsr_set_last_error(int code, const char *fmt, ...) __attribute__((format(pri
  * TSR_ERR_TOO_LARGE or TSR_ERR_NO_MEMORY recorded on the handle. `n` and
  * `size` are checked for overflow. Free with tsr_free(r, p, n * size). */
 void *tsr_alloc(tsr_report *r, size_t n, size_t size);
+/* tsr_alloc that also says why it failed: NULL with *rc TSR_ERR_TOO_LARGE
+ * or TSR_ERR_NO_MEMORY (message on the handle), else *rc = TSR_OK. */
+void *tsr_alloc_rc(tsr_report *r, int *rc, size_t n, size_t size);
 void tsr_free(tsr_report *r, void *p, size_t bytes);
 /* A copy of `s` in the handle's pool (lives until tsr_report_free). */
 const char *tsr_pool_strdup(tsr_report *r, const char *s, size_t len);

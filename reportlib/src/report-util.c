@@ -146,6 +146,28 @@ void *tsr_alloc(tsr_report *r, size_t n, size_t size)
 	return p;
 }
 
+/*
+ * tsr_alloc of n zeroed entries of `size` bytes; on failure NULL with
+ * *rc set. The handle has the message already; the code is worked out
+ * the way tsr_alloc decides it (past the cap, or the host is out).
+ */
+void *tsr_alloc_rc(tsr_report *r, int *rc, size_t n, size_t size)
+{
+	void *p = tsr_alloc(r, n, size);
+
+	if (p) {
+		memset(p, 0, n * size);
+		*rc = TSR_OK;
+	} else if (size && n > SIZE_MAX / size) {
+		*rc = TSR_ERR_TOO_LARGE;
+	} else {
+		*rc = r->memory_used > r->memory_cap || n * size > r->memory_cap - r->memory_used
+		          ? TSR_ERR_TOO_LARGE
+		          : TSR_ERR_NO_MEMORY;
+	}
+	return p;
+}
+
 /* Frees what tsr_alloc gave and returns its bytes to the cap. */
 void tsr_free(tsr_report *r, void *p, size_t bytes)
 {

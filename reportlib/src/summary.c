@@ -87,27 +87,10 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/*
- * tsr_alloc of n zeroed entries of `size` bytes; on failure NULL with
- * *rc set. The handle has the message already; the code is worked out
- * the way tsr_alloc decides it (past the cap, or the host is out).
- */
+/* tsr_alloc_rc on the summary's report. */
 static void *summary_alloc(tsr_summary *s, int *rc, size_t n, size_t size)
 {
-	tsr_report *r = s->report;
-	void *p = tsr_alloc(r, n, size);
-
-	if (p) {
-		memset(p, 0, n * size);
-		*rc = TSR_OK;
-	} else if (size && n > SIZE_MAX / size) {
-		*rc = TSR_ERR_TOO_LARGE;
-	} else {
-		*rc = r->memory_used > r->memory_cap || n * size > r->memory_cap - r->memory_used
-		          ? TSR_ERR_TOO_LARGE
-		          : TSR_ERR_NO_MEMORY;
-	}
-	return p;
+	return tsr_alloc_rc(s->report, rc, n, size);
 }
 
 /* part / whole, NaN for an empty whole: a balance of nothing is undefined,
