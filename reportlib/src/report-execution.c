@@ -80,22 +80,7 @@ static int check_run(tsr_report *r, size_t run, const char *fn)
  */
 static void *zalloc(tsr_report *r, int *rc, size_t n, size_t size)
 {
-	void *p;
-
-	if (n == 0)
-		n = 1;
-	p = tsr_alloc(r, n, size);
-	if (p) {
-		memset(p, 0, n * size);
-		*rc = TSR_OK;
-	} else if (size && n > SIZE_MAX / size) {
-		*rc = TSR_ERR_TOO_LARGE;
-	} else {
-		*rc = r->memory_used > r->memory_cap || n * size > r->memory_cap - r->memory_used
-		          ? TSR_ERR_TOO_LARGE
-		          : TSR_ERR_NO_MEMORY;
-	}
-	return p;
+	return tsr_alloc_rc(r, rc, n ? n : 1, size);
 }
 
 /* tsr_free of what zalloc(r, rc, n, size) returned (NULL: nothing). */

@@ -50,20 +50,13 @@ int tsr_load_liveness(tsr_report *r)
 		tsr_liveness_step *s;
 		int64_t v;
 
-		rc = tsr_step_row(r, st);
+		rc = tsr_step_counted(r, st, i, n, "liveness_step");
 		if (rc == SQLITE_DONE) {
-			rc = i == n ? TSR_OK
-			            : tsr_fail(r, TSR_ERR_CORRUPT,
-			                       "'%s': liveness_step has %zu rows, %zu counted", r->path, i, n);
+			rc = TSR_OK;
 			break;
 		}
 		if (rc != SQLITE_ROW)
 			break;
-		if (i >= n) {
-			rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': liveness_step has more rows than counted",
-			              r->path);
-			break;
-		}
 		s = &steps[i];
 		rc = tsr_column_int(r, &v, st, 0, (int64_t)i, (int64_t)i, "liveness_step.id");
 		if (!rc)

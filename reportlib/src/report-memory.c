@@ -664,20 +664,13 @@ int tsr_load_variables(tsr_report *r)
 	                 "SELECT id, name, category, type, shape, bytes, tiles, always_live, "
 	                 "live_from, live_to, debug_context FROM variable ORDER BY id");
 	for (size_t i = 0; !rc; i++) {
-		rc = tsr_step_row(r, st);
+		rc = tsr_step_counted(r, st, i, n, "variable");
 		if (rc == SQLITE_DONE) {
-			rc = i == n ? TSR_OK
-			            : tsr_fail(r, TSR_ERR_CORRUPT, "'%s': variable has %zu rows, %zu counted",
-			                       r->path, i, n);
+			rc = TSR_OK;
 			break;
 		}
 		if (rc != SQLITE_ROW)
 			break;
-		if (i >= n) {
-			rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': variable has more rows than counted",
-			              r->path);
-			break;
-		}
 		rc = read_variable(r, &vars[i], st, i ? (int64_t)vars[i - 1].id + 1 : 0);
 	}
 	sqlite3_finalize(st);

@@ -139,25 +139,13 @@ static int dense_count(tsr_report *r, size_t *n, const char *table, const char *
 	return TSR_OK;
 }
 
-/* The next row of a loader that expects exactly `n` rows: SQLITE_ROW
- * while i < n, then the statement must be done. */
+/* The next row of a loader that expects exactly `n` rows, with the
+ * row reported to the progress callback (tsr_step_counted). */
 static int loader_step(tsr_report *r, sqlite3_stmt *st, size_t i, size_t n, const char *table)
 {
-	int rc;
-
 	if (tsr_progress_row(r->ps, i, n))
 		return tsr_fail_cancelled(r);
-	rc = tsr_step_row(r, st);
-
-	if (rc < 0)
-		return rc;
-	if (i < n && rc != SQLITE_ROW)
-		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s has %zu rows, %zu counted", r->path, table,
-		                i, n);
-	if (i >= n && rc == SQLITE_ROW)
-		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s has more rows than counted", r->path,
-		                table);
-	return rc;
+	return tsr_step_counted(r, st, i, n, table);
 }
 
 /* --- The progress handler ------------------------------------------------------------------ */

@@ -113,6 +113,9 @@ int tsr_set_last_error(int code, const char *fmt, ...) __attribute__((format(pri
  * TSR_ERR_TOO_LARGE or TSR_ERR_NO_MEMORY recorded on the handle. `n` and
  * `size` are checked for overflow. Free with tsr_free(r, p, n * size). */
 void *tsr_alloc(tsr_report *r, size_t n, size_t size);
+/* tsr_alloc that also says why it failed: NULL with *rc TSR_ERR_TOO_LARGE
+ * or TSR_ERR_NO_MEMORY (message on the handle), else *rc = TSR_OK. */
+void *tsr_alloc_rc(tsr_report *r, int *rc, size_t n, size_t size);
 void tsr_free(tsr_report *r, void *p, size_t bytes);
 /* A copy of `s` in the handle's pool (lives until tsr_report_free). */
 const char *tsr_pool_strdup(tsr_report *r, const char *s, size_t len);
@@ -124,6 +127,10 @@ int tsr_prepare(tsr_report *r, sqlite3_stmt **st, const char *sql);
 /* Steps `st`: SQLITE_ROW or SQLITE_DONE, else the failure is recorded
  * (TSR_ERR_CORRUPT / TSR_ERR_IO) and returned as a negative code. */
 int tsr_step_row(tsr_report *r, sqlite3_stmt *st);
+/* tsr_step_row for row `i` of a table (named in messages) that must have
+ * exactly `n` rows: SQLITE_ROW while i < n, SQLITE_DONE at i == n; a
+ * row short or too many is TSR_ERR_CORRUPT. */
+int tsr_step_counted(tsr_report *r, sqlite3_stmt *st, size_t i, size_t n, const char *table);
 
 /* Column `col` of the current row as a checked value: an integer in
  * [lo, hi] (anything else is TSR_ERR_CORRUPT naming `what`). */

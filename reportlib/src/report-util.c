@@ -146,6 +146,28 @@ void *tsr_alloc(tsr_report *r, size_t n, size_t size)
 	return p;
 }
 
+/*
+ * tsr_alloc of n zeroed entries of `size` bytes; on failure NULL with
+ * *rc set. The handle has the message already; the code is worked out
+ * the way tsr_alloc decides it (past the cap, or the host is out).
+ */
+void *tsr_alloc_rc(tsr_report *r, int *rc, size_t n, size_t size)
+{
+	void *p = tsr_alloc(r, n, size);
+
+	if (p) {
+		memset(p, 0, n * size);
+		*rc = TSR_OK;
+	} else if (size && n > SIZE_MAX / size) {
+		*rc = TSR_ERR_TOO_LARGE;
+	} else {
+		*rc = r->memory_used > r->memory_cap || n * size > r->memory_cap - r->memory_used
+		          ? TSR_ERR_TOO_LARGE
+		          : TSR_ERR_NO_MEMORY;
+	}
+	return p;
+}
+
 /* Frees what tsr_alloc gave and returns its bytes to the cap. */
 void tsr_free(tsr_report *r, void *p, size_t bytes)
 {
@@ -289,6 +311,23 @@ int tsr_step_row(tsr_report *r, sqlite3_stmt *st)
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		return rc;
 	return tsr_sql_fail(r, rc, "reading the report");
+}
+
+/* The next row of a loader that expects exactly `n` rows: SQLITE_ROW
+ * while i < n, then the statement must be done. */
+int tsr_step_counted(tsr_report *r, sqlite3_stmt *st, size_t i, size_t n, const char *table)
+{
+	int rc = tsr_step_row(r, st);
+
+	if (rc < 0)
+		return rc;
+	if (i < n && rc != SQLITE_ROW)
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s has %zu rows, %zu counted", r->path, table,
+		                i, n);
+	if (i >= n && rc == SQLITE_ROW)
+		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': %s has more rows than counted", r->path,
+		                table);
+	return rc;
 }
 
 /* An integer column in [lo, hi]; anything else (NULL, text, real, a

@@ -87,27 +87,10 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/*
- * tsr_alloc of n zeroed entries of `size` bytes; on failure NULL with
- * *rc set. The handle has the message already; the code is worked out
- * the way tsr_alloc decides it (past the cap, or the host is out).
- */
+/* tsr_alloc_rc on the summary's report. */
 static void *summary_alloc(tsr_summary *s, int *rc, size_t n, size_t size)
 {
-	tsr_report *r = s->report;
-	void *p = tsr_alloc(r, n, size);
-
-	if (p) {
-		memset(p, 0, n * size);
-		*rc = TSR_OK;
-	} else if (size && n > SIZE_MAX / size) {
-		*rc = TSR_ERR_TOO_LARGE;
-	} else {
-		*rc = r->memory_used > r->memory_cap || n * size > r->memory_cap - r->memory_used
-		          ? TSR_ERR_TOO_LARGE
-		          : TSR_ERR_NO_MEMORY;
-	}
-	return p;
+	return tsr_alloc_rc(s->report, rc, n, size);
 }
 
 /* part / whole, NaN for an empty whole: a balance of nothing is undefined,
@@ -307,6 +290,25 @@ static int series_cmp(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
+/* The end of the run of names that starts at `i` in a sorted list: past
+ * the last name of the same numbered series (stem and `numbered` set
+ * from names[i]), or i + 1 when names[i] is not numbered. */
+static size_t series_end(const tsr_sum_names *names, size_t i, size_t *stem, bool *numbered)
+{
+	size_t j = i + 1;
+
+	*stem = series_stem(names->v[i].name, numbered);
+	while (*numbered && j < names->n) {
+		bool nj;
+		size_t sj = series_stem(names->v[j].name, &nj);
+
+		if (!nj || sj != *stem || strncmp(names->v[i].name, names->v[j].name, *stem) != 0)
+			break;
+		j++;
+	}
+	return j;
+}
+
 /*
  * Folds every numbered series of at least SERIES_MIN names in a merged
  * list ("initW/params0" ... "initW/params1471", poprand's per-tile
@@ -325,16 +327,8 @@ static int names_group_series(tsr_summary *s, tsr_sum_names *names)
 	/* First pass: the room the labels need. */
 	for (size_t i = 0; i < names->n;) {
 		bool numbered;
-		size_t stem = series_stem(names->v[i].name, &numbered), j = i + 1;
+		size_t stem, j = series_end(names, i, &stem, &numbered);
 
-		while (numbered && j < names->n) {
-			bool nj;
-			size_t sj = series_stem(names->v[j].name, &nj);
-
-			if (!nj || sj != stem || strncmp(names->v[i].name, names->v[j].name, stem) != 0)
-				break;
-			j++;
-		}
 		if (numbered && j - i >= SERIES_MIN)
 			label_bytes += stem + 2;
 		i = numbered ? j : i + 1;
@@ -347,16 +341,8 @@ static int names_group_series(tsr_summary *s, tsr_sum_names *names)
 	}
 	for (size_t i = 0; i < names->n;) {
 		bool numbered;
-		size_t stem = series_stem(names->v[i].name, &numbered), j = i + 1;
+		size_t stem, j = series_end(names, i, &stem, &numbered);
 
-		while (numbered && j < names->n) {
-			bool nj;
-			size_t sj = series_stem(names->v[j].name, &nj);
-
-			if (!nj || sj != stem || strncmp(names->v[i].name, names->v[j].name, stem) != 0)
-				break;
-			j++;
-		}
 		if (numbered && j - i >= SERIES_MIN) {
 			tsr_summary_named_bytes g = {names->labels + at, 0, j - i};
 

@@ -403,11 +403,8 @@ int tsr_trace_call_tree_new(tsr_trace_call_tree **out, tsr_trace *tr,
 	if (o.version != TSR_TRACE_CALL_TREE_OPTIONS_VERSION)
 		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "call tree options version %u is not %u",
 		                  o.version, TSR_TRACE_CALL_TREE_OPTIONS_VERSION);
-	if (o.thread < -1 || (o.thread >= 0 && (uint64_t)o.thread >= tr->n_threads))
-		return trace_fail(tr, TSR_ERR_OUT_OF_RANGE, "thread %lld is past the end (%zu)",
-		                  (long long)o.thread, tr->n_threads);
-	if (o.from_ns > o.to_ns)
-		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "the window ends before it starts");
+	if ((rc = trace_check_window(tr, o.thread, o.from_ns, o.to_ns)))
+		return rc;
 	if (o.span < -1 || (o.span >= 0 && o.thread < 0))
 		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT,
 		                  "a call tree of one span needs its thread");

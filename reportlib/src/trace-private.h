@@ -156,6 +156,10 @@ struct tsr_trace {
 int trace_fail(tsr_trace *tr, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* TSR_ERR_CANCELLED recorded, naming what was being done. */
 int trace_fail_cancelled(tsr_trace *tr);
+/* TSR_ERR_OUT_OF_RANGE for a thread that is neither -1 (all) nor one of
+ * the trace's, TSR_ERR_INVALID_ARGUMENT for a window that ends before it
+ * starts (both recorded), else TSR_OK. */
+int trace_check_window(tsr_trace *tr, int64_t thread, int64_t from_ns, int64_t to_ns);
 /* malloc / calloc / realloc counted against the memory cap, checked for
  * overflow: NULL with TSR_ERR_TOO_LARGE or TSR_ERR_NO_MEMORY recorded.
  * Free with trace_free_mem(tr, p, n * size). */

@@ -357,11 +357,8 @@ int tsr_trace_list_instants(tsr_trace_instant **out, size_t *n, tsr_trace *tr, i
 		return TSR_ERR_INVALID_ARGUMENT;
 	*out = NULL;
 	*n = 0;
-	if (thread < -1 || (thread >= 0 && (uint64_t)thread >= tr->n_threads))
-		return trace_fail(tr, TSR_ERR_OUT_OF_RANGE, "thread %lld is past the end (%zu)",
-		                  (long long)thread, tr->n_threads);
-	if (from_ns > to_ns)
-		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "the window ends before it starts");
+	if ((rc = trace_check_window(tr, thread, from_ns, to_ns)))
+		return rc;
 	for (p = 0; p < tr->n_processes && rc == TSR_OK; p++)
 		rc = instants_of_file(tr, &v, &count, &cap, p, thread, from_ns, to_ns, limit);
 	if (rc != TSR_OK) {

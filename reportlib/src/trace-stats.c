@@ -443,11 +443,8 @@ int tsr_trace_list_label_stats(tsr_trace_label_stat **out, size_t *n, tsr_trace 
 			                  opts->version, TSR_TRACE_STATS_OPTIONS_VERSION);
 		o = *opts;
 	}
-	if (o.thread < -1 || (o.thread >= 0 && (uint64_t)o.thread >= tr->n_threads))
-		return trace_fail(tr, TSR_ERR_OUT_OF_RANGE, "thread %lld is past the end (%zu)",
-		                  (long long)o.thread, tr->n_threads);
-	if (o.from_ns > o.to_ns)
-		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "the window ends before it starts");
+	if ((rc = trace_check_window(tr, o.thread, o.from_ns, o.to_ns)))
+		return rc;
 	memset(&m, 0, sizeof(m));
 	m.median = o.median;
 	m.stride = 1;
@@ -661,11 +658,8 @@ int tsr_trace_search(tsr_trace_found **out, size_t *n, uint64_t *total, tsr_trac
 	if (q->version != TSR_TRACE_SEARCH_QUERY_VERSION)
 		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "search query version %u is not %u",
 		                  q->version, TSR_TRACE_SEARCH_QUERY_VERSION);
-	if (q->thread < -1 || (q->thread >= 0 && (uint64_t)q->thread >= tr->n_threads))
-		return trace_fail(tr, TSR_ERR_OUT_OF_RANGE, "thread %lld is past the end (%zu)",
-		                  (long long)q->thread, tr->n_threads);
-	if (q->from_ns > q->to_ns)
-		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "the window ends before it starts");
+	if ((rc = trace_check_window(tr, q->thread, q->from_ns, q->to_ns)))
+		return rc;
 	limit = q->limit ? q->limit : DEFAULT_SEARCH_LIMIT;
 	match = trace_alloc(tr, tr->n_names, 1);
 	if (!match)
@@ -846,11 +840,8 @@ int tsr_trace_totals_new(tsr_trace_totals **out, tsr_trace *tr,
 			                  TSR_TRACE_TOTALS_OPTIONS_VERSION);
 		o = *opts;
 	}
-	if (o.thread < -1 || (o.thread >= 0 && (uint64_t)o.thread >= tr->n_threads))
-		return trace_fail(tr, TSR_ERR_OUT_OF_RANGE, "thread %lld is past the end (%zu)",
-		                  (long long)o.thread, tr->n_threads);
-	if (o.from_ns > o.to_ns)
-		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "the window ends before it starts");
+	if ((rc = trace_check_window(tr, o.thread, o.from_ns, o.to_ns)))
+		return rc;
 	/* Every size comes from the handle's own lists, so these cannot overflow. */
 	bytes = sizeof(*t) + tr->n_processes * sizeof(*t->processes) +
 	        tr->n_threads * sizeof(*t->threads) + tr->n_channels * sizeof(*t->channels);

@@ -60,6 +60,17 @@ int trace_fail(tsr_trace *tr, int code, const char *fmt, ...)
 	return code;
 }
 
+/* The thread (-1: all) and window checks of the calls that take them. */
+int trace_check_window(tsr_trace *tr, int64_t thread, int64_t from_ns, int64_t to_ns)
+{
+	if (thread < -1 || (thread >= 0 && (uint64_t)thread >= tr->n_threads))
+		return trace_fail(tr, TSR_ERR_OUT_OF_RANGE, "thread %lld is past the end (%zu)",
+		                  (long long)thread, tr->n_threads);
+	if (from_ns > to_ns)
+		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT, "the window ends before it starts");
+	return TSR_OK;
+}
+
 /* The progress callback asked to stop: names what was being done. */
 int trace_fail_cancelled(tsr_trace *tr)
 {

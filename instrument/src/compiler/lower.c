@@ -663,6 +663,20 @@ static int lower_copy(lower_ctx *c, const tsi_program *p, idlist *l)
 	                     joinname(c, label, "GlobalExchange"), p, l);
 }
 
+/* The external sync (host or IPU-Link) that opens a host exchange or a
+ * collective: one more node in `l`. */
+static int add_external_sync(lower_ctx *c, const tsi_program *p, idlist *l)
+{
+	tsi_profile_builder *b = c->b;
+	int32_t sync = tsi_builder_add_program(b, TSI_LP_SYNC, NULL, p, TSI_XR_NONE);
+	int rc = id_add(c, l, sync);
+
+	if (rc)
+		return rc;
+	b->programs[sync].sync = TSI_SYNC_EXTERNAL;
+	return TSI_OK;
+}
+
 /*
  * A host exchange for `t`: its tiles receive (to device) or send its
  * bytes. The PCIe link is shared by the tiles of an IPU, so a tile's
@@ -679,10 +693,8 @@ static int lower_host(lower_ctx *c, const tsi_program *p, const tsi_tensor *t, b
 	tsi_exchange_plan *plan;
 	int rc;
 
-	int32_t sync = tsi_builder_add_program(b, TSI_LP_SYNC, NULL, p, TSI_XR_NONE);
-	if ((rc = id_add(c, l, sync)))
+	if ((rc = add_external_sync(c, p, l)))
 		return rc;
-	b->programs[sync].sync = TSI_SYNC_EXTERNAL;
 	int32_t id = add_exchange(c, TSI_EXCHANGE_HOST, role, name, p, &rec, &plan);
 	if ((rc = id_add(c, l, id)))
 		return rc;
@@ -760,10 +772,8 @@ static int lower_collective(lower_ctx *c, const tsi_program *p, idlist *l)
 	tsi_exchange_plan *plan;
 	int rc;
 
-	int32_t sync = tsi_builder_add_program(b, TSI_LP_SYNC, NULL, p, TSI_XR_NONE);
-	if ((rc = id_add(c, l, sync)))
+	if ((rc = add_external_sync(c, p, l)))
 		return rc;
-	b->programs[sync].sync = TSI_SYNC_EXTERNAL;
 	if (k <= 1)
 		return TSI_OK;
 	switch (coll->kind) {

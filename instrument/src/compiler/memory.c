@@ -426,6 +426,22 @@ static void compact_groups(mem_ctx *m)
 	m->n_groups = out + 1;
 }
 
+/* Room for at least `n` records in the scratch array *vg of capacity
+ * *cap (kept across compute sets; grown, never shrunk). */
+static int reserve_groups(vgroup **vg, size_t *cap, size_t n)
+{
+	vgroup *nv;
+
+	if (n <= *cap)
+		return TSI_OK;
+	nv = realloc(*vg, n * sizeof(**vg));
+	if (!nv)
+		return TSI_ERR_NO_MEMORY;
+	*vg = nv;
+	*cap = n;
+	return TSI_OK;
+}
+
 /*
  * Finishes one compute set whose per-vertex records are vg[0..n): merges
  * them into (type, tile) groups, fills its byComputeSet entry `out`,
@@ -515,15 +531,8 @@ static int layout_vertices(mem_ctx *m)
 		const tsi_codelet *last = NULL;
 		int32_t last_type = -1;
 
-		if (n > cap_vg) {
-			vgroup *nv = realloc(vg, n * sizeof(*vg));
-			if (!nv) {
-				rc = TSI_ERR_NO_MEMORY;
-				goto done;
-			}
-			vg = nv;
-			cap_vg = n;
-		}
+		if ((rc = reserve_groups(&vg, &cap_vg, n)))
+			goto done;
 		for (size_t i = 0; i < n; i++) {
 			const tsi_vertex *v = cs->vertices.items[i];
 			const tsi_codelet *cl = v->codelet;
@@ -566,15 +575,8 @@ static int layout_vertices(mem_ctx *m)
 
 		if (gen->profile_index >= p->n_compute_sets)
 			continue;
-		if (n > cap_vg) {
-			vgroup *nv = realloc(vg, n * sizeof(*vg));
-			if (!nv) {
-				rc = TSI_ERR_NO_MEMORY;
-				goto done;
-			}
-			vg = nv;
-			cap_vg = n;
-		}
+		if ((rc = reserve_groups(&vg, &cap_vg, n)))
+			goto done;
 		/* The copy vertex's state as lowering describes its type. */
 		uint64_t state = gen->vertex_type < p->n_vertex_types
 		                     ? p->vertex_types[gen->vertex_type].state_bytes

@@ -366,19 +366,24 @@ LOSS_CB(cross_entropy_uint_cb, LOSS_CROSS_ENTROPY, false)
 LOSS_CB(cross_entropy_int_cb, LOSS_CROSS_ENTROPY, true)
 #undef LOSS_CB
 
-/* ReduceLossPartials<float>: loss = the sum of the partials. */
-static bool reduce_loss_cb(const tsi_field *f, size_t n_fields)
-{
-	const float *p = f[0].data;
-	float s = 0.0f;
+/* A vertex that sums its partials (field 0, type T) into one scalar
+ * (field 1), in order. */
+#define SUM_PARTIALS_CB(fn, T)                                                            \
+	static bool fn(const tsi_field *f, size_t n_fields)                                   \
+	{                                                                                     \
+		const T *p = f[0].data;                                                           \
+		T s = 0;                                                                          \
+                                                                                          \
+		if (n_fields != 2 || f[1].count != 1)                                             \
+			return false;                                                                 \
+		for (size_t i = 0; i < f[0].count; i++)                                           \
+			s += p[i];                                                                    \
+		*(T *)f[1].data = s;                                                              \
+		return true;                                                                      \
+	}
 
-	if (n_fields != 2 || f[1].count != 1)
-		return false;
-	for (size_t i = 0; i < f[0].count; i++)
-		s += p[i];
-	*(float *)f[1].data = s;
-	return true;
-}
+/* ReduceLossPartials<float>: loss = the sum of the partials. */
+SUM_PARTIALS_CB(reduce_loss_cb, float)
 
 /*
  * ReduceMaxClassGather<T,L>: for each row of activations, the arg-max
@@ -434,18 +439,8 @@ MAX_CLASS_CB(max_class_half_int_cb, true, true)
 #undef MAX_CLASS_CB
 
 /* CalcAccuracy<unsigned int>: numCorrect = the sum of the partial counts. */
-static bool calc_accuracy_cb(const tsi_field *f, size_t n_fields)
-{
-	const uint32_t *p = f[0].data;
-	uint32_t s = 0;
-
-	if (n_fields != 2 || f[1].count != 1)
-		return false;
-	for (size_t i = 0; i < f[0].count; i++)
-		s += p[i];
-	*(uint32_t *)f[1].data = s;
-	return true;
-}
+SUM_PARTIALS_CB(calc_accuracy_cb, uint32_t)
+#undef SUM_PARTIALS_CB
 
 /* --- Cycle and flop models -------------------------------------------------------- */
 /*

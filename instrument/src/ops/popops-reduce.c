@@ -59,34 +59,41 @@
 
 /* --- Device code ----------------------------------------------------------------- */
 
+/* acc[i] = acc[i] OP x[i] where acc and x have one type and C's own
+ * arithmetic and comparisons are the device's (float, unsigned int). */
+#define ACC_SAME_TYPE(op, acc, x, n)                                                      \
+	do {                                                                                  \
+		switch (op) {                                                                     \
+		case ROP_ADD:                                                                     \
+			for (size_t i = 0; i < (n); i++)                                              \
+				(acc)[i] += (x)[i];                                                       \
+			break;                                                                        \
+		case ROP_SQUARE_ADD:                                                              \
+			for (size_t i = 0; i < (n); i++)                                              \
+				(acc)[i] += (x)[i] * (x)[i];                                              \
+			break;                                                                        \
+		case ROP_MUL:                                                                     \
+			for (size_t i = 0; i < (n); i++)                                              \
+				(acc)[i] *= (x)[i];                                                       \
+			break;                                                                        \
+		case ROP_MAX:                                                                     \
+			for (size_t i = 0; i < (n); i++)                                              \
+				(acc)[i] = (x)[i] > (acc)[i] ? (x)[i] : (acc)[i];                         \
+			break;                                                                        \
+		case ROP_MIN:                                                                     \
+			for (size_t i = 0; i < (n); i++)                                              \
+				(acc)[i] = (x)[i] < (acc)[i] ? (x)[i] : (acc)[i];                         \
+			break;                                                                        \
+		default:                                                                          \
+			break;                                                                        \
+		}                                                                                 \
+	} while (0)
+
 /* acc[i] = acc[i] OP x[i] for floats (SQUARE_ADD adds x[i] squared). Max
  * and min keep the accumulator when x is NaN. */
 TSI_OPS_ALWAYS_INLINE void acc_float(tsi_popops_reduce_op op, float *acc, const float *x, size_t n)
 {
-	switch (op) {
-	case ROP_ADD:
-		for (size_t i = 0; i < n; i++)
-			acc[i] += x[i];
-		break;
-	case ROP_SQUARE_ADD:
-		for (size_t i = 0; i < n; i++)
-			acc[i] += x[i] * x[i];
-		break;
-	case ROP_MUL:
-		for (size_t i = 0; i < n; i++)
-			acc[i] *= x[i];
-		break;
-	case ROP_MAX:
-		for (size_t i = 0; i < n; i++)
-			acc[i] = x[i] > acc[i] ? x[i] : acc[i];
-		break;
-	case ROP_MIN:
-		for (size_t i = 0; i < n; i++)
-			acc[i] = x[i] < acc[i] ? x[i] : acc[i];
-		break;
-	default:
-		break;
-	}
+	ACC_SAME_TYPE(op, acc, x, n);
 }
 
 /* The same for halves, widened to float one element at a time. */
@@ -134,31 +141,9 @@ TSI_OPS_ALWAYS_INLINE void acc_int(tsi_popops_reduce_op op, uint32_t *acc, const
 TSI_OPS_ALWAYS_INLINE void acc_uint(tsi_popops_reduce_op op, uint32_t *acc, const uint32_t *x,
                                     size_t n)
 {
-	switch (op) {
-	case ROP_ADD:
-		for (size_t i = 0; i < n; i++)
-			acc[i] += x[i];
-		break;
-	case ROP_SQUARE_ADD:
-		for (size_t i = 0; i < n; i++)
-			acc[i] += x[i] * x[i];
-		break;
-	case ROP_MUL:
-		for (size_t i = 0; i < n; i++)
-			acc[i] *= x[i];
-		break;
-	case ROP_MAX:
-		for (size_t i = 0; i < n; i++)
-			acc[i] = x[i] > acc[i] ? x[i] : acc[i];
-		break;
-	case ROP_MIN:
-		for (size_t i = 0; i < n; i++)
-			acc[i] = x[i] < acc[i] ? x[i] : acc[i];
-		break;
-	default:
-		break;
-	}
+	ACC_SAME_TYPE(op, acc, x, n);
 }
+#undef ACC_SAME_TYPE
 
 /* The start value of an accumulator: the identity of `op`. */
 TSI_OPS_ALWAYS_INLINE float identity_float(tsi_popops_reduce_op op)

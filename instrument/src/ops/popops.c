@@ -159,6 +159,25 @@ TSI_OPS_ALWAYS_INLINE uint32_t binary_u(tsi_popops_binary_op op, uint32_t x, uin
 	}
 }
 
+/* binary_run's loop for an element type T that the operation FN works
+ * in directly (all but half): z = x OP y, or x OP B for the scalar forms. */
+#define BINARY_LOOP(T, FN)                                                                \
+	do {                                                                                  \
+		const T *x = f[0].data;                                                           \
+		const T *y = f[1].data;                                                           \
+		T *z = out->data;                                                                 \
+                                                                                          \
+		if (scalar) {                                                                     \
+			const T b = y[0];                                                             \
+			for (size_t i = 0; i < n; i++)                                                \
+				z[i] = FN(op, x[i], b);                                                   \
+		} else {                                                                          \
+			for (size_t i = 0; i < n; i++)                                                \
+				z[i] = FN(op, x[i], y[i]);                                                \
+		}                                                                                 \
+		return true;                                                                      \
+	} while (0)
+
 /*
  * The compute function of every binary vertex: checks the field sizes,
  * then one loop per (type, scalar or vector second operand). In place,
@@ -179,21 +198,8 @@ TSI_OPS_ALWAYS_INLINE bool binary_run(const tsi_field *f, size_t n_fields, tsi_p
 	if (out->count != n || f[1].count != (scalar ? 1 : n))
 		return false;
 	switch (et) {
-	case ET_FLOAT: {
-		const float *x = f[0].data;
-		const float *y = f[1].data;
-		float *z = out->data;
-
-		if (scalar) {
-			const float b = y[0];
-			for (size_t i = 0; i < n; i++)
-				z[i] = binary_f(op, x[i], b);
-		} else {
-			for (size_t i = 0; i < n; i++)
-				z[i] = binary_f(op, x[i], y[i]);
-		}
-		return true;
-	}
+	case ET_FLOAT:
+		BINARY_LOOP(float, binary_f);
 	case ET_HALF: {
 		const uint16_t *x = f[0].data;
 		const uint16_t *y = f[1].data;
@@ -210,40 +216,15 @@ TSI_OPS_ALWAYS_INLINE bool binary_run(const tsi_field *f, size_t n_fields, tsi_p
 		}
 		return true;
 	}
-	case ET_INT: {
-		const int32_t *x = f[0].data;
-		const int32_t *y = f[1].data;
-		int32_t *z = out->data;
-
-		if (scalar) {
-			const int32_t b = y[0];
-			for (size_t i = 0; i < n; i++)
-				z[i] = binary_i(op, x[i], b);
-		} else {
-			for (size_t i = 0; i < n; i++)
-				z[i] = binary_i(op, x[i], y[i]);
-		}
-		return true;
-	}
-	case ET_UINT: {
-		const uint32_t *x = f[0].data;
-		const uint32_t *y = f[1].data;
-		uint32_t *z = out->data;
-
-		if (scalar) {
-			const uint32_t b = y[0];
-			for (size_t i = 0; i < n; i++)
-				z[i] = binary_u(op, x[i], b);
-		} else {
-			for (size_t i = 0; i < n; i++)
-				z[i] = binary_u(op, x[i], y[i]);
-		}
-		return true;
-	}
+	case ET_INT:
+		BINARY_LOOP(int32_t, binary_i);
+	case ET_UINT:
+		BINARY_LOOP(uint32_t, binary_u);
 	default:
 		return false;
 	}
 }
+#undef BINARY_LOOP
 
 /* Cycles of one inner-loop step of each binary operation: {cycles,
  * elements per step}. Add, subtract, max, min: two loads, the operation
@@ -478,6 +459,18 @@ TSI_OPS_ALWAYS_INLINE uint32_t unary_u(tsi_popops_unary_op op, uint32_t x)
 	return op == UOP_SQUARE ? x * x : 0;
 }
 
+/* unary_run's loop for an element type T that FN works in directly (all
+ * but half). */
+#define UNARY_LOOP(T, FN)                                                                 \
+	do {                                                                                  \
+		const T *x = f[0].data;                                                           \
+		T *z = out->data;                                                                 \
+                                                                                          \
+		for (size_t i = 0; i < n; i++)                                                    \
+			z[i] = FN(op, x[i]);                                                          \
+		return true;                                                                      \
+	} while (0)
+
 /* The compute function of every unary vertex (UnaryOp1D: in, out;
  * UnaryOp1DInPlace: inOut). */
 TSI_OPS_ALWAYS_INLINE bool unary_run(const tsi_field *f, size_t n_fields, tsi_popops_unary_op op,
@@ -493,14 +486,8 @@ TSI_OPS_ALWAYS_INLINE bool unary_run(const tsi_field *f, size_t n_fields, tsi_po
 	if (out->count != n)
 		return false;
 	switch (et) {
-	case ET_FLOAT: {
-		const float *x = f[0].data;
-		float *z = out->data;
-
-		for (size_t i = 0; i < n; i++)
-			z[i] = unary_f(op, x[i]);
-		return true;
-	}
+	case ET_FLOAT:
+		UNARY_LOOP(float, unary_f);
 	case ET_HALF: {
 		const uint16_t *x = f[0].data;
 		uint16_t *z = out->data;
@@ -509,26 +496,15 @@ TSI_OPS_ALWAYS_INLINE bool unary_run(const tsi_field *f, size_t n_fields, tsi_po
 			z[i] = tsi_half_from_float(unary_f(op, tsi_half_to_float(x[i])));
 		return true;
 	}
-	case ET_INT: {
-		const int32_t *x = f[0].data;
-		int32_t *z = out->data;
-
-		for (size_t i = 0; i < n; i++)
-			z[i] = unary_i(op, x[i]);
-		return true;
-	}
-	case ET_UINT: {
-		const uint32_t *x = f[0].data;
-		uint32_t *z = out->data;
-
-		for (size_t i = 0; i < n; i++)
-			z[i] = unary_u(op, x[i]);
-		return true;
-	}
+	case ET_INT:
+		UNARY_LOOP(int32_t, unary_i);
+	case ET_UINT:
+		UNARY_LOOP(uint32_t, unary_u);
 	default:
 		return false;
 	}
 }
+#undef UNARY_LOOP
 
 /* Inner-loop step of each unary operation: negate, absolute value, square
  * and signum are a load, one or two SIMD operations and a store (2-3

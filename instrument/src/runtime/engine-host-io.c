@@ -533,13 +533,17 @@ TSI_API int tsi_engine_read_tensor_replica(tsi_engine *engine, const char *handl
 	return read_tensor(engine, handle, replica, buf, bytes);
 }
 
-/* Checks a whole-remote-buffer host access and finds the buffer. */
+/* Checks a whole-remote-buffer host access (engine included) and finds
+ * the buffer. */
 static int remote_check(tsi_engine *e, const char *name, unsigned replica, const void *buf,
                         size_t bytes, bool is_write, const tsi_remote_buffer **out)
 {
 	const char *call = is_write ? "tsi_engine_write_remote" : "tsi_engine_read_remote";
-	const tsi_remote_buffer *rb = tsi_graph_find_remote_buffer(e->graph, name);
+	const tsi_remote_buffer *rb;
 
+	if (!e)
+		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "%s: engine is NULL", call);
+	rb = tsi_graph_find_remote_buffer(e->graph, name);
 	if (!rb)
 		return tsi_engine_fail(e, TSI_ERR_UNKNOWN_HANDLE, "%s: no remote buffer named '%s'", call,
 		                       name ? name : "(null)");
@@ -571,8 +575,6 @@ TSI_API int tsi_engine_write_remote(tsi_engine *engine, const char *name, unsign
 	const tsi_remote_buffer *rb = NULL;
 	int rc;
 
-	if (!engine)
-		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_engine_write_remote: engine is NULL");
 	rc = remote_check(engine, name, replica, buf, bytes, true, &rb);
 	if (rc)
 		return rc;
@@ -588,8 +590,6 @@ TSI_API int tsi_engine_read_remote(tsi_engine *engine, const char *name, unsigne
 	const tsi_remote_buffer *rb = NULL;
 	int rc;
 
-	if (!engine)
-		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "tsi_engine_read_remote: engine is NULL");
 	rc = remote_check(engine, name, replica, buf, bytes, false, &rb);
 	if (rc)
 		return rc;

@@ -281,18 +281,25 @@ static tsi_var *add_constant_raw(tsi_graph *graph, tsi_type type, size_t rank,
 	return v;
 }
 
-TSI_API tsi_tensor *tsi_graph_add_constant(tsi_graph *graph, tsi_type type, size_t rank,
-                                           const size_t *shape, const void *values,
-                                           const char *name)
+/* add_constant_raw for a constant the caller fills from `values`, which
+ * must be given. */
+static tsi_var *add_constant_from(tsi_graph *graph, tsi_type type, size_t rank,
+                                  const size_t *shape, const void *values, const char *name)
 {
-	tsi_var *v;
-
 	if (graph && !values) {
 		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT, "constant '%s' has no values",
 		               name ? name : "?");
 		return NULL;
 	}
-	v = add_constant_raw(graph, type, rank, shape, name);
+	return add_constant_raw(graph, type, rank, shape, name);
+}
+
+TSI_API tsi_tensor *tsi_graph_add_constant(tsi_graph *graph, tsi_type type, size_t rank,
+                                           const size_t *shape, const void *values,
+                                           const char *name)
+{
+	tsi_var *v = add_constant_from(graph, type, rank, shape, values, name);
+
 	if (!v)
 		return NULL;
 	memcpy(v->init, values, v->numel * tsi_type_size(type));
@@ -303,14 +310,8 @@ TSI_API tsi_tensor *tsi_graph_add_constant_float(tsi_graph *graph, tsi_type type
                                                  const size_t *shape, const float *values,
                                                  const char *name)
 {
-	tsi_var *v;
+	tsi_var *v = add_constant_from(graph, type, rank, shape, values, name);
 
-	if (graph && !values) {
-		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT, "constant '%s' has no values",
-		               name ? name : "?");
-		return NULL;
-	}
-	v = add_constant_raw(graph, type, rank, shape, name);
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < v->numel; i++)
