@@ -34,6 +34,8 @@
  */
 #include "ga-step-lanes.h"
 
+#include <tilescope/tsc-input.h>
+
 #include "ga-format.h"
 #include "ga-program-kind.h"
 
@@ -1874,9 +1876,19 @@ static void ga_step_lanes_class_init(GaStepLanesClass *klass)
 
 static void ga_step_lanes_init(GaStepLanes *self)
 {
+	static const TscInputHandlers input = {
+		.motion = G_CALLBACK(on_motion),
+		.leave = G_CALLBACK(on_leave),
+		.scroll = G_CALLBACK(on_scroll),
+		.scroll_flags = GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES,
+		.drag_begin = G_CALLBACK(on_drag_begin),
+		.drag_update = G_CALLBACK(on_drag_update),
+		.drag_end = G_CALLBACK(on_drag_end),
+		.drag_button = GDK_BUTTON_PRIMARY,
+		.key_pressed = G_CALLBACK(on_key),
+		.focus_change = G_CALLBACK(on_focus_change),
+	};
 	GtkWidget *w = GTK_WIDGET(self);
-	GtkEventController *c;
-	GtkGesture *drag;
 
 	self->selected = -1;
 	self->selected_frame = -1;
@@ -1890,27 +1902,7 @@ static void ga_step_lanes_init(GaStepLanes *self)
 	gtk_widget_set_focusable(w, TRUE);
 	gtk_widget_set_has_tooltip(w, TRUE);
 	g_signal_connect(w, "query-tooltip", G_CALLBACK(on_query_tooltip), NULL);
-
-	c = gtk_event_controller_motion_new();
-	g_signal_connect(c, "motion", G_CALLBACK(on_motion), self);
-	g_signal_connect(c, "leave", G_CALLBACK(on_leave), self);
-	gtk_widget_add_controller(w, c);
-	c = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
-	g_signal_connect(c, "scroll", G_CALLBACK(on_scroll), self);
-	gtk_widget_add_controller(w, c);
-	drag = gtk_gesture_drag_new();
-	gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
-	g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
-	g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
-	g_signal_connect(drag, "drag-end", G_CALLBACK(on_drag_end), self);
-	gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(drag));
-	c = gtk_event_controller_key_new();
-	g_signal_connect(c, "key-pressed", G_CALLBACK(on_key), self);
-	gtk_widget_add_controller(w, c);
-	c = gtk_event_controller_focus_new();
-	g_signal_connect(c, "enter", G_CALLBACK(on_focus_change), self);
-	g_signal_connect(c, "leave", G_CALLBACK(on_focus_change), self);
-	gtk_widget_add_controller(w, c);
+	tsc_widget_add_input(w, &input);
 
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               "Execution trace", -1);
