@@ -4,12 +4,12 @@
  */
 #pragma once
 
+#include <tilescope/tsc-theme.h>
+
 #include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
-/* The theme's foreground and accent (selection) colours of `widget`. */
-void tsc_theme_colours(GtkWidget *widget, GdkRGBA *fg, GdkRGBA *accent);
 /* `c` with its alpha multiplied by `alpha`. */
 GdkRGBA tsc_rgba_alpha(const GdkRGBA *c, double alpha);
 /* A colour node; nothing when the rectangle is empty. */

@@ -1,8 +1,6 @@
 /*
- * Drawing helpers shared by the chart kit's widgets (tsc-util-private.h).
- * Colours follow the theme: GTK 4.8 has no gtk_widget_get_color (4.10),
- * so the foreground comes from the style context and the accent from the
- * theme's named colours.
+ * Drawing helpers shared by the chart kit's widgets (tsc-util-private.h)
+ * and the theme's colours (tsc-theme.h).
  */
 #include "tsc-util-private.h"
 

@@ -35,6 +35,7 @@
 #include "ga-step-lanes.h"
 
 #include <tilescope/tsc-input.h>
+#include <tilescope/tsc-theme.h>
 
 #include "ga-format.h"
 #include "ga-program-kind.h"
@@ -1796,13 +1797,9 @@ static void on_focus_change(GtkEventControllerFocus *c, GaStepLanes *self)
 static void ga_step_lanes_css_changed(GtkWidget *widget, GtkCssStyleChange *change)
 {
 	GaStepLanes *self = GA_STEP_LANES(widget);
-	GtkStyleContext *ctx = gtk_widget_get_style_context(widget);
 
 	GTK_WIDGET_CLASS(ga_step_lanes_parent_class)->css_changed(widget, change);
-	gtk_style_context_get_color(ctx, &self->fg);
-	if (!gtk_style_context_lookup_color(ctx, "accent_color", &self->accent) &&
-	    !gtk_style_context_lookup_color(ctx, "theme_selected_bg_color", &self->accent))
-		self->accent = (GdkRGBA){0.21f, 0.52f, 0.89f, 1.0f};
+	tsc_theme_colours(widget, &self->fg, &self->accent);
 	/* The font may have changed too: measure again. */
 	g_clear_object(&self->layout);
 	self->width = -1;
