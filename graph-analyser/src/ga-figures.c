@@ -1,5 +1,7 @@
 /*
- * Layout helpers shared by the Summary and Insights views (ga-figures.h).
+ * Layout helpers shared by the views of the Graph Analyser (ga-figures.h):
+ * the Summary and Insights figures, the details grids of Operations and
+ * Programs.
  */
 #include "ga-figures.h"
 
@@ -285,6 +287,23 @@ void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
 	gtk_grid_attach(grid, k, 0, *row, 1, 1);
 	gtk_grid_attach(grid, v, 1, *row, 1, 1);
 	(*row)++;
+}
+
+void ga_details_add_u64(GtkGrid *grid, int *row, const char *key, uint64_t value)
+{
+	g_autofree char *s = ga_format_u64(value);
+
+	ga_details_add(grid, row, key, s, TRUE);
+}
+
+void ga_details_add_heading(GtkGrid *grid, int *row, const char *text)
+{
+	GtkWidget *h = gtk_label_new(text);
+
+	gtk_label_set_xalign(GTK_LABEL(h), 0);
+	gtk_widget_add_css_class(h, "heading");
+	gtk_widget_set_margin_top(h, 10);
+	gtk_grid_attach(grid, h, 0, (*row)++, 2, 1);
 }
 
 GtkWidget *ga_cell_label_new(gboolean numeric)

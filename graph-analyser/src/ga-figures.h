@@ -50,6 +50,11 @@ GtkWidget *ga_cell_label_new(gboolean numeric);
  * technology and the tests; `number` aligns figures. */
 void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
                     gboolean number);
+/* The same with `value` written with thousands separators. */
+void ga_details_add_u64(GtkGrid *grid, int *row, const char *key, uint64_t value);
+/* A heading across both columns of a details grid at *row (then
+ * incremented). */
+void ga_details_add_heading(GtkGrid *grid, int *row, const char *text);
 
 /* The by-tile histogram of `m` (tiles by memory excluding gaps, in KB
  * buckets) as horizontal bars with their counts. */
