@@ -20,6 +20,7 @@
 
 #include <tilescope/tsc-axis.h>
 #include <tilescope/tsc-chart.h>
+#include <tilescope/tsd-cancel.h>
 
 #include <string.h>
 
@@ -169,9 +170,7 @@ static void show_peak(GaLivenessView *self, const char *scope_name)
 /* Stops the selected-tiles worker, if one runs. */
 static void cancel_job(GaLivenessView *self)
 {
-	if (self->job)
-		g_cancellable_cancel(self->job);
-	g_clear_object(&self->job);
+	tsd_cancel_clear(&self->job);
 	if (self->job_timeout)
 		g_source_remove(self->job_timeout);
 	self->job_timeout = 0;

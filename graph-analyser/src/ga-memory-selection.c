@@ -14,6 +14,8 @@
  */
 #include "ga-memory-selection.h"
 
+#include <tilescope/tsd-cancel.h>
+
 #include "ga-figures.h"
 #include "ga-format.h"
 #include "ga-jumps.h"
@@ -525,9 +527,7 @@ static void update_variables(GaMemorySelection *self)
 	var_search *s;
 	g_autofree char *path = NULL;
 
-	if (self->search)
-		g_cancellable_cancel(self->search);
-	g_clear_object(&self->search);
+	tsd_cancel_clear(&self->search);
 	g_list_store_remove_all(self->variables);
 	g_list_store_remove_all(self->vertices);
 	g_list_store_remove_all(self->exchanges);
@@ -790,9 +790,7 @@ static void ga_memory_selection_dispose(GObject *object)
 {
 	GaMemorySelection *self = GA_MEMORY_SELECTION(object);
 
-	if (self->search)
-		g_cancellable_cancel(self->search);
-	g_clear_object(&self->search);
+	tsd_cancel_clear(&self->search);
 	g_clear_pointer(&self->notebook, gtk_widget_unparent);
 	G_OBJECT_CLASS(ga_memory_selection_parent_class)->dispose(object);
 }

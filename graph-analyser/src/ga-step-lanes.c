@@ -36,6 +36,7 @@
 
 #include <tilescope/tsc-input.h>
 #include <tilescope/tsc-theme.h>
+#include <tilescope/tsd-cancel.h>
 
 #include "ga-format.h"
 #include "ga-program-kind.h"
@@ -569,9 +570,7 @@ void ga_step_lanes_set_run(GaStepLanes *self, GaDocument *doc, size_t run)
 		self->n_steps = 0;
 	}
 	g_clear_object(&self->bsp_tex);
-	if (self->bsp_cancel)
-		g_cancellable_cancel(self->bsp_cancel);
-	g_clear_object(&self->bsp_cancel);
+	tsd_cancel_clear(&self->bsp_cancel);
 	make_lanes(self);
 	self->vis_start = 0;
 	self->vis_end = MAX((double)self->total, MIN_SPAN);
@@ -1824,9 +1823,7 @@ static void ga_step_lanes_dispose(GObject *object)
 {
 	GaStepLanes *self = GA_STEP_LANES(object);
 
-	if (self->bsp_cancel)
-		g_cancellable_cancel(self->bsp_cancel);
-	g_clear_object(&self->bsp_cancel);
+	tsd_cancel_clear(&self->bsp_cancel);
 	g_clear_object(&self->bsp_tex);
 	g_clear_handle_id(&self->describe_idle, g_source_remove);
 	if (self->lanes)

@@ -12,6 +12,8 @@
  */
 #include "ga-trace-view.h"
 
+#include <tilescope/tsd-cancel.h>
+
 #include "ga-format.h"
 #include "ga-program-kind.h"
 #include "ga-step-lanes.h"
@@ -316,12 +318,8 @@ static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 	gboolean valid = run != GTK_INVALID_LIST_POSITION && self->doc;
 
 	(void)pspec;
-	if (self->index_cancel)
-		g_cancellable_cancel(self->index_cancel);
-	g_clear_object(&self->index_cancel);
-	if (self->index_cancel_b)
-		g_cancellable_cancel(self->index_cancel_b);
-	g_clear_object(&self->index_cancel_b);
+	tsd_cancel_clear(&self->index_cancel);
+	tsd_cancel_clear(&self->index_cancel_b);
 	ga_step_lanes_set_index(self->lanes, NULL);
 	ga_step_lanes_set_run(self->lanes, valid ? self->doc : NULL, run);
 	if (self->lanes_b)
@@ -428,9 +426,7 @@ static void on_run_b(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 	gboolean valid = run != GTK_INVALID_LIST_POSITION && self->doc_b;
 
 	(void)pspec;
-	if (self->index_cancel_b)
-		g_cancellable_cancel(self->index_cancel_b);
-	g_clear_object(&self->index_cancel_b);
+	tsd_cancel_clear(&self->index_cancel_b);
 	ga_step_lanes_set_index(self->lanes_b, NULL);
 	ga_step_lanes_set_run(self->lanes_b, valid ? self->doc_b : NULL, run);
 	align_axes(self);
@@ -651,12 +647,8 @@ static void ga_trace_view_dispose(GObject *object)
 	if (self->session)
 		g_signal_handlers_disconnect_by_data(self->session, self);
 	g_clear_object(&self->session);
-	if (self->index_cancel)
-		g_cancellable_cancel(self->index_cancel);
-	g_clear_object(&self->index_cancel);
-	if (self->index_cancel_b)
-		g_cancellable_cancel(self->index_cancel_b);
-	g_clear_object(&self->index_cancel_b);
+	tsd_cancel_clear(&self->index_cancel);
+	tsd_cancel_clear(&self->index_cancel_b);
 	G_OBJECT_CLASS(ga_trace_view_parent_class)->dispose(object);
 }
 

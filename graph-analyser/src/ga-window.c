@@ -20,6 +20,8 @@
  */
 #include "ga-window.h"
 
+#include <tilescope/tsd-cancel.h>
+
 #include "ga-navigation.h"
 #include "ga-views.h"
 
@@ -181,9 +183,7 @@ void ga_window_open(GaWindow *self, GFile *file)
 	g_autofree char *name = g_file_get_basename(file);
 	g_autofree char *heading = g_strdup_printf("Opening %s", name ? name : "the report");
 
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
-	g_clear_object(&self->cancellable);
+	tsd_cancel_clear(&self->cancellable);
 	self->cancellable = g_cancellable_new();
 	g_set_object(&self->loading_file, file);
 	gtk_label_set_text(self->loading_title, heading);
@@ -397,9 +397,7 @@ void ga_window_compare(GaWindow *self, GFile *a, GFile *b)
 	g_autofree char *heading = g_strdup_printf("Comparing %s and %s", na, nb);
 	pair_load *p = g_new0(pair_load, 1);
 
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
-	g_clear_object(&self->cancellable);
+	tsd_cancel_clear(&self->cancellable);
 	self->cancellable = g_cancellable_new();
 	g_set_object(&self->loading_file, a);
 	gtk_label_set_text(self->loading_title, heading);
@@ -806,9 +804,7 @@ static void ga_window_dispose(GObject *object)
 {
 	GaWindow *self = GA_WINDOW(object);
 
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
-	g_clear_object(&self->cancellable);
+	tsd_cancel_clear(&self->cancellable);
 	g_clear_object(&self->monitor);
 	g_clear_object(&self->compare_monitor);
 	g_clear_object(&self->chooser);
