@@ -316,3 +316,10 @@ GtkWidget *ga_cell_label_new(gboolean numeric)
 		gtk_widget_add_css_class(l, "figure");
 	return l;
 }
+
+void ga_cell_label_setup_cb(GtkSignalListItemFactory *factory, GtkListItem *item,
+                            gpointer numeric)
+{
+	(void)factory;
+	gtk_list_item_set_child(item, ga_cell_label_new(GPOINTER_TO_INT(numeric)));
+}
