@@ -1138,11 +1138,6 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, Gd
 	}
 }
 
-static void on_focus_change(GtkEventControllerFocus *c, TscChart *self)
-{
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-}
-
 /* --- Data ------------------------------------------------------------------- */
 
 static void series_free(gpointer p)
@@ -1494,7 +1489,7 @@ static void tsc_chart_init(TscChart *self)
 		.drag_end = G_CALLBACK(on_drag_end),
 		.drag_button = 0,
 		.key_pressed = G_CALLBACK(on_key),
-		.focus_change = G_CALLBACK(on_focus_change),
+		.focus_change = G_CALLBACK(tsc_redraw_cb),
 	};
 	GtkWidget *w = GTK_WIDGET(self);
 

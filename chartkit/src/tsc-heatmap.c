@@ -599,11 +599,6 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, Gd
 	return TRUE;
 }
 
-static void on_focus_change(GtkEventControllerFocus *c, TscHeatmap *self)
-{
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-}
-
 /* --- Data ------------------------------------------------------------------------- */
 
 void tsc_heatmap_set_data(TscHeatmap *self, guint rows, guint columns, const double *values)
@@ -810,7 +805,7 @@ static void tsc_heatmap_init(TscHeatmap *self)
 		.drag_end = G_CALLBACK(on_drag_end),
 		.drag_button = GDK_BUTTON_PRIMARY,
 		.key_pressed = G_CALLBACK(on_key),
-		.focus_change = G_CALLBACK(on_focus_change),
+		.focus_change = G_CALLBACK(tsc_redraw_cb),
 	};
 	GtkWidget *w = GTK_WIDGET(self);
 

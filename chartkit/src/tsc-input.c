@@ -10,6 +10,12 @@ static void connect_if(gpointer controller, const char *signal, GCallback handle
 		g_signal_connect(controller, signal, handler, widget);
 }
 
+void tsc_redraw_cb(GtkEventController *controller, GtkWidget *widget)
+{
+	(void)controller;
+	gtk_widget_queue_draw(widget);
+}
+
 void tsc_widget_add_input(GtkWidget *widget, const TscInputHandlers *h)
 {
 	GtkEventController *c;

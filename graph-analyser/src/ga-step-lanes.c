@@ -1785,12 +1785,6 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, Gd
 	}
 }
 
-static void on_focus_change(GtkEventControllerFocus *c, GaStepLanes *self)
-{
-	(void)c;
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-}
-
 /* --- The class ---------------------------------------------------------------------------- */
 
 static void ga_step_lanes_css_changed(GtkWidget *widget, GtkCssStyleChange *change)
@@ -1880,7 +1874,7 @@ static void ga_step_lanes_init(GaStepLanes *self)
 		.drag_end = G_CALLBACK(on_drag_end),
 		.drag_button = GDK_BUTTON_PRIMARY,
 		.key_pressed = G_CALLBACK(on_key),
-		.focus_change = G_CALLBACK(on_focus_change),
+		.focus_change = G_CALLBACK(tsc_redraw_cb),
 	};
 	GtkWidget *w = GTK_WIDGET(self);
 

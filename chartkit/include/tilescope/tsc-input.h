@@ -34,4 +34,8 @@ typedef struct TscInputHandlers {
  * (in that order) that `handlers` names. */
 void tsc_widget_add_input(GtkWidget *widget, const TscInputHandlers *handlers);
 
+/* A handler that only redraws `widget`: for focus_change when the widget
+ * draws its own focus mark. */
+void tsc_redraw_cb(GtkEventController *controller, GtkWidget *widget);
+
 G_END_DECLS
