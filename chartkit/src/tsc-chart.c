@@ -1356,13 +1356,9 @@ static void tsc_chart_size_allocate(GtkWidget *widget, int width, int height, in
 static void tsc_chart_css_changed(GtkWidget *widget, GtkCssStyleChange *change)
 {
 	TscChart *self = TSC_CHART(widget);
-	GdkRGBA fg, accent;
 
 	GTK_WIDGET_CLASS(tsc_chart_parent_class)->css_changed(widget, change);
-	/* Focus and hover change the CSS state too: rebuild only when the
-	 * colours or the font may have changed. */
-	tsc_theme_colours(widget, &fg, &accent);
-	if (!gdk_rgba_equal(&fg, &self->fg) || !gdk_rgba_equal(&accent, &self->accent) || !change) {
+	if (tsc_theme_changed(widget, &self->fg, &self->accent) || !change) {
 		g_clear_object(&self->layout);
 		invalidate_geometry(self);
 	}

@@ -731,11 +731,9 @@ static void tsc_heatmap_size_allocate(GtkWidget *widget, int width, int height, 
 static void tsc_heatmap_css_changed(GtkWidget *widget, GtkCssStyleChange *change)
 {
 	TscHeatmap *self = TSC_HEATMAP(widget);
-	GdkRGBA fg, accent;
 
 	GTK_WIDGET_CLASS(tsc_heatmap_parent_class)->css_changed(widget, change);
-	tsc_theme_colours(widget, &fg, &accent);
-	if (!gdk_rgba_equal(&fg, &self->fg) || !gdk_rgba_equal(&accent, &self->accent) || !change) {
+	if (tsc_theme_changed(widget, &self->fg, &self->accent) || !change) {
 		g_clear_object(&self->layout);
 		invalidate_geometry(self);
 	}

@@ -16,6 +16,14 @@ void tsc_theme_colours(GtkWidget *widget, GdkRGBA *fg, GdkRGBA *accent)
 		*accent = (GdkRGBA){ 0.21f, 0.52f, 0.89f, 1.0f };
 }
 
+gboolean tsc_theme_changed(GtkWidget *widget, const GdkRGBA *fg, const GdkRGBA *accent)
+{
+	GdkRGBA now_fg, now_accent;
+
+	tsc_theme_colours(widget, &now_fg, &now_accent);
+	return !gdk_rgba_equal(&now_fg, fg) || !gdk_rgba_equal(&now_accent, accent);
+}
+
 GdkRGBA tsc_rgba_alpha(const GdkRGBA *c, double alpha)
 {
 	GdkRGBA r = *c;
