@@ -289,6 +289,30 @@ void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
 	(*row)++;
 }
 
+GtkGrid *ga_details_grid_new(void)
+{
+	GtkGrid *grid = GTK_GRID(gtk_grid_new());
+
+	gtk_grid_set_column_spacing(grid, 16);
+	gtk_grid_set_row_spacing(grid, 3);
+	return grid;
+}
+
+GtkWidget *ga_details_scroller_new(GtkWidget *content, int width, int height)
+{
+	GtkWidget *scroll = gtk_scrolled_window_new();
+
+	gtk_widget_set_margin_start(content, 12);
+	gtk_widget_set_margin_end(content, 12);
+	gtk_widget_set_margin_top(content, 8);
+	gtk_widget_set_margin_bottom(content, 12);
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
+	                               GTK_POLICY_AUTOMATIC);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), content);
+	gtk_widget_set_size_request(scroll, width, height);
+	return scroll;
+}
+
 void ga_details_add_u64(GtkGrid *grid, int *row, const char *key, uint64_t value)
 {
 	g_autofree char *s = ga_format_u64(value);

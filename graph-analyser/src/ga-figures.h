@@ -54,6 +54,12 @@ void ga_cell_label_setup_cb(GtkSignalListItemFactory *factory, GtkListItem *item
  * technology and the tests; `number` aligns figures. */
 void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
                     gboolean number);
+/* A details grid: key and value columns 16 px apart, rows 3 px apart. */
+GtkGrid *ga_details_grid_new(void);
+/* `content` (a box of details grids) with the details panel's margins, in
+ * a scrolled window that scrolls only vertically, asking for at least
+ * `width` × `height` (-1: its natural size). */
+GtkWidget *ga_details_scroller_new(GtkWidget *content, int width, int height);
 /* The same with `value` written with thousands separators. */
 void ga_details_add_u64(GtkGrid *grid, int *row, const char *key, uint64_t value);
 /* A heading across both columns of a details grid at *row (then

@@ -1056,7 +1056,6 @@ static GtkWidget *build_details(GaOperationsView *self)
 {
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
 	GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 32);
-	GtkWidget *scroll = gtk_scrolled_window_new();
 
 	self->heading = GTK_LABEL(gtk_label_new(NULL));
 	gtk_label_set_xalign(self->heading, 0);
@@ -1064,9 +1063,7 @@ static GtkWidget *build_details(GaOperationsView *self)
 	gtk_label_set_wrap_mode(self->heading, PANGO_WRAP_WORD_CHAR);
 	gtk_widget_add_css_class(GTK_WIDGET(self->heading), "heading");
 	for (int i = 0; i < 3; i++) {
-		self->sections[i] = GTK_GRID(gtk_grid_new());
-		gtk_grid_set_column_spacing(self->sections[i], 16);
-		gtk_grid_set_row_spacing(self->sections[i], 3);
+		self->sections[i] = ga_details_grid_new();
 		gtk_widget_set_hexpand(GTK_WIDGET(self->sections[i]), i > 0);
 		gtk_box_append(GTK_BOX(row), GTK_WIDGET(self->sections[i]));
 	}
@@ -1074,15 +1071,7 @@ static GtkWidget *build_details(GaOperationsView *self)
 	self->details = self->sections[0];
 	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->heading));
 	gtk_box_append(GTK_BOX(box), row);
-	gtk_widget_set_margin_start(box, 12);
-	gtk_widget_set_margin_end(box, 12);
-	gtk_widget_set_margin_top(box, 8);
-	gtk_widget_set_margin_bottom(box, 12);
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
-	                               GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), box);
-	gtk_widget_set_size_request(scroll, -1, 200);
-	return scroll;
+	return ga_details_scroller_new(box, -1, 200);
 }
 
 static void ga_operations_view_dispose(GObject *object)

@@ -1033,27 +1033,16 @@ static GtkWidget *build_tree(GaProgramView *self)
 static GtkWidget *build_details(GaProgramView *self)
 {
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-	GtkWidget *scroll = gtk_scrolled_window_new();
 
 	self->heading = GTK_LABEL(gtk_label_new(NULL));
 	gtk_label_set_xalign(self->heading, 0);
 	gtk_label_set_wrap(self->heading, TRUE);
 	gtk_label_set_wrap_mode(self->heading, PANGO_WRAP_WORD_CHAR);
 	gtk_widget_add_css_class(GTK_WIDGET(self->heading), "heading");
-	self->details = GTK_GRID(gtk_grid_new());
-	gtk_grid_set_column_spacing(self->details, 16);
-	gtk_grid_set_row_spacing(self->details, 3);
+	self->details = ga_details_grid_new();
 	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->heading));
 	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->details));
-	gtk_widget_set_margin_start(box, 12);
-	gtk_widget_set_margin_end(box, 12);
-	gtk_widget_set_margin_top(box, 8);
-	gtk_widget_set_margin_bottom(box, 12);
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
-	                               GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), box);
-	gtk_widget_set_size_request(scroll, 360, -1);
-	return scroll;
+	return ga_details_scroller_new(box, 360, -1);
 }
 
 static void ga_program_view_dispose(GObject *object)

@@ -14,6 +14,7 @@
 
 #include <tilescope/tsd-cancel.h>
 
+#include "ga-figures.h"
 #include "ga-format.h"
 #include "ga-program-kind.h"
 #include "ga-step-lanes.h"
@@ -612,9 +613,7 @@ static GtkWidget *build_section(GtkLabel **heading, GtkGrid **grid)
 	*heading = GTK_LABEL(gtk_label_new(NULL));
 	gtk_label_set_xalign(*heading, 0);
 	gtk_widget_add_css_class(GTK_WIDGET(*heading), "heading");
-	*grid = GTK_GRID(gtk_grid_new());
-	gtk_grid_set_column_spacing(*grid, 16);
-	gtk_grid_set_row_spacing(*grid, 3);
+	*grid = ga_details_grid_new();
 	gtk_box_append(GTK_BOX(box), GTK_WIDGET(*heading));
 	gtk_box_append(GTK_BOX(box), GTK_WIDGET(*grid));
 	gtk_widget_set_hexpand(box, TRUE);
@@ -624,20 +623,11 @@ static GtkWidget *build_section(GtkLabel **heading, GtkGrid **grid)
 static GtkWidget *build_panel(GaTraceView *self)
 {
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 24);
-	GtkWidget *scroll = gtk_scrolled_window_new();
 
 	gtk_box_append(GTK_BOX(box), build_section(&self->heading, &self->details));
 	gtk_box_append(GTK_BOX(box), gtk_separator_new(GTK_ORIENTATION_VERTICAL));
 	gtk_box_append(GTK_BOX(box), build_section(&self->range_heading, &self->range));
-	gtk_widget_set_margin_start(box, 12);
-	gtk_widget_set_margin_end(box, 12);
-	gtk_widget_set_margin_top(box, 8);
-	gtk_widget_set_margin_bottom(box, 12);
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
-	                               GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), box);
-	gtk_widget_set_size_request(scroll, -1, 200);
-	return scroll;
+	return ga_details_scroller_new(box, -1, 200);
 }
 
 static void ga_trace_view_dispose(GObject *object)
