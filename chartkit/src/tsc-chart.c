@@ -12,6 +12,7 @@
  * drawing agree.
  */
 #include <tilescope/tsc-chart.h>
+#include <tilescope/tsc-input.h>
 
 #include "tsc-lod-private.h"
 #include "tsc-util-private.h"
@@ -1137,11 +1138,6 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, Gd
 	}
 }
 
-static void on_focus_change(GtkEventControllerFocus *c, TscChart *self)
-{
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-}
-
 /* --- Data ------------------------------------------------------------------- */
 
 static void series_free(gpointer p)
@@ -1360,13 +1356,9 @@ static void tsc_chart_size_allocate(GtkWidget *widget, int width, int height, in
 static void tsc_chart_css_changed(GtkWidget *widget, GtkCssStyleChange *change)
 {
 	TscChart *self = TSC_CHART(widget);
-	GdkRGBA fg, accent;
 
 	GTK_WIDGET_CLASS(tsc_chart_parent_class)->css_changed(widget, change);
-	/* Focus and hover change the CSS state too: rebuild only when the
-	 * colours or the font may have changed. */
-	tsc_theme_colours(widget, &fg, &accent);
-	if (!gdk_rgba_equal(&fg, &self->fg) || !gdk_rgba_equal(&accent, &self->accent) || !change) {
+	if (tsc_theme_changed(widget, &self->fg, &self->accent) || !change) {
 		g_clear_object(&self->layout);
 		invalidate_geometry(self);
 	}
@@ -1482,9 +1474,20 @@ static void tsc_chart_class_init(TscChartClass *klass)
 
 static void tsc_chart_init(TscChart *self)
 {
+	static const TscInputHandlers input = {
+		.enter = G_CALLBACK(on_motion),
+		.motion = G_CALLBACK(on_motion),
+		.leave = G_CALLBACK(on_leave),
+		.scroll = G_CALLBACK(on_scroll),
+		.scroll_flags = GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES,
+		.drag_begin = G_CALLBACK(on_drag_begin),
+		.drag_update = G_CALLBACK(on_drag_update),
+		.drag_end = G_CALLBACK(on_drag_end),
+		.drag_button = 0,
+		.key_pressed = G_CALLBACK(on_key),
+		.focus_change = G_CALLBACK(tsc_redraw_cb),
+	};
 	GtkWidget *w = GTK_WIDGET(self);
-	GtkEventController *c;
-	GtkGesture *drag;
 
 	self->series = g_ptr_array_new_with_free_func(series_free);
 	self->limits = g_array_new(FALSE, TRUE, sizeof(Limit));
@@ -1495,33 +1498,7 @@ static void tsc_chart_init(TscChart *self)
 	gtk_widget_set_focus_on_click(w, TRUE);
 	gtk_widget_set_has_tooltip(w, TRUE);
 	gtk_widget_add_css_class(w, "view");
-
-	c = gtk_event_controller_motion_new();
-	g_signal_connect(c, "enter", G_CALLBACK(on_motion), self);
-	g_signal_connect(c, "motion", G_CALLBACK(on_motion), self);
-	g_signal_connect(c, "leave", G_CALLBACK(on_leave), self);
-	gtk_widget_add_controller(w, c);
-
-	c = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
-	g_signal_connect(c, "scroll", G_CALLBACK(on_scroll), self);
-	gtk_widget_add_controller(w, c);
-
-	drag = gtk_gesture_drag_new();
-	gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), 0);
-	g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
-	g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
-	g_signal_connect(drag, "drag-end", G_CALLBACK(on_drag_end), self);
-	gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(drag));
-
-	c = gtk_event_controller_key_new();
-	g_signal_connect(c, "key-pressed", G_CALLBACK(on_key), self);
-	gtk_widget_add_controller(w, c);
-
-	c = gtk_event_controller_focus_new();
-	g_signal_connect(c, "enter", G_CALLBACK(on_focus_change), self);
-	g_signal_connect(c, "leave", G_CALLBACK(on_focus_change), self);
-	gtk_widget_add_controller(w, c);
-
+	tsc_widget_add_input(w, &input);
 	g_signal_connect(self, "notify::scale-factor", G_CALLBACK(on_scale_factor), NULL);
 	update_description(self);
 }

@@ -9,6 +9,7 @@
  * hover, focus and the rubber band are drawn every frame.
  */
 #include <tilescope/tsc-heatmap.h>
+#include <tilescope/tsc-input.h>
 
 #include "tsc-util-private.h"
 
@@ -598,11 +599,6 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, Gd
 	return TRUE;
 }
 
-static void on_focus_change(GtkEventControllerFocus *c, TscHeatmap *self)
-{
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-}
-
 /* --- Data ------------------------------------------------------------------------- */
 
 void tsc_heatmap_set_data(TscHeatmap *self, guint rows, guint columns, const double *values)
@@ -735,11 +731,9 @@ static void tsc_heatmap_size_allocate(GtkWidget *widget, int width, int height, 
 static void tsc_heatmap_css_changed(GtkWidget *widget, GtkCssStyleChange *change)
 {
 	TscHeatmap *self = TSC_HEATMAP(widget);
-	GdkRGBA fg, accent;
 
 	GTK_WIDGET_CLASS(tsc_heatmap_parent_class)->css_changed(widget, change);
-	tsc_theme_colours(widget, &fg, &accent);
-	if (!gdk_rgba_equal(&fg, &self->fg) || !gdk_rgba_equal(&accent, &self->accent) || !change) {
+	if (tsc_theme_changed(widget, &self->fg, &self->accent) || !change) {
 		g_clear_object(&self->layout);
 		invalidate_geometry(self);
 	}
@@ -800,9 +794,18 @@ static void tsc_heatmap_class_init(TscHeatmapClass *klass)
 
 static void tsc_heatmap_init(TscHeatmap *self)
 {
+	static const TscInputHandlers input = {
+		.enter = G_CALLBACK(on_motion),
+		.motion = G_CALLBACK(on_motion),
+		.leave = G_CALLBACK(on_leave),
+		.drag_begin = G_CALLBACK(on_drag_begin),
+		.drag_update = G_CALLBACK(on_drag_update),
+		.drag_end = G_CALLBACK(on_drag_end),
+		.drag_button = GDK_BUTTON_PRIMARY,
+		.key_pressed = G_CALLBACK(on_key),
+		.focus_change = G_CALLBACK(tsc_redraw_cb),
+	};
 	GtkWidget *w = GTK_WIDGET(self);
-	GtkEventController *c;
-	GtkGesture *drag;
 
 	self->selection = gtk_bitset_new_empty();
 	self->hover = -1;
@@ -812,29 +815,7 @@ static void tsc_heatmap_init(TscHeatmap *self)
 	gtk_widget_set_focus_on_click(w, TRUE);
 	gtk_widget_set_has_tooltip(w, TRUE);
 	gtk_widget_add_css_class(w, "view");
-
-	c = gtk_event_controller_motion_new();
-	g_signal_connect(c, "enter", G_CALLBACK(on_motion), self);
-	g_signal_connect(c, "motion", G_CALLBACK(on_motion), self);
-	g_signal_connect(c, "leave", G_CALLBACK(on_leave), self);
-	gtk_widget_add_controller(w, c);
-
-	drag = gtk_gesture_drag_new();
-	gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
-	g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
-	g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
-	g_signal_connect(drag, "drag-end", G_CALLBACK(on_drag_end), self);
-	gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(drag));
-
-	c = gtk_event_controller_key_new();
-	g_signal_connect(c, "key-pressed", G_CALLBACK(on_key), self);
-	gtk_widget_add_controller(w, c);
-
-	c = gtk_event_controller_focus_new();
-	g_signal_connect(c, "enter", G_CALLBACK(on_focus_change), self);
-	g_signal_connect(c, "leave", G_CALLBACK(on_focus_change), self);
-	gtk_widget_add_controller(w, c);
-
+	tsc_widget_add_input(w, &input);
 	g_signal_connect(self, "notify::scale-factor", G_CALLBACK(on_scale_factor), NULL);
 	update_description(self);
 }

@@ -4,12 +4,17 @@
  */
 #pragma once
 
+#include <tilescope/tsc-theme.h>
+
 #include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
-/* The theme's foreground and accent (selection) colours of `widget`. */
-void tsc_theme_colours(GtkWidget *widget, GdkRGBA *fg, GdkRGBA *accent);
+/* Whether the theme's colours of `widget` differ from `fg` and `accent`,
+ * the ones it last drew with. Focus and hover change the CSS state too:
+ * a widget's css_changed rebuilds its drawing only when this says so (or
+ * when GTK gives it no change to inspect). */
+gboolean tsc_theme_changed(GtkWidget *widget, const GdkRGBA *fg, const GdkRGBA *accent);
 /* `c` with its alpha multiplied by `alpha`. */
 GdkRGBA tsc_rgba_alpha(const GdkRGBA *c, double alpha);
 /* A colour node; nothing when the rectangle is empty. */

@@ -1,8 +1,6 @@
 /*
- * Drawing helpers shared by the chart kit's widgets (tsc-util-private.h).
- * Colours follow the theme: GTK 4.8 has no gtk_widget_get_color (4.10),
- * so the foreground comes from the style context and the accent from the
- * theme's named colours.
+ * Drawing helpers shared by the chart kit's widgets (tsc-util-private.h)
+ * and the theme's colours (tsc-theme.h).
  */
 #include "tsc-util-private.h"
 
@@ -16,6 +14,14 @@ void tsc_theme_colours(GtkWidget *widget, GdkRGBA *fg, GdkRGBA *accent)
 	if (!gtk_style_context_lookup_color(ctx, "accent_color", accent) &&
 	    !gtk_style_context_lookup_color(ctx, "theme_selected_bg_color", accent))
 		*accent = (GdkRGBA){ 0.21f, 0.52f, 0.89f, 1.0f };
+}
+
+gboolean tsc_theme_changed(GtkWidget *widget, const GdkRGBA *fg, const GdkRGBA *accent)
+{
+	GdkRGBA now_fg, now_accent;
+
+	tsc_theme_colours(widget, &now_fg, &now_accent);
+	return !gdk_rgba_equal(&now_fg, fg) || !gdk_rgba_equal(&now_accent, accent);
 }
 
 GdkRGBA tsc_rgba_alpha(const GdkRGBA *c, double alpha)

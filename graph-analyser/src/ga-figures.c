@@ -1,5 +1,7 @@
 /*
- * Layout helpers shared by the Summary and Insights views (ga-figures.h).
+ * Layout helpers shared by the views of the Graph Analyser (ga-figures.h):
+ * the Summary and Insights figures, the details grids of Operations and
+ * Programs.
  */
 #include "ga-figures.h"
 
@@ -287,6 +289,47 @@ void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
 	(*row)++;
 }
 
+GtkGrid *ga_details_grid_new(void)
+{
+	GtkGrid *grid = GTK_GRID(gtk_grid_new());
+
+	gtk_grid_set_column_spacing(grid, 16);
+	gtk_grid_set_row_spacing(grid, 3);
+	return grid;
+}
+
+GtkWidget *ga_details_scroller_new(GtkWidget *content, int width, int height)
+{
+	GtkWidget *scroll = gtk_scrolled_window_new();
+
+	gtk_widget_set_margin_start(content, 12);
+	gtk_widget_set_margin_end(content, 12);
+	gtk_widget_set_margin_top(content, 8);
+	gtk_widget_set_margin_bottom(content, 12);
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
+	                               GTK_POLICY_AUTOMATIC);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), content);
+	gtk_widget_set_size_request(scroll, width, height);
+	return scroll;
+}
+
+void ga_details_add_u64(GtkGrid *grid, int *row, const char *key, uint64_t value)
+{
+	g_autofree char *s = ga_format_u64(value);
+
+	ga_details_add(grid, row, key, s, TRUE);
+}
+
+void ga_details_add_heading(GtkGrid *grid, int *row, const char *text)
+{
+	GtkWidget *h = gtk_label_new(text);
+
+	gtk_label_set_xalign(GTK_LABEL(h), 0);
+	gtk_widget_add_css_class(h, "heading");
+	gtk_widget_set_margin_top(h, 10);
+	gtk_grid_attach(grid, h, 0, (*row)++, 2, 1);
+}
+
 GtkWidget *ga_cell_label_new(gboolean numeric)
 {
 	GtkWidget *l = gtk_label_new(NULL);
@@ -296,4 +339,11 @@ GtkWidget *ga_cell_label_new(gboolean numeric)
 	if (numeric)
 		gtk_widget_add_css_class(l, "figure");
 	return l;
+}
+
+void ga_cell_label_setup_cb(GtkSignalListItemFactory *factory, GtkListItem *item,
+                            gpointer numeric)
+{
+	(void)factory;
+	gtk_list_item_set_child(item, ga_cell_label_new(GPOINTER_TO_INT(numeric)));
 }

@@ -45,11 +45,26 @@ GtkWidget *ga_note_new(const char *text);
 /* A table cell's label: numbers right-aligned in tabular figures, text
  * left-aligned and ellipsized. */
 GtkWidget *ga_cell_label_new(gboolean numeric);
+/* A GtkSignalListItemFactory's "setup" handler giving each item a
+ * ga_cell_label_new; its data is GINT_TO_POINTER(numeric). */
+void ga_cell_label_setup_cb(GtkSignalListItemFactory *factory, GtkListItem *item,
+                            gpointer numeric);
 /* A row of a details grid at *row (then incremented): a dim key and its
  * selectable, wrapping value, named "Details: KEY" for assistive
  * technology and the tests; `number` aligns figures. */
 void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
                     gboolean number);
+/* A details grid: key and value columns 16 px apart, rows 3 px apart. */
+GtkGrid *ga_details_grid_new(void);
+/* `content` (a box of details grids) with the details panel's margins, in
+ * a scrolled window that scrolls only vertically, asking for at least
+ * `width` × `height` (-1: its natural size). */
+GtkWidget *ga_details_scroller_new(GtkWidget *content, int width, int height);
+/* The same with `value` written with thousands separators. */
+void ga_details_add_u64(GtkGrid *grid, int *row, const char *key, uint64_t value);
+/* A heading across both columns of a details grid at *row (then
+ * incremented). */
+void ga_details_add_heading(GtkGrid *grid, int *row, const char *text);
 
 /* The by-tile histogram of `m` (tiles by memory excluding gaps, in KB
  * buckets) as horizontal bars with their counts. */

@@ -397,6 +397,13 @@ gboolean ga_jump_bar_activate(GaJumpBar *self)
 	return TRUE;
 }
 
+void ga_jump_bar_activate_cb(GtkColumnView *view, guint position, gpointer bar)
+{
+	(void)view;
+	(void)position;
+	ga_jump_bar_activate(GA_JUMP_BAR(bar));
+}
+
 static void on_session_variable(GObject *session, GParamSpec *pspec, gpointer data)
 {
 	(void)session;

@@ -57,5 +57,8 @@ void ga_jump_bar_set_target(GaJumpBar *self, gint64 target, gint64 run);
 /* Makes the bar's first jump (a table row activated with Enter or a
  * double click); FALSE when it has nothing to act on. */
 gboolean ga_jump_bar_activate(GaJumpBar *self);
+/* A GtkColumnView's "activate" handler that makes the jump of the bar
+ * given as its data: Enter or a double click on a row. */
+void ga_jump_bar_activate_cb(GtkColumnView *view, guint position, gpointer bar);
 
 G_END_DECLS

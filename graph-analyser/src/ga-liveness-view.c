@@ -20,6 +20,7 @@
 
 #include <tilescope/tsc-axis.h>
 #include <tilescope/tsc-chart.h>
+#include <tilescope/tsd-cancel.h>
 
 #include <string.h>
 
@@ -169,9 +170,7 @@ static void show_peak(GaLivenessView *self, const char *scope_name)
 /* Stops the selected-tiles worker, if one runs. */
 static void cancel_job(GaLivenessView *self)
 {
-	if (self->job)
-		g_cancellable_cancel(self->job);
-	g_clear_object(&self->job);
+	tsd_cancel_clear(&self->job);
 	if (self->job_timeout)
 		g_source_remove(self->job_timeout);
 	self->job_timeout = 0;
@@ -620,12 +619,6 @@ static void on_shift_click(GtkGestureClick *gesture, int n_press, double x, doub
 	tsc_chart_set_selection(self->chart, sel);
 }
 
-static void setup_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer numeric)
-{
-	(void)f;
-	gtk_list_item_set_child(item, ga_cell_label_new(GPOINTER_TO_INT(numeric)));
-}
-
 /* Binds column `column` (a property's name) of a row. */
 static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
 {
@@ -661,7 +654,7 @@ static GtkColumnViewColumn *add_column(GtkColumnView *view, const char *title,
 	                        : GTK_SORTER(gtk_string_sorter_new(e));
 	GtkColumnViewColumn *col;
 
-	g_signal_connect(f, "setup", G_CALLBACK(setup_label), GINT_TO_POINTER(numeric));
+	g_signal_connect(f, "setup", G_CALLBACK(ga_cell_label_setup_cb), GINT_TO_POINTER(numeric));
 	g_signal_connect(f, "bind", G_CALLBACK(bind_label), (gpointer)property);
 	col = gtk_column_view_column_new(title, f);
 	gtk_column_view_column_set_sorter(col, sorter);
@@ -727,14 +720,6 @@ static void on_session_variable(GaSession *session, GParamSpec *pspec, gpointer 
 	(void)pspec;
 	if (self->doc)
 		show_lifetime(self);
-}
-
-/* Enter (or a double click) on a variable's row: its tiles in Memory. */
-static void on_variable_activated(GtkColumnView *view, guint position, gpointer bar)
-{
-	(void)view;
-	(void)position;
-	ga_jump_bar_activate(GA_JUMP_BAR(bar));
 }
 
 /* --- Always live --------------------------------------------------------------------------- */
@@ -925,7 +910,7 @@ static GtkWidget *build_live(GaLivenessView *self)
 	                 G_CALLBACK(on_live_selected), self);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->live_view),
 	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Live variables", -1);
-	g_signal_connect(self->live_view, "activate", G_CALLBACK(on_variable_activated),
+	g_signal_connect(self->live_view, "activate", G_CALLBACK(ga_jump_bar_activate_cb),
 	                 self->live_jump);
 	rebuild_live_columns(self);
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->live_view));
@@ -983,7 +968,7 @@ static GtkWidget *build_always(GaLivenessView *self)
 	}
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->always_view),
 	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Always-live variables", -1);
-	g_signal_connect(self->always_view, "activate", G_CALLBACK(on_variable_activated),
+	g_signal_connect(self->always_view, "activate", G_CALLBACK(ga_jump_bar_activate_cb),
 	                 self->always_jump);
 	add_column(self->always_view, "Variable", "name", FALSE, TRUE);
 	bytes = add_column(self->always_view, "Bytes", "bytes-0", TRUE, FALSE);

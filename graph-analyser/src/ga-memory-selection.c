@@ -14,6 +14,8 @@
  */
 #include "ga-memory-selection.h"
 
+#include <tilescope/tsd-cancel.h>
+
 #include "ga-figures.h"
 #include "ga-format.h"
 #include "ga-jumps.h"
@@ -525,9 +527,7 @@ static void update_variables(GaMemorySelection *self)
 	var_search *s;
 	g_autofree char *path = NULL;
 
-	if (self->search)
-		g_cancellable_cancel(self->search);
-	g_clear_object(&self->search);
+	tsd_cancel_clear(&self->search);
 	g_list_store_remove_all(self->variables);
 	g_list_store_remove_all(self->vertices);
 	g_list_store_remove_all(self->exchanges);
@@ -568,12 +568,6 @@ static GtkSelectionModel *no_autoselect(GListModel *model)
 
 /* --- The variables' table ------------------------------------------------------------------- */
 
-static void setup_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer numeric)
-{
-	(void)f;
-	gtk_list_item_set_child(item, ga_cell_label_new(GPOINTER_TO_INT(numeric)));
-}
-
 /* Binds column `column` (the property's name) of a row. */
 static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
 {
@@ -605,7 +599,7 @@ static void add_column(GaMemorySelection *self, const char *title, const char *p
 	GtkListItemFactory *f = gtk_signal_list_item_factory_new();
 	GtkColumnViewColumn *col;
 
-	g_signal_connect(f, "setup", G_CALLBACK(setup_label), GINT_TO_POINTER(numeric));
+	g_signal_connect(f, "setup", G_CALLBACK(ga_cell_label_setup_cb), GINT_TO_POINTER(numeric));
 	g_signal_connect(f, "bind", G_CALLBACK(bind_label), (gpointer)property);
 	col = gtk_column_view_column_new(title, f);
 	gtk_column_view_column_set_sorter(col, sorter);
@@ -739,7 +733,7 @@ static GtkWidget *build_parts(GListStore **store, GtkLabel **status, const char 
 		            : GTK_SORTER(gtk_string_sorter_new(
 		                  gtk_property_expression_new(GA_TYPE_PART_ROW, NULL, columns[i])));
 
-		g_signal_connect(f, "setup", G_CALLBACK(setup_label), GINT_TO_POINTER(numeric));
+		g_signal_connect(f, "setup", G_CALLBACK(ga_cell_label_setup_cb), GINT_TO_POINTER(numeric));
 		g_signal_connect(f, "bind", G_CALLBACK(bind_part), (gpointer)columns[i]);
 		col = gtk_column_view_column_new(titles[i], f);
 		gtk_column_view_column_set_sorter(col, sorter);
@@ -790,9 +784,7 @@ static void ga_memory_selection_dispose(GObject *object)
 {
 	GaMemorySelection *self = GA_MEMORY_SELECTION(object);
 
-	if (self->search)
-		g_cancellable_cancel(self->search);
-	g_clear_object(&self->search);
+	tsd_cancel_clear(&self->search);
 	g_clear_pointer(&self->notebook, gtk_widget_unparent);
 	G_OBJECT_CLASS(ga_memory_selection_parent_class)->dispose(object);
 }
@@ -853,14 +845,6 @@ static void on_variable_selected(GtkSingleSelection *selection, GParamSpec *pspe
 		ga_session_set_variable(self->session, row->index);
 }
 
-/* Enter (or a double click) on a variable's row: all of its tiles. */
-static void on_variable_activated(GtkColumnView *view, guint position, gpointer bar)
-{
-	(void)view;
-	(void)position;
-	ga_jump_bar_activate(GA_JUMP_BAR(bar));
-}
-
 GaMemorySelection *ga_memory_selection_new(GaSession *session)
 {
 	GaMemorySelection *self = g_object_new(GA_TYPE_MEMORY_SELECTION, NULL);
@@ -874,7 +858,7 @@ GaMemorySelection *ga_memory_selection_new(GaSession *session)
 	                           jump, GTK_WIDGET(self->variables_status));
 	g_signal_connect(gtk_column_view_get_model(self->variables_view), "notify::selected-item",
 	                 G_CALLBACK(on_variable_selected), self);
-	g_signal_connect(self->variables_view, "activate", G_CALLBACK(on_variable_activated), jump);
+	g_signal_connect(self->variables_view, "activate", G_CALLBACK(ga_jump_bar_activate_cb), jump);
 	return self;
 }
 

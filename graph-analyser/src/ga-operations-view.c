@@ -395,23 +395,6 @@ static void put_total(GaOperationsView *self, int *row, const char *key, uint64_
 	put(self, row, key, text, TRUE);
 }
 
-static void put_u64(GaOperationsView *self, int *row, const char *key, uint64_t v)
-{
-	g_autofree char *s = ga_format_u64(v);
-
-	put(self, row, key, s, TRUE);
-}
-
-static void put_heading(GaOperationsView *self, int *row, const char *text)
-{
-	GtkWidget *h = gtk_label_new(text);
-
-	gtk_label_set_xalign(GTK_LABEL(h), 0);
-	gtk_widget_add_css_class(h, "heading");
-	gtk_widget_set_margin_top(h, 10);
-	gtk_grid_attach(self->details, h, 0, (*row)++, 2, 1);
-}
-
 /* A line across both columns of the details, `mark` (or NULL) before it. */
 static void put_line(GaOperationsView *self, int *row, GtkWidget *mark, const char *text,
                      const char *acc_name)
@@ -458,7 +441,7 @@ static void put_chain(GaOperationsView *self, int *row, guint index)
 		i = self->made[i].parent - 1;
 		g_array_prepend_val(chain, i);
 	}
-	put_heading(self, row, "Debug context chain");
+	ga_details_add_heading(self->details, row, "Debug context chain");
 	if (!chain->len)
 		put_line(self, row, NULL, "Top level: no enclosing debug context", "Chain: top level");
 	/* The ancestors, outermost first, then the operation itself. */
@@ -495,7 +478,7 @@ static void put_made(GaOperationsView *self, int *row, uint32_t id)
 			if (cs[i].debug_context != (int64_t)id)
 				continue;
 			if (!shown && !more)
-				put_heading(self, row, "Compute sets it made");
+				ga_details_add_heading(self->details, row, "Compute sets it made");
 			if (shown < DETAILS_LIST_MAX) {
 				g_autofree char *name = ga_format_name(cs[i].name);
 				g_autofree char *v = ga_format_u64(cs[i].vertices);
@@ -518,7 +501,7 @@ static void put_made(GaOperationsView *self, int *row, uint32_t id)
 			if (progs[i].debug_context != (int64_t)id)
 				continue;
 			if (!shown && !more)
-				put_heading(self, row, "Programs it made");
+				ga_details_add_heading(self->details, row, "Programs it made");
 			if (shown < DETAILS_LIST_MAX) {
 				GtkWidget *mark = ga_program_mark_new();
 				g_autofree char *type = ga_format_name(progs[i].type);
@@ -607,10 +590,10 @@ static void put_cycles(GaOperationsView *self, int *row, const tsr_operation *op
 		if (st->compute_set >= 0 && (size_t)st->compute_set < n_cs)
 			runs_of_cs[st->compute_set]++;
 	}
-	put_heading(self, row, "Cycles by step type");
+	ga_details_add_heading(self->details, row, "Cycles by step type");
 	for (int t = 0; t < TSR_STEP_TYPE_COUNT; t++)
 		if (by_type[t])
-			put_u64(self, row, tsr_step_type_name((tsr_step_type)t), by_type[t]);
+			ga_details_add_u64(self->details, row, tsr_step_type_name((tsr_step_type)t), by_type[t]);
 	shares = g_array_new(FALSE, TRUE, sizeof(vt_share));
 	g_array_set_size(shares, n_vts);
 	for (size_t t = 0; t < n_vts; t++)
@@ -627,7 +610,7 @@ static void put_cycles(GaOperationsView *self, int *row, const tsr_operation *op
 				    v[k].cycles * runs_of_cs[c];
 	}
 	g_array_sort(shares, by_cycles_desc);
-	put_heading(self, row, "Cycles by vertex type (active, summed over tiles)");
+	ga_details_add_heading(self->details, row, "Cycles by vertex type (active, summed over tiles)");
 	for (guint k = 0; k < shares->len && shown < DETAILS_LIST_MAX; k++) {
 		const vt_share *v = &g_array_index(shares, vt_share, k);
 		g_autofree char *name = NULL;
@@ -635,7 +618,7 @@ static void put_cycles(GaOperationsView *self, int *row, const tsr_operation *op
 		if (!v->cycles)
 			break;
 		name = ga_format_name(vts[v->type].name);
-		put_u64(self, row, name, v->cycles);
+		ga_details_add_u64(self->details, row, name, v->cycles);
 		shown++;
 	}
 	if (!shown)
@@ -679,21 +662,21 @@ static void update_details(GaOperationsView *self)
 		g_autofree char *h = g_strdup_printf("In run %" G_GINT64_FORMAT " (with descendants)",
 		                                     self->run);
 
-		put_heading(self, &r, h);
+		ga_details_add_heading(self->details, &r, h);
 		put_total(self, &r, "Cycles", op->cycles, op->self_cycles);
 		put_total(self, &r, "FLOPs", op->flops, op->self_flops);
 		put_cycles(self, &r, op);
 	} else {
-		put_heading(self, &r, "No runs: no cycles or FLOPs");
+		ga_details_add_heading(self->details, &r, "No runs: no cycles or FLOPs");
 	}
-	put_heading(self, &r, "What it made (with descendants)");
+	ga_details_add_heading(self->details, &r, "What it made (with descendants)");
 	put_total(self, &r, "Memory", op->variable_bytes, op->self_variable_bytes);
-	put_u64(self, &r, "Variables", op->variables);
-	put_u64(self, &r, "Vertex memory", op->vertex_bytes);
-	put_u64(self, &r, "Vertices", x->vertices);
-	put_u64(self, &r, "Compute sets", op->compute_sets);
-	put_u64(self, &r, "Programs", op->programs);
-	put_u64(self, &r, "Exchange bytes", x->exchange_bytes);
+	ga_details_add_u64(self->details, &r, "Variables", op->variables);
+	ga_details_add_u64(self->details, &r, "Vertex memory", op->vertex_bytes);
+	ga_details_add_u64(self->details, &r, "Vertices", x->vertices);
+	ga_details_add_u64(self->details, &r, "Compute sets", op->compute_sets);
+	ga_details_add_u64(self->details, &r, "Programs", op->programs);
+	ga_details_add_u64(self->details, &r, "Exchange bytes", x->exchange_bytes);
 	self->details = self->sections[1];
 	r = 0;
 	put_chain(self, &r, row->index);
@@ -1073,7 +1056,6 @@ static GtkWidget *build_details(GaOperationsView *self)
 {
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
 	GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 32);
-	GtkWidget *scroll = gtk_scrolled_window_new();
 
 	self->heading = GTK_LABEL(gtk_label_new(NULL));
 	gtk_label_set_xalign(self->heading, 0);
@@ -1081,9 +1063,7 @@ static GtkWidget *build_details(GaOperationsView *self)
 	gtk_label_set_wrap_mode(self->heading, PANGO_WRAP_WORD_CHAR);
 	gtk_widget_add_css_class(GTK_WIDGET(self->heading), "heading");
 	for (int i = 0; i < 3; i++) {
-		self->sections[i] = GTK_GRID(gtk_grid_new());
-		gtk_grid_set_column_spacing(self->sections[i], 16);
-		gtk_grid_set_row_spacing(self->sections[i], 3);
+		self->sections[i] = ga_details_grid_new();
 		gtk_widget_set_hexpand(GTK_WIDGET(self->sections[i]), i > 0);
 		gtk_box_append(GTK_BOX(row), GTK_WIDGET(self->sections[i]));
 	}
@@ -1091,15 +1071,7 @@ static GtkWidget *build_details(GaOperationsView *self)
 	self->details = self->sections[0];
 	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->heading));
 	gtk_box_append(GTK_BOX(box), row);
-	gtk_widget_set_margin_start(box, 12);
-	gtk_widget_set_margin_end(box, 12);
-	gtk_widget_set_margin_top(box, 8);
-	gtk_widget_set_margin_bottom(box, 12);
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
-	                               GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), box);
-	gtk_widget_set_size_request(scroll, -1, 200);
-	return scroll;
+	return ga_details_scroller_new(box, -1, 200);
 }
 
 static void ga_operations_view_dispose(GObject *object)

@@ -334,23 +334,6 @@ static void put(GaProgramView *self, int *row, const char *key, const char *valu
 	ga_details_add(self->details, row, key, value, number);
 }
 
-static void put_u64(GaProgramView *self, int *row, const char *key, uint64_t v)
-{
-	g_autofree char *s = ga_format_u64(v);
-
-	put(self, row, key, s, TRUE);
-}
-
-static void put_heading(GaProgramView *self, int *row, const char *text)
-{
-	GtkWidget *h = gtk_label_new(text);
-
-	gtk_label_set_xalign(GTK_LABEL(h), 0);
-	gtk_widget_add_css_class(h, "heading");
-	gtk_widget_set_margin_top(h, 10);
-	gtk_grid_attach(self->details, h, 0, (*row)++, 2, 1);
-}
-
 /* The compute set's figures and its vertices by type. */
 static void put_compute_set(GaProgramView *self, int *row, size_t cs_id)
 {
@@ -365,13 +348,13 @@ static void put_compute_set(GaProgramView *self, int *row, size_t cs_id)
 		return;
 	name = ga_format_name(cs[cs_id].name);
 	put(self, row, "Compute set", name, FALSE);
-	put_u64(self, row, "Tiles", cs[cs_id].tiles);
-	put_u64(self, row, "Vertices", cs[cs_id].vertices);
-	put_u64(self, row, "Cycles (slowest tile)", cs[cs_id].cycles);
+	ga_details_add_u64(self->details, row, "Tiles", cs[cs_id].tiles);
+	ga_details_add_u64(self->details, row, "Vertices", cs[cs_id].vertices);
+	ga_details_add_u64(self->details, row, "Cycles (slowest tile)", cs[cs_id].cycles);
 	if (tsr_report_get_vertex_types(&vt, &n_vt, r) ||
 	    tsr_report_get_compute_set_vertex_types(&by, &n_by, r, cs_id) || !n_by)
 		return;
-	put_heading(self, row, "Vertices by type");
+	ga_details_add_heading(self->details, row, "Vertices by type");
 	for (size_t i = 0; i < n_by; i++) {
 		g_autofree char *type = by[i].vertex_type < n_vt ? ga_format_name(vt[by[i].vertex_type].name)
 		                                                  : g_strdup("?");
@@ -418,9 +401,9 @@ static void put_exchange(GaProgramView *self, int *row, const tsr_program *p)
 	                                ? kinds[p->exchange_kind]
 	                                : "?");
 	put(self, row, "Exchange", with_kind, FALSE);
-	put_u64(self, row, "Bytes received", ex[p->exchange].bytes_received);
-	put_u64(self, row, "Bytes sent", ex[p->exchange].bytes_sent);
-	put_u64(self, row, "Exchange cycles", ex[p->exchange].cycles);
+	ga_details_add_u64(self->details, row, "Bytes received", ex[p->exchange].bytes_received);
+	ga_details_add_u64(self->details, row, "Bytes sent", ex[p->exchange].bytes_sent);
+	ga_details_add_u64(self->details, row, "Exchange cycles", ex[p->exchange].cycles);
 }
 
 static void clear_details(GaProgramView *self)
@@ -475,24 +458,24 @@ static void update_details(GaProgramView *self)
 
 		put(self, &r, "Name", name, FALSE);
 	}
-	put_u64(self, &r, "Program id", row->id);
+	ga_details_add_u64(self->details, &r, "Program id", row->id);
 	if (p->compute_set >= 0)
 		put_compute_set(self, &r, (size_t)p->compute_set);
 	if (p->exchange >= 0)
 		put_exchange(self, &r, p);
 	if (p->exchange >= 0 || p->code_bytes)
-		put_u64(self, &r, "Code bytes", p->code_bytes);
+		ga_details_add_u64(self->details, &r, "Code bytes", p->code_bytes);
 	if (p->type && !strcmp(p->type, "Repeat"))
-		put_u64(self, &r, "Repeat count", p->repeat_count);
+		ga_details_add_u64(self->details, &r, "Repeat count", p->repeat_count);
 	if (p->function >= 0) {
 		g_autofree char *f = g_strdup_printf("Function %" G_GINT64_FORMAT, p->function);
 
 		put(self, &r, "Calls", f, FALSE);
 	}
-	put_u64(self, &r, "Children", p->n_children);
+	ga_details_add_u64(self->details, &r, "Children", p->n_children);
 
 	n_runs = ga_document_get_n_runs(self->doc);
-	put_heading(self, &r, n_runs ? "Cycles in each run" : "No runs in this report");
+	ga_details_add_heading(self->details, &r, n_runs ? "Cycles in each run" : "No runs in this report");
 	for (size_t i = 0; i < n_runs; i++) {
 		const ga_program_cost *c = ga_document_get_program_costs(self->doc, i);
 		g_autofree char *key = g_strdup_printf("Run %zu", i);
@@ -1050,27 +1033,16 @@ static GtkWidget *build_tree(GaProgramView *self)
 static GtkWidget *build_details(GaProgramView *self)
 {
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-	GtkWidget *scroll = gtk_scrolled_window_new();
 
 	self->heading = GTK_LABEL(gtk_label_new(NULL));
 	gtk_label_set_xalign(self->heading, 0);
 	gtk_label_set_wrap(self->heading, TRUE);
 	gtk_label_set_wrap_mode(self->heading, PANGO_WRAP_WORD_CHAR);
 	gtk_widget_add_css_class(GTK_WIDGET(self->heading), "heading");
-	self->details = GTK_GRID(gtk_grid_new());
-	gtk_grid_set_column_spacing(self->details, 16);
-	gtk_grid_set_row_spacing(self->details, 3);
+	self->details = ga_details_grid_new();
 	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->heading));
 	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->details));
-	gtk_widget_set_margin_start(box, 12);
-	gtk_widget_set_margin_end(box, 12);
-	gtk_widget_set_margin_top(box, 8);
-	gtk_widget_set_margin_bottom(box, 12);
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
-	                               GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), box);
-	gtk_widget_set_size_request(scroll, 360, -1);
-	return scroll;
+	return ga_details_scroller_new(box, 360, -1);
 }
 
 static void ga_program_view_dispose(GObject *object)

@@ -34,6 +34,10 @@
  */
 #include "ga-step-lanes.h"
 
+#include <tilescope/tsc-input.h>
+#include <tilescope/tsc-theme.h>
+#include <tilescope/tsd-cancel.h>
+
 #include "ga-format.h"
 #include "ga-program-kind.h"
 
@@ -566,9 +570,7 @@ void ga_step_lanes_set_run(GaStepLanes *self, GaDocument *doc, size_t run)
 		self->n_steps = 0;
 	}
 	g_clear_object(&self->bsp_tex);
-	if (self->bsp_cancel)
-		g_cancellable_cancel(self->bsp_cancel);
-	g_clear_object(&self->bsp_cancel);
+	tsd_cancel_clear(&self->bsp_cancel);
 	make_lanes(self);
 	self->vis_start = 0;
 	self->vis_end = MAX((double)self->total, MIN_SPAN);
@@ -1783,24 +1785,14 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, Gd
 	}
 }
 
-static void on_focus_change(GtkEventControllerFocus *c, GaStepLanes *self)
-{
-	(void)c;
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-}
-
 /* --- The class ---------------------------------------------------------------------------- */
 
 static void ga_step_lanes_css_changed(GtkWidget *widget, GtkCssStyleChange *change)
 {
 	GaStepLanes *self = GA_STEP_LANES(widget);
-	GtkStyleContext *ctx = gtk_widget_get_style_context(widget);
 
 	GTK_WIDGET_CLASS(ga_step_lanes_parent_class)->css_changed(widget, change);
-	gtk_style_context_get_color(ctx, &self->fg);
-	if (!gtk_style_context_lookup_color(ctx, "accent_color", &self->accent) &&
-	    !gtk_style_context_lookup_color(ctx, "theme_selected_bg_color", &self->accent))
-		self->accent = (GdkRGBA){0.21f, 0.52f, 0.89f, 1.0f};
+	tsc_theme_colours(widget, &self->fg, &self->accent);
 	/* The font may have changed too: measure again. */
 	g_clear_object(&self->layout);
 	self->width = -1;
@@ -1825,9 +1817,7 @@ static void ga_step_lanes_dispose(GObject *object)
 {
 	GaStepLanes *self = GA_STEP_LANES(object);
 
-	if (self->bsp_cancel)
-		g_cancellable_cancel(self->bsp_cancel);
-	g_clear_object(&self->bsp_cancel);
+	tsd_cancel_clear(&self->bsp_cancel);
 	g_clear_object(&self->bsp_tex);
 	g_clear_handle_id(&self->describe_idle, g_source_remove);
 	if (self->lanes)
@@ -1874,9 +1864,19 @@ static void ga_step_lanes_class_init(GaStepLanesClass *klass)
 
 static void ga_step_lanes_init(GaStepLanes *self)
 {
+	static const TscInputHandlers input = {
+		.motion = G_CALLBACK(on_motion),
+		.leave = G_CALLBACK(on_leave),
+		.scroll = G_CALLBACK(on_scroll),
+		.scroll_flags = GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES,
+		.drag_begin = G_CALLBACK(on_drag_begin),
+		.drag_update = G_CALLBACK(on_drag_update),
+		.drag_end = G_CALLBACK(on_drag_end),
+		.drag_button = GDK_BUTTON_PRIMARY,
+		.key_pressed = G_CALLBACK(on_key),
+		.focus_change = G_CALLBACK(tsc_redraw_cb),
+	};
 	GtkWidget *w = GTK_WIDGET(self);
-	GtkEventController *c;
-	GtkGesture *drag;
 
 	self->selected = -1;
 	self->selected_frame = -1;
@@ -1890,27 +1890,7 @@ static void ga_step_lanes_init(GaStepLanes *self)
 	gtk_widget_set_focusable(w, TRUE);
 	gtk_widget_set_has_tooltip(w, TRUE);
 	g_signal_connect(w, "query-tooltip", G_CALLBACK(on_query_tooltip), NULL);
-
-	c = gtk_event_controller_motion_new();
-	g_signal_connect(c, "motion", G_CALLBACK(on_motion), self);
-	g_signal_connect(c, "leave", G_CALLBACK(on_leave), self);
-	gtk_widget_add_controller(w, c);
-	c = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
-	g_signal_connect(c, "scroll", G_CALLBACK(on_scroll), self);
-	gtk_widget_add_controller(w, c);
-	drag = gtk_gesture_drag_new();
-	gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
-	g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
-	g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
-	g_signal_connect(drag, "drag-end", G_CALLBACK(on_drag_end), self);
-	gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(drag));
-	c = gtk_event_controller_key_new();
-	g_signal_connect(c, "key-pressed", G_CALLBACK(on_key), self);
-	gtk_widget_add_controller(w, c);
-	c = gtk_event_controller_focus_new();
-	g_signal_connect(c, "enter", G_CALLBACK(on_focus_change), self);
-	g_signal_connect(c, "leave", G_CALLBACK(on_focus_change), self);
-	gtk_widget_add_controller(w, c);
+	tsc_widget_add_input(w, &input);
 
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               "Execution trace", -1);

@@ -12,6 +12,9 @@
  */
 #include "ga-trace-view.h"
 
+#include <tilescope/tsd-cancel.h>
+
+#include "ga-figures.h"
 #include "ga-format.h"
 #include "ga-program-kind.h"
 #include "ga-step-lanes.h"
@@ -316,12 +319,8 @@ static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 	gboolean valid = run != GTK_INVALID_LIST_POSITION && self->doc;
 
 	(void)pspec;
-	if (self->index_cancel)
-		g_cancellable_cancel(self->index_cancel);
-	g_clear_object(&self->index_cancel);
-	if (self->index_cancel_b)
-		g_cancellable_cancel(self->index_cancel_b);
-	g_clear_object(&self->index_cancel_b);
+	tsd_cancel_clear(&self->index_cancel);
+	tsd_cancel_clear(&self->index_cancel_b);
 	ga_step_lanes_set_index(self->lanes, NULL);
 	ga_step_lanes_set_run(self->lanes, valid ? self->doc : NULL, run);
 	if (self->lanes_b)
@@ -428,9 +427,7 @@ static void on_run_b(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 	gboolean valid = run != GTK_INVALID_LIST_POSITION && self->doc_b;
 
 	(void)pspec;
-	if (self->index_cancel_b)
-		g_cancellable_cancel(self->index_cancel_b);
-	g_clear_object(&self->index_cancel_b);
+	tsd_cancel_clear(&self->index_cancel_b);
 	ga_step_lanes_set_index(self->lanes_b, NULL);
 	ga_step_lanes_set_run(self->lanes_b, valid ? self->doc_b : NULL, run);
 	align_axes(self);
@@ -616,9 +613,7 @@ static GtkWidget *build_section(GtkLabel **heading, GtkGrid **grid)
 	*heading = GTK_LABEL(gtk_label_new(NULL));
 	gtk_label_set_xalign(*heading, 0);
 	gtk_widget_add_css_class(GTK_WIDGET(*heading), "heading");
-	*grid = GTK_GRID(gtk_grid_new());
-	gtk_grid_set_column_spacing(*grid, 16);
-	gtk_grid_set_row_spacing(*grid, 3);
+	*grid = ga_details_grid_new();
 	gtk_box_append(GTK_BOX(box), GTK_WIDGET(*heading));
 	gtk_box_append(GTK_BOX(box), GTK_WIDGET(*grid));
 	gtk_widget_set_hexpand(box, TRUE);
@@ -628,20 +623,11 @@ static GtkWidget *build_section(GtkLabel **heading, GtkGrid **grid)
 static GtkWidget *build_panel(GaTraceView *self)
 {
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 24);
-	GtkWidget *scroll = gtk_scrolled_window_new();
 
 	gtk_box_append(GTK_BOX(box), build_section(&self->heading, &self->details));
 	gtk_box_append(GTK_BOX(box), gtk_separator_new(GTK_ORIENTATION_VERTICAL));
 	gtk_box_append(GTK_BOX(box), build_section(&self->range_heading, &self->range));
-	gtk_widget_set_margin_start(box, 12);
-	gtk_widget_set_margin_end(box, 12);
-	gtk_widget_set_margin_top(box, 8);
-	gtk_widget_set_margin_bottom(box, 12);
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
-	                               GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), box);
-	gtk_widget_set_size_request(scroll, -1, 200);
-	return scroll;
+	return ga_details_scroller_new(box, -1, 200);
 }
 
 static void ga_trace_view_dispose(GObject *object)
@@ -651,12 +637,8 @@ static void ga_trace_view_dispose(GObject *object)
 	if (self->session)
 		g_signal_handlers_disconnect_by_data(self->session, self);
 	g_clear_object(&self->session);
-	if (self->index_cancel)
-		g_cancellable_cancel(self->index_cancel);
-	g_clear_object(&self->index_cancel);
-	if (self->index_cancel_b)
-		g_cancellable_cancel(self->index_cancel_b);
-	g_clear_object(&self->index_cancel_b);
+	tsd_cancel_clear(&self->index_cancel);
+	tsd_cancel_clear(&self->index_cancel_b);
 	G_OBJECT_CLASS(ga_trace_view_parent_class)->dispose(object);
 }
 

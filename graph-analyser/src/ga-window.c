@@ -20,6 +20,8 @@
  */
 #include "ga-window.h"
 
+#include <tilescope/tsd-cancel.h>
+
 #include "ga-navigation.h"
 #include "ga-views.h"
 
@@ -176,14 +178,11 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	update_actions(self);
 }
 
-void ga_window_open(GaWindow *self, GFile *file)
+/* The loading page for `file` under `heading`, with a new cancellable in
+ * place of the load (or comparison) in flight. */
+static void start_loading(GaWindow *self, GFile *file, const char *heading)
 {
-	g_autofree char *name = g_file_get_basename(file);
-	g_autofree char *heading = g_strdup_printf("Opening %s", name ? name : "the report");
-
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
-	g_clear_object(&self->cancellable);
+	tsd_cancel_clear(&self->cancellable);
 	self->cancellable = g_cancellable_new();
 	g_set_object(&self->loading_file, file);
 	gtk_label_set_text(self->loading_title, heading);
@@ -191,6 +190,14 @@ void ga_window_open(GaWindow *self, GFile *file)
 	gtk_label_set_text(self->loading_message, " ");
 	gtk_stack_set_visible_child_name(self->main_stack, "loading");
 	update_actions(self);
+}
+
+void ga_window_open(GaWindow *self, GFile *file)
+{
+	g_autofree char *name = g_file_get_basename(file);
+	g_autofree char *heading = g_strdup_printf("Opening %s", name ? name : "the report");
+
+	start_loading(self, file, heading);
 	ga_document_load_async(file, self->cancellable, on_load_progress, g_object_ref(self),
 	                       g_object_unref, on_loaded, g_object_ref(self));
 }
@@ -397,16 +404,7 @@ void ga_window_compare(GaWindow *self, GFile *a, GFile *b)
 	g_autofree char *heading = g_strdup_printf("Comparing %s and %s", na, nb);
 	pair_load *p = g_new0(pair_load, 1);
 
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
-	g_clear_object(&self->cancellable);
-	self->cancellable = g_cancellable_new();
-	g_set_object(&self->loading_file, a);
-	gtk_label_set_text(self->loading_title, heading);
-	gtk_progress_bar_set_fraction(self->loading_progress, 0);
-	gtk_label_set_text(self->loading_message, " ");
-	gtk_stack_set_visible_child_name(self->main_stack, "loading");
-	update_actions(self);
+	start_loading(self, a, heading);
 	g_atomic_ref_count_init(&p->ref);
 	p->win = g_object_ref(self);
 	p->cancellable = g_object_ref(self->cancellable);
@@ -806,9 +804,7 @@ static void ga_window_dispose(GObject *object)
 {
 	GaWindow *self = GA_WINDOW(object);
 
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
-	g_clear_object(&self->cancellable);
+	tsd_cancel_clear(&self->cancellable);
 	g_clear_object(&self->monitor);
 	g_clear_object(&self->compare_monitor);
 	g_clear_object(&self->chooser);

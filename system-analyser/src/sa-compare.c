@@ -8,6 +8,8 @@
  */
 #include "sa-compare.h"
 
+#include <tilescope/tsd-cancel.h>
+
 #include "sa-compare-view.h"
 #include "sa-format.h"
 #include "sa-recent.h"
@@ -66,9 +68,7 @@ static void job_ref_free(job_ref *j)
 /* Cancels the job in progress and starts a new cancellable. */
 static void new_job(SaCompare *self)
 {
-	if (self->cancel)
-		g_cancellable_cancel(self->cancel);
-	g_clear_object(&self->cancel);
+	tsd_cancel_clear(&self->cancel);
 	self->cancel = g_cancellable_new();
 	for (int i = 0; i < 2; i++) {
 		g_clear_pointer(&self->doc[i], sa_document_unref);
@@ -415,9 +415,7 @@ void sa_compare_free(SaCompare *self)
 {
 	if (!self)
 		return;
-	if (self->cancel)
-		g_cancellable_cancel(self->cancel);
-	g_clear_object(&self->cancel);
+	tsd_cancel_clear(&self->cancel);
 	for (int i = 0; i < 2; i++) {
 		g_clear_pointer(&self->doc[i], sa_document_unref);
 		g_clear_pointer(&self->what[i], g_free);

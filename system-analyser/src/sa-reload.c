@@ -6,6 +6,8 @@
  */
 #include "sa-reload.h"
 
+#include <tilescope/tsd-cancel.h>
+
 #include "sa-format.h"
 #include "sa-window.h"
 
@@ -184,9 +186,7 @@ void sa_reload_watch(SaReload *self, SaDocument *doc)
 	/* Other files now: a reload of the old ones must not replace them. */
 	if (!paths || !self->paths ||
 	    !g_strv_equal((const char *const *)self->paths, paths)) {
-		if (self->cancel)
-			g_cancellable_cancel(self->cancel);
-		g_clear_object(&self->cancel);
+		tsd_cancel_clear(&self->cancel);
 		self->again = FALSE;
 	}
 	g_clear_pointer(&self->paths, g_strfreev);
@@ -262,9 +262,7 @@ void sa_reload_free(SaReload *self)
 		return;
 	unwatch(self);
 	g_ptr_array_unref(self->monitors);
-	if (self->cancel)
-		g_cancellable_cancel(self->cancel);
-	g_clear_object(&self->cancel);
+	tsd_cancel_clear(&self->cancel);
 	g_clear_pointer(&self->paths, g_strfreev);
 	g_clear_object(&self->actions);
 	g_free(self);

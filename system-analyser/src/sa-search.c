@@ -10,6 +10,8 @@
  */
 #include "sa-search.h"
 
+#include <tilescope/tsd-cancel.h>
+
 #include "sa-format.h"
 #include "sa-search-job.h"
 
@@ -199,9 +201,7 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 /* Starts `job` (taken) in a worker, cancelling the query running. */
 static void start_job(SaSearchBar *self, search_job *job)
 {
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
-	g_clear_object(&self->cancellable);
+	tsd_cancel_clear(&self->cancellable);
 	self->cancellable = g_cancellable_new();
 	sa_document_run_async(self->doc, run_search, job, (GDestroyNotify)search_job_free, g_free,
 	                      self->cancellable, on_search_done, g_object_ref(self));
@@ -213,9 +213,7 @@ static void run_search_of_entry(SaSearchBar *self)
 	const char *text = gtk_editable_get_text(GTK_EDITABLE(self->entry));
 	search_job *job;
 
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
-	g_clear_object(&self->cancellable);
+	tsd_cancel_clear(&self->cancellable);
 	g_clear_pointer(&self->pattern, g_free);
 	self->total = self->index = 0;
 	self->queued = 0;
@@ -263,9 +261,7 @@ static void run_step(SaSearchBar *self, gboolean forward)
 void sa_search_bar_set_document(SaSearchBar *self, SaDocument *doc)
 {
 	g_return_if_fail(SA_IS_SEARCH_BAR(self));
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
-	g_clear_object(&self->cancellable);
+	tsd_cancel_clear(&self->cancellable);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	if (doc)
 		self->doc = sa_document_ref(doc);
@@ -371,9 +367,7 @@ static void sa_search_bar_dispose(GObject *object)
 {
 	SaSearchBar *self = SA_SEARCH_BAR(object);
 
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
-	g_clear_object(&self->cancellable);
+	tsd_cancel_clear(&self->cancellable);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	gtk_widget_dispose_template(GTK_WIDGET(self), SA_TYPE_SEARCH_BAR);
 	G_OBJECT_CLASS(sa_search_bar_parent_class)->dispose(object);

@@ -4,6 +4,8 @@
  */
 #include "sa-span-view.h"
 
+#include <tilescope/tsd-cancel.h>
+
 #include "sa-format.h"
 
 #include <stdlib.h>
@@ -264,9 +266,7 @@ void sa_span_view_set_span(SaSpanView *self, SaDocument *doc, size_t thread,
 	span_query *q;
 
 	g_return_if_fail(SA_IS_SPAN_VIEW(self));
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
-	g_clear_object(&self->cancellable);
+	tsd_cancel_clear(&self->cancellable);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	if (!trace || !span || span->kind != TSR_TRACE_ITEM_EVENT ||
 	    tsr_trace_get_threads(&threads, &n_threads, trace) != TSR_OK || thread >= n_threads ||
@@ -323,9 +323,7 @@ static void sa_span_view_dispose(GObject *object)
 {
 	SaSpanView *self = SA_SPAN_VIEW(object);
 
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
-	g_clear_object(&self->cancellable);
+	tsd_cancel_clear(&self->cancellable);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	g_clear_pointer(&self->stack, gtk_widget_unparent);
 	G_OBJECT_CLASS(sa_span_view_parent_class)->dispose(object);

@@ -7,6 +7,8 @@
  */
 #include "sa-timeline-private.h"
 
+#include <tilescope/tsc-input.h>
+
 #include "sa-format.h"
 
 #include <math.h>
@@ -415,24 +417,19 @@ static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
 
 void sa_timeline_install_input(SaTimeline *self)
 {
-	GtkEventController *ctl;
-	GtkGesture *drag;
+	static const TscInputHandlers input = {
+		.motion = G_CALLBACK(on_motion),
+		.leave = G_CALLBACK(on_leave),
+		.scroll = G_CALLBACK(on_scroll),
+		.scroll_flags = GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES | GTK_EVENT_CONTROLLER_SCROLL_DISCRETE,
+		.drag_begin = G_CALLBACK(on_drag_begin),
+		.drag_update = G_CALLBACK(on_drag_update),
+		.drag_end = G_CALLBACK(on_drag_end),
+		.drag_button = GDK_BUTTON_PRIMARY,
+		.key_pressed = G_CALLBACK(on_key),
+	};
 
-	ctl = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES |
-	                                      GTK_EVENT_CONTROLLER_SCROLL_DISCRETE);
-	g_signal_connect(ctl, "scroll", G_CALLBACK(on_scroll), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), ctl);
-	ctl = gtk_event_controller_motion_new();
-	g_signal_connect(ctl, "motion", G_CALLBACK(on_motion), self);
-	g_signal_connect(ctl, "leave", G_CALLBACK(on_leave), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), ctl);
-	drag = gtk_gesture_drag_new();
-	gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
-	g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
-	g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
-	g_signal_connect(drag, "drag-end", G_CALLBACK(on_drag_end), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drag));
-	ctl = gtk_event_controller_key_new();
-	g_signal_connect(ctl, "key-pressed", G_CALLBACK(on_key), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), ctl);
+	/* The scroll controller now comes after the motion one: they see
+	 * different events, so the order does not matter. */
+	tsc_widget_add_input(GTK_WIDGET(self), &input);
 }

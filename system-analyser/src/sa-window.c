@@ -13,6 +13,8 @@
  */
 #include "sa-window.h"
 
+#include <tilescope/tsd-cancel.h>
+
 #include "sa-compare.h"
 #include "sa-graph-link.h"
 #include "sa-overview.h"
@@ -94,9 +96,7 @@ static void refresh_stats(SaWindow *self)
 {
 	int64_t from, to;
 
-	if (self->stats_cancellable)
-		g_cancellable_cancel(self->stats_cancellable);
-	g_clear_object(&self->stats_cancellable);
+	tsd_cancel_clear(&self->stats_cancellable);
 	if (!self->doc) {
 		sa_stats_view_set_stats(self->stats_view, NULL, NULL);
 		return;
@@ -140,9 +140,7 @@ static void refresh_tree(SaWindow *self)
 	size_t thread;
 	int64_t from, to;
 
-	if (self->tree_cancellable)
-		g_cancellable_cancel(self->tree_cancellable);
-	g_clear_object(&self->tree_cancellable);
+	tsd_cancel_clear(&self->tree_cancellable);
 	if (!self->doc) {
 		sa_call_tree_view_set_tree(self->call_tree_view, NULL, NULL);
 		sa_flame_view_set_tree(self->flame_view, NULL, NULL);
