@@ -266,8 +266,10 @@ static int first_of(walk *w, uint32_t p, unsigned depth)
 	}
 	if (rc)
 		return rc;
-	/* Sorted and unique, so that membership is a binary search. */
-	qsort(w->pool + start, w->n_pool - start, sizeof(*w->pool), cmp_u32);
+	/* Sorted and unique, so that membership is a binary search (an
+	 * empty set may have no pool at all yet: nothing to sort). */
+	if (w->n_pool > start)
+		qsort(w->pool + start, w->n_pool - start, sizeof(*w->pool), cmp_u32);
 	{
 		size_t k = start;
 
