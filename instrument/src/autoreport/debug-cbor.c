@@ -305,8 +305,8 @@ static int create_temp(int *fd_out, char **tmp_out, const char *path)
 	return TSI_OK;
 }
 
-/* Writes all of buf[0..len) to `fd`, then syncs it. Returns TSI_OK, or
- * TSI_ERR_IO recorded with `name` in the message. */
+/* Writes all of buf[0..len) to `fd`. Returns TSI_OK, or TSI_ERR_IO
+ * recorded with `name` in the message. */
 static int write_all(int fd, const unsigned char *buf, size_t len, const char *name)
 {
 	for (size_t off = 0; off < len;) {
@@ -319,16 +319,15 @@ static int write_all(int fd, const unsigned char *buf, size_t len, const char *n
 			                     n < 0 ? strerror(errno) : "nothing written");
 		off += (size_t)n;
 	}
-	if (fsync(fd) != 0)
-		return tsi_set_error(TSI_ERR_IO, "cannot write '%s': %s", name, strerror(errno));
 	return TSI_OK;
 }
 
 /*
  * Serialises the contexts of `gp` and writes them to `path`: first to a
- * new file beside it (same directory, so the rename is atomic), synced,
- * then renamed over `path`. On any failure the temporary file is removed
- * and `path` is left as it was.
+ * new file beside it (same directory, so the rename is atomic), then
+ * published over `path` as profile.pop is (tsi_report_publish: synced,
+ * renamed, the directory synced). On any failure the temporary file is
+ * removed and `path` is left as it was.
  */
 int tsi_debug_cbor_write(const char *path, const tsi_graph_profile *gp,
                          const tsi_report_meta *meta)
@@ -353,11 +352,9 @@ int tsi_debug_cbor_write(const char *path, const tsi_graph_profile *gp,
 		rc = tsi_set_error(TSI_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (rename(tmp, path) != 0) {
-		rc = tsi_set_error(TSI_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path,
-		                   strerror(errno));
+	rc = tsi_report_publish(tmp, path);
+	if (rc)
 		goto out;
-	}
 	free(tmp);
 	tmp = NULL; /* renamed: nothing to remove */
 out:

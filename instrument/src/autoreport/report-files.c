@@ -58,9 +58,10 @@ void tsi_report_sync_data(const char *file)
 
 /*
  * Renames the finished `tmp` over `path`, durably: the file's data reach
- * the disk before the rename (the database was built without a journal
- * or syncs, for speed), and the directory's entry after it, so a power
- * cut leaves the old report or the new one, never a renamed empty file.
+ * the disk before the rename (profile.pop is built without a journal or
+ * syncs, for speed; debug.cbor is written in one go), and the directory's
+ * entry after it, so a power cut leaves the old report or the new one,
+ * never a renamed empty file.
  */
 int tsi_report_publish(const char *tmp, const char *path)
 {
