@@ -101,6 +101,17 @@ void tsi_test_capture_close(tsi_test_capture *cap)
 
 /* Device first, then a graph on the device's own target, so that the
  * graph and the engine's device can never disagree about the target. */
+tsi_graph *tsi_test_graph_mk2(void)
+{
+	tsi_target target;
+	tsi_graph *g = NULL;
+
+	assert_int_equal(tsi_target_ipu(&target, TSI_IPU_MK2, 1, 0), TSI_OK);
+	assert_int_equal(tsi_graph_new(&g, &target, 1), TSI_OK);
+	assert_non_null(g);
+	return g;
+}
+
 void tsi_test_model_init_ipu(tsi_test_model *m, tsi_ipu_version version, unsigned ipus,
                              unsigned tiles_per_ipu, unsigned replicas)
 {

@@ -57,6 +57,9 @@ void tsi_test_model_init_ipu(tsi_test_model *m, tsi_ipu_version version, unsigne
 /* tsi_test_model_init_ipu with a Mk2 IPU. */
 void tsi_test_model_init(tsi_test_model *m, unsigned ipus, unsigned tiles_per_ipu,
                          unsigned replicas);
+/* A graph alone (no device) on one full Mk2 IPU, 1,472 tiles, one
+ * replica; free with tsi_graph_free. */
+tsi_graph *tsi_test_graph_mk2(void);
 /* A heap model of one Mk2 IPU, one replica, with an empty sequence "seq";
  * for cmocka setup functions (free with tsi_test_model_delete). */
 tsi_test_model *tsi_test_model_new(unsigned tiles_per_ipu);

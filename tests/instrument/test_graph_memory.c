@@ -15,18 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A graph on one Mk2 IPU (1,472 tiles). */
-static tsi_graph *new_graph(void)
-{
-	tsi_target target;
-	tsi_graph *g = NULL;
-
-	assert_int_equal(tsi_target_ipu(&target, TSI_IPU_MK2, 1, 0), TSI_OK);
-	assert_int_equal(tsi_graph_new(&g, &target, 1), TSI_OK);
-	assert_non_null(g);
-	return g;
-}
-
 /* --- Tile maps ------------------------------------------------------------------ */
 
 /* Fails unless `v`'s runs are canonical and give table[i] for every i. */
@@ -96,7 +84,7 @@ static void test_tile_runs_match_table(void **state)
 static void test_tile_runs_through_graph(void **state)
 {
 	(void)state;
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *x = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(64, 100), "x");
 	const tsi_var *v;
 
@@ -162,7 +150,7 @@ static void check_kept(const tsi_tensor *t, const tsi_tensor *x, size_t begin, s
 static void test_scratch_views_kept_where_stored(void **state)
 {
 	(void)state;
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_codelet c = *test_codelet();
 	tsi_tensor *x, *made_outside, *again;
 	tsi_compute_set *cs;
@@ -229,7 +217,7 @@ static void test_scratch_views_kept_where_stored(void **state)
 static void test_scratch_cache_emptied(void **state)
 {
 	(void)state;
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *x = tsi_graph_add_variable(g, TSI_HALF, TSI_SHAPE(32, 32), "x");
 	tsi_tensor *t;
 

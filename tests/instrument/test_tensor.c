@@ -14,18 +14,6 @@
 
 #include <tilescope/ipu.h>
 
-/* A graph on one Mk2 IPU: 1,472 tiles, enough to tell 1,472 elements apart. */
-static tsi_graph *new_graph(void)
-{
-	tsi_target target;
-	tsi_graph *g = NULL;
-
-	assert_int_equal(tsi_target_ipu(&target, TSI_IPU_MK2, 1, 0), TSI_OK);
-	assert_int_equal(tsi_graph_new(&g, &target, 1), TSI_OK);
-	assert_non_null(g);
-	return g;
-}
-
 /* Maps element k of `v` to tile first_tile + k, one element at a time. */
 static void map_identity(tsi_graph *g, const tsi_tensor *v, unsigned first_tile)
 {
@@ -105,7 +93,7 @@ static void assert_shape(const tsi_tensor *t, size_t rank, const size_t *shape)
 
 static void test_accessors(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *x = tsi_graph_add_variable(g, TSI_HALF, TSI_SHAPE(2, 3, 4), "x");
 	size_t shape[TSI_MAX_RANK];
 	(void)state;
@@ -142,7 +130,7 @@ static void test_accessors(void **state)
 /* A rank-0 variable through TSI_SCALAR: one element, mappable. */
 static void test_scalar_shape(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *loss = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SCALAR, "loss");
 
 	(void)state;
@@ -161,7 +149,7 @@ static void test_scalar_shape(void **state)
 
 static void test_index(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *v = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(3, 4), "v");
 	(void)state;
 
@@ -191,7 +179,7 @@ static void test_index(void **state)
 /* Tutorial 1: v1.slice(0, 3) and v3.slice({1,1},{2,4}). */
 static void test_slice_tutorial(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *v1 = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(4), "v1");
 	tsi_tensor *v3 = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(4, 4), "v3");
 	(void)state;
@@ -231,7 +219,7 @@ static void test_slice_tutorial(void **state)
 
 static void test_slice_inner_dim(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *v = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(3, 4), "v");
 	tsi_tensor *c = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(2, 3, 4), "c");
 	(void)state;
@@ -266,7 +254,7 @@ static void test_slice_inner_dim(void **state)
 
 static void test_reshape_flatten(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *c = tsi_graph_add_variable(g, TSI_INT, TSI_SHAPE(2, 3, 4), "c");
 	unsigned expected[24];
 	(void)state;
@@ -306,7 +294,7 @@ static void test_reshape_flatten(void **state)
 
 static void test_transpose(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *v = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(2, 3), "v");
 	(void)state;
 
@@ -334,7 +322,7 @@ static void test_transpose(void **state)
 
 static void test_dim_shuffle(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *c = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(2, 3, 4), "c");
 	const size_t perm[] = {2, 0, 1};
 	unsigned expected[24];
@@ -372,7 +360,7 @@ static void test_dim_shuffle(void **state)
 
 static void test_concat(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *a = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(2, 3), "a");
 	tsi_tensor *b = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(2, 2), "b");
 	tsi_tensor *c = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(1, 3), "c");
@@ -412,7 +400,7 @@ static void test_concat(void **state)
 
 static void test_broadcast(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *v = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(3), "v");
 	tsi_tensor *m = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(2, 3), "m");
 	(void)state;
@@ -459,7 +447,7 @@ static void test_broadcast(void **state)
 
 static void test_expand(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *m = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(2, 3), "m");
 	(void)state;
 
@@ -483,7 +471,7 @@ static void test_expand(void **state)
 
 static void test_views_of_views(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *v = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(3, 4), "v");
 	(void)state;
 
@@ -527,7 +515,7 @@ static void test_views_of_views(void **state)
 
 static void test_contiguous_and_constant(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *v = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(4, 4), "v");
 	tsi_tensor *k = tsi_graph_add_constant_fill(g, TSI_FLOAT, TSI_SHAPE(4), 1.5, "k");
 	(void)state;
@@ -620,7 +608,7 @@ static tsi_tensor *make_bad_view(tsi_graph *g, tsi_tensor *v, enum bad_view whic
 	case BAD_CONCAT_DIM:
 		return tsi_tensor_concat2(v, v, 2);
 	case BAD_CONCAT_GRAPH:
-		*other = new_graph();
+		*other = tsi_test_graph_mk2();
 		return tsi_tensor_concat2(
 		    v, tsi_graph_add_variable(*other, TSI_FLOAT, TSI_SHAPE(3, 4), "othervar"), 0);
 	case BAD_BROADCAST_DIM:
@@ -664,7 +652,7 @@ static void test_errors(void **state)
 	(void)state;
 
 	for (int which = 0; which < BAD_VIEW_COUNT; which++) {
-		tsi_graph *g = new_graph(), *other = NULL;
+		tsi_graph *g = tsi_test_graph_mk2(), *other = NULL;
 		tsi_tensor *v = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(3, 4), "errvar");
 		tsi_tensor *bad = make_bad_view(g, v, (enum bad_view)which, &other);
 		const char *msg = tsi_graph_error(g);
@@ -688,7 +676,7 @@ static void test_errors(void **state)
 /* A NULL input gives NULL and records nothing. */
 static void test_null_propagates(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *v = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(3, 4), "v");
 	const size_t b[] = {0}, e[] = {1}, perm[] = {1, 0};
 	tsi_tensor *with_null[] = {v, NULL};
@@ -726,7 +714,7 @@ static void test_null_propagates(void **state)
 /* Tensors of two virtual graphs of one graph share a core and may be joined. */
 static void test_concat_virtual_graphs(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_graph *lo = tsi_graph_create_virtual(g, 0, 10);
 	tsi_graph *hi = tsi_graph_create_virtual(g, 10, 20);
 	(void)state;
@@ -924,7 +912,7 @@ static void test_random_compositions(void **state)
 	(void)state;
 
 	for (int round = 0; round < 150; round++) {
-		tsi_graph *g = new_graph();
+		tsi_graph *g = tsi_test_graph_mk2();
 		tsi_tensor *t = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(4, 3, 5), "src");
 		ref_view r;
 
@@ -953,7 +941,7 @@ static void test_random_compositions(void **state)
  */
 static void test_big_row_slices(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *big = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(10000, 1000), "big");
 	(void)state;
 
@@ -999,7 +987,7 @@ static void test_big_row_slices(void **state)
  */
 static void test_equal_views_shared(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	tsi_tensor *v = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(4, 6), "v");
 	(void)state;
 
@@ -1047,7 +1035,7 @@ static void test_equal_views_shared(void **state)
  * that says so (views hold element counts in 32 bits). */
 static void test_variable_size_limit(void **state)
 {
-	tsi_graph *g = new_graph();
+	tsi_graph *g = tsi_test_graph_mk2();
 	(void)state;
 
 	assert_null(tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(65536, 65537), "huge"));
