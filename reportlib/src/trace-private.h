@@ -88,6 +88,8 @@ typedef struct trace_file {
 	sqlite3 *db;
 	trace_image *image;        /* a Chrome JSON file's database, which db reads in
 	                              place (a reference); NULL for a .pvti file */
+	bool json;                 /* Chrome JSON: shares an image, or its first byte
+	                              says so (trace_chrome_sniff, read once) */
 	tsr_trace *tr;             /* the handle (for the progress handler) */
 	tsr_vm_guard vm_guard;     /* steps any one statement may take (progress handler) */
 	sqlite3_stmt *chunk_st;    /* the blob of a chunk by id */

@@ -514,7 +514,7 @@ static int open_file(tsr_trace *tr, size_t p)
 	struct stat sb;
 	/* A file shared by the handle this one reopens is its image, whatever
 	 * the file holds now. */
-	bool wal, json = f->image || trace_chrome_sniff(pr->path);
+	bool wal, json = f->json;
 	uint32_t header_app;
 	int rc = json ? TSR_OK : check_sqlite_header(pr->path, &wal, &header_app);
 
@@ -1313,11 +1313,13 @@ static int open_handle(tsr_trace **out, const char *const *paths, size_t n_paths
 	/* Parts: opening the files 5 %, their tables and chunk indexes 85 %,
 	 * instants and samples 5 %, the chunk trees 5 %. Reading a Chrome JSON
 	 * file is most of the work when there is one: opening gets 80 %. */
-	for (p = 0; p < n; p++)
-		if (!tr->files[p].image && trace_chrome_sniff(list[p]))
+	for (p = 0; p < n; p++) {
+		tr->files[p].json = tr->files[p].image || trace_chrome_sniff(list[p]);
+		if (tr->files[p].json && !tr->files[p].image)
 			share = 0.80;
+	}
 	for (p = 0; p < n && rc == TSR_OK; p++) {
-		bool json = !tr->files[p].image && trace_chrome_sniff(list[p]);
+		bool json = tr->files[p].json && !tr->files[p].image;
 
 		tr->processes[p].path = list[p];
 		if (tsr_progress_step(&tr->progress, share * (double)p / (double)n,
