@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,24 +142,73 @@ static int small_model_compile(small_model *s, tsi_engine **engine, const char *
 	return tsi_engine_new_named(engine, s->m.graph, s->progs, 2, opts, name);
 }
 
-/* A temporary directory that is also the working directory. */
-typedef struct workdir {
-	char *path;
-	char old[4096];
-} workdir;
+/*
+ * What a test made, freed by its teardown whether the test passed or an
+ * assertion ended it early (so a failure leaks nothing and leaves no
+ * process or directory behind): a temporary directory that is also the
+ * working directory, a model, engines, options, child processes and
+ * pipe ends. A test clears a field it freed itself.
+ */
+typedef struct fixture {
+	char *path;           /* the temporary directory (tsi_test_mkdtemp) */
+	char old[4096];       /* the working directory before it */
+	small_model s;        /* zeroed until small_model_build */
+	tsi_test_model m;     /* zeroed until tsi_test_model_init */
+	tsi_engine *e[2];     /* or NULL */
+	tsi_options *o;       /* or NULL */
+	pid_t child[2];       /* killed and reaped when still set (> 0) */
+	int fd[8];            /* closed when >= 0 */
+} fixture;
 
-static void workdir_enter(workdir *w)
+static int fixture_setup(void **state)
 {
-	w->path = tsi_test_mkdtemp();
-	assert_non_null(getcwd(w->old, sizeof(w->old)));
-	assert_int_equal(chdir(w->path), 0);
+	fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	for (size_t i = 0; i < sizeof(f->fd) / sizeof(f->fd[0]); i++)
+		f->fd[i] = -1;
+	f->path = tsi_test_mkdtemp();
+	if (!getcwd(f->old, sizeof(f->old)) || chdir(f->path) != 0) {
+		tsi_test_rmtree(f->path);
+		free(f);
+		return -1;
+	}
+	*state = f;
+	return 0;
 }
 
-static void workdir_leave(workdir *w)
+static int fixture_teardown(void **state)
 {
-	assert_int_equal(chdir(w->old), 0);
-	tsi_test_rmtree(w->path);
+	fixture *f = *state;
+	int rc = 0;
+
+	for (int i = 0; i < 2; i++)
+		if (f->child[i] > 0) {
+			kill(f->child[i], SIGKILL);
+			waitpid(f->child[i], NULL, 0);
+		}
+	for (size_t i = 0; i < sizeof(f->fd) / sizeof(f->fd[0]); i++)
+		if (f->fd[i] >= 0)
+			close(f->fd[i]);
+	for (int i = 0; i < 2; i++)
+		tsi_engine_free(f->e[i]);
+	tsi_options_free(f->o);
+	tsi_test_model_free(&f->s.m);
+	tsi_test_model_free(&f->m);
+	if (chdir(f->old) != 0)
+		rc = -1;
+	tsi_test_rmtree(f->path);
 	set_options_env(NULL);
+	free(f);
+	return rc;
+}
+
+/* Frees *e and clears it (the fixture frees what is left). */
+static void drop_engine(tsi_engine **e)
+{
+	tsi_engine_free(*e);
+	*e = NULL;
 }
 
 /* --- Tests ----------------------------------------------------------------- */
@@ -166,52 +216,42 @@ static void workdir_leave(workdir *w)
 /* Without any autoReport option nothing is written, not even a directory. */
 static void test_nothing_without_options(void **state)
 {
-	workdir w;
-	small_model s;
-	tsi_engine *e = NULL;
+	fixture *f = *state;
 
-	(void)state;
-	workdir_enter(&w);
 	set_options_env(NULL);
-	small_model_build(&s);
-	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
-	assert_int_equal(tsi_engine_load(e, s.m.device), TSI_OK);
-	tsi_test_run(e, 0);
-	tsi_engine_free(e);
+	small_model_build(&f->s);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], NULL, NULL), TSI_OK);
+	assert_int_equal(tsi_engine_load(f->e[0], f->s.m.device), TSI_OK);
+	tsi_test_run(f->e[0], 0);
+	drop_engine(&f->e[0]);
 	/* Options that do not ask for a report write nothing either. */
 	set_options_env("{\"debug.instrument\":\"true\",\"autoReport.directory\":\"r\"}");
-	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
-	tsi_engine_free(e);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], NULL, NULL), TSI_OK);
+	drop_engine(&f->e[0]);
 	assert_int_equal(count_entries("."), 0);
-	tsi_test_model_free(&s.m);
-	workdir_leave(&w);
 }
 
 /* autoReport.all writes profile.pop and debug.cbor into the directory,
  * created on demand, with the runs kept. */
 static void test_all_writes_both_files(void **state)
 {
-	workdir w;
-	small_model s;
-	tsi_engine *e = NULL;
+	fixture *f = *state;
 	sqlite3 *db;
 
-	(void)state;
-	workdir_enter(&w);
 	set_options_env("{\"autoReport.all\":\"true\",\"autoReport.directory\":\"./deep/report\"}");
-	small_model_build(&s);
-	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
+	small_model_build(&f->s);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], NULL, NULL), TSI_OK);
 	/* The graph profile is written from the end of compilation, on a
 	 * thread of its own (issue 19); complete once waited for. */
-	assert_int_equal(tsi_engine_wait_reports(e), TSI_OK);
+	assert_int_equal(tsi_engine_wait_reports(f->e[0]), TSI_OK);
 	assert_true(exists("deep/report/profile.pop"));
 	assert_true(exists("deep/report/debug.cbor"));
 	assert_int_equal(check_complete_report("deep/report/profile.pop"), 0);
-	assert_int_equal(tsi_engine_load(e, s.m.device), TSI_OK);
-	tsi_test_run(e, 0);
-	tsi_test_run(e, 1);
+	assert_int_equal(tsi_engine_load(f->e[0], f->s.m.device), TSI_OK);
+	tsi_test_run(f->e[0], 0);
+	tsi_test_run(f->e[0], 1);
 	assert_int_equal(check_complete_report("deep/report/profile.pop"), 2);
-	tsi_engine_free(e);
+	drop_engine(&f->e[0]);
 	/* Only the two files: no temporary file is left behind. */
 	assert_int_equal(count_entries("deep/report"), 2);
 	db = tsi_test_sqlite_open("deep/report/profile.pop");
@@ -219,8 +259,6 @@ static void test_all_writes_both_files(void **state)
 	                               "'autoReport.all'"),
 	                 1);
 	sqlite3_close(db);
-	tsi_test_model_free(&s.m);
-	workdir_leave(&w);
 }
 
 /*
@@ -233,118 +271,93 @@ static void test_all_writes_both_files(void **state)
  */
 static void test_first_run_joins_graph_profile(void **state)
 {
-	workdir w;
-	small_model s;
-	tsi_engine *e = NULL;
+	fixture *f = *state;
 	struct timespec tick = {0, 10 * 1000000L};
 	long long shown_indexes;
 
-	(void)state;
-	workdir_enter(&w);
 	set_options_env("{\"autoReport.all\":\"true\",\"autoReport.directory\":\"r\"}");
-	small_model_build(&s);
-	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
+	small_model_build(&f->s);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], NULL, NULL), TSI_OK);
 	/* Liveness only: the writer thread needs milliseconds. */
 	for (int i = 0; i < 3000 && !exists("r/profile.pop"); i++)
 		nanosleep(&tick, NULL);
 	assert_int_equal(check_complete_report("r/profile.pop"), 0); /* the graph profile alone */
 	shown_indexes = count_schema_indexes("r/profile.pop");
 	assert_true(shown_indexes > 0);
-	assert_int_equal(tsi_engine_load(e, s.m.device), TSI_OK);
-	tsi_test_run(e, 0);
+	assert_int_equal(tsi_engine_load(f->e[0], f->s.m.device), TSI_OK);
+	tsi_test_run(f->e[0], 0);
 	assert_int_equal(check_complete_report("r/profile.pop"), 1);
 	/* The copy had every index of the schema, as the final file has. */
 	assert_int_equal(count_schema_indexes("r/profile.pop"), shown_indexes);
 	assert_int_equal(count_entries("r"), 2); /* profile.pop, debug.cbor */
-	tsi_test_run(e, 1);
+	tsi_test_run(f->e[0], 1);
 	assert_int_equal(check_complete_report("r/profile.pop"), 2);
-	tsi_engine_free(e);
+	drop_engine(&f->e[0]);
 	assert_int_equal(count_entries("r"), 2);
-	tsi_test_model_free(&s.m);
-	workdir_leave(&w);
 }
 
 /* A graph profile alone (no runs will join it) is renamed into place by
  * its writer thread as soon as it is written, with no wait. */
 static void test_graph_profile_alone_appears(void **state)
 {
-	workdir w;
-	small_model s;
-	tsi_engine *e = NULL;
+	fixture *f = *state;
 	struct timespec tick = {0, 10 * 1000000L};
 
-	(void)state;
-	workdir_enter(&w);
 	set_options_env("{\"autoReport.outputGraphProfile\":\"true\"}");
-	small_model_build(&s);
-	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
+	small_model_build(&f->s);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], NULL, NULL), TSI_OK);
 	/* Liveness only: the writer thread needs milliseconds. */
 	for (int i = 0; i < 3000 && !exists("profile.pop"); i++)
 		nanosleep(&tick, NULL);
 	assert_true(exists("profile.pop"));
 	assert_int_equal(check_complete_report("profile.pop"), 0);
-	tsi_engine_free(e);
+	drop_engine(&f->e[0]);
 	assert_int_equal(count_entries("."), 1);
-	tsi_test_model_free(&s.m);
-	workdir_leave(&w);
 }
 
 /* The environment wins over options given in code; code options alone
  * work too. */
 static void test_environment_over_code(void **state)
 {
-	workdir w;
-	small_model s;
-	tsi_engine *e = NULL;
-	tsi_options *o = tsi_options_new();
+	fixture *f = *state;
 
-	(void)state;
-	workdir_enter(&w);
-	small_model_build(&s);
-	assert_int_equal(tsi_options_set(o, "autoReport.all", "true"), TSI_OK);
-	assert_int_equal(tsi_options_set(o, "autoReport.directory", "from-code"), TSI_OK);
+	assert_non_null(f->o = tsi_options_new());
+	small_model_build(&f->s);
+	assert_int_equal(tsi_options_set(f->o, "autoReport.all", "true"), TSI_OK);
+	assert_int_equal(tsi_options_set(f->o, "autoReport.directory", "from-code"), TSI_OK);
 	set_options_env(NULL);
-	assert_int_equal(small_model_compile(&s, &e, NULL, o), TSI_OK);
-	tsi_engine_free(e);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], NULL, f->o), TSI_OK);
+	drop_engine(&f->e[0]);
 	assert_true(exists("from-code/profile.pop"));
 	set_options_env("{\"autoReport.directory\":\"from-env\"}");
-	assert_int_equal(small_model_compile(&s, &e, NULL, o), TSI_OK);
-	tsi_engine_free(e);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], NULL, f->o), TSI_OK);
+	drop_engine(&f->e[0]);
 	assert_true(exists("from-env/profile.pop"));
 	/* An environment that turns the report off wins as well. */
 	set_options_env("{\"autoReport.all\":false,\"autoReport.directory\":\"off\"}");
-	assert_int_equal(small_model_compile(&s, &e, NULL, o), TSI_OK);
-	tsi_engine_free(e);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], NULL, f->o), TSI_OK);
+	drop_engine(&f->e[0]);
 	assert_false(exists("off"));
-	tsi_options_free(o);
-	tsi_test_model_free(&s.m);
-	workdir_leave(&w);
 }
 
 /* Bad options in the environment fail engine creation with a message
  * naming the problem, and write nothing. */
 static void test_bad_environment(void **state)
 {
-	workdir w;
-	small_model s;
-	tsi_engine *e = NULL;
+	fixture *f = *state;
 
-	(void)state;
-	workdir_enter(&w);
-	small_model_build(&s);
+	small_model_build(&f->s);
 	set_options_env("{\"autoReport.all\":\"maybe\"}");
-	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_ERR_BAD_OPTION);
-	assert_null(e);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], NULL, NULL), TSI_ERR_BAD_OPTION);
+	assert_null(f->e[0]);
 	assert_non_null(strstr(tsi_error_last(), "autoReport.all"));
 	set_options_env("{\"autoReport.al\":\"true\"}");
-	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_ERR_BAD_OPTION);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], NULL, NULL), TSI_ERR_BAD_OPTION);
 	assert_non_null(strstr(tsi_error_last(), "autoReport.all"));
 	set_options_env("{\"autoReport.all\":\"true\"");
-	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_ERR_BAD_OPTION);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], NULL, NULL), TSI_ERR_BAD_OPTION);
 	assert_non_null(strstr(tsi_error_last(), "POPLAR_ENGINE_OPTIONS"));
 	assert_int_equal(count_entries("."), 0);
-	tsi_test_model_free(&s.m);
-	workdir_leave(&w);
 }
 
 /* Two engines in one process: two subdirectories, one named after the
@@ -352,28 +365,24 @@ static void test_bad_environment(void **state)
  * files move out of the root when the second arrives. */
 static void test_two_engines_two_subdirectories(void **state)
 {
-	workdir w;
-	small_model s;
-	tsi_engine *a = NULL, *b = NULL;
+	fixture *f = *state;
 
-	(void)state;
-	workdir_enter(&w);
 	set_options_env("{\"autoReport.all\":\"true\",\"autoReport.directory\":\"rep\"}");
-	small_model_build(&s);
-	assert_int_equal(small_model_compile(&s, &a, "training", NULL), TSI_OK);
-	assert_int_equal(tsi_engine_wait_reports(a), TSI_OK);
+	small_model_build(&f->s);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], "training", NULL), TSI_OK);
+	assert_int_equal(tsi_engine_wait_reports(f->e[0]), TSI_OK);
 	assert_true(exists("rep/profile.pop"));
-	assert_int_equal(small_model_compile(&s, &b, NULL, NULL), TSI_OK);
+	assert_int_equal(small_model_compile(&f->s, &f->e[1], NULL, NULL), TSI_OK);
 	assert_false(exists("rep/profile.pop"));
 	assert_true(exists("rep/training/profile.pop"));
 	assert_true(exists("rep/training/debug.cbor"));
 	assert_int_equal(count_entries("rep"), 2);
 	/* The moved engine keeps writing where its report went. */
-	assert_int_equal(tsi_engine_load(a, s.m.device), TSI_OK);
-	tsi_test_run(a, 0);
+	assert_int_equal(tsi_engine_load(f->e[0], f->s.m.device), TSI_OK);
+	tsi_test_run(f->e[0], 0);
 	assert_int_equal(check_complete_report("rep/training/profile.pop"), 1);
-	tsi_engine_free(a);
-	tsi_engine_free(b);
+	drop_engine(&f->e[0]);
+	drop_engine(&f->e[1]);
 	{
 		/* The second engine's directory is named engine<index>. */
 		DIR *d = opendir("rep");
@@ -392,31 +401,25 @@ static void test_two_engines_two_subdirectories(void **state)
 		closedir(d);
 		assert_int_equal(found, 1);
 	}
-	tsi_test_model_free(&s.m);
-	workdir_leave(&w);
 }
 
 /* autoReport.executionProfileProgramRunCount keeps that many runs of each
  * program, in run order. */
 static void test_run_count_per_program(void **state)
 {
-	workdir w;
-	small_model s;
-	tsi_engine *e = NULL;
+	fixture *f = *state;
 	sqlite3 *db;
 
-	(void)state;
-	workdir_enter(&w);
 	set_options_env("{\"autoReport.outputExecutionProfile\":\"true\","
 	                "\"autoReport.executionProfileProgramRunCount\":3}");
-	small_model_build(&s);
-	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
-	assert_int_equal(tsi_engine_load(e, s.m.device), TSI_OK);
+	small_model_build(&f->s);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], NULL, NULL), TSI_OK);
+	assert_int_equal(tsi_engine_load(f->e[0], f->s.m.device), TSI_OK);
 	for (int i = 0; i < 5; i++)
-		tsi_test_run(e, 0);
-	tsi_test_run(e, 1);
-	assert_int_equal(tsi_engine_num_run_profiles(e), 4);
-	tsi_engine_free(e);
+		tsi_test_run(f->e[0], 0);
+	tsi_test_run(f->e[0], 1);
+	assert_int_equal(tsi_engine_num_run_profiles(f->e[0]), 4);
+	drop_engine(&f->e[0]);
 	assert_int_equal(check_complete_report("profile.pop"), 4);
 	db = tsi_test_sqlite_open("profile.pop");
 	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM run WHERE program = 0"), 3);
@@ -424,8 +427,6 @@ static void test_run_count_per_program(void **state)
 	sqlite3_close(db);
 	/* Only the execution profile was asked for: no debug.cbor. */
 	assert_false(exists("debug.cbor"));
-	tsi_test_model_free(&s.m);
-	workdir_leave(&w);
 }
 
 /* The engine name a report's meta records (a static buffer). */
@@ -477,51 +478,52 @@ static void writer_child(const char *name, int done, int go)
  */
 static void test_two_processes_one_directory(void **state)
 {
-	workdir w;
-	int done[2][2], go[2][2];
-	pid_t pid[2];
+	fixture *f = *state;
 	const char *names[2] = {"A", "B"};
 	char byte = 'x', own[64];
+	pid_t a_pid;
 
-	(void)state;
-	workdir_enter(&w);
 	set_options_env("{\"autoReport.all\":\"true\"}");
+	/* f->fd[4i .. 4i+3]: writer i's "done" pipe (read, write end), then
+	 * its "go" pipe (read, write end). */
 	for (int i = 0; i < 2; i++) {
-		assert_int_equal(pipe(done[i]), 0);
-		assert_int_equal(pipe(go[i]), 0);
+		assert_int_equal(pipe(&f->fd[4 * i]), 0);
+		assert_int_equal(pipe(&f->fd[4 * i + 2]), 0);
 	}
 	for (int i = 0; i < 2; i++) {
-		pid[i] = fork();
-		assert_true(pid[i] >= 0);
-		if (pid[i] == 0)
-			writer_child(names[i], done[i][1], go[i][0]);
+		f->child[i] = fork();
+		assert_true(f->child[i] >= 0);
+		if (f->child[i] == 0)
+			writer_child(names[i], f->fd[4 * i + 1], f->fd[4 * i + 2]);
+		/* The parent keeps only its own ends, so a child that dies
+		 * before it writes makes the read below see end-of-file
+		 * instead of waiting for ever. */
+		close(f->fd[4 * i + 1]);
+		close(f->fd[4 * i + 2]);
+		f->fd[4 * i + 1] = f->fd[4 * i + 2] = -1;
 		/* A has written its graph profile before B starts compiling. */
-		assert_int_equal(read(done[i][0], &byte, 1), 1);
+		if (read(f->fd[4 * i], &byte, 1) != 1)
+			fail_msg("writer %s ended before it had written its graph profile", names[i]);
 	}
 	for (int i = 0; i < 2; i++) {
 		int status;
 
-		assert_int_equal(write(go[i][1], &byte, 1), 1);
-		assert_int_equal(waitpid(pid[i], &status, 0), pid[i]);
+		assert_int_equal(write(f->fd[4 * i + 3], &byte, 1), 1);
+		assert_int_equal(waitpid(f->child[i], &status, 0), f->child[i]);
+		f->child[i] = -f->child[i]; /* reaped: the pid stays for the names below */
 		assert_true(WIFEXITED(status));
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
+	a_pid = -f->child[0];
 	/* B's report in the directory, with its one run. */
 	assert_int_equal(check_complete_report("profile.pop"), 1);
 	assert_string_equal(engine_name_of("profile.pop"), "B");
 	/* A's, whole, in its own directory. */
-	snprintf(own, sizeof(own), "pid%ld-A/profile.pop", (long)pid[0]);
+	snprintf(own, sizeof(own), "pid%ld-A/profile.pop", (long)a_pid);
 	assert_int_equal(check_complete_report(own), 1);
 	assert_string_equal(engine_name_of(own), "A");
-	snprintf(own, sizeof(own), "pid%ld-A/debug.cbor", (long)pid[0]);
+	snprintf(own, sizeof(own), "pid%ld-A/debug.cbor", (long)a_pid);
 	assert_true(exists(own));
-	for (int i = 0; i < 2; i++)
-		for (int k = 0; k < 2; k++) {
-			close(done[i][k]);
-			close(go[i][k]);
-		}
-	set_options_env(NULL);
-	workdir_leave(&w);
 }
 
 /*
@@ -531,24 +533,21 @@ static void test_two_processes_one_directory(void **state)
  */
 static void test_unwritable_directory_says_why(void **state)
 {
-	small_model s;
-	tsi_engine *e = NULL;
+	fixture *f = *state;
 	int fd = open("/sys/kernel/tilescope-probe", O_WRONLY | O_CREAT | O_EXCL, 0600);
 	const char *why = strerror(errno);
 
-	(void)state;
 	if (fd >= 0) { /* a machine where it is writable: nothing to show */
 		close(fd);
 		unlink("/sys/kernel/tilescope-probe");
 		skip();
 	}
 	set_options_env("{\"autoReport.all\":\"true\",\"autoReport.directory\":\"/sys/kernel\"}");
-	small_model_build(&s);
-	assert_int_not_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
-	assert_null(e);
+	small_model_build(&f->s);
+	assert_int_not_equal(small_model_compile(&f->s, &f->e[0], NULL, NULL), TSI_OK);
+	assert_null(f->e[0]);
 	if (!strstr(tsi_error_last(), why) || strstr(tsi_error_last(), "No such file"))
 		fail_msg("the message does not give the reason (%s): %s", why, tsi_error_last());
-	tsi_test_model_free(&s.m);
 	set_options_env(NULL);
 }
 
@@ -568,15 +567,11 @@ static void touch(const char *name)
  */
 static void test_stale_temporaries_removed(void **state)
 {
-	workdir w;
-	small_model s;
-	tsi_engine *e = NULL;
+	fixture *f = *state;
 	char dead_pop[64], dead_dbg[64], live_pop[64];
 	pid_t dead;
 	int status;
 
-	(void)state;
-	workdir_enter(&w);
 	dead = fork(); /* a pid that no longer runs */
 	assert_true(dead >= 0);
 	if (dead == 0)
@@ -590,9 +585,9 @@ static void test_stale_temporaries_removed(void **state)
 	touch(live_pop);
 	touch(".profile.pop.notes.tmp");
 	set_options_env("{\"autoReport.all\":\"true\"}");
-	small_model_build(&s);
-	assert_int_equal(small_model_compile(&s, &e, NULL, NULL), TSI_OK);
-	tsi_engine_free(e);
+	small_model_build(&f->s);
+	assert_int_equal(small_model_compile(&f->s, &f->e[0], NULL, NULL), TSI_OK);
+	drop_engine(&f->e[0]);
 	assert_false(exists(dead_pop));
 	assert_false(exists(dead_dbg));
 	assert_true(exists(live_pop));
@@ -600,9 +595,7 @@ static void test_stale_temporaries_removed(void **state)
 	assert_true(exists("profile.pop"));
 	unlink(live_pop);
 	unlink(".profile.pop.notes.tmp");
-	tsi_test_model_free(&s.m);
 	set_options_env(NULL);
-	workdir_leave(&w);
 }
 
 /*
@@ -613,66 +606,58 @@ static void test_stale_temporaries_removed(void **state)
  */
 static void test_exit_without_free_keeps_report(void **state)
 {
-	workdir w;
-	pid_t pid;
+	fixture *f = *state;
 	int status;
 
-	(void)state;
-	workdir_enter(&w);
 	set_options_env("{\"autoReport.all\":\"true\",\"autoReport.directory\":\"gone\"}");
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
+	f->child[0] = fork();
+	assert_true(f->child[0] >= 0);
+	if (f->child[0] == 0) {
 		small_model s;
 		tsi_engine *e = NULL;
 
 		small_model_build(&s);
 		exit(small_model_compile(&s, &e, NULL, NULL) == TSI_OK ? 0 : 1);
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(waitpid(f->child[0], &status, 0), f->child[0]);
+	f->child[0] = 0;
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_int_equal(check_complete_report("gone/profile.pop"), 0);
 	assert_true(exists("gone/debug.cbor"));
 	assert_int_equal(count_entries("gone"), 2); /* no temporary left */
 	set_options_env(NULL);
-	workdir_leave(&w);
 }
 
 /* A compile that does not fit, refused by debug.allowOutOfMemory=false,
  * still leaves its graph profile (with the out-of-memory tiles). */
 static void test_out_of_memory_compile_keeps_report(void **state)
 {
-	workdir w;
-	tsi_test_model m;
+	fixture *f = *state;
 	tsi_tensor *big;
-	tsi_engine *e = NULL;
 	sqlite3 *db;
 
-	(void)state;
-	workdir_enter(&w);
 	set_options_env("{\"autoReport.all\":\"true\",\"debug.allowOutOfMemory\":\"false\"}");
-	tsi_test_model_init(&m, 1, 4, 1);
-	big = tsi_graph_add_variable(m.graph, TSI_FLOAT, TSI_SHAPE(200000), "big");
-	assert_int_equal(tsi_graph_set_tile_mapping(m.graph, big, 0), TSI_OK);
-	assert_int_equal(tsi_graph_create_host_write(m.graph, "big", big), TSI_OK);
-	m.seq = tsi_prog_sequence(m.graph, NULL);
-	assert_int_equal(tsi_engine_new(&e, m.graph, &m.seq, 1, NULL), TSI_ERR_OUT_OF_MEMORY);
-	assert_null(e);
+	tsi_test_model_init(&f->m, 1, 4, 1);
+	big = tsi_graph_add_variable(f->m.graph, TSI_FLOAT, TSI_SHAPE(200000), "big");
+	assert_int_equal(tsi_graph_set_tile_mapping(f->m.graph, big, 0), TSI_OK);
+	assert_int_equal(tsi_graph_create_host_write(f->m.graph, "big", big), TSI_OK);
+	f->m.seq = tsi_prog_sequence(f->m.graph, NULL);
+	assert_int_equal(tsi_engine_new(&f->e[0], f->m.graph, &f->m.seq, 1, NULL), TSI_ERR_OUT_OF_MEMORY);
+	assert_null(f->e[0]);
 	check_complete_report("profile.pop");
 	db = tsi_test_sqlite_open("profile.pop");
 	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM oom_tile"), 1);
 	sqlite3_close(db);
-	tsi_test_model_free(&m);
-	workdir_leave(&w);
 }
 
 /*
  * The child of the SIGKILL test: compiles tut4 with a report that keeps
  * every run and runs it until killed, so profile.pop is rewritten (copy,
- * add the run, rename) again and again.
+ * add the run, rename) again and again. After each run, once its report
+ * is in place, it writes one byte to `ran`.
  */
-static void kill_child(const char *dir)
+static void kill_child(const char *dir, int ran)
 {
 	tsi_ipu_model_options o = TSI_IPU_MODEL_OPTIONS_INIT;
 	tut4_sizes sz = {64, 48, 40, 24};
@@ -681,7 +666,7 @@ static void kill_child(const char *dir)
 	tsi_engine *e = NULL;
 	tut4_model model;
 	static float m1[64 * 48], m2[48 * 40], m3[40 * 24], result[64 * 24];
-	char json[512];
+	char json[512], byte = 'r';
 
 	snprintf(json, sizeof(json),
 	         "{\"autoReport.all\":\"true\",\"autoReport.directory\":\"%s\","
@@ -696,68 +681,224 @@ static void kill_child(const char *dir)
 		_exit(3);
 	tut4_fill_inputs(&sz, m1, m2, m3);
 	for (;;)
-		if (tsi_engine_run(e, 0))
+		if (tsi_engine_run(e, 0) || write(ran, &byte, 1) != 1)
 			_exit(4);
 }
 
-/* Kills a model with SIGKILL at random moments while it rewrites its
- * report, many times: profile.pop is always absent or complete. */
+/*
+ * The SIGKILL test waits for states, never for a time: a round lasts as
+ * long as the machine needs (an AddressSanitizer build on a busy core
+ * compiles tut4 ten times slower than an idle one), bounded only by
+ * these deadlines, far above what any machine needs.
+ */
+#define KILL_TEST_DEADLINE_S 600.0 /* the whole test (idle, ASan: ~15 s) */
+#define KILL_WANTED_REWRITES 8     /* kills that must land inside a rewrite */
+#define KILL_WANTED_EARLY 4        /* kills before the first run is in */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+
+	nanosleep(&ts, NULL);
+}
+
+/* Uniform in [0, 1). */
+static double uniform(void)
+{
+	return (double)rand() / ((double)RAND_MAX + 1.0);
+}
+
+/* True when `dir` holds a copy of profile.pop being rewritten (the
+ * writer's ".profile.pop.<pid>.<n>.tmp"). */
+static bool has_profile_temp(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		found = strncmp(de->d_name, ".profile.pop.", 13) == 0 && n > 17 &&
+		        strcmp(de->d_name + n - 4, ".tmp") == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/* Waits until `dir` has (want) or no longer has a profile.pop copy;
+ * returns the time it was seen, or a negative number at `deadline`. */
+static double wait_temp(const char *dir, bool want, double deadline)
+{
+	double t;
+
+	while ((t = now_s()) < deadline) {
+		if (has_profile_temp(dir) == want)
+			return t;
+		sleep_s(50e-6);
+	}
+	return -1;
+}
+
+/* Waits for the child's byte on `fd` (one run finished): 1 when it came,
+ * 0 when the child ended first, -1 at `deadline`. */
+static int wait_run(int fd, double deadline)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	char byte;
+	double left;
+
+	while ((left = deadline - now_s()) > 0) {
+		int n = poll(&p, 1, (int)(left * 1000) + 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		return read(fd, &byte, 1) == 1 ? 1 : 0;
+	}
+	return -1;
+}
+
+/* Starts kill_child on round `i` of `f` (dir "round<i>"); the read end
+ * of its pipe is f->fd[0]. Returns the start time. */
+static double start_kill_child(fixture *f, int i, char *dir, size_t dir_size)
+{
+	int p[2];
+
+	snprintf(dir, dir_size, "round%d", i);
+	assert_int_equal(pipe(p), 0);
+	f->fd[0] = p[0];
+	f->child[0] = fork();
+	assert_true(f->child[0] >= 0);
+	if (f->child[0] == 0) {
+		close(p[0]);
+		kill_child(dir, p[1]);
+	}
+	close(p[1]);
+	return now_s();
+}
+
+/* Kills the round's child, reaps it and closes its pipe; fails the test
+ * if it had ended on its own (a failed compile or run). */
+static void end_kill_child(fixture *f, int round)
+{
+	int status;
+
+	kill(f->child[0], SIGKILL);
+	assert_int_equal(waitpid(f->child[0], &status, 0), f->child[0]);
+	f->child[0] = 0;
+	close(f->fd[0]);
+	f->fd[0] = -1;
+	if (WIFEXITED(status))
+		fail_msg("round %d: the model exited with %d before it was killed", round,
+		         WEXITSTATUS(status));
+}
+
+/*
+ * Kills a model with SIGKILL at random moments while it rewrites its
+ * report: profile.pop is always absent or complete. A round waits for the
+ * first run to be in the report (the child says so on a pipe), watches
+ * one rewrite to learn how long the copy lives on this machine, then
+ * kills at a random moment of the next rewrite; a kill that leaves the
+ * copy behind landed inside it. Rounds go on until KILL_WANTED_REWRITES
+ * kills have landed inside a rewrite. A few rounds instead kill at a
+ * random moment before the first run is in (compile, the graph
+ * profile's write and first publish), scaled by how long that took in
+ * the previous round.
+ */
 static void test_sigkill_never_leaves_partial_report(void **state)
 {
-	workdir w;
-	int complete = 0, with_runs = 0;
-	const int rounds = 12;
+	fixture *f = *state;
+	unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+	double t0 = now_s(), deadline = t0 + KILL_TEST_DEADLINE_S, to_first_run = -1;
+	int rounds = 0, inside = 0, after = 0, early = 0, early_reports = 0;
 
-	(void)state;
-	workdir_enter(&w);
-	srand((unsigned)time(NULL));
-	for (int i = 0; i < rounds; i++) {
+	srand(seed);
+	while (inside < KILL_WANTED_REWRITES || early < KILL_WANTED_EARLY) {
 		char dir[64], path[128];
-		pid_t pid;
-		int status;
-		struct timespec delay = {0, (long)(20 + rand() % 180) * 1000000L};
+		bool early_round = to_first_run > 0 && early < KILL_WANTED_EARLY && rounds % 2;
+		double start, seen, gone, life;
+		int got;
 
-		snprintf(dir, sizeof(dir), "round%d", i);
+		if (now_s() > deadline)
+			fail_msg("after %d rounds in %.0f s only %d kills landed inside a rewrite of "
+			         "profile.pop (%d wanted) and %d before the first run (%d wanted); "
+			         "seed %u",
+			         rounds, now_s() - t0, inside, KILL_WANTED_REWRITES, early,
+			         KILL_WANTED_EARLY, seed);
+		start = start_kill_child(f, rounds, dir, sizeof(dir));
 		snprintf(path, sizeof(path), "%s/profile.pop", dir);
-		pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0)
-			kill_child(dir);
-		nanosleep(&delay, NULL);
-		kill(pid, SIGKILL);
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		if (WIFEXITED(status))
-			fail_msg("the child exited with %d before it was killed", WEXITSTATUS(status));
-		if (!exists(path))
+		if (early_round) {
+			sleep_s(uniform() * to_first_run);
+			end_kill_child(f, rounds);
+			early++;
+			if (exists(path)) {
+				early_reports++;
+				check_complete_report(path);
+			}
+			rounds++;
 			continue;
-		complete++;
-		if (check_complete_report(path) > 0)
-			with_runs++;
+		}
+		got = wait_run(f->fd[0], deadline);
+		if (got <= 0)
+			fail_msg("round %d: %s", rounds,
+			         got == 0 ? "the model ended before its first run was in the report"
+			                  : "no run of the model had finished by the deadline");
+		to_first_run = now_s() - start;
+		assert_true(check_complete_report(path) >= 1);
+		/* One whole rewrite, to learn how long the copy lives here. */
+		seen = wait_temp(dir, true, deadline);
+		gone = seen < 0 ? -1 : wait_temp(dir, false, deadline);
+		if (gone < 0)
+			fail_msg("round %d: no rewrite of %s began and ended by the deadline", rounds, path);
+		life = gone - seen;
+		/* The next one, killed at a random moment of its life. */
+		if (wait_temp(dir, true, deadline) < 0)
+			fail_msg("round %d: the second rewrite of %s never began", rounds, path);
+		sleep_s(uniform() * life);
+		end_kill_child(f, rounds);
+		if (has_profile_temp(dir))
+			inside++;
+		else
+			after++;
+		/* Whatever the moment, the report is whole, with the runs it had. */
+		assert_true(check_complete_report(path) >= 1);
+		rounds++;
 	}
-	print_message("SIGKILL: %d of %d rounds had a report (%d with runs), all complete\n",
-	              complete, rounds, with_runs);
-	/* The test must have exercised the rewrite, not only the first write. */
-	assert_true(with_runs > 0);
-	workdir_leave(&w);
+	print_message("SIGKILL: %d rounds in %.1f s (seed %u): %d kills inside a rewrite, %d just "
+	              "after one, %d before the first run (%d of them left a report); every "
+	              "profile.pop complete\n",
+	              rounds, now_s() - t0, seed, inside, after, early, early_reports);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nothing_without_options),
-		cmocka_unit_test(test_all_writes_both_files),
-		cmocka_unit_test(test_first_run_joins_graph_profile),
-		cmocka_unit_test(test_graph_profile_alone_appears),
-		cmocka_unit_test(test_environment_over_code),
-		cmocka_unit_test(test_bad_environment),
-		cmocka_unit_test(test_two_engines_two_subdirectories),
-		cmocka_unit_test(test_run_count_per_program),
-		cmocka_unit_test(test_two_processes_one_directory),
-		cmocka_unit_test(test_stale_temporaries_removed),
-		cmocka_unit_test(test_unwritable_directory_says_why),
-		cmocka_unit_test(test_exit_without_free_keeps_report),
-		cmocka_unit_test(test_out_of_memory_compile_keeps_report),
-		cmocka_unit_test(test_sigkill_never_leaves_partial_report),
+		cmocka_unit_test_setup_teardown(test_nothing_without_options, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_all_writes_both_files, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_first_run_joins_graph_profile, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_graph_profile_alone_appears, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_environment_over_code, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_environment, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_two_engines_two_subdirectories, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_run_count_per_program, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_two_processes_one_directory, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_stale_temporaries_removed, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_unwritable_directory_says_why, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_exit_without_free_keeps_report, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_out_of_memory_compile_keeps_report, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_sigkill_never_leaves_partial_report, fixture_setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
