@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets everything up and runs every test suite, as CI does:
-#   1. a -Dwerror=true build running all suites (unit, integration);
+#   1. a -Dwerror=true build running all suites (unit, integration, gui);
 #   2. an ASan+UBSan build with clang running every suite but gui
 #      (unit, integration, fuzz-smoke, and fuzz: each libFuzzer target of
 #      tests/fuzz/ for a bounded time over its corpus);
@@ -10,10 +10,84 @@
 #      (the thread contract, progress and cancel, SQL, traces, two handles
 #      sharing a Chrome JSON trace).
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
+#
+# --busy (or TILESCOPE_TEST_BUSY=1) runs the same with three busy loops
+# pinned on CPU 0 beside the suites, as a loaded laptop or CI machine
+# would be, and gives every test a longer meson timeout: no test may
+# depend on the machine's speed, and this is how to check it before
+# pushing. TILESCOPE_TIMEOUT_MULTIPLIER overrides meson's
+# --timeout-multiplier (default 3; 6 with --busy).
 set -u
 cd "$(dirname "$0")/.."
+
+usage() {
+	cat <<'EOF'
+usage: scripts/test.sh [--busy]
+
+Installs what is missing (apt-get), builds four configurations in
+build-tests/ (werror, ASan+UBSan with libFuzzer, release, TSan) and runs
+every test suite; ends with "N passed, N failed" and exits non-zero when
+anything fails.
+
+  --busy   run with three busy loops pinned on CPU 0 beside the suites
+           (also TILESCOPE_TEST_BUSY=1), to check that no test depends on
+           the machine's speed
+  -h, --help  this text
+
+Environment: TILESCOPE_BUILD_ROOT (default build-tests),
+TILESCOPE_TIMEOUT_MULTIPLIER (meson's --timeout-multiplier; default 3,
+6 with --busy).
+EOF
+}
+
+busy=${TILESCOPE_TEST_BUSY:-0}
+case "$busy" in 0 | 1) ;; *) echo "test.sh: TILESCOPE_TEST_BUSY must be 0 or 1, not '$busy'" >&2; exit 2 ;; esac
+for arg in "$@"; do
+	case "$arg" in
+	--busy) busy=1 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "test.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
+	esac
+done
+if [ "$busy" = 1 ]; then
+	multiplier=${TILESCOPE_TIMEOUT_MULTIPLIER:-6}
+else
+	multiplier=${TILESCOPE_TIMEOUT_MULTIPLIER:-3}
+fi
+case "$multiplier" in
+'' | *[!0-9]*) echo "test.sh: TILESCOPE_TIMEOUT_MULTIPLIER must be a whole number, not '$multiplier'" >&2; exit 2 ;;
+esac
+
+# Wall time of each phase, printed at the end ("where the time went").
+timings=""
+run_start=$(date +%s)
+phase_start=$run_start
+phase_done() { # phase_done NAME: records the time since the last call
+	local now
+	now=$(date +%s)
+	timings="$timings$(printf '  %-34s %5d s' "$1" $((now - phase_start)))
+"
+	phase_start=$now
+}
+
 . scripts/deps.sh
 tilescope_install_deps || exit 1
+phase_done "install missing packages"
+
+busy_pids=""
+stop_busy() {
+	[ -n "$busy_pids" ] && kill $busy_pids 2>/dev/null
+	busy_pids=""
+}
+trap stop_busy EXIT
+trap 'stop_busy; exit 130' INT TERM
+if [ "$busy" = 1 ]; then
+	for i in 1 2 3; do
+		taskset -c 0 sh -c 'while :; do :; done' &
+		busy_pids="$busy_pids $!"
+	done
+	echo "=== busy: three loops pinned on CPU 0 (pids$busy_pids); meson timeouts x$multiplier"
+fi
 
 out=${TILESCOPE_BUILD_ROOT:-build-tests}
 passed=0
@@ -22,15 +96,21 @@ status=0
 
 # Runs one meson configuration; adds its counts from meson's summary.
 run_config() {
-	local dir=$1 suites=$2
+	local dir=$1 suites=$2 name
 	shift 2
+	name=$(basename "$dir")
 	echo "=== configure $dir ($*)"
 	if [ ! -f "$dir/build.ninja" ]; then
-		meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
+		meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 ||
+			{ cat "$dir.setup.log"; phase_done "$name: configure (failed)"; return 1; }
 	fi
-	ninja -C "$dir" >"$dir.build.log" 2>&1 || { cat "$dir.build.log"; return 1; }
+	ninja -C "$dir" >"$dir.build.log" 2>&1 ||
+		{ cat "$dir.build.log"; phase_done "$name: build (failed)"; return 1; }
+	phase_done "$name: configure and build"
 	echo "=== test $dir"
-	meson test -C "$dir" $suites --print-errorlogs --num-processes 2 2>&1 | tee "$dir.test.log"
+	meson test -C "$dir" $suites --print-errorlogs --num-processes 2 \
+		--timeout-multiplier "$multiplier" 2>&1 | tee "$dir.test.log"
+	phase_done "$name: tests"
 	local ok fail
 	ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$dir.test.log" | tail -1)
 	fail=$(awk '/^(Fail|Unexpected Pass|Timeout):/ {s += $NF} END {print s + 0}' "$dir.test.log")
@@ -51,7 +131,11 @@ CC=clang run_config "$out/asan" "" -Db_sanitize=address,undefined -Db_lundef=fal
 run_config "$out/release" "--suite unit" -Dwerror=true -Dbuildtype=release || status=1
 run_config "$out/tsan" "test_threads test_progress test_sql test_trace test_trace_reopen" -Db_sanitize=thread \
 	-Dexamples=false -Dbuildtype=debug || status=1
+stop_busy
 
+echo "=== where the time went"
+printf '%s' "$timings"
+printf '  %-34s %5d s\n' "total" $(($(date +%s) - run_start))
 [ $failed -gt 0 ] && status=1
 echo "$passed passed, $failed failed"
 exit $status
