@@ -595,7 +595,7 @@ int tsr_report_fill_vertex_memory_totals(tsr_vertex_memory *out, tsr_report *rep
 /* One variable row (the columns of tsr_load_variables' query). */
 static int read_variable(tsr_report *r, tsr_variable *v, sqlite3_stmt *st, int64_t min_id)
 {
-	int64_t x, from, to;
+	int64_t x = 0, from = -1, to = -1;
 	int cat;
 	int rc = tsr_column_int(r, &x, st, 0, min_id, UINT32_MAX, "variable.id");
 
