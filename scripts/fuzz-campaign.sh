@@ -2,8 +2,10 @@
 # Runs one libFuzzer target of tests/fuzz/ for longer than the test
 # suite does:
 #   bash scripts/fuzz-campaign.sh TARGET [SECONDS] [JOBS]
-# TARGET is report, trace, debug_cbor, engine_options or pvti_options
-# (or "all", one after the other); SECONDS per target (default 600);
+# TARGET is one of tests/fuzz/ (report, trace, chrome_json, debug_cbor,
+# engine_options, pvti_options) or "all", one after the other: every
+# target with a seed corpus in tests/fuzz/corpus/, so a new target is
+# never left out of "all"; SECONDS per target (default 600);
 # JOBS parallel fuzzing processes (default 1; they share the work
 # corpus). It builds its own clang ASan+UBSan tree (build-fuzz/, or
 # $TILESCOPE_FUZZ_BUILD), fuzzes in a work corpus outside the tree
@@ -16,13 +18,16 @@
 # and ft), crashes; exits non-zero when any target crashed.
 set -u
 cd "$(dirname "$0")/.."
-targets="report trace debug_cbor engine_options pvti_options"
+# Every target has its seed corpus tests/fuzz/corpus/TARGET/ (meson.build
+# runs it over that directory): the directories are the list.
+targets=$(cd tests/fuzz/corpus && for d in */; do printf '%s ' "${d%/}"; done)
 target=${1:?usage: fuzz-campaign.sh TARGET|all [SECONDS] [JOBS]}
 seconds=${2:-600}
 jobs=${3:-1}
+all_targets=$targets
 [ "$target" = all ] || targets=$target
 for t in $targets; do
-	[ -d "tests/fuzz/corpus/$t" ] || { echo "error: no target '$t' (one of: report trace debug_cbor engine_options pvti_options, or all)" >&2; exit 2; }
+	[ -d "tests/fuzz/corpus/$t" ] || { echo "error: no target '$t' (one of: ${all_targets% }, or all)" >&2; exit 2; }
 done
 
 . scripts/deps.sh
