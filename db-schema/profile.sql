@@ -14,6 +14,21 @@
 -- refuses an application_id it does not know and names a user_version it
 -- does not understand.
 --
+-- Publishing, and the pair with debug.cbor. The file is built under a
+-- temporary name in its directory (".profile.pop.<pid>.<n>.tmp") and
+-- renamed into place complete; runs added later go into a copy renamed
+-- the same way, so profile.pop is absent or whole at every moment.
+-- debug.cbor beside it (autoReport.outputDebugInfo) carries the same
+-- identity as meta report_id. The writer keeps the directory holding a
+-- matching pair, or profile.pop alone, at every moment, whenever it is
+-- killed: the earlier report's debug.cbor is removed before the new
+-- profile.pop is first renamed into place, and the new debug.cbor
+-- follows it. A reader takes the pair from one moment: it opens
+-- debug.cbor, then profile.pop, and starts again when profile.pop's
+-- path names another file once both are open. A pair whose identities
+-- still differ was mixed by something else (a copy, an older writer);
+-- the file created earlier is the stale one.
+--
 -- Conventions.
 --  * Ids are the 0-based indexes of the guide's arrays: compute_set.id is
 --    the index into "computeSets", program.id into "programs", and so on;

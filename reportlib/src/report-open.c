@@ -241,11 +241,12 @@ static int check_size(tsr_report *r, const unsigned char *head, int64_t size)
 
 /*
  * Resolves `path` (a profile.pop or a directory holding one) into
- * r->path and r->debug_path (a regular debug.cbor beside it, if any),
- * and checks the file: regular, and starting with SQLite's magic.
- * *size gets its size in bytes.
+ * r->path and r->debug_path (a regular debug.cbor beside it, if any,
+ * opened at once as r->debug_fd), and checks the file: regular, and
+ * starting with SQLite's magic. *size gets its size in bytes, *pop the
+ * file's identity (device and inode) for replaced_since.
  */
-static int locate(tsr_report *r, const char *path, int64_t *size)
+static int locate(tsr_report *r, const char *path, int64_t *size, struct stat *pop)
 {
 	static const char magic[16] = "SQLite format 3";
 	struct stat sb;
@@ -271,20 +272,27 @@ static int locate(tsr_report *r, const char *path, int64_t *size)
 	if (!S_ISREG(sb.st_mode))
 		return tsr_fail(r, TSR_ERR_NOT_SQLITE, "'%s': not a regular file", r->path);
 	*size = (int64_t)sb.st_size;
+	*pop = sb;
 
-	/* debug.cbor beside the file. */
+	/* debug.cbor beside the file, opened now: read later, it is still the
+	 * one that was there with this profile.pop (see tsr_report_open). */
 	{
 		const char *slash = strrchr(r->path, '/');
 		size_t dlen = slash ? (size_t)(slash - r->path) : 0;
 		char *dir = slash ? strndup(r->path, dlen ? dlen : 1) : strdup(".");
 		char *dbg = dir ? join_path(dir, "debug.cbor") : NULL;
+		int dfd = dbg ? open(dbg, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) : -1;
 		struct stat ds;
 
 		free(dir);
-		if (dbg && stat(dbg, &ds) == 0 && S_ISREG(ds.st_mode))
+		if (dfd >= 0 && fstat(dfd, &ds) == 0 && S_ISREG(ds.st_mode)) {
 			r->debug_path = dbg;
-		else
+			r->debug_fd = dfd;
+		} else {
+			if (dfd >= 0)
+				close(dfd);
 			free(dbg);
+		}
 	}
 
 	fd = open(r->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -1391,6 +1399,44 @@ static const struct open_step {
  * on the locked-down connection; any failure (a cancel too) frees the
  * half-built handle and leaves its message as the thread's last error.
  */
+/*
+ * The pair rule (db-schema/profile.sql): profile.pop and debug.cbor are
+ * read as they were at one moment. locate opens debug.cbor's descriptor
+ * before SQLite opens profile.pop, so when profile.pop's path still
+ * names the file locate saw once SQLite holds it, no writer renamed a
+ * profile.pop into place in between, and the writer's order (the old
+ * debug.cbor goes before a new profile.pop comes, the new debug.cbor
+ * after it) makes the two descriptors one report's, or profile.pop
+ * alone. A rename in between (a run added, another model's report)
+ * makes tsr_report_open start again, at most OPEN_ATTEMPTS times.
+ */
+#define OPEN_ATTEMPTS 20
+
+/* True when `path` no longer names the file `before` describes. */
+static bool replaced_since(const char *path, const struct stat *before)
+{
+	struct stat now;
+
+	return stat(path, &now) != 0 || now.st_dev != before->st_dev ||
+	       now.st_ino != before->st_ino;
+}
+
+/* Undoes locate and connect_db, for another attempt. */
+static void unlocate(tsr_report *r)
+{
+	if (r->db)
+		sqlite3_close_v2(r->db);
+	r->db = NULL;
+	free(r->path);
+	free(r->debug_path);
+	r->path = r->debug_path = NULL;
+	if (r->debug_fd >= 0)
+		close(r->debug_fd);
+	r->debug_fd = -1;
+	r->report_id = NULL;
+	r->created_unix_ns = 0;
+}
+
 int tsr_report_open(tsr_report **out, const char *path, const tsr_open_options *opts)
 {
 	tsr_progress_frame frame;
@@ -1415,16 +1461,31 @@ int tsr_report_open(tsr_report **out, const char *path, const tsr_open_options *
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return tsr_set_last_error(TSR_ERR_NO_MEMORY, "'%s': out of host memory", path);
+	r->debug_fd = -1;
 	r->memory_cap = opts && opts->memory_cap ? opts->memory_cap : TSR_DEFAULT_CAP;
 	r->ps = &r->progress;
 	if (opts && opts->version >= 2)
 		tsr_progress_set(r->ps, opts->progress, opts->progress_data);
 
 	rc = tsr_progress_push(r->ps, &frame, "opening the report") ? TSR_ERR_CANCELLED : TSR_OK;
-	if (!rc)
-		rc = locate(r, path, &size);
-	if (!rc)
-		rc = connect_db(r, size);
+	for (int attempt = 1; !rc; attempt++) {
+		struct stat pop = {0};
+
+		rc = locate(r, path, &size, &pop);
+		if (!rc)
+			rc = connect_db(r, size);
+		if (rc || !replaced_since(r->path, &pop))
+			break;
+		/* A writer renamed a new profile.pop into place while we
+		 * opened it: start again, with the pair as it is now. */
+		if (attempt == OPEN_ATTEMPTS)
+			rc = tsr_fail(r, TSR_ERR_IO,
+			              "'%s' was replaced %d times while it was being opened; "
+			              "try again when the model has finished writing it",
+			              r->path, attempt);
+		else
+			unlocate(r);
+	}
 	for (size_t i = 0; !rc && i < sizeof(open_steps) / sizeof(open_steps[0]); i++) {
 		if (tsr_progress_step(r->ps, at, open_steps[i].end, open_steps[i].message))
 			rc = TSR_ERR_CANCELLED;
@@ -1478,6 +1539,8 @@ void tsr_report_free(tsr_report *report)
 	tsr_pool_free(report);
 	free(report->path);
 	free(report->debug_path);
+	if (report->debug_fd >= 0)
+		close(report->debug_fd);
 	free(report);
 }
 

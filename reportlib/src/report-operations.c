@@ -77,17 +77,21 @@ static int alloc_code(const tsr_report *r, size_t n, size_t size)
  * Reads the whole of `path` into a tsr_alloc'd buffer (*buf, *size; the
  * caller frees with tsr_free(r, *buf, *size ? *size : 1)). Only a regular
  * file no larger than DEBUG_CBOR_MAX_BYTES and the memory cap is read.
+ * The report's own debug.cbor is read through the descriptor opened
+ * with profile.pop (r->debug_fd), so a debug.cbor renamed into place
+ * since is not mixed with the profile.pop of before.
  */
 static int read_file(tsr_report *r, unsigned char **buf, size_t *size, const char *path)
 {
 	struct stat sb;
 	unsigned char *data = NULL;
 	size_t len = 0, got = 0;
+	bool own_fd = !(r->debug_fd >= 0 && path == r->debug_path);
 	int fd, rc = TSR_OK;
 
 	*buf = NULL;
 	*size = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = own_fd ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) : r->debug_fd;
 	if (fd < 0)
 		return tsr_fail(r, errno == ENOENT ? TSR_ERR_NOT_FOUND : TSR_ERR_IO,
 		                "'%s': cannot open: %s", path, strerror(errno));
@@ -111,7 +115,7 @@ static int read_file(tsr_report *r, unsigned char **buf, size_t *size, const cha
 		goto out;
 	}
 	while (got < len) {
-		ssize_t k = read(fd, data + got, len - got);
+		ssize_t k = pread(fd, data + got, len - got, (off_t)got);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -129,7 +133,8 @@ static int read_file(tsr_report *r, unsigned char **buf, size_t *size, const cha
 out:
 	if (data)
 		tsr_free(r, data, len ? len : 1);
-	close(fd);
+	if (own_fd)
+		close(fd);
 	return rc;
 }
 

@@ -48,6 +48,8 @@ struct tsr_report {
 	sqlite3 *db;
 	char *path;                  /* profile.pop */
 	char *debug_path;            /* debug.cbor, or NULL */
+	int debug_fd;                /* debug.cbor opened with profile.pop (the pair as it was
+	                                at one moment: report-open.c), or -1 */
 	const char *report_id;       /* meta report_id (pooled), NULL when the writer had none */
 	int64_t created_unix_ns;     /* meta created_unix_ns, 0 when absent */
 	char error[512];             /* last failure */

@@ -77,6 +77,8 @@ struct tsi_autoreport {
 	bool job_running;                /* started and not yet joined */
 	tsi_report_writer *job_writer;   /* created; the thread writes it */
 	char *job_debug_path;            /* debug.cbor to write, or NULL */
+	char *job_earlier_debug;         /* debug.cbor to remove before profile.pop is first
+	                                    renamed into place (remove_earlier_debug), or NULL */
 	int job_rc;                      /* the job's first failure */
 	char job_message[1024];
 	bool job_wrote_profile, job_wrote_debug;
@@ -469,6 +471,22 @@ static int write_profile(tsi_autoreport *ar, tsi_report_writer *w)
 	return rc;
 }
 
+/*
+ * The pair rule (db-schema/profile.sql): the directory holds a matching
+ * profile.pop and debug.cbor, or profile.pop alone, at every moment, so
+ * a reader (or a kill) at any moment finds one report. The debug.cbor
+ * of an earlier report therefore goes before this report's profile.pop
+ * is first renamed into place; this report's debug.cbor follows it.
+ */
+static void remove_earlier_debug(tsi_autoreport *ar)
+{
+	/* Its path was named before the job began: the job takes no lock of
+	 * the registry's (join_jobs_at_exit joins it holding one). */
+	if (ar->job_earlier_debug && unlink(ar->job_earlier_debug) == 0)
+		tsi_log(TSI_LOG_INFO, "AUTOREPORT", "Removed the earlier report's '%s'",
+		        ar->job_earlier_debug);
+}
+
 /* The job: profile.pop, then debug.cbor. Its outcome waits in the job_*
  * fields for job_join. */
 static void *job_main(void *arg)
@@ -480,6 +498,8 @@ static void *job_main(void *arg)
 		pvti_thread_set_name("autoReport writer");
 	if (ar->job_writer) {
 		rc = write_profile(ar, ar->job_writer);
+		if (!rc)
+			remove_earlier_debug(ar);
 		/* No run will join it: in place at once, as a graph profile
 		 * alone always was. Runs will: a copy is shown now, so the
 		 * graph profile is there while the program runs (and after a
@@ -518,6 +538,8 @@ static void job_take(tsi_autoreport *ar, bool registry_locked)
 	ar->job_writer = NULL;
 	free(ar->job_debug_path);
 	ar->job_debug_path = NULL;
+	free(ar->job_earlier_debug);
+	ar->job_earlier_debug = NULL;
 	if (!registry_locked)
 		pthread_mutex_lock(&registry_lock);
 	if (ar->job_wrote_profile && ar->writer)
@@ -611,6 +633,7 @@ static void fork_child_cb(void)
 			ar->job_running = false;
 			ar->job_writer = NULL; /* the parent's thread's connection: left alone */
 			ar->job_debug_path = NULL;
+			ar->job_earlier_debug = NULL;
 		}
 		/* An unpublished report is the parent's open file, to finish. */
 		if (ar->writer && !tsi_report_writer_is_published(ar->writer))
@@ -696,6 +719,11 @@ void tsi_autoreport_graph_ready_cb(const struct tsi_graph_profile *gp, void *use
 		tsi_report_writer_free(w);
 		return;
 	}
+	/* The files cannot move while the job runs (moving joins it first). */
+	free(ar->job_earlier_debug);
+	ar->job_earlier_debug = NULL;
+	if (w && output_path(ar, "debug.cbor", &ar->job_earlier_debug) != TSI_OK)
+		ar->job_earlier_debug = NULL; /* nothing to remove is no failure */
 	ar->job_writer = w;
 	ar->job_debug_path = debug_path;
 	ar->job_rc = TSI_OK;
@@ -904,6 +932,7 @@ void tsi_autoreport_free(tsi_autoreport *ar)
 		ar->entry->owner = NULL;
 	pthread_mutex_unlock(&registry_lock);
 	tsi_report_writer_free(ar->writer);
+	free(ar->job_earlier_debug);
 	free(ar->engine_name);
 	free(ar->command_line);
 	pthread_mutex_destroy(&ar->job_lock);
