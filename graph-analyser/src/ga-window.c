@@ -35,6 +35,8 @@ struct _GaWindow {
 	GFile *file;                 /* what was asked for: file or directory */
 	GFile *compare_file;         /* report B asked for, NULL when not comparing */
 	GFile *loading_file;         /* the load in progress, NULL when none */
+	GFile *failed[2];            /* the load the error page shows (A, and B when it
+	                                was a comparison), retried by Reload; else NULL */
 	GCancellable *cancellable;   /* of the load in progress */
 	GFileMonitor *monitor;       /* on the open profile.pop */
 	GFileMonitor *compare_monitor; /* on report B's profile.pop */
@@ -146,6 +148,8 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 		g_autofree char *name = self->loading_file ? g_file_get_parse_name(self->loading_file)
 		                                            : g_strdup("");
 
+		g_set_object(&self->failed[0], self->loading_file);
+		g_clear_object(&self->failed[1]);
 		g_clear_object(&self->loading_file);
 		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
 			/* Back to what was shown before. */
@@ -185,6 +189,8 @@ static void start_loading(GaWindow *self, GFile *file, const char *heading)
 	tsd_cancel_clear(&self->cancellable);
 	self->cancellable = g_cancellable_new();
 	g_set_object(&self->loading_file, file);
+	g_clear_object(&self->failed[0]);
+	g_clear_object(&self->failed[1]);
 	gtk_label_set_text(self->loading_title, heading);
 	gtk_progress_bar_set_fraction(self->loading_progress, 0);
 	gtk_label_set_text(self->loading_message, " ");
@@ -299,6 +305,8 @@ static void pair_failed(pair_load *p)
 
 	g_clear_object(&self->cancellable);
 	g_clear_object(&self->loading_file);
+	g_set_object(&self->failed[0], p->files[0]);
+	g_set_object(&self->failed[1], p->files[1]);
 	if (g_error_matches(p->error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
 		gtk_stack_set_visible_child_name(self->main_stack, ga_session_get_document(self->session)
 		                                                       ? "report"
@@ -442,7 +450,10 @@ static void update_actions(GaWindow *self)
 {
 	gboolean loading = self->loading_file != NULL;
 
-	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.reload", self->file && !loading);
+	/* Reload retries a load that failed as well: the file may be readable
+	 * now (a model was rewriting it, say). */
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.reload",
+	                              (self->file || self->failed[0]) && !loading);
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-load", loading);
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.back",
 	                              !loading && ga_navigation_can_go_back(self->navigation));
@@ -589,7 +600,18 @@ static void reload_action(GtkWidget *widget, const char *name, GVariant *param)
 
 	(void)name;
 	(void)param;
-	if (self->file && self->compare_file) {
+	if (self->failed[0] && self->failed[1] &&
+	    !g_strcmp0(gtk_stack_get_visible_child_name(self->main_stack), "error")) {
+		g_autoptr(GFile) a = g_object_ref(self->failed[0]);
+		g_autoptr(GFile) b = g_object_ref(self->failed[1]);
+
+		ga_window_compare(self, a, b);
+	} else if (self->failed[0] &&
+	           !g_strcmp0(gtk_stack_get_visible_child_name(self->main_stack), "error")) {
+		g_autoptr(GFile) a = g_object_ref(self->failed[0]);
+
+		ga_window_open(self, a);
+	} else if (self->file && self->compare_file) {
 		g_autoptr(GFile) a = g_object_ref(self->file);
 		g_autoptr(GFile) b = g_object_ref(self->compare_file);
 
@@ -822,6 +844,8 @@ static void ga_window_finalize(GObject *object)
 	g_clear_object(&self->compare_file);
 	g_clear_object(&self->compare_first);
 	g_clear_object(&self->loading_file);
+	g_clear_object(&self->failed[0]);
+	g_clear_object(&self->failed[1]);
 	g_free(self->initial_view);
 	G_OBJECT_CLASS(ga_window_parent_class)->finalize(object);
 }
