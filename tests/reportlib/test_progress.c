@@ -7,9 +7,13 @@
  * progress). Reports come from report-fixture.c, traces are written here
  * with the pvti API; each test has its own temporary directory.
  *
- * Timing: the time from the callback asking to stop to the call returning
- * is printed and only checked against a generous bound (1 s); the figure
- * for a large report is tests/bench/report-open.c's.
+ * Timing: nothing is asserted on a clock. A cancel takes effect "soon"
+ * in work, not time: the call that asked to stop is the last one the
+ * callback sees. Between part boundaries the library calls the callback
+ * at most every 10 ms, so how many calls an open makes depends on the
+ * machine's speed; the tests count on the boundaries alone. The time
+ * from asking to returning is printed; the figure for a large report is
+ * tests/bench/report-open.c's.
  */
 #include "report-fixture.h"
 
@@ -32,6 +36,7 @@ typedef struct recorder {
 	double cancel_at;        /* ask to stop at the first fraction >= this (> 1: never) */
 	size_t cancel_call;      /* ... or at this call (0-based; SIZE_MAX: never) */
 	bool cancelled;          /* it asked */
+	size_t asked_call;       /* at which call it first asked (0-based) */
 	struct timespec asked;   /* when it asked */
 } recorder;
 
@@ -52,8 +57,11 @@ static int record_cb(double fraction, const char *message, void *user_data)
 	if (!message || !*message)
 		rec->bad_message = true;
 	if (fraction >= rec->cancel_at || call == rec->cancel_call) {
+		if (!rec->cancelled) {
+			rec->asked_call = call;
+			clock_gettime(CLOCK_MONOTONIC, &rec->asked);
+		}
 		rec->cancelled = true;
-		clock_gettime(CLOCK_MONOTONIC, &rec->asked);
 		return 1;
 	}
 	return 0;
@@ -127,7 +135,8 @@ static void test_open_progress(void **state)
 	free(rec);
 }
 
-/* Cancelling half way: TSR_ERR_CANCELLED, *out NULL, soon. */
+/* Cancelling half way: TSR_ERR_CANCELLED, *out NULL, and no call of the
+ * callback after the one that asked. */
 static void test_open_cancel(void **state)
 {
 	tsr_fixture *f = *state;
@@ -144,23 +153,26 @@ static void test_open_cancel(void **state)
 	assert_int_equal(rc, TSR_ERR_CANCELLED);
 	assert_null(r);
 	assert_true(rec->cancelled);
+	assert_int_equal(rec->n, rec->asked_call + 1); /* stopped at once */
 	check_fractions(rec, false);
 	assert_true(rec->fractions[rec->n - 1] >= 0.5);
 	assert_non_null(strstr(tsr_last_error(), "cancelled"));
 	assert_non_null(strstr(tsr_last_error(), "profile.pop"));
 	print_message("open cancelled at %.2f: returned %.3f ms after the callback asked\n",
 	              rec->fractions[rec->n - 1], latency * 1e3);
-	assert_true(latency < 1.0);
 
 	/* At the very first call, and at every later one in turn: each stops
-	 * the open cleanly (no leak under ASan). */
+	 * the open cleanly (no leak under ASan), and the call that asked is
+	 * the last. The calls between part boundaries come by time, so one
+	 * open may make fewer than the one before: the loop ends at the first
+	 * open that completes, which made at least its boundaries (one per
+	 * part: a dozen), and whose last call (1: done) could not cancel. */
 	for (size_t call = 0;; call++) {
 		recorder_init(rec, 2.0, call);
 		rc = tsr_report_open(&r, f->profile_path, &o);
 		if (rc == TSR_OK) {
-			/* The last call (1: done) cannot cancel any more. */
-			assert_int_equal(rec->n, call + 1);
-			assert_true(rec->fractions[call] == 1.0);
+			assert_true(rec->n >= 12 && rec->n <= call + 1);
+			assert_true(rec->fractions[rec->n - 1] == 1.0);
 			tsr_report_free(r);
 			break;
 		}
