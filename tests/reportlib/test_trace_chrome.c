@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* --- Helpers ---------------------------------------------------------------- */
@@ -516,11 +517,20 @@ static void test_phase_instants_counters_metadata(void **state)
 	tsi_test_rmtree(dir);
 }
 
-/* Progress while a big JSON file is read, and Cancel from it. */
+/*
+ * Progress while a big JSON file is read, and Cancel from it. Between part
+ * boundaries the library calls back only when 10 ms have passed since
+ * the last call (report.h), checking every 4,096 events: how many calls
+ * a read makes depends on the machine's speed, and a fast one could read
+ * the whole file between two. So the callback itself takes longer than
+ * that period (it sleeps 11 ms, a least time) while the test counts on
+ * the calls: then the read calls back at every check, however fast.
+ */
 typedef struct progress_log {
 	double last;
 	int calls;
 	double cancel_at;          /* > 1: never */
+	int slow;                  /* calls left that outlast the period */
 } progress_log;
 
 static int on_progress(double fraction, const char *message, void *data)
@@ -531,6 +541,13 @@ static int on_progress(double fraction, const char *message, void *data)
 	assert_true(fraction >= l->last - 1e-9 && fraction <= 1.0 + 1e-9);
 	l->last = fraction;
 	l->calls++;
+	if (l->slow > 0) {
+		struct timespec period = {0, 11000000};
+
+		l->slow--;
+		while (nanosleep(&period, &period) != 0)
+			;
+	}
 	return fraction >= l->cancel_at;
 }
 
@@ -538,7 +555,7 @@ static void test_progress_cancel(void **state)
 {
 	char *dir = tsi_test_mkdtemp(), *path = NULL;
 	tsr_trace_open_options o = TSR_TRACE_OPEN_OPTIONS_INIT;
-	progress_log log = {0, 0, 2.0};
+	progress_log log = {0, 0, 2.0, 5};
 	tsr_trace *tr = NULL;
 	const char *p;
 	FILE *f;
@@ -562,6 +579,7 @@ static void test_progress_cancel(void **state)
 	log.last = 0;
 	log.calls = 0;
 	log.cancel_at = 0.3;
+	log.slow = 1000; /* every call up to the cancel: one every 4,096 events */
 	assert_int_equal(tsr_trace_open(&tr, &p, 1, &o), TSR_ERR_CANCELLED);
 	assert_null(tr);
 	assert_true(log.last < 0.8); /* stopped while reading the JSON */
