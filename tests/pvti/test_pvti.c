@@ -337,15 +337,17 @@ static void test_spans_and_stats(void **state)
 	sqlite3 *db;
 	int i;
 
+	/* Everything inside "outer", so that it is the longest span and the
+	 * only outermost one however the scheduler stretches the others. */
 	pvti_begin(fw, "outer");
 	for (i = 0; i < 3; i++) {
 		pvti_begin(fw, "inner");
 		nanosleep(&pause, NULL);
 		pvti_end(fw);
 	}
-	pvti_end(fw);
 	scoped(1);
 	scoped(0);
+	pvti_end(fw);
 	assert_int_equal(pvti_close(), TSI_OK);
 	assert_null(pvti_dup_file_name());
 
@@ -365,12 +367,17 @@ static void test_spans_and_stats(void **state)
 	assert_string_equal(q_text(db, "SELECT channel FROM tracepoint_stats WHERE name = 'outer'"),
 	                    "Framework");
 	/* Three 2 ms sleeps: each inner span is at least 2 ms; the outer's self
-	 * time is its total less its children's, to the nanosecond. */
+	 * time is its total less its children's (the inners and the scoped
+	 * spans; in-scope is a grandchild), to the nanosecond. */
 	assert_true(tsi_test_sqlite_int(db, "SELECT min_ns FROM label_stats JOIN string ON string.id = name "
 	                      "WHERE value = 'inner'") >= 2000000);
-	assert_int_equal(tsi_test_sqlite_int(db, "SELECT o.self_ns - (o.total_ns - i.total_ns) FROM "
-	                           "tracepoint_stats o, tracepoint_stats i "
-	                           "WHERE o.name = 'outer' AND i.name = 'inner'"),
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT o.self_ns - (o.total_ns - i.total_ns - s.total_ns) "
+	                           "FROM tracepoint_stats o, tracepoint_stats i, tracepoint_stats s "
+	                           "WHERE o.name = 'outer' AND i.name = 'inner' AND s.name = 'scoped'"),
+	                 0);
+	assert_int_equal(tsi_test_sqlite_int(db, "SELECT s.self_ns - (s.total_ns - c.total_ns) FROM "
+	                           "tracepoint_stats s, tracepoint_stats c "
+	                           "WHERE s.name = 'scoped' AND c.name = 'in-scope'"),
 	                 0);
 	assert_int_equal(tsi_test_sqlite_int(db, "SELECT self_ns = total_ns FROM tracepoint_stats "
 	                           "WHERE name = 'inner'"),
@@ -637,7 +644,18 @@ static void test_thread_names(void **state)
 	free(file);
 }
 
-/* duration: recording stops by itself; the file keeps what came before. */
+/*
+ * duration: recording stops by itself; the file keeps what came before.
+ * The writer stops recording when it wakes at the deadline, which a
+ * loaded machine may delay: the loop waits for that (up to 60 s, where it
+ * normally takes 0.2 s) and asserts no upper bound on it. How many ticks
+ * are recorded depends on how many the machine managed before the
+ * deadline, so the count is checked against what this test saw: a tick
+ * is surely recorded when it began before 0.15 s by a clock started
+ * before the trace's (the margin covers the calibration of the trace's
+ * tick rate) and recording was still on after it ended; none is recorded
+ * that was not made.
+ */
 static void test_duration(void **state)
 {
 	pvti_options opts = PVTI_OPTIONS_INIT;
@@ -645,23 +663,31 @@ static void test_duration(void **state)
 	struct timespec pause = {0, 100000}; /* 0.1 ms */
 	struct timespec t0, t;
 	double waited = 0;
+	long long ticks = 0, sure = 0, recorded;
 	char *file;
 	sqlite3 *db;
 
 	opts.directory = *state;
 	opts.duration = 0.2;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_int_equal(pvti_open(&opts), TSI_OK);
 	file = pvti_dup_file_name();
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (pvti_is_recording() && waited < 5.0) {
+	while (pvti_is_recording() && waited < 60.0) {
 		pvti_begin(fw, "tick");
+		clock_gettime(CLOCK_MONOTONIC, &t); /* after the span's start */
+		waited = (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec);
 		nanosleep(&pause, NULL);
 		pvti_end(fw);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		waited = (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec);
+		ticks++;
+		sure += waited < 0.15 && pvti_is_recording();
 	}
-	assert_false(pvti_is_recording());
-	assert_true(waited >= 0.15 && waited < 1.0);
+	if (pvti_is_recording()) {
+		free(file);
+		fail_msg("still recording %.1f s into a 0.2 s trace", waited);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	waited = (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec);
+	assert_true(waited >= 0.15); /* 0.2 s of the trace's clock, less its calibration error */
 	assert_non_null(file); /* still open until closed */
 	pvti_begin(fw, "after");
 	pvti_end(fw);
@@ -669,7 +695,10 @@ static void test_duration(void **state)
 	db = tsi_test_sqlite_open(file);
 	assert_int_equal(tsi_test_sqlite_int(db, "SELECT value FROM trace_metadata WHERE key = 'pvti.stopped_ns'"),
 	                 200000000);
-	assert_true(tsi_test_sqlite_int(db, "SELECT count FROM tracepoint_stats WHERE name = 'tick'") > 100);
+	recorded = tsi_test_sqlite_int(db, "SELECT coalesce(sum(count), 0) FROM tracepoint_stats "
+	                                   "WHERE name = 'tick'");
+	print_message("%lld ticks made, %lld surely recorded, %lld recorded\n", ticks, sure, recorded);
+	assert_true(recorded >= sure && recorded <= ticks);
 	assert_true(tsi_test_sqlite_int(db, "SELECT max(first_ns) FROM event_chunk") <= 200000000);
 	assert_int_equal(tsi_test_sqlite_int(db, "SELECT count(*) FROM tracepoint_stats WHERE name = 'after'"), 0);
 	sqlite3_close(db);
