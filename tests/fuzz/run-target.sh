@@ -12,6 +12,7 @@ seconds=$3
 shift 3
 work=$(mktemp -d "${TMPDIR:-/tmp}/tilescope-fuzz-run.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
+trap 'exit 1' HUP INT TERM # a meson timeout too: the EXIT trap still runs
 artifacts=$PWD/fuzz-artifacts
 mkdir -p "$artifacts" || exit 1
 name=$(basename "$target")

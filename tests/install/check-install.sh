@@ -6,6 +6,7 @@
 build=$1 src=$2 report=$3 version=$4
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilescope-install.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM # a meson timeout too: the EXIT trap still runs
 status=0
 fail() { echo "FAIL: $*"; status=1; }
 pass() { echo "PASS: $*"; }
