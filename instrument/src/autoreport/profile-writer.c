@@ -403,6 +403,7 @@ static int64_t pw_intern(pw_ctx *c, const char *text)
 {
 	uint64_t hash = name_hash(text);
 	name_slot *slot = name_map_find(&c->names, text, hash);
+	int rc;
 
 	if (!slot) {
 		pw_bind_rc(c, SQLITE_NOMEM);
@@ -418,9 +419,10 @@ static int64_t pw_intern(pw_ctx *c, const char *text)
 	}
 	bind_i64(c, c->st_string, 1, c->next_string_id);
 	bind_text(c, c->st_string, 2, text);
-	if (!c->fail_code && pw_row_done(c->st_string) != SQLITE_OK) {
-		pw_bind_fail(c, sqlite3_errcode(c->db) == SQLITE_NOMEM ? TSI_ERR_NO_MEMORY : TSI_ERR_IO,
-		             "cannot insert a name");
+	/* The failure's own words ("out of memory", "database or disk is
+	 * full"): "cannot insert a name" said neither what nor why. */
+	if (!c->fail_code && (rc = pw_row_done(c->st_string)) != SQLITE_OK) {
+		pw_bind_rc(c, (rc & 0xff) == SQLITE_NOMEM ? SQLITE_NOMEM : rc);
 		return -1;
 	}
 	slot->text = text;
