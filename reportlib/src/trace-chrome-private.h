@@ -236,11 +236,12 @@ int trace_chrome_write_tables(conv *c);
 /* --- trace-chrome-sniff.c --------------------------------------------------- */
 
 /* Whether the file at `path` reads as JSON: its first byte that is not
- * white space is '[' or '{' (a file named by the user). */
+ * white space (however much of it there is) is '[' or '{' (a file named
+ * by the user). */
 bool trace_chrome_sniff(const char *path);
 /* Whether it reads as a Chrome trace (a file found in a directory): JSON
- * whose first 64 KiB hold "traceEvents" (an object) or an event's "ph"
- * key (an array). */
+ * whose first 64 KiB past its leading white space hold "traceEvents" (an
+ * object) or an event's "ph" key (an array). */
 bool trace_chrome_sniff_trace(const char *path);
 
 /* --- trace-chrome.c --------------------------------------------------------- */

@@ -395,7 +395,7 @@ int trace_chrome_write_tables(conv *c)
 		char *label = thread_label(c, t);
 
 		if (!label) {
-			rc = trace_fail(c->tr, TSR_ERR_NO_MEMORY, "out of memory");
+			rc = trace_fail(c->tr, TSR_ERR_NO_MEMORY, "%s: out of memory", c->path);
 			break;
 		}
 		sqlite3_bind_int64(st, 1, (int64_t)i + 1);

@@ -65,6 +65,7 @@
 #include "event-chunk.h"
 #include "format.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -120,6 +121,18 @@ static int read_key(conv *c)
 	return TSR_OK;
 }
 
+/* An allocation that failed (trace_alloc recorded "reading the trace
+ * would pass the memory cap ..." or "out of memory ..."), as an error
+ * naming the file: among several files, the one too large to import. */
+static int alloc_failed(conv *c)
+{
+	char msg[sizeof(c->tr->error)];
+
+	snprintf(msg, sizeof(msg), "%s", c->tr->error);
+	return trace_fail(c->tr, c->tr->code ? c->tr->code : TSR_ERR_NO_MEMORY, "%s: %s", c->path,
+	                  msg);
+}
+
 /* Grows an array held by the conversion (counted against the cap). */
 int trace_chrome_grow(conv *c, void **p, size_t *cap, size_t need, size_t size)
 {
@@ -132,7 +145,7 @@ int trace_chrome_grow(conv *c, void **p, size_t *cap, size_t need, size_t size)
 		n *= 2;
 	q = trace_realloc(c->tr, *p, *cap, n, size);
 	if (!q)
-		return c->tr->code;
+		return alloc_failed(c);
 	*p = q;
 	*cap = n;
 	return TSR_OK;
@@ -180,7 +193,7 @@ static int intern(conv *c, uint32_t *out, const char *s, size_t n)
 		uint32_t *slots = trace_alloc(c->tr, cap, sizeof(*slots));
 
 		if (!slots)
-			return c->tr->code;
+			return alloc_failed(c);
 		for (size_t k = 0; k < c->n_str; k++) {
 			i = hash_bytes(c->pool + c->str_off[k], c->str_len[k]) & (cap - 1);
 			while (slots[i])
@@ -211,11 +224,11 @@ static int intern(conv *c, uint32_t *out, const char *s, size_t n)
 		uint32_t *ch;
 
 		if (!len)
-			return c->tr->code;
+			return alloc_failed(c);
 		c->str_len = len;
 		ch = trace_realloc(c->tr, c->chan_of_str, old, c->cap_str, sizeof(*ch));
 		if (!ch)
-			return c->tr->code;
+			return alloc_failed(c);
 		memset(ch + old, 0, (c->cap_str - old) * sizeof(*ch));
 		c->chan_of_str = ch;
 		c->cap_chan_of = c->cap_str;
@@ -275,7 +288,7 @@ int trace_chrome_map_find(conv *c, cj_map *m, const cj_slot *key, uint32_t *idx,
 		cj_slot *s = trace_alloc(c->tr, cap, sizeof(*s));
 
 		if (!s)
-			return c->tr->code;
+			return alloc_failed(c);
 		for (size_t k = 0; k < m->cap; k++) {
 			if (!m->slots[k].idx)
 				continue;
@@ -370,7 +383,7 @@ static int thread_of(conv *c, cj_thread **out, cj_id pid, cj_id tid)
 			return rc;
 		t = trace_alloc(c->tr, 1, sizeof(*t));
 		if (!t)
-			return c->tr->code;
+			return alloc_failed(c);
 		t->pid = pid;
 		t->tid = tid;
 		t->process = p;
@@ -1075,4 +1088,159 @@ cleanup:
 	if (c.db)
 		sqlite3_close_v2(c.db);
 	return rc;
+}
+
+/* --- What an import skipped (tsr_trace_list_skipped) ------------------------------- */
+
+/* The kinds in the order they are listed, each with the trace_metadata
+ * key that trace_chrome_write_tables fills and the rest of its line. */
+static const struct {
+	tsr_trace_skip_kind kind;
+	const char *key;
+	const char *what;          /* after "N event(s) " */
+} skip_kinds[] = {
+	{TSR_TRACE_SKIP_TOO_DEEP, "pvti.too_deep", "skipped: nested past 250 levels"},
+	{TSR_TRACE_SKIP_UNCLOSED, "pvti.unclosed_begins", "skipped: begun (B) and never ended"},
+	{TSR_TRACE_SKIP_UNMATCHED_END, "pvti.unbalanced_ends",
+	 "skipped: ended (E) with nothing begun"},
+	{TSR_TRACE_SKIP_BAD_TIME, "chrome.bad_times",
+	 "skipped: a negative duration, or an end before the begin"},
+	{TSR_TRACE_SKIP_PHASE, "chrome.skipped_phases", "skipped: phases not read"},
+	{TSR_TRACE_SKIP_ARGS, "chrome.args_dropped", "kept without their arguments: over 1 MiB"},
+};
+#define N_SKIP_KINDS (sizeof(skip_kinds) / sizeof(skip_kinds[0]))
+
+_Static_assert(MAX_DEPTH == 250, "the message of TSR_TRACE_SKIP_TOO_DEEP says 250");
+
+/* A count as the import wrote it (decimal digits); 0 for anything else. */
+static uint64_t skip_count(const char *value)
+{
+	uint64_t v = 0;
+
+	if (!value)
+		return 0;
+	for (const char *p = value; *p; p++) {
+		if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	return v;
+}
+
+/*
+ * The skipped phases ({"b":3,"other":1}, by phase letter) as a total in
+ * *count and their letters in `letters` ("b, s, others"). Anything that is
+ * not such an object counts as nothing.
+ */
+static void skip_phases(const char *value, uint64_t *count, char *letters, size_t size)
+{
+	cJSON *o = value ? cJSON_Parse(value) : NULL;
+	const cJSON *item;
+	size_t len = 0;
+	bool others = false;
+
+	*count = 0;
+	letters[0] = '\0';
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return;
+	}
+	cJSON_ArrayForEach(item, o)
+	{
+		double d = cJSON_IsNumber(item) ? item->valuedouble : 0;
+		const char *k = item->string;
+
+		if (!(d >= 1 && d < 1e18))
+			continue;
+		*count = *count + (uint64_t)d;
+		if (k && k[0] > ' ' && k[0] < 0x7f && !k[1] && len + 4 < size)
+			len += (size_t)snprintf(letters + len, size - len, "%s%c", len ? ", " : "", k[0]);
+		else
+			others = true;
+	}
+	if (others && len + 9 < size)
+		snprintf(letters + len, size - len, "%sothers", len ? ", " : "");
+	cJSON_Delete(o);
+}
+
+/* `v` with thousands separators, as the CLI prints counts. */
+static void fmt_count(char buf[32], uint64_t v)
+{
+	char digits[24];
+	int n = snprintf(digits, sizeof(digits), "%" PRIu64, v), out = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			buf[out++] = ',';
+		buf[out++] = digits[i];
+	}
+	buf[out] = '\0';
+}
+
+int tsr_trace_list_skipped(tsr_trace_skip **out, size_t *n, tsr_trace *trace)
+{
+	/* Each entry's line, made twice: sized, then written after the array. */
+	size_t count = 0, text = 0;
+	tsr_trace_skip *list = NULL;
+	char *at = NULL;
+
+	if (out)
+		*out = NULL;
+	if (n)
+		*n = 0;
+	if (!out || !n || !trace)
+		return trace ? trace_fail(trace, TSR_ERR_INVALID_ARGUMENT,
+		                          "tsr_trace_list_skipped: a NULL argument")
+		             : TSR_ERR_INVALID_ARGUMENT;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			if (!count)
+				return TSR_OK;
+			list = malloc(count * sizeof(*list) + text);
+			if (!list)
+				return trace_fail(trace, TSR_ERR_NO_MEMORY, "out of memory");
+			at = (char *)(list + count);
+			count = 0;
+		}
+		for (size_t p = 0; p < trace->n_processes; p++) {
+			if (!trace->files[p].json)
+				continue;
+			for (size_t k = 0; k < N_SKIP_KINDS; k++) {
+				const char *value = tsr_trace_lookup_metadata(trace, p, skip_kinds[k].key);
+				char letters[96] = "", num[32], line[256];
+				uint64_t c;
+				int len;
+
+				if (skip_kinds[k].kind == TSR_TRACE_SKIP_PHASE)
+					skip_phases(value, &c, letters, sizeof(letters));
+				else
+					c = skip_count(value);
+				if (!c)
+					continue;
+				fmt_count(num, c);
+				len = snprintf(line, sizeof(line), "%s event%s %s%s%s%s", num, c == 1 ? "" : "s",
+				               skip_kinds[k].what, letters[0] ? " (" : "", letters,
+				               letters[0] ? ")" : "");
+				if (len < 0)
+					len = 0;
+				if ((size_t)len >= sizeof(line))
+					len = (int)sizeof(line) - 1;
+				if (pass == 0) {
+					text += (size_t)len + 1;
+				} else {
+					memcpy(at, line, (size_t)len);
+					at[len] = '\0';
+					list[count].process = p;
+					list[count].kind = skip_kinds[k].kind;
+					list[count].count = c;
+					list[count].message = at;
+					at += len + 1;
+				}
+				count++;
+			}
+		}
+	}
+	*out = list;
+	*n = count;
+	return TSR_OK;
 }

@@ -42,8 +42,8 @@
  *
  * Progress. tsr_trace_open takes a tsr_progress_cb (report.h) in its
  * options and the handle keeps it for tsr_trace_list_events (while it builds a
- * thread's level of detail), tsr_trace_list_label_stats and tsr_trace_search;
- * tsr_trace_set_progress replaces it. A non-zero return cancels the call:
+ * thread's level of detail), tsr_trace_list_label_stats, tsr_trace_search
+ * and tsr_trace_query; tsr_trace_set_progress replaces it. A non-zero return cancels the call:
  * TSR_ERR_CANCELLED, nothing returned, the handle still usable. The
  * callback must not call into the handle.
  */
@@ -157,6 +157,43 @@ TSR_API int tsr_trace_get_processes(const tsr_trace_process **out, size_t *n, ts
 /* The JSON value of trace_metadata key `key` of `process`, or NULL. */
 TSR_API const char *tsr_trace_lookup_metadata(const tsr_trace *trace, size_t process,
                                               const char *key);
+
+/*
+ * What importing a Chrome trace-event JSON file left out (README "Chrome
+ * trace-event JSON"), so that a tool can say so instead of showing fewer
+ * spans than the file holds. The import keeps these counts in the file's
+ * trace_metadata (the keys below, what tsr_trace_lookup_metadata reads);
+ * this lists them by kind, each with the line to show.
+ */
+typedef enum tsr_trace_skip_kind {
+	TSR_TRACE_SKIP_TOO_DEEP = 0,   /* spans nested past 250 levels, the .pvti
+	                                  writer's limit (pvti.too_deep) */
+	TSR_TRACE_SKIP_UNCLOSED,       /* B events never ended (pvti.unclosed_begins) */
+	TSR_TRACE_SKIP_UNMATCHED_END,  /* E events with no B open (pvti.unbalanced_ends) */
+	TSR_TRACE_SKIP_BAD_TIME,       /* X events of negative dur, E events before
+	                                  their B (chrome.bad_times) */
+	TSR_TRACE_SKIP_PHASE,          /* events of phases not read: async, flow,
+	                                  sample, object ... (chrome.skipped_phases) */
+	TSR_TRACE_SKIP_ARGS            /* events kept without their args, over 1 MiB
+	                                  (chrome.args_dropped) */
+} tsr_trace_skip_kind;
+
+typedef struct tsr_trace_skip {
+	size_t process;                /* the file: index into tsr_trace_get_processes() */
+	tsr_trace_skip_kind kind;
+	uint64_t count;                /* events */
+	const char *message;           /* the line to show, without the file's name:
+	                                  "9,750 events skipped: nested past 250 levels" */
+} tsr_trace_skip;
+/*
+ * What the imports of `trace`'s Chrome JSON files skipped: one entry per
+ * file and kind with a non-zero count, by process then kind; none for a
+ * .pvti file (its writer's own counts are not an import's). *out is one
+ * block the caller frees with free() (the messages are inside it), NULL
+ * when *n is 0. TSR_ERR_NO_MEMORY, or TSR_ERR_INVALID_ARGUMENT for a NULL
+ * argument.
+ */
+TSR_API int tsr_trace_list_skipped(tsr_trace_skip **out, size_t *n, tsr_trace *trace);
 
 /* A thread, by process then thread id. Thread indexes (0-based, over all
  * files) are what the queries below take. */
@@ -468,6 +505,9 @@ TSR_API int tsr_trace_export_chrome(FILE *out, tsr_trace *trace,
  */
 TSR_API int tsr_trace_query(tsr_trace *trace, size_t file, const char *sql,
                             tsr_columns_cb columns_cb, tsr_row_cb row_cb, void *user_data);
+/* Sets the bounds of the handle's later queries, as
+ * tsr_report_set_query_limits (report.h). */
+TSR_API int tsr_trace_set_query_limits(tsr_trace *trace, const tsr_query_limits *limits);
 
 /* --- Comparing two traces -------------------------------------------------------- */
 
