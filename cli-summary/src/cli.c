@@ -137,19 +137,174 @@ int cli_open_report(tsr_report **out, const char *path)
 		/* reportlib's messages name the file already. */
 		return cli_error("%s", tsr_last_error());
 	}
+	cli_note_input(tsr_report_get_path(*out));
+	cli_note_input(tsr_report_get_debug_info_path(*out));
 	return CLI_EXIT_OK;
+}
+
+/* Whether `msg` names `path` (or a file under it) as a word: at its start
+ * or after a space or quote, followed by its end, ':', '/', a quote or a
+ * space ("d" is not named by "reading"). */
+static bool names_file(const char *msg, const char *path)
+{
+	size_t len = strlen(path);
+
+	if (!len)
+		return false;
+	for (const char *at = strstr(msg, path); at; at = strstr(at + 1, path)) {
+		char before = at > msg ? at[-1] : ' ', after = at[len];
+
+		if ((before == ' ' || before == '\'') &&
+		    (!after || after == ':' || after == '/' || after == '\'' || after == ' '))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Prints why opening the traces `paths` failed. reportlib names the file
+ * at fault in what a file caused, but not in what the handle met (its
+ * memory cap: "reading the trace would pass the memory cap ..."), which
+ * then gets the operands' names: every error line names a file.
+ */
+static int open_failed(const char *msg, const char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names_file(msg, paths[i]))
+			return cli_error("%s", msg);
+	if (n == 1)
+		return cli_error("%s: %s", paths[0], msg);
+	return cli_error("%s (and %zu more): %s", paths[0], n - 1, msg);
+}
+
+/* Whether the files `a` and `b` hold the same bytes (read through once;
+ * the caller has seen that their sizes agree). */
+static bool same_bytes(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rbe"), *fb = fopen(b, "rbe");
+	static char ba[65536], bb[65536];
+	bool same = fa && fb;
+
+	while (same) {
+		size_t na = fread(ba, 1, sizeof(ba), fa), nb = fread(bb, 1, sizeof(bb), fb);
+
+		same = na == nb && memcmp(ba, bb, na) == 0 && !ferror(fa) && !ferror(fb);
+		if (na < sizeof(ba))
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+/*
+ * The processes of `trace` whose files are byte for byte copies of an
+ * earlier one's (a trace copied beside itself, or into a second
+ * directory): two recordings are never identical, so a copy is the same
+ * process counted twice. Sets dup[i] and says so on stderr; returns how
+ * many. (reportlib already counts one file named twice once.)
+ */
+static size_t find_copies(const tsr_trace_process *procs, size_t n, bool *dup)
+{
+	struct stat *st = calloc(n, sizeof(*st));
+	size_t copies = 0;
+
+	if (!st)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (stat(procs[i].path, &st[i]) != 0 || !S_ISREG(st[i].st_mode))
+			st[i].st_size = -1;
+	for (size_t i = 1; i < n; i++) {
+		for (size_t j = 0; j < i && !dup[i]; j++) {
+			if (dup[j] || st[i].st_size < 0 || st[i].st_size != st[j].st_size ||
+			    !same_bytes(procs[i].path, procs[j].path))
+				continue;
+			dup[i] = true;
+			copies++;
+			cli_error("%s: the same bytes as %s: read once", procs[i].path, procs[j].path);
+		}
+	}
+	free(st);
+	return copies;
 }
 
 int cli_open_trace(tsr_trace **out, const char *const *paths, size_t n_paths)
 {
+	const tsr_trace_process *procs;
+	size_t n = 0;
 	int rc;
 
 	cli_progress_begin(n_paths == 1 ? "Reading the trace" : "Reading the traces");
 	rc = tsr_trace_open(out, paths, n_paths, NULL);
 	cli_progress_end();
 	if (rc != TSR_OK)
-		return cli_error("%s", tsr_last_error());
+		return open_failed(tsr_last_error(), paths, n_paths);
+	if (tsr_trace_get_processes(&procs, &n, *out) == TSR_OK && n > 1) {
+		bool *dup = calloc(n, sizeof(*dup));
+		const char **kept = calloc(n, sizeof(*kept));
+		size_t n_kept = 0;
+
+		if (dup && kept && find_copies(procs, n, dup)) {
+			/* Opened again without the copies: the files now named one
+			 * by one (a directory gave them), in the same order. */
+			for (size_t i = 0; i < n; i++)
+				if (!dup[i] && !(kept[n_kept++] = strdup(procs[i].path)))
+					rc = TSR_ERR_NO_MEMORY;
+			tsr_trace_free(*out);
+			*out = NULL;
+			if (rc == TSR_OK) {
+				cli_progress_begin("Reading the traces");
+				rc = tsr_trace_open(out, kept, n_kept, NULL);
+				cli_progress_end();
+			}
+			if (rc != TSR_OK)
+				open_failed(*tsr_last_error() ? tsr_last_error() : "out of memory", kept,
+				            n_kept);
+		}
+		for (size_t i = 0; i < n_kept; i++)
+			free((char *)kept[i]);
+		free(kept);
+		free(dup);
+		if (rc != TSR_OK)
+			return CLI_EXIT_ERROR;
+	}
+	if (tsr_trace_get_processes(&procs, &n, *out) == TSR_OK)
+		for (size_t i = 0; i < n; i++)
+			cli_note_input(procs[i].path);
 	return CLI_EXIT_OK;
+}
+
+int cli_trace_fail(tsr_trace *trace)
+{
+	const char *msg = tsr_trace_error(trace);
+	const tsr_trace_process *procs;
+	size_t n = 0;
+
+	if (tsr_trace_get_processes(&procs, &n, trace) != TSR_OK || n == 0)
+		return cli_error("%s", msg);
+	for (size_t i = 0; i < n; i++)
+		if (names_file(msg, procs[i].path))
+			return cli_error("%s", msg);
+	if (n == 1)
+		return cli_error("%s: %s", procs[0].path, msg);
+	return cli_error("%s (and %zu more): %s", procs[0].path, n - 1, msg);
+}
+
+void cli_trace_print_skipped(tsr_trace *trace)
+{
+	const tsr_trace_process *procs;
+	tsr_trace_skip *skips = NULL;
+	size_t n = 0, n_procs = 0;
+
+	if (tsr_trace_get_processes(&procs, &n_procs, trace) != TSR_OK ||
+	    tsr_trace_list_skipped(&skips, &n, trace) != TSR_OK)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (skips[i].process < n_procs)
+			cli_error("%s: %s", procs[skips[i].process].path, skips[i].message);
+	free(skips);
 }
 
 /* --- Option values --------------------------------------------------------- */
@@ -386,194 +541,6 @@ int cli_trace_window(const char *cmd, const char *usage, const tsr_trace *trace,
 		return cli_usage_error(cmd, usage, "--from %s is not before --to %s", from ? from : "0",
 		                       to);
 	return CLI_EXIT_OK;
-}
-
-/* --- Outputs ----------------------------------------------------------------- */
-
-struct cli_output {
-	FILE *stream;
-	char *path;     /* NULL: stdout */
-	char *target;   /* the file renamed onto: path, or where its symlinks lead */
-	char *tmp_path; /* NULL: written in place (stdout, a device, a FIFO) */
-};
-
-/*
- * Where -o's bytes go. The rules (README, "Outputs"):
- *   - a path that exists and is not a regular file (a device such as
- *     /dev/null or /dev/full, a FIFO, /dev/stdout) is written in place,
- *     never replaced by a regular file;
- *   - a regular file is replaced as a whole: the bytes go to a temporary
- *     made with mkostemp (O_EXCL, so nothing planted under a guessable name
- *     is followed or reused) in the same directory, renamed over it when
- *     complete, with the old file's permission bits;
- *   - a symbolic link is written through: its target is what is replaced
- *     (the link stays a link); a link to nothing is refused;
- *   - a new file is made the same way, with the usual 0666 & ~umask.
- */
-cli_output *cli_output_open(const char *path)
-{
-	cli_output *o = calloc(1, sizeof(*o));
-	struct stat st, lst;
-	bool exists;
-	mode_t mode;
-	char *dir = NULL, *slash;
-	int fd = -1;
-
-	if (!o) {
-		cli_error("out of memory");
-		return NULL;
-	}
-	if (!path || strcmp(path, "-") == 0) {
-		o->stream = stdout;
-		return o;
-	}
-	o->path = strdup(path);
-	if (!o->path) {
-		cli_error("out of memory");
-		goto fail;
-	}
-	exists = stat(path, &st) == 0;
-	if (!exists && errno != ENOENT) {
-		cli_error("%s: cannot write: %s", path, strerror(errno));
-		goto fail;
-	}
-	if (!exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-		cli_error("%s: cannot write: it is a symbolic link to a file that does not exist",
-		          path);
-		goto fail;
-	}
-	if (exists && S_ISDIR(st.st_mode)) {
-		cli_error("%s: cannot write: it is a directory", path);
-		goto fail;
-	}
-	if (exists && !S_ISREG(st.st_mode)) {
-		/* In place: O_NOCTTY so a terminal device does not become ours. */
-		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-		if (fd < 0 || !(o->stream = fdopen(fd, "wb"))) {
-			cli_error("%s: cannot write: %s", path, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			goto fail;
-		}
-		return o;
-	}
-	/* A regular file (through its links) or a new one. */
-	o->target = exists ? realpath(path, NULL) : strdup(path);
-	if (!o->target) {
-		cli_error("%s: cannot write: %s", path, strerror(errno));
-		goto fail;
-	}
-	dir = strdup(o->target);
-	if (!dir) {
-		cli_error("out of memory");
-		goto fail;
-	}
-	slash = strrchr(dir, '/');
-	if (slash)
-		slash[slash == dir ? 1 : 0] = '\0';
-	if (asprintf(&o->tmp_path, "%s/.%s.tmp.XXXXXX", slash ? dir : ".",
-	             strrchr(o->target, '/') ? strrchr(o->target, '/') + 1 : o->target) < 0) {
-		o->tmp_path = NULL;
-		cli_error("out of memory");
-		goto fail;
-	}
-	fd = mkostemp(o->tmp_path, O_CLOEXEC);
-	if (fd < 0) {
-		cli_error("%s: cannot write: %s", path, strerror(errno));
-		free(o->tmp_path);
-		o->tmp_path = NULL;
-		goto fail;
-	}
-	if (exists) {
-		mode = st.st_mode & 07777;
-	} else {
-		mode_t mask = umask(0);
-
-		umask(mask);
-		mode = 0666 & ~mask;
-	}
-	if (fchmod(fd, mode) != 0 || !(o->stream = fdopen(fd, "wb"))) {
-		cli_error("%s: cannot write: %s", path, strerror(errno));
-		close(fd);
-		unlink(o->tmp_path);
-		goto fail;
-	}
-	free(dir);
-	return o;
-fail:
-	free(dir);
-	free(o->path);
-	free(o->target);
-	free(o->tmp_path);
-	free(o);
-	return NULL;
-}
-
-FILE *cli_output_stream(cli_output *o)
-{
-	return o->stream;
-}
-
-int cli_output_close(cli_output *o, bool ok)
-{
-	int rc = CLI_EXIT_OK;
-	const char *name;
-
-	if (!o)
-		return CLI_EXIT_ERROR;
-	name = o->path ? o->path : "standard output";
-	if (o->stream == stdout) {
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			if (ok)
-				rc = cli_error("%s: write failed: %s", name, strerror(errno));
-			else
-				rc = CLI_EXIT_ERROR;
-		}
-	} else if (!o->tmp_path) {
-		/* Written in place (a device or FIFO): nothing to rename or remove. */
-		bool failed = ferror(o->stream) != 0;
-
-		failed |= fclose(o->stream) != 0;
-		if (failed)
-			rc = ok ? cli_error("%s: write failed: %s", name, strerror(errno))
-			        : CLI_EXIT_ERROR;
-		else if (!ok)
-			rc = CLI_EXIT_ERROR;
-	} else {
-		bool failed = ferror(o->stream) != 0;
-		failed |= fclose(o->stream) != 0;
-		if (failed && ok)
-			rc = cli_error("%s: write failed: %s", name, strerror(errno));
-		if (failed || !ok) {
-			unlink(o->tmp_path);
-			if (!failed)
-				rc = CLI_EXIT_ERROR;
-		} else if (rename(o->tmp_path, o->target) != 0) {
-			rc = cli_error("%s: cannot write: %s", name, strerror(errno));
-			unlink(o->tmp_path);
-		}
-	}
-	free(o->path);
-	free(o->target);
-	free(o->tmp_path);
-	free(o);
-	return rc;
-}
-
-int cli_write_output(const char *path, const void *data, size_t len)
-{
-	cli_output *o = cli_output_open(path);
-
-	if (!o)
-		return CLI_EXIT_ERROR;
-	bool ok = len == 0 || fwrite(data, 1, len, cli_output_stream(o)) == len;
-	if (!ok) {
-		cli_error("%s: write failed: %s", path && strcmp(path, "-") ? path : "standard output",
-		          strerror(errno));
-		cli_output_close(o, false);
-		return CLI_EXIT_ERROR;
-	}
-	return cli_output_close(o, true);
 }
 
 /* --- The progress line ------------------------------------------------------- */

@@ -55,8 +55,19 @@ int cli_option_error(const char *cmd, const char *usage, int c, char **argv);
  * database") and returns CLI_EXIT_ERROR; *out is NULL. Shows a progress
  * line when opening takes longer than a second. */
 int cli_open_report(tsr_report **out, const char *path);
-/* The same for one or more .pvti files or directories of them. */
+/* The same for one or more .pvti files or directories of them. Files that
+ * are byte for byte copies of another are read once, with a line on
+ * stderr naming both (reportlib reads one file named twice once). */
 int cli_open_trace(tsr_trace **out, const char *const *paths, size_t n_paths);
+/* One line on stderr per file and kind of event a Chrome JSON import
+ * skipped ("tilescope: t.json: 9,750 events skipped: nested past 250
+ * levels"; tsr_trace_list_skipped); nothing for a complete import. */
+void cli_trace_print_skipped(tsr_trace *trace);
+/* Prints the trace's last error and returns CLI_EXIT_ERROR. reportlib
+ * names the file in what a file caused; a failure of the handle itself
+ * (its memory cap, out of memory) names none, so the file (or the first
+ * and how many more) is put before it: every error line names a file. */
+int cli_trace_fail(tsr_trace *trace);
 
 /* Parses a non-negative decimal integer (no sign, no junk, no overflow). */
 bool cli_parse_u64(const char *s, uint64_t *out);
@@ -97,19 +108,38 @@ int cli_trace_window(const char *cmd, const char *usage, const tsr_trace *trace,
 
 /* Writes `len` bytes to the file `path`, or to stdout when path is NULL
  * or "-". On failure prints one line naming the file and returns
- * CLI_EXIT_ERROR; else CLI_EXIT_OK. A regular file is written to a
- * temporary beside it (mkostemp) and renamed, so a failed write leaves no
- * half file; a symlink is written through; a device or FIFO is written in
- * place, never replaced (cli_output_open). */
+ * CLI_EXIT_ERROR; else CLI_EXIT_OK. The rules of -o (cli-output.c): a
+ * regular file is written to a temporary beside it (mkostemp) and renamed
+ * over it, keeping its mode, owner and group, so a failed write leaves no
+ * half file; when a new file cannot keep what the old one is (other hard
+ * links, an owner only root may give) the complete output is copied into
+ * it instead; a file the user may not write (0444) is refused, as by
+ * `>`; a symlink is written through; /dev/stdout, /dev/fd/N and
+ * /proc/self/fd/N are this process's descriptors, duplicated; a device,
+ * a FIFO or another process's descriptor is written in place, never
+ * replaced, and a FIFO nobody reads is refused after two seconds; a file
+ * the command reads (cli_note_input) is refused. */
 int cli_write_output(const char *path, const void *data, size_t len);
 /* Opens `path` for writing (stdout for NULL or "-") the same way: write
- * to the returned stream, then cli_output_close() renames it into place
- * (or removes it when `ok` is false). Errors are printed; NULL on failure. */
+ * to the returned stream, then cli_output_close() renames or copies it
+ * into place (or removes it when `ok` is false). Errors are printed; NULL
+ * on failure. */
 typedef struct cli_output cli_output;
 cli_output *cli_output_open(const char *path);
 FILE *cli_output_stream(cli_output *o);
+/* -o's value as messages name it: "standard output" for NULL or "-". */
+const char *cli_output_name(const char *path);
 /* Returns CLI_EXIT_OK, or CLI_EXIT_ERROR (printed) when a write failed. */
 int cli_output_close(cli_output *o, bool ok);
+
+/* Records `path` as read by this command, so that -o (and a redirected
+ * standard output) never overwrites it under any name: a regular file,
+ * or for a directory its profile.pop and debug.cbor. cli_open_report and
+ * cli_open_trace note what they open; main() notes every operand. */
+void cli_note_input(const char *path);
+/* cli_note_input of every word of a subcommand's argv (argv[0] is its
+ * name) that is not an option or the value of -o / --output. */
+void cli_note_input_args(int argc, char **argv);
 
 /*
  * The progress line. cli_progress_begin("Reading profile.pop") starts a

@@ -112,7 +112,7 @@ static int export_profile(const char *path, bool graph, tsr_export_format format
 	cli_progress_end();
 	if (rc == TSR_ERR_IO && strstr(tsr_report_error(report), "write failed: ")) {
 		/* The output failed, not the report: name the output. */
-		cli_error("%s: %s", output && strcmp(output, "-") ? output : "standard output",
+		cli_error("%s: %s", cli_output_name(output),
 		          strstr(tsr_report_error(report), "write failed: "));
 	} else if (rc != TSR_OK) {
 		cli_error("%s: %s", path, tsr_report_error(report));
@@ -145,6 +145,8 @@ static int export_chrome(char **paths, size_t n, const char *from, const char *t
 
 	if (cli_open_trace(&trace, (const char *const *)paths, n) != CLI_EXIT_OK)
 		return CLI_EXIT_ERROR;
+	/* The export holds only what the import kept: say what it did not. */
+	cli_trace_print_skipped(trace);
 	if (cli_trace_window("export", usage, trace, from, to, &opts->from_ns, &opts->to_ns)) {
 		tsr_trace_free(trace);
 		return CLI_EXIT_ERROR;
@@ -160,9 +162,9 @@ static int export_chrome(char **paths, size_t n, const char *from, const char *t
 	if (rc == TSR_ERR_IO) {
 		status = cli_output_close(out, true);
 		if (status == CLI_EXIT_OK)
-			status = cli_error("%s: write failed", output ? output : "standard output");
+			status = cli_error("%s: write failed", cli_output_name(output));
 	} else if (rc != TSR_OK) {
-		cli_error("%s", tsr_trace_error(trace));
+		cli_trace_fail(trace);
 		cli_output_close(out, false);
 		status = CLI_EXIT_ERROR;
 	} else {

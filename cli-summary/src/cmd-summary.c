@@ -161,7 +161,7 @@ int cli_cmd_summary(int argc, char **argv)
 		/* cli_output_close names the destination and the cause. */
 		status = cli_output_close(out, true);
 		if (status == CLI_EXIT_OK)
-			status = cli_error("%s: write failed", output ? output : "standard output");
+			status = cli_error("%s: write failed", cli_output_name(output));
 		out = NULL;
 		goto cleanup;
 	}

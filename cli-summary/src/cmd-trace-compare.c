@@ -49,9 +49,10 @@ static int load_side(side *s, const char *path, const char *usage, const char *f
 	s->path = path;
 	if (cli_open_trace(&s->trace, &path, 1))
 		return CLI_EXIT_ERROR;
+	cli_trace_print_skipped(s->trace);
 	s->info = tsr_trace_get_info(s->trace);
 	if (tsr_trace_get_processes(&procs, &s->n_files, s->trace) != TSR_OK)
-		return cli_error("%s", tsr_trace_error(s->trace));
+		return cli_trace_fail(s->trace);
 	if (cli_trace_window("trace", usage, s->trace, from, to, &s->from_ns, &s->to_ns))
 		return CLI_EXIT_ERROR;
 	o.from_ns = s->from_ns;
@@ -61,7 +62,7 @@ static int load_side(side *s, const char *path, const char *usage, const char *f
 	rc = tsr_trace_list_label_stats(&s->labels, &s->n_labels, s->trace, &o);
 	cli_progress_end();
 	if (rc != TSR_OK)
-		return cli_error("%s", tsr_trace_error(s->trace));
+		return cli_trace_fail(s->trace);
 	for (size_t i = 0; i < s->n_labels; i++)
 		s->spans += s->labels[i].count;
 	return CLI_EXIT_OK;
@@ -231,7 +232,7 @@ int cli_trace_compare(const char *path_a, const char *path_b, const char *usage,
 		goto cleanup;
 	if (tsr_trace_list_label_deltas(&d, &n, s[0].trace, s[0].labels, s[0].n_labels, s[1].trace,
 	                                s[1].labels, s[1].n_labels) != TSR_OK) {
-		cli_error("%s", tsr_trace_error(s[0].trace));
+		cli_trace_fail(s[0].trace);
 		goto cleanup;
 	}
 	out = cli_output_open(output);

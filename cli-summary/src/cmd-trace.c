@@ -225,7 +225,7 @@ static int gather(trace_view *v)
 	}
 	cli_progress_end();
 	if (rc != TSR_OK)
-		return cli_error("%s", tsr_trace_error(v->trace));
+		return cli_trace_fail(v->trace);
 	return CLI_EXIT_OK;
 }
 
@@ -252,7 +252,7 @@ static int series_bucket(trace_view *v, size_t i, tsr_trace_counter_bucket **b)
 	if (tsr_trace_list_counter_buckets(&buckets, &n, NULL, v->trace, i, from, to,
 	                                   (uint64_t)(to - from)) !=
 	    TSR_OK)
-		return cli_error("%s", tsr_trace_error(v->trace));
+		return cli_trace_fail(v->trace);
 	if (n == 0) {
 		free(buckets);
 		return CLI_EXIT_OK;
@@ -474,7 +474,7 @@ static int print_series_text(FILE *out, trace_view *v, const char *bold, const c
 	size_t n;
 
 	if (tsr_trace_get_series(&series, &n, v->trace) != TSR_OK)
-		return cli_error("%s", tsr_trace_error(v->trace));
+		return cli_trace_fail(v->trace);
 	if (n == 0)
 		return CLI_EXIT_OK;
 	fprintf(out, "\n%sCounters:%s\n  %-30s %-12s %10s %12s %12s\n", bold, reset,
@@ -677,7 +677,7 @@ static int json_series(cJSON *root, trace_view *v, bool *ok)
 	cJSON *arr = NULL, *o = NULL;
 
 	if (tsr_trace_get_series(&series, &n, v->trace) != TSR_OK)
-		return cli_error("%s", tsr_trace_error(v->trace));
+		return cli_trace_fail(v->trace);
 	*ok = *ok && cli_json_put(root, "series", arr = cJSON_CreateArray());
 	for (size_t i = 0; *ok && i < n; i++) {
 		tsr_trace_counter_bucket *b;
@@ -872,11 +872,13 @@ int cli_cmd_trace(int argc, char **argv)
 	}
 	if (cli_open_trace(&v.trace, (const char *const *)argv + optind, (size_t)(argc - optind)))
 		return CLI_EXIT_ERROR;
+	/* What an import left out: the counts below would hide it. */
+	cli_trace_print_skipped(v.trace);
 	v.info = tsr_trace_get_info(v.trace);
 	if (tsr_trace_get_processes(&v.procs, &v.n_procs, v.trace) != TSR_OK ||
 	    tsr_trace_get_threads(&v.threads, &v.n_threads, v.trace) != TSR_OK ||
 	    tsr_trace_get_channels(&v.channels, &v.n_channels, v.trace) != TSR_OK) {
-		cli_error("%s", tsr_trace_error(v.trace));
+		cli_trace_fail(v.trace);
 		goto cleanup;
 	}
 	v.thread = -1;

@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +46,10 @@ static void print_help(FILE *out)
 
 int main(int argc, char **argv)
 {
+	/* Past `ulimit -f` a write fails with EFBIG, which the output code
+	 * reports in one line and cleans up after; SIGXFSZ's default would
+	 * kill the command first, leaving its temporary file behind. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		fputs("usage: tilescope COMMAND [OPTIONS] ARGS...\n"
 		      "Try 'tilescope --help'.\n",
@@ -74,8 +79,12 @@ int main(int argc, char **argv)
 		return cli_error("'%s' is not a tilescope command; see 'tilescope --help'", argv[2]);
 	}
 	for (size_t i = 0; i < N_COMMANDS; i++) {
-		if (strcmp(argv[1], commands[i].name) == 0)
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			/* A file named on the command line is one the command reads
+			 * (a report, a trace, a limits file): -o never replaces it. */
+			cli_note_input_args(argc - 1, argv + 1);
 			return commands[i].run(argc - 1, argv + 1);
+		}
 	}
 	if (argv[1][0] == '-')
 		return cli_usage_error("", "usage: tilescope COMMAND [OPTIONS] ARGS...\n",

@@ -232,8 +232,14 @@ assert strip(d["labels"]) == strip(one["labels"]) and d["threads"] == one["threa
 cmp -s out.json one.json || fail "-o out.json differs from the JSON on stdout"
 [ $status -eq 0 ] && pass "--no-median, --colours, -o"
 
-# Two files of one job merge: the sample twice under two names.
+# Two files of one job merge: the sample twice under two names, the second
+# with a metadata row more (a byte for byte copy is read once: it is the
+# same process, not a second one; check-cli-trace-imports.sh).
 mkdir twice && cp one.pvti twice/a.pvti && cp one.pvti twice/b.pvti
+python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO trace_metadata(key, value) VALUES (?, ?)", ("test.copy", "true"))
+db.commit()' twice/b.pvti || fail "cannot change the copy"
 "$ts" trace --json twice >twice.json || fail "trace of a directory exited $?"
 "$ts" trace --json twice/b.pvti twice/a.pvti >twice2.json || fail "trace of two files exited $?"
 "$ts" trace twice >twice.txt || fail "trace of a directory (text) exited $?"
@@ -427,7 +433,8 @@ printf '[1, 2, 3]\n' >jdir/c-list.json
 echo 'notes' >jdir/notes.txt
 mkdir jdir/sub && cp exported.trace jdir/sub/deeper.json
 "$ts" trace --json --top 0 jdir >jdir1.json 2>err.txt || fail "trace of a JSON directory: $(cat err.txt)"
-cp exported.trace jdir/run-b.json
+# A second file of the trace, not byte for byte the first (that is read once).
+{ cat exported.trace && echo; } >jdir/run-b.json
 "$ts" trace --json --top 0 jdir >jdir2.json 2>err.txt || fail "trace of two JSON files: $(cat err.txt)"
 cp one.pvti exported.trace mixed/
 "$ts" trace --json --top 0 mixed >mixed.json 2>err.txt || fail "trace of a mixed directory: $(cat err.txt)"
