@@ -20,6 +20,14 @@
  * keeps a desktop progress bar smooth without making the callback a cost,
  * and bounds the time between the callback asking to stop and the call
  * returning to a few milliseconds plus the period.
+ *
+ * Cancel. The SQLite progress handler of every connection reportlib opens
+ * polls here, so a cancel reaches every statement that runs long, from
+ * any call that reports progress; when the callback asks to stop, the
+ * handle's hook (tsr_progress_state.interrupt) also calls
+ * sqlite3_interrupt on its connections. No single step runs long: the
+ * schema check refuses files whose reads would run their own code, and
+ * the functions whose cost is not linear are bounded (sql-functions.c).
  */
 #include "report-private.h"
 
@@ -54,8 +62,15 @@ static bool report(tsr_progress_state *ps, double fraction)
 		fraction = 1.0;
 	ps->last = fraction;
 	ps->last_ns = now_ns();
-	if (ps->cb(fraction, ps->message ? ps->message : "", ps->data) != 0)
+	if (ps->cb(fraction, ps->message ? ps->message : "", ps->data) != 0) {
 		ps->cancelled = true;
+		/* Any statement of the handle still running stops at its next
+		 * virtual-machine step, not only the one whose progress handler
+		 * asked: a row loop that saw the cancel may sit inside another
+		 * statement's row. */
+		if (ps->interrupt)
+			ps->interrupt(ps->interrupt_data);
+	}
 	return ps->cancelled;
 }
 

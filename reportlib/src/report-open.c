@@ -356,6 +356,7 @@ static int connect_db(tsr_report *r, int64_t size)
 	if (pc->guard.budget > TSR_VM_MAX || size > TSR_VM_MAX)
 		pc->guard.budget = TSR_VM_MAX;
 	sqlite3_progress_handler(r->db, TSR_VM_PERIOD, progress_cb, pc);
+	r->guard = &pc->guard;
 
 	rc = tsr_register_tile_functions(r);
 	if (rc == SQLITE_OK)
@@ -412,35 +413,21 @@ static int check_identity(tsr_report *r)
 }
 
 /*
- * Refuses schema objects whose code would run during our reads. Views
- * are disabled and triggers never fire on a read-only connection, but a
- * generated column's expression is evaluated whenever the column is read,
- * without the authorizer seeing its function calls, and a virtual table
- * runs its module's code. Tilescope writes neither; a file that has them
- * is refused before any of its tables is read.
+ * Refuses what the schema check of every file finds (sqlite-lockdown.c:
+ * virtual tables, generated columns, triggers and views profile.sql does
+ * not define), before any of the file's tables is read.
  */
 static int check_schema(tsr_report *r)
 {
-	int64_t n;
-	int rc = query_ints(r, &n, 1, 0, INT64_MAX,
-	                    "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' "
-	                    "AND sql LIKE 'CREATE VIRTUAL%'",
-	                    "the schema");
+	char why[300];
+	int rc = tsr_sqlite_check_schema(r->db, tsf_profile_schema_sql, why, sizeof(why));
 
-	if (!rc && n)
+	if (rc != SQLITE_OK)
+		return tsr_sql_fail(r, rc, "reading the schema");
+	if (why[0])
 		return tsr_fail(r, TSR_ERR_CORRUPT,
-		                "'%s': the file defines %lld virtual tables, which Tilescope never "
-		                "writes: refusing to read it", r->path, (long long)n);
-	if (!rc)
-		rc = query_ints(r, &n, 1, 0, INT64_MAX,
-		                "SELECT COUNT(*) FROM sqlite_schema s, pragma_table_xinfo(s.name) x "
-		                "WHERE s.type = 'table' AND x.hidden <> 0",
-		                "the schema");
-	if (!rc && n)
-		return tsr_fail(r, TSR_ERR_CORRUPT,
-		                "'%s': the file defines %lld generated columns, which Tilescope never "
-		                "writes: refusing to read it", r->path, (long long)n);
-	return rc;
+		                "'%s': the file %s: refusing to read it", r->path, why);
+	return TSR_OK;
 }
 
 /* --- Loading the small tables ------------------------------------------------------------- */
@@ -1366,6 +1353,16 @@ static int begin_read(tsr_report *r)
 	return exec_quiet(r, "BEGIN");
 }
 
+/* The progress state's cancel hook: stops whatever statement of the
+ * handle is running, whichever call is using it (progress.c). */
+static void interrupt_report(void *data)
+{
+	tsr_report *r = data;
+
+	if (r->db)
+		sqlite3_interrupt(r->db);
+}
+
 /*
  * The loaders of tsr_report_open in order, each with the fraction of the
  * open done when it ends (their shares of the time on a large report,
@@ -1464,6 +1461,8 @@ int tsr_report_open(tsr_report **out, const char *path, const tsr_open_options *
 	r->debug_fd = -1;
 	r->memory_cap = opts && opts->memory_cap ? opts->memory_cap : TSR_DEFAULT_CAP;
 	r->ps = &r->progress;
+	r->progress.interrupt = interrupt_report;
+	r->progress.interrupt_data = r;
 	if (opts && opts->version >= 2)
 		tsr_progress_set(r->ps, opts->progress, opts->progress_data);
 

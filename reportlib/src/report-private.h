@@ -33,6 +33,10 @@ typedef struct tsr_progress_state {
 	const char *message;         /* what the current part does (static) */
 	uint64_t last_ns;            /* CLOCK_MONOTONIC of the last call of cb */
 	unsigned ticks;              /* tsr_progress_tick calls, for its rate */
+	/* Called when the callback asks to stop: interrupts the handle's
+	 * running SQLite statements (sqlite3_interrupt). NULL: none. */
+	void (*interrupt)(void *data);
+	void *interrupt_data;
 } tsr_progress_state;
 
 /* What tsr_progress_push saves for tsr_progress_pop. */
@@ -50,6 +54,8 @@ struct tsr_report {
 	char *debug_path;            /* debug.cbor, or NULL */
 	int debug_fd;                /* debug.cbor opened with profile.pop (the pair as it was
 	                                at one moment: report-open.c), or -1 */
+	struct tsr_vm_guard *guard;  /* the connection's progress-handler bounds (report-open.c) */
+	tsr_query_limits query_limits; /* tsr_report_set_query_limits (sql-query.c) */
 	const char *report_id;       /* meta report_id (pooled), NULL when the writer had none */
 	int64_t created_unix_ns;     /* meta created_unix_ns, 0 when absent */
 	char error[512];             /* last failure */
@@ -168,16 +174,39 @@ int tsr_sqlite_lockdown(sqlite3 *db, int max_length);
 int tsr_sqlite_init(void);
 const char *tsr_sqlite_init_error(void);
 
-/* A connection's per-statement budget of virtual-machine steps
- * (sqlite-lockdown.c): set `budget`, zero the rest. */
+/* Why a guard stopped a statement (tsr_vm_guard.stop). */
+typedef enum tsr_vm_stop {
+	TSR_VM_RUNNING = 0,
+	TSR_VM_STOP_STEPS,    /* past the budget of steps */
+	TSR_VM_STOP_TIME,     /* past the deadline of a caller's statement */
+	TSR_VM_STOP_MEMORY    /* past the memory limit of a caller's statement */
+} tsr_vm_stop;
+
+/* A connection's per-statement bounds, checked by its progress handler
+ * (sqlite-lockdown.c): set `budget`, zero the rest. A caller's statement
+ * (sql-query.c) also sets a deadline and a memory limit while it runs. */
 typedef struct tsr_vm_guard {
 	int64_t budget;  /* steps one statement may take */
 	int64_t flushed; /* the busy statements' step counters at the last call */
 	int64_t calls;   /* handler calls since they last changed */
+	uint64_t deadline_ns; /* CLOCK_MONOTONIC the running step must end by; 0: none */
+	int64_t memory_base;  /* sqlite3_memory_used() when the statement began */
+	int64_t memory_limit; /* bytes SQLite may add to that; 0: no limit */
+	tsr_vm_stop stop;     /* what stopped the last statement stopped */
 } tsr_vm_guard;
 /* For a progress handler called every `period` steps: whether the running
- * statement is past its budget (then the handler returns 1). */
+ * statement is past its bounds (then the handler returns 1, and g->stop
+ * says which). */
 bool tsr_vm_guard_exceeded(tsr_vm_guard *g, sqlite3 *db, int period);
+
+/* The schema check of every file reportlib opens, before its first read
+ * (sqlite-lockdown.c): SQLITE_OK with why[0] == 0 when the file may be
+ * read, SQLITE_OK with `why` naming what was found when it must be
+ * refused, else an SQLite code. `format_sql` is the format's schema. */
+int tsr_sqlite_check_schema(sqlite3 *db, const char *format_sql, char *why, size_t size);
+/* Registers the bounded instr, replace, trims, printf and format over the
+ * built-ins (sql-functions.c). Returns an SQLite code. */
+int tsr_sql_register_bounded_functions(sqlite3 *db);
 
 /* The authorizer of reportlib's own queries on report and trace
  * connections alike (sqlite-lockdown.c; `data` is unused), which

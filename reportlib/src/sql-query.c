@@ -17,12 +17,20 @@
  * prepares is then checked with sqlite3_stmt_readonly (VACUUM, for one,
  * has no authorizer action) and must be the only one in the text.
  *
- * Bounds. The progress handler already interrupts any statement past the
- * handle's budget of virtual-machine steps (time). Memory: while a
- * caller's statement runs, no value may pass 16 MiB (SQLITE_LIMIT_LENGTH)
- * and temporary data (sorts, GROUP BY, DISTINCT) goes to an unlinked
- * temporary file instead of memory, so RAM stays at about the page
- * cache's size whatever the query; both are put back afterwards.
+ * Bounds, whatever the statement (tsr_query_limits). Time: the progress
+ * handler interrupts the statement once SQLite has spent its time limit
+ * on it (the clock runs during prepare and steps only, not while a
+ * callback writes a row), as well as past the handle's budget of steps.
+ * One call of a function is not interrupted, so no call may be long:
+ * values are at most 1 MiB (SQLITE_LIMIT_LENGTH, which also keeps a row
+ * of 200 columns to 200 MiB) and the built-ins whose cost is not linear
+ * are replaced by bounded ones (sql-functions.c). Memory and disk:
+ * temporary data (sorts, GROUP BY, DISTINCT, recursive sets) stays in
+ * memory (temp_store = MEMORY, set for every connection by
+ * tsr_sqlite_lockdown), so nothing is ever written to a temporary file,
+ * and the progress handler stops the statement when SQLite's heap has
+ * grown past its memory limit. A caller's cancel (the progress callback)
+ * reaches the statement through the same handler.
  */
 #include "report-private.h"
 #include "trace-private.h"
@@ -32,23 +40,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-/* The longest string or blob a caller's statement may make or read. */
-#define QUERY_MAX_LENGTH (16 << 20)
+/* The defaults of tsr_query_limits. */
+#define QUERY_TIME_MS 30000u
+#define QUERY_MEMORY ((uint64_t)512 << 20)
 
 /* --- The caller's authorizer -------------------------------------------------------- */
 
 /* Functions a caller's statement may call: pure built-ins bounded by the
- * length limit, the window functions, and the per-tile functions (the
- * list documented in db-schema/profile.sql). */
+ * length limit (the superlinear ones replaced by sql-functions.c), the
+ * window functions, the per-tile functions (the list documented in
+ * db-schema/profile.sql), and the JSON functions that read JSON, which
+ * .pvti files hold (event_metadata.json, trace_metadata.value,
+ * heatmap.edges). The JSON functions that build or edit JSON stay out:
+ * there is nothing of the file in what they do, and json_patch's merge
+ * is quadratic. */
 static const char *const query_functions[] = {
 	"abs", "avg", "char", "coalesce", "count", "group_concat", "hex", "ifnull", "iif",
 	"instr", "length", "like", "glob", "lower", "upper", "ltrim", "rtrim", "trim", "max",
 	"min", "nullif", "printf", "format", "quote", "replace", "round", "substr", "substring",
 	"sum", "total", "typeof", "unicode", "row_number", "rank", "dense_rank", "percent_rank",
 	"cume_dist", "ntile", "lag", "lead", "first_value", "last_value", "nth_value",
-	"tile_value", "tile_sum", "tile_max",
+	"tile_value", "tile_sum", "tile_max", "json", "json_valid", "json_type",
+	"json_array_length", "json_extract", "->", "->>", "json_quote",
 };
+
+/* Table-valued functions (eponymous virtual tables) a caller's statement
+ * may read: the same JSON reading as the functions above, and the
+ * per-tile table. Any other (dbstat, sqlite_stmt ...) is refused; a
+ * pragma_* table is let through to the PRAGMA it runs, which is checked
+ * as a PRAGMA. */
+static const char *const query_tables[] = {"tile_runs", "json_each", "json_tree"};
 
 /* PRAGMAs that only answer: without a value, or with a table or index
  * name for the first four. */
@@ -63,7 +86,20 @@ static const char *const query_pragmas[] = {
 typedef struct query_auth {
 	char refused[160];
 	bool schema_table;         /* refused names only sqlite_master so far */
+	const char *modules;       /* the connection's virtual-table modules,
+	                              "\nname\nname\n" (NULL: none known) */
 } query_auth;
+
+/* Whether `name` is a line of `modules` ("\nname\n..."). */
+static bool is_module(const char *modules, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = modules; p && (p = strstr(p, name)) != NULL; p++)
+		if (p > modules && p[-1] == '\n' && p[n] == '\n')
+			return true;
+	return false;
+}
 
 static bool in_list(const char *s, const char *const *list, size_t n)
 {
@@ -120,9 +156,15 @@ static int query_authorize_cb(void *data, int action, const char *a, const char 
 	(void)inner;
 	switch (action) {
 	case SQLITE_SELECT:
-	case SQLITE_READ:
 	case SQLITE_RECURSIVE:
 		ok = true;
+		break;
+	case SQLITE_READ:
+		/* The file's tables (they shadow a module of the same name), or
+		 * a table-valued function of the list. */
+		ok = !a || !sqlite3_strnicmp(a, "pragma_", 7) || !is_module(qa->modules, a) ||
+		     in_list(a, query_tables, sizeof(query_tables) / sizeof(query_tables[0]));
+		snprintf(what, sizeof(what), "the table-valued function %s", a ? a : "?");
 		break;
 	case SQLITE_FUNCTION:
 		ok = in_list(b, query_functions, sizeof(query_functions) / sizeof(query_functions[0]));
@@ -164,24 +206,69 @@ static int query_authorize_cb(void *data, int action, const char *a, const char 
 
 /* --- Running one statement ------------------------------------------------------------ */
 
-/* A connection and how to put its own authorizer back. */
+/* A connection, how to put its own authorizer back, and the bounds of
+ * the caller's statement. */
 typedef struct query_conn {
 	sqlite3 *db;
 	int (*auth_cb)(void *, int, const char *, const char *, const char *, const char *);
 	void *auth_data;
+	tsr_vm_guard *guard;       /* the connection's progress-handler bounds */
+	tsr_progress_state *ps;    /* the handle's progress (a cancel) */
+	uint64_t time_ns;          /* SQLite's time the statement may take */
+	uint64_t memory;           /* bytes SQLite may add for it */
 } query_conn;
 
-/* `sql` from its first non-blank character, at most 40 bytes of its
- * first line, for messages. */
-static void quote_start(char *out, size_t size, const char *sql)
+/* CLOCK_MONOTONIC in nanoseconds. */
+static uint64_t now_ns(void)
 {
-	size_t n;
+	struct timespec ts;
 
-	sql += strspn(sql, " \t\r\n;");
-	n = strcspn(sql, "\r\n");
-	if (n > 40)
-		n = 40;
-	snprintf(out, size, "%.*s%s", (int)n, sql, sql[n] ? "..." : "");
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Where the first keyword of `sql` is: past blanks, semicolons and
+ * comments. */
+static const char *skip_blanks(const char *sql)
+{
+	for (;;) {
+		sql += strspn(sql, " \t\r\n\f\v;");
+		if (sql[0] == '-' && sql[1] == '-')
+			sql += strcspn(sql, "\n");
+		else if (sql[0] == '/' && sql[1] == '*')
+			sql = strstr(sql + 2, "*/") ? strstr(sql + 2, "*/") + 2 : sql + strlen(sql);
+		else
+			return sql;
+	}
+}
+
+/* The first keyword of `sql` in capitals ("VACUUM"), for messages that
+ * name a statement without quoting it. */
+static void first_keyword(char *out, size_t size, const char *sql)
+{
+	size_t n = 0;
+
+	sql = skip_blanks(sql);
+	while (n + 1 < size && n < 20 && ((*sql >= 'a' && *sql <= 'z') || (*sql >= 'A' && *sql <= 'Z')))
+		out[n++] = (char)(*sql >= 'a' ? *sql++ - 'a' + 'A' : *sql++);
+	out[n] = 0;
+	if (!n)
+		snprintf(out, size, "the statement");
+}
+
+/* The line and column (from 1) of `at` in `sql`. */
+static void line_column(const char *sql, const char *at, int *line, int *column)
+{
+	*line = 1;
+	*column = 1;
+	for (const char *p = sql; p < at && *p; p++) {
+		if (*p == '\n') {
+			++*line;
+			*column = 1;
+		} else if (((unsigned char)*p & 0xc0) != 0x80) {
+			++*column;
+		}
+	}
 }
 
 /* The tsr_error of a failed step of a caller's statement. An SQL error
@@ -199,12 +286,86 @@ static int map_step_error(int rc)
 	}
 }
 
-/* Runs a setting of this connection (temp_store), past both authorizers. */
-static void set_quietly(const query_conn *c, const char *sql)
+/*
+ * The connection's virtual-table modules as "\nname\nname\n" (sqlite3_malloc'd,
+ * NULL when they cannot be listed): a read of one of them by name is a
+ * table-valued function, which the caller's authorizer checks against
+ * its list. Read past both authorizers (PRAGMA module_list is no query's).
+ */
+static char *list_modules(const query_conn *c)
 {
+	sqlite3_stmt *st = NULL;
+	sqlite3_str *out = sqlite3_str_new(NULL);
+	char *list;
+
 	sqlite3_set_authorizer(c->db, NULL, NULL);
-	sqlite3_exec(c->db, sql, NULL, NULL, NULL);
+	sqlite3_str_appendchar(out, 1, '\n');
+	if (sqlite3_prepare_v2(c->db, "SELECT name FROM pragma_module_list", -1, &st, NULL) ==
+	    SQLITE_OK)
+		while (sqlite3_step(st) == SQLITE_ROW)
+			sqlite3_str_appendf(out, "%s\n", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
 	sqlite3_set_authorizer(c->db, c->auth_cb, c->auth_data);
+	list = sqlite3_str_finish(out);
+	return list;
+}
+
+/* Steps the caller's statement under its own authorizer and within its
+ * bounds: the guard's deadline is what is left of its time, and what it
+ * used is taken off. */
+static int bounded_step(const query_conn *c, sqlite3_stmt *st, query_auth *qa, uint64_t *left_ns)
+{
+	uint64_t start = now_ns();
+	int rc;
+
+	c->guard->deadline_ns = start + (*left_ns ? *left_ns : 1);
+	sqlite3_set_authorizer(c->db, query_authorize_cb, qa);
+	rc = sqlite3_step(st);
+	sqlite3_set_authorizer(c->db, c->auth_cb, c->auth_data);
+	c->guard->deadline_ns = 0;
+	*left_ns -= now_ns() - start < *left_ns ? now_ns() - start : *left_ns;
+	return rc;
+}
+
+/* The message of a statement that failed to step with `src`. */
+static int step_failure(const query_conn *c, const query_auth *qa, int src, char *msg,
+                        size_t size)
+{
+	int code = sqlite3_errcode(c->db), rc = map_step_error(code);
+	const char *err = sqlite3_errmsg(c->db);
+
+	if ((src & 0xff) == SQLITE_INTERRUPT || (code & 0xff) == SQLITE_INTERRUPT) {
+		if (c->ps && c->ps->cancelled) {
+			snprintf(msg, size, "cancelled while running the query");
+			return TSR_ERR_CANCELLED;
+		}
+		switch (c->guard->stop) {
+		case TSR_VM_STOP_TIME:
+			snprintf(msg, size, "the query ran for longer than its time limit (%.3g s)",
+			         (double)c->time_ns / 1e9);
+			break;
+		case TSR_VM_STOP_MEMORY:
+			snprintf(msg, size, "the query needed more than its memory limit (%llu MiB) for "
+			                    "sorting, grouping or a recursive set",
+			         (unsigned long long)(c->memory >> 20));
+			break;
+		default:
+			snprintf(msg, size, "the query took more steps than a file of this size "
+			                    "allows (the budget of every statement)");
+			break;
+		}
+		return TSR_ERR_TOO_LARGE;
+	}
+	if ((code & 0xff) == SQLITE_TOOBIG) {
+		snprintf(msg, size, "a value of the query is longer than a query may read or make "
+		                    "(%d bytes)", TSR_QUERY_MAX_LENGTH);
+		return TSR_ERR_TOO_LARGE;
+	}
+	if ((code & 0xff) == SQLITE_AUTH && qa->refused[0])
+		snprintf(msg, size, "only reads are allowed: refused %s", qa->refused);
+	else
+		snprintf(msg, size, "%s", err);
+	return rc;
 }
 
 /* Fills values[0..n) from the current row of `st`. */
@@ -246,27 +407,63 @@ static void read_row(tsr_value *values, size_t n, sqlite3_stmt *st)
 	}
 }
 
+/* The message of a statement that did not prepare. */
+static int prepare_failure(const query_conn *c, const query_auth *qa, int src, char *msg,
+                           size_t size)
+{
+	const char *err = sqlite3_errmsg(c->db);
+	int rc = map_step_error(src);
+
+	if (qa->refused[0])
+		snprintf(msg, size, "only reads are allowed: refused %s", qa->refused);
+	else if (!strncmp(err, "access to view \"", 16))
+		/* SQLITE_DBCONFIG_ENABLE_VIEW is off: say why, and what to do. */
+		snprintf(msg, size, "the file's views are not run here (%.*s): join the tables "
+		                    "they read instead", (int)strcspn(err + 16, "\""), err + 16);
+	else
+		snprintf(msg, size, "%s", err);
+	if ((src & 0xff) == SQLITE_ERROR || (src & 0xff) == SQLITE_AUTH)
+		rc = TSR_ERR_INVALID_ARGUMENT;
+	if ((src & 0xff) == SQLITE_TOOBIG) {
+		snprintf(msg, size, "the SQL is longer than a statement may be");
+		rc = TSR_ERR_INVALID_ARGUMENT;
+	}
+	return rc;
+}
+
 /*
  * Prepares `sql` on c->db under the caller's authorizer, checks that it
- * is one statement that only reads, and steps it, handing the columns
- * and the rows to the callbacks. On failure returns a negative tsr_error
- * with a message in msg[0..size); a callback's non-zero value is
- * returned as it is (msg untouched).
+ * is one statement that only reads, and steps it within its bounds,
+ * handing the columns and the rows to the callbacks. On failure returns
+ * a negative tsr_error with a message in msg[0..size); a callback's
+ * non-zero value is returned as it is (msg untouched).
  */
 static int run_query(const query_conn *c, const char *sql, tsr_columns_cb columns_cb,
                      tsr_row_cb row_cb, void *user_data, char *msg, size_t size)
 {
-	query_auth qa = {{0}, false};
+	query_auth qa = {{0}, false, NULL};
 	sqlite3_stmt *st = NULL, *next = NULL;
 	const char **names = NULL;
 	tsr_value *values = NULL;
 	const char *tail = NULL;
 	size_t n = 0;
+	uint64_t left_ns = c->time_ns, start;
 	int old_length, rc, src;
-	char start[64];
 
-	old_length = sqlite3_limit(c->db, SQLITE_LIMIT_LENGTH, QUERY_MAX_LENGTH);
-	set_quietly(c, "PRAGMA temp_store = FILE");
+	/* SQLite built to keep temporary data in files whatever the pragma
+	 * says would write the caller's sorts to disk. */
+	if (sqlite3_compileoption_used("TEMP_STORE=0")) {
+		snprintf(msg, size, "this SQLite library keeps temporary data in files "
+		                    "(SQLITE_TEMP_STORE=0): queries are refused");
+		return TSR_ERR_INVALID_ARGUMENT;
+	}
+	qa.modules = list_modules(c);
+	old_length = sqlite3_limit(c->db, SQLITE_LIMIT_LENGTH, TSR_QUERY_MAX_LENGTH);
+	c->guard->stop = TSR_VM_RUNNING;
+	c->guard->memory_base = sqlite3_memory_used();
+	c->guard->memory_limit = (int64_t)(c->memory < INT64_MAX ? c->memory : INT64_MAX);
+	start = now_ns();
+	c->guard->deadline_ns = start + left_ns;
 	sqlite3_set_authorizer(c->db, query_authorize_cb, &qa);
 	src = sqlite3_prepare_v2(c->db, sql, -1, &st, &tail);
 	if (src == SQLITE_OK && tail && *tail) {
@@ -275,20 +472,21 @@ static int run_query(const query_conn *c, const char *sql, tsr_columns_cb column
 		int nrc = sqlite3_prepare_v2(c->db, tail, -1, &next, &rest);
 
 		if (nrc != SQLITE_OK || next) {
-			quote_start(start, sizeof(start), tail);
-			snprintf(msg, size, "one statement at a time: refused a second one ('%s')", start);
+			int line, column;
+
+			line_column(sql, skip_blanks(tail), &line, &column);
+			snprintf(msg, size, "one statement at a time: a second one begins at line %d, "
+			                    "column %d", line, column);
 			rc = TSR_ERR_INVALID_ARGUMENT;
 			goto cleanup;
 		}
 	}
+	sqlite3_set_authorizer(c->db, c->auth_cb, c->auth_data);
+	c->guard->deadline_ns = 0;
+	left_ns -= now_ns() - start < left_ns ? now_ns() - start : left_ns;
 	if (src != SQLITE_OK) {
-		if (qa.refused[0])
-			snprintf(msg, size, "only reads are allowed: refused %s", qa.refused);
-		else
-			snprintf(msg, size, "%s", sqlite3_errmsg(c->db));
-		rc = map_step_error(src);
-		if ((src & 0xff) == SQLITE_ERROR || (src & 0xff) == SQLITE_AUTH)
-			rc = TSR_ERR_INVALID_ARGUMENT;
+		rc = (src & 0xff) == SQLITE_INTERRUPT ? step_failure(c, &qa, src, msg, size)
+		                                      : prepare_failure(c, &qa, src, msg, size);
 		goto cleanup;
 	}
 	if (!st) {
@@ -297,8 +495,10 @@ static int run_query(const query_conn *c, const char *sql, tsr_columns_cb column
 		goto cleanup;
 	}
 	if (!sqlite3_stmt_readonly(st)) {
-		quote_start(start, sizeof(start), sql);
-		snprintf(msg, size, "only reads are allowed: refused '%s' (it writes)", start);
+		char verb[32];
+
+		first_keyword(verb, sizeof(verb), sql);
+		snprintf(msg, size, "only reads are allowed: refused %s (it writes)", verb);
 		rc = TSR_ERR_INVALID_ARGUMENT;
 		goto cleanup;
 	}
@@ -321,24 +521,17 @@ static int run_query(const query_conn *c, const char *sql, tsr_columns_cb column
 		goto cleanup;
 	}
 	/* The caller's code runs under the handle's own authorizer, the
-	 * statement (and any re-prepare of it) under the stricter one. */
-	sqlite3_set_authorizer(c->db, c->auth_cb, c->auth_data);
+	 * statement (and any re-prepare of it) under the stricter one, and
+	 * only its steps count against its time. */
 	rc = columns_cb ? columns_cb(user_data, n, names) : 0;
 	if (rc)
 		goto cleanup;
 	for (;;) {
-		sqlite3_set_authorizer(c->db, query_authorize_cb, &qa);
-		src = sqlite3_step(st);
-		sqlite3_set_authorizer(c->db, c->auth_cb, c->auth_data);
+		src = bounded_step(c, st, &qa, &left_ns);
 		if (src == SQLITE_DONE)
 			break;
 		if (src != SQLITE_ROW) {
-			rc = map_step_error(sqlite3_errcode(c->db));
-			if (rc == TSR_ERR_TOO_LARGE && (src & 0xff) == SQLITE_INTERRUPT)
-				snprintf(msg, size, "the query took more steps than a file of this size "
-				                    "allows (the budget of every statement)");
-			else
-				snprintf(msg, size, "%s", sqlite3_errmsg(c->db));
+			rc = step_failure(c, &qa, src, msg, size);
 			goto cleanup;
 		}
 		read_row(values, n, st);
@@ -349,15 +542,35 @@ static int run_query(const query_conn *c, const char *sql, tsr_columns_cb column
 	rc = TSR_OK;
 cleanup:
 	sqlite3_set_authorizer(c->db, c->auth_cb, c->auth_data);
+	c->guard->deadline_ns = 0;
+	c->guard->memory_limit = 0;
 	for (size_t i = 0; names && i < n; i++)
 		free((char *)names[i]);
 	free(names);
 	free(values);
 	sqlite3_finalize(next);
 	sqlite3_finalize(st);
-	set_quietly(c, "PRAGMA temp_store = MEMORY");
 	sqlite3_limit(c->db, SQLITE_LIMIT_LENGTH, old_length);
+	sqlite3_free((char *)qa.modules);
 	return rc;
+}
+
+/* The bounds of `limits` (NULL or zero fields: the defaults), the
+ * memory one also within what the handle's cap leaves. */
+static void set_bounds(query_conn *c, const tsr_query_limits *limits, uint64_t cap_left)
+{
+	uint32_t ms = limits && limits->time_ms ? limits->time_ms : QUERY_TIME_MS;
+
+	c->time_ns = (uint64_t)ms * 1000000u;
+	c->memory = limits && limits->memory ? limits->memory : QUERY_MEMORY;
+	if (c->memory > cap_left)
+		c->memory = cap_left ? cap_left : 1;
+}
+
+/* Checks a tsr_query_limits given to a setter. */
+static bool limits_ok(const tsr_query_limits *limits)
+{
+	return !limits || limits->version == TSR_QUERY_LIMITS_VERSION;
 }
 
 /* Runs `sql` over the report (see report.h). A failure of the query
@@ -365,6 +578,7 @@ cleanup:
 int tsr_report_query(tsr_report *report, const char *sql, tsr_columns_cb columns_cb,
                      tsr_row_cb row_cb, void *user_data)
 {
+	tsr_progress_frame frame;
 	query_conn c;
 	char msg[400] = "";
 	int rc;
@@ -376,16 +590,45 @@ int tsr_report_query(tsr_report *report, const char *sql, tsr_columns_cb columns
 	c.db = report->db;
 	c.auth_cb = tsr_authorize_cb;
 	c.auth_data = report;
+	c.guard = report->guard;
+	c.ps = report->ps;
+	set_bounds(&c, &report->query_limits,
+	           report->memory_cap > report->memory_used
+	               ? report->memory_cap - report->memory_used
+	               : 0);
+	if (c.ps && tsr_progress_push(c.ps, &frame, "running the query")) {
+		tsr_progress_pop(c.ps, &frame, false);
+		return tsr_fail(report, TSR_ERR_CANCELLED, "'%s': cancelled while running the query",
+		                report->path);
+	}
 	rc = run_query(&c, sql, columns_cb, row_cb, user_data, msg, sizeof(msg));
+	if (c.ps)
+		tsr_progress_pop(c.ps, &frame, rc == TSR_OK);
 	if (rc < 0 && msg[0])
 		return tsr_fail(report, rc, "'%s': %s", report->path, msg);
 	return rc;
+}
+
+/* Sets the bounds of the report's later queries (report.h). */
+int tsr_report_set_query_limits(tsr_report *report, const tsr_query_limits *limits)
+{
+	tsr_query_limits none = TSR_QUERY_LIMITS_INIT;
+
+	if (!report)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT,
+		                          "tsr_report_set_query_limits: no report");
+	if (!limits_ok(limits))
+		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
+		                "tsr_report_set_query_limits: unknown version %u", limits->version);
+	report->query_limits = limits ? *limits : none;
+	return TSR_OK;
 }
 
 /* Runs `sql` over one file of the trace (see trace.h). */
 int tsr_trace_query(tsr_trace *trace, size_t file, const char *sql, tsr_columns_cb columns_cb,
                     tsr_row_cb row_cb, void *user_data)
 {
+	tsr_progress_frame frame;
 	query_conn c;
 	char msg[400] = "";
 	int rc;
@@ -400,10 +643,36 @@ int tsr_trace_query(tsr_trace *trace, size_t file, const char *sql, tsr_columns_
 	c.db = trace->files[file].db;
 	c.auth_cb = tsr_authorize_cb;
 	c.auth_data = NULL;
+	c.guard = &trace->files[file].vm_guard;
+	c.ps = &trace->progress;
+	set_bounds(&c, &trace->query_limits,
+	           trace->memory_cap > trace->memory_used ? trace->memory_cap - trace->memory_used
+	                                                  : 0);
+	if (tsr_progress_push(c.ps, &frame, "running the query")) {
+		tsr_progress_pop(c.ps, &frame, false);
+		return trace_fail(trace, TSR_ERR_CANCELLED, "%s: cancelled while running the query",
+		                  trace->processes[file].path);
+	}
 	rc = run_query(&c, sql, columns_cb, row_cb, user_data, msg, sizeof(msg));
+	tsr_progress_pop(c.ps, &frame, rc == TSR_OK);
 	if (rc < 0 && msg[0])
 		return trace_fail(trace, rc, "%s: %s", trace->processes[file].path, msg);
 	return rc;
+}
+
+/* Sets the bounds of the trace's later queries (trace.h). */
+int tsr_trace_set_query_limits(tsr_trace *trace, const tsr_query_limits *limits)
+{
+	tsr_query_limits none = TSR_QUERY_LIMITS_INIT;
+
+	if (!trace)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT,
+		                          "tsr_trace_set_query_limits: no trace");
+	if (!limits_ok(limits))
+		return trace_fail(trace, TSR_ERR_INVALID_ARGUMENT,
+		                  "tsr_trace_set_query_limits: unknown version %u", limits->version);
+	trace->query_limits = limits ? *limits : none;
+	return TSR_OK;
 }
 
 /* --- tile_runs(blob): a tile-runs blob as a table ------------------------------------ */
@@ -478,7 +747,8 @@ static int runs_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	}
 	if (found < 0) {
 		sqlite3_free(vt->zErrMsg);
-		vt->zErrMsg = sqlite3_mprintf("tile_runs needs a blob: tile_runs(cycles_by_tile)");
+		vt->zErrMsg = sqlite3_mprintf("tile_runs needs a tile-runs blob as its argument (one of "
+		                              "the *_by_tile columns)");
 		return SQLITE_ERROR;
 	}
 	info->aConstraintUsage[found].argvIndex = 1;

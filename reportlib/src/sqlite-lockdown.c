@@ -4,8 +4,12 @@
  * someone else must not run code, reach past its own pages or make one
  * statement huge. What differs between the two stays with the callers:
  * how the file is opened (a report is immutable, a trace may have a WAL
- * to read) and the progress budget. The authorizer of a report handle's
- * own queries is here too (tsr_authorize_cb): reads and the functions
+ * to read) and the progress budget. Also here, for both: the schema
+ * check every file passes before its first read (tsr_sqlite_check_schema:
+ * nothing in it that runs code or that its writer never makes), the
+ * guard the progress handlers share (a budget of steps, and for a
+ * caller's statement a deadline and a memory cap), and the authorizer of
+ * a handle's own queries (tsr_authorize_cb): reads and the functions
  * reportlib's queries use, nothing else.
  *
  * Threads. reportlib never calls sqlite3_config (which must not race with
@@ -18,6 +22,9 @@
 #include "report-private.h"
 
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_rc = SQLITE_ERROR; /* written once, under init_once */
@@ -60,8 +67,9 @@ const char *tsr_sqlite_init_error(void)
  * untrusted schema), the size limits (strings and blobs up to
  * `max_length` bytes; no attached databases) and the connection pragmas
  * (cell size checks, no memory mapping, an 8 MiB page cache, temporary
- * data in memory, query only). Returns SQLITE_OK or the failing SQLite
- * code.
+ * data in memory, query only), and registers the bounded versions of
+ * the built-in functions whose cost is not linear (sql-functions.c).
+ * Returns SQLITE_OK or the failing SQLite code.
  */
 int tsr_sqlite_lockdown(sqlite3 *db, int max_length)
 {
@@ -104,12 +112,151 @@ int tsr_sqlite_lockdown(sqlite3 *db, int max_length)
 	}
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
 		sqlite3_limit(db, limits[i].id, limits[i].value);
+	rc = tsr_sql_register_bounded_functions(db);
+	if (rc != SQLITE_OK)
+		return rc;
 	/* Settings of this connection only; none reads the file. */
 	return sqlite3_exec(db,
 	                    "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0; "
 	                    "PRAGMA cache_size = -8192; PRAGMA temp_store = MEMORY; "
 	                    "PRAGMA query_only = ON",
 	                    NULL, NULL, NULL);
+}
+
+/* --- The schema check ---------------------------------------------------------------- */
+
+/*
+ * What a format's schema script defines, to compare a file with: the
+ * script run on a private in-memory database (NULL when that fails,
+ * which the build's own tests would show), and a statement there giving
+ * the SQL of an object by type and name. The caller closes both.
+ */
+static sqlite3 *format_schema(const char *format_sql, sqlite3_stmt **lookup)
+{
+	sqlite3 *mem = NULL;
+
+	*lookup = NULL;
+	if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	        SQLITE_OK ||
+	    sqlite3_exec(mem, format_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(mem, "SELECT sql FROM sqlite_schema WHERE type = ?1 AND name = ?2",
+	                       -1, lookup, NULL) != SQLITE_OK) {
+		sqlite3_close_v2(mem);
+		return NULL;
+	}
+	return mem;
+}
+
+/* 1 when the format defines `type` `name` with the text `sql`, 0 when
+ * it defines it otherwise, -1 when not at all. */
+static int compare_object(sqlite3_stmt *lookup, const char *type, const char *name,
+                          const char *sql)
+{
+	int same = -1;
+
+	sqlite3_bind_text(lookup, 1, type, -1, SQLITE_STATIC);
+	sqlite3_bind_text(lookup, 2, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(lookup) == SQLITE_ROW) {
+		const char *want = (const char *)sqlite3_column_text(lookup, 0);
+
+		same = want && sql && !strcmp(want, sql);
+	}
+	sqlite3_reset(lookup);
+	sqlite3_clear_bindings(lookup);
+	return same;
+}
+
+/*
+ * The check every file reportlib opens passes before anything but its
+ * header is read: nothing in its schema may run code during our reads,
+ * and nothing may be there that its writer never makes.
+ *
+ *  - A virtual table runs its module's code when read.
+ *  - A generated column's expression runs whenever the column is read
+ *    (one calling instr() on long strings made `tilescope trace` take
+ *    minutes over a 172 KB file), without the authorizer seeing it; a
+ *    hidden column only exists in a virtual table or a generated one.
+ *  - Triggers and views are disabled on our connections, so they cannot
+ *    run there; but a file carrying ones its format does not define was
+ *    not written by Tilescope, and a view may shadow a table's name.
+ *    Each view and trigger must be one `format_sql` (the format's schema
+ *    script, as the writers run it) defines, with the same text; a view
+ *    the format changes needs a new schema version.
+ *
+ * Indexes stay: an index expression runs only when rows are written.
+ * Call before the authorizer is set (pragma_table_xinfo) and before any
+ * table is read. Returns SQLITE_OK with why[0] == 0 when the file may be
+ * read, SQLITE_OK with `why` saying what was found ("defines a generated
+ * column (string.value), which Tilescope never writes") when it must be
+ * refused, or an SQLite code when the schema cannot be read
+ * (sqlite3_errmsg says why).
+ */
+int tsr_sqlite_check_schema(sqlite3 *db, const char *format_sql, char *why, size_t size)
+{
+	sqlite3_stmt *st = NULL, *cols = NULL, *lookup;
+	sqlite3 *mem = format_schema(format_sql, &lookup);
+	int rc;
+
+	why[0] = 0;
+	if (!mem)
+		return SQLITE_NOMEM;
+	rc = sqlite3_prepare_v2(db, "SELECT type, name, sql FROM sqlite_schema ORDER BY rowid", -1,
+	                        &st, NULL);
+	/* Virtual tables, views and triggers first: pragma_table_xinfo below
+	 * would connect a virtual table, running its module. */
+	while (rc == SQLITE_OK && !why[0] && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *sql = (const char *)sqlite3_column_text(st, 2);
+
+		rc = SQLITE_OK;
+		if (!type || !name)
+			continue;
+		if (!strcmp(type, "table") && sql && !sqlite3_strnicmp(sql, "CREATE VIRTUAL", 14))
+			snprintf(why, size, "defines a virtual table (%.100s), which Tilescope never "
+			                    "writes", name);
+		else if (!strcmp(type, "view") || !strcmp(type, "trigger")) {
+			int same = compare_object(lookup, type, name, sql);
+
+			if (same == 0)
+				snprintf(why, size, "changes the %s %.100s that Tilescope writes", type,
+				         name);
+			else if (same != 1)
+				snprintf(why, size, "defines a %s (%.100s), which Tilescope never writes",
+				         type, name);
+		}
+	}
+	if (rc == SQLITE_DONE)
+		rc = SQLITE_OK;
+	if (rc == SQLITE_OK && !why[0])
+		rc = sqlite3_reset(st);
+	if (rc == SQLITE_OK && !why[0])
+		rc = sqlite3_prepare_v2(db,
+		                        "SELECT name FROM pragma_table_xinfo(?1) WHERE hidden <> 0 "
+		                        "LIMIT 1",
+		                        -1, &cols, NULL);
+	while (rc == SQLITE_OK && !why[0] && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+
+		rc = SQLITE_OK;
+		if (!type || !name || strcmp(type, "table"))
+			continue;
+		sqlite3_bind_text(cols, 1, name, -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(cols);
+		if (rc == SQLITE_ROW)
+			snprintf(why, size,
+			         "defines a generated column (%.100s.%.100s), which Tilescope never writes",
+			         name, (const char *)sqlite3_column_text(cols, 0));
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? sqlite3_reset(cols) : rc;
+	}
+	if (rc == SQLITE_DONE)
+		rc = SQLITE_OK;
+	sqlite3_finalize(cols);
+	sqlite3_finalize(st);
+	sqlite3_finalize(lookup);
+	sqlite3_close_v2(mem);
+	return rc;
 }
 
 /* --- The defensive connection ------------------------------------------------------ */
@@ -181,21 +328,49 @@ int tsr_authorize_cb(void *data, int action, const char *a, const char *b, const
 	}
 }
 
+/* CLOCK_MONOTONIC in nanoseconds. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /*
- * The per-statement step budget, for the progress handlers of report and
- * trace connections. SQLite adds a statement's virtual-machine steps to
+ * The per-statement bounds, for the progress handlers of report and
+ * trace connections.
+ *
+ * Steps. SQLite adds a statement's virtual-machine steps to
  * SQLITE_STMTSTATUS_VM_STEP only when sqlite3_step() returns, so a
  * statement that runs long before its first row (a runaway recursive
  * query, a huge aggregate) would never show them. The handler's own calls
  * are counted instead while those counters stand still: each stands for
  * `period` steps, and a change of the counters (a row returned, another
  * statement begun or reset) starts the count again.
+ *
+ * Time and memory, for a caller's statement (sql-query.c sets them). The
+ * clock is read at each call (every `period` steps, about a millisecond
+ * apart; a read costs some 30 ns). Memory is SQLite's whole heap
+ * (sqlite3_memory_used) above what it was when the statement began: with
+ * temporary data in memory, a sort, a GROUP BY, DISTINCT or a recursive
+ * set all grow it, and SQLite keeps no count per connection of the
+ * ephemeral tables holding them. Another thread's SQLite work at the same
+ * moment counts too, which can only stop a statement early.
  */
 bool tsr_vm_guard_exceeded(tsr_vm_guard *g, sqlite3 *db, int period)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t top = 0, sum = 0;
 
+	if (g->deadline_ns && now_ns() > g->deadline_ns) {
+		g->stop = TSR_VM_STOP_TIME;
+		return true;
+	}
+	if (g->memory_limit && sqlite3_memory_used() - g->memory_base > g->memory_limit) {
+		g->stop = TSR_VM_STOP_MEMORY;
+		return true;
+	}
 	while ((st = sqlite3_next_stmt(db, st)) != NULL) {
 		if (sqlite3_stmt_busy(st)) {
 			int64_t v = sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0);
@@ -211,5 +386,9 @@ bool tsr_vm_guard_exceeded(tsr_vm_guard *g, sqlite3 *db, int period)
 	} else {
 		g->calls++;
 	}
-	return top + g->calls * (int64_t)period > g->budget;
+	if (top + g->calls * (int64_t)period > g->budget) {
+		g->stop = TSR_VM_STOP_STEPS;
+		return true;
+	}
+	return false;
 }

@@ -128,6 +128,7 @@ struct tsr_trace {
 	tsr_progress_state progress; /* the callback given at open or set later */
 	uint64_t decode_budget;    /* spans a viewport query decodes; 0: the default */
 	uint64_t memory_cap, memory_used; /* bytes */
+	tsr_query_limits query_limits; /* tsr_trace_set_query_limits (sql-query.c) */
 	trace_pool_block *pool;
 
 	tsr_trace_info info;

@@ -504,7 +504,10 @@ static int progress_cb(void *data)
  * authorizer), cell sizes are checked, strings, blobs and statements are
  * bounded, every statement has a budget of steps. No "immutable" open:
  * the WAL a crashed writer leaves behind holds the trace's last flushes.
- * Then checks that it is a .pvti of a schema version this reader knows.
+ * Then checks that it is a .pvti of a schema version this reader knows,
+ * and passes the schema check of every file reportlib opens (no virtual
+ * tables, generated columns, triggers or views pvti.sql does not define)
+ * before any table is read.
  */
 static int open_file(tsr_trace *tr, size_t p)
 {
@@ -585,7 +588,6 @@ static int open_file(tsr_trace *tr, size_t p)
 	if (f->vm_guard.budget > VM_MAX)
 		f->vm_guard.budget = VM_MAX;
 	sqlite3_progress_handler(f->db, VM_PERIOD, progress_cb, f);
-	sqlite3_set_authorizer(f->db, tsr_authorize_cb, NULL); /* sqlite-lockdown.c */
 	rc = query_int(tr, &app, p, "PRAGMA application_id");
 	if (rc != TSR_OK)
 		return rc;
@@ -607,6 +609,19 @@ static int open_file(tsr_trace *tr, size_t p)
 		return trace_fail(tr, TSR_ERR_SCHEMA_TOO_OLD,
 		                  "%s: trace schema version %lld is older than this reader's (%d)",
 		                  pr->path, (long long)version, TSF_PVTI_SCHEMA_VERSION);
+	/* Before the first read of a table, and before the authorizer, which
+	 * would refuse the table-valued pragma the check uses. */
+	{
+		char why[300];
+
+		rc = tsr_sqlite_check_schema(f->db, tsf_pvti_schema_sql, why, sizeof(why));
+		if (rc != SQLITE_OK)
+			return trace_sql_fail(tr, f->db, rc, pr->path);
+		if (why[0])
+			return trace_fail(tr, TSR_ERR_CORRUPT,
+			                  "%s: the file %s: refusing to read it", pr->path, why);
+	}
+	sqlite3_set_authorizer(f->db, tsr_authorize_cb, NULL); /* sqlite-lockdown.c */
 	return TSR_OK;
 }
 
@@ -1243,6 +1258,17 @@ static size_t drop_duplicates(const char **list, size_t n)
 
 /* --- The handle ----------------------------------------------------------------------- */
 
+/* The progress state's cancel hook: stops whatever statement of the
+ * handle's files is running (progress.c). */
+static void interrupt_trace(void *data)
+{
+	tsr_trace *tr = data;
+
+	for (size_t p = 0; tr->files && p < tr->n_processes; p++)
+		if (tr->files[p].db)
+			sqlite3_interrupt(tr->files[p].db);
+}
+
 /*
  * Opens a handle over paths[0..n_paths) (see trace.h), or, when `src` is
  * given, over the files `src` holds, sharing its images (tsr_trace_reopen;
@@ -1274,6 +1300,8 @@ static int open_handle(tsr_trace **out, const char *const *paths, size_t n_paths
 	if (!tr)
 		return tsr_set_last_error(TSR_ERR_NO_MEMORY, "tsr_trace_open: out of memory");
 	tr->memory_cap = opts && opts->memory_cap ? opts->memory_cap : DEFAULT_MEMORY_CAP;
+	tr->progress.interrupt = interrupt_trace;
+	tr->progress.interrupt_data = tr;
 	if (opts && opts->version >= 2)
 		tsr_progress_set(&tr->progress, opts->progress, opts->progress_data);
 	pushed = true;

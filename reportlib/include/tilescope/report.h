@@ -134,7 +134,10 @@ TSR_API const char *tsr_last_error(void);
  * that report: tsr_report_open, tsr_compare (through the base report's
  * callback, for both reports), tsr_trace_open, tsr_trace_list_events when it
  * builds a thread's level of detail, tsr_trace_list_label_stats and
- * tsr_trace_search and tsr_report_get_frames. Other calls do not call it.
+ * tsr_trace_search, tsr_report_get_frames, and tsr_report_query and
+ * tsr_trace_query (0 until the statement ends). Other calls do not call
+ * it. A cancel also interrupts whatever SQLite statement of the handle
+ * is running (sqlite3_interrupt).
  */
 typedef int (*tsr_progress_cb)(double fraction, const char *message, void *user_data);
 
@@ -609,20 +612,32 @@ typedef int (*tsr_row_cb)(void *user_data, size_t n_columns, const char *const *
  * per tile: tile, value), over the *_by_tile "tile runs" columns.
  *
  * Only one statement that reads is run: SELECT (WITH, VALUES and EXPLAIN
- * included), with the built-in functions of the list in profile.sql and
- * the per-tile ones, and the PRAGMAs that list the schema
- * (table_info, table_xinfo, index_list, index_info, application_id,
- * user_version, without a value). Anything else (INSERT, UPDATE, DELETE,
- * CREATE, DROP, ALTER, ATTACH, DETACH, BEGIN, VACUUM, a pragma that sets
- * something, another function, a second statement) is
- * TSR_ERR_INVALID_ARGUMENT with a one-line message naming what was
- * refused (tsr_report_error), as is SQL that does not compile. The
- * file's views are not expanded (nothing defined in the file runs): join
- * the `string` table for names. Each statement has the same budget of
- * SQLite steps as reportlib's own queries (it grows with the file's
- * size): a query past it stops with TSR_ERR_TOO_LARGE, as does one whose
- * value passes 16 MiB; large sorts spill to an unlinked temporary file
- * rather than memory.
+ * included), with the built-in functions of the list in profile.sql, the
+ * per-tile ones, and the JSON functions that read JSON (json, json_valid,
+ * json_type, json_array_length, json_extract, -> and ->>, json_quote and
+ * the tables json_each and json_tree), and the PRAGMAs that list the
+ * schema (table_info, table_xinfo, index_list, index_info,
+ * application_id, user_version, without a value). Anything else
+ * (INSERT, UPDATE, DELETE, CREATE, DROP, ALTER, ATTACH, DETACH, BEGIN,
+ * VACUUM, a pragma that sets something, another function or table-valued
+ * function, a second statement) is TSR_ERR_INVALID_ARGUMENT with a
+ * one-line message naming what was refused (tsr_report_error), as is SQL
+ * that does not compile. The file's views are not expanded (nothing
+ * defined in the file runs): join the `string` table for names.
+ *
+ * Bounds (tsr_query_limits): each statement stops with TSR_ERR_TOO_LARGE
+ * once SQLite has worked on it for its time limit (30 s unless set; time
+ * in the callbacks does not count), once the memory SQLite holds for it
+ * (sorts, groups, DISTINCT, recursive sets: kept in memory, never in a
+ * temporary file) passes its memory limit (512 MiB unless set, and never
+ * more than the handle's memory cap leaves), or past the budget of
+ * SQLite steps of every statement on the handle, which grows with the
+ * file's size. No value (a string or blob, read or made) may pass 1 MiB,
+ * and printf/format refuse widths and precisions adding up past that.
+ *
+ * The handle's progress callback is called while the statement runs
+ * (with a fraction of 0, then 1 at the end), so that it may cancel:
+ * TSR_ERR_CANCELLED.
  *
  * Returns TSR_OK after the last row, a callback's non-zero value when
  * one stopped the query, or a negative tsr_error (TSR_ERR_CORRUPT when
@@ -630,6 +645,23 @@ typedef int (*tsr_row_cb)(void *user_data, size_t n_columns, const char *const *
  */
 TSR_API int tsr_report_query(tsr_report *report, const char *sql, tsr_columns_cb columns_cb,
                              tsr_row_cb row_cb, void *user_data);
+
+/* The bounds of each statement tsr_report_query / tsr_trace_query runs
+ * (see tsr_report_query). A zero field takes the default. */
+typedef struct tsr_query_limits {
+	unsigned version;          /* TSR_QUERY_LIMITS_VERSION */
+	uint32_t time_ms;          /* SQLite's time on one statement, ms; 0: 30,000 */
+	uint64_t memory;           /* bytes SQLite may add for one statement; 0: 512 MiB
+	                              (also never more than the handle's cap leaves) */
+} tsr_query_limits;
+#define TSR_QUERY_LIMITS_VERSION 1
+#define TSR_QUERY_LIMITS_INIT {TSR_QUERY_LIMITS_VERSION, 0, 0}
+/* The longest string or blob a statement may read or make, bytes. */
+#define TSR_QUERY_MAX_LENGTH (1 << 20)
+
+/* Sets the bounds of the handle's later queries (`limits` NULL: the
+ * defaults). TSR_ERR_INVALID_ARGUMENT for an unknown version. */
+TSR_API int tsr_report_set_query_limits(tsr_report *report, const tsr_query_limits *limits);
 
 #ifdef __cplusplus
 }
