@@ -1,23 +1,37 @@
 /*
  * `tilescope sql`: one read-only SQL statement over a report (profile.pop
  * or its autoReport directory) or a .pvti trace, through reportlib's
- * tsr_report_query / tsr_trace_query, which refuse anything but a read.
- * The answer is an aligned text table (read back whole, to size the
- * columns), CSV (RFC 4180) or a JSON array of objects with exact 64-bit
- * integers; the last two are streamed row by row.
+ * tsr_report_query / tsr_trace_query, which refuse anything but a read
+ * and bound every statement in time, memory and the length of a value.
+ * The answer is an aligned text table (its columns sized from the first
+ * rows, then streamed), CSV (RFC 4180) or a JSON array of objects with
+ * exact 64-bit integers; all three are written row by row, so memory
+ * does not grow with the number of rows.
  */
 #include "cli.h"
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-static const char usage[] = "usage: tilescope sql [--csv|--json] [-o FILE] FILE SQL\n";
+/* The table's columns are sized from the rows kept until this many rows
+ * or this many bytes of text, whichever comes first; later rows are
+ * written at once with those widths (a longer value pushes the rest of
+ * its row right). */
+#define TABLE_SIZING_ROWS 1000
+#define TABLE_SIZING_BYTES ((size_t)4 << 20)
+/* The longest --timeout, seconds. */
+#define MAX_TIMEOUT_S 86400.0
+
+static const char usage[] =
+	"usage: tilescope sql [--csv|--json] [--timeout SECONDS] [-o FILE] FILE SQL\n";
 
 static const char help[] =
-	"usage: tilescope sql [--csv|--json] [-o FILE] FILE SQL\n"
+	"usage: tilescope sql [--csv|--json] [--timeout SECONDS] [-o FILE] FILE SQL\n"
 	"\n"
 	"Runs one read-only SQL statement over FILE: a profile.pop, the autoReport\n"
 	"directory holding one, or a .pvti trace (or a directory of traces as\n"
@@ -25,15 +39,26 @@ static const char help[] =
 	".pvti in memory). The\n"
 	"tables are those of db-schema/profile.sql and db-schema/pvti.sql (installed\n"
 	"in share/tilescope). Only a read is run: SELECT (WITH, VALUES, EXPLAIN),\n"
-	"the usual built-in functions and the PRAGMAs that list the schema; anything\n"
-	"that writes, ATTACH, another pragma or a second statement is refused. The\n"
-	"file's views are not expanded: join the string table for names.\n"
+	"the usual built-in functions, the JSON functions that read JSON (json,\n"
+	"json_extract, ->, ->>, json_each, json_tree ...) and the PRAGMAs that list\n"
+	"the schema; anything that writes, ATTACH, another pragma or table-valued\n"
+	"function, or a second statement is refused. The file's views are not\n"
+	"expanded: join the string table for names.\n"
 	"\n"
 	"Per-tile functions, over a report's *_by_tile columns (\"tile runs\" blobs):\n"
 	"  tile_value(BLOB, TILE)  the value on one tile\n"
 	"  tile_sum(BLOB)          the sum over all tiles\n"
 	"  tile_max(BLOB)          the largest value of any tile\n"
 	"  tile_runs(BLOB)         a table of one row per tile: tile, value\n"
+	"\n"
+	"Limits, whatever the statement (it stops with one line and exit status 2):\n"
+	"  time     30 s of SQLite's work on the statement (--timeout); writing\n"
+	"           the rows does not count\n"
+	"  memory   512 MiB for what SQLite keeps while it runs (sorting, grouping,\n"
+	"           DISTINCT, recursive sets); nothing is written to temporary files\n"
+	"  values   no string or blob, read or made, longer than 1 MiB; printf and\n"
+	"           format refuse widths and precisions adding up past that\n"
+	"  steps    a budget of SQLite steps per statement that grows with FILE's size\n"
 	"\n"
 	"Examples:\n"
 	"  # the compute sets with the most cycles summed over tiles\n"
@@ -53,22 +78,29 @@ static const char help[] =
 	"  --csv               CSV (RFC 4180: a header row, quoted fields, CRLF)\n"
 	"  --json              a JSON array of objects, one per row (integers exact,\n"
 	"                      blobs as hex strings)\n"
+	"  --timeout SECONDS   the time limit of the statement (default 30, at most\n"
+	"                      86400; decimals allowed)\n"
 	"  -o, --output FILE   write to FILE instead of standard output (written\n"
 	"                      whole or not at all)\n"
 	"  -h, --help          this help\n"
 	"\n"
+	"SQL that starts with a comment (\"-- ...\") is taken as SQL, not as an\n"
+	"option; so is anything after `--`.\n"
+	"\n"
 	"Without --csv or --json the answer is a table: a header, numbers aligned\n"
-	"right, NULL as NULL, blobs as hex.\n"
+	"right, NULL as NULL, blobs as hex. Its columns are as wide as the widest\n"
+	"value of the first 1,000 rows; rows after those are written as they come.\n"
 	"\n"
 	"Exit status: 0 answered, 2 an error (bad arguments, an unreadable file, a\n"
-	"refused or failed statement, a failed write).\n";
+	"refused or failed statement, a limit reached, a failed write).\n";
 
-enum { OPT_CSV = 256, OPT_JSON, OPT_OUTPUT };
+enum { OPT_CSV = 256, OPT_JSON, OPT_OUTPUT, OPT_TIMEOUT };
 
 static const struct option options[] = {
 	{"csv", no_argument, NULL, OPT_CSV},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"output", required_argument, NULL, OPT_OUTPUT},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -88,9 +120,12 @@ typedef struct sql_out {
 	size_t n_columns;
 	uint64_t rows;
 	bool failed;               /* out of memory (printed) */
-	/* table: the header then the rows, n_columns cells each */
+	/* table: the header then the first rows, n_columns cells each, kept
+	 * until the widths are known (TABLE_SIZING_*) */
 	cell *cells;
 	size_t n_cells, cap_cells;
+	size_t kept_bytes;         /* text in cells */
+	size_t *width;             /* per column, once sized (then rows stream) */
 } sql_out;
 
 /* Display width of UTF-8 text: its code points. */
@@ -168,6 +203,7 @@ static bool add_cell(sql_out *o, char *text, bool number)
 	}
 	o->cells[o->n_cells].text = text;
 	o->cells[o->n_cells++].number = number;
+	o->kept_bytes += strlen(text);
 	return true;
 }
 
@@ -244,7 +280,94 @@ static cJSON *json_row(size_t n, const char *const *names, const tsr_value *valu
 	return obj;
 }
 
-/* One row: kept (table) or written (CSV, JSON). */
+/* Writes one row of cells with the table's widths: numbers right, the
+ * rest left, two spaces between columns, no trailing blanks. */
+static void write_cells(sql_out *o, const cell *row)
+{
+	size_t n = o->n_columns;
+
+	for (size_t col = 0; col < n; col++) {
+		const cell *c = &row[col];
+		size_t w = text_width(c->text), pad = o->width[col] > w ? o->width[col] - w : 0;
+
+		if (col)
+			fputs("  ", o->f);
+		if (c->number)
+			fprintf(o->f, "%*s", (int)pad, "");
+		fputs(c->text, o->f);
+		if (!c->number && col != n - 1)
+			fprintf(o->f, "%*s", (int)pad, "");
+	}
+	fputc('\n', o->f);
+}
+
+/* Sizes the columns from the kept cells and writes them: the header, a
+ * rule, the rows kept so far. Later rows are written as they come
+ * (table_row). */
+static bool write_table(sql_out *o)
+{
+	size_t n = o->n_columns;
+
+	if (n == 0 || o->width)
+		return true;
+	o->width = calloc(n, sizeof(*o->width));
+	if (!o->width)
+		return false;
+	for (size_t i = 0; i < o->n_cells; i++) {
+		size_t w = text_width(o->cells[i].text);
+
+		if (w > o->width[i % n])
+			o->width[i % n] = w;
+	}
+	for (size_t i = 0; i + n <= o->n_cells; i += n) {
+		write_cells(o, &o->cells[i]);
+		if (i == 0) /* the rule under the header */
+			for (size_t k = 0; k < n; k++) {
+				if (k)
+					fputs("  ", o->f);
+				for (size_t d = 0; d < o->width[k]; d++)
+					fputc('-', o->f);
+				if (k == n - 1)
+					fputc('\n', o->f);
+			}
+	}
+	for (size_t i = 0; i < o->n_cells; i++)
+		free(o->cells[i].text);
+	o->n_cells = 0;
+	o->kept_bytes = 0;
+	return true;
+}
+
+/* One row of the table: kept while the columns are being sized, then
+ * written at once. Returns non-zero to stop (out of memory). */
+static int table_row(sql_out *o, size_t n, const tsr_value *values)
+{
+	size_t first = o->n_cells;
+
+	for (size_t i = 0; i < n; i++) {
+		bool number = values[i].type == TSR_VALUE_INTEGER || values[i].type == TSR_VALUE_REAL;
+
+		if (!add_cell(o, value_text(&values[i], true), number)) {
+			o->failed = true;
+			return 1;
+		}
+	}
+	if (o->width) {
+		write_cells(o, &o->cells[first]);
+		for (size_t i = first; i < o->n_cells; i++)
+			free(o->cells[i].text);
+		o->n_cells = first;
+		o->kept_bytes = 0;
+	} else if (o->rows >= TABLE_SIZING_ROWS || o->kept_bytes >= TABLE_SIZING_BYTES) {
+		if (!write_table(o)) {
+			o->failed = true;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* One row: the table's (table_row), or written (CSV, JSON). */
 static int on_row(void *user_data, size_t n, const char *const *names, const tsr_value *values)
 {
 	sql_out *o = user_data;
@@ -263,77 +386,22 @@ static int on_row(void *user_data, size_t n, const char *const *names, const tsr
 		cJSON_free(text);
 		return 0;
 	}
+	if (o->format == FORMAT_TABLE)
+		return table_row(o, n, values);
 	for (size_t i = 0; i < n; i++) {
-		if (o->format == FORMAT_TABLE) {
-			bool number = values[i].type == TSR_VALUE_INTEGER ||
-			              values[i].type == TSR_VALUE_REAL;
+		char *s = value_text(&values[i], false);
 
-			if (!add_cell(o, value_text(&values[i], true), number)) {
-				o->failed = true;
-				return 1;
-			}
-		} else {
-			char *s = value_text(&values[i], false);
-
-			if (!s) {
-				o->failed = true;
-				return 1;
-			}
-			if (i)
-				fputc(',', o->f);
-			csv_field(o->f, s);
-			free(s);
+		if (!s) {
+			o->failed = true;
+			return 1;
 		}
+		if (i)
+			fputc(',', o->f);
+		csv_field(o->f, s);
+		free(s);
 	}
-	if (o->format == FORMAT_CSV)
-		fputs("\r\n", o->f);
+	fputs("\r\n", o->f);
 	return 0;
-}
-
-/* Writes the kept table: the header, a rule, the rows; numbers right,
- * the rest left, two spaces between columns, no trailing blanks. */
-static bool write_table(sql_out *o)
-{
-	size_t n = o->n_columns, *width;
-
-	if (n == 0)
-		return true;
-	width = calloc(n, sizeof(*width));
-	if (!width)
-		return false;
-	for (size_t i = 0; i < o->n_cells; i++) {
-		size_t w = text_width(o->cells[i].text);
-
-		if (w > width[i % n])
-			width[i % n] = w;
-	}
-	for (size_t i = 0; i < o->n_cells; i++) {
-		const cell *c = &o->cells[i];
-		size_t col = i % n, pad = width[col] - text_width(c->text);
-		bool last = col == n - 1;
-
-		if (col)
-			fputs("  ", o->f);
-		if (c->number)
-			fprintf(o->f, "%*s", (int)pad, "");
-		fputs(c->text, o->f);
-		if (!c->number && !last)
-			fprintf(o->f, "%*s", (int)pad, "");
-		if (last) {
-			fputc('\n', o->f);
-			if (i == n - 1) /* the rule under the header */
-				for (size_t k = 0; k < n; k++) {
-					if (k)
-						fputs("  ", o->f);
-					for (size_t d = 0; d < width[k]; d++)
-						fputc('-', o->f);
-					if (k == n - 1)
-						fputc('\n', o->f);
-				}
-		}
-	}
-	free(width);
-	return true;
 }
 
 /* Whether a directory holds a profile.pop (else it is taken as traces). */
@@ -391,8 +459,9 @@ static int open_file(tsr_report **report, tsr_trace **trace, const char *path)
 }
 
 /* Opens FILE, runs SQL into the output and closes it (cli.h's
- * temporary-file rule for -o). */
-static int run_sql(const char *path, const char *sql, sql_format format, const char *output)
+ * temporary-file rule for -o). `limits` bounds the statement. */
+static int run_sql(const char *path, const char *sql, sql_format format, const char *output,
+                   const tsr_query_limits *limits)
 {
 	tsr_report *report = NULL;
 	tsr_trace *trace = NULL;
@@ -403,6 +472,12 @@ static int run_sql(const char *path, const char *sql, sql_format format, const c
 
 	if (open_file(&report, &trace, path) != CLI_EXIT_OK)
 		return CLI_EXIT_ERROR;
+	rc = report ? tsr_report_set_query_limits(report, limits)
+	            : tsr_trace_set_query_limits(trace, limits);
+	if (rc != TSR_OK) {
+		cli_error("%s", report ? tsr_report_error(report) : tsr_trace_error(trace));
+		goto cleanup;
+	}
 	out = cli_output_open(output);
 	if (!out)
 		goto cleanup;
@@ -429,20 +504,77 @@ cleanup:
 	for (size_t i = 0; i < o.n_cells; i++)
 		free(o.cells[i].text);
 	free(o.cells);
+	free(o.width);
 	tsr_report_free(report);
 	tsr_trace_free(trace);
 	return status;
+}
+
+/* Parses --timeout's SECONDS: a decimal number in (0, MAX_TIMEOUT_S],
+ * into milliseconds (at least 1). */
+static bool parse_timeout(const char *s, uint32_t *ms)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || strchr(" \t\n+-", *s))
+		return false;
+	v = strtod(s, &end);
+	if (*end || !isfinite(v) || v <= 0 || v > MAX_TIMEOUT_S)
+		return false;
+	*ms = (uint32_t)(v * 1000.0 + 0.5);
+	if (*ms == 0)
+		*ms = 1;
+	return true;
+}
+
+/*
+ * Whether `arg` can only be SQL, not an option: it starts with "--" (a
+ * comment, to getopt a long option) and its name holds a character no
+ * option name has, as SQL with a comment on its first line does
+ * ("-- top steps\nSELECT ..."). A lone "--" ends the options as usual.
+ */
+static bool cannot_be_option(const char *arg)
+{
+	size_t name = strcspn(arg + 2, "=");
+
+	if (strncmp(arg, "--", 2) != 0 || !arg[2])
+		return false;
+	for (size_t i = 0; i < name; i++) {
+		char ch = arg[2 + i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		      ch == '-' || ch == '_'))
+			return true;
+	}
+	return false;
 }
 
 /* `tilescope sql`: parses the options (before or after the operands),
  * then answers (cli.h). */
 int cli_cmd_sql(int argc, char **argv)
 {
+	tsr_query_limits limits = TSR_QUERY_LIMITS_INIT;
 	const char *output = NULL;
-	sql_format format = FORMAT_TABLE;
 	bool csv = false, json = false;
-	int c;
+	/* Arguments that can only be SQL stand in for getopt as one of these
+	 * one-letter words, and are put back among the operands after. */
+	char **sql_args = calloc((size_t)argc + 1, sizeof(*sql_args));
+	char *marks = calloc((size_t)argc + 1, 2);
+	int c, status;
 
+	if (!sql_args || !marks) {
+		free(sql_args);
+		free(marks);
+		return cli_error("out of memory");
+	}
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (cannot_be_option(argv[i])) {
+			sql_args[i] = argv[i];
+			marks[2 * i] = 'S';
+			argv[i] = &marks[2 * i];
+		}
+	}
 	cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
 		switch (c) {
@@ -450,22 +582,51 @@ int cli_cmd_sql(int argc, char **argv)
 		case OPT_JSON: json = true; break;
 		case 'o':
 		case OPT_OUTPUT: output = optarg; break;
-		case 'h': fputs(help, stdout); return CLI_EXIT_OK;
-		default: return cli_option_error("sql", usage, c, argv);
+		case OPT_TIMEOUT:
+			if (!parse_timeout(optarg, &limits.time_ms)) {
+				status = cli_usage_error("sql", usage,
+				                         "--timeout takes seconds, more than 0 and at most "
+				                         "86400: '%s'", optarg);
+				goto done;
+			}
+			break;
+		case 'h':
+			fputs(help, stdout);
+			status = CLI_EXIT_OK;
+			goto done;
+		default:
+			status = cli_option_error("sql", usage, c, argv);
+			goto done;
 		}
 	}
+	/* getopt moved the words around: put each SQL argument back. */
+	for (int i = 1; i < argc; i++) {
+		uintptr_t at = (uintptr_t)argv[i], lo = (uintptr_t)marks;
+
+		if (at >= lo && at < lo + 2 * ((uintptr_t)argc + 1))
+			argv[i] = sql_args[(at - lo) / 2];
+	}
 	if (csv && json)
-		return cli_usage_error("sql", usage, "--csv or --json, not both");
-	if (csv)
-		format = FORMAT_CSV;
-	if (json)
-		format = FORMAT_JSON;
-	if (optind == argc)
-		return cli_usage_error("sql", usage, "no FILE given");
-	if (argc - optind == 1)
-		return cli_usage_error("sql", usage, "no SQL given");
-	if (argc - optind > 2)
-		return cli_usage_error("sql", usage,
-		                       "one FILE and one SQL statement (quote the statement)");
-	return run_sql(argv[optind], argv[optind + 1], format, output);
+		status = cli_usage_error("sql", usage, "--csv or --json, not both");
+	else if (optind == argc)
+		status = cli_usage_error("sql", usage, "no FILE given");
+	else if (argc - optind == 1)
+		status = cli_usage_error("sql", usage, "no SQL given");
+	else if (argc - optind > 2)
+		status = cli_usage_error("sql", usage,
+		                         "one FILE and one SQL statement (quote the statement)");
+	else
+		status = run_sql(argv[optind], argv[optind + 1],
+		                 csv ? FORMAT_CSV : json ? FORMAT_JSON : FORMAT_TABLE, output, &limits);
+done:
+	/* argv as it came, whatever getopt left (an error names a word). */
+	for (int i = 1; i < argc; i++) {
+		uintptr_t at = (uintptr_t)argv[i], lo = (uintptr_t)marks;
+
+		if (at >= lo && at < lo + 2 * ((uintptr_t)argc + 1))
+			argv[i] = sql_args[(at - lo) / 2];
+	}
+	free(sql_args);
+	free(marks);
+	return status;
 }
