@@ -122,6 +122,7 @@ struct _GaStepLanes {
 	int hover_lane;            /* -1: none */
 	double pointer_x, pointer_y; /* the pointer's last position; -1: outside */
 	guint hover_item;
+	gboolean hover_in_plot;    /* the pointer over the plot (Flat, Flame), on a bar or not */
 	gint64 selected;           /* step index, -1: none */
 	gint64 selected_frame;     /* Flame: the frame clicked, -1: none */
 	gboolean has_range;
@@ -532,6 +533,7 @@ static void make_lanes(GaStepLanes *self)
 	self->frames = NULL;
 	self->n_frames = 0;
 	self->hover_lane = -1;
+	self->hover_in_plot = FALSE;
 	if (self->doc && self->steps) {
 		if (self->mode == GA_TRACE_FLAME)
 			make_flame_lanes(self);
@@ -763,6 +765,14 @@ static void set_range(GaStepLanes *self, gboolean has, uint64_t from, uint64_t t
 }
 
 /* --- Geometry ---------------------------------------------------------------------- */
+
+/* Whether the geometry waits for the next frame (a new mode, run or
+ * theme): what depends on it (BSP rows, what the pointer is on) is not
+ * described until then. */
+static gboolean geometry_pending(GaStepLanes *self)
+{
+	return self->width < 0 || !self->layout;
+}
 
 static gboolean describe_later(gpointer data)
 {
@@ -1295,18 +1305,33 @@ static void draw_overlay(GaStepLanes *self, GtkSnapshot *s)
 	}
 }
 
+/* Whether (x, y) is over the plot of the lanes (below the ruler,
+ * between the names and the right margin) in Flat or Flame. */
+static gboolean in_plot(GaStepLanes *self, double x, double y)
+{
+	return self->doc && self->lanes->len && !geometry_pending(self) && x >= self->plot_x &&
+	       x < self->plot_x + self->plot_w && y >= self->ruler_h && y < self->height;
+}
+
 /* Finds the bar under the pointer again after the bars were redrawn,
  * without asking for another frame. */
 static void rehover(GaStepLanes *self)
 {
 	int k = self->doc && self->pointer_x >= 0 ? lane_at(self, self->pointer_y) : -1;
 	guint item = 0;
+	gboolean over = self->pointer_x >= 0 && in_plot(self, self->pointer_x, self->pointer_y);
 
 	if (k >= 0 && (self->pointer_x < self->plot_x || self->pointer_x >= self->plot_x + self->plot_w ||
 	               !item_at(self, k, self->pointer_x, &item)))
 		k = -1;
+	/* The description says what the pointer is on: redo it after this
+	 * frame when that changed. */
+	if ((k != self->hover_lane || (k >= 0 && item != self->hover_item) ||
+	     over != self->hover_in_plot) && !self->describe_idle)
+		self->describe_idle = g_idle_add(describe_later, self);
 	self->hover_lane = k;
 	self->hover_item = item;
+	self->hover_in_plot = over;
 }
 
 static void ga_step_lanes_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
@@ -1449,7 +1474,10 @@ static void update_description(GaStepLanes *self)
 
 		g_string_append_printf(d, "Run %zu (of %zu): %s cycles, %s steps. Mode %s.", self->run,
 		                       self->n_runs, total, steps, mode_names[self->mode]);
-		if (self->mode == GA_TRACE_FLAT)
+		/* Until the next frame lays the mode out (describe_later then). */
+		if (geometry_pending(self))
+			g_string_append(d, " Laying out.");
+		else if (self->mode == GA_TRACE_FLAT)
 			describe_flat(self, d);
 		else if (self->mode == GA_TRACE_FLAME)
 			describe_flame(self, d);
@@ -1475,6 +1503,8 @@ static void update_description(GaStepLanes *self)
 			g_autofree char *t = item_text(self, l, &g_array_index(l->items, Item, self->hover_item));
 
 			g_string_append_printf(d, " Pointer on: %s.", t);
+		} else if (self->hover_in_plot) {
+			g_string_append(d, " Pointer on: nothing.");
 		}
 	}
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
@@ -1488,13 +1518,15 @@ static void set_hover(GaStepLanes *self, double x, double y)
 {
 	int k = self->doc ? lane_at(self, y) : -1;
 	guint item = 0;
+	gboolean over = x >= 0 && in_plot(self, x, y);
 
 	if (k >= 0 && (x < self->plot_x || x >= self->plot_x + self->plot_w || !item_at(self, k, x, &item)))
 		k = -1;
-	if (k == self->hover_lane && (k < 0 || item == self->hover_item))
+	if (k == self->hover_lane && (k < 0 || item == self->hover_item) && over == self->hover_in_plot)
 		return;
 	self->hover_lane = k;
 	self->hover_item = item;
+	self->hover_in_plot = over;
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 	update_description(self);
 }
