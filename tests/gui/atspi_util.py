@@ -1,5 +1,12 @@
 """Running the app and finding its widgets on the AT-SPI bus, for the GUI
-tests."""
+tests.
+
+Nothing here waits a fixed time: every wait polls for the state it needs
+until a deadline, and the deadlines are far (WAIT seconds, many times
+what the slowest wait takes on an idle machine) so that a busy or slow
+machine passes as a fast one does; only a failing test waits them out.
+A probe that must answer "is it there now" passes a short timeout: find
+always walks the tree once, however long that takes."""
 import contextlib
 import os
 import subprocess
@@ -9,19 +16,47 @@ import time
 
 import pyatspi
 
+# The deadline of a wait, in seconds: the app's start, a view built, a
+# description updated. An idle machine needs a second or two at most.
+WAIT = 60
 
-def find_app(pid, timeout=20):
+
+def gave_up(what, timeout):
+    """Says where a wait ran out (the test's line), so that a test that
+    then runs into meson's timeout still shows what it waited for."""
+    frame = sys._getframe(2)
+    print(f"(waited {timeout:g} s in vain: {what} at "
+          f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno})", flush=True)
+
+
+def find_app(pid, timeout=WAIT, proc=None):
+    """The application of process `pid` on the bus, once its window is
+    there and has the keyboard (the frame's "active" state: GTK focuses a
+    window it presents, X then sends it the keys xdotool types; a key sent
+    earlier would be lost). Exits with a failure when `proc` (its Popen)
+    ends first."""
     end = time.time() + timeout
-    while time.time() < end:
-        desktop = pyatspi.Registry.getDesktop(0)
-        for app in desktop:
-            try:
+    found = None
+    while True:
+        if proc is not None and proc.poll() is not None:
+            raise SystemExit(f"FAIL: the app exited ({proc.returncode}) before it showed a window")
+        try:
+            for app in pyatspi.Registry.getDesktop(0):
                 if app is not None and app.get_process_id() == pid and app.childCount > 0:
-                    return app
-            except Exception:
-                pass
+                    found = app
+                    if any(app.getChildAtIndex(i).getState().contains(pyatspi.STATE_ACTIVE)
+                           for i in range(app.childCount)):
+                        return app
+        except Exception:
+            pass
+        if time.time() >= end:
+            break
         time.sleep(0.2)
-    raise SystemExit("FAIL: the app never appeared on the AT-SPI bus")
+    if found is None:
+        raise SystemExit("FAIL: the app never appeared on the AT-SPI bus")
+    print(f"(the app's window never became active in {timeout:g} s: keys may not reach it)",
+          flush=True)
+    return found
 
 
 def walk(acc, depth=0, prune=None):
@@ -59,17 +94,23 @@ def other_views(*keep):
     return lambda a: a.getRole() == pyatspi.ROLE_PANEL and a.name in views
 
 
-def find(app, predicate, timeout=20, prune=None):
+def find(app, predicate, timeout=WAIT, prune=None):
+    """The first accessible below app for which predicate is true, polled
+    until `timeout` seconds pass (at least one whole walk); None when there
+    is none."""
     end = time.time() + timeout
-    while time.time() < end:
+    while True:
         for acc in walk(app, prune=prune):
             try:
                 if predicate(acc):
                     return acc
             except Exception:
                 pass
+        if time.time() >= end:
+            if timeout >= 5:  # not a probe (a short "is it there now")
+                gave_up("find", timeout)
+            return None
         time.sleep(0.3)
-    return None
 
 
 def text_of(acc):
@@ -118,7 +159,7 @@ def click(acc):
                    check=True)
 
 
-def show_view(app, name, timeout=20):
+def show_view(app, name, timeout=WAIT):
     """Selects the sidebar entry `name` ("Summary", "Memory" ...) as a
     person would; returns the entry, or None when there is none."""
     entry = find(app, lambda a: a.name == name and
@@ -142,17 +183,21 @@ def show_view(app, name, timeout=20):
     return entry
 
 
-def wait_for(predicate, timeout=15):
-    """Polls predicate() until it is true (True) or timeout seconds pass."""
+def wait_for(predicate, timeout=WAIT):
+    """Polls predicate() until it is true (True) or timeout seconds pass
+    (False; predicate() is asked at least once)."""
     end = time.time() + timeout
-    while time.time() < end:
+    while True:
         try:
             if predicate():
                 return True
         except Exception:
             pass
+        if time.time() >= end:
+            if timeout >= 5:  # not a probe (a short "is it there now")
+                gave_up("wait_for", timeout)
+            return False
         time.sleep(0.2)
-    return False
 
 
 @contextlib.contextmanager
@@ -166,13 +211,16 @@ def running_app(app_path, args):
             env[var] = tmp
         proc = subprocess.Popen([app_path] + list(args), env=env)
         try:
-            yield proc, find_app(proc.pid), tmp
+            yield proc, find_app(proc.pid, proc=proc), tmp
         finally:
+            # Stopped and reaped before its home goes (a slow exit is
+            # killed, not left behind).
             proc.terminate()
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=WAIT)
             except subprocess.TimeoutExpired:
                 proc.kill()
+                proc.wait()
 
 
 def finish(failures):
