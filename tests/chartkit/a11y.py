@@ -27,13 +27,21 @@ def find_chart(acc, depth=0):
     return None
 
 
+# How long to wait for the chart (seconds): many times what an idle
+# machine needs, so that a busy one passes too.
+WAIT = 120
+
+
 def main():
-    proc = subprocess.Popen([sys.argv[1], "--hold", "8", "--frames", "1"],
+    # The demo holds the chart, tile 4,100 selected, for HOLD seconds:
+    # longer than the wait for it, and stopped when the test is done, so
+    # nothing depends on how fast the chart comes up.
+    proc = subprocess.Popen([sys.argv[1], "--hold", str(WAIT + 60), "--frames", "1"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     chart = None
     try:
-        for _ in range(60):
-            time.sleep(0.25)
+        end = time.time() + WAIT
+        while time.time() < end and proc.poll() is None:
             for app in pyatspi.Registry.getDesktop(0):
                 try:
                     if app and app.get_process_id() == proc.pid:
@@ -42,8 +50,10 @@ def main():
                     pass
             if chart and "selected" in (chart.description or ""):
                 break
+            time.sleep(0.25)
         if not chart:
-            print("no chart (role image) found over AT-SPI")
+            print("no chart (role image) found over AT-SPI"
+                  + (f" (the demo exited: {proc.returncode})" if proc.poll() is not None else ""))
             return 1
         name, desc = chart.name, chart.description or ""
         print(f"name: {name}\ndescription: {desc}")

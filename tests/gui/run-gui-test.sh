@@ -4,7 +4,7 @@
 # Exit 77 (skipped) when a piece of that is missing.
 #   run-gui-test.sh SCRIPT [ARGS...]
 set -u
-for tool in xvfb-run dbus-run-session; do
+for tool in xvfb-run dbus-run-session dbus-send; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "SKIP: $tool is not installed"
 		exit 77
@@ -24,10 +24,25 @@ if ! /usr/bin/python3 -c 'import pyatspi' >/dev/null 2>&1; then
 	exit 77
 fi
 export GSK_RENDERER=cairo GTK_A11Y=atspi
+# atspi_util is imported from the source tree: write no bytecode there.
+export PYTHONDONTWRITEBYTECODE=1
 export AT_SPI_LAUNCHER="$launcher"
+# The app finds the accessibility bus by its name on the session bus:
+# the test starts once the launcher owns it (polled, up to two minutes),
+# not after a fixed time.
 exec xvfb-run -a -s "-screen 0 1400x1000x24 -noreset" dbus-run-session -- sh -c '
 	"$AT_SPI_LAUNCHER" --launch-immediately & bus=$!
-	sleep 1
+	end=$(($(date +%s) + 120))
+	until dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+			org.freedesktop.DBus.NameHasOwner string:org.a11y.Bus 2>/dev/null |
+			grep -q "boolean true"; do
+		if ! kill -0 $bus 2>/dev/null || [ "$(date +%s)" -ge $end ]; then
+			echo "FAIL: the accessibility bus (org.a11y.Bus) never came up"
+			kill $bus 2>/dev/null
+			exit 1
+		fi
+		sleep 0.1
+	done
 	/usr/bin/python3 "$@"; rc=$?
 	kill $bus 2>/dev/null
 	exit $rc' sh "$@"
