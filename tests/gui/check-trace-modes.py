@@ -15,6 +15,11 @@ used as a person would.
    outline that program's steps, which they do only through the
    session's "program" (the selection writes it, the lanes follow it).
 
+Nothing waits a fixed time: the lanes say "Laying out." until a new mode
+has its geometry, and "Pointer on: …" (a bar, or nothing) while the
+pointer is over the plot, so each move of the pointer has an answer to
+wait for.
+
     check-trace-modes.py APP TILESCOPE REPORT
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
 """
@@ -23,7 +28,6 @@ import re
 import sqlite3
 import subprocess
 import sys
-import time
 
 import pyatspi
 
@@ -74,6 +78,34 @@ def expected_flame(db, run):
     return depth, frames, ctl, types[ctl], last
 
 
+def find_exchange(lanes, failures):
+    """Points at the lanes' exchange lane until the pointer is on an
+    exchange step (internal or host); returns the point, or None with the
+    failure added."""
+    x, y, w, h = lanes.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+
+    def point(px, py, on_plot):
+        """Moves the pointer and waits for the lanes to say whether it is
+        over the plot: the description then says what it is on."""
+        subprocess.run(["xdotool", "mousemove", str(px), str(py)], check=True)
+        return wait_for(lambda: ("Pointer on: " in lanes.description) == on_plot)
+
+    for fy in (0.45, 0.5, 0.4, 0.55):
+        for fx in range(20, 95, 5):
+            px, py = x + w * fx // 100, int(y + h * fy)
+            # Off the plot (over the lanes' names) first, so that the next
+            # point's answer is a change whatever it is.
+            if not point(x + 4, py, False) or not point(px, py, True):
+                failures.append(f"the lanes do not say what the pointer is on at ({px}, {py}): "
+                                f"{lanes.description!r}")
+                return None
+            if re.search(r"Pointer on: (DoExchange|StreamCopy|GlobalExchange) “",
+                         lanes.description):
+                return px, py
+    failures.append(f"no exchange step found under the pointer: {lanes.description!r}")
+    return None
+
+
 def main():
     app_path, tilescope, report = sys.argv[1:4]
     path = os.path.join(report, "profile.pop") if os.path.isdir(report) else report
@@ -120,15 +152,17 @@ def main():
             failures.append(f"BSP: the lanes say {lanes.description!r}; wanted {want!r} "
                             f"over cycles 0 – {fmt(total)}")
         print("bsp:", lanes.description)
-        # The lanes take their BSP height after the switch: let the rows
-        # settle before reading them.
-        time.sleep(1)
+        # The lanes take their BSP height after the switch: the rows are
+        # described once laid out at that height.
+        if not wait_for(lambda: re.search(r"tiles, \d+ per row", lanes.description)):
+            failures.append(f"BSP: the rows were never described: {lanes.description!r}")
         before = per_row()
-        # A click on the ruler focuses the lanes and selects nothing.
+        # A click on the ruler focuses the lanes and selects nothing (the
+        # key press after it reaches the app after the click: X keeps
+        # their order).
         x, y, w, h = lanes.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
         subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + 6), "click", "1"],
                        check=True)
-        time.sleep(0.3)
         subprocess.run(["xdotool", "key", "ctrl+Up"], check=True)
         if before > 1 and not wait_for(lambda: per_row() == before // 2):
             failures.append(f"Ctrl+Up did not halve the tiles per row ({before}): "
@@ -137,25 +171,14 @@ def main():
 
         # 3. Flat: point at an exchange step (internal or host) and click it.
         click(buttons["Flat"])
-        wait_for(lambda: "Mode Flat" in lanes.description)
-        x, y, w, h = lanes.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
-        hit = None
-        for fy in (0.45, 0.5, 0.4, 0.55):
-            for fx in range(20, 95, 5):
-                px, py = x + w * fx // 100, int(y + h * fy)
-                subprocess.run(["xdotool", "mousemove", str(px), str(py)], check=True)
-                time.sleep(0.15)
-                if re.search(r"Pointer on: (DoExchange|StreamCopy|GlobalExchange) “",
-                             lanes.description):
-                    hit = (px, py)
-                    break
-            if hit:
-                break
-        if hit is None:
-            failures.append(f"no exchange step found under the pointer: {lanes.description!r}")
-        else:
+        if not wait_for(lambda: "Mode Flat" in lanes.description and
+                        "Laying out." not in lanes.description):
+            failures.append(f"Flat was never laid out: {lanes.description!r}")
+        hit = find_exchange(lanes, failures)
+        if hit is not None:
             subprocess.run(["xdotool", "click", "1"], check=True)
-            sel = lambda: re.search(r"Selected: (\w+) “[^”]*”, cycles ([\d,]+) – ", lanes.description)
+            sel = lambda: re.search(r"Selected: (\w+) “[^”]*”, cycles ([\d,]+) – ",  # noqa: E731
+                                    lanes.description)
             if not wait_for(lambda: sel() is not None):
                 failures.append(f"the click selected nothing: {lanes.description!r}")
             else:
@@ -166,14 +189,15 @@ def main():
                     "AND s.type = ?", (run, start, sel().group(1))).fetchone()
                 details = find(app, lambda a: a.name == "Details: Program" and
                                a.getRole() == pyatspi.ROLE_LABEL, prune=prune)
-                got = text_of(details) if details else None
-                if got is None or not got.startswith(f"{program}"):
-                    failures.append(f"details: program {got!r}; the file has {program} ({name})")
+                got = lambda: text_of(details) if details else None  # noqa: E731
+                if not wait_for(lambda: got().startswith(f"{program}")):
+                    failures.append(f"details: program {got()!r}; the file has {program} "
+                                    f"({name})")
                 if not wait_for(lambda: f"Outlined: the steps of program {program}."
                                 in lanes.description):
                     failures.append(f"the session's program is not outlined: "
                                     f"{lanes.description!r}")
-                print("selected:", got, "| outlined:",
+                print("selected:", got(), "| outlined:",
                       re.search(r"Outlined: [^.]*\.", lanes.description or ""))
     finish(failures)
 
