@@ -43,11 +43,13 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import click, find, finish, running_app, table_rows, text_of, wait_for, walk  # noqa: E402
+from atspi_util import (WAIT, click, find, finish, running_app, table_rows,  # noqa: E402
+                        text_of, wait_for, walk)
 
 COLUMNS = ["Count A", "Count B", "Total A", "Total B", "Δ Total", "Δ %", "Self A", "Self B",
            "Mean A", "Mean B", "Median A", "Median B"]
@@ -147,7 +149,7 @@ def compare_rows(table):
 
 
 def check_table(failures, what, table, want):
-    if not wait_for(lambda: compare_rows(table) == want, timeout=15):
+    if not wait_for(lambda: compare_rows(table) == want):
         got = compare_rows(table)
         diff = [(g, w) for g, w in zip(got, want) if g != w][:3]
         failures.append(f"{what}: the table has {len(got)} rows, the CLI {len(want)}; "
@@ -181,8 +183,8 @@ def check_two_traces(failures, app_path, tilescope, trace, b):
         if table is None:
             failures.append("--compare: no table named 'Compare'")
             return
-        if find(app, lambda a: a.name == "Compare" and a.getRole() == pyatspi.ROLE_PAGE_TAB,
-                timeout=5) is None:
+        if find(app, lambda a: a.name == "Compare" and
+                a.getRole() == pyatspi.ROLE_PAGE_TAB) is None:
             failures.append("no tab named 'Compare'")
         head = (f"A: {os.path.basename(trace)}, whole trace · B: {os.path.basename(b)}, "
                 f"whole trace · {len(want)} labels")
@@ -311,7 +313,7 @@ def check_compare_reload(failures, app_path, tilescope, trace, b):
                 failures.append(f"compare reload: no row {chosen}")
                 return
             part.querySelection().selectChild(r)
-            if not wait_for(lambda: selected_label(table) == chosen, timeout=5):
+            if not wait_for(lambda: selected_label(table) == chosen):
                 failures.append(f"compare reload: selecting {chosen} selected "
                                 f"{selected_label(table)}")
                 return
@@ -323,7 +325,7 @@ def check_compare_reload(failures, app_path, tilescope, trace, b):
             if any(cells["Δ Total"] != "0.000 µs" for _, _, cells in want):
                 failures.append("the CLI finds differences between B and itself")
             check_table(failures, "after the file monitor's reload", table, want)
-            if selected_label(table) != chosen:
+            if not wait_for(lambda: selected_label(table) == chosen):
                 failures.append(f"the reload lost the selected row {chosen}: "
                                 f"{selected_label(table)}")
             else:
@@ -365,13 +367,12 @@ def check_compare_reload(failures, app_path, tilescope, trace, b):
             replace_file(thinned, path)
             n = cli(tilescope, path)["spans"]
             print(f"replaced by B's export without '{top}': {n:,} spans")
-            if not wait_for(lambda: f"{n:,} spans" in " ".join(
+            if not wait_for(lambda: f": {n:,} spans (" in " ".join(
                     text_of(a) for a in walk(app) if a.getRole() == pyatspi.ROLE_LABEL and
-                    "Reloaded at" in text_of(a)), timeout=20):
+                    "Reloaded at" in text_of(a))):
                 failures.append("replacing the file by A again did not reload it")
             if not wait_for(lambda: (pat.match(table.description or "") is not None and
-                                     not (table.description or "").startswith("Reloaded")),
-                            timeout=20):
+                                     not (table.description or "").startswith("Reloaded"))):
                 failures.append(f"the windows' comparison after the reload: "
                                 f"{table.description!r}")
                 return
@@ -396,18 +397,17 @@ def check_compare_reload(failures, app_path, tilescope, trace, b):
                 failures.append("compare reload: no row to select before Ctrl+R")
                 return
             part.querySelection().selectChild(r)
-            wait_for(lambda: selected_label(table) == chosen, timeout=5)
+            wait_for(lambda: selected_label(table) == chosen)
             focus(timeline)
             key("ctrl+r")
             # The file is unchanged, so the figures are too: Ctrl+R takes the
             # file monitor's path (sa_window_replace_document), proven above;
             # here the table and the row must survive it.
             if find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
-                    "Reloaded at" in text_of(a) and f": {n:,} spans (+0)" in text_of(a),
-                    timeout=15) is None:
+                    "Reloaded at" in text_of(a) and f": {n:,} spans (+0)" in text_of(a)) is None:
                 failures.append("Ctrl+R: no notice of a reload")
             check_table(failures, "after Ctrl+R", table, want)
-            if not wait_for(lambda: selected_label(table) == chosen, timeout=10):
+            if not wait_for(lambda: selected_label(table) == chosen):
                 failures.append(f"Ctrl+R lost the selected row {chosen}: "
                                 f"{selected_label(table)}")
             else:
@@ -420,12 +420,12 @@ def open_recent_menu(app):
     """Main Menu → Open Recent, as a person would; returns the failure, or
     None with the submenu open."""
     menu = find(app, lambda a: a.name == "Main Menu" and a.getRole() in
-                (pyatspi.ROLE_TOGGLE_BUTTON, pyatspi.ROLE_PUSH_BUTTON), timeout=5)
+                (pyatspi.ROLE_TOGGLE_BUTTON, pyatspi.ROLE_PUSH_BUTTON))
     if menu is None:
         return "no 'Main Menu' button"
     click(menu)
     sub = find(app, lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and
-               (a.name or "").replace("_", "") == "Open Recent", timeout=5)
+               (a.name or "").replace("_", "") == "Open Recent")
     if sub is None:
         key("Escape")
         return "the main menu has no 'Open Recent'"
@@ -440,7 +440,7 @@ def recent_menu_lists(app, names):
     if failure:
         return failure
     missing = [n for n in names if find(app, lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and
-                                        a.name == n, timeout=5) is None]
+                                        a.name == n) is None]
     items = [a.name for a in walk(app) if a.getRole() == pyatspi.ROLE_MENU_ITEM]
     key("Escape", "Escape", "Escape")
     return f"'Open Recent' does not list {missing} (menu items: {items})" if missing else None
@@ -451,8 +451,7 @@ def open_recent(app, name):
     failure = open_recent_menu(app)
     if failure:
         return failure
-    item = find(app, lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and a.name == name,
-                timeout=5)
+    item = find(app, lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and a.name == name)
     if item is None:
         key("Escape", "Escape")
         return f"'Open Recent' does not list {name}"
@@ -483,14 +482,18 @@ def check_reload(failures, app_path, tilescope, trace, b, example):
                 failures.append(f"the timeline does not show A: {timeline.description!r}")
             check_recent(failures, tmp, [path])
 
-            def notice(prefix):
-                return find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
-                            text_of(a).startswith(prefix), timeout=15)
+            def notice(prefix, text=""):
+                """The header bar's notice once it starts with `prefix` and
+                holds `text` (or the label starting so, or None)."""
+                found = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                             text_of(a).startswith(prefix) and text in text_of(a))
+                return found or find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                                     text_of(a).startswith(prefix), timeout=0)
 
             # Ctrl+R with nothing changed: reloaded by hand, the same spans.
             focus(timeline)
             key("ctrl+r")
-            n = notice("Reloaded at")
+            n = notice("Reloaded at", f": {a_spans:,} spans (+0)")
             if n is None or f"{a_spans:,} spans (+0)" not in text_of(n):
                 failures.append(f"Ctrl+R: no notice of a reload: {text_of(n) if n else None!r}")
             else:
@@ -500,8 +503,7 @@ def check_reload(failures, app_path, tilescope, trace, b, example):
             tmpcopy = os.path.join(d, ".run.pvti.new")
             shutil.copyfile(b, tmpcopy)
             os.replace(tmpcopy, path)
-            if not wait_for(lambda: f"; {b_spans:,} spans in view" in timeline.description,
-                            timeout=20):
+            if not wait_for(lambda: f"; {b_spans:,} spans in view" in timeline.description):
                 failures.append(f"replacing the file by B did not reload it: "
                                 f"{timeline.description!r}")
             else:
@@ -509,14 +511,15 @@ def check_reload(failures, app_path, tilescope, trace, b, example):
             head = f"Whole trace: {b_spans:,} spans"
             if not wait_for(lambda: (stats.description or "").startswith(head)):
                 failures.append(f"the statistics after the reload say {stats.description!r}")
-            n = notice("Reloaded at")
             sign = "+" if b_spans >= a_spans else "−"
-            if n is None or f"{b_spans:,} spans ({sign}{abs(b_spans - a_spans):,})" not in text_of(n):
+            want = f": {b_spans:,} spans ({sign}{abs(b_spans - a_spans):,})"
+            n = notice("Reloaded at", want)
+            if n is None or want not in text_of(n):
                 failures.append(f"the notice after the replacement: {text_of(n) if n else None!r}")
 
             # The file deleted: a failed reload, and the trace stays shown.
             os.remove(path)
-            n = notice("Reload failed")
+            n = notice("Reload failed", path)
             if n is None or path not in text_of(n):
                 failures.append(f"deleting the file: no 'Reload failed' notice naming it: "
                                 f"{text_of(n) if n else None!r}")
@@ -562,8 +565,7 @@ def check_reload(failures, app_path, tilescope, trace, b, example):
             # The notice counts the whole document (the timeline's description
             # counts the rows on screen, and the new file's rows may be below).
             grown = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
-                         "Reloaded at" in text_of(a) and f": {both:,} spans" in text_of(a),
-                         timeout=20)
+                         "Reloaded at" in text_of(a) and f": {both:,} spans" in text_of(a))
             if grown is None:
                 failures.append(f"a trace written into the opened directory did not show: "
                                 f"{timeline.description!r}, want {both:,} spans")
@@ -583,14 +585,28 @@ def check_growing(failures, app_path, tilescope, example):
         writer = subprocess.Popen([example, "--synthetic", "--epochs", "100"], env=env,
                                   stdout=subprocess.DEVNULL)
         try:
+            # The writer runs only in slices the test gives it (SIGCONT, a
+            # moment, SIGSTOP), and is looked at while stopped: it is caught
+            # with spans written and more to come however fast either side
+            # runs.
+            writer.send_signal(signal.SIGSTOP)
+
             def partial():
                 files = glob.glob(os.path.join(d, "*.pvti"))
-                return len(files) == 1 and os.path.exists(files[0] + "-wal") and \
-                    cli(tilescope, files[0])["spans"] > 0
-            if not wait_for(partial, timeout=20):
-                failures.append("the example's trace never held spans while it ran")
-                return
-            writer.send_signal(signal.SIGSTOP)
+                try:
+                    return len(files) == 1 and os.path.exists(files[0] + "-wal") and \
+                        cli(tilescope, files[0])["spans"] > 0
+                except subprocess.CalledProcessError:
+                    return False  # stopped as it made the file: the next slice
+
+            end = time.time() + 3 * WAIT
+            while not partial():
+                if writer.poll() is not None or time.time() > end:
+                    failures.append("the example's trace never held spans while it ran")
+                    return
+                writer.send_signal(signal.SIGCONT)
+                time.sleep(0.05)
+                writer.send_signal(signal.SIGSTOP)
             path = glob.glob(os.path.join(d, "*.pvti"))[0]
             early = cli(tilescope, path)
             if early["trace"]["complete"]:
@@ -603,6 +619,9 @@ def check_growing(failures, app_path, tilescope, example):
                 if not wait_for(lambda: f"; {n:,} spans in view" in timeline.description):
                     failures.append(f"the running trace: {timeline.description!r}, "
                                     f"the CLI {n:,} spans")
+                x, y, w, h = timeline.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+                subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + h - 10)],
+                               check=True)
                 focus(timeline)
                 key("w", "w", "m")
                 view = re.compile(r"Showing ([\d.]+ ms – [\d.]+ ms) of")
@@ -614,7 +633,7 @@ def check_growing(failures, app_path, tilescope, example):
                           mark.search(timeline.description).group(1))
                 print(f"running trace: {n:,} spans; view {before[0]}, marked {before[1]}")
                 writer.send_signal(signal.SIGCONT)
-                writer.wait(timeout=60)
+                writer.wait(timeout=10 * WAIT)
                 final = cli(tilescope, path)
                 if not final["trace"]["complete"] or final["spans"] <= n:
                     failures.append(f"the trace did not grow: {n} then {final['spans']} spans")
@@ -625,8 +644,8 @@ def check_growing(failures, app_path, tilescope, example):
                 a0, a1 = (x.split()[0] for x in before[1].split(" – "))
                 want = cli(tilescope, path, "--from", a0, "--to", a1)["spans"]
                 n_notice = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
-                                f"Reloaded at" in text_of(a) and
-                                f"{total:,} spans" in text_of(a), timeout=20)
+                                "Reloaded at" in text_of(a) and
+                                f": {total:,} spans (" in text_of(a))
                 if n_notice is None:
                     failures.append(f"the finished trace was not reloaded ({total:,} spans)")
                 else:
