@@ -176,7 +176,7 @@ def main():
                         window(timeline)[2] == 0):
             failures.append(f"H did not hide the thread: {timeline.description!r}")
         button = find(app, lambda a: a.getRole() == pyatspi.ROLE_PUSH_BUTTON and
-                      a.name == "Show 1 Hidden Row", timeout=5)
+                      a.name == "Show 1 Hidden Row")
         if button is None:
             failures.append("no 'Show 1 Hidden Row' button")
         key("shift+h")
@@ -185,27 +185,40 @@ def main():
             failures.append(f"Shift+H did not bring the thread back: {timeline.description!r}")
         # The counters follow the thread: the first one's samples and axis.
         series = whole["series"][0]
+        want_row = f"{series['graph']}: {series['name']}"
         counter = re.compile(r".*; row ([^;]+?), line, ([\d,]+) samples in view, "
                              r"([-\d.e+]+) – ([-\d.e+]+)")
-        # (Hiding the thread moved the focus on to the next row: the
-        # first counter, or Down reaches it.)
-        for _ in range(6):
-            m = counter.match(timeline.description)
-            if m and m.group(1) == f"{series['graph']}: {series['name']}":
-                break
-            key("Down")
-            wait_for(lambda: counter.match(timeline.description), timeout=2)
-        m = counter.match(timeline.description)
-        if not m:
-            failures.append(f"no counter row reached: {timeline.description!r}")
-        else:
+
+        def focused_row():
+            m = re.search(r"; row (.+?), (?:folded|expanded|line|area)\b",
+                          timeline.description or "")
+            return m.group(1) if m else None
+
+        def counter_ok(m):
             name, n, lo, hi = m.groups()
-            if name != f"{series['graph']}: {series['name']}" or \
-                    int(n.replace(",", "")) != series["samples"] or \
-                    not float(lo) <= series["min"] <= series["max"] <= float(hi):
-                failures.append(f"the counter row says {m.group(0)!r}; the CLI {series}")
+            return name == want_row and int(n.replace(",", "")) == series["samples"] and \
+                float(lo) <= series["min"] <= series["max"] <= float(hi)
+
+        # (Hiding the thread moved the focus on to the next row: the
+        # first counter, or Down reaches it; each Down is waited for.)
+        for _ in range(6):
+            if focused_row() == want_row:
+                break
+            was = focused_row()
+            key("Down")
+            if not wait_for(lambda: focused_row() != was):
+                break
+        # Its samples are counted once they are read: wait for the figures.
+        if not wait_for(lambda: counter.match(timeline.description) and
+                        counter_ok(counter.match(timeline.description))):
+            m = counter.match(timeline.description)
+            if not m:
+                failures.append(f"no counter row reached: {timeline.description!r}")
             else:
-                print("counter:", name, n, "samples", lo, "–", hi)
+                failures.append(f"the counter row says {m.group(0)!r}; the CLI {series}")
+        else:
+            name, n, lo, hi = counter.match(timeline.description).groups()
+            print("counter:", name, n, "samples", lo, "–", hi)
 
         # 5. Wall-clock time.
         key("t")
@@ -215,7 +228,7 @@ def main():
         # pressed, and its name twice ("Wall-Clock _Time Wall-Clock Time").
         toggle = find(app, lambda a: a.getRole() in (pyatspi.ROLE_TOGGLE_BUTTON,
                                                      pyatspi.ROLE_PUSH_BUTTON) and
-                      (a.name or "").replace("_", "").startswith("Wall-Clock Time"), timeout=5)
+                      (a.name or "").replace("_", "").startswith("Wall-Clock Time"))
         if toggle is None or not wait_for(
                 lambda: toggle.getState().contains(pyatspi.STATE_CHECKED) or
                 toggle.getState().contains(pyatspi.STATE_PRESSED)):
