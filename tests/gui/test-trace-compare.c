@@ -42,8 +42,6 @@ static GaDocument *load(const char *name)
 	return doc;
 }
 
-/* Runs the main loop for `ms` milliseconds (the tile indexes are built
- * in worker threads). */
 /* The length in cycles of run `run` of `doc`, as the file has it. */
 static gint64 run_cycles(GaDocument *doc, size_t run)
 {
@@ -55,12 +53,58 @@ static gint64 run_cycles(GaDocument *doc, size_t run)
 	return (gint64)runs[run].cycles;
 }
 
-static void spin(int ms)
+static gboolean wake_cb(gpointer data)
 {
-	gint64 end = g_get_monotonic_time() + ms * 1000;
+	(void)data;
+	return G_SOURCE_CONTINUE;
+}
 
-	while (g_get_monotonic_time() < end)
-		g_main_context_iteration(NULL, FALSE);
+/* Runs the main loop until done(data) holds (the tile indexes are built
+ * in worker threads; layout, mapping and what follows them wait for
+ * frames), failing after a minute: a deadline far beyond what an idle
+ * machine needs, never a fixed wait. */
+static void spin_until(gboolean (*done)(gpointer data), gpointer data, const char *what)
+{
+	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+	guint wake = g_timeout_add(20, wake_cb, NULL); /* iterations block at most this long */
+
+	while (!done(data)) {
+		if (g_get_monotonic_time() > end) {
+			g_source_remove(wake);
+			fail_msg("waited a minute for %s", what);
+		}
+		g_main_context_iteration(NULL, TRUE);
+	}
+	g_source_remove(wake);
+}
+
+/* Set by drawn_cb: a frame of the widget began (its paint follows in the
+ * same main loop iteration). */
+static gboolean frame_seen;
+
+static gboolean drawn_cb(GtkWidget *w, GdkFrameClock *clock, gpointer data)
+{
+	(void)w;
+	(void)clock;
+	(void)data;
+	frame_seen = TRUE;
+	return G_SOURCE_REMOVE;
+}
+
+static gboolean frame_was_seen(gpointer data)
+{
+	(void)data;
+	return frame_seen;
+}
+
+/* Waits until `w` (mapped) has been drawn once more: what the lanes work
+ * out from their size (zooming to a step, for one) follows. */
+static void spin_until_drawn(GtkWidget *w)
+{
+	frame_seen = FALSE;
+	gtk_widget_add_tick_callback(w, drawn_cb, NULL, NULL);
+	gtk_widget_queue_draw(w);
+	spin_until(frame_was_seen, NULL, "a frame");
 }
 
 /* The GaStepLanes below `w`, in order (A then B). */
@@ -70,6 +114,24 @@ static void collect(GtkWidget *w, GPtrArray *out)
 		g_ptr_array_add(out, w);
 	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c))
 		collect(c, out);
+}
+
+/* Lanes `n` - 1 of the view (A's: 1, B's: 2) are there and mapped or,
+ * with `n` 0, B's are not mapped (B hidden). */
+typedef struct lanes_state {
+	GtkWidget *view;
+	guint n;
+} lanes_state;
+
+static gboolean lanes_shown(gpointer data)
+{
+	lanes_state *st = data;
+	g_autoptr(GPtrArray) lanes = g_ptr_array_new();
+
+	collect(st->view, lanes);
+	if (st->n == 0)
+		return lanes->len < 2 || !gtk_widget_get_mapped(lanes->pdata[1]);
+	return lanes->len >= st->n && gtk_widget_get_mapped(lanes->pdata[st->n - 1]);
 }
 
 /* Whether a label below `w` reads `text` from its start. */
@@ -82,6 +144,26 @@ static gboolean has_label(GtkWidget *w, const char *text)
 		if (has_label(c, text))
 			return TRUE;
 	return FALSE;
+}
+
+/* A mapped label below `view` reads `text` from its start. */
+typedef struct label_state {
+	GtkWidget *view;
+	const char *text;
+} label_state;
+
+static gboolean label_shown(gpointer data)
+{
+	label_state *st = data;
+
+	return has_label(st->view, st->text);
+}
+
+static void spin_until_label(GtkWidget *view, const char *text)
+{
+	label_state st = {view, text};
+
+	spin_until(label_shown, &st, text);
 }
 
 static void shoot(GtkWidget *w, const char *path)
@@ -120,8 +202,13 @@ static void test_compare(void **state)
 	gtk_window_set_child(GTK_WINDOW(window), view);
 	gtk_window_present(GTK_WINDOW(window));
 	ga_session_set_documents(session, a, b);
-	spin(1500);
+	{
+		lanes_state st = {view, 2};
+
+		spin_until(lanes_shown, &st, "report B's lanes");
+	}
 	collect(view, lanes);
+	spin_until_drawn(lanes->pdata[1]);
 	assert_int_equal(lanes->len, 2);
 	la = lanes->pdata[0];
 	lb = lanes->pdata[1];
@@ -151,29 +238,54 @@ static void test_compare(void **state)
 	assert_true(to >= MAX(ga_step_lanes_get_total(la), ga_step_lanes_get_total(lb)));
 	/* A step of B: its details say report B; the session does not move. */
 	ga_step_lanes_set_selected(lb, 1);
-	spin(100);
-	assert_true(has_label(view, "Step 1 of report B (tut7_mk1)"));
+	spin_until_label(view, "Step 1 of report B (tut7_mk1)");
 	ga_session_get_step(session, &run, &step);
 	assert_int_equal(step, -1);
 	/* A step of A writes the session and shows as report A's. */
 	ga_step_lanes_set_selected(la, 3);
-	spin(100);
-	assert_true(has_label(view, "Step 3 of report A (tut5_ml)"));
+	spin_until_label(view, "Step 3 of report A (tut5_ml)");
 	ga_session_get_step(session, &run, &step);
 	assert_int_equal(step, 3);
 	if (g_getenv("TILESCOPE_SHOT")) {
 		ga_step_lanes_set_visible(la, 0, 1e12);
-		spin(300);
+		while (ga_step_lanes_is_busy(la) || ga_step_lanes_is_busy(lb))
+			g_main_context_iteration(NULL, TRUE);
 		shoot(view, g_getenv("TILESCOPE_SHOT"));
 	}
 	/* The comparison ends: B hides. */
 	ga_session_set_documents(session, a, NULL);
-	spin(200);
+	{
+		lanes_state st = {view, 0};
+
+		spin_until(lanes_shown, &st, "report B's lanes to hide");
+	}
 	assert_false(gtk_widget_get_mapped(GTK_WIDGET(lb)));
 	gtk_window_destroy(GTK_WINDOW(window));
 	g_object_unref(session);
 	ga_document_unref(a);
 	ga_document_unref(b);
+}
+
+/* The lanes show run 1 with step 500 selected and in view, zoomed in. */
+typedef struct follow_state {
+	GaStepLanes *lanes;
+	GaDocument *doc;
+} follow_state;
+
+static gboolean followed(gpointer data)
+{
+	follow_state *st = data;
+	const tsr_step *steps;
+	size_t n;
+	double from, to;
+
+	if ((gint64)ga_step_lanes_get_total(st->lanes) != run_cycles(st->doc, 1) ||
+	    ga_step_lanes_get_selected(st->lanes) != 500 ||
+	    tsr_report_get_steps(&steps, &n, ga_document_get_report(st->doc), 1) != TSR_OK || n <= 500)
+		return FALSE;
+	ga_step_lanes_get_visible(st->lanes, &from, &to);
+	return from <= (double)steps[500].cycles_from && to >= (double)steps[500].cycles_to &&
+	       to - from < (double)run_cycles(st->doc, 1);
 }
 
 static void test_follow_session(void **state)
@@ -193,12 +305,23 @@ static void test_follow_session(void **state)
 	gtk_window_set_child(GTK_WINDOW(window), view);
 	gtk_window_present(GTK_WINDOW(window));
 	ga_session_set_document(session, a);
-	spin(500);
+	{
+		lanes_state st = {view, 1};
+
+		spin_until(lanes_shown, &st, "the lanes");
+	}
 	collect(view, lanes);
 	la = lanes->pdata[0];
+	/* Zooming to a step needs the lanes' width: drawn once. */
+	spin_until_drawn(GTK_WIDGET(la));
 	assert_int_equal((gint64)ga_step_lanes_get_total(la), run_cycles(a, 2)); /* the last run */
 	ga_session_set_step(session, 1, 500);
-	spin(300);
+	{
+		follow_state st = {la, a};
+
+		spin_until(followed, &st, "run 1's step 500 shown");
+	}
+	spin_until_label(view, "Step 500");
 	assert_int_equal((gint64)ga_step_lanes_get_total(la), run_cycles(a, 1)); /* run 1 */
 	assert_int_equal(ga_step_lanes_get_selected(la), 500);
 	assert_int_equal(tsr_report_get_steps(&steps, &n, ga_document_get_report(a), 1), TSR_OK);
