@@ -224,7 +224,7 @@ def check_tut7(app_path, tilescope, a, b, failures):
         if menu is not None:
             click(menu)
             item = find(app, lambda x: x.getRole() == pyatspi.ROLE_MENU_ITEM and
-                        "Close the Comparison" in plain(x.name), timeout=5)
+                        "Close the Comparison" in plain(x.name))
         if item is None:
             failures.append("the main menu has no 'Close the Comparison'")
         else:

@@ -51,7 +51,8 @@ def main():
     app_path, tilescope, report = sys.argv[1:4]
     failures = []
     for args in (["--run", "x", report], ["--run", "1", "--view", "memory", report]):
-        p = subprocess.run([app_path] + args, capture_output=True, text=True, timeout=30)
+        # (It refuses before it opens a window; the deadline is a guard.)
+        p = subprocess.run([app_path] + args, capture_output=True, text=True, timeout=300)
         lines = p.stderr.strip().splitlines()
         if p.returncode != 2 or len(lines) != 1 or "--run" not in lines[0]:
             failures.append(f"{args} gave {p.returncode} and {p.stderr!r}")

@@ -18,7 +18,7 @@ import sys
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import find, finish, other_views, running_app, show_view  # noqa: E402
+from atspi_util import find, finish, other_views, running_app, show_view, wait_for  # noqa: E402
 
 
 def main():
@@ -38,11 +38,14 @@ def main():
             raise SystemExit("FAIL: no level bar named 'IPU 0 memory used'")
         value = bar.queryValue()
         used, cap = ipu0["includingGaps"], ipu0["capacity"]
-        if round(value.currentValue) != min(used, cap) or round(value.maximumValue) != cap:
+        if not wait_for(lambda: round(value.currentValue) == min(used, cap) and
+                        round(value.maximumValue) == cap):
             failures.append(f"IPU 0 shows {value.currentValue:,.0f} of "
                             f"{value.maximumValue:,.0f} B; the report says {used:,} of {cap:,}")
         verdict = find(app, lambda a: a.name == "insights.verdict", prune=prune)
         fits = not ipu0.get("outOfMemoryTiles")
+        if verdict is not None:
+            wait_for(lambda: ("fits" in (verdict.description or "")) == fits)
         text = verdict.description if verdict is not None else ""
         if verdict is None or (("fits" in text) != fits):
             failures.append(f"the verdict {text!r} does not match "

@@ -57,8 +57,9 @@ def main():
             if got != want:
                 failures.append(f"the caption says step, peak, max, always-live {got}; "
                                 f"the summary has {want}")
-        desc = chart.description or ""
-        if f"{peak:,}" not in desc or f"Step {step}:" not in desc:
+        if not wait_for(lambda: f"{peak:,}" in (chart.description or "") and
+                        f"Step {step}:" in (chart.description or "")):
+            desc = chart.description or ""
             failures.append(f"the chart's description does not name its maximum "
                             f"({peak:,} B at step {step}): {desc!r}")
         check = find(app, lambda a: plain(a.name) == "Include Always-Live" and

@@ -34,7 +34,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 import pyatspi
 
@@ -64,7 +63,7 @@ def parse_tiles(text):
 
 def visible_view(app):
     """The sidebar entry selected: the view shown."""
-    sidebar = find(app, lambda a: a.name == "Views", timeout=5)
+    sidebar = find(app, lambda a: a.name == "Views")
     for a in walk(sidebar):
         try:
             if a.getRole() == pyatspi.ROLE_LIST_ITEM and a.getState().contains(
@@ -81,7 +80,7 @@ def sensitive(acc):
 
 def button(app, name, view):
     return find(app, lambda a: a.name == name and a.getRole() == pyatspi.ROLE_PUSH_BUTTON,
-                timeout=10, prune=other_views(view) if view else None)
+                prune=other_views(view) if view else None)
 
 
 def details(app, view, key):
@@ -323,10 +322,12 @@ def main():
             failures.append(f"the Execution Trace's details show program {trace_program()!r}, "
                             f"not {program}")
         heading = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
-                       text_of(a) == f"Step {first['id']}", timeout=5,
+                       text_of(a) == f"Step {first['id']}",
                        prune=other_views("Execution Trace"))
+        want_from = f"{int(first['cycles_from']):,}"
+        wait_for(lambda: details(app, "Execution Trace", "Cycles from") == want_from)
         cycles_from = details(app, "Execution Trace", "Cycles from")
-        if heading is None or cycles_from != f"{int(first['cycles_from']):,}":
+        if heading is None or cycles_from != want_from:
             failures.append(f"the Execution Trace does not show step {first['id']} of run {run} "
                             f"(cycles from {int(first['cycles_from']):,}): heading "
                             f"{'found' if heading else 'missing'}, cycles from {cycles_from!r}")
@@ -383,11 +384,11 @@ def main():
         print("Back, Back, Forward, Forward:", places)
 
         # Alt+Left from the keyboard: a click on the header bar's title
-        # first, so that the window has the keyboard (no window manager).
+        # first, so that the window has the keyboard (no window manager);
+        # X delivers the key after the click.
         x, y, w, h = app.getChildAtIndex(0).queryComponent().getExtents(pyatspi.WINDOW_COORDS)
         subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + 12), "click", "1"],
                        check=True)
-        time.sleep(0.3)
         subprocess.run(["xdotool", "key", "alt+Left"], check=True)
         if not wait_for(lambda: visible_view(app) == "Operations"):
             failures.append(f"Alt+Left showed {visible_view(app)!r}, not Operations")

@@ -140,7 +140,7 @@ def main():
             failures.append(f"clearing the filter shows {text_of(status)!r}")
         layer_menu = find(app, lambda a: a.name == "Layer" and a.childCount > 0 and
                           a.getRole() in (pyatspi.ROLE_PUSH_BUTTON, pyatspi.ROLE_TOGGLE_BUTTON),
-                          timeout=5, prune=view)
+                          prune=view)
         if layer_menu is None:
             raise SystemExit("FAIL: the Operations view has no 'Layer' button")
         # The menu button's own button is what a pointer clicks.
@@ -150,14 +150,14 @@ def main():
             choice = find(app, lambda a: a.name == layer and a is not opener and
                           a.getRole() == pyatspi.ROLE_PUSH_BUTTON and
                           a.parent.getRole() != pyatspi.ROLE_PUSH_BUTTON,
-                          timeout=5, prune=view)
+                          prune=view)
             if choice is None:
                 failures.append(f"the Layer menu has no choice {layer!r}")
                 continue
             click(choice)
             want = (f"{thousands(n)} operations" if n == total
                     else f"{thousands(n)} of {thousands(total)} operations")
-            if not wait_for(lambda: text_of(status) == want, timeout=5):
+            if not wait_for(lambda: text_of(status) == want):
                 failures.append(f"layer {layer!r} shows {text_of(status)!r}; the file has "
                                 f"{n} debug context(s) of it")
             print(f"layer {layer}: {text_of(status)}")

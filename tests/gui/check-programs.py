@@ -85,7 +85,7 @@ def main():
         if details("Type") != want_type:
             failures.append(f"the details show type {details('Type')!r}, the file has "
                             f"{want_type!r}")
-        if text_of(status) != f"1 of {want_n}":
+        if not wait_for(lambda: text_of(status) == f"1 of {want_n}"):
             failures.append(f"the search says {text_of(status)!r}, the file has {want_n} "
                             f"program(s) named {want_cs!r}")
         print(f"search {pattern!r}: {text_of(status)}; details: {details('Type')}, "

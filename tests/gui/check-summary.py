@@ -60,7 +60,7 @@ def main():
                                      pyatspi.ROLE_PUSH_BUTTON, pyatspi.ROLE_LABEL))
         if entry is None:
             raise SystemExit("FAIL: no sidebar entry named 'Summary'")
-        insights = find(app, lambda a: a.name == "Insights", timeout=5)
+        insights = find(app, lambda a: a.name == "Insights")
         if insights is None:
             failures.append("no sidebar entry named 'Insights'")
         # Select it (the stack sidebar's rows are a list's children).

@@ -72,7 +72,7 @@ def check_hit(failures, what, timeline, hit):
 
 
 def expect_status(failures, what, entry, want):
-    if not wait_for(lambda: (entry.description or "") == want, timeout=10):
+    if not wait_for(lambda: (entry.description or "") == want):
         failures.append(f"{what}: the search says {entry.description!r}, not {want!r}")
         return False
     return True
@@ -88,7 +88,7 @@ def search_part(failures, app, tilescope, trace, whole):
     entry = find(app, lambda a: a.name == "Search" and a.getRole() in (
         pyatspi.ROLE_ENTRY, pyatspi.ROLE_TEXT, pyatspi.ROLE_PASSWORD_TEXT) or
         (a.name == "Search" and a.getRole() != pyatspi.ROLE_PUSH_BUTTON and
-         a.getRole() != pyatspi.ROLE_LABEL), timeout=10)
+         a.getRole() != pyatspi.ROLE_LABEL))
     if entry is None:
         raise SystemExit("FAIL: Ctrl+F shows no entry named 'Search'")
 
@@ -218,8 +218,7 @@ def details_part(failures, app, tilescope, trace, whole):
                  a.getRole() in (pyatspi.ROLE_TREE_TABLE, pyatspi.ROLE_TABLE))
     flame = find(app, lambda a: a.name == "Flame Graph" and a.getRole() == pyatspi.ROLE_IMAGE)
     for name in ("Statistics", "Call Tree", "Flame Graph", "Span"):
-        if find(app, lambda a: a.name == name and a.getRole() == pyatspi.ROLE_PAGE_TAB,
-                timeout=5) is None:
+        if find(app, lambda a: a.name == name and a.getRole() == pyatspi.ROLE_PAGE_TAB) is None:
             failures.append(f"no tab named {name!r}")
     if table is None or flame is None:
         failures.append("no tree table named 'Call Tree' or no image named 'Flame Graph'")
@@ -254,7 +253,7 @@ def details_part(failures, app, tilescope, trace, whole):
     expected = cli_rows(tree)
     if int(paths.replace(",", "")) != len(expected):
         failures.append(f"{paths} paths here, {len(expected)} for the CLI")
-    if not wait_for(lambda: tree_rows(table) == expected, timeout=10):
+    if not wait_for(lambda: tree_rows(table) == expected):
         got = tree_rows(table)
         failures.append(f"the Call Tree of {a} – {b} ms differs from the CLI's: {len(got)} rows, "
                         f"{len(expected)} paths; first differences "
@@ -309,7 +308,7 @@ def span_part(failures, app, whole):
                          a.parent.getRole() != pyatspi.ROLE_COLUMN_HEADER and
                          a.getIndexInParent() + 1 < a.parent.childCount and
                          a.parent.getChildAtIndex(a.getIndexInParent() + 1).getRole() ==
-                         pyatspi.ROLE_LABEL, timeout=5)
+                         pyatspi.ROLE_LABEL)
         acc = key_label.parent.getChildAtIndex(key_label.getIndexInParent() + 1) \
             if key_label is not None else None
         return text_of(acc) if acc is not None else None
@@ -319,13 +318,13 @@ def span_part(failures, app, whole):
               "Self time": lambda v: v.startswith(us_exact(lab["self_ns"])),
               "Channel": lambda v: v == lab["channel"]}
     for field, ok in checks.items():
-        if not wait_for(lambda: ok(value(field) or ""), timeout=10):
+        if not wait_for(lambda: ok(value(field) or "")):
             failures.append(f"the Span tab's {field} is {value(field)!r}; the CLI's label "
                             f"{lab}")
         else:
             print(f"span {field}: {value(field)}")
     parent = find(app, lambda a: (a.name or "").startswith("Parent ") and
-                  a.getRole() == pyatspi.ROLE_PUSH_BUTTON, timeout=10)
+                  a.getRole() == pyatspi.ROLE_PUSH_BUTTON)
     timeline = find(app, lambda a: a.name == "Timeline" and a.getRole() == pyatspi.ROLE_IMAGE)
     if parent is None:
         failures.append("the Span tab offers no parent")

@@ -78,7 +78,7 @@ def compare(failures, what, table, want):
     """Checks the table's rows against `tilescope trace --json`'s labels."""
     expected = {(lab["channel"], lab["name"]): (lab["count"], lab["total_ns"], lab["self_ns"])
                 for lab in want["labels"]}
-    if not wait_for(lambda: rows_of(table) == expected, timeout=10):
+    if not wait_for(lambda: rows_of(table) == expected):
         got = rows_of(table)
         diff = sorted(set(got.items()) ^ set(expected.items()))[:6]
         failures.append(f"{what}: the table has {len(got)} rows, the CLI {len(expected)} "
@@ -126,7 +126,7 @@ def check_directories(failures, app_path, tilescope, trace):
                     continue
                 print(f"{what}:", table.description)
                 compare(failures, what, table, want)
-                title = find(app, lambda a: a.getRole() == pyatspi.ROLE_FRAME, timeout=5)
+                title = find(app, lambda a: a.getRole() == pyatspi.ROLE_FRAME)
                 want_title = f"{files} traces" if files > 1 else os.path.basename(d)
                 if title is None or title.name != want_title:
                     failures.append(f"{what}: the window is titled "
@@ -156,7 +156,7 @@ def main():
         if timeline is None or table is None:
             raise SystemExit("FAIL: no image named 'Timeline' or no table named 'Statistics'")
         if find(app, lambda a: a.name == "Statistics" and
-                a.getRole() == pyatspi.ROLE_PAGE_TAB, timeout=5) is None:
+                a.getRole() == pyatspi.ROLE_PAGE_TAB) is None:
             failures.append("no tab named 'Statistics'")
         want = f"Showing 0.000000 ms – {ms(length)} of {ms(length)}; {spans:,} spans in view"
         if not wait_for(lambda: timeline.description.startswith(want)):
@@ -285,7 +285,7 @@ def main():
             if proc.poll() is not None:
                 failures.append(f"the app died of the hostile file (status {proc.returncode})")
             if find(app, lambda a: a.getRole() == pyatspi.ROLE_PUSH_BUTTON and
-                    "Open Another" in (a.name or ""), timeout=5) is None:
+                    "Open Another" in (a.name or "")) is None:
                 failures.append("the error page offers no other file")
     finish(failures)
 
