@@ -63,6 +63,16 @@ void fuzz_trace_query(tsr_trace *t)
 			for (size_t k = 0; k < procs[p].n_metadata && k < LIMIT; k++)
 				(void)tsr_trace_lookup_metadata(t, p, procs[p].metadata_keys[k]);
 		}
+	{
+		tsr_trace_skip *skips = NULL;
+		size_t n_skips = 0;
+
+		if (tsr_trace_list_skipped(&skips, &n_skips, t) == TSR_OK)
+			for (size_t i = 0; i < n_skips; i++)
+				if (skips[i].process >= n_procs || !skips[i].message[0])
+					abort();
+		free(skips);
+	}
 	(void)tsr_trace_get_channels(&channels, &n_channels, t);
 	for (uint32_t id = 0; id < info->names && id < LIMIT; id++)
 		(void)tsr_trace_get_name(t, id);
