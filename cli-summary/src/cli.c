@@ -28,6 +28,7 @@
  * recolour or retitle the terminal. Control bytes become \n, \t, \e or
  * \xNN, bytes that are not UTF-8 become \xNN, a backslash stays itself.
  */
+static void write_message(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 static void write_message(const char *fmt, va_list ap)
 {
 	char stack_buf[1024], *msg = stack_buf, *heap = NULL;
