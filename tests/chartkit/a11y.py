@@ -5,11 +5,15 @@
 # a D-Bus session with the accessibility bus.
 #
 # usage: a11y.py BENCH_CHARTKIT
+import signal
 import subprocess
 import sys
 import time
 
 import pyatspi
+
+# Meson's timeout sends SIGTERM: unwind, so that the demo is stopped.
+signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(f"stopped by signal {signum}"))
 
 
 def find_chart(acc, depth=0):

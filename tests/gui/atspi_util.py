@@ -9,6 +9,7 @@ A probe that must answer "is it there now" passes a short timeout: find
 always walks the tree once, however long that takes."""
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,16 @@ import pyatspi
 # The deadline of a wait, in seconds: the app's start, a view built, a
 # description updated. An idle machine needs a second or two at most.
 WAIT = 60
+
+
+def _stopped(signum, frame):
+    raise SystemExit(f"FAIL: stopped by signal {signum} (meson's timeout?)")
+
+
+# Meson stops a test that runs out of time with SIGTERM: unwind, so that
+# the apps and writers a test started are stopped and its temporary
+# directories removed (Python's default would leave them).
+signal.signal(signal.SIGTERM, _stopped)
 
 
 def gave_up(what, timeout):
