@@ -202,6 +202,8 @@ static char *write_trace(const char *dir)
 			pvti_end(fw);
 			pvti_end(fw);
 		}
+		/* A few long steps: the sleep shapes the data (the checks add
+		 * up spans whatever their widths), nothing waits for it. */
 		if (i % 500 == 0)
 			g_usleep(200);
 		pvti_end(fw);
