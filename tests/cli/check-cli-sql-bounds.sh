@@ -72,7 +72,7 @@ if command -v strace >/dev/null 2>&1 &&
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 	SQLITE_TMPDIR=$PWD/empty-tmp TMPDIR=$PWD/empty-tmp \
 		strace -f -e trace=open,openat,creat -o cte.strace \
-		"$ts" sql --timeout 5 "$report" "$cte" >out.txt 2>err.txt
+		"$ts" sql "$report" "$cte" >out.txt 2>err.txt
 	rc=$?
 	if grep -E 'etilqs|empty-tmp' cte.strace >temp-opens.txt; then
 		fail "the recursive CTE opened temporary files: $(head -n 2 temp-opens.txt)"
@@ -81,7 +81,7 @@ if command -v strace >/dev/null 2>&1 &&
 	fi
 else
 	SQLITE_TMPDIR=$PWD/empty-tmp TMPDIR=$PWD/empty-tmp \
-		"$ts" sql --timeout 5 "$report" "$cte" >out.txt 2>err.txt &
+		"$ts" sql "$report" "$cte" >out.txt 2>err.txt &
 	pid=$!
 	seen=no
 	while kill -0 $pid 2>/dev/null; do
@@ -106,7 +106,7 @@ fi
 big="WITH RECURSIVE r(x, pad) AS (SELECT 1, printf('%.1000c', 'x')
      UNION SELECT x + 1, pad FROM r) SELECT count(*) FROM r"
 set -- $(SQLITE_TMPDIR=$PWD/empty-tmp TMPDIR=$PWD/empty-tmp \
-	peak_rss_kb out.txt err.txt "$ts" sql --timeout 120 "$report" "$big")
+	peak_rss_kb out.txt err.txt "$ts" sql "$report" "$big")
 rc=$1 rss=$2 secs=$3
 if [ "$rc" -ne 2 ] || ! grep -q "memory limit (512 MiB)" err.txt; then
 	fail "the large recursive CTE: exit $rc after ${secs}s: $(head -c 300 err.txt)"
