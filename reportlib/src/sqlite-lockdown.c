@@ -232,8 +232,8 @@ int tsr_sqlite_check_schema(sqlite3 *db, const char *format_sql, char *why, size
 		rc = sqlite3_reset(st);
 	if (rc == SQLITE_OK && !why[0])
 		rc = sqlite3_prepare_v2(db,
-		                        "SELECT name FROM pragma_table_xinfo(?1) WHERE hidden <> 0 "
-		                        "LIMIT 1",
+		                        "SELECT name, hidden FROM pragma_table_xinfo(?1) "
+		                        "WHERE hidden <> 0 LIMIT 1",
 		                        -1, &cols, NULL);
 	while (rc == SQLITE_OK && !why[0] && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *type = (const char *)sqlite3_column_text(st, 0);
@@ -245,9 +245,12 @@ int tsr_sqlite_check_schema(sqlite3 *db, const char *format_sql, char *why, size
 		sqlite3_bind_text(cols, 1, name, -1, SQLITE_TRANSIENT);
 		rc = sqlite3_step(cols);
 		if (rc == SQLITE_ROW)
-			snprintf(why, size,
-			         "defines a generated column (%.100s.%.100s), which Tilescope never writes",
-			         name, (const char *)sqlite3_column_text(cols, 0));
+			/* 2 and 3: generated (virtual, stored); 1: hidden, which
+			 * only some builds of SQLite allow outside virtual tables. */
+			snprintf(why, size, "defines a %s column (%.100s.%.100s), which Tilescope never "
+			                    "writes",
+			         sqlite3_column_int(cols, 1) >= 2 ? "generated" : "hidden", name,
+			         (const char *)sqlite3_column_text(cols, 0));
 		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? sqlite3_reset(cols) : rc;
 	}
 	if (rc == SQLITE_DONE)

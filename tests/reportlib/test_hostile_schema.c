@@ -132,7 +132,7 @@ static void test_trace_schema(void **state)
 		 "printf('%.*c', 30000, 'a') || 'b') THEN raw ELSE raw END) VIRTUAL); "
 		 "INSERT INTO string (id, raw) SELECT id, value FROM string_raw; DROP TABLE string_raw",
 		 "generated column (string.value)"},
-		{"stored-generated.pvti",
+		{"added-generated.pvti",
 		 "ALTER TABLE channel ADD COLUMN g INTEGER AS (length(name)) VIRTUAL",
 		 "generated column (channel.g)"},
 		{"virtual-table.pvti", "CREATE VIRTUAL TABLE notes USING rtree(id, x0, x1)",
