@@ -477,6 +477,9 @@ static int load_meta(tsr_report *r)
 		} else if (!strcmp(key, "always_live_bytes")) {
 			rc = tsr_column_int(r, &v, st, 1, 0, INT64_MAX, "meta always_live_bytes");
 			r->always_live_bytes = (uint64_t)v;
+		} else if (!strcmp(key, "replication_factor")) {
+			rc = tsr_column_int(r, &r->meta_replication_factor, st, 1, 1, INT64_MAX,
+			                    "meta replication_factor");
 		}
 	}
 	sqlite3_finalize(st);
@@ -658,6 +661,13 @@ static int load_target(tsr_report *r)
 	t->fp32_flops_per_cycle = (uint64_t)v[9];
 	t->replication_factor = (unsigned)v[10];
 	t->min_sync_delay = (uint32_t)v[11];
+	/* The file says it twice; a reader must not pick one silently. */
+	if (r->meta_replication_factor >= 0 &&
+	    r->meta_replication_factor != (int64_t)t->replication_factor)
+		return tsr_fail(r, TSR_ERR_CORRUPT,
+		                "'%s': the target has %u replicas but the report's meta says %lld",
+		                r->path, t->replication_factor,
+		                (long long)r->meta_replication_factor);
 	return TSR_OK;
 }
 
@@ -1459,6 +1469,7 @@ int tsr_report_open(tsr_report **out, const char *path, const tsr_open_options *
 	if (!r)
 		return tsr_set_last_error(TSR_ERR_NO_MEMORY, "'%s': out of host memory", path);
 	r->debug_fd = -1;
+	r->meta_replication_factor = -1;
 	r->memory_cap = opts && opts->memory_cap ? opts->memory_cap : TSR_DEFAULT_CAP;
 	r->ps = &r->progress;
 	r->progress.interrupt = interrupt_report;

@@ -87,6 +87,7 @@ struct tsr_report {
 	tsr_exchange *exchanges[TSR_EXCHANGE_KIND_COUNT];
 	tsr_run *runs;
 	uint64_t always_live_bytes;
+	int64_t meta_replication_factor; /* meta replication_factor, -1 when absent */
 
 	/* Read on first use (NULL until then). */
 	tsr_variable *variables;     /* counts.listed_variables */

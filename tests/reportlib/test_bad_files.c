@@ -485,6 +485,10 @@ static void test_lies(void **state)
 		 "UPDATE target SET replication_factor = 100000"},
 		{{"target-name-contradicts-version", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
 		 "UPDATE target SET ipu_version = 'Mk1' WHERE name = 'ipu2'"},
+		/* Issue 33: the replica count is in the target and the meta. */
+		{{"replicas-contradict-meta", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
+		 "INSERT OR REPLACE INTO meta(key, value) "
+		 "SELECT 'replication_factor', replication_factor + 1 FROM target"},
 		{{"target-16M-tiles", TSR_ERR_CORRUPT, NULL, 0, 0, false, NULL},
 		 "UPDATE target SET num_ipus = 65536, tiles_per_ipu = 256, num_tiles = 16777216, "
 		 "bytes_per_ipu = bytes_per_tile * 256, total_memory = bytes_per_tile * 16777216"},
