@@ -8,6 +8,8 @@
 
 #include "ga-format.h"
 
+#include <tilescope/tsd-name.h>
+
 #include <string.h>
 
 GaVerdict ga_compare_verdict(const tsr_delta *d)
@@ -153,7 +155,12 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 	gtk_label_set_width_chars(GTK_LABEL(l), NAME_CHARS);
 	gtk_widget_set_focusable(l, FALSE);
 	gtk_widget_set_hexpand(l, TRUE);
-	gtk_widget_set_tooltip_text(l, clean);
+	/* The whole name in the tooltip, the label cut (ga_format_name). */
+	{
+		g_autofree char *full = tsd_name_clean(name);
+
+		gtk_widget_set_tooltip_text(l, full);
+	}
 	gtk_grid_attach(GTK_GRID(grid), l, 0, row, 1, 1);
 	for (guint m = 0; m < (columns - 1) / per; m++) {
 		const tsr_delta *d = deltas[m];

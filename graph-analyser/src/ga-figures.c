@@ -7,6 +7,8 @@
 
 #include "ga-format.h"
 
+#include <tilescope/tsd-name.h>
+
 #include <inttypes.h>
 
 GtkWidget *ga_section_new(const char *title, gboolean expanded, GtkWidget **content)
@@ -109,7 +111,10 @@ GtkWidget *ga_list_add_full(GtkWidget *list, const char *subtitle, const char *c
 {
 	GtkWidget *row = gtk_list_box_row_new();
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 18);
+	/* The name cut for the label and its accessible name, whole in the
+	 * tooltip (ga_format_name). */
 	g_autofree char *name = ga_format_name(n ? cells[0] : "");
+	g_autofree char *full = tsd_name_clean(n ? cells[0] : "");
 	g_autoptr(GString) access = g_string_new(name);
 	GtkWidget *l = gtk_label_new(name);
 
@@ -120,7 +125,7 @@ GtkWidget *ga_list_add_full(GtkWidget *list, const char *subtitle, const char *c
 	gtk_label_set_xalign(GTK_LABEL(l), 0);
 	gtk_label_set_ellipsize(GTK_LABEL(l), PANGO_ELLIPSIZE_MIDDLE);
 	gtk_widget_set_hexpand(l, TRUE);
-	gtk_widget_set_tooltip_text(l, name);
+	gtk_widget_set_tooltip_text(l, full);
 	if (subtitle) {
 		GtkWidget *names = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
 		GtkWidget *sub = gtk_label_new(subtitle);
@@ -262,20 +267,29 @@ GtkWidget *ga_histogram_new(const tsr_summary_memory *m)
 void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
                     gboolean number)
 {
-	GtkWidget *k = gtk_label_new(key);
+	/* A key may be a name (a templated vertex type, up to 16 KiB): cut
+	 * (tsd_name_cut) and ellipsized to 32 characters, whole in the
+	 * tooltip. The value is the details pane's whole text, which the user
+	 * reads, selects and copies. */
+	g_autofree char *cut = tsd_name_cut(key);
+	GtkWidget *k = gtk_label_new(cut);
 	GtkWidget *v = gtk_label_new(value);
-	g_autofree char *acc = g_strdup_printf("Details: %s", key);
+	g_autofree char *acc = g_strdup_printf("Details: %s", cut);
 
 	gtk_label_set_xalign(GTK_LABEL(k), 0);
 	gtk_label_set_yalign(GTK_LABEL(k), 0);
 	gtk_widget_add_css_class(k, "dim-label");
-	/* A long key (a templated vertex type) must not squeeze the values:
-	 * cut in the middle, whole in the tooltip. */
 	gtk_label_set_ellipsize(GTK_LABEL(k), PANGO_ELLIPSIZE_MIDDLE);
 	gtk_label_set_max_width_chars(GTK_LABEL(k), 32);
-	if (g_utf8_strlen(key, -1) > 32)
-		gtk_widget_set_tooltip_text(k, key);
+	if (g_utf8_strlen(cut, -1) > 32) {
+		g_autofree char *full = tsd_name_clean(key);
+
+		gtk_widget_set_tooltip_text(k, full);
+	}
 	gtk_label_set_width_chars(GTK_LABEL(v), 14);
+	/* A whole name asks for its width on one line: bounded here, so the
+	 * key keeps its own (the value still wraps to the room it gets). */
+	gtk_label_set_max_width_chars(GTK_LABEL(v), 40);
 	gtk_label_set_xalign(GTK_LABEL(v), 0);
 	gtk_label_set_wrap(GTK_LABEL(v), TRUE);
 	gtk_label_set_wrap_mode(GTK_LABEL(v), PANGO_WRAP_WORD_CHAR);

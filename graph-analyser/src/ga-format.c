@@ -6,6 +6,8 @@
  */
 #include "ga-format.h"
 
+#include <tilescope/tsd-name.h>
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -63,13 +65,5 @@ char *ga_format_size(uint64_t bytes)
 
 char *ga_format_name(const char *name)
 {
-	char *s;
-
-	if (!name)
-		return g_strdup("?");
-	s = g_utf8_make_valid(name, -1);
-	for (char *p = s; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return s;
+	return tsd_name_cut(name);
 }

@@ -21,7 +21,10 @@ char *ga_format_pct(double fraction);
 /* A size in binary units with one decimal: "256.0 kB", "304.0 MB". */
 char *ga_format_size(uint64_t bytes);
 /* A name read from the file, fit for a label: valid UTF-8 with control
- * characters as '?' (as the text summary cleans them); "?" for NULL. */
+ * characters as '?' (as the text summary cleans them), cut in the middle
+ * when long (tsd_name_cut: a file may hold 16 KiB names, which GTK would
+ * measure whole); "?" for NULL. The whole name, for a tooltip, a details
+ * pane or a copy: tsd_name_clean. */
 char *ga_format_name(const char *name);
 
 G_END_DECLS

@@ -526,10 +526,12 @@ static void add_worst_steps(GaInsightsView *self, GtkWidget *box, const tsr_summ
 	for (guint i = 0; i < groups->len && i < WORST_STEPS; i++) {
 		const step_group *g = &g_array_index(groups, step_group, i);
 		const tsr_summary_step *ss = g->first;
-		g_autofree char *name = ss->name ? ga_format_name(ss->name) : NULL;
-		g_autofree char *what = name ? g_strdup_printf("%s: %s", tsr_step_type_name(ss->step->type),
-		                                               name)
-		                             : g_strdup(tsr_step_type_name(ss->step->type));
+		/* Whole: ga_list_add cuts it for the label, keeps it for the
+		 * tooltip. */
+		g_autofree char *what = ss->name ? g_strdup_printf("%s: %s",
+		                                                   tsr_step_type_name(ss->step->type),
+		                                                   ss->name)
+		                                 : g_strdup(tsr_step_type_name(ss->step->type));
 		g_autofree char *x = ga_format_u64(g->executions);
 		g_autofree char *xx = g_strdup_printf("× %s", x);
 		g_autofree char *c = ga_format_u64(g->cycles);

@@ -565,7 +565,7 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 			if (list[i] >= n_vars)
 				continue;
 			if (!row) {
-				row = ga_var_row_new(&vars[list[i]], list[i]);
+				row = ga_var_row_new(self->doc, &vars[list[i]], list[i]);
 				g_hash_table_insert(rows, GSIZE_TO_POINTER(list[i] + 1), row);
 				g_ptr_array_add(order, row);
 			}
@@ -628,9 +628,10 @@ static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer 
 	g_autofree char *text = NULL;
 
 	(void)f;
-	if (!strcmp(name, "name"))
-		text = g_strdup(row->name);
-	else if (!strncmp(name, "bytes-", 6))
+	if (!strcmp(name, "name")) {
+		ga_var_row_bind_name(row, l);
+		return;
+	} else if (!strncmp(name, "bytes-", 6))
 		text = row->bytes[name[6] - '0'] ? ga_format_u64(row->bytes[name[6] - '0'])
 		                                 : g_strdup("—");
 	else if (!strcmp(name, "category"))
@@ -755,7 +756,7 @@ static void fill_always_live(GaLivenessView *self)
 
 		if (!vars[i].always_live)
 			continue;
-		row = ga_var_row_new(&vars[i], i);
+		row = ga_var_row_new(self->doc, &vars[i], i);
 		row->bytes[0] = vars[i].bytes;
 		total += vars[i].bytes;
 		g_ptr_array_add(rows, row);

@@ -15,6 +15,7 @@
 #include "ga-memory-selection.h"
 
 #include <tilescope/tsd-cancel.h>
+#include <tilescope/tsd-name.h>
 
 #include "ga-figures.h"
 #include "ga-format.h"
@@ -35,7 +36,8 @@ G_DECLARE_FINAL_TYPE(GaPartRow, ga_part_row, GA, PART_ROW, GObject)
 
 struct _GaPartRow {
 	GObject parent_instance;
-	char *name;
+	char *name;       /* whole, for the tooltip */
+	char *shown;      /* cut for display (tsd_name_cut), made by the worker: shown and sorted */
 	char *kind;       /* "vertex type", "compute set"; "internal", "external", "host" */
 	guint64 a, b;     /* bytes on the selection: total and code; received and sent */
 };
@@ -51,7 +53,7 @@ static void ga_part_row_get_property(GObject *object, guint id, GValue *value, G
 
 	switch (id) {
 	case PP_NAME:
-		g_value_set_string(value, self->name);
+		g_value_set_string(value, self->shown);
 		break;
 	case PP_KIND:
 		g_value_set_string(value, self->kind);
@@ -72,6 +74,7 @@ static void ga_part_row_finalize(GObject *object)
 	GaPartRow *self = GA_PART_ROW(object);
 
 	g_free(self->name);
+	g_free(self->shown);
 	g_free(self->kind);
 	G_OBJECT_CLASS(ga_part_row_parent_class)->finalize(object);
 }
@@ -338,6 +341,7 @@ static int on_part_row(void *data, size_t n, const char *const *names, const tsr
 		return 0;
 	row = g_object_new(GA_TYPE_PART_ROW, NULL);
 	row->name = v[0].type == TSR_VALUE_TEXT ? g_strndup(v[0].data, v[0].size) : g_strdup("");
+	row->shown = tsd_name_cut(row->name);
 	row->kind = v[1].type == TSR_VALUE_TEXT ? g_strndup(v[1].data, v[1].size) : g_strdup("");
 	row->a = (guint64)v[2].integer;
 	row->b = (guint64)v[3].integer;
@@ -505,7 +509,7 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 		if (id >= n_vars)
 			continue;
 		v = &vars[id];
-		row = ga_var_row_new(v, id);
+		row = ga_var_row_new(self->doc, v, id);
 		row->bytes[0] = g_array_index(s->bytes, guint64, i); /* on the selection */
 		row->bytes[1] = v->bytes;                             /* on all tiles */
 		g_list_store_append(self->variables, row);
@@ -577,9 +581,10 @@ static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer 
 	g_autofree char *text = NULL;
 
 	(void)f;
-	if (!strcmp(name, "name"))
-		text = g_strdup(row->name);
-	else if (!strcmp(name, "bytes-0"))
+	if (!strcmp(name, "name")) {
+		ga_var_row_bind_name(row, l);
+		return;
+	} else if (!strcmp(name, "bytes-0"))
 		text = ga_format_u64(row->bytes[0]);
 	else if (!strcmp(name, "bytes-1"))
 		text = ga_format_u64(row->bytes[1]);
@@ -694,9 +699,11 @@ static void bind_part(GtkSignalListItemFactory *f, GtkListItem *item, gpointer c
 	g_autofree char *text = NULL;
 
 	(void)f;
-	if (!strcmp(name, "name"))
-		text = g_strdup(row->name);
-	else if (!strcmp(name, "kind"))
+	if (!strcmp(name, "name")) {
+		gtk_label_set_text(l, row->shown);
+		tsd_widget_set_name_tooltip(GTK_WIDGET(l), row->name);
+		return;
+	} else if (!strcmp(name, "kind"))
 		text = g_strdup(row->kind);
 	else if (!strcmp(name, "a"))
 		text = ga_format_u64(row->a);

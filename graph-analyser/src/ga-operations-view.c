@@ -22,6 +22,8 @@
 #include "ga-operations-compare.h"
 #include "ga-program-kind.h"
 
+#include <tilescope/tsd-name.h>
+
 #include <string.h>
 
 /* Compute sets or programs listed in the details at most; the rest are
@@ -276,8 +278,20 @@ static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer c
 
 	if (is_text_column(c)) {
 		gtk_label_set_text(l, text_of_row(row, c));
-		if (c == COL_NAME || c == COL_PARENT)
-			gtk_widget_set_tooltip_text(GTK_WIDGET(l), text_of_row(row, c));
+		/* The row holds names cut (op_row_new); the tooltip the whole
+		 * name, made for the rows on screen only. */
+		if (c == COL_NAME || c == COL_PARENT) {
+			const tsr_operation *op = op_of(self, row);
+			const char *full = NULL;
+			g_autofree char *clean = NULL;
+
+			if (op && c == COL_NAME)
+				full = op->name;
+			else if (op && op->parent >= 1 && op->parent <= self->n_ops)
+				full = self->made[op->parent - 1].name;
+			clean = full ? tsd_name_clean(full) : g_strdup(text_of_row(row, c));
+			gtk_widget_set_tooltip_text(GTK_WIDGET(l), *clean ? clean : NULL);
+		}
 	} else {
 		gboolean has;
 		guint64 v = figure(self, row, c, &has);
@@ -366,10 +380,13 @@ static void on_layer_chosen(GtkButton *button, gpointer data)
 {
 	GaOperationsView *self = data;
 	const char *layer = g_object_get_data(G_OBJECT(button), "ga-layer");
+	g_autofree char *shown = layer ? tsd_name_cut_to(layer, 40) : NULL;
 
 	g_free(self->layer);
 	self->layer = layer ? g_strdup(layer) : NULL;
-	gtk_menu_button_set_label(GTK_MENU_BUTTON(self->layer_button), layer ? layer : "All");
+	/* The toolbar keeps its width: a long layer (already cut to the
+	 * rows' budget) is cut further on the button. */
+	gtk_menu_button_set_label(GTK_MENU_BUTTON(self->layer_button), layer ? shown : "All");
 	gtk_menu_button_popdown(GTK_MENU_BUTTON(self->layer_button));
 	gtk_filter_changed(self->filter, GTK_FILTER_CHANGE_DIFFERENT);
 }
@@ -613,12 +630,12 @@ static void put_cycles(GaOperationsView *self, int *row, const tsr_operation *op
 	ga_details_add_heading(self->details, row, "Cycles by vertex type (active, summed over tiles)");
 	for (guint k = 0; k < shares->len && shown < DETAILS_LIST_MAX; k++) {
 		const vt_share *v = &g_array_index(shares, vt_share, k);
-		g_autofree char *name = NULL;
 
 		if (!v->cycles)
 			break;
-		name = ga_format_name(vts[v->type].name);
-		ga_details_add_u64(self->details, row, name, v->cycles);
+		/* Whole: the key is cut for its label, whole in its tooltip. */
+		ga_details_add_u64(self->details, row, vts[v->type].name ? vts[v->type].name : "?",
+		                   v->cycles);
 		shown++;
 	}
 	if (!shown)
@@ -634,6 +651,7 @@ static void update_details(GaOperationsView *self)
 	int r = 0;
 
 	clear_details(self);
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->heading), NULL);
 	if (!self->doc) {
 		gtk_label_set_text(self->heading, "No report is open.");
 		return;
@@ -649,9 +667,18 @@ static void update_details(GaOperationsView *self)
 	x = &self->extras[row->index];
 	gtk_label_set_text(self->heading, row->name);
 	self->details = self->sections[0];
-	put(self, &r, "Operation", row->name, FALSE);
-	put(self, &r, "Layer", row->layer, FALSE);
-	put(self, &r, "API", *row->api ? row->api : "—", FALSE);
+	/* The details hold the whole names (the table and the heading show
+	 * them cut): one operation's, read, selected and copied. */
+	{
+		g_autofree char *name = tsd_name_clean(op->name);
+		g_autofree char *layer = tsd_name_clean(op->layer);
+		g_autofree char *api = op->api ? tsd_name_clean(op->api) : g_strdup("—");
+
+		put(self, &r, "Operation", name, FALSE);
+		put(self, &r, "Layer", layer, FALSE);
+		put(self, &r, "API", api, FALSE);
+		tsd_widget_set_name_tooltip(GTK_WIDGET(self->heading), op->name);
+	}
 	{
 		/* An id, not a quantity: no thousands separators. */
 		g_autofree char *id = g_strdup_printf("%u", op->id);

@@ -26,6 +26,8 @@
 #include "ga-jumps.h"
 #include "ga-program-kind.h"
 
+#include <tilescope/tsd-name.h>
+
 #include <string.h>
 
 /* Programs visited by one search at most (a hostile file's shared
@@ -260,6 +262,9 @@ static void bind_program(GtkSignalListItemFactory *f, GtkListItem *item, gpointe
 		gtk_label_set_text(GTK_LABEL(name), label);
 		gtk_widget_remove_css_class(name, "heading");
 	}
+	/* The name is cut (ga_format_name); the rows on screen carry it whole
+	 * in their tooltips. */
+	tsd_widget_set_name_tooltip(name, progs[row->id].name);
 }
 
 static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
@@ -284,6 +289,7 @@ static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer 
 		const char *t = target_name(self, &progs[row->id]);
 
 		text = t ? ga_format_name(t) : NULL;
+		tsd_widget_set_name_tooltip(GTK_WIDGET(l), t);
 		break;
 	}
 	case COL_CYCLES: {
@@ -346,7 +352,8 @@ static void put_compute_set(GaProgramView *self, int *row, size_t cs_id)
 
 	if (tsr_report_get_compute_sets(&cs, &n_cs, r) || cs_id >= n_cs)
 		return;
-	name = ga_format_name(cs[cs_id].name);
+	/* Whole in the details (to read and copy); cut where many are listed. */
+	name = tsd_name_clean(cs[cs_id].name);
 	put(self, row, "Compute set", name, FALSE);
 	ga_details_add_u64(self->details, row, "Tiles", cs[cs_id].tiles);
 	ga_details_add_u64(self->details, row, "Vertices", cs[cs_id].vertices);
@@ -372,6 +379,8 @@ static void put_compute_set(GaProgramView *self, int *row, size_t cs_id)
 		gtk_label_set_wrap_mode(GTK_LABEL(l), PANGO_WRAP_WORD_CHAR);
 		gtk_label_set_selectable(GTK_LABEL(l), TRUE);
 		gtk_widget_set_margin_top(l, 4);
+		if (by[i].vertex_type < n_vt)
+			tsd_widget_set_name_tooltip(l, vt[by[i].vertex_type].name);
 		gtk_grid_attach(self->details, l, 0, (*row)++, 2, 1);
 		put(self, row, "", text, TRUE);
 		{
@@ -395,7 +404,7 @@ static void put_exchange(GaProgramView *self, int *row, const tsr_program *p)
 	if (tsr_report_get_exchanges(&ex, &n, ga_document_get_report(self->doc), p->exchange_kind) ||
 	    (size_t)p->exchange >= n)
 		return;
-	name = ga_format_name(ex[p->exchange].name);
+	name = tsd_name_clean(ex[p->exchange].name);
 	with_kind = g_strdup_printf("%s (%s)", name,
 	                            p->exchange_kind < TSR_EXCHANGE_KIND_COUNT
 	                                ? kinds[p->exchange_kind]
@@ -426,6 +435,7 @@ static void update_details(GaProgramView *self)
 	g_autofree char *type = NULL;
 
 	clear_details(self);
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->heading), NULL);
 	progs = programs(self, &n);
 	if (!progs) {
 		gtk_label_set_text(self->heading, self->doc ? "The report has no programs."
@@ -450,11 +460,12 @@ static void update_details(GaProgramView *self)
 		                               : g_steal_pointer(&name);
 	}
 	gtk_label_set_text(self->heading, heading);
+	tsd_widget_set_name_tooltip(GTK_WIDGET(self->heading), p->name);
 
 	type = type_text(p);
 	put(self, &r, "Type", type, FALSE);
 	if (p->name) {
-		g_autofree char *name = ga_format_name(p->name);
+		g_autofree char *name = tsd_name_clean(p->name);
 
 		put(self, &r, "Name", name, FALSE);
 	}

@@ -37,6 +37,7 @@
 #include <tilescope/tsc-input.h>
 #include <tilescope/tsc-theme.h>
 #include <tilescope/tsd-cancel.h>
+#include <tilescope/tsd-name.h>
 
 #include "ga-format.h"
 #include "ga-program-kind.h"
@@ -974,7 +975,9 @@ static void draw_lane(GaStepLanes *self, GtkSnapshot *s, Lane *l)
 			rect(s, &edge, x0, y + 2, 1, h - 4);
 			/* The name, ellipsized only where a few characters still show. */
 			if (x1 - x0 >= 20) {
-				const char *name = ref_name(self, ref);
+				/* Cut before Pango sees it: a 16 KiB name would be
+				 * shaped whole for every bar drawn. */
+				g_autofree char *name = tsd_name_cut(ref_name(self, ref));
 
 				if (x1 - x0 >= 56 || text_width(self, name) <= x1 - x0 - 8)
 					text(self, s, name, x0 + 4, y + (h - self->text_h) / 2, (int)(x1 - x0 - 8),

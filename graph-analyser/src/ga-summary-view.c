@@ -12,6 +12,8 @@
 #include "ga-format.h"
 #include "ga-summary-compare.h"
 
+#include <tilescope/tsd-name.h>
+
 #include <inttypes.h>
 
 /* Rows of long lists before "and N more". */
@@ -56,9 +58,9 @@ static void add_target(GtkWidget *box, const tsr_summary_figures *s)
 	const tsr_target *tg = s->target;
 	uint64_t rf = tg->replication_factor ? tg->replication_factor : 1;
 	g_autofree char *mhz = ga_format_1dp((double)tg->clock_frequency / 1e6);
-	g_autofree char *ipu = g_strdup_printf("%s %s (%s)", tg->type ? tg->type : "?",
-	                                       tg->name ? tg->name : "?",
-	                                       tg->ipu_version ? tg->ipu_version : "?");
+	g_autofree char *type = ga_format_name(tg->type), *tname = ga_format_name(tg->name);
+	g_autofree char *version = ga_format_name(tg->ipu_version);
+	g_autofree char *ipu = g_strdup_printf("%s %s (%s)", type, tname, version);
 	GtkWidget *content, *grid = ga_figure_grid_new();
 
 	gtk_box_append(GTK_BOX(box), ga_section_new("Target", TRUE, &content));
@@ -486,7 +488,10 @@ static void add_metadata(GtkWidget *box, GaDocument *doc)
 	gtk_box_append(GTK_BOX(box), ga_section_new("Report", TRUE, &content));
 	gtk_box_append(GTK_BOX(content), grid);
 	for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
-		g_autofree char *value = ga_format_name(rows[i].value ? rows[i].value : "unknown");
+		/* Paths and command lines are read whole, wrapped, up to a
+		 * bound: the file may hold anything there. */
+		g_autofree char *value = tsd_name_cut_to(rows[i].value ? rows[i].value : "unknown",
+		                                         1024);
 		GtkWidget *v = ga_figure_grid_add(grid, 0, rows[i].label, value, NULL, NULL);
 
 		gtk_label_set_xalign(GTK_LABEL(v), 0);

@@ -13,6 +13,7 @@
 #include "ga-trace-view.h"
 
 #include <tilescope/tsd-cancel.h>
+#include <tilescope/tsd-name.h>
 
 #include "ga-figures.h"
 #include "ga-format.h"
@@ -138,14 +139,16 @@ static void update_details(GaTraceView *self)
 		put(self, &row, "Type", g_strdup(tsr_step_type_name(st->type)));
 		if (!tsr_report_get_programs(&progs, &n_progs, r) && st->program < n_progs &&
 		    progs[st->program].name && *progs[st->program].name) {
-			g_autofree char *name = ga_format_name(progs[st->program].name);
+			/* The details hold whole names, to read and copy (the
+			 * lanes draw them cut). */
+			g_autofree char *name = tsd_name_clean(progs[st->program].name);
 
 			put(self, &row, "Program", g_strdup_printf("%u (%s)", st->program, name));
 		} else {
 			put(self, &row, "Program", g_strdup_printf("%u", st->program));
 		}
 		if (st->compute_set >= 0 || st->exchange >= 0 || st->sync_type) {
-			g_autofree char *name = ga_format_name(ga_step_name(r, st));
+			g_autofree char *name = tsd_name_clean(ga_step_name(r, st));
 			gint64 id = st->compute_set >= 0 ? st->compute_set : st->exchange;
 
 			if (st->sync_type)
@@ -158,7 +161,7 @@ static void update_details(GaTraceView *self)
 
 			if (p >= 0 && p != (gint64)st->program && !tsr_report_get_programs(&progs, &n_progs, r) &&
 			    (size_t)p < n_progs) {
-				g_autofree char *name = ga_format_name(progs[p].name ? progs[p].name : "");
+				g_autofree char *name = tsd_name_clean(progs[p].name ? progs[p].name : "");
 
 				put(self, &row, "Frame",
 				    g_strdup_printf("%" G_GINT64_FORMAT " %s%s%s%s", p, progs[p].type,

@@ -5,6 +5,8 @@
 
 #include "ga-format.h"
 
+#include <tilescope/tsd-name.h>
+
 G_DEFINE_FINAL_TYPE(GaVarRow, ga_var_row, G_TYPE_OBJECT)
 
 enum { P_0, P_NAME, P_BYTES0, P_BYTES3 = P_BYTES0 + GA_VAR_ROW_BYTES - 1, P_CATEGORY, P_ALWAYS,
@@ -43,6 +45,7 @@ static void ga_var_row_finalize(GObject *object)
 
 	g_free(self->name);
 	g_free(self->category);
+	g_clear_pointer(&self->doc, ga_document_unref);
 	G_OBJECT_CLASS(ga_var_row_parent_class)->finalize(object);
 }
 
@@ -70,11 +73,13 @@ static void ga_var_row_init(GaVarRow *self)
 	self->lifetime = -1;
 }
 
-GaVarRow *ga_var_row_new(const tsr_variable *v, size_t index)
+GaVarRow *ga_var_row_new(GaDocument *doc, const tsr_variable *v, size_t index)
 {
 	GaVarRow *row = g_object_new(GA_TYPE_VAR_ROW, NULL);
 
 	row->index = (gint64)index;
+	row->doc = doc ? ga_document_ref(doc) : NULL;
+	row->full_name = doc ? v->name : NULL;
 	row->name = v->name ? ga_format_name(v->name) : g_strdup("<anonymous>");
 	row->category = g_strdup(v->category ? v->category : "");
 	row->always_live = v->always_live;
@@ -82,4 +87,12 @@ GaVarRow *ga_var_row_new(const tsr_variable *v, size_t index)
 	                    ? v->live_to - v->live_from + 1
 	                    : -1;
 	return row;
+}
+
+void ga_var_row_bind_name(GaVarRow *row, GtkLabel *label)
+{
+	gtk_label_set_text(label, row->name);
+	/* The whole name only for the rows on screen: binding is per visible
+	 * row, not per variable. */
+	tsd_widget_set_name_tooltip(GTK_WIDGET(label), row->full_name);
 }
