@@ -10,6 +10,8 @@
 #include "sa-format.h"
 #include "sa-table.h"
 
+#include <tilescope/tsd-name.h>
+
 /* Trees of at most this many nodes open expanded. */
 #define EXPAND_NODES 500
 
@@ -22,7 +24,8 @@ struct _SaCallRow {
 	GObject parent_instance;
 	sa_call_tree *ct;
 	size_t index;              /* into ct->tree->nodes */
-	const char *name, *channel;/* borrowed from the trace (the document outlives the rows) */
+	const char *name, *channel;/* borrowed from the trace (the document outlives the rows),
+	                            * whole: cut when shown (tsd_name_cut) */
 };
 
 G_DEFINE_FINAL_TYPE(SaCallRow, sa_call_row, G_TYPE_OBJECT)
@@ -104,8 +107,8 @@ static char *cell_text(const SaCallRow *r, column c)
 	uint64_t all = r->ct->tree->inclusive_ns;
 
 	switch (c) {
-	case COL_NAME: return g_strdup(r->name);
-	case COL_CHANNEL: return g_strdup(r->channel);
+	case COL_NAME: return tsd_name_cut(r->name);
+	case COL_CHANNEL: return tsd_name_cut(r->channel);
 	case COL_COUNT: return sa_format_count(nd->count);
 	case COL_INCL: return sa_format_us_exact(nd->inclusive_ns);
 	case COL_EXCL: return sa_format_us_exact(nd->exclusive_ns);
@@ -144,7 +147,12 @@ static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer d
 	if (c == COL_NAME) {
 		gtk_tree_expander_set_list_row(GTK_TREE_EXPANDER(child), list_row);
 		child = gtk_tree_expander_get_child(GTK_TREE_EXPANDER(child));
-		gtk_widget_set_tooltip_text(child, row->name);
+		{
+			/* Whole in the tooltip, for the rows on screen only. */
+			g_autofree char *full = tsd_name_clean(row->name);
+
+			gtk_widget_set_tooltip_text(child, full);
+		}
 	}
 	gtk_label_set_text(GTK_LABEL(child), text);
 	g_object_unref(row);

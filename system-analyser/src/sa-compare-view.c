@@ -9,6 +9,8 @@
 #include "sa-format.h"
 #include "sa-table.h"
 
+#include <tilescope/tsd-name.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -19,7 +21,8 @@ G_DECLARE_FINAL_TYPE(SaDeltaRow, sa_delta_row, SA, DELTA_ROW, GObject)
 
 struct _SaDeltaRow {
 	GObject parent_instance;
-	char *name, *channel;
+	char *name, *channel;      /* whole: what identifies the label */
+	char *shown, *shown_channel; /* cut for display (tsd_name_cut): shown and sorted */
 	tsr_trace_label_delta d;   /* d.name / d.channel point at the copies above */
 };
 
@@ -31,6 +34,8 @@ static void sa_delta_row_finalize(GObject *object)
 
 	g_free(row->name);
 	g_free(row->channel);
+	g_free(row->shown);
+	g_free(row->shown_channel);
 	G_OBJECT_CLASS(sa_delta_row_parent_class)->finalize(object);
 }
 
@@ -119,8 +124,8 @@ static char *cell_text(const SaDeltaRow *r, column c)
 	if ((is_side_a(c) && !d->in_a) || (is_side_b(c) && !d->in_b))
 		return g_strdup("—");
 	switch (c) {
-	case COL_NAME: return g_strdup(r->name);
-	case COL_CHANNEL: return g_strdup(r->channel);
+	case COL_NAME: return g_strdup(r->shown);
+	case COL_CHANNEL: return g_strdup(r->shown_channel);
 	case COL_COUNT_A: return sa_format_count(d->a.count);
 	case COL_COUNT_B: return sa_format_count(d->b.count);
 	case COL_TOTAL_A: return sa_format_us_exact(d->a.total_ns);
@@ -149,8 +154,10 @@ static int compare_rows(gconstpointer a, gconstpointer b, gpointer data)
 	double fx, fy;
 
 	if (c == COL_NAME || c == COL_CHANNEL) {
-		int r = g_utf8_collate(c == COL_NAME ? x->name : x->channel,
-		                       c == COL_NAME ? y->name : y->channel);
+		/* By what is shown: collating whole 16 KiB names at every
+		 * comparison would make a sort scale with their length. */
+		int r = g_utf8_collate(c == COL_NAME ? x->shown : x->shown_channel,
+		                       c == COL_NAME ? y->shown : y->shown_channel);
 
 		return r < 0 ? GTK_ORDERING_SMALLER : r > 0 ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
 	}
@@ -183,6 +190,8 @@ static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer d
 
 	(void)f;
 	gtk_label_set_text(GTK_LABEL(label), text);
+	if (c == COL_NAME)
+		tsd_widget_set_name_tooltip(label, row->name);
 	if (c == COL_DELTA || c == COL_PERCENT) {
 		gboolean up = row->d.delta_total_ns > 0, down = row->d.delta_total_ns < 0;
 
@@ -223,6 +232,8 @@ void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const cha
 		row->channel = g_strdup(rows[i].channel);
 		row->d.name = row->name;
 		row->d.channel = row->channel;
+		row->shown = tsd_name_cut(row->name);
+		row->shown_channel = tsd_name_cut(row->channel);
 		only_a += rows[i].in_a && !rows[i].in_b;
 		only_b += rows[i].in_b && !rows[i].in_a;
 		g_ptr_array_add(objs, row);

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <tilescope/tsd-app.h>
+#include <tilescope/tsd-name.h>
 
 #define ROW_H 20        /* px: one depth */
 #define HEADER_H 22     /* px: the line above the frames */
@@ -60,12 +61,12 @@ static void lay_out(SaFlameView *self)
 
 /* --- Text --------------------------------------------------------------------------- */
 
-static const char *node_name(SaFlameView *self, size_t i)
+/* A node's name cut for display (tsd_name_cut: a trace may hold 16 KiB
+ * names, which Pango would shape whole for every frame drawn). */
+static char *node_name(SaFlameView *self, size_t i)
 {
-	const char *name = tsr_trace_get_name(sa_document_get_trace(self->doc),
-	                                      self->ct->tree->nodes[i].name);
-
-	return name ? name : "?";
+	return tsd_name_cut(tsr_trace_get_name(sa_document_get_trace(self->doc),
+	                                       self->ct->tree->nodes[i].name));
 }
 
 /* "Run program 1 (epoch): 196 ms inclusive (98.4 %), 196 ms exclusive, 1 span". */
@@ -75,9 +76,10 @@ static char *describe_node(SaFlameView *self, size_t i)
 	g_autofree char *incl = sa_format_duration((double)nd->inclusive_ns);
 	g_autofree char *excl = sa_format_duration((double)nd->exclusive_ns);
 	g_autofree char *count = sa_format_count(nd->count);
+	g_autofree char *name = node_name(self, i);
 
 	return g_strdup_printf("%s: %s inclusive (%.1f %%), %s exclusive, %s span%s",
-	                       node_name(self, i), incl, 100.0 * self->w[i], excl, count,
+	                       name, incl, 100.0 * self->w[i], excl, count,
 	                       nd->count == 1 ? "" : "s");
 }
 
@@ -177,8 +179,9 @@ static void sa_flame_view_snapshot(GtkWidget *widget, GtkSnapshot *s)
 		gtk_snapshot_append_color(s, &c, &r);
 		if (r.size.width > 24) {
 			GdkRGBA text = dark ? (GdkRGBA){1, 1, 1, 0.95f} : (GdkRGBA){0, 0, 0, 0.87f};
+			g_autofree char *name = node_name(self, i);
 
-			pango_layout_set_text(layout, node_name(self, i), -1);
+			pango_layout_set_text(layout, name, -1);
 			pango_layout_set_width(layout, (int)((r.size.width - 6) * PANGO_SCALE));
 			gtk_snapshot_save(s);
 			gtk_snapshot_push_clip(s, &r);

@@ -5,6 +5,7 @@
 #include "sa-span-view.h"
 
 #include <tilescope/tsd-cancel.h>
+#include <tilescope/tsd-name.h>
 
 #include "sa-format.h"
 
@@ -167,11 +168,17 @@ static void on_span_button(GtkButton *button, gpointer data)
  * span's name after it). */
 static GtkWidget *span_button(SaSpanView *self, const tsr_trace_item *it, const char *a11y)
 {
-	const char *name = tsr_trace_get_name(sa_document_get_trace(self->doc), it->name);
+	/* Cut (tsd_name_cut): a span may have many children, each named with
+	 * up to 16 KiB; the whole name is in the tooltip, and in Name once
+	 * the button selects the span. */
+	const char *full = tsr_trace_get_name(sa_document_get_trace(self->doc), it->name);
+	g_autofree char *name = tsd_name_cut(full);
 	g_autofree char *dur = sa_format_duration((double)(it->end_ns - it->start_ns));
-	g_autofree char *text = g_strdup_printf("%s  (%s)", name ? name : "?", dur);
-	g_autofree char *label = g_strdup_printf("%s %s", a11y, name ? name : "?");
+	g_autofree char *text = g_strdup_printf("%s  (%s)", name, dur);
+	g_autofree char *label = g_strdup_printf("%s %s", a11y, name);
 	GtkWidget *b = gtk_button_new_with_label(text);
+
+	tsd_widget_set_name_tooltip(b, full);
 
 	gtk_widget_add_css_class(b, "flat");
 	gtk_widget_add_css_class(b, "span-link");

@@ -8,6 +8,8 @@
 #include "sa-format.h"
 #include "sa-table.h"
 
+#include <tilescope/tsd-name.h>
+
 /* --- A row --------------------------------------------------------------------- */
 
 #define SA_TYPE_STAT_ROW (sa_stat_row_get_type())
@@ -15,7 +17,9 @@ G_DECLARE_FINAL_TYPE(SaStatRow, sa_stat_row, SA, STAT_ROW, GObject)
 
 struct _SaStatRow {
 	GObject parent_instance;
-	char *name, *channel;
+	char *name, *channel;      /* cut for display (tsd_name_cut): shown, sorted */
+	const char *full;          /* the whole name, borrowed from the trace (the
+	                            * document outlives the rows): the tooltip's */
 	tsr_trace_label_stat s;
 };
 
@@ -87,6 +91,7 @@ static int compare_rows(gconstpointer a, gconstpointer b, gpointer data)
 	column c = (column)GPOINTER_TO_INT(data);
 
 	if (c == COL_NAME || c == COL_CHANNEL) {
+		/* By the cut names shown: bounded whatever the names' length. */
 		int r = g_utf8_collate(c == COL_NAME ? x->name : x->channel,
 		                       c == COL_NAME ? y->name : y->channel);
 
@@ -110,9 +115,13 @@ static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer d
 {
 	SaStatRow *row = gtk_list_item_get_item(item);
 	g_autofree char *text = cell_text(row, (column)GPOINTER_TO_INT(data));
+	GtkWidget *label = gtk_list_item_get_child(item);
 
 	(void)f;
-	gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(item)), text);
+	gtk_label_set_text(GTK_LABEL(label), text);
+	/* The whole name of a cut one, made for the rows on screen only. */
+	if ((column)GPOINTER_TO_INT(data) == COL_NAME)
+		tsd_widget_set_name_tooltip(label, row->full);
 }
 
 /* --- The view --------------------------------------------------------------------- */
@@ -143,10 +152,11 @@ void sa_stats_view_set_stats(SaStatsView *self, SaDocument *doc, const sa_stats 
 		const char *name = tsr_trace_get_name(trace, stats->labels[i].name);
 
 		row->s = stats->labels[i];
-		row->name = g_strdup(name ? name : "?");
-		row->channel = g_strdup(stats->labels[i].channel < n_channels
-		                            ? channels[stats->labels[i].channel].name
-		                            : "?");
+		row->full = name;
+		row->name = tsd_name_cut(name);
+		row->channel = tsd_name_cut(stats->labels[i].channel < n_channels
+		                                ? channels[stats->labels[i].channel].name
+		                                : "?");
 		g_ptr_array_add(rows, row);
 	}
 	sa_table_set_rows(&self->table, rows->pdata, rows->len);

@@ -67,16 +67,21 @@ static gssize item_at(SaTimeline *self, double x, double y, tsr_trace_item *out)
 
 /* --- The tooltip --------------------------------------------------------------- */
 
+/* The tooltips name things cut (tsd_name_cut), as the timeline draws
+ * them: a 16 KiB name would make a tooltip taller than the screen. The
+ * Span tab shows a selected span's names whole. */
 static char *thread_text(SaTimeline *self, size_t t)
 {
-	return g_strdup_printf("%s (tid %" G_GINT64_FORMAT ")",
-	                       self->threads[t].name ? self->threads[t].name : "thread",
-	                       self->threads[t].tid);
+	g_autofree char *name = self->threads[t].name ? tsd_name_cut(self->threads[t].name)
+	                                              : g_strdup("thread");
+
+	return g_strdup_printf("%s (tid %" G_GINT64_FORMAT ")", name, self->threads[t].tid);
 }
 
 static char *span_tooltip(SaTimeline *self, size_t t, const tsr_trace_item *it)
 {
-	const char *name = tsr_trace_get_name(self->trace, it->name);
+	const char *full = tsr_trace_get_name(self->trace, it->name);
+	g_autofree char *name = full ? tsd_name_cut(full) : NULL;
 	g_autofree char *dur = sa_format_duration((double)(it->end_ns - it->start_ns));
 	g_autofree char *thread = thread_text(self, t);
 	g_autofree char *at = sa_format_ms_exact(it->start_ns - self->info->start_ns);
@@ -102,7 +107,7 @@ static char *span_tooltip(SaTimeline *self, size_t t, const tsr_trace_item *it)
 
 static char *instant_tooltip(SaTimeline *self, const sa_instant_mark *m)
 {
-	const char *name = tsr_trace_get_name(self->trace, m->name);
+	g_autofree char *name = tsd_name_cut(tsr_trace_get_name(self->trace, m->name));
 	g_autofree char *thread = thread_text(self, m->thread);
 	g_autofree char *at = sa_format_ms_exact(m->from_ns - self->info->start_ns);
 
@@ -124,6 +129,7 @@ static char *counter_tooltip(SaTimeline *self, const sa_row *row, int width, dou
 	const counter_rows *c = &self->cdata[row->index];
 	const tsr_trace_series *se = &self->series[row->index];
 	const char *unit = se->unit ? se->unit : "";
+	g_autofree char *graph = tsd_name_cut(se->graph), *series = tsd_name_cut(se->name);
 
 	for (size_t i = 0; i < c->n_buckets; i++) {
 		const tsr_trace_counter_bucket *b = &c->buckets[i];
@@ -133,10 +139,10 @@ static char *counter_tooltip(SaTimeline *self, const sa_row *row, int width, dou
 			g_autofree char *n = sa_format_count(b->count);
 
 			if (b->count == 1)
-				return g_markup_printf_escaped("<b>%s: %s</b>\n%.6g %s", se->graph, se->name,
+				return g_markup_printf_escaped("<b>%s: %s</b>\n%.6g %s", graph, series,
 				                               b->last, unit);
 			return g_markup_printf_escaped("<b>%s: %s</b>\n%s samples, %.6g – %.6g %s (last %.6g)",
-			                               se->graph, se->name, n, b->min, b->max, unit, b->last);
+			                               graph, series, n, b->min, b->max, unit, b->last);
 		}
 	}
 	return NULL;

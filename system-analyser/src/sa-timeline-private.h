@@ -22,6 +22,7 @@
 #include "sa-timeline.h"
 
 #include <tilescope/trace.h>
+#include <tilescope/tsd-name.h>
 
 #define RULER_H 24      /* px */
 #define LABEL_W 200     /* px: the labels' column */

@@ -106,23 +106,32 @@ gssize sa_timeline_row_at(SaTimeline *self, double y)
 
 char *sa_timeline_row_label(SaTimeline *self, const sa_row *r)
 {
+	/* Drawn, described and in tooltips: each name cut (tsd_name_cut), as
+	 * a trace may name a process, thread or counter with 16 KiB. */
 	switch (r->kind) {
 	case SA_ROW_PROCESS: {
 		const tsr_trace_process *p = &self->procs[r->index];
 		g_autofree char *base = g_path_get_basename(p->path);
+		g_autofree char *name = tsd_name_cut(p->name);
+		g_autofree char *file = tsd_name_cut(base);
 
-		return g_strdup_printf("%s (pid %" G_GINT64_FORMAT ") — %s", p->name ? p->name : "?",
-		                       p->pid, base);
+		return g_strdup_printf("%s (pid %" G_GINT64_FORMAT ") — %s", name, p->pid, file);
 	}
-	case SA_ROW_THREAD:
-		return g_strdup_printf("%s (tid %" G_GINT64_FORMAT ")",
-		                       self->threads[r->index].name ? self->threads[r->index].name
-		                                                    : "thread",
+	case SA_ROW_THREAD: {
+		g_autofree char *name = self->threads[r->index].name
+		                            ? tsd_name_cut(self->threads[r->index].name)
+		                            : g_strdup("thread");
+
+		return g_strdup_printf("%s (tid %" G_GINT64_FORMAT ")", name,
 		                       self->threads[r->index].tid);
+	}
 	case SA_ROW_COUNTER:
-	default:
-		return g_strdup_printf("%s: %s", self->series[r->index].graph,
-		                       self->series[r->index].name);
+	default: {
+		g_autofree char *graph = tsd_name_cut(self->series[r->index].graph);
+		g_autofree char *series = tsd_name_cut(self->series[r->index].name);
+
+		return g_strdup_printf("%s: %s", graph, series);
+	}
 	}
 }
 

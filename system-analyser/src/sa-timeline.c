@@ -81,7 +81,13 @@ GdkRGBA sa_timeline_foreground(SaTimeline *self, double alpha)
 void sa_timeline_draw_text(GtkSnapshot *s, PangoLayout *layout, const char *text, double x,
                            double y, double w, const GdkRGBA *colour)
 {
-	pango_layout_set_text(layout, text, -1);
+	/* Every text of the timeline comes here: span and instant names, row
+	 * labels. Cut before Pango sees it (a trace may hold 16 KiB names,
+	 * shaped whole for every span drawn otherwise); the ellipsis at the
+	 * end is Pango's, to the width. */
+	g_autofree char *cut = tsd_name_cut(text);
+
+	pango_layout_set_text(layout, cut, -1);
 	pango_layout_set_width(layout, (int)(MAX(w, 1) * PANGO_SCALE));
 	gtk_snapshot_save(s);
 	gtk_snapshot_translate(s, &GRAPHENE_POINT_INIT((float)x, (float)y));
@@ -124,13 +130,14 @@ void sa_timeline_update_description(SaTimeline *self)
 			g_string_append_printf(d, "; marked %s – %s", ra, rb);
 		}
 		if (self->sel_thread >= 0) {
-			const char *name = tsr_trace_get_name(self->trace, self->sel.name);
+			g_autofree char *name = tsd_name_cut(tsr_trace_get_name(self->trace,
+			                                                        self->sel.name));
 			g_autofree char *dur = sa_format_duration((double)self->sel.busy_ns);
+			g_autofree char *thread = self->threads[self->sel_thread].name
+			                              ? tsd_name_cut(self->threads[self->sel_thread].name)
+			                              : g_strdup("a thread");
 
-			g_string_append_printf(d, "; selected %s, %s, on %s", name ? name : "?", dur,
-			                       self->threads[self->sel_thread].name
-			                           ? self->threads[self->sel_thread].name
-			                           : "a thread");
+			g_string_append_printf(d, "; selected %s, %s, on %s", name, dur, thread);
 		}
 		if (self->focus_row >= 0 && (size_t)self->focus_row < self->n_rows) {
 			const sa_row *r = &self->rows[self->focus_row];
