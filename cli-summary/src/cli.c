@@ -178,59 +178,6 @@ static int open_failed(const char *msg, const char *const *paths, size_t n)
 	return cli_error("%s (and %zu more): %s", paths[0], n - 1, msg);
 }
 
-/* Whether the files `a` and `b` hold the same bytes (read through once;
- * the caller has seen that their sizes agree). */
-static bool same_bytes(const char *a, const char *b)
-{
-	FILE *fa = fopen(a, "rbe"), *fb = fopen(b, "rbe");
-	static char ba[65536], bb[65536];
-	bool same = fa && fb;
-
-	while (same) {
-		size_t na = fread(ba, 1, sizeof(ba), fa), nb = fread(bb, 1, sizeof(bb), fb);
-
-		same = na == nb && memcmp(ba, bb, na) == 0 && !ferror(fa) && !ferror(fb);
-		if (na < sizeof(ba))
-			break;
-	}
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return same;
-}
-
-/*
- * The processes of `trace` whose files are byte for byte copies of an
- * earlier one's (a trace copied beside itself, or into a second
- * directory): two recordings are never identical, so a copy is the same
- * process counted twice. Sets dup[i] and says so on stderr; returns how
- * many. (reportlib already counts one file named twice once.)
- */
-static size_t find_copies(const tsr_trace_process *procs, size_t n, bool *dup)
-{
-	struct stat *st = calloc(n, sizeof(*st));
-	size_t copies = 0;
-
-	if (!st)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (stat(procs[i].path, &st[i]) != 0 || !S_ISREG(st[i].st_mode))
-			st[i].st_size = -1;
-	for (size_t i = 1; i < n; i++) {
-		for (size_t j = 0; j < i && !dup[i]; j++) {
-			if (dup[j] || st[i].st_size < 0 || st[i].st_size != st[j].st_size ||
-			    !same_bytes(procs[i].path, procs[j].path))
-				continue;
-			dup[i] = true;
-			copies++;
-			cli_error("%s: the same bytes as %s: read once", procs[i].path, procs[j].path);
-		}
-	}
-	free(st);
-	return copies;
-}
-
 int cli_open_trace(tsr_trace **out, const char *const *paths, size_t n_paths)
 {
 	const tsr_trace_process *procs;
@@ -242,38 +189,22 @@ int cli_open_trace(tsr_trace **out, const char *const *paths, size_t n_paths)
 	cli_progress_end();
 	if (rc != TSR_OK)
 		return open_failed(tsr_last_error(), paths, n_paths);
-	if (tsr_trace_get_processes(&procs, &n, *out) == TSR_OK && n > 1) {
-		bool *dup = calloc(n, sizeof(*dup));
-		const char **kept = calloc(n, sizeof(*kept));
-		size_t n_kept = 0;
+	if (tsr_trace_get_processes(&procs, &n, *out) != TSR_OK)
+		return CLI_EXIT_OK;
+	for (size_t i = 0; i < n; i++)
+		cli_note_input(procs[i].path);
+	/* reportlib reads a file named twice, or a byte for byte copy of
+	 * another, once (two recordings are never identical): say so for
+	 * the files named here (a directory's copies go unnamed). */
+	for (size_t k = 0; k < n_paths; k++) {
+		struct stat st;
+		bool read = false;
 
-		if (dup && kept && find_copies(procs, n, dup)) {
-			/* Opened again without the copies: the files now named one
-			 * by one (a directory gave them), in the same order. */
-			for (size_t i = 0; i < n; i++)
-				if (!dup[i] && !(kept[n_kept++] = strdup(procs[i].path)))
-					rc = TSR_ERR_NO_MEMORY;
-			tsr_trace_free(*out);
-			*out = NULL;
-			if (rc == TSR_OK) {
-				cli_progress_begin("Reading the traces");
-				rc = tsr_trace_open(out, kept, n_kept, NULL);
-				cli_progress_end();
-			}
-			if (rc != TSR_OK)
-				open_failed(*tsr_last_error() ? tsr_last_error() : "out of memory", kept,
-				            n_kept);
-		}
-		for (size_t i = 0; i < n_kept; i++)
-			free((char *)kept[i]);
-		free(kept);
-		free(dup);
-		if (rc != TSR_OK)
-			return CLI_EXIT_ERROR;
+		for (size_t i = 0; i < n && !read; i++)
+			read = !strcmp(paths[k], procs[i].path);
+		if (!read && stat(paths[k], &st) == 0 && S_ISREG(st.st_mode))
+			cli_error("%s: the same trace as another file given: read once", paths[k]);
 	}
-	if (tsr_trace_get_processes(&procs, &n, *out) == TSR_OK)
-		for (size_t i = 0; i < n; i++)
-			cli_note_input(procs[i].path);
 	return CLI_EXIT_OK;
 }
 

@@ -1233,11 +1233,36 @@ static int add_path(tsr_trace *tr, const char ***list, size_t *n, size_t *cap, c
 	return rc;
 }
 
+/* Whether the regular files `a` and `b`, of one size, hold the same
+ * bytes (read through once, stopping at the first difference). */
+static bool same_bytes(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rbe"), *fb = fopen(b, "rbe");
+	char ba[16384], bb[16384];
+	bool same = fa && fb;
+
+	while (same) {
+		size_t na = fread(ba, 1, sizeof(ba), fa), nb = fread(bb, 1, sizeof(bb), fb);
+
+		same = na == nb && memcmp(ba, bb, na) == 0 && !ferror(fa) && !ferror(fb);
+		if (na < sizeof(ba))
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
 /*
  * Keeps the first of files that are one file (same device and inode:
- * "tr.pvti ./tr.pvti", a directory and a file in it, a hard link), so no
- * process is counted twice. Returns the new count. Quadratic, over the
- * handful of files a user names.
+ * "tr.pvti ./tr.pvti", a directory and a file in it, a hard link) or one
+ * recording (byte for byte copies: a trace copied into a second
+ * directory; two recordings are never identical), so no process is
+ * counted twice, in the CLI and the apps alike. Returns the new count.
+ * Quadratic, over the handful of files a user names; only files of one
+ * size are read.
  */
 static size_t drop_duplicates(const char **list, size_t n)
 {
@@ -1249,7 +1274,10 @@ static size_t drop_duplicates(const char **list, size_t n)
 
 		if (stat(list[i], &a) == 0)
 			for (size_t j = 0; j < kept && !dup; j++)
-				dup = stat(list[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+				dup = stat(list[j], &b) == 0 &&
+				      ((a.st_dev == b.st_dev && a.st_ino == b.st_ino) ||
+				       (S_ISREG(a.st_mode) && S_ISREG(b.st_mode) &&
+				        a.st_size == b.st_size && same_bytes(list[i], list[j])));
 		if (!dup)
 			list[kept++] = list[i];
 	}

@@ -33,6 +33,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -103,6 +104,10 @@ def check_directories(failures, app_path, tilescope, trace):
         subprocess.run([tilescope, "export", "--chrome-trace", "-o",
                         os.path.join(jdir, "run-a.trace"), trace], check=True)
         shutil.copyfile(os.path.join(jdir, "run-a.trace"), os.path.join(jdir, "run-b.json"))
+        # A second recording, not a byte for byte copy (reportlib reads a
+        # copy once: it is the same process).
+        with open(os.path.join(jdir, "run-b.json"), "a") as f:
+            f.write("\n")
         for d in (jdir, junk):
             with open(os.path.join(d, "config.json"), "w") as f:
                 f.write('{"colour": "blue"}\n')
@@ -216,13 +221,18 @@ def main():
         if not wait_for(lambda: timeline.description.startswith(want)):
             failures.append(f"Home did not show everything: {timeline.description!r}")
 
-    # Two files onto one time axis (two copies of TRACE: two processes of
-    # one job as reportlib sees them).
+    # Two files onto one time axis (two copies of TRACE, the second with a
+    # metadata row more: two processes of one job as reportlib sees them;
+    # a byte for byte copy would be read once).
     with tempfile.TemporaryDirectory(prefix="sa-gui-") as d:
         files = [os.path.join(d, name) for name in ("a.pvti", "b.pvti")]
         for f in files:
             with open(trace, "rb") as src, open(f, "wb") as dst:
                 dst.write(src.read())
+        db = sqlite3.connect(files[1])
+        db.execute("INSERT INTO trace_metadata(key, value) VALUES (?, ?)", ("test.copy", "true"))
+        db.commit()
+        db.close()
         both = cli(tilescope, files[0], files[1])
         with running_app(app_path, files) as (proc, app, tmp):
             timeline = find(app, lambda a: a.name == "Timeline" and
