@@ -149,8 +149,7 @@ def check_lanes(failures, lanes, compute_sets):
         """Moves the pointer and waits for the lanes to say whether it is
         over the plot: the description then says what it is on."""
         subprocess.run(["xdotool", "mousemove", str(px), str(py)], check=True)
-        return wait_for(lambda: ("Pointer on: " in (lanes.description or "")) == on_plot,
-                        timeout=10)
+        return wait_for(lambda: ("Pointer on: " in (lanes.description or "")) == on_plot)
 
     for fy in (0.25, 0.3, 0.2, 0.35, 0.4, 0.15, 0.45):
         for fx in range(20, 95, 5):
