@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 char *tsi_test_mkdtemp(void)
@@ -259,4 +260,12 @@ char *tsi_test_read_file(const char *path)
 	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
 	fclose(f);
 	return buf;
+}
+
+double tsi_test_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

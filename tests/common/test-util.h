@@ -15,6 +15,9 @@
 
 /* Creates a new directory under $TMPDIR (or /tmp); returns a malloc'd path. */
 char *tsi_test_mkdtemp(void);
+/* Seconds on CLOCK_MONOTONIC, for deadlines and printed durations (never
+ * for an assertion on speed). */
+double tsi_test_now_s(void);
 /* Removes a directory tree made by tsi_test_mkdtemp and frees the path. */
 void tsi_test_rmtree(char *path);
 /* The path of the one file in `dir` whose name ends in `suffix`

@@ -1750,14 +1750,6 @@ static void synth_free(synth *s)
 	free(s->keep);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Writes a large synthetic profile, checks samples of it, prints the write
  * time and the file size. Default: a size that stays quick under ASan. */
 static void test_large_synthetic(void **state)
@@ -1789,11 +1781,11 @@ static void test_large_synthetic(void **state)
 	s.varied_percent = varied;
 	synth_build(&s, n_cs, ipus, tpi, n_vars, n_live, n_steps);
 	runs[0] = runs[1] = &s.run;
-	t0 = now_s();
+	t0 = tsi_test_now_s();
 	assert_int_equal(tsi_report_writer_new(&w, path, &s.gp, &meta), TSI_OK);
-	t1 = now_s();
+	t1 = tsi_test_now_s();
 	assert_int_equal(tsi_report_writer_add_runs(w, runs, 2), TSI_OK);
-	t2 = now_s();
+	t2 = tsi_test_now_s();
 	assert_int_equal(stat(path, &sb), 0);
 	print_message("synthetic report: %zu compute sets (%u%% varied) x %u tiles, %zu variables, "
 	              "%zu liveness steps, 2 runs x %zu steps: graph profile %.2f s, runs %.2f s, "

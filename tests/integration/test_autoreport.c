@@ -695,14 +695,6 @@ static void kill_child(const char *dir, int ran)
 #define KILL_WANTED_REWRITES 8     /* kills that must land inside a rewrite */
 #define KILL_WANTED_EARLY 4        /* kills before the first run is in */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void sleep_s(double s)
 {
 	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -742,7 +734,7 @@ static double wait_temp(const char *dir, bool want, double deadline)
 {
 	double t;
 
-	while ((t = now_s()) < deadline) {
+	while ((t = tsi_test_now_s()) < deadline) {
 		if (has_profile_temp(dir) == want)
 			return t;
 		sleep_s(50e-6);
@@ -758,7 +750,7 @@ static int wait_run(int fd, double deadline)
 	char byte;
 	double left;
 
-	while ((left = deadline - now_s()) > 0) {
+	while ((left = deadline - tsi_test_now_s()) > 0) {
 		int n = poll(&p, 1, (int)(left * 1000) + 1);
 
 		if (n < 0 && errno == EINTR)
@@ -786,7 +778,7 @@ static double start_kill_child(fixture *f, int i, char *dir, size_t dir_size)
 		kill_child(dir, p[1]);
 	}
 	close(p[1]);
-	return now_s();
+	return tsi_test_now_s();
 }
 
 /* Kills the round's child, reaps it and closes its pipe; fails the test
@@ -821,7 +813,7 @@ static void test_sigkill_never_leaves_partial_report(void **state)
 {
 	fixture *f = *state;
 	unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
-	double t0 = now_s(), deadline = t0 + KILL_TEST_DEADLINE_S, to_first_run = -1;
+	double t0 = tsi_test_now_s(), deadline = t0 + KILL_TEST_DEADLINE_S, to_first_run = -1;
 	int rounds = 0, inside = 0, after = 0, early = 0, early_reports = 0;
 
 	srand(seed);
@@ -831,11 +823,11 @@ static void test_sigkill_never_leaves_partial_report(void **state)
 		double start, seen, gone, life;
 		int got;
 
-		if (now_s() > deadline)
+		if (tsi_test_now_s() > deadline)
 			fail_msg("after %d rounds in %.0f s only %d kills landed inside a rewrite of "
 			         "profile.pop (%d wanted) and %d before the first run (%d wanted); "
 			         "seed %u",
-			         rounds, now_s() - t0, inside, KILL_WANTED_REWRITES, early,
+			         rounds, tsi_test_now_s() - t0, inside, KILL_WANTED_REWRITES, early,
 			         KILL_WANTED_EARLY, seed);
 		start = start_kill_child(f, rounds, dir, sizeof(dir));
 		snprintf(path, sizeof(path), "%s/profile.pop", dir);
@@ -855,7 +847,7 @@ static void test_sigkill_never_leaves_partial_report(void **state)
 			fail_msg("round %d: %s", rounds,
 			         got == 0 ? "the model ended before its first run was in the report"
 			                  : "no run of the model had finished by the deadline");
-		to_first_run = now_s() - start;
+		to_first_run = tsi_test_now_s() - start;
 		assert_true(check_complete_report(path) >= 1);
 		/* One whole rewrite, to learn how long the copy lives here. */
 		seen = wait_temp(dir, true, deadline);
@@ -879,7 +871,7 @@ static void test_sigkill_never_leaves_partial_report(void **state)
 	print_message("SIGKILL: %d rounds in %.1f s (seed %u): %d kills inside a rewrite, %d just "
 	              "after one, %d before the first run (%d of them left a report); every "
 	              "profile.pop complete\n",
-	              rounds, now_s() - t0, seed, inside, after, early, early_reports);
+	              rounds, tsi_test_now_s() - t0, seed, inside, after, early, early_reports);
 }
 
 int main(void)

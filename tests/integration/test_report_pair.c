@@ -42,14 +42,6 @@ typedef struct fixture {
 	int ran;      /* read end of the writer's pipe: one byte per report, or -1 */
 } fixture;
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* One model run as a user's model would do it: x + y on 8 tiles, the
  * report (profile.pop with its run, debug.cbor) in `report_dir`. Exits
  * 0 when the report was written. */
@@ -157,7 +149,7 @@ static void test_reads_while_rewritten(void **state)
 	fixture *f = *state;
 	char report_dir[4200], pop[4300];
 	int p[2], reads = 0, rewrites = 0, with_debug = 0, ops_min = -1;
-	double deadline = now_s() + DEADLINE_S;
+	double deadline = tsi_test_now_s() + DEADLINE_S;
 
 	snprintf(report_dir, sizeof(report_dir), "%s/report", f->dir);
 	snprintf(pop, sizeof(pop), "%s/profile.pop", report_dir);
@@ -172,7 +164,7 @@ static void test_reads_while_rewritten(void **state)
 	f->ran = p[0];
 	/* The first report, before any read can expect one. */
 	while (!drain(f)) {
-		if (now_s() > deadline)
+		if (tsi_test_now_s() > deadline)
 			fail_msg("the writer wrote no report by the deadline");
 		poll(NULL, 0, 1);
 	}
@@ -182,7 +174,7 @@ static void test_reads_while_rewritten(void **state)
 		size_t n_ops = 0;
 		int rc;
 
-		if (now_s() > deadline)
+		if (tsi_test_now_s() > deadline)
 			fail_msg("by the deadline: %d reads while the report was replaced %d times "
 			         "(%d and %d wanted)",
 			         reads, rewrites, READS_WANTED, REWRITES_WANTED);

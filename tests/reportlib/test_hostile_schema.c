@@ -48,14 +48,6 @@
 /* The working directory of the whole run (tsi_test_mkdtemp). */
 static char *workdir;
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Copies `from` to workdir/`name` and runs `sql` on the copy with a
  * plain connection; returns the copy's path (static storage, one at a
  * time). */
@@ -157,11 +149,11 @@ static void test_trace_schema(void **state)
 	assert_int_equal(open_trace(SAMPLE_PVTI, msg, sizeof(msg)), TSR_OK);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *path = edited_copy(SAMPLE_PVTI, cases[i].name, cases[i].sql);
-		double t0 = now_s();
+		double t0 = tsi_test_now_s();
 		int rc = open_trace(path, msg, sizeof(msg));
 
 		printf("  %-22s %-16s %6.1f ms  %s\n", cases[i].name, tsr_error_name(rc),
-		       (now_s() - t0) * 1e3, msg);
+		       (tsi_test_now_s() - t0) * 1e3, msg);
 		assert_int_equal(rc, TSR_ERR_CORRUPT);
 		assert_refusal(msg, cases[i].named);
 		assert_non_null(strstr(msg, cases[i].name));
