@@ -598,27 +598,21 @@ static void reload_action(GtkWidget *widget, const char *name, GVariant *param)
 {
 	GaWindow *self = GA_WINDOW(widget);
 
+	/* On the error page, the load that failed; else what is shown. */
+	gboolean retry = self->failed[0] &&
+	                 !g_strcmp0(gtk_stack_get_visible_child_name(self->main_stack), "error");
+	GFile *first = retry ? self->failed[0] : self->file;
+	GFile *second = retry ? self->failed[1] : self->compare_file;
+	/* Held: starting a load clears failed[]. */
+	g_autoptr(GFile) a = first ? g_object_ref(first) : NULL;
+	g_autoptr(GFile) b = second ? g_object_ref(second) : NULL;
+
 	(void)name;
 	(void)param;
-	if (self->failed[0] && self->failed[1] &&
-	    !g_strcmp0(gtk_stack_get_visible_child_name(self->main_stack), "error")) {
-		g_autoptr(GFile) a = g_object_ref(self->failed[0]);
-		g_autoptr(GFile) b = g_object_ref(self->failed[1]);
-
+	if (a && b)
 		ga_window_compare(self, a, b);
-	} else if (self->failed[0] &&
-	           !g_strcmp0(gtk_stack_get_visible_child_name(self->main_stack), "error")) {
-		g_autoptr(GFile) a = g_object_ref(self->failed[0]);
-
+	else if (a)
 		ga_window_open(self, a);
-	} else if (self->file && self->compare_file) {
-		g_autoptr(GFile) a = g_object_ref(self->file);
-		g_autoptr(GFile) b = g_object_ref(self->compare_file);
-
-		ga_window_compare(self, a, b);
-	} else if (self->file) {
-		ga_window_open(self, self->file);
-	}
 }
 
 static void cancel_load_action(GtkWidget *widget, const char *name, GVariant *param)
