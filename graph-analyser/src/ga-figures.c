@@ -228,7 +228,7 @@ GtkWidget *ga_histogram_new(const tsr_summary_memory *m)
 	gtk_widget_set_halign(grid, GTK_ALIGN_START);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(grid), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               "Tiles by memory, excluding gaps", -1);
-	h = gtk_label_new("Range (KB)");
+	h = gtk_label_new("Range (KiB)");
 	gtk_label_set_xalign(GTK_LABEL(h), 1);
 	gtk_widget_add_css_class(h, "dim-label");
 	gtk_grid_attach(GTK_GRID(grid), h, 0, 0, 1, 1);

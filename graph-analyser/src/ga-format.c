@@ -50,7 +50,7 @@ char *ga_format_pct(double fraction)
 
 char *ga_format_size(uint64_t bytes)
 {
-	static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
 	g_autofree char *num = NULL;
 	double v = (double)bytes;
 	size_t u = 0;

@@ -158,14 +158,14 @@ static char *tile_ranges(const uint32_t *tiles, size_t n)
 	return g_string_free(s, FALSE);
 }
 
-/* The maximum of a part: bytes, then "B (284.4 K) on tile 52". */
+/* The maximum of a part: bytes, then "B (284.4 KiB) on tile 52". */
 static void max_row(GtkWidget *grid, const char *label, uint64_t bytes, uint32_t tile,
                     const char *prefix, const char *rest)
 {
 	g_autofree char *k = key(prefix, rest);
 	g_autofree char *text = ga_format_u64(bytes);
 	g_autofree char *kib = ga_format_1dp((double)bytes / 1024.0);
-	g_autofree char *unit = g_strdup_printf("B (%s K) on tile %" PRIu32, kib, tile);
+	g_autofree char *unit = g_strdup_printf("B (%s KiB) on tile %" PRIu32, kib, tile);
 
 	ga_figure_grid_add(grid, 0, label, text, unit, k);
 }
@@ -256,7 +256,7 @@ static void add_memory_part(GtkWidget *box, const tsr_summary_figures *s, size_t
 			g_autofree char *name = g_strdup_printf("Tile %" PRIu32, m->largest_tiles[i].tile);
 			g_autofree char *b = ga_format_u64(m->largest_tiles[i].bytes);
 			g_autofree char *k1 = ga_format_1dp((double)m->largest_tiles[i].bytes / 1024.0);
-			g_autofree char *bb = g_strdup_printf("%s B (%s K)", b, k1);
+			g_autofree char *bb = g_strdup_printf("%s B (%s KiB)", b, k1);
 			const char *cells[] = {name, bb};
 			GtkWidget *row = ga_list_add(list, cells, 2);
 

@@ -34,6 +34,11 @@ const char *tsr_category_name(size_t category)
 	           : NULL;
 }
 
+const char *tsr_category_label(size_t category)
+{
+	return category < TSF_MEM_CATEGORY_COUNT ? tsf_mem_category_label((int)category) : NULL;
+}
+
 /* The index of a category name, or -1. */
 static int category_index(const unsigned char *name)
 {

@@ -6,8 +6,9 @@
  * by-tile histogram), Variable Storage Liveness, Execution, Cycles by
  * vertex type and Steps, with the guide's labels, order, indentation,
  * columns and number formats (thousands separators, one decimal for
- * sizes, clock and percentages; sizes in binary kB / MB as the guide's
- * 256.0 kB tile shows).
+ * sizes, clock and percentages). One departure: sizes are binary, as the
+ * guide's "256.0 kB" tile is, but named KiB / MiB, since `tilescope diff`'s
+ * limits (and SI) read kB as 1,000 bytes; the same names as the apps.
  *
  * Columns. The guide right-aligns numbers to fixed columns in each part
  * (38 for totals and graph counts, 59 for data types, 47 for vertex
@@ -92,10 +93,12 @@ static const char *fmt_pct(char buf[48], double fraction)
 	return buf;
 }
 
-/* A size in binary units with one decimal ("256.0 kB", "304.0 MB"). */
+/* A size in binary units with one decimal and their IEC names ("256.0 KiB",
+ * "304.0 MiB"): the guide's layout prints "kB" for 1,024 bytes, which the
+ * limits' parser (and everyone else) reads as 1,000. */
 static const char *fmt_size(char buf[48], uint64_t bytes)
 {
-	static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
 	double v = (double)bytes;
 	size_t u = 0;
 	char num[40];
@@ -313,7 +316,7 @@ static void print_histogram(text_ctx *t, const tsr_summary_memory *m)
 	int hi_width;
 
 	heading(t, 2, "By Tile (Excluding Gaps):");
-	fputs("    Range (KB) Histogram (Excluding Gaps)               Count (tiles)\n", t->out);
+	fputs("    Range (KiB) Histogram (Excluding Gaps)              Count (tiles)\n", t->out);
 	if (m->end_bucket == 0 || wk == 0)
 		return;
 	hi_width = snprintf(hi_text, sizeof(hi_text), "%" PRIu64, (uint64_t)m->end_bucket * wk);
@@ -372,10 +375,10 @@ static void print_tile_extremes(text_ctx *t, const tsr_summary_memory *m)
 	char a[32], b[40];
 
 	fputc('\n', t->out);
-	fprintf(t->out, "    Maximum (Including Gaps): %s (%s K) on tile %" PRIu32 "\n",
+	fprintf(t->out, "    Maximum (Including Gaps): %s (%s KiB) on tile %" PRIu32 "\n",
 	        fmt_u64(a, m->totals.max_tile_bytes),
 	        fmt_1dp(b, (double)m->totals.max_tile_bytes / 1024.0), m->totals.max_tile);
-	fprintf(t->out, "    Maximum (Excluding Gaps): %s (%s K) on tile %" PRIu32 "\n",
+	fprintf(t->out, "    Maximum (Excluding Gaps): %s (%s KiB) on tile %" PRIu32 "\n",
 	        fmt_u64(a, m->totals.max_tile_excluding_gaps_bytes),
 	        fmt_1dp(b, (double)m->totals.max_tile_excluding_gaps_bytes / 1024.0),
 	        m->totals.max_tile_excluding_gaps);
@@ -396,7 +399,7 @@ static void print_tile_extremes(text_ctx *t, const tsr_summary_memory *m)
 		fputs("      ", t->out);
 		if (bytes > s->target->bytes_per_tile && t->colour)
 			fputs(SGR_WARNING, t->out);
-		fprintf(t->out, "%-14s%14s B (%s K)", label, fmt_u64(a, bytes),
+		fprintf(t->out, "%-14s%14s B (%s KiB)", label, fmt_u64(a, bytes),
 		        fmt_1dp(b, (double)bytes / 1024.0));
 		if (bytes > s->target->bytes_per_tile && t->colour)
 			fputs(SGR_RESET, t->out);

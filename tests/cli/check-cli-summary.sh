@@ -31,7 +31,7 @@ for label in 'Target:' 'Number of IPUs:' 'Tiles per IPU:' 'Total Tiles:' 'Memory
 	'Non-interleaved:' 'Interleaved:' 'Overflowed:' 'By Data Type:' 'Not Overlapped' \
 	'Overlapped' 'Total After Overlapping:' 'Vertex Data (' 'By Category:' \
 	'Internal vertex state:' 'Edge pointers:' 'Copy pointers:' 'Padding:' 'Descriptors:' \
-	'By Type:' 'By Tile (Excluding Gaps):' 'Range (KB) Histogram (Excluding Gaps)' \
+	'By Type:' 'By Tile (Excluding Gaps):' 'Range (KiB) Histogram (Excluding Gaps)' \
 	'Maximum (Including Gaps):' 'Maximum (Excluding Gaps):' 'tile(s) out of memory' \
 	'Variable Storage Liveness: All tiles' 'Always-live bytes:' 'Always-live variables:' \
 	'Maximum live bytes (including always-live):' 'Live Bytes (excluding always-live):' \

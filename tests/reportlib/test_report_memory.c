@@ -148,6 +148,16 @@ static void test_categories(void **state)
 	for (size_t c = 0; c < tsr_category_count(); c++)
 		assert_string_equal(tsr_category_name(c), tsi_mem_category_name((tsi_mem_category)c));
 	assert_null(tsr_category_name(tsr_category_count()));
+	/* Labels are the summary's ("Control Code"), one per category, none a
+	 * stored name (the screens show these, the JSON the names). */
+	assert_string_equal(tsr_category_label(TSI_MEM_CONTROL_CODE), "Control Code");
+	for (size_t c = 0; c < tsr_category_count(); c++) {
+		assert_non_null(tsr_category_label(c));
+		assert_string_not_equal(tsr_category_label(c), tsr_category_name(c));
+		for (size_t d = 0; d < c; d++)
+			assert_string_not_equal(tsr_category_label(c), tsr_category_label(d));
+	}
+	assert_null(tsr_category_label(tsr_category_count()));
 	for (int ipu = -1; ipu < 2; ipu++) {
 		tsr_category_memory *cats;
 		size_t n;

@@ -150,7 +150,7 @@ static void test_layout_order(void **state)
 	    "        By Category:\n", "          Internal vertex state:", "          Edge pointers:",
 	    "          Copy pointers:", "          Padding:", "          Descriptors:",
 	    "        By Type:\n", "  By Tile (Excluding Gaps):\n",
-	    "    Range (KB) Histogram (Excluding Gaps)               Count (tiles)\n",
+	    "    Range (KiB) Histogram (Excluding Gaps)              Count (tiles)\n",
 	    "    Maximum (Including Gaps):", "    Maximum (Excluding Gaps):",
 	    "    0 tile(s) out of memory\n", "  Variable Storage Liveness: All tiles\n",
 	    "    Always-live bytes:", "    Always-live variables:\n",
@@ -237,7 +237,7 @@ static void test_figures(void **state)
 	assert_int_equal(number_after(text, "      Total:"), tot.total);
 	assert_int_equal(number_after(text, "    Maximum (Including Gaps):"), tot.max_tile_bytes);
 	assert_int_equal(number_after(text, "    Maximum (Including Gaps):"), sim_max);
-	snprintf(label, sizeof(label), "K) on tile %" PRIu32 "\n", tot.max_tile);
+	snprintf(label, sizeof(label), "KiB) on tile %" PRIu32 "\n", tot.max_tile);
 	assert_non_null(strstr(text, label));
 	assert_int_equal(number_after(text, "    Maximum (Excluding Gaps):"),
 	                 tot.max_tile_excluding_gaps_bytes);

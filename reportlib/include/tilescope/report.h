@@ -280,7 +280,12 @@ TSR_API int tsr_report_list_tile_histogram(uint64_t **counts, size_t *n_buckets,
 
 /* The guide's memory categories, in its order (alphabetical). */
 TSR_API size_t tsr_category_count(void);
+/* The name stored in the file and used by the JSON output and the diff's
+ * metric names ("controlCode"); NULL past tsr_category_count(). */
 TSR_API const char *tsr_category_name(size_t category);
+/* The name people read: printProfileSummary's "By Data Type" label
+ * ("Control Code"), for screens and text; NULL past tsr_category_count(). */
+TSR_API const char *tsr_category_label(size_t category);
 
 /* One category's bytes by region and overlap, summed over tiles. */
 typedef struct tsr_category_memory {
