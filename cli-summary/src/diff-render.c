@@ -3,9 +3,9 @@
  *
  * Every output groups the deltas as compare.h orders them: the totals,
  * then memory by category, cycles by step type, vertex types, operations,
- * compute sets, variables and programs. "Better" and "worse" apply to
- * what costs: bytes, cycles, tiles and execution steps are better lower;
- * FLOPs and graph counts only change.
+ * compute sets, variables and programs. The verdicts ("better",
+ * "worse", "same", "changed") are reportlib's (tsr_delta_get_verdict),
+ * one rule for every metric, which the Graph Analyser shows too.
  *
  * JSON keys (all integers exact; percent is a number, null when the base
  * is 0 or a side lacks the metric):
@@ -62,26 +62,15 @@ static const struct {
 	{"program", "By program"},
 };
 
-typedef enum { V_SAME, V_BETTER, V_WORSE, V_CHANGED } verdict;
-static const char *const verdict_names[] = {"same", "better", "worse", "changed"};
-
-/* Whether a metric is one of the two memory totals that gaps split. */
-static bool is_memory_total(const char *metric)
-{
-	return strcmp(metric, "memory.total") == 0 ||
-	       strcmp(metric, "memory.total_including_gaps") == 0;
-}
-
 /* True when total memory including gaps and excluding gaps moved in
- * opposite directions (diff-render.h). */
+ * opposite directions (diff-render.h): reportlib's verdict rule then
+ * calls the total neither better nor worse although it moved. */
 bool cli_diff_memory_mixed(const tsr_comparison *cmp)
 {
-	const tsr_delta *ex = tsr_comparison_lookup_delta(cmp, "memory.total");
 	const tsr_delta *in = tsr_comparison_lookup_delta(cmp, "memory.total_including_gaps");
 
-	if (!ex || !in || !ex->in_base || !ex->in_new || !in->in_base || !in->in_new)
-		return false;
-	return (ex->change < 0 && in->change > 0) || (ex->change > 0 && in->change < 0);
+	return in && in->in_base && in->in_new && in->change != 0 &&
+	       in->verdict == TSR_VERDICT_CHANGED;
 }
 
 /* The note that says so, for every output: static storage. */
@@ -96,26 +85,10 @@ static const char *memory_mixed_note(const tsr_comparison *cmp)
 	             "laid out more tightly): neither is better on its own";
 }
 
-/* The word for a delta: costs (bytes, cycles, tiles, steps) are better
- * lower; FLOPs and graph counts only change; the two memory totals only
- * change when they move apart (`mixed`). */
-static verdict verdict_of(const tsr_delta *d, bool mixed)
-{
-	bool costs = d->unit == TSR_UNIT_BYTES || d->unit == TSR_UNIT_CYCLES ||
-	             d->unit == TSR_UNIT_TILES || strncmp(d->metric, "steps.", 6) == 0;
-	uint64_t b = d->in_base ? d->base : 0, n = d->in_new ? d->new_value : 0;
-
-	if (b == n && d->in_base == d->in_new)
-		return V_SAME;
-	if (!costs || (mixed && is_memory_total(d->metric)))
-		return V_CHANGED;
-	return n < b ? V_BETTER : n > b ? V_WORSE : V_CHANGED;
-}
-
 /* Whether a delta is worth a row without --all. */
 static bool changed(const tsr_delta *d)
 {
-	return verdict_of(d, false) != V_SAME;
+	return d->verdict != TSR_VERDICT_SAME;
 }
 
 /* The unit as the text output prints it after a value. */
@@ -268,11 +241,11 @@ static const char *limits_met(size_t n)
 #define RESET "\033[0m"
 
 /* The colour of a verdict in the text output: green better, red worse. */
-static const char *colour_of(const cli_diff *d, verdict v)
+static const char *colour_of(const cli_diff *d, tsr_verdict v)
 {
 	if (!d->colours)
 		return "";
-	return v == V_BETTER ? GREEN : v == V_WORSE ? RED : "";
+	return v == TSR_VERDICT_BETTER ? GREEN : v == TSR_VERDICT_WORSE ? RED : "";
 }
 
 /* Names from a report may hold anything; control characters must not
@@ -347,7 +320,7 @@ static void describe_programs(FILE *out, const cli_diff *d)
 static void text_row(FILE *out, const cli_diff *d, const tsr_delta *x, size_t width)
 {
 	char b[32], n[32], c[40], p[24];
-	verdict v = verdict_of(x, cli_diff_memory_mixed(d->cmp));
+	tsr_verdict v = x->verdict;
 	size_t len = strlen(x->metric);
 
 	fputs("  ", out);
@@ -364,7 +337,7 @@ static void text_row(FILE *out, const cli_diff *d, const tsr_delta *x, size_t wi
 		fprintf(out, " %15s", cli_fmt_count(n, x->new_value));
 	fprintf(out, " %-6s %s%14s %8s%s  %s\n", unit_name(x->unit), colour_of(d, v),
 	        fmt_change(c, change_of(x)), fmt_percent(p, x), d->colours ? RESET : "",
-	        verdict_names[v]);
+	        tsr_verdict_get_name(v));
 }
 
 /* The text output: the reports, the limit checks, then each group's
@@ -519,7 +492,7 @@ static int render_json(FILE *out, const cli_diff *d)
 		     cli_json_put(o, "new", cli_json_u64(x->in_new ? x->new_value : 0)) &&
 		     cli_json_put(o, "change", cli_json_i64(x->change)) &&
 		     cli_json_put(o, "percent", json_percent(x->in_base, x->base, x->in_new, x->new_value)) &&
-		     cli_json_put(o, "verdict", cJSON_CreateString(verdict_names[verdict_of(x, mixed)]));
+		     cli_json_put(o, "verdict", cJSON_CreateString(tsr_verdict_get_name(x->verdict)));
 	}
 	if (ok)
 		text = cJSON_Print(root);
@@ -579,27 +552,27 @@ static bool md_cell(FILE *out, const char *s)
 }
 
 /* The coloured mark after a verdict in Markdown. */
-static const char *md_mark(verdict v)
+static const char *md_mark(tsr_verdict v)
 {
-	return v == V_BETTER ? " 🟢" : v == V_WORSE ? " 🔴" : "";
+	return v == TSR_VERDICT_BETTER ? " 🟢" : v == TSR_VERDICT_WORSE ? " 🔴" : "";
 }
 
 /* One group's rows as a Markdown table; false when out of memory. */
-static bool md_delta_table(FILE *out, const tsr_delta **rows, size_t n, bool mixed)
+static bool md_delta_table(FILE *out, const tsr_delta **rows, size_t n)
 {
 	char b[32], nn[32], c[40], p[24];
 
 	fputs("| Metric | Base | New | Change | |\n|---|---:|---:|---:|---|\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const tsr_delta *x = rows[i];
-		verdict v = verdict_of(x, mixed);
+		tsr_verdict v = x->verdict;
 		fputs("| ", out);
 		if (!md_cell(out, x->metric))
 			return false;
 		fprintf(out, " | %s | %s | %s %s | %s%s |\n",
 		        x->in_base ? cli_fmt_count(b, x->base) : "—",
 		        x->in_new ? cli_fmt_count(nn, x->new_value) : "—", fmt_change(c, change_of(x)),
-		        fmt_percent(p, x), verdict_names[v], md_mark(v));
+		        fmt_percent(p, x), tsr_verdict_get_name(v), md_mark(v));
 	}
 	return true;
 }
@@ -674,7 +647,7 @@ static int render_markdown(FILE *out, const cli_diff *d)
 		else
 			fprintf(out, "<details><summary>%s: %zu changed</summary>\n\n", groups[g].title,
 			        n_changed);
-		ok = md_delta_table(out, rows, nrows, cli_diff_memory_mixed(d->cmp));
+		ok = md_delta_table(out, rows, nrows);
 		free(rows);
 		if (!ok)
 			return -1;

@@ -1,7 +1,8 @@
 /*
- * Compare mode's table rows (ga-compare-grid.h). The verdict and the
- * percent are those of cli-summary/src/diff-render.c, so the desktop and
- * CI tell one story; the change is the delta's own (new - base,
+ * Compare mode's table rows (ga-compare-grid.h). The verdict is the
+ * delta's own, set by reportlib's one rule (tsr_delta_get_verdict) that
+ * `tilescope diff` prints, and the percent is the diff's, so the desktop
+ * and CI tell one story; the change is the delta's own (new - base,
  * saturated by reportlib).
  */
 #include "ga-compare-grid.h"
@@ -11,22 +12,6 @@
 #include <tilescope/tsd-name.h>
 
 #include <string.h>
-
-GaVerdict ga_compare_verdict(const tsr_delta *d)
-{
-	gboolean costs = d->unit == TSR_UNIT_BYTES || d->unit == TSR_UNIT_CYCLES ||
-	                 d->unit == TSR_UNIT_TILES || strcmp(d->metric, "steps.total") == 0;
-	uint64_t b = d->in_base ? d->base : 0, n = d->in_new ? d->new_value : 0;
-
-	if (b == n && d->in_base == d->in_new)
-		return GA_VERDICT_SAME;
-	if (!costs)
-		return GA_VERDICT_CHANGED;
-	return n < b ? GA_VERDICT_BETTER : n > b ? GA_VERDICT_WORSE : GA_VERDICT_CHANGED;
-}
-
-/* As the diff's JSON names the verdicts. */
-static const char *const verdict_names[] = {"same", "better", "worse", "changed"};
 
 static const struct {
 	const char *prefix;
@@ -166,7 +151,7 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 		const tsr_delta *d = deltas[m];
 		g_autofree char *a = NULL, *b = NULL, *c = NULL, *p = NULL;
 		GtkWidget *change, *pct;
-		GaVerdict v;
+		tsr_verdict v;
 
 		if (!d)
 			continue;
@@ -178,10 +163,10 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 		gtk_grid_attach(GTK_GRID(grid), cell(b, d->metric, "new"), 2 + (int)(m * per), row, 1, 1);
 		change = cell(c, d->metric, "change");
 		pct = per == 4 ? cell(p, d->metric, "percent") : NULL;
-		v = ga_compare_verdict(d);
-		if (v == GA_VERDICT_BETTER || v == GA_VERDICT_WORSE) {
-			const char *cls = v == GA_VERDICT_BETTER ? "compare-better" : "compare-worse";
-			const char *word = v == GA_VERDICT_BETTER ? "better" : "worse";
+		v = d->verdict;
+		if (v == TSR_VERDICT_BETTER || v == TSR_VERDICT_WORSE) {
+			const char *cls = v == TSR_VERDICT_BETTER ? "compare-better" : "compare-worse";
+			const char *word = tsr_verdict_get_name(v);
 			g_autofree char *tip = *p ? g_strdup_printf("%s, %s", p, word) : g_strdup(word);
 
 			gtk_widget_add_css_class(change, cls);
@@ -193,7 +178,7 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 		}
 		/* The colour's meaning in words, the diff's verdict. */
 		gtk_accessible_update_property(GTK_ACCESSIBLE(change), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-		                               verdict_names[v], -1);
+		                               tsr_verdict_get_name(v), -1);
 		gtk_grid_attach(GTK_GRID(grid), change, 3 + (int)(m * per), row, 1, 1);
 		if (pct)
 			gtk_grid_attach(GTK_GRID(grid), pct, 4 + (int)(m * per), row, 1, 1);

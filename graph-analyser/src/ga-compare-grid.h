@@ -2,9 +2,9 @@
  * The building blocks of compare mode's tables (Summary, Operations): a
  * grid whose rows are a name and, for each compared metric, report A's
  * value, report B's, the change (B - A) and the percent change, as
- * `tilescope diff` prints them; better and worse coloured as the diff
- * colours them (bytes, cycles, tiles and steps are better lower; FLOPs
- * and counts only change).
+ * `tilescope diff` prints them; better and worse coloured by the
+ * delta's verdict, reportlib's one rule that the diff prints
+ * (tsr_delta_get_verdict).
  *
  * Accessible names (for assistive technology and the GUI tests): the
  * value labels of a delta are named after its metric, exactly as
@@ -23,10 +23,6 @@
 
 G_BEGIN_DECLS
 
-typedef enum { GA_VERDICT_SAME, GA_VERDICT_BETTER, GA_VERDICT_WORSE, GA_VERDICT_CHANGED } GaVerdict;
-
-/* The diff's verdict on `d`. */
-GaVerdict ga_compare_verdict(const tsr_delta *d);
 /* The diff's group heading of a metric ("Totals", "Memory by category",
  * "Cycles by step type", "By vertex type", "By operation", "By compute
  * set", "By variable", "By program") and its index in that order. */

@@ -186,8 +186,10 @@ GtkWidget *ga_summary_compare_new(GaDocument *a, GaDocument *b)
 	gtk_box_append(GTK_BOX(box),
 	               ga_note_new("Δ is B − A, with the metric names and verdicts of `tilescope "
 	                           "diff A B`, runs matched by program and averaged: less memory, "
-	                           "fewer cycles or tiles is better (green), more is worse (red); "
-	                           "FLOPs and graph counts only change."));
+	                           "fewer cycles, tiles or steps is better (green), more is worse "
+	                           "(red); FLOPs and graph counts only change, and so does a memory "
+	                           "figure whose twin on the other side of gaps moved the other "
+	                           "way."));
 	p->filter = gtk_search_entry_new();
 	gtk_widget_set_hexpand(p->filter, TRUE);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(p->filter), GTK_ACCESSIBLE_PROPERTY_LABEL,

@@ -27,6 +27,7 @@
  *   graph.variables                     count   graph.numVars
  *   graph.vertices                      count   graph.numVertices
  *   memory.always_live                  bytes   bytes live throughout
+ *   memory.ipu<i>.total                 bytes   IPU i's tiles, excluding gaps
  *   memory.ipu<i>.total_including_gaps  bytes   IPU i's tiles, including gaps
  *   memory.max_tile                     bytes   the fullest tile, including gaps
  *   memory.max_tile_excluding_gaps      bytes   the tile with the most data
@@ -64,6 +65,13 @@
  *   cycles.program.<name>               cycles  the run's steps of the program
  *                                               and of everything it contains
  *                                               (children, called functions)
+ *
+ * Verdicts (tsr_delta_get_verdict, one rule for every metric above):
+ * memory.*, cycles.* and steps.* are costs, better lower; flops.* and
+ * graph.* only change; the gaps pairs (memory.total and
+ * memory.total_including_gaps, memory.ipu<i>.total and
+ * memory.ipu<i>.total_including_gaps, memory.max_tile_excluding_gaps and
+ * memory.max_tile) only change when the two moved apart.
  *
  * Order: totals, runs per program, categories, step types, vertex types,
  * operations, compute sets (compare.h's groups), then variables and
@@ -517,8 +525,11 @@ static int collect_totals(cmp_side *s)
 		rc = tsr_report_fill_memory_totals(&mt, s->r, (int)ipu);
 		if (rc)
 			break;
+		snprintf(name, sizeof(name), "memory.ipu%u.total", ipu);
+		rc = side_add(s, G_TOTAL, TSR_UNIT_BYTES, name, NULL, mt.total);
 		snprintf(name, sizeof(name), "memory.ipu%u.total_including_gaps", ipu);
-		rc = side_add(s, G_TOTAL, TSR_UNIT_BYTES, name, NULL, mt.total_including_gaps);
+		if (!rc)
+			rc = side_add(s, G_TOTAL, TSR_UNIT_BYTES, name, NULL, mt.total_including_gaps);
 	}
 	return rc;
 }
@@ -885,16 +896,13 @@ out:
  */
 static int engine_labels(cmp_side *s, const char ***out, size_t *n)
 {
-	const tsr_program *progs;
 	const uint32_t *ctrl;
 	const char **names = NULL, **labels = NULL;
-	size_t n_progs, n_ctrl;
-	int rc = tsr_report_get_programs(&progs, &n_progs, s->r);
+	size_t n_ctrl;
+	int rc = tsr_report_get_control_programs(&ctrl, &n_ctrl, s->r);
 
 	*out = NULL;
 	*n = 0;
-	if (!rc)
-		rc = tsr_report_get_control_programs(&ctrl, &n_ctrl, s->r);
 	if (rc)
 		return rc;
 	names = alloc_names(s->r, n_ctrl);
@@ -904,18 +912,12 @@ static int engine_labels(cmp_side *s, const char ***out, size_t *n)
 		goto out;
 	}
 	for (size_t i = 0; !rc && i < n_ctrl; i++) {
-		const tsr_program *top = ctrl[i] < n_progs ? &progs[ctrl[i]] : NULL;
 		char buf[32];
 
-		/* The compiler wraps the model's program in an unnamed control
-		 * sequence: the name is the model's program's. */
-		if (top && (!top->name || !top->name[0]) && top->n_children == 1 && top->children &&
-		    top->children[0] < n_progs)
-			top = &progs[top->children[0]];
-		if (top && top->name && top->name[0]) {
-			names[i] = top->name;
+		/* The name the other views show (the model's program's). */
+		names[i] = tsr_report_lookup_engine_program_name(s->r, i);
+		if (names[i])
 			continue;
-		}
 		snprintf(buf, sizeof(buf), "program%zu", i);
 		names[i] = side_concat(s, buf, NULL, NULL);
 		if (!names[i])
@@ -1148,6 +1150,106 @@ static int cmp_by_name(const void *a, const void *b)
 	return strcmp(((const cmp_named *)a)->metric, ((const cmp_named *)b)->metric);
 }
 
+/* --- Verdicts ----------------------------------------------------------------------- */
+
+/* Room for a gaps counterpart's name: "memory.ipu<u32>.total_including_gaps". */
+#define CMP_COUNTERPART_MAX 64
+
+/* The direction of each kind of metric, by the first part of its name. */
+static const struct {
+	const char *prefix;
+	tsr_metric_direction direction;
+} directions[] = {
+	{"memory.", TSR_DIRECTION_LOWER_IS_BETTER},
+	{"cycles.", TSR_DIRECTION_LOWER_IS_BETTER},
+	{"steps.", TSR_DIRECTION_LOWER_IS_BETTER},
+	{"flops.", TSR_DIRECTION_NEITHER},
+	{"graph.", TSR_DIRECTION_NEITHER},
+};
+
+/* Which way `metric` is better (compare.h). */
+TSR_API tsr_metric_direction tsr_metric_get_direction(const char *metric)
+{
+	if (!metric)
+		return TSR_DIRECTION_UNKNOWN;
+	for (size_t i = 0; i < sizeof(directions) / sizeof(directions[0]); i++) {
+		size_t len = strlen(directions[i].prefix);
+
+		/* The kind and a name after it. */
+		if (strncmp(metric, directions[i].prefix, len) == 0 && metric[len])
+			return directions[i].direction;
+	}
+	return TSR_DIRECTION_UNKNOWN;
+}
+
+/* Writes into out[size] the name of the figure on the other side of gaps
+ * from `metric` (compare.h's pairs); false when it has none. */
+static bool gaps_counterpart(char *out, size_t size, const char *metric)
+{
+	static const char *const pairs[][2] = {
+		{"memory.total", "memory.total_including_gaps"},
+		{"memory.max_tile_excluding_gaps", "memory.max_tile"},
+	};
+	const char *p;
+	unsigned long ipu;
+	char *end;
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		for (int k = 0; k < 2; k++)
+			if (strcmp(metric, pairs[i][k]) == 0)
+				return snprintf(out, size, "%s", pairs[i][!k]) < (int)size;
+	/* memory.ipu<i>.total and memory.ipu<i>.total_including_gaps, <i>
+	 * as collect_totals writes it (decimal, no sign or leading zero). */
+	if (strncmp(metric, "memory.ipu", 10) != 0)
+		return false;
+	p = metric + 10;
+	if (*p < '0' || *p > '9' || (*p == '0' && p[1] >= '0' && p[1] <= '9'))
+		return false;
+	ipu = strtoul(p, &end, 10);
+	if (ipu > UINT32_MAX)
+		return false;
+	if (strcmp(end, ".total") == 0)
+		return snprintf(out, size, "memory.ipu%lu.total_including_gaps", ipu) < (int)size;
+	if (strcmp(end, ".total_including_gaps") == 0)
+		return snprintf(out, size, "memory.ipu%lu.total", ipu) < (int)size;
+	return false;
+}
+
+/* The sign of a delta's move: -1 down, 0 none, 1 up (a missing side
+ * counting 0). */
+static int move_of(const tsr_delta *d)
+{
+	uint64_t b = d->in_base ? d->base : 0, n = d->in_new ? d->new_value : 0;
+
+	return n < b ? -1 : n > b ? 1 : 0;
+}
+
+/* The one verdict rule (compare.h). */
+TSR_API tsr_verdict tsr_delta_get_verdict(const tsr_delta *d, const tsr_delta *counterpart)
+{
+	int move;
+
+	if (!d || !d->metric)
+		return TSR_VERDICT_CHANGED;
+	move = move_of(d);
+	if (move == 0 && d->in_base == d->in_new)
+		return TSR_VERDICT_SAME;
+	if (tsr_metric_get_direction(d->metric) != TSR_DIRECTION_LOWER_IS_BETTER || move == 0)
+		return TSR_VERDICT_CHANGED;
+	if (counterpart && counterpart->in_base && counterpart->in_new && d->in_base && d->in_new &&
+	    move_of(counterpart) == -move)
+		return TSR_VERDICT_CHANGED;
+	return move < 0 ? TSR_VERDICT_BETTER : TSR_VERDICT_WORSE;
+}
+
+/* The diff's word for a verdict. */
+TSR_API const char *tsr_verdict_get_name(tsr_verdict verdict)
+{
+	static const char *const names[] = {"same", "better", "worse", "changed"};
+
+	return (unsigned)verdict < sizeof(names) / sizeof(names[0]) ? names[verdict] : "";
+}
+
 /*
  * The result from the matched entries (sorted): one block of deltas, one
  * of names and the lookup index. Names were unique per side, and a
@@ -1192,6 +1294,14 @@ static int build_result(tsr_comparison **out, tsr_report *r, cmp_entry *e, size_
 	for (size_t i = 0; i < n; i++)
 		cmp->by_name[i] = named[i].index;
 	free(named);
+	for (size_t i = 0; i < n; i++) {
+		char other[CMP_COUNTERPART_MAX];
+		const tsr_delta *c = NULL;
+
+		if (gaps_counterpart(other, sizeof(other), cmp->deltas[i].metric))
+			c = tsr_comparison_lookup_delta(cmp, other);
+		cmp->deltas[i].verdict = tsr_delta_get_verdict(&cmp->deltas[i], c);
+	}
 	*out = cmp;
 	return TSR_OK;
 nomem:

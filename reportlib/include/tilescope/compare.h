@@ -31,6 +31,15 @@ typedef enum tsr_metric_unit {
  * "cycles.total", "cycles.step_type.DoExchange",
  * "cycles.vertex_type.<name>", "cycles.operation.<name>",
  * "cycles.compute_set.<name>" ...). */
+/* What a change of a metric means: the verdict `tilescope diff` prints
+ * and the Graph Analyser colours (green better, red worse). */
+typedef enum tsr_verdict {
+	TSR_VERDICT_SAME = 0,    /* equal, and in the same reports */
+	TSR_VERDICT_BETTER,      /* a cost went down */
+	TSR_VERDICT_WORSE,       /* a cost went up (or appeared) */
+	TSR_VERDICT_CHANGED      /* moved, but neither better nor worse */
+} tsr_verdict;
+
 typedef struct tsr_delta {
 	const char *metric;
 	tsr_metric_unit unit;
@@ -38,7 +47,37 @@ typedef struct tsr_delta {
 	uint64_t base, new_value;
 	int64_t change;          /* new - base (saturated) */
 	double percent;          /* change / base * 100; 0 when base is 0 */
+	tsr_verdict verdict;     /* tsr_delta_get_verdict of this delta and its
+	                            gaps counterpart in the same comparison */
 } tsr_delta;
+
+/* Which way a metric is better, by its kind (its name's first part):
+ * memory.*, cycles.* and steps.* are costs, better lower; flops.* and
+ * graph.* measure the work itself and only change. */
+typedef enum tsr_metric_direction {
+	TSR_DIRECTION_UNKNOWN = 0,     /* not a metric tsr_compare emits */
+	TSR_DIRECTION_LOWER_IS_BETTER,
+	TSR_DIRECTION_NEITHER
+} tsr_metric_direction;
+
+/* The direction of `metric` (NULL: unknown). */
+TSR_API tsr_metric_direction tsr_metric_get_direction(const char *metric);
+
+/* The one verdict rule. Equal values in the same reports are the same;
+ * a metric of direction NEITHER (or unknown) only changes; a cost is
+ * better lower and worse higher (a side without the metric counts 0),
+ * except that a memory figure with a gaps counterpart (the same figure
+ * the other side of gaps: memory.total and memory.total_including_gaps,
+ * memory.ipu<i>.total and memory.ipu<i>.total_including_gaps,
+ * memory.max_tile_excluding_gaps and memory.max_tile) only changes when
+ * the two moved in opposite directions (the data shrank but its layout
+ * grew, or the reverse): neither is better on its own. `counterpart` is
+ * that delta from the same comparison, or NULL. */
+TSR_API tsr_verdict tsr_delta_get_verdict(const tsr_delta *d, const tsr_delta *counterpart);
+
+/* "same", "better", "worse", "changed" (the diff's JSON words); "" for
+ * a value outside the enum. Static storage. */
+TSR_API const char *tsr_verdict_get_name(tsr_verdict verdict);
 
 typedef struct tsr_comparison tsr_comparison;
 
