@@ -15,6 +15,8 @@ struct _SaDocument {
 	gatomicrefcount ref;
 	char **paths;                 /* the files and directories opened (NULL-terminated) */
 	char *title;
+	char *skipped;                /* what the imports left out, one line per file and
+	                                 kind (sa_document_get_skipped), or NULL */
 	tsr_trace *trace;             /* main thread */
 	GMutex stats_lock;            /* guards stats_trace */
 	tsr_trace *stats_trace;       /* the statistics workers', opened on first use */
@@ -40,6 +42,7 @@ void sa_document_unref(SaDocument *doc)
 	g_mutex_clear(&doc->stats_lock);
 	g_strfreev(doc->paths);
 	g_free(doc->title);
+	g_free(doc->skipped);
 	g_free(doc);
 }
 
@@ -106,6 +109,37 @@ static char *make_title(tsr_trace *trace, char **paths)
 }
 
 /*
+ * What the Chrome JSON imports of `trace` skipped, one line per file and
+ * kind: reportlib's line (tsr_trace_list_skipped, the one `tilescope
+ * trace` prints) after the file's name, as the CLI prints it but with the
+ * base name, which is what the window shows of a file. NULL when nothing
+ * was skipped, or when the list cannot be had (the banner is then left
+ * out rather than the trace).
+ */
+static char *make_skipped(tsr_trace *trace)
+{
+	const tsr_trace_process *procs;
+	tsr_trace_skip *skips = NULL;
+	size_t n = 0, n_procs = 0;
+	GString *text;
+
+	if (tsr_trace_get_processes(&procs, &n_procs, trace) != TSR_OK ||
+	    tsr_trace_list_skipped(&skips, &n, trace) != TSR_OK || n == 0)
+		return NULL;
+	text = g_string_new(NULL);
+	for (size_t i = 0; i < n; i++) {
+		g_autofree char *base = NULL;
+
+		if (skips[i].process >= n_procs)
+			continue;
+		base = g_path_get_basename(procs[skips[i].process].path);
+		g_string_append_printf(text, "%s%s: %s", text->len ? "\n" : "", base, skips[i].message);
+	}
+	free(skips);
+	return g_string_free(text, text->len == 0);
+}
+
+/*
  * The load, on the worker (or the caller's thread when `ls` has no
  * context): opens the files (the first four fifths of the bar), then asks
  * each thread once for the whole trace at a coarse resolution, which
@@ -135,6 +169,7 @@ static SaDocument *load(load_state *ls, GError **error)
 		goto fail;
 	}
 	doc->title = make_title(doc->trace, doc->paths);
+	doc->skipped = make_skipped(doc->trace);
 	info = tsr_trace_get_info(doc->trace);
 	rc = tsr_trace_get_threads(&threads, &n_threads, doc->trace);
 	double share = 0.2 / (double)(n_threads ? n_threads : 1);
@@ -246,6 +281,11 @@ const char *sa_document_get_title(SaDocument *doc)
 tsr_trace *sa_document_get_trace(SaDocument *doc)
 {
 	return doc->trace;
+}
+
+const char *sa_document_get_skipped(SaDocument *doc)
+{
+	return doc->skipped;
 }
 
 double sa_document_get_load_seconds(SaDocument *doc)

@@ -52,6 +52,10 @@ SaDocument *sa_document_load(GFile *const *files, guint n_files, GError **error)
 
 /* "tut5_ml.pvti", or "3 traces" for several files. */
 const char *sa_document_get_title(SaDocument *doc);
+/* What the Chrome JSON imports skipped, one line per file and kind
+ * ("deep.json: 9,750 events skipped: nested past 250 levels", the line
+ * `tilescope trace` prints), or NULL when they skipped nothing. */
+const char *sa_document_get_skipped(SaDocument *doc);
 /* The main handle (main thread only, see Threads). */
 tsr_trace *sa_document_get_trace(SaDocument *doc);
 /* Seconds the load took (open and the first level of detail). */

@@ -7,7 +7,8 @@
  * trace, and the details' tabs (Alt+1 .. Alt+4) the window the timeline
  * says (sa_timeline_get_range: the marked range, the selected span, or
  * the whole trace): its Statistics, its Call Tree and Flame Graph, each
- * computed in a worker each time it changes, and the selected Span. The
+ * computed in a worker each time it changes, and the selected Span. A
+ * banner over them says what a Chrome JSON import skipped. The
  * search bar (Ctrl+F, F3) selects each hit in the timeline, which fills
  * the details the same way.
  */
@@ -34,6 +35,8 @@ struct _SaWindow {
 	GtkProgressBar *loading_progress;
 	GtkLabel *loading_message;
 	GtkLabel *error_message;
+	GtkInfoBar *skipped_bar;
+	GtkLabel *skipped_label;
 	GtkHeaderBar *header;
 	GtkPaned *paned;
 	GtkNotebook *details;
@@ -172,6 +175,29 @@ static void on_range_changed(SaTimeline *timeline, gpointer data)
 	refresh_tree(SA_WINDOW(data));
 }
 
+/* --- What the import skipped ------------------------------------------------------------ */
+
+/* The banner over the timeline says what the document's Chrome JSON
+ * imports left out (sa_document_get_skipped), so that a person does not
+ * take 250 spans for the file's 10,000; a document that skipped nothing
+ * hides it. Closing it hides it until the next load or reload. */
+static void update_skipped(SaWindow *self)
+{
+	const char *text = self->doc ? sa_document_get_skipped(self->doc) : NULL;
+
+	gtk_label_set_text(self->skipped_label, text ? text : "");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->skipped_bar),
+	                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text ? text : "", -1);
+	gtk_widget_set_visible(GTK_WIDGET(self->skipped_bar), text != NULL);
+}
+
+static void on_skipped_response(GtkInfoBar *bar, int response, gpointer data)
+{
+	(void)data;
+	if (response == GTK_RESPONSE_CLOSE)
+		gtk_widget_set_visible(GTK_WIDGET(bar), FALSE);
+}
+
 /* --- Compare, reload and recent files --------------------------------------------------- */
 
 /* A document loaded or reloaded: the recent list records it, reload
@@ -209,6 +235,7 @@ void sa_window_replace_document(SaWindow *self, SaDocument *doc)
 	gtk_window_set_title(GTK_WINDOW(self), sa_document_get_title(self->doc));
 	sa_timeline_set_document(self->timeline, self->doc);
 	sa_search_bar_set_document(self->search_bar, self->doc);
+	update_skipped(self);
 	if (!whole)
 		sa_timeline_set_view(self->timeline, view_from, view_to);
 	if (ranged)
@@ -258,6 +285,7 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	gtk_window_set_title(GTK_WINDOW(self), sa_document_get_title(self->doc));
 	sa_timeline_set_document(self->timeline, self->doc);
 	sa_search_bar_set_document(self->search_bar, self->doc);
+	update_skipped(self);
 	update_actions(self);
 	gtk_stack_set_visible_child_name(self->main_stack, "trace");
 	/* The timeline gets the height its rows want, between a quarter and
@@ -489,6 +517,8 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_progress);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_message);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, error_message);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, skipped_bar);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, skipped_label);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, timeline);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, overview);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, zoom_bar);
@@ -547,6 +577,7 @@ static void sa_window_init(SaWindow *self)
 	sa_zoom_bar_set_timeline(self->zoom_bar, self->timeline);
 	g_signal_connect(self->search_bar, "hit-found", G_CALLBACK(on_hit_found), self);
 	g_signal_connect(self->span_view, "span-activated", G_CALLBACK(on_span_activated), self);
+	g_signal_connect(self->skipped_bar, "response", G_CALLBACK(on_skipped_response), self);
 	drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
