@@ -592,6 +592,11 @@ CREATE INDEX step_by_compute_set ON step (compute_set) WHERE compute_set IS NOT 
 
 -- ---------------------------------------------------------------------------
 -- Convenience views (names joined in). Readers do not depend on them.
+-- `tilescope sql` (tsr_report_query) offers them by name, made as TEMP
+-- views from this text as compiled into Tilescope, never from the file's
+-- copy, whose views reportlib does not run; a file whose stored views
+-- differ from these is refused when opened. Changing one changes the
+-- schema version.
 -- ---------------------------------------------------------------------------
 
 CREATE VIEW v_step AS

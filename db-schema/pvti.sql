@@ -227,7 +227,10 @@ CREATE TABLE timeline_lod (
   PRIMARY KEY (thread, level, bucket)
 ) WITHOUT ROWID;
 
--- label_stats with names: "top tracepoints" in the shell.
+-- label_stats with names: "top tracepoints" in the shell, and in
+-- `tilescope sql` (tsr_trace_query), which makes it a TEMP view from this
+-- text as compiled into Tilescope, never from the file's copy (not run;
+-- a file whose copy differs is refused when opened).
 CREATE VIEW tracepoint_stats AS
   SELECT c.name AS channel, s.value AS name, l.count, l.total_ns, l.self_ns,
          l.min_ns, l.max_ns, l.total_ns / l.count AS mean_ns

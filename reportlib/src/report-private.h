@@ -205,6 +205,10 @@ bool tsr_vm_guard_exceeded(tsr_vm_guard *g, sqlite3 *db, int period);
  * read, SQLITE_OK with `why` naming what was found when it must be
  * refused, else an SQLite code. `format_sql` is the format's schema. */
 int tsr_sqlite_check_schema(sqlite3 *db, const char *format_sql, char *why, size_t size);
+/* The views `format_sql` defines, made on `db` as TEMP views from that
+ * text, never from the file's copy (sqlite-lockdown.c; once per
+ * connection, with no authorizer set). Returns an SQLite code. */
+int tsr_sqlite_add_format_views(sqlite3 *db, const char *format_sql);
 /* Registers the bounded instr, replace, trims, printf and format over the
  * built-ins (sql-functions.c). Returns an SQLite code. */
 int tsr_sql_register_bounded_functions(sqlite3 *db);

@@ -17,6 +17,14 @@
  * prepares is then checked with sqlite3_stmt_readonly (VACUUM, for one,
  * has no authorizer action) and must be the only one in the text.
  *
+ * Views. The format's views (v_step, v_program, v_variable, v_compute_set
+ * over a report, tracepoint_stats over a trace) are there to be named:
+ * before its first statement a connection gets them as TEMP views made
+ * from the format's own schema text compiled into reportlib
+ * (tsr_sqlite_add_format_views), not from the file, whose views stay
+ * disabled. They read the file's tables under the caller's authorizer, as
+ * the same query written out would.
+ *
  * Bounds, whatever the statement (tsr_query_limits). Time: the progress
  * handler interrupts the statement once SQLite has spent its time limit
  * on it (the clock runs during prepare and steps only, not while a
@@ -214,6 +222,7 @@ typedef struct query_conn {
 	void *auth_data;
 	tsr_vm_guard *guard;       /* the connection's progress-handler bounds */
 	tsr_progress_state *ps;    /* the handle's progress (a cancel) */
+	const char *format_sql;    /* the format's schema, for its views */
 	uint64_t time_ns;          /* SQLite's time the statement may take */
 	uint64_t memory;           /* bytes SQLite may add for it */
 } query_conn;
@@ -417,9 +426,11 @@ static int prepare_failure(const query_conn *c, const query_auth *qa, int src, c
 	if (qa->refused[0])
 		snprintf(msg, size, "only reads are allowed: refused %s", qa->refused);
 	else if (!strncmp(err, "access to view \"", 16))
-		/* SQLITE_DBCONFIG_ENABLE_VIEW is off: say why, and what to do. */
-		snprintf(msg, size, "the file's views are not run here (%.*s): join the tables "
-		                    "they read instead", (int)strcspn(err + 16, "\""), err + 16);
+		/* SQLITE_DBCONFIG_ENABLE_VIEW is off for the file's schema
+		 * (main.v_step): say why, and what to do. */
+		snprintf(msg, size, "the file's own views are not run (%.*s): name the view "
+		                    "without a schema to get the format's definition of it",
+		         (int)strcspn(err + 16, "\""), err + 16);
 	else
 		snprintf(msg, size, "%s", err);
 	if ((src & 0xff) == SQLITE_ERROR || (src & 0xff) == SQLITE_AUTH)
@@ -456,6 +467,15 @@ static int run_query(const query_conn *c, const char *sql, tsr_columns_cb column
 		snprintf(msg, size, "this SQLite library keeps temporary data in files "
 		                    "(SQLITE_TEMP_STORE=0): queries are refused");
 		return TSR_ERR_INVALID_ARGUMENT;
+	}
+	/* Past both authorizers, which refuse CREATE (see the top). */
+	sqlite3_set_authorizer(c->db, NULL, NULL);
+	src = tsr_sqlite_add_format_views(c->db, c->format_sql);
+	sqlite3_set_authorizer(c->db, c->auth_cb, c->auth_data);
+	if (src != SQLITE_OK) {
+		snprintf(msg, size, "cannot provide the format's views: %s",
+		         sqlite3_errmsg(c->db));
+		return (src & 0xff) == SQLITE_NOMEM ? TSR_ERR_NO_MEMORY : TSR_ERR_IO;
 	}
 	qa.modules = list_modules(c);
 	old_length = sqlite3_limit(c->db, SQLITE_LIMIT_LENGTH, TSR_QUERY_MAX_LENGTH);
@@ -592,6 +612,7 @@ int tsr_report_query(tsr_report *report, const char *sql, tsr_columns_cb columns
 	c.auth_data = report;
 	c.guard = report->guard;
 	c.ps = report->ps;
+	c.format_sql = tsf_profile_schema_sql;
 	set_bounds(&c, &report->query_limits,
 	           report->memory_cap > report->memory_used
 	               ? report->memory_cap - report->memory_used
@@ -645,6 +666,7 @@ int tsr_trace_query(tsr_trace *trace, size_t file, const char *sql, tsr_columns_
 	c.auth_data = NULL;
 	c.guard = &trace->files[file].vm_guard;
 	c.ps = &trace->progress;
+	c.format_sql = tsf_pvti_schema_sql;
 	set_bounds(&c, &trace->query_limits,
 	           trace->memory_cap > trace->memory_used ? trace->memory_cap - trace->memory_used
 	                                                  : 0);

@@ -262,6 +262,74 @@ int tsr_sqlite_check_schema(sqlite3 *db, const char *format_sql, char *why, size
 	return rc;
 }
 
+/* --- The format's views, from the format ------------------------------------------- */
+
+/*
+ * Gives `db` the views its format ships (profile.sql's v_step, v_program,
+ * v_variable, v_compute_set; pvti.sql's tracepoint_stats) as TEMP views
+ * made from `format_sql`, the schema compiled into reportlib, so that a
+ * caller's SQL can name them (issue 26). The file's own copies never run:
+ * views of the main schema stay disabled (SQLITE_DBCONFIG_ENABLE_VIEW),
+ * which since SQLite 3.35 leaves TEMP ones alone, and an unqualified name
+ * finds TEMP before the file's schema, so a table of the file named like
+ * a view is shadowed too (a changed view is refused earlier, by
+ * tsr_sqlite_check_schema). A TEMP view is trusted as the code that made
+ * it is, not as the file's schema is; what it reads is the file's tables,
+ * under the caller's authorizer like any other read.
+ *
+ * Making them writes only the connection's in-memory TEMP schema; query_only
+ * is lifted for that and put back whatever happens. Done once per
+ * connection: a connection that has TEMP views already is left. Call with
+ * no authorizer set (both of ours refuse CREATE and the pragma). Returns
+ * SQLITE_OK or an SQLite code (sqlite3_errmsg may say why).
+ */
+int tsr_sqlite_add_format_views(sqlite3 *db, const char *format_sql)
+{
+	sqlite3_stmt *have = NULL, *views = NULL, *lookup;
+	sqlite3 *mem = NULL;
+	int rc, qrc;
+
+	rc = sqlite3_prepare_v2(db, "SELECT 1 FROM temp.sqlite_schema WHERE type = 'view' LIMIT 1",
+	                        -1, &have, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(have);
+	sqlite3_finalize(have);
+	if (rc == SQLITE_ROW)
+		return SQLITE_OK;
+	if (rc != SQLITE_DONE)
+		return rc;
+	mem = format_schema(format_sql, &lookup);
+	if (!mem)
+		return SQLITE_NOMEM;
+	sqlite3_finalize(lookup);
+	rc = sqlite3_prepare_v2(mem, "SELECT sql FROM sqlite_schema WHERE type = 'view' ORDER BY rowid",
+	                        -1, &views, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "PRAGMA query_only = OFF; BEGIN", NULL, NULL, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(views)) == SQLITE_ROW) {
+		const char *sql = (const char *)sqlite3_column_text(views, 0);
+		char *temp;
+
+		/* SQLite keeps a CREATE statement's text from its first keyword
+		 * on, as the schema script has it: "CREATE VIEW name AS ...". */
+		if (!sql || sqlite3_strnicmp(sql, "CREATE VIEW ", 12)) {
+			rc = SQLITE_INTERNAL;
+			break;
+		}
+		temp = sqlite3_mprintf("CREATE TEMP VIEW %s", sql + 12);
+		rc = temp ? sqlite3_exec(db, temp, NULL, NULL, NULL) : SQLITE_NOMEM;
+		sqlite3_free(temp);
+	}
+	if (rc == SQLITE_DONE)
+		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK && !sqlite3_get_autocommit(db))
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	qrc = sqlite3_exec(db, "PRAGMA query_only = ON", NULL, NULL, NULL);
+	sqlite3_finalize(views);
+	sqlite3_close_v2(mem);
+	return rc != SQLITE_OK ? rc : qrc;
+}
+
 /* --- The defensive connection ------------------------------------------------------ */
 
 /* Built-in functions our queries may call: pure, bounded by the length
