@@ -588,6 +588,29 @@ static int32_t copy_vertex_type(lower_ctx *c)
 	return (int32_t)n;
 }
 
+/*
+ * The name a copy's generated steps go under: the program's own name,
+ * else the layer that made the copy, as Poplar names them
+ * ("train/loss/softmax/OnTileCopy"): an operation's context is its
+ * model path and its name ("train/loss" + "softmax"), a model's context
+ * its path. A copy made outside any context is plain "Copy". The string
+ * is in the profile's arena (NULL when it is out of memory).
+ */
+static const char *copy_label(lower_ctx *c, const tsi_program *p)
+{
+	const tsi_vec *ctxs = &c->b->core->debug_contexts;
+	const tsi_debug_context *d;
+
+	if (p->name)
+		return p->name;
+	if (!p->debug_id || p->debug_id > ctxs->len)
+		return "Copy";
+	d = ctxs->items[p->debug_id - 1];
+	if (d->api && d->path)
+		return joinname(c, d->path, d->name);
+	return tsi_arena_strdup(&c->b->arena, d->api || !d->path ? d->name : d->path);
+}
+
 /* Copy: same-tile elements by a generated OnTileExecute, the rest by
  * exchanges. Source and destination are walked in lockstep. */
 static int lower_copy(lower_ctx *c, const tsi_program *p, idlist *l)
@@ -632,7 +655,9 @@ static int lower_copy(lower_ctx *c, const tsi_program *p, idlist *l)
 			doff = 0;
 		}
 	}
-	const char *label = prog_label(c, p, "Copy");
+	const char *label = copy_label(c, p);
+	if (!label)
+		return oom();
 	if (c->msg.n_touched) {
 		int32_t vt = copy_vertex_type(c);
 		if (vt < 0)

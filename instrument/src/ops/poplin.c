@@ -865,9 +865,9 @@ TSI_API int tsi_poplin_matmul_acc(tsi_graph *graph, const tsi_tensor *c, float a
 
 /*
  * A matmul operand laid out as the plan wants it (as poplin's
- * createMatMulInputLHS/RHS): a variable "name" of rows * cols elements
- * holding the plan's blocks one after the other, each block row-major,
- * and returned as a [rows, cols] view. A block is so one contiguous run
+ * createMatMulInputLHS/RHS): a [rows, cols] variable "name" whose
+ * rows * cols elements hold the plan's blocks one after the other, each
+ * block row-major, returned as the [rows, cols] view of the blocks. A block is so one contiguous run
  * (gathered in one copy rather than one per row), and is spread in equal
  * parts over the `spread` tiles that read it (n_split tiles for an A
  * block, m_split for a B block), so each tile holds a share of what it
@@ -898,8 +898,12 @@ static tsi_tensor *create_input(tsi_graph *graph, const char *api, bool lhs, tsi
 	col_parts = lhs ? c.plan.k_split : c.plan.n_split;
 	spread = lhs ? c.plan.n_split : c.plan.m_split;
 	/* The caller's name, or the operation's default ("lhs", "rhs") rather
-	 * than an anonymous "var<N>". */
-	var = tsi_graph_add_variable(graph, type, TSI_SHAPE(rows * cols), c.name);
+	 * than an anonymous "var<N>". The variable has the operand's shape, as
+	 * the profile lists poplin's weights; its elements are stored block
+	 * after block (each block row-major) so that a tile's share is one
+	 * run, and the operand returned is the view that puts them in place. */
+	var = tsi_graph_add_variable(graph, type, TSI_SHAPE(rows, cols), c.name);
+	var = var ? tsi_tensor_flatten(var) : NULL;
 	pieces = calloc(col_parts + row_parts, sizeof(*pieces));
 	if (!var)
 		goto done;
