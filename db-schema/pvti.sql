@@ -116,7 +116,14 @@ CREATE INDEX event_chunk_thread_first ON event_chunk(thread, first_ns);
 -- to the compile span ("Compiling ...") and each run span ("Run program
 -- ...") of an engine that writes a profile.pop the link to that report,
 -- which the System Analyser follows into the Graph Analyser:
---   {"autoReport": {"directory": "/abs/dir",   -- the report's directory
+--   {"autoReport": {"directory": "../report",  -- the report's directory,
+--                                              -- relative to this file's
+--                                              -- directory ("." when the
+--                                              -- same), so a run folder
+--                                              -- holding both can move;
+--                                              -- absolute in traces
+--                                              -- before Tilescope 0.4,
+--                                              -- which readers still take
 --                   "subdirectory": "name",    -- where its files move if a
 --                                              -- later engine reports to
 --                                              -- the same directory

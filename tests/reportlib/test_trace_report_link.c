@@ -1,8 +1,9 @@
 /*
  * tsr_trace_dup_span_report on links a hostile trace could hold: each
  * span of a hand-made trace carries one autoReport link (or none), and
- * the function must read the good ones, follow a report that moved into
- * its subdirectory, and refuse the malformed ones with TSR_ERR_CORRUPT
+ * the function must read the good ones (an absolute directory as older
+ * traces hold it, a relative one against the trace's directory), follow
+ * a report that moved into its subdirectory, and refuse the malformed ones with TSR_ERR_CORRUPT
  * (TSR_ERR_NO_DATA without a link), never guess.
  */
 #include "test-util.h"
@@ -59,7 +60,15 @@ static void test_links(void **state)
 		{json[1], TSR_OK, "/none", "e", -1}, /* nothing there: as recorded */
 		{NULL, TSR_ERR_NO_DATA, NULL, NULL, -1},
 		{"{\"step\":5}", TSR_ERR_NO_DATA, NULL, NULL, -1},
-		{"{\"autoReport\":{\"directory\":\"relative/dir\"}}", TSR_ERR_CORRUPT, NULL, NULL, -1},
+		/* Relative (as written since issue 26): against the trace's
+		 * directory, "." and ".." taken out, the subdirectory followed. */
+		{"{\"autoReport\":{\"directory\":\"relative/dir\",\"engine\":\"r\"}}", TSR_OK,
+		 "/relative/dir", "r", -1},
+		{"{\"autoReport\":{\"directory\":\"./rep/x/..\",\"subdirectory\":\"eng\","
+		 "\"engine\":\"e\",\"run\":1}}",
+		 TSR_OK, "/rep/eng", "e", 1},
+		{"{\"autoReport\":{\"directory\":\".\",\"engine\":\"d\"}}", TSR_OK, "", "d", -1},
+		{"{\"autoReport\":{\"directory\":\"\"}}", TSR_ERR_CORRUPT, NULL, NULL, -1},
 		{"{\"autoReport\":{\"directory\":\"/x\",\"run\":-1}}", TSR_ERR_CORRUPT, NULL, NULL, -1},
 		{"{\"autoReport\":{\"directory\":\"/x\",\"run\":1.5}}", TSR_ERR_CORRUPT, NULL, NULL, -1},
 		{"{\"autoReport\":{\"directory\":\"/x\",\"run\":\"2\"}}", TSR_ERR_CORRUPT, NULL, NULL, -1},

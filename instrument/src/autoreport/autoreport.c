@@ -884,28 +884,126 @@ int tsi_autoreport_flush(tsi_autoreport *ar, const tsi_run_profile *const *runs,
 }
 
 /*
+ * The real path of directory `path`, or of its parent joined with its
+ * last name when it does not exist yet (malloc'd; NULL when neither is
+ * there or on no memory).
+ */
+static char *real_dir(const char *path)
+{
+	char *real = realpath(path, NULL), *copy, *slash, *parent, *out = NULL;
+
+	if (real || !(copy = strdup(path)))
+		return real;
+	slash = strrchr(copy, '/');
+	if (slash && slash[1]) {
+		*slash = 0;
+		parent = realpath(slash == copy ? "/" : copy, NULL);
+		if (parent) {
+			size_t n = strlen(parent) + strlen(slash + 1) + 2;
+
+			if ((out = malloc(n)))
+				snprintf(out, n, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "",
+				         slash + 1);
+			free(parent);
+		}
+	}
+	free(copy);
+	return out;
+}
+
+/*
+ * `to` written relative to `from`, both absolute and real ("." when they
+ * are one directory, "../report" from a sibling): the link a trace keeps
+ * to its report, so that the two moved together (a run folder copied
+ * elsewhere) still find each other. malloc'd, NULL on no memory.
+ */
+static char *relative_dir(const char *from, const char *to)
+{
+	size_t common = 0, ups = 0, n;
+	const char *rest;
+	char *out, *p;
+
+	/* The longest common prefix ending at a component boundary. */
+	for (size_t i = 0;; i++) {
+		bool end_from = from[i] == 0 || from[i] == '/', end_to = to[i] == 0 || to[i] == '/';
+
+		if (end_from && end_to)
+			common = i;
+		if (from[i] != to[i] || !from[i])
+			break;
+	}
+	for (const char *q = from + common; *q; q++)
+		if (*q == '/' && q[1] && q[1] != '/')
+			ups++;
+	rest = to + common;
+	rest += strspn(rest, "/");
+	n = ups * 3 + strlen(rest) + 2;
+	if (!(out = malloc(n)))
+		return NULL;
+	p = out;
+	for (size_t i = 0; i < ups; i++, p += 3)
+		memcpy(p, "../", 3);
+	if (*rest)
+		strcpy(p, rest);
+	else if (ups)
+		p[-1] = 0; /* "../.." */
+	else
+		strcpy(p, ".");
+	return out;
+}
+
+/*
+ * Where the trace being written should say the report is: `dir` (absolute)
+ * relative to the trace file's directory, both as real paths. When the
+ * trace's path cannot be had or resolved, `dir` as it is (absolute, which
+ * readers take too). malloc'd, NULL on no memory.
+ */
+static char *link_dir(const char *dir)
+{
+	char *trace = pvti_dup_file_name(), *slash, *from = NULL, *to = NULL, *out = NULL;
+
+	slash = trace ? strrchr(trace, '/') : NULL;
+	if (slash)
+		*slash = 0;
+	if (trace)
+		from = realpath(slash ? (slash == trace ? "/" : trace) : ".", NULL);
+	if (from)
+		to = real_dir(dir);
+	out = from && to ? relative_dir(from, to) : strdup(dir);
+	free(to);
+	free(from);
+	free(trace);
+	return out;
+}
+
+/*
  * Issue 16: the System Analyser opens the report of a run or compile span
  * in the Graph Analyser. The span carries, as its event metadata,
  *   {"autoReport": {"directory": D, "subdirectory": S, "engine": E,
  *                   "run": N}}
- * D the report's directory now (absolute), S the subdirectory its files
- * move to should a later engine report to D too (so a reader can follow
- * them), E the engine's name (or "engine<index>" when it has none), and N
- * the run's index in profile.pop (run spans of kept runs only). Nothing
- * when not tracing or when no profile.pop is written.
+ * D the report's directory now, relative to the trace file's directory
+ * (issue 26: so that a run folder holding both still links once moved;
+ * absolute only when the trace's own place cannot be resolved), S the
+ * subdirectory its files move to should a later engine report to D too
+ * (so a reader can follow them), E the engine's name (or "engine<index>"
+ * when it has none), and N the run's index in profile.pop (run spans of
+ * kept runs only). Nothing when not tracing or when no profile.pop is
+ * written.
  */
 void tsi_autoreport_trace_span(tsi_autoreport *ar, int64_t run)
 {
 	cJSON *root, *o;
-	char *dir, *subdir, *json = NULL, name[32];
+	char *abs_dir, *dir, *subdir, *json = NULL, name[32];
 
 	if (!ar || !pvti_recording_() ||
 	    !(ar->cfg_copy.report_graph || ar->cfg_copy.report_execution))
 		return;
 	pthread_mutex_lock(&registry_lock);
-	dir = entry_dir(ar->entry);
+	abs_dir = entry_dir(ar->entry);
 	subdir = strdup(ar->entry->subdir);
 	pthread_mutex_unlock(&registry_lock);
+	dir = abs_dir ? link_dir(abs_dir) : NULL;
+	free(abs_dir);
 	snprintf(name, sizeof(name), "engine%u", ar->engine_index);
 	root = cJSON_CreateObject();
 	o = root ? cJSON_AddObjectToObject(root, "autoReport") : NULL;

@@ -277,9 +277,11 @@ TSR_API int tsr_trace_dup_event_metadata(char **json, tsr_trace *trace, size_t t
 
 /* The autoReport of the engine whose compile or run span `seq` of
  * `thread` is (the link the runtime records, see db-schema/pvti.sql):
- * *dir the report's directory, absolute (following the files into their
- * subdirectory when a later engine moved them there), *engine the
- * engine's name (may be NULL to skip), *run the run's index in the
+ * *dir the report's directory, absolute (the link is stored relative to
+ * the trace file's directory, and resolved against the directory of the
+ * file this handle read; older traces hold it absolute), following the
+ * files into their subdirectory when a later engine moved them there;
+ * *engine the engine's name (may be NULL to skip), *run the run's index in the
  * report's runs, or -1 for a compile span (may be NULL). *dir and *engine
  * are the caller's to free(). TSR_ERR_NO_DATA when the span has no link,
  * TSR_ERR_CORRUPT when its link is malformed. */
