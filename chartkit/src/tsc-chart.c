@@ -55,6 +55,12 @@ struct _TscChart {
 	GdkRGBA *colours;        /* n_components */
 	char **names;            /* n_components, NULL-terminated */
 	TscPyramid *totals_pyr;  /* over totals */
+	/* Diverging (tsc_chart_set_below): the last n_below components are
+	 * drawn down from zero. up and down are each item's sums above and
+	 * below (magnitudes), with their pyramids; NULL when n_below is 0. */
+	guint n_below;
+	double *up, *down;
+	TscPyramid *up_pyr, *down_pyr;
 	GPtrArray *series;       /* of Series* */
 	GArray *limits;          /* of Limit */
 	guint *markers;
@@ -79,6 +85,7 @@ struct _TscChart {
 	graphene_rect_t plot;          /* logical px, widget coordinates */
 	int plot_cols;                 /* whole pixel columns in the plot */
 	double y_max;                  /* the value at the top of the plot */
+	double y_min;                  /* at the bottom: 0, or below it when diverging */
 	double y_step, y_first;        /* y ticks */
 	guint y_n;
 	int text_height;
@@ -141,6 +148,12 @@ static void invalidate_geometry(TscChart *self)
 	invalidate_cache(self);
 }
 
+/* Whether component k is drawn below zero. */
+static gboolean is_below(TscChart *self, guint k)
+{
+	return k + self->n_below >= self->n_components;
+}
+
 /* The largest value any layer shows, so the y axis holds it. */
 static double data_max(TscChart *self)
 {
@@ -148,7 +161,10 @@ static double data_max(TscChart *self)
 	TscSpan span;
 	guint i;
 
-	if (self->totals_pyr) {
+	if (self->up_pyr) {
+		tsc_pyramid_query(self->up_pyr, 0, self->n_items, &span);
+		m = MAX(m, span.max);
+	} else if (self->totals_pyr) {
 		tsc_pyramid_query(self->totals_pyr, 0, self->n_items, &span);
 		m = MAX(m, span.max);
 	}
@@ -160,6 +176,29 @@ static double data_max(TscChart *self)
 	}
 	for (i = 0; i < self->limits->len; i++)
 		m = MAX(m, g_array_index(self->limits, Limit, i).y);
+	return m;
+}
+
+/* The lowest value any layer shows (0 or below): the stacks below zero
+ * of a diverging chart, negative series values and limits. */
+static double data_min(TscChart *self)
+{
+	double m = 0;
+	TscSpan span;
+	guint i;
+
+	if (self->down_pyr) {
+		tsc_pyramid_query(self->down_pyr, 0, self->n_items, &span);
+		m = MIN(m, -span.max);
+	}
+	for (i = 0; i < self->series->len; i++) {
+		Series *s = g_ptr_array_index(self->series, i);
+
+		tsc_pyramid_query(s->pyr, 0, self->n_items, &span);
+		m = MIN(m, span.min);
+	}
+	for (i = 0; i < self->limits->len; i++)
+		m = MIN(m, g_array_index(self->limits, Limit, i).y);
 	return m;
 }
 
@@ -184,13 +223,21 @@ static void ensure_geometry(TscChart *self)
 	/* Ticks about every 40 px of plot height; the top of the axis is the
 	 * first tick above the data, with a little room for limit labels. */
 	max_ticks = (guint)MAX(2, (height - top - bottom) / 40);
+	/* Zero is always on the axis (and a tick): a diverging chart's
+	 * bottom is the first tick below its lowest value. */
 	self->y_max = data_max(self) * 1.03;
-	if (!(self->y_max > 0))
+	self->y_min = data_min(self) * 1.03;
+	if (!(self->y_max > 0) && !(self->y_min < 0))
 		self->y_max = 1;
-	tsc_axis_nice_ticks(0, self->y_max, max_ticks, 0, &self->y_step, &self->y_first);
+	if (!(self->y_min < 0))
+		self->y_min = 0;
+	if (!(self->y_max > 0))
+		self->y_max = 0;
+	tsc_axis_nice_ticks(self->y_min, self->y_max, max_ticks, 0, &self->y_step, &self->y_first);
 	self->y_max = ceil(self->y_max / self->y_step - 1e-9) * self->y_step;
-	self->y_n = tsc_axis_nice_ticks(0, self->y_max, max_ticks + 1, self->y_step, &self->y_step,
-	                                &self->y_first);
+	self->y_min = floor(self->y_min / self->y_step + 1e-9) * self->y_step;
+	self->y_n = tsc_axis_nice_ticks(self->y_min, self->y_max, max_ticks + 1, self->y_step,
+	                                &self->y_step, &self->y_first);
 	for (i = 0; i < self->y_n; i++) {
 		char *s = format_value(self, self->y_first + i * self->y_step);
 
@@ -278,9 +325,9 @@ static void item_extent(TscChart *self, guint i, double *x0, double *x1)
 
 static double value_y(TscChart *self, double v)
 {
-	double base = self->plot.origin.y + self->plot.size.height;
+	double base = self->plot.origin.y + self->plot.size.height, range = self->y_max - self->y_min;
 
-	return base - (self->y_max > 0 ? v / self->y_max : 0) * self->plot.size.height;
+	return base - (range > 0 ? (v - self->y_min) / range : 0) * self->plot.size.height;
 }
 
 /* Snaps a y to the device pixel grid. */
@@ -330,10 +377,14 @@ int tsc_chart_component_at(TscChart *self, double x, double y)
 
 	if (item < 0 || y < self->plot.origin.y || y >= self->plot.origin.y + self->plot.size.height)
 		return -1;
-	v = (self->plot.origin.y + self->plot.size.height - y) / self->plot.size.height * self->y_max;
+	v = self->y_min + (self->plot.origin.y + self->plot.size.height - y) / self->plot.size.height *
+	                      (self->y_max - self->y_min);
+	/* Above zero the stack up, below it the stack down. */
 	for (k = 0; k < self->n_components; k++) {
+		if (is_below(self, k) != (v < 0))
+			continue;
 		acc += self->values[(gsize)k * self->n_items + (guint)item];
-		if (v < acc)
+		if (fabs(v) < acc)
 			return (int)k;
 	}
 	return -1;
@@ -367,15 +418,22 @@ static void draw_axes(TscChart *self, GtkSnapshot *s)
 
 	for (i = 0; i < self->y_n; i++) {
 		double v = self->y_first + i * self->y_step, y = floor(value_y(self, v));
-		char *label = format_value(self, v);
+		char *label;
 
-		if (i > 0)
+		/* Whole zeros: no "-0 B" from rounding the step. */
+		if (fabs(v) < self->y_step * 1e-6)
+			v = 0;
+		label = format_value(self, v);
+		if (i > 0 && v != 0)
 			tsc_rect(s, &grid, p->origin.x, y, p->size.width, 1);
 		tsc_text(s, self->layout, label, p->origin.x - 6, y - self->text_height / 2.0, 1.0, &text);
 		g_free(label);
 	}
-	/* The baseline and the left axis. */
-	tsc_rect(s, &axis, p->origin.x, floor(base), p->size.width, 1);
+	/* The zero line (the bottom unless the chart diverges) and the left
+	 * axis. */
+	tsc_rect(s, &axis, p->origin.x, floor(value_y(self, 0)), p->size.width, 1);
+	if (self->y_min < 0)
+		tsc_rect(s, &grid, p->origin.x, floor(base), p->size.width, 1);
 	tsc_rect(s, &axis, p->origin.x - 1, p->origin.y, 1, p->size.height + 1);
 
 	/* The ruler: item indices, about one label per 90 px. */
@@ -398,50 +456,76 @@ static void draw_axes(TscChart *self, GtkSnapshot *s)
 	}
 }
 
-/* Draws item `item`'s stack in pixel columns [x0, x1). */
-static void draw_stack(TscChart *self, GtkSnapshot *s, guint item, double x0, double x1)
+/* Draws item `item`'s stack in pixel columns [x0, x1): the part above
+ * zero (`up`) or the part below it, which only a diverging chart has. */
+static void draw_stack(TscChart *self, GtkSnapshot *s, guint item, double x0, double x1,
+                       gboolean up)
 {
-	double acc = 0, y_below = snap_y(self, value_y(self, 0));
+	double acc = 0, zero = snap_y(self, value_y(self, 0)), edge = zero;
+	double whole = self->n_below ? (up ? self->up[item] : self->down[item]) : self->totals[item];
 	guint k;
 
 	for (k = 0; k < self->n_components; k++) {
-		double v = self->values[(gsize)k * self->n_items + item], y_top;
+		double v = self->values[(gsize)k * self->n_items + item], y_end;
 
-		if (v <= 0)
+		if (v <= 0 || is_below(self, k) == up)
 			continue;
 		acc += v;
-		y_top = snap_y(self, value_y(self, acc));
+		y_end = snap_y(self, value_y(self, up ? acc : -acc));
 		/* A thin last piece still shows: a stack never vanishes. */
-		if (k + 1 == self->n_components || acc >= self->totals[item])
-			y_top = MIN(y_top, snap_y(self, value_y(self, 0)) - 1);
-		tsc_rect(s, &self->colours[k], x0, y_top, x1 - x0, y_below - y_top);
-		y_below = MIN(y_below, y_top);
+		if (acc >= whole)
+			y_end = up ? MIN(y_end, zero - 1) : MAX(y_end, zero + 2);
+		if (up) {
+			tsc_rect(s, &self->colours[k], x0, y_end, x1 - x0, edge - y_end);
+			edge = MIN(edge, y_end);
+		} else {
+			/* Below the zero line's pixel row. */
+			double from = MAX(edge, zero + 1);
+
+			tsc_rect(s, &self->colours[k], x0, from, x1 - x0, y_end - from);
+			edge = MAX(from, y_end);
+		}
 	}
+}
+
+/* Under level of detail, column `x`'s items [first, end) on one side:
+ * the item with the largest stack on that side, and the side's mean as
+ * a tick where it differs from it. */
+static void draw_column_side(TscChart *self, GtkSnapshot *s, const TscPyramid *pyr, double x,
+                             guint first, guint end, gboolean up)
+{
+	GdkRGBA mean_colour = tsc_rgba_alpha(&self->fg, 0.6);
+	double mean, sign = up ? 1 : -1;
+	TscSpan span;
+
+	tsc_pyramid_query(pyr, first, end, &span);
+	if (span.max <= 0)
+		return;
+	draw_stack(self, s, span.argmax, x, x + 1, up);
+	mean = span.sum / (end - first);
+	if (end - first > 1 && fabs(value_y(self, sign * mean) - value_y(self, sign * span.max)) >= 1)
+		tsc_rect(s, &mean_colour, x, snap_y(self, value_y(self, sign * mean)), 1, 1);
 }
 
 static void draw_stacks(TscChart *self, GtkSnapshot *s)
 {
-	GdkRGBA mean_colour = tsc_rgba_alpha(&self->fg, 0.6);
 	guint first, end, i;
 	int c;
 
 	if (self->n_components == 0 || self->n_items == 0)
 		return;
 	if (lod_active(self)) {
+		/* Each side of a diverging chart shows its own largest item, so
+		 * the largest increase and decrease under a column both show. */
 		for (c = 0; c < self->plot_cols; c++) {
-			TscSpan span;
-			double x = self->plot.origin.x + c, mean;
+			double x = self->plot.origin.x + c;
 
 			if (!column_items(self, c, &first, &end))
 				continue;
-			tsc_pyramid_query(self->totals_pyr, first, end, &span);
-			if (span.max <= 0)
-				continue;
-			draw_stack(self, s, span.argmax, x, x + 1);
-			mean = span.sum / (end - first);
-			/* The column's mean, where it differs from the maximum. */
-			if (end - first > 1 && value_y(self, mean) - value_y(self, span.max) >= 1)
-				tsc_rect(s, &mean_colour, x, snap_y(self, value_y(self, mean)), 1, 1);
+			draw_column_side(self, s, self->n_below ? self->up_pyr : self->totals_pyr, x, first,
+			                 end, TRUE);
+			if (self->n_below)
+				draw_column_side(self, s, self->down_pyr, x, first, end, FALSE);
 		}
 		return;
 	}
@@ -453,7 +537,9 @@ static void draw_stacks(TscChart *self, GtkSnapshot *s)
 		if (self->totals[i] <= 0)
 			continue;
 		bar_extent(self, i, &x0, &x1);
-		draw_stack(self, s, i, x0, x1);
+		draw_stack(self, s, i, x0, x1, TRUE);
+		if (self->n_below)
+			draw_stack(self, s, i, x0, x1, FALSE);
 	}
 }
 
@@ -817,10 +903,17 @@ void tsc_chart_set_focus_item(TscChart *self, guint item)
 
 /* --- Description and tooltip ----------------------------------------------- */
 
+/* An item's value: its total, or on a diverging chart what is above
+ * zero less what is below. */
+static double item_value(TscChart *self, guint item)
+{
+	return self->n_below ? self->up[item] - self->down[item] : self->totals[item];
+}
+
 /* Appends "Tile 52, 291,196 B" for an item. */
 static void append_item_value(TscChart *self, GString *s, guint item)
 {
-	char *name = format_item(self, item), *v = format_value(self, self->totals[item]);
+	char *name = format_item(self, item), *v = format_value(self, item_value(self, item));
 
 	g_string_append_printf(s, "%s, %s", name, v);
 	g_free(name);
@@ -840,7 +933,23 @@ static void update_description(TscChart *self)
 	first = (guint)MAX(0, floor(self->vis_start));
 	end = (guint)MIN(self->n_items, ceil(self->vis_end));
 	g_string_append_printf(s, "%u items; showing items %u to %u", self->n_items, first, end - 1);
-	if (self->totals_pyr && end > first) {
+	if (self->n_below && end > first) {
+		TscSpan up, down;
+
+		/* Each side's extreme; "none" when no item reaches that side. */
+		tsc_pyramid_query(self->up_pyr, first, end, &up);
+		tsc_pyramid_query(self->down_pyr, first, end, &down);
+		g_string_append(s, "; above zero, maximum ");
+		if (up.max > 0)
+			append_item_value(self, s, up.argmax);
+		else
+			g_string_append(s, "none");
+		g_string_append(s, "; below zero, minimum ");
+		if (down.max > 0)
+			append_item_value(self, s, down.argmax);
+		else
+			g_string_append(s, "none");
+	} else if (self->totals_pyr && end > first) {
 		TscSpan span;
 
 		tsc_pyramid_query(self->totals_pyr, first, end, &span);
@@ -894,7 +1003,8 @@ static gboolean tsc_chart_query_tooltip(GtkWidget *widget, int x, int y, gboolea
 	for (k = 0; k < self->n_components; k++) {
 		double val = self->values[(gsize)k * self->n_items + (guint)item];
 
-		v = format_value(self, val);
+		/* Below zero as drawn. */
+		v = format_value(self, is_below(self, k) && val > 0 ? -val : val);
 		g_string_append_printf(s, "%s: %s\n", self->names[k], v);
 		g_free(v);
 	}
@@ -905,7 +1015,7 @@ static gboolean tsc_chart_query_tooltip(GtkWidget *widget, int x, int y, gboolea
 		g_string_append_printf(s, "%s: %s\n", ser->name, v);
 		g_free(v);
 	}
-	v = format_value(self, self->totals[item]);
+	v = format_value(self, item_value(self, (guint)item));
 	g_string_append_printf(s, "Total: %s", v);
 	g_free(v);
 	gtk_tooltip_set_text(tooltip, s->str);
@@ -1155,6 +1265,54 @@ static void limit_clear(gpointer p)
 	g_free(((Limit *)p)->label);
 }
 
+/* Frees the sums above and below zero and their pyramids. */
+static void clear_sides(TscChart *self)
+{
+	g_clear_pointer(&self->up, g_free);
+	g_clear_pointer(&self->down, g_free);
+	g_clear_pointer(&self->up_pyr, tsc_pyramid_free);
+	g_clear_pointer(&self->down_pyr, tsc_pyramid_free);
+}
+
+/* The sums above and below zero and their pyramids, for a diverging
+ * chart with items (none otherwise). */
+static void build_sides(TscChart *self)
+{
+	clear_sides(self);
+	if (!self->n_below || !self->n_items)
+		return;
+	self->up = g_new0(double, self->n_items);
+	self->down = g_new0(double, self->n_items);
+	for (guint k = 0; k < self->n_components; k++)
+		for (guint i = 0; i < self->n_items; i++) {
+			double v = self->values[(gsize)k * self->n_items + i];
+
+			if (is_below(self, k))
+				self->down[i] += v;
+			else
+				self->up[i] += v;
+		}
+	self->up_pyr = tsc_pyramid_new(self->up, self->n_items);
+	self->down_pyr = tsc_pyramid_new(self->down, self->n_items);
+}
+
+void tsc_chart_set_below(TscChart *self, guint n_below)
+{
+	g_return_if_fail(TSC_IS_CHART(self));
+	if (n_below == self->n_below)
+		return;
+	self->n_below = n_below;
+	build_sides(self);
+	invalidate_geometry(self);
+	update_description(self);
+}
+
+guint tsc_chart_get_below(TscChart *self)
+{
+	g_return_val_if_fail(TSC_IS_CHART(self), 0);
+	return self->n_below;
+}
+
 void tsc_chart_set_stacks(TscChart *self, guint n_items, guint n_components, const double *values,
                           const GdkRGBA *colours, const char *const *names)
 {
@@ -1171,6 +1329,7 @@ void tsc_chart_set_stacks(TscChart *self, guint n_items, guint n_components, con
 	g_free(self->colours);
 	g_strfreev(self->names);
 	tsc_pyramid_free(self->totals_pyr);
+	clear_sides(self);
 	self->n_items = n_items;
 	self->n_components = n_components;
 	self->values = g_new(double, (gsize)n_items * n_components);
@@ -1189,6 +1348,7 @@ void tsc_chart_set_stacks(TscChart *self, guint n_items, guint n_components, con
 		}
 	}
 	self->totals_pyr = tsc_pyramid_new(self->totals, n_items);
+	build_sides(self);
 	if (new_count) {
 		GtkBitset *none = gtk_bitset_new_empty();
 
@@ -1431,6 +1591,7 @@ static void tsc_chart_finalize(GObject *object)
 	g_free(self->colours);
 	g_strfreev(self->names);
 	tsc_pyramid_free(self->totals_pyr);
+	clear_sides(self);
 	g_ptr_array_unref(self->series);
 	g_array_unref(self->limits);
 	g_free(self->markers);

@@ -16,6 +16,7 @@
 #include "ga-memory-view.h"
 
 #include "ga-format.h"
+#include "ga-memory-compare.h"
 #include "ga-memory-selection.h"
 #include "ga-tile-layout.h"
 
@@ -371,8 +372,8 @@ static void rebuild_compare(GaMemoryView *self)
 	g_autofree double *values = NULL;
 	g_autofree char *heading = NULL;
 	const guint *order, *order_b;
-	const char *diff_names[] = {"Increase (B > A)", "Decrease (B < A)", NULL};
-	GdkRGBA diff_colours[2];
+	g_autofree char *cap_note = NULL;
+	gboolean show_cap;
 	GString *caption;
 	guint n, grew = 0, shrank = 0, inc_tile = 0, dec_tile = 0;
 	int64_t inc = 0, dec = 0;
@@ -401,6 +402,16 @@ static void rebuild_compare(GaMemoryView *self)
 	gtk_label_set_text(self->b_heading, heading);
 	fill_stacks(self, self->compare, self->doc, order_b, (guint)nb, self->b_chart, names,
 	            colours, NULL);
+	/* The capacity line only where it informs (ga-memory-compare.h); A's
+	 * from rebuild_chart goes with it. */
+	show_cap = gtk_check_button_get_active(self->max_line) &&
+	           ga_memory_compare_cap_informative(
+	               self->chart, self->b_chart,
+	               MAX(tsr_report_get_target(ga_document_get_report(self->doc))->bytes_per_tile,
+	                   tsr_report_get_target(ga_document_get_report(self->compare))->bytes_per_tile),
+	               &cap_note);
+	if (!show_cap)
+		tsc_chart_clear_limits(self->chart);
 	/* One y scale for A and B: the capacity line on both, or else a line
 	 * at the fuller report's fullest tile. */
 	tsc_chart_clear_limits(self->b_chart);
@@ -409,7 +420,7 @@ static void rebuild_compare(GaMemoryView *self)
 		const tsr_target *tgb = tsr_report_get_target(ga_document_get_report(self->compare));
 		g_autofree char *text = NULL, *label = NULL;
 
-		if (gtk_check_button_get_active(self->max_line)) {
+		if (show_cap) {
 			text = tsc_format_bytes((double)tgb->bytes_per_tile, NULL);
 			label = g_strdup_printf("Max memory %s", text);
 			tsc_chart_add_limit(self->b_chart, (double)tgb->bytes_per_tile, label, NULL);
@@ -455,9 +466,7 @@ static void rebuild_compare(GaMemoryView *self)
 			dec_tile = tile;
 		}
 	}
-	diff_colours[0] = colour("#e01b24");
-	diff_colours[1] = colour("#2ec27e");
-	tsc_chart_set_stacks(self->diff_chart, n, 2, values, diff_colours, diff_names);
+	ga_memory_compare_set_difference(self->diff_chart, n, values, gaps);
 	caption = g_string_new(NULL);
 	g_string_append_printf(caption, "B − A per tile, %s gaps: ", gaps ? "including" : "excluding");
 	if (inc > 0) {
@@ -491,6 +500,8 @@ static void rebuild_compare(GaMemoryView *self)
 		                       "in the other); the charts go by tile number.",
 		                       sa, sb, MIN(na, nb), MAX(na, nb) - 1, na > nb ? "A" : "B");
 	}
+	if (cap_note)
+		g_string_append_printf(caption, " %s", cap_note);
 	gtk_label_set_text(self->diff_caption, caption->str);
 	g_string_free(caption, TRUE);
 }

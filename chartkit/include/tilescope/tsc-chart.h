@@ -66,6 +66,22 @@ const char *tsc_chart_get_label(TscChart *self);
 void tsc_chart_set_stacks(TscChart *self, guint n_items, guint n_components,
                           const double *values, const GdkRGBA *colours,
                           const char *const *names);
+/*
+ * Makes the chart diverge around zero: the last `n_below` components
+ * (their values still >= 0, magnitudes) are stacked down from a zero
+ * line, the others up from it, and the y axis runs from below the
+ * lowest stack to above the highest, with zero a tick (for a change
+ * B − A: increases up, decreases down). 0, the default, stacks every
+ * component up from the bottom. Kept across tsc_chart_set_stacks; more
+ * than the components means all of them. Under level of detail a column
+ * shows the item with the largest stack on each side. The tooltip shows
+ * the lower components' values negative and the total as up less down;
+ * the description names each side's extreme item ("above zero, maximum
+ * Tile 3, 1,024 B; below zero, minimum Tile 8, -28,888 B", "none" for a
+ * side no item reaches).
+ */
+void tsc_chart_set_below(TscChart *self, guint n_below);
+guint tsc_chart_get_below(TscChart *self);
 guint tsc_chart_get_n_items(TscChart *self);
 guint tsc_chart_get_n_components(TscChart *self);
 /* The sum of item `item`'s components (0 out of range). */

@@ -1,0 +1,176 @@
+#!/usr/bin/python3
+"""Compare mode's verdicts and Memory difference (issue 26 items 4 and 5).
+
+1. Opens tutorial 7 (Mk1) against tutorial 5, a pair whose total memory
+   excluding gaps went down while including gaps went up. In the Summary
+   the verdict of every metric shown (the change label's accessible
+   description, the colour in words) must equal `tilescope diff
+   --format=json`'s for that metric; memory.total_including_gaps and
+   memory.ipu0.total_including_gaps, the same figure on a one-IPU
+   report, must both be shown and agree.
+2. Opens the two tutorial 7 sizes (B smaller on every tile). Memory's
+   difference chart must diverge around zero: its description names no
+   item above zero and, below zero, the largest decrease as a negative
+   number equal to the one computed here from both files' tile_memory
+   (`tilescope sql`). With "Max memory line" on and gaps excluded, the
+   capacity line is far above every bar: the caption must say it is left
+   out, naming the capacity and the fullest tile drawn; with Include Gaps
+   on, A's fullest tile is over a third of the capacity, and the caption
+   must not.
+
+    check-compare-verdicts.py APP TILESCOPE SAMPLES_DIR
+Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
+"""
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pyatspi
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from atspi_util import (click, find, finish, other_views, plain, running_app,  # noqa: E402
+                        show_view, text_of, wait_for, walk)
+
+CAP_FACTOR = 3  # ga-memory-compare.h's GA_MEMORY_CAP_FACTOR
+
+
+def diff(tilescope, a, b):
+    p = subprocess.run([tilescope, "diff", "--format=json", a, b], capture_output=True,
+                       text=True)
+    if p.returncode not in (0, 1):
+        raise SystemExit(f"FAIL: tilescope diff failed: {p.stderr}")
+    return {d["metric"]: d for d in json.loads(p.stdout)["deltas"]}
+
+
+def sql(tilescope, report, query):
+    out = subprocess.run([tilescope, "sql", "--csv", report, query], check=True,
+                         capture_output=True, text=True).stdout
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def change_labels(app):
+    """{metric: accessible} of the Summary's change labels."""
+    found = {}
+    for acc in walk(app, prune=other_views("Summary")):
+        try:
+            if acc.getRole() == pyatspi.ROLE_LABEL and (acc.name or "").endswith(".change"):
+                found[acc.name[:-len(".change")]] = acc
+        except Exception:
+            continue
+    return found
+
+
+def check_summary(app_path, tilescope, a, b, failures):
+    deltas = diff(tilescope, a, b)
+    if deltas["memory.total_including_gaps"]["verdict"] != "changed":
+        failures.append("the chosen pair no longer moves the gaps totals apart: pick another")
+    with running_app(app_path, ["--view=summary", a, b]) as (proc, app, tmp):
+        if find(app, lambda x: x.name == "memory.ipu0.total_including_gaps.change",
+                prune=other_views("Summary")) is None:
+            raise SystemExit("FAIL: the compare Summary shows no "
+                             "memory.ipu0.total_including_gaps")
+        labels = change_labels(app)
+        for metric, acc in labels.items():
+            d = deltas.get(metric)
+            if d is None:
+                failures.append(f"Summary: {metric} is shown but tilescope diff has none")
+                continue
+            if (acc.description or "") != d["verdict"]:
+                failures.append(f"Summary: {metric} is marked {acc.description!r}, "
+                                f"tilescope diff says {d['verdict']!r}")
+        pair = [labels.get(m) for m in ("memory.total_including_gaps",
+                                        "memory.ipu0.total_including_gaps")]
+        if None in pair:
+            failures.append("Summary: the whole and the IPU 0 total including gaps are not "
+                            "both shown")
+        elif pair[0].description != pair[1].description:
+            failures.append(f"Summary: memory.total_including_gaps is {pair[0].description!r} "
+                            f"but memory.ipu0.total_including_gaps {pair[1].description!r}")
+        print(f"Summary: {len(labels)} verdicts equal tilescope diff's")
+
+
+def tile_totals(tilescope, report, column):
+    return {int(r["tile"]): int(r[column]) for r in
+            sql(tilescope, report, f"SELECT tile, {column} FROM tile_memory ORDER BY tile")}
+
+
+def caption_of(app):
+    acc = find(app, lambda x: x.getRole() == pyatspi.ROLE_LABEL and
+               text_of(x).startswith("B − A per tile"), prune=other_views("Memory"))
+    return text_of(acc) if acc is not None else None
+
+
+def check_memory(app_path, tilescope, a, b, failures):
+    ta, tb = tile_totals(tilescope, a, "total"), tile_totals(tilescope, b, "total")
+    dec = min(tb.get(t, 0) - ta.get(t, 0) for t in set(ta) | set(tb))
+    inc = max(tb.get(t, 0) - ta.get(t, 0) for t in set(ta) | set(tb))
+    cap = int(sql(tilescope, a, "SELECT bytes_per_tile FROM target")[0]["bytes_per_tile"])
+    top = max(list(ta.values()) + list(tb.values()))
+    ga = tile_totals(tilescope, a, "total_including_gaps")
+    gb = tile_totals(tilescope, b, "total_including_gaps")
+    top_gaps = max(list(ga.values()) + list(gb.values()))
+    if inc > 0 or dec >= 0 or top * CAP_FACTOR >= cap or top_gaps * CAP_FACTOR < cap:
+        failures.append("the tutorial 7 sizes no longer make the case this test is about")
+        return
+    with running_app(app_path, ["--view=memory", a, b]) as (proc, app, tmp):
+        prune = other_views("Memory")
+        chart = find(app, lambda x: x.name == "Memory difference by tile (B − A)", prune=prune)
+        max_line = find(app, lambda x: plain(x.name) == "Max memory line" and
+                        x.getRole() in (pyatspi.ROLE_CHECK_BOX, pyatspi.ROLE_TOGGLE_BUTTON),
+                        prune=prune)
+        gaps = find(app, lambda x: plain(x.name) == "Include Gaps" and
+                    x.getRole() in (pyatspi.ROLE_CHECK_BOX, pyatspi.ROLE_TOGGLE_BUTTON),
+                    prune=prune)
+        if None in (chart, max_line, gaps):
+            raise SystemExit("FAIL: Memory lacks the difference chart, Max memory line or "
+                             "Include Gaps")
+        want = f"below zero, minimum Tile \\d+ \\(IPU 0\\), -{-dec:,} B"
+        if not wait_for(lambda: re.search(want, chart.description or "")):
+            failures.append(f"Memory: the difference chart says {chart.description!r}; "
+                            f"expected decreases below zero, the largest -{-dec:,} B")
+        elif "above zero, maximum none" not in chart.description:
+            failures.append(f"Memory: the difference chart says {chart.description!r}, "
+                            "but no tile grew")
+        else:
+            print("Memory difference:", chart.description)
+
+        def set_check(check, on):
+            if check.getState().contains(pyatspi.STATE_CHECKED) != on:
+                click(check)
+            return wait_for(lambda: check.getState().contains(pyatspi.STATE_CHECKED) == on)
+
+        note = f"The max memory line ({cap:,} B) is left out: the fullest tile drawn, {top:,} B"
+        if not set_check(max_line, True) or not set_check(gaps, False):
+            failures.append("Memory: could not turn Max memory line on and Include Gaps off")
+        elif not wait_for(lambda: note in (caption_of(app) or "")):
+            failures.append(f"Memory: with gaps excluded the caption is {caption_of(app)!r}; "
+                            f"expected it to say {note!r}")
+        else:
+            print("Memory, excluding gaps:", caption_of(app))
+        if not set_check(gaps, True):
+            failures.append("Memory: could not turn Include Gaps on")
+        elif not wait_for(lambda: (caption_of(app) or "").startswith(
+                "B − A per tile, including gaps") and "left out" not in caption_of(app)):
+            failures.append(f"Memory: with gaps included (fullest tile {top_gaps:,} B of "
+                            f"{cap:,} B) the caption is {caption_of(app)!r}; the line should "
+                            "be drawn")
+        else:
+            print("Memory, including gaps: the max memory line is drawn")
+
+
+def main():
+    app_path, tilescope, samples = sys.argv[1:4]
+    failures = []
+    check_summary(app_path, tilescope, os.path.join(samples, "tut7_mk1"),
+                  os.path.join(samples, "tut5_ml"), failures)
+    check_memory(app_path, tilescope, os.path.join(samples, "tut7_mk1"),
+                 os.path.join(samples, "tut7_mk1_small"), failures)
+    finish(failures)
+
+
+if __name__ == "__main__":
+    main()
