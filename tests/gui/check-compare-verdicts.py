@@ -90,7 +90,7 @@ def check_summary(app_path, tilescope, a, b, failures):
         elif pair[0].description != pair[1].description:
             failures.append(f"Summary: memory.total_including_gaps is {pair[0].description!r} "
                             f"but memory.ipu0.total_including_gaps {pair[1].description!r}")
-        print(f"Summary: {len(labels)} verdicts equal tilescope diff's")
+        print(f"Summary: {len(labels)} verdicts checked against tilescope diff")
 
 
 def tile_totals(tilescope, report, column):
