@@ -55,6 +55,32 @@ const char *tsr_step_type_name(tsr_step_type type)
 }
 
 /*
+ * The name the model gave engine program `index`. The compiler wraps each
+ * program the model hands the engine in an unnamed Sequence (the control
+ * program), so the name is the control program's own when it has one,
+ * else that of the one program wrapped in it. Every reader that names a
+ * program or a run asks here, so the Program Tree, the run pickers, the
+ * summary and diff's labels agree.
+ */
+const char *tsr_report_lookup_engine_program_name(tsr_report *report, size_t index)
+{
+	const tsr_program *top;
+	size_t n_progs;
+
+	if (!report || !report->programs || !report->control_programs ||
+	    index >= report->counts.control_programs)
+		return NULL;
+	n_progs = report->counts.programs;
+	if (report->control_programs[index] >= n_progs)
+		return NULL;
+	top = &report->programs[report->control_programs[index]];
+	if ((!top->name || !top->name[0]) && top->n_children == 1 && top->children &&
+	    top->children[0] < n_progs)
+		top = &report->programs[top->children[0]];
+	return top->name && top->name[0] ? top->name : NULL;
+}
+
+/*
  * Checks the run index a run query is given: TSR_ERR_NO_DATA when the
  * report holds no runs (an out-of-memory graph, or a model that never
  * ran), TSR_ERR_OUT_OF_RANGE past the last run; both recorded on the

@@ -61,6 +61,7 @@
  *   execution               null without runs, else
  *     run, runs, program    the run shown (0-based), runs kept, the engine
  *                           program it ran
+ *     programName           the name the model gave that program, or null
  *     totalCycles, microseconds (number)
  *     computeCycles         including idle threads (summed over tiles)
  *     activeComputeCycles   excluding idle threads
@@ -403,6 +404,7 @@ static void json_execution(json_ctx *j, cJSON *root)
 	put(j, o, "run", j_u64(s->run));
 	put(j, o, "runs", j_u64(s->n_runs));
 	put(j, o, "program", j_u64(s->program));
+	put(j, o, "programName", j_str(s->program_name));
 	put(j, o, "totalCycles", j_u64(s->activity.cycles));
 	put(j, o, "microseconds", j_num(s->flops.seconds * 1e6));
 	put(j, o, "computeCycles", j_u64(tc->compute));

@@ -627,9 +627,18 @@ static void print_execution(text_ctx *t)
 		fputs("  No execution profile: the report holds no runs.\n", t->out);
 		return;
 	}
-	if (s->n_runs > 1)
-		row_left(t, "  Run:", 49, "%s of %s (engine program %s)", fmt_u64(a, s->run + 1),
-		         fmt_u64(c, s->n_runs), fmt_u64(b, s->program));
+	/* The program by the name the model gave it, when it gave one
+	 * ("2 of 3 (epoch, engine program 1)"). */
+	if (s->n_runs > 1) {
+		fputs("  Run:", t->out);
+		spaces(t, 49 - strlen("  Run:"));
+		fprintf(t->out, "%s of %s (", fmt_u64(a, s->run + 1), fmt_u64(c, s->n_runs));
+		if (s->program_name) {
+			put_name(t, s->program_name);
+			fputs(", ", t->out);
+		}
+		fprintf(t->out, "engine program %s)\n", fmt_u64(b, s->program));
+	}
 	row_left(t, "  Total cycles:", 49, "%s (approx %s microseconds)",
 	         fmt_u64(a, s->activity.cycles), fmt_1dp(b, s->flops.seconds * 1e6));
 	row_left(t, "  Total compute cycles (including idle threads):", 49, "%s",

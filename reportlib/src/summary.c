@@ -916,6 +916,7 @@ static int gather_execution(tsr_summary *s)
 		                f->n_runs);
 	f->run = f->opts.run >= 0 ? (size_t)f->opts.run : f->n_runs - 1;
 	f->program = runs[f->run].program;
+	f->program_name = tsr_report_lookup_engine_program_name(s->report, f->program);
 	f->has_run = true;
 	rc = tsr_report_fill_run_activity(&f->activity, s->report, f->run);
 	if (!rc)

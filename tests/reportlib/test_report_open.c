@@ -141,6 +141,12 @@ static void test_programs(void **state)
 	assert_int_equal(n, 2);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(list[i], gp->control_programs[i]);
+	/* Engine programs by the names the model gave them (the compiler's
+	 * unnamed control Sequence wraps each); none past the end. */
+	assert_string_equal(tsr_report_lookup_engine_program_name(f->report, 0), "main");
+	assert_string_equal(tsr_report_lookup_engine_program_name(f->report, 1), "other");
+	assert_null(tsr_report_lookup_engine_program_name(f->report, 2));
+	assert_null(tsr_report_lookup_engine_program_name(NULL, 0));
 	assert_int_equal(tsr_report_get_function_programs(&list, &n, f->report), TSR_OK);
 	assert_int_equal(n, gp->n_function_programs);
 	for (size_t i = 0; i < n; i++)

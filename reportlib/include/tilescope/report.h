@@ -392,6 +392,12 @@ TSR_API int tsr_report_get_programs(const tsr_program **out, size_t *n, tsr_repo
 /* Program ids of each engine program, and of each function. */
 TSR_API int tsr_report_get_control_programs(const uint32_t **out, size_t *n, tsr_report *report);
 TSR_API int tsr_report_get_function_programs(const uint32_t **out, size_t *n, tsr_report *report);
+/* The name the model gave engine program `index` (a control program's
+ * position, as tsr_run.program): the control program's own, else that of
+ * the one program the compiler wrapped in it. NULL when the model named
+ * neither or `index` is past the end; the caller then falls back to its
+ * own wording ("program 1"). Borrowed: valid until tsr_report_free(). */
+TSR_API const char *tsr_report_lookup_engine_program_name(tsr_report *report, size_t index);
 
 typedef struct tsr_compute_set {
 	const char *name;

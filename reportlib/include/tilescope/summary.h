@@ -187,7 +187,7 @@ typedef struct tsr_summary_figures {
 	bool has_run;
 	size_t n_runs;                 /* runs the report keeps */
 	size_t run;                    /* the run shown (0-based): opts.run, or the last */
-	uint32_t program;              /* the engine program it ran */
+	uint32_t program;              /* the engine program it ran (its name: program_name) */
 	tsr_activity activity;         /* its length and tile cycles by activity */
 	tsr_flops flops;               /* fp32; flops.seconds is its length in seconds */
 	double tile_balance;           /* compute cycles / (cycles x tiles); NaN when
@@ -203,6 +203,11 @@ typedef struct tsr_summary_figures {
 	 * order (a context's descendants follow it, before its next sibling). */
 	const tsr_summary_operation *operations;
 	size_t n_operations;
+
+	/* With has_run: the name the model gave the run's engine program
+	 * (tsr_report_lookup_engine_program_name), NULL when it gave none.
+	 * Last, as fields added after 0.3.0 are. */
+	const char *program_name;
 } tsr_summary_figures;
 
 /*
