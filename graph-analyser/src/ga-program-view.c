@@ -42,7 +42,9 @@ G_DECLARE_FINAL_TYPE(GaProgramRow, ga_program_row, GA, PROGRAM_ROW, GObject)
 struct _GaProgramRow {
 	GObject parent_instance;
 	guint32 id;     /* program id */
-	char *root;     /* a top-level row's label ("Program 0", "Function 1"), else NULL */
+	char *root;     /* a top-level row's label (root_label), whole; else NULL */
+	gboolean named; /* root is the name the model gave an engine program */
+	gint64 engine;  /* the engine program a top-level row is, else -1 */
 };
 
 G_DEFINE_FINAL_TYPE(GaProgramRow, ga_program_row, G_TYPE_OBJECT)
@@ -69,7 +71,25 @@ static GaProgramRow *program_row_new(guint32 id, char *root)
 
 	row->id = id;
 	row->root = root;
+	row->engine = -1;
 	return row;
+}
+
+/*
+ * The label of top-level row `i` of the engine programs (`funcs` FALSE)
+ * or the functions: an engine program by the name the model gave it
+ * (reportlib's rule, as the summary and the run pickers name it), else
+ * "Program i"; a function "Function i". *named says which. The caller
+ * frees it; it is whole, cut for display by the caller.
+ */
+static char *root_label(tsr_report *r, gboolean funcs, size_t i, gboolean *named)
+{
+	const char *name = funcs ? NULL : tsr_report_lookup_engine_program_name(r, i);
+
+	*named = name != NULL;
+	if (name)
+		return g_strdup(name);
+	return g_strdup_printf(funcs ? "Function %zu" : "Program %zu", i);
 }
 
 /* --- The view ------------------------------------------------------------------------- */
@@ -253,8 +273,11 @@ static void bind_program(GtkSignalListItemFactory *f, GtkListItem *item, gpointe
 	gtk_label_set_text(GTK_LABEL(tag), type);
 	label = progs[row->id].name ? ga_format_name(progs[row->id].name) : g_strdup("");
 	if (row->root) {
-		g_autofree char *with = *label ? g_strdup_printf("%s: %s", row->root, label)
-		                               : g_strdup(row->root);
+		/* A named engine program's row is its name alone: the control
+		 * program's own name, when it has one, is that name. */
+		g_autofree char *root = ga_format_name(row->root);
+		g_autofree char *with = *label && !row->named ? g_strdup_printf("%s: %s", root, label)
+		                                              : g_steal_pointer(&root);
 
 		gtk_label_set_text(GTK_LABEL(name), with);
 		gtk_widget_add_css_class(name, "heading");
@@ -264,7 +287,7 @@ static void bind_program(GtkSignalListItemFactory *f, GtkListItem *item, gpointe
 	}
 	/* The name is cut (ga_format_name); the rows on screen carry it whole
 	 * in their tooltips. */
-	tsd_widget_set_name_tooltip(name, progs[row->id].name);
+	tsd_widget_set_name_tooltip(name, row->named ? row->root : progs[row->id].name);
 }
 
 static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
@@ -451,16 +474,18 @@ static void update_details(GaProgramView *self)
 	if (row->id >= n)
 		return;
 	p = &progs[row->id];
-	/* A top-level row by its label, another by its name (or type). */
+	/* A top-level row by its label (as the tree shows it), another by its
+	 * name (or type). */
 	{
 		g_autofree char *name = ga_format_name(p->name ? p->name : p->type);
+		g_autofree char *root = row->root ? ga_format_name(row->root) : NULL;
 
-		heading = row->root && p->name ? g_strdup_printf("%s: %s", row->root, name)
-		          : row->root          ? g_strdup(row->root)
-		                               : g_steal_pointer(&name);
+		heading = root && p->name && !row->named ? g_strdup_printf("%s: %s", root, name)
+		          : root                         ? g_steal_pointer(&root)
+		                                         : g_steal_pointer(&name);
 	}
 	gtk_label_set_text(self->heading, heading);
-	tsd_widget_set_name_tooltip(GTK_WIDGET(self->heading), p->name);
+	tsd_widget_set_name_tooltip(GTK_WIDGET(self->heading), row->named ? row->root : p->name);
 
 	type = type_text(p);
 	put(self, &r, "Type", type, FALSE);
@@ -470,6 +495,9 @@ static void update_details(GaProgramView *self)
 		put(self, &r, "Name", name, FALSE);
 	}
 	ga_details_add_u64(self->details, &r, "Program id", row->id);
+	/* Its index, which a named engine program's label no longer says. */
+	if (row->engine >= 0)
+		ga_details_add_u64(self->details, &r, "Engine program", (uint64_t)row->engine);
 	if (p->compute_set >= 0)
 		put_compute_set(self, &r, (size_t)p->compute_set);
 	if (p->exchange >= 0)
@@ -808,7 +836,8 @@ static void run_search(GaProgramView *self)
 		           : tsr_report_get_control_programs(&ids, &n_ids, r)))
 			continue;
 		for (size_t i = 0; i < n_ids; i++, top++) {
-			g_autofree char *root = g_strdup_printf(funcs ? "Function %zu" : "Program %zu", i);
+			gboolean named;
+			g_autofree char *root = root_label(r, funcs, i, &named);
 
 			if (ids[i] < n_progs)
 				search_from(self, re, top, ids[i], root, progs, n_progs, &visits);
@@ -925,9 +954,11 @@ static void rebuild(GaProgramView *self)
 			           : tsr_report_get_control_programs(&ids, &n, r)))
 				continue;
 			for (size_t i = 0; i < n; i++) {
-				GaProgramRow *row = program_row_new(
-				    ids[i], g_strdup_printf(funcs ? "Function %zu" : "Program %zu", i));
+				gboolean named;
+				GaProgramRow *row = program_row_new(ids[i], root_label(r, funcs, i, &named));
 
+				row->named = named;
+				row->engine = funcs ? -1 : (gint64)i;
 				g_list_store_append(roots, row);
 				g_object_unref(row);
 			}
