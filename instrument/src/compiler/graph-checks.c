@@ -570,6 +570,197 @@ static int check_handle_tensors(compile_ctx *ctx)
 	return TSI_OK;
 }
 
+/* --- Write races ------------------------------------------------------------ */
+
+/*
+ * The vertices of a compute set run at the same time, so two of them
+ * writing the same element is a race on the IPU: which value is kept
+ * depends on timing. Poplar's compiler accepts such a graph (the IPU
+ * Model's serial order would hide it), so this is a warning on the
+ * COMPILE log, not an error; it names both vertices, the compute set, the
+ * variable and the elements, as the errors above name what they refuse.
+ *
+ * Cost: the written stretches of one compute set are sorted by variable
+ * and first element and swept once (O(n log n) in the stretches), never
+ * compared pairwise.
+ */
+
+/* Warnings written per compute set; the rest are counted in one line. */
+#define RACES_LISTED_PER_CS 5
+
+/* Elements [begin, end) of variable `var` that field `field` of `v` writes. */
+typedef struct write_span {
+	uint32_t var;
+	uint32_t field;
+	size_t begin, end;
+	const tsi_vertex *v;
+} write_span;
+
+/* One overlap found, merged with the next while they continue it. */
+typedef struct write_race {
+	const write_span *a, *b; /* a began first (or at the same element) */
+	size_t begin, end;       /* elements of a->var both write */
+} write_race;
+
+/* Orders stretches by variable, first element, last element, vertex. */
+static int span_cmp(const void *pa, const void *pb)
+{
+	const write_span *a = pa, *b = pb;
+
+	if (a->var != b->var)
+		return a->var < b->var ? -1 : 1;
+	if (a->begin != b->begin)
+		return a->begin < b->begin ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	if (a->v->id != b->v->id)
+		return a->v->id < b->v->id ? -1 : 1;
+	return a->field < b->field ? -1 : a->field > b->field;
+}
+
+/* Writes one race as a warning, unless the compute set has had its share. */
+static void report_race(const compile_ctx *ctx, const tsi_compute_set *cs, const write_race *r,
+                        size_t *n_races)
+{
+	const tsi_var *var = tsi_graph_var(ctx->graph, r->a->var);
+	const tsi_vertex *va = r->a->v, *vb = r->b->v;
+	char range[64];
+
+	if ((*n_races)++ >= RACES_LISTED_PER_CS)
+		return;
+	if (r->end - r->begin == 1)
+		snprintf(range, sizeof(range), "element %zu", r->begin);
+	else
+		snprintf(range, sizeof(range), "elements %zu to %zu (%zu elements)", r->begin,
+		         r->end - 1, r->end - r->begin);
+	tsi_log(TSI_LOG_WARN, "COMPILE",
+	        "vertices %u (type '%s', field '%s') and %u (type '%s', field '%s') in compute set "
+	        "'%s' both write %s of %s '%s'; the vertices of a compute set run in parallel, so "
+	        "this is a race on the IPU (write each element from one vertex, or split the "
+	        "writes into two compute sets)",
+	        va->id, va->type_name, va->codelet->fields[r->a->field].name, vb->id, vb->type_name,
+	        vb->codelet->fields[r->b->field].name, cs->name, range,
+	        var->is_constant ? "constant" : "variable", var->name);
+}
+
+/*
+ * Finds the races of one compute set in `spans` (n, sorted by span_cmp).
+ * Sweeping in order, a stretch overlaps an earlier one of another vertex
+ * exactly when it begins before the farthest end reached by another
+ * vertex; keeping the farthest-reaching stretch and the farthest one of
+ * any other vertex answers that in constant time. Each stretch so names
+ * one partner (the pair reported), and a run of overlaps of the same two
+ * vertices over touching elements is one warning.
+ */
+static void sweep_races(const compile_ctx *ctx, const tsi_compute_set *cs,
+                        const write_span *spans, size_t n, size_t *n_races)
+{
+	const write_span *far1 = NULL, *far2 = NULL; /* far2->v != far1->v */
+	write_race pending = {0};
+	bool have = false;
+
+	for (size_t i = 0; i < n; i++) {
+		const write_span *s = &spans[i], *other = NULL;
+
+		if (far1 && far1->var != s->var)
+			far1 = far2 = NULL;
+		if (far1 && far1->v != s->v && s->begin < far1->end)
+			other = far1;
+		else if (far2 && s->begin < far2->end)
+			other = far2;
+		if (other) {
+			size_t end = s->end < other->end ? s->end : other->end;
+			bool same_pair = have && pending.a->var == s->var &&
+			                 ((pending.a->v == other->v && pending.b->v == s->v) ||
+			                  (pending.a->v == s->v && pending.b->v == other->v));
+
+			if (same_pair && s->begin <= pending.end) {
+				if (end > pending.end)
+					pending.end = end;
+			} else {
+				if (have)
+					report_race(ctx, cs, &pending, n_races);
+				pending = (write_race){other, s, s->begin, end};
+				have = true;
+			}
+		}
+		if (!far1 || s->end > far1->end) {
+			if (far1 && far1->v != s->v)
+				far2 = far1;
+			far1 = s;
+		} else if (s->v != far1->v && (!far2 || s->end > far2->end)) {
+			far2 = s;
+		}
+	}
+	if (have)
+		report_race(ctx, cs, &pending, n_races);
+}
+
+/*
+ * Warns about vertices of one executed compute set that write the same
+ * elements (output and in/out fields). Fails only when out of memory.
+ */
+static int warn_write_races(const compile_ctx *ctx)
+{
+	write_span *spans = NULL;
+	size_t cap = 0;
+	int rc = TSI_OK;
+
+	for (size_t c = 0; c < ctx->out->compute_sets.len; c++) {
+		const tsi_compute_set *cs = ctx->out->compute_sets.items[c];
+		size_t n = 0, n_races = 0;
+
+		for (size_t i = 0; i < cs->vertices.len; i++) {
+			const tsi_vertex *v = cs->vertices.items[i];
+
+			for (size_t f = 0; f < v->codelet->n_fields; f++) {
+				if (v->codelet->fields[f].dir == TSI_FIELD_INPUT)
+					continue;
+				for (size_t k = 0; k < v->fields[f].n; k++) {
+					const tsi_tensor *t = v->fields[f].tensors[k];
+
+					for (size_t r = 0; r < t->n_regions; r++) {
+						if (!t->regions[r].len)
+							continue;
+						if (n == cap) {
+							size_t ncap = cap ? cap * 2 : 256;
+							write_span *ns = realloc(spans, ncap * sizeof(*ns));
+
+							if (!ns) {
+								rc = tsi_set_error(TSI_ERR_NO_MEMORY,
+								                   "out of host memory compiling");
+								goto out;
+							}
+							spans = ns;
+							cap = ncap;
+						}
+						spans[n++] = (write_span){t->regions[r].var, (uint32_t)f,
+						                          t->regions[r].begin,
+						                          t->regions[r].begin + t->regions[r].len, v};
+					}
+				}
+			}
+		}
+		if (n < 2)
+			continue;
+		/* Operations mostly give vertex i the i-th slice of their
+		 * output, so the stretches often come sorted already. */
+		size_t i = 1;
+		while (i < n && span_cmp(&spans[i - 1], &spans[i]) <= 0)
+			i++;
+		if (i < n)
+			qsort(spans, n, sizeof(*spans), span_cmp);
+		sweep_races(ctx, cs, spans, n, &n_races);
+		if (n_races > RACES_LISTED_PER_CS)
+			tsi_log(TSI_LOG_WARN, "COMPILE",
+			        "compute set '%s': %zu more overlapping writes by two vertices not listed",
+			        cs->name, n_races - RACES_LISTED_PER_CS);
+	}
+out:
+	free(spans);
+	return rc;
+}
+
 /* --- Entry points ---------------------------------------------------------- */
 
 /* Frees what a compilation produced. NULL is ignored. */
@@ -588,8 +779,9 @@ void tsi_compiled_free(tsi_compiled *compiled)
  * Gathers what `programs` reach and checks it: vertex types, vertex tiles,
  * field connections, field sizes and types, then the tile of every tensor
  * element the programs touch. The first problem fails the compilation
- * with its message in the thread-local error. `opts` is for the phases to
- * come (already validated by the engine).
+ * with its message in the thread-local error; vertices of one compute set
+ * writing the same elements are only warned about (warn_write_races).
+ * `opts` is for the phases to come (already validated by the engine).
  */
 int tsi_compile(tsi_compiled **out, tsi_graph *graph, tsi_program *const *programs,
                 size_t n_programs, const tsi_options *opts, const tsi_profile_hook *hook)
@@ -651,6 +843,11 @@ int tsi_compile(tsi_compiled **out, tsi_graph *graph, tsi_program *const *progra
 		rc = check_program_tensors(&ctx);
 	if (rc == TSI_OK)
 		rc = check_handle_tensors(&ctx);
+	if (rc == TSI_OK) {
+		TSI_TRACE_BEGINF("Write-race check");
+		rc = warn_write_races(&ctx);
+		TSI_TRACE_END();
+	}
 	TSI_TRACE_END();
 	if (rc == TSI_OK) {
 		tsi_log(TSI_LOG_DEBUG, "COMPILE", "Graph checks passed");
