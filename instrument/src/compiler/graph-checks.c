@@ -11,10 +11,11 @@
  * simulation that feeds the profiles. Each adds its results to
  * tsi_compiled.
  *
- * Cost: every step is linear in what the programs reach. Tile mappings are
- * checked per variable region; a variable is scanned in full at most once
- * and remembered as fully mapped, so a model with ten million elements
- * compiles in milliseconds.
+ * Cost: every step is linear in what the programs reach, but for the
+ * write-race warning, which sorts each compute set's written stretches.
+ * Tile mappings are checked per variable region; a variable is scanned in
+ * full at most once and remembered as fully mapped, so a model with ten
+ * million elements compiles in milliseconds.
  */
 #include "../ipu-private.h"
 
