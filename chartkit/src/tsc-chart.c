@@ -208,7 +208,7 @@ static void ensure_geometry(TscChart *self)
 	int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
 	int label_w = 0, tw, th;
 	guint max_ticks;
-	double left, top, bottom, right = 12;
+	double left, top, bottom, right = 12, lo, hi;
 	guint i;
 
 	if (self->geometry_valid && width == self->geom_width && height == self->geom_height)
@@ -234,8 +234,19 @@ static void ensure_geometry(TscChart *self)
 	if (!(self->y_max > 0))
 		self->y_max = 0;
 	tsc_axis_nice_ticks(self->y_min, self->y_max, max_ticks, 0, &self->y_step, &self->y_first);
+	lo = self->y_min;
+	hi = self->y_max;
 	self->y_max = ceil(self->y_max / self->y_step - 1e-9) * self->y_step;
 	self->y_min = floor(self->y_min / self->y_step + 1e-9) * self->y_step;
+	/* A side far smaller than a tick step (one tile shrank by 448 B
+	 * where others grew by 35 KB) ends near its data, not a whole step
+	 * away, with a sliver of the plot so that it still shows. */
+	if (lo < 0 && hi > 0) {
+		if (-lo < self->y_step / 4)
+			self->y_min = -MAX(-lo, self->y_max * 0.08);
+		else if (hi < self->y_step / 4)
+			self->y_max = MAX(hi, -self->y_min * 0.08);
+	}
 	self->y_n = tsc_axis_nice_ticks(self->y_min, self->y_max, max_ticks + 1, self->y_step,
 	                                &self->y_step, &self->y_first);
 	for (i = 0; i < self->y_n; i++) {
