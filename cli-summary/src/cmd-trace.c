@@ -30,6 +30,7 @@
 #include "utf8.h"
 
 #include "tilescope/summary.h"
+#include "tilescope/units.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -263,34 +264,11 @@ static int series_bucket(trace_view *v, size_t i, tsr_trace_counter_bucket **b)
 
 /* --- Text ---------------------------------------------------------------------------- */
 
-/*
- * A duration (or a time after the trace's start) with about three
- * significant digits and the largest unit it is at least one of once
- * rounded, so that 999.7 us reads "1.00 ms", never "1000 us". Means can
- * be fractions; negative values (never expected) keep their sign.
- */
+/* A duration (or a time after the trace's start) as reportlib writes it
+ * for people, the System Analyser's too (tilescope/units.h). */
 static const char *fmt_ns(char buf[32], double ns)
 {
-	static const struct {
-		double scale;
-		const char *unit;
-	} units[] = {{1, "ns"}, {1e3, "us"}, {1e6, "ms"}, {1e9, "s"}};
-	const size_t n_units = sizeof(units) / sizeof(units[0]);
-	double mag = fabs(ns), x;
-	size_t u = 0;
-	int decimals;
-
-	if (!isfinite(ns)) {
-		snprintf(buf, 32, "-");
-		return buf;
-	}
-	/* 0.9995 of a unit rounds up to 1.00 of it. */
-	while (u + 1 < n_units && mag >= units[u + 1].scale * 0.9995)
-		u++;
-	x = mag / units[u].scale;
-	decimals = u == 0 || x >= 99.95 ? 0 : x >= 9.995 ? 1 : 2;
-	snprintf(buf, 32, "%s%.*f %s", ns < 0 ? "-" : "", decimals, x, units[u].unit);
-	return buf;
+	return tsr_format_duration(buf, 32, ns, TSR_DURATION_ASCII);
 }
 
 /* Columns a name takes: one per UTF-8 sequence, and one per byte that is

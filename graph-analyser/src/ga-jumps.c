@@ -35,23 +35,32 @@ GtkBitset *ga_jumps_variable_tiles(GaDocument *doc, gint64 variable)
 	return tiles;
 }
 
+/* Whether `program` (or a program below it) made steps in run `run`. */
+static gboolean ran_in(GaDocument *doc, size_t run, gint64 program)
+{
+	const ga_program_cost *c = ga_document_get_program_costs(doc, run);
+
+	return c && c[program].steps;
+}
+
 gint64 ga_jumps_run_for_program(GaDocument *doc, GaSession *session, gint64 program)
 {
 	size_t n_runs = doc ? ga_document_get_n_runs(doc) : 0;
 	gint64 run = -1, step;
+	gboolean chosen;
 
 	if (!n_runs)
 		return -1;
 	ga_session_get_step(session, &run, &step);
-	if (run >= 0 && (size_t)run < n_runs)
+	chosen = run >= 0 && (size_t)run < n_runs;
+	/* The run shown when the program ran there; else, rather than refuse,
+	 * the run in which it did (the trace switches to it). */
+	if (chosen && (program < 0 || ran_in(doc, (size_t)run, program)))
 		return run;
-	for (size_t i = n_runs; program >= 0 && i-- > 0;) {
-		const ga_program_cost *c = ga_document_get_program_costs(doc, i);
-
-		if (c && c[program].steps)
+	for (size_t i = n_runs; program >= 0 && i-- > 0;)
+		if (ran_in(doc, i, program))
 			return (gint64)i;
-	}
-	return (gint64)n_runs - 1;
+	return chosen ? run : (gint64)n_runs - 1;
 }
 
 /* Marks `program` and every program below it in `below` (a program
@@ -211,7 +220,8 @@ static void say(GaJumpBar *self, const char *text)
 }
 
 /* Shows the steps of `program` (or below it) in the Execution Trace: its
- * first step in the run the trace shows, or says it did not run. */
+ * first step in the run the trace shows, else in the latest run it ran in
+ * (the trace switches to that run), or says it never ran. */
 static void show_program_steps(GaJumpBar *self, gint64 program, const char *what)
 {
 	GaDocument *doc = ga_session_get_document(self->session);
@@ -223,20 +233,11 @@ static void show_program_steps(GaJumpBar *self, gint64 program, const char *what
 		say(self, "The report has no runs, so no execution steps.");
 		return;
 	}
+	/* `run` is one the program ran in whenever there is one. */
 	if (step < 0) {
-		g_autoptr(GString) text = g_string_new(NULL);
-		size_t n_runs = ga_document_get_n_runs(doc), ran = 0;
+		g_autofree char *text = g_strdup_printf("%s made no execution step: it never ran.", what);
 
-		g_string_printf(text, "%s did not run in run %" G_GINT64_FORMAT, what, run);
-		/* Where it did, so the user can pick that run in the trace. */
-		for (size_t i = 0; i < n_runs; i++) {
-			const ga_program_cost *c = ga_document_get_program_costs(doc, i);
-
-			if (c && c[program].steps)
-				g_string_append_printf(text, "%s%zu", ran++ ? ", " : " (it ran in run ", i);
-		}
-		g_string_append(text, ran ? ")." : "; it never ran.");
-		say(self, text->str);
+		say(self, text);
 		return;
 	}
 	j.view = "trace";
@@ -464,12 +465,13 @@ GtkWidget *ga_jump_bar_new(GaSession *session, GaJumpBarKind kind)
 	case GA_JUMP_BAR_LIVENESS_STEP:
 		self->first = button_new("Show in Execution Trace",
 		                         "The first execution step of this liveness step's program "
-		                         "in the run the Execution Trace shows (Alt+Left comes back)");
+		                         "in the run the Execution Trace shows, or in the run it ran "
+		                         "in (Alt+Left comes back)");
 		break;
 	case GA_JUMP_BAR_PROGRAM:
 		self->first = button_new("Show Steps in Execution Trace",
 		                         "Select this program's first step in the run the Execution "
-		                         "Trace shows (Alt+Left comes back)");
+		                         "Trace shows, or in the run it ran in (Alt+Left comes back)");
 		break;
 	case GA_JUMP_BAR_OPERATION:
 		self->first = button_new("Show Programs",

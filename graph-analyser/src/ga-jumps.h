@@ -19,8 +19,9 @@ G_BEGIN_DECLS
  * no such variable or its tiles cannot be read. */
 GtkBitset *ga_jumps_variable_tiles(GaDocument *doc, gint64 variable);
 /* The run in which to look for `program`'s steps: the session's run when
- * one is chosen, else the latest run in which the program ran, else the
- * last run; -1 when the report has no runs. */
+ * one is chosen and the program (or one below it) ran in it, else the
+ * latest run in which the program ran, else the session's run or the
+ * last; -1 when the report has no runs. */
 gint64 ga_jumps_run_for_program(GaDocument *doc, GaSession *session, gint64 program);
 /* The first step of run `run` (tsr_report_get_steps index) that program
  * `program` or a program below it (children, a Call's function) made;
