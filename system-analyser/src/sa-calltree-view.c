@@ -110,13 +110,31 @@ static char *cell_text(const SaCallRow *r, column c)
 	case COL_NAME: return tsd_name_cut(r->name);
 	case COL_CHANNEL: return tsd_name_cut(r->channel);
 	case COL_COUNT: return sa_format_count(nd->count);
-	case COL_INCL: return sa_format_us_exact(nd->inclusive_ns);
-	case COL_EXCL: return sa_format_us_exact(nd->exclusive_ns);
+	case COL_INCL: return sa_format_duration((double)nd->inclusive_ns);
+	case COL_EXCL: return sa_format_duration((double)nd->exclusive_ns);
 	case COL_SHARE:
 		return g_strdup_printf("%.1f %%", all ? 100.0 * (double)nd->inclusive_ns / (double)all
 		                                      : 0.0);
 	default: return g_strdup("");
 	}
+}
+
+/* The row as tab-separated fields for the clipboard, after a header
+ * line: the whole name, the count and exact nanoseconds. `item`: the
+ * tree's GtkTreeListRow. */
+static char *copy_row(gpointer item)
+{
+	g_autoptr(SaCallRow) r = gtk_tree_list_row_get_item(item);
+	const tsr_trace_call_node *nd;
+
+	if (!r)
+		return NULL;
+	nd = &r->ct->tree->nodes[r->index];
+	return g_strdup_printf("Name\tChannel\tCount\tInclusive (ns)\tExclusive (ns)\n"
+	                       "%s\t%s\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT
+	                       "\t%" G_GUINT64_FORMAT "\n",
+	                       r->name, r->channel, (guint64)nd->count, (guint64)nd->inclusive_ns,
+	                       (guint64)nd->exclusive_ns);
 }
 
 static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
@@ -155,6 +173,14 @@ static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer d
 		}
 	}
 	gtk_label_set_text(GTK_LABEL(child), text);
+	if (c == COL_INCL || c == COL_EXCL) {
+		/* The exact nanoseconds behind a rounded duration. */
+		const tsr_trace_call_node *nd = &row->ct->tree->nodes[row->index];
+		g_autofree char *exact =
+		    sa_format_ns_exact(c == COL_INCL ? nd->inclusive_ns : nd->exclusive_ns);
+
+		gtk_widget_set_tooltip_text(child, exact);
+	}
 	g_object_unref(row);
 }
 
@@ -220,6 +246,7 @@ static void sa_call_tree_view_class_init(SaCallTreeViewClass *klass)
 static void sa_call_tree_view_init(SaCallTreeView *self)
 {
 	sa_table_init(&self->table, GTK_WIDGET(self), "Call Tree", G_TYPE_NONE, 0);
+	sa_table_set_copy_func(&self->table, copy_row);
 	for (int c = 0; c < N_COLS; c++) {
 		GtkColumnViewColumn *col =
 		    sa_table_add_column(&self->table, col_titles[c], c, G_CALLBACK(setup_cell),

@@ -93,10 +93,11 @@ static void update_description(SaFlameView *self)
 		g_autofree char *window = sa_call_tree_describe_window(
 		    sa_document_get_trace(self->doc), self->ct->from_ns, self->ct->to_ns);
 		g_autofree char *paths = sa_format_count(self->ct->tree->n_nodes);
-		g_autofree char *total = sa_format_us_exact(self->ct->tree->inclusive_ns);
+		g_autofree char *total = sa_format_duration((double)self->ct->tree->inclusive_ns);
+		g_autofree char *exact = sa_format_ns_exact(self->ct->tree->inclusive_ns);
 
-		g_string_append_printf(d, "%s: %s paths, %s in the outermost spans", window, paths,
-		                       total);
+		g_string_append_printf(d, "%s: %s paths, %s (%s) in the outermost spans", window,
+		                       paths, total, exact);
 		if (self->selected != TSR_TRACE_NO_NODE) {
 			g_autofree char *sel = describe_node(self, self->selected);
 

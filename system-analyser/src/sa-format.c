@@ -1,9 +1,12 @@
 /*
  * Times and counts as the System Analyser writes them (sa-format.h).
+ * Durations for people come from reportlib's formatter, the CLI's.
  */
 #include "sa-format.h"
 
 #include <math.h>
+
+#include <tilescope/units.h>
 
 char *sa_format_count(uint64_t n)
 {
@@ -21,24 +24,34 @@ char *sa_format_count(uint64_t n)
 
 char *sa_format_duration(double ns)
 {
-	static const struct {
-		double scale;
-		const char *unit;
-	} units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}};
-	double a = fabs(ns);
+	char buf[TSR_DURATION_MAX];
 
-	for (size_t i = 0; i < G_N_ELEMENTS(units); i++) {
-		double v = ns / units[i].scale;
+	return g_strdup(tsr_format_duration(buf, sizeof(buf), ns, TSR_DURATION_MICRO));
+}
 
-		if (a >= units[i].scale || i + 1 == G_N_ELEMENTS(units)) {
-			if (i + 1 == G_N_ELEMENTS(units))
-				return g_strdup_printf("%.0f %s", v, units[i].unit);
-			return g_strdup_printf(fabs(v) >= 100 ? "%.0f %s" : fabs(v) >= 10 ? "%.1f %s"
-			                                                                  : "%.2f %s",
-			                       v, units[i].unit);
-		}
-	}
-	return g_strdup("0 ns");
+char *sa_format_ns_exact(uint64_t ns)
+{
+	g_autofree char *digits = sa_format_count(ns);
+
+	return g_strdup_printf("%s ns", digits);
+}
+
+char *sa_format_ns_mean(double ns)
+{
+	/* Thousandths of a nanosecond, rounded once, so that the fraction
+	 * never reads ".1000". */
+	double t = round(fabs(ns) * 1000);
+	uint64_t whole, frac;
+	g_autofree char *digits = NULL;
+
+	if (!isfinite(ns) || t >= 1.8e19)
+		return g_strdup("-");
+	whole = (uint64_t)t / 1000;
+	frac = (uint64_t)t % 1000;
+	digits = sa_format_count(whole);
+	return frac ? g_strdup_printf("%s%s.%03" G_GUINT64_FORMAT " ns", ns < 0 ? "-" : "", digits,
+	                              frac)
+	            : g_strdup_printf("%s%s ns", ns < 0 && whole ? "-" : "", digits);
 }
 
 char *sa_format_ms_exact(int64_t ns)

@@ -194,10 +194,10 @@ static void show_details(SaSpanView *self, const span_details *d)
 	g_autofree char *self_text = NULL;
 
 	if (d->self_known) {
-		g_autofree char *exact = sa_format_us_exact(d->self_ns);
+		g_autofree char *exact = sa_format_ns_exact(d->self_ns);
 		g_autofree char *human = sa_format_duration((double)d->self_ns);
 
-		self_text = g_strdup_printf("%s (%s)", exact, human);
+		self_text = g_strdup_printf("%s (%s)", human, exact);
 	}
 	set_value(self, F_SELF, self_text ? self_text : "—");
 	clear_box(self->parent_box);
@@ -298,9 +298,9 @@ void sa_span_view_set_span(SaSpanView *self, SaDocument *doc, size_t thread,
 		                                         th->name ? th->name : "?", th->tid, thread);
 		g_autofree char *start = sa_format_ms_exact(span->start_ns - info->start_ns);
 		g_autofree char *utc = utc_text(info->origin_wall_ns + span->start_ns);
-		g_autofree char *exact = sa_format_us_exact((uint64_t)(span->end_ns - span->start_ns));
+		g_autofree char *exact = sa_format_ns_exact((uint64_t)(span->end_ns - span->start_ns));
 		g_autofree char *human = sa_format_duration((double)(span->end_ns - span->start_ns));
-		g_autofree char *dur = g_strdup_printf("%s (%s)", exact, human);
+		g_autofree char *dur = g_strdup_printf("%s (%s)", human, exact);
 		g_autofree char *depth = g_strdup_printf("%u", span->depth);
 		g_autofree char *start_text = g_strdup_printf("%s after the trace's start", start);
 

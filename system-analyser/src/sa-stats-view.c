@@ -20,6 +20,7 @@ struct _SaStatRow {
 	char *name, *channel;      /* cut for display (tsd_name_cut): shown, sorted */
 	const char *full;          /* the whole name, borrowed from the trace (the
 	                            * document outlives the rows): the tooltip's */
+	const char *full_channel;  /* the whole channel name, borrowed likewise */
 	tsr_trace_label_stat s;
 };
 
@@ -54,11 +55,10 @@ typedef enum {
 static const char *const col_titles[N_COLS] = {"Name", "Channel", "Count", "Total", "Self",
                                                "Mean", "Median", "Min", "Max"};
 
-/* A column's figure of a row, for sorting the numeric columns. */
-static double figure(const SaStatRow *r, column c)
+/* A duration column's exact value of a row (ns); the mean's is fractional. */
+static double duration_ns(const SaStatRow *r, column c)
 {
 	switch (c) {
-	case COL_COUNT: return (double)r->s.count;
 	case COL_TOTAL: return (double)r->s.total_ns;
 	case COL_SELF: return (double)r->s.self_ns;
 	case COL_MEAN: return r->s.mean_ns;
@@ -69,20 +69,43 @@ static double figure(const SaStatRow *r, column c)
 	}
 }
 
+/* A numeric column's figure of a row, for sorting: exact integers (a
+ * double would merge totals past 2^53 ns), the mean as it is. */
+static uint64_t figure(const SaStatRow *r, column c)
+{
+	switch (c) {
+	case COL_COUNT: return r->s.count;
+	case COL_TOTAL: return r->s.total_ns;
+	case COL_SELF: return r->s.self_ns;
+	case COL_MEDIAN: return r->s.median_ns;
+	case COL_MIN: return r->s.min_ns;
+	case COL_MAX: return r->s.max_ns;
+	default: return 0;
+	}
+}
+
+/* What a cell shows: durations in a unit per magnitude ("16.2 s"), as
+ * `tilescope trace` prints them. */
 static char *cell_text(const SaStatRow *r, column c)
 {
 	switch (c) {
 	case COL_NAME: return g_strdup(r->name);
 	case COL_CHANNEL: return g_strdup(r->channel);
 	case COL_COUNT: return sa_format_count(r->s.count);
-	case COL_TOTAL: return sa_format_us_exact(r->s.total_ns);
-	case COL_SELF: return sa_format_us_exact(r->s.self_ns);
-	case COL_MEAN: return sa_format_us_exact((uint64_t)(r->s.mean_ns + 0.5));
-	case COL_MEDIAN: return sa_format_us_exact(r->s.median_ns);
-	case COL_MIN: return sa_format_us_exact(r->s.min_ns);
-	case COL_MAX: return sa_format_us_exact(r->s.max_ns);
+	case COL_TOTAL:
+	case COL_SELF:
+	case COL_MEAN:
+	case COL_MEDIAN:
+	case COL_MIN:
+	case COL_MAX: return sa_format_duration(duration_ns(r, c));
 	default: return g_strdup("");
 	}
+}
+
+/* A duration cell's exact value: its tooltip, and what Copy writes. */
+static char *exact_text(const SaStatRow *r, column c)
+{
+	return c == COL_MEAN ? sa_format_ns_mean(r->s.mean_ns) : sa_format_ns_exact(figure(r, c));
 }
 
 static int compare_rows(gconstpointer a, gconstpointer b, gpointer data)
@@ -97,9 +120,32 @@ static int compare_rows(gconstpointer a, gconstpointer b, gpointer data)
 
 		return r < 0 ? GTK_ORDERING_SMALLER : r > 0 ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
 	}
+	/* By the exact values, never by the text shown. */
+	if (c == COL_MEAN)
+		return x->s.mean_ns < y->s.mean_ns   ? GTK_ORDERING_SMALLER
+		       : x->s.mean_ns > y->s.mean_ns ? GTK_ORDERING_LARGER
+		                                     : GTK_ORDERING_EQUAL;
 	return figure(x, c) < figure(y, c)   ? GTK_ORDERING_SMALLER
 	       : figure(x, c) > figure(y, c) ? GTK_ORDERING_LARGER
 	                                     : GTK_ORDERING_EQUAL;
+}
+
+/* The row as one line of tab-separated fields for the clipboard: whole
+ * names, counts and exact nanoseconds without separators (a spreadsheet
+ * reads them as numbers), after a header line naming the columns. */
+static char *copy_row(gpointer item)
+{
+	SaStatRow *r = item;
+	g_autofree char *mean = g_strdup_printf("%.3f", r->s.mean_ns);
+
+	return g_strdup_printf("Name\tChannel\tCount\tTotal (ns)\tSelf (ns)\tMean (ns)\t"
+	                       "Median (ns)\tMin (ns)\tMax (ns)\n"
+	                       "%s\t%s\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT
+	                       "\t%" G_GUINT64_FORMAT "\t%s\t%" G_GUINT64_FORMAT
+	                       "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\n",
+	                       r->full ? r->full : r->name,
+	                       r->full_channel ? r->full_channel : r->channel, r->s.count, r->s.total_ns,
+	                       r->s.self_ns, mean, r->s.median_ns, r->s.min_ns, r->s.max_ns);
 }
 
 static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
@@ -116,12 +162,19 @@ static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer d
 	SaStatRow *row = gtk_list_item_get_item(item);
 	g_autofree char *text = cell_text(row, (column)GPOINTER_TO_INT(data));
 	GtkWidget *label = gtk_list_item_get_child(item);
+	column c = (column)GPOINTER_TO_INT(data);
 
 	(void)f;
 	gtk_label_set_text(GTK_LABEL(label), text);
-	/* The whole name of a cut one, made for the rows on screen only. */
-	if ((column)GPOINTER_TO_INT(data) == COL_NAME)
+	/* The whole name of a cut one, and a duration's exact nanoseconds,
+	 * made for the rows on screen only. */
+	if (c == COL_NAME) {
 		tsd_widget_set_name_tooltip(label, row->full);
+	} else if (c > COL_COUNT) {
+		g_autofree char *exact = exact_text(row, c);
+
+		gtk_widget_set_tooltip_text(label, exact);
+	}
 }
 
 /* --- The view --------------------------------------------------------------------- */
@@ -153,6 +206,9 @@ void sa_stats_view_set_stats(SaStatsView *self, SaDocument *doc, const sa_stats 
 
 		row->s = stats->labels[i];
 		row->full = name;
+		row->full_channel = stats->labels[i].channel < n_channels
+		                        ? channels[stats->labels[i].channel].name
+		                        : NULL;
 		row->name = tsd_name_cut(name);
 		row->channel = tsd_name_cut(stats->labels[i].channel < n_channels
 		                                ? channels[stats->labels[i].channel].name
@@ -213,6 +269,7 @@ static void sa_stats_view_init(SaStatsView *self)
 		if (c == COL_TOTAL)
 			total = col;
 	}
+	sa_table_set_copy_func(&self->table, copy_row);
 	/* Largest total first, as `tilescope trace` lists them. */
 	gtk_column_view_sort_by_column(GTK_COLUMN_VIEW(self->table.columns), total,
 	                               GTK_SORT_DESCENDING);

@@ -5,6 +5,20 @@
  */
 #include "sa-table.h"
 
+/* Ctrl+C: the selected row, as the view writes it, on the clipboard. */
+static gboolean copy_selected(GtkWidget *widget, GVariant *args, gpointer data)
+{
+	sa_table *t = data;
+	gpointer item = t->copy ? gtk_single_selection_get_selected_item(t->selection) : NULL;
+	g_autofree char *text = item ? t->copy(item) : NULL;
+
+	(void)args;
+	if (!text)
+		return FALSE;
+	gdk_clipboard_set_text(gtk_widget_get_clipboard(widget), text);
+	return TRUE;
+}
+
 void sa_table_init(sa_table *t, GtkWidget *owner, const char *name, GType item_type,
                    sa_table_flags flags)
 {
@@ -44,6 +58,16 @@ void sa_table_init(sa_table *t, GtkWidget *owner, const char *name, GType item_t
 	gtk_column_view_set_model(GTK_COLUMN_VIEW(t->columns), GTK_SELECTION_MODEL(t->selection));
 	g_object_unref(t->selection);
 	gtk_column_view_set_show_column_separators(GTK_COLUMN_VIEW(t->columns), TRUE);
+	t->copy = NULL;
+	{
+		GtkEventController *keys = gtk_shortcut_controller_new();
+
+		gtk_shortcut_controller_add_shortcut(
+		    GTK_SHORTCUT_CONTROLLER(keys),
+		    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_c, GDK_CONTROL_MASK),
+		                     gtk_callback_action_new(copy_selected, t, NULL)));
+		gtk_widget_add_controller(t->columns, keys);
+	}
 	gtk_widget_add_css_class(t->columns, "data-table");
 	gtk_accessible_update_property(GTK_ACCESSIBLE(t->columns), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               name, -1);
@@ -120,6 +144,11 @@ void sa_table_set_message(sa_table *t, const char *text, gboolean busy)
 	else
 		sa_table_set_model(t, NULL);
 	sa_table_set_caption(t, text);
+}
+
+void sa_table_set_copy_func(sa_table *t, char *(*copy)(gpointer item))
+{
+	t->copy = copy;
 }
 
 void sa_table_dispose(sa_table *t)

@@ -31,6 +31,7 @@ typedef struct sa_table {
 	GtkWidget *columns;            /* GtkColumnView */
 	GtkSingleSelection *selection; /* borrowed: the column view owns it */
 	GListStore *store;             /* the rows; NULL for a table of G_TYPE_NONE */
+	char *(*copy)(gpointer item);  /* the selected row as text for Ctrl+C; NULL: none */
 } sa_table;
 
 /* Builds the frame as the only child of `owner` (a widget with a
@@ -65,6 +66,11 @@ void sa_table_set_busy(sa_table *t, gboolean busy, const char *text);
 /* Empties the table and says `text` (a prompt, a failure), with the
  * spinner when `busy`. */
 void sa_table_set_message(sa_table *t, const char *text, gboolean busy);
+/* Ctrl+C in the table puts `copy(item)` (a newly allocated string, freed
+ * here) of the selected row's item on the clipboard: the figures whole,
+ * durations in exact nanoseconds. An item of a table of G_TYPE_NONE is
+ * its model's (a GtkTreeListRow for a tree). */
+void sa_table_set_copy_func(sa_table *t, char *(*copy)(gpointer item));
 /* Unparents the frame and drops the store; for the owner's dispose (safe
  * to call twice). */
 void sa_table_dispose(sa_table *t);

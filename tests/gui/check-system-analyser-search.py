@@ -161,12 +161,28 @@ def search_part(failures, app, tilescope, trace, whole):
     key("Escape")
 
 
-def cell_ns(text):
-    """ "1,234.567 µs" (and anything after it) -> 1234567 (ns)."""
-    m = re.match(r"([\d,]+)\.(\d{3}) µs", text or "")
-    if not m:
+def cell_ns(label):
+    """A duration cell's label -> its exact nanoseconds, from its tooltip
+    (the accessible description, "1,234,567 ns"); the cell shows a unit
+    per magnitude ("1.23 ms")."""
+    text = text_of(label) if label is not None else ""
+    if not re.fullmatch(r"\d+(\.\d+)? (ns|µs|ms|s)", text or ""):
         raise ValueError(f"not a duration: {text!r}")
-    return int(m.group(1).replace(",", "")) * 1000 + int(m.group(2))
+    m = re.fullmatch(r"([\d,]+) ns", label.description or "")
+    if not m:
+        raise ValueError(f"the cell {text!r} has no exact tooltip: {label.description!r}")
+    return int(m.group(1).replace(",", ""))
+
+
+def deep_label(acc):
+    """The first label in a cell."""
+    if acc.getRole() == pyatspi.ROLE_LABEL:
+        return acc
+    for i in range(acc.childCount):
+        got = deep_label(acc.getChildAtIndex(i))
+        if got is not None:
+            return got
+    return None
 
 
 def deep_text(acc):
@@ -190,7 +206,8 @@ def tree_rows(table):
         if len(cells) != 6 or not cells[0]:
             continue
         rows.append((cells[0], cells[1], int(cells[2].replace(",", "")),
-                     cell_ns(cells[3]), cell_ns(cells[4])))
+                     cell_ns(deep_label(row.getChildAtIndex(3))),
+                     cell_ns(deep_label(row.getChildAtIndex(4)))))
     return rows
 
 
@@ -208,8 +225,9 @@ def cli_rows(tree):
     return rows
 
 
-def us_exact(ns):
-    return f"{ns // 1000:,}.{ns % 1000:03d} µs"
+def exact(ns):
+    """Exact nanoseconds as the app writes them beside a rounded duration."""
+    return f"{ns:,} ns"
 
 
 def details_part(failures, app, tilescope, trace, whole):
@@ -264,10 +282,11 @@ def details_part(failures, app, tilescope, trace, whole):
     # The Flame Graph of the same window: its total, then a click on the
     # first root and Down to its largest callee.
     key("alt+3")
-    head = f"Spans starting in {a} ms – {b} ms: {len(expected)} paths, " \
-           f"{us_exact(tree['inclusive_ns'])} in the outermost spans"
-    if not wait_for(lambda: (flame.description or "").startswith(head)):
-        failures.append(f"the Flame Graph says {flame.description!r}, not {head!r}")
+    head = re.compile(re.escape(f"Spans starting in {a} ms – {b} ms: {len(expected)} paths, ") +
+                      r"\d+(\.\d+)? (ns|µs|ms|s) " +
+                      re.escape(f"({exact(tree['inclusive_ns'])}) in the outermost spans"))
+    if not wait_for(lambda: head.match(flame.description or "")):
+        failures.append(f"the Flame Graph says {flame.description!r}, not {head.pattern!r}")
     else:
         fx, fy, fw, fh = flame.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
         root = tree["roots"][0]
@@ -314,8 +333,10 @@ def span_part(failures, app, whole):
         return text_of(acc) if acc is not None else None
 
     checks = {"Name": lambda v: v == lab["name"],
-              "Duration": lambda v: v.startswith(us_exact(lab["total_ns"])),
-              "Self time": lambda v: v.startswith(us_exact(lab["self_ns"])),
+              "Duration": lambda v: re.fullmatch(r"\d+(\.\d+)? (ns|µs|ms|s) " +
+                                                 re.escape(f"({exact(lab['total_ns'])})"), v),
+              "Self time": lambda v: re.fullmatch(r"\d+(\.\d+)? (ns|µs|ms|s) " +
+                                                  re.escape(f"({exact(lab['self_ns'])})"), v),
               "Channel": lambda v: v == lab["channel"]}
     for field, ok in checks.items():
         if not wait_for(lambda: ok(value(field) or "")):

@@ -48,12 +48,20 @@ def ms(ns):
     return f"{ns // 1000000}.{ns % 1000000:06d} ms"
 
 
-def cell_ns(text):
-    """ "1,234.567 µs" -> 1234567 (ns)."""
-    m = re.fullmatch(r"([\d,]+)\.(\d{3}) µs", text)
-    if not m:
+DURATION = re.compile(r"\d+(\.\d+)? (ns|µs|ms|s)")
+
+
+def cell_ns(label):
+    """A duration cell -> its exact nanoseconds, from its tooltip (the
+    accessible description, "1,234,567 ns"); the cell itself shows a unit
+    per magnitude ("1.23 ms")."""
+    text = text_of(label)
+    if not DURATION.fullmatch(text or ""):
         raise ValueError(f"not a duration cell: {text!r}")
-    return int(m.group(1).replace(",", "")) * 1000 + int(m.group(2))
+    m = re.fullmatch(r"([\d,]+) ns", label.description or "")
+    if not m:
+        raise ValueError(f"the cell {text!r} has no exact tooltip: {label.description!r}")
+    return int(m.group(1).replace(",", ""))
 
 
 def cli(tilescope, trace, *args):
@@ -66,12 +74,12 @@ def rows_of(table):
     """The table's rows as {(channel, name): (count, total_ns, self_ns)}."""
     rows = {}
     for part, r, row in table_rows(table):
-        cells = [text_of(row.getChildAtIndex(c).getChildAtIndex(0))
-                 for c in range(row.childCount)]
+        labels = [row.getChildAtIndex(c).getChildAtIndex(0) for c in range(row.childCount)]
+        cells = [text_of(label) for label in labels]
         if len(cells) != 9 or not cells[0]:
             continue
-        rows[(cells[1], cells[0])] = (int(cells[2].replace(",", "")), cell_ns(cells[3]),
-                                      cell_ns(cells[4]))
+        rows[(cells[1], cells[0])] = (int(cells[2].replace(",", "")), cell_ns(labels[3]),
+                                      cell_ns(labels[4]))
     return rows
 
 
