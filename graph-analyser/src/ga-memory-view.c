@@ -23,6 +23,7 @@
 #include <tilescope/tsc-axis.h>
 #include <tilescope/tsc-chart.h>
 #include <tilescope/tsc-heatmap.h>
+#include <tilescope/tsc-palette.h>
 
 #include <math.h>
 
@@ -69,16 +70,10 @@ G_DEFINE_FINAL_TYPE(GaMemoryView, ga_memory_view, GTK_TYPE_WIDGET)
 
 /* --- Colours -------------------------------------------------------------------------- */
 
-/* Region colours, and a palette for categories (distinct in light and
- * dark, the largest categories first). */
+/* Region colours; a category's is its name's (tsc-palette.h), the same
+ * in every chart and in compare mode. */
 static const char *const region_colours[] = {"#3b7dd8", "#e5a50a", "#c01c28"};
 static const char *const region_names[] = {"Interleaved", "Non-interleaved", "Overflowed"};
-static const char *const palette[] = {
-	"#3b7dd8", "#e5a50a", "#2ec27e", "#c061cb", "#f66151", "#1c9f9f", "#986a44",
-	"#8ff0a4", "#99c1f1", "#dc8add", "#f8e45c", "#ffbe6f", "#a51d2d", "#613583",
-	"#26a269", "#1a5fb4", "#c64600", "#5e5c64", "#77767b", "#e01b24", "#33d17a",
-	"#9141ac", "#cdab8f", "#62a0ea", "#57e389", "#deddda",
-};
 
 static GdkRGBA colour(const char *spec)
 {
@@ -287,7 +282,7 @@ static guint fill_stacks(GaMemoryView *self, GaDocument *doc, GaDocument *other,
 			const uint64_t *by_tile = ga_document_get_category_by_tile(doc, c);
 			const uint64_t *by_other =
 			    other ? ga_document_get_category_by_tile(other, c) : NULL;
-			GdkRGBA col = colour(palette[k % G_N_ELEMENTS(palette)]);
+			GdkRGBA col = *tsc_palette_colour(tsr_category_name(c), FALSE);
 			gboolean any = FALSE;
 			size_t n_other = 0;
 

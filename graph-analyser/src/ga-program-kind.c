@@ -1,19 +1,14 @@
 /*
- * Program kinds and their colours (ga-program-kind.h). The colours are
- * GNOME's palette at a middle lightness (blue 3, orange 3, purple 2,
- * dark 1): saturated enough to tell apart, not so light that they vanish
- * on Adwaita's light background nor so dark on its dark one.
+ * Program kinds and their colours (ga-program-kind.h). A kind's colour is
+ * its name's by the chart kit's one rule (tsc-palette.h): GNOME's palette
+ * at a middle lightness (blue 3, orange 3, purple 2, dark 1), saturated
+ * enough to tell apart, not so light that they vanish on Adwaita's light
+ * background nor so dark on its dark one, the same in both.
  */
 #include "ga-program-kind.h"
 
 #include <string.h>
-
-static const GdkRGBA colours[GA_PROGRAM_KIND_COUNT] = {
-	[GA_PROGRAM_COMPUTE] = {0x35 / 255.0f, 0x84 / 255.0f, 0xe4 / 255.0f, 1},  /* #3584e4 */
-	[GA_PROGRAM_EXCHANGE] = {0xff / 255.0f, 0x78 / 255.0f, 0x00 / 255.0f, 1}, /* #ff7800 */
-	[GA_PROGRAM_SYNC] = {0xc0 / 255.0f, 0x61 / 255.0f, 0xcb / 255.0f, 1},     /* #c061cb */
-	[GA_PROGRAM_CONTROL] = {0x9a / 255.0f, 0x99 / 255.0f, 0x96 / 255.0f, 1},  /* #9a9996 */
-};
+#include <tilescope/tsc-palette.h>
 
 static const char *const names[GA_PROGRAM_KIND_COUNT] = {"Compute", "Exchange", "Sync",
                                                          "Control"};
@@ -51,7 +46,7 @@ ga_program_kind ga_program_kind_of_step(tsr_step_type type)
 
 const GdkRGBA *ga_program_kind_colour(ga_program_kind kind)
 {
-	return &colours[kind < GA_PROGRAM_KIND_COUNT ? kind : GA_PROGRAM_CONTROL];
+	return tsc_palette_colour(ga_program_kind_name(kind), FALSE);
 }
 
 const char *ga_program_kind_name(ga_program_kind kind)

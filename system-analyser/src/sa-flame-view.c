@@ -8,7 +8,10 @@
 
 #include "sa-format.h"
 
+#include "sa-timeline.h"
+
 #include <math.h>
+#include <tilescope/tsc-palette.h>
 #include <tilescope/tsd-app.h>
 #include <tilescope/tsd-name.h>
 
@@ -115,19 +118,6 @@ static void update_description(SaFlameView *self)
 
 /* --- Drawing ------------------------------------------------------------------------ */
 
-static GdkRGBA frame_colour(uint32_t name, gboolean dark)
-{
-	static const char *const light[] = {"#f6c28b", "#f29e9e", "#f2b880", "#e8c46a", "#f0a878",
-	                                    "#e89a9a", "#f5d28a", "#eeb07a"};
-	static const char *const darkp[] = {"#8a5a24", "#8a3535", "#86501f", "#7a6322", "#8a4a2a",
-	                                    "#7a3434", "#80692a", "#845028"};
-	GdkRGBA c;
-	uint32_t h = (name * 2654435761u) >> 16;
-
-	gdk_rgba_parse(&c, (dark ? darkp : light)[h % G_N_ELEMENTS(light)]);
-	return c;
-}
-
 static void frame_rect(SaFlameView *self, size_t i, int width, graphene_rect_t *r)
 {
 	double x = self->x0[i] * width, w = MAX(self->w[i] * width, 1.0);
@@ -176,10 +166,12 @@ static void sa_flame_view_snapshot(GtkWidget *widget, GtkSnapshot *s)
 		if (self->w[i] * width < MIN_FRAME_PX)
 			continue;
 		frame_rect(self, i, width, &r);
-		c = frame_colour(self->ct->tree->nodes[i].name, dark);
+		/* The timeline's colour of the name (one rule, tsc-palette.h). */
+		c = sa_timeline_name_colour(sa_document_get_trace(self->doc),
+		                            self->ct->tree->nodes[i].name, dark);
 		gtk_snapshot_append_color(s, &c, &r);
 		if (r.size.width > 24) {
-			GdkRGBA text = dark ? (GdkRGBA){1, 1, 1, 0.95f} : (GdkRGBA){0, 0, 0, 0.87f};
+			GdkRGBA text = tsc_palette_ink(&c);
 			g_autofree char *name = node_name(self, i);
 
 			pango_layout_set_text(layout, name, -1);

@@ -111,7 +111,7 @@ static GskRenderNode *draw_picture(SaOverview *self, int width, gboolean dark)
 		                    : 0) == level)
 			q++;
 		if (level > 0) {
-			GdkRGBA c = sa_timeline_name_colour(name[p], dark);
+			GdkRGBA c = sa_timeline_name_colour(trace, name[p], dark);
 			float hgt = (float)(STRIP_H - 6) * (float)level / 8;
 
 			gtk_snapshot_append_color(s, &c, &GRAPHENE_RECT_INIT((float)(LEFT + p),

@@ -22,19 +22,15 @@
 
 #include <math.h>
 #include <string.h>
+#include <tilescope/tsc-palette.h>
 
-/* A colour per name, from a fixed palette (readable text on either). */
-GdkRGBA sa_timeline_name_colour(uint32_t name, gboolean dark)
+/* A colour per name's text (tsc-palette.h): never by its id, which a
+ * Chrome export of the same trace numbers differently. */
+GdkRGBA sa_timeline_name_colour(tsr_trace *trace, uint32_t name, gboolean dark)
 {
-	static const char *const light[] = {"#8fb8de", "#a3d9a5", "#f6c28b", "#d8a7d0", "#f29e9e",
-	                                    "#9fd8d8", "#d9d68f", "#b8b0e8", "#c9c0a8", "#e8b0c8"};
-	static const char *const darkp[] = {"#2f5f8a", "#2f6f3a", "#8a5a24", "#6a3d68", "#8a3535",
-	                                    "#2d6b6b", "#6b6826", "#4a4388", "#5f5646", "#7a3d58"};
-	GdkRGBA c;
-	uint32_t h = name == TSR_TRACE_NO_NAME ? 0 : (name * 2654435761u) >> 16;
+	const char *text = trace && name != TSR_TRACE_NO_NAME ? tsr_trace_get_name(trace, name) : NULL;
 
-	gdk_rgba_parse(&c, (dark ? darkp : light)[h % G_N_ELEMENTS(light)]);
-	return c;
+	return *tsc_palette_colour(text ? text : "", dark);
 }
 
 gboolean sa_timeline_count_label(PangoLayout *layout, uint64_t count, double w, char *buf,
@@ -143,7 +139,7 @@ static void draw_spans(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, si
 		if (x0 >= right || depth >= r->depths)
 			continue;
 		if (it->kind == TSR_TRACE_ITEM_EVENT)
-			c = sa_timeline_name_colour(it->name, dark);
+			c = sa_timeline_name_colour(self->trace, it->name, dark);
 		else
 			c = it->kind == TSR_TRACE_ITEM_MERGED ? folded : summary;
 		gtk_snapshot_append_color(s, &c, &GRAPHENE_RECT_INIT((float)x0, (float)y + 1,
@@ -154,8 +150,10 @@ static void draw_spans(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, si
 		if (it->kind == TSR_TRACE_ITEM_EVENT) {
 			const char *name = tsr_trace_get_name(self->trace, it->name);
 
+			GdkRGBA ink = tsc_palette_ink(&c);
+
 			sa_timeline_draw_text(s, layout, name ? name : "?", x0 + 3, y + 1, x1 - x0 - 6,
-			                      &text);
+			                      &ink);
 		} else if (sa_timeline_count_label(layout, count, x1 - x0 - 6, buf, sizeof(buf))) {
 			sa_timeline_draw_text(s, layout, buf, x0 + 3, y + 1, x1 - x0 - 6,
 			                      &(GdkRGBA){text.red, text.green, text.blue, 0.85f});

@@ -99,9 +99,10 @@ void sa_timeline_set_range(SaTimeline *self, int64_t from_ns, int64_t to_ns);
  * "range-changed" when it changes. */
 gboolean sa_timeline_get_range(SaTimeline *self, int64_t *from_ns, int64_t *to_ns);
 
-/* The colour of spans called `name` (a tracepoint name id), light or
- * dark; the overview uses the same. */
-GdkRGBA sa_timeline_name_colour(uint32_t name, gboolean dark);
+/* The colour of spans called `name` (a name id of `trace`), light or
+ * dark: the chart kit's rule on the name's text (tsc-palette.h), so the
+ * overview, the Flame Graph and a Chrome export of the file agree. */
+GdkRGBA sa_timeline_name_colour(tsr_trace *trace, uint32_t name, gboolean dark);
 
 /* What one frame draws. */
 typedef struct sa_timeline_frame {

@@ -844,11 +844,8 @@ int tsi_compile(tsi_compiled **out, tsi_graph *graph, tsi_program *const *progra
 		rc = check_program_tensors(&ctx);
 	if (rc == TSI_OK)
 		rc = check_handle_tensors(&ctx);
-	if (rc == TSI_OK) {
-		TSI_TRACE_BEGINF("Write-race check");
+	if (rc == TSI_OK)
 		rc = warn_write_races(&ctx);
-		TSI_TRACE_END();
-	}
 	TSI_TRACE_END();
 	if (rc == TSI_OK) {
 		tsi_log(TSI_LOG_DEBUG, "COMPILE", "Graph checks passed");
