@@ -51,7 +51,7 @@ static const struct fixed {
 	{"sharedCodeStorage", HEX(0x9141ac)},
 	{"internalExchangeCode", HEX(0xcdab8f)},
 	{"globalExchangeCode", HEX(0x62a0ea)},
-	{"hostExchangeCode", HEX(0x57e389)},
+	{"hostExchangeCode", HEX(0xff7800)},
 	/* Regions, liveness and the gaps between variables. */
 	{"Interleaved", HEX(0x3b7dd8)},
 	{"Non-interleaved", HEX(0xe5a50a)},
