@@ -88,6 +88,21 @@ int tsr_report_get_oom_tiles(const uint32_t **out, size_t *n, tsr_report *report
 	return TSR_OK;
 }
 
+/* The one gaps rule (report.h): the space from the tile's data up to its
+ * highest address used, never negative. */
+uint64_t tsr_tile_memory_get_gaps(const tsr_tile_memory *m)
+{
+	return m && m->total_including_gaps > m->total ? m->total_including_gaps - m->total : 0;
+}
+
+uint64_t tsr_tile_memory_get_bytes(const tsr_tile_memory *m, bool including_gaps)
+{
+	if (!m)
+		return 0;
+	/* total + gaps cannot wrap: it is total_including_gaps or total. */
+	return including_gaps ? m->total + tsr_tile_memory_get_gaps(m) : m->total;
+}
+
 /* Totals of the tiles of one IPU, or all of them. */
 int tsr_report_fill_memory_totals(tsr_memory_totals *out, tsr_report *report, int ipu)
 {
@@ -104,8 +119,9 @@ int tsr_report_fill_memory_totals(tsr_memory_totals *out, tsr_report *report, in
 	out->min_tile_bytes = hi > lo ? UINT64_MAX : 0;
 	for (size_t t = lo; t < hi; t++) {
 		const tsr_tile_memory *m = &report->tiles[t];
+		uint64_t with_gaps = tsr_tile_memory_get_bytes(m, true);
 		bool ok = add_to(&out->total, m->total) &&
-		          add_to(&out->total_including_gaps, m->total_including_gaps);
+		          add_to(&out->total_including_gaps, with_gaps);
 
 		for (int k = 0; ok && k < TSR_REGION_COUNT; k++)
 			ok = add_to(&out->region[k], m->region[k]) &&
@@ -114,17 +130,17 @@ int tsr_report_fill_memory_totals(tsr_memory_totals *out, tsr_report *report, in
 			memset(out, 0, sizeof(*out));
 			return overflow(report, "tiles' bytes");
 		}
-		if (t == lo || m->total_including_gaps > out->max_tile_bytes) {
+		if (t == lo || with_gaps > out->max_tile_bytes) {
 			out->max_tile = (uint32_t)t;
-			out->max_tile_bytes = m->total_including_gaps;
+			out->max_tile_bytes = with_gaps;
 		}
 		if (t == lo || m->total > out->max_tile_excluding_gaps_bytes) {
 			out->max_tile_excluding_gaps = (uint32_t)t;
 			out->max_tile_excluding_gaps_bytes = m->total;
 		}
-		if (m->total_including_gaps < out->min_tile_bytes)
-			out->min_tile_bytes = m->total_including_gaps;
-		if (m->total_including_gaps > report->target.bytes_per_tile)
+		if (with_gaps < out->min_tile_bytes)
+			out->min_tile_bytes = with_gaps;
+		if (with_gaps > report->target.bytes_per_tile)
 			out->oom_tiles++;
 	}
 	out->mean_tile_bytes = hi > lo ? (double)out->total_including_gaps / (double)(hi - lo) : 0.0;
@@ -134,7 +150,7 @@ int tsr_report_fill_memory_totals(tsr_memory_totals *out, tsr_report *report, in
 /* A tile's total including gaps or not. */
 static uint64_t tile_bytes(const tsr_tile_memory *m, bool including_gaps)
 {
-	return including_gaps ? m->total_including_gaps : m->total;
+	return tsr_tile_memory_get_bytes(m, including_gaps);
 }
 
 /* Context of the largest-tiles sort (qsort has no user pointer). */
@@ -340,8 +356,10 @@ out:
 	return TSR_OK;
 }
 
-/* One category on each tile, summed over regions and overlap. */
-int tsr_report_fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report, size_t category)
+/* One category on each tile, summed over regions, and over overlap when
+ * `overlapped` is -1 (else only the rows of that overlapped column). */
+static int fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report, size_t category,
+                                 int overlapped)
 {
 	sqlite3_stmt *st = NULL;
 	uint64_t *dense;
@@ -361,9 +379,13 @@ int tsr_report_fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report
 	dense = scratch_tiles(report);
 	if (!dense)
 		return TSR_ERR_TOO_LARGE;
-	rc = tsr_prepare(report, &st, "SELECT by_tile FROM memory_category WHERE category = ?");
-	if (!rc)
+	rc = tsr_prepare(report, &st,
+	                 "SELECT by_tile FROM memory_category WHERE category = ?1 "
+	                 "AND (?2 < 0 OR overlapped = ?2)");
+	if (!rc) {
 		sqlite3_bind_text(st, 1, tsr_category_name(category), -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 2, overlapped);
+	}
 	for (int rows = 0; !rc; rows++) {
 		rc = tsr_step_row(report, st);
 		if (rc == SQLITE_DONE) {
@@ -379,6 +401,86 @@ int tsr_report_fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report
 	}
 	sqlite3_finalize(st);
 	free_scratch(report, dense);
+	if (rc)
+		memset(out, 0, nt * sizeof(*out));
+	return rc;
+}
+
+int tsr_report_fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report, size_t category)
+{
+	return fill_category_by_tile(out, n, report, category, -1);
+}
+
+int tsr_report_fill_category_by_tile_overlap(uint64_t *out, size_t n, tsr_report *report,
+                                             size_t category, bool overlapped)
+{
+	return fill_category_by_tile(out, n, report, category, overlapped ? 1 : 0);
+}
+
+/* The overlap rule (report.h), saturating where a malformed file would
+ * make a difference negative or a sum wrap. */
+void tsr_memory_fill_sharing(tsr_memory_sharing *out, uint64_t total, uint64_t not_overlapped,
+                             uint64_t overlapped)
+{
+	if (!out)
+		return;
+	out->not_overlapped = not_overlapped;
+	out->overlapped = overlapped;
+	out->parts = overlapped > UINT64_MAX - not_overlapped ? UINT64_MAX
+	                                                       : not_overlapped + overlapped;
+	out->after_overlapping = total > not_overlapped ? total - not_overlapped : 0;
+	out->shared = overlapped > out->after_overlapping ? overlapped - out->after_overlapping : 0;
+}
+
+/* Every tile's sharing: one pass over memory_category's blobs, adding
+ * each tile's bytes of own and overlapped storage. */
+int tsr_report_fill_sharing_by_tile(tsr_memory_sharing *out, size_t n, tsr_report *report)
+{
+	sqlite3_stmt *st = NULL;
+	uint64_t *dense = NULL, *own = NULL, *shared = NULL;
+	size_t nt;
+	int rc;
+
+	if (!report || !out)
+		return bad_args(report, "tsr_report_fill_sharing_by_tile");
+	nt = report->target.num_tiles;
+	if (n < nt)
+		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
+		                "sharing by tile: %zu entries for %zu tiles", n, nt);
+	/* Zeroed, charged to the handle's memory cap. */
+	dense = tsr_alloc_rc(report, &rc, nt, sizeof(*dense));
+	if (!rc)
+		own = tsr_alloc_rc(report, &rc, nt, sizeof(*own));
+	if (!rc)
+		shared = tsr_alloc_rc(report, &rc, nt, sizeof(*shared));
+	if (!rc)
+		rc = tsr_prepare(report, &st, "SELECT overlapped, by_tile FROM memory_category");
+	while (!rc) {
+		int64_t ov = 0;
+
+		rc = tsr_step_row(report, st);
+		if (rc == SQLITE_DONE) {
+			rc = TSR_OK;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		rc = tsr_column_int(report, &ov, st, 0, 0, 1, "memory_category.overlapped");
+		if (!rc)
+			rc = tsr_column_tiles(report, dense, nt, st, 1, "memory_category.by_tile");
+		for (size_t t = 0; !rc && t < nt; t++)
+			if (!add_to(ov ? &shared[t] : &own[t], dense[t]))
+				rc = overflow(report, "category bytes");
+	}
+	for (size_t t = 0; !rc && t < nt; t++)
+		tsr_memory_fill_sharing(&out[t], report->tiles[t].total, own[t], shared[t]);
+	sqlite3_finalize(st);
+	if (dense)
+		free_scratch(report, dense);
+	if (own)
+		free_scratch(report, own);
+	if (shared)
+		free_scratch(report, shared);
 	if (rc)
 		memset(out, 0, nt * sizeof(*out));
 	return rc;

@@ -635,9 +635,12 @@ static int memory_categories(tsr_summary *s, tsr_summary_memory *m)
 		m->not_overlapped = sat_add(m->not_overlapped, cats[c].non_overlapped);
 		m->overlapped = sat_add(m->overlapped, cats[c].overlapped);
 	}
-	m->after_overlapping = m->totals.total > m->not_overlapped
-	                           ? m->totals.total - m->not_overlapped
-	                           : 0;
+	{
+		tsr_memory_sharing sh;
+
+		tsr_memory_fill_sharing(&sh, m->totals.total, m->not_overlapped, m->overlapped);
+		m->after_overlapping = sh.after_overlapping;
+	}
 out:
 	free(used);
 	free(cats);
@@ -755,8 +758,9 @@ static int memory_oom(tsr_summary *s, tsr_summary_memory *m)
 		if (rc == TSR_OK) {
 			for (size_t i = 0; i < n_largest; i++) {
 				tb[i].tile = largest[i];
-				tb[i].bytes = largest[i] < s->n_tiles ? s->tiles[largest[i]].total_including_gaps
-				                                      : 0;
+				tb[i].bytes = largest[i] < s->n_tiles
+				                  ? tsr_tile_memory_get_bytes(&s->tiles[largest[i]], true)
+				                  : 0;
 			}
 			m->largest_tiles = tb;
 			m->n_largest_tiles = n_largest;

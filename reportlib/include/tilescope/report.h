@@ -246,14 +246,32 @@ typedef struct tsr_tile_memory {
 /* Every tile (num_tiles entries). */
 TSR_API int tsr_report_get_tile_memory(const tsr_tile_memory **out, size_t *n, tsr_report *report);
 
+/* The one rule for "including gaps", which every figure and view follows
+ * (the totals, largest tiles, histograms, the diff, the apps' charts, tile
+ * maps, Summary and Insights): excluding gaps, a tile holds its `total`,
+ * the data of its regions; including gaps, it needs its
+ * `total_including_gaps`, its highest address used + 1, so the padding
+ * inside its regions and the unused space between them count (what
+ * decides whether it fits). Its gaps are the difference: one part beside
+ * the data however the data is split (by region, category or liveness),
+ * so that the parts add up to the total including gaps.
+ * `region_including_gaps` counts only the padding inside each region: the
+ * three do not add up to the total including gaps. A tile whose
+ * total_including_gaps is below its total (a malformed file) has no gaps. */
+TSR_API uint64_t tsr_tile_memory_get_gaps(const tsr_tile_memory *m);
+/* `total` plus tsr_tile_memory_get_gaps() when `including_gaps`. */
+TSR_API uint64_t tsr_tile_memory_get_bytes(const tsr_tile_memory *m, bool including_gaps);
+
 /* Memory of all tiles (ipu = -1) or one IPU. */
 typedef struct tsr_memory_totals {
 	uint64_t capacity;                       /* bytes_per_tile * tiles counted */
 	uint64_t total, total_including_gaps;    /* sums over the tiles */
 	uint64_t region[TSR_REGION_COUNT], region_including_gaps[TSR_REGION_COUNT];
-	uint32_t max_tile;                       /* the tile with the most, including gaps */
+	uint32_t max_tile;                       /* the tile with the most, including gaps
+	                                            (the lowest of tiles that tie) */
 	uint64_t max_tile_bytes;                 /* its total_including_gaps */
-	uint32_t max_tile_excluding_gaps;        /* the tile with the most data */
+	uint32_t max_tile_excluding_gaps;        /* the tile with the most data (the lowest
+	                                            of tiles that tie) */
 	uint64_t max_tile_excluding_gaps_bytes;
 	uint64_t min_tile_bytes;                 /* the least total_including_gaps */
 	double mean_tile_bytes;                  /* mean total_including_gaps */
@@ -302,6 +320,31 @@ TSR_API int tsr_report_list_memory_by_category(tsr_category_memory **out, size_t
  * summed over regions and overlap. */
 TSR_API int tsr_report_fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report,
                                              size_t category);
+/* The same counting only the bytes in overlapped storage (`overlapped`)
+ * or only those in storage of their own (!`overlapped`). */
+TSR_API int tsr_report_fill_category_by_tile_overlap(uint64_t *out, size_t n, tsr_report *report,
+                                                     size_t category, bool overlapped);
+
+/* The overlap rule (printProfileSummary's "Total After Overlapping"), for
+ * one tile or a sum of tiles. Overlapped storage is shared by variables
+ * whose lifetimes are disjoint, so the categories' bytes, counted before
+ * the sharing, add up past what the tiles hold:
+ *   parts - shared = total   (the tiles' total, excluding gaps). */
+typedef struct tsr_memory_sharing {
+	uint64_t parts;             /* every category's bytes, before sharing */
+	uint64_t not_overlapped;    /* of which in storage of their own */
+	uint64_t overlapped;        /* of which in overlapped storage, before sharing */
+	uint64_t after_overlapping; /* what the overlapped storage holds: total - not_overlapped
+	                               (0 when less) */
+	uint64_t shared;            /* overlapped - after_overlapping (0 when less): the bytes
+	                               counted more than once among the parts */
+} tsr_memory_sharing;
+/* Fills *out from a total (excluding gaps) and the categories' bytes. */
+TSR_API void tsr_memory_fill_sharing(tsr_memory_sharing *out, uint64_t total,
+                                     uint64_t not_overlapped, uint64_t overlapped);
+/* The sharing on each tile (num_tiles entries into `out`). */
+TSR_API int tsr_report_fill_sharing_by_tile(tsr_memory_sharing *out, size_t n,
+                                            tsr_report *report);
 
 /* Memory of the vertices of one compute set or vertex type ("byComputeSet",
  * "byVertexType"), in bytes. */
