@@ -136,6 +136,25 @@ static const tsr_program *programs(GaProgramView *self, size_t *n)
 	return p;
 }
 
+/* Run `run` as the details name it: by its engine program's name when the
+ * model gave one ("Run 1: epoch"), as the run pickers do, else "Run 1". */
+static char *run_label(GaProgramView *self, size_t run)
+{
+	tsr_report *r = ga_document_get_report(self->doc);
+	const tsr_run *runs;
+	size_t n;
+	const char *name = NULL;
+
+	if (!tsr_report_get_runs(&runs, &n, r) && run < n)
+		name = tsr_report_lookup_engine_program_name(r, runs[run].program);
+	if (name) {
+		g_autofree char *cut = ga_format_name(name);
+
+		return g_strdup_printf("Run %zu: %s", run, cut);
+	}
+	return g_strdup_printf("Run %zu", run);
+}
+
 /* The compute set or exchange a program names, or NULL. */
 static const char *target_name(GaProgramView *self, const tsr_program *p)
 {
@@ -517,7 +536,7 @@ static void update_details(GaProgramView *self)
 	ga_details_add_heading(self->details, &r, n_runs ? "Cycles in each run" : "No runs in this report");
 	for (size_t i = 0; i < n_runs; i++) {
 		const ga_program_cost *c = ga_document_get_program_costs(self->doc, i);
-		g_autofree char *key = g_strdup_printf("Run %zu", i);
+		g_autofree char *key = run_label(self, i);
 		g_autofree char *text = NULL;
 
 		if (c && c[row->id].steps) {

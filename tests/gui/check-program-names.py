@@ -7,7 +7,9 @@ the one program the compiler wrapped in it; unnamed, the views say
 "Program i" / "program i" as before.
 1. Program Tree: the top-level rows (every row starts collapsed), one per
    engine program in engine order, each carry that name ("epoch"), and no
-   named one says "Program i".
+   named one says "Program i". Searching the last run's program by its
+   name selects its top row first: the details give its engine program
+   index and name the runs ("Run N: <name>").
 2. Execution Trace: the run picker shows the last run (as the summary
    chooses) as "Run N: <its program's name>, <cycles> cycles, <steps>
    steps", cycles and steps from the file's run table.
@@ -19,6 +21,7 @@ Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
 import csv
 import io
 import os
+import re
 import subprocess
 import sys
 
@@ -120,6 +123,25 @@ def main():
                 failures.append(f"top row {i} says 'Program {i}' although the model named it "
                                 f"{n!r}: {r!r}")
         print(f"Program Tree top rows: {top_rows()!r}")
+        if names[int(last["program"])]:
+            search = find(app, lambda a: a.name == "Search programs" and
+                          a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY), prune=view)
+            search.queryEditableText().setTextContents(
+                "^" + re.escape(names[int(last["program"])]) + "$")
+
+            def detail(key):
+                acc = find(app, lambda a: a.name == "Details: " + key and
+                           a.getRole() == pyatspi.ROLE_LABEL, timeout=1, prune=view)
+                return text_of(acc) if acc is not None else None
+
+            run_key = f"Run {last['id']}: {last_name}"
+            if not wait_for(lambda: detail("Engine program") == last["program"] and
+                            detail(run_key) is not None):
+                failures.append(f"searching {last_name!r}: the details show engine program "
+                                f"{detail('Engine program')!r} (want {last['program']}) and "
+                                f"{'a' if detail(run_key) is not None else 'no'} {run_key!r} row")
+            print(f"details of {last_name!r}: engine program {detail('Engine program')}, "
+                  f"{run_key}: {detail(run_key)!r}")
 
         # 2. The Execution Trace's run picker.
         show_view(app, "Execution Trace")
