@@ -112,7 +112,8 @@ cmp -s chrome.json chrome-o.json || fail "-o DIR and stdout FILE differ (chrome 
 	fail "--chrome-trace --no-* exited $?"
 "$ts" export --chrome-trace --no-counters "$trace" >nocounters.json ||
 	fail "--no-counters exited $?"
-# Span metadata ("args"): the sample has none, so a copy gets one.
+# Span metadata ("args"): the sample's compile and run spans carry their
+# link to the report beside it; a copy gets one more on another span.
 cp "$trace" meta.pvti && python3 - <<'PY' || fail "cannot add span metadata to a copy of the sample"
 import sqlite3
 db = sqlite3.connect("meta.pvti")
@@ -145,8 +146,14 @@ n = json.load(open("nocounters.json"))["traceEvents"]
 assert {e["ph"] for e in n} == {"M", "X", "i"}
 w = [e for e in json.load(open("win.json"))["traceEvents"] if e["ph"] == "X"]
 assert 0 < len(w) < len(spans), (len(w), len(spans))
+links = [(e["name"], e["args"]["metadata"]["autoReport"]) for e in spans if "args" in e]
+assert [n for n, l in links] == ["Compiling graph for ipu2", "Run program 0 (init)",
+                                 "Run program 1 (epoch)", "Run program 2 (test)"], links
+assert all(l["directory"] == "." and l.get("run", -1) == i - 1
+           for i, (n, l) in enumerate(links)), links
 meta = json.load(open("meta.json"))["traceEvents"]
-with_args = [e for e in meta if e["ph"] == "X" and "args" in e]
+with_args = [e for e in meta if e["ph"] == "X" and "args" in e and
+             "autoReport" not in e["args"]["metadata"]]
 assert [(e["name"], e["args"]) for e in with_args] == \
     [("Graph construction", {"metadata": {"batch": 3}})], with_args
 assert not any("args" in e for e in json.load(open("noargs.json"))["traceEvents"] if e["ph"] == "X")

@@ -25,15 +25,16 @@ cp "$samples/tut5_ml/tut5_ml.pvti" one.pvti || exit 1
 # The text of the whole trace, and the same as JSON.
 "$ts" trace --top 0 one.pvti >one.txt 2>err.txt || fail "trace exited $?: $(cat err.txt)"
 [ -s err.txt ] && fail "trace wrote on stderr: $(cat err.txt)"
-for want in '^Trace: 1 file, 1 thread, 42 spans over 796 ms$' \
-	'^  tut5_ml (pid 29617 on vm): one.pvti$' \
+for want in '^Trace: 1 file, 2 threads, 42 spans over 669 ms$' \
+	'^  tut5_ml (pid 17799 on vm): one.pvti$' \
 	'^Spans by label (by total; 42 spans, 21 labels):$' \
 	'^  channel  *name  *count  *total  *self  *mean  *median  *min  *max$' \
-	'^  Poplar  *Graph construction  *1  *302 ms ' '^  Framework  *Epoch 1  ' \
+	'^  Poplar  *Graph construction  *1  *234 ms ' '^  Framework  *Epoch 1  ' \
 	'^  Poplar  *Run program 1 (epoch) ' '^  Poplar  *Stream callback train_loss  *20 ' \
-	'^By channel:$' '^  Poplar  *40  *796 ms$' '^  Framework  *2  *81.1 us$' \
+	'^By channel:$' '^  Poplar  *40  *739 ms$' '^  Framework  *2  *72.6 us$' \
 	'^By thread:$' '^  index  process (pid)  *thread (tid)  *spans  *busy  *first  *last$' \
-	'^      0  tut5_ml (29617)  *tut5_ml (29617)  *42  *796 ms  *0 ns  *796 ms$' \
+	'^      0  tut5_ml (17799)  *tut5_ml (17799)  *40  *663 ms  *0 ns  *669 ms$' \
+	'^      1  tut5_ml (17799)  *autoReport writer (1782.*  *2  *76.4 ms  *492 ms  *581 ms$' \
 	'^Counters:$' '^  Loss / train  *per sample  *20  *0.334435  *2.33827$' \
 	'^  Accuracy / test  *fraction  *1 '; do
 	grep -q -- "$want" one.txt || fail "no '$want' in the text"
@@ -64,11 +65,11 @@ d = json.load(open("one.json"))
 text = open("one.txt").read()
 lines = text.splitlines()
 t = d["trace"]
-assert (t["files"], t["threads"], t["spans"]) == (1, 1, 42), t
-assert lines[0] == "Trace: 1 file, 1 thread, %s spans over %s" % (
+assert (t["files"], t["threads"], t["spans"]) == (1, 2, 42), t
+assert lines[0] == "Trace: 1 file, 2 threads, %s spans over %s" % (
     count(t["spans"]), fmt_ns(t["end_ns"] - t["start_ns"])), lines[0]
 assert isinstance(t["origin_wall_ns"], int) and t["origin_wall_ns"] > 1600000000 * 10**9
-assert d["window"] is None and d["processes"][0]["pid"] == 29617
+assert d["window"] is None and d["processes"][0]["pid"] == 17799
 # Labels: every row of the text, in the JSON's order, with its figures.
 start = lines.index("Spans by label (by total; %s spans, %d labels):"
                     % (count(d["spans"]), len(d["labels"]))) + 2
@@ -96,13 +97,17 @@ for c in d["channels"]:
     assert "  %-12s %10s %12s" % (c["name"], count(c["spans"]), fmt_ns(c["self_ns"])) in lines, c
 assert sum(c["spans"] for c in d["channels"]) == d["spans"]
 assert sum(c["self_ns"] for c in d["channels"]) == sum(l["self_ns"] for l in d["labels"])
-(th,) = d["threads"]
-assert th["spans"] == d["spans"] and th["busy_ns"] == sum(c["self_ns"] for c in d["channels"])
-assert th["first_ns"] == t["start_ns"] and th["last_ns"] <= t["end_ns"], th
-row = [r for r in lines if r.startswith("      0  ")][0]
-want = [count(th["spans"]), fmt_ns(th["busy_ns"]), fmt_ns(th["first_ns"] - t["start_ns"]),
-        fmt_ns(th["last_ns"] - t["start_ns"])]
-assert re.split(r"  +", row.strip())[-4:] == want, (row, want)
+# The model's thread and the autoReport writer's.
+assert len(d["threads"]) == 2, d["threads"]
+assert sum(th["spans"] for th in d["threads"]) == d["spans"]
+assert sum(th["busy_ns"] for th in d["threads"]) == sum(c["self_ns"] for c in d["channels"])
+assert d["threads"][0]["first_ns"] == t["start_ns"]
+for i, th in enumerate(d["threads"]):
+    assert t["start_ns"] <= th["first_ns"] and th["last_ns"] <= t["end_ns"], th
+    row = [r for r in lines if r.startswith("      %d  " % i)][0]
+    want = [count(th["spans"]), fmt_ns(th["busy_ns"]), fmt_ns(th["first_ns"] - t["start_ns"]),
+            fmt_ns(th["last_ns"] - t["start_ns"])]
+    assert re.split(r"  +", row.strip())[-4:] == want, (row, want)
 # Series.
 s = {(x["graph"], x["name"]): x for x in d["series"]}
 assert s[("Loss", "train")]["samples"] == 20 and s[("Loss", "train")]["unit"] == "per sample"
@@ -213,7 +218,7 @@ PY
 
 # --no-median: no medians, the same counts and totals.
 "$ts" trace --no-median one.pvti >nomed.txt || fail "--no-median exited $?"
-grep -q '^  Poplar  *Graph construction  *1  *302 ms  *302 ms  *302 ms  *-  *302 ms  *302 ms$' \
+grep -q '^  Poplar  *Graph construction  *1  *234 ms  *234 ms  *234 ms  *-  *234 ms  *234 ms$' \
 	nomed.txt || fail "--no-median: the median column is not '-'"
 "$ts" trace --no-median --json one.pvti | python3 -c '
 import json, sys
@@ -243,7 +248,7 @@ db.commit()' twice/b.pvti || fail "cannot change the copy"
 "$ts" trace --json twice >twice.json || fail "trace of a directory exited $?"
 "$ts" trace --json twice/b.pvti twice/a.pvti >twice2.json || fail "trace of two files exited $?"
 "$ts" trace twice >twice.txt || fail "trace of a directory (text) exited $?"
-grep -q '^Trace: 2 files, 2 threads, 84 spans over 796 ms$' twice.txt || fail "merged header"
+grep -q '^Trace: 2 files, 4 threads, 84 spans over 669 ms$' twice.txt || fail "merged header"
 grep -q '^  \[1\] Loss / train ' twice.txt || fail "merged series are not told apart"
 python3 - <<'PY' || fail "the sample twice does not merge"
 import json
@@ -251,23 +256,23 @@ one, two, two2 = (json.load(open(f)) for f in ("one.json", "twice.json", "twice2
 # The same trace whatever order the files are named in.
 assert {p["path"] for p in two["processes"]} == {p["path"] for p in two2["processes"]}
 assert [dict(d, processes=None) for d in (two, two2)] == [dict(two, processes=None)] * 2
-assert two["trace"]["files"] == 2 and len(two["processes"]) == 2 and len(two["threads"]) == 2
+assert two["trace"]["files"] == 2 and len(two["processes"]) == 2 and len(two["threads"]) == 4
 assert two["spans"] == 2 * one["spans"] == sum(t["spans"] for t in two["threads"])
 by = {(l["channel"], l["name"]): l for l in one["labels"]}
 for l in two["labels"]:
     o = by[(l["channel"], l["name"])]
     assert l["count"] == 2 * o["count"] and l["total_ns"] == 2 * o["total_ns"], l
     assert l["min_ns"] == o["min_ns"] and l["max_ns"] == o["max_ns"], l
-assert [t["busy_ns"] for t in two["threads"]] == [one["threads"][0]["busy_ns"]] * 2
+assert [t["busy_ns"] for t in two["threads"]] == [t["busy_ns"] for t in one["threads"]] * 2
 assert sorted(s["process"] for s in two["series"]) == [0, 0, 0, 1, 1, 1]
 PY
 check_error "--thread tut5_ml: several threads have that name; give its index" \
 	trace --thread tut5_ml twice
-"$ts" trace --thread 1 --json twice | python3 -c '
+"$ts" trace --thread 2 --json twice | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["spans"] == 42 and [t["thread"] for t in d["threads"]] == [1], d["threads"]' ||
-	fail "--thread 1 of two"
+assert d["spans"] == 40 and [t["thread"] for t in d["threads"]] == [2], d["threads"]' ||
+	fail "--thread 2 of four (the second file's model thread)"
 [ $status -eq 0 ] && pass "two copies of the sample merge"
 
 # Two runs of tutorial 5 (two processes of one job) into one directory.
@@ -370,7 +375,7 @@ check_error "option '--output' needs a value" trace --output
 check_error "--sort wants total, self, count, mean, median or max, not 'speed'" \
 	trace --sort speed one.pvti
 check_error "--sort median needs the medians" trace --sort median --no-median one.pvti
-check_error "--thread 7: the traces have 1 thread" trace --thread 7 one.pvti
+check_error "--thread 7: the traces have 2 thread" trace --thread 7 one.pvti
 check_error "--thread nobody: no thread of that name" trace --thread nobody one.pvti
 check_error "--from wants milliseconds after the trace's start, not 'soon'" \
 	trace --from soon one.pvti
