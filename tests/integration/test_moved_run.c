@@ -8,9 +8,10 @@
  * System Analyser's "Open in Graph Analyser" uses) resolves it against
  * the directory of the trace file it read, whether that file was named
  * by an absolute or a relative path. The report it finds opens and has
- * the run the span names.
+ * the run the span names. The shipped sample trace, copied elsewhere
+ * with its report, does the same (its link is ".").
  *
- *   test_moved_run EXAMPLE
+ *   test_moved_run EXAMPLE SAMPLE_REPORTS
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,7 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *example;
+static const char *example, *samples;
 
 /* Runs `cmd` with /bin/sh, asserting success. */
 static void shell(const char *cmd)
@@ -41,8 +42,9 @@ static void shell(const char *cmd)
 }
 
 /* Checks every linked span of the trace at `trace_path` against the
- * report directory `want` (real path); returns how many spans link. */
-static size_t check_links(const char *trace_path, const char *want)
+ * report directory `want` (real path), its stored directory being
+ * `stored`; returns how many spans link. */
+static size_t check_links(const char *trace_path, const char *want, const char *stored)
 {
 	tsr_trace *tr = NULL;
 	tsr_trace_item *items = NULL;
@@ -66,7 +68,12 @@ static size_t check_links(const char *trace_path, const char *want)
 		assert_int_equal(tsr_trace_dup_event_metadata(&json, tr, 0, items[k].seq), TSR_OK);
 		printf("  %-28s %s\n    -> %s (run %lld)\n", tsr_trace_get_name(tr, items[k].name),
 		       json, dir, (long long)run);
-		assert_non_null(strstr(json, "\"directory\":\"../report\""));
+		{
+			char key[64];
+
+			snprintf(key, sizeof(key), "\"directory\":\"%s\"", stored);
+			assert_non_null(strstr(json, key));
+		}
 		assert_string_equal(dir, want);
 		if (run >= 0) {
 			tsr_report *r = NULL;
@@ -126,15 +133,15 @@ static void test_moved_run_folder(void **state)
 	assert_non_null(trace);
 
 	/* Named by an absolute path. */
-	assert_true(check_links(trace, real) >= 2);
+	assert_true(check_links(trace, real, "../report") >= 2);
 	/* And by a relative one, from the copied folder and from its trace
 	 * directory (the trace's directory is then "."). */
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(moved), 0);
 	snprintf(cmd, sizeof(cmd), "trace/%s", strrchr(trace, '/') + 1);
-	assert_true(check_links(cmd, real) >= 2);
+	assert_true(check_links(cmd, real, "../report") >= 2);
 	assert_int_equal(chdir(trace_dir), 0);
-	assert_true(check_links(strrchr(trace, '/') + 1, real) >= 2);
+	assert_true(check_links(strrchr(trace, '/') + 1, real, "../report") >= 2);
 	assert_int_equal(chdir(cwd), 0);
 
 	free(real);
@@ -143,16 +150,46 @@ static void test_moved_run_folder(void **state)
 	tsi_test_rmtree(root);
 }
 
+/* The shipped sample trace links to the report beside it: in place, and
+ * in a copy of its folder made elsewhere. */
+static void test_sample_trace(void **state)
+{
+	char *root = tsi_test_mkdtemp(), cmd[3 * PATH_MAX + 64], dir[PATH_MAX + 32];
+	char trace[PATH_MAX + 64], *real;
+
+	(void)state;
+	assert_non_null(root);
+	assert_true(strlen(root) < PATH_MAX && strlen(samples) < PATH_MAX);
+	snprintf(dir, sizeof(dir), "%s/tut5_ml", samples);
+	real = realpath(dir, NULL);
+	assert_non_null(real);
+	snprintf(trace, sizeof(trace), "%s/tut5_ml.pvti", real);
+	assert_int_equal(check_links(trace, real, "."), 4); /* the compile span and 3 runs */
+	free(real);
+
+	snprintf(cmd, sizeof(cmd), "cp -R '%s' '%s/copy'", dir, root);
+	shell(cmd);
+	snprintf(dir, sizeof(dir), "%s/copy", root);
+	real = realpath(dir, NULL);
+	assert_non_null(real);
+	snprintf(trace, sizeof(trace), "%s/tut5_ml.pvti", real);
+	assert_int_equal(check_links(trace, real, "."), 4);
+	free(real);
+	tsi_test_rmtree(root);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_moved_run_folder),
+		cmocka_unit_test(test_sample_trace),
 	};
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_moved_run EXAMPLE\n");
+	if (argc != 3) {
+		fprintf(stderr, "usage: test_moved_run EXAMPLE SAMPLE_REPORTS\n");
 		return 2;
 	}
+	samples = argv[2];
 	example = realpath(argv[1], NULL); /* the run happens in another directory */
 	if (!example) {
 		fprintf(stderr, "test_moved_run: %s: not found\n", argv[1]);
