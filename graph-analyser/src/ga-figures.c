@@ -130,8 +130,11 @@ GtkWidget *ga_list_add_full(GtkWidget *list, const char *subtitle, const char *c
 		GtkWidget *names = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
 		GtkWidget *sub = gtk_label_new(subtitle);
 
+		/* Wrapped, not cut: a tile's breakdown adds up only whole. */
 		gtk_label_set_xalign(GTK_LABEL(sub), 0);
-		gtk_label_set_ellipsize(GTK_LABEL(sub), PANGO_ELLIPSIZE_END);
+		gtk_label_set_wrap(GTK_LABEL(sub), TRUE);
+		gtk_label_set_wrap_mode(GTK_LABEL(sub), PANGO_WRAP_WORD_CHAR);
+		gtk_label_set_max_width_chars(GTK_LABEL(sub), 80);
 		gtk_widget_set_tooltip_text(sub, subtitle);
 		gtk_widget_add_css_class(sub, "dim-label");
 		gtk_widget_add_css_class(sub, "caption");

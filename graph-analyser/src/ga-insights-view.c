@@ -1,9 +1,18 @@
 /*
  * The Insights view (ga-insights-view.h). Everything is computed from
  * what the loader gathered (the figures, the per-tile memory, each
- * category's bytes by tile, the run's steps); the only work done here is
- * sorting a few thousand tiles. A tip is shown only when the report
- * supports it, and always with the number it is based on.
+ * category's bytes by tile, the run's steps) and reportlib's figures
+ * (the tiles ranked, each tile's sharing of overlapped storage). A tip is
+ * shown only when the report supports it, and always with the number it
+ * is based on.
+ *
+ * One ranking names "the fullest" tiles everywhere on the page, the
+ * headline, the list and the tips: bytes in use, excluding gaps
+ * (tsr_report_list_largest_tiles), the lowest tile first among tiles
+ * that tie. Including gaps, the tiles whose interleaved region sits at
+ * the top of their memory all need about the same, so that ranking would
+ * name one of many ties; whether the program fits is still judged
+ * including gaps (reportlib's one gaps rule).
  */
 #include "ga-insights-view.h"
 
@@ -14,6 +23,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 
 /* Out-of-memory tiles listed before "and N more". */
 #define OOM_CAP 50
@@ -88,7 +98,9 @@ static GtkWidget *tile_list_new(GaInsightsView *self, const char *name)
 {
 	GtkWidget *list = ga_list_new(name, TRUE);
 
-	gtk_widget_set_halign(list, GTK_ALIGN_START);
+	/* Filling the page: a row's wrapped breakdown gets its height for
+	 * the list's real width only then (GTK 4.8), as the tips do. */
+	gtk_widget_set_halign(list, GTK_ALIGN_FILL);
 	g_signal_connect(list, "row-activated", G_CALLBACK(on_tile_activated), self);
 	return list;
 }
@@ -142,12 +154,30 @@ static void on_step_activated(GtkListBox *list, GtkListBoxRow *row, gpointer dat
 
 /* --- Fit ---------------------------------------------------------------------- */
 
-static void add_fit(GtkWidget *box, const tsr_summary_figures *s)
+/* "The fullest tile by bytes in use (excluding gaps) is tile 18, with
+ * 150,000 B." for the first of `fullest` (n tiles), or "". */
+static char *fullest_sentence(GaDocument *doc, const uint32_t *fullest, size_t n)
+{
+	size_t n_tiles;
+	const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n_tiles);
+	g_autofree char *b = NULL;
+
+	if (!n || fullest[0] >= n_tiles)
+		return g_strdup("");
+	b = ga_format_u64(tiles[fullest[0]].total);
+	return g_strdup_printf(" The fullest tile by bytes in use (excluding gaps) is tile %" PRIu32
+	                       ", with %s B.",
+	                       fullest[0], b);
+}
+
+static void add_fit(GtkWidget *box, GaDocument *doc, const tsr_summary_figures *s,
+                    const uint32_t *fullest, size_t n_fullest)
 {
 	const tsr_summary_memory *all = &s->memory[0];
 	gboolean fits = all->n_oom_tiles == 0;
 	GtkWidget *content, *grid = gtk_grid_new(), *verdict;
 	g_autofree char *text = NULL, *n = NULL, *max = NULL, *per = NULL, *pct = NULL;
+	g_autofree char *rank = fullest_sentence(doc, fullest, n_fullest);
 	size_t first = s->n_memory > 1 ? 1 : 0;
 
 	gtk_box_append(GTK_BOX(box), ga_section_new("Does it fit?", TRUE, &content));
@@ -157,15 +187,16 @@ static void add_fit(GtkWidget *box, const tsr_summary_figures *s)
 	pct = ga_format_pct(s->target->bytes_per_tile
 	                        ? (double)all->totals.max_tile_bytes / (double)s->target->bytes_per_tile
 	                        : NAN);
+	/* Fitting is judged including gaps; no tile is named for it (many
+	 * tie there), the fullest is named by the page's one ranking. */
 	if (fits)
-		text = g_strdup_printf("The program fits: the fullest, tile %" PRIu32
-		                       ", uses %s B of its %s B (%s).",
-		                       all->totals.max_tile, max, per, pct);
+		text = g_strdup_printf("The program fits: no tile needs more than %s B of its %s B, "
+		                       "including gaps (%s).%s",
+		                       max, per, pct, rank);
 	else
-		text = g_strdup_printf("The program does not fit: %s tile%s out of memory; the "
-		                       "fullest, tile %" PRIu32 ", needs %s B of its %s B (%s).",
-		                       n, all->n_oom_tiles == 1 ? " is" : "s are", all->totals.max_tile,
-		                       max, per, pct);
+		text = g_strdup_printf("The program does not fit: %s tile%s out of memory, needing "
+		                       "up to %s B of %s B, including gaps (%s).%s",
+		                       n, all->n_oom_tiles == 1 ? " is" : "s are", max, per, pct, rank);
 	verdict = gtk_label_new(text);
 	gtk_label_set_xalign(GTK_LABEL(verdict), 0);
 	gtk_label_set_wrap(GTK_LABEL(verdict), TRUE);
@@ -235,33 +266,67 @@ static int cat_bytes_desc(gconstpointer a, gconstpointer b)
 	return x->category < y->category ? -1 : x->category > y->category;
 }
 
-/* "Variables 120,000 B, Stack 4,000 B, ..." of tile `tile`. */
-static char *top_categories(GaDocument *doc, const tsr_summary_figures *s, uint32_t tile)
+/* Tile `tile`'s largest categories and what they add up to, counted as
+ * reportlib counts them: each category's bytes before overlapped storage
+ * is shared, the rest in one "more", and, when storage is shared, the
+ * bytes shared, so that the parts less the shared are the tile's bytes
+ * in use: "Before sharing: Variables 80,000 B, Messages 50,000 B, Control
+ * Code 5,000 B and 7,564 B more = 142,564 B; less 56,708 B shared by
+ * overlapping = 85,856 B in use". `sharing`: every tile's (may be NULL:
+ * not read). */
+static char *breakdown(GaDocument *doc, const tsr_summary_figures *s,
+                       const tsr_memory_sharing *sharing, uint32_t tile)
 {
 	size_t n = tsr_category_count();
 	g_autofree cat_bytes *v = g_new0(cat_bytes, n ? n : 1);
 	GString *out = g_string_new(NULL);
-	size_t n_tiles;
+	size_t n_tiles, i;
+	const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n_tiles);
+	const tsr_memory_sharing *sh = sharing && tile < n_tiles ? &sharing[tile] : NULL;
+	uint64_t listed = 0;
 
-	ga_document_get_tiles(doc, &n_tiles);
+	if (tile >= n_tiles)
+		return g_string_free(out, FALSE);
 	for (size_t c = 0; c < n; c++) {
 		const uint64_t *by_tile = ga_document_get_category_by_tile(doc, c);
 
 		v[c].category = c;
-		v[c].bytes = by_tile && tile < n_tiles ? by_tile[tile] : 0;
+		v[c].bytes = by_tile ? by_tile[tile] : 0;
 	}
 	qsort(v, n, sizeof(*v), cat_bytes_desc);
-	for (size_t i = 0; i < n && i < TOP_CATEGORIES && v[i].bytes; i++) {
+	if (sh && sh->shared)
+		g_string_append(out, "Before sharing: ");
+	for (i = 0; i < n && i < TOP_CATEGORIES && v[i].bytes; i++) {
 		g_autofree char *b = ga_format_u64(v[i].bytes);
 
 		g_string_append_printf(out, "%s%s %s B", i ? ", " : "", category_label(s, v[i].category),
 		                       b);
+		listed += v[i].bytes;
+	}
+	if (!sh)
+		return g_string_free(out, FALSE);
+	if (sh->parts > listed) {
+		g_autofree char *b = ga_format_u64(sh->parts - listed);
+
+		g_string_append_printf(out, "%s%s B more", i ? " and " : "", b);
+	}
+	if (sh->shared) {
+		g_autofree char *p = ga_format_u64(sh->parts), *x = ga_format_u64(sh->shared);
+		g_autofree char *t = ga_format_u64(sh->parts - sh->shared);
+
+		g_string_append_printf(out, " = %s B; less %s B shared by overlapping = %s B in use", p,
+		                       x, t);
+	} else if (sh->parts != tiles[tile].total) {
+		/* A malformed file: say what the categories add up to. */
+		g_autofree char *p = ga_format_u64(sh->parts);
+
+		g_string_append_printf(out, " = %s B", p);
 	}
 	return g_string_free(out, FALSE);
 }
 
 static void add_oom(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
-                    const tsr_summary_figures *s)
+                    const tsr_summary_figures *s, const tsr_memory_sharing *sharing)
 {
 	const tsr_summary_memory *all = &s->memory[0];
 	size_t n_tiles, shown = MIN(all->n_oom_tiles, (size_t)OOM_CAP);
@@ -279,14 +344,14 @@ static void add_oom(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
 	list = tile_list_new(self, "Out-of-memory tiles");
 	for (size_t i = 0; i < shown; i++) {
 		uint32_t tile = all->oom_tiles[i];
-		uint64_t bytes = tile < n_tiles ? tiles[tile].total_including_gaps : 0;
+		uint64_t bytes = tile < n_tiles ? tsr_tile_memory_get_bytes(&tiles[tile], TRUE) : 0;
 		uint64_t excess = bytes > s->target->bytes_per_tile ? bytes - s->target->bytes_per_tile
 		                                                    : 0;
 		g_autofree char *name = g_strdup_printf("Tile %" PRIu32, tile);
 		g_autofree char *b = ga_format_u64(bytes), *e = ga_format_u64(excess);
 		g_autofree char *bb = g_strdup_printf("%s B", b);
 		g_autofree char *ee = g_strdup_printf("+%s B over", e);
-		g_autofree char *cats = top_categories(doc, s, tile);
+		g_autofree char *cats = breakdown(doc, s, sharing, tile);
 		const char *cells[] = {name, bb, ee};
 		GtkWidget *row = ga_list_add_full(list, cats, cells, 3);
 
@@ -296,55 +361,57 @@ static void add_oom(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
 	gtk_box_append(GTK_BOX(content), list);
 }
 
-/* Tile indexes, fullest (including gaps) first; ties by tile number. */
-static const tsr_tile_memory *sort_tiles;
-static int tile_desc(gconstpointer a, gconstpointer b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t bx = sort_tiles[x].total_including_gaps, by = sort_tiles[y].total_including_gaps;
-
-	if (bx != by)
-		return bx > by ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
+/* The fullest tiles, by the page's one ranking (`fullest`, n of them). */
 static void add_fullest(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
-                        const tsr_summary_figures *s)
+                        const tsr_summary_figures *s, const tsr_memory_sharing *sharing,
+                        const uint32_t *fullest, size_t n_fullest)
 {
 	size_t n_tiles;
 	const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n_tiles);
-	g_autofree uint32_t *order = g_new(uint32_t, n_tiles ? n_tiles : 1);
 	GtkWidget *content, *list;
+	g_autofree char *heading = NULL, *count = ga_format_u64(n_fullest);
 
 	gtk_box_append(GTK_BOX(box), ga_section_new("Tile memory", TRUE, &content));
-	if (!n_tiles) {
+	if (!n_tiles || !n_fullest) {
 		gtk_box_append(GTK_BOX(content), ga_note_new("The report lists no tiles."));
 		return;
 	}
-	for (size_t i = 0; i < n_tiles; i++)
-		order[i] = (uint32_t)i;
-	sort_tiles = tiles;
-	qsort(order, n_tiles, sizeof(*order), tile_desc);
-	sort_tiles = NULL;
-	gtk_box_append(GTK_BOX(content), heading_new("The five fullest tiles (including gaps)"));
+	heading = n_fullest == 1
+	              ? g_strdup("The fullest tile, by bytes in use (excluding gaps)")
+	              : g_strdup_printf("The %s fullest tiles, by bytes in use (excluding gaps)",
+	                                count);
+	gtk_box_append(GTK_BOX(content), heading_new(heading));
+	gtk_box_append(GTK_BOX(content),
+	               ga_note_new("Tiles with the same bytes in use are listed lowest tile first. "
+	                           "With gaps: up to the highest address the tile uses, what "
+	                           "decides whether it fits."));
 	list = tile_list_new(self, "The fullest tiles");
-	for (size_t i = 0; i < n_tiles && i < FULLEST; i++) {
-		uint32_t tile = order[i];
-		uint64_t bytes = tiles[tile].total_including_gaps;
+	for (size_t i = 0; i < n_fullest; i++) {
+		uint32_t tile = fullest[i];
+		uint64_t bytes, with_gaps;
 		g_autofree char *name = g_strdup_printf("Tile %" PRIu32, tile);
-		g_autofree char *b = ga_format_u64(bytes);
-		g_autofree char *bb = g_strdup_printf("%s B", b);
-		g_autofree char *p = ga_format_pct(s->target->bytes_per_tile
-		                                       ? (double)bytes / (double)s->target->bytes_per_tile
-		                                       : NAN);
-		g_autofree char *pp = g_strdup_printf("%s of the tile", p);
-		g_autofree char *cats = top_categories(doc, s, tile);
-		const char *cells[] = {name, bb, pp};
-		GtkWidget *row = ga_list_add_full(list, cats, cells, 3);
+		g_autofree char *b = NULL, *bb = NULL, *g = NULL, *gg = NULL, *p = NULL, *cats = NULL;
 
-		tile_row_set(row, tile);
-		if (bytes > s->target->bytes_per_tile)
-			gtk_widget_add_css_class(row, "error");
+		if (tile >= n_tiles)
+			continue;
+		bytes = tiles[tile].total;
+		with_gaps = tsr_tile_memory_get_bytes(&tiles[tile], TRUE);
+		b = ga_format_u64(bytes);
+		bb = g_strdup_printf("%s B in use", b);
+		g = ga_format_u64(with_gaps);
+		p = ga_format_pct(s->target->bytes_per_tile
+		                      ? (double)with_gaps / (double)s->target->bytes_per_tile
+		                      : NAN);
+		gg = g_strdup_printf("%s B with gaps (%s of the tile)", g, p);
+		cats = breakdown(doc, s, sharing, tile);
+		{
+			const char *cells[] = {name, bb, gg};
+			GtkWidget *row = ga_list_add_full(list, cats, cells, 3);
+
+			tile_row_set(row, tile);
+			if (with_gaps > s->target->bytes_per_tile)
+				gtk_widget_add_css_class(row, "error");
+		}
 	}
 	gtk_box_append(GTK_BOX(content), list);
 	gtk_box_append(GTK_BOX(content), heading_new("Tiles by memory (excluding gaps)"));
@@ -573,7 +640,8 @@ static void tip(GtkWidget *list, const char *text)
 	gtk_list_box_append(GTK_LIST_BOX(list), row);
 }
 
-static void add_tips(GtkWidget *box, GaDocument *doc, const tsr_summary_figures *s)
+static void add_tips(GtkWidget *box, GaDocument *doc, const tsr_summary_figures *s,
+                     const uint32_t *fullest, size_t n_fullest)
 {
 	const tsr_summary_memory *all = &s->memory[0];
 	size_t n_tiles, shown = 0;
@@ -594,8 +662,10 @@ static void add_tips(GtkWidget *box, GaDocument *doc, const tsr_summary_figures 
 		for (size_t i = 0; i < all->n_oom_tiles; i++) {
 			uint32_t t = all->oom_tiles[i];
 
-			if (t < n_tiles && tiles[t].total_including_gaps > s->target->bytes_per_tile)
-				excess += tiles[t].total_including_gaps - s->target->bytes_per_tile;
+			uint64_t with_gaps = t < n_tiles ? tsr_tile_memory_get_bytes(&tiles[t], TRUE) : 0;
+
+			if (with_gaps > s->target->bytes_per_tile)
+				excess += with_gaps - s->target->bytes_per_tile;
 		}
 		if (excess) {
 			g_autofree char *e = ga_format_u64(excess), *n = ga_format_u64(all->n_oom_tiles);
@@ -631,19 +701,19 @@ static void add_tips(GtkWidget *box, GaDocument *doc, const tsr_summary_figures 
 			shown++;
 		}
 	}
-	/* Exchange code dominating the fullest tile. */
-	if (xcode != (size_t)-1 && all->totals.max_tile_excluding_gaps < n_tiles) {
+	/* Exchange code dominating the fullest tile (the page's ranking). */
+	if (xcode != (size_t)-1 && n_fullest && fullest[0] < n_tiles) {
 		const uint64_t *code = ga_document_get_category_by_tile(doc, xcode);
-		uint32_t t = all->totals.max_tile_excluding_gaps;
+		uint32_t t = fullest[0];
 		uint64_t total = tiles[t].total;
 
 		if (code && total && (double)code[t] / (double)total >= 0.2) {
 			g_autofree char *c = ga_format_u64(code[t]), *tt = ga_format_u64(total);
 			g_autofree char *p = ga_format_pct((double)code[t] / (double)total);
 			g_autofree char *text = g_strdup_printf(
-			    "On tile %" PRIu32 ", the fullest, internal exchange code takes %s B of its "
-			    "%s B of data (%s): fewer, larger exchanges, or a tensor layout that moves less "
-			    "data to this tile, would shrink it.",
+			    "On tile %" PRIu32 ", the fullest by bytes in use (excluding gaps), internal "
+			    "exchange code takes %s B of its %s B in use (%s): fewer, larger exchanges, or "
+			    "a tensor layout that moves less data to this tile, would shrink it.",
 			    t, c, tt, p);
 
 			tip(list, text);
@@ -702,6 +772,10 @@ static void rebuild(GaInsightsView *self)
 	const tsr_summary_figures *s = doc ? ga_document_get_figures(doc) : NULL;
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
 	GtkWidget *title;
+	uint32_t *fullest = NULL;
+	size_t n_fullest = 0;
+	tsr_memory_sharing *sharing = NULL;
+	char *problem = NULL;
 
 	gtk_widget_set_margin_start(box, 24);
 	gtk_widget_set_margin_end(box, 24);
@@ -716,13 +790,45 @@ static void rebuild(GaInsightsView *self)
 	gtk_label_set_xalign(GTK_LABEL(title), 0);
 	gtk_widget_add_css_class(title, "title-2");
 	gtk_box_append(GTK_BOX(box), title);
-	add_fit(box, s);
-	add_oom(self, box, doc, s);
-	add_tips(box, doc, s);
-	add_fullest(self, box, doc, s);
+	/* The page's one ranking of tiles, and every tile's sharing, from
+	 * reportlib (a failure leaves the ranking empty or the sharing out,
+	 * with the message on the page). */
+	{
+		tsr_report *report = ga_document_get_report(doc);
+		size_t n_tiles;
+
+		ga_document_get_tiles(doc, &n_tiles);
+		if (tsr_report_list_largest_tiles(&fullest, &n_fullest, report, -1, false, FULLEST) !=
+		    TSR_OK) {
+			fullest = NULL;
+			n_fullest = 0;
+			problem = g_strdup(tsr_report_error(report));
+		}
+		sharing = g_new0(tsr_memory_sharing, n_tiles ? n_tiles : 1);
+		if (tsr_report_fill_sharing_by_tile(sharing, n_tiles, report) != TSR_OK) {
+			g_clear_pointer(&sharing, g_free);
+			g_free(problem);
+			problem = g_strdup(tsr_report_error(report));
+		}
+	}
+	if (problem) {
+		g_autofree char *text = g_strdup_printf("Part of this page could not be read: %s",
+		                                        problem);
+		GtkWidget *l = ga_note_new(text);
+
+		gtk_widget_add_css_class(l, "error");
+		gtk_box_append(GTK_BOX(box), l);
+	}
+	add_fit(box, doc, s, fullest, n_fullest);
+	add_oom(self, box, doc, s, sharing);
+	add_tips(box, doc, s, fullest, n_fullest);
+	add_fullest(self, box, doc, s, sharing, fullest, n_fullest);
 	add_always_live(self, box, doc, s);
 	add_worst_steps(self, box, s);
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
+	free(fullest); /* reportlib's, with free() */
+	g_free(sharing);
+	g_free(problem);
 }
 
 static void on_document(GObject *session, GParamSpec *pspec, gpointer data)

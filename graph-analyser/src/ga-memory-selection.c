@@ -105,6 +105,8 @@ struct _GaMemorySelection {
 
 	GaSession *session;
 	GaDocument *doc;
+	tsr_memory_sharing *sharing; /* of each of doc's tiles (reportlib's overlap rule) */
+	char *sharing_error;         /* reportlib's message when it could not be read */
 	ga_tile_layout layout;
 	GtkBitset *tiles;
 	GCancellable *search;      /* the variable search running, if any */
@@ -205,13 +207,15 @@ static void update_details(GaMemorySelection *self)
 			for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile); ok;
 			     ok = gtk_bitset_iter_next(&it, &tile)) {
 				const tsr_tile_memory *t = &tiles[tile];
-				guint64 v = m == 0 ? t->total
-				            : m == 1 ? t->total_including_gaps
-				            : m == 2 ? t->total_including_gaps - t->total
-				                     : t->region[m - 3];
+				guint64 v;
 
-				if (tile < n_tiles)
-					sum += v;
+				if (tile >= n_tiles)
+					continue;
+				v = m == 0   ? t->total
+				    : m == 1 ? tsr_tile_memory_get_bytes(t, TRUE)
+				    : m == 2 ? tsr_tile_memory_get_gaps(t)
+				             : t->region[m - 3];
+				sum += v;
 			}
 			{
 				g_autofree char *acc = g_strdup_printf("Selection %s", labels[m]);
@@ -220,9 +224,9 @@ static void update_details(GaMemorySelection *self)
 			}
 			for (guint c = 0; n_sel > 1 && c < shown; c++) {
 				const tsr_tile_memory *t = &tiles[cols[c]];
-				guint64 v = m == 0 ? t->total
-				            : m == 1 ? t->total_including_gaps
-				            : m == 2 ? t->total_including_gaps - t->total
+				guint64 v = m == 0   ? t->total
+				            : m == 1 ? tsr_tile_memory_get_bytes(t, TRUE)
+				            : m == 2 ? tsr_tile_memory_get_gaps(t)
 				                     : t->region[m - 3];
 
 				put_bytes(self, 2 + (int)c, row, v, NULL);
@@ -231,13 +235,15 @@ static void update_details(GaMemorySelection *self)
 		}
 	}
 
-	/* Categories with bytes on the selection, largest first. */
+	/* Categories with bytes on the selection, largest first, counted
+	 * before overlapped storage is shared; then the bytes shared, so that
+	 * the parts less the shared make the total above. */
 	{
 		size_t nc = tsr_category_count();
 		g_autofree guint64 *sums = g_new0(guint64, nc);
 		g_autofree guint *order = g_new(guint, nc);
 		guint k = 0;
-		GtkWidget *h = gtk_label_new("By category");
+		GtkWidget *h = gtk_label_new("By category, before sharing");
 
 		gtk_label_set_xalign(GTK_LABEL(h), 0);
 		gtk_widget_add_css_class(h, "heading");
@@ -269,6 +275,58 @@ static void update_details(GaMemorySelection *self)
 			for (guint c = 0; n_sel > 1 && c < shown; c++)
 				put_bytes(self, 2 + (int)c, row, by ? by[cols[c]] : 0, NULL);
 			row++;
+		}
+		if (self->sharing_error) {
+			g_autofree char *text =
+			    g_strdup_printf("The shared bytes could not be read: %s", self->sharing_error);
+			GtkWidget *l = gtk_label_new(text);
+
+			gtk_label_set_xalign(GTK_LABEL(l), 0);
+			gtk_label_set_wrap(GTK_LABEL(l), TRUE);
+			gtk_widget_add_css_class(l, "error");
+			gtk_grid_attach(self->details, l, 0, row++, 2 + (int)shown, 1);
+		} else if (self->sharing) {
+			/* The last is the Total above, reached the other way. */
+			static const char *const labels[] = {"Parts before sharing",
+			                                     "Shared by overlapping", "In use after sharing"};
+
+			for (guint m = 0; m < G_N_ELEMENTS(labels); m++) {
+				guint64 sum = 0;
+				g_autofree char *acc = g_strdup_printf("Selection %s", labels[m]);
+
+				for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile); ok;
+				     ok = gtk_bitset_iter_next(&it, &tile)) {
+					const tsr_memory_sharing *sh;
+
+					if (tile >= n_tiles)
+						continue;
+					sh = &self->sharing[tile];
+					sum += m == 0 ? sh->parts : m == 1 ? sh->shared : sh->parts - sh->shared;
+				}
+				put(self, 0, row, labels[m], FALSE, NULL);
+				if (m == 1) {
+					g_autofree char *v = ga_format_u64(sum);
+					g_autofree char *neg = g_strdup_printf("−%s", v);
+
+					put(self, 1, row, neg, TRUE, acc);
+				} else {
+					put_bytes(self, 1, row, sum, acc);
+				}
+				for (guint c = 0; n_sel > 1 && c < shown; c++) {
+					const tsr_memory_sharing *sh = &self->sharing[cols[c]];
+					guint64 v = m == 0 ? sh->parts : m == 1 ? sh->shared : sh->parts - sh->shared;
+
+					if (m == 1) {
+						g_autofree char *f = ga_format_u64(v);
+						g_autofree char *neg = g_strdup_printf("−%s", f);
+
+						put(self, 2 + (int)c, row, neg, TRUE, NULL);
+					} else {
+						put_bytes(self, 2 + (int)c, row, v, NULL);
+					}
+				}
+				row++;
+			}
 		}
 	}
 	if (n_sel > shown && n_sel > 1) {
@@ -801,6 +859,8 @@ static void ga_memory_selection_finalize(GObject *object)
 	GaMemorySelection *self = GA_MEMORY_SELECTION(object);
 
 	g_clear_pointer(&self->doc, ga_document_unref);
+	g_free(self->sharing);
+	g_free(self->sharing_error);
 	g_clear_pointer(&self->tiles, gtk_bitset_unref);
 	g_clear_object(&self->variables);
 	g_clear_object(&self->vertices);
@@ -873,8 +933,21 @@ void ga_memory_selection_set_document(GaMemorySelection *self, GaDocument *doc,
                                       const ga_tile_layout *layout)
 {
 	g_clear_pointer(&self->doc, ga_document_unref);
+	g_clear_pointer(&self->sharing, g_free);
+	g_clear_pointer(&self->sharing_error, g_free);
 	self->doc = doc ? ga_document_ref(doc) : NULL;
 	self->layout = *layout;
+	if (doc) {
+		size_t n;
+		tsr_report *report = ga_document_get_report(doc);
+
+		ga_document_get_tiles(doc, &n);
+		self->sharing = g_new0(tsr_memory_sharing, n ? n : 1);
+		if (tsr_report_fill_sharing_by_tile(self->sharing, n, report) != TSR_OK) {
+			self->sharing_error = g_strdup(tsr_report_error(report));
+			g_clear_pointer(&self->sharing, g_free);
+		}
+	}
 }
 
 void ga_memory_selection_set_tiles(GaMemorySelection *self, GtkBitset *tiles)

@@ -3,10 +3,19 @@
  * chosen order: software order is tile number, physical order walks each
  * IPU's map row by row (ga-tile-layout.h), so `order` maps an item to its
  * tile and `item_of` back. Everything the chart shows comes from the
- * document's arrays, read off the main thread when the report loaded;
- * changing the stacking, the gaps or the order rebuilds the chart's data
- * in a few milliseconds, with no file access. Selections go to the
- * session as tile numbers, so every view sees them.
+ * document's arrays, read off the main thread when the report loaded,
+ * but for the category stacking's split of overlapped storage, read from
+ * reportlib once per report on first use; changing the stacking, the
+ * gaps or the order rebuilds the chart's data in a few milliseconds.
+ * Selections go to the session as tile numbers, so every view sees them.
+ *
+ * Every stacking follows reportlib's two rules, so that a bar's total is
+ * the tile's figure on every screen: with Include Gaps, the gaps
+ * (tsr_tile_memory_get_gaps: up to the highest address used) are one
+ * part of their own, and by category, overlapped storage is one part
+ * counted after sharing (tsr_report_fill_sharing_by_tile), beside each
+ * category's storage of its own; the categories' bytes before sharing
+ * add up past what the tile holds.
  *
  * Comparing, a chart of B − A per tile (increases and decreases as
  * two colours, both drawn upwards as magnitudes: the chart kit's bars
@@ -29,6 +38,15 @@
 
 enum { STACK_REGION = 0, STACK_CATEGORY, STACK_LIVENESS };
 
+/* A report's figures for the category stacking: each category's bytes in
+ * storage of its own on every tile, and every tile's sharing. */
+typedef struct category_split {
+	GaDocument *doc;              /* whose (not a ref: cleared with the view's documents) */
+	uint64_t **own;               /* tsr_category_count() arrays of num_tiles */
+	tsr_memory_sharing *sharing;  /* num_tiles */
+	char *error;                  /* reportlib's message when reading failed, else NULL */
+} category_split;
+
 struct _GaMemoryView {
 	GtkWidget parent_instance;
 
@@ -41,6 +59,7 @@ struct _GaMemoryView {
 	guint *order;               /* item -> tile */
 	guint *item_of;             /* tile -> item */
 	guint *components;          /* category of each stacked component (category mode) */
+	category_split split[2];    /* of the document and of report B */
 	gboolean syncing;           /* a selection being copied between chart and session */
 	guint entry_timeout;        /* applies "Select tiles" a moment after typing stops */
 
@@ -54,6 +73,7 @@ struct _GaMemoryView {
 	GtkLabel *tiles_error;
 	TscChart *chart;
 	GtkLabel *chart_caption;
+	char *caption;              /* the chart caption's text about the report */
 	GtkWidget *paned;
 	GtkWidget *compare_box;     /* the difference and B's charts, shown when comparing */
 	TscChart *diff_chart;       /* B - A per tile: increases and decreases */
@@ -156,7 +176,7 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 	GtkWidget *child;
 
 	for (size_t t = 0; t < n_tiles; t++) {
-		double v = (double)(gaps ? tiles[t].total_including_gaps : tiles[t].total);
+		double v = (double)tsr_tile_memory_get_bytes(&tiles[t], gaps);
 
 		if (v > top)
 			top = v;
@@ -191,8 +211,7 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 
 			values[c] = tile == G_MAXUINT || tile >= n_tiles
 			                ? NAN
-			                : (double)(gaps ? tiles[tile].total_including_gaps
-			                                : tiles[tile].total);
+			                : (double)tsr_tile_memory_get_bytes(&tiles[tile], gaps);
 		}
 		tsc_heatmap_set_data(self->heatmaps->pdata[ipu], self->layout.rows,
 		                     self->layout.columns, values);
@@ -201,6 +220,45 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 }
 
 /* --- The chart's data ---------------------------------------------------------------------- */
+
+static void category_split_clear(category_split *cs)
+{
+	for (size_t c = 0; cs->own && c < tsr_category_count(); c++)
+		g_free(cs->own[c]);
+	g_clear_pointer(&cs->own, g_free);
+	g_clear_pointer(&cs->sharing, g_free);
+	g_clear_pointer(&cs->error, g_free);
+	cs->doc = NULL;
+}
+
+/* `doc`'s category split, read from reportlib on first use (zeros and
+ * the message when the read fails). */
+static const category_split *category_split_of(GaMemoryView *self, GaDocument *doc)
+{
+	tsr_report *report = ga_document_get_report(doc);
+	size_t n, nc = tsr_category_count();
+	category_split *cs;
+	int rc;
+
+	for (guint i = 0; i < G_N_ELEMENTS(self->split); i++)
+		if (self->split[i].doc == doc)
+			return &self->split[i];
+	cs = self->split[0].doc ? &self->split[1] : &self->split[0];
+	category_split_clear(cs);
+	ga_document_get_tiles(doc, &n);
+	cs->doc = doc;
+	cs->own = g_new0(uint64_t *, nc ? nc : 1);
+	cs->sharing = g_new0(tsr_memory_sharing, n ? n : 1);
+	rc = tsr_report_fill_sharing_by_tile(cs->sharing, n, report);
+	for (size_t c = 0; c < nc; c++) {
+		cs->own[c] = g_new0(uint64_t, n ? n : 1);
+		if (!rc)
+			rc = tsr_report_fill_category_by_tile_overlap(cs->own[c], n, report, c, FALSE);
+	}
+	if (rc)
+		cs->error = g_strdup(tsr_report_error(report));
+	return cs;
+}
 
 /* The item order and its inverse for the chosen order. */
 static void build_order(GaMemoryView *self)
@@ -220,8 +278,10 @@ static void build_order(GaMemoryView *self)
 }
 
 /* The stacks of `doc`'s tiles in `order` (n items) into `chart`:
- * regions, categories or liveness, with gaps as their own component when
- * they are included; the components' names and colours are appended to
+ * regions, categories (each one's storage of its own, then overlapped
+ * storage after sharing) or liveness, with gaps as their own component
+ * when they are included, so that a bar is the tile's total (with gaps
+ * or not) in every stacking; the components' names and colours are appended to
  * `names` and `colours`, and in category mode the category of each to
  * `components` (may be NULL). `other` (may be NULL): the report compared
  * with, whose categories count too, so both charts of a comparison have
@@ -247,8 +307,7 @@ static guint fill_stacks(GaMemoryView *self, GaDocument *doc, GaDocument *other,
 			for (guint i = 0; i < n; i++) {
 				const tsr_tile_memory *t = &tiles[order[i]];
 
-				values[(size_t)k * n + i] =
-				    (double)(gaps ? t->region_including_gaps[r] : t->region[r]);
+				values[(size_t)k * n + i] = (double)t->region[r];
 			}
 			g_ptr_array_add(names, g_strdup(region_names[r]));
 			g_array_append_val(colours, c);
@@ -256,7 +315,7 @@ static guint fill_stacks(GaMemoryView *self, GaDocument *doc, GaDocument *other,
 		}
 	} else if (mode == STACK_LIVENESS) {
 		const uint64_t *always = ga_document_get_always_live_by_tile(doc);
-		GdkRGBA al = colour("#c061cb"), nal = colour("#2ec27e"), gp = colour("#9a9996");
+		GdkRGBA al = colour("#c061cb"), nal = colour("#2ec27e");
 
 		for (guint i = 0; i < n; i++) {
 			const tsr_tile_memory *t = &tiles[order[i]];
@@ -264,34 +323,34 @@ static guint fill_stacks(GaMemoryView *self, GaDocument *doc, GaDocument *other,
 
 			values[i] = (double)a;
 			values[(size_t)n + i] = (double)(t->total > a ? t->total - a : 0);
-			if (gaps)
-				values[(size_t)2 * n + i] = (double)(t->total_including_gaps - t->total);
 		}
 		g_ptr_array_add(names, g_strdup("Always live"));
 		g_array_append_val(colours, al);
 		g_ptr_array_add(names, g_strdup("Not always live"));
 		g_array_append_val(colours, nal);
 		k = 2;
-		if (gaps) {
-			g_ptr_array_add(names, g_strdup("Gaps"));
-			g_array_append_val(colours, gp);
-			k = 3;
-		}
 	} else {
+		const category_split *cs = category_split_of(self, doc);
+		const category_split *os = other ? category_split_of(self, other) : NULL;
+		size_t n_other = 0;
+		GdkRGBA ov = colour("#5e5c64");
+
+		if (other)
+			ga_document_get_tiles(other, &n_other);
+		/* Each category's storage of its own, then the overlapped
+		 * storage after sharing: they add up to the tile's total. */
 		for (size_t c = 0; c < tsr_category_count(); c++) {
-			const uint64_t *by_tile = ga_document_get_category_by_tile(doc, c);
-			const uint64_t *by_other =
-			    other ? ga_document_get_category_by_tile(other, c) : NULL;
+			const uint64_t *by_tile = cs->own[c];
+			const uint64_t *by_other = os ? os->own[c] : NULL;
 			GdkRGBA col = *tsc_palette_colour(tsr_category_name(c), FALSE);
 			gboolean any = FALSE;
-			size_t n_other = 0;
 
-			for (guint i = 0; by_tile && i < n; i++) {
-				values[(size_t)k * n + i] = (double)by_tile[order[i]];
-				any = any || by_tile[order[i]];
+			for (guint i = 0; i < n; i++) {
+				uint64_t v = order[i] < n_doc_tiles ? by_tile[order[i]] : 0;
+
+				values[(size_t)k * n + i] = (double)v;
+				any = any || v;
 			}
-			if (by_other)
-				ga_document_get_tiles(other, &n_other);
 			for (size_t t = 0; !any && by_other && t < n_other; t++)
 				any = by_other[t] != 0;
 			if (!any)
@@ -302,18 +361,43 @@ static guint fill_stacks(GaMemoryView *self, GaDocument *doc, GaDocument *other,
 			g_array_append_val(colours, col);
 			k++;
 		}
-		if (gaps) {
-			GdkRGBA c = colour("#9a9996");
+		for (guint i = 0; i < n; i++)
+			values[(size_t)k * n + i] =
+			    order[i] < n_doc_tiles ? (double)cs->sharing[order[i]].after_overlapping : 0;
+		/* Named with the categories it holds, so that a category left
+		 * without storage of its own is still found in the legend. */
+		{
+			GString *shared = g_string_new(NULL);
 
-			for (guint i = 0; i < n; i++) {
-				const tsr_tile_memory *t = &tiles[order[i]];
+			for (size_t c = 0; c < tsr_category_count(); c++) {
+				const uint64_t *all = ga_document_get_category_by_tile(doc, c);
+				gboolean any = FALSE;
 
-				values[(size_t)k * n + i] = (double)(t->total_including_gaps - t->total);
+				for (size_t t = 0; all && !any && t < n_doc_tiles; t++)
+					any = all[t] > cs->own[c][t];
+				if (any)
+					g_string_append_printf(shared, "%s%s", shared->len ? ", " : "",
+					                       tsr_category_name(c));
 			}
-			g_ptr_array_add(names, g_strdup("Gaps"));
-			g_array_append_val(colours, c);
-			k++;
+			g_ptr_array_add(names, shared->len ? g_strdup_printf("Overlapped storage of %s "
+			                                                     "(after sharing)",
+			                                                     shared->str)
+			                                   : g_strdup("Overlapped storage"));
+			g_string_free(shared, TRUE);
 		}
+		g_array_append_val(colours, ov);
+		k++;
+	}
+	/* The one gaps rule, a part of its own in every stacking. */
+	if (gaps) {
+		GdkRGBA c = colour("#9a9996");
+
+		for (guint i = 0; i < n; i++)
+			values[(size_t)k * n + i] =
+			    order[i] < n_doc_tiles ? (double)tsr_tile_memory_get_gaps(&tiles[order[i]]) : 0;
+		g_ptr_array_add(names, g_strdup("Gaps"));
+		g_array_append_val(colours, c);
+		k++;
 	}
 	g_ptr_array_add(names, NULL);
 	tsc_chart_set_stacks(chart, n, k, values, (const GdkRGBA *)colours->data,
@@ -340,6 +424,18 @@ static void rebuild_chart(GaMemoryView *self)
 	k = fill_stacks(self, self->doc, self->compare, self->order, self->n_tiles, self->chart,
 	                names, colours, self->components);
 	fill_legend(self, k, (const GdkRGBA *)colours->data, (const char *const *)names->pdata);
+	/* The caption, and what could not be read for the category stacking. */
+	{
+		guint mode = gtk_drop_down_get_selected(self->stack_by);
+		const category_split *cs =
+		    mode == STACK_CATEGORY ? category_split_of(self, self->doc) : NULL;
+		g_autofree char *text =
+		    cs && cs->error ? g_strdup_printf("%s. The overlapped storage could not be split: %s",
+		                                      self->caption ? self->caption : "", cs->error)
+		                    : g_strdup(self->caption ? self->caption : "");
+
+		gtk_label_set_text(self->chart_caption, text);
+	}
 	fill_maps(self, gaps);
 	/* The tile's capacity; without it the y axis fits the data. */
 	tsc_chart_clear_limits(self->chart);
@@ -428,9 +524,9 @@ static void rebuild_compare(GaMemoryView *self)
 			uint64_t top = 0;
 
 			for (size_t t = 0; t < na; t++)
-				top = MAX(top, gaps ? ta[t].total_including_gaps : ta[t].total);
+				top = MAX(top, tsr_tile_memory_get_bytes(&ta[t], gaps));
 			for (size_t t = 0; t < nb; t++)
-				top = MAX(top, gaps ? tb[t].total_including_gaps : tb[t].total);
+				top = MAX(top, tsr_tile_memory_get_bytes(&tb[t], gaps));
 			text = tsc_format_bytes((double)top, NULL);
 			label = g_strdup_printf("Fullest tile of A and B %s", text);
 			tsc_chart_add_limit(self->b_chart, (double)top, label, NULL);
@@ -440,10 +536,8 @@ static void rebuild_compare(GaMemoryView *self)
 	values = g_new0(double, 2 * (size_t)(n ? n : 1));
 	for (guint i = 0; i < n; i++) {
 		guint tile = order[i];
-		int64_t a = tile < na ? (int64_t)(gaps ? ta[tile].total_including_gaps : ta[tile].total)
-		                      : 0;
-		int64_t b = tile < nb ? (int64_t)(gaps ? tb[tile].total_including_gaps : tb[tile].total)
-		                      : 0;
+		int64_t a = tile < na ? (int64_t)tsr_tile_memory_get_bytes(&ta[tile], gaps) : 0;
+		int64_t b = tile < nb ? (int64_t)tsr_tile_memory_get_bytes(&tb[tile], gaps) : 0;
 		int64_t d = b - a;
 
 		values[i] = d > 0 ? (double)d : 0;
@@ -697,6 +791,8 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 	g_autofree char *cap = NULL;
 
 	(void)pspec;
+	for (guint i = 0; i < G_N_ELEMENTS(self->split); i++)
+		category_split_clear(&self->split[i]);
 	g_clear_pointer(&self->doc, ga_document_unref);
 	g_clear_pointer(&self->compare, ga_document_unref);
 	if (!doc) {
@@ -719,12 +815,11 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 		uint64_t top = 0;
 
 		for (size_t t = 0; t < n; t++)
-			top = MAX(top, tiles[t].total_including_gaps);
+			top = MAX(top, tsr_tile_memory_get_bytes(&tiles[t], TRUE));
 		g_signal_handlers_block_by_func(self->max_line, on_stack_changed, self);
 		gtk_check_button_set_active(self->max_line, top * 2 > target->bytes_per_tile);
 		g_signal_handlers_unblock_by_func(self->max_line, on_stack_changed, self);
 	}
-	rebuild_chart(self);
 	cap = tsc_format_bytes((double)target->bytes_per_tile, NULL);
 	{
 		g_autofree char *n = ga_format_u64(target->num_tiles);
@@ -738,7 +833,9 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 		                       : ". Liveness counts the user's variables only: the report "
 		                         "was written without autoReport.outputLoweredVars");
 	}
-	gtk_label_set_text(self->chart_caption, caption);
+	g_free(self->caption);
+	self->caption = g_steal_pointer(&caption);
+	rebuild_chart(self);
 	ga_memory_selection_set_document(self->selection, doc, &self->layout);
 	on_session_tiles(session, NULL, self);
 }
@@ -961,9 +1058,12 @@ static void ga_memory_view_finalize(GObject *object)
 {
 	GaMemoryView *self = GA_MEMORY_VIEW(object);
 
+	for (guint i = 0; i < G_N_ELEMENTS(self->split); i++)
+		category_split_clear(&self->split[i]);
 	g_clear_pointer(&self->doc, ga_document_unref);
 	g_clear_pointer(&self->compare, ga_document_unref);
 	g_clear_object(&self->session);
+	g_free(self->caption);
 	g_free(self->order);
 	g_free(self->item_of);
 	g_free(self->components);
