@@ -67,3 +67,15 @@ char *ga_format_name(const char *name)
 {
 	return tsd_name_cut(name);
 }
+
+char *ga_format_run_name(tsr_report *report, size_t run)
+{
+	const tsr_run *runs;
+	size_t n;
+	const char *name;
+
+	if (!report || tsr_report_get_runs(&runs, &n, report) || run >= n)
+		return NULL;
+	name = tsr_report_lookup_engine_program_name(report, runs[run].program);
+	return name ? tsd_name_cut_to(name, GA_RUN_NAME_CHARS) : NULL;
+}

@@ -10,6 +10,8 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include <tilescope/report.h>
+
 G_BEGIN_DECLS
 
 /* `v` with thousands separators: "1,234,567". */
@@ -26,5 +28,16 @@ char *ga_format_size(uint64_t bytes);
  * measure whole); "?" for NULL. The whole name, for a tooltip, a details
  * pane or a copy: tsd_name_clean. */
 char *ga_format_name(const char *name);
+
+/* The most characters of a program's name a run's label shows (a run
+ * picker's item sets the picker's width, which a 160-character name would
+ * take past the screen). */
+#define GA_RUN_NAME_CHARS 40
+/* The name the model gave the program run `run` of `report` ran
+ * (tsr_report_lookup_engine_program_name, the name the summary and diff
+ * use), cleaned and cut to GA_RUN_NAME_CHARS, for the run pickers and the
+ * run rows ("Run 1: epoch"); NULL when it gave none (or there is no such
+ * run), where the caller says "program 1" or nothing. */
+char *ga_format_run_name(tsr_report *report, size_t run);
 
 G_END_DECLS

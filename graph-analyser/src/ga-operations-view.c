@@ -880,21 +880,10 @@ static void rebuild(GaOperationsView *self)
 	for (size_t i = 0; i < n_runs; i++) {
 		/* By the name the model gave the run's program, as the trace's
 		 * run picker ("Run 1: epoch"). */
-		const tsr_run *r = NULL;
-		size_t n_r = 0;
-		const char *name = NULL;
-		g_autofree char *s = NULL;
+		g_autofree char *name = ga_format_run_name(ga_document_get_report(doc), i);
+		g_autofree char *s = name ? g_strdup_printf("Run %zu: %s", i, name)
+		                          : g_strdup_printf("Run %zu", i);
 
-		if (!tsr_report_get_runs(&r, &n_r, ga_document_get_report(doc)) && i < n_r)
-			name = tsr_report_lookup_engine_program_name(ga_document_get_report(doc),
-			                                             r[i].program);
-		if (name) {
-			g_autofree char *cut = ga_format_name(name);
-
-			s = g_strdup_printf("Run %zu: %s", i, cut);
-		} else {
-			s = g_strdup_printf("Run %zu", i);
-		}
 		gtk_string_list_append(runs, s);
 	}
 	g_signal_handlers_block_by_func(self->run_choice, on_run_chosen, self);

@@ -140,19 +140,9 @@ static const tsr_program *programs(GaProgramView *self, size_t *n)
  * model gave one ("Run 1: epoch"), as the run pickers do, else "Run 1". */
 static char *run_label(GaProgramView *self, size_t run)
 {
-	tsr_report *r = ga_document_get_report(self->doc);
-	const tsr_run *runs;
-	size_t n;
-	const char *name = NULL;
+	g_autofree char *name = ga_format_run_name(ga_document_get_report(self->doc), run);
 
-	if (!tsr_report_get_runs(&runs, &n, r) && run < n)
-		name = tsr_report_lookup_engine_program_name(r, runs[run].program);
-	if (name) {
-		g_autofree char *cut = ga_format_name(name);
-
-		return g_strdup_printf("Run %zu: %s", run, cut);
-	}
-	return g_strdup_printf("Run %zu", run);
+	return name ? g_strdup_printf("Run %zu: %s", run, name) : g_strdup_printf("Run %zu", run);
 }
 
 /* The compute set or exchange a program names, or NULL. */
@@ -508,8 +498,9 @@ static void update_details(GaProgramView *self)
 
 	type = type_text(p);
 	put(self, &r, "Type", type, FALSE);
-	if (p->name) {
-		g_autofree char *name = tsd_name_clean(p->name);
+	/* A named engine program's row by the name it is shown by. */
+	if (p->name || row->named) {
+		g_autofree char *name = tsd_name_clean(p->name ? p->name : row->root);
 
 		put(self, &r, "Name", name, FALSE);
 	}

@@ -477,12 +477,12 @@ static size_t fill_runs(GtkStringList *names_model, GtkDropDown *dropdown, GCall
 	if (doc && tsr_report_get_runs(&runs, &n, ga_document_get_report(doc)))
 		n = 0;
 	for (size_t i = 0; i < n; i++) {
-		const char *name =
-		    tsr_report_lookup_engine_program_name(ga_document_get_report(doc), runs[i].program);
 		g_autofree char *cycles = ga_format_u64(runs[i].cycles);
 		g_autofree char *steps = ga_format_u64(runs[i].n_steps);
-		g_autofree char *program =
-		    name ? ga_format_name(name) : g_strdup_printf("program %u", runs[i].program);
+		g_autofree char *program = ga_format_run_name(ga_document_get_report(doc), i);
+
+		if (!program)
+			program = g_strdup_printf("program %u", runs[i].program);
 
 		g_ptr_array_add(names, g_strdup_printf("Run %zu: %s, %s cycles, %s steps", i, program,
 		                                       cycles, steps));
