@@ -359,7 +359,14 @@ static void add_execution(GtkWidget *box, const tsr_summary_figures *s)
 	runs = ga_format_u64(s->n_runs);
 	prog = ga_format_u64(s->program);
 	run_text = g_strdup_printf("%s of %s", run, runs);
-	unit = g_strdup_printf("(engine program %s)", prog);
+	/* The program by its name, as `tilescope summary` prints it. */
+	if (s->program_name) {
+		g_autofree char *name = tsd_name_cut_to(s->program_name, GA_RUN_NAME_CHARS);
+
+		unit = g_strdup_printf("(%s, engine program %s)", name, prog);
+	} else {
+		unit = g_strdup_printf("(engine program %s)", prog);
+	}
 	ga_figure_grid_add(grid, 0, "Run", run_text, unit, NULL);
 	us = ga_format_1dp(s->flops.seconds * 1e6);
 	g_free(unit);

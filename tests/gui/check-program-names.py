@@ -14,6 +14,8 @@ the one program the compiler wrapped in it; unnamed, the views say
    chooses) as "Run N: <its program's name>, <cycles> cycles, <steps>
    steps", cycles and steps from the file's run table.
 3. Operations: its run picker names the last run's program too.
+4. Summary: the Execution part's Run row says "(<name>, engine program
+   N)", as `tilescope summary` prints it.
 
     check-program-names.py APP TILESCOPE REPORT
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
@@ -159,6 +161,17 @@ def main():
             failures.append(f"the Operations run picker shows "
                             f"{picker_text(app, 'Run', 'Operations')!r}, not {want_op!r}")
         print(f"Operations run picker: {picker_text(app, 'Run', 'Operations')!r}")
+
+        # 4. The Summary's run row.
+        show_view(app, "Summary")
+        named = names[int(last["program"])]
+        want_unit = (f"({named}, engine program {last['program']})" if named
+                     else f"(engine program {last['program']})")
+        unit = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                    text_of(a) == want_unit, prune=other_views("Summary"))
+        if unit is None:
+            failures.append(f"the Summary's Run row does not say {want_unit!r}")
+        print(f"Summary run row: {want_unit!r} {'found' if unit is not None else 'missing'}")
     finish(failures)
 
 
