@@ -175,9 +175,9 @@ static const tsr_delta *lookup_cb(const void *ctx, const char *metric)
 	return NULL;
 }
 
-/* A delta as compare.c makes it (change and percent are not read by the
- * limits). */
-#define DELTA(name, b, n) {name, TSR_UNIT_COUNT, true, true, b, n, 0, 0.0}
+/* A delta as compare.c makes it (change, percent and the verdict are not
+ * read by the limits). */
+#define DELTA(name, b, n) {name, TSR_UNIT_COUNT, true, true, b, n, 0, 0.0, TSR_VERDICT_SAME}
 
 static const tsr_delta deltas[] = {
 	DELTA("cycles.total", 1000, 1011),            /* +1.1% */
@@ -187,10 +187,10 @@ static const tsr_delta deltas[] = {
 	DELTA("memory.oom_tiles", 0, 2),
 	DELTA("memory.category.stack", 0, 64),        /* from nothing */
 	DELTA("memory.category.vertexCode", 5000, 4000), /* better */
-	{"cycles.vertex_type.Gone", TSR_UNIT_CYCLES, true, false, 800, 0, -800, -100.0},
-	{"cycles.vertex_type.New", TSR_UNIT_CYCLES, false, true, 0, 50, 50, 0.0},
-	{"steps.total", TSR_UNIT_COUNT, true, false, 4, 0, -4, -100.0},
-	{"memory.ipu1.total_including_gaps", TSR_UNIT_BYTES, false, true, 0, 9, 9, 0.0},
+	{"cycles.vertex_type.Gone", TSR_UNIT_CYCLES, true, false, 800, 0, -800, -100.0, TSR_VERDICT_BETTER},
+	{"cycles.vertex_type.New", TSR_UNIT_CYCLES, false, true, 0, 50, 50, 0.0, TSR_VERDICT_WORSE},
+	{"steps.total", TSR_UNIT_COUNT, true, false, 4, 0, -4, -100.0, TSR_VERDICT_BETTER},
+	{"memory.ipu1.total_including_gaps", TSR_UNIT_BYTES, false, true, 0, 9, 9, 0.0, TSR_VERDICT_WORSE},
 };
 static const delta_set all_deltas = {deltas, sizeof(deltas) / sizeof(deltas[0])};
 
