@@ -12,7 +12,7 @@
 # the like. Needs the sqlite3 command. Every file is rewritten; files
 # a campaign merged in (named by their SHA-1) are kept. The chrome_json
 # seeds are small hand-written JSON files (and tut5's export) and are not
-# made here.
+# made here, but for issue 33's two (skips.json, leading-space.json).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: make-corpus.sh BUILD-DIR (a -Dfuzz=true build)}
@@ -24,7 +24,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$seeds_exe" "$tmp"
 corpus=$here/corpus
-mkdir -p "$corpus"/{report,trace,debug_cbor,engine_options,pvti_options}
+mkdir -p "$corpus"/{report,trace,chrome_json,debug_cbor,engine_options,pvti_options}
 
 # Vacuums a copy of $1 into $2 at 512-byte pages (the smallest SQLite
 # allows) so that each seed is tens of KB rather than hundreds.
@@ -122,6 +122,46 @@ mutant trace view-and-trigger.pvti "$t" \
 	"CREATE TRIGGER fuzz_trigger AFTER INSERT ON string BEGIN SELECT load_extension('/x'); END;
 	 ALTER TABLE thread RENAME TO thread_table;
 	 CREATE VIEW thread AS SELECT * FROM thread_table, thread_table AS b;"
+
+# --- Issue 33's hostile files ---------------------------------------------------
+# The markers let this part run alone over the corpus in the tree (sed it
+# out, with $r and $t copies of report/matmul.pop and trace/trace.pvti,
+# and shrink and mutant defined): how these four were made.
+# issue33-begin
+# A report with a name as long as a file may hold (TSF_MAX_NAME_BYTES,
+# 16 KiB, in one-, two- and three-byte characters; a compute set's) and
+# a variable's of 2 KiB (the seed stays under the corpus's largest, which
+# sets libFuzzer's input size).
+mutant report long-names.pop "$r" \
+	"UPDATE string SET text = text || ' #' || id || ' ' || replace(printf('%.*c', 2700, 'x'), 'x', '-ü€')
+	   WHERE id IN (SELECT name FROM compute_set LIMIT 1);
+	 UPDATE string SET text = text || ' #' || id || ' ' || replace(printf('%.*c', 340, 'x'), 'x', '-ü€')
+	   WHERE id IN (SELECT name FROM variable LIMIT 1);"
+# A trace whose names are a generated column costing a second or two a
+# row: the schema check refuses it before a row is read. The schema text
+# is rewritten in place (the stored (id, value) rows read as (id, seed)),
+# after the vacuum, which would compute the column.
+cp "$t" "$corpus/trace/slow-schema.pvti"
+sqlite3 "$corpus/trace/slow-schema.pvti" \
+	"PRAGMA writable_schema = ON;
+	 UPDATE sqlite_schema SET sql = 'CREATE TABLE string (id INTEGER PRIMARY KEY, seed TEXT NOT NULL, value TEXT GENERATED ALWAYS AS (CASE WHEN instr(printf(''%.*c'', 1000000, seed || ''a''), printf(''%.*c'', 100000, seed || ''a'') || ''b'') THEN '''' ELSE seed END) VIRTUAL)'
+	   WHERE type = 'table' AND name = 'string';" >/dev/null
+# Chrome JSON: 260 X spans each inside the previous (10 past the 250
+# levels a .pvti holds), a B never ended and an X of negative dur; and a
+# trace after 600 bytes of white space (JSON is sniffed past any).
+awk 'BEGIN {
+	printf "["
+	for (i = 0; i < 260; i++)
+		printf "{\"ph\":\"X\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d},\n", i, 1000 - 2 * i
+	printf "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":2,\"ts\":3},\n"
+	printf "{\"ph\":\"X\",\"name\":\"neg\",\"pid\":1,\"tid\":3,\"ts\":3,\"dur\":-1}]\n"
+}' >"$corpus/chrome_json/skips.json"
+awk 'BEGIN {
+	for (i = 0; i < 600; i++)
+		printf (i % 3 ? " " : (i % 2 ? "\t" : "\n"))
+	printf "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2}]}\n"
+}' >"$corpus/chrome_json/leading-space.json"
+# issue33-end
 
 # --- debug.cbor --------------------------------------------------------------
 d=$corpus/debug_cbor
