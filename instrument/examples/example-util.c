@@ -35,7 +35,7 @@ noreturn void ex_fail(const char *what, const char *message)
  */
 void *ex_must(tsi_graph *graph, void *p, const char *what)
 {
-	const char *err = tsi_graph_error(graph);
+	const char *err = tsi_graph_get_error(graph);
 
 	if (!p || *err)
 		ex_fail(what, *err ? err : tsi_error_last());
@@ -45,7 +45,7 @@ void *ex_must(tsi_graph *graph, void *p, const char *what)
 /* As ex_must for calls that return a code. */
 void ex_must_rc(tsi_graph *graph, int rc, const char *what)
 {
-	const char *err = tsi_graph_error(graph);
+	const char *err = tsi_graph_get_error(graph);
 
 	if (rc != TSI_OK)
 		ex_fail(what, *err ? err : tsi_error_last());

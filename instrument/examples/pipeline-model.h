@@ -4,7 +4,7 @@
  * twice over four IPUs for data parallelism, its host data and a host
  * reference of its training. The integration tests build the same model
  * to check its profile. Building records errors in the graph (check
- * tsi_graph_error() once afterwards); the host-side helpers end the
+ * tsi_graph_get_error() once afterwards); the host-side helpers end the
  * program through example-util's ex_fail on failure.
  */
 #pragma once

@@ -36,7 +36,7 @@ typedef struct tut4_model {
  * Adds poplin's codelets, the three inputs (mapped linearly over the
  * graph's tiles, as poputil::mapTensorLinearly does), their streams and
  * the program to `graph`, filling `m`. Returns TSI_OK, or the graph's
- * first error code (message: tsi_graph_error()).
+ * first error code (message: tsi_graph_get_error()).
  */
 int tut4_model_build(tut4_model *m, tsi_graph *graph, const tut4_sizes *sizes);
 

@@ -58,7 +58,7 @@ static double build_once(size_t n, int view)
 	if (tsi_graph_new(&g, &target, 1) != TSI_OK)
 		die("graph", tsi_error_last());
 	if (tsi_poplin_add_codelets(g) != TSI_OK)
-		die("codelets", tsi_graph_error(g));
+		die("codelets", tsi_graph_get_error(g));
 	t0 = cpu_s();
 	size_t a_shape[2] = {view ? n : m, view ? m : n}, b_shape[2] = {n, cols};
 	tsi_tensor *a = tsi_graph_add_variable(g, TSI_FLOAT, 2, a_shape, "in");
@@ -67,11 +67,11 @@ static double build_once(size_t n, int view)
 
 	if (!a || !b || !seq || tsi_graph_map_linearly(g, a, 1) != TSI_OK ||
 	    tsi_graph_map_linearly(g, b, 1) != TSI_OK)
-		die("variables", tsi_graph_error(g));
+		die("variables", tsi_graph_get_error(g));
 	if (view)
 		a = tsi_tensor_transpose(a);
 	if (!a || !tsi_poplin_matmul(g, a, b, seq, "mm"))
-		die("matmul", tsi_graph_error(g));
+		die("matmul", tsi_graph_get_error(g));
 	double t = cpu_s() - t0;
 	tsi_graph_free(g);
 	return t;

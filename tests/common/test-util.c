@@ -156,8 +156,8 @@ void tsi_test_model_load(tsi_test_model *m, tsi_program *const *progs, size_t n,
 		progs = &m->seq;
 		n = 1;
 	}
-	if (*tsi_graph_error(m->graph))
-		fail_msg("graph error: %s", tsi_graph_error(m->graph));
+	if (*tsi_graph_get_error(m->graph))
+		fail_msg("graph error: %s", tsi_graph_get_error(m->graph));
 	if (tsi_engine_new(&m->engine, m->graph, progs, n, opts) != TSI_OK)
 		fail_msg("tsi_engine_new: %s", tsi_error_last());
 	if (tsi_engine_load(m->engine, m->device) != TSI_OK)

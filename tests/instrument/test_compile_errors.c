@@ -512,7 +512,7 @@ static void test_graph_with_building_error(void **state)
 
 	/* Tile 99 does not exist on a 4-tile target. */
 	assert_int_not_equal(tsi_graph_set_tile_mapping(g, t, 99), TSI_OK);
-	assert_string_not_equal(tsi_graph_error(g), "");
+	assert_string_not_equal(tsi_graph_get_error(g), "");
 	expect_failure(g, tsi_prog_sequence(g, "main"), TSI_ERR_INVALID_GRAPH, NULL);
 }
 

@@ -297,7 +297,7 @@ static void test_errors(void **state)
 	tsi_graph_set_tile_mapping(c.g, x, 0);
 	tsi_comm_group bad = {TSI_COMM_CONSECUTIVE, 3};
 	assert_null(tsi_gcl_all_reduce(c.g, x, TSI_COLLECTIVE_ADD, c.prog, bad, "bad"));
-	assert_non_null(strstr(tsi_graph_error(c.g), "does not divide the 4 replicas"));
+	assert_non_null(strstr(tsi_graph_get_error(c.g), "does not divide the 4 replicas"));
 	assert_null(tsi_gcl_reduce_scatter(c.g, x, TSI_COLLECTIVE_ADD, c.prog, TSI_COMM_GROUP_ALL,
 	                                   "rs2d"));
 	assert_non_null(strstr(tsi_error_last(), "rank-1"));

@@ -85,7 +85,7 @@ static void test_add_variable(void **state)
 	assert_non_null(s);
 	assert_int_equal(tsi_tensor_rank(s), 0);
 	assert_int_equal(tsi_tensor_numel(s), 1);
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 
 	assert_null(tsi_graph_add_variable(NULL, TSI_FLOAT, TSI_SHAPE(2), "nograph"));
 	tsi_graph_free(g);
@@ -97,22 +97,22 @@ static void test_add_variable_errors(void **state)
 	(void)state;
 
 	assert_null(tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(1, 1, 1, 1, 1, 1, 1, 1, 2), "deep"));
-	assert_string_not_equal(tsi_graph_error(g), "");
-	assert_non_null(strstr(tsi_graph_error(g), "deep"));
-	assert_non_null(strstr(tsi_graph_error(g), "9"));
+	assert_string_not_equal(tsi_graph_get_error(g), "");
+	assert_non_null(strstr(tsi_graph_get_error(g), "deep"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "9"));
 	assert_int_equal(tsi_graph_error_code(g), TSI_ERR_INVALID_ARGUMENT);
 	tsi_graph_free(g);
 
 	g = new_graph(0);
 	assert_null(tsi_graph_add_variable(g, TSI_TYPE_COUNT, TSI_SHAPE(2), "oddtype"));
-	assert_string_not_equal(tsi_graph_error(g), "");
-	assert_non_null(strstr(tsi_graph_error(g), "oddtype"));
+	assert_string_not_equal(tsi_graph_get_error(g), "");
+	assert_non_null(strstr(tsi_graph_get_error(g), "oddtype"));
 	tsi_graph_free(g);
 
 	g = new_graph(0);
 	assert_null(tsi_graph_add_constant(g, TSI_INT, TSI_SHAPE(2), NULL, "novalues"));
-	assert_string_not_equal(tsi_graph_error(g), "");
-	assert_non_null(strstr(tsi_graph_error(g), "novalues"));
+	assert_string_not_equal(tsi_graph_get_error(g), "");
+	assert_non_null(strstr(tsi_graph_get_error(g), "novalues"));
 	tsi_graph_free(g);
 }
 
@@ -149,7 +149,7 @@ static void test_add_constants(void **state)
 	assert_false(tsi_graph_is_mapped(g, f));
 	assert_int_equal(tsi_graph_set_tile_mapping(g, f, 9), TSI_OK);
 	assert_true(tsi_graph_is_mapped(g, f));
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -191,7 +191,7 @@ static void test_set_tile_mapping(void **state)
 	ASSERT_MAPPING(g, m, 10, 0, 3, 11, 3, 6);
 	ASSERT_MAPPING(g, tsi_tensor_transpose(m), 10, 0, 1, 11, 1, 2, 10, 2, 3, 11, 3, 4, 10, 4, 5,
 	               11, 5, 6);
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -207,7 +207,7 @@ static void test_set_tile_mapping_errors(void **state)
 
 	/* NULL tensors are quiet: the error was recorded when they were made. */
 	assert_int_equal(tsi_graph_set_tile_mapping(g, NULL, 0), TSI_ERR_INVALID_GRAPH);
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	assert_int_not_equal(tsi_graph_list_tile_mapping(&iv, &n, g, NULL), TSI_OK);
 	assert_null(iv);
 	assert_int_equal(n, 0);
@@ -215,16 +215,16 @@ static void test_set_tile_mapping_errors(void **state)
 	/* A tile beyond the target's 16. */
 	assert_int_equal(tsi_graph_set_tile_mapping(g, tsi_tensor_slice(v, 1, 3), 16),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_string_not_equal(tsi_graph_error(g), "");
-	assert_non_null(strstr(tsi_graph_error(g), "mapme"));
-	assert_non_null(strstr(tsi_graph_error(g), "16"));
+	assert_string_not_equal(tsi_graph_get_error(g), "");
+	assert_non_null(strstr(tsi_graph_get_error(g), "mapme"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "16"));
 	/* Nothing was mapped. */
 	assert_false(tsi_graph_is_mapped(g, tsi_tensor_index(v, 1)));
 
 	/* A tensor of another graph. */
 	assert_int_equal(tsi_graph_set_tile_mapping(other, v, 0), TSI_ERR_INVALID_ARGUMENT);
-	assert_string_not_equal(tsi_graph_error(other), "");
-	assert_non_null(strstr(tsi_graph_error(other), "mapme"));
+	assert_string_not_equal(tsi_graph_get_error(other), "");
+	assert_non_null(strstr(tsi_graph_get_error(other), "mapme"));
 	assert_false(tsi_graph_is_mapped(g, v));
 	assert_false(tsi_graph_is_mapped(other, w));
 	tsi_graph_free(other);
@@ -273,8 +273,8 @@ static void test_map_linearly(void **state)
 	assert_int_equal(tsi_graph_map_linearly(g, tsi_tensor_transpose(m), 2), TSI_OK);
 	/* Transposed order m00 m10 m01 m11 m02 m12 m03 m13 -> tiles 0 0 1 1 2 2 3 3. */
 	ASSERT_MAPPING(g, m, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 0, 4, 5, 1, 5, 6, 2, 6, 7, 3, 7, 8);
-	assert_string_equal(tsi_graph_error(g), "");
-	assert_string_equal(tsi_graph_error(big), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
+	assert_string_equal(tsi_graph_get_error(big), "");
 	tsi_graph_free(big);
 	tsi_graph_free(g);
 }
@@ -317,7 +317,7 @@ static void test_virtual_graphs(void **state)
 	tsi_tensor *w = tsi_graph_add_variable(inner, TSI_FLOAT, TSI_SHAPE(3), "inner_v");
 	assert_int_equal(tsi_graph_map_linearly(inner, w, 1), TSI_OK);
 	ASSERT_MAPPING(g, w, 110, 0, 1, 111, 1, 2, 112, 2, 3);
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 
 	/* Freeing a virtual graph is a no-op; the top graph frees it. */
 	tsi_graph_free(inner);
@@ -335,25 +335,25 @@ static void test_virtual_graph_errors(void **state)
 	tsi_tensor *v = tsi_graph_add_variable(vg, TSI_FLOAT, TSI_SHAPE(4), "window_var");
 	/* Tile 100 of a 100-tile virtual graph does not exist. */
 	assert_int_equal(tsi_graph_set_tile_mapping(vg, v, 100), TSI_ERR_INVALID_ARGUMENT);
-	const char *msg = tsi_graph_error(vg);
+	const char *msg = tsi_graph_get_error(vg);
 	assert_string_not_equal(msg, "");
 	assert_non_null(strstr(msg, "window_var"));
 	assert_non_null(strstr(msg, "100"));
 	/* The error belongs to the whole graph. */
-	assert_ptr_equal(tsi_graph_error(g), msg);
+	assert_ptr_equal(tsi_graph_get_error(g), msg);
 	assert_false(tsi_graph_is_mapped(g, v));
 	tsi_graph_free(g);
 
 	g = new_graph(0);
 	assert_null(tsi_graph_create_virtual(g, 5, 5));
-	assert_string_not_equal(tsi_graph_error(g), "");
-	assert_non_null(strstr(tsi_graph_error(g), "[5, 5)"));
+	assert_string_not_equal(tsi_graph_get_error(g), "");
+	assert_non_null(strstr(tsi_graph_get_error(g), "[5, 5)"));
 	tsi_graph_free(g);
 
 	g = new_graph(0);
 	assert_null(tsi_graph_create_virtual(g, 0, 1473));
-	assert_string_not_equal(tsi_graph_error(g), "");
-	assert_non_null(strstr(tsi_graph_error(g), "1473"));
+	assert_string_not_equal(tsi_graph_get_error(g), "");
+	assert_non_null(strstr(tsi_graph_get_error(g), "1473"));
 	assert_null(tsi_graph_create_virtual(NULL, 0, 1));
 	tsi_graph_free(g);
 }
@@ -373,7 +373,7 @@ static void test_replicated_graph(void **state)
 	tsi_tensor *v = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(4), "rv");
 	assert_int_equal(tsi_graph_set_tile_mapping(g, v, 15), TSI_OK);
 	assert_int_equal(tsi_graph_set_tile_mapping(g, v, 16), TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(g), "rv"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "rv"));
 	tsi_graph_free(g);
 
 	/* Unreplicated graphs report a factor of 1. */
@@ -402,12 +402,12 @@ static void test_error_is_sticky(void **state)
 	tsi_tensor *w = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(4), "second_var");
 	(void)state;
 
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	assert_int_equal(tsi_graph_error_code(g), TSI_OK);
 
 	assert_int_equal(tsi_graph_set_tile_mapping(g, v, 40), TSI_ERR_INVALID_ARGUMENT);
-	assert_string_not_equal(tsi_graph_error(g), "");
-	char *first = strdup(tsi_graph_error(g));
+	assert_string_not_equal(tsi_graph_get_error(g), "");
+	char *first = strdup(tsi_graph_get_error(g));
 	assert_non_null(first);
 	assert_non_null(strstr(first, "first_var"));
 	assert_non_null(strstr(first, "40"));
@@ -415,8 +415,8 @@ static void test_error_is_sticky(void **state)
 	/* Later errors do not replace the first one, but are still the
 	 * thread's last error. */
 	assert_null(tsi_tensor_slice(w, 3, 9));
-	assert_string_equal(tsi_graph_error(g), first);
-	assert_null(strstr(tsi_graph_error(g), "second_var"));
+	assert_string_equal(tsi_graph_get_error(g), first);
+	assert_null(strstr(tsi_graph_get_error(g), "second_var"));
 	assert_non_null(strstr(tsi_error_last(), "second_var"));
 	assert_int_equal(tsi_graph_error_code(g), TSI_ERR_INVALID_ARGUMENT);
 
@@ -425,11 +425,11 @@ static void test_error_is_sticky(void **state)
 	assert_non_null(x);
 	assert_int_equal(tsi_graph_set_tile_mapping(g, x, 3), TSI_OK);
 	assert_int_equal(tsi_graph_get_tile_of(g, x, 1), 3);
-	assert_string_equal(tsi_graph_error(g), first);
+	assert_string_equal(tsi_graph_get_error(g), first);
 	free(first);
 	tsi_graph_free(g);
 
-	assert_string_equal(tsi_graph_error(NULL), "");
+	assert_string_equal(tsi_graph_get_error(NULL), "");
 	assert_int_not_equal(tsi_graph_error_code(NULL), TSI_OK);
 }
 

@@ -506,7 +506,7 @@ static void test_amp_calibration(void **state)
 /* Expects `graph` to hold an error containing `text`. */
 static void expect_error(tsi_graph *graph, const char *text)
 {
-	const char *msg = tsi_graph_error(graph);
+	const char *msg = tsi_graph_get_error(graph);
 
 	assert_string_not_equal(msg, "");
 	if (!strstr(msg, text))
@@ -589,7 +589,7 @@ static void test_errors(void **state)
 		                 TSI_ERR_INVALID_ARGUMENT);
 		assert_int_equal(tsi_poplin_plan_matmul(&p, f.graph, TSI_FLOAT, 0, 2, 2),
 		                 TSI_ERR_INVALID_ARGUMENT);
-		assert_string_equal(tsi_graph_error(f.graph), "");
+		assert_string_equal(tsi_graph_get_error(f.graph), "");
 		tsi_test_model_free(&f);
 	}
 }

@@ -605,7 +605,7 @@ static void test_calc_accuracy(void **state)
 /* Asserts that the graph's first error contains `text`. */
 static void assert_error_has(tsi_graph *graph, const char *text)
 {
-	const char *msg = tsi_graph_error(graph);
+	const char *msg = tsi_graph_get_error(graph);
 
 	assert_string_not_equal(msg, "");
 	if (!strstr(msg, text))

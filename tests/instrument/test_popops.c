@@ -220,9 +220,9 @@ static void test_shape_mismatch(void **state)
 
 	assert_null(tsi_popops_add(f->graph, a, b, f->seq, "Add"));
 	assert_int_equal(tsi_graph_error_code(f->graph), TSI_ERR_INVALID_ARGUMENT);
-	assert_string_not_equal(tsi_graph_error(f->graph), "");
-	assert_non_null(strstr(tsi_graph_error(f->graph), "different shapes {2,2} and {4}"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "'Add'"));
+	assert_string_not_equal(tsi_graph_get_error(f->graph), "");
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "different shapes {2,2} and {4}"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "'Add'"));
 	cs = tsi_graph_add_compute_set(f->graph, NULL);
 	if (cs) /* the graph may refuse new objects once it holds an error */
 		assert_string_equal(tsi_compute_set_name(cs), "cs0");
@@ -237,7 +237,7 @@ static void test_type_mismatch(void **state)
 
 	assert_null(tsi_popops_sub(f->graph, a, b, f->seq, "Sub"));
 	assert_int_equal(tsi_graph_error_code(f->graph), TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(f->graph), "different types (float and int)"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "different types (float and int)"));
 }
 
 /* A type popops has no codelet for is refused. */
@@ -247,8 +247,8 @@ static void test_unsupported_type(void **state)
 	tsi_tensor *a = tsi_graph_add_variable(f->graph, TSI_BOOL, TSI_SHAPE(3), "a");
 
 	assert_null(tsi_popops_mul(f->graph, a, a, f->seq, NULL));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "type bool is not supported"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "(float, half, int or unsigned int)"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "type bool is not supported"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "(float, half, int or unsigned int)"));
 }
 
 /* A NULL operand records an error once; after that, NULLs pass quietly
@@ -260,10 +260,10 @@ static void test_null_operand(void **state)
 	char first[256];
 
 	assert_null(tsi_popops_add(f->graph, a, NULL, f->seq, "Add"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "operand b is NULL"));
-	snprintf(first, sizeof(first), "%s", tsi_graph_error(f->graph));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "operand b is NULL"));
+	snprintf(first, sizeof(first), "%s", tsi_graph_get_error(f->graph));
 	assert_null(tsi_popops_add(f->graph, NULL, a, f->seq, "Add"));
-	assert_string_equal(tsi_graph_error(f->graph), first);
+	assert_string_equal(tsi_graph_get_error(f->graph), first);
 	assert_null(tsi_popops_add(NULL, a, a, f->seq, "Add"));
 }
 
@@ -280,7 +280,7 @@ static void test_missing_codelets(void **state)
 	a = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(3), "a");
 	assert_null(tsi_popops_add(g, a, a, seq, "Add"));
 	assert_int_equal(tsi_graph_error_code(g), TSI_ERR_UNKNOWN_VERTEX_TYPE);
-	assert_non_null(strstr(tsi_graph_error(g), "tsi_popops_add_codelets"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "tsi_popops_add_codelets"));
 	tsi_graph_free(g);
 }
 
@@ -311,7 +311,7 @@ static void test_codelet_names(void **state)
 			assert_int_equal(c->fields[0].type, types[t]);
 		}
 	}
-	assert_string_equal(tsi_graph_error(f->graph), "");
+	assert_string_equal(tsi_graph_get_error(f->graph), "");
 }
 
 /* One vertex per tile of the result: a result spread over four tiles
@@ -537,8 +537,8 @@ static void test_binary_int(void **state)
 		assert_int_equal(out[i], av[i] < bv[i] ? av[i] : bv[i]);
 
 	assert_null(tsi_popops_map_binary(f->graph, TSI_POPOPS_POWER, a, b, f->seq, NULL));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "POWER is not supported for int"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "'Pow'"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "POWER is not supported for int"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "'Pow'"));
 }
 
 /* The host's answer for an unsigned binary operation: C's unsigned
@@ -642,7 +642,7 @@ static void test_binary_unsigned(void **state)
 
 	assert_null(tsi_popops_map_binary(f->graph, TSI_POPOPS_POWER, a, b, f->seq, NULL));
 	assert_int_equal(tsi_graph_error_code(f->graph), TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(f->graph),
+	assert_non_null(strstr(tsi_graph_get_error(f->graph),
 	                       "POWER is not supported for unsigned int (float or half only)"));
 }
 
@@ -791,9 +791,9 @@ static void test_broadcast_errors(void **state)
 
 	assert_null(tsi_popops_add(f->graph, a, b, f->seq, "Add"));
 	assert_int_equal(tsi_graph_error_code(f->graph), TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(f->graph), "'Add'"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "{2,3} and {4}"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "'b' does not broadcast"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "'Add'"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "{2,3} and {4}"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "'b' does not broadcast"));
 
 	/* b may not have more dimensions than a */
 	assert_int_equal(tsi_graph_new(&g, tsi_device_get_target(f->device), 1), TSI_OK);
@@ -803,8 +803,8 @@ static void test_broadcast_errors(void **state)
 	assert_int_equal(tsi_popops_map_binary_in_place(g, TSI_POPOPS_ADD, a, big,
 	                                                tsi_prog_sequence(g, NULL), "AddInPlace"),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(g), "{2,3} and {1,2,3}"));
-	assert_non_null(strstr(tsi_graph_error(g), "tsi_popops_map_binary_in_place"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "{2,3} and {1,2,3}"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "tsi_popops_map_binary_in_place"));
 	tsi_graph_free(g);
 }
 
@@ -860,8 +860,8 @@ static void test_in_place_errors(void **state)
 	assert_int_equal(tsi_popops_map_binary_in_place(f->graph, TSI_POPOPS_ADD, c, c, f->seq,
 	                                                "Const"),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(f->graph), "cannot write to 'c'"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "'Const'"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "cannot write to 'c'"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "'Const'"));
 	/* after an error a NULL operand is quiet */
 	assert_int_equal(tsi_popops_map_binary_in_place(f->graph, TSI_POPOPS_ADD, NULL, v, f->seq,
 	                                                NULL),
@@ -879,8 +879,8 @@ static void test_in_place_errors(void **state)
 	assert_int_equal(tsi_popops_map_unary_in_place(g, TSI_POPOPS_SQUARE, w,
 	                                               tsi_prog_sequence(g, NULL), "Sq"),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(g), "appear more than once"));
-	assert_non_null(strstr(tsi_graph_error(g), "'Sq'"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "appear more than once"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "'Sq'"));
 	tsi_graph_free(g);
 }
 
@@ -1006,8 +1006,8 @@ static void test_unary_half_int(void **state)
 	assert_int_equal(iout[3], -1);
 
 	assert_null(tsi_popops_map_unary(f->graph, TSI_POPOPS_LOGARITHM, i, f->seq, "LogInt"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "LOGARITHM is not supported for int"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "'LogInt'"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "LOGARITHM is not supported for int"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "'LogInt'"));
 }
 
 /* Unsigned int has square (wrapping), as Poplar has; negate, absolute
@@ -1039,7 +1039,7 @@ static void test_unary_unsigned(void **state)
 		assert_int_equal(out[k], uv[k] * uv[k]);
 
 	assert_null(tsi_popops_map_unary(f->graph, TSI_POPOPS_NEGATE, u, f->seq, "NegU"));
-	assert_non_null(strstr(tsi_graph_error(f->graph),
+	assert_non_null(strstr(tsi_graph_get_error(f->graph),
 	                       "'NegU': NEGATE is not supported for unsigned int "
 	                       "(float, half or int only)"));
 }
@@ -1069,8 +1069,8 @@ static void test_unary_unsigned_refused(void **state)
 		assert_int_equal(tsi_popops_map_unary_in_place(g, refused[k].op, u,
 		                                               tsi_prog_sequence(g, NULL), NULL),
 		                 TSI_ERR_INVALID_ARGUMENT);
-		if (!strstr(tsi_graph_error(g), refused[k].message))
-			fail_msg("got '%s', want '%s'", tsi_graph_error(g), refused[k].message);
+		if (!strstr(tsi_graph_get_error(g), refused[k].message))
+			fail_msg("got '%s', want '%s'", tsi_graph_get_error(g), refused[k].message);
 		tsi_graph_free(g);
 	}
 }
@@ -1114,7 +1114,7 @@ static void test_scaled_add(void **state)
 
 	assert_int_equal(tsi_popops_scaled_add_to(f->graph, i, j, 0.5f, f->seq, "Half"),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(f->graph), "scale 0.5 is not a whole number"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "scale 0.5 is not a whole number"));
 }
 
 /* Unsigned scaled add wraps (sums above INT32_MAX and past 2^32); a
@@ -1139,7 +1139,7 @@ static void test_scaled_add_unsigned(void **state)
 
 	assert_int_equal(tsi_popops_scaled_add_to(f->graph, a, b, -1.0f, f->seq, "Neg"),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(f->graph), "'Neg': scale -1 is not a whole number "
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "'Neg': scale -1 is not a whole number "
 	                                                  "from 0 to 2^32 - 1"));
 }
 
@@ -1188,7 +1188,7 @@ static void test_fill(void **state)
 	c = tsi_graph_add_constant_fill(f->graph, TSI_FLOAT, TSI_SHAPE(2), 1.0, "k");
 	assert_int_equal(tsi_popops_fill(f->graph, c, 0, f->seq, "FillConst"),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(f->graph), "cannot write to 'k'"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "cannot write to 'k'"));
 }
 
 /* Casts convert as tsi_type_store does: float to int truncates toward
@@ -1308,9 +1308,9 @@ static void test_one_hot_errors(void **state)
 
 	assert_int_equal(tsi_popops_encode_one_hot(f->graph, idx, rank1, f->seq, NULL),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(f->graph), "'EncodeOneHot'"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "encoded 'rank1' has shape {4}"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "[N, C]"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "'EncodeOneHot'"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "encoded 'rank1' has shape {4}"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "[N, C]"));
 
 	assert_int_equal(tsi_graph_new(&g, tsi_device_get_target(f->device), 1), TSI_OK);
 	assert_int_equal(tsi_popops_add_codelets(g), TSI_OK);
@@ -1318,7 +1318,7 @@ static void test_one_hot_errors(void **state)
 	wrong_n = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(3, 4), "wrongN");
 	assert_int_equal(tsi_popops_encode_one_hot(g, idx, wrong_n, tsi_prog_sequence(g, NULL), NULL),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(g), "N = 4"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "N = 4"));
 	tsi_graph_free(g);
 
 	g = NULL;
@@ -1328,7 +1328,7 @@ static void test_one_hot_errors(void **state)
 	wrong_n = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(4, 4), "enc");
 	assert_int_equal(tsi_popops_encode_one_hot(g, flt, wrong_n, tsi_prog_sequence(g, NULL), "OH"),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(g), "indices 'flt' must be a rank-1 int"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "indices 'flt' must be a rank-1 int"));
 	tsi_graph_free(g);
 
 	/* Unsigned int is an element type of the maps, not of one-hot's
@@ -1340,7 +1340,7 @@ static void test_one_hot_errors(void **state)
 	wrong_n = tsi_graph_add_variable(g, TSI_UNSIGNED_INT, TSI_SHAPE(4, 4), "uenc");
 	assert_int_equal(tsi_popops_encode_one_hot(g, idx, wrong_n, tsi_prog_sequence(g, NULL), NULL),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(g),
+	assert_non_null(strstr(tsi_graph_get_error(g),
 	                       "encoded 'uenc' has type unsigned int (float, half or int only)"));
 	tsi_graph_free(g);
 }
@@ -1464,12 +1464,12 @@ static void test_null_everywhere(void **state)
 	assert_null(tsi_popops_cast(NULL, a, TSI_HALF, f->seq, NULL));
 	assert_int_equal(tsi_popops_encode_one_hot(NULL, i, e, f->seq, NULL),
 	                 TSI_ERR_INVALID_ARGUMENT);
-	assert_string_equal(tsi_graph_error(f->graph), "");
+	assert_string_equal(tsi_graph_get_error(f->graph), "");
 
 	/* the first NULL is recorded; the rest are quiet */
 	assert_null(tsi_popops_map_unary(f->graph, TSI_POPOPS_NEGATE, NULL, f->seq, "Neg"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "'Neg': operand is NULL"));
-	snprintf(first, sizeof(first), "%s", tsi_graph_error(f->graph));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "'Neg': operand is NULL"));
+	snprintf(first, sizeof(first), "%s", tsi_graph_get_error(f->graph));
 	assert_int_equal(tsi_popops_map_unary_in_place(f->graph, TSI_POPOPS_NEGATE, NULL, f->seq,
 	                                               NULL),
 	                 TSI_ERR_INVALID_GRAPH);
@@ -1485,7 +1485,7 @@ static void test_null_everywhere(void **state)
 	assert_null(tsi_popops_reduce(f->graph, NULL, &dim, 1, TSI_POPOPS_REDUCE_ADD, 1, TSI_FLOAT,
 	                              f->seq, NULL));
 	assert_null(tsi_popops_map_binary(f->graph, TSI_POPOPS_DIVIDE, a, a, NULL, NULL));
-	assert_string_equal(tsi_graph_error(f->graph), first);
+	assert_string_equal(tsi_graph_get_error(f->graph), first);
 }
 
 /* Operations on a virtual graph over tiles [4, 8) place everything there

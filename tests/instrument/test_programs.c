@@ -854,7 +854,7 @@ static void test_invalid_graph(void **state)
 	tsi_program *seq = tsi_prog_sequence(f.graph, NULL);
 	assert_int_equal(tsi_engine_new(&e, f.graph, &seq, 1, NULL), TSI_ERR_INVALID_GRAPH);
 	assert_null(e);
-	assert_non_null(strstr(tsi_error_last(), tsi_graph_error(f.graph)));
+	assert_non_null(strstr(tsi_error_last(), tsi_graph_get_error(f.graph)));
 	tsi_test_model_free(&f);
 }
 

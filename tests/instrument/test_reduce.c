@@ -613,14 +613,14 @@ static void test_errors(void **state)
 	assert_null(tsi_popops_reduce(f->graph, in, &bad, 1, TSI_POPOPS_REDUCE_ADD, 1.0f, TSI_FLOAT,
 	                              f->seq, "BadDim"));
 	assert_int_equal(tsi_graph_error_code(f->graph), TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(f->graph), "'BadDim'"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "dimension 2 is out of range"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "'x'"));
-	assert_non_null(strstr(tsi_graph_error(f->graph), "{2,3}"));
-	snprintf(first, sizeof(first), "%s", tsi_graph_error(f->graph));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "'BadDim'"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "dimension 2 is out of range"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "'x'"));
+	assert_non_null(strstr(tsi_graph_get_error(f->graph), "{2,3}"));
+	snprintf(first, sizeof(first), "%s", tsi_graph_get_error(f->graph));
 	assert_null(tsi_popops_reduce(f->graph, NULL, &bad, 1, TSI_POPOPS_REDUCE_ADD, 1.0f,
 	                              TSI_FLOAT, f->seq, "Quiet"));
-	assert_string_equal(tsi_graph_error(f->graph), first);
+	assert_string_equal(tsi_graph_get_error(f->graph), first);
 	assert_null(tsi_popops_reduce(NULL, in, &bad, 1, TSI_POPOPS_REDUCE_ADD, 1.0f, TSI_FLOAT,
 	                              f->seq, NULL));
 
@@ -630,9 +630,9 @@ static void test_errors(void **state)
 	in = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(2, 3), "y");
 	assert_null(tsi_popops_reduce(g, in, twice, 2, TSI_POPOPS_REDUCE_ADD, 1.0f, TSI_FLOAT,
 	                              tsi_prog_sequence(g, NULL), NULL));
-	assert_non_null(strstr(tsi_graph_error(g), "'Reduce'"));
-	assert_non_null(strstr(tsi_graph_error(g), "dimension 1 of input 'y'"));
-	assert_non_null(strstr(tsi_graph_error(g), "listed twice"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "'Reduce'"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "dimension 1 of input 'y'"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "listed twice"));
 	tsi_graph_free(g);
 
 	g = NULL;
@@ -641,8 +641,8 @@ static void test_errors(void **state)
 	b = tsi_graph_add_variable(g, TSI_BOOL, TSI_SHAPE(2), "flags");
 	assert_null(tsi_popops_reduce(g, b, twice, 1, TSI_POPOPS_REDUCE_MAX, 1.0f, TSI_FLOAT,
 	                              tsi_prog_sequence(g, NULL), "B"));
-	assert_non_null(strstr(tsi_graph_error(g), "'flags' has type bool"));
-	assert_non_null(strstr(tsi_graph_error(g), "(float, half, int or unsigned int only)"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "'flags' has type bool"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "(float, half, int or unsigned int only)"));
 	tsi_graph_free(g);
 
 	g = NULL;
@@ -652,7 +652,7 @@ static void test_errors(void **state)
 	assert_null(tsi_popops_reduce(g, b, twice, 0, TSI_POPOPS_REDUCE_MAX, 1.0f, TSI_FLOAT,
 	                              tsi_prog_sequence(g, NULL), "NC"));
 	assert_int_equal(tsi_graph_error_code(g), TSI_ERR_UNKNOWN_VERTEX_TYPE);
-	assert_non_null(strstr(tsi_graph_error(g), "tsi_popops_add_codelets"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "tsi_popops_add_codelets"));
 	tsi_graph_free(g);
 }
 

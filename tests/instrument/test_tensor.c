@@ -123,7 +123,7 @@ static void test_accessors(void **state)
 	assert_null(tsi_tensor_name(NULL));
 	assert_false(tsi_tensor_is_contiguous(NULL));
 	assert_false(tsi_tensor_is_constant(NULL));
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -141,7 +141,7 @@ static void test_scalar_shape(void **state)
 	assert_int_equal(tsi_graph_set_tile_mapping(g, loss, 3), TSI_OK);
 	/* Broadcast to a vector, as a model adds a scalar to a batch. */
 	ASSERT_SHAPE(tsi_tensor_broadcast(tsi_tensor_reshape(loss, TSI_SHAPE(1)), 4, 0), 4);
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -172,7 +172,7 @@ static void test_index(void **state)
 	tsi_tensor *m = tsi_tensor_index(c, 1);
 	ASSERT_SHAPE(m, 2, 3);
 	ASSERT_ORDER(g, m, 106, 107, 108, 109, 110, 111);
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -213,7 +213,7 @@ static void test_slice_tutorial(void **state)
 	tsi_tensor *empty = tsi_tensor_slice(v1, 2, 2);
 	ASSERT_SHAPE(empty, 0);
 	assert_int_equal(tsi_tensor_numel(empty), 0);
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -246,7 +246,7 @@ static void test_slice_inner_dim(void **state)
 	/* All of one variable goes by its name (graph.h), a part does not. */
 	assert_string_equal(tsi_tensor_name(all), "c");
 	assert_null(tsi_tensor_name(last));
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -288,7 +288,7 @@ static void test_reshape_flatten(void **state)
 	assert_non_null(scalar);
 	assert_int_equal(tsi_tensor_rank(scalar), 0);
 	ASSERT_ORDER(g, scalar, 5);
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -316,7 +316,7 @@ static void test_transpose(void **state)
 	ASSERT_SHAPE(col, 3, 1);
 	ASSERT_ORDER(g, col, 3, 4, 5);
 	assert_true(tsi_tensor_is_contiguous(col));
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -352,7 +352,7 @@ static void test_dim_shuffle(void **state)
 	assert_memory_equal(a, b, 24 * sizeof(*a));
 	free(a);
 	free(b);
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -394,7 +394,7 @@ static void test_concat(void **state)
 	tsi_tensor *only = tsi_tensor_concat(&a, 1, 1);
 	ASSERT_SHAPE(only, 2, 3);
 	ASSERT_ORDER(g, only, 0, 1, 2, 3, 4, 5);
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -441,7 +441,7 @@ static void test_broadcast(void **state)
 	tsi_tensor *once = tsi_tensor_broadcast(m, 1, 1);
 	ASSERT_SHAPE(once, 2, 3);
 	assert_true(tsi_tensor_is_contiguous(once));
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -463,7 +463,7 @@ static void test_expand(void **state)
 	tsi_tensor *s = tsi_tensor_expand(tsi_tensor_index(tsi_tensor_index(m, 1), 2), 0);
 	ASSERT_SHAPE(s, 1);
 	ASSERT_ORDER(g, s, 5);
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -507,7 +507,7 @@ static void test_views_of_views(void **state)
 	tsi_tensor *swapped =
 	    tsi_tensor_concat2(tsi_tensor_slice(v, 1, 3), tsi_tensor_slice(v, 0, 1), 0);
 	assert_false(tsi_tensor_is_contiguous(swapped));
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -534,7 +534,7 @@ static void test_contiguous_and_constant(void **state)
 	assert_true(tsi_tensor_is_constant(tsi_tensor_broadcast(k, 3, 0)));
 	assert_false(tsi_tensor_is_constant(v));
 	assert_false(tsi_tensor_is_constant(tsi_tensor_concat2(k, tsi_tensor_index(v, 0), 0)));
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -655,7 +655,7 @@ static void test_errors(void **state)
 		tsi_graph *g = tsi_test_graph_mk2(), *other = NULL;
 		tsi_tensor *v = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(3, 4), "errvar");
 		tsi_tensor *bad = make_bad_view(g, v, (enum bad_view)which, &other);
-		const char *msg = tsi_graph_error(g);
+		const char *msg = tsi_graph_get_error(g);
 
 		if (bad || !*msg || !strstr(msg, "errvar") || !strstr(msg, bad_view_value[which]))
 			print_error("case %d: view %p, message \"%s\"\n", which, (void *)bad,
@@ -667,7 +667,7 @@ static void test_errors(void **state)
 		assert_non_null(strstr(msg, bad_view_value[which]));
 		/* The error is only in the graph that was asked. */
 		if (other)
-			assert_string_equal(tsi_graph_error(other), "");
+			assert_string_equal(tsi_graph_get_error(other), "");
 		tsi_graph_free(other);
 		tsi_graph_free(g);
 	}
@@ -695,19 +695,19 @@ static void test_null_propagates(void **state)
 	assert_null(tsi_tensor_concat(with_null, 2, 0));
 	assert_null(tsi_tensor_broadcast(NULL, 2, 0));
 	assert_null(tsi_tensor_expand(NULL, 0));
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 
 	/* After a failure, the chain of views built on it stays NULL and the
 	 * first message is kept. */
 	tsi_tensor *bad = tsi_tensor_slice(v, 0, 9);
 	assert_null(bad);
-	const char *first = tsi_graph_error(g);
+	const char *first = tsi_graph_get_error(g);
 	assert_non_null(first);
 	assert_non_null(strstr(first, "9"));
 	assert_null(tsi_tensor_transpose(tsi_tensor_index(bad, 0)));
 	assert_null(tsi_tensor_index(v, 7));
-	assert_ptr_equal(tsi_graph_error(g), first);
-	assert_null(strstr(tsi_graph_error(g), "7"));
+	assert_ptr_equal(tsi_graph_get_error(g), first);
+	assert_null(strstr(tsi_graph_get_error(g), "7"));
 	tsi_graph_free(g);
 }
 
@@ -730,7 +730,7 @@ static void test_concat_virtual_graphs(void **state)
 	assert_ptr_equal(tsi_tensor_graph(ab), lo);
 	/* In top-level numbering: 0 + 3 and 10 + 4. */
 	ASSERT_ORDER(g, ab, 3, 3, 14, 14);
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -926,7 +926,7 @@ static void test_random_compositions(void **state)
 			assert_order(g, t, r.el, r.numel);
 		}
 		free(r.el);
-		assert_string_equal(tsi_graph_error(g), "");
+		assert_string_equal(tsi_graph_get_error(g), "");
 		tsi_graph_free(g);
 	}
 }
@@ -975,7 +975,7 @@ static void test_big_row_slices(void **state)
 	ASSERT_ORDER(g, blk, 1233, 1233, 1234, 7, 1235, 1235);
 	/* A big dimension-0 slice of the contiguous matrix is still one run. */
 	assert_true(tsi_tensor_is_contiguous(tsi_tensor_slice(big, 100, 9100)));
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -1027,7 +1027,7 @@ static void test_equal_views_shared(void **state)
 	tsi_tensor *wa = tsi_tensor_slice(w, 1, 3);
 	assert_ptr_equal(tsi_tensor_graph(wa), vg);
 	assert_ptr_equal(wa, tsi_tensor_slice(w, 1, 3));
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	tsi_graph_free(g);
 }
 
@@ -1039,8 +1039,8 @@ static void test_variable_size_limit(void **state)
 	(void)state;
 
 	assert_null(tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(65536, 65537), "huge"));
-	assert_non_null(strstr(tsi_graph_error(g), "at most 4294967295 in one variable"));
-	assert_non_null(strstr(tsi_graph_error(g), "'huge'"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "at most 4294967295 in one variable"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "'huge'"));
 	tsi_graph_free(g);
 }
 

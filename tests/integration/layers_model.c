@@ -29,7 +29,7 @@ static void must(tsi_graph *g, bool ok, const char *what)
 {
 	if (ok)
 		return;
-	fprintf(stderr, "layers_model: %s: %s\n", what, tsi_graph_error(g));
+	fprintf(stderr, "layers_model: %s: %s\n", what, tsi_graph_get_error(g));
 	exit(1);
 }
 

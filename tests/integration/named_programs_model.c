@@ -21,7 +21,7 @@ static void must(tsi_graph *g, bool ok, const char *what)
 	if (ok)
 		return;
 	fprintf(stderr, "named_programs_model: %s: %s\n", what,
-	        g ? tsi_graph_error(g) : tsi_error_last());
+	        g ? tsi_graph_get_error(g) : tsi_error_last());
 	exit(1);
 }
 

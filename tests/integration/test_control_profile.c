@@ -91,8 +91,8 @@ static void test_consensus_cycles(void **state)
 	else_body = tsi_prog_sequence(g, "else");
 	tsi_popops_map_binary_in_place(g, TSI_POPOPS_SUBTRACT, acc, one, else_body, "else");
 	tsi_sequence_add(seq, tsi_prog_if(g, flag, then_body, else_body));
-	if (*tsi_graph_error(g))
-		fail_msg("building: %s", tsi_graph_error(g));
+	if (*tsi_graph_get_error(g))
+		fail_msg("building: %s", tsi_graph_get_error(g));
 
 	if (tsi_engine_new(&e, g, &seq, 1, NULL) != TSI_OK)
 		fail_msg("compiling: %s", tsi_error_last());

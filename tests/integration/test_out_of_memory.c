@@ -150,7 +150,7 @@ static void test_tut4_on_eight_tiles(void **state)
 
 	setup(&dev, &g, 8);
 	if (tut4_model_build(&m, g, &sizes) != TSI_OK)
-		fail_msg("building tut4: %s", tsi_graph_error(g));
+		fail_msg("building tut4: %s", tsi_graph_get_error(g));
 	assert_true(check_refusals(dev, g, m.prog, &first) >= 1);
 	tsi_graph_free(g);
 	tsi_device_free(dev);

@@ -57,8 +57,8 @@ static void test_pipeline_invariants(void **state)
 	assert_int_equal(tsi_device_new_ipu_model(&dev, &o), TSI_OK);
 	assert_int_equal(tsi_graph_new(&g, tsi_device_get_target(dev), PIPELINE_REPLICAS), TSI_OK);
 	train = pipeline_build(g, STEPS);
-	if (!train || *tsi_graph_error(g))
-		fail_msg("building: %s", tsi_graph_error(g));
+	if (!train || *tsi_graph_get_error(g))
+		fail_msg("building: %s", tsi_graph_get_error(g));
 	if (tsi_engine_new(&e, g, &train, 1, NULL) != TSI_OK)
 		fail_msg("compiling: %s", tsi_error_last());
 	assert_int_equal(tsi_engine_load(e, dev), TSI_OK);

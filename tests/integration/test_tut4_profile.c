@@ -37,7 +37,7 @@ static void setup(fixture *f)
 	assert_int_equal(tsi_device_new_ipu_model(&f->dev, &o), TSI_OK);
 	assert_int_equal(tsi_graph_new(&f->g, tsi_device_get_target(f->dev), 1), TSI_OK);
 	if (tut4_model_build(&f->m, f->g, &f->sizes) != TSI_OK)
-		fail_msg("building tut4: %s", tsi_graph_error(f->g));
+		fail_msg("building tut4: %s", tsi_graph_get_error(f->g));
 	f->m1 = malloc(f->sizes.m * f->sizes.k * sizeof(float));
 	f->m2 = malloc(f->sizes.k * f->sizes.n * sizeof(float));
 	f->m3 = malloc(f->sizes.n * f->sizes.p * sizeof(float));

@@ -1,7 +1,7 @@
 /*
  * The empty-error convention of the three libraries, checked: every
  * message accessor (tsr_last_error, tsr_report_error, tsr_trace_error,
- * tsi_error_last, tsi_graph_error, tsi_engine_error; pvti shares
+ * tsi_error_last, tsi_graph_get_error, tsi_engine_error; pvti shares
  * tsi_error_last) returns "" and never NULL when there has been no
  * failure (on a fresh thread, a fresh handle, a NULL handle), and a
  * message after a failure. The thread-local ones are checked on threads
@@ -103,7 +103,7 @@ static void test_handle_messages(void **state)
 
 	assert_string_equal(tsr_report_error(NULL), "");
 	assert_string_equal(tsr_trace_error(NULL), "");
-	assert_string_equal(tsi_graph_error(NULL), "");
+	assert_string_equal(tsi_graph_get_error(NULL), "");
 	assert_string_equal(tsi_engine_error(NULL), "");
 
 	/* reportlib's report. */
@@ -116,8 +116,8 @@ static void test_handle_messages(void **state)
 
 	/* The runtime's graph and engine: built and run without a failure. */
 	assert_int_equal(tsi_graph_error_code(f->graph), TSI_OK);
-	assert_non_null(tsi_graph_error(f->graph));
-	assert_string_equal(tsi_graph_error(f->graph), "");
+	assert_non_null(tsi_graph_get_error(f->graph));
+	assert_string_equal(tsi_graph_get_error(f->graph), "");
 	assert_non_null(tsi_engine_error(f->engine));
 	assert_string_equal(tsi_engine_error(f->engine), "");
 	assert_true(tsi_engine_run(f->engine, 1000) < 0);
@@ -134,11 +134,11 @@ static void test_graph_message(void **state)
 	(void)state;
 	assert_int_equal(tsi_target_ipu(&target, TSI_IPU_MK2, 1, 4), TSI_OK);
 	assert_int_equal(tsi_graph_new(&g, &target, 1), TSI_OK);
-	assert_string_equal(tsi_graph_error(g), "");
+	assert_string_equal(tsi_graph_get_error(g), "");
 	v = tsi_graph_add_variable(g, TSI_FLOAT, TSI_SHAPE(4), "grammar_var");
 	assert_non_null(v);
 	assert_int_equal(tsi_graph_set_tile_mapping(g, v, 99), TSI_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(tsi_graph_error(g), "grammar_var"));
+	assert_non_null(strstr(tsi_graph_get_error(g), "grammar_var"));
 	tsi_graph_free(g);
 }
 

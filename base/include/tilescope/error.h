@@ -22,7 +22,7 @@ extern "C" {
 
 /* Error codes. 0 is success; every failure is negative. A message that
  * names the offending object is kept beside the code (see
- * tsi_error_last(), tsi_graph_error(), tsi_engine_error()). */
+ * tsi_error_last(), tsi_graph_get_error(), tsi_engine_error()). */
 typedef enum tsi_error_code {
 	TSI_OK = 0,
 	TSI_ERR_INVALID_ARGUMENT = -1,   /* a bad argument from the caller */

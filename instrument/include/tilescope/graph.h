@@ -11,7 +11,7 @@
  * Errors while building (a slice out of range, a tile beyond the target,
  * two tensors of different types concatenated) are recorded in the graph,
  * cairo-style: the failing call returns NULL (or a negative code), every
- * later call given that NULL returns NULL quietly, and tsi_graph_error()
+ * later call given that NULL returns NULL quietly, and tsi_graph_get_error()
  * holds the first message. tsi_engine_new() refuses a graph with an error.
  */
 #pragma once
@@ -51,7 +51,17 @@ TSI_API unsigned tsi_graph_get_tile_offset(const tsi_graph *graph);
 
 /* First error recorded while building: "" when none (and for a NULL
  * graph), never NULL; tsi_graph_error_code() is TSI_OK then. */
-TSI_API const char *tsi_graph_error(const tsi_graph *graph);
+TSI_API const char *tsi_graph_get_error(const tsi_graph *graph);
+/* Until 0.2 this returned NULL when there was no error, then "" under the
+ * same name, so `if (tsi_graph_error(g))` compiled and took every graph
+ * for failed. The name is gone, so that such code fails to compile. */
+#if defined(__has_attribute)
+#if __has_attribute(unavailable)
+const char *tsi_graph_error(const tsi_graph *graph) __attribute__((unavailable(
+	"tsi_graph_error() is now tsi_graph_get_error(), which returns \"\" (never NULL) "
+	"when the graph has no error: test its first character, or tsi_graph_error_code()")));
+#endif
+#endif
 TSI_API int tsi_graph_error_code(const tsi_graph *graph);
 
 /* --- Variables and constants ------------------------------------------ */

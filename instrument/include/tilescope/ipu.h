@@ -6,7 +6,7 @@
  * tsi_error_code and take their out-parameters first
  * (tsi_graph_new(&graph, target, 1)); graph-building calls that return an
  * object return NULL instead and record the error in the graph. Error
- * messages are never NULL: tsi_error_last(), tsi_graph_error() and
+ * messages are never NULL: tsi_error_last(), tsi_graph_get_error() and
  * tsi_engine_error() return "" when there has been no failure (the
  * handle ones also for a NULL handle). Verbs: get_ borrowed, lookup_ may
  * find nothing (NULL, not an error), dup_ / list_ owned (free()),

@@ -49,7 +49,7 @@ typedef enum tsi_popops_binary_op {
  * step added to `seq`.
  *
  * Returns the result (owned by the graph), or NULL with the error recorded
- * in the graph (see tsi_graph_error()); given a NULL operand it returns
+ * in the graph (see tsi_graph_get_error()); given a NULL operand it returns
  * NULL quietly when the graph already holds an error. */
 TSI_API tsi_tensor *tsi_popops_add(tsi_graph *graph, const tsi_tensor *a, const tsi_tensor *b,
                                    tsi_program *seq, const char *debug_name);

@@ -755,7 +755,7 @@ static const tsi_codelet scaled_add_codelets[ET_COUNT] = {
  * Registers every codelet of the library (popops::addCodelets): the maps
  * and scaled add here, fill, cast and one-hot (popops-convert.c) and the
  * reductions (popops-reduce.c). The graph keeps the first error, so a
- * failure here also shows in tsi_graph_error().
+ * failure here also shows in tsi_graph_get_error().
  */
 TSI_API int tsi_popops_add_codelets(tsi_graph *graph)
 {

@@ -116,7 +116,7 @@ TSI_API int tsi_engine_new_named(tsi_engine **out, tsi_graph *graph,
 		return tsi_set_error(TSI_ERR_INVALID_GRAPH,
 		                     "cannot compile a graph that recorded an error while it was "
 		                     "built: %s",
-		                     tsi_graph_error(graph));
+		                     tsi_graph_get_error(graph));
 	for (size_t i = 0; i < n_programs; i++)
 		if (!programs[i])
 			return tsi_set_error(TSI_ERR_INVALID_ARGUMENT,

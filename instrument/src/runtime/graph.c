@@ -142,7 +142,7 @@ TSI_API unsigned tsi_graph_get_tile_offset(const tsi_graph *graph)
 }
 
 /* The first message recorded; "" when none (or for NULL), never NULL. */
-TSI_API const char *tsi_graph_error(const tsi_graph *graph)
+TSI_API const char *tsi_graph_get_error(const tsi_graph *graph)
 {
 	return graph && graph->core->error_msg ? graph->core->error_msg : "";
 }
