@@ -355,10 +355,12 @@ static void add_execution(GtkWidget *box, const tsr_summary_figures *s)
 		return;
 	}
 	gtk_box_append(GTK_BOX(content), grid);
-	run = ga_format_u64(s->run + 1);
-	runs = ga_format_u64(s->n_runs);
+	/* Numbered from 0, as the run pickers and `tilescope summary`. */
+	run = ga_format_u64(s->run);
+	runs = ga_format_u64(s->n_runs - 1);
 	prog = ga_format_u64(s->program);
-	run_text = g_strdup_printf("%s of %s", run, runs);
+	run_text = s->n_runs > 1 ? g_strdup_printf("%s of runs 0-%s", run, runs)
+	                         : g_strdup_printf("%s (the only run)", run);
 	/* The program by its name, as `tilescope summary` prints it. */
 	if (s->program_name) {
 		g_autofree char *name = tsd_name_cut_to(s->program_name, GA_RUN_NAME_CHARS);

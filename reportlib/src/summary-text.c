@@ -627,12 +627,13 @@ static void print_execution(text_ctx *t)
 		fputs("  No execution profile: the report holds no runs.\n", t->out);
 		return;
 	}
-	/* The program by the name the model gave it, when it gave one
-	 * ("2 of 3 (epoch, engine program 1)"). */
+	/* The run by its number, as --run, the JSON and the Graph Analyser's
+	 * run pickers count (from 0), and the program by the name the model
+	 * gave it, when it gave one ("1 of runs 0-2 (epoch, engine program 1)"). */
 	if (s->n_runs > 1) {
 		fputs("  Run:", t->out);
 		spaces(t, 49 - strlen("  Run:"));
-		fprintf(t->out, "%s of %s (", fmt_u64(a, s->run + 1), fmt_u64(c, s->n_runs));
+		fprintf(t->out, "%s of runs 0-%s (", fmt_u64(a, s->run), fmt_u64(c, s->n_runs - 1));
 		if (s->program_name) {
 			put_name(t, s->program_name);
 			fputs(", ", t->out);

@@ -33,13 +33,13 @@ run_line() {
 		fail "run $1: the run line is '$got', not '$2'"
 	fi
 }
-run_line 0 " Run: 1 of 3 (epoch, engine program 0)"
-run_line 1 " Run: 2 of 3 (engine program 1)"
-run_line 2 " Run: 3 of 3 (train, engine program 2)"
+run_line 0 " Run: 0 of runs 0-2 (epoch, engine program 0)"
+run_line 1 " Run: 1 of runs 0-2 (engine program 1)"
+run_line 2 " Run: 2 of runs 0-2 (train, engine program 2)"
 
 # The default (the last run) names its program too.
 "$ts" summary r >sum.txt 2>err.txt || fail "summary: $(cat err.txt)"
-if grep -q '^  Run: *3 of 3 (train, engine program 2)$' sum.txt; then
+if grep -q '^  Run: *2 of runs 0-2 (train, engine program 2)$' sum.txt; then
 	pass "the default run's line names train"
 else
 	fail "the default run's line: '$(grep '^  Run:' sum.txt)'"

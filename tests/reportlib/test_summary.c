@@ -265,7 +265,7 @@ static void test_figures(void **state)
 	text = summary_text(f, &o);
 	assert_int_equal(number_after(text, "  Total cycles:"), runs[0].cycles);
 	if (n_runs > 1)
-		assert_non_null(strstr(text, "1 of "));
+		assert_non_null(strstr(text, "0 of runs 0-"));
 	free(text);
 }
 
