@@ -16,7 +16,7 @@
  * message; never a crash, a hang or an unbounded allocation.
  *
  * Conventions (the house style), for every tsr_ function of report.h,
- * trace.h, summary.h, compare.h and export.h:
+ * trace.h, summary.h, compare.h, export.h and units.h:
  *
  *   - Functions return TSR_OK or a negative tsr_error, and the
  *     out-parameters come first, then the handle, then the arguments:
@@ -35,7 +35,7 @@
  *                another handle's files);
  *       set_     changes the handle (no out-parameter).
  *     Calls that do work are named after it (open, compare, query,
- *     search, export, print). Pure functions over the library's own
+ *     search, export, print, format). Pure functions over the library's own
  *     constants take no handle and name what they give
  *     (tsr_error_name, tsr_category_name, tsr_step_type_name).
  *   - Error messages are never NULL: tsr_last_error(), tsr_report_error()
