@@ -43,19 +43,6 @@ G_DEFINE_FINAL_TYPE(GaInsightsView, ga_insights_view, GTK_TYPE_BOX)
 
 /* --- Helpers ----------------------------------------------------------------- */
 
-/* The guide's label of category `c` ("Internal Exchange Code"), else its
- * camelCase name. */
-static const char *category_label(const tsr_summary_figures *s, size_t c)
-{
-	const char *name = tsr_category_name(c);
-
-	for (size_t i = 0; s->n_memory && i < s->memory[0].n_categories; i++)
-		if (g_strcmp0(s->memory[0].categories[i].memory.name, name) == 0 &&
-		    s->memory[0].categories[i].label)
-			return s->memory[0].categories[i].label;
-	return name ? name : "?";
-}
-
 /* The index of the category named `name`, or (size_t)-1. */
 static size_t category_index(const char *name)
 {
@@ -299,7 +286,7 @@ static char *breakdown(GaDocument *doc, const tsr_summary_figures *s,
 	for (i = 0; i < n && i < TOP_CATEGORIES && v[i].bytes; i++) {
 		g_autofree char *b = ga_format_u64(v[i].bytes);
 
-		g_string_append_printf(out, "%s%s %s B", i ? ", " : "", category_label(s, v[i].category),
+		g_string_append_printf(out, "%s%s %s B", i ? ", " : "", tsr_category_label(v[i].category),
 		                       b);
 		listed += v[i].bytes;
 	}

@@ -270,7 +270,7 @@ static void update_details(GaMemorySelection *self)
 		for (guint i = 0; i < k; i++) {
 			const uint64_t *by = ga_document_get_category_by_tile(self->doc, order[i]);
 
-			put(self, 0, row, tsr_category_name(order[i]), FALSE, NULL);
+			put(self, 0, row, tsr_category_label(order[i]), FALSE, NULL);
 			put_bytes(self, 1, row, sums[order[i]], NULL);
 			for (guint c = 0; n_sel > 1 && c < shown; c++)
 				put_bytes(self, 2 + (int)c, row, by ? by[cols[c]] : 0, NULL);

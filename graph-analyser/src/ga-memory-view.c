@@ -357,7 +357,7 @@ static guint fill_stacks(GaMemoryView *self, GaDocument *doc, GaDocument *other,
 				continue;
 			if (components)
 				components[k] = (guint)c;
-			g_ptr_array_add(names, g_strdup(tsr_category_name(c)));
+			g_ptr_array_add(names, g_strdup(tsr_category_label(c)));
 			g_array_append_val(colours, col);
 			k++;
 		}
@@ -377,7 +377,7 @@ static guint fill_stacks(GaMemoryView *self, GaDocument *doc, GaDocument *other,
 					any = all[t] > cs->own[c][t];
 				if (any)
 					g_string_append_printf(shared, "%s%s", shared->len ? ", " : "",
-					                       tsr_category_name(c));
+					                       tsr_category_label(c));
 			}
 			g_ptr_array_add(names, shared->len ? g_strdup_printf("Overlapped storage of %s "
 			                                                     "(after sharing)",
