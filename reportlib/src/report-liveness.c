@@ -17,14 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* NULL handle or out-parameter: recorded where possible. */
-static int bad_args(tsr_report *r, const char *what)
-{
-	if (r)
-		return tsr_fail(r, TSR_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
-	return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
-}
-
 /*
  * Reads liveness_step: ids 0..n-1 (checked at open), each naming a
  * program, and a parent step before it (so the call-stack tree has no
@@ -90,7 +82,7 @@ int tsr_report_get_liveness_steps(const tsr_liveness_step **out, size_t *n, tsr_
 	int rc;
 
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_get_liveness_steps");
+		return tsr_fail_null_argument(report, "tsr_report_get_liveness_steps");
 	*out = NULL;
 	*n = 0;
 	rc = tsr_load_liveness(report);
@@ -113,7 +105,7 @@ int tsr_report_get_peak_liveness(size_t *step, uint64_t *bytes, tsr_report *repo
 	int rc;
 
 	if (!report || !step || !bytes)
-		return bad_args(report, "tsr_report_get_peak_liveness");
+		return tsr_fail_null_argument(report, "tsr_report_get_peak_liveness");
 	rc = tsr_load_liveness(report);
 	if (rc)
 		return rc;
@@ -145,12 +137,9 @@ int tsr_report_fill_liveness_by_tile(uint64_t *out, size_t n, tsr_report *report
 	size_t nt;
 	int rc;
 
-	if (!report || !out)
-		return bad_args(report, "tsr_report_fill_liveness_by_tile");
-	nt = report->target.num_tiles;
-	if (n < nt)
-		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
-		                "liveness by tile: %zu entries for %zu tiles", n, nt);
+	rc = tsr_check_by_tile(report, out, n, "tsr_report_fill_liveness_by_tile", "liveness by tile", &nt);
+	if (rc)
+		return rc;
 	rc = check_step(report, step);
 	if (rc)
 		return rc;
@@ -196,7 +185,7 @@ int tsr_report_fill_liveness_by_ipu(uint64_t *out, size_t n, tsr_report *report,
 	int rc;
 
 	if (!report || !out)
-		return bad_args(report, "tsr_report_fill_liveness_by_ipu");
+		return tsr_fail_null_argument(report, "tsr_report_fill_liveness_by_ipu");
 	if (n < report->target.num_ipus)
 		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
 		                "liveness by IPU: %zu entries for %u IPUs", n, report->target.num_ipus);
@@ -242,7 +231,7 @@ int tsr_report_list_live_variables(size_t **out, size_t *n, tsr_report *report, 
 	int rc;
 
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_list_live_variables");
+		return tsr_fail_null_argument(report, "tsr_report_list_live_variables");
 	*out = NULL;
 	*n = 0;
 	rc = check_step(report, step);

@@ -60,20 +60,12 @@ static int overflow(tsr_report *r, const char *what)
 	return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': the %s add up past 2^64 bytes", r->path, what);
 }
 
-/* NULL handle or out-parameter: recorded where possible. */
-static int bad_args(tsr_report *r, const char *what)
-{
-	if (r)
-		return tsr_fail(r, TSR_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
-	return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
-}
-
 /* --- Tiles --------------------------------------------------------------------------- */
 
 int tsr_report_get_tile_memory(const tsr_tile_memory **out, size_t *n, tsr_report *report)
 {
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_get_tile_memory");
+		return tsr_fail_null_argument(report, "tsr_report_get_tile_memory");
 	*out = report->tiles;
 	*n = report->target.num_tiles;
 	return TSR_OK;
@@ -82,7 +74,7 @@ int tsr_report_get_tile_memory(const tsr_tile_memory **out, size_t *n, tsr_repor
 int tsr_report_get_oom_tiles(const uint32_t **out, size_t *n, tsr_report *report)
 {
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_get_oom_tiles");
+		return tsr_fail_null_argument(report, "tsr_report_get_oom_tiles");
 	*out = report->oom_tiles;
 	*n = report->n_oom_tiles;
 	return TSR_OK;
@@ -110,7 +102,7 @@ int tsr_report_fill_memory_totals(tsr_memory_totals *out, tsr_report *report, in
 	int rc;
 
 	if (!report || !out)
-		return bad_args(report, "tsr_report_fill_memory_totals");
+		return tsr_fail_null_argument(report, "tsr_report_fill_memory_totals");
 	memset(out, 0, sizeof(*out));
 	rc = tsr_ipu_tiles(report, ipu, &lo, &hi);
 	if (rc)
@@ -177,7 +169,7 @@ int tsr_report_list_largest_tiles(uint32_t **out, size_t *n, tsr_report *report,
 	int rc;
 
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_list_largest_tiles");
+		return tsr_fail_null_argument(report, "tsr_report_list_largest_tiles");
 	*out = NULL;
 	*n = 0;
 	rc = tsr_ipu_tiles(report, ipu, &lo, &hi);
@@ -206,7 +198,7 @@ int tsr_report_list_tile_histogram(uint64_t **counts, size_t *n_buckets, uint64_
 	int rc;
 
 	if (!report || !counts || !n_buckets)
-		return bad_args(report, "tsr_report_list_tile_histogram");
+		return tsr_fail_null_argument(report, "tsr_report_list_tile_histogram");
 	*counts = NULL;
 	*n_buckets = 0;
 	rc = tsr_ipu_tiles(report, ipu, &lo, &hi);
@@ -290,7 +282,7 @@ int tsr_report_list_memory_by_category(tsr_category_memory **out, size_t *n, tsr
 	int rc;
 
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_list_memory_by_category");
+		return tsr_fail_null_argument(report, "tsr_report_list_memory_by_category");
 	*out = NULL;
 	*n = 0;
 	rc = tsr_ipu_tiles(report, ipu, &lo, &hi);
@@ -366,12 +358,9 @@ static int fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report, si
 	size_t nt;
 	int rc;
 
-	if (!report || !out)
-		return bad_args(report, "tsr_report_fill_category_by_tile");
-	nt = report->target.num_tiles;
-	if (n < nt)
-		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
-		                "category by tile: %zu entries for %zu tiles", n, nt);
+	rc = tsr_check_by_tile(report, out, n, "tsr_report_fill_category_by_tile", "category by tile", &nt);
+	if (rc)
+		return rc;
 	if (category >= TSF_MEM_CATEGORY_COUNT)
 		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "category %zu of %zu", category,
 		                (size_t)TSF_MEM_CATEGORY_COUNT);
@@ -441,12 +430,9 @@ int tsr_report_fill_sharing_by_tile(tsr_memory_sharing *out, size_t n, tsr_repor
 	size_t nt;
 	int rc;
 
-	if (!report || !out)
-		return bad_args(report, "tsr_report_fill_sharing_by_tile");
-	nt = report->target.num_tiles;
-	if (n < nt)
-		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
-		                "sharing by tile: %zu entries for %zu tiles", n, nt);
+	rc = tsr_check_by_tile(report, out, n, "tsr_report_fill_sharing_by_tile", "sharing by tile", &nt);
+	if (rc)
+		return rc;
 	/* Zeroed, charged to the handle's memory cap. */
 	dense = tsr_alloc_rc(report, &rc, nt, sizeof(*dense));
 	if (!rc)
@@ -646,7 +632,7 @@ int tsr_report_fill_compute_set_memory(tsr_vertex_memory *out, tsr_report *repor
 	size_t n;
 
 	if (!report || !out)
-		return bad_args(report, "tsr_report_fill_compute_set_memory");
+		return tsr_fail_null_argument(report, "tsr_report_fill_compute_set_memory");
 	tsr_report_get_compute_sets(&cs, &n, report);
 	if (compute_set >= n)
 		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "compute set %zu of %zu", compute_set, n);
@@ -670,7 +656,7 @@ int tsr_report_fill_vertex_type_memory(tsr_vertex_memory *out, tsr_report *repor
                                        size_t vertex_type, int ipu)
 {
 	if (!report || !out)
-		return bad_args(report, "tsr_report_fill_vertex_type_memory");
+		return tsr_fail_null_argument(report, "tsr_report_fill_vertex_type_memory");
 	if (vertex_type >= report->counts.vertex_types)
 		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "vertex type %zu of %zu", vertex_type,
 		                report->counts.vertex_types);
@@ -693,7 +679,7 @@ int tsr_report_fill_vertex_type_memory(tsr_vertex_memory *out, tsr_report *repor
 int tsr_report_fill_vertex_memory_totals(tsr_vertex_memory *out, tsr_report *report, int ipu)
 {
 	if (!report || !out)
-		return bad_args(report, "tsr_report_fill_vertex_memory_totals");
+		return tsr_fail_null_argument(report, "tsr_report_fill_vertex_memory_totals");
 	return vertex_memory(report, out, "memory_by_vertex_type", "vertex_type", -1, ipu);
 }
 
@@ -793,7 +779,7 @@ int tsr_report_get_variables(const tsr_variable **out, size_t *n, tsr_report *re
 	int rc;
 
 	if (!report || !out || !n)
-		return bad_args(report, "tsr_report_get_variables");
+		return tsr_fail_null_argument(report, "tsr_report_get_variables");
 	*out = NULL;
 	*n = 0;
 	rc = tsr_load_variables(report);
@@ -811,7 +797,7 @@ int tsr_report_fill_variable_by_tile(uint64_t *out, size_t n, tsr_report *report
 	int rc;
 
 	if (!report || !out)
-		return bad_args(report, "tsr_report_fill_variable_by_tile");
+		return tsr_fail_null_argument(report, "tsr_report_fill_variable_by_tile");
 	if (n < report->target.num_tiles)
 		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
 		                "variable by tile: %zu entries for %u tiles", n, report->target.num_tiles);
@@ -850,7 +836,7 @@ int tsr_report_fill_always_live_by_tile(uint64_t *out, size_t n, tsr_report *rep
 	int rc;
 
 	if (!report || !out)
-		return bad_args(report, "tsr_report_fill_always_live_by_tile");
+		return tsr_fail_null_argument(report, "tsr_report_fill_always_live_by_tile");
 	nt = report->target.num_tiles;
 	if (n < nt)
 		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,

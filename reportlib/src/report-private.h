@@ -117,6 +117,14 @@ int tsr_fail(tsr_report *r, int code, const char *fmt, ...) __attribute__((forma
 int tsr_fail_cancelled(tsr_report *r);
 /* The same without a handle (opening). */
 int tsr_set_last_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* TSR_ERR_INVALID_ARGUMENT for a NULL handle or out-parameter of `fn`,
+ * recorded on the handle when there is one. */
+int tsr_fail_null_argument(tsr_report *r, const char *fn);
+/* The arguments of a fill_..._by_tile call: a handle, an out array and
+ * room in it for every tile (*nt set to the number of tiles). `what`
+ * names the figure in the message ("liveness by tile"). */
+int tsr_check_by_tile(tsr_report *r, const void *out, size_t n, const char *fn,
+                      const char *what, size_t *nt);
 
 /* malloc / calloc counted against the memory cap: NULL with
  * TSR_ERR_TOO_LARGE or TSR_ERR_NO_MEMORY recorded on the handle. `n` and

@@ -52,12 +52,7 @@ int tsr_report_fill_relative_sync_delays(uint64_t *out, size_t n, tsr_report *re
 /* Common argument check of the array getters. */
 static int check_out(tsr_report *r, const void *out, const size_t *n, const char *what)
 {
-	if (!r || !out || !n) {
-		if (r)
-			return tsr_fail(r, TSR_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
-		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
-	}
-	return TSR_OK;
+	return !r || !out || !n ? tsr_fail_null_argument(r, what) : TSR_OK;
 }
 
 int tsr_report_get_programs(const tsr_program **out, size_t *n, tsr_report *report)

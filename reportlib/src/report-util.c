@@ -80,6 +80,26 @@ int tsr_fail(tsr_report *r, int code, const char *fmt, ...)
 	return code;
 }
 
+int tsr_fail_null_argument(tsr_report *r, const char *fn)
+{
+	if (r)
+		return tsr_fail(r, TSR_ERR_INVALID_ARGUMENT, "%s: NULL argument", fn);
+	return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "%s: NULL argument", fn);
+}
+
+int tsr_check_by_tile(tsr_report *r, const void *out, size_t n, const char *fn,
+                      const char *what, size_t *nt)
+{
+	if (!r || !out)
+		return tsr_fail_null_argument(r, fn);
+	*nt = r->target.num_tiles;
+	if (n < *nt)
+		return tsr_fail(r, TSR_ERR_INVALID_ARGUMENT, "%s: %zu entries for %zu tiles", what, n,
+		                *nt);
+	return TSR_OK;
+}
+
+
 /* Cancelled by the progress callback: names what was being done. */
 int tsr_fail_cancelled(tsr_report *r)
 {
