@@ -21,25 +21,14 @@ pcdir=$(dirname "$(find "$tmp/root" -name tilescope-report.pc | head -n 1)")
 export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$tmp/root"
 flags=$(pkg-config --cflags --libs tilescope-report tilescope-instrument) ||
 	{ fail "pkg-config does not know the libraries"; exit 1; }
-# Each library installs only its own headers.
+# Each library installs only its own headers (and no build file).
 inc=$(find "$tmp/root" -type d -path "*/include/tilescope" | head -n 1)/..
-for h in format.h vocabulary.h event-chunk.h tile-runs.h leb128.h report-private.h ipu-private.h; do
+for h in format.h vocabulary.h event-chunk.h tile-runs.h leb128.h report-private.h ipu-private.h meson.build; do
 	[ -e "$inc/tilescope/$h" ] && fail "a private header was installed: $h"
 done
-cp "$src/tests/install/example.c" "$tmp/example.c"
-if ! ${CC:-cc} -o "$tmp/example" "$tmp/example.c" $flags 2>"$tmp/cc.log"; then
-	cat "$tmp/cc.log"
-	fail "the example does not build with pkg-config's flags: $flags"
-	exit 1
-fi
-libdir=$(dirname "$pcdir")
-out=$(LD_LIBRARY_PATH="$libdir" "$tmp/example" "$report") || fail "the example failed: $out"
-echo "$out"
-echo "$out" | grep -qx "version $version" || fail "the version header does not say $version"
-echo "$out" | grep -qx "report tiles [1-9][0-9]*" || fail "reportlib read no target"
-echo "$out" | grep -qx "runtime tiles 1472" || fail "the runtime's Mk2 target is not 1472 tiles"
-# The example must have run on the installed libraries, not the build's.
-LD_LIBRARY_PATH="$libdir" ldd "$tmp/example" | grep tilescope | grep -vq "$tmp/root" &&
-	fail "the example loads libraries from outside the install"
+. "$src/tests/install/example-lib.sh"
+build_example "$flags"
+# The example must run on the installed libraries, not the build's.
+run_example "$(dirname "$pcdir")" "$tmp/root"
 [ $status -eq 0 ] && pass "an out-of-tree program builds with pkg-config and runs"
 exit $status
