@@ -8,6 +8,8 @@ machine passes as a fast one does; only a failing test waits them out.
 A probe that must answer "is it there now" passes a short timeout: find
 always walks the tree once, however long that takes."""
 import contextlib
+import csv
+import io
 import os
 import signal
 import subprocess
@@ -232,6 +234,14 @@ def running_app(app_path, args):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def sql(tilescope, report, query):
+    """The rows of `tilescope sql --csv REPORT QUERY`, as dicts: what the
+    tests compare the screens with."""
+    out = subprocess.run([tilescope, "sql", "--csv", report, query], check=True,
+                         capture_output=True, text=True).stdout
+    return list(csv.DictReader(io.StringIO(out)))
 
 
 def finish(failures):

@@ -23,8 +23,6 @@
     check-compare-verdicts.py APP TILESCOPE SAMPLES_DIR
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
 """
-import csv
-import io
 import json
 import os
 import re
@@ -34,7 +32,7 @@ import sys
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (click, find, finish, other_views, plain, running_app,  # noqa: E402
+from atspi_util import (sql, click, find, finish, other_views, plain, running_app,  # noqa: E402
                         show_view, text_of, wait_for, walk)
 
 CAP_FACTOR = 3  # ga-memory-compare.h's GA_MEMORY_CAP_FACTOR
@@ -46,12 +44,6 @@ def diff(tilescope, a, b):
     if p.returncode not in (0, 1):
         raise SystemExit(f"FAIL: tilescope diff failed: {p.stderr}")
     return {d["metric"]: d for d in json.loads(p.stdout)["deltas"]}
-
-
-def sql(tilescope, report, query):
-    out = subprocess.run([tilescope, "sql", "--csv", report, query], check=True,
-                         capture_output=True, text=True).stdout
-    return list(csv.DictReader(io.StringIO(out)))
 
 
 def change_labels(app):

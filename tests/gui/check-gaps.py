@@ -25,8 +25,6 @@ here by PIPELINE, the multi-IPU example, with autoReport):
     check-gaps.py APP TILESCOPE PIPELINE REPORT...
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
 """
-import csv
-import io
 import json
 import os
 import re
@@ -37,16 +35,10 @@ import tempfile
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (click, find, finish, other_views, plain, running_app,  # noqa: E402
+from atspi_util import (sql, click, find, finish, other_views, plain, running_app,  # noqa: E402
                         show_view, text_of, wait_for, walk)
 
 STACKINGS = ["Region", "Category", "Liveness"]
-
-
-def sql(tilescope, report, query):
-    out = subprocess.run([tilescope, "sql", "--csv", report, query], check=True,
-                         capture_output=True, text=True).stdout
-    return list(csv.DictReader(io.StringIO(out)))
 
 
 def summary_json(tilescope, report):

@@ -29,8 +29,6 @@
     check-navigation.py APP TILESCOPE REPORT
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
 """
-import csv
-import io
 import os
 import re
 import subprocess
@@ -39,14 +37,8 @@ import sys
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (click, find, finish, other_views, running_app, show_view,  # noqa: E402
+from atspi_util import (sql, click, find, finish, other_views, running_app, show_view,  # noqa: E402
                         text_of, wait_for, walk)
-
-
-def sql(tilescope, report, query):
-    out = subprocess.run([tilescope, "sql", "--csv", report, query],
-                         check=True, capture_output=True, text=True).stdout
-    return list(csv.DictReader(io.StringIO(out)))
 
 
 def parse_tiles(text):
