@@ -23,7 +23,10 @@
  * from the format's own schema text compiled into reportlib
  * (tsr_sqlite_add_format_views), not from the file, whose views stay
  * disabled. They read the file's tables under the caller's authorizer, as
- * the same query written out would.
+ * the same query written out would. A trace's connection also gets
+ * `span`, its spans as rows from reportlib's decoder (trace-span-table.c),
+ * registered before its first statement and read like the table-valued
+ * functions of the caller's list.
  *
  * Bounds, whatever the statement (tsr_query_limits). Time: the progress
  * handler interrupts the statement once SQLite has spent its time limit
@@ -75,11 +78,11 @@ static const char *const query_functions[] = {
 };
 
 /* Table-valued functions (eponymous virtual tables) a caller's statement
- * may read: the same JSON reading as the functions above, and the
- * per-tile table. Any other (dbstat, sqlite_stmt ...) is refused; a
- * pragma_* table is let through to the PRAGMA it runs, which is checked
- * as a PRAGMA. */
-static const char *const query_tables[] = {"tile_runs", "json_each", "json_tree"};
+ * may read: the same JSON reading as the functions above, the per-tile
+ * table, and a trace's spans (trace-span-table.c). Any other (dbstat,
+ * sqlite_stmt ...) is refused; a pragma_* table is let through to the
+ * PRAGMA it runs, which is checked as a PRAGMA. */
+static const char *const query_tables[] = {"tile_runs", "json_each", "json_tree", "span"};
 
 /* PRAGMAs that only answer: without a value, or with a table or index
  * name for the first four. */
@@ -661,6 +664,14 @@ int tsr_trace_query(tsr_trace *trace, size_t file, const char *sql, tsr_columns_
 	if (file >= trace->n_processes)
 		return trace_fail(trace, TSR_ERR_OUT_OF_RANGE, "tsr_trace_query: file %zu of %zu",
 		                  file, trace->n_processes);
+	/* Its span table, past the authorizer (trace_span_table_register). */
+	sqlite3_set_authorizer(trace->files[file].db, NULL, NULL);
+	rc = trace_span_table_register(&trace->files[file]);
+	sqlite3_set_authorizer(trace->files[file].db, tsr_authorize_cb, NULL);
+	if (rc != SQLITE_OK)
+		return trace_fail(trace, (rc & 0xff) == SQLITE_NOMEM ? TSR_ERR_NO_MEMORY : TSR_ERR_IO,
+		                  "%s: cannot provide the span table: %s", trace->processes[file].path,
+		                  sqlite3_errmsg(trace->files[file].db));
 	c.db = trace->files[file].db;
 	c.auth_cb = tsr_authorize_cb;
 	c.auth_data = NULL;

@@ -98,6 +98,7 @@ typedef struct trace_file {
 	uint32_t *channels;        /* file channel id -> handle channel (UINT32_MAX: none) */
 	size_t n_channels;
 	int64_t *thread_ids;       /* file thread ids of its threads, ascending */
+	bool span_table;           /* the span module is registered (trace-span-table.c) */
 } trace_file;
 
 /* A loaded counter series. */
@@ -232,6 +233,12 @@ uint64_t trace_image_size(const trace_image *img);
 int trace_image_open(tsr_trace *tr, sqlite3 **db, trace_image *img, const char *path);
 /* Turns memory-mapped reads over the image on (after the lockdown). */
 int trace_image_map(tsr_trace *tr, sqlite3 *db, const trace_image *img, const char *path);
+
+/* --- trace-span-table.c ------------------------------------------------------------ */
+
+/* Registers the `span` table on the file's connection, once; call with no
+ * authorizer set. SQLITE_OK or an SQLite code. */
+int trace_span_table_register(trace_file *f);
 
 /* --- trace-series.c ---------------------------------------------------------------- */
 
