@@ -39,12 +39,54 @@ typedef struct region_builder {
 	tsi_region inline_items[BUILDER_INLINE];
 } region_builder;
 
+/* Views of at most this many regions get their prefix sums on the stack;
+ * larger ones from the core's prefix cache. */
+#define LOCATOR_INLINE 32
+
+/* Entries of the core's prefix cache: the large views being cut up at a
+ * time (an operand, its row slab, a block of that). */
+#define PREFIX_CACHE_SLOTS 8
+
+/* Prefix sums of one region list. */
+typedef struct prefix_entry {
+	const tsi_region *regions; /* key (shared by same-order views); NULL: free */
+	uint32_t n_regions;        /* key too: scratch memory is reused */
+	uint32_t pins;             /* locators reading `start` now: not evicted */
+	bool scratch;              /* of a scratch view: goes with the scratch arena */
+	uint64_t worth;            /* the cache's floor when last used + n_regions */
+	size_t *start;             /* malloc, cap entries (>= n_regions) */
+	size_t cap;
+} prefix_entry;
+
+/*
+ * A view is cut many times in a row (a matmul cuts its operand into row
+ * slabs, each slab into blocks, each block into worker rows), and building
+ * the prefix sums of a view of R regions costs R: kept, they make each cut
+ * a binary search plus the pieces it cuts. Region lists live in arenas
+ * and never change, so a list's address identifies it until its arena is
+ * cleared: the graph's lives as long as the cache, the scratch arena's
+ * entries are dropped when it is freed (tsi_graph_scratch_end).
+ */
+struct tsi_prefix_cache {
+	/* GreedyDual eviction: an entry is worth what it costs to rebuild
+	 * (its regions) over the floor, the worth of the last one evicted.
+	 * An operand sliced once per row slab outlives the many small blocks
+	 * cut in between, which plain LRU would let push it out; what is no
+	 * longer used sinks below the floor as the floor rises. */
+	uint64_t floor;
+	prefix_entry e[PREFIX_CACHE_SLOTS];
+};
+
 /* Finds the region holding element k of a tensor, using prefix sums of the
- * region lengths computed once per source tensor. */
+ * region lengths: on the stack for a small tensor, else borrowed from the
+ * core's prefix cache (or, when every entry is in use, its own). */
 typedef struct region_locator {
 	const tsi_tensor *t;
-	size_t *start;  /* start[r]: first element of region r (malloc), NULL if <= 1 region */
-	size_t hint;    /* region found last, tried first */
+	size_t *start;        /* start[r]: first element of region r, NULL if <= 1 region */
+	size_t hint;          /* region found last, tried first */
+	prefix_entry *pinned; /* the cache entry `start` belongs to, or NULL */
+	bool owned;           /* `start` is malloc'd for this locator alone */
+	size_t local[LOCATOR_INLINE];
 } region_locator;
 
 /* --- Small helpers --------------------------------------------------------- */
@@ -162,30 +204,137 @@ static void builder_push(region_builder *b, uint32_t var, size_t begin, size_t l
 
 /* --- Locating elements of a source tensor ---------------------------------- */
 
-/* Prepares a locator for `t`; false on OOM. */
-static bool locator_init(region_locator *loc, const tsi_tensor *t)
+/* Writes the first element of each of `t`'s regions into start[]. */
+static void prefix_sums(size_t *start, const tsi_tensor *t)
 {
-	loc->t = t;
-	loc->start = NULL;
-	loc->hint = 0;
-	if (t->n_regions <= 1)
-		return true;
-	loc->start = malloc(t->n_regions * sizeof(*loc->start));
-	if (!loc->start)
-		return false;
 	size_t pos = 0;
+
 	for (size_t r = 0; r < t->n_regions; r++) {
-		loc->start[r] = pos;
+		start[r] = pos;
 		pos += t->regions[r].len;
 	}
+}
+
+/* Frees an entry's prefix sums and makes it free. */
+static void prefix_entry_clear(prefix_entry *e)
+{
+	free(e->start);
+	memset(e, 0, sizeof(*e));
+}
+
+/* Gives entry `e` room for `n` prefix sums, reusing its buffer when that
+ * is big enough but not four times too big; false on OOM (`e` free). */
+static bool prefix_entry_reserve(prefix_entry *e, size_t n)
+{
+	if (e->start && e->cap >= n && e->cap / 4 <= n)
+		return true;
+	prefix_entry_clear(e);
+	e->start = malloc(n * sizeof(*e->start));
+	if (!e->start)
+		return false;
+	e->cap = n;
 	return true;
 }
 
-/* Frees the prefix sums. */
+void tsi_prefix_cache_free(struct tsi_prefix_cache *cache)
+{
+	if (!cache)
+		return;
+	for (size_t i = 0; i < PREFIX_CACHE_SLOTS; i++)
+		prefix_entry_clear(&cache->e[i]);
+	free(cache);
+}
+
+/*
+ * Points loc->start at the prefix sums of large tensor `t` from the core's
+ * cache, computing them into a free or the least recently used unpinned
+ * entry on a miss. Pins the entry. False when there is no cache or every
+ * entry is pinned (the caller makes its own); *oom on an allocation failure.
+ */
+static bool locator_from_cache(region_locator *loc, const tsi_tensor *t, bool *oom)
+{
+	tsi_graph_core *core = t->graph->core;
+	struct tsi_prefix_cache *c = core->prefix_cache;
+	prefix_entry *victim = NULL;
+
+	if (!c) {
+		c = core->prefix_cache = calloc(1, sizeof(*c));
+		if (!c)
+			return false;
+	}
+	for (size_t i = 0; i < PREFIX_CACHE_SLOTS; i++) {
+		prefix_entry *e = &c->e[i];
+
+		if (e->regions == t->regions && e->n_regions == t->n_regions) {
+			/* A scratch view may share a kept view's list: the entry
+			 * then lives only as long as the scope. */
+			e->scratch |= t->scratch;
+			victim = e;
+			goto hit;
+		}
+		if (e->pins == 0 && (!victim || !e->regions ||
+		                     (victim->regions && e->worth < victim->worth)))
+			victim = e;
+	}
+	if (!victim)
+		return false;
+	if (victim->regions && victim->worth > c->floor)
+		c->floor = victim->worth;
+	if (!prefix_entry_reserve(victim, t->n_regions)) {
+		*oom = true;
+		return false;
+	}
+	prefix_sums(victim->start, t);
+	victim->regions = t->regions;
+	victim->n_regions = t->n_regions;
+	victim->scratch = t->scratch;
+hit:
+	victim->worth = c->floor + t->n_regions;
+	victim->pins++;
+	loc->pinned = victim;
+	loc->start = victim->start;
+	return true;
+}
+
+/* Prepares a locator for `t`; false on OOM. */
+static bool locator_init(region_locator *loc, const tsi_tensor *t)
+{
+	bool oom = false;
+
+	loc->t = t;
+	loc->start = NULL;
+	loc->hint = 0;
+	loc->pinned = NULL;
+	loc->owned = false;
+	if (t->n_regions <= 1)
+		return true;
+	if (t->n_regions <= LOCATOR_INLINE) {
+		loc->start = loc->local;
+		prefix_sums(loc->start, t);
+		return true;
+	}
+	if (locator_from_cache(loc, t, &oom))
+		return true;
+	if (oom)
+		return false;
+	loc->start = malloc(t->n_regions * sizeof(*loc->start));
+	if (!loc->start)
+		return false;
+	loc->owned = true;
+	prefix_sums(loc->start, t);
+	return true;
+}
+
+/* Releases the prefix sums: unpins the cache entry or frees its own. */
 static void locator_free(region_locator *loc)
 {
-	free(loc->start);
+	if (loc->pinned)
+		loc->pinned->pins--;
+	if (loc->owned)
+		free(loc->start);
 	loc->start = NULL;
+	loc->pinned = NULL;
+	loc->owned = false;
 }
 
 /* Index of the region holding element `k` (< numel) of the source. Walks
@@ -527,6 +676,11 @@ void tsi_graph_scratch_end(tsi_graph *graph)
 			*slot = NULL;
 	}
 	core->n_scratch_slots = 0;
+	/* The scratch arena's region lists go, and their addresses will be
+	 * handed out again. */
+	for (size_t i = 0; core->prefix_cache && i < PREFIX_CACHE_SLOTS; i++)
+		if (core->prefix_cache->e[i].scratch)
+			prefix_entry_clear(&core->prefix_cache->e[i]);
 	tsi_arena_clear(&core->scratch);
 }
 
