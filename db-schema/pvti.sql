@@ -16,8 +16,8 @@
 -- A traced program may record ten million events a second, more than
 -- SQLite can take as rows, so events are stored physically as packed
 -- per-thread chunks (table event_chunk, encoding below). reportlib
--- exposes the logical per-event view (including to SQL, through a virtual
--- table in `tilescope`). When the trace is closed the writer adds small
+-- exposes the logical per-event view (including to SQL, through the
+-- `span` table described after event_chunk). When the trace is closed the writer adds small
 -- summary tables (label_stats, timeline_lod, thread.events) so that the
 -- plain sqlite3 shell answers the common questions, e.g. the top
 -- tracepoints by total time:
@@ -111,6 +111,31 @@ CREATE TABLE event_chunk (
 -- window without reading the table.
 CREATE INDEX event_chunk_thread_last ON event_chunk(thread, last_ns, first_ns, count);
 CREATE INDEX event_chunk_thread_first ON event_chunk(thread, first_ns);
+
+-- The spans as rows: `span`, which `tilescope sql` and tsr_trace_query
+-- give every trace's connection (not a table of this file: reportlib
+-- decodes event_chunk for it with the same decoder `tilescope trace` and
+-- the System Analyser use; reportlib/src/trace-span-table.c). Read-only,
+-- one row per span, in thread then chunk order:
+--   id          INTEGER thread * 4294967296 + seq, unique in the file
+--   thread      INTEGER thread.id
+--   thread_name TEXT    thread.name
+--   pid         INTEGER process.pid
+--   seq         INTEGER the span's seq in its thread (event_metadata.seq)
+--   name        TEXT    its name (string.value)
+--   channel     TEXT    its channel (channel.name)
+--   start_ns    INTEGER start (ns since the trace origin, as event_chunk)
+--   end_ns      INTEGER end (ns)
+--   dur_ns      INTEGER end_ns - start_ns
+--   depth       INTEGER 0 for an outermost span
+--   parent      INTEGER the enclosing span's id; NULL at depth 0
+-- WHERE thread = ? reads that thread's chunks only; id = ? (a join on
+-- parent = id) looks one span up. For example, time by name:
+--   SELECT name, count(*) AS spans, sum(dur_ns) AS total_ns FROM span
+--    GROUP BY name ORDER BY total_ns DESC;
+-- and what ran inside what:
+--   SELECT p.name AS parent, s.name, s.dur_ns FROM span s
+--     JOIN span p ON p.id = s.parent ORDER BY s.dur_ns DESC LIMIT 10;
 
 -- JSON attached to one event (pvti_event_metadata). The runtime attaches
 -- to the compile span ("Compiling ...") and each run span ("Run program
