@@ -182,10 +182,9 @@ tsi_tensor *tsi_tensor_of_var(tsi_graph *graph, const tsi_var *var);
  * the scope: the views an operation returns are made outside it.
  */
 void tsi_graph_scratch_begin(tsi_graph *graph);
-/* Frees a core's prefix-sum cache (tsi_graph_core.prefix_cache; NULL is
- * fine). */
-struct tsi_prefix_cache;
-void tsi_prefix_cache_free(struct tsi_prefix_cache *cache);
+/* Frees what slicing keeps (tsi_graph_core.slicer; NULL is fine). */
+struct tsi_slicer;
+void tsi_slicer_free(struct tsi_slicer *cache);
 void tsi_graph_scratch_end(tsi_graph *graph);
 /* `t` itself unless it is a scratch view, else an equal view in the
  * graph's arena (shared with an equal one made before when the view
@@ -331,12 +330,13 @@ typedef struct tsi_graph_core {
 	 * every output block), and an immutable view can be shared. Direct
 	 * mapped, TSI_VIEW_CACHE_SLOTS entries (malloc), NULL until first use. */
 	const tsi_tensor **view_cache;
-	/* Prefix sums of the region lengths of the large views sliced lately
-	 * (tensor.c), so that each cut of a view of R regions costs a binary
-	 * search and the pieces it cuts, not R. Keyed by region list; the
-	 * entries of scratch views go when the scratch arena is freed. NULL
-	 * until first use; tsi_prefix_cache_free() frees it. */
-	struct tsi_prefix_cache *prefix_cache;
+	/* What slicing keeps between calls (tensor.c): the prefix sums of the
+	 * region lengths of the large views sliced lately, so that each cut
+	 * of a view of R regions costs a binary search and the pieces it
+	 * cuts, not R (keyed by region list; the entries of scratch views go
+	 * when the scratch arena is freed), and the buffer views are built
+	 * in. NULL until first use; tsi_slicer_free() frees it. */
+	struct tsi_slicer *slicer;
 	/* Scratch views (tensor.c): their arena, how deeply scopes nest, and
 	 * the view-cache slots that may point into the arena (malloc). */
 	tsi_arena scratch;

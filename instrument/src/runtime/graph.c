@@ -109,7 +109,7 @@ TSI_API void tsi_graph_free(tsi_graph *graph)
 	tsi_vec_clear(&core->codelets);
 	free(core->codelet_slots);
 	free(core->view_cache);
-	tsi_prefix_cache_free(core->prefix_cache);
+	tsi_slicer_free(core->slicer);
 	free(core->scratch_slots);
 	tsi_arena_clear(&core->scratch);
 	tsi_vec_clear(&core->compute_sets);

@@ -26,6 +26,9 @@
 /* Most views have one or a few regions; these live on the stack. */
 #define BUILDER_INLINE 8
 
+/* The largest builder storage kept for the next view (1 MiB). */
+#define SPARE_MAX_REGIONS ((size_t)1 << 16)
+
 /* Room for the dimensions of a strided walk: a broadcast adds one. */
 #define WALK_MAX_RANK (TSI_MAX_RANK + 1)
 
@@ -36,6 +39,7 @@ typedef struct region_builder {
 	size_t len;
 	size_t cap;
 	bool failed;       /* an allocation failed; the list is incomplete */
+	struct tsi_slicer *slicer; /* lends and takes back heap storage; may be NULL */
 	tsi_region inline_items[BUILDER_INLINE];
 } region_builder;
 
@@ -67,7 +71,12 @@ typedef struct prefix_entry {
  * cleared: the graph's lives as long as the cache, the scratch arena's
  * entries are dropped when it is freed (tsi_graph_scratch_end).
  */
-struct tsi_prefix_cache {
+struct tsi_slicer {
+	/* A builder's heap storage, handed from one view to the next (a
+	 * matmul makes a million views of a few hundred regions each): at
+	 * most SPARE_MAX_REGIONS entries are kept. */
+	tsi_region *spare;
+	size_t spare_cap;
 	/* GreedyDual eviction: an entry is worth what it costs to rebuild
 	 * (its regions) over the floor, the worth of the last one evicted.
 	 * An operand sliced once per row slab outlives the many small blocks
@@ -143,20 +152,43 @@ static tsi_tensor *fail_oom(const tsi_tensor *t)
 
 /* --- Region builder ------------------------------------------------------------ */
 
-/* Starts an empty builder using its inline storage. */
-static void builder_init(region_builder *b)
+/* The graph's slicing state, made on first use; NULL when out of memory
+ * (callers then do without). */
+static struct tsi_slicer *slicer_of(tsi_graph *graph)
+{
+	tsi_graph_core *core = graph->core;
+
+	if (!core->slicer)
+		core->slicer = calloc(1, sizeof(*core->slicer));
+	return core->slicer;
+}
+
+/* Starts an empty builder using its inline storage; it borrows the heap
+ * storage `slicer` keeps (if any) once that is too small. */
+static void builder_init(region_builder *b, struct tsi_slicer *slicer)
 {
 	b->items = b->inline_items;
 	b->len = 0;
 	b->cap = BUILDER_INLINE;
 	b->failed = false;
+	b->slicer = slicer;
 }
 
-/* Releases heap storage, if any; the builder is empty and reusable after. */
+/* Releases heap storage (to the slicer when it is worth keeping); the
+ * builder is empty and reusable after. */
 static void builder_free(region_builder *b)
 {
-	if (b->items != b->inline_items)
-		free(b->items);
+	if (b->items != b->inline_items) {
+		struct tsi_slicer *s = b->slicer;
+
+		if (s && b->cap <= SPARE_MAX_REGIONS && b->cap > s->spare_cap) {
+			free(s->spare);
+			s->spare = b->items;
+			s->spare_cap = b->cap;
+		} else {
+			free(b->items);
+		}
+	}
 	b->items = b->inline_items;
 	b->len = 0;
 	b->cap = BUILDER_INLINE;
@@ -183,7 +215,16 @@ static void builder_push(region_builder *b, uint32_t var, size_t begin, size_t l
 		tsi_region *items;
 
 		if (b->items == b->inline_items) {
-			items = malloc(cap * sizeof(*items));
+			if (b->slicer && b->slicer->spare) {
+				/* Taken, so that no other builder shares it (heap
+				 * storage is never smaller than cap). */
+				items = b->slicer->spare;
+				cap = b->slicer->spare_cap;
+				b->slicer->spare = NULL;
+				b->slicer->spare_cap = 0;
+			} else {
+				items = malloc(cap * sizeof(*items));
+			}
 			if (items)
 				memcpy(items, b->inline_items, b->len * sizeof(*items));
 		} else {
@@ -236,12 +277,13 @@ static bool prefix_entry_reserve(prefix_entry *e, size_t n)
 	return true;
 }
 
-void tsi_prefix_cache_free(struct tsi_prefix_cache *cache)
+void tsi_slicer_free(struct tsi_slicer *cache)
 {
 	if (!cache)
 		return;
 	for (size_t i = 0; i < PREFIX_CACHE_SLOTS; i++)
 		prefix_entry_clear(&cache->e[i]);
+	free(cache->spare);
 	free(cache);
 }
 
@@ -253,15 +295,11 @@ void tsi_prefix_cache_free(struct tsi_prefix_cache *cache)
  */
 static bool locator_from_cache(region_locator *loc, const tsi_tensor *t, bool *oom)
 {
-	tsi_graph_core *core = t->graph->core;
-	struct tsi_prefix_cache *c = core->prefix_cache;
+	struct tsi_slicer *c = slicer_of(t->graph);
 	prefix_entry *victim = NULL;
 
-	if (!c) {
-		c = core->prefix_cache = calloc(1, sizeof(*c));
-		if (!c)
-			return false;
-	}
+	if (!c)
+		return false;
 	for (size_t i = 0; i < PREFIX_CACHE_SLOTS; i++) {
 		prefix_entry *e = &c->e[i];
 
@@ -505,41 +543,47 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
 	return (h ^ v) * 0x100000001b3u;
 }
 
-/* True when `c` is the view that `regions` (merging to `merged` runs)
- * with this type and shape would make. */
-static bool same_view(const tsi_tensor *c, tsi_type type, size_t rank, const size_t *shape,
-                      const tsi_region *regions, size_t n_regions, size_t merged)
-{
-	size_t n = 0;
+/* Regions are compared with memcmp: no padding to hold stray bytes. */
+_Static_assert(sizeof(tsi_region) == 2 * sizeof(uint32_t) + sizeof(size_t),
+               "tsi_region has padding");
 
-	if (c->type != type || c->rank != rank || c->n_regions != merged || c->var >= 0)
+/* True when `c` is the view of this type and shape holding the merged
+ * region list `regions`. */
+static bool same_view(const tsi_tensor *c, tsi_type type, size_t rank, const size_t *shape,
+                      const tsi_region *regions, size_t n_regions)
+{
+	if (c->type != type || c->rank != rank || c->n_regions != n_regions || c->var >= 0)
 		return false;
 	for (size_t d = 0; d < rank; d++)
 		if (c->shape[d] != shape[d])
 			return false;
-	for (size_t r = 0; r < n_regions;) {
-		const tsi_region *run = &regions[r];
-		size_t len = run->len, last = r;
+	return n_regions == 0 || memcmp(c->regions, regions, n_regions * sizeof(*regions)) == 0;
+}
 
-		if (len == 0) {
-			r++;
-			continue;
-		}
-		/* The merged run starting at r, as tsi_tensor_make builds it. */
-		for (r++; r < n_regions; r++) {
-			if (regions[r].len == 0)
-				continue;
-			if (!region_continues(&regions[last], &regions[r]))
-				break;
-			len += regions[r].len;
-			last = r;
-		}
-		if (c->regions[n].var != run->var || c->regions[n].begin != run->begin ||
-		    c->regions[n].len != len)
-			return false;
-		n++;
+/* Regions of a list the view cache's hash reads: all of a short list, else
+ * this many spread evenly over it, the first and the last included. The
+ * hash only picks a slot (same_view decides), and reading every region of
+ * a view cut into thousands of pieces would cost as much as making it. */
+#define HASH_SAMPLES 16
+
+/* The view cache's hash of a view: its type, shape, element and region
+ * counts, graph, and sampled regions of its merged list. */
+static uint64_t view_hash(const tsi_graph *graph, tsi_type type, size_t rank,
+                          const size_t *shape, const tsi_region *regions, size_t n_regions,
+                          size_t numel)
+{
+	uint64_t hash = mix(mix(0xcbf29ce484222325u, (uint64_t)type), rank);
+	size_t samples = n_regions < HASH_SAMPLES ? n_regions : HASH_SAMPLES;
+
+	for (size_t d = 0; d < rank; d++)
+		hash = mix(hash, shape[d]);
+	for (size_t i = 0; i < samples; i++) {
+		const tsi_region *r =
+		    &regions[samples < n_regions ? i * (n_regions - 1) / (samples - 1) : i];
+
+		hash = mix(mix(mix(hash, r->var), r->begin), r->len);
 	}
-	return true;
+	return mix(mix(mix(hash, n_regions), numel), (uint64_t)(uintptr_t)graph);
 }
 
 /* Remembers that view-cache slot `slot` now holds a scratch view, so that
@@ -572,8 +616,8 @@ static tsi_tensor *make_tensor(tsi_graph *graph, tsi_type type, size_t rank, con
                                bool keep)
 {
 	char buf[160];
-	size_t numel, total = 0, n = 0, merged = 0;
-	const tsi_region *last = NULL;
+	size_t numel, total = 0;
+	bool canonical = true;
 	tsi_tensor *t;
 
 	if (!graph)
@@ -588,39 +632,55 @@ static tsi_tensor *make_tensor(tsi_graph *graph, tsi_type type, size_t rank, con
 		               format_shape(buf, sizeof(buf), rank, shape));
 		return NULL;
 	}
-	/* Count the merged list first, so the tensor is one exact allocation;
-	 * hash the runs' starts on the way for the view cache. */
-	uint64_t hash = mix(mix(0xcbf29ce484222325u, (uint64_t)type), rank);
-	for (size_t d = 0; d < rank; d++)
-		hash = mix(hash, shape[d]);
+	/* Most lists come merged (the view builder merges as it goes). One
+	 * that does not is merged first, so that the tensor is one exact
+	 * allocation and the cache compares merged lists. */
 	for (size_t r = 0; r < n_regions; r++) {
 		total += regions[r].len;
-		if (regions[r].len == 0)
-			continue;
-		if (!last || !region_continues(last, &regions[r])) {
-			merged++;
-			hash = mix(mix(hash, regions[r].var), regions[r].begin);
-		}
-		last = &regions[r];
+		if (regions[r].len == 0 || (r && region_continues(&regions[r - 1], &regions[r])))
+			canonical = false;
 	}
-	hash = mix(mix(hash, total), (uint64_t)(uintptr_t)graph);
 	if (total != numel) {
 		tsi_graph_fail(graph, TSI_ERR_INVALID_ARGUMENT,
 		               "tensor of shape %s (%zu elements) given regions holding %zu elements",
 		               format_shape(buf, sizeof(buf), rank, shape), numel, total);
 		return NULL;
 	}
+	if (!canonical) {
+		tsi_region *merged = malloc(n_regions * sizeof(*merged));
+		size_t n = 0;
+
+		if (!merged) {
+			tsi_graph_fail(graph, TSI_ERR_NO_MEMORY,
+			               "out of host memory making a tensor of shape %s",
+			               format_shape(buf, sizeof(buf), rank, shape));
+			return NULL;
+		}
+		for (size_t r = 0; r < n_regions; r++) {
+			if (regions[r].len == 0)
+				continue;
+			if (n && region_continues(&merged[n - 1], &regions[r]))
+				merged[n - 1].len += regions[r].len;
+			else
+				merged[n++] = regions[r];
+		}
+		t = make_tensor(graph, type, rank, shape, merged, n, use_cache, keep);
+		free(merged);
+		return t;
+	}
 	tsi_graph_core *core = graph->core;
 	const tsi_tensor **slot = NULL;
 	if (use_cache && !core->view_cache)
 		core->view_cache = calloc(VIEW_CACHE_SLOTS, sizeof(*core->view_cache));
 	if (use_cache && core->view_cache) {
+		uint64_t hash = view_hash(graph, type, rank, shape, regions, n_regions, numel);
+
 		slot = &core->view_cache[(hash ^ hash >> 32) & (VIEW_CACHE_SLOTS - 1)];
 		if (*slot && (*slot)->graph == graph && !(keep && (*slot)->scratch) &&
-		    same_view(*slot, type, rank, shape, regions, n_regions, merged))
+		    same_view(*slot, type, rank, shape, regions, n_regions))
 			return (tsi_tensor *)*slot;
 	}
-	t = alloc_tensor(graph, type, rank, shape, numel, merged, keep);
+	t = alloc_tensor(graph, type, rank, shape, numel, n_regions, keep);
 	if (t && slot) {
 		/* Unless the end of the scope can find it again, a scratch view
 		 * stays out of the cache. */
@@ -633,17 +693,9 @@ static tsi_tensor *make_tensor(tsi_graph *graph, tsi_type type, size_t rank, con
 		               format_shape(buf, sizeof(buf), rank, shape));
 		return NULL;
 	}
-	for (size_t r = 0; r < n_regions; r++) {
-		const tsi_region *src = &regions[r];
-		if (src->len == 0)
-			continue;
-		if (n && region_continues(&t->regions[n - 1], src)) {
-			t->regions[n - 1].len += src->len;
-			continue;
-		}
-		t->regions[n++] = *src;
-	}
-	t->n_regions = n;
+	if (n_regions)
+		memcpy(t->regions, regions, n_regions * sizeof(*regions));
+	t->n_regions = (uint32_t)n_regions;
 	return t;
 }
 
@@ -678,9 +730,9 @@ void tsi_graph_scratch_end(tsi_graph *graph)
 	core->n_scratch_slots = 0;
 	/* The scratch arena's region lists go, and their addresses will be
 	 * handed out again. */
-	for (size_t i = 0; core->prefix_cache && i < PREFIX_CACHE_SLOTS; i++)
-		if (core->prefix_cache->e[i].scratch)
-			prefix_entry_clear(&core->prefix_cache->e[i]);
+	for (size_t i = 0; core->slicer && i < PREFIX_CACHE_SLOTS; i++)
+		if (core->slicer->e[i].scratch)
+			prefix_entry_clear(&core->slicer->e[i]);
 	tsi_arena_clear(&core->scratch);
 }
 
@@ -739,7 +791,7 @@ static tsi_tensor *strided_view(const tsi_tensor *src, size_t base, size_t n,
 
 	if (!locator_init(&loc, src))
 		return fail_oom(src);
-	builder_init(&b);
+	builder_init(&b, slicer_of(src->graph));
 	emit_strided(&b, &loc, base, n, wshape, wstride);
 	locator_free(&loc);
 	return finish_view(src, &b, rrank, rshape);
@@ -1181,7 +1233,7 @@ TSI_API tsi_tensor *tsi_tensor_concat(tsi_tensor *const *ts, size_t n, size_t di
 	for (size_t d = 0; d < dim; d++)
 		outer *= shape[d];
 
-	builder_init(&b);
+	builder_init(&b, slicer_of(first->graph));
 	locs = calloc(n, sizeof(*locs));
 	if (!locs) {
 		fail_oom(first);
