@@ -358,20 +358,22 @@ static int connect_db(tsr_report *r, int64_t size)
 	sqlite3_progress_handler(r->db, TSR_VM_PERIOD, progress_cb, pc);
 	r->guard = &pc->guard;
 
+	/* Before the authorizer, which would refuse the table-valued pragma
+	 * check_schema uses; neither reads anything but the header and the
+	 * schema. And before the functions, so that a file taking one's name
+	 * is refused by the check's message. */
+	rc = check_identity(r);
+	if (!rc)
+		rc = check_schema(r);
+	if (rc)
+		return rc;
 	rc = tsr_register_tile_functions(r);
 	if (rc == SQLITE_OK)
 		rc = tsr_sql_register_tile_runs(r);
 	if (rc != SQLITE_OK)
 		return tsr_sql_fail(r, rc, "cannot register functions");
-	/* Before the authorizer, which would refuse the table-valued pragma
-	 * check_schema uses; neither reads anything but the header and the
-	 * schema. */
-	rc = check_identity(r);
-	if (!rc)
-		rc = check_schema(r);
-	if (!rc)
-		sqlite3_set_authorizer(r->db, tsr_authorize_cb, r);
-	return rc;
+	sqlite3_set_authorizer(r->db, tsr_authorize_cb, r);
+	return TSR_OK;
 }
 
 /* application_id and user_version: is this a report we can read? */

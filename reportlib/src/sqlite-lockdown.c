@@ -182,6 +182,9 @@ static int compare_object(sqlite3_stmt *lookup, const char *type, const char *na
  *    Each view and trigger must be one `format_sql` (the format's schema
  *    script, as the writers run it) defines, with the same text; a view
  *    the format changes needs a new schema version.
+ *  - No object may take a name reportlib gives a table or function of
+ *    its own on the connection (span, tile_runs): the file's would be
+ *    found first and answer in its place.
  *
  * Indexes stay: an index expression runs only when rows are written.
  * Call before the authorizer is set (pragma_table_xinfo) and before any
@@ -191,6 +194,25 @@ static int compare_object(sqlite3_stmt *lookup, const char *type, const char *na
  * refused, or an SQLite code when the schema cannot be read
  * (sqlite3_errmsg says why).
  */
+/* What reportlib itself puts on its connections under a name a file's own
+ * table would take first (an unqualified name finds the file's table
+ * before an eponymous virtual table or a table-valued function): the
+ * kind of thing `name` is there, or NULL for another name. */
+static const char *reader_name(const char *name)
+{
+	static const struct {
+		const char *name, *kind;
+	} provided[] = {
+		{"span", "table of the decoded spans"},
+		{"tile_runs", "function tile_runs"},
+	};
+
+	for (size_t i = 0; i < sizeof(provided) / sizeof(provided[0]); i++)
+		if (!sqlite3_stricmp(name, provided[i].name))
+			return provided[i].kind;
+	return NULL;
+}
+
 int tsr_sqlite_check_schema(sqlite3 *db, const char *format_sql, char *why, size_t size)
 {
 	sqlite3_stmt *st = NULL, *cols = NULL, *lookup;
@@ -212,7 +234,10 @@ int tsr_sqlite_check_schema(sqlite3 *db, const char *format_sql, char *why, size
 		rc = SQLITE_OK;
 		if (!type || !name)
 			continue;
-		if (!strcmp(type, "table") && sql && !sqlite3_strnicmp(sql, "CREATE VIRTUAL", 14))
+		if (reader_name(name))
+			snprintf(why, size, "defines a %s named %.100s, which would hide the %s Tilescope's "
+			                    "readers provide under that name", type, name, reader_name(name));
+		else if (!strcmp(type, "table") && sql && !sqlite3_strnicmp(sql, "CREATE VIRTUAL", 14))
 			snprintf(why, size, "defines a virtual table (%.100s), which Tilescope never "
 			                    "writes", name);
 		else if (!strcmp(type, "view") || !strcmp(type, "trigger")) {

@@ -141,6 +141,12 @@ static void test_trace_schema(void **state)
 		 "PRAGMA legacy_alter_table = ON; ALTER TABLE thread RENAME TO t2; "
 		 "CREATE VIEW thread AS SELECT * FROM t2",
 		 "view (thread)"},
+		/* A table of made-up spans would answer `FROM span` in place of
+		 * reportlib's table of the decoded ones. */
+		{"span-table.pvti",
+		 "CREATE TABLE span (id INTEGER, name TEXT, dur_ns INTEGER); "
+		 "INSERT INTO span VALUES (1, 'fake', 1)",
+		 "table named span"},
 	};
 	char msg[600];
 
@@ -175,6 +181,8 @@ static void test_report_schema(void **state)
 		{"changed-view.pop",
 		 "DROP VIEW v_variable; CREATE VIEW v_variable AS SELECT id FROM variable",
 		 "changes the view v_variable"},
+		{"tile-runs-table.pop", "CREATE TABLE tile_runs (tile INTEGER, value INTEGER)",
+		 "table named tile_runs"},
 	};
 	char msg[600];
 
