@@ -145,6 +145,11 @@ static void test_slices_across_scratch_scopes(void **state)
 	assert_non_null(vt);
 	assert_false(vt->scratch);
 	assert_int_equal(vt->n_regions, 40 * 37);
+	/* A row slab of it is a stretch of its list, shared, not copied. */
+	tsi_tensor *slab = tsi_tensor_slice(vt, 3, 5);
+	assert_true(slab->regions == vt->regions + 3 * 40);
+	assert_int_equal(slab->n_regions, 2 * 40);
+	check_slice(vt, 3, 5, 0);
 	for (int round = 0; round < 60; round++) {
 		size_t c = 1 + (size_t)round % 11;
 

@@ -437,15 +437,17 @@ static void emit_range(region_builder *b, region_locator *loc, size_t a, size_t 
  * adjacent dimensions that are contiguous in the source are fused first,
  * so a walk over a contiguous block costs one emit_range.
  */
-static void emit_strided(region_builder *b, region_locator *loc, size_t base, size_t n,
-                         const size_t *shape, const size_t *stride)
+/* Drops the dimensions of size 1 of a walk and fuses the adjacent ones
+ * that are contiguous in the source, into sh[] and st[]; returns how many
+ * are left, or SIZE_MAX when the walk visits no element. */
+static size_t fuse_walk(size_t n, const size_t *shape, const size_t *stride, size_t *sh,
+                        size_t *st)
 {
-	size_t sh[WALK_MAX_RANK], st[WALK_MAX_RANK], idx[WALK_MAX_RANK];
-	size_t m = 0, run, inner_stride, offset;
+	size_t m = 0;
 
 	for (size_t d = 0; d < n; d++) {
 		if (shape[d] == 0)
-			return; /* no elements */
+			return SIZE_MAX;
 		if (shape[d] == 1)
 			continue;
 		if (m > 0 && st[m - 1] == stride[d] * shape[d]) {
@@ -457,6 +459,17 @@ static void emit_strided(region_builder *b, region_locator *loc, size_t base, si
 		st[m] = stride[d];
 		m++;
 	}
+	return m;
+}
+
+static void emit_strided(region_builder *b, region_locator *loc, size_t base, size_t n,
+                         const size_t *shape, const size_t *stride)
+{
+	size_t sh[WALK_MAX_RANK], st[WALK_MAX_RANK], idx[WALK_MAX_RANK];
+	size_t m = fuse_walk(n, shape, stride, sh, st), run, inner_stride, offset;
+
+	if (m == SIZE_MAX)
+		return; /* no elements */
 	if (m == 0) {
 		emit_range(b, loc, base, 1);
 		return;
@@ -586,6 +599,35 @@ static uint64_t view_hash(const tsi_graph *graph, tsi_type type, size_t rank,
 	return mix(mix(mix(hash, n_regions), numel), (uint64_t)(uintptr_t)graph);
 }
 
+/* The view-cache slot of a view of `graph` with this type, shape and
+ * merged list; NULL when the cache cannot be made. */
+static const tsi_tensor **cache_slot(tsi_graph *graph, tsi_type type, size_t rank,
+                                     const size_t *shape, const tsi_region *regions,
+                                     size_t n_regions, size_t numel)
+{
+	tsi_graph_core *core = graph->core;
+	uint64_t hash;
+	const tsi_tensor **slot;
+
+	if (!core->view_cache)
+		core->view_cache = calloc(VIEW_CACHE_SLOTS, sizeof(*core->view_cache));
+	if (!core->view_cache)
+		return NULL;
+	hash = view_hash(graph, type, rank, shape, regions, n_regions, numel);
+	slot = &core->view_cache[(hash ^ hash >> 32) & (VIEW_CACHE_SLOTS - 1)];
+	return slot;
+}
+
+static bool note_scratch_slot(tsi_graph_core *core, size_t slot);
+
+/* Puts new view `t` in cache slot `slot`: unless the end of the scope
+ * can find it again, a scratch view stays out of the cache. */
+static void cache_put(tsi_graph_core *core, const tsi_tensor **slot, tsi_tensor *t)
+{
+	if (!t->scratch || note_scratch_slot(core, (size_t)(slot - core->view_cache)))
+		*slot = t;
+}
+
 /* Remembers that view-cache slot `slot` now holds a scratch view, so that
  * the end of the scope empties it. False when out of memory. */
 static bool note_scratch_slot(tsi_graph_core *core, size_t slot)
@@ -668,25 +710,16 @@ static tsi_tensor *make_tensor(tsi_graph *graph, tsi_type type, size_t rank, con
 		free(merged);
 		return t;
 	}
-	tsi_graph_core *core = graph->core;
 	const tsi_tensor **slot = NULL;
-	if (use_cache && !core->view_cache)
-		core->view_cache = calloc(VIEW_CACHE_SLOTS, sizeof(*core->view_cache));
-	if (use_cache && core->view_cache) {
-		uint64_t hash = view_hash(graph, type, rank, shape, regions, n_regions, numel);
-
-		slot = &core->view_cache[(hash ^ hash >> 32) & (VIEW_CACHE_SLOTS - 1)];
-		if (*slot && (*slot)->graph == graph && !(keep && (*slot)->scratch) &&
+	if (use_cache) {
+		slot = cache_slot(graph, type, rank, shape, regions, n_regions, numel);
+		if (slot && *slot && (*slot)->graph == graph && !(keep && (*slot)->scratch) &&
 		    same_view(*slot, type, rank, shape, regions, n_regions))
 			return (tsi_tensor *)*slot;
 	}
 	t = alloc_tensor(graph, type, rank, shape, numel, n_regions, keep);
-	if (t && slot) {
-		/* Unless the end of the scope can find it again, a scratch view
-		 * stays out of the cache. */
-		if (!t->scratch || note_scratch_slot(core, (size_t)(slot - core->view_cache)))
-			*slot = t;
-	}
+	if (t && slot)
+		cache_put(graph->core, slot, t);
 	if (!t) {
 		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY,
 		               "out of host memory making a tensor of shape %s",
@@ -782,15 +815,61 @@ static tsi_tensor *finish_view(const tsi_tensor *src, region_builder *b, size_t 
  * The view of `src` visited by a strided walk (see emit_strided) with the
  * result shape `rshape`. Both shapes must describe the same element count.
  */
+/*
+ * The view of `src`'s elements [a, a + len) (len >= 1) with the result
+ * shape, when the run begins and ends on region boundaries: it is then a
+ * stretch of `src`'s region list, and shares it instead of copying (a
+ * row slab of a view of one region per element, the rows of that slab).
+ * NULL when the run cuts a region, or out of memory (the caller then
+ * builds the view, and reports a failure itself).
+ */
+static tsi_tensor *sublist_view(const tsi_tensor *src, region_locator *loc, size_t a,
+                                size_t len, size_t rrank, const size_t *rshape)
+{
+	size_t r0 = locator_find(loc, a), r1 = locator_find(loc, a + len - 1), nr;
+	const tsi_region *regions = src->regions + r0;
+	tsi_graph *graph = src->graph;
+	const tsi_tensor **slot;
+	tsi_tensor *t;
+
+	if (loc->start[r0] != a || loc->start[r1] + src->regions[r1].len != a + len)
+		return NULL;
+	nr = r1 - r0 + 1;
+	slot = cache_slot(graph, src->type, rrank, rshape, regions, nr, len);
+	if (slot && *slot && (*slot)->graph == graph &&
+	    same_view(*slot, src->type, rrank, rshape, regions, nr))
+		return (tsi_tensor *)*slot;
+	t = alloc_tensor(graph, src->type, rrank, rshape, len, 0, false);
+	if (!t)
+		return NULL;
+	t->regions = (tsi_region *)regions;
+	t->n_regions = (uint32_t)nr;
+	if (slot)
+		cache_put(graph->core, slot, t);
+	return t;
+}
+
 static tsi_tensor *strided_view(const tsi_tensor *src, size_t base, size_t n,
                                 const size_t *wshape, const size_t *wstride, size_t rrank,
                                 const size_t *rshape)
 {
+	size_t sh[WALK_MAX_RANK], st[WALK_MAX_RANK];
+	size_t m = fuse_walk(n, wshape, wstride, sh, st);
 	region_builder b;
 	region_locator loc;
 
 	if (!locator_init(&loc, src))
 		return fail_oom(src);
+	/* One contiguous run of a view of many regions: perhaps a stretch of
+	 * its list. */
+	if (src->n_regions > 1 && (m == 0 || (m == 1 && st[0] == 1))) {
+		tsi_tensor *t = sublist_view(src, &loc, base, m ? sh[0] : 1, rrank, rshape);
+
+		if (t) {
+			locator_free(&loc);
+			return t;
+		}
+	}
 	builder_init(&b, slicer_of(src->graph));
 	emit_strided(&b, &loc, base, n, wshape, wstride);
 	locator_free(&loc);
