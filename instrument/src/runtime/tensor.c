@@ -91,7 +91,11 @@ struct tsi_slicer {
  * core's prefix cache (or, when every entry is in use, its own). */
 typedef struct region_locator {
 	const tsi_tensor *t;
-	size_t *start;        /* start[r]: first element of region r, NULL if <= 1 region */
+	/* start[r] - base: the first element of region r; NULL if <= 1 region.
+	 * base is not 0 when the list is a stretch of a longer one whose
+	 * prefix sums the cache holds. */
+	const size_t *start;
+	size_t base;
 	size_t hint;          /* region found last, tried first */
 	prefix_entry *pinned; /* the cache entry `start` belongs to, or NULL */
 	bool owned;           /* `start` is malloc'd for this locator alone */
@@ -289,9 +293,15 @@ void tsi_slicer_free(struct tsi_slicer *cache)
 
 /*
  * Points loc->start at the prefix sums of large tensor `t` from the core's
- * cache, computing them into a free or the least recently used unpinned
- * entry on a miss. Pins the entry. False when there is no cache or every
- * entry is pinned (the caller makes its own); *oom on an allocation failure.
+ * cache: those of its list, or of a list it is a stretch of (a row slab
+ * shares its operand's list, see sublist_view); on a miss, computed into
+ * a free entry or the unpinned one worth least. Pins the entry. False when
+ * there is no cache or every entry is pinned (the caller makes its own);
+ * *oom on an allocation failure.
+ *
+ * An entry's `scratch` says where its list may live: a view made outside
+ * a scratch scope (or kept) has its list in the graph's arena, and any
+ * view sharing that list, scratch or not, reads it there.
  */
 static bool locator_from_cache(region_locator *loc, const tsi_tensor *t, bool *oom)
 {
@@ -303,12 +313,16 @@ static bool locator_from_cache(region_locator *loc, const tsi_tensor *t, bool *o
 	for (size_t i = 0; i < PREFIX_CACHE_SLOTS; i++) {
 		prefix_entry *e = &c->e[i];
 
-		if (e->regions == t->regions && e->n_regions == t->n_regions) {
-			/* A scratch view may share a kept view's list: the entry
-			 * then lives only as long as the scope. */
-			e->scratch |= t->scratch;
-			victim = e;
-			goto hit;
+		if (e->regions && (uintptr_t)t->regions >= (uintptr_t)e->regions &&
+		    (uintptr_t)(t->regions + t->n_regions) <= (uintptr_t)(e->regions + e->n_regions)) {
+			size_t off = (size_t)(t->regions - e->regions);
+
+			e->worth = c->floor + e->n_regions;
+			e->pins++;
+			loc->pinned = e;
+			loc->start = e->start + off;
+			loc->base = e->start[off];
+			return true;
 		}
 		if (e->pins == 0 && (!victim || !e->regions ||
 		                     (victim->regions && e->worth < victim->worth)))
@@ -326,7 +340,6 @@ static bool locator_from_cache(region_locator *loc, const tsi_tensor *t, bool *o
 	victim->regions = t->regions;
 	victim->n_regions = t->n_regions;
 	victim->scratch = t->scratch;
-hit:
 	victim->worth = c->floor + t->n_regions;
 	victim->pins++;
 	loc->pinned = victim;
@@ -341,25 +354,27 @@ static bool locator_init(region_locator *loc, const tsi_tensor *t)
 
 	loc->t = t;
 	loc->start = NULL;
+	loc->base = 0;
 	loc->hint = 0;
 	loc->pinned = NULL;
 	loc->owned = false;
 	if (t->n_regions <= 1)
 		return true;
 	if (t->n_regions <= LOCATOR_INLINE) {
+		prefix_sums(loc->local, t);
 		loc->start = loc->local;
-		prefix_sums(loc->start, t);
 		return true;
 	}
 	if (locator_from_cache(loc, t, &oom))
 		return true;
 	if (oom)
 		return false;
-	loc->start = malloc(t->n_regions * sizeof(*loc->start));
-	if (!loc->start)
+	size_t *own = malloc(t->n_regions * sizeof(*own));
+	if (!own)
 		return false;
+	prefix_sums(own, t);
+	loc->start = own;
 	loc->owned = true;
-	prefix_sums(loc->start, t);
 	return true;
 }
 
@@ -369,7 +384,7 @@ static void locator_free(region_locator *loc)
 	if (loc->pinned)
 		loc->pinned->pins--;
 	if (loc->owned)
-		free(loc->start);
+		free((size_t *)loc->start);
 	loc->start = NULL;
 	loc->pinned = NULL;
 	loc->owned = false;
@@ -385,6 +400,7 @@ static size_t locator_find(region_locator *loc, size_t k)
 
 	if (!loc->start)
 		return 0;
+	k += loc->base;
 	for (size_t r = loc->hint; r < loc->hint + 2 && r < t->n_regions; r++) {
 		if (loc->start[r] <= k && k - loc->start[r] < t->regions[r].len) {
 			loc->hint = r;
@@ -414,7 +430,7 @@ static void emit_range(region_builder *b, region_locator *loc, size_t a, size_t 
 	if (len == 0)
 		return;
 	r = locator_find(loc, a);
-	off = a - (loc->start ? loc->start[r] : 0);
+	off = loc->start ? a + loc->base - loc->start[r] : a;
 	while (len > 0 && r < t->n_regions) {
 		const tsi_region *reg = &t->regions[r];
 		size_t take = reg->len - off;
@@ -832,7 +848,8 @@ static tsi_tensor *sublist_view(const tsi_tensor *src, region_locator *loc, size
 	const tsi_tensor **slot;
 	tsi_tensor *t;
 
-	if (loc->start[r0] != a || loc->start[r1] + src->regions[r1].len != a + len)
+	if (loc->start[r0] - loc->base != a ||
+	    loc->start[r1] - loc->base + src->regions[r1].len != a + len)
 		return NULL;
 	nr = r1 - r0 + 1;
 	slot = cache_slot(graph, src->type, rrank, rshape, regions, nr, len);
