@@ -407,9 +407,22 @@ static size_t locator_find(region_locator *loc, size_t k)
 			return r;
 		}
 	}
-	/* Last region whose start is <= k. */
+	/* Last region whose start is <= k: galloping forward from the hint
+	 * when k lies beyond it (a walk's next row: a few probes near the
+	 * last, not a search over the whole list), else searched for in it. */
 	lo = 0;
 	hi = t->n_regions;
+	if (loc->hint < hi && loc->start[loc->hint] <= k) {
+		size_t step = 2;
+
+		lo = loc->hint;
+		while (lo + step < hi && loc->start[lo + step] <= k) {
+			lo += step;
+			step *= 2;
+		}
+		if (lo + step < hi)
+			hi = lo + step;
+	}
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (loc->start[mid] <= k)
@@ -500,6 +513,12 @@ static void emit_strided(region_builder *b, region_locator *loc, size_t base, si
 	for (;;) {
 		if (inner_stride == 1) {
 			emit_range(b, loc, offset, run);
+		} else if (loc->t->n_regions == 1) {
+			/* One region (a variable, a slice of one): no search. */
+			const tsi_region *reg = &loc->t->regions[0];
+
+			for (size_t i = 0; i < run && !b->failed; i++)
+				builder_push(b, reg->var, reg->begin + offset + i * inner_stride, 1);
 		} else {
 			for (size_t i = 0; i < run && !b->failed; i++)
 				emit_range(b, loc, offset + i * inner_stride, 1);
