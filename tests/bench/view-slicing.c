@@ -14,13 +14,17 @@
  *   view_slicing.N<n>.view_s / .plain_s   the medians
  *   view_slicing.N<n>.ratio               median view/plain (spread min-max)
  * Issue 27's aim: ratio within 1.5 at N = 1000. Never fails on time.
- * TSI_BENCH_PAIRS=K pairs per N (default 5).
+ * TSI_BENCH_PAIRS=K pairs per N (default 5). For a profiler:
+ * TSI_BENCH_N=n times that size only, and TSI_BENCH_ONLY=view or plain
+ * builds only that side (its median is printed, no ratio), e.g.
+ *   TSI_BENCH_N=1000 TSI_BENCH_ONLY=view perf record -g bench-view-slicing
  */
 #include <tilescope/ipu.h>
 #include <tilescope/poplin.h>
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double cpu_s(void)
@@ -81,11 +85,26 @@ int main(void)
 {
 	static const size_t sizes[] = {125, 250, 500, 1000};
 	const char *env = getenv("TSI_BENCH_PAIRS");
+	const char *only_n = getenv("TSI_BENCH_N"), *only = getenv("TSI_BENCH_ONLY");
 	int pairs = env ? atoi(env) : 5;
+	bool do_view = !only || strcmp(only, "view") == 0;
+	bool do_plain = !only || strcmp(only, "plain") == 0;
+	size_t n_sizes = sizeof(sizes) / sizeof(sizes[0]);
 
 	if (pairs < 1 || pairs > 100)
 		die("TSI_BENCH_PAIRS", "wants 1 to 100");
-	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+	if (!do_view && !do_plain)
+		die("TSI_BENCH_ONLY", "wants view or plain");
+	if (only_n) {
+		size_t i = 0;
+
+		while (i < n_sizes && strtoul(only_n, NULL, 10) != sizes[i])
+			i++;
+		if (i == n_sizes)
+			die("TSI_BENCH_N", "wants 125, 250, 500 or 1000");
+		n_sizes = i + 1;
+	}
+	for (size_t s = only_n ? n_sizes - 1 : 0; s < n_sizes; s++) {
 		double *v = calloc((size_t)pairs, sizeof(double));
 		double *p = calloc((size_t)pairs, sizeof(double));
 		double *r = calloc((size_t)pairs, sizeof(double));
@@ -93,16 +112,19 @@ int main(void)
 		if (!v || !p || !r)
 			die("memory", "out of memory");
 		for (int i = 0; i < pairs; i++) {
-			v[i] = build_once(sizes[s], 1);
-			p[i] = build_once(sizes[s], 0);
+			v[i] = do_view ? build_once(sizes[s], 1) : 0;
+			p[i] = do_plain ? build_once(sizes[s], 0) : 0;
 			r[i] = v[i] / (p[i] > 0 ? p[i] : 1e-9);
 		}
 		qsort(v, (size_t)pairs, sizeof(double), cmp_double);
 		qsort(p, (size_t)pairs, sizeof(double), cmp_double);
 		qsort(r, (size_t)pairs, sizeof(double), cmp_double);
-		printf("view_slicing.N%zu.view_s %.3f s\n", sizes[s], v[pairs / 2]);
-		printf("view_slicing.N%zu.plain_s %.3f s\n", sizes[s], p[pairs / 2]);
-		printf("view_slicing.N%zu.ratio %.2f (spread %.2f-%.2f over %d pairs)%s\n", sizes[s],
+		if (do_view)
+			printf("view_slicing.N%zu.view_s %.3f s\n", sizes[s], v[pairs / 2]);
+		if (do_plain)
+			printf("view_slicing.N%zu.plain_s %.3f s\n", sizes[s], p[pairs / 2]);
+		if (do_view && do_plain)
+			printf("view_slicing.N%zu.ratio %.2f (spread %.2f-%.2f over %d pairs)%s\n", sizes[s],
 		       r[pairs / 2], r[0], r[pairs - 1], pairs,
 		       sizes[s] == 1000 ? " (target <= 1.5)" : "");
 		fflush(stdout);
