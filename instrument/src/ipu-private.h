@@ -330,6 +330,7 @@ typedef struct tsi_graph_core {
 	 * every output block), and an immutable view can be shared. Direct
 	 * mapped, TSI_VIEW_CACHE_SLOTS entries (malloc), NULL until first use. */
 	const tsi_tensor **view_cache;
+	uint32_t *view_tags;       /* beside each slot: 32 bits of its view's hash (malloc) */
 	/* What slicing keeps between calls (tensor.c): the prefix sums of the
 	 * region lengths of the large views sliced lately, so that each cut
 	 * of a view of R regions costs a binary search and the pieces it

@@ -109,6 +109,7 @@ TSI_API void tsi_graph_free(tsi_graph *graph)
 	tsi_vec_clear(&core->codelets);
 	free(core->codelet_slots);
 	free(core->view_cache);
+	free(core->view_tags);
 	tsi_slicer_free(core->slicer);
 	free(core->scratch_slots);
 	tsi_arena_clear(&core->scratch);

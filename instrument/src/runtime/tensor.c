@@ -634,33 +634,70 @@ static uint64_t view_hash(const tsi_graph *graph, tsi_type type, size_t rank,
 	return mix(mix(mix(hash, n_regions), numel), (uint64_t)(uintptr_t)graph);
 }
 
-/* The view-cache slot of a view of `graph` with this type, shape and
- * merged list; NULL when the cache cannot be made. */
-static const tsi_tensor **cache_slot(tsi_graph *graph, tsi_type type, size_t rank,
-                                     const size_t *shape, const tsi_region *regions,
-                                     size_t n_regions, size_t numel)
+/* Where a view goes in the view cache: its slot (NULL: no cache) and
+ * the tag kept beside it. */
+typedef struct cache_pos {
+	const tsi_tensor **slot;
+	uint32_t tag;
+} cache_pos;
+
+/*
+ * Looks up the view of `graph` with this type, shape and merged list: the
+ * equal view the cache holds (not a scratch one when `keep`), else NULL
+ * with *pos where to put the new one. A slot's tag (32 bits of the hash
+ * of what it holds) is read first: most lookups miss, and telling so
+ * from the held view would read it from wherever the arena put it, cold.
+ */
+static tsi_tensor *cache_lookup(cache_pos *pos, tsi_graph *graph, tsi_type type, size_t rank,
+                                const size_t *shape, const tsi_region *regions,
+                                size_t n_regions, size_t numel, bool keep)
 {
 	tsi_graph_core *core = graph->core;
+	const tsi_tensor *c;
 	uint64_t hash;
-	const tsi_tensor **slot;
+	size_t i;
 
-	if (!core->view_cache)
+	pos->slot = NULL;
+	if (!core->view_cache) {
 		core->view_cache = calloc(VIEW_CACHE_SLOTS, sizeof(*core->view_cache));
+		core->view_tags = calloc(VIEW_CACHE_SLOTS, sizeof(*core->view_tags));
+		if (!core->view_cache || !core->view_tags) {
+			free(core->view_cache);
+			free(core->view_tags);
+			core->view_cache = NULL;
+			core->view_tags = NULL;
+		}
+	}
 	if (!core->view_cache)
 		return NULL;
 	hash = view_hash(graph, type, rank, shape, regions, n_regions, numel);
-	slot = &core->view_cache[(hash ^ hash >> 32) & (VIEW_CACHE_SLOTS - 1)];
-	return slot;
+	i = (hash ^ hash >> 32) & (VIEW_CACHE_SLOTS - 1);
+	pos->slot = &core->view_cache[i];
+	pos->tag = (uint32_t)(hash >> 32);
+	if (core->view_tags[i] != pos->tag)
+		return NULL;
+	c = *pos->slot;
+	if (c && c->graph == graph && !(keep && c->scratch) &&
+	    same_view(c, type, rank, shape, regions, n_regions))
+		return (tsi_tensor *)c;
+	return NULL;
 }
 
 static bool note_scratch_slot(tsi_graph_core *core, size_t slot);
 
-/* Puts new view `t` in cache slot `slot`: unless the end of the scope
+/* Puts new view `t` where cache_lookup said: unless the end of the scope
  * can find it again, a scratch view stays out of the cache. */
-static void cache_put(tsi_graph_core *core, const tsi_tensor **slot, tsi_tensor *t)
+static void cache_put(tsi_graph_core *core, const cache_pos *pos, tsi_tensor *t)
 {
-	if (!t->scratch || note_scratch_slot(core, (size_t)(slot - core->view_cache)))
-		*slot = t;
+	size_t i;
+
+	if (!pos->slot)
+		return;
+	i = (size_t)(pos->slot - core->view_cache);
+	if (!t->scratch || note_scratch_slot(core, i)) {
+		*pos->slot = t;
+		core->view_tags[i] = pos->tag;
+	}
 }
 
 /* Remembers that view-cache slot `slot` now holds a scratch view, so that
@@ -745,16 +782,13 @@ static tsi_tensor *make_tensor(tsi_graph *graph, tsi_type type, size_t rank, con
 		free(merged);
 		return t;
 	}
-	const tsi_tensor **slot = NULL;
-	if (use_cache) {
-		slot = cache_slot(graph, type, rank, shape, regions, n_regions, numel);
-		if (slot && *slot && (*slot)->graph == graph && !(keep && (*slot)->scratch) &&
-		    same_view(*slot, type, rank, shape, regions, n_regions))
-			return (tsi_tensor *)*slot;
-	}
+	cache_pos pos = {NULL, 0};
+	if (use_cache &&
+	    (t = cache_lookup(&pos, graph, type, rank, shape, regions, n_regions, numel, keep)))
+		return t;
 	t = alloc_tensor(graph, type, rank, shape, numel, n_regions, keep);
-	if (t && slot)
-		cache_put(graph->core, slot, t);
+	if (t)
+		cache_put(graph->core, &pos, t);
 	if (!t) {
 		tsi_graph_fail(graph, TSI_ERR_NO_MEMORY,
 		               "out of host memory making a tensor of shape %s",
@@ -864,24 +898,22 @@ static tsi_tensor *sublist_view(const tsi_tensor *src, region_locator *loc, size
 	size_t r0 = locator_find(loc, a), r1 = locator_find(loc, a + len - 1), nr;
 	const tsi_region *regions = src->regions + r0;
 	tsi_graph *graph = src->graph;
-	const tsi_tensor **slot;
+	cache_pos pos;
 	tsi_tensor *t;
 
 	if (loc->start[r0] - loc->base != a ||
 	    loc->start[r1] - loc->base + src->regions[r1].len != a + len)
 		return NULL;
 	nr = r1 - r0 + 1;
-	slot = cache_slot(graph, src->type, rrank, rshape, regions, nr, len);
-	if (slot && *slot && (*slot)->graph == graph &&
-	    same_view(*slot, src->type, rrank, rshape, regions, nr))
-		return (tsi_tensor *)*slot;
+	t = cache_lookup(&pos, graph, src->type, rrank, rshape, regions, nr, len, false);
+	if (t)
+		return t;
 	t = alloc_tensor(graph, src->type, rrank, rshape, len, 0, false);
 	if (!t)
 		return NULL;
 	t->regions = (tsi_region *)regions;
 	t->n_regions = (uint32_t)nr;
-	if (slot)
-		cache_put(graph->core, slot, t);
+	cache_put(graph->core, &pos, t);
 	return t;
 }
 
