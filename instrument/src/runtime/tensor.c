@@ -14,7 +14,11 @@
  * walked element by element, which costs O(result elements).
  *
  * Reshape, flatten and expand keep the element order, so they share the
- * source's (immutable) region array.
+ * source's (immutable) region array; so does a contiguous slice that
+ * begins and ends on region boundaries (a row slab of a transpose). The
+ * region offsets of large sources are kept between slices (struct
+ * tsi_slicer), so cutting a view of R regions costs O(log R + pieces cut),
+ * not O(R) (issue 27).
  */
 #include "../ipu-private.h"
 
@@ -63,6 +67,8 @@ typedef struct prefix_entry {
 } prefix_entry;
 
 /*
+ * What slicing keeps between calls, one per graph core.
+ *
  * A view is cut many times in a row (a matmul cuts its operand into row
  * slabs, each slab into blocks, each block into worker rows), and building
  * the prefix sums of a view of R regions costs R: kept, they make each cut
@@ -459,13 +465,6 @@ static void emit_range(region_builder *b, region_locator *loc, size_t a, size_t 
 		loc->hint = r - 1;
 }
 
-/*
- * Appends the source elements visited by a strided walk: for every index
- * (i_0 .. i_{n-1}) of `shape` in row-major order, source element
- * base + sum(i_d * stride[d]). Dimensions of size 1 are dropped and
- * adjacent dimensions that are contiguous in the source are fused first,
- * so a walk over a contiguous block costs one emit_range.
- */
 /* Drops the dimensions of size 1 of a walk and fuses the adjacent ones
  * that are contiguous in the source, into sh[] and st[]; returns how many
  * are left, or SIZE_MAX when the walk visits no element. */
@@ -491,6 +490,13 @@ static size_t fuse_walk(size_t n, const size_t *shape, const size_t *stride, siz
 	return m;
 }
 
+/*
+ * Appends the source elements visited by a strided walk: for every index
+ * (i_0 .. i_{n-1}) of `shape` in row-major order, source element
+ * base + sum(i_d * stride[d]). Dimensions of size 1 are dropped and
+ * adjacent dimensions that are contiguous in the source are fused first,
+ * so a walk over a contiguous block costs one emit_range.
+ */
 static void emit_strided(region_builder *b, region_locator *loc, size_t base, size_t n,
                          const size_t *shape, const size_t *stride)
 {
