@@ -110,9 +110,11 @@ run_config() {
 		meson configure "$dir" "$@" >"$dir.setup.log" 2>&1
 	else
 		meson setup "$dir" "$@" >"$dir.setup.log" 2>&1
-	fi || { cat "$dir.setup.log"; phase_done "$name: configure (failed)"; return 1; }
+	fi || { cat "$dir.setup.log"; phase_done "$name: configure (failed)"; failed=$((failed + 1)); return 1; }
+	# A configuration that does not configure or build counts as one
+	# failure in the last line, so it never reads "0 failed".
 	ninja -C "$dir" >"$dir.build.log" 2>&1 ||
-		{ cat "$dir.build.log"; phase_done "$name: build (failed)"; return 1; }
+		{ cat "$dir.build.log"; phase_done "$name: build (failed)"; failed=$((failed + 1)); return 1; }
 	phase_done "$name: configure and build"
 	echo "=== test $dir"
 	meson test -C "$dir" $suites --print-errorlogs --num-processes 2 \
