@@ -79,3 +79,10 @@ char *ga_format_run_name(tsr_report *report, size_t run)
 	name = tsr_report_lookup_engine_program_name(report, runs[run].program);
 	return name ? tsd_name_cut_to(name, GA_RUN_NAME_CHARS) : NULL;
 }
+
+char *ga_format_run_label(tsr_report *report, size_t run)
+{
+	g_autofree char *name = ga_format_run_name(report, run);
+
+	return name ? g_strdup_printf("Run %zu: %s", run, name) : g_strdup_printf("Run %zu", run);
+}

@@ -39,5 +39,8 @@ char *ga_format_name(const char *name);
  * run rows ("Run 1: epoch"); NULL when it gave none (or there is no such
  * run), where the caller says "program 1" or nothing. */
 char *ga_format_run_name(tsr_report *report, size_t run);
+/* Run `run` as the run pickers and the details name it: "Run 1: epoch"
+ * when its program has a name (ga_format_run_name), else "Run 1". */
+char *ga_format_run_label(tsr_report *report, size_t run);
 
 G_END_DECLS

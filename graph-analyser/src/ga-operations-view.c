@@ -880,9 +880,7 @@ static void rebuild(GaOperationsView *self)
 	for (size_t i = 0; i < n_runs; i++) {
 		/* By the name the model gave the run's program, as the trace's
 		 * run picker ("Run 1: epoch"). */
-		g_autofree char *name = ga_format_run_name(ga_document_get_report(doc), i);
-		g_autofree char *s = name ? g_strdup_printf("Run %zu: %s", i, name)
-		                          : g_strdup_printf("Run %zu", i);
+		g_autofree char *s = ga_format_run_label(ga_document_get_report(doc), i);
 
 		gtk_string_list_append(runs, s);
 	}

@@ -140,9 +140,7 @@ static const tsr_program *programs(GaProgramView *self, size_t *n)
  * model gave one ("Run 1: epoch"), as the run pickers do, else "Run 1". */
 static char *run_label(GaProgramView *self, size_t run)
 {
-	g_autofree char *name = ga_format_run_name(ga_document_get_report(self->doc), run);
-
-	return name ? g_strdup_printf("Run %zu: %s", run, name) : g_strdup_printf("Run %zu", run);
+	return ga_format_run_label(ga_document_get_report(self->doc), run);
 }
 
 /* The compute set or exchange a program names, or NULL. */
