@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`tilescope sql` and the span table (issue 27 item 6).
 
-  - the README's example over span (taken from README.md itself) runs on
+  - the manual's example over span (taken from docs/cli.md itself) runs on
     the sample trace and its rows are `tilescope trace --json`'s labels
     summed by name (count and total_ns);
   - the same by channel and name, every label, both ways, over the sample
@@ -9,7 +9,7 @@
   - each span's parent is a span one level out on its thread that
     encloses it, and only depth-0 spans have none.
 
-usage: check-cli-sql-span.py TILESCOPE SAMPLE_DIR README
+usage: check-cli-sql-span.py TILESCOPE SAMPLE_DIR DOC_PAGE
 """
 import json
 import os
@@ -47,9 +47,9 @@ def labels(ts, trace):
     return json.loads(out)["labels"] if out is not None else []
 
 
-def readme_example(readme):
-    """The SQL of the README's `tilescope sql ... FROM span` example."""
-    text = open(readme, encoding="utf-8").read()
+def doc_example(page):
+    """The SQL of the page's `tilescope sql ... FROM span` example."""
+    text = open(page, encoding="utf-8").read()
     for m in re.finditer(r'tilescope sql (\S+\.pvti) "([^"]*)"', text):
         if re.search(r"\bFROM span\b", m.group(2)):
             return m.group(2)
@@ -93,12 +93,12 @@ def check_parents(ts, trace, what):
 
 
 def main():
-    ts, samples, readme = sys.argv[1:4]
+    ts, samples, page = sys.argv[1:4]
     trace = os.path.join(samples, "tut5_ml", "tut5_ml.pvti")
 
-    example = readme_example(readme)
+    example = doc_example(page)
     if example is None:
-        fail("README.md has no `tilescope sql ... FROM span` example")
+        fail("%s has no `tilescope sql ... FROM span` example" % page)
     else:
         rows = sql(ts, trace, example)
         by_name = {}
@@ -108,9 +108,9 @@ def main():
         top = sorted(by_name.items(), key=lambda kv: -kv[1][1])[:len(rows)]
         got = [(r["name"], (r["spans"], r["total_ns"])) for r in rows]
         if not rows or got != top:
-            fail("README example: %s, tilescope trace: %s" % (got[:3], top[:3]))
+            fail("%s example: %s, tilescope trace: %s" % (page, got[:3], top[:3]))
         else:
-            print("ok: README example: %d rows, as tilescope trace --json" % len(rows))
+            print("ok: %s example: %d rows, as tilescope trace --json" % (page, len(rows)))
 
     check_by_label(ts, trace, "tut5_ml.pvti")
     check_parents(ts, trace, "tut5_ml.pvti")
