@@ -16,6 +16,7 @@ static atomic_bool hook_armed;
 static atomic_uint_fast64_t alloc_count;
 static atomic_uint_fast64_t fail_at;
 static atomic_bool injected;
+static _Atomic(tsb_alloc_observer_cb) observer;
 
 /* Whether this allocation is the one the armed hook fails; counts it. */
 static bool fail_this_one(void)
@@ -24,6 +25,10 @@ static bool fail_this_one(void)
 		return false;
 	uint64_t n = atomic_fetch_add_explicit(&alloc_count, 1, memory_order_relaxed) + 1;
 	uint64_t target = atomic_load_explicit(&fail_at, memory_order_relaxed);
+	tsb_alloc_observer_cb cb = atomic_load_explicit(&observer, memory_order_relaxed);
+
+	if (cb)
+		cb(n);
 	if (target != 0 && n == target) {
 		atomic_store_explicit(&injected, true, memory_order_relaxed);
 		return true;
@@ -137,4 +142,9 @@ TSB_API uint64_t tsb_alloc_count(void)
 TSB_API bool tsb_alloc_injected(void)
 {
 	return atomic_load(&injected);
+}
+
+TSB_API void tsb_alloc_set_observer(tsb_alloc_observer_cb cb)
+{
+	atomic_store(&observer, cb);
 }

@@ -8,6 +8,7 @@
  * typo is nearest to — so the caller can warn. "true" and true (and
  * "false" and false) mean the same.
  */
+#include <tilescope/alloc.h>
 #include "pvti-private.h"
 
 #include <cjson/cJSON.h>
@@ -128,8 +129,8 @@ static int read_channels(options_holder *h, const cJSON *item, char *msg, size_t
 	size_t n = 0;
 
 	if (cJSON_IsString(item)) {
-		h->channels = calloc(1, sizeof(char *));
-		if (!h->channels || !(h->channels[0] = strdup(item->valuestring)))
+		h->channels = tsb_calloc(1, sizeof(char *));
+		if (!h->channels || !(h->channels[0] = tsb_strdup(item->valuestring)))
 			return TSI_ERR_NO_MEMORY;
 		h->n_channels = 1;
 		return TSI_OK;
@@ -138,7 +139,7 @@ static int read_channels(options_holder *h, const cJSON *item, char *msg, size_t
 		add_reason(msg, size, "\"channels\" is not a list of names (recording all channels)");
 		return TSI_ERR_BAD_OPTION;
 	}
-	h->channels = calloc((size_t)cJSON_GetArraySize(item) + 1, sizeof(char *));
+	h->channels = tsb_calloc((size_t)cJSON_GetArraySize(item) + 1, sizeof(char *));
 	if (!h->channels)
 		return TSI_ERR_NO_MEMORY;
 	cJSON_ArrayForEach(it, item) {
@@ -146,7 +147,7 @@ static int read_channels(options_holder *h, const cJSON *item, char *msg, size_t
 			add_reason(msg, size, "a \"channels\" item is not a string (skipped)");
 			continue;
 		}
-		if (!(h->channels[n] = strdup(it->valuestring)))
+		if (!(h->channels[n] = tsb_strdup(it->valuestring)))
 			return TSI_ERR_NO_MEMORY;
 		h->n_channels = ++n;
 	}
@@ -168,7 +169,7 @@ PVTI_API int pvti_options_parse(pvti_options **out, const char *text)
 	if (!out)
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "pvti_options_parse: NULL argument");
 	*out = NULL;
-	h = calloc(1, sizeof(*h));
+	h = tsb_calloc(1, sizeof(*h));
 	if (!h) {
 		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "pvti_options_parse: out of memory");
 		goto cleanup;
@@ -217,7 +218,7 @@ PVTI_API int pvti_options_parse(pvti_options **out, const char *text)
 	item = cJSON_GetObjectItemCaseSensitive(root, "directory");
 	if (item) {
 		if (cJSON_IsString(item) && item->valuestring[0]) {
-			h->directory = strdup(item->valuestring);
+			h->directory = tsb_strdup(item->valuestring);
 			if (!h->directory) {
 				rc = tsi_set_error(TSI_ERR_NO_MEMORY, "pvti_options_parse: out of memory");
 				goto cleanup;
@@ -301,7 +302,7 @@ char *pvti_options_to_json(const pvti_options *opts)
 	}
 	printed = cJSON_PrintUnformatted(root);
 	if (printed)
-		copy = strdup(printed);
+		copy = tsb_strdup(printed);
 cleanup:
 	cJSON_free(printed);
 	cJSON_Delete(root);

@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE 1 /* program_invocation_short_name, pthread_setname_np */
 
+#include <tilescope/alloc.h>
 #include "pvti-private.h"
 
 #include "format.h"
@@ -219,7 +220,7 @@ static wthread *wthread_get(pvti_trace *tr, uint32_t id)
 
 		while (cap <= id)
 			cap *= 2;
-		grown = realloc(tr->wt, cap * sizeof(*grown));
+		grown = tsb_realloc(tr->wt, cap * sizeof(*grown));
 		if (!grown)
 			goto oom;
 		memset(grown + tr->cap_wt, 0, (cap - tr->cap_wt) * sizeof(*grown));
@@ -227,7 +228,7 @@ static wthread *wthread_get(pvti_trace *tr, uint32_t id)
 		tr->cap_wt = cap;
 	}
 	if (!tr->wt[id]) {
-		tr->wt[id] = calloc(1, sizeof(wthread));
+		tr->wt[id] = tsb_calloc(1, sizeof(wthread));
 		if (!tr->wt[id])
 			goto oom;
 		tsf_chunk_enc_reset(&tr->wt[id]->enc);
@@ -242,7 +243,7 @@ oom:
 static int stats_grow(pvti_trace *tr)
 {
 	size_t cap = tr->cap_stats ? tr->cap_stats * 2 : 256, i;
-	stat_entry *table = calloc(cap, sizeof(*table));
+	stat_entry *table = tsb_calloc(cap, sizeof(*table));
 
 	if (!table)
 		return TSI_ERR_NO_MEMORY;
@@ -497,7 +498,7 @@ static char *edges_json(const pvti_heatmap *h)
 {
 	cJSON *array = cJSON_CreateDoubleArray(h->edges, (int)h->n_edges);
 	char *printed = array ? cJSON_PrintUnformatted(array) : NULL;
-	char *copy = printed ? strdup(printed) : NULL;
+	char *copy = printed ? tsb_strdup(printed) : NULL;
 
 	cJSON_free(printed);
 	cJSON_Delete(array);
@@ -511,7 +512,7 @@ static void **copy_slice(void *const *array, size_t from, size_t to)
 
 	if (to <= from)
 		return NULL;
-	copy = malloc((to - from) * sizeof(void *));
+	copy = tsb_malloc((to - from) * sizeof(void *));
 	if (copy)
 		memcpy(copy, array + from, (to - from) * sizeof(void *));
 	return copy;
@@ -887,7 +888,7 @@ int pvti_file_base_name(char *buf, size_t size, int64_t wall_s, int pid)
 /* mkdir -p. */
 static int make_dirs(const char *dir)
 {
-	char *path = strdup(dir), *p;
+	char *path = tsb_strdup(dir), *p;
 	int rc = TSI_OK;
 
 	if (!path)
@@ -925,7 +926,7 @@ static char *choose_path(const char *dir, const pvti_clock *clock)
 		return NULL;
 	len = strlen(dir) + sizeof(base) + 16;
 	for (int k = 1; k < 1000; k++) {
-		char *path = malloc(len);
+		char *path = tsb_malloc(len);
 
 		if (!path)
 			return NULL;
@@ -957,7 +958,7 @@ static char *command_line(void)
 		if (buf[i] == '\0')
 			buf[i] = ' ';
 	buf[n] = '\0';
-	return strdup(buf);
+	return tsb_strdup(buf);
 }
 
 /* Writes the process row. */
@@ -1020,7 +1021,7 @@ static void trace_free(pvti_trace *tr)
  * starts the writer; a file this call cannot finish is removed. */
 int pvti_trace_new(pvti_trace **out, const pvti_options *opts, const char *warning, uint32_t gen)
 {
-	pvti_trace *tr = calloc(1, sizeof(*tr));
+	pvti_trace *tr = tsb_calloc(1, sizeof(*tr));
 	const char *dir = opts->directory && *opts->directory ? opts->directory : ".";
 	pthread_condattr_t cattr;
 	sigset_t all, old;
@@ -1115,7 +1116,7 @@ failed:
 cleanup:
 	free(json);
 	if (tr) {
-		char *path = tr->path && tr->db ? strdup(tr->path) : NULL;
+		char *path = tr->path && tr->db ? tsb_strdup(tr->path) : NULL;
 
 		trace_free(tr);
 		if (path) /* a file this call made and could not finish */
@@ -1235,7 +1236,7 @@ static void write_lod(pvti_trace *tr)
 
 		lv->width_ns = w;
 		lv->n = (size_t)((uint64_t)span / w) + 1;
-		lv->b = calloc(lv->n, sizeof(lod_bucket));
+		lv->b = tsb_calloc(lv->n, sizeof(lod_bucket));
 		if (!lv->b) {
 			fail(tr, TSI_ERR_NO_MEMORY, "out of memory");
 			goto cleanup;

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE 1 /* pthread_getname_np, gettid, program_invocation_short_name */
 
+#include <tilescope/alloc.h>
 #include "pvti-private.h"
 
 #include <cjson/cJSON.h>
@@ -137,9 +138,9 @@ PVTI_API pvti_channel *pvti_channel_new(const char *name)
 		              PVTI_MAX_CHANNELS);
 		goto cleanup;
 	}
-	ch = calloc(1, sizeof(*ch));
+	ch = tsb_calloc(1, sizeof(*ch));
 	if (ch)
-		ch->name = strdup(name);
+		ch->name = tsb_strdup(name);
 	if (!ch || !ch->name) {
 		free(ch);
 		ch = NULL;
@@ -215,7 +216,7 @@ static uint64_t hash_text(const char *s)
 static int grow_hash_locked(void)
 {
 	size_t cap = hash_cap ? hash_cap * 2 : 1024, i;
-	uint32_t *table = calloc(cap, sizeof(*table));
+	uint32_t *table = tsb_calloc(cap, sizeof(*table));
 
 	if (!table)
 		return TSI_ERR_NO_MEMORY;
@@ -253,7 +254,7 @@ int pvti_intern(uint32_t *out, const char *text)
 	}
 	if (n_strings == cap_strings) {
 		size_t cap = cap_strings ? cap_strings * 2 : 256;
-		char **grown = realloc(strings, cap * sizeof(*grown));
+		char **grown = tsb_realloc(strings, cap * sizeof(*grown));
 
 		if (!grown) {
 			rc = TSI_ERR_NO_MEMORY;
@@ -262,7 +263,7 @@ int pvti_intern(uint32_t *out, const char *text)
 		strings = grown;
 		cap_strings = cap;
 	}
-	copy = strdup(text);
+	copy = tsb_strdup(text);
 	if (!copy) {
 		rc = TSI_ERR_NO_MEMORY;
 		goto cleanup;
@@ -294,7 +295,7 @@ static int reserve_locked(void *arrayp, size_t n, size_t *cap)
 	if (n < *cap)
 		return TSI_OK;
 	c = *cap ? *cap * 2 : 16;
-	grown = realloc(*array, c * sizeof(void *));
+	grown = tsb_realloc(*array, c * sizeof(void *));
 	if (!grown)
 		return TSI_ERR_NO_MEMORY;
 	*array = grown;
@@ -321,11 +322,11 @@ PVTI_API pvti_graph *pvti_graph_new(const char *name, const char *unit)
 	}
 	if (reserve_locked(&graphs, n_graphs, &cap_graphs) != TSI_OK)
 		goto oom;
-	g = calloc(1, sizeof(*g));
+	g = tsb_calloc(1, sizeof(*g));
 	if (!g)
 		goto oom;
-	g->name = strdup(name);
-	g->unit = strdup(unit ? unit : "");
+	g->name = tsb_strdup(name);
+	g->unit = tsb_strdup(unit ? unit : "");
 	if (!g->name || !g->unit)
 		goto oom;
 	g->id = (uint32_t)n_graphs;
@@ -363,8 +364,8 @@ PVTI_API pvti_series *pvti_graph_add_series(pvti_graph *graph, const char *name)
 	}
 	if (reserve_locked(&series_list, n_series, &cap_series) != TSI_OK)
 		goto oom;
-	s = calloc(1, sizeof(*s));
-	if (!s || !(s->name = strdup(name)))
+	s = tsb_calloc(1, sizeof(*s));
+	if (!s || !(s->name = tsb_strdup(name)))
 		goto oom;
 	s->graph = graph;
 	s->id = (uint32_t)n_series;
@@ -407,12 +408,12 @@ PVTI_API pvti_heatmap *pvti_heatmap_new(const char *name, const char *unit,
 	}
 	if (reserve_locked(&heatmaps, n_heatmaps, &cap_heatmaps) != TSI_OK)
 		goto oom;
-	h = calloc(1, sizeof(*h));
+	h = tsb_calloc(1, sizeof(*h));
 	if (!h)
 		goto oom;
-	h->name = strdup(name);
-	h->unit = strdup(unit ? unit : "");
-	h->edges = malloc(n_edges * sizeof(double));
+	h->name = tsb_strdup(name);
+	h->unit = tsb_strdup(unit ? unit : "");
+	h->edges = tsb_malloc(n_edges * sizeof(double));
 	if (!h->name || !h->unit || !h->edges)
 		goto oom;
 	memcpy(h->edges, edges, n_edges * sizeof(double));
@@ -526,7 +527,7 @@ static pvti_block *block_get(bool wait)
 		} else if (!wait || (blocks_total + 1) * sizeof(pvti_block) <= PVTI_MAX_BUFFERED_BYTES) {
 			blocks_total++;
 			pthread_mutex_unlock(&pool_lock);
-			b = malloc(sizeof(*b));
+			b = tsb_malloc(sizeof(*b));
 			if (!b) {
 				pthread_mutex_lock(&pool_lock);
 				blocks_total--;
@@ -609,7 +610,7 @@ static void thread_exit_cb(void *arg)
 /* The calling thread's state, made on first use. NULL when out of memory. */
 static pvti_thread *thread_register(void)
 {
-	pvti_thread *t = calloc(1, sizeof(*t));
+	pvti_thread *t = tsb_calloc(1, sizeof(*t));
 	pvti_block *b = NULL;
 
 	if (!t || !(b = block_get(false))) {
@@ -940,8 +941,8 @@ PVTI_API int pvti_event_metadata(const char *json)
 	if (depth == 0)
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
 		                     "pvti_event_metadata: no tracepoint is open on this thread");
-	m = calloc(1, sizeof(*m));
-	if (!m || !(m->text = strdup(json))) {
+	m = tsb_calloc(1, sizeof(*m));
+	if (!m || !(m->text = tsb_strdup(json))) {
 		free(m);
 		return tsi_set_error(TSI_ERR_NO_MEMORY, "pvti_event_metadata: out of memory");
 	}
@@ -968,8 +969,8 @@ PVTI_API int pvti_trace_metadata(const char *key, const char *json)
 	rc = check_json(json, "pvti_trace_metadata");
 	if (rc != TSI_OK || !atomic_load_explicit(&trace_open, memory_order_acquire))
 		return rc;
-	m = calloc(1, sizeof(*m));
-	if (!m || !(m->key = strdup(key)) || !(m->text = strdup(json))) {
+	m = tsb_calloc(1, sizeof(*m));
+	if (!m || !(m->key = tsb_strdup(key)) || !(m->text = tsb_strdup(json))) {
 		pvti_msg_free(m);
 		return tsi_set_error(TSI_ERR_NO_MEMORY, "pvti_trace_metadata: out of memory");
 	}
@@ -1006,8 +1007,8 @@ PVTI_API int pvti_heatmap_add(pvti_heatmap *heatmap, const double *values, size_
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "pvti_heatmap_add: NULL argument");
 	if (!pvti_recording_())
 		return TSI_OK;
-	m = calloc(1, sizeof(*m));
-	if (!m || !(m->counts = calloc(heatmap->n_edges + 1, sizeof(uint64_t)))) {
+	m = tsb_calloc(1, sizeof(*m));
+	if (!m || !(m->counts = tsb_calloc(heatmap->n_edges + 1, sizeof(uint64_t)))) {
 		free(m);
 		return tsi_set_error(TSI_ERR_NO_MEMORY, "pvti_heatmap_add: out of memory");
 	}
@@ -1043,11 +1044,11 @@ static int apply_channels(const pvti_options *opts)
 	size_t i, n = opts->channels ? opts->n_channels : 0, nch;
 
 	if (n) {
-		list = calloc(n, sizeof(*list));
+		list = tsb_calloc(n, sizeof(*list));
 		if (!list)
 			return TSI_ERR_NO_MEMORY;
 		for (i = 0; i < n; i++) {
-			if (!(list[i] = strdup(opts->channels[i] ? opts->channels[i] : ""))) {
+			if (!(list[i] = tsb_strdup(opts->channels[i] ? opts->channels[i] : ""))) {
 				while (i)
 					free(list[--i]);
 				free(list);
@@ -1154,7 +1155,7 @@ PVTI_API int pvti_open_from_env(void)
 		goto cleanup;
 	rc = pvti_options_parse(&opts, text);
 	if (rc == TSI_ERR_BAD_OPTION) {
-		warning = strdup(tsi_error_last());
+		warning = tsb_strdup(tsi_error_last());
 		tsi_log_always("PVTI", "%s", tsi_error_last());
 	} else if (rc != TSI_OK) {
 		goto cleanup;
@@ -1177,7 +1178,7 @@ PVTI_API char *pvti_dup_file_name(void)
 
 	pthread_mutex_lock(&control_lock);
 	if (current)
-		name = strdup(pvti_trace_path(current));
+		name = tsb_strdup(pvti_trace_path(current));
 	pthread_mutex_unlock(&control_lock);
 	return name;
 }

@@ -86,6 +86,7 @@
  * iterative, marks what it visited (the tree may have cycles in a hostile
  * file) and gives up past a fixed amount of work.
  */
+#include <tilescope/alloc.h>
 #include "report-private.h"
 #include "tilescope/compare.h"
 
@@ -1257,7 +1258,7 @@ TSR_API const char *tsr_verdict_get_name(tsr_verdict verdict)
  */
 static int build_result(tsr_comparison **out, tsr_report *r, cmp_entry *e, size_t n)
 {
-	tsr_comparison *cmp = calloc(1, sizeof(*cmp));
+	tsr_comparison *cmp = tsb_calloc(1, sizeof(*cmp));
 	cmp_named *named = NULL;
 	size_t bytes = 0;
 	char *p;
@@ -1266,10 +1267,10 @@ static int build_result(tsr_comparison **out, tsr_report *r, cmp_entry *e, size_
 		bytes += strlen(e[i].metric) + 1; /* each below the cap: no overflow */
 	if (!cmp)
 		goto nomem;
-	cmp->deltas = calloc(n ? n : 1, sizeof(*cmp->deltas));
-	cmp->by_name = calloc(n ? n : 1, sizeof(*cmp->by_name));
-	cmp->names = malloc(bytes ? bytes : 1);
-	named = malloc((n ? n : 1) * sizeof(*named));
+	cmp->deltas = tsb_calloc(n ? n : 1, sizeof(*cmp->deltas));
+	cmp->by_name = tsb_calloc(n ? n : 1, sizeof(*cmp->by_name));
+	cmp->names = tsb_malloc(bytes ? bytes : 1);
+	named = tsb_malloc((n ? n : 1) * sizeof(*named));
 	if (!cmp->deltas || !cmp->by_name || !cmp->names || !named)
 		goto nomem;
 	p = cmp->names;
@@ -1369,8 +1370,8 @@ static int attach_programs(tsr_comparison *cmp, tsr_report *r, const char *const
 	for (size_t i = 0; i < n; i++)
 		bytes += (base_names[i] ? strlen(base_names[i]) + 1 : 0) +
 		         (new_names[i] ? strlen(new_names[i]) + 1 : 0);
-	cmp->programs = calloc(n ? n : 1, sizeof(*cmp->programs));
-	cmp->prog_names = malloc(bytes ? bytes : 1);
+	cmp->programs = tsb_calloc(n ? n : 1, sizeof(*cmp->programs));
+	cmp->prog_names = tsb_malloc(bytes ? bytes : 1);
 	if (!cmp->programs || !cmp->prog_names)
 		return tsr_fail(r, TSR_ERR_NO_MEMORY, "comparing: out of host memory");
 	p = cmp->prog_names;

@@ -17,6 +17,7 @@
  *
  * Sums of values read from the file saturate instead of wrapping.
  */
+#include <tilescope/alloc.h>
 #include "report-private.h"
 
 #include <math.h>
@@ -676,7 +677,7 @@ int tsr_report_list_cycles_by_vertex_type(tsr_vertex_type_cycles **out, size_t *
 		goto out;
 	/* The caller frees with free(): the result is plain malloc, no larger
 	 * than `acc`, which the cap has already admitted. */
-	result = malloc((n_out ? n_out : 1) * sizeof(*result));
+	result = tsb_malloc((n_out ? n_out : 1) * sizeof(*result));
 	if (!result) {
 		rc = tsr_fail(report, TSR_ERR_NO_MEMORY, "cycles by vertex type: out of memory");
 		goto out;

@@ -29,6 +29,7 @@
  * step. A step left over, or a trace the control program cannot produce,
  * is TSR_ERR_CORRUPT naming the run and the entry.
  */
+#include <tilescope/alloc.h>
 #include "report-private.h"
 
 #include <stdio.h>
@@ -133,7 +134,7 @@ static int pool_add(walk *w, const uint32_t *ids, size_t n)
 			return tsr_fail(w->r, TSR_ERR_TOO_LARGE,
 			                "'%s': run %zu: the programs' branches are too many to follow",
 			                w->r->path, w->run);
-		p = realloc(w->pool, cap * sizeof(*p));
+		p = tsb_realloc(w->pool, cap * sizeof(*p));
 		if (!p)
 			return tsr_fail(w->r, TSR_ERR_NO_MEMORY, "out of memory following run %zu", w->run);
 		w->pool = p;
@@ -366,7 +367,7 @@ static int walk_program(walk *w, uint32_t p, unsigned depth, int64_t parent)
 			return tsr_fail(w->r, TSR_ERR_TOO_LARGE,
 			                "'%s': run %zu has more frames than the memory cap allows",
 			                w->r->path, w->run);
-		f = realloc(w->frames, cap * sizeof(*f));
+		f = tsb_realloc(w->frames, cap * sizeof(*f));
 		if (!f)
 			return tsr_fail(w->r, TSR_ERR_NO_MEMORY, "out of memory following run %zu", w->run);
 		w->frames = f;
@@ -504,10 +505,10 @@ static int build(walk *w, tsr_frame **out, size_t *n_out)
 	for (size_t i = 0; i < w->n_functions; i++)
 		if (w->functions[i] >= w->n_progs)
 			return fail(w, "function %zu is program %u of %zu", i, w->functions[i], w->n_progs);
-	w->entry_step = calloc(w->n_trace + 1, sizeof(*w->entry_step));
-	w->max_to = calloc(w->n_steps + 1, sizeof(*w->max_to));
-	w->kinds = calloc(w->n_progs + 1, sizeof(*w->kinds));
-	w->sets = calloc(w->n_progs + 1, sizeof(*w->sets));
+	w->entry_step = tsb_calloc(w->n_trace + 1, sizeof(*w->entry_step));
+	w->max_to = tsb_calloc(w->n_steps + 1, sizeof(*w->max_to));
+	w->kinds = tsb_calloc(w->n_progs + 1, sizeof(*w->kinds));
+	w->sets = tsb_calloc(w->n_progs + 1, sizeof(*w->sets));
 	if (!w->entry_step || !w->max_to || !w->kinds || !w->sets)
 		return tsr_fail(w->r, TSR_ERR_NO_MEMORY, "out of memory following run %zu", w->run);
 	if ((rc = match_steps(w)))
@@ -522,8 +523,8 @@ static int build(walk *w, tsr_frame **out, size_t *n_out)
 	/* First leaves of the programs this run can reach (another control
 	 * program's damage is not this run's). */
 	{
-		uint32_t *stack = calloc(w->n_progs + 1, sizeof(*stack));
-		bool *seen = calloc(w->n_progs + 1, sizeof(*seen));
+		uint32_t *stack = tsb_calloc(w->n_progs + 1, sizeof(*stack));
+		bool *seen = tsb_calloc(w->n_progs + 1, sizeof(*seen));
 		size_t top = 0;
 
 		if (!stack || !seen) {
@@ -589,8 +590,8 @@ int tsr_report_get_frames(const tsr_frame **out, size_t *n, tsr_report *report, 
 		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "tsr_report_get_frames: run %zu of %zu",
 		                run, report->counts.runs);
 	if (!report->frames) {
-		report->frames = calloc(report->counts.runs, sizeof(*report->frames));
-		report->n_frames = calloc(report->counts.runs, sizeof(*report->n_frames));
+		report->frames = tsb_calloc(report->counts.runs, sizeof(*report->frames));
+		report->n_frames = tsb_calloc(report->counts.runs, sizeof(*report->n_frames));
 		if (!report->frames || !report->n_frames) {
 			free(report->frames);
 			free(report->n_frames);

@@ -12,6 +12,7 @@
  * not_always_live bytes; with lowered_vars they are complete
  * (tsr_report_info.lowered_vars says which).
  */
+#include <tilescope/alloc.h>
 #include "report-private.h"
 
 #include <stdlib.h>
@@ -239,7 +240,7 @@ int tsr_report_list_live_variables(size_t **out, size_t *n, tsr_report *report, 
 		rc = tsr_report_get_variables(&vars, &nv, report);
 	if (rc)
 		return rc;
-	list = malloc((nv ? nv : 1) * sizeof(*list));
+	list = tsb_malloc((nv ? nv : 1) * sizeof(*list));
 	if (!list)
 		return tsr_fail(report, TSR_ERR_NO_MEMORY, "live variables: out of host memory");
 	for (size_t i = 0; i < nv; i++)

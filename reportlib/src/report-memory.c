@@ -11,6 +11,7 @@
  * from the file are checked for overflow (a lying file is
  * TSR_ERR_CORRUPT, never a wrapped number).
  */
+#include <tilescope/alloc.h>
 #include "report-private.h"
 
 #include <inttypes.h>
@@ -175,7 +176,7 @@ int tsr_report_list_largest_tiles(uint32_t **out, size_t *n, tsr_report *report,
 	rc = tsr_ipu_tiles(report, ipu, &lo, &hi);
 	if (rc)
 		return rc;
-	tiles = malloc((hi - lo ? hi - lo : 1) * sizeof(*tiles));
+	tiles = tsb_malloc((hi - lo ? hi - lo : 1) * sizeof(*tiles));
 	if (!tiles)
 		return tsr_fail(report, TSR_ERR_NO_MEMORY, "largest tiles: out of host memory");
 	for (size_t t = lo; t < hi; t++)
@@ -214,7 +215,7 @@ int tsr_report_list_tile_histogram(uint64_t **counts, size_t *n_buckets, uint64_
 		return tsr_fail(report, TSR_ERR_INVALID_ARGUMENT,
 		                "tile histogram: a width of %llu bytes makes %llu buckets",
 		                (unsigned long long)width, (unsigned long long)buckets);
-	c = calloc((size_t)buckets, sizeof(*c));
+	c = tsb_calloc((size_t)buckets, sizeof(*c));
 	if (!c)
 		return tsr_fail(report, TSR_ERR_NO_MEMORY, "tile histogram: out of host memory");
 	for (size_t t = lo; t < hi; t++)
@@ -288,7 +289,7 @@ int tsr_report_list_memory_by_category(tsr_category_memory **out, size_t *n, tsr
 	rc = tsr_ipu_tiles(report, ipu, &lo, &hi);
 	if (rc)
 		return rc;
-	cats = calloc(TSF_MEM_CATEGORY_COUNT, sizeof(*cats));
+	cats = tsb_calloc(TSF_MEM_CATEGORY_COUNT, sizeof(*cats));
 	if (!cats)
 		return tsr_fail(report, TSR_ERR_NO_MEMORY, "categories: out of host memory");
 	for (size_t i = 0; i < TSF_MEM_CATEGORY_COUNT; i++)

@@ -37,6 +37,7 @@
  * released with free() by tsr_report_free.
  *
  */
+#include <tilescope/alloc.h>
 #include "report-private.h"
 
 #include "format.h"
@@ -175,7 +176,7 @@ static char *make_uri(const char *path)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t len = strlen(path);
-	char *uri = malloc(len * 3 + 48);
+	char *uri = tsb_malloc(len * 3 + 48);
 	char *o = uri;
 
 	if (!uri)
@@ -201,7 +202,7 @@ static char *make_uri(const char *path)
 static char *join_path(const char *dir, const char *name)
 {
 	size_t a = strlen(dir), b = strlen(name);
-	char *p = malloc(a + b + 2);
+	char *p = tsb_malloc(a + b + 2);
 
 	if (p)
 		snprintf(p, a + b + 2, "%s%s%s", dir, a && dir[a - 1] == '/' ? "" : "/", name);
@@ -265,7 +266,7 @@ static int locate(tsr_report *r, const char *path, int64_t *size, struct stat *p
 			return tsr_fail(r, TSR_ERR_NOT_FOUND, "'%s': no profile.pop in this directory",
 			                path);
 	} else {
-		r->path = strdup(path);
+		r->path = tsb_strdup(path);
 		if (!r->path)
 			return tsr_fail(r, TSR_ERR_NO_MEMORY, "out of host memory");
 	}
@@ -279,7 +280,7 @@ static int locate(tsr_report *r, const char *path, int64_t *size, struct stat *p
 	{
 		const char *slash = strrchr(r->path, '/');
 		size_t dlen = slash ? (size_t)(slash - r->path) : 0;
-		char *dir = slash ? strndup(r->path, dlen ? dlen : 1) : strdup(".");
+		char *dir = slash ? tsb_strndup(r->path, dlen ? dlen : 1) : tsb_strdup(".");
 		char *dbg = dir ? join_path(dir, "debug.cbor") : NULL;
 		int dfd = dbg ? open(dbg, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) : -1;
 		struct stat ds;
@@ -1467,7 +1468,7 @@ int tsr_report_open(tsr_report **out, const char *path, const tsr_open_options *
 	if (tsr_sqlite_init() != SQLITE_OK)
 		return tsr_set_last_error(TSR_ERR_IO, "'%s': SQLite cannot be used: %s", path,
 		                          tsr_sqlite_init_error());
-	r = calloc(1, sizeof(*r));
+	r = tsb_calloc(1, sizeof(*r));
 	if (!r)
 		return tsr_set_last_error(TSR_ERR_NO_MEMORY, "'%s': out of host memory", path);
 	r->debug_fd = -1;

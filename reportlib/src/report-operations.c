@@ -27,6 +27,7 @@
  * (one tsr_alloc block, freed with free() by tsr_report_free); the run
  * costs are added per call.
  */
+#include <tilescope/alloc.h>
 #include "report-private.h"
 
 #include <cbor.h>
@@ -1029,7 +1030,7 @@ int tsr_report_list_operations(tsr_operation **out, size_t *n, tsr_report *repor
 	cache = report->operations_cache;
 	/* Plain malloc (the caller frees with free()); no larger than the
 	 * cache, which the cap has admitted. */
-	ops = malloc((cache->n ? cache->n : 1) * sizeof(*ops));
+	ops = tsb_malloc((cache->n ? cache->n : 1) * sizeof(*ops));
 	if (!ops)
 		return tsr_fail(report, TSR_ERR_NO_MEMORY, "operations: out of host memory");
 	if (cache->n)

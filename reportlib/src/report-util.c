@@ -4,6 +4,7 @@
  * handle's pool, and the checked SQL readers (prepare, step, columns whose
  * values are checked against what they may be).
  */
+#include <tilescope/alloc.h>
 #include "report-private.h"
 
 #include <inttypes.h>
@@ -157,7 +158,7 @@ void *tsr_alloc(tsr_report *r, size_t n, size_t size)
 		         r->path, (unsigned long long)r->memory_cap, bytes);
 		return NULL;
 	}
-	p = calloc(1, bytes ? bytes : 1);
+	p = tsb_calloc(1, bytes ? bytes : 1);
 	if (!p) {
 		tsr_fail(r, TSR_ERR_NO_MEMORY, "'%s': out of host memory (%zu bytes)", r->path, bytes);
 		return NULL;

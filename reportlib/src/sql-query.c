@@ -43,6 +43,7 @@
  * grown past its memory limit. A caller's cancel (the progress callback)
  * reaches the statement through the same handler.
  */
+#include <tilescope/alloc.h>
 #include "report-private.h"
 #include "trace-private.h"
 
@@ -529,13 +530,13 @@ static int run_query(const query_conn *c, const char *sql, tsr_columns_cb column
 	/* The names are copied: SQLite's own copies do not survive a
 	 * re-prepare, which a step may do. */
 	n = (size_t)sqlite3_column_count(st);
-	names = calloc(n ? n : 1, sizeof(*names));
-	values = calloc(n ? n : 1, sizeof(*values));
+	names = tsb_calloc(n ? n : 1, sizeof(*names));
+	values = tsb_calloc(n ? n : 1, sizeof(*values));
 	rc = names && values ? TSR_OK : TSR_ERR_NO_MEMORY;
 	for (size_t i = 0; !rc && i < n; i++) {
 		const char *name = sqlite3_column_name(st, (int)i);
 
-		names[i] = strdup(name ? name : "");
+		names[i] = tsb_strdup(name ? name : "");
 		if (!names[i])
 			rc = TSR_ERR_NO_MEMORY;
 	}

@@ -87,6 +87,7 @@
  *                           null)}] of every debug context in tree order,
  *                           figures with descendants, of the run shown
  */
+#include <tilescope/alloc.h>
 #include "summary-private.h"
 
 #include <cjson/cJSON.h>
@@ -506,7 +507,7 @@ int tsr_summary_dup_json(char **out, tsr_report *report, const tsr_summary_optio
 		goto out;
 	}
 	/* Copied so that the caller's free() matches whatever hooks cJSON uses. */
-	*out = strdup(text);
+	*out = tsb_strdup(text);
 	if (!*out)
 		j.ok = false;
 out:

@@ -13,6 +13,7 @@
  * JSON string: a report comes from someone else, and a name holding
  * escape sequences must not be able to drive the reader's terminal.
  */
+#include <tilescope/alloc.h>
 #include "summary-private.h"
 
 #include "utf8.h"
@@ -137,7 +138,7 @@ char *tsr_summary_clean_dup(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t total = strlen((const char *)p);
-	char *out = malloc(total + 1), *o = out;
+	char *out = tsb_malloc(total + 1), *o = out;
 
 	if (!out)
 		return NULL;
@@ -406,7 +407,7 @@ int tsr_summary_figures_list_live_variables(tsr_summary_named_bytes **out, size_
 		rc = names_collect(s, &live, idx, n_idx, false);
 	free(idx);
 	if (rc == TSR_OK && live.n) {
-		*out = malloc(live.n * sizeof(**out));
+		*out = tsb_malloc(live.n * sizeof(**out));
 		if (*out) {
 			memcpy(*out, live.v, live.n * sizeof(**out));
 			*n = live.n;
@@ -603,7 +604,7 @@ static int memory_categories(tsr_summary *s, tsr_summary_memory *m)
 	 * n_categories entries). */
 	m->categories = order;
 	m->n_categories = n_cats;
-	used = calloc(n_cats, 1);
+	used = tsb_calloc(n_cats, 1);
 	if (!used) {
 		rc = tsr_fail(s->report, TSR_ERR_NO_MEMORY, "summary: out of memory");
 		goto out;

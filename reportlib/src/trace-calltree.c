@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE 1 /* qsort_r */
 
+#include <tilescope/alloc.h>
 #include "trace-private.h"
 
 #include <stdlib.h>
@@ -312,7 +313,7 @@ static int lay_out(ct_build *b, tsr_trace_call_tree *tree)
 	pos = trace_alloc(b->tr, n ? n : 1, sizeof(*pos));
 	order = trace_alloc(b->tr, n ? n : 1, sizeof(*order));
 	at = trace_alloc(b->tr, n + 1, sizeof(*at));
-	out = malloc((n ? n : 1) * sizeof(*out));
+	out = tsb_malloc((n ? n : 1) * sizeof(*out));
 	if (!first || !kids || !pos || !order || !at || !out) {
 		rc = out ? b->tr->code : trace_fail(b->tr, TSR_ERR_NO_MEMORY, "out of memory");
 		goto cleanup;
@@ -408,7 +409,7 @@ int tsr_trace_call_tree_new(tsr_trace_call_tree **out, tsr_trace *tr,
 	if (o.span < -1 || (o.span >= 0 && o.thread < 0))
 		return trace_fail(tr, TSR_ERR_INVALID_ARGUMENT,
 		                  "a call tree of one span needs its thread");
-	tree = calloc(1, sizeof(*tree));
+	tree = tsb_calloc(1, sizeof(*tree));
 	if (!tree)
 		return trace_fail(tr, TSR_ERR_NO_MEMORY, "out of memory");
 	b.tr = tr;

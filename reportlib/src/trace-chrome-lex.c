@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE 1
 
+#include <tilescope/alloc.h>
 #include "trace-chrome-private.h"
 
 #include "utf8.h"
@@ -49,7 +50,7 @@ int cj_buf_put(cj_buf *b, const void *p, size_t n)
 
 		while (cap < b->len + n + 1)
 			cap *= 2;
-		d = realloc(b->data, cap);
+		d = tsb_realloc(b->data, cap);
 		if (!d)
 			return -1;
 		b->data = d;
@@ -62,7 +63,7 @@ int cj_buf_put(cj_buf *b, const void *p, size_t n)
 
 int cj_buf_end(cj_buf *b)
 {
-	if (!b->data && !(b->data = malloc(b->cap = 256)))
+	if (!b->data && !(b->data = tsb_malloc(b->cap = 256)))
 		return -1;
 	b->data[b->len] = '\0';
 	return 0;
@@ -82,7 +83,7 @@ int cj_lex_init_fd(cj_lex *lx, int fd)
 	memset(lx, 0, sizeof(*lx));
 	lx->fd = fd;
 	lx->line = 1;
-	lx->buf = malloc(CJ_BLOCK);
+	lx->buf = tsb_malloc(CJ_BLOCK);
 	return lx->buf ? 0 : -1;
 }
 

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE 1
 
+#include <tilescope/alloc.h>
 #include "trace-chrome-private.h"
 
 #include <fcntl.h>
@@ -93,7 +94,7 @@ bool trace_chrome_sniff(const char *path)
 bool trace_chrome_sniff_trace(const char *path)
 {
 	static const char events_key[] = "\"traceEvents\"", phase_key[] = "\"ph\"";
-	unsigned char *buf = malloc(SNIFF_TRACE_BYTES);
+	unsigned char *buf = tsb_malloc(SNIFF_TRACE_BYTES);
 	size_t n = buf ? read_start(path, buf, SNIFF_TRACE_BYTES) : 0;
 	bool yes = false;
 

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE 1
 
+#include <tilescope/alloc.h>
 #include "trace-chrome-private.h"
 
 #include "event-chunk.h"
@@ -254,13 +255,12 @@ static char *thread_label(conv *c, const cj_thread *t)
 	const char *pn = pr->name != NONE ? trace_chrome_str(c, pr->name)
 	                 : t->pid.str           ? trace_chrome_str(c, (uint32_t)t->pid.v)
 	                                        : pid;
-	int n;
 
 	if (c->n_procs > 1)
-		n = tn ? asprintf(&s, "%s: %s", pn, tn) : asprintf(&s, "%s: tid %s", pn, tid);
+		s = tn ? tsb_asprintf("%s: %s", pn, tn) : tsb_asprintf("%s: tid %s", pn, tid);
 	else
-		n = tn ? asprintf(&s, "%s", tn) : asprintf(&s, "tid %s", tid);
-	return n < 0 ? NULL : s;
+		s = tn ? tsb_asprintf("%s", tn) : tsb_asprintf("tid %s", tid);
+	return s;
 }
 
 /* The JSON object of the skipped phases' counts. */

@@ -60,6 +60,7 @@
  */
 #define _GNU_SOURCE 1
 
+#include <tilescope/alloc.h>
 #include "trace-chrome-private.h"
 
 #include "event-chunk.h"
@@ -1196,7 +1197,7 @@ int tsr_trace_list_skipped(tsr_trace_skip **out, size_t *n, tsr_trace *trace)
 		if (pass == 1) {
 			if (!count)
 				return TSR_OK;
-			list = malloc(count * sizeof(*list) + text);
+			list = tsb_malloc(count * sizeof(*list) + text);
 			if (!list)
 				return trace_fail(trace, TSR_ERR_NO_MEMORY, "out of memory");
 			at = (char *)(list + count);

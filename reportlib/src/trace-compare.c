@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE 1
 
+#include <tilescope/alloc.h>
 #include "trace-private.h"
 
 #include <math.h>
@@ -125,8 +126,8 @@ int tsr_trace_list_label_deltas(tsr_trace_label_delta **out, size_t *n, tsr_trac
 	n_all = n_a + n_b;
 	/* Plain malloc: the arrays are the caller's answer and its scratch,
 	 * as long as the label lists the caller already holds. */
-	all = calloc(n_all ? n_all : 1, sizeof(*all));
-	rows = calloc(n_all ? n_all : 1, sizeof(*rows));
+	all = tsb_calloc(n_all ? n_all : 1, sizeof(*all));
+	rows = tsb_calloc(n_all ? n_all : 1, sizeof(*rows));
 	if (!all || !rows) {
 		rc = trace_fail(a, TSR_ERR_NO_MEMORY, "compare: out of memory for %zu labels", n_all);
 		goto fail;

@@ -17,6 +17,7 @@
  * (about a second of memcpy per few GB); from then on one copy is kept
  * however many handles share it.
  */
+#include <tilescope/alloc.h>
 #include "trace-private.h"
 
 #include <stdatomic.h>
@@ -42,7 +43,7 @@ int trace_image_new(tsr_trace *tr, trace_image **out, sqlite3 *db, const char *p
 		return trace_fail(tr, TSR_ERR_NO_MEMORY, "%s: out of memory keeping the trace",
 		                  path);
 	}
-	img = malloc(sizeof(*img));
+	img = tsb_malloc(sizeof(*img));
 	if (!img) {
 		sqlite3_free(data);
 		return trace_fail(tr, TSR_ERR_NO_MEMORY, "%s: out of memory", path);

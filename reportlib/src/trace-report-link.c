@@ -11,6 +11,7 @@
  * field is checked and a span whose metadata is not such a link is
  * TSR_ERR_NO_DATA with a message, never a guess.
  */
+#include <tilescope/alloc.h>
 #include "trace-private.h"
 
 #include <cjson/cJSON.h>
@@ -46,26 +47,26 @@ static char *resolve_dir(const char *d, const char *trace_path)
 	size_t n;
 
 	if (d[0] == '/')
-		return strdup(d);
+		return tsb_strdup(d);
 	/* The trace's directory, real when it can be (it was just read). */
-	tdir = slash ? strndup(trace_path, (size_t)(slash - trace_path)) : strdup(".");
+	tdir = slash ? tsb_strndup(trace_path, (size_t)(slash - trace_path)) : tsb_strdup(".");
 	if (!tdir)
 		return NULL;
 	base = realpath(tdir[0] ? tdir : "/", NULL);
 	if (!base && tdir[0] != '/') {
 		char cwd[PATH_MAX];
 
-		if (getcwd(cwd, sizeof(cwd)) && (base = malloc(strlen(cwd) + strlen(tdir) + 2)))
+		if (getcwd(cwd, sizeof(cwd)) && (base = tsb_malloc(strlen(cwd) + strlen(tdir) + 2)))
 			sprintf(base, "%s/%s", cwd, tdir);
 	} else if (!base) {
-		base = strdup(tdir);
+		base = tsb_strdup(tdir);
 	}
 	free(tdir);
 	if (!base)
 		return NULL;
 	n = strlen(base) + strlen(d) + 2;
-	joined = malloc(n);
-	out = malloc(n + 1);
+	joined = tsb_malloc(n);
+	out = tsb_malloc(n + 1);
 	if (!joined || !out) {
 		free(base);
 		free(joined);
@@ -161,13 +162,13 @@ int tsr_trace_dup_span_report(char **dir, char **engine, int64_t *run, tsr_trace
 	if (base && leaf) {
 		size_t n = strlen(base) + strlen(leaf) + 2;
 
-		if ((*dir = malloc(n)))
+		if ((*dir = tsb_malloc(n)))
 			snprintf(*dir, n, "%s%s%s", base, strcmp(base, "/") ? "/" : "", leaf);
 	} else if (base) {
 		*dir = base;
 		base = NULL;
 	}
-	if (!*dir || (engine && eng && !(*engine = strdup(eng->valuestring)))) {
+	if (!*dir || (engine && eng && !(*engine = tsb_strdup(eng->valuestring)))) {
 		free(*dir);
 		*dir = NULL;
 		rc = trace_fail(tr, TSR_ERR_NO_MEMORY, "out of memory");

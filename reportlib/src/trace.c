@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE 1
 
+#include <tilescope/alloc.h>
 #include "trace-chrome-private.h"
 #include "trace-private.h"
 
@@ -107,7 +108,7 @@ void *trace_alloc(tsr_trace *tr, size_t n, size_t size)
 		bytes = 1;
 	if (!charge(tr, bytes))
 		return NULL;
-	p = calloc(1, bytes);
+	p = tsb_calloc(1, bytes);
 	if (!p) {
 		tr->memory_used -= bytes;
 		trace_fail(tr, TSR_ERR_NO_MEMORY, "out of memory (%zu bytes)", bytes);
@@ -131,7 +132,7 @@ void *trace_realloc(tsr_trace *tr, void *p, size_t old_n, size_t new_n, size_t s
 		return trace_alloc(tr, new_n, size);
 	if (!charge(tr, bytes - old_bytes))
 		return NULL;
-	q = realloc(p, bytes ? bytes : 1);
+	q = tsb_realloc(p, bytes ? bytes : 1);
 	if (!q) {
 		tr->memory_used -= bytes - old_bytes;
 		trace_fail(tr, TSR_ERR_NO_MEMORY, "out of memory (%zu bytes)", bytes);
@@ -533,10 +534,12 @@ static int open_file(tsr_trace *tr, size_t p)
 		/* A writer that never closed the trace (a crash, a kill) leaves its
 		 * flushes in <name>-wal; a copy without it reads as an empty file.
 		 * Checked before SQLite opens it, which would make an empty one. */
-		char *wal_path = NULL;
+		char *wal_path = tsb_asprintf("%s-wal", pr->path);
 		struct stat ws;
-		bool missing = asprintf(&wal_path, "%s-wal", pr->path) >= 0 &&
-		               (stat(wal_path, &ws) != 0 || ws.st_size == 0);
+
+		if (!wal_path)
+			return trace_fail(tr, TSR_ERR_NO_MEMORY, "out of memory");
+		bool missing = stat(wal_path, &ws) != 0 || ws.st_size == 0;
 
 		free(wal_path);
 		if (missing)
@@ -1185,7 +1188,7 @@ static int scan_dir(tsr_trace *tr, const char ***list, size_t *n, size_t *cap, c
 
 		if (is_pvti_name(e->d_name) == json)
 			continue;
-		if (asprintf(&full, "%s/%s", path, e->d_name) < 0) {
+		if (!(full = tsb_asprintf("%s/%s", path, e->d_name))) {
 			rc = trace_fail(tr, TSR_ERR_NO_MEMORY, "out of memory");
 			break;
 		}
@@ -1324,7 +1327,7 @@ static int open_handle(tsr_trace **out, const char *const *paths, size_t n_paths
 	if (tsr_sqlite_init() != SQLITE_OK)
 		return tsr_set_last_error(TSR_ERR_IO, "tsr_trace_open: SQLite cannot be used: %s",
 		                          tsr_sqlite_init_error());
-	tr = calloc(1, sizeof(*tr));
+	tr = tsb_calloc(1, sizeof(*tr));
 	if (!tr)
 		return tsr_set_last_error(TSR_ERR_NO_MEMORY, "tsr_trace_open: out of memory");
 	tr->memory_cap = opts && opts->memory_cap ? opts->memory_cap : DEFAULT_MEMORY_CAP;
@@ -1639,7 +1642,7 @@ int tsr_trace_dup_event_metadata(char **json, tsr_trace *tr, size_t thread, int6
 		if (sqlite3_column_type(st, 0) != SQLITE_TEXT || !text) {
 			rc = trace_fail(tr, TSR_ERR_CORRUPT, "%s: event_metadata.json is not text",
 			                tr->processes[t->process].path);
-		} else if (!(*json = malloc(len + 1))) {
+		} else if (!(*json = tsb_malloc(len + 1))) {
 			rc = trace_fail(tr, TSR_ERR_NO_MEMORY, "out of memory");
 		} else {
 			memcpy(*json, text, len);

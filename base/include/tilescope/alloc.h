@@ -63,6 +63,13 @@ TSB_API void tsb_alloc_hook_clear(void);
 TSB_API uint64_t tsb_alloc_count(void);
 /* Whether the hook has failed an allocation since it was armed. */
 TSB_API bool tsb_alloc_injected(void);
+/* For tests only: while the hook is armed, `cb` (NULL: none) is called
+ * with the number of each counted allocation, from the allocating
+ * thread and inside the allocation (so it may take a backtrace, but must
+ * not allocate through tsb_): how a fault test tells the call sites
+ * apart. */
+typedef void (*tsb_alloc_observer_cb)(uint64_t n);
+TSB_API void tsb_alloc_set_observer(tsb_alloc_observer_cb cb);
 
 #ifdef __cplusplus
 }

@@ -34,6 +34,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* pthread_setname_np */
 #endif
+#include <tilescope/alloc.h>
 #include "autoreport-private.h"
 
 #include <cjson/cJSON.h>
@@ -136,7 +137,7 @@ static int make_dirs(const char *path)
 static char *path_join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir) + (name ? strlen(name) + 2 : 1);
-	char *s = malloc(n);
+	char *s = tsb_malloc(n);
 
 	if (!s)
 		return NULL;
@@ -178,7 +179,7 @@ static char *subdir_name(const char *dir, const char *engine_name, unsigned inde
 			break;
 		snprintf(name, sizeof(name), "%s.%u", base, ++suffix);
 	}
-	return strdup(name);
+	return tsb_strdup(name);
 }
 
 /*
@@ -250,7 +251,7 @@ out:
  */
 static int registry_add(tsi_autoreport *ar, const char *dir)
 {
-	dir_entry *e = calloc(1, sizeof(*e));
+	dir_entry *e = tsb_calloc(1, sizeof(*e));
 	dir_entry *first = NULL;
 	size_t n_same = 0;
 	int rc = TSI_OK;
@@ -264,7 +265,7 @@ static int registry_add(tsi_autoreport *ar, const char *dir)
 			if (it->in_root)
 				first = it;
 		}
-	e->dir = strdup(dir);
+	e->dir = tsb_strdup(dir);
 	e->subdir = subdir_name(dir, ar->engine_name, ar->engine_index);
 	if (!e->dir || !e->subdir) {
 		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory registering a report");
@@ -313,7 +314,7 @@ static char *read_command_line(void)
 		if (buf[i] == '\0')
 			buf[i] = ' ';
 	buf[n] = '\0';
-	return strdup(buf);
+	return tsb_strdup(buf);
 }
 
 /* --- The driver ----------------------------------------------------------- */
@@ -367,7 +368,7 @@ int tsi_autoreport_new(tsi_autoreport **out, const tsi_engine_config *cfg,
 	*out = NULL;
 	if (!tsi_engine_config_wants_report(cfg))
 		return TSI_OK;
-	ar = calloc(1, sizeof(*ar));
+	ar = tsb_calloc(1, sizeof(*ar));
 	if (!ar)
 		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory preparing autoReport");
 	pthread_mutex_init(&ar->job_lock, NULL);
@@ -376,7 +377,7 @@ int tsi_autoreport_new(tsi_autoreport **out, const tsi_engine_config *cfg,
 	ar->cfg_copy.graph_report_dest = NULL;
 	ar->options = effective;
 	ar->engine_index = engine_index;
-	if (engine_name && !(ar->engine_name = strdup(engine_name))) {
+	if (engine_name && !(ar->engine_name = tsb_strdup(engine_name))) {
 		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory preparing autoReport");
 		goto fail;
 	}
@@ -385,7 +386,7 @@ int tsi_autoreport_new(tsi_autoreport **out, const tsi_engine_config *cfg,
 	ar->created_unix_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	make_report_id(ar->report_id, ar->created_unix_ns);
 
-	dir = strdup(cfg->report_directory && *cfg->report_directory ? cfg->report_directory : ".");
+	dir = tsb_strdup(cfg->report_directory && *cfg->report_directory ? cfg->report_directory : ".");
 	if (!dir) {
 		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory preparing autoReport");
 		goto fail;
@@ -763,7 +764,7 @@ int tsi_autoreport_error(const tsi_autoreport *ar, const char **message)
 static int write_own_report(tsi_autoreport *ar, const tsi_run_profile *const *runs, size_t n)
 {
 	const char *old_path = tsi_report_writer_path(ar->writer);
-	char *dir = strdup(old_path), *slash, *own = NULL, *path = NULL, *dbg = NULL;
+	char *dir = tsb_strdup(old_path), *slash, *own = NULL, *path = NULL, *dbg = NULL;
 	char leaf[64];
 	tsi_report_writer *w = NULL;
 	int rc;
@@ -892,7 +893,7 @@ static char *real_dir(const char *path)
 {
 	char *real = realpath(path, NULL), *copy, *slash, *parent, *out = NULL;
 
-	if (real || !(copy = strdup(path)))
+	if (real || !(copy = tsb_strdup(path)))
 		return real;
 	slash = strrchr(copy, '/');
 	if (slash && slash[1]) {
@@ -901,7 +902,7 @@ static char *real_dir(const char *path)
 		if (parent) {
 			size_t n = strlen(parent) + strlen(slash + 1) + 2;
 
-			if ((out = malloc(n)))
+			if ((out = tsb_malloc(n)))
 				snprintf(out, n, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "",
 				         slash + 1);
 			free(parent);
@@ -938,7 +939,7 @@ static char *relative_dir(const char *from, const char *to)
 	rest = to + common;
 	rest += strspn(rest, "/");
 	n = ups * 3 + strlen(rest) + 2;
-	if (!(out = malloc(n)))
+	if (!(out = tsb_malloc(n)))
 		return NULL;
 	p = out;
 	for (size_t i = 0; i < ups; i++, p += 3)
@@ -969,7 +970,7 @@ static char *link_dir(const char *dir)
 		from = realpath(slash ? (slash == trace ? "/" : trace) : ".", NULL);
 	if (from)
 		to = real_dir(dir);
-	out = from && to ? relative_dir(from, to) : strdup(dir);
+	out = from && to ? relative_dir(from, to) : tsb_strdup(dir);
 	free(to);
 	free(from);
 	free(trace);
@@ -1000,7 +1001,7 @@ void tsi_autoreport_trace_span(tsi_autoreport *ar, int64_t run)
 		return;
 	pthread_mutex_lock(&registry_lock);
 	abs_dir = entry_dir(ar->entry);
-	subdir = strdup(ar->entry->subdir);
+	subdir = tsb_strdup(ar->entry->subdir);
 	pthread_mutex_unlock(&registry_lock);
 	dir = abs_dir ? link_dir(abs_dir) : NULL;
 	free(abs_dir);

@@ -41,6 +41,7 @@
  * The file is written under a temporary name in the target directory and
  * renamed, so `path` is either absent, the previous file, or complete.
  */
+#include <tilescope/alloc.h>
 #include "autoreport-private.h"
 
 #include <errno.h>
@@ -75,9 +76,9 @@ static bool group_by_context(ctx_lists *out, size_t n_contexts, size_t n,
 	size_t *fill = NULL;
 	bool ok = false;
 
-	out->start = calloc(n_contexts + 1, sizeof(*out->start));
-	out->items = malloc((n ? n : 1) * sizeof(*out->items));
-	fill = calloc(n_contexts + 1, sizeof(*fill));
+	out->start = tsb_calloc(n_contexts + 1, sizeof(*out->start));
+	out->items = tsb_malloc((n ? n : 1) * sizeof(*out->items));
+	fill = tsb_calloc(n_contexts + 1, sizeof(*fill));
 	if (!out->start || !out->items || !fill)
 		goto done;
 	for (size_t i = 0; i < n; i++) {
@@ -153,7 +154,7 @@ static bool buf_reserve(cbor_buf *b, size_t n)
 	cap = b->cap ? b->cap : 1 << 16;
 	while (cap < b->len + n)
 		cap *= 2;
-	grown = realloc(b->data, cap);
+	grown = tsb_realloc(b->data, cap);
 	if (!grown) {
 		b->failed = true;
 		return false;
@@ -280,7 +281,7 @@ static int create_temp(int *fd_out, char **tmp_out, const char *path)
 {
 	static unsigned counter;
 	size_t size = strlen(path) + 48;
-	char *tmp = malloc(size);
+	char *tmp = tsb_malloc(size);
 	int fd = -1, rc;
 
 	*fd_out = -1;

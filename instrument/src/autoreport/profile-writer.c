@@ -32,6 +32,7 @@
  * replaces the file the same way. A killed model leaves at worst a stale
  * ".profile.pop.<pid>.<n>.tmp", never a half-written profile.pop.
  */
+#include <tilescope/alloc.h>
 #include "autoreport-private.h"
 
 #include "format.h"
@@ -115,7 +116,7 @@ static uint64_t name_hash(const char *s)
 static int name_map_grow(name_map *m)
 {
 	size_t cap = m->cap ? m->cap * 2 : 1024;
-	name_slot *slots = calloc(cap, sizeof(*slots));
+	name_slot *slots = tsb_calloc(cap, sizeof(*slots));
 
 	if (!slots)
 		return -1;
@@ -228,7 +229,7 @@ typedef struct pw_stmt {
 static int pw_prepare_rows(pw_ctx *c, pw_stmt **out, const char *sql, int batch)
 {
 	const char *values = strstr(sql, " VALUES ");
-	pw_stmt *t = calloc(1, sizeof(*t));
+	pw_stmt *t = tsb_calloc(1, sizeof(*t));
 	char *text = NULL;
 	int rc = TSI_OK;
 
@@ -243,7 +244,7 @@ static int pw_prepare_rows(pw_ctx *c, pw_stmt **out, const char *sql, int batch)
 		size_t head = (size_t)(values - sql), n = strlen(tuple);
 		size_t size = head + 40 + (size_t)t->batch * (n + 1);
 
-		text = malloc(size);
+		text = tsb_malloc(size);
 		if (!text) {
 			free(t);
 			return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", c->path);
@@ -544,16 +545,16 @@ static void pw_indexes_clear(pw_ctx *c)
 /* Remembers one index of the schema; -1 when out of memory. */
 static int pw_indexes_add(pw_ctx *c, const char *name, const char *table, const char *sql)
 {
-	pw_index *grown = realloc(c->indexes, (c->n_indexes + 1) * sizeof(*grown));
+	pw_index *grown = tsb_realloc(c->indexes, (c->n_indexes + 1) * sizeof(*grown));
 	pw_index *ix;
 
 	if (!grown)
 		return -1;
 	c->indexes = grown;
 	ix = &c->indexes[c->n_indexes];
-	ix->name = strdup(name);
-	ix->table = strdup(table);
-	ix->sql = strdup(sql);
+	ix->name = tsb_strdup(name);
+	ix->table = tsb_strdup(table);
+	ix->sql = tsb_strdup(sql);
 	c->n_indexes++;
 	return ix->name && ix->table && ix->sql ? 0 : -1;
 }
@@ -776,7 +777,7 @@ static int write_target(pw_ctx *c, const tsi_graph_profile *gp)
 	if (rc)
 		goto out;
 	if (gp->relative_sync_delay_by_tile && t->tiles_per_ipu) {
-		sync = malloc(t->tiles_per_ipu * sizeof(*sync));
+		sync = tsb_malloc(t->tiles_per_ipu * sizeof(*sync));
 		if (!sync) {
 			rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", c->path);
 			goto out;
@@ -1465,11 +1466,11 @@ int tsi_report_writer_create(tsi_report_writer **out, const char *path,
 		*out = NULL;
 	if (!out || !path || !*path || !gp)
 		return tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "profile writer: no path or profile");
-	w = calloc(1, sizeof(*w));
+	w = tsb_calloc(1, sizeof(*w));
 	if (w) {
-		w->pending = calloc(1, sizeof(*w->pending));
+		w->pending = tsb_calloc(1, sizeof(*w->pending));
 		w->tmp = tsi_report_temp_path(path);
-		w->path = strdup(path);
+		w->path = tsb_strdup(path);
 	}
 	if (!w || !w->pending || !w->tmp || !w->path) {
 		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory writing '%s'", path);
@@ -1743,7 +1744,7 @@ int tsi_report_writer_move(tsi_report_writer *w, const char *new_path)
 		if (rc)
 			return rc;
 	}
-	copy = strdup(new_path);
+	copy = tsb_strdup(new_path);
 	if (!copy)
 		return tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory moving '%s'", w->path);
 	if (rename(w->path, new_path) != 0) {

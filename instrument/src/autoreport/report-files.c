@@ -8,6 +8,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* copy_file_range */
 #endif
+#include <tilescope/alloc.h>
 #include "autoreport-private.h"
 
 #include <dirent.h>
@@ -36,7 +37,7 @@ char *tsi_report_temp_path(const char *path)
 	const char *base = slash ? slash + 1 : path;
 	int dir_len = slash ? (int)(slash - path + 1) : 0;
 	size_t size = strlen(path) + 64;
-	char *tmp = malloc(size);
+	char *tmp = tsb_malloc(size);
 
 	if (tmp)
 		snprintf(tmp, size, "%.*s.%s.%ld.%lu.tmp", dir_len, path, base, (long)getpid(),
@@ -80,7 +81,7 @@ int tsi_report_publish(const char *tmp, const char *path)
 	if (rename(tmp, path) != 0)
 		return tsi_set_error(TSI_ERR_IO, "cannot write report '%s': cannot rename '%s': %s",
 		                     path, tmp, strerror(errno));
-	dir = strdup(path);
+	dir = tsb_strdup(path);
 	if (dir) {
 		slash = strrchr(dir, '/');
 		if (slash)
@@ -103,7 +104,7 @@ int tsi_report_publish(const char *tmp, const char *path)
  */
 void tsi_report_remove_stale_temporaries(const char *path)
 {
-	char *dir = strdup(path), *slash;
+	char *dir = tsb_strdup(path), *slash;
 	DIR *d;
 	struct dirent *e;
 
@@ -169,7 +170,7 @@ int tsi_report_copy_file(const char *from, const char *to)
 				continue;
 			}
 		} else {
-			if (!buf && !(buf = malloc(1 << 20))) {
+			if (!buf && !(buf = tsb_malloc(1 << 20))) {
 				rc = tsi_set_error(TSI_ERR_NO_MEMORY, "out of host memory copying '%s'",
 				                   from);
 				goto out;
