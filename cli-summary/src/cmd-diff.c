@@ -6,6 +6,7 @@
  * an error.
  */
 #include "cli.h"
+#include "cli-options.h"
 #include "diff-render.h"
 #include "limits.h"
 
@@ -16,130 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "usage: tilescope diff [OPTIONS] BASE NEW\n";
-
-static const char help[] =
-	"usage: tilescope diff [OPTIONS] BASE NEW\n"
-	"\n"
-	"Compares two reports (each a profile.pop or an autoReport directory): total\n"
-	"memory including and excluding gaps, the fullest tile, always-live and peak\n"
-	"live memory, memory by category, out-of-memory tiles, cycles in all, per run\n"
-	"of each program and by step type, vertex type, operation, compute set and\n"
-	"program, and what exists in only one of them; names carry the debug-context\n"
-	"path of their layer (fc1/matmul/Partials). Lower memory, cycles, tiles and\n"
-	"steps are shown as better, higher as worse; FLOPs and graph counts as\n"
-	"changed. One rule for every figure: a memory figure whose twin on the\n"
-	"other side of gaps (memory.total and memory.total_including_gaps, the\n"
-	"same per IPU, memory.max_tile and memory.max_tile_excluding_gaps) moved\n"
-	"the opposite way is shown as changed, with a note for the totals. With\n"
-	"limits it gates CI: every exceeded limit is printed with both values.\n"
-	"\n"
-	"Limits. PCT is a percentage of the base value, \"2\" or \"2.5%\": exceeded when\n"
-	"new > base and the increase is more than PCT% of base (any increase from 0).\n"
-	"BYTES is a size with a unit, 512B, 64KB, 1.5MiB (B, KB, MB, GB, KiB, MiB, GiB):\n"
-	"an absolute increase; a bare number is a percentage, except for\n"
-	"--max-tile-memory, whose value is always bytes.\n"
-	"  --max-memory-increase=PCT|BYTES  total memory, including and excluding gaps\n"
-	"                                  (memory.total_including_gaps, memory.total)\n"
-	"  --max-cycles-increase=PCT|Ncycles  the run's total cycles (cycles.total);\n"
-	"                                  \"500cycles\" is an absolute increase\n"
-	"  --max-tile-memory=BYTES         a ceiling on the new report's fullest tile\n"
-	"                                  (memory.max_tile), whatever the base\n"
-	"  --fail-on-oom                   fail when the new report has tiles out of memory\n"
-	"                                  (memory.oom_tiles > 0)\n"
-	"  --max-category-increase=CATEGORY:PCT|BYTES  memory of one category, such as\n"
-	"                                  vertexCode:5% (repeatable; an unknown\n"
-	"                                  category is an error that lists them)\n"
-	"  --max-increase=METRIC:VALUE     any metric of the JSON output, such as\n"
-	"                                  cycles.vertex_type.Dot:10 (repeatable); VALUE\n"
-	"                                  is PCT, or BYTES for memory.*, Ncycles for\n"
-	"                                  cycles.*\n"
-	"  --limits=FILE                   limits from a JSON object: {\"max_memory_increase\":\n"
-	"                                  \"2%\", \"max_cycles_increase\": 1, \"max_tile_memory\":\n"
-	"                                  \"600KB\", \"fail_on_oom\": true, \"categories\":\n"
-	"                                  {\"vertexCode\": \"5%\"}, \"metrics\": {METRIC: VALUE}};\n"
-	"                                  a number means what it means on the command\n"
-	"                                  line, a string is parsed like the option;\n"
-	"                                  options on the command line override the file\n"
-	"A limit on a metric neither report has, or on a total only one has (such as\n"
-	"cycles.total when a report keeps no runs), is an error. An item only in the\n"
-	"new report grew from 0; one only in the base passes.\n"
-	"\n"
-	"";
-
-/* The rest of the help (one string would pass C99's 4,095 bytes). */
-static const char help_runs[] =
-	"Runs. Execution figures (cycles.*, flops.*, steps.*) come from runs matched\n"
-	"by the name of the program that ran: by default every program with kept runs\n"
-	"in both reports, each program's kept runs averaged, so cycles.total is one\n"
-	"average run of each such program, summed; cycles.run.PROGRAM and\n"
-	"steps.run.PROGRAM show each program's cycles and steps per run. When no\n"
-	"program has runs in both, the last run of each is compared.\n"
-	"  --program NAME      only the runs of program NAME (averaged)\n"
-	"  --run N             one run of each report: run N of the runs kept (0 is the\n"
-	"                      first), or with --program the program's run N;\n"
-	"                      --base-run N, --new-run N for one side (the other side's\n"
-	"                      last)\n"
-	"\n"
-	"Other options:\n"
-	"  --format=FORMAT     text (default), json, markdown (for pull-request comments)\n"
-	"                      or junit (JUnit XML for CI test reports: a test case per\n"
-	"                      limit, a passing \"compare\" case when there are none)\n"
-	"  --top N             changed items shown per group in text and markdown\n"
-	"                      (default 10; 0: all)\n"
-	"  --all               unchanged items too\n"
-	"  --colours=WHEN      auto (default), always or never (text)\n"
-	"  -o, --output FILE   write to FILE instead of standard output\n"
-	"  -h, --help          this help\n"
-	"\n"
-	"JSON keys: base, new, base_run, new_run (null when runs are matched by\n"
-	"program), programs [{base, new, base_runs, new_runs}], notes [text],\n"
-	"regression, limits [{limit, metric, threshold, base, new, change, percent,\n"
-	"in_base, in_new, passed}], deltas [{metric, group, unit, in_base, in_new,\n"
-	"base, new, change, percent, verdict}]; integers are exact.\n"
-	"\n"
-	"Exit status: 0 compared and within every limit, 1 a limit exceeded (a\n"
-	"regression), 2 an error (bad arguments, unreadable report, a limit on a\n"
-	"metric neither report has).\n";
-
 enum {
-	OPT_MAX_MEMORY = 256,
-	OPT_MAX_CYCLES,
-	OPT_MAX_TILE,
-	OPT_FAIL_OOM,
-	OPT_MAX_CATEGORY,
-	OPT_MAX_INCREASE,
-	OPT_LIMITS,
-	OPT_RUN,
-	OPT_BASE_RUN,
-	OPT_NEW_RUN,
-	OPT_PROGRAM,
-	OPT_FORMAT,
-	OPT_TOP,
-	OPT_ALL,
-	OPT_COLOURS
+	OPT_FIRST_ = 255,
+#define TS_OPT(id, long_name, short_name, kind, arg, choices, help) OPT_##id,
+#include "cli-options-x.h"
+#include "../options/diff.def"
 };
 
-static const struct option options[] = {
-	{"max-memory-increase", required_argument, NULL, OPT_MAX_MEMORY},
-	{"max-cycles-increase", required_argument, NULL, OPT_MAX_CYCLES},
-	{"max-tile-memory", required_argument, NULL, OPT_MAX_TILE},
-	{"fail-on-oom", no_argument, NULL, OPT_FAIL_OOM},
-	{"max-category-increase", required_argument, NULL, OPT_MAX_CATEGORY},
-	{"max-increase", required_argument, NULL, OPT_MAX_INCREASE},
-	{"limits", required_argument, NULL, OPT_LIMITS},
-	{"run", required_argument, NULL, OPT_RUN},
-	{"base-run", required_argument, NULL, OPT_BASE_RUN},
-	{"new-run", required_argument, NULL, OPT_NEW_RUN},
-	{"program", required_argument, NULL, OPT_PROGRAM},
-	{"format", required_argument, NULL, OPT_FORMAT},
-	{"top", required_argument, NULL, OPT_TOP},
-	{"all", no_argument, NULL, OPT_ALL},
-	{"colours", required_argument, NULL, OPT_COLOURS},
-	{"colors", required_argument, NULL, OPT_COLOURS},
-	{"output", required_argument, NULL, 'o'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+static const cli_item items[] = {
+#include "cli-options-items.h"
+#include "../options/diff.def"
 };
 
 /* The limit options in the order they were given, applied after the
@@ -204,11 +91,14 @@ int cli_cmd_diff(int argc, char **argv)
 	cli_output *out = NULL;
 	char err[1024];
 	int c, status = CLI_EXIT_ERROR;
+	cli_options o;
+	char usage[256];
 
 	if (!pend)
 		return cli_error("out of memory");
-	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
+	cli_options_usage(items, CLI_ITEMS_COUNT(items), usage, sizeof(usage));
+	cli_options_init(&o, items, CLI_ITEMS_COUNT(items));
+	while ((c = cli_options_next(&o, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_MAX_MEMORY:
 		case OPT_MAX_CYCLES:
@@ -216,11 +106,8 @@ int cli_cmd_diff(int argc, char **argv)
 		case OPT_FAIL_OOM:
 		case OPT_MAX_CATEGORY:
 		case OPT_MAX_INCREASE: {
-			static const char *const names[] = {"max-memory-increase", "max-cycles-increase",
-			                                    "max-tile-memory", "fail-on-oom",
-			                                    "max-category-increase", "max-increase"};
 			cli_limits probe = {0};
-			pend[n_pend] = (pending){names[c - OPT_MAX_MEMORY], optarg};
+			pend[n_pend] = (pending){cli_options_name(&o, c), optarg};
 			/* Check the value now, so a bad one is a usage error. */
 			int bad = cli_limits_option(&probe, pend[n_pend].option, optarg, err,
 			                            sizeof(err));
@@ -292,11 +179,10 @@ int cli_cmd_diff(int argc, char **argv)
 				                       "--colours wants auto, always or never, not '%s'", optarg);
 			}
 			break;
-		case 'o': output = optarg; break;
-		case 'h':
+		case OPT_OUTPUT: output = optarg; break;
+		case OPT_HELP:
 			free(pend);
-			fputs(help, stdout);
-			fputs(help_runs, stdout);
+			cli_options_print_help(items, CLI_ITEMS_COUNT(items), stdout);
 			return CLI_EXIT_OK;
 		default:
 			free(pend);

@@ -5,6 +5,7 @@
  * and chrome://tracing.
  */
 #include "cli.h"
+#include "cli-options.h"
 
 #include "tilescope/export.h"
 
@@ -13,74 +14,19 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
-	"usage: tilescope export --graph-profile|--execution-profile [--json|--cbor]\n"
-	"                        [-o FILE] REPORT\n"
-	"       tilescope export --chrome-trace [OPTIONS] TRACE...\n";
-
-static const char help[] =
-	"usage: tilescope export --graph-profile|--execution-profile [--json|--cbor]\n"
-	"                        [-o FILE] REPORT\n"
-	"       tilescope export --chrome-trace [OPTIONS] TRACE...\n"
-	"\n"
-	"Writes what a report or a trace holds in a form other tools read.\n"
-	"\n"
-	"What (exactly one):\n"
-	"  --graph-profile      REPORT's graph profile (target, graph, memory by tile\n"
-	"                       and category, programs, compute sets, vertex types,\n"
-	"                       liveness) in the shape of Poplar's getGraphProfile()\n"
-	"  --execution-profile  REPORT's execution profile (every run kept, its steps\n"
-	"                       and cycles) in the shape of getExecutionProfile()\n"
-	"  --chrome-trace       TRACE (.pvti or Chrome JSON files, or directories of\n"
-	"                       them as `tilescope trace` takes them, merged onto one\n"
-	"                       time axis) as Chrome trace-event JSON, for\n"
-	"                       Perfetto (ui.perfetto.dev) and chrome://tracing\n"
-	"\n"
-	"REPORT is a profile.pop or the autoReport directory holding it.\n"
-	"\n"
-	"Options:\n"
-	"  --json               JSON (the default)\n"
-	"  --cbor               CBOR (profiles only; never to a terminal)\n"
-	"  --from MS, --to MS   chrome trace: only the window from MS milliseconds\n"
-	"                       after the trace's first event to MS after it\n"
-	"  --no-counters        chrome trace: without counter samples (\"C\" events)\n"
-	"  --no-instants        chrome trace: without instant events (\"i\")\n"
-	"  --no-args            chrome trace: without span metadata (\"args\")\n"
-	"  -o, --output FILE    write to FILE instead of standard output (written\n"
-	"                       whole or not at all)\n"
-	"  -h, --help           this help\n"
-	"\n"
-	"Exit status: 0 written, 2 an error (bad arguments, an unreadable or damaged\n"
-	"input, a failed write).\n";
-
 enum {
-	OPT_GRAPH = 256,
-	OPT_EXECUTION,
-	OPT_CHROME,
-	OPT_JSON,
-	OPT_CBOR,
-	OPT_FROM,
-	OPT_TO,
-	OPT_NO_COUNTERS,
-	OPT_NO_INSTANTS,
-	OPT_NO_ARGS,
-	OPT_OUTPUT /* not 'o': a missing value is then named --output */
+	OPT_FIRST_ = 255,
+#define TS_OPT(id, long_name, short_name, kind, arg, choices, help) OPT_##id,
+#include "cli-options-x.h"
+#include "../options/export.def"
 };
 
-static const struct option options[] = {
-	{"graph-profile", no_argument, NULL, OPT_GRAPH},
-	{"execution-profile", no_argument, NULL, OPT_EXECUTION},
-	{"chrome-trace", no_argument, NULL, OPT_CHROME},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"cbor", no_argument, NULL, OPT_CBOR},
-	{"from", required_argument, NULL, OPT_FROM},
-	{"to", required_argument, NULL, OPT_TO},
-	{"no-counters", no_argument, NULL, OPT_NO_COUNTERS},
-	{"no-instants", no_argument, NULL, OPT_NO_INSTANTS},
-	{"no-args", no_argument, NULL, OPT_NO_ARGS},
-	{"output", required_argument, NULL, OPT_OUTPUT},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+/* The usage lines, for the errors; made from items by cli_cmd_export. */
+static char usage[512];
+
+static const cli_item items[] = {
+#include "cli-options-items.h"
+#include "../options/export.def"
 };
 
 /*
@@ -183,9 +129,11 @@ int cli_cmd_export(int argc, char **argv)
 	const char *output = NULL, *from = NULL, *to = NULL;
 	int mode = 0, n_modes = 0, c;
 	bool cbor = false, json = false, trace_opts = false;
+	cli_options o;
 
-	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
+	cli_options_usage(items, CLI_ITEMS_COUNT(items), usage, sizeof(usage));
+	cli_options_init(&o, items, CLI_ITEMS_COUNT(items));
+	while ((c = cli_options_next(&o, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_GRAPH:
 		case OPT_EXECUTION:
@@ -201,9 +149,10 @@ int cli_cmd_export(int argc, char **argv)
 		case OPT_NO_COUNTERS: topts.counters = false; trace_opts = true; break;
 		case OPT_NO_INSTANTS: topts.instants = false; trace_opts = true; break;
 		case OPT_NO_ARGS: topts.metadata = false; trace_opts = true; break;
-		case 'o':
 		case OPT_OUTPUT: output = optarg; break;
-		case 'h': fputs(help, stdout); return CLI_EXIT_OK;
+		case OPT_HELP:
+			cli_options_print_help(items, CLI_ITEMS_COUNT(items), stdout);
+			return CLI_EXIT_OK;
 		default: return cli_option_error("export", usage, c, argv);
 		}
 	}

@@ -9,6 +9,7 @@
  * does not grow with the number of rows.
  */
 #include "cli.h"
+#include "cli-options.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -27,102 +28,16 @@
 /* The longest --timeout, seconds. */
 #define MAX_TIMEOUT_S 86400.0
 
-static const char usage[] =
-	"usage: tilescope sql [--csv|--json] [--timeout SECONDS] [-o FILE] FILE SQL\n";
+enum {
+	OPT_FIRST_ = 255,
+#define TS_OPT(id, long_name, short_name, kind, arg, choices, help) OPT_##id,
+#include "cli-options-x.h"
+#include "../options/sql.def"
+};
 
-static const char help[] =
-	"usage: tilescope sql [--csv|--json] [--timeout SECONDS] [-o FILE] FILE SQL\n"
-	"\n"
-	"Runs one read-only SQL statement over FILE: a profile.pop, the autoReport\n"
-	"directory holding one, or a .pvti trace (or a directory of traces as\n"
-	"`tilescope trace` takes it, or a Chrome trace-event JSON file, read into a\n"
-	".pvti in memory). The\n"
-	"tables are those of db-schema/profile.sql and db-schema/pvti.sql (installed\n"
-	"in share/tilescope). Only a read is run: SELECT (WITH, VALUES, EXPLAIN),\n"
-	"the usual built-in functions, the JSON functions that read JSON (json,\n"
-	"json_extract, ->, ->>, json_each, json_tree ...) and the PRAGMAs that list\n"
-	"the schema; anything that writes, ATTACH, another pragma or table-valued\n"
-	"function, or a second statement is refused.\n"
-	"\n"
-	"The schemas' views are there, with names joined in: v_step, v_program,\n"
-	"v_variable and v_compute_set over a report, tracepoint_stats over a trace.\n"
-	"They are made from Tilescope's own copy of the schema, never from the\n"
-	"file's (whose views are not run: main.v_step is refused).\n"
-	"\n"
-	"Over a trace, the table span has one row per span, decoded from the\n"
-	"file's event chunks as `tilescope trace` decodes them: id, thread,\n"
-	"thread_name, pid, seq, name, channel, start_ns, end_ns, dur_ns, depth and\n"
-	"parent (the enclosing span's id, NULL at depth 0).\n"
-	"\n"
-	"Per-tile functions, over a report's *_by_tile columns (\"tile runs\" blobs):\n"
-	"  tile_value(BLOB, TILE)  the value on one tile\n"
-	"  tile_sum(BLOB)          the sum over all tiles\n"
-	"  tile_max(BLOB)          the largest value of any tile\n"
-	"  tile_runs(BLOB)         a table of one row per tile: tile, value\n"
-	"\n"
-	"Limits, whatever the statement (it stops with one line and exit status 2):\n"
-	"  time     30 s of SQLite's work on the statement (--timeout); writing\n"
-	"           the rows does not count\n"
-	"  memory   512 MiB for what SQLite keeps while it runs (sorting, grouping,\n"
-	"           DISTINCT, recursive sets); nothing is written to temporary files\n"
-	"  values   no string or blob, read or made, longer than 1 MiB; printf and\n"
-	"           format refuse widths and precisions adding up past that\n"
-	"  steps    a budget of SQLite steps per statement that grows with FILE's size\n"
-	"\n";
-/* The rest of --help (two strings: C99 compilers need only read 4,095
- * characters of one). */
-static const char help_examples[] =
-	"Examples:\n"
-	"  # the compute sets with the most cycles summed over tiles\n"
-	"  tilescope sql profile.pop \"SELECT s.text AS compute_set,\n"
-	"      tile_sum(c.cycles_by_tile) AS total_cycles,\n"
-	"      tile_max(c.cycles_by_tile) AS slowest_tile_cycles\n"
-	"    FROM compute_set c JOIN string s ON s.id = c.name\n"
-	"    ORDER BY total_cycles DESC LIMIT 5\"\n"
-	"  # the tiles compute set 0 runs on, and their cycles\n"
-	"  tilescope sql profile.pop \"SELECT r.tile, r.value AS cycles\n"
-	"    FROM compute_set c, tile_runs(c.cycles_by_tile) r\n"
-	"    WHERE c.id = 0 AND r.value > 0\"\n"
-	"  # the longest execution steps, with the names of what ran\n"
-	"  tilescope sql profile.pop \"SELECT type, program_name, cycles\n"
-	"    FROM v_step ORDER BY cycles DESC LIMIT 5\"\n"
-	"  # the slowest tracepoints of a trace closed cleanly\n"
-	"  tilescope sql run.pvti \"SELECT channel, name, count, total_ns\n"
-	"    FROM tracepoint_stats ORDER BY total_ns DESC LIMIT 5\"\n"
-	"  # time by tracepoint name, from the spans themselves\n"
-	"  tilescope sql run.pvti \"SELECT name, count(*) AS spans,\n"
-	"      sum(dur_ns) AS total_ns FROM span GROUP BY name\n"
-	"    ORDER BY total_ns DESC LIMIT 5\"\n"
-	"\n"
-	"Options:\n"
-	"  --csv               CSV (RFC 4180: a header row, quoted fields, CRLF)\n"
-	"  --json              a JSON array of objects, one per row (integers exact,\n"
-	"                      blobs as hex strings)\n"
-	"  --timeout SECONDS   the time limit of the statement (default 30, at most\n"
-	"                      86400; decimals allowed)\n"
-	"  -o, --output FILE   write to FILE instead of standard output (written\n"
-	"                      whole or not at all)\n"
-	"  -h, --help          this help\n"
-	"\n"
-	"SQL that starts with a comment (\"-- ...\") is taken as SQL, not as an\n"
-	"option; so is anything after `--`.\n"
-	"\n"
-	"Without --csv or --json the answer is a table: a header, numbers aligned\n"
-	"right, NULL as NULL, blobs as hex. Its columns are as wide as the widest\n"
-	"value of the first 1,000 rows; rows after those are written as they come.\n"
-	"\n"
-	"Exit status: 0 answered, 2 an error (bad arguments, an unreadable file, a\n"
-	"refused or failed statement, a limit reached, a failed write).\n";
-
-enum { OPT_CSV = 256, OPT_JSON, OPT_OUTPUT, OPT_TIMEOUT };
-
-static const struct option options[] = {
-	{"csv", no_argument, NULL, OPT_CSV},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"output", required_argument, NULL, OPT_OUTPUT},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+static const cli_item items[] = {
+#include "cli-options-items.h"
+#include "../options/sql.def"
 };
 
 typedef enum { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON } sql_format;
@@ -582,6 +497,8 @@ int cli_cmd_sql(int argc, char **argv)
 	char **sql_args = calloc((size_t)argc + 1, sizeof(*sql_args));
 	char *marks = calloc((size_t)argc + 1, 2);
 	int c, status;
+	cli_options o;
+	char usage[256];
 
 	if (!sql_args || !marks) {
 		free(sql_args);
@@ -595,12 +512,12 @@ int cli_cmd_sql(int argc, char **argv)
 			argv[i] = &marks[2 * i];
 		}
 	}
-	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
+	cli_options_usage(items, CLI_ITEMS_COUNT(items), usage, sizeof(usage));
+	cli_options_init(&o, items, CLI_ITEMS_COUNT(items));
+	while ((c = cli_options_next(&o, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_CSV: csv = true; break;
 		case OPT_JSON: json = true; break;
-		case 'o':
 		case OPT_OUTPUT: output = optarg; break;
 		case OPT_TIMEOUT:
 			if (!parse_timeout(optarg, &limits.time_ms)) {
@@ -610,9 +527,8 @@ int cli_cmd_sql(int argc, char **argv)
 				goto done;
 			}
 			break;
-		case 'h':
-			fputs(help, stdout);
-			fputs(help_examples, stdout);
+		case OPT_HELP:
+			cli_options_print_help(items, CLI_ITEMS_COUNT(items), stdout);
 			status = CLI_EXIT_OK;
 			goto done;
 		default:

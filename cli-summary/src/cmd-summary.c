@@ -3,6 +3,7 @@
  * user guide (reportlib's summary.h), or the same figures as JSON.
  */
 #include "cli.h"
+#include "cli-options.h"
 
 #include "tilescope/summary.h"
 
@@ -10,77 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-	"usage: tilescope summary [OPTIONS] REPORT\n";
-
-static const char help[] =
-	"usage: tilescope summary [OPTIONS] REPORT\n"
-	"\n"
-	"Prints the profile summary of REPORT (a profile.pop, or the autoReport\n"
-	"directory holding it) in the layout of Poplar's printProfileSummary: Target,\n"
-	"Graph, Memory Usage (by region, by data type, vertex data, the by-tile\n"
-	"histogram), Variable Storage Liveness, Execution, Cycles by vertex type and\n"
-	"Steps. A debug.cbor beside the report is checked against it whenever\n"
-	"operations are read (--show-operations): one from another run, or one that\n"
-	"disagrees, is an error. It adds no figure: profile.pop names what each debug\n"
-	"context made.\n"
-	"\n"
-	"Memory \"including gaps\" is each tile's highest address used + 1: alignment\n"
-	"padding and, once anything sits in the interleaved region (from 256 KiB on\n"
-	"Mk2 and Bow, 128 KiB on Mk1), the unused part of the non-interleaved region\n"
-	"below it. So a lightly used tile shows about 256 KiB including gaps while\n"
-	"holding a few KiB of data (\"excluding gaps\"); the room is free, not lost.\n"
-	"\n"
-	"Options:\n"
-	"  --show-var-storage       liveness of every program step, with the call-stack\n"
-	"                           tree (showVarStorage)\n"
-	"  --show-optimizations     the compiler's optimisation notes (showOptimizations)\n"
-	"  --show-execution-steps   every execution step of the run (showExecutionSteps)\n"
-	"  --show-per-ipu-memory    memory usage per IPU (showPerIpuMemoryUsage)\n"
-	"  --all                    all four of the above\n"
-	"  --show-operations        every operation (debug context, the model's layers\n"
-	"                           and the ops inside them) with its memory, and the\n"
-	"                           run's cycles, FLOPs and utilisation of the fp32 peak\n"
-	"                           (also in --json: \"operations\")\n"
-	"  --run N                  the execution figures of run N (0 is the first run the\n"
-	"                           report keeps; default: the last one)\n"
-	"  --colours=WHEN           auto (default: on a terminal), always or never; NO_COLOR,\n"
-	"                           CLICOLOR and CLICOLOR_FORCE are honoured with auto\n"
-	"  --json                   the same figures as one JSON object; integers are exact\n"
-	"                           (keys and units: the comment at the top of\n"
-	"                           reportlib/src/summary-json.c)\n"
-	"  -o, --output FILE        write to FILE instead of standard output\n"
-	"  -h, --help               this help\n"
-	"\n"
-	"Exit status: 0 printed, 2 an error (bad arguments, unreadable or damaged\n"
-	"report, a run the report does not keep).\n";
-
 enum {
-	OPT_VAR_STORAGE = 256,
-	OPT_OPTIMIZATIONS,
-	OPT_STEPS,
-	OPT_PER_IPU,
-	OPT_ALL,
-	OPT_OPERATIONS,
-	OPT_RUN,
-	OPT_COLOURS,
-	OPT_JSON
+	OPT_FIRST_ = 255,
+#define TS_OPT(id, long_name, short_name, kind, arg, choices, help) OPT_##id,
+#include "cli-options-x.h"
+#include "../options/summary.def"
 };
 
-static const struct option options[] = {
-	{"show-var-storage", no_argument, NULL, OPT_VAR_STORAGE},
-	{"show-optimizations", no_argument, NULL, OPT_OPTIMIZATIONS},
-	{"show-execution-steps", no_argument, NULL, OPT_STEPS},
-	{"show-per-ipu-memory", no_argument, NULL, OPT_PER_IPU},
-	{"all", no_argument, NULL, OPT_ALL},
-	{"show-operations", no_argument, NULL, OPT_OPERATIONS},
-	{"run", required_argument, NULL, OPT_RUN},
-	{"colours", required_argument, NULL, OPT_COLOURS},
-	{"colors", required_argument, NULL, OPT_COLOURS},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"output", required_argument, NULL, 'o'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+static const cli_item items[] = {
+#include "cli-options-items.h"
+#include "../options/summary.def"
 };
 
 /*
@@ -98,9 +38,12 @@ int cli_cmd_summary(int argc, char **argv)
 	cli_output *out = NULL;
 	char *text = NULL;
 	int c, rc, status = CLI_EXIT_ERROR;
+	cli_options o;
+	char usage[256];
 
-	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
+	cli_options_usage(items, CLI_ITEMS_COUNT(items), usage, sizeof(usage));
+	cli_options_init(&o, items, CLI_ITEMS_COUNT(items));
+	while ((c = cli_options_next(&o, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_VAR_STORAGE: opts.show_var_storage = true; break;
 		case OPT_OPTIMIZATIONS: opts.show_optimizations = true; break;
@@ -127,8 +70,10 @@ int cli_cmd_summary(int argc, char **argv)
 				                       optarg);
 			break;
 		case OPT_JSON: json = true; break;
-		case 'o': output = optarg; break;
-		case 'h': fputs(help, stdout); return CLI_EXIT_OK;
+		case OPT_OUTPUT: output = optarg; break;
+		case OPT_HELP:
+			cli_options_print_help(items, CLI_ITEMS_COUNT(items), stdout);
+			return CLI_EXIT_OK;
 		default:
 			return cli_option_error("summary", usage, c, argv);
 		}

@@ -27,7 +27,8 @@
  *               inclusive time)
  */
 #include "cli.h"
-#include "utf8.h"
+#include "cli-options.h"
+#include <tilescope/utf8.h>
 
 #include "tilescope/summary.h"
 #include "tilescope/units.h"
@@ -39,104 +40,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "usage: tilescope trace [OPTIONS] TRACE...\n";
-static const char compare_usage[] = "usage: tilescope trace --compare [OPTIONS] A B\n";
-
-static const char help[] =
-	"usage: tilescope trace [OPTIONS] TRACE...\n"
-	"       tilescope trace --compare [OPTIONS] A B\n"
-	"\n"
-	"Statistics of system traces (.pvti files as PVTI_OPTIONS writes them, and\n"
-	"Chrome trace-event JSON files as PyTorch, Perfetto and `tilescope export\n"
-	"--chrome-trace` write them, told apart by content; a directory gives its\n"
-	".pvti files, or when it has none the files in it that hold a Chrome trace,\n"
-	"never both; several files of one job are merged onto one time axis, one\n"
-	"process each): for each label\n"
-	"(channel and tracepoint name) the count, total time, self time (total minus\n"
-	"nested spans), mean, median, minimum and maximum;\n"
-	"then totals per channel (spans, self time) and per thread (spans, busy time:\n"
-	"the self times of its spans; first span start and last span end after the\n"
-	"trace's start), and the counter series (samples, minimum, maximum).\n"
-	"\n"
-	"Options:\n"
-	"  --top N            labels shown (default 20 in text, all in JSON; 0: all)\n"
-	"  --sort KEY         order of the labels: total (default), self, count, mean,\n"
-	"                     median, max\n"
-	"  --thread T         only the spans of thread T: its name, or its index as\n"
-	"                     listed under \"By thread\"\n"
-	"  --from MS, --to MS only the spans starting in the window from MS milliseconds\n"
-	"                     after the trace's first event to MS after it (decimals\n"
-	"                     allowed)\n"
-	"  --no-median        skip medians (faster on a whole trace: reads the stored\n"
-	"                     statistics instead of every span)\n"
-	"  --compare          two traces A and B (each a file or a directory, on its own\n"
-	"                     time axis; --from / --to after each one's first event):\n"
-	"                     per label the count and total of each and the change B - A,\n"
-	"                     the largest change first (--thread, --sort and --call-tree do\n"
-	"                     not apply)\n"
-	"  --call-tree        also the call tree of the view: per path of nested labels\n"
-	"                     from an outermost span down (a span whose parent started\n"
-	"                     before the window is a root), the count, inclusive time\n"
-	"                     and exclusive (self) time, by inclusive time; --top N\n"
-	"                     limits its text rows too\n"
-	"  --json             one JSON object instead of text (below)\n"
-	"  --colours=WHEN     auto (default), always or never\n"
-	"  -o, --output FILE  write to FILE instead of standard output\n"
-	"  -h, --help         this help\n"
-	"\n"
-	"JSON keys (times in integer nanoseconds on the merged time axis):\n"
-	"  trace      {files, threads, spans, start_ns, end_ns, origin_wall_ns,\n"
-	"             complete}: the whole trace\n"
-	"  processes  [{path, pid, host, name, complete}], one per file\n"
-	"  window     {from_ns, to_ns} (to_ns null: the end), null: the whole trace\n"
-	"  spans      spans in the statistics\n"
-	"  labels     [{channel, name, count, total_ns, self_ns, mean_ns, median_ns\n"
-	"             (null with --no-median), median_exact, min_ns, max_ns}]\n"
-	"  channels   [{name, spans, self_ns}]\n"
-	"  threads    [{process, pid, thread, tid, name, spans, busy_ns, first_ns,\n"
-	"             last_ns}] (first / last over the whole trace, null: no spans)\n"
-	"  series     [{process, graph, name, unit, samples, min, max}]\n"
-	"  call_tree  with --call-tree: {spans, inclusive_ns, roots: [{channel, name,\n"
-	"             count, inclusive_ns, exclusive_ns, children: [...]}]}\n"
-	"\n"
-	"With --compare: a, b {path, files, spans, start_ns, end_ns}; window (as\n"
-	"above, after each side's first event); labels [{channel, name, in_a, in_b,\n"
-	"a, b ({count, total_ns, self_ns, mean_ns, median_ns, min_ns, max_ns}, null on\n"
-	"the side without the label), delta_count, delta_total_ns, delta_self_ns,\n"
-	"delta_mean_ns, delta_median_ns, delta_total_pct (null when A's total is 0)}].\n"
-	"\n"
-	"Exit status: 0 printed, 2 an error (bad arguments, an unreadable or damaged\n"
-	"trace, a failed write).\n";
-
 enum {
-	OPT_TOP = 256,
-	OPT_SORT,
-	OPT_THREAD,
-	OPT_FROM,
-	OPT_TO,
-	OPT_NO_MEDIAN,
-	OPT_CALL_TREE,
-	OPT_JSON,
-	OPT_COLOURS,
-	OPT_OUTPUT, /* not 'o': a missing value is then named --output */
-	OPT_COMPARE
+	OPT_FIRST_ = 255,
+#define TS_OPT(id, long_name, short_name, kind, arg, choices, help) OPT_##id,
+#include "cli-options-x.h"
+#include "../options/trace.def"
 };
 
-static const struct option options[] = {
-	{"top", required_argument, NULL, OPT_TOP},
-	{"sort", required_argument, NULL, OPT_SORT},
-	{"thread", required_argument, NULL, OPT_THREAD},
-	{"from", required_argument, NULL, OPT_FROM},
-	{"to", required_argument, NULL, OPT_TO},
-	{"no-median", no_argument, NULL, OPT_NO_MEDIAN},
-	{"call-tree", no_argument, NULL, OPT_CALL_TREE},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"colours", required_argument, NULL, OPT_COLOURS},
-	{"colors", required_argument, NULL, OPT_COLOURS},
-	{"output", required_argument, NULL, OPT_OUTPUT},
-	{"compare", no_argument, NULL, OPT_COMPARE},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+static const cli_item items[] = {
+#include "cli-options-items.h"
+#include "../options/trace.def"
 };
 
 typedef enum { SORT_TOTAL, SORT_SELF, SORT_COUNT, SORT_MEAN, SORT_MEDIAN, SORT_MAX } sort_key;
@@ -279,7 +192,7 @@ static int name_columns(const char *s)
 
 	for (const unsigned char *p = (const unsigned char *)(s ? s : "?"); *p; cols++) {
 		uint32_t cp;
-		size_t len = tsf_utf8_decode(p, SIZE_MAX, &cp);
+		size_t len = tsb_utf8_decode(p, SIZE_MAX, &cp);
 
 		p += len ? len : 1;
 	}
@@ -301,7 +214,7 @@ static void put_name(FILE *out, const char *s, int width)
 		return;
 	while (*p) {
 		uint32_t cp;
-		size_t len = tsf_utf8_decode(p, SIZE_MAX, &cp);
+		size_t len = tsb_utf8_decode(p, SIZE_MAX, &cp);
 
 		if (width >= 0 && cols > width && kept == width - 1) {
 			/* Keep width - 1 columns, then the ellipsis. */
@@ -783,11 +696,16 @@ int cli_cmd_trace(int argc, char **argv)
 	tsr_colours colours = TSR_COLOURS_AUTO;
 	cli_output *out = NULL;
 	int c, status = CLI_EXIT_ERROR;
+	cli_options o;
+	char usage[256], compare_usage[128];
 
 	g_sort = SORT_TOTAL;
 	v.median = true;
-	cli_getopt_reset();
-	while ((c = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
+	/* Each form's own line in its errors. */
+	cli_options_usage_line(items, CLI_ITEMS_COUNT(items), 0, usage, sizeof(usage));
+	cli_options_usage_line(items, CLI_ITEMS_COUNT(items), 1, compare_usage, sizeof(compare_usage));
+	cli_options_init(&o, items, CLI_ITEMS_COUNT(items));
+	while ((c = cli_options_next(&o, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_TOP: {
 			uint64_t n;
@@ -824,9 +742,10 @@ int cli_cmd_trace(int argc, char **argv)
 				return cli_usage_error("trace", usage,
 				                       "--colours wants auto, always or never, not '%s'", optarg);
 			break;
-		case 'o':
 		case OPT_OUTPUT: output = optarg; break;
-		case 'h': fputs(help, stdout); return CLI_EXIT_OK;
+		case OPT_HELP:
+			cli_options_print_help(items, CLI_ITEMS_COUNT(items), stdout);
+			return CLI_EXIT_OK;
 		default: return cli_option_error("trace", usage, c, argv);
 		}
 	}

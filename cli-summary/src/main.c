@@ -4,6 +4,7 @@
  * cmd-diff.c, cmd-trace.c, cmd-export.c, cmd-sql.c; cli.h).
  */
 #include "cli.h"
+#include "cli-options.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -13,35 +14,63 @@
 #define TILESCOPE_VERSION "unknown"
 #endif
 
+enum {
+	OPT_FIRST_ = 255,
+#define TS_OPT(id, long_name, short_name, kind, arg, choices, help) OPT_##id,
+#include "cli-options-x.h"
+#include "../options/tilescope.def"
+};
+
+static const cli_item items[] = {
+#include "cli-options-items.h"
+#include "../options/tilescope.def"
+};
+
+/* Each command's one-line summary is the TS_COMMAND line of its .def. */
+#undef TS_COMMAND
+#define TS_COMMAND(name, summary) summary
+#undef TS_USAGE
+#undef TS_TEXT
+#undef TS_HELP
+#undef TS_MAN
+#undef TS_OPT
+#undef TS_ALIAS
+#include "cli-options-x.h"
 static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{"summary", cli_cmd_summary, "print a report's profile summary (printProfileSummary)"},
-	{"diff", cli_cmd_diff, "compare two reports; exit 1 when a limit is exceeded"},
-	{"trace", cli_cmd_trace, "statistics of .pvti and Chrome JSON traces"},
-	{"export", cli_cmd_export, "write a report's profiles as JSON or CBOR, a trace as Chrome JSON"},
-	{"sql", cli_cmd_sql, "run one read-only SQL statement over a report or a trace"},
+	{"summary", cli_cmd_summary,
+#include "../options/summary.def"
+	},
+	{"diff", cli_cmd_diff,
+#include "../options/diff.def"
+	},
+	{"trace", cli_cmd_trace,
+#include "../options/trace.def"
+	},
+	{"export", cli_cmd_export,
+#include "../options/export.def"
+	},
+	{"sql", cli_cmd_sql,
+#include "../options/sql.def"
+	},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static void print_help(FILE *out)
+/* After the "Commands:" heading of the help: one line per command. */
+static void list_commands(const cli_item *item, FILE *out)
 {
-	fputs("usage: tilescope COMMAND [OPTIONS] ARGS...\n"
-	      "       tilescope --version | --help\n"
-	      "\n"
-	      "Reads the profile.pop reports and .pvti traces that POPLAR_ENGINE_OPTIONS'\n"
-	      "autoReport and PVTI_OPTIONS write.\n"
-	      "\n"
-	      "Commands:\n",
-	      out);
+	if (strcmp(item->text, "Commands:\n") != 0)
+		return;
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
-	fputs("\n"
-	      "'tilescope COMMAND --help' describes a command.\n"
-	      "Exit status: 0 success, 1 a regression found by diff, 2 an error.\n",
-	      out);
+}
+
+static void print_help(FILE *out)
+{
+	cli_options_print_help_with(items, CLI_ITEMS_COUNT(items), out, list_commands);
 }
 
 int main(int argc, char **argv)
@@ -56,13 +85,10 @@ int main(int argc, char **argv)
 		      stderr);
 		return CLI_EXIT_ERROR;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		print_help(stdout);
-		return CLI_EXIT_OK;
-	}
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("tilescope %s\n", TILESCOPE_VERSION);
-		return CLI_EXIT_OK;
+	switch (cli_options_lookup(items, CLI_ITEMS_COUNT(items), argv[1])) {
+	case OPT_HELP: print_help(stdout); return CLI_EXIT_OK;
+	case OPT_VERSION: printf("tilescope %s\n", TILESCOPE_VERSION); return CLI_EXIT_OK;
+	default: break;
 	}
 	/* `tilescope help CMD` is `tilescope CMD --help`. */
 	if (strcmp(argv[1], "help") == 0) {
