@@ -68,7 +68,7 @@ for report in "$samples/tut5_ml/profile.pop" "$samples/tut4_profiling/profile.po
 		   cs.active_cycles_sum, cs.flops, cs.debug_context
 		   FROM compute_set cs JOIN string s ON s.id = cs.name ORDER BY cs.id"
 done
-# The directory form, as the README writes it.
+# The directory form, as docs/cli.md writes it.
 same "$samples/tut5_ml" 2 \
 	"SELECT type, program_name, cycles FROM v_step ORDER BY cycles DESC, run, id LIMIT 5" \
 	"SELECT t.type, p.text AS program_name, t.cycles FROM step t JOIN program pr ON pr.id = t.program
@@ -81,7 +81,7 @@ stats_long="SELECT c.name AS channel, s.value AS name, l.count, l.total_ns, l.se
   JOIN string AS s ON s.id = l.name ORDER BY total_ns DESC, channel, name"
 same "$trace" 5 "SELECT * FROM tracepoint_stats ORDER BY total_ns DESC, channel, name" \
 	"$stats_long"
-# The README's "top tracepoints", through tilescope instead of the shell.
+# docs/profiling.md's "top tracepoints", through tilescope instead of the shell.
 same "$trace" 6 "SELECT channel, name, count, total_ns/1000 AS total_us,
                  self_ns/1000 AS self_us FROM tracepoint_stats
                  ORDER BY total_ns DESC LIMIT 6" \

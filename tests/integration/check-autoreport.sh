@@ -3,7 +3,7 @@
 # directory: first without POPLAR_ENGINE_OPTIONS (nothing may be written),
 # then with '{"autoReport.all":"true","autoReport.directory":"./report"}'
 # (profile.pop and debug.cbor must appear, and the sqlite3 shell must
-# answer the README's four questions from the shipped schema).
+# answer docs/profiling.md's four questions from the shipped schema).
 #
 # usage: check-autoreport.sh EXE [ARG...]
 set -u
@@ -50,7 +50,7 @@ if [ -n "$leftover" ]; then
 	echo "FAIL: unexpected files in the report directory: $leftover"; status=1
 fi
 
-# The README's four queries answer from the plain shell.
+# docs/profiling.md's four queries answer from the plain shell.
 db=profiled/report/profile.pop
 q() {
 	out=$(sqlite3 -readonly "$db" "$2" 2>&1)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Each call whose meaning changed was renamed so that code written for the
-# old meaning fails to compile (README, NEWS.md). Every file in old-api/
+# old meaning fails to compile (NEWS.md). Every file in old-api/
 # is such code: it must fail to compile, and the compiler's message must
 # name the replacement (the file's "expect:" line).
 # usage: check-old-api.sh CC SNIPPET_DIR -I DIR...

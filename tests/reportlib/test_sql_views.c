@@ -238,7 +238,7 @@ static void test_trace_view(void **state)
 		fail_msg("%s: %s", path, tsr_last_error());
 	assert_same(NULL, tr, "SELECT * FROM tracepoint_stats ORDER BY total_ns DESC, channel, name",
 	            tracepoint_stats_longhand, 5);
-	/* The README's "top tracepoints". */
+	/* docs/profiling.md's "top tracepoints". */
 	assert_same(NULL, tr,
 	            "SELECT channel, name, count, total_ns / 1000 AS total_us, self_ns / 1000 AS "
 	            "self_us FROM tracepoint_stats ORDER BY total_ns DESC LIMIT 6",
