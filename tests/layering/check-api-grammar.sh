@@ -6,8 +6,15 @@
 # actions and pure functions listed below. A new export that fits none
 # fails here until it is named by the grammar or added to the list with
 # a reason.
-# usage: check-api-grammar.sh LIBREPORT
+#
+# With LIBBASE, libtilescope-base's tsb_ utilities too: each is
+# tsb_<object>_<verb>... for an object of base/include/tilescope (alloc,
+# hashmap, json, utf8) with a verb listed below, a tsb_format_ call of
+# numfmt.h, or one of the C library's allocation calls under its own name
+# (tsb_malloc: "the malloc of Tilescope").
+# usage: check-api-grammar.sh LIBREPORT [LIBBASE]
 lib=$1
+libbase=$2
 status=0
 
 # Actions named after the work they do, the error accessors, and pure
@@ -38,4 +45,28 @@ for name in $names; do
 	status=1
 done
 [ $status -eq 0 ] && echo "PASS: $count tsr_ functions, each named by the grammar"
+
+if [ -n "$libbase" ]; then
+	libc='malloc calloc realloc reallocarray strdup strndup asprintf vasprintf free'
+	verbs='new|new_buffer|new_file|free|get_[a-z0-9_]+|lookup_[a-z0-9_]+|put_[a-z0-9_]+|remove_[a-z0-9_]+|set_[a-z0-9_]+|reserve|next|count|begin_[a-z]+|end_[a-z]+|key|string|string_len|u64|i64|double|bool|null|raw|error|finish|steal|fputs|decode|valid|truncate|start|hook_clear|injected'
+	base_names=$(nm -D --defined-only "$libbase" | awk '$2 == "T" {print $3}' | grep '^tsb_')
+	if [ -z "$base_names" ]; then
+		echo "FAIL: no tsb_ functions read from $libbase (nm -D failed?)"
+		exit 1
+	fi
+	bstatus=0
+	count=0
+	for name in $base_names; do
+		count=$((count + 1))
+		case " $libc " in *" ${name#tsb_} "*) continue ;; esac
+		if echo "$name" | grep -Eq "^tsb_(alloc|hashmap|json|utf8)_($verbs)\$" ||
+		   echo "$name" | grep -Eq '^tsb_format_[a-z0-9]+$|^tsb_group_digits$|^tsb_hash_(str|bytes)$'; then
+			continue
+		fi
+		echo "FAIL: $name is not tsb_<object>_<verb> of the base grammar"
+		bstatus=1
+	done
+	[ $bstatus -eq 0 ] && echo "PASS: $count tsb_ functions, each named by the base grammar"
+	[ $bstatus -eq 0 ] || status=1
+fi
 exit $status
