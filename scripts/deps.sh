@@ -8,6 +8,8 @@ TILESCOPE_DEB_PACKAGES="gcc libc6-dev meson ninja-build pkg-config python3 libcm
 # and the install below skips recommends.
 TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES clang libclang-rt-14-dev"
 # The chart kit (GTK 4.8) and its headless tests: Xvfb, the accessibility bus, screenshots.
+# Rendering the man pages and reading the zsh completions in the tests.
+TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES groff-base zsh"
 TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES libgtk-4-dev xvfb xauth dbus at-spi2-core python3-pyatspi imagemagick xdotool adwaita-icon-theme librsvg2-common fonts-dejavu-core"
 
 tilescope_install_deps() {

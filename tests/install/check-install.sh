@@ -31,4 +31,34 @@ build_example "$flags"
 # The example must run on the installed libraries, not the build's.
 run_example "$(dirname "$pcdir")" "$tmp/root"
 [ $status -eq 0 ] && pass "an out-of-tree program builds with pkg-config and runs"
+
+# The man pages and the shell completions, where man and bash-completion
+# look for them; each page renders without a warning.
+man1=$(find "$tmp/root" -type d -path "*/share/man/man1" | head -n 1)
+share=${man1%/man/man1}
+pages="tilescope tilescope-summary tilescope-diff tilescope-trace tilescope-export tilescope-sql"
+progs="tilescope"
+[ -e "$build/graph-analyser/tilescope-graph-analyser" ] &&
+	pages="$pages tilescope-graph-analyser tilescope-system-analyser" &&
+	progs="$progs tilescope-graph-analyser tilescope-system-analyser"
+for page in $pages; do
+	f="$man1/$page.1"
+	if [ ! -f "$f" ]; then
+		fail "no man page $page.1 installed"
+		continue
+	fi
+	warnings=$(groff -man -Tutf8 -ww -z "$f" 2>&1)
+	[ -z "$warnings" ] || fail "$page.1 renders with warnings: $warnings"
+	MANWIDTH=80 man -l "$f" 2>"$tmp/man.err" | grep -q "^SYNOPSIS" && [ ! -s "$tmp/man.err" ] ||
+		fail "man -l $page.1 does not show a SYNOPSIS quietly: $(cat "$tmp/man.err")"
+done
+for prog in $progs; do
+	[ -f "$share/bash-completion/completions/$prog" ] ||
+		fail "no bash completion for $prog in share/bash-completion/completions"
+	[ -f "$share/zsh/site-functions/_$prog" ] ||
+		fail "no zsh completion for $prog in share/zsh/site-functions"
+done
+bash -c '. "$1" && complete -p tilescope' sh "$share/bash-completion/completions/tilescope" \
+	>/dev/null 2>&1 || fail "the installed bash completion does not register for tilescope"
+[ $status -eq 0 ] && pass "man pages render without warnings; completions installed"
 exit $status
