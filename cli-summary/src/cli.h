@@ -7,8 +7,9 @@
  *
  * Each subcommand is one function `int cli_cmd_NAME(int argc, char **argv)`
  * (argv[0] is the subcommand's name) returning an exit code; main.c
- * dispatches to it. Subcommands parse their options with getopt_long and
- * must call cli_getopt_reset() first.
+ * dispatches to it. Subcommands parse their options with cli_options
+ * (cli-options.h), made from the command's table in options/NAME.def,
+ * which resets getopt first.
  */
 #pragma once
 
