@@ -90,6 +90,10 @@
 #include "report-private.h"
 #include "tilescope/compare.h"
 
+#include <tilescope/hashmap.h>
+
+#include <assert.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,11 +152,11 @@ typedef struct cmp_side {
 	cmp_block *blocks;
 } cmp_side;
 
-/* A name -> value map with open addressing (keys borrowed), sized once. */
+/* A name -> value map (base's hash map, keys borrowed), sized once for
+ * its most keys and charged to the report's memory cap while it lives. */
 typedef struct cmp_map {
-	const char **keys;
-	size_t *values;
-	size_t cap; /* a power of two */
+	tsb_hashmap *map;
+	size_t charged; /* bytes counted against the cap */
 } cmp_map;
 
 /* A matched metric while the result is assembled. */
@@ -360,76 +364,58 @@ static void side_free(cmp_side *s)
 
 /* --- Name map ----------------------------------------------------------------------- */
 
-/* FNV-1a of a string. */
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
-}
-
-/* A map for up to `n` keys, its arrays charged to `r`. */
+/* A map for up to `n` keys, its table charged to `r`. */
 static int map_init(cmp_map *m, tsr_report *r, size_t n)
 {
-	size_t cap = 16;
+	size_t bytes;
 
 	memset(m, 0, sizeof(*m));
-	while (cap < n * 2 + 2) {
-		if (cap > SIZE_MAX / 4)
-			return tsr_fail(r, TSR_ERR_TOO_LARGE, "comparing: %zu names are too many", n);
-		cap *= 2;
+	m->map = tsb_hashmap_new(TSB_HASHMAP_STRING_KEYS);
+	if (!m->map || tsb_hashmap_reserve(m->map, n)) {
+		tsb_hashmap_free(m->map);
+		m->map = NULL;
+		return tsr_fail(r, TSR_ERR_NO_MEMORY, "comparing: out of host memory for %zu names", n);
 	}
-	m->keys = zalloc(r, cap, sizeof(*m->keys));
-	m->values = tsr_alloc(r, cap, sizeof(*m->values));
-	if (!m->keys || !m->values) {
-		release(r, m->keys, cap * sizeof(*m->keys));
-		release(r, m->values, cap * sizeof(*m->values));
-		memset(m, 0, sizeof(*m));
-		return TSR_ERR_TOO_LARGE;
+	bytes = tsb_hashmap_get_memory(m->map);
+	if (bytes > r->memory_cap || r->memory_used > r->memory_cap - bytes) {
+		tsb_hashmap_free(m->map);
+		m->map = NULL;
+		return tsr_fail(r, TSR_ERR_TOO_LARGE, "comparing: %zu names are too many", n);
 	}
-	m->cap = cap;
+	r->memory_used += bytes;
+	m->charged = bytes;
 	return TSR_OK;
 }
 
 /* Frees a map made by map_init (its keys are borrowed). */
 static void map_free(cmp_map *m, tsr_report *r)
 {
-	if (m->keys) {
-		tsr_free(r, m->keys, m->cap * sizeof(*m->keys));
-		tsr_free(r, m->values, m->cap * sizeof(*m->values));
-	}
+	if (m->map)
+		r->memory_used -= m->charged < r->memory_used ? m->charged : r->memory_used;
+	tsb_hashmap_free(m->map);
 	memset(m, 0, sizeof(*m));
 }
 
-/* The slot of `key`: where it is, or the empty slot where it would go. The
- * map is never more than half full, so the probe ends. */
-static size_t map_slot(const cmp_map *m, const char *key)
+/* Whether `key` is in the map; its value in *value when not NULL. */
+static bool map_find(const cmp_map *m, const char *key, size_t *value)
 {
-	size_t i = (size_t)hash_str(key) & (m->cap - 1);
+	uintptr_t v;
 
-	while (m->keys[i] && strcmp(m->keys[i], key) != 0)
-		i = (i + 1) & (m->cap - 1);
-	return i;
+	if (!tsb_hashmap_lookup_str(m->map, key, &v))
+		return false;
+	if (value)
+		*value = (size_t)v;
+	return true;
 }
 
-/* The value of `key`, or NULL. */
-static size_t *map_find(const cmp_map *m, const char *key)
-{
-	size_t i = map_slot(m, key);
-
-	return m->keys[i] ? &m->values[i] : NULL;
-}
-
-/* Sets `key` (borrowed) to `value`; the caller keeps within the size given
- * to map_init. */
+/* Sets `key` (borrowed) to `value`. The caller keeps within the keys given
+ * to map_init, so the reserved table never grows and this cannot fail. */
 static void map_put(cmp_map *m, const char *key, size_t value)
 {
-	size_t i = map_slot(m, key);
+	int rc = tsb_hashmap_put_str(m->map, key, value);
 
-	m->keys[i] = key;
-	m->values[i] = value;
+	(void)rc;
+	assert(rc == 0);
 }
 
 /*
@@ -446,19 +432,18 @@ static int unique_labels(cmp_side *s, const char **labels, const char *const *na
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n; i++) {
-		size_t *count;
+		size_t count;
 
 		labels[i] = NULL;
 		if (!names[i])
 			continue;
-		count = map_find(&seen, names[i]);
-		if (!count) {
+		if (!map_find(&seen, names[i], &count)) {
 			labels[i] = names[i];
 			map_put(&seen, names[i], 1);
 			continue;
 		}
 		/* At most n labels exist, so at most n tries. */
-		for (size_t k = *count + 1;; k++) {
+		for (size_t k = count + 1;; k++) {
 			char suffix[24];
 			const char *label;
 
@@ -468,8 +453,8 @@ static int unique_labels(cmp_side *s, const char **labels, const char *const *na
 				rc = TSR_ERR_TOO_LARGE;
 				goto out;
 			}
-			if (!map_find(&seen, label)) {
-				*map_find(&seen, names[i]) = k;
+			if (!map_find(&seen, label, NULL)) {
+				map_put(&seen, names[i], k);
 				map_put(&seen, label, 1);
 				labels[i] = label;
 				break;
@@ -1329,19 +1314,19 @@ static int match(tsr_comparison **out, cmp_side *base, cmp_side *nw)
 	for (size_t i = 0; i < base->n_items; i++) {
 		const cmp_item *it = &base->items[i];
 
-		if (map_find(&map, it->metric))
+		if (map_find(&map, it->metric, NULL))
 			continue; /* unique by construction; keep the first if not */
 		map_put(&map, it->metric, n);
 		e[n++] = (cmp_entry){it->metric, it->group, it->unit, true, false, it->value, 0};
 	}
 	for (size_t i = 0; i < nw->n_items; i++) {
 		const cmp_item *it = &nw->items[i];
-		size_t *at = map_find(&map, it->metric);
+		size_t at;
 
-		if (at) {
-			if (!e[*at].in_new) {
-				e[*at].in_new = true;
-				e[*at].new_value = it->value;
+		if (map_find(&map, it->metric, &at)) {
+			if (!e[at].in_new) {
+				e[at].in_new = true;
+				e[at].new_value = it->value;
 			}
 			continue;
 		}

@@ -21,6 +21,8 @@
  */
 #include "summary-private.h"
 
+#include <tilescope/numfmt.h>
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -49,48 +51,26 @@ typedef struct text_ctx {
 
 /* --- Formatting ------------------------------------------------------------ */
 
+/* The number formats are libtilescope-base's (tilescope/numfmt.h), the
+ * ones the apps print with too; these keep the buffer sizes here. */
+
 /* `v` with thousands separators ("1,216"). */
 static const char *fmt_u64(char buf[32], uint64_t v)
 {
-	char tmp[32];
-	int len = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
-
-	for (int i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-	return buf;
+	return tsb_format_u64(buf, 32, v);
 }
 
 /* `v` with one decimal and thousands separators ("1,600.0"); "n/a" when
  * not a finite non-negative number. */
 static const char *fmt_1dp(char buf[40], double v)
 {
-	char whole[32];
-	uint64_t tenths;
-
-	if (!isfinite(v) || v < 0 || v >= 1e18) {
-		snprintf(buf, 40, "n/a");
-		return buf;
-	}
-	tenths = (uint64_t)llround(v * 10.0);
-	snprintf(buf, 40, "%s.%u", fmt_u64(whole, tenths / 10), (unsigned)(tenths % 10));
-	return buf;
+	return tsb_format_tenths(buf, 40, v);
 }
 
 /* A fraction as a percentage with one decimal ("91.5%"), "n/a" when NaN. */
 static const char *fmt_pct(char buf[48], double fraction)
 {
-	char num[40];
-
-	if (!isfinite(fraction)) {
-		snprintf(buf, 48, "n/a");
-		return buf;
-	}
-	snprintf(buf, 48, "%s%%", fmt_1dp(num, fraction * 100.0));
-	return buf;
+	return tsb_format_percent(buf, 48, fraction);
 }
 
 /* A size in binary units with one decimal and their IEC names ("256.0 KiB",
@@ -98,17 +78,7 @@ static const char *fmt_pct(char buf[48], double fraction)
  * limits' parser (and everyone else) reads as 1,000. */
 static const char *fmt_size(char buf[48], uint64_t bytes)
 {
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	double v = (double)bytes;
-	size_t u = 0;
-	char num[40];
-
-	while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		v /= 1024.0;
-		u++;
-	}
-	snprintf(buf, 48, "%s %s", fmt_1dp(num, v), units[u]);
-	return buf;
+	return tsb_format_size(buf, 48, bytes);
 }
 
 /* --- Output ---------------------------------------------------------------- */

@@ -16,7 +16,7 @@
 #include <tilescope/alloc.h>
 #include "summary-private.h"
 
-#include "utf8.h"
+#include <tilescope/utf8.h>
 
 #include <inttypes.h>
 #include <math.h>
@@ -109,7 +109,7 @@ static double ratio(uint64_t part, uint64_t whole)
 static size_t utf8_printable(const unsigned char *p)
 {
 	uint32_t cp;
-	size_t len = tsf_utf8_decode(p, SIZE_MAX, &cp);
+	size_t len = tsb_utf8_decode(p, SIZE_MAX, &cp);
 
 	if (len == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
 		return 0;

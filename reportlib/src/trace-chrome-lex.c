@@ -17,7 +17,7 @@
 #include <tilescope/alloc.h>
 #include "trace-chrome-private.h"
 
-#include "utf8.h"
+#include <tilescope/utf8.h>
 
 #include <errno.h>
 #include <locale.h>
@@ -332,7 +332,7 @@ int cj_string(cj_lex *lx, cj_buf *out)
 			uint32_t cp;
 
 			if (lx->len - lx->pos >= need) {
-				if (tsf_utf8_decode(lx->buf + lx->pos, need, &cp) != need)
+				if (tsb_utf8_decode(lx->buf + lx->pos, need, &cp) != need)
 					return cj_fail(lx, "bytes that are not UTF-8");
 				lx->pos += need;
 				continue;
@@ -346,7 +346,7 @@ int cj_string(cj_lex *lx, cj_buf *out)
 					return cj_fail(lx, "the file ends inside a string");
 				seq[got++] = (unsigned char)b;
 			}
-			if (tsf_utf8_decode(seq, need, &cp) != need)
+			if (tsb_utf8_decode(seq, need, &cp) != need)
 				return cj_fail(lx, "bytes that are not UTF-8");
 			if (out && cj_buf_put(out, seq, need))
 				return cj_fail(lx, "out of memory");

@@ -66,6 +66,8 @@
 #include "event-chunk.h"
 #include "format.h"
 
+#include <tilescope/numfmt.h>
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1164,20 +1166,6 @@ static void skip_phases(const char *value, uint64_t *count, char *letters, size_
 	cJSON_Delete(o);
 }
 
-/* `v` with thousands separators, as the CLI prints counts. */
-static void fmt_count(char buf[32], uint64_t v)
-{
-	char digits[24];
-	int n = snprintf(digits, sizeof(digits), "%" PRIu64, v), out = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (i > 0 && (n - i) % 3 == 0)
-			buf[out++] = ',';
-		buf[out++] = digits[i];
-	}
-	buf[out] = '\0';
-}
-
 int tsr_trace_list_skipped(tsr_trace_skip **out, size_t *n, tsr_trace *trace)
 {
 	/* Each entry's line, made twice: sized, then written after the array. */
@@ -1218,7 +1206,7 @@ int tsr_trace_list_skipped(tsr_trace_skip **out, size_t *n, tsr_trace *trace)
 					c = skip_count(value);
 				if (!c)
 					continue;
-				fmt_count(num, c);
+				tsb_format_u64(num, sizeof(num), c); /* as the CLI prints counts */
 				len = snprintf(line, sizeof(line), "%s event%s %s%s%s%s", num, c == 1 ? "" : "s",
 				               skip_kinds[k].what, letters[0] ? " (" : "", letters,
 				               letters[0] ? ")" : "");

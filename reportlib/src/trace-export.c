@@ -12,7 +12,8 @@
  */
 #include "trace-private.h"
 
-#include "utf8.h"
+#include <tilescope/json-writer.h>
+#include <tilescope/utf8.h>
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -20,56 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The length of the valid UTF-8 sequence at s[0..n), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	uint32_t cp;
-
-	return tsf_utf8_decode(s, n, &cp);
-}
-
-/* Writes `s` as a JSON string. */
+/* Writes `s` as a JSON string: base's writer's rule, with a byte that is
+ * not UTF-8 as the escape \ufffd (this document's spelling since its
+ * first release). */
 static void put_string(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
-
-	fputc('"', out);
-	while (n) {
-		size_t len = utf8_len(p, n);
-
-		if (len == 0) {
-			fputs("\\ufffd", out);
-			len = 1;
-		} else if (*p == '"' || *p == '\\') {
-			fputc('\\', out);
-			fputc(*p, out);
-		} else if (*p < 0x20) {
-			fprintf(out, "\\u%04x", *p);
-		} else {
-			fwrite(p, 1, len, out);
-		}
-		p += len;
-		n -= len;
-	}
-	fputc('"', out);
-}
-
-/* Whether `s` is all valid UTF-8. */
-static bool valid_utf8(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
-
-	while (n) {
-		size_t len = utf8_len(p, n);
-
-		if (!len)
-			return false;
-		p += len;
-		n -= len;
-	}
-	return true;
+	tsb_json_fputs(out, s, SIZE_MAX, TSB_JSON_ESCAPE_INVALID);
 }
 
 /* ns as microseconds with three exact decimals. */
@@ -190,7 +147,7 @@ static const char *meta_find(const meta_entry *m, size_t n, int64_t seq)
 /* Writes `json` as an args value: as is when it is JSON and UTF-8. */
 static void put_json_value(FILE *out, const char *json)
 {
-	cJSON *doc = valid_utf8(json) ? cJSON_Parse(json) : NULL;
+	cJSON *doc = tsb_utf8_valid(json, SIZE_MAX) ? cJSON_Parse(json) : NULL;
 
 	if (doc)
 		fputs(json, out);

@@ -114,12 +114,6 @@ typedef struct trace_series_data {
 	size_t pyr_n[16];
 } trace_series_data;
 
-/* An open-addressing set of names: text -> handle id. */
-typedef struct trace_name_table {
-	uint32_t *slots;           /* id + 1; 0: empty */
-	size_t cap;                /* a power of two */
-} trace_name_table;
-
 /* A block of the handle's string pool. */
 typedef struct trace_pool_block trace_pool_block;
 
@@ -143,7 +137,7 @@ struct tsr_trace {
 	size_t n_channels;
 	const char **names;        /* by handle id */
 	size_t n_names, cap_names;
-	trace_name_table name_table;
+	struct tsb_hashmap *name_ids; /* name -> handle id (base's map; keys are `names`) */
 	tsr_trace_series *series;
 	trace_series_data *sdata;
 	size_t n_series;

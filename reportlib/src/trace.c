@@ -19,6 +19,8 @@
 
 #include "format.h"
 
+#include <tilescope/hashmap.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -364,52 +366,19 @@ int trace_map_thread(tsr_trace *tr, size_t *out, size_t p, int64_t id)
 	return TSR_OK;
 }
 
-/* FNV-1a of a string. */
-static uint64_t hash_text(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-/* Doubles the name table and re-inserts every name. */
-static int name_table_grow(tsr_trace *tr)
-{
-	trace_name_table *t = &tr->name_table;
-	size_t cap = t->cap ? t->cap * 2 : 1024, i;
-	uint32_t *slots = trace_alloc(tr, cap, sizeof(*slots));
-
-	if (!slots)
-		return tr->code;
-	for (i = 0; i < tr->n_names; i++) {
-		size_t s = (size_t)hash_text(tr->names[i]) & (cap - 1);
-
-		while (slots[s])
-			s = (s + 1) & (cap - 1);
-		slots[s] = (uint32_t)i + 1;
-	}
-	trace_free_mem(tr, t->slots, t->cap * sizeof(*t->slots));
-	t->slots = slots;
-	t->cap = cap;
-	return TSR_OK;
-}
-
-/* The handle id of name `text` (pooled), added when new. */
+/* The handle id of name `text` (pooled), added when new. The map is
+ * base's (tilescope/hashmap.h); what it grows by is charged to the
+ * handle's memory cap like every other array here. */
 static int intern_name(tsr_trace *tr, uint32_t *out, const char *text)
 {
-	trace_name_table *t = &tr->name_table;
-	size_t s;
-	int rc;
+	uintptr_t id;
+	size_t before, after;
 
-	if ((tr->n_names + 1) * 2 > t->cap && (rc = name_table_grow(tr)) != TSR_OK)
-		return rc;
-	for (s = (size_t)hash_text(text) & (t->cap - 1); t->slots[s]; s = (s + 1) & (t->cap - 1)) {
-		if (strcmp(tr->names[t->slots[s] - 1], text) == 0) {
-			*out = t->slots[s] - 1;
-			return TSR_OK;
-		}
+	if (!tr->name_ids && !(tr->name_ids = tsb_hashmap_new(TSB_HASHMAP_STRING_KEYS)))
+		return trace_fail(tr, TSR_ERR_NO_MEMORY, "out of memory");
+	if (tsb_hashmap_lookup_str(tr->name_ids, text, &id)) {
+		*out = (uint32_t)id;
+		return TSR_OK;
 	}
 	if (tr->n_names >= UINT32_MAX - 1)
 		return trace_fail(tr, TSR_ERR_TOO_LARGE, "too many names");
@@ -422,8 +391,15 @@ static int intern_name(tsr_trace *tr, uint32_t *out, const char *text)
 		tr->names = names;
 		tr->cap_names = cap;
 	}
+	before = tsb_hashmap_get_memory(tr->name_ids);
+	if (tsb_hashmap_put_str(tr->name_ids, text, tr->n_names))
+		return trace_fail(tr, TSR_ERR_NO_MEMORY, "out of memory");
+	after = tsb_hashmap_get_memory(tr->name_ids);
+	if (after > before && !charge(tr, after - before)) {
+		tsb_hashmap_remove_str(tr->name_ids, text);
+		return tr->code;
+	}
 	tr->names[tr->n_names] = text;
-	t->slots[s] = (uint32_t)tr->n_names + 1;
 	*out = (uint32_t)tr->n_names++;
 	return TSR_OK;
 }
@@ -1515,7 +1491,7 @@ void tsr_trace_free(tsr_trace *tr)
 	free(tr->tdata);
 	free(tr->channels);
 	free(tr->names);
-	free(tr->name_table.slots);
+	tsb_hashmap_free(tr->name_ids);
 	free(tr->series);
 	free(tr->sdata);
 	free(tr->stats_totals);
