@@ -5,7 +5,8 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
-#include "utf8.h"
+#include <tilescope/numfmt.h>
+#include <tilescope/utf8.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,7 +48,7 @@ static void write_message(const char *fmt, va_list ap)
 	fputs("tilescope: ", stderr);
 	for (const unsigned char *p = (const unsigned char *)msg; *p;) {
 		uint32_t cp;
-		size_t len = tsf_utf8_decode(p, SIZE_MAX, &cp);
+		size_t len = tsb_utf8_decode(p, SIZE_MAX, &cp);
 
 		if (len > 1 && !(cp >= 0x80 && cp <= 0x9f)) {
 			fwrite(p, 1, len, stderr);
@@ -275,7 +276,7 @@ cJSON *cli_json_str(const char *s)
 		return cJSON_CreateNull();
 	for (n = 0; p[n];) {
 		uint32_t cp;
-		size_t len = tsf_utf8_decode(p + n, SIZE_MAX, &cp);
+		size_t len = tsb_utf8_decode(p + n, SIZE_MAX, &cp);
 
 		bad += len == 0;
 		n += len ? len : 1;
@@ -287,7 +288,7 @@ cJSON *cli_json_str(const char *s)
 		return NULL;
 	for (q = clean; *p;) {
 		uint32_t cp;
-		size_t len = tsf_utf8_decode(p, SIZE_MAX, &cp);
+		size_t len = tsb_utf8_decode(p, SIZE_MAX, &cp);
 
 		if (len == 0) {
 			memcpy(q, "\xef\xbf\xbd", 3);
@@ -383,16 +384,7 @@ bool cli_parse_percent(const char *s, double *out)
 
 const char *cli_fmt_count(char buf[32], uint64_t v)
 {
-	char tmp[32];
-	int len = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), out = 0;
-
-	for (int i = 0; i < len; i++) {
-		if (i > 0 && (len - i) % 3 == 0)
-			buf[out++] = ',';
-		buf[out++] = tmp[i];
-	}
-	buf[out] = '\0';
-	return buf;
+	return tsb_format_u64(buf, 32, v);
 }
 
 bool cli_parse_colours(const char *s, tsr_colours *out)

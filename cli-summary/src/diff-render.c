@@ -33,7 +33,7 @@
 #include "diff-render.h"
 
 #include "cli.h"
-#include "utf8.h"
+#include <tilescope/utf8.h>
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -666,7 +666,7 @@ static int render_markdown(FILE *out, const cli_diff *d)
 static size_t xml_utf8_len(const unsigned char *s)
 {
 	uint32_t cp;
-	size_t len = tsf_utf8_decode(s, SIZE_MAX, &cp);
+	size_t len = tsb_utf8_decode(s, SIZE_MAX, &cp);
 
 	if (len == 0 || cp == 0xfffe || cp == 0xffff)
 		return 0;
