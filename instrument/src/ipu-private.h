@@ -321,10 +321,10 @@ typedef struct tsi_graph_core {
 	tsi_arena arena;
 	tsi_vec vars;              /* tsi_var* */
 	tsi_vec codelets;          /* const tsi_codelet* (arena copies) */
-	/* Open-addressed hash of codelets by name (vertex.c): every vertex
-	 * added looks its type up, a million times in large models. */
-	const tsi_codelet **codelet_slots; /* malloc, n_codelet_slots entries (a power of 2) */
-	size_t n_codelet_slots;
+	/* Codelets by name (vertex.c; base's hash map, name borrowed from the
+	 * codelet -> const tsi_codelet *): every vertex added looks its type
+	 * up, a million times in large models. NULL until the first. */
+	struct tsb_hashmap *codelet_by_name;
 	/* Recently made views by a hash of their content (tensor.c): operations
 	 * ask for the same slice again and again (a matmul's operand rows for
 	 * every output block), and an immutable view can be shared. Direct

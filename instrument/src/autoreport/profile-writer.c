@@ -37,6 +37,8 @@
 
 #include "format.h"
 
+#include <tilescope/hashmap.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -86,73 +88,8 @@ struct tsi_report_writer {
 
 /* --- Interned names ------------------------------------------------------- */
 
-/* One slot of the open-addressing table: a borrowed name and its id. */
-typedef struct name_slot {
-	const char *text; /* NULL: empty slot */
-	uint64_t hash;
-	int64_t id;       /* string.id */
-} name_slot;
-
-/* Names seen so far; capacity is a power of two, at most 3/4 full. */
-typedef struct name_map {
-	name_slot *slots;
-	size_t cap;
-	size_t len;
-} name_map;
-
-/* 64-bit FNV-1a: names are short, so a simple hash is fast enough. */
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325u;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3u;
-	}
-	return h;
-}
-
-/* Doubles the table (or makes the first one); -1 when out of memory. */
-static int name_map_grow(name_map *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 1024;
-	name_slot *slots = tsb_calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < m->cap; i++) {
-		const name_slot *s = &m->slots[i];
-		size_t j;
-
-		if (!s->text)
-			continue;
-		for (j = s->hash & (cap - 1); slots[j].text; j = (j + 1) & (cap - 1))
-			;
-		slots[j] = *s;
-	}
-	free(m->slots);
-	m->slots = slots;
-	m->cap = cap;
-	return 0;
-}
-
-/*
- * Finds `text` in the table. Returns its slot; when absent, the empty slot
- * where it belongs (its text is NULL) after making room for one more.
- * NULL when out of memory.
- */
-static name_slot *name_map_find(name_map *m, const char *text, uint64_t hash)
-{
-	size_t j;
-
-	if ((m->len + 1) * 4 > m->cap * 3 && name_map_grow(m))
-		return NULL;
-	for (j = hash & (m->cap - 1); m->slots[j].text; j = (j + 1) & (m->cap - 1)) {
-		if (m->slots[j].hash == hash && strcmp(m->slots[j].text, text) == 0)
-			break;
-	}
-	return &m->slots[j];
-}
+/* Names seen so far are base's hash map (tilescope/hashmap.h): a borrowed
+ * name (the profile outlives the write) to its string.id. */
 
 /* --- Writing rows ---------------------------------------------------------- */
 
@@ -171,7 +108,7 @@ typedef struct pw_ctx {
 	uint32_t num_tiles;      /* tiles of the target: every tile number is below */
 	int fail_code;           /* first failure while binding a row (TSI_ERR_*), 0: none */
 	const char *fail_why;    /* its reason */
-	name_map names;
+	tsb_hashmap *names;      /* interned name (borrowed) -> string.id; NULL until the first */
 	struct pw_stmt *st_string; /* INSERT INTO string */
 	int64_t next_string_id;
 	pw_index *indexes;       /* the schema's secondary indexes, dropped */
@@ -402,16 +339,16 @@ static void bind_text_copy(pw_ctx *c, pw_stmt *st, int col, const char *s)
  */
 static int64_t pw_intern(pw_ctx *c, const char *text)
 {
-	uint64_t hash = name_hash(text);
-	name_slot *slot = name_map_find(&c->names, text, hash);
+	uintptr_t found;
+	int64_t id;
 	int rc;
 
-	if (!slot) {
+	if (!c->names && !(c->names = tsb_hashmap_new(TSB_HASHMAP_STRING_KEYS))) {
 		pw_bind_rc(c, SQLITE_NOMEM);
 		return -1;
 	}
-	if (slot->text)
-		return slot->id;
+	if (tsb_hashmap_lookup_str(c->names, text, &found))
+		return (int64_t)found;
 	if (strlen(text) > TSF_MAX_NAME_BYTES) {
 		/* Readers refuse such a file (format.h): say so here instead. */
 		pw_bind_fail(c, TSI_ERR_INVALID_ARGUMENT,
@@ -426,11 +363,12 @@ static int64_t pw_intern(pw_ctx *c, const char *text)
 		pw_bind_rc(c, (rc & 0xff) == SQLITE_NOMEM ? SQLITE_NOMEM : rc);
 		return -1;
 	}
-	slot->text = text;
-	slot->hash = hash;
-	slot->id = c->next_string_id++;
-	c->names.len++;
-	return slot->id;
+	id = c->next_string_id++;
+	if (tsb_hashmap_put_str(c->names, text, (uintptr_t)id)) {
+		pw_bind_rc(c, SQLITE_NOMEM);
+		return -1;
+	}
+	return id;
 }
 
 /* A name column: the interned id of `text`, or NULL when there is none. */
@@ -1379,8 +1317,8 @@ static void pw_clear_names(pw_ctx *c)
 {
 	pw_finalize(c, c->st_string, TSI_ERR_IO); /* written already, or abandoned */
 	c->st_string = NULL;
-	free(c->names.slots);
-	memset(&c->names, 0, sizeof(c->names));
+	tsb_hashmap_free(c->names);
+	c->names = NULL;
 }
 
 /* Frees what a write context holds (the connection is closed already). */

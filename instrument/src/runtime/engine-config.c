@@ -15,6 +15,8 @@
  */
 #include "../autoreport/autoreport-private.h"
 
+#include <tilescope/utf8.h>
+
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <limits.h>
@@ -60,14 +62,6 @@ static void quote_append(char *out, size_t size, size_t *len, const char *text, 
 	out[*len] = '\0';
 }
 
-/* Moves `at` back to the first byte of a UTF-8 sequence, not below `floor`. */
-static size_t utf8_start(const char *text, size_t at, size_t floor)
-{
-	while (at > floor && ((unsigned char)text[at] & 0xc0) == 0x80)
-		at--;
-	return at;
-}
-
 /*
  * Sets TSI_ERR_BAD_OPTION for JSON that does not parse, quoting up to
  * QUOTE_CONTEXT bytes each side of byte `offset` (0-based) of `text`, with
@@ -81,8 +75,8 @@ static int json_error(const char *text, size_t offset)
 
 	if (offset > n)
 		offset = n;
-	from = offset > QUOTE_CONTEXT ? utf8_start(text, offset - QUOTE_CONTEXT, 0) : 0;
-	to = n - offset > QUOTE_CONTEXT ? utf8_start(text, offset + QUOTE_CONTEXT, offset) : n;
+	from = offset > QUOTE_CONTEXT ? tsb_utf8_start(text, offset - QUOTE_CONTEXT, 0) : 0;
+	to = n - offset > QUOTE_CONTEXT ? tsb_utf8_start(text, offset + QUOTE_CONTEXT, offset) : n;
 	quote[0] = '\0';
 	if (from > 0)
 		quote_append(quote, sizeof(quote), &len, "...", 0, 3);

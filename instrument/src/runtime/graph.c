@@ -5,6 +5,8 @@
  */
 #include "../ipu-private.h"
 
+#include <tilescope/hashmap.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -107,7 +109,7 @@ TSI_API void tsi_graph_free(tsi_graph *graph)
 		free(core->subgraphs.items[i]);
 	tsi_vec_clear(&core->vars);
 	tsi_vec_clear(&core->codelets);
-	free(core->codelet_slots);
+	tsb_hashmap_free(core->codelet_by_name);
 	free(core->view_cache);
 	free(core->view_tags);
 	tsi_slicer_free(core->slicer);

@@ -6,67 +6,31 @@
  */
 #include "../ipu-private.h"
 
+#include <tilescope/hashmap.h>
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* FNV-1a of a codelet name. */
-static size_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
-	return (size_t)h;
-}
-
-/* Looks a codelet up by name in the core's hash; NULL when absent. */
+/* Looks a codelet up by name; NULL when absent. */
 TSI_API const tsi_codelet *tsi_graph_lookup_codelet(const tsi_graph *graph, const char *name)
 {
-	const tsi_graph_core *core;
-	size_t mask;
+	uintptr_t c;
 
-	if (!graph || !name)
+	if (!graph || !name || !tsb_hashmap_lookup_str(graph->core->codelet_by_name, name, &c))
 		return NULL;
-	core = graph->core;
-	if (!core->n_codelet_slots)
-		return NULL;
-	mask = core->n_codelet_slots - 1;
-	for (size_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
-		const tsi_codelet *c = core->codelet_slots[i];
-		if (!c)
-			return NULL;
-		if (strcmp(c->name, name) == 0)
-			return c;
-	}
+	return (const tsi_codelet *)c;
 }
 
-/* Puts `c` into the hash (its name is not there yet), growing the table
- * to keep it at most half full. Returns TSI_OK or TSI_ERR_NO_MEMORY. */
+/* Puts `c` into the map by name (its name is not there yet). Returns
+ * TSI_OK or TSI_ERR_NO_MEMORY. */
 static int hash_codelet(tsi_graph_core *core, const tsi_codelet *c)
 {
-	if (2 * (core->codelets.len + 1) > core->n_codelet_slots) {
-		size_t n = core->n_codelet_slots ? 2 * core->n_codelet_slots : 64;
-		const tsi_codelet **slots = calloc(n, sizeof(*slots));
-		if (!slots)
-			return TSI_ERR_NO_MEMORY;
-		for (size_t i = 0; i < core->n_codelet_slots; i++) {
-			const tsi_codelet *old = core->codelet_slots[i];
-			if (!old)
-				continue;
-			size_t j = name_hash(old->name) & (n - 1);
-			while (slots[j])
-				j = (j + 1) & (n - 1);
-			slots[j] = old;
-		}
-		free(core->codelet_slots);
-		core->codelet_slots = slots;
-		core->n_codelet_slots = n;
-	}
-	size_t j = name_hash(c->name) & (core->n_codelet_slots - 1);
-	while (core->codelet_slots[j])
-		j = (j + 1) & (core->n_codelet_slots - 1);
-	core->codelet_slots[j] = c;
+	if (!core->codelet_by_name &&
+	    !(core->codelet_by_name = tsb_hashmap_new(TSB_HASHMAP_STRING_KEYS)))
+		return TSI_ERR_NO_MEMORY;
+	if (tsb_hashmap_put_str(core->codelet_by_name, c->name, (uintptr_t)c))
+		return TSI_ERR_NO_MEMORY;
 	return TSI_OK;
 }
 
