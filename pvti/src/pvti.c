@@ -17,6 +17,7 @@
 #define _GNU_SOURCE 1 /* pthread_getname_np, gettid, program_invocation_short_name */
 
 #include <tilescope/alloc.h>
+#include <tilescope/hashmap.h>
 #include "pvti-private.h"
 
 #include <cjson/cJSON.h>
@@ -197,60 +198,28 @@ PVTI_API pvti_channel *pvti_channel_at(size_t i)
 
 /* --- Interned names ----------------------------------------------------- */
 
-/* By id; the hash maps text to id + 1 (0: empty slot). Under pvti_lock. */
+/* By id; the map takes text to id (its keys are the copies in
+ * `strings`). Under pvti_lock. */
 static char **strings;
 static size_t n_strings, cap_strings;
-static uint32_t *string_hash;
-static size_t hash_cap; /* a power of two, > 2 * n_strings */
+static tsb_hashmap *string_ids;
 
-static uint64_t hash_text(const char *s)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-/* Doubles the hash table and re-inserts every string. Under pvti_lock. */
-static int grow_hash_locked(void)
-{
-	size_t cap = hash_cap ? hash_cap * 2 : 1024, i;
-	uint32_t *table = tsb_calloc(cap, sizeof(*table));
-
-	if (!table)
-		return TSI_ERR_NO_MEMORY;
-	for (i = 0; i < n_strings; i++) {
-		size_t slot = (size_t)hash_text(strings[i]) & (cap - 1);
-
-		while (table[slot])
-			slot = (slot + 1) & (cap - 1);
-		table[slot] = (uint32_t)i + 1;
-	}
-	free(string_hash);
-	string_hash = table;
-	hash_cap = cap;
-	return TSI_OK;
-}
-
-/* Interns under pvti_lock (open addressing on an FNV-1a hash). Called on
- * a per-thread cache miss only, so the lock is off the hot path. */
+/* Interns under pvti_lock (base's hash map). Called on a per-thread cache
+ * miss only, so the lock is off the hot path. */
 int pvti_intern(uint32_t *out, const char *text)
 {
-	size_t slot;
+	uintptr_t id;
 	int rc = TSI_OK;
 	char *copy;
 
 	pthread_mutex_lock(&pvti_lock);
-	if ((n_strings + 1) * 2 > hash_cap && (rc = grow_hash_locked()) != TSI_OK)
+	if (!string_ids && !(string_ids = tsb_hashmap_new(TSB_HASHMAP_STRING_KEYS))) {
+		rc = TSI_ERR_NO_MEMORY;
 		goto cleanup;
-	slot = (size_t)hash_text(text) & (hash_cap - 1);
-	while (string_hash[slot]) {
-		if (strcmp(strings[string_hash[slot] - 1], text) == 0) {
-			*out = string_hash[slot] - 1;
-			goto cleanup;
-		}
-		slot = (slot + 1) & (hash_cap - 1);
+	}
+	if (tsb_hashmap_lookup_str(string_ids, text, &id)) {
+		*out = (uint32_t)id;
+		goto cleanup;
 	}
 	if (n_strings == cap_strings) {
 		size_t cap = cap_strings ? cap_strings * 2 : 256;
@@ -264,12 +233,12 @@ int pvti_intern(uint32_t *out, const char *text)
 		cap_strings = cap;
 	}
 	copy = tsb_strdup(text);
-	if (!copy) {
+	if (!copy || tsb_hashmap_put_str(string_ids, copy, n_strings)) {
+		tsb_free(copy);
 		rc = TSI_ERR_NO_MEMORY;
 		goto cleanup;
 	}
 	strings[n_strings] = copy;
-	string_hash[slot] = (uint32_t)n_strings + 1;
 	*out = (uint32_t)n_strings++;
 cleanup:
 	pthread_mutex_unlock(&pvti_lock);
