@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <tilescope/tsc-axis.h>
+#include <tilescope/numfmt.h>
 
 #include <math.h>
 
@@ -62,39 +63,14 @@ double tsc_axis_nice_ceil(double value)
 	return 10 * mag;
 }
 
-/* Appends the integer part of |v| with a comma every three digits. */
-static void append_grouped(GString *s, double v)
-{
-	char digits[64];
-	int len, i;
-
-	g_snprintf(digits, sizeof digits, "%.0f", floor(v + 0.5));
-	len = (int)strlen(digits);
-	for (i = 0; i < len; i++) {
-		if (i > 0 && (len - i) % 3 == 0)
-			g_string_append_c(s, ',');
-		g_string_append_c(s, digits[i]);
-	}
-}
-
+/* The rule is libtilescope-base's (tilescope/numfmt.h), which the CLI
+ * and reportlib's summary print with too. */
 char *tsc_format_thousands(double value, gpointer user_data)
 {
-	GString *s = g_string_new(NULL);
-	double a = fabs(value);
+	char buf[TSB_NUMBER_MAX];
 
 	(void)user_data;
-	if (!isfinite(value)) {
-		g_string_append(s, isnan(value) ? "–" : (value > 0 ? "∞" : "-∞"));
-		return g_string_free(s, FALSE);
-	}
-	if (a < 10 && a != floor(a)) {
-		g_string_printf(s, "%.3g", value);
-		return g_string_free(s, FALSE);
-	}
-	if (value < 0 && floor(a + 0.5) > 0)
-		g_string_append_c(s, '-');
-	append_grouped(s, a);
-	return g_string_free(s, FALSE);
+	return g_strdup(tsb_format_axis(buf, sizeof(buf), value));
 }
 
 char *tsc_format_bytes(double value, gpointer user_data)

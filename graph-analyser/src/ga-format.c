@@ -1,11 +1,12 @@
 /*
- * The summary's number formats for the views (ga-format.h). The rules
- * are summary-text.c's, written again here because reportlib keeps its
- * formatters private; tests/gui/check-summary.py compares the results
- * with `tilescope summary --json`.
+ * The summary's number formats for the views (ga-format.h): the rules of
+ * libtilescope-base (tilescope/numfmt.h) that reportlib's text summary
+ * prints with, so the two cannot drift; tests/gui/check-summary.py
+ * compares the results with `tilescope summary --json`.
  */
 #include "ga-format.h"
 
+#include <tilescope/numfmt.h>
 #include <tilescope/tsd-name.h>
 
 #include <inttypes.h>
@@ -14,53 +15,30 @@
 
 char *ga_format_u64(uint64_t v)
 {
-	char tmp[32], buf[40];
-	int len = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
+	char buf[TSB_NUMBER_MAX];
 
-	for (int i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-	return g_strdup(buf);
+	return g_strdup(tsb_format_u64(buf, sizeof(buf), v));
 }
 
 char *ga_format_1dp(double v)
 {
-	g_autofree char *whole = NULL;
-	uint64_t tenths;
+	char buf[TSB_NUMBER_MAX];
 
-	if (!isfinite(v) || v < 0 || v >= 1e18)
-		return g_strdup("n/a");
-	tenths = (uint64_t)llround(v * 10.0);
-	whole = ga_format_u64(tenths / 10);
-	return g_strdup_printf("%s.%u", whole, (unsigned)(tenths % 10));
+	return g_strdup(tsb_format_tenths(buf, sizeof(buf), v));
 }
 
 char *ga_format_pct(double fraction)
 {
-	g_autofree char *num = NULL;
+	char buf[TSB_NUMBER_MAX];
 
-	if (!isfinite(fraction))
-		return g_strdup("n/a");
-	num = ga_format_1dp(fraction * 100.0);
-	return g_strdup_printf("%s%%", num);
+	return g_strdup(tsb_format_percent(buf, sizeof(buf), fraction));
 }
 
 char *ga_format_size(uint64_t bytes)
 {
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	g_autofree char *num = NULL;
-	double v = (double)bytes;
-	size_t u = 0;
+	char buf[TSB_NUMBER_MAX];
 
-	while (v >= 1024.0 && u + 1 < G_N_ELEMENTS(units)) {
-		v /= 1024.0;
-		u++;
-	}
-	num = ga_format_1dp(v);
-	return g_strdup_printf("%s %s", num, units[u]);
+	return g_strdup(tsb_format_size(buf, sizeof(buf), bytes));
 }
 
 char *ga_format_name(const char *name)

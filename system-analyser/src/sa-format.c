@@ -6,20 +6,14 @@
 
 #include <math.h>
 
+#include <tilescope/numfmt.h>
 #include <tilescope/units.h>
 
 char *sa_format_count(uint64_t n)
 {
-	char digits[32];
-	GString *s = g_string_new(NULL);
-	int len = g_snprintf(digits, sizeof(digits), "%" G_GUINT64_FORMAT, n);
+	char buf[TSB_NUMBER_MAX];
 
-	for (int i = 0; i < len; i++) {
-		if (i > 0 && (len - i) % 3 == 0)
-			g_string_append_c(s, ',');
-		g_string_append_c(s, digits[i]);
-	}
-	return g_string_free(s, FALSE);
+	return g_strdup(tsb_format_u64(buf, sizeof(buf), n));
 }
 
 char *sa_format_duration(double ns)
