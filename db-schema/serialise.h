@@ -6,15 +6,15 @@
  * and ran (tsi_graph_profile_serialise), reportlib from what it read back
  * from a profile.pop (tsr_export_*), so the two agree by construction.
  *
- * The in-memory profile is the runtime's published model
- * (instrument/include/tilescope/profile.h): this file reads those type
- * definitions, never any runtime code.
+ * The in-memory profile is the document model of this library's public
+ * headers (include/tilescope/profile-document.h), which the runtime fills
+ * and reportlib rebuilds from a file.
  */
 #pragma once
 
 #include <stdio.h>
 
-#include <tilescope/profile.h>
+#include <tilescope/profile-document.h>
 
 #include <stddef.h>
 

@@ -1,100 +1,97 @@
 /*
- * The one table of both formats' vocabulary (vocabulary.h). Each list is
- * in the order of the codes that index it; a new category, step type or
- * program type is added here, at its place, and in the enumerations the
- * build checks against these counts.
+ * The name tables of both formats' vocabulary (vocabulary.h), each
+ * expanded from its list in include/tilescope/vocabulary.def, so that it
+ * is in the order of the codes that index it; a new category, step type
+ * or program type is a line there (and, for a category, its place in the
+ * summary's order below).
  */
 #include "vocabulary.h"
 
 #include <string.h>
 
-/* The guide's memory categories in its (alphabetical) order, with the
- * summary's label of each. The guide names thirteen labels; the others
- * follow its style. */
+/* The memory categories' names and the summary's label of each. */
 static const struct {
 	const char *name, *label;
 } mem_categories[] = {
-	{"constant", "Constants"},
-	{"controlCode", "Control Code"},
-	{"controlId", "Control IDs"},
-	{"controlTable", "Control Table"},
-	{"copyDescriptor", "Copy Descriptors"},
-	{"globalExchangeCode", "Global Exchange Code"},
-	{"globalExchangePacketHeader", "Global Exchange Packet Headers"},
-	{"globalMessage", "Global Exchange Message Buffers"},
-	{"hostExchangeCode", "Host Exchange Code"},
-	{"hostExchangePacketHeader", "Host Exchange Packet Headers"},
-	{"hostMessage", "Host Exchange Message Buffers"},
-	{"instrumentationResults", "Instrumentation Results"},
-	{"internalExchangeCode", "Internal Exchange Code"},
-	{"message", "Internal Exchange Message Buffers"},
-	{"multiple", "Multiple Categories"},
-	{"outputEdge", "Output Edge Data"},
-	{"rearrangement", "Data Rearrangement Buffers"},
-	{"sharedCodeStorage", "Shared Code Storage"},
-	{"sharedDataStorage", "Shared Data Storage"},
-	{"stack", "Stack"},
-	{"variable", "Variables"},
-	{"vectorListDescriptor", "VectorList Descriptors"},
-	{"vertexCode", "Vertex Code"},
-	{"vertexFieldData", "Vertex Field Data"},
-	{"vertexInstanceState", "Vertex Instances"},
+#define TSF_MEM_CATEGORY(id, name, label) {name, label},
+#include <tilescope/vocabulary.def>
 };
 
-/* printProfileSummary's "By Data Type" order: data first, then code. */
+/* printProfileSummary's "By Data Type" order: data first, then code. A
+ * new category takes its place here too (the count is checked below). */
 static const int summary_order[] = {
-	20 /* variable */,       0 /* constant */,       13 /* message */,
-	7 /* globalMessage */,   10 /* hostMessage */,   16 /* rearrangement */,
-	15 /* outputEdge */,     9 /* hostExchangePacketHeader */,
-	6 /* globalExchangePacketHeader */,              19 /* stack */,
-	24 /* vertexInstanceState */,                    4 /* copyDescriptor */,
-	21 /* vectorListDescriptor */,                  23 /* vertexFieldData */,
-	18 /* sharedDataStorage */,                      14 /* multiple */,
-	11 /* instrumentationResults */,                 2 /* controlId */,
-	3 /* controlTable */,    1 /* controlCode */,    22 /* vertexCode */,
-	17 /* sharedCodeStorage */,                      12 /* internalExchangeCode */,
-	5 /* globalExchangeCode */,                      8 /* hostExchangeCode */,
+	TSF_MEM_VARIABLE,
+	TSF_MEM_CONSTANT,
+	TSF_MEM_MESSAGE,
+	TSF_MEM_GLOBAL_MESSAGE,
+	TSF_MEM_HOST_MESSAGE,
+	TSF_MEM_REARRANGEMENT,
+	TSF_MEM_OUTPUT_EDGE,
+	TSF_MEM_HOST_EXCHANGE_PACKET_HEADER,
+	TSF_MEM_GLOBAL_EXCHANGE_PACKET_HEADER,
+	TSF_MEM_STACK,
+	TSF_MEM_VERTEX_INSTANCE_STATE,
+	TSF_MEM_COPY_DESCRIPTOR,
+	TSF_MEM_VECTOR_LIST_DESCRIPTOR,
+	TSF_MEM_VERTEX_FIELD_DATA,
+	TSF_MEM_SHARED_DATA_STORAGE,
+	TSF_MEM_MULTIPLE,
+	TSF_MEM_INSTRUMENTATION_RESULTS,
+	TSF_MEM_CONTROL_ID,
+	TSF_MEM_CONTROL_TABLE,
+	TSF_MEM_CONTROL_CODE,
+	TSF_MEM_VERTEX_CODE,
+	TSF_MEM_SHARED_CODE_STORAGE,
+	TSF_MEM_INTERNAL_EXCHANGE_CODE,
+	TSF_MEM_GLOBAL_EXCHANGE_CODE,
+	TSF_MEM_HOST_EXCHANGE_CODE,
 };
 
-static const char *const regions[] = {"interleaved", "nonInterleaved", "overflowed"};
+static const char *const regions[] = {
+#define TSF_REGION(id, name) name,
+#include <tilescope/vocabulary.def>
+};
 
 /* The guide's program tags, and the exchange kind an exchange program's
- * `exchange` column refers to. */
+ * `exchange` column refers to (-1: none). */
+enum { TSF_EXCHANGE_NONE = -1 };
 static const struct {
 	const char *name;
 	int exchange_kind;
 } program_types[] = {
-	{"Sequence", -1},
-	{"OnTileExecute", -1},
-	{"DoExchange", TSF_EXCHANGE_INTERNAL},
-	{"GlobalExchange", TSF_EXCHANGE_EXTERNAL},
-	{"StreamCopy", TSF_EXCHANGE_HOST},
-	{"Repeat", -1},
-	{"RepeatWhileTrue", -1},
-	{"RepeatWhileFalse", -1},
-	{"SetLocalConsensusFromVar", -1},
-	{"If", -1},
-	{"IfElse", -1},
-	{"Switch", -1},
-	{"Sync", -1},
-	{"Call", -1},
-	{"WriteUndef", -1},
+#define TSF_PROGRAM_TYPE(id, name, exchange_kind) {name, TSF_EXCHANGE_##exchange_kind},
+#include <tilescope/vocabulary.def>
 };
 
-static const char *const step_types[] = {"OnTileExecute", "DoExchange",
-                                         "GlobalExchange", "StreamCopy", "Sync",
-                                         "CopySharedStructure"};
-static const char *const sync_types[] = {"Internal", "External", "Global"};
-static const char *const exchange_kinds[] = {"internal", "external", "host"};
-static const char *const profiler_modes[] = {"IPU_MODEL", "COMPUTE_SETS",
-                                             "SINGLE_TILE_COMPUTE_SETS", "VERTICES",
-                                             "EXTERNAL_EXCHANGES"};
-/* In tsi_ipu_version's order; each with the target name its chip has. */
-static const char *const ipu_versions[] = {"Mk2", "Mk1", "Bow"};
-static const char *const ipu_target_names[] = {"ipu2", "ipu1", "bow"};
-static const char *const data_types[] = {"float", "half",           "int",
-                                         "unsigned int", "short", "unsigned short",
-                                         "char",  "unsigned char", "bool"};
+static const char *const step_types[] = {
+#define TSF_STEP_TYPE(id, name) name,
+#include <tilescope/vocabulary.def>
+};
+static const char *const sync_types[] = {
+#define TSF_SYNC_TYPE(id, name) name,
+#include <tilescope/vocabulary.def>
+};
+static const char *const exchange_kinds[] = {
+#define TSF_EXCHANGE_KIND(id, name) name,
+#include <tilescope/vocabulary.def>
+};
+static const char *const profiler_modes[] = {
+#define TSF_PROFILER_MODE(id, name) name,
+#include <tilescope/vocabulary.def>
+};
+/* Each IPU version with the target name its chip has. */
+static const char *const ipu_versions[] = {
+#define TSF_IPU_VERSION(id, name, target_name) name,
+#include <tilescope/vocabulary.def>
+};
+static const char *const ipu_target_names[] = {
+#define TSF_IPU_VERSION(id, name, target_name) target_name,
+#include <tilescope/vocabulary.def>
+};
+static const char *const data_types[] = {
+#define TSF_DATA_TYPE(id, name) name,
+#include <tilescope/vocabulary.def>
+};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 _Static_assert(N(mem_categories) == TSF_MEM_CATEGORY_COUNT, "memory categories");

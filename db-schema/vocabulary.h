@@ -1,15 +1,14 @@
 /*
- * The vocabulary of both report formats, in one table: every name the
- * files store for an enumeration (memory categories, regions, program and
- * step types, sync and exchange kinds, profiler modes), with the code the
- * programs use for it. The writers spell names from here, the reader maps
- * names back to codes here; nobody else keeps a list.
+ * The vocabulary of both report formats: every name the files store for
+ * an enumeration (memory categories, regions, program and step types,
+ * sync and exchange kinds, profiler modes), with the code the programs
+ * use for it. The words are one table, include/tilescope/vocabulary.def;
+ * this is its lookup API. The writers spell names from here, the reader
+ * maps names back to codes here; nobody else keeps a list.
  *
- * Codes are the runtime's enumerations (tsi_mem_category, tsi_step_type
- * ... in instrument/include/tilescope/) and reportlib's where it has them
- * (tsr_step_type, tsr_region, tsr_exchange_kind): both are declared in the
- * order below, which the libraries check at build time against the counts
- * here and their first and last members.
+ * Codes are the positions in that table, which the runtime's enumerations
+ * (tsi_mem_category, tsi_step_type ... in tilescope/profile-vocabulary.h)
+ * and reportlib's (tsr_mem_category, tsr_step_type ...) are expanded from.
  */
 #pragma once
 
@@ -28,40 +27,56 @@ typedef enum tsf_vocab {
 	TSF_VOCAB_COUNT
 } tsf_vocab;
 
-/* Sizes of each enumeration, for the libraries' build-time checks. */
+/* The codes of each list, expanded from the one table
+ * (include/tilescope/vocabulary.def): TSF_MEM_CONSTANT ...,
+ * TSF_MEM_CATEGORY_COUNT, TSF_PROGRAM_SEQUENCE ... The runtime's and
+ * reportlib's enumerations are expanded from the same lines, so they
+ * agree by construction; the libraries still check a few members at
+ * build time. */
 enum {
-	TSF_MEM_CATEGORY_COUNT = 25,
-	TSF_REGION_COUNT = 3,
-	TSF_PROGRAM_TYPE_COUNT = 15,
-	TSF_STEP_TYPE_COUNT = 6,
-	TSF_SYNC_TYPE_COUNT = 3,
-	TSF_EXCHANGE_KIND_COUNT = 3,
-	TSF_PROFILER_MODE_COUNT = 5,
-	TSF_DATA_TYPE_COUNT = 9,
-	TSF_IPU_VERSION_COUNT = 3,
+#define TSF_MEM_CATEGORY(id, name, label) TSF_MEM_##id,
+#include <tilescope/vocabulary.def>
+	TSF_MEM_CATEGORY_COUNT
 };
-
-/* Codes the libraries check by name (the first and last of each list). */
 enum {
-	TSF_MEM_CONSTANT = 0,
-	TSF_MEM_VERTEX_INSTANCE_STATE = 24,
-	TSF_PROGRAM_SEQUENCE = 0,
-	TSF_PROGRAM_ON_TILE_EXECUTE = 1,
-	TSF_PROGRAM_REPEAT = 5,
-	TSF_PROGRAM_CALL = 13,
-	TSF_PROGRAM_DO_EXCHANGE = 2,
-	TSF_PROGRAM_GLOBAL_EXCHANGE = 3,
-	TSF_PROGRAM_STREAM_COPY = 4,
-	TSF_PROGRAM_SYNC = 12,
-	TSF_PROGRAM_WRITE_UNDEF = 14,
-	TSF_STEP_ON_TILE_EXECUTE = 0,
-	TSF_STEP_SYNC = 4,
-	TSF_STEP_COPY_SHARED_STRUCTURE = 5,
-	TSF_SYNC_INTERNAL = 0,
-	TSF_SYNC_GLOBAL = 2,
-	TSF_EXCHANGE_INTERNAL = 0,
-	TSF_EXCHANGE_EXTERNAL = 1,
-	TSF_EXCHANGE_HOST = 2,
+#define TSF_REGION(id, name) TSF_REGION_##id,
+#include <tilescope/vocabulary.def>
+	TSF_REGION_COUNT
+};
+enum {
+#define TSF_PROGRAM_TYPE(id, name, exchange_kind) TSF_PROGRAM_##id,
+#include <tilescope/vocabulary.def>
+	TSF_PROGRAM_TYPE_COUNT
+};
+enum {
+#define TSF_STEP_TYPE(id, name) TSF_STEP_##id,
+#include <tilescope/vocabulary.def>
+	TSF_STEP_TYPE_COUNT
+};
+enum {
+#define TSF_SYNC_TYPE(id, name) TSF_SYNC_##id,
+#include <tilescope/vocabulary.def>
+	TSF_SYNC_TYPE_COUNT
+};
+enum {
+#define TSF_EXCHANGE_KIND(id, name) TSF_EXCHANGE_##id,
+#include <tilescope/vocabulary.def>
+	TSF_EXCHANGE_KIND_COUNT
+};
+enum {
+#define TSF_PROFILER_MODE(id, name) TSF_PROFILER_##id,
+#include <tilescope/vocabulary.def>
+	TSF_PROFILER_MODE_COUNT
+};
+enum {
+#define TSF_DATA_TYPE(id, name) TSF_DATA_##id,
+#include <tilescope/vocabulary.def>
+	TSF_DATA_TYPE_COUNT
+};
+enum {
+#define TSF_IPU_VERSION(id, name, target_name) TSF_IPU_##id,
+#include <tilescope/vocabulary.def>
+	TSF_IPU_VERSION_COUNT
 };
 
 /* Members of `vocab` (0 for an unknown vocabulary). */

@@ -12,8 +12,12 @@ usage: check-abi.py [--update] LIST CC LIBRARY HEADER_DIR [-I DIR]...
 LIST is the committed file (tests/layering/abi/<library>.txt); LIBRARY
 the built .so; HEADER_DIR the directory of the library's own public
 headers (each *.h in it is part of the API, and so is a generated
-*-version.h found on the -I path); the -I directories resolve their
-includes of each other."""
+*-version.h found on the -I path), optionally followed by ':' and the
+directories of installed headers it includes as its own API (the format
+library's profile document and vocabulary table: what the library's
+headers take from them is listed with the library's, so a change there
+fails here too); the -I directories resolve their includes of each
+other."""
 import os
 import re
 import subprocess
@@ -54,6 +58,8 @@ def normalise(decl):
 def declarations(cc, header_dir, includes):
     """The top-level declarations and #defines that the headers of
     `header_dir` contribute, in a stable order."""
+    dirs = header_dir.split(os.pathsep)
+    header_dir = dirs[0]
     headers = sorted(h for h in os.listdir(header_dir) if h.endswith(".h"))
     with tempfile.NamedTemporaryFile("w", suffix=".c", delete=False) as tu:
         for h in headers:
@@ -65,16 +71,21 @@ def declarations(cc, header_dir, includes):
         os.unlink(tu.name)
     if pre.returncode != 0:
         sys.exit(f"FAIL: the headers do not preprocess: {' '.join(cmd)}\n{pre.stderr}")
-    own = os.path.realpath(header_dir)
+    own = {os.path.realpath(d) for d in dirs}
     mine, code, macros = False, [], []
     for line in pre.stdout.splitlines():
         m = re.match(r'# \d+ "([^"]+)"', line)
         if m:
-            mine = os.path.dirname(os.path.realpath(m.group(1))) == own
+            mine = os.path.dirname(os.path.realpath(m.group(1))) in own
             continue
         if not mine:
             continue
-        if line.startswith("#define "):
+        if line.startswith("#undef "):
+            # A helper defined and undefined again (an X-macro expanding
+            # vocabulary.def) is gone by the end of the header: not API.
+            name = line.split()[1]
+            macros = [d for d in macros if d.split()[1].split("(")[0] != name]
+        elif line.startswith("#define "):
             name = line.split()[1].split("(")[0]
             # The export macros and include guards are not API.
             if not name.endswith("_API") and not name.endswith("_H"):

@@ -5,7 +5,7 @@
 #      write no trace anywhere (they do not carry the tracer);
 #   3. each shared library exports only its own prefix (nm -D);
 #   4. the vocabulary of the formats (memory categories, sync kinds) is
-#      spelled in db-schema/ alone, outside comments and tests.
+#      spelled in db-schema/'s one table alone, outside comments and tests.
 # usage: check-layering.sh SOURCE_ROOT TILESCOPE LIBREPORT LIBINSTRUMENT LIBPVTI LIBBASE SAMPLE_DIR
 src=$1 ts=$2 libreport=$3 libinstrument=$4 libpvti=$5 libbase=$6 samples=$7
 . "$src/tests/cli/cli-test-lib.sh"
@@ -74,11 +74,11 @@ cd "$src" || exit 1
 words='"controlCode"|"vertexInstanceState"|"internalExchangeCode"|"Internal"|"External"|"Global"|"Mk1"|"Mk2"|"ipu1"|"ipu2"'
 # Comments are taken off each line first: a same-line /* ... */, a line
 # inside a block comment (" * ..."), and // to the end.
-hits=$(grep -rEn --include='*.c' --include='*.h' "$words" instrument reportlib cli-summary db-schema |
+hits=$(grep -rEn --include='*.c' --include='*.h' --include='*.def' "$words" instrument reportlib cli-summary db-schema |
 	sed -E 's#/\*([^*]|\*+[^*/])*\*+/##g; s#//.*$##' |
 	grep -Ev '^[^:]*:[0-9]+:[[:space:]]*(\*|/\*)' | grep -E "$words" | cut -d: -f1 | sort -u)
-if [ "$hits" = "db-schema/vocabulary.c" ]; then
-	pass "memory categories, sync kinds and IPU versions are spelled in db-schema/vocabulary.c only"
+if [ "$hits" = "db-schema/include/tilescope/vocabulary.def" ]; then
+	pass "memory categories, sync kinds and IPU versions are spelled in db-schema's vocabulary.def only"
 else
 	fail "the vocabulary is spelled in: $(echo $hits)"
 fi

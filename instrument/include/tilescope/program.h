@@ -38,12 +38,6 @@ typedef enum tsi_program_kind {
 	TSI_PROG_KIND_COUNT
 } tsi_program_kind;
 
-typedef enum tsi_sync_type {
-	TSI_SYNC_INTERNAL = 0, /* all tiles of one IPU */
-	TSI_SYNC_EXTERNAL,     /* all tiles of all IPUs */
-	TSI_SYNC_GLOBAL        /* all IPUs and the host */
-} tsi_sync_type;
-
 /* An empty sequence named `name` (may be NULL); add steps with
  * tsi_sequence_add(). */
 TSI_API tsi_program *tsi_prog_sequence(tsi_graph *graph, const char *name);

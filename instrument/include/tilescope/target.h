@@ -8,38 +8,12 @@
 
 #include "types.h"
 
+/* tsi_target, tsi_ipu_version: part of the graph profile (libtilescope-format) */
+#include <tilescope/profile-document.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum tsi_target_kind {
-	TSI_TARGET_IPU_MODEL = 0, /* the simulated IPU (default) */
-	TSI_TARGET_CPU            /* host CPU: one tile, one worker, no profile */
-} tsi_target_kind;
-
-typedef enum tsi_ipu_version {
-	TSI_IPU_MK2 = 0, /* GC200: 1,472 tiles, 624 KiB/tile, 1.33 GHz (default) */
-	TSI_IPU_MK1,     /* GC2: 1,216 tiles, 256 KiB/tile, 1.6 GHz */
-	TSI_IPU_BOW      /* Bow: 1,472 tiles, 624 KiB/tile, 1.85 GHz */
-} tsi_ipu_version;
-
-/* A target: the fixed description of the hardware a graph is built for.
- * Plain data; copy it freely. Tiles are numbered 0..num_tiles-1 across
- * all IPUs (IPU i holds tiles i*tiles_per_ipu ...). */
-typedef struct tsi_target {
-	tsi_target_kind kind;
-	tsi_ipu_version version;
-	char name[32];              /* "ipu1", "ipu2", "bow", "cpu" */
-	unsigned num_ipus;
-	unsigned tiles_per_ipu;
-	unsigned num_tiles;         /* num_ipus * tiles_per_ipu */
-	uint64_t bytes_per_tile;    /* tile SRAM, bytes */
-	uint64_t clock_hz;          /* tile clock, Hz */
-	unsigned num_worker_contexts; /* hardware worker threads per tile (6) */
-	unsigned exchange_bytes_per_cycle; /* internal exchange bandwidth per tile */
-	unsigned fp16_amp_flops_per_cycle; /* peak AMP fp16 flops per tile-cycle */
-	unsigned fp32_flops_per_cycle;     /* peak fp32 flops per tile-cycle */
-} tsi_target;
 
 /* Fills `out` with a preset IPU Model target. tiles_per_ipu == 0 keeps the
  * preset's tile count; otherwise it overrides it (1 .. the preset's count).

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <tilescope/error.h>
+/* tsi_type and TSI_MAX_RANK: the profile document's (libtilescope-format) */
+#include <tilescope/profile-document.h>
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,20 +21,6 @@ extern "C" {
 #define TSI_NONE (-1)
 
 
-/* Poplar's device types. HALF is IEEE 754 binary16, held on the host as
- * its uint16_t bit pattern; BOOL is one byte. */
-typedef enum tsi_type {
-	TSI_FLOAT = 0,
-	TSI_HALF,
-	TSI_INT,
-	TSI_UNSIGNED_INT,
-	TSI_SHORT,
-	TSI_UNSIGNED_SHORT,
-	TSI_CHAR,
-	TSI_UNSIGNED_CHAR,
-	TSI_BOOL,
-	TSI_TYPE_COUNT
-} tsi_type;
 
 
 /* Size in bytes of one element of the given type on the device. */
@@ -59,9 +47,6 @@ TSI_API void tsi_type_store(tsi_type type, void *base, size_t index, double valu
  * tsi_graph_add_variable(g, TSI_FLOAT, TSI_SCALAR, "loss"). TSI_SHAPE()
  * with no sizes is not C (an empty initializer), hence this name. */
 #define TSI_SCALAR 0, ((const size_t *)0)
-
-/* The most dimensions a tensor may have. */
-#define TSI_MAX_RANK 8
 
 #ifdef __cplusplus
 }
