@@ -5,7 +5,10 @@
 #      write no trace anywhere (they do not carry the tracer);
 #   3. each shared library exports only its own prefix (nm -D);
 #   4. the vocabulary of the formats (memory categories, sync kinds) is
-#      spelled in db-schema/'s one table alone, outside comments and tests.
+#      spelled in db-schema/'s one table alone, outside comments and tests;
+#   5. the ground floor stands on nothing above it: no file of db-schema/
+#      or base/ includes a header of the runtime, the tracer or reportlib,
+#      and their meson.build files take no include directory from them.
 # usage: check-layering.sh SOURCE_ROOT TILESCOPE LIBREPORT LIBINSTRUMENT LIBPVTI LIBBASE SAMPLE_DIR
 src=$1 ts=$2 libreport=$3 libinstrument=$4 libpvti=$5 libbase=$6 samples=$7
 . "$src/tests/cli/cli-test-lib.sh"
@@ -81,6 +84,45 @@ if [ "$hits" = "db-schema/include/tilescope/vocabulary.def" ]; then
 	pass "memory categories, sync kinds and IPU versions are spelled in db-schema's vocabulary.def only"
 else
 	fail "the vocabulary is spelled in: $(echo $hits)"
+fi
+
+# 5. No include runs up from the ground floor. Each #include of a file
+# under db-schema/ or base/ is resolved as the compiler would: beside the
+# file, then in the floor's own include directories. One that does not
+# resolve there but names a header of the runtime (instrument/), the
+# tracer (pvti/) or reportlib/ (their public tilescope/X.h, or a private
+# header of theirs by name) runs upward. A system header resolves nowhere
+# here and names none of theirs.
+upper_public=$(cd "$src" && ls instrument/include/tilescope/*.h pvti/include/tilescope/*.h \
+	reportlib/include/tilescope/*.h 2>/dev/null | sed 's#.*/include/##')
+upper_private=$(cd "$src" && find instrument/src pvti/src reportlib/src -name '*.h' 2>/dev/null |
+	sed 's#.*/##' | sort -u)
+up=""
+for f in $(find db-schema base -type f \( -name '*.h' -o -name '*.c' -o -name '*.def' -o -name '*.in' \) | sort); do
+	dir=$(dirname "$f")
+	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^>"]*\)[>"].*/\1/p' "$f"); do
+		found=""
+		for d in "$dir" db-schema db-schema/include base/include; do
+			if [ -f "$d/$inc" ]; then
+				found=$d
+				break
+			fi
+		done
+		[ -n "$found" ] && continue
+		if printf '%s\n' $upper_public | grep -qxF "$inc" ||
+			printf '%s\n' $upper_private | grep -qxF "$(basename "$inc")"; then
+			up="$up $f:$inc"
+		fi
+	done
+done
+dirs=$(grep -n "include_directories" db-schema/meson.build base/meson.build |
+	grep -E "\.\./(instrument|pvti|reportlib)" | cut -d: -f1,2 | tr '\n' ' ')
+if [ -n "$up" ]; then
+	fail "db-schema/ or base/ includes a header of a floor above it:$up"
+elif [ -n "$dirs" ]; then
+	fail "db-schema/ or base/ builds with an include directory of a floor above it: $dirs"
+else
+	pass "no file of db-schema/ or base/ includes the runtime, the tracer or reportlib"
 fi
 
 [ $status -eq 0 ] && echo "layering: all checks passed"
