@@ -227,8 +227,10 @@ def man_page(cmd, version, subcommands, pages):
     add("SEE ALSO", [",\n".join("\\fB" + roff_escape(p) + "\\fR(1)" for p in pages if p != cmd.page)])
     order = SECTION_ORDER + [s for s in sections if s not in SECTION_ORDER + LATE_SECTIONS] + \
         LATE_SECTIONS
-    # No hyphenation (names such as memory.total_including_gaps stay whole).
-    out = ['.TH "%s" 1 "" "Tilescope %s" "Tilescope Manual"' % (cmd.page.upper(), version), ".nh"]
+    # Left-aligned (no stretched spaces) and without hyphenation, so that
+    # names such as memory.total_including_gaps stay whole.
+    out = ['.TH "%s" 1 "" "Tilescope %s" "Tilescope Manual"' % (cmd.page.upper(), version),
+           ".ad l", ".nh"]
     for s in order:
         if s in sections:
             out.append('.SH "%s"' % s)
@@ -434,6 +436,8 @@ def main():
     ap.add_argument("--version", default="")
     ap.add_argument("--outdir")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--see-also", action="append", default=[],
+                    help="another page for SEE ALSO (the apps' and the CLI's, made apart)")
     ap.add_argument("defs", nargs="+")
     args = ap.parse_args()
     commands = [Command(p) for p in args.defs]
@@ -452,9 +456,8 @@ def main():
             raise SystemExit("no .def for the program " + prog)
         subs = [c for w, c in cmds.items() if w]
         for w, c in cmds.items():
-            # A subcommand's page points to its program and its siblings;
-            # a program's to its subcommands and the other programs.
-            related = [p for p in pages if p.split("-")[0] == "tilescope"]
+            # Each page points to every other one.
+            related = pages + args.see_also
             with open(os.path.join(args.outdir, c.page + ".1"), "w", encoding="utf-8") as f:
                 f.write(man_page(c, args.version, subs if not w else [], related))
         with open(os.path.join(args.outdir, prog), "w", encoding="utf-8") as f:
