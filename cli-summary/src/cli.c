@@ -93,7 +93,8 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 		va_end(ap);
 	}
 	fputs(usage, stderr);
-	fprintf(stderr, "Try 'tilescope %s --help'.\n", cmd);
+	/* The top level passes "" as its command: no double space. */
+	fprintf(stderr, "Try 'tilescope %s%s--help'.\n", cmd, *cmd ? " " : "");
 	return CLI_EXIT_ERROR;
 }
 

@@ -122,6 +122,9 @@ check_error "^tilescope: unknown option '--frobnicate'" summary --frobnicate rep
 check_error 'missing-dir/out.txt: cannot write' summary -o missing-dir/out.txt rep
 check_error "is not a tilescope command" frobnicate
 check_error '^usage: tilescope COMMAND'
+check_error "^tilescope: unknown option '-x'" -x
+grep -qx "Try 'tilescope --help'." stderr.txt ||
+	fail "tilescope -x does not end with \"Try 'tilescope --help'.\": $(tail -n 1 stderr.txt)"
 [ -e missing-dir ] && fail "a failed -o created something"
 ls ./*.tmp.* >/dev/null 2>&1 && fail "a temporary output file was left behind"
 
