@@ -16,6 +16,9 @@
  */
 #include "serialise-private.h"
 
+#include <tilescope/json-writer.h>
+#include <tilescope/utf8.h>
+
 #include <cbor.h>
 #include <errno.h>
 #include <math.h>
@@ -84,37 +87,12 @@ static uint64_t dense_at(const sv_node *n, size_t i, size_t *k)
 }
 
 /* Length of the well-formed UTF-8 sequence at s[0..n) (1 to 4), or 0
- * when s[0] does not start one (RFC 3629: no overlongs, no surrogates,
- * nothing above U+10FFFF). */
+ * when s[0] does not start one: base's decoder (RFC 3629: no overlongs,
+ * no surrogates, nothing above U+10FFFF), which the JSON writer uses too,
+ * so both emitters replace the same bytes. */
 static size_t utf8_seq(const unsigned char *s, size_t n)
 {
-	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
-	size_t len;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		len = 3;
-	else if (c >= 0xF0 && c <= 0xF4)
-		len = 4;
-	else
-		return 0;
-	if (c == 0xE0)
-		lo = 0xA0;
-	else if (c == 0xED)
-		hi = 0x9F;
-	else if (c == 0xF0)
-		lo = 0x90;
-	else if (c == 0xF4)
-		hi = 0x8F;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	return len;
+	return tsb_utf8_decode(s, n, NULL);
 }
 
 static const unsigned char replacement_char[3] = {0xEF, 0xBF, 0xBD}; /* U+FFFD */
@@ -201,201 +179,106 @@ static int out_no_memory(const sv_out *o)
 
 /* --- JSON emitter --------------------------------------------------------------- */
 
-/* Appends a number's decimal digits (with '-' when negative). The caller
- * has reserved 21 bytes. */
-static void json_num_raw(sv_out *o, sv_num v)
-{
-	char tmp[20];
-	size_t n = 0;
-	uint64_t m = v.mag;
-
-	do {
-		tmp[n++] = (char)('0' + m % 10);
-		m /= 10;
-	} while (m);
-	if (v.neg)
-		o->p[o->len++] = '-';
-	while (n)
-		o->p[o->len++] = (unsigned char)tmp[--n];
-}
-
-/* json_num_raw with its own reservation. */
-static bool json_num(sv_out *o, sv_num v)
-{
-	if (!out_reserve(o, 21))
-		return false;
-	json_num_raw(o, v);
-	return true;
-}
-
 /*
- * A double with 17 significant digits (enough to read back the same
- * double), and a ".0" when %g printed an integer so that readers see a
- * floating-point value. %g follows the C locale's decimal point only when
- * LC_NUMERIC is "C"; a model may have set another, so whatever the locale
- * put between the digits becomes '.'.
+ * Through base's JSON writer (tilescope/json-writer.h), compact, with
+ * this document's spelling of strings since its first release: \n and \t
+ * as such, other controls as \u00XX, a byte that is not UTF-8 as a raw
+ * U+FFFD. The writer hands its output to the emitter's own buffer, so
+ * streaming to a sink works as for CBOR.
  */
-static bool json_double(sv_out *o, double d)
+
+/* The writer's sink: appends to the emitter's output. */
+static int json_sink(void *user_data, const char *bytes, size_t n)
 {
-	char buf[64], clean[72];
-	size_t n = 0;
-	bool frac = false;
-	int len = snprintf(buf, sizeof(buf), "%.17g", d);
-
-	if (len <= 0 || (size_t)len >= sizeof(buf))
-		return out_put(o, "0.0", 3);
-	for (int i = 0; i < len; i++) {
-		char c = buf[i];
-
-		if ((c >= '0' && c <= '9') || c == '-' || c == '+') {
-			clean[n++] = c;
-		} else if (c == 'e' || c == 'E') {
-			clean[n++] = 'e';
-			frac = true;
-		} else if (n == 0 || clean[n - 1] != '.') {
-			clean[n++] = '.'; /* the radix character, possibly several bytes */
-			frac = true;
-		}
-	}
-	if (!frac) {
-		clean[n++] = '.';
-		clean[n++] = '0';
-	}
-	return out_put(o, clean, n);
+	return out_put(user_data, bytes, n) ? 0 : -1;
 }
 
-/* A JSON string: quotes, escapes for '"', '\' and control characters,
- * U+FFFD for bytes that are not UTF-8. */
-static bool json_string(sv_out *o, const char *str, size_t len)
+/* A number given as sign and magnitude; every negative one came from an
+ * int64_t, so it fits one again. */
+static void json_num(tsb_json *j, sv_num v)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)str;
-
-	if (!out_reserve(o, len + 2))
-		return false;
-	o->p[o->len++] = '"';
-	for (size_t i = 0; i < len;) {
-		unsigned char c = s[i];
-		size_t k = utf8_seq(s + i, len - i);
-
-		if (!out_reserve(o, 7))
-			return false;
-		if (k == 0) {
-			memcpy(o->p + o->len, replacement_char, 3);
-			o->len += 3;
-			i++;
-			continue;
-		}
-		if (k > 1) {
-			if (!out_put(o, s + i, k))
-				return false;
-			i += k;
-			continue;
-		}
-		i++;
-		if (c == '"' || c == '\\') {
-			o->p[o->len++] = '\\';
-			o->p[o->len++] = c;
-		} else if (c == '\n') {
-			memcpy(o->p + o->len, "\\n", 2);
-			o->len += 2;
-		} else if (c == '\t') {
-			memcpy(o->p + o->len, "\\t", 2);
-			o->len += 2;
-		} else if (c < 0x20) {
-			memcpy(o->p + o->len, "\\u00", 4);
-			o->p[o->len + 4] = (unsigned char)hex[c >> 4];
-			o->p[o->len + 5] = (unsigned char)hex[c & 15];
-			o->len += 6;
-		} else {
-			o->p[o->len++] = c;
-		}
-	}
-	return out_put(o, "\"", 1);
+	if (v.neg)
+		tsb_json_i64(j, -(int64_t)(v.mag - 1) - 1);
+	else
+		tsb_json_u64(j, v.mag);
 }
 
-/* Writes node `n` (and what it holds) as compact JSON. */
-static int json_value(sv_out *o, const sv_node *n)
+/* Writes node `n` (and what it holds). Returns a bad tile list's failure;
+ * the writer's own (out of memory, the sink) stay in the writer. */
+static int json_node(tsb_json *j, sv_out *o, const sv_node *n)
 {
-	int rc = 0;
 	size_t k = 0;
+	int rc;
 
 	switch (n->kind) {
 	case SV_NULL:
-		if (!out_put(o, "null", 4))
-			goto nomem;
+		tsb_json_null(j);
 		break;
 	case SV_BOOL:
-		if (!(n->b ? out_put(o, "true", 4) : out_put(o, "false", 5)))
-			goto nomem;
+		tsb_json_bool(j, n->b);
 		break;
 	case SV_UINT:
-		if (!json_num(o, (sv_num){false, n->u}))
-			goto nomem;
+		tsb_json_u64(j, n->u);
 		break;
 	case SV_INT:
-		if (!json_num(o, num_signed(n->i)))
-			goto nomem;
+		tsb_json_i64(j, n->i);
 		break;
 	case SV_DOUBLE:
-		if (!json_double(o, n->d))
-			goto nomem;
+		tsb_json_double(j, n->d);
 		break;
 	case SV_STRING:
-		if (!json_string(o, n->str.p, n->str.len))
-			goto nomem;
+		tsb_json_string_len(j, n->str.p, n->str.len);
 		break;
 	case SV_ARRAY:
 	case SV_MAP:
-		if (!out_put(o, n->kind == SV_MAP ? "{" : "[", 1))
-			goto nomem;
-		for (const sv_node *c = n->list.first; c; c = c->next) {
-			if (c != n->list.first && !out_put(o, ",", 1))
-				goto nomem;
-			if (n->kind == SV_MAP && (!json_string(o, c->key, strlen(c->key)) ||
-			                          !out_put(o, ":", 1)))
-				goto nomem;
-			rc = json_value(o, c);
+		if (n->kind == SV_MAP)
+			tsb_json_begin_object(j);
+		else
+			tsb_json_begin_array(j);
+		for (const sv_node *c = n->list.first; c && !tsb_json_error(j); c = c->next) {
+			if (n->kind == SV_MAP)
+				tsb_json_key(j, c->key);
+			rc = json_node(j, o, c);
 			if (rc)
-				goto out;
+				return rc;
 		}
-		if (!out_put(o, n->kind == SV_MAP ? "}" : "]", 1))
-			goto nomem;
+		if (n->kind == SV_MAP)
+			tsb_json_end_object(j);
+		else
+			tsb_json_end_array(j);
 		break;
 	case SV_NUMS:
-		if (!out_put(o, "[", 1))
-			goto nomem;
-		for (size_t i = 0; i < n->nums.n; i++) {
-			if (!out_reserve(o, 22))
-				goto nomem;
-			if (i)
-				o->p[o->len++] = ',';
-			json_num_raw(o, nums_at(n, i));
-		}
-		if (!out_put(o, "]", 1))
-			goto nomem;
+		tsb_json_begin_array(j);
+		for (size_t i = 0; i < n->nums.n; i++)
+			json_num(j, nums_at(n, i));
+		tsb_json_end_array(j);
 		break;
 	case SV_DENSE:
-		if (!out_put(o, "[", 1))
-			goto nomem;
-		for (size_t i = 0; i < n->dense.len; i++) {
-			if (!out_reserve(o, 22))
-				goto nomem;
-			if (i)
-				o->p[o->len++] = ',';
-			json_num_raw(o, (sv_num){false, dense_at(n, i, &k)});
-		}
+		tsb_json_begin_array(j);
+		for (size_t i = 0; i < n->dense.len; i++)
+			tsb_json_u64(j, dense_at(n, i, &k));
 		rc = dense_check(o, n, k);
 		if (rc)
-			goto out;
-		if (!out_put(o, "]", 1))
-			goto nomem;
+			return rc;
+		tsb_json_end_array(j);
 		break;
 	}
-out:
+	return 0;
+}
+
+/* Writes the tree under `root` as compact JSON into `o`. */
+static int json_value(sv_out *o, const sv_node *root)
+{
+	tsb_json *j = tsb_json_new_sink(json_sink, o, TSB_JSON_SHORT_NEWLINE_TAB);
+	int rc;
+
+	if (!j)
+		return out_no_memory(o);
+	rc = json_node(j, o, root);
+	if (!rc && tsb_json_finish(j) != TSB_JSON_OK)
+		rc = out_no_memory(o); /* the writer failed only for memory or the sink */
+	tsb_json_free(j);
 	return rc;
-nomem:
-	return out_no_memory(o);
 }
 
 /* --- CBOR emitter --------------------------------------------------------------- */

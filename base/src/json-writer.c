@@ -15,7 +15,6 @@
 #include "tilescope/utf8.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,16 +25,30 @@ typedef struct frame {
 	bool has_key;  /* (object) a key waits for its value */
 } frame;
 
+/* What a sink writer gathers before it calls its callback. */
+#define SINK_CHUNK ((size_t)64 << 10)
+
 struct tsb_json {
 	unsigned flags;
 	int status;      /* sticky tsb_json_status */
-	FILE *file;      /* NULL: into buf */
+	FILE *file;      /* NULL: into buf (or through `sink`) */
+	tsb_json_write_cb sink; /* NULL: buf is the output */
+	void *sink_data;
 	char *buf;       /* NUL-terminated when not NULL */
 	size_t len, cap; /* bytes in buf, its size */
 	frame *stack;    /* open containers, innermost last */
 	size_t depth, cap_stack;
 	bool done;       /* the top-level value is complete */
 };
+
+/* Hands a sink writer's gathered bytes to its callback. */
+static int flush_sink(tsb_json *j)
+{
+	if (!j->status && j->len && j->sink(j->sink_data, j->buf, j->len))
+		j->status = TSB_JSON_ERR_IO;
+	j->len = 0;
+	return j->status;
+}
 
 /* Appends n bytes to the output; sets the status on failure. */
 static int put(tsb_json *j, const void *bytes, size_t n)
@@ -46,6 +59,15 @@ static int put(tsb_json *j, const void *bytes, size_t n)
 		if (n && fwrite(bytes, 1, n, j->file) != n)
 			j->status = TSB_JSON_ERR_IO;
 		return j->status;
+	}
+	if (j->sink && j->len + n >= SINK_CHUNK) {
+		if (flush_sink(j))
+			return j->status;
+		if (n >= SINK_CHUNK) {
+			if (j->sink(j->sink_data, bytes, n))
+				j->status = TSB_JSON_ERR_IO;
+			return j->status;
+		}
 	}
 	if (j->cap - j->len <= n) {
 		size_t cap = j->cap ? j->cap : 256;
@@ -221,6 +243,26 @@ TSB_API tsb_json *tsb_json_new_file(FILE *f, unsigned flags)
 	return j;
 }
 
+TSB_API tsb_json *tsb_json_new_sink(tsb_json_write_cb write, void *user_data, unsigned flags)
+{
+	tsb_json *j;
+
+	if (!write)
+		return NULL;
+	j = make(flags);
+	if (!j)
+		return NULL;
+	j->sink = write;
+	j->sink_data = user_data;
+	j->buf = tsb_malloc(SINK_CHUNK + 1);
+	if (!j->buf) {
+		tsb_free(j);
+		return NULL;
+	}
+	j->cap = SINK_CHUNK + 1;
+	return j;
+}
+
 TSB_API void tsb_json_free(tsb_json *j)
 {
 	if (!j)
@@ -338,20 +380,35 @@ static int token(tsb_json *j, const char *text, size_t len)
 	return after_value(j);
 }
 
+/* The decimal digits of `v` (with '-' when `neg`), ending at `end`;
+ * returns where they start. By hand: a profile holds millions of them. */
+static char *digits(char *end, bool neg, uint64_t v)
+{
+	char *p = end;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		*--p = '-';
+	return p;
+}
+
 TSB_API int tsb_json_u64(tsb_json *j, uint64_t v)
 {
-	char buf[24];
-	int n = snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	char buf[24], *p = digits(buf + sizeof(buf), false, v);
 
-	return token(j, buf, (size_t)n);
+	return token(j, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 TSB_API int tsb_json_i64(tsb_json *j, int64_t v)
 {
-	char buf[24];
-	int n = snprintf(buf, sizeof(buf), "%" PRId64, v);
+	/* |INT64_MIN| without overflow. */
+	uint64_t mag = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+	char buf[24], *p = digits(buf + sizeof(buf), v < 0, mag);
 
-	return token(j, buf, (size_t)n);
+	return token(j, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 /*
@@ -424,14 +481,18 @@ TSB_API int tsb_json_finish(tsb_json *j)
 		return j->status = TSB_JSON_ERR_USAGE;
 	if (j->file && fflush(j->file) != 0)
 		j->status = TSB_JSON_ERR_IO;
+	if (j->sink)
+		flush_sink(j);
 	return j->status;
 }
 
 TSB_API const char *tsb_json_get_buffer(const tsb_json *j, size_t *len)
 {
+	bool mine = j && !j->file && !j->sink;
+
 	if (len)
-		*len = j && !j->file ? j->len : 0;
-	return j && !j->file ? j->buf : NULL;
+		*len = mine ? j->len : 0;
+	return mine ? j->buf : NULL;
 }
 
 TSB_API char *tsb_json_steal(tsb_json *j, size_t *len)
@@ -440,7 +501,7 @@ TSB_API char *tsb_json_steal(tsb_json *j, size_t *len)
 
 	if (len)
 		*len = 0;
-	if (!j || j->file || j->status)
+	if (!j || j->file || j->sink || j->status)
 		return NULL;
 	p = j->buf;
 	if (len)

@@ -246,6 +246,60 @@ static void test_file_and_depth(void **state)
 	assert_null(tsb_json_new_file(NULL, 0));
 }
 
+/* A sink that keeps what it is given, and fails once it has `limit`. */
+typedef struct sink_state {
+	char *text;
+	size_t len, calls, limit;
+} sink_state;
+
+static int keep(void *user_data, const char *bytes, size_t n)
+{
+	sink_state *s = user_data;
+
+	if (s->limit && s->len + n > s->limit)
+		return -1;
+	s->text = realloc(s->text, s->len + n + 1);
+	memcpy(s->text + s->len, bytes, n);
+	s->len += n;
+	s->text[s->len] = '\0';
+	s->calls++;
+	return 0;
+}
+
+/* A sink gets the same bytes as a buffer, in several chunks for a long
+ * document, and a sink that fails fails the writer. */
+static void test_sink(void **state)
+{
+	sink_state got = {0}, short_sink = {.limit = 1000};
+	tsb_json *j = tsb_json_new_sink(keep, &got, TSB_JSON_SHORT_NEWLINE_TAB);
+	tsb_json *b = tsb_json_new_buffer(TSB_JSON_SHORT_NEWLINE_TAB);
+	tsb_json *f = tsb_json_new_sink(keep, &short_sink, 0);
+
+	(void)state;
+	assert_null(tsb_json_new_sink(NULL, NULL, 0));
+	for (tsb_json **w = (tsb_json *[]){j, b, f}, **end = w + 3; w < end; w++) {
+		tsb_json_begin_array(*w);
+		for (uint64_t i = 0; i < 40000; i++) {
+			tsb_json_u64(*w, i * 7919);
+			tsb_json_i64(*w, -(int64_t)i);
+			if (i % 1000 == 0)
+				tsb_json_string(*w, "line\nbreak");
+		}
+		tsb_json_end_array(*w);
+	}
+	assert_int_equal(tsb_json_finish(j), 0);
+	assert_int_equal(tsb_json_finish(b), 0);
+	assert_true(got.calls > 3);
+	assert_string_equal(got.text, tsb_json_get_buffer(b, NULL));
+	assert_null(tsb_json_get_buffer(j, NULL));
+	assert_int_equal(tsb_json_finish(f), TSB_JSON_ERR_IO);
+	tsb_json_free(j);
+	tsb_json_free(b);
+	tsb_json_free(f);
+	free(got.text);
+	free(short_sink.text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_doubles),
 		cmocka_unit_test(test_usage_errors_are_sticky),
 		cmocka_unit_test(test_file_and_depth),
+		cmocka_unit_test(test_sink),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -818,6 +818,28 @@ static void test_large_integers_exact(void **state)
 	free(buf);
 }
 
+/* A name's spelling in JSON, byte for byte as the documents have always
+ * had it (libtilescope-base's writer with the profiles' flags): '"' and
+ * '\' escaped, \n and \t as such, every other control as \u00XX in
+ * lower case (\r and \b included), DEL and U+2028 raw, a bad byte as a
+ * raw U+FFFD. */
+static void test_string_spelling(void **state)
+{
+	tsi_graph_profile gp;
+	tsi_vertex_type_profile vt;
+	char *text;
+	cJSON *root;
+
+	(void)state;
+	craft(&gp, &vt);
+	vt.name = "a\"b\\c\nd\te\rf\bg\x01h\x1f\x7fi\xe2\x80\xa8j\xc0k";
+	root = to_json(&gp, true, NULL, 0, &text);
+	assert_non_null(strstr(text, "\"names\":[\"a\\\"b\\\\c\\nd\\te\\u000df\\u0008g\\u0001h\\u001f"
+	                             "\x7fi\xe2\x80\xa8j\xef\xbf\xbdk\"]"));
+	free(text);
+	cJSON_Delete(root);
+}
+
 /* EXTERNAL_EXCHANGES mode, on a hand-made profile of two IPU-to-IPU
  * exchanges of which the run executed the first: its cycles by tile,
  * zeros for the other; the step names it as "externalExchange". */
@@ -976,6 +998,7 @@ int main(void)
 		cmocka_unit_test(test_cbor_round_trip),
 		cmocka_unit_test(test_profiler_modes),
 		cmocka_unit_test(test_large_integers_exact),
+		cmocka_unit_test(test_string_spelling),
 		cmocka_unit_test(test_external_exchange_mode),
 		cmocka_unit_test(test_inconsistent_profile),
 		cmocka_unit_test(test_null_arguments),

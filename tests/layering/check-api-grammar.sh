@@ -48,7 +48,7 @@ done
 
 if [ -n "$libbase" ]; then
 	libc='malloc calloc realloc reallocarray strdup strndup asprintf vasprintf free'
-	verbs='new|new_buffer|new_file|free|get_[a-z0-9_]+|lookup_[a-z0-9_]+|put_[a-z0-9_]+|remove_[a-z0-9_]+|set_[a-z0-9_]+|reserve|next|count|begin_[a-z]+|end_[a-z]+|key|string|string_len|u64|i64|double|bool|null|raw|error|finish|steal|fputs|decode|valid|truncate|start|hook_clear|injected'
+	verbs='new|new_[a-z]+|free|get_[a-z0-9_]+|lookup_[a-z0-9_]+|put_[a-z0-9_]+|remove_[a-z0-9_]+|set_[a-z0-9_]+|reserve|next|count|begin_[a-z]+|end_[a-z]+|key|string|string_len|u64|i64|double|bool|null|raw|error|finish|steal|fputs|decode|valid|truncate|start|hook_clear|injected'
 	base_names=$(nm -D --defined-only "$libbase" | awk '$2 == "T" {print $3}' | grep '^tsb_')
 	if [ -z "$base_names" ]; then
 		echo "FAIL: no tsb_ functions read from $libbase (nm -D failed?)"

@@ -66,6 +66,14 @@ TSB_API tsb_json *tsb_json_new_buffer(unsigned flags);
 /* A writer onto `f` (borrowed: the caller closes it after tsb_json_free);
  * NULL when out of memory or `f` is NULL. */
 TSB_API tsb_json *tsb_json_new_file(FILE *f, unsigned flags);
+/* Where a tsb_json_new_sink writer sends its bytes, in order, a chunk at
+ * a time: returns 0, or non-zero to fail the writer (TSB_JSON_ERR_IO). */
+typedef int (*tsb_json_write_cb)(void *user_data, const char *bytes, size_t n);
+/* A writer that hands its output to `write` (with `user_data`) in chunks
+ * of up to 64 KiB as it goes, and the rest at tsb_json_finish: for an
+ * emitter with an output of its own (a growing buffer, a compressed
+ * stream). NULL when out of memory or `write` is NULL. */
+TSB_API tsb_json *tsb_json_new_sink(tsb_json_write_cb write, void *user_data, unsigned flags);
 /* Frees the writer (and its buffer unless stolen); NULL is fine. */
 TSB_API void tsb_json_free(tsb_json *j);
 
@@ -94,14 +102,15 @@ TSB_API int tsb_json_raw(tsb_json *j, const char *json);
  * says TSB_JSON_OK: tsb_json_finish checks that. */
 TSB_API int tsb_json_error(const tsb_json *j);
 /* TSB_JSON_OK when one complete value was written without a failure
- * (and, onto a FILE, flushed); else the failure, TSB_JSON_ERR_USAGE for
+ * (and, onto a FILE or a sink, flushed); else the failure, TSB_JSON_ERR_USAGE for
  * an unclosed or missing value. */
 TSB_API int tsb_json_finish(tsb_json *j);
 /* The buffer so far (NUL-terminated; valid until the next call), its
- * length in *len when `len` is not NULL; NULL for a FILE writer. */
+ * length in *len when `len` is not NULL; NULL for a FILE or sink writer. */
 TSB_API const char *tsb_json_get_buffer(const tsb_json *j, size_t *len);
 /* Takes the buffer (NUL-terminated, the caller frees it with free()) and
- * leaves the writer empty; NULL for a FILE writer or after a failure. */
+ * leaves the writer empty; NULL for a FILE or sink writer or after a
+ * failure. */
 TSB_API char *tsb_json_steal(tsb_json *j, size_t *len);
 
 /*
