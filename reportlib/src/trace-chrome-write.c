@@ -12,6 +12,8 @@
 
 #include "event-chunk.h"
 
+#include <tilescope/json-writer.h>
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,28 +265,29 @@ static char *thread_label(conv *c, const cj_thread *t)
 	return s;
 }
 
-/* The JSON object of the skipped phases' counts. */
+/* The JSON object of the skipped phases' counts (base's JSON writer), or
+ * NULL when out of memory. A phase that is a control character, a quote
+ * or a backslash is counted under "other". */
 static char *skipped_json(const conv *c)
 {
+	tsb_json *j = tsb_json_new_buffer(TSB_JSON_COMPACT);
 	char *s = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&s, &len);
-	bool first = true;
 
-	if (!f)
+	if (!j)
 		return NULL;
-	fputc('{', f);
+	tsb_json_begin_object(j);
 	for (int i = 0; i < 128; i++) {
+		char key[2] = {(char)i, '\0'};
+
 		if (!c->skipped[i])
 			continue;
-		if (i == 0 || i == '"' || i == '\\' || i < 0x20)
-			fprintf(f, "%s\"other\":%" PRIu64, first ? "" : ",", c->skipped[i]);
-		else
-			fprintf(f, "%s\"%c\":%" PRIu64, first ? "" : ",", i, c->skipped[i]);
-		first = false;
+		tsb_json_key(j, i == 0 || i == '"' || i == '\\' || i < 0x20 ? "other" : key);
+		tsb_json_u64(j, c->skipped[i]);
 	}
-	fputc('}', f);
-	fclose(f);
+	tsb_json_end_object(j);
+	if (tsb_json_finish(j) == TSB_JSON_OK)
+		s = tsb_json_steal(j, NULL);
+	tsb_json_free(j);
 	return s;
 }
 
