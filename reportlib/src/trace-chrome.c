@@ -66,6 +66,7 @@
 #include "event-chunk.h"
 #include "format.h"
 
+#include <tilescope/hashmap.h>
 #include <tilescope/numfmt.h>
 
 #include <cjson/cJSON.h>
@@ -176,15 +177,8 @@ int trace_chrome_check_db_size(conv *c)
 
 /* --- Strings -------------------------------------------------------------------- */
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
+/* Strings are hashed by base's FNV-1a (tsb_hash_bytes); the table stays
+ * here, as its keys are slices of a pool that moves as it grows. */
 /* The id of string s[0..n), interned when new. */
 static int intern(conv *c, uint32_t *out, const char *s, size_t n)
 {
@@ -198,7 +192,7 @@ static int intern(conv *c, uint32_t *out, const char *s, size_t n)
 		if (!slots)
 			return alloc_failed(c);
 		for (size_t k = 0; k < c->n_str; k++) {
-			i = hash_bytes(c->pool + c->str_off[k], c->str_len[k]) & (cap - 1);
+			i = tsb_hash_bytes(c->pool + c->str_off[k], c->str_len[k]) & (cap - 1);
 			while (slots[i])
 				i = (i + 1) & (cap - 1);
 			slots[i] = (uint32_t)k + 1;
@@ -208,7 +202,7 @@ static int intern(conv *c, uint32_t *out, const char *s, size_t n)
 		c->str_slot_cap = cap;
 	}
 	mask = c->str_slot_cap - 1;
-	for (i = hash_bytes(s, n) & mask; c->str_slots[i]; i = (i + 1) & mask) {
+	for (i = tsb_hash_bytes(s, n) & mask; c->str_slots[i]; i = (i + 1) & mask) {
 		uint32_t k = c->str_slots[i] - 1;
 
 		if (c->str_len[k] == n && memcmp(c->pool + c->str_off[k], s, n) == 0) {
