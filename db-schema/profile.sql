@@ -1,6 +1,6 @@
 -- profile.pop: the graph profile and execution profile of one engine.
 --
--- Written by the IPU Model runtime (instrument/src/report/profile-writer.c)
+-- Written by the IPU Model runtime (instrument/src/autoreport/profile-writer.c)
 -- when autoReport asks for it; read by reportlib, the `tilescope` command
 -- and the Graph Analyser. The layout follows the "Profiling" chapter of
 -- the Poplar user guide (graph profile: target, optimizationInfo, graph,

@@ -1,5 +1,5 @@
 -- .pvti: a system trace, one SQLite file per traced process, written by
--- libtilescope-instrument (instrument/src/pvti/) and read by reportlib.
+-- libtilescope-pvti (pvti/src/, which the runtime links) and read by reportlib.
 --
 -- Version 1. PRAGMA application_id is 0x54535654 ("TSVT"); PRAGMA
 -- user_version is the schema version below; both must match
