@@ -10,7 +10,11 @@
  *   vocabulary.h   memory categories, regions, program / step / sync /
  *                  exchange types, profiler modes: names <-> codes
  *   serialise.h    the guide-shaped JSON / CBOR documents: a value tree
- *                  and its two emitters
+ *                  and its two emitters (serialise-*.c, one per idea)
+ *   include/tilescope/  installed: the profile document model
+ *                  (profile-document.h, profile-vocabulary.h) and the
+ *                  vocabulary's one table (vocabulary.def), which the
+ *                  runtime's and reportlib's public headers include
  *
  * Nothing in another folder decodes these formats or spells their
  * vocabulary; a new category or step type touches this folder and the code

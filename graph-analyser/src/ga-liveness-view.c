@@ -93,14 +93,18 @@ static char *doc_step_program(GaDocument *doc, size_t step)
 	const tsr_summary_figures *f = doc ? ga_document_get_figures(doc) : NULL;
 	const tsr_summary_liveness_step *s;
 	g_autofree char *name = NULL;
+	const char *type;
 
 	if (!f || step >= f->n_liveness_steps)
 		return g_strdup("?");
 	s = &f->liveness_steps[step];
+	type = tsr_program_type_name(s->program_type);
+	if (!type)
+		type = "?";
 	if (!s->name)
-		return g_strdup(s->type ? s->type : "?");
+		return g_strdup(type);
 	name = ga_format_name(s->name);
-	return g_strdup_printf("%s %s", s->type ? s->type : "?", name);
+	return g_strdup_printf("%s %s", type, name);
 }
 
 /* The same for the report shown (A). */

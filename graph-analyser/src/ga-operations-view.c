@@ -521,13 +521,13 @@ static void put_made(GaOperationsView *self, int *row, uint32_t id)
 				ga_details_add_heading(self->details, row, "Programs it made");
 			if (shown < DETAILS_LIST_MAX) {
 				GtkWidget *mark = ga_program_mark_new();
-				g_autofree char *type = ga_format_name(progs[i].type);
+				g_autofree char *type = ga_format_name(ga_program_type_tag(progs[i].program_type));
 				g_autofree char *name = progs[i].name ? ga_format_name(progs[i].name) : NULL;
 				g_autofree char *text =
 				    name ? g_strdup_printf("%s %zu: %s", type, i, name)
 				         : g_strdup_printf("%s %zu", type, i);
 
-				ga_program_mark_set_kind(mark, ga_program_kind_of_type(progs[i].type));
+				ga_program_mark_set_kind(mark, ga_program_kind_of_type(progs[i].program_type));
 				put_line(self, row, mark, text, NULL);
 				shown++;
 			} else {

@@ -13,18 +13,27 @@
 static const char *const names[GA_PROGRAM_KIND_COUNT] = {"Compute", "Exchange", "Sync",
                                                          "Control"};
 
-ga_program_kind ga_program_kind_of_type(const char *type)
+ga_program_kind ga_program_kind_of_type(tsr_program_type type)
 {
-	if (!type)
-		return GA_PROGRAM_CONTROL;
-	if (!strcmp(type, "OnTileExecute"))
+	switch (type) {
+	case TSR_PROGRAM_ON_TILE_EXECUTE:
 		return GA_PROGRAM_COMPUTE;
-	if (!strcmp(type, "DoExchange") || !strcmp(type, "GlobalExchange") ||
-	    !strcmp(type, "StreamCopy"))
+	case TSR_PROGRAM_DO_EXCHANGE:
+	case TSR_PROGRAM_GLOBAL_EXCHANGE:
+	case TSR_PROGRAM_STREAM_COPY:
 		return GA_PROGRAM_EXCHANGE;
-	if (!strcmp(type, "Sync"))
+	case TSR_PROGRAM_SYNC:
 		return GA_PROGRAM_SYNC;
-	return GA_PROGRAM_CONTROL;
+	default:
+		return GA_PROGRAM_CONTROL;
+	}
+}
+
+const char *ga_program_type_tag(tsr_program_type type)
+{
+	const char *tag = tsr_program_type_name(type);
+
+	return tag ? tag : "?";
 }
 
 ga_program_kind ga_program_kind_of_step(tsr_step_type type)

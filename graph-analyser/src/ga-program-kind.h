@@ -20,9 +20,11 @@ typedef enum ga_program_kind {
 	GA_PROGRAM_KIND_COUNT
 } ga_program_kind;
 
-/* The kind of a program's type tag ("OnTileExecute" ...); unknown tags
- * are control flow. */
-ga_program_kind ga_program_kind_of_type(const char *type);
+/* The kind of a program's type; unknown types are control flow. */
+ga_program_kind ga_program_kind_of_type(tsr_program_type type);
+/* A program type's tag as the views show it ("OnTileExecute" ...), "?"
+ * for none (an unknown program). */
+const char *ga_program_type_tag(tsr_program_type type);
 /* The kind of an execution step's type. */
 ga_program_kind ga_program_kind_of_step(tsr_step_type type);
 /* The kind's colour. */

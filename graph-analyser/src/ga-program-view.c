@@ -169,16 +169,16 @@ static const char *target_name(GaProgramView *self, const tsr_program *p)
  * "Call function 2". */
 static char *type_text(const tsr_program *p)
 {
-	g_autofree char *type = ga_format_name(p->type);
+	g_autofree char *type = ga_format_name(ga_program_type_tag(p->program_type));
 
-	if (p->sync_type) {
-		g_autofree char *sync = ga_format_name(p->sync_type);
+	if (tsr_sync_type_name(p->sync)) {
+		g_autofree char *sync = ga_format_name(tsr_sync_type_name(p->sync));
 
 		return g_strdup_printf("%s (%s)", type, sync);
 	}
 	if (p->function >= 0)
 		return g_strdup_printf("%s function %" G_GINT64_FORMAT, type, p->function);
-	if (p->type && !strcmp(p->type, "Repeat")) {
+	if (p->program_type == TSR_PROGRAM_REPEAT) {
 		g_autofree char *count = ga_format_u64(p->repeat_count);
 
 		return g_strdup_printf("%s ×%s", type, count);
@@ -275,8 +275,8 @@ static void bind_program(GtkSignalListItemFactory *f, GtkListItem *item, gpointe
 	progs = programs(self, &n);
 	if (!progs || row->id >= n)
 		return;
-	type = ga_format_name(progs[row->id].type);
-	ga_program_mark_set_kind(mark, ga_program_kind_of_type(progs[row->id].type));
+	type = ga_format_name(ga_program_type_tag(progs[row->id].program_type));
+	ga_program_mark_set_kind(mark, ga_program_kind_of_type(progs[row->id].program_type));
 	gtk_label_set_text(GTK_LABEL(tag), type);
 	label = progs[row->id].name ? ga_format_name(progs[row->id].name) : g_strdup("");
 	if (row->root) {
@@ -484,7 +484,8 @@ static void update_details(GaProgramView *self)
 	/* A top-level row by its label (as the tree shows it), another by its
 	 * name (or type). */
 	{
-		g_autofree char *name = ga_format_name(p->name ? p->name : p->type);
+		g_autofree char *name =
+		    ga_format_name(p->name ? p->name : ga_program_type_tag(p->program_type));
 		g_autofree char *root = row->root ? ga_format_name(row->root) : NULL;
 
 		heading = root && p->name && !row->named ? g_strdup_printf("%s: %s", root, name)
@@ -512,7 +513,7 @@ static void update_details(GaProgramView *self)
 		put_exchange(self, &r, p);
 	if (p->exchange >= 0 || p->code_bytes)
 		ga_details_add_u64(self->details, &r, "Code bytes", p->code_bytes);
-	if (p->type && !strcmp(p->type, "Repeat"))
+	if (p->program_type == TSR_PROGRAM_REPEAT)
 		ga_details_add_u64(self->details, &r, "Repeat count", p->repeat_count);
 	if (p->function >= 0) {
 		g_autofree char *f = g_strdup_printf("Function %" G_GINT64_FORMAT, p->function);
@@ -617,7 +618,7 @@ static gboolean matches(GaProgramView *self, GRegex *re, const tsr_program *p, c
 	const char *target;
 
 	if ((p->name && g_regex_match(re, p->name, 0, NULL)) ||
-	    (p->type && g_regex_match(re, p->type, 0, NULL)) ||
+	    g_regex_match(re, ga_program_type_tag(p->program_type), 0, NULL) ||
 	    (root && g_regex_match(re, root, 0, NULL)))
 		return TRUE;
 	target = target_name(self, p);

@@ -168,8 +168,8 @@ const char *ga_step_name(tsr_report *report, const tsr_step *st)
 		kind = TSR_EXCHANGE_HOST;
 		break;
 	case TSR_STEP_SYNC:
-		if (st->sync_type)
-			return st->sync_type;
+		if (tsr_sync_type_name(st->sync))
+			return tsr_sync_type_name(st->sync);
 		break;
 	default:
 		break;
@@ -211,7 +211,7 @@ static int item_kind(GaStepLanes *self, const Lane *l, guint32 ref)
 	if (l->kind >= 0)
 		return l->kind;
 	p = program_of(self, self->frames[ref].program);
-	return p ? (int)ga_program_kind_of_type(p->type) : GA_PROGRAM_CONTROL;
+	return p ? (int)ga_program_kind_of_type(p->program_type) : GA_PROGRAM_CONTROL;
 }
 
 static uint64_t ref_from(GaStepLanes *self, guint32 ref)
@@ -236,7 +236,7 @@ static const char *frame_name(GaStepLanes *self, guint32 ref)
 
 	if (!p)
 		return "?";
-	return p->name && *p->name ? p->name : p->type;
+	return p->name && *p->name ? p->name : ga_program_type_tag(p->program_type);
 }
 
 static const char *ref_name(GaStepLanes *self, guint32 ref)
@@ -1376,7 +1376,7 @@ static char *frame_text(GaStepLanes *self, guint32 f)
 	g_autofree char *n = ga_format_u64(fr->step_to - fr->step_from);
 
 	return g_strdup_printf("program %u “%s” (%s), cycles %s – %s, %s steps", fr->program, name,
-	                       p ? p->type : "?", a, b, n);
+	                       p ? ga_program_type_tag(p->program_type) : "?", a, b, n);
 }
 
 static char *ref_text(GaStepLanes *self, guint32 ref)

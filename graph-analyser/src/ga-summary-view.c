@@ -123,7 +123,9 @@ static void add_data_type(GtkWidget *grid, const tsr_summary_memory *m, const ch
 
 		if (!bytes)
 			continue;
-		rest = g_strdup_printf("byDataType.%s.%s", kind, c->name ? c->name : "?");
+		rest = g_strdup_printf("byDataType.%s.%s", kind,
+		                       tsr_category_name(c->category) ? tsr_category_name(c->category)
+		                                                      : "?");
 		bytes_row(grid, 2, m->categories[i].label ? m->categories[i].label : "?", bytes, prefix,
 		          rest);
 	}
@@ -305,7 +307,11 @@ static void add_liveness(GtkWidget *box, const tsr_summary_figures *s)
 			const tsr_summary_liveness_step *ls = &s->liveness_steps[s->peak_step];
 			g_autofree char *name = ls->name ? ga_format_name(ls->name) : NULL;
 
-			what = name ? g_strdup_printf("%s: %s", ls->type, name) : g_strdup(ls->type);
+			const char *type = tsr_program_type_name(ls->program_type);
+
+			if (!type)
+				type = "?";
+			what = name ? g_strdup_printf("%s: %s", type, name) : g_strdup(type);
 		}
 		ga_figure_grid_add_u64(grid, 0, "Peak liveness step", s->peak_step, what,
 		                       "liveness.peakStep");

@@ -147,11 +147,11 @@ static void update_details(GaTraceView *self)
 		} else {
 			put(self, &row, "Program", g_strdup_printf("%u", st->program));
 		}
-		if (st->compute_set >= 0 || st->exchange >= 0 || st->sync_type) {
+		if (st->compute_set >= 0 || st->exchange >= 0 || st->sync != TSR_SYNC_NONE) {
 			g_autofree char *name = tsd_name_clean(ga_step_name(r, st));
 			gint64 id = st->compute_set >= 0 ? st->compute_set : st->exchange;
 
-			if (st->sync_type)
+			if (st->sync != TSR_SYNC_NONE)
 				put(self, &row, what, g_steal_pointer(&name));
 			else
 				put(self, &row, what, g_strdup_printf("%s (%" G_GINT64_FORMAT ")", name, id));
@@ -164,7 +164,8 @@ static void update_details(GaTraceView *self)
 				g_autofree char *name = tsd_name_clean(progs[p].name ? progs[p].name : "");
 
 				put(self, &row, "Frame",
-				    g_strdup_printf("%" G_GINT64_FORMAT " %s%s%s%s", p, progs[p].type,
+				    g_strdup_printf("%" G_GINT64_FORMAT " %s%s%s%s", p,
+				                    ga_program_type_tag(progs[p].program_type),
 				                    *name ? " (" : "", name, *name ? ")" : ""));
 			}
 		}

@@ -81,7 +81,8 @@ GaVarRow *ga_var_row_new(GaDocument *doc, const tsr_variable *v, size_t index)
 	row->doc = doc ? ga_document_ref(doc) : NULL;
 	row->full_name = doc ? v->name : NULL;
 	row->name = v->name ? ga_format_name(v->name) : g_strdup("<anonymous>");
-	row->category = g_strdup(v->category ? v->category : "");
+	row->category = g_strdup(tsr_category_name(v->mem_category) ? tsr_category_name(v->mem_category)
+	                                                            : "");
 	row->always_live = v->always_live;
 	row->lifetime = !v->always_live && v->live_from >= 0 && v->live_to >= v->live_from
 	                    ? v->live_to - v->live_from + 1

@@ -528,8 +528,8 @@ static int collect_categories(cmp_side *s)
 	int rc = tsr_report_list_memory_by_category(&cats, &n, s->r, -1);
 
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = side_add(s, G_CATEGORY, TSR_UNIT_BYTES, "memory.category.", cats[i].name,
-		              cats[i].total);
+		rc = side_add(s, G_CATEGORY, TSR_UNIT_BYTES, "memory.category.",
+		              tsr_category_name(cats[i].category), cats[i].total);
 	free(cats);
 	return rc;
 }

@@ -207,11 +207,6 @@ static int ex_profiler_mode(const char *text)
 	return tsf_vocab_lookup(TSF_VOCAB_PROFILER_MODE, text);
 }
 
-static int ex_lowered_type(const char *text)
-{
-	return tsf_vocab_lookup(TSF_VOCAB_PROGRAM_TYPE, text);
-}
-
 static int ex_category(const char *text)
 {
 	return tsf_vocab_lookup(TSF_VOCAB_MEM_CATEGORY, text);
@@ -229,14 +224,23 @@ static int ex_bad_tag(ex_ctx *c, const char *what, const char *text)
 	                text ? text : "(null)");
 }
 
-/* A sync type's code (NULL: Internal, the type's zero). */
-static int ex_sync_type(ex_ctx *c, tsi_sync_type *out, const char *text)
+/* A code reportlib handed out that is not in its vocabulary (it checked
+ * the file's names when it read them, so only a damaged handle has one). */
+static int ex_bad_code(ex_ctx *c, const char *what, int code)
 {
-	int code = text ? tsf_vocab_lookup(TSF_VOCAB_SYNC_TYPE, text) : TSF_SYNC_INTERNAL;
+	return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': unknown %s %d", tsr_report_get_path(c->r), what,
+	                code);
+}
 
-	if (code < 0)
-		return ex_bad_tag(c, "sync type", text);
-	*out = (tsi_sync_type)code;
+/* The runtime's sync type of reportlib's (none: Internal, the type's zero).
+ * Both enumerations are expanded from vocabulary.def, so the codes agree. */
+static int ex_sync_type(ex_ctx *c, tsi_sync_type *out, tsr_sync_type sync)
+{
+	if (sync == TSR_SYNC_NONE)
+		sync = TSR_SYNC_INTERNAL;
+	if ((unsigned)sync >= TSR_SYNC_TYPE_COUNT)
+		return ex_bad_code(c, "sync type", (int)sync);
+	*out = (tsi_sync_type)sync;
 	return TSR_OK;
 }
 
@@ -348,10 +352,10 @@ static int ex_programs(ex_ctx *c, tsi_graph_profile *gp)
 	if (!lp && n)
 		return TSR_ERR_TOO_LARGE;
 	for (size_t i = 0; i < n; i++) {
-		int type = ex_lowered_type(p[i].type);
+		int type = (int)p[i].program_type;
 
-		if (type < 0)
-			return ex_bad_tag(c, "program type", p[i].type);
+		if (type < 0 || type >= TSI_LP_TYPE_COUNT)
+			return ex_bad_code(c, "program type", type);
 		if (p[i].n_children > UINT32_MAX || (p[i].n_children && !p[i].children))
 			return tsr_fail(c->r, TSR_ERR_CORRUPT, "'%s': program %zu has %zu children",
 			                tsr_report_get_path(c->r), i, p[i].n_children);
@@ -366,7 +370,7 @@ static int ex_programs(ex_ctx *c, tsi_graph_profile *gp)
 		if (!rc)
 			rc = ex_int32(c, &lp[i].function, p[i].function, "a program's function");
 		if (!rc)
-			rc = ex_sync_type(c, &lp[i].sync, p[i].sync_type);
+			rc = ex_sync_type(c, &lp[i].sync, p[i].sync);
 		if (!rc)
 			rc = ex_debug_id(c, &lp[i].debug_context, p[i].debug_context, "a program");
 		if (rc)
@@ -752,11 +756,11 @@ static int ex_variables(ex_ctx *c, tsi_graph_profile *gp)
 	for (size_t i = 0; i < n && !rc; i++) {
 		tsi_variable_profile *o = &out[i];
 		size_t *shape = NULL;
-		int cat = ex_category(v[i].category);
+		int cat = (int)v[i].mem_category;
 		int type = ex_element_type(v[i].type);
 
-		if (cat < 0)
-			return ex_bad_tag(c, "variable category", v[i].category);
+		if (cat < 0 || cat >= TSI_MEM_CATEGORY_COUNT)
+			return ex_bad_code(c, "variable category", cat);
 		if (type < 0)
 			return ex_bad_tag(c, "element type", v[i].type);
 		o->name = v[i].name;
@@ -941,7 +945,7 @@ static int ex_run(ex_ctx *c, tsi_run_profile *out, const tsr_run *run, size_t in
 		if (!rc)
 			rc = ex_int32(c, &ts[i].exchange, s->exchange, "a step's exchange");
 		if (!rc)
-			rc = ex_sync_type(c, &ts[i].sync_type, s->sync_type);
+			rc = ex_sync_type(c, &ts[i].sync_type, s->sync);
 	}
 	out->program_index = run->program;
 	out->steps = ts;

@@ -28,6 +28,12 @@
 _Static_assert((int)TSR_STEP_TYPE_COUNT == TSF_STEP_TYPE_COUNT && (int)TSR_STEP_SYNC == TSF_STEP_SYNC &&
                    (int)TSR_STEP_COPY_SHARED_STRUCTURE == TSF_STEP_COPY_SHARED_STRUCTURE,
                "tsr_step_type follows the vocabulary (vocabulary.h)");
+_Static_assert((int)TSR_PROGRAM_TYPE_COUNT == TSF_PROGRAM_TYPE_COUNT &&
+                   (int)TSR_PROGRAM_WRITE_UNDEF == TSF_PROGRAM_WRITE_UNDEF &&
+                   (int)TSR_SYNC_TYPE_COUNT == TSF_SYNC_TYPE_COUNT &&
+                   (int)TSR_SYNC_NONE == -1 && (int)TSR_PROGRAM_NONE == -1 &&
+                   (int)TSR_EXCHANGE_KIND_COUNT == TSF_EXCHANGE_KIND_COUNT,
+               "tsr_program_type, tsr_sync_type, tsr_exchange_kind follow the vocabulary");
 
 /* Slack allowed above 1 on a stored balance (rounding of the writer). */
 #define BALANCE_SLACK 1e-9
@@ -53,6 +59,23 @@ const char *tsr_step_type_name(tsr_step_type type)
 	const char *name = tsf_vocab_name(TSF_VOCAB_STEP_TYPE, (int)type);
 
 	return name ? name : "unknown";
+}
+
+/* The other words reportlib hands out as codes, spelled for the callers'
+ * edges; NULL for none or a code past the list. */
+const char *tsr_program_type_name(tsr_program_type type)
+{
+	return tsf_vocab_name(TSF_VOCAB_PROGRAM_TYPE, (int)type);
+}
+
+const char *tsr_sync_type_name(tsr_sync_type type)
+{
+	return tsf_vocab_name(TSF_VOCAB_SYNC_TYPE, (int)type);
+}
+
+const char *tsr_exchange_kind_name(tsr_exchange_kind kind)
+{
+	return tsf_vocab_name(TSF_VOCAB_EXCHANGE_KIND, (int)kind);
 }
 
 /*
@@ -318,7 +341,7 @@ static int read_step(tsr_report *r, tsr_step *s, sqlite3_stmt *st, size_t run, s
 	if ((s->type == TSR_STEP_SYNC) != (sync >= 0))
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': run %zu step %zu: a %s step %s a sync type",
 		                r->path, run, i, tsr_step_type_name(s->type), sync >= 0 ? "with" : "without");
-	s->sync_type = tsf_vocab_name(TSF_VOCAB_SYNC_TYPE, sync); /* NULL for -1 */
+	s->sync = (tsr_sync_type)sync; /* TSR_SYNC_NONE for -1 */
 
 	if ((rc = tsr_column_int(r, &from, st, 6, 0, INT64_MAX, "step.cycles_from")) ||
 	    (rc = tsr_column_int(r, &to, st, 7, 0, INT64_MAX, "step.cycles_to")))

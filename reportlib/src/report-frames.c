@@ -79,23 +79,35 @@ typedef struct walk {
 	size_t pos;         /* the next trace entry */
 } walk;
 
-static kind kind_of(const char *type)
+static kind kind_of(tsr_program_type type)
 {
-	static const struct {
-		const char *name;
-		kind k;
-	} names[] = {
-	    {"Sequence", K_SEQUENCE},       {"Repeat", K_REPEAT},
-	    {"If", K_CHOICE},               {"IfElse", K_CHOICE},
-	    {"Switch", K_CHOICE},           {"RepeatWhileTrue", K_WHILE},
-	    {"RepeatWhileFalse", K_WHILE},  {"Call", K_CALL},
-	    {"WriteUndef", K_UNTRACED},
-	};
+	switch (type) {
+	case TSR_PROGRAM_SEQUENCE:
+		return K_SEQUENCE;
+	case TSR_PROGRAM_REPEAT:
+		return K_REPEAT;
+	case TSR_PROGRAM_IF:
+	case TSR_PROGRAM_IF_ELSE:
+	case TSR_PROGRAM_SWITCH:
+		return K_CHOICE;
+	case TSR_PROGRAM_REPEAT_WHILE_TRUE:
+	case TSR_PROGRAM_REPEAT_WHILE_FALSE:
+		return K_WHILE;
+	case TSR_PROGRAM_CALL:
+		return K_CALL;
+	case TSR_PROGRAM_WRITE_UNDEF:
+		return K_UNTRACED;
+	default:
+		return K_LEAF;
+	}
+}
 
-	for (size_t i = 0; type && i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(type, names[i].name))
-			return names[i].k;
-	return K_LEAF;
+/* A program's tag for a message ("?" for none). */
+static const char *tag(const tsr_program *p)
+{
+	const char *name = tsr_program_type_name(p->program_type);
+
+	return name ? name : "?";
 }
 
 static int fail(walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -188,9 +200,9 @@ static size_t while_split(walk *w, const tsr_program *p)
 		const tsr_program *a = &w->progs[p->children[i]], *b = &w->progs[p->children[i + 1]];
 		const tsr_program *c = i + 2 < p->n_children ? &w->progs[p->children[i + 2]] : NULL;
 
-		if (a->type && !strcmp(a->type, "SetLocalConsensusFromVar") && b->type &&
-		    !strcmp(b->type, "Sync") &&
-		    !(c && c->type && (!strcmp(c->type, "If") || !strcmp(c->type, "IfElse"))))
+		if (a->program_type == TSR_PROGRAM_SET_LOCAL_CONSENSUS &&
+		    b->program_type == TSR_PROGRAM_SYNC &&
+		    !(c && (c->program_type == TSR_PROGRAM_IF || c->program_type == TSR_PROGRAM_IF_ELSE)))
 			split = i + 2;
 	}
 	return split;
@@ -253,7 +265,7 @@ static int first_of(walk *w, uint32_t p, unsigned depth)
 			if (!split)
 				return fail(w,
 				            "program %u (%s) has no predicate (SetLocalConsensusFromVar, Sync)",
-				            p, pr->type);
+				            p, tag(pr));
 			rc = first_of_seq(w, pr->children, 0, split, &nullable, depth, copy);
 			break;
 		}
@@ -378,11 +390,11 @@ static int walk_program(walk *w, uint32_t p, unsigned depth, int64_t parent)
 	case K_LEAF:
 		if (w->pos >= w->n_trace)
 			return fail(w, "the trace ends where the control program runs program %u (%s)", p,
-			            pr->type);
+			            tag(pr));
 		if (w->trace[w->pos] != p)
 			return fail(w, "trace entry %zu is program %u, where the control program runs "
 			               "program %u (%s)",
-			            w->pos, w->trace[w->pos], p, pr->type);
+			            w->pos, w->trace[w->pos], p, tag(pr));
 		w->pos++;
 		break;
 	case K_UNTRACED:
@@ -462,7 +474,7 @@ static int match_steps(walk *w)
 
 	for (size_t i = 0; i < w->n_trace; i++) {
 		uint32_t p = w->trace[i];
-		bool sync_leaf = w->progs[p].type && !strcmp(w->progs[p].type, "Sync");
+		bool sync_leaf = w->progs[p].program_type == TSR_PROGRAM_SYNC;
 
 		w->entry_step[i] = k;
 		if (k < w->n_steps && w->steps[k].program == p && w->steps[k].type == TSR_STEP_SYNC) {
@@ -514,7 +526,7 @@ static int build(walk *w, tsr_frame **out, size_t *n_out)
 	if ((rc = match_steps(w)))
 		return rc;
 	for (size_t i = 0; i < w->n_progs; i++) {
-		w->kinds[i] = kind_of(w->progs[i].type);
+		w->kinds[i] = kind_of(w->progs[i].program_type);
 		for (size_t j = 0; j < w->progs[i].n_children; j++)
 			if (w->progs[i].children[j] >= w->n_progs)
 				return fail(w, "program %zu has child %u of %zu programs", i,

@@ -19,7 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Both are expanded from vocabulary.def; a check that the expansions stay
+ * the same lists. */
 _Static_assert((int)TSR_REGION_COUNT == TSF_REGION_COUNT, "tsr_region follows the vocabulary");
+_Static_assert((int)TSR_MEM_CATEGORY_COUNT == TSF_MEM_CATEGORY_COUNT &&
+                   (int)TSR_MEM_VERTEX_INSTANCE_STATE == TSF_MEM_VERTEX_INSTANCE_STATE,
+               "tsr_mem_category follows the vocabulary");
 
 /* Categories are the vocabulary's (vocabulary.h), in its order; the same
  * spelling as memory_category.category and variable.category. */
@@ -28,16 +33,19 @@ size_t tsr_category_count(void)
 	return TSF_MEM_CATEGORY_COUNT;
 }
 
-const char *tsr_category_name(size_t category)
+const char *tsr_category_name(tsr_mem_category category)
 {
-	return category < TSF_MEM_CATEGORY_COUNT
-	           ? tsf_vocab_name(TSF_VOCAB_MEM_CATEGORY, (int)category)
-	           : NULL;
+	return tsf_vocab_name(TSF_VOCAB_MEM_CATEGORY, (int)category); /* NULL past the list */
 }
 
-const char *tsr_category_label(size_t category)
+const char *tsr_category_label(tsr_mem_category category)
 {
-	return category < TSF_MEM_CATEGORY_COUNT ? tsf_mem_category_label((int)category) : NULL;
+	return tsf_mem_category_label((int)category); /* NULL past the list */
+}
+
+const char *tsr_region_name(tsr_region region)
+{
+	return tsf_vocab_name(TSF_VOCAB_REGION, (int)region);
 }
 
 /* The index of a category name, or -1. */
@@ -293,7 +301,7 @@ int tsr_report_list_memory_by_category(tsr_category_memory **out, size_t *n, tsr
 	if (!cats)
 		return tsr_fail(report, TSR_ERR_NO_MEMORY, "categories: out of host memory");
 	for (size_t i = 0; i < TSF_MEM_CATEGORY_COUNT; i++)
-		cats[i].name = tsr_category_name(i);
+		cats[i].category = (tsr_mem_category)i;
 	if (ipu >= 0) {
 		dense = scratch_tiles(report);
 		if (!dense) {
@@ -351,8 +359,8 @@ out:
 
 /* One category on each tile, summed over regions, and over overlap when
  * `overlapped` is -1 (else only the rows of that overlapped column). */
-static int fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report, size_t category,
-                                 int overlapped)
+static int fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report,
+                                 tsr_mem_category category, int overlapped)
 {
 	sqlite3_stmt *st = NULL;
 	uint64_t *dense;
@@ -362,9 +370,9 @@ static int fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report, si
 	rc = tsr_check_by_tile(report, out, n, "tsr_report_fill_category_by_tile", "category by tile", &nt);
 	if (rc)
 		return rc;
-	if (category >= TSF_MEM_CATEGORY_COUNT)
-		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "category %zu of %zu", category,
-		                (size_t)TSF_MEM_CATEGORY_COUNT);
+	if ((unsigned)category >= TSR_MEM_CATEGORY_COUNT)
+		return tsr_fail(report, TSR_ERR_OUT_OF_RANGE, "category %d of %d", (int)category,
+		                (int)TSR_MEM_CATEGORY_COUNT);
 	memset(out, 0, nt * sizeof(*out));
 	dense = scratch_tiles(report);
 	if (!dense)
@@ -396,13 +404,14 @@ static int fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report, si
 	return rc;
 }
 
-int tsr_report_fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report, size_t category)
+int tsr_report_fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report,
+                                     tsr_mem_category category)
 {
 	return fill_category_by_tile(out, n, report, category, -1);
 }
 
 int tsr_report_fill_category_by_tile_overlap(uint64_t *out, size_t n, tsr_report *report,
-                                             size_t category, bool overlapped)
+                                             tsr_mem_category category, bool overlapped)
 {
 	return fill_category_by_tile(out, n, report, category, overlapped ? 1 : 0);
 }
@@ -704,7 +713,7 @@ static int read_variable(tsr_report *r, tsr_variable *v, sqlite3_stmt *st, int64
 	if (cat < 0)
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': variable %u has an unknown category",
 		                r->path, v->id);
-	v->category = tsr_category_name((size_t)cat);
+	v->mem_category = (tsr_mem_category)cat;
 	rc = tsr_column_text(r, &v->type, st, 3, false, "variable.type");
 	if (!rc)
 		rc = tsr_column_text(r, &v->shape, st, 4, false, "variable.shape");

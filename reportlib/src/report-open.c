@@ -1099,7 +1099,8 @@ static int read_program(tsr_report *r, tsr_program *p, sqlite3_stmt *st, size_t 
 	           : -1;
 	if (type < 0)
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': program %zu has an unknown type", r->path, i);
-	p->type = tsf_vocab_name(TSF_VOCAB_PROGRAM_TYPE, type);
+	p->program_type = (tsr_program_type)type;
+	p->sync = TSR_SYNC_NONE;
 	if (sqlite3_column_type(st, 2) != SQLITE_NULL)
 		rc = tsr_column_string(r, &p->name, st, 2, "program.name");
 	p->compute_set = -1;
@@ -1125,10 +1126,10 @@ static int read_program(tsr_report *r, tsr_program *p, sqlite3_stmt *st, size_t 
 		rc = tsr_column_id_or_null(r, &p->function, st, 5,
 		                           (int64_t)r->counts.function_programs - 1, "program.function");
 	if (!rc && type == TSF_PROGRAM_SYNC && sqlite3_column_type(st, 6) != SQLITE_NULL) {
-		p->sync_type = tsf_vocab_name(
-		    TSF_VOCAB_SYNC_TYPE,
-		    tsf_vocab_lookup(TSF_VOCAB_SYNC_TYPE, (const char *)sqlite3_column_text(st, 6)));
-		if (!p->sync_type)
+		int sync = tsf_vocab_lookup(TSF_VOCAB_SYNC_TYPE, (const char *)sqlite3_column_text(st, 6));
+
+		p->sync = (tsr_sync_type)sync;
+		if (sync < 0)
 			rc = tsr_fail(r, TSR_ERR_CORRUPT, "'%s': program %zu has an unknown sync type",
 			              r->path, i);
 	}

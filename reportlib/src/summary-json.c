@@ -256,8 +256,8 @@ static void json_categories(json_ctx *j, cJSON *parent, const char *key,
 		const tsr_category_memory *c = &m->categories[i].memory;
 		uint64_t bytes = overlapped ? c->overlapped : c->non_overlapped;
 
-		if (bytes && c->name)
-			put(j, o, c->name, j_u64(bytes));
+		if (bytes && tsr_category_name(c->category))
+			put(j, o, tsr_category_name(c->category), j_u64(bytes));
 	}
 }
 
@@ -334,6 +334,7 @@ static void json_liveness(json_ctx *j, cJSON *root)
 	steps = j_arr(j, o, "steps");
 	for (size_t i = 0; j->ok && i < s->n_liveness_steps; i++) {
 		const tsr_liveness_step *st = s->liveness_steps[i].step;
+		const char *type = tsr_program_type_name(s->liveness_steps[i].program_type);
 		cJSON *x = j_obj(j, steps, NULL);
 		tsr_summary_named_bytes *live;
 		size_t n_live;
@@ -343,7 +344,7 @@ static void json_liveness(json_ctx *j, cJSON *root)
 		put(j, x, "parent", st->parent < 0 ? cJSON_CreateNull() : j_u64((uint64_t)st->parent));
 		put(j, x, "depth", j_u64(st->depth));
 		put(j, x, "program", j_u64(st->program));
-		put(j, x, "type", j_str(s->liveness_steps[i].type));
+		put(j, x, "type", j_str(type ? type : "?"));
 		put(j, x, "name", j_str(s->liveness_steps[i].name));
 		put(j, x, "liveBytes", j_u64(st->not_always_live));
 		rc = tsr_summary_figures_list_live_variables(&live, &n_live, s, i);
@@ -364,7 +365,7 @@ static void json_step(json_ctx *j, cJSON *arr, const tsr_summary_step *ss)
 
 	put(j, o, "type", j_str(tsr_step_type_name(st->type)));
 	put(j, o, "name", j_str(ss->name));
-	put(j, o, "syncType", j_str(st->type == TSR_STEP_SYNC ? st->sync_type : NULL));
+	put(j, o, "syncType", j_str(st->type == TSR_STEP_SYNC ? tsr_sync_type_name(st->sync) : NULL));
 	put(j, o, "cyclesFrom", j_u64(st->cycles_from));
 	put(j, o, "cyclesTo", j_u64(st->cycles_to));
 	put(j, o, "cycles", j_u64(st->cycles));

@@ -437,9 +437,11 @@ static int print_liveness_tree(text_ctx *t)
 		tsr_summary_named_bytes *live;
 		size_t n_live;
 		char num[32];
+		const char *type;
 
 		spaces(t, (size_t)indent);
-		fputs(s->liveness_steps[i].type, t->out);
+		type = tsr_program_type_name(s->liveness_steps[i].program_type);
+		fputs(type ? type : "?", t->out);
 		if (s->liveness_steps[i].name) {
 			fputs(": ", t->out);
 			put_name(t, s->liveness_steps[i].name);
@@ -550,7 +552,9 @@ static void print_step(text_ctx *t, const tsr_summary_step *ss)
 	            st->type == TSR_STEP_STREAM_COPY;
 
 	if (st->type == TSR_STEP_SYNC) {
-		fprintf(t->out, "  --- %s Sync ---\n", st->sync_type ? st->sync_type : "?");
+		const char *sync = tsr_sync_type_name(st->sync);
+
+		fprintf(t->out, "  --- %s Sync ---\n", sync ? sync : "?");
 		return;
 	}
 	fprintf(t->out, "  %s (cycles %s - %s)", tsr_step_type_name(st->type),

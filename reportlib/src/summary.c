@@ -442,19 +442,19 @@ static const char *compute_set_name(const tsr_summary *s, int64_t cs)
 	return nonempty(s->compute_sets[cs].name);
 }
 
-/* A program's tag and most telling name; ids out of range give "?" rather
- * than a read past an array. */
-static void program_label(const tsr_summary *s, uint32_t program, const char **type,
+/* A program's type and most telling name; ids out of range give
+ * TSR_PROGRAM_NONE rather than a read past an array. */
+static void program_label(const tsr_summary *s, uint32_t program, tsr_program_type *type,
                           const char **name)
 {
 	const tsr_program *p;
 
-	*type = "?";
+	*type = TSR_PROGRAM_NONE;
 	*name = NULL;
 	if (program >= s->n_programs)
 		return;
 	p = &s->programs[program];
-	*type = p->type ? p->type : "?";
+	*type = p->program_type;
 	*name = nonempty(p->name);
 	if (!*name)
 		*name = compute_set_name(s, p->compute_set);
@@ -615,10 +615,8 @@ static int memory_categories(tsr_summary *s, tsr_summary_memory *m)
 	const int *label_order = tsf_mem_category_summary_order(&n_labels);
 
 	for (size_t l = 0; l < n_labels; l++) {
-		const char *name = tsf_vocab_name(TSF_VOCAB_MEM_CATEGORY, label_order[l]);
-
 		for (size_t c = 0; c < n_cats; c++) {
-			if (!used[c] && cats[c].name && strcmp(cats[c].name, name) == 0) {
+			if (!used[c] && (int)cats[c].category == label_order[l]) {
 				used[c] = true;
 				order[n_order].label = tsf_mem_category_label(label_order[l]);
 				order[n_order++].memory = cats[c];
@@ -628,7 +626,7 @@ static int memory_categories(tsr_summary *s, tsr_summary_memory *m)
 	}
 	for (size_t c = 0; c < n_cats; c++) {
 		if (!used[c]) {
-			order[n_order].label = or_empty(cats[c].name);
+			order[n_order].label = or_empty(tsr_category_name(cats[c].category));
 			order[n_order++].memory = cats[c];
 		}
 	}
@@ -838,7 +836,7 @@ static int gather_liveness(tsr_summary *s)
 			return rc;
 		for (size_t i = 0; i < n_steps; i++) {
 			s->liveness_steps[i].step = &steps[i];
-			program_label(s, steps[i].program, &s->liveness_steps[i].type,
+			program_label(s, steps[i].program, &s->liveness_steps[i].program_type,
 			              &s->liveness_steps[i].name);
 		}
 		f->liveness_steps = s->liveness_steps;

@@ -311,7 +311,7 @@ static void test_variant(void **state)
 	for (size_t i = 0; i < n_cb; i++) {
 		char name[96];
 
-		snprintf(name, sizeof(name), "memory.category.%s", cb[i].name);
+		snprintf(name, sizeof(name), "memory.category.%s", tsr_category_name(cb[i].category));
 		assert_delta(must(cmp, name), true, true, cb[i].total, cv[i].total);
 	}
 	d = must(cmp, "memory.category.variable");

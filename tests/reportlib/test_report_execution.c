@@ -97,10 +97,13 @@ static void test_steps(void **state)
 			assert_int_equal(s->program, w->program);
 			assert_int_equal(s->compute_set, w->compute_set);
 			assert_int_equal(s->exchange, w->exchange);
-			if (w->type == TSI_STEP_SYNC)
-				assert_string_equal(s->sync_type, sync_name(w->sync_type));
-			else
-				assert_null(s->sync_type);
+			if (w->type == TSI_STEP_SYNC) {
+				assert_int_equal(s->sync, (int)w->sync_type);
+				assert_string_equal(tsr_sync_type_name(s->sync), sync_name(w->sync_type));
+			} else {
+				assert_int_equal(s->sync, TSR_SYNC_NONE);
+				assert_null(tsr_sync_type_name(s->sync));
+			}
 			assert_int_equal(s->cycles_from, w->cycles_from);
 			assert_int_equal(s->cycles_to, w->cycles_to);
 			assert_int_equal(s->cycles, w->cycles);

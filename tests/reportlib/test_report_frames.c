@@ -403,24 +403,24 @@ static void test_control_flow(void **state)
 	if (tsr_report_get_frames(&f, &n, r, 0) != TSR_OK)
 		fail_msg("%s (kept in %s)", tsr_report_error(r), dir);
 	for (size_t i = 0; i < n; i++) {
-		const char *type = progs[f[i].program].type;
+		tsr_program_type type = progs[f[i].program].program_type;
 
-		if (!strcmp(type, "IfElse")) {
+		if (type == TSR_PROGRAM_IF_ELSE) {
 			ifs++;
 			assert_true(below_computes(r, f, n, i, steps, "elseMul"));
 			assert_false(below_computes(r, f, n, i, steps, "thenAdd"));
-		} else if (!strcmp(type, "Switch")) {
+		} else if (type == TSR_PROGRAM_SWITCH) {
 			switches++;
 			assert_true(below_computes(r, f, n, i, steps, "case1Mul"));
 			assert_false(below_computes(r, f, n, i, steps, "case0Add"));
 			assert_false(below_computes(r, f, n, i, steps, "defaultAdd"));
-		} else if (!strcmp(type, "RepeatWhileTrue")) {
+		} else if (type == TSR_PROGRAM_REPEAT_WHILE_TRUE) {
 			whiles++;
 			for (size_t j = i + 1; j < n && f[j].depth > f[i].depth; j++) {
 				conds += strstr(leaf_cs(r, &f[j], steps), "loopCond") != NULL;
 				bodies += strstr(leaf_cs(r, &f[j], steps), "loopBody") != NULL;
 			}
-		} else if (!strcmp(type, "Call")) {
+		} else if (type == TSR_PROGRAM_CALL) {
 			calls++;
 			assert_true(i + 1 < n && f[i + 1].parent == (int64_t)i);
 			assert_true(below_computes(r, f, n, i, steps, "inFunction"));

@@ -150,7 +150,7 @@ static void test_categories(void **state)
 	assert_null(tsr_category_name(tsr_category_count()));
 	/* Labels are the summary's ("Control Code"), one per category, none a
 	 * stored name (the screens show these, the JSON the names). */
-	assert_string_equal(tsr_category_label(TSI_MEM_CONTROL_CODE), "Control Code");
+	assert_string_equal(tsr_category_label(TSR_MEM_CONTROL_CODE), "Control Code");
 	for (size_t c = 0; c < tsr_category_count(); c++) {
 		assert_non_null(tsr_category_label(c));
 		assert_string_not_equal(tsr_category_label(c), tsr_category_name(c));
@@ -168,7 +168,9 @@ static void test_categories(void **state)
 		for (size_t c = 0; c < n; c++) {
 			uint64_t total = 0, ovl = 0;
 
-			assert_string_equal(cats[c].name, tsi_mem_category_name((tsi_mem_category)c));
+			assert_int_equal(cats[c].category, (int)c);
+			assert_string_equal(tsr_category_name(cats[c].category),
+			                    tsi_mem_category_name((tsi_mem_category)c));
 			for (int r = 0; r < TSR_REGION_COUNT; r++)
 				for (int o = 0; o < 2; o++) {
 					uint64_t s = 0;
@@ -299,7 +301,8 @@ static void test_variables(void **state)
 			assert_true(v[i].id > v[i - 1].id);
 		g = &gp->variables[v[i].id];
 		assert_string_equal(v[i].name, g->name ? g->name : "");
-		assert_string_equal(v[i].category, tsi_mem_category_name(g->category));
+		assert_int_equal(v[i].mem_category, (int)g->category);
+		assert_string_equal(tsr_category_name(v[i].mem_category), tsi_mem_category_name(g->category));
 		assert_int_equal(v[i].bytes, g->bytes);
 		assert_int_equal(v[i].tiles, g->bytes_by_tile.n);
 		assert_int_equal(v[i].always_live, g->always_live);

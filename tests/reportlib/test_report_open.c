@@ -101,7 +101,8 @@ static void test_programs(void **state)
 	for (size_t i = 0; i < n; i++) {
 		const tsi_lowered_program *g = &gp->programs[i];
 
-		assert_string_equal(p[i].type, tsi_lowered_type_name(g->type));
+		assert_int_equal(p[i].program_type, (int)g->type);
+		assert_string_equal(tsr_program_type_name(p[i].program_type), tsi_lowered_type_name(g->type));
 		if (g->name)
 			assert_string_equal(p[i].name, g->name);
 		else
@@ -125,10 +126,12 @@ static void test_programs(void **state)
 		}
 		if (g->type == TSI_LP_REPEAT)
 			assert_int_equal(p[i].repeat_count, g->repeat_count);
-		if (g->type == TSI_LP_SYNC)
-			assert_non_null(p[i].sync_type);
-		else
-			assert_null(p[i].sync_type);
+		if (g->type == TSI_LP_SYNC) {
+			assert_int_equal(p[i].sync, (int)g->sync);
+			assert_non_null(tsr_sync_type_name(p[i].sync));
+		} else {
+			assert_int_equal(p[i].sync, TSR_SYNC_NONE);
+		}
 		if (g->type == TSI_LP_CALL) {
 			assert_int_equal(p[i].function, g->function);
 			calls++;

@@ -700,12 +700,12 @@ static void check_memory_part(tsr_fixture *f, const tsr_summary_figures *fig,
 	assert_int_equal(m->n_categories, n_cats);
 	assert_int_equal(n_cats, tsr_category_count());
 	assert_string_equal(m->categories[0].label, "Variables");
-	assert_string_equal(m->categories[0].memory.name, "variable");
+	assert_int_equal(m->categories[0].memory.category, TSR_MEM_VARIABLE);
 	for (size_t c = 0; c < n_cats; c++) {
 		size_t k, seen = 0;
 
 		for (k = 0; k < m->n_categories; k++) {
-			if (strcmp(m->categories[k].memory.name, cats[c].name) != 0)
+			if (m->categories[k].memory.category != cats[c].category)
 				continue;
 			seen++;
 			assert_int_equal(m->categories[k].memory.total, cats[c].total);
@@ -761,7 +761,8 @@ static void test_public_figures(void **state)
 	tsr_summary_named_bytes *live = NULL;
 	size_t n_runs, n_steps, n_lsteps, peak_step, n_live = 0, *idx = NULL, n_idx = 0;
 	const tsr_variable *vars;
-	size_t n_vars;
+	const tsr_program *progs;
+	size_t n_vars, n_progs;
 	uint64_t peak_bytes, sum[5] = {0}, live_bytes = 0, want_live = 0;
 	char *text;
 
@@ -802,9 +803,13 @@ static void test_public_figures(void **state)
 	assert_int_equal(fig->max_live_bytes, fig->always_live_bytes + peak_bytes);
 	assert_int_equal(tsr_report_get_liveness_steps(&lsteps, &n_lsteps, f->report), TSR_OK);
 	assert_int_equal(fig->n_liveness_steps, n_lsteps);
+	assert_int_equal(tsr_report_get_programs(&progs, &n_progs, f->report), TSR_OK);
 	for (size_t i = 0; i < n_lsteps; i++) {
 		assert_ptr_equal(fig->liveness_steps[i].step, &lsteps[i]);
-		assert_non_null(fig->liveness_steps[i].type);
+		assert_int_equal(fig->liveness_steps[i].program_type,
+		                 lsteps[i].program < n_progs ? (int)progs[lsteps[i].program].program_type
+		                                             : TSR_PROGRAM_NONE);
+		assert_non_null(tsr_program_type_name(fig->liveness_steps[i].program_type));
 	}
 	/* The peak step's live variables: merged by name, in name order,
 	 * their bytes those of the not-always-live variables live there. */

@@ -38,6 +38,11 @@
  *     search, export, print, format). Pure functions over the library's own
  *     constants take no handle and name what they give
  *     (tsr_error_name, tsr_category_name, tsr_step_type_name).
+ *   - The formats' words (memory categories, regions, program and step
+ *     types, sync and exchange kinds) are enumerations, expanded from the
+ *     format library's one table (tilescope/vocabulary.def), never
+ *     strings: a caller spells them only at its edges (JSON, text, labels)
+ *     with tsr_category_name, tsr_region_name, tsr_program_type_name ...
  *   - Error messages are never NULL: tsr_last_error(), tsr_report_error()
  *     and tsr_trace_error() return "" when there has been no failure (and
  *     the handle accessors "" for a NULL handle); after a failure, a one-line
@@ -230,12 +235,15 @@ TSR_API const tsr_graph_counts *tsr_report_get_counts(const tsr_report *report);
 
 /* --- Memory ---------------------------------------------------------------- */
 
+/* INTERLEAVED, NON_INTERLEAVED, OVERFLOWED (bytes that did not fit). */
 typedef enum tsr_region {
-	TSR_REGION_INTERLEAVED = 0,
-	TSR_REGION_NON_INTERLEAVED,
-	TSR_REGION_OVERFLOWED,
+#define TSF_REGION(id, name) TSR_REGION_##id,
+#include <tilescope/vocabulary.def>
 	TSR_REGION_COUNT
 } tsr_region;
+/* The name stored in the file and the JSON output ("interleaved",
+ * "nonInterleaved", "overflowed"); NULL past TSR_REGION_COUNT. */
+TSR_API const char *tsr_region_name(tsr_region region);
 
 /* One tile ("byTile"), in bytes. */
 typedef struct tsr_tile_memory {
@@ -296,18 +304,25 @@ TSR_API int tsr_report_list_tile_histogram(uint64_t **counts, size_t *n_buckets,
                                            uint64_t *width_out, tsr_report *report, int ipu,
                                            bool including_gaps, uint64_t width);
 
-/* The guide's memory categories, in its order (alphabetical). */
+/* The guide's memory categories, in its order (alphabetical):
+ * TSR_MEM_CONSTANT, TSR_MEM_CONTROL_CODE ... TSR_MEM_VERTEX_INSTANCE_STATE. */
+typedef enum tsr_mem_category {
+#define TSF_MEM_CATEGORY(id, name, label) TSR_MEM_##id,
+#include <tilescope/vocabulary.def>
+	TSR_MEM_CATEGORY_COUNT
+} tsr_mem_category;
+/* TSR_MEM_CATEGORY_COUNT. */
 TSR_API size_t tsr_category_count(void);
 /* The name stored in the file and used by the JSON output and the diff's
- * metric names ("controlCode"); NULL past tsr_category_count(). */
-TSR_API const char *tsr_category_name(size_t category);
+ * metric names ("controlCode"); NULL past TSR_MEM_CATEGORY_COUNT. */
+TSR_API const char *tsr_category_name(tsr_mem_category category);
 /* The name people read: printProfileSummary's "By Data Type" label
- * ("Control Code"), for screens and text; NULL past tsr_category_count(). */
-TSR_API const char *tsr_category_label(size_t category);
+ * ("Control Code"), for screens and text; NULL past TSR_MEM_CATEGORY_COUNT. */
+TSR_API const char *tsr_category_label(tsr_mem_category category);
 
 /* One category's bytes by region and overlap, summed over tiles. */
 typedef struct tsr_category_memory {
-	const char *name;                        /* "controlCode" ... */
+	tsr_mem_category category;               /* tsr_category_name() spells it */
 	uint64_t bytes[TSR_REGION_COUNT][2];     /* [region][overlapped] */
 	uint64_t total;                          /* all regions, both */
 	uint64_t overlapped, non_overlapped;
@@ -319,11 +334,11 @@ TSR_API int tsr_report_list_memory_by_category(tsr_category_memory **out, size_t
 /* One category's bytes on each tile (num_tiles entries into `out`),
  * summed over regions and overlap. */
 TSR_API int tsr_report_fill_category_by_tile(uint64_t *out, size_t n, tsr_report *report,
-                                             size_t category);
+                                             tsr_mem_category category);
 /* The same counting only the bytes in overlapped storage (`overlapped`)
  * or only those in storage of their own (!`overlapped`). */
 TSR_API int tsr_report_fill_category_by_tile_overlap(uint64_t *out, size_t n, tsr_report *report,
-                                                     size_t category, bool overlapped);
+                                                     tsr_mem_category category, bool overlapped);
 
 /* The overlap rule (printProfileSummary's "Total After Overlapping"), for
  * one tile or a sum of tiles. Overlapped storage is shared by variables
@@ -363,7 +378,7 @@ TSR_API int tsr_report_fill_vertex_memory_totals(tsr_vertex_memory *out, tsr_rep
 typedef struct tsr_variable {
 	uint32_t id;
 	const char *name;
-	const char *category;     /* as tsr_category_name */
+	tsr_mem_category mem_category; /* tsr_category_name() spells it */
 	const char *type;         /* "float", "half" ... */
 	const char *shape;        /* "[10,20]" */
 	uint64_t bytes;           /* all tiles of one replica */
@@ -410,15 +425,42 @@ TSR_API int tsr_report_list_live_variables(size_t **out, size_t *n, tsr_report *
 
 /* --- Programs, compute sets, vertex types, exchanges ------------------------ */
 
+/* The three exchange lists: INTERNAL ("exchanges"), EXTERNAL
+ * ("externalExchanges", IPU to IPU), HOST ("hostExchanges"). */
 typedef enum tsr_exchange_kind {
-	TSR_EXCHANGE_INTERNAL = 0,
-	TSR_EXCHANGE_EXTERNAL,
-	TSR_EXCHANGE_HOST,
+#define TSF_EXCHANGE_KIND(id, name) TSR_EXCHANGE_##id,
+#include <tilescope/vocabulary.def>
 	TSR_EXCHANGE_KIND_COUNT
 } tsr_exchange_kind;
+/* "internal", "external", "host"; NULL past TSR_EXCHANGE_KIND_COUNT. */
+TSR_API const char *tsr_exchange_kind_name(tsr_exchange_kind kind);
+
+/* The guide's program tags: TSR_PROGRAM_SEQUENCE, _ON_TILE_EXECUTE,
+ * _DO_EXCHANGE ... _WRITE_UNDEF; TSR_PROGRAM_NONE (TSR_NONE) where a
+ * program is unknown. */
+typedef enum tsr_program_type {
+	TSR_PROGRAM_NONE = TSR_NONE,
+#define TSF_PROGRAM_TYPE(id, name, exchange_kind) TSR_PROGRAM_##id,
+#include <tilescope/vocabulary.def>
+	TSR_PROGRAM_TYPE_COUNT
+} tsr_program_type;
+/* The guide's tag: "Sequence", "OnTileExecute", "SetLocalConsensusFromVar"
+ * ...; NULL for TSR_PROGRAM_NONE and past the list. */
+TSR_API const char *tsr_program_type_name(tsr_program_type type);
+
+/* Sync kinds: INTERNAL (the tiles of one IPU), EXTERNAL (of all IPUs),
+ * GLOBAL (and the host); TSR_SYNC_NONE (TSR_NONE) for what is no sync. */
+typedef enum tsr_sync_type {
+	TSR_SYNC_NONE = TSR_NONE,
+#define TSF_SYNC_TYPE(id, name) TSR_SYNC_##id,
+#include <tilescope/vocabulary.def>
+	TSR_SYNC_TYPE_COUNT
+} tsr_sync_type;
+/* "Internal", "External", "Global"; NULL for TSR_SYNC_NONE. */
+TSR_API const char *tsr_sync_type_name(tsr_sync_type type);
 
 typedef struct tsr_program {
-	const char *type;          /* the guide's tag: "Sequence", "OnTileExecute" ... */
+	tsr_program_type program_type; /* tsr_program_type_name(): "Sequence" ... */
 	const char *name;          /* or NULL */
 	const uint32_t *children;  /* program ids */
 	size_t n_children;
@@ -426,7 +468,7 @@ typedef struct tsr_program {
 	int64_t exchange;          /* exchange programs: id within exchange_kind, else -1 */
 	tsr_exchange_kind exchange_kind;
 	int64_t function;          /* Call: function index, else -1 */
-	const char *sync_type;     /* Sync: "Internal" ..., else NULL */
+	tsr_sync_type sync;        /* Sync, else TSR_SYNC_NONE */
 	uint64_t repeat_count;     /* Repeat */
 	uint64_t code_bytes;       /* exchange programs: memoryByInstruction total */
 	int64_t debug_context;     /* -1: none */
@@ -478,13 +520,11 @@ TSR_API int tsr_report_get_exchanges(const tsr_exchange **out, size_t *n, tsr_re
 
 /* --- Execution ------------------------------------------------------------------ */
 
+/* ON_TILE_EXECUTE, DO_EXCHANGE, GLOBAL_EXCHANGE, STREAM_COPY, SYNC,
+ * COPY_SHARED_STRUCTURE. */
 typedef enum tsr_step_type {
-	TSR_STEP_ON_TILE_EXECUTE = 0,
-	TSR_STEP_DO_EXCHANGE,
-	TSR_STEP_GLOBAL_EXCHANGE,
-	TSR_STEP_STREAM_COPY,
-	TSR_STEP_SYNC,
-	TSR_STEP_COPY_SHARED_STRUCTURE,
+#define TSF_STEP_TYPE(id, name) TSR_STEP_##id,
+#include <tilescope/vocabulary.def>
 	TSR_STEP_TYPE_COUNT
 } tsr_step_type;
 /* The guide's tag: "OnTileExecute" ... */
@@ -508,7 +548,7 @@ typedef struct tsr_step {
 	uint32_t program;
 	int64_t compute_set;       /* OnTileExecute, else -1 */
 	int64_t exchange;          /* exchange steps: id within the kind the type implies */
-	const char *sync_type;     /* Sync, else NULL */
+	tsr_sync_type sync;        /* Sync, else TSR_SYNC_NONE */
 	uint64_t cycles_from, cycles_to, cycles, cycles_overlapped;
 	uint32_t active_tiles;
 	double tile_balance, active_tile_balance, thread_balance; /* NaN when undefined */

@@ -64,7 +64,7 @@ typedef struct tsr_summary_options {
 typedef struct tsr_summary_category {
 	const char *label;             /* the guide's label ("Variables", "Control Code" ...);
 	                                  a category it does not name has its camelCase name */
-	tsr_category_memory memory;    /* its bytes; memory.name is the camelCase name */
+	tsr_category_memory memory;    /* its bytes; memory.category its category */
 } tsr_summary_category;
 
 /* A name and its bytes: a vertex type's memory, or variables merged by
@@ -124,7 +124,8 @@ typedef struct tsr_summary_optimization {
 /* A liveness step as the tree shows it. */
 typedef struct tsr_summary_liveness_step {
 	const tsr_liveness_step *step; /* the report's (its depth, bytes, program) */
-	const char *type;              /* its program's tag ("?" for an unknown program) */
+	tsr_program_type program_type; /* its program's (TSR_PROGRAM_NONE for an unknown
+	                                  program); tsr_program_type_name() spells it */
 	const char *name;              /* the program's name, else its compute set's or
 	                                  exchange's, else NULL */
 } tsr_summary_liveness_step;
