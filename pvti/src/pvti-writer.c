@@ -115,6 +115,8 @@ struct pvti_trace {
 
 	pthread_t thread;
 	bool thread_started;
+	bool opened;          /* from pvti_trace_new's return to pvti_trace_finish's
+	                       * join: failures no caller is told of are logged */
 	pthread_mutex_t mu;   /* guards the four fields below */
 	pthread_cond_t wake, done;
 	uint64_t flush_req, flush_done;
@@ -149,28 +151,41 @@ static void fail(pvti_trace *tr, int code, const char *what)
 
 	if (tr->error)
 		return;
+	if (tr->db && (sqlite3_errcode(tr->db) & 0xff) == SQLITE_NOMEM)
+		code = TSI_ERR_NO_MEMORY;
 	tr->error = code;
 	if (sys)
 		snprintf(tr->errmsg, sizeof(tr->errmsg), "%s: %s (%s: %s)",
 		         tr->path ? tr->path : "pvti", what, sqlite3_errmsg(tr->db), strerror(sys));
+	else if (tr->db && sqlite3_errcode(tr->db) == SQLITE_OK)
+		/* A failure outside SQLite: its message would be "not an error". */
+		snprintf(tr->errmsg, sizeof(tr->errmsg), "%s: %s", tr->path ? tr->path : "pvti", what);
 	else
 		snprintf(tr->errmsg, sizeof(tr->errmsg), "%s: %s (%s)", tr->path ? tr->path : "pvti",
 		         what, tr->db ? sqlite3_errmsg(tr->db) : "no database");
-	tsi_log_always("PVTI", "writing the trace failed, recording stopped: %s", tr->errmsg);
+	/* While opening, pvti_open returns the message: one line, not two. */
+	if (tr->opened)
+		tsi_log_always("PVTI", "writing the trace failed, recording stopped: %s", tr->errmsg);
 	tr->failed = true;
 	pvti_set_recording(false);
 }
 
-/* Runs SQL text; false (and the trace failed) on error. */
-static bool exec(pvti_trace *tr, const char *sql)
+/* Runs SQL text; false (and the trace failed, with `what` in its
+ * message: the SQL itself when NULL) on error. */
+static bool exec_as(pvti_trace *tr, const char *sql, const char *what)
 {
 	if (tr->failed)
 		return false;
 	if (sqlite3_exec(tr->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-		fail(tr, TSI_ERR_INVALID_ARGUMENT, sql);
+		fail(tr, TSI_ERR_INVALID_ARGUMENT, what ? what : sql);
 		return false;
 	}
 	return true;
+}
+
+static bool exec(pvti_trace *tr, const char *sql)
+{
+	return exec_as(tr, sql, NULL);
 }
 
 /* Steps a bound statement to completion and resets it. */
@@ -194,8 +209,13 @@ static void put_meta(pvti_trace *tr, const char *key, const char *json)
 
 	if (tr->failed)
 		return;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, json, -1, SQLITE_TRANSIENT);
+	/* A copy (TRANSIENT) can fail: the row must not go in as NULL. */
+	if (sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+	    sqlite3_bind_text(st, 2, json, -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+		sqlite3_clear_bindings(st);
+		fail(tr, TSI_ERR_NO_MEMORY, "binding trace metadata");
+		return;
+	}
 	step(tr, st);
 }
 
@@ -396,7 +416,11 @@ static void write_thread_row(pvti_trace *tr, pvti_thread *t, wthread *wt)
 		return;
 	sqlite3_bind_int64(st, 1, t->id);
 	sqlite3_bind_int64(st, 2, t->tid);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+		sqlite3_clear_bindings(st);
+		fail(tr, TSI_ERR_NO_MEMORY, "binding a thread name");
+		return;
+	}
 	if (step(tr, st))
 		wt->name_version = version;
 }
@@ -892,7 +916,7 @@ static int make_dirs(const char *dir)
 	int rc = TSI_OK;
 
 	if (!path)
-		return TSI_ERR_NO_MEMORY;
+		return tsi_set_error(TSI_ERR_NO_MEMORY, "pvti_open: out of memory");
 	for (p = path + 1;; p++) {
 		if (*p == '/' || *p == '\0') {
 			char c = *p;
@@ -913,8 +937,9 @@ static int make_dirs(const char *dir)
 }
 
 /* The file's path: <dir>/<base>, or <dir>/<base minus .pvti>-N.pvti when
- * this process already made a trace in the same second. */
-static char *choose_path(const char *dir, const pvti_clock *clock)
+ * this process already made a trace in the same second. NULL with the
+ * error set (and its code in *rc) when out of memory or out of names. */
+static char *choose_path(const char *dir, const pvti_clock *clock, int *rc)
 {
 	char base[128];
 	size_t len;
@@ -922,14 +947,18 @@ static char *choose_path(const char *dir, const pvti_clock *clock)
 
 	n = pvti_file_base_name(base, sizeof(base), (int64_t)(clock->wall0_ns / 1000000000u),
 	                        (int)getpid());
-	if (n < 0)
+	if (n < 0) {
+		*rc = tsi_set_error(TSI_ERR_IO, "pvti_open: no file name in '%s'", dir);
 		return NULL;
+	}
 	len = strlen(dir) + sizeof(base) + 16;
 	for (int k = 1; k < 1000; k++) {
 		char *path = tsb_malloc(len);
 
-		if (!path)
+		if (!path) {
+			*rc = tsi_set_error(TSI_ERR_NO_MEMORY, "pvti_open: out of memory");
 			return NULL;
+		}
 		if (k == 1)
 			snprintf(path, len, "%s/%s", dir, base);
 		else
@@ -938,6 +967,7 @@ static char *choose_path(const char *dir, const pvti_clock *clock)
 			return path;
 		free(path);
 	}
+	*rc = tsi_set_error(TSI_ERR_IO, "pvti_open: no file name in '%s'", dir);
 	return NULL;
 }
 
@@ -1026,6 +1056,7 @@ int pvti_trace_new(pvti_trace **out, const pvti_options *opts, const char *warni
 	pthread_condattr_t cattr;
 	sigset_t all, old;
 	char *json = NULL;
+	bool made = false; /* the file exists and is this call's */
 	int rc = TSI_OK, i;
 
 	*out = NULL;
@@ -1043,11 +1074,9 @@ int pvti_trace_new(pvti_trace **out, const pvti_options *opts, const char *warni
 		goto cleanup;
 	pvti_clock_start(&tr->clock);
 	tr->deadline_ns = opts->duration > 0 ? (int64_t)(opts->duration * 1e9) : INT64_MAX;
-	tr->path = choose_path(dir, &tr->clock);
-	if (!tr->path) {
-		rc = tsi_set_error(TSI_ERR_NO_MEMORY, "pvti_open: no file name in '%s'", dir);
+	tr->path = choose_path(dir, &tr->clock, &rc);
+	if (!tr->path)
 		goto cleanup;
-	}
 	/* Made here first (an empty file is a new database to SQLite): SQLite
 	 * says only "unable to open database file" where the system says why
 	 * (a read-only file system, no permission). */
@@ -1060,18 +1089,21 @@ int pvti_trace_new(pvti_trace **out, const pvti_options *opts, const char *warni
 			goto cleanup;
 		}
 		close(fd);
+		made = true;
 	}
-	if (sqlite3_open_v2(tr->path, &tr->db,
-	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-	                    NULL) != SQLITE_OK) {
-		rc = tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "cannot create trace '%s': %s", tr->path,
+	i = sqlite3_open_v2(tr->path, &tr->db,
+	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (i != SQLITE_OK) {
+		rc = tsi_set_error(i == SQLITE_NOMEM ? TSI_ERR_NO_MEMORY : TSI_ERR_INVALID_ARGUMENT,
+		                   "cannot create trace '%s': %s", tr->path,
 		                   tr->db ? sqlite3_errmsg(tr->db) : "out of memory");
 		goto cleanup;
 	}
 	/* The default 4 KiB pages: larger ones wrote chunks no faster here and
 	 * made a small trace seven times bigger (a page per table at least). */
 	if (!exec(tr, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL") ||
-	    !exec(tr, "BEGIN") || !exec(tr, tsf_pvti_schema_sql))
+	    !exec(tr, "BEGIN") ||
+	    !exec_as(tr, tsf_pvti_schema_sql, "creating the schema"))
 		goto failed;
 	for (i = 0; i < ST_COUNT; i++) {
 		if (sqlite3_prepare_v3(tr->db, statement_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
@@ -1098,6 +1130,7 @@ int pvti_trace_new(pvti_trace **out, const pvti_options *opts, const char *warni
 		goto failed;
 
 	/* The writer takes no signals: handlers run on the program's threads. */
+	tr->opened = true;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&tr->thread, NULL, writer_main, tr);
@@ -1116,10 +1149,14 @@ failed:
 cleanup:
 	free(json);
 	if (tr) {
-		char *path = tr->path && tr->db ? tsb_strdup(tr->path) : NULL;
+		/* A file this call made and could not finish: removed once SQLite
+		 * has let go of it (its path is the trace's, freed with it). */
+		char *path = made ? tr->path : NULL;
 
+		if (path)
+			tr->path = NULL;
 		trace_free(tr);
-		if (path) /* a file this call made and could not finish */
+		if (path)
 			unlink(path);
 		free(path);
 	}
@@ -1217,13 +1254,19 @@ static void write_lod(pvti_trace *tr)
 	size_t n_levels = 0, l;
 	int64_t span = 0, thread = -1;
 	uint64_t w;
+	int rc;
 
 	memset(levels, 0, sizeof(levels));
-	if (sqlite3_prepare_v2(tr->db, "SELECT max(last_ns) FROM event_chunk", -1, &q, NULL) !=
-	        SQLITE_OK ||
-	    sqlite3_step(q) != SQLITE_ROW || sqlite3_column_type(q, 0) == SQLITE_NULL) {
-		goto cleanup; /* no events */
+	rc = sqlite3_prepare_v2(tr->db, "SELECT max(last_ns) FROM event_chunk", -1, &q, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(q);
+	if (rc != SQLITE_ROW) {
+		/* (Out of memory, SQLite has rolled the summary back.) */
+		fail(tr, TSI_ERR_INVALID_ARGUMENT, "reading the event chunks");
+		goto cleanup;
 	}
+	if (sqlite3_column_type(q, 0) == SQLITE_NULL)
+		goto cleanup; /* no events */
 	span = sqlite3_column_int64(q, 0);
 	sqlite3_finalize(q);
 	q = NULL;
@@ -1253,7 +1296,7 @@ static void write_lod(pvti_trace *tr)
 		fail(tr, TSI_ERR_INVALID_ARGUMENT, "preparing the timeline queries");
 		goto cleanup;
 	}
-	while (!tr->failed && sqlite3_step(q) == SQLITE_ROW) {
+	while (!tr->failed && (rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t th = sqlite3_column_int64(q, 0);
 		const void *blob = sqlite3_column_blob(q, 1);
 		tsf_chunk_dec dec;
@@ -1266,6 +1309,10 @@ static void write_lod(pvti_trace *tr)
 			continue;
 		while (tsf_chunk_dec_next(&dec, &ev) == 1)
 			lod_add(levels, n_levels, &ev);
+	}
+	if (!tr->failed && rc != SQLITE_DONE) {
+		fail(tr, TSI_ERR_INVALID_ARGUMENT, "reading the event chunks");
+		goto cleanup;
 	}
 	if (thread >= 0)
 		lod_write(tr, ins, thread, levels, n_levels);
@@ -1385,6 +1432,7 @@ int pvti_trace_finish(pvti_trace *tr)
 		pthread_mutex_unlock(&tr->mu);
 		pthread_join(tr->thread, NULL);
 	}
+	tr->opened = false; /* from here pvti_close returns what fails */
 	write_summary(tr, &unbalanced);
 	if (unbalanced)
 		tsi_log(TSI_LOG_WARN, "PVTI",
@@ -1395,9 +1443,11 @@ int pvti_trace_finish(pvti_trace *tr)
 		tr->st[i] = NULL;
 	}
 	if (!tr->failed) {
-		/* One self-contained file: fold the WAL in and leave WAL mode. */
-		sqlite3_exec(tr->db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE",
-		             NULL, NULL, NULL);
+		/* One self-contained file: fold the WAL in and leave WAL mode. A
+		 * failure leaves the trace whole but in two files: said, not
+		 * hidden. */
+		exec_as(tr, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE",
+		        "folding the write-ahead log into the trace");
 	}
 	if (tr->error)
 		rc = tsi_set_error(tr->error, "%s", tr->errmsg);

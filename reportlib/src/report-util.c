@@ -296,7 +296,12 @@ static int map_sqlite(int rc)
 /* Records the connection's failure `rc` while doing `what`. */
 int tsr_sql_fail(tsr_report *r, int rc, const char *what)
 {
-	const char *msg = r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc);
+	/* The connection's message only when it is about this failure: a
+	 * helper that failed on its own (out of memory inside SQLite before a
+	 * statement ran) leaves the connection saying "not an error". */
+	const char *msg = r->db && (sqlite3_errcode(r->db) & 0xff) == (rc & 0xff)
+	                          ? sqlite3_errmsg(r->db)
+	                          : sqlite3_errstr(rc);
 
 	if ((rc & 0xff) == SQLITE_INTERRUPT && r->ps && r->ps->cancelled)
 		return tsr_fail_cancelled(r);

@@ -157,8 +157,12 @@ int trace_chrome_grow(conv *c, void **p, size_t *cap, size_t need, size_t size)
 
 int trace_chrome_sql_fail(conv *c, int rc)
 {
-	return trace_fail(c->tr, rc == SQLITE_NOMEM ? TSR_ERR_NO_MEMORY : TSR_ERR_IO,
-	                  "%s: building the trace in memory: %s", c->path, sqlite3_errmsg(c->db));
+	const char *msg = c->db && (sqlite3_errcode(c->db) & 0xff) == (rc & 0xff)
+	                          ? sqlite3_errmsg(c->db)
+	                          : sqlite3_errstr(rc);
+
+	return trace_fail(c->tr, (rc & 0xff) == SQLITE_NOMEM ? TSR_ERR_NO_MEMORY : TSR_ERR_IO,
+	                  "%s: building the trace in memory: %s", c->path, msg);
 }
 
 /* Whether the database in memory still fits beside the handle's other

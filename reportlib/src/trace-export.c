@@ -16,6 +16,7 @@
 #include <tilescope/utf8.h>
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -144,16 +145,141 @@ static const char *meta_find(const meta_entry *m, size_t n, int64_t seq)
 	return lo < n && m[lo].seq == seq ? m[lo].json : NULL;
 }
 
-/* Writes `json` as an args value: as is when it is JSON and UTF-8. */
-static void put_json_value(FILE *out, const char *json)
+static const char *json_skip_value(const char *s, int depth);
+
+static const char *json_skip_ws(const char *s)
 {
-	cJSON *doc = tsb_utf8_valid(json, SIZE_MAX) ? cJSON_Parse(json) : NULL;
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	return s;
+}
+
+/* Past the JSON string at `s` (RFC 8259), or NULL. */
+static const char *json_skip_string(const char *s)
+{
+	if (*s++ != '"')
+		return NULL;
+	for (; *s != '"'; s++) {
+		if ((unsigned char)*s < 0x20)
+			return NULL; /* also the end of the text */
+		if (*s == '\\') {
+			s++;
+			if (*s == 'u') {
+				/* As cJSON: a low surrogate alone, or a high one not
+				 * followed by a low one, is refused. */
+				unsigned long u;
+				for (int i = 1; i <= 4; i++)
+					if (!isxdigit((unsigned char)s[i]))
+						return NULL;
+				u = strtoul((char[5]){s[1], s[2], s[3], s[4], 0}, NULL, 16);
+				s += 4;
+				if (u >= 0xdc00 && u <= 0xdfff)
+					return NULL;
+				if (u >= 0xd800 && u <= 0xdbff) {
+					if (s[1] != '\\' || s[2] != 'u')
+						return NULL;
+					for (int i = 3; i <= 6; i++)
+						if (!isxdigit((unsigned char)s[i]))
+							return NULL;
+					u = strtoul((char[5]){s[3], s[4], s[5], s[6], 0}, NULL, 16);
+					if (u < 0xdc00 || u > 0xdfff)
+						return NULL;
+					s += 6;
+				}
+			} else if (!*s || !strchr("\"\\/bfnrt", *s)) {
+				return NULL;
+			}
+		}
+	}
+	return s + 1;
+}
+
+/* Past the JSON number at `s`, or NULL. */
+static const char *json_skip_number(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (isdigit((unsigned char)*s))
+		while (isdigit((unsigned char)*s))
+			s++;
+	else
+		return NULL;
+	if (*s == '.') {
+		if (!isdigit((unsigned char)*++s))
+			return NULL;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!isdigit((unsigned char)*s))
+			return NULL;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	return s;
+}
+
+/* Past the JSON value at `s` (and the white space around it), or NULL;
+ * nested at most as deep as cJSON parses. Allocates nothing. */
+static const char *json_skip_value(const char *s, int depth)
+{
+	s = json_skip_ws(s);
+	if (depth > 1000)
+		return NULL;
+	if (*s == '{' || *s == '[') {
+		char close = *s == '{' ? '}' : ']';
+
+		s = json_skip_ws(s + 1);
+		if (*s == close)
+			return json_skip_ws(s + 1);
+		for (;;) {
+			if (close == '}') {
+				s = json_skip_string(json_skip_ws(s));
+				if (!s || *(s = json_skip_ws(s)) != ':')
+					return NULL;
+				s++;
+			}
+			if (!(s = json_skip_value(s, depth + 1)))
+				return NULL;
+			if (*s == close)
+				return json_skip_ws(s + 1);
+			if (*s++ != ',')
+				return NULL;
+		}
+	}
+	if (*s == '"')
+		s = json_skip_string(s);
+	else if (strncmp(s, "true", 4) == 0 || strncmp(s, "null", 4) == 0)
+		s += 4;
+	else if (strncmp(s, "false", 5) == 0)
+		s += 5;
+	else
+		s = json_skip_number(s);
+	return s ? json_skip_ws(s) : NULL;
+}
+
+/* Writes `json` as an args value: as is when it is JSON and UTF-8, else
+ * as a string. cJSON decides; when it refuses text that is JSON by the
+ * RFC (json_skip_value), it ran out of memory, and that is an error
+ * rather than a quietly different export. */
+static int put_json_value(tsr_trace *tr, FILE *out, const char *json)
+{
+	bool utf8 = tsb_utf8_valid(json, SIZE_MAX);
+	cJSON *doc = utf8 ? cJSON_Parse(json) : NULL;
 
 	if (doc)
 		fputs(json, out);
+	else if (utf8 && json_skip_value(json, 0))
+		return trace_fail(tr, TSR_ERR_NO_MEMORY, "out of memory");
 	else
 		put_string(out, json);
 	cJSON_Delete(doc);
+	return TSR_OK;
 }
 
 /* Starts an event object, with the separator. */
@@ -227,7 +353,8 @@ static int put_spans(tsr_trace *tr, FILE *out, bool *first, size_t t,
 			json = meta_find(meta, n_meta, e->seq);
 			if (json) {
 				fputs(",\"args\":{\"metadata\":", out);
-				put_json_value(out, json);
+				if ((rc = put_json_value(tr, out, json)) != TSR_OK)
+					goto cleanup;
 				fputc('}', out);
 			}
 			fputc('}', out);

@@ -203,7 +203,10 @@ static const char *pool_strdup(tsr_trace *tr, const char *s, size_t len)
  * TSR_ERR_IO, memory TSR_ERR_NO_MEMORY / TSR_ERR_TOO_LARGE. */
 int trace_sql_fail(tsr_trace *tr, sqlite3 *db, int rc, const char *what)
 {
-	const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+	/* The connection's message only when it is about this failure (see
+	 * tsr_sql_fail). */
+	const char *msg = db && (sqlite3_errcode(db) & 0xff) == (rc & 0xff) ? sqlite3_errmsg(db)
+	                                                                    : sqlite3_errstr(rc);
 
 	if ((rc & 0xff) == SQLITE_INTERRUPT && tr->progress.cancelled)
 		return trace_fail_cancelled(tr);
