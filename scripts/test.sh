@@ -2,8 +2,10 @@
 # Sets everything up and runs every test suite, as CI does:
 #   1. a -Dwerror=true build running all suites (unit, integration, gui);
 #   2. an ASan+UBSan build with clang running every suite but gui
-#      (unit, integration, fuzz-smoke, and fuzz: each libFuzzer target of
-#      tests/fuzz/ for a bounded time over its corpus);
+#      (unit, integration, fuzz-smoke, fault: the report and writer paths
+#      with each allocation site failed in turn, tests/fault/; and fuzz:
+#      each libFuzzer target of tests/fuzz/ for a bounded time over its
+#      corpus);
 #   3. a release -Dwerror=true build (optimisation finds other warnings)
 #      running the unit suite;
 #   4. a ThreadSanitizer build running reportlib's tests that use threads
