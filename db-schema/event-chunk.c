@@ -13,6 +13,7 @@
  * whole-blob decoder (tsf_chunk_decode, the reader's fast path) share one
  * event decoder, so they accept exactly the same blobs.
  */
+#include <tilescope/alloc.h>
 #include "event-chunk.h"
 #include "leb128.h"
 
@@ -60,7 +61,7 @@ int tsf_chunk_enc_add(tsf_chunk_enc *enc, const tsf_event *ev)
 		return -1;
 	if (enc->cap - enc->len < MAX_EVENT_BYTES + 1) {
 		size_t cap = enc->cap ? enc->cap * 2 : 4096;
-		uint8_t *data = realloc(enc->data, cap);
+		uint8_t *data = tsb_realloc(enc->data, cap);
 
 		if (!data)
 			return -2;

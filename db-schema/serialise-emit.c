@@ -14,6 +14,7 @@
  * formats require UTF-8, so every byte that does not start a well-formed
  * UTF-8 sequence is written as U+FFFD by both emitters alike.
  */
+#include <tilescope/alloc.h>
 #include "serialise-private.h"
 
 #include <tilescope/json-writer.h>
@@ -150,7 +151,7 @@ static bool out_reserve(sv_out *o, size_t extra)
 			return false;
 		cap *= 2;
 	}
-	p = realloc(o->p, cap);
+	p = tsb_realloc(o->p, cap);
 	if (!p)
 		return false;
 	o->p = p;
@@ -435,7 +436,7 @@ int sv_emit(void **out, size_t *out_len, const sv_node *root, tsf_doc_format for
 		}
 		o.p[o.len] = '\0';
 	}
-	shrunk = realloc(o.p, o.len + 1); /* give back the doubling's slack */
+	shrunk = tsb_realloc(o.p, o.len + 1); /* give back the doubling's slack */
 	if (shrunk)
 		o.p = shrunk;
 	*out = o.p;

@@ -12,6 +12,7 @@
  * nodes) and compute only a few small arrays (category totals, liveness
  * per tile) in the tree's arena.
  */
+#include <tilescope/alloc.h>
 #include "serialise-private.h"
 
 #include <stdlib.h>
@@ -390,7 +391,7 @@ static void live_peaks(sv_tree *t, const tsi_graph_profile *gp, uint64_t *max_by
 	}
 	if (!n_events)
 		return;
-	events = malloc(n_events * sizeof(*events));
+	events = tsb_malloc(n_events * sizeof(*events));
 	if (!events)
 		goto nomem;
 	for (size_t v = 0; v < gp->n_variables; v++) {

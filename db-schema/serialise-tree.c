@@ -5,6 +5,7 @@
  * one description of a document's shape: both emitters walk it, so the
  * JSON and the CBOR hold the same keys and values by construction.
  */
+#include <tilescope/alloc.h>
 #include "serialise-private.h"
 
 #include <math.h>
@@ -71,7 +72,7 @@ static void *sv_alloc(sv_tree *t, size_t bytes)
 	if (!b || b->cap - b->used < need) {
 		bool own = need > SV_BLOCK_BYTES / 4;
 		size_t cap = own ? need : SV_BLOCK_BYTES;
-		sv_block *nb = malloc(sizeof(*nb) + cap);
+		sv_block *nb = tsb_malloc(sizeof(*nb) + cap);
 
 		if (!nb)
 			goto nomem;

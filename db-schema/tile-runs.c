@@ -11,6 +11,7 @@
  * value). Tiles after the last run are zero; a NULL or empty blob is all
  * zeros.
  */
+#include <tilescope/alloc.h>
 #include "format.h"
 #include "leb128.h"
 
@@ -36,7 +37,7 @@ static int buf_reserve(buf *b, size_t more)
 	cap = b->cap ? b->cap : 64;
 	while (cap - b->len < more)
 		cap *= 2;
-	data = realloc(b->data, cap);
+	data = tsb_realloc(b->data, cap);
 	if (!data)
 		return -1;
 	b->data = data;
