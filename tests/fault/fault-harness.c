@@ -548,13 +548,15 @@ static int run_path(const fault_path *p, const char *base, uint64_t all)
 
 int fault_run_paths(const fault_path *paths, size_t n)
 {
-	char base[] = "/tmp/tilescope-fault-XXXXXX";
+	const char *tmp = getenv("TMPDIR");
+	char base[4096];
 	const char *env = getenv("FAULT_ALL_UP_TO");
 	uint64_t all = env && *env ? strtoull(env, NULL, 10) : 100;
 	int status = 0;
 
 	if (install_hooks() != 0)
 		return 1;
+	snprintf(base, sizeof(base), "%s/tilescope-fault-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	env = getenv("FAULT_STACK_DEPTH");
 	if (env && *env) {
 		stack_depth = atoi(env);
