@@ -9,6 +9,7 @@
 
 #include "ga-format.h"
 
+#include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-name.h>
 
 #include <string.h>
@@ -79,6 +80,13 @@ GtkWidget *ga_compare_grid_new(const char *name_title, guint n_metrics,
 
 			GtkWidget *h = head(text, 1);
 
+			/* What a reader says of this column's figures: the metric
+			 * too where the header leaves it out ("Cycles Δ"). */
+			g_object_set_data_full(G_OBJECT(h), "ga-said",
+			                       title ? g_strdup_printf("%s %s", title, parts[p])
+			                             : g_strdup(parts[p]),
+			                       g_free);
+
 			gtk_label_set_width_chars(GTK_LABEL(h), p == 3            ? PERCENT_CHARS
 			                                        : n_metrics > 1 ? FIGURE_CHARS_NARROW
 			                                                        : FIGURE_CHARS);
@@ -90,17 +98,25 @@ GtkWidget *ga_compare_grid_new(const char *name_title, guint n_metrics,
 	return grid;
 }
 
-/* A value cell named `metric`.`key`. */
-static GtkWidget *cell(const char *text, const char *metric, const char *key)
+/* A value cell of the grid's `column`, in the row named `row_name`: named
+ * "ROW, HEADER" for assistive technology (tsd-a11y.h), as a reader of a
+ * table says a cell's row and column ("cycles.total, Δ"; "OP, Memory Δ"
+ * where the header is only "Δ"); `metric`.`key` is its widget name. */
+static GtkWidget *cell(GtkWidget *grid, int column, const char *row_name, const char *text,
+                       const char *metric, const char *key)
 {
 	GtkWidget *l = gtk_label_new(text);
-	g_autofree char *name = g_strdup_printf("%s.%s", metric, key);
+	GtkWidget *head = gtk_grid_get_child_at(GTK_GRID(grid), column, 0);
+	const char *said = head ? g_object_get_data(G_OBJECT(head), "ga-said") : NULL;
+	g_autofree char *id = g_strdup_printf("%s.%s", metric, key);
+	g_autofree char *name = g_strdup_printf("%s, %s", row_name, said ? said : key);
 
 	gtk_label_set_xalign(GTK_LABEL(l), 1);
 	gtk_label_set_selectable(GTK_LABEL(l), TRUE);
 	gtk_widget_set_focusable(l, FALSE);
 	gtk_widget_add_css_class(l, "figure");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(l), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+	tsd_a11y_name_value(l, name);
+	gtk_widget_set_name(l, id);
 	return l;
 }
 
@@ -159,10 +175,14 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 		b = d->in_new ? ga_format_u64(d->new_value) : g_strdup("—");
 		c = format_change(d->change);
 		p = format_percent(d);
-		gtk_grid_attach(GTK_GRID(grid), cell(a, d->metric, "base"), 1 + (int)(m * per), row, 1, 1);
-		gtk_grid_attach(GTK_GRID(grid), cell(b, d->metric, "new"), 2 + (int)(m * per), row, 1, 1);
-		change = cell(c, d->metric, "change");
-		pct = per == 4 ? cell(p, d->metric, "percent") : NULL;
+		int col = 1 + (int)(m * per);
+
+		gtk_grid_attach(GTK_GRID(grid), cell(grid, col, clean, a, d->metric, "base"), col, row,
+		                1, 1);
+		gtk_grid_attach(GTK_GRID(grid), cell(grid, col + 1, clean, b, d->metric, "new"),
+		                col + 1, row, 1, 1);
+		change = cell(grid, col + 2, clean, c, d->metric, "change");
+		pct = per == 4 ? cell(grid, col + 3, clean, p, d->metric, "percent") : NULL;
 		v = d->verdict;
 		if (v == TSR_VERDICT_BETTER || v == TSR_VERDICT_WORSE) {
 			const char *cls = v == TSR_VERDICT_BETTER ? "compare-better" : "compare-worse";
@@ -176,9 +196,13 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 		} else if (*p) {
 			gtk_widget_set_tooltip_text(change, p);
 		}
-		/* The colour's meaning in words, the diff's verdict. */
-		gtk_accessible_update_property(GTK_ACCESSIBLE(change), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-		                               tsr_verdict_get_name(v), -1);
+		/* The colour's meaning in words after the value: the diff's verdict. */
+		{
+			g_autofree char *said = g_strdup_printf("%s, %s", c, tsr_verdict_get_name(v));
+
+			gtk_accessible_update_property(GTK_ACCESSIBLE(change),
+			                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, said, -1);
+		}
 		gtk_grid_attach(GTK_GRID(grid), change, 3 + (int)(m * per), row, 1, 1);
 		if (pct)
 			gtk_grid_attach(GTK_GRID(grid), pct, 4 + (int)(m * per), row, 1, 1);

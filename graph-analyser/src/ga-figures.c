@@ -7,6 +7,7 @@
 
 #include "ga-format.h"
 
+#include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-name.h>
 
 #include <inttypes.h>
@@ -20,6 +21,7 @@ GtkWidget *ga_section_new(const char *title, gboolean expanded, GtkWidget **cont
 	gtk_widget_add_css_class(label, "heading");
 	gtk_expander_set_label_widget(GTK_EXPANDER(expander), label);
 	gtk_expander_set_expanded(GTK_EXPANDER(expander), expanded);
+	tsd_a11y_name_expander(GTK_EXPANDER(expander), title);
 	gtk_widget_set_margin_top(box, 8);
 	gtk_widget_set_margin_start(box, 18);
 	gtk_widget_set_margin_bottom(box, 8);
@@ -63,9 +65,9 @@ GtkWidget *ga_figure_grid_add(GtkWidget *grid, int indent, const char *label, co
 	gtk_widget_set_focusable(v, FALSE);
 	gtk_widget_add_css_class(v, "figure");
 	gtk_grid_attach(GTK_GRID(grid), v, 1, row, 1, 1);
+	tsd_a11y_name_value(v, label);
 	if (key)
-		gtk_accessible_update_property(GTK_ACCESSIBLE(v), GTK_ACCESSIBLE_PROPERTY_LABEL, key,
-		                               -1);
+		gtk_widget_set_name(v, key);
 	if (unit && *unit) {
 		GtkWidget *u = gtk_label_new(unit);
 
@@ -260,6 +262,7 @@ GtkWidget *ga_histogram_new(const tsr_summary_memory *m)
 		                               -1);
 		gtk_label_set_xalign(GTK_LABEL(c), 1);
 		gtk_widget_add_css_class(c, "figure");
+		tsd_a11y_name_value(c, range);
 		gtk_grid_attach(GTK_GRID(grid), r, 0, row, 1, 1);
 		gtk_grid_attach(GTK_GRID(grid), bar, 1, row, 1, 1);
 		gtk_grid_attach(GTK_GRID(grid), c, 2, row, 1, 1);
@@ -277,11 +280,11 @@ void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
 	g_autofree char *cut = tsd_name_cut(key);
 	GtkWidget *k = gtk_label_new(cut);
 	GtkWidget *v = gtk_label_new(value);
-	g_autofree char *acc = g_strdup_printf("Details: %s", cut);
 
 	gtk_label_set_xalign(GTK_LABEL(k), 0);
 	gtk_label_set_yalign(GTK_LABEL(k), 0);
 	gtk_widget_add_css_class(k, "dim-label");
+	tsd_a11y_quiet_when_empty(GTK_LABEL(k));
 	gtk_label_set_ellipsize(GTK_LABEL(k), PANGO_ELLIPSIZE_MIDDLE);
 	gtk_label_set_max_width_chars(GTK_LABEL(k), 32);
 	if (g_utf8_strlen(cut, -1) > 32) {
@@ -300,7 +303,7 @@ void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
 	gtk_widget_set_hexpand(v, TRUE);
 	if (number)
 		gtk_widget_add_css_class(v, "figure");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(v), GTK_ACCESSIBLE_PROPERTY_LABEL, acc, -1);
+	tsd_a11y_name_value(v, cut);
 	gtk_grid_attach(grid, k, 0, *row, 1, 1);
 	gtk_grid_attach(grid, v, 1, *row, 1, 1);
 	(*row)++;
@@ -355,6 +358,7 @@ GtkWidget *ga_cell_label_new(gboolean numeric)
 	gtk_label_set_ellipsize(GTK_LABEL(l), numeric ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
 	if (numeric)
 		gtk_widget_add_css_class(l, "figure");
+	tsd_a11y_quiet_when_empty(GTK_LABEL(l));
 	return l;
 }
 

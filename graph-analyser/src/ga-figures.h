@@ -1,9 +1,11 @@
 /*
  * The building blocks the Summary and Insights views lay their figures
  * out with: collapsible sections, grids of labelled figures whose value
- * labels carry the figure's key path as accessible name (the keys of
- * `tilescope summary --json`, "memory[0].includingGaps"), lists capped
- * with "and N more", and the small bar chart of the by-tile histogram.
+ * labels are named by their captions for screen readers (tsd-a11y.h) and
+ * carry the figure's key path as widget name (the keys of `tilescope
+ * summary --json`, "memory[0].includingGaps": an id for the inspector and
+ * widget tests, never read to a person), lists capped with "and N more",
+ * and the small bar chart of the by-tile histogram.
  */
 #pragma once
 
@@ -19,7 +21,8 @@ GtkWidget *ga_section_new(const char *title, gboolean expanded, GtkWidget **cont
 /* A grid of figures: a label, the value right-aligned, a unit after it. */
 GtkWidget *ga_figure_grid_new(void);
 /* Appends a row; `indent` in steps of 12 px; `value` NULL for a heading
- * row; `key` (may be NULL) becomes the value label's accessible name.
+ * row. The value label is named `label` for assistive technology; `key`
+ * (may be NULL) becomes its widget name.
  * Returns the value label (or the heading label). */
 GtkWidget *ga_figure_grid_add(GtkWidget *grid, int indent, const char *label, const char *value,
                               const char *unit, const char *key);
@@ -43,15 +46,15 @@ void ga_list_finish(GtkWidget *list, size_t shown, size_t total);
 /* A caption-sized dim paragraph. */
 GtkWidget *ga_note_new(const char *text);
 /* A table cell's label: numbers right-aligned in tabular figures, text
- * left-aligned and ellipsized. */
+ * left-aligned and ellipsized; silent to a screen reader while empty. */
 GtkWidget *ga_cell_label_new(gboolean numeric);
 /* A GtkSignalListItemFactory's "setup" handler giving each item a
  * ga_cell_label_new; its data is GINT_TO_POINTER(numeric). */
 void ga_cell_label_setup_cb(GtkSignalListItemFactory *factory, GtkListItem *item,
                             gpointer numeric);
 /* A row of a details grid at *row (then incremented): a dim key and its
- * selectable, wrapping value, named "Details: KEY" for assistive
- * technology and the tests; `number` aligns figures. */
+ * selectable, wrapping value, named by the key (as cut on screen) for
+ * assistive technology; `number` aligns figures. */
 void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
                     gboolean number);
 /* A details grid: key and value columns 16 px apart, rows 3 px apart. */

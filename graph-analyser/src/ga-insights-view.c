@@ -191,9 +191,6 @@ static void add_fit(GtkWidget *box, GaDocument *doc, const tsr_summary_figures *
 	gtk_widget_set_focusable(verdict, FALSE);
 	gtk_widget_add_css_class(verdict, fits ? "success" : "error");
 	gtk_widget_add_css_class(verdict, "title-4");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(verdict), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "insights.verdict", GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text,
-	                               -1);
 	gtk_box_append(GTK_BOX(content), verdict);
 	gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
 	gtk_grid_set_row_spacing(GTK_GRID(grid), 6);

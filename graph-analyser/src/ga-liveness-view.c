@@ -20,6 +20,7 @@
 
 #include <tilescope/tsc-axis.h>
 #include <tilescope/tsc-chart.h>
+#include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
 
 #include <string.h>
@@ -870,6 +871,7 @@ static GtkLabel *status_label(void)
 	gtk_label_set_wrap(l, TRUE);
 	gtk_widget_set_hexpand(GTK_WIDGET(l), TRUE);
 	gtk_widget_add_css_class(GTK_WIDGET(l), "dim-label");
+	tsd_a11y_quiet_when_empty(l);
 	return l;
 }
 
@@ -1003,6 +1005,7 @@ static void build(GaLivenessView *self)
 
 	self->scope = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(scopes));
 	gtk_label_set_mnemonic_widget(GTK_LABEL(scope_label), GTK_WIDGET(self->scope));
+	tsd_a11y_name_dropdown(self->scope, "Scope");
 	gtk_widget_set_tooltip_text(GTK_WIDGET(self->scope),
 	                            "All tiles: the report's figure per step. An IPU: summed from "
 	                            "the listed variables when the report loaded. Selected tiles: "
@@ -1051,6 +1054,7 @@ static void build(GaLivenessView *self)
 	gtk_notebook_append_page(GTK_NOTEBOOK(notebook), build_always(self),
 	                         gtk_label_new("Always Live"));
 	gtk_paned_set_start_child(GTK_PANED(paned), top);
+	tsd_a11y_name_tabs(GTK_NOTEBOOK(notebook));
 	gtk_paned_set_end_child(GTK_PANED(paned), notebook);
 	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
 	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
@@ -1106,6 +1110,9 @@ static void ga_liveness_view_class_init(GaLivenessViewClass *klass)
 	object_class->dispose = ga_liveness_view_dispose;
 	object_class->finalize = ga_liveness_view_finalize;
 	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+	/* A container, silent to a screen reader (GTK 4.8 would say its type
+	 * name). */
+	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GENERIC);
 	gtk_widget_class_set_css_name(widget_class, "livenessview");
 }
 

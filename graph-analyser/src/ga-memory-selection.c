@@ -14,6 +14,7 @@
  */
 #include "ga-memory-selection.h"
 
+#include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
 #include <tilescope/tsd-name.h>
 
@@ -129,9 +130,11 @@ G_DEFINE_FINAL_TYPE(GaMemorySelection, ga_memory_selection, GTK_TYPE_WIDGET)
 
 /* --- Details ------------------------------------------------------------------------------ */
 
-/* A cell of the details grid: a label, right-aligned for numbers. */
-static void put(GaMemorySelection *self, int col, int row, const char *text, gboolean number,
-                const char *accessible)
+/* A cell of the details grid: a label, right-aligned for numbers. The
+ * grid is a table (row captions in column 0, headers in row 0): a figure is
+ * named "ROW, HEADER" for assistive technology (tsd-a11y.h), as a reader
+ * of a table says a cell. */
+static void put(GaMemorySelection *self, int col, int row, const char *text, gboolean number)
 {
 	GtkWidget *l = gtk_label_new(text);
 
@@ -139,17 +142,25 @@ static void put(GaMemorySelection *self, int col, int row, const char *text, gbo
 	gtk_label_set_selectable(GTK_LABEL(l), number);
 	if (number)
 		gtk_widget_add_css_class(l, "figure");
-	if (accessible)
-		gtk_accessible_update_property(GTK_ACCESSIBLE(l), GTK_ACCESSIBLE_PROPERTY_LABEL,
-		                               accessible, -1);
+	if (number && col > 0 && row > 0) {
+		GtkWidget *caption = gtk_grid_get_child_at(self->details, 0, row);
+		GtkWidget *head = gtk_grid_get_child_at(self->details, col, 0);
+		g_autofree char *name = g_strdup_printf(
+		    "%s, %s", caption ? gtk_label_get_text(GTK_LABEL(caption)) : "",
+		    head ? gtk_label_get_text(GTK_LABEL(head)) : "");
+
+		tsd_a11y_name_value(l, name);
+	} else {
+		tsd_a11y_quiet_when_empty(GTK_LABEL(l));
+	}
 	gtk_grid_attach(self->details, l, col, row, 1, 1);
 }
 
-static void put_bytes(GaMemorySelection *self, int col, int row, guint64 v, const char *accessible)
+static void put_bytes(GaMemorySelection *self, int col, int row, guint64 v)
 {
 	g_autofree char *s = ga_format_u64(v);
 
-	put(self, col, row, s, TRUE, accessible);
+	put(self, col, row, s, TRUE);
 }
 
 /* Rebuilds Details for self->tiles: one column for the selection's total
@@ -186,12 +197,12 @@ static void update_details(GaMemorySelection *self)
 		cols[shown++] = tile;
 
 	/* Header row. */
-	put(self, 0, row, "", FALSE, NULL);
-	put(self, 1, row, n_sel == 1 ? "Bytes" : "Selection", TRUE, NULL);
+	put(self, 0, row, "", FALSE);
+	put(self, 1, row, n_sel == 1 ? "Bytes" : "Selection", TRUE);
 	for (guint c = 0; n_sel > 1 && c < shown; c++) {
 		g_autofree char *h = g_strdup_printf("Tile %u", cols[c]);
 
-		put(self, 2 + (int)c, row, h, TRUE, NULL);
+		put(self, 2 + (int)c, row, h, TRUE);
 	}
 	row++;
 
@@ -203,7 +214,7 @@ static void update_details(GaMemorySelection *self)
 		for (guint m = 0; m < G_N_ELEMENTS(labels); m++) {
 			guint64 sum = 0;
 
-			put(self, 0, row, labels[m], FALSE, NULL);
+			put(self, 0, row, labels[m], FALSE);
 			for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile); ok;
 			     ok = gtk_bitset_iter_next(&it, &tile)) {
 				const tsr_tile_memory *t = &tiles[tile];
@@ -217,11 +228,7 @@ static void update_details(GaMemorySelection *self)
 				             : t->region[m - 3];
 				sum += v;
 			}
-			{
-				g_autofree char *acc = g_strdup_printf("Selection %s", labels[m]);
-
-				put_bytes(self, 1, row, sum, acc);
-			}
+			put_bytes(self, 1, row, sum);
 			for (guint c = 0; n_sel > 1 && c < shown; c++) {
 				const tsr_tile_memory *t = &tiles[cols[c]];
 				guint64 v = m == 0   ? t->total
@@ -229,7 +236,7 @@ static void update_details(GaMemorySelection *self)
 				            : m == 2 ? tsr_tile_memory_get_gaps(t)
 				                     : t->region[m - 3];
 
-				put_bytes(self, 2 + (int)c, row, v, NULL);
+				put_bytes(self, 2 + (int)c, row, v);
 			}
 			row++;
 		}
@@ -270,10 +277,10 @@ static void update_details(GaMemorySelection *self)
 		for (guint i = 0; i < k; i++) {
 			const uint64_t *by = ga_document_get_category_by_tile(self->doc, order[i]);
 
-			put(self, 0, row, tsr_category_label(order[i]), FALSE, NULL);
-			put_bytes(self, 1, row, sums[order[i]], NULL);
+			put(self, 0, row, tsr_category_label(order[i]), FALSE);
+			put_bytes(self, 1, row, sums[order[i]]);
 			for (guint c = 0; n_sel > 1 && c < shown; c++)
-				put_bytes(self, 2 + (int)c, row, by ? by[cols[c]] : 0, NULL);
+				put_bytes(self, 2 + (int)c, row, by ? by[cols[c]] : 0);
 			row++;
 		}
 		if (self->sharing_error) {
@@ -292,7 +299,6 @@ static void update_details(GaMemorySelection *self)
 
 			for (guint m = 0; m < G_N_ELEMENTS(labels); m++) {
 				guint64 sum = 0;
-				g_autofree char *acc = g_strdup_printf("Selection %s", labels[m]);
 
 				for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile); ok;
 				     ok = gtk_bitset_iter_next(&it, &tile)) {
@@ -303,14 +309,14 @@ static void update_details(GaMemorySelection *self)
 					sh = &self->sharing[tile];
 					sum += m == 0 ? sh->parts : m == 1 ? sh->shared : sh->parts - sh->shared;
 				}
-				put(self, 0, row, labels[m], FALSE, NULL);
+				put(self, 0, row, labels[m], FALSE);
 				if (m == 1) {
 					g_autofree char *v = ga_format_u64(sum);
 					g_autofree char *neg = g_strdup_printf("−%s", v);
 
-					put(self, 1, row, neg, TRUE, acc);
+					put(self, 1, row, neg, TRUE);
 				} else {
-					put_bytes(self, 1, row, sum, acc);
+					put_bytes(self, 1, row, sum);
 				}
 				for (guint c = 0; n_sel > 1 && c < shown; c++) {
 					const tsr_memory_sharing *sh = &self->sharing[cols[c]];
@@ -320,9 +326,9 @@ static void update_details(GaMemorySelection *self)
 						g_autofree char *f = ga_format_u64(v);
 						g_autofree char *neg = g_strdup_printf("−%s", f);
 
-						put(self, 2 + (int)c, row, neg, TRUE, NULL);
+						put(self, 2 + (int)c, row, neg, TRUE);
 					} else {
-						put_bytes(self, 2 + (int)c, row, v, NULL);
+						put_bytes(self, 2 + (int)c, row, v);
 					}
 				}
 				row++;
@@ -876,6 +882,9 @@ static void ga_memory_selection_class_init(GaMemorySelectionClass *klass)
 	object_class->dispose = ga_memory_selection_dispose;
 	object_class->finalize = ga_memory_selection_finalize;
 	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	/* A container, silent to a screen reader (GTK 4.8 would say its type
+	 * name). */
+	gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GENERIC);
 }
 
 static void ga_memory_selection_init(GaMemorySelection *self)
@@ -897,6 +906,7 @@ static void ga_memory_selection_init(GaMemorySelection *self)
 	                                     "Exchanges on the selection", "Bytes received",
 	                                     "Bytes sent"),
 	                         gtk_label_new("Exchanges"));
+	tsd_a11y_name_tabs(GTK_NOTEBOOK(self->notebook));
 	update_details(self);
 	update_variables(self);
 }

@@ -33,6 +33,7 @@
 #include <tilescope/tsc-chart.h>
 #include <tilescope/tsc-heatmap.h>
 #include <tilescope/tsc-palette.h>
+#include <tilescope/tsd-a11y.h>
 
 #include <math.h>
 
@@ -127,7 +128,9 @@ static void fill_legend(GaMemoryView *self, guint k, const GdkRGBA *colours,
 		gtk_flow_box_remove(GTK_FLOW_BOX(self->legend), child);
 	for (guint i = 0; i < k; i++) {
 		GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
-		GtkWidget *swatch = gtk_drawing_area_new();
+		/* The colour is said by the chart's description, not the swatch. */
+		GtkWidget *swatch = g_object_new(GTK_TYPE_DRAWING_AREA, "accessible-role",
+		                                 GTK_ACCESSIBLE_ROLE_PRESENTATION, NULL);
 		GtkWidget *label = gtk_label_new(names[i]);
 		g_autofree char *spec = gdk_rgba_to_string(&colours[i]);
 		g_autofree char *css = g_strdup_printf("* { background-color: %s; border-radius: 2px; }",
@@ -145,6 +148,9 @@ static void fill_legend(GaMemoryView *self, guint k, const GdkRGBA *colours,
 		gtk_box_append(GTK_BOX(box), swatch);
 		gtk_box_append(GTK_BOX(box), label);
 		gtk_flow_box_append(GTK_FLOW_BOX(self->legend), box);
+		/* The legend's cell says its component (GTK 4.8: "GtkFlowBoxChild"). */
+		gtk_accessible_update_property(GTK_ACCESSIBLE(gtk_widget_get_parent(box)),
+		                               GTK_ACCESSIBLE_PROPERTY_LABEL, names[i], -1);
 	}
 }
 
@@ -898,6 +904,7 @@ static GtkDropDown *labelled_drop_down(GtkBox *bar, const char *label, const cha
 	GtkDropDown *dd = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(items));
 
 	gtk_label_set_mnemonic_widget(GTK_LABEL(l), GTK_WIDGET(dd));
+	tsd_a11y_name_dropdown(dd, gtk_label_get_text(GTK_LABEL(l)));
 	gtk_box_append(bar, l);
 	gtk_box_append(bar, GTK_WIDGET(dd));
 	return dd;
@@ -1080,6 +1087,9 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	object_class->dispose = ga_memory_view_dispose;
 	object_class->finalize = ga_memory_view_finalize;
 	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+	/* A container, silent to a screen reader (GTK 4.8 would say its type
+	 * name). */
+	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GENERIC);
 	gtk_widget_class_set_css_name(widget_class, "memoryview");
 }
 

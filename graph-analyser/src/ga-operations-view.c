@@ -22,6 +22,7 @@
 #include "ga-operations-compare.h"
 #include "ga-program-kind.h"
 
+#include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-name.h>
 
 #include <string.h>
@@ -393,8 +394,8 @@ static void on_layer_chosen(GtkButton *button, gpointer data)
 
 /* --- Details ---------------------------------------------------------------------------- */
 
-/* A row of the details: a key and its value (named "Details: KEY" for
- * assistive technology and the tests). */
+/* A row of the details: a key and its value (named by the key for
+ * assistive technology). */
 static void put(GaOperationsView *self, int *row, const char *key, const char *value,
                 gboolean number)
 {
@@ -978,6 +979,9 @@ static GtkWidget *build_column_chooser(GaOperationsView *self)
 	gtk_popover_set_child(GTK_POPOVER(popover), box);
 	gtk_menu_button_set_popover(GTK_MENU_BUTTON(button), popover);
 	gtk_menu_button_set_label(GTK_MENU_BUTTON(button), "Columns");
+	/* Named itself: GTK 4.8 names only the button inside it. */
+	gtk_accessible_update_property(GTK_ACCESSIBLE(button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               "Columns", -1);
 	gtk_widget_set_tooltip_text(button, "Choose the columns shown");
 	return button;
 }
@@ -1020,6 +1024,7 @@ static GtkWidget *build_bar(GaOperationsView *self)
 	gtk_widget_set_tooltip_text(GTK_WIDGET(self->run_choice), "The run whose cycles and FLOPs show");
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->run_choice), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               "Run", -1);
+	tsd_a11y_name_dropdown(self->run_choice, "Run");
 	g_signal_connect(self->run_choice, "notify::selected", G_CALLBACK(on_run_chosen), self);
 	gtk_box_append(GTK_BOX(self->run_box), run_label);
 	gtk_box_append(GTK_BOX(self->run_box), GTK_WIDGET(self->run_choice));
@@ -1087,6 +1092,7 @@ static GtkWidget *build_details(GaOperationsView *self)
 	GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 32);
 
 	self->heading = GTK_LABEL(gtk_label_new(NULL));
+	tsd_a11y_quiet_when_empty(self->heading);
 	gtk_label_set_xalign(self->heading, 0);
 	gtk_label_set_wrap(self->heading, TRUE);
 	gtk_label_set_wrap_mode(self->heading, PANGO_WRAP_WORD_CHAR);

@@ -26,6 +26,7 @@
 #include "ga-jumps.h"
 #include "ga-program-kind.h"
 
+#include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-name.h>
 
 #include <string.h>
@@ -363,8 +364,8 @@ static void add_column(GaProgramView *self, const char *title, int column, int w
 
 /* --- Details ---------------------------------------------------------------------------- */
 
-/* A row of the details: a key and its value (named "Details: KEY" for
- * assistive technology and the tests). */
+/* A row of the details: a key and its value (named by the key for
+ * assistive technology). */
 static void put(GaProgramView *self, int *row, const char *key, const char *value, gboolean number)
 {
 	ga_details_add(self->details, row, key, value, number);
@@ -413,13 +414,8 @@ static void put_compute_set(GaProgramView *self, int *row, size_t cs_id)
 			tsd_widget_set_name_tooltip(l, vt[by[i].vertex_type].name);
 		gtk_grid_attach(self->details, l, 0, (*row)++, 2, 1);
 		put(self, row, "", text, TRUE);
-		{
-			g_autofree char *acc = g_strdup_printf("Details: %s", type);
-
-			gtk_accessible_update_property(
-			    GTK_ACCESSIBLE(gtk_grid_get_child_at(self->details, 1, *row - 1)),
-			    GTK_ACCESSIBLE_PROPERTY_LABEL, acc, -1);
-		}
+		/* Its caption is the type's line above it. */
+		tsd_a11y_name_value(gtk_grid_get_child_at(self->details, 1, *row - 1), type);
 	}
 }
 

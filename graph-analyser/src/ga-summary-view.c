@@ -49,8 +49,12 @@ static void size_row(GtkWidget *grid, const char *label, uint64_t bytes)
 	g_autofree char *exact = ga_format_u64(bytes);
 	g_autofree char *tip = g_strdup_printf("%s B", exact);
 	GtkWidget *v = ga_figure_grid_add(grid, 0, label, text, NULL, NULL);
+	g_autofree char *said = g_strdup_printf("%s (%s)", text, tip);
 
 	gtk_widget_set_tooltip_text(v, tip);
+	/* GTK 4.8 makes the tooltip the description: the value first. */
+	gtk_accessible_update_property(GTK_ACCESSIBLE(v), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, said,
+	                               -1);
 }
 
 static void add_target(GtkWidget *box, const tsr_summary_figures *s)

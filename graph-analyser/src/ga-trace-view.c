@@ -12,6 +12,7 @@
  */
 #include "ga-trace-view.h"
 
+#include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
 #include <tilescope/tsd-name.h>
 
@@ -65,8 +66,8 @@ static void clear_grid(GtkGrid *grid)
 		gtk_grid_remove(grid, child);
 }
 
-/* A label for a grid cell, named `acc` for assistive technology and the
- * tests. */
+/* A label for a grid cell; a value is named `acc`, its caption, for
+ * assistive technology (tsd-a11y.h). */
 static GtkWidget *cell(const char *text, const char *acc, gboolean number, gboolean dim)
 {
 	GtkWidget *l = gtk_label_new(text);
@@ -78,15 +79,14 @@ static GtkWidget *cell(const char *text, const char *acc, gboolean number, gbool
 	if (dim)
 		gtk_widget_add_css_class(l, "dim-label");
 	if (acc)
-		gtk_accessible_update_property(GTK_ACCESSIBLE(l), GTK_ACCESSIBLE_PROPERTY_LABEL, acc, -1);
+		tsd_a11y_name_value(l, acc);
 	return l;
 }
 
-/* A row of the details: a key and its value (named "Details: KEY"). */
+/* A row of the details: a key and its value (named by the key). */
 static void put(GaTraceView *self, int *row, const char *key, char *value)
 {
-	g_autofree char *acc = g_strdup_printf("Details: %s", key);
-	GtkWidget *v = cell(value, acc, FALSE, FALSE);
+	GtkWidget *v = cell(value, key, FALSE, FALSE);
 
 	gtk_label_set_wrap(GTK_LABEL(v), TRUE);
 	gtk_label_set_wrap_mode(GTK_LABEL(v), PANGO_WRAP_WORD_CHAR);
@@ -249,8 +249,10 @@ static void update_range(GaTraceView *self)
 		size_t c = total ? all : count[t];
 		uint64_t cy = total ? all_cycles : cycles[t];
 		g_autofree char *cs = ga_format_u64(c), *cys = ga_format_u64(cy);
-		g_autofree char *acc_n = g_strdup_printf("Range: %s steps", name);
-		g_autofree char *acc_c = g_strdup_printf("Range: %s cycles", name);
+		/* A table laid out as a grid: each figure named by its row's
+		 * caption and its column's header. */
+		g_autofree char *acc_n = g_strdup_printf("%s, Steps", name);
+		g_autofree char *acc_c = g_strdup_printf("%s, Cycles in range", name);
 
 		if (!total && c == 0)
 			continue;
@@ -588,6 +590,7 @@ static GtkWidget *build_bar(GaTraceView *self)
 	gtk_label_set_mnemonic_widget(GTK_LABEL(label), GTK_WIDGET(self->runs));
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->runs), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               "Run", -1);
+	tsd_a11y_name_dropdown(self->runs, "Run");
 	g_signal_connect(self->runs, "notify::selected", G_CALLBACK(on_run), self);
 	gtk_box_append(GTK_BOX(bar), label);
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->runs));
@@ -692,6 +695,7 @@ static void ga_trace_view_init(GaTraceView *self)
 		gtk_label_set_mnemonic_widget(GTK_LABEL(label), GTK_WIDGET(self->runs_b));
 		gtk_accessible_update_property(GTK_ACCESSIBLE(self->runs_b), GTK_ACCESSIBLE_PROPERTY_LABEL,
 		                               "Run of B", -1);
+		tsd_a11y_name_dropdown(self->runs_b, "Run of B");
 		g_signal_connect(self->runs_b, "notify::selected", G_CALLBACK(on_run_b), self);
 		gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->title_b));
 		gtk_box_append(GTK_BOX(bar), label);

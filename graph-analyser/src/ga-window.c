@@ -20,6 +20,7 @@
  */
 #include "ga-window.h"
 
+#include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
 
 #include "ga-navigation.h"
@@ -933,6 +934,7 @@ static void ga_window_init(GaWindow *self)
 	g_signal_connect(self->recent_list, "row-activated", G_CALLBACK(on_row_activated), self);
 	g_signal_connect(self->samples_list, "row-activated", G_CALLBACK(on_row_activated), self);
 	g_signal_connect(self->changed_bar, "response", G_CALLBACK(on_changed_bar_response), NULL);
+	tsd_a11y_name_close_button(GTK_WIDGET(self->changed_bar));
 	fill_recent(self);
 	fill_samples(self);
 	update_actions(self);

@@ -299,6 +299,9 @@ static void sa_compare_view_class_init(SaCompareViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = sa_compare_view_dispose;
 	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	/* A container, silent to a screen reader (GTK 4.8 would say its type
+	 * name). */
+	gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GENERIC);
 }
 
 static void sa_compare_view_init(SaCompareView *self)

@@ -4,6 +4,7 @@
  */
 #include "sa-span-view.h"
 
+#include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
 #include <tilescope/tsd-name.h>
 
@@ -340,6 +341,9 @@ static void sa_span_view_class_init(SaSpanViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = sa_span_view_dispose;
 	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	/* A container, silent to a screen reader (GTK 4.8 would say its type
+	 * name). */
+	gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GENERIC);
 	/* A parent or child was chosen (thread index, the span as a
 	 * tsr_trace_item *, valid during the emission). */
 	signals[SIGNAL_SPAN_ACTIVATED] = g_signal_new("span-activated", G_TYPE_FROM_CLASS(klass),
@@ -358,10 +362,9 @@ static void add_row(GtkGrid *grid, int row, const char *key, GtkWidget *value)
 	gtk_grid_attach(grid, k, 0, row, 1, 1);
 	gtk_widget_set_hexpand(value, TRUE);
 	gtk_grid_attach(grid, value, 1, row, 1, 1);
-	/* GTK 4.8 names a label by its text whatever LABELLED_BY says; the
-	 * relation still tells assistive technology what the value is of. */
-	gtk_accessible_update_relation(GTK_ACCESSIBLE(value), GTK_ACCESSIBLE_RELATION_LABELLED_BY, k,
-	                               NULL, -1);
+	/* Named by its key, its value in its text and description: GTK 4.8
+	 * would name it "VALUE KEY" through a LABELLED_BY relation. */
+	tsd_a11y_name_value(value, key);
 }
 
 static void sa_span_view_init(SaSpanView *self)

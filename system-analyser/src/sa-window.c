@@ -14,6 +14,7 @@
  */
 #include "sa-window.h"
 
+#include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
 
 #include "sa-compare.h"
@@ -560,17 +561,8 @@ static void sa_window_init(SaWindow *self)
 
 	gtk_widget_init_template(GTK_WIDGET(self));
 	self->page_before_load = "start";
-	/* GTK 4.8 names a notebook's tabs "Tab" for assistive technology:
-	 * each tab is named after its label instead. */
-	for (int i = 0; i < gtk_notebook_get_n_pages(self->details); i++) {
-		GtkWidget *label = gtk_notebook_get_tab_label(
-		    self->details, gtk_notebook_get_nth_page(self->details, i));
-		GtkWidget *tab = label ? gtk_widget_get_parent(label) : NULL;
-
-		if (tab && GTK_IS_LABEL(label))
-			gtk_accessible_update_property(GTK_ACCESSIBLE(tab), GTK_ACCESSIBLE_PROPERTY_LABEL,
-			                               gtk_label_get_text(GTK_LABEL(label)), -1);
-	}
+	/* GTK 4.8 names a notebook's tabs "Tab" for assistive technology. */
+	tsd_a11y_name_tabs(self->details);
 	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_range_changed), self);
 	sa_graph_link_attach(GTK_APPLICATION_WINDOW(self), self->timeline, self->header);
 	sa_overview_set_timeline(self->overview, self->timeline);
@@ -578,6 +570,12 @@ static void sa_window_init(SaWindow *self)
 	g_signal_connect(self->search_bar, "hit-found", G_CALLBACK(on_hit_found), self);
 	g_signal_connect(self->span_view, "span-activated", G_CALLBACK(on_span_activated), self);
 	g_signal_connect(self->skipped_bar, "response", G_CALLBACK(on_skipped_response), self);
+	tsd_a11y_name_close_button(GTK_WIDGET(self->skipped_bar));
+	/* Empty until a load or an error fills them (and on a hidden page,
+	 * which GTK 4.8 still shows to assistive technology). */
+	tsd_a11y_quiet_when_empty(self->loading_title);
+	tsd_a11y_quiet_when_empty(self->loading_message);
+	tsd_a11y_quiet_when_empty(self->error_message);
 	drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));

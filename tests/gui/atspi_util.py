@@ -126,6 +126,86 @@ def find(app, predicate, timeout=WAIT, prune=None):
         time.sleep(0.3)
 
 
+def is_figure(acc, caption):
+    """Whether acc is the value captioned `caption`: the apps name a value
+    by the caption beside it and keep the value in its text (tsd-a11y.h),
+    so the caption's own label, named by its text, is not it."""
+    return (acc.getRole() == pyatspi.ROLE_LABEL and acc.name == caption and
+            text_of(acc) != caption)
+
+
+def figure(root, *path, prune=None, timeout=WAIT):
+    """The figure a person finds by reading down from root: past each of
+    path[:-1] in turn (a section's button, a heading, a row's caption: an
+    accessible with that name or text) to the first value captioned
+    path[-1] after them (is_figure). Polled until timeout; None when there
+    is none."""
+    def once():
+        i = 0
+        for acc in walk(root, prune=prune):
+            try:
+                if i < len(path) - 1:
+                    if acc.name == path[i] or (acc.getRole() == pyatspi.ROLE_LABEL and
+                                               text_of(acc) == path[i]):
+                        i += 1
+                elif is_figure(acc, path[-1]):
+                    return acc
+            except Exception:
+                pass
+        return None
+
+    found = []
+    wait_for(lambda: found.append(once()) or found[-1] is not None, timeout=timeout)
+    return found[-1] if found else None
+
+
+COMPARE_PARTS = {"A": "base", "B": "new", "Δ": "change", "%": "percent"}
+
+
+def compare_cell(acc):
+    """(row, metric title or None, key) of a compare figure, named "ROW,
+    [TITLE ]PART" by the Graph Analyser ("cycles.total, Δ", "OP, Cycles A"),
+    key one of base, new, change, percent; None for another accessible."""
+    name = acc.name or ""
+    row, sep, said = name.rpartition(", ")
+    if not sep or acc.getRole() != pyatspi.ROLE_LABEL:
+        return None
+    title, _, part = said.rpartition(" ")
+    if part not in COMPARE_PARTS:
+        return None
+    return row, title or None, COMPARE_PARTS[part]
+
+
+# The metric of an operation's compare figure, by its column's title.
+OPERATION_METRICS = {"Cycles": "cycles", "Memory": "memory", "FLOPs": "flops"}
+
+
+def compare_figures(app, view):
+    """{(metric, key): accessible} of the compare figures shown in `view`:
+    a figure's metric is its row's caption (the diff's metric in the
+    Summary), or the operation's path under its column's title (Operations:
+    "cycles.operation.PATH")."""
+    found = {}
+    for acc in walk(app, prune=other_views(view)):
+        try:
+            cell = compare_cell(acc)
+        except Exception:
+            continue
+        if cell is None:
+            continue
+        row, title, key = cell
+        metric = f"{OPERATION_METRICS[title]}.operation.{row}" if title in OPERATION_METRICS \
+            else row
+        found[(metric, key)] = acc
+    return found
+
+
+def verdict_of(acc):
+    """The diff's verdict a compare change figure says after its value in
+    its description ("+1,234, worse")."""
+    return (acc.description or "").rpartition(", ")[2]
+
+
 def text_of(acc):
     try:
         t = acc.queryText()

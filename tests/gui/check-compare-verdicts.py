@@ -3,8 +3,8 @@
 
 1. Opens tutorial 7 (Mk1) against tutorial 5, a pair whose total memory
    excluding gaps went down while including gaps went up. In the Summary
-   the verdict of every metric shown (the change label's accessible
-   description, the colour in words) must equal `tilescope diff
+   the verdict of every metric shown (the change figure's accessible
+   description after its value, the colour in words) must equal `tilescope diff
    --format=json`'s for that metric; memory.total_including_gaps and
    memory.ipu0.total_including_gaps, the same figure on a one-IPU
    report, must both be shown and agree.
@@ -32,8 +32,8 @@ import sys
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (sql, click, find, finish, other_views, plain, running_app,  # noqa: E402
-                        show_view, text_of, wait_for, walk)
+from atspi_util import (sql, click, compare_figures, find, finish, other_views,  # noqa: E402
+                        plain, running_app, show_view, text_of, verdict_of, wait_for)
 
 CAP_FACTOR = 3  # ga-memory-compare.h's GA_MEMORY_CAP_FACTOR
 
@@ -47,15 +47,9 @@ def diff(tilescope, a, b):
 
 
 def change_labels(app):
-    """{metric: accessible} of the Summary's change labels."""
-    found = {}
-    for acc in walk(app, prune=other_views("Summary")):
-        try:
-            if acc.getRole() == pyatspi.ROLE_LABEL and (acc.name or "").endswith(".change"):
-                found[acc.name[:-len(".change")]] = acc
-        except Exception:
-            continue
-    return found
+    """{metric: accessible} of the Summary's change figures."""
+    return {m: acc for (m, key), acc in compare_figures(app, "Summary").items()
+            if key == "change"}
 
 
 def check_summary(app_path, tilescope, a, b, failures):
@@ -63,7 +57,7 @@ def check_summary(app_path, tilescope, a, b, failures):
     if deltas["memory.total_including_gaps"]["verdict"] != "changed":
         failures.append("the chosen pair no longer moves the gaps totals apart: pick another")
     with running_app(app_path, ["--view=summary", a, b]) as (proc, app, tmp):
-        if find(app, lambda x: x.name == "memory.ipu0.total_including_gaps.change",
+        if find(app, lambda x: x.name == "memory.ipu0.total_including_gaps, Δ",
                 prune=other_views("Summary")) is None:
             raise SystemExit("FAIL: the compare Summary shows no "
                              "memory.ipu0.total_including_gaps")
@@ -73,8 +67,8 @@ def check_summary(app_path, tilescope, a, b, failures):
             if d is None:
                 failures.append(f"Summary: {metric} is shown but tilescope diff has none")
                 continue
-            if (acc.description or "") != d["verdict"]:
-                failures.append(f"Summary: {metric} is marked {acc.description!r}, "
+            if verdict_of(acc) != d["verdict"]:
+                failures.append(f"Summary: {metric} is marked {verdict_of(acc)!r}, "
                                 f"tilescope diff says {d['verdict']!r}")
         pair = [labels.get(m) for m in ("memory.total_including_gaps",
                                         "memory.ipu0.total_including_gaps")]
@@ -82,8 +76,9 @@ def check_summary(app_path, tilescope, a, b, failures):
             failures.append("Summary: the whole and the IPU 0 total including gaps are not "
                             "both shown")
         elif pair[0].description != pair[1].description:
-            failures.append(f"Summary: memory.total_including_gaps is {pair[0].description!r} "
-                            f"but memory.ipu0.total_including_gaps {pair[1].description!r}")
+            failures.append(f"Summary: memory.total_including_gaps says "
+                            f"{pair[0].description!r} but memory.ipu0.total_including_gaps "
+                            f"{pair[1].description!r}")
         print(f"Summary: {len(labels)} verdicts checked against tilescope diff")
 
 

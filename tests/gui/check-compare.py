@@ -3,10 +3,10 @@
 
 1. Opens the two tutorial 7 sizes (`tilescope-graph-analyser A B`, A the
    base). The window's title must say "A vs B". In the Summary every
-   compare figure shown (labels named METRIC.base / .new / .change /
-   .percent) must equal `tilescope diff --format=json A B`'s delta of
+   compare figure shown (named by its row and column, as a reader says a
+   table's cell: "METRIC, A" / "B" / "Δ" / "%") must equal `tilescope diff --format=json A B`'s delta of
    METRIC (values, change, the diff's percent text and its better/worse
-   verdict in the change's description), and every total, category and
+   verdict after the value in the change's description), and every total, category and
    step type of the diff must be shown; the "Filter metrics" entry must
    leave only matching metrics. Memory's difference caption must name
    the largest increase and decrease and their tiles as computed here
@@ -35,8 +35,9 @@ import tempfile
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (click, find, finish, other_views, plain, running_app,  # noqa: E402
-                        show_view, text_of, wait_for, walk)
+from atspi_util import (click, compare_figures, find, finish, is_figure,  # noqa: E402
+                        other_views, plain, running_app, show_view, text_of, verdict_of,
+                        wait_for)
 
 KEYS = ("base", "new", "change", "percent")
 
@@ -79,17 +80,7 @@ def expected_text(d, key):
 
 def compare_labels(app, view):
     """{(metric, key): accessible} of the compare figures shown in `view`."""
-    found = {}
-    for acc in walk(app, prune=other_views(view)):
-        try:
-            if acc.getRole() != pyatspi.ROLE_LABEL or not acc.name:
-                continue
-        except Exception:
-            continue
-        metric, _, key = acc.name.rpartition(".")
-        if metric and key in KEYS:
-            found[(metric, key)] = acc
-    return found
+    return compare_figures(app, view)
 
 
 def in_section(acc, title):
@@ -115,7 +106,7 @@ def check_figures(labels, deltas, failures, what):
             failures.append(f"{what}: {metric}.{key} shows {shown!r}, tilescope diff says "
                             f"{want!r}")
         if key == "change":
-            verdict = acc.description or ""
+            verdict = verdict_of(acc)
             if verdict != d["verdict"]:
                 failures.append(f"{what}: {metric} is marked {verdict!r}, tilescope diff says "
                                 f"{d['verdict']!r}")
@@ -160,10 +151,10 @@ def check_tut7(app_path, tilescope, a, b, failures):
             failures.append(f"the window's title is not '{want_title} — …'")
         if show_view(app, "Summary") is None:
             raise SystemExit("FAIL: no sidebar entry named 'Summary'")
-        first = find(app, lambda x: x.name == "cycles.total.change",
+        first = find(app, lambda x: x.name == "cycles.total, Δ",
                      prune=other_views("Summary"))
         if first is None:
-            raise SystemExit("FAIL: the Summary shows no compare figure cycles.total.change")
+            raise SystemExit("FAIL: the Summary shows no compare figure 'cycles.total, Δ'")
         labels = compare_labels(app, "Summary")
         shown = check_figures(labels, deltas, failures, "Summary")
         for metric, d in deltas.items():
@@ -182,7 +173,7 @@ def check_tut7(app_path, tilescope, a, b, failures):
             failures.append("the Summary has no 'Filter metrics' entry")
         else:
             entry.queryEditableText().setTextContents("step_type")
-            gone = wait_for(lambda: find(app, lambda x: x.name == "cycles.total.change",
+            gone = wait_for(lambda: find(app, lambda x: x.name == "cycles.total, Δ",
                                          timeout=0.5, prune=other_views("Summary")) is None)
             after = set(m for m, _ in compare_labels(app, "Summary"))
             want = set(m for m in deltas if "step_type" in m)
@@ -234,7 +225,7 @@ def check_tut7(app_path, tilescope, a, b, failures):
                                          timeout=1).name.startswith(alone)):
                 failures.append(f"after Close the Comparison the title is not '{alone}…'")
             show_view(app, "Summary")
-            single = find(app, lambda x: x.name == "graph.numVertices",
+            single = find(app, lambda x: is_figure(x, "Number of vertices"),
                           prune=other_views("Summary"))
             if single is None or text_of(single) != f"{deltas['graph.vertices']['base']:,}":
                 failures.append("after Close the Comparison the Summary does not show report "
@@ -259,7 +250,7 @@ def check_operations(app_path, tilescope, a, b, failures):
     with running_app(app_path, [a, b]) as (proc, app, tmp):
         if show_view(app, "Operations") is None:
             raise SystemExit("FAIL: no sidebar entry named 'Operations'")
-        name = f"cycles.operation.{pick}.change"
+        name = f"{pick}, Cycles Δ"
         acc = find(app, lambda x: x.name == name, prune=other_views("Operations"))
         if acc is None:
             raise SystemExit(f"FAIL: Operations shows no figure named {name}")
@@ -283,11 +274,11 @@ def check_operations(app_path, tilescope, a, b, failures):
         show_view(app, "Summary")
         one_side = [m for m, d in deltas.items() if d["in_base"] != d["in_new"]]
         first = next(m for m in one_side if deltas[m]["in_base"])
-        acc = find(app, lambda x: x.name == first + ".base", prune=other_views("Summary"))
+        acc = find(app, lambda x: x.name == first + ", A", prune=other_views("Summary"))
         if acc is None or not in_section(acc, "Only in A"):
             failures.append(f"Summary: {first} (only in A) is not listed under 'Only in A'")
         first_b = next(m for m in one_side if deltas[m]["in_new"])
-        acc = find(app, lambda x: x.name == first_b + ".new", prune=other_views("Summary"))
+        acc = find(app, lambda x: x.name == first_b + ", B", prune=other_views("Summary"))
         if acc is None or not in_section(acc, "Only in B"):
             failures.append(f"Summary: {first_b} (only in B) is not listed under 'Only in B'")
         elif text_of(acc) != expected_text(deltas[first_b], "new"):

@@ -10,8 +10,8 @@ here by PIPELINE, the multi-IPU example, with autoReport):
    the first of the last IPU), selected through "Select tiles", the chart
    ("Memory by tile") must give the tile's total in every stacking
    (Region, Category, Liveness), with Include Gaps off and on; the tile
-   map of its IPU the same; Details "Selection Total" / "... including
-   gaps" the same, and "Parts before sharing" less "Shared by
+   map of its IPU the same; Details "Total, Bytes" / "Total including
+   gaps, Bytes" the same, and "Parts before sharing" less "Shared by
    overlapping" the total, the parts being the categories' bytes on the
    tile as the file has them.
 2. Summary: every memory part's "includingGaps" and the maxima against
@@ -35,8 +35,8 @@ import tempfile
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (sql, click, find, finish, other_views, plain, running_app,  # noqa: E402
-                        show_view, text_of, wait_for, walk)
+from atspi_util import (sql, click, figure, find, finish, is_figure, other_views,  # noqa: E402
+                        plain, running_app, show_view, text_of, wait_for, walk)
 
 STACKINGS = ["Region", "Category", "Liveness"]
 
@@ -111,10 +111,11 @@ def check_memory(app, name, tiles, rows, parts, failures):
             maps[ipu] = find(app, lambda a: a.name == f"Tile map, IPU {ipu}", prune=prune)
             if maps[ipu] is None:
                 raise SystemExit(f"FAIL: no 'Tile map, IPU {ipu}'")
+    # The figures of one selected tile: its row's caption and the column
+    # header "Bytes".
     details = {}
-    for key in ("Selection Total", "Selection Total including gaps",
-                "Selection Parts before sharing", "Selection Shared by overlapping",
-                "Selection In use after sharing"):
+    for key in ("Total", "Total including gaps", "Parts before sharing",
+                "Shared by overlapping", "In use after sharing"):
         details[key] = None
     for stacking in STACKINGS:
         if not choose_stacking(dd, stacking):
@@ -146,20 +147,21 @@ def check_memory(app, name, tiles, rows, parts, failures):
                     continue
                 # Details, once per tile.
                 for key in details:
-                    details[key] = find(app, lambda a: a.name == key, prune=prune, timeout=1)
+                    details[key] = find(app, lambda a: is_figure(a, key + ", Bytes"),
+                                        prune=prune, timeout=1)
                 total, gaps_total = (int(rows[tile]["total"]),
                                      int(rows[tile]["total_including_gaps"]))
                 want_details = {
-                    "Selection Total": total,
-                    "Selection Total including gaps": gaps_total,
-                    "Selection Parts before sharing": parts[tile],
-                    "Selection Shared by overlapping": parts[tile] - total,
-                    "Selection In use after sharing": total,
+                    "Total": total,
+                    "Total including gaps": gaps_total,
+                    "Parts before sharing": parts[tile],
+                    "Shared by overlapping": parts[tile] - total,
+                    "In use after sharing": total,
                 }
                 for key, value in want_details.items():
                     acc = details[key]
                     text = f"−{value:,}" if "Shared" in key and value else f"{value:,}"
-                    if key == "Selection Shared by overlapping" and not value:
+                    if key == "Shared by overlapping" and not value:
                         text = "−0"
                     if acc is None or not wait_for(lambda: text_of(acc) == text):
                         failures.append(f"{what}: Details {key!r} shows "
@@ -168,12 +170,12 @@ def check_memory(app, name, tiles, rows, parts, failures):
 
 
 def expander_of(label):
-    """The expander whose title is `label`, or None."""
+    """The expander whose title is `label` (named by it), or None."""
     a = label.parent
     for _ in range(3):
         if a is None:
             return None
-        if a.getRole() == pyatspi.ROLE_PUSH_BUTTON and a.name == "GtkExpander":
+        if a.getRole() == pyatspi.ROLE_PUSH_BUTTON and a.name == label.name:
             return a
         a = a.parent
     return None
@@ -197,12 +199,15 @@ def check_summary(app, name, doc, failures):
                 continue
             if not exp.getState().contains(pyatspi.STATE_EXPANDED):
                 click(exp)
-        for key, want in ((f"memory[{i}].includingGaps", part["includingGaps"]),
-                          (f"memory[{i}].maxTileIncludingGaps.bytes",
-                           part["maxTileIncludingGaps"]["bytes"]),
-                          (f"memory[{i}].maxTileExcludingGaps.bytes",
-                           part["maxTileExcludingGaps"]["bytes"])):
-            acc = find(app, lambda a: a.name == key, prune=prune)
+        # memory[i]'s figures, read down from its section's title.
+        section = "All IPUs" if part.get("ipu") is None else f"IPU {part['ipu']}"
+        summary = find(app, lambda a: a.getRole() == pyatspi.ROLE_PANEL and a.name == "Summary")
+        for caption, want in (("Including gaps", part["includingGaps"]),
+                              ("Maximum (including gaps)", part["maxTileIncludingGaps"]["bytes"]),
+                              ("Maximum (excluding gaps)",
+                               part["maxTileExcludingGaps"]["bytes"])):
+            key = f"{section}: {caption}"
+            acc = figure(summary, section, caption)
             if acc is None or not wait_for(lambda: text_of(acc) == f"{want:,}"):
                 failures.append(f"{name}: Summary {key} shows "
                                 f"{text_of(acc) if acc else None!r}, the JSON {want:,}")
@@ -223,8 +228,9 @@ def check_insights(app, name, doc, ranked, rows, parts, failures):
                                        min(used, cap)):
             failures.append(f"{name}: IPU {part['ipu']}'s level bar is not {used:,} B")
     fullest = ranked[0]
-    verdict = find(app, lambda a: a.name == "insights.verdict", prune=prune)
-    text = verdict.description if verdict is not None else ""
+    verdict = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                   text_of(a).startswith("The program "), prune=prune)
+    text = text_of(verdict) if verdict is not None else ""
     max_gaps = doc["memory"][0]["maxTileIncludingGaps"]["bytes"]
     if f"{max_gaps:,} B" not in text or "including gaps" not in text:
         failures.append(f"{name}: the headline does not give the most a tile needs including "

@@ -18,7 +18,8 @@ import sys
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import find, finish, other_views, running_app, show_view, wait_for  # noqa: E402
+from atspi_util import (find, finish, other_views, running_app, show_view, text_of,  # noqa: E402
+                        wait_for)
 
 
 def main():
@@ -42,11 +43,13 @@ def main():
                         round(value.maximumValue) == cap):
             failures.append(f"IPU 0 shows {value.currentValue:,.0f} of "
                             f"{value.maximumValue:,.0f} B; the report says {used:,} of {cap:,}")
-        verdict = find(app, lambda a: a.name == "insights.verdict", prune=prune)
+        # The headline, a sentence a reader reads as it is.
+        verdict = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                       text_of(a).startswith("The program "), prune=prune)
         fits = not ipu0.get("outOfMemoryTiles")
         if verdict is not None:
-            wait_for(lambda: ("fits" in (verdict.description or "")) == fits)
-        text = verdict.description if verdict is not None else ""
+            wait_for(lambda: ("fits" in text_of(verdict)) == fits)
+        text = text_of(verdict) if verdict is not None else ""
         if verdict is None or (("fits" in text) != fits):
             failures.append(f"the verdict {text!r} does not match "
                             f"{'no' if fits else 'some'} out-of-memory tiles")

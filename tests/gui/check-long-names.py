@@ -18,8 +18,8 @@ would:
    - Memory: tiles 0-63 selected, the Variables tab's table;
    - Liveness: the "Always-live variables" table;
    - Program Tree: a regular-expression search selects a program; its
-     row is cut and "Details: Name" holds the whole name;
-   - Operations: filtered to one operation, "Details: Operation" whole;
+     row is cut and the details' "Name" holds the whole name;
+   - Operations: filtered to one operation, the details' "Operation" whole;
    - Execution Trace: with the pointer on a compute step, the lanes'
      description names its compute set cut.
 2. The System Analyser opens the trace: the Statistics' names are cut
@@ -41,8 +41,8 @@ import time
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (find, finish, other_views, running_app, show_view, text_of,  # noqa: E402
-                        walk, wait_for)
+from atspi_util import (find, finish, is_figure, other_views, running_app, show_view,  # noqa: E402
+                        text_of, wait_for, walk)
 
 ELLIPSIS = "…"
 # tsd-name.h's TSD_NAME_MAX_CHARS: the most a cut name shows.
@@ -129,7 +129,7 @@ def check_cut(failures, what, root, fulls, prune=None, tooltip=True):
 
 
 def details(app, key, prune):
-    acc = find(app, lambda a: a.name == "Details: " + key and a.getRole() == pyatspi.ROLE_LABEL,
+    acc = find(app, lambda a: is_figure(a, key),
                timeout=1, prune=prune)
     return text_of(acc) if acc is not None else None
 
@@ -191,8 +191,9 @@ def check_graph_analyser(failures, app_path, report):
     t0 = time.time()
     with running_app(app_path, [report]) as (proc, app, tmp):
         summary = other_views("Summary")
-        if find(app, lambda a: a.name == "target.numIpus" and text_of(a), prune=summary) is None:
-            raise SystemExit("FAIL: the Summary never showed target.numIpus")
+        if find(app, lambda a: is_figure(a, "Number of IPUs") and text_of(a),
+                prune=summary) is None:
+            raise SystemExit("FAIL: the Summary never showed the Number of IPUs")
         print(f"Summary shown: {time.time() - t0:.2f} s after launch, "
               f"{cpu_seconds(proc.pid):.2f} s of the app's CPU")
 
@@ -234,14 +235,11 @@ def check_graph_analyser(failures, app_path, report):
         else:
             entry.queryEditableText().setTextContents("0-63")
             entry.queryAction().doAction(0)
-            # GTK 4.8 names a notebook's tabs "Tab": the label in it says which.
-            label = find(app, lambda a: a.name == "Variables" and
-                         a.getRole() == pyatspi.ROLE_LABEL and
-                         a.parent.getRole() == pyatspi.ROLE_PAGE_TAB, prune=prune)
-            if label is None:
-                failures.append("Memory: no 'Variables' tab")
+            tab = find(app, lambda a: a.name == "Variables" and
+                       a.getRole() == pyatspi.ROLE_PAGE_TAB, prune=prune)
+            if tab is None:
+                failures.append("Memory: no tab named 'Variables'")
             else:
-                tab = label.parent
                 tab.parent.querySelection().selectChild(tab.getIndexInParent())
                 table = find(app, lambda a: a.name == "Variables on the selection", prune=prune)
                 if table is None:
@@ -272,11 +270,11 @@ def check_graph_analyser(failures, app_path, report):
             entry.queryEditableText().setTextContents("^" + re.escape(want[:want.index(" #") + 8]))
             if not wait_for(lambda: details(app, "Name", prune) == want):
                 got = details(app, "Name", prune)
-                failures.append(f"Program Tree: 'Details: Name' holds "
+                failures.append(f"Program Tree: the details' 'Name' holds "
                                 f"{len(got) if got else None} characters, not the whole "
                                 f"name ({len(want)})")
             else:
-                print(f"Program Tree: Details: Name holds all {len(want)} characters")
+                print(f"Program Tree: the details' Name holds all {len(want)} characters")
         tree = find(app, lambda a: a.name == "Program tree" and
                     a.getRole() in (pyatspi.ROLE_TREE_TABLE, pyatspi.ROLE_TABLE), prune=prune)
         check_cut(failures, "Program Tree, rows", tree if tree is not None else app, programs,
@@ -295,11 +293,11 @@ def check_graph_analyser(failures, app_path, report):
             entry.queryEditableText().setTextContents(want[:want.index(" #") + 8])
             if not wait_for(lambda: details(app, "Operation", prune) == want):
                 got = details(app, "Operation", prune)
-                failures.append(f"Operations: 'Details: Operation' holds "
+                failures.append(f"Operations: the details' 'Operation' holds "
                                 f"{len(got) if got else None} characters, not the whole "
                                 f"name ({len(want)})")
             else:
-                print(f"Operations: Details: Operation holds all {len(want)} characters")
+                print(f"Operations: the details' Operation holds all {len(want)} characters")
         shown("Operations", c0, w0)
 
         c0, w0 = visit("Execution Trace")

@@ -2,11 +2,12 @@
 """The Memory view and a hostile file, used as a person would.
 
 1. Opens REPORT, selects "Memory" in the sidebar, writes "0-15, 52" into "Select tiles"
-   and activates it (Enter); the Details figure "Selection Total" must equal the
+   and activates it (Enter); the Details figure "Total, Selection" (its row and
+   column, as a screen reader names a table's cell) must equal the
    tiles' bytes as `tilescope sql` reads them from the file, and the chart
    ("Memory by tile") must say what is selected.
 2. Turns "Include Gaps" on: the chart's description (its maximum) must
-   change, and "Selection Total including gaps" must equal the file's;
+   change, and "Total including gaps, Selection" must equal the file's;
    then drags a rubber band across the chart with the pointer: the chart
    and "Select tiles" must show the tiles under it.
 3. Opens a file that is not a report: the window shows reportlib's one
@@ -24,8 +25,8 @@ import tempfile
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (click, find, finish, other_views, plain, running_app,  # noqa: E402
-                        show_view, text_of, wait_for)
+from atspi_util import (click, find, finish, is_figure, other_views, plain,  # noqa: E402
+                        running_app, show_view, text_of, wait_for)
 
 TILES = list(range(16)) + [52]
 
@@ -56,11 +57,11 @@ def check_memory(app_path, tilescope, report, tmp, failures):
             raise SystemExit("FAIL: the Memory view has no 'Select tiles' entry or no chart")
         entry.queryEditableText().setTextContents("0-15, 52")
         entry.queryAction().doAction(0)  # "activate": Enter
-        total = find(app, lambda a: a.name == "Selection Total", prune=memory)
+        total = find(app, lambda a: is_figure(a, "Total, Selection"), prune=memory)
         if total is None:
-            raise SystemExit("FAIL: no 'Selection Total' figure after selecting tiles")
+            raise SystemExit("FAIL: no 'Total, Selection' figure after selecting tiles")
         if not wait_for(lambda: text_of(total) == f"{want_total:,}"):
-            failures.append(f"Selection Total shows {text_of(total)!r}, the file has "
+            failures.append(f"Total, Selection shows {text_of(total)!r}, the file has "
                             f"{want_total:,}")
         if not wait_for(lambda: "selected" in (chart.description or "")):
             failures.append(f"the chart does not say what is selected: {chart.description!r}")
@@ -73,10 +74,10 @@ def check_memory(app_path, tilescope, report, tmp, failures):
         click(gaps)
         if not wait_for(lambda: chart.description != before):
             failures.append("Include Gaps did not change the chart: " + repr(before))
-        with_gaps = find(app, lambda a: a.name == "Selection Total including gaps",
+        with_gaps = find(app, lambda a: is_figure(a, "Total including gaps, Selection"),
                          prune=memory)
         if with_gaps is None or not wait_for(lambda: text_of(with_gaps) == f"{want_gaps:,}"):
-            failures.append("Selection Total including gaps shows "
+            failures.append("Total including gaps, Selection shows "
                             f"{text_of(with_gaps) if with_gaps else None!r}, the file has "
                             f"{want_gaps:,}")
         print(f"memory: selection {want_total:,} B ({want_gaps:,} B with gaps) as the file "

@@ -37,8 +37,8 @@ import sys
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (sql, click, find, finish, other_views, running_app, show_view,  # noqa: E402
-                        text_of, wait_for, walk)
+from atspi_util import (sql, click, find, finish, is_figure, other_views, running_app,  # noqa: E402
+                        show_view, text_of, wait_for, walk)
 
 
 def parse_tiles(text):
@@ -77,7 +77,7 @@ def button(app, name, view):
 
 
 def details(app, view, key):
-    acc = find(app, lambda a: a.name == "Details: " + key and a.getRole() == pyatspi.ROLE_LABEL,
+    acc = find(app, lambda a: is_figure(a, key),
                timeout=1, prune=other_views(view))
     return text_of(acc) if acc is not None else None
 

@@ -27,8 +27,8 @@ import sys
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (sql, find, finish, other_views, running_app, show_view,  # noqa: E402
-                        table_rows, text_of, wait_for, walk)
+from atspi_util import (sql, find, finish, is_figure, other_views, running_app,  # noqa: E402
+                        show_view, table_rows, text_of, wait_for, walk)
 
 
 def engine_names(tilescope, report):
@@ -123,8 +123,7 @@ def main():
                 "^" + re.escape(names[int(last["program"])]) + "$")
 
             def detail(key):
-                acc = find(app, lambda a: a.name == "Details: " + key and
-                           a.getRole() == pyatspi.ROLE_LABEL, timeout=1, prune=view)
+                acc = find(app, lambda a: is_figure(a, key), timeout=1, prune=view)
                 return text_of(acc) if acc is not None else None
 
             run_key = f"Run {last['id']}: {last_name}"

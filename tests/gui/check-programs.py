@@ -20,8 +20,8 @@ import sys
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (sql, find, finish, other_views, running_app, show_view,  # noqa: E402
-                        text_of, wait_for)
+from atspi_util import (sql, find, finish, is_figure, other_views, running_app,  # noqa: E402
+                        show_view, text_of, wait_for)
 
 
 def pick_program(tilescope, report):
@@ -66,8 +66,7 @@ def main():
         entry.queryEditableText().setTextContents(pattern)
 
         def details(key):
-            acc = find(app, lambda a: a.name == "Details: " + key and
-                       a.getRole() == pyatspi.ROLE_LABEL, timeout=1, prune=view)
+            acc = find(app, lambda a: is_figure(a, key), timeout=1, prune=view)
             return text_of(acc) if acc is not None else None
 
         if not wait_for(lambda: details("Compute set") == want_cs):

@@ -2,9 +2,10 @@
 """The Summary view read as a screen reader reads it.
 
 Opens REPORT in the Graph Analyser, selects the "Summary" sidebar entry,
-finds figure labels by their accessible names (the key paths of
-`tilescope summary --json`) and compares their text with the JSON. Also
-checks that the Insights entry exists and shows its verdict.
+finds figures as a screen reader user does, by the captions they are named
+by under their section and heading (tsd-a11y.h), and compares their text
+with `tilescope summary --json` at the figure's key path. Also checks
+that the Insights entry exists and shows its verdict.
 
     check-summary.py APP TILESCOPE REPORT
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
@@ -18,23 +19,46 @@ import time
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import find, finish, running_app, text_of, walk  # noqa: E402
+from atspi_util import figure, find, finish, running_app, text_of  # noqa: E402
 
-# Integer figures: key path -> the JSON path to compare with.
-INTEGER_KEYS = [
-    "target.numIpus", "target.tilesPerIpu", "target.totalTiles", "target.numReplicas",
-    "graph.numVertices", "graph.numEdges", "graph.numVariables", "graph.numComputeSets",
-    "memory[0].capacity", "memory[0].includingGaps", "memory[0].excludingGaps",
-    "memory[0].byRegion.nonInterleaved", "memory[0].byRegion.interleaved",
-    "memory[0].byDataType.notOverlappedTotal", "memory[0].byDataType.overlappedTotal",
-    "memory[0].byDataType.totalAfterOverlapping", "memory[0].vertexData.total",
-    "memory[0].maxTileIncludingGaps.bytes", "memory[0].maxTileExcludingGaps.bytes",
-    "liveness.alwaysLiveBytes", "liveness.maxLiveBytes",
-    "execution.totalCycles", "execution.computeCycles", "execution.activeComputeCycles",
-    "execution.hostExchangeCycles", "execution.syncCycles",
-]
+# Integer figures: the JSON key path to compare with -> the captions a
+# person reads down to the figure (section, headings, the figure's own);
+# MEM stands for the first memory section's title.
+MEM = object()
+INTEGER_KEYS = {
+    "target.numIpus": ("Target", "Number of IPUs"),
+    "target.tilesPerIpu": ("Target", "Tiles per IPU"),
+    "target.totalTiles": ("Target", "Total tiles"),
+    "target.numReplicas": ("Target", "Number of replicas"),
+    "graph.numVertices": ("Graph", "Number of vertices"),
+    "graph.numEdges": ("Graph", "Number of edges"),
+    "graph.numVariables": ("Graph", "Number of variables"),
+    "graph.numComputeSets": ("Graph", "Number of compute sets"),
+    "memory[0].capacity": (MEM, "Capacity"),
+    "memory[0].includingGaps": (MEM, "Including gaps"),
+    "memory[0].excludingGaps": (MEM, "Excluding gaps, by memory region", "Total"),
+    "memory[0].byRegion.nonInterleaved": (MEM, "Excluding gaps, by memory region",
+                                          "Non-interleaved"),
+    "memory[0].byRegion.interleaved": (MEM, "Excluding gaps, by memory region", "Interleaved"),
+    "memory[0].byDataType.notOverlappedTotal": (MEM, "Excluding gaps, by data type",
+                                                "Not overlapped", "Total"),
+    "memory[0].byDataType.overlappedTotal": (MEM, "Excluding gaps, by data type", "Overlapped",
+                                             "Total"),
+    "memory[0].byDataType.totalAfterOverlapping": (MEM, "Excluding gaps, by data type",
+                                                   "Total after overlapping"),
+    "memory[0].vertexData.total": (MEM, "Vertex data", "Total (without code)"),
+    "memory[0].maxTileIncludingGaps.bytes": (MEM, "Maximum (including gaps)"),
+    "memory[0].maxTileExcludingGaps.bytes": (MEM, "Maximum (excluding gaps)"),
+    "liveness.alwaysLiveBytes": ("Liveness", "Always-live bytes"),
+    "liveness.maxLiveBytes": ("Liveness", "Maximum live bytes (including always-live)"),
+    "execution.totalCycles": ("Execution", "Total cycles"),
+    "execution.computeCycles": ("Execution", "Compute (including idle threads)"),
+    "execution.activeComputeCycles": ("Execution", "Compute (excluding idle threads)"),
+    "execution.hostExchangeCycles": ("Execution", "Host exchange"),
+    "execution.syncCycles": ("Execution", "Tile cycles, summed over tiles", "Sync"),
+}
 # Fractions shown as percentages with one decimal.
-PERCENT_KEYS = ["execution.tileBalance"]
+PERCENT_KEYS = {"execution.tileBalance": ("Execution", "Total tile balance")}
 
 
 def lookup(doc, path):
@@ -74,41 +98,33 @@ def main():
                 entry.queryAction().doAction(0)
             except Exception:
                 pass
-        first = find(app, lambda a: a.name == INTEGER_KEYS[0])
-        if first is None:
-            raise SystemExit("FAIL: the Summary view shows no figure named "
-                             + INTEGER_KEYS[0])
-        labels = {}
-        for acc in walk(app):
-            try:
-                if acc.getRole() == pyatspi.ROLE_LABEL and acc.name:
-                    labels.setdefault(acc.name, acc)
-            except Exception:
-                pass
+        summary = find(app, lambda a: a.getRole() == pyatspi.ROLE_PANEL and a.name == "Summary")
+        if summary is None or figure(summary, "Target", "Number of IPUs") is None:
+            raise SystemExit("FAIL: the Summary view shows no figure named 'Number of IPUs'")
+        mem = expected["memory"][0]
+        mem_title = "All IPUs" if mem.get("ipu") is None or mem["ipu"] < 0 else f"IPU {mem['ipu']}"
         checked = 0
-        for key in INTEGER_KEYS:
-            acc = labels.get(key)
-            if acc is None:
-                failures.append("no label named " + key)
-                continue
-            shown = text_of(acc)
-            want = lookup(expected, key)
-            want_text = f"{want:,}"
-            if shown != want_text:
-                failures.append(f"{key}: shows {shown!r}, tilescope summary --json has "
-                                f"{want} ({want_text})")
-            else:
-                checked += 1
-        for key in PERCENT_KEYS:
-            acc = labels.get(key)
-            want = lookup(expected, key)
-            want_text = "n/a" if want is None else f"{want * 100:,.1f}%"
-            if acc is None:
-                failures.append("no label named " + key)
-            elif text_of(acc) != want_text:
-                failures.append(f"{key}: shows {text_of(acc)!r}, expected {want_text!r}")
-            else:
-                checked += 1
+        for keys, percent in ((INTEGER_KEYS, False), (PERCENT_KEYS, True)):
+            for key, path in keys.items():
+                path = tuple(mem_title if p is MEM else p for p in path)
+                acc = figure(summary, *path, timeout=5)
+                if acc is None:
+                    failures.append(f"{key}: no figure named {path[-1]!r} under {path[:-1]}")
+                    continue
+                shown = text_of(acc)
+                want = lookup(expected, key)
+                if percent:
+                    want_text = "n/a" if want is None else f"{want * 100:,.1f}%"
+                else:
+                    want_text = f"{want:,}"
+                if shown != want_text:
+                    failures.append(f"{key} ({' / '.join(path)}): shows {shown!r}, tilescope "
+                                    f"summary --json has {want} ({want_text})")
+                elif not (acc.description or "").startswith(shown):
+                    failures.append(f"{key}: a reader does not hear its value: the "
+                                    f"description is {acc.description!r}")
+                else:
+                    checked += 1
         print(f"{checked} figures of the Summary view match "
               f"tilescope summary --json")
     finish(failures)

@@ -32,8 +32,8 @@ import sys
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (click, find, finish, other_views, plain, running_app,  # noqa: E402
-                        show_view, text_of, wait_for)
+from atspi_util import (click, find, finish, is_figure, other_views, plain,  # noqa: E402
+                        running_app, show_view, text_of, wait_for)
 
 STRUCTURED = {"Sequence", "Repeat", "Call", "If", "IfElse", "Switch", "RepeatWhileTrue",
               "RepeatWhileFalse"}
@@ -187,8 +187,7 @@ def main():
                     "SELECT s.program, n.text FROM step s JOIN program p ON p.id = s.program "
                     "LEFT JOIN string n ON n.id = p.name WHERE s.run = ? AND s.cycles_from = ? "
                     "AND s.type = ?", (run, start, sel().group(1))).fetchone()
-                details = find(app, lambda a: a.name == "Details: Program" and
-                               a.getRole() == pyatspi.ROLE_LABEL, prune=prune)
+                details = find(app, lambda a: is_figure(a, "Program"), prune=prune)
                 got = lambda: text_of(details) if details else None  # noqa: E731
                 if not wait_for(lambda: got().startswith(f"{program}")):
                     failures.append(f"details: program {got()!r}; the file has {program} "
