@@ -1,31 +1,29 @@
 /*
  * TscHeatmap (tsc-heatmap.h): a grid of cells coloured through a ramp,
- * drawn as one texture at device pixels, with a legend, hit testing,
- * selection, tooltips and an accessible description.
+ * drawn as one texture at device pixels, with a legend. What every plot
+ * does (accessibility, hover, tooltips, selection, input, the cached
+ * layer) is TscPlot's; this is the grid's geometry, drawing and hit
+ * testing.
  *
- * The grid texture and the legend are one cached render node, rebuilt
- * when the data, ramp, theme, size or scale changes. The selection is a
- * second texture of the same size, rebuilt when the selection changes;
- * hover, focus and the rubber band are drawn every frame.
+ * The grid texture and the legend are the cached layer, rebuilt when the
+ * data, ramp, theme, size or scale changes. The selection is a second
+ * texture of the same size, rebuilt when the selection or the layer
+ * changes; hover, focus and the rubber band are drawn every frame.
  */
 #include <tilescope/tsc-heatmap.h>
-#include <tilescope/tsc-input.h>
 
+#include "tsc-plot-private.h"
 #include "tsc-util-private.h"
 
 #include <math.h>
 #include <string.h>
 
 #define RAMP_SIZE 256
-#define DRAG_THRESHOLD 3.0
-
-typedef enum { DRAG_NONE, DRAG_PENDING, DRAG_RUBBER } DragMode;
-typedef enum { SELECT_REPLACE, SELECT_ADD, SELECT_TOGGLE } SelectMode;
 
 struct _TscHeatmap {
-	GtkWidget parent_instance;
+	TscPlot parent_instance;
 
-	char *label;
+	TscPlotPrivate *p;         /* the base's state */
 	guint rows, cols;
 	double *values;            /* rows × cols, row-major; NaN: no cell */
 	double data_min, data_max; /* over the non-NaN values */
@@ -35,57 +33,18 @@ struct _TscHeatmap {
 	guint n_stops;
 	guint8 ramp[RAMP_SIZE][4]; /* RGBA, from the stops */
 
-	TscFormatFunc value_format;
-	gpointer value_format_data;
-	GDestroyNotify value_format_destroy;
-	TscItemLabelFunc cell_label;
-	gpointer cell_label_data;
-	GDestroyNotify cell_label_destroy;
-
-	/* Geometry, in device pixels for the grid (scale = device per logical). */
-	gboolean geometry_valid;
-	int geom_width, geom_height, geom_scale;
+	/* Geometry, in device pixels for the grid. */
+	int scale;                 /* device px per logical px */
 	int cell_dp;               /* cell pitch, device px */
 	int ox_dp, oy_dp;          /* grid origin, device px */
-	graphene_rect_t grid;      /* the same in logical px */
 	graphene_rect_t legend;    /* the ramp bar */
-	int text_height;
-	PangoLayout *layout;
-	GdkRGBA fg, accent;
 
-	GskRenderNode *cache;
+	/* The selection texture, and the selection and layer it shows. */
 	GskRenderNode *selection_cache;
-	guint64 generation;
-
-	GtkBitset *selection;
-	gint64 hover;
-	guint focus;
-	guint anchor;
-	DragMode drag_mode;
-	double drag_x0, drag_y0, drag_x1, drag_y1;
-	GdkModifierType drag_mods;
+	guint64 selection_serial, selection_generation;
 };
 
-enum { SIGNAL_SELECTION_CHANGED, N_SIGNALS };
-static guint signals[N_SIGNALS];
-
-G_DEFINE_FINAL_TYPE(TscHeatmap, tsc_heatmap, GTK_TYPE_WIDGET)
-
-static void update_description(TscHeatmap *self);
-
-static char *format_value(TscHeatmap *self, double v)
-{
-	return self->value_format ? self->value_format(v, self->value_format_data)
-	                          : tsc_format_thousands(v, NULL);
-}
-
-static char *format_cell(TscHeatmap *self, guint cell)
-{
-	if (self->cell_label)
-		return self->cell_label(cell, self->cell_label_data);
-	return g_strdup_printf("Cell %u (row %u, column %u)", cell, cell / MAX(1, self->cols),
-	                       cell % MAX(1, self->cols));
-}
+G_DEFINE_FINAL_TYPE(TscHeatmap, tsc_heatmap, TSC_TYPE_PLOT)
 
 static guint n_cells(TscHeatmap *self)
 {
@@ -121,66 +80,40 @@ static void value_range(TscHeatmap *self, double *lo, double *hi)
 	*hi = isnan(self->range_max) ? self->data_max : self->range_max;
 }
 
-static void invalidate_cache(TscHeatmap *self)
+static void tsc_heatmap_layout(TscPlot *plot, int width, int height, int scale)
 {
-	g_clear_pointer(&self->cache, gsk_render_node_unref);
-	g_clear_pointer(&self->selection_cache, gsk_render_node_unref);
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-}
+	TscHeatmap *self = TSC_HEATMAP(plot);
+	graphene_rect_t grid;
+	int avail_w, avail_h, legend_h;
 
-static void invalidate_geometry(TscHeatmap *self)
-{
-	self->geometry_valid = FALSE;
-	invalidate_cache(self);
-}
-
-static void ensure_geometry(TscHeatmap *self)
-{
-	GtkWidget *w = GTK_WIDGET(self);
-	int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
-	int scale = gtk_widget_get_scale_factor(w), tw, th, avail_w, avail_h, legend_h;
-
-	if (self->geometry_valid && width == self->geom_width && height == self->geom_height &&
-	    scale == self->geom_scale)
-		return;
-	if (!self->layout)
-		self->layout = gtk_widget_create_pango_layout(w, NULL);
-	tsc_theme_colours(w, &self->fg, &self->accent);
-	tsc_text_size(self->layout, "0", &tw, &th);
-	self->text_height = th;
-	legend_h = 10 + 4 + th + 6;
+	legend_h = 10 + 4 + self->p->text_height + 6;
 	avail_w = MAX(0, width - 8) * scale;
 	avail_h = MAX(0, height - 8 - legend_h) * scale;
+	self->scale = scale;
 	self->cell_dp = 0;
 	if (self->rows && self->cols)
 		self->cell_dp = MIN(avail_w / (int)self->cols, avail_h / (int)self->rows);
 	self->cell_dp = MAX(self->cell_dp, 1);
 	self->ox_dp = (width * scale - self->cell_dp * (int)self->cols) / 2;
 	self->oy_dp = 4 * scale;
-	self->grid = GRAPHENE_RECT_INIT((float)self->ox_dp / scale, (float)self->oy_dp / scale,
-	                                (float)(self->cell_dp * self->cols) / scale,
-	                                (float)(self->cell_dp * self->rows) / scale);
-	self->legend = GRAPHENE_RECT_INIT(MAX(self->grid.origin.x, 4),
-	                                  self->grid.origin.y + self->grid.size.height + 8,
-	                                  MIN(MAX(self->grid.size.width, 120), width - 8), 10);
-	self->geom_width = width;
-	self->geom_height = height;
-	self->geom_scale = scale;
-	self->geometry_valid = TRUE;
+	grid = GRAPHENE_RECT_INIT((float)self->ox_dp / scale, (float)self->oy_dp / scale,
+	                          (float)(self->cell_dp * self->cols) / scale,
+	                          (float)(self->cell_dp * self->rows) / scale);
+	tsc_plot_set_area(plot, &grid);
+	self->legend = GRAPHENE_RECT_INIT(MAX(grid.origin.x, 4), grid.origin.y + grid.size.height + 8,
+	                                  MIN(MAX(grid.size.width, 120), width - 8), 10);
 }
 
-gint64 tsc_heatmap_cell_at(TscHeatmap *self, double x, double y)
+static gint64 tsc_heatmap_item_at(TscPlot *plot, double x, double y, guint *first, guint *n)
 {
-	int scale, c, r;
+	TscHeatmap *self = TSC_HEATMAP(plot);
 	double xd, yd;
+	int c, r;
 
-	g_return_val_if_fail(TSC_IS_HEATMAP(self), -1);
-	ensure_geometry(self);
 	if (!self->rows || !self->cols)
 		return -1;
-	scale = self->geom_scale;
-	xd = x * scale - self->ox_dp;
-	yd = y * scale - self->oy_dp;
+	xd = x * self->scale - self->ox_dp;
+	yd = y * self->scale - self->oy_dp;
 	if (xd < 0 || yd < 0)
 		return -1;
 	c = (int)(xd / self->cell_dp);
@@ -189,25 +122,44 @@ gint64 tsc_heatmap_cell_at(TscHeatmap *self, double x, double y)
 		return -1;
 	if (isnan(self->values[(gsize)r * self->cols + c]))
 		return -1;
-	return (gint64)r * self->cols + c;
+	*first = (guint)r * self->cols + (guint)c;
+	*n = 1;
+	return *first;
+}
+
+gint64 tsc_heatmap_cell_at(TscHeatmap *self, double x, double y)
+{
+	g_return_val_if_fail(TSC_IS_HEATMAP(self), -1);
+	return tsc_plot_item_at(TSC_PLOT(self), x, y, NULL, NULL);
 }
 
 void tsc_heatmap_get_grid_area(TscHeatmap *self, graphene_rect_t *out)
 {
 	g_return_if_fail(TSC_IS_HEATMAP(self));
-	ensure_geometry(self);
-	*out = self->grid;
+	tsc_plot_get_area(TSC_PLOT(self), out);
 }
 
 /* The logical rectangle of a cell. */
 static graphene_rect_t cell_rect(TscHeatmap *self, guint cell)
 {
-	double s = self->geom_scale;
+	double s = self->scale;
 	guint r = cell / self->cols, c = cell % self->cols;
 
 	return GRAPHENE_RECT_INIT((float)((self->ox_dp + (double)c * self->cell_dp) / s),
 	                          (float)((self->oy_dp + (double)r * self->cell_dp) / s),
 	                          (float)(self->cell_dp / s), (float)(self->cell_dp / s));
+}
+
+/* The cell nearest to (x, y), clamped into the grid (for rubber bands). */
+static guint clamped_cell(TscHeatmap *self, double x, double y)
+{
+	double s = self->scale;
+	int c = (int)floor((x * s - self->ox_dp) / self->cell_dp);
+	int r = (int)floor((y * s - self->oy_dp) / self->cell_dp);
+
+	c = CLAMP(c, 0, (int)self->cols - 1);
+	r = CLAMP(r, 0, (int)self->rows - 1);
+	return (guint)r * self->cols + (guint)c;
 }
 
 /* --- Drawing ------------------------------------------------------------------ */
@@ -268,7 +220,7 @@ static gboolean value_colour(TscHeatmap *self, guint cell, guint8 *rgba)
 
 static gboolean selection_colour(TscHeatmap *self, guint cell, guint8 *rgba)
 {
-	if (!gtk_bitset_contains(self->selection, cell))
+	if (!gtk_bitset_contains(self->p->selection, cell))
 		return FALSE;
 	/* A hot pink the ramp never uses (dark purple to yellow), so a frame
 	 * stands out on any cell, in light and dark themes alike. */
@@ -283,7 +235,7 @@ static gboolean selection_colour(TscHeatmap *self, guint cell, guint8 *rgba)
 static void draw_legend(TscHeatmap *self, GtkSnapshot *s)
 {
 	GskColorStop stops[8];
-	GdkRGBA text = tsc_rgba_alpha(&self->fg, 0.8);
+	GdkRGBA text = tsc_rgba_alpha(&self->p->fg, 0.8);
 	const graphene_rect_t *l = &self->legend;
 	double lo, hi;
 	char *a, *b;
@@ -300,303 +252,139 @@ static void draw_legend(TscHeatmap *self, GtkSnapshot *s)
 	gtk_snapshot_append_linear_gradient(s, l, &l->origin,
 		&GRAPHENE_POINT_INIT(l->origin.x + l->size.width, l->origin.y), stops, G_N_ELEMENTS(stops));
 	value_range(self, &lo, &hi);
-	a = format_value(self, lo);
-	b = format_value(self, hi);
-	tsc_text(s, self->layout, a, l->origin.x, l->origin.y + l->size.height + 3, 0, &text);
-	tsc_text(s, self->layout, b, l->origin.x + l->size.width, l->origin.y + l->size.height + 3, 1, &text);
+	a = tsc_plot_format_value(TSC_PLOT(self), lo);
+	b = tsc_plot_format_value(TSC_PLOT(self), hi);
+	tsc_text(s, self->p->layout, a, l->origin.x, l->origin.y + l->size.height + 3, 0, &text);
+	tsc_text(s, self->p->layout, b, l->origin.x + l->size.width, l->origin.y + l->size.height + 3, 1, &text);
 	g_free(a);
 	g_free(b);
 }
 
-static GskRenderNode *build_layer(TscHeatmap *self)
+static void tsc_heatmap_build_layer(TscPlot *plot, GtkSnapshot *s)
 {
-	GtkSnapshot *s = gtk_snapshot_new();
+	TscHeatmap *self = TSC_HEATMAP(plot);
 	GdkTexture *t = grid_texture(self, value_colour, 0, 0);
 
 	if (t) {
 		/* Bounds equal to the texture's device size: drawn 1:1. */
-		gtk_snapshot_append_texture(s, t, &self->grid);
+		gtk_snapshot_append_texture(s, t, &self->p->area);
 		g_object_unref(t);
 	}
 	draw_legend(self, s);
-	self->generation++;
-	return gtk_snapshot_free_to_node(s);
 }
 
-static void tsc_heatmap_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
+static void tsc_heatmap_draw_overlay(TscPlot *plot, GtkSnapshot *snapshot)
 {
-	TscHeatmap *self = TSC_HEATMAP(widget);
+	TscHeatmap *self = TSC_HEATMAP(plot);
+	TscPlotPrivate *p = self->p;
 
-	ensure_geometry(self);
-	if (!self->cache)
-		self->cache = build_layer(self);
-	if (self->cache)
-		gtk_snapshot_append_node(snapshot, self->cache);
-	if (!self->selection_cache && !gtk_bitset_is_empty(self->selection)) {
+	if (gtk_bitset_is_empty(p->selection)) {
+		g_clear_pointer(&self->selection_cache, gsk_render_node_unref);
+	} else if (!self->selection_cache || self->selection_serial != p->selection_serial ||
+	           self->selection_generation != p->generation) {
 		/* A frame, the inside lightly veiled so the value still shows. */
 		GdkTexture *t = grid_texture(self, selection_colour, MAX(1, self->cell_dp / 4), 60);
 
+		g_clear_pointer(&self->selection_cache, gsk_render_node_unref);
 		if (t) {
-			self->selection_cache = gsk_texture_node_new(t, &self->grid);
+			self->selection_cache = gsk_texture_node_new(t, &p->area);
 			g_object_unref(t);
 		}
+		self->selection_serial = p->selection_serial;
+		self->selection_generation = p->generation;
 	}
-	if (self->selection_cache && !gtk_bitset_is_empty(self->selection))
+	if (self->selection_cache)
 		gtk_snapshot_append_node(snapshot, self->selection_cache);
-	if (self->hover >= 0 && (guint)self->hover < n_cells(self)) {
-		graphene_rect_t r = cell_rect(self, (guint)self->hover);
+	if (p->hover >= 0 && (guint)p->hover < n_cells(self)) {
+		graphene_rect_t r = cell_rect(self, (guint)p->hover);
 
-		tsc_outline(snapshot, &self->fg, r.origin.x, r.origin.y, r.size.width, r.size.height);
+		tsc_outline(snapshot, &p->fg, r.origin.x, r.origin.y, r.size.width, r.size.height);
 	}
-	if (gtk_widget_has_focus(widget) && self->focus < n_cells(self)) {
-		graphene_rect_t r = cell_rect(self, self->focus);
+	if (gtk_widget_has_focus(GTK_WIDGET(self)) && p->focus < n_cells(self)) {
+		graphene_rect_t r = cell_rect(self, p->focus);
 
-		tsc_outline(snapshot, &self->accent, r.origin.x - 1, r.origin.y - 1, r.size.width + 2,
+		tsc_outline(snapshot, &p->accent, r.origin.x - 1, r.origin.y - 1, r.size.width + 2,
 		            r.size.height + 2);
 	}
-	if (self->drag_mode == DRAG_RUBBER) {
-		GdkRGBA fill = tsc_rgba_alpha(&self->accent, 0.15);
-		double x = MIN(self->drag_x0, self->drag_x1), y = MIN(self->drag_y0, self->drag_y1);
-		double w = fabs(self->drag_x1 - self->drag_x0), h = fabs(self->drag_y1 - self->drag_y0);
-
-		tsc_rect(snapshot, &fill, x, y, w, h);
-		tsc_outline(snapshot, &self->accent, x, y, w, h);
-	}
+	if (p->drag_mode == TSC_DRAG_RUBBER)
+		tsc_plot_draw_band(plot, snapshot, MIN(p->drag_x0, p->drag_x1), MIN(p->drag_y0, p->drag_y1),
+		                   fabs(p->drag_x1 - p->drag_x0), fabs(p->drag_y1 - p->drag_y0));
 }
 
-/* --- Selection ------------------------------------------------------------------ */
+/* --- Selection, focus and description ------------------------------------------ */
+
+/* The rectangle of cells with corners a and b. */
+static void tsc_heatmap_add_between(TscPlot *plot, GtkBitset *set, guint a, guint b)
+{
+	TscHeatmap *self = TSC_HEATMAP(plot);
+	guint r0 = MIN(a / self->cols, b / self->cols), r1 = MAX(a / self->cols, b / self->cols);
+	guint c0 = MIN(a % self->cols, b % self->cols), c1 = MAX(a % self->cols, b % self->cols);
+
+	gtk_bitset_add_rectangle(set, r0 * self->cols + c0, c1 - c0 + 1, r1 - r0 + 1, self->cols);
+}
+
+static gboolean tsc_heatmap_band_items(TscPlot *plot, double x0, double y0, double x1, double y1,
+                                       guint *a, guint *b)
+{
+	TscHeatmap *self = TSC_HEATMAP(plot);
+
+	*a = clamped_cell(self, x0, y0);
+	*b = clamped_cell(self, x1, y1);
+	return TRUE;
+}
+
+/* The arrows move one cell, stopping at the grid's edges. */
+static gboolean tsc_heatmap_move_focus(TscPlot *plot, int dx, int dy, guint *out_item)
+{
+	TscHeatmap *self = TSC_HEATMAP(plot);
+	int r = CLAMP((int)(self->p->focus / self->cols) + dy, 0, (int)self->rows - 1);
+	int c = CLAMP((int)(self->p->focus % self->cols) + dx, 0, (int)self->cols - 1);
+
+	*out_item = (guint)r * self->cols + (guint)c;
+	return TRUE;
+}
+
+static double tsc_heatmap_item_value(TscPlot *plot, guint cell)
+{
+	return TSC_HEATMAP(plot)->values[cell];
+}
+
+static char *tsc_heatmap_default_item_label(TscPlot *plot, guint cell)
+{
+	TscHeatmap *self = TSC_HEATMAP(plot);
+
+	return g_strdup_printf("Cell %u (row %u, column %u)", cell, cell / MAX(1, self->cols),
+	                       cell % MAX(1, self->cols));
+}
+
+static void tsc_heatmap_describe(TscPlot *plot, GString *s)
+{
+	TscHeatmap *self = TSC_HEATMAP(plot);
+	char *lo = tsc_plot_format_value(plot, self->data_min);
+
+	g_string_append_printf(s, "%u by %u cells; minimum %s; maximum ", self->rows, self->cols, lo);
+	g_free(lo);
+	tsc_plot_append_item(plot, s, self->argmax);
+}
+
+static gboolean tsc_heatmap_tooltip(TscPlot *plot, GString *s, guint cell, guint first, guint n)
+{
+	if (isnan(TSC_HEATMAP(plot)->values[cell]))
+		return FALSE;
+	tsc_plot_append_item(plot, s, cell);
+	return TRUE;
+}
 
 GtkBitset *tsc_heatmap_get_selection(TscHeatmap *self)
 {
 	g_return_val_if_fail(TSC_IS_HEATMAP(self), NULL);
-	return self->selection;
+	return tsc_plot_get_selection(TSC_PLOT(self));
 }
 
 void tsc_heatmap_set_selection(TscHeatmap *self, const GtkBitset *selection)
 {
-	GtkBitset *next;
-
 	g_return_if_fail(TSC_IS_HEATMAP(self));
-	next = selection ? gtk_bitset_copy(selection) : gtk_bitset_new_empty();
-	if (n_cells(self) < G_MAXUINT)
-		gtk_bitset_remove_range_closed(next, n_cells(self), G_MAXUINT);
-	if (gtk_bitset_equals(next, self->selection)) {
-		gtk_bitset_unref(next);
-		return;
-	}
-	gtk_bitset_unref(self->selection);
-	self->selection = next;
-	g_clear_pointer(&self->selection_cache, gsk_render_node_unref);
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-	g_signal_emit(self, signals[SIGNAL_SELECTION_CHANGED], 0);
-	update_description(self);
-}
-
-/* Selects the rectangle of cells between cells a and b. */
-static void select_rect(TscHeatmap *self, guint a, guint b, SelectMode mode)
-{
-	GtkBitset *next = mode == SELECT_REPLACE ? gtk_bitset_new_empty() : gtk_bitset_copy(self->selection);
-	GtkBitset *rect = gtk_bitset_new_empty();
-	guint r0 = MIN(a / self->cols, b / self->cols), r1 = MAX(a / self->cols, b / self->cols);
-	guint c0 = MIN(a % self->cols, b % self->cols), c1 = MAX(a % self->cols, b % self->cols);
-
-	gtk_bitset_add_rectangle(rect, r0 * self->cols + c0, c1 - c0 + 1, r1 - r0 + 1, self->cols);
-	if (mode == SELECT_TOGGLE)
-		gtk_bitset_difference(next, rect);
-	else
-		gtk_bitset_union(next, rect);
-	tsc_heatmap_set_selection(self, next);
-	gtk_bitset_unref(rect);
-	gtk_bitset_unref(next);
-}
-
-/* --- Description and tooltip -------------------------------------------------- */
-
-static void append_cell(TscHeatmap *self, GString *s, guint cell)
-{
-	char *name = format_cell(self, cell), *v = format_value(self, self->values[cell]);
-
-	g_string_append_printf(s, "%s, %s", name, v);
-	g_free(name);
-	g_free(v);
-}
-
-static void update_description(TscHeatmap *self)
-{
-	GString *s = g_string_new(NULL);
-	guint64 n_sel;
-
-	if (!n_cells(self)) {
-		g_string_append(s, "No data");
-	} else {
-		char *lo = format_value(self, self->data_min);
-
-		g_string_append_printf(s, "%u by %u cells; minimum %s; maximum ", self->rows, self->cols, lo);
-		g_free(lo);
-		append_cell(self, s, self->argmax);
-		if (self->hover >= 0) {
-			g_string_append(s, "; hovered ");
-			append_cell(self, s, (guint)self->hover);
-		}
-		n_sel = gtk_bitset_get_size(self->selection);
-		if (n_sel == 1) {
-			g_string_append(s, "; selected ");
-			append_cell(self, s, gtk_bitset_get_minimum(self->selection));
-		} else if (n_sel > 1) {
-			g_string_append_printf(s, "; %" G_GUINT64_FORMAT " cells selected", n_sel);
-		}
-	}
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-	                               s->str, -1);
-	g_string_free(s, TRUE);
-}
-
-static gboolean tsc_heatmap_query_tooltip(GtkWidget *widget, int x, int y, gboolean keyboard,
-                                          GtkTooltip *tooltip)
-{
-	TscHeatmap *self = TSC_HEATMAP(widget);
-	gint64 cell = keyboard ? (n_cells(self) ? (gint64)self->focus : -1) : tsc_heatmap_cell_at(self, x, y);
-	GString *s;
-
-	if (cell < 0 || isnan(self->values[cell]))
-		return FALSE;
-	s = g_string_new(NULL);
-	append_cell(self, s, (guint)cell);
-	gtk_tooltip_set_text(tooltip, s->str);
-	g_string_free(s, TRUE);
-	return TRUE;
-}
-
-/* --- Input ------------------------------------------------------------------------- */
-
-static void set_hover(TscHeatmap *self, gint64 cell)
-{
-	if (cell == self->hover)
-		return;
-	self->hover = cell;
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-	update_description(self);
-}
-
-static void on_motion(GtkEventControllerMotion *c, double x, double y, TscHeatmap *self)
-{
-	set_hover(self, tsc_heatmap_cell_at(self, x, y));
-}
-
-static void on_leave(GtkEventControllerMotion *c, TscHeatmap *self)
-{
-	set_hover(self, -1);
-}
-
-/* The cell nearest to (x, y), clamped into the grid (for rubber bands). */
-static guint clamped_cell(TscHeatmap *self, double x, double y)
-{
-	double s = self->geom_scale;
-	int c = (int)floor((x * s - self->ox_dp) / self->cell_dp);
-	int r = (int)floor((y * s - self->oy_dp) / self->cell_dp);
-
-	c = CLAMP(c, 0, (int)self->cols - 1);
-	r = CLAMP(r, 0, (int)self->rows - 1);
-	return (guint)r * self->cols + (guint)c;
-}
-
-static void click(TscHeatmap *self, double x, double y, GdkModifierType mods)
-{
-	gint64 cell = tsc_heatmap_cell_at(self, x, y);
-
-	if (cell < 0) {
-		if (!(mods & (GDK_SHIFT_MASK | GDK_CONTROL_MASK)))
-			tsc_heatmap_set_selection(self, NULL);
-		return;
-	}
-	self->focus = (guint)cell;
-	if (mods & GDK_SHIFT_MASK) {
-		select_rect(self, self->anchor, (guint)cell, (mods & GDK_CONTROL_MASK) ? SELECT_ADD : SELECT_REPLACE);
-	} else {
-		self->anchor = (guint)cell;
-		if (mods & GDK_CONTROL_MASK)
-			select_rect(self, (guint)cell, (guint)cell,
-			            gtk_bitset_contains(self->selection, (guint)cell) ? SELECT_TOGGLE : SELECT_ADD);
-		else
-			select_rect(self, (guint)cell, (guint)cell, SELECT_REPLACE);
-	}
-}
-
-static void on_drag_begin(GtkGestureDrag *g, double x, double y, TscHeatmap *self)
-{
-	self->drag_x0 = self->drag_x1 = x;
-	self->drag_y0 = self->drag_y1 = y;
-	self->drag_mods = gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(g));
-	self->drag_mode = DRAG_PENDING;
-	gtk_gesture_set_state(GTK_GESTURE(g), GTK_EVENT_SEQUENCE_CLAIMED);
-	gtk_widget_grab_focus(GTK_WIDGET(self));
-}
-
-static void on_drag_update(GtkGestureDrag *g, double dx, double dy, TscHeatmap *self)
-{
-	if (self->drag_mode == DRAG_PENDING && (fabs(dx) >= DRAG_THRESHOLD || fabs(dy) >= DRAG_THRESHOLD))
-		self->drag_mode = DRAG_RUBBER;
-	if (self->drag_mode == DRAG_RUBBER) {
-		self->drag_x1 = self->drag_x0 + dx;
-		self->drag_y1 = self->drag_y0 + dy;
-		gtk_widget_queue_draw(GTK_WIDGET(self));
-	}
-}
-
-static void on_drag_end(GtkGestureDrag *g, double dx, double dy, TscHeatmap *self)
-{
-	if (self->drag_mode == DRAG_PENDING) {
-		click(self, self->drag_x0, self->drag_y0, self->drag_mods);
-	} else if (self->drag_mode == DRAG_RUBBER && n_cells(self)) {
-		guint a = clamped_cell(self, self->drag_x0, self->drag_y0);
-		guint b = clamped_cell(self, self->drag_x0 + dx, self->drag_y0 + dy);
-
-		self->anchor = a;
-		self->focus = b;
-		select_rect(self, a, b,
-		            (self->drag_mods & (GDK_SHIFT_MASK | GDK_CONTROL_MASK)) ? SELECT_ADD : SELECT_REPLACE);
-	}
-	self->drag_mode = DRAG_NONE;
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-}
-
-static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, GdkModifierType mods,
-                       TscHeatmap *self)
-{
-	int r, col, dr = 0, dc = 0;
-
-	if (!n_cells(self))
-		return FALSE;
-	switch (keyval) {
-	case GDK_KEY_Left: case GDK_KEY_KP_Left: dc = -1; break;
-	case GDK_KEY_Right: case GDK_KEY_KP_Right: dc = 1; break;
-	case GDK_KEY_Up: case GDK_KEY_KP_Up: dr = -1; break;
-	case GDK_KEY_Down: case GDK_KEY_KP_Down: dr = 1; break;
-	case GDK_KEY_space:
-	case GDK_KEY_Return:
-	case GDK_KEY_KP_Enter:
-		select_rect(self, self->focus, self->focus,
-		            !(mods & GDK_CONTROL_MASK) ? SELECT_REPLACE
-		            : gtk_bitset_contains(self->selection, self->focus) ? SELECT_TOGGLE : SELECT_ADD);
-		self->anchor = self->focus;
-		return TRUE;
-	case GDK_KEY_Escape:
-		if (gtk_bitset_is_empty(self->selection))
-			return FALSE;
-		tsc_heatmap_set_selection(self, NULL);
-		return TRUE;
-	default:
-		return FALSE;
-	}
-	r = CLAMP((int)(self->focus / self->cols) + dr, 0, (int)self->rows - 1);
-	col = CLAMP((int)(self->focus % self->cols) + dc, 0, (int)self->cols - 1);
-	self->focus = (guint)r * self->cols + (guint)col;
-	if (mods & GDK_SHIFT_MASK)
-		select_rect(self, self->anchor, self->focus, SELECT_REPLACE);
-	else
-		self->anchor = self->focus;
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-	return TRUE;
+	tsc_plot_set_selection(TSC_PLOT(self), selection);
 }
 
 /* --- Data ------------------------------------------------------------------------- */
@@ -631,13 +419,10 @@ void tsc_heatmap_set_data(TscHeatmap *self, guint rows, guint columns, const dou
 	}
 	if (self->data_min > self->data_max)
 		self->data_min = self->data_max = 0;
-	if (new_shape) {
-		self->focus = self->anchor = 0;
-		self->hover = -1;
-		tsc_heatmap_set_selection(self, NULL);
-	}
-	invalidate_geometry(self);
-	update_description(self);
+	/* A new shape clears the selection, even of as many cells. */
+	tsc_plot_set_n_items(TSC_PLOT(self), n, new_shape);
+	tsc_plot_invalidate_geometry(TSC_PLOT(self));
+	tsc_plot_update_description(TSC_PLOT(self));
 }
 
 guint tsc_heatmap_get_n_rows(TscHeatmap *self)
@@ -657,7 +442,7 @@ void tsc_heatmap_set_range(TscHeatmap *self, double min, double max)
 	g_return_if_fail(TSC_IS_HEATMAP(self));
 	self->range_min = min;
 	self->range_max = max;
-	invalidate_cache(self);
+	tsc_plot_invalidate_cache(TSC_PLOT(self));
 }
 
 void tsc_heatmap_set_ramp(TscHeatmap *self, const GdkRGBA *stops, guint n_stops)
@@ -668,95 +453,40 @@ void tsc_heatmap_set_ramp(TscHeatmap *self, const GdkRGBA *stops, guint n_stops)
 	self->stops = stops ? g_memdup2(stops, sizeof(GdkRGBA) * n_stops) : NULL;
 	self->n_stops = stops ? n_stops : 0;
 	build_ramp(self);
-	invalidate_cache(self);
+	tsc_plot_invalidate_cache(TSC_PLOT(self));
 }
 
 void tsc_heatmap_set_value_format_func(TscHeatmap *self, TscFormatFunc func, gpointer user_data,
                                        GDestroyNotify destroy)
 {
 	g_return_if_fail(TSC_IS_HEATMAP(self));
-	if (self->value_format_destroy)
-		self->value_format_destroy(self->value_format_data);
-	self->value_format = func;
-	self->value_format_data = user_data;
-	self->value_format_destroy = destroy;
-	invalidate_cache(self);
-	update_description(self);
+	tsc_plot_set_value_format_func(TSC_PLOT(self), func, user_data, destroy);
 }
 
 void tsc_heatmap_set_cell_label_func(TscHeatmap *self, TscItemLabelFunc func, gpointer user_data,
                                      GDestroyNotify destroy)
 {
 	g_return_if_fail(TSC_IS_HEATMAP(self));
-	if (self->cell_label_destroy)
-		self->cell_label_destroy(self->cell_label_data);
-	self->cell_label = func;
-	self->cell_label_data = user_data;
-	self->cell_label_destroy = destroy;
-	update_description(self);
+	tsc_plot_set_item_label_func(TSC_PLOT(self), func, user_data, destroy);
 }
 
 void tsc_heatmap_set_label(TscHeatmap *self, const char *label)
 {
 	g_return_if_fail(TSC_IS_HEATMAP(self));
-	g_free(self->label);
-	self->label = g_strdup(label);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               label ? label : "", -1);
+	tsc_plot_set_label(TSC_PLOT(self), label);
 }
 
 guint64 tsc_heatmap_get_render_generation(TscHeatmap *self)
 {
 	g_return_val_if_fail(TSC_IS_HEATMAP(self), 0);
-	return self->generation;
+	return tsc_plot_get_render_generation(TSC_PLOT(self));
 }
 
-/* --- GObject and GtkWidget --------------------------------------------------------- */
-
-static void tsc_heatmap_measure(GtkWidget *widget, GtkOrientation orientation, int for_size,
-                                int *minimum, int *natural, int *min_baseline, int *nat_baseline)
-{
-	*minimum = 60;
-	*natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 400 : 300;
-}
-
-static void tsc_heatmap_size_allocate(GtkWidget *widget, int width, int height, int baseline)
-{
-	TscHeatmap *self = TSC_HEATMAP(widget);
-
-	if (width != self->geom_width || height != self->geom_height)
-		invalidate_geometry(self);
-}
-
-static void tsc_heatmap_css_changed(GtkWidget *widget, GtkCssStyleChange *change)
-{
-	TscHeatmap *self = TSC_HEATMAP(widget);
-
-	GTK_WIDGET_CLASS(tsc_heatmap_parent_class)->css_changed(widget, change);
-	if (tsc_theme_changed(widget, &self->fg, &self->accent) || !change) {
-		g_clear_object(&self->layout);
-		invalidate_geometry(self);
-	}
-}
-
-static void on_scale_factor(GObject *o, GParamSpec *pspec, gpointer data)
-{
-	invalidate_geometry(TSC_HEATMAP(o));
-}
+/* --- GObject ------------------------------------------------------------------------ */
 
 static void tsc_heatmap_dispose(GObject *object)
 {
-	TscHeatmap *self = TSC_HEATMAP(object);
-
-	g_clear_pointer(&self->cache, gsk_render_node_unref);
-	g_clear_pointer(&self->selection_cache, gsk_render_node_unref);
-	g_clear_object(&self->layout);
-	if (self->value_format_destroy)
-		self->value_format_destroy(self->value_format_data);
-	self->value_format_destroy = NULL;
-	if (self->cell_label_destroy)
-		self->cell_label_destroy(self->cell_label_data);
-	self->cell_label_destroy = NULL;
+	g_clear_pointer(&TSC_HEATMAP(object)->selection_cache, gsk_render_node_unref);
 	G_OBJECT_CLASS(tsc_heatmap_parent_class)->dispose(object);
 }
 
@@ -764,60 +494,42 @@ static void tsc_heatmap_finalize(GObject *object)
 {
 	TscHeatmap *self = TSC_HEATMAP(object);
 
-	g_free(self->label);
 	g_free(self->values);
 	g_free(self->stops);
-	gtk_bitset_unref(self->selection);
 	G_OBJECT_CLASS(tsc_heatmap_parent_class)->finalize(object);
 }
 
 static void tsc_heatmap_class_init(TscHeatmapClass *klass)
 {
 	GObjectClass *object_class = G_OBJECT_CLASS(klass);
-	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+	TscPlotClass *plot_class = TSC_PLOT_CLASS(klass);
 
 	object_class->dispose = tsc_heatmap_dispose;
 	object_class->finalize = tsc_heatmap_finalize;
-	widget_class->snapshot = tsc_heatmap_snapshot;
-	widget_class->measure = tsc_heatmap_measure;
-	widget_class->size_allocate = tsc_heatmap_size_allocate;
-	widget_class->css_changed = tsc_heatmap_css_changed;
-	widget_class->query_tooltip = tsc_heatmap_query_tooltip;
-
-	/* Emitted after the selection changed (read it with get_selection). */
-	signals[SIGNAL_SELECTION_CHANGED] = g_signal_new("selection-changed", G_TYPE_FROM_CLASS(klass),
-		G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
-
-	gtk_widget_class_set_css_name(widget_class, "tsc-heatmap");
-	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+	plot_class->min_width = plot_class->min_height = 60;
+	plot_class->natural_width = 400;
+	plot_class->natural_height = 300;
+	plot_class->zoomable = FALSE;
+	plot_class->item_noun = "cells";
+	plot_class->layout = tsc_heatmap_layout;
+	plot_class->build_layer = tsc_heatmap_build_layer;
+	plot_class->draw_overlay = tsc_heatmap_draw_overlay;
+	plot_class->item_at = tsc_heatmap_item_at;
+	plot_class->add_between = tsc_heatmap_add_between;
+	plot_class->band_items = tsc_heatmap_band_items;
+	plot_class->move_focus = tsc_heatmap_move_focus;
+	plot_class->item_value = tsc_heatmap_item_value;
+	plot_class->default_item_label = tsc_heatmap_default_item_label;
+	plot_class->describe = tsc_heatmap_describe;
+	plot_class->tooltip = tsc_heatmap_tooltip;
+	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "tsc-heatmap");
 }
 
 static void tsc_heatmap_init(TscHeatmap *self)
 {
-	static const TscInputHandlers input = {
-		.enter = G_CALLBACK(on_motion),
-		.motion = G_CALLBACK(on_motion),
-		.leave = G_CALLBACK(on_leave),
-		.drag_begin = G_CALLBACK(on_drag_begin),
-		.drag_update = G_CALLBACK(on_drag_update),
-		.drag_end = G_CALLBACK(on_drag_end),
-		.drag_button = GDK_BUTTON_PRIMARY,
-		.key_pressed = G_CALLBACK(on_key),
-		.focus_change = G_CALLBACK(tsc_redraw_cb),
-	};
-	GtkWidget *w = GTK_WIDGET(self);
-
-	self->selection = gtk_bitset_new_empty();
-	self->hover = -1;
+	self->p = tsc_plot_priv(TSC_PLOT(self));
 	self->range_min = self->range_max = NAN;
 	build_ramp(self);
-	gtk_widget_set_focusable(w, TRUE);
-	gtk_widget_set_focus_on_click(w, TRUE);
-	gtk_widget_set_has_tooltip(w, TRUE);
-	gtk_widget_add_css_class(w, "view");
-	tsc_widget_add_input(w, &input);
-	g_signal_connect(self, "notify::scale-factor", G_CALLBACK(on_scale_factor), NULL);
-	update_description(self);
 }
 
 GtkWidget *tsc_heatmap_new(void)

@@ -30,17 +30,21 @@
  * kept current.
  *
  * Every setter copies what it is given; the caller keeps its arrays.
+ * TscChart is a TscPlot (tsc-plot.h), which owns the selection, the
+ * visible range, the accessible description and the input above: the
+ * tsc_chart_ calls that mirror tsc_plot_ ones are the same calls.
  */
 #pragma once
 
 #include <gtk/gtk.h>
 
 #include <tilescope/tsc-axis.h>
+#include <tilescope/tsc-plot.h>
 
 G_BEGIN_DECLS
 
 #define TSC_TYPE_CHART (tsc_chart_get_type())
-G_DECLARE_FINAL_TYPE(TscChart, tsc_chart, TSC, CHART, GtkWidget)
+G_DECLARE_FINAL_TYPE(TscChart, tsc_chart, TSC, CHART, TscPlot)
 
 /* How a series is drawn. */
 typedef enum {

@@ -16,18 +16,21 @@
  * to tsc_heatmap_set_label and a description kept current (grid size,
  * value range, maximum and where, hovered and selected cells).
  *
- * Setters copy what they are given.
+ * Setters copy what they are given. TscHeatmap is a TscPlot (tsc-plot.h)
+ * that is not zoomable: the tsc_plot_ calls work on it, with cells as
+ * items.
  */
 #pragma once
 
 #include <gtk/gtk.h>
 
 #include <tilescope/tsc-axis.h>
+#include <tilescope/tsc-plot.h>
 
 G_BEGIN_DECLS
 
 #define TSC_TYPE_HEATMAP (tsc_heatmap_get_type())
-G_DECLARE_FINAL_TYPE(TscHeatmap, tsc_heatmap, TSC, HEATMAP, GtkWidget)
+G_DECLARE_FINAL_TYPE(TscHeatmap, tsc_heatmap, TSC, HEATMAP, TscPlot)
 
 GtkWidget *tsc_heatmap_new(void);
 
