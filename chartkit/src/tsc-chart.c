@@ -77,52 +77,37 @@ static gboolean is_below(TscChart *self, guint k)
 	return k + self->n_below >= self->n_components;
 }
 
-/* The largest value any layer shows, so the y axis holds it. */
-static double data_max(TscChart *self)
+/* The values any layer shows, so the y axis holds them: from 0 or below
+ * (the stacks below zero of a diverging chart, negative series values
+ * and limits) up to the largest stack, series value or limit. */
+static void data_extent(TscChart *self, double *lo, double *hi)
 {
-	double m = 0;
+	TscPyramid *top = self->up_pyr ? self->up_pyr : self->totals_pyr;
 	TscSpan span;
 	guint i;
 
-	if (self->up_pyr) {
-		tsc_pyramid_query(self->up_pyr, 0, self->p->n_items, &span);
-		m = MAX(m, span.max);
-	} else if (self->totals_pyr) {
-		tsc_pyramid_query(self->totals_pyr, 0, self->p->n_items, &span);
-		m = MAX(m, span.max);
+	*lo = *hi = 0;
+	if (top) {
+		tsc_pyramid_query(top, 0, self->p->n_items, &span);
+		*hi = MAX(*hi, span.max);
 	}
-	for (i = 0; i < self->series->len; i++) {
-		Series *s = g_ptr_array_index(self->series, i);
-
-		tsc_pyramid_query(s->pyr, 0, self->p->n_items, &span);
-		m = MAX(m, span.max);
-	}
-	for (i = 0; i < self->limits->len; i++)
-		m = MAX(m, g_array_index(self->limits, Limit, i).y);
-	return m;
-}
-
-/* The lowest value any layer shows (0 or below): the stacks below zero
- * of a diverging chart, negative series values and limits. */
-static double data_min(TscChart *self)
-{
-	double m = 0;
-	TscSpan span;
-	guint i;
-
 	if (self->down_pyr) {
 		tsc_pyramid_query(self->down_pyr, 0, self->p->n_items, &span);
-		m = MIN(m, -span.max);
+		*lo = MIN(*lo, -span.max);
 	}
 	for (i = 0; i < self->series->len; i++) {
 		Series *s = g_ptr_array_index(self->series, i);
 
 		tsc_pyramid_query(s->pyr, 0, self->p->n_items, &span);
-		m = MIN(m, span.min);
+		*hi = MAX(*hi, span.max);
+		*lo = MIN(*lo, span.min);
 	}
-	for (i = 0; i < self->limits->len; i++)
-		m = MIN(m, g_array_index(self->limits, Limit, i).y);
-	return m;
+	for (i = 0; i < self->limits->len; i++) {
+		double y = g_array_index(self->limits, Limit, i).y;
+
+		*hi = MAX(*hi, y);
+		*lo = MIN(*lo, y);
+	}
 }
 
 /* The plot area inside the y axis and the ruler, and the y axis's scale
@@ -142,8 +127,9 @@ static void tsc_chart_layout(TscPlot *plot, int width, int height, int scale)
 	max_ticks = (guint)MAX(2, (height - top - bottom) / 40);
 	/* Zero is always on the axis (and a tick): a diverging chart's
 	 * bottom is the first tick below its lowest value. */
-	self->y_max = data_max(self) * 1.03;
-	self->y_min = data_min(self) * 1.03;
+	data_extent(self, &lo, &hi);
+	self->y_max = hi * 1.03;
+	self->y_min = lo * 1.03;
 	if (!(self->y_max > 0) && !(self->y_min < 0))
 		self->y_max = 1;
 	if (!(self->y_min < 0))
@@ -274,12 +260,6 @@ static gint64 tsc_chart_item_at_hook(TscPlot *plot, double x, double y, guint *o
 	*out_first = (guint)px;
 	*out_n = 1;
 	return (gint64)px;
-}
-
-gint64 tsc_chart_item_at(TscChart *self, double x, guint *out_first, guint *out_n)
-{
-	g_return_val_if_fail(TSC_IS_CHART(self), -1);
-	return tsc_plot_item_at(TSC_PLOT(self), x, 0, out_first, out_n);
 }
 
 int tsc_chart_component_at(TscChart *self, double x, double y)
@@ -872,12 +852,6 @@ void tsc_chart_set_stacks(TscChart *self, guint n_items, guint n_components, con
 	tsc_plot_update_description(TSC_PLOT(self));
 }
 
-guint tsc_chart_get_n_items(TscChart *self)
-{
-	g_return_val_if_fail(TSC_IS_CHART(self), 0);
-	return self->p->n_items;
-}
-
 guint tsc_chart_get_n_components(TscChart *self)
 {
 	g_return_val_if_fail(TSC_IS_CHART(self), 0);
@@ -950,106 +924,6 @@ void tsc_chart_set_markers(TscChart *self, const guint *items, guint n, const Gd
 	if (colour)
 		self->marker_colour = *colour;
 	tsc_plot_invalidate_cache(TSC_PLOT(self));
-}
-
-/* --- Formatters, range, selection: the plot's ------------------------------ */
-
-void tsc_chart_set_value_format_func(TscChart *self, TscFormatFunc func, gpointer user_data,
-                                     GDestroyNotify destroy)
-{
-	g_return_if_fail(TSC_IS_CHART(self));
-	tsc_plot_set_value_format_func(TSC_PLOT(self), func, user_data, destroy);
-}
-
-void tsc_chart_set_item_label_func(TscChart *self, TscItemLabelFunc func, gpointer user_data,
-                                   GDestroyNotify destroy)
-{
-	g_return_if_fail(TSC_IS_CHART(self));
-	tsc_plot_set_item_label_func(TSC_PLOT(self), func, user_data, destroy);
-}
-
-void tsc_chart_set_label(TscChart *self, const char *label)
-{
-	g_return_if_fail(TSC_IS_CHART(self));
-	tsc_plot_set_label(TSC_PLOT(self), label);
-}
-
-const char *tsc_chart_get_label(TscChart *self)
-{
-	g_return_val_if_fail(TSC_IS_CHART(self), NULL);
-	return tsc_plot_get_label(TSC_PLOT(self));
-}
-
-void tsc_chart_get_plot_area(TscChart *self, graphene_rect_t *out)
-{
-	g_return_if_fail(TSC_IS_CHART(self));
-	tsc_plot_get_area(TSC_PLOT(self), out);
-}
-
-guint64 tsc_chart_get_render_generation(TscChart *self)
-{
-	g_return_val_if_fail(TSC_IS_CHART(self), 0);
-	return tsc_plot_get_render_generation(TSC_PLOT(self));
-}
-
-double tsc_chart_get_visible_start(TscChart *self)
-{
-	g_return_val_if_fail(TSC_IS_CHART(self), 0);
-	return tsc_plot_get_visible_start(TSC_PLOT(self));
-}
-
-double tsc_chart_get_visible_end(TscChart *self)
-{
-	g_return_val_if_fail(TSC_IS_CHART(self), 0);
-	return tsc_plot_get_visible_end(TSC_PLOT(self));
-}
-
-void tsc_chart_set_visible_range(TscChart *self, double start, double end)
-{
-	g_return_if_fail(TSC_IS_CHART(self));
-	tsc_plot_set_visible_range(TSC_PLOT(self), start, end);
-}
-
-void tsc_chart_zoom(TscChart *self, double factor, double anchor)
-{
-	g_return_if_fail(TSC_IS_CHART(self));
-	tsc_plot_zoom(TSC_PLOT(self), factor, anchor);
-}
-
-void tsc_chart_pan(TscChart *self, double delta)
-{
-	g_return_if_fail(TSC_IS_CHART(self));
-	tsc_plot_pan(TSC_PLOT(self), delta);
-}
-
-void tsc_chart_show_all(TscChart *self)
-{
-	g_return_if_fail(TSC_IS_CHART(self));
-	tsc_plot_show_all(TSC_PLOT(self));
-}
-
-GtkBitset *tsc_chart_get_selection(TscChart *self)
-{
-	g_return_val_if_fail(TSC_IS_CHART(self), NULL);
-	return tsc_plot_get_selection(TSC_PLOT(self));
-}
-
-void tsc_chart_set_selection(TscChart *self, const GtkBitset *selection)
-{
-	g_return_if_fail(TSC_IS_CHART(self));
-	tsc_plot_set_selection(TSC_PLOT(self), selection);
-}
-
-guint tsc_chart_get_focus_item(TscChart *self)
-{
-	g_return_val_if_fail(TSC_IS_CHART(self), 0);
-	return tsc_plot_get_focus_item(TSC_PLOT(self));
-}
-
-void tsc_chart_set_focus_item(TscChart *self, guint item)
-{
-	g_return_if_fail(TSC_IS_CHART(self));
-	tsc_plot_set_focus_item(TSC_PLOT(self), item);
 }
 
 /* --- GObject ------------------------------------------------------------------ */

@@ -127,18 +127,6 @@ static gint64 tsc_heatmap_item_at(TscPlot *plot, double x, double y, guint *firs
 	return *first;
 }
 
-gint64 tsc_heatmap_cell_at(TscHeatmap *self, double x, double y)
-{
-	g_return_val_if_fail(TSC_IS_HEATMAP(self), -1);
-	return tsc_plot_item_at(TSC_PLOT(self), x, y, NULL, NULL);
-}
-
-void tsc_heatmap_get_grid_area(TscHeatmap *self, graphene_rect_t *out)
-{
-	g_return_if_fail(TSC_IS_HEATMAP(self));
-	tsc_plot_get_area(TSC_PLOT(self), out);
-}
-
 /* The logical rectangle of a cell. */
 static graphene_rect_t cell_rect(TscHeatmap *self, guint cell)
 {
@@ -375,18 +363,6 @@ static gboolean tsc_heatmap_tooltip(TscPlot *plot, GString *s, guint cell, guint
 	return TRUE;
 }
 
-GtkBitset *tsc_heatmap_get_selection(TscHeatmap *self)
-{
-	g_return_val_if_fail(TSC_IS_HEATMAP(self), NULL);
-	return tsc_plot_get_selection(TSC_PLOT(self));
-}
-
-void tsc_heatmap_set_selection(TscHeatmap *self, const GtkBitset *selection)
-{
-	g_return_if_fail(TSC_IS_HEATMAP(self));
-	tsc_plot_set_selection(TSC_PLOT(self), selection);
-}
-
 /* --- Data ------------------------------------------------------------------------- */
 
 void tsc_heatmap_set_data(TscHeatmap *self, guint rows, guint columns, const double *values)
@@ -454,32 +430,6 @@ void tsc_heatmap_set_ramp(TscHeatmap *self, const GdkRGBA *stops, guint n_stops)
 	self->n_stops = stops ? n_stops : 0;
 	build_ramp(self);
 	tsc_plot_invalidate_cache(TSC_PLOT(self));
-}
-
-void tsc_heatmap_set_value_format_func(TscHeatmap *self, TscFormatFunc func, gpointer user_data,
-                                       GDestroyNotify destroy)
-{
-	g_return_if_fail(TSC_IS_HEATMAP(self));
-	tsc_plot_set_value_format_func(TSC_PLOT(self), func, user_data, destroy);
-}
-
-void tsc_heatmap_set_cell_label_func(TscHeatmap *self, TscItemLabelFunc func, gpointer user_data,
-                                     GDestroyNotify destroy)
-{
-	g_return_if_fail(TSC_IS_HEATMAP(self));
-	tsc_plot_set_item_label_func(TSC_PLOT(self), func, user_data, destroy);
-}
-
-void tsc_heatmap_set_label(TscHeatmap *self, const char *label)
-{
-	g_return_if_fail(TSC_IS_HEATMAP(self));
-	tsc_plot_set_label(TSC_PLOT(self), label);
-}
-
-guint64 tsc_heatmap_get_render_generation(TscHeatmap *self)
-{
-	g_return_val_if_fail(TSC_IS_HEATMAP(self), 0);
-	return tsc_plot_get_render_generation(TSC_PLOT(self));
 }
 
 /* --- GObject ------------------------------------------------------------------------ */

@@ -32,7 +32,7 @@
  * Every setter copies what it is given; the caller keeps its arrays.
  * TscChart is a TscPlot (tsc-plot.h), which owns the selection, the
  * visible range, the accessible description and the input above: the
- * tsc_chart_ calls that mirror tsc_plot_ ones are the same calls.
+ * tsc_chart_ calls that mirror tsc_plot_ ones are macros for them.
  */
 #pragma once
 
@@ -55,8 +55,8 @@ typedef enum {
 GtkWidget *tsc_chart_new(void);
 
 /* The accessible label, what the chart is ("Memory by tile"); copied. */
-void tsc_chart_set_label(TscChart *self, const char *label);
-const char *tsc_chart_get_label(TscChart *self);
+#define tsc_chart_set_label(self, label) tsc_plot_set_label(TSC_PLOT(self), (label))
+#define tsc_chart_get_label(self) tsc_plot_get_label(TSC_PLOT(self))
 
 /*
  * Sets the stacked-bars layer and the number of items: `values` holds
@@ -86,7 +86,7 @@ void tsc_chart_set_stacks(TscChart *self, guint n_items, guint n_components,
  */
 void tsc_chart_set_below(TscChart *self, guint n_below);
 guint tsc_chart_get_below(TscChart *self);
-guint tsc_chart_get_n_items(TscChart *self);
+#define tsc_chart_get_n_items(self) tsc_plot_get_n_items(TSC_PLOT(self))
 guint tsc_chart_get_n_components(TscChart *self);
 /* The sum of item `item`'s components (0 out of range). */
 double tsc_chart_get_total(TscChart *self, guint item);
@@ -109,29 +109,30 @@ void tsc_chart_set_markers(TscChart *self, const guint *items, guint n, const Gd
 
 /* Formats the y axis, tooltip and description values (default
  * tsc_format_thousands). `destroy` frees `user_data` when replaced. */
-void tsc_chart_set_value_format_func(TscChart *self, TscFormatFunc func, gpointer user_data,
-                                     GDestroyNotify destroy);
+#define tsc_chart_set_value_format_func(self, func, user_data, destroy) \
+	tsc_plot_set_value_format_func(TSC_PLOT(self), (func), (user_data), (destroy))
 /* Names items in tooltips and the description (default "Item 52"). */
-void tsc_chart_set_item_label_func(TscChart *self, TscItemLabelFunc func, gpointer user_data,
-                                   GDestroyNotify destroy);
+#define tsc_chart_set_item_label_func(self, func, user_data, destroy) \
+	tsc_plot_set_item_label_func(TSC_PLOT(self), (func), (user_data), (destroy))
 
 /* The visible range in item units, [start, end) (also the properties
  * "visible-start" and "visible-end"; "range-changed" is emitted after a
  * change). The range is clamped to [0, n_items] and at least
  * min(4, n_items) items wide. */
-double tsc_chart_get_visible_start(TscChart *self);
-double tsc_chart_get_visible_end(TscChart *self);
-void tsc_chart_set_visible_range(TscChart *self, double start, double end);
+#define tsc_chart_get_visible_start(self) tsc_plot_get_visible_start(TSC_PLOT(self))
+#define tsc_chart_get_visible_end(self) tsc_plot_get_visible_end(TSC_PLOT(self))
+#define tsc_chart_set_visible_range(self, start, end) \
+	tsc_plot_set_visible_range(TSC_PLOT(self), (start), (end))
 /* Multiplies the visible width by `factor` (< 1 zooms in) keeping item
  * position `anchor` where it is on screen. */
-void tsc_chart_zoom(TscChart *self, double factor, double anchor);
+#define tsc_chart_zoom(self, factor, anchor) tsc_plot_zoom(TSC_PLOT(self), (factor), (anchor))
 /* Moves the visible range by `delta` items. */
-void tsc_chart_pan(TscChart *self, double delta);
-void tsc_chart_show_all(TscChart *self);
+#define tsc_chart_pan(self, delta) tsc_plot_pan(TSC_PLOT(self), (delta))
+#define tsc_chart_show_all(self) tsc_plot_show_all(TSC_PLOT(self))
 
 /* The plot area in widget coordinates (inside the axes); all zero
  * before the widget has a size. */
-void tsc_chart_get_plot_area(TscChart *self, graphene_rect_t *out);
+#define tsc_chart_get_plot_area(self, out) tsc_plot_get_area(TSC_PLOT(self), (out))
 
 /*
  * The item under widget x coordinate `x`, or -1 outside the plot or the
@@ -140,22 +141,23 @@ void tsc_chart_get_plot_area(TscChart *self, graphene_rect_t *out);
  * shows (the largest total); otherwise *out_n is 1. The out-params may
  * be NULL.
  */
-gint64 tsc_chart_item_at(TscChart *self, double x, guint *out_first, guint *out_n);
+#define tsc_chart_item_at(self, x, out_first, out_n) \
+	tsc_plot_item_at(TSC_PLOT(self), (x), 0, (out_first), (out_n))
 /* The component of the stack drawn under (x, y), or -1. */
 int tsc_chart_component_at(TscChart *self, double x, double y);
 
 /* The selected items. The bitset is owned by the chart and valid until
  * the selection next changes; copy it with gtk_bitset_copy to keep it. */
-GtkBitset *tsc_chart_get_selection(TscChart *self);
+#define tsc_chart_get_selection(self) tsc_plot_get_selection(TSC_PLOT(self))
 /* Replaces the selection with a copy of `selection` (NULL: none); items
  * >= n_items are dropped. Emits "selection-changed" when it changes. */
-void tsc_chart_set_selection(TscChart *self, const GtkBitset *selection);
+#define tsc_chart_set_selection(self, selection) tsc_plot_set_selection(TSC_PLOT(self), (selection))
 /* The item the keyboard acts on. */
-guint tsc_chart_get_focus_item(TscChart *self);
-void tsc_chart_set_focus_item(TscChart *self, guint item);
+#define tsc_chart_get_focus_item(self) tsc_plot_get_focus_item(TSC_PLOT(self))
+#define tsc_chart_set_focus_item(self, item) tsc_plot_set_focus_item(TSC_PLOT(self), (item))
 
 /* How many times the cached drawn layer has been built: for tests and
  * benchmarks checking that hover and selection do not rebuild it. */
-guint64 tsc_chart_get_render_generation(TscChart *self);
+#define tsc_chart_get_render_generation(self) tsc_plot_get_render_generation(TSC_PLOT(self))
 
 G_END_DECLS

@@ -18,7 +18,7 @@
  *
  * Setters copy what they are given. TscHeatmap is a TscPlot (tsc-plot.h)
  * that is not zoomable: the tsc_plot_ calls work on it, with cells as
- * items.
+ * items, and the tsc_heatmap_ calls that mirror them are macros for them.
  */
 #pragma once
 
@@ -35,7 +35,7 @@ G_DECLARE_FINAL_TYPE(TscHeatmap, tsc_heatmap, TSC, HEATMAP, TscPlot)
 GtkWidget *tsc_heatmap_new(void);
 
 /* The accessible label ("Memory by tile, IPU 0"); copied. */
-void tsc_heatmap_set_label(TscHeatmap *self, const char *label);
+#define tsc_heatmap_set_label(self, label) tsc_plot_set_label(TSC_PLOT(self), (label))
 
 /* Sets rows × columns values, row-major (copied); NaN marks a place with
  * no cell (drawn empty, never hit). A new shape clears the selection. */
@@ -52,27 +52,27 @@ void tsc_heatmap_set_ramp(TscHeatmap *self, const GdkRGBA *stops, guint n_stops)
 
 /* Formats values in the legend, tooltip and description (default
  * tsc_format_thousands); `destroy` frees `user_data` when replaced. */
-void tsc_heatmap_set_value_format_func(TscHeatmap *self, TscFormatFunc func, gpointer user_data,
-                                       GDestroyNotify destroy);
+#define tsc_heatmap_set_value_format_func(self, func, user_data, destroy) \
+	tsc_plot_set_value_format_func(TSC_PLOT(self), (func), (user_data), (destroy))
 /* Names cells (default "Cell 52 (row 1, column 4)"). */
-void tsc_heatmap_set_cell_label_func(TscHeatmap *self, TscItemLabelFunc func, gpointer user_data,
-                                     GDestroyNotify destroy);
+#define tsc_heatmap_set_cell_label_func(self, func, user_data, destroy) \
+	tsc_plot_set_item_label_func(TSC_PLOT(self), (func), (user_data), (destroy))
 
 /* The cell under widget coordinates (x, y), or -1 (outside the grid, in
  * a gap-free sense: the gap belongs to its cell, or a NaN place). */
-gint64 tsc_heatmap_cell_at(TscHeatmap *self, double x, double y);
+#define tsc_heatmap_cell_at(self, x, y) tsc_plot_item_at(TSC_PLOT(self), (x), (y), NULL, NULL)
 /* The grid's area in widget coordinates. */
-void tsc_heatmap_get_grid_area(TscHeatmap *self, graphene_rect_t *out);
+#define tsc_heatmap_get_grid_area(self, out) tsc_plot_get_area(TSC_PLOT(self), (out))
 
 /* The selected cells; owned by the heat map, valid until the selection
  * next changes. */
-GtkBitset *tsc_heatmap_get_selection(TscHeatmap *self);
+#define tsc_heatmap_get_selection(self) tsc_plot_get_selection(TSC_PLOT(self))
 /* Replaces the selection with a copy (NULL: none); cells out of range
  * are dropped. Emits "selection-changed" when it changes. */
-void tsc_heatmap_set_selection(TscHeatmap *self, const GtkBitset *selection);
+#define tsc_heatmap_set_selection(self, selection) tsc_plot_set_selection(TSC_PLOT(self), (selection))
 
 /* How many times the cached drawn layer (grid texture and legend) has
  * been built; for tests and benchmarks. */
-guint64 tsc_heatmap_get_render_generation(TscHeatmap *self);
+#define tsc_heatmap_get_render_generation(self) tsc_plot_get_render_generation(TSC_PLOT(self))
 
 G_END_DECLS
