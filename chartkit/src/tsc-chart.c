@@ -235,8 +235,8 @@ static double snap_y(TscChart *self, double y)
 }
 
 /* Under level of detail, the item a pixel column shows is its largest. */
-static gint64 tsc_chart_item_at_hook(TscPlot *plot, double x, double y, guint *out_first,
-                                     guint *out_n)
+static gint64 tsc_chart_hit_test(TscPlot *plot, double x, double y, guint *out_first,
+                                 guint *out_n)
 {
 	TscChart *self = TSC_CHART(plot);
 	guint first, end;
@@ -771,6 +771,17 @@ static void clear_sides(TscChart *self)
 	g_clear_pointer(&self->down_pyr, tsc_pyramid_free);
 }
 
+/* Frees the stacked-bars layer. */
+static void clear_stacks(TscChart *self)
+{
+	g_clear_pointer(&self->values, g_free);
+	g_clear_pointer(&self->totals, g_free);
+	g_clear_pointer(&self->colours, g_free);
+	g_clear_pointer(&self->names, g_strfreev);
+	g_clear_pointer(&self->totals_pyr, tsc_pyramid_free);
+	clear_sides(self);
+}
+
 /* The sums above and below zero and their pyramids, for a diverging
  * chart with items (none otherwise). */
 static void build_sides(TscChart *self, guint n_items)
@@ -821,12 +832,7 @@ void tsc_chart_set_stacks(TscChart *self, guint n_items, guint n_components, con
 	new_count = n_items != self->p->n_items;
 	if (new_count)
 		g_ptr_array_set_size(self->series, 0);
-	g_free(self->values);
-	g_free(self->totals);
-	g_free(self->colours);
-	g_strfreev(self->names);
-	tsc_pyramid_free(self->totals_pyr);
-	clear_sides(self);
+	clear_stacks(self);
 	self->n_components = n_components;
 	self->values = g_new(double, (gsize)n_items * n_components);
 	self->totals = g_new0(double, n_items);
@@ -847,9 +853,7 @@ void tsc_chart_set_stacks(TscChart *self, guint n_items, guint n_components, con
 	build_sides(self, n_items);
 	/* Only now that the data is whole: a new count updates the
 	 * description, which reads it. */
-	tsc_plot_set_n_items(TSC_PLOT(self), n_items, FALSE);
-	tsc_plot_invalidate_geometry(TSC_PLOT(self));
-	tsc_plot_update_description(TSC_PLOT(self));
+	tsc_plot_data_changed(TSC_PLOT(self), n_items, FALSE);
 }
 
 guint tsc_chart_get_n_components(TscChart *self)
@@ -932,12 +936,7 @@ static void tsc_chart_finalize(GObject *object)
 {
 	TscChart *self = TSC_CHART(object);
 
-	g_free(self->values);
-	g_free(self->totals);
-	g_free(self->colours);
-	g_strfreev(self->names);
-	tsc_pyramid_free(self->totals_pyr);
-	clear_sides(self);
+	clear_stacks(self);
 	g_ptr_array_unref(self->series);
 	g_array_unref(self->limits);
 	g_free(self->markers);
@@ -954,18 +953,7 @@ static void tsc_chart_class_init(TscChartClass *klass)
 	plot_class->natural_width = 600;
 	plot_class->natural_height = 240;
 	plot_class->zoomable = TRUE;
-	plot_class->item_noun = "items";
-	plot_class->layout = tsc_chart_layout;
-	plot_class->build_layer = tsc_chart_build_layer;
-	plot_class->draw_overlay = tsc_chart_draw_overlay;
-	plot_class->item_at = tsc_chart_item_at_hook;
-	plot_class->add_between = tsc_chart_add_between;
-	plot_class->band_items = tsc_chart_band_items;
-	plot_class->move_focus = tsc_chart_move_focus;
-	plot_class->item_value = tsc_chart_item_value;
-	plot_class->default_item_label = tsc_chart_default_item_label;
-	plot_class->describe = tsc_chart_describe;
-	plot_class->tooltip = tsc_chart_tooltip;
+	TSC_PLOT_CLASS_SET_HOOKS(plot_class, tsc_chart);
 	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "tsc-chart");
 }
 

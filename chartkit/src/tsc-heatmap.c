@@ -104,7 +104,7 @@ static void tsc_heatmap_layout(TscPlot *plot, int width, int height, int scale)
 	                                  MIN(MAX(grid.size.width, 120), width - 8), 10);
 }
 
-static gint64 tsc_heatmap_item_at(TscPlot *plot, double x, double y, guint *first, guint *n)
+static gint64 tsc_heatmap_hit_test(TscPlot *plot, double x, double y, guint *first, guint *n)
 {
 	TscHeatmap *self = TSC_HEATMAP(plot);
 	double xd, yd;
@@ -396,9 +396,7 @@ void tsc_heatmap_set_data(TscHeatmap *self, guint rows, guint columns, const dou
 	if (self->data_min > self->data_max)
 		self->data_min = self->data_max = 0;
 	/* A new shape clears the selection, even of as many cells. */
-	tsc_plot_set_n_items(TSC_PLOT(self), n, new_shape);
-	tsc_plot_invalidate_geometry(TSC_PLOT(self));
-	tsc_plot_update_description(TSC_PLOT(self));
+	tsc_plot_data_changed(TSC_PLOT(self), n, new_shape);
 }
 
 guint tsc_heatmap_get_n_rows(TscHeatmap *self)
@@ -434,44 +432,24 @@ void tsc_heatmap_set_ramp(TscHeatmap *self, const GdkRGBA *stops, guint n_stops)
 
 /* --- GObject ------------------------------------------------------------------------ */
 
-static void tsc_heatmap_dispose(GObject *object)
-{
-	g_clear_pointer(&TSC_HEATMAP(object)->selection_cache, gsk_render_node_unref);
-	G_OBJECT_CLASS(tsc_heatmap_parent_class)->dispose(object);
-}
-
 static void tsc_heatmap_finalize(GObject *object)
 {
 	TscHeatmap *self = TSC_HEATMAP(object);
 
 	g_free(self->values);
 	g_free(self->stops);
+	g_clear_pointer(&self->selection_cache, gsk_render_node_unref);
 	G_OBJECT_CLASS(tsc_heatmap_parent_class)->finalize(object);
 }
 
 static void tsc_heatmap_class_init(TscHeatmapClass *klass)
 {
-	GObjectClass *object_class = G_OBJECT_CLASS(klass);
 	TscPlotClass *plot_class = TSC_PLOT_CLASS(klass);
 
-	object_class->dispose = tsc_heatmap_dispose;
-	object_class->finalize = tsc_heatmap_finalize;
-	plot_class->min_width = plot_class->min_height = 60;
-	plot_class->natural_width = 400;
-	plot_class->natural_height = 300;
-	plot_class->zoomable = FALSE;
+	G_OBJECT_CLASS(klass)->finalize = tsc_heatmap_finalize;
+	/* The base's sizes; all cells always show. */
 	plot_class->item_noun = "cells";
-	plot_class->layout = tsc_heatmap_layout;
-	plot_class->build_layer = tsc_heatmap_build_layer;
-	plot_class->draw_overlay = tsc_heatmap_draw_overlay;
-	plot_class->item_at = tsc_heatmap_item_at;
-	plot_class->add_between = tsc_heatmap_add_between;
-	plot_class->band_items = tsc_heatmap_band_items;
-	plot_class->move_focus = tsc_heatmap_move_focus;
-	plot_class->item_value = tsc_heatmap_item_value;
-	plot_class->default_item_label = tsc_heatmap_default_item_label;
-	plot_class->describe = tsc_heatmap_describe;
-	plot_class->tooltip = tsc_heatmap_tooltip;
+	TSC_PLOT_CLASS_SET_HOOKS(plot_class, tsc_heatmap);
 	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "tsc-heatmap");
 }
 

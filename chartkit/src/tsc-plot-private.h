@@ -12,6 +12,13 @@ G_BEGIN_DECLS
 typedef enum { TSC_DRAG_NONE, TSC_DRAG_PENDING, TSC_DRAG_RUBBER, TSC_DRAG_PAN } TscDragMode;
 typedef enum { TSC_SELECT_REPLACE, TSC_SELECT_ADD, TSC_SELECT_TOGGLE } TscSelectMode;
 
+/* An app's function, its data and what frees the data. */
+typedef struct {
+	GCallback func;
+	gpointer data;
+	GDestroyNotify destroy;
+} TscPlotCallback;
+
 /* The base's state. Subclasses read it; they change it only through the
  * calls below (the drag and pointer fields are the base's alone). */
 typedef struct {
@@ -19,12 +26,8 @@ typedef struct {
 	char *description;
 	guint n_items;
 
-	TscFormatFunc value_format;
-	gpointer value_format_data;
-	GDestroyNotify value_format_destroy;
-	TscItemLabelFunc item_label;
-	gpointer item_label_data;
-	GDestroyNotify item_label_destroy;
+	TscPlotCallback value_format;   /* a TscFormatFunc */
+	TscPlotCallback item_label;     /* a TscItemLabelFunc */
 
 	/* The visible range, in items. */
 	double vis_start, vis_end;
@@ -57,6 +60,23 @@ typedef struct {
 	GdkModifierType drag_mods;
 } TscPlotPrivate;
 
+/* Sets every hook of `plot_class` (a TscPlotClass *) to the function
+ * named `prefix` and the hook's name (tsc_chart_layout, ...): a
+ * subclass names its hooks so, and one it lacks fails to compile. */
+#define TSC_PLOT_CLASS_SET_HOOKS(plot_class, prefix) G_STMT_START { \
+	(plot_class)->layout = prefix##_layout;                       \
+	(plot_class)->build_layer = prefix##_build_layer;             \
+	(plot_class)->draw_overlay = prefix##_draw_overlay;           \
+	(plot_class)->hit_test = prefix##_hit_test;                   \
+	(plot_class)->add_between = prefix##_add_between;             \
+	(plot_class)->band_items = prefix##_band_items;               \
+	(plot_class)->move_focus = prefix##_move_focus;               \
+	(plot_class)->item_value = prefix##_item_value;               \
+	(plot_class)->default_item_label = prefix##_default_item_label; \
+	(plot_class)->describe = prefix##_describe;                   \
+	(plot_class)->tooltip = prefix##_tooltip;                     \
+} G_STMT_END
+
 /* The base's state of `self` (stable for the plot's life). */
 TscPlotPrivate *tsc_plot_priv(TscPlot *self);
 
@@ -69,9 +89,11 @@ void tsc_plot_invalidate_cache(TscPlot *self);
 /* Drops the geometry and the cached layer (what the layout depends on
  * changed). */
 void tsc_plot_invalidate_geometry(TscPlot *self);
-/* Sets the item count. A new count, or `reset`, resets the focus, anchor
- * and hover, clears the selection and shows all items. */
-void tsc_plot_set_n_items(TscPlot *self, guint n_items, gboolean reset);
+/* The subclass's data changed, to `n_items` items: a new count, or
+ * `reset`, resets the focus, anchor and hover, clears the selection and
+ * shows all items; the geometry, the cached layer and the description
+ * follow the new data. */
+void tsc_plot_data_changed(TscPlot *self, guint n_items, gboolean reset);
 /* Rebuilds the accessible description from the current state. */
 void tsc_plot_update_description(TscPlot *self);
 

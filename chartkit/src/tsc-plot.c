@@ -39,16 +39,16 @@ char *tsc_plot_format_value(TscPlot *self, double value)
 {
 	TscPlotPrivate *p = tsc_plot_priv(self);
 
-	return p->value_format ? p->value_format(value, p->value_format_data)
-	                       : tsc_format_thousands(value, NULL);
+	return p->value_format.func ? ((TscFormatFunc)p->value_format.func)(value, p->value_format.data)
+	                            : tsc_format_thousands(value, NULL);
 }
 
 char *tsc_plot_format_item(TscPlot *self, guint item)
 {
 	TscPlotPrivate *p = tsc_plot_priv(self);
 
-	if (p->item_label)
-		return p->item_label(item, p->item_label_data);
+	if (p->item_label.func)
+		return ((TscItemLabelFunc)p->item_label.func)(item, p->item_label.data);
 	return PLOT_CLASS(self)->default_item_label(self, item);
 }
 
@@ -119,18 +119,21 @@ const char *tsc_plot_get_label(TscPlot *self)
 	return tsc_plot_priv(self)->label;
 }
 
+/* Replaces an app's function, freeing the data of the one it had. */
+static void callback_set(TscPlotCallback *c, GCallback func, gpointer data, GDestroyNotify destroy)
+{
+	TscPlotCallback old = *c;
+
+	*c = (TscPlotCallback){ func, data, destroy };
+	if (old.destroy)
+		old.destroy(old.data);
+}
+
 void tsc_plot_set_value_format_func(TscPlot *self, TscFormatFunc func, gpointer user_data,
                                     GDestroyNotify destroy)
 {
-	TscPlotPrivate *p;
-
 	g_return_if_fail(TSC_IS_PLOT(self));
-	p = tsc_plot_priv(self);
-	if (p->value_format_destroy)
-		p->value_format_destroy(p->value_format_data);
-	p->value_format = func;
-	p->value_format_data = user_data;
-	p->value_format_destroy = destroy;
+	callback_set(&tsc_plot_priv(self)->value_format, (GCallback)func, user_data, destroy);
 	/* Axis labels change width: the layout too. */
 	tsc_plot_invalidate_geometry(self);
 	tsc_plot_update_description(self);
@@ -139,15 +142,8 @@ void tsc_plot_set_value_format_func(TscPlot *self, TscFormatFunc func, gpointer 
 void tsc_plot_set_item_label_func(TscPlot *self, TscItemLabelFunc func, gpointer user_data,
                                   GDestroyNotify destroy)
 {
-	TscPlotPrivate *p;
-
 	g_return_if_fail(TSC_IS_PLOT(self));
-	p = tsc_plot_priv(self);
-	if (p->item_label_destroy)
-		p->item_label_destroy(p->item_label_data);
-	p->item_label = func;
-	p->item_label_data = user_data;
-	p->item_label_destroy = destroy;
+	callback_set(&tsc_plot_priv(self)->item_label, (GCallback)func, user_data, destroy);
 	tsc_plot_update_description(self);
 }
 
@@ -243,7 +239,7 @@ gint64 tsc_plot_item_at(TscPlot *self, double x, double y, guint *out_first, gui
 
 	g_return_val_if_fail(TSC_IS_PLOT(self), -1);
 	tsc_plot_ensure_geometry(self);
-	item = PLOT_CLASS(self)->item_at(self, x, y, &first, &n);
+	item = PLOT_CLASS(self)->hit_test(self, x, y, &first, &n);
 	if (item >= 0 && out_first)
 		*out_first = first;
 	if (item >= 0 && out_n)
@@ -378,20 +374,22 @@ guint tsc_plot_get_n_items(TscPlot *self)
 	return tsc_plot_priv(self)->n_items;
 }
 
-void tsc_plot_set_n_items(TscPlot *self, guint n_items, gboolean reset)
+void tsc_plot_data_changed(TscPlot *self, guint n_items, gboolean reset)
 {
 	TscPlotPrivate *p = tsc_plot_priv(self);
 	gboolean new_count = n_items != p->n_items;
 
-	if (!new_count && !reset)
-		return;
-	p->n_items = n_items;
-	p->focus = p->anchor = 0;
-	p->hover = -1;
-	tsc_plot_set_selection(self, NULL);
-	if (new_count)
-		g_object_notify_by_pspec(G_OBJECT(self), props[PROP_N_ITEMS]);
-	tsc_plot_set_visible_range(self, 0, n_items);
+	if (new_count || reset) {
+		p->n_items = n_items;
+		p->focus = p->anchor = 0;
+		p->hover = -1;
+		tsc_plot_set_selection(self, NULL);
+		if (new_count)
+			g_object_notify_by_pspec(G_OBJECT(self), props[PROP_N_ITEMS]);
+		tsc_plot_set_visible_range(self, 0, n_items);
+	}
+	tsc_plot_invalidate_geometry(self);
+	tsc_plot_update_description(self);
 }
 
 GtkBitset *tsc_plot_get_selection(TscPlot *self)
@@ -837,14 +835,8 @@ static void tsc_plot_dispose(GObject *object)
 
 	g_clear_pointer(&p->cache, gsk_render_node_unref);
 	g_clear_object(&p->layout);
-	if (p->value_format_destroy)
-		p->value_format_destroy(p->value_format_data);
-	p->value_format_destroy = NULL;
-	p->value_format = NULL;
-	if (p->item_label_destroy)
-		p->item_label_destroy(p->item_label_data);
-	p->item_label_destroy = NULL;
-	p->item_label = NULL;
+	callback_set(&p->value_format, NULL, NULL, NULL);
+	callback_set(&p->item_label, NULL, NULL, NULL);
 	G_OBJECT_CLASS(tsc_plot_parent_class)->dispose(object);
 }
 

@@ -36,17 +36,19 @@ G_DECLARE_DERIVABLE_TYPE(TscPlot, tsc_plot, TSC, PLOT, GtkWidget)
 /*
  * What a subclass fills in its class_init. Every hook is required
  * unless marked optional. Coordinates are logical pixels of the widget.
+ * Within the chart kit, TSC_PLOT_CLASS_SET_HOOKS (tsc-plot-private.h)
+ * sets them all from functions named after the hooks.
  */
 struct _TscPlotClass {
 	GtkWidgetClass parent_class;
 
-	/* The size requests, logical px. */
+	/* The size requests, logical px (default 60 × 60, natural 400 × 300). */
 	int min_width, min_height, natural_width, natural_height;
 	/* TRUE: the visible range follows the wheel, middle or Alt drags,
 	 * +/-, Home, Page Up/Down and ctrl+Left/Right. FALSE: all items
 	 * always show. */
 	gboolean zoomable;
-	/* "items", "cells": the description's "3 cells selected". */
+	/* "items" (the default), "cells": the description's "3 cells selected". */
 	const char *item_noun;
 
 	/* Computes the subclass's geometry for a widget of width × height at
@@ -60,7 +62,7 @@ struct _TscPlotClass {
 	void (*draw_overlay)(TscPlot *self, GtkSnapshot *snapshot);
 	/* The item under (x, y), or -1; where one pixel shows several items,
 	 * those are [*first, *first + *n) (else the item and 1). */
-	gint64 (*item_at)(TscPlot *self, double x, double y, guint *first, guint *n);
+	gint64 (*hit_test)(TscPlot *self, double x, double y, guint *first, guint *n);
 	/* Adds to `set` the items from a to b (a range, a rectangle). */
 	void (*add_between)(TscPlot *self, GtkBitset *set, guint a, guint b);
 	/* The items a rubber band from (x0, y0) to (x1, y1) selects, as the
@@ -120,7 +122,7 @@ void tsc_plot_show_all(TscPlot *self);
 /* The plot area in widget coordinates (inside any axes); all zero
  * before the widget has a size. */
 void tsc_plot_get_area(TscPlot *self, graphene_rect_t *out);
-/* The item under (x, y), or -1 (see the item_at hook); the out-params
+/* The item under (x, y), or -1 (see the hit_test hook); the out-params
  * may be NULL. */
 gint64 tsc_plot_item_at(TscPlot *self, double x, double y, guint *out_first, guint *out_n);
 
