@@ -39,8 +39,6 @@ void tsd_app_install(GtkApplication *app, const TsdAppInfo *info)
 		{"about", about_action, NULL, NULL, NULL, {0}},
 		{"dark", NULL, NULL, "false", dark_change_state, {0}},
 	};
-	static const char *const quit_accels[] = {"<Control>q", NULL};
-	static const char *const dark_accels[] = {"<Control><Shift>d", NULL};
 	gboolean dark = FALSE;
 	GtkCssProvider *css;
 
@@ -50,8 +48,6 @@ void tsd_app_install(GtkApplication *app, const TsdAppInfo *info)
 	g_object_get(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", &dark, NULL);
 	g_action_change_state(g_action_map_lookup_action(G_ACTION_MAP(app), "dark"),
 	                      g_variant_new_boolean(dark));
-	gtk_application_set_accels_for_action(app, "app.quit", quit_accels);
-	gtk_application_set_accels_for_action(app, "app.dark", dark_accels);
 	gtk_window_set_default_icon_name(info->icon);
 	css = gtk_css_provider_new();
 	gtk_css_provider_load_from_resource(css, info->css);

@@ -10,6 +10,7 @@
  */
 #include "ga-application.h"
 
+#include "ga-keys.h"
 #include "ga-views.h"
 #include "ga-window.h"
 #include "ga-resources.h"
@@ -144,8 +145,12 @@ static void ga_application_startup(GApplication *app)
 	    .css = "/org/tilescope/GraphAnalyser/style.css",
 	};
 
+	size_t n_keys;
+	const TsdKey *keys = ga_keys(&n_keys);
+
 	G_APPLICATION_CLASS(ga_application_parent_class)->startup(app);
 	tsd_app_install(GTK_APPLICATION(app), &info);
+	tsd_keys_install(GTK_APPLICATION(app), keys, n_keys);
 }
 
 static void ga_application_finalize(GObject *object)

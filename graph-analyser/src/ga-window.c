@@ -22,7 +22,9 @@
 
 #include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
+#include <tilescope/tsd-keys.h>
 
+#include "ga-keys.h"
 #include "ga-navigation.h"
 #include "ga-views.h"
 
@@ -48,6 +50,7 @@ struct _GaWindow {
 	GtkStack *main_stack;
 	GtkStack *views;
 	GtkStackSidebar *sidebar;
+	GtkWidget *header;
 	GtkLabel *loading_title;
 	GtkProgressBar *loading_progress;
 	GtkLabel *loading_message;
@@ -807,6 +810,76 @@ static void add_views(GaWindow *self)
 	}
 }
 
+/* --- Focus ------------------------------------------------------------------------------ */
+
+/* The first GtkPaned below `root`, breadth first: a view's split
+ * between its figure and its details pane. */
+static GtkWidget *first_paned(GtkWidget *root)
+{
+	g_autoptr(GQueue) queue = g_queue_new();
+
+	g_queue_push_tail(queue, root);
+	while (!g_queue_is_empty(queue)) {
+		GtkWidget *w = g_queue_pop_head(queue);
+
+		if (GTK_IS_PANED(w))
+			return w;
+		for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c))
+			g_queue_push_tail(queue, c);
+	}
+	return NULL;
+}
+
+/* F6's regions: the header bar; on a report the sidebar, the view (entered
+ * at its figure, the start of its split) and the view's details pane
+ * (the split's end); on another page, that page. */
+static void focus_regions(GtkWidget *widget, GPtrArray *regions, gpointer data)
+{
+	GaWindow *self = data;
+	GtkWidget *page = gtk_stack_get_visible_child(self->main_stack);
+	GtkWidget *view, *paned;
+
+	(void)widget;
+	tsd_focus_add_region(regions, self->header, NULL);
+	if (g_strcmp0(gtk_stack_get_visible_child_name(self->main_stack), "report") != 0) {
+		tsd_focus_add_region(regions, page, NULL);
+		return;
+	}
+	tsd_focus_add_region(regions, GTK_WIDGET(self->sidebar), NULL);
+	view = gtk_stack_get_visible_child(self->views);
+	paned = view ? first_paned(view) : NULL;
+	tsd_focus_add_region(regions, view, paned ? gtk_paned_get_start_child(GTK_PANED(paned)) : NULL);
+	if (paned && gtk_paned_get_end_child(GTK_PANED(paned))) {
+		GtkWidget *details = gtk_paned_get_end_child(GTK_PANED(paned));
+
+		/* Named, so that a screen reader says where F6 went (views
+		 * build their split when a report comes, so it is named here). */
+		gtk_accessible_update_property(GTK_ACCESSIBLE(details), GTK_ACCESSIBLE_PROPERTY_LABEL,
+		                               "Details", -1);
+		tsd_focus_add_region(regions, details, NULL);
+	}
+}
+
+/* Tab leaves the sidebar for the view, Shift+Tab for the header bar: a
+ * GtkStackSidebar's list would otherwise walk its rows, each showing its
+ * view, so that Tab never reached one. The arrows still choose a row. */
+static gboolean on_sidebar_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
+                               GdkModifierType state, gpointer data)
+{
+	GaWindow *self = data;
+	GtkWidget *view = gtk_stack_get_visible_child(self->views);
+
+	(void)ctl;
+	(void)keycode;
+	if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK))
+		return FALSE;
+	if (keyval == GDK_KEY_ISO_Left_Tab || (keyval == GDK_KEY_Tab && (state & GDK_SHIFT_MASK)))
+		return gtk_widget_child_focus(self->header, GTK_DIR_TAB_BACKWARD);
+	if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_KP_Tab)
+		return view && gtk_widget_child_focus(view, GTK_DIR_TAB_FORWARD);
+	return FALSE;
+}
+
 /* The changed-on-disk bar's close button hides it (Reload is an action). */
 static void on_changed_bar_response(GtkInfoBar *bar, int response, gpointer data)
 {
@@ -857,6 +930,7 @@ static void ga_window_class_init(GaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, main_stack);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, views);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, sidebar);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, header);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, loading_title);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, loading_progress);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, loading_message);
@@ -877,13 +951,8 @@ static void ga_window_class_init(GaWindowClass *klass)
 	gtk_widget_class_install_action(widget_class, "win.show-view", "s", show_view_action);
 	gtk_widget_class_install_action(widget_class, "win.back", NULL, back_action);
 	gtk_widget_class_install_action(widget_class, "win.forward", NULL, forward_action);
-	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open",
-	                                    NULL);
-	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.reload",
-	                                    NULL);
-	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F5, 0, "win.reload", NULL);
-	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
-	                                    "win.compare", NULL);
+	/* The other keys are the application's accelerators (ga-keys.c); this
+	 * one must leave Escape to the widgets when nothing is loading. */
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel-load",
 	                                    NULL);
 }
@@ -891,8 +960,8 @@ static void ga_window_class_init(GaWindowClass *klass)
 static void ga_window_init(GaWindow *self)
 {
 	GtkDropTarget *drop;
-	size_t n;
-	const ga_view_info *views = ga_views(&n);
+	size_t n_keys;
+	const TsdKey *keys = ga_keys(&n_keys);
 
 	gtk_widget_init_template(GTK_WIDGET(self));
 	self->session = ga_session_new();
@@ -900,33 +969,16 @@ static void ga_window_init(GaWindow *self)
 	self->navigation = ga_navigation_new(GTK_WIDGET(self), self->session, self->views);
 	g_signal_connect(self->navigation, "notify::can-go-back", G_CALLBACK(on_history), self);
 	g_signal_connect(self->navigation, "notify::can-go-forward", G_CALLBACK(on_history), self);
-	/* Alt+Left, Alt+Right: before any view sees the keys (a chart pans
-	 * with the arrows, a list moves its focus). */
+	/* Every accelerator comes from ga-keys.c (the application installs
+	 * them), and so does the Keyboard Shortcuts window. */
+	tsd_keys_set_help_overlay(GTK_APPLICATION_WINDOW(self), keys, n_keys);
+	tsd_focus_install(GTK_APPLICATION_WINDOW(self), focus_regions, self);
 	{
-		GtkEventController *ctl = gtk_shortcut_controller_new();
+		GtkEventController *ctl = gtk_event_controller_key_new();
 
 		gtk_event_controller_set_propagation_phase(ctl, GTK_PHASE_CAPTURE);
-		gtk_shortcut_controller_add_shortcut(
-		    GTK_SHORTCUT_CONTROLLER(ctl),
-		    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_Left, GDK_ALT_MASK),
-		                     gtk_named_action_new("win.back")));
-		gtk_shortcut_controller_add_shortcut(
-		    GTK_SHORTCUT_CONTROLLER(ctl),
-		    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_Right, GDK_ALT_MASK),
-		                     gtk_named_action_new("win.forward")));
-		gtk_widget_add_controller(GTK_WIDGET(self), ctl);
-	}
-	/* Ctrl+1 ... Ctrl+9: the views in sidebar order. */
-	for (size_t i = 0; i < n && i < 9; i++) {
-		GtkShortcut *sc = gtk_shortcut_new(
-		    gtk_keyval_trigger_new(GDK_KEY_1 + (guint)i, GDK_CONTROL_MASK),
-		    gtk_named_action_new("win.show-view"));
-		GtkEventController *ctl = gtk_shortcut_controller_new();
-
-		gtk_shortcut_set_arguments(sc, g_variant_new_string(views[i].name));
-		gtk_shortcut_controller_add_shortcut(GTK_SHORTCUT_CONTROLLER(ctl), sc);
-		gtk_shortcut_controller_set_scope(GTK_SHORTCUT_CONTROLLER(ctl), GTK_SHORTCUT_SCOPE_GLOBAL);
-		gtk_widget_add_controller(GTK_WIDGET(self), ctl);
+		g_signal_connect(ctl, "key-pressed", G_CALLBACK(on_sidebar_key), self);
+		gtk_widget_add_controller(GTK_WIDGET(self->sidebar), ctl);
 	}
 	drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);

@@ -8,6 +8,7 @@
  */
 #include "sa-application.h"
 
+#include "sa-keys.h"
 #include "sa-window.h"
 #include "sa-resources.h"
 
@@ -93,8 +94,12 @@ static void sa_application_startup(GApplication *app)
 	    .css = "/org/tilescope/SystemAnalyser/style.css",
 	};
 
+	size_t n_keys;
+	const TsdKey *keys = sa_keys(&n_keys);
+
 	G_APPLICATION_CLASS(sa_application_parent_class)->startup(app);
 	tsd_app_install(GTK_APPLICATION(app), &info);
+	tsd_keys_install(GTK_APPLICATION(app), keys, n_keys);
 }
 
 static void sa_application_class_init(SaApplicationClass *klass)

@@ -385,7 +385,6 @@ SaCompare *sa_compare_new(SaWindow *win, GtkNotebook *details)
 	};
 	SaCompare *self = g_new0(SaCompare, 1);
 	GtkWidget *tab = gtk_label_new("Compare");
-	GtkEventController *keys = gtk_shortcut_controller_new();
 	int page;
 
 	self->win = win;
@@ -400,12 +399,7 @@ SaCompare *sa_compare_new(SaWindow *win, GtkNotebook *details)
 	g_action_map_add_action_entries(G_ACTION_MAP(self->actions), entries,
 	                                G_N_ELEMENTS(entries), self);
 	gtk_widget_insert_action_group(GTK_WIDGET(win), "compare", G_ACTION_GROUP(self->actions));
-	gtk_shortcut_controller_add_shortcut(
-	    GTK_SHORTCUT_CONTROLLER(keys),
-	    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_m, GDK_CONTROL_MASK),
-	                     gtk_named_action_new("compare.marked")));
-	gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE);
-	gtk_widget_add_controller(GTK_WIDGET(win), keys);
+	/* Ctrl+M is in the app's key table (sa-keys.c). */
 	self->range_handler = g_signal_connect(sa_window_get_timeline(win), "range-changed",
 	                                       G_CALLBACK(on_range_changed), self);
 	return self;

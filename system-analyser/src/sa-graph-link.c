@@ -154,18 +154,13 @@ void sa_graph_link_attach(GtkApplicationWindow *window, SaTimeline *timeline,
                           GtkHeaderBar *header)
 {
 	graph_link *l = g_new0(graph_link, 1);
-	GtkEventController *keys = gtk_shortcut_controller_new();
 
 	l->window = window;
 	l->timeline = timeline;
 	l->action = g_simple_action_new("open-in-graph-analyser", NULL);
 	g_signal_connect(l->action, "activate", G_CALLBACK(activate), l);
 	g_action_map_add_action(G_ACTION_MAP(window), G_ACTION(l->action));
-	gtk_shortcut_controller_add_shortcut(
-	    GTK_SHORTCUT_CONTROLLER(keys),
-	    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_g, GDK_ALT_MASK),
-	                     gtk_named_action_new("win.open-in-graph-analyser")));
-	gtk_widget_add_controller(GTK_WIDGET(window), keys);
+	/* Alt+G is in the app's key table (sa-keys.c). */
 	l->button = gtk_button_new_with_mnemonic("Open in _Graph Analyser");
 	gtk_actionable_set_action_name(GTK_ACTIONABLE(l->button), "win.open-in-graph-analyser");
 	gtk_header_bar_pack_start(header, l->button);

@@ -232,7 +232,6 @@ SaReload *sa_reload_new(SaWindow *win, GtkHeaderBar *header)
 		{"now", now_action, NULL, NULL, NULL, {0}},
 	};
 	SaReload *self = g_new0(SaReload, 1);
-	GtkEventController *keys = gtk_shortcut_controller_new();
 
 	self->win = win;
 	self->monitors = g_ptr_array_new_with_free_func(g_object_unref);
@@ -247,12 +246,7 @@ SaReload *sa_reload_new(SaWindow *win, GtkHeaderBar *header)
 	g_action_map_add_action_entries(G_ACTION_MAP(self->actions), entries,
 	                                G_N_ELEMENTS(entries), self);
 	gtk_widget_insert_action_group(GTK_WIDGET(win), "reload", G_ACTION_GROUP(self->actions));
-	gtk_shortcut_controller_add_shortcut(
-	    GTK_SHORTCUT_CONTROLLER(keys),
-	    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_r, GDK_CONTROL_MASK),
-	                     gtk_named_action_new("reload.now")));
-	gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE);
-	gtk_widget_add_controller(GTK_WIDGET(win), keys);
+	/* Ctrl+R is in the app's key table (sa-keys.c). */
 	return self;
 }
 

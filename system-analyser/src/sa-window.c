@@ -16,9 +16,11 @@
 
 #include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
+#include <tilescope/tsd-keys.h>
 
 #include "sa-compare.h"
 #include "sa-graph-link.h"
+#include "sa-keys.h"
 #include "sa-overview.h"
 #include "sa-recent.h"
 #include "sa-reload.h"
@@ -469,6 +471,27 @@ static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, do
 	return TRUE;
 }
 
+/* --- Focus ------------------------------------------------------------------------- */
+
+/* F6's regions: the header bar, the search bar while it is open, the
+ * timeline's side of the split (entered at the timeline, not the zoom
+ * bar's entry) and the details' tabs; on another page, that page. */
+static void focus_regions(GtkWidget *widget, GPtrArray *regions, gpointer data)
+{
+	SaWindow *self = data;
+
+	(void)widget;
+	tsd_focus_add_region(regions, GTK_WIDGET(self->header), NULL);
+	if (g_strcmp0(gtk_stack_get_visible_child_name(self->main_stack), "trace") != 0) {
+		tsd_focus_add_region(regions, gtk_stack_get_visible_child(self->main_stack), NULL);
+		return;
+	}
+	tsd_focus_add_region(regions, GTK_WIDGET(self->search_bar), NULL);
+	tsd_focus_add_region(regions, gtk_paned_get_start_child(self->paned),
+	                     GTK_WIDGET(self->timeline));
+	tsd_focus_add_region(regions, GTK_WIDGET(self->details), NULL);
+}
+
 /* --- GObject ------------------------------------------------------------------------- */
 
 static void sa_window_dispose(GObject *object)
@@ -531,35 +554,28 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, span_view);
 	gtk_widget_class_install_action(widget_class, "win.open", NULL, open_action);
 	gtk_widget_class_install_action(widget_class, "win.cancel-load", NULL, cancel_load_action);
-	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open",
-	                                    NULL);
+	/* The other keys are the application's accelerators (sa-keys.c); this
+	 * one must leave Escape to the widgets when nothing is loading. */
 	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel-load",
 	                                    NULL);
 	/* Search: Ctrl+F, then F3 / Shift+F3 (and Ctrl+G / Shift+Ctrl+G) step. */
 	gtk_widget_class_install_action(widget_class, "win.find", NULL, find_action);
 	gtk_widget_class_install_action(widget_class, "win.find-next", NULL, find_step_action);
 	gtk_widget_class_install_action(widget_class, "win.find-previous", NULL, find_step_action);
-	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.find",
-	                                    NULL);
-	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F3, 0, "win.find-next", NULL);
 	gtk_widget_class_install_action(widget_class, "win.details-page", "i", details_page_action);
-	for (int i = 0; i < 4; i++)
-		gtk_widget_class_add_binding_action(widget_class, GDK_KEY_1 + (guint)i, GDK_ALT_MASK,
-		                                    "win.details-page", "i", i);
-	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F3, GDK_SHIFT_MASK,
-	                                    "win.find-previous", NULL);
-	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, GDK_CONTROL_MASK,
-	                                    "win.find-next", NULL);
-	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g,
-	                                    GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.find-previous",
-	                                    NULL);
 }
 
 static void sa_window_init(SaWindow *self)
 {
 	GtkDropTarget *drop;
+	size_t n_keys;
+	const TsdKey *keys = sa_keys(&n_keys);
 
 	gtk_widget_init_template(GTK_WIDGET(self));
+	/* Every accelerator comes from sa-keys.c (the application installs
+	 * them), and so does the Keyboard Shortcuts window. */
+	tsd_keys_set_help_overlay(GTK_APPLICATION_WINDOW(self), keys, n_keys);
+	tsd_focus_install(GTK_APPLICATION_WINDOW(self), focus_regions, self);
 	self->page_before_load = "start";
 	/* GTK 4.8 names a notebook's tabs "Tab" for assistive technology. */
 	tsd_a11y_name_tabs(self->details);

@@ -1,9 +1,9 @@
 /*
  * What both desktop apps' GtkApplication does at startup, once: the
- * app.quit (Ctrl+Q), app.about and app.dark (Ctrl+Shift+D, a stateful
+ * app.quit, app.about and app.dark (a stateful
  * toggle of the dark style that starts from the desktop's or GTK_THEME's
  * preference) actions, the default window icon, and the app's CSS from
- * its gresource.
+ * its gresource. Their keys are in tsd-keys.h's common table.
  */
 #pragma once
 
