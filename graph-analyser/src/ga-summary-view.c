@@ -63,7 +63,7 @@ static void add_target(GtkWidget *box, const tsr_summary_figures *s)
 	uint64_t rf = tg->replication_factor ? tg->replication_factor : 1;
 	g_autofree char *mhz = ga_format_1dp((double)tg->clock_frequency / 1e6);
 	g_autofree char *type = ga_format_name(tg->type), *tname = ga_format_name(tg->name);
-	g_autofree char *version = ga_format_name(tg->ipu_version);
+	g_autofree char *version = ga_format_name(tg->version_name);
 	g_autofree char *ipu = g_strdup_printf("%s %s (%s)", type, tname, version);
 	GtkWidget *content, *grid = ga_figure_grid_new();
 
@@ -501,7 +501,7 @@ static void add_metadata(GtkWidget *box, GaDocument *doc)
 		{"Written by Tilescope", info ? info->tilescope_version : NULL},
 		{"Command line", info ? info->command_line : NULL},
 		{"Engine", info ? info->engine_name : NULL},
-		{"Profiler mode", info ? info->profiler_mode : NULL},
+		{"Profiler mode", info ? info->profiler_name : NULL},
 	};
 
 	gtk_box_append(GTK_BOX(box), ga_section_new("Report", TRUE, &content));

@@ -202,19 +202,9 @@ static int ex_find(const char *text, const char *const *names, int n)
 
 /* The runtime's enums from their names, or -1 (also for NULL text): the
  * vocabulary's codes are the runtime's (db-schema/vocabulary.h). */
-static int ex_profiler_mode(const char *text)
-{
-	return tsf_vocab_lookup(TSF_VOCAB_PROFILER_MODE, text);
-}
-
 static int ex_category(const char *text)
 {
 	return tsf_vocab_lookup(TSF_VOCAB_MEM_CATEGORY, text);
-}
-
-static int ex_element_type(const char *text)
-{
-	return tsf_vocab_lookup(TSF_VOCAB_DATA_TYPE, text);
 }
 
 /* A tag that is not in its vocabulary. */
@@ -258,10 +248,11 @@ static int ex_target(ex_ctx *c, tsi_graph_profile *gp)
 	int mode, version, rc;
 
 	t->kind = tg->type && strcmp(tg->type, "CPU") == 0 ? TSI_TARGET_CPU : TSI_TARGET_IPU_MODEL;
-	/* The vocabulary's order is tsi_ipu_version's; an unknown one reads as
-	 * the default, Mk2. */
-	version = tsf_vocab_lookup(TSF_VOCAB_IPU_VERSION, tg->ipu_version);
-	t->version = version >= 0 ? (tsi_ipu_version)version : TSI_IPU_MK2;
+	/* Both enumerations are expanded from vocabulary.def; an unknown
+	 * version reads as the default, Mk2. */
+	version = (int)tg->version;
+	t->version = version >= 0 && version < TSR_IPU_VERSION_COUNT ? (tsi_ipu_version)version
+	                                                            : TSI_IPU_MK2;
 	len = tg->name ? strlen(tg->name) : 0;
 	memcpy(t->name, tg->name ? tg->name : "", len < sizeof(t->name) ? len : sizeof(t->name));
 	t->num_ipus = tg->num_ipus;
@@ -276,9 +267,9 @@ static int ex_target(ex_ctx *c, tsi_graph_profile *gp)
 	t->fp16_amp_flops_per_cycle = (unsigned)tg->fp16_amp_flops_per_cycle;
 	t->fp32_flops_per_cycle = (unsigned)tg->fp32_flops_per_cycle;
 
-	mode = ex_profiler_mode(info->profiler_mode);
-	if (mode < 0)
-		return ex_bad_tag(c, "profiler mode", info->profiler_mode);
+	mode = (int)info->profiler;
+	if (mode < 0 || mode >= TSR_PROFILER_MODE_COUNT)
+		return ex_bad_tag(c, "profiler mode", info->profiler_name);
 	gp->profiler_mode = (tsi_profiler_mode)mode;
 	gp->replication_factor = tg->replication_factor;
 	gp->min_sync_delay = tg->min_sync_delay;
@@ -757,12 +748,13 @@ static int ex_variables(ex_ctx *c, tsi_graph_profile *gp)
 		tsi_variable_profile *o = &out[i];
 		size_t *shape = NULL;
 		int cat = (int)v[i].mem_category;
-		int type = ex_element_type(v[i].type);
+		int type = (int)v[i].data_type;
 
 		if (cat < 0 || cat >= TSI_MEM_CATEGORY_COUNT)
 			return ex_bad_code(c, "variable category", cat);
-		if (type < 0)
-			return ex_bad_tag(c, "element type", v[i].type);
+		/* Both enumerations are expanded from vocabulary.def. */
+		if (type < 0 || type >= TSI_TYPE_COUNT)
+			return ex_bad_tag(c, "element type", v[i].data_type_name);
 		o->name = v[i].name;
 		o->category = (tsi_mem_category)cat;
 		o->type = (tsi_type)type;

@@ -25,6 +25,9 @@ _Static_assert((int)TSR_REGION_COUNT == TSF_REGION_COUNT, "tsr_region follows th
 _Static_assert((int)TSR_MEM_CATEGORY_COUNT == TSF_MEM_CATEGORY_COUNT &&
                    (int)TSR_MEM_VERTEX_INSTANCE_STATE == TSF_MEM_VERTEX_INSTANCE_STATE,
                "tsr_mem_category follows the vocabulary");
+_Static_assert((int)TSR_DATA_TYPE_COUNT == TSF_DATA_TYPE_COUNT && (int)TSR_DATA_UNKNOWN == -1 &&
+                   (int)TSR_DATA_BOOL == TSF_DATA_BOOL,
+               "tsr_data_type follows the vocabulary");
 
 /* Categories are the vocabulary's (vocabulary.h), in its order; the same
  * spelling as memory_category.category and variable.category. */
@@ -46,6 +49,11 @@ const char *tsr_category_label(tsr_mem_category category)
 const char *tsr_region_name(tsr_region region)
 {
 	return tsf_vocab_name(TSF_VOCAB_REGION, (int)region);
+}
+
+const char *tsr_data_type_name(tsr_data_type type)
+{
+	return tsf_vocab_name(TSF_VOCAB_DATA_TYPE, (int)type); /* NULL for TSR_DATA_UNKNOWN */
 }
 
 /* The index of a category name, or -1. */
@@ -714,7 +722,10 @@ static int read_variable(tsr_report *r, tsr_variable *v, sqlite3_stmt *st, int64
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': variable %u has an unknown category",
 		                r->path, v->id);
 	v->mem_category = (tsr_mem_category)cat;
-	rc = tsr_column_text(r, &v->type, st, 3, false, "variable.type");
+	rc = tsr_column_text(r, &v->data_type_name, st, 3, false, "variable.type");
+	/* A type a newer writer added is no error: its word is still shown. */
+	if (!rc)
+		v->data_type = (tsr_data_type)tsf_vocab_lookup(TSF_VOCAB_DATA_TYPE, v->data_type_name);
 	if (!rc)
 		rc = tsr_column_text(r, &v->shape, st, 4, false, "variable.shape");
 	if (!rc)

@@ -67,6 +67,26 @@
 /* Calls of the progress handler: every this many virtual-machine steps. */
 #define TSR_VM_PERIOD 20000
 
+/* Both are expanded from vocabulary.def; a check that the expansions stay
+ * the same lists. */
+_Static_assert((int)TSR_PROFILER_MODE_COUNT == TSF_PROFILER_MODE_COUNT &&
+                   (int)TSR_PROFILER_UNKNOWN == -1 && (int)TSR_IPU_UNKNOWN == -1 &&
+                   (int)TSR_IPU_VERSION_COUNT == TSF_IPU_VERSION_COUNT &&
+                   (int)TSR_IPU_BOW == TSF_IPU_BOW,
+               "tsr_profiler_mode and tsr_ipu_version follow the vocabulary");
+
+/* The words of the report's meta and target, spelled for the callers'
+ * edges; NULL for unknown or a code past the list. */
+const char *tsr_profiler_mode_name(tsr_profiler_mode mode)
+{
+	return tsf_vocab_name(TSF_VOCAB_PROFILER_MODE, (int)mode);
+}
+
+const char *tsr_ipu_version_name(tsr_ipu_version version)
+{
+	return tsf_vocab_name(TSF_VOCAB_IPU_VERSION, (int)version);
+}
+
 /* What the progress handler needs (in the handle's pool). */
 typedef struct progress_ctx {
 	sqlite3 *db;
@@ -473,7 +493,7 @@ static int load_meta(tsr_report *r)
 			rc = tsr_column_int(r, &r->created_unix_ns, st, 1, 0, INT64_MAX,
 			                    "meta created_unix_ns");
 		else if (!strcmp(key, "profiler_mode"))
-			rc = tsr_column_text(r, &r->info.profiler_mode, st, 1, false, "meta profiler_mode");
+			rc = tsr_column_text(r, &r->info.profiler_name, st, 1, false, "meta profiler_mode");
 		else if (!strcmp(key, "lowered_vars")) {
 			rc = tsr_column_int(r, &v, st, 1, 0, 1, "meta lowered_vars");
 			r->info.lowered_vars = v == 1;
@@ -493,8 +513,11 @@ static int load_meta(tsr_report *r)
 		r->info.tilescope_version = "";
 	if (!r->info.created)
 		r->info.created = "";
-	if (!r->info.profiler_mode)
-		r->info.profiler_mode = "IPU_MODEL";
+	if (!r->info.profiler_name)
+		r->info.profiler_name = tsr_profiler_mode_name(TSR_PROFILER_IPU_MODEL);
+	/* A mode a newer writer added is no error: its word is still shown. */
+	r->info.profiler = (tsr_profiler_mode)tsf_vocab_lookup(TSF_VOCAB_PROFILER_MODE,
+	                                                       r->info.profiler_name);
 	return TSR_OK;
 }
 
@@ -577,11 +600,11 @@ static int load_strings(tsr_report *r)
 /* Whether a target's name and IPU version describe one chip (the
  * vocabulary pairs them: "ipu1" is a Mk1 ...); a name this reader does not
  * know (a CPU target, a newer chip) is not contradicted. */
-static bool target_names_agree(const char *name, const char *version)
+static bool target_names_agree(const char *name, tsr_ipu_version version)
 {
 	for (int v = 0; v < TSF_IPU_VERSION_COUNT; v++)
 		if (strcmp(name, tsf_ipu_target_name(v)) == 0)
-			return tsf_vocab_lookup(TSF_VOCAB_IPU_VERSION, version) == v;
+			return (int)version == v;
 	return true;
 }
 
@@ -608,7 +631,7 @@ static int load_target(tsr_report *r)
 	if (!rc)
 		rc = tsr_column_text(r, &t->name, st, 1, false, "target.name");
 	if (!rc)
-		rc = tsr_column_text(r, &t->ipu_version, st, 2, false, "target.ipu_version");
+		rc = tsr_column_text(r, &t->version_name, st, 2, false, "target.ipu_version");
 	if (!rc)
 		rc = tsr_column_int(r, &v[0], st, 3, 1, TSR_MAX_IPUS, "target.num_ipus");
 	if (!rc)
@@ -649,9 +672,12 @@ static int load_target(tsr_report *r)
 		                "'%s': %lld replicas of %lld IPUs each are more IPUs than a system has "
 		                "(%lld)", r->path, (long long)v[10], (long long)v[0],
 		                (long long)TSR_MAX_IPUS);
-	if (!target_names_agree(t->name, t->ipu_version))
+	/* A version a newer writer added is no error (TSR_IPU_UNKNOWN, its
+	 * word still shown) unless the target's name says otherwise. */
+	t->version = (tsr_ipu_version)tsf_vocab_lookup(TSF_VOCAB_IPU_VERSION, t->version_name);
+	if (!target_names_agree(t->name, t->version))
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': the target is named '%s' but its IPU version "
-		                "is '%s'", r->path, t->name, t->ipu_version);
+		                "is '%s'", r->path, t->name, t->version_name);
 	t->num_ipus = (unsigned)v[0];
 	t->tiles_per_ipu = (unsigned)v[1];
 	t->num_tiles = (unsigned)v[2];

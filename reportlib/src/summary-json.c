@@ -203,7 +203,7 @@ static void json_target(json_ctx *j, cJSON *root)
 
 	put(j, o, "type", j_str(tg->type));
 	put(j, o, "name", j_str(tg->name));
-	put(j, o, "ipuVersion", j_str(tg->ipu_version));
+	put(j, o, "ipuVersion", j_str(tg->version_name));
 	put(j, o, "numIpus", j_u64(tg->num_ipus * rf));
 	put(j, o, "tilesPerIpu", j_u64(tg->tiles_per_ipu));
 	put(j, o, "totalTiles", j_u64(tg->num_tiles * rf));

@@ -28,6 +28,7 @@ tsr_export_write_graph_profile tsr_export_write_execution_profile tsr_format_dur
 tsr_summary_print tsr_last_error tsr_report_error tsr_trace_error
 tsr_error_name tsr_category_count tsr_category_name tsr_category_label tsr_step_type_name
 tsr_region_name tsr_program_type_name tsr_sync_type_name tsr_exchange_kind_name
+tsr_profiler_mode_name tsr_ipu_version_name tsr_data_type_name
 tsr_colours_enabled'
 
 names=$(nm -D --defined-only "$lib" | awk '$2 == "T" {print $3}' | grep '^tsr_')

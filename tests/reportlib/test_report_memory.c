@@ -310,11 +310,13 @@ static void test_variables(void **state)
 		assert_int_equal(v[i].live_from, live ? (int64_t)g->live_from : -1);
 		assert_int_equal(v[i].live_to, live ? (int64_t)g->live_to : -1);
 		assert_int_equal(v[i].debug_context, g->debug_context ? (int64_t)g->debug_context : -1);
-		assert_non_null(v[i].type);
+		assert_int_equal(v[i].data_type, (int)g->type);
+		assert_string_equal(v[i].data_type_name, tsr_data_type_name(v[i].data_type));
 		assert_true(v[i].shape[0] == '[');
 		if (!strcmp(v[i].name, "on_ipu1")) {
 			assert_string_equal(v[i].shape, "[24,16]");
-			assert_string_equal(v[i].type, "float");
+			assert_int_equal(v[i].data_type, TSR_DATA_FLOAT);
+			assert_string_equal(v[i].data_type_name, "float");
 			saw_user = true;
 		}
 		assert_int_equal(tsr_report_fill_variable_by_tile(by_tile, nt, f->report, i), TSR_OK);

@@ -25,7 +25,9 @@ static void test_info_target(void **state)
 	assert_int_equal(info->schema_version, 1);
 	assert_true(strlen(info->tilescope_version) > 0);
 	assert_true(strlen(info->created) >= 20);
-	assert_string_equal(info->profiler_mode, tsi_profiler_mode_name(f->gp->profiler_mode));
+	assert_int_equal(info->profiler, (int)f->gp->profiler_mode);
+	assert_string_equal(info->profiler_name, tsi_profiler_mode_name(f->gp->profiler_mode));
+	assert_string_equal(tsr_profiler_mode_name(info->profiler), info->profiler_name);
 	for (size_t i = 0; i < info->n_options; i++)
 		if (!strcmp(info->option_names[i], "autoReport.directory")) {
 			assert_string_equal(info->option_values[i], f->report_dir);
@@ -39,6 +41,8 @@ static void test_info_target(void **state)
 	assert_int_equal(t->total_memory, (uint64_t)gt->bytes_per_tile * gt->num_tiles);
 	assert_int_equal(t->clock_frequency, gt->clock_hz);
 	assert_string_equal(t->name, gt->name);
+	assert_int_equal(t->version, (int)gt->version);
+	assert_string_equal(t->version_name, tsr_ipu_version_name(t->version));
 	assert_int_equal(t->num_worker_contexts, gt->num_worker_contexts);
 	assert_int_equal(t->fp32_flops_per_cycle, gt->fp32_flops_per_cycle);
 	assert_int_equal(t->fp16_amp_flops_per_cycle, gt->fp16_amp_flops_per_cycle);

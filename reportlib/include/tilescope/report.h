@@ -39,10 +39,14 @@
  *     constants take no handle and name what they give
  *     (tsr_error_name, tsr_category_name, tsr_step_type_name).
  *   - The formats' words (memory categories, regions, program and step
- *     types, sync and exchange kinds) are enumerations, expanded from the
- *     format library's one table (tilescope/vocabulary.def), never
- *     strings: a caller spells them only at its edges (JSON, text, labels)
- *     with tsr_category_name, tsr_region_name, tsr_program_type_name ...
+ *     types, sync and exchange kinds, profiler modes, IPU versions, data
+ *     types) are enumerations, expanded from the format library's one
+ *     table (tilescope/vocabulary.def), never strings: a caller spells them
+ *     only at its edges (JSON, text, labels) with tsr_category_name,
+ *     tsr_region_name, tsr_program_type_name ... Where a file from a newer
+ *     writer may hold a word this reader lacks (profiler mode, IPU version,
+ *     data type), the enumeration has an _UNKNOWN member and the struct
+ *     keeps the word as the file spells it (a `_name` field) for showing.
  *   - Error messages are never NULL: tsr_last_error(), tsr_report_error()
  *     and tsr_trace_error() return "" when there has been no failure (and
  *     the handle accessors "" for a NULL handle); after a failure, a one-line
@@ -188,12 +192,29 @@ TSR_API const char *tsr_report_get_debug_info_path(const tsr_report *report);
 
 /* --- About the report ---------------------------------------------------- */
 
+/* The execution profile's "profilerMode", what the instrumentation
+ * measured: TSR_PROFILER_IPU_MODEL (nothing), _COMPUTE_SETS,
+ * _SINGLE_TILE_COMPUTE_SETS, _VERTICES, _EXTERNAL_EXCHANGES;
+ * TSR_PROFILER_UNKNOWN (TSR_NONE) for a mode this reader does not know (a
+ * newer writer's), which tsr_report_info.profiler_name still spells. */
+typedef enum tsr_profiler_mode {
+	TSR_PROFILER_UNKNOWN = TSR_NONE,
+#define TSF_PROFILER_MODE(id, name) TSR_PROFILER_##id,
+#include <tilescope/vocabulary.def>
+	TSR_PROFILER_MODE_COUNT
+} tsr_profiler_mode;
+/* "IPU_MODEL", "COMPUTE_SETS" ...; NULL for TSR_PROFILER_UNKNOWN and past
+ * the list. */
+TSR_API const char *tsr_profiler_mode_name(tsr_profiler_mode mode);
+
 typedef struct tsr_report_info {
 	const char *tilescope_version; /* of the writer */
 	const char *created;           /* ISO 8601 UTC */
 	const char *command_line;      /* or NULL */
 	const char *engine_name;       /* or NULL */
-	const char *profiler_mode;     /* "IPU_MODEL", "COMPUTE_SETS" ... */
+	tsr_profiler_mode profiler;    /* TSR_PROFILER_IPU_MODEL when the file names none */
+	const char *profiler_name;     /* as the file spells it ("IPU_MODEL" ...): the words
+	                                  to show, also for TSR_PROFILER_UNKNOWN */
 	unsigned schema_version;
 	bool lowered_vars;             /* compiler allocations listed among variables */
 	size_t n_options;
@@ -202,10 +223,24 @@ typedef struct tsr_report_info {
 } tsr_report_info;
 TSR_API const tsr_report_info *tsr_report_get_info(const tsr_report *report);
 
+/* IPU versions: TSR_IPU_MK2 (GC200), TSR_IPU_MK1 (GC2), TSR_IPU_BOW;
+ * TSR_IPU_UNKNOWN (TSR_NONE) for one this reader does not know (a newer
+ * chip), which tsr_target.version_name still spells. */
+typedef enum tsr_ipu_version {
+	TSR_IPU_UNKNOWN = TSR_NONE,
+#define TSF_IPU_VERSION(id, name, target_name) TSR_IPU_##id,
+#include <tilescope/vocabulary.def>
+	TSR_IPU_VERSION_COUNT
+} tsr_ipu_version;
+/* "Mk2", "Mk1", "Bow"; NULL for TSR_IPU_UNKNOWN and past the list. */
+TSR_API const char *tsr_ipu_version_name(tsr_ipu_version version);
+
 typedef struct tsr_target {
 	const char *type;             /* "IPU_MODEL" */
 	const char *name;             /* "ipu2" */
-	const char *ipu_version;      /* "Mk2" */
+	tsr_ipu_version version;
+	const char *version_name;     /* as the file spells it (Mk2 ...): the word to show,
+	                                 also for TSR_IPU_UNKNOWN */
 	unsigned num_ipus;            /* of one replica */
 	unsigned tiles_per_ipu;
 	unsigned num_tiles;           /* num_ipus * tiles_per_ipu */
@@ -374,12 +409,28 @@ TSR_API int tsr_report_fill_vertex_type_memory(tsr_vertex_memory *out, tsr_repor
 TSR_API int tsr_report_fill_vertex_memory_totals(tsr_vertex_memory *out, tsr_report *report,
                                                  int ipu);
 
+/* Poplar's device types (variable.type): TSR_DATA_FLOAT, _HALF, _INT,
+ * _UNSIGNED_INT ... _BOOL; TSR_DATA_UNKNOWN (TSR_NONE) for one this reader
+ * does not know (a newer writer's), which tsr_variable.data_type_name still
+ * spells. */
+typedef enum tsr_data_type {
+	TSR_DATA_UNKNOWN = TSR_NONE,
+#define TSF_DATA_TYPE(id, name) TSR_DATA_##id,
+#include <tilescope/vocabulary.def>
+	TSR_DATA_TYPE_COUNT
+} tsr_data_type;
+/* "float", "half", "unsigned int" ...; NULL for TSR_DATA_UNKNOWN and past
+ * the list. */
+TSR_API const char *tsr_data_type_name(tsr_data_type type);
+
 /* A listed variable. */
 typedef struct tsr_variable {
 	uint32_t id;
 	const char *name;
 	tsr_mem_category mem_category; /* tsr_category_name() spells it */
-	const char *type;         /* "float", "half" ... */
+	tsr_data_type data_type;
+	const char *data_type_name; /* as the file spells it ("float", "half" ...): the word to
+	                               show, also for TSR_DATA_UNKNOWN */
 	const char *shape;        /* "[10,20]" */
 	uint64_t bytes;           /* all tiles of one replica */
 	uint32_t tiles;
