@@ -10,7 +10,8 @@
 
 static const TsdKey common_keys[] = {
 	{"General", "General", "Move the focus to the next region", "F6", "win.next-region"},
-	{"General", "General", "Move the focus to the previous region", "<Shift>F6", "win.previous-region"},
+	{"General", "General", "Move the focus to the previous region",
+	 "<Shift>F6", "win.previous-region"},
 	{"General", "General", "Move the focus within a region", "Tab <Shift>Tab", NULL},
 	{"General", "General", "Leave a search entry, back to where the focus was", "Escape", NULL},
 	{"General", "General", "Main menu", "F10", NULL},
@@ -82,7 +83,8 @@ static void add_keys(GPtrArray *groups, const TsdKey *keys, size_t n)
 		for (guint k = 0; k < groups->len && !g; k++) {
 			key_group *c = groups->pdata[k];
 
-			if (!strcmp(c->section, keys[i].section) && !strcmp(c->title, keys[i].group))
+			if (!strcmp(c->section, keys[i].section) &&
+			    !strcmp(c->title, keys[i].group))
 				g = c;
 		}
 		if (!g) {
@@ -287,8 +289,8 @@ static void move_region(GtkWidget *window, int dir)
 			at = i;
 	}
 	for (guint step = 1; step <= n; step++) {
-		guint i = at == G_MAXUINT ? (dir > 0 ? step - 1 : n - step)
-		                          : (guint)(((int)at + dir * (int)step + 2 * (int)n) % (int)n);
+		int next = ((int)at + dir * (int)step + 2 * (int)n) % (int)n;
+		guint i = at == G_MAXUINT ? (dir > 0 ? step - 1 : n - step) : (guint)next;
 		GtkWidget *r = regions->pdata[2 * i], *entry = regions->pdata[2 * i + 1];
 
 		if (i == at || !gtk_widget_is_drawable(r))

@@ -19,7 +19,8 @@ static const TsdKey keys[] = {
 	{"General", "Search", "Find spans", "<Control>f", "win.find"},
 	{"General", "Search", "Next match", "F3 <Control>g", "win.find-next"},
 	{"General", "Search", "Previous match", "<Shift>F3 <Control><Shift>g", "win.find-previous"},
-	{"General", "Search", "Next or previous match (in the search entry)", "Return <Shift>Return", NULL},
+	{"General", "Search", "Next or previous match (in the search entry)",
+	 "Return <Shift>Return", NULL},
 
 	{"General", "Details", "Statistics", "<Alt>1", "win.details-page(0)"},
 	{"General", "Details", "Call Tree", "<Alt>2", "win.details-page(1)"},
@@ -45,7 +46,8 @@ static const TsdKey keys[] = {
 	{"Timeline", "Timeline rows", "A counter row as an area or a line", "l", NULL},
 
 	{"Overview and Flame Graph", "Overview", "Move the window", "a d Left Right", NULL},
-	{"Overview and Flame Graph", "Overview", "Move the window by its width", "Page_Up Page_Down", NULL},
+	{"Overview and Flame Graph", "Overview", "Move the window by its width",
+	 "Page_Up Page_Down", NULL},
 	{"Overview and Flame Graph", "Overview", "To the start or the end", "Home End", NULL},
 
 	{"Overview and Flame Graph", "Flame Graph", "Previous or next sibling", "Left Right", NULL},

@@ -62,8 +62,9 @@ void tsd_focus_add_region(GPtrArray *regions, GtkWidget *region, GtkWidget *entr
 /* Installs on `window` the actions win.next-region and
  * win.previous-region (F6, Shift+F6 in tsd_keys_common) that move the
  * focus into the next or previous region of those `regions` lists (a
- * region not shown or with nothing to focus is passed over), and the Escape that returns the focus from a search entry to the
- * widget that had it before (closing the entry's GtkSearchBar, if any).
+ * region not shown or with nothing to focus is passed over), and the
+ * Escape that returns the focus from a search entry to the widget that
+ * had it before (closing the entry's GtkSearchBar, if any).
  * `data` lives as long as the window. */
 void tsd_focus_install(GtkApplicationWindow *window, TsdRegionsFunc regions, gpointer data);
 
