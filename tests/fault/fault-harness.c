@@ -11,7 +11,7 @@
  * its call stack (FAULT_STACK_DEPTH frames from the allocator up, by
  * backtrace(); default 5: the allocator, the call site and three
  * callers, or for SQLite the way into its allocator). Every allocation
- * up to FAULT_ALL_UP_TO (default 100: the opening of the files, where
+ * up to FAULT_ALL_UP_TO (default 50: the opening of the files, where
  * most error paths start) is failed in turn; past that, the first
  * allocation of each distinct call stack is, so every allocation site on
  * the path fails at least once, whatever the path's total.
@@ -484,6 +484,9 @@ static uint64_t *schedule(const run_result *clean, uint64_t all, size_t *n_out)
 	uint64_t total = clean->count, n = 0;
 	uint64_t *s = malloc((size_t)(total + shared->n_sites + 1) * sizeof(*s));
 
+	*n_out = 0;
+	if (!s)
+		return NULL;
 	for (uint64_t i = 1; i <= total && (all == 0 || i <= all); i++)
 		s[n++] = i;
 	for (int k = 0; k < shared->n_sites; k++)
@@ -517,6 +520,11 @@ static int run_path(const fault_path *p, const char *base, uint64_t all)
 		return 1;
 	}
 	uint64_t *sched = schedule(&clean, all, &n);
+	if (!sched) {
+		printf("FAIL: %s: no memory for the schedule\n", p->name);
+		run_result_free(&clean);
+		return 1;
+	}
 	if (getenv("FAULT_DRY") && *getenv("FAULT_DRY"))
 		n = 0; /* FAULT_DRY=1: the clean run's counts only, to tune the schedule */
 	for (size_t k = 0; k < n; k++) {
@@ -551,7 +559,7 @@ int fault_run_paths(const fault_path *paths, size_t n)
 	const char *tmp = getenv("TMPDIR");
 	char base[4096];
 	const char *env = getenv("FAULT_ALL_UP_TO");
-	uint64_t all = env && *env ? strtoull(env, NULL, 10) : 100;
+	uint64_t all = env && *env ? strtoull(env, NULL, 10) : 50;
 	int status = 0;
 
 	if (install_hooks() != 0)
