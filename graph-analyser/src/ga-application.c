@@ -16,6 +16,7 @@
 #include "ga-resources.h"
 
 #include <tilescope/tsd-app.h>
+#include <tilescope/tsd-settings.h>
 
 #include <tilescope/report.h>
 
@@ -67,7 +68,9 @@ static void ga_application_open(GApplication *app, GFile **files, int n_files, c
 
 	(void)hint;
 	if (n_files > 0) {
-		ga_window_set_initial_view(win, GA_APPLICATION(app)->view);
+		/* --view wins over the view remembered (ga-window.c). */
+		if (GA_APPLICATION(app)->view)
+			ga_window_set_initial_view(win, GA_APPLICATION(app)->view);
 		if (GA_APPLICATION(app)->run >= 0)
 			g_signal_connect(ga_window_get_session(win), "notify::document",
 			                 G_CALLBACK(on_first_document),
@@ -150,6 +153,11 @@ static void ga_application_startup(GApplication *app)
 
 	G_APPLICATION_CLASS(ga_application_parent_class)->startup(app);
 	tsd_app_install(GTK_APPLICATION(app), &info);
+	{
+		g_autoptr(GSettings) settings = tsd_settings_new(GA_SETTINGS_ID);
+
+		tsd_settings_install(GTK_APPLICATION(app), settings);
+	}
 	tsd_keys_install(GTK_APPLICATION(app), keys, n_keys);
 }
 
@@ -251,6 +259,6 @@ static void ga_application_init(GaApplication *self)
 
 GaApplication *ga_application_new(void)
 {
-	return g_object_new(GA_TYPE_APPLICATION, "application-id", "org.tilescope.GraphAnalyser",
+	return g_object_new(GA_TYPE_APPLICATION, "application-id", GA_SETTINGS_ID,
 	                    "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE, NULL);
 }

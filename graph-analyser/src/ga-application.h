@@ -9,6 +9,10 @@
 
 G_BEGIN_DECLS
 
+/* The application's id, also its GSettings schema's
+ * (desktop/schemas/org.tilescope.GraphAnalyser.gschema.xml). */
+#define GA_SETTINGS_ID "org.tilescope.GraphAnalyser"
+
 #define GA_TYPE_APPLICATION (ga_application_get_type())
 G_DECLARE_FINAL_TYPE(GaApplication, ga_application, GA, APPLICATION, GtkApplication)
 

@@ -16,6 +16,7 @@
  */
 #include "ga-operations-view.h"
 
+#include "ga-application.h"
 #include "ga-figures.h"
 #include "ga-format.h"
 #include "ga-jumps.h"
@@ -24,6 +25,7 @@
 
 #include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-name.h>
+#include <tilescope/tsd-settings.h>
 
 #include <string.h>
 
@@ -1062,6 +1064,12 @@ static GtkWidget *build_table(GaOperationsView *self)
 	                               "Operations", -1);
 	for (int c = 0; c < COL_COUNT; c++)
 		add_column(self, c);
+	/* The columns chosen last time (the chooser follows them). */
+	{
+		g_autoptr(GSettings) settings = tsd_settings_new(GA_SETTINGS_ID);
+
+		tsd_settings_remember_columns(self->cols, COL_COUNT, settings, "operations-columns");
+	}
 	/* Sorted, then filtered: a change of layer or filter text re-checks
 	 * rows in their order instead of sorting them again (15,000 rows:
 	 * about 1 ms against 110). */

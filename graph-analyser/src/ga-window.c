@@ -22,9 +22,12 @@
 
 #include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
+#include <tilescope/tsd-settings.h>
+#include <tilescope/tsd-start.h>
 #include <tilescope/tsd-keys.h>
 
 #include "ga-keys.h"
+#include "ga-application.h"
 #include "ga-navigation.h"
 #include "ga-views.h"
 
@@ -46,10 +49,12 @@ struct _GaWindow {
 	GtkFileChooserNative *chooser;
 	GFile *compare_first;        /* Compare two Reports…: A, chosen, while B is asked for */
 	char *initial_view;          /* shown when the next load ends, or NULL */
+	GSettings *settings;         /* what is remembered (tsd-settings.h), or NULL */
 
 	GtkStack *main_stack;
 	GtkStack *views;
 	GtkStackSidebar *sidebar;
+	GtkPaned *sidebar_paned;
 	GtkWidget *header;
 	GtkLabel *loading_title;
 	GtkProgressBar *loading_progress;
@@ -676,122 +681,34 @@ static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, do
 
 /* --- The start page ------------------------------------------------------------------------ */
 
-/* A row of the start page that opens `file` when activated. */
-static GtkWidget *file_row(GFile *file, const char *title, const char *subtitle)
-{
-	GtkWidget *row = gtk_list_box_row_new();
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
-	GtkWidget *t = gtk_label_new(title);
-	GtkWidget *s = gtk_label_new(subtitle);
-
-	gtk_widget_set_margin_start(box, 12);
-	gtk_widget_set_margin_end(box, 12);
-	gtk_widget_set_margin_top(box, 8);
-	gtk_widget_set_margin_bottom(box, 8);
-	gtk_label_set_xalign(GTK_LABEL(t), 0);
-	gtk_label_set_xalign(GTK_LABEL(s), 0);
-	gtk_label_set_ellipsize(GTK_LABEL(s), PANGO_ELLIPSIZE_MIDDLE);
-	gtk_widget_add_css_class(s, "dim-label");
-	gtk_widget_add_css_class(s, "caption");
-	gtk_box_append(GTK_BOX(box), t);
-	gtk_box_append(GTK_BOX(box), s);
-	gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), box);
-	gtk_list_box_row_set_activatable(GTK_LIST_BOX_ROW(row), TRUE);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(row), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
-	g_object_set_data_full(G_OBJECT(row), "ga-file", g_object_ref(file), g_object_unref);
-	return row;
-}
-
 static void on_row_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data)
 {
-	GFile *file = g_object_get_data(G_OBJECT(row), "ga-file");
+	GFile *file = tsd_start_row_get_file(row);
 
 	(void)box;
 	if (file)
 		ga_window_open(GA_WINDOW(data), file);
 }
 
-/* The title of a report's row: its directory's name for profile.pop. */
-static char *row_title(GFile *file)
+/* A sample report is a directory of sample-reports/ with a profile.pop:
+ * its row opens the directory. */
+static GFile *pick_sample(GFile *dir)
 {
-	g_autofree char *base = g_file_get_basename(file);
-	g_autoptr(GFile) dir = NULL;
+	g_autoptr(GFile) pop = g_file_get_child(dir, "profile.pop");
 
-	if (g_strcmp0(base, "profile.pop") != 0 || !(dir = g_file_get_parent(file)))
-		return g_steal_pointer(&base);
-	return g_file_get_basename(dir);
+	return g_file_query_exists(pop, NULL) ? g_object_ref(dir) : NULL;
 }
 
-static void fill_recent(GaWindow *self)
+/* The view shown on a report is the one the next launch opens at. */
+static void on_view_shown(GObject *stack, GParamSpec *pspec, gpointer data)
 {
-	GList *items = gtk_recent_manager_get_items(gtk_recent_manager_get_default());
-	int shown = 0;
+	GaWindow *self = data;
+	const char *name = gtk_stack_get_visible_child_name(GTK_STACK(stack));
 
-	for (GList *l = items; l && shown < 8; l = l->next) {
-		GtkRecentInfo *info = l->data;
-		g_autoptr(GFile) file = NULL;
-		g_autofree char *title = NULL;
-		g_autofree char *where = NULL;
-
-		if (g_strcmp0(gtk_recent_info_get_mime_type(info), GA_MIME_TYPE) != 0 ||
-		    !gtk_recent_info_exists(info))
-			continue;
-		file = g_file_new_for_uri(gtk_recent_info_get_uri(info));
-		title = row_title(file);
-		where = g_file_get_parse_name(file);
-		gtk_list_box_append(self->recent_list, file_row(file, title, where));
-		shown++;
-	}
-	g_list_free_full(items, (GDestroyNotify)gtk_recent_info_unref);
-	gtk_widget_set_visible(GTK_WIDGET(self->recent_list), shown > 0);
-	gtk_widget_set_visible(GTK_WIDGET(self->recent_label), shown > 0);
-}
-
-/* The sample reports: $TILESCOPE_SAMPLE_REPORTS, the source tree's when
- * run from a build, or the installed copy. */
-static GFile *samples_dir(void)
-{
-	const char *env = g_getenv("TILESCOPE_SAMPLE_REPORTS");
-	const char *candidates[] = {env, GA_SOURCE_SAMPLES, GA_INSTALLED_SAMPLES};
-
-	for (size_t i = 0; i < G_N_ELEMENTS(candidates); i++)
-		if (candidates[i] && *candidates[i] && g_file_test(candidates[i], G_FILE_TEST_IS_DIR))
-			return g_file_new_for_path(candidates[i]);
-	return NULL;
-}
-
-/* g_ptr_array_sort's comparator of strings (it passes pointers to them). */
-static int compare_names(gconstpointer a, gconstpointer b)
-{
-	return g_strcmp0(*(const char *const *)a, *(const char *const *)b);
-}
-
-static void fill_samples(GaWindow *self)
-{
-	g_autoptr(GFile) dir = samples_dir();
-	g_autoptr(GFileEnumerator) e = NULL;
-	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-	GFileInfo *info;
-
-	if (dir)
-		e = g_file_enumerate_children(dir, G_FILE_ATTRIBUTE_STANDARD_NAME, 0, NULL, NULL);
-	while (e && (info = g_file_enumerator_next_file(e, NULL, NULL))) {
-		g_autoptr(GFile) child = g_file_get_child(dir, g_file_info_get_name(info));
-		g_autoptr(GFile) pop = g_file_get_child(child, "profile.pop");
-
-		if (g_file_query_exists(pop, NULL))
-			g_ptr_array_add(names, g_strdup(g_file_info_get_name(info)));
-		g_object_unref(info);
-	}
-	g_ptr_array_sort(names, compare_names);
-	for (guint i = 0; i < names->len; i++) {
-		g_autoptr(GFile) child = g_file_get_child(dir, names->pdata[i]);
-		g_autofree char *where = g_file_get_parse_name(child);
-
-		gtk_list_box_append(self->samples_list, file_row(child, names->pdata[i], where));
-	}
-	gtk_widget_set_visible(GTK_WIDGET(self->samples_list), names->len > 0);
-	gtk_widget_set_visible(GTK_WIDGET(self->samples_label), names->len > 0);
+	(void)pspec;
+	if (tsd_settings_has_key(self->settings, "last-view") && name && self->main_stack &&
+	    g_strcmp0(gtk_stack_get_visible_child_name(self->main_stack), "report") == 0)
+		g_settings_set_string(self->settings, "last-view", name);
 }
 
 /* --- The views ------------------------------------------------------------------------------ */
@@ -898,6 +815,7 @@ static void ga_window_dispose(GObject *object)
 	g_clear_object(&self->monitor);
 	g_clear_object(&self->compare_monitor);
 	g_clear_object(&self->chooser);
+	g_clear_object(&self->settings);
 	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_WINDOW);
 	G_OBJECT_CLASS(ga_window_parent_class)->dispose(object);
 }
@@ -930,6 +848,7 @@ static void ga_window_class_init(GaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, main_stack);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, views);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, sidebar);
+	gtk_widget_class_bind_template_child(widget_class, GaWindow, sidebar_paned);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, header);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, loading_title);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, loading_progress);
@@ -987,8 +906,26 @@ static void ga_window_init(GaWindow *self)
 	g_signal_connect(self->samples_list, "row-activated", G_CALLBACK(on_row_activated), self);
 	g_signal_connect(self->changed_bar, "response", G_CALLBACK(on_changed_bar_response), NULL);
 	tsd_a11y_name_close_button(GTK_WIDGET(self->changed_bar));
-	fill_recent(self);
-	fill_samples(self);
+	{
+		static const char *const mime_types[] = {GA_MIME_TYPE, NULL};
+
+		tsd_start_list_recent(self->recent_list, GTK_WIDGET(self->recent_label), mime_types,
+		                      NULL, 8);
+		tsd_start_list_samples(self->samples_list, GTK_WIDGET(self->samples_label),
+		                       pick_sample);
+	}
+	/* What the last window left (tsd-settings.h): its size, the sidebar's
+	 * width, the view a report opens at (--view wins: ga-application.c). */
+	self->settings = tsd_settings_new(GA_SETTINGS_ID);
+	tsd_settings_remember_window(GTK_WINDOW(self), self->settings);
+	tsd_settings_remember_paned(self->sidebar_paned, self->settings, "sidebar-width");
+	if (tsd_settings_has_key(self->settings, "last-view")) {
+		g_autofree char *view = g_settings_get_string(self->settings, "last-view");
+
+		if (*view)
+			self->initial_view = g_steal_pointer(&view);
+	}
+	g_signal_connect(self->views, "notify::visible-child-name", G_CALLBACK(on_view_shown), self);
 	update_actions(self);
 }
 

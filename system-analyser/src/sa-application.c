@@ -13,6 +13,7 @@
 #include "sa-resources.h"
 
 #include <tilescope/tsd-app.h>
+#include <tilescope/tsd-settings.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -99,6 +100,11 @@ static void sa_application_startup(GApplication *app)
 
 	G_APPLICATION_CLASS(sa_application_parent_class)->startup(app);
 	tsd_app_install(GTK_APPLICATION(app), &info);
+	{
+		g_autoptr(GSettings) settings = tsd_settings_new(SA_SETTINGS_ID);
+
+		tsd_settings_install(GTK_APPLICATION(app), settings);
+	}
 	tsd_keys_install(GTK_APPLICATION(app), keys, n_keys);
 }
 
@@ -193,6 +199,6 @@ static void sa_application_init(SaApplication *self)
 
 SaApplication *sa_application_new(void)
 {
-	return g_object_new(SA_TYPE_APPLICATION, "application-id", "org.tilescope.SystemAnalyser",
+	return g_object_new(SA_TYPE_APPLICATION, "application-id", SA_SETTINGS_ID,
 	                    "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE, NULL);
 }

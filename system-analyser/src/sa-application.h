@@ -9,6 +9,10 @@
 
 G_BEGIN_DECLS
 
+/* The application's id, also its GSettings schema's
+ * (desktop/schemas/org.tilescope.SystemAnalyser.gschema.xml). */
+#define SA_SETTINGS_ID "org.tilescope.SystemAnalyser"
+
 #define SA_TYPE_APPLICATION (sa_application_get_type())
 G_DECLARE_FINAL_TYPE(SaApplication, sa_application, SA, APPLICATION, GtkApplication)
 

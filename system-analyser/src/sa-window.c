@@ -16,8 +16,11 @@
 
 #include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
+#include <tilescope/tsd-settings.h>
+#include <tilescope/tsd-start.h>
 #include <tilescope/tsd-keys.h>
 
+#include "sa-application.h"
 #include "sa-compare.h"
 #include "sa-graph-link.h"
 #include "sa-keys.h"
@@ -48,6 +51,10 @@ struct _SaWindow {
 	SaZoomBar *zoom_bar;
 	SaStatsView *stats_view;
 	GMenu *recent_menu;
+	GtkListBox *recent_list;          /* the start page's */
+	GtkWidget *recent_label;
+	GtkListBox *samples_list;
+	GtkWidget *samples_label;
 	SaSearchBar *search_bar;
 	SaCallTreeView *call_tree_view;
 	SaFlameView *flame_view;
@@ -63,6 +70,7 @@ struct _SaWindow {
 	SaCompare *compare;
 	SaReload *reload;
 	SaRecent *recent;
+	GSettings *settings;               /* what is remembered (tsd-settings.h), or NULL */
 };
 
 G_DEFINE_FINAL_TYPE(SaWindow, sa_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -292,15 +300,16 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	update_actions(self);
 	gtk_stack_set_visible_child_name(self->main_stack, "trace");
 	/* The timeline gets the height its rows want, between a quarter and
-	 * two thirds of the window; the statistics the rest. */
-	{
+	 * two thirds of the window; the statistics the rest (unless the user
+	 * chose a height: tsd-settings.h). */
+	if (!tsd_settings_has_user_value(self->settings, "timeline-height")) {
 		int h = gtk_widget_get_height(GTK_WIDGET(self->main_stack)), w, want = 0;
 
 		if (h <= 0)
 			gtk_window_get_default_size(GTK_WINDOW(self), &w, &h);
 		gtk_widget_measure(gtk_paned_get_start_child(self->paned), GTK_ORIENTATION_VERTICAL, -1,
 		                   NULL, &want, NULL, NULL);
-		gtk_paned_set_position(self->paned, CLAMP(want + 24, h / 4, h * 2 / 3));
+		tsd_settings_set_paned_position(self->paned, CLAMP(want + 24, h / 4, h * 2 / 3));
 	}
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
 	sa_graph_link_update(GTK_APPLICATION_WINDOW(self));
@@ -492,6 +501,38 @@ static void focus_regions(GtkWidget *widget, GPtrArray *regions, gpointer data)
 	tsd_focus_add_region(regions, GTK_WIDGET(self->details), NULL);
 }
 
+/* --- The start page ------------------------------------------------------------------- */
+
+static void on_start_row_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data)
+{
+	GFile *file = tsd_start_row_get_file(row);
+
+	(void)box;
+	if (file)
+		sa_window_open(SA_WINDOW(data), &file, 1);
+}
+
+/* A sample trace: the first .pvti (by name) of a directory of
+ * sample-reports/. */
+static GFile *pick_sample(GFile *dir)
+{
+	g_autoptr(GFileEnumerator) e = g_file_enumerate_children(dir, G_FILE_ATTRIBUTE_STANDARD_NAME,
+	                                                         0, NULL, NULL);
+	g_autofree char *first = NULL;
+	GFileInfo *info;
+
+	while (e && (info = g_file_enumerator_next_file(e, NULL, NULL))) {
+		const char *name = g_file_info_get_name(info);
+
+		if (g_str_has_suffix(name, ".pvti") && (!first || g_strcmp0(name, first) < 0)) {
+			g_free(first);
+			first = g_strdup(name);
+		}
+		g_object_unref(info);
+	}
+	return first ? g_file_get_child(dir, first) : NULL;
+}
+
 /* --- GObject ------------------------------------------------------------------------- */
 
 static void sa_window_dispose(GObject *object)
@@ -513,6 +554,7 @@ static void sa_window_dispose(GObject *object)
 	g_clear_pointer(&self->compare, sa_compare_free);
 	g_clear_pointer(&self->reload, sa_reload_free);
 	g_clear_pointer(&self->recent, sa_recent_free);
+	g_clear_object(&self->settings);
 	gtk_widget_dispose_template(GTK_WIDGET(self), SA_TYPE_WINDOW);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	G_OBJECT_CLASS(sa_window_parent_class)->dispose(object);
@@ -548,6 +590,10 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, zoom_bar);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, stats_view);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, recent_menu);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, recent_list);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, recent_label);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, samples_list);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, samples_label);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, search_bar);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, call_tree_view);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, flame_view);
@@ -599,6 +645,26 @@ static void sa_window_init(SaWindow *self)
 	self->compare = sa_compare_new(self, self->details);
 	self->reload = sa_reload_new(self, self->header);
 	self->recent = sa_recent_new(self, self->recent_menu);
+	/* The start page: the traces opened lately (sa-recent.c records them)
+	 * and the samples. */
+	{
+		static const char *const mime_types[] = {"application/x-tilescope-trace",
+		                                         "inode/directory", NULL};
+
+		tsd_start_list_recent(self->recent_list, self->recent_label, mime_types,
+		                      g_get_application_name(), 8);
+		tsd_start_list_samples(self->samples_list, self->samples_label, pick_sample);
+		g_signal_connect(self->recent_list, "row-activated", G_CALLBACK(on_start_row_activated),
+		                 self);
+		g_signal_connect(self->samples_list, "row-activated",
+		                 G_CALLBACK(on_start_row_activated), self);
+	}
+	/* What the last window left (tsd-settings.h): its size, the split
+	 * between the timeline and the details, and the details' tab. */
+	self->settings = tsd_settings_new(SA_SETTINGS_ID);
+	tsd_settings_remember_window(GTK_WINDOW(self), self->settings);
+	tsd_settings_remember_paned(self->paned, self->settings, "timeline-height");
+	tsd_settings_remember_notebook(self->details, self->settings, "details-page");
 }
 
 SaWindow *sa_window_new(GtkApplication *app)

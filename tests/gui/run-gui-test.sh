@@ -24,6 +24,9 @@ if ! /usr/bin/python3 -c 'import pyatspi' >/dev/null 2>&1; then
 	exit 77
 fi
 export GSK_RENDERER=cairo GTK_A11Y=atspi
+# What the apps remember (GSettings) stays in the test: the memory backend,
+# unless the test chose one (check-remembered.py: a keyfile in its home).
+export GSETTINGS_BACKEND="${GSETTINGS_BACKEND:-memory}"
 # atspi_util is imported from the source tree: write no bytecode there.
 export PYTHONDONTWRITEBYTECODE=1
 export AT_SPI_LAUNCHER="$launcher"

@@ -61,4 +61,27 @@ done
 bash -c '. "$1" && complete -p tilescope' sh "$share/bash-completion/completions/tilescope" \
 	>/dev/null 2>&1 || fail "the installed bash completion does not register for tilescope"
 [ $status -eq 0 ] && pass "man pages render without warnings; completions installed"
+
+# The desktop apps' settings schemas (what they remember), where GSettings
+# looks for them; they compile as a real install's post-install step (or a
+# package's trigger after --destdir) compiles them, and gsettings then
+# reads their keys from the installed tree alone.
+if [ -e "$build/graph-analyser/tilescope-graph-analyser" ]; then
+	before=$status
+	schemas=$share/glib-2.0/schemas
+	ids="org.tilescope.GraphAnalyser org.tilescope.SystemAnalyser"
+	for id in $ids; do
+		[ -f "$schemas/$id.gschema.xml" ] || fail "no $id.gschema.xml in share/glib-2.0/schemas"
+	done
+	if glib-compile-schemas --strict "$schemas" >"$tmp/schemas.log" 2>&1; then
+		for id in $ids; do
+			GSETTINGS_BACKEND=memory gsettings --schemadir "$schemas" list-keys "$id" \
+				>"$tmp/keys" 2>&1 && grep -qx window-width "$tmp/keys" ||
+				fail "gsettings does not read $id from the installed schemas: $(cat "$tmp/keys")"
+		done
+	else
+		fail "the installed schemas do not compile: $(cat "$tmp/schemas.log")"
+	fi
+	[ $status -eq $before ] && pass "the apps' settings schemas are installed and compile"
+fi
 exit $status
