@@ -2,7 +2,7 @@
  * It is now tsr_report_info.profiler (tsr_profiler_mode, to compare) and
  * profiler_name (the word as the file spells it, to show), so this fails
  * and names the latter.
- * expect: profiler_name */
+ * expect: member named [^a-z_]*profiler_mode[^a-z_] */
 #include <tilescope/report.h>
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * with strcmp. It is now tsr_target.version (tsr_ipu_version, TSR_IPU_MK1
  * ...) beside version_name (the word to show), so this fails and names
  * the enumeration.
- * expect: version */
+ * expect: member named [^a-z_]*ipu_version[^a-z_] */
 #include <tilescope/report.h>
 
 #include <string.h>

@@ -3,7 +3,7 @@
  * ...) beside data_type_name (the word to show), so this fails; the
  * compiler offers no spelling for a name this short, so the message names
  * the member that is gone.
- * expect: type */
+ * expect: member named [^a-z_]*type[^a-z_] */
 #include <tilescope/report.h>
 
 #include <string.h>
