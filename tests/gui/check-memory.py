@@ -94,6 +94,9 @@ def check_memory(app_path, tilescope, report, tmp, failures):
             failures.append("a rubber band over the chart selected nothing new: "
                             + repr(chart.description))
         else:
+            # The app is busy for seconds after a selection of hundreds of
+            # tiles (a read then gets no reply): polled, not read once.
+            wait_for(lambda: text_of(entry) not in ("", "0-15, 52"))
             entry_text = text_of(entry)
             if not entry_text or entry_text == "0-15, 52":
                 failures.append(f"the rubber band's tiles did not reach Select tiles: "
