@@ -340,11 +340,15 @@ def check_system_analyser(home):
         wait_dark(proc.pid, True, "SA relaunched")
         if base in recent:
             activate_row(recent[base])
-            if not wait_for(lambda: trace_shown(app)):
-                failures.append("SA relaunched: the recent row did not open the trace")
-            elif not wait_for(lambda: selected_tab(app) == "Call Tree"):
-                failures.append(f"SA relaunched: the details show {selected_tab(app)!r}, not "
-                                f"the remembered Call Tree")
+        else:
+            # The tab checked all the same, on the trace opened by name.
+            quit_app(proc, "SA, no recent trace")
+            proc, app = launch(sa_path, [trace], home)
+        if not wait_for(lambda: trace_shown(app)):
+            failures.append("SA relaunched: the trace did not open")
+        elif not wait_for(lambda: selected_tab(app) == "Call Tree"):
+            failures.append(f"SA relaunched: the details show {selected_tab(app)!r}, not "
+                            f"the remembered Call Tree")
     finally:
         quit_app(proc, "SA, second launch")
     print("SA: sample and recent traces, tab, size and dark style checked", flush=True)
