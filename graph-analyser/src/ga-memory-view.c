@@ -21,6 +21,8 @@
  * two colours, both drawn upwards as magnitudes: the chart kit's bars
  * start at 0) and report B's usual chart sit above A's, on the same tile
  * axis and zoom (rebuild_compare says how different tile counts go).
+ *
+ * The widgets are declared in ga-memory-view.ui; this file fills them.
  */
 #include "ga-memory-view.h"
 
@@ -64,7 +66,9 @@ struct _GaMemoryView {
 	gboolean syncing;           /* a selection being copied between chart and session */
 	guint entry_timeout;        /* applies "Select tiles" a moment after typing stops */
 
+	/* From the template (ga-memory-view.ui). */
 	GtkWidget *box;
+	GtkLabel *stack_by_label, *ipu_label, *order_label;
 	GtkDropDown *stack_by;
 	GtkCheckButton *gaps;
 	GtkCheckButton *max_line;
@@ -76,6 +80,7 @@ struct _GaMemoryView {
 	GtkLabel *chart_caption;
 	char *caption;              /* the chart caption's text about the report */
 	GtkWidget *paned;
+	GtkWidget *bottom;          /* the tile maps and the selection */
 	GtkWidget *compare_box;     /* the difference and B's charts, shown when comparing */
 	TscChart *diff_chart;       /* B - A per tile: increases and decreases */
 	GtkLabel *diff_caption;
@@ -894,159 +899,7 @@ static void on_session_ipu(GaSession *session, GParamSpec *pspec, gpointer data)
 		gtk_drop_down_set_selected(self->ipu, want);
 }
 
-/* --- Building ----------------------------------------------------------------------------------- */
-
-/* A drop-down of fixed strings named by its mnemonic label (its
- * accessible name too: GTK takes it from the label). */
-static GtkDropDown *labelled_drop_down(GtkBox *bar, const char *label, const char *const *items)
-{
-	GtkWidget *l = gtk_label_new_with_mnemonic(label);
-	GtkDropDown *dd = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(items));
-
-	gtk_label_set_mnemonic_widget(GTK_LABEL(l), GTK_WIDGET(dd));
-	tsd_a11y_name_dropdown(dd, gtk_label_get_text(GTK_LABEL(l)));
-	gtk_box_append(bar, l);
-	gtk_box_append(bar, GTK_WIDGET(dd));
-	return dd;
-}
-
-static void build(GaMemoryView *self)
-{
-	static const char *const stacks[] = {"Region", "Category", "Liveness", NULL};
-	static const char *const orders[] = {"Software", "Physical", NULL};
-	static const char *const ipus[] = {"All IPUs", NULL};
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	GtkWidget *sel_label = gtk_label_new_with_mnemonic("Select _tiles");
-	GtkWidget *paned = self->paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
-	GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	GtkWidget *bottom = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
-	GtkWidget *maps_scroll;
-
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
-	gtk_widget_set_margin_start(self->box, 12);
-	gtk_widget_set_margin_end(self->box, 12);
-	gtk_widget_set_margin_top(self->box, 12);
-	gtk_widget_set_margin_bottom(self->box, 12);
-
-	self->stack_by = labelled_drop_down(GTK_BOX(bar), "_Stack by", stacks);
-	self->gaps = GTK_CHECK_BUTTON(gtk_check_button_new_with_mnemonic("Include _Gaps"));
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->gaps));
-	self->max_line = GTK_CHECK_BUTTON(gtk_check_button_new_with_mnemonic("_Max memory line"));
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->max_line),
-	                            "The memory of a tile (on when a tile is past half of it); off, "
-	                            "the chart fits the data");
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->max_line));
-	self->ipu = labelled_drop_down(GTK_BOX(bar), "_IPU", ipus);
-	self->order_by = labelled_drop_down(GTK_BOX(bar), "_Order", orders);
-	gtk_widget_set_margin_start(sel_label, 12);
-	gtk_box_append(GTK_BOX(bar), sel_label);
-	self->tiles_entry = GTK_ENTRY(gtk_entry_new());
-	gtk_entry_set_placeholder_text(self->tiles_entry, "0-15, 52");
-	gtk_widget_set_hexpand(GTK_WIDGET(self->tiles_entry), TRUE);
-	gtk_label_set_mnemonic_widget(GTK_LABEL(sel_label), GTK_WIDGET(self->tiles_entry));
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->tiles_entry));
-	gtk_box_append(GTK_BOX(self->box), bar);
-
-	self->tiles_error = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->tiles_error, 1);
-	gtk_widget_add_css_class(GTK_WIDGET(self->tiles_error), "error");
-	gtk_widget_set_visible(GTK_WIDGET(self->tiles_error), FALSE);
-	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->tiles_error));
-
-	/* Comparing: the difference and report B's chart above A's. */
-	self->compare_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	gtk_widget_set_visible(self->compare_box, FALSE);
-	{
-		GtkWidget *h = gtk_label_new("Difference, B − A");
-
-		gtk_label_set_xalign(GTK_LABEL(h), 0);
-		gtk_widget_add_css_class(h, "heading");
-		gtk_box_append(GTK_BOX(self->compare_box), h);
-	}
-	self->diff_chart = TSC_CHART(tsc_chart_new());
-	tsc_chart_set_label(self->diff_chart, "Memory difference by tile (B − A)");
-	tsc_chart_set_value_format_func(self->diff_chart, tsc_format_bytes, NULL, NULL);
-	tsc_chart_set_item_label_func(self->diff_chart, item_label, self, NULL);
-	gtk_widget_set_size_request(GTK_WIDGET(self->diff_chart), -1, 130);
-	gtk_box_append(GTK_BOX(self->compare_box), GTK_WIDGET(self->diff_chart));
-	self->diff_caption = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->diff_caption, 0);
-	gtk_label_set_wrap(self->diff_caption, TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self->diff_caption), "caption");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->diff_caption),
-	                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-	                               "What the difference chart shows", -1);
-	gtk_box_append(GTK_BOX(self->compare_box), GTK_WIDGET(self->diff_caption));
-	self->b_heading = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->b_heading, 0);
-	gtk_widget_add_css_class(GTK_WIDGET(self->b_heading), "heading");
-	gtk_box_append(GTK_BOX(self->compare_box), GTK_WIDGET(self->b_heading));
-	self->b_chart = TSC_CHART(tsc_chart_new());
-	tsc_chart_set_label(self->b_chart, "Memory by tile, report B");
-	tsc_chart_set_value_format_func(self->b_chart, tsc_format_bytes, NULL, NULL);
-	tsc_chart_set_item_label_func(self->b_chart, item_label, self, NULL);
-	gtk_widget_set_size_request(GTK_WIDGET(self->b_chart), -1, 170);
-	gtk_box_append(GTK_BOX(self->compare_box), GTK_WIDGET(self->b_chart));
-	gtk_box_append(GTK_BOX(top), self->compare_box);
-	self->a_heading = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->a_heading, 0);
-	gtk_widget_add_css_class(GTK_WIDGET(self->a_heading), "heading");
-	gtk_widget_set_visible(GTK_WIDGET(self->a_heading), FALSE);
-	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->a_heading));
-
-	self->chart = TSC_CHART(tsc_chart_new());
-	tsc_chart_set_label(self->chart, "Memory by tile");
-	tsc_chart_set_value_format_func(self->chart, tsc_format_bytes, NULL, NULL);
-	tsc_chart_set_item_label_func(self->chart, item_label, self, NULL);
-	gtk_widget_set_vexpand(GTK_WIDGET(self->chart), TRUE);
-	gtk_widget_set_size_request(GTK_WIDGET(self->chart), -1, 220);
-	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->chart));
-	self->chart_caption = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->chart_caption, 0);
-	gtk_widget_add_css_class(GTK_WIDGET(self->chart_caption), "dim-label");
-	gtk_widget_add_css_class(GTK_WIDGET(self->chart_caption), "caption");
-	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->chart_caption));
-	self->legend = gtk_flow_box_new();
-	gtk_flow_box_set_selection_mode(GTK_FLOW_BOX(self->legend), GTK_SELECTION_NONE);
-	gtk_flow_box_set_max_children_per_line(GTK_FLOW_BOX(self->legend), 8);
-	gtk_flow_box_set_column_spacing(GTK_FLOW_BOX(self->legend), 12);
-	gtk_widget_set_can_focus(self->legend, FALSE);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->legend), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Legend", -1);
-	gtk_box_append(GTK_BOX(top), self->legend);
-
-	self->selection = ga_memory_selection_new(self->session);
-	self->maps = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	self->heatmaps = g_ptr_array_new();
-	maps_scroll = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(maps_scroll), self->maps);
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(maps_scroll), GTK_POLICY_NEVER,
-	                               GTK_POLICY_AUTOMATIC);
-	gtk_paned_set_start_child(GTK_PANED(bottom), maps_scroll);
-	gtk_paned_set_end_child(GTK_PANED(bottom), GTK_WIDGET(self->selection));
-	gtk_paned_set_position(GTK_PANED(bottom), 420);
-	gtk_paned_set_start_child(GTK_PANED(paned), top);
-	gtk_paned_set_end_child(GTK_PANED(paned), bottom);
-	gtk_paned_set_resize_start_child(GTK_PANED(paned), TRUE);
-	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
-	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
-	gtk_paned_set_position(GTK_PANED(paned), 380);
-	gtk_widget_set_vexpand(paned, TRUE);
-	gtk_box_append(GTK_BOX(self->box), paned);
-
-	g_signal_connect(self->stack_by, "notify::selected", G_CALLBACK(on_stack_changed), self);
-	g_signal_connect(self->gaps, "notify::active", G_CALLBACK(on_stack_changed), self);
-	g_signal_connect(self->max_line, "notify::active", G_CALLBACK(on_stack_changed), self);
-	g_signal_connect(self->order_by, "notify::selected", G_CALLBACK(on_order_changed), self);
-	g_signal_connect(self->ipu, "notify::selected", G_CALLBACK(on_ipu_changed), self);
-	g_signal_connect(self->tiles_entry, "activate", G_CALLBACK(on_tiles_entry), self);
-	g_signal_connect(self->tiles_entry, "changed", G_CALLBACK(on_tiles_changed), self);
-	g_signal_connect(self->chart, "selection-changed", G_CALLBACK(on_chart_selection), self);
-	g_signal_connect(self->chart, "range-changed", G_CALLBACK(on_range_changed), self);
-	g_signal_connect(self->b_chart, "range-changed", G_CALLBACK(on_range_changed), self);
-	g_signal_connect(self->diff_chart, "range-changed", G_CALLBACK(on_range_changed), self);
-}
+/* --- The class ---------------------------------------------------------------------------------- */
 
 static void ga_memory_view_dispose(GObject *object)
 {
@@ -1057,7 +910,7 @@ static void ga_memory_view_dispose(GObject *object)
 	if (self->entry_timeout)
 		g_source_remove(self->entry_timeout);
 	self->entry_timeout = 0;
-	g_clear_pointer(&self->box, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_MEMORY_VIEW);
 	G_OBJECT_CLASS(ga_memory_view_parent_class)->dispose(object);
 }
 
@@ -1091,11 +944,63 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	 * name). */
 	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GENERIC);
 	gtk_widget_class_set_css_name(widget_class, "memoryview");
+
+	g_type_ensure(TSC_TYPE_CHART);
+	gtk_widget_class_set_template_from_resource(widget_class,
+	                                            "/org/tilescope/GraphAnalyser/ga-memory-view.ui");
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, box);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, stack_by_label);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, stack_by);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, gaps);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, max_line);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, ipu_label);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, ipu);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, order_label);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, order_by);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, tiles_entry);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, tiles_error);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, paned);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, bottom);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, compare_box);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, diff_chart);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, diff_caption);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, b_heading);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, b_chart);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, a_heading);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, chart);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, chart_caption);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, legend);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, maps);
+	gtk_widget_class_bind_template_callback(widget_class, on_stack_changed);
+	gtk_widget_class_bind_template_callback(widget_class, on_order_changed);
+	gtk_widget_class_bind_template_callback(widget_class, on_ipu_changed);
+	gtk_widget_class_bind_template_callback(widget_class, on_tiles_entry);
+	gtk_widget_class_bind_template_callback(widget_class, on_tiles_changed);
+	gtk_widget_class_bind_template_callback(widget_class, on_chart_selection);
+	gtk_widget_class_bind_template_callback(widget_class, on_range_changed);
 }
 
 static void ga_memory_view_init(GaMemoryView *self)
 {
-	(void)self;
+	static const char *const labels[] = {"Memory difference by tile (B − A)",
+	                                     "Memory by tile, report B", "Memory by tile"};
+	TscChart *charts[3];
+
+	gtk_widget_init_template(GTK_WIDGET(self));
+	charts[0] = self->diff_chart;
+	charts[1] = self->b_chart;
+	charts[2] = self->chart;
+	/* What GtkBuilder cannot say: a drop-down's name on its button, and
+	 * the charts' names and formats. */
+	tsd_a11y_name_dropdown(self->stack_by, gtk_label_get_text(self->stack_by_label));
+	tsd_a11y_name_dropdown(self->ipu, gtk_label_get_text(self->ipu_label));
+	tsd_a11y_name_dropdown(self->order_by, gtk_label_get_text(self->order_label));
+	for (size_t i = 0; i < G_N_ELEMENTS(charts); i++) {
+		tsc_chart_set_label(charts[i], labels[i]);
+		tsc_chart_set_value_format_func(charts[i], tsc_format_bytes, NULL, NULL);
+		tsc_chart_set_item_label_func(charts[i], item_label, self, NULL);
+	}
+	self->heatmaps = g_ptr_array_new();
 }
 
 GtkWidget *ga_memory_view_new(GaSession *session)
@@ -1103,7 +1008,8 @@ GtkWidget *ga_memory_view_new(GaSession *session)
 	GaMemoryView *self = g_object_new(GA_TYPE_MEMORY_VIEW, NULL);
 
 	self->session = g_object_ref(session);
-	build(self);
+	self->selection = ga_memory_selection_new(session);
+	gtk_paned_set_end_child(GTK_PANED(self->bottom), GTK_WIDGET(self->selection));
 	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
 	g_signal_connect(session, "notify::selected-tiles", G_CALLBACK(on_session_tiles), self);
 	g_signal_connect(session, "notify::ipu", G_CALLBACK(on_session_ipu), self);
