@@ -13,6 +13,11 @@
  *     charts;
  *   - no key a widget handles itself is also an installed accelerator
  *     (it would never reach the widget);
+ *   - no installed accelerator is Alt with a bare letter: those are the
+ *     mnemonics' keys, and GTK 4.8 lets a mnemonic see its key before the
+ *     application's accelerators, and only cycles the focus to it (no
+ *     press) when an accelerator shares the key (the System Analyser's
+ *     "Open in _Graph Analyser" with Alt+G installed stopped opening it);
  *   - the Keyboard Shortcuts window built from the table has a shortcut
  *     for every entry, with the entry's title and accelerators, and a
  *     section for every section of the table.
@@ -86,6 +91,12 @@ static void check_table(const TsdKey *(*table)(size_t *n))
 		if (a->key->action && !(a->mods & (GDK_CONTROL_MASK | GDK_ALT_MASK)) &&
 		    !(a->keyval >= GDK_KEY_F1 && a->keyval <= GDK_KEY_F35))
 			fail_msg("%s (%s) is an application accelerator without Control or Alt",
+			         a->key->title, a->key->accels);
+		if (a->key->action && (a->mods & GDK_ALT_MASK) &&
+		    !(a->mods & (GDK_CONTROL_MASK | GDK_SHIFT_MASK)) && a->keyval >= GDK_KEY_a &&
+		    a->keyval <= GDK_KEY_z)
+			fail_msg("%s (%s): Alt with a letter is a mnemonic's key, not an "
+			         "application accelerator",
 			         a->key->title, a->key->accels);
 		for (guint j = i + 1; j < all->len; j++) {
 			const parsed *b = &g_array_index(all, parsed, j);
