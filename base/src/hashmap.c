@@ -101,12 +101,15 @@ TSB_API size_t tsb_hashmap_get_memory(const tsb_hashmap *m)
 	return m ? sizeof(*m) + m->cap * sizeof(slot) + m->key_bytes : 0;
 }
 
-/* Whether slot `s` holds the key (hash `h`, string `sk` or integer `uk`). */
-static bool matches(const tsb_hashmap *m, const slot *s, uint64_t h, const char *sk, uint64_t uk)
+/* Whether slot `s` holds the key (hash `h`, string `sk` or integer `uk`).
+ * A string map is always asked with a string (the callers refuse NULL),
+ * an integer map with NULL: testing `sk` rather than the map's kind lets
+ * the optimiser see that strcmp never gets NULL (-Wnonnull in release). */
+static bool matches(const slot *s, uint64_t h, const char *sk, uint64_t uk)
 {
 	if (s->state != FULL || s->hash != h)
 		return false;
-	return str_keys(m) ? strcmp(s->key.s, sk) == 0 : s->key.u == uk;
+	return sk ? strcmp(s->key.s, sk) == 0 : s->key.u == uk;
 }
 
 /* The slot holding the key, or NULL. */
@@ -118,7 +121,7 @@ static slot *find(const tsb_hashmap *m, uint64_t h, const char *sk, uint64_t uk)
 		return NULL;
 	mask = m->cap - 1;
 	for (i = (size_t)h & mask; m->slots[i].state != EMPTY; i = (i + 1) & mask)
-		if (matches(m, &m->slots[i], h, sk, uk))
+		if (matches(&m->slots[i], h, sk, uk))
 			return &m->slots[i];
 	return NULL;
 }
