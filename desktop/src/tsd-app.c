@@ -3,6 +3,9 @@
  * startup (tsd-app.h).
  */
 #include "tilescope/tsd-app.h"
+#include "tilescope/tsd-cmdline.h"
+
+#include <string.h>
 
 static void quit_action(GSimpleAction *action, GVariant *param, gpointer data)
 {
@@ -62,4 +65,36 @@ gboolean tsd_widget_is_dark(GtkWidget *widget)
 
 	gtk_style_context_get_color(gtk_widget_get_style_context(widget), &fg);
 	return 0.3 * fg.red + 0.59 * fg.green + 0.11 * fg.blue > 0.5;
+}
+
+void tsd_app_add_options(GApplication *app, const TsdCmdlineLine *lines, size_t n)
+{
+	/* GApplication keeps the entries by pointer: one array per app. */
+	GOptionEntry *entries = g_new0(GOptionEntry, n + 1);
+	g_autoptr(GString) summary = g_string_new(NULL);
+	g_autoptr(GString) after = g_string_new(NULL);
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const TsdCmdlineLine *c = &lines[i];
+
+		if (c->what == 'u') {
+			const char *operands = strstr(c->text, "[OPTION...] ");
+			g_application_set_option_context_parameter_string(app, operands ? operands + 12 : NULL);
+		} else if (c->what == 't') {
+			GString *to = g_str_equal(c->section, "DESCRIPTION") ? summary : after;
+			g_string_append(to, c->text);
+		} else if (!g_str_equal(c->name, "help")) {
+			gboolean flag = g_str_equal(c->kind, "NONE");
+			entries[k++] = (GOptionEntry){c->name, 0, 0, flag ? G_OPTION_ARG_NONE : G_OPTION_ARG_STRING,
+			                              NULL, c->text, flag ? NULL : c->arg};
+		}
+	}
+	g_application_add_main_option_entries(app, entries);
+	g_object_set_data_full(G_OBJECT(app), "tsd-option-entries", entries, g_free);
+	/* GOptionContext adds its own line breaks around these. */
+	g_strchomp(summary->str);
+	g_strchomp(after->str);
+	g_application_set_option_context_summary(app, summary->str);
+	g_application_set_option_context_description(app, after->str);
 }

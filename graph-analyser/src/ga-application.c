@@ -16,6 +16,7 @@
 #include "ga-resources.h"
 
 #include <tilescope/tsd-app.h>
+#include <tilescope/tsd-cmdline.h>
 #include <tilescope/tsd-settings.h>
 
 #include <tilescope/report.h>
@@ -178,70 +179,11 @@ static void ga_application_class_init(GaApplicationClass *klass)
 	app_class->handle_local_options = ga_application_handle_local_options;
 }
 
-/* The command line, from ga-options.def (the one table that --help, the man
- * page and the shell completions are made from): each line of it as
- * one of these. */
-typedef struct {
-	char what;                   /* 'u' usage, 't' text, 'o' option */
-	const char *section;         /* 't': "DESCRIPTION", "EXIT STATUS" ... */
-	const char *name;            /* 'o': the long name */
-	const char *kind;            /* 'o': "NONE" for a flag, else what its value is */
-	const char *arg;             /* 'o': the value's name */
-	const char *text;            /* the usage line, the text, the option's help */
-} ga_cmdline_line;
-
-static const ga_cmdline_line ga_cmdline[] = {
-#define TS_COMMAND(name, summary)
-#define TS_USAGE(line) {'u', NULL, NULL, NULL, NULL, line},
-#define TS_TEXT(section, text) {'t', section, NULL, NULL, NULL, text},
-#define TS_HELP(text)
-#define TS_MAN(section, text)
-#define TS_OPT(id, long_name, short_name, kind, arg, choices, help) \
-	{'o', NULL, long_name, #kind, arg, help},
-#define TS_ALIAS(id, long_name)
+/* The command line: the rows of ga-options.def (tsd-cmdline.h). */
+static const TsdCmdlineLine ga_cmdline[] = {
+#include <tilescope/tsd-cmdline-rows.h>
 #include "ga-options.def"
-#undef TS_COMMAND
-#undef TS_USAGE
-#undef TS_TEXT
-#undef TS_HELP
-#undef TS_MAN
-#undef TS_OPT
-#undef TS_ALIAS
 };
-
-/* Gives the app the options of ga_cmdline (all but --help, which is
- * GLib's), the operands of its usage line after "[OPTION...] ", the
- * DESCRIPTION text before the options and the rest after them. */
-static void ga_application_add_options(GApplication *app)
-{
-	static GOptionEntry entries[G_N_ELEMENTS(ga_cmdline) + 1];
-	g_autoptr(GString) summary = g_string_new(NULL);
-	g_autoptr(GString) after = g_string_new(NULL);
-	size_t n = 0;
-
-	for (size_t i = 0; i < G_N_ELEMENTS(ga_cmdline); i++) {
-		const ga_cmdline_line *c = &ga_cmdline[i];
-
-		if (c->what == 'u') {
-			const char *operands = strstr(c->text, "[OPTION...] ");
-			g_application_set_option_context_parameter_string(app, operands ? operands + 12 : NULL);
-		} else if (c->what == 't') {
-			GString *to = g_str_equal(c->section, "DESCRIPTION") ? summary : after;
-			g_string_append(to, c->text);
-		} else if (!g_str_equal(c->name, "help")) {
-			gboolean flag = g_str_equal(c->kind, "NONE");
-			entries[n++] = (GOptionEntry){c->name, 0, 0, flag ? G_OPTION_ARG_NONE : G_OPTION_ARG_STRING,
-			                              NULL, c->text, flag ? NULL : c->arg};
-		}
-	}
-	entries[n] = (GOptionEntry){NULL, 0, 0, 0, NULL, NULL, NULL};
-	g_application_add_main_option_entries(app, entries);
-	/* GOptionContext adds its own line breaks around these. */
-	g_strchomp(summary->str);
-	g_strchomp(after->str);
-	g_application_set_option_context_summary(app, summary->str);
-	g_application_set_option_context_description(app, after->str);
-}
 
 static void ga_application_init(GaApplication *self)
 {
@@ -254,7 +196,7 @@ static void ga_application_init(GaApplication *self)
 		ga_register_resource();
 		g_once_init_leave(&registered, 1);
 	}
-	ga_application_add_options(G_APPLICATION(self));
+	tsd_app_add_options(G_APPLICATION(self), ga_cmdline, G_N_ELEMENTS(ga_cmdline));
 }
 
 GaApplication *ga_application_new(void)

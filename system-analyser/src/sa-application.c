@@ -13,6 +13,7 @@
 #include "sa-resources.h"
 
 #include <tilescope/tsd-app.h>
+#include <tilescope/tsd-cmdline.h>
 #include <tilescope/tsd-settings.h>
 
 #include <stdio.h>
@@ -119,70 +120,11 @@ static void sa_application_class_init(SaApplicationClass *klass)
 	app_class->local_command_line = sa_application_local_command_line;
 }
 
-/* The command line, from sa-options.def (the one table that --help, the man
- * page and the shell completions are made from): each line of it as
- * one of these. */
-typedef struct {
-	char what;                   /* 'u' usage, 't' text, 'o' option */
-	const char *section;         /* 't': "DESCRIPTION", "EXIT STATUS" ... */
-	const char *name;            /* 'o': the long name */
-	const char *kind;            /* 'o': "NONE" for a flag, else what its value is */
-	const char *arg;             /* 'o': the value's name */
-	const char *text;            /* the usage line, the text, the option's help */
-} sa_cmdline_line;
-
-static const sa_cmdline_line sa_cmdline[] = {
-#define TS_COMMAND(name, summary)
-#define TS_USAGE(line) {'u', NULL, NULL, NULL, NULL, line},
-#define TS_TEXT(section, text) {'t', section, NULL, NULL, NULL, text},
-#define TS_HELP(text)
-#define TS_MAN(section, text)
-#define TS_OPT(id, long_name, short_name, kind, arg, choices, help) \
-	{'o', NULL, long_name, #kind, arg, help},
-#define TS_ALIAS(id, long_name)
+/* The command line: the rows of sa-options.def (tsd-cmdline.h). */
+static const TsdCmdlineLine sa_cmdline[] = {
+#include <tilescope/tsd-cmdline-rows.h>
 #include "sa-options.def"
-#undef TS_COMMAND
-#undef TS_USAGE
-#undef TS_TEXT
-#undef TS_HELP
-#undef TS_MAN
-#undef TS_OPT
-#undef TS_ALIAS
 };
-
-/* Gives the app the options of sa_cmdline (all but --help, which is
- * GLib's), the operands of its usage line after "[OPTION...] ", the
- * DESCRIPTION text before the options and the rest after them. */
-static void sa_application_add_options(GApplication *app)
-{
-	static GOptionEntry entries[G_N_ELEMENTS(sa_cmdline) + 1];
-	g_autoptr(GString) summary = g_string_new(NULL);
-	g_autoptr(GString) after = g_string_new(NULL);
-	size_t n = 0;
-
-	for (size_t i = 0; i < G_N_ELEMENTS(sa_cmdline); i++) {
-		const sa_cmdline_line *c = &sa_cmdline[i];
-
-		if (c->what == 'u') {
-			const char *operands = strstr(c->text, "[OPTION...] ");
-			g_application_set_option_context_parameter_string(app, operands ? operands + 12 : NULL);
-		} else if (c->what == 't') {
-			GString *to = g_str_equal(c->section, "DESCRIPTION") ? summary : after;
-			g_string_append(to, c->text);
-		} else if (!g_str_equal(c->name, "help")) {
-			gboolean flag = g_str_equal(c->kind, "NONE");
-			entries[n++] = (GOptionEntry){c->name, 0, 0, flag ? G_OPTION_ARG_NONE : G_OPTION_ARG_STRING,
-			                              NULL, c->text, flag ? NULL : c->arg};
-		}
-	}
-	entries[n] = (GOptionEntry){NULL, 0, 0, 0, NULL, NULL, NULL};
-	g_application_add_main_option_entries(app, entries);
-	/* GOptionContext adds its own line breaks around these. */
-	g_strchomp(summary->str);
-	g_strchomp(after->str);
-	g_application_set_option_context_summary(app, summary->str);
-	g_application_set_option_context_description(app, after->str);
-}
 
 static void sa_application_init(SaApplication *self)
 {
@@ -194,7 +136,7 @@ static void sa_application_init(SaApplication *self)
 		sa_register_resource();
 		g_once_init_leave(&registered, 1);
 	}
-	sa_application_add_options(G_APPLICATION(self));
+	tsd_app_add_options(G_APPLICATION(self), sa_cmdline, G_N_ELEMENTS(sa_cmdline));
 }
 
 SaApplication *sa_application_new(void)
