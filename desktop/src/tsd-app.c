@@ -5,6 +5,7 @@
 #include "tilescope/tsd-app.h"
 #include "tilescope/tsd-cmdline.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static void quit_action(GSimpleAction *action, GVariant *param, gpointer data)
@@ -97,4 +98,50 @@ void tsd_app_add_options(GApplication *app, const TsdCmdlineLine *lines, size_t 
 	g_strchomp(after->str);
 	g_application_set_option_context_summary(app, summary->str);
 	g_application_set_option_context_description(app, after->str);
+}
+
+gboolean tsd_app_refuse_unknown_options(const TsdCmdlineLine *lines, size_t n, char **argv,
+                                        const char *prog, int *exit_status)
+{
+	static const char *const glib_own[] = {"help", "help-all", "help-gapplication",
+	                                       "gapplication-service"};
+
+	for (int i = 1; argv[i]; i++) {
+		const char *a = argv[i];
+		size_t len;
+		gboolean known = FALSE;
+
+		if (strcmp(a, "--") == 0)
+			break;
+		if (a[0] != '-' || a[1] == '\0' || strcmp(a, "-h") == 0)
+			continue;
+		if (a[1] == '-') {
+			a += 2;
+			len = strcspn(a, "=");
+			for (size_t k = 0; k < n && !known; k++) {
+				const TsdCmdlineLine *o = &lines[k];
+
+				known = o->what == 'o' && strlen(o->name) == len &&
+				        strncmp(o->name, a, len) == 0;
+				if (!known || g_str_equal(o->kind, "NONE") || a[len] == '=')
+					continue;
+				if (!argv[i + 1]) {
+					fprintf(stderr, "%s: option '--%s' needs a value (see --help)\n",
+					        prog, o->name);
+					*exit_status = 2;
+					return TRUE;
+				}
+				i++; /* its value, whatever it looks like */
+			}
+			for (size_t k = 0; k < G_N_ELEMENTS(glib_own) && !known; k++)
+				known = strlen(glib_own[k]) == len && strncmp(glib_own[k], a, len) == 0;
+		}
+		if (!known) {
+			fprintf(stderr, "%s: unknown option '%.*s' (see --help)\n", prog,
+			        (int)strcspn(argv[i], "="), argv[i]);
+			*exit_status = 2;
+			return TRUE;
+		}
+	}
+	return FALSE;
 }

@@ -98,6 +98,23 @@ static gboolean is_view(const char *name)
 
 /* --version, a bad --view or --run: answered before any display is
  * opened. */
+/* The command line: the rows of ga-options.def (tsd-cmdline.h). */
+static const TsdCmdlineLine ga_cmdline[] = {
+#include <tilescope/tsd-cmdline-rows.h>
+#include "ga-options.def"
+};
+
+/* An unknown option is status 2, as the EXIT STATUS says, not GLib's 1. */
+static gboolean ga_application_local_command_line(GApplication *app, char ***arguments,
+                                                  int *exit_status)
+{
+	if (tsd_app_refuse_unknown_options(ga_cmdline, G_N_ELEMENTS(ga_cmdline), *arguments,
+	                                   "tilescope-graph-analyser", exit_status))
+		return TRUE;
+	return G_APPLICATION_CLASS(ga_application_parent_class)
+	    ->local_command_line(app, arguments, exit_status);
+}
+
 static int ga_application_handle_local_options(GApplication *app, GVariantDict *options)
 {
 	GaApplication *self = GA_APPLICATION(app);
@@ -177,13 +194,8 @@ static void ga_application_class_init(GaApplicationClass *klass)
 	app_class->open = ga_application_open;
 	app_class->startup = ga_application_startup;
 	app_class->handle_local_options = ga_application_handle_local_options;
+	app_class->local_command_line = ga_application_local_command_line;
 }
-
-/* The command line: the rows of ga-options.def (tsd-cmdline.h). */
-static const TsdCmdlineLine ga_cmdline[] = {
-#include <tilescope/tsd-cmdline-rows.h>
-#include "ga-options.def"
-};
 
 static void ga_application_init(GaApplication *self)
 {

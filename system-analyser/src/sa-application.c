@@ -57,6 +57,12 @@ static int sa_application_handle_local_options(GApplication *app, GVariantDict *
 	return -1;
 }
 
+/* The command line: the rows of sa-options.def (tsd-cmdline.h). */
+static const TsdCmdlineLine sa_cmdline[] = {
+#include <tilescope/tsd-cmdline-rows.h>
+#include "sa-options.def"
+};
+
 /* --compare takes exactly two traces: counted here, before GApplication
  * parses the line (handle_local_options does not see the files), so a
  * wrong count is one line and status 2 before any display is opened. */
@@ -66,6 +72,10 @@ static gboolean sa_application_local_command_line(GApplication *app, char ***arg
 	char **argv = *arguments;
 	gboolean compare = FALSE, rest = FALSE;
 	int files = 0;
+
+	if (tsd_app_refuse_unknown_options(sa_cmdline, G_N_ELEMENTS(sa_cmdline), argv,
+	                                   "tilescope-system-analyser", exit_status))
+		return TRUE;
 
 	for (int i = 1; argv[i]; i++) {
 		if (rest || argv[i][0] != '-' || argv[i][1] == '\0')
@@ -119,12 +129,6 @@ static void sa_application_class_init(SaApplicationClass *klass)
 	app_class->handle_local_options = sa_application_handle_local_options;
 	app_class->local_command_line = sa_application_local_command_line;
 }
-
-/* The command line: the rows of sa-options.def (tsd-cmdline.h). */
-static const TsdCmdlineLine sa_cmdline[] = {
-#include <tilescope/tsd-cmdline-rows.h>
-#include "sa-options.def"
-};
 
 static void sa_application_init(SaApplication *self)
 {

@@ -244,6 +244,17 @@ for name, def_path, argv0, prog, sub in commands:
     ok, r = parser_accepts(argv0, "--no-such-flag", None)
     if ok:
         fail("%s: --no-such-flag is not refused as an unknown option: %s" % (name, r.stderr.strip()))
+    elif r.returncode != 2:
+        # Every command's EXIT STATUS: 2 for a bad option (GApplication's
+        # own parser says 1, the apps' status for a missing display).
+        fail("%s --no-such-flag exited %d, not 2: %s" % (name, r.returncode, r.stderr.strip()))
+    # An option that wants a value, last on the line: one line, status 2.
+    for flag, opt in sorted(tab.items()):
+        if opt["kind"] == "NONE" or flag in GLIB_OWN:
+            continue
+        r = run(argv0 + [flag])
+        if r.returncode != 2 or "needs a value" not in r.stderr:
+            fail("%s %s (no value) exited %d: %r" % (name, flag, r.returncode, r.stderr.strip()))
     sets["parser"] = accepted
     if compare(name, sets, docs.get(name), known_anywhere):
         print("PASS: %s: %d flags in the parser, --help, man page, bash, zsh and docs" %

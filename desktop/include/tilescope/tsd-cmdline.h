@@ -33,4 +33,15 @@ typedef struct TsdCmdlineLine {
  * application (a static table). */
 void tsd_app_add_options(GApplication *app, const TsdCmdlineLine *lines, size_t n);
 
+/* Whether argv (NULL-terminated) names an option that is neither in
+ * lines[0..n) nor GLib's own (--help, -h, --help-all,
+ * --help-gapplication, --gapplication-service): then it prints
+ * "PROG: unknown option 'OPT' (see --help)" and sets *exit_status to 2,
+ * the status the apps' EXIT STATUS gives a bad option (GApplication's
+ * parser would say 1, the status of a missing display); the same for an
+ * option that wants a value and ends the line. Call first in
+ * local_command_line. Operands after "--" are not looked at. */
+gboolean tsd_app_refuse_unknown_options(const TsdCmdlineLine *lines, size_t n, char **argv,
+                                        const char *prog, int *exit_status);
+
 G_END_DECLS
