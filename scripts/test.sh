@@ -100,11 +100,15 @@ passed=0
 failed=0
 status=0
 
-# Runs one meson configuration; adds its counts from meson's summary.
-run_config() {
-	local dir=$1 suites=$2 name
-	shift 2
-	name=$(basename "$dir")
+# Configures and builds one meson configuration (configure_build DIR
+# MESON_ARGS...); its logs are DIR.setup.log and DIR.build.log, and
+# DIR.built exists when it built. A configuration that does not configure
+# or build counts as one failure in the last line (see run_tests), so it
+# never reads "0 failed".
+configure_build() {
+	local dir=$1
+	shift
+	rm -f "$dir.built"
 	echo "=== configure $dir ($*)"
 	# A tree from an earlier run takes this run's options (meson
 	# configure), so changing them here reaches every checkout.
@@ -112,17 +116,26 @@ run_config() {
 		meson configure "$dir" "$@" >"$dir.setup.log" 2>&1
 	else
 		meson setup "$dir" "$@" >"$dir.setup.log" 2>&1
-	fi || { cat "$dir.setup.log"; phase_done "$name: configure (failed)"; failed=$((failed + 1)); return 1; }
-	# A configuration that does not configure or build counts as one
-	# failure in the last line, so it never reads "0 failed".
-	ninja -C "$dir" >"$dir.build.log" 2>&1 ||
-		{ cat "$dir.build.log"; phase_done "$name: build (failed)"; failed=$((failed + 1)); return 1; }
-	phase_done "$name: configure and build"
+	fi || return 1
+	ninja -C "$dir" >"$dir.build.log" 2>&1 || return 1
+	touch "$dir.built"
+}
+
+# Runs the suites of a configured and built tree (run_tests DIR SUITES);
+# adds its counts from meson's summary.
+run_tests() {
+	local dir=$1 suites=$2 name ok fail
+	name=$(basename "$dir")
+	if [ ! -e "$dir.built" ]; then
+		cat "$dir.setup.log" "$dir.build.log" 2>/dev/null | tail -n 60
+		echo "=== $dir: configure or build failed (logs: $dir.setup.log, $dir.build.log)"
+		failed=$((failed + 1))
+		return 1
+	fi
 	echo "=== test $dir"
 	meson test -C "$dir" $suites --print-errorlogs --num-processes 2 \
 		--timeout-multiplier "$multiplier" 2>&1 | tee "$dir.test.log"
 	phase_done "$name: tests"
-	local ok fail
 	ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$dir.test.log" | tail -1)
 	fail=$(awk '/^(Fail|Unexpected Pass|Timeout):/ {s += $NF} END {print s + 0}' "$dir.test.log")
 	passed=$((passed + ${ok:-0}))
@@ -131,20 +144,37 @@ run_config() {
 }
 
 mkdir -p "$out"
-run_config "$out/werror" "" -Dwerror=true -Dbuildtype=debugoptimized || status=1
-# clang, for libFuzzer (-Dfuzz=true). The desktop app stays out (-Dgui=
-# disabled): GTK, GLib and fontconfig keep caches for the life of the
-# process that LeakSanitizer reports, and its AT-SPI tests need the
-# accessibility bus of the werror run; the code it shares (reportlib,
-# chartkit's figures) runs under the sanitizers through the other suites.
-# -O1, as AddressSanitizer's authors advise: the instrumented code at -O0
-# took 35-40 % more CPU (tut4's profile invariants 6.0 s against 3.5 s),
-# and this build's suites are most of the run.
-CC=clang run_config "$out/asan" "" -Db_sanitize=address,undefined -Db_lundef=false \
-	-Dbuildtype=debug -Doptimization=1 -Dfuzz=true -Dgui=disabled || status=1
-run_config "$out/release" "--suite unit" -Dwerror=true -Dbuildtype=release || status=1
-run_config "$out/tsan" "test_threads test_progress test_sql test_trace test_trace_reopen" -Db_sanitize=thread \
-	-Dexamples=false -Dbuildtype=debug || status=1
+configure_build "$out/werror" -Dwerror=true -Dbuildtype=debugoptimized
+phase_done "werror: configure and build"
+# The other three configurations build beside the werror suites, at the
+# lowest priority: the desktop tests run one at a time (is_parallel:
+# false), which leaves most of the second core idle for 5-6 minutes.
+(
+	# clang, for libFuzzer (-Dfuzz=true). The desktop app stays out
+	# (-Dgui=disabled): GTK, GLib and fontconfig keep caches for the life
+	# of the process that LeakSanitizer reports, and its AT-SPI tests need
+	# the accessibility bus of the werror run; the code it shares
+	# (reportlib, chartkit's figures) runs under the sanitizers through the
+	# other suites. -O1, as AddressSanitizer's authors advise: the
+	# instrumented code at -O0 took 35-40 % more CPU (tut4's profile
+	# invariants 6.0 s against 3.5 s), and this build's suites are most of
+	# the run.
+	CC=clang nice -n 19 bash -c "$(declare -f configure_build); configure_build \"\$@\"" _ \
+		"$out/asan" -Db_sanitize=address,undefined -Db_lundef=false \
+		-Dbuildtype=debug -Doptimization=1 -Dfuzz=true -Dgui=disabled
+	nice -n 19 bash -c "$(declare -f configure_build); configure_build \"\$@\"" _ \
+		"$out/release" -Dwerror=true -Dbuildtype=release
+	nice -n 19 bash -c "$(declare -f configure_build); configure_build \"\$@\"" _ \
+		"$out/tsan" -Db_sanitize=thread -Dexamples=false -Dbuildtype=debug
+) >"$out/later-builds.log" 2>&1 &
+later_builds=$!
+run_tests "$out/werror" "" || status=1
+wait "$later_builds"
+cat "$out/later-builds.log"
+phase_done "asan, release, tsan: the rest of their builds"
+run_tests "$out/asan" "" || status=1
+run_tests "$out/release" "--suite unit" || status=1
+run_tests "$out/tsan" "test_threads test_progress test_sql test_trace test_trace_reopen" || status=1
 stop_busy
 
 echo "=== where the time went"
