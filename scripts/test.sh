@@ -171,7 +171,7 @@ later_builds=$!
 run_tests "$out/werror" "" || status=1
 wait "$later_builds"
 cat "$out/later-builds.log"
-phase_done "asan, release, tsan: the rest of their builds"
+phase_done "asan, release, tsan: build (rest)"
 run_tests "$out/asan" "" || status=1
 run_tests "$out/release" "--suite unit" || status=1
 run_tests "$out/tsan" "test_threads test_progress test_sql test_trace test_trace_reopen" || status=1
