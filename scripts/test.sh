@@ -121,6 +121,15 @@ configure_build() {
 	touch "$dir.built"
 }
 
+# configure_build at the lowest CPU priority (niced_configure_build DIR
+# MESON_ARGS...), for the trees built beside the werror suites: nice runs
+# a program, not a shell function, so a child bash is given the
+# function's text. An assignment before the call (CC=clang) reaches it as
+# for any command, and lasts only for that call.
+niced_configure_build() {
+	nice -n 19 bash -c "$(declare -f configure_build); configure_build \"\$@\"" _ "$@"
+}
+
 # Runs the suites of a configured and built tree (run_tests DIR SUITES);
 # adds its counts from meson's summary.
 run_tests() {
@@ -159,13 +168,10 @@ phase_done "werror: configure and build"
 	# instrumented code at -O0 took 35-40 % more CPU (tut4's profile
 	# invariants 6.0 s against 3.5 s), and this build's suites are most of
 	# the run.
-	CC=clang nice -n 19 bash -c "$(declare -f configure_build); configure_build \"\$@\"" _ \
-		"$out/asan" -Db_sanitize=address,undefined -Db_lundef=false \
+	CC=clang niced_configure_build "$out/asan" -Db_sanitize=address,undefined -Db_lundef=false \
 		-Dbuildtype=debug -Doptimization=1 -Dfuzz=true -Dgui=disabled
-	nice -n 19 bash -c "$(declare -f configure_build); configure_build \"\$@\"" _ \
-		"$out/release" -Dwerror=true -Dbuildtype=release
-	nice -n 19 bash -c "$(declare -f configure_build); configure_build \"\$@\"" _ \
-		"$out/tsan" -Db_sanitize=thread -Dexamples=false -Dbuildtype=debug
+	niced_configure_build "$out/release" -Dwerror=true -Dbuildtype=release
+	niced_configure_build "$out/tsan" -Db_sanitize=thread -Dexamples=false -Dbuildtype=debug
 ) >"$out/later-builds.log" 2>&1 &
 later_builds=$!
 run_tests "$out/werror" "" || status=1
