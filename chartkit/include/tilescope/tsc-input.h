@@ -12,9 +12,9 @@
 G_BEGIN_DECLS
 
 /*
- * The handlers of one widget, each connected with the widget as its user
- * data; a NULL handler is not connected, and a controller none of whose
- * handlers is set is not added.
+ * The handlers of one widget, each connected with `user_data` (else the
+ * widget) as its user data; a NULL handler is not connected, and a
+ * controller none of whose handlers is set is not added.
  */
 typedef struct TscInputHandlers {
 	GCallback enter;        /* GtkEventControllerMotion::enter */
@@ -28,6 +28,7 @@ typedef struct TscInputHandlers {
 	guint drag_button;      /* 0: any button */
 	GCallback key_pressed;  /* GtkEventControllerKey::key-pressed */
 	GCallback focus_change; /* GtkEventControllerFocus::enter and ::leave */
+	gpointer user_data;     /* what the handlers get (NULL: the widget) */
 } TscInputHandlers;
 
 /* Adds to `widget` the motion, scroll, drag, key and focus controllers

@@ -1,0 +1,259 @@
+/*
+ * The chart kit's timeline pieces: what a view of spans along one axis
+ * of time (ns) or cycles needs, whichever app draws it. The System
+ * Analyser's timeline and the Graph Analyser's Execution Trace are
+ * configurations of these:
+ *
+ * - TscViewport: the axis [lo, hi] and the visible window [from, to] in
+ *   integer units (ns or cycles), with one convention for zoom (a factor
+ *   > 1 zooms in, about a fraction 0..1 of the width) and pan (a fraction
+ *   of the width, > 0: later), clamped to the axis and to a least width;
+ *   and the mapping between units and pixels of a plot area.
+ * - The folding rule (TscFold): items narrower than a few pixels, and the
+ *   gaps between them, fold into marks that carry their count; nothing is
+ *   dropped, the counts of the marks add up to the counts fed in.
+ * - The ruler (TscRuler): ticks at nice steps over the window, labelled by
+ *   the unit's formatter or the app's own (wall-clock time).
+ * - Overlay helpers: a marked range, an outlined item, and a layer drawn as
+ *   a texture made for an earlier window (stretched to where its units
+ *   now are until a new one is made).
+ * - The input controller (tsc_timeline_input_install): wheel and
+ *   ctrl+wheel zoom at the pointer, horizontal wheel pans, a drag pans and
+ *   Shift+drag marks a range, W/S/+/- zoom, A/D/Left/Right pan, Home shows
+ *   everything; the app's hooks see the rest (clicks, hover, its own keys,
+ *   rows that scroll).
+ *
+ * Lanes with several rows are the app's: a row is a number the folding
+ * rule keeps apart (a depth, a lane), and the app places rows where it
+ * likes.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+#include <stdint.h>
+
+G_BEGIN_DECLS
+
+/* The unit of a timeline's axis. */
+typedef enum TscTimelineUnit {
+	TSC_TIMELINE_NS,     /* nanoseconds: ticks read "40.2986 ms" */
+	TSC_TIMELINE_CYCLES, /* cycles: ticks read "1,234,000" */
+} TscTimelineUnit;
+
+/* The zoom factor of one key press (W, S, +, -). */
+#define TSC_TIMELINE_KEY_ZOOM 1.5
+/* The zoom factor of one wheel notch. */
+#define TSC_TIMELINE_WHEEL_ZOOM 1.25
+/* The fraction of the width one key press pans (A, D, Left, Right). */
+#define TSC_TIMELINE_KEY_PAN 0.2
+/* The fraction of the width one horizontal wheel notch pans. */
+#define TSC_TIMELINE_WHEEL_PAN 0.1
+/* Items narrower than this (logical px) fold into counted marks. */
+#define TSC_TIMELINE_FOLD_PX 3
+
+/* --- The viewport ------------------------------------------------------------------ */
+
+/*
+ * The axis and the visible window, in the axis' unit. The window is
+ * inclusive: `to` is the last unit in view, so a window shows to - from + 1
+ * units across the plot. Set the fields with tsc_viewport_init and change
+ * them only through the functions below, which keep
+ * lo <= from <= to <= max(hi, lo + min_width) and to - from >= min_width.
+ */
+typedef struct TscViewport {
+	TscTimelineUnit unit;
+	int64_t lo, hi;      /* the axis: the first and the last unit there is */
+	int64_t min_width;   /* the narrowest window (to - from), at least 1 */
+	int64_t from, to;    /* the visible window */
+} TscViewport;
+
+/* The axis [lo, hi] (hi < lo: [lo, lo]) with the whole of it in view. */
+void tsc_viewport_init(TscViewport *vp, TscTimelineUnit unit, int64_t lo, int64_t hi,
+                       int64_t min_width);
+/* Shows [from, to]: the width clamped to [min_width, the axis' width], then
+ * moved inside the axis. TRUE when the window changed. */
+gboolean tsc_viewport_set(TscViewport *vp, int64_t from, int64_t to);
+/* Zooms by `factor` (> 1: in, < 1: out) keeping the unit at fraction `at`
+ * of the width (0: the left edge, 1: the right; clamped) where it is.
+ * TRUE when the window changed. */
+gboolean tsc_viewport_zoom(TscViewport *vp, double factor, double at);
+/* Moves the window by `fraction` of its width (> 0: later). TRUE when the
+ * window changed. */
+gboolean tsc_viewport_pan(TscViewport *vp, double fraction);
+/* The whole axis. TRUE when the window changed. */
+gboolean tsc_viewport_show_all(TscViewport *vp);
+/* A window `width` wide about the centre of the current one. TRUE when the
+ * window changed. */
+gboolean tsc_viewport_set_width(TscViewport *vp, int64_t width);
+/* Units per pixel of a plot `plot_w` pixels wide (at least 1 pixel). */
+double tsc_viewport_per_px(const TscViewport *vp, double plot_w);
+/* The x of unit `t` in a plot whose left edge is at `plot_x`. */
+double tsc_viewport_x_of(const TscViewport *vp, double plot_x, double plot_w, int64_t t);
+/* The unit at x (rounded to the nearest). */
+int64_t tsc_viewport_t_of(const TscViewport *vp, double plot_x, double plot_w, double x);
+/* The fraction of the plot's width at x (not clamped): what zoom takes. */
+double tsc_viewport_fraction_at(double plot_x, double plot_w, double x);
+
+/* --- Formatting -------------------------------------------------------------------- */
+
+/*
+ * A tick label: `value` units from the ruler's zero, with the decimals a
+ * step of `step` units needs. Nanoseconds take the unit of `magnitude`
+ * (the largest value the ruler shows, so deep zooms far into a trace stay
+ * readable): "1.235 ms", "12 s". Cycles are whole numbers with thousands
+ * separators. The caller frees the result with g_free.
+ */
+char *tsc_timeline_format_tick(TscTimelineUnit unit, double value, double step, double magnitude);
+
+/* --- The folding rule ------------------------------------------------------------- */
+
+/* One item fed to the rule, in pixels of the plot. */
+typedef struct TscFoldItem {
+	double x0, x1;      /* px: its extent (x1 >= x0) */
+	uint64_t count;     /* what it stands for: 1, or an already folded run's count */
+	guint row;          /* items of different rows never fold together */
+	int kind;           /* a class (a name, a program kind): see TscFold.mix_px */
+	gboolean folded;    /* already a run of several (folds whatever its width) */
+} TscFoldItem;
+
+/* What the rule makes: an item that stands alone, or a fold of several. */
+typedef struct TscFoldMark {
+	double x0, x1;      /* px; a fold's are whole pixels, at least 1 apart */
+	uint64_t count;     /* the counts of the items it holds, summed */
+	guint first, last;  /* the indices (as fed) of its first and last item */
+	guint row;
+	int kind;           /* its first item's */
+	gboolean mixed;     /* it holds items of more than one kind */
+	gboolean folded;    /* FALSE: one item wide enough to be drawn as itself */
+} TscFoldMark;
+
+/*
+ * The rule's state over one pass of a plot's items, fed in order of x
+ * within each row. An item at least `min_px` wide that is not already a
+ * fold stands alone. Other items fold: into the open fold when it is of
+ * the same row and the gap from its right edge is less than `min_px`
+ * (below the resolution), and either of the same kind or the fold still
+ * narrower than `mix_px`; else they open a new fold. Initialise with
+ * tsc_fold_init.
+ */
+typedef struct TscFold {
+	double min_px;      /* narrower items, and gaps, fold (TSC_TIMELINE_FOLD_PX) */
+	double mix_px;      /* a fold takes other kinds while narrower (0: never) */
+	gboolean open;      /* `mark` is a fold still growing */
+	double raw_x1;      /* the open fold's right edge before rounding */
+	TscFoldMark mark;
+} TscFold;
+
+void tsc_fold_init(TscFold *fold, double min_px, double mix_px);
+/* Feeds item `index`; writes the marks it completes to out[0..) and returns
+ * how many (0, 1 or 2: the fold it ended, then the item standing alone). */
+guint tsc_fold_push(TscFold *fold, const TscFoldItem *item, guint index, TscFoldMark out[2]);
+/* Ends the pass: writes the open fold to *out and returns 1, else 0. */
+guint tsc_fold_finish(TscFold *fold, TscFoldMark *out);
+/* The rule over items[0..n): appends the marks to `marks` (an array of
+ * TscFoldMark) and returns how many it appended. */
+guint tsc_fold_items(const TscFoldItem *items, guint n, double min_px, double mix_px,
+                     GArray *marks);
+
+/* --- The ruler ---------------------------------------------------------------------- */
+
+typedef struct TscRuler TscRuler;
+/* A tick label at unit `t` of the axis for ticks `step` units apart; the
+ * caller frees it. */
+typedef char *(*TscRulerLabelFunc)(const TscRuler *ruler, int64_t t, double step,
+                                   gpointer user_data);
+
+/* A ruler across the top of a plot. */
+struct TscRuler {
+	double x0, width;        /* px: where the plot starts, its width */
+	double height;           /* px: the ruler's (ticks hang from its bottom) */
+	const TscViewport *vp;   /* the window it shows */
+	int64_t zero;            /* the unit the default labels read as 0 */
+	int64_t tick_origin;     /* ticks are at multiples of the step from here */
+	double label_px;         /* px per label at most (0: 110) */
+	TscRulerLabelFunc label; /* NULL: tsc_timeline_format_tick from `zero` */
+	gpointer label_data;
+};
+
+/* Draws the baseline, the ticks and the labels that fit before the right
+ * edge; returns the colour nodes appended. */
+guint tsc_ruler_draw(GtkSnapshot *s, PangoLayout *layout, const TscRuler *ruler,
+                     const GdkRGBA *fg, const GdkRGBA *line);
+/* The default label of `t` (what tsc_ruler_draw writes without a label
+ * function); the caller frees it. */
+char *tsc_ruler_dup_label(const TscRuler *ruler, int64_t t, double step);
+
+/* --- Overlay ----------------------------------------------------------------------- */
+
+/* A marked range [from, to): a shade `height` tall from y 0 with an edge
+ * at both ends, clipped to the plot. */
+void tsc_timeline_draw_range(GtkSnapshot *s, const TscViewport *vp, double plot_x,
+                             double plot_w, double height, int64_t from, int64_t to,
+                             const GdkRGBA *accent);
+/* An outline round [x0, x1] x [y, y + h] (at least 3 px wide), `w` px thick. */
+void tsc_timeline_draw_outline(GtkSnapshot *s, double x0, double x1, double y, double h,
+                               const GdkRGBA *colour, float w);
+/* A layer drawn as a texture made (one texel per device pixel, `scale`
+ * device px per logical px) for the window [made_from, made_to] of `vp`'s
+ * axis: drawn from y where those units are in `vp`'s window now (1:1 when
+ * the windows agree, stretched while a new texture is made), clipped to
+ * the plot [plot_x, plot_x + plot_w) x [y, y + h). */
+void tsc_timeline_append_texture(GtkSnapshot *s, GdkTexture *texture, int64_t made_from,
+                                 int64_t made_to, const TscViewport *vp, double plot_x,
+                                 double plot_w, double y, double h, int scale);
+
+/* --- Input ------------------------------------------------------------------------- */
+
+/*
+ * The app's side of the input controller, each called with `data`. The
+ * first three are required, the rest optional.
+ */
+typedef struct TscTimelineInputHooks {
+	/* The viewport the input drives (NULL: nothing shown, input ignored). */
+	TscViewport *(*viewport)(gpointer data);
+	/* The plot area along x, widget px. */
+	void (*plot)(gpointer data, double *plot_x, double *plot_w);
+	/* The window changed through the input: redraw, tell others. */
+	void (*view_changed)(gpointer data);
+	/* Any key first; TRUE: handled (the navigation keys are not tried). */
+	gboolean (*key)(gpointer data, guint keyval, GdkModifierType state);
+	/* The pointer moved to (x, y), or left the widget. */
+	void (*motion)(gpointer data, double x, double y);
+	void (*leave)(gpointer data);
+	/* A press that did not move: at (x, y) with the modifiers it had. */
+	void (*click)(gpointer data, double x, double y, GdkModifierType state);
+	/* Shift+drag marked [from, to] (units). */
+	void (*mark)(gpointer data, int64_t from, int64_t to);
+	/* A drag began at (x, y) (focus grabbed); it moves dy px vertically
+	 * from there (rows that scroll). */
+	void (*drag_begin)(gpointer data, double x, double y);
+	void (*drag_rows)(gpointer data, double dy);
+	/* Shift+wheel: scroll rows by `dy` notches; TRUE: handled (else it pans). */
+	gboolean (*scroll_rows)(gpointer data, double dy);
+} TscTimelineInputHooks;
+
+/* Adds the pointer, wheel, drag and key controllers that drive a timeline
+ * to `widget` (which is grabbed focus on a drag); `hooks` is kept (static
+ * storage), `data` is passed to every hook. */
+void tsc_timeline_input_install(GtkWidget *widget, const TscTimelineInputHooks *hooks,
+                                gpointer data);
+
+/* The navigation a key means, for a controller and its tests. */
+typedef enum TscTimelineKey {
+	TSC_TIMELINE_KEY_NONE,
+	TSC_TIMELINE_KEY_ZOOM_IN,  /* W, +, = */
+	TSC_TIMELINE_KEY_ZOOM_OUT, /* S, - */
+	TSC_TIMELINE_KEY_LEFT,     /* A, Left */
+	TSC_TIMELINE_KEY_RIGHT,    /* D, Right */
+	TSC_TIMELINE_KEY_HOME,     /* Home */
+} TscTimelineKey;
+/* What `keyval` with `state` does to a viewport (Ctrl and Alt: nothing). */
+TscTimelineKey tsc_timeline_key_lookup(guint keyval, GdkModifierType state);
+/* Applies `key` to `vp` (zooms about the centre); TRUE when the window changed. */
+gboolean tsc_timeline_key_apply(TscViewport *vp, TscTimelineKey key);
+/* What a wheel event of (dx, dy) notches does with the pointer at
+ * fraction `at` of the plot: dy zooms (up: in) about `at`, dx pans. TRUE
+ * when the window changed. */
+gboolean tsc_timeline_wheel_apply(TscViewport *vp, double dx, double dy, double at);
+
+G_END_DECLS

@@ -1,0 +1,360 @@
+/*
+ * The chart kit's timeline pieces (tsc-timeline.h) without a display: the
+ * viewport's one convention for zoom (> 1: in, about a fraction of the
+ * width) and pan (> 0: later), its clamping and least width, the mapping
+ * of keys and the wheel onto it, the tick labels, and the folding rule:
+ * nothing dropped, the counts of the marks adding up to the input's.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <tilescope/tsc-timeline.h>
+
+#include <math.h>
+
+static void assert_window(const TscViewport *vp, int64_t from, int64_t to)
+{
+	assert_int_equal(vp->from, from);
+	assert_int_equal(vp->to, to);
+}
+
+static void test_clamp(void **state)
+{
+	TscViewport vp;
+
+	(void)state;
+	tsc_viewport_init(&vp, TSC_TIMELINE_NS, 0, 1000, 100);
+	assert_window(&vp, 0, 1000);
+	/* Before the start: moved in, the width kept. */
+	assert_true(tsc_viewport_set(&vp, -50, 150));
+	assert_window(&vp, 0, 200);
+	/* Narrower than the least width: widened to it. */
+	assert_true(tsc_viewport_set(&vp, 500, 510));
+	assert_window(&vp, 500, 600);
+	/* Past the end: moved back. */
+	assert_true(tsc_viewport_set(&vp, 950, 1050));
+	assert_window(&vp, 900, 1000);
+	/* Wider than the axis: the axis. */
+	assert_true(tsc_viewport_set(&vp, -5000, 5000));
+	assert_window(&vp, 0, 1000);
+	/* Unchanged: FALSE. */
+	assert_false(tsc_viewport_set(&vp, 0, 1000));
+	assert_false(tsc_viewport_show_all(&vp));
+	/* An axis narrower than the least width shows the least width. */
+	tsc_viewport_init(&vp, TSC_TIMELINE_CYCLES, 40, 50, 100);
+	assert_window(&vp, 40, 140);
+	assert_false(tsc_viewport_pan(&vp, 1));
+	assert_false(tsc_viewport_zoom(&vp, 2, 0.5));
+}
+
+static void test_zoom(void **state)
+{
+	TscViewport vp;
+
+	(void)state;
+	tsc_viewport_init(&vp, TSC_TIMELINE_NS, 0, 1000, 10);
+	/* > 1 zooms in, about the centre... */
+	assert_true(tsc_viewport_zoom(&vp, 2, 0.5));
+	assert_window(&vp, 250, 750);
+	/* ... or about the left or right edge, which stays where it is. */
+	tsc_viewport_show_all(&vp);
+	assert_true(tsc_viewport_zoom(&vp, 2, 0));
+	assert_window(&vp, 0, 500);
+	tsc_viewport_show_all(&vp);
+	assert_true(tsc_viewport_zoom(&vp, 2, 1));
+	assert_window(&vp, 500, 1000);
+	/* The unit at a quarter of the width stays at a quarter. */
+	tsc_viewport_set(&vp, 200, 600);
+	assert_true(tsc_viewport_zoom(&vp, 2, 0.25));
+	assert_window(&vp, 250, 450);
+	/* A fraction past the edges is the edge. */
+	tsc_viewport_set(&vp, 200, 600);
+	tsc_viewport_zoom(&vp, 2, -3);
+	assert_window(&vp, 200, 400);
+	/* < 1 zooms out, up to the whole axis. */
+	tsc_viewport_set(&vp, 400, 600);
+	assert_true(tsc_viewport_zoom(&vp, 0.5, 0.5));
+	assert_window(&vp, 300, 700);
+	tsc_viewport_zoom(&vp, 1e-6, 0.5);
+	assert_window(&vp, 0, 1000);
+	/* Zooming in stops at the least width. */
+	for (int i = 0; i < 100; i++)
+		tsc_viewport_zoom(&vp, 1.5, 0.5);
+	assert_int_equal(vp.to - vp.from, 10);
+	/* Nonsense factors change nothing. */
+	assert_false(tsc_viewport_zoom(&vp, 0, 0.5));
+	assert_false(tsc_viewport_zoom(&vp, -2, 0.5));
+	assert_false(tsc_viewport_zoom(&vp, NAN, 0.5));
+	assert_false(tsc_viewport_zoom(&vp, INFINITY, 0.5));
+	/* In and out again: where it was. */
+	tsc_viewport_set(&vp, 100, 900);
+	tsc_viewport_zoom(&vp, 2, 0.5);
+	tsc_viewport_zoom(&vp, 0.5, 0.5);
+	assert_window(&vp, 100, 900);
+}
+
+static void test_pan(void **state)
+{
+	TscViewport vp;
+
+	(void)state;
+	tsc_viewport_init(&vp, TSC_TIMELINE_CYCLES, 0, 1000, 10);
+	tsc_viewport_set(&vp, 200, 600);
+	/* > 0: later, by a fraction of the width. */
+	assert_true(tsc_viewport_pan(&vp, 0.5));
+	assert_window(&vp, 400, 800);
+	assert_true(tsc_viewport_pan(&vp, -0.25));
+	assert_window(&vp, 300, 700);
+	/* Stopped at either end, the width kept. */
+	assert_true(tsc_viewport_pan(&vp, 10));
+	assert_window(&vp, 600, 1000);
+	assert_false(tsc_viewport_pan(&vp, 1));
+	assert_true(tsc_viewport_pan(&vp, -1e300));
+	assert_window(&vp, 0, 400);
+	assert_false(tsc_viewport_pan(&vp, NAN));
+	/* A width about the centre. */
+	tsc_viewport_set(&vp, 400, 600);
+	assert_true(tsc_viewport_set_width(&vp, 100));
+	assert_window(&vp, 450, 550);
+	tsc_viewport_set_width(&vp, 1);
+	assert_int_equal(vp.to - vp.from, 10);
+}
+
+static void test_pixels(void **state)
+{
+	TscViewport vp;
+
+	(void)state;
+	/* 1,000 units from 1,000 across 100 px from x 200: 10 per pixel, `to`
+	 * the last unit in view. */
+	tsc_viewport_init(&vp, TSC_TIMELINE_NS, 0, 100000, 100);
+	tsc_viewport_set(&vp, 1000, 1999);
+	assert_true(fabs(tsc_viewport_per_px(&vp, 100) - 10) < 1e-9);
+	assert_true(fabs(tsc_viewport_x_of(&vp, 200, 100, 1000) - 200) < 1e-9);
+	assert_true(fabs(tsc_viewport_x_of(&vp, 200, 100, 1500) - 250) < 1e-9);
+	assert_int_equal(tsc_viewport_t_of(&vp, 200, 100, 250), 1500);
+	assert_int_equal(tsc_viewport_t_of(&vp, 200, 100, tsc_viewport_x_of(&vp, 200, 100, 1234)), 1234);
+	assert_true(fabs(tsc_viewport_fraction_at(200, 100, 225) - 0.25) < 1e-12);
+}
+
+static void test_keys_and_wheel(void **state)
+{
+	TscViewport vp;
+
+	(void)state;
+	assert_int_equal(tsc_timeline_key_lookup(GDK_KEY_w, 0), TSC_TIMELINE_KEY_ZOOM_IN);
+	assert_int_equal(tsc_timeline_key_lookup(GDK_KEY_plus, 0), TSC_TIMELINE_KEY_ZOOM_IN);
+	assert_int_equal(tsc_timeline_key_lookup(GDK_KEY_S, GDK_SHIFT_MASK), TSC_TIMELINE_KEY_ZOOM_OUT);
+	assert_int_equal(tsc_timeline_key_lookup(GDK_KEY_minus, 0), TSC_TIMELINE_KEY_ZOOM_OUT);
+	assert_int_equal(tsc_timeline_key_lookup(GDK_KEY_a, 0), TSC_TIMELINE_KEY_LEFT);
+	assert_int_equal(tsc_timeline_key_lookup(GDK_KEY_Left, 0), TSC_TIMELINE_KEY_LEFT);
+	assert_int_equal(tsc_timeline_key_lookup(GDK_KEY_d, 0), TSC_TIMELINE_KEY_RIGHT);
+	assert_int_equal(tsc_timeline_key_lookup(GDK_KEY_Right, 0), TSC_TIMELINE_KEY_RIGHT);
+	assert_int_equal(tsc_timeline_key_lookup(GDK_KEY_Home, 0), TSC_TIMELINE_KEY_HOME);
+	/* Ctrl and Alt combinations are the window's (Ctrl+W closes). */
+	assert_int_equal(tsc_timeline_key_lookup(GDK_KEY_w, GDK_CONTROL_MASK), TSC_TIMELINE_KEY_NONE);
+	assert_int_equal(tsc_timeline_key_lookup(GDK_KEY_d, GDK_ALT_MASK), TSC_TIMELINE_KEY_NONE);
+	assert_int_equal(tsc_timeline_key_lookup(GDK_KEY_q, 0), TSC_TIMELINE_KEY_NONE);
+
+	tsc_viewport_init(&vp, TSC_TIMELINE_NS, 0, 3000, 10);
+	tsc_viewport_set(&vp, 1000, 2000);
+	/* The keys act about the centre, by the one step each. */
+	assert_true(tsc_timeline_key_apply(&vp, TSC_TIMELINE_KEY_ZOOM_IN));
+	assert_window(&vp, 1167, 1833);
+	tsc_viewport_set(&vp, 1000, 2000);
+	assert_true(tsc_timeline_key_apply(&vp, TSC_TIMELINE_KEY_ZOOM_OUT));
+	assert_window(&vp, 750, 2250);
+	tsc_viewport_set(&vp, 1000, 2000);
+	assert_true(tsc_timeline_key_apply(&vp, TSC_TIMELINE_KEY_RIGHT));
+	assert_window(&vp, 1200, 2200);
+	assert_true(tsc_timeline_key_apply(&vp, TSC_TIMELINE_KEY_LEFT));
+	assert_window(&vp, 1000, 2000);
+	assert_true(tsc_timeline_key_apply(&vp, TSC_TIMELINE_KEY_HOME));
+	assert_window(&vp, 0, 3000);
+	assert_false(tsc_timeline_key_apply(&vp, TSC_TIMELINE_KEY_NONE));
+	/* The wheel: up (dy < 0) zooms in about the pointer, sideways pans. */
+	tsc_viewport_set(&vp, 1000, 2000);
+	assert_true(tsc_timeline_wheel_apply(&vp, 0, -1, 0));
+	assert_window(&vp, 1000, 1800);
+	assert_true(tsc_timeline_wheel_apply(&vp, 0, 1, 0));
+	assert_window(&vp, 1000, 2000);
+	assert_true(tsc_timeline_wheel_apply(&vp, 1, 0, 0.5));
+	assert_window(&vp, 1100, 2100);
+	assert_false(tsc_timeline_wheel_apply(&vp, 0, 0, 0.5));
+}
+
+static void test_ticks(void **state)
+{
+	g_autofree char *ms = tsc_timeline_format_tick(TSC_TIMELINE_NS, 1234567, 1e3, 5e6);
+	g_autofree char *s = tsc_timeline_format_tick(TSC_TIMELINE_NS, 2e9, 1e9, 3e9);
+	g_autofree char *ns = tsc_timeline_format_tick(TSC_TIMELINE_NS, 40, 10, 900);
+	g_autofree char *cy = tsc_timeline_format_tick(TSC_TIMELINE_CYCLES, 1234000, 1000, 2e6);
+
+	(void)state;
+	assert_string_equal(ms, "1.235 ms");
+	assert_string_equal(s, "2 s");
+	assert_string_equal(ns, "40 ns");
+	assert_string_equal(cy, "1,234,000");
+}
+
+/* Every item in exactly one mark, in order; the counts add up. */
+static void assert_covers(const TscFoldItem *items, guint n, GArray *marks)
+{
+	uint64_t in = 0, out = 0;
+	guint next = 0;
+
+	for (guint i = 0; i < n; i++)
+		in += items[i].count;
+	for (guint k = 0; k < marks->len; k++) {
+		const TscFoldMark *m = &g_array_index(marks, TscFoldMark, k);
+		uint64_t held = 0;
+
+		assert_int_equal(m->first, next);
+		assert_true(m->last >= m->first && m->last < n);
+		for (guint i = m->first; i <= m->last; i++) {
+			held += items[i].count;
+			/* Rows never fold together. */
+			assert_int_equal(items[i].row, m->row);
+		}
+		assert_int_equal(held, m->count);
+		if (m->folded) {
+			assert_true(m->x1 - m->x0 >= 1);
+			assert_true(m->x0 == floor(m->x0) && m->x1 == floor(m->x1));
+		} else {
+			assert_int_equal(m->first, m->last);
+			assert_false(items[m->first].folded);
+			assert_true(items[m->first].x1 - items[m->first].x0 >= TSC_TIMELINE_FOLD_PX - 1e-6);
+		}
+		out += m->count;
+		next = m->last + 1;
+	}
+	assert_int_equal(next, n);
+	assert_int_equal(in, out);
+}
+
+static void test_fold_rule(void **state)
+{
+	/* Three slivers a pixel apart, a wide span, a sliver 5 px on, a
+	 * pre-folded run 10 px wide, and a sliver on another row. */
+	const TscFoldItem items[] = {
+		{.x0 = 10.2, .x1 = 10.7, .count = 1},
+		{.x0 = 11.5, .x1 = 12.0, .count = 1},
+		{.x0 = 13.0, .x1 = 13.1, .count = 1},
+		{.x0 = 14.0, .x1 = 40.0, .count = 1},
+		{.x0 = 45.0, .x1 = 45.5, .count = 1},
+		{.x0 = 46.0, .x1 = 56.0, .count = 250, .folded = TRUE},
+		{.x0 = 56.5, .x1 = 57.0, .count = 1, .row = 1},
+	};
+	GArray *marks = g_array_new(FALSE, FALSE, sizeof(TscFoldMark));
+	const TscFoldMark *m;
+
+	(void)state;
+	assert_int_equal(tsc_fold_items(items, G_N_ELEMENTS(items), TSC_TIMELINE_FOLD_PX, 0, marks), 4);
+	assert_covers(items, G_N_ELEMENTS(items), marks);
+	m = &g_array_index(marks, TscFoldMark, 0);
+	assert_true(m->folded);
+	assert_int_equal(m->count, 3);
+	assert_true(m->x0 == 10 && m->x1 == 14);
+	m = &g_array_index(marks, TscFoldMark, 1);
+	assert_false(m->folded);
+	assert_true(m->x0 == 14 && m->x1 == 40);
+	/* A sliver and the pre-folded run beside it: one mark of 251. */
+	m = &g_array_index(marks, TscFoldMark, 2);
+	assert_true(m->folded);
+	assert_int_equal(m->count, 251);
+	assert_true(m->x0 == 45 && m->x1 == 56);
+	m = &g_array_index(marks, TscFoldMark, 3);
+	assert_int_equal(m->row, 1);
+	assert_int_equal(m->count, 1);
+	/* A zero-width item still shows a pixel. */
+	g_array_set_size(marks, 0);
+	tsc_fold_items(&(TscFoldItem){.x0 = 7, .x1 = 7, .count = 1}, 1, 3, 0, marks);
+	assert_int_equal(marks->len, 1);
+	m = &g_array_index(marks, TscFoldMark, 0);
+	assert_true(m->x0 == 7 && m->x1 == 8);
+	g_array_free(marks, TRUE);
+}
+
+static void test_fold_kinds(void **state)
+{
+	/* Slivers alternating between two kinds, then a long run of one kind
+	 * followed by the other. */
+	TscFoldItem items[40];
+	GArray *marks = g_array_new(FALSE, FALSE, sizeof(TscFoldMark));
+
+	(void)state;
+	for (guint i = 0; i < 40; i++)
+		items[i] = (TscFoldItem){.x0 = i, .x1 = i + 0.5, .count = 1 + i % 3,
+		                         .kind = i < 20 ? (int)(i % 2) : i < 30 ? 0 : 1};
+	/* mix_px 0: kinds never share a mark. */
+	tsc_fold_items(items, 40, 3, 0, marks);
+	assert_covers(items, 40, marks);
+	for (guint k = 0; k < marks->len; k++)
+		assert_false(g_array_index(marks, TscFoldMark, k).mixed);
+	/* mix_px 8: a mix folds while narrow, and long runs stay apart. */
+	g_array_set_size(marks, 0);
+	tsc_fold_items(items, 40, 3, 8, marks);
+	assert_covers(items, 40, marks);
+	assert_true(marks->len > 1 && marks->len < 10);
+	assert_true(g_array_index(marks, TscFoldMark, 0).mixed);
+	g_array_free(marks, TRUE);
+}
+
+/* Random items: whatever the widths, gaps, rows and counts, nothing is
+ * dropped and the counts add up. */
+static void test_fold_random(void **state)
+{
+	GRand *rand = g_rand_new_with_seed(28);
+	GArray *marks = g_array_new(FALSE, FALSE, sizeof(TscFoldMark));
+
+	(void)state;
+	for (int round = 0; round < 200; round++) {
+		guint n = (guint)g_rand_int_range(rand, 0, 400);
+		TscFoldItem *items = g_new0(TscFoldItem, MAX(n, 1));
+		double x = 0;
+		guint row = 0;
+
+		for (guint i = 0; i < n; i++) {
+			if (g_rand_int_range(rand, 0, 50) == 0) {
+				row++;
+				x = 0;
+			}
+			x += g_rand_double_range(rand, 0, 6);
+			items[i].x0 = x;
+			items[i].x1 = x + (g_rand_boolean(rand) ? g_rand_double_range(rand, 0, 3)
+			                                        : g_rand_double_range(rand, 0, 40));
+			items[i].count = g_rand_int_range(rand, 0, 5) == 0
+			                     ? (uint64_t)g_rand_int_range(rand, 1, 1000000)
+			                     : 1;
+			items[i].folded = items[i].count > 1;
+			items[i].row = row;
+			items[i].kind = g_rand_int_range(rand, 0, 3);
+			x = items[i].x1;
+		}
+		g_array_set_size(marks, 0);
+		tsc_fold_items(items, n, TSC_TIMELINE_FOLD_PX, round % 2 ? 8 : 0, marks);
+		assert_covers(items, n, marks);
+		g_free(items);
+	}
+	g_array_free(marks, TRUE);
+	g_rand_free(rand);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clamp),
+		cmocka_unit_test(test_zoom),
+		cmocka_unit_test(test_pan),
+		cmocka_unit_test(test_pixels),
+		cmocka_unit_test(test_keys_and_wheel),
+		cmocka_unit_test(test_ticks),
+		cmocka_unit_test(test_fold_rule),
+		cmocka_unit_test(test_fold_kinds),
+		cmocka_unit_test(test_fold_random),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
