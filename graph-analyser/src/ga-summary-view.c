@@ -20,12 +20,11 @@
 #define LIST_CAP 25
 
 struct _GaSummaryView {
-	GtkBox parent_instance;
-	GaSession *session;
+	GaView parent_instance;
 	GtkWidget *scroller;
 };
 
-G_DEFINE_FINAL_TYPE(GaSummaryView, ga_summary_view, GTK_TYPE_BOX)
+G_DEFINE_FINAL_TYPE(GaSummaryView, ga_summary_view, GA_TYPE_VIEW)
 
 /* A key path "memory[1].byRegion.interleaved"; g_free. */
 static char *key(const char *prefix, const char *rest)
@@ -528,26 +527,26 @@ static void add_metadata(GtkWidget *box, GaDocument *doc)
 	gtk_label_set_xalign(GTK_LABEL(ga_figure_grid_add(grid, 0, "Load time", load, "s", NULL)), 0);
 }
 
-/* Rebuilds the page from the session's document. */
-static void rebuild(GaSummaryView *self)
+/* Rebuilds the page from the view's document (GaView::document_changed). */
+static void rebuild(GaView *view)
 {
-	GaDocument *doc = ga_session_get_document(self->session);
+	GaSummaryView *self = GA_SUMMARY_VIEW(view);
+	GaDocument *doc = ga_view_get_document(view);
 	const tsr_summary_figures *s = doc ? ga_document_get_figures(doc) : NULL;
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
-	GtkWidget *title;
+	GtkWidget *box, *title;
 
+	if (!s) {
+		gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), NULL);
+		return;
+	}
+	box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
 	gtk_widget_set_margin_start(box, 24);
 	gtk_widget_set_margin_end(box, 24);
 	gtk_widget_set_margin_top(box, 18);
 	gtk_widget_set_margin_bottom(box, 24);
-	if (!s) {
-		gtk_box_append(GTK_BOX(box), ga_note_new("No report is open."));
-		gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
-		return;
-	}
-	if (ga_session_get_compare_document(self->session)) {
-		gtk_box_append(GTK_BOX(box), ga_summary_compare_new(
-		                                 doc, ga_session_get_compare_document(self->session)));
+	if (ga_view_get_compare(view)) {
+		gtk_box_append(GTK_BOX(box),
+		               ga_summary_compare_new(doc, ga_view_get_compare_document(view)));
 		gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
 		return;
 	}
@@ -566,46 +565,23 @@ static void rebuild(GaSummaryView *self)
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
 }
 
-static void on_document(GObject *session, GParamSpec *pspec, gpointer data)
-{
-	(void)session;
-	(void)pspec;
-	rebuild(GA_SUMMARY_VIEW(data));
-}
-
-static void ga_summary_view_dispose(GObject *object)
-{
-	GaSummaryView *self = GA_SUMMARY_VIEW(object);
-
-	if (self->session)
-		g_signal_handlers_disconnect_by_data(self->session, self);
-	g_clear_object(&self->session);
-	G_OBJECT_CLASS(ga_summary_view_parent_class)->dispose(object);
-}
-
 static void ga_summary_view_class_init(GaSummaryViewClass *klass)
 {
-	G_OBJECT_CLASS(klass)->dispose = ga_summary_view_dispose;
+	GA_VIEW_CLASS(klass)->document_changed = rebuild;
 	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "summaryview");
 }
 
 static void ga_summary_view_init(GaSummaryView *self)
 {
-	gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
 	self->scroller = gtk_scrolled_window_new();
 	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_AUTOMATIC,
 	                               GTK_POLICY_AUTOMATIC);
 	gtk_widget_set_vexpand(self->scroller, TRUE);
 	gtk_widget_set_hexpand(self->scroller, TRUE);
-	gtk_box_append(GTK_BOX(self), self->scroller);
+	ga_view_set_content(GA_VIEW(self), self->scroller);
 }
 
 GtkWidget *ga_summary_view_new(GaSession *session)
 {
-	GaSummaryView *self = g_object_new(GA_TYPE_SUMMARY_VIEW, NULL);
-
-	self->session = g_object_ref(session);
-	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
-	rebuild(self);
-	return GTK_WIDGET(self);
+	return g_object_new(GA_TYPE_SUMMARY_VIEW, "session", session, NULL);
 }

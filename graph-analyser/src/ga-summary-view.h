@@ -7,14 +7,14 @@
  */
 #pragma once
 
-#include "ga-session.h"
+#include "ga-view.h"
 
 #include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
 #define GA_TYPE_SUMMARY_VIEW (ga_summary_view_get_type())
-G_DECLARE_FINAL_TYPE(GaSummaryView, ga_summary_view, GA, SUMMARY_VIEW, GtkBox)
+G_DECLARE_FINAL_TYPE(GaSummaryView, ga_summary_view, GA, SUMMARY_VIEW, GaView)
 
 /* A view following `session`'s document. */
 GtkWidget *ga_summary_view_new(GaSession *session);

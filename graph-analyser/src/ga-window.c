@@ -29,6 +29,7 @@
 #include "ga-keys.h"
 #include "ga-application.h"
 #include "ga-navigation.h"
+#include "ga-view.h"
 #include "ga-views.h"
 
 #define GA_MIME_TYPE "application/x-tilescope-profile"
@@ -765,6 +766,13 @@ static void focus_regions(GtkWidget *widget, GPtrArray *regions, gpointer data)
 	tsd_focus_add_region(regions, GTK_WIDGET(self->sidebar), NULL);
 	view = gtk_stack_get_visible_child(self->views);
 	paned = view ? first_paned(view) : NULL;
+	/* A view on the base: its split when it has a details pane, else the
+	 * first split in its content. */
+	if (GA_IS_VIEW(view) && ga_view_get_details(GA_VIEW(view)))
+		paned = GTK_WIDGET(ga_view_get_paned(GA_VIEW(view)));
+	else if (GA_IS_VIEW(view))
+		paned = ga_view_get_content(GA_VIEW(view)) ? first_paned(ga_view_get_content(GA_VIEW(view)))
+		                                           : NULL;
 	tsd_focus_add_region(regions, view, paned ? gtk_paned_get_start_child(GTK_PANED(paned)) : NULL);
 	if (paned && gtk_paned_get_end_child(GTK_PANED(paned))) {
 		GtkWidget *details = gtk_paned_get_end_child(GTK_PANED(paned));

@@ -1,0 +1,233 @@
+/*
+ * The views' base, GaView (issue 28 item 1): a subclass declared with a
+ * template (parent="GaView") gets its <child> as content and its
+ * <child type="details"> as the details pane; the base follows the
+ * session's document and report B, hands each change to
+ * document_changed with the pair and the "compare" flag already in
+ * place, shows the empty page without a document and the content with
+ * one, and the loading and empty pages on demand. The Summary and
+ * Insights views, on the base, follow the session so.
+ */
+#include "ga-document.h"
+#include "ga-insights-view.h"
+#include "ga-resources.h"
+#include "ga-session.h"
+#include "ga-summary-view.h"
+#include "ga-view.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+static GaDocument *load(const char *name)
+{
+	g_autofree char *path = g_build_filename(SAMPLE_REPORTS, name, "profile.pop", NULL);
+	g_autoptr(GFile) file = g_file_new_for_path(path);
+	GError *error = NULL;
+	GaDocument *doc = ga_document_load(file, NULL, &error);
+
+	if (!doc)
+		fail_msg("%s: %s", path, error->message);
+	return doc;
+}
+
+/* A view of the test's own: counts document_changed and keeps what the
+ * base had in place at each call. */
+#define TEST_TYPE_VIEW (test_view_get_type())
+G_DECLARE_FINAL_TYPE(TestView, test_view, TEST, VIEW, GaView)
+
+struct _TestView {
+	GaView parent_instance;
+	GtkWidget *body, *side;        /* from the template */
+	int changes;
+	GaDocument *seen_doc, *seen_compare;
+	gboolean seen_flag;
+	char *seen_state;
+};
+
+G_DEFINE_FINAL_TYPE(TestView, test_view, GA_TYPE_VIEW)
+
+static const char test_view_ui[] =
+    "<interface>"
+    "  <template class=\"TestView\" parent=\"GaView\">"
+    "    <child><object class=\"GtkLabel\" id=\"body\"><property name=\"label\">body"
+    "</property></object></child>"
+    "    <child type=\"details\"><object class=\"GtkLabel\" id=\"side\">"
+    "<property name=\"label\">side</property></object></child>"
+    "  </template>"
+    "</interface>";
+
+static void test_view_document_changed(GaView *view)
+{
+	TestView *self = TEST_VIEW(view);
+
+	self->changes++;
+	self->seen_doc = ga_view_get_document(view);
+	self->seen_compare = ga_view_get_compare_document(view);
+	self->seen_flag = ga_view_get_compare(view);
+	g_free(self->seen_state);
+	self->seen_state = g_strdup(ga_view_get_state(view));
+}
+
+static void test_view_finalize(GObject *object)
+{
+	g_free(TEST_VIEW(object)->seen_state);
+	G_OBJECT_CLASS(test_view_parent_class)->finalize(object);
+}
+
+static void test_view_dispose(GObject *object)
+{
+	gtk_widget_dispose_template(GTK_WIDGET(object), TEST_TYPE_VIEW);
+	G_OBJECT_CLASS(test_view_parent_class)->dispose(object);
+}
+
+static void test_view_class_init(TestViewClass *klass)
+{
+	g_autoptr(GBytes) ui = g_bytes_new_static(test_view_ui, strlen(test_view_ui));
+
+	G_OBJECT_CLASS(klass)->finalize = test_view_finalize;
+	G_OBJECT_CLASS(klass)->dispose = test_view_dispose;
+	GA_VIEW_CLASS(klass)->document_changed = test_view_document_changed;
+	gtk_widget_class_set_template(GTK_WIDGET_CLASS(klass), ui);
+	gtk_widget_class_bind_template_child(GTK_WIDGET_CLASS(klass), TestView, body);
+	gtk_widget_class_bind_template_child(GTK_WIDGET_CLASS(klass), TestView, side);
+}
+
+static void test_view_init(TestView *self)
+{
+	gtk_widget_init_template(GTK_WIDGET(self));
+}
+
+static void count_notify(GObject *object, GParamSpec *pspec, gpointer data)
+{
+	(void)object;
+	(void)pspec;
+	(*(int *)data)++;
+}
+
+static void test_base(void **state)
+{
+	GaDocument *a = load("tut5_ml"), *b = load("tut7_mk1");
+	GaSession *session = ga_session_new();
+	TestView *view;
+	int compare_notes = 0, document_notes = 0;
+
+	(void)state;
+	view = g_object_ref_sink(g_object_new(TEST_TYPE_VIEW, "session", session, NULL));
+	g_signal_connect(view, "notify::compare", G_CALLBACK(count_notify), &compare_notes);
+	g_signal_connect(view, "notify::document", G_CALLBACK(count_notify), &document_notes);
+	assert_ptr_equal(ga_view_get_session(GA_VIEW(view)), session);
+
+	/* The template's children: the content and the details pane. */
+	assert_non_null(view->body);
+	assert_ptr_equal(ga_view_get_content(GA_VIEW(view)), view->body);
+	assert_ptr_equal(ga_view_get_details(GA_VIEW(view)), view->side);
+	assert_ptr_equal(gtk_paned_get_start_child(ga_view_get_paned(GA_VIEW(view))), view->body);
+	assert_ptr_equal(gtk_paned_get_end_child(ga_view_get_paned(GA_VIEW(view))), view->side);
+
+	/* Made without a document: told once, the empty page shown. */
+	assert_int_equal(view->changes, 1);
+	assert_null(view->seen_doc);
+	assert_string_equal(view->seen_state, "empty");
+	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "empty");
+
+	ga_session_set_document(session, a);
+	assert_int_equal(view->changes, 2);
+	assert_ptr_equal(view->seen_doc, a);
+	assert_null(view->seen_compare);
+	assert_false(view->seen_flag);
+	assert_string_equal(view->seen_state, "content");
+	assert_int_equal(document_notes, 1);
+	assert_int_equal(compare_notes, 0);
+
+	/* Comparing: report B and the flag are there when the view is told. */
+	ga_session_set_documents(session, a, b);
+	assert_int_equal(view->changes, 3);
+	assert_ptr_equal(view->seen_doc, a);
+	assert_ptr_equal(view->seen_compare, b);
+	assert_true(view->seen_flag);
+	assert_int_equal(compare_notes, 1);
+	{
+		gboolean flag = FALSE;
+		GaDocument *got = NULL;
+
+		g_object_get(view, "compare", &flag, "compare-document", &got, NULL);
+		assert_true(flag);
+		assert_ptr_equal(got, b);
+		ga_document_unref(got);
+	}
+	ga_session_set_documents(session, a, NULL);
+	assert_int_equal(view->changes, 4);
+	assert_false(view->seen_flag);
+	assert_null(ga_view_get_compare_document(GA_VIEW(view)));
+	assert_int_equal(compare_notes, 2);
+
+	/* The states on demand. */
+	ga_view_show_loading(GA_VIEW(view), "Summing");
+	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "loading");
+	ga_view_show_empty(GA_VIEW(view), "Nothing here");
+	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "empty");
+	ga_view_show_content(GA_VIEW(view));
+	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "content");
+
+	/* The document closed: the empty page again. */
+	ga_session_set_document(session, NULL);
+	assert_int_equal(view->changes, 5);
+	assert_null(view->seen_doc);
+	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "empty");
+
+	/* The view lets go of the session's signals when it goes. */
+	g_object_add_weak_pointer(G_OBJECT(view), (gpointer *)&view);
+	g_object_unref(view);
+	assert_null(view);
+	ga_session_set_document(session, a);
+
+	g_object_unref(session);
+	ga_document_unref(a);
+	ga_document_unref(b);
+}
+
+/* The app's views on the base follow the session: content with a
+ * document, empty without. */
+static void check_app_view(GtkWidget *(*make)(GaSession *))
+{
+	GaDocument *a = load("tut5_ml"), *b = load("tut7_mk1");
+	GaSession *session = ga_session_new();
+	GtkWidget *view = g_object_ref_sink(make(session));
+
+	assert_true(GA_IS_VIEW(view));
+	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "empty");
+	ga_session_set_document(session, a);
+	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "content");
+	assert_ptr_equal(ga_view_get_document(GA_VIEW(view)), a);
+	ga_session_set_documents(session, a, b);
+	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "content");
+	assert_true(ga_view_get_compare(GA_VIEW(view)));
+	ga_session_set_document(session, NULL);
+	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "empty");
+	g_object_unref(view);
+	g_object_unref(session);
+	ga_document_unref(a);
+	ga_document_unref(b);
+}
+
+static void test_summary(void **state)
+{
+	(void)state;
+	check_app_view(ga_summary_view_new);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_base),
+	};
+
+	gtk_init();
+	ga_register_resource();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
