@@ -14,20 +14,14 @@
  */
 #pragma once
 
+#include <tilescope/tsb-api.h>
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(TSB_BUILDING_LIBRARY)
-#define TSB_API __attribute__((visibility("default")))
-#else
-#define TSB_API
-#endif
+TSB_BEGIN_DECLS
 
 /* malloc(n); NULL when out of memory (or when the hook fails this call). */
 TSB_API void *tsb_malloc(size_t n) __attribute__((malloc));
@@ -71,6 +65,4 @@ TSB_API bool tsb_alloc_injected(void);
 typedef void (*tsb_alloc_observer_cb)(uint64_t n);
 TSB_API void tsb_alloc_set_observer(tsb_alloc_observer_cb cb);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

@@ -1,24 +1,19 @@
 /*
- * The error convention and export macro shared by the runtime
- * (libtilescope-instrument) and its tracer (libtilescope-pvti), from
- * libtilescope-base: the codes every tsi_ and pvti_ call returns, and the
- * thread-local message of the last failure of a call that has no handle to
- * keep one in. "" means no message; a message is valid until the next
- * failing call on the same thread, whichever of the two libraries made it.
+ * The error convention shared by the runtime (libtilescope-instrument)
+ * and its tracer (libtilescope-pvti), from libtilescope-base (their
+ * export macro, TSI_API, is tsb-api.h's): the codes every tsi_ and pvti_
+ * call returns, and the thread-local message of the last failure of a
+ * call that has no handle to keep one in. "" means no message; a message
+ * is valid until the next failing call on the same thread, whichever of
+ * the two libraries made it.
  */
 #pragma once
 
+#include <tilescope/tsb-api.h>
+
 #include <stdarg.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(TSI_BUILDING_LIBRARY)
-#define TSI_API __attribute__((visibility("default")))
-#else
-#define TSI_API
-#endif
+TSB_BEGIN_DECLS
 
 /* Error codes. 0 is success; every failure is negative. A message that
  * names the offending object is kept beside the code (see
@@ -54,6 +49,4 @@ TSI_API const char *tsi_error_last(void);
 TSI_API int tsi_set_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 TSI_API int tsi_set_errorv(int code, const char *fmt, va_list ap);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

@@ -13,19 +13,13 @@
  */
 #pragma once
 
+#include <tilescope/tsb-api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(TSB_BUILDING_LIBRARY)
-#define TSB_API __attribute__((visibility("default")))
-#else
-#define TSB_API
-#endif
+TSB_BEGIN_DECLS
 
 typedef struct tsb_hashmap tsb_hashmap;
 
@@ -78,6 +72,4 @@ TSB_API bool tsb_hashmap_next(const tsb_hashmap *m, size_t *iter, const char **s
 TSB_API uint64_t tsb_hash_str(const char *s);
 TSB_API uint64_t tsb_hash_bytes(const void *p, size_t n);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

@@ -18,20 +18,14 @@
  */
 #pragma once
 
+#include <tilescope/tsb-api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(TSB_BUILDING_LIBRARY)
-#define TSB_API __attribute__((visibility("default")))
-#else
-#define TSB_API
-#endif
+TSB_BEGIN_DECLS
 
 typedef struct tsb_json tsb_json;
 
@@ -122,6 +116,4 @@ TSB_API char *tsb_json_steal(tsb_json *j, size_t *len);
  */
 TSB_API int tsb_json_fputs(FILE *f, const char *s, size_t len, unsigned flags);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

@@ -11,9 +11,7 @@
 
 #include <stdbool.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 typedef enum tsi_log_level {
 	TSI_LOG_TRACE = 0,
@@ -43,6 +41,4 @@ TSI_API void tsi_log_always(const char *component, const char *fmt, ...)
  * stderr and treated as OFF. */
 TSI_API void tsi_log_reconfigure(void);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

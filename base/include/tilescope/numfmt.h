@@ -11,18 +11,12 @@
  */
 #pragma once
 
+#include <tilescope/tsb-api.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(TSB_BUILDING_LIBRARY)
-#define TSB_API __attribute__((visibility("default")))
-#else
-#define TSB_API
-#endif
+TSB_BEGIN_DECLS
 
 /* A buffer this long holds anything the calls below write. */
 #define TSB_NUMBER_MAX 48
@@ -75,6 +69,4 @@ typedef enum tsb_duration_style {
 TSB_API const char *tsb_format_duration(char *buf, size_t size, double ns,
                                         tsb_duration_style style);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

@@ -9,9 +9,7 @@
 
 #include <stddef.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 /* Levenshtein distance between `a` and `b`, ignoring ASCII case; SIZE_MAX
  * when either is longer than 128 bytes (no useful suggestion then). */
@@ -22,6 +20,4 @@ TSI_API size_t tsi_name_distance(const char *a, const char *b);
  * from `names`. */
 TSI_API const char *tsi_lookup_nearest_name(const char *name, const char *const *names, size_t n);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

@@ -8,19 +8,13 @@
  */
 #pragma once
 
+#include <tilescope/tsb-api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(TSB_BUILDING_LIBRARY)
-#define TSB_API __attribute__((visibility("default")))
-#else
-#define TSB_API
-#endif
+TSB_BEGIN_DECLS
 
 /*
  * The length (1 to 4) of the well-formed UTF-8 sequence at s[0..n) with
@@ -49,6 +43,4 @@ TSB_API size_t tsb_utf8_truncate(const char *s, size_t n, size_t max);
  * sequence it falls in (skipping continuation bytes), not below `floor`. */
 TSB_API size_t tsb_utf8_start(const char *s, size_t at, size_t floor);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

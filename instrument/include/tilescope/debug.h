@@ -21,9 +21,7 @@
 
 #include "graph.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 /* A debug context id: 1-based, TSI_NO_DEBUG_CONTEXT (0) means none. */
 typedef uint32_t tsi_debug_id;
@@ -42,6 +40,4 @@ TSI_API void tsi_debug_pop(tsi_graph *graph, tsi_debug_id id);
 /* The innermost open context of `graph`, 0 when none. */
 TSI_API tsi_debug_id tsi_debug_current(const tsi_graph *graph);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

@@ -9,9 +9,7 @@
 
 #include <stdio.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 /* --- Option flags (Poplar's OptionFlags) -------------------------------- */
 
@@ -136,6 +134,4 @@ TSI_API int tsi_engine_read_remote(tsi_engine *engine, const char *name, unsigne
 /* Where PrintTensor writes (default stdout). */
 TSI_API void tsi_engine_set_print_stream(tsi_engine *engine, FILE *out);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

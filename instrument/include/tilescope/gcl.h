@@ -10,9 +10,7 @@
 
 #include "program.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 /* popops::CollectiveOperator */
 typedef enum tsi_collective_op {
@@ -81,6 +79,4 @@ TSI_API tsi_tensor *tsi_gcl_all_to_all(tsi_graph *graph, const tsi_tensor *data,
 TSI_API unsigned tsi_comm_group_fill_members(unsigned *members, tsi_comm_group group,
                                              unsigned replication, unsigned replica);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

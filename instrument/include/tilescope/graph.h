@@ -19,9 +19,7 @@
 #include "target.h"
 #include "types.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 typedef struct tsi_graph tsi_graph;
 typedef struct tsi_tensor tsi_tensor;
@@ -188,6 +186,4 @@ TSI_API int tsi_graph_create_host_write(tsi_graph *graph, const char *handle,
 TSI_API int tsi_graph_create_host_read(tsi_graph *graph, const char *handle,
                                        const tsi_tensor *tensor);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

@@ -7,9 +7,7 @@
 
 #include "program.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 TSI_API int tsi_poplin_add_codelets(tsi_graph *graph);
 
@@ -51,6 +49,4 @@ TSI_API int tsi_poplin_matmul_acc(tsi_graph *graph, const tsi_tensor *c, float a
                                   const tsi_tensor *a, const tsi_tensor *b, tsi_program *seq,
                                   const char *debug_name);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

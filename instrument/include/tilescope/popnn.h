@@ -9,9 +9,7 @@
 
 #include "program.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 TSI_API int tsi_popnn_add_codelets(tsi_graph *graph);
 
@@ -65,6 +63,4 @@ TSI_API int tsi_popnn_calc_accuracy(tsi_graph *graph, const tsi_tensor *activati
                                     const tsi_tensor *labels, const tsi_tensor *num_correct,
                                     tsi_program *seq, const char *debug_name);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

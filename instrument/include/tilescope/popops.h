@@ -12,9 +12,7 @@
 
 #include "program.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 /* Registers every vertex type of this library in `graph` (elementwise,
  * scaled add, fill, cast, one-hot, reductions), named as Poplar names
@@ -164,6 +162,4 @@ TSI_API int tsi_popops_encode_one_hot(tsi_graph *graph, const tsi_tensor *indice
                                       const tsi_tensor *encoded, tsi_program *seq,
                                       const char *debug_name);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

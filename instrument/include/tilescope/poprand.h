@@ -8,9 +8,7 @@
 
 #include "program.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 TSI_API int tsi_poprand_add_codelets(tsi_graph *graph);
 
@@ -23,6 +21,4 @@ TSI_API int tsi_poprand_normal(tsi_graph *graph, const tsi_tensor *out, double m
                                double stddev, uint64_t seed, tsi_program *seq,
                                const char *debug_name);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

@@ -16,9 +16,7 @@
 
 #include <tilescope/profile-document.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 /* --- Reading the document ------------------------------------------------ */
 
@@ -54,6 +52,4 @@ TSI_API const tsi_graph_profile *tsi_engine_get_graph_profile(const tsi_engine *
 TSI_API size_t tsi_engine_num_run_profiles(const tsi_engine *engine);
 TSI_API const tsi_run_profile *tsi_engine_get_run_profile(const tsi_engine *engine, size_t run);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

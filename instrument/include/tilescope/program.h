@@ -10,9 +10,7 @@
 
 #include "vertex.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 typedef struct tsi_program tsi_program;
 typedef struct tsi_function tsi_function;
@@ -98,6 +96,4 @@ TSI_API tsi_program_kind tsi_program_get_kind(const tsi_program *prog);
 /* Poplar's type name of a program kind ("Sequence", "Execute", ...). */
 TSI_API const char *tsi_program_kind_name(tsi_program_kind kind);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

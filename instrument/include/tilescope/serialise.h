@@ -18,9 +18,7 @@
 
 #include "profile.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 typedef enum tsi_serial_format {
 	TSI_SERIAL_JSON = 0, /* UTF-8 text, no trailing NUL counted in the length */
@@ -43,6 +41,4 @@ TSI_API int tsi_execution_profile_serialise(void **out, size_t *out_len,
                                             const tsi_run_profile *const *runs, size_t n_runs,
                                             tsi_serial_format format);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

@@ -11,9 +11,7 @@
 /* tsi_target, tsi_ipu_version: part of the graph profile (libtilescope-format) */
 #include <tilescope/profile-document.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 /* Fills `out` with a preset IPU Model target. tiles_per_ipu == 0 keeps the
  * preset's tile count; otherwise it overrides it (1 .. the preset's count).
@@ -69,6 +67,4 @@ TSI_API int tsi_device_attach(tsi_device *device);
 TSI_API void tsi_device_detach(tsi_device *device);
 TSI_API bool tsi_device_is_attached(const tsi_device *device);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

@@ -13,9 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 /* An index or id that names nothing: -1 in the field's type (ipu.h). */
 #define TSI_NONE (-1)
@@ -48,6 +46,4 @@ TSI_API void tsi_type_store(tsi_type type, void *base, size_t index, double valu
  * with no sizes is not C (an empty initializer), hence this name. */
 #define TSI_SCALAR 0, ((const size_t *)0)
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

@@ -13,9 +13,7 @@
 
 #include "graph.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 typedef struct tsi_compute_set tsi_compute_set;
 typedef struct tsi_vertex tsi_vertex;
@@ -113,6 +111,4 @@ TSI_API int tsi_graph_set_vertex_tile(tsi_graph *graph, tsi_vertex *v, unsigned 
 TSI_API int tsi_graph_set_cycle_estimate(tsi_graph *graph, tsi_vertex *v, uint64_t cycles);
 TSI_API const char *tsi_vertex_type_name(const tsi_vertex *v);
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS

@@ -67,9 +67,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+TSB_BEGIN_DECLS
 
 #if defined(PVTI_BUILDING_LIBRARY)
 #define PVTI_API __attribute__((visibility("default")))
@@ -271,6 +269,4 @@ static inline void pvti_scope_end_(pvti_channel **opened)
 	    __attribute__((cleanup(pvti_scope_end_), unused)) =                    \
 	        pvti_scope_begin_((channel), (name))
 
-#ifdef __cplusplus
-}
-#endif
+TSB_END_DECLS
