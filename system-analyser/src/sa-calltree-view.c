@@ -1,14 +1,14 @@
 /*
  * The Call Tree tab (sa-calltree-view.h): a GtkTreeListModel over one
  * small object per node of reportlib's call tree (the children of a node
- * are made when it is expanded), in the shared table frame (sa-table.h)
- * whose first column holds the expanders. Small trees open fully
- * expanded; large ones show their roots.
+ * are made when it is expanded), in the table frame (sa-view.h) whose
+ * first column holds the expanders. Small trees open fully expanded;
+ * large ones show their roots. The tree shown is the "call-tree"
+ * property, which the Flame Graph binds to (sa-window.ui).
  */
 #include "sa-calltree-view.h"
 
 #include "sa-format.h"
-#include "sa-table.h"
 
 #include <tilescope/tsd-name.h>
 
@@ -98,9 +98,6 @@ static GListModel *children_of(gpointer item, gpointer data)
 
 typedef enum { COL_NAME, COL_CHANNEL, COL_COUNT, COL_INCL, COL_EXCL, COL_SHARE, N_COLS } column;
 
-static const char *const col_titles[N_COLS] = {"Name", "Channel", "Count", "Inclusive",
-                                               "Exclusive", "Of window"};
-
 static char *cell_text(const SaCallRow *r, column c)
 {
 	const tsr_trace_call_node *nd = &r->ct->tree->nodes[r->index];
@@ -120,16 +117,12 @@ static char *cell_text(const SaCallRow *r, column c)
 }
 
 /* The row as tab-separated fields for the clipboard, after a header
- * line: the whole name, the count and exact nanoseconds. `item`: the
- * tree's GtkTreeListRow. */
+ * line: the whole name, the count and exact nanoseconds. */
 static char *copy_row(gpointer item)
 {
-	g_autoptr(SaCallRow) r = gtk_tree_list_row_get_item(item);
-	const tsr_trace_call_node *nd;
+	const SaCallRow *r = item;
+	const tsr_trace_call_node *nd = &r->ct->tree->nodes[r->index];
 
-	if (!r)
-		return NULL;
-	nd = &r->ct->tree->nodes[r->index];
 	return g_strdup_printf("Name\tChannel\tCount\tInclusive (ns)\tExclusive (ns)\n"
 	                       "%s\t%s\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT
 	                       "\t%" G_GUINT64_FORMAT "\n",
@@ -137,74 +130,62 @@ static char *copy_row(gpointer item)
 	                       (guint64)nd->exclusive_ns);
 }
 
-static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+static char *view_cell_text(SaView *view, gpointer item, guint c)
 {
-	column c = (column)GPOINTER_TO_INT(data);
-	GtkWidget *label = sa_table_new_cell(c > COL_CHANNEL, c == COL_NAME);
-
-	(void)f;
-	if (c == COL_NAME) {
-		GtkWidget *expander = gtk_tree_expander_new();
-
-		gtk_tree_expander_set_child(GTK_TREE_EXPANDER(expander), label);
-		gtk_list_item_set_child(item, expander);
-	} else {
-		gtk_list_item_set_child(item, label);
-	}
+	(void)view;
+	return cell_text(item, (column)c);
 }
 
-static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+/* A name whole in its tooltip, a duration's exact nanoseconds, for the
+ * rows on screen only. */
+static void bind_cell(SaView *view, GtkWidget *label, gpointer item, guint c)
 {
-	GtkTreeListRow *list_row = gtk_list_item_get_item(item);
-	SaCallRow *row = gtk_tree_list_row_get_item(list_row);
-	column c = (column)GPOINTER_TO_INT(data);
-	g_autofree char *text = cell_text(row, c);
-	GtkWidget *child = gtk_list_item_get_child(item);
+	const SaCallRow *row = item;
+	const tsr_trace_call_node *nd = &row->ct->tree->nodes[row->index];
 
-	(void)f;
+	(void)view;
 	if (c == COL_NAME) {
-		gtk_tree_expander_set_list_row(GTK_TREE_EXPANDER(child), list_row);
-		child = gtk_tree_expander_get_child(GTK_TREE_EXPANDER(child));
-		{
-			/* Whole in the tooltip, for the rows on screen only. */
-			g_autofree char *full = tsd_name_clean(row->name);
+		g_autofree char *full = tsd_name_clean(row->name);
 
-			gtk_widget_set_tooltip_text(child, full);
-		}
-	}
-	gtk_label_set_text(GTK_LABEL(child), text);
-	if (c == COL_INCL || c == COL_EXCL) {
-		/* The exact nanoseconds behind a rounded duration. */
-		const tsr_trace_call_node *nd = &row->ct->tree->nodes[row->index];
+		gtk_widget_set_tooltip_text(label, full);
+	} else if (c == COL_INCL || c == COL_EXCL) {
 		g_autofree char *exact =
 		    sa_format_ns_exact(c == COL_INCL ? nd->inclusive_ns : nd->exclusive_ns);
 
-		gtk_widget_set_tooltip_text(child, exact);
+		gtk_widget_set_tooltip_text(label, exact);
 	}
-	g_object_unref(row);
 }
 
 /* --- The view --------------------------------------------------------------------- */
 
 struct _SaCallTreeView {
-	GtkWidget parent_instance;
-	sa_table table;          /* of G_TYPE_NONE: it shows a GtkTreeListModel */
+	SaView parent_instance;
+	sa_call_tree *ct;        /* shown, or NULL: the "call-tree" property */
 };
 
-G_DEFINE_FINAL_TYPE(SaCallTreeView, sa_call_tree_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE(SaCallTreeView, sa_call_tree_view, SA_TYPE_VIEW)
 
-void sa_call_tree_view_set_tree(SaCallTreeView *self, SaDocument *doc, sa_call_tree *ct)
+enum { PROP_0, PROP_CALL_TREE, N_PROPS };
+static GParamSpec *props[N_PROPS];
+
+static void set_tree(SaCallTreeView *self, sa_call_tree *ct)
 {
-	tsr_trace *trace = doc ? sa_document_get_trace(doc) : NULL;
+	if (self->ct == ct)
+		return;
+	g_clear_pointer(&self->ct, sa_call_tree_unref);
+	self->ct = ct ? sa_call_tree_ref(ct) : NULL;
+	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_CALL_TREE]);
+}
+
+/* Shows `ct`. */
+static void show_tree(SaCallTreeView *self, sa_call_tree *ct)
+{
+	tsr_trace *trace = sa_document_get_trace(ct->doc);
 	GtkTreeListModel *model;
 	row_maker *m;
 	g_autofree char *window = NULL, *spans = NULL, *paths = NULL, *text = NULL;
 
-	if (!ct || !trace) {
-		sa_table_set_message(&self->table, "", FALSE);
-		return;
-	}
-	sa_table_set_busy(&self->table, FALSE, NULL);
+	sa_view_set_busy(SA_VIEW(self), FALSE, NULL);
 	m = g_new0(row_maker, 1);
 	m->ct = sa_call_tree_ref(ct);
 	m->trace = trace;
@@ -212,55 +193,89 @@ void sa_call_tree_view_set_tree(SaCallTreeView *self, SaDocument *doc, sa_call_t
 	model = gtk_tree_list_model_new(rows_of(m, 0, ct->tree->n_roots), FALSE,
 	                                ct->tree->n_nodes <= EXPAND_NODES, children_of, m,
 	                                (GDestroyNotify)row_maker_free);
-	sa_table_set_model(&self->table, G_LIST_MODEL(model));
+	sa_view_set_model(SA_VIEW(self), G_LIST_MODEL(model));
 	g_object_unref(model);
 	window = sa_call_tree_describe_window(trace, ct->from_ns, ct->to_ns);
 	spans = sa_format_count(ct->tree->spans);
 	paths = sa_format_count(ct->tree->n_nodes);
 	text = g_strdup_printf("%s: %s spans, %s paths", window, spans, paths);
-	sa_table_set_caption(&self->table, text);
+	sa_view_set_caption(SA_VIEW(self), text);
+	set_tree(self, ct);
 }
 
-void sa_call_tree_view_set_busy(SaCallTreeView *self, gboolean busy)
+static void on_tree_done(GObject *source, GAsyncResult *result, gpointer data)
 {
-	sa_table_set_busy(&self->table, busy, "Computing the call tree…");
+	g_autoptr(SaCallTreeView) self = data;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(sa_call_tree) ct = sa_call_tree_finish(result, &error);
+
+	(void)source;
+	if (!sa_view_end_job(SA_VIEW(self), result))
+		return;
+	if (ct) {
+		show_tree(self, ct);
+	} else {
+		sa_view_set_message(SA_VIEW(self), error->message, FALSE);
+		set_tree(self, NULL);
+	}
 }
 
-void sa_call_tree_view_set_message(SaCallTreeView *self, const char *message)
+/* The call tree of the session's window, in a worker; the tree shown
+ * (and the Flame Graph's) stays until the new one comes. */
+static void update(SaView *view, SaSession *session)
 {
-	sa_table_set_message(&self->table, message, FALSE);
+	SaDocument *doc = sa_session_get_document(session);
+	int64_t from, to;
+
+	if (!doc) {
+		sa_view_set_message(view, "", FALSE);
+		set_tree(SA_CALL_TREE_VIEW(view), NULL);
+		return;
+	}
+	sa_session_get_window(session, &from, &to);
+	sa_call_tree_async(doc, from, to, sa_view_start_job(view, "Computing the call tree…"),
+	                   on_tree_done, g_object_ref(view));
+}
+
+sa_call_tree *sa_call_tree_view_get_tree(SaCallTreeView *self)
+{
+	g_return_val_if_fail(SA_IS_CALL_TREE_VIEW(self), NULL);
+	return self->ct;
+}
+
+static void sa_call_tree_view_get_property(GObject *object, guint id, GValue *value,
+                                           GParamSpec *pspec)
+{
+	if (id == PROP_CALL_TREE)
+		g_value_set_boxed(value, SA_CALL_TREE_VIEW(object)->ct);
+	else
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
 
 static void sa_call_tree_view_dispose(GObject *object)
 {
-	sa_table_dispose(&SA_CALL_TREE_VIEW(object)->table);
+	g_clear_pointer(&SA_CALL_TREE_VIEW(object)->ct, sa_call_tree_unref);
 	G_OBJECT_CLASS(sa_call_tree_view_parent_class)->dispose(object);
 }
 
 static void sa_call_tree_view_class_init(SaCallTreeViewClass *klass)
 {
+	SaViewClass *view_class = SA_VIEW_CLASS(klass);
+
 	G_OBJECT_CLASS(klass)->dispose = sa_call_tree_view_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
-	/* A container, silent to a screen reader (GTK 4.8 would say its type
-	 * name). */
-	gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GENERIC);
+	G_OBJECT_CLASS(klass)->get_property = sa_call_tree_view_get_property;
+	view_class->update = update;
+	view_class->cell_text = view_cell_text;
+	view_class->bind_cell = bind_cell;
+	view_class->copy_row = copy_row;
+	props[PROP_CALL_TREE] = g_param_spec_boxed("call-tree", NULL, NULL, SA_TYPE_CALL_TREE,
+	                                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+	g_object_class_install_properties(G_OBJECT_CLASS(klass), N_PROPS, props);
+	gtk_widget_class_set_template_from_resource(
+	    GTK_WIDGET_CLASS(klass), "/org/tilescope/SystemAnalyser/sa-calltree-view.ui");
 }
 
 static void sa_call_tree_view_init(SaCallTreeView *self)
 {
-	sa_table_init(&self->table, GTK_WIDGET(self), "Call Tree", G_TYPE_NONE, 0);
-	sa_table_set_copy_func(&self->table, copy_row);
-	for (int c = 0; c < N_COLS; c++) {
-		GtkColumnViewColumn *col =
-		    sa_table_add_column(&self->table, col_titles[c], c, G_CALLBACK(setup_cell),
-		                        G_CALLBACK(bind_cell), NULL);
-
-		if (c == COL_NAME)
-			gtk_column_view_column_set_expand(col, TRUE);
-	}
-}
-
-GtkWidget *sa_call_tree_view_new(void)
-{
-	return g_object_new(SA_TYPE_CALL_TREE_VIEW, NULL);
+	gtk_widget_init_template(GTK_WIDGET(self));
 }

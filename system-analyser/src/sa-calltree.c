@@ -9,7 +9,10 @@
 static void clear_call_tree(sa_call_tree *ct)
 {
 	tsr_trace_call_tree_free(ct->tree);
+	g_clear_pointer(&ct->doc, sa_document_unref);
 }
+
+G_DEFINE_BOXED_TYPE(sa_call_tree, sa_call_tree, sa_call_tree_ref, sa_call_tree_unref)
 
 sa_call_tree *sa_call_tree_ref(sa_call_tree *ct)
 {
@@ -24,6 +27,7 @@ void sa_call_tree_unref(sa_call_tree *ct)
 
 typedef struct window {
 	int64_t from_ns, to_ns;
+	SaDocument *doc;
 } window;
 
 static gpointer run_call_tree(tsr_trace *trace, gpointer data, GCancellable *cancellable,
@@ -35,6 +39,7 @@ static gpointer run_call_tree(tsr_trace *trace, gpointer data, GCancellable *can
 	int rc;
 
 	(void)cancellable;
+	ct->doc = sa_document_ref(w->doc);
 	ct->from_ns = o.from_ns = w->from_ns;
 	ct->to_ns = o.to_ns = w->to_ns;
 	rc = tsr_trace_call_tree_new(&ct->tree, trace, &o);
@@ -54,6 +59,7 @@ void sa_call_tree_async(SaDocument *doc, int64_t from_ns, int64_t to_ns,
 
 	w->from_ns = from_ns;
 	w->to_ns = to_ns;
+	w->doc = doc;   /* the job holds the document until it is done */
 	sa_document_run_async(doc, run_call_tree, w, g_free, (GDestroyNotify)sa_call_tree_unref,
 	                      cancellable, callback, user_data);
 }
@@ -66,7 +72,7 @@ sa_call_tree *sa_call_tree_finish(GAsyncResult *result, GError **error)
 sa_call_tree *sa_call_tree_compute(SaDocument *doc, int64_t from_ns, int64_t to_ns,
                                    GError **error)
 {
-	window w = {from_ns, to_ns};
+	window w = {from_ns, to_ns, doc};
 
 	return sa_document_run(doc, run_call_tree, &w, NULL, error);
 }

@@ -14,8 +14,13 @@ typedef struct sa_call_tree {
 	int64_t from_ns, to_ns;       /* spans starting in [from_ns, to_ns); INT64_MIN /
 	                                 INT64_MAX: the whole trace */
 	tsr_trace_call_tree *tree;
+	SaDocument *doc;              /* whose trace names the nodes (a reference) */
 } sa_call_tree;
 
+/* A boxed type (reference counted), for the Call Tree tab's "call-tree"
+ * property that the Flame Graph binds to. */
+#define SA_TYPE_CALL_TREE (sa_call_tree_get_type())
+GType sa_call_tree_get_type(void) G_GNUC_CONST;
 sa_call_tree *sa_call_tree_ref(sa_call_tree *ct);
 void sa_call_tree_unref(sa_call_tree *ct);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sa_call_tree, sa_call_tree_unref)

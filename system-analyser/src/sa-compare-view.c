@@ -1,53 +1,18 @@
 /*
- * The Compare tab (sa-compare-view.h): one small object per label of a
- * comparison in the shared table frame (sa-table.h), whose columns sort
- * on demand (unsorted, the rows keep reportlib's order: largest |Δ total|
- * first). Each value cell is described by its column.
+ * The Compare tab (sa-compare-view.h): one SaLabelRow per label of a
+ * comparison (its figures a tsr_trace_label_delta, the names copied) in
+ * the table frame (sa-view.h), whose columns sort on demand (unsorted,
+ * the rows keep reportlib's order: largest |Δ total| first). Each value
+ * cell is described by its column.
  */
 #include "sa-compare-view.h"
 
 #include "sa-format.h"
-#include "sa-table.h"
 
 #include <tilescope/tsd-name.h>
 
 #include <math.h>
 #include <string.h>
-
-/* --- A row --------------------------------------------------------------------- */
-
-#define SA_TYPE_DELTA_ROW (sa_delta_row_get_type())
-G_DECLARE_FINAL_TYPE(SaDeltaRow, sa_delta_row, SA, DELTA_ROW, GObject)
-
-struct _SaDeltaRow {
-	GObject parent_instance;
-	char *name, *channel;      /* whole: what identifies the label */
-	char *shown, *shown_channel; /* cut for display (tsd_name_cut): shown and sorted */
-	tsr_trace_label_delta d;   /* d.name / d.channel point at the copies above */
-};
-
-G_DEFINE_FINAL_TYPE(SaDeltaRow, sa_delta_row, G_TYPE_OBJECT)
-
-static void sa_delta_row_finalize(GObject *object)
-{
-	SaDeltaRow *row = SA_DELTA_ROW(object);
-
-	g_free(row->name);
-	g_free(row->channel);
-	g_free(row->shown);
-	g_free(row->shown_channel);
-	G_OBJECT_CLASS(sa_delta_row_parent_class)->finalize(object);
-}
-
-static void sa_delta_row_class_init(SaDeltaRowClass *klass)
-{
-	G_OBJECT_CLASS(klass)->finalize = sa_delta_row_finalize;
-}
-
-static void sa_delta_row_init(SaDeltaRow *row)
-{
-	(void)row;
-}
 
 /* --- Columns ----------------------------------------------------------------------- */
 
@@ -57,9 +22,7 @@ typedef enum {
 	N_COLS
 } column;
 
-static const char *const col_titles[N_COLS] = {
-	"Name", "Channel", "Count A", "Count B", "Total A", "Total B", "Δ Total", "Δ %",
-	"Self A", "Self B", "Mean A", "Mean B", "Median A", "Median B"};
+#define DELTA(row) ((const tsr_trace_label_delta *)(row)->figures)
 
 /* Columns about side B (odd after the count), for "—" where B lacks the label. */
 static gboolean is_side_b(column c)
@@ -96,9 +59,9 @@ char *sa_compare_format_percent(double pct)
 }
 
 /* A column's figure of a row, for sorting the numeric columns. */
-static double figure(const SaDeltaRow *r, column c)
+static double figure(const SaLabelRow *r, column c)
 {
-	const tsr_trace_label_delta *d = &r->d;
+	const tsr_trace_label_delta *d = DELTA(r);
 
 	switch (c) {
 	case COL_COUNT_A: return (double)d->a.count;
@@ -117,9 +80,9 @@ static double figure(const SaDeltaRow *r, column c)
 	}
 }
 
-static char *cell_text(const SaDeltaRow *r, column c)
+static char *cell_text(const SaLabelRow *r, column c)
 {
-	const tsr_trace_label_delta *d = &r->d;
+	const tsr_trace_label_delta *d = DELTA(r);
 
 	if ((is_side_a(c) && !d->in_a) || (is_side_b(c) && !d->in_b))
 		return g_strdup("—");
@@ -147,53 +110,45 @@ static char *cell_text(const SaDeltaRow *r, column c)
 	}
 }
 
-static int compare_rows(gconstpointer a, gconstpointer b, gpointer data)
+static int compare_rows(gconstpointer a, gconstpointer b, guint column_)
 {
-	const SaDeltaRow *x = a, *y = b;
-	column c = (column)GPOINTER_TO_INT(data);
+	const SaLabelRow *x = a, *y = b;
+	column c = (column)column_;
 	double fx, fy;
 
-	if (c == COL_NAME || c == COL_CHANNEL) {
-		/* By what is shown: collating whole 16 KiB names at every
-		 * comparison would make a sort scale with their length. */
-		int r = g_utf8_collate(c == COL_NAME ? x->shown : x->shown_channel,
-		                       c == COL_NAME ? y->shown : y->shown_channel);
-
-		return r < 0 ? GTK_ORDERING_SMALLER : r > 0 ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
-	}
+	if (c == COL_NAME || c == COL_CHANNEL)
+		return sa_label_row_collate(x, y, c == COL_CHANNEL);
 	fx = figure(x, c);
 	fy = figure(y, c);
 	return fx < fy ? GTK_ORDERING_SMALLER : fx > fy ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
 }
 
-static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+static char *view_cell_text(SaView *view, gpointer item, guint c)
 {
-	column c = (column)GPOINTER_TO_INT(data);
-	GtkWidget *label = sa_table_new_cell(c > COL_CHANNEL, c == COL_NAME);
-
-	(void)f;
-	/* Described by its column, read as text: a test (or a screen reader)
-	 * gets "Total B" and "1,234.567 µs". (GTK 4.8 names a label after its
-	 * text whatever its label property says.) */
-	if (c > COL_CHANNEL)
-		gtk_accessible_update_property(GTK_ACCESSIBLE(label),
-		                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, col_titles[c], -1);
-	gtk_list_item_set_child(item, label);
+	(void)view;
+	return cell_text(item, (column)c);
 }
 
-static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+/* Described by its column, read as text: a test (or a screen reader) gets
+ * "Total B" and "1,234.567 µs". (GTK 4.8 names a label after its text
+ * whatever its label property says.) */
+static void setup_cell(SaView *view, GtkWidget *label, guint c)
 {
-	SaDeltaRow *row = gtk_list_item_get_item(item);
-	column c = (column)GPOINTER_TO_INT(data);
-	g_autofree char *text = cell_text(row, c);
-	GtkWidget *label = gtk_list_item_get_child(item);
+	if (c > COL_CHANNEL)
+		gtk_accessible_update_property(
+		    GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+		    gtk_column_view_column_get_title(sa_view_get_column(view, c)), -1);
+}
 
-	(void)f;
-	gtk_label_set_text(GTK_LABEL(label), text);
+static void bind_cell(SaView *view, GtkWidget *label, gpointer item, guint c)
+{
+	const SaLabelRow *row = item;
+
+	(void)view;
 	if (c == COL_NAME)
 		tsd_widget_set_name_tooltip(label, row->name);
 	if (c == COL_DELTA || c == COL_PERCENT) {
-		gboolean up = row->d.delta_total_ns > 0, down = row->d.delta_total_ns < 0;
+		gboolean up = DELTA(row)->delta_total_ns > 0, down = DELTA(row)->delta_total_ns < 0;
 
 		if (up)
 			gtk_widget_add_css_class(label, "delta-up");
@@ -209,11 +164,10 @@ static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer d
 /* --- The view --------------------------------------------------------------------- */
 
 struct _SaCompareView {
-	GtkWidget parent_instance;
-	sa_table table;          /* its caption: what A and B are, the label counts */
+	SaView parent_instance;
 };
 
-G_DEFINE_FINAL_TYPE(SaCompareView, sa_compare_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE(SaCompareView, sa_compare_view, SA_TYPE_VIEW)
 
 void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const char *what_b,
                               const tsr_trace_label_delta *rows, size_t n)
@@ -223,45 +177,43 @@ void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const cha
 	size_t only_a = 0, only_b = 0;
 
 	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	sa_table_set_busy(&self->table, FALSE, NULL);
+	sa_view_set_busy(SA_VIEW(self), FALSE, NULL);
 	for (size_t i = 0; i < n; i++) {
-		SaDeltaRow *row = g_object_new(SA_TYPE_DELTA_ROW, NULL);
+		SaLabelRow *row = sa_label_row_new(rows[i].name, rows[i].channel, TRUE, &rows[i],
+		                                   sizeof(rows[i]));
+		tsr_trace_label_delta *d = row->figures;
 
-		row->d = rows[i];
-		row->name = g_strdup(rows[i].name);
-		row->channel = g_strdup(rows[i].channel);
-		row->d.name = row->name;
-		row->d.channel = row->channel;
-		row->shown = tsd_name_cut(row->name);
-		row->shown_channel = tsd_name_cut(row->channel);
+		/* The copy's names point at the row's own. */
+		d->name = row->name;
+		d->channel = row->channel;
 		only_a += rows[i].in_a && !rows[i].in_b;
 		only_b += rows[i].in_b && !rows[i].in_a;
 		g_ptr_array_add(objs, row);
 	}
-	sa_table_set_rows(&self->table, objs->pdata, objs->len);
+	sa_view_set_rows(SA_VIEW(self), objs->pdata, objs->len);
 	text = g_strdup_printf("A: %s · B: %s · %s labels, %zu only in A, %zu only in B", what_a,
 	                       what_b, labels, only_a, only_b);
-	sa_table_set_caption(&self->table, text);
+	sa_view_set_caption(SA_VIEW(self), text);
 }
 
 void sa_compare_view_set_message(SaCompareView *self, const char *message, gboolean busy)
 {
 	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	sa_table_set_message(&self->table, message, busy);
+	sa_view_set_message(SA_VIEW(self), message, busy);
 }
 
 void sa_compare_view_set_busy(SaCompareView *self, const char *message)
 {
 	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	sa_table_set_busy(&self->table, TRUE, message);
+	sa_view_set_busy(SA_VIEW(self), TRUE, message);
 }
 
 gboolean sa_compare_view_dup_selected(SaCompareView *self, char **channel, char **name)
 {
-	SaDeltaRow *row;
+	SaLabelRow *row;
 
 	g_return_val_if_fail(SA_IS_COMPARE_VIEW(self), FALSE);
-	row = gtk_single_selection_get_selected_item(self->table.selection);
+	row = gtk_single_selection_get_selected_item(sa_view_get_selection(SA_VIEW(self)));
 	if (!row)
 		return FALSE;
 	*channel = g_strdup(row->channel);
@@ -276,54 +228,38 @@ gboolean sa_compare_view_select(SaCompareView *self, const char *channel, const 
 
 	g_return_val_if_fail(SA_IS_COMPARE_VIEW(self), FALSE);
 	/* The rows as shown (sorted or not): the selection's positions. */
-	rows = G_LIST_MODEL(self->table.selection);
+	rows = G_LIST_MODEL(sa_view_get_selection(SA_VIEW(self)));
 	n = g_list_model_get_n_items(rows);
 	for (guint i = 0; i < n; i++) {
-		g_autoptr(SaDeltaRow) row = g_list_model_get_item(rows, i);
+		g_autoptr(SaLabelRow) row = g_list_model_get_item(rows, i);
 
 		if (strcmp(row->channel, channel) == 0 && strcmp(row->name, name) == 0) {
-			gtk_single_selection_set_selected(self->table.selection, i);
+			gtk_single_selection_set_selected(sa_view_get_selection(SA_VIEW(self)), i);
 			return TRUE;
 		}
 	}
 	return FALSE;
 }
 
-static void sa_compare_view_dispose(GObject *object)
-{
-	sa_table_dispose(&SA_COMPARE_VIEW(object)->table);
-	G_OBJECT_CLASS(sa_compare_view_parent_class)->dispose(object);
-}
-
 static void sa_compare_view_class_init(SaCompareViewClass *klass)
 {
-	G_OBJECT_CLASS(klass)->dispose = sa_compare_view_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
-	/* A container, silent to a screen reader (GTK 4.8 would say its type
-	 * name). */
-	gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GENERIC);
+	SaViewClass *view_class = SA_VIEW_CLASS(klass);
+
+	view_class->cell_text = view_cell_text;
+	view_class->setup_cell = setup_cell;
+	view_class->bind_cell = bind_cell;
+	view_class->compare = compare_rows;
+	gtk_widget_class_set_template_from_resource(
+	    GTK_WIDGET_CLASS(klass), "/org/tilescope/SystemAnalyser/sa-compare-view.ui");
 }
 
 static void sa_compare_view_init(SaCompareView *self)
 {
-	sa_table_init(&self->table, GTK_WIDGET(self), "Compare", SA_TYPE_DELTA_ROW,
-	              SA_TABLE_SORTED | SA_TABLE_WRAP_CAPTION);
-	for (int c = 0; c < N_COLS; c++) {
-		GtkColumnViewColumn *col =
-		    sa_table_add_column(&self->table, col_titles[c], c, G_CALLBACK(setup_cell),
-		                        G_CALLBACK(bind_cell), compare_rows);
-
-		/* Fourteen columns do not fit: the names keep a readable width
-		 * and the table scrolls sideways. */
-		if (c == COL_NAME) {
-			gtk_column_view_column_set_expand(col, TRUE);
-			gtk_column_view_column_set_fixed_width(col, 240);
-		}
-	}
-	sa_table_set_caption(&self->table,
-	                     "Nothing compared yet: Compare Traces… in the menu compares two "
-	                     "files, Compare with Marked Range (Ctrl+M) the marked range with the "
-	                     "next one you mark.");
+	gtk_widget_init_template(GTK_WIDGET(self));
+	sa_view_set_caption(SA_VIEW(self),
+	                    "Nothing compared yet: Compare Traces… in the menu compares two files, "
+	                    "Compare with Marked Range (Ctrl+M) the marked range with the next one "
+	                    "you mark.");
 }
 
 GtkWidget *sa_compare_view_new(void)

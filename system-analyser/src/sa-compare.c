@@ -23,7 +23,7 @@ struct _SaCompare {
 	GtkWidget *view;           /* SaCompareView, the Compare page */
 	GSimpleActionGroup *actions;
 	GtkFileChooserNative *chooser;
-	gulong range_handler;      /* on the timeline */
+	SaSession *session;        /* the window's: its window is the next range */
 
 	GCancellable *cancel;      /* the job in progress (loading B, statistics) */
 	/* Two traces: B loaded (or loading), waiting for the window's A. */
@@ -80,6 +80,7 @@ static void new_job(SaCompare *self)
 	self->wait_window = FALSE;
 	self->wait_mark = FALSE;
 	g_clear_pointer(&self->b_doc, sa_document_unref);
+	sa_session_set_compare_document(self->session, NULL);
 }
 
 static void show_page(SaCompare *self)
@@ -231,6 +232,7 @@ static void on_b_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	/* B was opened too: it belongs in the recent files. */
 	sa_recent_add_document(doc);
 	self->b_doc = doc;
+	sa_session_set_compare_document(self->session, doc);
 	maybe_run_traces(self);
 }
 
@@ -290,13 +292,16 @@ void sa_compare_document_reloaded(SaCompare *self, SaDocument *old, SaDocument *
 
 /* --- Two windows of one trace ------------------------------------------------------------- */
 
-static void on_range_changed(SaTimeline *timeline, gpointer data)
+/* The session's window moved (either end): while waiting for B's
+ * range, it is B. */
+static void on_window_changed(SaSession *session, GParamSpec *pspec, gpointer data)
 {
 	SaCompare *self = data;
-	SaDocument *doc = sa_window_get_document(self->win);
+	SaDocument *doc = sa_session_get_document(session);
 	int64_t from, to, a_from = self->mark_from, a_to = self->mark_to;
 
-	if (!self->wait_mark || !doc || !sa_timeline_get_range(timeline, &from, &to))
+	(void)pspec;
+	if (!self->wait_mark || !doc || !sa_session_get_window(session, &from, &to))
 		return;
 	if (from == a_from && to == a_to)
 		return;
@@ -319,7 +324,7 @@ static void marked_action(GSimpleAction *action, GVariant *param, gpointer data)
 		return;
 	}
 	new_job(self);
-	sa_timeline_get_range(sa_window_get_timeline(self->win), &from, &to);
+	sa_session_get_window(self->session, &from, &to);
 	self->wait_mark = TRUE;
 	self->mark_from = from;
 	self->mark_to = to;
@@ -388,6 +393,7 @@ SaCompare *sa_compare_new(SaWindow *win, GtkNotebook *details)
 	int page;
 
 	self->win = win;
+	self->session = g_object_ref(sa_window_get_session(win));
 	self->details = details;
 	self->view = sa_compare_view_new();
 	page = gtk_notebook_append_page(details, self->view, tab);
@@ -400,8 +406,8 @@ SaCompare *sa_compare_new(SaWindow *win, GtkNotebook *details)
 	                                G_N_ELEMENTS(entries), self);
 	gtk_widget_insert_action_group(GTK_WIDGET(win), "compare", G_ACTION_GROUP(self->actions));
 	/* Ctrl+M is in the app's key table (sa-keys.c). */
-	self->range_handler = g_signal_connect(sa_window_get_timeline(win), "range-changed",
-	                                       G_CALLBACK(on_range_changed), self);
+	g_signal_connect(self->session, "notify::window-from", G_CALLBACK(on_window_changed), self);
+	g_signal_connect(self->session, "notify::window-to", G_CALLBACK(on_window_changed), self);
 	return self;
 }
 
@@ -422,8 +428,7 @@ void sa_compare_free(SaCompare *self)
 		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
 	g_clear_object(&self->chooser);
 	g_clear_object(&self->actions);
-	/* Called from the window's dispose before its template goes. */
-	if (sa_window_get_timeline(self->win))
-		g_signal_handler_disconnect(sa_window_get_timeline(self->win), self->range_handler);
+	g_signal_handlers_disconnect_by_data(self->session, self);
+	g_clear_object(&self->session);
 	g_free(self);
 }

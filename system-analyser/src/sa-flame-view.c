@@ -343,22 +343,46 @@ static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
 
 /* --- Public and GObject ------------------------------------------------------------------ */
 
-void sa_flame_view_set_tree(SaFlameView *self, SaDocument *doc, sa_call_tree *ct)
+enum { PROP_0, PROP_CALL_TREE, N_PROPS };
+static GParamSpec *props[N_PROPS];
+
+void sa_flame_view_set_tree(SaFlameView *self, sa_call_tree *ct)
 {
 	g_return_if_fail(SA_IS_FLAME_VIEW(self));
+	if (self->ct == ct)
+		return;
 	g_clear_pointer(&self->ct, sa_call_tree_unref);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	g_clear_pointer(&self->x0, g_free);
 	g_clear_pointer(&self->w, g_free);
 	self->selected = self->hover = TSR_TRACE_NO_NODE;
 	self->depth = 0;
-	if (ct && doc) {
+	if (ct) {
 		self->ct = sa_call_tree_ref(ct);
-		self->doc = sa_document_ref(doc);
+		self->doc = sa_document_ref(ct->doc);
 		lay_out(self);
 	}
 	update_description(self);
 	gtk_widget_queue_resize(GTK_WIDGET(self));
+	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_CALL_TREE]);
+}
+
+static void sa_flame_view_get_property(GObject *object, guint id, GValue *value,
+                                       GParamSpec *pspec)
+{
+	if (id == PROP_CALL_TREE)
+		g_value_set_boxed(value, SA_FLAME_VIEW(object)->ct);
+	else
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+}
+
+static void sa_flame_view_set_property(GObject *object, guint id, const GValue *value,
+                                       GParamSpec *pspec)
+{
+	if (id == PROP_CALL_TREE)
+		sa_flame_view_set_tree(SA_FLAME_VIEW(object), g_value_get_boxed(value));
+	else
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
 
 static void sa_flame_view_measure(GtkWidget *widget, GtkOrientation orientation, int for_size,
@@ -379,7 +403,7 @@ static void sa_flame_view_measure(GtkWidget *widget, GtkOrientation orientation,
 
 static void sa_flame_view_dispose(GObject *object)
 {
-	sa_flame_view_set_tree(SA_FLAME_VIEW(object), NULL, NULL);
+	sa_flame_view_set_tree(SA_FLAME_VIEW(object), NULL);
 	G_OBJECT_CLASS(sa_flame_view_parent_class)->dispose(object);
 }
 
@@ -395,6 +419,13 @@ static void sa_flame_view_class_init(SaFlameViewClass *klass)
 
 	G_OBJECT_CLASS(klass)->dispose = sa_flame_view_dispose;
 	G_OBJECT_CLASS(klass)->finalize = sa_flame_view_finalize;
+	G_OBJECT_CLASS(klass)->get_property = sa_flame_view_get_property;
+	G_OBJECT_CLASS(klass)->set_property = sa_flame_view_set_property;
+	/* What the Call Tree tab shows (sa-window.ui binds the two). */
+	props[PROP_CALL_TREE] =
+	    g_param_spec_boxed("call-tree", NULL, NULL, SA_TYPE_CALL_TREE,
+	                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+	g_object_class_install_properties(G_OBJECT_CLASS(klass), N_PROPS, props);
 	widget_class->snapshot = sa_flame_view_snapshot;
 	widget_class->measure = sa_flame_view_measure;
 	widget_class->query_tooltip = on_query_tooltip;

@@ -1,5 +1,5 @@
 /*
- * The Flame Graph tab: the call tree of the window the timeline says,
+ * The Flame Graph tab: the call tree of the session's window,
  * drawn as an icicle (roots on top, each path's children below it), each
  * frame as wide as its inclusive time's share of the window; frames
  * narrower than a pixel are left to their parent's width. Hover shows a
@@ -24,8 +24,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(SaFlameView, sa_flame_view, SA, FLAME_VIEW, GtkWidget)
 
 GtkWidget *sa_flame_view_new(void);
-/* Shows `ct` (a reference is taken) of `doc`'s trace; NULL: nothing. */
-void sa_flame_view_set_tree(SaFlameView *self, SaDocument *doc, sa_call_tree *ct);
+/* Shows `ct` (a reference is taken; NULL: nothing), also property
+ * "call-tree", which sa-window.ui binds to the Call Tree tab's. */
+void sa_flame_view_set_tree(SaFlameView *self, sa_call_tree *ct);
 /* Selects node `index` of the tree (TSR_TRACE_NO_NODE: none). */
 void sa_flame_view_select(SaFlameView *self, size_t index);
 

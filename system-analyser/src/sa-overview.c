@@ -9,6 +9,7 @@
 #include "sa-overview.h"
 
 #include "sa-format.h"
+#include "sa-timeline.h"
 
 #include <math.h>
 #include <tilescope/tsd-app.h>
@@ -18,8 +19,7 @@
 
 struct _SaOverview {
 	GtkWidget parent_instance;
-	SaTimeline *timeline;           /* weak: the window owns both */
-	gulong view_handler;
+	SaSession *session;             /* whose document and view it shows and moves */
 	SaDocument *doc;                /* what the picture shows */
 	GskRenderNode *picture;
 	int picture_w;
@@ -29,6 +29,9 @@ struct _SaOverview {
 };
 
 G_DEFINE_FINAL_TYPE(SaOverview, sa_overview, GTK_TYPE_WIDGET)
+
+enum { PROP_0, PROP_SESSION, N_PROPS };
+static GParamSpec *props[N_PROPS];
 
 static const tsr_trace_info *info_of(SaOverview *self)
 {
@@ -137,7 +140,7 @@ static void update_value(SaOverview *self)
 	} else {
 		g_autofree char *a = NULL, *b = NULL, *all = NULL;
 
-		sa_timeline_get_view(self->timeline, &from, &to);
+		sa_session_get_view(self->session, &from, &to);
 		a = sa_format_ms_exact(from - info->start_ns);
 		b = sa_format_ms_exact(to - info->start_ns);
 		all = sa_format_ms_exact(info->end_ns - info->start_ns);
@@ -155,11 +158,13 @@ static void update_value(SaOverview *self)
 		GTK_ACCESSIBLE_PROPERTY_VALUE_NOW, info ? (double)(from - info->start_ns) / 1e6 : 0.0, -1);
 }
 
-static void on_view_changed(SaTimeline *timeline, gpointer data)
+/* The session's document or view changed. */
+static void on_session_notify(SaSession *session, GParamSpec *pspec, gpointer data)
 {
 	SaOverview *self = data;
-	SaDocument *doc = sa_timeline_get_document(timeline);
+	SaDocument *doc = session ? sa_session_get_document(session) : NULL;
 
+	(void)pspec;
 	if (doc != self->doc) {
 		g_clear_pointer(&self->picture, gsk_render_node_unref);
 		g_clear_pointer(&self->doc, sa_document_unref);
@@ -169,21 +174,21 @@ static void on_view_changed(SaTimeline *timeline, gpointer data)
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
-void sa_overview_set_timeline(SaOverview *self, SaTimeline *timeline)
+void sa_overview_set_session(SaOverview *self, SaSession *session)
 {
 	g_return_if_fail(SA_IS_OVERVIEW(self));
-	if (self->timeline) {
-		g_signal_handler_disconnect(self->timeline, self->view_handler);
-		g_object_remove_weak_pointer(G_OBJECT(self->timeline), (gpointer *)&self->timeline);
+	if (self->session == session)
+		return;
+	if (self->session)
+		g_signal_handlers_disconnect_by_data(self->session, self);
+	g_set_object(&self->session, session);
+	if (session) {
+		g_signal_connect(session, "notify::document", G_CALLBACK(on_session_notify), self);
+		g_signal_connect(session, "notify::view-from", G_CALLBACK(on_session_notify), self);
+		g_signal_connect(session, "notify::view-to", G_CALLBACK(on_session_notify), self);
 	}
-	self->timeline = timeline;
-	self->view_handler = 0;
-	if (timeline) {
-		g_object_add_weak_pointer(G_OBJECT(timeline), (gpointer *)&self->timeline);
-		self->view_handler = g_signal_connect(timeline, "view-changed",
-		                                      G_CALLBACK(on_view_changed), self);
-		on_view_changed(timeline, self);
-	}
+	on_session_notify(session, NULL, self);
+	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_SESSION]);
 }
 
 static void sa_overview_snapshot(GtkWidget *widget, GtkSnapshot *s)
@@ -196,7 +201,7 @@ static void sa_overview_snapshot(GtkWidget *widget, GtkSnapshot *s)
 	double x0, x1;
 	PangoLayout *layout;
 
-	if (!self->doc || !self->timeline || width <= LEFT)
+	if (!self->doc || !self->session || width <= LEFT)
 		return;
 	gtk_style_context_get_color(gtk_widget_get_style_context(widget), &fg);
 	dark = tsd_widget_is_dark(widget);
@@ -219,7 +224,7 @@ static void sa_overview_snapshot(GtkWidget *widget, GtkSnapshot *s)
 	if (self->picture)
 		gtk_snapshot_append_node(s, self->picture);
 	/* Outside the window: dimmed; the window: framed, at least 3 px. */
-	sa_timeline_get_view(self->timeline, &from, &to);
+	sa_session_get_view(self->session, &from, &to);
 	x0 = x_of(self, width, from);
 	x1 = MAX(x_of(self, width, to), x0 + 3);
 	shade.alpha = dark ? 0.35f : 0.18f;
@@ -249,13 +254,23 @@ static void sa_overview_snapshot(GtkWidget *widget, GtkSnapshot *s)
 	}
 }
 
-/* Moves the window so that it starts at `from` (its width kept). */
+/* Moves the window so that it starts at `from` (its width kept; the
+ * timeline keeps it within the trace). */
 static void move_to(SaOverview *self, int64_t from)
 {
 	int64_t f, t;
 
-	sa_timeline_get_view(self->timeline, &f, &t);
-	sa_timeline_set_view(self->timeline, from, from + (t - f));
+	sa_session_get_view(self->session, &f, &t);
+	sa_session_set_view(self->session, from, from + (t - f));
+}
+
+/* Moves the window by `fraction` of its width (> 0: later). */
+static void pan(SaOverview *self, double fraction)
+{
+	int64_t f, t;
+
+	sa_session_get_view(self->session, &f, &t);
+	move_to(self, f + (int64_t)llround((double)(t - f) * fraction));
 }
 
 static void on_drag_begin(GtkGestureDrag *g, double x, double y, gpointer data)
@@ -267,15 +282,15 @@ static void on_drag_begin(GtkGestureDrag *g, double x, double y, gpointer data)
 	(void)g;
 	(void)y;
 	gtk_widget_grab_focus(GTK_WIDGET(self));
-	if (!self->doc || !self->timeline || x < LEFT)
+	if (!self->doc || !self->session || x < LEFT)
 		return;
-	sa_timeline_get_view(self->timeline, &f, &t);
+	sa_session_get_view(self->session, &f, &t);
 	at = t_of(self, width, x);
 	/* Inside the window: drag it from where it was grabbed; outside:
 	 * centre it on the pointer first. */
 	if (at < f || at > t) {
 		move_to(self, at - (t - f) / 2);
-		sa_timeline_get_view(self->timeline, &f, &t);
+		sa_session_get_view(self->session, &f, &t);
 	}
 	self->grab_offset = at - f;
 }
@@ -287,7 +302,7 @@ static void on_drag_update(GtkGestureDrag *g, double dx, double dy, gpointer dat
 
 	(void)dx;
 	(void)dy;
-	if (!self->doc || !self->timeline || !gtk_gesture_drag_get_start_point(g, &x, &y) || x < LEFT)
+	if (!self->doc || !self->session || !gtk_gesture_drag_get_start_point(g, &x, &y) || x < LEFT)
 		return;
 	move_to(self, t_of(self, gtk_widget_get_width(GTK_WIDGET(self)), x + dx) - self->grab_offset);
 }
@@ -301,21 +316,21 @@ static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
 
 	(void)ctl;
 	(void)keycode;
-	if (!info || !self->timeline || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)))
+	if (!info || !self->session || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)))
 		return FALSE;
-	sa_timeline_get_view(self->timeline, &f, &t);
+	sa_session_get_view(self->session, &f, &t);
 	switch (keyval) {
 	case GDK_KEY_Left: case GDK_KEY_a: case GDK_KEY_A:
-		sa_timeline_pan(self->timeline, -0.2);
+		pan(self, -0.2);
 		return TRUE;
 	case GDK_KEY_Right: case GDK_KEY_d: case GDK_KEY_D:
-		sa_timeline_pan(self->timeline, 0.2);
+		pan(self, 0.2);
 		return TRUE;
 	case GDK_KEY_Page_Up:
-		sa_timeline_pan(self->timeline, -1);
+		pan(self, -1);
 		return TRUE;
 	case GDK_KEY_Page_Down:
-		sa_timeline_pan(self->timeline, 1);
+		pan(self, 1);
 		return TRUE;
 	case GDK_KEY_Home:
 		move_to(self, info->start_ns);
@@ -345,7 +360,7 @@ static void sa_overview_dispose(GObject *object)
 {
 	SaOverview *self = SA_OVERVIEW(object);
 
-	sa_overview_set_timeline(self, NULL);
+	sa_overview_set_session(self, NULL);
 	g_clear_pointer(&self->picture, gsk_render_node_unref);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	G_OBJECT_CLASS(sa_overview_parent_class)->dispose(object);
@@ -357,11 +372,35 @@ static void sa_overview_finalize(GObject *object)
 	G_OBJECT_CLASS(sa_overview_parent_class)->finalize(object);
 }
 
+static void sa_overview_get_property(GObject *object, guint id, GValue *value,
+                                     GParamSpec *pspec)
+{
+	if (id == PROP_SESSION)
+		g_value_set_object(value, SA_OVERVIEW(object)->session);
+	else
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+}
+
+static void sa_overview_set_property(GObject *object, guint id, const GValue *value,
+                                     GParamSpec *pspec)
+{
+	if (id == PROP_SESSION)
+		sa_overview_set_session(SA_OVERVIEW(object), g_value_get_object(value));
+	else
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+}
+
 static void sa_overview_class_init(SaOverviewClass *klass)
 {
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
 	G_OBJECT_CLASS(klass)->dispose = sa_overview_dispose;
+	G_OBJECT_CLASS(klass)->get_property = sa_overview_get_property;
+	G_OBJECT_CLASS(klass)->set_property = sa_overview_set_property;
+	props[PROP_SESSION] = g_param_spec_object("session", NULL, NULL, SA_TYPE_SESSION,
+	                                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+	                                              G_PARAM_STATIC_STRINGS);
+	g_object_class_install_properties(G_OBJECT_CLASS(klass), N_PROPS, props);
 	G_OBJECT_CLASS(klass)->finalize = sa_overview_finalize;
 	widget_class->snapshot = sa_overview_snapshot;
 	widget_class->measure = sa_overview_measure;

@@ -1,6 +1,6 @@
 /*
  * The overview strip: the whole trace at a glance (every thread's busy
- * fraction per pixel column) with the timeline's visible window drawn
+ * fraction per pixel column) with the session's visible window drawn
  * over it. A click centres the window there, a drag moves it; with the
  * keyboard, Left/Right (or A/D) move it by a fifth, Page Up/Down by its
  * width, Home/End to the trace's ends.
@@ -11,7 +11,7 @@
  */
 #pragma once
 
-#include "sa-timeline.h"
+#include "sa-session.h"
 
 #include <gtk/gtk.h>
 
@@ -21,7 +21,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(SaOverview, sa_overview, SA, OVERVIEW, GtkWidget)
 
 GtkWidget *sa_overview_new(void);
-/* Follows and drives `timeline` (NULL: none); shows its document. */
-void sa_overview_set_timeline(SaOverview *self, SaTimeline *timeline);
+/* Shows the document and the visible window of `session` (NULL: none),
+ * and moves the window there. Property "session". */
+void sa_overview_set_session(SaOverview *self, SaSession *session);
 
 G_END_DECLS

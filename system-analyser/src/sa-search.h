@@ -7,8 +7,8 @@
  * entry, sa_search_bar_step for F3 / Shift+F3) find the following or
  * preceding hit in time order, wrapping at the ends. All queries run in
  * a worker on the document's second handle (sa-search-job.h); a bad
- * expression is a message in the bar. Each hit found is announced with
- * "hit-found"; the window zooms the timeline to it.
+ * expression is a message in the bar. Each hit found becomes
+ * the session's selected span; the window zooms the timeline to it.
  *
  * The entry's accessible description is the count shown ("12 of 3,456",
  * "No matches", or the error), so assistive technology and the tests
@@ -16,7 +16,7 @@
  */
 #pragma once
 
-#include "sa-document.h"
+#include "sa-session.h"
 
 #include <gtk/gtk.h>
 
@@ -26,8 +26,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(SaSearchBar, sa_search_bar, SA, SEARCH_BAR, GtkWidget)
 
 GtkWidget *sa_search_bar_new(void);
-/* Searches `doc` (NULL: nothing); a new document clears the search. */
-void sa_search_bar_set_document(SaSearchBar *self, SaDocument *doc);
+/* Searches the document of `session` (NULL: nothing), again when it
+ * changes, and selects each hit there. Property "session". */
+void sa_search_bar_set_session(SaSearchBar *self, SaSession *session);
 /* Shows the bar and puts the focus in its entry (Ctrl+F). */
 void sa_search_bar_start(SaSearchBar *self);
 /* Hides the bar (Escape in the entry). */

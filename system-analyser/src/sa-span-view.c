@@ -31,6 +31,7 @@ struct _SaSpanView {
 	GtkWidget *parent_box;   /* the parent's button, or "none" */
 	GtkWidget *children_box; /* buttons for the children, and a count */
 
+	SaSession *session;
 	SaDocument *doc;
 	size_t thread;
 	tsr_trace_item span;
@@ -39,8 +40,8 @@ struct _SaSpanView {
 
 G_DEFINE_FINAL_TYPE(SaSpanView, sa_span_view, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_SPAN_ACTIVATED, N_SIGNALS };
-static guint signals[N_SIGNALS];
+enum { PROP_0, PROP_SESSION, N_PROPS };
+static GParamSpec *props[N_PROPS];
 
 /* --- The worker ------------------------------------------------------------------ */
 
@@ -161,8 +162,8 @@ static void on_span_button(GtkButton *button, gpointer data)
 	SaSpanView *self = data;
 	const tsr_trace_item *it = g_object_get_data(G_OBJECT(button), "span");
 
-	if (it)
-		g_signal_emit(self, signals[SIGNAL_SPAN_ACTIVATED], 0, (guint64)self->thread, it);
+	if (it && self->session)
+		sa_session_set_selection(self->session, self->thread, it);
 }
 
 /* A flat button "NAME  1.23 ms" that selects `it`, named `a11y` (with the
@@ -261,8 +262,9 @@ static char *utc_text(int64_t wall_ns)
 	return day ? g_strdup_printf("%s.%09" G_GINT64_FORMAT " UTC", day, ns) : g_strdup("—");
 }
 
-void sa_span_view_set_span(SaSpanView *self, SaDocument *doc, size_t thread,
-                           const tsr_trace_item *span)
+/* Shows span `span` (an EVENT; NULL: none) of thread `thread` of `doc`. */
+static void show_span(SaSpanView *self, SaDocument *doc, size_t thread,
+                      const tsr_trace_item *span)
 {
 	tsr_trace *trace = doc ? sa_document_get_trace(doc) : NULL;
 	const tsr_trace_thread *threads = NULL;
@@ -273,7 +275,6 @@ void sa_span_view_set_span(SaSpanView *self, SaDocument *doc, size_t thread,
 	const char *name;
 	span_query *q;
 
-	g_return_if_fail(SA_IS_SPAN_VIEW(self));
 	tsd_cancel_clear(&self->cancellable);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	if (!trace || !span || span->kind != TSR_TRACE_ITEM_EVENT ||
@@ -325,12 +326,60 @@ void sa_span_view_set_span(SaSpanView *self, SaDocument *doc, size_t thread,
 	                      self->cancellable, on_details_done, g_object_ref(self));
 }
 
+/* The session's selection (or document) changed. */
+static void on_selection(SaSession *session, GParamSpec *pspec, gpointer data)
+{
+	tsr_trace_item span;
+	size_t thread;
+
+	(void)pspec;
+	if (sa_session_get_selection(session, &thread, &span))
+		show_span(data, sa_session_get_document(session), thread, &span);
+	else
+		show_span(data, NULL, 0, NULL);
+}
+
+void sa_span_view_set_session(SaSpanView *self, SaSession *session)
+{
+	g_return_if_fail(SA_IS_SPAN_VIEW(self));
+	if (self->session == session)
+		return;
+	if (self->session)
+		g_signal_handlers_disconnect_by_data(self->session, self);
+	g_set_object(&self->session, session);
+	if (session) {
+		g_signal_connect(session, "notify::selected-span", G_CALLBACK(on_selection), self);
+		g_signal_connect(session, "notify::document", G_CALLBACK(on_selection), self);
+		on_selection(session, NULL, self);
+	}
+	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_SESSION]);
+}
+
 /* --- GObject ------------------------------------------------------------------------ */
+
+static void sa_span_view_get_property(GObject *object, guint id, GValue *value,
+                                      GParamSpec *pspec)
+{
+	if (id == PROP_SESSION)
+		g_value_set_object(value, SA_SPAN_VIEW(object)->session);
+	else
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+}
+
+static void sa_span_view_set_property(GObject *object, guint id, const GValue *value,
+                                      GParamSpec *pspec)
+{
+	if (id == PROP_SESSION)
+		sa_span_view_set_session(SA_SPAN_VIEW(object), g_value_get_object(value));
+	else
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+}
 
 static void sa_span_view_dispose(GObject *object)
 {
 	SaSpanView *self = SA_SPAN_VIEW(object);
 
+	sa_span_view_set_session(self, NULL);
 	tsd_cancel_clear(&self->cancellable);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	g_clear_pointer(&self->stack, gtk_widget_unparent);
@@ -340,15 +389,16 @@ static void sa_span_view_dispose(GObject *object)
 static void sa_span_view_class_init(SaSpanViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = sa_span_view_dispose;
+	G_OBJECT_CLASS(klass)->get_property = sa_span_view_get_property;
+	G_OBJECT_CLASS(klass)->set_property = sa_span_view_set_property;
 	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
 	/* A container, silent to a screen reader (GTK 4.8 would say its type
 	 * name). */
 	gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GENERIC);
-	/* A parent or child was chosen (thread index, the span as a
-	 * tsr_trace_item *, valid during the emission). */
-	signals[SIGNAL_SPAN_ACTIVATED] = g_signal_new("span-activated", G_TYPE_FROM_CLASS(klass),
-	                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-	                                              G_TYPE_NONE, 2, G_TYPE_UINT64, G_TYPE_POINTER);
+	props[PROP_SESSION] = g_param_spec_object("session", NULL, NULL, SA_TYPE_SESSION,
+	                                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+	                                              G_PARAM_STATIC_STRINGS);
+	g_object_class_install_properties(G_OBJECT_CLASS(klass), N_PROPS, props);
 }
 
 /* Adds a row "key | widget" to the grid. */

@@ -1,9 +1,10 @@
 /*
- * The Span tab: the span selected in the timeline (or found by search):
+ * The Span tab: the session's selected span (clicked in the timeline,
+ * found by search):
  * its name, channel, process, thread, start (after the trace's start,
  * and as a UTC date), duration, self time, depth, parent, children and
  * the JSON metadata attached to it. The parent and each child listed are
- * buttons that select that span ("span-activated"); children narrower
+ * buttons that select that span in the session; children narrower
  * than a thousandth of the span are counted, not listed.
  *
  * Self time, parent, children and metadata are looked up in a worker on
@@ -15,7 +16,7 @@
  */
 #pragma once
 
-#include "sa-document.h"
+#include "sa-session.h"
 
 #include <gtk/gtk.h>
 
@@ -25,8 +26,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(SaSpanView, sa_span_view, SA, SPAN_VIEW, GtkWidget)
 
 GtkWidget *sa_span_view_new(void);
-/* Shows span `span` (an EVENT; NULL: none) of thread `thread` of `doc`. */
-void sa_span_view_set_span(SaSpanView *self, SaDocument *doc, size_t thread,
-                           const tsr_trace_item *span);
+/* Shows the selected span of `session` (NULL: none) and selects there
+ * the parent or child chosen. Property "session". */
+void sa_span_view_set_session(SaSpanView *self, SaSession *session);
 
 G_END_DECLS

@@ -3,14 +3,18 @@
  * line, the file chooser (several at once) or drag and drop; they load in
  * a worker (sa_document_load_async) behind a progress bar with Cancel
  * (Escape). A file reportlib refuses ends on the error page with its one
- * line; the window stays usable. Once loaded, the timeline shows the
- * trace, and the details' tabs (Alt+1 .. Alt+4) the window the timeline
- * says (sa_timeline_get_range: the marked range, the selected span, or
- * the whole trace): its Statistics, its Call Tree and Flame Graph, each
- * computed in a worker each time it changes, and the selected Span. A
- * banner over them says what a Chrome JSON import skipped. The
- * search bar (Ctrl+F, F3) selects each hit in the timeline, which fills
- * the details the same way.
+ * line; the window stays usable. Once loaded, the document is the
+ * session's (sa-session.h), which every view binds to (sa-window.ui): the
+ * timeline shows the trace, and the details' tabs (Alt+1 .. Alt+4) the
+ * session's window (the marked range, the selected span, or the whole
+ * trace): its Statistics, its Call Tree and Flame Graph, each computed in
+ * a worker each time it changes, and the selected Span. A banner over
+ * them says what a Chrome JSON import skipped. The search bar (Ctrl+F,
+ * F3) selects each hit, which fills the details the same way.
+ *
+ * The timeline is the one view not on the session: this file keeps the
+ * two in step through the timeline's public API ("view-changed",
+ * "range-changed" one way; set_view, set_range, select_span the other).
  */
 #include "sa-window.h"
 
@@ -32,6 +36,7 @@
 #include "sa-search.h"
 #include "sa-span-view.h"
 #include "sa-stats-view.h"
+#include "sa-session.h"
 #include "sa-zoom-bar.h"
 
 struct _SaWindow {
@@ -49,21 +54,15 @@ struct _SaWindow {
 	SaTimeline *timeline;
 	SaOverview *overview;
 	SaZoomBar *zoom_bar;
-	SaStatsView *stats_view;
 	GMenu *recent_menu;
 	GtkListBox *recent_list;          /* the start page's */
 	GtkWidget *recent_label;
 	GtkListBox *samples_list;
 	GtkWidget *samples_label;
 	SaSearchBar *search_bar;
-	SaCallTreeView *call_tree_view;
-	SaFlameView *flame_view;
-	SaSpanView *span_view;
 
-	SaDocument *doc;
+	SaSession *session;               /* what the user looks at: the document and more */
 	GCancellable *load_cancellable;   /* the load in progress, or NULL */
-	GCancellable *stats_cancellable;  /* the statistics in progress, or NULL */
-	GCancellable *tree_cancellable;   /* the call tree in progress, or NULL */
 	GtkFileChooserNative *chooser;
 	const char *page_before_load;     /* the page Cancel goes back to */
 	/* Compare, reload and recent files (sa-compare.c, sa-reload.c, sa-recent.c). */
@@ -77,113 +76,105 @@ G_DEFINE_FINAL_TYPE(SaWindow, sa_window, GTK_TYPE_APPLICATION_WINDOW)
 
 static void update_actions(SaWindow *self)
 {
+	SaDocument *doc = sa_session_get_document(self->session);
+
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-load",
 	                              self->load_cancellable != NULL);
-	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find", self->doc != NULL);
-	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find-next", self->doc != NULL);
-	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find-previous", self->doc != NULL);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find", doc != NULL);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find-next", doc != NULL);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find-previous", doc != NULL);
 }
 
-/* --- Statistics -------------------------------------------------------------------- */
+/* --- The timeline and the session ----------------------------------------------------- */
 
-static void on_stats_done(GObject *source, GAsyncResult *result, gpointer data)
-{
-	SaWindow *self = data;
-	g_autoptr(GError) error = NULL;
-	g_autoptr(sa_stats) stats = sa_document_stats_finish(result, &error);
-
-	(void)source;
-	if (g_task_get_cancellable(G_TASK(result)) != self->stats_cancellable) {
-		g_object_unref(self);
-		return;
-	}
-	g_clear_object(&self->stats_cancellable);
-	if (stats)
-		sa_stats_view_set_stats(self->stats_view, self->doc, stats);
-	else
-		sa_stats_view_set_message(self->stats_view, error->message);
-	g_object_unref(self);
-}
-
-/* Computes the statistics of the timeline's window (in a worker). */
-static void refresh_stats(SaWindow *self)
+/* The timeline's view moved: the session's too. */
+static void on_view_changed(SaTimeline *timeline, gpointer data)
 {
 	int64_t from, to;
 
-	tsd_cancel_clear(&self->stats_cancellable);
-	if (!self->doc) {
-		sa_stats_view_set_stats(self->stats_view, NULL, NULL);
-		return;
-	}
-	sa_timeline_get_range(self->timeline, &from, &to);
-	self->stats_cancellable = g_cancellable_new();
-	sa_stats_view_set_busy(self->stats_view, TRUE);
-	sa_document_stats_async(self->doc, from, to, self->stats_cancellable, on_stats_done,
-	                        g_object_ref(self));
+	sa_timeline_get_view(timeline, &from, &to);
+	sa_session_set_view(SA_WINDOW(data)->session, from, to);
 }
 
-/* --- Call tree, flame graph and span ------------------------------------------------- */
-
-static void on_tree_done(GObject *source, GAsyncResult *result, gpointer data)
+/* The timeline's marked range or selection changed: the session's too,
+ * notified together. (sa_timeline_get_range says the marked range, else
+ * the selected span's extent: an extent equal to the selection's is no
+ * mark.) */
+static void on_range_changed(SaTimeline *timeline, gpointer data)
 {
-	SaWindow *self = data;
-	g_autoptr(GError) error = NULL;
-	g_autoptr(sa_call_tree) ct = sa_call_tree_finish(result, &error);
-
-	(void)source;
-	if (g_task_get_cancellable(G_TASK(result)) != self->tree_cancellable) {
-		g_object_unref(self);
-		return;
-	}
-	g_clear_object(&self->tree_cancellable);
-	if (ct) {
-		sa_call_tree_view_set_tree(self->call_tree_view, self->doc, ct);
-		sa_flame_view_set_tree(self->flame_view, self->doc, ct);
-	} else {
-		sa_call_tree_view_set_message(self->call_tree_view, error->message);
-		sa_flame_view_set_tree(self->flame_view, NULL, NULL);
-	}
-	g_object_unref(self);
-}
-
-/* Computes the call tree of the timeline's window (in a worker) and
- * shows the selected span. */
-static void refresh_tree(SaWindow *self)
-{
+	SaSession *session = SA_WINDOW(data)->session;
 	tsr_trace_item span;
 	size_t thread;
 	int64_t from, to;
+	gboolean selected = sa_timeline_get_selection(timeline, &thread, &span);
+	gboolean marked = sa_timeline_get_range(timeline, &from, &to);
 
-	tsd_cancel_clear(&self->tree_cancellable);
-	if (!self->doc) {
-		sa_call_tree_view_set_tree(self->call_tree_view, NULL, NULL);
-		sa_flame_view_set_tree(self->flame_view, NULL, NULL);
-		sa_span_view_set_span(self->span_view, NULL, 0, NULL);
-		return;
-	}
-	if (sa_timeline_get_selection(self->timeline, &thread, &span))
-		sa_span_view_set_span(self->span_view, self->doc, thread, &span);
+	if (selected && marked && from == span.start_ns &&
+	    to == MAX(span.end_ns, span.start_ns + 1))
+		marked = FALSE;
+	g_object_freeze_notify(G_OBJECT(session));
+	sa_session_set_range(session, marked ? from : 0, marked ? to : 0);
+	if (selected)
+		sa_session_set_selection(session, thread, &span);
 	else
-		sa_span_view_set_span(self->span_view, NULL, 0, NULL);
-	sa_timeline_get_range(self->timeline, &from, &to);
-	self->tree_cancellable = g_cancellable_new();
-	sa_call_tree_view_set_busy(self->call_tree_view, TRUE);
-	sa_call_tree_async(self->doc, from, to, self->tree_cancellable, on_tree_done,
-	                   g_object_ref(self));
+		sa_session_clear_selection(session);
+	g_object_thaw_notify(G_OBJECT(session));
 }
 
-/* A parent or child chosen in the Span tab: selected and shown. */
-static void on_span_activated(SaSpanView *view, guint64 thread, gpointer span, gpointer data)
+/* The session's view was set (the overview, a reload): the timeline
+ * shows it, and the session takes it back as the timeline clamps it to
+ * the trace. */
+static void on_session_view(SaSession *session, GParamSpec *pspec, gpointer data)
 {
-	(void)view;
-	sa_timeline_select_span(SA_WINDOW(data)->timeline, (size_t)thread, span);
+	SaWindow *self = data;
+	int64_t from, to, tl_from, tl_to;
+
+	(void)pspec;
+	sa_session_get_view(session, &from, &to);
+	sa_timeline_get_view(self->timeline, &tl_from, &tl_to);
+	if (!sa_session_get_document(session) || (from == tl_from && to == tl_to))
+		return;
+	sa_timeline_set_view(self->timeline, from, to);
+	sa_timeline_get_view(self->timeline, &tl_from, &tl_to);
+	sa_session_set_view(session, tl_from, tl_to);
 }
 
-static void on_range_changed(SaTimeline *timeline, gpointer data)
+/* The session's marked range was set (a reload): the timeline marks it. */
+static void on_session_range(SaSession *session, GParamSpec *pspec, gpointer data)
 {
-	(void)timeline;
-	refresh_stats(SA_WINDOW(data));
-	refresh_tree(SA_WINDOW(data));
+	SaWindow *self = data;
+	int64_t from, to;
+
+	(void)pspec;
+	if (!sa_session_get_document(session))
+		return;
+	sa_session_get_range(session, &from, &to);
+	sa_timeline_set_range(self->timeline, from, to);
+}
+
+/* A span selected elsewhere (a search hit, a parent or child in the Span
+ * tab): the timeline selects it and brings it into view. */
+static void on_session_selection(SaSession *session, GParamSpec *pspec, gpointer data)
+{
+	SaWindow *self = data;
+	tsr_trace_item span, shown;
+	size_t thread, shown_thread;
+
+	(void)pspec;
+	if (!sa_session_get_selection(session, &thread, &span))
+		return;
+	if (sa_timeline_get_selection(self->timeline, &shown_thread, &shown) &&
+	    shown_thread == thread && shown.seq == span.seq && shown.start_ns == span.start_ns)
+		return;
+	sa_timeline_select_span(self->timeline, thread, &span);
+}
+
+/* Shows `doc` (NULL: none) in the session and the timeline. */
+static void set_document(SaWindow *self, SaDocument *doc)
+{
+	sa_session_set_document(self->session, doc);
+	gtk_window_set_title(GTK_WINDOW(self), doc ? sa_document_get_title(doc) : "System Analyser");
+	sa_timeline_set_document(self->timeline, doc);
 }
 
 /* --- What the import skipped ------------------------------------------------------------ */
@@ -194,7 +185,8 @@ static void on_range_changed(SaTimeline *timeline, gpointer data)
  * hides it. Closing it hides it until the next load or reload. */
 static void update_skipped(SaWindow *self)
 {
-	const char *text = self->doc ? sa_document_get_skipped(self->doc) : NULL;
+	SaDocument *doc = sa_session_get_document(self->session);
+	const char *text = doc ? sa_document_get_skipped(doc) : NULL;
 
 	gtk_label_set_text(self->skipped_label, text ? text : "");
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->skipped_bar),
@@ -215,14 +207,21 @@ static void on_skipped_response(GtkInfoBar *bar, int response, gpointer data)
  * watches its files, a comparison waiting for it starts. */
 static void document_changed(SaWindow *self)
 {
-	sa_recent_add_document(self->doc);
-	sa_reload_watch(self->reload, self->doc);
-	sa_compare_document_changed(self->compare, self->doc);
+	SaDocument *doc = sa_session_get_document(self->session);
+
+	sa_recent_add_document(doc);
+	sa_reload_watch(self->reload, doc);
+	sa_compare_document_changed(self->compare, doc);
 }
 
 SaDocument *sa_window_get_document(SaWindow *self)
 {
-	return self->doc;
+	return sa_session_get_document(self->session);
+}
+
+SaSession *sa_window_get_session(SaWindow *self)
+{
+	return self->session;
 }
 
 void sa_window_compare_with(SaWindow *self, GFile *b)
@@ -232,30 +231,29 @@ void sa_window_compare_with(SaWindow *self, GFile *b)
 
 void sa_window_replace_document(SaWindow *self, SaDocument *doc)
 {
-	const tsr_trace_info *old = tsr_trace_get_info(sa_document_get_trace(self->doc));
+	SaDocument *cur = sa_session_get_document(self->session);
+	const tsr_trace_info *old;
 	int64_t view_from, view_to, range_from, range_to;
 	g_autoptr(SaDocument) before = NULL;
 	gboolean whole, ranged;
 
-	g_return_if_fail(self->doc && doc);
-	sa_timeline_get_view(self->timeline, &view_from, &view_to);
+	g_return_if_fail(cur && doc);
+	old = tsr_trace_get_info(sa_document_get_trace(cur));
+	before = sa_document_ref(cur);
+	sa_session_get_view(self->session, &view_from, &view_to);
 	whole = view_from <= old->start_ns && view_to >= old->end_ns;
-	ranged = sa_timeline_get_range(self->timeline, &range_from, &range_to);
-	before = g_steal_pointer(&self->doc);
-	self->doc = sa_document_ref(doc);
-	gtk_window_set_title(GTK_WINDOW(self), sa_document_get_title(self->doc));
-	sa_timeline_set_document(self->timeline, self->doc);
-	sa_search_bar_set_document(self->search_bar, self->doc);
+	/* The window the details were about stays marked (a selected span's
+	 * extent too: the span itself may be gone). */
+	ranged = sa_session_get_window(self->session, &range_from, &range_to);
+	set_document(self, doc);
 	update_skipped(self);
 	if (!whole)
-		sa_timeline_set_view(self->timeline, view_from, view_to);
+		sa_session_set_view(self->session, view_from, view_to);
 	if (ranged)
-		sa_timeline_set_range(self->timeline, range_from, range_to);
-	refresh_stats(self);
-	refresh_tree(self);
+		sa_session_set_range(self->session, range_from, range_to);
 	document_changed(self);
 	/* A comparison of the old document is computed again on the new one. */
-	sa_compare_document_reloaded(self->compare, before, self->doc);
+	sa_compare_document_reloaded(self->compare, before, doc);
 }
 
 /* --- Loading ----------------------------------------------------------------------- */
@@ -291,11 +289,7 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 		g_object_unref(self);
 		return;
 	}
-	g_clear_pointer(&self->doc, sa_document_unref);
-	self->doc = g_steal_pointer(&doc);
-	gtk_window_set_title(GTK_WINDOW(self), sa_document_get_title(self->doc));
-	sa_timeline_set_document(self->timeline, self->doc);
-	sa_search_bar_set_document(self->search_bar, self->doc);
+	set_document(self, doc);
 	update_skipped(self);
 	update_actions(self);
 	gtk_stack_set_visible_child_name(self->main_stack, "trace");
@@ -313,9 +307,7 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	}
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
 	sa_graph_link_update(GTK_APPLICATION_WINDOW(self));
-	refresh_stats(self);
 	document_changed(self);
-	refresh_tree(self);
 	g_object_unref(self);
 }
 
@@ -434,14 +426,6 @@ static void find_step_action(GtkWidget *widget, const char *name, GVariant *para
 	sa_search_bar_step(SA_WINDOW(widget)->search_bar, g_str_equal(name, "win.find-next"));
 }
 
-/* A search hit: the timeline zooms to it and selects it (which fills the
- * details through "range-changed"). */
-static void on_hit_found(SaSearchBar *bar, guint64 thread, gpointer span, gpointer data)
-{
-	(void)bar;
-	sa_timeline_select_span(SA_WINDOW(data)->timeline, (size_t)thread, span);
-}
-
 /* --- The details' tabs --------------------------------------------------------------- */
 
 /* Alt+1 .. Alt+4: Statistics, Call Tree, Flame Graph, Span. */
@@ -539,15 +523,7 @@ static void sa_window_dispose(GObject *object)
 {
 	SaWindow *self = SA_WINDOW(object);
 
-	if (self->load_cancellable)
-		g_cancellable_cancel(self->load_cancellable);
-	if (self->stats_cancellable)
-		g_cancellable_cancel(self->stats_cancellable);
-	if (self->tree_cancellable)
-		g_cancellable_cancel(self->tree_cancellable);
-	g_clear_object(&self->load_cancellable);
-	g_clear_object(&self->stats_cancellable);
-	g_clear_object(&self->tree_cancellable);
+	tsd_cancel_clear(&self->load_cancellable);
 	if (self->chooser)
 		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
 	g_clear_object(&self->chooser);
@@ -555,9 +531,21 @@ static void sa_window_dispose(GObject *object)
 	g_clear_pointer(&self->reload, sa_reload_free);
 	g_clear_pointer(&self->recent, sa_recent_free);
 	g_clear_object(&self->settings);
+	if (self->session)
+		g_signal_handlers_disconnect_by_data(self->session, self);
 	gtk_widget_dispose_template(GTK_WIDGET(self), SA_TYPE_WINDOW);
-	g_clear_pointer(&self->doc, sa_document_unref);
+	g_clear_object(&self->session);
 	G_OBJECT_CLASS(sa_window_parent_class)->dispose(object);
+}
+
+enum { PROP_0, PROP_SESSION };
+
+static void sa_window_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+	if (id == PROP_SESSION)
+		g_value_set_object(value, SA_WINDOW(object)->session);
+	else
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
 
 static void sa_window_class_init(SaWindowClass *klass)
@@ -565,6 +553,12 @@ static void sa_window_class_init(SaWindowClass *klass)
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
 	G_OBJECT_CLASS(klass)->dispose = sa_window_dispose;
+	G_OBJECT_CLASS(klass)->get_property = sa_window_get_property;
+	/* The views bind to it in sa-window.ui. */
+	g_object_class_install_property(
+	    G_OBJECT_CLASS(klass), PROP_SESSION,
+	    g_param_spec_object("session", NULL, NULL, SA_TYPE_SESSION,
+	                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 	g_type_ensure(SA_TYPE_TIMELINE);
 	g_type_ensure(SA_TYPE_OVERVIEW);
 	g_type_ensure(SA_TYPE_ZOOM_BAR);
@@ -588,16 +582,12 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, timeline);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, overview);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, zoom_bar);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, stats_view);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, recent_menu);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, recent_list);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, recent_label);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, samples_list);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, samples_label);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, search_bar);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, call_tree_view);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, flame_view);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, span_view);
 	gtk_widget_class_install_action(widget_class, "win.open", NULL, open_action);
 	gtk_widget_class_install_action(widget_class, "win.cancel-load", NULL, cancel_load_action);
 	/* The other keys are the application's accelerators (sa-keys.c); this
@@ -617,6 +607,8 @@ static void sa_window_init(SaWindow *self)
 	size_t n_keys;
 	const TsdKey *keys = sa_keys(&n_keys);
 
+	/* Before the template: its views bind to it. */
+	self->session = sa_session_new();
 	gtk_widget_init_template(GTK_WIDGET(self));
 	/* Every accelerator comes from sa-keys.c (the application installs
 	 * them), and so does the Keyboard Shortcuts window. */
@@ -625,12 +617,19 @@ static void sa_window_init(SaWindow *self)
 	self->page_before_load = "start";
 	/* GTK 4.8 names a notebook's tabs "Tab" for assistive technology. */
 	tsd_a11y_name_tabs(self->details);
+	/* The timeline and the session in step, both ways. */
+	g_signal_connect(self->timeline, "view-changed", G_CALLBACK(on_view_changed), self);
 	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_range_changed), self);
+	g_signal_connect(self->session, "notify::view-from", G_CALLBACK(on_session_view), self);
+	g_signal_connect(self->session, "notify::view-to", G_CALLBACK(on_session_view), self);
+	g_signal_connect(self->session, "notify::range-from", G_CALLBACK(on_session_range), self);
+	g_signal_connect(self->session, "notify::range-to", G_CALLBACK(on_session_range), self);
+	g_signal_connect(self->session, "notify::selected-span", G_CALLBACK(on_session_selection),
+	                 self);
+	g_object_bind_property(self->session, "wall-clock", self->timeline, "wall-clock",
+	                       G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
 	sa_graph_link_attach(GTK_APPLICATION_WINDOW(self), self->timeline, self->header);
-	sa_overview_set_timeline(self->overview, self->timeline);
 	sa_zoom_bar_set_timeline(self->zoom_bar, self->timeline);
-	g_signal_connect(self->search_bar, "hit-found", G_CALLBACK(on_hit_found), self);
-	g_signal_connect(self->span_view, "span-activated", G_CALLBACK(on_span_activated), self);
 	g_signal_connect(self->skipped_bar, "response", G_CALLBACK(on_skipped_response), self);
 	tsd_a11y_name_close_button(GTK_WIDGET(self->skipped_bar));
 	/* Empty until a load or an error fills them (and on a hidden page,

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include "sa-session.h"
 #include "sa-timeline.h"
 
 #include <gtk/gtk.h>
@@ -21,6 +22,9 @@ SaWindow *sa_window_new(GtkApplication *app);
 void sa_window_open(SaWindow *self, GFile *const *files, guint n_files);
 /* The timeline (tests, benchmarks). */
 SaTimeline *sa_window_get_timeline(SaWindow *self);
+/* What the window's views show and bind to (borrowed). Property
+ * "session". */
+SaSession *sa_window_get_session(SaWindow *self);
 
 /* Compare, reload and recent files (sa-compare.h, sa-reload.h,
  * sa-recent.h). The document shown, or NULL. */

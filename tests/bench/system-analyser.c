@@ -86,6 +86,7 @@ int main(int argc, char **argv)
 	GtkWidget *win, *box, *overview, *tl;
 	GskRenderer *renderer;
 	g_autoptr(SaDocument) doc = NULL;
+	g_autoptr(SaSession) session = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GFile) file = NULL;
 	const tsr_trace_info *info;
@@ -127,8 +128,18 @@ int main(int argc, char **argv)
 	gtk_box_append(GTK_BOX(box), overview);
 	gtk_box_append(GTK_BOX(box), tl);
 	gtk_window_set_child(GTK_WINDOW(win), box);
-	sa_overview_set_timeline(SA_OVERVIEW(overview), SA_TIMELINE(tl));
+	/* The overview shows the session's document and view, as the
+	 * window keeps them in step with the timeline's. */
+	session = sa_session_new();
+	sa_overview_set_session(SA_OVERVIEW(overview), session);
+	sa_session_set_document(session, doc);
 	sa_timeline_set_document(SA_TIMELINE(tl), doc);
+	{
+		int64_t from, to;
+
+		sa_timeline_get_view(SA_TIMELINE(tl), &from, &to);
+		sa_session_set_view(session, from, to);
+	}
 	/* The counter rows come after the 64 threads: pinned to the top, as
 	 * someone watching them would, so that every frame draws them. */
 	for (size_t i = 0; i < sa_timeline_get_n_rows(SA_TIMELINE(tl)); i++) {
