@@ -1,10 +1,11 @@
 /*
  * What a timeline draws the same way in every app (tsc-timeline.h): the
- * ruler over the window, the marked range and outlines of the overlay,
- * and a layer made as a texture for an earlier window.
+ * ruler over the window, a fold's count, the marked range and outlines of
+ * the overlay, and a layer made as a texture for an earlier window.
  */
 #include <tilescope/tsc-timeline.h>
 #include <tilescope/tsc-axis.h>
+#include <tilescope/numfmt.h>
 
 #include <math.h>
 
@@ -14,18 +15,40 @@ char *tsc_ruler_dup_label(const TscRuler *ruler, int64_t t, double step)
 	                                (double)(ruler->vp->to - ruler->zero));
 }
 
+/* The ruler's ticks: how many, `step` apart from `first`, relative to the
+ * tick origin (doubles hold them exactly where the axis' own units, ns
+ * since 1970, would not); *lo is the window's start so relative. */
+static guint ruler_ticks(const TscRuler *r, double *lo, double *step, double *first)
+{
+	const TscViewport *vp = r->vp;
+	double label_px = r->label_px > 0 ? r->label_px : 110;
+
+	*lo = (double)(vp->from - r->tick_origin);
+	return tsc_axis_nice_ticks(*lo, (double)(vp->to - r->tick_origin),
+	                           (guint)MAX(r->width / label_px, 2), 1, step, first);
+}
+
+guint tsc_ruler_draw_grid(GtkSnapshot *s, const TscRuler *r, double y0, double y1,
+                          const GdkRGBA *colour)
+{
+	double lo, step, first, px_per_unit = r->width / (double)(r->vp->to - r->vp->from + 1);
+	guint n = ruler_ticks(r, &lo, &step, &first);
+
+	for (guint i = 0; i < n && y1 > y0; i++)
+		gtk_snapshot_append_color(s, colour,
+		                          &GRAPHENE_RECT_INIT((float)(r->x0 + (first + step * i - lo) *
+		                                                                  px_per_unit),
+		                                              (float)y0, 1, (float)(y1 - y0)));
+	return y1 > y0 ? n : 0;
+}
+
 guint tsc_ruler_draw(GtkSnapshot *s, PangoLayout *layout, const TscRuler *r, const GdkRGBA *fg,
                      const GdkRGBA *line)
 {
 	const TscViewport *vp = r->vp;
-	/* Tick values relative to the origin: doubles hold them exactly where
-	 * the axis' own units (ns since 1970) would not. */
-	double lo = (double)(vp->from - r->tick_origin), hi = (double)(vp->to - r->tick_origin);
-	double step, first, px_per_unit = r->width / (double)(vp->to - vp->from + 1);
-	double label_px = r->label_px > 0 ? r->label_px : 110;
-	guint n, nodes = 0;
+	double lo, step, first, px_per_unit = r->width / (double)(vp->to - vp->from + 1);
+	guint n = ruler_ticks(r, &lo, &step, &first), nodes = 0;
 
-	n = tsc_axis_nice_ticks(lo, hi, (guint)MAX(r->width / label_px, 2), 1, &step, &first);
 	gtk_snapshot_append_color(s, line, &GRAPHENE_RECT_INIT((float)r->x0, (float)r->height - 1,
 	                                                        (float)r->width, 1));
 	nodes++;
@@ -52,6 +75,29 @@ guint tsc_ruler_draw(GtkSnapshot *s, PangoLayout *layout, const TscRuler *r, con
 		gtk_snapshot_restore(s);
 	}
 	return nodes;
+}
+
+gboolean tsc_fold_count_label(PangoLayout *layout, uint64_t count, double w, char *buf,
+                              size_t size)
+{
+	char digits[TSB_NUMBER_MAX];
+	int pw;
+
+	pango_layout_set_width(layout, -1);
+	g_snprintf(buf, size, "×%s", tsb_format_u64(digits, sizeof(digits), count));
+	pango_layout_set_text(layout, buf, -1);
+	pango_layout_get_pixel_size(layout, &pw, NULL);
+	if (pw <= w)
+		return TRUE;
+	if (count >= 1000000)
+		g_snprintf(buf, size, "×%.1fM", (double)count / 1e6);
+	else if (count >= 1000)
+		g_snprintf(buf, size, "×%.0fk", (double)count / 1e3);
+	else
+		return FALSE;
+	pango_layout_set_text(layout, buf, -1);
+	pango_layout_get_pixel_size(layout, &pw, NULL);
+	return pw <= w;
 }
 
 void tsc_timeline_draw_range(GtkSnapshot *s, const TscViewport *vp, double plot_x,

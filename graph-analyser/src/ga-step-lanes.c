@@ -15,12 +15,19 @@
  * their own is how the one-IPU view reads. Until the tile index of the
  * run is ready (a worker thread), the lanes are by kind only.
  *
- * Level of detail. An item at least FOLD_PX wide is a rectangle of its
- * own; narrower items that touch the same or adjacent pixel columns fold
- * into one bar that carries their count, so a frame has about one
- * primitive per pixel column per lane however many items there are. The
- * bars drawn are kept (`items`) and are what hover, tooltip and click hit:
- * the user points at what is drawn.
+ * The timeline is the chart kit's (tsc-timeline.h): the viewport in
+ * cycles with its one zoom and pan convention, the input controller
+ * (wheel, drags, W/S/A/D, +/-, arrows, Home), the ruler, the folding
+ * rule and the overlay's range, outlines and texture layer. What is the
+ * lanes' own: which lanes there are, the steps' colours and names, the
+ * BSP picture, and the keys that scroll and zoom its rows.
+ *
+ * Level of detail. The chart kit's folding rule (TscFold): an item at
+ * least TSC_TIMELINE_FOLD_PX wide is a rectangle of its own; narrower
+ * items and the gaps between them fold into one bar that carries their
+ * count, so a frame has about one primitive per pixel column per lane
+ * however many items there are. The marks drawn are kept (`items`) and
+ * are what hover, tooltip and click hit: the user points at what is drawn.
  *
  * BSP. One texture of the plot's size in device pixels
  * (ga_trace_index_render_bsp), made in a thread when the view changes;
@@ -36,6 +43,7 @@
 
 #include <tilescope/tsc-input.h>
 #include <tilescope/tsc-theme.h>
+#include <tilescope/tsc-timeline.h>
 #include <tilescope/tsd-cancel.h>
 #include <tilescope/tsd-name.h>
 
@@ -44,14 +52,13 @@
 
 #include <math.h>
 #include <string.h>
-#include <tilescope/tsc-axis.h>
 
-/* Items narrower than this (logical px) fold into counted bars. */
-#define FOLD_PX 3.0
 /* The narrowest range shown, in cycles. */
 #define MIN_SPAN 16.0
-/* Zoom factor of one key press or wheel notch. */
-#define ZOOM_STEP 1.25
+/* A fold in a lane of mixed kinds (Flame) takes another kind while
+ * narrower than this (px), so that long runs of compute and of exchange
+ * stay apart while a mix finer than that folds into one bar. */
+#define MIX_PX 8.0
 /* A BSP picture of fewer (steps in view x rows) is made at once. */
 #define BSP_SYNC_WORK 100000.0
 /* The tallest BSP row, device px. */
@@ -65,17 +72,8 @@ typedef struct Lane {
 	uint64_t *max_to;  /* max_to[i]: the largest last cycle of idx[0..i] */
 	size_t n;
 	double y;          /* top, widget px */
-	GArray *items;     /* Item, left to right, as last drawn */
+	GArray *items;     /* TscFoldMark (first, last: lane positions), left to right, as last drawn */
 } Lane;
-
-/* A bar drawn: one item, or several folded. */
-typedef struct Item {
-	float x0, x1;      /* widget px */
-	guint32 first;     /* lane position of its first item */
-	guint32 last;      /* and of its last */
-	guint32 count;     /* items folded into it */
-	gboolean marked;   /* holds an item of the highlighted program */
-} Item;
 
 struct _GaStepLanes {
 	GtkWidget parent_instance;
@@ -95,7 +93,7 @@ struct _GaStepLanes {
 	GaTraceIndex *index;
 	gint64 highlight;      /* program, -1: none */
 
-	double vis_start, vis_end; /* cycles */
+	TscViewport vp;        /* cycles: [0, the run or axis_end) and the window shown */
 
 	/* Geometry of the last snapshot. */
 	int width, height;
@@ -113,9 +111,8 @@ struct _GaStepLanes {
 	/* BSP: rows of bsp_bpr index blocks (0: all tiles fit), bsp_row_px
 	 * device px tall, from tile bsp_first. */
 	unsigned bsp_bpr, bsp_row_px, bsp_first;
-	GdkTexture *bsp_tex;       /* the last picture and what it shows */
-	double bsp_from, bsp_to;
-	ga_bsp_request bsp_req;
+	GdkTexture *bsp_tex;       /* the last picture */
+	ga_bsp_request bsp_req;    /* what it shows */
 	gboolean bsp_stale;        /* the view changed since bsp_req */
 	GCancellable *bsp_cancel;  /* the picture being made, or NULL */
 	guint describe_idle;       /* a description to redo after a resize */
@@ -128,10 +125,6 @@ struct _GaStepLanes {
 	gint64 selected_frame;     /* Flame: the frame clicked, -1: none */
 	gboolean has_range;
 	uint64_t range_from, range_to;
-
-	/* A drag: pan, or (shift) marking a range. */
-	enum { DRAG_NONE, DRAG_PENDING, DRAG_PAN, DRAG_RANGE } drag;
-	double drag_x0, drag_x1, drag_vis_start, drag_cpp;
 };
 
 G_DEFINE_FINAL_TYPE(GaStepLanes, ga_step_lanes, GTK_TYPE_WIDGET)
@@ -141,6 +134,8 @@ static guint signals[N_SIGNALS];
 
 static void update_description(GaStepLanes *self);
 static void bsp_request(GaStepLanes *self);
+static void set_axis(GaStepLanes *self);
+static void view_changed(GaStepLanes *self);
 
 /* --- Names and helpers ------------------------------------------------------------ */
 
@@ -252,20 +247,6 @@ static void rect(GtkSnapshot *s, const GdkRGBA *c, double x, double y, double w,
 		gtk_snapshot_append_color(s, c, &GRAPHENE_RECT_INIT((float)x, (float)y, (float)w, (float)h));
 }
 
-static void outline(GtkSnapshot *s, const GdkRGBA *c, double x, double y, double w, double h,
-                    float width)
-{
-	GskRoundedRect r;
-	const float widths[4] = {width, width, width, width};
-	const GdkRGBA colours[4] = {*c, *c, *c, *c};
-
-	if (w <= 0 || h <= 0)
-		return;
-	gsk_rounded_rect_init_from_rect(&r, &GRAPHENE_RECT_INIT((float)x, (float)y, (float)w, (float)h),
-	                                0);
-	gtk_snapshot_append_border(s, &r, widths, colours);
-}
-
 static GdkRGBA alpha(const GdkRGBA *c, double a)
 {
 	GdkRGBA r = *c;
@@ -297,20 +278,28 @@ static int text_width(GaStepLanes *self, const char *str)
 	return w;
 }
 
-/* Cycles per logical pixel. */
-static double cpp(GaStepLanes *self)
+/* The visible cycles [vis_from, vis_to): the viewport's window, whose
+ * `to` is the last cycle in view. */
+static double vis_from(GaStepLanes *self)
 {
-	return self->plot_w > 0 ? (self->vis_end - self->vis_start) / self->plot_w : 1;
+	return (double)self->vp.from;
 }
 
-static double x_of(GaStepLanes *self, double cycle)
+static double vis_to(GaStepLanes *self)
 {
-	return self->plot_x + (cycle - self->vis_start) / cpp(self);
+	return (double)self->vp.to + 1;
 }
 
+static double x_of(GaStepLanes *self, uint64_t cycle)
+{
+	return tsc_viewport_x_of(&self->vp, self->plot_x, self->plot_w, (int64_t)cycle);
+}
+
+/* The cycle (not rounded) under x: the pixel column's own cycles, as the
+ * BSP picture colours it. */
 static double cycle_at(GaStepLanes *self, double x)
 {
-	return self->vis_start + (x - self->plot_x) * cpp(self);
+	return vis_from(self) + (x - self->plot_x) * tsc_viewport_per_px(&self->vp, self->plot_w);
 }
 
 static Lane *lane(GaStepLanes *self, guint k)
@@ -353,10 +342,10 @@ static size_t lane_first_from(GaStepLanes *self, const Lane *l, double cycle)
 /* Items of a lane that overlap the visible range. */
 static size_t lane_in_view(GaStepLanes *self, const Lane *l)
 {
-	size_t n = 0, a = lane_first_after(l, self->vis_start), b = lane_first_from(self, l, self->vis_end);
+	size_t n = 0, a = lane_first_after(l, vis_from(self)), b = lane_first_from(self, l, vis_to(self));
 
 	for (size_t i = a; i < b; i++)
-		if ((double)ref_to(self, l->idx[i]) > self->vis_start ||
+		if ((double)ref_to(self, l->idx[i]) > vis_from(self) ||
 		    ref_to(self, l->idx[i]) == ref_from(self, l->idx[i]))
 			n++;
 	return n;
@@ -375,7 +364,7 @@ static size_t steps_in_view(GaStepLanes *self)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if ((double)self->steps[mid].cycles_from < self->vis_end)
+		if ((double)self->steps[mid].cycles_from < vis_to(self))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -383,8 +372,8 @@ static size_t steps_in_view(GaStepLanes *self)
 	for (size_t i = 0; i < lo; i++) {
 		const tsr_step *st = &self->steps[i];
 
-		if ((double)st->cycles_to > self->vis_start ||
-		    (st->cycles_to == st->cycles_from && (double)st->cycles_from >= self->vis_start))
+		if ((double)st->cycles_to > vis_from(self) ||
+		    (st->cycles_to == st->cycles_from && (double)st->cycles_from >= vis_from(self)))
 			n++;
 	}
 	return n;
@@ -418,7 +407,7 @@ static Lane *lane_add(GaStepLanes *self, char *name, int kind, int ipu)
 	l->name = name;
 	l->kind = kind;
 	l->ipu = ipu;
-	l->items = g_array_new(FALSE, FALSE, sizeof(Item));
+	l->items = g_array_new(FALSE, FALSE, sizeof(TscFoldMark));
 	g_ptr_array_add(self->lanes, l);
 	return l;
 }
@@ -575,8 +564,8 @@ void ga_step_lanes_set_run(GaStepLanes *self, GaDocument *doc, size_t run)
 	g_clear_object(&self->bsp_tex);
 	tsd_cancel_clear(&self->bsp_cancel);
 	make_lanes(self);
-	self->vis_start = 0;
-	self->vis_end = MAX((double)self->total, MIN_SPAN);
+	set_axis(self);
+	tsc_viewport_set(&self->vp, 0, (int64_t)MAX((double)self->total, MIN_SPAN) - 1);
 	g_signal_emit(self, signals[SIGNAL_SELECTION_CHANGED], 0);
 	g_signal_emit(self, signals[SIGNAL_RANGE_CHANGED], 0);
 	g_signal_emit(self, signals[SIGNAL_VISIBLE_CHANGED], 0);
@@ -626,7 +615,14 @@ void ga_step_lanes_set_highlight(GaStepLanes *self, gint64 program)
 
 void ga_step_lanes_set_axis_end(GaStepLanes *self, double end)
 {
+	int64_t from = self->vp.from, to = self->vp.to;
+
 	self->axis_end = end;
+	set_axis(self);
+	/* The window as it was, unless the axis no longer reaches it. */
+	tsc_viewport_set(&self->vp, from, to);
+	if (from != self->vp.from || to != self->vp.to)
+		view_changed(self);
 }
 
 double ga_step_lanes_get_total(GaStepLanes *self)
@@ -654,46 +650,44 @@ gboolean ga_step_lanes_is_busy(GaStepLanes *self)
 
 /* --- Range ------------------------------------------------------------------------ */
 
-void ga_step_lanes_get_visible(GaStepLanes *self, double *from, double *to)
+/* The axis: cycles [0, the run's end, or axis_end in compare mode), at
+ * least MIN_SPAN; the window is reset to all of it. */
+static void set_axis(GaStepLanes *self)
 {
-	*from = self->vis_start;
-	*to = self->vis_end;
+	double end = MAX(MAX((double)self->total, self->axis_end), MIN_SPAN);
+
+	tsc_viewport_init(&self->vp, TSC_TIMELINE_CYCLES, 0, (int64_t)end - 1, (int64_t)MIN_SPAN - 1);
 }
 
-void ga_step_lanes_set_visible(GaStepLanes *self, double from, double to)
+/* The window moved: redraw, describe, tell the view. */
+static void view_changed(GaStepLanes *self)
 {
-	double total = MAX(MAX((double)self->total, self->axis_end), MIN_SPAN), span;
-
-	if (!(to - from >= MIN_SPAN)) {
-		double mid = (from + to) / 2;
-
-		from = mid - MIN_SPAN / 2;
-		to = mid + MIN_SPAN / 2;
-	}
-	span = MIN(to - from, total);
-	from = CLAMP(from, 0, total - span);
-	to = from + span;
-	if (from == self->vis_start && to == self->vis_end)
-		return;
-	self->vis_start = from;
-	self->vis_end = to;
 	invalidate(self);
 	update_description(self);
 	g_signal_emit(self, signals[SIGNAL_VISIBLE_CHANGED], 0);
 }
 
-/* Zooms by `factor` (> 1: in) keeping the cycle at x where it is. */
-static void zoom_at(GaStepLanes *self, double x, double factor)
+void ga_step_lanes_get_visible(GaStepLanes *self, double *from, double *to)
 {
-	double c = cycle_at(self, x), span = (self->vis_end - self->vis_start) / factor;
-	double frac = self->plot_w > 0 ? (x - self->plot_x) / self->plot_w : 0.5;
-
-	ga_step_lanes_set_visible(self, c - frac * span, c - frac * span + span);
+	*from = vis_from(self);
+	*to = vis_to(self);
 }
 
-static void pan_by(GaStepLanes *self, double cycles)
+void ga_step_lanes_set_visible(GaStepLanes *self, double from, double to)
 {
-	ga_step_lanes_set_visible(self, self->vis_start + cycles, self->vis_end + cycles);
+	if (isnan(from) || isnan(to))
+		return;
+	/* Past what an int64 holds (a request for all of it: 1e300), the
+	 * viewport's clamp decides. */
+	from = CLAMP(from, -1e18, 1e18);
+	to = CLAMP(to, -1e18, 1e18);
+	/* Narrower than the narrowest window: that window about the middle. */
+	if (to - from < MIN_SPAN) {
+		from = (from + to) / 2 - MIN_SPAN / 2;
+		to = from + MIN_SPAN;
+	}
+	if (tsc_viewport_set(&self->vp, llround(from), llround(to) - 1))
+		view_changed(self);
 }
 
 /* --- Selection -------------------------------------------------------------------- */
@@ -731,7 +725,7 @@ void ga_step_lanes_set_selected(GaStepLanes *self, gint64 step)
 void ga_step_lanes_reveal(GaStepLanes *self, gint64 step)
 {
 	const tsr_step *st;
-	double span = self->vis_end - self->vis_start, w, mid;
+	double span = vis_to(self) - vis_from(self), w, mid;
 
 	ga_step_lanes_set_selected(self, step);
 	if (step < 0 || step >= (gint64)self->n_steps)
@@ -742,8 +736,8 @@ void ga_step_lanes_reveal(GaStepLanes *self, gint64 step)
 	/* At least 20 px wide, else keep the zoom. */
 	if (self->plot_w > 0 && w / span * self->plot_w < 20)
 		span = MAX(MIN_SPAN, w * self->plot_w / 20);
-	if ((double)st->cycles_from < self->vis_start || (double)st->cycles_to > self->vis_end ||
-	    span != self->vis_end - self->vis_start)
+	if ((double)st->cycles_from < vis_from(self) || (double)st->cycles_to > vis_to(self) ||
+	    span != vis_to(self) - vis_from(self))
 		ga_step_lanes_set_visible(self, mid - span / 2, mid + span / 2);
 }
 
@@ -840,7 +834,7 @@ static int lane_at(GaStepLanes *self, double y)
 	return -1;
 }
 
-/* The item of lane `k` drawn at x (within a pixel's slack), or FALSE. */
+/* The mark of lane `k` drawn at x (within a pixel's slack), or FALSE. */
 static gboolean item_at(GaStepLanes *self, int k, double x, guint *out)
 {
 	GArray *items = lane(self, (guint)k)->items;
@@ -849,12 +843,12 @@ static gboolean item_at(GaStepLanes *self, int k, double x, guint *out)
 	while (lo < hi) {
 		guint mid = lo + (hi - lo) / 2;
 
-		if (g_array_index(items, Item, mid).x1 <= x - 1)
+		if (g_array_index(items, TscFoldMark, mid).x1 <= x - 1)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < items->len && g_array_index(items, Item, lo).x0 <= x + 1) {
+	if (lo < items->len && g_array_index(items, TscFoldMark, lo).x0 <= x + 1) {
 		*out = lo;
 		return TRUE;
 	}
@@ -863,28 +857,17 @@ static gboolean item_at(GaStepLanes *self, int k, double x, guint *out)
 
 /* --- The cached layer --------------------------------------------------------------- */
 
+/* The chart kit's ruler over the plot, with grid lines down the lanes
+ * (the BSP picture is dense enough without). */
 static void draw_ruler(GaStepLanes *self, GtkSnapshot *s)
 {
 	GdkRGBA axis = alpha(&self->fg, 0.55), grid = alpha(&self->fg, 0.1), ink = alpha(&self->fg, 0.8);
-	double step, first, base = self->ruler_h;
-	double bottom = lanes_bottom(self);
-	guint n = tsc_axis_nice_ticks(self->vis_start, self->vis_end,
-	                              (guint)MAX(2, self->plot_w / 110), 1, &step, &first);
+	TscRuler ruler = {.x0 = self->plot_x, .width = self->plot_w, .height = self->ruler_h + 1,
+	                  .vp = &self->vp};
 
-	rect(s, &axis, self->plot_x, base, self->plot_w, 1);
-	for (guint i = 0; i < n; i++) {
-		double c = first + i * step, x = floor(x_of(self, c));
-		g_autofree char *label = tsc_format_thousands(c, NULL);
-		int w = text_width(self, label);
-
-		if (x < self->plot_x - 0.5 || x > self->plot_x + self->plot_w + 0.5)
-			continue;
-		rect(s, &axis, x, base - 4, 1, 4);
-		if (self->mode != GA_TRACE_BSP)
-			rect(s, &grid, x, base + 1, 1, bottom - base - 1);
-		text(self, s, label, CLAMP(x - w / 2.0, self->plot_x - 8, self->width - w - 2), 2, -1,
-		     &ink);
-	}
+	if (self->mode != GA_TRACE_BSP)
+		tsc_ruler_draw_grid(s, &ruler, self->ruler_h + 1, lanes_bottom(self), &grid);
+	tsc_ruler_draw(s, self->layout, &ruler, &ink, &axis);
 }
 
 /* Black or white, whichever reads on `bg`. */
@@ -902,113 +885,127 @@ static void mark(GaStepLanes *self, GtkSnapshot *s, double x0, double x1, double
 
 	/* Lighter than the selection's outline, which must stand out among
 	 * its program's other steps. */
-	outline(s, &c, x0 - 1, y + 1, MAX(3, x1 - x0 + 2), self->lane_h - 2, 1.5f);
+	tsc_timeline_draw_outline(s, x0 - 1, x1 + 1, y + 1, self->lane_h - 2, &c, 1.5f);
 }
 
-/* Draws a fold in the colour of the kind that takes most of its cycles
- * (`cycles` by kind; a lane of one kind has only that one), as the BSP
- * view colours a pixel, and starts the next one. */
-static void flush_fold(GaStepLanes *self, GtkSnapshot *s, Lane *l, Item *fold, double *cycles)
+/* What the open fold holds, gathered as its items are fed: the cycles of
+ * each kind (a fold is drawn in the kind that takes most of them, as the
+ * BSP view colours a pixel) and whether it holds an item of the
+ * highlighted program. */
+typedef struct FoldAcc {
+	double cycles[GA_PROGRAM_KIND_COUNT];
+	gboolean marked;
+} FoldAcc;
+
+/* Draws item `m->first` of lane `l` as itself: its kind's colour with a
+ * darker left edge, at least a pixel wide, named where the name fits. */
+static void draw_item(GaStepLanes *self, GtkSnapshot *s, Lane *l, const TscFoldMark *m,
+                      gboolean marked)
+{
+	guint32 ref = l->idx[m->first];
+	const GdkRGBA *c = ga_program_kind_colour((ga_program_kind)item_kind(self, l, ref));
+	GdkRGBA ink = ink_on(c), edge = {c->red * 0.6f, c->green * 0.6f, c->blue * 0.6f, 1};
+	double x0 = m->x0, x1 = MAX(m->x1, m->x0 + 1), y = l->y, h = self->lane_h;
+
+	rect(s, c, x0, y + 2, x1 - x0, h - 4);
+	if (x1 - x0 >= 2)
+		rect(s, &edge, x0, y + 2, 1, h - 4);
+	/* The name, ellipsized only where a few characters still show. */
+	if (x1 - x0 >= 20) {
+		/* Cut before Pango sees it: a 16 KiB name would be shaped whole
+		 * for every bar drawn. */
+		g_autofree char *name = tsd_name_cut(ref_name(self, ref));
+
+		if (x1 - x0 >= 56 || text_width(self, name) <= x1 - x0 - 8)
+			text(self, s, name, x0 + 4, y + (h - self->text_h) / 2, (int)(x1 - x0 - 8), &ink);
+	}
+	if (marked)
+		mark(self, s, x0, x1, y);
+}
+
+/* Draws a fold of several items: lighter than a step, with a solid foot
+ * so that it reads as "many" and not as one long step, and its count
+ * where it fits. */
+static void draw_fold(GaStepLanes *self, GtkSnapshot *s, Lane *l, const TscFoldMark *m,
+                      const FoldAcc *acc)
 {
 	int kind = l->kind >= 0 ? l->kind : GA_PROGRAM_CONTROL;
+	double y = l->y, h = self->lane_h, w = m->x1 - m->x0, best = 0;
 	const GdkRGBA *c;
 	GdkRGBA fill;
-	double y = l->y, h = self->lane_h, best = 0;
 
 	for (int k = 0; l->kind < 0 && k < GA_PROGRAM_KIND_COUNT; k++)
-		if (cycles[k] > best) {
-			best = cycles[k];
+		if (acc->cycles[k] > best) {
+			best = acc->cycles[k];
 			kind = k;
 		}
-	memset(cycles, 0, sizeof(double) * GA_PROGRAM_KIND_COUNT);
 	c = ga_program_kind_colour((ga_program_kind)kind);
 	fill = alpha(c, 0.6);
-	if (fold->count == 0)
-		return;
-	/* A fold is lighter than a step and has a solid foot, so that it reads
-	 * as "many" and not as one long step. */
-	rect(s, &fill, fold->x0, y + 2, fold->x1 - fold->x0, h - 4);
-	rect(s, c, fold->x0, y + h - 5, fold->x1 - fold->x0, 3);
-	if (fold->count > 1 && fold->x1 - fold->x0 >= 24) {
-		g_autofree char *num = ga_format_u64(fold->count);
-		int w = text_width(self, num);
+	rect(s, &fill, m->x0, y + 2, w, h - 4);
+	rect(s, c, m->x0, y + h - 5, w, 3);
+	if (w >= 24) {
+		g_autofree char *num = ga_format_u64(m->count);
+		int tw = text_width(self, num);
 
-		if (w + 6 <= fold->x1 - fold->x0) {
+		if (tw + 6 <= w) {
 			GdkRGBA ink = alpha(&self->fg, 0.9);
 
-			text(self, s, num, (fold->x0 + fold->x1 - w) / 2, y + (h - 3 - self->text_h) / 2, -1,
-			     &ink);
+			text(self, s, num, (m->x0 + m->x1 - tw) / 2, y + (h - 3 - self->text_h) / 2, -1, &ink);
 		}
 	}
-	if (fold->marked)
-		mark(self, s, fold->x0, fold->x1, y);
-	g_array_append_val(l->items, *fold);
-	fold->count = 0;
+	if (acc->marked)
+		mark(self, s, m->x0, m->x1, y);
+}
+
+/* Draws the marks the folding rule completed and keeps them for hover
+ * and clicks. A mark that is not item `current` standing alone was the
+ * open fold (several items, or a lone sliver): it is drawn with what
+ * `acc` gathered, which then starts over. */
+static void draw_marks(GaStepLanes *self, GtkSnapshot *s, Lane *l, const TscFoldMark *m, guint n,
+                       guint current, FoldAcc *acc)
+{
+	for (guint j = 0; j < n; j++) {
+		if (m[j].first == current)
+			draw_item(self, s, l, &m[j],
+			          self->highlight >= 0 &&
+			              ref_program(self, l->idx[current]) == self->highlight);
+		else if (m[j].folded)
+			draw_fold(self, s, l, &m[j], acc);
+		else
+			draw_item(self, s, l, &m[j], acc->marked);
+		if (m[j].first != current)
+			*acc = (FoldAcc){0};
+		g_array_append_val(l->items, m[j]);
+	}
 }
 
 static void draw_lane(GaStepLanes *self, GtkSnapshot *s, Lane *l)
 {
-	double y = l->y, h = self->lane_h, right = self->plot_x + self->plot_w;
-	Item fold = {0};
-	double fold_cycles[GA_PROGRAM_KIND_COUNT] = {0};
-	int fold_last_kind = -1;
+	double right = self->plot_x + self->plot_w;
+	TscFold fold;
+	TscFoldMark out[2];
+	FoldAcc acc = {0};
 
-	for (size_t i = lane_first_after(l, self->vis_start); i < l->n; i++) {
+	tsc_fold_init(&fold, TSC_TIMELINE_FOLD_PX, MIX_PX);
+	for (size_t i = lane_first_after(l, vis_from(self)); i < l->n; i++) {
 		guint32 ref = l->idx[i];
-		double x0, x1;
-		gboolean marked = self->highlight >= 0 && ref_program(self, ref) == self->highlight;
+		TscFoldItem item = {.count = 1};
 
-		if ((double)ref_from(self, ref) >= self->vis_end)
+		if ((double)ref_from(self, ref) >= vis_to(self))
 			break;
-		x0 = MAX(x_of(self, (double)ref_from(self, ref)), self->plot_x - 1);
-		x1 = MIN(x_of(self, (double)ref_to(self, ref)), right + 1);
-		if (x1 < self->plot_x)
+		item.x0 = MAX(x_of(self, ref_from(self, ref)), self->plot_x - 1);
+		item.x1 = MIN(x_of(self, ref_to(self, ref)), right + 1);
+		if (item.x1 < self->plot_x)
 			continue; /* ended before the view (an earlier item reaches in) */
-		if (x1 - x0 >= FOLD_PX) {
-			int kind = item_kind(self, l, ref);
-			const GdkRGBA *c = ga_program_kind_colour((ga_program_kind)kind);
-			GdkRGBA ink = ink_on(c), edge = {c->red * 0.6f, c->green * 0.6f, c->blue * 0.6f, 1};
-			Item one = {(float)x0, (float)x1, (guint32)i, (guint32)i, 1, marked};
-
-			flush_fold(self, s, l, &fold, fold_cycles);
-			rect(s, c, x0, y + 2, x1 - x0, h - 4);
-			rect(s, &edge, x0, y + 2, 1, h - 4);
-			/* The name, ellipsized only where a few characters still show. */
-			if (x1 - x0 >= 20) {
-				/* Cut before Pango sees it: a 16 KiB name would be
-				 * shaped whole for every bar drawn. */
-				g_autofree char *name = tsd_name_cut(ref_name(self, ref));
-
-				if (x1 - x0 >= 56 || text_width(self, name) <= x1 - x0 - 8)
-					text(self, s, name, x0 + 4, y + (h - self->text_h) / 2, (int)(x1 - x0 - 8),
-					     &ink);
-			}
-			if (marked)
-				mark(self, s, x0, x1, y);
-			g_array_append_val(l->items, one);
-		} else {
-			double c0 = floor(x0), c1 = MAX(c0 + 1, ceil(x1));
-			int kind = l->kind >= 0 ? l->kind : item_kind(self, l, ref);
-
-			/* A fold in a lane of mixed kinds (Flame) ends where the
-			 * kind changes once it is a few pixels wide, so that long
-			 * runs of compute and of exchange stay apart while a mix
-			 * finer than that folds into one bar. */
-			if (fold.count && c0 <= fold.x1 && (kind == fold_last_kind || fold.x1 - fold.x0 < 8)) {
-				fold.x1 = (float)MAX(fold.x1, c1);
-				fold.last = (guint32)i;
-				fold.count++;
-				fold.marked |= marked;
-			} else {
-				flush_fold(self, s, l, &fold, fold_cycles);
-				fold = (Item){(float)c0, (float)c1, (guint32)i, (guint32)i, 1, marked};
-			}
+		item.kind = item_kind(self, l, ref);
+		draw_marks(self, s, l, out, tsc_fold_push(&fold, &item, (guint)i, out), (guint)i, &acc);
+		if (fold.open && fold.mark.last == i) {
 			/* Zero-cycle items still count, a little. */
-			fold_cycles[kind] += (double)(ref_to(self, ref) - ref_from(self, ref)) + 0.5;
-			fold_last_kind = kind;
+			acc.cycles[item.kind] += (double)(ref_to(self, ref) - ref_from(self, ref)) + 0.5;
+			acc.marked |= self->highlight >= 0 && ref_program(self, ref) == self->highlight;
 		}
 	}
-	flush_fold(self, s, l, &fold, fold_cycles);
+	draw_marks(self, s, l, out, tsc_fold_finish(&fold, out), G_MAXUINT, &acc);
 }
 
 /* --- BSP ---------------------------------------------------------------------------- */
@@ -1074,8 +1071,6 @@ static void bsp_done(GObject *source, GAsyncResult *result, gpointer data)
 	self = GA_STEP_LANES(data);
 	g_clear_object(&self->bsp_cancel);
 	g_set_object(&self->bsp_tex, tex);
-	self->bsp_from = j->req.from;
-	self->bsp_to = j->req.to;
 	self->bsp_req = j->req;
 	g_object_unref(tex);
 	gtk_widget_queue_draw(GTK_WIDGET(self));
@@ -1099,8 +1094,8 @@ static void bsp_request(GaStepLanes *self)
 		return;
 	if (self->bsp_cancel)
 		return; /* bsp_done asks again */
-	req.from = self->vis_start;
-	req.to = self->vis_end;
+	req.from = vis_from(self);
+	req.to = vis_to(self);
 	req.width = MAX(1, (int)(self->plot_w * scale));
 	bsp_layout(self, &bpr, &req.rows, &req.row_px);
 	req.tiles_per_row = bpr * ga_trace_index_get_tiles_per_block(self->index);
@@ -1111,8 +1106,6 @@ static void bsp_request(GaStepLanes *self)
 		g_autoptr(GdkTexture) tex = ga_trace_index_render_bsp(self->index, &req, NULL);
 
 		g_set_object(&self->bsp_tex, tex);
-		self->bsp_from = req.from;
-		self->bsp_to = req.to;
 		self->bsp_req = req;
 		return;
 	}
@@ -1136,19 +1129,12 @@ static void draw_bsp_texture(GaStepLanes *self, GtkSnapshot *s)
 		return;
 	if (self->bsp_stale && !self->bsp_cancel)
 		bsp_request(self);
-	if (self->bsp_tex) {
-		/* At 1:1 device pixels when it is of this view; stretched to
-		 * where its cycles now are while the next one is made. */
-		double x0 = x_of(self, self->bsp_from), x1 = x_of(self, self->bsp_to);
-		double h = (double)gdk_texture_get_height(self->bsp_tex) / scale;
-
-		gtk_snapshot_push_clip(s, &GRAPHENE_RECT_INIT((float)self->plot_x, (float)self->bsp_y,
-		                                              (float)self->plot_w, (float)self->bsp_h));
-		gtk_snapshot_append_texture(s, self->bsp_tex,
-		                            &GRAPHENE_RECT_INIT((float)x0, (float)self->bsp_y,
-		                                                (float)(x1 - x0), (float)h));
-		gtk_snapshot_pop(s);
-	}
+	/* At 1:1 device pixels when it is of this view; stretched to where
+	 * its cycles now are while the next one is made. */
+	if (self->bsp_tex)
+		tsc_timeline_append_texture(s, self->bsp_tex, (int64_t)self->bsp_req.from,
+		                            (int64_t)self->bsp_req.to - 1, &self->vp, self->plot_x,
+		                            self->plot_w, self->bsp_y, self->bsp_h, scale);
 }
 
 static void draw_bsp(GaStepLanes *self, GtkSnapshot *s)
@@ -1229,16 +1215,25 @@ static GskRenderNode *build_layer(GaStepLanes *self)
 
 /* --- The overlay ------------------------------------------------------------------- */
 
-/* Outlines step or frame `ref` of lane `l` as selected. */
-static void select_outline(GaStepLanes *self, GtkSnapshot *s, const Lane *l, guint32 ref)
+/* Outlines cycles [from, to) from y, h px tall, `pad` px out, as
+ * selected: a sliver at least 3 px wide about its middle. */
+static void select_outline(GaStepLanes *self, GtkSnapshot *s, uint64_t from, uint64_t to,
+                           double y, double h, double pad, float w)
 {
-	double x0 = x_of(self, (double)ref_from(self, ref)), x1 = x_of(self, (double)ref_to(self, ref));
+	double x0 = x_of(self, from), x1 = x_of(self, to);
 
 	if (x1 - x0 < 3) {
 		x0 = floor((x0 + x1) / 2) - 1;
 		x1 = x0 + 3;
 	}
-	outline(s, &self->accent, x0 - 3, l->y - 2, x1 - x0 + 6, self->lane_h + 4, 3);
+	tsc_timeline_draw_outline(s, x0 - pad, x1 + pad, y, h, &self->accent, w);
+}
+
+/* Outlines step or frame `ref` of lane `l` as selected. */
+static void select_ref(GaStepLanes *self, GtkSnapshot *s, const Lane *l, guint32 ref)
+{
+	select_outline(self, s, ref_from(self, ref), ref_to(self, ref), l->y - 2, self->lane_h + 4, 3,
+	               3);
 }
 
 static void draw_overlay(GaStepLanes *self, GtkSnapshot *s)
@@ -1250,25 +1245,17 @@ static void draw_overlay(GaStepLanes *self, GtkSnapshot *s)
 
 	gtk_snapshot_push_clip(s, &GRAPHENE_RECT_INIT((float)self->plot_x - 2, 0,
 	                                              (float)self->plot_w + 4, (float)self->height));
-	if (self->has_range || self->drag == DRAG_RANGE) {
-		GdkRGBA fill = alpha(&self->accent, 0.18);
-		double a, b;
-
-		if (self->drag == DRAG_RANGE) {
-			a = MIN(self->drag_x0, self->drag_x1);
-			b = MAX(self->drag_x0, self->drag_x1);
-		} else {
-			a = x_of(self, (double)self->range_from);
-			b = x_of(self, (double)self->range_to);
-		}
-		rect(s, &fill, a, top, MAX(1, b - a), bottom - top);
-		rect(s, &self->accent, floor(a), top, 1, bottom - top);
-		rect(s, &self->accent, floor(b), top, 1, bottom - top);
+	if (self->has_range) {
+		gtk_snapshot_save(s);
+		gtk_snapshot_translate(s, &GRAPHENE_POINT_INIT(0, (float)top));
+		tsc_timeline_draw_range(s, &self->vp, self->plot_x, self->plot_w, bottom - top,
+		                        (int64_t)self->range_from, (int64_t)self->range_to, &self->accent);
+		gtk_snapshot_restore(s);
 	}
 	if (self->hover_lane >= 0 && (guint)self->hover_lane < self->lanes->len &&
 	    self->hover_item < lane(self, (guint)self->hover_lane)->items->len) {
 		const Lane *l = lane(self, (guint)self->hover_lane);
-		const Item *it = &g_array_index(l->items, Item, self->hover_item);
+		const TscFoldMark *it = &g_array_index(l->items, TscFoldMark, self->hover_item);
 		GdkRGBA c = alpha(&self->fg, 0.22);
 
 		rect(s, &c, it->x0, l->y + 2, MAX(1, it->x1 - it->x0), self->lane_h - 4);
@@ -1282,29 +1269,25 @@ static void draw_overlay(GaStepLanes *self, GtkSnapshot *s)
 			if (l->kind == kind_of_step(st) &&
 			    (l->ipu < 0 || ga_trace_index_step_on_ipu(self->index, (size_t)self->selected,
 			                                              (unsigned)l->ipu)))
-				select_outline(self, s, l, (guint32)self->selected);
+				select_ref(self, s, l, (guint32)self->selected);
 		}
 	} else if (self->selected >= 0 && self->mode == GA_TRACE_FLAME && self->step_leaf) {
 		gint64 f = self->selected_frame >= 0 ? self->selected_frame
 		                                     : (gint64)self->step_leaf[self->selected];
 
 		if ((size_t)f < self->n_frames && self->frames[f].depth < self->lanes->len)
-			select_outline(self, s, lane(self, self->frames[f].depth), (guint32)f);
+			select_ref(self, s, lane(self, self->frames[f].depth), (guint32)f);
 	} else if (self->selected >= 0 && self->mode == GA_TRACE_BSP) {
 		const tsr_step *st = &self->steps[self->selected];
-		double x0 = x_of(self, (double)st->cycles_from), x1 = x_of(self, (double)st->cycles_to);
 
-		if (x1 - x0 < 3) {
-			x0 = floor((x0 + x1) / 2) - 1;
-			x1 = x0 + 3;
-		}
-		outline(s, &self->accent, x0 - 1, top - 1, x1 - x0 + 2, bottom - top + 2, 2);
+		select_outline(self, s, st->cycles_from, st->cycles_to, top - 1, bottom - top + 2, 1, 2);
 	}
 	gtk_snapshot_pop(s);
 	if (gtk_widget_has_focus(GTK_WIDGET(self))) {
 		GdkRGBA c = alpha(&self->accent, 0.8);
 
-		outline(s, &c, self->plot_x - 3, top - 3, self->plot_w + 6, bottom - top + 6, 1);
+		tsc_timeline_draw_outline(s, self->plot_x - 3, self->plot_x + self->plot_w + 3, top - 3,
+		                          bottom - top + 6, &c, 1);
 	}
 }
 
@@ -1386,7 +1369,7 @@ static char *ref_text(GaStepLanes *self, guint32 ref)
 
 /* What the item under the pointer is: a step or frame, or a fold's count
  * and span. */
-static char *item_text(GaStepLanes *self, const Lane *l, const Item *it)
+static char *item_text(GaStepLanes *self, const Lane *l, const TscFoldMark *it)
 {
 	guint32 first = l->idx[it->first];
 	uint64_t to = 0;
@@ -1471,8 +1454,8 @@ static void update_description(GaStepLanes *self)
 	} else {
 		g_autofree char *total = ga_format_u64(self->total);
 		g_autofree char *steps = ga_format_u64(self->n_steps);
-		g_autofree char *a = ga_format_u64((uint64_t)floor(self->vis_start));
-		g_autofree char *b = ga_format_u64((uint64_t)ceil(self->vis_end));
+		g_autofree char *a = ga_format_u64((uint64_t)floor(vis_from(self)));
+		g_autofree char *b = ga_format_u64((uint64_t)ceil(vis_to(self)));
 		g_autofree char *in_view = ga_format_u64(steps_in_view(self));
 
 		g_string_append_printf(d, "Run %zu (of %zu): %s cycles, %s steps. Mode %s.", self->run,
@@ -1503,7 +1486,7 @@ static void update_description(GaStepLanes *self)
 		if (self->hover_lane >= 0 && (guint)self->hover_lane < self->lanes->len &&
 		    self->hover_item < lane(self, (guint)self->hover_lane)->items->len) {
 			const Lane *l = lane(self, (guint)self->hover_lane);
-			g_autofree char *t = item_text(self, l, &g_array_index(l->items, Item, self->hover_item));
+			g_autofree char *t = item_text(self, l, &g_array_index(l->items, TscFoldMark, self->hover_item));
 
 			g_string_append_printf(d, " Pointer on: %s.", t);
 		} else if (self->hover_in_plot) {
@@ -1534,17 +1517,19 @@ static void set_hover(GaStepLanes *self, double x, double y)
 	update_description(self);
 }
 
-static void on_motion(GtkEventControllerMotion *c, double x, double y, GaStepLanes *self)
+static void hook_motion(gpointer data, double x, double y)
 {
-	(void)c;
+	GaStepLanes *self = data;
+
 	self->pointer_x = x;
 	self->pointer_y = y;
 	set_hover(self, x, y);
 }
 
-static void on_leave(GtkEventControllerMotion *c, GaStepLanes *self)
+static void hook_leave(gpointer data)
 {
-	(void)c;
+	GaStepLanes *self = data;
+
 	self->pointer_x = self->pointer_y = -1;
 	set_hover(self, -1, -1);
 }
@@ -1589,7 +1574,7 @@ static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean keyboard, 
 	}
 	if (k < 0 || !item_at(self, k, x, &item))
 		return FALSE;
-	t = item_text(self, lane(self, (guint)k), &g_array_index(lane(self, (guint)k)->items, Item, item));
+	t = item_text(self, lane(self, (guint)k), &g_array_index(lane(self, (guint)k)->items, TscFoldMark, item));
 	gtk_tooltip_set_text(tip, t);
 	return TRUE;
 }
@@ -1650,24 +1635,28 @@ static void bsp_scroll(GaStepLanes *self, int rows_by)
 	update_description(self);
 }
 
-static gboolean on_scroll(GtkEventControllerScroll *c, double dx, double dy, GaStepLanes *self)
+/* Shift+wheel scrolls the BSP rows (elsewhere it pans). */
+static gboolean hook_scroll_rows(gpointer data, double dy)
+{
+	GaStepLanes *self = data;
+
+	if (self->mode != GA_TRACE_BSP || dy == 0)
+		return FALSE;
+	bsp_scroll(self, dy < 0 ? -4 : 4);
+	return TRUE;
+}
+
+/* Ctrl+Shift+wheel zooms the BSP rows: before the chart kit's
+ * controller, which zooms the cycles with any other wheel. */
+static gboolean on_bsp_scroll(GtkEventControllerScroll *c, double dx, double dy, GaStepLanes *self)
 {
 	GdkModifierType mods = gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(c));
-	double span = self->vis_end - self->vis_start;
 
-	if (!self->doc)
+	(void)dx;
+	if (!self->doc || self->mode != GA_TRACE_BSP || dy == 0 ||
+	    (mods & (GDK_SHIFT_MASK | GDK_CONTROL_MASK)) != (GDK_SHIFT_MASK | GDK_CONTROL_MASK))
 		return FALSE;
-	if (self->mode == GA_TRACE_BSP && (mods & GDK_SHIFT_MASK) && (mods & GDK_CONTROL_MASK)) {
-		bsp_zoom(self, dy < 0);
-		return TRUE;
-	}
-	if (mods & GDK_CONTROL_MASK) {
-		double x = self->pointer_x >= 0 ? self->pointer_x : self->plot_x + self->plot_w / 2;
-
-		zoom_at(self, x, pow(ZOOM_STEP, -dy));
-		return TRUE;
-	}
-	pan_by(self, (dx + dy) * span * 0.1);
+	bsp_zoom(self, dy < 0);
 	return TRUE;
 }
 
@@ -1691,7 +1680,7 @@ static void click(GaStepLanes *self, double x, double y)
 	}
 	{
 		const Lane *l = lane(self, (guint)k);
-		const Item *it = &g_array_index(l->items, Item, i);
+		const TscFoldMark *it = &g_array_index(l->items, TscFoldMark, i);
 
 		if (it->count == 1) {
 			guint32 ref = l->idx[it->first];
@@ -1711,85 +1700,28 @@ static void click(GaStepLanes *self, double x, double y)
 	}
 }
 
-static void on_drag_begin(GtkGestureDrag *g, double x, double y, GaStepLanes *self)
+static void hook_click(gpointer data, double x, double y, GdkModifierType state)
 {
-	GdkModifierType mods = gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(g));
-
-	(void)y;
-	gtk_widget_grab_focus(GTK_WIDGET(self));
-	self->drag_x0 = self->drag_x1 = x;
-	self->drag_vis_start = self->vis_start;
-	self->drag_cpp = cpp(self);
-	self->drag = (mods & GDK_SHIFT_MASK) && self->doc ? DRAG_RANGE : DRAG_PENDING;
-	if (self->drag == DRAG_RANGE)
-		gtk_widget_queue_draw(GTK_WIDGET(self));
+	(void)state;
+	click(data, x, y);
 }
 
-static void on_drag_update(GtkGestureDrag *g, double dx, double dy, GaStepLanes *self)
+/* Shift+drag marks cycles [from, to] (within the window). */
+static void hook_mark(gpointer data, int64_t from, int64_t to)
 {
-	(void)g;
-	(void)dy;
-	if (self->drag == DRAG_PENDING && fabs(dx) > 3)
-		self->drag = DRAG_PAN;
-	if (self->drag == DRAG_PAN) {
-		double span = self->vis_end - self->vis_start, from = self->drag_vis_start - dx * self->drag_cpp;
+	GaStepLanes *self = data;
 
-		ga_step_lanes_set_visible(self, from, from + span);
-	} else if (self->drag == DRAG_RANGE) {
-		self->drag_x1 = CLAMP(self->drag_x0 + dx, self->plot_x, self->plot_x + self->plot_w);
-		gtk_widget_queue_draw(GTK_WIDGET(self));
-	}
+	set_range(self, TRUE, (uint64_t)MAX(from, self->vp.from), (uint64_t)MIN(to, self->vp.to + 1));
 }
 
-static void on_drag_end(GtkGestureDrag *g, double dx, double dy, GaStepLanes *self)
+/* The lanes' own keys, before the chart kit's navigation: the BSP rows
+ * and Escape. */
+static gboolean hook_key(gpointer data, guint keyval, GdkModifierType mods)
 {
-	double x0, y0;
-
-	gtk_gesture_drag_get_start_point(g, &x0, &y0);
-	if (self->drag == DRAG_PENDING) {
-		self->drag = DRAG_NONE;
-		click(self, x0, y0);
-	} else if (self->drag == DRAG_RANGE) {
-		double a = cycle_at(self, MIN(self->drag_x0, self->drag_x1));
-		double b = cycle_at(self, MAX(self->drag_x0, self->drag_x1));
-
-		self->drag = DRAG_NONE;
-		if (fabs(dx) < 2)
-			set_range(self, FALSE, 0, 0);
-		else
-			set_range(self, TRUE, (uint64_t)MAX(0, floor(a)), (uint64_t)MAX(0, ceil(b)));
-		gtk_widget_queue_draw(GTK_WIDGET(self));
-	}
-	(void)dy;
-	self->drag = DRAG_NONE;
-}
-
-static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, GdkModifierType mods,
-                       GaStepLanes *self)
-{
-	double mid = self->plot_x + self->plot_w / 2, span = self->vis_end - self->vis_start;
+	GaStepLanes *self = data;
 	gboolean bsp = self->mode == GA_TRACE_BSP;
 
-	(void)c;
-	(void)keycode;
 	switch (keyval) {
-	case GDK_KEY_plus:
-	case GDK_KEY_equal:
-	case GDK_KEY_KP_Add:
-		zoom_at(self, mid, ZOOM_STEP);
-		return TRUE;
-	case GDK_KEY_minus:
-	case GDK_KEY_KP_Subtract:
-		zoom_at(self, mid, 1 / ZOOM_STEP);
-		return TRUE;
-	case GDK_KEY_Left:
-	case GDK_KEY_KP_Left:
-		pan_by(self, -span * 0.1);
-		return TRUE;
-	case GDK_KEY_Right:
-	case GDK_KEY_KP_Right:
-		pan_by(self, span * 0.1);
-		return TRUE;
 	case GDK_KEY_Up:
 	case GDK_KEY_Down:
 		if (!bsp)
@@ -1807,10 +1739,6 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, Gd
 		                     MAX(1, (int)(self->bsp_h * gtk_widget_get_scale_factor(GTK_WIDGET(self)) /
 		                                  MAX(1u, self->bsp_row_px))));
 		return TRUE;
-	case GDK_KEY_Home:
-	case GDK_KEY_KP_Home:
-		ga_step_lanes_set_visible(self, 0, MAX((double)self->total, self->axis_end));
-		return TRUE;
 	case GDK_KEY_Escape:
 		ga_step_lanes_set_selected(self, -1);
 		set_range(self, FALSE, 0, 0);
@@ -1818,6 +1746,26 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, Gd
 	default:
 		return FALSE;
 	}
+}
+
+static TscViewport *hook_viewport(gpointer data)
+{
+	GaStepLanes *self = data;
+
+	return self->doc ? &self->vp : NULL;
+}
+
+static void hook_plot(gpointer data, double *plot_x, double *plot_w)
+{
+	GaStepLanes *self = data;
+
+	*plot_x = self->plot_x;
+	*plot_w = self->plot_w;
+}
+
+static void hook_view_changed(gpointer data)
+{
+	view_changed(data);
 }
 
 /* --- The class ---------------------------------------------------------------------------- */
@@ -1899,19 +1847,21 @@ static void ga_step_lanes_class_init(GaStepLanesClass *klass)
 
 static void ga_step_lanes_init(GaStepLanes *self)
 {
-	static const TscInputHandlers input = {
-		.motion = G_CALLBACK(on_motion),
-		.leave = G_CALLBACK(on_leave),
-		.scroll = G_CALLBACK(on_scroll),
-		.scroll_flags = GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES,
-		.drag_begin = G_CALLBACK(on_drag_begin),
-		.drag_update = G_CALLBACK(on_drag_update),
-		.drag_end = G_CALLBACK(on_drag_end),
-		.drag_button = GDK_BUTTON_PRIMARY,
-		.key_pressed = G_CALLBACK(on_key),
-		.focus_change = G_CALLBACK(tsc_redraw_cb),
+	static const TscTimelineInputHooks hooks = {
+		.viewport = hook_viewport,
+		.plot = hook_plot,
+		.view_changed = hook_view_changed,
+		.key = hook_key,
+		.motion = hook_motion,
+		.leave = hook_leave,
+		.click = hook_click,
+		.mark = hook_mark,
+		.scroll_rows = hook_scroll_rows,
 	};
+	static const TscInputHandlers focus = {.focus_change = G_CALLBACK(tsc_redraw_cb)};
 	GtkWidget *w = GTK_WIDGET(self);
+	GtkEventController *bsp_scroll = gtk_event_controller_scroll_new(
+	    GTK_EVENT_CONTROLLER_SCROLL_VERTICAL | GTK_EVENT_CONTROLLER_SCROLL_DISCRETE);
 
 	self->selected = -1;
 	self->selected_frame = -1;
@@ -1919,13 +1869,17 @@ static void ga_step_lanes_init(GaStepLanes *self)
 	self->hover_lane = -1;
 	self->pointer_x = self->pointer_y = -1;
 	self->width = -1;
-	self->vis_end = MIN_SPAN;
+	set_axis(self);
 	self->bsp_row_px = 1;
 	self->lanes = g_ptr_array_new_with_free_func(lane_free);
 	gtk_widget_set_focusable(w, TRUE);
 	gtk_widget_set_has_tooltip(w, TRUE);
 	g_signal_connect(w, "query-tooltip", G_CALLBACK(on_query_tooltip), NULL);
-	tsc_widget_add_input(w, &input);
+	gtk_event_controller_set_propagation_phase(bsp_scroll, GTK_PHASE_CAPTURE);
+	g_signal_connect(bsp_scroll, "scroll", G_CALLBACK(on_bsp_scroll), self);
+	gtk_widget_add_controller(w, bsp_scroll);
+	tsc_timeline_input_install(w, &hooks, self);
+	tsc_widget_add_input(w, &focus);
 
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               "Execution trace", -1);

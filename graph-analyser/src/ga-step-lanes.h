@@ -19,12 +19,14 @@
  * Each step or frame is a rectangle from its first to its last cycle in
  * its kind's colour (ga-program-kind.h), named inside where the name
  * fits; those narrower than about 3 px fold into bars that carry their
- * count. The steps of a highlighted program are outlined.
+ * count (the chart kit's folding rule). The steps of a highlighted
+ * program are outlined.
  *
- * Zoom with ctrl+wheel (at the pointer) or +/-, pan with the wheel, a drag
- * or the arrow keys, Home shows the whole run. A click selects a step (a
- * click on a folded bar zooms into it), shift+drag marks a range of
- * cycles, Escape clears both.
+ * The chart kit's timeline input (tsc-timeline.h): the wheel, ctrl+wheel,
+ * W/S or +/- zoom (the wheel at the pointer), a drag, the horizontal
+ * wheel, Shift+wheel (BSP: the rows), A/D or the arrow keys pan, Home
+ * shows the whole run. A click selects a step (a click on a folded bar
+ * zooms into it), shift+drag marks a range of cycles, Escape clears both.
  */
 #pragma once
 

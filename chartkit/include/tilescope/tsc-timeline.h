@@ -179,6 +179,10 @@ struct TscRuler {
  * edge; returns the colour nodes appended. */
 guint tsc_ruler_draw(GtkSnapshot *s, PangoLayout *layout, const TscRuler *ruler,
                      const GdkRGBA *fg, const GdkRGBA *line);
+/* A grid line at each of the ruler's ticks from y0 to y1 (the rows below
+ * it); returns the colour nodes appended. */
+guint tsc_ruler_draw_grid(GtkSnapshot *s, const TscRuler *ruler, double y0, double y1,
+                          const GdkRGBA *colour);
 /* The default label of `t` (what tsc_ruler_draw writes without a label
  * function); the caller frees it. */
 char *tsc_ruler_dup_label(const TscRuler *ruler, int64_t t, double step);
