@@ -1,10 +1,11 @@
 /*
  * What a timeline draws the same way in every app (tsc-timeline.h): the
- * ruler over the window, the marked range and outlines of the overlay,
- * and a layer made as a texture for an earlier window.
+ * ruler over the window, a fold's count, the marked range and outlines of
+ * the overlay, and a layer made as a texture for an earlier window.
  */
 #include <tilescope/tsc-timeline.h>
 #include <tilescope/tsc-axis.h>
+#include <tilescope/numfmt.h>
 
 #include <math.h>
 
@@ -74,6 +75,29 @@ guint tsc_ruler_draw(GtkSnapshot *s, PangoLayout *layout, const TscRuler *r, con
 		gtk_snapshot_restore(s);
 	}
 	return nodes;
+}
+
+gboolean tsc_fold_count_label(PangoLayout *layout, uint64_t count, double w, char *buf,
+                              size_t size)
+{
+	char digits[TSB_NUMBER_MAX];
+	int pw;
+
+	pango_layout_set_width(layout, -1);
+	g_snprintf(buf, size, "×%s", tsb_format_u64(digits, sizeof(digits), count));
+	pango_layout_set_text(layout, buf, -1);
+	pango_layout_get_pixel_size(layout, &pw, NULL);
+	if (pw <= w)
+		return TRUE;
+	if (count >= 1000000)
+		g_snprintf(buf, size, "×%.1fM", (double)count / 1e6);
+	else if (count >= 1000)
+		g_snprintf(buf, size, "×%.0fk", (double)count / 1e3);
+	else
+		return FALSE;
+	pango_layout_set_text(layout, buf, -1);
+	pango_layout_get_pixel_size(layout, &pw, NULL);
+	return pw <= w;
 }
 
 void tsc_timeline_draw_range(GtkSnapshot *s, const TscViewport *vp, double plot_x,

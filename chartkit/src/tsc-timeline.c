@@ -111,10 +111,9 @@ double tsc_viewport_fraction_at(double plot_x, double plot_w, double x)
 
 /* --- Tick labels ------------------------------------------------------------------- */
 
-/* Decimals of the unit a step needs. */
-static int decimals_for(double step_in_unit)
+int tsc_timeline_tick_decimals(double step)
 {
-	int d = step_in_unit >= 1 ? 0 : (int)ceil(-log10(step_in_unit) - 1e-9);
+	int d = step >= 1 || !(step > 0) ? 0 : (int)ceil(-log10(step) - 1e-9);
 
 	return CLAMP(d, 0, 9);
 }
@@ -132,7 +131,7 @@ char *tsc_timeline_format_tick(TscTimelineUnit unit, double value, double step, 
 		return g_strdup(tsb_format_axis(buf, sizeof(buf), round(value)));
 	while (i + 1 < G_N_ELEMENTS(units) && magnitude < units[i].scale)
 		i++;
-	return g_strdup_printf("%.*f %s", decimals_for(step / units[i].scale), value / units[i].scale,
+	return g_strdup_printf("%.*f %s", tsc_timeline_tick_decimals(step / units[i].scale), value / units[i].scale,
 	                       units[i].unit);
 }
 
@@ -148,13 +147,18 @@ void tsc_fold_init(TscFold *fold, double min_px, double mix_px)
 	*fold = (TscFold){.min_px = min_px, .mix_px = mix_px};
 }
 
-/* Closes the open fold into *out: whole pixels, at least one wide. */
+/* Closes the open fold into *out: whole pixels, at least one wide (a
+ * lone item: itself). */
 static guint close_fold(TscFold *fold, TscFoldMark *out)
 {
 	if (!fold->open)
 		return 0;
 	fold->open = FALSE;
 	*out = fold->mark;
+	if (fold->lone) {
+		out->folded = FALSE;
+		return 1;
+	}
 	out->x0 = floor(out->x0);
 	out->x1 = MAX(ceil(fold->raw_x1), out->x0 + 1);
 	return 1;
@@ -177,12 +181,14 @@ guint tsc_fold_push(TscFold *fold, const TscFoldItem *item, guint index, TscFold
 	    (item->kind == fold->mark.kind || fold->raw_x1 - fold->mark.x0 < fold->mix_px)) {
 		fold->mark.count += item->count;
 		fold->mark.last = index;
+		fold->lone = FALSE;
 		fold->mark.mixed |= item->kind != fold->mark.kind;
 		fold->raw_x1 = MAX(fold->raw_x1, x1);
 		return 0;
 	}
 	n = close_fold(fold, &out[0]);
 	fold->open = TRUE;
+	fold->lone = !item->folded;
 	fold->raw_x1 = x1;
 	fold->mark = (TscFoldMark){.x0 = item->x0, .x1 = x1, .count = item->count, .first = index,
 	                           .last = index, .row = item->row, .kind = item->kind,

@@ -40,7 +40,7 @@ void sa_timeline_query_counter(SaTimeline *self, size_t series, int width)
 	c->before = NAN;
 	c->queried = TRUE;
 	if (tsr_trace_list_counter_buckets(&c->buckets, &c->n_buckets, &c->before, self->trace, series,
-	                                   self->view_from, self->view_to + 1, bucket) != TSR_OK) {
+	                                   self->vp.from, self->vp.to + 1, bucket) != TSR_OK) {
 		g_warning("timeline: %s", tsr_trace_error(self->trace));
 		c->n_buckets = 0;
 	}

@@ -8,16 +8,16 @@
  * pixels of resolution: EVENT items (wide enough to draw on their own),
  * MERGED runs of narrow spans of one depth, or SUMMARY buckets from the
  * level of detail when the window holds too many spans to decode. Every
- * span in view is counted in exactly one item, so what is drawn adds up
- * to the spans in the window and nothing narrow disappears (a folded bar
- * is at least one pixel wide). The items are kept for hit-testing until
+ * span in view is counted in exactly one item, and the chart kit's
+ * folding rule (tsc-timeline.h) keeps every count, so what is drawn adds
+ * up to the spans in the window and nothing narrow disappears (a folded
+ * bar is at least one pixel wide). The items are kept for hit-testing until
  * the next rebuild. A thread's depth is learnt from the items (a level of
  * detail answer only shows depth 0), so rows appear as deeper spans come
  * into view and never go away.
  */
 #include "sa-timeline-private.h"
 
-#include "sa-format.h"
 #include "sa-ruler.h"
 
 #include <math.h>
@@ -33,29 +33,6 @@ GdkRGBA sa_timeline_name_colour(tsr_trace *trace, uint32_t name, gboolean dark)
 	return *tsc_palette_colour(text ? text : "", dark);
 }
 
-gboolean sa_timeline_count_label(PangoLayout *layout, uint64_t count, double w, char *buf,
-                                 size_t size)
-{
-	g_autofree char *full = sa_format_count(count);
-	int pw;
-
-	pango_layout_set_width(layout, -1);
-	g_snprintf(buf, size, "×%s", full);
-	pango_layout_set_text(layout, buf, -1);
-	pango_layout_get_pixel_size(layout, &pw, NULL);
-	if (pw <= w)
-		return TRUE;
-	if (count >= 1000000)
-		g_snprintf(buf, size, "×%.1fM", (double)count / 1e6);
-	else if (count >= 1000)
-		g_snprintf(buf, size, "×%.0fk", (double)count / 1e3);
-	else
-		return FALSE;
-	pango_layout_set_text(layout, buf, -1);
-	pango_layout_get_pixel_size(layout, &pw, NULL);
-	return pw <= w;
-}
-
 /* Asks reportlib for thread `t`'s items in the view; learns its depth
  * (relaying the rows out when it grew) and counts its spans. */
 static void query_thread(SaTimeline *self, size_t t, int width)
@@ -68,8 +45,8 @@ static void query_thread(SaTimeline *self, size_t t, int width)
 	r->items = NULL;
 	r->n_items = 0;
 	r->queried = TRUE;
-	if (tsr_trace_list_events(&r->items, &r->n_items, self->trace, t, self->view_from,
-	                          self->view_to + 1, res) != TSR_OK) {
+	if (tsr_trace_list_events(&r->items, &r->n_items, self->trace, t, self->vp.from,
+	                          self->vp.to + 1, res) != TSR_OK) {
 		g_warning("timeline: %s", tsr_trace_error(self->trace));
 		return;
 	}
@@ -90,75 +67,80 @@ static void query_thread(SaTimeline *self, size_t t, int width)
 	}
 }
 
-/* One thread's span rows from `top`: its items at their depths, names
- * where they fit, folded bars with their counts. */
-static void draw_spans(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, size_t t, int width,
-                       int top, gboolean dark)
+/* One mark of the folding rule at `top`: a span in its name's colour and
+ * with its name where it fits, or a folded bar with its count. */
+static void draw_mark(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, size_t t,
+                      const TscFoldMark *m, int width, int top, gboolean dark)
 {
 	thread_rows *r = &self->tdata[t];
+	const tsr_trace_item *it = &r->items[m->first];
 	GdkRGBA text = dark ? (GdkRGBA){0.95f, 0.95f, 0.95f, 1} : (GdkRGBA){0.1f, 0.1f, 0.1f, 1};
 	/* Opaque greys: folded bars meet at fractional pixels, where
 	 * translucent ones would show seams. */
 	GdkRGBA folded = dark ? (GdkRGBA){0.45f, 0.45f, 0.47f, 1} : (GdkRGBA){0.60f, 0.60f, 0.62f, 1};
 	GdkRGBA summary = dark ? (GdkRGBA){0.36f, 0.36f, 0.38f, 1} : (GdkRGBA){0.70f, 0.70f, 0.72f, 1};
-	double right = width;
+	double x0 = MAX(m->x0, LABEL_W), x1 = MIN(m->x1, width), y = top + (double)m->row * ROW_H;
+	GdkRGBA c;
+	char buf[48];
 
+	/* Nothing in view vanishes: at least a pixel. */
+	if (x1 - x0 < 1)
+		x1 = x0 + 1;
+	if (x0 >= width || m->row >= r->depths)
+		return;
+	if (!m->folded)
+		c = sa_timeline_name_colour(self->trace, it->name, dark);
+	else
+		c = m->kind == TSR_TRACE_ITEM_MERGED ? folded : summary;
+	gtk_snapshot_append_color(s, &c, &GRAPHENE_RECT_INIT((float)x0, (float)y + 1,
+	                                                     (float)(x1 - x0), ROW_H - 2));
+	self->nodes++;
+	if (x1 - x0 < 24)
+		return;
+	if (!m->folded) {
+		const char *name = tsr_trace_get_name(self->trace, it->name);
+		GdkRGBA ink = tsc_palette_ink(&c);
+
+		sa_timeline_draw_text(s, layout, name ? name : "?", x0 + 3, y + 1, x1 - x0 - 6, &ink);
+	} else if (tsc_fold_count_label(layout, m->count, x1 - x0 - 6, buf, sizeof(buf))) {
+		sa_timeline_draw_text(s, layout, buf, x0 + 3, y + 1, x1 - x0 - 6,
+		                      &(GdkRGBA){text.red, text.green, text.blue, 0.85f});
+	}
+}
+
+/* One thread's span rows from `top`: its items through the chart kit's
+ * folding rule. reportlib already folds narrow spans (MERGED) or answers
+ * from the level of detail (SUMMARY); the rule joins such items of a row
+ * that follow each other across gaps narrower than the fold width into
+ * one bar carrying their summed count (the gaps are below the
+ * resolution): a dense run reads as one bar, not stripes, and costs one
+ * node. */
+static void draw_spans(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, size_t t, int width,
+                       int top, gboolean dark)
+{
+	thread_rows *r = &self->tdata[t];
+	TscFold fold;
+	TscFoldMark out[2];
+	guint k;
+
+	tsc_fold_init(&fold, SA_TIMELINE_FOLD_PX, 0);
 	for (size_t i = 0; i < r->n_items; i++) {
 		const tsr_trace_item *it = &r->items[i];
-		double x0 = sa_timeline_x_of(self, width, it->start_ns);
-		double x1 = sa_timeline_x_of(self, width, it->end_ns);
-		guint depth = it->kind == TSR_TRACE_ITEM_SUMMARY ? 0 : it->depth;
-		double y = top + (double)depth * ROW_H;
-		uint64_t count = it->count;
-		GdkRGBA c;
-		char buf[48];
+		TscFoldItem item = {
+			.x0 = sa_timeline_x_of(self, width, it->start_ns),
+			.x1 = sa_timeline_x_of(self, width, it->end_ns),
+			.count = it->count,
+			.row = it->kind == TSR_TRACE_ITEM_SUMMARY ? 0 : it->depth,
+			.kind = (int)it->kind,
+			.folded = it->kind != TSR_TRACE_ITEM_EVENT,
+		};
 
-		/* Folded items of a row that follow each other across gaps
-		 * narrower than the fold width are one bar carrying their summed
-		 * count (the gaps are below the resolution): a dense run reads
-		 * as one bar, not stripes, and costs one node. */
-		if (it->kind != TSR_TRACE_ITEM_EVENT) {
-			while (i + 1 < r->n_items && r->items[i + 1].kind == it->kind &&
-			       r->items[i + 1].depth == it->depth) {
-				double next = sa_timeline_x_of(self, width, r->items[i + 1].start_ns);
-
-				if (next - x1 >= SA_TIMELINE_FOLD_PX)
-					break;
-				i++;
-				count += r->items[i].count;
-				x1 = MAX(x1, sa_timeline_x_of(self, width, r->items[i].end_ns));
-			}
-			x0 = floor(x0);
-			x1 = ceil(x1);
-		}
-		x0 = MAX(x0, LABEL_W);
-		x1 = MIN(x1, right);
-		/* Nothing in view vanishes: at least a pixel. */
-		if (x1 - x0 < 1)
-			x1 = x0 + 1;
-		if (x0 >= right || depth >= r->depths)
-			continue;
-		if (it->kind == TSR_TRACE_ITEM_EVENT)
-			c = sa_timeline_name_colour(self->trace, it->name, dark);
-		else
-			c = it->kind == TSR_TRACE_ITEM_MERGED ? folded : summary;
-		gtk_snapshot_append_color(s, &c, &GRAPHENE_RECT_INIT((float)x0, (float)y + 1,
-		                                                     (float)(x1 - x0), ROW_H - 2));
-		self->nodes++;
-		if (x1 - x0 < 24)
-			continue;
-		if (it->kind == TSR_TRACE_ITEM_EVENT) {
-			const char *name = tsr_trace_get_name(self->trace, it->name);
-
-			GdkRGBA ink = tsc_palette_ink(&c);
-
-			sa_timeline_draw_text(s, layout, name ? name : "?", x0 + 3, y + 1, x1 - x0 - 6,
-			                      &ink);
-		} else if (sa_timeline_count_label(layout, count, x1 - x0 - 6, buf, sizeof(buf))) {
-			sa_timeline_draw_text(s, layout, buf, x0 + 3, y + 1, x1 - x0 - 6,
-			                      &(GdkRGBA){text.red, text.green, text.blue, 0.85f});
-		}
+		k = tsc_fold_push(&fold, &item, (guint)i, out);
+		for (guint j = 0; j < k; j++)
+			draw_mark(self, s, layout, t, &out[j], width, top, dark);
 	}
+	if (tsc_fold_finish(&fold, out))
+		draw_mark(self, s, layout, t, &out[0], width, top, dark);
 }
 
 /* Row `r`'s plot (right of the labels) at widget y `top`. */
@@ -277,8 +259,8 @@ static GskRenderNode *build_once(SaTimeline *self, int width, int height, gboole
 		.x0 = LABEL_W,
 		.width = sa_timeline_plot_width(width),
 		.height = RULER_H,
-		.from_ns = self->view_from,
-		.to_ns = self->view_to,
+		.from_ns = self->vp.from,
+		.to_ns = self->vp.to,
 		.start_ns = self->info->start_ns,
 		.wall_clock = self->wall_clock,
 		.wall_origin_ns = self->n_procs > 0

@@ -18,8 +18,8 @@
 static void spread(SaTimeline *self, int width, const tsr_trace_item *it, double *busy, int pw)
 {
 	double npp = sa_timeline_ns_per_px(self, width);
-	double a = (double)(it->start_ns - self->view_from) / npp;
-	double b = (double)(it->end_ns - self->view_from) / npp;
+	double a = (double)(it->start_ns - self->vp.from) / npp;
+	double b = (double)(it->end_ns - self->vp.from) / npp;
 	double len = (double)(it->end_ns - it->start_ns);
 	double density = len > 0 ? (double)it->busy_ns / len : 0; /* busy ns per ns */
 
@@ -54,8 +54,8 @@ void sa_timeline_draw_heatmap(SaTimeline *self, GtkSnapshot *s, const sa_row *ro
 		tsr_trace_item *items = NULL;
 		size_t n_items = 0;
 
-		if (tsr_trace_list_events(&items, &n_items, self->trace, t, self->view_from,
-		                          self->view_to + 1, res) != TSR_OK) {
+		if (tsr_trace_list_events(&items, &n_items, self->trace, t, self->vp.from,
+		                          self->vp.to + 1, res) != TSR_OK) {
 			g_warning("timeline: %s", tsr_trace_error(self->trace));
 			continue;
 		}

@@ -1,13 +1,12 @@
 /*
- * The timeline's input: the wheel, drags (pan, or Shift: mark a range),
- * clicks (select a span; on a label: focus its row, on its triangle: fold
- * it), the keys listed in sa-timeline.h, hit-testing against the items of
+ * The timeline's input: the chart kit's timeline controller (wheel, drags,
+ * the navigation keys) with the timeline's hooks: clicks (select a span;
+ * on a label: focus its row, on its triangle: fold it), the keys of rows,
+ * range and ruler listed in sa-timeline.h, hit-testing against the items of
  * the last rebuild, and the tooltip (a span's name, duration, thread and
  * metadata; a folded bar's count; an instant marker; a counter's values).
  */
 #include "sa-timeline-private.h"
-
-#include <tilescope/tsc-input.h>
 
 #include "sa-format.h"
 
@@ -195,39 +194,52 @@ gboolean sa_timeline_query_tooltip(GtkWidget *widget, int x, int y, gboolean key
 	return TRUE;
 }
 
-/* --- Pointer ----------------------------------------------------------------------- */
+/* --- Pointer: the app's side of the chart kit's controller ------------------------ */
 
-static gboolean on_scroll(GtkEventControllerScroll *ctl, double dx, double dy, gpointer data)
+/* The wheel, drags (pan; Shift: mark a range), W/S/+/- and A/D/Left/Right
+ * and Home are the chart kit's timeline input (tsc-timeline.h); these
+ * hooks add what is the timeline's own: hover, clicks, the rows that
+ * scroll, and the keys of rows, range and ruler. */
+
+static TscViewport *hook_viewport(gpointer data)
 {
 	SaTimeline *self = data;
-	GdkModifierType mods = gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(ctl));
-	int width = gtk_widget_get_width(GTK_WIDGET(self));
 
-	if (!self->doc)
-		return FALSE;
-	if (mods & GDK_SHIFT_MASK) {
-		self->vscroll += (int)(dy * 3 * ROW_H);
-		sa_timeline_clamp_vscroll(self, gtk_widget_get_height(GTK_WIDGET(self)));
-		gtk_widget_queue_draw(GTK_WIDGET(self));
-		return TRUE;
-	}
-	if (dx != 0)
-		sa_timeline_pan(self, dx * 0.1);
-	if (dy != 0)
-		sa_timeline_zoom(self, pow(1.25, -dy),
-		                 (self->pointer_x - LABEL_W) / sa_timeline_plot_width(width));
+	return self->doc ? &self->vp : NULL;
+}
+
+static void hook_plot(gpointer data, double *plot_x, double *plot_w)
+{
+	*plot_x = LABEL_W;
+	*plot_w = sa_timeline_plot_width(gtk_widget_get_width(GTK_WIDGET(data)));
+}
+
+static void hook_view_changed(gpointer data)
+{
+	sa_timeline_view_changed(SA_TIMELINE(data));
+}
+
+static void scroll_rows_to(SaTimeline *self, int vscroll)
+{
+	self->vscroll = vscroll;
+	sa_timeline_clamp_vscroll(self, gtk_widget_get_height(GTK_WIDGET(self)));
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static gboolean hook_scroll_rows(gpointer data, double dy)
+{
+	SaTimeline *self = data;
+
+	scroll_rows_to(self, self->vscroll + (int)(dy * 3 * ROW_H));
 	return TRUE;
 }
 
-static void on_motion(GtkEventControllerMotion *ctl, double x, double y, gpointer data)
+static void hook_motion(gpointer data, double x, double y)
 {
 	SaTimeline *self = data;
 	tsr_trace_item it;
 	gssize t;
 
-	(void)ctl;
-	self->pointer_x = x;
-	self->pointer_y = y;
 	t = item_at(self, x, y, &it);
 	if (t == self->hover_thread && (t < 0 || memcmp(&it, &self->hover, sizeof(it)) == 0))
 		return;
@@ -237,57 +249,35 @@ static void on_motion(GtkEventControllerMotion *ctl, double x, double y, gpointe
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
-static void on_leave(GtkEventControllerMotion *ctl, gpointer data)
+static void hook_leave(gpointer data)
 {
 	SaTimeline *self = data;
 
-	(void)ctl;
 	if (self->hover_thread >= 0) {
 		self->hover_thread = -1;
 		gtk_widget_queue_draw(GTK_WIDGET(self));
 	}
 }
 
-static void on_drag_begin(GtkGestureDrag *g, double x, double y, gpointer data)
+static void hook_drag_begin(gpointer data, double x, double y)
 {
 	SaTimeline *self = data;
-	GdkModifierType mods = gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(g));
 
-	gtk_widget_grab_focus(GTK_WIDGET(self));
-	self->dragging = TRUE;
-	self->marking = (mods & GDK_SHIFT_MASK) != 0;
-	self->drag_x = x;
-	self->drag_y = y;
-	self->drag_from = self->view_from;
-	self->drag_to = self->view_to;
+	(void)x;
+	(void)y;
 	self->drag_vscroll = self->vscroll;
 }
 
-static void on_drag_update(GtkGestureDrag *g, double dx, double dy, gpointer data)
+static void hook_drag_rows(gpointer data, double dy)
 {
 	SaTimeline *self = data;
-	int width = gtk_widget_get_width(GTK_WIDGET(self));
 
-	(void)g;
-	if (!self->doc || !self->dragging)
-		return;
-	if (self->marking) {
-		int64_t a = sa_timeline_t_of(self, width, MAX(self->drag_x, LABEL_W));
-		int64_t b = sa_timeline_t_of(self, width, MAX(self->drag_x + dx, LABEL_W));
+	scroll_rows_to(self, self->drag_vscroll - (int)dy);
+}
 
-		if (fabs(dx) >= 2)
-			sa_timeline_set_range(self, MIN(a, b), MAX(a, b));
-		return;
-	}
-	{
-		int64_t shift = (int64_t)llround(-dx * (double)(self->drag_to - self->drag_from + 1) /
-		                                 sa_timeline_plot_width(width));
-
-		sa_timeline_set_view(self, self->drag_from + shift, self->drag_to + shift);
-		self->vscroll = self->drag_vscroll - (int)dy;
-		sa_timeline_clamp_vscroll(self, gtk_widget_get_height(GTK_WIDGET(self)));
-		gtk_widget_queue_draw(GTK_WIDGET(self));
-	}
+static void hook_mark(gpointer data, int64_t from, int64_t to)
+{
+	sa_timeline_set_range(SA_TIMELINE(data), from, to);
 }
 
 /* A click in the labels' column: focus the row; on a file's or a thread's
@@ -305,26 +295,22 @@ static void click_label(SaTimeline *self, double x, double y)
 		sa_timeline_set_row_collapsed(self, (size_t)row, !r->collapsed);
 }
 
-static void on_drag_end(GtkGestureDrag *g, double dx, double dy, gpointer data)
+/* A click selects the span under it (or nothing). */
+static void hook_click(gpointer data, double x, double y, GdkModifierType state)
 {
 	SaTimeline *self = data;
+	tsr_trace_item it;
+	gssize t;
 
-	(void)g;
-	if (!self->dragging)
+	(void)state;
+	if (!self->doc)
 		return;
-	self->dragging = FALSE;
-	/* No movement: a click, which selects the span under it (or nothing). */
-	if (fabs(dx) < 2 && fabs(dy) < 2 && !self->marking) {
-		tsr_trace_item it;
-		gssize t;
-
-		if (self->drag_x < LABEL_W) {
-			click_label(self, self->drag_x, self->drag_y);
-			return;
-		}
-		t = item_at(self, self->drag_x, self->drag_y, &it);
-		sa_timeline_select(self, t, t >= 0 ? &it : NULL);
+	if (x < LABEL_W) {
+		click_label(self, x, y);
+		return;
 	}
+	t = item_at(self, x, y, &it);
+	sa_timeline_select(self, t, t >= 0 ? &it : NULL);
 }
 
 /* --- Keys ---------------------------------------------------------------------------- */
@@ -361,33 +347,16 @@ static gboolean row_key(SaTimeline *self, guint keyval)
 	}
 }
 
-static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
-                       GdkModifierType state, gpointer data)
+/* The timeline's own keys, tried before the navigation keys. */
+static gboolean hook_key(gpointer data, guint keyval, GdkModifierType state)
 {
 	SaTimeline *self = data;
 
-	(void)ctl;
-	(void)keycode;
 	if (!self->doc || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)))
 		return FALSE;
 	if (row_key(self, keyval))
 		return TRUE;
 	switch (keyval) {
-	case GDK_KEY_w: case GDK_KEY_W: case GDK_KEY_plus: case GDK_KEY_equal: case GDK_KEY_KP_Add:
-		sa_timeline_zoom(self, 1.5, 0.5);
-		return TRUE;
-	case GDK_KEY_s: case GDK_KEY_S: case GDK_KEY_minus: case GDK_KEY_KP_Subtract:
-		sa_timeline_zoom(self, 1 / 1.5, 0.5);
-		return TRUE;
-	case GDK_KEY_a: case GDK_KEY_A: case GDK_KEY_Left:
-		sa_timeline_pan(self, -0.2);
-		return TRUE;
-	case GDK_KEY_d: case GDK_KEY_D: case GDK_KEY_Right:
-		sa_timeline_pan(self, 0.2);
-		return TRUE;
-	case GDK_KEY_Home:
-		sa_timeline_show_all(self);
-		return TRUE;
 	case GDK_KEY_z: case GDK_KEY_Z:
 		return sa_timeline_zoom_to_range(self);
 	case GDK_KEY_t: case GDK_KEY_T:
@@ -400,16 +369,13 @@ static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
 		sa_timeline_move_focus(self, keyval == GDK_KEY_Up ? -1 : 1);
 		return TRUE;
 	case GDK_KEY_Page_Up: case GDK_KEY_Page_Down: {
-		int h = gtk_widget_get_height(GTK_WIDGET(self));
-		int step = h - sa_timeline_scroll_top(self);
+		int step = gtk_widget_get_height(GTK_WIDGET(self)) - sa_timeline_scroll_top(self);
 
-		self->vscroll += keyval == GDK_KEY_Page_Up ? -step : step;
-		sa_timeline_clamp_vscroll(self, h);
-		gtk_widget_queue_draw(GTK_WIDGET(self));
+		scroll_rows_to(self, self->vscroll + (keyval == GDK_KEY_Page_Up ? -step : step));
 		return TRUE;
 	}
 	case GDK_KEY_m: case GDK_KEY_M:
-		sa_timeline_set_range(self, self->view_from, self->view_to + 1);
+		sa_timeline_set_range(self, self->vp.from, self->vp.to + 1);
 		return TRUE;
 	case GDK_KEY_Escape:
 		if (self->range_from >= self->range_to && self->sel_thread < 0)
@@ -423,19 +389,19 @@ static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
 
 void sa_timeline_install_input(SaTimeline *self)
 {
-	static const TscInputHandlers input = {
-		.motion = G_CALLBACK(on_motion),
-		.leave = G_CALLBACK(on_leave),
-		.scroll = G_CALLBACK(on_scroll),
-		.scroll_flags = GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES | GTK_EVENT_CONTROLLER_SCROLL_DISCRETE,
-		.drag_begin = G_CALLBACK(on_drag_begin),
-		.drag_update = G_CALLBACK(on_drag_update),
-		.drag_end = G_CALLBACK(on_drag_end),
-		.drag_button = GDK_BUTTON_PRIMARY,
-		.key_pressed = G_CALLBACK(on_key),
+	static const TscTimelineInputHooks hooks = {
+		.viewport = hook_viewport,
+		.plot = hook_plot,
+		.view_changed = hook_view_changed,
+		.key = hook_key,
+		.motion = hook_motion,
+		.leave = hook_leave,
+		.click = hook_click,
+		.mark = hook_mark,
+		.drag_begin = hook_drag_begin,
+		.drag_rows = hook_drag_rows,
+		.scroll_rows = hook_scroll_rows,
 	};
 
-	/* The scroll controller now comes after the motion one: they see
-	 * different events, so the order does not matter. */
-	tsc_widget_add_input(GTK_WIDGET(self), &input);
+	tsc_timeline_input_install(GTK_WIDGET(self), &hooks, self);
 }

@@ -2,9 +2,10 @@
  * Instant events as markers in a lane above their thread's spans. The
  * instants of the window are read in chunks (so a window holding millions
  * costs memory for its markers, not its instants) and folded as they
- * come: instants closer together than the fold width become one marker
- * carrying their count, so a dense run is one counted mark and none
- * vanishes; a lone instant is a tick in a colour spans do not use.
+ * come by the chart kit's folding rule (tsc-timeline.h): instants closer
+ * together than the fold width become one marker carrying their count, so
+ * a dense run is one counted mark and none vanishes; a lone instant is a
+ * tick in a colour spans do not use.
  */
 #include "sa-timeline-private.h"
 
@@ -14,12 +15,18 @@
 /* Instants read per query. */
 #define CHUNK 65536
 
-static void add_instant(SaTimeline *self, size_t first_mark, const tsr_trace_instant *in,
-                        double fold_ns)
+/* Instant `index` of the thread's window at x: the rule folds it into the
+ * last marker or opens a new one. */
+static void add_instant(SaTimeline *self, TscFold *fold, guint index, double x,
+                        const tsr_trace_instant *in)
 {
-	sa_instant_mark *m = self->n_marks > first_mark ? &self->marks[self->n_marks - 1] : NULL;
+	TscFoldItem item = {.x0 = x, .x1 = x, .count = 1};
+	TscFoldMark done[2];
 
-	if (m && (double)(in->t_ns - m->to_ns) < fold_ns) {
+	tsc_fold_push(fold, &item, index, done);
+	if (fold->mark.first != index) {
+		sa_instant_mark *m = &self->marks[self->n_marks - 1];
+
 		m->to_ns = in->t_ns;
 		m->count++;
 		return;
@@ -34,9 +41,12 @@ static void add_instant(SaTimeline *self, size_t first_mark, const tsr_trace_ins
 
 void sa_timeline_query_instants(SaTimeline *self, size_t thread, int width)
 {
-	double fold_ns = sa_timeline_ns_per_px(self, width) * SA_TIMELINE_FOLD_PX;
-	int64_t from = self->view_from, to = self->view_to + 1;
-	size_t first_mark = self->n_marks, skip = 0;
+	int64_t from = self->vp.from, to = self->vp.to + 1;
+	size_t skip = 0;
+	guint index = 0;
+	TscFold fold;
+
+	tsc_fold_init(&fold, SA_TIMELINE_FOLD_PX, 0);
 
 	for (;;) {
 		tsr_trace_instant *in = NULL;
@@ -49,7 +59,7 @@ void sa_timeline_query_instants(SaTimeline *self, size_t thread, int width)
 			return;
 		}
 		for (size_t i = skip; i < n; i++)
-			add_instant(self, first_mark, &in[i], fold_ns);
+			add_instant(self, &fold, index++, sa_timeline_x_of(self, width, in[i].t_ns), &in[i]);
 		self->instants_in_view += n > skip ? n - skip : 0;
 		if (n < skip + CHUNK) {
 			free(in);
@@ -94,7 +104,7 @@ void sa_timeline_draw_instants(SaTimeline *self, GtkSnapshot *s, PangoLayout *la
 		gtk_snapshot_append_color(s, &band, &GRAPHENE_RECT_INIT((float)x0, (float)top + 2,
 		                                                        (float)(x1 - x0), INSTANT_H - 4));
 		self->nodes++;
-		if (x1 - x0 >= 24 && sa_timeline_count_label(layout, m->count, x1 - x0 - 4, buf,
+		if (x1 - x0 >= 24 && tsc_fold_count_label(layout, m->count, x1 - x0 - 4, buf,
 		                                             sizeof(buf)))
 			sa_timeline_draw_text(s, layout, buf, x0 + 2, top, x1 - x0 - 4, &text);
 	}

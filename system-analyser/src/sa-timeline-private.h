@@ -6,6 +6,11 @@
  *   sa-timeline.c            the widget: document, view, range, selection,
  *                            the cached layer and the overlay, the
  *                            accessible description
+ *
+ * The viewport, its zoom and pan, the folding rule, the ruler's ticks, the
+ * overlay's shapes and the mapping of wheel, drags and keys are the chart
+ * kit's timeline (tsc-timeline.h); these files configure it: an axis in
+ * ns, a labels' column left of the plot, rows of threads and counters.
  *   sa-timeline-rows.c       the row model: file → thread → counter rows,
  *                            folding, pinning, hiding, the focused row,
  *                            the layout (pinned rows first)
@@ -15,13 +20,14 @@
  *   sa-timeline-instants.c   instant markers on their thread
  *   sa-timeline-heatmap.c    a folded group's busy fraction per pixel
  *   sa-timeline-input.c      pointer, keys, hit-testing, the tooltip
- *   sa-ruler.c               the ruler's ticks, relative or wall clock
+ *   sa-ruler.c               the ruler's labels, relative or wall clock
  */
 #pragma once
 
 #include "sa-timeline.h"
 
 #include <tilescope/trace.h>
+#include <tilescope/tsc-timeline.h>
 #include <tilescope/tsd-name.h>
 
 #define RULER_H 24      /* px */
@@ -107,7 +113,7 @@ struct _SaTimeline {
 	int vscroll;                      /* px of content scrolled off the top */
 	gboolean wall_clock;              /* the ruler in wall-clock time */
 
-	int64_t view_from, view_to;       /* the visible window, ns (inclusive) */
+	TscViewport vp;                   /* the trace's axis and the visible window, ns */
 	uint64_t spans_in_view;           /* spans the shown rows' items stand for */
 	uint64_t instants_in_view;        /* instants the markers stand for */
 	uint64_t samples_in_view;         /* counter samples the drawn buckets hold */
@@ -130,20 +136,29 @@ struct _SaTimeline {
 	/* The marked range, ns; from >= to: none. */
 	int64_t range_from, range_to;
 
-	/* A drag: panning, or marking a range with Shift. */
-	gboolean dragging, marking;
-	double drag_x, drag_y;            /* where the drag began */
-	int64_t drag_from, drag_to;       /* the view when it began */
-	int drag_vscroll;
-	double pointer_x, pointer_y;
+	int drag_vscroll;                 /* px: the scroll when a drag began */
 	char *description;
 };
 
-/* --- Geometry (sa-timeline.c) --- */
-int sa_timeline_plot_width(int width);
-double sa_timeline_ns_per_px(SaTimeline *self, int width);
-double sa_timeline_x_of(SaTimeline *self, int width, int64_t t);
-int64_t sa_timeline_t_of(SaTimeline *self, int width, double x);
+/* --- Geometry: the viewport over the plot right of the labels --- */
+static inline int sa_timeline_plot_width(int width)
+{
+	return MAX(width - LABEL_W, 1);
+}
+
+static inline double sa_timeline_ns_per_px(SaTimeline *self, int width)
+{
+	return tsc_viewport_per_px(&self->vp, sa_timeline_plot_width(width));
+}
+
+static inline double sa_timeline_x_of(SaTimeline *self, int width, int64_t t)
+{
+	return tsc_viewport_x_of(&self->vp, LABEL_W, sa_timeline_plot_width(width), t);
+}
+
+/* --- The widget (sa-timeline.c) --- */
+/* The window changed (through the API or the input): redraw, tell. */
+void sa_timeline_view_changed(SaTimeline *self);
 /* The widget y of the top of a laid-out row. */
 int sa_timeline_row_top(SaTimeline *self, const sa_row *row);
 /* The band the rows scroll in: [RULER_H + pin_h, height). */
@@ -181,10 +196,6 @@ char *sa_timeline_dup_tooltip(SaTimeline *self, double x, double y, gboolean key
 
 /* --- Drawing (sa-timeline-draw.c) --- */
 GskRenderNode *sa_timeline_build_layer(SaTimeline *self, int width, int height, gboolean dark);
-/* A folded count as fits in `w` pixels ("×125,000", "×125k", "×1.2M");
- * FALSE when none fits (a cut number would mislead). */
-gboolean sa_timeline_count_label(PangoLayout *layout, uint64_t count, double w, char *buf,
-                                 size_t size);
 
 /* --- Counters (sa-timeline-counters.c) --- */
 void sa_timeline_query_counter(SaTimeline *self, size_t series, int width);

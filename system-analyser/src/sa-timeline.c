@@ -15,7 +15,6 @@
 
 #include "sa-format.h"
 
-#include <math.h>
 #include <string.h>
 #include <tilescope/tsd-app.h>
 
@@ -31,26 +30,6 @@ enum { PROP_0, PROP_WALL_CLOCK, PROP_HIDDEN_ROWS, N_PROPS };
 static GParamSpec *props[N_PROPS];
 
 /* --- Geometry ------------------------------------------------------------------- */
-
-int sa_timeline_plot_width(int width)
-{
-	return MAX(width - LABEL_W, 1);
-}
-
-double sa_timeline_ns_per_px(SaTimeline *self, int width)
-{
-	return (double)(self->view_to - self->view_from + 1) / sa_timeline_plot_width(width);
-}
-
-double sa_timeline_x_of(SaTimeline *self, int width, int64_t t)
-{
-	return LABEL_W + (double)(t - self->view_from) / sa_timeline_ns_per_px(self, width);
-}
-
-int64_t sa_timeline_t_of(SaTimeline *self, int width, double x)
-{
-	return self->view_from + (int64_t)llround((x - LABEL_W) * sa_timeline_ns_per_px(self, width));
-}
 
 int sa_timeline_scroll_top(SaTimeline *self)
 {
@@ -111,8 +90,8 @@ void sa_timeline_update_description(SaTimeline *self)
 	if (!self->doc) {
 		g_string_append(d, "No trace");
 	} else {
-		g_autofree char *a = sa_format_ms_exact(self->view_from - self->info->start_ns);
-		g_autofree char *b = sa_format_ms_exact(self->view_to - self->info->start_ns);
+		g_autofree char *a = sa_format_ms_exact(self->vp.from - self->info->start_ns);
+		g_autofree char *b = sa_format_ms_exact(self->vp.to - self->info->start_ns);
 		g_autofree char *all = sa_format_ms_exact(self->info->end_ns - self->info->start_ns);
 		g_autofree char *n = sa_format_count(self->spans_in_view);
 		guint hidden = sa_timeline_get_hidden_rows(self);
@@ -202,19 +181,9 @@ static void outline(SaTimeline *self, GtkSnapshot *s, size_t t, const tsr_trace_
 	double x0 = MAX(sa_timeline_x_of(self, width, it->start_ns), LABEL_W);
 	double x1 = MIN(sa_timeline_x_of(self, width, it->end_ns), width);
 	int y = item_top(self, t, it);
-	GskRoundedRect r;
-	const GdkRGBA cs[4] = {*c, *c, *c, *c};
-	const float ws[4] = {w, w, w, w};
 
-	if (y < 0)
-		return;
-	if (x1 - x0 < 3)
-		x1 = x0 + 3;
-	if (x0 >= width)
-		return;
-	gsk_rounded_rect_init_from_rect(&r, &GRAPHENE_RECT_INIT((float)x0, (float)y,
-	                                                        (float)(x1 - x0), ROW_H), 0);
-	gtk_snapshot_append_border(s, &r, ws, cs);
+	if (y >= 0 && x0 < width)
+		tsc_timeline_draw_outline(s, x0, x1, y, ROW_H, c, w);
 }
 
 static void sa_timeline_snapshot(GtkWidget *widget, GtkSnapshot *s)
@@ -227,13 +196,13 @@ static void sa_timeline_snapshot(GtkWidget *widget, GtkSnapshot *s)
 	if (!self->doc || width <= LABEL_W || height <= RULER_H)
 		return;
 	dark = tsd_widget_is_dark(GTK_WIDGET(self));
-	if (!self->layer || self->layer_stale || self->layer_from != self->view_from ||
-	    self->layer_to != self->view_to || self->layer_w != width || self->layer_h != height ||
+	if (!self->layer || self->layer_stale || self->layer_from != self->vp.from ||
+	    self->layer_to != self->vp.to || self->layer_w != width || self->layer_h != height ||
 	    self->layer_vscroll != self->vscroll || self->layer_dark != dark) {
 		g_clear_pointer(&self->layer, gsk_render_node_unref);
 		self->layer = sa_timeline_build_layer(self, width, height, dark);
-		self->layer_from = self->view_from;
-		self->layer_to = self->view_to;
+		self->layer_from = self->vp.from;
+		self->layer_to = self->vp.to;
 		self->layer_w = width;
 		self->layer_h = height;
 		self->layer_vscroll = self->vscroll;
@@ -265,27 +234,12 @@ static void sa_timeline_snapshot(GtkWidget *widget, GtkSnapshot *s)
 	/* The overlay: the marked range, the drag, the selection, the hover. */
 	gtk_snapshot_push_clip(s, &GRAPHENE_RECT_INIT(LABEL_W, 0, (float)(width - LABEL_W),
 	                                              (float)height));
-	if (self->range_from < self->range_to) {
-		double x0 = MAX(sa_timeline_x_of(self, width, self->range_from), LABEL_W);
-		double x1 = MIN(sa_timeline_x_of(self, width, self->range_to), width);
-
-		if (x1 > x0 - 1) {
-			GdkRGBA shade = accent, edge = accent;
-
-			shade.alpha = 0.18f;
-			gtk_snapshot_append_color(s, &shade, &GRAPHENE_RECT_INIT((float)x0, 0,
-			                                                         (float)MAX(x1 - x0, 1),
-			                                                         (float)height));
-			gtk_snapshot_append_color(s, &edge, &GRAPHENE_RECT_INIT((float)x0, 0, 1,
-			                                                        (float)height));
-			gtk_snapshot_append_color(s, &edge, &GRAPHENE_RECT_INIT((float)x1 - 1, 0, 1,
-			                                                        (float)height));
-		}
-	}
+	tsc_timeline_draw_range(s, &self->vp, LABEL_W, sa_timeline_plot_width(width), height,
+	                        self->range_from, self->range_to, &accent);
 	gtk_snapshot_push_clip(s, &GRAPHENE_RECT_INIT(LABEL_W, RULER_H, (float)(width - LABEL_W),
 	                                              (float)(height - RULER_H)));
-	if (self->sel_thread >= 0 && self->sel.end_ns >= self->view_from &&
-	    self->sel.start_ns <= self->view_to) {
+	if (self->sel_thread >= 0 && self->sel.end_ns >= self->vp.from &&
+	    self->sel.start_ns <= self->vp.to) {
 		GdkRGBA c = dark ? (GdkRGBA){1, 1, 1, 1} : (GdkRGBA){0, 0, 0, 1};
 
 		outline(self, s, (size_t)self->sel_thread, &self->sel, width, &c, 2);
@@ -304,62 +258,54 @@ SaDocument *sa_timeline_get_document(SaTimeline *self)
 	return self->doc;
 }
 
-void sa_timeline_set_view(SaTimeline *self, int64_t from_ns, int64_t to_ns)
+/* The window is the chart kit's viewport (tsc-timeline.h): one clamping
+ * and one zoom and pan convention with every timeline. */
+void sa_timeline_view_changed(SaTimeline *self)
 {
-	int64_t lo, hi, w;
-
-	g_return_if_fail(SA_IS_TIMELINE(self));
-	if (!self->doc)
-		return;
-	lo = self->info->start_ns;
-	hi = MAX(self->info->end_ns, lo + MIN_WINDOW_NS);
-	w = CLAMP(to_ns - from_ns, MIN_WINDOW_NS, hi - lo);
-	from_ns = CLAMP(from_ns, lo, hi - w);
-	if (from_ns == self->view_from && from_ns + w == self->view_to)
-		return;
-	self->view_from = from_ns;
-	self->view_to = from_ns + w;
 	self->hover_thread = -1;
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 	g_signal_emit(self, signals[SIGNAL_VIEW_CHANGED], 0);
 }
 
+void sa_timeline_set_view(SaTimeline *self, int64_t from_ns, int64_t to_ns)
+{
+	g_return_if_fail(SA_IS_TIMELINE(self));
+	if (self->doc && tsc_viewport_set(&self->vp, from_ns, to_ns))
+		sa_timeline_view_changed(self);
+}
+
 void sa_timeline_get_view(SaTimeline *self, int64_t *from_ns, int64_t *to_ns)
 {
-	*from_ns = self->view_from;
-	*to_ns = self->view_to;
+	*from_ns = self->vp.from;
+	*to_ns = self->vp.to;
 }
 
 void sa_timeline_zoom(SaTimeline *self, double factor, double at)
 {
-	double w = (double)(self->view_to - self->view_from);
-	double pivot = (double)self->view_from + w * CLAMP(at, 0, 1);
-	double nw = w / factor;
-
-	sa_timeline_set_view(self, (int64_t)llround(pivot - nw * CLAMP(at, 0, 1)),
-	                     (int64_t)llround(pivot - nw * CLAMP(at, 0, 1) + nw));
+	g_return_if_fail(SA_IS_TIMELINE(self));
+	if (self->doc && tsc_viewport_zoom(&self->vp, factor, at))
+		sa_timeline_view_changed(self);
 }
 
 void sa_timeline_pan(SaTimeline *self, double fraction)
 {
-	int64_t d = (int64_t)llround((double)(self->view_to - self->view_from) * fraction);
-
-	sa_timeline_set_view(self, self->view_from + d, self->view_to + d);
+	g_return_if_fail(SA_IS_TIMELINE(self));
+	if (self->doc && tsc_viewport_pan(&self->vp, fraction))
+		sa_timeline_view_changed(self);
 }
 
 void sa_timeline_show_all(SaTimeline *self)
 {
-	if (self->doc)
-		sa_timeline_set_view(self, self->info->start_ns, self->info->end_ns);
+	g_return_if_fail(SA_IS_TIMELINE(self));
+	if (self->doc && tsc_viewport_show_all(&self->vp))
+		sa_timeline_view_changed(self);
 }
 
 void sa_timeline_set_visible_width(SaTimeline *self, int64_t width_ns)
 {
-	int64_t centre = self->view_from + (self->view_to - self->view_from) / 2;
-
 	g_return_if_fail(SA_IS_TIMELINE(self));
-	width_ns = MAX(width_ns, MIN_WINDOW_NS);
-	sa_timeline_set_view(self, centre - width_ns / 2, centre - width_ns / 2 + width_ns);
+	if (self->doc && tsc_viewport_set_width(&self->vp, width_ns))
+		sa_timeline_view_changed(self);
 }
 
 gboolean sa_timeline_zoom_to_range(SaTimeline *self)
@@ -521,8 +467,8 @@ void sa_timeline_set_document(SaTimeline *self, SaDocument *doc)
 		self->cdata = g_new0(counter_rows, self->n_series);
 		sa_timeline_build_rows(self);
 		gtk_widget_queue_resize(GTK_WIDGET(self));
-		self->view_from = self->view_to = 0;
-		sa_timeline_show_all(self);
+		tsc_viewport_init(&self->vp, TSC_TIMELINE_NS, self->info->start_ns, self->info->end_ns,
+		                  MIN_WINDOW_NS);
 	}
 	g_free(self->description);
 	self->description = NULL;

@@ -223,9 +223,11 @@ static void assert_covers(const TscFoldItem *items, guint n, GArray *marks)
 			assert_true(m->x1 - m->x0 >= 1);
 			assert_true(m->x0 == floor(m->x0) && m->x1 == floor(m->x1));
 		} else {
+			/* Itself: wide enough, or a lone sliver. */
 			assert_int_equal(m->first, m->last);
 			assert_false(items[m->first].folded);
-			assert_true(items[m->first].x1 - items[m->first].x0 >= TSC_TIMELINE_FOLD_PX - 1e-6);
+			assert_int_equal(m->count, items[m->first].count);
+			assert_true(m->x0 == items[m->first].x0);
 		}
 		out += m->count;
 		next = m->last + 1;
@@ -268,12 +270,20 @@ static void test_fold_rule(void **state)
 	m = &g_array_index(marks, TscFoldMark, 3);
 	assert_int_equal(m->row, 1);
 	assert_int_equal(m->count, 1);
-	/* A zero-width item still shows a pixel. */
+	/* A lone sliver is itself (its colour, selectable); a pre-folded
+	 * run of any width is a fold of whole pixels, at least one wide. */
 	g_array_set_size(marks, 0);
-	tsc_fold_items(&(TscFoldItem){.x0 = 7, .x1 = 7, .count = 1}, 1, 3, 0, marks);
-	assert_int_equal(marks->len, 1);
+	tsc_fold_items((TscFoldItem[]){{.x0 = 7.5, .x1 = 7.5, .count = 1},
+	                               {.x0 = 20.5, .x1 = 20.5, .count = 9, .folded = TRUE}},
+	               2, 3, 0, marks);
+	assert_int_equal(marks->len, 2);
 	m = &g_array_index(marks, TscFoldMark, 0);
-	assert_true(m->x0 == 7 && m->x1 == 8);
+	assert_false(m->folded);
+	assert_true(m->x0 == 7.5 && m->x1 == 7.5);
+	m = &g_array_index(marks, TscFoldMark, 1);
+	assert_true(m->folded);
+	assert_true(m->x0 == 20 && m->x1 == 21);
+	assert_int_equal(m->count, 9);
 	g_array_free(marks, TRUE);
 }
 

@@ -150,6 +150,15 @@ def main():
                 failures.append(f"Z did not show {ms(ra)} – {ms(rb)}: {timeline.description!r}")
             else:
                 print("Z:", timeline.description)
+                # The chart kit's pan (tsc-timeline.h): a fifth of the width
+                # later and back, by the keypad's arrows as by D and A.
+                step = int((rb - ra) * 0.2 + 0.5)
+                key("KP_Right")
+                if not wait_for(lambda: window(timeline)[:2] == (ra + step, rb + step)):
+                    failures.append(f"KP_Right did not pan by {step} ns: {timeline.description!r}")
+                key("KP_Left")
+                if not wait_for(lambda: window(timeline)[:2] == (ra, rb)):
+                    failures.append(f"KP_Left did not pan back: {timeline.description!r}")
         key("Escape", "Home")
         wait_for(lambda: window(timeline) and window(timeline)[1] == length)
 

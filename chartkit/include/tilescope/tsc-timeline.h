@@ -104,6 +104,10 @@ double tsc_viewport_fraction_at(double plot_x, double plot_w, double x);
  * separators. The caller frees the result with g_free.
  */
 char *tsc_timeline_format_tick(TscTimelineUnit unit, double value, double step, double magnitude);
+/* The decimals a tick label needs for ticks `step` apart, in the label's
+ * own unit (0 for steps of 1 or more, at most 9): for apps that label
+ * ticks their own way (wall-clock time). */
+int tsc_timeline_tick_decimals(double step);
 
 /* --- The folding rule ------------------------------------------------------------- */
 
@@ -133,13 +137,17 @@ typedef struct TscFoldMark {
  * fold stands alone. Other items fold: into the open fold when it is of
  * the same row and the gap from its right edge is less than `min_px`
  * (below the resolution), and either of the same kind or the fold still
- * narrower than `mix_px`; else they open a new fold. Initialise with
- * tsc_fold_init.
+ * narrower than `mix_px`; else they open a new fold. A fold that holds
+ * one item that was not already a fold is that item, standing alone
+ * (narrow, drawn at least a pixel wide): a lone sliver keeps its colour
+ * and can be selected, as reportlib keeps a run of one as an EVENT.
+ * Initialise with tsc_fold_init.
  */
 typedef struct TscFold {
 	double min_px;      /* narrower items, and gaps, fold (TSC_TIMELINE_FOLD_PX) */
 	double mix_px;      /* a fold takes other kinds while narrower (0: never) */
 	gboolean open;      /* `mark` is a fold still growing */
+	gboolean lone;      /* it holds one item, not already a fold */
 	double raw_x1;      /* the open fold's right edge before rounding */
 	TscFoldMark mark;
 } TscFold;
@@ -150,6 +158,11 @@ void tsc_fold_init(TscFold *fold, double min_px, double mix_px);
 guint tsc_fold_push(TscFold *fold, const TscFoldItem *item, guint index, TscFoldMark out[2]);
 /* Ends the pass: writes the open fold to *out and returns 1, else 0. */
 guint tsc_fold_finish(TscFold *fold, TscFoldMark *out);
+/* A fold's count as fits in `w` pixels of `layout`'s font ("×125,000",
+ * "×125k", "×1.2M") written to buf[0..size); FALSE when none fits (a cut
+ * number would mislead). Leaves the layout's width unset (-1). */
+gboolean tsc_fold_count_label(PangoLayout *layout, uint64_t count, double w, char *buf,
+                              size_t size);
 /* The rule over items[0..n): appends the marks to `marks` (an array of
  * TscFoldMark) and returns how many it appended. */
 guint tsc_fold_items(const TscFoldItem *items, guint n, double min_px, double mix_px,
