@@ -8,6 +8,15 @@
  * State: a stack of open containers, each remembering whether it has a
  * member yet (for the comma) and, for an object, whether a key is waiting
  * for its value.
+ *
+ * Speed: a graph profile's JSON is mostly numbers (a million of them in
+ * tutorial 5's, one per tile in each per-tile array), so a number in
+ * compact output is written straight into the buffer after one check
+ * (value_slot), and put() copies in place after one comparison
+ * (`limit`), leaving growth, the sink, a FILE and a failure to
+ * put_slow(). Strings copy their plain ASCII runs without decoding them.
+ * The bytes are the same as the checked path's, which pretty output, a
+ * FILE writer and the top level still take.
  */
 #define TSB_BUILDING_LIBRARY 1
 #include "tilescope/alloc.h"
@@ -36,28 +45,46 @@ struct tsb_json {
 	void *sink_data;
 	char *buf;       /* NUL-terminated when not NULL */
 	size_t len, cap; /* bytes in buf, its size */
+	size_t limit;    /* put() copies in place while len + n < limit: cap
+	                    for a buffer writer, SINK_CHUNK for a sink writer
+	                    (it feeds the sink before it would reach it), len
+	                    for a FILE writer (0) or after a failure, so that
+	                    those always take put_slow(); never below len */
 	frame *stack;    /* open containers, innermost last */
 	size_t depth, cap_stack;
 	bool done;       /* the top-level value is complete */
 };
 
-/* Hands a sink writer's gathered bytes to its callback. */
-static int flush_sink(tsb_json *j)
+/* Records the writer's first failure (`code`); every later write then
+ * takes put_slow(), which writes nothing. Returns the status. */
+static int fail(tsb_json *j, int code)
 {
-	if (!j->status && j->len && j->sink(j->sink_data, j->buf, j->len))
-		j->status = TSB_JSON_ERR_IO;
-	j->len = 0;
+	if (!j->status)
+		j->status = code;
+	j->limit = j->len;
 	return j->status;
 }
 
-/* Appends n bytes to the output; sets the status on failure. */
-static int put(tsb_json *j, const void *bytes, size_t n)
+/* Hands a sink writer's gathered bytes to its callback. */
+static int flush_sink(tsb_json *j)
+{
+	int rc = j->status;
+
+	if (!rc && j->len && j->sink(j->sink_data, j->buf, j->len))
+		rc = TSB_JSON_ERR_IO;
+	j->len = 0;
+	return rc ? fail(j, rc) : TSB_JSON_OK;
+}
+
+/* put() when the bytes do not fit in place: a FILE writer, a buffer that
+ * grows, a sink to feed first, or a failure (then nothing is written). */
+static __attribute__((noinline)) int put_slow(tsb_json *j, const void *bytes, size_t n)
 {
 	if (j->status)
 		return j->status;
 	if (j->file) {
 		if (n && fwrite(bytes, 1, n, j->file) != n)
-			j->status = TSB_JSON_ERR_IO;
+			return fail(j, TSB_JSON_ERR_IO);
 		return j->status;
 	}
 	if (j->sink && j->len + n >= SINK_CHUNK) {
@@ -65,7 +92,7 @@ static int put(tsb_json *j, const void *bytes, size_t n)
 			return j->status;
 		if (n >= SINK_CHUNK) {
 			if (j->sink(j->sink_data, bytes, n))
-				j->status = TSB_JSON_ERR_IO;
+				return fail(j, TSB_JSON_ERR_IO);
 			return j->status;
 		}
 	}
@@ -75,14 +102,16 @@ static int put(tsb_json *j, const void *bytes, size_t n)
 
 		while (cap - j->len <= n) {
 			if (cap > SIZE_MAX / 2)
-				return j->status = TSB_JSON_ERR_NO_MEMORY;
+				return fail(j, TSB_JSON_ERR_NO_MEMORY);
 			cap *= 2;
 		}
 		p = tsb_realloc(j->buf, cap);
 		if (!p)
-			return j->status = TSB_JSON_ERR_NO_MEMORY;
+			return fail(j, TSB_JSON_ERR_NO_MEMORY);
 		j->buf = p;
 		j->cap = cap;
+		if (!j->sink)
+			j->limit = cap;
 	}
 	memcpy(j->buf + j->len, bytes, n);
 	j->len += n;
@@ -90,13 +119,24 @@ static int put(tsb_json *j, const void *bytes, size_t n)
 	return TSB_JSON_OK;
 }
 
-/* A newline and two spaces per open level (pretty output only). */
-static int newline(tsb_json *j)
+/* Appends n bytes to the output; sets the status on failure. In place
+ * when they fit (limit - len never wraps: limit >= len). */
+static inline int put(tsb_json *j, const void *bytes, size_t n)
+{
+	if (n < j->limit - j->len) {
+		memcpy(j->buf + j->len, bytes, n);
+		j->len += n;
+		j->buf[j->len] = '\0';
+		return TSB_JSON_OK;
+	}
+	return put_slow(j, bytes, n);
+}
+
+/* A newline and two spaces per open level (pretty output). */
+static int newline_pretty(tsb_json *j)
 {
 	static const char spaces[] = "                                ";
 
-	if (!(j->flags & TSB_JSON_PRETTY))
-		return j->status;
 	put(j, "\n", 1);
 	for (size_t left = j->depth * 2; left;) {
 		size_t n = left < sizeof(spaces) - 1 ? left : sizeof(spaces) - 1;
@@ -105,6 +145,14 @@ static int newline(tsb_json *j)
 		left -= n;
 	}
 	return j->status;
+}
+
+/* The line break before a member (pretty output only). */
+static inline int newline(tsb_json *j)
+{
+	if (!(j->flags & TSB_JSON_PRETTY))
+		return j->status;
+	return newline_pretty(j);
 }
 
 /* What must come before a value: a comma and a newline in an array, the
@@ -117,13 +165,13 @@ static int before_value(tsb_json *j)
 		return j->status;
 	if (j->depth == 0) {
 		if (j->done)
-			j->status = TSB_JSON_ERR_USAGE;
+			fail(j, TSB_JSON_ERR_USAGE);
 		return j->status;
 	}
 	f = &j->stack[j->depth - 1];
 	if (f->object) {
 		if (!f->has_key)
-			return j->status = TSB_JSON_ERR_USAGE;
+			return fail(j, TSB_JSON_ERR_USAGE);
 		f->has_key = false;
 		return j->status;
 	}
@@ -131,6 +179,33 @@ static int before_value(tsb_json *j)
 		put(j, ",", 1);
 	f->has_item = true;
 	return newline(j);
+}
+
+/*
+ * Where a value of at most `n` bytes is written in place, after the comma
+ * that goes before it: the checked path's bytes and state (before_value,
+ * put, after_value) in one test. NULL when the value must take that path
+ * instead: pretty output, the top level, a key missing (a usage error),
+ * no room in place (a FILE writer, a failure, a buffer to grow, a sink to
+ * feed).
+ */
+static inline char *value_slot(tsb_json *j, size_t n)
+{
+	frame *f;
+
+	if ((j->flags & TSB_JSON_PRETTY) || j->depth == 0 || n + 1 >= j->limit - j->len)
+		return NULL;
+	f = &j->stack[j->depth - 1];
+	if (f->object) {
+		if (!f->has_key)
+			return NULL;
+		f->has_key = false;
+	} else {
+		if (f->has_item)
+			j->buf[j->len++] = ',';
+		f->has_item = true;
+	}
+	return j->buf + j->len;
 }
 
 /* After a complete value at the top level, the document is done. */
@@ -151,11 +226,19 @@ static int put_escaped(tsb_json *j, const char *str, size_t len)
 
 	for (size_t i = 0; i < len && !j->status;) {
 		uint32_t cp;
-		size_t k = tsb_utf8_decode(s + i, len - i, &cp);
+		size_t k;
 		char esc[8];
 		const char *rep = NULL;
 		size_t rep_len = 0;
 
+		/* Plain ASCII, most of every name, goes as it is, undecoded. */
+		while (i < len && s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' && s[i] != '\\') {
+			i++;
+			run++;
+		}
+		if (i == len)
+			break;
+		k = tsb_utf8_decode(s + i, len - i, &cp);
 		if (k == 0) {
 			rep = j->flags & TSB_JSON_ESCAPE_INVALID ? "\\ufffd" : "\xef\xbf\xbd";
 			rep_len = j->flags & TSB_JSON_ESCAPE_INVALID ? 6 : 3;
@@ -260,6 +343,7 @@ TSB_API tsb_json *tsb_json_new_sink(tsb_json_write_cb write, void *user_data, un
 		return NULL;
 	}
 	j->cap = SINK_CHUNK + 1;
+	j->limit = SINK_CHUNK;
 	return j;
 }
 
@@ -284,7 +368,7 @@ static int begin(tsb_json *j, bool object)
 		frame *f = tsb_realloc(j->stack, cap * sizeof(*f));
 
 		if (!f)
-			return j->status = TSB_JSON_ERR_NO_MEMORY;
+			return fail(j, TSB_JSON_ERR_NO_MEMORY);
 		j->stack = f;
 		j->cap_stack = cap;
 	}
@@ -303,7 +387,7 @@ static int end(tsb_json *j, bool object)
 		return j->status;
 	if (j->depth == 0 || j->stack[j->depth - 1].object != object ||
 	    j->stack[j->depth - 1].has_key)
-		return j->status = TSB_JSON_ERR_USAGE;
+		return fail(j, TSB_JSON_ERR_USAGE);
 	f = j->stack[--j->depth];
 	if (f.has_item)
 		newline(j);
@@ -340,7 +424,7 @@ TSB_API int tsb_json_key(tsb_json *j, const char *key)
 	if (j->status)
 		return j->status;
 	if (!key || j->depth == 0 || !j->stack[j->depth - 1].object || j->stack[j->depth - 1].has_key)
-		return j->status = TSB_JSON_ERR_USAGE;
+		return fail(j, TSB_JSON_ERR_USAGE);
 	f = &j->stack[j->depth - 1];
 	if (f->has_item)
 		put(j, ",", 1);
@@ -382,7 +466,7 @@ static int token(tsb_json *j, const char *text, size_t len)
 
 /* The decimal digits of `v` (with '-' when `neg`), ending at `end`;
  * returns where they start. By hand: a profile holds millions of them. */
-static char *digits(char *end, bool neg, uint64_t v)
+static inline char *digits(char *end, bool neg, uint64_t v)
 {
 	char *p = end;
 
@@ -395,20 +479,35 @@ static char *digits(char *end, bool neg, uint64_t v)
 	return p;
 }
 
+/* An integer as sign and magnitude: in place when value_slot allows
+ * (20 bytes hold any: "-9223372036854775808"), else as a token. */
+static inline int integer(tsb_json *j, bool neg, uint64_t mag)
+{
+	char buf[24], *p = digits(buf + sizeof(buf), neg, mag);
+	size_t n = (size_t)(buf + sizeof(buf) - p);
+	char *out;
+
+	if (!j)
+		return TSB_JSON_ERR_USAGE;
+	out = value_slot(j, 20);
+	if (!out)
+		return token(j, p, n);
+	for (size_t i = 0; i < n; i++)
+		out[i] = p[i];
+	j->len += n;
+	j->buf[j->len] = '\0';
+	return TSB_JSON_OK;
+}
+
 TSB_API int tsb_json_u64(tsb_json *j, uint64_t v)
 {
-	char buf[24], *p = digits(buf + sizeof(buf), false, v);
-
-	return token(j, p, (size_t)(buf + sizeof(buf) - p));
+	return integer(j, false, v);
 }
 
 TSB_API int tsb_json_i64(tsb_json *j, int64_t v)
 {
 	/* |INT64_MIN| without overflow. */
-	uint64_t mag = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
-	char buf[24], *p = digits(buf + sizeof(buf), v < 0, mag);
-
-	return token(j, p, (size_t)(buf + sizeof(buf) - p));
+	return integer(j, v < 0, v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v);
 }
 
 /*
@@ -478,9 +577,9 @@ TSB_API int tsb_json_finish(tsb_json *j)
 	if (j->status)
 		return j->status;
 	if (!j->done || j->depth)
-		return j->status = TSB_JSON_ERR_USAGE;
+		return fail(j, TSB_JSON_ERR_USAGE);
 	if (j->file && fflush(j->file) != 0)
-		j->status = TSB_JSON_ERR_IO;
+		fail(j, TSB_JSON_ERR_IO);
 	if (j->sink)
 		flush_sink(j);
 	return j->status;
@@ -507,7 +606,7 @@ TSB_API char *tsb_json_steal(tsb_json *j, size_t *len)
 	if (len)
 		*len = j->len;
 	j->buf = NULL;
-	j->len = j->cap = 0;
+	j->len = j->cap = j->limit = 0;
 	j->depth = 0;
 	j->done = false;
 	put(j, "", 0);

@@ -10,6 +10,7 @@
 
 #include <tilescope/json-writer.h>
 
+#include <inttypes.h>
 #include <locale.h>
 #include <math.h>
 #include <stdint.h>
@@ -134,6 +135,67 @@ static void test_pretty_document(void **state)
 	                          "}");
 	free(text);
 	tsb_json_free(j);
+}
+
+/*
+ * Integers are written in place when they fit (json-writer.c's fast
+ * path): the same text as printf's, in arrays and objects, across every
+ * growth of the buffer; a second document after tsb_json_steal; nothing
+ * more once the writer has failed.
+ */
+static void test_integers_in_place(void **state)
+{
+	tsb_json *j = tsb_json_new_buffer(0);
+	size_t cap = 1 << 20, n = 0, len;
+	char *want = malloc(cap), *text;
+
+	(void)state;
+	assert_non_null(want);
+	/* Text from 0 to 20 bytes a number, so the fit test meets every
+	 * length at the buffer's end as it doubles from 256 bytes. */
+	tsb_json_begin_array(j);
+	want[n++] = '[';
+	for (uint64_t i = 0; i < 30000; i++) {
+		uint64_t u = i % 3 == 0 ? UINT64_MAX - i : i * i * i;
+		int64_t v = i % 5 == 0 ? INT64_MIN + (int64_t)i : -(int64_t)(i * 7919);
+
+		tsb_json_u64(j, u);
+		tsb_json_i64(j, v);
+		n += (size_t)snprintf(want + n, cap - n, "%s%" PRIu64 ",%" PRId64, i ? "," : "", u, v);
+		assert_true(n < cap - 64);
+	}
+	tsb_json_begin_object(j);
+	tsb_json_key(j, "k");
+	tsb_json_i64(j, -1);
+	tsb_json_key(j, "l");
+	tsb_json_u64(j, 0);
+	tsb_json_end_object(j);
+	tsb_json_end_array(j);
+	n += (size_t)snprintf(want + n, cap - n, ",{\"k\":-1,\"l\":0}]");
+	assert_int_equal(tsb_json_finish(j), TSB_JSON_OK);
+	text = tsb_json_steal(j, &len);
+	assert_int_equal(len, n);
+	assert_string_equal(text, want);
+	free(text);
+	/* The writer starts again empty after a steal. */
+	tsb_json_begin_array(j);
+	tsb_json_u64(j, 3);
+	tsb_json_i64(j, -4);
+	tsb_json_end_array(j);
+	assert_int_equal(tsb_json_finish(j), TSB_JSON_OK);
+	assert_string_equal(tsb_json_get_buffer(j, NULL), "[3,-4]");
+	tsb_json_free(j);
+	/* After a usage error a number writes nothing. */
+	j = tsb_json_new_buffer(0);
+	tsb_json_begin_array(j);
+	tsb_json_u64(j, 1);
+	assert_int_equal(tsb_json_end_object(j), TSB_JSON_ERR_USAGE);
+	assert_int_equal(tsb_json_u64(j, 2), TSB_JSON_ERR_USAGE);
+	assert_int_equal(tsb_json_i64(j, -2), TSB_JSON_ERR_USAGE);
+	assert_string_equal(tsb_json_get_buffer(j, &len), "[1");
+	assert_int_equal(len, 2);
+	tsb_json_free(j);
+	free(want);
 }
 
 /* One double, as text. */
@@ -293,6 +355,15 @@ static void test_sink(void **state)
 	assert_string_equal(got.text, tsb_json_get_buffer(b, NULL));
 	assert_null(tsb_json_get_buffer(j, NULL));
 	assert_int_equal(tsb_json_finish(f), TSB_JSON_ERR_IO);
+	/* A failed sink is not called again, and the writer stays failed. */
+	{
+		size_t calls = short_sink.calls;
+
+		for (int i = 0; i < 100000; i++)
+			assert_int_equal(tsb_json_u64(f, 12345), TSB_JSON_ERR_IO);
+		assert_int_equal(tsb_json_finish(f), TSB_JSON_ERR_IO);
+		assert_int_equal(short_sink.calls, calls);
+	}
 	tsb_json_free(j);
 	tsb_json_free(b);
 	tsb_json_free(f);
@@ -306,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_compact_document),
 		cmocka_unit_test(test_pretty_document),
+		cmocka_unit_test(test_integers_in_place),
 		cmocka_unit_test(test_doubles),
 		cmocka_unit_test(test_usage_errors_are_sticky),
 		cmocka_unit_test(test_file_and_depth),

@@ -238,6 +238,9 @@ echo "# statistics of half a ${spans}-span trace over 64 threads" >&2
 "$build/tests/bench/bench-trace-stats" "$spans" 64 | grep -v '^#' || fail "bench-trace-stats failed"
 echo "# Chrome trace-event JSON import (a synthetic PyTorch-shaped file)" >&2
 "$build/tests/bench/bench-chrome-import" | grep -v '^#' || fail "bench-chrome-import failed"
+echo "# graph profile JSON export of the sample reports, and the JSON writer under it" >&2
+"$build/tests/bench/bench-export" sample-reports/tut5_ml sample-reports/tut7_mk1 | grep -v '^#' ||
+	fail "bench-export failed"
 
 # --- 6. The chart kit: snapshots of a 5,888-tile chart over a zoom sweep -------
 # Only when the GTK kit was built (meson option gui); it needs a display.
