@@ -50,9 +50,9 @@ static const TsdKey keys[] = {
 	{"Program Tree and Execution Trace", "Program Tree", "Expand or collapse the program",
 	 "Right Left", NULL},
 
-	{"Program Tree and Execution Trace", "Execution Trace", "Zoom in", "plus", NULL},
-	{"Program Tree and Execution Trace", "Execution Trace", "Zoom out", "minus", NULL},
-	{"Program Tree and Execution Trace", "Execution Trace", "Pan", "Left Right", NULL},
+	{"Program Tree and Execution Trace", "Execution Trace", "Zoom in", "w plus", NULL},
+	{"Program Tree and Execution Trace", "Execution Trace", "Zoom out", "s minus", NULL},
+	{"Program Tree and Execution Trace", "Execution Trace", "Pan", "a d Left Right", NULL},
 	{"Program Tree and Execution Trace", "Execution Trace", "Show the whole run", "Home", NULL},
 	{"Program Tree and Execution Trace", "Execution Trace", "Scroll the BSP rows",
 	 "Up Down Page_Up Page_Down", NULL},

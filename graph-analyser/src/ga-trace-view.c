@@ -447,10 +447,11 @@ static void on_run_b(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 /* --- Modes ------------------------------------------------------------------------------ */
 
 static const char *const hints[GA_TRACE_MODE_COUNT] = {
-    "Ctrl+wheel or +/− zoom, drag or wheel pans, Home shows the whole run, Shift+drag marks a "
+    "Wheel, W/S or +/− zoom, drag or A/D pans, Home shows the whole run, Shift+drag marks a "
     "range",
-    "Each step under its call stack; click a frame to select it, Ctrl+wheel or +/− zoom",
-    "Grey: idle tiles. Ctrl+Up/Down: tiles per row, Up/Down: scroll tiles, +/−: zoom",
+    "Each step under its call stack; click a frame to select it, wheel or W/S zoom",
+    "Grey: idle tiles. Ctrl+Up/Down: tiles per row, Up/Down or Shift+wheel: scroll tiles, W/S: "
+    "zoom",
 };
 
 static void on_mode(GtkToggleButton *button, GaTraceView *self)
