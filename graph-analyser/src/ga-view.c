@@ -13,7 +13,10 @@ typedef struct {
 	GaDocument *compare_document;
 	/* From the template (ga-view.ui). */
 	GtkStack *stack;
+	GtkBox *content_box;
 	GtkPaned *paned;
+	GtkWidget *bar;               /* children of content_box, or NULL */
+	GtkWidget *compare_page;
 	GtkSpinner *spinner;
 	GtkLabel *loading_label;
 	GtkLabel *empty_reason;
@@ -38,8 +41,9 @@ static GParamSpec *props[N_PROPS];
 static GtkBuildableIface *parent_buildable;
 
 /* A subclass template's children: the content, or type "details" the
- * details pane. The base's own template adds its stack before the stack
- * is bound, and goes to GtkWidget's handling as any child would. */
+ * details pane, "bar" the bar, "compare" the compare page. The base's own
+ * template adds its stack before the stack is bound, and goes to
+ * GtkWidget's handling as any child would. */
 static void ga_view_add_child(GtkBuildable *buildable, GtkBuilder *builder, GObject *child,
                               const char *type)
 {
@@ -49,6 +53,10 @@ static void ga_view_add_child(GtkBuildable *buildable, GtkBuilder *builder, GObj
 	if (priv->paned && GTK_IS_WIDGET(child)) {
 		if (g_strcmp0(type, "details") == 0)
 			ga_view_set_details(self, GTK_WIDGET(child));
+		else if (g_strcmp0(type, "bar") == 0)
+			ga_view_set_bar(self, GTK_WIDGET(child));
+		else if (g_strcmp0(type, "compare") == 0)
+			ga_view_set_compare_page(self, GTK_WIDGET(child));
 		else
 			ga_view_set_content(self, GTK_WIDGET(child));
 		return;
@@ -60,6 +68,20 @@ static void ga_view_buildable_init(GtkBuildableIface *iface)
 {
 	parent_buildable = g_type_interface_peek_parent(iface);
 	iface->add_child = ga_view_add_child;
+}
+
+/* Comparing, a view's compare page stands in for its bar, content and
+ * details. */
+static void show_compare_page(GaView *self)
+{
+	GaViewPrivate *priv = ga_view_get_instance_private(self);
+	gboolean page = priv->compare_page && priv->compare_document;
+
+	if (priv->bar)
+		gtk_widget_set_visible(priv->bar, !page);
+	gtk_widget_set_visible(GTK_WIDGET(priv->paned), !page);
+	if (priv->compare_page)
+		gtk_widget_set_visible(priv->compare_page, page);
 }
 
 /* The session's document changed: the pair taken, the state set, the
@@ -83,6 +105,7 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 		g_object_notify_by_pspec(G_OBJECT(self), props[PROP_COMPARE]);
 	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_DOCUMENT]);
 	g_object_thaw_notify(G_OBJECT(self));
+	show_compare_page(self);
 	if (doc)
 		ga_view_show_content(self);
 	else
@@ -118,7 +141,9 @@ static void ga_view_dispose(GObject *object)
 	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self))))
 		gtk_widget_unparent(child);
 	priv->stack = NULL;
+	priv->content_box = NULL;
 	priv->paned = NULL;
+	priv->bar = priv->compare_page = NULL;
 	priv->spinner = NULL;
 	priv->loading_label = priv->empty_reason = NULL;
 	G_OBJECT_CLASS(ga_view_parent_class)->dispose(object);
@@ -196,6 +221,7 @@ static void ga_view_class_init(GaViewClass *klass)
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/GraphAnalyser/ga-view.ui");
 	gtk_widget_class_bind_template_child_private(widget_class, GaView, stack);
+	gtk_widget_class_bind_template_child_private(widget_class, GaView, content_box);
 	gtk_widget_class_bind_template_child_private(widget_class, GaView, paned);
 	gtk_widget_class_bind_template_child_private(widget_class, GaView, spinner);
 	gtk_widget_class_bind_template_child_private(widget_class, GaView, loading_label);
@@ -303,4 +329,52 @@ GtkPaned *ga_view_get_paned(GaView *self)
 	GaViewPrivate *priv = ga_view_get_instance_private(self);
 
 	return priv->paned;
+}
+
+/* Puts `widget` (or nothing) in place of `*slot` in the content's box,
+ * first (the bar) or last (the compare page). */
+static void set_slot(GaView *self, GtkWidget **slot, GtkWidget *widget, gboolean first)
+{
+	GaViewPrivate *priv = ga_view_get_instance_private(self);
+
+	if (*slot)
+		gtk_box_remove(priv->content_box, *slot);
+	*slot = widget;
+	if (!widget)
+		return;
+	if (first)
+		gtk_box_prepend(priv->content_box, widget);
+	else
+		gtk_box_append(priv->content_box, widget);
+	show_compare_page(self);
+}
+
+void ga_view_set_bar(GaView *self, GtkWidget *bar)
+{
+	GaViewPrivate *priv = ga_view_get_instance_private(self);
+
+	set_slot(self, &priv->bar, bar, TRUE);
+}
+
+GtkWidget *ga_view_get_bar(GaView *self)
+{
+	GaViewPrivate *priv = ga_view_get_instance_private(self);
+
+	return priv->bar;
+}
+
+void ga_view_set_compare_page(GaView *self, GtkWidget *page)
+{
+	GaViewPrivate *priv = ga_view_get_instance_private(self);
+
+	if (page)
+		gtk_widget_set_vexpand(page, TRUE);
+	set_slot(self, &priv->compare_page, page, FALSE);
+}
+
+GtkWidget *ga_view_get_compare_page(GaView *self)
+{
+	GaViewPrivate *priv = ga_view_get_instance_private(self);
+
+	return priv->compare_page;
 }

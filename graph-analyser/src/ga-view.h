@@ -10,8 +10,10 @@
  * instead of asking the session twice. A view may fill a details pane,
  * the end child of a GtkPaned beside (or below) its content.
  *
- * In a subclass's template (parent="GaView") a <child> is the content and
- * a <child type="details"> the details pane; "document",
+ * In a subclass's template (parent="GaView") a <child> is the content,
+ * a <child type="details"> the details pane, a <child type="bar"> a bar
+ * above both and a <child type="compare"> the page that stands in for
+ * them while comparing (ga_view_set_compare_page); "document",
  * "compare-document" and "compare" are properties a template binds to
  * (<lookup name="document">GaSummaryView</lookup>).
  */
@@ -66,5 +68,14 @@ GtkWidget *ga_view_get_details(GaView *self);
 /* The split between content and details, for its orientation and
  * position (horizontal, the details to the right, by default). */
 GtkPaned *ga_view_get_paned(GaView *self);
+/* A bar above the split, shared by content and details (a template's
+ * <child type="bar">); NULL: none. */
+void ga_view_set_bar(GaView *self, GtkWidget *bar);
+GtkWidget *ga_view_get_bar(GaView *self);
+/* The page shown in place of the bar and the split while a report B is
+ * open (a template's <child type="compare">); NULL: none, the content
+ * shows comparing too. */
+void ga_view_set_compare_page(GaView *self, GtkWidget *page);
+GtkWidget *ga_view_get_compare_page(GaView *self);
 
 G_END_DECLS
