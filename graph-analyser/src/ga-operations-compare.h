@@ -6,7 +6,9 @@
  * and its FLOPs (the deltas cycles.operation.<path>, memory.operation.<path>
  * and flops.operation.<path>; accessible names as ga-compare-grid.h
  * says). Operations only one report has are listed in their own
- * sections, "Only in A" and "Only in B".
+ * sections, "Only in A" and "Only in B". Declared in
+ * ga-operations-compare.ui; the Operations view shows it as its compare
+ * page (ga-view.h).
  */
 #pragma once
 
@@ -16,7 +18,13 @@
 
 G_BEGIN_DECLS
 
-/* The compare page of `a` and `b` (b holds the comparison). */
-GtkWidget *ga_operations_compare_new(GaDocument *a, GaDocument *b);
+#define GA_TYPE_OPERATIONS_COMPARE (ga_operations_compare_get_type())
+G_DECLARE_FINAL_TYPE(GaOperationsCompare, ga_operations_compare, GA, OPERATIONS_COMPARE,
+                     GtkWidget)
+
+/* The page shows its "document" (report A) against its
+ * "compare-document" (report B, which holds the comparison), properties
+ * a template binds to: a new report B gathers the operations again and
+ * clears the filter; without one the page has no sections. */
 
 G_END_DECLS

@@ -12,7 +12,9 @@
  * sorter; each column has a GtkCustomSorter) → GtkFilterListModel (layer
  * and name) → GtkSingleSelection.
  *
- * In compare mode the page is ga-operations-compare.h's instead.
+ * The widgets are declared in ga-operations-view.ui; comparing, its
+ * compare page (ga-operations-compare.h) stands in for the bar, table
+ * and details (GaView does the switching).
  */
 #include "ga-operations-view.h"
 
@@ -158,9 +160,7 @@ typedef struct column_ctx {
 } column_ctx;
 
 struct _GaOperationsView {
-	GtkBox parent_instance;
-	GaSession *session;
-	GaDocument *doc;
+	GaView parent_instance;
 	gint64 run;                       /* the run whose costs show, -1: none */
 	const tsr_operation *ops;         /* the document's list for `run` */
 	const tsr_operation *made;        /* the list without costs (names, parents) */
@@ -170,31 +170,40 @@ struct _GaOperationsView {
 	char *needle;                     /* the filter's text casefolded, NULL: none */
 	char *layer;                      /* the layer shown, NULL: all */
 
-	GtkSearchEntry *filter_entry;
-	GtkWidget *layer_button;          /* a menu button: the layer shown */
-	GtkWidget *layer_box;             /* in its popover: one radio per layer */
-	GtkWidget *layer_label;
-	GtkWidget *run_box;
-	GtkDropDown *run_choice;
-	GtkLabel *status;
 	GListStore *store;
 	GtkFilter *filter;
 	GtkFilterListModel *filtered;
 	GtkSingleSelection *selection;
-	GtkColumnView *view;
-	GtkWidget *table_scroll;
 	GtkColumnViewColumn *cols[COL_COUNT];
 	GtkSorter *sorters[COL_COUNT];
 	column_ctx ctx[COL_COUNT];
-	GtkLabel *heading;
 	GtkGrid *sections[3];             /* the details: figures, chain, what it made */
 	GtkGrid *details;                 /* the section being filled */
 	GtkWidget *jump_bar;              /* "Show Programs", "Show Steps" (ga-jumps.h) */
-	GtkWidget *bar, *paned;           /* the single report's page */
-	GtkWidget *compare_page;          /* compare mode's (ga-operations-compare.h), or NULL */
+
+	/* From the template (ga-operations-view.ui). */
+	GtkSearchEntry *filter_entry;
+	GtkWidget *layer_button;          /* a menu button: the layer shown */
+	GtkWidget *layer_box;             /* in its popover: one button per layer */
+	GtkWidget *layer_label;
+	GtkWidget *run_box;
+	GtkDropDown *run_choice;
+	GtkLabel *status;
+	GtkWidget *columns_box;           /* the column chooser's checks */
+	GtkColumnView *view;
+	GtkWidget *table_scroll;
+	GtkWidget *details_box;
+	GtkLabel *heading;
+	GtkGrid *figures, *chain, *made_grid;
 };
 
-G_DEFINE_FINAL_TYPE(GaOperationsView, ga_operations_view, GTK_TYPE_BOX)
+G_DEFINE_FINAL_TYPE(GaOperationsView, ga_operations_view, GA_TYPE_VIEW)
+
+/* The document shown (borrowed from the base), or NULL. */
+static GaDocument *document(GaOperationsView *self)
+{
+	return ga_view_get_document(GA_VIEW(self));
+}
 
 /* A row's operation in the chosen run, or NULL. */
 static const tsr_operation *op_of(GaOperationsView *self, const GaOpRow *row)
@@ -344,7 +353,7 @@ static void update_status(GaOperationsView *self)
 	g_autofree char *text = shown == all ? g_strdup_printf("%s operations", a)
 	                                     : g_strdup_printf("%s of %s operations", s, a);
 
-	gtk_label_set_text(self->status, self->doc ? text : "");
+	gtk_label_set_text(self->status, text);
 	/* GTK 4.8 names a label after its text at every change; the name
 	 * says what the figure is. */
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->status), GTK_ACCESSIBLE_PROPERTY_LABEL,
@@ -488,7 +497,7 @@ static void put_chain(GaOperationsView *self, int *row, guint index)
  * descendants'), from the report's tables. */
 static void put_made(GaOperationsView *self, int *row, uint32_t id)
 {
-	tsr_report *r = ga_document_get_report(self->doc);
+	tsr_report *r = ga_document_get_report(document(self));
 	const tsr_compute_set *cs;
 	const tsr_program *progs;
 	size_t n_cs = 0, n_progs = 0, shown = 0, more = 0;
@@ -574,7 +583,7 @@ static int by_cycles_desc(gconstpointer a, gconstpointer b)
  */
 static void put_cycles(GaOperationsView *self, int *row, const tsr_operation *op)
 {
-	tsr_report *report = ga_document_get_report(self->doc);
+	tsr_report *report = ga_document_get_report(document(self));
 	const tsr_step *steps;
 	const tsr_compute_set *css;
 	const tsr_vertex_type *vts;
@@ -655,10 +664,6 @@ static void update_details(GaOperationsView *self)
 
 	clear_details(self);
 	gtk_widget_set_tooltip_text(GTK_WIDGET(self->heading), NULL);
-	if (!self->doc) {
-		gtk_label_set_text(self->heading, "No report is open.");
-		return;
-	}
 	if (!self->n_ops) {
 		gtk_label_set_text(self->heading, "The report has no debug contexts, so no operations.");
 		return;
@@ -757,7 +762,7 @@ static void set_run(GaOperationsView *self, gint64 run)
 	guint rows = g_list_model_get_n_items(G_LIST_MODEL(self->store));
 
 	self->run = run;
-	self->ops = self->doc ? ga_document_get_operations(self->doc, run, &n) : NULL;
+	self->ops = document(self) ? ga_document_get_operations(document(self), run, &n) : NULL;
 	if (!self->ops) {
 		self->run = -1;
 		self->ops = self->made;
@@ -840,16 +845,15 @@ static void rebuild_layers(GaOperationsView *self)
 	g_hash_table_unref(seen);
 }
 
-static void rebuild(GaOperationsView *self)
+/* The rows, layers and runs of the view's document
+ * (GaView::document_changed). */
+static void rebuild(GaView *view)
 {
-	GaDocument *doc = ga_session_get_document(self->session);
+	GaOperationsView *self = GA_OPERATIONS_VIEW(view);
+	GaDocument *doc = ga_view_get_document(view);
 	size_t n = 0, n_runs;
 	GtkStringList *runs = gtk_string_list_new(NULL);
 
-	if (doc != self->doc) {
-		g_clear_pointer(&self->doc, ga_document_unref);
-		self->doc = doc ? ga_document_ref(doc) : NULL;
-	}
 	self->made = doc ? ga_document_get_operations(doc, -1, &n) : NULL;
 	self->extras = doc ? ga_document_get_operation_extras(doc) : NULL;
 	self->n_ops = self->made ? n : 0;
@@ -907,32 +911,6 @@ static void rebuild(GaOperationsView *self)
 	update_status(self);
 }
 
-/* Compare mode shows ga-operations-compare.h's page instead of the
- * table and details of report A. */
-static void show_compare(GaOperationsView *self)
-{
-	GaDocument *doc = ga_session_get_document(self->session);
-	GaDocument *other = ga_session_get_compare_document(self->session);
-
-	if (self->compare_page)
-		gtk_box_remove(GTK_BOX(self), self->compare_page);
-	self->compare_page = NULL;
-	gtk_widget_set_visible(self->bar, !(doc && other));
-	gtk_widget_set_visible(self->paned, !(doc && other));
-	if (!doc || !other)
-		return;
-	self->compare_page = ga_operations_compare_new(doc, other);
-	gtk_box_append(GTK_BOX(self), self->compare_page);
-}
-
-static void on_document(GObject *session, GParamSpec *pspec, gpointer data)
-{
-	(void)session;
-	(void)pspec;
-	rebuild(GA_OPERATIONS_VIEW(data));
-	show_compare(GA_OPERATIONS_VIEW(data));
-}
-
 /* --- Building ------------------------------------------------------------------------------ */
 
 static void add_column(GaOperationsView *self, int c)
@@ -950,22 +928,15 @@ static void add_column(GaOperationsView *self, int c)
 	gtk_column_view_column_set_sorter(col, self->sorters[c]);
 	gtk_column_view_column_set_resizable(col, TRUE);
 	gtk_column_view_column_set_expand(col, columns[c].width <= 0);
-	if (columns[c].width > 0)
-		gtk_column_view_column_set_fixed_width(col, columns[c].width);
-	else
-		gtk_column_view_column_set_fixed_width(col, 150);
+	gtk_column_view_column_set_fixed_width(col, columns[c].width > 0 ? columns[c].width : 150);
 	gtk_column_view_column_set_visible(col, columns[c].visible);
 	gtk_column_view_append_column(self->view, col);
 	self->cols[c] = col;
 }
 
-/* A menu button with one check per column, bound to its visibility. */
-static GtkWidget *build_column_chooser(GaOperationsView *self)
+/* The column chooser: one check per column, bound to its visibility. */
+static void fill_column_chooser(GaOperationsView *self)
 {
-	GtkWidget *button = gtk_menu_button_new();
-	GtkWidget *popover = gtk_popover_new();
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
-
 	for (int c = 0; c < COL_COUNT; c++) {
 		GtkWidget *check = gtk_check_button_new_with_label(columns[c].title);
 
@@ -976,92 +947,16 @@ static GtkWidget *build_column_chooser(GaOperationsView *self)
 		 * names nothing. */
 		if (c == COL_NAME)
 			gtk_widget_set_sensitive(check, FALSE);
-		gtk_box_append(GTK_BOX(box), check);
+		gtk_box_append(GTK_BOX(self->columns_box), check);
 	}
-	gtk_popover_set_child(GTK_POPOVER(popover), box);
-	gtk_menu_button_set_popover(GTK_MENU_BUTTON(button), popover);
-	gtk_menu_button_set_label(GTK_MENU_BUTTON(button), "Columns");
-	/* Named itself: GTK 4.8 names only the button inside it. */
-	gtk_accessible_update_property(GTK_ACCESSIBLE(button), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Columns", -1);
-	gtk_widget_set_tooltip_text(button, "Choose the columns shown");
-	return button;
 }
 
-static GtkWidget *build_bar(GaOperationsView *self)
-{
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	GtkWidget *run_label = gtk_label_new("Run");
-	GtkWidget *layer_scroll, *layer_popover;
-
-	self->filter_entry = GTK_SEARCH_ENTRY(gtk_search_entry_new());
-	g_object_set(self->filter_entry, "placeholder-text", "Filter by name or path (test/fc)",
-	             NULL);
-	gtk_widget_set_size_request(GTK_WIDGET(self->filter_entry), 260, -1);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->filter_entry),
-	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Filter operations", -1);
-	g_signal_connect(self->filter_entry, "search-changed", G_CALLBACK(on_filter_text), self);
-
-	self->layer_label = gtk_label_new("Layer");
-	gtk_widget_add_css_class(self->layer_label, "dim-label");
-	self->layer_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
-	layer_scroll = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(layer_scroll), GTK_POLICY_NEVER,
-	                               GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_propagate_natural_height(GTK_SCROLLED_WINDOW(layer_scroll), TRUE);
-	gtk_scrolled_window_set_propagate_natural_width(GTK_SCROLLED_WINDOW(layer_scroll), TRUE);
-	gtk_scrolled_window_set_max_content_height(GTK_SCROLLED_WINDOW(layer_scroll), 420);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(layer_scroll), self->layer_box);
-	layer_popover = gtk_popover_new();
-	gtk_popover_set_child(GTK_POPOVER(layer_popover), layer_scroll);
-	self->layer_button = gtk_menu_button_new();
-	gtk_menu_button_set_popover(GTK_MENU_BUTTON(self->layer_button), layer_popover);
-	gtk_widget_set_tooltip_text(self->layer_button, "Show the operations of one layer");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->layer_button),
-	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Layer", -1);
-
-	self->run_box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	gtk_widget_add_css_class(run_label, "dim-label");
-	self->run_choice = GTK_DROP_DOWN(gtk_drop_down_new(NULL, NULL));
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->run_choice), "The run whose cycles and FLOPs show");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->run_choice), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Run", -1);
-	tsd_a11y_name_dropdown(self->run_choice, "Run");
-	g_signal_connect(self->run_choice, "notify::selected", G_CALLBACK(on_run_chosen), self);
-	gtk_box_append(GTK_BOX(self->run_box), run_label);
-	gtk_box_append(GTK_BOX(self->run_box), GTK_WIDGET(self->run_choice));
-
-	self->status = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->status, 1);
-	/* Its width must not grow the window as the count changes. */
-	gtk_label_set_ellipsize(self->status, PANGO_ELLIPSIZE_START);
-	gtk_widget_set_hexpand(GTK_WIDGET(self->status), TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self->status), "dim-label");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->status), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Operations shown", -1);
-
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->filter_entry));
-	gtk_box_append(GTK_BOX(bar), self->layer_label);
-	gtk_box_append(GTK_BOX(bar), self->layer_button);
-	gtk_box_append(GTK_BOX(bar), self->run_box);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->status));
-	gtk_box_append(GTK_BOX(bar), build_column_chooser(self));
-	gtk_widget_set_margin_start(bar, 12);
-	gtk_widget_set_margin_end(bar, 12);
-	gtk_widget_set_margin_top(bar, 8);
-	gtk_widget_set_margin_bottom(bar, 8);
-	return bar;
-}
-
-static GtkWidget *build_table(GaOperationsView *self)
+/* The table's columns and model chain (the file's head says which). */
+static void build_table(GaOperationsView *self)
 {
 	GtkSortListModel *sorted;
-	GtkWidget *scroll = gtk_scrolled_window_new();
 
 	self->store = g_list_store_new(GA_TYPE_OP_ROW);
-	self->view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->view), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Operations", -1);
 	for (int c = 0; c < COL_COUNT; c++)
 		add_column(self, c);
 	/* The columns chosen last time (the chooser follows them). */
@@ -1082,52 +977,32 @@ static GtkWidget *build_table(GaOperationsView *self)
 	gtk_single_selection_set_autoselect(self->selection, TRUE);
 	g_signal_connect(self->selection, "notify::selected-item", G_CALLBACK(on_selected), self);
 	gtk_column_view_set_model(self->view, GTK_SELECTION_MODEL(self->selection));
-	gtk_column_view_set_show_column_separators(self->view, TRUE);
 	/* Heaviest first, as a profile is read. */
 	gtk_column_view_sort_by_column(self->view, self->cols[COL_CYCLES], GTK_SORT_DESCENDING);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->view));
-	gtk_widget_set_vexpand(scroll, TRUE);
-	gtk_widget_set_hexpand(scroll, TRUE);
-	self->table_scroll = scroll;
-	return scroll;
 }
 
-/* Below the table: the heading, then the figures, the chain and what it
- * made side by side (a table this wide needs the window's width). */
-static GtkWidget *build_details(GaOperationsView *self)
+/* The jump bar goes under the details' heading before the base follows
+ * the session (which calls rebuild): the bar needs the session. */
+static void ga_operations_view_constructed(GObject *object)
 {
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-	GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 32);
+	GaOperationsView *self = GA_OPERATIONS_VIEW(object);
 
-	self->heading = GTK_LABEL(gtk_label_new(NULL));
-	tsd_a11y_quiet_when_empty(self->heading);
-	gtk_label_set_xalign(self->heading, 0);
-	gtk_label_set_wrap(self->heading, TRUE);
-	gtk_label_set_wrap_mode(self->heading, PANGO_WRAP_WORD_CHAR);
-	gtk_widget_add_css_class(GTK_WIDGET(self->heading), "heading");
-	for (int i = 0; i < 3; i++) {
-		self->sections[i] = ga_details_grid_new();
-		gtk_widget_set_hexpand(GTK_WIDGET(self->sections[i]), i > 0);
-		gtk_box_append(GTK_BOX(row), GTK_WIDGET(self->sections[i]));
-	}
-	gtk_widget_set_size_request(GTK_WIDGET(self->sections[0]), 340, -1);
-	self->details = self->sections[0];
-	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->heading));
-	gtk_box_append(GTK_BOX(box), row);
-	return ga_details_scroller_new(box, -1, 200);
+	self->jump_bar = ga_jump_bar_new(ga_view_get_session(GA_VIEW(self)), GA_JUMP_BAR_OPERATION);
+	gtk_widget_set_visible(self->jump_bar, FALSE);
+	gtk_box_insert_child_after(GTK_BOX(self->details_box), self->jump_bar,
+	                           GTK_WIDGET(self->heading));
+	G_OBJECT_CLASS(ga_operations_view_parent_class)->constructed(object);
 }
 
 static void ga_operations_view_dispose(GObject *object)
 {
 	GaOperationsView *self = GA_OPERATIONS_VIEW(object);
 
-	if (self->session)
-		g_signal_handlers_disconnect_by_data(self->session, self);
-	g_clear_object(&self->session);
 	if (self->selection)
 		g_signal_handlers_disconnect_by_data(self->selection, self);
 	if (self->filtered)
 		g_signal_handlers_disconnect_by_data(self->filtered, self);
+	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_OPERATIONS_VIEW);
 	G_OBJECT_CLASS(ga_operations_view_parent_class)->dispose(object);
 }
 
@@ -1145,53 +1020,70 @@ static void ga_operations_view_finalize(GObject *object)
 	}
 	g_free(self->needle);
 	g_free(self->layer);
-	g_clear_pointer(&self->doc, ga_document_unref);
 	G_OBJECT_CLASS(ga_operations_view_parent_class)->finalize(object);
 }
 
 static void ga_operations_view_class_init(GaOperationsViewClass *klass)
 {
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
-	G_OBJECT_CLASS(klass)->dispose = ga_operations_view_dispose;
-	G_OBJECT_CLASS(klass)->finalize = ga_operations_view_finalize;
+	object_class->constructed = ga_operations_view_constructed;
+	object_class->dispose = ga_operations_view_dispose;
+	object_class->finalize = ga_operations_view_finalize;
+	GA_VIEW_CLASS(klass)->document_changed = rebuild;
 	gtk_widget_class_set_css_name(widget_class, "operationsview");
+	/* A group, as the box it was, which a screen reader passes over. */
+	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+
+	g_type_ensure(GA_TYPE_OPERATIONS_COMPARE);
+	gtk_widget_class_set_template_from_resource(
+	    widget_class, "/org/tilescope/GraphAnalyser/ga-operations-view.ui");
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, filter_entry);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, layer_button);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, layer_box);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, layer_label);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, run_box);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, run_choice);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, status);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, columns_box);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, view);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, table_scroll);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, details_box);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, heading);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, figures);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, chain);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, made_grid);
+	gtk_widget_class_bind_template_callback(widget_class, on_filter_text);
+	gtk_widget_class_bind_template_callback(widget_class, on_run_chosen);
+	gtk_widget_class_bind_template_callback(widget_class, on_row_activated);
 }
 
 static void ga_operations_view_init(GaOperationsView *self)
 {
-	GtkWidget *bar, *table, *paned;
+	GtkPaned *paned;
 
 	self->run = -1;
-	gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
-	/* The table first: the bar's column chooser binds to its columns. */
-	table = build_table(self);
-	bar = self->bar = build_bar(self);
-	gtk_box_append(GTK_BOX(self), bar);
-	paned = self->paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
-	gtk_paned_set_start_child(GTK_PANED(paned), table);
-	gtk_paned_set_end_child(GTK_PANED(paned), build_details(self));
-	gtk_paned_set_resize_end_child(GTK_PANED(paned), FALSE);
-	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
-	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
-	/* The table keeps about 14 rows at the default size. */
-	gtk_paned_set_position(GTK_PANED(paned), 470);
-	gtk_widget_set_vexpand(paned, TRUE);
-	gtk_box_append(GTK_BOX(self), paned);
+	gtk_widget_init_template(GTK_WIDGET(self));
+	/* The table first: the chooser binds to its columns. */
+	build_table(self);
+	fill_column_chooser(self);
+	/* What GtkBuilder cannot say: the run's name on the drop-down's
+	 * button, an empty heading silent. */
+	tsd_a11y_name_dropdown(self->run_choice, "Run");
+	tsd_a11y_quiet_when_empty(self->heading);
+	self->sections[0] = self->figures;
+	self->sections[1] = self->chain;
+	self->sections[2] = self->made_grid;
+	self->details = self->sections[0];
+	/* The details below the table, which keeps about 14 rows at the
+	 * default size. */
+	paned = ga_view_get_paned(GA_VIEW(self));
+	gtk_orientable_set_orientation(GTK_ORIENTABLE(paned), GTK_ORIENTATION_VERTICAL);
+	gtk_paned_set_position(paned, 470);
 }
 
 GtkWidget *ga_operations_view_new(GaSession *session)
 {
-	GaOperationsView *self = g_object_new(GA_TYPE_OPERATIONS_VIEW, NULL);
-
-	self->session = g_object_ref(session);
-	/* Under the heading: the bar needs the session, which init has not. */
-	self->jump_bar = ga_jump_bar_new(session, GA_JUMP_BAR_OPERATION);
-	gtk_widget_set_visible(self->jump_bar, FALSE);
-	gtk_box_insert_child_after(GTK_BOX(gtk_widget_get_parent(GTK_WIDGET(self->heading))),
-	                           self->jump_bar, GTK_WIDGET(self->heading));
-	g_signal_connect(self->view, "activate", G_CALLBACK(on_row_activated), self);
-	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
-	rebuild(self);
-	return GTK_WIDGET(self);
+	return g_object_new(GA_TYPE_OPERATIONS_VIEW, "session", session, NULL);
 }

@@ -9,14 +9,14 @@
  */
 #pragma once
 
-#include "ga-session.h"
+#include "ga-view.h"
 
 #include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
 #define GA_TYPE_OPERATIONS_VIEW (ga_operations_view_get_type())
-G_DECLARE_FINAL_TYPE(GaOperationsView, ga_operations_view, GA, OPERATIONS_VIEW, GtkBox)
+G_DECLARE_FINAL_TYPE(GaOperationsView, ga_operations_view, GA, OPERATIONS_VIEW, GaView)
 
 /* A view following `session`'s document. */
 GtkWidget *ga_operations_view_new(GaSession *session);
