@@ -11,6 +11,9 @@
  * handle): for a few tiles one SQL statement sums tile_value() over them,
  * for many it decodes each variable's per-tile bytes once. A newer
  * selection cancels the search before it.
+ *
+ * The notebook, its pages and tables are declared in
+ * ga-memory-selection.ui; the tables' columns and models are made here.
  */
 #include "ga-memory-selection.h"
 
@@ -112,18 +115,22 @@ struct _GaMemorySelection {
 	GtkBitset *tiles;
 	GCancellable *search;      /* the variable search running, if any */
 
+	GListStore *variables;
+	GtkStringFilter *variables_filter;  /* the search's, on the variable's name */
+	GListStore *vertices;       /* GaPartRow: vertex types and compute sets */
+	GListStore *exchanges;      /* GaPartRow: exchanges */
+
+	/* From the template (ga-memory-selection.ui). */
 	GtkWidget *notebook;
-	GtkWidget *details_scroll;
 	GtkLabel *details_heading;
 	GtkGrid *details;
-	GListStore *variables;
+	GtkWidget *variables_bar;
 	GtkLabel *variables_status;
-	GtkSearchEntry *variables_search;
 	GtkColumnView *variables_view;
-	GListStore *vertices;       /* GaPartRow: vertex types and compute sets */
 	GtkLabel *vertices_status;
-	GListStore *exchanges;      /* GaPartRow: exchanges */
+	GtkColumnView *vertices_view;
 	GtkLabel *exchanges_status;
+	GtkColumnView *exchanges_view;
 };
 
 G_DEFINE_FINAL_TYPE(GaMemorySelection, ga_memory_selection, GTK_TYPE_WIDGET)
@@ -698,59 +705,35 @@ static GtkSorter *string_sorter(const char *property)
 
 static void on_search_changed(GtkSearchEntry *entry, gpointer data)
 {
-	GtkStringFilter *filter = data;
+	GaMemorySelection *self = data;
 
-	gtk_string_filter_set_search(filter, gtk_editable_get_text(GTK_EDITABLE(entry)));
+	gtk_string_filter_set_search(self->variables_filter,
+	                             gtk_editable_get_text(GTK_EDITABLE(entry)));
 }
 
-static GtkWidget *build_variables(GaMemorySelection *self)
+/* The variables' table: filtered by the search, sorted by its columns. */
+static void setup_variables(GaMemorySelection *self)
 {
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	GtkWidget *scroll = gtk_scrolled_window_new();
-	GtkStringFilter *filter =
-	    gtk_string_filter_new(gtk_property_expression_new(GA_TYPE_VAR_ROW, NULL, "name"));
 	GtkFilterListModel *filtered;
 	GtkSortListModel *sorted;
 
 	self->variables = g_list_store_new(GA_TYPE_VAR_ROW);
-	self->variables_search = GTK_SEARCH_ENTRY(gtk_search_entry_new());
-	g_object_set(self->variables_search, "placeholder-text", "Search variables", NULL);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->variables_search),
-	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Search variables", -1);
-	self->variables_status = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->variables_status, 0);
-	gtk_widget_set_hexpand(GTK_WIDGET(self->variables_status), TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self->variables_status), "dim-label");
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->variables_status));
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->variables_search));
-	gtk_box_append(GTK_BOX(box), bar);
-
-	gtk_string_filter_set_match_mode(filter, GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
-	gtk_string_filter_set_ignore_case(filter, TRUE);
-	g_signal_connect(self->variables_search, "search-changed", G_CALLBACK(on_search_changed),
-	                 filter);
+	self->variables_filter =
+	    gtk_string_filter_new(gtk_property_expression_new(GA_TYPE_VAR_ROW, NULL, "name"));
+	gtk_string_filter_set_match_mode(self->variables_filter,
+	                                 GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
+	gtk_string_filter_set_ignore_case(self->variables_filter, TRUE);
 	filtered = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(self->variables)),
-	                                     GTK_FILTER(filter));
-	self->variables_view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
+	                                     GTK_FILTER(g_object_ref(self->variables_filter)));
 	sorted = gtk_sort_list_model_new(G_LIST_MODEL(filtered),
 	                                 g_object_ref(gtk_column_view_get_sorter(self->variables_view)));
-	gtk_column_view_set_model(self->variables_view,
-	                          no_autoselect(G_LIST_MODEL(sorted)));
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->variables_view),
-	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Variables on the selection",
-	                               -1);
+	gtk_column_view_set_model(self->variables_view, no_autoselect(G_LIST_MODEL(sorted)));
 	add_column(self, "Variable", "name", FALSE, string_sorter("name"), TRUE);
-	add_column(self, "On selection", "bytes-0", TRUE, numeric_sorter("bytes-0"),
-	           FALSE);
+	add_column(self, "On selection", "bytes-0", TRUE, numeric_sorter("bytes-0"), FALSE);
 	add_column(self, "All tiles", "bytes-1", TRUE, numeric_sorter("bytes-1"), FALSE);
 	add_column(self, "Category", "category", FALSE, string_sorter("category"), FALSE);
 	add_column(self, "Live", "always-live", FALSE, NULL, FALSE);
 	add_column(self, "Lifetime (steps)", "lifetime", TRUE, numeric_sorter("lifetime"), FALSE);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->variables_view));
-	gtk_widget_set_vexpand(scroll, TRUE);
-	gtk_box_append(GTK_BOX(box), scroll);
-	return box;
 }
 
 /* --- The breakdown tables ----------------------------------------------------------------- */
@@ -776,33 +759,23 @@ static void bind_part(GtkSignalListItemFactory *f, GtkListItem *item, gpointer c
 	gtk_label_set_text(l, text);
 }
 
-/* A tab of a breakdown: a status line and a sortable table of GaPartRow
- * with the titles of its a and b columns. */
-static GtkWidget *build_parts(GListStore **store, GtkLabel **status, const char *accessible,
-                              const char *a_title, const char *b_title)
+/* A breakdown's table `view`: a sortable table of GaPartRow with the
+ * titles of its a and b columns, over *store (made here). */
+static void setup_parts(GtkColumnView *view, GListStore **store, const char *a_title,
+                        const char *b_title)
 {
 	static const char *const columns[] = {"name", "kind", "a", "b"};
 	const char *titles[] = {"Name", "Kind", a_title, b_title};
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-	GtkWidget *scroll = gtk_scrolled_window_new();
-	GtkColumnView *view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
 	GtkSortListModel *sorted;
 
 	*store = g_list_store_new(GA_TYPE_PART_ROW);
-	*status = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(*status, 0);
-	gtk_label_set_wrap(*status, TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(*status), "dim-label");
-	gtk_box_append(GTK_BOX(box), GTK_WIDGET(*status));
 	for (guint i = 0; i < G_N_ELEMENTS(columns); i++) {
 		GtkListItemFactory *f = gtk_signal_list_item_factory_new();
 		GtkColumnViewColumn *col;
 		gboolean numeric = i >= 2;
-		GtkSorter *sorter =
-		    numeric ? GTK_SORTER(gtk_numeric_sorter_new(
-		                  gtk_property_expression_new(GA_TYPE_PART_ROW, NULL, columns[i])))
-		            : GTK_SORTER(gtk_string_sorter_new(
-		                  gtk_property_expression_new(GA_TYPE_PART_ROW, NULL, columns[i])));
+		GtkExpression *e = gtk_property_expression_new(GA_TYPE_PART_ROW, NULL, columns[i]);
+		GtkSorter *sorter = numeric ? GTK_SORTER(gtk_numeric_sorter_new(e))
+		                            : GTK_SORTER(gtk_string_sorter_new(e));
 
 		g_signal_connect(f, "setup", G_CALLBACK(ga_cell_label_setup_cb), GINT_TO_POINTER(numeric));
 		g_signal_connect(f, "bind", G_CALLBACK(bind_part), (gpointer)columns[i]);
@@ -818,45 +791,17 @@ static GtkWidget *build_parts(GListStore **store, GtkLabel **status, const char 
 	}
 	sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(*store)),
 	                                 g_object_ref(gtk_column_view_get_sorter(view)));
-	gtk_column_view_set_model(view,
-	                          no_autoselect(G_LIST_MODEL(sorted)));
-	gtk_accessible_update_property(GTK_ACCESSIBLE(view), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               accessible, -1);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(view));
-	gtk_widget_set_vexpand(scroll, TRUE);
-	gtk_box_append(GTK_BOX(box), scroll);
-	return box;
+	gtk_column_view_set_model(view, no_autoselect(G_LIST_MODEL(sorted)));
 }
 
 /* --- Building ------------------------------------------------------------------------------ */
-
-static GtkWidget *build_details(GaMemorySelection *self)
-{
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-
-	self->details_heading = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->details_heading, 0);
-	gtk_label_set_wrap(self->details_heading, TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self->details_heading), "heading");
-	self->details = GTK_GRID(gtk_grid_new());
-	gtk_grid_set_column_spacing(self->details, 24);
-	gtk_grid_set_row_spacing(self->details, 2);
-	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->details_heading));
-	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->details));
-	gtk_widget_set_margin_start(box, 12);
-	gtk_widget_set_margin_end(box, 12);
-	gtk_widget_set_margin_top(box, 8);
-	self->details_scroll = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->details_scroll), box);
-	return self->details_scroll;
-}
 
 static void ga_memory_selection_dispose(GObject *object)
 {
 	GaMemorySelection *self = GA_MEMORY_SELECTION(object);
 
 	tsd_cancel_clear(&self->search);
-	g_clear_pointer(&self->notebook, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_MEMORY_SELECTION);
 	G_OBJECT_CLASS(ga_memory_selection_parent_class)->dispose(object);
 }
 
@@ -869,6 +814,7 @@ static void ga_memory_selection_finalize(GObject *object)
 	g_free(self->sharing_error);
 	g_clear_pointer(&self->tiles, gtk_bitset_unref);
 	g_clear_object(&self->variables);
+	g_clear_object(&self->variables_filter);
 	g_clear_object(&self->vertices);
 	g_clear_object(&self->exchanges);
 	g_clear_object(&self->session);
@@ -878,34 +824,37 @@ static void ga_memory_selection_finalize(GObject *object)
 static void ga_memory_selection_class_init(GaMemorySelectionClass *klass)
 {
 	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
 	object_class->dispose = ga_memory_selection_dispose;
 	object_class->finalize = ga_memory_selection_finalize;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
 	/* A container, silent to a screen reader (GTK 4.8 would say its type
 	 * name). */
-	gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GENERIC);
+	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GENERIC);
+	gtk_widget_class_set_template_from_resource(
+	    widget_class, "/org/tilescope/GraphAnalyser/ga-memory-selection.ui");
+	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, notebook);
+	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, details_heading);
+	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, details);
+	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, variables_bar);
+	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, variables_status);
+	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, variables_view);
+	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, vertices_status);
+	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, vertices_view);
+	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, exchanges_status);
+	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, exchanges_view);
+	gtk_widget_class_bind_template_callback(widget_class, on_search_changed);
 }
 
 static void ga_memory_selection_init(GaMemorySelection *self)
 {
 	self->tiles = gtk_bitset_new_empty();
-	self->notebook = gtk_notebook_new();
-	gtk_widget_set_parent(self->notebook, GTK_WIDGET(self));
-	gtk_notebook_append_page(GTK_NOTEBOOK(self->notebook), build_details(self),
-	                         gtk_label_new("Details"));
-	gtk_notebook_append_page(GTK_NOTEBOOK(self->notebook), build_variables(self),
-	                         gtk_label_new("Variables"));
-	gtk_notebook_append_page(GTK_NOTEBOOK(self->notebook),
-	                         build_parts(&self->vertices, &self->vertices_status,
-	                                     "Vertices on the selection", "Vertex bytes",
-	                                     "Code bytes"),
-	                         gtk_label_new("Vertices"));
-	gtk_notebook_append_page(GTK_NOTEBOOK(self->notebook),
-	                         build_parts(&self->exchanges, &self->exchanges_status,
-	                                     "Exchanges on the selection", "Bytes received",
-	                                     "Bytes sent"),
-	                         gtk_label_new("Exchanges"));
+	gtk_widget_init_template(GTK_WIDGET(self));
+	setup_variables(self);
+	setup_parts(self->vertices_view, &self->vertices, "Vertex bytes", "Code bytes");
+	setup_parts(self->exchanges_view, &self->exchanges, "Bytes received", "Bytes sent");
+	/* The tabs named by their titles (GTK 4.8 names them "Tab"). */
 	tsd_a11y_name_tabs(GTK_NOTEBOOK(self->notebook));
 	update_details(self);
 	update_variables(self);
@@ -931,8 +880,8 @@ GaMemorySelection *ga_memory_selection_new(GaSession *session)
 	/* "Show Tiles in Memory": the session's variable's tiles become the
 	 * selection (which of them hold the rest of it). */
 	jump = ga_jump_bar_new(session, GA_JUMP_BAR_VARIABLE);
-	gtk_box_insert_child_after(GTK_BOX(gtk_widget_get_parent(GTK_WIDGET(self->variables_status))),
-	                           jump, GTK_WIDGET(self->variables_status));
+	gtk_box_insert_child_after(GTK_BOX(self->variables_bar), jump,
+	                           GTK_WIDGET(self->variables_status));
 	g_signal_connect(gtk_column_view_get_model(self->variables_view), "notify::selected-item",
 	                 G_CALLBACK(on_variable_selected), self);
 	g_signal_connect(self->variables_view, "activate", G_CALLBACK(ga_jump_bar_activate_cb), jump);

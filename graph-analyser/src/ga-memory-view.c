@@ -23,6 +23,9 @@
  * axis and zoom (rebuild_compare says how different tile counts go).
  *
  * The widgets are declared in ga-memory-view.ui; this file fills them.
+ * The view is a GaView: the base follows the session's documents, shows
+ * the empty page without one, and the template shows the comparison's
+ * charts and headings through the base's "compare" and documents.
  */
 #include "ga-memory-view.h"
 
@@ -51,11 +54,11 @@ typedef struct category_split {
 } category_split;
 
 struct _GaMemoryView {
-	GtkWidget parent_instance;
+	GaView parent_instance;
 
-	GaSession *session;
-	GaDocument *doc;            /* the one the chart shows (a ref) */
-	GaDocument *compare;        /* report B when comparing (a ref), or NULL */
+	GaSession *session;         /* the base's (borrowed) */
+	GaDocument *doc;            /* the base's document (borrowed), or NULL */
+	GaDocument *compare;        /* the base's report B (borrowed), or NULL */
 	gboolean syncing_range;     /* a zoom being copied between the charts */
 	ga_tile_layout layout;
 	guint n_tiles;
@@ -67,7 +70,6 @@ struct _GaMemoryView {
 	guint entry_timeout;        /* applies "Select tiles" a moment after typing stops */
 
 	/* From the template (ga-memory-view.ui). */
-	GtkWidget *box;
 	GtkLabel *stack_by_label, *ipu_label, *order_label;
 	GtkDropDown *stack_by;
 	GtkCheckButton *gaps;
@@ -79,20 +81,17 @@ struct _GaMemoryView {
 	TscChart *chart;
 	GtkLabel *chart_caption;
 	char *caption;              /* the chart caption's text about the report */
-	GtkWidget *paned;
 	GtkWidget *bottom;          /* the tile maps and the selection */
-	GtkWidget *compare_box;     /* the difference and B's charts, shown when comparing */
 	TscChart *diff_chart;       /* B - A per tile: increases and decreases */
 	GtkLabel *diff_caption;
 	TscChart *b_chart;          /* report B's usual chart */
-	GtkLabel *b_heading, *a_heading;
 	GtkWidget *legend;          /* a GtkFlowBox: colour and name of each component */
 	GtkWidget *maps;            /* a box of the IPUs' tile maps */
 	GPtrArray *heatmaps;        /* TscHeatmap per IPU */
 	GaMemorySelection *selection;
 };
 
-G_DEFINE_FINAL_TYPE(GaMemoryView, ga_memory_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE(GaMemoryView, ga_memory_view, GA_TYPE_VIEW)
 
 /* --- Colours -------------------------------------------------------------------------- */
 
@@ -472,7 +471,6 @@ static void rebuild_compare(GaMemoryView *self)
 	g_autoptr(GArray) colours = g_array_new(FALSE, FALSE, sizeof(GdkRGBA));
 	g_autofree guint *identity = NULL;
 	g_autofree double *values = NULL;
-	g_autofree char *heading = NULL;
 	const guint *order, *order_b;
 	g_autofree char *cap_note = NULL;
 	gboolean show_cap;
@@ -480,9 +478,7 @@ static void rebuild_compare(GaMemoryView *self)
 	guint n, grew = 0, shrank = 0, inc_tile = 0, dec_tile = 0;
 	int64_t inc = 0, dec = 0;
 
-	gtk_widget_set_visible(self->compare_box, self->compare != NULL);
-	gtk_widget_set_visible(GTK_WIDGET(self->a_heading), self->compare != NULL);
-	gtk_paned_set_position(GTK_PANED(self->paned), self->compare ? 620 : 380);
+	gtk_paned_set_position(ga_view_get_paned(GA_VIEW(self)), self->compare ? 620 : 380);
 	/* A and B as tall as each other, so that one data range gives both
 	 * the same y ticks. */
 	gtk_widget_set_vexpand(GTK_WIDGET(self->chart), self->compare == NULL);
@@ -497,11 +493,6 @@ static void rebuild_compare(GaMemoryView *self)
 		identity[i] = i;
 	order = na == nb ? self->order : identity;
 	order_b = na == nb ? self->order : identity;
-	heading = g_strdup_printf("A — %s", ga_document_get_title(self->doc));
-	gtk_label_set_text(self->a_heading, heading);
-	g_free(heading);
-	heading = g_strdup_printf("B — %s", ga_document_get_title(self->compare));
-	gtk_label_set_text(self->b_heading, heading);
 	fill_stacks(self, self->compare, self->doc, order_b, (guint)nb, self->b_chart, names,
 	            colours, NULL);
 	/* The capacity line only where it informs (ga-memory-compare.h); A's
@@ -792,27 +783,36 @@ static void fill_ipu_list(GaMemoryView *self, guint num_ipus)
 }
 
 static void on_stack_changed(GObject *object, GParamSpec *pspec, gpointer data);
+static void on_session_tiles(GaSession *session, GParamSpec *pspec, gpointer data);
 
-static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
+/* The headings over A's and B's charts when comparing. */
+static char *heading_a(gpointer view, GaDocument *doc)
 {
-	GaMemoryView *self = data;
-	GaDocument *doc = ga_session_get_document(session);
+	(void)view;
+	return doc ? g_strdup_printf("A — %s", ga_document_get_title(doc)) : g_strdup("");
+}
+
+static char *heading_b(gpointer view, GaDocument *doc)
+{
+	(void)view;
+	return doc ? g_strdup_printf("B — %s", ga_document_get_title(doc)) : g_strdup("");
+}
+
+/* The base's documents changed (GaView::document_changed). */
+static void on_document(GaView *view)
+{
+	GaMemoryView *self = GA_MEMORY_VIEW(view);
+	GaDocument *doc = ga_view_get_document(view);
 	const tsr_target *target;
 	g_autofree char *caption = NULL;
 	g_autofree char *cap = NULL;
 
-	(void)pspec;
 	for (guint i = 0; i < G_N_ELEMENTS(self->split); i++)
 		category_split_clear(&self->split[i]);
-	g_clear_pointer(&self->doc, ga_document_unref);
-	g_clear_pointer(&self->compare, ga_document_unref);
-	if (!doc) {
-		gtk_widget_set_visible(self->compare_box, FALSE);
+	self->doc = doc;
+	self->compare = ga_view_get_compare_document(view);
+	if (!doc)
 		return;
-	}
-	self->doc = ga_document_ref(doc);
-	if (ga_session_get_compare_document(session))
-		self->compare = ga_document_ref(ga_session_get_compare_document(session));
 	target = tsr_report_get_target(ga_document_get_report(doc));
 	self->n_tiles = target->num_tiles;
 	ga_tile_layout_init(&self->layout, target->num_ipus, target->tiles_per_ipu);
@@ -848,7 +848,7 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 	self->caption = g_steal_pointer(&caption);
 	rebuild_chart(self);
 	ga_memory_selection_set_document(self->selection, doc, &self->layout);
-	on_session_tiles(session, NULL, self);
+	on_session_tiles(self->session, NULL, self);
 }
 
 static void on_stack_changed(GObject *object, GParamSpec *pspec, gpointer data)
@@ -901,15 +901,35 @@ static void on_session_ipu(GaSession *session, GParamSpec *pspec, gpointer data)
 
 /* --- The class ---------------------------------------------------------------------------------- */
 
+/* What needs the session: what the selected tiles hold, and the
+ * session's tiles and IPU followed; before the base follows the
+ * session's documents (which calls on_document). */
+static void ga_memory_view_constructed(GObject *object)
+{
+	GaMemoryView *self = GA_MEMORY_VIEW(object);
+	GtkPaned *paned = ga_view_get_paned(GA_VIEW(self));
+
+	self->session = ga_view_get_session(GA_VIEW(self));
+	self->selection = ga_memory_selection_new(self->session);
+	gtk_paned_set_end_child(GTK_PANED(self->bottom), GTK_WIDGET(self->selection));
+	g_signal_connect(self->session, "notify::selected-tiles", G_CALLBACK(on_session_tiles), self);
+	g_signal_connect(self->session, "notify::ipu", G_CALLBACK(on_session_ipu), self);
+	/* The chart above the tile maps and the selection; both take a
+	 * share of a change of the window's height. */
+	gtk_orientable_set_orientation(GTK_ORIENTABLE(paned), GTK_ORIENTATION_VERTICAL);
+	gtk_paned_set_position(paned, 380);
+	gtk_paned_set_resize_end_child(paned, TRUE);
+	G_OBJECT_CLASS(ga_memory_view_parent_class)->constructed(object);
+}
+
 static void ga_memory_view_dispose(GObject *object)
 {
 	GaMemoryView *self = GA_MEMORY_VIEW(object);
 
 	if (self->session)
 		g_signal_handlers_disconnect_by_data(self->session, self);
-	if (self->entry_timeout)
-		g_source_remove(self->entry_timeout);
-	self->entry_timeout = 0;
+	self->session = NULL;
+	g_clear_handle_id(&self->entry_timeout, g_source_remove);
 	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_MEMORY_VIEW);
 	G_OBJECT_CLASS(ga_memory_view_parent_class)->dispose(object);
 }
@@ -920,9 +940,6 @@ static void ga_memory_view_finalize(GObject *object)
 
 	for (guint i = 0; i < G_N_ELEMENTS(self->split); i++)
 		category_split_clear(&self->split[i]);
-	g_clear_pointer(&self->doc, ga_document_unref);
-	g_clear_pointer(&self->compare, ga_document_unref);
-	g_clear_object(&self->session);
 	g_free(self->caption);
 	g_free(self->order);
 	g_free(self->item_of);
@@ -937,9 +954,10 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	GObjectClass *object_class = G_OBJECT_CLASS(klass);
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
+	object_class->constructed = ga_memory_view_constructed;
 	object_class->dispose = ga_memory_view_dispose;
 	object_class->finalize = ga_memory_view_finalize;
-	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+	GA_VIEW_CLASS(klass)->document_changed = on_document;
 	/* A container, silent to a screen reader (GTK 4.8 would say its type
 	 * name). */
 	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GENERIC);
@@ -948,7 +966,6 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	g_type_ensure(TSC_TYPE_CHART);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/GraphAnalyser/ga-memory-view.ui");
-	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, box);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, stack_by_label);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, stack_by);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, gaps);
@@ -959,14 +976,10 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, order_by);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, tiles_entry);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, tiles_error);
-	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, paned);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, bottom);
-	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, compare_box);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, diff_chart);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, diff_caption);
-	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, b_heading);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, b_chart);
-	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, a_heading);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, chart);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, chart_caption);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, legend);
@@ -978,6 +991,8 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	gtk_widget_class_bind_template_callback(widget_class, on_tiles_changed);
 	gtk_widget_class_bind_template_callback(widget_class, on_chart_selection);
 	gtk_widget_class_bind_template_callback(widget_class, on_range_changed);
+	gtk_widget_class_bind_template_callback(widget_class, heading_a);
+	gtk_widget_class_bind_template_callback(widget_class, heading_b);
 }
 
 static void ga_memory_view_init(GaMemoryView *self)
@@ -1005,15 +1020,5 @@ static void ga_memory_view_init(GaMemoryView *self)
 
 GtkWidget *ga_memory_view_new(GaSession *session)
 {
-	GaMemoryView *self = g_object_new(GA_TYPE_MEMORY_VIEW, NULL);
-
-	self->session = g_object_ref(session);
-	self->selection = ga_memory_selection_new(session);
-	gtk_paned_set_end_child(GTK_PANED(self->bottom), GTK_WIDGET(self->selection));
-	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
-	g_signal_connect(session, "notify::selected-tiles", G_CALLBACK(on_session_tiles), self);
-	g_signal_connect(session, "notify::ipu", G_CALLBACK(on_session_ipu), self);
-	if (ga_session_get_document(session))
-		on_document(session, NULL, self);
-	return GTK_WIDGET(self);
+	return g_object_new(GA_TYPE_MEMORY_VIEW, "session", session, NULL);
 }

@@ -8,14 +8,14 @@
  */
 #pragma once
 
-#include "ga-session.h"
+#include "ga-view.h"
 
 #include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
 #define GA_TYPE_MEMORY_VIEW (ga_memory_view_get_type())
-G_DECLARE_FINAL_TYPE(GaMemoryView, ga_memory_view, GA, MEMORY_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE(GaMemoryView, ga_memory_view, GA, MEMORY_VIEW, GaView)
 
 GtkWidget *ga_memory_view_new(GaSession *session);
 

@@ -6,8 +6,13 @@
  * the texts, mnemonics, tooltips and layout properties a user sees, in
  * tree order (which is the focus order), with tutorial 5 open and again
  * comparing tutorial 5 with tutorial 7. The expected dump
- * (memory-view-tree.txt) was written by the hand-built view; run with
- * TILESCOPE_WRITE_TREE=FILE to write a new one.
+ * (memory-view-tree.txt) was written by the hand-built view, then again
+ * when the view moved onto GaView: the base's stack and its loading and
+ * empty pages wrap it, the base's empty page stands in for the view
+ * without a report, the tool bar, chart and selection are the base's
+ * bar, content and details pane (the one margin of 12 around them split
+ * among the three), the headings over A's and B's charts are bound to
+ * the documents; run with TILESCOPE_WRITE_TREE=FILE to write a new one.
  *
  * Accessible names are not readable through GTK 4.8's API: the AT-SPI
  * tests (gui_accessibility, gui_memory_*) check those.
