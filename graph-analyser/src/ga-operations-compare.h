@@ -6,9 +6,9 @@
  * and its FLOPs (the deltas cycles.operation.<path>, memory.operation.<path>
  * and flops.operation.<path>; accessible names as ga-compare-grid.h
  * says). Operations only one report has are listed in their own
- * sections, "Only in A" and "Only in B". Declared in
- * ga-operations-compare.ui; the Operations view shows it as its compare
- * page (ga-view.h).
+ * sections, "Only in A" and "Only in B". The page around them (title,
+ * note, filter) is the Operations view's compare page, declared in
+ * ga-operations-view.ui.
  */
 #pragma once
 
@@ -18,13 +18,10 @@
 
 G_BEGIN_DECLS
 
-#define GA_TYPE_OPERATIONS_COMPARE (ga_operations_compare_get_type())
-G_DECLARE_FINAL_TYPE(GaOperationsCompare, ga_operations_compare, GA, OPERATIONS_COMPARE,
-                     GtkWidget)
-
-/* The page shows its "document" (report A) against its
- * "compare-document" (report B, which holds the comparison), properties
- * a template binds to: a new report B gathers the operations again and
- * clears the filter; without one the page has no sections. */
+/* Fills `sections` (a vertical box, emptied first) with the operations
+ * of report `b`'s comparison whose path holds `filter` (any case; "" or
+ * NULL: all): "In both", "Only in A" and "Only in B"; nothing when `b`
+ * keeps no comparison. */
+void ga_operations_compare_fill(GtkWidget *sections, GaDocument *b, const char *filter);
 
 G_END_DECLS

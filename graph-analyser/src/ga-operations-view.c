@@ -195,6 +195,8 @@ struct _GaOperationsView {
 	GtkWidget *details_box;
 	GtkLabel *heading;
 	GtkGrid *figures, *chain, *made_grid;
+	GtkEditable *compare_filter;
+	GtkWidget *compare_sections;
 };
 
 G_DEFINE_FINAL_TYPE(GaOperationsView, ga_operations_view, GA_TYPE_VIEW)
@@ -791,6 +793,29 @@ static void on_run_chosen(GObject *drop, GParamSpec *pspec, gpointer data)
 	    gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->table_scroll)), 0);
 }
 
+/* --- Comparing ------------------------------------------------------------------------------ */
+
+/* The compare page's title: "Operations: A vs B". */
+static char *compare_title(gpointer view, GaDocument *a, GaDocument *b)
+{
+	(void)view;
+	if (!a || !b)
+		return g_strdup("");
+	return g_strdup_printf("Operations: %s vs %s", ga_document_get_title(a),
+	                       ga_document_get_title(b));
+}
+
+/* The compare filter, typed (a moment after typing stops) or cleared. */
+static void on_compare_filter(GtkSearchEntry *entry, gpointer data)
+{
+	GaOperationsView *self = data;
+
+	(void)entry;
+	ga_operations_compare_fill(self->compare_sections,
+	                           ga_view_get_compare_document(GA_VIEW(self)),
+	                           gtk_editable_get_text(self->compare_filter));
+}
+
 /* --- Rebuilding for a document ---------------------------------------------------- */
 
 static int compare_strings(gconstpointer a, gconstpointer b)
@@ -909,6 +934,11 @@ static void rebuild(GaView *view)
 	update_details(self);
 	update_jump_bar(self);
 	update_status(self);
+	/* A new pair: its sections, unfiltered. */
+	g_signal_handlers_block_by_func(self->compare_filter, on_compare_filter, self);
+	gtk_editable_set_text(self->compare_filter, "");
+	g_signal_handlers_unblock_by_func(self->compare_filter, on_compare_filter, self);
+	ga_operations_compare_fill(self->compare_sections, ga_view_get_compare_document(view), "");
 }
 
 /* --- Building ------------------------------------------------------------------------------ */
@@ -1036,7 +1066,6 @@ static void ga_operations_view_class_init(GaOperationsViewClass *klass)
 	/* A group, as the box it was, which a screen reader passes over. */
 	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 
-	g_type_ensure(GA_TYPE_OPERATIONS_COMPARE);
 	gtk_widget_class_set_template_from_resource(
 	    widget_class, "/org/tilescope/GraphAnalyser/ga-operations-view.ui");
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, filter_entry);
@@ -1054,9 +1083,13 @@ static void ga_operations_view_class_init(GaOperationsViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, figures);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, chain);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, made_grid);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, compare_filter);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, compare_sections);
 	gtk_widget_class_bind_template_callback(widget_class, on_filter_text);
 	gtk_widget_class_bind_template_callback(widget_class, on_run_chosen);
 	gtk_widget_class_bind_template_callback(widget_class, on_row_activated);
+	gtk_widget_class_bind_template_callback(widget_class, compare_title);
+	gtk_widget_class_bind_template_callback(widget_class, on_compare_filter);
 }
 
 static void ga_operations_view_init(GaOperationsView *self)
