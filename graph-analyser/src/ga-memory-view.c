@@ -620,14 +620,41 @@ static void apply_ipu(GaMemoryView *self)
 	guint sel = gtk_drop_down_get_selected(self->ipu);
 	guint per = self->layout.tiles_per_ipu;
 
-	if (sel == 0 || sel == GTK_INVALID_LIST_POSITION || !per) {
+	if (sel == 0 || sel == GTK_INVALID_LIST_POSITION || !per)
 		tsc_chart_show_all(self->chart);
-		ga_session_set_ipu(self->session, -1);
-	} else {
-		/* Both orders keep each IPU's tiles together. */
+	else /* both orders keep each IPU's tiles together */
 		tsc_chart_set_visible_range(self->chart, (double)(sel - 1) * per, (double)sel * per);
-		ga_session_set_ipu(self->session, (int)sel - 1);
-	}
+}
+
+/* The IPU drop-down bound to the session's "ipu" both ways: its item 0
+ * is every IPU (-1), item i IPU i - 1. The session's IPU chosen
+ * elsewhere (Back to a place with another IPU shown) selects its item
+ * when the list has it. Nothing moves without a document. */
+static gboolean ipu_to_item(GBinding *binding, const GValue *from, GValue *to, gpointer data)
+{
+	GaMemoryView *self = data;
+	int ipu = g_value_get_int(from);
+	guint want = ipu < 0 ? 0 : (guint)ipu + 1;
+
+	(void)binding;
+	if (!self->doc || want >= g_list_model_get_n_items(gtk_drop_down_get_model(self->ipu)))
+		return FALSE;
+	g_value_set_uint(to, want);
+	return TRUE;
+}
+
+static gboolean item_to_ipu(GBinding *binding, const GValue *from, GValue *to, gpointer data)
+{
+	GaMemoryView *self = data;
+	guint sel = g_value_get_uint(from);
+
+	(void)binding;
+	if (!self->doc)
+		return FALSE;
+	g_value_set_int(to, sel == 0 || sel == GTK_INVALID_LIST_POSITION || !self->layout.tiles_per_ipu
+	                        ? -1
+	                        : (int)sel - 1);
+	return TRUE;
 }
 
 /* --- Selection ------------------------------------------------------------------------------- */
@@ -885,24 +912,10 @@ static void on_ipu_changed(GObject *object, GParamSpec *pspec, gpointer data)
 		apply_ipu(self);
 }
 
-/* The session's IPU chosen elsewhere (Back to a place with another IPU
- * shown): the drop-down follows, and applies it. */
-static void on_session_ipu(GaSession *session, GParamSpec *pspec, gpointer data)
-{
-	GaMemoryView *self = data;
-	int ipu = ga_session_get_ipu(session);
-	guint want = ipu < 0 ? 0 : (guint)ipu + 1;
-
-	(void)pspec;
-	if (self->doc && want < g_list_model_get_n_items(gtk_drop_down_get_model(self->ipu)) &&
-	    gtk_drop_down_get_selected(self->ipu) != want)
-		gtk_drop_down_set_selected(self->ipu, want);
-}
-
 /* --- The class ---------------------------------------------------------------------------------- */
 
 /* What needs the session: what the selected tiles hold, and the
- * session's tiles and IPU followed; before the base follows the
+ * session's tiles followed, its IPU bound; before the base follows the
  * session's documents (which calls on_document). */
 static void ga_memory_view_constructed(GObject *object)
 {
@@ -913,7 +926,8 @@ static void ga_memory_view_constructed(GObject *object)
 	self->selection = ga_memory_selection_new(self->session);
 	gtk_paned_set_end_child(GTK_PANED(self->bottom), GTK_WIDGET(self->selection));
 	g_signal_connect(self->session, "notify::selected-tiles", G_CALLBACK(on_session_tiles), self);
-	g_signal_connect(self->session, "notify::ipu", G_CALLBACK(on_session_ipu), self);
+	g_object_bind_property_full(self->session, "ipu", self->ipu, "selected",
+	                            G_BINDING_BIDIRECTIONAL, ipu_to_item, item_to_ipu, self, NULL);
 	/* The chart above the tile maps and the selection; both take a
 	 * share of a change of the window's height. */
 	gtk_orientable_set_orientation(GTK_ORIENTABLE(paned), GTK_ORIENTATION_VERTICAL);

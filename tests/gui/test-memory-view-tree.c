@@ -7,12 +7,13 @@
  * tree order (which is the focus order), with tutorial 5 open and again
  * comparing tutorial 5 with tutorial 7. The expected dump
  * (memory-view-tree.txt) was written by the hand-built view, then again
- * when the view moved onto GaView: the base's stack and its loading and
- * empty pages wrap it, the base's empty page stands in for the view
- * without a report, the tool bar, chart and selection are the base's
- * bar, content and details pane (the one margin of 12 around them split
- * among the three), the headings over A's and B's charts are bound to
- * the documents; run with TILESCOPE_WRITE_TREE=FILE to write a new one.
+ * when the view moved onto GaView: the view's own widgets are now the
+ * base's bar (the tool bar), content (the charts) and details pane (tile
+ * maps and selection), each dumped with the page the base shows (empty
+ * without a report; the base's own pages are test_ga_view's), the one
+ * margin of 12 around them split among the three, and the headings over
+ * A's and B's charts bound to the documents; run with
+ * TILESCOPE_WRITE_TREE=FILE to write a new one.
  *
  * Accessible names are not readable through GTK 4.8's API: the AT-SPI
  * tests (gui_accessibility, gui_memory_*) check those.
@@ -185,6 +186,26 @@ static void dump(GString *out, GtkWidget *w, int depth)
 		dump(out, c, depth + 1);
 }
 
+/* The view's page ("content" or "empty"), the split between content
+ * and details, and its bar, content and details pane. */
+static void dump_view(GString *out, GtkWidget *view)
+{
+	GaView *v = GA_VIEW(view);
+	GtkWidget *parts[] = {ga_view_get_bar(v), ga_view_get_content(v), ga_view_get_details(v)};
+
+	GtkPaned *p = ga_view_get_paned(v);
+
+	g_string_append_printf(out, "%s page=%s\n", G_OBJECT_TYPE_NAME(view), ga_view_get_state(v));
+	g_string_append_printf(out, "  split orientation=%d position=%d resize=%d,%d shrink=%d,%d\n",
+	                       gtk_orientable_get_orientation(GTK_ORIENTABLE(p)),
+	                       gtk_paned_get_position(p), gtk_paned_get_resize_start_child(p),
+	                       gtk_paned_get_resize_end_child(p), gtk_paned_get_shrink_start_child(p),
+	                       gtk_paned_get_shrink_end_child(p));
+	for (size_t i = 0; i < G_N_ELEMENTS(parts); i++)
+		if (parts[i])
+			dump(out, parts[i], 1);
+}
+
 static void test_tree(void **state)
 {
 	GaDocument *a = load("tut5_ml"), *b = load("tut7_mk1");
@@ -203,16 +224,16 @@ static void test_tree(void **state)
 	gtk_window_present(GTK_WINDOW(window));
 	spin_until(is_mapped, view, "the view to be shown");
 	g_string_append(out, "# No report\n");
-	dump(out, view, 0);
+	dump_view(out, view);
 	ga_session_set_document(session, a);
 	g_string_append(out, "# tut5_ml\n");
-	dump(out, view, 0);
+	dump_view(out, view);
 	ga_session_set_documents(session, a, b);
 	g_string_append(out, "# tut5_ml compared with tut7_mk1\n");
-	dump(out, view, 0);
+	dump_view(out, view);
 	ga_session_set_documents(session, a, NULL);
 	g_string_append(out, "# tut5_ml again\n");
-	dump(out, view, 0);
+	dump_view(out, view);
 
 	if (write) {
 		assert_true(g_file_set_contents(write, out->str, -1, NULL));
