@@ -42,6 +42,7 @@
 #include "ga-step-lanes.h"
 
 #include <tilescope/tsc-input.h>
+#include <tilescope/tsc-palette.h>
 #include <tilescope/tsc-theme.h>
 #include <tilescope/tsc-timeline.h>
 #include <tilescope/tsd-cancel.h>
@@ -870,14 +871,6 @@ static void draw_ruler(GaStepLanes *self, GtkSnapshot *s)
 	tsc_ruler_draw(s, self->layout, &ruler, &ink, &axis);
 }
 
-/* Black or white, whichever reads on `bg`. */
-static GdkRGBA ink_on(const GdkRGBA *bg)
-{
-	double lum = 0.2126 * bg->red + 0.7152 * bg->green + 0.0722 * bg->blue;
-
-	return lum > 0.5 ? (GdkRGBA){0, 0, 0, 0.87f} : (GdkRGBA){1, 1, 1, 1};
-}
-
 /* The outline of an item of the highlighted program. */
 static void mark(GaStepLanes *self, GtkSnapshot *s, double x0, double x1, double y)
 {
@@ -904,7 +897,7 @@ static void draw_item(GaStepLanes *self, GtkSnapshot *s, Lane *l, const TscFoldM
 {
 	guint32 ref = l->idx[m->first];
 	const GdkRGBA *c = ga_program_kind_colour((ga_program_kind)item_kind(self, l, ref));
-	GdkRGBA ink = ink_on(c), edge = {c->red * 0.6f, c->green * 0.6f, c->blue * 0.6f, 1};
+	GdkRGBA ink = tsc_palette_ink(c), edge = {c->red * 0.6f, c->green * 0.6f, c->blue * 0.6f, 1};
 	double x0 = m->x0, x1 = MAX(m->x1, m->x0 + 1), y = l->y, h = self->lane_h;
 
 	rect(s, c, x0, y + 2, x1 - x0, h - 4);
@@ -925,7 +918,7 @@ static void draw_item(GaStepLanes *self, GtkSnapshot *s, Lane *l, const TscFoldM
 
 /* Draws a fold of several items: lighter than a step, with a solid foot
  * so that it reads as "many" and not as one long step, and its count
- * where it fits. */
+ * (the chart kit's label) where it fits. */
 static void draw_fold(GaStepLanes *self, GtkSnapshot *s, Lane *l, const TscFoldMark *m,
                       const FoldAcc *acc)
 {
@@ -933,6 +926,7 @@ static void draw_fold(GaStepLanes *self, GtkSnapshot *s, Lane *l, const TscFoldM
 	double y = l->y, h = self->lane_h, w = m->x1 - m->x0, best = 0;
 	const GdkRGBA *c;
 	GdkRGBA fill;
+	char num[48];
 
 	for (int k = 0; l->kind < 0 && k < GA_PROGRAM_KIND_COUNT; k++)
 		if (acc->cycles[k] > best) {
@@ -943,15 +937,11 @@ static void draw_fold(GaStepLanes *self, GtkSnapshot *s, Lane *l, const TscFoldM
 	fill = alpha(c, 0.6);
 	rect(s, &fill, m->x0, y + 2, w, h - 4);
 	rect(s, c, m->x0, y + h - 5, w, 3);
-	if (w >= 24) {
-		g_autofree char *num = ga_format_u64(m->count);
+	if (w >= 24 && tsc_fold_count_label(self->layout, m->count, w - 6, num, sizeof(num))) {
+		GdkRGBA ink = alpha(&self->fg, 0.9);
 		int tw = text_width(self, num);
 
-		if (tw + 6 <= w) {
-			GdkRGBA ink = alpha(&self->fg, 0.9);
-
-			text(self, s, num, (m->x0 + m->x1 - tw) / 2, y + (h - 3 - self->text_h) / 2, -1, &ink);
-		}
+		text(self, s, num, (m->x0 + m->x1 - tw) / 2, y + (h - 3 - self->text_h) / 2, -1, &ink);
 	}
 	if (acc->marked)
 		mark(self, s, m->x0, m->x1, y);
