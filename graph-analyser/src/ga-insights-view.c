@@ -34,12 +34,13 @@
 #define WORST_STEPS 5
 
 struct _GaInsightsView {
-	GtkBox parent_instance;
-	GaSession *session;
-	GtkWidget *scroller;
+	GaView parent_instance;
+	/* From the template (ga-insights-view.ui). */
+	GtkLabel *problem;          /* what reportlib could not give, hidden when all came */
+	GtkWidget *sections;        /* the box of sections, refilled */
 };
 
-G_DEFINE_FINAL_TYPE(GaInsightsView, ga_insights_view, GTK_TYPE_BOX)
+G_DEFINE_FINAL_TYPE(GaInsightsView, ga_insights_view, GA_TYPE_VIEW)
 
 /* --- Helpers ----------------------------------------------------------------- */
 
@@ -108,7 +109,7 @@ static void on_variable_activated(GtkListBox *list, GtkListBoxRow *row, gpointer
 	ga_jump j = GA_JUMP_INIT;
 
 	(void)list;
-	if (!v || !(tiles = ga_jumps_variable_tiles(ga_session_get_document(self->session),
+	if (!v || !(tiles = ga_jumps_variable_tiles(ga_view_get_document(GA_VIEW(self)),
 	                                            (gint64)v - 1)))
 		return;
 	j.view = "memory";
@@ -123,7 +124,7 @@ static void on_variable_activated(GtkListBox *list, GtkListBoxRow *row, gpointer
 static void on_step_activated(GtkListBox *list, GtkListBoxRow *row, gpointer data)
 {
 	GaInsightsView *self = data;
-	GaDocument *doc = ga_session_get_document(self->session);
+	GaDocument *doc = ga_view_get_document(GA_VIEW(self));
 	const tsr_summary_figures *s = doc ? ga_document_get_figures(doc) : NULL;
 	gsize i = GPOINTER_TO_SIZE(g_object_get_data(G_OBJECT(row), "ga-step"));
 	ga_jump j = GA_JUMP_INIT;
@@ -750,30 +751,33 @@ static void add_tips(GtkWidget *box, GaDocument *doc, const tsr_summary_figures 
 
 /* --- The view --------------------------------------------------------------------- */
 
-static void rebuild(GaInsightsView *self)
+/* The page's title: the report's. */
+static char *insights_title(gpointer view, GaDocument *doc)
 {
-	GaDocument *doc = ga_session_get_document(self->session);
+	(void)view;
+	return g_strdup(doc ? ga_document_get_title(doc) : "");
+}
+
+/* Refills the sections for the view's document (GaView::document_changed). */
+static void rebuild(GaView *view)
+{
+	GaInsightsView *self = GA_INSIGHTS_VIEW(view);
+	GaDocument *doc = ga_view_get_document(view);
 	const tsr_summary_figures *s = doc ? ga_document_get_figures(doc) : NULL;
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
-	GtkWidget *title;
+	GtkWidget *box = self->sections, *child;
 	uint32_t *fullest = NULL;
 	size_t n_fullest = 0;
 	tsr_memory_sharing *sharing = NULL;
 	char *problem = NULL;
 
-	gtk_widget_set_margin_start(box, 24);
-	gtk_widget_set_margin_end(box, 24);
-	gtk_widget_set_margin_top(box, 18);
-	gtk_widget_set_margin_bottom(box, 24);
+	while ((child = gtk_widget_get_first_child(box)))
+		gtk_box_remove(GTK_BOX(box), child);
+	if (!doc)
+		return;
 	if (!s || !s->n_memory) {
-		gtk_box_append(GTK_BOX(box), ga_note_new("No report is open."));
-		gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
+		ga_view_show_empty(view, "The report holds no memory figures to judge.");
 		return;
 	}
-	title = gtk_label_new(ga_document_get_title(doc));
-	gtk_label_set_xalign(GTK_LABEL(title), 0);
-	gtk_widget_add_css_class(title, "title-2");
-	gtk_box_append(GTK_BOX(box), title);
 	/* The page's one ranking of tiles, and every tile's sharing, from
 	 * reportlib (a failure leaves the ranking empty or the sharing out,
 	 * with the message on the page). */
@@ -798,61 +802,40 @@ static void rebuild(GaInsightsView *self)
 	if (problem) {
 		g_autofree char *text = g_strdup_printf("Part of this page could not be read: %s",
 		                                        problem);
-		GtkWidget *l = ga_note_new(text);
 
-		gtk_widget_add_css_class(l, "error");
-		gtk_box_append(GTK_BOX(box), l);
+		gtk_label_set_text(self->problem, text);
 	}
+	gtk_widget_set_visible(GTK_WIDGET(self->problem), problem != NULL);
 	add_fit(box, doc, s, fullest, n_fullest);
 	add_oom(self, box, doc, s, sharing);
 	add_tips(box, doc, s, fullest, n_fullest);
 	add_fullest(self, box, doc, s, sharing, fullest, n_fullest);
 	add_always_live(self, box, doc, s);
 	add_worst_steps(self, box, s);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
 	free(fullest); /* reportlib's, with free() */
 	g_free(sharing);
 	g_free(problem);
 }
 
-static void on_document(GObject *session, GParamSpec *pspec, gpointer data)
-{
-	(void)session;
-	(void)pspec;
-	rebuild(GA_INSIGHTS_VIEW(data));
-}
-
-static void ga_insights_view_dispose(GObject *object)
-{
-	GaInsightsView *self = GA_INSIGHTS_VIEW(object);
-
-	if (self->session)
-		g_signal_handlers_disconnect_by_data(self->session, self);
-	g_clear_object(&self->session);
-	G_OBJECT_CLASS(ga_insights_view_parent_class)->dispose(object);
-}
-
 static void ga_insights_view_class_init(GaInsightsViewClass *klass)
 {
-	G_OBJECT_CLASS(klass)->dispose = ga_insights_view_dispose;
-	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "insightsview");
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+
+	GA_VIEW_CLASS(klass)->document_changed = rebuild;
+	gtk_widget_class_set_css_name(widget_class, "insightsview");
+	ga_view_class_set_template(GA_VIEW_CLASS(klass),
+	                           "/org/tilescope/GraphAnalyser/ga-insights-view.ui");
+	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, problem);
+	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, sections);
+	gtk_widget_class_bind_template_callback(widget_class, insights_title);
 }
 
 static void ga_insights_view_init(GaInsightsView *self)
 {
-	gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
-	self->scroller = gtk_scrolled_window_new();
-	gtk_widget_set_vexpand(self->scroller, TRUE);
-	gtk_widget_set_hexpand(self->scroller, TRUE);
-	gtk_box_append(GTK_BOX(self), self->scroller);
+	(void)self;
 }
 
 GtkWidget *ga_insights_view_new(GaSession *session)
 {
-	GaInsightsView *self = g_object_new(GA_TYPE_INSIGHTS_VIEW, NULL);
-
-	self->session = g_object_ref(session);
-	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
-	rebuild(self);
-	return GTK_WIDGET(self);
+	return g_object_new(GA_TYPE_INSIGHTS_VIEW, "session", session, NULL);
 }

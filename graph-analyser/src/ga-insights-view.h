@@ -8,14 +8,14 @@
  */
 #pragma once
 
-#include "ga-session.h"
+#include "ga-view.h"
 
 #include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
 #define GA_TYPE_INSIGHTS_VIEW (ga_insights_view_get_type())
-G_DECLARE_FINAL_TYPE(GaInsightsView, ga_insights_view, GA, INSIGHTS_VIEW, GtkBox)
+G_DECLARE_FINAL_TYPE(GaInsightsView, ga_insights_view, GA, INSIGHTS_VIEW, GaView)
 
 /* A view following `session`'s document. */
 GtkWidget *ga_insights_view_new(GaSession *session);

@@ -21,7 +21,9 @@
 
 struct _GaSummaryView {
 	GaView parent_instance;
-	GtkWidget *scroller;
+	/* From the template (ga-summary-view.ui). */
+	GtkWidget *sections;        /* the box of sections, refilled */
+	GtkEditable *filter;        /* the compare header's metric filter */
 };
 
 G_DEFINE_FINAL_TYPE(GaSummaryView, ga_summary_view, GA_TYPE_VIEW)
@@ -527,33 +529,67 @@ static void add_metadata(GtkWidget *box, GaDocument *doc)
 	gtk_label_set_xalign(GTK_LABEL(ga_figure_grid_add(grid, 0, "Load time", load, "s", NULL)), 0);
 }
 
-/* Rebuilds the page from the view's document (GaView::document_changed). */
+/* The page's title: the report's, or "A vs B" comparing. */
+static char *summary_title(gpointer view, GaDocument *doc, GaDocument *compare)
+{
+	(void)view;
+	if (doc && compare)
+		return g_strdup_printf("%s vs %s", ga_document_get_title(doc),
+		                       ga_document_get_title(compare));
+	return g_strdup(doc ? ga_document_get_title(doc) : "");
+}
+
+/* "A  tut7_mk1 — /path/profile.pop": which report is which. */
+static char *which(const char *letter, GaDocument *doc)
+{
+	g_autofree char *path = doc ? g_file_get_parse_name(ga_document_get_file(doc)) : NULL;
+
+	return doc ? g_strdup_printf("%s  %s — %s", letter, ga_document_get_title(doc), path)
+	           : g_strdup("");
+}
+
+static char *summary_which_a(gpointer view, GaDocument *doc)
+{
+	(void)view;
+	return which("A", doc);
+}
+
+static char *summary_which_b(gpointer view, GaDocument *doc)
+{
+	(void)view;
+	return which("B", doc);
+}
+
+/* The filter, typed or cleared: the compare sections again. */
+static void on_filter_changed(GtkSearchEntry *entry, gpointer data)
+{
+	GaView *view = data;
+
+	(void)entry;
+	if (ga_view_get_compare(view))
+		ga_summary_compare_fill(GA_SUMMARY_VIEW(view)->sections,
+		                        ga_view_get_compare_document(view),
+		                        gtk_editable_get_text(GA_SUMMARY_VIEW(view)->filter));
+}
+
+/* Refills the sections for the view's document (GaView::document_changed). */
 static void rebuild(GaView *view)
 {
 	GaSummaryView *self = GA_SUMMARY_VIEW(view);
 	GaDocument *doc = ga_view_get_document(view);
 	const tsr_summary_figures *s = doc ? ga_document_get_figures(doc) : NULL;
-	GtkWidget *box, *title;
+	GtkWidget *box = self->sections, *child;
 
-	if (!s) {
-		gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), NULL);
-		return;
-	}
-	box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
-	gtk_widget_set_margin_start(box, 24);
-	gtk_widget_set_margin_end(box, 24);
-	gtk_widget_set_margin_top(box, 18);
-	gtk_widget_set_margin_bottom(box, 24);
+	while ((child = gtk_widget_get_first_child(box)))
+		gtk_box_remove(GTK_BOX(box), child);
 	if (ga_view_get_compare(view)) {
-		gtk_box_append(GTK_BOX(box),
-		               ga_summary_compare_new(doc, ga_view_get_compare_document(view)));
-		gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
+		/* A new pair starts unfiltered. */
+		gtk_editable_set_text(self->filter, "");
+		ga_summary_compare_fill(box, ga_view_get_compare_document(view), NULL);
 		return;
 	}
-	title = gtk_label_new(ga_document_get_title(doc));
-	gtk_label_set_xalign(GTK_LABEL(title), 0);
-	gtk_widget_add_css_class(title, "title-2");
-	gtk_box_append(GTK_BOX(box), title);
+	if (!s)
+		return;
 	add_target(box, s);
 	add_graph(box, s);
 	add_memory(box, s);
@@ -562,23 +598,27 @@ static void rebuild(GaView *view)
 	add_vertex_type_cycles(box, s);
 	add_options(box, tsr_report_get_info(ga_document_get_report(doc)));
 	add_metadata(box, doc);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
 }
 
 static void ga_summary_view_class_init(GaSummaryViewClass *klass)
 {
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+
 	GA_VIEW_CLASS(klass)->document_changed = rebuild;
-	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "summaryview");
+	gtk_widget_class_set_css_name(widget_class, "summaryview");
+	ga_view_class_set_template(GA_VIEW_CLASS(klass),
+	                           "/org/tilescope/GraphAnalyser/ga-summary-view.ui");
+	gtk_widget_class_bind_template_child(widget_class, GaSummaryView, sections);
+	gtk_widget_class_bind_template_child(widget_class, GaSummaryView, filter);
+	gtk_widget_class_bind_template_callback(widget_class, summary_title);
+	gtk_widget_class_bind_template_callback(widget_class, summary_which_a);
+	gtk_widget_class_bind_template_callback(widget_class, summary_which_b);
+	gtk_widget_class_bind_template_callback(widget_class, on_filter_changed);
 }
 
 static void ga_summary_view_init(GaSummaryView *self)
 {
-	self->scroller = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_AUTOMATIC,
-	                               GTK_POLICY_AUTOMATIC);
-	gtk_widget_set_vexpand(self->scroller, TRUE);
-	gtk_widget_set_hexpand(self->scroller, TRUE);
-	ga_view_set_content(GA_VIEW(self), self->scroller);
+	(void)self;
 }
 
 GtkWidget *ga_summary_view_new(GaSession *session)

@@ -120,6 +120,8 @@ static void ga_view_constructed(GObject *object)
 	GaViewPrivate *priv = ga_view_get_instance_private(self);
 
 	G_OBJECT_CLASS(ga_view_parent_class)->constructed(object);
+	if (GA_VIEW_GET_CLASS(self)->template_type == G_OBJECT_TYPE(self))
+		gtk_widget_init_template(GTK_WIDGET(self));
 	g_return_if_fail(priv->session != NULL);
 	g_signal_connect(priv->session, "notify::document", G_CALLBACK(on_document), self);
 	on_document(priv->session, NULL, self);
@@ -134,10 +136,13 @@ static void ga_view_dispose(GObject *object)
 	if (priv->session)
 		g_signal_handlers_disconnect_by_data(priv->session, self);
 	g_clear_object(&priv->session);
-	/* Not gtk_widget_dispose_template: GTK 4.8's walks the template of
-	 * the instance's class, so under a subclass with a template of its
-	 * own it looks for the subclass's children among the base's and
-	 * aborts (checked with test-ga-view). The stack is the one child. */
+	if (GA_VIEW_GET_CLASS(self)->template_type == G_OBJECT_TYPE(self))
+		gtk_widget_dispose_template(GTK_WIDGET(self), G_OBJECT_TYPE(self));
+	/* The base's own template is not disposed of with
+	 * gtk_widget_dispose_template: GTK 4.8's walks the template of the
+	 * instance's class, so under a subclass with a template of its own
+	 * it looks for the subclass's children among the base's and aborts
+	 * (checked with test-ga-view). The stack is the one child. */
 	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self))))
 		gtk_widget_unparent(child);
 	priv->stack = NULL;
@@ -218,6 +223,9 @@ static void ga_view_class_init(GaViewClass *klass)
 	g_object_class_install_properties(object_class, N_PROPS, props);
 
 	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+	/* A group, as the GtkBox every view was: a generic widget is named
+	 * by its type name for a screen reader (GTK 4.8). */
+	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/GraphAnalyser/ga-view.ui");
 	gtk_widget_class_bind_template_child_private(widget_class, GaView, stack);
@@ -231,6 +239,12 @@ static void ga_view_class_init(GaViewClass *klass)
 static void ga_view_init(GaView *self)
 {
 	gtk_widget_init_template(GTK_WIDGET(self));
+}
+
+void ga_view_class_set_template(GaViewClass *klass, const char *resource)
+{
+	gtk_widget_class_set_template_from_resource(GTK_WIDGET_CLASS(klass), resource);
+	klass->template_type = G_TYPE_FROM_CLASS(klass);
 }
 
 GaSession *ga_view_get_session(GaView *self)
@@ -277,7 +291,7 @@ void ga_view_show_loading(GaView *self, const char *what)
 {
 	GaViewPrivate *priv = ga_view_get_instance_private(self);
 
-	gtk_label_set_text(priv->loading_label, what ? what : "");
+	gtk_label_set_text(priv->loading_label, what && *what ? what : "Loading…");
 	show(self, "loading");
 }
 
@@ -285,7 +299,10 @@ void ga_view_show_empty(GaView *self, const char *reason)
 {
 	GaViewPrivate *priv = ga_view_get_instance_private(self);
 
+	/* Hidden rather than empty: GTK 4.8 names an empty label by its
+	 * type for a screen reader. */
 	gtk_label_set_text(priv->empty_reason, reason ? reason : "");
+	gtk_widget_set_visible(GTK_WIDGET(priv->empty_reason), reason && *reason);
 	show(self, "empty");
 }
 

@@ -37,7 +37,18 @@ struct _GaViewClass {
 	 * content, or its empty page when there is no document. A view that
 	 * has nothing to show for this document calls ga_view_show_empty. */
 	void (*document_changed)(GaView *self);
+
+	/* The class whose template the base builds and disposes of
+	 * (ga_view_class_set_template); not for views to set. */
+	GType template_type;
 };
+
+/* Declares a view class's widgets with the template at `resource`
+ * (a subclass's class_init; the class is the view's final type): the
+ * base builds it when the view is made, before the first
+ * document_changed, and disposes of it with the view, so a view needs
+ * neither an init nor a dispose of its own for it. */
+void ga_view_class_set_template(GaViewClass *klass, const char *resource);
 
 /* The session the view was made on (borrowed). */
 GaSession *ga_view_get_session(GaView *self);

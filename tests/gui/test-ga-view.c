@@ -108,6 +108,18 @@ static void count_notify(GObject *object, GParamSpec *pspec, gpointer data)
 	(*(int *)data)++;
 }
 
+/* Whether every label below `w` that is not hidden has text: GTK 4.8
+ * names an empty label "GtkLabel" for a screen reader. */
+static gboolean labels_have_text(GtkWidget *w)
+{
+	if (GTK_IS_LABEL(w) && gtk_widget_get_visible(w) && !*gtk_label_get_text(GTK_LABEL(w)))
+		return FALSE;
+	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c))
+		if (!labels_have_text(c))
+			return FALSE;
+	return TRUE;
+}
+
 static void test_base(void **state)
 {
 	GaDocument *a = load("tut5_ml"), *b = load("tut7_mk1");
@@ -165,9 +177,18 @@ static void test_base(void **state)
 	assert_null(ga_view_get_compare_document(GA_VIEW(view)));
 	assert_int_equal(compare_notes, 2);
 
-	/* The states on demand. */
+	/* The states on demand; a group, as the GtkBox views were, and no
+	 * label without text, whatever the view says (a screen reader would
+	 * hear type names). */
+	assert_int_equal(gtk_accessible_get_accessible_role(GTK_ACCESSIBLE(view)),
+	                 GTK_ACCESSIBLE_ROLE_GROUP);
+	assert_true(labels_have_text(GTK_WIDGET(view)));
 	ga_view_show_loading(GA_VIEW(view), "Summing");
 	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "loading");
+	ga_view_show_loading(GA_VIEW(view), NULL);
+	assert_true(labels_have_text(GTK_WIDGET(view)));
+	ga_view_show_empty(GA_VIEW(view), NULL);
+	assert_true(labels_have_text(GTK_WIDGET(view)));
 	ga_view_show_empty(GA_VIEW(view), "Nothing here");
 	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "empty");
 	ga_view_show_content(GA_VIEW(view));
@@ -214,16 +235,133 @@ static void check_app_view(GtkWidget *(*make)(GaSession *))
 	ga_document_unref(b);
 }
 
+/* The first widget below `w` of type `type` (and CSS class `cls` when
+ * not NULL), depth first; NULL when there is none. */
+static GtkWidget *find(GtkWidget *w, GType type, const char *cls)
+{
+	if (G_TYPE_CHECK_INSTANCE_TYPE(w, type) && (!cls || gtk_widget_has_css_class(w, cls)))
+		return w;
+	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+		GtkWidget *found = find(c, type, cls);
+
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+/* Whether a label below `w` reads `text`. */
+static gboolean has_label(GtkWidget *w, const char *text)
+{
+	if (GTK_IS_LABEL(w) && g_strcmp0(gtk_label_get_text(GTK_LABEL(w)), text) == 0)
+		return TRUE;
+	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c))
+		if (has_label(c, text))
+			return TRUE;
+	return FALSE;
+}
+
+static gboolean wake_cb(gpointer data)
+{
+	(void)data;
+	return G_SOURCE_CONTINUE;
+}
+
+/* Runs the main loop until a label below `w` reads `text`, failing after
+ * a minute (never a fixed wait). */
+static void wait_for_label(GtkWidget *w, const char *text)
+{
+	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+	guint wake = g_timeout_add(20, wake_cb, NULL);
+
+	while (!has_label(w, text)) {
+		if (g_get_monotonic_time() > end)
+			fail_msg("waited a minute for \"%s\"", text);
+		g_main_context_iteration(NULL, TRUE);
+	}
+	g_source_remove(wake);
+}
+
+/* The Summary's template: the title bound to the documents ("A vs B"
+ * comparing), the compare header shown only comparing, the filter
+ * refilling the sections and cleared for a new pair. */
 static void test_summary(void **state)
 {
+	GaDocument *a = load("tut5_ml"), *b = load("tut7_mk1");
+	GaSession *session = ga_session_new();
+	GtkWidget *view, *title, *filter, *window = gtk_window_new();
+	g_autofree char *versus = NULL;
+
 	(void)state;
 	check_app_view(ga_summary_view_new);
+	assert_true(g_resources_get_info("/org/tilescope/GraphAnalyser/ga-summary-view.ui", 0, NULL,
+	                                 NULL, NULL));
+	/* In a window, as the app shows it: the filter's delayed
+	 * "search-changed" comes only to a realized entry. */
+	view = g_object_ref(ga_summary_view_new(session));
+	gtk_window_set_child(GTK_WINDOW(window), view);
+	gtk_window_present(GTK_WINDOW(window));
+	title = find(view, GTK_TYPE_LABEL, "title-2");
+	filter = find(view, GTK_TYPE_SEARCH_ENTRY, NULL);
+	assert_non_null(title);
+	assert_non_null(filter);
+	ga_session_set_document(session, a);
+	assert_string_equal(gtk_label_get_text(GTK_LABEL(title)), ga_document_get_title(a));
+	assert_false(gtk_widget_is_visible(filter));
+	assert_true(has_label(view, "Memory"));
+
+	ga_document_set_comparison(b, ga_document_compare(a, b, NULL));
+	ga_document_set_comparison(a, ga_document_compare(b, a, NULL));
+	ga_session_set_documents(session, a, b);
+	assert_false(has_label(view, "The reports were not compared."));
+	versus = g_strdup_printf("%s vs %s", ga_document_get_title(a), ga_document_get_title(b));
+	assert_string_equal(gtk_label_get_text(GTK_LABEL(title)), versus);
+	assert_true(gtk_widget_get_visible(gtk_widget_get_parent(gtk_widget_get_parent(filter))));
+	assert_false(has_label(view, "No metric matches the filter."));
+	gtk_editable_set_text(GTK_EDITABLE(filter), "no-such-metric-anywhere");
+	wait_for_label(view, "No metric matches the filter.");
+	/* Another pair: unfiltered again. */
+	ga_session_set_documents(session, b, a);
+	assert_string_equal(gtk_editable_get_text(GTK_EDITABLE(filter)), "");
+	assert_false(has_label(view, "No metric matches the filter."));
+
+	ga_session_set_document(session, a);
+	assert_string_equal(gtk_label_get_text(GTK_LABEL(title)), ga_document_get_title(a));
+	assert_false(gtk_widget_get_visible(gtk_widget_get_parent(gtk_widget_get_parent(filter))));
+	gtk_window_destroy(GTK_WINDOW(window));
+	g_object_unref(view);
+	g_object_unref(session);
+	ga_document_unref(a);
+	ga_document_unref(b);
+}
+
+/* The Insights view on its template: the title bound to the document. */
+static void test_insights(void **state)
+{
+	GaDocument *a = load("tut7_mk1");
+	GaSession *session = ga_session_new();
+	GtkWidget *view, *title;
+
+	(void)state;
+	check_app_view(ga_insights_view_new);
+	assert_true(g_resources_get_info("/org/tilescope/GraphAnalyser/ga-insights-view.ui", 0,
+	                                 NULL, NULL, NULL));
+	view = g_object_ref_sink(ga_insights_view_new(session));
+	title = find(view, GTK_TYPE_LABEL, "title-2");
+	assert_non_null(title);
+	ga_session_set_document(session, a);
+	assert_string_equal(gtk_label_get_text(GTK_LABEL(title)), ga_document_get_title(a));
+	assert_true(has_label(view, "Does it fit?"));
+	g_object_unref(view);
+	g_object_unref(session);
+	ga_document_unref(a);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_insights),
 		cmocka_unit_test(test_base),
 	};
 
