@@ -929,8 +929,13 @@ static void ga_memory_view_constructed(GObject *object)
 	g_object_bind_property_full(self->session, "ipu", self->ipu, "selected",
 	                            G_BINDING_BIDIRECTIONAL, ipu_to_item, item_to_ipu, self, NULL);
 	/* The chart above the tile maps and the selection; both take a
-	 * share of a change of the window's height. */
+	 * share of a change of the window's height. The split keeps the
+	 * margins of the bar above it, so that its share is of the same
+	 * height as the hand-built view's (GtkPaned scales its position). */
 	gtk_orientable_set_orientation(GTK_ORIENTABLE(paned), GTK_ORIENTATION_VERTICAL);
+	gtk_widget_set_margin_start(GTK_WIDGET(paned), 12);
+	gtk_widget_set_margin_end(GTK_WIDGET(paned), 12);
+	gtk_widget_set_margin_bottom(GTK_WIDGET(paned), 12);
 	gtk_paned_set_position(paned, 380);
 	gtk_paned_set_resize_end_child(paned, TRUE);
 	G_OBJECT_CLASS(ga_memory_view_parent_class)->constructed(object);

@@ -10,9 +10,9 @@
  * when the view moved onto GaView: the view's own widgets are now the
  * base's bar (the tool bar), content (the charts) and details pane (tile
  * maps and selection), each dumped with the page the base shows (empty
- * without a report; the base's own pages are test_ga_view's), the one
- * margin of 12 around them split among the three, and the headings over
- * A's and B's charts bound to the documents; run with
+ * without a report; the base's own pages are test_ga_view's), the
+ * margin of 12 the view's box had is the bar's and the split's, and the
+ * headings over A's and B's charts are bound to the documents; run with
  * TILESCOPE_WRITE_TREE=FILE to write a new one.
  *
  * Accessible names are not readable through GTK 4.8's API: the AT-SPI
@@ -196,7 +196,13 @@ static void dump_view(GString *out, GtkWidget *view)
 	GtkPaned *p = ga_view_get_paned(v);
 
 	g_string_append_printf(out, "%s page=%s\n", G_OBJECT_TYPE_NAME(view), ga_view_get_state(v));
-	g_string_append_printf(out, "  split orientation=%d position=%d resize=%d,%d shrink=%d,%d\n",
+	g_string_append_printf(out,
+	                       "  split margins=%d,%d,%d,%d orientation=%d position=%d resize=%d,%d "
+	                       "shrink=%d,%d\n",
+	                       gtk_widget_get_margin_start(GTK_WIDGET(p)),
+	                       gtk_widget_get_margin_end(GTK_WIDGET(p)),
+	                       gtk_widget_get_margin_top(GTK_WIDGET(p)),
+	                       gtk_widget_get_margin_bottom(GTK_WIDGET(p)),
 	                       gtk_orientable_get_orientation(GTK_ORIENTABLE(p)),
 	                       gtk_paned_get_position(p), gtk_paned_get_resize_start_child(p),
 	                       gtk_paned_get_resize_end_child(p), gtk_paned_get_shrink_start_child(p),
