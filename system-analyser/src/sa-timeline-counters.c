@@ -1,18 +1,12 @@
 /*
  * Counter rows: a series of values (pvti_graph_add_series) under its
  * file, drawn from tsr_trace_list_counter_buckets at one bucket per
- * pixel. A counter holds its value until the next sample, so the row is
- * a step line: in each bucket one bar spanning the samples' min and max
- * together with the jump from the previous bucket's last value (the band
- * and the line in one colour node), and a level line across the pixels
- * with no sample. As an area, the same with the space down to the
- * baseline filled. The value axis (its range and the unit) is written in
- * the labels' column; it fits the values in view, from 0 when none is
+ * pixel as the chart kit's counter layer (tsc-timeline.h): a step line,
+ * or an area. The value axis (its range and the unit) is written in the
+ * labels' column; it fits the values in view, from 0 when none is
  * negative.
  */
 #include "sa-timeline-private.h"
-
-#include <tilescope/tsc-axis.h>
 
 #include <math.h>
 
@@ -32,38 +26,29 @@ void sa_timeline_query_counter(SaTimeline *self, size_t series, int width)
 {
 	counter_rows *c = &self->cdata[series];
 	uint64_t bucket = (uint64_t)MAX(ceil(sa_timeline_ns_per_px(self, width)), 1);
-	double lo = INFINITY, hi = -INFINITY;
+	tsr_trace_counter_bucket *b = NULL;
+	size_t n = 0;
 
-	free(c->buckets);
-	c->buckets = NULL;
+	g_clear_pointer(&c->buckets, g_free);
 	c->n_buckets = 0;
 	c->before = NAN;
 	c->queried = TRUE;
-	if (tsr_trace_list_counter_buckets(&c->buckets, &c->n_buckets, &c->before, self->trace, series,
-	                                   self->vp.from, self->vp.to + 1, bucket) != TSR_OK) {
+	if (tsr_trace_list_counter_buckets(&b, &n, &c->before, self->trace, series, self->vp.from,
+	                                   self->vp.to + 1, bucket) != TSR_OK) {
 		g_warning("timeline: %s", tsr_trace_error(self->trace));
-		c->n_buckets = 0;
+		n = 0;
 	}
-	if (isfinite(c->before))
-		lo = hi = c->before;
-	for (size_t i = 0; i < c->n_buckets; i++) {
-		self->samples_in_view += c->buckets[i].count;
-		lo = MIN(lo, c->buckets[i].min);
-		hi = MAX(hi, c->buckets[i].max);
+	/* The chart kit's buckets: about one per pixel, so a copy per frame
+	 * costs what drawing them does. */
+	c->buckets = g_new(TscCounterBucket, MAX(n, 1));
+	for (size_t i = 0; i < n; i++) {
+		c->buckets[i] = (TscCounterBucket){.from = b[i].from_ns, .count = b[i].count,
+		                                   .min = b[i].min, .max = b[i].max, .last = b[i].last};
+		self->samples_in_view += b[i].count;
 	}
-	if (!isfinite(lo) || !isfinite(hi)) {
-		c->lo = 0;
-		c->hi = 1;
-		return;
-	}
-	if (lo >= 0) {
-		lo = 0;
-		hi = tsc_axis_nice_ceil(hi);
-	}
-	if (hi <= lo)
-		hi = lo + 1;
-	c->lo = lo;
-	c->hi = hi;
+	c->n_buckets = n;
+	free(b);
+	tsc_counter_range(c->buckets, c->n_buckets, c->before, &c->lo, &c->hi);
 }
 
 char *sa_timeline_counter_axis(SaTimeline *self, size_t series)
@@ -82,68 +67,13 @@ void sa_timeline_draw_counter(SaTimeline *self, GtkSnapshot *s, PangoLayout *lay
                               const sa_row *row, int width, int top, gboolean dark)
 {
 	const counter_rows *c = &self->cdata[row->index];
-	GdkRGBA line = series_colour(row->index, dark), fill = line;
+	GdkRGBA line = series_colour(row->index, dark);
 	GdkRGBA grid = sa_timeline_foreground(self, 0.12);
-	double y0 = top + 2, h = COUNTER_H - 4, base = y0 + h;
-	/* The drawn part of the axis: up to the trace's end. */
-	double right = MIN(width, sa_timeline_x_of(self, width, self->info->end_ns) + 1);
-	double prev_x = LABEL_W, prev_v = c->before;
 
 	(void)layout;
-	fill.alpha = 0.4f;
-#define Y_OF(v) (base - ((v) - c->lo) / (c->hi - c->lo) * h)
-	gtk_snapshot_append_color(s, &grid, &GRAPHENE_RECT_INIT(LABEL_W, (float)y0,
-	                                                        (float)(width - LABEL_W), 1));
-	gtk_snapshot_append_color(s, &grid, &GRAPHENE_RECT_INIT(LABEL_W, (float)base,
-	                                                        (float)(width - LABEL_W), 1));
-	self->nodes += 2;
-	if (c->lo < 0 && c->hi > 0) {
-		gtk_snapshot_append_color(s, &grid, &GRAPHENE_RECT_INIT(LABEL_W, (float)Y_OF(0),
-		                                                        (float)(width - LABEL_W), 1));
-		self->nodes++;
-	}
-	for (size_t i = 0; i <= c->n_buckets; i++) {
-		const tsr_trace_counter_bucket *b = i < c->n_buckets ? &c->buckets[i] : NULL;
-		double x = b ? floor(sa_timeline_x_of(self, width, b->from_ns)) : right;
-
-		x = CLAMP(x, LABEL_W, width);
-		/* The level held since the previous sample, up to this bucket. */
-		if (isfinite(prev_v) && x > prev_x) {
-			double y = Y_OF(prev_v);
-
-			if (row->area) {
-				gtk_snapshot_append_color(s, &fill, &GRAPHENE_RECT_INIT((float)prev_x, (float)y,
-				                                                        (float)(x - prev_x),
-				                                                        (float)(base - y)));
-				self->nodes++;
-			}
-			gtk_snapshot_append_color(s, &line, &GRAPHENE_RECT_INIT((float)prev_x, (float)y - 0.75f,
-			                                                        (float)(x - prev_x), 1.5f));
-			self->nodes++;
-		}
-		if (!b)
-			break;
-		{
-			/* The bucket's samples and the jump into it: one bar. */
-			double top_v = b->max, bottom_v = b->min, ya, yb;
-
-			if (isfinite(prev_v)) {
-				top_v = MAX(top_v, prev_v);
-				bottom_v = MIN(bottom_v, prev_v);
-			}
-			ya = Y_OF(top_v) - 0.75;
-			yb = Y_OF(bottom_v) + 0.75;
-			if (row->area) {
-				gtk_snapshot_append_color(s, &fill, &GRAPHENE_RECT_INIT((float)x, (float)Y_OF(b->max),
-				                                                        1, (float)(base - Y_OF(b->max))));
-				self->nodes++;
-			}
-			gtk_snapshot_append_color(s, &line, &GRAPHENE_RECT_INIT((float)x, (float)ya, 1.5f,
-			                                                        (float)(yb - ya)));
-			self->nodes++;
-			prev_x = x + 1;
-			prev_v = b->last;
-		}
-	}
-#undef Y_OF
+	/* The drawn part of the axis: up to the trace's end. */
+	self->nodes += tsc_timeline_draw_counter(
+		s, &self->vp, LABEL_W, sa_timeline_plot_width(width),
+		sa_timeline_x_of(self, width, self->info->end_ns) + 1, top + 2, COUNTER_H - 4, c->buckets,
+		c->n_buckets, c->before, c->lo, c->hi, row->area, &line, &grid);
 }

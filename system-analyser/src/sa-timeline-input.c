@@ -108,14 +108,14 @@ static char *instant_tooltip(SaTimeline *self, const sa_instant_mark *m)
 {
 	g_autofree char *name = tsd_name_cut(tsr_trace_get_name(self->trace, m->name));
 	g_autofree char *thread = thread_text(self, m->thread);
-	g_autofree char *at = sa_format_ms_exact(m->from_ns - self->info->start_ns);
+	g_autofree char *at = sa_format_ms_exact(m->m.from - self->info->start_ns);
 
-	if (m->count == 1)
+	if (m->m.count == 1)
 		return g_markup_printf_escaped("<b>%s</b> (instant)\nat %s\non %s", name ? name : "?", at,
 		                               thread);
 	{
-		g_autofree char *count = sa_format_count(m->count);
-		g_autofree char *dur = sa_format_duration((double)(m->to_ns - m->from_ns));
+		g_autofree char *count = sa_format_count(m->m.count);
+		g_autofree char *dur = sa_format_duration((double)(m->m.to - m->m.from));
 
 		return g_markup_printf_escaped("<b>%s instants</b> folded over %s from %s, the first "
 		                               "%s\non %s",
@@ -131,8 +131,8 @@ static char *counter_tooltip(SaTimeline *self, const sa_row *row, int width, dou
 	g_autofree char *graph = tsd_name_cut(se->graph), *series = tsd_name_cut(se->name);
 
 	for (size_t i = 0; i < c->n_buckets; i++) {
-		const tsr_trace_counter_bucket *b = &c->buckets[i];
-		double x0 = floor(sa_timeline_x_of(self, width, b->from_ns));
+		const TscCounterBucket *b = &c->buckets[i];
+		double x0 = floor(sa_timeline_x_of(self, width, b->from));
 
 		if (x >= x0 - 1 && x < x0 + 2) {
 			g_autofree char *n = sa_format_count(b->count);

@@ -9,9 +9,6 @@
  */
 #include "sa-timeline-private.h"
 
-#include <math.h>
-#include <string.h>
-
 /* Instants read per query. */
 #define CHUNK 65536
 
@@ -27,8 +24,8 @@ static void add_instant(SaTimeline *self, TscFold *fold, guint index, double x,
 	if (fold->mark.first != index) {
 		sa_instant_mark *m = &self->marks[self->n_marks - 1];
 
-		m->to_ns = in->t_ns;
-		m->count++;
+		m->m.to = in->t_ns;
+		m->m.count++;
 		return;
 	}
 	if (self->n_marks == self->cap_marks) {
@@ -36,7 +33,8 @@ static void add_instant(SaTimeline *self, TscFold *fold, guint index, double x,
 		self->marks = g_renew(sa_instant_mark, self->marks, self->cap_marks);
 	}
 	self->marks[self->n_marks++] = (sa_instant_mark){
-		.from_ns = in->t_ns, .to_ns = in->t_ns, .count = 1, .name = in->name, .thread = in->thread};
+		.m = {.from = in->t_ns, .to = in->t_ns, .count = 1}, .name = in->name,
+		.thread = in->thread};
 }
 
 void sa_timeline_query_instants(SaTimeline *self, size_t thread, int width)
@@ -47,7 +45,8 @@ void sa_timeline_query_instants(SaTimeline *self, size_t thread, int width)
 	TscFold fold;
 
 	tsc_fold_init(&fold, SA_TIMELINE_FOLD_PX, 0);
-
+	self->tdata[thread].first_mark = self->n_marks;
+	self->tdata[thread].n_marks = 0;
 	for (;;) {
 		tsr_trace_instant *in = NULL;
 		size_t n = 0, same = 0;
@@ -56,14 +55,14 @@ void sa_timeline_query_instants(SaTimeline *self, size_t thread, int width)
 		                            skip + CHUNK) != TSR_OK) {
 			g_warning("timeline: %s", tsr_trace_error(self->trace));
 			free(in);
-			return;
+			break;
 		}
 		for (size_t i = skip; i < n; i++)
 			add_instant(self, &fold, index++, sa_timeline_x_of(self, width, in[i].t_ns), &in[i]);
 		self->instants_in_view += n > skip ? n - skip : 0;
 		if (n < skip + CHUNK) {
 			free(in);
-			return;
+			break;
 		}
 		/* The next chunk starts at the last instant's time, past the
 		 * ones at that time already counted. */
@@ -73,6 +72,16 @@ void sa_timeline_query_instants(SaTimeline *self, size_t thread, int width)
 		skip = same;
 		free(in);
 	}
+	self->tdata[thread].n_marks = self->n_marks - self->tdata[thread].first_mark;
+}
+
+/* The thread's markers of the last rebuild (none before its query). */
+static const sa_instant_mark *thread_marks(SaTimeline *self, size_t thread, size_t *n)
+{
+	const thread_rows *r = &self->tdata[thread];
+
+	*n = r->queried && r->first_mark + r->n_marks <= self->n_marks ? r->n_marks : 0;
+	return *n ? &self->marks[r->first_mark] : NULL;
 }
 
 void sa_timeline_draw_instants(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout,
@@ -80,55 +89,24 @@ void sa_timeline_draw_instants(SaTimeline *self, GtkSnapshot *s, PangoLayout *la
 {
 	GdkRGBA tick = dark ? (GdkRGBA){1.0f, 0.48f, 0.39f, 1} : (GdkRGBA){0.80f, 0.11f, 0.14f, 1};
 	GdkRGBA band = tick, text = sa_timeline_foreground(self, 0.9);
-	char buf[48];
+	size_t n;
+	const sa_instant_mark *marks = thread_marks(self, thread, &n);
 
 	band.alpha = 0.35f;
-	for (size_t i = 0; i < self->n_marks; i++) {
-		const sa_instant_mark *m = &self->marks[i];
-		double x0, x1;
-
-		if (m->thread != thread)
-			continue;
-		x0 = sa_timeline_x_of(self, width, m->from_ns);
-		x1 = sa_timeline_x_of(self, width, m->to_ns);
-		if (m->count == 1) {
-			gtk_snapshot_append_color(s, &tick, &GRAPHENE_RECT_INIT((float)x0 - 1, (float)top + 2,
-			                                                        2, INSTANT_H - 4));
-			self->nodes++;
-			continue;
-		}
-		/* A folded run: a band over it (at least the fold width), its
-		 * count when it fits. */
-		x0 = floor(x0) - 1;
-		x1 = MAX(ceil(x1) + 1, x0 + SA_TIMELINE_FOLD_PX);
-		gtk_snapshot_append_color(s, &band, &GRAPHENE_RECT_INIT((float)x0, (float)top + 2,
-		                                                        (float)(x1 - x0), INSTANT_H - 4));
-		self->nodes++;
-		if (x1 - x0 >= 24 && tsc_fold_count_label(layout, m->count, x1 - x0 - 4, buf,
-		                                             sizeof(buf)))
-			sa_timeline_draw_text(s, layout, buf, x0 + 2, top, x1 - x0 - 4, &text);
-	}
+	if (n > 0)
+		self->nodes += tsc_timeline_draw_markers(s, layout, &self->vp, LABEL_W,
+		                                         sa_timeline_plot_width(width), top, INSTANT_H,
+		                                         &marks->m, n, sizeof(*marks), &tick, &band, &text);
 }
 
 const sa_instant_mark *sa_timeline_instant_at(SaTimeline *self, size_t thread, int width,
                                               double x)
 {
-	const sa_instant_mark *best = NULL;
-	double best_d = 4;
+	size_t n;
+	const sa_instant_mark *marks = thread_marks(self, thread, &n);
+	gssize i = n > 0 ? tsc_timeline_marker_at(&self->vp, LABEL_W, sa_timeline_plot_width(width),
+	                                          &marks->m, n, sizeof(*marks), x)
+	                 : -1;
 
-	for (size_t i = 0; i < self->n_marks; i++) {
-		const sa_instant_mark *m = &self->marks[i];
-		double x0, x1, d;
-
-		if (m->thread != thread)
-			continue;
-		x0 = sa_timeline_x_of(self, width, m->from_ns) - 1;
-		x1 = sa_timeline_x_of(self, width, m->to_ns) + 1;
-		d = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
-		if (d < best_d) {
-			best_d = d;
-			best = m;
-		}
-	}
-	return best;
+	return i >= 0 ? &marks[i] : NULL;
 }

@@ -68,20 +68,21 @@ typedef struct thread_rows {
 	size_t n_items;
 	guint depths;           /* rows: the deepest depth seen + 1, at least 1 */
 	gboolean has_instants;  /* the trace holds instants on it */
+	size_t first_mark, n_marks; /* its markers in SaTimeline.marks, of the last rebuild */
 	gboolean queried;       /* items are of the last rebuild */
 } thread_rows;
 
-/* A run of instants closer than the fold width: one marker. */
+/* A run of instants closer than the fold width: one marker (the chart
+ * kit's, first, so the chart kit draws an array of these). */
 typedef struct sa_instant_mark {
-	int64_t from_ns, to_ns; /* the first and the last instant */
-	uint64_t count;
+	TscMarker m;            /* ns: the first and the last instant, the count */
 	uint32_t name;          /* the first one's */
 	size_t thread;
 } sa_instant_mark;
 
 /* A counter row's buckets of the last rebuild. */
 typedef struct counter_rows {
-	tsr_trace_counter_bucket *buckets;
+	TscCounterBucket *buckets;    /* g_free */
 	size_t n_buckets;
 	double before;          /* the last value before the window, NaN when none */
 	double lo, hi;          /* the value axis of the last rebuild */

@@ -420,7 +420,7 @@ static void clear_document(SaTimeline *self)
 	for (size_t t = 0; t < self->n_threads; t++)
 		free(self->tdata[t].items);
 	for (size_t c = 0; c < self->n_series; c++)
-		free(self->cdata[c].buckets);
+		g_free(self->cdata[c].buckets);
 	g_clear_pointer(&self->tdata, g_free);
 	g_clear_pointer(&self->cdata, g_free);
 	g_clear_pointer(&self->rows, g_free);

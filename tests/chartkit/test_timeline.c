@@ -352,6 +352,58 @@ static void test_fold_random(void **state)
 	g_rand_free(rand);
 }
 
+/* A counter's value axis: from 0 to a nice top for values >= 0, what
+ * there is otherwise, [0, 1] with none. */
+static void test_counter_range(void **state)
+{
+	const TscCounterBucket up[] = {{.from = 0, .count = 1, .min = 3, .max = 3, .last = 3},
+	                               {.from = 9, .count = 4, .min = 1, .max = 73, .last = 2}};
+	const TscCounterBucket down[] = {{.from = 0, .count = 2, .min = -5, .max = 2, .last = 2}};
+	double lo, hi;
+
+	(void)state;
+	assert_true(tsc_counter_range(up, 2, NAN, &lo, &hi));
+	assert_true(lo == 0 && hi == 100);
+	/* The value held into the window counts. */
+	assert_true(tsc_counter_range(up, 2, 140, &lo, &hi));
+	assert_true(lo == 0 && hi == 200);
+	assert_true(tsc_counter_range(down, 1, NAN, &lo, &hi));
+	assert_true(lo == -5 && hi == 2);
+	assert_true(tsc_counter_range(NULL, 0, 7, &lo, &hi));
+	assert_true(lo == 0 && hi == 10);
+	assert_false(tsc_counter_range(NULL, 0, NAN, &lo, &hi));
+	assert_true(lo == 0 && hi == 1);
+}
+
+/* An app's own marker struct, the chart kit's first. */
+typedef struct {
+	TscMarker m;
+	int tag;
+} app_marker;
+
+static void test_marker_at(void **state)
+{
+	TscViewport vp;
+	/* 1 unit per pixel from x 100. */
+	const app_marker marks[] = {{{100, 100, 1}, 1}, {{110, 130, 7}, 2}, {{300, 300, 1}, 3}};
+
+	(void)state;
+	tsc_viewport_init(&vp, TSC_TIMELINE_NS, 0, 999, 10);
+	assert_int_equal(tsc_timeline_marker_at(&vp, 100, 1000, &marks[0].m, 3, sizeof(marks[0]), 203),
+	                 0);
+	/* Inside a run, and within 4 px of its ends. */
+	assert_int_equal(tsc_timeline_marker_at(&vp, 100, 1000, &marks[0].m, 3, sizeof(marks[0]), 220),
+	                 1);
+	assert_int_equal(tsc_timeline_marker_at(&vp, 100, 1000, &marks[0].m, 3, sizeof(marks[0]), 233),
+	                 1);
+	assert_int_equal(tsc_timeline_marker_at(&vp, 100, 1000, &marks[0].m, 3, sizeof(marks[0]), 402),
+	                 2);
+	/* Nothing near. */
+	assert_int_equal(tsc_timeline_marker_at(&vp, 100, 1000, &marks[0].m, 3, sizeof(marks[0]), 300),
+	                 -1);
+	assert_int_equal(tsc_timeline_marker_at(&vp, 100, 1000, NULL, 0, sizeof(marks[0]), 203), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +416,8 @@ int main(void)
 		cmocka_unit_test(test_fold_rule),
 		cmocka_unit_test(test_fold_kinds),
 		cmocka_unit_test(test_fold_random),
+		cmocka_unit_test(test_counter_range),
+		cmocka_unit_test(test_marker_at),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

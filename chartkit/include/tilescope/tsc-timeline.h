@@ -200,6 +200,51 @@ guint tsc_ruler_draw_grid(GtkSnapshot *s, const TscRuler *ruler, double y0, doub
  * function); the caller frees it. */
 char *tsc_ruler_dup_label(const TscRuler *ruler, int64_t t, double step);
 
+/* --- Counters and markers as layers ------------------------------------------------ */
+
+/* The samples of a counter in one bucket (about a pixel) of the axis. */
+typedef struct TscCounterBucket {
+	int64_t from;       /* the bucket's first unit */
+	uint64_t count;     /* samples in it (>= 1) */
+	double min, max;    /* their extremes */
+	double last;        /* the latest one's value */
+} TscCounterBucket;
+
+/* The value axis of a counter's row: what `before` (the value held into
+ * the window, NaN when none) and the buckets hold, from 0 to a nice top
+ * when none is negative; [0, 1] and FALSE when there is no value. */
+gboolean tsc_counter_range(const TscCounterBucket *buckets, size_t n, double before, double *lo,
+                           double *hi);
+/* A counter as a step line (a counter holds its value until the next
+ * sample): per bucket one bar over its samples and the jump into it, a
+ * level line over the pixels between; `area` fills down to the baseline.
+ * Drawn in [plot_x, min(plot_x + plot_w, right)) x [y0, y0 + h] on
+ * [lo, hi], with grid lines at the top, the baseline and 0. Returns the
+ * colour nodes appended. */
+guint tsc_timeline_draw_counter(GtkSnapshot *s, const TscViewport *vp, double plot_x,
+                                double plot_w, double right, double y0, double h,
+                                const TscCounterBucket *buckets, size_t n, double before,
+                                double lo, double hi, gboolean area, const GdkRGBA *line,
+                                const GdkRGBA *grid);
+
+/* A marker: one instant (count 1) or a run the folding rule joined. */
+typedef struct TscMarker {
+	int64_t from, to;   /* the first and the last instant */
+	uint64_t count;
+} TscMarker;
+/* Markers in a lane [top, top + h) of the plot: a lone instant as a tick
+ * in `tick`, a run as a band in `band` at least the fold width wide with
+ * its count in `text` where it fits. `markers` are `stride` bytes apart
+ * (an app's own struct may begin with a TscMarker). Returns the colour
+ * nodes appended. */
+guint tsc_timeline_draw_markers(GtkSnapshot *s, PangoLayout *layout, const TscViewport *vp,
+                                double plot_x, double plot_w, double top, double h,
+                                const TscMarker *markers, size_t n, size_t stride,
+                                const GdkRGBA *tick, const GdkRGBA *band, const GdkRGBA *text);
+/* The marker nearest x within 4 px, or -1. */
+gssize tsc_timeline_marker_at(const TscViewport *vp, double plot_x, double plot_w,
+                              const TscMarker *markers, size_t n, size_t stride, double x);
+
 /* --- Overlay ----------------------------------------------------------------------- */
 
 /* A marked range [from, to): a shade `height` tall from y 0 with an edge
