@@ -9,6 +9,10 @@
  * lanes both ways: a step selected here is the session's step and its
  * program the session's program; the session's step is selected and
  * scrolled into view here; the session's program's steps are outlined.
+ *
+ * A GaView: its widgets are declared in ga-trace-view.ui (the bar, the
+ * lanes with report B's under them, the details below); the base follows
+ * the session's documents and calls rebuild.
  */
 #include "ga-trace-view.h"
 
@@ -24,19 +28,16 @@
 #include <math.h>
 
 struct _GaTraceView {
-	GtkBox parent_instance;
-	GaSession *session;
-	GaDocument *doc;
+	GaView parent_instance;
 	GCancellable *index_cancel; /* the tile index being built */
 	gboolean syncing;           /* applying the session: do not write it back */
 	GtkToggleButton *modes[GA_TRACE_MODE_COUNT];
+	GtkToggleButton *mode_flat, *mode_flame, *mode_bsp;
+	GtkBox *legend;
 	GtkLabel *hint;
-	GtkPaned *paned;
 
 	/* Compare mode: report B's runs and lanes under A's, on one cycle
 	 * axis with the same zoom and mode. */
-	GaDocument *doc_b;
-	GtkWidget *compare_box;
 	GtkLabel *title_b;
 	GtkDropDown *runs_b;
 	GtkStringList *run_names_b;
@@ -54,9 +55,26 @@ struct _GaTraceView {
 	GtkGrid *range;
 };
 
-G_DEFINE_FINAL_TYPE(GaTraceView, ga_trace_view, GTK_TYPE_BOX)
+G_DEFINE_FINAL_TYPE(GaTraceView, ga_trace_view, GA_TYPE_VIEW)
 
 static void align_axes(GaTraceView *self);
+
+/* Report A, the session's document (borrowed; NULL: none). */
+static GaDocument *doc_a(GaTraceView *self)
+{
+	return ga_view_get_document(GA_VIEW(self));
+}
+
+/* Report B while comparing, else NULL (borrowed). */
+static GaDocument *doc_b(GaTraceView *self)
+{
+	return ga_view_get_compare_document(GA_VIEW(self));
+}
+
+static GaSession *session_of(GaTraceView *self)
+{
+	return ga_view_get_session(GA_VIEW(self));
+}
 
 static void clear_grid(GtkGrid *grid)
 {
@@ -101,9 +119,9 @@ static void put(GaTraceView *self, int *row, const char *key, char *value)
 
 static void update_details(GaTraceView *self)
 {
-	gboolean b = self->details_side == 1 && self->doc_b;
+	gboolean b = self->details_side == 1 && doc_b(self);
 	GaStepLanes *lanes = b ? self->lanes_b : self->lanes;
-	GaDocument *doc = b ? self->doc_b : self->doc;
+	GaDocument *doc = b ? doc_b(self) : doc_a(self);
 	gint64 i = ga_step_lanes_get_selected(lanes);
 	size_t run = gtk_drop_down_get_selected(b ? self->runs_b : self->runs);
 	tsr_report *r = doc ? ga_document_get_report(doc) : NULL;
@@ -125,7 +143,7 @@ static void update_details(GaTraceView *self)
 		const tsr_step *st = &steps[i];
 		/* In compare mode the heading says which report the step is in. */
 		g_autofree char *heading =
-		    self->doc_b ? g_strdup_printf("Step %" G_GINT64_FORMAT " of report %s (%s), run %zu", i,
+		    doc_b(self) ? g_strdup_printf("Step %" G_GINT64_FORMAT " of report %s (%s), run %zu", i,
 		                                  b ? "B" : "A", ga_document_get_title(doc), run)
 		                : g_strdup_printf("Step %" G_GINT64_FORMAT, i);
 		const char *what = st->type == TSR_STEP_ON_TILE_EXECUTE ? "Compute set"
@@ -133,7 +151,7 @@ static void update_details(GaTraceView *self)
 		                                                         : "Exchange";
 
 		gtk_label_set_text(self->heading, heading);
-		if (self->doc_b)
+		if (doc_b(self))
 			put(self, &row, "Report", g_strdup_printf("%s (%s)", b ? "B" : "A",
 			                                          ga_document_get_title(doc)));
 		put(self, &row, "Type", g_strdup(tsr_step_type_name(st->type)));
@@ -193,13 +211,13 @@ static void on_selection_changed(GaStepLanes *lanes, GaTraceView *self)
 		self->details_side = 0;
 		update_details(self);
 	}
-	if (self->syncing || !self->doc || run == GTK_INVALID_LIST_POSITION)
+	if (self->syncing || !doc_a(self) || run == GTK_INVALID_LIST_POSITION)
 		return;
 	self->syncing = TRUE;
-	ga_session_set_step(self->session, run, step);
+	ga_session_set_step(session_of(self), run, step);
 	program = ga_step_lanes_get_selected_program(lanes);
 	if (program >= 0)
-		ga_session_set_program(self->session, program);
+		ga_session_set_program(session_of(self), program);
 	self->syncing = FALSE;
 }
 
@@ -208,7 +226,7 @@ static void on_selection_changed(GaStepLanes *lanes, GaTraceView *self)
 static void update_range(GaTraceView *self)
 {
 	size_t run = gtk_drop_down_get_selected(self->runs);
-	tsr_report *r = self->doc ? ga_document_get_report(self->doc) : NULL;
+	tsr_report *r = doc_a(self) ? ga_document_get_report(doc_a(self)) : NULL;
 	uint64_t from, to, cycles[TSR_STEP_TYPE_COUNT] = {0}, all_cycles = 0;
 	size_t count[TSR_STEP_TYPE_COUNT] = {0}, all = 0, n;
 	const tsr_step *steps;
@@ -280,13 +298,12 @@ static void on_range_changed(GaStepLanes *lanes, GaTraceView *self)
  * it gave otherwise. */
 static void fit_lanes(GaTraceView *self)
 {
+	GtkPaned *paned = ga_view_get_paned(GA_VIEW(self));
 	int min, nat;
 
-	if (!self->paned)
-		return;
-	gtk_widget_measure(gtk_paned_get_start_child(self->paned), GTK_ORIENTATION_VERTICAL, -1, &min,
-	                   &nat, NULL, NULL);
-	gtk_paned_set_position(self->paned, nat);
+	gtk_widget_measure(gtk_paned_get_start_child(paned), GTK_ORIENTATION_VERTICAL, -1, &min, &nat,
+	                   NULL, NULL);
+	gtk_paned_set_position(paned, nat);
 }
 
 /*
@@ -322,23 +339,23 @@ static void on_index(GObject *source, GAsyncResult *result, gpointer data)
 static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 {
 	guint run = gtk_drop_down_get_selected(GTK_DROP_DOWN(dropdown));
-	gboolean valid = run != GTK_INVALID_LIST_POSITION && self->doc;
+	gboolean valid = run != GTK_INVALID_LIST_POSITION && doc_a(self);
 
 	(void)pspec;
 	tsd_cancel_clear(&self->index_cancel);
 	tsd_cancel_clear(&self->index_cancel_b);
 	ga_step_lanes_set_index(self->lanes, NULL);
-	ga_step_lanes_set_run(self->lanes, valid ? self->doc : NULL, run);
+	ga_step_lanes_set_run(self->lanes, valid ? doc_a(self) : NULL, run);
 	if (self->lanes_b)
 		align_axes(self);
 	fit_lanes(self);
 	if (!valid)
 		return;
 	self->index_cancel = g_cancellable_new();
-	ga_trace_index_build_async(self->doc, run, self->index_cancel, on_index, self);
+	ga_trace_index_build_async(doc_a(self), run, self->index_cancel, on_index, self);
 	if (!self->syncing) {
 		self->syncing = TRUE;
-		ga_session_set_step(self->session, run, -1);
+		ga_session_set_step(session_of(self), run, -1);
 		self->syncing = FALSE;
 	}
 }
@@ -350,9 +367,9 @@ static void follow_session(GaTraceView *self)
 	gint64 run, step;
 	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->run_names));
 
-	ga_session_get_step(self->session, &run, &step);
-	ga_step_lanes_set_highlight(self->lanes, ga_session_get_program(self->session));
-	if (!self->doc || run < 0 || run >= (gint64)n)
+	ga_session_get_step(session_of(self), &run, &step);
+	ga_step_lanes_set_highlight(self->lanes, ga_session_get_program(session_of(self)));
+	if (!doc_a(self) || run < 0 || run >= (gint64)n)
 		return;
 	self->syncing = TRUE;
 	if (gtk_drop_down_get_selected(self->runs) != (guint)run)
@@ -386,11 +403,11 @@ static void on_session_program(GObject *session, GParamSpec *pspec, gpointer dat
 static void align_axes(GaTraceView *self)
 {
 	double end = MAX(ga_step_lanes_get_total(self->lanes),
-	                 self->doc_b ? ga_step_lanes_get_total(self->lanes_b) : 0);
+	                 doc_b(self) ? ga_step_lanes_get_total(self->lanes_b) : 0);
 
-	ga_step_lanes_set_axis_end(self->lanes, self->doc_b ? end : 0);
+	ga_step_lanes_set_axis_end(self->lanes, doc_b(self) ? end : 0);
 	ga_step_lanes_set_axis_end(self->lanes_b, end);
-	if (self->doc_b) {
+	if (doc_b(self)) {
 		double from, to;
 
 		ga_step_lanes_get_visible(self->lanes, &from, &to);
@@ -403,7 +420,7 @@ static void on_visible(GaStepLanes *lanes, GaTraceView *self)
 	GaStepLanes *other = lanes == self->lanes ? self->lanes_b : self->lanes;
 	double from, to;
 
-	if (self->linking || !self->doc_b)
+	if (self->linking || !doc_b(self))
 		return;
 	self->linking = TRUE;
 	ga_step_lanes_get_visible(lanes, &from, &to);
@@ -430,18 +447,18 @@ static void on_index_b(GObject *source, GAsyncResult *result, gpointer data)
 static void on_run_b(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 {
 	guint run = gtk_drop_down_get_selected(GTK_DROP_DOWN(dropdown));
-	gboolean valid = run != GTK_INVALID_LIST_POSITION && self->doc_b;
+	gboolean valid = run != GTK_INVALID_LIST_POSITION && doc_b(self);
 
 	(void)pspec;
 	tsd_cancel_clear(&self->index_cancel_b);
 	ga_step_lanes_set_index(self->lanes_b, NULL);
-	ga_step_lanes_set_run(self->lanes_b, valid ? self->doc_b : NULL, run);
+	ga_step_lanes_set_run(self->lanes_b, valid ? doc_b(self) : NULL, run);
 	align_axes(self);
 	fit_lanes(self);
 	if (!valid)
 		return;
 	self->index_cancel_b = g_cancellable_new();
-	ga_trace_index_build_async(self->doc_b, run, self->index_cancel_b, on_index_b, self);
+	ga_trace_index_build_async(doc_b(self), run, self->index_cancel_b, on_index_b, self);
 }
 
 /* --- Modes ------------------------------------------------------------------------------ */
@@ -500,26 +517,22 @@ static size_t fill_runs(GtkStringList *names_model, GtkDropDown *dropdown, GCall
 	return n;
 }
 
-static void rebuild(GaTraceView *self)
+/* The session's documents changed (GaView::document_changed): their runs
+ * in the pickers, the session's run (else the last) shown. */
+static void rebuild(GaView *view)
 {
-	GaDocument *doc = ga_session_get_document(self->session);
-	GaDocument *doc_b = doc ? ga_session_get_compare_document(self->session) : NULL;
+	GaTraceView *self = GA_TRACE_VIEW(view);
 	size_t n, n_b;
 
-	g_clear_pointer(&self->doc, ga_document_unref);
-	self->doc = doc ? ga_document_ref(doc) : NULL;
-	g_clear_pointer(&self->doc_b, ga_document_unref);
-	self->doc_b = doc_b ? ga_document_ref(doc_b) : NULL;
 	self->details_side = 0;
-	gtk_widget_set_visible(self->compare_box, self->doc_b != NULL);
-	ga_step_lanes_set_label(self->lanes, self->doc_b ? "Execution trace, report A" : NULL);
-	if (self->doc_b) {
-		g_autofree char *t = g_strdup_printf("Report B: %s", ga_document_get_title(self->doc_b));
+	ga_step_lanes_set_label(self->lanes, doc_b(self) ? "Execution trace, report A" : NULL);
+	if (doc_b(self)) {
+		g_autofree char *t = g_strdup_printf("Report B: %s", ga_document_get_title(doc_b(self)));
 
 		gtk_label_set_text(self->title_b, t);
 	}
-	n = fill_runs(self->run_names, self->runs, G_CALLBACK(on_run), self, self->doc);
-	n_b = fill_runs(self->run_names_b, self->runs_b, G_CALLBACK(on_run_b), self, self->doc_b);
+	n = fill_runs(self->run_names, self->runs, G_CALLBACK(on_run), self, doc_a(self));
+	n_b = fill_runs(self->run_names_b, self->runs_b, G_CALLBACK(on_run_b), self, doc_b(self));
 	/* B first, so that A's run aligns the axes with B's already there. */
 	if (n_b > 0 && gtk_drop_down_get_selected(self->runs_b) != n_b - 1)
 		gtk_drop_down_set_selected(self->runs_b, (guint)(n_b - 1)); /* calls on_run_b */
@@ -529,7 +542,7 @@ static void rebuild(GaTraceView *self)
 		gint64 want, step;
 
 		/* The session's run if it names one, else the last. */
-		ga_session_get_step(self->session, &want, &step);
+		ga_session_get_step(session_of(self), &want, &step);
 		if (want < 0 || want >= (gint64)n)
 			want = (gint64)n - 1;
 		if (n > 0 && gtk_drop_down_get_selected(self->runs) != (guint)want)
@@ -540,202 +553,104 @@ static void rebuild(GaTraceView *self)
 	follow_session(self);
 }
 
-static void on_document(GObject *session, GParamSpec *pspec, gpointer data)
-{
-	(void)session;
-	(void)pspec;
-	rebuild(GA_TRACE_VIEW(data));
-}
-
 /* --- Building ------------------------------------------------------------------------------- */
 
-static GtkWidget *build_bar(GaTraceView *self)
+static void ga_trace_view_constructed(GObject *object)
 {
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	GtkWidget *label = gtk_label_new_with_mnemonic("_Run");
-	GtkWidget *hint = gtk_label_new(hints[GA_TRACE_FLAT]);
-	GtkWidget *modes = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
-	static const char *const mode_labels[GA_TRACE_MODE_COUNT] = {"F_lat", "Fla_me", "_BSP"};
-	static const char *const mode_tips[GA_TRACE_MODE_COUNT] = {
-	    "Steps in lanes by kind, per IPU (Alt+L)",
-	    "Steps under their call stacks (Alt+M)",
-	    "Per-tile rows: compute, exchange, sync, idle (Alt+B)",
-	};
+	GaTraceView *self = GA_TRACE_VIEW(object);
 
-	/* The mode switcher: linked toggle buttons, reachable with Tab and
-	 * their mnemonics, toggled with Space or Enter. */
-	gtk_widget_add_css_class(modes, "linked");
-	for (int m = 0; m < GA_TRACE_MODE_COUNT; m++) {
-		GtkWidget *text = gtk_label_new_with_mnemonic(mode_labels[m]);
-
-		/* The label as the button's child, so that the button's
-		 * accessible name is "Flat" (with the mnemonic on the button
-		 * itself, GTK 4.8 names it "F_lat Flat"). */
-		self->modes[m] = GTK_TOGGLE_BUTTON(gtk_toggle_button_new());
-		gtk_button_set_child(GTK_BUTTON(self->modes[m]), text);
-		gtk_label_set_mnemonic_widget(GTK_LABEL(text), GTK_WIDGET(self->modes[m]));
-		if (m)
-			gtk_toggle_button_set_group(self->modes[m], self->modes[0]);
-		gtk_widget_set_tooltip_text(GTK_WIDGET(self->modes[m]), mode_tips[m]);
-		gtk_accessible_update_property(GTK_ACCESSIBLE(self->modes[m]),
-		                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, mode_tips[m], -1);
-		g_signal_connect(self->modes[m], "toggled", G_CALLBACK(on_mode), self);
-		gtk_box_append(GTK_BOX(modes), GTK_WIDGET(self->modes[m]));
-	}
-	gtk_toggle_button_set_active(self->modes[GA_TRACE_FLAT], TRUE);
-	gtk_widget_set_margin_start(modes, 12);
-	self->hint = GTK_LABEL(hint);
-
-	self->run_names = gtk_string_list_new(NULL);
-	self->runs = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(self->run_names), NULL));
-	gtk_label_set_mnemonic_widget(GTK_LABEL(label), GTK_WIDGET(self->runs));
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->runs), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Run", -1);
-	tsd_a11y_name_dropdown(self->runs, "Run");
-	g_signal_connect(self->runs, "notify::selected", G_CALLBACK(on_run), self);
-	gtk_box_append(GTK_BOX(bar), label);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->runs));
-	gtk_box_append(GTK_BOX(bar), modes);
-	for (int k = 0; k < GA_PROGRAM_CONTROL; k++) {
-		GtkWidget *mark = ga_program_mark_new();
-		GtkWidget *l = gtk_label_new(ga_program_kind_name((ga_program_kind)k));
-
-		ga_program_mark_set_kind(mark, (ga_program_kind)k);
-		gtk_widget_add_css_class(l, "caption");
-		gtk_widget_set_margin_start(mark, k == 0 ? 12 : 4);
-		gtk_box_append(GTK_BOX(bar), mark);
-		gtk_box_append(GTK_BOX(bar), l);
-	}
-	gtk_widget_add_css_class(hint, "dim-label");
-	gtk_widget_add_css_class(hint, "caption");
-	gtk_label_set_ellipsize(GTK_LABEL(hint), PANGO_ELLIPSIZE_END);
-	gtk_label_set_xalign(GTK_LABEL(hint), 1);
-	gtk_widget_set_hexpand(hint, TRUE);
-	gtk_box_append(GTK_BOX(bar), hint);
-	gtk_widget_set_margin_start(bar, 12);
-	gtk_widget_set_margin_end(bar, 12);
-	gtk_widget_set_margin_top(bar, 8);
-	gtk_widget_set_margin_bottom(bar, 4);
-	return bar;
-}
-
-/* A titled grid for the panel below the lanes. */
-static GtkWidget *build_section(GtkLabel **heading, GtkGrid **grid)
-{
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-
-	*heading = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(*heading, 0);
-	gtk_widget_add_css_class(GTK_WIDGET(*heading), "heading");
-	*grid = ga_details_grid_new();
-	gtk_box_append(GTK_BOX(box), GTK_WIDGET(*heading));
-	gtk_box_append(GTK_BOX(box), GTK_WIDGET(*grid));
-	gtk_widget_set_hexpand(box, TRUE);
-	return box;
-}
-
-static GtkWidget *build_panel(GaTraceView *self)
-{
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 24);
-
-	gtk_box_append(GTK_BOX(box), build_section(&self->heading, &self->details));
-	gtk_box_append(GTK_BOX(box), gtk_separator_new(GTK_ORIENTATION_VERTICAL));
-	gtk_box_append(GTK_BOX(box), build_section(&self->range_heading, &self->range));
-	return ga_details_scroller_new(box, -1, 200);
+	/* The base shows the session's documents (rebuild) first. */
+	G_OBJECT_CLASS(ga_trace_view_parent_class)->constructed(object);
+	g_signal_connect(session_of(self), "notify::step", G_CALLBACK(on_session_step), self);
+	g_signal_connect(session_of(self), "notify::program", G_CALLBACK(on_session_program), self);
 }
 
 static void ga_trace_view_dispose(GObject *object)
 {
 	GaTraceView *self = GA_TRACE_VIEW(object);
 
-	if (self->session)
-		g_signal_handlers_disconnect_by_data(self->session, self);
-	g_clear_object(&self->session);
+	if (session_of(self))
+		g_signal_handlers_disconnect_by_data(session_of(self), self);
 	tsd_cancel_clear(&self->index_cancel);
 	tsd_cancel_clear(&self->index_cancel_b);
+	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_TRACE_VIEW);
 	G_OBJECT_CLASS(ga_trace_view_parent_class)->dispose(object);
-}
-
-static void ga_trace_view_finalize(GObject *object)
-{
-	g_clear_pointer(&GA_TRACE_VIEW(object)->doc, ga_document_unref);
-	g_clear_pointer(&GA_TRACE_VIEW(object)->doc_b, ga_document_unref);
-	G_OBJECT_CLASS(ga_trace_view_parent_class)->finalize(object);
 }
 
 static void ga_trace_view_class_init(GaTraceViewClass *klass)
 {
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+
+	G_OBJECT_CLASS(klass)->constructed = ga_trace_view_constructed;
 	G_OBJECT_CLASS(klass)->dispose = ga_trace_view_dispose;
-	G_OBJECT_CLASS(klass)->finalize = ga_trace_view_finalize;
-	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "traceview");
+	GA_VIEW_CLASS(klass)->document_changed = rebuild;
+	gtk_widget_class_set_css_name(widget_class, "traceview");
+	/* A group, as the box it was, which a screen reader passes over. */
+	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+	g_type_ensure(GA_TYPE_STEP_LANES);
+	gtk_widget_class_set_template_from_resource(widget_class,
+	                                            "/org/tilescope/GraphAnalyser/ga-trace-view.ui");
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, mode_flat);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, mode_flame);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, mode_bsp);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, legend);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, hint);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, title_b);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, runs_b);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, run_names_b);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, lanes_b);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, runs);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, run_names);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, lanes);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, heading);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, details);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, range_heading);
+	gtk_widget_class_bind_template_child(widget_class, GaTraceView, range);
+	gtk_widget_class_bind_template_callback(widget_class, on_run);
+	gtk_widget_class_bind_template_callback(widget_class, on_run_b);
+	gtk_widget_class_bind_template_callback(widget_class, on_mode);
+	gtk_widget_class_bind_template_callback(widget_class, on_selection_changed);
+	gtk_widget_class_bind_template_callback(widget_class, on_selection_changed_b);
+	gtk_widget_class_bind_template_callback(widget_class, on_range_changed);
+	gtk_widget_class_bind_template_callback(widget_class, on_visible);
 }
 
 static void ga_trace_view_init(GaTraceView *self)
 {
-	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+	GtkPaned *paned;
 
-	gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
-	gtk_box_append(GTK_BOX(self), build_bar(self));
-	self->lanes = GA_STEP_LANES(ga_step_lanes_new());
-	gtk_widget_set_vexpand(GTK_WIDGET(self->lanes), TRUE);
-	gtk_widget_set_margin_end(GTK_WIDGET(self->lanes), 4);
-	g_signal_connect(self->lanes, "selection-changed", G_CALLBACK(on_selection_changed), self);
-	g_signal_connect(self->lanes, "range-changed", G_CALLBACK(on_range_changed), self);
-	g_signal_connect(self->lanes, "visible-changed", G_CALLBACK(on_visible), self);
-	self->paned = GTK_PANED(paned);
-	{
-		GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-		GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-		GtkWidget *label = gtk_label_new_with_mnemonic("R_un of B");
+	gtk_widget_init_template(GTK_WIDGET(self));
+	self->modes[GA_TRACE_FLAT] = self->mode_flat;
+	self->modes[GA_TRACE_FLAME] = self->mode_flame;
+	self->modes[GA_TRACE_BSP] = self->mode_bsp;
+	gtk_label_set_text(self->hint, hints[GA_TRACE_FLAT]);
+	/* What GtkBuilder cannot say: the legend's marks, the runs' names on
+	 * the drop-downs' buttons. */
+	for (int k = 0; k < GA_PROGRAM_CONTROL; k++) {
+		GtkWidget *mark = ga_program_mark_new();
+		GtkWidget *l = gtk_label_new(ga_program_kind_name((ga_program_kind)k));
 
-		self->compare_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-		self->title_b = GTK_LABEL(gtk_label_new(NULL));
-		gtk_widget_add_css_class(GTK_WIDGET(self->title_b), "heading");
-		self->run_names_b = gtk_string_list_new(NULL);
-		self->runs_b = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(self->run_names_b), NULL));
-		gtk_label_set_mnemonic_widget(GTK_LABEL(label), GTK_WIDGET(self->runs_b));
-		gtk_accessible_update_property(GTK_ACCESSIBLE(self->runs_b), GTK_ACCESSIBLE_PROPERTY_LABEL,
-		                               "Run of B", -1);
-		tsd_a11y_name_dropdown(self->runs_b, "Run of B");
-		g_signal_connect(self->runs_b, "notify::selected", G_CALLBACK(on_run_b), self);
-		gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->title_b));
-		gtk_box_append(GTK_BOX(bar), label);
-		gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->runs_b));
-		gtk_widget_set_margin_start(bar, 12);
-		gtk_widget_set_margin_top(bar, 6);
-		self->lanes_b = GA_STEP_LANES(ga_step_lanes_new());
-		ga_step_lanes_set_label(self->lanes_b, "Execution trace, report B");
-		gtk_widget_set_margin_end(GTK_WIDGET(self->lanes_b), 4);
-		g_signal_connect(self->lanes_b, "selection-changed", G_CALLBACK(on_selection_changed_b),
-		                 self);
-		g_signal_connect(self->lanes_b, "visible-changed", G_CALLBACK(on_visible), self);
-		gtk_box_append(GTK_BOX(self->compare_box), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL));
-		gtk_box_append(GTK_BOX(self->compare_box), bar);
-		gtk_box_append(GTK_BOX(self->compare_box), GTK_WIDGET(self->lanes_b));
-		gtk_widget_set_visible(self->compare_box, FALSE);
-		gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->lanes));
-		gtk_box_append(GTK_BOX(top), self->compare_box);
-		gtk_paned_set_start_child(GTK_PANED(paned), top);
+		ga_program_mark_set_kind(mark, (ga_program_kind)k);
+		gtk_widget_add_css_class(l, "caption");
+		gtk_widget_set_margin_start(mark, k == 0 ? 0 : 4);
+		gtk_box_append(self->legend, mark);
+		gtk_box_append(self->legend, l);
 	}
-	gtk_paned_set_end_child(GTK_PANED(paned), build_panel(self));
-	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
-	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
-	/* The lanes keep their natural height; the panel takes what is left. */
-	gtk_paned_set_resize_start_child(GTK_PANED(paned), FALSE);
-	gtk_widget_set_vexpand(paned, TRUE);
-	gtk_box_append(GTK_BOX(self), paned);
+	tsd_a11y_name_dropdown(self->runs, "Run");
+	tsd_a11y_name_dropdown(self->runs_b, "Run of B");
+	ga_step_lanes_set_label(self->lanes_b, "Execution trace, report B");
+	/* The details below the lanes, which keep their natural height; the
+	 * details take what is left. */
+	paned = ga_view_get_paned(GA_VIEW(self));
+	gtk_orientable_set_orientation(GTK_ORIENTABLE(paned), GTK_ORIENTATION_VERTICAL);
+	gtk_paned_set_shrink_start_child(paned, FALSE);
+	gtk_paned_set_shrink_end_child(paned, FALSE);
+	gtk_paned_set_resize_start_child(paned, FALSE);
 	update_details(self);
 	update_range(self);
 }
 
 GtkWidget *ga_trace_view_new(GaSession *session)
 {
-	GaTraceView *self = g_object_new(GA_TYPE_TRACE_VIEW, NULL);
-
-	self->session = g_object_ref(session);
-	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
-	g_signal_connect(session, "notify::step", G_CALLBACK(on_session_step), self);
-	g_signal_connect(session, "notify::program", G_CALLBACK(on_session_program), self);
-	rebuild(self);
-	return GTK_WIDGET(self);
+	return g_object_new(GA_TYPE_TRACE_VIEW, "session", session, NULL);
 }

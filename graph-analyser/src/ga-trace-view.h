@@ -6,14 +6,14 @@
  */
 #pragma once
 
-#include "ga-session.h"
+#include "ga-view.h"
 
 #include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
 #define GA_TYPE_TRACE_VIEW (ga_trace_view_get_type())
-G_DECLARE_FINAL_TYPE(GaTraceView, ga_trace_view, GA, TRACE_VIEW, GtkBox)
+G_DECLARE_FINAL_TYPE(GaTraceView, ga_trace_view, GA, TRACE_VIEW, GaView)
 
 /* A view following `session`'s document. */
 GtkWidget *ga_trace_view_new(GaSession *session);

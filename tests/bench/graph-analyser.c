@@ -42,6 +42,7 @@
  * xvfb-run). Prints figures; never fails on time.
  */
 #include "ga-document.h"
+#include "ga-resources.h"
 #include "ga-session.h"
 #include "ga-step-lanes.h"
 #include "ga-trace-index.h"
@@ -467,6 +468,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	gtk_init();
+	/* The views' templates (the app registers them at startup). */
+	ga_register_resource();
 	renderer = gsk_cairo_renderer_new();
 	gsk_renderer_realize(renderer, NULL, NULL);
 	if (argc == 3)

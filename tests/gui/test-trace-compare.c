@@ -14,11 +14,13 @@
  *
  * and, with one report, that the view follows the session: a step set
  * there (as the Liveness view or the Program Tree would) picks its run,
- * selects it and scrolls it into view.
+ * selects it and scrolls it into view; and that without a report the
+ * view is its base's (GaView's) empty page.
  *
  * With TILESCOPE_SHOT=FILE.png the view is also rendered to that file.
  */
 #include "ga-document.h"
+#include "ga-resources.h"
 #include "ga-session.h"
 #include "ga-step-lanes.h"
 #include "ga-trace-view.h"
@@ -334,13 +336,43 @@ static void test_follow_session(void **state)
 	ga_document_unref(a);
 }
 
+/* With no report the view is GaView's empty page, not lanes with nothing
+ * in them; a report opened shows the lanes instead. */
+static void test_empty_page(void **state)
+{
+	GaSession *session = ga_session_new();
+	GtkWidget *window = gtk_window_new();
+	GtkWidget *view = ga_trace_view_new(session);
+	GaDocument *a;
+
+	(void)state;
+	gtk_window_set_default_size(GTK_WINDOW(window), 1200, 800);
+	gtk_window_set_child(GTK_WINDOW(window), view);
+	gtk_window_present(GTK_WINDOW(window));
+	spin_until_label(view, "No report open");
+	a = load("tut5_ml");
+	ga_session_set_document(session, a);
+	{
+		lanes_state st = {view, 1};
+
+		spin_until(lanes_shown, &st, "the lanes");
+	}
+	assert_false(has_label(view, "No report open"));
+	gtk_window_destroy(GTK_WINDOW(window));
+	g_object_unref(session);
+	ga_document_unref(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_compare),
 	    cmocka_unit_test(test_follow_session),
+	    cmocka_unit_test(test_empty_page),
 	};
 
 	gtk_init();
+	/* The views' templates (the app registers them at startup). */
+	ga_register_resource();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
