@@ -1,7 +1,7 @@
 /*
  * The Call Tree tab (sa-calltree-view.h): a GtkTreeListModel over one
  * small object per node of reportlib's call tree (the children of a node
- * are made when it is expanded), in the table frame (sa-view.h) whose
+ * are made when it is expanded), in the table frame (sa-table-view.h) whose
  * first column holds the expanders. Small trees open fully expanded;
  * large ones show their roots. The tree shown is the "call-tree"
  * property, which the Flame Graph binds to (sa-window.ui).
@@ -130,7 +130,7 @@ static char *copy_row(gpointer item)
 	                       (guint64)nd->exclusive_ns);
 }
 
-static char *view_cell_text(SaView *view, gpointer item, guint c)
+static char *view_cell_text(SaTableView *view, gpointer item, guint c)
 {
 	(void)view;
 	return cell_text(item, (column)c);
@@ -138,7 +138,7 @@ static char *view_cell_text(SaView *view, gpointer item, guint c)
 
 /* A name whole in its tooltip, a duration's exact nanoseconds, for the
  * rows on screen only. */
-static void bind_cell(SaView *view, GtkWidget *label, gpointer item, guint c)
+static void bind_cell(SaTableView *view, GtkWidget *label, gpointer item, guint c)
 {
 	const SaCallRow *row = item;
 	const tsr_trace_call_node *nd = &row->ct->tree->nodes[row->index];
@@ -159,11 +159,11 @@ static void bind_cell(SaView *view, GtkWidget *label, gpointer item, guint c)
 /* --- The view --------------------------------------------------------------------- */
 
 struct _SaCallTreeView {
-	SaView parent_instance;
+	SaTableView parent_instance;
 	sa_call_tree *ct;        /* shown, or NULL: the "call-tree" property */
 };
 
-G_DEFINE_FINAL_TYPE(SaCallTreeView, sa_call_tree_view, SA_TYPE_VIEW)
+G_DEFINE_FINAL_TYPE(SaCallTreeView, sa_call_tree_view, SA_TYPE_TABLE_VIEW)
 
 enum { PROP_0, PROP_CALL_TREE, N_PROPS };
 static GParamSpec *props[N_PROPS];
@@ -185,7 +185,7 @@ static void show_tree(SaCallTreeView *self, sa_call_tree *ct)
 	row_maker *m;
 	g_autofree char *window = NULL, *spans = NULL, *paths = NULL, *text = NULL;
 
-	sa_view_set_busy(SA_VIEW(self), FALSE, NULL);
+	sa_table_view_set_busy(SA_TABLE_VIEW(self), FALSE, NULL);
 	m = g_new0(row_maker, 1);
 	m->ct = sa_call_tree_ref(ct);
 	m->trace = trace;
@@ -193,13 +193,13 @@ static void show_tree(SaCallTreeView *self, sa_call_tree *ct)
 	model = gtk_tree_list_model_new(rows_of(m, 0, ct->tree->n_roots), FALSE,
 	                                ct->tree->n_nodes <= EXPAND_NODES, children_of, m,
 	                                (GDestroyNotify)row_maker_free);
-	sa_view_set_model(SA_VIEW(self), G_LIST_MODEL(model));
+	sa_table_view_set_model(SA_TABLE_VIEW(self), G_LIST_MODEL(model));
 	g_object_unref(model);
 	window = sa_call_tree_describe_window(trace, ct->from_ns, ct->to_ns);
 	spans = sa_format_count(ct->tree->spans);
 	paths = sa_format_count(ct->tree->n_nodes);
 	text = g_strdup_printf("%s: %s spans, %s paths", window, spans, paths);
-	sa_view_set_caption(SA_VIEW(self), text);
+	sa_table_view_set_caption(SA_TABLE_VIEW(self), text);
 	set_tree(self, ct);
 }
 
@@ -210,12 +210,12 @@ static void on_tree_done(GObject *source, GAsyncResult *result, gpointer data)
 	g_autoptr(sa_call_tree) ct = sa_call_tree_finish(result, &error);
 
 	(void)source;
-	if (!sa_view_end_job(SA_VIEW(self), result))
+	if (!sa_table_view_end_job(SA_TABLE_VIEW(self), result))
 		return;
 	if (ct) {
 		show_tree(self, ct);
 	} else {
-		sa_view_set_message(SA_VIEW(self), error->message, FALSE);
+		sa_table_view_set_message(SA_TABLE_VIEW(self), error->message, FALSE);
 		set_tree(self, NULL);
 	}
 }
@@ -224,16 +224,17 @@ static void on_tree_done(GObject *source, GAsyncResult *result, gpointer data)
  * (and the Flame Graph's) stays until the new one comes. */
 static void update(SaView *view, SaSession *session)
 {
-	SaDocument *doc = sa_session_get_document(session);
+	SaDocument *doc = session ? sa_session_get_document(session) : NULL;
 	int64_t from, to;
 
 	if (!doc) {
-		sa_view_set_message(view, "", FALSE);
+		sa_table_view_set_message(SA_TABLE_VIEW(view), "", FALSE);
 		set_tree(SA_CALL_TREE_VIEW(view), NULL);
 		return;
 	}
 	sa_session_get_window(session, &from, &to);
-	sa_call_tree_async(doc, from, to, sa_view_start_job(view, "Computing the call tree…"),
+	sa_call_tree_async(doc, from, to,
+	                   sa_table_view_start_job(SA_TABLE_VIEW(view), "Computing the call tree…"),
 	                   on_tree_done, g_object_ref(view));
 }
 
@@ -260,11 +261,12 @@ static void sa_call_tree_view_dispose(GObject *object)
 
 static void sa_call_tree_view_class_init(SaCallTreeViewClass *klass)
 {
-	SaViewClass *view_class = SA_VIEW_CLASS(klass);
+	SaTableViewClass *view_class = SA_TABLE_VIEW_CLASS(klass);
 
 	G_OBJECT_CLASS(klass)->dispose = sa_call_tree_view_dispose;
 	G_OBJECT_CLASS(klass)->get_property = sa_call_tree_view_get_property;
-	view_class->update = update;
+	SA_VIEW_CLASS(klass)->watch = SA_VIEW_WATCH_DOCUMENT | SA_VIEW_WATCH_WINDOW;
+	SA_VIEW_CLASS(klass)->update = update;
 	view_class->cell_text = view_cell_text;
 	view_class->bind_cell = bind_cell;
 	view_class->copy_row = copy_row;

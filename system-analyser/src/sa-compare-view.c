@@ -1,7 +1,7 @@
 /*
  * The Compare tab (sa-compare-view.h): one SaLabelRow per label of a
  * comparison (its figures a tsr_trace_label_delta, the names copied) in
- * the table frame (sa-view.h), whose columns sort on demand (unsorted,
+ * the table frame (sa-table-view.h), whose columns sort on demand (unsorted,
  * the rows keep reportlib's order: largest |Δ total| first). Each value
  * cell is described by its column.
  */
@@ -123,7 +123,7 @@ static int compare_rows(gconstpointer a, gconstpointer b, guint column_)
 	return fx < fy ? GTK_ORDERING_SMALLER : fx > fy ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
 }
 
-static char *view_cell_text(SaView *view, gpointer item, guint c)
+static char *view_cell_text(SaTableView *view, gpointer item, guint c)
 {
 	(void)view;
 	return cell_text(item, (column)c);
@@ -132,15 +132,15 @@ static char *view_cell_text(SaView *view, gpointer item, guint c)
 /* Described by its column, read as text: a test (or a screen reader) gets
  * "Total B" and "1,234.567 µs". (GTK 4.8 names a label after its text
  * whatever its label property says.) */
-static void setup_cell(SaView *view, GtkWidget *label, guint c)
+static void setup_cell(SaTableView *view, GtkWidget *label, guint c)
 {
 	if (c > COL_CHANNEL)
 		gtk_accessible_update_property(
 		    GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-		    gtk_column_view_column_get_title(sa_view_get_column(view, c)), -1);
+		    gtk_column_view_column_get_title(sa_table_view_get_column(view, c)), -1);
 }
 
-static void bind_cell(SaView *view, GtkWidget *label, gpointer item, guint c)
+static void bind_cell(SaTableView *view, GtkWidget *label, gpointer item, guint c)
 {
 	const SaLabelRow *row = item;
 
@@ -164,10 +164,10 @@ static void bind_cell(SaView *view, GtkWidget *label, gpointer item, guint c)
 /* --- The view --------------------------------------------------------------------- */
 
 struct _SaCompareView {
-	SaView parent_instance;
+	SaTableView parent_instance;
 };
 
-G_DEFINE_FINAL_TYPE(SaCompareView, sa_compare_view, SA_TYPE_VIEW)
+G_DEFINE_FINAL_TYPE(SaCompareView, sa_compare_view, SA_TYPE_TABLE_VIEW)
 
 void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const char *what_b,
                               const tsr_trace_label_delta *rows, size_t n)
@@ -177,7 +177,7 @@ void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const cha
 	size_t only_a = 0, only_b = 0;
 
 	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	sa_view_set_busy(SA_VIEW(self), FALSE, NULL);
+	sa_table_view_set_busy(SA_TABLE_VIEW(self), FALSE, NULL);
 	for (size_t i = 0; i < n; i++) {
 		SaLabelRow *row = sa_label_row_new(rows[i].name, rows[i].channel, TRUE, &rows[i],
 		                                   sizeof(rows[i]));
@@ -190,22 +190,22 @@ void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const cha
 		only_b += rows[i].in_b && !rows[i].in_a;
 		g_ptr_array_add(objs, row);
 	}
-	sa_view_set_rows(SA_VIEW(self), objs->pdata, objs->len);
+	sa_table_view_set_rows(SA_TABLE_VIEW(self), objs->pdata, objs->len);
 	text = g_strdup_printf("A: %s · B: %s · %s labels, %zu only in A, %zu only in B", what_a,
 	                       what_b, labels, only_a, only_b);
-	sa_view_set_caption(SA_VIEW(self), text);
+	sa_table_view_set_caption(SA_TABLE_VIEW(self), text);
 }
 
 void sa_compare_view_set_message(SaCompareView *self, const char *message, gboolean busy)
 {
 	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	sa_view_set_message(SA_VIEW(self), message, busy);
+	sa_table_view_set_message(SA_TABLE_VIEW(self), message, busy);
 }
 
 void sa_compare_view_set_busy(SaCompareView *self, const char *message)
 {
 	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	sa_view_set_busy(SA_VIEW(self), TRUE, message);
+	sa_table_view_set_busy(SA_TABLE_VIEW(self), TRUE, message);
 }
 
 gboolean sa_compare_view_dup_selected(SaCompareView *self, char **channel, char **name)
@@ -213,7 +213,7 @@ gboolean sa_compare_view_dup_selected(SaCompareView *self, char **channel, char 
 	SaLabelRow *row;
 
 	g_return_val_if_fail(SA_IS_COMPARE_VIEW(self), FALSE);
-	row = gtk_single_selection_get_selected_item(sa_view_get_selection(SA_VIEW(self)));
+	row = gtk_single_selection_get_selected_item(sa_table_view_get_selection(SA_TABLE_VIEW(self)));
 	if (!row)
 		return FALSE;
 	*channel = g_strdup(row->channel);
@@ -228,13 +228,13 @@ gboolean sa_compare_view_select(SaCompareView *self, const char *channel, const 
 
 	g_return_val_if_fail(SA_IS_COMPARE_VIEW(self), FALSE);
 	/* The rows as shown (sorted or not): the selection's positions. */
-	rows = G_LIST_MODEL(sa_view_get_selection(SA_VIEW(self)));
+	rows = G_LIST_MODEL(sa_table_view_get_selection(SA_TABLE_VIEW(self)));
 	n = g_list_model_get_n_items(rows);
 	for (guint i = 0; i < n; i++) {
 		g_autoptr(SaLabelRow) row = g_list_model_get_item(rows, i);
 
 		if (strcmp(row->channel, channel) == 0 && strcmp(row->name, name) == 0) {
-			gtk_single_selection_set_selected(sa_view_get_selection(SA_VIEW(self)), i);
+			gtk_single_selection_set_selected(sa_table_view_get_selection(SA_TABLE_VIEW(self)), i);
 			return TRUE;
 		}
 	}
@@ -243,7 +243,7 @@ gboolean sa_compare_view_select(SaCompareView *self, const char *channel, const 
 
 static void sa_compare_view_class_init(SaCompareViewClass *klass)
 {
-	SaViewClass *view_class = SA_VIEW_CLASS(klass);
+	SaTableViewClass *view_class = SA_TABLE_VIEW_CLASS(klass);
 
 	view_class->cell_text = view_cell_text;
 	view_class->setup_cell = setup_cell;
@@ -256,7 +256,7 @@ static void sa_compare_view_class_init(SaCompareViewClass *klass)
 static void sa_compare_view_init(SaCompareView *self)
 {
 	gtk_widget_init_template(GTK_WIDGET(self));
-	sa_view_set_caption(SA_VIEW(self),
+	sa_table_view_set_caption(SA_TABLE_VIEW(self),
 	                    "Nothing compared yet: Compare Traces… in the menu compares two files, "
 	                    "Compare with Marked Range (Ctrl+M) the marked range with the next one "
 	                    "you mark.");

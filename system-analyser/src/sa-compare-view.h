@@ -1,5 +1,5 @@
 /*
- * The Compare tab (an SaView, filled by sa-compare.c): two traces (or two windows of one trace), A and B,
+ * The Compare tab (an SaTableView, filled by sa-compare.c): two traces (or two windows of one trace), A and B,
  * label by label (channel and name) side by side: count, total, self,
  * mean and median of each, the change of the total (B - A) and that
  * change as a percentage of A's total, in reportlib's order
@@ -15,12 +15,12 @@
  */
 #pragma once
 
-#include "sa-view.h"
+#include "sa-table-view.h"
 
 G_BEGIN_DECLS
 
 #define SA_TYPE_COMPARE_VIEW (sa_compare_view_get_type())
-G_DECLARE_FINAL_TYPE(SaCompareView, sa_compare_view, SA, COMPARE_VIEW, SaView)
+G_DECLARE_FINAL_TYPE(SaCompareView, sa_compare_view, SA, COMPARE_VIEW, SaTableView)
 
 GtkWidget *sa_compare_view_new(void);
 /* Shows rows[0..n) (borrowed for the call: the texts are copied) under a

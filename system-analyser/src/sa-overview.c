@@ -18,8 +18,9 @@
 #define STRIP_H 34    /* px */
 
 struct _SaOverview {
-	GtkWidget parent_instance;
-	SaSession *session;             /* whose document and view it shows and moves */
+	SaView parent_instance;
+	SaSession *session;             /* borrowed: SaView's, whose document and view it
+	                                 * shows and moves */
 	SaDocument *doc;                /* what the picture shows */
 	GskRenderNode *picture;
 	int picture_w;
@@ -28,10 +29,8 @@ struct _SaOverview {
 	char *text;                     /* the accessible value */
 };
 
-G_DEFINE_FINAL_TYPE(SaOverview, sa_overview, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE(SaOverview, sa_overview, SA_TYPE_VIEW)
 
-enum { PROP_0, PROP_SESSION, N_PROPS };
-static GParamSpec *props[N_PROPS];
 
 static const tsr_trace_info *info_of(SaOverview *self)
 {
@@ -159,12 +158,12 @@ static void update_value(SaOverview *self)
 }
 
 /* The session's document or view changed. */
-static void on_session_notify(SaSession *session, GParamSpec *pspec, gpointer data)
+static void update(SaView *view, SaSession *session)
 {
-	SaOverview *self = data;
+	SaOverview *self = SA_OVERVIEW(view);
 	SaDocument *doc = session ? sa_session_get_document(session) : NULL;
 
-	(void)pspec;
+	self->session = session;
 	if (doc != self->doc) {
 		g_clear_pointer(&self->picture, gsk_render_node_unref);
 		g_clear_pointer(&self->doc, sa_document_unref);
@@ -172,23 +171,6 @@ static void on_session_notify(SaSession *session, GParamSpec *pspec, gpointer da
 	}
 	update_value(self);
 	gtk_widget_queue_draw(GTK_WIDGET(self));
-}
-
-void sa_overview_set_session(SaOverview *self, SaSession *session)
-{
-	g_return_if_fail(SA_IS_OVERVIEW(self));
-	if (self->session == session)
-		return;
-	if (self->session)
-		g_signal_handlers_disconnect_by_data(self->session, self);
-	g_set_object(&self->session, session);
-	if (session) {
-		g_signal_connect(session, "notify::document", G_CALLBACK(on_session_notify), self);
-		g_signal_connect(session, "notify::view-from", G_CALLBACK(on_session_notify), self);
-		g_signal_connect(session, "notify::view-to", G_CALLBACK(on_session_notify), self);
-	}
-	on_session_notify(session, NULL, self);
-	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_SESSION]);
 }
 
 static void sa_overview_snapshot(GtkWidget *widget, GtkSnapshot *s)
@@ -360,7 +342,7 @@ static void sa_overview_dispose(GObject *object)
 {
 	SaOverview *self = SA_OVERVIEW(object);
 
-	sa_overview_set_session(self, NULL);
+	self->session = NULL;
 	g_clear_pointer(&self->picture, gsk_render_node_unref);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	G_OBJECT_CLASS(sa_overview_parent_class)->dispose(object);
@@ -372,36 +354,14 @@ static void sa_overview_finalize(GObject *object)
 	G_OBJECT_CLASS(sa_overview_parent_class)->finalize(object);
 }
 
-static void sa_overview_get_property(GObject *object, guint id, GValue *value,
-                                     GParamSpec *pspec)
-{
-	if (id == PROP_SESSION)
-		g_value_set_object(value, SA_OVERVIEW(object)->session);
-	else
-		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-}
-
-static void sa_overview_set_property(GObject *object, guint id, const GValue *value,
-                                     GParamSpec *pspec)
-{
-	if (id == PROP_SESSION)
-		sa_overview_set_session(SA_OVERVIEW(object), g_value_get_object(value));
-	else
-		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-}
-
 static void sa_overview_class_init(SaOverviewClass *klass)
 {
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
 	G_OBJECT_CLASS(klass)->dispose = sa_overview_dispose;
-	G_OBJECT_CLASS(klass)->get_property = sa_overview_get_property;
-	G_OBJECT_CLASS(klass)->set_property = sa_overview_set_property;
-	props[PROP_SESSION] = g_param_spec_object("session", NULL, NULL, SA_TYPE_SESSION,
-	                                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
-	                                              G_PARAM_STATIC_STRINGS);
-	g_object_class_install_properties(G_OBJECT_CLASS(klass), N_PROPS, props);
 	G_OBJECT_CLASS(klass)->finalize = sa_overview_finalize;
+	SA_VIEW_CLASS(klass)->watch = SA_VIEW_WATCH_DOCUMENT | SA_VIEW_WATCH_VIEW;
+	SA_VIEW_CLASS(klass)->update = update;
 	widget_class->snapshot = sa_overview_snapshot;
 	widget_class->measure = sa_overview_measure;
 	gtk_widget_class_set_css_name(widget_class, "overview");

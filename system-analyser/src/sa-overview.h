@@ -1,5 +1,5 @@
 /*
- * The overview strip: the whole trace at a glance (every thread's busy
+ * The overview strip (an SaView): the whole trace at a glance (every thread's busy
  * fraction per pixel column) with the session's visible window drawn
  * over it. A click centres the window there, a drag moves it; with the
  * keyboard, Left/Right (or A/D) move it by a fifth, Page Up/Down by its
@@ -11,18 +11,13 @@
  */
 #pragma once
 
-#include "sa-session.h"
-
-#include <gtk/gtk.h>
+#include "sa-view.h"
 
 G_BEGIN_DECLS
 
 #define SA_TYPE_OVERVIEW (sa_overview_get_type())
-G_DECLARE_FINAL_TYPE(SaOverview, sa_overview, SA, OVERVIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE(SaOverview, sa_overview, SA, OVERVIEW, SaView)
 
 GtkWidget *sa_overview_new(void);
-/* Shows the document and the visible window of `session` (NULL: none),
- * and moves the window there. Property "session". */
-void sa_overview_set_session(SaOverview *self, SaSession *session);
 
 G_END_DECLS

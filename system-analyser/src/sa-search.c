@@ -17,7 +17,7 @@
 #include "sa-search-job.h"
 
 struct _SaSearchBar {
-	GtkWidget parent_instance;
+	SaView parent_instance;
 	GtkSearchBar *bar;
 	GtkSearchEntry *entry;
 	GtkToggleButton *regex_toggle;
@@ -26,8 +26,6 @@ struct _SaSearchBar {
 	GtkButton *prev_button;
 	GtkButton *next_button;
 
-	SaSession *session;          /* whose document is searched and whose selection
-	                              * each hit becomes */
 	SaDocument *doc;
 	GCancellable *cancellable;   /* the query running, or NULL */
 	int queued;                  /* a step asked for while one ran: +1, -1, or 0 */
@@ -41,10 +39,8 @@ struct _SaSearchBar {
 	char *status_text;
 };
 
-G_DEFINE_FINAL_TYPE(SaSearchBar, sa_search_bar, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE(SaSearchBar, sa_search_bar, SA_TYPE_VIEW)
 
-enum { PROP_0, PROP_SESSION, N_PROPS };
-static GParamSpec *props[N_PROPS];
 
 /* --- The job ------------------------------------------------------------------- */
 
@@ -191,8 +187,9 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 	queued = self->queued;
 	self->queued = 0;
 	/* The hit selected: the timeline zooms to it (sa-window.c). */
-	if (a->found && self->session)
-		sa_session_set_selection(self->session, a->hit.thread, &a->hit.event);
+	if (a->found && sa_view_get_session(SA_VIEW(self)))
+		sa_session_set_selection(sa_view_get_session(SA_VIEW(self)), a->hit.thread,
+		                         &a->hit.event);
 	g_free(a);
 	if (queued && self->index)
 		run_step(self, queued > 0);
@@ -260,31 +257,16 @@ static void run_step(SaSearchBar *self, gboolean forward)
 /* --- Public ---------------------------------------------------------------------- */
 
 /* The session's document changed: the search runs again on it. */
-static void on_document(SaSession *session, GParamSpec *pspec, gpointer data)
+static void update(SaView *view, SaSession *session)
 {
-	SaSearchBar *self = data;
+	SaSearchBar *self = SA_SEARCH_BAR(view);
 	SaDocument *doc = session ? sa_session_get_document(session) : NULL;
 
-	(void)pspec;
 	tsd_cancel_clear(&self->cancellable);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	if (doc)
 		self->doc = sa_document_ref(doc);
 	run_search_of_entry(self);
-}
-
-void sa_search_bar_set_session(SaSearchBar *self, SaSession *session)
-{
-	g_return_if_fail(SA_IS_SEARCH_BAR(self));
-	if (self->session == session)
-		return;
-	if (self->session)
-		g_signal_handlers_disconnect_by_data(self->session, self);
-	g_set_object(&self->session, session);
-	if (session)
-		g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
-	on_document(session, NULL, self);
-	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_SESSION]);
 }
 
 void sa_search_bar_start(SaSearchBar *self)
@@ -386,9 +368,6 @@ static void sa_search_bar_dispose(GObject *object)
 {
 	SaSearchBar *self = SA_SEARCH_BAR(object);
 
-	if (self->session)
-		g_signal_handlers_disconnect_by_data(self->session, self);
-	g_clear_object(&self->session);
 	tsd_cancel_clear(&self->cancellable);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	gtk_widget_dispose_template(GTK_WIDGET(self), SA_TYPE_SEARCH_BAR);
@@ -404,36 +383,15 @@ static void sa_search_bar_finalize(GObject *object)
 	G_OBJECT_CLASS(sa_search_bar_parent_class)->finalize(object);
 }
 
-static void sa_search_bar_get_property(GObject *object, guint id, GValue *value,
-                                       GParamSpec *pspec)
-{
-	if (id == PROP_SESSION)
-		g_value_set_object(value, SA_SEARCH_BAR(object)->session);
-	else
-		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-}
-
-static void sa_search_bar_set_property(GObject *object, guint id, const GValue *value,
-                                       GParamSpec *pspec)
-{
-	if (id == PROP_SESSION)
-		sa_search_bar_set_session(SA_SEARCH_BAR(object), g_value_get_object(value));
-	else
-		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-}
-
 static void sa_search_bar_class_init(SaSearchBarClass *klass)
 {
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
 	G_OBJECT_CLASS(klass)->dispose = sa_search_bar_dispose;
-	G_OBJECT_CLASS(klass)->get_property = sa_search_bar_get_property;
-	G_OBJECT_CLASS(klass)->set_property = sa_search_bar_set_property;
 	G_OBJECT_CLASS(klass)->finalize = sa_search_bar_finalize;
+	SA_VIEW_CLASS(klass)->watch = SA_VIEW_WATCH_DOCUMENT;
+	SA_VIEW_CLASS(klass)->update = update;
 	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
-	/* A container, silent to a screen reader (GTK 4.8 would say its type
-	 * name). */
-	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GENERIC);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/SystemAnalyser/sa-search.ui");
 	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, bar);
@@ -443,10 +401,6 @@ static void sa_search_bar_class_init(SaSearchBarClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, status);
 	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, prev_button);
 	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, next_button);
-	props[PROP_SESSION] = g_param_spec_object("session", NULL, NULL, SA_TYPE_SESSION,
-	                                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
-	                                              G_PARAM_STATIC_STRINGS);
-	g_object_class_install_properties(G_OBJECT_CLASS(klass), N_PROPS, props);
 }
 
 static void sa_search_bar_init(SaSearchBar *self)

@@ -25,23 +25,20 @@ static const char *const field_names[N_FIELDS] = {
 	"Depth", "Metadata"};
 
 struct _SaSpanView {
-	GtkWidget parent_instance;
+	SaView parent_instance;
 	GtkWidget *stack;        /* "empty" or "span" */
 	GtkWidget *values[N_FIELDS];
 	GtkWidget *parent_box;   /* the parent's button, or "none" */
 	GtkWidget *children_box; /* buttons for the children, and a count */
 
-	SaSession *session;
 	SaDocument *doc;
 	size_t thread;
 	tsr_trace_item span;
 	GCancellable *cancellable;
 };
 
-G_DEFINE_FINAL_TYPE(SaSpanView, sa_span_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE(SaSpanView, sa_span_view, SA_TYPE_VIEW)
 
-enum { PROP_0, PROP_SESSION, N_PROPS };
-static GParamSpec *props[N_PROPS];
 
 /* --- The worker ------------------------------------------------------------------ */
 
@@ -162,8 +159,8 @@ static void on_span_button(GtkButton *button, gpointer data)
 	SaSpanView *self = data;
 	const tsr_trace_item *it = g_object_get_data(G_OBJECT(button), "span");
 
-	if (it && self->session)
-		sa_session_set_selection(self->session, self->thread, it);
+	if (it && sa_view_get_session(SA_VIEW(self)))
+		sa_session_set_selection(sa_view_get_session(SA_VIEW(self)), self->thread, it);
 }
 
 /* A flat button "NAME  1.23 ms" that selects `it`, named `a11y` (with the
@@ -327,59 +324,23 @@ static void show_span(SaSpanView *self, SaDocument *doc, size_t thread,
 }
 
 /* The session's selection (or document) changed. */
-static void on_selection(SaSession *session, GParamSpec *pspec, gpointer data)
+static void update(SaView *view, SaSession *session)
 {
 	tsr_trace_item span;
 	size_t thread;
 
-	(void)pspec;
-	if (sa_session_get_selection(session, &thread, &span))
-		show_span(data, sa_session_get_document(session), thread, &span);
+	if (session && sa_session_get_selection(session, &thread, &span))
+		show_span(SA_SPAN_VIEW(view), sa_session_get_document(session), thread, &span);
 	else
-		show_span(data, NULL, 0, NULL);
-}
-
-void sa_span_view_set_session(SaSpanView *self, SaSession *session)
-{
-	g_return_if_fail(SA_IS_SPAN_VIEW(self));
-	if (self->session == session)
-		return;
-	if (self->session)
-		g_signal_handlers_disconnect_by_data(self->session, self);
-	g_set_object(&self->session, session);
-	if (session) {
-		g_signal_connect(session, "notify::selected-span", G_CALLBACK(on_selection), self);
-		g_signal_connect(session, "notify::document", G_CALLBACK(on_selection), self);
-		on_selection(session, NULL, self);
-	}
-	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_SESSION]);
+		show_span(SA_SPAN_VIEW(view), NULL, 0, NULL);
 }
 
 /* --- GObject ------------------------------------------------------------------------ */
-
-static void sa_span_view_get_property(GObject *object, guint id, GValue *value,
-                                      GParamSpec *pspec)
-{
-	if (id == PROP_SESSION)
-		g_value_set_object(value, SA_SPAN_VIEW(object)->session);
-	else
-		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-}
-
-static void sa_span_view_set_property(GObject *object, guint id, const GValue *value,
-                                      GParamSpec *pspec)
-{
-	if (id == PROP_SESSION)
-		sa_span_view_set_session(SA_SPAN_VIEW(object), g_value_get_object(value));
-	else
-		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-}
 
 static void sa_span_view_dispose(GObject *object)
 {
 	SaSpanView *self = SA_SPAN_VIEW(object);
 
-	sa_span_view_set_session(self, NULL);
 	tsd_cancel_clear(&self->cancellable);
 	g_clear_pointer(&self->doc, sa_document_unref);
 	g_clear_pointer(&self->stack, gtk_widget_unparent);
@@ -389,16 +350,9 @@ static void sa_span_view_dispose(GObject *object)
 static void sa_span_view_class_init(SaSpanViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = sa_span_view_dispose;
-	G_OBJECT_CLASS(klass)->get_property = sa_span_view_get_property;
-	G_OBJECT_CLASS(klass)->set_property = sa_span_view_set_property;
+	SA_VIEW_CLASS(klass)->watch = SA_VIEW_WATCH_DOCUMENT | SA_VIEW_WATCH_SELECTION;
+	SA_VIEW_CLASS(klass)->update = update;
 	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
-	/* A container, silent to a screen reader (GTK 4.8 would say its type
-	 * name). */
-	gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GENERIC);
-	props[PROP_SESSION] = g_param_spec_object("session", NULL, NULL, SA_TYPE_SESSION,
-	                                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
-	                                              G_PARAM_STATIC_STRINGS);
-	g_object_class_install_properties(G_OBJECT_CLASS(klass), N_PROPS, props);
 }
 
 /* Adds a row "key | widget" to the grid. */

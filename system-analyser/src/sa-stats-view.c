@@ -1,6 +1,6 @@
 /*
  * The Statistics tab (sa-stats-view.h): one SaLabelRow per label (its
- * figures a tsr_trace_label_stat) in the table frame (sa-view.h), sorted
+ * figures a tsr_trace_label_stat) in the table frame (sa-table-view.h), sorted
  * by the column view's sorter, Total descending at first; computed in a
  * worker (sa_document_stats_async) each time the session's window moves.
  */
@@ -107,7 +107,7 @@ static char *copy_row(gpointer item)
 	                       s->median_ns, s->min_ns, s->max_ns);
 }
 
-static char *view_cell_text(SaView *view, gpointer item, guint c)
+static char *view_cell_text(SaTableView *view, gpointer item, guint c)
 {
 	(void)view;
 	return cell_text(item, (column)c);
@@ -115,7 +115,7 @@ static char *view_cell_text(SaView *view, gpointer item, guint c)
 
 /* The whole name of a cut one, and a duration's exact nanoseconds, made
  * for the rows on screen only. */
-static void bind_cell(SaView *view, GtkWidget *label, gpointer item, guint c)
+static void bind_cell(SaTableView *view, GtkWidget *label, gpointer item, guint c)
 {
 	(void)view;
 	if (c == COL_NAME) {
@@ -130,13 +130,13 @@ static void bind_cell(SaView *view, GtkWidget *label, gpointer item, guint c)
 /* --- The view --------------------------------------------------------------------- */
 
 struct _SaStatsView {
-	SaView parent_instance;
+	SaTableView parent_instance;
 };
 
-G_DEFINE_FINAL_TYPE(SaStatsView, sa_stats_view, SA_TYPE_VIEW)
+G_DEFINE_FINAL_TYPE(SaStatsView, sa_stats_view, SA_TYPE_TABLE_VIEW)
 
 /* Shows `stats` of `doc`'s trace. */
-static void show_stats(SaView *view, SaDocument *doc, const sa_stats *stats)
+static void show_stats(SaTableView *view, SaDocument *doc, const sa_stats *stats)
 {
 	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
 	tsr_trace *trace = sa_document_get_trace(doc);
@@ -144,7 +144,7 @@ static void show_stats(SaView *view, SaDocument *doc, const sa_stats *stats)
 	size_t n_channels = 0;
 	g_autofree char *spans = NULL, *labels = NULL, *text = NULL;
 
-	sa_view_set_busy(view, FALSE, NULL);
+	sa_table_view_set_busy(view, FALSE, NULL);
 	tsr_trace_get_channels(&channels, &n_channels, trace);
 	for (size_t i = 0; i < stats->n_labels; i++) {
 		const tsr_trace_label_stat *s = &stats->labels[i];
@@ -154,7 +154,7 @@ static void show_stats(SaView *view, SaDocument *doc, const sa_stats *stats)
 		                                                               : NULL,
 		                                       FALSE, s, sizeof(*s)));
 	}
-	sa_view_set_rows(view, rows->pdata, rows->len);
+	sa_table_view_set_rows(view, rows->pdata, rows->len);
 	spans = sa_format_count(stats->spans);
 	labels = sa_format_count(stats->n_labels);
 	if (stats->from_ns == INT64_MIN && stats->to_ns == INT64_MAX) {
@@ -167,38 +167,39 @@ static void show_stats(SaView *view, SaDocument *doc, const sa_stats *stats)
 		text = g_strdup_printf("Spans starting in %s – %s: %s spans, %s labels", a, b, spans,
 		                       labels);
 	}
-	sa_view_set_caption(view, text);
+	sa_table_view_set_caption(view, text);
 }
 
 static void on_stats_done(GObject *source, GAsyncResult *result, gpointer data)
 {
-	g_autoptr(SaView) view = data;
+	g_autoptr(SaTableView) view = data;
 	g_autoptr(GError) error = NULL;
 	g_autoptr(sa_stats) stats = sa_document_stats_finish(result, &error);
-	SaSession *session = sa_view_get_session(view);
+	SaSession *session = sa_view_get_session(SA_VIEW(view));
 
 	(void)source;
-	if (!sa_view_end_job(view, result) || !session || !sa_session_get_document(session))
+	if (!sa_table_view_end_job(view, result) || !session || !sa_session_get_document(session))
 		return;
 	if (stats)
 		show_stats(view, sa_session_get_document(session), stats);
 	else
-		sa_view_set_message(view, error->message, FALSE);
+		sa_table_view_set_message(view, error->message, FALSE);
 }
 
 /* The statistics of the session's window, in a worker. */
 static void update(SaView *view, SaSession *session)
 {
-	SaDocument *doc = sa_session_get_document(session);
+	SaDocument *doc = session ? sa_session_get_document(session) : NULL;
 	int64_t from, to;
 
 	if (!doc) {
-		sa_view_set_message(view, "", FALSE);
+		sa_table_view_set_message(SA_TABLE_VIEW(view), "", FALSE);
 		return;
 	}
 	sa_session_get_window(session, &from, &to);
-	sa_document_stats_async(doc, from, to, sa_view_start_job(view, "Computing the statistics…"),
-	                        on_stats_done, g_object_ref(view));
+	sa_document_stats_async(
+	    doc, from, to, sa_table_view_start_job(SA_TABLE_VIEW(view), "Computing the statistics…"),
+	    on_stats_done, g_object_ref(view));
 }
 
 static void sa_stats_view_constructed(GObject *object)
@@ -207,16 +208,17 @@ static void sa_stats_view_constructed(GObject *object)
 	/* Largest total first, as `tilescope trace` lists them. */
 	gtk_column_view_sort_by_column(
 	    GTK_COLUMN_VIEW(gtk_column_view_column_get_column_view(
-	        sa_view_get_column(SA_VIEW(object), COL_TOTAL))),
-	    sa_view_get_column(SA_VIEW(object), COL_TOTAL), GTK_SORT_DESCENDING);
+	        sa_table_view_get_column(SA_TABLE_VIEW(object), COL_TOTAL))),
+	    sa_table_view_get_column(SA_TABLE_VIEW(object), COL_TOTAL), GTK_SORT_DESCENDING);
 }
 
 static void sa_stats_view_class_init(SaStatsViewClass *klass)
 {
-	SaViewClass *view_class = SA_VIEW_CLASS(klass);
+	SaTableViewClass *view_class = SA_TABLE_VIEW_CLASS(klass);
 
 	G_OBJECT_CLASS(klass)->constructed = sa_stats_view_constructed;
-	view_class->update = update;
+	SA_VIEW_CLASS(klass)->watch = SA_VIEW_WATCH_DOCUMENT | SA_VIEW_WATCH_WINDOW;
+	SA_VIEW_CLASS(klass)->update = update;
 	view_class->cell_text = view_cell_text;
 	view_class->bind_cell = bind_cell;
 	view_class->compare = compare_rows;

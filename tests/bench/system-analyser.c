@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	/* The overview shows the session's document and view, as the
 	 * window keeps them in step with the timeline's. */
 	session = sa_session_new();
-	sa_overview_set_session(SA_OVERVIEW(overview), session);
+	sa_view_set_session(SA_VIEW(overview), session);
 	sa_session_set_document(session, doc);
 	sa_timeline_set_document(SA_TIMELINE(tl), doc);
 	{
