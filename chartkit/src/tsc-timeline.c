@@ -31,10 +31,15 @@ void tsc_viewport_init(TscViewport *vp, TscTimelineUnit unit, int64_t lo, int64_
 
 gboolean tsc_viewport_set(TscViewport *vp, int64_t from, int64_t to)
 {
-	int64_t end = axis_end(vp), w;
+	int64_t end, w;
+	uint64_t span;
 
 	g_return_val_if_fail(vp != NULL, FALSE);
-	w = CLAMP(to - from, vp->min_width, end - vp->lo);
+	end = axis_end(vp);
+	/* In unsigned arithmetic: [INT64_MIN, INT64_MAX] ("everything") is a
+	 * width too. */
+	span = to > from ? (uint64_t)to - (uint64_t)from : 0;
+	w = span >= (uint64_t)(end - vp->lo) ? end - vp->lo : MAX((int64_t)span, vp->min_width);
 	from = CLAMP(from, vp->lo, end - w);
 	if (from == vp->from && from + w == vp->to)
 		return FALSE;

@@ -39,6 +39,17 @@ static void test_clamp(void **state)
 	/* Wider than the axis: the axis. */
 	assert_true(tsc_viewport_set(&vp, -5000, 5000));
 	assert_window(&vp, 0, 1000);
+	/* Everything there is, as callers ask with the extremes. */
+	tsc_viewport_set(&vp, 400, 500);
+	assert_true(tsc_viewport_set(&vp, INT64_MIN, INT64_MAX));
+	assert_window(&vp, 0, 1000);
+	tsc_viewport_set(&vp, 400, 500);
+	assert_true(tsc_viewport_set(&vp, INT64_MAX - 5, INT64_MAX));
+	assert_window(&vp, 900, 1000);
+	/* Backwards: the least width. */
+	assert_true(tsc_viewport_set(&vp, 600, 200));
+	assert_window(&vp, 600, 700);
+	tsc_viewport_show_all(&vp);
 	/* Unchanged: FALSE. */
 	assert_false(tsc_viewport_set(&vp, 0, 1000));
 	assert_false(tsc_viewport_show_all(&vp));
