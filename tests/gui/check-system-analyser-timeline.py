@@ -161,6 +161,26 @@ def main():
                     failures.append(f"KP_Left did not pan back: {timeline.description!r}")
         key("Escape", "Home")
         wait_for(lambda: window(timeline) and window(timeline)[1] == length)
+        # The wheel zooms in about the pointer (the chart kit's controller):
+        # a notch is a factor of 1.25, and the instant under the pointer
+        # stays under it (to a pixel: the pointer's place in the widget is
+        # GTK's, the extents AT-SPI's).
+        x, y, w, h = timeline.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        px = x + 200 + (w - 200) // 4
+        at = (px - x - 200) / (w - 200)
+        per_px = length / (w - 200)
+        subprocess.run(["xdotool", "mousemove", str(px), str(y + h - 20), "click", "4"],
+                       check=True)
+        left = length * at - length / 1.25 * at
+        want = (round(left), round(left + length / 1.25))
+        if not wait_for(lambda: window(timeline) and
+                        abs((window(timeline)[1] - window(timeline)[0]) -
+                            (want[1] - want[0])) <= 1 and
+                        abs(window(timeline)[0] - want[0]) <= 1.5 * per_px):
+            failures.append(f"a wheel notch at {at:.3f} of the width did not show "
+                            f"{ms(want[0])} – {ms(want[1])}: {timeline.description!r}")
+        key("Home")
+        wait_for(lambda: window(timeline) and window(timeline)[1] == length)
 
         # 4. Rows by keyboard.
         key("Down")
