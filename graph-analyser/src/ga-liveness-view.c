@@ -31,11 +31,8 @@
 /* --- The widget -------------------------------------------------------------------------- */
 
 struct _GaLivenessView {
-	GtkWidget parent_instance;
+	GaView parent_instance;
 
-	GaSession *session;
-	GaDocument *doc;              /* the one shown (a ref) */
-	GaDocument *compare;          /* report B when comparing (a ref), or NULL */
 	size_t n_steps;
 	guint num_ipus;               /* IPUs with a scope entry (0 for a one-IPU report) */
 	uint64_t *curve;              /* the scope's not-always-live bytes per step */
@@ -51,7 +48,7 @@ struct _GaLivenessView {
 	guint n_compared;
 	gboolean syncing;             /* the view setting the session's variable */
 
-	GtkWidget *box;
+	/* From the template (ga-liveness-view.ui). */
 	GtkDropDown *scope;
 	GtkCheckButton *include_always;
 	GtkLabel *status;
@@ -67,11 +64,25 @@ struct _GaLivenessView {
 	GListStore *always_rows;      /* GaVarRow, bytes[0] its bytes */
 	GtkColumnView *always_view;
 	GtkLabel *always_status;
+	GtkNotebook *notebook;
+	GtkWidget *live_bar, *always_bar, *stack_box, *stack_heading;
 	GtkWidget *live_jump, *always_jump; /* "Show Tiles in Memory" (ga-jumps.h) */
 	GtkWidget *step_jump;         /* "Show in Execution Trace": the call stack's step */
 };
 
-G_DEFINE_FINAL_TYPE(GaLivenessView, ga_liveness_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE(GaLivenessView, ga_liveness_view, GA_TYPE_VIEW)
+
+/* The document shown (borrowed), or NULL. */
+static GaDocument *document(GaLivenessView *self)
+{
+	return ga_view_get_document(GA_VIEW(self));
+}
+
+/* Report B when comparing (borrowed), or NULL. */
+static GaDocument *compared(GaLivenessView *self)
+{
+	return ga_view_get_compare_document(GA_VIEW(self));
+}
 
 static const char *const not_always_colour = "#2ec27e";
 static const char *const always_colour = "#c061cb";
@@ -111,7 +122,7 @@ static char *doc_step_program(GaDocument *doc, size_t step)
 /* The same for the report shown (A). */
 static char *step_program(GaLivenessView *self, size_t step)
 {
-	return doc_step_program(self->doc, step);
+	return doc_step_program(document(self), step);
 }
 
 /* The chart's item names: "Step 11: OnTileExecute layer1/fwd". */
@@ -163,9 +174,9 @@ static void show_peak(GaLivenessView *self, const char *scope_name)
 	always = ga_format_u64(self->always);
 	text = g_strdup_printf("%s%s%sPeak%s%s at step %zu (%s): %s bytes not always live; maximum "
 	                       "live bytes (including always-live) %s; always-live bytes %s",
-	                       self->compare ? "A — " : "",
-	                       self->compare ? ga_document_get_title(self->doc) : "",
-	                       self->compare ? " (bars). " : "", scope_name ? " of " : "",
+	                       compared(self) ? "A — " : "",
+	                       compared(self) ? ga_document_get_title(document(self)) : "",
+	                       compared(self) ? " (bars). " : "", scope_name ? " of " : "",
 	                       scope_name ? scope_name : "", peak, program, bytes, with, always);
 	gtk_label_set_text(self->peak_caption, text);
 	item = (guint)peak;
@@ -260,7 +271,7 @@ static void on_curve_done(GObject *source, GAsyncResult *result, gpointer data)
 	    "%.2f s, by a worker with its own handle.%s",
 	    self->job_name ? self->job_name : "", vars,
 	    (double)(g_get_monotonic_time() - self->job_start) / 1e6,
-	    tsr_report_get_info(ga_document_get_report(self->doc))->lowered_vars
+	    tsr_report_get_info(ga_document_get_report(document(self)))->lowered_vars
 	        ? ""
 	        : " The report lists the user's variables only (written without "
 	          "autoReport.outputLoweredVars), so this curve leaves the rest out.");
@@ -273,13 +284,13 @@ static void on_curve_done(GObject *source, GAsyncResult *result, gpointer data)
  * selection, or one IPU's tiles), named `name` in the status line. */
 static void start_selection_curve(GaLivenessView *self, GtkBitset *tiles, const char *name)
 {
-	const tsr_target *target = tsr_report_get_target(ga_document_get_report(self->doc));
+	const tsr_target *target = tsr_report_get_target(ga_document_get_report(document(self)));
 	curve_job *j = g_new0(curve_job, 1);
 	GTask *task;
 	GtkBitsetIter it;
 	guint tile;
 
-	j->path = g_file_get_path(ga_document_get_file(self->doc));
+	j->path = g_file_get_path(ga_document_get_file(document(self)));
 	j->n_steps = self->n_steps;
 	j->curve = g_new0(uint64_t, self->n_steps ? self->n_steps : 1);
 	j->group_of_tile = g_new(int, target->num_tiles ? target->num_tiles : 1);
@@ -307,9 +318,9 @@ static void start_selection_curve(GaLivenessView *self, GtkBitset *tiles, const 
  * the worker), then the chart. */
 static void apply_scope(GaLivenessView *self)
 {
-	tsr_report *report = ga_document_get_report(self->doc);
+	tsr_report *report = ga_document_get_report(document(self));
 	const tsr_target *target = tsr_report_get_target(report);
-	const uint64_t *always_by_tile = ga_document_get_always_live_by_tile(self->doc);
+	const uint64_t *always_by_tile = ga_document_get_always_live_by_tile(document(self));
 	int scope = scope_of(self, gtk_drop_down_get_selected(self->scope));
 
 	cancel_job(self);
@@ -337,7 +348,7 @@ static void apply_scope(GaLivenessView *self)
 				self->always += always_by_tile[t];
 		start_selection_curve(self, ipu_tiles, name);
 	} else {
-		GtkBitset *tiles = ga_session_get_selected_tiles(self->session);
+		GtkBitset *tiles = ga_session_get_selected_tiles(ga_view_get_session(GA_VIEW(self)));
 		GtkBitsetIter it;
 		guint tile;
 
@@ -404,10 +415,9 @@ static void add_compare_series(GaLivenessView *self)
 	g_autofree char *text = NULL;
 	GdkRGBA c = colour(compare_colour);
 
-	gtk_widget_set_visible(GTK_WIDGET(self->compare_caption), self->compare != NULL);
-	if (!self->compare)
+	if (!compared(self))
 		return;
-	rb = ga_document_get_report(self->compare);
+	rb = ga_document_get_report(compared(self));
 	tsr_report_get_liveness_steps(&steps, &nb, rb);
 	always = tsr_report_get_always_live_bytes(rb);
 	if (na && nb) {
@@ -423,26 +433,26 @@ static void add_compare_series(GaLivenessView *self)
 		for (size_t i = 1; nb < na && i < na; i++)
 			if (values[i] == 0)
 				values[i] = values[i - 1];
-		series = g_strdup_printf("B — %s", ga_document_get_title(self->compare));
+		series = g_strdup_printf("B — %s", ga_document_get_title(compared(self)));
 		tsc_chart_add_series(self->chart, series, values, &c, TSC_SERIES_LINE);
 	}
 	if (!nb) {
 		text = g_strdup_printf("B — %s: the report has no liveness steps.",
-		                       ga_document_get_title(self->compare));
+		                       ga_document_get_title(compared(self)));
 		gtk_label_set_text(self->compare_caption, text);
 		return;
 	}
 	for (size_t s = 1; s < nb; s++)
 		if (steps[s].not_always_live > steps[peak].not_always_live)
 			peak = s;
-	program = doc_step_program(self->compare, peak);
+	program = doc_step_program(compared(self), peak);
 	bytes = ga_format_u64(steps[peak].not_always_live);
 	with = ga_format_u64(steps[peak].not_always_live + always);
 	axis = nb == na ? g_strdup_printf("same %zu steps as A", nb)
 	                : g_strdup_printf("its %zu steps normalised to A's %zu", nb, na);
 	text = g_strdup_printf("B — %s (blue line, all tiles, %s). Peak at step %zu (%s): %s bytes "
 	                       "not always live; maximum live bytes (including always-live) %s",
-	                       ga_document_get_title(self->compare), axis, peak, program, bytes,
+	                       ga_document_get_title(compared(self)), axis, peak, program, bytes,
 	                       with);
 	gtk_label_set_text(self->compare_caption, text);
 }
@@ -451,7 +461,7 @@ static void add_compare_series(GaLivenessView *self)
  * lifetime, and a caption. */
 static void show_lifetime(GaLivenessView *self)
 {
-	gint64 index = self->doc ? ga_session_get_variable(self->session) : -1;
+	gint64 index = document(self) ? ga_session_get_variable(ga_view_get_session(GA_VIEW(self))) : -1;
 	const tsr_variable *vars = NULL;
 	size_t n_vars = 0;
 	const tsr_variable *v;
@@ -463,10 +473,9 @@ static void show_lifetime(GaLivenessView *self)
 
 	tsc_chart_clear_series(self->chart);
 	add_compare_series(self);
-	if (index < 0 || tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(self->doc)) ||
+	if (index < 0 || tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(document(self))) ||
 	    (size_t)index >= n_vars) {
 		gtk_label_set_text(self->variable_caption, "");
-		gtk_widget_set_visible(GTK_WIDGET(self->variable_caption), FALSE);
 		return;
 	}
 	v = &vars[index];
@@ -479,7 +488,6 @@ static void show_lifetime(GaLivenessView *self)
 		                       "bytes at every step",
 		                       name, bytes);
 		gtk_label_set_text(self->variable_caption, text);
-		gtk_widget_set_visible(GTK_WIDGET(self->variable_caption), TRUE);
 		return;
 	} else if (v->live_from >= 0 && v->live_to >= v->live_from) {
 		for (size_t s = (size_t)v->live_from; s <= (size_t)v->live_to && s < self->n_steps; s++)
@@ -498,7 +506,6 @@ static void show_lifetime(GaLivenessView *self)
 		tsc_chart_add_series(self->chart, series, values, &c, TSC_SERIES_LINE);
 	}
 	gtk_label_set_text(self->variable_caption, text);
-	gtk_widget_set_visible(GTK_WIDGET(self->variable_caption), TRUE);
 }
 
 /* --- The live variables and the call stack ----------------------------------------------- */
@@ -515,7 +522,7 @@ static void show_stack(GaLivenessView *self, gint64 step)
 	guint guard = 0;
 
 	if (step >= 0)
-		tsr_report_get_liveness_steps(&steps, &n, ga_document_get_report(self->doc));
+		tsr_report_get_liveness_steps(&steps, &n, ga_document_get_report(document(self)));
 	for (gint64 s = step; s >= 0 && (size_t)s < n && guard < 10000; s = steps[s].parent, guard++) {
 		g_autofree char *program = step_program(self, (size_t)s);
 
@@ -535,7 +542,7 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 	guint64 n_sel = gtk_bitset_get_size(sel);
 	const tsr_variable *vars = NULL;
 	size_t n_vars = 0;
-	tsr_report *report = ga_document_get_report(self->doc);
+	tsr_report *report = ga_document_get_report(document(self));
 	g_autoptr(GHashTable) rows = g_hash_table_new_full(NULL, NULL, NULL, g_object_unref);
 	g_autoptr(GPtrArray) order = g_ptr_array_new();
 	GtkBitsetIter it;
@@ -570,7 +577,7 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 			if (list[i] >= n_vars)
 				continue;
 			if (!row) {
-				row = ga_var_row_new(self->doc, &vars[list[i]], list[i]);
+				row = ga_var_row_new(document(self), &vars[list[i]], list[i]);
 				g_hash_table_insert(rows, GSIZE_TO_POINTER(list[i] + 1), row);
 				g_ptr_array_add(order, row);
 			}
@@ -612,7 +619,7 @@ static void on_shift_click(GtkGestureClick *gesture, int n_press, double x, doub
 
 	(void)n_press;
 	(void)y;
-	if (!(mods & GDK_SHIFT_MASK) || !self->doc)
+	if (!(mods & GDK_SHIFT_MASK) || !document(self))
 		return;
 	item = tsc_chart_item_at(self->chart, x, NULL, NULL);
 	if (item < 0)
@@ -715,7 +722,7 @@ static void on_live_selected(GtkSingleSelection *selection, GParamSpec *pspec, g
 	(void)pspec;
 	if (!row || self->syncing)
 		return;
-	ga_session_set_variable(self->session, row->index);
+	ga_session_set_variable(ga_view_get_session(GA_VIEW(self)), row->index);
 }
 
 static void on_session_variable(GaSession *session, GParamSpec *pspec, gpointer data)
@@ -724,7 +731,7 @@ static void on_session_variable(GaSession *session, GParamSpec *pspec, gpointer 
 
 	(void)session;
 	(void)pspec;
-	if (self->doc)
+	if (document(self))
 		show_lifetime(self);
 }
 
@@ -737,7 +744,7 @@ static void on_always_selected(GtkSingleSelection *selection, GParamSpec *pspec,
 
 	(void)pspec;
 	if (row)
-		ga_session_set_variable(self->session, row->index);
+		ga_session_set_variable(ga_view_get_session(GA_VIEW(self)), row->index);
 }
 
 static void fill_always_live(GaLivenessView *self)
@@ -751,9 +758,9 @@ static void fill_always_live(GaLivenessView *self)
 	g_autofree char *status = NULL;
 
 	g_list_store_remove_all(self->always_rows);
-	if (tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(self->doc))) {
+	if (tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(document(self)))) {
 		gtk_label_set_text(self->always_status,
-		                   tsr_report_error(ga_document_get_report(self->doc)));
+		                   tsr_report_error(ga_document_get_report(document(self))));
 		return;
 	}
 	for (size_t i = 0; i < n_vars; i++) {
@@ -761,7 +768,7 @@ static void fill_always_live(GaLivenessView *self)
 
 		if (!vars[i].always_live)
 			continue;
-		row = ga_var_row_new(self->doc, &vars[i], i);
+		row = ga_var_row_new(document(self), &vars[i], i);
 		row->bytes[0] = vars[i].bytes;
 		total += vars[i].bytes;
 		g_ptr_array_add(rows, row);
@@ -777,35 +784,26 @@ static void fill_always_live(GaLivenessView *self)
 
 static void on_scope_changed(GObject *object, GParamSpec *pspec, gpointer data);
 
-static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
+/* The view's document or report B changed (GaView::document_changed):
+ * the scopes, the curve, the tables again. */
+static void on_document(GaView *view)
 {
-	GaLivenessView *self = data;
-	GaDocument *doc = ga_session_get_document(session);
+	GaLivenessView *self = GA_LIVENESS_VIEW(view);
+	GaDocument *doc = ga_view_get_document(view);
 	const tsr_liveness_step *steps = NULL;
 	const tsr_target *target;
 	GtkStringList *list;
 
-	(void)pspec;
 	cancel_job(self);
-	g_clear_pointer(&self->doc, ga_document_unref);
 	g_clear_pointer(&self->curve, g_free);
-	g_clear_pointer(&self->compare, ga_document_unref);
 	self->n_steps = 0;
 	self->n_compared = 0;
 	if (!doc)
 		return;
-	self->doc = ga_document_ref(doc);
-	if (ga_session_get_compare_document(session))
-		self->compare = ga_document_ref(ga_session_get_compare_document(session));
 	target = tsr_report_get_target(ga_document_get_report(doc));
 	tsr_report_get_liveness_steps(&steps, &self->n_steps, ga_document_get_report(doc));
 	self->curve = g_new0(uint64_t, self->n_steps ? self->n_steps : 1);
-	{
-		size_t n;
-
-		(void)n;
-		self->num_ipus = target->num_ipus > 1 ? target->num_ipus : 0;
-	}
+	self->num_ipus = target->num_ipus > 1 ? target->num_ipus : 0;
 	list = gtk_string_list_new(NULL);
 	gtk_string_list_append(list, "All tiles");
 	for (guint i = 0; i < self->num_ipus; i++) {
@@ -830,7 +828,7 @@ static void on_scope_changed(GObject *object, GParamSpec *pspec, gpointer data)
 
 	(void)object;
 	(void)pspec;
-	if (self->doc)
+	if (document(self))
 		apply_scope(self);
 }
 
@@ -840,8 +838,15 @@ static void on_include_always(GObject *object, GParamSpec *pspec, gpointer data)
 
 	(void)object;
 	(void)pspec;
-	if (self->doc)
+	if (document(self))
 		rebuild_chart(self);
+}
+
+/* The live variables' search, typed: their filter's (`data`). */
+static void on_search_changed(GtkSearchEntry *entry, gpointer data)
+{
+	gtk_string_filter_set_search(GTK_STRING_FILTER(data),
+	                             gtk_editable_get_text(GTK_EDITABLE(entry)));
 }
 
 static void on_session_tiles(GaSession *session, GParamSpec *pspec, gpointer data)
@@ -850,241 +855,40 @@ static void on_session_tiles(GaSession *session, GParamSpec *pspec, gpointer dat
 
 	(void)session;
 	(void)pspec;
-	if (self->doc && scope_of(self, gtk_drop_down_get_selected(self->scope)) == G_MAXINT)
+	if (document(self) && scope_of(self, gtk_drop_down_get_selected(self->scope)) == G_MAXINT)
 		apply_scope(self);
 }
 
-/* --- Building ------------------------------------------------------------------------------ */
-
-static void on_search_changed(GtkSearchEntry *entry, gpointer data)
+/* The jump bars (they need the session): made before the base hands
+ * over the first document. */
+static void ga_liveness_view_constructed(GObject *object)
 {
-	gtk_string_filter_set_search(GTK_STRING_FILTER(data),
-	                             gtk_editable_get_text(GTK_EDITABLE(entry)));
-}
+	GaLivenessView *self = GA_LIVENESS_VIEW(object);
+	GaSession *session = ga_view_get_session(GA_VIEW(self));
 
-/* A status label over a table. */
-static GtkLabel *status_label(void)
-{
-	GtkLabel *l = GTK_LABEL(gtk_label_new(NULL));
-
-	gtk_label_set_xalign(l, 0);
-	gtk_label_set_wrap(l, TRUE);
-	gtk_widget_set_hexpand(GTK_WIDGET(l), TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(l), "dim-label");
-	tsd_a11y_quiet_when_empty(l);
-	return l;
-}
-
-/* The Live Variables tab: status and search, the table, the call stack. */
-static GtkWidget *build_live(GaLivenessView *self)
-{
-	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	GtkWidget *scroll = gtk_scrolled_window_new();
-	GtkWidget *stack_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-	GtkWidget *stack_heading = gtk_label_new("Call stack");
-	GtkWidget *stack_scroll = gtk_scrolled_window_new();
-	GtkWidget *search = gtk_search_entry_new();
-	GtkStringFilter *filter =
-	    gtk_string_filter_new(gtk_property_expression_new(GA_TYPE_VAR_ROW, NULL, "name"));
-	GtkFilterListModel *filtered;
-	GtkSortListModel *sorted;
-
-	self->live = g_list_store_new(GA_TYPE_VAR_ROW);
-	self->live_status = status_label();
-	g_object_set(search, "placeholder-text", "Search variables", NULL);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(search), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Search live variables", -1);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->live_status));
-	self->live_jump = ga_jump_bar_new(self->session, GA_JUMP_BAR_VARIABLE);
-	gtk_box_append(GTK_BOX(bar), self->live_jump);
-	gtk_box_append(GTK_BOX(bar), search);
-	gtk_box_append(GTK_BOX(box), bar);
-	gtk_string_filter_set_match_mode(filter, GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
-	gtk_string_filter_set_ignore_case(filter, TRUE);
-	g_signal_connect(search, "search-changed", G_CALLBACK(on_search_changed), filter);
-	filtered = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(self->live)),
-	                                     GTK_FILTER(filter));
-	self->live_view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
-	sorted = gtk_sort_list_model_new(G_LIST_MODEL(filtered),
-	                                 g_object_ref(gtk_column_view_get_sorter(self->live_view)));
-	self->live_selection = gtk_single_selection_new(G_LIST_MODEL(sorted));
-	gtk_single_selection_set_autoselect(self->live_selection, FALSE);
-	gtk_single_selection_set_can_unselect(self->live_selection, TRUE);
-	gtk_column_view_set_model(self->live_view, GTK_SELECTION_MODEL(self->live_selection));
-	g_signal_connect(self->live_selection, "notify::selected-item",
-	                 G_CALLBACK(on_live_selected), self);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->live_view),
-	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Live variables", -1);
+	self->live_jump = ga_jump_bar_new(session, GA_JUMP_BAR_VARIABLE);
+	gtk_box_insert_child_after(GTK_BOX(self->live_bar), self->live_jump,
+	                           GTK_WIDGET(self->live_status));
+	self->always_jump = ga_jump_bar_new(session, GA_JUMP_BAR_VARIABLE);
+	gtk_box_append(GTK_BOX(self->always_bar), self->always_jump);
+	self->step_jump = ga_jump_bar_new(session, GA_JUMP_BAR_LIVENESS_STEP);
+	gtk_box_insert_child_after(GTK_BOX(self->stack_box), self->step_jump, self->stack_heading);
 	g_signal_connect(self->live_view, "activate", G_CALLBACK(ga_jump_bar_activate_cb),
 	                 self->live_jump);
-	rebuild_live_columns(self);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->live_view));
-	gtk_widget_set_vexpand(scroll, TRUE);
-	gtk_box_append(GTK_BOX(box), scroll);
-
-	gtk_label_set_xalign(GTK_LABEL(stack_heading), 0);
-	gtk_widget_add_css_class(stack_heading, "heading");
-	self->stack = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->stack, 0);
-	gtk_label_set_yalign(self->stack, 0);
-	gtk_label_set_selectable(self->stack, TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self->stack), "monospace");
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(stack_scroll), GTK_WIDGET(self->stack));
-	gtk_widget_set_vexpand(stack_scroll, TRUE);
-	gtk_box_append(GTK_BOX(stack_box), stack_heading);
-	self->step_jump = ga_jump_bar_new(self->session, GA_JUMP_BAR_LIVENESS_STEP);
-	gtk_box_append(GTK_BOX(stack_box), self->step_jump);
-	gtk_box_append(GTK_BOX(stack_box), stack_scroll);
-	gtk_widget_set_margin_start(stack_box, 8);
-
-	gtk_paned_set_start_child(GTK_PANED(paned), box);
-	gtk_paned_set_end_child(GTK_PANED(paned), stack_box);
-	gtk_paned_set_resize_end_child(GTK_PANED(paned), FALSE);
-	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
-	gtk_widget_set_size_request(stack_box, 280, -1);
-	return paned;
-}
-
-/* The Always Live tab: the always-live variables, largest first. */
-static GtkWidget *build_always(GaLivenessView *self)
-{
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-	GtkWidget *scroll = gtk_scrolled_window_new();
-	GtkSortListModel *sorted;
-	GtkColumnViewColumn *bytes;
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-
-	self->always_rows = g_list_store_new(GA_TYPE_VAR_ROW);
-	self->always_status = status_label();
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->always_status));
-	self->always_jump = ga_jump_bar_new(self->session, GA_JUMP_BAR_VARIABLE);
-	gtk_box_append(GTK_BOX(bar), self->always_jump);
-	gtk_box_append(GTK_BOX(box), bar);
-	self->always_view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
-	sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->always_rows)),
-	                                 g_object_ref(gtk_column_view_get_sorter(self->always_view)));
-	{
-		GtkSingleSelection *sel = gtk_single_selection_new(G_LIST_MODEL(sorted));
-
-		/* Nothing picked until the user picks it. */
-		gtk_single_selection_set_autoselect(sel, FALSE);
-		gtk_column_view_set_model(self->always_view, GTK_SELECTION_MODEL(sel));
-		g_signal_connect(sel, "notify::selected-item", G_CALLBACK(on_always_selected), self);
-	}
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->always_view),
-	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Always-live variables", -1);
 	g_signal_connect(self->always_view, "activate", G_CALLBACK(ga_jump_bar_activate_cb),
 	                 self->always_jump);
-	add_column(self->always_view, "Variable", "name", FALSE, TRUE);
-	bytes = add_column(self->always_view, "Bytes", "bytes-0", TRUE, FALSE);
-	add_column(self->always_view, "Category", "category", FALSE, FALSE);
-	gtk_column_view_sort_by_column(self->always_view, bytes, GTK_SORT_DESCENDING);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->always_view));
-	gtk_widget_set_vexpand(scroll, TRUE);
-	gtk_box_append(GTK_BOX(box), scroll);
-	return box;
-}
-
-static void build(GaLivenessView *self)
-{
-	static const char *const scopes[] = {"All tiles", NULL};
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	GtkWidget *scope_label = gtk_label_new_with_mnemonic("_Scope");
-	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
-	GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	GtkWidget *notebook = gtk_notebook_new();
-
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
-	gtk_widget_set_margin_start(self->box, 12);
-	gtk_widget_set_margin_end(self->box, 12);
-	gtk_widget_set_margin_top(self->box, 12);
-	gtk_widget_set_margin_bottom(self->box, 12);
-
-	self->scope = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(scopes));
-	gtk_label_set_mnemonic_widget(GTK_LABEL(scope_label), GTK_WIDGET(self->scope));
-	tsd_a11y_name_dropdown(self->scope, "Scope");
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->scope),
-	                            "All tiles: the report's figure per step. An IPU: summed from "
-	                            "the listed variables when the report loaded. Selected tiles: "
-	                            "summed in the background for each new selection.");
-	gtk_box_append(GTK_BOX(bar), scope_label);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->scope));
-	self->include_always =
-	    GTK_CHECK_BUTTON(gtk_check_button_new_with_mnemonic("Include _Always-Live"));
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->include_always));
-	self->status = status_label();
-	gtk_widget_add_css_class(GTK_WIDGET(self->status), "caption");
-	gtk_widget_set_margin_start(GTK_WIDGET(self->status), 12);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->status));
-	gtk_box_append(GTK_BOX(self->box), bar);
-
-	self->chart = TSC_CHART(tsc_chart_new());
-	tsc_chart_set_label(self->chart, "Liveness by step");
-	tsc_chart_set_value_format_func(self->chart, tsc_format_bytes, NULL, NULL);
-	tsc_chart_set_item_label_func(self->chart, item_label, self, NULL);
-	gtk_widget_set_vexpand(GTK_WIDGET(self->chart), TRUE);
-	gtk_widget_set_size_request(GTK_WIDGET(self->chart), -1, 200);
-	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->chart));
-	self->peak_caption = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->peak_caption, 0);
-	gtk_label_set_wrap(self->peak_caption, TRUE);
-	gtk_label_set_selectable(self->peak_caption, TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self->peak_caption), "caption");
-	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->peak_caption));
-	self->compare_caption = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->compare_caption, 0);
-	gtk_label_set_wrap(self->compare_caption, TRUE);
-	gtk_label_set_selectable(self->compare_caption, TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self->compare_caption), "caption");
-	gtk_widget_set_visible(GTK_WIDGET(self->compare_caption), FALSE);
-	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->compare_caption));
-	self->variable_caption = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->variable_caption, 0);
-	gtk_label_set_wrap(self->variable_caption, TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self->variable_caption), "caption");
-	gtk_widget_add_css_class(GTK_WIDGET(self->variable_caption), "dim-label");
-	gtk_widget_set_visible(GTK_WIDGET(self->variable_caption), FALSE);
-	gtk_box_append(GTK_BOX(top), GTK_WIDGET(self->variable_caption));
-
-	gtk_notebook_append_page(GTK_NOTEBOOK(notebook), build_live(self),
-	                         gtk_label_new("Live Variables"));
-	gtk_notebook_append_page(GTK_NOTEBOOK(notebook), build_always(self),
-	                         gtk_label_new("Always Live"));
-	gtk_paned_set_start_child(GTK_PANED(paned), top);
-	tsd_a11y_name_tabs(GTK_NOTEBOOK(notebook));
-	gtk_paned_set_end_child(GTK_PANED(paned), notebook);
-	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
-	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
-	gtk_paned_set_position(GTK_PANED(paned), 340);
-	gtk_widget_set_vexpand(paned, TRUE);
-	gtk_box_append(GTK_BOX(self->box), paned);
-
-	g_signal_connect(self->scope, "notify::selected", G_CALLBACK(on_scope_changed), self);
-	g_signal_connect(self->include_always, "notify::active", G_CALLBACK(on_include_always),
-	                 self);
-	g_signal_connect(self->chart, "selection-changed", G_CALLBACK(on_chart_selection), self);
-	{
-		GtkGesture *shift = gtk_gesture_click_new();
-
-		gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(shift), GDK_BUTTON_PRIMARY);
-		gtk_event_controller_set_propagation_phase(GTK_EVENT_CONTROLLER(shift),
-		                                           GTK_PHASE_CAPTURE);
-		g_signal_connect(shift, "pressed", G_CALLBACK(on_shift_click), self);
-		gtk_widget_add_controller(GTK_WIDGET(self->chart), GTK_EVENT_CONTROLLER(shift));
-	}
+	G_OBJECT_CLASS(ga_liveness_view_parent_class)->constructed(object);
+	/* The base lets go of the session's signals to the view. */
+	g_signal_connect(session, "notify::selected-tiles", G_CALLBACK(on_session_tiles), self);
+	g_signal_connect(session, "notify::variable", G_CALLBACK(on_session_variable), self);
 }
 
 static void ga_liveness_view_dispose(GObject *object)
 {
 	GaLivenessView *self = GA_LIVENESS_VIEW(object);
 
-	if (self->session)
-		g_signal_handlers_disconnect_by_data(self->session, self);
 	cancel_job(self);
-	g_clear_pointer(&self->box, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_LIVENESS_VIEW);
 	G_OBJECT_CLASS(ga_liveness_view_parent_class)->dispose(object);
 }
 
@@ -1092,14 +896,16 @@ static void ga_liveness_view_finalize(GObject *object)
 {
 	GaLivenessView *self = GA_LIVENESS_VIEW(object);
 
-	g_clear_pointer(&self->doc, ga_document_unref);
-	g_clear_pointer(&self->compare, ga_document_unref);
-	g_clear_object(&self->session);
-	g_clear_object(&self->live);
-	g_clear_object(&self->always_rows);
 	g_free(self->curve);
 	g_free(self->job_name);
 	G_OBJECT_CLASS(ga_liveness_view_parent_class)->finalize(object);
+}
+
+/* The variable's caption shows while it says something. */
+static gboolean has_text(gpointer view, const char *text)
+{
+	(void)view;
+	return text && *text;
 }
 
 static void ga_liveness_view_class_init(GaLivenessViewClass *klass)
@@ -1107,30 +913,75 @@ static void ga_liveness_view_class_init(GaLivenessViewClass *klass)
 	GObjectClass *object_class = G_OBJECT_CLASS(klass);
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
+	object_class->constructed = ga_liveness_view_constructed;
 	object_class->dispose = ga_liveness_view_dispose;
 	object_class->finalize = ga_liveness_view_finalize;
-	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+	GA_VIEW_CLASS(klass)->document_changed = on_document;
 	/* A container, silent to a screen reader (GTK 4.8 would say its type
 	 * name). */
 	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GENERIC);
 	gtk_widget_class_set_css_name(widget_class, "livenessview");
+	g_type_ensure(TSC_TYPE_CHART);
+	g_type_ensure(GA_TYPE_VAR_ROW);
+	gtk_widget_class_set_template_from_resource(widget_class,
+	                                            "/org/tilescope/GraphAnalyser/ga-liveness-view.ui");
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, scope);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, include_always);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, status);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, chart);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, peak_caption);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, compare_caption);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, variable_caption);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, notebook);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, live_bar);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, live_status);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, live);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, live_view);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, live_selection);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, stack_box);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, stack_heading);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, stack);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, always_bar);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, always_status);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, always_rows);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, always_view);
+	gtk_widget_class_bind_template_callback(widget_class, on_scope_changed);
+	gtk_widget_class_bind_template_callback(widget_class, on_include_always);
+	gtk_widget_class_bind_template_callback(widget_class, on_chart_selection);
+	gtk_widget_class_bind_template_callback(widget_class, on_shift_click);
+	gtk_widget_class_bind_template_callback(widget_class, on_live_selected);
+	gtk_widget_class_bind_template_callback(widget_class, on_always_selected);
+	gtk_widget_class_bind_template_callback(widget_class, has_text);
+	gtk_widget_class_bind_template_callback(widget_class, on_search_changed);
 }
 
 static void ga_liveness_view_init(GaLivenessView *self)
 {
-	(void)self;
+	GtkPaned *paned;
+	GtkColumnViewColumn *bytes;
+
+	gtk_widget_init_template(GTK_WIDGET(self));
+	/* The tables below the chart, both halves growing with the view. */
+	paned = ga_view_get_paned(GA_VIEW(self));
+	gtk_orientable_set_orientation(GTK_ORIENTABLE(paned), GTK_ORIENTATION_VERTICAL);
+	gtk_paned_set_resize_end_child(paned, TRUE);
+	gtk_paned_set_position(paned, 340);
+	tsd_a11y_name_dropdown(self->scope, "Scope");
+	tsd_a11y_name_tabs(self->notebook);
+	tsd_a11y_quiet_when_empty(self->status);
+	tsd_a11y_quiet_when_empty(self->live_status);
+	tsd_a11y_quiet_when_empty(self->always_status);
+	tsc_chart_set_label(self->chart, "Liveness by step");
+	tsc_chart_set_value_format_func(self->chart, tsc_format_bytes, NULL, NULL);
+	tsc_chart_set_item_label_func(self->chart, item_label, self, NULL);
+	rebuild_live_columns(self);
+	add_column(self->always_view, "Variable", "name", FALSE, TRUE);
+	bytes = add_column(self->always_view, "Bytes", "bytes-0", TRUE, FALSE);
+	add_column(self->always_view, "Category", "category", FALSE, FALSE);
+	gtk_column_view_sort_by_column(self->always_view, bytes, GTK_SORT_DESCENDING);
 }
 
 GtkWidget *ga_liveness_view_new(GaSession *session)
 {
-	GaLivenessView *self = g_object_new(GA_TYPE_LIVENESS_VIEW, NULL);
-
-	self->session = g_object_ref(session);
-	build(self);
-	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
-	g_signal_connect(session, "notify::selected-tiles", G_CALLBACK(on_session_tiles), self);
-	g_signal_connect(session, "notify::variable", G_CALLBACK(on_session_variable), self);
-	if (ga_session_get_document(session))
-		on_document(session, NULL, self);
-	return GTK_WIDGET(self);
+	return g_object_new(GA_TYPE_LIVENESS_VIEW, "session", session, NULL);
 }

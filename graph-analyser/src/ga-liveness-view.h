@@ -8,14 +8,14 @@
  */
 #pragma once
 
-#include "ga-session.h"
+#include "ga-view.h"
 
 #include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
 #define GA_TYPE_LIVENESS_VIEW (ga_liveness_view_get_type())
-G_DECLARE_FINAL_TYPE(GaLivenessView, ga_liveness_view, GA, LIVENESS_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE(GaLivenessView, ga_liveness_view, GA, LIVENESS_VIEW, GaView)
 
 GtkWidget *ga_liveness_view_new(GaSession *session);
 

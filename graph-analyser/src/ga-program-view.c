@@ -96,19 +96,21 @@ static char *root_label(tsr_report *r, gboolean funcs, size_t i, gboolean *named
 /* --- The view ------------------------------------------------------------------------- */
 
 struct _GaProgramView {
-	GtkBox parent_instance;
-	GaSession *session;
-	GaDocument *doc;
+	GaView parent_instance;
 
+	/* From the template (ga-program-view.ui). */
 	GtkSearchEntry *search;
 	GtkLabel *search_status;
 	GtkWidget *prev_button, *next_button;
+	GtkWidget *legend;
 	GtkColumnView *view;
 	GtkWidget *tree_scroll;
 	GtkSingleSelection *selection;
-	GtkTreeListModel *tree;
+	GtkWidget *details_box;
 	GtkLabel *heading;
 	GtkGrid *details;
+
+	GtkTreeListModel *tree;
 	GArray *below_buf;          /* guint32 scratch for ga_document_get_program_below */
 
 	GPtrArray *matches;         /* GArray of guint: child positions from a top-level row */
@@ -124,7 +126,13 @@ struct _GaProgramView {
 	size_t n_via;
 };
 
-G_DEFINE_FINAL_TYPE(GaProgramView, ga_program_view, GTK_TYPE_BOX)
+G_DEFINE_FINAL_TYPE(GaProgramView, ga_program_view, GA_TYPE_VIEW)
+
+/* The document shown (borrowed), or NULL. */
+static GaDocument *document(GaProgramView *self)
+{
+	return ga_view_get_document(GA_VIEW(self));
+}
 
 /* The program table, or NULL with *n 0. */
 static const tsr_program *programs(GaProgramView *self, size_t *n)
@@ -132,7 +140,7 @@ static const tsr_program *programs(GaProgramView *self, size_t *n)
 	const tsr_program *p;
 
 	*n = 0;
-	if (!self->doc || tsr_report_get_programs(&p, n, ga_document_get_report(self->doc)))
+	if (!document(self) || tsr_report_get_programs(&p, n, ga_document_get_report(document(self))))
 		return NULL;
 	return p;
 }
@@ -141,13 +149,13 @@ static const tsr_program *programs(GaProgramView *self, size_t *n)
  * model gave one ("Run 1: epoch"), as the run pickers do, else "Run 1". */
 static char *run_label(GaProgramView *self, size_t run)
 {
-	return ga_format_run_label(ga_document_get_report(self->doc), run);
+	return ga_format_run_label(ga_document_get_report(document(self)), run);
 }
 
 /* The compute set or exchange a program names, or NULL. */
 static const char *target_name(GaProgramView *self, const tsr_program *p)
 {
-	tsr_report *r = ga_document_get_report(self->doc);
+	tsr_report *r = ga_document_get_report(document(self));
 
 	if (p->compute_set >= 0) {
 		const tsr_compute_set *cs;
@@ -190,8 +198,8 @@ static char *type_text(const tsr_program *p)
 /* The latest run in which program `id` ran: its index, or -1. */
 static gint64 latest_run(GaProgramView *self, guint32 id)
 {
-	for (size_t i = ga_document_get_n_runs(self->doc); i-- > 0;) {
-		const ga_program_cost *c = ga_document_get_program_costs(self->doc, i);
+	for (size_t i = ga_document_get_n_runs(document(self)); i-- > 0;) {
+		const ga_program_cost *c = ga_document_get_program_costs(document(self), i);
 
 		if (c && c[id].steps)
 			return (gint64)i;
@@ -211,9 +219,9 @@ static GListModel *create_children(gpointer item, gpointer data)
 	size_t n;
 	GListStore *store;
 
-	if (!self->doc)
+	if (!document(self))
 		return NULL;
-	kids = ga_document_get_program_below(self->doc, row->id, self->below_buf, &n);
+	kids = ga_document_get_program_below(document(self), row->id, self->below_buf, &n);
 	if (!n)
 		return NULL;
 	store = g_list_store_new(GA_TYPE_PROGRAM_ROW);
@@ -226,7 +234,7 @@ static GListModel *create_children(gpointer item, gpointer data)
 	return G_LIST_MODEL(store);
 }
 
-enum { COL_PROGRAM, COL_TYPE, COL_TARGET, COL_CYCLES };
+enum { COL_TYPE, COL_TARGET, COL_CYCLES };
 
 static void setup_program(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
 {
@@ -248,12 +256,19 @@ static void setup_program(GtkSignalListItemFactory *f, GtkListItem *item, gpoint
 	gtk_list_item_set_child(item, expander);
 }
 
-static void setup_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
+/* The other columns' cells: text, or a figure (right-aligned). */
+static void setup_text(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
 {
-	gboolean numeric = GPOINTER_TO_INT(column) == COL_CYCLES;
-
 	(void)f;
-	gtk_list_item_set_child(item, ga_cell_label_new(numeric));
+	(void)data;
+	gtk_list_item_set_child(item, ga_cell_label_new(FALSE));
+}
+
+static void setup_number(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+{
+	(void)f;
+	(void)data;
+	gtk_list_item_set_child(item, ga_cell_label_new(TRUE));
 }
 
 static void bind_program(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
@@ -298,9 +313,9 @@ static void bind_program(GtkSignalListItemFactory *f, GtkListItem *item, gpointe
 	tsd_widget_set_name_tooltip(name, row->named ? row->root : progs[row->id].name);
 }
 
-static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
+/* Cell `column` (COL_TYPE ...) of `item`'s program. */
+static void bind_cell(GaProgramView *self, GtkListItem *item, int column)
 {
-	GaProgramView *self = g_object_get_data(G_OBJECT(f), "ga-view");
 	g_autoptr(GaProgramRow) row = gtk_tree_list_row_get_item(gtk_list_item_get_item(item));
 	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(item));
 	const tsr_program *progs;
@@ -312,7 +327,7 @@ static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer 
 		gtk_label_set_text(l, "");
 		return;
 	}
-	switch (GPOINTER_TO_INT(column)) {
+	switch (column) {
 	case COL_TYPE:
 		text = type_text(&progs[row->id]);
 		break;
@@ -327,9 +342,9 @@ static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer 
 		gint64 run = latest_run(self, row->id);
 
 		text = run >= 0
-		           ? ga_format_u64(ga_document_get_program_costs(self->doc, (size_t)run)[row->id]
+		           ? ga_format_u64(ga_document_get_program_costs(document(self), (size_t)run)[row->id]
 		                               .cycles)
-		           : g_strdup(ga_document_get_n_runs(self->doc) ? "—" : "");
+		           : g_strdup(ga_document_get_n_runs(document(self)) ? "—" : "");
 		break;
 	}
 	default:
@@ -338,28 +353,22 @@ static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer 
 	gtk_label_set_text(l, text ? text : "");
 }
 
-/* A column; `width` > 0 fixes its starting width (it stays resizable),
- * else it takes the space left. */
-static void add_column(GaProgramView *self, const char *title, int column, int width)
+static void bind_type(GtkSignalListItemFactory *f, GtkListItem *item, gpointer self)
 {
-	GtkListItemFactory *f = gtk_signal_list_item_factory_new();
-	GtkColumnViewColumn *col;
+	(void)f;
+	bind_cell(self, item, COL_TYPE);
+}
 
-	if (column == COL_PROGRAM) {
-		g_signal_connect(f, "setup", G_CALLBACK(setup_program), NULL);
-		g_signal_connect(f, "bind", G_CALLBACK(bind_program), self);
-	} else {
-		g_object_set_data(G_OBJECT(f), "ga-view", self);
-		g_signal_connect(f, "setup", G_CALLBACK(setup_label), GINT_TO_POINTER(column));
-		g_signal_connect(f, "bind", G_CALLBACK(bind_label), GINT_TO_POINTER(column));
-	}
-	col = gtk_column_view_column_new(title, f);
-	gtk_column_view_column_set_resizable(col, TRUE);
-	gtk_column_view_column_set_expand(col, width <= 0);
-	if (width > 0)
-		gtk_column_view_column_set_fixed_width(col, width);
-	gtk_column_view_append_column(self->view, col);
-	g_object_unref(col);
+static void bind_target(GtkSignalListItemFactory *f, GtkListItem *item, gpointer self)
+{
+	(void)f;
+	bind_cell(self, item, COL_TARGET);
+}
+
+static void bind_cycles(GtkSignalListItemFactory *f, GtkListItem *item, gpointer self)
+{
+	(void)f;
+	bind_cell(self, item, COL_CYCLES);
 }
 
 /* --- Details ---------------------------------------------------------------------------- */
@@ -374,7 +383,7 @@ static void put(GaProgramView *self, int *row, const char *key, const char *valu
 /* The compute set's figures and its vertices by type. */
 static void put_compute_set(GaProgramView *self, int *row, size_t cs_id)
 {
-	tsr_report *r = ga_document_get_report(self->doc);
+	tsr_report *r = ga_document_get_report(document(self));
 	const tsr_compute_set *cs;
 	const tsr_vertex_type *vt;
 	const tsr_vertex_type_cycles *by;
@@ -427,7 +436,7 @@ static void put_exchange(GaProgramView *self, int *row, const tsr_program *p)
 	g_autofree char *name = NULL;
 	g_autofree char *with_kind = NULL;
 
-	if (tsr_report_get_exchanges(&ex, &n, ga_document_get_report(self->doc), p->exchange_kind) ||
+	if (tsr_report_get_exchanges(&ex, &n, ga_document_get_report(document(self)), p->exchange_kind) ||
 	    (size_t)p->exchange >= n)
 		return;
 	name = tsd_name_clean(ex[p->exchange].name);
@@ -464,8 +473,8 @@ static void update_details(GaProgramView *self)
 	gtk_widget_set_tooltip_text(GTK_WIDGET(self->heading), NULL);
 	progs = programs(self, &n);
 	if (!progs) {
-		gtk_label_set_text(self->heading, self->doc ? "The report has no programs."
-		                                            : "No report is open.");
+		/* Without a document the base shows its empty page instead. */
+		gtk_label_set_text(self->heading, "The report has no programs.");
 		return;
 	}
 	if (!list_row) {
@@ -518,10 +527,10 @@ static void update_details(GaProgramView *self)
 	}
 	ga_details_add_u64(self->details, &r, "Children", p->n_children);
 
-	n_runs = ga_document_get_n_runs(self->doc);
+	n_runs = ga_document_get_n_runs(document(self));
 	ga_details_add_heading(self->details, &r, n_runs ? "Cycles in each run" : "No runs in this report");
 	for (size_t i = 0; i < n_runs; i++) {
-		const ga_program_cost *c = ga_document_get_program_costs(self->doc, i);
+		const ga_program_cost *c = ga_document_get_program_costs(document(self), i);
 		g_autofree char *key = run_label(self, i);
 		g_autofree char *text = NULL;
 
@@ -556,7 +565,7 @@ static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data)
 	gtk_widget_set_visible(self->jump_bar, id >= 0);
 	if (!self->syncing) {
 		self->syncing = TRUE;
-		ga_session_set_program(self->session, id);
+		ga_session_set_program(ga_view_get_session(GA_VIEW(self)), id);
 		self->syncing = FALSE;
 	}
 }
@@ -737,7 +746,7 @@ static void find_paths(GaProgramView *self)
 	for (guint q = 0; q < queue->len; q++) {
 		guint32 id = g_array_index(queue, guint32, q);
 		size_t nk;
-		const uint32_t *kids = ga_document_get_program_below(self->doc, id, self->below_buf, &nk);
+		const uint32_t *kids = ga_document_get_program_below(document(self), id, self->below_buf, &nk);
 
 		for (size_t k = 0; k < nk; k++) {
 			guint32 kid = kids[k];
@@ -795,7 +804,7 @@ static void on_session_program(GObject *session, GParamSpec *pspec, gpointer dat
 	if (self->syncing)
 		return;
 	self->syncing = TRUE;
-	reveal_program(self, ga_session_get_program(self->session));
+	reveal_program(self, ga_session_get_program(ga_view_get_session(GA_VIEW(self))));
 	self->syncing = FALSE;
 }
 
@@ -835,7 +844,7 @@ static void run_search(GaProgramView *self)
 		gtk_widget_add_css_class(GTK_WIDGET(self->search_status), "error");
 		return;
 	}
-	r = ga_document_get_report(self->doc);
+	r = ga_document_get_report(document(self));
 	for (int funcs = 0; funcs < 2; funcs++) {
 		if ((funcs ? tsr_report_get_function_programs(&ids, &n_ids, r)
 		           : tsr_report_get_control_programs(&ids, &n_ids, r)))
@@ -938,21 +947,19 @@ static gboolean on_tree_key(GtkEventControllerKey *ctl, guint keyval, guint keyc
 
 /* --- The document ------------------------------------------------------------------------- */
 
-/* Rebuilds the tree for the session's document. */
-static void rebuild(GaProgramView *self)
+/* Rebuilds the tree for the view's document (GaView::document_changed). */
+static void rebuild(GaView *view)
 {
-	GaDocument *doc = ga_session_get_document(self->session);
+	GaProgramView *self = GA_PROGRAM_VIEW(view);
 	GListStore *roots = g_list_store_new(GA_TYPE_PROGRAM_ROW);
 	const uint32_t *ids;
 	size_t n;
 
-	g_clear_pointer(&self->doc, ga_document_unref);
-	self->doc = doc ? ga_document_ref(doc) : NULL;
 	g_ptr_array_set_size(self->matches, 0);
 	g_clear_pointer(&self->via, g_free);
 	g_clear_pointer(&self->via_pos, g_free);
-	if (self->doc) {
-		tsr_report *r = ga_document_get_report(self->doc);
+	if (document(self)) {
+		tsr_report *r = ga_document_get_report(document(self));
 
 		for (int funcs = 0; funcs < 2; funcs++) {
 			if ((funcs ? tsr_report_get_function_programs(&ids, &n, r)
@@ -975,69 +982,14 @@ static void rebuild(GaProgramView *self)
 	g_object_unref(self->tree); /* the selection holds it */
 	run_search(self);
 	update_details(self);
-	on_session_program(G_OBJECT(self->session), NULL, self);
-}
-
-static void on_document(GObject *session, GParamSpec *pspec, gpointer data)
-{
-	(void)session;
-	(void)pspec;
-	rebuild(GA_PROGRAM_VIEW(data));
+	on_session_program(G_OBJECT(ga_view_get_session(view)), NULL, self);
 }
 
 /* --- Building ------------------------------------------------------------------------------ */
 
-static GtkWidget *build_search_bar(GaProgramView *self)
+/* The legend of the kinds' colours, in the bar. */
+static void fill_legend(GtkWidget *box)
 {
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	GtkEventController *keys = gtk_event_controller_key_new();
-
-	self->search = GTK_SEARCH_ENTRY(gtk_search_entry_new());
-	g_object_set(self->search, "placeholder-text", "Search programs (regular expression)", NULL);
-	gtk_widget_set_size_request(GTK_WIDGET(self->search), 320, -1);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->search), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Search programs", -1);
-	gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE);
-	g_signal_connect(keys, "key-pressed", G_CALLBACK(on_entry_key), self);
-	gtk_widget_add_controller(GTK_WIDGET(self->search), keys);
-	g_signal_connect(self->search, "search-changed", G_CALLBACK(on_search_changed), self);
-	g_signal_connect_swapped(self->search, "next-match", G_CALLBACK(on_next), self);
-	g_signal_connect_swapped(self->search, "previous-match", G_CALLBACK(on_prev), self);
-
-	self->prev_button = gtk_button_new_from_icon_name("go-up-symbolic");
-	gtk_widget_set_tooltip_text(self->prev_button, "Previous match (Shift+Enter)");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->prev_button),
-	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Previous match", -1);
-	g_signal_connect(self->prev_button, "clicked", G_CALLBACK(on_prev), self);
-	self->next_button = gtk_button_new_from_icon_name("go-down-symbolic");
-	gtk_widget_set_tooltip_text(self->next_button, "Next match (Enter)");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->next_button),
-	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Next match", -1);
-	g_signal_connect(self->next_button, "clicked", G_CALLBACK(on_next), self);
-
-	self->search_status = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->search_status, 0);
-	gtk_label_set_ellipsize(self->search_status, PANGO_ELLIPSIZE_END);
-	gtk_widget_set_hexpand(GTK_WIDGET(self->search_status), TRUE);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->search_status),
-	                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Search result", -1);
-
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->search));
-	gtk_box_append(GTK_BOX(bar), self->prev_button);
-	gtk_box_append(GTK_BOX(bar), self->next_button);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->search_status));
-	gtk_widget_set_margin_start(bar, 12);
-	gtk_widget_set_margin_end(bar, 12);
-	gtk_widget_set_margin_top(bar, 8);
-	gtk_widget_set_margin_bottom(bar, 8);
-	return bar;
-}
-
-/* A legend of the kinds' colours, for the bar. */
-static GtkWidget *build_legend(void)
-{
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
-
 	for (int k = 0; k < GA_PROGRAM_KIND_COUNT; k++) {
 		GtkWidget *mark = ga_program_mark_new();
 		GtkWidget *l = gtk_label_new(ga_program_kind_name((ga_program_kind)k));
@@ -1048,48 +1000,22 @@ static GtkWidget *build_legend(void)
 		gtk_box_append(GTK_BOX(box), mark);
 		gtk_box_append(GTK_BOX(box), l);
 	}
-	gtk_widget_set_margin_end(box, 12);
-	return box;
 }
 
-static GtkWidget *build_tree(GaProgramView *self)
+/* The jump bar under the details' heading: made here, before the base
+ * hands over the first document, as it needs the session. */
+static void ga_program_view_constructed(GObject *object)
 {
-	GtkEventController *keys = gtk_event_controller_key_new();
+	GaProgramView *self = GA_PROGRAM_VIEW(object);
+	GaSession *session = ga_view_get_session(GA_VIEW(self));
 
-	self->selection = gtk_single_selection_new(NULL);
-	gtk_single_selection_set_autoselect(self->selection, FALSE);
-	gtk_single_selection_set_can_unselect(self->selection, TRUE);
-	g_signal_connect(self->selection, "notify::selected", G_CALLBACK(on_selected), self);
-	self->view = GTK_COLUMN_VIEW(gtk_column_view_new(GTK_SELECTION_MODEL(self->selection)));
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->view), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Program tree", -1);
-	add_column(self, "Program", COL_PROGRAM, 0);
-	add_column(self, "Type", COL_TYPE, 120);
-	add_column(self, "Compute set / exchange", COL_TARGET, 200);
-	add_column(self, "Cycles (latest run)", COL_CYCLES, 150);
-	gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE);
-	g_signal_connect(keys, "key-pressed", G_CALLBACK(on_tree_key), self);
-	gtk_widget_add_controller(GTK_WIDGET(self->view), keys);
-	self->tree_scroll = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->tree_scroll), GTK_WIDGET(self->view));
-	gtk_widget_set_vexpand(self->tree_scroll, TRUE);
-	gtk_widget_set_hexpand(self->tree_scroll, TRUE);
-	return self->tree_scroll;
-}
-
-static GtkWidget *build_details(GaProgramView *self)
-{
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-
-	self->heading = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->heading, 0);
-	gtk_label_set_wrap(self->heading, TRUE);
-	gtk_label_set_wrap_mode(self->heading, PANGO_WRAP_WORD_CHAR);
-	gtk_widget_add_css_class(GTK_WIDGET(self->heading), "heading");
-	self->details = ga_details_grid_new();
-	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->heading));
-	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->details));
-	return ga_details_scroller_new(box, 360, -1);
+	self->jump_bar = ga_jump_bar_new(session, GA_JUMP_BAR_PROGRAM);
+	gtk_widget_set_visible(self->jump_bar, FALSE);
+	gtk_box_insert_child_after(GTK_BOX(self->details_box), self->jump_bar,
+	                           GTK_WIDGET(self->heading));
+	G_OBJECT_CLASS(ga_program_view_parent_class)->constructed(object);
+	/* The base lets go of the session's signals to the view. */
+	g_signal_connect(session, "notify::program", G_CALLBACK(on_session_program), self);
 }
 
 static void ga_program_view_dispose(GObject *object)
@@ -1099,9 +1025,7 @@ static void ga_program_view_dispose(GObject *object)
 	if (self->scroll_tick_id && self->view)
 		gtk_widget_remove_tick_callback(GTK_WIDGET(self->view), self->scroll_tick_id);
 	self->scroll_tick_id = 0;
-	if (self->session)
-		g_signal_handlers_disconnect_by_data(self->session, self);
-	g_clear_object(&self->session);
+	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_PROGRAM_VIEW);
 	G_OBJECT_CLASS(ga_program_view_parent_class)->dispose(object);
 }
 
@@ -1113,38 +1037,59 @@ static void ga_program_view_finalize(GObject *object)
 	g_clear_pointer(&self->below_buf, g_array_unref);
 	g_clear_pointer(&self->via, g_free);
 	g_clear_pointer(&self->via_pos, g_free);
-	g_clear_pointer(&self->doc, ga_document_unref);
 	G_OBJECT_CLASS(ga_program_view_parent_class)->finalize(object);
 }
 
 static void ga_program_view_class_init(GaProgramViewClass *klass)
 {
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
-	G_OBJECT_CLASS(klass)->dispose = ga_program_view_dispose;
-	G_OBJECT_CLASS(klass)->finalize = ga_program_view_finalize;
+	object_class->constructed = ga_program_view_constructed;
+	object_class->dispose = ga_program_view_dispose;
+	object_class->finalize = ga_program_view_finalize;
+	GA_VIEW_CLASS(klass)->document_changed = rebuild;
 	gtk_widget_class_set_css_name(widget_class, "programview");
+	/* A group, as the GtkBox it was (GTK 4.8 names a generic widget by
+	 * its type for a screen reader). */
+	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+	gtk_widget_class_set_template_from_resource(widget_class,
+	                                            "/org/tilescope/GraphAnalyser/ga-program-view.ui");
+	gtk_widget_class_bind_template_child(widget_class, GaProgramView, search);
+	gtk_widget_class_bind_template_child(widget_class, GaProgramView, search_status);
+	gtk_widget_class_bind_template_child(widget_class, GaProgramView, prev_button);
+	gtk_widget_class_bind_template_child(widget_class, GaProgramView, next_button);
+	gtk_widget_class_bind_template_child(widget_class, GaProgramView, legend);
+	gtk_widget_class_bind_template_child(widget_class, GaProgramView, view);
+	gtk_widget_class_bind_template_child(widget_class, GaProgramView, tree_scroll);
+	gtk_widget_class_bind_template_child(widget_class, GaProgramView, selection);
+	gtk_widget_class_bind_template_child(widget_class, GaProgramView, details_box);
+	gtk_widget_class_bind_template_child(widget_class, GaProgramView, heading);
+	gtk_widget_class_bind_template_child(widget_class, GaProgramView, details);
+	gtk_widget_class_bind_template_callback(widget_class, on_search_changed);
+	gtk_widget_class_bind_template_callback(widget_class, on_next);
+	gtk_widget_class_bind_template_callback(widget_class, on_prev);
+	gtk_widget_class_bind_template_callback(widget_class, on_entry_key);
+	gtk_widget_class_bind_template_callback(widget_class, on_selected);
+	gtk_widget_class_bind_template_callback(widget_class, on_row_activated);
+	gtk_widget_class_bind_template_callback(widget_class, on_tree_key);
+	gtk_widget_class_bind_template_callback(widget_class, setup_program);
+	gtk_widget_class_bind_template_callback(widget_class, bind_program);
+	gtk_widget_class_bind_template_callback(widget_class, setup_text);
+	gtk_widget_class_bind_template_callback(widget_class, setup_number);
+	gtk_widget_class_bind_template_callback(widget_class, bind_type);
+	gtk_widget_class_bind_template_callback(widget_class, bind_target);
+	gtk_widget_class_bind_template_callback(widget_class, bind_cycles);
 }
 
 static void ga_program_view_init(GaProgramView *self)
 {
-	GtkWidget *bar, *paned;
 	GtkEventController *find = gtk_shortcut_controller_new();
 
+	gtk_widget_init_template(GTK_WIDGET(self));
 	self->matches = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
 	self->below_buf = g_array_new(FALSE, FALSE, sizeof(guint32));
-	gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
-	bar = build_search_bar(self);
-	gtk_box_append(GTK_BOX(bar), build_legend());
-	gtk_box_append(GTK_BOX(self), bar);
-	paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
-	gtk_paned_set_start_child(GTK_PANED(paned), build_tree(self));
-	gtk_paned_set_end_child(GTK_PANED(paned), build_details(self));
-	gtk_paned_set_resize_end_child(GTK_PANED(paned), FALSE);
-	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
-	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
-	gtk_widget_set_vexpand(paned, TRUE);
-	gtk_box_append(GTK_BOX(self), paned);
+	fill_legend(self->legend);
 	gtk_shortcut_controller_set_scope(GTK_SHORTCUT_CONTROLLER(find), GTK_SHORTCUT_SCOPE_GLOBAL);
 	gtk_shortcut_controller_add_shortcut(
 	    GTK_SHORTCUT_CONTROLLER(find),
@@ -1155,17 +1100,5 @@ static void ga_program_view_init(GaProgramView *self)
 
 GtkWidget *ga_program_view_new(GaSession *session)
 {
-	GaProgramView *self = g_object_new(GA_TYPE_PROGRAM_VIEW, NULL);
-
-	self->session = g_object_ref(session);
-	/* Under the heading: the bar needs the session, which init has not. */
-	self->jump_bar = ga_jump_bar_new(session, GA_JUMP_BAR_PROGRAM);
-	gtk_widget_set_visible(self->jump_bar, FALSE);
-	gtk_box_insert_child_after(GTK_BOX(gtk_widget_get_parent(GTK_WIDGET(self->heading))),
-	                           self->jump_bar, GTK_WIDGET(self->heading));
-	g_signal_connect(session, "notify::document", G_CALLBACK(on_document), self);
-	g_signal_connect(session, "notify::program", G_CALLBACK(on_session_program), self);
-	g_signal_connect(self->view, "activate", G_CALLBACK(on_row_activated), self);
-	rebuild(self);
-	return GTK_WIDGET(self);
+	return g_object_new(GA_TYPE_PROGRAM_VIEW, "session", session, NULL);
 }

@@ -11,14 +11,14 @@
  */
 #pragma once
 
-#include "ga-session.h"
+#include "ga-view.h"
 
 #include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
 #define GA_TYPE_PROGRAM_VIEW (ga_program_view_get_type())
-G_DECLARE_FINAL_TYPE(GaProgramView, ga_program_view, GA, PROGRAM_VIEW, GtkBox)
+G_DECLARE_FINAL_TYPE(GaProgramView, ga_program_view, GA, PROGRAM_VIEW, GaView)
 
 /* A view following `session`'s document. */
 GtkWidget *ga_program_view_new(GaSession *session);

@@ -10,10 +10,14 @@
  */
 #include "ga-document.h"
 #include "ga-insights-view.h"
+#include "ga-liveness-view.h"
+#include "ga-program-view.h"
 #include "ga-resources.h"
 #include "ga-session.h"
 #include "ga-summary-view.h"
 #include "ga-view.h"
+
+#include <tilescope/tsc-chart.h>
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -357,11 +361,194 @@ static void test_insights(void **state)
 	ga_document_unref(a);
 }
 
+/* Runs the main loop until `w` is on screen (a search entry's delayed
+ * "search-changed" comes only to a realized one), failing after a
+ * minute. */
+static void wait_for_mapped(GtkWidget *w)
+{
+	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+	guint wake = g_timeout_add(20, wake_cb, NULL);
+
+	while (!gtk_widget_get_mapped(w)) {
+		if (g_get_monotonic_time() > end)
+			fail_msg("waited a minute for a %s on screen", G_OBJECT_TYPE_NAME(w));
+		g_main_context_iteration(NULL, TRUE);
+	}
+	g_source_remove(wake);
+}
+
+/* Runs the main loop until column view `table` shows `n` rows (its
+ * search is delayed), failing after a minute. */
+static void wait_for_items(GtkWidget *table, guint n)
+{
+	GListModel *rows = G_LIST_MODEL(gtk_column_view_get_model(GTK_COLUMN_VIEW(table)));
+	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+	guint wake = g_timeout_add(20, wake_cb, NULL);
+
+	while (g_list_model_get_n_items(rows) != n) {
+		if (g_get_monotonic_time() > end)
+			fail_msg("waited a minute for %u rows (%u)", n, g_list_model_get_n_items(rows));
+		g_main_context_iteration(NULL, TRUE);
+	}
+	g_source_remove(wake);
+}
+
+/* Runs the main loop until `label` reads `prefix`..., failing after a
+ * minute. */
+static void wait_for_text_prefix(GtkWidget *label, const char *prefix)
+{
+	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+	guint wake = g_timeout_add(20, wake_cb, NULL);
+
+	while (!g_str_has_prefix(gtk_label_get_text(GTK_LABEL(label)), prefix)) {
+		if (g_get_monotonic_time() > end)
+			fail_msg("waited a minute for \"%s…\" (\"%s\")", prefix,
+			         gtk_label_get_text(GTK_LABEL(label)));
+		g_main_context_iteration(NULL, TRUE);
+	}
+	g_source_remove(wake);
+}
+
+/* A visible label below `w` whose text holds `text`, or NULL. */
+static GtkWidget *visible_label_with(GtkWidget *w, const char *text)
+{
+	if (GTK_IS_LABEL(w) && gtk_widget_is_visible(w) &&
+	    strstr(gtk_label_get_text(GTK_LABEL(w)), text))
+		return w;
+	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+		GtkWidget *found = visible_label_with(c, text);
+
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+/* The Liveness view on its template: the tables are the base's details
+ * pane, below the chart; report B's caption shows only comparing, the
+ * variable's only when the session has one; the search entry filters the
+ * live variables through its binding. */
+static void test_liveness(void **state)
+{
+	GaDocument *a = load("tut5_ml"), *b = load("tut7_mk1");
+	GaSession *session = ga_session_new();
+	GtkWidget *view, *window = gtk_window_new(), *chart, *table, *search;
+	const tsr_variable *vars;
+	size_t n_vars, var = 0;
+	guint n_live;
+	g_autoptr(GtkBitset) step = gtk_bitset_new_empty();
+	g_autofree char *b_caption = NULL;
+
+	(void)state;
+	check_app_view(ga_liveness_view_new);
+	assert_true(g_resources_get_info("/org/tilescope/GraphAnalyser/ga-liveness-view.ui", 0, NULL,
+	                                 NULL, NULL));
+	view = g_object_ref(ga_liveness_view_new(session));
+	gtk_window_set_child(GTK_WINDOW(window), view);
+	gtk_window_present(GTK_WINDOW(window));
+	assert_true(GTK_IS_NOTEBOOK(ga_view_get_details(GA_VIEW(view))));
+	assert_int_equal(gtk_orientable_get_orientation(GTK_ORIENTABLE(ga_view_get_paned(GA_VIEW(view)))),
+	                 GTK_ORIENTATION_VERTICAL);
+	ga_session_set_document(session, a);
+	assert_non_null(visible_label_with(view, "Peak at step"));
+	assert_null(visible_label_with(view, "B — "));
+
+	/* A variable with a lifetime: its caption, then none. */
+	assert_int_equal(tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(a)), 0);
+	while (var < n_vars && (vars[var].always_live || vars[var].live_from < 0))
+		var++;
+	assert_true(var < n_vars);
+	assert_null(visible_label_with(view, " is live from step "));
+	ga_session_set_variable(session, (gint64)var);
+	assert_non_null(visible_label_with(view, " is live from step "));
+	ga_session_set_variable(session, -1);
+	assert_null(visible_label_with(view, " is live from step "));
+
+	/* The live variables at the peak step, then filtered by name. */
+	chart = find(view, TSC_TYPE_CHART, NULL);
+	/* In the details (the scope's drop-down has a search entry too). */
+	table = find(ga_view_get_details(GA_VIEW(view)), GTK_TYPE_COLUMN_VIEW, NULL);
+	search = find(ga_view_get_details(GA_VIEW(view)), GTK_TYPE_SEARCH_ENTRY, NULL);
+	assert_non_null(chart);
+	assert_non_null(table);
+	assert_non_null(search);
+	gtk_bitset_add(step, 13);
+	tsc_chart_set_selection(TSC_CHART(chart), step);
+	n_live = g_list_model_get_n_items(G_LIST_MODEL(gtk_column_view_get_model(GTK_COLUMN_VIEW(table))));
+	assert_true(n_live > 0);
+	wait_for_mapped(search);
+	gtk_editable_set_text(GTK_EDITABLE(search), "no-such-variable-anywhere");
+	wait_for_items(table, 0);
+	gtk_editable_set_text(GTK_EDITABLE(search), "");
+	wait_for_items(table, n_live);
+
+	/* Comparing: report B's caption, gone again with B. */
+	ga_session_set_documents(session, a, b);
+	b_caption = g_strdup_printf("B — %s", ga_document_get_title(b));
+	assert_non_null(visible_label_with(view, b_caption));
+	ga_session_set_documents(session, a, NULL);
+	assert_null(visible_label_with(view, "B — "));
+	gtk_window_destroy(GTK_WINDOW(window));
+	g_object_unref(view);
+	g_object_unref(session);
+	ga_document_unref(a);
+	ga_document_unref(b);
+}
+
+/* The Program Tree on its template: the search bar across the view, the
+ * details as the base's pane; the search's next and previous match
+ * (the entry's own signals, Ctrl+G and Shift+Ctrl+G, and the buttons)
+ * step through the matches; a program chosen elsewhere is shown. */
+static void test_program(void **state)
+{
+	GaDocument *a = load("tut5_ml");
+	GaSession *session = ga_session_new();
+	GtkWidget *view, *window = gtk_window_new(), *search, *status;
+	const tsr_program *progs;
+	size_t n_progs;
+
+	(void)state;
+	check_app_view(ga_program_view_new);
+	assert_true(g_resources_get_info("/org/tilescope/GraphAnalyser/ga-program-view.ui", 0, NULL,
+	                                 NULL, NULL));
+	view = g_object_ref(ga_program_view_new(session));
+	gtk_window_set_child(GTK_WINDOW(window), view);
+	gtk_window_present(GTK_WINDOW(window));
+	assert_non_null(ga_view_get_details(GA_VIEW(view)));
+	search = find(ga_view_get_bar(GA_VIEW(view)), GTK_TYPE_SEARCH_ENTRY, NULL);
+	assert_non_null(search);
+	ga_session_set_document(session, a);
+	assert_true(has_label(ga_view_get_details(GA_VIEW(view)),
+	                      "Select a program to see its details, or search for one."));
+
+	gtk_editable_set_text(GTK_EDITABLE(search), "Sequence");
+	/* The status, after the entry and its two buttons. */
+	status = gtk_widget_get_next_sibling(gtk_widget_get_next_sibling(gtk_widget_get_next_sibling(search)));
+	assert_true(GTK_IS_LABEL(status));
+	wait_for_text_prefix(status, "1 of ");
+	g_signal_emit_by_name(search, "next-match");
+	assert_true(g_str_has_prefix(gtk_label_get_text(GTK_LABEL(status)), "2 of "));
+	g_signal_emit_by_name(search, "previous-match");
+	assert_true(g_str_has_prefix(gtk_label_get_text(GTK_LABEL(status)), "1 of "));
+
+	/* A program chosen elsewhere: selected, its details shown. */
+	assert_int_equal(tsr_report_get_programs(&progs, &n_progs, ga_document_get_report(a)), 0);
+	assert_true(n_progs > 1);
+	ga_session_set_program(session, (gint64)n_progs - 1);
+	assert_true(has_label(ga_view_get_details(GA_VIEW(view)), "Program id"));
+	gtk_window_destroy(GTK_WINDOW(window));
+	g_object_unref(view);
+	g_object_unref(session);
+	ga_document_unref(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_insights),
+		cmocka_unit_test(test_liveness),
+		cmocka_unit_test(test_program),
 		cmocka_unit_test(test_base),
 	};
 
