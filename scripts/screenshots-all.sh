@@ -31,10 +31,13 @@
 #
 # Nothing waits a fixed time for the app: a picture is taken once the
 # screen has not changed for STABLE_S (2) seconds and the app has used
-# under a tenth of a core meanwhile (its workers done), polled with a
+# under a tenth of a core meanwhile, with no thread running or waiting
+# for a core (its workers done, however busy the machine), polled with a
 # deadline of DEADLINE_S (300) seconds; a view that never settles is
 # taken as it is then and marked "unsettled" in timings.tsv.
-# ONLY=REGEX (grep -E, on the view names) takes only those pictures.
+# ONLY=REGEX (grep -E, matching the whole view name: ONLY='ga-trace.*')
+# takes only those pictures, adds their lines to timings.tsv and remakes
+# the sheets with every picture OUT_DIR has.
 #
 # The app runs with its own home and GSettings in memory (nothing
 # remembered between pictures), the cairo renderer, no cursor blink, the
@@ -95,9 +98,10 @@ shot sa-calltree "$find;key alt+2" "$sa" "$trace"
 shot sa-flame "$find;key alt+3" "$sa" "$trace"
 shot sa-span "$find;key alt+4" "$sa" "$trace"
 shot sa-compare "" "$sa" --compare "$trace" "$trace_b"
+all=$work/all.tsv
+cp "$list" "$all"
 if [ -n "${ONLY:-}" ]; then
-	grep -E "^[^	]*(${ONLY})[^	]*	" "$list" >"$list.only" || true
-	mv "$list.only" "$list"
+	grep -E "^(${ONLY})	" "$all" >"$list" || true
 	[ -s "$list" ] || { echo "screenshots-all.sh: ONLY=$ONLY matches no view" >&2; exit 2; }
 fi
 
@@ -132,10 +136,24 @@ def screen():
                                        check=True, capture_output=True).stdout).digest()
 
 
+def runnable(pid):
+    """Whether a thread of the process is running or waiting for a core
+    (a worker starved by a busy machine uses little CPU, but is "R")."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                if f.read().rpartition(")")[2].split()[0] == "R":
+                    return True
+        except OSError:
+            pass
+    return False
+
+
 def painted(proc, since):
     """Polls until the screen has not changed for STABLE seconds while
-    the app used under a tenth of a core: (seconds from `since` to the
-    last change, True), or (seconds waited, False) at the deadline."""
+    the app used under a tenth of a core and has no thread that runs or
+    waits to: (seconds from `since` to the last change, True), or
+    (seconds waited, False) at the deadline."""
     end = time.time() + DEADLINE
     last, changed, cpu_at = None, time.time(), cpu_s(proc.pid)
     while time.time() < end:
@@ -145,7 +163,7 @@ def painted(proc, since):
         if cur != last:
             last, changed, cpu_at = cur, now, cpu_s(proc.pid)
         elif now - changed >= STABLE:
-            if cpu_s(proc.pid) - cpu_at < 0.1 * (now - changed):
+            if cpu_s(proc.pid) - cpu_at < 0.1 * (now - changed) and not runnable(proc.pid):
                 return changed - since, True
             changed, cpu_at = now, cpu_s(proc.pid)  # still working: wait on
         time.sleep(0.25)
@@ -218,7 +236,8 @@ for p in /usr/libexec/at-spi-bus-launcher /usr/lib/at-spi2-core/at-spi-bus-launc
 	[ -x "$p" ] && launcher=$p && break
 done
 [ -n "$launcher" ] || { echo "screenshots-all.sh: no at-spi-bus-launcher (at-spi2-core)" >&2; exit 1; }
-printf 'view\tstyle\tscale\twindow_s\tpainted_s\tlast_key_s\tnotes\n' >"$out/timings.tsv"
+[ -n "${ONLY:-}" ] && [ -s "$out/timings.tsv" ] ||
+	printf 'view\tstyle\tscale\twindow_s\tpainted_s\tlast_key_s\tnotes\n' >"$out/timings.tsv"
 for style in light dark; do
 	for scale in 1 2; do
 		theme=Adwaita
@@ -245,12 +264,13 @@ for style in light dark; do
 			kill $bus
 			exit $rc' sh "$launcher" "$work/driver.py" "$list" "$out" $style $scale \
 			"$out/timings.tsv" > >(grep -v SpiRegistry) 2> >(grep -v -e "fd limit" -e "^dbus-daemon" -e SpiRegistry -e dbind-WARNING -e '^$' >&2)
-		# One sheet per style and scale of this run's pictures, in the
-		# list's order, each labelled with its name.
+		# One sheet per style and scale, every view in the list's order
+		# (those OUT_DIR has), each labelled with its name.
 		pngs=()
 		while IFS=$'\t' read -r name _; do
-			pngs+=("$out/$name-$style-${scale}x.png")
-		done <"$list"
+			png=$out/$name-$style-${scale}x.png
+			[ -f "$png" ] && pngs+=("$png")
+		done <"$all"
 		montage -label '%t' -font DejaVu-Sans -pointsize 14 -geometry 640x+6+6 -tile 4x \
 			-background '#888' "${pngs[@]}" "$out/contact-$style-${scale}x.png"
 		echo "$out/contact-$style-${scale}x.png"
