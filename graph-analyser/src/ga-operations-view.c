@@ -1063,8 +1063,6 @@ static void ga_operations_view_class_init(GaOperationsViewClass *klass)
 	object_class->finalize = ga_operations_view_finalize;
 	GA_VIEW_CLASS(klass)->document_changed = rebuild;
 	gtk_widget_class_set_css_name(widget_class, "operationsview");
-	/* A group, as the box it was, which a screen reader passes over. */
-	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 
 	gtk_widget_class_set_template_from_resource(
 	    widget_class, "/org/tilescope/GraphAnalyser/ga-operations-view.ui");
