@@ -1,10 +1,10 @@
 /*
  * "Open in Graph Analyser" (sa-graph-link.h). The action lives in the
- * window's action map and its state follows the timeline's selection
- * ("range-changed" is emitted when the selection changes); the link is
- * read once per change from reportlib (an indexed lookup of one row). The
- * Graph Analyser runs as a process of its own, so a slow report load
- * never blocks this window, and a launch that fails says why in a dialog.
+ * window's action map and its state follows the session's selection
+ * ("selected-span", and "document"); the link is read once per change
+ * from reportlib (an indexed lookup of one row). The Graph Analyser runs
+ * as a process of its own, so a slow report load never blocks this
+ * window, and a launch that fails says why in a dialog.
  */
 #include "sa-graph-link.h"
 
@@ -14,14 +14,14 @@
 
 typedef struct graph_link {
 	GtkApplicationWindow *window; /* not owned: the link is its data */
-	SaTimeline *timeline;         /* not owned, a child of the window */
+	SaSession *session;           /* the window's, whose selection it follows */
 	GSimpleAction *action;
 	GtkWidget *button;
 } graph_link;
 
-gboolean sa_graph_link_lookup(SaTimeline *timeline, char **dir, char **engine, gint64 *run)
+gboolean sa_graph_link_lookup(SaSession *session, char **dir, char **engine, gint64 *run)
 {
-	SaDocument *doc = sa_timeline_get_document(timeline);
+	SaDocument *doc = sa_session_get_document(session);
 	tsr_trace_item span;
 	size_t thread;
 	int64_t r = -1;
@@ -29,7 +29,7 @@ gboolean sa_graph_link_lookup(SaTimeline *timeline, char **dir, char **engine, g
 
 	*dir = *engine = NULL;
 	*run = -1;
-	if (!doc || !sa_timeline_get_selection(timeline, &thread, &span) ||
+	if (!doc || !sa_session_get_selection(session, &thread, &span) ||
 	    span.kind != TSR_TRACE_ITEM_EVENT ||
 	    tsr_trace_dup_span_report(&d, &e, &r, sa_document_get_trace(doc), thread, span.seq) !=
 	        TSR_OK)
@@ -85,7 +85,7 @@ static void update(graph_link *l)
 {
 	g_autofree char *dir = NULL, *engine = NULL, *tip = NULL;
 	gint64 run;
-	gboolean ok = sa_graph_link_lookup(l->timeline, &dir, &engine, &run);
+	gboolean ok = sa_graph_link_lookup(l->session, &dir, &engine, &run);
 
 	g_simple_action_set_enabled(l->action, ok);
 	if (ok && run >= 0)
@@ -99,9 +99,11 @@ static void update(graph_link *l)
 	                                             "Graph Analyser (Alt+G)");
 }
 
-static void on_range_changed(SaTimeline *timeline, gpointer data)
+/* The session's document or selection changed. */
+static void on_session_notify(SaSession *session, GParamSpec *pspec, gpointer data)
 {
-	(void)timeline;
+	(void)session;
+	(void)pspec;
 	update(data);
 }
 
@@ -127,7 +129,7 @@ static void activate(GSimpleAction *action, GVariant *param, gpointer data)
 
 	(void)action;
 	(void)param;
-	if (!sa_graph_link_lookup(l->timeline, &dir, &engine, &run)) {
+	if (!sa_graph_link_lookup(l->session, &dir, &engine, &run)) {
 		update(l); /* a stale state: the selection went */
 		return;
 	}
@@ -145,18 +147,19 @@ static void link_free(gpointer data)
 {
 	graph_link *l = data;
 
-	g_signal_handlers_disconnect_by_data(l->timeline, l);
+	g_signal_handlers_disconnect_by_data(l->session, l);
+	g_object_unref(l->session);
 	g_object_unref(l->action);
 	g_free(l);
 }
 
-void sa_graph_link_attach(GtkApplicationWindow *window, SaTimeline *timeline,
+void sa_graph_link_attach(GtkApplicationWindow *window, SaSession *session,
                           GtkHeaderBar *header)
 {
 	graph_link *l = g_new0(graph_link, 1);
 
 	l->window = window;
-	l->timeline = timeline;
+	l->session = g_object_ref(session);
 	l->action = g_simple_action_new("open-in-graph-analyser", NULL);
 	g_signal_connect(l->action, "activate", G_CALLBACK(activate), l);
 	g_action_map_add_action(G_ACTION_MAP(window), G_ACTION(l->action));
@@ -164,15 +167,8 @@ void sa_graph_link_attach(GtkApplicationWindow *window, SaTimeline *timeline,
 	l->button = gtk_button_new_with_mnemonic("Open in _Graph Analyser");
 	gtk_actionable_set_action_name(GTK_ACTIONABLE(l->button), "win.open-in-graph-analyser");
 	gtk_header_bar_pack_start(header, l->button);
-	g_signal_connect(timeline, "range-changed", G_CALLBACK(on_range_changed), l);
+	g_signal_connect(session, "notify::document", G_CALLBACK(on_session_notify), l);
+	g_signal_connect(session, "notify::selected-span", G_CALLBACK(on_session_notify), l);
 	g_object_set_data_full(G_OBJECT(window), LINK_KEY, l, link_free);
 	update(l);
-}
-
-void sa_graph_link_update(GtkApplicationWindow *window)
-{
-	graph_link *l = g_object_get_data(G_OBJECT(window), LINK_KEY);
-
-	if (l)
-		update(l);
 }

@@ -14,24 +14,22 @@
  */
 #pragma once
 
-#include "sa-timeline.h"
+#include "sa-session.h"
 
 #include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
 /* Adds the action, its shortcut and the button to `window` (a
- * GtkApplicationWindow), following `timeline`'s selection. */
-void sa_graph_link_attach(GtkApplicationWindow *window, SaTimeline *timeline,
+ * GtkApplicationWindow), following the selection of `session`. */
+void sa_graph_link_attach(GtkApplicationWindow *window, SaSession *session,
                           GtkHeaderBar *header);
-/* Re-reads the selection (after a new document, which selects nothing). */
-void sa_graph_link_update(GtkApplicationWindow *window);
 
-/* The link of `timeline`'s selected span: TRUE with *dir (the report's
+/* The link of the selected span of `session`: TRUE with *dir (the report's
  * directory), *engine and *run (-1: a compile span) set, the caller
  * freeing both strings with g_free; FALSE when nothing with a report is
  * selected. */
-gboolean sa_graph_link_lookup(SaTimeline *timeline, char **dir, char **engine, gint64 *run);
+gboolean sa_graph_link_lookup(SaSession *session, char **dir, char **engine, gint64 *run);
 /* The argv that opens `dir` at `run` (-1: no run) in the Graph Analyser,
  * or NULL when no Graph Analyser is found (g_strfreev). */
 char **sa_graph_link_argv(const char *dir, gint64 run);

@@ -306,7 +306,6 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 		tsd_settings_set_paned_position(self->paned, CLAMP(want + 24, h / 4, h * 2 / 3));
 	}
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
-	sa_graph_link_update(GTK_APPLICATION_WINDOW(self));
 	document_changed(self);
 	g_object_unref(self);
 }
@@ -628,7 +627,7 @@ static void sa_window_init(SaWindow *self)
 	                 self);
 	g_object_bind_property(self->session, "wall-clock", self->timeline, "wall-clock",
 	                       G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
-	sa_graph_link_attach(GTK_APPLICATION_WINDOW(self), self->timeline, self->header);
+	sa_graph_link_attach(GTK_APPLICATION_WINDOW(self), self->session, self->header);
 	sa_zoom_bar_set_timeline(self->zoom_bar, self->timeline);
 	g_signal_connect(self->skipped_bar, "response", G_CALLBACK(on_skipped_response), self);
 	tsd_a11y_name_close_button(GTK_WIDGET(self->skipped_bar));
