@@ -1,18 +1,17 @@
 /*
  * Loading a report for the Graph Analyser (ga-document.h): reportlib's
  * open with its progress callback, then the figures every view shows, all
- * in one GTask thread; the main thread gets a finished document or
+ * in one worker (tsd-load.h); the main thread gets a finished document or
  * reportlib's one-line message.
  */
 #include "ga-document.h"
 
-#include <tilescope/tsd-progress.h>
-
+#include <tilescope/tsd-load.h>
 
 #include <string.h>
 
+/* Allocated with g_atomic_rc_box_new0: the box holds the reference count. */
 struct _GaDocument {
-	gatomicrefcount ref;
 	GFile *file;                  /* the profile.pop */
 	char *title;
 	tsr_report *report;
@@ -37,15 +36,14 @@ G_DEFINE_QUARK(ga-document-error-quark, ga_document_error)
 
 GaDocument *ga_document_ref(GaDocument *doc)
 {
-	g_return_val_if_fail(doc, NULL);
-	g_atomic_ref_count_inc(&doc->ref);
-	return doc;
+	return g_atomic_rc_box_acquire(doc);
 }
 
-void ga_document_unref(GaDocument *doc)
+/* What the document holds, freed with its last reference. */
+static void clear(gpointer data)
 {
-	if (!doc || !g_atomic_ref_count_dec(&doc->ref))
-		return;
+	GaDocument *doc = data;
+
 	for (size_t i = 0; doc->category_by_tile && i < doc->n_categories; i++)
 		g_free(doc->category_by_tile[i]);
 	g_free(doc->category_by_tile);
@@ -63,41 +61,12 @@ void ga_document_unref(GaDocument *doc)
 	tsr_report_free(doc->report);
 	g_clear_object(&doc->file);
 	g_free(doc->title);
-	g_free(doc);
 }
 
-/* --- Progress, from the worker to the main thread ---------------------------- */
-
-/* What a load's or a comparison's worker needs besides its arguments: the
- * progress relay (tsd-progress.h: coalesced, cancel-aware, silent once the
- * work has ended) and, for a load, the file. */
-typedef struct load_state {
-	GFile *file;            /* NULL for a comparison */
-	TsdProgress *relay;
-} load_state;
-
-static load_state *load_state_new(GFile *file, GCancellable *cancellable,
-                                  GaLoadProgressFunc progress, gpointer progress_data,
-                                  GDestroyNotify progress_destroy)
+void ga_document_unref(GaDocument *doc)
 {
-	load_state *ls = g_new0(load_state, 1);
-
-	ls->file = file ? g_object_ref(file) : NULL;
-	ls->relay = tsd_progress_new(progress, progress_data, progress_destroy, cancellable);
-	return ls;
-}
-
-static void load_state_free(load_state *ls)
-{
-	g_clear_object(&ls->file);
-	tsd_progress_unref(ls->relay);
-	g_free(ls);
-}
-
-/* Reports a step of the load's own (not reportlib's) work. */
-static int on_progress(double fraction, const char *message, load_state *ls)
-{
-	return tsd_progress_report_cb(fraction, message, ls->relay);
+	if (doc)
+		g_atomic_rc_box_release_full(doc, clear);
 }
 
 /* --- The load ------------------------------------------------------------------- */
@@ -105,10 +74,7 @@ static int on_progress(double fraction, const char *message, load_state *ls)
 /* A GError from reportlib's code and message (cancellation as GIO's). */
 static void set_error(GError **error, int code, const char *message)
 {
-	if (code == TSR_ERR_CANCELLED)
-		g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
-	else
-		g_set_error_literal(error, GA_DOCUMENT_ERROR, -code, message);
+	tsd_load_set_error(error, GA_DOCUMENT_ERROR, code, message);
 }
 
 /* The title: an autoReport directory's name, or the file's. */
@@ -200,7 +166,6 @@ static int fill_program_costs(ga_program_cost *cost, tsr_report *r, size_t run)
 	return TSR_OK;
 }
 
-/* Opens and gathers, on the calling thread; `ls` may be NULL (no progress). */
 /*
  * The operations without costs and with each run's (listing them scans a
  * run's steps: 90 ms for a 20,000-compute-set report, too long for the
@@ -266,8 +231,12 @@ static int fill_operations(GaDocument *doc)
 	return TSR_OK;
 }
 
-static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, GError **error)
+/* Opens `data` (a GFile) and gathers the figures, on the worker
+ * (TsdLoadFunc). */
+static gpointer load(gpointer data, TsdProgress *relay, GError **error)
 {
+	GFile *file = data;
+	GCancellable *cancellable = tsd_progress_get_cancellable(relay);
 	tsr_open_options opts = TSR_OPEN_OPTIONS_INIT;
 	tsr_summary_options sopts = TSR_SUMMARY_OPTIONS_INIT;
 	g_autofree char *path = g_file_get_path(file);
@@ -281,12 +250,9 @@ static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, 
 		            "'%s' is not a local file", g_file_peek_path(file));
 		return NULL;
 	}
-	if (ls) {
-		opts.progress = tsd_progress_report_cb;
-		opts.progress_data = ls->relay;
-	}
-	doc = g_new0(GaDocument, 1);
-	g_atomic_ref_count_init(&doc->ref);
+	opts.progress = tsd_progress_report_cb;
+	opts.progress_data = relay;
+	doc = g_atomic_rc_box_new0(GaDocument);
 	rc = tsr_report_open(&doc->report, path, &opts);
 	if (rc) {
 		set_error(error, rc, tsr_last_error());
@@ -301,8 +267,7 @@ static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, 
 	/* The Insights view ranks the run's steps by tile balance. */
 	sopts.show_execution_steps = true;
 	sopts.colours = TSR_COLOURS_NEVER;
-	if (ls)
-		on_progress(0.92, "Gathering the summary", ls);
+	tsd_progress_report_cb(0.92, "Gathering the summary", relay);
 	rc = tsr_summary_figures_new(&doc->figures, doc->report, &sopts);
 	if (!rc)
 		rc = tsr_summary_dup_json(&doc->summary_json, doc->report, NULL);
@@ -316,9 +281,8 @@ static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, 
 			rc = TSR_ERR_CANCELLED;
 			break;
 		}
-		if (ls)
-			on_progress(0.95 + 0.05 * (double)c / (double)doc->n_categories,
-			            "Reading memory by category", ls);
+		tsd_progress_report_cb(0.95 + 0.05 * (double)c / (double)doc->n_categories,
+		                       "Reading memory by category", relay);
 		doc->category_by_tile[c] = g_new0(uint64_t, num_tiles ? num_tiles : 1);
 		rc = tsr_report_fill_category_by_tile(doc->category_by_tile[c], num_tiles, doc->report,
 		                                      c);
@@ -333,8 +297,7 @@ static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, 
 		size_t n_progs;
 		const tsr_program *progs;
 
-		if (ls)
-			on_progress(0.99, "Adding up the programs' cycles", ls);
+		tsd_progress_report_cb(0.99, "Adding up the programs' cycles", relay);
 		rc = tsr_report_get_runs(&runs, &doc->n_runs, doc->report);
 		if (!rc)
 			rc = tsr_report_get_programs(&progs, &n_progs, doc->report);
@@ -345,8 +308,7 @@ static GaDocument *load(GFile *file, load_state *ls, GCancellable *cancellable, 
 		}
 	}
 	if (!rc) {
-		if (ls)
-			on_progress(0.995, "Adding up the operations", ls);
+		tsd_progress_report_cb(0.995, "Adding up the operations", relay);
 		rc = fill_operations(doc);
 	}
 	if (rc) {
@@ -364,84 +326,58 @@ fail:
 	return NULL;
 }
 
-static void load_thread(GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
-{
-	load_state *ls = task_data;
-	GError *error = NULL;
-	GaDocument *doc = load(ls->file, ls, cancellable, &error);
-
-	(void)source;
-	/* An idle still queued must not show progress after the result. */
-	tsd_progress_finish(ls->relay);
-	if (doc)
-		g_task_return_pointer(task, doc, (GDestroyNotify)ga_document_unref);
-	else
-		g_task_return_error(task, error);
-}
-
 void ga_document_load_async(GFile *file, GCancellable *cancellable,
                             GaLoadProgressFunc progress, gpointer progress_data,
                             GDestroyNotify progress_destroy, GAsyncReadyCallback callback,
                             gpointer user_data)
 {
-	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
-	load_state *ls = load_state_new(file, cancellable, progress, progress_data, progress_destroy);
-
-	g_task_set_source_tag(task, ga_document_load_async);
-	g_task_set_task_data(task, ls, (GDestroyNotify)load_state_free);
-	g_task_run_in_thread(task, load_thread);
+	tsd_load_async(tsd_progress_new(progress, progress_data, progress_destroy, cancellable), load,
+	               g_object_ref(file), g_object_unref, (GDestroyNotify)ga_document_unref,
+	               ga_document_load_async, callback, user_data);
 }
 
 GaDocument *ga_document_load_finish(GAsyncResult *result, GError **error)
 {
-	g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
-	return g_task_propagate_pointer(G_TASK(result), error);
+	return tsd_load_finish(result, ga_document_load_async, error);
 }
 
 GaDocument *ga_document_load(GFile *file, GCancellable *cancellable, GError **error)
 {
-	return load(file, NULL, cancellable, error);
+	return tsd_load_run(load, file, cancellable, error);
 }
 
 /* --- Comparing ------------------------------------------------------------------ */
 
-/* What a comparison's worker needs: both documents (refs) and the
- * progress plumbing of a load (its file unused). */
+/* The two documents a comparison reads (refs while it runs in a worker). */
 typedef struct compare_state {
 	GaDocument *base, *new_doc;
-	load_state *ls;
 } compare_state;
 
-static void compare_state_free(compare_state *cs)
+static void compare_state_free(gpointer data)
 {
+	compare_state *cs = data;
+
 	ga_document_unref(cs->base);
 	ga_document_unref(cs->new_doc);
-	load_state_free(cs->ls);
 	g_free(cs);
 }
 
-/* tsr_compare_programs on the worker; it reports through the base's progress
- * callback, borrowed for the call and given back after. */
-static void compare_thread(GTask *task, gpointer source, gpointer task_data,
-                           GCancellable *cancellable)
+/* tsr_compare_programs (TsdLoadFunc); it reports through the base's
+ * progress callback, borrowed for the call and given back after. */
+static gpointer compare(gpointer data, TsdProgress *relay, GError **error)
 {
-	compare_state *cs = task_data;
+	compare_state *cs = data;
 	tsr_comparison *cmp = NULL;
-	GError *error = NULL;
 	int rc;
 
-	(void)source;
-	(void)cancellable;
-	tsr_report_set_progress(cs->base->report, tsd_progress_report_cb, cs->ls->relay);
+	tsr_report_set_progress(cs->base->report, tsd_progress_report_cb, relay);
 	rc = tsr_compare_programs(&cmp, cs->base->report, cs->new_doc->report, NULL);
 	tsr_report_set_progress(cs->base->report, NULL, NULL);
-	tsd_progress_finish(cs->ls->relay);
 	if (rc) {
-		set_error(&error, rc, tsr_report_error(cs->base->report));
-		g_task_return_error(task, error);
-		return;
+		set_error(error, rc, tsr_report_error(cs->base->report));
+		return NULL;
 	}
-	g_task_return_pointer(task, cmp, (GDestroyNotify)tsr_comparison_free);
+	return cmp;
 }
 
 void ga_document_compare_async(GaDocument *base, GaDocument *new_doc, GCancellable *cancellable,
@@ -449,32 +385,25 @@ void ga_document_compare_async(GaDocument *base, GaDocument *new_doc, GCancellab
                                GDestroyNotify progress_destroy, GAsyncReadyCallback callback,
                                gpointer user_data)
 {
-	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
 	compare_state *cs = g_new0(compare_state, 1);
-	load_state *ls = load_state_new(NULL, cancellable, progress, progress_data, progress_destroy);
 
 	cs->base = ga_document_ref(base);
 	cs->new_doc = ga_document_ref(new_doc);
-	cs->ls = ls;
-	g_task_set_source_tag(task, ga_document_compare_async);
-	g_task_set_task_data(task, cs, (GDestroyNotify)compare_state_free);
-	g_task_run_in_thread(task, compare_thread);
+	tsd_load_async(tsd_progress_new(progress, progress_data, progress_destroy, cancellable),
+	               compare, cs, compare_state_free, (GDestroyNotify)tsr_comparison_free,
+	               ga_document_compare_async, callback, user_data);
 }
 
 tsr_comparison *ga_document_compare_finish(GAsyncResult *result, GError **error)
 {
-	g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
-	return g_task_propagate_pointer(G_TASK(result), error);
+	return tsd_load_finish(result, ga_document_compare_async, error);
 }
 
 tsr_comparison *ga_document_compare(GaDocument *base, GaDocument *new_doc, GError **error)
 {
-	tsr_comparison *cmp = NULL;
-	int rc = tsr_compare_programs(&cmp, base->report, new_doc->report, NULL);
+	compare_state cs = {base, new_doc};
 
-	if (rc)
-		set_error(error, rc, tsr_report_error(base->report));
-	return cmp;
+	return tsd_load_run(compare, &cs, NULL, error);
 }
 
 void ga_document_set_comparison(GaDocument *doc, tsr_comparison *cmp)

@@ -7,12 +7,12 @@
  */
 #include "sa-document.h"
 
-#include <tilescope/tsd-progress.h>
+#include <tilescope/tsd-load.h>
 
 #include <string.h>
 
+/* Allocated with g_atomic_rc_box_new0: the box holds the reference count. */
 struct _SaDocument {
-	gatomicrefcount ref;
 	char **paths;                 /* the files and directories opened (NULL-terminated) */
 	char *title;
 	char *skipped;                /* what the imports left out, one line per file and
@@ -28,52 +28,33 @@ G_DEFINE_QUARK(sa-document-error-quark, sa_document_error)
 
 SaDocument *sa_document_ref(SaDocument *doc)
 {
-	g_return_val_if_fail(doc, NULL);
-	g_atomic_ref_count_inc(&doc->ref);
-	return doc;
+	return g_atomic_rc_box_acquire(doc);
 }
 
-void sa_document_unref(SaDocument *doc)
+/* What the document holds, freed with its last reference. */
+static void clear(gpointer data)
 {
-	if (!doc || !g_atomic_ref_count_dec(&doc->ref))
-		return;
+	SaDocument *doc = data;
+
 	tsr_trace_free(doc->trace);
 	tsr_trace_free(doc->stats_trace);
 	g_mutex_clear(&doc->stats_lock);
 	g_strfreev(doc->paths);
 	g_free(doc->title);
 	g_free(doc->skipped);
-	g_free(doc);
 }
 
-/* --- Progress, from the worker to the main thread ---------------------------- */
-
-/* What a load's worker needs: the paths and the progress relay
- * (tsd-progress.h: coalesced, cancel-aware, silent once the load ended).
- * The timeline's threads are built after the files are read: the relay's
- * phase maps reportlib's fractions into 0-0.8, then each thread's into a
- * slice of the rest. */
-typedef struct load_state {
-	char **paths;
-	TsdProgress *relay;
-} load_state;
-
-static void load_state_free(load_state *ls)
+void sa_document_unref(SaDocument *doc)
 {
-	g_strfreev(ls->paths);
-	tsd_progress_unref(ls->relay);
-	g_free(ls);
+	if (doc)
+		g_atomic_rc_box_release_full(doc, clear);
 }
 
 /* --- The load ------------------------------------------------------------------- */
 
-/* A GError from reportlib's code and message (cancellation as GIO's). */
-static void set_error(GError **error, int code, const char *message)
+void sa_document_set_error(GError **error, int code, const char *message)
 {
-	if (code == TSR_ERR_CANCELLED)
-		g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
-	else
-		g_set_error_literal(error, SA_DOCUMENT_ERROR, -code, message);
+	tsd_load_set_error(error, SA_DOCUMENT_ERROR, code, message);
 }
 
 /* The local paths of files[0..n), or NULL with an error for a file that is
@@ -140,32 +121,36 @@ static char *make_skipped(tsr_trace *trace)
 }
 
 /*
- * The load, on the worker (or the caller's thread when `ls` has no
- * context): opens the files (the first four fifths of the bar), then asks
- * each thread once for the whole trace at a coarse resolution, which
- * builds the in-memory level of detail of a file that has none, so the
- * first paint on the main thread costs what any later one does.
+ * The load of `data` (a GPtrArray of GFiles), on the worker (TsdLoadFunc):
+ * opens the files (the first four fifths of the bar), then asks each
+ * thread once for the whole trace at a coarse resolution, which builds
+ * the in-memory level of detail of a file that has none, so the first
+ * paint on the main thread costs what any later one does (each thread's
+ * a slice of the last fifth).
  */
-static SaDocument *load(load_state *ls, GError **error)
+static gpointer load(gpointer data, TsdProgress *relay, GError **error)
 {
+	GPtrArray *files = data;
 	tsr_trace_open_options opts = TSR_TRACE_OPEN_OPTIONS_INIT;
 	gint64 t0 = g_get_monotonic_time();
 	const tsr_trace_thread *threads;
 	const tsr_trace_info *info;
 	SaDocument *doc;
-	size_t n_threads, n_paths = g_strv_length(ls->paths);
+	char **paths = paths_of((GFile *const *)files->pdata, files->len, error);
+	size_t n_threads;
 	int rc;
 
-	doc = g_new0(SaDocument, 1);
-	g_atomic_ref_count_init(&doc->ref);
+	if (!paths)
+		return NULL;
+	doc = g_atomic_rc_box_new0(SaDocument);
 	g_mutex_init(&doc->stats_lock);
-	doc->paths = g_strdupv(ls->paths);
+	doc->paths = paths;
 	opts.progress = tsd_progress_report_cb;
-	opts.progress_data = ls->relay;
-	tsd_progress_set_phase(ls->relay, 0, 0.8);
-	rc = tsr_trace_open(&doc->trace, (const char *const *)doc->paths, n_paths, &opts);
+	opts.progress_data = relay;
+	tsd_progress_set_phase(relay, 0, 0.8);
+	rc = tsr_trace_open(&doc->trace, (const char *const *)doc->paths, files->len, &opts);
 	if (rc) {
-		set_error(error, rc, tsr_last_error());
+		sa_document_set_error(error, rc, tsr_last_error());
 		goto fail;
 	}
 	doc->title = make_title(doc->trace, doc->paths);
@@ -179,8 +164,8 @@ static SaDocument *load(load_state *ls, GError **error)
 		tsr_trace_item *items = NULL;
 		size_t n;
 
-		tsd_progress_set_phase(ls->relay, 0.8 + share * (double)t, share);
-		if (tsd_progress_report_cb(0, "Building the timeline", ls->relay)) {
+		tsd_progress_set_phase(relay, 0.8 + share * (double)t, share);
+		if (tsd_progress_report_cb(0, "Building the timeline", relay)) {
 			rc = TSR_ERR_CANCELLED;
 			break;
 		}
@@ -189,7 +174,7 @@ static SaDocument *load(load_state *ls, GError **error)
 		free(items);
 	}
 	if (rc) {
-		set_error(error, rc, rc == TSR_ERR_CANCELLED ? "" : tsr_trace_error(doc->trace));
+		sa_document_set_error(error, rc, rc == TSR_ERR_CANCELLED ? "" : tsr_trace_error(doc->trace));
 		goto fail;
 	}
 	/* From now on the main thread owns the handle; its later progress
@@ -202,32 +187,14 @@ fail:
 	return NULL;
 }
 
-static void load_thread(GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+/* `files`[0..n) as the load's data: a GPtrArray of refs. */
+static GPtrArray *files_ref(GFile *const *files, guint n)
 {
-	load_state *ls = task_data;
-	GError *error = NULL;
-	SaDocument *doc = load(ls, &error);
+	GPtrArray *a = g_ptr_array_new_full(n, g_object_unref);
 
-	(void)source;
-	(void)cancellable;
-	/* GTask completes at a higher priority than idles: progress still
-	 * queued then is stale, and must show nothing. */
-	tsd_progress_finish(ls->relay);
-	if (doc)
-		g_task_return_pointer(task, doc, (GDestroyNotify)sa_document_unref);
-	else
-		g_task_return_error(task, error);
-}
-
-static load_state *load_state_new(char **paths, GCancellable *cancellable,
-                                  SaLoadProgressFunc progress, gpointer progress_data,
-                                  GDestroyNotify progress_destroy)
-{
-	load_state *ls = g_new0(load_state, 1);
-
-	ls->paths = paths;
-	ls->relay = tsd_progress_new(progress, progress_data, progress_destroy, cancellable);
-	return ls;
+	for (guint i = 0; i < n; i++)
+		g_ptr_array_add(a, g_object_ref(files[i]));
+	return a;
 }
 
 void sa_document_load_async(GFile *const *files, guint n_files, GCancellable *cancellable,
@@ -235,42 +202,22 @@ void sa_document_load_async(GFile *const *files, guint n_files, GCancellable *ca
                             GDestroyNotify progress_destroy, GAsyncReadyCallback callback,
                             gpointer user_data)
 {
-	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
-	GError *error = NULL;
-	char **paths = paths_of(files, n_files, &error);
-
-	g_task_set_source_tag(task, sa_document_load_async);
-	if (!paths) {
-		if (progress_destroy)
-			progress_destroy(progress_data);
-		g_task_return_error(task, error);
-		return;
-	}
-	g_task_set_task_data(task,
-	                     load_state_new(paths, cancellable, progress, progress_data,
-	                                    progress_destroy),
-	                     (GDestroyNotify)load_state_free);
-	g_task_run_in_thread(task, load_thread);
+	tsd_load_async(tsd_progress_new(progress, progress_data, progress_destroy, cancellable), load,
+	               files_ref(files, n_files), (GDestroyNotify)g_ptr_array_unref,
+	               (GDestroyNotify)sa_document_unref, sa_document_load_async, callback,
+	               user_data);
 }
 
 SaDocument *sa_document_load_finish(GAsyncResult *result, GError **error)
 {
-	g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
-	return g_task_propagate_pointer(G_TASK(result), error);
+	return tsd_load_finish(result, sa_document_load_async, error);
 }
 
 SaDocument *sa_document_load(GFile *const *files, guint n_files, GError **error)
 {
-	char **paths = paths_of(files, n_files, error);
-	load_state *ls;
-	SaDocument *doc;
+	g_autoptr(GPtrArray) a = files_ref(files, n_files);
 
-	if (!paths)
-		return NULL;
-	ls = load_state_new(paths, NULL, NULL, NULL, NULL);
-	doc = load(ls, error);
-	load_state_free(ls);
-	return doc;
+	return tsd_load_run(load, a, NULL, error);
 }
 
 const char *sa_document_get_title(SaDocument *doc)
@@ -322,163 +269,113 @@ static int open_second(SaDocument *doc)
 	return tsr_trace_reopen(&doc->stats_trace, doc->trace, NULL);
 }
 
-/* Statistics progress: only a way to cancel. */
-static int stats_progress(double fraction, const char *message, void *data)
-{
-	(void)fraction;
-	(void)message;
-	return g_cancellable_is_cancelled(data) ? 1 : 0;
-}
-
 /*
- * The statistics of [from_ns, to_ns), taken as `tilescope trace` takes
- * them (cmd-trace.c's gather: tsr_trace_list_label_stats with medians over
- * all threads, the span count from tsr_trace_totals_new), on the second
- * handle under its lock.
+ * The statistics of a window (data: an sa_stats holding only its range),
+ * taken as `tilescope trace` takes them (cmd-trace.c's gather:
+ * tsr_trace_list_label_stats with medians over all threads, the span
+ * count from tsr_trace_totals_new), on the second handle
+ * (SaDocumentJobFunc).
  */
-static sa_stats *compute_stats(SaDocument *doc, int64_t from_ns, int64_t to_ns,
-                               GCancellable *cancellable, GError **error)
+static gpointer stats_job(tsr_trace *trace, gpointer data, GCancellable *cancellable,
+                          GError **error)
 {
+	const sa_stats *range = data;
 	tsr_trace_stats_options o = TSR_TRACE_STATS_OPTIONS_INIT;
 	tsr_trace_totals_options to = TSR_TRACE_TOTALS_OPTIONS_INIT;
 	tsr_trace_totals *totals = NULL;
 	sa_stats *s = g_new0(sa_stats, 1);
-	int rc = TSR_OK;
+	int rc;
 
-	s->from_ns = o.from_ns = to.from_ns = from_ns;
-	s->to_ns = o.to_ns = to.to_ns = to_ns;
-	g_mutex_lock(&doc->stats_lock);
-	if ((rc = open_second(doc)) != TSR_OK) {
-		set_error(error, rc, tsr_last_error());
-		goto fail;
-	}
-	tsr_trace_set_progress(doc->stats_trace, cancellable ? stats_progress : NULL, cancellable);
-	rc = tsr_trace_list_label_stats(&s->labels, &s->n_labels, doc->stats_trace, &o);
+	(void)cancellable;
+	s->from_ns = o.from_ns = to.from_ns = range->from_ns;
+	s->to_ns = o.to_ns = to.to_ns = range->to_ns;
+	rc = tsr_trace_list_label_stats(&s->labels, &s->n_labels, trace, &o);
 	if (rc == TSR_OK)
-		rc = tsr_trace_totals_new(&totals, doc->stats_trace, &to);
-	tsr_trace_set_progress(doc->stats_trace, NULL, NULL);
+		rc = tsr_trace_totals_new(&totals, trace, &to);
 	if (rc) {
-		set_error(error, rc, tsr_trace_error(doc->stats_trace));
-		goto fail;
+		sa_document_set_error(error, rc, tsr_trace_error(trace));
+		sa_stats_free(s);
+		return NULL;
 	}
 	s->spans = totals->spans;
 	tsr_trace_totals_free(totals);
-	g_mutex_unlock(&doc->stats_lock);
 	return s;
-fail:
-	g_mutex_unlock(&doc->stats_lock);
-	sa_stats_free(s);
-	return NULL;
 }
 
-typedef struct stats_task {
-	SaDocument *doc;
-	int64_t from_ns, to_ns;
-} stats_task;
-
-static void stats_task_free(stats_task *st)
+/* The range of the statistics to take, as stats_job's data. */
+static sa_stats *stats_range(int64_t from_ns, int64_t to_ns)
 {
-	sa_document_unref(st->doc);
-	g_free(st);
-}
+	sa_stats *range = g_new0(sa_stats, 1);
 
-static void stats_thread(GTask *task, gpointer source, gpointer task_data,
-                         GCancellable *cancellable)
-{
-	stats_task *st = task_data;
-	GError *error = NULL;
-	sa_stats *s = compute_stats(st->doc, st->from_ns, st->to_ns, cancellable, &error);
-
-	(void)source;
-	if (s)
-		g_task_return_pointer(task, s, (GDestroyNotify)sa_stats_free);
-	else
-		g_task_return_error(task, error);
+	range->from_ns = from_ns;
+	range->to_ns = to_ns;
+	return range;
 }
 
 void sa_document_stats_async(SaDocument *doc, int64_t from_ns, int64_t to_ns,
                              GCancellable *cancellable, GAsyncReadyCallback callback,
                              gpointer user_data)
 {
-	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
-	stats_task *st = g_new0(stats_task, 1);
-
-	st->doc = sa_document_ref(doc);
-	st->from_ns = from_ns;
-	st->to_ns = to_ns;
-	g_task_set_source_tag(task, sa_document_stats_async);
-	g_task_set_task_data(task, st, (GDestroyNotify)stats_task_free);
-	g_task_run_in_thread(task, stats_thread);
+	sa_document_run_async(doc, stats_job, stats_range(from_ns, to_ns),
+	                      (GDestroyNotify)sa_stats_free, (GDestroyNotify)sa_stats_free,
+	                      cancellable, callback, user_data);
 }
 
 sa_stats *sa_document_stats_finish(GAsyncResult *result, GError **error)
 {
-	g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
-	return g_task_propagate_pointer(G_TASK(result), error);
+	return sa_document_run_finish(result, error);
 }
 
 sa_stats *sa_document_stats(SaDocument *doc, int64_t from_ns, int64_t to_ns, GError **error)
 {
-	return compute_stats(doc, from_ns, to_ns, NULL, error);
+	g_autoptr(sa_stats) range = stats_range(from_ns, to_ns);
+
+	return sa_document_run(doc, stats_job, range, NULL, error);
 }
 
 /* --- Other work on the second handle ---------------------------------------------- */
 
-void sa_document_set_error(GError **error, int code, const char *message)
-{
-	set_error(error, code, message);
-}
-
-/* Runs `func` on the second handle (opened on first use) under its lock,
- * the cancellable wired to reportlib's progress. */
-static gpointer run_job(SaDocument *doc, SaDocumentJobFunc func, gpointer data,
-                        GCancellable *cancellable, GError **error)
-{
-	gpointer result = NULL;
-	int rc = TSR_OK;
-
-	g_mutex_lock(&doc->stats_lock);
-	if ((rc = open_second(doc)) != TSR_OK) {
-		set_error(error, rc, tsr_last_error());
-	} else if (g_cancellable_set_error_if_cancelled(cancellable, error)) {
-		/* Superseded while it waited for the lock. */
-	} else {
-		tsr_trace_set_progress(doc->stats_trace, cancellable ? stats_progress : NULL,
-		                       cancellable);
-		result = func(doc->stats_trace, data, cancellable, error);
-		tsr_trace_set_progress(doc->stats_trace, NULL, NULL);
-	}
-	g_mutex_unlock(&doc->stats_lock);
-	return result;
-}
-
+/* A job and its document (TsdLoadFunc's data). */
 typedef struct run_task {
 	SaDocument *doc;
 	SaDocumentJobFunc func;
 	gpointer data;
-	GDestroyNotify data_free, result_free;
+	GDestroyNotify data_free;
 } run_task;
 
-static void run_task_free(run_task *rt)
+static void run_task_free(gpointer data)
 {
+	run_task *rt = data;
+
 	if (rt->data_free)
 		rt->data_free(rt->data);
 	sa_document_unref(rt->doc);
 	g_free(rt);
 }
 
-static void run_thread(GTask *task, gpointer source, gpointer task_data,
-                       GCancellable *cancellable)
+/* Runs the job on the second handle (opened on first use) under its lock,
+ * the relay wired to reportlib's progress: only a way to cancel
+ * (TsdLoadFunc). */
+static gpointer run_job(gpointer data, TsdProgress *relay, GError **error)
 {
-	run_task *rt = task_data;
-	GError *error = NULL;
-	gpointer result = run_job(rt->doc, rt->func, rt->data, cancellable, &error);
+	run_task *rt = data;
+	SaDocument *doc = rt->doc;
+	GCancellable *cancellable = tsd_progress_get_cancellable(relay);
+	gpointer result = NULL;
+	int rc = TSR_OK;
 
-	(void)source;
-	if (result)
-		g_task_return_pointer(task, result, rt->result_free);
-	else
-		g_task_return_error(task, error);
+	g_mutex_lock(&doc->stats_lock);
+	if ((rc = open_second(doc)) != TSR_OK) {
+		sa_document_set_error(error, rc, tsr_last_error());
+	} else if (g_cancellable_set_error_if_cancelled(cancellable, error)) {
+		/* Superseded while it waited for the lock. */
+	} else {
+		tsr_trace_set_progress(doc->stats_trace, tsd_progress_report_cb, relay);
+		result = rt->func(doc->stats_trace, rt->data, cancellable, error);
+		tsr_trace_set_progress(doc->stats_trace, NULL, NULL);
+	}
+	g_mutex_unlock(&doc->stats_lock);
+	return result;
 }
 
 void sa_document_run_async(SaDocument *doc, SaDocumentJobFunc func, gpointer data,
@@ -486,27 +383,25 @@ void sa_document_run_async(SaDocument *doc, SaDocumentJobFunc func, gpointer dat
                            GCancellable *cancellable, GAsyncReadyCallback callback,
                            gpointer user_data)
 {
-	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
 	run_task *rt = g_new0(run_task, 1);
 
 	rt->doc = sa_document_ref(doc);
 	rt->func = func;
 	rt->data = data;
 	rt->data_free = data_free;
-	rt->result_free = result_free;
-	g_task_set_source_tag(task, sa_document_run_async);
-	g_task_set_task_data(task, rt, (GDestroyNotify)run_task_free);
-	g_task_run_in_thread(task, run_thread);
+	tsd_load_async(tsd_progress_new(NULL, NULL, NULL, cancellable), run_job, rt, run_task_free,
+	               result_free, sa_document_run_async, callback, user_data);
 }
 
 gpointer sa_document_run_finish(GAsyncResult *result, GError **error)
 {
-	g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
-	return g_task_propagate_pointer(G_TASK(result), error);
+	return tsd_load_finish(result, sa_document_run_async, error);
 }
 
 gpointer sa_document_run(SaDocument *doc, SaDocumentJobFunc func, gpointer data,
                          GCancellable *cancellable, GError **error)
 {
-	return run_job(doc, func, data, cancellable, error);
+	run_task rt = {doc, func, data, NULL};
+
+	return tsd_load_run(run_job, &rt, cancellable, error);
 }
