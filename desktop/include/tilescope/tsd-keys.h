@@ -28,6 +28,65 @@ typedef struct {
 	                        "win.details-page(0)"), or NULL: a widget's own key */
 } TsdKey;
 
+/*
+ * An app writes its table as TSD_KEY rows in a .def file (ga-keys.def,
+ * sa-keys.def), which its keys .c expands into the TsdKey array:
+ *
+ *     static const TsdKey keys[] = {
+ *     #include "ga-keys.def"
+ *     };
+ *     TSD_KEYS_DEFINE(ga_keys, keys)
+ *
+ * The keys a chart kit widget handles itself are written once, here, and
+ * an app's table lists them under its own section and group with
+ * TSD_KEYS_PLOT, TSD_KEYS_TILE_MAP or TSD_KEYS_TIMELINE: what the widget
+ * does and what the window says of it cannot drift apart per app.
+ */
+#define TSD_KEY(section, group, title, accels, action) {section, group, title, accels, action},
+
+/* Defines `const TsdKey *func(size_t *n)`, answering the static array
+ * `table` and its length: an app's accessor of its table (ga_keys). */
+#define TSD_KEYS_DEFINE(func, table)          \
+	const TsdKey *func(size_t *n)             \
+	{                                         \
+		*n = G_N_ELEMENTS(table);             \
+		return table;                         \
+	}
+
+/* The selection keys of the chart kit's plots (TscPlot: a chart's items,
+ * a heat map's cells), `what` being "item" or "tile". */
+#define TSD_KEYS_SELECT(section, group, what)                               \
+	TSD_KEY(section, group, "Select the " what, "space Return", NULL)        \
+	TSD_KEY(section, group, "Add or remove the " what, "<Control>space", NULL) \
+	TSD_KEY(section, group, "Clear the selection", "Escape", NULL)
+
+/* A chart (TscChart): zoom and pan along its axis, move and select. */
+#define TSD_KEYS_PLOT(section, group)                                               \
+	TSD_KEY(section, group, "Zoom in", "plus", NULL)                                 \
+	TSD_KEY(section, group, "Zoom out", "minus", NULL)                               \
+	TSD_KEY(section, group, "Show everything", "Home", NULL)                         \
+	TSD_KEY(section, group, "Move to the previous or next item", "Left Right", NULL) \
+	TSD_KEY(section, group, "Extend the selection", "<Shift>Left <Shift>Right", NULL) \
+	TSD_KEY(section, group, "Pan", "<Control>Left <Control>Right", NULL)             \
+	TSD_KEY(section, group, "Pan by a page", "Page_Up Page_Down", NULL)              \
+	TSD_KEYS_SELECT(section, group, "item")
+
+/* A heat map of tiles (TscHeatmap): move in two dimensions and select. */
+#define TSD_KEYS_TILE_MAP(section, group)                                          \
+	TSD_KEY(section, group, "Move between tiles", "Left Right Up Down", NULL)       \
+	TSD_KEY(section, group, "Extend the selection",                                 \
+	        "<Shift>Left <Shift>Right <Shift>Up <Shift>Down", NULL)                 \
+	TSD_KEYS_SELECT(section, group, "tile")
+
+/* A timeline on the chart kit's controller (tsc_timeline_key_lookup):
+ * its zoom, pan and Home; `all` says what Home shows ("Show the whole
+ * run"). */
+#define TSD_KEYS_TIMELINE(section, group, all)                  \
+	TSD_KEY(section, group, "Zoom in", "w plus", NULL)           \
+	TSD_KEY(section, group, "Zoom out", "s minus", NULL)         \
+	TSD_KEY(section, group, "Pan", "a d Left Right", NULL)       \
+	TSD_KEY(section, group, all, "Home", NULL)
+
 /* The keys both apps have (quit, dark style, the shortcuts window, F6):
  * tsd_keys_install and tsd_keys_window_new add them after an app's own.
  * Returns a static table of *n entries. */
