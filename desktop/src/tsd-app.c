@@ -4,6 +4,7 @@
  */
 #include "tilescope/tsd-app.h"
 #include "tilescope/tsd-cmdline.h"
+#include "tilescope/tsd-settings.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -23,7 +24,8 @@ static void about_action(GSimpleAction *action, GVariant *param, gpointer data)
 	(void)action;
 	(void)param;
 	gtk_show_about_dialog(parent, "program-name", info->name, "version", info->version,
-	                      "comments", info->comments, "logo-icon-name", info->icon,
+	                      "comments", info->comments, "logo-icon-name",
+	                      g_application_get_application_id(G_APPLICATION(data)),
 	                      "license-type", GTK_LICENSE_MIT_X11, NULL);
 }
 
@@ -43,6 +45,9 @@ void tsd_app_install(GtkApplication *app, const TsdAppInfo *info)
 		{"about", about_action, NULL, NULL, NULL, {0}},
 		{"dark", NULL, NULL, "false", dark_change_state, {0}},
 	};
+	const char *id = g_application_get_application_id(G_APPLICATION(app));
+	g_autofree char *prefix = g_strdelimit(g_strdup(id), ".", '/');
+	g_autofree char *css_path = g_strdup_printf("/%s/style.css", prefix);
 	gboolean dark = FALSE;
 	GtkCssProvider *css;
 
@@ -52,12 +57,111 @@ void tsd_app_install(GtkApplication *app, const TsdAppInfo *info)
 	g_object_get(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", &dark, NULL);
 	g_action_change_state(g_action_map_lookup_action(G_ACTION_MAP(app), "dark"),
 	                      g_variant_new_boolean(dark));
-	gtk_window_set_default_icon_name(info->icon);
+	gtk_window_set_default_icon_name(id);
 	css = gtk_css_provider_new();
-	gtk_css_provider_load_from_resource(css, info->css);
+	gtk_css_provider_load_from_resource(css, css_path);
 	gtk_style_context_add_provider_for_display(gdk_display_get_default(), GTK_STYLE_PROVIDER(css),
 	                                           GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 	g_object_unref(css);
+}
+
+/* --- TsdApplication ------------------------------------------------------------- */
+
+G_DEFINE_ABSTRACT_TYPE(TsdApplication, tsd_application, GTK_TYPE_APPLICATION)
+
+const char *tsd_app_info_get_prog(const TsdAppInfo *info)
+{
+	for (size_t i = 0; i < info->n_cmdline; i++)
+		if (info->cmdline[i].what == 'c')
+			return info->cmdline[i].name;
+	return g_get_prgname();
+}
+
+static const TsdAppInfo *info_of(gpointer app)
+{
+	return TSD_APPLICATION_GET_CLASS(app)->info;
+}
+
+/* The options of the app's table and its resources (after construction:
+ * the subclass's class, and so its table, is known only then). Each
+ * launch is its own process (NON_UNIQUE): a file on the command line must
+ * not be handed to a first instance that may be busy loading. */
+static void tsd_application_constructed(GObject *object)
+{
+	TsdApplicationClass *klass = TSD_APPLICATION_GET_CLASS(object);
+	const TsdAppInfo *info = klass->info;
+
+	G_OBJECT_CLASS(tsd_application_parent_class)->constructed(object);
+	g_application_set_flags(G_APPLICATION(object),
+	                        G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
+	tsd_app_add_options(G_APPLICATION(object), info->cmdline, info->n_cmdline);
+	/* Registered by the app, not by a constructor in its static library,
+	 * which the linker would drop as nothing calls it. */
+	if (!klass->resources_registered) {
+		klass->resources_registered = TRUE;
+		info->register_resources();
+	}
+}
+
+/* An unknown option is status 2, as the EXIT STATUS says, not GLib's 1;
+ * then the app's own checks. */
+static gboolean tsd_application_local_command_line(GApplication *app, char ***arguments,
+                                                   int *exit_status)
+{
+	const TsdAppInfo *info = info_of(app);
+	TsdApplicationClass *klass = TSD_APPLICATION_GET_CLASS(app);
+
+	if (tsd_app_refuse_unknown_options(info->cmdline, info->n_cmdline, *arguments,
+	                                   tsd_app_info_get_prog(info), exit_status))
+		return TRUE;
+	if (klass->check_arguments &&
+	    klass->check_arguments(TSD_APPLICATION(app), *arguments, exit_status))
+		return TRUE;
+	return G_APPLICATION_CLASS(tsd_application_parent_class)
+	    ->local_command_line(app, arguments, exit_status);
+}
+
+/* --version: answered before any display is opened. An app that has
+ * options of its own chains up first and goes on when this answers -1. */
+static int tsd_application_handle_local_options(GApplication *app, GVariantDict *options)
+{
+	const TsdAppInfo *info = info_of(app);
+
+	if (g_variant_dict_contains(options, "version")) {
+		printf("%s %s\n", tsd_app_info_get_prog(info), info->version);
+		return 0;
+	}
+	return -1;
+}
+
+static void tsd_application_startup(GApplication *app)
+{
+	const TsdAppInfo *info = info_of(app);
+	g_autoptr(GSettings) settings = NULL;
+	const TsdKey *keys;
+	size_t n_keys;
+
+	G_APPLICATION_CLASS(tsd_application_parent_class)->startup(app);
+	tsd_app_install(GTK_APPLICATION(app), info);
+	settings = tsd_settings_new(g_application_get_application_id(app));
+	tsd_settings_install(GTK_APPLICATION(app), settings);
+	keys = info->keys(&n_keys);
+	tsd_keys_install(GTK_APPLICATION(app), keys, n_keys);
+}
+
+static void tsd_application_class_init(TsdApplicationClass *klass)
+{
+	GApplicationClass *app_class = G_APPLICATION_CLASS(klass);
+
+	G_OBJECT_CLASS(klass)->constructed = tsd_application_constructed;
+	app_class->startup = tsd_application_startup;
+	app_class->handle_local_options = tsd_application_handle_local_options;
+	app_class->local_command_line = tsd_application_local_command_line;
+}
+
+static void tsd_application_init(TsdApplication *self)
+{
+	(void)self;
 }
 
 gboolean tsd_widget_is_dark(GtkWidget *widget)
@@ -85,7 +189,7 @@ void tsd_app_add_options(GApplication *app, const TsdCmdlineLine *lines, size_t 
 		} else if (c->what == 't') {
 			GString *to = g_str_equal(c->section, "DESCRIPTION") ? summary : after;
 			g_string_append(to, c->text);
-		} else if (!g_str_equal(c->name, "help")) {
+		} else if (c->what == 'o' && !g_str_equal(c->name, "help")) {
 			gboolean flag = g_str_equal(c->kind, "NONE");
 			entries[k++] = (GOptionEntry){c->name, 0, 0, flag ? G_OPTION_ARG_NONE : G_OPTION_ARG_STRING,
 			                              NULL, c->text, flag ? NULL : c->arg};

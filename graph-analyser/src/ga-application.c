@@ -1,8 +1,7 @@
 /*
- * The Graph Analyser's application (ga-application.h). Each launch is its
- * own process (NON_UNIQUE): a report is a file on the command line, and a
- * second launch opening another report must not hand it to a first one
- * that may be busy loading. `tilescope-graph-analyser REPORT REPORT2`
+ * The Graph Analyser's application (ga-application.h), on TsdApplication
+ * (tsd-app.h: its own process per launch, the command line, startup).
+ * `tilescope-graph-analyser REPORT REPORT2`
  * compares REPORT2 (B) with REPORT (A, the base) in every view; files past
  * the second are ignored. `--view NAME` picks the view shown once the
  * report loads; `--run N` opens the Execution Trace at run N (what the
@@ -15,10 +14,6 @@
 #include "ga-window.h"
 #include "ga-resources.h"
 
-#include <tilescope/tsd-app.h>
-#include <tilescope/tsd-cmdline.h>
-#include <tilescope/tsd-settings.h>
-
 #include <tilescope/report.h>
 
 #include <errno.h>
@@ -27,12 +22,12 @@
 #include <string.h>
 
 struct _GaApplication {
-	GtkApplication parent_instance;
+	TsdApplication parent_instance;
 	char *view;                  /* --view: shown once the report loads, or NULL */
 	gint64 run;                  /* --run: the run the Execution Trace shows, or -1 */
 };
 
-G_DEFINE_FINAL_TYPE(GaApplication, ga_application, GTK_TYPE_APPLICATION)
+G_DEFINE_FINAL_TYPE(GaApplication, ga_application, TSD_TYPE_APPLICATION)
 
 static void ga_application_activate(GApplication *app)
 {
@@ -96,34 +91,23 @@ static gboolean is_view(const char *name)
 	return FALSE;
 }
 
-/* --version, a bad --view or --run: answered before any display is
- * opened. */
 /* The command line: the rows of ga-options.def (tsd-cmdline.h). */
 static const TsdCmdlineLine ga_cmdline[] = {
 #include <tilescope/tsd-cmdline-rows.h>
 #include "ga-options.def"
 };
 
-/* An unknown option is status 2, as the EXIT STATUS says, not GLib's 1. */
-static gboolean ga_application_local_command_line(GApplication *app, char ***arguments,
-                                                  int *exit_status)
-{
-	if (tsd_app_refuse_unknown_options(ga_cmdline, G_N_ELEMENTS(ga_cmdline), *arguments,
-	                                   "tilescope-graph-analyser", exit_status))
-		return TRUE;
-	return G_APPLICATION_CLASS(ga_application_parent_class)
-	    ->local_command_line(app, arguments, exit_status);
-}
-
+/* A bad --view or --run: answered before any display is opened, as
+ * --version is (TsdApplication). */
 static int ga_application_handle_local_options(GApplication *app, GVariantDict *options)
 {
 	GaApplication *self = GA_APPLICATION(app);
 	const char *view = NULL, *run = NULL;
+	int status = G_APPLICATION_CLASS(ga_application_parent_class)
+	                 ->handle_local_options(app, options);
 
-	if (g_variant_dict_contains(options, "version")) {
-		printf("tilescope-graph-analyser %s\n", GA_VERSION);
-		return 0;
-	}
+	if (status >= 0)
+		return status;
 	if (g_variant_dict_lookup(options, "view", "&s", &view)) {
 		if (!is_view(view)) {
 			fprintf(stderr, "tilescope-graph-analyser: unknown view '%s' (see --help)\n", view);
@@ -155,64 +139,40 @@ static int ga_application_handle_local_options(GApplication *app, GVariantDict *
 	return -1;
 }
 
-static void ga_application_startup(GApplication *app)
-{
-	static const TsdAppInfo info = {
-	    .name = "Graph Analyser",
-	    .version = GA_VERSION,
-	    .comments = "Where the memory and the cycles of an IPU program go, from the "
-	                "profile.pop that autoReport writes.",
-	    .icon = "org.tilescope.GraphAnalyser",
-	    .css = "/org/tilescope/GraphAnalyser/style.css",
-	};
-
-	size_t n_keys;
-	const TsdKey *keys = ga_keys(&n_keys);
-
-	G_APPLICATION_CLASS(ga_application_parent_class)->startup(app);
-	tsd_app_install(GTK_APPLICATION(app), &info);
-	{
-		g_autoptr(GSettings) settings = tsd_settings_new(GA_SETTINGS_ID);
-
-		tsd_settings_install(GTK_APPLICATION(app), settings);
-	}
-	tsd_keys_install(GTK_APPLICATION(app), keys, n_keys);
-}
-
 static void ga_application_finalize(GObject *object)
 {
 	g_free(GA_APPLICATION(object)->view);
 	G_OBJECT_CLASS(ga_application_parent_class)->finalize(object);
 }
 
+static const TsdAppInfo ga_info = {
+    .name = "Graph Analyser",
+    .version = GA_VERSION,
+    .comments = "Where the memory and the cycles of an IPU program go, from the "
+                "profile.pop that autoReport writes.",
+    .keys = ga_keys,
+    .cmdline = ga_cmdline,
+    .n_cmdline = G_N_ELEMENTS(ga_cmdline),
+    .register_resources = ga_register_resource,
+};
+
 static void ga_application_class_init(GaApplicationClass *klass)
 {
 	GApplicationClass *app_class = G_APPLICATION_CLASS(klass);
 
+	TSD_APPLICATION_CLASS(klass)->info = &ga_info;
 	G_OBJECT_CLASS(klass)->finalize = ga_application_finalize;
 	app_class->activate = ga_application_activate;
 	app_class->open = ga_application_open;
-	app_class->startup = ga_application_startup;
 	app_class->handle_local_options = ga_application_handle_local_options;
-	app_class->local_command_line = ga_application_local_command_line;
 }
 
 static void ga_application_init(GaApplication *self)
 {
 	self->run = -1;
-	static gsize registered;
-
-	/* The window's template and the styles (registered here, once:
-	 * a static library would drop a constructor that nothing calls). */
-	if (g_once_init_enter(&registered)) {
-		ga_register_resource();
-		g_once_init_leave(&registered, 1);
-	}
-	tsd_app_add_options(G_APPLICATION(self), ga_cmdline, G_N_ELEMENTS(ga_cmdline));
 }
 
 GaApplication *ga_application_new(void)
 {
-	return g_object_new(GA_TYPE_APPLICATION, "application-id", GA_SETTINGS_ID,
-	                    "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE, NULL);
+	return g_object_new(GA_TYPE_APPLICATION, "application-id", GA_SETTINGS_ID, NULL);
 }

@@ -5,7 +5,7 @@
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <tilescope/tsd-app.h>
 
 G_BEGIN_DECLS
 
@@ -14,7 +14,7 @@ G_BEGIN_DECLS
 #define GA_SETTINGS_ID "org.tilescope.GraphAnalyser"
 
 #define GA_TYPE_APPLICATION (ga_application_get_type())
-G_DECLARE_FINAL_TYPE(GaApplication, ga_application, GA, APPLICATION, GtkApplication)
+G_DECLARE_FINAL_TYPE(GaApplication, ga_application, GA, APPLICATION, TsdApplication)
 
 GaApplication *ga_application_new(void);
 

@@ -1,8 +1,7 @@
 /*
- * The System Analyser's application (sa-application.h). Each launch is
- * its own process (NON_UNIQUE), as the Graph Analyser's: a trace on the
- * command line must not be handed to a first instance that may be busy
- * loading. Every file given goes onto one time axis (tsr_trace_open takes
+ * The System Analyser's application (sa-application.h), on TsdApplication
+ * (tsd-app.h: its own process per launch, the command line, startup).
+ * Every file given goes onto one time axis (tsr_trace_open takes
  * them all). `--compare A B` shows A and compares it with B in the
  * Compare tab (sa-compare.h).
  */
@@ -12,19 +11,15 @@
 #include "sa-window.h"
 #include "sa-resources.h"
 
-#include <tilescope/tsd-app.h>
-#include <tilescope/tsd-cmdline.h>
-#include <tilescope/tsd-settings.h>
-
 #include <stdio.h>
 #include <string.h>
 
 struct _SaApplication {
-	GtkApplication parent_instance;
+	TsdApplication parent_instance;
 	gboolean compare;            /* --compare: the two files are A and B */
 };
 
-G_DEFINE_FINAL_TYPE(SaApplication, sa_application, GTK_TYPE_APPLICATION)
+G_DEFINE_FINAL_TYPE(SaApplication, sa_application, TSD_TYPE_APPLICATION)
 
 static void sa_application_activate(GApplication *app)
 {
@@ -45,16 +40,14 @@ static void sa_application_open(GApplication *app, GFile **files, int n_files, c
 	gtk_window_present(GTK_WINDOW(win));
 }
 
-/* --version: answered before any display is opened. */
+/* --compare (--version is TsdApplication's). */
 static int sa_application_handle_local_options(GApplication *app, GVariantDict *options)
 {
-	(void)app;
-	if (g_variant_dict_contains(options, "version")) {
-		printf("tilescope-system-analyser %s\n", SA_VERSION);
-		return 0;
-	}
+	int status = G_APPLICATION_CLASS(sa_application_parent_class)
+	                 ->handle_local_options(app, options);
+
 	SA_APPLICATION(app)->compare = g_variant_dict_contains(options, "compare");
-	return -1;
+	return status;
 }
 
 /* The command line: the rows of sa-options.def (tsd-cmdline.h). */
@@ -66,17 +59,13 @@ static const TsdCmdlineLine sa_cmdline[] = {
 /* --compare takes exactly two traces: counted here, before GApplication
  * parses the line (handle_local_options does not see the files), so a
  * wrong count is one line and status 2 before any display is opened. */
-static gboolean sa_application_local_command_line(GApplication *app, char ***arguments,
-                                                  int *exit_status)
+static gboolean sa_application_check_arguments(TsdApplication *app, char **argv,
+                                               int *exit_status)
 {
-	char **argv = *arguments;
 	gboolean compare = FALSE, rest = FALSE;
 	int files = 0;
 
-	if (tsd_app_refuse_unknown_options(sa_cmdline, G_N_ELEMENTS(sa_cmdline), argv,
-	                                   "tilescope-system-analyser", exit_status))
-		return TRUE;
-
+	(void)app;
 	for (int i = 1; argv[i]; i++) {
 		if (rest || argv[i][0] != '-' || argv[i][1] == '\0')
 			files++;
@@ -91,60 +80,37 @@ static gboolean sa_application_local_command_line(GApplication *app, char ***arg
 		*exit_status = 2;
 		return TRUE;
 	}
-	return G_APPLICATION_CLASS(sa_application_parent_class)
-	    ->local_command_line(app, arguments, exit_status);
+	return FALSE;
 }
 
-static void sa_application_startup(GApplication *app)
-{
-	static const TsdAppInfo info = {
-	    .name = "System Analyser",
-	    .version = SA_VERSION,
-	    .comments = "Where a job's host time goes, from the .pvti traces that "
-	                "PVTI_OPTIONS writes.",
-	    .icon = "org.tilescope.SystemAnalyser",
-	    .css = "/org/tilescope/SystemAnalyser/style.css",
-	};
-
-	size_t n_keys;
-	const TsdKey *keys = sa_keys(&n_keys);
-
-	G_APPLICATION_CLASS(sa_application_parent_class)->startup(app);
-	tsd_app_install(GTK_APPLICATION(app), &info);
-	{
-		g_autoptr(GSettings) settings = tsd_settings_new(SA_SETTINGS_ID);
-
-		tsd_settings_install(GTK_APPLICATION(app), settings);
-	}
-	tsd_keys_install(GTK_APPLICATION(app), keys, n_keys);
-}
+static const TsdAppInfo sa_info = {
+    .name = "System Analyser",
+    .version = SA_VERSION,
+    .comments = "Where a job's host time goes, from the .pvti traces that "
+                "PVTI_OPTIONS writes.",
+    .keys = sa_keys,
+    .cmdline = sa_cmdline,
+    .n_cmdline = G_N_ELEMENTS(sa_cmdline),
+    .register_resources = sa_register_resource,
+};
 
 static void sa_application_class_init(SaApplicationClass *klass)
 {
 	GApplicationClass *app_class = G_APPLICATION_CLASS(klass);
 
+	TSD_APPLICATION_CLASS(klass)->info = &sa_info;
+	TSD_APPLICATION_CLASS(klass)->check_arguments = sa_application_check_arguments;
 	app_class->activate = sa_application_activate;
 	app_class->open = sa_application_open;
-	app_class->startup = sa_application_startup;
 	app_class->handle_local_options = sa_application_handle_local_options;
-	app_class->local_command_line = sa_application_local_command_line;
 }
 
 static void sa_application_init(SaApplication *self)
 {
-	static gsize registered;
-
-	/* The window's template and the styles (registered here, once: a
-	 * static library would drop a constructor that nothing calls). */
-	if (g_once_init_enter(&registered)) {
-		sa_register_resource();
-		g_once_init_leave(&registered, 1);
-	}
-	tsd_app_add_options(G_APPLICATION(self), sa_cmdline, G_N_ELEMENTS(sa_cmdline));
+	(void)self;
 }
 
 SaApplication *sa_application_new(void)
 {
-	return g_object_new(SA_TYPE_APPLICATION, "application-id", SA_SETTINGS_ID,
-	                    "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE, NULL);
+	return g_object_new(SA_TYPE_APPLICATION, "application-id", SA_SETTINGS_ID, NULL);
 }

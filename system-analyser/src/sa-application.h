@@ -5,7 +5,7 @@
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <tilescope/tsd-app.h>
 
 G_BEGIN_DECLS
 
@@ -14,7 +14,7 @@ G_BEGIN_DECLS
 #define SA_SETTINGS_ID "org.tilescope.SystemAnalyser"
 
 #define SA_TYPE_APPLICATION (sa_application_get_type())
-G_DECLARE_FINAL_TYPE(SaApplication, sa_application, SA, APPLICATION, GtkApplication)
+G_DECLARE_FINAL_TYPE(SaApplication, sa_application, SA, APPLICATION, TsdApplication)
 
 SaApplication *sa_application_new(void);
 

@@ -12,7 +12,7 @@
 #undef TS_MAN
 #undef TS_OPT
 #undef TS_ALIAS
-#define TS_COMMAND(name, summary)
+#define TS_COMMAND(name, summary) {'c', NULL, name, NULL, NULL, summary},
 #define TS_USAGE(line) {'u', NULL, NULL, NULL, NULL, line},
 #define TS_TEXT(section, text) {'t', section, NULL, NULL, NULL, text},
 #define TS_HELP(text)

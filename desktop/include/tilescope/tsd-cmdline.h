@@ -18,9 +18,9 @@
 G_BEGIN_DECLS
 
 typedef struct TsdCmdlineLine {
-	char what;           /* 'u' usage, 't' text, 'o' option */
+	char what;           /* 'c' the command, 'u' usage, 't' text, 'o' option */
 	const char *section; /* 't': "DESCRIPTION", "EXIT STATUS" ... */
-	const char *name;    /* 'o': the long name */
+	const char *name;    /* 'o': the long name; 'c': the program's */
 	const char *kind;    /* 'o': "NONE" for a flag, else what its value is */
 	const char *arg;     /* 'o': the value's name */
 	const char *text;    /* the usage line, the text, the option's help */
