@@ -31,11 +31,13 @@
 #include "sa-document.h"
 
 #include <gtk/gtk.h>
+#include <tilescope/tsc-timeline.h>
 
 G_BEGIN_DECLS
 
-/* Spans narrower than this (pixels) fold into counted bars. */
-#define SA_TIMELINE_FOLD_PX 3
+/* Spans narrower than this (pixels) fold into counted bars: the chart
+ * kit's one folding rule. */
+#define SA_TIMELINE_FOLD_PX TSC_TIMELINE_FOLD_PX
 
 #define SA_TYPE_TIMELINE (sa_timeline_get_type())
 G_DECLARE_FINAL_TYPE(SaTimeline, sa_timeline, SA, TIMELINE, GtkWidget)
