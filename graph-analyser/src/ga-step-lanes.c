@@ -117,6 +117,7 @@ struct _GaStepLanes {
 	gboolean bsp_stale;        /* the view changed since bsp_req */
 	GCancellable *bsp_cancel;  /* the picture being made, or NULL */
 	guint describe_idle;       /* a description to redo after a resize */
+	char *description;         /* as last given to assistive technology */
 
 	int hover_lane;            /* -1: none */
 	double pointer_x, pointer_y; /* the pointer's last position; -1: outside */
@@ -1485,7 +1486,13 @@ static void update_description(GaStepLanes *self)
 	}
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
 	                               d->str, -1);
-	g_string_free(d, TRUE);
+	g_free(self->description);
+	self->description = g_string_free(d, FALSE);
+}
+
+const char *ga_step_lanes_get_description(GaStepLanes *self)
+{
+	return self->description;
 }
 
 /* --- Input ----------------------------------------------------------------------------- */
@@ -1810,6 +1817,7 @@ static void ga_step_lanes_finalize(GObject *object)
 	g_ptr_array_unref(self->lanes);
 	g_free(self->frames_error);
 	g_free(self->label);
+	g_free(self->description);
 	G_OBJECT_CLASS(ga_step_lanes_parent_class)->finalize(object);
 }
 

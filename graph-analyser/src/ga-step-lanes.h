@@ -77,6 +77,12 @@ double ga_step_lanes_get_total(GaStepLanes *self);
 /* The accessible label names which report ("A", "B") in compare mode. */
 void ga_step_lanes_set_label(GaStepLanes *self, const char *label);
 
+/* The accessible description as last set (what a screen reader reads:
+ * the run, the mode and what it shows, e.g. "Lanes per IPU (4 IPUs)"),
+ * for tests, which GTK 4.8 cannot read it back for. Valid until the
+ * next change. */
+const char *ga_step_lanes_get_description(GaStepLanes *self);
+
 /* Time (ms) the last cached layer took to build, for the benchmarks. */
 double ga_step_lanes_get_last_build_ms(GaStepLanes *self);
 /* Whether a BSP texture is being made in a thread (the benchmark waits). */

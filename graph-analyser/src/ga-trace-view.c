@@ -342,8 +342,9 @@ static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 	gboolean valid = run != GTK_INVALID_LIST_POSITION && doc_a(self);
 
 	(void)pspec;
+	/* A's index only: B's lanes keep theirs, or the build on_run_b
+	 * started (rebuild starts B first), whatever A's run. */
 	tsd_cancel_clear(&self->index_cancel);
-	tsd_cancel_clear(&self->index_cancel_b);
 	ga_step_lanes_set_index(self->lanes, NULL);
 	ga_step_lanes_set_run(self->lanes, valid ? doc_a(self) : NULL, run);
 	if (self->lanes_b)

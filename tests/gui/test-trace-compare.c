@@ -12,6 +12,14 @@
  *     session's step (an index into report A) does not move;
  *   - ending the comparison hides B again;
  *
+ * with two reports of two IPUs each (written here by the multi-IPU
+ * example, given as the first argument; without it this part is not
+ * run), that report B's tile index arrives as A's does, so that in each
+ * mode both lanes finish: per-IPU lanes in Flat (A's run once cancelled
+ * B's index, and B kept its three lanes by kind), the call stacks in
+ * Flame and the tiles in BSP (B said "following the call stacks" and
+ * "reading the tiles" for ever);
+ *
  * and, with one report, that the view follows the session: a step set
  * there (as the Liveness view or the Program Tree would) picks its run,
  * selects it and scrolls it into view; and that without a report the
@@ -30,11 +38,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <glib/gstdio.h>
 #include <string.h>
 
-static GaDocument *load(const char *name)
+/* The multi-IPU example (argv[1]), or NULL. */
+static const char *pipeline;
+
+static GaDocument *load_path(const char *path)
 {
-	g_autofree char *path = g_build_filename(SAMPLE_REPORTS, name, "profile.pop", NULL);
 	g_autoptr(GFile) file = g_file_new_for_path(path);
 	GError *error = NULL;
 	GaDocument *doc = ga_document_load(file, NULL, &error);
@@ -42,6 +53,13 @@ static GaDocument *load(const char *name)
 	if (!doc)
 		fail_msg("%s: %s", path, error->message);
 	return doc;
+}
+
+static GaDocument *load(const char *name)
+{
+	g_autofree char *path = g_build_filename(SAMPLE_REPORTS, name, "profile.pop", NULL);
+
+	return load_path(path);
 }
 
 /* The length in cycles of run `run` of `doc`, as the file has it. */
@@ -268,6 +286,151 @@ static void test_compare(void **state)
 	ga_document_unref(b);
 }
 
+/* Runs the multi-IPU example for `steps` steps with autoReport into
+ * `dir`, and loads the report it wrote. */
+static GaDocument *write_report(const char *dir, const char *steps)
+{
+	g_autofree char *options =
+	    g_strdup_printf("{\"autoReport.all\": \"true\", \"autoReport.directory\": \"%s\"}", dir);
+	g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "POPLAR_ENGINE_OPTIONS", options, TRUE);
+	const char *argv[] = {pipeline, "--steps", steps, "--tiles-per-ipu", "16", NULL};
+	g_autofree char *path = g_build_filename(dir, "profile.pop", NULL);
+	GError *error = NULL;
+	int status = 0;
+
+	if (!g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+	                  NULL, &status, &error))
+		fail_msg("%s: %s", pipeline, error->message);
+	if (!g_spawn_check_wait_status(status, &error))
+		fail_msg("%s: %s", pipeline, error->message);
+	return load_path(path);
+}
+
+/* The mode button of the view whose label reads `name` ("Flat", ...). */
+static GtkWidget *find_mode(GtkWidget *w, const char *name)
+{
+	if (GTK_IS_TOGGLE_BUTTON(w) && has_label(w, name))
+		return w;
+	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+		GtkWidget *found = find_mode(c, name);
+
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+/* Both lanes (A's and B's, or A's alone with b NULL) say `text` in their
+ * description and are not making a BSP picture. */
+typedef struct described_state {
+	GaStepLanes *a, *b;
+	const char *text;
+} described_state;
+
+static gboolean lanes_say(GaStepLanes *lanes, const char *text)
+{
+	const char *d = ga_step_lanes_get_description(lanes);
+
+	return d && strstr(d, text) && !ga_step_lanes_is_busy(lanes);
+}
+
+static gboolean described(gpointer data)
+{
+	described_state *st = data;
+
+	return lanes_say(st->a, st->text) && (!st->b || lanes_say(st->b, st->text));
+}
+
+/* Clicks mode `name` and waits until the lanes (b may be NULL) say
+ * `text`; a failure names what each said instead. */
+static void check_mode(GtkWidget *view, const char *name, GaStepLanes *a, GaStepLanes *b,
+                       const char *text)
+{
+	GtkWidget *button = find_mode(view, name);
+	described_state st = {a, b, text};
+	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+	guint wake = g_timeout_add(20, wake_cb, NULL);
+
+	assert_non_null(button);
+	gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(button), TRUE);
+	/* spin_until, with what the lanes said when it fails. */
+	while (!described(&st)) {
+		if (g_get_monotonic_time() > end) {
+			g_source_remove(wake);
+			fail_msg("%s: waited a minute for \"%s\"; A says \"%s\"%s%s%s", name, text,
+			         ga_step_lanes_get_description(a), b ? ", B says \"" : "",
+			         b ? ga_step_lanes_get_description(b) : "", b ? "\"" : "");
+		}
+		g_main_context_iteration(NULL, TRUE);
+	}
+	g_source_remove(wake);
+}
+
+/* Two reports of two IPUs: with one, then compared, each lane of A and
+ * B gets its run's tile index in every mode. */
+static void test_compare_multi_ipu(void **state)
+{
+	g_autofree char *tmp = g_dir_make_tmp("trace-compare-XXXXXX", NULL);
+	g_autofree char *dir_a = g_build_filename(tmp, "a", NULL);
+	g_autofree char *dir_b = g_build_filename(tmp, "b", NULL);
+	GaDocument *a, *b;
+	GaSession *session = ga_session_new();
+	GtkWidget *window = gtk_window_new();
+	GtkWidget *view = ga_trace_view_new(session);
+	g_autoptr(GPtrArray) lanes = g_ptr_array_new();
+	GaStepLanes *la, *lb;
+
+	(void)state;
+	assert_non_null(tmp);
+	a = write_report(dir_a, "1");
+	b = write_report(dir_b, "2");
+	assert_int_equal(tsr_report_get_target(ga_document_get_report(a))->num_ipus, 2);
+	assert_int_equal(tsr_report_get_target(ga_document_get_report(b))->num_ipus, 2);
+	gtk_window_set_default_size(GTK_WINDOW(window), 1200, 800);
+	gtk_window_set_child(GTK_WINDOW(window), view);
+	gtk_window_present(GTK_WINDOW(window));
+	/* One report: its index arrives. */
+	ga_session_set_document(session, a);
+	{
+		lanes_state st = {view, 1};
+
+		spin_until(lanes_shown, &st, "the lanes");
+	}
+	collect(view, lanes);
+	la = lanes->pdata[0];
+	check_mode(view, "Flat", la, NULL, " Lanes per IPU (2 IPUs)");
+	/* Compared: B's too, in every mode, and A's again. */
+	ga_session_set_documents(session, a, b);
+	{
+		lanes_state st = {view, 2};
+
+		spin_until(lanes_shown, &st, "report B's lanes");
+	}
+	g_ptr_array_set_size(lanes, 0);
+	collect(view, lanes);
+	assert_int_equal(lanes->len, 2);
+	assert_ptr_equal(lanes->pdata[0], la);
+	lb = lanes->pdata[1];
+	check_mode(view, "Flat", la, lb, " Lanes per IPU (2 IPUs)");
+	check_mode(view, "Flame", la, lb, " Flame: depth ");
+	check_mode(view, "BSP", la, lb, " BSP: 32 tiles, ");
+	/* B's run is B's: the two reports' runs differ in length. */
+	assert_true(ga_step_lanes_get_total(la) != ga_step_lanes_get_total(lb));
+	gtk_window_destroy(GTK_WINDOW(window));
+	g_object_unref(session);
+	ga_document_unref(a);
+	ga_document_unref(b);
+	for (const char *const *d = (const char *const[]){dir_a, dir_b, NULL}; *d; d++) {
+		g_autofree char *pop = g_build_filename(*d, "profile.pop", NULL);
+		g_autofree char *cbor = g_build_filename(*d, "debug.cbor", NULL);
+
+		g_remove(pop);
+		g_remove(cbor);
+		g_rmdir(*d);
+	}
+	g_rmdir(tmp);
+}
+
 /* The lanes show run 1 with step 500 selected and in view, zoomed in. */
 typedef struct follow_state {
 	GaStepLanes *lanes;
@@ -363,16 +526,20 @@ static void test_empty_page(void **state)
 	ga_document_unref(a);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_compare),
 	    cmocka_unit_test(test_follow_session),
 	    cmocka_unit_test(test_empty_page),
+	    /* Last: only with the multi-IPU example (built with the examples). */
+	    cmocka_unit_test(test_compare_multi_ipu),
 	};
 
+	pipeline = argc > 1 ? argv[1] : NULL;
 	gtk_init();
 	/* The views' templates (the app registers them at startup). */
 	ga_register_resource();
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return _cmocka_run_group_tests("test-trace-compare", tests,
+	                               G_N_ELEMENTS(tests) - (pipeline ? 0 : 1), NULL, NULL);
 }
