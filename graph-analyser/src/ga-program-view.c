@@ -1050,9 +1050,6 @@ static void ga_program_view_class_init(GaProgramViewClass *klass)
 	object_class->finalize = ga_program_view_finalize;
 	GA_VIEW_CLASS(klass)->document_changed = rebuild;
 	gtk_widget_class_set_css_name(widget_class, "programview");
-	/* A group, as the GtkBox it was (GTK 4.8 names a generic widget by
-	 * its type for a screen reader). */
-	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/GraphAnalyser/ga-program-view.ui");
 	gtk_widget_class_bind_template_child(widget_class, GaProgramView, search);
