@@ -23,7 +23,7 @@ static void about_action(GSimpleAction *action, GVariant *param, gpointer data)
 
 	(void)action;
 	(void)param;
-	gtk_show_about_dialog(parent, "program-name", info->name, "version", info->version,
+	gtk_show_about_dialog(parent, "program-name", info->name, "version", TSD_VERSION,
 	                      "comments", info->comments, "logo-icon-name",
 	                      g_application_get_application_id(G_APPLICATION(data)),
 	                      "license-type", GTK_LICENSE_MIT_X11, NULL);
@@ -128,7 +128,7 @@ static int tsd_application_handle_local_options(GApplication *app, GVariantDict 
 	const TsdAppInfo *info = info_of(app);
 
 	if (g_variant_dict_contains(options, "version")) {
-		printf("%s %s\n", tsd_app_info_get_prog(info), info->version);
+		printf("%s %s\n", tsd_app_info_get_prog(info), TSD_VERSION);
 		return 0;
 	}
 	return -1;

@@ -73,10 +73,12 @@ gpointer tsd_load_run(TsdLoadFunc func, gpointer data, GCancellable *cancellable
 	return result;
 }
 
-void tsd_load_set_error(GError **error, GQuark domain, int code, const char *message)
+G_DEFINE_QUARK(tsd-load-error-quark, tsd_load_error)
+
+void tsd_load_set_error(GError **error, int code, const char *message)
 {
 	if (code == TSR_ERR_CANCELLED)
 		g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
 	else
-		g_set_error_literal(error, domain, -code, message);
+		g_set_error_literal(error, TSD_LOAD_ERROR, -code, message);
 }

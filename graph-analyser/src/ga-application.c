@@ -147,7 +147,6 @@ static void ga_application_finalize(GObject *object)
 
 static const TsdAppInfo ga_info = {
     .name = "Graph Analyser",
-    .version = GA_VERSION,
     .comments = "Where the memory and the cycles of an IPU program go, from the "
                 "profile.pop that autoReport writes.",
     .keys = ga_keys,

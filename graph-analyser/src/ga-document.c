@@ -32,7 +32,6 @@ struct _GaDocument {
 };
 
 G_DEFINE_BOXED_TYPE(GaDocument, ga_document, ga_document_ref, ga_document_unref)
-G_DEFINE_QUARK(ga-document-error-quark, ga_document_error)
 
 GaDocument *ga_document_ref(GaDocument *doc)
 {
@@ -71,11 +70,6 @@ void ga_document_unref(GaDocument *doc)
 
 /* --- The load ------------------------------------------------------------------- */
 
-/* A GError from reportlib's code and message (cancellation as GIO's). */
-static void set_error(GError **error, int code, const char *message)
-{
-	tsd_load_set_error(error, GA_DOCUMENT_ERROR, code, message);
-}
 
 /* The title: an autoReport directory's name, or the file's. */
 static char *make_title(GFile *file, const char *opened)
@@ -255,7 +249,7 @@ static gpointer load(gpointer data, TsdProgress *relay, GError **error)
 	doc = g_atomic_rc_box_new0(GaDocument);
 	rc = tsr_report_open(&doc->report, path, &opts);
 	if (rc) {
-		set_error(error, rc, tsr_last_error());
+		tsd_load_set_error(error, rc, tsr_last_error());
 		goto fail;
 	}
 	doc->file = g_file_new_for_path(tsr_report_get_path(doc->report));
@@ -312,7 +306,7 @@ static gpointer load(gpointer data, TsdProgress *relay, GError **error)
 		rc = fill_operations(doc);
 	}
 	if (rc) {
-		set_error(error, rc, tsr_report_error(doc->report));
+		tsd_load_set_error(error, rc, tsr_report_error(doc->report));
 		goto fail;
 	}
 	doc->load_seconds = (double)(g_get_monotonic_time() - start) / 1e6;
@@ -374,7 +368,7 @@ static gpointer compare(gpointer data, TsdProgress *relay, GError **error)
 	rc = tsr_compare_programs(&cmp, cs->base->report, cs->new_doc->report, NULL);
 	tsr_report_set_progress(cs->base->report, NULL, NULL);
 	if (rc) {
-		set_error(error, rc, tsr_report_error(cs->base->report));
+		tsd_load_set_error(error, rc, tsr_report_error(cs->base->report));
 		return NULL;
 	}
 	return cmp;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <tilescope/tsd-load.h>
 #include <tilescope/compare.h>
 #include <tilescope/report.h>
 #include <tilescope/summary.h>
@@ -19,8 +20,7 @@
 G_BEGIN_DECLS
 
 /* Errors of a load: the reportlib code, negated into a GError code. */
-#define GA_DOCUMENT_ERROR (ga_document_error_quark())
-GQuark ga_document_error_quark(void);
+#define GA_DOCUMENT_ERROR TSD_LOAD_ERROR
 
 typedef struct _GaDocument GaDocument;
 
@@ -33,7 +33,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(GaDocument, ga_document_unref)
 
 /* Called on the main thread while a load runs: fraction in [0, 1] and a
  * short message ("Reading compute sets"). */
-typedef void (*GaLoadProgressFunc)(double fraction, const char *message, gpointer user_data);
+typedef TsdProgressFunc GaLoadProgressFunc;
 
 /* Opens `file` (a profile.pop or an autoReport directory) in a worker
  * thread. Cancelling `cancellable` stops the read within reportlib's

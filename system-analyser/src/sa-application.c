@@ -40,32 +40,22 @@ static void sa_application_open(GApplication *app, GFile **files, int n_files, c
 	gtk_window_present(GTK_WINDOW(win));
 }
 
-/* --compare (--version is TsdApplication's). */
-static int sa_application_handle_local_options(GApplication *app, GVariantDict *options)
-{
-	int status = G_APPLICATION_CLASS(sa_application_parent_class)
-	                 ->handle_local_options(app, options);
-
-	SA_APPLICATION(app)->compare = g_variant_dict_contains(options, "compare");
-	return status;
-}
-
 /* The command line: the rows of sa-options.def (tsd-cmdline.h). */
 static const TsdCmdlineLine sa_cmdline[] = {
 #include <tilescope/tsd-cmdline-rows.h>
 #include "sa-options.def"
 };
 
-/* --compare takes exactly two traces: counted here, before GApplication
- * parses the line (handle_local_options does not see the files), so a
- * wrong count is one line and status 2 before any display is opened. */
+/* --compare, which takes exactly two traces: counted here, before
+ * GApplication parses the line (handle_local_options does not see the
+ * files), so a wrong count is one line and status 2 before any display
+ * is opened. */
 static gboolean sa_application_check_arguments(TsdApplication *app, char **argv,
                                                int *exit_status)
 {
 	gboolean compare = FALSE, rest = FALSE;
 	int files = 0;
 
-	(void)app;
 	for (int i = 1; argv[i]; i++) {
 		if (rest || argv[i][0] != '-' || argv[i][1] == '\0')
 			files++;
@@ -80,12 +70,12 @@ static gboolean sa_application_check_arguments(TsdApplication *app, char **argv,
 		*exit_status = 2;
 		return TRUE;
 	}
+	SA_APPLICATION(app)->compare = compare;
 	return FALSE;
 }
 
 static const TsdAppInfo sa_info = {
     .name = "System Analyser",
-    .version = SA_VERSION,
     .comments = "Where a job's host time goes, from the .pvti traces that "
                 "PVTI_OPTIONS writes.",
     .keys = sa_keys,
@@ -102,7 +92,6 @@ static void sa_application_class_init(SaApplicationClass *klass)
 	TSD_APPLICATION_CLASS(klass)->check_arguments = sa_application_check_arguments;
 	app_class->activate = sa_application_activate;
 	app_class->open = sa_application_open;
-	app_class->handle_local_options = sa_application_handle_local_options;
 }
 
 static void sa_application_init(SaApplication *self)

@@ -24,7 +24,6 @@ struct _SaDocument {
 };
 
 G_DEFINE_BOXED_TYPE(SaDocument, sa_document, sa_document_ref, sa_document_unref)
-G_DEFINE_QUARK(sa-document-error-quark, sa_document_error)
 
 SaDocument *sa_document_ref(SaDocument *doc)
 {
@@ -54,7 +53,7 @@ void sa_document_unref(SaDocument *doc)
 
 void sa_document_set_error(GError **error, int code, const char *message)
 {
-	tsd_load_set_error(error, SA_DOCUMENT_ERROR, code, message);
+	tsd_load_set_error(error, code, message);
 }
 
 /* The local paths of files[0..n), or NULL with an error for a file that is

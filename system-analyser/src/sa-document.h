@@ -17,11 +17,13 @@
 
 #include <gtk/gtk.h>
 #include <tilescope/trace.h>
+#include <tilescope/tsd-load.h>
 
 G_BEGIN_DECLS
 
-#define SA_DOCUMENT_ERROR (sa_document_error_quark())
-GQuark sa_document_error_quark(void);
+/* Errors of a load: the reportlib code, negated into a GError code (1:
+ * a file that is not local). */
+#define SA_DOCUMENT_ERROR TSD_LOAD_ERROR
 
 typedef struct _SaDocument SaDocument;
 
@@ -34,7 +36,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SaDocument, sa_document_unref)
 
 /* Progress of a load, on the main thread: a fraction in [0, 1] and a
  * short message ("Reading the chunk index"). */
-typedef void (*SaLoadProgressFunc)(double fraction, const char *message, gpointer user_data);
+typedef TsdProgressFunc SaLoadProgressFunc;
 
 /* Opens files[0..n) (.pvti or Chrome JSON files, or directories of them,
  * as tsr_trace_open takes them) onto one time axis in a worker. `progress` is called on the main thread at most once

@@ -47,7 +47,6 @@ static void register_resources(void)
 
 static const TsdAppInfo info = {
     .name = "Test App",
-    .version = "1.2.3",
     .comments = "An app for a test.",
     .keys = test_keys,
     .cmdline = cmdline,
@@ -134,7 +133,7 @@ static void test_version(void **state)
 	(void)state;
 	check_status = 0;
 	assert_int_equal(run(argv, &out, &err), 0);
-	assert_string_equal(out, "tilescope-test-app 1.2.3\n");
+	assert_string_equal(out, "tilescope-test-app " TSD_VERSION "\n");
 	assert_string_equal(err, "");
 }
 
@@ -171,7 +170,7 @@ static void test_app_checks(void **state)
 	/* Let through, the line goes on to GApplication: --version answers. */
 	check_status = 0;
 	assert_int_equal(run(argv, &out2, &err2), 0);
-	assert_string_equal(out2, "tilescope-test-app 1.2.3\n");
+	assert_string_equal(out2, "tilescope-test-app " TSD_VERSION "\n");
 }
 
 static void test_construction(void **state)

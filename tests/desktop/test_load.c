@@ -182,7 +182,7 @@ static gpointer until_cancelled(gpointer data, TsdProgress *relay, GError **erro
 	(void)data;
 	while (g_get_monotonic_time() < end) {
 		if (tsd_progress_report_cb(0.1, "working", relay)) {
-			tsd_load_set_error(error, G_IO_ERROR, TSR_ERR_CANCELLED, "cancelled in the work");
+			tsd_load_set_error(error, TSR_ERR_CANCELLED, "cancelled in the work");
 			return NULL;
 		}
 		g_thread_yield();
@@ -238,7 +238,7 @@ static gpointer sync_work(gpointer data, TsdProgress *relay, GError **error)
 
 	(*calls)++;
 	if (tsd_progress_report_cb(0.5, "half", relay)) {
-		tsd_load_set_error(error, G_IO_ERROR, TSR_ERR_CANCELLED, "");
+		tsd_load_set_error(error, TSR_ERR_CANCELLED, "");
 		return NULL;
 	}
 	return g_strdup("done");
@@ -264,19 +264,18 @@ static void test_run(void **state)
 
 static void test_set_error(void **state)
 {
-	GQuark domain = g_quark_from_static_string("test-load-error");
 	g_autoptr(GError) cancelled = NULL;
 	g_autoptr(GError) bad = NULL;
 
 	(void)state;
-	tsd_load_set_error(&cancelled, domain, TSR_ERR_CANCELLED, "ignored");
+	tsd_load_set_error(&cancelled, TSR_ERR_CANCELLED, "ignored");
 	assert_true(g_error_matches(cancelled, G_IO_ERROR, G_IO_ERROR_CANCELLED));
 	assert_string_equal(cancelled->message, "Cancelled");
-	tsd_load_set_error(&bad, domain, TSR_ERR_CORRUPT, "profile.pop: not a profile");
-	assert_true(g_error_matches(bad, domain, -TSR_ERR_CORRUPT));
+	tsd_load_set_error(&bad, TSR_ERR_CORRUPT, "profile.pop: not a profile");
+	assert_true(g_error_matches(bad, TSD_LOAD_ERROR, -TSR_ERR_CORRUPT));
 	assert_string_equal(bad->message, "profile.pop: not a profile");
 	/* NULL error: nothing to set, no crash. */
-	tsd_load_set_error(NULL, domain, TSR_ERR_CORRUPT, "x");
+	tsd_load_set_error(NULL, TSR_ERR_CORRUPT, "x");
 }
 
 int main(void)

@@ -23,10 +23,9 @@ G_BEGIN_DECLS
  * application id ("org.tilescope.GraphAnalyser") is also its icon's name,
  * its GSettings schema's id and its resources' prefix (its style sheet is
  * /org/tilescope/GraphAnalyser/style.css); its command's name is its
- * option table's TS_COMMAND. */
+ * option table's TS_COMMAND, its version the suite's (TSD_VERSION). */
 typedef struct TsdAppInfo {
 	const char *name;      /* "Graph Analyser", the About dialog's */
-	const char *version;
 	const char *comments;  /* one sentence: what the app shows */
 	const TsdKey *(*keys)(size_t *n);  /* its key table (ga_keys) */
 	const TsdCmdlineLine *cmdline;     /* its option table's rows */

@@ -38,9 +38,13 @@ gpointer tsd_load_finish(GAsyncResult *result, gpointer source_tag, GError **err
  * `cancellable` (may be NULL), with no progress shown. */
 gpointer tsd_load_run(TsdLoadFunc func, gpointer data, GCancellable *cancellable, GError **error);
 
-/* A GError from reportlib's code (a TSR_ERR_*) and message: cancellation
- * as GIO's G_IO_ERROR_CANCELLED "Cancelled", any other code as
- * -code in `domain` with the message. */
-void tsd_load_set_error(GError **error, GQuark domain, int code, const char *message);
+/* The errors of a load: reportlib's code (a TSR_ERR_*), negated into the
+ * GError's code, with reportlib's one-line message. */
+#define TSD_LOAD_ERROR (tsd_load_error_quark())
+GQuark tsd_load_error_quark(void);
+
+/* A GError from reportlib's code and message: cancellation as GIO's
+ * G_IO_ERROR_CANCELLED "Cancelled", any other code in TSD_LOAD_ERROR. */
+void tsd_load_set_error(GError **error, int code, const char *message);
 
 G_END_DECLS
