@@ -581,7 +581,7 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 				g_hash_table_insert(rows, GSIZE_TO_POINTER(list[i] + 1), row);
 				g_ptr_array_add(order, row);
 			}
-			row->bytes[c] = vars[list[i]].bytes;
+			ga_var_row_set_bytes(row, c, vars[list[i]].bytes);
 		}
 		free(list);
 	}
@@ -631,85 +631,29 @@ static void on_shift_click(GtkGestureClick *gesture, int n_press, double x, doub
 	tsc_chart_set_selection(self->chart, sel);
 }
 
-/* Binds column `column` (a property's name) of a row. */
-static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
-{
-	GaVarRow *row = gtk_list_item_get_item(item);
-	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(item));
-	const char *name = column;
-	g_autofree char *text = NULL;
-
-	(void)f;
-	if (!strcmp(name, "name")) {
-		ga_var_row_bind_name(row, l);
-		return;
-	} else if (!strncmp(name, "bytes-", 6))
-		text = row->bytes[name[6] - '0'] ? ga_format_u64(row->bytes[name[6] - '0'])
-		                                 : g_strdup("—");
-	else if (!strcmp(name, "category"))
-		text = g_strdup(row->category);
-	else if (!strcmp(name, "always-live"))
-		text = g_strdup(row->always_live ? "Yes" : "No");
-	else if (!strcmp(name, "lifetime"))
-		text = row->lifetime >= 0 ? ga_format_u64((guint64)row->lifetime)
-		                          : g_strdup(row->always_live ? "all" : "—");
-	gtk_label_set_text(l, text ? text : "");
-}
-
-/* Adds a column showing property `property`, sorted by it. */
-static GtkColumnViewColumn *add_column(GtkColumnView *view, const char *title,
-                                       const char *property, gboolean numeric, gboolean expand)
-{
-	GtkListItemFactory *f = gtk_signal_list_item_factory_new();
-	GtkExpression *e = gtk_property_expression_new(GA_TYPE_VAR_ROW, NULL, property);
-	GtkSorter *sorter = numeric || !strcmp(property, "always-live")
-	                        ? GTK_SORTER(gtk_numeric_sorter_new(e))
-	                        : GTK_SORTER(gtk_string_sorter_new(e));
-	GtkColumnViewColumn *col;
-
-	g_signal_connect(f, "setup", G_CALLBACK(ga_cell_label_setup_cb), GINT_TO_POINTER(numeric));
-	g_signal_connect(f, "bind", G_CALLBACK(bind_label), (gpointer)property);
-	col = gtk_column_view_column_new(title, f);
-	gtk_column_view_column_set_sorter(col, sorter);
-	gtk_column_view_column_set_resizable(col, TRUE);
-	gtk_column_view_column_set_expand(col, expand);
-	gtk_column_view_append_column(view, col);
-	g_object_unref(sorter);
-	g_object_unref(col);
-	return col;
-}
-
-/* The live-variables table's columns: one of bytes per compared step. */
+/* The live-variables table's columns (ga-var-row.h): one of bytes per
+ * compared step. */
 static void rebuild_live_columns(GaLivenessView *self)
 {
-	static const char *const bytes_props[MAX_COMPARE] = {"bytes-0", "bytes-1", "bytes-2",
-	                                                      "bytes-3"};
-	GListModel *cols = gtk_column_view_get_columns(self->live_view);
 	GtkColumnViewColumn *first = NULL;
 	guint n = MAX(self->n_compared, 1);
 
-	while (g_list_model_get_n_items(cols) > 0) {
-		GtkColumnViewColumn *c = g_list_model_get_item(cols, 0);
-
-		gtk_column_view_remove_column(self->live_view, c);
-		g_object_unref(c);
-	}
-	gtk_column_view_column_set_fixed_width(
-	    add_column(self->live_view, "Variable", "name", FALSE, TRUE), 240);
+	ga_var_row_clear_columns(self->live_view);
+	ga_var_row_add_column(self->live_view, GA_VAR_COLUMN_NAME, 0, NULL);
 	for (guint c = 0; c < n; c++) {
 		g_autofree char *title = self->n_compared > 1
 		                             ? g_strdup_printf("Step %" G_GINT64_FORMAT " bytes",
 		                                               self->compared[c])
 		                             : g_strdup("Bytes (all tiles)");
-		GtkColumnViewColumn *col = add_column(self->live_view, title, bytes_props[c], TRUE,
-		                                      FALSE);
+		GtkColumnViewColumn *col =
+		    ga_var_row_add_column(self->live_view, GA_VAR_COLUMN_BYTES, c, title);
 
 		if (!first)
 			first = col;
 	}
-	add_column(self->live_view, "Category", "category", FALSE, FALSE);
-	add_column(self->live_view, "Always live", "always-live", FALSE, FALSE);
-	add_column(self->live_view, "Lifetime (steps)", "lifetime", TRUE, FALSE);
+	ga_var_row_add_column(self->live_view, GA_VAR_COLUMN_CATEGORY, 0, NULL);
+	ga_var_row_add_column(self->live_view, GA_VAR_COLUMN_ALWAYS_LIVE, 0, NULL);
+	ga_var_row_add_column(self->live_view, GA_VAR_COLUMN_LIFETIME, 0, NULL);
 	gtk_column_view_sort_by_column(self->live_view, first, GTK_SORT_DESCENDING);
 }
 
@@ -769,7 +713,7 @@ static void fill_always_live(GaLivenessView *self)
 		if (!vars[i].always_live)
 			continue;
 		row = ga_var_row_new(document(self), &vars[i], i);
-		row->bytes[0] = vars[i].bytes;
+		ga_var_row_set_bytes(row, 0, vars[i].bytes);
 		total += vars[i].bytes;
 		g_ptr_array_add(rows, row);
 	}
@@ -975,9 +919,9 @@ static void ga_liveness_view_init(GaLivenessView *self)
 	tsc_chart_set_value_format_func(self->chart, tsc_format_bytes, NULL, NULL);
 	tsc_chart_set_item_label_func(self->chart, item_label, self, NULL);
 	rebuild_live_columns(self);
-	add_column(self->always_view, "Variable", "name", FALSE, TRUE);
-	bytes = add_column(self->always_view, "Bytes", "bytes-0", TRUE, FALSE);
-	add_column(self->always_view, "Category", "category", FALSE, FALSE);
+	ga_var_row_add_column(self->always_view, GA_VAR_COLUMN_NAME, 0, NULL);
+	bytes = ga_var_row_add_column(self->always_view, GA_VAR_COLUMN_BYTES, 0, "Bytes");
+	ga_var_row_add_column(self->always_view, GA_VAR_COLUMN_CATEGORY, 0, NULL);
 	gtk_column_view_sort_by_column(self->always_view, bytes, GTK_SORT_DESCENDING);
 }
 

@@ -581,8 +581,8 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 			continue;
 		v = &vars[id];
 		row = ga_var_row_new(self->doc, v, id);
-		row->bytes[0] = g_array_index(s->bytes, guint64, i); /* on the selection */
-		row->bytes[1] = v->bytes;                             /* on all tiles */
+		ga_var_row_set_bytes(row, 0, g_array_index(s->bytes, guint64, i)); /* on the selection */
+		ga_var_row_set_bytes(row, 1, v->bytes);                             /* on all tiles */
 		g_list_store_append(self->variables, row);
 		g_object_unref(row);
 	}
@@ -643,66 +643,6 @@ static GtkSelectionModel *no_autoselect(GListModel *model)
 
 /* --- The variables' table ------------------------------------------------------------------- */
 
-/* Binds column `column` (the property's name) of a row. */
-static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
-{
-	GaVarRow *row = gtk_list_item_get_item(item);
-	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(item));
-	const char *name = column;
-	g_autofree char *text = NULL;
-
-	(void)f;
-	if (!strcmp(name, "name")) {
-		ga_var_row_bind_name(row, l);
-		return;
-	} else if (!strcmp(name, "bytes-0"))
-		text = ga_format_u64(row->bytes[0]);
-	else if (!strcmp(name, "bytes-1"))
-		text = ga_format_u64(row->bytes[1]);
-	else if (!strcmp(name, "category"))
-		text = g_strdup(row->category);
-	else if (!strcmp(name, "always-live"))
-		text = g_strdup(row->always_live ? "Always" : "No");
-	else if (!strcmp(name, "lifetime"))
-		text = row->lifetime >= 0 ? g_strdup_printf("%" G_GINT64_FORMAT, row->lifetime)
-		                          : g_strdup(row->always_live ? "all" : "—");
-	gtk_label_set_text(l, text ? text : "");
-}
-
-static void add_column(GaMemorySelection *self, const char *title, const char *property,
-                       gboolean numeric, GtkSorter *sorter, gboolean expand)
-{
-	GtkListItemFactory *f = gtk_signal_list_item_factory_new();
-	GtkColumnViewColumn *col;
-
-	g_signal_connect(f, "setup", G_CALLBACK(ga_cell_label_setup_cb), GINT_TO_POINTER(numeric));
-	g_signal_connect(f, "bind", G_CALLBACK(bind_label), (gpointer)property);
-	col = gtk_column_view_column_new(title, f);
-	gtk_column_view_column_set_sorter(col, sorter);
-	gtk_column_view_column_set_resizable(col, TRUE);
-	gtk_column_view_column_set_expand(col, expand);
-	if (expand)
-		gtk_column_view_column_set_fixed_width(col, 220);
-	gtk_column_view_append_column(self->variables_view, col);
-	if (!strcmp(property, "bytes-0"))
-		gtk_column_view_sort_by_column(self->variables_view, col, GTK_SORT_DESCENDING);
-	g_object_unref(col);
-	if (sorter)
-		g_object_unref(sorter);
-}
-
-static GtkSorter *numeric_sorter(const char *property)
-{
-	return GTK_SORTER(gtk_numeric_sorter_new(
-	    gtk_property_expression_new(GA_TYPE_VAR_ROW, NULL, property)));
-}
-
-static GtkSorter *string_sorter(const char *property)
-{
-	return GTK_SORTER(gtk_string_sorter_new(
-	    gtk_property_expression_new(GA_TYPE_VAR_ROW, NULL, property)));
-}
-
 static void on_search_changed(GtkSearchEntry *entry, gpointer data)
 {
 	GaMemorySelection *self = data;
@@ -728,12 +668,16 @@ static void setup_variables(GaMemorySelection *self)
 	sorted = gtk_sort_list_model_new(G_LIST_MODEL(filtered),
 	                                 g_object_ref(gtk_column_view_get_sorter(self->variables_view)));
 	gtk_column_view_set_model(self->variables_view, no_autoselect(G_LIST_MODEL(sorted)));
-	add_column(self, "Variable", "name", FALSE, string_sorter("name"), TRUE);
-	add_column(self, "On selection", "bytes-0", TRUE, numeric_sorter("bytes-0"), FALSE);
-	add_column(self, "All tiles", "bytes-1", TRUE, numeric_sorter("bytes-1"), FALSE);
-	add_column(self, "Category", "category", FALSE, string_sorter("category"), FALSE);
-	add_column(self, "Live", "always-live", FALSE, NULL, FALSE);
-	add_column(self, "Lifetime (steps)", "lifetime", TRUE, numeric_sorter("lifetime"), FALSE);
+	/* The columns as every variable table has them (ga-var-row.h). */
+	ga_var_row_add_column(self->variables_view, GA_VAR_COLUMN_NAME, 0, NULL);
+	gtk_column_view_sort_by_column(
+	    self->variables_view,
+	    ga_var_row_add_column(self->variables_view, GA_VAR_COLUMN_BYTES, 0, "On selection"),
+	    GTK_SORT_DESCENDING);
+	ga_var_row_add_column(self->variables_view, GA_VAR_COLUMN_BYTES, 1, "All tiles");
+	ga_var_row_add_column(self->variables_view, GA_VAR_COLUMN_CATEGORY, 0, NULL);
+	ga_var_row_add_column(self->variables_view, GA_VAR_COLUMN_ALWAYS_LIVE, 0, NULL);
+	ga_var_row_add_column(self->variables_view, GA_VAR_COLUMN_LIFETIME, 0, NULL);
 }
 
 /* --- The breakdown tables ----------------------------------------------------------------- */

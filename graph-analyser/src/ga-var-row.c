@@ -3,6 +3,7 @@
  */
 #include "ga-var-row.h"
 
+#include "ga-figures.h"
 #include "ga-format.h"
 
 #include <tilescope/tsd-name.h>
@@ -90,10 +91,102 @@ GaVarRow *ga_var_row_new(GaDocument *doc, const tsr_variable *v, size_t index)
 	return row;
 }
 
-void ga_var_row_bind_name(GaVarRow *row, GtkLabel *label)
+void ga_var_row_set_bytes(GaVarRow *row, guint slot, guint64 bytes)
 {
-	gtk_label_set_text(label, row->name);
+	g_return_if_fail(slot < GA_VAR_ROW_BYTES);
+	row->bytes[slot] = bytes;
+	row->has_bytes |= 1u << slot;
+}
+
+/* --- The tables' columns --------------------------------------------------------------- */
+
+/* The name column's width, pixels: long names are cut to fit it. */
+#define NAME_WIDTH 220
+
+static const char *const bytes_props[GA_VAR_ROW_BYTES] = {"bytes-0", "bytes-1", "bytes-2",
+                                                          "bytes-3"};
+
+char *ga_var_row_dup_text(GaVarRow *row, GaVarColumn column, guint slot)
+{
+	switch (column) {
+	case GA_VAR_COLUMN_NAME:
+		return g_strdup(row->name);
+	case GA_VAR_COLUMN_BYTES:
+		if (slot >= GA_VAR_ROW_BYTES || !(row->has_bytes & (1u << slot)))
+			return g_strdup("—");
+		return ga_format_u64(row->bytes[slot]);
+	case GA_VAR_COLUMN_CATEGORY:
+		return g_strdup(row->category);
+	case GA_VAR_COLUMN_ALWAYS_LIVE:
+		return g_strdup(row->always_live ? "Yes" : "No");
+	case GA_VAR_COLUMN_LIFETIME:
+		return row->lifetime >= 0 ? ga_format_u64((guint64)row->lifetime)
+		                          : g_strdup(row->always_live ? "all" : "—");
+	}
+	return g_strdup("");
+}
+
+/* The column's kind and slot, packed into the factory's user data. */
+#define PACK(column, slot) GUINT_TO_POINTER(((guint)(column) << 4) | (slot))
+
+static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer packed)
+{
+	GaVarRow *row = gtk_list_item_get_item(item);
+	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(item));
+	GaVarColumn column = GPOINTER_TO_UINT(packed) >> 4;
+	g_autofree char *text = ga_var_row_dup_text(row, column, GPOINTER_TO_UINT(packed) & 15);
+
+	(void)f;
+	gtk_label_set_text(l, text);
 	/* The whole name only for the rows on screen: binding is per visible
 	 * row, not per variable. */
-	tsd_widget_set_name_tooltip(GTK_WIDGET(label), row->full_name);
+	if (column == GA_VAR_COLUMN_NAME)
+		tsd_widget_set_name_tooltip(GTK_WIDGET(l), row->full_name);
+}
+
+GtkColumnViewColumn *ga_var_row_add_column(GtkColumnView *view, GaVarColumn column, guint slot,
+                                           const char *title)
+{
+	static const char *const titles[] = {"Variable", NULL, "Category", "Always live",
+	                                     "Lifetime (steps)"};
+	static const char *const props_of[] = {"name", NULL, "category", "always-live", "lifetime"};
+	gboolean numeric = column == GA_VAR_COLUMN_BYTES || column == GA_VAR_COLUMN_LIFETIME;
+	GtkListItemFactory *f = gtk_signal_list_item_factory_new();
+	GtkExpression *e;
+	GtkSorter *sorter;
+	GtkColumnViewColumn *col;
+
+	g_return_val_if_fail(slot < GA_VAR_ROW_BYTES, NULL);
+	e = gtk_property_expression_new(GA_TYPE_VAR_ROW, NULL,
+	                                column == GA_VAR_COLUMN_BYTES ? bytes_props[slot]
+	                                                              : props_of[column]);
+	/* Yes after No: the boolean sorts as a number. */
+	sorter = numeric || column == GA_VAR_COLUMN_ALWAYS_LIVE
+	             ? GTK_SORTER(gtk_numeric_sorter_new(e))
+	             : GTK_SORTER(gtk_string_sorter_new(e));
+	g_signal_connect(f, "setup", G_CALLBACK(ga_cell_label_setup_cb), GINT_TO_POINTER(numeric));
+	g_signal_connect(f, "bind", G_CALLBACK(bind_cell), PACK(column, slot));
+	col = gtk_column_view_column_new(title ? title : titles[column], f);
+	gtk_column_view_column_set_sorter(col, sorter);
+	gtk_column_view_column_set_resizable(col, TRUE);
+	if (column == GA_VAR_COLUMN_NAME) {
+		gtk_column_view_column_set_expand(col, TRUE);
+		gtk_column_view_column_set_fixed_width(col, NAME_WIDTH);
+	}
+	gtk_column_view_append_column(view, col);
+	g_object_unref(sorter);
+	g_object_unref(col);
+	return col;
+}
+
+void ga_var_row_clear_columns(GtkColumnView *view)
+{
+	GListModel *cols = gtk_column_view_get_columns(view);
+
+	while (g_list_model_get_n_items(cols) > 0) {
+		GtkColumnViewColumn *c = g_list_model_get_item(cols, 0);
+
+		gtk_column_view_remove_column(view, c);
+		g_object_unref(c);
+	}
 }

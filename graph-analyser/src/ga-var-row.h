@@ -5,6 +5,14 @@
  * table's (bytes on the selected tiles and on all tiles in Memory; bytes
  * at each compared step in Liveness). Properties for sorters and filters:
  * "name", "category", "always-live", "lifetime", "bytes-0" ... "bytes-3".
+ *
+ * Both variable tables (Liveness' live and always-live variables,
+ * Memory's Variables tab) make their columns with ga_var_row_add_column,
+ * so a variable's figure reads the same on every screen: bytes with
+ * thousands separators and "0" for none, as `tilescope summary` writes
+ * them, "—" only for a figure the row does not have (not live at that
+ * compared step, as "—" is "not in this report" in the comparisons);
+ * "Always live" Yes / No; a lifetime in steps, "all" when always live.
  */
 #pragma once
 
@@ -29,6 +37,8 @@ struct _GaVarRow {
 	                                   * anonymous; valid while `doc` lives */
 	GaDocument *doc;                  /* a reference, keeping full_name valid */
 	guint64 bytes[GA_VAR_ROW_BYTES];  /* the table's byte figures */
+	guint has_bytes;                  /* bit i: bytes[i] is a figure (ga_var_row_set_bytes);
+	                                   * clear, the cell reads "—" */
 	char *category;
 	gboolean always_live;
 	gint64 lifetime;                  /* liveness steps live, -1: always live or never */
@@ -38,8 +48,28 @@ struct _GaVarRow {
  * work does not grow with the name's length (the name is cut, not
  * copied whole). */
 GaVarRow *ga_var_row_new(GaDocument *doc, const tsr_variable *v, size_t index);
-/* Shows the row's name in a table cell: cut, the whole name in the
- * tooltip when it is long. */
-void ga_var_row_bind_name(GaVarRow *row, GtkLabel *label);
+/* Sets byte figure `slot` (< GA_VAR_ROW_BYTES) of `row`. */
+void ga_var_row_set_bytes(GaVarRow *row, guint slot, guint64 bytes);
+
+/* What a variable table's column shows. */
+typedef enum {
+	GA_VAR_COLUMN_NAME,        /* "Variable": the cut name, the whole in the tooltip */
+	GA_VAR_COLUMN_BYTES,       /* a byte figure (its slot), titled by the table */
+	GA_VAR_COLUMN_CATEGORY,    /* "Category" */
+	GA_VAR_COLUMN_ALWAYS_LIVE, /* "Always live": Yes / No */
+	GA_VAR_COLUMN_LIFETIME,    /* "Lifetime (steps)" */
+} GaVarColumn;
+
+/* Appends to `view` (a table of GaVarRow) a column of kind `column`,
+ * sortable and resizable; `slot` is the byte figure of a
+ * GA_VAR_COLUMN_BYTES column (else ignored) and `title` its title (NULL
+ * for the kind's own). Returns the column, owned by `view`. */
+GtkColumnViewColumn *ga_var_row_add_column(GtkColumnView *view, GaVarColumn column, guint slot,
+                                           const char *title);
+/* The words of `row`'s cell in a `column` column (`slot` as above), as
+ * every variable table writes them. The caller frees them with g_free. */
+char *ga_var_row_dup_text(GaVarRow *row, GaVarColumn column, guint slot);
+/* Removes every column of `view`. */
+void ga_var_row_clear_columns(GtkColumnView *view);
 
 G_END_DECLS

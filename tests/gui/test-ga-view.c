@@ -10,7 +10,9 @@
  */
 #include "ga-document.h"
 #include "ga-insights-view.h"
+#include "ga-format.h"
 #include "ga-liveness-view.h"
+#include "ga-memory-selection.h"
 #include "ga-program-view.h"
 #include "ga-resources.h"
 #include "ga-session.h"
@@ -495,6 +497,184 @@ static void test_liveness(void **state)
 	ga_document_unref(b);
 }
 
+/* The first label's text below `w`, or NULL. */
+static const char *first_label_text(GtkWidget *w)
+{
+	if (GTK_IS_LABEL(w))
+		return gtk_label_get_text(GTK_LABEL(w));
+	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+		const char *t = first_label_text(c);
+
+		if (t)
+			return t;
+	}
+	return NULL;
+}
+
+/* Appends to `out` the texts of the widgets of type name `type` below
+ * `w`, in order (a table's column titles, or a row's cells). */
+static void texts_of(GtkWidget *w, const char *type, GPtrArray *out)
+{
+	if (!strcmp(G_OBJECT_TYPE_NAME(w), type)) {
+		const char *t = first_label_text(w);
+
+		g_ptr_array_add(out, g_strdup(t ? t : ""));
+		return;
+	}
+	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c))
+		texts_of(c, type, out);
+}
+
+/* The row of column view `table` on screen whose first cell reads
+ * `name`, as its words by column title (title -> text), or NULL. */
+static GHashTable *row_words(GtkWidget *w, GPtrArray *titles, const char *name)
+{
+	GtkWidget *first = gtk_widget_get_first_child(w);
+
+	if (first && !strcmp(G_OBJECT_TYPE_NAME(first), "GtkColumnViewCell")) {
+		g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func(g_free);
+		GHashTable *words;
+
+		texts_of(w, "GtkColumnViewCell", cells);
+		if (cells->len == 0 || strcmp(cells->pdata[0], name) || cells->len != titles->len)
+			return NULL;
+		words = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+		for (guint i = 0; i < cells->len; i++)
+			g_hash_table_insert(words, g_strdup(titles->pdata[i]), g_strdup(cells->pdata[i]));
+		return words;
+	}
+	for (GtkWidget *c = first; c; c = gtk_widget_get_next_sibling(c)) {
+		GHashTable *found = row_words(c, titles, name);
+
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+/* Runs the main loop until `table` shows a row named `name`, failing
+ * after a minute; its words by column title. */
+static GHashTable *wait_for_row(GtkWidget *table, const char *name)
+{
+	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+	guint wake = g_timeout_add(20, wake_cb, NULL);
+	GHashTable *words = NULL;
+
+	while (!words) {
+		g_autoptr(GPtrArray) titles = g_ptr_array_new_with_free_func(g_free);
+
+		texts_of(table, "GtkColumnViewTitle", titles);
+		words = row_words(table, titles, name);
+		if (words)
+			break;
+		if (g_get_monotonic_time() > end)
+			fail_msg("waited a minute for a row \"%s\" in a %s", name, G_OBJECT_TYPE_NAME(table));
+		g_main_context_iteration(NULL, TRUE);
+	}
+	g_source_remove(wake);
+	return words;
+}
+
+/* One truth on both screens: a variable's row in the Liveness view's
+ * live variables and in the Memory view's Variables tab (all tiles
+ * selected) says the same words for the same figures: its name, bytes on
+ * all tiles, category, always-live and lifetime. */
+static void test_variable_tables(void **state)
+{
+	GaDocument *a = load("tut5_ml");
+	GaSession *session = ga_session_new();
+	GtkWidget *view, *window = gtk_window_new(), *window2 = gtk_window_new();
+	GtkWidget *chart, *live_table, *live_search, *mem_table, *mem_search, *notebook;
+	GaMemorySelection *mem;
+	const tsr_variable *vars;
+	const tsr_target *target;
+	size_t n_vars, picked[2] = {SIZE_MAX, SIZE_MAX};
+	ga_tile_layout layout;
+	g_autoptr(GtkBitset) step = gtk_bitset_new_empty();
+	g_autoptr(GtkBitset) tiles = NULL;
+	/* Liveness' title, Memory's title of the same figure. */
+	static const char *const same[][2] = {{"Variable", "Variable"},
+	                                      {"Bytes (all tiles)", "All tiles"},
+	                                      {"Category", "Category"},
+	                                      {"Always live", "Always live"},
+	                                      {"Lifetime (steps)", "Lifetime (steps)"}};
+
+	(void)state;
+	assert_int_equal(tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(a)), 0);
+	/* An always-live variable and one live at some step. */
+	for (size_t i = 0; i < n_vars; i++) {
+		if (!vars[i].name || !vars[i].bytes)
+			continue;
+		if (vars[i].always_live && picked[0] == SIZE_MAX)
+			picked[0] = i;
+		else if (!vars[i].always_live && vars[i].live_from >= 0 &&
+		         vars[i].live_to >= vars[i].live_from && picked[1] == SIZE_MAX)
+			picked[1] = i;
+	}
+	assert_true(picked[0] != SIZE_MAX && picked[1] != SIZE_MAX);
+
+	view = g_object_ref(ga_liveness_view_new(session));
+	gtk_window_set_child(GTK_WINDOW(window), view);
+	gtk_window_present(GTK_WINDOW(window));
+	ga_session_set_document(session, a);
+	chart = find(view, TSC_TYPE_CHART, NULL);
+	live_table = find(ga_view_get_details(GA_VIEW(view)), GTK_TYPE_COLUMN_VIEW, NULL);
+	live_search = find(ga_view_get_details(GA_VIEW(view)), GTK_TYPE_SEARCH_ENTRY, NULL);
+	/* Both are live at the second's first step (the first at every step). */
+	gtk_bitset_add(step, (guint)vars[picked[1]].live_from);
+	tsc_chart_set_selection(TSC_CHART(chart), step);
+
+	mem = ga_memory_selection_new(session);
+	gtk_window_set_child(GTK_WINDOW(window2), GTK_WIDGET(mem));
+	gtk_window_present(GTK_WINDOW(window2));
+	target = tsr_report_get_target(ga_document_get_report(a));
+	ga_tile_layout_init(&layout, target->num_ipus ? target->num_ipus : 1, target->tiles_per_ipu);
+	ga_memory_selection_set_document(mem, a, &layout);
+	tiles = gtk_bitset_new_range(0, (guint)target->num_tiles);
+	ga_memory_selection_set_tiles(mem, tiles);
+	mem_table = find(GTK_WIDGET(mem), GTK_TYPE_COLUMN_VIEW, NULL);
+	mem_search = find(GTK_WIDGET(mem), GTK_TYPE_SEARCH_ENTRY, NULL);
+	assert_non_null(mem_table);
+	assert_non_null(mem_search);
+	/* The Variables tab in front. */
+	notebook = gtk_widget_get_ancestor(mem_table, GTK_TYPE_NOTEBOOK);
+	assert_non_null(notebook);
+	for (int i = 0; i < gtk_notebook_get_n_pages(GTK_NOTEBOOK(notebook)); i++)
+		if (gtk_widget_is_ancestor(mem_table, gtk_notebook_get_nth_page(GTK_NOTEBOOK(notebook), i)))
+			gtk_notebook_set_current_page(GTK_NOTEBOOK(notebook), i);
+	wait_for_mapped(live_search);
+	wait_for_mapped(mem_search);
+
+	for (guint k = 0; k < 2; k++) {
+		g_autofree char *name = ga_format_name(vars[picked[k]].name);
+		g_autoptr(GHashTable) live_words = NULL;
+		g_autoptr(GHashTable) mem_words = NULL;
+
+		/* Each table filtered down to the variable, so its row is on screen. */
+		gtk_editable_set_text(GTK_EDITABLE(live_search), name);
+		gtk_editable_set_text(GTK_EDITABLE(mem_search), name);
+		live_words = wait_for_row(live_table, name);
+		mem_words = wait_for_row(mem_table, name);
+		for (guint c = 0; c < G_N_ELEMENTS(same); c++) {
+			const char *l = g_hash_table_lookup(live_words, same[c][0]);
+			const char *m = g_hash_table_lookup(mem_words, same[c][1]);
+
+			if (!l || !m)
+				fail_msg("%s: no \"%s\" in Liveness (%s) or \"%s\" in Memory (%s)", name,
+				         same[c][0], l ? l : "missing", same[c][1], m ? m : "missing");
+			if (strcmp(l, m))
+				fail_msg("%s: Liveness' %s says \"%s\", Memory's %s \"%s\"", name, same[c][0],
+				         l, same[c][1], m);
+		}
+		assert_string_equal(g_hash_table_lookup(live_words, "Always live"), k == 0 ? "Yes" : "No");
+	}
+	gtk_window_destroy(GTK_WINDOW(window));
+	gtk_window_destroy(GTK_WINDOW(window2));
+	g_object_unref(view);
+	g_object_unref(session);
+	ga_document_unref(a);
+}
+
 /* The Program Tree on its template: the search bar across the view, the
  * details as the base's pane; the search's next and previous match
  * (the entry's own signals, Ctrl+G and Shift+Ctrl+G, and the buttons)
@@ -548,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_insights),
 		cmocka_unit_test(test_liveness),
+		cmocka_unit_test(test_variable_tables),
 		cmocka_unit_test(test_program),
 		cmocka_unit_test(test_base),
 	};
