@@ -156,8 +156,9 @@ mkdir -p "$out"
 configure_build "$out/werror" -Dwerror=true -Dbuildtype=debugoptimized
 phase_done "werror: configure and build"
 # The other three configurations build beside the werror suites, at the
-# lowest priority: the desktop tests run one at a time (is_parallel:
-# false), which leaves most of the second core idle for 5-6 minutes.
+# lowest priority: the desktop tests spend much of their time waiting on
+# the apps (AT-SPI round trips, worker threads), which leaves the cores
+# part idle.
 (
 	# clang, for libFuzzer (-Dfuzz=true). The desktop app stays out
 	# (-Dgui=disabled): GTK, GLib and fontconfig keep caches for the life

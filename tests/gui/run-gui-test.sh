@@ -4,7 +4,7 @@
 # Exit 77 (skipped) when a piece of that is missing.
 #   run-gui-test.sh SCRIPT [ARGS...]
 set -u
-for tool in xvfb-run dbus-run-session dbus-send; do
+for tool in Xvfb dbus-run-session dbus-send; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "SKIP: $tool is not installed"
 		exit 77
@@ -33,7 +33,8 @@ export AT_SPI_LAUNCHER="$launcher"
 # The app finds the accessibility bus by its name on the session bus:
 # the test starts once the launcher owns it (polled, up to two minutes),
 # not after a fixed time.
-exec xvfb-run -a -s "-screen 0 1400x1000x24 -noreset" dbus-run-session -- sh -c '
+# The display is the test's own (../run-under-x.sh), so tests run side by side.
+exec "$(dirname "$0")/../run-under-x.sh" dbus-run-session -- sh -c '
 	"$AT_SPI_LAUNCHER" --launch-immediately & bus=$!
 	end=$(($(date +%s) + 120))
 	until dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
