@@ -18,6 +18,7 @@
 #include "ga-session.h"
 #include "ga-summary-view.h"
 #include "ga-view.h"
+#include "gtk-test-util.h"
 
 #include <tilescope/tsc-chart.h>
 
@@ -27,18 +28,6 @@
 #include <cmocka.h>
 
 #include <string.h>
-
-static GaDocument *load(const char *name)
-{
-	g_autofree char *path = g_build_filename(SAMPLE_REPORTS, name, "profile.pop", NULL);
-	g_autoptr(GFile) file = g_file_new_for_path(path);
-	GError *error = NULL;
-	GaDocument *doc = ga_document_load(file, NULL, &error);
-
-	if (!doc)
-		fail_msg("%s: %s", path, error->message);
-	return doc;
-}
 
 /* A view of the test's own: counts document_changed and keeps what the
  * base had in place at each call. */
@@ -128,7 +117,7 @@ static gboolean labels_have_text(GtkWidget *w)
 
 static void test_base(void **state)
 {
-	GaDocument *a = load("tut5_ml"), *b = load("tut7_mk1");
+	GaDocument *a = gtu_load("tut5_ml"), *b = gtu_load("tut7_mk1");
 	GaSession *session = ga_session_new();
 	TestView *view;
 	int compare_notes = 0, document_notes = 0;
@@ -221,7 +210,7 @@ static void test_base(void **state)
  * document, empty without. */
 static void check_app_view(GtkWidget *(*make)(GaSession *))
 {
-	GaDocument *a = load("tut5_ml"), *b = load("tut7_mk1");
+	GaDocument *a = gtu_load("tut5_ml"), *b = gtu_load("tut7_mk1");
 	GaSession *session = ga_session_new();
 	GtkWidget *view = g_object_ref_sink(make(session));
 
@@ -256,36 +245,26 @@ static GtkWidget *find(GtkWidget *w, GType type, const char *cls)
 	return NULL;
 }
 
-/* Whether a label below `w` reads `text`. */
-static gboolean has_label(GtkWidget *w, const char *text)
-{
-	if (GTK_IS_LABEL(w) && g_strcmp0(gtk_label_get_text(GTK_LABEL(w)), text) == 0)
-		return TRUE;
-	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c))
-		if (has_label(c, text))
-			return TRUE;
-	return FALSE;
-}
-
-static gboolean wake_cb(gpointer data)
-{
-	(void)data;
-	return G_SOURCE_CONTINUE;
-}
-
 /* Runs the main loop until a label below `w` reads `text`, failing after
  * a minute (never a fixed wait). */
+typedef struct label_wait {
+	GtkWidget *w;
+	const char *text;
+} label_wait;
+
+static gboolean label_there(gpointer data)
+{
+	const label_wait *l = data;
+
+	return gtu_find_label(l->w, l->text) != NULL;
+}
+
 static void wait_for_label(GtkWidget *w, const char *text)
 {
-	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
-	guint wake = g_timeout_add(20, wake_cb, NULL);
+	label_wait l = {w, text};
 
-	while (!has_label(w, text)) {
-		if (g_get_monotonic_time() > end)
-			fail_msg("waited a minute for \"%s\"", text);
-		g_main_context_iteration(NULL, TRUE);
-	}
-	g_source_remove(wake);
+	if (!gtu_wait(label_there, &l))
+		fail_msg("waited a minute for \"%s\"", text);
 }
 
 /* The Summary's template: the title bound to the documents ("A vs B"
@@ -293,9 +272,9 @@ static void wait_for_label(GtkWidget *w, const char *text)
  * refilling the sections and cleared for a new pair. */
 static void test_summary(void **state)
 {
-	GaDocument *a = load("tut5_ml"), *b = load("tut7_mk1");
+	GaDocument *a = gtu_load("tut5_ml"), *b = gtu_load("tut7_mk1");
 	GaSession *session = ga_session_new();
-	GtkWidget *view, *title, *filter, *window = gtk_window_new();
+	GtkWidget *view, *title, *filter, *window;
 	g_autofree char *versus = NULL;
 
 	(void)state;
@@ -305,8 +284,7 @@ static void test_summary(void **state)
 	/* In a window, as the app shows it: the filter's delayed
 	 * "search-changed" comes only to a realized entry. */
 	view = g_object_ref(ga_summary_view_new(session));
-	gtk_window_set_child(GTK_WINDOW(window), view);
-	gtk_window_present(GTK_WINDOW(window));
+	window = gtu_window(view, 0, 0);
 	title = find(view, GTK_TYPE_LABEL, "title-2");
 	filter = find(view, GTK_TYPE_SEARCH_ENTRY, NULL);
 	assert_non_null(title);
@@ -314,22 +292,22 @@ static void test_summary(void **state)
 	ga_session_set_document(session, a);
 	assert_string_equal(gtk_label_get_text(GTK_LABEL(title)), ga_document_get_title(a));
 	assert_false(gtk_widget_is_visible(filter));
-	assert_true(has_label(view, "Memory"));
+	assert_non_null(gtu_find_label(view, "Memory"));
 
 	ga_document_set_comparison(b, ga_document_compare(a, b, NULL));
 	ga_document_set_comparison(a, ga_document_compare(b, a, NULL));
 	ga_session_set_documents(session, a, b);
-	assert_false(has_label(view, "The reports were not compared."));
+	assert_null(gtu_find_label(view, "The reports were not compared."));
 	versus = g_strdup_printf("%s vs %s", ga_document_get_title(a), ga_document_get_title(b));
 	assert_string_equal(gtk_label_get_text(GTK_LABEL(title)), versus);
 	assert_true(gtk_widget_get_visible(gtk_widget_get_parent(gtk_widget_get_parent(filter))));
-	assert_false(has_label(view, "No metric matches the filter."));
+	assert_null(gtu_find_label(view, "No metric matches the filter."));
 	gtk_editable_set_text(GTK_EDITABLE(filter), "no-such-metric-anywhere");
 	wait_for_label(view, "No metric matches the filter.");
 	/* Another pair: unfiltered again. */
 	ga_session_set_documents(session, b, a);
 	assert_string_equal(gtk_editable_get_text(GTK_EDITABLE(filter)), "");
-	assert_false(has_label(view, "No metric matches the filter."));
+	assert_null(gtu_find_label(view, "No metric matches the filter."));
 
 	ga_session_set_document(session, a);
 	assert_string_equal(gtk_label_get_text(GTK_LABEL(title)), ga_document_get_title(a));
@@ -344,7 +322,7 @@ static void test_summary(void **state)
 /* The Insights view on its template: the title bound to the document. */
 static void test_insights(void **state)
 {
-	GaDocument *a = load("tut7_mk1");
+	GaDocument *a = gtu_load("tut7_mk1");
 	GaSession *session = ga_session_new();
 	GtkWidget *view, *title;
 
@@ -357,7 +335,7 @@ static void test_insights(void **state)
 	assert_non_null(title);
 	ga_session_set_document(session, a);
 	assert_string_equal(gtk_label_get_text(GTK_LABEL(title)), ga_document_get_title(a));
-	assert_true(has_label(view, "Does it fit?"));
+	assert_non_null(gtu_find_label(view, "Does it fit?"));
 	g_object_unref(view);
 	g_object_unref(session);
 	ga_document_unref(a);
@@ -366,49 +344,60 @@ static void test_insights(void **state)
 /* Runs the main loop until `w` is on screen (a search entry's delayed
  * "search-changed" comes only to a realized one), failing after a
  * minute. */
+static gboolean is_mapped(gpointer w)
+{
+	return gtk_widget_get_mapped(w);
+}
+
 static void wait_for_mapped(GtkWidget *w)
 {
-	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
-	guint wake = g_timeout_add(20, wake_cb, NULL);
-
-	while (!gtk_widget_get_mapped(w)) {
-		if (g_get_monotonic_time() > end)
-			fail_msg("waited a minute for a %s on screen", G_OBJECT_TYPE_NAME(w));
-		g_main_context_iteration(NULL, TRUE);
-	}
-	g_source_remove(wake);
+	if (!gtu_wait(is_mapped, w))
+		fail_msg("waited a minute for a %s on screen", G_OBJECT_TYPE_NAME(w));
 }
 
 /* Runs the main loop until column view `table` shows `n` rows (its
  * search is delayed), failing after a minute. */
+typedef struct items_wait {
+	GListModel *rows;
+	guint n;
+} items_wait;
+
+static gboolean has_items(gpointer data)
+{
+	const items_wait *i = data;
+
+	return g_list_model_get_n_items(i->rows) == i->n;
+}
+
 static void wait_for_items(GtkWidget *table, guint n)
 {
-	GListModel *rows = G_LIST_MODEL(gtk_column_view_get_model(GTK_COLUMN_VIEW(table)));
-	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
-	guint wake = g_timeout_add(20, wake_cb, NULL);
+	items_wait i = {G_LIST_MODEL(gtk_column_view_get_model(GTK_COLUMN_VIEW(table))), n};
 
-	while (g_list_model_get_n_items(rows) != n) {
-		if (g_get_monotonic_time() > end)
-			fail_msg("waited a minute for %u rows (%u)", n, g_list_model_get_n_items(rows));
-		g_main_context_iteration(NULL, TRUE);
-	}
-	g_source_remove(wake);
+	if (!gtu_wait(has_items, &i))
+		fail_msg("waited a minute for %u rows (%u)", n, g_list_model_get_n_items(i.rows));
 }
 
 /* Runs the main loop until `label` reads `prefix`..., failing after a
  * minute. */
+typedef struct prefix_wait {
+	GtkWidget *label;
+	const char *prefix;
+} prefix_wait;
+
+static gboolean has_prefix(gpointer data)
+{
+	const prefix_wait *p = data;
+
+	return g_str_has_prefix(gtk_label_get_text(GTK_LABEL(p->label)), p->prefix);
+}
+
 static void wait_for_text_prefix(GtkWidget *label, const char *prefix)
 {
-	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
-	guint wake = g_timeout_add(20, wake_cb, NULL);
+	prefix_wait p = {label, prefix};
 
-	while (!g_str_has_prefix(gtk_label_get_text(GTK_LABEL(label)), prefix)) {
-		if (g_get_monotonic_time() > end)
-			fail_msg("waited a minute for \"%s…\" (\"%s\")", prefix,
-			         gtk_label_get_text(GTK_LABEL(label)));
-		g_main_context_iteration(NULL, TRUE);
-	}
-	g_source_remove(wake);
+	if (!gtu_wait(has_prefix, &p))
+		fail_msg("waited a minute for \"%s…\" (\"%s\")", prefix,
+		         gtk_label_get_text(GTK_LABEL(label)));
 }
 
 /* A visible label below `w` whose text holds `text`, or NULL. */
@@ -432,9 +421,9 @@ static GtkWidget *visible_label_with(GtkWidget *w, const char *text)
  * live variables through its binding. */
 static void test_liveness(void **state)
 {
-	GaDocument *a = load("tut5_ml"), *b = load("tut7_mk1");
+	GaDocument *a = gtu_load("tut5_ml"), *b = gtu_load("tut7_mk1");
 	GaSession *session = ga_session_new();
-	GtkWidget *view, *window = gtk_window_new(), *chart, *table, *search;
+	GtkWidget *view, *window, *chart, *table, *search;
 	const tsr_variable *vars;
 	size_t n_vars, var = 0;
 	guint n_live;
@@ -446,8 +435,7 @@ static void test_liveness(void **state)
 	assert_true(g_resources_get_info("/org/tilescope/GraphAnalyser/ga-liveness-view.ui", 0, NULL,
 	                                 NULL, NULL));
 	view = g_object_ref(ga_liveness_view_new(session));
-	gtk_window_set_child(GTK_WINDOW(window), view);
-	gtk_window_present(GTK_WINDOW(window));
+	window = gtu_window(view, 0, 0);
 	assert_true(GTK_IS_NOTEBOOK(ga_view_get_details(GA_VIEW(view))));
 	assert_int_equal(gtk_orientable_get_orientation(GTK_ORIENTABLE(ga_view_get_paned(GA_VIEW(view)))),
 	                 GTK_ORIENTATION_VERTICAL);
@@ -554,25 +542,29 @@ static GHashTable *row_words(GtkWidget *w, GPtrArray *titles, const char *name)
 
 /* Runs the main loop until `table` shows a row named `name`, failing
  * after a minute; its words by column title. */
+typedef struct row_wait {
+	GtkWidget *table;
+	const char *name;
+	GHashTable *words;
+} row_wait;
+
+static gboolean has_row(gpointer data)
+{
+	row_wait *r = data;
+	g_autoptr(GPtrArray) titles = g_ptr_array_new_with_free_func(g_free);
+
+	texts_of(r->table, "GtkColumnViewTitle", titles);
+	r->words = row_words(r->table, titles, r->name);
+	return r->words != NULL;
+}
+
 static GHashTable *wait_for_row(GtkWidget *table, const char *name)
 {
-	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
-	guint wake = g_timeout_add(20, wake_cb, NULL);
-	GHashTable *words = NULL;
+	row_wait r = {table, name, NULL};
 
-	while (!words) {
-		g_autoptr(GPtrArray) titles = g_ptr_array_new_with_free_func(g_free);
-
-		texts_of(table, "GtkColumnViewTitle", titles);
-		words = row_words(table, titles, name);
-		if (words)
-			break;
-		if (g_get_monotonic_time() > end)
-			fail_msg("waited a minute for a row \"%s\" in a %s", name, G_OBJECT_TYPE_NAME(table));
-		g_main_context_iteration(NULL, TRUE);
-	}
-	g_source_remove(wake);
-	return words;
+	if (!gtu_wait(has_row, &r))
+		fail_msg("waited a minute for a row \"%s\" in a %s", name, G_OBJECT_TYPE_NAME(table));
+	return r.words;
 }
 
 /* One truth on both screens: a variable's row in the Liveness view's
@@ -581,9 +573,9 @@ static GHashTable *wait_for_row(GtkWidget *table, const char *name)
  * all tiles, category, always-live and lifetime. */
 static void test_variable_tables(void **state)
 {
-	GaDocument *a = load("tut5_ml");
+	GaDocument *a = gtu_load("tut5_ml");
 	GaSession *session = ga_session_new();
-	GtkWidget *view, *window = gtk_window_new(), *window2 = gtk_window_new();
+	GtkWidget *view, *window, *window2;
 	GtkWidget *chart, *live_table, *live_search, *mem_table, *mem_search, *notebook;
 	GaMemorySelection *mem;
 	const tsr_variable *vars;
@@ -614,8 +606,7 @@ static void test_variable_tables(void **state)
 	assert_true(picked[0] != SIZE_MAX && picked[1] != SIZE_MAX);
 
 	view = g_object_ref(ga_liveness_view_new(session));
-	gtk_window_set_child(GTK_WINDOW(window), view);
-	gtk_window_present(GTK_WINDOW(window));
+	window = gtu_window(view, 0, 0);
 	ga_session_set_document(session, a);
 	chart = find(view, TSC_TYPE_CHART, NULL);
 	live_table = find(ga_view_get_details(GA_VIEW(view)), GTK_TYPE_COLUMN_VIEW, NULL);
@@ -625,8 +616,7 @@ static void test_variable_tables(void **state)
 	tsc_chart_set_selection(TSC_CHART(chart), step);
 
 	mem = ga_memory_selection_new(session);
-	gtk_window_set_child(GTK_WINDOW(window2), GTK_WIDGET(mem));
-	gtk_window_present(GTK_WINDOW(window2));
+	window2 = gtu_window(GTK_WIDGET(mem), 0, 0);
 	target = tsr_report_get_target(ga_document_get_report(a));
 	ga_tile_layout_init(&layout, target->num_ipus ? target->num_ipus : 1, target->tiles_per_ipu);
 	ga_memory_selection_set_document(mem, a, &layout);
@@ -681,9 +671,9 @@ static void test_variable_tables(void **state)
  * step through the matches; a program chosen elsewhere is shown. */
 static void test_program(void **state)
 {
-	GaDocument *a = load("tut5_ml");
+	GaDocument *a = gtu_load("tut5_ml");
 	GaSession *session = ga_session_new();
-	GtkWidget *view, *window = gtk_window_new(), *search, *status;
+	GtkWidget *view, *window, *search, *status;
 	const tsr_program *progs;
 	size_t n_progs;
 
@@ -692,13 +682,12 @@ static void test_program(void **state)
 	assert_true(g_resources_get_info("/org/tilescope/GraphAnalyser/ga-program-view.ui", 0, NULL,
 	                                 NULL, NULL));
 	view = g_object_ref(ga_program_view_new(session));
-	gtk_window_set_child(GTK_WINDOW(window), view);
-	gtk_window_present(GTK_WINDOW(window));
+	window = gtu_window(view, 0, 0);
 	assert_non_null(ga_view_get_details(GA_VIEW(view)));
 	search = find(ga_view_get_bar(GA_VIEW(view)), GTK_TYPE_SEARCH_ENTRY, NULL);
 	assert_non_null(search);
 	ga_session_set_document(session, a);
-	assert_true(has_label(ga_view_get_details(GA_VIEW(view)),
+	assert_non_null(gtu_find_label(ga_view_get_details(GA_VIEW(view)),
 	                      "Select a program to see its details, or search for one."));
 
 	gtk_editable_set_text(GTK_EDITABLE(search), "Sequence");
@@ -715,7 +704,7 @@ static void test_program(void **state)
 	assert_int_equal(tsr_report_get_programs(&progs, &n_progs, ga_document_get_report(a)), 0);
 	assert_true(n_progs > 1);
 	ga_session_set_program(session, (gint64)n_progs - 1);
-	assert_true(has_label(ga_view_get_details(GA_VIEW(view)), "Program id"));
+	assert_non_null(gtu_find_label(ga_view_get_details(GA_VIEW(view)), "Program id"));
 	gtk_window_destroy(GTK_WINDOW(window));
 	g_object_unref(view);
 	g_object_unref(session);

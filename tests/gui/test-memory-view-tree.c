@@ -22,6 +22,7 @@
 #include "ga-memory-view.h"
 #include "ga-resources.h"
 #include "ga-session.h"
+#include "gtk-test-util.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,41 +31,6 @@
 
 #include <string.h>
 #include <unistd.h>
-
-static GaDocument *load(const char *name)
-{
-	g_autofree char *path = g_build_filename(SAMPLE_REPORTS, name, "profile.pop", NULL);
-	g_autoptr(GFile) file = g_file_new_for_path(path);
-	GError *error = NULL;
-	GaDocument *doc = ga_document_load(file, NULL, &error);
-
-	if (!doc)
-		fail_msg("%s: %s", path, error->message);
-	return doc;
-}
-
-static gboolean wake_cb(gpointer data)
-{
-	(void)data;
-	return G_SOURCE_CONTINUE;
-}
-
-/* Runs the main loop until done(data) holds, failing after a minute (a
- * deadline far beyond what an idle machine needs, never a fixed wait). */
-static void spin_until(gboolean (*done)(gpointer data), gpointer data, const char *what)
-{
-	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
-	guint wake = g_timeout_add(20, wake_cb, NULL);
-
-	while (!done(data)) {
-		if (g_get_monotonic_time() > end) {
-			g_source_remove(wake);
-			fail_msg("waited a minute for %s", what);
-		}
-		g_main_context_iteration(NULL, TRUE);
-	}
-	g_source_remove(wake);
-}
 
 static gboolean is_mapped(gpointer data)
 {
@@ -214,10 +180,9 @@ static void dump_view(GString *out, GtkWidget *view)
 
 static void test_tree(void **state)
 {
-	GaDocument *a = load("tut5_ml"), *b = load("tut7_mk1");
+	GaDocument *a = gtu_load("tut5_ml"), *b = gtu_load("tut7_mk1");
 	GaSession *session = ga_session_new();
-	GtkWidget *window = gtk_window_new();
-	GtkWidget *view;
+	GtkWidget *window, *view;
 	g_autoptr(GString) out = g_string_new(NULL);
 	g_autofree char *expected = NULL;
 	const char *write = g_getenv("TILESCOPE_WRITE_TREE");
@@ -225,10 +190,8 @@ static void test_tree(void **state)
 
 	(void)state;
 	view = ga_memory_view_new(session);
-	gtk_window_set_default_size(GTK_WINDOW(window), 1200, 800);
-	gtk_window_set_child(GTK_WINDOW(window), view);
-	gtk_window_present(GTK_WINDOW(window));
-	spin_until(is_mapped, view, "the view to be shown");
+	window = gtu_window(view, 1200, 800);
+	gtu_spin_until(is_mapped, view, "the view to be shown");
 	g_string_append(out, "# No report\n");
 	dump_view(out, view);
 	ga_session_set_document(session, a);

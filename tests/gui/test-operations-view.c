@@ -12,6 +12,7 @@
 #include "ga-operations-view.h"
 #include "ga-resources.h"
 #include "ga-session.h"
+#include "gtk-test-util.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,18 +20,6 @@
 #include <cmocka.h>
 
 #include <string.h>
-
-static GaDocument *load(const char *name)
-{
-	g_autofree char *path = g_build_filename(SAMPLE_REPORTS, name, "profile.pop", NULL);
-	g_autoptr(GFile) file = g_file_new_for_path(path);
-	GError *error = NULL;
-	GaDocument *doc = ga_document_load(file, NULL, &error);
-
-	if (!doc)
-		fail_msg("%s: %s", path, error->message);
-	return doc;
-}
 
 /* `b` keeps its comparison with `a`, as the app's loader leaves it. */
 static void compare(GaDocument *a, GaDocument *b)
@@ -41,26 +30,6 @@ static void compare(GaDocument *a, GaDocument *b)
 	if (!cmp)
 		fail_msg("comparing: %s", error->message);
 	ga_document_set_comparison(b, cmp);
-}
-
-static gboolean wake_cb(gpointer data)
-{
-	(void)data;
-	return G_SOURCE_CONTINUE;
-}
-
-/* A label below `w` reading `text`, or NULL. */
-static GtkWidget *find_label(GtkWidget *w, const char *text)
-{
-	if (GTK_IS_LABEL(w) && g_strcmp0(gtk_label_get_text(GTK_LABEL(w)), text) == 0)
-		return w;
-	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
-		GtkWidget *found = find_label(c, text);
-
-		if (found)
-			return found;
-	}
-	return NULL;
 }
 
 /* A search entry below `w` whose placeholder is `placeholder`, or NULL. */
@@ -91,7 +60,7 @@ typedef struct shown {
 static gboolean label_shown(gpointer data)
 {
 	const shown *s = data;
-	GtkWidget *l = find_label(s->view, s->text);
+	GtkWidget *l = gtu_find_label(s->view, s->text);
 
 	return (l && gtk_widget_get_mapped(l)) == s->want;
 }
@@ -101,15 +70,9 @@ static gboolean label_shown(gpointer data)
 static void wait_label(GtkWidget *view, const char *text, gboolean want)
 {
 	shown s = {view, text, want};
-	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
-	guint wake = g_timeout_add(20, wake_cb, NULL);
 
-	while (!label_shown(&s)) {
-		if (g_get_monotonic_time() > end)
-			fail_msg("waited a minute for \"%s\" %s", text, want ? "shown" : "gone");
-		g_main_context_iteration(NULL, TRUE);
-	}
-	g_source_remove(wake);
+	if (!gtu_wait(label_shown, &s))
+		fail_msg("waited a minute for \"%s\" %s", text, want ? "shown" : "gone");
 }
 
 /* Whether the entry with `placeholder` is shown. */
@@ -125,19 +88,16 @@ static gboolean entry_shown(GtkWidget *view, const char *placeholder)
 
 static void test_view(void **state)
 {
-	GaDocument *a = load("tut4_profiling"), *b = load("tut5_ml");
+	GaDocument *a = gtu_load("tut4_profiling"), *b = gtu_load("tut5_ml");
 	GaSession *session = ga_session_new();
-	GtkWidget *window = gtk_window_new();
-	GtkWidget *view = ga_operations_view_new(session);
+	GtkWidget *view = ga_operations_view_new(session), *window;
 	g_autofree char *count = NULL, *title = NULL, *retitle = NULL;
 	size_t n = 0;
 
 	(void)state;
 	assert_true(g_resources_get_info("/org/tilescope/GraphAnalyser/ga-operations-view.ui", 0,
 	                                 NULL, NULL, NULL));
-	gtk_window_set_default_size(GTK_WINDOW(window), 1200, 800);
-	gtk_window_set_child(GTK_WINDOW(window), view);
-	gtk_window_present(GTK_WINDOW(window));
+	window = gtu_window(view, 1200, 800);
 
 	/* No report: the empty page, not an empty table under its bar. */
 	wait_label(view, "No report open", TRUE);

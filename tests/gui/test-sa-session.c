@@ -29,6 +29,7 @@
 #include "sa-session.h"
 #include "sa-span-view.h"
 #include "sa-stats-view.h"
+#include "gtk-test-util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,21 +78,6 @@ static SaDocument *load_trace(void)
 
 	assert_non_null(doc);
 	return doc;
-}
-
-/* Runs the main loop until `done(data)` or 30 s (a generous deadline:
- * the work is in workers). */
-static gboolean wait_for(gboolean (*done)(gpointer), gpointer data)
-{
-	gint64 deadline = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
-
-	while (!done(data)) {
-		if (g_get_monotonic_time() > deadline)
-			return FALSE;
-		g_main_context_iteration(NULL, FALSE);
-		g_usleep(1000);
-	}
-	return TRUE;
 }
 
 /* The caption of an SaView: the column view's accessible description,
@@ -255,7 +241,7 @@ static void test_stats_follow_session(void **state)
 	assert_non_null(half);
 	assert_true(half->spans < whole->spans);
 	sa_session_set_document(s, doc);
-	assert_true(wait_for(caption_starts, &c));
+	assert_true(gtu_wait(caption_starts, &c));
 	{
 		g_autofree char *want = g_strdup_printf("Whole trace: %" G_GUINT64_FORMAT " spans",
 		                                        whole->spans);
@@ -265,12 +251,12 @@ static void test_stats_follow_session(void **state)
 	/* A range marked in the session: the view computes it by itself. */
 	sa_session_set_range(s, info->start_ns, mid);
 	c.prefix = "Spans starting in ";
-	assert_true(wait_for(caption_starts, &c));
+	assert_true(gtu_wait(caption_starts, &c));
 	assert_non_null(strstr(caption_of(view), spans));
 	/* No document: empty. */
 	sa_session_set_document(s, NULL);
 	c.prefix = "";
-	assert_true(wait_for(caption_starts, &c));
+	assert_true(gtu_wait(caption_starts, &c));
 	g_object_unref(view);
 }
 
@@ -307,7 +293,7 @@ static void test_call_tree_and_flame(void **state)
 	g_object_ref_sink(calltree);
 	g_object_bind_property(calltree, "call-tree", flame, "call-tree", G_BINDING_SYNC_CREATE);
 	sa_session_set_document(s, doc);
-	assert_true(wait_for(tree_of, &t));
+	assert_true(gtu_wait(tree_of, &t));
 	g_object_get(flame, "call-tree", &drawn, NULL);
 	assert_ptr_equal(drawn, sa_call_tree_view_get_tree(SA_CALL_TREE_VIEW(calltree)));
 	assert_true(drawn->doc == doc && drawn->to_ns == INT64_MAX);
@@ -315,14 +301,14 @@ static void test_call_tree_and_flame(void **state)
 	/* The window moves: a new tree, the flame graph's too. */
 	sa_session_set_range(s, from, info->end_ns);
 	t.from = from;
-	assert_true(wait_for(tree_of, &t));
+	assert_true(gtu_wait(tree_of, &t));
 	g_object_get(flame, "call-tree", &drawn, NULL);
 	assert_non_null(drawn);
 	assert_true(drawn->from_ns == from && drawn->to_ns == info->end_ns);
 	sa_call_tree_unref(drawn);
 	/* No document: no tree, in either view. */
 	sa_session_set_document(s, NULL);
-	assert_true(wait_for(no_tree, calltree));
+	assert_true(gtu_wait(no_tree, calltree));
 	g_object_get(flame, "call-tree", &drawn, NULL);
 	assert_null(drawn);
 	g_object_unref(calltree);
@@ -393,7 +379,7 @@ static void test_span_view_selects(void **state)
 	sa_session_set_document(s, doc);
 	assert_true(find_child(sa_document_get_trace(doc), &thread, &child));
 	sa_session_set_selection(s, thread, &child);
-	assert_true(wait_for(has_parent_button, span_view));
+	assert_true(gtu_wait(has_parent_button, span_view));
 	/* The parent chosen in the tab is the session's selection. */
 	g_signal_emit_by_name(parent_button(span_view), "clicked");
 	assert_true(sa_session_get_selection(s, &got_thread, &got));

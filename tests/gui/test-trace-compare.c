@@ -32,6 +32,7 @@
 #include "ga-session.h"
 #include "ga-step-lanes.h"
 #include "ga-trace-view.h"
+#include "gtk-test-util.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -44,24 +45,6 @@
 /* The multi-IPU example (argv[1]), or NULL. */
 static const char *pipeline;
 
-static GaDocument *load_path(const char *path)
-{
-	g_autoptr(GFile) file = g_file_new_for_path(path);
-	GError *error = NULL;
-	GaDocument *doc = ga_document_load(file, NULL, &error);
-
-	if (!doc)
-		fail_msg("%s: %s", path, error->message);
-	return doc;
-}
-
-static GaDocument *load(const char *name)
-{
-	g_autofree char *path = g_build_filename(SAMPLE_REPORTS, name, "profile.pop", NULL);
-
-	return load_path(path);
-}
-
 /* The length in cycles of run `run` of `doc`, as the file has it. */
 static gint64 run_cycles(GaDocument *doc, size_t run)
 {
@@ -71,31 +54,6 @@ static gint64 run_cycles(GaDocument *doc, size_t run)
 	assert_int_equal(tsr_report_get_runs(&runs, &n, ga_document_get_report(doc)), TSR_OK);
 	assert_true(run < n);
 	return (gint64)runs[run].cycles;
-}
-
-static gboolean wake_cb(gpointer data)
-{
-	(void)data;
-	return G_SOURCE_CONTINUE;
-}
-
-/* Runs the main loop until done(data) holds (the tile indexes are built
- * in worker threads; layout, mapping and what follows them wait for
- * frames), failing after a minute: a deadline far beyond what an idle
- * machine needs, never a fixed wait. */
-static void spin_until(gboolean (*done)(gpointer data), gpointer data, const char *what)
-{
-	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
-	guint wake = g_timeout_add(20, wake_cb, NULL); /* iterations block at most this long */
-
-	while (!done(data)) {
-		if (g_get_monotonic_time() > end) {
-			g_source_remove(wake);
-			fail_msg("waited a minute for %s", what);
-		}
-		g_main_context_iteration(NULL, TRUE);
-	}
-	g_source_remove(wake);
 }
 
 /* Set by drawn_cb: a frame of the widget began (its paint follows in the
@@ -124,7 +82,7 @@ static void spin_until_drawn(GtkWidget *w)
 	frame_seen = FALSE;
 	gtk_widget_add_tick_callback(w, drawn_cb, NULL, NULL);
 	gtk_widget_queue_draw(w);
-	spin_until(frame_was_seen, NULL, "a frame");
+	gtu_spin_until(frame_was_seen, NULL, "a frame");
 }
 
 /* The GaStepLanes below `w`, in order (A then B). */
@@ -183,7 +141,7 @@ static void spin_until_label(GtkWidget *view, const char *text)
 {
 	label_state st = {view, text};
 
-	spin_until(label_shown, &st, text);
+	gtu_spin_until(label_shown, &st, text);
 }
 
 static void shoot(GtkWidget *w, const char *path)
@@ -208,24 +166,21 @@ static void shoot(GtkWidget *w, const char *path)
 
 static void test_compare(void **state)
 {
-	GaDocument *a = load("tut5_ml"), *b = load("tut7_mk1");
+	GaDocument *a = gtu_load("tut5_ml"), *b = gtu_load("tut7_mk1");
 	GaSession *session = ga_session_new();
-	GtkWidget *window = gtk_window_new();
-	GtkWidget *view = ga_trace_view_new(session);
+	GtkWidget *view = ga_trace_view_new(session), *window;
 	g_autoptr(GPtrArray) lanes = g_ptr_array_new();
 	GaStepLanes *la, *lb;
 	double from, to, bfrom, bto;
 	gint64 run, step;
 
 	(void)state;
-	gtk_window_set_default_size(GTK_WINDOW(window), 1200, 800);
-	gtk_window_set_child(GTK_WINDOW(window), view);
-	gtk_window_present(GTK_WINDOW(window));
+	window = gtu_window(view, 1200, 800);
 	ga_session_set_documents(session, a, b);
 	{
 		lanes_state st = {view, 2};
 
-		spin_until(lanes_shown, &st, "report B's lanes");
+		gtu_spin_until(lanes_shown, &st, "report B's lanes");
 	}
 	collect(view, lanes);
 	spin_until_drawn(lanes->pdata[1]);
@@ -277,7 +232,7 @@ static void test_compare(void **state)
 	{
 		lanes_state st = {view, 0};
 
-		spin_until(lanes_shown, &st, "report B's lanes to hide");
+		gtu_spin_until(lanes_shown, &st, "report B's lanes to hide");
 	}
 	assert_false(gtk_widget_get_mapped(GTK_WIDGET(lb)));
 	gtk_window_destroy(GTK_WINDOW(window));
@@ -303,7 +258,7 @@ static GaDocument *write_report(const char *dir, const char *steps)
 		fail_msg("%s: %s", pipeline, error->message);
 	if (!g_spawn_check_wait_status(status, &error))
 		fail_msg("%s: %s", pipeline, error->message);
-	return load_path(path);
+	return gtu_load_path(path);
 }
 
 /* The mode button of the view whose label reads `name` ("Flat", ...). */
@@ -348,22 +303,14 @@ static void check_mode(GtkWidget *view, const char *name, GaStepLanes *a, GaStep
 {
 	GtkWidget *button = find_mode(view, name);
 	described_state st = {a, b, text};
-	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
-	guint wake = g_timeout_add(20, wake_cb, NULL);
 
 	assert_non_null(button);
 	gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(button), TRUE);
-	/* spin_until, with what the lanes said when it fails. */
-	while (!described(&st)) {
-		if (g_get_monotonic_time() > end) {
-			g_source_remove(wake);
-			fail_msg("%s: waited a minute for \"%s\"; A says \"%s\"%s%s%s", name, text,
-			         ga_step_lanes_get_description(a), b ? ", B says \"" : "",
-			         b ? ga_step_lanes_get_description(b) : "", b ? "\"" : "");
-		}
-		g_main_context_iteration(NULL, TRUE);
-	}
-	g_source_remove(wake);
+	/* gtu_spin_until, with what the lanes said when it fails. */
+	if (!gtu_wait(described, &st))
+		fail_msg("%s: waited a minute for \"%s\"; A says \"%s\"%s%s%s", name, text,
+		         ga_step_lanes_get_description(a), b ? ", B says \"" : "",
+		         b ? ga_step_lanes_get_description(b) : "", b ? "\"" : "");
 }
 
 /* Two reports of two IPUs: with one, then compared, each lane of A and
@@ -375,8 +322,7 @@ static void test_compare_multi_ipu(void **state)
 	g_autofree char *dir_b = g_build_filename(tmp, "b", NULL);
 	GaDocument *a, *b;
 	GaSession *session = ga_session_new();
-	GtkWidget *window = gtk_window_new();
-	GtkWidget *view = ga_trace_view_new(session);
+	GtkWidget *view = ga_trace_view_new(session), *window;
 	g_autoptr(GPtrArray) lanes = g_ptr_array_new();
 	GaStepLanes *la, *lb;
 
@@ -386,15 +332,13 @@ static void test_compare_multi_ipu(void **state)
 	b = write_report(dir_b, "2");
 	assert_int_equal(tsr_report_get_target(ga_document_get_report(a))->num_ipus, 2);
 	assert_int_equal(tsr_report_get_target(ga_document_get_report(b))->num_ipus, 2);
-	gtk_window_set_default_size(GTK_WINDOW(window), 1200, 800);
-	gtk_window_set_child(GTK_WINDOW(window), view);
-	gtk_window_present(GTK_WINDOW(window));
+	window = gtu_window(view, 1200, 800);
 	/* One report: its index arrives. */
 	ga_session_set_document(session, a);
 	{
 		lanes_state st = {view, 1};
 
-		spin_until(lanes_shown, &st, "the lanes");
+		gtu_spin_until(lanes_shown, &st, "the lanes");
 	}
 	collect(view, lanes);
 	la = lanes->pdata[0];
@@ -404,7 +348,7 @@ static void test_compare_multi_ipu(void **state)
 	{
 		lanes_state st = {view, 2};
 
-		spin_until(lanes_shown, &st, "report B's lanes");
+		gtu_spin_until(lanes_shown, &st, "report B's lanes");
 	}
 	g_ptr_array_set_size(lanes, 0);
 	collect(view, lanes);
@@ -455,10 +399,9 @@ static gboolean followed(gpointer data)
 
 static void test_follow_session(void **state)
 {
-	GaDocument *a = load("tut5_ml");
+	GaDocument *a = gtu_load("tut5_ml");
 	GaSession *session = ga_session_new();
-	GtkWidget *window = gtk_window_new();
-	GtkWidget *view = ga_trace_view_new(session);
+	GtkWidget *view = ga_trace_view_new(session), *window;
 	g_autoptr(GPtrArray) lanes = g_ptr_array_new();
 	const tsr_step *steps;
 	size_t n;
@@ -466,14 +409,12 @@ static void test_follow_session(void **state)
 	double from, to;
 
 	(void)state;
-	gtk_window_set_default_size(GTK_WINDOW(window), 1200, 800);
-	gtk_window_set_child(GTK_WINDOW(window), view);
-	gtk_window_present(GTK_WINDOW(window));
+	window = gtu_window(view, 1200, 800);
 	ga_session_set_document(session, a);
 	{
 		lanes_state st = {view, 1};
 
-		spin_until(lanes_shown, &st, "the lanes");
+		gtu_spin_until(lanes_shown, &st, "the lanes");
 	}
 	collect(view, lanes);
 	la = lanes->pdata[0];
@@ -484,7 +425,7 @@ static void test_follow_session(void **state)
 	{
 		follow_state st = {la, a};
 
-		spin_until(followed, &st, "run 1's step 500 shown");
+		gtu_spin_until(followed, &st, "run 1's step 500 shown");
 	}
 	spin_until_label(view, "Step 500");
 	assert_int_equal((gint64)ga_step_lanes_get_total(la), run_cycles(a, 1)); /* run 1 */
@@ -504,21 +445,18 @@ static void test_follow_session(void **state)
 static void test_empty_page(void **state)
 {
 	GaSession *session = ga_session_new();
-	GtkWidget *window = gtk_window_new();
-	GtkWidget *view = ga_trace_view_new(session);
+	GtkWidget *view = ga_trace_view_new(session), *window;
 	GaDocument *a;
 
 	(void)state;
-	gtk_window_set_default_size(GTK_WINDOW(window), 1200, 800);
-	gtk_window_set_child(GTK_WINDOW(window), view);
-	gtk_window_present(GTK_WINDOW(window));
+	window = gtu_window(view, 1200, 800);
 	spin_until_label(view, "No report open");
-	a = load("tut5_ml");
+	a = gtu_load("tut5_ml");
 	ga_session_set_document(session, a);
 	{
 		lanes_state st = {view, 1};
 
-		spin_until(lanes_shown, &st, "the lanes");
+		gtu_spin_until(lanes_shown, &st, "the lanes");
 	}
 	assert_false(has_label(view, "No report open"));
 	gtk_window_destroy(GTK_WINDOW(window));
