@@ -48,17 +48,48 @@ void gtu_spin_until(gboolean (*done)(gpointer data), gpointer data, const char *
 		fail_msg("waited a minute for %s", what);
 }
 
-GtkWidget *gtu_find_label(GtkWidget *w, const char *text)
+GtkWidget *gtu_find_if(GtkWidget *w, gboolean (*match)(GtkWidget *w, gconstpointer data),
+                       gconstpointer data)
 {
-	if (GTK_IS_LABEL(w) && g_strcmp0(gtk_label_get_text(GTK_LABEL(w)), text) == 0)
+	if (match(w, data))
 		return w;
 	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
-		GtkWidget *found = gtu_find_label(c, text);
+		GtkWidget *found = gtu_find_if(c, match, data);
 
 		if (found)
 			return found;
 	}
 	return NULL;
+}
+
+typedef struct type_class {
+	GType type;
+	const char *css_class;
+} type_class;
+
+static gboolean is_type_class(GtkWidget *w, gconstpointer data)
+{
+	const type_class *t = data;
+
+	return G_TYPE_CHECK_INSTANCE_TYPE(w, t->type) &&
+	       (!t->css_class || gtk_widget_has_css_class(w, t->css_class));
+}
+
+GtkWidget *gtu_find(GtkWidget *w, GType type, const char *css_class)
+{
+	type_class t = {type, css_class};
+
+	return gtu_find_if(w, is_type_class, &t);
+}
+
+static gboolean is_label(GtkWidget *w, gconstpointer text)
+{
+	return GTK_IS_LABEL(w) && g_strcmp0(gtk_label_get_text(GTK_LABEL(w)), text) == 0;
+}
+
+GtkWidget *gtu_find_label(GtkWidget *w, const char *text)
+{
+	return gtu_find_if(w, is_label, text);
 }
 
 GtkWidget *gtu_window(GtkWidget *child, int width, int height)

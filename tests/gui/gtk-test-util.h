@@ -22,7 +22,14 @@ gboolean gtu_wait(gboolean (*done)(gpointer data), gpointer data);
 /* gtu_wait, the test failing with "waited a minute for `what`". */
 void gtu_spin_until(gboolean (*done)(gpointer data), gpointer data, const char *what);
 
-/* A label below `w` (itself too) reading `text`, or NULL. */
+/* The first widget below `w` (itself too, depth first) that match(w,
+ * data) holds for, or NULL. */
+GtkWidget *gtu_find_if(GtkWidget *w, gboolean (*match)(GtkWidget *w, gconstpointer data),
+                       gconstpointer data);
+/* The first widget below `w` of type `type` (and CSS class `css_class`
+ * when not NULL), or NULL. */
+GtkWidget *gtu_find(GtkWidget *w, GType type, const char *css_class);
+/* A label below `w` reading `text`, or NULL. */
 GtkWidget *gtu_find_label(GtkWidget *w, const char *text);
 
 /* A new window holding `child`, presented; of `width` x `height` where

@@ -230,21 +230,6 @@ static void check_app_view(GtkWidget *(*make)(GaSession *))
 	ga_document_unref(b);
 }
 
-/* The first widget below `w` of type `type` (and CSS class `cls` when
- * not NULL), depth first; NULL when there is none. */
-static GtkWidget *find(GtkWidget *w, GType type, const char *cls)
-{
-	if (G_TYPE_CHECK_INSTANCE_TYPE(w, type) && (!cls || gtk_widget_has_css_class(w, cls)))
-		return w;
-	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
-		GtkWidget *found = find(c, type, cls);
-
-		if (found)
-			return found;
-	}
-	return NULL;
-}
-
 /* Runs the main loop until a label below `w` reads `text`, failing after
  * a minute (never a fixed wait). */
 typedef struct label_wait {
@@ -285,8 +270,8 @@ static void test_summary(void **state)
 	 * "search-changed" comes only to a realized entry. */
 	view = g_object_ref(ga_summary_view_new(session));
 	window = gtu_window(view, 0, 0);
-	title = find(view, GTK_TYPE_LABEL, "title-2");
-	filter = find(view, GTK_TYPE_SEARCH_ENTRY, NULL);
+	title = gtu_find(view, GTK_TYPE_LABEL, "title-2");
+	filter = gtu_find(view, GTK_TYPE_SEARCH_ENTRY, NULL);
 	assert_non_null(title);
 	assert_non_null(filter);
 	ga_session_set_document(session, a);
@@ -331,7 +316,7 @@ static void test_insights(void **state)
 	assert_true(g_resources_get_info("/org/tilescope/GraphAnalyser/ga-insights-view.ui", 0,
 	                                 NULL, NULL, NULL));
 	view = g_object_ref_sink(ga_insights_view_new(session));
-	title = find(view, GTK_TYPE_LABEL, "title-2");
+	title = gtu_find(view, GTK_TYPE_LABEL, "title-2");
 	assert_non_null(title);
 	ga_session_set_document(session, a);
 	assert_string_equal(gtk_label_get_text(GTK_LABEL(title)), ga_document_get_title(a));
@@ -401,18 +386,15 @@ static void wait_for_text_prefix(GtkWidget *label, const char *prefix)
 }
 
 /* A visible label below `w` whose text holds `text`, or NULL. */
+static gboolean is_visible_label_with(GtkWidget *w, gconstpointer text)
+{
+	return GTK_IS_LABEL(w) && gtk_widget_is_visible(w) &&
+	       strstr(gtk_label_get_text(GTK_LABEL(w)), text);
+}
+
 static GtkWidget *visible_label_with(GtkWidget *w, const char *text)
 {
-	if (GTK_IS_LABEL(w) && gtk_widget_is_visible(w) &&
-	    strstr(gtk_label_get_text(GTK_LABEL(w)), text))
-		return w;
-	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
-		GtkWidget *found = visible_label_with(c, text);
-
-		if (found)
-			return found;
-	}
-	return NULL;
+	return gtu_find_if(w, is_visible_label_with, text);
 }
 
 /* The Liveness view on its template: the tables are the base's details
@@ -455,10 +437,10 @@ static void test_liveness(void **state)
 	assert_null(visible_label_with(view, " is live from step "));
 
 	/* The live variables at the peak step, then filtered by name. */
-	chart = find(view, TSC_TYPE_CHART, NULL);
+	chart = gtu_find(view, TSC_TYPE_CHART, NULL);
 	/* In the details (the scope's drop-down has a search entry too). */
-	table = find(ga_view_get_details(GA_VIEW(view)), GTK_TYPE_COLUMN_VIEW, NULL);
-	search = find(ga_view_get_details(GA_VIEW(view)), GTK_TYPE_SEARCH_ENTRY, NULL);
+	table = gtu_find(ga_view_get_details(GA_VIEW(view)), GTK_TYPE_COLUMN_VIEW, NULL);
+	search = gtu_find(ga_view_get_details(GA_VIEW(view)), GTK_TYPE_SEARCH_ENTRY, NULL);
 	assert_non_null(chart);
 	assert_non_null(table);
 	assert_non_null(search);
@@ -488,15 +470,9 @@ static void test_liveness(void **state)
 /* The first label's text below `w`, or NULL. */
 static const char *first_label_text(GtkWidget *w)
 {
-	if (GTK_IS_LABEL(w))
-		return gtk_label_get_text(GTK_LABEL(w));
-	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
-		const char *t = first_label_text(c);
+	GtkWidget *label = gtu_find(w, GTK_TYPE_LABEL, NULL);
 
-		if (t)
-			return t;
-	}
-	return NULL;
+	return label ? gtk_label_get_text(GTK_LABEL(label)) : NULL;
 }
 
 /* Appends to `out` the texts of the widgets of type name `type` below
@@ -608,9 +584,9 @@ static void test_variable_tables(void **state)
 	view = g_object_ref(ga_liveness_view_new(session));
 	window = gtu_window(view, 0, 0);
 	ga_session_set_document(session, a);
-	chart = find(view, TSC_TYPE_CHART, NULL);
-	live_table = find(ga_view_get_details(GA_VIEW(view)), GTK_TYPE_COLUMN_VIEW, NULL);
-	live_search = find(ga_view_get_details(GA_VIEW(view)), GTK_TYPE_SEARCH_ENTRY, NULL);
+	chart = gtu_find(view, TSC_TYPE_CHART, NULL);
+	live_table = gtu_find(ga_view_get_details(GA_VIEW(view)), GTK_TYPE_COLUMN_VIEW, NULL);
+	live_search = gtu_find(ga_view_get_details(GA_VIEW(view)), GTK_TYPE_SEARCH_ENTRY, NULL);
 	/* Both are live at the second's first step (the first at every step). */
 	gtk_bitset_add(step, (guint)vars[picked[1]].live_from);
 	tsc_chart_set_selection(TSC_CHART(chart), step);
@@ -622,8 +598,8 @@ static void test_variable_tables(void **state)
 	ga_memory_selection_set_document(mem, a, &layout);
 	tiles = gtk_bitset_new_range(0, (guint)target->num_tiles);
 	ga_memory_selection_set_tiles(mem, tiles);
-	mem_table = find(GTK_WIDGET(mem), GTK_TYPE_COLUMN_VIEW, NULL);
-	mem_search = find(GTK_WIDGET(mem), GTK_TYPE_SEARCH_ENTRY, NULL);
+	mem_table = gtu_find(GTK_WIDGET(mem), GTK_TYPE_COLUMN_VIEW, NULL);
+	mem_search = gtu_find(GTK_WIDGET(mem), GTK_TYPE_SEARCH_ENTRY, NULL);
 	assert_non_null(mem_table);
 	assert_non_null(mem_search);
 	/* The Variables tab in front. */
@@ -684,7 +660,7 @@ static void test_program(void **state)
 	view = g_object_ref(ga_program_view_new(session));
 	window = gtu_window(view, 0, 0);
 	assert_non_null(ga_view_get_details(GA_VIEW(view)));
-	search = find(ga_view_get_bar(GA_VIEW(view)), GTK_TYPE_SEARCH_ENTRY, NULL);
+	search = gtu_find(ga_view_get_bar(GA_VIEW(view)), GTK_TYPE_SEARCH_ENTRY, NULL);
 	assert_non_null(search);
 	ga_session_set_document(session, a);
 	assert_non_null(gtu_find_label(ga_view_get_details(GA_VIEW(view)),

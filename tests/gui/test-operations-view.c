@@ -33,22 +33,19 @@ static void compare(GaDocument *a, GaDocument *b)
 }
 
 /* A search entry below `w` whose placeholder is `placeholder`, or NULL. */
+static gboolean is_entry(GtkWidget *w, gconstpointer placeholder)
+{
+	g_autofree char *p = NULL;
+
+	if (!GTK_IS_SEARCH_ENTRY(w))
+		return FALSE;
+	g_object_get(w, "placeholder-text", &p, NULL);
+	return g_strcmp0(p, placeholder) == 0;
+}
+
 static GtkWidget *find_entry(GtkWidget *w, const char *placeholder)
 {
-	if (GTK_IS_SEARCH_ENTRY(w)) {
-		g_autofree char *p = NULL;
-
-		g_object_get(w, "placeholder-text", &p, NULL);
-		if (g_strcmp0(p, placeholder) == 0)
-			return w;
-	}
-	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
-		GtkWidget *found = find_entry(c, placeholder);
-
-		if (found)
-			return found;
-	}
-	return NULL;
+	return gtu_find_if(w, is_entry, placeholder);
 }
 
 typedef struct shown {

@@ -82,24 +82,17 @@ static SaDocument *load_trace(void)
 
 /* The caption of an SaView: the column view's accessible description,
  * which the header label shows. */
+static gboolean is_caption(GtkWidget *w, gconstpointer view)
+{
+	return GTK_IS_LABEL(w) && gtk_widget_get_parent(w) != view &&
+	       gtk_label_get_xalign(GTK_LABEL(w)) == 0;
+}
+
 static const char *caption_of(GtkWidget *view)
 {
-	for (GtkWidget *w = gtk_widget_get_first_child(view); w;) {
-		if (GTK_IS_LABEL(w) && gtk_widget_get_parent(w) != view &&
-		    gtk_label_get_xalign(GTK_LABEL(w)) == 0)
-			return gtk_label_get_text(GTK_LABEL(w));
-		/* Depth first. */
-		if (gtk_widget_get_first_child(w)) {
-			w = gtk_widget_get_first_child(w);
-			continue;
-		}
-		while (w && w != view && !gtk_widget_get_next_sibling(w))
-			w = gtk_widget_get_parent(w);
-		if (!w || w == view)
-			break;
-		w = gtk_widget_get_next_sibling(w);
-	}
-	return "";
+	GtkWidget *label = gtu_find_if(view, is_caption, view);
+
+	return label ? gtk_label_get_text(GTK_LABEL(label)) : "";
 }
 
 typedef struct caption_wait {
@@ -345,21 +338,18 @@ static gboolean find_child(tsr_trace *trace, size_t *thread, tsr_trace_item *chi
 
 /* The Span tab's parent button ("Parent NAME"), once the worker has
  * filled it. */
+static gboolean is_parent_button(GtkWidget *w, gconstpointer data)
+{
+	(void)data;
+	return GTK_IS_BUTTON(w) && gtk_widget_has_css_class(w, "span-link") &&
+	       GTK_IS_BOX(gtk_widget_get_parent(w)) &&
+	       gtk_orientable_get_orientation(GTK_ORIENTABLE(gtk_widget_get_parent(w))) ==
+	           GTK_ORIENTATION_HORIZONTAL;
+}
+
 static GtkWidget *parent_button(GtkWidget *root)
 {
-	for (GtkWidget *w = gtk_widget_get_first_child(root); w;
-	     w = gtk_widget_get_next_sibling(w)) {
-		GtkWidget *found;
-
-		if (GTK_IS_BUTTON(w) && gtk_widget_has_css_class(w, "span-link") &&
-		    GTK_IS_BOX(gtk_widget_get_parent(w)) &&
-		    gtk_orientable_get_orientation(GTK_ORIENTABLE(gtk_widget_get_parent(w))) ==
-		        GTK_ORIENTATION_HORIZONTAL)
-			return w;
-		if ((found = parent_button(w)))
-			return found;
-	}
-	return NULL;
+	return gtu_find_if(root, is_parent_button, NULL);
 }
 
 static gboolean has_parent_button(gpointer data)

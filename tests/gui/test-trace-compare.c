@@ -112,16 +112,23 @@ static gboolean lanes_shown(gpointer data)
 	return lanes->len >= st->n && gtk_widget_get_mapped(lanes->pdata[st->n - 1]);
 }
 
+static void wait_lanes(GtkWidget *view, guint n, const char *what)
+{
+	lanes_state st = {view, n};
+
+	gtu_spin_until(lanes_shown, &st, what);
+}
+
 /* Whether a label below `w` reads `text` from its start. */
+static gboolean is_mapped_label_from(GtkWidget *w, gconstpointer text)
+{
+	return GTK_IS_LABEL(w) && gtk_widget_get_mapped(w) &&
+	       g_str_has_prefix(gtk_label_get_text(GTK_LABEL(w)), text);
+}
+
 static gboolean has_label(GtkWidget *w, const char *text)
 {
-	if (GTK_IS_LABEL(w) && gtk_widget_get_mapped(w) &&
-	    g_str_has_prefix(gtk_label_get_text(GTK_LABEL(w)), text))
-		return TRUE;
-	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c))
-		if (has_label(c, text))
-			return TRUE;
-	return FALSE;
+	return gtu_find_if(w, is_mapped_label_from, text) != NULL;
 }
 
 /* A mapped label below `view` reads `text` from its start. */
@@ -177,11 +184,7 @@ static void test_compare(void **state)
 	(void)state;
 	window = gtu_window(view, 1200, 800);
 	ga_session_set_documents(session, a, b);
-	{
-		lanes_state st = {view, 2};
-
-		gtu_spin_until(lanes_shown, &st, "report B's lanes");
-	}
+	wait_lanes(view, 2, "report B's lanes");
 	collect(view, lanes);
 	spin_until_drawn(lanes->pdata[1]);
 	assert_int_equal(lanes->len, 2);
@@ -229,11 +232,7 @@ static void test_compare(void **state)
 	}
 	/* The comparison ends: B hides. */
 	ga_session_set_documents(session, a, NULL);
-	{
-		lanes_state st = {view, 0};
-
-		gtu_spin_until(lanes_shown, &st, "report B's lanes to hide");
-	}
+	wait_lanes(view, 0, "report B's lanes to hide");
 	assert_false(gtk_widget_get_mapped(GTK_WIDGET(lb)));
 	gtk_window_destroy(GTK_WINDOW(window));
 	g_object_unref(session);
@@ -262,17 +261,14 @@ static GaDocument *write_report(const char *dir, const char *steps)
 }
 
 /* The mode button of the view whose label reads `name` ("Flat", ...). */
+static gboolean is_mode(GtkWidget *w, gconstpointer name)
+{
+	return GTK_IS_TOGGLE_BUTTON(w) && has_label(w, name);
+}
+
 static GtkWidget *find_mode(GtkWidget *w, const char *name)
 {
-	if (GTK_IS_TOGGLE_BUTTON(w) && has_label(w, name))
-		return w;
-	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
-		GtkWidget *found = find_mode(c, name);
-
-		if (found)
-			return found;
-	}
-	return NULL;
+	return gtu_find_if(w, is_mode, name);
 }
 
 /* Both lanes (A's and B's, or A's alone with b NULL) say `text` in their
@@ -335,21 +331,13 @@ static void test_compare_multi_ipu(void **state)
 	window = gtu_window(view, 1200, 800);
 	/* One report: its index arrives. */
 	ga_session_set_document(session, a);
-	{
-		lanes_state st = {view, 1};
-
-		gtu_spin_until(lanes_shown, &st, "the lanes");
-	}
+	wait_lanes(view, 1, "the lanes");
 	collect(view, lanes);
 	la = lanes->pdata[0];
 	check_mode(view, "Flat", la, NULL, " Lanes per IPU (2 IPUs)");
 	/* Compared: B's too, in every mode, and A's again. */
 	ga_session_set_documents(session, a, b);
-	{
-		lanes_state st = {view, 2};
-
-		gtu_spin_until(lanes_shown, &st, "report B's lanes");
-	}
+	wait_lanes(view, 2, "report B's lanes");
 	g_ptr_array_set_size(lanes, 0);
 	collect(view, lanes);
 	assert_int_equal(lanes->len, 2);
@@ -411,11 +399,7 @@ static void test_follow_session(void **state)
 	(void)state;
 	window = gtu_window(view, 1200, 800);
 	ga_session_set_document(session, a);
-	{
-		lanes_state st = {view, 1};
-
-		gtu_spin_until(lanes_shown, &st, "the lanes");
-	}
+	wait_lanes(view, 1, "the lanes");
 	collect(view, lanes);
 	la = lanes->pdata[0];
 	/* Zooming to a step needs the lanes' width: drawn once. */
@@ -453,11 +437,7 @@ static void test_empty_page(void **state)
 	spin_until_label(view, "No report open");
 	a = gtu_load("tut5_ml");
 	ga_session_set_document(session, a);
-	{
-		lanes_state st = {view, 1};
-
-		gtu_spin_until(lanes_shown, &st, "the lanes");
-	}
+	wait_lanes(view, 1, "the lanes");
 	assert_false(has_label(view, "No report open"));
 	gtk_window_destroy(GTK_WINDOW(window));
 	g_object_unref(session);
