@@ -85,8 +85,7 @@ static gboolean recent_wanted(const RecentFilter *f, GtkRecentInfo *info)
 	return gtk_recent_info_exists(info);
 }
 
-/* Newest first. */
-static int by_modified(gconstpointer pa, gconstpointer pb)
+int tsd_recent_newest_first(gconstpointer pa, gconstpointer pb)
 {
 	GtkRecentInfo *a = *(GtkRecentInfo *const *)pa, *b = *(GtkRecentInfo *const *)pb;
 	/* Borrowed (transfer none). */
@@ -107,7 +106,7 @@ static void fill_recent(GtkListBox *list)
 	for (GList *l = items; l; l = l->next)
 		if (recent_wanted(f, l->data))
 			g_ptr_array_add(wanted, l->data);
-	g_ptr_array_sort(wanted, by_modified);
+	g_ptr_array_sort(wanted, tsd_recent_newest_first);
 	for (guint i = 0; i < wanted->len && (int)i < f->max; i++) {
 		g_autoptr(GFile) file = g_file_new_for_uri(gtk_recent_info_get_uri(wanted->pdata[i]));
 		g_autofree char *title = row_title(file);

@@ -7,6 +7,8 @@
 
 #include "sa-window.h"
 
+#include <tilescope/tsd-start.h>
+
 #define MAX_ITEMS 10
 
 struct _SaRecent {
@@ -17,18 +19,6 @@ struct _SaRecent {
 	GSimpleActionGroup *actions;
 };
 
-/* Newest first. */
-static int by_modified(gconstpointer pa, gconstpointer pb)
-{
-	GtkRecentInfo *a = *(GtkRecentInfo *const *)pa, *b = *(GtkRecentInfo *const *)pb;
-	/* Borrowed (transfer none). */
-	GDateTime *ma = gtk_recent_info_get_modified(a), *mb = gtk_recent_info_get_modified(b);
-
-	if (!ma || !mb)
-		return ma ? -1 : mb ? 1 : 0;
-	return -g_date_time_compare(ma, mb);
-}
-
 static void rebuild(SaRecent *self)
 {
 	GList *items = gtk_recent_manager_get_items(self->manager);
@@ -38,7 +28,7 @@ static void rebuild(SaRecent *self)
 	for (GList *l = items; l; l = l->next)
 		if (app && gtk_recent_info_has_application(l->data, app))
 			g_ptr_array_add(ours, l->data);
-	g_ptr_array_sort(ours, by_modified);
+	g_ptr_array_sort(ours, tsd_recent_newest_first);
 	g_menu_remove_all(self->menu);
 	for (guint i = 0; i < ours->len && i < MAX_ITEMS; i++) {
 		GtkRecentInfo *info = ours->pdata[i];

@@ -26,6 +26,11 @@ GFile *tsd_start_row_get_file(GtkListBoxRow *row);
 void tsd_start_list_recent(GtkListBox *list, GtkWidget *heading,
                            const char *const *mime_types, const char *app_name, int max);
 
+/* Orders two GtkRecentInfo* (a GPtrArray's elements) newest first, by
+ * when they were last modified: what the start page and a recent-files
+ * menu sort by. */
+int tsd_recent_newest_first(gconstpointer pa, gconstpointer pb);
+
 /* Fills `list` with one row per directory of the samples directory, in
  * name order, titled with its name: `pick` answers what the row opens
  * (the directory itself, a file in it; the caller owns the answer) or
