@@ -543,6 +543,16 @@ static GHashTable *wait_for_row(GtkWidget *table, const char *name)
 	return r.words;
 }
 
+/* Whether no name of `folded` (n names, case-folded) but the i-th
+ * contains the i-th. */
+static gboolean alone_in(char *const *folded, size_t n, size_t i)
+{
+	for (size_t j = 0; j < n; j++)
+		if (j != i && strstr(folded[j], folded[i]))
+			return FALSE;
+	return TRUE;
+}
+
 /* One truth on both screens: a variable's row in the Liveness view's
  * live variables and in the Memory view's Variables tab (all tiles
  * selected) says the same words for the same figures: its name, bytes on
@@ -560,6 +570,7 @@ static void test_variable_tables(void **state)
 	ga_tile_layout layout;
 	g_autoptr(GtkBitset) step = gtk_bitset_new_empty();
 	g_autoptr(GtkBitset) tiles = NULL;
+	g_auto(GStrv) folded = NULL;
 	/* Liveness' title, Memory's title of the same figure. */
 	static const char *const same[][2] = {{"Variable", "Variable"},
 	                                      {"Bytes (all tiles)", "All tiles"},
@@ -569,9 +580,14 @@ static void test_variable_tables(void **state)
 
 	(void)state;
 	assert_int_equal(tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(a)), 0);
-	/* An always-live variable and one live at some step. */
+	folded = g_new0(char *, n_vars + 1);
+	for (size_t i = 0; i < n_vars; i++)
+		folded[i] = g_utf8_casefold(vars[i].name ? vars[i].name : "", -1);
+	/* An always-live variable and one live at some step, each with a
+	 * name no other name contains: the search shows its row alone, so
+	 * it is on screen however the table sorts ("W" is in 2,811 names). */
 	for (size_t i = 0; i < n_vars; i++) {
-		if (!vars[i].name || !vars[i].bytes)
+		if (!vars[i].name || !vars[i].bytes || !alone_in(folded, n_vars, i))
 			continue;
 		if (vars[i].always_live && picked[0] == SIZE_MAX)
 			picked[0] = i;
