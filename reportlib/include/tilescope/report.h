@@ -409,6 +409,40 @@ TSR_API int tsr_report_fill_vertex_type_memory(tsr_vertex_memory *out, tsr_repor
 TSR_API int tsr_report_fill_vertex_memory_totals(tsr_vertex_memory *out, tsr_report *report,
                                                  int ipu);
 
+/* Memory on the tiles [first_tile, first_tile + n_tiles) (all tiles, one
+ * IPU's or one), each list largest first, rows without bytes there left
+ * out. The caller frees *out with free(). */
+typedef struct tsr_vertex_type_memory {
+	size_t vertex_type;        /* index into tsr_report_get_vertex_types */
+	uint64_t vertices;         /* its vertices there: instances on all tiles, else vertex
+	                              state / state_bytes; UINT64_MAX when state_bytes is 0 */
+	tsr_vertex_memory memory;
+} tsr_vertex_type_memory;
+TSR_API int tsr_report_list_vertex_memory_on_tiles(tsr_vertex_type_memory **out, size_t *n,
+                                                   tsr_report *report, size_t first_tile,
+                                                   size_t n_tiles);
+/* Exchange programs (DoExchange, GlobalExchange, StreamCopy): on all
+ * tiles every one with code or buffers, else those with buffers there. */
+typedef struct tsr_exchange_memory {
+	uint32_t program;          /* its program id */
+	uint64_t code;             /* its exchange code summed over all tiles (the format
+	                              holds no split by tile), bytes */
+	uint64_t buffers;          /* bytes there of the listed message buffers (message,
+	                              hostMessage, globalMessage variables: lowered_vars) that
+	                              become live at one of its liveness steps */
+} tsr_exchange_memory;
+TSR_API int tsr_report_list_exchange_memory_on_tiles(tsr_exchange_memory **out, size_t *n,
+                                                     tsr_report *report, size_t first_tile,
+                                                     size_t n_tiles);
+/* Listed variables' bytes there (`user_only`: categories variable and
+ * constant only). */
+typedef struct tsr_variable_bytes {
+	size_t variable;           /* index into tsr_report_get_variables */
+	uint64_t bytes;
+} tsr_variable_bytes;
+TSR_API int tsr_report_list_variables_on_tiles(tsr_variable_bytes **out, size_t *n,
+                                               tsr_report *report, size_t first_tile,
+                                               size_t n_tiles, bool user_only);
 /* Poplar's device types (variable.type): TSR_DATA_FLOAT, _HALF, _INT,
  * _UNSIGNED_INT ... _BOOL; TSR_DATA_UNKNOWN (TSR_NONE) for one this reader
  * does not know (a newer writer's), which tsr_variable.data_type_name still
