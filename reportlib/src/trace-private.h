@@ -8,6 +8,7 @@
  *                   queries and the level of detail (file and memory)
  *   trace-stats.c   statistics by label, name search, span search
  *   trace-series.c  counter series and instants
+ *   trace-heatmap.c heatmaps: the list and per-column bucket counts
  *   trace-export.c  Chrome trace-event JSON
  *   trace-chrome.c  Chrome trace-event JSON files opened as traces (into
  *                   a .pvti in memory), with trace-chrome-lex.c, their
@@ -145,6 +146,7 @@ struct tsr_trace {
 	 * from the chunks met on their way (trace-stats.c), for the totals
 	 * of the same view without decoding it again; NULL: none. */
 	struct trace_stats_totals *stats_totals;
+	struct trace_heatmaps *heatmaps; /* read on first use (trace-heatmap.c); NULL before */
 };
 
 /* --- trace.c ---------------------------------------------------------------- */
@@ -237,3 +239,7 @@ int trace_span_table_register(trace_file *f);
 /* --- trace-series.c ---------------------------------------------------------------- */
 
 void trace_series_data_clear(tsr_trace *tr, trace_series_data *sd);
+
+/* --- trace-heatmap.c ---------------------------------------------------------------- */
+
+void trace_heatmaps_free(tsr_trace *tr);

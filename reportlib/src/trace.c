@@ -1059,27 +1059,30 @@ cleanup:
 	return rc;
 }
 
-/* Widens [info.start_ns, info.end_ns] with the instants and samples of
- * file `p` (min / max through their time indexes). */
+/* Widens [info.start_ns, info.end_ns] with the instants, samples and
+ * heatmap samples of file `p` (min / max through their time indexes). */
 static int read_time_range(tsr_trace *tr, size_t p, bool *any)
 {
 	static const char *const sql[] = {
 		"SELECT min(t_ns) FROM instant", "SELECT max(t_ns) FROM instant",
 		"SELECT min(t_ns) FROM sample WHERE series = ?",
 		"SELECT max(t_ns) FROM sample WHERE series = ?",
+		/* heatmap samples, through the (heatmap, t_ns) index */
+		"SELECT min((SELECT min(t_ns) FROM heatmap_sample WHERE heatmap = h.id)) FROM heatmap h",
+		"SELECT max((SELECT max(t_ns) FROM heatmap_sample WHERE heatmap = h.id)) FROM heatmap h",
 	};
 	sqlite3_stmt *st = NULL;
 	size_t q, s;
 	int rc = TSR_OK;
 
-	for (q = 0; q < 4 && rc == TSR_OK; q++) {
-		size_t n = q < 2 ? 1 : tr->n_series;
+	for (q = 0; q < 6 && rc == TSR_OK; q++) {
+		size_t n = q == 2 || q == 3 ? tr->n_series : 1;
 
 		rc = trace_prepare(tr, &st, p, sql[q]);
 		for (s = 0; s < n && rc == TSR_OK; s++) {
 			int64_t t = 0, axis = 0;
 
-			if (q >= 2) {
+			if (q == 2 || q == 3) {
 				if (tr->series[s].process != p)
 					continue;
 				trace_restart(st);
@@ -1482,6 +1485,7 @@ void tsr_trace_free(tsr_trace *tr)
 		trace_thread_data_clear(tr, &tr->tdata[i]);
 	for (i = 0; tr->sdata && i < tr->n_series; i++)
 		trace_series_data_clear(tr, &tr->sdata[i]);
+	trace_heatmaps_free(tr);
 	while (tr->pool) {
 		trace_pool_block *next = tr->pool->next;
 

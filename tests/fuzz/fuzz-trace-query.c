@@ -133,6 +133,18 @@ void fuzz_trace_query(tsr_trace *t)
 				free(b);
 		}
 
+	const tsr_trace_heatmap *heatmaps;
+	size_t n_heatmaps = 0;
+
+	if (tsr_trace_get_heatmaps(&heatmaps, &n_heatmaps, t) == TSR_OK)
+		for (size_t h = 0; h < n_heatmaps && h < LIMIT; h++) {
+			uint64_t *counts = NULL;
+
+			if (tsr_trace_list_heatmap_counts(&counts, t, h, info->start_ns, info->end_ns + 1,
+			                                  100) == TSR_OK)
+				free(counts);
+		}
+
 	tsr_trace_instant *inst = NULL;
 
 	if (tsr_trace_list_instants(&inst, &n, t, -1, INT64_MIN, INT64_MAX, 1000) == TSR_OK)

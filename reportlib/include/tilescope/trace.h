@@ -3,7 +3,7 @@
  * tsr_trace_). The `tilescope trace` command and the System Analyser ask
  * this for every figure: processes, threads, channels; the events of a
  * thread in a time window at a given resolution; statistics by label;
- * counter series; instants; search; metadata; and a Chrome trace-event
+ * counter series; heatmaps; instants; search; metadata; and a Chrome trace-event
  * JSON export that Perfetto and chrome://tracing open.
  *
  * One handle holds one or several .pvti files of one job, merged onto one
@@ -414,6 +414,47 @@ typedef struct tsr_trace_counter_bucket {
 TSR_API int tsr_trace_list_counter_buckets(tsr_trace_counter_bucket **out, size_t *n,
                                            double *before, tsr_trace *trace, size_t series,
                                            int64_t from_ns, int64_t to_ns, uint64_t bucket_ns);
+
+/* --- Heatmaps ------------------------------------------------------------------ */
+
+/* A heatmap (pvti_heatmap_new) of one file: at each sample, how many
+ * values fell in each of its n_edges + 1 buckets. */
+typedef struct tsr_trace_heatmap {
+	size_t process;            /* its file (the format gives a heatmap no other owner) */
+	const char *name;
+	const char *unit;          /* of the bucketed values ("" when none) */
+	size_t n_edges;            /* >= 1; the buckets are 0 .. n_edges */
+	const double *edges;       /* strictly ascending: bucket 0 is below edges[0], bucket i
+	                              in [edges[i-1], edges[i]), bucket n_edges from
+	                              edges[n_edges-1] up */
+	uint64_t samples;          /* times a sample was added (distinct times) */
+	int64_t first_ns, last_ns; /* its first and last sample (0, 0 when none) */
+	uint64_t skipped;          /* malformed rows skipped (a bucket out of range, a count
+	                              below 1, not integers); known after the first
+	                              tsr_trace_list_heatmap_counts of this heatmap, 0 before */
+} tsr_trace_heatmap;
+
+/* The heatmaps of every file, by file then id; read on the first call
+ * (their sample counts and ranges through the file's time index, not
+ * their rows). Borrowed, valid until tsr_trace_free(). TSR_ERR_CORRUPT
+ * naming the heatmap when its edges are not 1 to 4,096 finite, strictly
+ * ascending numbers. */
+TSR_API int tsr_trace_get_heatmaps(const tsr_trace_heatmap **out, size_t *n, tsr_trace *trace);
+
+/*
+ * The counts of heatmap `heatmap` in [from_ns, to_ns) cut into `columns`
+ * equal columns (a pixel each): *out is columns x (n_edges + 1) counts,
+ * column by column, (*out)[c * (n_edges + 1) + b] the values of bucket b
+ * in the samples of column c (column c covers from_ns + (to_ns - from_ns)
+ * x [c, c + 1) / columns). The first query loads the heatmap's rows
+ * (counted against the memory cap); each later one costs
+ * O(columns x (buckets + 128)) however many samples the window holds.
+ * The caller frees *out with free(). TSR_ERR_OUT_OF_RANGE for a bad
+ * heatmap, TSR_ERR_INVALID_ARGUMENT for 0 columns, from_ns > to_ns or
+ * more than 16 Mi counts.
+ */
+TSR_API int tsr_trace_list_heatmap_counts(uint64_t **out, tsr_trace *trace, size_t heatmap,
+                                          int64_t from_ns, int64_t to_ns, size_t columns);
 
 /* --- Instants --------------------------------------------------------------------- */
 
