@@ -1,7 +1,7 @@
 /*
  * The Call Tree tab (sa-calltree-view.h): a GtkTreeListModel over one
  * small object per node of reportlib's call tree (the children of a node
- * are made when it is expanded), in the table frame (sa-table-view.h) whose
+ * are made when it is expanded), in the table both apps share (tsd-table.h) whose
  * first column holds the expanders. Small trees open fully expanded;
  * large ones show their roots. The tree shown is the "call-tree"
  * property, which the Flame Graph binds to (sa-window.ui).
@@ -98,12 +98,14 @@ static GListModel *children_of(gpointer item, gpointer data)
 
 typedef enum { COL_NAME, COL_CHANNEL, COL_COUNT, COL_INCL, COL_EXCL, COL_SHARE, N_COLS } column;
 
-static char *cell_text(const SaCallRow *r, column c)
+static char *cell_text(gpointer item, guint c, gpointer data)
 {
+	const SaCallRow *r = item;
 	const tsr_trace_call_node *nd = &r->ct->tree->nodes[r->index];
 	uint64_t all = r->ct->tree->inclusive_ns;
 
-	switch (c) {
+	(void)data;
+	switch ((column)c) {
 	case COL_NAME: return tsd_name_cut(r->name);
 	case COL_CHANNEL: return tsd_name_cut(r->channel);
 	case COL_COUNT: return sa_format_count(nd->count);
@@ -118,11 +120,12 @@ static char *cell_text(const SaCallRow *r, column c)
 
 /* The row as tab-separated fields for the clipboard, after a header
  * line: the whole name, the count and exact nanoseconds. */
-static char *copy_row(gpointer item)
+static char *copy_row(gpointer item, gpointer data)
 {
 	const SaCallRow *r = item;
 	const tsr_trace_call_node *nd = &r->ct->tree->nodes[r->index];
 
+	(void)data;
 	return g_strdup_printf("Name\tChannel\tCount\tInclusive (ns)\tExclusive (ns)\n"
 	                       "%s\t%s\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT
 	                       "\t%" G_GUINT64_FORMAT "\n",
@@ -130,20 +133,14 @@ static char *copy_row(gpointer item)
 	                       (guint64)nd->exclusive_ns);
 }
 
-static char *view_cell_text(SaTableView *view, gpointer item, guint c)
-{
-	(void)view;
-	return cell_text(item, (column)c);
-}
-
 /* A name whole in its tooltip, a duration's exact nanoseconds, for the
  * rows on screen only. */
-static void bind_cell(SaTableView *view, GtkWidget *label, gpointer item, guint c)
+static void bind_cell(GtkWidget *label, gpointer item, guint c, gpointer data)
 {
 	const SaCallRow *row = item;
 	const tsr_trace_call_node *nd = &row->ct->tree->nodes[row->index];
 
-	(void)view;
+	(void)data;
 	if (c == COL_NAME) {
 		g_autofree char *full = tsd_name_clean(row->name);
 
@@ -185,7 +182,9 @@ static void show_tree(SaCallTreeView *self, sa_call_tree *ct)
 	row_maker *m;
 	g_autofree char *window = NULL, *spans = NULL, *paths = NULL, *text = NULL;
 
-	sa_table_view_set_busy(SA_TABLE_VIEW(self), FALSE, NULL);
+	TsdTable *table = SA_TABLE(self);
+
+	tsd_table_set_busy(table, FALSE, NULL);
 	m = g_new0(row_maker, 1);
 	m->ct = sa_call_tree_ref(ct);
 	m->trace = trace;
@@ -193,13 +192,13 @@ static void show_tree(SaCallTreeView *self, sa_call_tree *ct)
 	model = gtk_tree_list_model_new(rows_of(m, 0, ct->tree->n_roots), FALSE,
 	                                ct->tree->n_nodes <= EXPAND_NODES, children_of, m,
 	                                (GDestroyNotify)row_maker_free);
-	sa_table_view_set_model(SA_TABLE_VIEW(self), G_LIST_MODEL(model));
+	tsd_table_set_model(table, G_LIST_MODEL(model));
 	g_object_unref(model);
 	window = sa_call_tree_describe_window(trace, ct->from_ns, ct->to_ns);
 	spans = sa_format_count(ct->tree->spans);
 	paths = sa_format_count(ct->tree->n_nodes);
 	text = g_strdup_printf("%s: %s spans, %s paths", window, spans, paths);
-	sa_table_view_set_caption(SA_TABLE_VIEW(self), text);
+	tsd_table_set_caption(table, text);
 	set_tree(self, ct);
 }
 
@@ -210,12 +209,12 @@ static void on_tree_done(GObject *source, GAsyncResult *result, gpointer data)
 	g_autoptr(sa_call_tree) ct = sa_call_tree_finish(result, &error);
 
 	(void)source;
-	if (!sa_table_view_end_job(SA_TABLE_VIEW(self), result))
+	if (!tsd_table_end_job(SA_TABLE(self), result))
 		return;
 	if (ct) {
 		show_tree(self, ct);
 	} else {
-		sa_table_view_set_message(SA_TABLE_VIEW(self), error->message, FALSE);
+		tsd_table_set_message(SA_TABLE(self), error->message, FALSE);
 		set_tree(self, NULL);
 	}
 }
@@ -228,13 +227,13 @@ static void update(SaView *view, SaSession *session)
 	int64_t from, to;
 
 	if (!doc) {
-		sa_table_view_set_message(SA_TABLE_VIEW(view), "", FALSE);
+		tsd_table_set_message(SA_TABLE(view), "", FALSE);
 		set_tree(SA_CALL_TREE_VIEW(view), NULL);
 		return;
 	}
 	sa_session_get_window(session, &from, &to);
 	sa_call_tree_async(doc, from, to,
-	                   sa_table_view_start_job(SA_TABLE_VIEW(view), "Computing the call tree…"),
+	                   tsd_table_start_job(SA_TABLE(view), "Computing the call tree…"),
 	                   on_tree_done, g_object_ref(view));
 }
 
@@ -261,15 +260,10 @@ static void sa_call_tree_view_dispose(GObject *object)
 
 static void sa_call_tree_view_class_init(SaCallTreeViewClass *klass)
 {
-	SaTableViewClass *view_class = SA_TABLE_VIEW_CLASS(klass);
-
 	G_OBJECT_CLASS(klass)->dispose = sa_call_tree_view_dispose;
 	G_OBJECT_CLASS(klass)->get_property = sa_call_tree_view_get_property;
 	SA_VIEW_CLASS(klass)->watch = SA_VIEW_WATCH_DOCUMENT | SA_VIEW_WATCH_WINDOW;
 	SA_VIEW_CLASS(klass)->update = update;
-	view_class->cell_text = view_cell_text;
-	view_class->bind_cell = bind_cell;
-	view_class->copy_row = copy_row;
 	props[PROP_CALL_TREE] = g_param_spec_boxed("call-tree", NULL, NULL, SA_TYPE_CALL_TREE,
 	                                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 	g_object_class_install_properties(G_OBJECT_CLASS(klass), N_PROPS, props);
@@ -279,5 +273,8 @@ static void sa_call_tree_view_class_init(SaCallTreeViewClass *klass)
 
 static void sa_call_tree_view_init(SaCallTreeView *self)
 {
+	static const TsdTableCells cells = {cell_text, bind_cell, NULL, copy_row};
+
 	gtk_widget_init_template(GTK_WIDGET(self));
+	tsd_table_set_cells(SA_TABLE(self), &cells, NULL);
 }

@@ -1,7 +1,7 @@
 /*
  * The Compare tab (sa-compare-view.h): one SaLabelRow per label of a
  * comparison (its figures a tsr_trace_label_delta, the names copied) in
- * the table frame (sa-table-view.h), whose columns sort on demand (unsorted,
+ * the table both apps share (tsd-table.h), whose columns sort on demand (unsorted,
  * the rows keep reportlib's order: largest |Δ total| first). Each value
  * cell is described by its column.
  */
@@ -80,10 +80,13 @@ static double figure(const SaLabelRow *r, column c)
 	}
 }
 
-static char *cell_text(const SaLabelRow *r, column c)
+static char *cell_text(gpointer item, guint column_, gpointer data)
 {
+	const SaLabelRow *r = item;
 	const tsr_trace_label_delta *d = DELTA(r);
+	column c = (column)column_;
 
+	(void)data;
 	if ((is_side_a(c) && !d->in_a) || (is_side_b(c) && !d->in_b))
 		return g_strdup("—");
 	switch (c) {
@@ -110,12 +113,13 @@ static char *cell_text(const SaLabelRow *r, column c)
 	}
 }
 
-static int compare_rows(gconstpointer a, gconstpointer b, guint column_)
+static int compare_rows(gconstpointer a, gconstpointer b, guint column_, gpointer data)
 {
 	const SaLabelRow *x = a, *y = b;
 	column c = (column)column_;
 	double fx, fy;
 
+	(void)data;
 	if (c == COL_NAME || c == COL_CHANNEL)
 		return sa_label_row_collate(x, y, c == COL_CHANNEL);
 	fx = figure(x, c);
@@ -123,28 +127,11 @@ static int compare_rows(gconstpointer a, gconstpointer b, guint column_)
 	return fx < fy ? GTK_ORDERING_SMALLER : fx > fy ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
 }
 
-static char *view_cell_text(SaTableView *view, gpointer item, guint c)
-{
-	(void)view;
-	return cell_text(item, (column)c);
-}
-
-/* Described by its column, read as text: a test (or a screen reader) gets
- * "Total B" and "1,234.567 µs". (GTK 4.8 names a label after its text
- * whatever its label property says.) */
-static void setup_cell(SaTableView *view, GtkWidget *label, guint c)
-{
-	if (c > COL_CHANNEL)
-		gtk_accessible_update_property(
-		    GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-		    gtk_column_view_column_get_title(sa_table_view_get_column(view, c)), -1);
-}
-
-static void bind_cell(SaTableView *view, GtkWidget *label, gpointer item, guint c)
+static void bind_cell(GtkWidget *label, gpointer item, guint c, gpointer data)
 {
 	const SaLabelRow *row = item;
 
-	(void)view;
+	(void)data;
 	if (c == COL_NAME)
 		tsd_widget_set_name_tooltip(label, row->name);
 	if (c == COL_DELTA || c == COL_PERCENT) {
@@ -177,7 +164,7 @@ void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const cha
 	size_t only_a = 0, only_b = 0;
 
 	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	sa_table_view_set_busy(SA_TABLE_VIEW(self), FALSE, NULL);
+	tsd_table_set_busy(SA_TABLE(self), FALSE, NULL);
 	for (size_t i = 0; i < n; i++) {
 		SaLabelRow *row = sa_label_row_new(rows[i].name, rows[i].channel, TRUE, &rows[i],
 		                                   sizeof(rows[i]));
@@ -190,22 +177,22 @@ void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const cha
 		only_b += rows[i].in_b && !rows[i].in_a;
 		g_ptr_array_add(objs, row);
 	}
-	sa_table_view_set_rows(SA_TABLE_VIEW(self), objs->pdata, objs->len);
+	tsd_table_set_rows(SA_TABLE(self), objs->pdata, objs->len);
 	text = g_strdup_printf("A: %s · B: %s · %s labels, %zu only in A, %zu only in B", what_a,
 	                       what_b, labels, only_a, only_b);
-	sa_table_view_set_caption(SA_TABLE_VIEW(self), text);
+	tsd_table_set_caption(SA_TABLE(self), text);
 }
 
 void sa_compare_view_set_message(SaCompareView *self, const char *message, gboolean busy)
 {
 	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	sa_table_view_set_message(SA_TABLE_VIEW(self), message, busy);
+	tsd_table_set_message(SA_TABLE(self), message, busy);
 }
 
 void sa_compare_view_set_busy(SaCompareView *self, const char *message)
 {
 	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	sa_table_view_set_busy(SA_TABLE_VIEW(self), TRUE, message);
+	tsd_table_set_busy(SA_TABLE(self), TRUE, message);
 }
 
 gboolean sa_compare_view_dup_selected(SaCompareView *self, char **channel, char **name)
@@ -213,7 +200,8 @@ gboolean sa_compare_view_dup_selected(SaCompareView *self, char **channel, char 
 	SaLabelRow *row;
 
 	g_return_val_if_fail(SA_IS_COMPARE_VIEW(self), FALSE);
-	row = gtk_single_selection_get_selected_item(sa_table_view_get_selection(SA_TABLE_VIEW(self)));
+	row = gtk_single_selection_get_selected_item(
+	    tsd_table_get_selection(SA_TABLE(self)));
 	if (!row)
 		return FALSE;
 	*channel = g_strdup(row->channel);
@@ -228,13 +216,13 @@ gboolean sa_compare_view_select(SaCompareView *self, const char *channel, const 
 
 	g_return_val_if_fail(SA_IS_COMPARE_VIEW(self), FALSE);
 	/* The rows as shown (sorted or not): the selection's positions. */
-	rows = G_LIST_MODEL(sa_table_view_get_selection(SA_TABLE_VIEW(self)));
+	rows = G_LIST_MODEL(tsd_table_get_selection(SA_TABLE(self)));
 	n = g_list_model_get_n_items(rows);
 	for (guint i = 0; i < n; i++) {
 		g_autoptr(SaLabelRow) row = g_list_model_get_item(rows, i);
 
 		if (strcmp(row->channel, channel) == 0 && strcmp(row->name, name) == 0) {
-			gtk_single_selection_set_selected(sa_table_view_get_selection(SA_TABLE_VIEW(self)), i);
+			gtk_single_selection_set_selected(GTK_SINGLE_SELECTION(rows), i);
 			return TRUE;
 		}
 	}
@@ -243,20 +231,19 @@ gboolean sa_compare_view_select(SaCompareView *self, const char *channel, const 
 
 static void sa_compare_view_class_init(SaCompareViewClass *klass)
 {
-	SaTableViewClass *view_class = SA_TABLE_VIEW_CLASS(klass);
-
-	view_class->cell_text = view_cell_text;
-	view_class->setup_cell = setup_cell;
-	view_class->bind_cell = bind_cell;
-	view_class->compare = compare_rows;
 	gtk_widget_class_set_template_from_resource(
 	    GTK_WIDGET_CLASS(klass), "/org/tilescope/SystemAnalyser/sa-compare-view.ui");
 }
 
 static void sa_compare_view_init(SaCompareView *self)
 {
+	static const TsdTableCells cells = {cell_text, bind_cell, compare_rows, NULL};
+	TsdTable *table;
+
 	gtk_widget_init_template(GTK_WIDGET(self));
-	sa_table_view_set_caption(SA_TABLE_VIEW(self),
+	table = SA_TABLE(self);
+	tsd_table_set_cells(table, &cells, NULL);
+	tsd_table_set_caption(table,
 	                    "Nothing compared yet: Compare Traces… in the menu compares two files, "
 	                    "Compare with Marked Range (Ctrl+M) the marked range with the next one "
 	                    "you mark.");

@@ -1,6 +1,6 @@
 /*
  * The Statistics tab (sa-stats-view.h): one SaLabelRow per label (its
- * figures a tsr_trace_label_stat) in the table frame (sa-table-view.h), sorted
+ * figures a tsr_trace_label_stat) in the table both apps share (tsd-table.h), sorted
  * by the column view's sorter, Total descending at first; computed in a
  * worker (sa_document_stats_async) each time the session's window moves.
  */
@@ -50,9 +50,12 @@ static uint64_t figure(const SaLabelRow *r, column c)
 
 /* What a cell shows: durations in a unit per magnitude ("16.2 s"), as
  * `tilescope trace` prints them. */
-static char *cell_text(const SaLabelRow *r, column c)
+static char *cell_text(gpointer item, guint c, gpointer data)
 {
-	switch (c) {
+	const SaLabelRow *r = item;
+
+	(void)data;
+	switch ((column)c) {
 	case COL_NAME: return g_strdup(r->shown);
 	case COL_CHANNEL: return g_strdup(r->shown_channel);
 	case COL_COUNT: return sa_format_count(STAT(r)->count);
@@ -61,7 +64,7 @@ static char *cell_text(const SaLabelRow *r, column c)
 	case COL_MEAN:
 	case COL_MEDIAN:
 	case COL_MIN:
-	case COL_MAX: return sa_format_duration(duration_ns(r, c));
+	case COL_MAX: return sa_format_duration(duration_ns(r, (column)c));
 	default: return g_strdup("");
 	}
 }
@@ -72,11 +75,12 @@ static char *exact_text(const SaLabelRow *r, column c)
 	return c == COL_MEAN ? sa_format_ns_mean(STAT(r)->mean_ns) : sa_format_ns_exact(figure(r, c));
 }
 
-static int compare_rows(gconstpointer a, gconstpointer b, guint column_)
+static int compare_rows(gconstpointer a, gconstpointer b, guint column_, gpointer data)
 {
 	const SaLabelRow *x = a, *y = b;
 	column c = (column)column_;
 
+	(void)data;
 	if (c == COL_NAME || c == COL_CHANNEL)
 		return sa_label_row_collate(x, y, c == COL_CHANNEL);
 	/* By the exact values, never by the text shown. */
@@ -92,12 +96,13 @@ static int compare_rows(gconstpointer a, gconstpointer b, guint column_)
 /* The row as one line of tab-separated fields for the clipboard: whole
  * names, counts and exact nanoseconds without separators (a spreadsheet
  * reads them as numbers), after a header line naming the columns. */
-static char *copy_row(gpointer item)
+static char *copy_row(gpointer item, gpointer data)
 {
 	const SaLabelRow *r = item;
 	const tsr_trace_label_stat *s = STAT(r);
 	g_autofree char *mean = g_strdup_printf("%.3f", s->mean_ns);
 
+	(void)data;
 	return g_strdup_printf("Name\tChannel\tCount\tTotal (ns)\tSelf (ns)\tMean (ns)\t"
 	                       "Median (ns)\tMin (ns)\tMax (ns)\n"
 	                       "%s\t%s\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT
@@ -107,17 +112,11 @@ static char *copy_row(gpointer item)
 	                       s->median_ns, s->min_ns, s->max_ns);
 }
 
-static char *view_cell_text(SaTableView *view, gpointer item, guint c)
-{
-	(void)view;
-	return cell_text(item, (column)c);
-}
-
 /* The whole name of a cut one, and a duration's exact nanoseconds, made
  * for the rows on screen only. */
-static void bind_cell(SaTableView *view, GtkWidget *label, gpointer item, guint c)
+static void bind_cell(GtkWidget *label, gpointer item, guint c, gpointer data)
 {
-	(void)view;
+	(void)data;
 	if (c == COL_NAME) {
 		tsd_widget_set_name_tooltip(label, ((SaLabelRow *)item)->name);
 	} else if (c > COL_COUNT) {
@@ -136,7 +135,7 @@ struct _SaStatsView {
 G_DEFINE_FINAL_TYPE(SaStatsView, sa_stats_view, SA_TYPE_TABLE_VIEW)
 
 /* Shows `stats` of `doc`'s trace. */
-static void show_stats(SaTableView *view, SaDocument *doc, const sa_stats *stats)
+static void show_stats(TsdTable *view, SaDocument *doc, const sa_stats *stats)
 {
 	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
 	tsr_trace *trace = sa_document_get_trace(doc);
@@ -144,7 +143,7 @@ static void show_stats(SaTableView *view, SaDocument *doc, const sa_stats *stats
 	size_t n_channels = 0;
 	g_autofree char *spans = NULL, *labels = NULL, *text = NULL;
 
-	sa_table_view_set_busy(view, FALSE, NULL);
+	tsd_table_set_busy(view, FALSE, NULL);
 	tsr_trace_get_channels(&channels, &n_channels, trace);
 	for (size_t i = 0; i < stats->n_labels; i++) {
 		const tsr_trace_label_stat *s = &stats->labels[i];
@@ -154,7 +153,7 @@ static void show_stats(SaTableView *view, SaDocument *doc, const sa_stats *stats
 		                                                               : NULL,
 		                                       FALSE, s, sizeof(*s)));
 	}
-	sa_table_view_set_rows(view, rows->pdata, rows->len);
+	tsd_table_set_rows(view, rows->pdata, rows->len);
 	spans = sa_format_count(stats->spans);
 	labels = sa_format_count(stats->n_labels);
 	if (stats->from_ns == INT64_MIN && stats->to_ns == INT64_MAX) {
@@ -167,23 +166,24 @@ static void show_stats(SaTableView *view, SaDocument *doc, const sa_stats *stats
 		text = g_strdup_printf("Spans starting in %s – %s: %s spans, %s labels", a, b, spans,
 		                       labels);
 	}
-	sa_table_view_set_caption(view, text);
+	tsd_table_set_caption(view, text);
 }
 
 static void on_stats_done(GObject *source, GAsyncResult *result, gpointer data)
 {
-	g_autoptr(SaTableView) view = data;
+	g_autoptr(SaTableView) self = data;
+	TsdTable *view = sa_table_view_get_table(self);
 	g_autoptr(GError) error = NULL;
 	g_autoptr(sa_stats) stats = sa_document_stats_finish(result, &error);
-	SaSession *session = sa_view_get_session(SA_VIEW(view));
+	SaSession *session = sa_view_get_session(SA_VIEW(self));
 
 	(void)source;
-	if (!sa_table_view_end_job(view, result) || !session || !sa_session_get_document(session))
+	if (!tsd_table_end_job(view, result) || !session || !sa_session_get_document(session))
 		return;
 	if (stats)
 		show_stats(view, sa_session_get_document(session), stats);
 	else
-		sa_table_view_set_message(view, error->message, FALSE);
+		tsd_table_set_message(view, error->message, FALSE);
 }
 
 /* The statistics of the session's window, in a worker. */
@@ -193,41 +193,31 @@ static void update(SaView *view, SaSession *session)
 	int64_t from, to;
 
 	if (!doc) {
-		sa_table_view_set_message(SA_TABLE_VIEW(view), "", FALSE);
+		tsd_table_set_message(SA_TABLE(view), "", FALSE);
 		return;
 	}
 	sa_session_get_window(session, &from, &to);
 	sa_document_stats_async(
-	    doc, from, to, sa_table_view_start_job(SA_TABLE_VIEW(view), "Computing the statistics…"),
+	    doc, from, to, tsd_table_start_job(SA_TABLE(view), "Computing the statistics…"),
 	    on_stats_done, g_object_ref(view));
-}
-
-static void sa_stats_view_constructed(GObject *object)
-{
-	G_OBJECT_CLASS(sa_stats_view_parent_class)->constructed(object);
-	/* Largest total first, as `tilescope trace` lists them. */
-	gtk_column_view_sort_by_column(
-	    GTK_COLUMN_VIEW(gtk_column_view_column_get_column_view(
-	        sa_table_view_get_column(SA_TABLE_VIEW(object), COL_TOTAL))),
-	    sa_table_view_get_column(SA_TABLE_VIEW(object), COL_TOTAL), GTK_SORT_DESCENDING);
 }
 
 static void sa_stats_view_class_init(SaStatsViewClass *klass)
 {
-	SaTableViewClass *view_class = SA_TABLE_VIEW_CLASS(klass);
-
-	G_OBJECT_CLASS(klass)->constructed = sa_stats_view_constructed;
 	SA_VIEW_CLASS(klass)->watch = SA_VIEW_WATCH_DOCUMENT | SA_VIEW_WATCH_WINDOW;
 	SA_VIEW_CLASS(klass)->update = update;
-	view_class->cell_text = view_cell_text;
-	view_class->bind_cell = bind_cell;
-	view_class->compare = compare_rows;
-	view_class->copy_row = copy_row;
 	gtk_widget_class_set_template_from_resource(GTK_WIDGET_CLASS(klass),
 	                                            "/org/tilescope/SystemAnalyser/sa-stats-view.ui");
 }
 
 static void sa_stats_view_init(SaStatsView *self)
 {
+	static const TsdTableCells cells = {cell_text, bind_cell, compare_rows, copy_row};
+	TsdTable *table;
+
 	gtk_widget_init_template(GTK_WIDGET(self));
+	table = SA_TABLE(self);
+	tsd_table_set_cells(table, &cells, NULL);
+	/* Largest total first, as `tilescope trace` lists them. */
+	tsd_table_sort_by(table, COL_TOTAL, GTK_SORT_DESCENDING);
 }
