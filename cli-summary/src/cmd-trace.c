@@ -21,6 +21,9 @@
  *               latest span end in the whole trace (null: no spans)
  *   series     [{process, graph, name, unit, samples, min, max}] over the
  *               window (min and max null without samples)
+ *   heatmaps   [{process, name, unit, edges, samples, first_ns, last_ns,
+ *               counts, skipped}]: samples, first / last over the whole
+ *               heatmap; counts (one per bucket, n edges + 1) over the window
  *   call_tree  with --call-tree: {spans, inclusive_ns, roots: [{channel,
  *               name, count, inclusive_ns, exclusive_ns, children: [...]}]}
  *               (tsr_trace_call_tree_new over the view; children by
@@ -172,6 +175,18 @@ static int series_bucket(trace_view *v, size_t i, tsr_trace_counter_bucket **b)
 		return CLI_EXIT_OK;
 	}
 	*b = buckets;
+	return CLI_EXIT_OK;
+}
+
+/* The counts per bucket of heatmap `i` in the view (the series' window)
+ * in *counts (the caller frees it). Errors are printed. */
+static int heatmap_counts(trace_view *v, size_t i, uint64_t **counts)
+{
+	int64_t from, to;
+
+	series_window(v, &from, &to);
+	if (tsr_trace_list_heatmap_counts(counts, v->trace, i, from, to, 1) != TSR_OK)
+		return cli_trace_fail(v->trace);
 	return CLI_EXIT_OK;
 }
 
@@ -395,6 +410,54 @@ static int print_series_text(FILE *out, trace_view *v, const char *bold, const c
 	return CLI_EXIT_OK;
 }
 
+/* The heatmaps: buckets, samples and values over the view, the most
+ * filled bucket; nothing when the trace has none. */
+static int print_heatmaps_text(FILE *out, trace_view *v, const char *bold, const char *reset)
+{
+	const tsr_trace_heatmap *h;
+	size_t n;
+
+	if (tsr_trace_get_heatmaps(&h, &n, v->trace) != TSR_OK)
+		return cli_trace_fail(v->trace);
+	if (n == 0)
+		return CLI_EXIT_OK;
+	fprintf(out, "\n%sHeatmaps:%s\n  %-30s %-12s %7s %10s %12s  %s\n", bold, reset, "heatmap",
+	        "unit", "buckets", "samples", "values", "fullest bucket");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *c = NULL, values = 0;
+		size_t top = 0, nb = h[i].n_edges + 1;
+		char label[256], n1[32], n2[32], range[64];
+
+		if (heatmap_counts(v, i, &c) != CLI_EXIT_OK)
+			return CLI_EXIT_ERROR;
+		for (size_t b = 0; b < nb; b++) {
+			values += c[b];
+			top = c[b] > c[top] ? b : top;
+		}
+		free(c);
+		/* With several files, the heatmaps of each are told apart by its index. */
+		if (v->n_procs > 1)
+			snprintf(label, sizeof(label), "[%zu] %s", h[i].process, h[i].name);
+		else
+			snprintf(label, sizeof(label), "%s", h[i].name);
+		if (top == 0)
+			snprintf(range, sizeof(range), "< %.6g", h[i].edges[0]);
+		else if (top == nb - 1)
+			snprintf(range, sizeof(range), ">= %.6g", h[i].edges[top - 1]);
+		else
+			snprintf(range, sizeof(range), "%.6g – %.6g", h[i].edges[top - 1], h[i].edges[top]);
+		fputs("  ", out);
+		put_name(out, label, 30);
+		fputc(' ', out);
+		put_name(out, h[i].unit, 12);
+		fprintf(out, " %7zu %10s %12s  %s\n", nb, cli_fmt_count(n1, h[i].samples),
+		        cli_fmt_count(n2, values), values ? range : "-");
+		if (h[i].skipped)
+			fprintf(out, "  (%s malformed rows skipped)\n", cli_fmt_count(n1, h[i].skipped));
+	}
+	return CLI_EXIT_OK;
+}
+
 /* Node `i` of the call tree and the nodes below it, depth first, while
  * *left rows remain (SIZE_MAX: all). */
 static void print_call_node(FILE *out, const trace_view *v, size_t i, size_t *left)
@@ -445,7 +508,9 @@ static int print_text(FILE *out, trace_view *v, size_t top, bool colours)
 	if (v->tree)
 		print_call_tree(out, v, top, bold, reset);
 	print_totals(out, v, bold, reset);
-	return print_series_text(out, v, bold, reset);
+	if (print_series_text(out, v, bold, reset) != CLI_EXIT_OK)
+		return CLI_EXIT_ERROR;
+	return print_heatmaps_text(out, v, bold, reset);
 }
 
 /* --- JSON ---------------------------------------------------------------------------- */
@@ -590,6 +655,39 @@ static int json_series(cJSON *root, trace_view *v, bool *ok)
 	return CLI_EXIT_OK;
 }
 
+/* Adds "heatmaps", as json_series. */
+static int json_heatmaps(cJSON *root, trace_view *v, bool *ok)
+{
+	const tsr_trace_heatmap *h = NULL;
+	size_t n = 0;
+	cJSON *arr = NULL, *o = NULL, *edges = NULL, *counts = NULL;
+
+	if (tsr_trace_get_heatmaps(&h, &n, v->trace) != TSR_OK)
+		return cli_trace_fail(v->trace);
+	*ok = *ok && cli_json_put(root, "heatmaps", arr = cJSON_CreateArray());
+	for (size_t i = 0; *ok && i < n; i++) {
+		uint64_t *c = NULL;
+
+		if (heatmap_counts(v, i, &c) != CLI_EXIT_OK)
+			return CLI_EXIT_ERROR;
+		*ok = cli_json_put(arr, NULL, o = cJSON_CreateObject()) &&
+		      cli_json_put(o, "process", cli_json_u64(h[i].process)) &&
+		      cli_json_put(o, "name", j_str(h[i].name)) &&
+		      cli_json_put(o, "unit", j_str(h[i].unit)) &&
+		      cli_json_put(o, "edges", edges = cJSON_CreateDoubleArray(h[i].edges,
+		                                                               (int)h[i].n_edges)) &&
+		      cli_json_put(o, "samples", cli_json_u64(h[i].samples)) &&
+		      cli_json_put(o, "first_ns", j_ns(h[i].samples > 0, h[i].first_ns)) &&
+		      cli_json_put(o, "last_ns", j_ns(h[i].samples > 0, h[i].last_ns)) &&
+		      cli_json_put(o, "counts", counts = cJSON_CreateArray()) &&
+		      cli_json_put(o, "skipped", cli_json_u64(h[i].skipped));
+		for (size_t b = 0; *ok && b <= h[i].n_edges; b++)
+			*ok = cli_json_put(counts, NULL, cli_json_u64(c[b]));
+		free(c);
+	}
+	return CLI_EXIT_OK;
+}
+
 /* Call-tree node `i` as an object with its children, or NULL when out
  * of memory. */
 static cJSON *json_call_node(const trace_view *v, size_t i)
@@ -639,7 +737,8 @@ static int print_json(FILE *out, trace_view *v, size_t top)
 	char *text = NULL;
 	int status = CLI_EXIT_ERROR;
 
-	if (root && json_series(root, v, &ok) != CLI_EXIT_OK)
+	if (root && (json_series(root, v, &ok) != CLI_EXIT_OK ||
+	             json_heatmaps(root, v, &ok) != CLI_EXIT_OK))
 		goto cleanup;
 	text = ok ? cJSON_Print(root) : NULL;
 	if (!text) {

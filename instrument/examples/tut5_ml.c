@@ -22,6 +22,7 @@
 #include "tut5-model.h"
 
 #include <tilescope/ipu.h>
+#include <tilescope/profile.h>
 
 #include <errno.h>
 #include <math.h>
@@ -222,8 +223,29 @@ static void on_batch_loss(void *buf, size_t bytes, void *user_data)
 	pvti_series_add(sink->series, (double)loss / sink->batch);
 }
 
+/* With PVTI_OPTIONS and a profiled run: how the cycles of the execution
+ * steps of the engine's newest run (its run profile) spread over decades,
+ * one heatmap sample per run, so the trace shows where a run's time goes
+ * (a few long compute sets or many short exchanges). Runs that are not
+ * profiled (past autoReport.executionProfileProgramRunCount) add none. */
+static void add_step_cycles(pvti_heatmap *heatmap, const tsi_engine *engine, size_t *runs)
+{
+	size_t n = tsi_engine_num_run_profiles(engine);
+	const tsi_run_profile *run = n > *runs ? tsi_engine_get_run_profile(engine, n - 1) : NULL;
+	double *cycles = run ? malloc((run->n_steps + 1) * sizeof(*cycles)) : NULL;
+
+	*runs = n;
+	if (!cycles)
+		return;
+	for (size_t i = 0; i < run->n_steps; i++)
+		cycles[i] = (double)run->steps[i].cycles;
+	pvti_heatmap_add(heatmap, cycles, run->n_steps);
+	free(cycles);
+}
+
 int main(int argc, char **argv)
 {
+	static const double decades[] = {10, 100, 1000, 10000, 100000};
 	tsi_ipu_model_options model = TSI_IPU_MODEL_OPTIONS_INIT;
 	tsi_device *device = NULL;
 	tsi_graph *graph = NULL;
@@ -238,6 +260,8 @@ int main(int argc, char **argv)
 	pvti_graph *loss_graph, *accuracy_graph;
 	pvti_series *train_accuracy, *test_accuracy;
 	loss_sink sink;
+	pvti_heatmap *step_cycles;
+	size_t profiled = 0;
 
 	ex_init("tut5_ml");
 	parse_args(argc, argv, &opt);
@@ -278,10 +302,12 @@ int main(int argc, char **argv)
 	                   pvti_graph_add_series(loss_graph, "train")};
 	train_accuracy = pvti_graph_add_series(accuracy_graph, "train");
 	test_accuracy = pvti_graph_add_series(accuracy_graph, "test");
+	step_cycles = pvti_heatmap_new("Step cycles", "cycles", decades, 5);
 	ex_must_engine(engine, tsi_engine_connect_stream_cb(engine, "train_loss", on_batch_loss, &sink),
 	               "connecting the loss stream");
 
 	ex_must_engine(engine, tsi_engine_run(engine, TUT5_PROG_INIT), "initialising the parameters");
+	add_step_cycles(step_cycles, engine, &profiled);
 	for (unsigned epoch = 1; epoch <= opt.epochs; epoch++) {
 		double loss = 0.0, seen = (double)(train_batches * opt.batch);
 
@@ -291,6 +317,7 @@ int main(int argc, char **argv)
 		pvti_begin(pvti_channel_framework(), span);
 		ex_must_engine(engine, tsi_engine_run(engine, TUT5_PROG_EPOCH), "training");
 		pvti_end(pvti_channel_framework());
+		add_step_cycles(step_cycles, engine, &profiled);
 		for (size_t i = 0; i < train_batches; i++)
 			loss += losses[i];
 		pvti_series_add(train_accuracy, train_correct / seen);
@@ -302,6 +329,7 @@ int main(int argc, char **argv)
 	pvti_begin(pvti_channel_framework(), "Testing");
 	ex_must_engine(engine, tsi_engine_run(engine, TUT5_PROG_TEST), "testing");
 	pvti_end(pvti_channel_framework());
+	add_step_cycles(step_cycles, engine, &profiled);
 	printf("Test accuracy: %.4f\n", test_correct / (double)test.count);
 	pvti_series_add(test_accuracy, test_correct / (double)test.count);
 

@@ -25,22 +25,23 @@ cp "$samples/tut5_ml/tut5_ml.pvti" one.pvti || exit 1
 # The text of the whole trace, and the same as JSON.
 "$ts" trace --top 0 one.pvti >one.txt 2>err.txt || fail "trace exited $?: $(cat err.txt)"
 [ -s err.txt ] && fail "trace wrote on stderr: $(cat err.txt)"
-for want in '^Trace: 1 file, 2 threads, 42 spans over 669 ms$' \
-	'^  tut5_ml (pid 17799 on vm): one.pvti$' \
+for want in '^Trace: 1 file, 2 threads, 42 spans over 263 ms$' \
+	'^  tut5_ml (pid 15115 on vm): one.pvti$' \
 	'^Spans by label (by total; 42 spans, 21 labels):$' \
 	'^  channel  *name  *count  *total  *self  *mean  *median  *min  *max$' \
-	'^  Poplar  *Graph construction  *1  *234 ms ' '^  Framework  *Epoch 1  ' \
+	'^  Poplar  *Graph construction  *1  *65.1 ms ' '^  Framework  *Epoch 1  ' \
 	'^  Poplar  *Run program 1 (epoch) ' '^  Poplar  *Stream callback train_loss  *20 ' \
-	'^By channel:$' '^  Poplar  *40  *739 ms$' '^  Framework  *2  *72.6 us$' \
+	'^By channel:$' '^  Poplar  *40  *297 ms$' '^  Framework  *2  *38.1 us$' \
 	'^By thread:$' '^  index  process (pid)  *thread (tid)  *spans  *busy  *first  *last$' \
-	'^      0  tut5_ml (17799)  *tut5_ml (17799)  *40  *663 ms  *0 ns  *669 ms$' \
-	'^      1  tut5_ml (17799)  *autoReport writer (1782.*  *2  *76.4 ms  *492 ms  *581 ms$' \
+	'^      0  tut5_ml (15115)  *tut5_ml (15115)  *40  *253 ms  *0 ns  *263 ms$' \
+	'^      1  tut5_ml (15115)  *autoReport writer (1512.*  *2  *44.3 ms  *144 ms  *192 ms$' \
 	'^Counters:$' '^  Loss / train  *per sample  *20  *0.334435  *2.33827$' \
-	'^  Accuracy / test  *fraction  *1 '; do
+	'^  Accuracy / test  *fraction  *1 ' '^Heatmaps:$' \
+	'^  Step cycles  *cycles  *6  *3  *1,308  *10 – 100$'; do
 	grep -q -- "$want" one.txt || fail "no '$want' in the text"
 done
 grep -q 'more (--top 0 shows all)' one.txt && fail "--top 0 still hides labels"
-[ $status -eq 0 ] && pass "text: header, labels, channels, threads, counters"
+[ $status -eq 0 ] && pass "text: header, labels, channels, threads, counters, heatmaps"
 
 "$ts" trace --json one.pvti >one.json 2>err.txt || fail "--json exited $?: $(cat err.txt)"
 "$ts" trace one.pvti >default.txt || fail "trace (default --top) exited $?"
@@ -69,7 +70,7 @@ assert (t["files"], t["threads"], t["spans"]) == (1, 2, 42), t
 assert lines[0] == "Trace: 1 file, 2 threads, %s spans over %s" % (
     count(t["spans"]), fmt_ns(t["end_ns"] - t["start_ns"])), lines[0]
 assert isinstance(t["origin_wall_ns"], int) and t["origin_wall_ns"] > 1600000000 * 10**9
-assert d["window"] is None and d["processes"][0]["pid"] == 17799
+assert d["window"] is None and d["processes"][0]["pid"] == 15115
 # Labels: every row of the text, in the JSON's order, with its figures.
 start = lines.index("Spans by label (by total; %s spans, %d labels):"
                     % (count(d["spans"]), len(d["labels"]))) + 2
@@ -154,26 +155,52 @@ grep -q '^  thread: 0 (tut5_ml)$' thread.txt || fail "--thread 0: the thread is 
 "$ts" trace --from 0 --to 1 --thread 0 one.pvti >win.txt || fail "--from/--to/--thread exited $?"
 grep -q '^  window: spans starting between 0 ns and 1.00 ms after the first event$' win.txt ||
 	fail "the window is not shown"
-"$ts" trace --json --from 300.5 one.pvti >win.json || fail "--from 300.5 exited $?"
-"$ts" trace --json --from 0 --to 300.5 one.pvti >win2.json || fail "--to 300.5 exited $?"
+"$ts" trace --json --from 120.5 one.pvti >win.json || fail "--from 120.5 exited $?"
+"$ts" trace --json --from 0 --to 120.5 one.pvti >win2.json || fail "--to 120.5 exited $?"
 python3 - <<'PY' || fail "the window's statistics"
 import json
 one, late, early = (json.load(open(f)) for f in ("one.json", "win.json", "win2.json"))
 start = one["trace"]["start_ns"]
-assert late["window"] == {"from_ns": start + 300500000, "to_ns": None}, late["window"]
-assert early["window"] == {"from_ns": start, "to_ns": start + 300500000}, early["window"]
-# Spans start in exactly one of [0, 300.5 ms) and [300.5 ms, end).
+assert late["window"] == {"from_ns": start + 120500000, "to_ns": None}, late["window"]
+assert early["window"] == {"from_ns": start, "to_ns": start + 120500000}, early["window"]
+# Spans start in exactly one of [0, 120.5 ms) and [120.5 ms, end).
 assert 0 < late["spans"] < one["spans"] and late["spans"] + early["spans"] == one["spans"]
 assert ("Poplar", "Graph construction") not in {(l["channel"], l["name"]) for l in late["labels"]}
 assert late["trace"] == one["trace"]
 PY
 [ $status -eq 0 ] && pass "--thread, --from/--to"
 
+# Heatmaps: the JSON's against the file's rows, whole and in a window
+# (tutorial 5 samples its runs' step cycles: counts per bucket).
+TS=$ts python3 - <<'PY' || fail "the heatmaps disagree with the file"
+import json, os, sqlite3, subprocess
+one = json.load(open("one.json"))
+db = sqlite3.connect("file:one.pvti?mode=ro", uri=True)
+(h,) = one["heatmaps"]
+assert (h["name"], h["unit"], h["edges"]) == ("Step cycles", "cycles", [10, 100, 1000, 10000, 100000]), h
+assert (h["samples"], h["first_ns"], h["last_ns"]) == db.execute(
+    "SELECT count(DISTINCT t_ns), min(t_ns), max(t_ns) FROM heatmap_sample").fetchone(), h
+def counts(since):
+    got = [0] * 6
+    for b, c in db.execute("SELECT bucket, sum(count) FROM heatmap_sample WHERE t_ns >= ? "
+                           "GROUP BY bucket", (since,)):
+        got[b] = c
+    return got
+assert h["counts"] == counts(0) and h["skipped"] == 0, h
+# From just after the first sample: the others' counts.
+since = "%.6f" % ((h["first_ns"] - one["trace"]["start_ns"]) / 1e6 + 0.001)
+late = json.loads(subprocess.run([os.environ["TS"], "trace", "--json", "--from", since, "one.pvti"],
+                                 check=True, capture_output=True, text=True).stdout)
+assert 0 < sum(late["heatmaps"][0]["counts"]) < sum(h["counts"]), late["heatmaps"]
+assert late["heatmaps"][0]["counts"] == counts(late["window"]["from_ns"]), late["heatmaps"]
+PY
+[ $status -eq 0 ] && pass "heatmaps: JSON against the file, whole and windowed"
+
 # --call-tree: the JSON tree's nodes of each label add up to the label's
 # count, total and self over the same view (whole trace, a window, a
 # thread); the text lists one row per node, depth first, indented.
 "$ts" trace --call-tree --json one.pvti >tree.json || fail "--call-tree --json exited $?"
-"$ts" trace --call-tree --json --from 300.5 --to 700 one.pvti >tree-win.json ||
+"$ts" trace --call-tree --json --from 120.5 --to 700 one.pvti >tree-win.json ||
 	fail "--call-tree --from/--to exited $?"
 "$ts" trace --call-tree --json --thread 0 --from 100 one.pvti >tree-thread.json ||
 	fail "--call-tree --thread exited $?"
@@ -218,7 +245,7 @@ PY
 
 # --no-median: no medians, the same counts and totals.
 "$ts" trace --no-median one.pvti >nomed.txt || fail "--no-median exited $?"
-grep -q '^  Poplar  *Graph construction  *1  *234 ms  *234 ms  *234 ms  *-  *234 ms  *234 ms$' \
+grep -q '^  Poplar  *Graph construction  *1  *65.1 ms  *65.1 ms  *65.1 ms  *-  *65.1 ms  *65.1 ms$' \
 	nomed.txt || fail "--no-median: the median column is not '-'"
 "$ts" trace --no-median --json one.pvti | python3 -c '
 import json, sys
@@ -248,7 +275,7 @@ db.commit()' twice/b.pvti || fail "cannot change the copy"
 "$ts" trace --json twice >twice.json || fail "trace of a directory exited $?"
 "$ts" trace --json twice/b.pvti twice/a.pvti >twice2.json || fail "trace of two files exited $?"
 "$ts" trace twice >twice.txt || fail "trace of a directory (text) exited $?"
-grep -q '^Trace: 2 files, 4 threads, 84 spans over 669 ms$' twice.txt || fail "merged header"
+grep -q '^Trace: 2 files, 4 threads, 84 spans over 263 ms$' twice.txt || fail "merged header"
 grep -q '^  \[1\] Loss / train ' twice.txt || fail "merged series are not told apart"
 python3 - <<'PY' || fail "the sample twice does not merge"
 import json
