@@ -127,6 +127,14 @@ static void bind_cell(GtkListItemFactory *f, GtkListItem *item, gpointer data)
 		self->cells->bind(label, row, c, self->data);
 }
 
+int tsd_table_order_text(const char *a, const char *b)
+{
+	g_autofree char *x = g_utf8_casefold(a ? a : "", -1), *y = g_utf8_casefold(b ? b : "", -1);
+	int r = g_utf8_collate(x, y);
+
+	return TSD_TABLE_ORDER(r, 0);
+}
+
 /* A column's sorter: the view's compare on the column's index. */
 typedef struct sort_data {
 	TsdTable *self;
@@ -173,9 +181,26 @@ static gboolean copy_selected(GtkWidget *widget, GVariant *args, gpointer data)
 	(void)args;
 	if (row && self->tree)
 		row = gtk_tree_list_row_get_item(row), g_object_unref(row);
-	text = row && self->cells->copy ? self->cells->copy(row, self->data) : NULL;
-	if (!text)
+	if (!row)
 		return FALSE;
+	if (self->cells->copy) {
+		text = self->cells->copy(row, self->data);
+	} else {
+		GListModel *columns = gtk_column_view_get_columns(self->view);
+		guint n = g_list_model_get_n_items(columns);
+		GString *head = g_string_new(NULL), *line = g_string_new(NULL);
+
+		for (guint i = 0; i < n; i++) {
+			g_autofree char *cell = self->cells->text(row, i, self->data);
+
+			g_string_append_printf(head, "%s%s", i ? "\t" : "",
+			                       gtk_column_view_column_get_title(tsd_table_get_column(self, i)));
+			g_string_append_printf(line, "%s%s", i ? "\t" : "", cell);
+		}
+		text = g_strdup_printf("%s\n%s\n", head->str, line->str);
+		g_string_free(head, TRUE);
+		g_string_free(line, TRUE);
+	}
 	gdk_clipboard_set_text(gtk_widget_get_clipboard(widget), text);
 	return TRUE;
 }

@@ -18,15 +18,12 @@
 #include "ga-memory-selection.h"
 
 #include <tilescope/tsd-a11y.h>
-#include <tilescope/tsd-cancel.h>
 #include <tilescope/tsd-name.h>
+#include <tilescope/tsd-table.h>
 
-#include "ga-figures.h"
 #include "ga-format.h"
 #include "ga-jumps.h"
 #include "ga-var-row.h"
-
-#include <string.h>
 
 /* Tiles shown side by side in Details; more are summed in "Selection". */
 #define SIDE_BY_SIDE 6
@@ -48,31 +45,6 @@ struct _GaPartRow {
 
 G_DEFINE_FINAL_TYPE(GaPartRow, ga_part_row, G_TYPE_OBJECT)
 
-enum { PP_0, PP_NAME, PP_KIND, PP_A, PP_B, PP_N };
-static GParamSpec *part_props[PP_N];
-
-static void ga_part_row_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
-{
-	GaPartRow *self = GA_PART_ROW(object);
-
-	switch (id) {
-	case PP_NAME:
-		g_value_set_string(value, self->shown);
-		break;
-	case PP_KIND:
-		g_value_set_string(value, self->kind);
-		break;
-	case PP_A:
-		g_value_set_uint64(value, self->a);
-		break;
-	case PP_B:
-		g_value_set_uint64(value, self->b);
-		break;
-	default:
-		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-	}
-}
-
 static void ga_part_row_finalize(GObject *object)
 {
 	GaPartRow *self = GA_PART_ROW(object);
@@ -85,16 +57,7 @@ static void ga_part_row_finalize(GObject *object)
 
 static void ga_part_row_class_init(GaPartRowClass *klass)
 {
-	GObjectClass *oc = G_OBJECT_CLASS(klass);
-	const GParamFlags f = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
-
-	oc->get_property = ga_part_row_get_property;
-	oc->finalize = ga_part_row_finalize;
-	part_props[PP_NAME] = g_param_spec_string("name", NULL, NULL, NULL, f);
-	part_props[PP_KIND] = g_param_spec_string("kind", NULL, NULL, NULL, f);
-	part_props[PP_A] = g_param_spec_uint64("a", NULL, NULL, 0, G_MAXUINT64, 0, f);
-	part_props[PP_B] = g_param_spec_uint64("b", NULL, NULL, 0, G_MAXUINT64, 0, f);
-	g_object_class_install_properties(oc, PP_N, part_props);
+	G_OBJECT_CLASS(klass)->finalize = ga_part_row_finalize;
 }
 
 static void ga_part_row_init(GaPartRow *self)
@@ -113,24 +76,14 @@ struct _GaMemorySelection {
 	char *sharing_error;         /* reportlib's message when it could not be read */
 	ga_tile_layout layout;
 	GtkBitset *tiles;
-	GCancellable *search;      /* the variable search running, if any */
-
-	GListStore *variables;
-	GtkStringFilter *variables_filter;  /* the search's, on the variable's name */
-	GListStore *vertices;       /* GaPartRow: vertex types and compute sets */
-	GListStore *exchanges;      /* GaPartRow: exchanges */
 
 	/* From the template (ga-memory-selection.ui). */
 	GtkWidget *notebook;
 	GtkLabel *details_heading;
 	GtkGrid *details;
-	GtkWidget *variables_bar;
-	GtkLabel *variables_status;
-	GtkColumnView *variables_view;
-	GtkLabel *vertices_status;
-	GtkColumnView *vertices_view;
-	GtkLabel *exchanges_status;
-	GtkColumnView *exchanges_view;
+	TsdTable *variables;        /* GaVarRow; its job is the search */
+	TsdTable *vertices;         /* GaPartRow: vertex types and compute sets */
+	TsdTable *exchanges;        /* GaPartRow: exchanges */
 };
 
 G_DEFINE_FINAL_TYPE(GaMemorySelection, ga_memory_selection, GTK_TYPE_WIDGET)
@@ -533,20 +486,18 @@ static void show_parts(GaMemorySelection *self, var_search *s)
 		    "Vertices and exchanges are listed for up to %d tiles; %u are selected.",
 		    SQL_TILES, s->n_tiles);
 
-		gtk_label_set_text(self->vertices_status, why);
-		gtk_label_set_text(self->exchanges_status, why);
+		tsd_table_set_caption(self->vertices, why);
+		tsd_table_set_caption(self->exchanges, why);
 		return;
 	}
-	for (guint i = 0; i < s->vertices->len; i++)
-		g_list_store_append(self->vertices, s->vertices->pdata[i]);
-	for (guint i = 0; i < s->exchanges->len; i++)
-		g_list_store_append(self->exchanges, s->exchanges->pdata[i]);
+	tsd_table_set_rows(self->vertices, s->vertices->pdata, s->vertices->len);
+	tsd_table_set_rows(self->exchanges, s->exchanges->pdata, s->exchanges->len);
 	vs = g_strdup_printf("%u vertex types and compute sets with vertex memory on the selection",
 	                     s->vertices->len);
 	xs = g_strdup_printf("%u exchanges that send or receive on the selection",
 	                     s->exchanges->len);
-	gtk_label_set_text(self->vertices_status, vs);
-	gtk_label_set_text(self->exchanges_status, xs);
+	tsd_table_set_caption(self->vertices, vs);
+	tsd_table_set_caption(self->exchanges, xs);
 }
 
 static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
@@ -557,17 +508,18 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 	const tsr_variable *vars = NULL;
 	size_t n_vars = 0;
 	g_autofree char *status = NULL;
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
 
 	(void)source;
-	if (g_task_get_cancellable(task) != self->search || g_cancellable_is_cancelled(self->search)) {
+	if (!tsd_table_end_job(self->variables, result)) {
 		g_object_unref(self);
 		return; /* a newer selection's search replaced this one */
 	}
-	g_clear_object(&self->search);
+	tsd_table_set_busy(self->variables, FALSE, NULL);
 	if (s->error) {
-		gtk_label_set_text(self->variables_status, s->error);
-		gtk_label_set_text(self->vertices_status, s->error);
-		gtk_label_set_text(self->exchanges_status, s->error);
+		tsd_table_set_caption(self->variables, s->error);
+		tsd_table_set_caption(self->vertices, s->error);
+		tsd_table_set_caption(self->exchanges, s->error);
 		g_object_unref(self);
 		return;
 	}
@@ -583,12 +535,12 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 		row = ga_var_row_new(self->doc, v, id);
 		ga_var_row_set_bytes(row, 0, g_array_index(s->bytes, guint64, i)); /* on the selection */
 		ga_var_row_set_bytes(row, 1, v->bytes);                             /* on all tiles */
-		g_list_store_append(self->variables, row);
-		g_object_unref(row);
+		g_ptr_array_add(rows, row);
 	}
+	tsd_table_set_rows(self->variables, rows->pdata, rows->len);
 	status = g_strdup_printf("%u variable%s on the selection", s->ids->len,
 	                         s->ids->len == 1 ? "" : "s");
-	gtk_label_set_text(self->variables_status, status);
+	tsd_table_set_caption(self->variables, status);
 	show_parts(self, s);
 	g_object_unref(self);
 }
@@ -602,18 +554,15 @@ static void update_variables(GaMemorySelection *self)
 	var_search *s;
 	g_autofree char *path = NULL;
 
-	tsd_cancel_clear(&self->search);
-	g_list_store_remove_all(self->variables);
-	g_list_store_remove_all(self->vertices);
-	g_list_store_remove_all(self->exchanges);
 	if (!self->doc || n_sel == 0) {
-		gtk_label_set_text(self->variables_status, "Select tiles to see their variables.");
-		gtk_label_set_text(self->vertices_status, "Select tiles to see their vertices.");
-		gtk_label_set_text(self->exchanges_status, "Select tiles to see their exchanges.");
+		tsd_table_set_message(self->variables, "Select tiles to see their variables.", FALSE);
+		tsd_table_set_message(self->vertices, "Select tiles to see their vertices.", FALSE);
+		tsd_table_set_message(self->exchanges, "Select tiles to see their exchanges.", FALSE);
 		return;
 	}
-	gtk_label_set_text(self->vertices_status, "Finding the vertices on the selection…");
-	gtk_label_set_text(self->exchanges_status, "Finding the exchanges on the selection…");
+	tsd_table_set_message(self->variables, "", FALSE);
+	tsd_table_set_message(self->vertices, "Finding the vertices on the selection…", FALSE);
+	tsd_table_set_message(self->exchanges, "Finding the exchanges on the selection…", FALSE);
 	path = g_file_get_path(ga_document_get_file(self->doc));
 	s = g_new0(var_search, 1);
 	s->path = g_steal_pointer(&path);
@@ -623,119 +572,43 @@ static void update_variables(GaMemorySelection *self)
 	for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile); ok;
 	     ok = gtk_bitset_iter_next(&it, &tile))
 		s->tiles[k++] = tile;
-	self->search = g_cancellable_new();
-	gtk_label_set_text(self->variables_status, "Finding the variables on the selection…");
-	task = g_task_new(NULL, self->search, on_search_done, g_object_ref(self));
+	task = g_task_new(NULL,
+	                  tsd_table_start_job(self->variables, "Finding the variables on the selection…"),
+	                  on_search_done, g_object_ref(self));
 	g_task_set_task_data(task, s, (GDestroyNotify)var_search_free);
 	g_task_run_in_thread(task, search_thread);
 	g_object_unref(task);
 }
 
-/* A single selection that selects nothing until the user does. */
-static GtkSelectionModel *no_autoselect(GListModel *model)
-{
-	GtkSingleSelection *sel = gtk_single_selection_new(model);
-
-	gtk_single_selection_set_autoselect(sel, FALSE);
-	gtk_single_selection_set_can_unselect(sel, TRUE);
-	return GTK_SELECTION_MODEL(sel);
-}
-
-/* --- The variables' table ------------------------------------------------------------------- */
-
-static void on_search_changed(GtkSearchEntry *entry, gpointer data)
-{
-	GaMemorySelection *self = data;
-
-	gtk_string_filter_set_search(self->variables_filter,
-	                             gtk_editable_get_text(GTK_EDITABLE(entry)));
-}
-
-/* The variables' table: filtered by the search, sorted by its columns. */
-static void setup_variables(GaMemorySelection *self)
-{
-	GtkFilterListModel *filtered;
-	GtkSortListModel *sorted;
-
-	self->variables = g_list_store_new(GA_TYPE_VAR_ROW);
-	self->variables_filter =
-	    gtk_string_filter_new(gtk_property_expression_new(GA_TYPE_VAR_ROW, NULL, "name"));
-	gtk_string_filter_set_match_mode(self->variables_filter,
-	                                 GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
-	gtk_string_filter_set_ignore_case(self->variables_filter, TRUE);
-	filtered = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(self->variables)),
-	                                     GTK_FILTER(g_object_ref(self->variables_filter)));
-	sorted = gtk_sort_list_model_new(G_LIST_MODEL(filtered),
-	                                 g_object_ref(gtk_column_view_get_sorter(self->variables_view)));
-	gtk_column_view_set_model(self->variables_view, no_autoselect(G_LIST_MODEL(sorted)));
-	/* The columns as every variable table has them (ga-var-row.h). */
-	ga_var_row_add_column(self->variables_view, GA_VAR_COLUMN_NAME, 0, NULL);
-	gtk_column_view_sort_by_column(
-	    self->variables_view,
-	    ga_var_row_add_column(self->variables_view, GA_VAR_COLUMN_BYTES, 0, "On selection"),
-	    GTK_SORT_DESCENDING);
-	ga_var_row_add_column(self->variables_view, GA_VAR_COLUMN_BYTES, 1, "All tiles");
-	ga_var_row_add_column(self->variables_view, GA_VAR_COLUMN_CATEGORY, 0, NULL);
-	ga_var_row_add_column(self->variables_view, GA_VAR_COLUMN_ALWAYS_LIVE, 0, NULL);
-	ga_var_row_add_column(self->variables_view, GA_VAR_COLUMN_LIFETIME, 0, NULL);
-}
-
 /* --- The breakdown tables ----------------------------------------------------------------- */
 
-static void bind_part(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
+static char *part_text(gpointer item, guint c, gpointer data)
 {
-	GaPartRow *row = gtk_list_item_get_item(item);
-	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(item));
-	const char *name = column;
-	g_autofree char *text = NULL;
+	GaPartRow *row = item;
 
-	(void)f;
-	if (!strcmp(name, "name")) {
-		gtk_label_set_text(l, row->shown);
-		tsd_widget_set_name_tooltip(GTK_WIDGET(l), row->name);
-		return;
-	} else if (!strcmp(name, "kind"))
-		text = g_strdup(row->kind);
-	else if (!strcmp(name, "a"))
-		text = ga_format_u64(row->a);
-	else
-		text = ga_format_u64(row->b);
-	gtk_label_set_text(l, text);
+	(void)data;
+	return c == 0 ? g_strdup(row->shown)
+	       : c == 1 ? g_strdup(row->kind)
+	                : ga_format_u64(c == 2 ? row->a : row->b);
 }
 
-/* A breakdown's table `view`: a sortable table of GaPartRow with the
- * titles of its a and b columns, over *store (made here). */
-static void setup_parts(GtkColumnView *view, GListStore **store, const char *a_title,
-                        const char *b_title)
+/* The whole name only for the rows on screen. */
+static void part_bind(GtkWidget *label, gpointer item, guint c, gpointer data)
 {
-	static const char *const columns[] = {"name", "kind", "a", "b"};
-	const char *titles[] = {"Name", "Kind", a_title, b_title};
-	GtkSortListModel *sorted;
+	(void)data;
+	if (c == 0)
+		tsd_widget_set_name_tooltip(label, GA_PART_ROW(item)->name);
+}
 
-	*store = g_list_store_new(GA_TYPE_PART_ROW);
-	for (guint i = 0; i < G_N_ELEMENTS(columns); i++) {
-		GtkListItemFactory *f = gtk_signal_list_item_factory_new();
-		GtkColumnViewColumn *col;
-		gboolean numeric = i >= 2;
-		GtkExpression *e = gtk_property_expression_new(GA_TYPE_PART_ROW, NULL, columns[i]);
-		GtkSorter *sorter = numeric ? GTK_SORTER(gtk_numeric_sorter_new(e))
-		                            : GTK_SORTER(gtk_string_sorter_new(e));
+static int part_compare(gconstpointer a, gconstpointer b, guint c, gpointer data)
+{
+	const GaPartRow *x = a, *y = b;
 
-		g_signal_connect(f, "setup", G_CALLBACK(ga_cell_label_setup_cb), GINT_TO_POINTER(numeric));
-		g_signal_connect(f, "bind", G_CALLBACK(bind_part), (gpointer)columns[i]);
-		col = gtk_column_view_column_new(titles[i], f);
-		gtk_column_view_column_set_sorter(col, sorter);
-		gtk_column_view_column_set_resizable(col, TRUE);
-		gtk_column_view_column_set_expand(col, i == 0);
-		gtk_column_view_append_column(view, col);
-		if (i == 2)
-			gtk_column_view_sort_by_column(view, col, GTK_SORT_DESCENDING);
-		g_object_unref(col);
-		g_object_unref(sorter);
-	}
-	sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(*store)),
-	                                 g_object_ref(gtk_column_view_get_sorter(view)));
-	gtk_column_view_set_model(view, no_autoselect(G_LIST_MODEL(sorted)));
+	(void)data;
+	return c == 0   ? tsd_table_order_text(x->shown, y->shown)
+	       : c == 1 ? tsd_table_order_text(x->kind, y->kind)
+	       : c == 2 ? TSD_TABLE_ORDER(x->a, y->a)
+	                : TSD_TABLE_ORDER(x->b, y->b);
 }
 
 /* --- Building ------------------------------------------------------------------------------ */
@@ -744,7 +617,6 @@ static void ga_memory_selection_dispose(GObject *object)
 {
 	GaMemorySelection *self = GA_MEMORY_SELECTION(object);
 
-	tsd_cancel_clear(&self->search);
 	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_MEMORY_SELECTION);
 	G_OBJECT_CLASS(ga_memory_selection_parent_class)->dispose(object);
 }
@@ -757,10 +629,6 @@ static void ga_memory_selection_finalize(GObject *object)
 	g_free(self->sharing);
 	g_free(self->sharing_error);
 	g_clear_pointer(&self->tiles, gtk_bitset_unref);
-	g_clear_object(&self->variables);
-	g_clear_object(&self->variables_filter);
-	g_clear_object(&self->vertices);
-	g_clear_object(&self->exchanges);
 	g_clear_object(&self->session);
 	G_OBJECT_CLASS(ga_memory_selection_parent_class)->finalize(object);
 }
@@ -776,28 +644,34 @@ static void ga_memory_selection_class_init(GaMemorySelectionClass *klass)
 	/* A container, silent to a screen reader (GTK 4.8 would say its type
 	 * name). */
 	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GENERIC);
+	g_type_ensure(TSD_TYPE_TABLE);
 	gtk_widget_class_set_template_from_resource(
 	    widget_class, "/org/tilescope/GraphAnalyser/ga-memory-selection.ui");
 	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, notebook);
 	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, details_heading);
 	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, details);
-	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, variables_bar);
-	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, variables_status);
-	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, variables_view);
-	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, vertices_status);
-	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, vertices_view);
-	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, exchanges_status);
-	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, exchanges_view);
-	gtk_widget_class_bind_template_callback(widget_class, on_search_changed);
+	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, variables);
+	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, vertices);
+	gtk_widget_class_bind_template_child(widget_class, GaMemorySelection, exchanges);
 }
 
 static void ga_memory_selection_init(GaMemorySelection *self)
 {
+	/* The columns as every variable table has them (ga-var-row.h). */
+	static const GaVarColumnSpec var_columns[] = {
+		{GA_VAR_COLUMN_NAME, 0},     {GA_VAR_COLUMN_BYTES, 0},       {GA_VAR_COLUMN_BYTES, 1},
+		{GA_VAR_COLUMN_CATEGORY, 0}, {GA_VAR_COLUMN_ALWAYS_LIVE, 0}, {GA_VAR_COLUMN_LIFETIME, 0},
+	};
+	static const TsdTableCells part_cells = {part_text, part_bind, part_compare, NULL};
+
 	self->tiles = gtk_bitset_new_empty();
 	gtk_widget_init_template(GTK_WIDGET(self));
-	setup_variables(self);
-	setup_parts(self->vertices_view, &self->vertices, "Vertex bytes", "Code bytes");
-	setup_parts(self->exchanges_view, &self->exchanges, "Bytes received", "Bytes sent");
+	tsd_table_set_cells(self->variables, &ga_var_row_cells, (gpointer)var_columns);
+	tsd_table_sort_by(self->variables, 1, GTK_SORT_DESCENDING);
+	tsd_table_set_cells(self->vertices, &part_cells, NULL);
+	tsd_table_sort_by(self->vertices, 2, GTK_SORT_DESCENDING);
+	tsd_table_set_cells(self->exchanges, &part_cells, NULL);
+	tsd_table_sort_by(self->exchanges, 2, GTK_SORT_DESCENDING);
 	/* The tabs named by their titles (GTK 4.8 names them "Tab"). */
 	tsd_a11y_name_tabs(GTK_NOTEBOOK(self->notebook));
 	update_details(self);
@@ -824,11 +698,11 @@ GaMemorySelection *ga_memory_selection_new(GaSession *session)
 	/* "Show Tiles in Memory": the session's variable's tiles become the
 	 * selection (which of them hold the rest of it). */
 	jump = ga_jump_bar_new(session, GA_JUMP_BAR_VARIABLE);
-	gtk_box_insert_child_after(GTK_BOX(self->variables_bar), jump,
-	                           GTK_WIDGET(self->variables_status));
-	g_signal_connect(gtk_column_view_get_model(self->variables_view), "notify::selected-item",
+	tsd_table_add_header(self->variables, jump);
+	g_signal_connect(tsd_table_get_selection(self->variables), "notify::selected-item",
 	                 G_CALLBACK(on_variable_selected), self);
-	g_signal_connect(self->variables_view, "activate", G_CALLBACK(ga_jump_bar_activate_cb), jump);
+	g_signal_connect(tsd_table_get_view(self->variables), "activate",
+	                 G_CALLBACK(ga_jump_bar_activate_cb), jump);
 	return self;
 }
 

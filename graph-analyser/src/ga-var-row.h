@@ -19,6 +19,7 @@
 #include <glib-object.h>
 #include <gtk/gtk.h>
 #include <tilescope/report.h>
+#include <tilescope/tsd-table.h>
 
 #include "ga-document.h"
 
@@ -69,6 +70,15 @@ GtkColumnViewColumn *ga_var_row_add_column(GtkColumnView *view, GaVarColumn colu
 /* The words of `row`'s cell in a `column` column (`slot` as above), as
  * every variable table writes them. The caller frees them with g_free. */
 char *ga_var_row_dup_text(GaVarRow *row, GaVarColumn column, guint slot);
+/* What column i of a variable table on the apps' table (tsd-table.h)
+ * shows: give tsd_table_set_cells ga_var_row_cells and an array of these,
+ * one per column (a static), as its data. */
+typedef struct {
+	GaVarColumn column;
+	guint slot;
+} GaVarColumnSpec;
+extern const TsdTableCells ga_var_row_cells;
+
 /* Removes every column of `view`. */
 void ga_var_row_clear_columns(GtkColumnView *view);
 

@@ -57,9 +57,15 @@ typedef struct {
 	/* Orders two rows by `column` (a GtkOrdering); NULL: unsortable. */
 	int (*compare)(gconstpointer a, gconstpointer b, guint column, gpointer data);
 	/* `item` as text for Ctrl+C (a header line, then its fields whole);
-	 * NULL: nothing to copy. */
+	 * NULL: the column titles, then the cells' texts, tab-separated. */
 	char *(*copy)(gpointer item, gpointer data);
 } TsdTableCells;
+
+/* Orderings for a compare: two texts as GtkStringSorter orders them (case
+ * ignored, then collated), two numbers. */
+int tsd_table_order_text(const char *a, const char *b);
+#define TSD_TABLE_ORDER(a, b) \
+	((a) < (b) ? GTK_ORDERING_SMALLER : (a) > (b) ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL)
 
 /* Makes the cells and sorters of the columns declared so far and the
  * model; once, after the template. `cells` must outlive the table (a
