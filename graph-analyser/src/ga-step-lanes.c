@@ -1,11 +1,10 @@
 /*
  * The Execution Trace's lanes (ga-step-lanes.h).
  *
- * Data. When a run or mode is set, each lane gets the indices of its items
- * (steps in Flat, frames in Flame) sorted by first cycle and the running
- * maximum of their last cycles, so that the first item reaching into the
- * visible range is a binary search even when items of a lane overlap. A
- * frame walks only the visible items of each lane.
+ * Data. When a run or mode is set, each lane is a chart kit span lane
+ * (TscLane, tsc-timeline.h) of its items (steps in Flat, frames in Flame,
+ * by first cycle): the chart kit draws, folds, names and hit-tests them,
+ * walking only the visible items of each lane.
  *
  * Lanes in Flat. With one IPU: compute, exchange, sync. With several, a
  * compute and an exchange lane per IPU and one sync lane: a sync holds
@@ -22,12 +21,10 @@
  * lanes' own: which lanes there are, the steps' colours and names, the
  * BSP picture, and the keys that scroll and zoom its rows.
  *
- * Level of detail. The chart kit's folding rule (TscFold): an item at
- * least TSC_TIMELINE_FOLD_PX wide is a rectangle of its own; narrower
- * items and the gaps between them fold into one bar that carries their
- * count, so a frame has about one primitive per pixel column per lane
- * however many items there are. The marks drawn are kept (`items`) and
- * are what hover, tooltip and click hit: the user points at what is drawn.
+ * Level of detail. The chart kit's folding rule (TscFold): narrow items
+ * and the gaps between them fold into bars that carry their count, so a
+ * frame has about one primitive per pixel column per lane however many
+ * items there are; hover, tooltip and click hit the marks drawn.
  *
  * BSP. One texture of the plot's size in device pixels
  * (ga_trace_index_render_bsp), made in a thread when the view changes;
@@ -69,11 +66,7 @@ typedef struct Lane {
 	char *name;
 	int kind;          /* ga_program_kind of every item, -1: each its own (Flame) */
 	int ipu;           /* Flat: the IPU, -1: all */
-	guint32 *idx;      /* step (Flat) or frame (Flame) indices, by first cycle */
-	uint64_t *max_to;  /* max_to[i]: the largest last cycle of idx[0..i] */
-	size_t n;
-	double y;          /* top, widget px */
-	GArray *items;     /* TscFoldMark (first, last: lane positions), left to right, as last drawn */
+	TscLane tl;        /* the chart kit's: spans (id: a step or frame index), marks as drawn */
 } Lane;
 
 struct _GaStepLanes {
@@ -309,47 +302,17 @@ static Lane *lane(GaStepLanes *self, guint k)
 	return g_ptr_array_index(self->lanes, k);
 }
 
-/* The first lane position whose item reaches past `cycle`. */
-static size_t lane_first_after(const Lane *l, double cycle)
-{
-	size_t lo = 0, hi = l->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if ((double)l->max_to[mid] > cycle)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
-
-/* The first lane position whose item starts at or after `cycle`. */
-static size_t lane_first_from(GaStepLanes *self, const Lane *l, double cycle)
-{
-	size_t lo = 0, hi = l->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if ((double)ref_from(self, l->idx[mid]) < cycle)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Items of a lane that overlap the visible range. */
 static size_t lane_in_view(GaStepLanes *self, const Lane *l)
 {
-	size_t n = 0, a = lane_first_after(l, vis_from(self)), b = lane_first_from(self, l, vis_to(self));
+	size_t n = 0;
 
-	for (size_t i = a; i < b; i++)
-		if ((double)ref_to(self, l->idx[i]) > vis_from(self) ||
-		    ref_to(self, l->idx[i]) == ref_from(self, l->idx[i]))
-			n++;
+	for (guint i = 0; i < l->tl.spans->len; i++) {
+		const TscSpan *sp = &g_array_index(l->tl.spans, TscSpan, i);
+
+		n += (double)sp->from < vis_to(self) &&
+		     ((double)sp->to > vis_from(self) || sp->to == sp->from);
+	}
 	return n;
 }
 
@@ -396,54 +359,59 @@ static void lane_free(gpointer data)
 	Lane *l = data;
 
 	g_free(l->name);
-	g_free(l->idx);
-	g_free(l->max_to);
-	g_array_unref(l->items);
+	tsc_lane_clear(&l->tl);
 	g_free(l);
+}
+
+static GdkRGBA kind_colour(int kind, gpointer data)
+{
+	(void)data;
+	return *ga_program_kind_colour((ga_program_kind)kind);
+}
+
+static GdkRGBA span_colour(const TscSpan *sp, gpointer data)
+{
+	return kind_colour(sp->kind, data);
+}
+
+static char *span_name(const TscSpan *sp, gpointer data)
+{
+	/* Cut before Pango sees it: a 16 KiB name would be shaped whole for
+	 * every bar drawn. */
+	return tsd_name_cut(ref_name(data, sp->id));
+}
+
+/* A step of the highlighted program. */
+static gboolean span_outlined(const TscSpan *sp, gpointer data)
+{
+	GaStepLanes *self = data;
+
+	return self->highlight >= 0 && ref_program(self, sp->id) == self->highlight;
 }
 
 static Lane *lane_add(GaStepLanes *self, char *name, int kind, int ipu)
 {
+	static const TscLaneFuncs funcs = {.colour = span_colour, .kind_colour = kind_colour,
+	                                   .dup_name = span_name, .outlined = span_outlined};
 	Lane *l = g_new0(Lane, 1);
 
 	l->name = name;
 	l->kind = kind;
 	l->ipu = ipu;
-	l->items = g_array_new(FALSE, FALSE, sizeof(TscFoldMark));
+	tsc_lane_init(&l->tl, &funcs, self);
+	l->tl.inset = 2;
+	l->tl.mix_px = MIX_PX;
 	g_ptr_array_add(self->lanes, l);
 	return l;
 }
 
-static GaStepLanes *sort_self;
-
-static int by_from(const void *a, const void *b)
+/* Adds item `ref` (a step or frame) to a lane. */
+static void lane_push(GaStepLanes *self, Lane *l, guint32 ref)
 {
-	guint32 x = *(const guint32 *)a, y = *(const guint32 *)b;
-	uint64_t fx = ref_from(sort_self, x), fy = ref_from(sort_self, y);
+	TscSpan sp = {.from = (int64_t)ref_from(self, ref), .to = (int64_t)ref_to(self, ref),
+	              .count = 1, .kind = item_kind(self, l, ref), .id = ref};
 
-	if (fx != fy)
-		return fx < fy ? -1 : 1;
-	return x < y ? -1 : 1;
-}
-
-/* Sorts a lane's items by first cycle (when they are not already) and
- * makes its running maximum. */
-static void lane_finish(GaStepLanes *self, Lane *l)
-{
-	gboolean sorted = TRUE;
-	uint64_t m = 0;
-
-	l->max_to = g_new(uint64_t, MAX(1, l->n));
-	for (size_t i = 1; i < l->n && sorted; i++)
-		sorted = ref_from(self, l->idx[i - 1]) <= ref_from(self, l->idx[i]);
-	if (!sorted) {
-		sort_self = self;
-		qsort(l->idx, l->n, sizeof(*l->idx), by_from);
-	}
-	for (size_t i = 0; i < l->n; i++) {
-		m = MAX(m, ref_to(self, l->idx[i]));
-		l->max_to[i] = m;
-	}
+	g_array_append_val(l->tl.spans, sp);
 }
 
 /* Whether the index can split the lanes by IPU for the run shown. */
@@ -468,17 +436,11 @@ static void make_flat_lanes(GaStepLanes *self)
 	for (guint k = 0; k < self->lanes->len; k++) {
 		Lane *l = lane(self, k);
 
-		l->idx = g_new(guint32, MAX(1, self->n_steps));
-		for (size_t i = 0; i < self->n_steps; i++) {
-			const tsr_step *st = &self->steps[i];
-
-			if (kind_of_step(st) != l->kind)
-				continue;
-			if (l->ipu >= 0 && !ga_trace_index_step_on_ipu(self->index, i, (unsigned)l->ipu))
-				continue;
-			l->idx[l->n++] = (guint32)i;
-		}
-		lane_finish(self, l);
+		for (size_t i = 0; i < self->n_steps; i++)
+			if (kind_of_step(&self->steps[i]) == l->kind &&
+			    (l->ipu < 0 || ga_trace_index_step_on_ipu(self->index, i, (unsigned)l->ipu)))
+				lane_push(self, l, (guint32)i);
+		tsc_lane_finish(&l->tl);
 	}
 }
 
@@ -501,20 +463,17 @@ static void make_flame_lanes(GaStepLanes *self)
 	for (size_t i = 0; i < self->n_frames; i++)
 		depth = MAX(depth, self->frames[i].depth + 1);
 	for (guint32 d = 0; d < depth; d++)
-		lane_add(self, g_strdup_printf("Depth %u", d), -1, -1)->idx =
-		    g_new(guint32, MAX(1, self->n_frames));
+		lane_add(self, g_strdup_printf("Depth %u", d), -1, -1);
 	self->step_leaf = g_new0(guint32, MAX(1, self->n_steps));
 	/* Frames are in pre-order: a later frame over a step is deeper. */
 	for (size_t i = 0; i < self->n_frames; i++) {
-		Lane *l = lane(self, self->frames[i].depth);
-
-		l->idx[l->n++] = (guint32)i;
+		lane_push(self, lane(self, self->frames[i].depth), (guint32)i);
 		for (size_t k = self->frames[i].step_from; k < self->frames[i].step_to && k < self->n_steps;
 		     k++)
 			self->step_leaf[k] = (guint32)i;
 	}
 	for (guint32 d = 0; d < depth; d++)
-		lane_finish(self, lane(self, d));
+		tsc_lane_finish(&lane(self, d)->tl);
 }
 
 /* Remakes the lanes for the run, mode and index. */
@@ -815,8 +774,10 @@ static void ensure_geometry(GaStepLanes *self)
 	self->ruler_h = th + 12;
 	top = self->ruler_h + 4;
 	self->lane_h = CLAMP((height - top - 8) / n - gap, th + 6, 64);
-	for (guint k = 0; k < self->lanes->len; k++)
-		lane(self, k)->y = floor(top + k * (self->lane_h + gap));
+	for (guint k = 0; k < self->lanes->len; k++) {
+		lane(self, k)->tl.y = floor(top + k * (self->lane_h + gap));
+		lane(self, k)->tl.row_h = self->lane_h;
+	}
 	self->bsp_y = top;
 	self->bsp_h = MAX(1, height - top - 8);
 }
@@ -825,13 +786,13 @@ static double lanes_bottom(GaStepLanes *self)
 {
 	if (self->mode == GA_TRACE_BSP || !self->lanes->len)
 		return self->bsp_y + self->bsp_h;
-	return lane(self, self->lanes->len - 1)->y + self->lane_h;
+	return lane(self, self->lanes->len - 1)->tl.y + self->lane_h;
 }
 
 static int lane_at(GaStepLanes *self, double y)
 {
 	for (guint k = 0; k < self->lanes->len; k++)
-		if (y >= lane(self, k)->y && y < lane(self, k)->y + self->lane_h)
+		if (y >= lane(self, k)->tl.y && y < lane(self, k)->tl.y + self->lane_h)
 			return (int)k;
 	return -1;
 }
@@ -839,22 +800,7 @@ static int lane_at(GaStepLanes *self, double y)
 /* The mark of lane `k` drawn at x (within a pixel's slack), or FALSE. */
 static gboolean item_at(GaStepLanes *self, int k, double x, guint *out)
 {
-	GArray *items = lane(self, (guint)k)->items;
-	guint lo = 0, hi = items->len;
-
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-
-		if (g_array_index(items, TscFoldMark, mid).x1 <= x - 1)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < items->len && g_array_index(items, TscFoldMark, lo).x0 <= x + 1) {
-		*out = lo;
-		return TRUE;
-	}
-	return FALSE;
+	return tsc_lane_mark_at(&lane(self, (guint)k)->tl, 0, x, out);
 }
 
 /* --- The cached layer --------------------------------------------------------------- */
@@ -870,133 +816,6 @@ static void draw_ruler(GaStepLanes *self, GtkSnapshot *s)
 	if (self->mode != GA_TRACE_BSP)
 		tsc_ruler_draw_grid(s, &ruler, self->ruler_h + 1, lanes_bottom(self), &grid);
 	tsc_ruler_draw(s, self->layout, &ruler, &ink, &axis);
-}
-
-/* The outline of an item of the highlighted program. */
-static void mark(GaStepLanes *self, GtkSnapshot *s, double x0, double x1, double y)
-{
-	GdkRGBA c = alpha(&self->fg, 0.7);
-
-	/* Lighter than the selection's outline, which must stand out among
-	 * its program's other steps. */
-	tsc_timeline_draw_outline(s, x0 - 1, x1 + 1, y + 1, self->lane_h - 2, &c, 1.5f);
-}
-
-/* What the open fold holds, gathered as its items are fed: the cycles of
- * each kind (a fold is drawn in the kind that takes most of them, as the
- * BSP view colours a pixel) and whether it holds an item of the
- * highlighted program. */
-typedef struct FoldAcc {
-	double cycles[GA_PROGRAM_KIND_COUNT];
-	gboolean marked;
-} FoldAcc;
-
-/* Draws item `m->first` of lane `l` as itself: its kind's colour with a
- * darker left edge, at least a pixel wide, named where the name fits. */
-static void draw_item(GaStepLanes *self, GtkSnapshot *s, Lane *l, const TscFoldMark *m,
-                      gboolean marked)
-{
-	guint32 ref = l->idx[m->first];
-	const GdkRGBA *c = ga_program_kind_colour((ga_program_kind)item_kind(self, l, ref));
-	GdkRGBA ink = tsc_palette_ink(c), edge = {c->red * 0.6f, c->green * 0.6f, c->blue * 0.6f, 1};
-	double x0 = m->x0, x1 = MAX(m->x1, m->x0 + 1), y = l->y, h = self->lane_h;
-
-	rect(s, c, x0, y + 2, x1 - x0, h - 4);
-	if (x1 - x0 >= 2)
-		rect(s, &edge, x0, y + 2, 1, h - 4);
-	/* The name, ellipsized only where a few characters still show. */
-	if (x1 - x0 >= 20) {
-		/* Cut before Pango sees it: a 16 KiB name would be shaped whole
-		 * for every bar drawn. */
-		g_autofree char *name = tsd_name_cut(ref_name(self, ref));
-
-		if (x1 - x0 >= 56 || text_width(self, name) <= x1 - x0 - 8)
-			text(self, s, name, x0 + 4, y + (h - self->text_h) / 2, (int)(x1 - x0 - 8), &ink);
-	}
-	if (marked)
-		mark(self, s, x0, x1, y);
-}
-
-/* Draws a fold of several items: lighter than a step, with a solid foot
- * so that it reads as "many" and not as one long step, and its count
- * (the chart kit's label) where it fits. */
-static void draw_fold(GaStepLanes *self, GtkSnapshot *s, Lane *l, const TscFoldMark *m,
-                      const FoldAcc *acc)
-{
-	int kind = l->kind >= 0 ? l->kind : GA_PROGRAM_CONTROL;
-	double y = l->y, h = self->lane_h, w = m->x1 - m->x0, best = 0;
-	const GdkRGBA *c;
-	GdkRGBA fill;
-	char num[48];
-
-	for (int k = 0; l->kind < 0 && k < GA_PROGRAM_KIND_COUNT; k++)
-		if (acc->cycles[k] > best) {
-			best = acc->cycles[k];
-			kind = k;
-		}
-	c = ga_program_kind_colour((ga_program_kind)kind);
-	fill = alpha(c, 0.6);
-	rect(s, &fill, m->x0, y + 2, w, h - 4);
-	rect(s, c, m->x0, y + h - 5, w, 3);
-	if (w >= 24 && tsc_fold_count_label(self->layout, m->count, w - 6, num, sizeof(num))) {
-		GdkRGBA ink = alpha(&self->fg, 0.9);
-		int tw = text_width(self, num);
-
-		text(self, s, num, (m->x0 + m->x1 - tw) / 2, y + (h - 3 - self->text_h) / 2, -1, &ink);
-	}
-	if (acc->marked)
-		mark(self, s, m->x0, m->x1, y);
-}
-
-/* Draws the marks the folding rule completed and keeps them for hover
- * and clicks. A mark that is not item `current` standing alone was the
- * open fold (several items, or a lone sliver): it is drawn with what
- * `acc` gathered, which then starts over. */
-static void draw_marks(GaStepLanes *self, GtkSnapshot *s, Lane *l, const TscFoldMark *m, guint n,
-                       guint current, FoldAcc *acc)
-{
-	for (guint j = 0; j < n; j++) {
-		if (m[j].first == current)
-			draw_item(self, s, l, &m[j],
-			          self->highlight >= 0 &&
-			              ref_program(self, l->idx[current]) == self->highlight);
-		else if (m[j].folded)
-			draw_fold(self, s, l, &m[j], acc);
-		else
-			draw_item(self, s, l, &m[j], acc->marked);
-		if (m[j].first != current)
-			*acc = (FoldAcc){0};
-		g_array_append_val(l->items, m[j]);
-	}
-}
-
-static void draw_lane(GaStepLanes *self, GtkSnapshot *s, Lane *l)
-{
-	double right = self->plot_x + self->plot_w;
-	TscFold fold;
-	TscFoldMark out[2];
-	FoldAcc acc = {0};
-
-	tsc_fold_init(&fold, TSC_TIMELINE_FOLD_PX, MIX_PX);
-	for (size_t i = lane_first_after(l, vis_from(self)); i < l->n; i++) {
-		guint32 ref = l->idx[i];
-		TscFoldItem item = {.count = 1};
-
-		if ((double)ref_from(self, ref) >= vis_to(self))
-			break;
-		item.x0 = MAX(x_of(self, ref_from(self, ref)), self->plot_x - 1);
-		item.x1 = MIN(x_of(self, ref_to(self, ref)), right + 1);
-		if (item.x1 < self->plot_x)
-			continue; /* ended before the view (an earlier item reaches in) */
-		item.kind = item_kind(self, l, ref);
-		draw_marks(self, s, l, out, tsc_fold_push(&fold, &item, (guint)i, out), (guint)i, &acc);
-		if (fold.open && fold.mark.last == i) {
-			/* Zero-cycle items still count, a little. */
-			acc.cycles[item.kind] += (double)(ref_to(self, ref) - ref_from(self, ref)) + 0.5;
-			acc.marked |= self->highlight >= 0 && ref_program(self, ref) == self->highlight;
-		}
-	}
-	draw_marks(self, s, l, out, tsc_fold_finish(&fold, out), G_MAXUINT, &acc);
 }
 
 /* --- BSP ---------------------------------------------------------------------------- */
@@ -1173,9 +992,9 @@ static GskRenderNode *build_layer(GaStepLanes *self)
 	for (guint k = 0; k < self->lanes->len; k++) {
 		Lane *l = lane(self, k);
 
-		g_array_set_size(l->items, 0);
-		rect(s, &band, self->plot_x, l->y, self->plot_w, self->lane_h);
-		text(self, s, l->name, 8, l->y + (self->lane_h - self->text_h) / 2, -1, &ink);
+		g_array_set_size(l->tl.marks, 0);
+		rect(s, &band, self->plot_x, l->tl.y, self->plot_w, self->lane_h);
+		text(self, s, l->name, 8, l->tl.y + (self->lane_h - self->text_h) / 2, -1, &ink);
 	}
 	if (!self->doc) {
 		text(self, s, "No execution profile to show", self->plot_x + 8, self->ruler_h + 8, -1,
@@ -1196,7 +1015,8 @@ static GskRenderNode *build_layer(GaStepLanes *self)
 		gtk_snapshot_push_clip(s, &GRAPHENE_RECT_INIT((float)self->plot_x, 0, (float)self->plot_w,
 		                                              (float)self->height));
 		for (guint k = 0; k < self->lanes->len; k++)
-			draw_lane(self, s, lane(self, k));
+			tsc_lane_draw(s, self->layout, &lane(self, k)->tl, &self->vp, self->plot_x,
+			              self->plot_w, &self->fg);
 		gtk_snapshot_pop(s);
 	}
 	node = gtk_snapshot_free_to_node(s);
@@ -1223,14 +1043,15 @@ static void select_outline(GaStepLanes *self, GtkSnapshot *s, uint64_t from, uin
 /* Outlines step or frame `ref` of lane `l` as selected. */
 static void select_ref(GaStepLanes *self, GtkSnapshot *s, const Lane *l, guint32 ref)
 {
-	select_outline(self, s, ref_from(self, ref), ref_to(self, ref), l->y - 2, self->lane_h + 4, 3,
-	               3);
+	tsc_lane_draw_outline(s, &l->tl, &self->vp, self->plot_x, self->plot_w,
+	                      (int64_t)ref_from(self, ref), (int64_t)ref_to(self, ref), 0, 3,
+	                      &self->accent, 3);
 }
 
 static void draw_overlay(GaStepLanes *self, GtkSnapshot *s)
 {
 	double top = self->mode == GA_TRACE_BSP ? self->bsp_y
-	             : self->lanes->len         ? lane(self, 0)->y
+	             : self->lanes->len         ? lane(self, 0)->tl.y
 	                                        : self->ruler_h;
 	double bottom = lanes_bottom(self);
 
@@ -1244,12 +1065,12 @@ static void draw_overlay(GaStepLanes *self, GtkSnapshot *s)
 		gtk_snapshot_restore(s);
 	}
 	if (self->hover_lane >= 0 && (guint)self->hover_lane < self->lanes->len &&
-	    self->hover_item < lane(self, (guint)self->hover_lane)->items->len) {
+	    self->hover_item < lane(self, (guint)self->hover_lane)->tl.marks->len) {
 		const Lane *l = lane(self, (guint)self->hover_lane);
-		const TscFoldMark *it = &g_array_index(l->items, TscFoldMark, self->hover_item);
+		const TscFoldMark *it = &g_array_index(l->tl.marks, TscFoldMark, self->hover_item);
 		GdkRGBA c = alpha(&self->fg, 0.22);
 
-		rect(s, &c, it->x0, l->y + 2, MAX(1, it->x1 - it->x0), self->lane_h - 4);
+		rect(s, &c, it->x0, l->tl.y + 2, MAX(1, it->x1 - it->x0), self->lane_h - 4);
 	}
 	if (self->selected >= 0 && self->mode == GA_TRACE_FLAT) {
 		const tsr_step *st = &self->steps[self->selected];
@@ -1362,17 +1183,15 @@ static char *ref_text(GaStepLanes *self, guint32 ref)
  * and span. */
 static char *item_text(GaStepLanes *self, const Lane *l, const TscFoldMark *it)
 {
-	guint32 first = l->idx[it->first];
-	uint64_t to = 0;
+	int64_t from, to;
 	g_autofree char *count = NULL, *a = NULL, *b = NULL;
 
 	if (it->count == 1)
-		return ref_text(self, first);
-	for (guint32 i = it->first; i <= it->last; i++)
-		to = MAX(to, ref_to(self, l->idx[i]));
+		return ref_text(self, g_array_index(l->tl.spans, TscSpan, it->first).id);
+	tsc_lane_mark_extent(&l->tl, it, &from, &to);
 	count = ga_format_u64(it->count);
-	a = ga_format_u64(ref_from(self, first));
-	b = ga_format_u64(to);
+	a = ga_format_u64((uint64_t)from);
+	b = ga_format_u64((uint64_t)to);
 	return g_strdup_printf("%s %s folded in %s, cycles %s – %s (click to zoom in)", count,
 	                       self->mode == GA_TRACE_FLAME ? "frames" : "steps", l->name, a, b);
 }
@@ -1475,9 +1294,10 @@ static void update_description(GaStepLanes *self)
 			g_string_append_printf(d, " Outlined: the steps of program %" G_GINT64_FORMAT ".",
 			                       self->highlight);
 		if (self->hover_lane >= 0 && (guint)self->hover_lane < self->lanes->len &&
-		    self->hover_item < lane(self, (guint)self->hover_lane)->items->len) {
+		    self->hover_item < lane(self, (guint)self->hover_lane)->tl.marks->len) {
 			const Lane *l = lane(self, (guint)self->hover_lane);
-			g_autofree char *t = item_text(self, l, &g_array_index(l->items, TscFoldMark, self->hover_item));
+			g_autofree char *t =
+			    item_text(self, l, &g_array_index(l->tl.marks, TscFoldMark, self->hover_item));
 
 			g_string_append_printf(d, " Pointer on: %s.", t);
 		} else if (self->hover_in_plot) {
@@ -1571,7 +1391,8 @@ static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean keyboard, 
 	}
 	if (k < 0 || !item_at(self, k, x, &item))
 		return FALSE;
-	t = item_text(self, lane(self, (guint)k), &g_array_index(lane(self, (guint)k)->items, TscFoldMark, item));
+	t = item_text(self, lane(self, (guint)k),
+	              &g_array_index(lane(self, (guint)k)->tl.marks, TscFoldMark, item));
 	gtk_tooltip_set_text(tip, t);
 	return TRUE;
 }
@@ -1677,20 +1498,19 @@ static void click(GaStepLanes *self, double x, double y)
 	}
 	{
 		const Lane *l = lane(self, (guint)k);
-		const TscFoldMark *it = &g_array_index(l->items, TscFoldMark, i);
+		const TscFoldMark *it = &g_array_index(l->tl.marks, TscFoldMark, i);
 
 		if (it->count == 1) {
-			guint32 ref = l->idx[it->first];
+			guint32 ref = g_array_index(l->tl.spans, TscSpan, it->first).id;
 
 			if (self->mode == GA_TRACE_FLAME)
 				select_full(self, (gint64)self->frames[ref].step_from, ref);
 			else
 				select_full(self, ref, -1);
 		} else {
-			uint64_t from = ref_from(self, l->idx[it->first]), to = 0;
+			int64_t from, to;
 
-			for (guint32 j = it->first; j <= it->last; j++)
-				to = MAX(to, ref_to(self, l->idx[j]));
+			tsc_lane_mark_extent(&l->tl, it, &from, &to);
 			ga_step_lanes_set_visible(self, (double)from - (to - from) * 0.05,
 			                          (double)to + (to - from) * 0.05);
 		}

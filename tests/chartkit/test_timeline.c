@@ -3,7 +3,9 @@
  * viewport's one convention for zoom (> 1: in, about a fraction of the
  * width) and pan (> 0: later), its clamping and least width, the mapping
  * of keys and the wheel onto it, the tick labels, and the folding rule:
- * nothing dropped, the counts of the marks adding up to the input's.
+ * nothing dropped, the counts of the marks adding up to the input's; and
+ * a span lane drawn into a snapshot (no display needed): what it folds,
+ * what it skips outside the window, what a point hits.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <tilescope/tsc-timeline.h>
 
 #include <math.h>
+#include <pango/pangocairo.h>
 
 static void assert_window(const TscViewport *vp, int64_t from, int64_t to)
 {
@@ -392,6 +395,106 @@ typedef struct {
 	int tag;
 } app_marker;
 
+static GdkRGBA lane_colour(const TscSpan *sp, gpointer data)
+{
+	(void)sp;
+	(void)data;
+	return (GdkRGBA){0.5f, 0.5f, 0.5f, 1};
+}
+
+static GdkRGBA lane_kind_colour(int kind, gpointer data)
+{
+	(void)data;
+	return (GdkRGBA){kind / 8.0f, 0, 0, 1};
+}
+
+static char *lane_name(const TscSpan *sp, gpointer data)
+{
+	(void)data;
+	return g_strdup_printf("span %u", sp->id);
+}
+
+static void test_lane(void **state)
+{
+	static const TscLaneFuncs funcs = {.colour = lane_colour, .kind_colour = lane_kind_colour,
+	                                   .dup_name = lane_name};
+	PangoContext *pc = pango_font_map_create_context(pango_cairo_font_map_get_default());
+	PangoLayout *layout = pango_layout_new(pc);
+	GtkSnapshot *s;
+	GdkRGBA fg = {0, 0, 0, 1};
+	TscViewport vp;
+	TscLane lane;
+	uint64_t sum = 0;
+	int64_t from, to;
+	guint k, nodes;
+	/* Row 1 fed first, and row 0 out of order: the lane sorts them. Units
+	 * are pixels (1,000 units over 1,000 px). */
+	const TscSpan spans[] = {
+		{.from = 100, .to = 400, .count = 1, .row = 1, .id = 0},
+		{.from = 500, .to = 600, .count = 1, .row = 0, .id = 1},
+		{.from = 10, .to = 11, .count = 1, .row = 0, .kind = 2, .id = 2},
+		{.from = 12, .to = 13, .count = 1, .row = 0, .kind = 2, .id = 3},
+		{.from = 14, .to = 15, .count = 5, .row = 0, .kind = 2, .folded = TRUE, .id = 4},
+		{.from = 2000, .to = 2100, .count = 1, .row = 0, .id = 5}, /* after the window */
+		{.from = -500, .to = -400, .count = 1, .row = 1, .id = 6},  /* before it */
+	};
+
+	(void)state;
+	/* Render nodes without gtk_init (no display): their types. */
+	g_type_ensure(GSK_TYPE_COLOR_NODE);
+	tsc_viewport_init(&vp, TSC_TIMELINE_CYCLES, -1000, 3000, 1);
+	tsc_viewport_set(&vp, 0, 999);
+	tsc_lane_init(&lane, &funcs, NULL);
+	lane.y = 10;
+	lane.row_h = 20;
+	lane.inset = 2;
+	g_array_append_vals(lane.spans, spans, G_N_ELEMENTS(spans));
+	tsc_lane_finish(&lane);
+	s = gtk_snapshot_new();
+	for (guint i = 1; i < lane.spans->len; i++) {
+		const TscSpan *a = &g_array_index(lane.spans, TscSpan, i - 1);
+		const TscSpan *b = &g_array_index(lane.spans, TscSpan, i);
+
+		assert_true(a->row < b->row || (a->row == b->row && a->from <= b->from));
+	}
+	nodes = tsc_lane_draw(s, layout, &lane, &vp, 0, 1000, &fg);
+	/* In the window: one fold of three (counts 1 + 1 + 5), span 1 and span
+	 * 0; spans 5 and 6 are outside it. */
+	assert_int_equal(lane.marks->len, 3);
+	for (guint i = 0; i < lane.marks->len; i++)
+		sum += g_array_index(lane.marks, TscFoldMark, i).count;
+	assert_int_equal(sum, 9);
+	/* Each wide span a fill and its edge, the fold a fill and its foot. */
+	assert_int_equal(nodes, 6);
+	assert_true(tsc_lane_mark_at(&lane, 0, 12, &k));
+	assert_true(g_array_index(lane.marks, TscFoldMark, k).folded);
+	assert_int_equal(g_array_index(lane.marks, TscFoldMark, k).count, 7);
+	tsc_lane_mark_extent(&lane, &g_array_index(lane.marks, TscFoldMark, k), &from, &to);
+	assert_int_equal(from, 10);
+	assert_int_equal(to, 15);
+	assert_true(tsc_lane_mark_at(&lane, 0, 550, &k));
+	assert_int_equal(g_array_index(lane.spans, TscSpan,
+	                               g_array_index(lane.marks, TscFoldMark, k).first).id, 1);
+	/* Row 1 at the same x holds nothing; its span is at 100 .. 400. */
+	assert_false(tsc_lane_mark_at(&lane, 1, 550, &k));
+	assert_false(tsc_lane_mark_at(&lane, 0, 300, &k));
+	assert_true(tsc_lane_mark_at(&lane, 1, 250, &k));
+	assert_int_equal(g_array_index(lane.spans, TscSpan,
+	                               g_array_index(lane.marks, TscFoldMark, k).first).id, 0);
+	/* Zoomed so that only span 1 is in view: one mark. */
+	tsc_viewport_set(&vp, 520, 560);
+	gsk_render_node_unref(gtk_snapshot_free_to_node(s));
+	s = gtk_snapshot_new();
+	tsc_lane_draw(s, layout, &lane, &vp, 0, 1000, &fg);
+	assert_int_equal(lane.marks->len, 1);
+	assert_int_equal(g_array_index(lane.marks, TscFoldMark, 0).first,
+	                 g_array_index(lane.marks, TscFoldMark, 0).last);
+	gsk_render_node_unref(gtk_snapshot_free_to_node(s));
+	tsc_lane_clear(&lane);
+	g_object_unref(layout);
+	g_object_unref(pc);
+}
+
 static void test_marker_at(void **state)
 {
 	TscViewport vp;
@@ -429,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_fold_random),
 		cmocka_unit_test(test_counter_range),
 		cmocka_unit_test(test_marker_at),
+		cmocka_unit_test(test_lane),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

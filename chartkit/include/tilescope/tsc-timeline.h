@@ -23,9 +23,9 @@
  *   everything; the app's hooks see the rest (clicks, hover, its own keys,
  *   rows that scroll).
  *
- * Lanes with several rows are the app's: a row is a number the folding
- * rule keeps apart (a depth, a lane), and the app places rows where it
- * likes.
+ * - Span lanes (TscLane): rows of spans drawn through the folding rule,
+ *   named inside where the name fits, hit-tested and outlined; the app
+ *   fills a lane's spans and says their colours and names.
  */
 #pragma once
 
@@ -167,6 +167,82 @@ gboolean tsc_fold_count_label(PangoLayout *layout, uint64_t count, double w, cha
  * TscFoldMark) and returns how many it appended. */
 guint tsc_fold_items(const TscFoldItem *items, guint n, double min_px, double mix_px,
                      GArray *marks);
+
+/* --- Span lanes ------------------------------------------------------------------- */
+
+/* How many kinds a lane tells apart when it colours a fold. */
+#define TSC_LANE_KINDS 8
+
+/* One span of a lane, in the axis' units. */
+typedef struct TscSpan {
+	int64_t from, to;   /* its first unit and its end (to >= from) */
+	uint64_t count;     /* what it stands for: 1, or an already folded run's count */
+	guint row;          /* its row in the lane (a depth) */
+	int kind;           /* 0 .. TSC_LANE_KINDS - 1: what folds mix (TscFold) and are coloured by */
+	gboolean folded;    /* already a run of several */
+	guint id;           /* the app's own: which of its items this is */
+} TscSpan;
+
+typedef struct TscLane TscLane;
+
+/* What the app says of a lane's spans, each called with the lane's data. */
+typedef struct TscLaneFuncs {
+	/* The colour of a span drawn as itself. */
+	GdkRGBA (*colour)(const TscSpan *span, gpointer data);
+	/* The colour of a fold, by the kind that covers most of its units. */
+	GdkRGBA (*kind_colour)(int kind, gpointer data);
+	/* The name drawn inside a span (the layer frees it; NULL: none). */
+	char *(*dup_name)(const TscSpan *span, gpointer data);
+	/* Optional: whether a span is outlined (and so a fold holding it). */
+	gboolean (*outlined)(const TscSpan *span, gpointer data);
+} TscLaneFuncs;
+
+/*
+ * A lane: rows of spans `row_h` px apart from y, drawn in the window of a
+ * viewport by the folding rule (TSC_TIMELINE_FOLD_PX, a fold taking other
+ * kinds while narrower than mix_px). A span wide enough is a rectangle in
+ * its colour with a darker left edge, named inside where the name fits
+ * (ellipsized from 56 px); a fold is its kind's colour, lighter, with a
+ * solid foot so that it reads as "many", and carries its count where that
+ * fits. Each is `inset` px short of its row's top and bottom. The marks
+ * drawn are kept for hit-testing until the next draw: the user points at
+ * what is drawn.
+ */
+struct TscLane {
+	GArray *spans;        /* TscSpan: the app fills it, then calls tsc_lane_finish */
+	GArray *marks;        /* TscFoldMark as last drawn (first, last: indices into spans) */
+	GArray *max_to;       /* int64_t: the latest end of spans[0..i] of i's row */
+	double y;             /* px: the top of row 0 */
+	double row_h;         /* px per row */
+	double inset;         /* px */
+	double mix_px;
+	const TscLaneFuncs *funcs;
+	gpointer data;
+};
+
+void tsc_lane_init(TscLane *lane, const TscLaneFuncs *funcs, gpointer data);
+/* Frees the lane's arrays (not the lane). */
+void tsc_lane_clear(TscLane *lane);
+/* After the spans were filled: sorts them by row, then first unit (when
+ * they are not already), so that a draw finds the window's first span by
+ * a binary search per row. */
+void tsc_lane_finish(TscLane *lane);
+/* Draws the spans in `vp`'s window over the plot [plot_x, plot_x +
+ * plot_w) (`fg`: the text colour, for counts and outlines); returns the
+ * colour nodes appended. */
+guint tsc_lane_draw(GtkSnapshot *s, PangoLayout *layout, TscLane *lane, const TscViewport *vp,
+                    double plot_x, double plot_w, const GdkRGBA *fg);
+/* The mark last drawn at x in row `row` (within a pixel), or FALSE. */
+gboolean tsc_lane_mark_at(const TscLane *lane, guint row, double x, guint *mark);
+/* The units a mark covers: its first span's first, its spans' latest end. */
+void tsc_lane_mark_extent(const TscLane *lane, const TscFoldMark *mark, int64_t *from,
+                          int64_t *to);
+/* An outline `w` px thick round units [from, to) of row `row`, `pad` px
+ * outside where a span of them is drawn; a sliver at least 3 px wide
+ * about its middle. */
+void tsc_lane_draw_outline(GtkSnapshot *s, const TscLane *lane, const TscViewport *vp,
+                           double plot_x, double plot_w, int64_t from, int64_t to, guint row,
+                           double pad, const GdkRGBA *colour, float w);
 
 /* --- The ruler ---------------------------------------------------------------------- */
 
