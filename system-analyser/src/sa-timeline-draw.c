@@ -8,8 +8,8 @@
  * pixels of resolution: EVENT items (wide enough to draw on their own),
  * MERGED runs of narrow spans of one depth, or SUMMARY buckets from the
  * level of detail when the window holds too many spans to decode. Every
- * span in view is counted in exactly one item, and the chart kit's
- * folding rule (tsc-timeline.h) keeps every count, so what is drawn adds
+ * span in view is counted in exactly one item, and the chart kit's span
+ * lane and its folding rule (tsc-timeline.h) keep every count, so what is drawn adds
  * up to the spans in the window and nothing narrow disappears (a folded
  * bar is at least one pixel wide). The items are kept for hit-testing until
  * the next rebuild. A thread's depth is learnt from the items (a level of
@@ -67,80 +67,70 @@ static void query_thread(SaTimeline *self, size_t t, int width)
 	}
 }
 
-/* One mark of the folding rule at `top`: a span in its name's colour and
- * with its name where it fits, or a folded bar with its count. */
-static void draw_mark(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, size_t t,
-                      const TscFoldMark *m, int width, int top, gboolean dark)
+static GdkRGBA span_colour(const TscSpan *sp, gpointer data)
 {
-	thread_rows *r = &self->tdata[t];
-	const tsr_trace_item *it = &r->items[m->first];
-	GdkRGBA text = dark ? (GdkRGBA){0.95f, 0.95f, 0.95f, 1} : (GdkRGBA){0.1f, 0.1f, 0.1f, 1};
-	/* Opaque greys: folded bars meet at fractional pixels, where
-	 * translucent ones would show seams. */
-	GdkRGBA folded = dark ? (GdkRGBA){0.45f, 0.45f, 0.47f, 1} : (GdkRGBA){0.60f, 0.60f, 0.62f, 1};
-	GdkRGBA summary = dark ? (GdkRGBA){0.36f, 0.36f, 0.38f, 1} : (GdkRGBA){0.70f, 0.70f, 0.72f, 1};
-	double x0 = MAX(m->x0, LABEL_W), x1 = MIN(m->x1, width), y = top + (double)m->row * ROW_H;
-	GdkRGBA c;
-	char buf[48];
+	const thread_rows *r = data;
 
-	/* Nothing in view vanishes: at least a pixel. */
-	if (x1 - x0 < 1)
-		x1 = x0 + 1;
-	if (x0 >= width || m->row >= r->depths)
-		return;
-	if (!m->folded)
-		c = sa_timeline_name_colour(self->trace, it->name, dark);
-	else
-		c = m->kind == TSR_TRACE_ITEM_MERGED ? folded : summary;
-	gtk_snapshot_append_color(s, &c, &GRAPHENE_RECT_INIT((float)x0, (float)y + 1,
-	                                                     (float)(x1 - x0), ROW_H - 2));
-	self->nodes++;
-	if (x1 - x0 < 24)
-		return;
-	if (!m->folded) {
-		const char *name = tsr_trace_get_name(self->trace, it->name);
-		GdkRGBA ink = tsc_palette_ink(&c);
-
-		sa_timeline_draw_text(s, layout, name ? name : "?", x0 + 3, y + 1, x1 - x0 - 6, &ink);
-	} else if (tsc_fold_count_label(layout, m->count, x1 - x0 - 6, buf, sizeof(buf))) {
-		sa_timeline_draw_text(s, layout, buf, x0 + 3, y + 1, x1 - x0 - 6,
-		                      &(GdkRGBA){text.red, text.green, text.blue, 0.85f});
-	}
+	return sa_timeline_name_colour(r->owner->trace, r->items[sp->id].name, r->owner->layer_dark);
 }
 
-/* One thread's span rows from `top`: its items through the chart kit's
- * folding rule. reportlib already folds narrow spans (MERGED) or answers
- * from the level of detail (SUMMARY); the rule joins such items of a row
- * that follow each other across gaps narrower than the fold width into
- * one bar carrying their summed count (the gaps are below the
+/* A fold: opaque greys, of runs reportlib merged or of its level of detail. */
+static GdkRGBA fold_colour(int kind, gpointer data)
+{
+	gboolean dark = ((const thread_rows *)data)->owner->layer_dark;
+
+	if (kind == TSR_TRACE_ITEM_SUMMARY)
+		return dark ? (GdkRGBA){0.36f, 0.36f, 0.38f, 1} : (GdkRGBA){0.70f, 0.70f, 0.72f, 1};
+	return dark ? (GdkRGBA){0.45f, 0.45f, 0.47f, 1} : (GdkRGBA){0.60f, 0.60f, 0.62f, 1};
+}
+
+static char *span_name(const TscSpan *sp, gpointer data)
+{
+	const thread_rows *r = data;
+	const char *name = tsr_trace_get_name(r->owner->trace, r->items[sp->id].name);
+
+	return tsd_name_cut(name ? name : "?");
+}
+
+void sa_timeline_init_lane(SaTimeline *self, size_t t)
+{
+	static const TscLaneFuncs funcs = {.colour = span_colour, .kind_colour = fold_colour,
+	                                   .dup_name = span_name};
+
+	self->tdata[t].owner = self;
+	tsc_lane_init(&self->tdata[t].lane, &funcs, &self->tdata[t]);
+	self->tdata[t].lane.row_h = ROW_H;
+	self->tdata[t].lane.inset = 1;
+}
+
+/* One thread's span rows from `top`: its items in the chart kit's span
+ * lane. reportlib already folds narrow spans (MERGED) or answers from the
+ * level of detail (SUMMARY); the lane's folding rule joins such items of
+ * a row that follow each other across gaps narrower than the fold width
+ * into one bar carrying their summed count (the gaps are below the
  * resolution): a dense run reads as one bar, not stripes, and costs one
  * node. */
 static void draw_spans(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, size_t t, int width,
-                       int top, gboolean dark)
+                       int top)
 {
 	thread_rows *r = &self->tdata[t];
-	TscFold fold;
-	TscFoldMark out[2];
-	guint k;
+	GdkRGBA fg = sa_timeline_foreground(self, 1);
 
-	tsc_fold_init(&fold, SA_TIMELINE_FOLD_PX, 0);
+	g_array_set_size(r->lane.spans, 0);
 	for (size_t i = 0; i < r->n_items; i++) {
 		const tsr_trace_item *it = &r->items[i];
-		TscFoldItem item = {
-			.x0 = sa_timeline_x_of(self, width, it->start_ns),
-			.x1 = sa_timeline_x_of(self, width, it->end_ns),
-			.count = it->count,
-			.row = it->kind == TSR_TRACE_ITEM_SUMMARY ? 0 : it->depth,
-			.kind = (int)it->kind,
-			.folded = it->kind != TSR_TRACE_ITEM_EVENT,
-		};
+		TscSpan sp = {.from = it->start_ns, .to = it->end_ns, .count = it->count,
+		              .row = it->kind == TSR_TRACE_ITEM_SUMMARY ? 0 : it->depth,
+		              .kind = (int)it->kind, .folded = it->kind != TSR_TRACE_ITEM_EVENT,
+		              .id = (guint)i};
 
-		k = tsc_fold_push(&fold, &item, (guint)i, out);
-		for (guint j = 0; j < k; j++)
-			draw_mark(self, s, layout, t, &out[j], width, top, dark);
+		if (sp.row < r->depths)
+			g_array_append_val(r->lane.spans, sp);
 	}
-	if (tsc_fold_finish(&fold, out))
-		draw_mark(self, s, layout, t, &out[0], width, top, dark);
+	r->lane.y = top;
+	tsc_lane_finish(&r->lane);
+	self->nodes += tsc_lane_draw(s, layout, &r->lane, &self->vp, LABEL_W,
+	                             sa_timeline_plot_width(width), &fg);
 }
 
 /* Row `r`'s plot (right of the labels) at widget y `top`. */
@@ -166,12 +156,14 @@ static void draw_row(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, cons
 			                          sa_timeline_row_top(self, r), dark);
 		}
 		draw_spans(self, s, layout, r->index, width,
-		           sa_timeline_row_top(self, r) + (self->tdata[r->index].has_instants ? INSTANT_H : 0),
-		           dark);
+		           sa_timeline_row_top(self, r) + (self->tdata[r->index].has_instants ? INSTANT_H : 0));
 		break;
 	case SA_ROW_COUNTER:
 		sa_timeline_query_counter(self, r->index, width);
 		sa_timeline_draw_counter(self, s, layout, r, width, sa_timeline_row_top(self, r), dark);
+		break;
+	case SA_ROW_SERIES:
+		sa_timeline_draw_series(self, s, r, width, dark);
 		break;
 	}
 }
@@ -194,7 +186,7 @@ static void draw_labels(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, g
 		if (r->in_pin != pinned || y + r->h < band_top || y >= band_bottom)
 			continue;
 		label = sa_timeline_row_label(self, r);
-		if (r->kind == SA_ROW_COUNTER)
+		if (r->kind >= SA_ROW_COUNTER)
 			text = g_strdup(label);
 		else
 			text = g_strdup_printf("%s %s", r->collapsed ? "▸" : "▾", label);
@@ -210,8 +202,10 @@ static void draw_labels(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, g
 		gtk_snapshot_push_clip(s, &GRAPHENE_RECT_INIT(0, (float)y, LABEL_W - 2, (float)r->h));
 		sa_timeline_draw_text(s, layout, text, indent, y + (r->kind == SA_ROW_PROCESS ? 3 : 1),
 		                      LABEL_W - indent - 4, r->kind == SA_ROW_PROCESS ? &fg : &dim);
-		if (r->kind == SA_ROW_COUNTER) {
-			g_autofree char *axis = sa_timeline_counter_axis(self, r->index);
+		if (r->kind >= SA_ROW_COUNTER) {
+			g_autofree char *axis = r->kind == SA_ROW_COUNTER
+			                            ? sa_timeline_counter_axis(self, r->index)
+			                            : sa_timeline_series_axis(self, r);
 
 			sa_timeline_draw_text(s, layout, axis, indent, y + ROW_H, LABEL_W - indent - 4,
 			                      &dim);
@@ -306,6 +300,7 @@ GskRenderNode *sa_timeline_build_layer(SaTimeline *self, int width, int height, 
 {
 	GskRenderNode *node;
 
+	self->layer_dark = dark; /* the style the lanes' colours are of */
 	self->grew = FALSE;
 	node = build_once(self, width, height, dark);
 	if (self->grew) {

@@ -23,44 +23,36 @@ static const sa_row *thread_row_at(SaTimeline *self, double y)
 	return &self->rows[i];
 }
 
-/* The item under (x, y) of the last rebuild: its thread, or -1. */
+/* The item drawn under (x, y) in the last rebuild: its thread, or -1. A
+ * fold of several items is one item of all of them (what is drawn). */
 static gssize item_at(SaTimeline *self, double x, double y, tsr_trace_item *out)
 {
-	int width = gtk_widget_get_width(GTK_WIDGET(self));
 	const sa_row *row;
 	thread_rows *r;
-	gssize best = -1;
-	double best_d = 3;
+	const TscFoldMark *m;
 	int top;
-	guint depth;
+	guint k;
 
 	if (!self->doc || x < LABEL_W || !(row = thread_row_at(self, y)))
 		return -1;
 	r = &self->tdata[row->index];
 	top = sa_timeline_row_top(self, row) + (r->has_instants ? INSTANT_H : 0);
-	if (!r->queried || y < top || y >= top + (int)r->depths * ROW_H)
+	if (!r->queried || y < top || y >= top + (int)r->depths * ROW_H ||
+	    !tsc_lane_mark_at(&r->lane, (guint)((y - top) / ROW_H), x, &k))
 		return -1;
-	depth = (guint)((y - top) / ROW_H);
-	for (size_t i = 0; i < r->n_items; i++) {
-		const tsr_trace_item *it = &r->items[i];
-		guint d = it->kind == TSR_TRACE_ITEM_SUMMARY ? 0 : it->depth;
-		double x0 = sa_timeline_x_of(self, width, it->start_ns);
-		double x1 = sa_timeline_x_of(self, width, it->end_ns);
-		double dist;
+	m = &g_array_index(r->lane.marks, TscFoldMark, k);
+	*out = r->items[g_array_index(r->lane.spans, TscSpan, m->first).id];
+	if (m->folded) {
+		for (guint j = m->first + 1; j <= m->last; j++) {
+			const tsr_trace_item *o = &r->items[g_array_index(r->lane.spans, TscSpan, j).id];
 
-		if (d != depth)
-			continue;
-		if (x1 - x0 < 1)
-			x1 = x0 + 1;
-		dist = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
-		if (dist < best_d) {
-			best_d = dist;
-			best = (gssize)i;
+			out->end_ns = MAX(out->end_ns, o->end_ns);
+			out->busy_ns += o->busy_ns;
 		}
+		out->count = m->count;
+		out->kind = MAX(out->kind, TSR_TRACE_ITEM_MERGED);
+		out->seq = out->parent = -1;
 	}
-	if (best < 0)
-		return -1;
-	*out = r->items[best];
 	return (gssize)row->index;
 }
 
@@ -168,6 +160,8 @@ char *sa_timeline_dup_tooltip(SaTimeline *self, double x, double y, gboolean key
 
 		if (r->kind == SA_ROW_COUNTER)
 			return counter_tooltip(self, r, width, x);
+		if (r->kind == SA_ROW_SERIES)
+			return sa_timeline_series_tooltip(self, r, width, x, y);
 		if (r->kind == SA_ROW_THREAD && !r->collapsed && self->tdata[r->index].has_instants &&
 		    y < sa_timeline_row_top(self, r) + INSTANT_H) {
 			const sa_instant_mark *m = sa_timeline_instant_at(self, r->index, width, x);

@@ -44,6 +44,7 @@ typedef enum sa_row_kind {
 	SA_ROW_PROCESS, /* a file (one process): its header */
 	SA_ROW_THREAD,  /* a thread: its instants' lane and a row per depth */
 	SA_ROW_COUNTER, /* a series of its process */
+	SA_ROW_SERIES,  /* a heatmap, its counters merged, its IPU activity (sa-timeline-series.c) */
 } sa_row_kind;
 
 /* One row of the model, in file → thread → counter order. */
@@ -70,6 +71,8 @@ typedef struct thread_rows {
 	gboolean has_instants;  /* the trace holds instants on it */
 	size_t first_mark, n_marks; /* its markers in SaTimeline.marks, of the last rebuild */
 	gboolean queried;       /* items are of the last rebuild */
+	TscLane lane;           /* the chart kit's span lane its items are drawn in */
+	SaTimeline *owner;      /* the widget (for the lane's callbacks) */
 } thread_rows;
 
 /* A run of instants closer than the fold width: one marker (the chart
@@ -113,6 +116,8 @@ struct _SaTimeline {
 	int content_h;                    /* px: the scrolled rows */
 	int vscroll;                      /* px of content scrolled off the top */
 	gboolean wall_clock;              /* the ruler in wall-clock time */
+	gboolean merge_charts;            /* a file's counters in one row */
+	struct sa_series *sseries;        /* sa-timeline-series.c; NULL until built */
 
 	TscViewport vp;                   /* the trace's axis and the visible window, ns */
 	uint64_t spans_in_view;           /* spans the shown rows' items stand for */
@@ -196,6 +201,8 @@ gboolean sa_timeline_query_tooltip(GtkWidget *widget, int x, int y, gboolean key
 char *sa_timeline_dup_tooltip(SaTimeline *self, double x, double y, gboolean keyboard);
 
 /* --- Drawing (sa-timeline-draw.c) --- */
+/* Sets up thread `t`'s span lane (its callbacks, row height). */
+void sa_timeline_init_lane(SaTimeline *self, size_t t);
 GskRenderNode *sa_timeline_build_layer(SaTimeline *self, int width, int height, gboolean dark);
 
 /* --- Counters (sa-timeline-counters.c) --- */
@@ -218,3 +225,5 @@ const sa_instant_mark *sa_timeline_instant_at(SaTimeline *self, size_t thread, i
  * of `h` pixels at `top`; counts the spans of its queries. */
 void sa_timeline_draw_heatmap(SaTimeline *self, GtkSnapshot *s, const sa_row *row, int width,
                               int top, int h, gboolean dark);
+
+#include "sa-timeline-series.h"

@@ -123,7 +123,9 @@ void sa_timeline_update_description(SaTimeline *self)
 			g_autofree char *label = sa_timeline_row_label(self, r);
 
 			g_string_append_printf(d, "; row %s", label);
-			if (r->kind != SA_ROW_COUNTER) {
+			if (r->kind == SA_ROW_SERIES) {
+				sa_timeline_series_describe(self, r, d);
+			} else if (r->kind != SA_ROW_COUNTER) {
 				g_string_append(d, r->collapsed ? ", folded" : ", expanded");
 			} else {
 				const counter_rows *c = &self->cdata[r->index];
@@ -178,12 +180,12 @@ static int item_top(SaTimeline *self, size_t t, const tsr_trace_item *it)
 static void outline(SaTimeline *self, GtkSnapshot *s, size_t t, const tsr_trace_item *it,
                     int width, const GdkRGBA *c, float w)
 {
-	double x0 = MAX(sa_timeline_x_of(self, width, it->start_ns), LABEL_W);
-	double x1 = MIN(sa_timeline_x_of(self, width, it->end_ns), width);
 	int y = item_top(self, t, it);
+	const TscLane row = {.y = y, .row_h = ROW_H, .inset = 1};
 
-	if (y >= 0 && x0 < width)
-		tsc_timeline_draw_outline(s, x0, x1, y, ROW_H, c, w);
+	if (y >= 0)
+		tsc_lane_draw_outline(s, &row, &self->vp, LABEL_W, sa_timeline_plot_width(width),
+		                      it->start_ns, it->end_ns, 0, 1, c, w);
 }
 
 static void sa_timeline_snapshot(GtkWidget *widget, GtkSnapshot *s)
@@ -206,7 +208,6 @@ static void sa_timeline_snapshot(GtkWidget *widget, GtkSnapshot *s)
 		self->layer_w = width;
 		self->layer_h = height;
 		self->layer_vscroll = self->vscroll;
-		self->layer_dark = dark;
 		self->layer_stale = FALSE;
 		sa_timeline_update_description(self);
 	}
@@ -417,10 +418,13 @@ void sa_timeline_measure_frame(SaTimeline *self, int width, int height, sa_timel
 
 static void clear_document(SaTimeline *self)
 {
-	for (size_t t = 0; t < self->n_threads; t++)
+	for (size_t t = 0; t < self->n_threads; t++) {
 		free(self->tdata[t].items);
+		tsc_lane_clear(&self->tdata[t].lane);
+	}
 	for (size_t c = 0; c < self->n_series; c++)
 		g_free(self->cdata[c].buckets);
+	sa_timeline_series_clear(self);
 	g_clear_pointer(&self->tdata, g_free);
 	g_clear_pointer(&self->cdata, g_free);
 	g_clear_pointer(&self->rows, g_free);
@@ -458,6 +462,7 @@ void sa_timeline_set_document(SaTimeline *self, SaDocument *doc)
 			size_t n = 0;
 
 			self->tdata[t].depths = 1;
+			sa_timeline_init_lane(self, t);
 			/* Whether it has a lane of markers: any instant at all. */
 			if (tsr_trace_list_instants(&one, &n, self->trace, (int64_t)t, INT64_MIN, INT64_MAX,
 			                            1) == TSR_OK)
