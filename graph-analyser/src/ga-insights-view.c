@@ -20,6 +20,9 @@
 #include "ga-format.h"
 #include "ga-jumps.h"
 #include "ga-navigation.h"
+#include "ga-var-row.h"
+
+#include <tilescope/tsd-a11y.h>
 
 #include <inttypes.h>
 #include <math.h>
@@ -32,12 +35,26 @@
 #define FULLEST 5
 #define ALWAYS_LIVE_SHOWN 10
 #define WORST_STEPS 5
+/* Rows of each memory-by-scope table before "and N more". */
+#define SCOPE_ROWS 25
+#define SCOPE_VARIABLES 100
 
 struct _GaInsightsView {
 	GaView parent_instance;
 	/* From the template (ga-insights-view.ui). */
 	GtkLabel *problem;          /* what reportlib could not give, hidden when all came */
 	GtkWidget *sections;        /* the box of sections, refilled */
+	/* Memory by scope: Model / IPU / Tile, vertices or user variables. */
+	GtkToggleButton *scope_ipu, *scope_tile, *show_vertices;
+	GtkDropDown *ipu;
+	GtkStringList *ipus;        /* "IPU 0" ... for the document */
+	GtkEntry *tile;             /* a tile to select */
+	guint tile_timeout;         /* applies `tile` a moment after typing stops */
+	gboolean syncing;           /* the view writes `tile` */
+	GtkLabel *scope_status;     /* the scope's tiles, or why there is none */
+	GtkWidget *scope_section, *scope_tables; /* the tables refilled for each scope */
+	GtkColumnView *variables;
+	GListStore *variable_rows;  /* GaVarRow: bytes-0 the bytes in scope */
 };
 
 G_DEFINE_FINAL_TYPE(GaInsightsView, ga_insights_view, GA_TYPE_VIEW)
@@ -749,6 +766,256 @@ static void add_tips(GtkWidget *box, GaDocument *doc, const tsr_summary_figures 
 		                           "tile's data, and no compute set whose imbalance costs 5% of the run."));
 }
 
+/* --- Memory by scope ------------------------------------------------------------------- */
+
+/* The scope's tiles [*first, *first + *count) and how to name them;
+ * FALSE for the Tile scope while no tile is selected. */
+static gboolean scope_tiles(GaInsightsView *self, const tsr_target *t, size_t *first,
+                            size_t *count, char **name)
+{
+	GtkBitset *sel = ga_session_get_selected_tiles(ga_view_get_session(GA_VIEW(self)));
+	guint ipu = gtk_drop_down_get_selected(self->ipu);
+
+	*first = 0;
+	*count = t->num_tiles;
+	if (gtk_toggle_button_get_active(self->scope_tile)) {
+		guint64 n = gtk_bitset_get_size(sel);
+		g_autofree char *several = g_strdup_printf(", the lowest of %" G_GUINT64_FORMAT
+		                                           " selected", n);
+
+		if (!n || gtk_bitset_get_minimum(sel) >= t->num_tiles)
+			return FALSE;
+		*first = gtk_bitset_get_minimum(sel);
+		*count = 1;
+		*name = g_strdup_printf("tile %zu (IPU %zu%s)", *first, *first / t->tiles_per_ipu,
+		                        n > 1 ? several : "");
+	} else if (gtk_toggle_button_get_active(self->scope_ipu) && ipu < t->num_ipus) {
+		*first = (size_t)ipu * t->tiles_per_ipu;
+		*count = t->tiles_per_ipu;
+		*name = g_strdup_printf("IPU %u (tiles %zu to %zu)", ipu, *first, *first + *count - 1);
+	} else {
+		g_autofree char *n = ga_format_u64(t->num_tiles);
+
+		*name = g_strdup_printf("the model (%s tiles)", n);
+	}
+	return TRUE;
+}
+
+/* A table of the scope: its heading, a note, and a list whose first row
+ * names the columns. */
+static GtkWidget *scope_table_new(GaInsightsView *self, const char *title, const char *note,
+                                  const char *const *columns, size_t n)
+{
+	GtkWidget *list = ga_list_new(title, FALSE);
+
+	gtk_box_append(GTK_BOX(self->scope_tables), heading_new(title));
+	if (note)
+		gtk_box_append(GTK_BOX(self->scope_tables), ga_note_new(note));
+	gtk_widget_add_css_class(ga_list_add(list, columns, n), "dim-label");
+	gtk_box_append(GTK_BOX(self->scope_tables), list);
+	return list;
+}
+
+/* A row: `name`, `text` (NULL: none), then the byte figures ("—" for
+ * UINT64_MAX, a figure the report does not give). */
+static void scope_row_add(GtkWidget *list, const char *name, const char *text,
+                          const uint64_t *v, size_t n)
+{
+	g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func(g_free);
+
+	g_ptr_array_add(cells, g_strdup(name));
+	if (text)
+		g_ptr_array_add(cells, g_strdup(text));
+	for (size_t i = 0; i < n; i++)
+		g_ptr_array_add(cells, v[i] == UINT64_MAX ? g_strdup("—") : ga_format_u64(v[i]));
+	ga_list_add(list, (const char *const *)cells->pdata, cells->len);
+}
+
+/* Vertex memory by vertex type and exchange memory by exchange on the
+ * scope's tiles; returns the status line. */
+static char *vertex_tables(GaInsightsView *self, GaDocument *doc, tsr_report *r, size_t first,
+                           size_t count, const char *name)
+{
+	static const char *const vcols[] = {"Vertex type", "Vertices", "State", "Descriptors",
+	                                    "Edge pointers", "Copy pointers", "Padding", "Code",
+	                                    "Total"};
+	static const char *const xcols[] = {"Exchange", "Type", "Code", "Buffers"};
+	const tsr_target *t = tsr_report_get_target(r);
+	tsr_vertex_type_memory *vm = NULL;
+	tsr_exchange_memory *xm = NULL;
+	const tsr_vertex_type *types;
+	const tsr_program *programs;
+	size_t n_vm = 0, n_xm = 0, n_types, n_programs, i;
+	uint64_t code = 0;
+	g_autofree char *note = NULL, *c = NULL;
+	GtkWidget *list;
+
+	if (tsr_report_get_vertex_types(&types, &n_types, r) ||
+	    tsr_report_get_programs(&programs, &n_programs, r) ||
+	    tsr_report_list_vertex_memory_on_tiles(&vm, &n_vm, r, first, count) ||
+	    tsr_report_list_exchange_memory_on_tiles(&xm, &n_xm, r, first, count)) {
+		free(vm);
+		return g_strdup_printf("The memory of %s could not be read: %s", name,
+		                       tsr_report_error(r));
+	}
+	list = scope_table_new(self, "Vertex memory by vertex type",
+	                       n_vm ? NULL : "No vertex has memory on these tiles.", vcols, 9);
+	for (i = 0; i < n_vm && i < SCOPE_ROWS; i++) {
+		const tsr_vertex_memory *m = &vm[i].memory;
+		uint64_t v[] = {vm[i].vertices, m->vertex_data, m->descriptor, m->edge_ptr,
+		                m->copy_ptr,    m->padding,     m->code,       m->total};
+
+		scope_row_add(list, types[vm[i].vertex_type].name, NULL, v, G_N_ELEMENTS(v));
+	}
+	ga_list_finish(list, i, n_vm);
+	/* The exchange code the scope's tiles hold in all, from the
+	 * categories (the only split by tile the format has). */
+	for (tsr_mem_category k = 0; k < tsr_category_count(); k++) {
+		const uint64_t *by_tile = ga_document_get_category_by_tile(doc, k);
+
+		if (by_tile && (k == TSR_MEM_INTERNAL_EXCHANGE_CODE || k == TSR_MEM_HOST_EXCHANGE_CODE ||
+		                k == TSR_MEM_GLOBAL_EXCHANGE_CODE))
+			for (size_t tile = first; tile < first + count; tile++)
+				code += by_tile[tile];
+	}
+	c = ga_format_u64(code);
+	if (count == t->num_tiles)
+		note = g_strdup_printf("Code: the exchange's code on all tiles (%s B in all). Buffers: its "
+		                       "message buffers.", c);
+	else
+		note = g_strdup_printf("The exchanges with message buffers on these tiles. The report "
+		                       "holds each exchange's code summed over all tiles only, so Code "
+		                       "is the whole model's; these tiles hold %s B of exchange code.", c);
+	list = scope_table_new(self, "Exchange memory by exchange", note, xcols, 4);
+	for (i = 0; i < n_xm && i < SCOPE_ROWS; i++) {
+		const tsr_program *p = &programs[xm[i].program];
+		g_autofree char *unnamed = g_strdup_printf("program %u", xm[i].program);
+		uint64_t v[] = {xm[i].code, xm[i].buffers};
+
+		scope_row_add(list, p->name ? p->name : unnamed,
+		              tsr_program_type_name(p->program_type), v, 2);
+	}
+	ga_list_finish(list, i, n_xm);
+	free(vm);
+	free(xm);
+	return g_strdup_printf("Vertex and exchange memory on %s, in bytes.", name);
+}
+
+/* The largest user variables (and constants) on the scope's tiles;
+ * returns the status line. */
+static char *fill_variables(GaInsightsView *self, GaDocument *doc, tsr_report *r, size_t first,
+                            size_t count, const char *name)
+{
+	tsr_variable_bytes *vb = NULL;
+	const tsr_variable *vars;
+	size_t n = 0, n_vars, i;
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
+	g_autofree char *all = NULL;
+
+	if (tsr_report_get_variables(&vars, &n_vars, r) ||
+	    tsr_report_list_variables_on_tiles(&vb, &n, r, first, count, true))
+		return g_strdup_printf("The variables of %s could not be read: %s", name,
+		                       tsr_report_error(r));
+	for (i = 0; i < n && i < SCOPE_VARIABLES; i++) {
+		GaVarRow *row = ga_var_row_new(doc, &vars[vb[i].variable], vb[i].variable);
+
+		ga_var_row_set_bytes(row, 0, vb[i].bytes);
+		g_ptr_array_add(rows, row);
+	}
+	g_list_store_splice(self->variable_rows, 0, 0, rows->pdata, rows->len);
+	free(vb);
+	all = ga_format_u64(n);
+	if (i < n)
+		return g_strdup_printf("The %zu largest of the %s user variables and constants on %s.",
+		                       i, all, name);
+	return g_strdup_printf("The %s user variables and constants on %s.", all, name);
+}
+
+/* Refills the tables for the scope and what they show (a toggle turned
+ * off is the other turned on: only that one refills). */
+static void on_scope_changed(GaInsightsView *self, gpointer sender)
+{
+	GaDocument *doc = ga_view_get_document(GA_VIEW(self));
+	tsr_report *r = doc ? ga_document_get_report(doc) : NULL;
+	const tsr_target *t = r ? tsr_report_get_target(r) : NULL;
+	g_autofree char *name = NULL, *status = NULL;
+	size_t first, count;
+	GtkWidget *child;
+
+	if (GTK_IS_TOGGLE_BUTTON(sender) && !gtk_toggle_button_get_active(sender))
+		return;
+	while ((child = gtk_widget_get_first_child(self->scope_tables)))
+		gtk_box_remove(GTK_BOX(self->scope_tables), child);
+	g_list_store_remove_all(self->variable_rows);
+	gtk_widget_set_visible(self->scope_section, t != NULL);
+	if (!t)
+		return;
+	if (!scope_tiles(self, t, &first, &count, &name))
+		status = g_strdup("No tile is selected: type a tile's number, or select tiles in the "
+		                  "Memory view.");
+	else if (gtk_toggle_button_get_active(self->show_vertices))
+		status = vertex_tables(self, doc, r, first, count, name);
+	else
+		status = fill_variables(self, doc, r, first, count, name);
+	gtk_label_set_text(self->scope_status, status);
+}
+
+/* A tile typed: select it (in every view) and show the Tile scope; on
+ * Enter, and a moment after typing stops (as the Memory view's "Select
+ * tiles", so a number written by an assistive tool takes effect too). */
+static void on_tile_activate(GaInsightsView *self)
+{
+	GaDocument *doc = ga_view_get_document(GA_VIEW(self));
+	const tsr_target *t = doc ? tsr_report_get_target(ga_document_get_report(doc)) : NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GtkBitset) tiles = NULL;
+
+	g_clear_handle_id(&self->tile_timeout, g_source_remove);
+	if (!t)
+		return;
+	tiles = ga_parse_tile_list(gtk_editable_get_text(GTK_EDITABLE(self->tile)), t->num_tiles,
+	                           &error);
+	if (!tiles) {
+		gtk_label_set_text(self->scope_status, error->message);
+		return;
+	}
+	ga_session_set_selected_tiles(ga_view_get_session(GA_VIEW(self)), tiles);
+	gtk_toggle_button_set_active(self->scope_tile, TRUE);
+}
+
+static gboolean apply_tile(gpointer data)
+{
+	GaInsightsView *self = data;
+
+	self->tile_timeout = 0;
+	on_tile_activate(self);
+	return G_SOURCE_REMOVE;
+}
+
+static void on_tile_changed(GaInsightsView *self)
+{
+	if (self->syncing)
+		return;
+	g_clear_handle_id(&self->tile_timeout, g_source_remove);
+	self->tile_timeout = g_timeout_add(500, apply_tile, self);
+}
+
+/* The session's tiles changed: the entry shows the lowest, and the Tile
+ * scope follows. */
+static void on_session_tiles(GaInsightsView *self)
+{
+	GtkBitset *sel = ga_session_get_selected_tiles(ga_view_get_session(GA_VIEW(self)));
+	g_autofree char *lowest = gtk_bitset_is_empty(sel)
+	                              ? g_strdup("")
+	                              : g_strdup_printf("%u", gtk_bitset_get_minimum(sel));
+
+	self->syncing = TRUE;
+	gtk_editable_set_text(GTK_EDITABLE(self->tile), lowest);
+	self->syncing = FALSE;
+	if (gtk_toggle_button_get_active(self->scope_tile))
+		on_scope_changed(self, NULL);
+}
+
 /* --- The view --------------------------------------------------------------------- */
 
 /* The page's title: the report's. */
@@ -772,6 +1039,17 @@ static void rebuild(GaView *view)
 
 	while ((child = gtk_widget_get_first_child(box)))
 		gtk_box_remove(GTK_BOX(box), child);
+	{
+		const tsr_target *t = doc ? tsr_report_get_target(ga_document_get_report(doc)) : NULL;
+		g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+
+		for (unsigned i = 0; t && i < t->num_ipus; i++)
+			g_ptr_array_add(names, g_strdup_printf("IPU %u", i));
+		g_ptr_array_add(names, NULL);
+		gtk_string_list_splice(self->ipus, 0, g_list_model_get_n_items(G_LIST_MODEL(self->ipus)),
+		                       (const char *const *)names->pdata);
+		on_scope_changed(self, NULL);
+	}
 	if (!doc)
 		return;
 	if (!s || !s->n_memory) {
@@ -817,10 +1095,39 @@ static void rebuild(GaView *view)
 	g_free(problem);
 }
 
+/* The variables' columns and the session's tiles, once the template is
+ * built (GaView's constructed). */
+static void ga_insights_view_constructed(GObject *object)
+{
+	GaInsightsView *self = GA_INSIGHTS_VIEW(object);
+
+	G_OBJECT_CLASS(ga_insights_view_parent_class)->constructed(object);
+	tsd_a11y_name_expander(GTK_EXPANDER(self->scope_section), "Memory by scope");
+	tsd_a11y_name_dropdown(self->ipu, "IPU in scope");
+	ga_var_row_add_column(self->variables, GA_VAR_COLUMN_NAME, 0, NULL);
+	gtk_column_view_sort_by_column(
+	    self->variables,
+	    ga_var_row_add_column(self->variables, GA_VAR_COLUMN_BYTES, 0, "Bytes in scope"),
+	    GTK_SORT_DESCENDING);
+	ga_var_row_add_column(self->variables, GA_VAR_COLUMN_CATEGORY, 0, NULL);
+	ga_var_row_add_column(self->variables, GA_VAR_COLUMN_ALWAYS_LIVE, 0, NULL);
+	/* The base lets go of the session's signals to the view. */
+	g_signal_connect_swapped(ga_view_get_session(GA_VIEW(self)), "notify::selected-tiles",
+	                         G_CALLBACK(on_session_tiles), self);
+	on_session_tiles(self);
+}
+
+static void ga_insights_view_dispose(GObject *object)
+{
+	g_clear_handle_id(&GA_INSIGHTS_VIEW(object)->tile_timeout, g_source_remove);
+	G_OBJECT_CLASS(ga_insights_view_parent_class)->dispose(object);
+}
+
 static void ga_insights_view_class_init(GaInsightsViewClass *klass)
 {
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
+	g_type_ensure(GA_TYPE_VAR_ROW);
 	GA_VIEW_CLASS(klass)->document_changed = rebuild;
 	gtk_widget_class_set_css_name(widget_class, "insightsview");
 	ga_view_class_set_template(GA_VIEW_CLASS(klass),
@@ -828,6 +1135,22 @@ static void ga_insights_view_class_init(GaInsightsViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, problem);
 	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, sections);
 	gtk_widget_class_bind_template_callback(widget_class, insights_title);
+	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, scope_ipu);
+	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, scope_tile);
+	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, show_vertices);
+	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, ipu);
+	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, ipus);
+	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, tile);
+	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, scope_status);
+	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, scope_section);
+	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, scope_tables);
+	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, variables);
+	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, variable_rows);
+	gtk_widget_class_bind_template_callback(widget_class, on_scope_changed);
+	gtk_widget_class_bind_template_callback(widget_class, on_tile_activate);
+	gtk_widget_class_bind_template_callback(widget_class, on_tile_changed);
+	G_OBJECT_CLASS(klass)->dispose = ga_insights_view_dispose;
+	G_OBJECT_CLASS(klass)->constructed = ga_insights_view_constructed;
 }
 
 static void ga_insights_view_init(GaInsightsView *self)

@@ -7,6 +7,14 @@ gaps of `tilescope summary --json --show-per-ipu-memory`'s IPU 0 part and
 its maximum that part's capacity; the verdict ("insights.verdict") must say
 whether the program fits as the JSON's out-of-memory tiles say.
 
+Memory by scope, each figure against `tilescope sql`: in the Model scope
+and then the Tile scope (the tile with the most vertex memory, typed in
+"Tile number"), the rows of "Vertex memory by vertex type" (vertices,
+state, descriptors, edge and copy pointers, padding, code, total) and of
+"Exchange memory by exchange" (code, and the bytes of the message buffers
+live from the exchange's step); with "User variables", the bytes of the
+largest variables and constants on that tile; the IPU scope names IPU 0.
+
     check-insights.py APP TILESCOPE REPORT
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
 """
@@ -18,8 +26,74 @@ import sys
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import (find, finish, other_views, running_app, show_view, text_of,  # noqa: E402
-                        wait_for)
+from atspi_util import (click, find, finish, other_views, running_app, show_view,  # noqa: E402
+                        sql, table_rows, text_of, walk, wait_for)
+
+# The figures of a scope, as `tilescope sql` gives them: {tile} is the
+# tile, or NULL for the whole model (tile_value is then replaced by the
+# whole's column).
+VERTICES = """
+SELECT CASE WHEN {tile} IS NULL THEN t.instances
+            ELSE {vd} / t.state_bytes END AS vertices,
+       {vd} AS state, {desc} AS descriptors, {edge} AS edge, {copy} AS copy,
+       {pad} AS padding, {code} AS code, {total} AS total
+  FROM memory_by_vertex_type m JOIN vertex_type t ON t.id = m.vertex_type
+ WHERE total > 0 ORDER BY total DESC, m.vertex_type"""
+EXCHANGES = """
+SELECT p.instr_total AS code,
+       (SELECT ifnull(sum({bytes}), 0) FROM variable v JOIN liveness_step l ON l.id = v.live_from
+         WHERE l.program = p.id
+           AND v.category IN ('message', 'hostMessage', 'globalMessage')) AS buffers
+  FROM program p WHERE p.exchange IS NOT NULL
+   AND (buffers > 0 OR ({tile} IS NULL AND code > 0))
+ ORDER BY buffers DESC, code DESC, p.id LIMIT 25"""
+VARIABLES = """
+SELECT {bytes} AS bytes FROM variable v
+ WHERE v.category IN ('variable', 'constant') AND bytes > 0 ORDER BY bytes DESC LIMIT 10"""
+
+
+def scope_sql(tilescope, report, query, tile):
+    """`query` for the whole model (tile None) or one tile: the rows'
+    values as tuples of ints."""
+    def col(name, table="m"):
+        return (f"{table}.{name}" if tile is None else
+                f"tile_value({table}.{name}_by_tile, {tile})")
+    q = query.format(tile="NULL" if tile is None else tile, vd=col("vertex_data_bytes"),
+                     desc=col("descriptor_bytes"), edge=col("edge_ptr_bytes"),
+                     copy=col("copy_ptr_bytes"), pad=col("padding_bytes"),
+                     code=col("code_bytes"), total=col("total_bytes"),
+                     bytes="v.bytes" if tile is None else f"tile_value(v.bytes_by_tile, {tile})")
+    return [tuple(int(v) for v in r.values()) for r in sql(tilescope, report, q)]
+
+
+def figures(row_name, n):
+    """The last `n` cells of a list row's accessible name ("name, 1,234,
+    ..."), as ints."""
+    return tuple(int(c.replace(",", "")) for c in row_name.split(", ")[-n:])
+
+
+def list_figures(app, name, n, prune):
+    lst = find(app, lambda a: a.name == name and a.getRole() == pyatspi.ROLE_LIST, prune=prune,
+               timeout=5)
+    if lst is None:
+        return None
+    rows = [lst.getChildAtIndex(i).name for i in range(lst.childCount)]
+    # The first row names the columns; "and N more" has no name.
+    return [figures(r, n) for r in rows[1:] if r]
+
+
+def check_scope(app, tilescope, report, tile, status, prune, failures):
+    """The two tables of the scope shown against `tilescope sql`."""
+    where = "the model" if tile is None else f"tile {tile}"
+    for name, query, n in (("Vertex memory by vertex type", VERTICES, 8),
+                           ("Exchange memory by exchange", EXCHANGES, 2)):
+        want = scope_sql(tilescope, report, query, tile)[:25]
+        if not wait_for(lambda: where in text_of(status) and
+                        list_figures(app, name, n, prune) == want):
+            failures.append(f"{where}: {name!r} shows {list_figures(app, name, n, prune)} "
+                            f"(status {text_of(status)!r}); the file {want}")
+    print(f"insights: {where}: {len(scope_sql(tilescope, report, VERTICES, tile))} vertex "
+          f"types, {len(scope_sql(tilescope, report, EXCHANGES, tile))} exchanges")
 
 
 def main():
@@ -55,7 +129,58 @@ def main():
                             f"{'no' if fits else 'some'} out-of-memory tiles")
         print(f"insights: IPU 0 {value.currentValue:,.0f} of {value.maximumValue:,.0f} B; "
               f"verdict: {text}")
+        check_memory_by_scope(app, tilescope, report, prune, failures)
     finish(failures)
+
+
+def toggle(app, name, prune):
+    # GTK 4.8 gives a toggle button the push button's role.
+    b = find(app, lambda a: a.name == name and a.getRole() in (pyatspi.ROLE_TOGGLE_BUTTON,
+                                                               pyatspi.ROLE_PUSH_BUTTON),
+             prune=prune)
+    if b is None:
+        raise SystemExit(f"FAIL: Insights has no {name!r} toggle button")
+    click(b)
+    return b
+
+
+def check_memory_by_scope(app, tilescope, report, prune, failures):
+    status = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                  " on the model (" in text_of(a), prune=prune)
+    if status is None:
+        raise SystemExit("FAIL: Memory by scope shows no status naming the model")
+    check_scope(app, tilescope, report, None, status, prune, failures)
+    toggle(app, "IPU", prune)
+    if not wait_for(lambda: "on IPU 0 (tiles 0 to " in text_of(status)):
+        failures.append(f"the IPU scope says {text_of(status)!r}, not IPU 0")
+    # The Tile scope: the tile with the most vertex memory, typed.
+    tile = int(sql(tilescope, report, "SELECT r.tile AS tile FROM memory_by_vertex_type m, "
+                   "tile_runs(m.total_bytes_by_tile) r GROUP BY r.tile "
+                   "ORDER BY sum(r.value) DESC, r.tile LIMIT 1")[0]["tile"])
+    entry = find(app, lambda a: a.name == "Tile number" and
+                 a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY), prune=prune)
+    if entry is None:
+        raise SystemExit("FAIL: Memory by scope has no 'Tile number' entry")
+    entry.queryEditableText().setTextContents(str(tile))
+    entry.queryAction().doAction(0)
+    check_scope(app, tilescope, report, tile, status, prune, failures)
+    # User variables on that tile: the largest ten's bytes, in order.
+    toggle(app, "User variables", prune)
+    table = find(app, lambda a: a.name == "User variables in scope" and
+                 a.getRole() in (pyatspi.ROLE_TABLE, pyatspi.ROLE_TREE_TABLE), prune=prune)
+    want = [r[0] for r in scope_sql(tilescope, report, VARIABLES, tile)]
+
+    def shown():
+        rows = [[text_of(a) for a in walk(r) if a.getRole() == pyatspi.ROLE_LABEL]
+                for part, i, r in table_rows(table)]
+        return [int(r[1].replace(",", "")) for r in rows
+                if len(r) > 1 and r[1].replace(",", "").isdigit()][:len(want)]
+    if table is None or not want or not wait_for(
+            lambda: f"on tile {tile} " in text_of(status) and shown() == want):
+        failures.append(f"tile {tile}: the user variables' bytes read "
+                        f"{shown() if table else None}; the file {want} "
+                        f"(status {text_of(status)!r})")
+    print(f"insights: tile {tile}: user variables {want}")
 
 
 if __name__ == "__main__":

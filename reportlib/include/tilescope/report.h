@@ -422,7 +422,8 @@ TSR_API int tsr_report_list_vertex_memory_on_tiles(tsr_vertex_type_memory **out,
                                                    tsr_report *report, size_t first_tile,
                                                    size_t n_tiles);
 /* Exchange programs (DoExchange, GlobalExchange, StreamCopy): on all
- * tiles every one with code or buffers, else those with buffers there. */
+ * tiles every one with code or buffers, else those with buffers there;
+ * most buffers first, then most code. */
 typedef struct tsr_exchange_memory {
 	uint32_t program;          /* its program id */
 	uint64_t code;             /* its exchange code summed over all tiles (the format
