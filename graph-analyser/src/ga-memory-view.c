@@ -41,6 +41,7 @@
 #include <tilescope/tsd-a11y.h>
 
 #include <math.h>
+#include <string.h>
 
 enum { STACK_REGION = 0, STACK_CATEGORY, STACK_LIVENESS };
 
@@ -86,7 +87,11 @@ struct _GaMemoryView {
 	GtkLabel *diff_caption;
 	TscChart *b_chart;          /* report B's usual chart */
 	GtkWidget *legend;          /* a GtkFlowBox: colour and name of each component */
-	GtkWidget *maps;            /* a box of the IPUs' tile maps */
+	GtkWidget *var_legend;      /* a GtkFlowBox: each graphed variable and its Remove */
+	GArray *vars;               /* size_t: the graphed variables (tsr_report_get_variables) */
+	GtkWidget *maps_scroll;     /* scrolls the maps when zoomed */
+	GtkWidget *maps;            /* a grid of the IPUs' tile maps, 4 a row */
+	double map_zoom;            /* 1: the maps fit the pane */
 	GPtrArray *heatmaps;        /* TscHeatmap per IPU */
 	GaMemorySelection *selection;
 };
@@ -173,6 +178,45 @@ static char *cell_label(guint cell, gpointer data)
 
 static void on_map_selection(TscHeatmap *map, gpointer data);
 
+/* Multiplies the maps' zoom by `factor` (0: back to 1). At 1 the maps
+ * share the pane; zoomed, each is that many times its share and the
+ * pane scrolls. */
+static void zoom_maps(GaMemoryView *self, double factor)
+{
+	guint n = self->heatmaps->len, cols = CLAMP(n, 1, 4), rows = (n + cols - 1) / cols;
+	double w = gtk_widget_get_width(self->maps_scroll), h = gtk_widget_get_height(self->maps_scroll);
+
+	self->map_zoom = factor > 0 ? CLAMP(self->map_zoom * factor, 1, 16) : 1;
+	for (guint i = 0; i < n; i++)
+		gtk_widget_set_size_request(self->heatmaps->pdata[i],
+		                            self->map_zoom > 1 ? (int)(self->map_zoom * w / cols) : -1,
+		                            self->map_zoom > 1 ? (int)(self->map_zoom * h / rows) : -1);
+}
+
+/* Ctrl+wheel over the maps zooms them (the wheel alone scrolls). */
+static gboolean on_maps_scroll(GtkEventControllerScroll *scroll, double dx, double dy, gpointer data)
+{
+	(void)dx;
+	if (!(gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(scroll)) &
+	      GDK_CONTROL_MASK) || dy == 0)
+		return FALSE;
+	zoom_maps(data, dy < 0 ? 1.25 : 0.8);
+	return TRUE;
+}
+
+/* +, - and Home on a map, as on the chart kit's zoomable plots. */
+static gboolean on_maps_key(GtkEventControllerKey *key, guint keyval, guint keycode,
+                            GdkModifierType mods, gpointer data)
+{
+	(void)key, (void)keycode, (void)mods;
+	switch (keyval) {
+	case GDK_KEY_plus: case GDK_KEY_equal: case GDK_KEY_KP_Add: zoom_maps(data, 1.25); return TRUE;
+	case GDK_KEY_minus: case GDK_KEY_KP_Subtract: zoom_maps(data, 0.8); return TRUE;
+	case GDK_KEY_Home: zoom_maps(data, 0); return TRUE;
+	default: return FALSE;
+	}
+}
+
 /* Each IPU's tile map, coloured by the tile's total (with gaps when they
  * are included), from 0 to the fullest tile of any IPU (one scale for all
  * maps, so IPUs compare). */
@@ -193,9 +237,12 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 	}
 	if (self->heatmaps->len != self->layout.num_ipus) {
 		while ((child = gtk_widget_get_first_child(self->maps)))
-			gtk_box_remove(GTK_BOX(self->maps), child);
+			gtk_grid_remove(GTK_GRID(self->maps), child);
 		g_ptr_array_set_size(self->heatmaps, 0);
+		/* Several IPUs' maps take most of the width from the selection. */
+		gtk_paned_set_position(GTK_PANED(self->bottom), self->layout.num_ipus > 1 ? 840 : 420);
 		for (guint ipu = 0; ipu < self->layout.num_ipus; ipu++) {
+			GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
 			g_autofree char *title = g_strdup_printf("IPU %u", ipu);
 			g_autofree char *acc = g_strdup_printf("Tile map, IPU %u", ipu);
 			GtkWidget *label = gtk_label_new(title);
@@ -208,12 +255,15 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 			tsc_heatmap_set_label(TSC_HEATMAP(map), acc);
 			tsc_heatmap_set_value_format_func(TSC_HEATMAP(map), tsc_format_bytes, NULL, NULL);
 			tsc_heatmap_set_cell_label_func(TSC_HEATMAP(map), cell_label, map, NULL);
-			gtk_widget_set_size_request(map, 360, 150);
+			gtk_widget_set_hexpand(map, TRUE);
+			gtk_widget_set_vexpand(map, TRUE);
 			g_signal_connect(map, "selection-changed", G_CALLBACK(on_map_selection), self);
-			gtk_box_append(GTK_BOX(self->maps), label);
-			gtk_box_append(GTK_BOX(self->maps), map);
+			gtk_box_append(GTK_BOX(box), label);
+			gtk_box_append(GTK_BOX(box), map);
+			gtk_grid_attach(GTK_GRID(self->maps), box, (int)(ipu % 4), (int)(ipu / 4), 1, 1);
 			g_ptr_array_add(self->heatmaps, map);
 		}
+		zoom_maps(self, 0);
 	}
 	for (guint ipu = 0; ipu < self->layout.num_ipus; ipu++) {
 		for (guint c = 0; c < cells; c++) {
@@ -227,6 +277,166 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 		                     self->layout.columns, values);
 		tsc_heatmap_set_range(self->heatmaps->pdata[ipu], 0, top);
 	}
+}
+
+/* --- The Variables graph ------------------------------------------------------------------- */
+
+/* Line colours that read over the stacks' colours in both themes. */
+static const char *const var_colours[] = {"#1a5fb4", "#e01b24", "#26a269", "#c64600",
+                                          "#9141ac", "#63452c", "#865e3c", "#000000"};
+
+static void fill_variables(GaMemoryView *self);
+
+static void on_var_remove(GtkButton *button, gpointer data)
+{
+	GaMemoryView *self = data;
+	size_t v = GPOINTER_TO_SIZE(g_object_get_data(G_OBJECT(button), "ga-var"));
+
+	for (guint i = 0; i < self->vars->len; i++)
+		if (g_array_index(self->vars, size_t, i) == v) {
+			g_array_remove_index(self->vars, i);
+			break;
+		}
+	fill_variables(self);
+}
+
+/* Each graphed variable's bytes by tile (reportlib's, in the chart's
+ * item order) as a line over the chart, and its legend entry: colour,
+ * name, its figures along that line and a Remove button. */
+static void fill_variables(GaMemoryView *self)
+{
+	tsr_report *report = ga_document_get_report(self->doc);
+	const tsr_variable *vars = NULL;
+	size_t n_vars = 0;
+	g_autofree uint64_t *by_tile = g_new0(uint64_t, self->n_tiles ? self->n_tiles : 1);
+	g_autofree double *values = g_new0(double, self->n_tiles ? self->n_tiles : 1);
+	GtkWidget *child;
+
+	tsc_chart_clear_series(self->chart);
+	while ((child = gtk_widget_get_first_child(self->var_legend)))
+		gtk_flow_box_remove(GTK_FLOW_BOX(self->var_legend), child);
+	if (tsr_report_get_variables(&vars, &n_vars, report))
+		g_array_set_size(self->vars, 0);
+	for (guint k = 0; k < self->vars->len; k++) {
+		size_t v = g_array_index(self->vars, size_t, k);
+		GdkRGBA c = colour(var_colours[k % G_N_ELEMENTS(var_colours)]);
+		uint64_t sum = 0, top = 0;
+		guint on = 0, top_tile = 0;
+		g_autofree char *text = NULL, *acc = NULL, *spec = gdk_rgba_to_string(&c);
+		GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4), *label, *remove;
+
+		if (tsr_report_fill_variable_by_tile(by_tile, self->n_tiles, report, v)) {
+			text = g_strdup_printf("%s: %s", vars[v].name, tsr_report_error(report));
+		} else {
+			for (guint i = 0; i < self->n_tiles; i++) {
+				uint64_t b = by_tile[self->order[i]];
+
+				values[i] = (double)b;
+				sum += b;
+				on += b > 0;
+				if (b > top) {
+					top = b;
+					top_tile = self->order[i];
+				}
+			}
+			tsc_chart_add_series(self->chart, vars[v].name, values, &c, TSC_SERIES_LINE);
+			{
+				g_autofree char *s = ga_format_u64(sum), *t = ga_format_u64(top),
+				                *o = ga_format_u64(on);
+
+				text = g_strdup_printf("%s: %s B on %s tiles, most %s B on tile %u",
+				                       vars[v].name, s, o, t, top_tile);
+			}
+		}
+		label = gtk_label_new(NULL);
+		acc = g_markup_printf_escaped("<span foreground=\"%s\">━━</span> %s", spec, text);
+		gtk_label_set_markup(GTK_LABEL(label), acc);
+		gtk_widget_add_css_class(label, "caption");
+		remove = gtk_button_new_from_icon_name("window-close-symbolic");
+		gtk_widget_add_css_class(remove, "flat");
+		g_object_set_data(G_OBJECT(remove), "ga-var", GSIZE_TO_POINTER(v));
+		g_signal_connect(remove, "clicked", G_CALLBACK(on_var_remove), self);
+		g_free(acc);
+		acc = g_strdup_printf("Remove %s", vars[v].name);
+		gtk_widget_set_tooltip_text(remove, acc);
+		gtk_accessible_update_property(GTK_ACCESSIBLE(remove), GTK_ACCESSIBLE_PROPERTY_LABEL, acc,
+		                               -1);
+		gtk_box_append(GTK_BOX(box), label);
+		gtk_box_append(GTK_BOX(box), remove);
+		gtk_flow_box_append(GTK_FLOW_BOX(self->var_legend), box);
+		gtk_accessible_update_property(GTK_ACCESSIBLE(gtk_widget_get_parent(box)),
+		                               GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
+	}
+}
+
+/* Adds variable `v` to the graph (once). */
+static void add_variable(GaMemoryView *self, size_t v)
+{
+	for (guint i = 0; i < self->vars->len; i++)
+		if (g_array_index(self->vars, size_t, i) == v)
+			return;
+	g_array_append_val(self->vars, v);
+	fill_variables(self);
+}
+
+/* Shows `message` under the bar (NULL: hides it). */
+static void show_error(GaMemoryView *self, GtkWidget *entry, const char *message)
+{
+	gtk_label_set_text(self->tiles_error, message ? message : "");
+	gtk_widget_set_visible(GTK_WIDGET(self->tiles_error), message != NULL);
+	if (message)
+		gtk_widget_add_css_class(entry, "error");
+	else
+		gtk_widget_remove_css_class(entry, "error");
+}
+
+/* A name typed in "Variables graph": the variable of that name, else the
+ * largest whose name holds the text (any case). */
+static void on_var_entry(GtkEntry *entry, gpointer data)
+{
+	GaMemoryView *self = data;
+	const char *text = gtk_editable_get_text(GTK_EDITABLE(entry));
+	g_autofree char *want = g_utf8_casefold(text, -1);
+	const tsr_variable *vars = NULL;
+	size_t n = 0, best = G_MAXSIZE;
+
+	if (!self->doc || !*text)
+		return;
+	tsr_report_get_variables(&vars, &n, ga_document_get_report(self->doc));
+	for (size_t v = 0; v < n; v++) {
+		g_autofree char *name = NULL;
+
+		if (strcmp(vars[v].name, text) == 0) {
+			best = v;
+			break;
+		}
+		name = g_utf8_casefold(vars[v].name, -1);
+		if (strstr(name, want) && (best == G_MAXSIZE || vars[v].bytes > vars[best].bytes))
+			best = v;
+	}
+	if (best == G_MAXSIZE) {
+		g_autofree char *m = g_strdup_printf("No variable's name holds “%s”", text);
+
+		show_error(self, GTK_WIDGET(entry), m);
+		return;
+	}
+	show_error(self, GTK_WIDGET(entry), NULL);
+	gtk_editable_set_text(GTK_EDITABLE(entry), "");
+	add_variable(self, best);
+}
+
+/* "Add Selected Variable": the session's (picked in the Variables table). */
+static void on_add_selected(GtkButton *button, gpointer data)
+{
+	GaMemoryView *self = data;
+	gint64 v = ga_session_get_variable(self->session);
+
+	if (!self->doc)
+		return;
+	show_error(self, GTK_WIDGET(button),
+	           v < 0 ? "No variable is selected: pick one in the Variables table" : NULL);
+	if (v >= 0)
+		add_variable(self, (size_t)v);
 }
 
 /* --- The chart's data ---------------------------------------------------------------------- */
@@ -447,6 +657,7 @@ static void rebuild_chart(GaMemoryView *self)
 		gtk_label_set_text(self->chart_caption, text);
 	}
 	fill_maps(self, gaps);
+	fill_variables(self);
 	/* The tile's capacity; without it the y axis fits the data. */
 	tsc_chart_clear_limits(self->chart);
 	if (gtk_check_button_get_active(self->max_line)) {
@@ -758,15 +969,9 @@ static void on_tiles_entry(GtkEntry *entry, gpointer data)
 	g_autoptr(GtkBitset) tiles =
 	    ga_parse_tile_list(gtk_editable_get_text(GTK_EDITABLE(entry)), self->n_tiles, &error);
 
-	if (!tiles) {
-		gtk_label_set_text(self->tiles_error, error->message);
-		gtk_widget_set_visible(GTK_WIDGET(self->tiles_error), TRUE);
-		gtk_widget_add_css_class(GTK_WIDGET(entry), "error");
-		return;
-	}
-	gtk_widget_set_visible(GTK_WIDGET(self->tiles_error), FALSE);
-	gtk_widget_remove_css_class(GTK_WIDGET(entry), "error");
-	ga_session_set_selected_tiles(self->session, tiles);
+	show_error(self, GTK_WIDGET(entry), tiles ? NULL : error->message);
+	if (tiles)
+		ga_session_set_selected_tiles(self->session, tiles);
 }
 
 static gboolean apply_tiles_entry(gpointer data)
@@ -836,6 +1041,8 @@ static void on_document(GaView *view)
 
 	for (guint i = 0; i < G_N_ELEMENTS(self->split); i++)
 		category_split_clear(&self->split[i]);
+	if (self->doc != doc)
+		g_array_set_size(self->vars, 0); /* indexes of another report */
 	self->doc = doc;
 	self->compare = ga_view_get_compare_document(view);
 	if (!doc)
@@ -965,6 +1172,7 @@ static void ga_memory_view_finalize(GObject *object)
 	g_free(self->components);
 	if (self->heatmaps)
 		g_ptr_array_unref(self->heatmaps);
+	g_array_unref(self->vars);
 	G_OBJECT_CLASS(ga_memory_view_parent_class)->finalize(object);
 }
 
@@ -1003,6 +1211,12 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, chart_caption);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, legend);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, maps);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, maps_scroll);
+	gtk_widget_class_bind_template_callback(widget_class, on_maps_scroll);
+	gtk_widget_class_bind_template_callback(widget_class, on_maps_key);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, var_legend);
+	gtk_widget_class_bind_template_callback(widget_class, on_var_entry);
+	gtk_widget_class_bind_template_callback(widget_class, on_add_selected);
 	gtk_widget_class_bind_template_callback(widget_class, on_stack_changed);
 	gtk_widget_class_bind_template_callback(widget_class, on_order_changed);
 	gtk_widget_class_bind_template_callback(widget_class, on_ipu_changed);
@@ -1035,6 +1249,7 @@ static void ga_memory_view_init(GaMemoryView *self)
 		tsc_chart_set_item_label_func(charts[i], item_label, self, NULL);
 	}
 	self->heatmaps = g_ptr_array_new();
+	self->vars = g_array_new(FALSE, FALSE, sizeof(size_t));
 }
 
 GtkWidget *ga_memory_view_new(GaSession *session)

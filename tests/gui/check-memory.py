@@ -10,13 +10,24 @@
    change, and "Total including gaps, Selection" must equal the file's;
    then drags a rubber band across the chart with the pointer: the chart
    and "Select tiles" must show the tiles under it.
-3. Opens a file that is not a report: the window shows reportlib's one
+3. Variables graph: types the names of the two largest variables spread
+   over tiles (as `tilescope sql` finds them) into "Variables graph"; each
+   gets a legend entry whose figures (bytes, tiles, the fullest tile)
+   are those of its line, which must be the file's bytes by tile; a name
+   no variable holds is one message; "Remove" takes the first away and
+   leaves the second.
+4. With PIPELINE (the multi-IPU example), a report of two IPUs it writes:
+   both IPUs' tile maps, titled "IPU n", side by side in the window at a
+   readable size (4 px cells or more), with no scrolling; + on a map
+   zooms them and Home fits them again.
+5. Opens a file that is not a report: the window shows reportlib's one
    line ("not an SQLite database") and the app stays up and usable (the
    "Open Another Report…" button is there, the process alive).
 
-    check-memory.py APP TILESCOPE REPORT
+    check-memory.py APP TILESCOPE REPORT [PIPELINE]
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
 """
+import json
 import os
 import subprocess
 import sys
@@ -26,7 +37,7 @@ import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from atspi_util import (click, find, finish, is_figure, other_views, plain,  # noqa: E402
-                        running_app, show_view, text_of, wait_for)
+                        running_app, show_view, sql, text_of, wait_for)
 
 TILES = list(range(16)) + [52]
 
@@ -39,7 +50,107 @@ def sql_sum(tilescope, report, column):
     return int(out.splitlines()[1])
 
 
+def variable_line(tilescope, report, var_id):
+    """The legend entry's text for variable `var_id`'s line, from the
+    file's bytes by tile."""
+    rows = sql(tilescope, report, "SELECT s.text AS name, r.tile, r.value FROM variable v "
+               "JOIN string s ON s.id = v.name, tile_runs(v.bytes_by_tile) r "
+               f"WHERE v.id = {var_id} AND r.value > 0 ORDER BY r.tile")
+    top = max(rows, key=lambda r: (int(r["value"]), -int(r["tile"])))
+    total = sum(int(r["value"]) for r in rows)
+    return (rows[0]["name"], f"{rows[0]['name']}: {total:,} B on {len(rows):,} tiles, most "
+            f"{int(top['value']):,} B on tile {top['tile']}")
 
+
+def check_variables_graph(app, tilescope, report, memory, failures):
+    """Two variables typed into "Variables graph", their lines' figures
+    against the file, a bad name, and Remove."""
+    picks = sql(tilescope, report, "SELECT v.id FROM variable v WHERE v.tiles > 1 AND "
+                "(SELECT count(*) FROM variable w WHERE w.name = v.name) = 1 "
+                "ORDER BY v.bytes DESC, v.id LIMIT 2")
+    lines = [variable_line(tilescope, report, int(p["id"])) for p in picks]
+    entry = find(app, lambda a: a.name == "Variables graph" and
+                 a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY), prune=memory)
+    if entry is None or len(lines) < 2:
+        failures.append("no 'Variables graph' entry, or the file has too few variables")
+        return
+    def enter(text):
+        # Typed and Enter pressed through X: GTK 4.8's entry ignores the
+        # AT-SPI "activate" action.
+        x, y, w, h = entry.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + h // 2), "click", "1"],
+                       check=True)
+        entry.queryEditableText().setTextContents(text)
+        subprocess.run(["xdotool", "key", "Return"], check=True)
+    for name, want in lines:
+        enter(name)
+        got = find(app, lambda a: a.name and a.name.startswith(name + ":"), prune=memory)
+        if got is None or got.name != want:
+            failures.append(f"variable {name}'s line: {got.name if got else None!r}, the file "
+                            f"says {want!r}")
+    enter("no such variable in this report")
+    if find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+            "No variable's name holds" in (a.name or ""), prune=memory) is None:
+        failures.append("a name no variable holds gave no message")
+    remove = find(app, lambda a: a.name == "Remove " + lines[0][0] and
+                  a.getRole() == pyatspi.ROLE_PUSH_BUTTON, prune=memory)
+    if remove is None:
+        failures.append(f"no 'Remove {lines[0][0]}' button")
+        return
+    click(remove)
+    if not wait_for(lambda: find(app, lambda a: a.name == lines[0][1], timeout=0,
+                                 prune=memory) is None):
+        failures.append(f"Remove left {lines[0][0]}'s line")
+    if find(app, lambda a: a.name == lines[1][1], timeout=0, prune=memory) is None:
+        failures.append(f"Remove {lines[0][0]} took {lines[1][0]}'s line too")
+    print(f"variables graph: {lines[0][1]}; {lines[1][1]}; the first removed")
+
+
+def check_multi_ipu(app_path, pipeline, tmp, failures):
+    """A two-IPU report's maps side by side at a readable size, zoomable."""
+    report = os.path.join(tmp, "multi_ipu")
+    env = dict(os.environ, POPLAR_ENGINE_OPTIONS=json.dumps(
+        {"autoReport.all": "true", "autoReport.directory": report}))
+    subprocess.run([pipeline, "--steps", "1"], env=env, check=True, stdout=subprocess.DEVNULL)
+    with running_app(app_path, [report]) as (proc, app, _):
+        if show_view(app, "Memory") is None:
+            raise SystemExit("FAIL: no sidebar entry named 'Memory'")
+        memory = other_views("Memory")
+        frame = find(app, lambda a: a.getRole() == pyatspi.ROLE_FRAME)
+        maps = [find(app, lambda a, i=i: a.name == f"Tile map, IPU {i}", prune=memory)
+                for i in range(2)]
+        titles = [find(app, lambda a, i=i: a.getRole() == pyatspi.ROLE_LABEL and
+                       a.name == f"IPU {i}", prune=memory) for i in range(2)]
+        if None in maps or None in titles:
+            failures.append(f"the two IPUs' maps or titles are missing: {maps} {titles}")
+            return
+
+        def extents(acc):
+            return acc.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        fx, fy, fw, fh = frame.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        # 46 x 32 cells of at least 4 px each (the ramp's legend below
+        # the grid takes 43 px more), in the window, on one row.
+        wait_for(lambda: all(extents(m)[2] >= 46 * 4 for m in maps))
+        boxes = [extents(m) for m in maps]
+        for i, (x, y, w, h) in enumerate(boxes):
+            if w < 46 * 4 or h < 32 * 4 + 43 or x < fx or y < fy or x + w > fx + fw or \
+                    y + h > fy + fh:
+                failures.append(f"IPU {i}'s map at {(x, y, w, h)} is not whole and readable in "
+                                f"the window {(fx, fy, fw, fh)}")
+        if abs(boxes[0][1] - boxes[1][1]) > 2 or boxes[1][0] <= boxes[0][0]:
+            failures.append(f"the maps are not side by side: {boxes}")
+        # A click gives map 0 the keys; + and ctrl+wheel up zoom, Home fits.
+        x, y, w, h = boxes[0]
+        subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + h // 3), "click", "1"],
+                       check=True)
+        for zoom in (["key", "plus"], ["keydown", "ctrl", "click", "4", "keyup", "ctrl"]):
+            subprocess.run(["xdotool"] + zoom, check=True)
+            if not wait_for(lambda: extents(maps[0])[2] > w * 1.2):
+                failures.append(f"{zoom} did not zoom the maps: {extents(maps[0])}, was {w} wide")
+            subprocess.run(["xdotool", "key", "Home"], check=True)
+            if not wait_for(lambda: extents(maps[0])[2] == w):
+                failures.append(f"Home did not fit the maps again: {extents(maps[0])}, was {w}")
+        print(f"multi-IPU maps: {boxes}")
 
 
 def check_memory(app_path, tilescope, report, tmp, failures):
@@ -102,6 +213,7 @@ def check_memory(app_path, tilescope, report, tmp, failures):
                 failures.append(f"the rubber band's tiles did not reach Select tiles: "
                                 f"{entry_text!r}")
             print(f"rubber band: {entry_text}; chart: {chart.description}")
+        check_variables_graph(app, tilescope, report, memory, failures)
 
 
 def check_hostile(app_path, tmp, failures):
@@ -133,6 +245,8 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory(prefix="ga-gui-") as tmp:
         check_memory(app_path, tilescope, report, tmp, failures)
+        if len(sys.argv) > 4:
+            check_multi_ipu(app_path, sys.argv[4], tmp, failures)
         check_hostile(app_path, tmp, failures)
     finish(failures)
 
