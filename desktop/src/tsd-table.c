@@ -82,8 +82,11 @@ static void setup_cell(GtkListItemFactory *f, GtkListItem *item, gpointer data)
 	guint c = column_of(f);
 	GtkColumnViewColumn *col = tsd_table_get_column(self, c);
 	gboolean figure = GPOINTER_TO_INT(g_object_get_qdata(G_OBJECT(col), figure_quark));
-	GtkWidget *label = gtk_label_new(NULL);
+	GtkWidget *label = self->cells->make ? self->cells->make(c, self->data) : NULL;
 
+	if (label)
+		goto made;
+	label = gtk_label_new(NULL);
 	gtk_label_set_xalign(GTK_LABEL(label), figure ? 1 : 0);
 	gtk_label_set_ellipsize(GTK_LABEL(label), figure ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
 	if (figure)
@@ -94,6 +97,7 @@ static void setup_cell(GtkListItemFactory *f, GtkListItem *item, gpointer data)
 	if (figure && self->describe)
 		gtk_accessible_update_property(GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
 		                               gtk_column_view_column_get_title(col), -1);
+made:
 	if (self->tree && c == 0) {
 		GtkWidget *expander = gtk_tree_expander_new();
 
@@ -121,8 +125,10 @@ static void bind_cell(GtkListItemFactory *f, GtkListItem *item, gpointer data)
 		/* The row holds the node: the reference can go at once. */
 		g_object_unref(row);
 	}
-	text = self->cells->text(row, c, self->data);
-	gtk_label_set_text(GTK_LABEL(label), text);
+	if (GTK_IS_LABEL(label)) {
+		text = self->cells->text(row, c, self->data);
+		gtk_label_set_text(GTK_LABEL(label), text);
+	}
 	if (self->cells->bind)
 		self->cells->bind(label, row, c, self->data);
 }
@@ -169,6 +175,26 @@ static void on_search_changed(GtkSearchEntry *entry, gpointer data)
 
 	(void)entry;
 	gtk_filter_changed(GTK_FILTER(self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+}
+
+/* In a tree, Left on an expanded row collapses it and Right on a
+ * collapsed one expands it (the focus is on the row, not its expander). */
+static gboolean on_tree_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
+                            GdkModifierType state, gpointer data)
+{
+	TsdTable *self = data;
+	GtkTreeListRow *row = gtk_single_selection_get_selected_item(self->selection);
+	gboolean right = keyval == GDK_KEY_Right || keyval == GDK_KEY_KP_Right;
+
+	(void)ctl;
+	(void)keycode;
+	if (!row || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SHIFT_MASK)) ||
+	    (!right && keyval != GDK_KEY_Left && keyval != GDK_KEY_KP_Left) ||
+	    (right && !gtk_tree_list_row_is_expandable(row)) ||
+	    gtk_tree_list_row_get_expanded(row) == right)
+		return FALSE;
+	gtk_tree_list_row_set_expanded(row, right);
+	return TRUE;
 }
 
 /* Ctrl+C: the selected row, as the view writes it, on the clipboard. */
@@ -256,6 +282,12 @@ void tsd_table_set_cells(TsdTable *self, const TsdTableCells *cells, gpointer da
 	    gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_c, GDK_CONTROL_MASK),
 	                     gtk_callback_action_new(copy_selected, self, NULL)));
 	gtk_widget_add_controller(GTK_WIDGET(self->view), keys);
+	if (self->tree) {
+		keys = gtk_event_controller_key_new();
+		gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE);
+		g_signal_connect(keys, "key-pressed", G_CALLBACK(on_tree_key), self);
+		gtk_widget_add_controller(GTK_WIDGET(self->view), keys);
+	}
 }
 
 GtkColumnViewColumn *tsd_table_get_column(TsdTable *self, guint i)
@@ -285,12 +317,25 @@ GtkSingleSelection *tsd_table_get_selection(TsdTable *self)
 	return self->selection;
 }
 
+/* --- What the frame shows ------------------------------------------------------------ */
+
+/* The header line only when it has something to show (its margins
+ * would otherwise be an empty strip). */
+static void show_header(TsdTable *self)
+{
+	gtk_widget_set_visible(self->header,
+	                       *gtk_label_get_text(self->caption) ||
+	                           gtk_widget_get_visible(GTK_WIDGET(self->spinner)) ||
+	                           gtk_widget_get_visible(GTK_WIDGET(self->search)) ||
+	                           gtk_widget_get_next_sibling(GTK_WIDGET(self->caption)) !=
+	                               GTK_WIDGET(self->search));
+}
+
 void tsd_table_add_header(TsdTable *self, GtkWidget *widget)
 {
 	gtk_box_insert_child_after(GTK_BOX(self->header), widget, GTK_WIDGET(self->caption));
+	show_header(self);
 }
-
-/* --- What the frame shows ------------------------------------------------------------ */
 
 void tsd_table_set_rows(TsdTable *self, gpointer *rows, guint n)
 {
@@ -311,6 +356,7 @@ void tsd_table_set_caption(TsdTable *self, const char *text)
 {
 	g_return_if_fail(TSD_IS_TABLE(self));
 	gtk_label_set_text(self->caption, text);
+	show_header(self);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->view), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
 	                               text, -1);
 }
@@ -320,6 +366,7 @@ void tsd_table_set_busy(TsdTable *self, gboolean busy, const char *text)
 	g_return_if_fail(TSD_IS_TABLE(self));
 	gtk_widget_set_visible(GTK_WIDGET(self->spinner), busy);
 	gtk_spinner_set_spinning(self->spinner, busy);
+	show_header(self);
 	if (busy && text)
 		tsd_table_set_caption(self, text);
 }
@@ -392,6 +439,7 @@ static void tsd_table_set_property(GObject *object, guint id, const GValue *valu
 		gtk_accessible_update_property(GTK_ACCESSIBLE(self->search),
 		                               GTK_ACCESSIBLE_PROPERTY_LABEL, s ? s : "", -1);
 		gtk_widget_set_visible(GTK_WIDGET(self->search), s != NULL);
+		show_header(self);
 		break;
 	default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 	}
@@ -459,6 +507,7 @@ static void tsd_table_init(TsdTable *self)
 	gtk_box_append(GTK_BOX(self->header), GTK_WIDGET(self->spinner));
 	gtk_box_append(GTK_BOX(self->header), GTK_WIDGET(self->caption));
 	gtk_box_append(GTK_BOX(self->header), GTK_WIDGET(self->search));
+	gtk_widget_set_visible(self->header, FALSE);
 	gtk_widget_set_parent(self->header, w);
 	self->view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
 	gtk_column_view_set_show_column_separators(self->view, TRUE);

@@ -551,6 +551,7 @@ static void update_variables(GaMemorySelection *self)
 	GtkBitsetIter it;
 	guint tile, k = 0;
 	GTask *task;
+	GCancellable *cancel;
 	var_search *s;
 	g_autofree char *path = NULL;
 
@@ -572,9 +573,8 @@ static void update_variables(GaMemorySelection *self)
 	for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile); ok;
 	     ok = gtk_bitset_iter_next(&it, &tile))
 		s->tiles[k++] = tile;
-	task = g_task_new(NULL,
-	                  tsd_table_start_job(self->variables, "Finding the variables on the selection…"),
-	                  on_search_done, g_object_ref(self));
+	cancel = tsd_table_start_job(self->variables, "Finding the variables on the selection…");
+	task = g_task_new(NULL, cancel, on_search_done, g_object_ref(self));
 	g_task_set_task_data(task, s, (GDestroyNotify)var_search_free);
 	g_task_run_in_thread(task, search_thread);
 	g_object_unref(task);
@@ -662,7 +662,8 @@ static void ga_memory_selection_init(GaMemorySelection *self)
 		{GA_VAR_COLUMN_NAME, 0},     {GA_VAR_COLUMN_BYTES, 0},       {GA_VAR_COLUMN_BYTES, 1},
 		{GA_VAR_COLUMN_CATEGORY, 0}, {GA_VAR_COLUMN_ALWAYS_LIVE, 0}, {GA_VAR_COLUMN_LIFETIME, 0},
 	};
-	static const TsdTableCells part_cells = {part_text, part_bind, part_compare, NULL};
+	static const TsdTableCells part_cells = {
+	    .text = part_text, .bind = part_bind, .compare = part_compare};
 
 	self->tiles = gtk_bitset_new_empty();
 	gtk_widget_init_template(GTK_WIDGET(self));

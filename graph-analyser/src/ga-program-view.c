@@ -28,6 +28,7 @@
 
 #include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-name.h>
+#include <tilescope/tsd-table.h>
 
 #include <string.h>
 
@@ -103,9 +104,8 @@ struct _GaProgramView {
 	GtkLabel *search_status;
 	GtkWidget *prev_button, *next_button;
 	GtkWidget *legend;
-	GtkColumnView *view;
-	GtkWidget *tree_scroll;
-	GtkSingleSelection *selection;
+	TsdTable *table;
+	GtkSingleSelection *selection; /* the table's */
 	GtkWidget *details_box;
 	GtkLabel *heading;
 	GtkGrid *details;
@@ -234,17 +234,19 @@ static GListModel *create_children(gpointer item, gpointer data)
 	return G_LIST_MODEL(store);
 }
 
-enum { COL_TYPE, COL_TARGET, COL_CYCLES };
+enum { COL_PROGRAM, COL_TYPE, COL_TARGET, COL_CYCLES };
 
-static void setup_program(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+/* The Program cell: the kind's mark, the type's tag and the name. */
+static GtkWidget *make_cell(guint column, gpointer data)
 {
-	GtkWidget *expander = gtk_tree_expander_new();
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	GtkWidget *tag = gtk_label_new(NULL);
-	GtkWidget *name = gtk_label_new(NULL);
+	GtkWidget *box, *tag, *name;
 
-	(void)f;
 	(void)data;
+	if (column != COL_PROGRAM)
+		return NULL;
+	box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+	tag = gtk_label_new(NULL);
+	name = gtk_label_new(NULL);
 	gtk_box_append(GTK_BOX(box), ga_program_mark_new());
 	gtk_widget_add_css_class(tag, "dim-label");
 	gtk_box_append(GTK_BOX(box), tag);
@@ -252,123 +254,79 @@ static void setup_program(GtkSignalListItemFactory *f, GtkListItem *item, gpoint
 	gtk_label_set_ellipsize(GTK_LABEL(name), PANGO_ELLIPSIZE_END);
 	gtk_widget_set_hexpand(name, TRUE);
 	gtk_box_append(GTK_BOX(box), name);
-	gtk_tree_expander_set_child(GTK_TREE_EXPANDER(expander), box);
-	gtk_list_item_set_child(item, expander);
+	return box;
 }
 
-/* The other columns' cells: text, or a figure (right-aligned). */
-static void setup_text(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
-{
-	(void)f;
-	(void)data;
-	gtk_list_item_set_child(item, ga_cell_label_new(FALSE));
-}
-
-static void setup_number(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
-{
-	(void)f;
-	(void)data;
-	gtk_list_item_set_child(item, ga_cell_label_new(TRUE));
-}
-
-static void bind_program(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+/* Cell `column` of `item`'s program. */
+static char *cell_text(gpointer item, guint column, gpointer data)
 {
 	GaProgramView *self = data;
-	GtkTreeListRow *list_row = gtk_list_item_get_item(item);
-	GtkTreeExpander *expander = GTK_TREE_EXPANDER(gtk_list_item_get_child(item));
-	GtkWidget *box = gtk_tree_expander_get_child(expander);
-	GtkWidget *mark = gtk_widget_get_first_child(box);
-	GtkWidget *tag = gtk_widget_get_next_sibling(mark);
-	GtkWidget *name = gtk_widget_get_next_sibling(tag);
-	g_autoptr(GaProgramRow) row = gtk_tree_list_row_get_item(list_row);
+	GaProgramRow *row = item;
 	const tsr_program *progs;
 	size_t n;
-	g_autofree char *type = NULL;
 	g_autofree char *label = NULL;
+	const char *t;
+	gint64 run;
 
-	(void)f;
-	gtk_tree_expander_set_list_row(expander, list_row);
+	progs = programs(self, &n);
+	if (!progs || row->id >= n)
+		return g_strdup("");
+	switch (column) {
+	case COL_PROGRAM:
+		label = progs[row->id].name ? ga_format_name(progs[row->id].name) : g_strdup("");
+		if (row->root) {
+			/* A named engine program's row is its name alone: the
+			 * control program's own name, when it has one, is that name. */
+			g_autofree char *root = ga_format_name(row->root);
+
+			return *label && !row->named ? g_strdup_printf("%s: %s", root, label)
+			                             : g_steal_pointer(&root);
+		}
+		return g_steal_pointer(&label);
+	case COL_TYPE: return type_text(&progs[row->id]);
+	case COL_TARGET:
+		t = target_name(self, &progs[row->id]);
+		return t ? ga_format_name(t) : g_strdup("");
+	case COL_CYCLES:
+		run = latest_run(self, row->id);
+		return run >= 0 ? ga_format_u64(
+		                      ga_document_get_program_costs(document(self), (size_t)run)[row->id].cycles)
+		                : g_strdup(ga_document_get_n_runs(document(self)) ? "—" : "");
+	default: return g_strdup("");
+	}
+}
+
+/* The Program cell's parts, and whole names in tooltips (the cells cut
+ * them: ga_format_name). */
+static void bind_cell(GtkWidget *cell, gpointer item, guint column, gpointer data)
+{
+	GaProgramView *self = data;
+	GaProgramRow *row = item;
+	const tsr_program *progs;
+	size_t n;
+	GtkWidget *mark, *tag, *name;
+	g_autofree char *type = NULL, *label = NULL;
+
 	progs = programs(self, &n);
 	if (!progs || row->id >= n)
 		return;
+	if (column == COL_TARGET)
+		tsd_widget_set_name_tooltip(cell, target_name(self, &progs[row->id]));
+	if (column != COL_PROGRAM)
+		return;
+	mark = gtk_widget_get_first_child(cell);
+	tag = gtk_widget_get_next_sibling(mark);
+	name = gtk_widget_get_next_sibling(tag);
 	type = ga_format_name(ga_program_type_tag(progs[row->id].program_type));
 	ga_program_mark_set_kind(mark, ga_program_kind_of_type(progs[row->id].program_type));
 	gtk_label_set_text(GTK_LABEL(tag), type);
-	label = progs[row->id].name ? ga_format_name(progs[row->id].name) : g_strdup("");
-	if (row->root) {
-		/* A named engine program's row is its name alone: the control
-		 * program's own name, when it has one, is that name. */
-		g_autofree char *root = ga_format_name(row->root);
-		g_autofree char *with = *label && !row->named ? g_strdup_printf("%s: %s", root, label)
-		                                              : g_steal_pointer(&root);
-
-		gtk_label_set_text(GTK_LABEL(name), with);
+	label = cell_text(item, COL_PROGRAM, data);
+	gtk_label_set_text(GTK_LABEL(name), label);
+	if (row->root)
 		gtk_widget_add_css_class(name, "heading");
-	} else {
-		gtk_label_set_text(GTK_LABEL(name), label);
+	else
 		gtk_widget_remove_css_class(name, "heading");
-	}
-	/* The name is cut (ga_format_name); the rows on screen carry it whole
-	 * in their tooltips. */
 	tsd_widget_set_name_tooltip(name, row->named ? row->root : progs[row->id].name);
-}
-
-/* Cell `column` (COL_TYPE ...) of `item`'s program. */
-static void bind_cell(GaProgramView *self, GtkListItem *item, int column)
-{
-	g_autoptr(GaProgramRow) row = gtk_tree_list_row_get_item(gtk_list_item_get_item(item));
-	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(item));
-	const tsr_program *progs;
-	size_t n;
-	g_autofree char *text = NULL;
-
-	progs = programs(self, &n);
-	if (!progs || row->id >= n) {
-		gtk_label_set_text(l, "");
-		return;
-	}
-	switch (column) {
-	case COL_TYPE:
-		text = type_text(&progs[row->id]);
-		break;
-	case COL_TARGET: {
-		const char *t = target_name(self, &progs[row->id]);
-
-		text = t ? ga_format_name(t) : NULL;
-		tsd_widget_set_name_tooltip(GTK_WIDGET(l), t);
-		break;
-	}
-	case COL_CYCLES: {
-		gint64 run = latest_run(self, row->id);
-
-		text = run >= 0
-		           ? ga_format_u64(ga_document_get_program_costs(document(self), (size_t)run)[row->id]
-		                               .cycles)
-		           : g_strdup(ga_document_get_n_runs(document(self)) ? "—" : "");
-		break;
-	}
-	default:
-		break;
-	}
-	gtk_label_set_text(l, text ? text : "");
-}
-
-static void bind_type(GtkSignalListItemFactory *f, GtkListItem *item, gpointer self)
-{
-	(void)f;
-	bind_cell(self, item, COL_TYPE);
-}
-
-static void bind_target(GtkSignalListItemFactory *f, GtkListItem *item, gpointer self)
-{
-	(void)f;
-	bind_cell(self, item, COL_TARGET);
-}
-
-static void bind_cycles(GtkSignalListItemFactory *f, GtkListItem *item, gpointer self)
-{
-	(void)f;
-	bind_cell(self, item, COL_CYCLES);
 }
 
 /* --- Details ---------------------------------------------------------------------------- */
@@ -580,7 +538,7 @@ static gboolean scroll_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer da
 {
 	GaProgramView *self = data;
 	GtkAdjustment *adj =
-	    gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->tree_scroll));
+	    gtk_scrollable_get_vadjustment(GTK_SCROLLABLE(tsd_table_get_view(self->table)));
 	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->selection));
 	double upper = gtk_adjustment_get_upper(adj), page = gtk_adjustment_get_page_size(adj);
 	double value = gtk_adjustment_get_value(adj), h, y, header = 0;
@@ -589,7 +547,7 @@ static gboolean scroll_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer da
 	(void)widget;
 	(void)clock;
 	/* The column view's header row scrolls with the list. */
-	first = gtk_widget_get_first_child(GTK_WIDGET(self->view));
+	first = gtk_widget_get_first_child(GTK_WIDGET(tsd_table_get_view(self->table)));
 	if (first && !GTK_IS_LIST_VIEW(first))
 		header = gtk_widget_get_height(first);
 	if (n && upper > header) {
@@ -610,7 +568,7 @@ static void scroll_to(GaProgramView *self, guint position)
 	self->scroll_ticks = 3;
 	if (!self->scroll_tick_id)
 		self->scroll_tick_id =
-		    gtk_widget_add_tick_callback(GTK_WIDGET(self->view), scroll_tick, self, NULL);
+		    gtk_widget_add_tick_callback(GTK_WIDGET(self->table), scroll_tick, self, NULL);
 }
 
 /* --- Search ----------------------------------------------------------------------------- */
@@ -920,31 +878,6 @@ static gboolean on_find(GtkWidget *widget, GVariant *args, gpointer data)
 	return TRUE;
 }
 
-/* Left on an expanded row collapses it; Right on a collapsed one expands
- * it (the focus is on the row, not on its expander). */
-static gboolean on_tree_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
-                            GdkModifierType state, gpointer data)
-{
-	GaProgramView *self = data;
-	GtkTreeListRow *row = gtk_single_selection_get_selected_item(self->selection);
-
-	(void)ctl;
-	(void)keycode;
-	if (!row || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SHIFT_MASK)))
-		return FALSE;
-	if ((keyval == GDK_KEY_Right || keyval == GDK_KEY_KP_Right) &&
-	    gtk_tree_list_row_is_expandable(row) && !gtk_tree_list_row_get_expanded(row)) {
-		gtk_tree_list_row_set_expanded(row, TRUE);
-		return TRUE;
-	}
-	if ((keyval == GDK_KEY_Left || keyval == GDK_KEY_KP_Left) &&
-	    gtk_tree_list_row_get_expanded(row)) {
-		gtk_tree_list_row_set_expanded(row, FALSE);
-		return TRUE;
-	}
-	return FALSE;
-}
-
 /* --- The document ------------------------------------------------------------------------- */
 
 /* Rebuilds the tree for the view's document (GaView::document_changed). */
@@ -978,7 +911,7 @@ static void rebuild(GaView *view)
 	}
 	self->tree = gtk_tree_list_model_new(G_LIST_MODEL(roots), FALSE, FALSE, create_children,
 	                                     self, NULL);
-	gtk_single_selection_set_model(self->selection, G_LIST_MODEL(self->tree));
+	tsd_table_set_model(self->table, G_LIST_MODEL(self->tree));
 	g_object_unref(self->tree); /* the selection holds it */
 	run_search(self);
 	update_details(self);
@@ -1022,8 +955,8 @@ static void ga_program_view_dispose(GObject *object)
 {
 	GaProgramView *self = GA_PROGRAM_VIEW(object);
 
-	if (self->scroll_tick_id && self->view)
-		gtk_widget_remove_tick_callback(GTK_WIDGET(self->view), self->scroll_tick_id);
+	if (self->scroll_tick_id && self->table)
+		gtk_widget_remove_tick_callback(GTK_WIDGET(self->table), self->scroll_tick_id);
 	self->scroll_tick_id = 0;
 	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_PROGRAM_VIEW);
 	G_OBJECT_CLASS(ga_program_view_parent_class)->dispose(object);
@@ -1050,6 +983,7 @@ static void ga_program_view_class_init(GaProgramViewClass *klass)
 	object_class->finalize = ga_program_view_finalize;
 	GA_VIEW_CLASS(klass)->document_changed = rebuild;
 	gtk_widget_class_set_css_name(widget_class, "programview");
+	g_type_ensure(TSD_TYPE_TABLE);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/GraphAnalyser/ga-program-view.ui");
 	gtk_widget_class_bind_template_child(widget_class, GaProgramView, search);
@@ -1057,9 +991,7 @@ static void ga_program_view_class_init(GaProgramViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaProgramView, prev_button);
 	gtk_widget_class_bind_template_child(widget_class, GaProgramView, next_button);
 	gtk_widget_class_bind_template_child(widget_class, GaProgramView, legend);
-	gtk_widget_class_bind_template_child(widget_class, GaProgramView, view);
-	gtk_widget_class_bind_template_child(widget_class, GaProgramView, tree_scroll);
-	gtk_widget_class_bind_template_child(widget_class, GaProgramView, selection);
+	gtk_widget_class_bind_template_child(widget_class, GaProgramView, table);
 	gtk_widget_class_bind_template_child(widget_class, GaProgramView, details_box);
 	gtk_widget_class_bind_template_child(widget_class, GaProgramView, heading);
 	gtk_widget_class_bind_template_child(widget_class, GaProgramView, details);
@@ -1067,23 +999,19 @@ static void ga_program_view_class_init(GaProgramViewClass *klass)
 	gtk_widget_class_bind_template_callback(widget_class, on_next);
 	gtk_widget_class_bind_template_callback(widget_class, on_prev);
 	gtk_widget_class_bind_template_callback(widget_class, on_entry_key);
-	gtk_widget_class_bind_template_callback(widget_class, on_selected);
-	gtk_widget_class_bind_template_callback(widget_class, on_row_activated);
-	gtk_widget_class_bind_template_callback(widget_class, on_tree_key);
-	gtk_widget_class_bind_template_callback(widget_class, setup_program);
-	gtk_widget_class_bind_template_callback(widget_class, bind_program);
-	gtk_widget_class_bind_template_callback(widget_class, setup_text);
-	gtk_widget_class_bind_template_callback(widget_class, setup_number);
-	gtk_widget_class_bind_template_callback(widget_class, bind_type);
-	gtk_widget_class_bind_template_callback(widget_class, bind_target);
-	gtk_widget_class_bind_template_callback(widget_class, bind_cycles);
 }
 
 static void ga_program_view_init(GaProgramView *self)
 {
+	static const TsdTableCells cells = {.text = cell_text, .bind = bind_cell, .make = make_cell};
 	GtkEventController *find = gtk_shortcut_controller_new();
 
 	gtk_widget_init_template(GTK_WIDGET(self));
+	tsd_table_set_cells(self->table, &cells, self);
+	self->selection = tsd_table_get_selection(self->table);
+	g_signal_connect(self->selection, "notify::selected", G_CALLBACK(on_selected), self);
+	g_signal_connect(tsd_table_get_view(self->table), "activate", G_CALLBACK(on_row_activated),
+	                 self);
 	self->matches = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
 	self->below_buf = g_array_new(FALSE, FALSE, sizeof(guint32));
 	fill_legend(self->legend);

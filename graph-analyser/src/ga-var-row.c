@@ -212,7 +212,8 @@ static int cells_compare(gconstpointer a, gconstpointer b, guint c, gpointer dat
 	return GTK_ORDERING_EQUAL;
 }
 
-const TsdTableCells ga_var_row_cells = {cells_text, cells_bind, cells_compare, NULL};
+const TsdTableCells ga_var_row_cells = {
+    .text = cells_text, .bind = cells_bind, .compare = cells_compare};
 
 void ga_var_row_clear_columns(GtkColumnView *view)
 {

@@ -273,7 +273,7 @@ static void sa_call_tree_view_class_init(SaCallTreeViewClass *klass)
 
 static void sa_call_tree_view_init(SaCallTreeView *self)
 {
-	static const TsdTableCells cells = {cell_text, bind_cell, NULL, copy_row};
+	static const TsdTableCells cells = {.text = cell_text, .bind = bind_cell, .copy = copy_row};
 
 	gtk_widget_init_template(GTK_WIDGET(self));
 	tsd_table_set_cells(SA_TABLE(self), &cells, NULL);

@@ -237,7 +237,7 @@ static void sa_compare_view_class_init(SaCompareViewClass *klass)
 
 static void sa_compare_view_init(SaCompareView *self)
 {
-	static const TsdTableCells cells = {cell_text, bind_cell, compare_rows, NULL};
+	static const TsdTableCells cells = {.text = cell_text, .bind = bind_cell, .compare = compare_rows};
 	TsdTable *table;
 
 	gtk_widget_init_template(GTK_WIDGET(self));

@@ -212,7 +212,8 @@ static void sa_stats_view_class_init(SaStatsViewClass *klass)
 
 static void sa_stats_view_init(SaStatsView *self)
 {
-	static const TsdTableCells cells = {cell_text, bind_cell, compare_rows, copy_row};
+	static const TsdTableCells cells = {
+	    .text = cell_text, .bind = bind_cell, .compare = compare_rows, .copy = copy_row};
 	TsdTable *table;
 
 	gtk_widget_init_template(GTK_WIDGET(self));

@@ -2,7 +2,8 @@
  * TsdTable: the one table of both desktop apps (issue 28), a widget a
  * view embeds. A header line (a spinner while something is computed, a
  * caption that is also the table's accessible description, widgets the
- * view adds, and a search entry when "search" is set) over a scrolled
+ * view adds, and a search entry when "search" is set; hidden while it has
+ * nothing to show) over a scrolled
  * GtkColumnView with a single selection that selects nothing until the
  * user picks a row, Ctrl+C to copy that row, and every column resizable.
  *
@@ -59,6 +60,9 @@ typedef struct {
 	/* `item` as text for Ctrl+C (a header line, then its fields whole);
 	 * NULL: the column titles, then the cells' texts, tab-separated. */
 	char *(*copy)(gpointer item, gpointer data);
+	/* A cell of `column` that is not a label (text then unused, bind
+	 * fills it), or NULL for a label; may be NULL. */
+	GtkWidget *(*make)(guint column, gpointer data);
 } TsdTableCells;
 
 /* Orderings for a compare: two texts as GtkStringSorter orders them (case
