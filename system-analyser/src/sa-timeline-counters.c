@@ -63,17 +63,24 @@ char *sa_timeline_counter_axis(SaTimeline *self, size_t series)
 	return g_strdup_printf("%.4g – %.4g%s%s", c->lo, c->hi, *unit ? " " : "", unit);
 }
 
-void sa_timeline_draw_counter(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout,
-                              const sa_row *row, int width, int top, gboolean dark)
+void sa_timeline_draw_counter_on(SaTimeline *self, GtkSnapshot *s, size_t series, int width,
+                                 int top, double lo, double hi, gboolean area, gboolean dark)
 {
-	const counter_rows *c = &self->cdata[row->index];
-	GdkRGBA line = series_colour(row->index, dark);
+	const counter_rows *c = &self->cdata[series];
+	GdkRGBA line = series_colour(series, dark);
 	GdkRGBA grid = sa_timeline_foreground(self, 0.12);
 
-	(void)layout;
 	/* The drawn part of the axis: up to the trace's end. */
 	self->nodes += tsc_timeline_draw_counter(
 		s, &self->vp, LABEL_W, sa_timeline_plot_width(width),
 		sa_timeline_x_of(self, width, self->info->end_ns) + 1, top + 2, COUNTER_H - 4, c->buckets,
-		c->n_buckets, c->before, c->lo, c->hi, row->area, &line, &grid);
+		c->n_buckets, c->before, lo, hi, area, &line, &grid);
+}
+
+void sa_timeline_draw_counter(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout,
+                              const sa_row *row, int width, int top, gboolean dark)
+{
+	(void)layout;
+	sa_timeline_draw_counter_on(self, s, row->index, width, top, self->cdata[row->index].lo,
+	                            self->cdata[row->index].hi, row->area, dark);
 }

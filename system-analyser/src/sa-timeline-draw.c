@@ -162,6 +162,9 @@ static void draw_row(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, cons
 		sa_timeline_query_counter(self, r->index, width);
 		sa_timeline_draw_counter(self, s, layout, r, width, sa_timeline_row_top(self, r), dark);
 		break;
+	case SA_ROW_SERIES:
+		sa_timeline_draw_series(self, s, r, width, dark);
+		break;
 	}
 }
 
@@ -183,7 +186,7 @@ static void draw_labels(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, g
 		if (r->in_pin != pinned || y + r->h < band_top || y >= band_bottom)
 			continue;
 		label = sa_timeline_row_label(self, r);
-		if (r->kind == SA_ROW_COUNTER)
+		if (r->kind >= SA_ROW_COUNTER)
 			text = g_strdup(label);
 		else
 			text = g_strdup_printf("%s %s", r->collapsed ? "▸" : "▾", label);
@@ -199,8 +202,10 @@ static void draw_labels(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, g
 		gtk_snapshot_push_clip(s, &GRAPHENE_RECT_INIT(0, (float)y, LABEL_W - 2, (float)r->h));
 		sa_timeline_draw_text(s, layout, text, indent, y + (r->kind == SA_ROW_PROCESS ? 3 : 1),
 		                      LABEL_W - indent - 4, r->kind == SA_ROW_PROCESS ? &fg : &dim);
-		if (r->kind == SA_ROW_COUNTER) {
-			g_autofree char *axis = sa_timeline_counter_axis(self, r->index);
+		if (r->kind >= SA_ROW_COUNTER) {
+			g_autofree char *axis = r->kind == SA_ROW_COUNTER
+			                            ? sa_timeline_counter_axis(self, r->index)
+			                            : sa_timeline_series_axis(self, r);
 
 			sa_timeline_draw_text(s, layout, axis, indent, y + ROW_H, LABEL_W - indent - 4,
 			                      &dim);

@@ -160,6 +160,8 @@ char *sa_timeline_dup_tooltip(SaTimeline *self, double x, double y, gboolean key
 
 		if (r->kind == SA_ROW_COUNTER)
 			return counter_tooltip(self, r, width, x);
+		if (r->kind == SA_ROW_SERIES)
+			return sa_timeline_series_tooltip(self, r, width, x, y);
 		if (r->kind == SA_ROW_THREAD && !r->collapsed && self->tdata[r->index].has_instants &&
 		    y < sa_timeline_row_top(self, r) + INSTANT_H) {
 			const sa_instant_mark *m = sa_timeline_instant_at(self, r->index, width, x);

@@ -44,6 +44,7 @@ typedef enum sa_row_kind {
 	SA_ROW_PROCESS, /* a file (one process): its header */
 	SA_ROW_THREAD,  /* a thread: its instants' lane and a row per depth */
 	SA_ROW_COUNTER, /* a series of its process */
+	SA_ROW_SERIES,  /* a heatmap, its counters merged, its IPU activity (sa-timeline-series.c) */
 } sa_row_kind;
 
 /* One row of the model, in file → thread → counter order. */
@@ -115,6 +116,8 @@ struct _SaTimeline {
 	int content_h;                    /* px: the scrolled rows */
 	int vscroll;                      /* px of content scrolled off the top */
 	gboolean wall_clock;              /* the ruler in wall-clock time */
+	gboolean merge_charts;            /* a file's counters in one row */
+	struct sa_series *sseries;        /* sa-timeline-series.c; NULL until built */
 
 	TscViewport vp;                   /* the trace's axis and the visible window, ns */
 	uint64_t spans_in_view;           /* spans the shown rows' items stand for */
@@ -222,3 +225,5 @@ const sa_instant_mark *sa_timeline_instant_at(SaTimeline *self, size_t thread, i
  * of `h` pixels at `top`; counts the spans of its queries. */
 void sa_timeline_draw_heatmap(SaTimeline *self, GtkSnapshot *s, const sa_row *row, int width,
                               int top, int h, gboolean dark);
+
+#include "sa-timeline-series.h"

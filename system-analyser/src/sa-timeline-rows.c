@@ -1,6 +1,7 @@
 /*
  * The timeline's row model: per file (one process) a header, its threads,
- * then its counter series, each with the state people give it — folded
+ * then its counter series (or them merged on one axis), its heatmaps and
+ * IPU activity (sa-timeline-series.c), each with the state people give it — folded
  * (a file or a thread shows a one-row heatmap), pinned (drawn in a band
  * under the ruler that does not scroll; pinning a file pins its group),
  * hidden (a hidden file hides its group) — and the layout that follows
@@ -20,6 +21,8 @@ static int row_height(SaTimeline *self, const sa_row *r)
 			return ROW_H + THREAD_GAP;
 		return (t->has_instants ? INSTANT_H : 0) + (int)t->depths * ROW_H + THREAD_GAP;
 	}
+	case SA_ROW_SERIES:
+		return sa_timeline_series_height(self, r);
 	case SA_ROW_COUNTER:
 	default:
 		return COUNTER_H + THREAD_GAP;
@@ -29,8 +32,10 @@ static int row_height(SaTimeline *self, const sa_row *r)
 /* The model from the document: file, its threads, its series. */
 void sa_timeline_build_rows(SaTimeline *self)
 {
-	size_t n = self->n_procs + self->n_threads + self->n_series, k = 0;
+	size_t n, k = 0;
 
+	sa_timeline_series_clear(self);
+	n = self->n_procs + self->n_threads + self->n_series + sa_timeline_series_count(self);
 	g_free(self->rows);
 	g_free(self->order);
 	self->rows = g_new0(sa_row, MAX(n, 1));
@@ -48,6 +53,7 @@ void sa_timeline_build_rows(SaTimeline *self)
 			if (self->series[c].process == p)
 				self->rows[k++] = (sa_row){.kind = SA_ROW_COUNTER, .index = c, .process = p,
 				                           .parent = head};
+		sa_timeline_series_add_rows(self, head, self->rows, &k);
 	}
 	self->n_rows = k;
 	self->focus_row = -1;
@@ -66,7 +72,7 @@ void sa_timeline_layout_rows(SaTimeline *self)
 		const sa_row *head = &self->rows[r->parent];
 
 		r->in_pin = r->pinned || head->pinned;
-		r->shown = !r->hidden && !head->hidden &&
+		r->shown = !r->hidden && !head->hidden && sa_timeline_series_shown(self, r) &&
 		           (r->kind == SA_ROW_PROCESS || !head->collapsed || r->pinned);
 		r->h = row_height(self, r);
 	}
@@ -125,6 +131,8 @@ char *sa_timeline_row_label(SaTimeline *self, const sa_row *r)
 		return g_strdup_printf("%s (tid %" G_GINT64_FORMAT ")", name,
 		                       self->threads[r->index].tid);
 	}
+	case SA_ROW_SERIES:
+		return sa_timeline_series_label(self, r);
 	case SA_ROW_COUNTER:
 	default: {
 		g_autofree char *graph = tsd_name_cut(self->series[r->index].graph);
@@ -203,7 +211,9 @@ gboolean sa_timeline_get_row(SaTimeline *self, size_t row, sa_timeline_row *out)
 	if (row >= self->n_rows)
 		return FALSE;
 	r = &self->rows[row];
-	*out = (sa_timeline_row){.kind = kinds[r->kind], .label = sa_timeline_row_label(self, r),
+	*out = (sa_timeline_row){.kind = r->kind == SA_ROW_SERIES ? sa_timeline_series_kind(self, r)
+	                                                          : kinds[r->kind],
+	                         .label = sa_timeline_row_label(self, r),
 	                         .index = r->index, .collapsed = r->collapsed, .pinned = r->pinned,
 	                         .hidden = r->hidden, .shown = r->shown, .area = r->area};
 	return TRUE;
@@ -212,7 +222,7 @@ gboolean sa_timeline_get_row(SaTimeline *self, size_t row, sa_timeline_row *out)
 void sa_timeline_set_row_collapsed(SaTimeline *self, size_t row, gboolean collapsed)
 {
 	g_return_if_fail(SA_IS_TIMELINE(self));
-	if (row >= self->n_rows || self->rows[row].kind == SA_ROW_COUNTER ||
+	if (row >= self->n_rows || self->rows[row].kind >= SA_ROW_COUNTER ||
 	    self->rows[row].collapsed == !!collapsed)
 		return;
 	self->rows[row].collapsed = !!collapsed;
@@ -246,6 +256,21 @@ void sa_timeline_set_row_area(SaTimeline *self, size_t row, gboolean area)
 		return;
 	self->rows[row].area = !!area;
 	sa_timeline_invalidate(self);
+}
+
+void sa_timeline_set_merge_charts(SaTimeline *self, gboolean merge)
+{
+	g_return_if_fail(SA_IS_TIMELINE(self));
+	if (self->merge_charts == !!merge)
+		return;
+	self->merge_charts = !!merge;
+	rows_changed(self);
+}
+
+gboolean sa_timeline_get_merge_charts(SaTimeline *self)
+{
+	g_return_val_if_fail(SA_IS_TIMELINE(self), FALSE);
+	return self->merge_charts;
 }
 
 void sa_timeline_show_hidden_rows(SaTimeline *self)

@@ -123,7 +123,9 @@ void sa_timeline_update_description(SaTimeline *self)
 			g_autofree char *label = sa_timeline_row_label(self, r);
 
 			g_string_append_printf(d, "; row %s", label);
-			if (r->kind != SA_ROW_COUNTER) {
+			if (r->kind == SA_ROW_SERIES) {
+				sa_timeline_series_describe(self, r, d);
+			} else if (r->kind != SA_ROW_COUNTER) {
 				g_string_append(d, r->collapsed ? ", folded" : ", expanded");
 			} else {
 				const counter_rows *c = &self->cdata[r->index];
@@ -422,6 +424,7 @@ static void clear_document(SaTimeline *self)
 	}
 	for (size_t c = 0; c < self->n_series; c++)
 		g_free(self->cdata[c].buckets);
+	sa_timeline_series_clear(self);
 	g_clear_pointer(&self->tdata, g_free);
 	g_clear_pointer(&self->cdata, g_free);
 	g_clear_pointer(&self->rows, g_free);

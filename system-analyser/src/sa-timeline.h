@@ -87,6 +87,10 @@ void sa_timeline_set_row_collapsed(SaTimeline *self, size_t row, gboolean collap
 void sa_timeline_set_row_pinned(SaTimeline *self, size_t row, gboolean pinned);
 void sa_timeline_set_row_hidden(SaTimeline *self, size_t row, gboolean hidden);
 void sa_timeline_set_row_area(SaTimeline *self, size_t row, gboolean area);
+/* Every counter of a file drawn on one axis in one row instead of a row
+ * each (the window's "Merge All Charts", Ctrl+Shift+C), or not. */
+void sa_timeline_set_merge_charts(SaTimeline *self, gboolean merge);
+gboolean sa_timeline_get_merge_charts(SaTimeline *self);
 /* Shift+H: every hidden row shown again. The "hidden-rows" property
  * counts them. */
 void sa_timeline_show_hidden_rows(SaTimeline *self);

@@ -438,6 +438,16 @@ static void details_page_action(GtkWidget *widget, const char *name, GVariant *p
 		gtk_notebook_set_current_page(self->details, page);
 }
 
+/* Ctrl+Shift+C: a file's counters on one axis in one row, or a row each. */
+static void merge_charts_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	SaTimeline *timeline = SA_WINDOW(widget)->timeline;
+
+	(void)name;
+	(void)param;
+	sa_timeline_set_merge_charts(timeline, !sa_timeline_get_merge_charts(timeline));
+}
+
 /* --- Drag and drop --------------------------------------------------------------------- */
 
 static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, double y,
@@ -598,6 +608,7 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_install_action(widget_class, "win.find-next", NULL, find_step_action);
 	gtk_widget_class_install_action(widget_class, "win.find-previous", NULL, find_step_action);
 	gtk_widget_class_install_action(widget_class, "win.details-page", "i", details_page_action);
+	gtk_widget_class_install_action(widget_class, "win.merge-charts", NULL, merge_charts_action);
 }
 
 static void sa_window_init(SaWindow *self)

@@ -16,7 +16,9 @@
    leave the view, the other threads' stay; "Show 1 Hidden Row"
    offered), Shift+H shows it again. The first
    counter row says as many samples as the CLI's series, on an axis
-   holding its min and max.
+   holding its min and max. The heatmap row's values and fullest bucket,
+   the IPU activity row's share and, with Ctrl+Shift+C, the merged
+   counters' axis agree with the CLI.
 5. T switches the ruler to wall-clock time: the timeline says so and
    the "Wall-Clock Time" toggle is pressed.
 
@@ -250,6 +252,65 @@ def main():
         else:
             name, n, lo, hi = counter.match(timeline.description).groups()
             print("counter:", name, n, "samples", lo, "–", hi)
+
+        # 4b. The heatmap row (tutorial 5's step cycles): its values in
+        # view and fullest bucket are the CLI's counts over the whole
+        # trace; the IPU activity row's share of the view is the CLI's
+        # time in "Run program" spans; Ctrl+Shift+C merges the counters
+        # into one row on an axis holding every series.
+        def series_row():
+            m = re.search(r"; row (.+?), (heatmap|merged|activity), ([^;]*)",
+                          timeline.description or "")
+            return m.groups() if m else None
+
+        def focus(name):
+            for _ in range(8):
+                if (series_row() or (None,))[0] == name or focused_row() == name:
+                    return True
+                was = timeline.description
+                key("Down")
+                if not wait_for(lambda: timeline.description != was):
+                    return False
+            return (series_row() or (None,))[0] == name
+
+        hm = whole["heatmaps"][0]
+        top = max(range(len(hm["counts"])), key=lambda b: (hm["counts"][b], -b))
+        edges, unit = hm["edges"], " " + hm["unit"]
+        bucket = (f"below {edges[0]:g}{unit}" if top == 0 else
+                  f"{edges[-1]:g}{unit} and up" if top == len(edges) else
+                  f"{edges[top - 1]:g} – {edges[top]:g}{unit}")
+        want = (hm["name"], "heatmap", f"{sum(hm['counts']):,} values in view, most in {bucket} "
+                f"({hm['counts'][top]:,})")
+        if not focus(hm["name"]) or not wait_for(lambda: series_row() == want):
+            failures.append(f"the heatmap row says {series_row()}, the CLI {want}")
+        else:
+            print("heatmap:", series_row())
+        runs = sum(l["total_ns"] for l in whole["labels"]
+                   if re.match(r"Run program \d+ \(", l["name"]))
+        key("Up")
+        if not wait_for(lambda: (series_row() or ("",))[0] == "IPU activity"):
+            failures.append(f"no IPU activity row above the heatmap: {timeline.description!r}")
+        else:
+            got = float(re.match(r"IPU running ([\d.]+) %", series_row()[2]).group(1))
+            if abs(got - 100 * runs / length) > 1.0:
+                failures.append(f"IPU activity {got} %, the CLI's run spans "
+                                f"{100 * runs / length:.1f} % of the trace")
+            print("activity:", series_row(), f"(CLI {100 * runs / length:.1f} %)")
+        key("ctrl+shift+c")
+        key("Down")
+        merged = re.compile(r"(\d+) series on one axis, ([-\d.e+]+) – ([-\d.e+]+)")
+        mine = [x for x in whole["series"] if x["process"] == 0]
+        if not wait_for(lambda: series_row() and series_row()[1] == "merged"):
+            failures.append(f"Ctrl+Shift+C showed no merged row: {timeline.description!r}")
+        else:
+            n, lo, hi = merged.match(series_row()[2]).groups()
+            if int(n) != len(mine) or not (float(lo) <= min(x["min"] for x in mine) and
+                                           max(x["max"] for x in mine) <= float(hi)):
+                failures.append(f"the merged row says {series_row()}; the CLI {mine}")
+            print("merged:", series_row())
+        key("ctrl+shift+c")
+        if not wait_for(lambda: series_row() is None or series_row()[1] != "merged"):
+            failures.append(f"Ctrl+Shift+C did not split the counters: {timeline.description!r}")
 
         # 5. Wall-clock time.
         key("t")
