@@ -8,12 +8,12 @@
 
 #include "ga-session.h"
 
-#include <gtk/gtk.h>
+#include <tilescope/tsd-window.h>
 
 G_BEGIN_DECLS
 
 #define GA_TYPE_WINDOW (ga_window_get_type())
-G_DECLARE_FINAL_TYPE(GaWindow, ga_window, GA, WINDOW, GtkApplicationWindow)
+G_DECLARE_FINAL_TYPE(GaWindow, ga_window, GA, WINDOW, TsdWindow)
 
 GaWindow *ga_window_new(GtkApplication *app);
 /* Opens `file` (a profile.pop or an autoReport directory) in this window,

@@ -12,7 +12,6 @@
 
 #include "sa-compare-view.h"
 #include "sa-format.h"
-#include "sa-recent.h"
 #include "sa-window.h"
 
 #include <string.h>
@@ -230,7 +229,7 @@ static void on_b_loaded(GObject *source, GAsyncResult *result, gpointer data)
 		return;
 	}
 	/* B was opened too: it belongs in the recent files. */
-	sa_recent_add_document(doc);
+	tsd_window_remember(TSD_WINDOW(self->win), sa_document_get_paths(doc));
 	self->b_doc = doc;
 	sa_session_set_compare_document(self->session, doc);
 	maybe_run_traces(self);
@@ -375,7 +374,7 @@ static void traces_action(GSimpleAction *action, GVariant *param, gpointer data)
 	                                            GTK_FILE_CHOOSER_ACTION_OPEN, "_Compare",
 	                                            "_Cancel");
 	gtk_file_chooser_set_select_multiple(GTK_FILE_CHOOSER(self->chooser), TRUE);
-	sa_window_add_trace_filters(GTK_FILE_CHOOSER(self->chooser));
+	tsd_window_add_filters(TSD_WINDOW(self->win), GTK_FILE_CHOOSER(self->chooser));
 	g_signal_connect(self->chooser, "response", G_CALLBACK(on_chooser_response), self);
 	gtk_native_dialog_show(GTK_NATIVE_DIALOG(self->chooser));
 }

@@ -1,9 +1,8 @@
 /*
- * The System Analyser's window (sa-window.h). Files come from the command
- * line, the file chooser (several at once) or drag and drop; they load in
- * a worker (sa_document_load_async) behind a progress bar with Cancel
- * (Escape). A file reportlib refuses ends on the error page with its one
- * line; the window stays usable. Once loaded, the document is the
+ * The System Analyser's window (sa-window.h), on the shell both apps
+ * share (tsd-window.h: the start, loading and error pages, the ways files
+ * arrive, watching them). Several files open at once onto one time axis,
+ * loaded in a worker (sa_document_load_async). Once loaded, the document is the
  * session's (sa-session.h), which every view binds to (sa-window.ui): the
  * timeline shows the trace, and the details' tabs (Alt+1 .. Alt+4) the
  * session's window (the marked range, the selected span, or the whole
@@ -15,22 +14,29 @@
  * The timeline is the one view not on the session: this file keeps the
  * two in step through the timeline's public API ("view-changed",
  * "range-changed" one way; set_view, set_range, select_span the other).
+ *
+ * Reload: a trace still being written grows (its writer flushes into
+ * <name>.pvti-wal until it closes), and a file can be replaced whole.
+ * When the shell says the files changed (debounced), or on Ctrl+R, they
+ * load again in a worker while the old document stays shown; the new one
+ * replaces it keeping the visible window (or the whole trace, when the
+ * whole old trace was in view) and the marked range. A change during a
+ * reload reads the files once more after it. The outcome is a notice in
+ * the header bar, "Reloaded at …" or "Reload failed at …"; a failed
+ * reload keeps the old document.
  */
 #include "sa-window.h"
 
 #include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
 #include <tilescope/tsd-settings.h>
-#include <tilescope/tsd-start.h>
-#include <tilescope/tsd-keys.h>
 
 #include "sa-application.h"
 #include "sa-compare.h"
+#include "sa-format.h"
 #include "sa-graph-link.h"
 #include "sa-keys.h"
 #include "sa-overview.h"
-#include "sa-recent.h"
-#include "sa-reload.h"
 #include "sa-calltree-view.h"
 #include "sa-flame-view.h"
 #include "sa-search.h"
@@ -40,46 +46,30 @@
 #include "sa-zoom-bar.h"
 
 struct _SaWindow {
-	GtkApplicationWindow parent_instance;
-	GtkStack *main_stack;
-	GtkLabel *loading_title;
-	GtkProgressBar *loading_progress;
-	GtkLabel *loading_message;
-	GtkLabel *error_message;
+	TsdWindow parent_instance;
 	GtkInfoBar *skipped_bar;
 	GtkLabel *skipped_label;
-	GtkHeaderBar *header;
 	GtkPaned *paned;
 	GtkNotebook *details;
 	SaTimeline *timeline;
 	SaOverview *overview;
 	SaZoomBar *zoom_bar;
-	GMenu *recent_menu;
-	GtkListBox *recent_list;          /* the start page's */
-	GtkWidget *recent_label;
-	GtkListBox *samples_list;
-	GtkWidget *samples_label;
 	SaSearchBar *search_bar;
+	GtkLabel *reload_notice;          /* in the header bar */
 
 	SaSession *session;               /* what the user looks at: the document and more */
-	GCancellable *load_cancellable;   /* the load in progress, or NULL */
-	GtkFileChooserNative *chooser;
-	const char *page_before_load;     /* the page Cancel goes back to */
-	/* Compare, reload and recent files (sa-compare.c, sa-reload.c, sa-recent.c). */
-	SaCompare *compare;
-	SaReload *reload;
-	SaRecent *recent;
-	GSettings *settings;               /* what is remembered (tsd-settings.h), or NULL */
+	SaCompare *compare;               /* sa-compare.c */
+	GCancellable *reload_cancel;      /* the reload in flight, or NULL */
+	gboolean reload_again;            /* the files changed while it ran */
 };
 
-G_DEFINE_FINAL_TYPE(SaWindow, sa_window, GTK_TYPE_APPLICATION_WINDOW)
+G_DEFINE_FINAL_TYPE(SaWindow, sa_window, TSD_TYPE_WINDOW)
 
-static void update_actions(SaWindow *self)
+static void update_actions(TsdWindow *win)
 {
+	SaWindow *self = SA_WINDOW(win);
 	SaDocument *doc = sa_session_get_document(self->session);
 
-	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-load",
-	                              self->load_cancellable != NULL);
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find", doc != NULL);
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find-next", doc != NULL);
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.find-previous", doc != NULL);
@@ -169,12 +159,14 @@ static void on_session_selection(SaSession *session, GParamSpec *pspec, gpointer
 	sa_timeline_select_span(self->timeline, thread, &span);
 }
 
-/* Shows `doc` (NULL: none) in the session and the timeline. */
+/* Shows `doc` in the session and the timeline, its files watched and
+ * recent. */
 static void set_document(SaWindow *self, SaDocument *doc)
 {
 	sa_session_set_document(self->session, doc);
-	gtk_window_set_title(GTK_WINDOW(self), doc ? sa_document_get_title(doc) : "System Analyser");
 	sa_timeline_set_document(self->timeline, doc);
+	tsd_window_show_document(TSD_WINDOW(self), sa_document_get_title(doc),
+	                         sa_document_get_paths(doc));
 }
 
 /* --- What the import skipped ------------------------------------------------------------ */
@@ -201,18 +193,7 @@ static void on_skipped_response(GtkInfoBar *bar, int response, gpointer data)
 		gtk_widget_set_visible(GTK_WIDGET(bar), FALSE);
 }
 
-/* --- Compare, reload and recent files --------------------------------------------------- */
-
-/* A document loaded or reloaded: the recent list records it, reload
- * watches its files, a comparison waiting for it starts. */
-static void document_changed(SaWindow *self)
-{
-	SaDocument *doc = sa_session_get_document(self->session);
-
-	sa_recent_add_document(doc);
-	sa_reload_watch(self->reload, doc);
-	sa_compare_document_changed(self->compare, doc);
-}
+/* --- Compare and reload ------------------------------------------------------------- */
 
 SaDocument *sa_window_get_document(SaWindow *self)
 {
@@ -229,7 +210,8 @@ void sa_window_compare_with(SaWindow *self, GFile *b)
 	sa_compare_with_file(self->compare, b);
 }
 
-void sa_window_replace_document(SaWindow *self, SaDocument *doc)
+/* Shows `doc`, a reload of the document shown, in its place. */
+static void replace_document(SaWindow *self, SaDocument *doc)
 {
 	SaDocument *cur = sa_session_get_document(self->session);
 	const tsr_trace_info *old;
@@ -251,53 +233,107 @@ void sa_window_replace_document(SaWindow *self, SaDocument *doc)
 		sa_session_set_view(self->session, view_from, view_to);
 	if (ranged)
 		sa_session_set_range(self->session, range_from, range_to);
-	document_changed(self);
+	sa_compare_document_changed(self->compare, doc);
 	/* A comparison of the old document is computed again on the new one. */
 	sa_compare_document_reloaded(self->compare, before, doc);
 }
 
-/* --- Loading ----------------------------------------------------------------------- */
-
-static void on_load_progress(double fraction, const char *message, gpointer data)
+static void set_notice(SaWindow *self, const char *text)
 {
-	SaWindow *self = data;
-
-	gtk_progress_bar_set_fraction(self->loading_progress, fraction);
-	gtk_label_set_text(self->loading_message, message);
+	gtk_label_set_text(self->reload_notice, text);
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->reload_notice), text);
+	gtk_widget_set_visible(GTK_WIDGET(self->reload_notice), TRUE);
 }
+
+static void reload(TsdWindow *win);
+
+static void on_reloaded(GObject *source, GAsyncResult *result, gpointer data)
+{
+	g_autoptr(SaWindow) self = data;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(SaDocument) doc = sa_document_load_finish(result, &error);
+	g_autoptr(GDateTime) now = g_date_time_new_now_local();
+	g_autofree char *clock = g_date_time_format(now, "%H:%M:%S");
+	g_autofree char *text = NULL;
+	SaDocument *old = sa_session_get_document(self->session);
+
+	(void)source;
+	if (g_task_get_cancellable(G_TASK(result)) != self->reload_cancel)
+		return;
+	g_clear_object(&self->reload_cancel);
+	if (doc) {
+		uint64_t spans = tsr_trace_get_info(sa_document_get_trace(doc))->events;
+		uint64_t old_spans = tsr_trace_get_info(sa_document_get_trace(old))->events;
+		g_autofree char *n = sa_format_count(spans);
+		g_autofree char *d = sa_format_count(spans > old_spans ? spans - old_spans
+		                                                       : old_spans - spans);
+
+		text = g_strdup_printf("Reloaded at %s: %s spans (%s%s)", clock, n,
+		                       spans >= old_spans ? "+" : "−", d);
+		replace_document(self, doc);
+	} else {
+		text = g_strdup_printf("Reload failed at %s: %s", clock, error->message);
+	}
+	set_notice(self, text);
+	if (self->reload_again) {
+		self->reload_again = FALSE;
+		reload(TSD_WINDOW(self));
+	}
+}
+
+/* Loads the document's files again in a worker (the window keeps showing
+ * the old document meanwhile); Ctrl+R, and the files changed. */
+static void reload(TsdWindow *win)
+{
+	SaWindow *self = SA_WINDOW(win);
+	const char *const *paths = sa_document_get_paths(sa_session_get_document(self->session));
+	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_object_unref);
+
+	/* A load of other files replaces the document anyway. */
+	if (tsd_window_is_loading(win))
+		return;
+	if (self->reload_cancel) {
+		self->reload_again = TRUE;
+		return;
+	}
+	for (const char *const *p = paths; p && *p; p++)
+		g_ptr_array_add(files, g_file_new_for_path(*p));
+	self->reload_cancel = g_cancellable_new();
+	set_notice(self, "Reloading…");
+	sa_document_load_async((GFile *const *)files->pdata, files->len, self->reload_cancel, NULL,
+	                       NULL, NULL, on_reloaded, g_object_ref(self));
+}
+
+/* --- Loading ----------------------------------------------------------------------- */
 
 static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 {
-	SaWindow *self = data;
+	g_autoptr(SaWindow) self = data;
 	g_autoptr(GError) error = NULL;
 	g_autoptr(SaDocument) doc = sa_document_load_finish(result, &error);
+	GSettings *settings = tsd_window_get_settings(TSD_WINDOW(self));
 
 	(void)source;
-	if (g_task_get_cancellable(G_TASK(result)) != self->load_cancellable) {
-		g_object_unref(self);
+	if (!tsd_window_load_is_current(TSD_WINDOW(self), g_task_get_cancellable(G_TASK(result))))
 		return;
-	}
-	g_clear_object(&self->load_cancellable);
-	update_actions(self);
 	if (!doc) {
-		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
-			gtk_stack_set_visible_child_name(self->main_stack, self->page_before_load);
-		} else {
-			gtk_label_set_text(self->error_message, error->message);
-			gtk_stack_set_visible_child_name(self->main_stack, "error");
-		}
-		g_object_unref(self);
+		tsd_window_load_failed(TSD_WINDOW(self),
+		                       g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+		                           ? NULL
+		                           : error->message);
 		return;
 	}
+	/* Other files now: a reload of the old ones must not replace them. */
+	tsd_cancel_clear(&self->reload_cancel);
+	self->reload_again = FALSE;
 	set_document(self, doc);
 	update_skipped(self);
-	update_actions(self);
-	gtk_stack_set_visible_child_name(self->main_stack, "trace");
 	/* The timeline gets the height its rows want, between a quarter and
 	 * two thirds of the window; the statistics the rest (unless the user
 	 * chose a height: tsd-settings.h). */
-	if (!tsd_settings_has_user_value(self->settings, "timeline-height")) {
-		int h = gtk_widget_get_height(GTK_WIDGET(self->main_stack)), w, want = 0;
+	if (!tsd_settings_has_user_value(settings, "timeline-height")) {
+		int h = gtk_widget_get_height(GTK_WIDGET(tsd_window_get_main_stack(TSD_WINDOW(self)))), w,
+		    want = 0;
 
 		if (h <= 0)
 			gtk_window_get_default_size(GTK_WINDOW(self), &w, &h);
@@ -306,108 +342,29 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 		tsd_settings_set_paned_position(self->paned, CLAMP(want + 24, h / 4, h * 2 / 3));
 	}
 	gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
-	document_changed(self);
-	g_object_unref(self);
+	sa_compare_document_changed(self->compare, doc);
 }
 
 void sa_window_open(SaWindow *self, GFile *const *files, guint n_files)
 {
-	g_autofree char *base = NULL;
+	GCancellable *cancellable;
 
 	g_return_if_fail(SA_IS_WINDOW(self));
 	if (n_files == 0)
 		return;
-	if (self->load_cancellable)
-		g_cancellable_cancel(self->load_cancellable);
-	else
-		self->page_before_load = gtk_stack_get_visible_child_name(self->main_stack);
-	g_clear_object(&self->load_cancellable);
-	self->load_cancellable = g_cancellable_new();
-	base = g_file_get_basename(files[0]);
-	if (n_files > 1) {
-		g_autofree char *t = g_strdup_printf("Opening %s and %u more", base, n_files - 1);
-
-		gtk_label_set_text(self->loading_title, t);
-	} else {
-		g_autofree char *t = g_strdup_printf("Opening %s", base);
-
-		gtk_label_set_text(self->loading_title, t);
-	}
-	gtk_progress_bar_set_fraction(self->loading_progress, 0);
-	gtk_label_set_text(self->loading_message, "");
-	gtk_stack_set_visible_child_name(self->main_stack, "loading");
-	update_actions(self);
-	sa_document_load_async(files, n_files, self->load_cancellable, on_load_progress,
+	cancellable = tsd_window_begin_load(TSD_WINDOW(self), files, n_files, NULL);
+	sa_document_load_async(files, n_files, cancellable, tsd_window_load_progress,
 	                       g_object_ref(self), g_object_unref, on_loaded, g_object_ref(self));
+}
+
+static void open_files(TsdWindow *win, GFile *const *files, guint n)
+{
+	sa_window_open(SA_WINDOW(win), files, n);
 }
 
 SaTimeline *sa_window_get_timeline(SaWindow *self)
 {
 	return self->timeline;
-}
-
-/* --- Actions ----------------------------------------------------------------------- */
-
-static void cancel_load_action(GtkWidget *widget, const char *name, GVariant *param)
-{
-	SaWindow *self = SA_WINDOW(widget);
-
-	(void)name;
-	(void)param;
-	if (self->load_cancellable)
-		g_cancellable_cancel(self->load_cancellable);
-}
-
-static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer data)
-{
-	SaWindow *self = data;
-
-	if (response == GTK_RESPONSE_ACCEPT) {
-		g_autoptr(GListModel) files = gtk_file_chooser_get_files(GTK_FILE_CHOOSER(dialog));
-		guint n = g_list_model_get_n_items(files);
-		g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func(g_object_unref);
-
-		for (guint i = 0; i < n; i++)
-			g_ptr_array_add(list, g_list_model_get_item(files, i));
-		if (n > 0)
-			sa_window_open(self, (GFile *const *)list->pdata, n);
-	}
-	g_clear_object(&self->chooser);
-}
-
-void sa_window_add_trace_filters(GtkFileChooser *chooser)
-{
-	GtkFileFilter *traces = gtk_file_filter_new();
-	GtkFileFilter *all = gtk_file_filter_new();
-
-	gtk_file_filter_set_name(traces, "Traces (*.pvti, Chrome trace-event JSON)");
-	gtk_file_filter_add_mime_type(traces, "application/x-tilescope-trace");
-	gtk_file_filter_add_mime_type(traces, "application/x-chrome-trace");
-	gtk_file_filter_add_pattern(traces, "*.pvti");
-	gtk_file_filter_add_pattern(traces, "*.json");
-	gtk_file_chooser_add_filter(chooser, traces);
-	gtk_file_filter_set_name(all, "All files");
-	gtk_file_filter_add_pattern(all, "*");
-	gtk_file_chooser_add_filter(chooser, all);
-	g_object_unref(traces);
-	g_object_unref(all);
-}
-
-/* win.open (Ctrl+O): a chooser of one or several traces. */
-static void open_action(GtkWidget *widget, const char *name, GVariant *param)
-{
-	SaWindow *self = SA_WINDOW(widget);
-
-	(void)name;
-	(void)param;
-	if (self->chooser)
-		return;
-	self->chooser = gtk_file_chooser_native_new("Open Traces", GTK_WINDOW(self),
-	                                            GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
-	gtk_file_chooser_set_select_multiple(GTK_FILE_CHOOSER(self->chooser), TRUE);
-	sa_window_add_trace_filters(GTK_FILE_CHOOSER(self->chooser));
-	g_signal_connect(self->chooser, "response", G_CALLBACK(on_chooser_response), self);
-	gtk_native_dialog_show(GTK_NATIVE_DIALOG(self->chooser));
 }
 
 /* --- Search ------------------------------------------------------------------------ */
@@ -448,61 +405,19 @@ static void merge_charts_action(GtkWidget *widget, const char *name, GVariant *p
 	sa_timeline_set_merge_charts(timeline, !sa_timeline_get_merge_charts(timeline));
 }
 
-/* --- Drag and drop --------------------------------------------------------------------- */
-
-static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, double y,
-                        gpointer data)
-{
-	SaWindow *self = data;
-	g_autoptr(GPtrArray) list = g_ptr_array_new();
-	GSList *files;
-
-	(void)target;
-	(void)x;
-	(void)y;
-	if (!G_VALUE_HOLDS(value, GDK_TYPE_FILE_LIST) || !g_value_get_boxed(value))
-		return FALSE;
-	/* Every file dropped goes onto one time axis. */
-	files = gdk_file_list_get_files(g_value_get_boxed(value));
-	for (GSList *l = files; l; l = l->next)
-		g_ptr_array_add(list, l->data);
-	g_slist_free(files);
-	if (list->len == 0)
-		return FALSE;
-	sa_window_open(self, (GFile *const *)list->pdata, list->len);
-	return TRUE;
-}
-
 /* --- Focus ------------------------------------------------------------------------- */
 
-/* F6's regions: the header bar, the search bar while it is open, the
+/* F6's regions on a trace: the search bar while it is open, the
  * timeline's side of the split (entered at the timeline, not the zoom
- * bar's entry) and the details' tabs; on another page, that page. */
-static void focus_regions(GtkWidget *widget, GPtrArray *regions, gpointer data)
+ * bar's entry) and the details' tabs. */
+static void document_regions(TsdWindow *win, GPtrArray *regions)
 {
-	SaWindow *self = data;
+	SaWindow *self = SA_WINDOW(win);
 
-	(void)widget;
-	tsd_focus_add_region(regions, GTK_WIDGET(self->header), NULL);
-	if (g_strcmp0(gtk_stack_get_visible_child_name(self->main_stack), "trace") != 0) {
-		tsd_focus_add_region(regions, gtk_stack_get_visible_child(self->main_stack), NULL);
-		return;
-	}
 	tsd_focus_add_region(regions, GTK_WIDGET(self->search_bar), NULL);
 	tsd_focus_add_region(regions, gtk_paned_get_start_child(self->paned),
 	                     GTK_WIDGET(self->timeline));
 	tsd_focus_add_region(regions, GTK_WIDGET(self->details), NULL);
-}
-
-/* --- The start page ------------------------------------------------------------------- */
-
-static void on_start_row_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data)
-{
-	GFile *file = tsd_start_row_get_file(row);
-
-	(void)box;
-	if (file)
-		sa_window_open(SA_WINDOW(data), &file, 1);
 }
 
 /* A sample trace: the first .pvti (by name) of a directory of
@@ -532,14 +447,8 @@ static void sa_window_dispose(GObject *object)
 {
 	SaWindow *self = SA_WINDOW(object);
 
-	tsd_cancel_clear(&self->load_cancellable);
-	if (self->chooser)
-		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
-	g_clear_object(&self->chooser);
+	tsd_cancel_clear(&self->reload_cancel);
 	g_clear_pointer(&self->compare, sa_compare_free);
-	g_clear_pointer(&self->reload, sa_reload_free);
-	g_clear_pointer(&self->recent, sa_recent_free);
-	g_clear_object(&self->settings);
 	if (self->session)
 		g_signal_handlers_disconnect_by_data(self->session, self);
 	gtk_widget_dispose_template(GTK_WIDGET(self), SA_TYPE_WINDOW);
@@ -557,9 +466,25 @@ static void sa_window_get_property(GObject *object, guint id, GValue *value, GPa
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
 
+static const char *const sa_types[] = {"application/x-tilescope-trace", "inode/directory",
+                                       NULL};
+static const char *const sa_filter[] = {"application/x-tilescope-trace",
+                                        "application/x-chrome-trace", "*.pvti", "*.json", NULL};
+static const TsdWindowInfo sa_window_info = {
+	.settings_id = SA_SETTINGS_ID,
+	.keys = sa_keys,
+	.open_title = "Open Traces",
+	.open_multiple = TRUE,
+	.filter_name = "Traces (*.pvti, Chrome trace-event JSON)",
+	.filter = sa_filter,
+	.recent_types = sa_types,
+	.pick_sample = pick_sample,
+};
+
 static void sa_window_class_init(SaWindowClass *klass)
 {
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+	TsdWindowClass *tsd_class = TSD_WINDOW_CLASS(klass);
 
 	G_OBJECT_CLASS(klass)->dispose = sa_window_dispose;
 	G_OBJECT_CLASS(klass)->get_property = sa_window_get_property;
@@ -578,31 +503,22 @@ static void sa_window_class_init(SaWindowClass *klass)
 	g_type_ensure(SA_TYPE_SPAN_VIEW);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/SystemAnalyser/sa-window.ui");
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, main_stack);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, header);
+	tsd_window_class_bind_template(widget_class);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, paned);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, details);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_title);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_progress);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, loading_message);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, error_message);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, skipped_bar);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, skipped_label);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, timeline);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, overview);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, zoom_bar);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, recent_menu);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, recent_list);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, recent_label);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, samples_list);
-	gtk_widget_class_bind_template_child(widget_class, SaWindow, samples_label);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, search_bar);
-	gtk_widget_class_install_action(widget_class, "win.open", NULL, open_action);
-	gtk_widget_class_install_action(widget_class, "win.cancel-load", NULL, cancel_load_action);
-	/* The other keys are the application's accelerators (sa-keys.c); this
-	 * one must leave Escape to the widgets when nothing is loading. */
-	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel-load",
-	                                    NULL);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, reload_notice);
+	tsd_class->info = &sa_window_info;
+	tsd_class->open = open_files;
+	tsd_class->reload = reload;
+	tsd_class->files_changed = reload;
+	tsd_class->document_regions = document_regions;
+	tsd_class->update_actions = update_actions;
 	/* Search: Ctrl+F, then F3 / Shift+F3 (and Ctrl+G / Shift+Ctrl+G) step. */
 	gtk_widget_class_install_action(widget_class, "win.find", NULL, find_action);
 	gtk_widget_class_install_action(widget_class, "win.find-next", NULL, find_step_action);
@@ -613,18 +529,14 @@ static void sa_window_class_init(SaWindowClass *klass)
 
 static void sa_window_init(SaWindow *self)
 {
-	GtkDropTarget *drop;
-	size_t n_keys;
-	const TsdKey *keys = sa_keys(&n_keys);
+	GSettings *settings;
 
 	/* Before the template: its views bind to it. */
 	self->session = sa_session_new();
 	gtk_widget_init_template(GTK_WIDGET(self));
-	/* Every accelerator comes from sa-keys.c (the application installs
-	 * them), and so does the Keyboard Shortcuts window. */
-	tsd_keys_set_help_overlay(GTK_APPLICATION_WINDOW(self), keys, n_keys);
-	tsd_focus_install(GTK_APPLICATION_WINDOW(self), focus_regions, self);
-	self->page_before_load = "start";
+	self->compare = sa_compare_new(self, self->details);
+	tsd_window_setup(TSD_WINDOW(self));
+	settings = tsd_window_get_settings(TSD_WINDOW(self));
 	/* GTK 4.8 names a notebook's tabs "Tab" for assistive technology. */
 	tsd_a11y_name_tabs(self->details);
 	/* The timeline and the session in step, both ways. */
@@ -638,42 +550,15 @@ static void sa_window_init(SaWindow *self)
 	                 self);
 	g_object_bind_property(self->session, "wall-clock", self->timeline, "wall-clock",
 	                       G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
-	sa_graph_link_attach(GTK_APPLICATION_WINDOW(self), self->session, self->header);
+	sa_graph_link_attach(GTK_APPLICATION_WINDOW(self), self->session,
+	                     GTK_HEADER_BAR(tsd_window_get_header(TSD_WINDOW(self))));
 	sa_zoom_bar_set_timeline(self->zoom_bar, self->timeline);
 	g_signal_connect(self->skipped_bar, "response", G_CALLBACK(on_skipped_response), self);
 	tsd_a11y_name_close_button(GTK_WIDGET(self->skipped_bar));
-	/* Empty until a load or an error fills them (and on a hidden page,
-	 * which GTK 4.8 still shows to assistive technology). */
-	tsd_a11y_quiet_when_empty(self->loading_title);
-	tsd_a11y_quiet_when_empty(self->loading_message);
-	tsd_a11y_quiet_when_empty(self->error_message);
-	drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
-	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
-	update_actions(self);
-	self->compare = sa_compare_new(self, self->details);
-	self->reload = sa_reload_new(self, self->header);
-	self->recent = sa_recent_new(self, self->recent_menu);
-	/* The start page: the traces opened lately (sa-recent.c records them)
-	 * and the samples. */
-	{
-		static const char *const mime_types[] = {"application/x-tilescope-trace",
-		                                         "inode/directory", NULL};
-
-		tsd_start_list_recent(self->recent_list, self->recent_label, mime_types,
-		                      g_get_application_name(), 8);
-		tsd_start_list_samples(self->samples_list, self->samples_label, pick_sample);
-		g_signal_connect(self->recent_list, "row-activated", G_CALLBACK(on_start_row_activated),
-		                 self);
-		g_signal_connect(self->samples_list, "row-activated",
-		                 G_CALLBACK(on_start_row_activated), self);
-	}
-	/* What the last window left (tsd-settings.h): its size, the split
-	 * between the timeline and the details, and the details' tab. */
-	self->settings = tsd_settings_new(SA_SETTINGS_ID);
-	tsd_settings_remember_window(GTK_WINDOW(self), self->settings);
-	tsd_settings_remember_paned(self->paned, self->settings, "timeline-height");
-	tsd_settings_remember_notebook(self->details, self->settings, "details-page");
+	/* What the last window left (tsd-settings.h): besides its size, the
+	 * split between the timeline and the details, and the details' tab. */
+	tsd_settings_remember_paned(self->paned, settings, "timeline-height");
+	tsd_settings_remember_notebook(self->details, settings, "details-page");
 }
 
 SaWindow *sa_window_new(GtkApplication *app)

@@ -9,12 +9,12 @@
 #include "sa-session.h"
 #include "sa-timeline.h"
 
-#include <gtk/gtk.h>
+#include <tilescope/tsd-window.h>
 
 G_BEGIN_DECLS
 
 #define SA_TYPE_WINDOW (sa_window_get_type())
-G_DECLARE_FINAL_TYPE(SaWindow, sa_window, SA, WINDOW, GtkApplicationWindow)
+G_DECLARE_FINAL_TYPE(SaWindow, sa_window, SA, WINDOW, TsdWindow)
 
 SaWindow *sa_window_new(GtkApplication *app);
 /* Opens files[0..n) (.pvti files or directories) onto one time axis,
@@ -26,18 +26,10 @@ SaTimeline *sa_window_get_timeline(SaWindow *self);
  * "session". */
 SaSession *sa_window_get_session(SaWindow *self);
 
-/* Compare, reload and recent files (sa-compare.h, sa-reload.h,
- * sa-recent.h). The document shown, or NULL. */
+/* The document shown, or NULL (sa-compare.h). */
 SaDocument *sa_window_get_document(SaWindow *self);
 /* Compares the document the window is loading (A) with `b`, loaded now;
  * after sa_window_open() of A. */
 void sa_window_compare_with(SaWindow *self, GFile *b);
-/* Shows `doc` (a reload of the document shown) in place of the document,
- * keeping the visible window (or the whole trace when the whole old one
- * was in view) and the marked range. */
-void sa_window_replace_document(SaWindow *self, SaDocument *doc);
-/* The file filters of every chooser of traces: .pvti and Chrome
- * trace-event JSON files (the default), and all files. */
-void sa_window_add_trace_filters(GtkFileChooser *chooser);
 
 G_END_DECLS

@@ -140,7 +140,8 @@ def check_directories(failures, app_path, tilescope, trace):
                 print(f"{what}:", table.description)
                 compare(failures, what, table, want)
                 title = find(app, lambda a: a.getRole() == pyatspi.ROLE_FRAME)
-                want_title = f"{files} traces" if files > 1 else os.path.basename(d)
+                want_title = (f"{files} traces" if files > 1 else os.path.basename(d)) + \
+                    " — System Analyser"
                 if title is None or title.name != want_title:
                     failures.append(f"{what}: the window is titled "
                                     f"{title.name if title else None!r}, not {want_title!r}")
