@@ -186,23 +186,48 @@ int tsr_report_list_exchange_memory_on_tiles(tsr_exchange_memory **out, size_t *
 		rows[p].code = programs[p].exchange >= 0 ? programs[p].code_bytes : 0;
 	}
 	/* A message buffer belongs to the exchange of the liveness step where
-	 * it becomes live (the writer makes one per exchange, live over it). */
-	rc = tsr_prepare(report, &st,
-	                 "SELECT l.program, v.bytes, v.bytes_by_tile FROM variable v "
-	                 "JOIN liveness_step l ON l.id = v.live_from "
-	                 "WHERE v.category IN ('message', 'hostMessage', 'globalMessage')");
-	while (!rc && next_row(report, st, &rc)) {
-		int64_t p, bytes;
+	 * it becomes live (the writer makes one per exchange, live over it).
+	 * All tiles: from the variables and steps in memory, no blob read. */
+	if (whole) {
+		const tsr_variable *v;
+		const tsr_liveness_step *steps;
+		size_t n_vars, n_steps;
+
+		if ((rc = tsr_report_get_variables(&v, &n_vars, report)) ||
+		    (rc = tsr_report_get_liveness_steps(&steps, &n_steps, report))) {
+			free(rows);
+			return rc;
+		}
+		for (size_t i = 0; i < n_vars; i++) {
+			tsr_mem_category c = v[i].mem_category;
+			uint32_t p;
+
+			if ((c != TSR_MEM_MESSAGE && c != TSR_MEM_HOST_MESSAGE &&
+			     c != TSR_MEM_GLOBAL_MESSAGE) ||
+			    v[i].live_from < 0 || (size_t)v[i].live_from >= n_steps ||
+			    (p = steps[v[i].live_from].program) >= n_programs)
+				continue;
+			if (rows[p].buffers > (uint64_t)INT64_MAX - v[i].bytes) {
+				free(rows);
+				return tsr_fail(report, TSR_ERR_CORRUPT, "'%s': message buffers overflow",
+				                report->path);
+			}
+			rows[p].buffers += v[i].bytes;
+		}
+	} else {
+		rc = tsr_prepare(report, &st,
+		                 "SELECT l.program, v.bytes_by_tile FROM variable v "
+		                 "JOIN liveness_step l ON l.id = v.live_from "
+		                 "WHERE v.category IN ('message', 'hostMessage', 'globalMessage')");
+	}
+	while (!rc && st && next_row(report, st, &rc)) {
+		int64_t p;
 		uint64_t on;
 
 		if ((rc = tsr_column_int(report, &p, st, 0, 0, (int64_t)n_programs - 1,
 		                         "liveness_step.program")) ||
-		    (rc = tsr_column_int(report, &bytes, st, 1, 0, INT64_MAX, "variable.bytes")))
-			break;
-		if (whole)
-			on = (uint64_t)bytes;
-		else if ((rc = range_sum(report, &on, st, 2, first_tile, first_tile + n_tiles,
-		                         "variable.bytes_by_tile")))
+		    (rc = range_sum(report, &on, st, 1, first_tile, first_tile + n_tiles,
+		                    "variable.bytes_by_tile")))
 			break;
 		if (rows[p].buffers > (uint64_t)INT64_MAX - on)
 			rc = tsr_fail(report, TSR_ERR_CORRUPT, "'%s': message buffers overflow",
