@@ -5,7 +5,8 @@
  * and hands it to the lanes when it is ready, fills the details of the
  * selected step and the totals of the marked range from reportlib's steps
  * (already read by the document's loader, so nothing here waits for the
- * file), and keeps the session's run, step and program in step with the
+ * file), or with no range marked the run's summary (reportlib's figures),
+ * and keeps the session's run, step and program in step with the
  * lanes both ways: a step selected here is the session's step and its
  * program the session's program; the session's step is selected and
  * scrolled into view here; the session's program's steps are outlined.
@@ -221,24 +222,105 @@ static void on_selection_changed(GaStepLanes *lanes, GaTraceView *self)
 	self->syncing = FALSE;
 }
 
-/* --- The marked range ------------------------------------------------------------------ */
+/* --- The marked range, or the run --------------------------------------------------- */
+
+/* The steps by type from grid row 1: their count, their cycles (`what`)
+ * and the share of `length` those take, and all of them; returns the next
+ * row. Each figure is named by its row's caption and its column's. */
+static int put_by_type(GtkGrid *grid, const size_t *count, const uint64_t *cycles,
+                       uint64_t length, const char *what)
+{
+	static const char *const heads[] = {"Step type", "Steps", NULL, "Share"};
+	size_t all = 0;
+	uint64_t all_cycles = 0;
+	int row = 1;
+
+	for (int c = 0; c < 4; c++)
+		gtk_grid_attach(grid, cell(heads[c] ? heads[c] : what, NULL, c > 0, TRUE), c, 0, 1, 1);
+	for (int t = 0; t <= TSR_STEP_TYPE_COUNT; t++) {
+		gboolean total = t == TSR_STEP_TYPE_COUNT;
+		const char *name = total ? "All steps" : tsr_step_type_name((tsr_step_type)t);
+		size_t n = total ? all : count[t];
+		uint64_t cy = total ? all_cycles : cycles[t];
+		char *values[4] = {NULL, ga_format_u64(n), ga_format_u64(cy),
+		                   ga_format_pct(length ? (double)cy / (double)length : NAN)};
+
+		if (!total && n == 0) {
+			for (int c = 1; c < 4; c++)
+				g_free(values[c]);
+			continue;
+		}
+		all += total ? 0 : n;
+		all_cycles += total ? 0 : cy;
+		gtk_grid_attach(grid, cell(name, NULL, FALSE, FALSE), 0, row, 1, 1);
+		for (int c = 1; c < 4; c++) {
+			g_autofree char *acc = g_strdup_printf("%s, %s", name, heads[c] ? heads[c] : what);
+
+			gtk_grid_attach(grid, cell(values[c], acc, TRUE, FALSE), c, row, 1, 1);
+			g_free(values[c]);
+		}
+		row++;
+	}
+	return row;
+}
+
+/* A caption and its value (named by it) across the grid's columns. */
+static void put_figure(GtkGrid *grid, int row, const char *caption, char *value)
+{
+	gtk_grid_attach(grid, cell(caption, NULL, FALSE, FALSE), 0, row, 1, 1);
+	gtk_grid_attach(grid, cell(value, caption, TRUE, FALSE), 1, row, 3, 1);
+	g_free(value);
+}
+
+/* Nothing marked: the whole run's summary, reportlib's figures of it (the
+ * document's when it gathered them for this run, as it does for the run
+ * `tilescope summary` shows). */
+static void update_run_summary(GaTraceView *self, tsr_report *r, size_t run)
+{
+	tsr_summary_options opts = TSR_SUMMARY_OPTIONS_INIT;
+	const tsr_summary_figures *f = ga_document_get_figures(doc_a(self));
+	tsr_summary_figures *own = NULL;
+	tsr_activity act;
+	g_autofree char *cycles = NULL, *h = NULL;
+	int row;
+
+	if (tsr_report_fill_run_activity(&act, r, run)) {
+		gtk_label_set_text(self->range_heading, "No execution profile");
+		return;
+	}
+	cycles = ga_format_u64(act.cycles);
+	h = g_strdup_printf("Run %zu: %s cycles", run, cycles);
+	gtk_label_set_text(self->range_heading, h);
+	row = put_by_type(self->range, act.steps, act.step_cycles, act.cycles, "Cycles");
+	if (!f || !f->has_run || f->run != run) {
+		opts.run = (int64_t)run;
+		f = tsr_summary_figures_new(&own, r, &opts) ? NULL : own;
+	}
+	if (f && f->has_run) {
+		put_figure(self->range, row, "Tile balance", ga_format_pct(f->tile_balance));
+		put_figure(self->range, row + 1, "Thread balance", ga_format_pct(f->thread_balance));
+	}
+	tsr_summary_figures_free(own);
+	gtk_grid_attach(self->range, cell("Shift+drag across the lanes to add up a range.", NULL,
+	                                  FALSE, TRUE),
+	                0, row + 2, 4, 1);
+}
 
 static void update_range(GaTraceView *self)
 {
 	size_t run = gtk_drop_down_get_selected(self->runs);
 	tsr_report *r = doc_a(self) ? ga_document_get_report(doc_a(self)) : NULL;
-	uint64_t from, to, cycles[TSR_STEP_TYPE_COUNT] = {0}, all_cycles = 0;
-	size_t count[TSR_STEP_TYPE_COUNT] = {0}, all = 0, n;
+	uint64_t from, to, cycles[TSR_STEP_TYPE_COUNT] = {0};
+	size_t count[TSR_STEP_TYPE_COUNT] = {0}, n;
 	const tsr_step *steps;
-	int row = 1;
 
 	clear_grid(self->range);
-	if (!r || !ga_step_lanes_get_range(self->lanes, &from, &to) ||
-	    tsr_report_get_steps(&steps, &n, r, run)) {
-		gtk_label_set_text(self->range_heading, "No range marked");
-		gtk_grid_attach(self->range, cell("Shift+drag across the lanes to mark a range.", NULL,
-		                                  FALSE, TRUE),
-		                0, 0, 3, 1);
+	if (!r || tsr_report_get_steps(&steps, &n, r, run)) {
+		gtk_label_set_text(self->range_heading, "No execution profile");
+		return;
+	}
+	if (!ga_step_lanes_get_range(self->lanes, &from, &to)) {
+		update_run_summary(self, r, run);
 		return;
 	}
 	/* Steps that overlap the range, with the cycles they spend inside it. */
@@ -258,31 +340,7 @@ static void update_range(GaTraceView *self)
 
 		gtk_label_set_text(self->range_heading, h);
 	}
-	gtk_grid_attach(self->range, cell("Step type", NULL, FALSE, TRUE), 0, 0, 1, 1);
-	gtk_grid_attach(self->range, cell("Steps", NULL, TRUE, TRUE), 1, 0, 1, 1);
-	gtk_grid_attach(self->range, cell("Cycles in range", NULL, TRUE, TRUE), 2, 0, 1, 1);
-	for (int t = 0; t <= TSR_STEP_TYPE_COUNT; t++) {
-		gboolean total = t == TSR_STEP_TYPE_COUNT;
-		const char *name = total ? "All steps" : tsr_step_type_name((tsr_step_type)t);
-		size_t c = total ? all : count[t];
-		uint64_t cy = total ? all_cycles : cycles[t];
-		g_autofree char *cs = ga_format_u64(c), *cys = ga_format_u64(cy);
-		/* A table laid out as a grid: each figure named by its row's
-		 * caption and its column's header. */
-		g_autofree char *acc_n = g_strdup_printf("%s, Steps", name);
-		g_autofree char *acc_c = g_strdup_printf("%s, Cycles in range", name);
-
-		if (!total && c == 0)
-			continue;
-		if (!total) {
-			all += c;
-			all_cycles += cy;
-		}
-		gtk_grid_attach(self->range, cell(name, NULL, FALSE, FALSE), 0, row, 1, 1);
-		gtk_grid_attach(self->range, cell(cs, acc_n, TRUE, FALSE), 1, row, 1, 1);
-		gtk_grid_attach(self->range, cell(cys, acc_c, TRUE, FALSE), 2, row, 1, 1);
-		row++;
-	}
+	put_by_type(self->range, count, cycles, to - from, "Cycles in range");
 }
 
 static void on_range_changed(GaStepLanes *lanes, GaTraceView *self)

@@ -12,6 +12,10 @@
    twice zooms in about the middle, D pans later by the same width, S
    twice zooms out again, and the wheel (no modifier) over the lanes
    zooms in at the pointer, keeping the cycle under it in place.
+4. With no range marked, the run's Summary below the lanes: each step
+   type's steps, cycles and share of the run as the file has them
+   (`SELECT type, count(*), sum(cycles) FROM step`), all steps, and the
+   tile and thread balance as `tilescope summary --json` gives them.
 
     check-trace.py APP TILESCOPE REPORT
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
@@ -27,7 +31,8 @@ import sys
 import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from atspi_util import find, finish, other_views, running_app, show_view, wait_for  # noqa: E402
+from atspi_util import (figure, find, finish, other_views, running_app, show_view, sql,  # noqa: E402
+                        text_of, wait_for, walk)
 
 
 def fmt(n):
@@ -38,6 +43,42 @@ def visible(desc):
     """The visible cycles [from, to] the description states."""
     m = re.search(r"Showing cycles ([\d,]+) – ([\d,]+)", desc or "")
     return (int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))) if m else None
+
+
+def pct(text):
+    """A percentage as the apps write it ("2.5 %"), as a fraction."""
+    m = re.fullmatch(r"([\d.,]+) ?%", text.strip())
+    return float(m.group(1).replace(",", "")) / 100 if m else None
+
+
+def check_run_summary(app, tilescope, report, execution, failures):
+    """4. The run's Summary with nothing marked, against the file and the CLI."""
+    run, total = int(execution["run"]), execution["totalCycles"]
+    rows = sql(tilescope, report, "SELECT type, count(*) AS n, sum(cycles) AS c FROM step "
+               f"WHERE run = {run} GROUP BY type")
+    prune = other_views("Execution Trace")
+    want = [(r["type"], int(r["n"]), int(r["c"])) for r in rows]
+    want.append(("All steps", sum(w[1] for w in want), sum(w[2] for w in want)))
+    # The grid is filled at once: past its first figure, one walk reads it.
+    if figure(app, "All steps, Cycles", prune=prune) is None:
+        failures.append("no run Summary (All steps, Cycles) with nothing marked")
+        return
+    figures = {a.name: text_of(a) for a in walk(app, prune=prune)
+               if a.getRole() == pyatspi.ROLE_LABEL and text_of(a) != a.name}
+    for name, n, c in want:
+        texts = [figures.get(f"{name}, {col}") for col in ("Steps", "Cycles", "Share")]
+        share = pct(texts[2] or "")
+        if (texts[0], texts[1]) != (fmt(n), fmt(c)) or share is None or \
+                abs(share - c / total) > 0.0006:
+            failures.append(f"the run's Summary says {name}: {texts}; the file has {n} steps, "
+                            f"{c} cycles of {total}")
+        print(f"summary {name}: {texts}")
+    for caption, key in (("Tile balance", "tileBalance"), ("Thread balance", "threadBalance")):
+        got = pct(figures.get(caption) or "")
+        if got is None or abs(got - execution[key]) > 0.0006:
+            failures.append(f"the run's Summary says {caption} {figures.get(caption)!r}; the CLI "
+                            f"says {execution[key]}")
+        print(f"summary {caption}: {figures.get(caption)}")
 
 
 def main():
@@ -68,6 +109,7 @@ def main():
             if f"{fmt(steps)} steps in view" not in lanes.description:
                 failures.append(f"not every step is in view at first: {lanes.description!r}")
         print("lanes:", lanes.description)
+        check_run_summary(app, tilescope, report, execution, failures)
 
         # A click on the ruler focuses the lanes and selects nothing (the
         # window is at the screen's top left under Xvfb).
