@@ -7,6 +7,7 @@
  */
 #include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
+#include <tilescope/tsd-settings.h>
 #include <tilescope/tsd-table.h>
 
 #include <string.h>
@@ -334,6 +335,38 @@ static void show_header(TsdTable *self)
 void tsd_table_add_header(TsdTable *self, GtkWidget *widget)
 {
 	gtk_box_insert_child_after(GTK_BOX(self->header), widget, GTK_WIDGET(self->caption));
+	show_header(self);
+}
+
+void tsd_table_add_chooser(TsdTable *self, GSettings *settings, const char *key)
+{
+	GListModel *columns = gtk_column_view_get_columns(self->view);
+	guint n = g_list_model_get_n_items(columns);
+	g_autofree GtkColumnViewColumn **cols = g_new(GtkColumnViewColumn *, n ? n : 1);
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+	GtkWidget *popover = gtk_popover_new(), *button = gtk_menu_button_new();
+
+	g_return_if_fail(TSD_IS_TABLE(self));
+	for (guint i = 0; i < n; i++) {
+		GtkWidget *check;
+
+		cols[i] = tsd_table_get_column(self, i);
+		check = gtk_check_button_new_with_label(gtk_column_view_column_get_title(cols[i]));
+		g_object_bind_property(cols[i], "visible", check, "active",
+		                       G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+		gtk_widget_set_sensitive(check, i > 0);
+		gtk_box_append(GTK_BOX(box), check);
+	}
+	tsd_settings_remember_columns(cols, n, settings, key);
+	gtk_popover_set_child(GTK_POPOVER(popover), box);
+	gtk_menu_button_set_popover(GTK_MENU_BUTTON(button), popover);
+	gtk_menu_button_set_label(GTK_MENU_BUTTON(button), "Columns");
+	gtk_widget_set_tooltip_text(button, "Choose the columns shown");
+	/* Named itself: GTK 4.8 names only the button inside it. */
+	gtk_accessible_update_property(GTK_ACCESSIBLE(button), GTK_ACCESSIBLE_PROPERTY_LABEL, "Columns",
+	                               -1);
+	gtk_box_insert_child_after(GTK_BOX(self->header), button,
+	                           gtk_widget_get_prev_sibling(GTK_WIDGET(self->search)));
 	show_header(self);
 }
 

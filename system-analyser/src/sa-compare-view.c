@@ -7,9 +7,11 @@
  */
 #include "sa-compare-view.h"
 
+#include "sa-application.h"
 #include "sa-format.h"
 
 #include <tilescope/tsd-name.h>
+#include <tilescope/tsd-settings.h>
 
 #include <math.h>
 #include <string.h>
@@ -239,10 +241,13 @@ static void sa_compare_view_init(SaCompareView *self)
 {
 	static const TsdTableCells cells = {.text = cell_text, .bind = bind_cell, .compare = compare_rows};
 	TsdTable *table;
+	g_autoptr(GSettings) settings = tsd_settings_new(SA_SETTINGS_ID);
 
 	gtk_widget_init_template(GTK_WIDGET(self));
 	table = SA_TABLE(self);
 	tsd_table_set_cells(table, &cells, NULL);
+	/* Fourteen columns: which of them, the user's choice. */
+	tsd_table_add_chooser(table, settings, "compare-columns");
 	tsd_table_set_caption(table,
 	                    "Nothing compared yet: Compare Traces… in the menu compares two files, "
 	                    "Compare with Marked Range (Ctrl+M) the marked range with the next one "

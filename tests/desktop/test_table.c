@@ -2,7 +2,7 @@
  * tsd-table.h, the table both apps' views embed: columns declared in a
  * template (text and figures), sorting by the view's compare, the
  * search, cells named by their text and silent when empty (never
- * "GtkLabel"), Ctrl+C (the view's copy, else the titles and the cells),
+ * "GtkLabel"), the column chooser, Ctrl+C (the view's copy, else the titles and the cells),
  * Left/Right in a tree, and the job that a newer one supersedes. Rows
  * are GtkStringObjects "NAME|COUNT"; the count cell is empty without a
  * count. Needs a display (an Xvfb of its own, ../run-under-x.sh);
@@ -197,6 +197,23 @@ static void test_flat_table(void **state)
 	gtk_single_selection_set_selected(tsd_table_get_selection(t), 3);
 	clip = copy(t);
 	assert_string_equal(clip, "Name\tCount\nalpha\t10\n");
+
+	/* The column chooser: a check per column bound to its visibility,
+	 * the first (the rows' names) always shown. */
+	tsd_table_add_chooser(t, NULL, "no-such-key");
+	{
+		GtkWidget *menu = find(GTK_WIDGET(t), GTK_TYPE_MENU_BUTTON);
+		GtkPopover *popover = gtk_menu_button_get_popover(GTK_MENU_BUTTON(menu));
+		GtkWidget *name = gtk_widget_get_first_child(gtk_popover_get_child(popover));
+		GtkWidget *count = gtk_widget_get_next_sibling(name);
+
+		assert_false(gtk_widget_get_sensitive(name));
+		assert_true(gtk_check_button_get_active(GTK_CHECK_BUTTON(count)));
+		gtk_check_button_set_active(GTK_CHECK_BUTTON(count), FALSE);
+		assert_false(gtk_column_view_column_get_visible(tsd_table_get_column(t, 1)));
+		gtk_column_view_column_set_visible(tsd_table_get_column(t, 1), TRUE);
+		assert_true(gtk_check_button_get_active(GTK_CHECK_BUTTON(count)));
+	}
 
 	/* The search keeps the rows whose name holds the words, case ignored. */
 	gtk_editable_set_text(GTK_EDITABLE(find(GTK_WIDGET(t), GTK_TYPE_SEARCH_ENTRY)), "ETA");

@@ -5,7 +5,8 @@
  * view adds, and a search entry when "search" is set; hidden while it has
  * nothing to show) over a scrolled
  * GtkColumnView with a single selection that selects nothing until the
- * user picks a row, Ctrl+C to copy that row, and every column resizable.
+ * user picks a row, Ctrl+C to copy that row, every column resizable, and
+ * on demand a column chooser whose choice is remembered.
  *
  * Columns are declared in the view's .ui as children of the TsdTable:
  * <child type="column"> for text (the first one ellipsized) and
@@ -86,6 +87,11 @@ void tsd_table_sort_by(TsdTable *self, guint i, GtkSortType order);
 GtkColumnView *tsd_table_get_view(TsdTable *self);
 /* The selection over the rows as shown (sorted, filtered; borrowed). */
 GtkSingleSelection *tsd_table_get_selection(TsdTable *self);
+/* A "Columns" menu in the header: a check per column (the first, which
+ * names the rows, always shown), the choice remembered in the a{sb} `key`
+ * of `settings` (tsd_settings_remember_columns; NULL: not remembered).
+ * Once, after tsd_table_set_cells. */
+void tsd_table_add_chooser(TsdTable *self, GSettings *settings, const char *key);
 /* Puts `widget` in the header line after the caption. */
 void tsd_table_add_header(TsdTable *self, GtkWidget *widget);
 
