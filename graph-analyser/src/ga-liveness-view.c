@@ -8,7 +8,8 @@
  * (ga-liveness-curves.h), cancelled by a newer selection. The variables
  * live at a clicked step come from tsr_report_list_live_variables on the
  * main thread: a few milliseconds per step on a report of 100,000
- * variables.
+ * variables. What a clicked step runs (its vertices by type, its cycle
+ * estimate over tiles) comes from reportlib's step queries.
  */
 #include "ga-liveness-view.h"
 #include "ga-var-row.h"
@@ -68,6 +69,7 @@ struct _GaLivenessView {
 	GtkWidget *live_bar, *always_bar, *stack_box, *stack_heading;
 	GtkWidget *live_jump, *always_jump; /* "Show Tiles in Memory" (ga-jumps.h) */
 	GtkWidget *step_jump;         /* "Show in Execution Trace": the call stack's step */
+	GtkWidget *vertices_box, *cycles_box; /* the Vertices and Cycle Estimates tabs */
 };
 
 G_DEFINE_FINAL_TYPE(GaLivenessView, ga_liveness_view, GA_TYPE_VIEW)
@@ -534,6 +536,139 @@ static void show_stack(GaLivenessView *self, gint64 step)
 	g_string_free(text, TRUE);
 }
 
+/* --- What the step runs ------------------------------------------------------------------ */
+
+/* Replaces what `box` (a tab) shows by a note saying `text`; returns the box. */
+static GtkWidget *reset_tab(GtkWidget *box, const char *text)
+{
+	GtkWidget *c;
+
+	while ((c = gtk_widget_get_first_child(box)))
+		gtk_box_remove(GTK_BOX(box), c);
+	gtk_box_append(GTK_BOX(box), ga_note_new(text));
+	return box;
+}
+
+/* "1,234 cycles": a list's figure with its unit, so that a row reads
+ * whole. The caller frees it. */
+static char *with_unit(uint64_t value, const char *unit)
+{
+	g_autofree char *v = ga_format_u64(value);
+
+	return g_strdup_printf("%s %s", v, unit);
+}
+
+/* Appends to `box` a list named and headed `title`. */
+static GtkWidget *add_list(GtkWidget *box, const char *title)
+{
+	GtkWidget *heading = gtk_label_new(title), *list = ga_list_new(title, FALSE);
+
+	gtk_label_set_xalign(GTK_LABEL(heading), 0);
+	gtk_widget_add_css_class(heading, "heading");
+	gtk_box_append(GTK_BOX(box), heading);
+	gtk_box_append(GTK_BOX(box), list);
+	return list;
+}
+
+/* The Vertices and Cycle Estimates tabs for liveness step `step` (-1:
+ * none): the compute set's vertices by type, and the cycle estimate of
+ * its compute set or exchange over tiles, as reportlib gives them. */
+static void show_step_work(GaLivenessView *self, gint64 step)
+{
+	tsr_report *r = ga_document_get_report(document(self));
+	const tsr_liveness_step *steps = NULL;
+	const tsr_program *progs = NULL;
+	const tsr_compute_set *cs = NULL;
+	const tsr_vertex_type *vt = NULL;
+	size_t n_steps = 0, n_progs = 0, n_cs = 0, n_vt = 0, n_v = 0;
+	tsr_cs_vertices *v = NULL;
+	tsr_vertex_memory mem;
+	tsr_cycle_estimate e;
+	g_autofree char *program = NULL, *text = NULL, *count = NULL, *tiles = NULL, *bytes = NULL;
+	GtkWidget *box, *list = NULL, *grid;
+	guint32 prog;
+
+	if (step < 0 || tsr_report_get_liveness_steps(&steps, &n_steps, r) || (size_t)step >= n_steps ||
+	    tsr_report_get_programs(&progs, &n_progs, r) || steps[step].program >= n_progs ||
+	    tsr_report_get_compute_sets(&cs, &n_cs, r) || tsr_report_get_vertex_types(&vt, &n_vt, r)) {
+		reset_tab(self->vertices_box, "Click a step in the chart to list the vertices it runs.");
+		reset_tab(self->cycles_box, "Click a step in the chart to see its cycle estimate.");
+		return;
+	}
+	prog = steps[step].program;
+	program = step_program(self, (size_t)step);
+	if (progs[prog].compute_set < 0 || (size_t)progs[prog].compute_set >= n_cs) {
+		text = g_strdup_printf("Step %" G_GINT64_FORMAT ": %s runs no vertices: only "
+		                       "OnTileExecute steps (compute sets) do.", step, program);
+		reset_tab(self->vertices_box, text);
+	} else if (tsr_report_list_compute_set_vertices(&v, &n_v, r, (size_t)progs[prog].compute_set) ||
+	           tsr_report_fill_compute_set_memory(&mem, r, (size_t)progs[prog].compute_set, -1)) {
+		reset_tab(self->vertices_box, tsr_report_error(r));
+	} else {
+		const tsr_compute_set *c = &cs[progs[prog].compute_set];
+
+		count = ga_format_u64(c->vertices);
+		tiles = ga_format_u64(c->tiles);
+		bytes = ga_format_u64(mem.vertex_data);
+		text = g_strdup_printf("Step %" G_GINT64_FORMAT ": %s: %s vertices of %zu types on %s "
+		                       "tiles; vertex state %s bytes", step, program, count, n_v, tiles,
+		                       bytes);
+		box = reset_tab(self->vertices_box, text);
+		list = add_list(box, "Vertices by type");
+		for (size_t i = 0; i < n_v; i++) {
+			g_autofree char *x = with_unit(v[i].count, "vertices");
+			g_autofree char *t = with_unit(v[i].tiles, "tiles");
+			g_autofree char *b = with_unit(v[i].state_bytes, "bytes of state");
+			const char *cells[] = {v[i].vertex_type < n_vt ? vt[v[i].vertex_type].name : "?", x,
+			                       t, b};
+
+			ga_list_add(list, cells, 4);
+		}
+		gtk_box_append(GTK_BOX(box),
+		               ga_note_new("Tiles: the compute set's tiles that hold the type's code (the "
+		                           "report keeps tiles per compute set and per type, not per "
+		                           "pair). Vertex state: vertices × the type's state size."));
+	}
+	g_clear_pointer(&text, g_free);
+	if (tsr_report_fill_program_cycle_estimate(&e, r, prog)) {
+		text = g_strdup_printf("Step %" G_GINT64_FORMAT ": %s: %s.", step, program,
+		                       tsr_report_error(r));
+		reset_tab(self->cycles_box, text);
+		free(v);
+		return;
+	}
+	text = g_strdup_printf("Step %" G_GINT64_FORMAT ": %s", step, program);
+	box = reset_tab(self->cycles_box, text);
+	grid = ga_figure_grid_new();
+	ga_figure_grid_add_u64(grid, 0, "Cycle estimate (slowest tile)", e.cycles, "cycles", NULL);
+	ga_figure_grid_add_u64(grid, 0, "Tiles with cycles", e.tiles, NULL, NULL);
+	ga_figure_grid_add_u64(grid, 0, "Minimum over those tiles", e.min, "cycles", NULL);
+	ga_figure_grid_add_u64(grid, 0, "Maximum over those tiles", e.cycles, "cycles", NULL);
+	g_clear_pointer(&text, g_free);
+	text = ga_format_1dp(e.mean);
+	ga_figure_grid_add(grid, 0, "Mean over those tiles", text, "cycles", NULL);
+	ga_figure_grid_add_u64(grid, 0, "Sum over tiles", e.sum, "cycles", NULL);
+	gtk_box_append(GTK_BOX(box), grid);
+	for (size_t i = 0; i < n_v; i++) {
+		g_autofree char *c = with_unit(v[i].active_cycles, "active cycles");
+		const char *cells[] = {v[i].vertex_type < n_vt ? vt[v[i].vertex_type].name : "?", c};
+
+		if (i == 0)
+			list = add_list(box, "Active cycles by vertex type, summed over tiles");
+		ga_list_add(list, cells, 2);
+	}
+	list = add_list(box, "Busiest tiles");
+	for (size_t i = 0; i < e.n_busiest; i++) {
+		g_autofree char *tile = g_strdup_printf("Tile %u", e.busiest[i]);
+		g_autofree char *c = with_unit(e.busiest_cycles[i], "cycles");
+		const char *cells[] = {tile, c};
+
+		ga_list_add(list, cells, 2);
+	}
+	ga_list_finish(list, e.n_busiest, e.tiles);
+	free(v);
+}
+
 /* The table for the chart's selected steps (the first MAX_COMPARE). */
 static void on_chart_selection(TscChart *chart, gpointer data)
 {
@@ -547,6 +682,7 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 	g_autoptr(GPtrArray) order = g_ptr_array_new();
 	GtkBitsetIter it;
 	guint item, focus = tsc_chart_get_focus_item(chart);
+	gint64 shown;
 	g_autofree char *status = NULL;
 
 	self->n_compared = 0;
@@ -554,9 +690,9 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 	     ok && self->n_compared < MAX_COMPARE; ok = gtk_bitset_iter_next(&it, &item))
 		self->compared[self->n_compared++] = item;
 	g_list_store_remove_all(self->live);
-	show_stack(self, n_sel == 0 ? -1
-	                 : gtk_bitset_contains(sel, focus) ? (gint64)focus
-	                                                   : self->compared[0]);
+	shown = n_sel == 0 ? -1 : gtk_bitset_contains(sel, focus) ? (gint64)focus : self->compared[0];
+	show_stack(self, shown);
+	show_step_work(self, shown);
 	if (n_sel == 0 || tsr_report_get_variables(&vars, &n_vars, report)) {
 		rebuild_live_columns(self);
 		gtk_label_set_text(self->live_status, "Click a step in the chart to list the variables "
@@ -889,6 +1025,8 @@ static void ga_liveness_view_class_init(GaLivenessViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, always_status);
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, always_rows);
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, always_view);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, vertices_box);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, cycles_box);
 	gtk_widget_class_bind_template_callback(widget_class, on_scope_changed);
 	gtk_widget_class_bind_template_callback(widget_class, on_include_always);
 	gtk_widget_class_bind_template_callback(widget_class, on_chart_selection);

@@ -675,6 +675,42 @@ TSR_API int tsr_report_list_cycles_by_vertex_type(tsr_vertex_type_cycles **out, 
 TSR_API int tsr_report_get_compute_set_vertex_types(const tsr_vertex_type_cycles **out, size_t *n,
                                                     tsr_report *report, size_t cs);
 
+/* The vertices of one vertex type in a compute set (what an OnTileExecute
+ * step runs). The report keeps tiles per compute set and per vertex type,
+ * not per pair: `tiles` counts the compute set's tiles holding the type's
+ * code, the tiles running it unless another compute set runs the type on
+ * tiles where this one runs only other types. */
+typedef struct tsr_cs_vertices {
+	size_t vertex_type;        /* index into tsr_report_get_vertex_types */
+	uint64_t count;            /* vertices of the type in the compute set */
+	uint32_t tiles;
+	uint64_t state_bytes;      /* count x the type's state bytes (vertexInstanceState) */
+	uint64_t active_cycles;    /* summed over tiles, one execution */
+} tsr_cs_vertices;
+/* One entry per vertex type of compute set `cs`, most active cycles first
+ * (tsr_report_get_compute_set_vertex_types' order). The caller frees *out
+ * with free(). */
+TSR_API int tsr_report_list_compute_set_vertices(tsr_cs_vertices **out, size_t *n,
+                                                 tsr_report *report, size_t cs);
+
+/* A program's cycle estimate over tiles: cyclesByTile of an
+ * OnTileExecute's compute set or of an exchange program's exchange. */
+#define TSR_BUSIEST_TILES 8
+typedef struct tsr_cycle_estimate {
+	uint64_t cycles;           /* the slowest tile's: the step's estimate */
+	uint64_t sum;              /* over tiles */
+	uint32_t tiles;            /* tiles with cycles (min and mean are over these) */
+	uint64_t min;
+	double mean;
+	size_t n_busiest;          /* entries below: min(tiles, TSR_BUSIEST_TILES) */
+	uint32_t busiest[TSR_BUSIEST_TILES]; /* most cycles first, the lower tile among equals */
+	uint64_t busiest_cycles[TSR_BUSIEST_TILES];
+} tsr_cycle_estimate;
+/* TSR_ERR_NO_DATA, with a one-line message saying why, for a program
+ * that has no per-tile estimate (Sync, Sequence ...). */
+TSR_API int tsr_report_fill_program_cycle_estimate(tsr_cycle_estimate *out, tsr_report *report,
+                                                   size_t program);
+
 /* FLOPs of a run and the utilisation of the target's peak over its length
  * (peak: fp32_flops_per_cycle, or fp16_amp when `half` is set, x tiles x
  * clock). */
