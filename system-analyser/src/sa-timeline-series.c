@@ -24,7 +24,7 @@
 #include <math.h>
 
 #define LEVELS 8
-#define ACTIVITY_H 36 /* px: its label and axis lines */
+#define BUCKET_H 5 /* px: a heatmap's band per bucket (at least) */
 #define RUN_PATTERN "^Run program [0-9]+ \\("
 /* Columns of the window before the view searched for the sample that
  * holds into it (the last one: exact while they are sparser than this). */
@@ -138,9 +138,22 @@ gboolean sa_timeline_series_shown(SaTimeline *self, const sa_row *r)
 	return r->kind != SA_ROW_SERIES || row_of(self, r)->kind != SR_MERGED || self->merge_charts;
 }
 
+/* A heatmap's plot: a band of BUCKET_H per bucket, at least the labels'
+ * two lines. */
+static int plot_h(SaTimeline *self, const series_row *sr)
+{
+	return MAX((int)(state(self)->heatmaps[sr->index].n_edges + 1) * BUCKET_H, 2 * ROW_H - 4);
+}
+
 int sa_timeline_series_height(SaTimeline *self, const sa_row *r)
 {
-	return (row_of(self, r)->kind == SR_ACTIVITY ? ACTIVITY_H : COUNTER_H) + THREAD_GAP;
+	const series_row *sr = row_of(self, r);
+
+	if (sr->kind == SR_ACTIVITY)
+		return PROC_H + THREAD_GAP;
+	if (sr->kind == SR_HEATMAP)
+		return plot_h(self, sr) + 4 + THREAD_GAP;
+	return COUNTER_H + THREAD_GAP;
 }
 
 const char *sa_timeline_series_kind(SaTimeline *self, const sa_row *r)
@@ -192,7 +205,7 @@ char *sa_timeline_series_axis(SaTimeline *self, const sa_row *r)
 		                                       : g_strdup("no samples in view");
 	case SR_ACTIVITY:
 	default:
-		return g_strdup("time in runs, 0 – 100 %");
+		return g_strdup(""); /* one line: the tooltip and the description say the share */
 	}
 }
 
@@ -246,14 +259,15 @@ static void draw_heatmap(SaTimeline *self, GtkSnapshot *s, series_row *sr, int w
 {
 	const tsr_trace_heatmap *hm = &state(self)->heatmaps[sr->index];
 	size_t nb = hm->n_edges + 1;
-	float band = (float)(COUNTER_H - 4) / (float)nb;
+	float band = (float)plot_h(self, sr) / (float)nb;
 	GdkRGBA ground = sa_timeline_foreground(self, dark ? 0.08 : 0.05);
 	GdkRGBA heat = dark ? (GdkRGBA){0.98f, 0.62f, 0.25f, 1} : (GdkRGBA){0.85f, 0.33f, 0.05f, 1};
 	uint64_t max = 1;
 
 	query_heatmap(self, sr, width);
 	gtk_snapshot_append_color(s, &ground, &GRAPHENE_RECT_INIT(LABEL_W, (float)top + 2,
-	                                                          (float)sr->columns, COUNTER_H - 4));
+	                                                          (float)sr->columns,
+	                                                          (float)plot_h(self, sr)));
 	self->nodes++;
 	for (size_t i = 0; i < sr->columns * nb; i++)
 		max = MAX(max, sr->counts[i]);
@@ -377,7 +391,7 @@ static void draw_activity(SaTimeline *self, GtkSnapshot *s, series_row *sr, int 
 {
 	GdkRGBA ground = sa_timeline_foreground(self, dark ? 0.08 : 0.05);
 	GdkRGBA bar = dark ? (GdkRGBA){0.38f, 0.63f, 0.92f, 1} : (GdkRGBA){0.11f, 0.44f, 0.85f, 1};
-	float h = ACTIVITY_H - 4;
+	float h = PROC_H - 4;
 
 	query_activity(self, sr, width);
 	gtk_snapshot_append_color(s, &ground, &GRAPHENE_RECT_INIT(LABEL_W, (float)top + 2,
@@ -466,7 +480,7 @@ char *sa_timeline_series_tooltip(SaTimeline *self, const sa_row *r, int width, d
 	if (sr->kind == SR_HEATMAP) {
 		const tsr_trace_heatmap *hm = &state(self)->heatmaps[sr->index];
 		size_t nb = hm->n_edges + 1;
-		double band = (double)(COUNTER_H - 4) / (double)nb;
+		double band = (double)plot_h(self, sr) / (double)nb;
 		int b = (int)nb - 1 - (int)floor((y - top - 2) / band);
 		g_autofree char *name = tsd_name_cut(hm->name), *bucket = NULL, *n = NULL;
 
