@@ -41,16 +41,6 @@ static GtkBuildableIface *parent_buildable;
 
 /* --- Columns and cells ------------------------------------------------------------- */
 
-GtkColumnViewColumn *tsd_table_add_column(TsdTable *self, const char *title, gboolean figure)
-{
-	GtkColumnViewColumn *col = gtk_column_view_column_new(title, NULL);
-
-	g_object_set_qdata(G_OBJECT(col), figure_quark, GINT_TO_POINTER(figure));
-	gtk_column_view_append_column(self->view, col);
-	g_object_unref(col);
-	return col;
-}
-
 /* A view template's <child type="column"> or <child type="figure">. */
 static void tsd_table_add_child(GtkBuildable *buildable, GtkBuilder *builder, GObject *child,
                                 const char *type)
@@ -437,20 +427,6 @@ gboolean tsd_table_end_job(TsdTable *self, GAsyncResult *result)
 
 /* --- GObject ------------------------------------------------------------------------ */
 
-static void tsd_table_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
-{
-	TsdTable *self = TSD_TABLE(object);
-
-	switch (id) {
-	case PROP_TREE: g_value_set_boolean(value, self->tree); break;
-	case PROP_SORTED: g_value_set_boolean(value, self->sorted); break;
-	case PROP_WRAP_CAPTION: g_value_set_boolean(value, gtk_label_get_wrap(self->caption)); break;
-	case PROP_DESCRIBE: g_value_set_boolean(value, self->describe); break;
-	case PROP_SEARCH: g_object_get_property(G_OBJECT(self->search), "placeholder-text", value); break;
-	default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-	}
-}
-
 static void tsd_table_set_property(GObject *object, guint id, const GValue *value,
                                    GParamSpec *pspec)
 {
@@ -495,13 +471,11 @@ static void tsd_table_class_init(TsdTableClass *klass)
 	GObjectClass *object_class = G_OBJECT_CLASS(klass);
 	/* Set by a view's template before its columns: not construct
 	 * properties, so that the frame exists when they are set. */
-	const GParamFlags flag = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+	const GParamFlags flag = G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS;
 
 	object_class->dispose = tsd_table_dispose;
-	object_class->get_property = tsd_table_get_property;
 	object_class->set_property = tsd_table_set_property;
-	props[PROP_TITLE] = g_param_spec_string("title", NULL, NULL, NULL,
-	                                        G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS);
+	props[PROP_TITLE] = g_param_spec_string("title", NULL, NULL, NULL, flag);
 	props[PROP_TREE] = g_param_spec_boolean("tree", NULL, NULL, FALSE, flag);
 	props[PROP_SORTED] = g_param_spec_boolean("sorted", NULL, NULL, FALSE, flag);
 	props[PROP_WRAP_CAPTION] = g_param_spec_boolean("wrap-caption", NULL, NULL, FALSE, flag);

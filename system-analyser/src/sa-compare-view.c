@@ -119,14 +119,11 @@ static int compare_rows(gconstpointer a, gconstpointer b, guint column_, gpointe
 {
 	const SaLabelRow *x = a, *y = b;
 	column c = (column)column_;
-	double fx, fy;
 
 	(void)data;
 	if (c == COL_NAME || c == COL_CHANNEL)
 		return sa_label_row_collate(x, y, c == COL_CHANNEL);
-	fx = figure(x, c);
-	fy = figure(y, c);
-	return fx < fy ? GTK_ORDERING_SMALLER : fx > fy ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
+	return TSD_TABLE_ORDER(figure(x, c), figure(y, c));
 }
 
 static void bind_cell(GtkWidget *label, gpointer item, guint c, gpointer data)

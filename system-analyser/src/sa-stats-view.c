@@ -85,12 +85,8 @@ static int compare_rows(gconstpointer a, gconstpointer b, guint column_, gpointe
 		return sa_label_row_collate(x, y, c == COL_CHANNEL);
 	/* By the exact values, never by the text shown. */
 	if (c == COL_MEAN)
-		return STAT(x)->mean_ns < STAT(y)->mean_ns   ? GTK_ORDERING_SMALLER
-		       : STAT(x)->mean_ns > STAT(y)->mean_ns ? GTK_ORDERING_LARGER
-		                                             : GTK_ORDERING_EQUAL;
-	return figure(x, c) < figure(y, c)   ? GTK_ORDERING_SMALLER
-	       : figure(x, c) > figure(y, c) ? GTK_ORDERING_LARGER
-	                                     : GTK_ORDERING_EQUAL;
+		return TSD_TABLE_ORDER(STAT(x)->mean_ns, STAT(y)->mean_ns);
+	return TSD_TABLE_ORDER(figure(x, c), figure(y, c));
 }
 
 /* The row as one line of tab-separated fields for the clipboard: whole

@@ -79,9 +79,7 @@ SaLabelRow *sa_label_row_new(const char *name, const char *channel, gboolean cop
 int sa_label_row_collate(const SaLabelRow *a, const SaLabelRow *b, gboolean channel)
 {
 	/* By what is shown: collating whole 16 KiB names at every comparison
-	 * would make a sort scale with their length. */
-	int r = g_utf8_collate(channel ? a->shown_channel : a->shown,
-	                       channel ? b->shown_channel : b->shown);
-
-	return r < 0 ? GTK_ORDERING_SMALLER : r > 0 ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
+	 * would make a sort scale with their length. As both apps' tables. */
+	return channel ? tsd_table_order_text(a->shown_channel, b->shown_channel)
+	               : tsd_table_order_text(a->shown, b->shown);
 }

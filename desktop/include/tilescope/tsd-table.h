@@ -2,17 +2,15 @@
  * TsdTable: the one table of both desktop apps (issue 28), a widget a
  * view embeds. A header line (a spinner while something is computed, a
  * caption that is also the table's accessible description, widgets the
- * view adds, and a search entry when "search" is set; hidden while it has
- * nothing to show) over a scrolled
+ * view adds, a column chooser on demand, and a search entry when "search"
+ * is set; hidden while it has nothing to show) over a scrolled
  * GtkColumnView with a single selection that selects nothing until the
- * user picks a row, Ctrl+C to copy that row, every column resizable, and
- * on demand a column chooser whose choice is remembered.
+ * user picks a row, Ctrl+C to copy that row, and every column resizable.
  *
  * Columns are declared in the view's .ui as children of the TsdTable:
- * <child type="column"> for text (the first one ellipsized) and
- * <child type="figure"> for numbers (end-aligned, class "figure"), each a
- * GtkColumnViewColumn (title, width, expand); or added in C with
- * tsd_table_add_column. Every cell is a label (GTK 4.8's GtkInscription
+ * <child type="column"> for text (ellipsized) and <child type="figure">
+ * for numbers (end-aligned, class "figure"), each a GtkColumnViewColumn
+ * (title, width, expand). Every cell is a label (GTK 4.8's GtkInscription
  * does not reach AT-SPI, and the tests read the cells), named by its text
  * and silent while empty (never "GtkLabel"); with "describe-figures", a
  * figure is also described by its column's title ("Total B").
@@ -76,9 +74,6 @@ int tsd_table_order_text(const char *a, const char *b);
  * model; once, after the template. `cells` must outlive the table (a
  * static); `data` is borrowed. */
 void tsd_table_set_cells(TsdTable *self, const TsdTableCells *cells, gpointer data);
-/* Appends a column (before tsd_table_set_cells): text, or a figure.
- * Returns it, owned by the table. */
-GtkColumnViewColumn *tsd_table_add_column(TsdTable *self, const char *title, gboolean figure);
 /* Column `i` (borrowed), or NULL. */
 GtkColumnViewColumn *tsd_table_get_column(TsdTable *self, guint i);
 /* Sorts by column `i`. */
