@@ -1043,3 +1043,12 @@ int tsr_report_list_operations(tsr_operation **out, size_t *n, tsr_report *repor
 	*n = cache->n;
 	return TSR_OK;
 }
+
+/* The rule of tsr_operation_get_software_layer (report.h): only the
+ * operations library names its layer with an API. */
+const char *tsr_operation_get_software_layer(const tsr_operation *op)
+{
+	if (!op)
+		return NULL;
+	return op->api && op->layer ? op->layer : "user";
+}

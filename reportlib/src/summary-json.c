@@ -80,7 +80,9 @@
  *                           [{name, instances, cycles}] of one execution}]
  *                           (balances are fractions or null)
  *   operations              with show_operations: [{id, parent (or null),
- *                           depth, name, layer, api (or null), memoryBytes,
+ *                           depth, name, layer, softwareLayer
+ *                           (tsr_operation_get_software_layer), api (or
+ *                           null), memoryBytes,
  *                           variableBytes, vertexBytes, cycles, flops (null
  *                           without runs), utilisation (fraction of the
  *                           fp32 peak of all tiles over its cycles, or
@@ -451,6 +453,7 @@ static void json_operations(json_ctx *j, cJSON *root)
 		put(j, x, "depth", j_u64(o->depth));
 		put(j, x, "name", j_str(o->op->name));
 		put(j, x, "layer", j_str(o->op->layer));
+		put(j, x, "softwareLayer", j_str(tsr_operation_get_software_layer(o->op)));
 		put(j, x, "api", j_str(o->op->api));
 		put(j, x, "memoryBytes", j_u64(o->memory));
 		put(j, x, "variableBytes", j_u64(o->op->variable_bytes));

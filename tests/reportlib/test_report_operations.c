@@ -300,6 +300,20 @@ static void test_layer(void **state)
 	}
 	assert_true(matmul);
 	assert_true(add);
+	/* Software layers: the library's for its operations, the user's for
+	 * the model's own contexts, whatever layer the model named (bert_synth
+	 * names its layers "layer0" ...: not a software layer each). */
+	{
+		tsr_operation model = *layer;
+
+		assert_string_equal(tsr_operation_get_software_layer(layer), "user");
+		model.layer = "layer1";
+		assert_string_equal(tsr_operation_get_software_layer(&model), "user");
+		for (size_t i = 0; i < n; i++)
+			if (ops[i].api)
+				assert_string_equal(tsr_operation_get_software_layer(&ops[i]), ops[i].layer);
+		assert_null(tsr_operation_get_software_layer(NULL));
+	}
 	assert_true(children >= 2);
 	/* The layer made nothing itself that runs: its cost is its children's. */
 	assert_int_equal(layer->self_cycles, 0);

@@ -780,6 +780,12 @@ typedef struct tsr_operation {
  * TSR_ERR_CORRUPT naming debug.cbor. The caller frees *out. */
 TSR_API int tsr_report_list_operations(tsr_operation **out, size_t *n, tsr_report *report,
                                        int64_t run);
+/* The software layer of an operation (borrowed, static or op's): the
+ * library whose function opened its context ("popops", "poplin", ...:
+ * its `layer`, as it has an `api`), else "user", the program's own. A
+ * model may give its own contexts a layer ("layer3", a model layer);
+ * they are still the user layer. NULL when `op` is NULL. */
+TSR_API const char *tsr_operation_get_software_layer(const tsr_operation *op);
 /* The operation (debug context id, 0: none) each step of run `run` is
  * charged to, by the rule tsr_operation's run costs use: an OnTileExecute
  * step to its compute set's context (its program's when the compute set
