@@ -610,9 +610,9 @@ static void show_step_work(GaLivenessView *self, gint64 step)
 		count = ga_format_u64(c->vertices);
 		tiles = ga_format_u64(c->tiles);
 		bytes = ga_format_u64(mem.vertex_data);
-		text = g_strdup_printf("Step %" G_GINT64_FORMAT ": %s: %s vertices of %zu types on %s "
-		                       "tiles; vertex state %s bytes", step, program, count, n_v, tiles,
-		                       bytes);
+		text = g_strdup_printf("Step %" G_GINT64_FORMAT ": %s: %s vertices of %zu type%s on %s "
+		                       "tiles; vertex state %s bytes", step, program, count, n_v,
+		                       n_v == 1 ? "" : "s", tiles, bytes);
 		box = reset_tab(self->vertices_box, text);
 		list = add_list(box, "Vertices by type");
 		for (size_t i = 0; i < n_v; i++) {
