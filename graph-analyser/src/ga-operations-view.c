@@ -45,7 +45,7 @@ struct _GaOpRow {
 	guint index;    /* into the document's operation lists */
 	char *name;     /* fit for a label */
 	char *folded;   /* the path ("train/fc/logits") casefolded, for the filter */
-	char *layer;    /* fit for a label */
+	char *layer;    /* its software layer, fit for a label */
 	char *api;      /* fit for a label, "" when none */
 	char *parent;   /* the enclosing context's name fit for a label, "" at top level */
 	char *keys[4];  /* collation keys of name, parent, layer and api, for the sorters */
@@ -91,7 +91,7 @@ static GaOpRow *op_row_new(const tsr_operation *op, const tsr_operation *parent,
 	folded_name = g_utf8_casefold(row->name, -1);
 	row->folded = parent_row ? g_strconcat(parent_row->folded, "/", folded_name, NULL)
 	                         : g_steal_pointer(&folded_name);
-	row->layer = ga_format_name(op->layer);
+	row->layer = ga_format_name(tsr_operation_get_software_layer(op));
 	row->api = op->api ? ga_format_name(op->api) : g_strdup("");
 	/* Made once: collating at every comparison would sort a large
 	 * report's rows slowly. */
@@ -101,6 +101,138 @@ static GaOpRow *op_row_new(const tsr_operation *op, const tsr_operation *parent,
 	row->keys[2] = g_utf8_collate_key(row->layer, -1);
 	row->keys[3] = g_utf8_collate_key(row->api, -1);
 	return row;
+}
+
+/* --- Slots: the rows as the column view sees them ---------------------------------- */
+
+/* GTK 4.8's column view drops the widgets of the items that leave its
+ * model and makes new ones for those that come in, so a change of layer
+ * (thousands of rows out, thousands in) spent most of its time making
+ * widgets. It shows slots instead: slot i stays the same object and holds
+ * the i-th row shown; a change refills the slots, redraws the cells bound
+ * to them and inserts or removes only the difference in count
+ * (on_filtered_changed). */
+#define GA_TYPE_OP_SLOT (ga_op_slot_get_type())
+G_DECLARE_FINAL_TYPE(GaOpSlot, ga_op_slot, GA, OP_SLOT, GObject)
+
+struct _GaOpSlot {
+	GObject parent_instance;
+	GaOpRow *row; /* the row it shows (owned), NULL past the end */
+};
+
+G_DEFINE_FINAL_TYPE(GaOpSlot, ga_op_slot, G_TYPE_OBJECT)
+
+static void ga_op_slot_finalize(GObject *object)
+{
+	g_clear_object(&GA_OP_SLOT(object)->row);
+	G_OBJECT_CLASS(ga_op_slot_parent_class)->finalize(object);
+}
+
+static void ga_op_slot_class_init(GaOpSlotClass *klass)
+{
+	G_OBJECT_CLASS(klass)->finalize = ga_op_slot_finalize;
+}
+
+static void ga_op_slot_init(GaOpSlot *self)
+{
+	(void)self;
+}
+
+#define GA_TYPE_OP_SLOTS (ga_op_slots_get_type())
+G_DECLARE_FINAL_TYPE(GaOpSlots, ga_op_slots, GA, OP_SLOTS, GObject)
+
+struct _GaOpSlots {
+	GObject parent_instance;
+	GListModel *rows; /* the rows shown (owned) */
+	GPtrArray *slots; /* GaOpSlot, made when first asked for (NULL before) */
+	guint n;          /* items: the rows' count at the last refill */
+};
+
+static GType slots_item_type(GListModel *model)
+{
+	(void)model;
+	return GA_TYPE_OP_SLOT;
+}
+
+static guint slots_n_items(GListModel *model)
+{
+	return GA_OP_SLOTS(model)->n;
+}
+
+static gpointer slots_item(GListModel *model, guint i)
+{
+	GaOpSlots *self = GA_OP_SLOTS(model);
+	GaOpSlot *slot;
+
+	if (i >= self->n)
+		return NULL;
+	if (i >= self->slots->len)
+		g_ptr_array_set_size(self->slots, i + 1);
+	if (!(slot = self->slots->pdata[i])) {
+		slot = self->slots->pdata[i] = g_object_new(GA_TYPE_OP_SLOT, NULL);
+		slot->row = g_list_model_get_item(self->rows, i);
+	}
+	return g_object_ref(slot);
+}
+
+static void ga_op_slots_model_init(GListModelInterface *iface)
+{
+	iface->get_item_type = slots_item_type;
+	iface->get_n_items = slots_n_items;
+	iface->get_item = slots_item;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE(GaOpSlots, ga_op_slots, G_TYPE_OBJECT,
+                              G_IMPLEMENT_INTERFACE(G_TYPE_LIST_MODEL, ga_op_slots_model_init))
+
+static void unref_slot(gpointer slot)
+{
+	if (slot)
+		g_object_unref(slot);
+}
+
+static void ga_op_slots_finalize(GObject *object)
+{
+	GaOpSlots *self = GA_OP_SLOTS(object);
+
+	g_clear_object(&self->rows);
+	g_ptr_array_unref(self->slots);
+	G_OBJECT_CLASS(ga_op_slots_parent_class)->finalize(object);
+}
+
+static void ga_op_slots_class_init(GaOpSlotsClass *klass)
+{
+	G_OBJECT_CLASS(klass)->finalize = ga_op_slots_finalize;
+}
+
+static void ga_op_slots_init(GaOpSlots *self)
+{
+	self->slots = g_ptr_array_new_with_free_func(unref_slot);
+}
+
+/* Refills the slots from the rows; only a change of count is an
+ * items-changed. */
+static void slots_refill(GaOpSlots *self)
+{
+	guint old = self->n, n = g_list_model_get_n_items(self->rows), keep = MIN(old, n);
+
+	for (guint i = 0; i < self->slots->len; i++) {
+		GaOpSlot *slot = self->slots->pdata[i];
+
+		if (slot) {
+			g_clear_object(&slot->row);
+			slot->row = i < n ? g_list_model_get_item(self->rows, i) : NULL;
+		}
+	}
+	self->n = n;
+	if (n != old)
+		g_list_model_items_changed(G_LIST_MODEL(self), keep, old - keep, n - keep);
+}
+
+/* The row of a slot (the selection's item, a cell's), or NULL. */
+static GaOpRow *row_of(gpointer slot)
+{
+	return slot ? GA_OP_SLOT(slot)->row : NULL;
 }
 
 /* --- Columns ------------------------------------------------------------------------ */
@@ -173,6 +305,8 @@ struct _GaOperationsView {
 	GListStore *store;
 	GtkFilter *filter;
 	GtkFilterListModel *filtered;
+	GaOpSlots *slots;                 /* over `filtered`, under the selection */
+	GHashTable *bound;                /* cells shown: GtkListItem -> column */
 	GtkSingleSelection *selection;
 	GtkColumnViewColumn *cols[COL_COUNT];
 	GtkSorter *sorters[COL_COUNT];
@@ -196,7 +330,7 @@ struct _GaOperationsView {
 	GtkLabel *heading;
 	GtkGrid *figures, *chain, *made_grid;
 	GtkEditable *compare_filter;
-	GtkWidget *compare_sections;
+	GtkWidget *compare_sections, *compare_sort, *compare_sort_box, *compare_columns_box;
 };
 
 G_DEFINE_FINAL_TYPE(GaOperationsView, ga_operations_view, GA_TYPE_VIEW)
@@ -275,37 +409,56 @@ static const char *text_of_row(const GaOpRow *row, int column)
 
 /* --- Cells, sorting, filtering ------------------------------------------------------ */
 
-static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
+/* A name or parent cell's whole name (the row holds it cut: op_row_new),
+ * asked for when the pointer rests on it: a tooltip set at every bind
+ * asks the X server where the pointer is, a round trip per cell and most
+ * of the time a change of layer took. */
+static gboolean on_cell_tooltip(GtkWidget *l, int x, int y, gboolean keyboard, GtkTooltip *tip,
+                                gpointer item)
 {
-	gboolean numeric = !is_text_column(GPOINTER_TO_INT(column));
+	GaOperationsView *self = g_object_get_data(G_OBJECT(l), "ga-view");
+	GaOpRow *row = row_of(gtk_list_item_get_item(item));
+	const tsr_operation *op = row ? op_of(self, row) : NULL;
+	const char *full = NULL;
+	g_autofree char *clean = NULL;
 
-	(void)f;
-	gtk_list_item_set_child(item, ga_cell_label_new(numeric));
+	(void)x;
+	(void)y;
+	(void)keyboard;
+	if (op && g_object_get_data(G_OBJECT(l), "ga-name"))
+		full = op->name;
+	else if (op && op->parent >= 1 && op->parent <= self->n_ops)
+		full = self->made[op->parent - 1].name;
+	clean = full ? tsd_name_clean(full) : NULL;
+	if (clean && *clean)
+		gtk_tooltip_set_text(tip, clean);
+	return clean && *clean;
 }
 
-static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
+static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
 {
-	GaOperationsView *self = g_object_get_data(G_OBJECT(f), "ga-view");
-	GaOpRow *row = gtk_list_item_get_item(item);
-	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(item));
 	int c = GPOINTER_TO_INT(column);
+	GtkWidget *l = ga_cell_label_new(!is_text_column(c));
 
-	if (is_text_column(c)) {
+	if (c == COL_NAME || c == COL_PARENT) {
+		g_object_set_data(G_OBJECT(l), "ga-view", g_object_get_data(G_OBJECT(f), "ga-view"));
+		g_object_set_data(G_OBJECT(l), "ga-name", GINT_TO_POINTER(c == COL_NAME));
+		gtk_widget_set_has_tooltip(l, TRUE);
+		g_signal_connect(l, "query-tooltip", G_CALLBACK(on_cell_tooltip), item);
+	}
+	gtk_list_item_set_child(item, l);
+}
+
+/* Shows cell `item` of column `c` from its slot's row. */
+static void render_cell(GaOperationsView *self, GtkListItem *item, int c)
+{
+	GaOpRow *row = row_of(gtk_list_item_get_item(item));
+	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(item));
+
+	if (!row) {
+		gtk_label_set_text(l, "");
+	} else if (is_text_column(c)) {
 		gtk_label_set_text(l, text_of_row(row, c));
-		/* The row holds names cut (op_row_new); the tooltip the whole
-		 * name, made for the rows on screen only. */
-		if (c == COL_NAME || c == COL_PARENT) {
-			const tsr_operation *op = op_of(self, row);
-			const char *full = NULL;
-			g_autofree char *clean = NULL;
-
-			if (op && c == COL_NAME)
-				full = op->name;
-			else if (op && op->parent >= 1 && op->parent <= self->n_ops)
-				full = self->made[op->parent - 1].name;
-			clean = full ? tsd_name_clean(full) : g_strdup(text_of_row(row, c));
-			gtk_widget_set_tooltip_text(GTK_WIDGET(l), *clean ? clean : NULL);
-		}
 	} else {
 		gboolean has;
 		guint64 v = figure(self, row, c, &has);
@@ -313,6 +466,22 @@ static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer c
 
 		gtk_label_set_text(l, text ? text : "");
 	}
+}
+
+static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
+{
+	GaOperationsView *self = g_object_get_data(G_OBJECT(f), "ga-view");
+
+	g_hash_table_insert(self->bound, item, column);
+	render_cell(self, item, GPOINTER_TO_INT(column));
+}
+
+static void unbind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
+{
+	GaOperationsView *self = g_object_get_data(G_OBJECT(f), "ga-view");
+
+	(void)column;
+	g_hash_table_remove(self->bound, item);
 }
 
 static int compare_rows(gconstpointer a, gconstpointer b, gpointer data)
@@ -362,14 +531,43 @@ static void update_status(GaOperationsView *self)
 	                               "Operations shown", -1);
 }
 
+static void update_details(GaOperationsView *self);
+static void update_jump_bar(GaOperationsView *self);
+static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data);
+
+/* After any change of the rows shown (layer, filter, sort, run): the
+ * slots refilled, the cells on screen redrawn, the selected operation
+ * kept where it is still shown, its details and the count. */
 static void on_filtered_changed(GListModel *model, guint pos, guint removed, guint added,
                                 gpointer data)
 {
-	(void)model;
+	GaOperationsView *self = data;
+	GaOpRow *selected = row_of(gtk_single_selection_get_selected_item(self->selection));
+	g_autoptr(GaOpRow) keep = selected ? g_object_ref(selected) : NULL;
+	guint n = g_list_model_get_n_items(model);
+	GHashTableIter it;
+	gpointer item, column;
+
 	(void)pos;
 	(void)removed;
 	(void)added;
-	update_status(GA_OPERATIONS_VIEW(data));
+	g_signal_handlers_block_by_func(self->selection, on_selected, self);
+	slots_refill(self->slots);
+	for (guint i = 0; keep && i < n; i++) {
+		g_autoptr(GaOpRow) r = g_list_model_get_item(model, i);
+
+		if (r == keep) {
+			gtk_single_selection_set_selected(self->selection, i);
+			break;
+		}
+	}
+	g_signal_handlers_unblock_by_func(self->selection, on_selected, self);
+	g_hash_table_iter_init(&it, self->bound);
+	while (g_hash_table_iter_next(&it, &item, &column))
+		render_cell(self, item, GPOINTER_TO_INT(column));
+	update_details(self);
+	update_jump_bar(self);
+	update_status(self);
 }
 
 static void on_filter_text(GtkSearchEntry *entry, gpointer data)
@@ -480,7 +678,7 @@ static void put_chain(GaOperationsView *self, int *row, guint index)
 	for (guint k = 0; chain->len > 1 && k < chain->len; k++) {
 		const tsr_operation *a = &self->made[g_array_index(chain, guint, k)];
 		g_autofree char *name = ga_format_name(a->name);
-		g_autofree char *layer = ga_format_name(a->layer);
+		g_autofree char *layer = ga_format_name(tsr_operation_get_software_layer(a));
 		g_autofree char *indent = g_strnfill(2 * k, ' ');
 		g_autofree char *text =
 		    g_strdup_printf("%s%s%s (%s)", indent, k ? "└ " : "", name, layer);
@@ -659,7 +857,7 @@ static void put_cycles(GaOperationsView *self, int *row, const tsr_operation *op
 /* Shows the selected operation's details. */
 static void update_details(GaOperationsView *self)
 {
-	GaOpRow *row = gtk_single_selection_get_selected_item(self->selection);
+	GaOpRow *row = row_of(gtk_single_selection_get_selected_item(self->selection));
 	const tsr_operation *op;
 	const ga_operation_extra *x;
 	int r = 0;
@@ -685,7 +883,10 @@ static void update_details(GaOperationsView *self)
 		g_autofree char *api = op->api ? tsd_name_clean(op->api) : g_strdup("—");
 
 		put(self, &r, "Operation", name, FALSE);
-		put(self, &r, "Layer", layer, FALSE);
+		put(self, &r, "Layer", tsr_operation_get_software_layer(op), FALSE);
+		/* The layer a model named its own context ("layer3"). */
+		if (strcmp(op->layer, tsr_operation_get_software_layer(op)))
+			put(self, &r, "Model layer", layer, FALSE);
 		put(self, &r, "API", api, FALSE);
 		tsd_widget_set_name_tooltip(GTK_WIDGET(self->heading), op->name);
 	}
@@ -727,7 +928,7 @@ static void update_details(GaOperationsView *self)
 /* The jumps act on the selected operation, in the run shown. */
 static void update_jump_bar(GaOperationsView *self)
 {
-	GaOpRow *row = gtk_single_selection_get_selected_item(self->selection);
+	GaOpRow *row = row_of(gtk_single_selection_get_selected_item(self->selection));
 	const tsr_operation *op = row ? op_of(self, row) : NULL;
 
 	if (!self->jump_bar)
@@ -823,8 +1024,8 @@ static int compare_strings(gconstpointer a, gconstpointer b)
 	return g_utf8_collate(*(char *const *)a, *(char *const *)b);
 }
 
-/* A menu of layers, "All" first (a report may have many: a model may
- * name its own), as flat buttons in a scrolled popover: a button's click
+/* A menu of the software layers (tsr_operation_get_software_layer), "All"
+ * first, as flat buttons in a scrolled popover: a button's click
  * reaches it from assistive technology too (GTK 4.8 gives check buttons
  * no action). */
 static void rebuild_layers(GaOperationsView *self)
@@ -951,6 +1152,7 @@ static void add_column(GaOperationsView *self, int c)
 	g_object_set_data(G_OBJECT(f), "ga-view", self);
 	g_signal_connect(f, "setup", G_CALLBACK(setup_cell), GINT_TO_POINTER(c));
 	g_signal_connect(f, "bind", G_CALLBACK(bind_cell), GINT_TO_POINTER(c));
+	g_signal_connect(f, "unbind", G_CALLBACK(unbind_cell), GINT_TO_POINTER(c));
 	col = gtk_column_view_column_new(columns[c].title, f);
 	self->ctx[c].view = self;
 	self->ctx[c].column = c;
@@ -1002,8 +1204,11 @@ static void build_table(GaOperationsView *self)
 	                                 g_object_ref(gtk_column_view_get_sorter(self->view)));
 	self->filter = GTK_FILTER(gtk_custom_filter_new(filter_row, self, NULL));
 	self->filtered = gtk_filter_list_model_new(G_LIST_MODEL(sorted), g_object_ref(self->filter));
+	self->slots = g_object_new(GA_TYPE_OP_SLOTS, NULL);
+	self->slots->rows = G_LIST_MODEL(g_object_ref(self->filtered));
+	self->bound = g_hash_table_new(NULL, NULL);
+	self->selection = gtk_single_selection_new(G_LIST_MODEL(g_object_ref(self->slots)));
 	g_signal_connect(self->filtered, "items-changed", G_CALLBACK(on_filtered_changed), self);
-	self->selection = gtk_single_selection_new(G_LIST_MODEL(g_object_ref(self->filtered)));
 	gtk_single_selection_set_autoselect(self->selection, TRUE);
 	g_signal_connect(self->selection, "notify::selected-item", G_CALLBACK(on_selected), self);
 	gtk_column_view_set_model(self->view, GTK_SELECTION_MODEL(self->selection));
@@ -1041,6 +1246,8 @@ static void ga_operations_view_finalize(GObject *object)
 	GaOperationsView *self = GA_OPERATIONS_VIEW(object);
 
 	g_clear_object(&self->selection);
+	g_clear_object(&self->slots);
+	g_clear_pointer(&self->bound, g_hash_table_unref);
 	g_clear_object(&self->filtered);
 	g_clear_object(&self->filter);
 	g_clear_object(&self->store);
@@ -1083,6 +1290,9 @@ static void ga_operations_view_class_init(GaOperationsViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, made_grid);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, compare_filter);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, compare_sections);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, compare_sort);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, compare_sort_box);
+	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, compare_columns_box);
 	gtk_widget_class_bind_template_callback(widget_class, on_filter_text);
 	gtk_widget_class_bind_template_callback(widget_class, on_run_chosen);
 	gtk_widget_class_bind_template_callback(widget_class, on_row_activated);
@@ -1099,6 +1309,8 @@ static void ga_operations_view_init(GaOperationsView *self)
 	/* The table first: the chooser binds to its columns. */
 	build_table(self);
 	fill_column_chooser(self);
+	ga_operations_compare_init(self->compare_sections, GTK_MENU_BUTTON(self->compare_sort),
+	                           self->compare_sort_box, self->compare_columns_box);
 	/* What GtkBuilder cannot say: the run's name on the drop-down's
 	 * button, an empty heading silent. */
 	tsd_a11y_name_dropdown(self->run_choice, "Run");

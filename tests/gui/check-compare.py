@@ -17,7 +17,10 @@
    the Operations view's A, B and Δ of an operation must equal the
    diff's cycles.operation.<path>, memory and FLOPs, and operations in
    one report only must be listed in the "Only in A" / "Only in B"
-   sections, as must the Summary's metrics of one report only.
+   sections, as must the Summary's metrics of one report only. "Sort by"
+   "Cycles B" must order each section by the diff's cycles of B, largest
+   first, and chosen again smallest first; "Memory" unchecked in the
+   compare page's columns must leave no memory figure shown.
 3. A missing report B ends on the error page naming report B and its
    path.
 
@@ -271,6 +274,8 @@ def check_operations(app_path, tilescope, a, b, failures):
               f"{len(shown)} metrics match tilescope diff; {len(only_a)} only in A and "
               f"{len(only_b)} only in B listed")
 
+        check_sorting(app, deltas, failures)
+
         show_view(app, "Summary")
         one_side = [m for m, d in deltas.items() if d["in_base"] != d["in_new"]]
         first = next(m for m in one_side if deltas[m]["in_base"])
@@ -283,6 +288,63 @@ def check_operations(app_path, tilescope, a, b, failures):
             failures.append(f"Summary: {first_b} (only in B) is not listed under 'Only in B'")
         elif text_of(acc) != expected_text(deltas[first_b], "new"):
             failures.append(f"Summary: {first_b}.new shows {text_of(acc)!r}")
+
+
+def sorted_by_cycles_b(app, deltas, descending):
+    """Whether every section lists its operations by the diff's cycles of
+    B (ties by path), in that direction."""
+    prefix = "cycles.operation."
+    for title in ("In both", "Only in A", "Only in B"):
+        shown = [m[len(prefix):] for (m, key), acc in compare_labels(app, "Operations").items()
+                 if key == "new" and m.startswith(prefix) and in_section(acc, title)]
+        want = sorted(shown, key=lambda p: (deltas[prefix + p]["new"], p), reverse=descending)
+        if shown != want:
+            return False
+    return True
+
+
+def choose(app, menu_name, choice_name):
+    """Opens the menu button named `menu_name` in Operations and clicks its
+    entry `choice_name`; False when either is missing."""
+    prune = other_views("Operations")
+    menu = find(app, lambda x: x.name == menu_name and x.childCount > 0 and
+                x.getRole() in (pyatspi.ROLE_PUSH_BUTTON, pyatspi.ROLE_TOGGLE_BUTTON), prune=prune)
+    if menu is None:
+        return False
+    opener = menu.getChildAtIndex(0)
+    click(opener)
+    choice = find(app, lambda x: x.name == choice_name and x is not opener and
+                  x.getRole() in (pyatspi.ROLE_PUSH_BUTTON, pyatspi.ROLE_TOGGLE_BUTTON), prune=prune)
+    if choice is None:
+        return False
+    click(choice)
+    return True
+
+
+def check_sorting(app, deltas, failures):
+    """Sort by Cycles B both ways, then hide the Memory columns."""
+    for descending in (True, False):
+        if not choose(app, "Sort by", "Cycles B"):
+            failures.append("Operations: no 'Sort by' menu with 'Cycles B'")
+            return
+        if not wait_for(lambda: sorted_by_cycles_b(app, deltas, descending)):
+            failures.append("Operations: 'Sort by Cycles B' does not order the sections by "
+                            f"tilescope diff's cycles of B, {'largest' if descending else 'smallest'}"
+                            " first")
+        else:
+            print(f"Operations: sorted by Cycles B, {'largest' if descending else 'smallest'} first")
+    if not choose(app, "Compared columns", "Memory"):
+        failures.append("Operations: no 'Compared columns' menu with 'Memory'")
+        return
+
+    def metrics():
+        return {m.split(".")[0] for m, _ in compare_labels(app, "Operations")}
+
+    if not wait_for(lambda: metrics() == {"cycles", "flops"}):
+        failures.append(f"Operations: with 'Memory' unchecked the figures shown are of "
+                        f"{sorted(metrics())}, not cycles and FLOPs")
+    else:
+        print("Operations: 'Memory' unchecked, no memory figure shown")
 
 
 def check_error(app_path, good, failures):

@@ -1,23 +1,31 @@
 #!/usr/bin/python3
-"""The Operations view, used as a person would.
+"""The Operations view, used as a person would, on a copy of REPORT's
+profile.pop whose model named its own debug contexts' layers after them
+(as bert_synth names its layers "layer0" ...).
 
-1. Opens REPORT, selects "Operations" in the sidebar and writes into
+1. Opens the copy, selects "Operations" in the sidebar and writes into
    "Filter operations" the name of the debug context that cost the most
    cycles of its own in the latest run among those with no children
    (read with `tilescope sql`, recomputed from the step table: an
    OnTileExecute step counts for its compute set's debug context, else
    its program's; exchange steps for their program's). The filter must
-   leave one row, and its details must show that operation, its layer
-   and those cycles.
-2. With the filter cleared, choosing each layer in the Layer menu must
-   leave as many rows as the file has debug contexts of that layer ("N of
-   M operations"), and "All" all of them.
+   leave one row, and its details must show that operation, its
+   software layer and those cycles.
+2. With the filter cleared, the Layer menu must offer the software layers
+   `tilescope summary --json --show-operations` gives (softwareLayer), not
+   the model's own layer names; choosing each must leave as many rows as
+   the CLI lists of it ("N of M operations"), and "All" all of them.
 
     check-operations.py APP TILESCOPE REPORT
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
 """
+import json
 import os
+import shutil
+import sqlite3
+import subprocess
 import sys
+import tempfile
 
 import pyatspi
 
@@ -68,7 +76,22 @@ def pick_operation(tilescope, report):
 
 
 def main():
-    app_path, tilescope, report = sys.argv[1:4]
+    app_path, tilescope, sample = sys.argv[1:4]
+    tmp = tempfile.mkdtemp(prefix="ga-operations-")
+    report = os.path.join(tmp, "profile.pop")
+    shutil.copy(os.path.join(sample, "profile.pop") if os.path.isdir(sample) else sample, report)
+    with sqlite3.connect(report) as db:
+        model_layers = {r[0] for r in db.execute(
+            "SELECT s.text FROM debug_context d JOIN string s ON s.id = d.name "
+            "WHERE d.api IS NULL")}
+        db.execute("UPDATE debug_context SET layer = name WHERE api IS NULL")
+    try:
+        check(app_path, tilescope, report, model_layers)
+    finally:
+        shutil.rmtree(tmp)
+
+
+def check(app_path, tilescope, report, model_layers):
     want_path, want_name, want_layer, want_cycles, want_id, run = pick_operation(tilescope,
                                                                                   report)
     # Its cycles by step type, from the file's steps (a leaf: its own).
@@ -80,10 +103,13 @@ def main():
         "('OnTileExecute', 'DoExchange', 'GlobalExchange', 'StreamCopy') AND "
         "(CASE WHEN s.type = 'OnTileExecute' AND c.debug_context >= 1 "
         f" THEN c.debug_context ELSE p.debug_context END) = {want_id} GROUP BY s.type")}
-    by_layer = {r["layer"]: int(r["n"]) for r in sql(
-        tilescope, report,
-        "SELECT l.text AS layer, count(*) AS n FROM debug_context d "
-        "JOIN string l ON l.id = d.layer GROUP BY l.text")}
+    cli = json.loads(subprocess.run([tilescope, "summary", "--json", "--show-operations", report],
+                                    check=True, capture_output=True, text=True).stdout)
+    by_layer = {}
+    for op in cli["operations"]:
+        by_layer[op["softwareLayer"]] = by_layer.get(op["softwareLayer"], 0) + 1
+        if op["id"] == want_id:
+            want_layer = op["softwareLayer"]
     total = sum(by_layer.values())
     failures = []
     with running_app(app_path, [report]) as (proc, app, tmp):
@@ -151,6 +177,11 @@ def main():
                 failures.append(f"layer {layer!r} shows {text_of(status)!r}; the file has "
                                 f"{n} debug context(s) of it")
             print(f"layer {layer}: {text_of(status)}")
+        click(opener)
+        for layer in sorted(model_layers - set(by_layer)):
+            if find(app, lambda a: a.name == layer and a.getRole() == pyatspi.ROLE_PUSH_BUTTON,
+                    timeout=0.5, prune=view) is not None:
+                failures.append(f"the Layer menu offers the model's own layer {layer!r}")
     finish(failures)
 
 
