@@ -282,8 +282,8 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 /* --- The Variables graph ------------------------------------------------------------------- */
 
 /* Line colours that read over the stacks' colours in both themes. */
-static const char *const var_colours[] = {"#1a5fb4", "#e01b24", "#26a269", "#c64600",
-                                          "#9141ac", "#63452c", "#865e3c", "#000000"};
+static const char *const var_colours[] = {"#813d9c", "#26a269", "#c061cb", "#0f8b8d",
+                                          "#986a44", "#33c7de", "#8ff0a4", "#f66151"};
 
 static void fill_variables(GaMemoryView *self);
 
@@ -319,10 +319,11 @@ static void fill_variables(GaMemoryView *self)
 		g_array_set_size(self->vars, 0);
 	for (guint k = 0; k < self->vars->len; k++) {
 		size_t v = g_array_index(self->vars, size_t, k);
-		GdkRGBA c = colour(var_colours[k % G_N_ELEMENTS(var_colours)]);
+		const char *spec = var_colours[k % G_N_ELEMENTS(var_colours)];
+		GdkRGBA c = colour(spec);
 		uint64_t sum = 0, top = 0;
 		guint on = 0, top_tile = 0;
-		g_autofree char *text = NULL, *acc = NULL, *spec = gdk_rgba_to_string(&c);
+		g_autofree char *text = NULL, *acc = NULL;
 		GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4), *label, *remove;
 
 		if (tsr_report_fill_variable_by_tile(by_tile, self->n_tiles, report, v)) {
