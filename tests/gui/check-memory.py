@@ -15,7 +15,8 @@
    gets a legend entry whose figures (bytes, tiles, the fullest tile)
    are those of its line, which must be the file's bytes by tile; a name
    no variable holds is one message; "Remove" takes the first away and
-   leaves the second.
+   leaves the second; the Variables table's first row, clicked, is
+   added by "Add Selected Variable".
 4. With PIPELINE (the multi-IPU example), a report of two IPUs it writes:
    both IPUs' tile maps, titled "IPU n", side by side in the window at a
    readable size (4 px cells or more), with no scrolling; + on a map
@@ -37,7 +38,7 @@ import pyatspi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from atspi_util import (click, find, finish, is_figure, other_views, plain,  # noqa: E402
-                        running_app, show_view, sql, text_of, wait_for)
+                        running_app, show_view, sql, table_rows, text_of, wait_for)
 
 TILES = list(range(16)) + [52]
 
@@ -50,12 +51,12 @@ def sql_sum(tilescope, report, column):
     return int(out.splitlines()[1])
 
 
-def variable_line(tilescope, report, var_id):
-    """The legend entry's text for variable `var_id`'s line, from the
-    file's bytes by tile."""
+def variable_line(tilescope, report, where):
+    """The legend entry's text for the line of the variable `where`
+    picks, from the file's bytes by tile."""
     rows = sql(tilescope, report, "SELECT s.text AS name, r.tile, r.value FROM variable v "
                "JOIN string s ON s.id = v.name, tile_runs(v.bytes_by_tile) r "
-               f"WHERE v.id = {var_id} AND r.value > 0 ORDER BY r.tile")
+               f"WHERE {where} AND r.value > 0 ORDER BY r.tile")
     top = max(rows, key=lambda r: (int(r["value"]), -int(r["tile"])))
     total = sum(int(r["value"]) for r in rows)
     return (rows[0]["name"], f"{rows[0]['name']}: {total:,} B on {len(rows):,} tiles, most "
@@ -68,7 +69,7 @@ def check_variables_graph(app, tilescope, report, memory, failures):
     picks = sql(tilescope, report, "SELECT v.id FROM variable v WHERE v.tiles > 1 AND "
                 "(SELECT count(*) FROM variable w WHERE w.name = v.name) = 1 "
                 "ORDER BY v.bytes DESC, v.id LIMIT 2")
-    lines = [variable_line(tilescope, report, int(p["id"])) for p in picks]
+    lines = [variable_line(tilescope, report, f"v.id = {int(p['id'])}") for p in picks]
     entry = find(app, lambda a: a.name == "Variables graph" and
                  a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY), prune=memory)
     if entry is None or len(lines) < 2:
@@ -84,10 +85,13 @@ def check_variables_graph(app, tilescope, report, memory, failures):
         subprocess.run(["xdotool", "key", "Return"], check=True)
     for name, want in lines:
         enter(name)
-        got = find(app, lambda a: a.name and a.name.startswith(name + ":"), prune=memory)
-        if got is None or got.name != want:
-            failures.append(f"variable {name}'s line: {got.name if got else None!r}, the file "
-                            f"says {want!r}")
+        got = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                   (a.name or "").endswith(" " + want), prune=memory)
+        if got is None:
+            shown = find(app, lambda a: (a.name or "").startswith(name + ":"), timeout=0,
+                         prune=memory)
+            failures.append(f"variable {name}'s line: {shown.name if shown else None!r}, the "
+                            f"file says {want!r}")
     enter("no such variable in this report")
     if find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
             "No variable's name holds" in (a.name or ""), prune=memory) is None:
@@ -104,6 +108,33 @@ def check_variables_graph(app, tilescope, report, memory, failures):
     if find(app, lambda a: a.name == lines[1][1], timeout=0, prune=memory) is None:
         failures.append(f"Remove {lines[0][0]} took {lines[1][0]}'s line too")
     print(f"variables graph: {lines[0][1]}; {lines[1][1]}; the first removed")
+    # The variable picked in the Variables table (the selection's largest
+    # there), added by "Add Selected Variable".
+    tab = find(app, lambda a: a.getRole() == pyatspi.ROLE_PAGE_TAB and a.name == "Variables",
+               prune=memory)
+    tab.parent.querySelection().selectChild(tab.getIndexInParent())
+    table = find(app, lambda a: a.name == "Variables on the selection", prune=memory)
+    first = lambda: next((row for _, _, row in table_rows(table) if row.childCount > 1 and  # noqa
+                          text_of(row.getChildAtIndex(0).getChildAtIndex(0))), None)
+    if table is None or not wait_for(lambda: first() is not None):
+        failures.append("the Variables table shows no variable of the selection")
+        return
+    row = first()
+    name = text_of(row.getChildAtIndex(0).getChildAtIndex(0))
+    x, y, w, h = row.getChildAtIndex(0).queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+    subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + h // 2), "click", "1"],
+                   check=True)
+    wait_for(lambda: row.getState().contains(pyatspi.STATE_SELECTED))
+    add = find(app, lambda a: plain(a.name).endswith("Add Selected Variable") and
+               a.getRole() == pyatspi.ROLE_PUSH_BUTTON, prune=memory)
+    click(add)
+    quoted = name.replace("'", "''")
+    want = variable_line(tilescope, report, f"v.id = (SELECT min(w.id) FROM variable w JOIN "
+                         f"string t ON t.id = w.name WHERE t.text = '{quoted}')")[1]
+    if find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+            (a.name or "").endswith(" " + want), prune=memory) is None:
+        failures.append(f"Add Selected Variable did not draw {name!r}'s line ({want!r})")
+    print(f"from the Variables table: {want}")
 
 
 def check_multi_ipu(app_path, pipeline, tmp, failures):
