@@ -418,8 +418,8 @@ GCancellable *tsd_table_start_job(TsdTable *self, const char *text)
 
 gboolean tsd_table_end_job(TsdTable *self, GAsyncResult *result)
 {
-	g_return_val_if_fail(TSD_IS_TABLE(self), FALSE);
-	if (!self->job || g_task_get_cancellable(G_TASK(result)) != self->job)
+	/* NULL: the table of a view disposed while the job ran. */
+	if (!self || !self->job || g_task_get_cancellable(G_TASK(result)) != self->job)
 		return FALSE;
 	g_clear_object(&self->job);
 	return TRUE;

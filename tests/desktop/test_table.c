@@ -285,6 +285,8 @@ static void test_tree_and_job(void **state)
 	old = g_task_new(NULL, first, NULL, NULL);
 	now = g_task_new(NULL, second, NULL, NULL);
 	assert_false(tsd_table_end_job(t, G_ASYNC_RESULT(old)));
+	/* A view disposed meanwhile has no table: no answer counts. */
+	assert_false(tsd_table_end_job(NULL, G_ASYNC_RESULT(now)));
 	assert_true(tsd_table_end_job(t, G_ASYNC_RESULT(now)));
 	/* Over: its answer does not count twice. */
 	assert_false(tsd_table_end_job(t, G_ASYNC_RESULT(now)));

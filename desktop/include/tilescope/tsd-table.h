@@ -109,7 +109,8 @@ void tsd_table_set_message(TsdTable *self, const char *text, gboolean busy);
  * callback asks tsd_table_end_job whether the answer still counts. */
 GCancellable *tsd_table_start_job(TsdTable *self, const char *text);
 /* TRUE when `result` (a GTask) answers the latest job, which is then
- * over; FALSE for one a newer change has superseded. */
+ * over; FALSE for one a newer change has superseded, or when `self` is
+ * NULL (the table of a view disposed while the job ran). */
 gboolean tsd_table_end_job(TsdTable *self, GAsyncResult *result);
 
 G_END_DECLS
