@@ -108,131 +108,35 @@ static GaOpRow *op_row_new(const tsr_operation *op, const tsr_operation *parent,
 /* GTK 4.8's column view drops the widgets of the items that leave its
  * model and makes new ones for those that come in, so a change of layer
  * (thousands of rows out, thousands in) spent most of its time making
- * widgets. It shows slots instead: slot i stays the same object and holds
- * the i-th row shown; a change refills the slots, redraws the cells bound
- * to them and inserts or removes only the difference in count
- * (on_filtered_changed). */
-#define GA_TYPE_OP_SLOT (ga_op_slot_get_type())
-G_DECLARE_FINAL_TYPE(GaOpSlot, ga_op_slot, GA, OP_SLOT, GObject)
-
-struct _GaOpSlot {
-	GObject parent_instance;
-	GaOpRow *row; /* the row it shows (owned), NULL past the end */
-};
-
-G_DEFINE_FINAL_TYPE(GaOpSlot, ga_op_slot, G_TYPE_OBJECT)
-
-static void ga_op_slot_finalize(GObject *object)
+ * widgets. It shows slots instead (plain objects in a list store): slot i
+ * stays the same object and holds the i-th row shown ("ga-row"); a change
+ * refills the slots, redraws the cells bound to them and inserts or
+ * removes only the difference in count (on_filtered_changed). */
+static void slots_refill(GListStore *slots, GListModel *rows)
 {
-	g_clear_object(&GA_OP_SLOT(object)->row);
-	G_OBJECT_CLASS(ga_op_slot_parent_class)->finalize(object);
-}
+	guint old = g_list_model_get_n_items(G_LIST_MODEL(slots));
+	guint n = g_list_model_get_n_items(rows);
+	GPtrArray *added = g_ptr_array_new_with_free_func(g_object_unref);
 
-static void ga_op_slot_class_init(GaOpSlotClass *klass)
-{
-	G_OBJECT_CLASS(klass)->finalize = ga_op_slot_finalize;
-}
+	for (guint i = 0; i < n; i++) {
+		GObject *slot = i < old ? g_list_model_get_item(G_LIST_MODEL(slots), i)
+		                        : g_object_new(G_TYPE_OBJECT, NULL);
 
-static void ga_op_slot_init(GaOpSlot *self)
-{
-	(void)self;
-}
-
-#define GA_TYPE_OP_SLOTS (ga_op_slots_get_type())
-G_DECLARE_FINAL_TYPE(GaOpSlots, ga_op_slots, GA, OP_SLOTS, GObject)
-
-struct _GaOpSlots {
-	GObject parent_instance;
-	GListModel *rows; /* the rows shown (owned) */
-	GPtrArray *slots; /* GaOpSlot, made when first asked for (NULL before) */
-	guint n;          /* items: the rows' count at the last refill */
-};
-
-static GType slots_item_type(GListModel *model)
-{
-	(void)model;
-	return GA_TYPE_OP_SLOT;
-}
-
-static guint slots_n_items(GListModel *model)
-{
-	return GA_OP_SLOTS(model)->n;
-}
-
-static gpointer slots_item(GListModel *model, guint i)
-{
-	GaOpSlots *self = GA_OP_SLOTS(model);
-	GaOpSlot *slot;
-
-	if (i >= self->n)
-		return NULL;
-	if (i >= self->slots->len)
-		g_ptr_array_set_size(self->slots, i + 1);
-	if (!(slot = self->slots->pdata[i])) {
-		slot = self->slots->pdata[i] = g_object_new(GA_TYPE_OP_SLOT, NULL);
-		slot->row = g_list_model_get_item(self->rows, i);
+		g_object_set_data_full(slot, "ga-row", g_list_model_get_item(rows, i), g_object_unref);
+		if (i < old)
+			g_object_unref(slot);
+		else
+			g_ptr_array_add(added, slot);
 	}
-	return g_object_ref(slot);
-}
-
-static void ga_op_slots_model_init(GListModelInterface *iface)
-{
-	iface->get_item_type = slots_item_type;
-	iface->get_n_items = slots_n_items;
-	iface->get_item = slots_item;
-}
-
-G_DEFINE_FINAL_TYPE_WITH_CODE(GaOpSlots, ga_op_slots, G_TYPE_OBJECT,
-                              G_IMPLEMENT_INTERFACE(G_TYPE_LIST_MODEL, ga_op_slots_model_init))
-
-static void unref_slot(gpointer slot)
-{
-	if (slot)
-		g_object_unref(slot);
-}
-
-static void ga_op_slots_finalize(GObject *object)
-{
-	GaOpSlots *self = GA_OP_SLOTS(object);
-
-	g_clear_object(&self->rows);
-	g_ptr_array_unref(self->slots);
-	G_OBJECT_CLASS(ga_op_slots_parent_class)->finalize(object);
-}
-
-static void ga_op_slots_class_init(GaOpSlotsClass *klass)
-{
-	G_OBJECT_CLASS(klass)->finalize = ga_op_slots_finalize;
-}
-
-static void ga_op_slots_init(GaOpSlots *self)
-{
-	self->slots = g_ptr_array_new_with_free_func(unref_slot);
-}
-
-/* Refills the slots from the rows; only a change of count is an
- * items-changed. */
-static void slots_refill(GaOpSlots *self)
-{
-	guint old = self->n, n = g_list_model_get_n_items(self->rows), keep = MIN(old, n);
-
-	for (guint i = 0; i < self->slots->len; i++) {
-		GaOpSlot *slot = self->slots->pdata[i];
-
-		if (slot) {
-			g_clear_object(&slot->row);
-			slot->row = i < n ? g_list_model_get_item(self->rows, i) : NULL;
-		}
-	}
-	self->n = n;
 	if (n != old)
-		g_list_model_items_changed(G_LIST_MODEL(self), keep, old - keep, n - keep);
+		g_list_store_splice(slots, MIN(old, n), old - MIN(old, n), added->pdata, added->len);
+	g_ptr_array_unref(added);
 }
 
 /* The row of a slot (the selection's item, a cell's), or NULL. */
 static GaOpRow *row_of(gpointer slot)
 {
-	return slot ? GA_OP_SLOT(slot)->row : NULL;
+	return slot ? g_object_get_data(slot, "ga-row") : NULL;
 }
 
 /* --- Columns ------------------------------------------------------------------------ */
@@ -305,7 +209,7 @@ struct _GaOperationsView {
 	GListStore *store;
 	GtkFilter *filter;
 	GtkFilterListModel *filtered;
-	GaOpSlots *slots;                 /* over `filtered`, under the selection */
+	GListStore *slots;                /* `filtered` in slots, under the selection */
 	GHashTable *bound;                /* cells shown: GtkListItem -> column */
 	GtkSingleSelection *selection;
 	GtkColumnViewColumn *cols[COL_COUNT];
@@ -552,7 +456,7 @@ static void on_filtered_changed(GListModel *model, guint pos, guint removed, gui
 	(void)removed;
 	(void)added;
 	g_signal_handlers_block_by_func(self->selection, on_selected, self);
-	slots_refill(self->slots);
+	slots_refill(self->slots, model);
 	for (guint i = 0; keep && i < n; i++) {
 		g_autoptr(GaOpRow) r = g_list_model_get_item(model, i);
 
@@ -1204,8 +1108,7 @@ static void build_table(GaOperationsView *self)
 	                                 g_object_ref(gtk_column_view_get_sorter(self->view)));
 	self->filter = GTK_FILTER(gtk_custom_filter_new(filter_row, self, NULL));
 	self->filtered = gtk_filter_list_model_new(G_LIST_MODEL(sorted), g_object_ref(self->filter));
-	self->slots = g_object_new(GA_TYPE_OP_SLOTS, NULL);
-	self->slots->rows = G_LIST_MODEL(g_object_ref(self->filtered));
+	self->slots = g_list_store_new(G_TYPE_OBJECT);
 	self->bound = g_hash_table_new(NULL, NULL);
 	self->selection = gtk_single_selection_new(G_LIST_MODEL(g_object_ref(self->slots)));
 	g_signal_connect(self->filtered, "items-changed", G_CALLBACK(on_filtered_changed), self);
