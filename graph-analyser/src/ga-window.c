@@ -422,14 +422,12 @@ static GFile *pick_sample(GFile *dir)
 /* The view shown on a report is the one the next launch opens at. */
 static void on_view_shown(GObject *stack, GParamSpec *pspec, gpointer data)
 {
-	GaWindow *self = data;
 	const char *name = gtk_stack_get_visible_child_name(GTK_STACK(stack));
+	GSettings *settings = tsd_window_get_settings(TSD_WINDOW(data));
 
 	(void)pspec;
-	GSettings *settings = tsd_window_get_settings(TSD_WINDOW(self));
-
 	if (tsd_settings_has_key(settings, "last-view") && name &&
-	    tsd_window_showing_document(TSD_WINDOW(self)))
+	    tsd_window_showing_document(TSD_WINDOW(data)))
 		g_settings_set_string(settings, "last-view", name);
 }
 
@@ -440,13 +438,9 @@ static void add_views(GaWindow *self)
 	size_t n;
 	const ga_view_info *views = ga_views(&n);
 
-	for (size_t i = 0; i < n; i++) {
-		GtkWidget *view = views[i].create(self->session);
-		GtkStackPage *page = gtk_stack_add_titled(self->views, view, views[i].name,
-		                                          views[i].title);
-
-		(void)page;
-	}
+	for (size_t i = 0; i < n; i++)
+		gtk_stack_add_titled(self->views, views[i].create(self->session), views[i].name,
+		                     views[i].title);
 }
 
 /* --- Focus ------------------------------------------------------------------------------ */
