@@ -51,6 +51,7 @@ struct _GaInsightsView {
 	GtkEntry *tile;             /* a tile to select */
 	guint tile_timeout;         /* applies `tile` a moment after typing stops */
 	gboolean syncing;           /* the view writes `tile` */
+	gboolean stale;             /* the Tile scope's tile changed while hidden */
 	GtkLabel *scope_status;     /* the scope's tiles, or why there is none */
 	GtkWidget *scope_section, *scope_tables; /* the tables refilled for each scope */
 	GtkColumnView *variables;
@@ -1012,8 +1013,21 @@ static void on_session_tiles(GaInsightsView *self)
 	self->syncing = TRUE;
 	gtk_editable_set_text(GTK_EDITABLE(self->tile), lowest);
 	self->syncing = FALSE;
-	if (gtk_toggle_button_get_active(self->scope_tile))
+	/* Hidden, the tables wait to be shown (a drag in Memory changes the
+	 * tiles many times). */
+	self->stale = !gtk_widget_get_mapped(GTK_WIDGET(self));
+	if (gtk_toggle_button_get_active(self->scope_tile) && !self->stale)
 		on_scope_changed(self, NULL);
+}
+
+static void ga_insights_view_map(GtkWidget *widget)
+{
+	GaInsightsView *self = GA_INSIGHTS_VIEW(widget);
+
+	GTK_WIDGET_CLASS(ga_insights_view_parent_class)->map(widget);
+	if (self->stale && gtk_toggle_button_get_active(self->scope_tile))
+		on_scope_changed(self, NULL);
+	self->stale = FALSE;
 }
 
 /* --- The view --------------------------------------------------------------------- */
@@ -1150,6 +1164,7 @@ static void ga_insights_view_class_init(GaInsightsViewClass *klass)
 	gtk_widget_class_bind_template_callback(widget_class, on_tile_activate);
 	gtk_widget_class_bind_template_callback(widget_class, on_tile_changed);
 	G_OBJECT_CLASS(klass)->dispose = ga_insights_view_dispose;
+	widget_class->map = ga_insights_view_map;
 	G_OBJECT_CLASS(klass)->constructed = ga_insights_view_constructed;
 }
 

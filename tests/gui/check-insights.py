@@ -9,7 +9,7 @@ whether the program fits as the JSON's out-of-memory tiles say.
 
 Memory by scope, each figure against `tilescope sql`: in the Model scope
 and then the Tile scope (the tile with the most vertex memory, typed in
-"Tile number"), the rows of "Vertex memory by vertex type" (vertices,
+"Tile number"; then the lowest of two tiles selected in the Memory view), the rows of "Vertex memory by vertex type" (vertices,
 state, descriptors, edge and copy pointers, padding, code, total) and of
 "Exchange memory by exchange" (code, and the bytes of the message buffers
 live from the exchange's step); with "User variables", the bytes of the
@@ -84,7 +84,7 @@ def list_figures(app, name, n, prune):
 
 def check_scope(app, tilescope, report, tile, status, prune, failures):
     """The two tables of the scope shown against `tilescope sql`."""
-    where = "the model" if tile is None else f"tile {tile}"
+    where = "the model (" if tile is None else f"tile {tile} ("
     for name, query, n in (("Vertex memory by vertex type", VERTICES, 8),
                            ("Exchange memory by exchange", EXCHANGES, 2)):
         want = scope_sql(tilescope, report, query, tile)[:25]
@@ -92,8 +92,9 @@ def check_scope(app, tilescope, report, tile, status, prune, failures):
                         list_figures(app, name, n, prune) == want):
             failures.append(f"{where}: {name!r} shows {list_figures(app, name, n, prune)} "
                             f"(status {text_of(status)!r}); the file {want}")
-    print(f"insights: {where}: {len(scope_sql(tilescope, report, VERTICES, tile))} vertex "
-          f"types, {len(scope_sql(tilescope, report, EXCHANGES, tile))} exchanges")
+    print(f"insights: {where.rstrip(' (')}: "
+          f"{len(scope_sql(tilescope, report, VERTICES, tile))} vertex types, "
+          f"{len(scope_sql(tilescope, report, EXCHANGES, tile))} exchanges")
 
 
 def main():
@@ -163,6 +164,18 @@ def check_memory_by_scope(app, tilescope, report, prune, failures):
         raise SystemExit("FAIL: Memory by scope has no 'Tile number' entry")
     entry.queryEditableText().setTextContents(str(tile))
     entry.queryAction().doAction(0)
+    check_scope(app, tilescope, report, tile, status, prune, failures)
+    # The Tile scope follows the tiles selected in the Memory view.
+    tile = 0 if tile else 1
+    show_view(app, "Memory")
+    tiles = find(app, lambda a: a.name == "Select tiles" and
+                 a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY),
+                 prune=other_views("Memory"))
+    if tiles is None:
+        raise SystemExit("FAIL: the Memory view has no 'Select tiles' entry")
+    tiles.queryEditableText().setTextContents(f"{tile}, {tile + 5}")
+    tiles.queryAction().doAction(0)
+    show_view(app, "Insights")
     check_scope(app, tilescope, report, tile, status, prune, failures)
     # User variables on that tile: the largest ten's bytes, in order.
     toggle(app, "User variables", prune)
