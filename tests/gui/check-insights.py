@@ -9,11 +9,12 @@ whether the program fits as the JSON's out-of-memory tiles say.
 
 Memory by scope, each figure against `tilescope sql`: in the Model scope
 and then the Tile scope (the tile with the most vertex memory, typed in
-"Tile number"; then the lowest of two tiles selected in the Memory view), the rows of "Vertex memory by vertex type" (vertices,
-state, descriptors, edge and copy pointers, padding, code, total) and of
-"Exchange memory by exchange" (code, and the bytes of the message buffers
-live from the exchange's step); with "User variables", the bytes of the
-largest variables and constants on that tile; the IPU scope names IPU 0.
+"Tile number"; then the lowest of two tiles selected in the Memory view),
+the rows of "Vertex memory by vertex type" (vertices, state, descriptors,
+edge and copy pointers, padding, code, total) and of "Exchange memory by
+exchange" (code, and the bytes of the message buffers live from the
+exchange's step); with "User variables", the bytes of the largest
+variables and constants on that tile; the IPU scope names IPU 0.
 
     check-insights.py APP TILESCOPE REPORT
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
