@@ -47,7 +47,7 @@ SELECT p.instr_total AS code,
            AND v.category IN ('message', 'hostMessage', 'globalMessage')) AS buffers
   FROM program p WHERE p.exchange IS NOT NULL
    AND (buffers > 0 OR ({tile} IS NULL AND code > 0))
- ORDER BY buffers DESC, code DESC, p.id LIMIT 25"""
+ ORDER BY buffers DESC, code DESC, p.id"""
 VARIABLES = """
 SELECT {bytes} AS bytes FROM variable v
  WHERE v.category IN ('variable', 'constant') AND bytes > 0 ORDER BY bytes DESC LIMIT 10"""
@@ -86,16 +86,17 @@ def list_figures(app, name, n, prune):
 def check_scope(app, tilescope, report, tile, status, prune, failures):
     """The two tables of the scope shown against `tilescope sql`."""
     where = "the model (" if tile is None else f"tile {tile} ("
+    counts = []
     for name, query, n in (("Vertex memory by vertex type", VERTICES, 8),
                            ("Exchange memory by exchange", EXCHANGES, 2)):
-        want = scope_sql(tilescope, report, query, tile)[:25]
+        want = scope_sql(tilescope, report, query, tile)
+        counts.append(len(want))
+        want = want[:25]
         if not wait_for(lambda: where in text_of(status) and
                         list_figures(app, name, n, prune) == want):
             failures.append(f"{where}: {name!r} shows {list_figures(app, name, n, prune)} "
                             f"(status {text_of(status)!r}); the file {want}")
-    print(f"insights: {where.rstrip(' (')}: "
-          f"{len(scope_sql(tilescope, report, VERTICES, tile))} vertex types, "
-          f"{len(scope_sql(tilescope, report, EXCHANGES, tile))} exchanges")
+    print(f"insights: {where.rstrip(' (')}: {counts[0]} vertex types, {counts[1]} exchanges")
 
 
 def main():
