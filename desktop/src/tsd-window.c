@@ -51,11 +51,12 @@ typedef struct {
 G_DEFINE_TYPE_WITH_PRIVATE(TsdWindow, tsd_window, GTK_TYPE_APPLICATION_WINDOW)
 
 #define PRIV(self) ((TsdWindowPrivate *)tsd_window_get_instance_private(TSD_WINDOW(self)))
+#define INFO(self) (TSD_WINDOW_GET_CLASS(self)->info)
 
 static void open_files(TsdWindow *self, GFile *const *files, guint n)
 {
 	if (n > 0)
-		TSD_WINDOW_GET_CLASS(self)->open(self, files, n);
+		INFO(self)->open(self, files, n);
 }
 
 static void update_actions(TsdWindow *self)
@@ -67,8 +68,8 @@ static void update_actions(TsdWindow *self)
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.reload",
 	                              (p->shown || p->failed->len) && !p->cancellable);
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-load", p->cancellable != NULL);
-	if (TSD_WINDOW_GET_CLASS(self)->update_actions)
-		TSD_WINDOW_GET_CLASS(self)->update_actions(self);
+	if (INFO(self)->update_actions)
+		INFO(self)->update_actions(self);
 }
 
 /* --- Loading ---------------------------------------------------------------------------- */
@@ -132,7 +133,7 @@ static gboolean on_quiet(gpointer data)
 
 	PRIV(self)->timer = 0;
 	PRIV(self)->first_change = 0;
-	TSD_WINDOW_GET_CLASS(self)->files_changed(self);
+	INFO(self)->files_changed(self);
 	return G_SOURCE_REMOVE;
 }
 
@@ -202,7 +203,7 @@ static void watch_paths(TsdWindow *self, const char *const *paths)
 
 void tsd_window_remember(TsdWindow *self, const char *const *paths)
 {
-	const TsdWindowInfo *info = TSD_WINDOW_GET_CLASS(self)->info;
+	const TsdWindowInfo *info = INFO(self);
 	g_autofree char *exec = g_strdup_printf("%s %%f", g_get_prgname());
 
 	for (const char *const *path = paths; path && *path; path++) {
@@ -323,7 +324,7 @@ GSettings *tsd_window_get_settings(TsdWindow *self)
 
 void tsd_window_add_filters(TsdWindow *self, GtkFileChooser *chooser)
 {
-	const TsdWindowInfo *info = TSD_WINDOW_GET_CLASS(self)->info;
+	const TsdWindowInfo *info = INFO(self);
 	GtkFileFilter *ours = gtk_file_filter_new();
 	GtkFileFilter *all = gtk_file_filter_new();
 
@@ -376,7 +377,7 @@ void tsd_window_choose(TsdWindow *self, const char *title, const char *accept, g
 
 static void open_action(GtkWidget *widget, const char *name, GVariant *param)
 {
-	const TsdWindowInfo *info = TSD_WINDOW_GET_CLASS(widget)->info;
+	const TsdWindowInfo *info = INFO(widget);
 
 	(void)name;
 	(void)param;
@@ -400,7 +401,7 @@ static void reload_action(GtkWidget *widget, const char *name, GVariant *param)
 		p->failed = g_ptr_array_new_with_free_func(g_object_unref);
 		open_files(self, (GFile *const *)files->pdata, files->len);
 	} else if (p->shown) {
-		TSD_WINDOW_GET_CLASS(self)->reload(self);
+		INFO(self)->reload(self);
 	}
 }
 
@@ -447,7 +448,7 @@ static void focus_regions(GtkWidget *widget, GPtrArray *regions, gpointer data)
 	(void)widget;
 	tsd_focus_add_region(regions, PRIV(self)->header, NULL);
 	if (tsd_window_showing_document(self))
-		TSD_WINDOW_GET_CLASS(self)->document_regions(self, regions);
+		INFO(self)->document_regions(self, regions);
 	else
 		tsd_focus_add_region(regions, gtk_stack_get_visible_child(PRIV(self)->main_stack), NULL);
 }
@@ -457,7 +458,7 @@ static void focus_regions(GtkWidget *widget, GPtrArray *regions, gpointer data)
 void tsd_window_setup(TsdWindow *self)
 {
 	TsdWindowPrivate *p = PRIV(self);
-	const TsdWindowInfo *info = TSD_WINDOW_GET_CLASS(self)->info;
+	const TsdWindowInfo *info = INFO(self);
 	GtkDropTarget *drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 	size_t n_keys;
 	const TsdKey *keys = info->keys(&n_keys);

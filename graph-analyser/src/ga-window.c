@@ -550,13 +550,17 @@ static const TsdWindowInfo ga_window_info = {
 	.filter = ga_filter,
 	.recent_types = ga_types,
 	.pick_sample = pick_sample,
+	.open = open_files,
+	.reload = reload,
+	.files_changed = files_changed,
+	.document_regions = document_regions,
+	.update_actions = update_actions,
 };
 
 static void ga_window_class_init(GaWindowClass *klass)
 {
 	GObjectClass *object_class = G_OBJECT_CLASS(klass);
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
-	TsdWindowClass *tsd_class = TSD_WINDOW_CLASS(klass);
 
 	object_class->dispose = ga_window_dispose;
 	object_class->finalize = ga_window_finalize;
@@ -567,12 +571,7 @@ static void ga_window_class_init(GaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, sidebar);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, sidebar_paned);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, changed_bar);
-	tsd_class->info = &ga_window_info;
-	tsd_class->open = open_files;
-	tsd_class->reload = reload;
-	tsd_class->files_changed = files_changed;
-	tsd_class->document_regions = document_regions;
-	tsd_class->update_actions = update_actions;
+	TSD_WINDOW_CLASS(klass)->info = &ga_window_info;
 	gtk_widget_class_install_action(widget_class, "win.compare", NULL, compare_action);
 	gtk_widget_class_install_action(widget_class, "win.close-compare", NULL, close_compare_action);
 	gtk_widget_class_install_action(widget_class, "win.show-view", "s", show_view_action);

@@ -479,12 +479,16 @@ static const TsdWindowInfo sa_window_info = {
 	.filter = sa_filter,
 	.recent_types = sa_types,
 	.pick_sample = pick_sample,
+	.open = open_files,
+	.reload = reload,
+	.files_changed = reload,
+	.document_regions = document_regions,
+	.update_actions = update_actions,
 };
 
 static void sa_window_class_init(SaWindowClass *klass)
 {
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
-	TsdWindowClass *tsd_class = TSD_WINDOW_CLASS(klass);
 
 	G_OBJECT_CLASS(klass)->dispose = sa_window_dispose;
 	G_OBJECT_CLASS(klass)->get_property = sa_window_get_property;
@@ -513,12 +517,7 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, zoom_bar);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, search_bar);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, reload_notice);
-	tsd_class->info = &sa_window_info;
-	tsd_class->open = open_files;
-	tsd_class->reload = reload;
-	tsd_class->files_changed = reload;
-	tsd_class->document_regions = document_regions;
-	tsd_class->update_actions = update_actions;
+	TSD_WINDOW_CLASS(klass)->info = &sa_window_info;
 	/* Search: Ctrl+F, then F3 / Shift+F3 (and Ctrl+G / Shift+Ctrl+G) step. */
 	gtk_widget_class_install_action(widget_class, "win.find", NULL, find_action);
 	gtk_widget_class_install_action(widget_class, "win.find-next", NULL, find_step_action);

@@ -26,7 +26,9 @@
 
 G_BEGIN_DECLS
 
-/* What an app's windows are (static, kept by pointer). */
+struct _TsdWindow;
+
+/* What an app's windows are and do (static, kept by pointer). */
 typedef struct TsdWindowInfo {
 	const char *settings_id;            /* the GSettings schema (tsd-settings.h) */
 	const TsdKey *(*keys)(size_t *n);   /* its key table: the shortcuts window */
@@ -37,6 +39,18 @@ typedef struct TsdWindowInfo {
 	const char *const *recent_types;    /* MIME types of the start page's recent files;
 	                                       the first is a recorded file's */
 	TsdSamplePick pick_sample;          /* what a sample directory's row opens */
+	/* Opens files[0..n) (chosen, dropped, a start page row, a recent
+	 * file, Try Again's). */
+	void (*open)(struct _TsdWindow *self, GFile *const *files, guint n);
+	/* win.reload on the document page. */
+	void (*reload)(struct _TsdWindow *self);
+	/* The watched files changed on disk (debounced). */
+	void (*files_changed)(struct _TsdWindow *self);
+	/* Appends the document page's F6 regions (tsd_focus_add_region) after
+	 * the header bar's. */
+	void (*document_regions)(struct _TsdWindow *self, GPtrArray *regions);
+	/* Loading started or ended: the app's actions follow (NULL: none). */
+	void (*update_actions)(struct _TsdWindow *self);
 } TsdWindowInfo;
 
 #define TSD_TYPE_WINDOW (tsd_window_get_type())
@@ -45,18 +59,6 @@ G_DECLARE_DERIVABLE_TYPE(TsdWindow, tsd_window, TSD, WINDOW, GtkApplicationWindo
 struct _TsdWindowClass {
 	GtkApplicationWindowClass parent_class;
 	const TsdWindowInfo *info;          /* set by the app's class_init */
-	/* Opens files[0..n) (chosen, dropped, a start page row, a recent
-	 * file, Try Again's). */
-	void (*open)(TsdWindow *self, GFile *const *files, guint n);
-	/* win.reload on the document page. */
-	void (*reload)(TsdWindow *self);
-	/* The watched files changed on disk (debounced). */
-	void (*files_changed)(TsdWindow *self);
-	/* Appends the document page's F6 regions (tsd_focus_add_region) after
-	 * the header bar's. */
-	void (*document_regions)(TsdWindow *self, GPtrArray *regions);
-	/* Loading started or ended: the app's actions follow (NULL: none). */
-	void (*update_actions)(TsdWindow *self);
 };
 
 /* Binds the shell's ids in the app's template (after
