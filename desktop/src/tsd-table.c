@@ -124,14 +124,6 @@ static void bind_cell(GtkListItemFactory *f, GtkListItem *item, gpointer data)
 		self->cells->bind(label, row, c, self->data);
 }
 
-int tsd_table_order_text(const char *a, const char *b)
-{
-	g_autofree char *x = g_utf8_casefold(a ? a : "", -1), *y = g_utf8_casefold(b ? b : "", -1);
-	int r = g_utf8_collate(x, y);
-
-	return TSD_TABLE_ORDER(r, 0);
-}
-
 /* A column's sorter: the view's compare on the column's index. */
 typedef struct sort_data {
 	TsdTable *self;
@@ -143,6 +135,21 @@ static int sort_by(gconstpointer a, gconstpointer b, gpointer data)
 	const sort_data *s = data;
 
 	return s->self->cells->compare(a, b, s->column, s->self->data);
+}
+
+/* A text column's sort key: its cell's text, which GtkStringSorter folds
+ * (case ignored) and collates once per row, not at each comparison. */
+static char *text_key(GObject *item, gpointer data)
+{
+	const sort_data *s = data;
+
+	return s->self->cells->text(item, s->column, s->self->data);
+}
+
+static void free_key(gpointer data, GClosure *closure)
+{
+	(void)closure;
+	g_free(data);
 }
 
 /* The search: rows whose first column contains the words typed. */
@@ -243,11 +250,16 @@ void tsd_table_set_cells(TsdTable *self, const TsdTableCells *cells, gpointer da
 		gtk_column_view_column_set_resizable(col, TRUE);
 		if (cells->compare) {
 			sort_data *s = g_new(sort_data, 1);
+			g_autoptr(GtkSorter) sorter = NULL;
 
 			s->self = self;
 			s->column = i;
-			gtk_column_view_column_set_sorter(
-			    col, GTK_SORTER(gtk_custom_sorter_new(sort_by, s, g_free)));
+			if (g_object_get_qdata(G_OBJECT(col), figure_quark))
+				sorter = GTK_SORTER(gtk_custom_sorter_new(sort_by, s, g_free));
+			else
+				sorter = GTK_SORTER(gtk_string_sorter_new(gtk_cclosure_expression_new(
+				    G_TYPE_STRING, NULL, 0, NULL, G_CALLBACK(text_key), s, free_key)));
+			gtk_column_view_column_set_sorter(col, sorter);
 		}
 	}
 	if (!self->tree) {

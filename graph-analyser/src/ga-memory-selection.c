@@ -605,10 +605,7 @@ static int part_compare(gconstpointer a, gconstpointer b, guint c, gpointer data
 	const GaPartRow *x = a, *y = b;
 
 	(void)data;
-	return c == 0   ? tsd_table_order_text(x->shown, y->shown)
-	       : c == 1 ? tsd_table_order_text(x->kind, y->kind)
-	       : c == 2 ? TSD_TABLE_ORDER(x->a, y->a)
-	                : TSD_TABLE_ORDER(x->b, y->b);
+	return c == 2 ? TSD_TABLE_ORDER(x->a, y->a) : TSD_TABLE_ORDER(x->b, y->b);
 }
 
 /* --- Building ------------------------------------------------------------------------------ */

@@ -196,20 +196,16 @@ static void cells_bind(GtkWidget *label, gpointer item, guint c, gpointer data)
 		tsd_widget_set_name_tooltip(label, GA_VAR_ROW(item)->full_name);
 }
 
-/* As the property sorters of ga_var_row_add_column: No before Yes. */
+/* The figures, as the property sorters of ga_var_row_add_column (the
+ * texts sort by themselves: "No" before "Yes"). */
 static int cells_compare(gconstpointer a, gconstpointer b, guint c, gpointer data)
 {
 	const GaVarColumnSpec *spec = data;
 	const GaVarRow *x = a, *y = b;
 
-	switch (spec[c].column) {
-	case GA_VAR_COLUMN_NAME: return tsd_table_order_text(x->name, y->name);
-	case GA_VAR_COLUMN_BYTES: return TSD_TABLE_ORDER(x->bytes[spec[c].slot], y->bytes[spec[c].slot]);
-	case GA_VAR_COLUMN_CATEGORY: return tsd_table_order_text(x->category, y->category);
-	case GA_VAR_COLUMN_ALWAYS_LIVE: return TSD_TABLE_ORDER(x->always_live, y->always_live);
-	case GA_VAR_COLUMN_LIFETIME: return TSD_TABLE_ORDER(x->lifetime, y->lifetime);
-	}
-	return GTK_ORDERING_EQUAL;
+	return spec[c].column == GA_VAR_COLUMN_BYTES
+	           ? TSD_TABLE_ORDER(x->bytes[spec[c].slot], y->bytes[spec[c].slot])
+	           : TSD_TABLE_ORDER(x->lifetime, y->lifetime);
 }
 
 const TsdTableCells ga_var_row_cells = {

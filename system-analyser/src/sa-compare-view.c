@@ -121,8 +121,6 @@ static int compare_rows(gconstpointer a, gconstpointer b, guint column_, gpointe
 	column c = (column)column_;
 
 	(void)data;
-	if (c == COL_NAME || c == COL_CHANNEL)
-		return sa_label_row_collate(x, y, c == COL_CHANNEL);
 	return TSD_TABLE_ORDER(figure(x, c), figure(y, c));
 }
 

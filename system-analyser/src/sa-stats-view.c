@@ -81,8 +81,6 @@ static int compare_rows(gconstpointer a, gconstpointer b, guint column_, gpointe
 	column c = (column)column_;
 
 	(void)data;
-	if (c == COL_NAME || c == COL_CHANNEL)
-		return sa_label_row_collate(x, y, c == COL_CHANNEL);
 	/* By the exact values, never by the text shown. */
 	if (c == COL_MEAN)
 		return TSD_TABLE_ORDER(STAT(x)->mean_ns, STAT(y)->mean_ns);

@@ -75,11 +75,3 @@ SaLabelRow *sa_label_row_new(const char *name, const char *channel, gboolean cop
 	row->figures = g_memdup2(figures, size);
 	return row;
 }
-
-int sa_label_row_collate(const SaLabelRow *a, const SaLabelRow *b, gboolean channel)
-{
-	/* By what is shown: collating whole 16 KiB names at every comparison
-	 * would make a sort scale with their length. As both apps' tables. */
-	return channel ? tsd_table_order_text(a->shown_channel, b->shown_channel)
-	               : tsd_table_order_text(a->shown, b->shown);
-}

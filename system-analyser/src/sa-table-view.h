@@ -44,7 +44,5 @@ struct _SaLabelRow {
  * names, else it borrows them (from a trace that outlives the row). */
 SaLabelRow *sa_label_row_new(const char *name, const char *channel, gboolean copy,
                              gconstpointer figures, gsize size);
-/* Orders two rows by their names as shown (`channel`: by the channels). */
-int sa_label_row_collate(const SaLabelRow *a, const SaLabelRow *b, gboolean channel);
 
 G_END_DECLS

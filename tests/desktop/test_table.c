@@ -40,7 +40,7 @@ static int row_compare(gconstpointer a, gconstpointer b, guint column, gpointer 
 {
 	g_autofree char *x = row_text((gpointer)a, column, data), *y = row_text((gpointer)b, column, data);
 
-	return column == 0 ? tsd_table_order_text(x, y) : TSD_TABLE_ORDER(atoi(x), atoi(y));
+	return TSD_TABLE_ORDER(atoi(x), atoi(y));
 }
 
 static const TsdTableCells cells = {.text = row_text, .compare = row_compare};

@@ -54,7 +54,9 @@ typedef struct {
 	char *(*text)(gpointer item, guint column, gpointer data);
 	/* Anything else a shown cell needs (tooltips, classes); may be NULL. */
 	void (*bind)(GtkWidget *label, gpointer item, guint column, gpointer data);
-	/* Orders two rows by `column` (a GtkOrdering); NULL: unsortable. */
+	/* Orders two rows by figure `column` (a GtkOrdering); NULL: the table
+	 * is unsortable. Text columns sort by their cells' text, case
+	 * ignored, without it. */
 	int (*compare)(gconstpointer a, gconstpointer b, guint column, gpointer data);
 	/* `item` as text for Ctrl+C (a header line, then its fields whole);
 	 * NULL: the column titles, then the cells' texts, tab-separated. */
@@ -64,9 +66,7 @@ typedef struct {
 	GtkWidget *(*make)(guint column, gpointer data);
 } TsdTableCells;
 
-/* Orderings for a compare: two texts as GtkStringSorter orders them (case
- * ignored, then collated), two numbers. */
-int tsd_table_order_text(const char *a, const char *b);
+/* A compare's ordering of two numbers. */
 #define TSD_TABLE_ORDER(a, b) \
 	((a) < (b) ? GTK_ORDERING_SMALLER : (a) > (b) ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL)
 
