@@ -44,7 +44,7 @@ static gint64 value_of(const op_deltas *o, guint c)
 
 	if (!d)
 		return 0;
-	return (c - 1) % 3 == 0 ? (gint64)d->base : (c - 1) % 3 == 1 ? (gint64)d->new_value : d->change;
+	return ((const gint64[]){(gint64)d->base, (gint64)d->new_value, d->change})[(c - 1) % 3];
 }
 
 /* The chosen order; equals by path. */
