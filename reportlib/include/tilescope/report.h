@@ -444,6 +444,7 @@ typedef struct tsr_variable_bytes {
 TSR_API int tsr_report_list_variables_on_tiles(tsr_variable_bytes **out, size_t *n,
                                                tsr_report *report, size_t first_tile,
                                                size_t n_tiles, bool user_only);
+
 /* Poplar's device types (variable.type): TSR_DATA_FLOAT, _HALF, _INT,
  * _UNSIGNED_INT ... _BOOL; TSR_DATA_UNKNOWN (TSR_NONE) for one this reader
  * does not know (a newer writer's), which tsr_variable.data_type_name still
