@@ -314,29 +314,21 @@ static const char *text_of_row(const GaOpRow *row, int column)
 /* --- Cells, sorting, filtering ------------------------------------------------------ */
 
 /* A name or parent cell's whole name (the row holds it cut: op_row_new),
- * asked for when the pointer rests on it: a tooltip set at every bind
- * asks the X server where the pointer is, a round trip per cell and most
- * of the time a change of layer took. */
+ * kept by render_cell, given when the pointer rests on the cell: a
+ * tooltip set at every bind asks the X server where the pointer is, a
+ * round trip per cell and most of the time a change of layer took. */
 static gboolean on_cell_tooltip(GtkWidget *l, int x, int y, gboolean keyboard, GtkTooltip *tip,
-                                gpointer item)
+                                gpointer data)
 {
-	GaOperationsView *self = g_object_get_data(G_OBJECT(l), "ga-view");
-	GaOpRow *row = row_of(gtk_list_item_get_item(item));
-	const tsr_operation *op = row ? op_of(self, row) : NULL;
-	const char *full = NULL;
-	g_autofree char *clean = NULL;
+	const char *full = g_object_get_data(G_OBJECT(l), "ga-full");
 
 	(void)x;
 	(void)y;
 	(void)keyboard;
-	if (op && g_object_get_data(G_OBJECT(l), "ga-name"))
-		full = op->name;
-	else if (op && op->parent >= 1 && op->parent <= self->n_ops)
-		full = self->made[op->parent - 1].name;
-	clean = full ? tsd_name_clean(full) : NULL;
-	if (clean && *clean)
-		gtk_tooltip_set_text(tip, clean);
-	return clean && *clean;
+	(void)data;
+	if (full && *full)
+		gtk_tooltip_set_text(tip, full);
+	return full && *full;
 }
 
 static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
@@ -344,11 +336,10 @@ static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer 
 	int c = GPOINTER_TO_INT(column);
 	GtkWidget *l = ga_cell_label_new(!is_text_column(c));
 
+	(void)f;
 	if (c == COL_NAME || c == COL_PARENT) {
-		g_object_set_data(G_OBJECT(l), "ga-view", g_object_get_data(G_OBJECT(f), "ga-view"));
-		g_object_set_data(G_OBJECT(l), "ga-name", GINT_TO_POINTER(c == COL_NAME));
 		gtk_widget_set_has_tooltip(l, TRUE);
-		g_signal_connect(l, "query-tooltip", G_CALLBACK(on_cell_tooltip), item);
+		g_signal_connect(l, "query-tooltip", G_CALLBACK(on_cell_tooltip), NULL);
 	}
 	gtk_list_item_set_child(item, l);
 }
@@ -362,7 +353,19 @@ static void render_cell(GaOperationsView *self, GtkListItem *item, int c)
 	if (!row) {
 		gtk_label_set_text(l, "");
 	} else if (is_text_column(c)) {
+		const tsr_operation *op = op_of(self, row);
+		gboolean parent = c == COL_PARENT && op && op->parent >= 1 && op->parent <= self->n_ops;
+		const char *full = c == COL_NAME && op ? op->name
+		                   : parent            ? self->made[op->parent - 1].name
+		                                       : NULL;
+		char *clean = full ? tsd_name_clean(full) : g_strdup("");
+
 		gtk_label_set_text(l, text_of_row(row, c));
+		/* The whole name: the tooltip, and the description assistive
+		 * technology reads (as GTK makes of a tooltip). */
+		gtk_accessible_update_property(GTK_ACCESSIBLE(l), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+		                               clean, -1);
+		g_object_set_data_full(G_OBJECT(l), "ga-full", clean, g_free);
 	} else {
 		gboolean has;
 		guint64 v = figure(self, row, c, &has);
