@@ -92,6 +92,8 @@ struct _GaMemoryView {
 	GtkWidget *maps_scroll;     /* scrolls the maps when zoomed */
 	GtkWidget *maps;            /* a grid of the IPUs' tile maps, 4 a row */
 	double map_zoom;            /* 1: the maps fit the pane */
+	double map_anchor[2];       /* scroll x and y to go to when zoomed maps get their size, or NAN */
+	guint anchor_idle;          /* goes there (apply_map_anchor) */
 	GPtrArray *heatmaps;        /* TscHeatmap per IPU */
 	GaMemorySelection *selection;
 };
@@ -178,19 +180,52 @@ static char *cell_label(guint cell, gpointer data)
 
 static void on_map_selection(TscHeatmap *map, gpointer data);
 
-/* Multiplies the maps' zoom by `factor` (0: back to 1). At 1 the maps
- * share the pane; zoomed, each is that many times its share and the
- * pane scrolls. */
+/* Multiplies the maps' zoom by `factor` (0: back to 1), keeping what is
+ * at the pane's centre there (GTK 4.8's scroll events carry no pointer
+ * position). At 1 the maps share the pane; zoomed, each is that many
+ * times its share and the pane scrolls. */
 static void zoom_maps(GaMemoryView *self, double factor)
 {
 	guint n = self->heatmaps->len, cols = CLAMP(n, 1, 4), rows = (n + cols - 1) / cols;
 	double w = gtk_widget_get_width(self->maps_scroll), h = gtk_widget_get_height(self->maps_scroll);
+	GtkScrolledWindow *sw = GTK_SCROLLED_WINDOW(self->maps_scroll);
+	double old = self->map_zoom, at[2] = {w / 2, h / 2};
 
 	self->map_zoom = factor > 0 ? CLAMP(self->map_zoom * factor, 1, 16) : 1;
+	for (int i = 0; i < 2 && self->map_zoom != old; i++)
+		self->map_anchor[i] = (gtk_adjustment_get_value(i ? gtk_scrolled_window_get_vadjustment(sw)
+		                                                  : gtk_scrolled_window_get_hadjustment(sw)) +
+		                       at[i]) * self->map_zoom / old - at[i];
 	for (guint i = 0; i < n; i++)
 		gtk_widget_set_size_request(self->heatmaps->pdata[i],
 		                            self->map_zoom > 1 ? (int)(self->map_zoom * w / cols) : -1,
 		                            self->map_zoom > 1 ? (int)(self->map_zoom * h / rows) : -1);
+}
+
+/* Scrolls a zoomed pane to keep the anchor in place, once the maps
+ * have their new size (GtkViewport sets the scroll as it sizes them). */
+static gboolean apply_map_anchor(gpointer data)
+{
+	GaMemoryView *self = data;
+	GtkScrolledWindow *sw = GTK_SCROLLED_WINDOW(self->maps_scroll);
+
+	self->anchor_idle = 0;
+	for (int i = 0; i < 2; i++)
+		if (!isnan(self->map_anchor[i]))
+			gtk_adjustment_set_value(i ? gtk_scrolled_window_get_vadjustment(sw)
+			                           : gtk_scrolled_window_get_hadjustment(sw),
+			                         self->map_anchor[i]);
+	self->map_anchor[0] = self->map_anchor[1] = NAN;
+	return G_SOURCE_REMOVE;
+}
+
+static void on_maps_upper(GtkAdjustment *adj, GParamSpec *pspec, gpointer data)
+{
+	GaMemoryView *self = data;
+
+	(void)adj, (void)pspec;
+	if (!self->anchor_idle && !(isnan(self->map_anchor[0]) && isnan(self->map_anchor[1])))
+		self->anchor_idle = g_idle_add(apply_map_anchor, self);
 }
 
 /* Ctrl+wheel over the maps zooms them (the wheel alone scrolls). */
@@ -1157,6 +1192,7 @@ static void ga_memory_view_dispose(GObject *object)
 		g_signal_handlers_disconnect_by_data(self->session, self);
 	self->session = NULL;
 	g_clear_handle_id(&self->entry_timeout, g_source_remove);
+	g_clear_handle_id(&self->anchor_idle, g_source_remove);
 	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_MEMORY_VIEW);
 	G_OBJECT_CLASS(ga_memory_view_parent_class)->dispose(object);
 }
@@ -1251,6 +1287,12 @@ static void ga_memory_view_init(GaMemoryView *self)
 	}
 	self->heatmaps = g_ptr_array_new();
 	self->vars = g_array_new(FALSE, FALSE, sizeof(size_t));
+	self->map_zoom = 1;
+	self->map_anchor[0] = self->map_anchor[1] = NAN;
+	g_signal_connect(gtk_scrolled_window_get_hadjustment(GTK_SCROLLED_WINDOW(self->maps_scroll)),
+	                 "notify::upper", G_CALLBACK(on_maps_upper), self);
+	g_signal_connect(gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->maps_scroll)),
+	                 "notify::upper", G_CALLBACK(on_maps_upper), self);
 }
 
 GtkWidget *ga_memory_view_new(GaSession *session)

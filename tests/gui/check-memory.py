@@ -178,6 +178,10 @@ def check_multi_ipu(app_path, pipeline, tmp, failures):
             subprocess.run(["xdotool"] + zoom, check=True)
             if not wait_for(lambda: extents(maps[0])[2] > w * 1.2):
                 failures.append(f"{zoom} did not zoom the maps: {extents(maps[0])}, was {w} wide")
+            # Around the pane's centre (right of map 0's
+            # left edge): the pane scrolls, map 0's left edge moves left.
+            elif not wait_for(lambda: extents(maps[0])[0] < x - 20):
+                failures.append(f"{zoom} zoomed around the pane's corner: {extents(maps[0])}")
             subprocess.run(["xdotool", "key", "Home"], check=True)
             if not wait_for(lambda: extents(maps[0])[2] == w):
                 failures.append(f"Home did not fit the maps again: {extents(maps[0])}, was {w}")
