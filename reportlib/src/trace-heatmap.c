@@ -289,22 +289,6 @@ cleanup:
 	return rc;
 }
 
-/* The first row at or after time x. */
-static size_t lower_bound(const int64_t *t, size_t n, int64_t x)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Adds rows [a, b) to `sum` (buckets entries): whole blocks from the
  * running totals, the ends row by row. */
 static void add_rows(const heatmap_rows *r, size_t buckets, size_t a, size_t b, uint64_t *sum)
@@ -355,12 +339,12 @@ int tsr_trace_list_heatmap_counts(uint64_t **out, tsr_trace *tr, size_t heatmap,
 	/* Column c: [from + span * c / columns, from + span * (c + 1) / columns). */
 	{
 		uint64_t span = (uint64_t)to_ns - (uint64_t)from_ns;
-		size_t a = lower_bound(r->t, r->n, from_ns);
+		size_t a = trace_lower_bound(r->t, r->n, from_ns);
 
 		for (size_t c = 0; c < columns && a < r->n; c++) {
 			int64_t hi = (int64_t)((uint64_t)from_ns + span / columns * (c + 1) +
 			                       span % columns * (c + 1) / columns);
-			size_t b = a + lower_bound(r->t + a, r->n - a, hi);
+			size_t b = a + trace_lower_bound(r->t + a, r->n - a, hi);
 
 			add_rows(r, buckets, a, b, v + c * buckets);
 			a = b;

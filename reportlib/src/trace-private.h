@@ -239,6 +239,8 @@ int trace_span_table_register(trace_file *f);
 /* --- trace-series.c ---------------------------------------------------------------- */
 
 void trace_series_data_clear(tsr_trace *tr, trace_series_data *sd);
+/* The first of n sorted times t at or after x (n when none is). */
+size_t trace_lower_bound(const int64_t *t, size_t n, int64_t x);
 
 /* --- trace-heatmap.c ---------------------------------------------------------------- */
 

@@ -153,8 +153,8 @@ cleanup:
 	return rc;
 }
 
-/* The first sample at or after time t. */
-static size_t lower_bound(const int64_t *t, size_t n, int64_t x)
+/* The first of n sorted times t at or after x. */
+size_t trace_lower_bound(const int64_t *t, size_t n, int64_t x)
 {
 	size_t lo = 0, hi = n;
 
@@ -229,7 +229,7 @@ int tsr_trace_list_counter_buckets(tsr_trace_counter_bucket **out, size_t *n, do
 	if ((rc = load_series(tr, series)) != TSR_OK)
 		return rc;
 	sd = &tr->sdata[series];
-	a = lower_bound(sd->t, sd->n, from_ns);
+	a = trace_lower_bound(sd->t, sd->n, from_ns);
 	if (before && a > 0)
 		*before = sd->v[a - 1];
 	while (a < sd->n && sd->t[a] < to_ns) {
@@ -240,7 +240,7 @@ int tsr_trace_list_counter_buckets(tsr_trace_counter_bucket **out, size_t *n, do
 
 		if (__builtin_add_overflow(lo, (int64_t)bucket_ns, &hi) || hi > to_ns)
 			hi = to_ns;
-		b = lower_bound(sd->t + a, sd->n - a, hi) + a;
+		b = trace_lower_bound(sd->t + a, sd->n - a, hi) + a;
 		if (count == cap) {
 			size_t grown = cap ? cap * 2 : 256;
 			tsr_trace_counter_bucket *g = trace_realloc(tr, v, cap, grown, sizeof(*g));

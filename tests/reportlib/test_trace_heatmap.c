@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "test-sqlite.h"
 #include "test-util.h"
 #include <tilescope/pvti.h>
 #include <tilescope/trace.h>
@@ -64,15 +65,9 @@ static int teardown(void **state)
 /* One integer from `sql` over `path`. */
 static int64_t sql_int(const char *path, const char *sql)
 {
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int64_t v;
+	sqlite3 *db = tsi_test_sqlite_open(path);
+	int64_t v = tsi_test_sqlite_int(db, sql);
 
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return v;
 }
