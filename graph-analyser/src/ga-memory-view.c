@@ -274,8 +274,13 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 		while ((child = gtk_widget_get_first_child(self->maps)))
 			gtk_grid_remove(GTK_GRID(self->maps), child);
 		g_ptr_array_set_size(self->heatmaps, 0);
-		/* Several IPUs' maps take most of the width from the selection. */
-		gtk_paned_set_position(GTK_PANED(self->bottom), self->layout.num_ipus > 1 ? 840 : 420);
+		/* Several IPUs' maps take two thirds of the width from the
+		 * selection, whose tabs and captions keep the rest. */
+		gtk_paned_set_position(GTK_PANED(self->bottom),
+		                       self->layout.num_ipus < 2 ? 420
+		                       : gtk_widget_get_width(self->bottom) > 0
+		                           ? gtk_widget_get_width(self->bottom) * 2 / 3
+		                           : 700);
 		for (guint ipu = 0; ipu < self->layout.num_ipus; ipu++) {
 			GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
 			g_autofree char *title = g_strdup_printf("IPU %u", ipu);
