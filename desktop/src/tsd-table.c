@@ -215,11 +215,16 @@ static gboolean copy_selected(GtkWidget *widget, GVariant *args, gpointer data)
 		GString *head = g_string_new(NULL), *line = g_string_new(NULL);
 
 		for (guint i = 0; i < n; i++) {
-			g_autofree char *cell = self->cells->text(row, i, self->data);
+			GtkColumnViewColumn *col = tsd_table_get_column(self, i);
+			const char *sep = head->len ? "\t" : "";
+			g_autofree char *cell = NULL;
 
-			g_string_append_printf(head, "%s%s", i ? "\t" : "",
-			                       gtk_column_view_column_get_title(tsd_table_get_column(self, i)));
-			g_string_append_printf(line, "%s%s", i ? "\t" : "", cell);
+			/* What the table shows: not a column chosen away. */
+			if (!gtk_column_view_column_get_visible(col))
+				continue;
+			cell = self->cells->text(row, i, self->data);
+			g_string_append_printf(head, "%s%s", sep, gtk_column_view_column_get_title(col));
+			g_string_append_printf(line, "%s%s", sep, cell);
 		}
 		text = g_strdup_printf("%s\n%s\n", head->str, line->str);
 		g_string_free(head, TRUE);

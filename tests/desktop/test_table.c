@@ -211,6 +211,10 @@ static void test_flat_table(void **state)
 		assert_true(gtk_check_button_get_active(GTK_CHECK_BUTTON(count)));
 		gtk_check_button_set_active(GTK_CHECK_BUTTON(count), FALSE);
 		assert_false(gtk_column_view_column_get_visible(tsd_table_get_column(t, 1)));
+		/* Ctrl+C copies the columns shown. */
+		g_free(clip);
+		clip = copy(t);
+		assert_string_equal(clip, "Name\nalpha\n");
 		gtk_column_view_column_set_visible(tsd_table_get_column(t, 1), TRUE);
 		assert_true(gtk_check_button_get_active(GTK_CHECK_BUTTON(count)));
 	}

@@ -59,7 +59,7 @@ typedef struct {
 	 * ignored, without it. */
 	int (*compare)(gconstpointer a, gconstpointer b, guint column, gpointer data);
 	/* `item` as text for Ctrl+C (a header line, then its fields whole);
-	 * NULL: the column titles, then the cells' texts, tab-separated. */
+	 * NULL: the shown columns' titles, then their cells, tab-separated. */
 	char *(*copy)(gpointer item, gpointer data);
 	/* A cell of `column` that is not a label (text then unused, bind
 	 * fills it), or NULL for a label; may be NULL. */
