@@ -54,8 +54,7 @@ struct _GaInsightsView {
 	gboolean stale;             /* the Tile scope's tile changed while hidden */
 	GtkLabel *scope_status;     /* the scope's tiles, or why there is none */
 	GtkWidget *scope_section, *scope_tables; /* the tables refilled for each scope */
-	GtkColumnView *variables;
-	GListStore *variable_rows;  /* GaVarRow: bytes-0 the bytes in scope */
+	TsdTable *variables;        /* GaVarRow: bytes-0 the bytes in scope */
 };
 
 G_DEFINE_FINAL_TYPE(GaInsightsView, ga_insights_view, GA_TYPE_VIEW)
@@ -923,7 +922,7 @@ static char *fill_variables(GaInsightsView *self, GaDocument *doc, tsr_report *r
 		ga_var_row_set_bytes(row, 0, vb[i].bytes);
 		g_ptr_array_add(rows, row);
 	}
-	g_list_store_splice(self->variable_rows, 0, 0, rows->pdata, rows->len);
+	tsd_table_set_rows(self->variables, rows->pdata, rows->len);
 	free(vb);
 	all = ga_format_u64(n);
 	if (i < n)
@@ -947,7 +946,7 @@ static void on_scope_changed(GaInsightsView *self, gpointer sender)
 		return;
 	while ((child = gtk_widget_get_first_child(self->scope_tables)))
 		gtk_box_remove(GTK_BOX(self->scope_tables), child);
-	g_list_store_remove_all(self->variable_rows);
+	tsd_table_set_rows(self->variables, NULL, 0);
 	gtk_widget_set_visible(self->scope_section, t != NULL);
 	if (!t)
 		return;
@@ -1114,17 +1113,20 @@ static void rebuild(GaView *view)
 static void ga_insights_view_constructed(GObject *object)
 {
 	GaInsightsView *self = GA_INSIGHTS_VIEW(object);
+	static const GaVarColumnSpec columns[] = {{GA_VAR_COLUMN_NAME, 0},
+	                                          {GA_VAR_COLUMN_BYTES, 0},
+	                                          {GA_VAR_COLUMN_CATEGORY, 0},
+	                                          {GA_VAR_COLUMN_ALWAYS_LIVE, 0}};
 
 	G_OBJECT_CLASS(ga_insights_view_parent_class)->constructed(object);
 	tsd_a11y_name_expander(GTK_EXPANDER(self->scope_section), "Memory by scope");
 	tsd_a11y_name_dropdown(self->ipu, "IPU in scope");
-	ga_var_row_add_column(self->variables, GA_VAR_COLUMN_NAME, 0, NULL);
-	gtk_column_view_sort_by_column(
-	    self->variables,
-	    ga_var_row_add_column(self->variables, GA_VAR_COLUMN_BYTES, 0, "Bytes in scope"),
-	    GTK_SORT_DESCENDING);
-	ga_var_row_add_column(self->variables, GA_VAR_COLUMN_CATEGORY, 0, NULL);
-	ga_var_row_add_column(self->variables, GA_VAR_COLUMN_ALWAYS_LIVE, 0, NULL);
+	tsd_table_set_cells(self->variables, &ga_var_row_cells, (gpointer)columns);
+	tsd_table_sort_by(self->variables, 1, GTK_SORT_DESCENDING);
+	/* In the page's scroll: as tall as its rows, up to 480 px. */
+	g_object_set(gtk_widget_get_parent(GTK_WIDGET(tsd_table_get_view(self->variables))),
+	             "propagate-natural-height", TRUE, "max-content-height", 480,
+	             "hscrollbar-policy", GTK_POLICY_NEVER, NULL);
 	/* The base lets go of the session's signals to the view. */
 	g_signal_connect_swapped(ga_view_get_session(GA_VIEW(self)), "notify::selected-tiles",
 	                         G_CALLBACK(on_session_tiles), self);
@@ -1141,7 +1143,7 @@ static void ga_insights_view_class_init(GaInsightsViewClass *klass)
 {
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
-	g_type_ensure(GA_TYPE_VAR_ROW);
+	g_type_ensure(TSD_TYPE_TABLE);
 	GA_VIEW_CLASS(klass)->document_changed = rebuild;
 	gtk_widget_class_set_css_name(widget_class, "insightsview");
 	ga_view_class_set_template(GA_VIEW_CLASS(klass),
@@ -1159,7 +1161,6 @@ static void ga_insights_view_class_init(GaInsightsViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, scope_section);
 	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, scope_tables);
 	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, variables);
-	gtk_widget_class_bind_template_child(widget_class, GaInsightsView, variable_rows);
 	gtk_widget_class_bind_template_callback(widget_class, on_scope_changed);
 	gtk_widget_class_bind_template_callback(widget_class, on_tile_activate);
 	gtk_widget_class_bind_template_callback(widget_class, on_tile_changed);

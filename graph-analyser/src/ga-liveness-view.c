@@ -47,7 +47,6 @@ struct _GaLivenessView {
 	char *job_name;               /* what it sums: "Selected tiles", "IPU 1" */
 	gint64 compared[MAX_COMPARE]; /* steps in the table's byte columns */
 	guint n_compared;
-	gboolean syncing;             /* the view setting the session's variable */
 
 	/* From the template (ga-liveness-view.ui). */
 	GtkDropDown *scope;
@@ -57,16 +56,11 @@ struct _GaLivenessView {
 	GtkLabel *peak_caption;
 	GtkLabel *compare_caption;    /* report B's curve and peak, when comparing */
 	GtkLabel *variable_caption;
-	GListStore *live;             /* GaVarRow */
-	GtkColumnView *live_view;
-	GtkSingleSelection *live_selection;
-	GtkLabel *live_status;
+	TsdTable *live_table;         /* GaVarRow, bytes[c] at compared[c] */
 	GtkLabel *stack;
-	GListStore *always_rows;      /* GaVarRow, bytes[0] its bytes */
-	GtkColumnView *always_view;
-	GtkLabel *always_status;
+	TsdTable *always_table;       /* GaVarRow, bytes[0] its bytes */
 	GtkNotebook *notebook;
-	GtkWidget *live_bar, *always_bar, *stack_box, *stack_heading;
+	GtkWidget *stack_box, *stack_heading;
 	GtkWidget *live_jump, *always_jump; /* "Show Tiles in Memory" (ga-jumps.h) */
 	GtkWidget *step_jump;         /* "Show in Execution Trace": the call stack's step */
 	GtkWidget *vertices_box, *cycles_box; /* the Vertices and Cycle Estimates tabs */
@@ -689,21 +683,21 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 	for (gboolean ok = gtk_bitset_iter_init_first(&it, sel, &item);
 	     ok && self->n_compared < MAX_COMPARE; ok = gtk_bitset_iter_next(&it, &item))
 		self->compared[self->n_compared++] = item;
-	g_list_store_remove_all(self->live);
+	tsd_table_set_rows(self->live_table, NULL, 0);
 	shown = n_sel == 0 ? -1 : gtk_bitset_contains(sel, focus) ? (gint64)focus : self->compared[0];
 	show_stack(self, shown);
 	show_step_work(self, shown);
 	if (n_sel == 0 || tsr_report_get_variables(&vars, &n_vars, report)) {
 		rebuild_live_columns(self);
-		gtk_label_set_text(self->live_status, "Click a step in the chart to list the variables "
-		                                      "live at it; shift-click another to compare.");
+		tsd_table_set_caption(self->live_table, "Click a step in the chart to list the variables "
+		                                        "live at it; shift-click another to compare.");
 		return;
 	}
 	for (guint c = 0; c < self->n_compared; c++) {
 		size_t *list = NULL, n = 0;
 
 		if (tsr_report_list_live_variables(&list, &n, report, (size_t)self->compared[c])) {
-			gtk_label_set_text(self->live_status, tsr_report_error(report));
+			tsd_table_set_caption(self->live_table, tsr_report_error(report));
 			rebuild_live_columns(self);
 			return;
 		}
@@ -721,7 +715,7 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 		}
 		free(list);
 	}
-	g_list_store_splice(self->live, 0, 0, order->pdata, order->len);
+	tsd_table_set_rows(self->live_table, order->pdata, order->len);
 	rebuild_live_columns(self);
 	{
 		g_autofree char *count = ga_format_u64(order->len);
@@ -738,7 +732,7 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 			                         "compares the first %d. %s variables live at them",
 			                         n_sel, MAX_COMPARE, count);
 	}
-	gtk_label_set_text(self->live_status, status);
+	tsd_table_set_caption(self->live_table, status);
 }
 
 /* Shift-click adds the step under the pointer to the selection, so that
@@ -767,42 +761,31 @@ static void on_shift_click(GtkGestureClick *gesture, int n_press, double x, doub
 	tsc_chart_set_selection(self->chart, sel);
 }
 
-/* The live-variables table's columns (ga-var-row.h): one of bytes per
- * compared step. */
+/* The live-variables table's byte columns: one per compared step, the
+ * rest hidden. */
 static void rebuild_live_columns(GaLivenessView *self)
 {
-	GtkColumnViewColumn *first = NULL;
-	guint n = MAX(self->n_compared, 1);
-
-	ga_var_row_clear_columns(self->live_view);
-	ga_var_row_add_column(self->live_view, GA_VAR_COLUMN_NAME, 0, NULL);
-	for (guint c = 0; c < n; c++) {
-		g_autofree char *title = self->n_compared > 1
+	for (guint c = 0; c < MAX_COMPARE; c++) {
+		GtkColumnViewColumn *col = tsd_table_get_column(self->live_table, 1 + c);
+		g_autofree char *title = c < self->n_compared && self->n_compared > 1
 		                             ? g_strdup_printf("Step %" G_GINT64_FORMAT " bytes",
 		                                               self->compared[c])
 		                             : g_strdup("Bytes (all tiles)");
-		GtkColumnViewColumn *col =
-		    ga_var_row_add_column(self->live_view, GA_VAR_COLUMN_BYTES, c, title);
 
-		if (!first)
-			first = col;
+		gtk_column_view_column_set_title(col, title);
+		gtk_column_view_column_set_visible(col, c < MAX(self->n_compared, 1));
 	}
-	ga_var_row_add_column(self->live_view, GA_VAR_COLUMN_CATEGORY, 0, NULL);
-	ga_var_row_add_column(self->live_view, GA_VAR_COLUMN_ALWAYS_LIVE, 0, NULL);
-	ga_var_row_add_column(self->live_view, GA_VAR_COLUMN_LIFETIME, 0, NULL);
-	gtk_column_view_sort_by_column(self->live_view, first, GTK_SORT_DESCENDING);
+	tsd_table_sort_by(self->live_table, 1, GTK_SORT_DESCENDING);
 }
 
 /* A variable picked in a table becomes the session's. */
-static void on_live_selected(GtkSingleSelection *selection, GParamSpec *pspec, gpointer data)
+static void on_variable_selected(GtkSingleSelection *selection, GParamSpec *pspec, gpointer data)
 {
-	GaLivenessView *self = data;
 	GaVarRow *row = gtk_single_selection_get_selected_item(selection);
 
 	(void)pspec;
-	if (!row || self->syncing)
-		return;
-	ga_session_set_variable(ga_view_get_session(GA_VIEW(self)), row->index);
+	if (row)
+		ga_session_set_variable(ga_view_get_session(GA_VIEW(data)), row->index);
 }
 
 static void on_session_variable(GaSession *session, GParamSpec *pspec, gpointer data)
@@ -817,16 +800,6 @@ static void on_session_variable(GaSession *session, GParamSpec *pspec, gpointer 
 
 /* --- Always live --------------------------------------------------------------------------- */
 
-static void on_always_selected(GtkSingleSelection *selection, GParamSpec *pspec, gpointer data)
-{
-	GaLivenessView *self = data;
-	GaVarRow *row = gtk_single_selection_get_selected_item(selection);
-
-	(void)pspec;
-	if (row)
-		ga_session_set_variable(ga_view_get_session(GA_VIEW(self)), row->index);
-}
-
 static void fill_always_live(GaLivenessView *self)
 {
 	const tsr_variable *vars = NULL;
@@ -837,10 +810,9 @@ static void fill_always_live(GaLivenessView *self)
 	g_autofree char *bytes = NULL;
 	g_autofree char *status = NULL;
 
-	g_list_store_remove_all(self->always_rows);
 	if (tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(document(self)))) {
-		gtk_label_set_text(self->always_status,
-		                   tsr_report_error(ga_document_get_report(document(self))));
+		tsd_table_set_message(self->always_table,
+		                      tsr_report_error(ga_document_get_report(document(self))), FALSE);
 		return;
 	}
 	for (size_t i = 0; i < n_vars; i++) {
@@ -853,11 +825,11 @@ static void fill_always_live(GaLivenessView *self)
 		total += vars[i].bytes;
 		g_ptr_array_add(rows, row);
 	}
-	g_list_store_splice(self->always_rows, 0, 0, rows->pdata, rows->len);
+	tsd_table_set_rows(self->always_table, rows->pdata, rows->len);
 	count = ga_format_u64(rows->len);
 	bytes = ga_format_u64(total);
 	status = g_strdup_printf("%s always-live variables listed, %s bytes", count, bytes);
-	gtk_label_set_text(self->always_status, status);
+	tsd_table_set_caption(self->always_table, status);
 }
 
 /* --- Following the session ----------------------------------------------------------------- */
@@ -922,13 +894,6 @@ static void on_include_always(GObject *object, GParamSpec *pspec, gpointer data)
 		rebuild_chart(self);
 }
 
-/* The live variables' search, typed: their filter's (`data`). */
-static void on_search_changed(GtkSearchEntry *entry, gpointer data)
-{
-	gtk_string_filter_set_search(GTK_STRING_FILTER(data),
-	                             gtk_editable_get_text(GTK_EDITABLE(entry)));
-}
-
 static void on_session_tiles(GaSession *session, GParamSpec *pspec, gpointer data)
 {
 	GaLivenessView *self = data;
@@ -947,16 +912,15 @@ static void ga_liveness_view_constructed(GObject *object)
 	GaSession *session = ga_view_get_session(GA_VIEW(self));
 
 	self->live_jump = ga_jump_bar_new(session, GA_JUMP_BAR_VARIABLE);
-	gtk_box_insert_child_after(GTK_BOX(self->live_bar), self->live_jump,
-	                           GTK_WIDGET(self->live_status));
+	tsd_table_add_header(self->live_table, self->live_jump);
 	self->always_jump = ga_jump_bar_new(session, GA_JUMP_BAR_VARIABLE);
-	gtk_box_append(GTK_BOX(self->always_bar), self->always_jump);
+	tsd_table_add_header(self->always_table, self->always_jump);
 	self->step_jump = ga_jump_bar_new(session, GA_JUMP_BAR_LIVENESS_STEP);
 	gtk_box_insert_child_after(GTK_BOX(self->stack_box), self->step_jump, self->stack_heading);
-	g_signal_connect(self->live_view, "activate", G_CALLBACK(ga_jump_bar_activate_cb),
-	                 self->live_jump);
-	g_signal_connect(self->always_view, "activate", G_CALLBACK(ga_jump_bar_activate_cb),
-	                 self->always_jump);
+	g_signal_connect(tsd_table_get_view(self->live_table), "activate",
+	                 G_CALLBACK(ga_jump_bar_activate_cb), self->live_jump);
+	g_signal_connect(tsd_table_get_view(self->always_table), "activate",
+	                 G_CALLBACK(ga_jump_bar_activate_cb), self->always_jump);
 	G_OBJECT_CLASS(ga_liveness_view_parent_class)->constructed(object);
 	/* The base lets go of the session's signals to the view. */
 	g_signal_connect(session, "notify::selected-tiles", G_CALLBACK(on_session_tiles), self);
@@ -1002,7 +966,7 @@ static void ga_liveness_view_class_init(GaLivenessViewClass *klass)
 	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GENERIC);
 	gtk_widget_class_set_css_name(widget_class, "livenessview");
 	g_type_ensure(TSC_TYPE_CHART);
-	g_type_ensure(GA_TYPE_VAR_ROW);
+	g_type_ensure(TSD_TYPE_TABLE);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/GraphAnalyser/ga-liveness-view.ui");
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, scope);
@@ -1013,34 +977,29 @@ static void ga_liveness_view_class_init(GaLivenessViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, compare_caption);
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, variable_caption);
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, notebook);
-	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, live_bar);
-	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, live_status);
-	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, live);
-	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, live_view);
-	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, live_selection);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, live_table);
+	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, always_table);
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, stack_box);
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, stack_heading);
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, stack);
-	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, always_bar);
-	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, always_status);
-	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, always_rows);
-	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, always_view);
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, vertices_box);
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, cycles_box);
 	gtk_widget_class_bind_template_callback(widget_class, on_scope_changed);
 	gtk_widget_class_bind_template_callback(widget_class, on_include_always);
 	gtk_widget_class_bind_template_callback(widget_class, on_chart_selection);
 	gtk_widget_class_bind_template_callback(widget_class, on_shift_click);
-	gtk_widget_class_bind_template_callback(widget_class, on_live_selected);
-	gtk_widget_class_bind_template_callback(widget_class, on_always_selected);
 	gtk_widget_class_bind_template_callback(widget_class, has_text);
-	gtk_widget_class_bind_template_callback(widget_class, on_search_changed);
 }
 
 static void ga_liveness_view_init(GaLivenessView *self)
 {
+	static const GaVarColumnSpec live_columns[] = {
+	    {GA_VAR_COLUMN_NAME, 0},     {GA_VAR_COLUMN_BYTES, 0},       {GA_VAR_COLUMN_BYTES, 1},
+	    {GA_VAR_COLUMN_BYTES, 2},    {GA_VAR_COLUMN_BYTES, 3},       {GA_VAR_COLUMN_CATEGORY, 0},
+	    {GA_VAR_COLUMN_ALWAYS_LIVE, 0}, {GA_VAR_COLUMN_LIFETIME, 0}};
+	static const GaVarColumnSpec always_columns[] = {
+	    {GA_VAR_COLUMN_NAME, 0}, {GA_VAR_COLUMN_BYTES, 0}, {GA_VAR_COLUMN_CATEGORY, 0}};
 	GtkPaned *paned;
-	GtkColumnViewColumn *bytes;
 
 	gtk_widget_init_template(GTK_WIDGET(self));
 	/* The tables below the chart, both halves growing with the view. */
@@ -1051,16 +1010,17 @@ static void ga_liveness_view_init(GaLivenessView *self)
 	tsd_a11y_name_dropdown(self->scope, "Scope");
 	tsd_a11y_name_tabs(self->notebook);
 	tsd_a11y_quiet_when_empty(self->status);
-	tsd_a11y_quiet_when_empty(self->live_status);
-	tsd_a11y_quiet_when_empty(self->always_status);
 	tsc_chart_set_label(self->chart, "Liveness by step");
 	tsc_chart_set_value_format_func(self->chart, tsc_format_bytes, NULL, NULL);
 	tsc_chart_set_item_label_func(self->chart, item_label, self, NULL);
+	tsd_table_set_cells(self->live_table, &ga_var_row_cells, (gpointer)live_columns);
+	tsd_table_set_cells(self->always_table, &ga_var_row_cells, (gpointer)always_columns);
+	g_signal_connect(tsd_table_get_selection(self->live_table), "notify::selected-item",
+	                 G_CALLBACK(on_variable_selected), self);
+	g_signal_connect(tsd_table_get_selection(self->always_table), "notify::selected-item",
+	                 G_CALLBACK(on_variable_selected), self);
 	rebuild_live_columns(self);
-	ga_var_row_add_column(self->always_view, GA_VAR_COLUMN_NAME, 0, NULL);
-	bytes = ga_var_row_add_column(self->always_view, GA_VAR_COLUMN_BYTES, 0, "Bytes");
-	ga_var_row_add_column(self->always_view, GA_VAR_COLUMN_CATEGORY, 0, NULL);
-	gtk_column_view_sort_by_column(self->always_view, bytes, GTK_SORT_DESCENDING);
+	tsd_table_sort_by(self->always_table, 1, GTK_SORT_DESCENDING);
 }
 
 GtkWidget *ga_liveness_view_new(GaSession *session)

@@ -1,18 +1,18 @@
 /*
- * A variable as a row of a table (GtkColumnView over a GListStore): its
- * name, category, whether it is always live, its lifetime in liveness
- * steps, and up to GA_VAR_ROW_BYTES byte figures whose meaning is the
- * table's (bytes on the selected tiles and on all tiles in Memory; bytes
- * at each compared step in Liveness). Properties for sorters and filters:
- * "name", "category", "always-live", "lifetime", "bytes-0" ... "bytes-3".
+ * A variable as a row of the apps' table (tsd-table.h): its name,
+ * category, whether it is always live, its lifetime in liveness steps,
+ * and up to GA_VAR_ROW_BYTES byte figures whose meaning is the table's
+ * (bytes on the selected tiles and on all tiles in Memory; bytes at each
+ * compared step in Liveness; bytes in scope in Insights).
  *
- * Both variable tables (Liveness' live and always-live variables,
- * Memory's Variables tab) make their columns with ga_var_row_add_column,
- * so a variable's figure reads the same on every screen: bytes with
- * thousands separators and "0" for none, as `tilescope summary` writes
- * them, "—" only for a figure the row does not have (not live at that
- * compared step, as "—" is "not in this report" in the comparisons);
- * "Always live" Yes / No; a lifetime in steps, "all" when always live.
+ * Every variable table (Memory's Variables tab, Liveness' live and
+ * always-live variables, Insights' user variables) gives its TsdTable
+ * ga_var_row_cells, so a variable's figure reads the same on every
+ * screen: bytes with thousands separators and "0" for none, as
+ * `tilescope summary` writes them, "—" only for a figure the row does not
+ * have (not live at that compared step, as "—" is "not in this report" in
+ * the comparisons); "Always live" Yes / No; a lifetime in steps, "all"
+ * when always live.
  */
 #pragma once
 
@@ -61,15 +61,6 @@ typedef enum {
 	GA_VAR_COLUMN_LIFETIME,    /* "Lifetime (steps)" */
 } GaVarColumn;
 
-/* Appends to `view` (a table of GaVarRow) a column of kind `column`,
- * sortable and resizable; `slot` is the byte figure of a
- * GA_VAR_COLUMN_BYTES column (else ignored) and `title` its title (NULL
- * for the kind's own). Returns the column, owned by `view`. */
-GtkColumnViewColumn *ga_var_row_add_column(GtkColumnView *view, GaVarColumn column, guint slot,
-                                           const char *title);
-/* The words of `row`'s cell in a `column` column (`slot` as above), as
- * every variable table writes them. The caller frees them with g_free. */
-char *ga_var_row_dup_text(GaVarRow *row, GaVarColumn column, guint slot);
 /* What column i of a variable table on the apps' table (tsd-table.h)
  * shows: give tsd_table_set_cells ga_var_row_cells and an array of these,
  * one per column (a static), as its data. */
@@ -78,8 +69,5 @@ typedef struct {
 	guint slot;
 } GaVarColumnSpec;
 extern const TsdTableCells ga_var_row_cells;
-
-/* Removes every column of `view`. */
-void ga_var_row_clear_columns(GtkColumnView *view);
 
 G_END_DECLS
