@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every benchmark of issue 8 in one command. Builds an optimised tree
+# Every benchmark of issues 8 and 29 in one command. Builds an optimised tree
 # (build-bench/, or $TILESCOPE_BENCH_BUILD), runs each benchmark and prints
 # one line per figure:
 #
@@ -9,9 +9,15 @@
 # fails on a timing. The machine is noisy: every ratio below compares
 # two measurements taken in this one run, alternating, best of a few.
 #
-# usage: tests/bench/run.sh [--quick]
-#   --quick   the small bert_synth size and a 1 M-span trace (a smoke run
+# usage: tests/bench/run.sh [--quick] [--apps]
+#   --quick   the small bert_synth size and 1 M-span traces (a smoke run
 #             of this script, not the figures of record)
+#   --apps    only the desktop apps' figures (sections 7 and 8: the Graph
+#             Analyser on the large model's own report, the System
+#             Analyser on a 5 M-span trace)
+# TILESCOPE_BENCH_LARGE_REPORT=DIR: the large model's report to measure
+# the Graph Analyser on (else the first profiled run's of section 2, or
+# one made with autoReport.all when --apps skips it).
 # TILESCOPE_BENCH_PAIRS=N: interleaved plain/profiled pairs of section 2
 # (default 5; the overhead is quoted as best of each side and as the
 # median of the pairs' ratios with their range).
@@ -19,12 +25,15 @@ set -u
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 quick=0
-case ${1:-} in
+apps=0
+for arg in "$@"; do
+	case $arg in
 	--quick) quick=1 ;;
-	"") ;;
-	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "usage: tests/bench/run.sh [--quick]" >&2; exit 2 ;;
-esac
+	--apps) apps=1 ;;
+	-h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+	*) echo "usage: tests/bench/run.sh [--quick] [--apps]" >&2; exit 2 ;;
+	esac
+done
 
 . scripts/deps.sh
 tilescope_install_deps >&2 || exit 1
@@ -35,7 +44,13 @@ if [ ! -f "$build/build.ninja" ]; then
 	meson setup "$build" -Dbuildtype=release >"$build.setup.log" 2>&1 ||
 		{ cat "$build.setup.log" >&2; exit 1; }
 fi
-ninja -C "$build" >"$build.build.log" 2>&1 || { tail -n 30 "$build.build.log" >&2; exit 1; }
+# --apps builds only what it runs (what the tree has of it: no GUI, no apps).
+targets=()
+[ $apps -eq 0 ] || for t in instrument/examples/bert_synth \
+	tests/bench/bench-{report-open,graph-analyser,system-analyser,system-analyser-search}; do
+	ninja -C "$build" -t query "$t" >/dev/null 2>&1 && targets+=("$t")
+done
+ninja -C "$build" "${targets[@]}" >"$build.build.log" 2>&1 || { tail -n 30 "$build.build.log" >&2; exit 1; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilescope-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -46,9 +61,11 @@ tilescope=$build/cli-summary/tilescope
 if [ $quick -eq 1 ]; then
 	bert_size=(--size small)
 	spans=1000000
+	sa_spans=1000000
 else
 	bert_size=(--size large)
 	spans=10000000
+	sa_spans=5000000
 fi
 
 # Runs a command; prints "SECONDS PEAK_RSS_KB CPU_SECONDS" of it (its
@@ -76,6 +93,17 @@ figure() { # NAME VALUE UNIT [TARGET]
 }
 fail() { echo "run.sh: $*" >&2; exit 1; }
 min() { awk 'NR == 1 || $1 < m { m = $1 } END { print m }'; }
+# Runs a GTK benchmark on the display, or on an Xvfb of its own.
+on_display() {
+	if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null 2>&1; then
+		GSK_RENDERER=cairo xvfb-run -a "$@"
+	else
+		GSK_RENDERER=cairo "$@"
+	fi
+}
+
+# --apps goes straight to section 7.
+if [ $apps -eq 0 ]; then
 
 # --- 1. Compiling the large model: phases, profile.pop -----------------------
 echo "# bert_synth ${bert_size[*]} --compile-only, with autoReport.all" >&2
@@ -246,50 +274,50 @@ echo "# graph profile JSON export of the sample reports, and the JSON writer und
 # Only when the GTK kit was built (meson option gui); it needs a display.
 if [ -x "$build/tests/bench/bench-chartkit" ]; then
 	echo "# chart kit: 200 snapshots of 5,888 tiles x 25 regions over a zoom/pan sweep" >&2
-	if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null 2>&1; then
-		GSK_RENDERER=cairo xvfb-run -a "$build/tests/bench/bench-chartkit"
-	else
-		GSK_RENDERER=cairo "$build/tests/bench/bench-chartkit"
-	fi 2>"$tmp/chartkit.err" | grep -v '^#' || fail "bench-chartkit failed"
+	on_display "$build/tests/bench/bench-chartkit" 2>"$tmp/chartkit.err" | grep -v '^#' ||
+		fail "bench-chartkit failed"
 fi
+fi # [ $apps -eq 0 ]
 
-# --- 7. The Graph Analyser on the large report --------------------------------
+# --- 7. The Graph Analyser on the large model's own report -----------------
+# Issue 29's figures: launch to Summary, each view's first paint, the
+# Operations layer switch's worst case, peak RSS after every view (ga.*),
+# on the large model's report with its execution profile; then the same
+# on the synthetic 4-IPU report of bench-report-open (ga.synth.*).
 if [ -x "$build/tests/bench/bench-graph-analyser" ]; then
-	echo "# Graph Analyser: launch, view switches, memory chart sweep on the large report" >&2
+	large=${TILESCOPE_BENCH_LARGE_REPORT:-$tmp/run1}
+	[ -f "$large/profile.pop" ] || [ -z "${TILESCOPE_BENCH_LARGE_REPORT:-}" ] ||
+		fail "no profile.pop in TILESCOPE_BENCH_LARGE_REPORT=$large"
+	if [ ! -f "$large/profile.pop" ]; then
+		echo "# bert_synth ${bert_size[*]} with autoReport.all: the report to open" >&2
+		large=$tmp/large
+		POPLAR_ENGINE_OPTIONS="{\"autoReport.all\":\"true\",\"autoReport.directory\":\"$large\"}" \
+			measure "$bert" "${bert_size[@]}" >/dev/null ||
+			fail "bert_synth with autoReport.all failed: $(tail -n 3 "$BENCH_ERR")"
+	fi
+	echo "# Graph Analyser on the large model's report ($large)" >&2
+	on_display "$build/tests/bench/bench-graph-analyser" "$large" 2>"$tmp/ga.err" |
+		grep -v '^#' || fail "bench-graph-analyser failed: $(tail -n 3 "$tmp/ga.err")"
+	echo "# Graph Analyser on the synthetic large report" >&2
 	mkdir -p "$tmp/ga-report"
 	"$build/tests/bench/bench-report-open" --write "$tmp/ga-report/profile.pop" ||
 		fail "writing the large report failed"
-	if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null 2>&1; then
-		GSK_RENDERER=cairo xvfb-run -a "$build/tests/bench/bench-graph-analyser" "$tmp/ga-report"
-	else
-		GSK_RENDERER=cairo "$build/tests/bench/bench-graph-analyser" "$tmp/ga-report"
-	fi 2>"$tmp/ga.err" | grep -v '^#' || fail "bench-graph-analyser failed"
-	# The large model's own report (section 1): its ~20,000 debug contexts
-	# are what the Operations view's layer switch is measured on (the
-	# synthetic report has none); its figures carry the prefix ga.bert.
-	echo "# Graph Analyser on the large model's report (operations, liveness, trace)" >&2
-	if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null 2>&1; then
-		GSK_RENDERER=cairo xvfb-run -a "$build/tests/bench/bench-graph-analyser" "$tmp/rep1"
-	else
-		GSK_RENDERER=cairo "$build/tests/bench/bench-graph-analyser" "$tmp/rep1"
-	fi 2>"$tmp/ga-bert.err" | grep -v '^#' | sed 's/^ga\./ga.bert./' ||
-		fail "bench-graph-analyser on the large model's report failed"
+	on_display "$build/tests/bench/bench-graph-analyser" "$tmp/ga-report" 2>"$tmp/ga-synth.err" |
+		grep -v '^#' | sed 's/^ga\./ga.synth./' ||
+		fail "bench-graph-analyser on the synthetic report failed"
 fi
 
 # --- 8. The System Analyser on a large trace ----------------------------------
-# It writes its own trace ($spans spans over 16 threads) with the pvti API.
+# It writes its own trace ($sa_spans spans over 64 threads) with the pvti API.
 if [ -x "$build/tests/bench/bench-system-analyser" ]; then
-	echo "# System Analyser: open to first paint, timeline sweep, statistics on $spans spans" >&2
-	if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null 2>&1; then
-		GSK_RENDERER=cairo xvfb-run -a "$build/tests/bench/bench-system-analyser" "$spans"
-	else
-		GSK_RENDERER=cairo "$build/tests/bench/bench-system-analyser" "$spans"
-	fi 2>"$tmp/sa.err" | grep -v '^#' || fail "bench-system-analyser failed"
+	echo "# System Analyser: open to first paint, timeline sweep, statistics on $sa_spans spans" >&2
+	on_display "$build/tests/bench/bench-system-analyser" "$sa_spans" 2>"$tmp/sa.err" |
+		grep -v '^#' || fail "bench-system-analyser failed"
 fi
-# Its search (no display needed): 10 M spans over 64 threads, written by
-# the benchmark itself; the answers are checked against tsr_trace_search.
+# Its search (no display needed): $sa_spans spans over 64 threads, written
+# by the benchmark itself; the answers are checked against tsr_trace_search.
 if [ -x "$build/tests/bench/bench-system-analyser-search" ]; then
-	echo "# System Analyser: search on $spans spans" >&2
-	"$build/tests/bench/bench-system-analyser-search" "$spans" 2>"$tmp/sa-search.err" |
+	echo "# System Analyser: search on $sa_spans spans" >&2
+	"$build/tests/bench/bench-system-analyser-search" "$sa_spans" 2>"$tmp/sa-search.err" |
 		grep -v '^#' || fail "bench-system-analyser-search failed"
 fi

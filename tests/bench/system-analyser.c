@@ -17,7 +17,7 @@
  *                              query per thread in view, the counter rows
  *                              pinned to the top, instant markers)
  *   sa.timeline_frame_ms       the same with an offscreen render of the
- *                              node (cairo, 1600 x 900)
+ *                              node (cairo, 1600 x 900): a frame
  *   sa.timeline_colour_nodes   the most colour nodes of one frame, against
  *                              the budget of 2 x width x visible rows
  *   sa.stats_half_ms           the Statistics of a window holding half the
@@ -196,10 +196,10 @@ int main(int argc, char **argv)
 	qsort(times, STEPS, sizeof(times[0]), bench_compare_double);
 	qsort(snaps, STEPS, sizeof(snaps[0]), bench_compare_double);
 	printf("sa.timeline_snapshot_median_ms %.2f ms (target <= 10)\n", snaps[STEPS / 2]);
-	printf("sa.timeline_snapshot_p95_ms %.2f ms (target <= 16)\n", snaps[STEPS * 95 / 100]);
+	printf("sa.timeline_snapshot_p95_ms %.2f ms\n", snaps[STEPS * 95 / 100]);
 	printf("sa.timeline_snapshot_max_ms %.2f ms\n", snaps[STEPS - 1]);
 	printf("sa.timeline_frame_median_ms %.2f ms\n", times[STEPS / 2]);
-	printf("sa.timeline_frame_p95_ms %.2f ms\n", times[STEPS * 95 / 100]);
+	printf("sa.timeline_frame_p95_ms %.2f ms (target <= 16)\n", times[STEPS * 95 / 100]);
 	printf("sa.timeline_frame_max_ms %.2f ms\n", times[STEPS - 1]);
 	printf("sa.timeline_colour_nodes %u count (target <= %d: 2 x width x %u visible rows)\n",
 	       max_nodes, 2 * gtk_widget_get_width(tl) * (int)max_rows, max_rows);
