@@ -12,6 +12,7 @@
 
 #include "sa-compare-view.h"
 #include "sa-format.h"
+#include "sa-timeline.h"
 #include "sa-window.h"
 
 #include <string.h>
@@ -19,7 +20,12 @@
 struct _SaCompare {
 	SaWindow *win;             /* owns us */
 	GtkNotebook *details;
-	GtkWidget *view;           /* SaCompareView, the Compare page */
+	GtkWidget *page;           /* the Compare page: the timelines over the table */
+	GtkWidget *view;           /* SaCompareView, the table */
+	GtkWidget *timelines;      /* A's timeline and its label over B's; shown for two traces */
+	SaTimeline *tl[2];
+	GtkLabel *tl_label[2];
+	gboolean syncing;          /* one timeline's view being copied to the other */
 	GSimpleActionGroup *actions;
 	GtkFileChooserNative *chooser;
 	SaSession *session;        /* the window's: its window is the next range */
@@ -84,7 +90,7 @@ static void new_job(SaCompare *self)
 
 static void show_page(SaCompare *self)
 {
-	int page = gtk_notebook_page_num(self->details, self->view);
+	int page = gtk_notebook_page_num(self->details, self->page);
 
 	if (page >= 0)
 		gtk_notebook_set_current_page(self->details, page);
@@ -162,6 +168,45 @@ static void on_side_done(GObject *source, GAsyncResult *result, gpointer data)
 	job_ref_free(j);
 }
 
+/* --- The timelines -------------------------------------------------------------------- */
+
+/* One timeline's view moved: the other shows the same window after its
+ * own trace's start, so the two runs align. */
+static void on_timeline_view(SaTimeline *tl, gpointer data)
+{
+	SaCompare *self = data;
+	int i = tl == self->tl[1], j = !i;
+	SaDocument *di = sa_timeline_get_document(tl), *dj = sa_timeline_get_document(self->tl[j]);
+	int64_t from, to, shift;
+
+	if (self->syncing || !di || !dj)
+		return;
+	shift = tsr_trace_get_info(sa_document_get_trace(dj))->start_ns -
+	        tsr_trace_get_info(sa_document_get_trace(di))->start_ns;
+	sa_timeline_get_view(tl, &from, &to);
+	self->syncing = TRUE;
+	sa_timeline_set_view(self->tl[j], from + shift, to + shift);
+	self->syncing = FALSE;
+}
+
+/* Two traces: each side's timeline with its file's name, A's whole trace
+ * in view and B the same window; else (two windows of one trace) none. */
+static void show_timelines(SaCompare *self, gboolean two_traces)
+{
+	gtk_widget_set_visible(self->timelines, two_traces);
+	for (int i = 0; i < 2; i++) {
+		g_autofree char *name = g_strdup_printf("%c: %s", "AB"[i],
+		                                        sa_document_get_title(self->doc[i]));
+		g_autofree char *acc = g_strdup_printf("Timeline %s", name);
+
+		sa_timeline_set_document(self->tl[i], two_traces ? self->doc[i] : NULL);
+		gtk_label_set_text(self->tl_label[i], name);
+		gtk_accessible_update_property(GTK_ACCESSIBLE(self->tl[i]),
+		                               GTK_ACCESSIBLE_PROPERTY_LABEL, acc, -1);
+	}
+	on_timeline_view(self->tl[0], self);
+}
+
 /* Starts the job comparing [from_a, to_a) of `a` with [from_b, to_b) of
  * `b` (the current job's state is kept: call new_job first). A new
  * comparison empties the table and shows its tab; a `recompute` (after a
@@ -180,6 +225,7 @@ static void run(SaCompare *self, SaDocument *a, int64_t from_a, int64_t to_a, Sa
 	self->to[1] = to_b;
 	self->what[0] = describe(a, from_a, to_a);
 	self->what[1] = describe(b, from_b, to_b);
+	show_timelines(self, a != b);
 	if (recompute) {
 		m = g_strdup_printf("Reloaded: comparing A: %s with B: %s again…", self->what[0],
 		                    self->what[1]);
@@ -395,7 +441,24 @@ SaCompare *sa_compare_new(SaWindow *win, GtkNotebook *details)
 	self->session = g_object_ref(sa_window_get_session(win));
 	self->details = details;
 	self->view = sa_compare_view_new();
-	page = gtk_notebook_append_page(details, self->view, tab);
+	self->timelines = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	gtk_widget_set_visible(self->timelines, FALSE);
+	for (int i = 0; i < 2; i++) {
+		self->tl_label[i] = GTK_LABEL(gtk_label_new(NULL));
+		gtk_label_set_xalign(self->tl_label[i], 0);
+		gtk_label_set_ellipsize(self->tl_label[i], PANGO_ELLIPSIZE_MIDDLE);
+		gtk_widget_add_css_class(GTK_WIDGET(self->tl_label[i]), "heading");
+		self->tl[i] = SA_TIMELINE(sa_timeline_new());
+		gtk_widget_set_vexpand(GTK_WIDGET(self->tl[i]), TRUE);
+		g_signal_connect(self->tl[i], "view-changed", G_CALLBACK(on_timeline_view), self);
+		gtk_box_append(GTK_BOX(self->timelines), GTK_WIDGET(self->tl_label[i]));
+		gtk_box_append(GTK_BOX(self->timelines), GTK_WIDGET(self->tl[i]));
+	}
+	self->page = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+	gtk_paned_set_start_child(GTK_PANED(self->page), self->timelines);
+	gtk_paned_set_shrink_start_child(GTK_PANED(self->page), FALSE);
+	gtk_paned_set_end_child(GTK_PANED(self->page), self->view);
+	page = gtk_notebook_append_page(details, self->page, tab);
 	/* GTK 4.8 names a notebook's tabs "Tab": name it after its label. */
 	if (page >= 0 && gtk_widget_get_parent(tab))
 		gtk_accessible_update_property(GTK_ACCESSIBLE(gtk_widget_get_parent(tab)),
@@ -428,6 +491,8 @@ void sa_compare_free(SaCompare *self)
 	g_clear_object(&self->chooser);
 	g_clear_object(&self->actions);
 	g_signal_handlers_disconnect_by_data(self->session, self);
+	for (int i = 0; i < 2; i++)
+		g_signal_handlers_disconnect_by_data(self->tl[i], self);
 	g_clear_object(&self->session);
 	g_free(self);
 }

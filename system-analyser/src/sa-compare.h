@@ -11,6 +11,11 @@
  *     range or selected span, else the whole trace) as A; the next range
  *     marked (Shift+drag, or M for the visible window) is B.
  *
+ * Two traces also show A's timeline over B's (each an SaTimeline named
+ * "Timeline A: file" / "Timeline B: file") on one viewport: zooming or
+ * panning either moves both, each window counted from its own trace's
+ * start, so the two runs align.
+ *
  * The statistics of each side are sa-document's (computed in a worker on
  * the document's second handle, as the Statistics tab's); reportlib pairs
  * them (tsr_trace_list_label_deltas), which is cheap, on the main thread.

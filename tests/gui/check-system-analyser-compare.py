@@ -8,7 +8,10 @@ person would.
    mean, median of A and B, Δ total and Δ %) equal to what
    `tilescope trace --compare --json A B` says, in its order (largest
    |Δ total| first), labels of one side only marked "only in A" /
-   "only in B".
+   "only in B". Above it, A's timeline over B's, named after their files:
+   W on either zooms both to the same window (after each trace's start),
+   and a span clicked in B and zoomed to (Z) has the label and longest
+   duration that `tilescope trace --from --to --json` on B gives there.
 2. Compare with Marked Range (Ctrl+M) on A: W W M marks a zoomed window,
    Ctrl+M takes it as A, D M marks the next one as B; the table must
    match `tilescope trace --from --to --json` on both windows it states.
@@ -194,6 +197,11 @@ def check_two_traces(failures, app_path, tilescope, trace, b):
         check_table(failures, "--compare A B", table, want)
         if not any(r[2]["Δ %"] == "only in B" for r in want):
             failures.append("B has no label of its own: the test proves nothing about it")
+        check_timeline_pair(failures, app, tilescope, trace, b)
+        main_tl = find(app, lambda a: a.name == "Timeline" and a.getRole() == pyatspi.ROLE_IMAGE)
+        x, y, w, h = main_tl.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + 8), "click", "1"],
+                       check=True)  # the keys back to the window's timeline
 
         # Two windows of A: W W M marks a zoomed window (about the middle),
         # Ctrl+M takes it as A, D then M marks the next window as B.
@@ -232,6 +240,74 @@ def check_two_traces(failures, app_path, tilescope, trace, b):
             print("Open Recent lists A and B")
         if proc.poll() is not None:
             failures.append(f"the app died (status {proc.returncode})")
+
+
+UNITS = {"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def check_timeline_pair(failures, app, tilescope, trace, b):
+    """The Compare tab's timelines: one named after each side's file, on
+    one viewport (W on either zooms both to the same window after their
+    own trace's start), and a span selected in B, zoomed to (Z), is one of
+    B's: `tilescope trace --from --to --json` on B over the window Z shows
+    has that label with that longest duration, the one the timeline says."""
+    tls = {}
+    for side, path in (("A", trace), ("B", b)):
+        name = f"Timeline {side}: {os.path.basename(path)}"
+        tls[side] = find(app, lambda a: a.name == name and a.getRole() == pyatspi.ROLE_IMAGE)
+        if tls[side] is None:
+            failures.append(f"no timeline named {name!r}")
+            return
+    view = re.compile(r"Showing ([\d.]+) ms – ([\d.]+) ms of")
+
+    def shown(side):
+        m = view.search(tls[side].description or "")
+        return m.groups() if m else None
+
+    def point(side, fy):
+        x, y, w, h = tls[side].queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(int(y + h * fy))],
+                       check=True)
+
+    for side, keys in (("A", ("w", "w")), ("B", ("w",))):
+        before = shown(side)
+        # A click on its ruler gives it the keys (AT-SPI cannot).
+        x, y, w, h = tls[side].queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + 8), "click", "1"],
+                       check=True)
+        key(*keys)
+        if not wait_for(lambda: shown(side) != before and shown("A") == shown("B")):
+            failures.append(f"W on timeline {side}: A shows {shown('A')}, B {shown('B')}, "
+                            f"{side} before {before}")
+            return
+        print(f"W on {side}: both show {shown('A')} ms")
+    # A click in B selects a span (rows from the top down until one is hit).
+    sel = re.compile(r"; selected (.+), ([\d.]+) (ns|µs|ms|s), on ")
+    for fy in [i / 40 for i in range(4, 40)]:
+        point("B", fy)
+        subprocess.run(["xdotool", "click", "1"], check=True)
+        if wait_for(lambda: sel.search(tls["B"].description or ""), timeout=2):
+            break
+    m = sel.search(tls["B"].description or "")
+    if m is None:
+        failures.append(f"no span of B selected by a click: {tls['B'].description!r}")
+        return
+    name, dur = m.group(1), float(m.group(2)) * UNITS[m.group(3)]
+    key("z")
+    if not wait_for(lambda: shown("B") is not None and shown("A") == shown("B") and
+                    int(shown("B")[1].replace(".", "")) -
+                    int(shown("B")[0].replace(".", "")) <= dur * 1.01 + 1):
+        failures.append(f"Z on B's span {name!r}: B shows {shown('B')}, A {shown('A')}")
+        return
+    a0, a1 = shown("B")
+    width = int(a1.replace(".", "")) - int(a0.replace(".", ""))
+    got = [x for x in cli(tilescope, b, "--from", a0, "--to", a1)["labels"]
+           if x["name"] == name]
+    if not got or got[0]["max_ns"] != width or abs(dur - width) > 0.005 * width:
+        failures.append(f"B's span {name!r} ({m.group(2)} {m.group(3)}) over {a0} – {a1} ms: "
+                        f"the CLI there says {got}")
+    else:
+        print(f"B's span {name}: {m.group(2)} {m.group(3)}, the CLI's {width:,} ns")
 
 
 def find_row(table, name, channel):
