@@ -20,6 +20,7 @@ typedef struct {
 	GtkSpinner *spinner;
 	GtkLabel *loading_label;
 	GtkLabel *empty_reason;
+	gboolean stale;               /* document_changed waits for the view to be shown */
 } GaViewPrivate;
 
 static void ga_view_buildable_init(GtkBuildableIface *iface);
@@ -95,6 +96,11 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 	gboolean was_compare = priv->compare_document != NULL;
 
 	(void)pspec;
+	/* A page its stack hides keeps the pair it shows until it is shown
+	 * (ga_view_map): opening a report costs the shown view's work only. */
+	priv->stale = !gtk_widget_get_child_visible(GTK_WIDGET(self));
+	if (priv->stale)
+		return;
 	g_clear_pointer(&priv->document, ga_document_unref);
 	g_clear_pointer(&priv->compare_document, ga_document_unref);
 	priv->document = doc ? ga_document_ref(doc) : NULL;
@@ -112,6 +118,15 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 		ga_view_show_empty(self, "Open a report (Ctrl+O) to see it here.");
 	if (GA_VIEW_GET_CLASS(self)->document_changed)
 		GA_VIEW_GET_CLASS(self)->document_changed(self);
+}
+
+static void ga_view_map(GtkWidget *widget)
+{
+	GaViewPrivate *priv = ga_view_get_instance_private(GA_VIEW(widget));
+
+	if (priv->stale)
+		on_document(priv->session, NULL, widget);
+	GTK_WIDGET_CLASS(ga_view_parent_class)->map(widget);
 }
 
 static void ga_view_constructed(GObject *object)
@@ -210,6 +225,7 @@ static void ga_view_class_init(GaViewClass *klass)
 	object_class->finalize = ga_view_finalize;
 	object_class->get_property = ga_view_get_property;
 	object_class->set_property = ga_view_set_property;
+	widget_class->map = ga_view_map;
 	props[PROP_SESSION] =
 	    g_param_spec_object("session", NULL, NULL, GA_TYPE_SESSION,
 	                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);

@@ -703,6 +703,36 @@ static void test_program(void **state)
 	ga_document_unref(a);
 }
 
+/* A page its stack hides is told of a document when shown, not before:
+ * opening a report costs the shown view's work only. */
+static void test_hidden_page(void **state)
+{
+	GaDocument *a = gtu_load("tut5_ml");
+	GaSession *session = ga_session_new();
+	GtkWidget *stack = gtk_stack_new(), *window;
+	TestView *shown = g_object_new(TEST_TYPE_VIEW, "session", session, NULL);
+	TestView *hidden = g_object_new(TEST_TYPE_VIEW, "session", session, NULL);
+
+	(void)state;
+	gtk_stack_add_named(GTK_STACK(stack), GTK_WIDGET(shown), "shown");
+	gtk_stack_add_named(GTK_STACK(stack), GTK_WIDGET(hidden), "hidden");
+	window = gtu_window(stack, 0, 0);
+	ga_session_set_document(session, a);
+	assert_int_equal(shown->changes, 2);
+	assert_ptr_equal(shown->seen_doc, a);
+	assert_int_equal(hidden->changes, 1);
+	assert_null(hidden->seen_doc);
+	assert_null(ga_view_get_document(GA_VIEW(hidden)));
+	gtk_stack_set_visible_child(GTK_STACK(stack), GTK_WIDGET(hidden));
+	gtu_spin_until(is_mapped, hidden, "the hidden page shown");
+	assert_int_equal(hidden->changes, 2);
+	assert_ptr_equal(hidden->seen_doc, a);
+	assert_string_equal(ga_view_get_state(GA_VIEW(hidden)), "content");
+	gtk_window_destroy(GTK_WINDOW(window));
+	g_object_unref(session);
+	ga_document_unref(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -712,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_variable_tables),
 		cmocka_unit_test(test_program),
 		cmocka_unit_test(test_base),
+		cmocka_unit_test(test_hidden_page),
 	};
 
 	gtk_init();
