@@ -16,7 +16,6 @@ struct _GaDocument {
 	char *title;
 	tsr_report *report;
 	tsr_summary_figures *figures;
-	char *summary_json;
 	const tsr_tile_memory *tiles; /* borrowed from the report */
 	size_t n_tiles;
 	uint64_t **category_by_tile;  /* tsr_category_count() rows of n_tiles, NULL rows: empty */
@@ -56,7 +55,6 @@ static void clear(gpointer data)
 	g_free(doc->operation_extras);
 	tsr_comparison_free(doc->comparison);
 	tsr_summary_figures_free(doc->figures);
-	free(doc->summary_json);
 	tsr_report_free(doc->report);
 	g_clear_object(&doc->file);
 	g_free(doc->title);
@@ -264,8 +262,6 @@ static gpointer load(gpointer data, TsdProgress *relay, GError **error)
 	tsd_progress_report_cb(0.92, "Gathering the summary", relay);
 	rc = tsr_summary_figures_new(&doc->figures, doc->report, &sopts);
 	if (!rc)
-		rc = tsr_summary_dup_json(&doc->summary_json, doc->report, NULL);
-	if (!rc)
 		rc = tsr_report_get_tile_memory(&doc->tiles, &doc->n_tiles, doc->report);
 	num_tiles = doc->n_tiles;
 	doc->n_categories = tsr_category_count();
@@ -432,11 +428,6 @@ tsr_report *ga_document_get_report(GaDocument *doc)
 const tsr_summary_figures *ga_document_get_figures(GaDocument *doc)
 {
 	return doc->figures;
-}
-
-const char *ga_document_get_summary_json(GaDocument *doc)
-{
-	return doc->summary_json;
 }
 
 const tsr_tile_memory *ga_document_get_tiles(GaDocument *doc, size_t *n)

@@ -57,8 +57,6 @@ const char *ga_document_get_title(GaDocument *doc);
 tsr_report *ga_document_get_report(GaDocument *doc);
 /* The summary's figures with per-IPU memory and variable storage. */
 const tsr_summary_figures *ga_document_get_figures(GaDocument *doc);
-/* The summary as `tilescope summary --json` writes it (for checks). */
-const char *ga_document_get_summary_json(GaDocument *doc);
 
 /* Per-tile memory of every tile of one replica (num_tiles entries). */
 const tsr_tile_memory *ga_document_get_tiles(GaDocument *doc, size_t *n);
