@@ -11,6 +11,11 @@
 
 #include <string.h>
 
+/* Spans one frame of the timeline may decode one by one, all threads
+ * together; past a thread's share its query answers from the level of
+ * detail (the main handle's budget, set at load). */
+#define FRAME_DECODE_BUDGET (1u << 18)
+
 /* Allocated with g_atomic_rc_box_new0: the box holds the reference count. */
 struct _SaDocument {
 	char **paths;                 /* the files and directories opened (NULL-terminated) */
@@ -125,7 +130,11 @@ static char *make_skipped(tsr_trace *trace)
  * thread once for the whole trace at a coarse resolution, which builds
  * the in-memory level of detail of a file that has none, so the first
  * paint on the main thread costs what any later one does (each thread's
- * a slice of the last fifth).
+ * a slice of the last fifth). The handle gets the timeline's decode
+ * budget first: under reportlib's default one a thread of up to 256 Ki
+ * spans was decoded whole here, every span of a 5 M-span trace over 64
+ * threads read at open for nothing (a decoded answer is not kept, and
+ * the paint asks with the frame's budget, answered by the level of detail).
  */
 static gpointer load(gpointer data, TsdProgress *relay, GError **error)
 {
@@ -156,6 +165,8 @@ static gpointer load(gpointer data, TsdProgress *relay, GError **error)
 	doc->skipped = make_skipped(doc->trace);
 	info = tsr_trace_get_info(doc->trace);
 	rc = tsr_trace_get_threads(&threads, &n_threads, doc->trace);
+	if (rc == TSR_OK)
+		tsr_trace_set_decode_budget(doc->trace, MAX(FRAME_DECODE_BUDGET / MAX(n_threads, 1), 4096));
 	double share = 0.2 / (double)(n_threads ? n_threads : 1);
 
 	for (size_t t = 0; rc == TSR_OK && t < n_threads; t++) {

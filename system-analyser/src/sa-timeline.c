@@ -18,10 +18,6 @@
 #include <string.h>
 #include <tilescope/tsd-app.h>
 
-/* Spans one frame may decode one by one, all threads together; past a
- * thread's share its query answers from the level of detail. */
-#define FRAME_DECODE_BUDGET (1u << 18)
-
 G_DEFINE_FINAL_TYPE(SaTimeline, sa_timeline, GTK_TYPE_WIDGET)
 
 enum { SIGNAL_RANGE_CHANGED, SIGNAL_VIEW_CHANGED, N_SIGNALS };
@@ -454,8 +450,6 @@ void sa_timeline_set_document(SaTimeline *self, SaDocument *doc)
 			self->n_procs = self->n_threads = 0;
 		if (tsr_trace_get_series(&self->series, &self->n_series, self->trace) != TSR_OK)
 			self->n_series = 0;
-		tsr_trace_set_decode_budget(self->trace,
-		                            MAX(FRAME_DECODE_BUDGET / MAX(self->n_threads, 1), 4096));
 		self->tdata = g_new0(thread_rows, self->n_threads);
 		for (size_t t = 0; t < self->n_threads; t++) {
 			tsr_trace_instant *one = NULL;
