@@ -931,6 +931,25 @@ static char *fill_variables(GaInsightsView *self, GaDocument *doc, tsr_report *r
 	return g_strdup_printf("The %s user variables and constants on %s.", all, name);
 }
 
+/* The variables' table's cells, before its first rows: GaView's
+ * constructed may fill it (a document already loaded) before ours runs. */
+static void make_variables(GaInsightsView *self)
+{
+	static const GaVarColumnSpec columns[] = {{GA_VAR_COLUMN_NAME, 0},
+	                                          {GA_VAR_COLUMN_BYTES, 0},
+	                                          {GA_VAR_COLUMN_CATEGORY, 0},
+	                                          {GA_VAR_COLUMN_ALWAYS_LIVE, 0}};
+
+	if (tsd_table_get_selection(self->variables))
+		return;
+	tsd_table_set_cells(self->variables, &ga_var_row_cells, (gpointer)columns);
+	tsd_table_sort_by(self->variables, 1, GTK_SORT_DESCENDING);
+	/* In the page's scroll: as tall as its rows, up to 480 px. */
+	g_object_set(gtk_widget_get_parent(GTK_WIDGET(tsd_table_get_view(self->variables))),
+	             "propagate-natural-height", TRUE, "max-content-height", 480,
+	             "hscrollbar-policy", GTK_POLICY_NEVER, NULL);
+}
+
 /* Refills the tables for the scope and what they show (a toggle turned
  * off is the other turned on: only that one refills). */
 static void on_scope_changed(GaInsightsView *self, gpointer sender)
@@ -946,6 +965,7 @@ static void on_scope_changed(GaInsightsView *self, gpointer sender)
 		return;
 	while ((child = gtk_widget_get_first_child(self->scope_tables)))
 		gtk_box_remove(GTK_BOX(self->scope_tables), child);
+	make_variables(self);
 	tsd_table_set_rows(self->variables, NULL, 0);
 	gtk_widget_set_visible(self->scope_section, t != NULL);
 	if (!t)
@@ -1108,25 +1128,15 @@ static void rebuild(GaView *view)
 	g_free(problem);
 }
 
-/* The variables' columns and the session's tiles, once the template is
- * built (GaView's constructed). */
+/* The session's tiles, once the template is built (GaView's
+ * constructed). */
 static void ga_insights_view_constructed(GObject *object)
 {
 	GaInsightsView *self = GA_INSIGHTS_VIEW(object);
-	static const GaVarColumnSpec columns[] = {{GA_VAR_COLUMN_NAME, 0},
-	                                          {GA_VAR_COLUMN_BYTES, 0},
-	                                          {GA_VAR_COLUMN_CATEGORY, 0},
-	                                          {GA_VAR_COLUMN_ALWAYS_LIVE, 0}};
 
 	G_OBJECT_CLASS(ga_insights_view_parent_class)->constructed(object);
 	tsd_a11y_name_expander(GTK_EXPANDER(self->scope_section), "Memory by scope");
 	tsd_a11y_name_dropdown(self->ipu, "IPU in scope");
-	tsd_table_set_cells(self->variables, &ga_var_row_cells, (gpointer)columns);
-	tsd_table_sort_by(self->variables, 1, GTK_SORT_DESCENDING);
-	/* In the page's scroll: as tall as its rows, up to 480 px. */
-	g_object_set(gtk_widget_get_parent(GTK_WIDGET(tsd_table_get_view(self->variables))),
-	             "propagate-natural-height", TRUE, "max-content-height", 480,
-	             "hscrollbar-policy", GTK_POLICY_NEVER, NULL);
 	/* The base lets go of the session's signals to the view. */
 	g_signal_connect_swapped(ga_view_get_session(GA_VIEW(self)), "notify::selected-tiles",
 	                         G_CALLBACK(on_session_tiles), self);
