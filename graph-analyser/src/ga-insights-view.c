@@ -944,10 +944,11 @@ static void make_variables(GaInsightsView *self)
 		return;
 	tsd_table_set_cells(self->variables, &ga_var_row_cells, (gpointer)columns);
 	tsd_table_sort_by(self->variables, 1, GTK_SORT_DESCENDING);
-	/* In the page's scroll: as tall as its rows, up to 480 px. */
+	/* In the page's scroll, which gives it its minimum height: ten rows
+	 * or so, up to 480 px as tall as its rows. */
 	g_object_set(gtk_widget_get_parent(GTK_WIDGET(tsd_table_get_view(self->variables))),
-	             "propagate-natural-height", TRUE, "max-content-height", 480,
-	             "hscrollbar-policy", GTK_POLICY_NEVER, NULL);
+	             "propagate-natural-height", TRUE, "min-content-height", 240,
+	             "max-content-height", 480, "hscrollbar-policy", GTK_POLICY_NEVER, NULL);
 }
 
 /* Refills the tables for the scope and what they show (a toggle turned
