@@ -294,7 +294,8 @@ def check_timeline_pair(failures, app, tilescope, trace, b):
         return
     name, dur = m.group(1), float(m.group(2)) * UNITS[m.group(3)]
     key("z")
-    if not wait_for(lambda: shown("B") is not None and shown("A") == shown("B") and
+    # (A follows, clamped to its own trace, which may be shorter.)
+    if not wait_for(lambda: shown("B") is not None and
                     int(shown("B")[1].replace(".", "")) -
                     int(shown("B")[0].replace(".", "")) <= dur * 1.01 + 1):
         failures.append(f"Z on B's span {name!r}: B shows {shown('B')}, A {shown('A')}")
