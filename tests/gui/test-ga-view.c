@@ -479,6 +479,8 @@ static const char *first_label_text(GtkWidget *w)
  * `w`, in order (a table's column titles, or a row's cells). */
 static void texts_of(GtkWidget *w, const char *type, GPtrArray *out)
 {
+	if (!gtk_widget_get_visible(w))
+		return; /* a column the view hides: no title, no cells */
 	if (!strcmp(G_OBJECT_TYPE_NAME(w), type)) {
 		const char *t = first_label_text(w);
 
