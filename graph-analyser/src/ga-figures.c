@@ -361,10 +361,3 @@ GtkWidget *ga_cell_label_new(gboolean numeric)
 	tsd_a11y_quiet_when_empty(GTK_LABEL(l));
 	return l;
 }
-
-void ga_cell_label_setup_cb(GtkSignalListItemFactory *factory, GtkListItem *item,
-                            gpointer numeric)
-{
-	(void)factory;
-	gtk_list_item_set_child(item, ga_cell_label_new(GPOINTER_TO_INT(numeric)));
-}

@@ -48,10 +48,6 @@ GtkWidget *ga_note_new(const char *text);
 /* A table cell's label: numbers right-aligned in tabular figures, text
  * left-aligned and ellipsized; silent to a screen reader while empty. */
 GtkWidget *ga_cell_label_new(gboolean numeric);
-/* A GtkSignalListItemFactory's "setup" handler giving each item a
- * ga_cell_label_new; its data is GINT_TO_POINTER(numeric). */
-void ga_cell_label_setup_cb(GtkSignalListItemFactory *factory, GtkListItem *item,
-                            gpointer numeric);
 /* A row of a details grid at *row (then incremented): a dim key and its
  * selectable, wrapping value, named by the key (as cut on screen) for
  * assistive technology; `number` aligns figures. */
