@@ -1,0 +1,36 @@
+/*
+ * tilescope._native: the C half of the Python module (issue 30), over
+ * reportlib's public API only. It hands reportlib's figures to
+ * python/tilescope/pva.py as plain tuples, dicts and ints, one item at a
+ * time, so that the Python objects stay lazy and compute nothing.
+ */
+#pragma once
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <tilescope/compare.h>
+#include <tilescope/report.h>
+#include <tilescope/summary.h>
+
+/* A report handle. reportlib handles serve one thread at a time, and the
+ * long calls run without the GIL, so every call into `report` holds
+ * `lock` (see tspy_lock). */
+typedef struct tspy_report {
+	PyObject_HEAD
+	tsr_report *report;      /* NULL once closed */
+	PyThread_type_lock lock;
+	uint64_t *by_tile;       /* per tile: each category's bytes, then always-live bytes
+	                            (num_tiles x (categories + 1)), read on first use */
+} tspy_report;
+
+extern PyTypeObject tspy_report_type;
+/* _native.Error, a RuntimeError carrying reportlib's one-line message. */
+extern PyObject *tspy_error;
+
+/* Takes the report's lock, waiting without the GIL when another thread
+ * has it; -1 with Error set for a closed report. */
+int tspy_lock(tspy_report *r);
+void tspy_unlock(tspy_report *r);
+/* Raises Error with `message` (reportlib's) and returns NULL. */
+PyObject *tspy_raise(const char *message);

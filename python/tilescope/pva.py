@@ -1,0 +1,359 @@
+"""The libpva object model over reportlib (issue 30).
+
+Every figure comes from reportlib through tilescope._native, one item at a
+time: lists are lazy sequences (len() is free; an item is fetched when it
+is indexed or iterated) and every object keeps its Report alive. Names are
+libpva's (camelCase) wherever libpva has one; docs/python.md lists them.
+"""
+import enum
+import json
+import os
+import tempfile
+import types
+
+from . import _native
+
+Error = _native.Error
+_WORDS = _native.vocabulary()
+__all__ = ["Error", "Program", "Report", "compare", "openReport"]
+
+
+class _Seq:
+    """A lazy sequence: item i is get(i), made when asked for."""
+    __slots__ = ("_range", "_get")
+
+    def __init__(self, n, get):
+        self._range = n if isinstance(n, range) else range(n)
+        self._get = get
+
+    def __len__(self):
+        return len(self._range)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return _Seq(self._range[i], self._get)
+        return self._get(self._range[i])
+
+    def __iter__(self):
+        get = self._get
+        for i in self._range:
+            yield get(i)
+
+    def __repr__(self):
+        return f"<sequence of {len(self)}>"
+
+
+def _ns(**kw):
+    return types.SimpleNamespace(**kw)
+
+
+class Program:
+    """A program of the report (libpva's pva.Program)."""
+    Type = enum.Enum("Type", {name: i for i, name in enumerate(_WORDS["programTypes"])})
+    __slots__ = ("_report", "_id", "_t")
+
+    def __init__(self, report, i):
+        self._report, self._id, self._t = report, i, report._n.program(i)
+
+    name = property(lambda s: s._t[1] or "")
+    type = property(lambda s: Program.Type[s._t[0]] if s._t[0] else None)
+    children = property(lambda s: [s._report._program(c) for c in s._t[2]])
+    computeSet = property(lambda s: s._report._compute_set(s._t[3]) if s._t[3] >= 0 else None)
+    exchange = property(lambda s: s._t[4] if s._t[4] >= 0 else None)
+    exchangeKind = property(lambda s: s._t[5])
+    function = property(lambda s: s._t[6] if s._t[6] >= 0 else None)
+    syncType = property(lambda s: s._t[7])
+    repeatCount = property(lambda s: s._t[8])
+    codeBytes = property(lambda s: s._t[9])
+    cycles = property(lambda s: s._report._n.cycle_estimate(s._id),
+                      doc="the slowest tile's cycle estimate, None without one")
+
+    def __repr__(self):
+        return f"<Program {self._id} {self._t[0]} {self.name!r}>"
+
+
+class Variable:
+    """A listed variable: name, size (bytes) and where it lives."""
+    __slots__ = ("_id", "_t", "index")
+
+    def __init__(self, report, i):
+        self.index, self._t = i, report._n.variable(i)
+        self._id = self._t[0]
+
+    name = property(lambda s: s._t[1] or "")
+    category = property(lambda s: s._t[2])
+    dataType = property(lambda s: s._t[3])
+    shape = property(lambda s: s._t[4])
+    size = property(lambda s: s._t[5])
+    tiles = property(lambda s: s._t[6])
+    alwaysLive = property(lambda s: s._t[7])
+    liveFrom = property(lambda s: s._t[8] if s._t[8] >= 0 else None)
+    liveTo = property(lambda s: s._t[9] if s._t[9] >= 0 else None)
+
+    def __repr__(self):
+        return f"<Variable {self.name!r} {self.size} bytes>"
+
+
+class LivenessStep:
+    """One liveness program step and what is live there."""
+    __slots__ = ("_report", "_id", "_t")
+
+    def __init__(self, report, i):
+        self._report, self._id, self._t = report, i, report._n.liveness_step(i)
+
+    program = property(lambda s: s._report._program(s._t[0]))
+    parent = property(lambda s: s._t[1] if s._t[1] >= 0 else None)
+    depth = property(lambda s: s._t[2])
+    cycles = property(lambda s: s._report._n.cycle_estimate(s._t[0]))
+
+    notAlwaysLiveMemory = property(lambda s: _NotAlwaysLive(s._report, s._id, s._t[3]))
+
+    def notAlwaysLiveMemoryForTile(self, tile):
+        return _ns(bytes=self._report._n.liveness_by(self._id, False)[tile])
+
+    def notAlwaysLiveMemoryForIpu(self, ipu):
+        return _ns(bytes=self._report._n.liveness_by(self._id, True)[ipu])
+
+    def __repr__(self):
+        return f"<LivenessStep {self._id} {self._t[3]} bytes>"
+
+
+class _NotAlwaysLive:
+    """A step's not-always-live bytes; its variables read when asked for."""
+    __slots__ = ("_report", "_step", "bytes")
+
+    def __init__(self, report, step, nbytes):
+        self._report, self._step, self.bytes = report, step, nbytes
+
+    @property
+    def variables(self):
+        r = self._report
+        vs = (r._variable(i) for i in r._n.live_variables(self._step))
+        return [v for v in vs if not v.alwaysLive]
+
+
+class Tile:
+    """One tile's memory: memory.total, .category.<name>, .region.<name>,
+    .alwaysLiveBytes."""
+    __slots__ = ("number", "memory")
+
+    def __init__(self, report, i):
+        t = report._n.tile(i)
+        self.number = i
+        self.memory = _ns(
+            total=_ns(includingGaps=t[0], excludingGaps=t[1]),
+            region=_ns(**{k: _ns(total=v, includingGaps=t[3][k]) for k, v in t[2].items()}),
+            category=_ns(**{k: _ns(total=v) for k, v in t[4].items()}),
+            alwaysLiveBytes=t[5])
+
+    def __repr__(self):
+        return f"<Tile {self.number}>"
+
+
+class Tiles(_Seq):
+    """The tiles of the report or of one IPU; maxMemory is the fullest
+    tile's bytes including gaps."""
+    __slots__ = ("_report", "_ipu")
+
+    def __init__(self, report, ipu, first, n):
+        super().__init__(range(first, first + n), lambda i: Tile(report, i))
+        self._report, self._ipu = report, ipu
+
+    @property
+    def maxMemory(self):
+        return self._report._n.memory_totals(self._ipu)["maxMemory"]
+
+
+
+class Report:
+    """An opened profile.pop (openReport)."""
+
+    def __init__(self, native):
+        self._n = native
+        self._cache = {}
+
+    def _memo(self, key, make):
+        v = self._cache.get(key)
+        if v is None:
+            v = self._cache[key] = make()
+        return v
+
+    def _program(self, i):
+        return Program(self, i)
+
+    def _variable(self, i):
+        return Variable(self, i)
+
+    def _compute_set(self, i):
+        t = self._n.compute_set(i)
+        return _ns(_id=i, name=t[0] or "", tiles=t[1], vertices=t[2], cycles=t[3],
+                   cyclesSum=t[4], activeCycles=t[5], activeCyclesSum=t[6], flops=t[7])
+
+    @property
+    def poplarVersion(self):
+        return _ns(string=self._info()["version"])
+
+    def _info(self):
+        return self._memo("info", self._n.info)
+
+    @property
+    def compilation(self):
+        return self._memo("compilation", lambda: _Compilation(self))
+
+    @property
+    def execution(self):
+        return self._memo("execution", lambda: _Execution(self))
+
+    def summary(self, run=-1):
+        """The dict `tilescope summary --json` prints (run -1: the last kept)."""
+        return json.loads(self._n.summary_json(run))
+
+    def sql(self, query, params=()):
+        """Rows of one read-only statement, as `tilescope sql` runs it; each
+        `?` outside quotes takes the next of `params`."""
+        return self._n.query(_bind(query, params))[1]
+
+    def close(self):
+        """Frees the report now; its objects then raise Error."""
+        self._n.close()
+
+
+class _Compilation:
+    def __init__(self, report):
+        r, info, t = report, report._info(), report._n.target()
+        self._r = r
+        self.target = _ns(ipusPerReplica=t["numIPUs"], **t)
+        self.target.type = t["type"]
+        self.graph = _ns(**{k: info[k] for k in ("numVertices", "numEdges", "numVariables",
+                                                  "numComputeSets")})
+        n, per_ipu = t["numTiles"], t["tilesPerIpu"]
+        self.tiles = Tiles(r, -1, 0, n)
+        self.ipus = [_ns(id=i, tiles=Tiles(r, i, i * per_ipu, per_ipu))
+                     for i in range(t["numIPUs"])]
+        self.programs = _Seq(info["programs"], r._program)
+        self.variables = _Seq(info["variables"], r._variable)
+        self.computeSets = _Seq(info["computeSets"], r._compute_set)
+        self.livenessProgramSteps = _Seq(info["livenessSteps"], lambda i: LivenessStep(r, i))
+
+    @property
+    def alwaysLiveVariables(self):
+        return [v for v in self.variables if v.alwaysLive]
+
+    @property
+    def alwaysLiveMemory(self):
+        return _ns(bytes=self._r._n.liveness()[0])
+
+    @property
+    def operations(self):
+        return [_ns(id=o[0], parent=o[1] or None, name=o[2] or "", layer=o[3], api=o[4],
+                    softwareLayer=o[5], variableBytes=o[6], vertexBytes=o[7],
+                    computeSets=o[8], variables=o[9], programs=o[10])
+                for o in self._r._n.operations()]
+
+
+class Run:
+    """One kept run: its engine program, name, cycles and steps."""
+
+    def __init__(self, report, i):
+        self._r, self._id = report, i
+        self.program, name, self.cycles, n = report._n.run(i)
+        self.name = name if name is not None else f"program{self.program}"
+        self.steps = _Seq(n, self._step)
+
+    def _step(self, i):
+        t = self._r._n.step(self._id, i)
+        r = self._r
+        cs = t[2] if t[2] >= 0 else None
+        return _ns(type=t[0], program=r._program(t[1]),
+                   computeSet=r._compute_set(cs) if cs is not None else None,
+                   exchange=t[3] if t[3] >= 0 else None, exchangeKind=t[4], syncType=t[5],
+                   cyclesFrom=t[6], cyclesTo=t[7], cycles=t[8],
+                   cyclesByTile=_lazy_cycles(r, t[4], cs if cs is not None else t[3]))
+
+    def __repr__(self):
+        return f"<Run {self._id} {self.name!r} {self.cycles} cycles>"
+
+
+def _lazy_cycles(report, kind, ident):
+    """A step's cycles on each tile, read when first indexed."""
+    if ident is None or ident < 0:
+        return None
+    fetch = lambda: report._memo(("cbt", kind, ident),  # noqa: E731
+                                 lambda: report._n.cycles_by_tile(kind, ident))
+    n = report.compilation.target.numTiles
+    return _Seq(n, lambda t: fetch()[t])
+
+
+class _Execution:
+    def __init__(self, report):
+        self._r = report
+        self.runs = _Seq(report._info()["runs"], lambda i: Run(report, i))
+
+    @property
+    def totalCycles(self):
+        """The summary's execution.totalCycles: the length of the last kept
+        run (None without runs)."""
+        return self._r.summary().get("execution", {}).get("totalCycles")
+
+
+def _bind(query, params):
+    """`query` with each ? outside quotes replaced by the next parameter
+    as an SQL literal (reportlib's query takes no bindings)."""
+    params = list(params)
+    out, quote = [], None
+    for ch in query:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == "?":
+            if not params:
+                raise Error("sql: more ? than parameters")
+            ch = _literal(params.pop(0))
+        out.append(ch)
+    if params:
+        raise Error("sql: more parameters than ?")
+    return "".join(out)
+
+
+def _literal(v):
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool) or isinstance(v, int):
+        return str(int(v))
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, bytes):
+        return "X'" + v.hex() + "'"
+    if isinstance(v, str):
+        return "'" + v.replace("'", "''") + "'"
+    raise Error(f"sql: a parameter of type {type(v).__name__}")
+
+
+def openReport(profile, debug=None):
+    """Opens a profile.pop (or an autoReport directory) with its
+    debug.cbor: the one beside it, or `debug` when given."""
+    profile = os.fspath(profile)
+    if debug is None:
+        return Report(_native.open(profile))
+    # reportlib takes the debug.cbor beside the profile.pop: a directory of
+    # links pairs the two (the files are opened before it goes).
+    with tempfile.TemporaryDirectory(prefix="tilescope-pva.") as d:
+        for name, path in (("profile.pop", profile), ("debug.cbor", os.fspath(debug))):
+            if not os.path.exists(path):
+                raise Error(f"'{path}': no such file")
+            os.symlink(os.path.abspath(path), os.path.join(d, name))
+        return Report(_native.open(d))
+
+
+def compare(base, new, base_run=-2, new_run=-2, program=None):
+    """reportlib's comparison of two reports (as `tilescope diff`): a dict
+    from metric name to its delta."""
+    out = {}
+    for m, unit, in_base, in_new, b, n, change, pct, verdict in _native.compare(
+            base._n, new._n, base_run, new_run, program):
+        out[m] = {"unit": unit, "base": b if in_base else None,
+                  "new": n if in_new else None, "change": change, "percent": pct,
+                  "verdict": verdict}
+    return out
+
