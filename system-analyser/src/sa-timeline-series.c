@@ -14,12 +14,18 @@
  * - A file's IPU activity: per pixel column, the fraction of its time in
  *   which one of the runtime's "Run program N (name)" spans (the engine
  *   running a program on the IPU, instrument/src/runtime) is open, drawn
- *   as bars. Those spans are found once with reportlib's search, on the
- *   first draw, and merged into disjoint intervals.
+ *   as bars. Those spans are found once with reportlib's search, in a
+ *   worker on the document's second handle (a scan of every chunk: seconds
+ *   on millions of spans), and merged into disjoint intervals; until they
+ *   land the row says "computing…", then the layer is drawn again. A new
+ *   document cancels the scan; a zoom does not need to, as its answer is
+ *   the whole trace's and each frame reads its columns from it.
  */
 #include "sa-timeline-private.h"
 
 #include "sa-format.h"
+
+#include <tilescope/tsd-cancel.h>
 
 #include <math.h>
 
@@ -50,9 +56,36 @@ struct sa_series {
 	const tsr_trace_heatmap *heatmaps;
 	size_t n_heatmaps;
 	gboolean has_runs;     /* some name is a run's */
-	gboolean runs_read;
-	GArray **runs;         /* per file: disjoint [from, to) pairs of int64_t, ascending */
+	GCancellable *runs_cancel; /* the scan for them running, or NULL */
+	struct runs_answer *runs;  /* its answer, NULL until it lands */
 };
+
+/* The run spans of every file: per file, disjoint [from, to) pairs of
+ * int64_t, ascending. */
+typedef struct runs_answer {
+	size_t n;
+	GArray **runs;
+} runs_answer;
+
+static runs_answer *runs_answer_new(size_t n)
+{
+	runs_answer *a = g_new0(runs_answer, 1);
+
+	a->n = n;
+	a->runs = g_new0(GArray *, MAX(n, 1));
+	for (size_t p = 0; p < n; p++)
+		a->runs[p] = g_array_new(FALSE, FALSE, 2 * sizeof(int64_t));
+	return a;
+}
+
+static void runs_answer_free(runs_answer *a)
+{
+	for (size_t p = 0; a && p < a->n; p++)
+		g_array_unref(a->runs[p]);
+	if (a)
+		g_free(a->runs);
+	g_free(a);
+}
 
 static struct sa_series *state(SaTimeline *self)
 {
@@ -91,9 +124,8 @@ void sa_timeline_series_clear(SaTimeline *self)
 		g_free(st->rows[i].sampled);
 		g_free(st->rows[i].busy);
 	}
-	for (size_t p = 0; st->runs && p < self->n_procs; p++)
-		g_array_unref(st->runs[p]);
-	g_free(st->runs);
+	tsd_cancel_clear(&st->runs_cancel);
+	runs_answer_free(st->runs);
 	g_free(st->rows);
 	g_clear_pointer(&self->sseries, g_free);
 }
@@ -204,8 +236,8 @@ char *sa_timeline_series_axis(SaTimeline *self, const sa_row *r)
 		return sr->queried && sr->lo <= sr->hi ? g_strdup_printf("%.4g – %.4g", sr->lo, sr->hi)
 		                                       : g_strdup("no samples in view");
 	case SR_ACTIVITY:
-	default:
-		return g_strdup(""); /* one line: the tooltip and the description say the share */
+	default: /* the tooltip and the description say the share */
+		return g_strdup(state(self)->runs ? "" : "computing…");
 	}
 }
 
@@ -307,64 +339,99 @@ static int compare_pairs(gconstpointer a, gconstpointer b)
 	return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-/* The runtime's run spans of every file, merged into disjoint intervals. */
-static void read_runs(SaTimeline *self)
+/* The runtime's run spans of every file (data: how many files), merged
+ * into disjoint intervals, on the worker (SaDocumentJobFunc). */
+static gpointer read_runs(tsr_trace *trace, gpointer data, GCancellable *cancellable,
+                          GError **error)
 {
-	struct sa_series *st = state(self);
 	tsr_trace_search_query q = TSR_TRACE_SEARCH_QUERY_INIT;
+	const tsr_trace_thread *threads;
 	tsr_trace_found *found = NULL;
-	size_t n = 0;
+	size_t n = 0, n_threads;
 	uint64_t total = 0;
+	runs_answer *a = runs_answer_new(GPOINTER_TO_SIZE(data));
+	int rc;
 
-	st->runs_read = TRUE;
-	st->runs = g_new0(GArray *, MAX(self->n_procs, 1));
-	for (size_t p = 0; p < self->n_procs; p++)
-		st->runs[p] = g_array_new(FALSE, FALSE, 2 * sizeof(int64_t));
+	(void)cancellable; /* reportlib's progress callback stops the search */
 	q.pattern = RUN_PATTERN;
 	q.mode = TSR_TRACE_MATCH_REGEX;
 	q.limit = 1u << 20;
-	if (tsr_trace_search(&found, &n, &total, self->trace, &q) != TSR_OK) {
-		g_warning("timeline: %s", tsr_trace_error(self->trace));
-		return;
+	if ((rc = tsr_trace_get_threads(&threads, &n_threads, trace)) != TSR_OK ||
+	    (rc = tsr_trace_search(&found, &n, &total, trace, &q)) != TSR_OK) {
+		sa_document_set_error(error, rc, tsr_trace_error(trace));
+		runs_answer_free(a);
+		return NULL;
 	}
 	for (size_t i = 0; i < n; i++) {
 		int64_t pair[2] = {found[i].event.start_ns, found[i].event.end_ns};
 
-		g_array_append_val(st->runs[self->threads[found[i].thread].process], pair);
+		if (found[i].thread < n_threads && threads[found[i].thread].process < a->n)
+			g_array_append_val(a->runs[threads[found[i].thread].process], pair);
 	}
 	free(found);
-	for (size_t p = 0; p < self->n_procs; p++) {
-		GArray *a = st->runs[p];
+	for (size_t p = 0; p < a->n; p++) {
+		GArray *r = a->runs[p];
 		size_t k = 0;
 
-		g_array_sort(a, compare_pairs);
-		for (size_t i = 0; i < a->len; i++) {
-			int64_t *cur = &g_array_index(a, int64_t, 2 * i), *last;
+		g_array_sort(r, compare_pairs);
+		for (size_t i = 0; i < r->len; i++) {
+			int64_t *cur = &g_array_index(r, int64_t, 2 * i), *last;
 
-			last = k > 0 ? &g_array_index(a, int64_t, 2 * (k - 1)) : NULL;
+			last = k > 0 ? &g_array_index(r, int64_t, 2 * (k - 1)) : NULL;
 			if (last && cur[0] <= last[1])
 				last[1] = MAX(last[1], cur[1]);
 			else
-				memmove(&g_array_index(a, int64_t, 2 * k++), cur, 2 * sizeof(int64_t));
+				memmove(&g_array_index(r, int64_t, 2 * k++), cur, 2 * sizeof(int64_t));
 		}
-		g_array_set_size(a, (guint)k);
+		g_array_set_size(r, (guint)k);
 	}
+	return a;
+}
+
+/* The scan came back: its runs drawn (none after a failure, said once),
+ * unless a new document cancelled it. */
+static void on_runs_read(GObject *source, GAsyncResult *result, gpointer data)
+{
+	SaTimeline *self = data;
+	g_autoptr(GError) error = NULL;
+	runs_answer *a = sa_document_run_finish(result, &error);
+	struct sa_series *st = self->sseries;
+
+	(void)source;
+	if (st && g_task_get_cancellable(G_TASK(result)) == st->runs_cancel) {
+		g_clear_object(&st->runs_cancel);
+		if (!a)
+			g_warning("timeline: %s", error->message);
+		st->runs = a ? a : runs_answer_new(self->n_procs);
+		a = NULL;
+		sa_timeline_invalidate(self);
+	}
+	runs_answer_free(a);
+	g_object_unref(self);
 }
 
 /* The fraction of each column of the view covered by file `p`'s runs. */
 static void query_activity(SaTimeline *self, series_row *sr, int width)
 {
+	struct sa_series *st = state(self);
 	GArray *a;
 	size_t pw = (size_t)sa_timeline_plot_width(width), i = 0, lo = 0, hi;
 	double npp = sa_timeline_ns_per_px(self, width);
 
-	if (!state(self)->runs_read)
-		read_runs(self);
-	a = state(self)->runs[sr->index];
 	g_free(sr->busy);
 	sr->busy = g_new0(double, pw);
 	sr->columns = pw;
-	sr->queried = TRUE;
+	sr->queried = st->runs != NULL;
+	if (!st->runs) {
+		if (!st->runs_cancel) {
+			st->runs_cancel = g_cancellable_new();
+			sa_document_run_async(self->doc, read_runs, GSIZE_TO_POINTER(self->n_procs), NULL,
+			                      (GDestroyNotify)runs_answer_free, st->runs_cancel,
+			                      on_runs_read, g_object_ref(self));
+		}
+		return;
+	}
+	a = st->runs->runs[sr->index];
 	/* The first run ending after the view starts. */
 	hi = a->len;
 	while (lo < hi) {
@@ -535,10 +602,12 @@ void sa_timeline_series_describe(SaTimeline *self, const sa_row *r, GString *d)
 		g_string_append_printf(d, ", heatmap, %s values in view", n);
 		if (total > 0)
 			g_string_append_printf(d, ", most in %s (%s)", bucket, nt);
+	} else if (sr->kind == SR_ACTIVITY && !sr->queried) {
+		g_string_append(d, ", activity, computing");
 	} else if (sr->kind == SR_ACTIVITY) {
 		double sum = 0;
 
-		for (size_t c = 0; sr->queried && c < sr->columns; c++)
+		for (size_t c = 0; c < sr->columns; c++)
 			sum += MIN(sr->busy[c], 1);
 		g_string_append_printf(d, ", activity, IPU running %.1f %% of the view",
 		                       sr->columns ? 100 * sum / (double)sr->columns : 0.0);

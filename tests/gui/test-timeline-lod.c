@@ -428,6 +428,67 @@ static void test_ruler(void **state)
 	assert_string_equal(c, "1.235 ms");
 }
 
+/* What the IPU activity row `row` says in the description. */
+static char *activity_says(SaTimeline *tl, size_t row)
+{
+	GString *d = g_string_new(NULL);
+
+	sa_timeline_series_describe(tl, &tl->rows[row], d);
+	return g_string_free(d, FALSE);
+}
+
+/* The IPU activity row scans for the run spans in a worker: the first
+ * frame says "computing" (it used to scan on the main thread, so the
+ * first frame had the share), then the answer lands and a frame has the
+ * share. A new document while it scans drops the answer. */
+static void test_activity(void **state)
+{
+	g_autoptr(GFile) file = g_file_new_for_path(SAMPLE_REPORTS "/tut5_ml/tut5_ml.pvti");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(SaDocument) doc = sa_document_load(&file, 1, &error);
+	SaTimeline *tl;
+	sa_timeline_frame f;
+	size_t row = 0;
+	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+	char *says;
+	double pct = -1;
+
+	(void)state;
+	assert_non_null(doc);
+	tl = SA_TIMELINE(g_object_ref_sink(sa_timeline_new()));
+	sa_timeline_set_document(tl, doc);
+	while (row < tl->n_rows && (tl->rows[row].kind != SA_ROW_SERIES ||
+	                            strcmp(sa_timeline_series_kind(tl, &tl->rows[row]), "activity")))
+		row++;
+	assert_true(row < tl->n_rows);
+	sa_timeline_measure_frame(tl, WIDTH, HEIGHT, &f);
+	says = activity_says(tl, row);
+	assert_non_null(strstr(says, ", activity, computing"));
+	while (!strstr(says, "IPU running") && g_get_monotonic_time() < end) {
+		g_main_context_iteration(NULL, FALSE);
+		g_usleep(2000);
+		sa_timeline_measure_frame(tl, WIDTH, HEIGHT, &f);
+		g_free(says);
+		says = activity_says(tl, row);
+	}
+	assert_int_equal(sscanf(says, ", activity, IPU running %lf %%", &pct), 1);
+	assert_true(pct > 0 && pct <= 100);
+	g_free(says);
+
+	/* A new document while the scan runs. */
+	sa_timeline_set_document(tl, NULL);
+	sa_timeline_set_document(tl, doc);
+	sa_timeline_measure_frame(tl, WIDTH, HEIGHT, &f);
+	sa_timeline_set_document(tl, NULL);
+	while (G_OBJECT(tl)->ref_count > 1 && g_get_monotonic_time() < end) {
+		g_main_context_iteration(NULL, FALSE);
+		g_usleep(2000);
+	}
+	assert_int_equal(G_OBJECT(tl)->ref_count, 1);
+	assert_null(tl->sseries);
+	g_object_unref(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_parse_width),
 		cmocka_unit_test(test_tooltip),
 		cmocka_unit_test(test_ruler),
+		cmocka_unit_test(test_activity),
 	};
 
 	if (!gtk_init_check()) {
