@@ -57,34 +57,17 @@ struct sa_series {
 	size_t n_heatmaps;
 	gboolean has_runs;     /* some name is a run's */
 	GCancellable *runs_cancel; /* the scan for them running, or NULL */
-	struct runs_answer *runs;  /* its answer, NULL until it lands */
+	GPtrArray *runs;       /* its answer (NULL until it lands): per file, a GArray of
+	                          disjoint [from, to) pairs of int64_t, ascending */
 };
 
-/* The run spans of every file: per file, disjoint [from, to) pairs of
- * int64_t, ascending. */
-typedef struct runs_answer {
-	size_t n;
-	GArray **runs;
-} runs_answer;
-
-static runs_answer *runs_answer_new(size_t n)
+static GPtrArray *runs_new(size_t n)
 {
-	runs_answer *a = g_new0(runs_answer, 1);
+	GPtrArray *a = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
 
-	a->n = n;
-	a->runs = g_new0(GArray *, MAX(n, 1));
 	for (size_t p = 0; p < n; p++)
-		a->runs[p] = g_array_new(FALSE, FALSE, 2 * sizeof(int64_t));
+		g_ptr_array_add(a, g_array_new(FALSE, FALSE, 2 * sizeof(int64_t)));
 	return a;
-}
-
-static void runs_answer_free(runs_answer *a)
-{
-	for (size_t p = 0; a && p < a->n; p++)
-		g_array_unref(a->runs[p]);
-	if (a)
-		g_free(a->runs);
-	g_free(a);
 }
 
 static struct sa_series *state(SaTimeline *self)
@@ -125,7 +108,7 @@ void sa_timeline_series_clear(SaTimeline *self)
 		g_free(st->rows[i].busy);
 	}
 	tsd_cancel_clear(&st->runs_cancel);
-	runs_answer_free(st->runs);
+	g_clear_pointer(&st->runs, g_ptr_array_unref);
 	g_free(st->rows);
 	g_clear_pointer(&self->sseries, g_free);
 }
@@ -349,7 +332,7 @@ static gpointer read_runs(tsr_trace *trace, gpointer data, GCancellable *cancell
 	tsr_trace_found *found = NULL;
 	size_t n = 0, n_threads;
 	uint64_t total = 0;
-	runs_answer *a = runs_answer_new(GPOINTER_TO_SIZE(data));
+	GPtrArray *a = runs_new(GPOINTER_TO_SIZE(data));
 	int rc;
 
 	(void)cancellable; /* reportlib's progress callback stops the search */
@@ -359,18 +342,18 @@ static gpointer read_runs(tsr_trace *trace, gpointer data, GCancellable *cancell
 	if ((rc = tsr_trace_get_threads(&threads, &n_threads, trace)) != TSR_OK ||
 	    (rc = tsr_trace_search(&found, &n, &total, trace, &q)) != TSR_OK) {
 		sa_document_set_error(error, rc, tsr_trace_error(trace));
-		runs_answer_free(a);
+		g_ptr_array_unref(a);
 		return NULL;
 	}
 	for (size_t i = 0; i < n; i++) {
 		int64_t pair[2] = {found[i].event.start_ns, found[i].event.end_ns};
 
-		if (found[i].thread < n_threads && threads[found[i].thread].process < a->n)
-			g_array_append_val(a->runs[threads[found[i].thread].process], pair);
+		if (found[i].thread < n_threads && threads[found[i].thread].process < a->len)
+			g_array_append_val(g_ptr_array_index(a, threads[found[i].thread].process), pair);
 	}
 	free(found);
-	for (size_t p = 0; p < a->n; p++) {
-		GArray *r = a->runs[p];
+	for (size_t p = 0; p < a->len; p++) {
+		GArray *r = g_ptr_array_index(a, p);
 		size_t k = 0;
 
 		g_array_sort(r, compare_pairs);
@@ -394,7 +377,7 @@ static void on_runs_read(GObject *source, GAsyncResult *result, gpointer data)
 {
 	SaTimeline *self = data;
 	g_autoptr(GError) error = NULL;
-	runs_answer *a = sa_document_run_finish(result, &error);
+	GPtrArray *a = sa_document_run_finish(result, &error);
 	struct sa_series *st = self->sseries;
 
 	(void)source;
@@ -402,11 +385,10 @@ static void on_runs_read(GObject *source, GAsyncResult *result, gpointer data)
 		g_clear_object(&st->runs_cancel);
 		if (!a)
 			g_warning("timeline: %s", error->message);
-		st->runs = a ? a : runs_answer_new(self->n_procs);
-		a = NULL;
+		st->runs = a ? g_steal_pointer(&a) : runs_new(self->n_procs);
 		sa_timeline_invalidate(self);
 	}
-	runs_answer_free(a);
+	g_clear_pointer(&a, g_ptr_array_unref);
 	g_object_unref(self);
 }
 
@@ -426,12 +408,12 @@ static void query_activity(SaTimeline *self, series_row *sr, int width)
 		if (!st->runs_cancel) {
 			st->runs_cancel = g_cancellable_new();
 			sa_document_run_async(self->doc, read_runs, GSIZE_TO_POINTER(self->n_procs), NULL,
-			                      (GDestroyNotify)runs_answer_free, st->runs_cancel,
+			                      (GDestroyNotify)g_ptr_array_unref, st->runs_cancel,
 			                      on_runs_read, g_object_ref(self));
 		}
 		return;
 	}
-	a = st->runs->runs[sr->index];
+	a = g_ptr_array_index(st->runs, sr->index);
 	/* The first run ending after the view starts. */
 	hi = a->len;
 	while (lo < hi) {
