@@ -300,52 +300,16 @@ const char *sa_search_bar_get_status(SaSearchBar *self)
 
 /* --- Signals from the template --------------------------------------------------- */
 
-static void on_search_changed(GtkSearchEntry *entry, gpointer data)
+/* The template connects these swapped: the bar first, the emitter's
+ * arguments after it unread. */
+static void step_next(SaSearchBar *self)
 {
-	(void)entry;
-	run_search_of_entry(SA_SEARCH_BAR(data));
+	run_step(self, TRUE);
 }
 
-static void on_toggled(GtkToggleButton *button, gpointer data)
+static void step_previous(SaSearchBar *self)
 {
-	(void)button;
-	run_search_of_entry(SA_SEARCH_BAR(data));
-}
-
-static void on_activate(GtkSearchEntry *entry, gpointer data)
-{
-	(void)entry;
-	run_step(SA_SEARCH_BAR(data), TRUE);
-}
-
-static void on_next_match(GtkSearchEntry *entry, gpointer data)
-{
-	(void)entry;
-	run_step(SA_SEARCH_BAR(data), TRUE);
-}
-
-static void on_previous_match(GtkSearchEntry *entry, gpointer data)
-{
-	(void)entry;
-	run_step(SA_SEARCH_BAR(data), FALSE);
-}
-
-static void on_next_clicked(GtkButton *button, gpointer data)
-{
-	(void)button;
-	run_step(SA_SEARCH_BAR(data), TRUE);
-}
-
-static void on_prev_clicked(GtkButton *button, gpointer data)
-{
-	(void)button;
-	run_step(SA_SEARCH_BAR(data), FALSE);
-}
-
-static void on_stop_search(GtkSearchEntry *entry, gpointer data)
-{
-	(void)entry;
-	sa_search_bar_stop(SA_SEARCH_BAR(data));
+	run_step(self, FALSE);
 }
 
 /* Shift+Enter in the entry: the previous hit (Enter is "activate"). */
@@ -401,29 +365,19 @@ static void sa_search_bar_class_init(SaSearchBarClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, status);
 	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, prev_button);
 	gtk_widget_class_bind_template_child(widget_class, SaSearchBar, next_button);
+	gtk_widget_class_bind_template_callback(widget_class, run_search_of_entry);
+	gtk_widget_class_bind_template_callback(widget_class, step_next);
+	gtk_widget_class_bind_template_callback(widget_class, step_previous);
+	gtk_widget_class_bind_template_callback(widget_class, sa_search_bar_stop);
+	gtk_widget_class_bind_template_callback(widget_class, on_entry_key);
 }
 
 static void sa_search_bar_init(SaSearchBar *self)
 {
-	GtkEventController *key;
-
 	gtk_widget_init_template(GTK_WIDGET(self));
 	gtk_search_bar_connect_entry(self->bar, GTK_EDITABLE(self->entry));
 	tsd_a11y_name_close_button(GTK_WIDGET(self->bar));
 	tsd_a11y_quiet_when_empty(self->status);
-	g_signal_connect(self->entry, "search-changed", G_CALLBACK(on_search_changed), self);
-	g_signal_connect(self->entry, "activate", G_CALLBACK(on_activate), self);
-	g_signal_connect(self->entry, "next-match", G_CALLBACK(on_next_match), self);
-	g_signal_connect(self->entry, "previous-match", G_CALLBACK(on_previous_match), self);
-	g_signal_connect(self->entry, "stop-search", G_CALLBACK(on_stop_search), self);
-	g_signal_connect(self->regex_toggle, "toggled", G_CALLBACK(on_toggled), self);
-	g_signal_connect(self->case_toggle, "toggled", G_CALLBACK(on_toggled), self);
-	g_signal_connect(self->next_button, "clicked", G_CALLBACK(on_next_clicked), self);
-	g_signal_connect(self->prev_button, "clicked", G_CALLBACK(on_prev_clicked), self);
-	key = gtk_event_controller_key_new();
-	gtk_event_controller_set_propagation_phase(key, GTK_PHASE_CAPTURE);
-	g_signal_connect(key, "key-pressed", G_CALLBACK(on_entry_key), self);
-	gtk_widget_add_controller(GTK_WIDGET(self->entry), key);
 	show_count(self);
 }
 

@@ -1,12 +1,14 @@
 /*
- * The Span tab (sa-span-view.h): a grid of fields, filled at once with
- * what the selection carries and then with what a worker looks up.
+ * The Span tab (sa-span-view.h): a grid of fields (declared in
+ * sa-span-view.ui), filled at once with what the selection carries and
+ * then with what a worker looks up.
  */
 #include "sa-span-view.h"
 
 #include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
 #include <tilescope/tsd-name.h>
+#include <tilescope/tsd-widget.h>
 
 #include "sa-format.h"
 
@@ -15,21 +17,20 @@
 /* Children listed as buttons at most. */
 #define MAX_CHILD_BUTTONS 50
 
+/* The value labels, in the grid's order (sa-span-view.ui). */
 typedef enum {
 	F_NAME, F_CHANNEL, F_PROCESS, F_THREAD, F_START, F_START_UTC, F_DURATION, F_SELF, F_DEPTH,
 	F_METADATA, N_FIELDS
 } field;
 
-static const char *const field_names[N_FIELDS] = {
-	"Name", "Channel", "Process", "Thread", "Start", "Start (UTC)", "Duration", "Self time",
-	"Depth", "Metadata"};
-
 struct _SaSpanView {
 	SaView parent_instance;
+	/* From the template. */
 	GtkWidget *stack;        /* "empty" or "span" */
-	GtkWidget *values[N_FIELDS];
+	GtkGrid *grid;           /* rows "key | value" */
 	GtkWidget *parent_box;   /* the parent's button, or "none" */
 	GtkWidget *children_box; /* buttons for the children, and a count */
+	GtkWidget *values[N_FIELDS];
 
 	SaDocument *doc;
 	size_t thread;
@@ -146,14 +147,6 @@ static void set_value(SaSpanView *self, field f, const char *text)
 	gtk_label_set_text(GTK_LABEL(self->values[f]), text);
 }
 
-static void clear_box(GtkWidget *box)
-{
-	GtkWidget *child;
-
-	while ((child = gtk_widget_get_first_child(box)))
-		gtk_box_remove(GTK_BOX(box), child);
-}
-
 static void on_span_button(GtkButton *button, gpointer data)
 {
 	SaSpanView *self = data;
@@ -199,13 +192,13 @@ static void show_details(SaSpanView *self, const span_details *d)
 		self_text = g_strdup_printf("%s (%s)", human, exact);
 	}
 	set_value(self, F_SELF, self_text ? self_text : "—");
-	clear_box(self->parent_box);
+	tsd_widget_remove_children(self->parent_box);
 	if (d->has_parent)
 		gtk_box_append(GTK_BOX(self->parent_box), span_button(self, &d->parent, "Parent"));
 	else
 		gtk_box_append(GTK_BOX(self->parent_box),
 		               gtk_label_new(self->span.parent >= 0 ? "not found" : "none (outermost)"));
-	clear_box(self->children_box);
+	tsd_widget_remove_children(self->children_box);
 	for (size_t i = 0; i < d->n_children; i++)
 		gtk_box_append(GTK_BOX(self->children_box),
 		               span_button(self, &d->children[i], "Child"));
@@ -312,8 +305,8 @@ static void show_span(SaSpanView *self, SaDocument *doc, size_t thread,
 	}
 	set_value(self, F_SELF, "…");
 	set_value(self, F_METADATA, "…");
-	clear_box(self->parent_box);
-	clear_box(self->children_box);
+	tsd_widget_remove_children(self->parent_box);
+	tsd_widget_remove_children(self->children_box);
 	gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "span");
 	q = g_new(span_query, 1);
 	q->thread = thread;
@@ -343,75 +336,40 @@ static void sa_span_view_dispose(GObject *object)
 
 	tsd_cancel_clear(&self->cancellable);
 	g_clear_pointer(&self->doc, sa_document_unref);
-	g_clear_pointer(&self->stack, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(self), SA_TYPE_SPAN_VIEW);
 	G_OBJECT_CLASS(sa_span_view_parent_class)->dispose(object);
 }
 
 static void sa_span_view_class_init(SaSpanViewClass *klass)
 {
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+
 	G_OBJECT_CLASS(klass)->dispose = sa_span_view_dispose;
 	SA_VIEW_CLASS(klass)->watch = SA_VIEW_WATCH_DOCUMENT | SA_VIEW_WATCH_SELECTION;
 	SA_VIEW_CLASS(klass)->update = update;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
-}
-
-/* Adds a row "key | widget" to the grid. */
-static void add_row(GtkGrid *grid, int row, const char *key, GtkWidget *value)
-{
-	GtkWidget *k = gtk_label_new(key);
-
-	gtk_label_set_xalign(GTK_LABEL(k), 1);
-	gtk_label_set_yalign(GTK_LABEL(k), 0);
-	gtk_widget_add_css_class(k, "dim-label");
-	gtk_grid_attach(grid, k, 0, row, 1, 1);
-	gtk_widget_set_hexpand(value, TRUE);
-	gtk_grid_attach(grid, value, 1, row, 1, 1);
-	/* Named by its key, its value in its text and description: GTK 4.8
-	 * would name it "VALUE KEY" through a LABELLED_BY relation. */
-	tsd_a11y_name_value(value, key);
+	gtk_widget_class_set_template_from_resource(widget_class,
+	                                            "/org/tilescope/SystemAnalyser/sa-span-view.ui");
+	gtk_widget_class_bind_template_child(widget_class, SaSpanView, stack);
+	gtk_widget_class_bind_template_child(widget_class, SaSpanView, grid);
+	gtk_widget_class_bind_template_child(widget_class, SaSpanView, parent_box);
+	gtk_widget_class_bind_template_child(widget_class, SaSpanView, children_box);
 }
 
 static void sa_span_view_init(SaSpanView *self)
 {
-	GtkWidget *scroll = gtk_scrolled_window_new(), *grid = gtk_grid_new(), *empty;
-	int row = 0;
+	int f = 0;
 
-	self->stack = gtk_stack_new();
-	gtk_widget_set_parent(self->stack, GTK_WIDGET(self));
-	empty = gtk_label_new("Select a span in the timeline, or find one with Ctrl+F, to see it "
-	                      "here.");
-	gtk_label_set_wrap(GTK_LABEL(empty), TRUE);
-	gtk_widget_add_css_class(empty, "dim-label");
-	gtk_stack_add_named(GTK_STACK(self->stack), empty, "empty");
-	gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
-	gtk_grid_set_row_spacing(GTK_GRID(grid), 4);
-	gtk_widget_set_margin_start(grid, 12);
-	gtk_widget_set_margin_end(grid, 12);
-	gtk_widget_set_margin_top(grid, 8);
-	gtk_widget_set_margin_bottom(grid, 8);
-	for (int f = 0; f < N_FIELDS; f++) {
-		GtkWidget *v = gtk_label_new("");
+	gtk_widget_init_template(GTK_WIDGET(self));
+	/* Each value named by its key, its value in its text and description:
+	 * GTK 4.8 would name it "VALUE KEY" through a LABELLED_BY relation. */
+	for (int row = 0; row < N_FIELDS + 2; row++) {
+		GtkWidget *key = gtk_grid_get_child_at(self->grid, 0, row);
+		GtkWidget *value = gtk_grid_get_child_at(self->grid, 1, row);
 
-		gtk_label_set_xalign(GTK_LABEL(v), 0);
-		gtk_label_set_selectable(GTK_LABEL(v), TRUE);
-		gtk_label_set_wrap(GTK_LABEL(v), TRUE);
-		gtk_label_set_wrap_mode(GTK_LABEL(v), PANGO_WRAP_WORD_CHAR);
-		if (f == F_METADATA)
-			gtk_widget_add_css_class(v, "monospace");
-		if (f >= F_START && f <= F_DEPTH)
-			gtk_widget_add_css_class(v, "figure");
-		self->values[f] = v;
-		if (f == F_METADATA) {
-			self->parent_box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
-			self->children_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-			add_row(GTK_GRID(grid), row++, "Parent", self->parent_box);
-			add_row(GTK_GRID(grid), row++, "Children", self->children_box);
-		}
-		add_row(GTK_GRID(grid), row++, field_names[f], v);
+		tsd_a11y_name_value(value, gtk_label_get_text(GTK_LABEL(key)));
+		if (GTK_IS_LABEL(value))
+			self->values[f++] = value;
 	}
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), grid);
-	gtk_stack_add_named(GTK_STACK(self->stack), scroll, "span");
-	gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "empty");
 }
 
 GtkWidget *sa_span_view_new(void)

@@ -18,7 +18,8 @@ struct _SaZoomBar {
 	SaTimeline *timeline;     /* weak */
 	gulong view_handler, hidden_handler;
 	GBinding *wall_binding;
-	GtkWidget *entry, *range_button, *wall_toggle, *hidden_button;
+	/* From the template (sa-zoom-bar.ui). */
+	GtkWidget *entry, *wall_toggle, *hidden_button;
 };
 
 G_DEFINE_FINAL_TYPE(SaZoomBar, sa_zoom_bar, GTK_TYPE_WIDGET)
@@ -121,20 +122,15 @@ static void on_hidden_changed(GObject *object, GParamSpec *pspec, gpointer data)
 	gtk_widget_set_sensitive(self->hidden_button, n > 0);
 }
 
-static void on_range_clicked(GtkButton *button, gpointer data)
+/* The buttons' "clicked", connected swapped by the template. */
+static void on_range_clicked(SaZoomBar *self)
 {
-	SaZoomBar *self = data;
-
-	(void)button;
 	if (self->timeline)
 		sa_timeline_zoom_to_range(self->timeline);
 }
 
-static void on_hidden_clicked(GtkButton *button, gpointer data)
+static void on_hidden_clicked(SaZoomBar *self)
 {
-	SaZoomBar *self = data;
-
-	(void)button;
 	if (self->timeline)
 		sa_timeline_show_hidden_rows(self->timeline);
 }
@@ -165,57 +161,31 @@ void sa_zoom_bar_set_timeline(SaZoomBar *self, SaTimeline *timeline)
 
 static void sa_zoom_bar_dispose(GObject *object)
 {
-	SaZoomBar *self = SA_ZOOM_BAR(object);
-	GtkWidget *child;
-
-	sa_zoom_bar_set_timeline(self, NULL);
-	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self))))
-		gtk_widget_unparent(child);
+	sa_zoom_bar_set_timeline(SA_ZOOM_BAR(object), NULL);
+	gtk_widget_dispose_template(GTK_WIDGET(object), SA_TYPE_ZOOM_BAR);
 	G_OBJECT_CLASS(sa_zoom_bar_parent_class)->dispose(object);
 }
 
 static void sa_zoom_bar_class_init(SaZoomBarClass *klass)
 {
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+
 	G_OBJECT_CLASS(klass)->dispose = sa_zoom_bar_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BOX_LAYOUT);
-	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "zoombar");
-	gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_TOOLBAR);
+	gtk_widget_class_set_css_name(widget_class, "zoombar");
+	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_TOOLBAR);
+	gtk_widget_class_set_template_from_resource(widget_class,
+	                                            "/org/tilescope/SystemAnalyser/sa-zoom-bar.ui");
+	gtk_widget_class_bind_template_child(widget_class, SaZoomBar, entry);
+	gtk_widget_class_bind_template_child(widget_class, SaZoomBar, wall_toggle);
+	gtk_widget_class_bind_template_child(widget_class, SaZoomBar, hidden_button);
+	gtk_widget_class_bind_template_callback(widget_class, on_activate);
+	gtk_widget_class_bind_template_callback(widget_class, on_range_clicked);
+	gtk_widget_class_bind_template_callback(widget_class, on_hidden_clicked);
 }
 
 static void sa_zoom_bar_init(SaZoomBar *self)
 {
-	GtkWidget *label = gtk_label_new_with_mnemonic("_Visible width");
-	GtkBoxLayout *box = GTK_BOX_LAYOUT(gtk_widget_get_layout_manager(GTK_WIDGET(self)));
-
-	gtk_box_layout_set_spacing(box, 6);
-	gtk_widget_set_margin_start(GTK_WIDGET(self), 6);
-	gtk_widget_set_margin_end(GTK_WIDGET(self), 6);
-	gtk_widget_set_margin_top(GTK_WIDGET(self), 3);
-	gtk_widget_set_margin_bottom(GTK_WIDGET(self), 3);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Timeline controls", -1);
-	self->entry = gtk_entry_new();
-	gtk_editable_set_width_chars(GTK_EDITABLE(self->entry), 10);
-	gtk_entry_set_placeholder_text(GTK_ENTRY(self->entry), "10 ms");
-	gtk_label_set_mnemonic_widget(GTK_LABEL(label), self->entry);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Zoom level", -1);
-	g_signal_connect(self->entry, "activate", G_CALLBACK(on_activate), self);
-	self->range_button = gtk_button_new_with_mnemonic("_Zoom to Range");
-	gtk_widget_set_tooltip_text(self->range_button, "Show the marked range (Z)");
-	g_signal_connect(self->range_button, "clicked", G_CALLBACK(on_range_clicked), self);
-	self->wall_toggle = gtk_toggle_button_new_with_mnemonic("Wall-Clock _Time");
-	gtk_widget_set_tooltip_text(self->wall_toggle,
-	                            "The ruler in wall-clock time (UTC), else since the start (T)");
-	self->hidden_button = gtk_button_new_with_label("Show Hidden Rows");
-	gtk_widget_set_tooltip_text(self->hidden_button, "Show the rows hidden with H (Shift+H)");
-	gtk_widget_set_sensitive(self->hidden_button, FALSE);
-	g_signal_connect(self->hidden_button, "clicked", G_CALLBACK(on_hidden_clicked), self);
-	gtk_widget_set_parent(label, GTK_WIDGET(self));
-	gtk_widget_set_parent(self->entry, GTK_WIDGET(self));
-	gtk_widget_set_parent(self->range_button, GTK_WIDGET(self));
-	gtk_widget_set_parent(self->wall_toggle, GTK_WIDGET(self));
-	gtk_widget_set_parent(self->hidden_button, GTK_WIDGET(self));
+	gtk_widget_init_template(GTK_WIDGET(self));
 	show_error(self, FALSE);
 }
 
