@@ -11,6 +11,8 @@
 #include "ga-compare-grid.h"
 #include "ga-figures.h"
 
+#include <tilescope/tsd-widget.h>
+
 #include <string.h>
 
 #define ROW_CAP 100
@@ -158,7 +160,6 @@ void ga_operations_compare_fill(GtkWidget *sections, GaDocument *b, const char *
 	g_autofree char *needle = g_utf8_casefold(filter ? filter : "", -1);
 	const tsr_comparison *cmp = b ? ga_document_get_comparison(b) : NULL;
 	g_autoptr(GArray) ops = g_array_new(FALSE, FALSE, sizeof(op_deltas));
-	GtkWidget *child;
 
 	if (b)
 		ga_document_ref(b);
@@ -166,8 +167,7 @@ void ga_operations_compare_fill(GtkWidget *sections, GaDocument *b, const char *
 	st->b = b;
 	g_free(st->filter);
 	st->filter = g_strdup(filter ? filter : "");
-	while ((child = gtk_widget_get_first_child(sections)))
-		gtk_box_remove(GTK_BOX(sections), child);
+	tsd_widget_remove_children(sections);
 	if (!cmp)
 		return;
 	gather(ops, cmp);

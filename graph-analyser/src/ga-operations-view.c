@@ -28,6 +28,7 @@
 #include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-name.h>
 #include <tilescope/tsd-settings.h>
+#include <tilescope/tsd-widget.h>
 
 #include <string.h>
 
@@ -512,14 +513,6 @@ static void on_layer_chosen(GtkButton *button, gpointer data)
 
 /* --- Details ---------------------------------------------------------------------------- */
 
-/* A row of the details: a key and its value (named by the key for
- * assistive technology). */
-static void put(GaOperationsView *self, int *row, const char *key, const char *value,
-                gboolean number)
-{
-	ga_details_add(self->details, row, key, value, number);
-}
-
 /* A figure with, when it differs, the part without descendants. */
 static void put_total(GaOperationsView *self, int *row, const char *key, uint64_t total,
                       uint64_t own)
@@ -528,7 +521,7 @@ static void put_total(GaOperationsView *self, int *row, const char *key, uint64_
 	g_autofree char *o = ga_format_u64(own);
 	g_autofree char *text = total == own ? g_strdup(t) : g_strdup_printf("%s (own: %s)", t, o);
 
-	put(self, row, key, text, TRUE);
+	ga_details_add(self->details, row, key, text, TRUE);
 }
 
 /* A line across both columns of the details, `mark` (or NULL) before it. */
@@ -657,15 +650,6 @@ static void put_made(GaOperationsView *self, int *row, uint32_t id)
 	}
 }
 
-static void clear_details(GaOperationsView *self)
-{
-	GtkWidget *child;
-
-	for (int i = 0; i < 3; i++)
-		while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->sections[i]))))
-			gtk_grid_remove(self->sections[i], child);
-}
-
 /* One vertex type's share of an operation's cycles (put_cycles). */
 typedef struct vt_share {
 	size_t type;
@@ -769,7 +753,8 @@ static void update_details(GaOperationsView *self)
 	const ga_operation_extra *x;
 	int r = 0;
 
-	clear_details(self);
+	for (int i = 0; i < 3; i++)
+		tsd_widget_remove_children(GTK_WIDGET(self->sections[i]));
 	gtk_widget_set_tooltip_text(GTK_WIDGET(self->heading), NULL);
 	if (!self->n_ops) {
 		gtk_label_set_text(self->heading, "The report has no debug contexts, so no operations.");
@@ -789,19 +774,19 @@ static void update_details(GaOperationsView *self)
 		g_autofree char *layer = tsd_name_clean(op->layer);
 		g_autofree char *api = op->api ? tsd_name_clean(op->api) : g_strdup("—");
 
-		put(self, &r, "Operation", name, FALSE);
-		put(self, &r, "Layer", tsr_operation_get_software_layer(op), FALSE);
+		ga_details_add(self->details, &r, "Operation", name, FALSE);
+		ga_details_add(self->details, &r, "Layer", tsr_operation_get_software_layer(op), FALSE);
 		/* The layer a model named its own context ("layer3"). */
 		if (strcmp(op->layer, tsr_operation_get_software_layer(op)))
-			put(self, &r, "Model layer", layer, FALSE);
-		put(self, &r, "API", api, FALSE);
+			ga_details_add(self->details, &r, "Model layer", layer, FALSE);
+		ga_details_add(self->details, &r, "API", api, FALSE);
 		tsd_widget_set_name_tooltip(GTK_WIDGET(self->heading), op->name);
 	}
 	{
 		/* An id, not a quantity: no thousands separators. */
 		g_autofree char *id = g_strdup_printf("%u", op->id);
 
-		put(self, &r, "Debug context", id, TRUE);
+		ga_details_add(self->details, &r, "Debug context", id, TRUE);
 	}
 	if (self->run >= 0) {
 		g_autofree char *h = g_strdup_printf("In run %" G_GINT64_FORMAT " (with descendants)",
@@ -937,13 +922,11 @@ static int compare_strings(gconstpointer a, gconstpointer b)
  * no action). */
 static void rebuild_layers(GaOperationsView *self)
 {
-	GtkWidget *child;
 	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
 	GPtrArray *layers = g_ptr_array_new_with_free_func(g_free);
 	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->store));
 
-	while ((child = gtk_widget_get_first_child(self->layer_box)))
-		gtk_box_remove(GTK_BOX(self->layer_box), child);
+	tsd_widget_remove_children(self->layer_box);
 	for (guint i = 0; i < n; i++) {
 		g_autoptr(GaOpRow) row = g_list_model_get_item(G_LIST_MODEL(self->store), i);
 

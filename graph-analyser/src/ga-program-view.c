@@ -29,6 +29,7 @@
 #include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-name.h>
 #include <tilescope/tsd-table.h>
+#include <tilescope/tsd-widget.h>
 
 #include <string.h>
 
@@ -331,13 +332,6 @@ static void bind_cell(GtkWidget *cell, gpointer item, guint column, gpointer dat
 
 /* --- Details ---------------------------------------------------------------------------- */
 
-/* A row of the details: a key and its value (named by the key for
- * assistive technology). */
-static void put(GaProgramView *self, int *row, const char *key, const char *value, gboolean number)
-{
-	ga_details_add(self->details, row, key, value, number);
-}
-
 /* The compute set's figures and its vertices by type. */
 static void put_compute_set(GaProgramView *self, int *row, size_t cs_id)
 {
@@ -352,7 +346,7 @@ static void put_compute_set(GaProgramView *self, int *row, size_t cs_id)
 		return;
 	/* Whole in the details (to read and copy); cut where many are listed. */
 	name = tsd_name_clean(cs[cs_id].name);
-	put(self, row, "Compute set", name, FALSE);
+	ga_details_add(self->details, row, "Compute set", name, FALSE);
 	ga_details_add_u64(self->details, row, "Tiles", cs[cs_id].tiles);
 	ga_details_add_u64(self->details, row, "Vertices", cs[cs_id].vertices);
 	ga_details_add_u64(self->details, row, "Cycles (slowest tile)", cs[cs_id].cycles);
@@ -380,7 +374,7 @@ static void put_compute_set(GaProgramView *self, int *row, size_t cs_id)
 		if (by[i].vertex_type < n_vt)
 			tsd_widget_set_name_tooltip(l, vt[by[i].vertex_type].name);
 		gtk_grid_attach(self->details, l, 0, (*row)++, 2, 1);
-		put(self, row, "", text, TRUE);
+		ga_details_add(self->details, row, "", text, TRUE);
 		/* Its caption is the type's line above it. */
 		tsd_a11y_name_value(gtk_grid_get_child_at(self->details, 1, *row - 1), type);
 	}
@@ -402,18 +396,10 @@ static void put_exchange(GaProgramView *self, int *row, const tsr_program *p)
 	                            p->exchange_kind < TSR_EXCHANGE_KIND_COUNT
 	                                ? kinds[p->exchange_kind]
 	                                : "?");
-	put(self, row, "Exchange", with_kind, FALSE);
+	ga_details_add(self->details, row, "Exchange", with_kind, FALSE);
 	ga_details_add_u64(self->details, row, "Bytes received", ex[p->exchange].bytes_received);
 	ga_details_add_u64(self->details, row, "Bytes sent", ex[p->exchange].bytes_sent);
 	ga_details_add_u64(self->details, row, "Exchange cycles", ex[p->exchange].cycles);
-}
-
-static void clear_details(GaProgramView *self)
-{
-	GtkWidget *child;
-
-	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->details))))
-		gtk_grid_remove(self->details, child);
 }
 
 /* Shows the selected program's details. */
@@ -427,7 +413,7 @@ static void update_details(GaProgramView *self)
 	g_autofree char *heading = NULL;
 	g_autofree char *type = NULL;
 
-	clear_details(self);
+	tsd_widget_remove_children(GTK_WIDGET(self->details));
 	gtk_widget_set_tooltip_text(GTK_WIDGET(self->heading), NULL);
 	progs = programs(self, &n);
 	if (!progs) {
@@ -459,12 +445,12 @@ static void update_details(GaProgramView *self)
 	tsd_widget_set_name_tooltip(GTK_WIDGET(self->heading), row->named ? row->root : p->name);
 
 	type = type_text(p);
-	put(self, &r, "Type", type, FALSE);
+	ga_details_add(self->details, &r, "Type", type, FALSE);
 	/* A named engine program's row by the name it is shown by. */
 	if (p->name || row->named) {
 		g_autofree char *name = tsd_name_clean(p->name ? p->name : row->root);
 
-		put(self, &r, "Name", name, FALSE);
+		ga_details_add(self->details, &r, "Name", name, FALSE);
 	}
 	ga_details_add_u64(self->details, &r, "Program id", row->id);
 	/* Its index, which a named engine program's label no longer says. */
@@ -481,7 +467,7 @@ static void update_details(GaProgramView *self)
 	if (p->function >= 0) {
 		g_autofree char *f = g_strdup_printf("Function %" G_GINT64_FORMAT, p->function);
 
-		put(self, &r, "Calls", f, FALSE);
+		ga_details_add(self->details, &r, "Calls", f, FALSE);
 	}
 	ga_details_add_u64(self->details, &r, "Children", p->n_children);
 
@@ -501,7 +487,7 @@ static void update_details(GaProgramView *self)
 		} else {
 			text = g_strdup("did not run");
 		}
-		put(self, &r, key, text, TRUE);
+		ga_details_add(self->details, &r, key, text, TRUE);
 	}
 }
 
@@ -834,22 +820,16 @@ static void step_match(GaProgramView *self, int delta)
 	show_match(self, delta > 0 ? (self->current + 1) % n : (self->current + n - 1) % n);
 }
 
-static void on_search_changed(GtkSearchEntry *entry, gpointer data)
+/* The template connects these and run_search swapped: the view first,
+ * the emitter's arguments after it unread. */
+static void step_next(GaProgramView *self)
 {
-	(void)entry;
-	run_search(GA_PROGRAM_VIEW(data));
+	step_match(self, 1);
 }
 
-static void on_next(GtkWidget *w, gpointer data)
+static void step_previous(GaProgramView *self)
 {
-	(void)w;
-	step_match(GA_PROGRAM_VIEW(data), 1);
-}
-
-static void on_prev(GtkWidget *w, gpointer data)
-{
-	(void)w;
-	step_match(GA_PROGRAM_VIEW(data), -1);
+	step_match(self, -1);
 }
 
 /* Enter: the next match; Shift+Enter: the previous one. */
@@ -995,9 +975,9 @@ static void ga_program_view_class_init(GaProgramViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaProgramView, details_box);
 	gtk_widget_class_bind_template_child(widget_class, GaProgramView, heading);
 	gtk_widget_class_bind_template_child(widget_class, GaProgramView, details);
-	gtk_widget_class_bind_template_callback(widget_class, on_search_changed);
-	gtk_widget_class_bind_template_callback(widget_class, on_next);
-	gtk_widget_class_bind_template_callback(widget_class, on_prev);
+	gtk_widget_class_bind_template_callback(widget_class, run_search);
+	gtk_widget_class_bind_template_callback(widget_class, step_next);
+	gtk_widget_class_bind_template_callback(widget_class, step_previous);
 	gtk_widget_class_bind_template_callback(widget_class, on_entry_key);
 }
 

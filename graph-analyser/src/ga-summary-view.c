@@ -13,6 +13,7 @@
 #include "ga-summary-compare.h"
 
 #include <tilescope/tsd-name.h>
+#include <tilescope/tsd-widget.h>
 
 #include <inttypes.h>
 
@@ -56,6 +57,16 @@ static void size_row(GtkWidget *grid, const char *label, uint64_t bytes)
 	/* GTK 4.8 makes the tooltip the description: the value first. */
 	gtk_accessible_update_property(GTK_ACCESSIBLE(v), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, said,
 	                               -1);
+}
+
+/* A heading over what follows in `content`. */
+static void add_heading(GtkWidget *content, const char *text)
+{
+	GtkWidget *heading = gtk_label_new(text);
+
+	gtk_label_set_xalign(GTK_LABEL(heading), 0);
+	gtk_widget_add_css_class(heading, "heading");
+	gtk_box_append(GTK_BOX(content), heading);
 }
 
 static void add_target(GtkWidget *box, const tsr_summary_figures *s)
@@ -184,7 +195,7 @@ static void add_memory_part(GtkWidget *box, const tsr_summary_figures *s, size_t
 	const tsr_vertex_memory *v = &m->vertex;
 	g_autofree char *prefix = g_strdup_printf("memory[%zu]", index);
 	g_autofree char *title = m->ipu < 0 ? g_strdup("All IPUs") : g_strdup_printf("IPU %d", m->ipu);
-	GtkWidget *content, *grid = ga_figure_grid_new(), *tiles = ga_figure_grid_new(), *heading;
+	GtkWidget *content, *grid = ga_figure_grid_new(), *tiles = ga_figure_grid_new();
 
 	gtk_box_append(GTK_BOX(box), ga_section_new(title, index == 0, &content));
 	gtk_box_append(GTK_BOX(content), grid);
@@ -213,10 +224,7 @@ static void add_memory_part(GtkWidget *box, const tsr_summary_figures *s, size_t
 		GtkWidget *list = ga_list_new("Vertex data by type", FALSE);
 		size_t shown = MIN(m->n_vertex_types, (size_t)LIST_CAP);
 
-		heading = gtk_label_new("Vertex data by type (with code), fullest first");
-		gtk_label_set_xalign(GTK_LABEL(heading), 0);
-		gtk_widget_add_css_class(heading, "heading");
-		gtk_box_append(GTK_BOX(content), heading);
+		add_heading(content, "Vertex data by type (with code), fullest first");
 		for (size_t i = 0; i < shown; i++) {
 			g_autofree char *b = ga_format_u64(m->vertex_types[i].bytes);
 			g_autofree char *bb = g_strdup_printf("%s B", b);
@@ -228,10 +236,7 @@ static void add_memory_part(GtkWidget *box, const tsr_summary_figures *s, size_t
 		gtk_widget_set_halign(list, GTK_ALIGN_START);
 		gtk_box_append(GTK_BOX(content), list);
 	}
-	heading = gtk_label_new("By tile (excluding gaps)");
-	gtk_label_set_xalign(GTK_LABEL(heading), 0);
-	gtk_widget_add_css_class(heading, "heading");
-	gtk_box_append(GTK_BOX(content), heading);
+	add_heading(content, "By tile (excluding gaps)");
 	gtk_box_append(GTK_BOX(content), ga_histogram_new(m));
 	gtk_box_append(GTK_BOX(content), tiles);
 	max_row(tiles, "Maximum (including gaps)", t->max_tile_bytes, t->max_tile, prefix,
@@ -255,10 +260,7 @@ static void add_memory_part(GtkWidget *box, const tsr_summary_figures *s, size_t
 		gtk_widget_add_css_class(oom, "error");
 		gtk_label_set_wrap(GTK_LABEL(oom), TRUE);
 		gtk_label_set_max_width_chars(GTK_LABEL(oom), 60);
-		heading = gtk_label_new(title2);
-		gtk_label_set_xalign(GTK_LABEL(heading), 0);
-		gtk_widget_add_css_class(heading, "heading");
-		gtk_box_append(GTK_BOX(content), heading);
+		add_heading(content, title2);
 		for (size_t i = 0; i < m->n_largest_tiles; i++) {
 			g_autofree char *name = g_strdup_printf("Tile %" PRIu32, m->largest_tiles[i].tile);
 			g_autofree char *b = ga_format_u64(m->largest_tiles[i].bytes);
@@ -329,15 +331,12 @@ static void add_liveness(GtkWidget *box, const tsr_summary_figures *s)
 	if (s->n_always_live) {
 		g_autoptr(GPtrArray) sorted = g_ptr_array_sized_new((guint)s->n_always_live);
 		GtkWidget *list = ga_list_new("Always-live variables", FALSE);
-		GtkWidget *heading = gtk_label_new("Always-live variables, largest first");
 		size_t shown = MIN(s->n_always_live, (size_t)LIST_CAP);
 
 		for (size_t i = 0; i < s->n_always_live; i++)
 			g_ptr_array_add(sorted, (gpointer)&s->always_live[i]);
 		g_ptr_array_sort(sorted, by_bytes_desc);
-		gtk_label_set_xalign(GTK_LABEL(heading), 0);
-		gtk_widget_add_css_class(heading, "heading");
-		gtk_box_append(GTK_BOX(content), heading);
+		add_heading(content, "Always-live variables, largest first");
 		for (size_t i = 0; i < shown; i++) {
 			const tsr_summary_named_bytes *v = sorted->pdata[i];
 			g_autofree char *b = ga_format_u64(v->bytes);
@@ -578,10 +577,9 @@ static void rebuild(GaView *view)
 	GaSummaryView *self = GA_SUMMARY_VIEW(view);
 	GaDocument *doc = ga_view_get_document(view);
 	const tsr_summary_figures *s = doc ? ga_document_get_figures(doc) : NULL;
-	GtkWidget *box = self->sections, *child;
+	GtkWidget *box = self->sections;
 
-	while ((child = gtk_widget_get_first_child(box)))
-		gtk_box_remove(GTK_BOX(box), child);
+	tsd_widget_remove_children(box);
 	if (ga_view_get_compare(view)) {
 		/* A new pair starts unfiltered. */
 		gtk_editable_set_text(self->filter, "");

@@ -20,6 +20,7 @@
 #include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-cancel.h>
 #include <tilescope/tsd-name.h>
+#include <tilescope/tsd-widget.h>
 
 #include "ga-figures.h"
 #include "ga-format.h"
@@ -77,14 +78,6 @@ static GaSession *session_of(GaTraceView *self)
 	return ga_view_get_session(GA_VIEW(self));
 }
 
-static void clear_grid(GtkGrid *grid)
-{
-	GtkWidget *child;
-
-	while ((child = gtk_widget_get_first_child(GTK_WIDGET(grid))))
-		gtk_grid_remove(grid, child);
-}
-
 /* A label for a grid cell; a value is named `acc`, its caption, for
  * assistive technology (tsd-a11y.h). */
 static GtkWidget *cell(const char *text, const char *acc, gboolean number, gboolean dim)
@@ -131,7 +124,7 @@ static void update_details(GaTraceView *self)
 	size_t n, n_progs;
 	int row = 0;
 
-	clear_grid(self->details);
+	tsd_widget_remove_children(GTK_WIDGET(self->details));
 	if (i < 0 || !r || tsr_report_get_steps(&steps, &n, r, run) || (size_t)i >= n) {
 		gtk_label_set_text(self->heading, "No step selected");
 		gtk_grid_attach(self->details,
@@ -306,6 +299,7 @@ static void update_run_summary(GaTraceView *self, tsr_report *r, size_t run)
 	                0, row + 2, 4, 1);
 }
 
+/* The lanes' "range-changed" too, connected swapped by the template. */
 static void update_range(GaTraceView *self)
 {
 	size_t run = gtk_drop_down_get_selected(self->runs);
@@ -314,7 +308,7 @@ static void update_range(GaTraceView *self)
 	size_t count[TSR_STEP_TYPE_COUNT] = {0}, n;
 	const tsr_step *steps;
 
-	clear_grid(self->range);
+	tsd_widget_remove_children(GTK_WIDGET(self->range));
 	if (!r || tsr_report_get_steps(&steps, &n, r, run)) {
 		gtk_label_set_text(self->range_heading, "No execution profile");
 		return;
@@ -341,12 +335,6 @@ static void update_range(GaTraceView *self)
 		gtk_label_set_text(self->range_heading, h);
 	}
 	put_by_type(self->range, count, cycles, to - from, "Cycles in range");
-}
-
-static void on_range_changed(GaStepLanes *lanes, GaTraceView *self)
-{
-	(void)lanes;
-	update_range(self);
 }
 
 /* --- Runs and the document ----------------------------------------------------------------- */
@@ -670,7 +658,7 @@ static void ga_trace_view_class_init(GaTraceViewClass *klass)
 	gtk_widget_class_bind_template_callback(widget_class, on_mode);
 	gtk_widget_class_bind_template_callback(widget_class, on_selection_changed);
 	gtk_widget_class_bind_template_callback(widget_class, on_selection_changed_b);
-	gtk_widget_class_bind_template_callback(widget_class, on_range_changed);
+	gtk_widget_class_bind_template_callback(widget_class, update_range);
 	gtk_widget_class_bind_template_callback(widget_class, on_visible);
 }
 
