@@ -75,7 +75,6 @@ static void ga_op_row_class_init(GaOpRowClass *klass)
 
 static void ga_op_row_init(GaOpRow *self)
 {
-	(void)self;
 }
 
 /* A row for `op`, whose enclosing context is `parent` (NULL: none) with
@@ -323,10 +322,6 @@ static gboolean on_cell_tooltip(GtkWidget *l, int x, int y, gboolean keyboard, G
 {
 	const char *full = g_object_get_data(G_OBJECT(l), "ga-full");
 
-	(void)x;
-	(void)y;
-	(void)keyboard;
-	(void)data;
 	if (full && *full)
 		gtk_tooltip_set_text(tip, full);
 	return full && *full;
@@ -337,7 +332,6 @@ static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer 
 	int c = GPOINTER_TO_INT(column);
 	GtkWidget *l = ga_cell_label_new(!is_text_column(c));
 
-	(void)f;
 	if (c == COL_NAME || c == COL_PARENT) {
 		gtk_widget_set_has_tooltip(l, TRUE);
 		g_signal_connect(l, "query-tooltip", G_CALLBACK(on_cell_tooltip), NULL);
@@ -388,7 +382,6 @@ static void unbind_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer
 {
 	GaOperationsView *self = g_object_get_data(G_OBJECT(f), "ga-view");
 
-	(void)column;
 	g_hash_table_remove(self->bound, item);
 }
 
@@ -456,9 +449,6 @@ static void on_filtered_changed(GListModel *model, guint pos, guint removed, gui
 	GHashTableIter it;
 	gpointer item, column;
 
-	(void)pos;
-	(void)removed;
-	(void)added;
 	g_signal_handlers_block_by_func(self->selection, on_selected, self);
 	slots_refill(self->slots, model);
 	for (guint i = 0; keep && i < n; i++) {
@@ -834,16 +824,12 @@ static void on_row_activated(GtkColumnView *view, guint position, gpointer data)
 {
 	GaOperationsView *self = data;
 
-	(void)view;
-	(void)position;
 	if (self->jump_bar)
 		ga_jump_bar_activate(GA_JUMP_BAR(self->jump_bar));
 }
 
 static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data)
 {
-	(void)selection;
-	(void)pspec;
 	update_details(GA_OPERATIONS_VIEW(data));
 	update_jump_bar(GA_OPERATIONS_VIEW(data));
 }
@@ -876,7 +862,6 @@ static void on_run_chosen(GObject *drop, GParamSpec *pspec, gpointer data)
 	GaOperationsView *self = data;
 	guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(drop));
 
-	(void)pspec;
 	if (i == GTK_INVALID_LIST_POSITION)
 		return;
 	set_run(self, (gint64)i);
@@ -891,7 +876,6 @@ static void on_run_chosen(GObject *drop, GParamSpec *pspec, gpointer data)
 /* The compare page's title: "Operations: A vs B". */
 static char *compare_title(gpointer view, GaDocument *a, GaDocument *b)
 {
-	(void)view;
 	if (!a || !b)
 		return g_strdup("");
 	return g_strdup_printf("Operations: %s vs %s", ga_document_get_title(a),
@@ -903,7 +887,6 @@ static void on_compare_filter(GtkSearchEntry *entry, gpointer data)
 {
 	GaOperationsView *self = data;
 
-	(void)entry;
 	ga_operations_compare_fill(self->compare_sections,
 	                           ga_view_get_compare_document(GA_VIEW(self)),
 	                           gtk_editable_get_text(self->compare_filter));

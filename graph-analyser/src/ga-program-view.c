@@ -65,7 +65,6 @@ static void ga_program_row_class_init(GaProgramRowClass *klass)
 
 static void ga_program_row_init(GaProgramRow *self)
 {
-	(void)self;
 }
 
 static GaProgramRow *program_row_new(guint32 id, char *root)
@@ -242,7 +241,6 @@ static GtkWidget *make_cell(guint column, gpointer data)
 {
 	GtkWidget *box, *tag, *name;
 
-	(void)data;
 	if (column != COL_PROGRAM)
 		return NULL;
 	box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
@@ -497,8 +495,6 @@ static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data)
 	GtkTreeListRow *list_row = gtk_single_selection_get_selected_item(self->selection);
 	gint64 id = -1;
 
-	(void)selection;
-	(void)pspec;
 	update_details(self);
 	if (list_row) {
 		g_autoptr(GaProgramRow) row = gtk_tree_list_row_get_item(list_row);
@@ -530,8 +526,6 @@ static gboolean scroll_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer da
 	double value = gtk_adjustment_get_value(adj), h, y, header = 0;
 	GtkWidget *first;
 
-	(void)widget;
-	(void)clock;
 	/* The column view's header row scrolls with the list. */
 	first = gtk_widget_get_first_child(GTK_WIDGET(tsd_table_get_view(self->table)));
 	if (first && !GTK_IS_LIST_VIEW(first))
@@ -734,8 +728,6 @@ static void on_row_activated(GtkColumnView *view, guint position, gpointer data)
 {
 	GaProgramView *self = data;
 
-	(void)view;
-	(void)position;
 	ga_jump_bar_activate(GA_JUMP_BAR(self->jump_bar));
 }
 
@@ -743,8 +735,6 @@ static void on_session_program(GObject *session, GParamSpec *pspec, gpointer dat
 {
 	GaProgramView *self = data;
 
-	(void)session;
-	(void)pspec;
 	if (self->syncing)
 		return;
 	self->syncing = TRUE;
@@ -836,8 +826,6 @@ static void step_previous(GaProgramView *self)
 static gboolean on_entry_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
                              GdkModifierType state, gpointer data)
 {
-	(void)ctl;
-	(void)keycode;
 	if (keyval != GDK_KEY_Return && keyval != GDK_KEY_KP_Enter && keyval != GDK_KEY_ISO_Enter)
 		return FALSE;
 	step_match(GA_PROGRAM_VIEW(data), (state & GDK_SHIFT_MASK) ? -1 : 1);
@@ -850,8 +838,6 @@ static gboolean on_find(GtkWidget *widget, GVariant *args, gpointer data)
 {
 	GaProgramView *self = GA_PROGRAM_VIEW(widget);
 
-	(void)args;
-	(void)data;
 	if (!gtk_widget_get_mapped(widget))
 		return FALSE;
 	gtk_widget_grab_focus(GTK_WIDGET(self->search));

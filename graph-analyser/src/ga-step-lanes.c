@@ -365,7 +365,6 @@ static void lane_free(gpointer data)
 
 static GdkRGBA kind_colour(int kind, gpointer data)
 {
-	(void)data;
 	return *ga_program_kind_colour((ga_program_kind)kind);
 }
 
@@ -864,8 +863,6 @@ static void bsp_thread(GTask *task, gpointer source, gpointer data, GCancellable
 {
 	BspJob *j = data;
 
-	(void)source;
-	(void)cancellable;
 	g_task_return_pointer(task, ga_trace_index_render_bsp(j->index, &j->req, NULL), g_object_unref);
 }
 
@@ -875,7 +872,6 @@ static void bsp_done(GObject *source, GAsyncResult *result, gpointer data)
 	BspJob *j = g_task_get_task_data(G_TASK(result));
 	GaStepLanes *self;
 
-	(void)source;
 	if (!tex)
 		return; /* cancelled: the widget may be gone */
 	self = GA_STEP_LANES(data);
@@ -1377,8 +1373,6 @@ static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean keyboard, 
 	guint item;
 	g_autofree char *t = NULL;
 
-	(void)keyboard;
-	(void)data;
 	if (self->doc && self->mode == GA_TRACE_BSP && x >= self->plot_x &&
 	    x < self->plot_x + self->plot_w && y >= self->bsp_y) {
 		gint64 st = step_at_cycle(self, cycle_at(self, x));
@@ -1470,7 +1464,6 @@ static gboolean on_bsp_scroll(GtkEventControllerScroll *c, double dx, double dy,
 {
 	GdkModifierType mods = gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(c));
 
-	(void)dx;
 	if (!self->doc || self->mode != GA_TRACE_BSP || dy == 0 ||
 	    (mods & (GDK_SHIFT_MASK | GDK_CONTROL_MASK)) != (GDK_SHIFT_MASK | GDK_CONTROL_MASK))
 		return FALSE;
@@ -1519,7 +1512,6 @@ static void click(GaStepLanes *self, double x, double y)
 
 static void hook_click(gpointer data, double x, double y, GdkModifierType state)
 {
-	(void)state;
 	click(data, x, y);
 }
 
@@ -1605,7 +1597,6 @@ static void ga_step_lanes_measure(GtkWidget *widget, GtkOrientation orientation,
 	GaStepLanes *self = GA_STEP_LANES(widget);
 	int lanes = (int)MAX(3, self->lanes->len);
 
-	(void)for_size;
 	*min = orientation == GTK_ORIENTATION_HORIZONTAL ? 300 : 240;
 	*nat = orientation == GTK_ORIENTATION_HORIZONTAL ? 800 : MAX(260, 40 + lanes * 30);
 	if (orientation == GTK_ORIENTATION_VERTICAL && self->mode == GA_TRACE_BSP)

@@ -531,7 +531,6 @@ static void add_metadata(GtkWidget *box, GaDocument *doc)
 /* The page's title: the report's, or "A vs B" comparing. */
 static char *summary_title(gpointer view, GaDocument *doc, GaDocument *compare)
 {
-	(void)view;
 	if (doc && compare)
 		return g_strdup_printf("%s vs %s", ga_document_get_title(doc),
 		                       ga_document_get_title(compare));
@@ -549,13 +548,11 @@ static char *which(const char *letter, GaDocument *doc)
 
 static char *summary_which_a(gpointer view, GaDocument *doc)
 {
-	(void)view;
 	return which("A", doc);
 }
 
 static char *summary_which_b(gpointer view, GaDocument *doc)
 {
-	(void)view;
 	return which("B", doc);
 }
 
@@ -564,7 +561,6 @@ static void on_filter_changed(GtkSearchEntry *entry, gpointer data)
 {
 	GaView *view = data;
 
-	(void)entry;
 	if (ga_view_get_compare(view))
 		ga_summary_compare_fill(GA_SUMMARY_VIEW(view)->sections,
 		                        ga_view_get_compare_document(view),
@@ -616,7 +612,6 @@ static void ga_summary_view_class_init(GaSummaryViewClass *klass)
 
 static void ga_summary_view_init(GaSummaryView *self)
 {
-	(void)self;
 }
 
 GtkWidget *ga_summary_view_new(GaSession *session)

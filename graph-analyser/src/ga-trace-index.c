@@ -322,7 +322,6 @@ static void build_thread(GTask *task, gpointer source, gpointer data, GCancellab
 	GError *error = NULL;
 	GaTraceIndex *ix = build(t->path, t->run, cancellable, &error);
 
-	(void)source;
 	if (ix)
 		g_task_return_pointer(task, ix, (GDestroyNotify)ga_trace_index_unref);
 	else

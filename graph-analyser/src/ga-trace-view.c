@@ -378,7 +378,6 @@ static void take_index(GAsyncResult *result, gpointer data, gboolean b)
 
 static void on_index(GObject *source, GAsyncResult *result, gpointer data)
 {
-	(void)source;
 	take_index(result, data, FALSE);
 }
 
@@ -387,7 +386,6 @@ static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 	guint run = gtk_drop_down_get_selected(GTK_DROP_DOWN(dropdown));
 	gboolean valid = run != GTK_INVALID_LIST_POSITION && doc_a(self);
 
-	(void)pspec;
 	/* A's index only: B's lanes keep theirs, or the build on_run_b
 	 * started (rebuild starts B first), whatever A's run. */
 	tsd_cancel_clear(&self->index_cancel);
@@ -430,8 +428,6 @@ static void on_session_step(GObject *session, GParamSpec *pspec, gpointer data)
 {
 	GaTraceView *self = GA_TRACE_VIEW(data);
 
-	(void)session;
-	(void)pspec;
 	if (!self->syncing)
 		follow_session(self);
 }
@@ -440,7 +436,6 @@ static void on_session_program(GObject *session, GParamSpec *pspec, gpointer dat
 {
 	GaTraceView *self = GA_TRACE_VIEW(data);
 
-	(void)pspec;
 	ga_step_lanes_set_highlight(self->lanes, ga_session_get_program(GA_SESSION(session)));
 }
 
@@ -487,7 +482,6 @@ static void on_selection_changed_b(GaStepLanes *lanes, GaTraceView *self)
 
 static void on_index_b(GObject *source, GAsyncResult *result, gpointer data)
 {
-	(void)source;
 	take_index(result, data, TRUE);
 }
 
@@ -496,7 +490,6 @@ static void on_run_b(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 	guint run = gtk_drop_down_get_selected(GTK_DROP_DOWN(dropdown));
 	gboolean valid = run != GTK_INVALID_LIST_POSITION && doc_b(self);
 
-	(void)pspec;
 	tsd_cancel_clear(&self->index_cancel_b);
 	ga_step_lanes_set_index(self->lanes_b, NULL);
 	ga_step_lanes_set_run(self->lanes_b, valid ? doc_b(self) : NULL, run);

@@ -74,7 +74,6 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GaDocument) doc = ga_document_load_finish(result, &error);
 
-	(void)source;
 	/* A load replaced by another (or by a comparison) is not shown. */
 	if (!tsd_window_load_is_current(TSD_WINDOW(self), g_task_get_cancellable(G_TASK(result))))
 		return;
@@ -201,7 +200,6 @@ static void on_pair_compared(GObject *source, GAsyncResult *result, gpointer dat
 	g_autoptr(GError) error = NULL;
 	tsr_comparison *cmp = ga_document_compare_finish(result, &error);
 
-	(void)source;
 	if (!pair_current(p)) {
 		tsr_comparison_free(cmp);
 		pair_unref(p);
@@ -227,7 +225,6 @@ static void on_pair_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	g_autoptr(GError) error = NULL;
 	GaDocument *doc = ga_document_load_finish(result, &error);
 
-	(void)source;
 	g_free(ps);
 	if (doc) {
 		p->docs[side] = doc;
@@ -309,8 +306,6 @@ static void update_actions(TsdWindow *win)
 
 static void on_history(GObject *navigation, GParamSpec *pspec, gpointer data)
 {
-	(void)navigation;
-	(void)pspec;
 	update_actions(TSD_WINDOW(data));
 }
 
@@ -319,8 +314,6 @@ static void back_action(GtkWidget *widget, const char *name, GVariant *param)
 {
 	GaWindow *self = GA_WINDOW(widget);
 
-	(void)name;
-	(void)param;
 	ga_navigation_go_back(self->navigation);
 }
 
@@ -328,8 +321,6 @@ static void forward_action(GtkWidget *widget, const char *name, GVariant *param)
 {
 	GaWindow *self = GA_WINDOW(widget);
 
-	(void)name;
-	(void)param;
 	ga_navigation_go_forward(self->navigation);
 }
 
@@ -364,8 +355,6 @@ static void on_compare_a(TsdWindow *win, GFile *const *files, guint n)
 
 static void compare_action(GtkWidget *widget, const char *name, GVariant *param)
 {
-	(void)name;
-	(void)param;
 	tsd_window_choose(TSD_WINDOW(widget), "Compare: Report A (the base)", "_Next", FALSE,
 	                  on_compare_a);
 }
@@ -376,8 +365,6 @@ static void close_compare_action(GtkWidget *widget, const char *name, GVariant *
 	GaWindow *self = GA_WINDOW(widget);
 	GaDocument *doc = ga_session_get_document(self->session);
 
-	(void)name;
-	(void)param;
 	if (doc && ga_session_get_compare_document(self->session))
 		show(self, doc, NULL);
 }
@@ -405,7 +392,6 @@ static void show_view_action(GtkWidget *widget, const char *name, GVariant *para
 	GaWindow *self = GA_WINDOW(widget);
 	const char *view = g_variant_get_string(param, NULL);
 
-	(void)name;
 	if (ga_session_get_document(self->session) && gtk_stack_get_child_by_name(self->views, view))
 		gtk_stack_set_visible_child_name(self->views, view);
 }
@@ -425,7 +411,6 @@ static void on_view_shown(GObject *stack, GParamSpec *pspec, gpointer data)
 	const char *name = gtk_stack_get_visible_child_name(GTK_STACK(stack));
 	GSettings *settings = tsd_window_get_settings(TSD_WINDOW(data));
 
-	(void)pspec;
 	if (tsd_settings_has_key(settings, "last-view") && name &&
 	    tsd_window_showing_document(TSD_WINDOW(data)))
 		g_settings_set_string(settings, "last-view", name);
@@ -501,8 +486,6 @@ static gboolean on_sidebar_key(GtkEventControllerKey *ctl, guint keyval, guint k
 	GaWindow *self = data;
 	GtkWidget *view = gtk_stack_get_visible_child(self->views);
 
-	(void)ctl;
-	(void)keycode;
 	if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK))
 		return FALSE;
 	if (keyval == GDK_KEY_ISO_Left_Tab || (keyval == GDK_KEY_Tab && (state & GDK_SHIFT_MASK)))
@@ -516,8 +499,6 @@ static gboolean on_sidebar_key(GtkEventControllerKey *ctl, guint keyval, guint k
 /* The changed-on-disk bar's close button hides it (Reload is an action). */
 static void on_changed_bar_response(GtkInfoBar *bar, int response, gpointer data)
 {
-	(void)response;
-	(void)data;
 	gtk_info_bar_set_revealed(bar, FALSE);
 }
 

@@ -43,7 +43,6 @@ static void sa_call_row_class_init(SaCallRowClass *klass)
 
 static void sa_call_row_init(SaCallRow *row)
 {
-	(void)row;
 }
 
 /* The context rows are made in: the tree and the trace's names. */
@@ -104,7 +103,6 @@ static char *cell_text(gpointer item, guint c, gpointer data)
 	const tsr_trace_call_node *nd = &r->ct->tree->nodes[r->index];
 	uint64_t all = r->ct->tree->inclusive_ns;
 
-	(void)data;
 	switch ((column)c) {
 	case COL_NAME: return tsd_name_cut(r->name);
 	case COL_CHANNEL: return tsd_name_cut(r->channel);
@@ -125,7 +123,6 @@ static char *copy_row(gpointer item, gpointer data)
 	const SaCallRow *r = item;
 	const tsr_trace_call_node *nd = &r->ct->tree->nodes[r->index];
 
-	(void)data;
 	return g_strdup_printf("Name\tChannel\tCount\tInclusive (ns)\tExclusive (ns)\n"
 	                       "%s\t%s\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT
 	                       "\t%" G_GUINT64_FORMAT "\n",
@@ -140,7 +137,6 @@ static void bind_cell(GtkWidget *label, gpointer item, guint c, gpointer data)
 	const SaCallRow *row = item;
 	const tsr_trace_call_node *nd = &row->ct->tree->nodes[row->index];
 
-	(void)data;
 	if (c == COL_NAME) {
 		g_autofree char *full = tsd_name_clean(row->name);
 
@@ -208,7 +204,6 @@ static void on_tree_done(GObject *source, GAsyncResult *result, gpointer data)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(sa_call_tree) ct = sa_call_tree_finish(result, &error);
 
-	(void)source;
 	if (!tsd_table_end_job(SA_TABLE(self), result))
 		return;
 	if (ct) {

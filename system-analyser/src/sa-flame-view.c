@@ -248,8 +248,6 @@ static void on_pressed(GtkGestureClick *g, int n_press, double x, double y, gpoi
 {
 	SaFlameView *self = data;
 
-	(void)g;
-	(void)n_press;
 	gtk_widget_grab_focus(GTK_WIDGET(self));
 	sa_flame_view_select(self, node_at(self, x, y));
 }
@@ -259,7 +257,6 @@ static void on_motion(GtkEventControllerMotion *ctl, double x, double y, gpointe
 	SaFlameView *self = data;
 	size_t h = node_at(self, x, y);
 
-	(void)ctl;
 	if (h != self->hover) {
 		self->hover = h;
 		gtk_widget_queue_draw(GTK_WIDGET(self));
@@ -270,7 +267,6 @@ static void on_leave(GtkEventControllerMotion *ctl, gpointer data)
 {
 	SaFlameView *self = data;
 
-	(void)ctl;
 	self->hover = TSR_TRACE_NO_NODE;
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
@@ -296,8 +292,6 @@ static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
 	const tsr_trace_call_tree *t;
 	size_t sel = self->selected, first, n;
 
-	(void)ctl;
-	(void)keycode;
 	if (!self->ct || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) || !self->ct->tree->n_nodes)
 		return FALSE;
 	t = self->ct->tree;
@@ -391,7 +385,6 @@ static void sa_flame_view_measure(GtkWidget *widget, GtkOrientation orientation,
 {
 	SaFlameView *self = SA_FLAME_VIEW(widget);
 
-	(void)for_size;
 	if (orientation == GTK_ORIENTATION_HORIZONTAL) {
 		*minimum = 200;
 		*natural = 800;

@@ -261,8 +261,6 @@ static void on_drag_begin(GtkGestureDrag *g, double x, double y, gpointer data)
 	int width = gtk_widget_get_width(GTK_WIDGET(self));
 	int64_t f, t, at;
 
-	(void)g;
-	(void)y;
 	gtk_widget_grab_focus(GTK_WIDGET(self));
 	if (!self->doc || !self->session || x < LEFT)
 		return;
@@ -282,8 +280,6 @@ static void on_drag_update(GtkGestureDrag *g, double dx, double dy, gpointer dat
 	SaOverview *self = data;
 	double x, y;
 
-	(void)dx;
-	(void)dy;
 	if (!self->doc || !self->session || !gtk_gesture_drag_get_start_point(g, &x, &y) || x < LEFT)
 		return;
 	move_to(self, t_of(self, gtk_widget_get_width(GTK_WIDGET(self)), x + dx) - self->grab_offset);
@@ -296,8 +292,6 @@ static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
 	const tsr_trace_info *info = info_of(self);
 	int64_t f, t;
 
-	(void)ctl;
-	(void)keycode;
 	if (!info || !self->session || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)))
 		return FALSE;
 	sa_session_get_view(self->session, &f, &t);
@@ -329,8 +323,6 @@ static void sa_overview_measure(GtkWidget *widget, GtkOrientation orientation, i
                                 int *minimum, int *natural, int *min_baseline,
                                 int *nat_baseline)
 {
-	(void)widget;
-	(void)for_size;
 	if (orientation == GTK_ORIENTATION_HORIZONTAL)
 		*minimum = *natural = LEFT + 100;
 	else

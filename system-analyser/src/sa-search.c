@@ -76,7 +76,6 @@ static gpointer run_search(tsr_trace *trace, gpointer data, GCancellable *cancel
 	size_t names = 0;
 	int rc = TSR_OK;
 
-	(void)cancellable;
 	a->count = job->count;
 	a->forward = job->forward;
 	a->total = job->total;
@@ -151,7 +150,6 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 	search_answer *a = sa_document_run_finish(result, &error);
 	int queued;
 
-	(void)source;
 	if (g_task_get_cancellable(G_TASK(result)) != self->cancellable) {
 		g_free(a);
 		g_object_unref(self);
@@ -316,8 +314,6 @@ static void step_previous(SaSearchBar *self)
 static gboolean on_entry_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
                              GdkModifierType state, gpointer data)
 {
-	(void)ctl;
-	(void)keycode;
 	if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter || keyval == GDK_KEY_ISO_Enter) &&
 	    (state & GDK_SHIFT_MASK)) {
 		run_step(SA_SEARCH_BAR(data), FALSE);

@@ -80,7 +80,6 @@ static gpointer run_details(tsr_trace *trace, gpointer data, GCancellable *cance
 	uint64_t res = (uint64_t)(end - q->span.start_ns) / 1000;
 	int rc;
 
-	(void)cancellable;
 	/* Self time: the span's own node in the tree of it and what it holds. */
 	o.thread = (int64_t)q->thread;
 	o.from_ns = q->span.start_ns;
@@ -224,7 +223,6 @@ static void on_details_done(GObject *source, GAsyncResult *result, gpointer data
 	g_autoptr(GError) error = NULL;
 	span_details *d = sa_document_run_finish(result, &error);
 
-	(void)source;
 	if (g_task_get_cancellable(G_TASK(result)) != self->cancellable) {
 		if (d)
 			span_details_free(d);

@@ -54,7 +54,6 @@ static char *cell_text(gpointer item, guint c, gpointer data)
 {
 	const SaLabelRow *r = item;
 
-	(void)data;
 	switch ((column)c) {
 	case COL_NAME: return g_strdup(r->shown);
 	case COL_CHANNEL: return g_strdup(r->shown_channel);
@@ -80,7 +79,6 @@ static int compare_rows(gconstpointer a, gconstpointer b, guint column_, gpointe
 	const SaLabelRow *x = a, *y = b;
 	column c = (column)column_;
 
-	(void)data;
 	/* By the exact values, never by the text shown. */
 	if (c == COL_MEAN)
 		return TSD_TABLE_ORDER(STAT(x)->mean_ns, STAT(y)->mean_ns);
@@ -96,7 +94,6 @@ static char *copy_row(gpointer item, gpointer data)
 	const tsr_trace_label_stat *s = STAT(r);
 	g_autofree char *mean = g_strdup_printf("%.3f", s->mean_ns);
 
-	(void)data;
 	return g_strdup_printf("Name\tChannel\tCount\tTotal (ns)\tSelf (ns)\tMean (ns)\t"
 	                       "Median (ns)\tMin (ns)\tMax (ns)\n"
 	                       "%s\t%s\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT
@@ -110,7 +107,6 @@ static char *copy_row(gpointer item, gpointer data)
  * for the rows on screen only. */
 static void bind_cell(GtkWidget *label, gpointer item, guint c, gpointer data)
 {
-	(void)data;
 	if (c == COL_NAME) {
 		tsd_widget_set_name_tooltip(label, ((SaLabelRow *)item)->name);
 	} else if (c > COL_COUNT) {
@@ -171,7 +167,6 @@ static void on_stats_done(GObject *source, GAsyncResult *result, gpointer data)
 	g_autoptr(sa_stats) stats = sa_document_stats_finish(result, &error);
 	SaSession *session = sa_view_get_session(SA_VIEW(self));
 
-	(void)source;
 	if (!tsd_table_end_job(view, result) || !session || !sa_session_get_document(session))
 		return;
 	if (stats)

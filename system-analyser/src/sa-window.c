@@ -119,7 +119,6 @@ static void on_session_view(SaSession *session, GParamSpec *pspec, gpointer data
 	SaWindow *self = data;
 	int64_t from, to, tl_from, tl_to;
 
-	(void)pspec;
 	sa_session_get_view(session, &from, &to);
 	sa_timeline_get_view(self->timeline, &tl_from, &tl_to);
 	if (!sa_session_get_document(session) || (from == tl_from && to == tl_to))
@@ -135,7 +134,6 @@ static void on_session_range(SaSession *session, GParamSpec *pspec, gpointer dat
 	SaWindow *self = data;
 	int64_t from, to;
 
-	(void)pspec;
 	if (!sa_session_get_document(session))
 		return;
 	sa_session_get_range(session, &from, &to);
@@ -150,7 +148,6 @@ static void on_session_selection(SaSession *session, GParamSpec *pspec, gpointer
 	tsr_trace_item span, shown;
 	size_t thread, shown_thread;
 
-	(void)pspec;
 	if (!sa_session_get_selection(session, &thread, &span))
 		return;
 	if (sa_timeline_get_selection(self->timeline, &shown_thread, &shown) &&
@@ -188,7 +185,6 @@ static void update_skipped(SaWindow *self)
 
 static void on_skipped_response(GtkInfoBar *bar, int response, gpointer data)
 {
-	(void)data;
 	if (response == GTK_RESPONSE_CLOSE)
 		gtk_widget_set_visible(GTK_WIDGET(bar), FALSE);
 }
@@ -257,7 +253,6 @@ static void on_reloaded(GObject *source, GAsyncResult *result, gpointer data)
 	g_autofree char *text = NULL;
 	SaDocument *old = sa_session_get_document(self->session);
 
-	(void)source;
 	if (g_task_get_cancellable(G_TASK(result)) != self->reload_cancel)
 		return;
 	g_clear_object(&self->reload_cancel);
@@ -313,7 +308,6 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	g_autoptr(SaDocument) doc = sa_document_load_finish(result, &error);
 	GSettings *settings = tsd_window_get_settings(TSD_WINDOW(self));
 
-	(void)source;
 	if (!tsd_window_load_is_current(TSD_WINDOW(self), g_task_get_cancellable(G_TASK(result))))
 		return;
 	if (!doc) {
@@ -371,14 +365,11 @@ SaTimeline *sa_window_get_timeline(SaWindow *self)
 
 static void find_action(GtkWidget *widget, const char *name, GVariant *param)
 {
-	(void)name;
-	(void)param;
 	sa_search_bar_start(SA_WINDOW(widget)->search_bar);
 }
 
 static void find_step_action(GtkWidget *widget, const char *name, GVariant *param)
 {
-	(void)param;
 	sa_search_bar_step(SA_WINDOW(widget)->search_bar, g_str_equal(name, "win.find-next"));
 }
 
@@ -390,7 +381,6 @@ static void details_page_action(GtkWidget *widget, const char *name, GVariant *p
 	SaWindow *self = SA_WINDOW(widget);
 	int page = g_variant_get_int32(param);
 
-	(void)name;
 	if (page >= 0 && page < gtk_notebook_get_n_pages(self->details))
 		gtk_notebook_set_current_page(self->details, page);
 }
@@ -400,8 +390,6 @@ static void merge_charts_action(GtkWidget *widget, const char *name, GVariant *p
 {
 	SaTimeline *timeline = SA_WINDOW(widget)->timeline;
 
-	(void)name;
-	(void)param;
 	sa_timeline_set_merge_charts(timeline, !sa_timeline_get_merge_charts(timeline));
 }
 

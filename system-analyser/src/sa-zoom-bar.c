@@ -117,7 +117,6 @@ static void on_hidden_changed(GObject *object, GParamSpec *pspec, gpointer data)
 	g_autofree char *label = n == 0 ? g_strdup("Show Hidden Rows")
 	                                : g_strdup_printf("Show %u Hidden Row%s", n, n == 1 ? "" : "s");
 
-	(void)pspec;
 	gtk_button_set_label(GTK_BUTTON(self->hidden_button), label);
 	gtk_widget_set_sensitive(self->hidden_button, n > 0);
 }
