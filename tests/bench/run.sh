@@ -259,6 +259,11 @@ echo "# the simulator against a plain C loop (tut5_ml's arithmetic)" >&2
 # --- 5. Tracepoints and the trace viewport ------------------------------------
 echo "# tracepoint costs" >&2
 "$build/tests/bench/bench-pvti" | grep -v '^#' || fail "bench-pvti failed"
+# A tracepoint from Python, when the Python module was built (issue 30).
+if ls "$build"/python/tilescope/pvti.*.so >/dev/null 2>&1; then
+	PYTHONPATH="$build/python" "$(command -v /usr/bin/python3 || command -v python3)" \
+		tests/bench/python-pvti.py || fail "python-pvti.py failed"
+fi
 echo "# viewport queries on a ${spans}-span trace" >&2
 "$build/tests/bench/bench-trace-viewport" "$spans" | grep -v '^#' ||
 	fail "bench-trace-viewport failed"
