@@ -44,8 +44,9 @@ static PyObject *tspy_open(PyObject *self, PyObject *args)
 
 /* compare(base, new, base_run, new_run, program): tsr_compare_programs'
  * deltas as (metric, unit, in_base, in_new, base, new, change, percent,
- * verdict) tuples, runs as tsr_compare_options has them (-2: averaged
- * per program), `program` None for every program. Both locks are held
+ * verdict) tuples and the compared programs as (base name, new name,
+ * base runs, new runs) tuples; runs as tsr_compare_options has them (-2:
+ * averaged per program), `program` None for every program. Both locks are held
  * (one when base is new), without the GIL. */
 static PyObject *tspy_compare(PyObject *self, PyObject *args)
 {
@@ -88,6 +89,16 @@ static PyObject *tspy_compare(PyObject *self, PyObject *args)
 		}
 		PyList_SET_ITEM(out, (Py_ssize_t)i, t);
 	}
+	PyObject *progs = PyList_New(0);
+	for (size_t i = 0; progs && i < tsr_comparison_get_program_count(cmp); i++) {
+		const tsr_compared_program *p = tsr_comparison_get_program(cmp, i);
+		PyObject *t = Py_BuildValue("(zznn)", p->base_name, p->new_name, p->base_runs,
+		                            p->new_runs);
+		if (!t || PyList_Append(progs, t) < 0)
+			Py_CLEAR(progs);
+		Py_XDECREF(t);
+	}
+	Py_SETREF(out, progs ? Py_BuildValue("(ON)", out, progs) : NULL);
 done:
 	tsr_comparison_free(cmp);
 	if (b != a)

@@ -81,14 +81,18 @@ static void report_dealloc(tspy_report *r)
 	PyObject_Free(r);
 }
 
-/* close(): frees the handle now; later calls raise Error. */
+/* close(): frees the handle now (again: nothing); later calls raise
+ * Error. */
 static PyObject *m_close(tspy_report *r, PyObject *unused)
 {
 	if (tspy_lock(r))
-		return NULL;
-	tsr_report_free(r->report);
-	r->report = NULL;
-	return done(r, Py_NewRef(Py_None));
+		PyErr_Clear();
+	else {
+		tsr_report_free(r->report);
+		r->report = NULL;
+		tspy_unlock(r);
+	}
+	Py_RETURN_NONE;
 }
 
 static PyObject *m_target(tspy_report *r, PyObject *unused)

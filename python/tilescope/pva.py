@@ -347,13 +347,16 @@ def openReport(profile, debug=None):
 
 
 def compare(base, new, base_run=-2, new_run=-2, program=None):
-    """reportlib's comparison of two reports (as `tilescope diff`): a dict
-    from metric name to its delta."""
-    out = {}
-    for m, unit, in_base, in_new, b, n, change, pct, verdict in _native.compare(
-            base._n, new._n, base_run, new_run, program):
-        out[m] = {"unit": unit, "base": b if in_base else None,
-                  "new": n if in_new else None, "change": change, "percent": pct,
-                  "verdict": verdict}
-    return out
-
+    """reportlib's comparison of two reports, as `tilescope diff
+    --format=json` prints it: {"programs": [...], "deltas": [...]}. Runs
+    are averaged per program unless base_run / new_run name one (-1: the
+    last kept)."""
+    deltas, programs = _native.compare(base._n, new._n, base_run, new_run, program)
+    keys = ("metric", "unit", "in_base", "in_new", "base", "new", "change", "percent",
+            "verdict")
+    deltas = [dict(zip(keys, d)) for d in deltas]
+    for d in deltas:  # as the diff's JSON: no percent without both sides and a base
+        if not (d["in_base"] and d["in_new"] and d["base"]):
+            d["percent"] = None
+    return {"programs": [dict(zip(("base", "new", "base_runs", "new_runs"), p))
+                         for p in programs], "deltas": deltas}
