@@ -38,7 +38,7 @@ static PyObject *tspy_open(PyObject *self, PyObject *args)
 		return r ? PyErr_NoMemory() : NULL;
 	}
 	r->report = report;
-	r->by_tile = NULL;
+	r->always_live = r->categories = NULL;
 	return (PyObject *)r;
 }
 

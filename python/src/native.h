@@ -20,8 +20,9 @@ typedef struct tspy_report {
 	PyObject_HEAD
 	tsr_report *report;      /* NULL once closed */
 	PyThread_type_lock lock;
-	uint64_t *by_tile;       /* per tile: each category's bytes, then always-live bytes
-	                            (num_tiles x (categories + 1)), read on first use */
+	uint64_t *always_live;   /* bytes by tile (num_tiles), read on first use */
+	uint64_t *categories;    /* each category's bytes by tile (categories x num_tiles),
+	                            read on first use */
 } tspy_report;
 
 extern PyTypeObject tspy_report_type;

@@ -75,7 +75,8 @@ static PyObject *u64_list(const uint64_t *v, size_t n)
 static void report_dealloc(tspy_report *r)
 {
 	tsr_report_free(r->report);
-	free(r->by_tile);
+	free(r->always_live);
+	free(r->categories);
 	if (r->lock)
 		PyThread_free_lock(r->lock);
 	PyObject_Free(r);
@@ -117,14 +118,6 @@ static PyObject *m_info(tspy_report *r, PyObject *unused)
 		return NULL;
 	const tsr_report_info *i = tsr_report_get_info(r->report);
 	const tsr_graph_counts *c = tsr_report_get_counts(r->report);
-	size_t n_cs = 0, n_vars = 0;
-	const tsr_compute_set *cs;
-	const tsr_variable *vars;
-	int rc = tsr_report_get_compute_sets(&cs, &n_cs, r->report);
-	if (rc == TSR_OK)
-		rc = tsr_report_get_variables(&vars, &n_vars, r->report);
-	if (rc != TSR_OK)
-		return fail(r, rc);
 	return done(r, Py_BuildValue("{s:s,s:z,s:s,s:K,s:K,s:K,s:K,s:n,s:n,s:n,s:n,s:n,s:n}",
 	                             "version", i->tilescope_version, "debugPath",
 	                             tsr_report_get_debug_info_path(r->report), "profiler",
@@ -133,78 +126,101 @@ static PyObject *m_info(tspy_report *r, PyObject *unused)
 	                             (unsigned long long)c->edges, "numVariables",
 	                             (unsigned long long)c->variables, "numComputeSets",
 	                             (unsigned long long)c->compute_sets, "programs", c->programs,
-	                             "computeSets", n_cs, "variables", n_vars, "livenessSteps",
+	                             "computeSets", (Py_ssize_t)c->compute_sets, "variables",
+	                             c->listed_variables, "livenessSteps",
 	                             c->liveness_steps, "operations", c->debug_contexts, "runs",
 	                             c->runs));
 }
 
-/* Fills r->by_tile on first use: every category's bytes by tile, then
- * the always-live bytes by tile. */
-static int load_by_tile(tspy_report *r)
+/* Reads r->always_live (`categories` false) or r->categories on first
+ * use. */
+static int load_by_tile(tspy_report *r, bool categories)
 {
-	if (r->by_tile)
+	uint64_t **out = categories ? &r->categories : &r->always_live;
+	if (*out)
 		return TSR_OK;
-	size_t tiles = tsr_report_get_target(r->report)->num_tiles, nc = tsr_category_count();
-	uint64_t *v = calloc(tiles * (nc + 1) + 1, sizeof(*v));
+	size_t tiles = tsr_report_get_target(r->report)->num_tiles;
+	size_t nc = categories ? tsr_category_count() : 1;
+	uint64_t *v = calloc(tiles * nc + 1, sizeof(*v));
 	if (!v)
 		return TSR_ERR_NO_MEMORY;
-	int rc = TSR_OK;
-	for (size_t c = 0; rc == TSR_OK && c < nc; c++)
+	int rc = categories ? TSR_OK : tsr_report_fill_always_live_by_tile(v, tiles, r->report);
+	for (size_t c = 0; categories && rc == TSR_OK && c < nc; c++)
 		rc = tsr_report_fill_category_by_tile(v + c * tiles, tiles, r->report, c);
-	if (rc == TSR_OK)
-		rc = tsr_report_fill_always_live_by_tile(v + nc * tiles, tiles, r->report);
 	if (rc != TSR_OK)
 		free(v);
 	else
-		r->by_tile = v;
+		*out = v;
 	return rc;
 }
 
-/* tile(i) -> (including gaps, excluding gaps, {region: bytes},
- * {region: bytes including gaps}, {category: bytes}, always-live bytes) */
+/* The tile memory of tile `arg` into *m (and its index into *i), after
+ * loading the always-live bytes (`load` 1) or the categories' (2);
+ * locked on success. */
+static int get_tile(const tsr_tile_memory **m, Py_ssize_t *i, tspy_report *r, PyObject *arg,
+                    int load)
+{
+	size_t n;
+	if ((*i = PyLong_AsSsize_t(arg)) == -1 && PyErr_Occurred())
+		return -1;
+	if (tspy_lock(r))
+		return -1;
+	int rc = tsr_report_get_tile_memory(m, &n, r->report);
+	if (rc == TSR_OK && load)
+		rc = load_by_tile(r, load == 2);
+	if (rc != TSR_OK)
+		return fail(r, rc), -1;
+	if (check_index(*i, n))
+		return done(r, NULL), -1;
+	*m += *i;
+	return 0;
+}
+
+/* tile(i) -> (including gaps, excluding gaps, region bytes, region bytes
+ * including gaps), regions in vocabulary() order. */
 static PyObject *m_tile(tspy_report *r, PyObject *arg)
 {
-	Py_ssize_t i = PyLong_AsSsize_t(arg);
-	if (i == -1 && PyErr_Occurred())
-		return NULL;
-	if (tspy_lock(r))
-		return NULL;
 	const tsr_tile_memory *m;
-	size_t n, nc = tsr_category_count();
-	int rc = tsr_report_get_tile_memory(&m, &n, r->report);
-	if (rc == TSR_OK)
-		rc = load_by_tile(r);
-	if (rc != TSR_OK)
-		return fail(r, rc);
-	if (check_index(i, n))
-		return done(r, NULL);
-	PyObject *regions = PyDict_New(), *gaps = PyDict_New(), *cats = PyDict_New(), *out = NULL;
-	for (int g = 0; regions && gaps && g < TSR_REGION_COUNT; g++) {
-		PyObject *a = PyLong_FromUnsignedLongLong(m[i].region[g]);
-		PyObject *b = PyLong_FromUnsignedLongLong(m[i].region_including_gaps[g]);
-		int bad = !a || !b || PyDict_SetItemString(regions, tsr_region_name(g), a) ||
-		          PyDict_SetItemString(gaps, tsr_region_name(g), b);
-		Py_XDECREF(a);
-		Py_XDECREF(b);
-		if (bad)
-			goto out;
+	Py_ssize_t i;
+	if (get_tile(&m, &i, r, arg, 0))
+		return NULL;
+	PyObject *regions = u64_list(m->region, TSR_REGION_COUNT);
+	PyObject *gaps = u64_list(m->region_including_gaps, TSR_REGION_COUNT);
+	return done(r, regions && gaps ? Py_BuildValue("(KKNN)",
+	                                               (unsigned long long)m->total_including_gaps,
+	                                               (unsigned long long)m->total, regions, gaps)
+	                               : (Py_XDECREF(regions), Py_XDECREF(gaps), NULL));
+}
+
+/* tile_always_live(i) -> the always-live bytes of tile i. */
+static PyObject *m_tile_always_live(tspy_report *r, PyObject *arg)
+{
+	const tsr_tile_memory *m;
+	Py_ssize_t i;
+	if (get_tile(&m, &i, r, arg, 1))
+		return NULL;
+	return done(r, PyLong_FromUnsignedLongLong(r->always_live[i]));
+}
+
+/* tile_categories(i) -> each category's bytes on tile i, in vocabulary()
+ * order. */
+static PyObject *m_tile_categories(tspy_report *r, PyObject *arg)
+{
+	const tsr_tile_memory *m;
+	Py_ssize_t i;
+	if (get_tile(&m, &i, r, arg, 2))
+		return NULL;
+	size_t nc = tsr_category_count(), n = tsr_report_get_target(r->report)->num_tiles;
+	PyObject *l = PyList_New((Py_ssize_t)nc);
+	for (size_t c = 0; l && c < nc; c++) {
+		PyObject *x = PyLong_FromUnsignedLongLong(r->categories[c * n + (size_t)i]);
+		if (!x) {
+			Py_CLEAR(l);
+			break;
+		}
+		PyList_SET_ITEM(l, (Py_ssize_t)c, x);
 	}
-	for (size_t c = 0; cats && c < nc; c++) {
-		PyObject *a = PyLong_FromUnsignedLongLong(r->by_tile[c * n + (size_t)i]);
-		int bad = !a || PyDict_SetItemString(cats, tsr_category_name(c), a);
-		Py_XDECREF(a);
-		if (bad)
-			goto out;
-	}
-	if (regions && gaps && cats)
-		out = Py_BuildValue("(KKOOOK)", (unsigned long long)m[i].total_including_gaps,
-		                    (unsigned long long)m[i].total, regions, gaps, cats,
-		                    (unsigned long long)r->by_tile[nc * n + (size_t)i]);
-out:
-	Py_XDECREF(regions);
-	Py_XDECREF(gaps);
-	Py_XDECREF(cats);
-	return done(r, out);
+	return done(r, l);
 }
 
 /* memory_totals(ipu) -> tsr_memory_totals as a dict (ipu -1: all). */
@@ -628,6 +644,8 @@ static PyMethodDef report_methods[] = {
 	{"target", (PyCFunction)m_target, METH_NOARGS, NULL},
 	{"info", (PyCFunction)m_info, METH_NOARGS, NULL},
 	{"tile", (PyCFunction)m_tile, METH_O, NULL},
+	{"tile_always_live", (PyCFunction)m_tile_always_live, METH_O, NULL},
+	{"tile_categories", (PyCFunction)m_tile_categories, METH_O, NULL},
 	{"memory_totals", (PyCFunction)m_memory_totals, METH_O, NULL},
 	{"liveness_step", (PyCFunction)m_liveness_step, METH_O, NULL},
 	{"live_variables", (PyCFunction)m_live_variables, METH_O, NULL},

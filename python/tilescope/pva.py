@@ -133,21 +133,38 @@ class _NotAlwaysLive:
 
 
 class Tile:
-    """One tile's memory: memory.total, .category.<name>, .region.<name>,
-    .alwaysLiveBytes."""
-    __slots__ = ("number", "memory")
+    """One tile: its number and memory (libpva's tile.memory)."""
+    __slots__ = ("_report", "number")
 
     def __init__(self, report, i):
-        t = report._n.tile(i)
-        self.number = i
-        self.memory = _ns(
-            total=_ns(includingGaps=t[0], excludingGaps=t[1]),
-            region=_ns(**{k: _ns(total=v, includingGaps=t[3][k]) for k, v in t[2].items()}),
-            category=_ns(**{k: _ns(total=v) for k, v in t[4].items()}),
-            alwaysLiveBytes=t[5])
+        self._report, self.number = report, i
+
+    memory = property(lambda s: _TileMemory(s._report, s.number))
 
     def __repr__(self):
         return f"<Tile {self.number}>"
+
+
+class _TileMemory:
+    """memory.total, .region.<name>, .category.<name> (read when asked
+    for) and .alwaysLiveBytes of one tile."""
+    __slots__ = ("_report", "_tile", "_t")
+
+    def __init__(self, report, tile):
+        self._report, self._tile, self._t = report, tile, report._n.tile(tile)
+
+    total = property(lambda s: _ns(includingGaps=s._t[0], excludingGaps=s._t[1]))
+    alwaysLiveBytes = property(lambda s: s._report._n.tile_always_live(s._tile))
+
+    @property
+    def region(self):
+        return _ns(**{k: _ns(total=a, includingGaps=b) for k, a, b in
+                      zip(_WORDS["regions"], self._t[2], self._t[3])})
+
+    @property
+    def category(self):
+        return _ns(**{k: _ns(total=v) for k, v in zip(
+            _WORDS["categories"], self._report._n.tile_categories(self._tile))})
 
 
 class Tiles(_Seq):

@@ -10,7 +10,8 @@ ROOT = os.environ.get("TILESCOPE_SOURCE_ROOT",
                       os.path.join(os.path.dirname(__file__), "..", ".."))
 SAMPLES = [os.path.join(ROOT, "sample-reports", n)
            for n in ("tut4_profiling", "tut5_ml", "tut7_mk1", "tut7_mk1_small")]
-# The large model's report (tests/bench), checked too when it is there.
+# The large model's report (tests/bench), checked by test_large_report
+# when it is there.
 LARGE = "/tmp/large"
 
 
@@ -29,7 +30,6 @@ def sql(path, query):
     return [tuple(r.values()) for r in tilescope_json("sql", "--json", path, query)]
 
 
-@pytest.fixture(params=SAMPLES + ([LARGE] if os.path.exists(LARGE + "/profile.pop") else []),
-                ids=os.path.basename, scope="module")
+@pytest.fixture(params=SAMPLES, ids=os.path.basename, scope="module")
 def path(request):
     return request.param

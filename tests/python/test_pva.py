@@ -11,7 +11,7 @@ import pytest
 
 import pva
 import tilescope
-from conftest import ROOT, SAMPLES, sql, tilescope_json
+from conftest import LARGE, ROOT, SAMPLES, sql, tilescope_json
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +22,20 @@ def rep(path):
 @pytest.fixture(scope="module")
 def summary(path):
     return tilescope_json("summary", "--json", path)
+
+
+@pytest.mark.skipif(not os.path.exists(LARGE + "/profile.pop"), reason="no large report")
+def test_large_report():
+    """The large model's report (tests/bench keeps it at /tmp/large): the
+    summary's totals from the object model."""
+    r, s = pva.openReport(LARGE), tilescope_json("summary", "--json", LARGE)
+    assert r.summary() == s
+    c, m = r.compilation, s["memory"][0]
+    assert sum(t.memory.total.includingGaps for t in c.tiles) == m["includingGaps"]
+    assert c.tiles.maxMemory == m["maxTileIncludingGaps"]["bytes"]
+    peak = max(st.notAlwaysLiveMemory.bytes for st in c.livenessProgramSteps)
+    assert c.alwaysLiveMemory.bytes + peak == s["liveness"]["maxLiveBytes"]
+    assert len(c.variables) == sql(LARGE, "SELECT count(*) FROM variable")[0][0]
 
 
 def test_pva_is_tilescope_pva():
@@ -59,9 +73,10 @@ def test_tiles_memory(rep, summary, path):
     assert tiles.maxMemory == m["maxTileIncludingGaps"]["bytes"] == max(r[0] for r in got)
     # Every category the format has, summed over tiles, is the summary's.
     by_type = m["byDataType"]
+    cats = [vars(t.memory.category) for t in tiles]
     for cat in tilescope.pva._WORDS["categories"]:
         want = by_type["notOverlapped"].get(cat, 0) + by_type["overlapped"].get(cat, 0)
-        assert sum(getattr(t.memory.category, cat).total for t in tiles) == want, cat
+        assert sum(c[cat].total for c in cats) == want, cat
     ipus = rep.compilation.ipus
     assert len(ipus) == rep.compilation.target.numIPUs
     assert [t.number for t in ipus[-1].tiles][:2] == [
@@ -164,7 +179,7 @@ def test_closed_report_raises(path):
     tiles, runs = r.compilation.tiles, r.execution.runs
     r.close()
     with pytest.raises(pva.Error, match="closed"):
-        tiles[0]
+        tiles[0].memory
     with pytest.raises(pva.Error, match="closed"):
         r.summary()
     if len(runs):
