@@ -992,14 +992,11 @@ static void rebuild(GaView *view)
 	}
 	g_signal_handlers_block_by_func(self->run_choice, on_run_chosen, self);
 	gtk_drop_down_set_model(self->run_choice, G_LIST_MODEL(runs));
+	if (n_runs)
+		gtk_drop_down_set_selected(self->run_choice, (guint)(n_runs - 1));
 	g_signal_handlers_unblock_by_func(self->run_choice, on_run_chosen, self);
 	g_object_unref(runs);
 	gtk_widget_set_visible(self->run_box, n_runs > 0);
-	if (n_runs) {
-		g_signal_handlers_block_by_func(self->run_choice, on_run_chosen, self);
-		gtk_drop_down_set_selected(self->run_choice, (guint)(n_runs - 1));
-		g_signal_handlers_unblock_by_func(self->run_choice, on_run_chosen, self);
-	}
 	/* The top row of the sorted table, not the first operation by id. */
 	if (self->n_ops)
 		gtk_single_selection_set_selected(self->selection, 0);

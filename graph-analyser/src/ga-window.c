@@ -552,6 +552,7 @@ static void ga_window_class_init(GaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, sidebar);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, sidebar_paned);
 	gtk_widget_class_bind_template_child(widget_class, GaWindow, changed_bar);
+	gtk_widget_class_bind_template_callback(widget_class, on_sidebar_key);
 	TSD_WINDOW_CLASS(klass)->info = &ga_window_info;
 	gtk_widget_class_install_action(widget_class, "win.compare", NULL, compare_action);
 	gtk_widget_class_install_action(widget_class, "win.close-compare", NULL, close_compare_action);
@@ -572,13 +573,6 @@ static void ga_window_init(GaWindow *self)
 	g_signal_connect(self->navigation, "notify::can-go-forward", G_CALLBACK(on_history), self);
 	tsd_window_setup(TSD_WINDOW(self));
 	settings = tsd_window_get_settings(TSD_WINDOW(self));
-	{
-		GtkEventController *ctl = gtk_event_controller_key_new();
-
-		gtk_event_controller_set_propagation_phase(ctl, GTK_PHASE_CAPTURE);
-		g_signal_connect(ctl, "key-pressed", G_CALLBACK(on_sidebar_key), self);
-		gtk_widget_add_controller(GTK_WIDGET(self->sidebar), ctl);
-	}
 	g_signal_connect(self->changed_bar, "response", G_CALLBACK(on_changed_bar_response), NULL);
 	tsd_a11y_name_close_button(GTK_WIDGET(self->changed_bar));
 	/* What the last window left (tsd-settings.h): besides its size, the
