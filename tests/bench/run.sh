@@ -251,6 +251,12 @@ for i in 1 2 3; do
 done
 figure diff.time_s "$(min <"$tmp/diff.txt")" s "<= 2"
 figure diff.peak_rss_mb "$(awk '{ print int($2 / 1024) }' "$tmp/diff.txt" | sort -n | head -n 1)" MB
+# The same report from Python (issue 30), when the module was built.
+if ls "$build"/python/tilescope/_native.*.so >/dev/null 2>&1; then
+	echo "# import pva on the large report" >&2
+	PYTHONPATH="$build/python" "$(command -v /usr/bin/python3 || command -v python3)" \
+		tests/bench/python-pva.py "$tmp/run1" || fail "python-pva.py failed"
+fi
 
 # --- 4. The simulator against plain C -----------------------------------------
 echo "# the simulator against a plain C loop (tut5_ml's arithmetic)" >&2
