@@ -7,6 +7,9 @@ TILESCOPE_DEB_PACKAGES="gcc libc6-dev meson ninja-build pkg-config python3 libcm
 # (libclang_rt.fuzzer-x86_64.a), which clang only recommends on Debian 12
 # and the install below skips recommends.
 TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES clang libclang-rt-14-dev"
+# The Python module (python/) and its suite `python`: Debian's python3
+# builds and tests it (python/meson.build).
+TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES python3-dev python3-pytest"
 # The chart kit (GTK 4.8) and its headless tests: Xvfb, the accessibility bus, screenshots.
 # Rendering the man pages and reading the zsh completions in the tests.
 TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES groff-base zsh"
