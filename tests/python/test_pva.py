@@ -240,6 +240,12 @@ def _exercise(r):
                 for name in dir(item):
                     if not name.startswith("__"):
                         getattr(item, name)
+    for t in (c.tiles[0], c.tiles[-1]):
+        m = t.memory
+        m.total, m.region, m.category, m.alwaysLiveBytes
+    if len(c.livenessProgramSteps):
+        s = c.livenessProgramSteps[-1]
+        s.notAlwaysLiveMemory.variables, s.notAlwaysLiveMemoryForTile(0), s.cycles
     c.operations, c.alwaysLiveVariables, c.tiles.maxMemory, r.summary()
     if len(r.execution.runs) and len(r.execution.runs[-1].steps):
         s = r.execution.runs[-1].steps[-1]
