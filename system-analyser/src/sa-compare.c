@@ -9,7 +9,9 @@
 #include "sa-compare.h"
 
 #include <tilescope/tsd-cancel.h>
+#include <tilescope/tsd-settings.h>
 
+#include "sa-application.h"
 #include "sa-compare-view.h"
 #include "sa-format.h"
 #include "sa-timeline.h"
@@ -26,6 +28,9 @@ struct _SaCompare {
 	SaTimeline *tl[2];
 	GtkLabel *tl_label[2];
 	gboolean syncing;          /* one timeline's view being copied to the other */
+	GtkPaned *split;           /* the window's, over the details (NULL: none) */
+	gboolean want_room;        /* the details to be given room for the pair (place()) */
+	gboolean placed;           /* the split of the pair and the table made (then the user's) */
 	GSimpleActionGroup *actions;
 	GtkFileChooserNative *chooser;
 	SaSession *session;        /* the window's: its window is the next range */
@@ -189,11 +194,39 @@ static void on_timeline_view(SaTimeline *tl, gpointer data)
 	self->syncing = FALSE;
 }
 
-/* Two traces: each side's timeline with its file's name, A's whole trace
- * in view and B the same window; else (two windows of one trace) none. */
+/* What waits for an allocation, once it has one: with two traces
+ * compared, the details under the window's timeline (A's again) get two
+ * thirds of its height unless the user chose that split (tsd-settings.h),
+ * and the pair two thirds of the page over the table (then the splits are
+ * the user's). */
+static void place(SaCompare *self)
+{
+	int max = 0, h = gtk_widget_get_height(self->page);
+
+	if (self->want_room)
+		g_object_get(self->split, "max-position", &max, NULL);
+	if (max > 0 && max < G_MAXINT) {
+		g_autoptr(GSettings) settings = tsd_settings_new(SA_SETTINGS_ID);
+
+		self->want_room = FALSE;
+		if (!tsd_settings_has_user_value(settings, "timeline-height") &&
+		    gtk_paned_get_position(self->split) > max / 3)
+			tsd_settings_set_paned_position(self->split, max / 3);
+	}
+	if (!self->placed && h > 0 && gtk_widget_get_visible(self->timelines)) {
+		self->placed = TRUE;
+		gtk_paned_set_position(GTK_PANED(self->page), h * 2 / 3);
+	}
+}
+
+/* Two traces: each side's timeline with its file's name, on its own whole
+ * trace; else (two windows of one trace) none. */
 static void show_timelines(SaCompare *self, gboolean two_traces)
 {
 	gtk_widget_set_visible(self->timelines, two_traces);
+	self->want_room = two_traces && self->split;
+	place(self);
+	self->syncing = TRUE;
 	for (int i = 0; i < 2; i++) {
 		g_autofree char *name = g_strdup_printf("%c: %s", "AB"[i],
 		                                        sa_document_get_title(self->doc[i]));
@@ -204,7 +237,7 @@ static void show_timelines(SaCompare *self, gboolean two_traces)
 		gtk_accessible_update_property(GTK_ACCESSIBLE(self->tl[i]),
 		                               GTK_ACCESSIBLE_PROPERTY_LABEL, acc, -1);
 	}
-	on_timeline_view(self->tl[0], self);
+	self->syncing = FALSE;
 }
 
 /* Starts the job comparing [from_a, to_a) of `a` with [from_b, to_b) of
@@ -441,9 +474,13 @@ SaCompare *sa_compare_new(SaWindow *win, GtkNotebook *details)
 	self->session = g_object_ref(sa_window_get_session(win));
 	self->details = details;
 	self->view = sa_compare_view_new();
+	/* A over B, each half of the pair's height under its file's name. */
 	self->timelines = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	gtk_box_set_homogeneous(GTK_BOX(self->timelines), TRUE);
 	gtk_widget_set_visible(self->timelines, FALSE);
 	for (int i = 0; i < 2; i++) {
+		GtkWidget *side = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+
 		self->tl_label[i] = GTK_LABEL(gtk_label_new(NULL));
 		gtk_label_set_xalign(self->tl_label[i], 0);
 		gtk_label_set_ellipsize(self->tl_label[i], PANGO_ELLIPSIZE_MIDDLE);
@@ -451,13 +488,23 @@ SaCompare *sa_compare_new(SaWindow *win, GtkNotebook *details)
 		self->tl[i] = SA_TIMELINE(sa_timeline_new());
 		gtk_widget_set_vexpand(GTK_WIDGET(self->tl[i]), TRUE);
 		g_signal_connect(self->tl[i], "view-changed", G_CALLBACK(on_timeline_view), self);
-		gtk_box_append(GTK_BOX(self->timelines), GTK_WIDGET(self->tl_label[i]));
-		gtk_box_append(GTK_BOX(self->timelines), GTK_WIDGET(self->tl[i]));
+		/* T on either (or the window's) switches all three rulers. */
+		g_object_bind_property(self->session, "wall-clock", self->tl[i], "wall-clock",
+		                       G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+		gtk_box_append(GTK_BOX(side), GTK_WIDGET(self->tl_label[i]));
+		gtk_box_append(GTK_BOX(side), GTK_WIDGET(self->tl[i]));
+		gtk_box_append(GTK_BOX(self->timelines), side);
 	}
 	self->page = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
 	gtk_paned_set_start_child(GTK_PANED(self->page), self->timelines);
 	gtk_paned_set_shrink_start_child(GTK_PANED(self->page), FALSE);
 	gtk_paned_set_end_child(GTK_PANED(self->page), self->view);
+	/* The page is allocated when its tab first shows. */
+	g_signal_connect_swapped(self->page, "notify::max-position", G_CALLBACK(place), self);
+	if (GTK_IS_PANED(gtk_widget_get_parent(GTK_WIDGET(details)))) {
+		self->split = GTK_PANED(gtk_widget_get_parent(GTK_WIDGET(details)));
+		g_signal_connect_swapped(self->split, "notify::max-position", G_CALLBACK(place), self);
+	}
 	page = gtk_notebook_append_page(details, self->page, tab);
 	/* GTK 4.8 names a notebook's tabs "Tab": name it after its label. */
 	if (page >= 0 && gtk_widget_get_parent(tab))
@@ -491,6 +538,9 @@ void sa_compare_free(SaCompare *self)
 	g_clear_object(&self->chooser);
 	g_clear_object(&self->actions);
 	g_signal_handlers_disconnect_by_data(self->session, self);
+	g_signal_handlers_disconnect_by_data(self->page, self);
+	if (self->split)
+		g_signal_handlers_disconnect_by_data(self->split, self);
 	for (int i = 0; i < 2; i++)
 		g_signal_handlers_disconnect_by_data(self->tl[i], self);
 	g_clear_object(&self->session);

@@ -246,11 +246,15 @@ UNITS = {"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}
 
 
 def check_timeline_pair(failures, app, tilescope, trace, b):
-    """The Compare tab's timelines: one named after each side's file, on
-    one viewport (W on either zooms both to the same window after their
-    own trace's start), and a span selected in B, zoomed to (Z), is one of
-    B's: `tilescope trace --from --to --json` on B over the window Z shows
-    has that label with that longest duration, the one the timeline says."""
+    """The Compare tab's timelines: one named after each side's file, each
+    on its own whole trace at first (the CLI's length), A over B with half
+    of the pair's height each and together most of the page (not a strip
+    each over the table); T on either switches both rulers to wall-clock
+    time; on one viewport (W on either zooms both to the same window after
+    their own trace's start), and a span selected in B, zoomed to (Z), is
+    one of B's: `tilescope trace --from --to --json` on B over the window Z
+    shows has that label with that longest duration, the one the timeline
+    says."""
     tls = {}
     for side, path in (("A", trace), ("B", b)):
         name = f"Timeline {side}: {os.path.basename(path)}"
@@ -263,6 +267,27 @@ def check_timeline_pair(failures, app, tilescope, trace, b):
     def shown(side):
         m = view.search(tls[side].description or "")
         return m.groups() if m else None
+
+    for side, path in (("A", trace), ("B", b)):
+        t = cli(tilescope, path)["trace"]
+        whole = ("0.000000", ms(t["end_ns"] - t["start_ns"])[:-3])
+        if not wait_for(lambda: shown(side) == whole):
+            failures.append(f"timeline {side} starts on {shown(side)}, not its whole trace "
+                            f"{whole}")
+    heights = [tls[s].queryComponent().getExtents(pyatspi.WINDOW_COORDS)[3] for s in "AB"]
+    win_h = app.getChildAtIndex(0).queryComponent().getExtents(pyatspi.WINDOW_COORDS)[3]
+    print(f"timelines A {heights[0]} px, B {heights[1]} px high in a window of {win_h} px")
+    if abs(heights[0] - heights[1]) > 2 or min(heights) < win_h / 6:
+        failures.append(f"the timelines are {heights} px high in a window of {win_h} px: "
+                        "not half of the pair each, or under a sixth of the window each")
+    clocks = (lambda: ["; ruler in wall-clock time" in (tls[s].description or "") for s in "AB"])
+    for turn in (True, False):
+        x, y, w, h = tls["A"].queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + 8), "click", "1"],
+                       check=True)
+        key("t")
+        if not wait_for(lambda: clocks() == [turn, turn]):
+            failures.append(f"T on timeline A: wall-clock rulers {clocks()}, not both {turn}")
 
     def point(side, fy):
         x, y, w, h = tls[side].queryComponent().getExtents(pyatspi.WINDOW_COORDS)
