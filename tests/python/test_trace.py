@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
@@ -130,6 +131,24 @@ def test_objects_keep_their_trace_alive():
     spans = tilescope.openTrace(SAMPLE).spans(0)
     gc.collect()
     assert spans[0].name == "Graph construction" and len(spans[2:4]) == 2
+
+
+def test_threads_share_a_trace(trace):
+    """Threads querying one Trace at once (each call holds its lock, the
+    long ones without the GIL) get what one thread gets."""
+    def answers():
+        return (trace.labelStats(), trace.callTree(), trace.spans(0)[::7],
+                trace.counterBuckets(0, bucketNs=1_000_000), trace.totals(thread=1))
+    expected, got = answers(), []
+
+    def worker():
+        got.extend(answers() for _ in range(20))
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 80 and all(a == expected for a in got)
 
 
 def test_errors_raise_with_reportlib_message(tmp_path):
