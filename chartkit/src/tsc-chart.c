@@ -54,6 +54,7 @@ struct _TscChart {
 	double *up, *down;
 	TscPyramid *up_pyr, *down_pyr;
 	GPtrArray *series;       /* of Series* */
+	gboolean series_right;   /* the series on an axis of their own, on the right */
 	GArray *limits;          /* of Limit */
 	guint *markers;
 	guint n_markers;
@@ -65,6 +66,8 @@ struct _TscChart {
 	double y_min;                  /* at the bottom: 0, or below it when diverging */
 	double y_step, y_first;        /* y ticks */
 	guint y_n;
+	double r_max, r_step, r_first; /* the right axis (series_right): 0 at the bottom */
+	guint r_n;
 };
 
 G_DEFINE_FINAL_TYPE(TscChart, tsc_chart, TSC_TYPE_PLOT)
@@ -95,7 +98,7 @@ static void data_extent(TscChart *self, double *lo, double *hi)
 		tsc_pyramid_query(self->down_pyr, 0, self->p->n_items, &span);
 		*lo = MIN(*lo, -span.max);
 	}
-	for (i = 0; i < self->series->len; i++) {
+	for (i = 0; i < self->series->len && !self->series_right; i++) {
 		Series *s = g_ptr_array_index(self->series, i);
 
 		tsc_pyramid_query(s->pyr, 0, self->p->n_items, &span);
@@ -110,15 +113,43 @@ static void data_extent(TscChart *self, double *lo, double *hi)
 	}
 }
 
-/* The plot area inside the y axis and the ruler, and the y axis's scale
+/* The largest value of any series (0 without series). */
+static double series_max(TscChart *self)
+{
+	double hi = 0;
+	TscSpan span;
+
+	for (guint i = 0; i < self->series->len; i++) {
+		tsc_pyramid_query(((Series *)g_ptr_array_index(self->series, i))->pyr, 0,
+		                  self->p->n_items, &span);
+		hi = MAX(hi, span.max);
+	}
+	return hi;
+}
+
+/* The widest label of `n` ticks from `first` by `step`. */
+static int labels_width(TscChart *self, guint n, double first, double step)
+{
+	int w = 0, tw, th;
+
+	for (guint i = 0; i < n; i++) {
+		char *s = tsc_plot_format_value(TSC_PLOT(self), first + i * step);
+
+		tsc_text_size(self->p->layout, s, &tw, &th);
+		w = MAX(w, tw);
+		g_free(s);
+	}
+	return w;
+}
+
+/* The plot area inside the y axes and the ruler, and the y axes' scales
  * and ticks. */
 static void tsc_chart_layout(TscPlot *plot, int width, int height, int scale)
 {
 	TscChart *self = TSC_CHART(plot);
-	int label_w = 0, tw, th = self->p->text_height;
+	int th = self->p->text_height;
 	guint max_ticks;
 	double left, top, bottom, right = 12, lo, hi;
-	guint i;
 
 	top = ceil(th / 2.0) + 4;
 	bottom = th + 8;
@@ -152,14 +183,17 @@ static void tsc_chart_layout(TscPlot *plot, int width, int height, int scale)
 	}
 	self->y_n = tsc_axis_nice_ticks(self->y_min, self->y_max, max_ticks + 1, self->y_step,
 	                                &self->y_step, &self->y_first);
-	for (i = 0; i < self->y_n; i++) {
-		char *s = tsc_plot_format_value(TSC_PLOT(self), self->y_first + i * self->y_step);
-
-		tsc_text_size(self->p->layout, s, &tw, &th);
-		label_w = MAX(label_w, tw);
-		g_free(s);
+	left = labels_width(self, self->y_n, self->y_first, self->y_step) + 10;
+	/* The series' own axis: from 0 to the first tick above their top. */
+	self->r_n = 0;
+	if (self->series_right && self->series->len) {
+		hi = series_max(self) * 1.03;
+		tsc_axis_nice_ticks(0, hi > 0 ? hi : 1, max_ticks, 0, &self->r_step, &self->r_first);
+		self->r_max = ceil((hi > 0 ? hi : 1) / self->r_step - 1e-9) * self->r_step;
+		self->r_n = tsc_axis_nice_ticks(0, self->r_max, max_ticks + 1, self->r_step,
+		                                &self->r_step, &self->r_first);
+		right = labels_width(self, self->r_n, self->r_first, self->r_step) + 10;
 	}
-	left = label_w + 10;
 	tsc_plot_set_area(plot, &GRAPHENE_RECT_INIT((float)left, (float)top,
 	                                            (float)MAX(0, floor(width - left - right)),
 	                                            (float)MAX(0, floor(height - top - bottom))));
@@ -224,6 +258,14 @@ static double value_y(TscChart *self, double v)
 	double base = self->p->area.origin.y + self->p->area.size.height, range = self->y_max - self->y_min;
 
 	return base - (range > 0 ? (v - self->y_min) / range : 0) * self->p->area.size.height;
+}
+
+/* A series value's y: on the right axis when the series have it. */
+static double series_y(TscChart *self, double v)
+{
+	if (!self->r_n)
+		return value_y(self, v);
+	return self->p->area.origin.y + self->p->area.size.height * (1 - MAX(v, 0) / self->r_max);
 }
 
 /* Snaps a y to the device pixel grid. */
@@ -331,6 +373,17 @@ static void draw_axes(TscChart *self, GtkSnapshot *s)
 	if (self->y_min < 0)
 		tsc_rect(s, &grid, p->origin.x, floor(base), p->size.width, 1);
 	tsc_rect(s, &axis, p->origin.x - 1, p->origin.y, 1, p->size.height + 1);
+	/* The series' axis on the right. */
+	for (i = 0; i < self->r_n; i++) {
+		double v = self->r_first + i * self->r_step;
+		char *label = tsc_plot_format_value(TSC_PLOT(self), v);
+
+		tsc_text(s, self->p->layout, label, p->origin.x + p->size.width + 6,
+		         floor(series_y(self, v)) - self->p->text_height / 2.0, 0.0, &text);
+		g_free(label);
+	}
+	if (self->r_n)
+		tsc_rect(s, &axis, p->origin.x + p->size.width, p->origin.y, 1, p->size.height + 1);
 
 	/* The ruler: item indices, about one label per 90 px. */
 	if (self->p->n_items == 0 || self->p->area_cols <= 0)
@@ -442,7 +495,7 @@ static void draw_stacks(TscChart *self, GtkSnapshot *s)
 static void draw_series(TscChart *self, GtkSnapshot *s, Series *ser)
 {
 	cairo_t *cr;
-	double base = value_y(self, 0);
+	double base = series_y(self, 0);
 	gboolean lod = lod_active(self);
 	guint first, end, i;
 	int c;
@@ -467,12 +520,12 @@ static void draw_series(TscChart *self, GtkSnapshot *s, Series *ser)
 				if (ser->style == TSC_SERIES_AREA)
 					cairo_move_to(cr, x, base);
 				else
-					cairo_move_to(cr, x, value_y(self, span.max));
+					cairo_move_to(cr, x, series_y(self, span.max));
 				started = TRUE;
 			}
-			cairo_line_to(cr, x, value_y(self, span.max));
+			cairo_line_to(cr, x, series_y(self, span.max));
 			if (ser->style == TSC_SERIES_LINE)
-				cairo_line_to(cr, x, value_y(self, span.min));
+				cairo_line_to(cr, x, series_y(self, span.min));
 		}
 	} else {
 		/* Through the item centres, one item either side for continuity. */
@@ -484,8 +537,8 @@ static void draw_series(TscChart *self, GtkSnapshot *s, Series *ser)
 			if (i == first && ser->style == TSC_SERIES_AREA)
 				cairo_move_to(cr, x, base);
 			else if (i == first)
-				cairo_move_to(cr, x, value_y(self, v));
-			cairo_line_to(cr, x, value_y(self, v));
+				cairo_move_to(cr, x, series_y(self, v));
+			cairo_line_to(cr, x, series_y(self, v));
 		}
 	}
 	if (ser->style == TSC_SERIES_AREA) {
@@ -703,6 +756,12 @@ static void tsc_chart_describe(TscPlot *plot, GString *s)
 		g_string_append(s, "; maximum ");
 		tsc_plot_append_item(TSC_PLOT(self), s, span.argmax);
 	}
+	if (self->series_right && self->series->len) {
+		char *v = tsc_plot_format_value(plot, series_max(self));
+
+		g_string_append_printf(s, "; lines on the right axis, up to %s", v);
+		g_free(v);
+	}
 }
 
 /* The item's components, series and total; under level of detail, the
@@ -883,6 +942,7 @@ guint tsc_chart_add_series(TscChart *self, const char *name, const double *value
 	s->style = style;
 	g_ptr_array_add(self->series, s);
 	tsc_plot_invalidate_geometry(TSC_PLOT(self));
+	tsc_plot_update_description(TSC_PLOT(self));
 	return self->series->len - 1;
 }
 
@@ -891,6 +951,15 @@ void tsc_chart_clear_series(TscChart *self)
 	g_return_if_fail(TSC_IS_CHART(self));
 	g_ptr_array_set_size(self->series, 0);
 	tsc_plot_invalidate_geometry(TSC_PLOT(self));
+	tsc_plot_update_description(TSC_PLOT(self));
+}
+
+void tsc_chart_set_series_right(TscChart *self, gboolean right)
+{
+	g_return_if_fail(TSC_IS_CHART(self));
+	self->series_right = right;
+	tsc_plot_invalidate_geometry(TSC_PLOT(self));
+	tsc_plot_update_description(TSC_PLOT(self));
 }
 
 void tsc_chart_add_limit(TscChart *self, double y, const char *label, const GdkRGBA *colour)

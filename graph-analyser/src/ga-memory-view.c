@@ -90,7 +90,9 @@ struct _GaMemoryView {
 	GtkWidget *var_legend;      /* a GtkFlowBox: each graphed variable and its Remove */
 	GArray *vars;               /* size_t: the graphed variables (tsr_report_get_variables) */
 	GtkWidget *maps_scroll;     /* scrolls the maps when zoomed */
-	GtkWidget *maps;            /* a grid of the IPUs' tile maps, 4 a row */
+	GtkWidget *maps;            /* a grid of the IPUs' tile maps, map_cols a row */
+	guint map_cols;             /* ga_tile_layout_grid_columns for the pane's size */
+	guint relayout_idle;        /* re-lays out the maps after a resize (relayout_maps) */
 	double map_zoom;            /* 1: the maps fit the pane */
 	double map_anchor[2];       /* scroll x and y to go to when zoomed maps get their size, or NAN */
 	guint anchor_idle;          /* goes there (apply_map_anchor) */
@@ -186,7 +188,7 @@ static void on_map_selection(TscHeatmap *map, gpointer data);
  * times its share and the pane scrolls. */
 static void zoom_maps(GaMemoryView *self, double factor)
 {
-	guint n = self->heatmaps->len, cols = CLAMP(n, 1, 4), rows = (n + cols - 1) / cols;
+	guint n = self->heatmaps->len, cols = MAX(self->map_cols, 1), rows = (n + cols - 1) / cols;
 	double w = gtk_widget_get_width(self->maps_scroll), h = gtk_widget_get_height(self->maps_scroll);
 	GtkScrolledWindow *sw = GTK_SCROLLED_WINDOW(self->maps_scroll);
 	double old = self->map_zoom, at[2] = {w / 2, h / 2};
@@ -200,6 +202,49 @@ static void zoom_maps(GaMemoryView *self, double factor)
 		gtk_widget_set_size_request(self->heatmaps->pdata[i],
 		                            self->map_zoom > 1 ? (int)(self->map_zoom * w / cols) : -1,
 		                            self->map_zoom > 1 ? (int)(self->map_zoom * h / rows) : -1);
+}
+
+/* Places the maps in the grid that gives them the largest cells in the
+ * pane's present size (ga_tile_layout_grid_columns); run after a
+ * resize, outside the allocation that changed the size. */
+static gboolean relayout_maps(gpointer data)
+{
+	GaMemoryView *self = data;
+	GtkLayoutManager *grid = gtk_widget_get_layout_manager(self->maps);
+	int title = 0;
+	guint cols;
+
+	self->relayout_idle = 0;
+	if (!self->heatmaps->len || gtk_widget_get_width(self->maps_scroll) <= 0)
+		return G_SOURCE_REMOVE;
+	/* A map's box: its title, 4 px, and the map's 4 px margins around
+	 * its cells and its ramp (10 px, 4 px, a caption line, 6 px). */
+	gtk_widget_measure(gtk_widget_get_prev_sibling(self->heatmaps->pdata[0]),
+	                   GTK_ORIENTATION_VERTICAL, -1, NULL, &title, NULL, NULL);
+	cols = ga_tile_layout_grid_columns(&self->layout, gtk_widget_get_width(self->maps_scroll),
+	                                   gtk_widget_get_height(self->maps_scroll), 8,
+	                                   2.0 * title + 32, 12, 8);
+	if (cols == self->map_cols)
+		return G_SOURCE_REMOVE;
+	self->map_cols = cols;
+	for (guint i = 0; i < self->heatmaps->len; i++) {
+		GtkLayoutChild *child = gtk_layout_manager_get_layout_child(
+		    grid, gtk_widget_get_parent(self->heatmaps->pdata[i]));
+
+		gtk_grid_layout_child_set_column(GTK_GRID_LAYOUT_CHILD(child), (int)(i % cols));
+		gtk_grid_layout_child_set_row(GTK_GRID_LAYOUT_CHILD(child), (int)(i / cols));
+	}
+	zoom_maps(self, 1);
+	return G_SOURCE_REMOVE;
+}
+
+static void on_maps_resized(GtkAdjustment *adj, GParamSpec *pspec, gpointer data)
+{
+	GaMemoryView *self = data;
+
+	(void)adj, (void)pspec;
+	if (!self->relayout_idle)
+		self->relayout_idle = g_idle_add(relayout_maps, self);
 }
 
 /* Scrolls a zoomed pane to keep the anchor in place, once the maps
@@ -300,10 +345,12 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 			g_signal_connect(map, "selection-changed", G_CALLBACK(on_map_selection), self);
 			gtk_box_append(GTK_BOX(box), label);
 			gtk_box_append(GTK_BOX(box), map);
-			gtk_grid_attach(GTK_GRID(self->maps), box, (int)(ipu % 4), (int)(ipu / 4), 1, 1);
+			gtk_grid_attach(GTK_GRID(self->maps), box, (int)ipu, 0, 1, 1);
 			g_ptr_array_add(self->heatmaps, map);
 		}
+		self->map_cols = self->layout.num_ipus;
 		zoom_maps(self, 0);
+		relayout_maps(self);
 	}
 	for (guint ipu = 0; ipu < self->layout.num_ipus; ipu++) {
 		for (guint c = 0; c < cells; c++) {
@@ -340,58 +387,89 @@ static void on_var_remove(GtkButton *button, gpointer data)
 	fill_variables(self);
 }
 
-/* Each graphed variable's bytes by tile (reportlib's, in the chart's
- * item order) as a line over the chart, and its legend entry: colour,
- * name, its figures along that line and a Remove button. */
-static void fill_variables(GaMemoryView *self)
+/* Variable `v` of `doc`'s report as a line on `chart`, whose n items
+ * are the tiles in `order` (NULL: tile number); returns its figures along
+ * that line ("S B on N tiles, most T B on tile K") or reportlib's
+ * message. The caller frees it with g_free. */
+static char *add_line(GaDocument *doc, size_t v, const guint *order, guint n, TscChart *chart,
+                      const GdkRGBA *c)
 {
-	tsr_report *report = ga_document_get_report(self->doc);
+	tsr_report *report = ga_document_get_report(doc);
 	const tsr_variable *vars = NULL;
 	size_t n_vars = 0;
-	g_autofree uint64_t *by_tile = g_new0(uint64_t, self->n_tiles ? self->n_tiles : 1);
-	g_autofree double *values = g_new0(double, self->n_tiles ? self->n_tiles : 1);
+	g_autofree uint64_t *by_tile = g_new0(uint64_t, n ? n : 1);
+	g_autofree double *values = g_new0(double, n ? n : 1);
+	g_autofree char *s = NULL, *t = NULL, *o = NULL;
+	uint64_t sum = 0, top = 0;
+	guint on = 0, top_tile = 0;
+
+	if (tsr_report_get_variables(&vars, &n_vars, report) ||
+	    tsr_report_fill_variable_by_tile(by_tile, n, report, v))
+		return g_strdup(tsr_report_error(report));
+	for (guint i = 0; i < n; i++) {
+		guint tile = order ? order[i] : i;
+
+		values[i] = (double)by_tile[tile];
+		sum += by_tile[tile];
+		on += by_tile[tile] > 0;
+		if (by_tile[tile] > top) {
+			top = by_tile[tile];
+			top_tile = tile;
+		}
+	}
+	tsc_chart_add_series(chart, vars[v].name, values, c, TSC_SERIES_LINE);
+	s = ga_format_u64(sum), t = ga_format_u64(top), o = ga_format_u64(on);
+	return g_strdup_printf("%s B on %s tiles, most %s B on tile %u", s, o, t, top_tile);
+}
+
+/* Each graphed variable's bytes by tile (reportlib's, in the chart's
+ * item order) as a line over the chart, and its legend entry: colour,
+ * name, its figures along that line and a Remove button. Comparing,
+ * report B's variable of the same name is a line over B's chart (in B's
+ * order, as rebuild_compare's), and the entry gives its figures too, or
+ * says B has none. */
+static void fill_variables(GaMemoryView *self)
+{
+	const tsr_variable *vars = NULL, *b_vars = NULL;
+	size_t n_vars = 0, n_b_vars = 0, n_b = 0;
 	GtkWidget *child;
 
 	tsc_chart_clear_series(self->chart);
+	tsc_chart_clear_series(self->b_chart);
 	while ((child = gtk_widget_get_first_child(self->var_legend)))
 		gtk_flow_box_remove(GTK_FLOW_BOX(self->var_legend), child);
-	if (tsr_report_get_variables(&vars, &n_vars, report))
+	if (tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(self->doc)))
 		g_array_set_size(self->vars, 0);
+	if (self->compare) {
+		ga_document_get_tiles(self->compare, &n_b);
+		tsr_report_get_variables(&b_vars, &n_b_vars, ga_document_get_report(self->compare));
+	}
 	for (guint k = 0; k < self->vars->len; k++) {
-		size_t v = g_array_index(self->vars, size_t, k);
+		size_t v = g_array_index(self->vars, size_t, k), w = 0;
 		const char *spec = var_colours[k % G_N_ELEMENTS(var_colours)];
 		GdkRGBA c = colour(spec);
-		uint64_t sum = 0, top = 0;
-		guint on = 0, top_tile = 0;
-		g_autofree char *text = NULL, *acc = NULL;
+		g_autofree char *figures = add_line(self->doc, v, self->order, self->n_tiles, self->chart, &c);
+		g_autofree char *text = g_strdup_printf("%s: %s", vars[v].name, figures), *acc = NULL;
 		GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4), *label, *remove;
 
-		if (tsr_report_fill_variable_by_tile(by_tile, self->n_tiles, report, v)) {
-			text = g_strdup_printf("%s: %s", vars[v].name, tsr_report_error(report));
-		} else {
-			for (guint i = 0; i < self->n_tiles; i++) {
-				uint64_t b = by_tile[self->order[i]];
+		while (self->compare && w < n_b_vars && g_strcmp0(b_vars[w].name, vars[v].name) != 0)
+			w++;
+		if (self->compare && w < n_b_vars) {
+			g_autofree char *b = add_line(self->compare, w, n_b == self->n_tiles ? self->order : NULL,
+			                              (guint)n_b, self->b_chart, &c);
 
-				values[i] = (double)b;
-				sum += b;
-				on += b > 0;
-				if (b > top) {
-					top = b;
-					top_tile = self->order[i];
-				}
-			}
-			tsc_chart_add_series(self->chart, vars[v].name, values, &c, TSC_SERIES_LINE);
-			{
-				g_autofree char *s = ga_format_u64(sum), *t = ga_format_u64(top),
-				                *o = ga_format_u64(on);
-
-				text = g_strdup_printf("%s: %s B on %s tiles, most %s B on tile %u",
-				                       vars[v].name, s, o, t, top_tile);
-			}
+			acc = g_strdup_printf("%s; in B: %s", text, b);
+		} else if (self->compare) {
+			acc = g_strdup_printf("%s; absent in B", text);
+		}
+		if (acc) {
+			g_free(text);
+			text = g_steal_pointer(&acc);
 		}
 		label = gtk_label_new(NULL);
 		acc = g_markup_printf_escaped("<span foreground=\"%s\">━━</span> %s", spec, text);
 		gtk_label_set_markup(GTK_LABEL(label), acc);
+		gtk_label_set_wrap(GTK_LABEL(label), TRUE);
 		gtk_widget_add_css_class(label, "caption");
 		remove = gtk_button_new_from_icon_name("window-close-symbolic");
 		gtk_widget_add_css_class(remove, "flat");
@@ -698,7 +776,6 @@ static void rebuild_chart(GaMemoryView *self)
 		gtk_label_set_text(self->chart_caption, text);
 	}
 	fill_maps(self, gaps);
-	fill_variables(self);
 	/* The tile's capacity; without it the y axis fits the data. */
 	tsc_chart_clear_limits(self->chart);
 	if (gtk_check_button_get_active(self->max_line)) {
@@ -707,6 +784,7 @@ static void rebuild_chart(GaMemoryView *self)
 		tsc_chart_add_limit(self->chart, (double)target->bytes_per_tile, limit, NULL);
 	}
 	rebuild_compare(self);
+	fill_variables(self); /* after B's chart has its items */
 }
 
 /* Comparing: report B's chart and the difference chart. Both follow A's
@@ -1198,6 +1276,7 @@ static void ga_memory_view_dispose(GObject *object)
 	self->session = NULL;
 	g_clear_handle_id(&self->entry_timeout, g_source_remove);
 	g_clear_handle_id(&self->anchor_idle, g_source_remove);
+	g_clear_handle_id(&self->relayout_idle, g_source_remove);
 	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_MEMORY_VIEW);
 	G_OBJECT_CLASS(ga_memory_view_parent_class)->dispose(object);
 }
@@ -1289,6 +1368,9 @@ static void ga_memory_view_init(GaMemoryView *self)
 		tsc_chart_set_label(charts[i], labels[i]);
 		tsc_chart_set_value_format_func(charts[i], tsc_format_bytes, NULL, NULL);
 		tsc_chart_set_item_label_func(charts[i], item_label, self, NULL);
+		/* The variables' lines on their own scale (a few hundred bytes
+		 * beside 200 KB stacks): tsc_chart_set_series_right. */
+		tsc_chart_set_series_right(charts[i], TRUE);
 	}
 	self->heatmaps = g_ptr_array_new();
 	self->vars = g_array_new(FALSE, FALSE, sizeof(size_t));
@@ -1298,6 +1380,10 @@ static void ga_memory_view_init(GaMemoryView *self)
 	                 "notify::upper", G_CALLBACK(on_maps_upper), self);
 	g_signal_connect(gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->maps_scroll)),
 	                 "notify::upper", G_CALLBACK(on_maps_upper), self);
+	g_signal_connect(gtk_scrolled_window_get_hadjustment(GTK_SCROLLED_WINDOW(self->maps_scroll)),
+	                 "notify::page-size", G_CALLBACK(on_maps_resized), self);
+	g_signal_connect(gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->maps_scroll)),
+	                 "notify::page-size", G_CALLBACK(on_maps_resized), self);
 }
 
 GtkWidget *ga_memory_view_new(GaSession *session)

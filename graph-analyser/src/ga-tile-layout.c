@@ -62,3 +62,22 @@ guint *ga_tile_layout_physical_order(const ga_tile_layout *l)
 		}
 	return order;
 }
+
+guint ga_tile_layout_grid_columns(const ga_tile_layout *l, double width, double height,
+                                  double extra_w, double extra_h, double gap_w, double gap_h)
+{
+	guint best = 1;
+	double best_cell = -G_MAXDOUBLE;
+
+	for (guint c = 1; c <= l->num_ipus; c++) {
+		guint r = (l->num_ipus + c - 1) / c;
+		double cw = ((width - (c - 1) * gap_w) / c - extra_w) / l->columns;
+		double ch = ((height - (r - 1) * gap_h) / r - extra_h) / l->rows;
+
+		if (MIN(cw, ch) > best_cell) {
+			best = c;
+			best_cell = MIN(cw, ch);
+		}
+	}
+	return best;
+}

@@ -20,12 +20,22 @@
 4. With PIPELINE (the multi-IPU example), a report of two IPUs it writes:
    both IPUs' tile maps, titled "IPU n", side by side in the window at a
    readable size (4 px cells or more), with no scrolling; + on a map
-   zooms them and Home fits them again.
-5. Opens a file that is not a report: the window shows reportlib's one
+   zooms them and Home fits them again. The window made taller and the
+   maps' pane dragged narrow, the maps stack, one above the other (the
+   grid that gives them the largest cells for the pane's new size,
+   test-tile-layout.c's rule).
+5. Compare mode, tutorial 7 (A) against tutorial 4 (B): a variable in
+   both, typed into "Variables graph", is a line on A's chart and on B's,
+   its legend entry giving A's figures and B's ("; in B: ...") as
+   `tilescope sql` reads each file, and each chart's description the top
+   of its lines' right-hand axis (the fullest tile's bytes of that
+   report); a variable B lacks says "absent in B".
+6. Opens a file that is not a report: the window shows reportlib's one
    line ("not an SQLite database") and the app stays up and usable (the
    "Open Another Report…" button is there, the process alive).
 
     check-memory.py APP TILESCOPE REPORT [PIPELINE]
+(the samples of 5. are REPORT's siblings tut7_mk1 and tut4_profiling)
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
 """
 import json
@@ -51,16 +61,29 @@ def sql_sum(tilescope, report, column):
     return int(out.splitlines()[1])
 
 
-def variable_line(tilescope, report, where):
+def variable_line(tilescope, report, where, top_only=False):
     """The legend entry's text for the line of the variable `where`
-    picks, from the file's bytes by tile."""
+    picks, from the file's bytes by tile (top_only: its fullest tile's
+    bytes)."""
     rows = sql(tilescope, report, "SELECT s.text AS name, r.tile, r.value FROM variable v "
                "JOIN string s ON s.id = v.name, tile_runs(v.bytes_by_tile) r "
                f"WHERE {where} AND r.value > 0 ORDER BY r.tile")
     top = max(rows, key=lambda r: (int(r["value"]), -int(r["tile"])))
     total = sum(int(r["value"]) for r in rows)
+    if top_only:
+        return int(top["value"])
     return (rows[0]["name"], f"{rows[0]['name']}: {total:,} B on {len(rows):,} tiles, most "
             f"{int(top['value']):,} B on tile {top['tile']}")
+
+
+def type_into(entry, text):
+    """Typed and Enter pressed through X: GTK 4.8's entry ignores the
+    AT-SPI "activate" action."""
+    x, y, w, h = entry.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+    subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + h // 2), "click", "1"],
+                   check=True)
+    entry.queryEditableText().setTextContents(text)
+    subprocess.run(["xdotool", "key", "Return"], check=True)
 
 
 def check_variables_graph(app, tilescope, report, memory, failures):
@@ -76,13 +99,7 @@ def check_variables_graph(app, tilescope, report, memory, failures):
         failures.append("no 'Variables graph' entry, or the file has too few variables")
         return
     def enter(text):
-        # Typed and Enter pressed through X: GTK 4.8's entry ignores the
-        # AT-SPI "activate" action.
-        x, y, w, h = entry.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
-        subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + h // 2), "click", "1"],
-                       check=True)
-        entry.queryEditableText().setTextContents(text)
-        subprocess.run(["xdotool", "key", "Return"], check=True)
+        type_into(entry, text)
     for name, want in lines:
         enter(name)
         got = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
@@ -186,6 +203,64 @@ def check_multi_ipu(app_path, pipeline, tmp, failures):
             if not wait_for(lambda: extents(maps[0])[2] == w):
                 failures.append(f"Home did not fit the maps again: {extents(maps[0])}, was {w}")
         print(f"multi-IPU maps: {boxes}")
+        # A taller window, and the maps' pane dragged narrow by its
+        # divider with the selection: the maps stack.
+        subprocess.run(["xdotool", "search", "--onlyvisible", "--name", "Graph Analyser",
+                        "windowsize", "1280", "1000"], check=True)
+        wait_for(lambda: extents(maps[0])[3] > boxes[0][3])
+        x, y, w, h = extents(maps[1])
+        subprocess.run(["xdotool", "mousemove", str(x + w + 2), str(y + h // 2), "mousedown", "1",
+                        "mousemove", str(x + w - 100), str(y + h // 2), "mousemove",
+                        str(x + w - 380), str(y + h // 2), "mouseup", "1"], check=True)
+        if not wait_for(lambda: extents(maps[1])[1] > extents(maps[0])[1] + 32 * 4 and
+                        abs(extents(maps[1])[0] - extents(maps[0])[0]) <= 2):
+            failures.append("in a narrow, tall pane the maps did not stack: "
+                            f"{[extents(m) for m in maps]}")
+        print(f"narrow pane: maps at {[extents(m) for m in maps]}")
+
+
+def check_compare_variables(app_path, tilescope, samples, failures):
+    """A variable in both reports drawn on A's chart and B's, with both
+    reports' figures; one only in A said to be absent in B."""
+    a, b = os.path.join(samples, "tut7_mk1"), os.path.join(samples, "tut4_profiling")
+    both, only_a = "vertexCode", "matrix"
+    where = "v.id = (SELECT min(w.id) FROM variable w JOIN string t ON t.id = w.name " \
+            "WHERE t.text = '{}')"
+    want_a = variable_line(tilescope, a, where.format(both))[1]
+    want_b = variable_line(tilescope, b, where.format(both))[1][len(both) + 2:]
+    if sql(tilescope, b, f"SELECT 1 FROM variable v JOIN string s ON s.id = v.name "
+           f"WHERE s.text = '{only_a}'"):
+        failures.append(f"the compare check needs {only_a} absent from {b}")
+    with running_app(app_path, [a, b]) as (proc, app, _):
+        if show_view(app, "Memory") is None:
+            raise SystemExit("FAIL: no sidebar entry named 'Memory'")
+        memory = other_views("Memory")
+        entry = find(app, lambda a: a.name == "Variables graph" and
+                     a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY), prune=memory)
+        chart_a = find(app, lambda a: a.name == "Memory by tile", prune=memory)
+        chart_b = find(app, lambda a: a.name == "Memory by tile, report B", prune=memory)
+        if None in (entry, chart_a, chart_b):
+            raise SystemExit("FAIL: no 'Variables graph' entry or no A and B charts")
+        type_into(entry, both)
+        want = f"{want_a}; in B: {want_b}"
+        if find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                (a.name or "").endswith(" " + want), prune=memory) is None:
+            shown = find(app, lambda a: (a.name or "").startswith(both + ":"), timeout=0,
+                         prune=memory)
+            failures.append(f"{both}'s entry: {shown.name if shown else None!r}, the files say "
+                            f"{want!r}")
+        for chart, report in ((chart_a, a), (chart_b, b)):
+            top = variable_line(tilescope, report, where.format(both), top_only=True)
+            if not wait_for(lambda: f"lines on the right axis, up to {top:,} B" in
+                            (chart.description or "")):
+                failures.append(f"{chart.name} does not draw {both}'s line to {top:,} B on "
+                                f"its right axis: {chart.description!r}")
+        type_into(entry, only_a)
+        if find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                f" {only_a}: " in (a.name or "") and
+                (a.name or "").endswith("; absent in B"), prune=memory) is None:
+            failures.append(f"{only_a}'s entry does not say it is absent in B")
+        print(f"compare variables: {want}; {only_a} absent in B")
 
 
 def check_memory(app_path, tilescope, report, tmp, failures):
@@ -282,6 +357,7 @@ def main():
         check_memory(app_path, tilescope, report, tmp, failures)
         if len(sys.argv) > 4:
             check_multi_ipu(app_path, sys.argv[4], tmp, failures)
+        check_compare_variables(app_path, tilescope, os.path.dirname(report), failures)
         check_hostile(app_path, tmp, failures)
     finish(failures)
 

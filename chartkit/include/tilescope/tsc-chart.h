@@ -96,6 +96,11 @@ double tsc_chart_get_total(TscChart *self, guint item);
 guint tsc_chart_add_series(TscChart *self, const char *name, const double *values,
                            const GdkRGBA *colour, TscSeriesStyle style);
 void tsc_chart_clear_series(TscChart *self);
+/* Draws the series on an axis of their own, on the right, from 0 to
+ * their largest value (TRUE), or on the stacks' axis (FALSE, the
+ * default): lines of a few hundred bytes over stacks of 200 KB then
+ * fill the plot's height. The description gives that axis's top. */
+void tsc_chart_set_series_right(TscChart *self, gboolean right);
 
 /* Adds a horizontal limit line at value `y` with a label ("Max memory
  * 638,976 B"); colour NULL: the theme's foreground. The y axis extends
