@@ -96,7 +96,7 @@ static Py_hash_t channel_hash(PyObject *self)
 static PyGetSetDef channel_getset[] = {
 	{"name", channel_get_name, NULL, "The channel's name.", NULL},
 	{"enabled", channel_get_enabled, NULL, "Whether its tracepoints are recorded now.", NULL},
-	{NULL},
+	{0},
 };
 
 static PyTypeObject channel_type = {
@@ -347,7 +347,7 @@ static PyObject *traced_get(PyObject *self, PyObject *obj, PyObject *type)
 
 static PyGetSetDef traced_getset[] = {
 	{"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
-	{NULL},
+	{0},
 };
 
 static PyTypeObject traced_type = {
@@ -425,7 +425,7 @@ static PyMethodDef tracepoint_methods[] = {
 	 "end(channel, name=None): closes this thread's innermost span."},
 	{"event", (PyCFunction)(void (*)(void))instant_event, METH_FASTCALL | METH_STATIC,
 	 "event(channel, name): records an instant."},
-	{NULL},
+	{0},
 };
 
 static PyTypeObject tracepoint_type = {
@@ -571,15 +571,15 @@ static PyObject *heatmap_add(PyObject *self, PyObject *arg)
 
 static PyMethodDef graph_methods[] = {
 	{"addSeries", graph_add_series, METH_O, "addSeries(name) -> Series"},
-	{NULL},
+	{0},
 };
 static PyMethodDef series_methods[] = {
 	{"add", series_add, METH_O, "add(value): a sample, time-stamped now."},
-	{NULL},
+	{0},
 };
 static PyMethodDef heatmap_methods[] = {
 	{"add", heatmap_add, METH_O, "add(values): one sample of values, bucketed."},
-	{NULL},
+	{0},
 };
 
 #define HANDLE_TYPE(var, name_, doc, new_, methods)                                               \
@@ -726,7 +726,7 @@ static PyMethodDef pvti_methods[] = {
 	 "setTraceMetadata(key, json): sets a key of the trace's metadata to a JSON value."},
 	{"setThreadName", set_thread_name, METH_VARARGS,
 	 "setThreadName(name): the calling thread's name in the trace."},
-	{NULL},
+	{0},
 };
 
 static struct PyModuleDef pvti_module = {

@@ -784,7 +784,7 @@ static PyMethodDef trace_methods[] = {
 	 "counterBuckets(series, fromNs=None, toNs=None, bucketNs=0) -> [CounterBucket]"},
 	{"callTree", (PyCFunction)(void (*)(void))trace_call_tree, METH_VARARGS | METH_KEYWORDS,
 	 "callTree(thread=None, fromNs=None, toNs=None) -> CallTree"},
-	{NULL},
+	{0},
 };
 
 static PyMemberDef trace_members[] = {
@@ -797,12 +797,12 @@ static PyMemberDef trace_members[] = {
 	 "time 0 in ns since 1970"},
 	{"spanCount", T_ULONGLONG, offsetof(trace_obj, spans), READONLY, "spans of all threads"},
 	{"complete", T_BOOL, offsetof(trace_obj, complete), READONLY, "every file closed cleanly"},
-	{NULL},
+	{0},
 };
 
 static PyGetSetDef trace_getset[] = {
 	{"channels", trace_get_channels, NULL, "channel names, merged across files", NULL},
-	{NULL},
+	{0},
 };
 
 static PyTypeObject trace_type = {
@@ -820,7 +820,7 @@ static PyTypeObject trace_type = {
 static PyMethodDef module_methods[] = {
 	{"openTrace", open_trace, METH_VARARGS,
 	 "openTrace(*paths) -> Trace: .pvti files, Chrome trace-event JSON or directories"},
-	{NULL},
+	{0},
 };
 
 static struct PyModuleDef trace_module = {
