@@ -27,6 +27,7 @@
 #include "pvti-private.h"
 
 #include "format.h"
+#include "heatmap-edges.h"
 #include "timeline-lod.h"
 
 #include <cjson/cJSON.h>
@@ -517,18 +518,6 @@ static void write_messages(pvti_trace *tr, pvti_msg *m)
 	}
 }
 
-/* A heatmap's edges as a JSON array (malloc'd), or NULL. */
-static char *edges_json(const pvti_heatmap *h)
-{
-	cJSON *array = cJSON_CreateDoubleArray(h->edges, (int)h->n_edges);
-	char *printed = array ? cJSON_PrintUnformatted(array) : NULL;
-	char *copy = printed ? tsb_strdup(printed) : NULL;
-
-	cJSON_free(printed);
-	cJSON_Delete(array);
-	return copy;
-}
-
 /* Copies registry[from, to) (pointers) while the caller holds pvti_lock. */
 static void **copy_slice(void *const *array, size_t from, size_t to)
 {
@@ -631,10 +620,12 @@ static void write_registries(pvti_trace *tr)
 	st = tr->st[ST_HEATMAP];
 	for (i = tr->heatmaps_written; i < nh; i++) {
 		pvti_heatmap *h = hs[i - tr->heatmaps_written];
-		char *edges = edges_json(h);
+		char *edges;
+		int rc = tsf_heatmap_edges_encode(&edges, h->edges, h->n_edges);
 
-		if (!edges) {
-			fail(tr, TSI_ERR_NO_MEMORY, "out of memory");
+		if (rc) {
+			fail(tr, rc == -2 ? TSI_ERR_NO_MEMORY : TSI_ERR_INVALID_ARGUMENT,
+			     rc == -2 ? "out of memory" : "a heatmap's edges cannot be stored");
 			break;
 		}
 		sqlite3_bind_int64(st, 1, h->id);

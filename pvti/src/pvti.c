@@ -20,6 +20,8 @@
 #include <tilescope/hashmap.h>
 #include "pvti-private.h"
 
+#include "heatmap-edges.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -355,18 +357,17 @@ PVTI_API pvti_heatmap *pvti_heatmap_new(const char *name, const char *unit,
                                        const double *edges, size_t n_edges)
 {
 	pvti_heatmap *h = NULL;
+	const char *why;
 	size_t i;
 
-	if (!name || !edges || n_edges == 0 || n_edges > 65536) {
+	if (!name || !edges) {
 		tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "pvti_heatmap_new: bad arguments");
 		return NULL;
 	}
-	for (i = 0; i < n_edges; i++) {
-		if (!isfinite(edges[i]) || (i > 0 && !(edges[i] > edges[i - 1]))) {
-			tsi_set_error(TSI_ERR_INVALID_ARGUMENT,
-			              "pvti_heatmap_new: edges of '%s' are not finite and ascending", name);
-			return NULL;
-		}
+	/* The codec's rules (db-schema/heatmap-edges.h): what readers take. */
+	if ((why = tsf_heatmap_edges_check(edges, n_edges))) {
+		tsi_set_error(TSI_ERR_INVALID_ARGUMENT, "pvti_heatmap_new: edges of '%s': %s", name, why);
+		return NULL;
 	}
 	pthread_mutex_lock(&pvti_lock);
 	for (i = 0; i < n_heatmaps; i++) {

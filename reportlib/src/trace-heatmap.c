@@ -12,23 +12,21 @@
  * directly: a query costs O(columns x (buckets + 128)) however many rows
  * the window holds.
  *
- * Hostile files: edges that are not a JSON array of finite, strictly
- * ascending numbers (or more than MAX_EDGES) make the list fail with one
- * line naming the heatmap; a row whose bucket is out of range, whose
- * count is below 1 or whose columns are not integers is skipped and
- * counted (tsr_trace_heatmap.skipped).
+ * Hostile files: edges that db-schema's codec refuses (heatmap-edges.h)
+ * make the list fail with one line naming the heatmap and what is wrong;
+ * a row whose bucket is out of range, whose count is below 1 or whose
+ * columns are not integers is skipped and counted
+ * (tsr_trace_heatmap.skipped).
  */
 #include "trace-private.h"
+#include "heatmap-edges.h"
 
-#include <cjson/cJSON.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Rows between two running totals. */
 #define BLOCK 64u
-/* The most bucket edges a heatmap may have, and counts one query may return. */
-#define MAX_EDGES 4096u
+/* The most counts one query may return. */
 #define MAX_CELLS (16u << 20)
 
 /* One heatmap's rows, once loaded. */
@@ -78,34 +76,6 @@ void trace_heatmaps_free(tsr_trace *tr)
 	tr->heatmaps = NULL;
 }
 
-/* Parses `json` into a malloc'd array of finite, strictly ascending
- * numbers; false when it is anything else. */
-static bool parse_edges(const char *json, double **out, size_t *n)
-{
-	cJSON *a = cJSON_Parse(json), *e;
-	size_t k = 0;
-	bool ok = cJSON_IsArray(a) && cJSON_GetArraySize(a) >= 1 &&
-	          (size_t)cJSON_GetArraySize(a) <= MAX_EDGES;
-
-	*out = ok ? malloc((size_t)cJSON_GetArraySize(a) * sizeof(double)) : NULL;
-	ok = ok && *out;
-	cJSON_ArrayForEach(e, a) {
-		if (!ok)
-			break;
-		ok = cJSON_IsNumber(e) && isfinite(e->valuedouble) &&
-		     (k == 0 || e->valuedouble > (*out)[k - 1]);
-		if (ok)
-			(*out)[k++] = e->valuedouble;
-	}
-	cJSON_Delete(a);
-	if (!ok) {
-		free(*out);
-		*out = NULL;
-	}
-	*n = k;
-	return ok;
-}
-
 /* Appends file `p`'s heatmaps (by id) to h, with their sample counts and
  * time ranges. A file without the tables has none. */
 static int read_file(tsr_trace *tr, struct trace_heatmaps *h, size_t p)
@@ -125,6 +95,7 @@ static int read_file(tsr_trace *tr, struct trace_heatmaps *h, size_t p)
 		const char *unit = (const char *)sqlite3_column_text(st, 2);
 		const char *edges = (const char *)sqlite3_column_text(st, 3);
 		tsr_trace_heatmap *hm;
+		const char *why;
 		size_t i = h->n, ln, lu;
 		char *names;
 
@@ -161,10 +132,9 @@ static int read_file(tsr_trace *tr, struct trace_heatmaps *h, size_t p)
 		hm->name = names;
 		hm->unit = names + ln + 1;
 		h->n++;
-		if (!parse_edges(edges, (double **)&hm->edges, &hm->n_edges)) {
-			rc = trace_fail(tr, TSR_ERR_CORRUPT,
-			                "%s: heatmap '%s' has bad edges (want 1 to %u finite numbers, "
-			                "strictly ascending)", path, name, MAX_EDGES);
+		if ((rc = tsf_heatmap_edges_decode((double **)&hm->edges, &hm->n_edges, &why, edges))) {
+			rc = trace_fail(tr, rc == -2 ? TSR_ERR_NO_MEMORY : TSR_ERR_CORRUPT,
+			                "%s: heatmap '%s' has bad edges: %s", path, name, why);
 			break;
 		}
 		trace_restart(agg);

@@ -528,6 +528,7 @@ static void test_instants_graphs_metadata(void **state)
 	const double values[] = {0.5, 1.0, 5.0, 50.0, 500.0, 1000.0};
 	pvti_heatmap *hm = pvti_heatmap_new("Latency", "ms", edges, 3);
 	const double bad_edges[] = {2.0, 1.0};
+	double wide[4097];
 	char *file, name[32];
 	sqlite3 *db;
 	int i;
@@ -538,6 +539,12 @@ static void test_instants_graphs_metadata(void **state)
 	assert_non_null(eval);
 	assert_non_null(hm);
 	assert_null(pvti_heatmap_new("Bad", "", bad_edges, 2));
+	/* The readers' bound (db-schema/heatmap-edges.h): 4096 edges, not one more. */
+	for (i = 0; i <= 4096; i++)
+		wide[i] = i;
+	assert_null(pvti_heatmap_new("Wide", "", wide, 4097));
+	assert_non_null(strstr(tsi_error_last(), "edges of 'Wide': more than 4096 edges"));
+	assert_non_null(pvti_heatmap_new("Wide", "", wide, 4096));
 	assert_null(pvti_graph_new(NULL, NULL));
 
 	/* Before a trace: accepted, nothing kept. */
@@ -599,7 +606,7 @@ static void test_instants_graphs_metadata(void **state)
 	assert_string_equal(q_text(db, "SELECT json FROM event_metadata"),
 	                    "{\"batch\": 7, \"size\": 32}");
 	assert_string_equal(q_text(db, "SELECT edges FROM heatmap WHERE name = 'Latency'"),
-	                    "[1,10,100]");
+	                    "[1.0,10.0,100.0]");
 	/* Buckets: <1: 0.5; [1,10): 1, 5; [10,100): 50; >=100: 500, 1000. */
 	assert_int_equal(tsi_test_sqlite_int(db, "SELECT group_concat(bucket || ':' || count) = '0:1,1:2,2:1,3:2' "
 	                           "FROM (SELECT * FROM heatmap_sample ORDER BY bucket)"),

@@ -123,8 +123,8 @@ typedef struct pvti_heatmap pvti_heatmap;
 PVTI_API pvti_graph *pvti_graph_new(const char *name, const char *unit);
 /* The series called `name` in `graph` (made on first use), or NULL. */
 PVTI_API pvti_series *pvti_graph_add_series(pvti_graph *graph, const char *name);
-/* The heatmap called `name` with bucket edges edges[0..n_edges) (strictly
- * ascending, n_edges >= 1): bucket 0 holds values below edges[0], bucket i
+/* The heatmap called `name` with bucket edges edges[0..n_edges) (finite,
+ * strictly ascending, 1 to 4096 of them): bucket 0 holds values below edges[0], bucket i
  * values in [edges[i-1], edges[i]), bucket n_edges values from
  * edges[n_edges-1] up. A second call with the same name returns the first
  * heatmap and ignores the edges. NULL on bad arguments or no memory. */
