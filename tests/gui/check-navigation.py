@@ -166,6 +166,7 @@ def check_variable(app, tilescope, report, failures):
     rows = table.getChildAtIndex(1) if table is not None and table.childCount > 1 else None
     if rows is None:
         raise SystemExit("FAIL: no 'Always-live variables' table")
+    wait_for(lambda: rows.childCount > 0)  # the rows come from a worker
     most = int(sql(tilescope, report, "SELECT max(tiles) AS n FROM variable")[0]["n"])
     # Of the rows shown, the variable (unique by name in the file) on the
     # fewest tiles, more than one and fewer than the widest variable's.

@@ -17,6 +17,7 @@
 #include "ga-resources.h"
 #include "ga-session.h"
 #include "ga-summary-view.h"
+#include "ga-var-row.h"
 #include "ga-view.h"
 #include "gtk-test-util.h"
 
@@ -405,12 +406,15 @@ static void test_liveness(void **state)
 {
 	GaDocument *a = gtu_load("tut5_ml"), *b = gtu_load("tut7_mk1");
 	GaSession *session = ga_session_new();
-	GtkWidget *view, *window, *chart, *table, *search;
+	GtkWidget *view, *window, *chart, *table, *search, *always;
+	GListModel *always_rows;
 	const tsr_variable *vars;
 	size_t n_vars, var = 0;
-	guint n_live;
+	guint n_live, n_always = 0;
+	guint64 most = 0;
 	g_autoptr(GtkBitset) step = gtk_bitset_new_empty();
 	g_autofree char *b_caption = NULL;
+	g_autoptr(GaVarRow) first = NULL;
 
 	(void)state;
 	check_app_view(ga_liveness_view_new);
@@ -425,8 +429,22 @@ static void test_liveness(void **state)
 	assert_non_null(visible_label_with(view, "Peak at step"));
 	assert_null(visible_label_with(view, "B — "));
 
-	/* A variable with a lifetime: its caption, then none. */
+	/* The always-live table's rows come from a worker: none yet as the
+	 * view is first drawn, then every always-live variable, largest first. */
 	assert_int_equal(tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(a)), 0);
+	always = gtu_find(gtk_notebook_get_nth_page(GTK_NOTEBOOK(ga_view_get_details(GA_VIEW(view))), 1),
+	                  GTK_TYPE_COLUMN_VIEW, NULL);
+	always_rows = G_LIST_MODEL(gtk_column_view_get_model(GTK_COLUMN_VIEW(always)));
+	assert_int_equal(g_list_model_get_n_items(always_rows), 0);
+	for (size_t i = 0; i < n_vars; i++)
+		if (vars[i].always_live)
+			n_always++, most = MAX(most, vars[i].bytes);
+	assert_true(n_always > 1);
+	wait_for_items(always, n_always);
+	first = g_list_model_get_item(always_rows, 0);
+	assert_int_equal(first->bytes[0], most);
+
+	/* A variable with a lifetime: its caption, then none. */
 	while (var < n_vars && (vars[var].always_live || vars[var].live_from < 0))
 		var++;
 	assert_true(var < n_vars);
