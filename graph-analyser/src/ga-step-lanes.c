@@ -100,7 +100,6 @@ struct _GaStepLanes {
 	GdkRGBA fg, accent;
 
 	GskRenderNode *cache;
-	double last_build_ms;
 
 	/* BSP: rows of bsp_bpr index blocks (0: all tiles fit), bsp_row_px
 	 * device px tall, from tile bsp_first. */
@@ -542,11 +541,6 @@ void ga_step_lanes_set_mode(GaStepLanes *self, ga_trace_mode mode)
 	update_description(self);
 }
 
-ga_trace_mode ga_step_lanes_get_mode(GaStepLanes *self)
-{
-	return self->mode;
-}
-
 void ga_step_lanes_set_index(GaStepLanes *self, GaTraceIndex *index)
 {
 	if (index == self->index)
@@ -596,11 +590,6 @@ void ga_step_lanes_set_label(GaStepLanes *self, const char *label)
 	self->label = g_strdup(label);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               label ? label : "Execution trace", -1);
-}
-
-double ga_step_lanes_get_last_build_ms(GaStepLanes *self)
-{
-	return self->last_build_ms;
 }
 
 gboolean ga_step_lanes_is_busy(GaStepLanes *self)
@@ -982,8 +971,6 @@ static GskRenderNode *build_layer(GaStepLanes *self)
 {
 	GtkSnapshot *s = gtk_snapshot_new();
 	GdkRGBA band = alpha(&self->fg, 0.04), ink = alpha(&self->fg, 0.8), dim = alpha(&self->fg, 0.6);
-	gint64 t0 = g_get_monotonic_time();
-	GskRenderNode *node;
 
 	for (guint k = 0; k < self->lanes->len; k++) {
 		Lane *l = lane(self, k);
@@ -1015,9 +1002,7 @@ static GskRenderNode *build_layer(GaStepLanes *self)
 			              self->plot_w, &self->fg);
 		gtk_snapshot_pop(s);
 	}
-	node = gtk_snapshot_free_to_node(s);
-	self->last_build_ms = (g_get_monotonic_time() - t0) / 1000.0;
-	return node;
+	return gtk_snapshot_free_to_node(s);
 }
 
 /* --- The overlay ------------------------------------------------------------------- */
@@ -1693,9 +1678,4 @@ static void ga_step_lanes_init(GaStepLanes *self)
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               "Execution trace", -1);
 	update_description(self);
-}
-
-GtkWidget *ga_step_lanes_new(void)
-{
-	return g_object_new(GA_TYPE_STEP_LANES, NULL);
 }

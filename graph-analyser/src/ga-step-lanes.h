@@ -40,8 +40,6 @@ G_BEGIN_DECLS
 #define GA_TYPE_STEP_LANES (ga_step_lanes_get_type())
 G_DECLARE_FINAL_TYPE(GaStepLanes, ga_step_lanes, GA, STEP_LANES, GtkWidget)
 
-GtkWidget *ga_step_lanes_new(void);
-
 typedef enum ga_trace_mode {
 	GA_TRACE_FLAT = 0,
 	GA_TRACE_FLAME,
@@ -51,7 +49,6 @@ typedef enum ga_trace_mode {
 
 /* The mode (Flat at first). */
 void ga_step_lanes_set_mode(GaStepLanes *self, ga_trace_mode mode);
-ga_trace_mode ga_step_lanes_get_mode(GaStepLanes *self);
 
 /* The tile index of the run shown (NULL: none yet), for the per-IPU lanes
  * and the BSP view; ignored unless it is of the run shown. */
@@ -83,8 +80,6 @@ void ga_step_lanes_set_label(GaStepLanes *self, const char *label);
  * next change. */
 const char *ga_step_lanes_get_description(GaStepLanes *self);
 
-/* Time (ms) the last cached layer took to build, for the benchmarks. */
-double ga_step_lanes_get_last_build_ms(GaStepLanes *self);
 /* Whether a BSP texture is being made in a thread (the benchmark waits). */
 gboolean ga_step_lanes_is_busy(GaStepLanes *self);
 

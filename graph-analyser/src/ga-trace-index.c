@@ -32,7 +32,6 @@ struct GaTraceIndex {
 	tsr_frame *frames;        /* the run's call stacks, or NULL */
 	size_t n_frames;
 	char *frames_error;       /* why there are none */
-	double build_ms;
 };
 
 GaTraceIndex *ga_trace_index_ref(GaTraceIndex *index)
@@ -84,11 +83,6 @@ const tsr_frame *ga_trace_index_get_frames(GaTraceIndex *index, size_t *n, const
 	if (error)
 		*error = index->frames_error;
 	return index->frames;
-}
-
-double ga_trace_index_get_build_ms(GaTraceIndex *index)
-{
-	return index->build_ms;
 }
 
 gboolean ga_trace_index_step_on_ipu(GaTraceIndex *index, size_t step, unsigned ipu)
@@ -171,7 +165,6 @@ static gboolean decode_slot(GaTraceIndex *ix, tsr_report *r, uint64_t *buf, size
 static GaTraceIndex *build(const char *path, size_t run, GCancellable *cancellable, GError **error)
 {
 	g_autoptr(GaTraceIndex) ix = g_new0(GaTraceIndex, 1);
-	gint64 t0 = g_get_monotonic_time();
 	tsr_report *r = NULL;
 	const tsr_target *target;
 	const tsr_step *steps;
@@ -281,7 +274,6 @@ static GaTraceIndex *build(const char *path, size_t run, GCancellable *cancellab
 			ix->n_frames = nf;
 		}
 	}
-	ix->build_ms = (g_get_monotonic_time() - t0) / 1000.0;
 	ok = TRUE;
 out:
 	tsr_report_free(r);

@@ -61,8 +61,6 @@ gboolean ga_trace_index_step_on_ipu(GaTraceIndex *index, size_t step, unsigned i
  * thread: NULL with *error the reason when the file's programs and trace
  * disagree. Valid as long as the index. */
 const tsr_frame *ga_trace_index_get_frames(GaTraceIndex *index, size_t *n, const char **error);
-/* Milliseconds the build took (decoding included), for the benchmarks. */
-double ga_trace_index_get_build_ms(GaTraceIndex *index);
 
 /* A BSP picture to draw: cycles [from, to) over `width` pixel columns,
  * `rows` rows of `tiles_per_row` tiles (a multiple of tiles_per_block)

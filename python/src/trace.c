@@ -122,6 +122,18 @@ static PyObject *text(const char *s)
 	return s ? PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace") : Py_NewRef(Py_None);
 }
 
+/* Puts `item` at `i` of the new list or tuple *seq, or clears *seq when
+ * `item` is NULL (an error is raised). */
+static void put(PyObject **seq, Py_ssize_t i, PyObject *item)
+{
+	if (!item)
+		Py_CLEAR(*seq);
+	else if (PyList_Check(*seq))
+		PyList_SET_ITEM(*seq, i, item);
+	else
+		PyTuple_SET_ITEM(*seq, i, item);
+}
+
 /* An int, or None when `some` is false. */
 static PyObject *maybe_ns(int some, long long ns)
 {
@@ -225,13 +237,12 @@ static int trace_fill(trace_obj *t)
 	t->origin_wall_ns = info->origin_wall_ns;
 	t->spans = info->events;
 	t->complete = info->complete;
-	if (!(t->processes = PyTuple_New((Py_ssize_t)n_procs)) ||
-	    !(t->threads = PyTuple_New((Py_ssize_t)t->n_threads)) ||
-	    !(t->series = PyTuple_New((Py_ssize_t)n_series)))
-		return -1;
-	for (size_t i = 0; i < n_procs; i++) {
+	t->processes = PyTuple_New((Py_ssize_t)n_procs);
+	t->threads = PyTuple_New((Py_ssize_t)t->n_threads);
+	t->series = PyTuple_New((Py_ssize_t)n_series);
+	for (size_t i = 0; t->processes && i < n_procs; i++) {
 		const tsr_trace_process *p = &procs[i];
-		PyObject *meta = PyDict_New(), *r;
+		PyObject *meta = PyDict_New();
 
 		for (size_t k = 0; meta && k < p->n_metadata; k++) {
 			PyObject *key = text(p->metadata_keys[k]), *value = text(p->metadata_values[k]);
@@ -241,34 +252,27 @@ static int trace_fill(trace_obj *t)
 			Py_XDECREF(key);
 			Py_XDECREF(value);
 		}
-		if (!meta || !(r = record(&process_type, "(NLNNNLLON)", text(p->path), (long long)p->pid,
-		                          text(p->host), text(p->name), text(p->command_line),
-		                          (long long)p->start_wall_ns, (long long)p->offset_ns,
-		                          p->complete ? Py_True : Py_False, meta)))
-			return -1;
-		PyTuple_SET_ITEM(t->processes, (Py_ssize_t)i, r);
+		put(&t->processes, (Py_ssize_t)i,
+		    meta ? record(&process_type, "(NLNNNLLON)", text(p->path), (long long)p->pid,
+		                  text(p->host), text(p->name), text(p->command_line),
+		                  (long long)p->start_wall_ns, (long long)p->offset_ns,
+		                  p->complete ? Py_True : Py_False, meta)
+		         : NULL);
 	}
-	for (size_t i = 0; i < t->n_threads; i++) {
+	for (size_t i = 0; t->threads && i < t->n_threads; i++) {
 		const tsr_trace_thread *th = &threads[i];
 		int any = th->events > 0 || th->first_ns != th->last_ns;
-		PyObject *r = record(&thread_type, "(nnLNKNN)", (Py_ssize_t)i, (Py_ssize_t)th->process,
-		                     (long long)th->tid, text(th->name), (unsigned long long)th->events,
-		                     maybe_ns(any, th->first_ns), maybe_ns(any, th->last_ns));
 
-		if (!r)
-			return -1;
-		PyTuple_SET_ITEM(t->threads, (Py_ssize_t)i, r);
+		put(&t->threads, (Py_ssize_t)i,
+		    record(&thread_type, "(nnLNKNN)", (Py_ssize_t)i, (Py_ssize_t)th->process,
+		           (long long)th->tid, text(th->name), (unsigned long long)th->events,
+		           maybe_ns(any, th->first_ns), maybe_ns(any, th->last_ns)));
 	}
-	for (size_t i = 0; i < n_series; i++) {
-		const tsr_trace_series *s = &series[i];
-		PyObject *r = record(&series_type, "(nnNNN)", (Py_ssize_t)i, (Py_ssize_t)s->process,
-		                     text(s->graph), text(s->name), text(s->unit));
-
-		if (!r)
-			return -1;
-		PyTuple_SET_ITEM(t->series, (Py_ssize_t)i, r);
-	}
-	return 0;
+	for (size_t i = 0; t->series && i < n_series; i++)
+		put(&t->series, (Py_ssize_t)i,
+		    record(&series_type, "(nnNNN)", (Py_ssize_t)i, (Py_ssize_t)series[i].process,
+		           text(series[i].graph), text(series[i].name), text(series[i].unit)));
+	return t->processes && t->threads && t->series ? 0 : -1;
 }
 
 /* openTrace(*paths) -> Trace: .pvti files, Chrome trace-event JSON files
@@ -373,19 +377,15 @@ static PyObject *trace_label_stats(PyObject *self, PyObject *args, PyObject *kwa
 		return fail(rc, msg);
 	trace_lock(t);
 	list = PyList_New((Py_ssize_t)n);
-	for (size_t i = 0; list && i < n; i++) {
-		PyObject *r = record(&label_type, "(NNKKKdNOKK)", channel_text(t, s[i].channel),
-		                     name_text(t, s[i].name), (unsigned long long)s[i].count,
-		                     (unsigned long long)s[i].total_ns, (unsigned long long)s[i].self_ns,
-		                     s[i].mean_ns, median ? PyLong_FromUnsignedLongLong(s[i].median_ns)
-		                                          : Py_NewRef(Py_None),
-		                     median && s[i].median_exact ? Py_True : Py_False,
-		                     (unsigned long long)s[i].min_ns, (unsigned long long)s[i].max_ns);
-		if (!r)
-			Py_CLEAR(list);
-		else
-			PyList_SET_ITEM(list, (Py_ssize_t)i, r);
-	}
+	for (size_t i = 0; list && i < n; i++)
+		put(&list, (Py_ssize_t)i,
+		    record(&label_type, "(NNKKKdNOKK)", channel_text(t, s[i].channel),
+		           name_text(t, s[i].name), (unsigned long long)s[i].count,
+		           (unsigned long long)s[i].total_ns, (unsigned long long)s[i].self_ns,
+		           s[i].mean_ns,
+		           median ? PyLong_FromUnsignedLongLong(s[i].median_ns) : Py_NewRef(Py_None),
+		           median && s[i].median_exact ? Py_True : Py_False,
+		           (unsigned long long)s[i].min_ns, (unsigned long long)s[i].max_ns));
 	PyThread_release_lock(t->lock);
 	free(s);
 	return list;
@@ -398,14 +398,11 @@ static PyObject *span_totals(const tsr_trace_span_totals *totals, size_t n)
 
 	for (size_t i = 0; tuple && i < n; i++) {
 		const tsr_trace_span_totals *s = &totals[i];
-		PyObject *r = record(&span_totals_type, "(KKNN)", (unsigned long long)s->spans,
-		                     (unsigned long long)s->busy_ns, maybe_ns(s->spans > 0, s->first_ns),
-		                     maybe_ns(s->spans > 0, s->last_ns));
 
-		if (!r)
-			Py_CLEAR(tuple);
-		else
-			PyTuple_SET_ITEM(tuple, (Py_ssize_t)i, r);
+		put(&tuple, (Py_ssize_t)i,
+		    record(&span_totals_type, "(KKNN)", (unsigned long long)s->spans,
+		           (unsigned long long)s->busy_ns, maybe_ns(s->spans > 0, s->first_ns),
+		           maybe_ns(s->spans > 0, s->last_ns)));
 	}
 	return tuple;
 }
@@ -556,14 +553,8 @@ static PyObject *span_list_subscript(PyObject *self, PyObject *key)
 		return NULL;
 	n = PySlice_AdjustIndices(l->n, &start, &stop, step);
 	list = PyList_New(n);
-	for (Py_ssize_t k = 0; list && k < n; k++) {
-		PyObject *r = span_at(l, start + k * step);
-
-		if (!r)
-			Py_CLEAR(list);
-		else
-			PyList_SET_ITEM(list, k, r);
-	}
+	for (Py_ssize_t k = 0; list && k < n; k++)
+		put(&list, k, span_at(l, start + k * step));
 	return list;
 }
 
@@ -626,15 +617,11 @@ static PyObject *trace_instants(PyObject *self, PyObject *args, PyObject *kwargs
 		return fail(rc, msg);
 	trace_lock(t);
 	list = PyList_New((Py_ssize_t)n);
-	for (size_t i = 0; list && i < n; i++) {
-		PyObject *r = record(&instant_type, "(LnNNIL)", (long long)in[i].t_ns,
-		                     (Py_ssize_t)in[i].thread, channel_text(t, in[i].channel),
-		                     name_text(t, in[i].name), in[i].depth, (long long)in[i].parent);
-		if (!r)
-			Py_CLEAR(list);
-		else
-			PyList_SET_ITEM(list, (Py_ssize_t)i, r);
-	}
+	for (size_t i = 0; list && i < n; i++)
+		put(&list, (Py_ssize_t)i,
+		    record(&instant_type, "(LnNNIL)", (long long)in[i].t_ns, (Py_ssize_t)in[i].thread,
+		           channel_text(t, in[i].channel), name_text(t, in[i].name), in[i].depth,
+		           (long long)in[i].parent));
 	PyThread_release_lock(t->lock);
 	free(in);
 	return list;
@@ -675,15 +662,10 @@ static PyObject *trace_counter_buckets(PyObject *self, PyObject *args, PyObject 
 	if (rc != TSR_OK)
 		return fail(rc, msg);
 	list = PyList_New((Py_ssize_t)n);
-	for (size_t i = 0; list && i < n; i++) {
-		PyObject *r = record(&bucket_type, "(LLKdddd)", (long long)b[i].from_ns,
-		                     (long long)b[i].to_ns, (unsigned long long)b[i].count, b[i].min,
-		                     b[i].max, b[i].first, b[i].last);
-		if (!r)
-			Py_CLEAR(list);
-		else
-			PyList_SET_ITEM(list, (Py_ssize_t)i, r);
-	}
+	for (size_t i = 0; list && i < n; i++)
+		put(&list, (Py_ssize_t)i,
+		    record(&bucket_type, "(LLKdddd)", (long long)b[i].from_ns, (long long)b[i].to_ns,
+		           (unsigned long long)b[i].count, b[i].min, b[i].max, b[i].first, b[i].last));
 	free(b);
 	return list;
 }
@@ -696,14 +678,8 @@ static PyObject *call_node(trace_obj *t, const tsr_trace_call_tree *tree, size_t
 	const tsr_trace_call_node *nd = &tree->nodes[i];
 	PyObject *kids = PyTuple_New((Py_ssize_t)nd->n_children);
 
-	for (size_t k = 0; kids && k < nd->n_children; k++) {
-		PyObject *c = call_node(t, tree, nd->first_child + k);
-
-		if (!c)
-			Py_CLEAR(kids);
-		else
-			PyTuple_SET_ITEM(kids, (Py_ssize_t)k, c);
-	}
+	for (size_t k = 0; kids && k < nd->n_children; k++)
+		put(&kids, (Py_ssize_t)k, call_node(t, tree, nd->first_child + k));
 	return kids ? record(&call_node_type, "(NNKKKN)", channel_text(t, nd->channel),
 	                     name_text(t, nd->name), (unsigned long long)nd->count,
 	                     (unsigned long long)nd->inclusive_ns,
@@ -734,14 +710,8 @@ static PyObject *trace_call_tree(PyObject *self, PyObject *args, PyObject *kwarg
 		return fail(rc, msg);
 	trace_lock(t);
 	roots = PyTuple_New((Py_ssize_t)tree->n_roots);
-	for (size_t i = 0; roots && i < tree->n_roots; i++) {
-		PyObject *c = call_node(t, tree, i);
-
-		if (!c)
-			Py_CLEAR(roots);
-		else
-			PyTuple_SET_ITEM(roots, (Py_ssize_t)i, c);
-	}
+	for (size_t i = 0; roots && i < tree->n_roots; i++)
+		put(&roots, (Py_ssize_t)i, call_node(t, tree, i));
 	PyThread_release_lock(t->lock);
 	if (roots)
 		r = record(&call_tree_type, "(KKN)", (unsigned long long)tree->spans,
@@ -757,14 +727,8 @@ static PyObject *trace_get_channels(PyObject *self, void *unused)
 	trace_obj *t = (trace_obj *)self;
 	PyObject *tuple = PyTuple_New((Py_ssize_t)t->n_channels);
 
-	for (size_t i = 0; tuple && i < t->n_channels; i++) {
-		PyObject *s = text(t->channels[i].name);
-
-		if (!s)
-			Py_CLEAR(tuple);
-		else
-			PyTuple_SET_ITEM(tuple, (Py_ssize_t)i, s);
-	}
+	for (size_t i = 0; tuple && i < t->n_channels; i++)
+		put(&tuple, (Py_ssize_t)i, text(t->channels[i].name));
 	return tuple;
 }
 

@@ -36,7 +36,6 @@ struct _SaSearchBar {
 	uint64_t total;
 	uint64_t index;              /* the current hit's ordinal; 0: none */
 	tsr_trace_found hit;
-	char *status_text;
 };
 
 G_DEFINE_FINAL_TYPE(SaSearchBar, sa_search_bar, SA_TYPE_VIEW)
@@ -101,8 +100,6 @@ static gpointer run_search(tsr_trace *trace, gpointer data, GCancellable *cancel
 
 static void set_status(SaSearchBar *self, const char *text, gboolean error)
 {
-	g_free(self->status_text);
-	self->status_text = g_strdup(text);
 	gtk_label_set_text(self->status, text);
 	gtk_widget_set_tooltip_text(GTK_WIDGET(self->status), error ? text : NULL);
 	if (error)
@@ -291,11 +288,6 @@ void sa_search_bar_step(SaSearchBar *self, gboolean forward)
 	run_step(self, forward);
 }
 
-const char *sa_search_bar_get_status(SaSearchBar *self)
-{
-	return self->status_text ? self->status_text : "";
-}
-
 /* --- Signals from the template --------------------------------------------------- */
 
 /* The template connects these swapped: the bar first, the emitter's
@@ -339,7 +331,6 @@ static void sa_search_bar_finalize(GObject *object)
 	SaSearchBar *self = SA_SEARCH_BAR(object);
 
 	g_free(self->pattern);
-	g_free(self->status_text);
 	G_OBJECT_CLASS(sa_search_bar_parent_class)->finalize(object);
 }
 
@@ -375,9 +366,4 @@ static void sa_search_bar_init(SaSearchBar *self)
 	tsd_a11y_name_close_button(GTK_WIDGET(self->bar));
 	tsd_a11y_quiet_when_empty(self->status);
 	show_count(self);
-}
-
-GtkWidget *sa_search_bar_new(void)
-{
-	return g_object_new(SA_TYPE_SEARCH_BAR, NULL);
 }

@@ -24,7 +24,6 @@ G_BEGIN_DECLS
 #define SA_TYPE_SEARCH_BAR (sa_search_bar_get_type())
 G_DECLARE_FINAL_TYPE(SaSearchBar, sa_search_bar, SA, SEARCH_BAR, SaView)
 
-GtkWidget *sa_search_bar_new(void);
 /* Shows the bar and puts the focus in its entry (Ctrl+F). */
 void sa_search_bar_start(SaSearchBar *self);
 /* Hides the bar (Escape in the entry). */
@@ -32,8 +31,5 @@ void sa_search_bar_stop(SaSearchBar *self);
 /* Finds the next (`forward`) or previous hit; starts the bar when hidden
  * or empty. */
 void sa_search_bar_step(SaSearchBar *self, gboolean forward);
-/* The text the bar shows about its hits ("12 of 3,456", "No matches",
- * a bad expression's message; "" before a search). */
-const char *sa_search_bar_get_status(SaSearchBar *self);
 
 G_END_DECLS

@@ -369,8 +369,3 @@ static void sa_span_view_init(SaSpanView *self)
 			self->values[f++] = value;
 	}
 }
-
-GtkWidget *sa_span_view_new(void)
-{
-	return g_object_new(SA_TYPE_SPAN_VIEW, NULL);
-}

@@ -23,6 +23,4 @@ G_BEGIN_DECLS
 #define SA_TYPE_SPAN_VIEW (sa_span_view_get_type())
 G_DECLARE_FINAL_TYPE(SaSpanView, sa_span_view, SA, SPAN_VIEW, SaView)
 
-GtkWidget *sa_span_view_new(void);
-
 G_END_DECLS

@@ -356,11 +356,6 @@ static void open_files(TsdWindow *win, GFile *const *files, guint n)
 	sa_window_open(SA_WINDOW(win), files, n);
 }
 
-SaTimeline *sa_window_get_timeline(SaWindow *self)
-{
-	return self->timeline;
-}
-
 /* --- Search ------------------------------------------------------------------------ */
 
 static void find_action(GtkWidget *widget, const char *name, GVariant *param)

@@ -20,8 +20,6 @@ SaWindow *sa_window_new(GtkApplication *app);
 /* Opens files[0..n) (.pvti files or directories) onto one time axis,
  * replacing what the window shows; loads in a worker. */
 void sa_window_open(SaWindow *self, GFile *const *files, guint n_files);
-/* The timeline (tests, benchmarks). */
-SaTimeline *sa_window_get_timeline(SaWindow *self);
 /* What the window's views show and bind to (borrowed). Property
  * "session". */
 SaSession *sa_window_get_session(SaWindow *self);

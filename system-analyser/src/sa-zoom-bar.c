@@ -187,8 +187,3 @@ static void sa_zoom_bar_init(SaZoomBar *self)
 	gtk_widget_init_template(GTK_WIDGET(self));
 	show_error(self, FALSE);
 }
-
-GtkWidget *sa_zoom_bar_new(void)
-{
-	return g_object_new(SA_TYPE_ZOOM_BAR, NULL);
-}
