@@ -220,7 +220,6 @@ struct _GaOperationsView {
 	GtkWidget *jump_bar;              /* "Show Programs", "Show Steps" (ga-jumps.h) */
 
 	/* From the template (ga-operations-view.ui). */
-	GtkSearchEntry *filter_entry;
 	GtkWidget *layer_button;          /* a menu button: the layer shown */
 	GtkWidget *layer_box;             /* in its popover: one button per layer */
 	GtkWidget *layer_label;
@@ -1142,7 +1141,6 @@ static void ga_operations_view_class_init(GaOperationsViewClass *klass)
 
 	gtk_widget_class_set_template_from_resource(
 	    widget_class, "/org/tilescope/GraphAnalyser/ga-operations-view.ui");
-	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, filter_entry);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, layer_button);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, layer_box);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, layer_label);
