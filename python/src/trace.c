@@ -49,7 +49,7 @@ static PyTypeObject trace_type, span_list_type;
 #define FIELDS(...) ((PyStructSequence_Field[]){__VA_ARGS__, {NULL, NULL}})
 static PyTypeObject process_type, thread_type, series_type, label_type, span_type,
     totals_type, span_totals_type, channel_totals_type, bucket_type, call_node_type,
-    call_tree_type, instant_type;
+    call_tree_type, instant_type, heatmap_type;
 static struct {
 	PyTypeObject *type;
 	PyStructSequence_Desc desc;
@@ -94,6 +94,11 @@ static struct {
 	                   6}},
 	{&call_tree_type, {"tilescope.CallTree", "The call tree of a view.",
 	                   FIELDS(F("spans"), F("inclusiveNs"), F("roots")), 3}},
+	{&heatmap_type, {"tilescope.TraceHeatmap", "A heatmap: values counted per bucket over time.",
+	                 FIELDS(F("index"), F("process"), F("name"), F("unit"),
+	                        {"edges", "bucket i holds values in [edges[i-1], edges[i])"},
+	                        F("samples"), F("firstNs"), F("lastNs"),
+	                        {"skipped", "malformed rows (known after heatmapCounts)"}), 9}},
 	{&instant_type, {"tilescope.Instant", "An instant event.",
 	                 FIELDS(F("tNs"), F("thread"), F("channel"), F("name"), F("depth"),
 	                        {"parent", "seq of the innermost open span, -1 when none"}), 6}},
@@ -629,6 +634,23 @@ static PyObject *trace_instants(PyObject *self, PyObject *args, PyObject *kwargs
 
 /* --- Counters -------------------------------------------------------------------- */
 
+/* The window of a counter or heatmap query (`tilescope trace`'s): the
+ * whole trace, its end included, where v leaves it open. v->thread holds
+ * the series or heatmap, which must be >= 0. */
+static int counter_window(trace_obj *t, view *v)
+{
+	if (v->from_ns == INT64_MIN)
+		v->from_ns = t->start_ns;
+	if (v->to_ns == INT64_MAX)
+		v->to_ns = t->end_ns + 1;
+	if (v->to_ns <= v->from_ns)
+		v->to_ns = v->from_ns + 1;
+	if (v->thread >= 0)
+		return 0;
+	fail(TSR_ERR_OUT_OF_RANGE, "an index is >= 0");
+	return -1;
+}
+
 /* counterBuckets(series, fromNs=None, toNs=None, bucketNs=0) -> [CounterBucket]:
  * the samples of series `series` (an index into Trace.series) in buckets
  * of bucketNs from fromNs, those holding a sample. The window defaults
@@ -646,16 +668,9 @@ static PyObject *trace_counter_buckets(PyObject *self, PyObject *args, PyObject 
 	int rc;
 	view v;
 
-	if (!view_args(args, kwargs, &v, "O&|O&O&$K:counterBuckets", kw, &bucket))
+	if (!view_args(args, kwargs, &v, "O&|O&O&$K:counterBuckets", kw, &bucket) ||
+	    counter_window(t, &v) < 0)
 		return NULL;
-	if (v.from_ns == INT64_MIN)
-		v.from_ns = t->start_ns;
-	if (v.to_ns == INT64_MAX)
-		v.to_ns = t->end_ns + 1;
-	if (v.to_ns <= v.from_ns)
-		v.to_ns = v.from_ns + 1;
-	if (v.thread < 0)
-		return fail(TSR_ERR_OUT_OF_RANGE, "a series index is >= 0");
 	TRACE_CALL(t, rc, msg, tsr_trace_list_counter_buckets(
 	                           &b, &n, NULL, t->trace, (size_t)v.thread, v.from_ns, v.to_ns,
 	                           bucket ? bucket : (uint64_t)(v.to_ns - v.from_ns)));
@@ -667,6 +682,89 @@ static PyObject *trace_counter_buckets(PyObject *self, PyObject *args, PyObject 
 		    record(&bucket_type, "(LLKdddd)", (long long)b[i].from_ns, (long long)b[i].to_ns,
 		           (unsigned long long)b[i].count, b[i].min, b[i].max, b[i].first, b[i].last));
 	free(b);
+	return list;
+}
+
+/* heatmaps -> (TraceHeatmap, ...), read when first asked for. */
+static PyObject *trace_get_heatmaps(PyObject *self, void *unused)
+{
+	trace_obj *t = (trace_obj *)self;
+	const tsr_trace_heatmap *h = NULL;
+	PyObject *tuple;
+	size_t n = 0;
+	char msg[512];
+	int rc;
+
+	TRACE_CALL(t, rc, msg, tsr_trace_get_heatmaps(&h, &n, t->trace));
+	if (rc != TSR_OK)
+		return fail(rc, msg);
+	trace_lock(t);
+	tuple = PyTuple_New((Py_ssize_t)n);
+	for (size_t i = 0; tuple && i < n; i++) {
+		PyObject *edges = PyTuple_New((Py_ssize_t)h[i].n_edges);
+
+		for (size_t e = 0; edges && e < h[i].n_edges; e++)
+			put(&edges, (Py_ssize_t)e, PyFloat_FromDouble(h[i].edges[e]));
+		put(&tuple, (Py_ssize_t)i,
+		    edges ? record(&heatmap_type, "(nnNNNKNNK)", (Py_ssize_t)i, (Py_ssize_t)h[i].process,
+		                   text(h[i].name), text(h[i].unit), edges,
+		                   (unsigned long long)h[i].samples, maybe_ns(h[i].samples > 0, h[i].first_ns),
+		                   maybe_ns(h[i].samples > 0, h[i].last_ns),
+		                   (unsigned long long)h[i].skipped)
+		          : NULL);
+	}
+	PyThread_release_lock(t->lock);
+	return tuple;
+}
+
+/* The counts of heatmap v->thread in *c, its buckets in *buckets (0: no
+ * such heatmap); the lock held. */
+static int heatmap_counts(trace_obj *t, const view *v, size_t columns, uint64_t **c,
+                          size_t *buckets)
+{
+	const tsr_trace_heatmap *h;
+	size_t n;
+	int rc = tsr_trace_get_heatmaps(&h, &n, t->trace);
+
+	if (rc != TSR_OK || (size_t)v->thread >= n)
+		return rc != TSR_OK ? rc : TSR_ERR_OUT_OF_RANGE;
+	*buckets = h[v->thread].n_edges + 1;
+	return tsr_trace_list_heatmap_counts(c, t->trace, (size_t)v->thread, v->from_ns, v->to_ns,
+	                                     columns);
+}
+
+/* heatmapCounts(heatmap, fromNs=None, toNs=None, columns=1) -> [[count per
+ * bucket] per column]: the window (as counterBuckets') cut into `columns`
+ * equal columns. */
+static PyObject *trace_heatmap_counts(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+	static char *kw[] = {"heatmap", "fromNs", "toNs", "columns", NULL};
+	trace_obj *t = (trace_obj *)self;
+	Py_ssize_t columns = 1;
+	size_t buckets = 0;
+	uint64_t *c = NULL;
+	PyObject *list;
+	char msg[512];
+	int rc;
+	view v;
+
+	if (!view_args(args, kwargs, &v, "O&|O&O&$n:heatmapCounts", kw, &columns) ||
+	    counter_window(t, &v) < 0)
+		return NULL;
+	if (columns < 1)
+		return PyErr_Format(PyExc_ValueError, "columns must be at least 1");
+	TRACE_CALL(t, rc, msg, heatmap_counts(t, &v, (size_t)columns, &c, &buckets));
+	if (rc != TSR_OK)
+		return fail(rc, buckets ? msg : "no such heatmap");
+	list = PyList_New(columns);
+	for (Py_ssize_t col = 0; list && col < columns; col++) {
+		PyObject *row = PyList_New((Py_ssize_t)buckets);
+
+		for (size_t b = 0; row && b < buckets; b++)
+			put(&row, (Py_ssize_t)b, PyLong_FromUnsignedLongLong(c[(size_t)col * buckets + b]));
+		put(&list, col, row);
+	}
+	free(c);
 	return list;
 }
 
@@ -746,6 +844,9 @@ static PyMethodDef trace_methods[] = {
 	{"counterBuckets", (PyCFunction)(void (*)(void))trace_counter_buckets,
 	 METH_VARARGS | METH_KEYWORDS,
 	 "counterBuckets(series, fromNs=None, toNs=None, bucketNs=0) -> [CounterBucket]"},
+	{"heatmapCounts", (PyCFunction)(void (*)(void))trace_heatmap_counts,
+	 METH_VARARGS | METH_KEYWORDS,
+	 "heatmapCounts(heatmap, fromNs=None, toNs=None, columns=1) -> [[count per bucket]]"},
 	{"callTree", (PyCFunction)(void (*)(void))trace_call_tree, METH_VARARGS | METH_KEYWORDS,
 	 "callTree(thread=None, fromNs=None, toNs=None) -> CallTree"},
 	{0},
@@ -766,6 +867,7 @@ static PyMemberDef trace_members[] = {
 
 static PyGetSetDef trace_getset[] = {
 	{"channels", trace_get_channels, NULL, "channel names, merged across files", NULL},
+	{"heatmaps", trace_get_heatmaps, NULL, "TraceHeatmap per heatmap", NULL},
 	{0},
 };
 

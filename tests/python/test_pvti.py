@@ -154,6 +154,9 @@ def test_decorator_and_context_manager_record(tmp_path):
     outer_span = next(s for s in t.spans(0) if s.name == "outer")
     assert json.loads(t.eventMetadata(0, outer_span.seq)) == {"k": [1, 2]}
     assert json.loads(t.processes[0].metadata["run"]) == {"seed": 7}
+    assert [(h.name, h.unit, h.edges, h.samples) for h in t.heatmaps] == [
+        ("sizes", "bytes", (1.0, 10.0), 1)]
+    assert t.heatmapCounts(0) == [[1, 1, 2]]
     assert t.processes[0].metadata["pvti.unbalanced_ends"] == "0"
 
 

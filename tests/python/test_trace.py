@@ -89,6 +89,15 @@ def test_figures_equal_the_cli(trace, args, kw):
         # The command's JSON numbers keep 15 digits.
         assert buckets[0].count == js["samples"]
         assert (buckets[0].min, buckets[0].max) == pytest.approx((js["min"], js["max"]), 1e-14)
+    assert len(doc["heatmaps"]) == len(trace.heatmaps) > 0
+    for h, jh in zip(trace.heatmaps, doc["heatmaps"]):
+        assert trace.heatmapCounts(h.index, **window) == [jh["counts"]]
+        h = trace.heatmaps[h.index]  # its skipped rows are known now
+        assert (h.process, h.name, h.unit, list(h.edges), h.samples, h.firstNs, h.lastNs,
+                h.skipped) == (jh["process"], jh["name"], jh["unit"], jh["edges"],
+                               jh["samples"], jh["first_ns"], jh["last_ns"], jh["skipped"])
+        cols = trace.heatmapCounts(h.index, **window, columns=4)
+        assert len(cols) == 4 and [sum(c) for c in zip(*cols)] == jh["counts"]
 
 
 def test_spans_are_a_lazy_sequence(trace):
@@ -164,6 +173,10 @@ def test_errors_raise_with_reportlib_message(tmp_path):
     t = tilescope.openTrace(SAMPLE)
     with pytest.raises(IndexError):
         t.counterBuckets(len(t.series))
+    with pytest.raises(IndexError):
+        t.heatmapCounts(len(t.heatmaps))
+    with pytest.raises(ValueError):
+        t.heatmapCounts(0, columns=0)
     with pytest.raises(tilescope.Error):
         t.labelStats(fromNs=10, toNs=5)
     with pytest.raises(TypeError):
@@ -186,6 +199,10 @@ HOSTILE = """
         calls += [lambda i=i: list(t.spans(i)) + list(t.spans(i, resolutionNs=1000))
                   for i in range(len(t.threads))]
         calls += [lambda i=i: t.counterBuckets(i, bucketNs=1000) for i in range(len(t.series))]
+        try:
+            calls += [lambda i=i: t.heatmapCounts(i, columns=7) for i in range(len(t.heatmaps))]
+        except tilescope.Error as e:
+            assert str(e) and "\\n" not in str(e), repr(e)
         for call in calls:
             try:
                 call()
