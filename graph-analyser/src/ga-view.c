@@ -20,7 +20,7 @@ typedef struct {
 	GtkSpinner *spinner;
 	GtkLabel *loading_label;
 	GtkLabel *empty_reason;
-	gboolean stale;               /* document_changed waits for the view to be shown */
+	gboolean stale;               /* the session's pair waits for the view to be shown */
 } GaViewPrivate;
 
 static void ga_view_buildable_init(GtkBuildableIface *iface);
@@ -96,11 +96,15 @@ static void on_document(GaSession *session, GParamSpec *pspec, gpointer data)
 	gboolean was_compare = priv->compare_document != NULL;
 
 	(void)pspec;
-	/* A page its stack hides keeps the pair it shows until it is shown
-	 * (ga_view_map): opening a report costs the shown view's work only. */
+	/* A page its stack hides takes the new pair when shown (ga_view_map):
+	 * opening a report costs the shown view's work only. It lets go of
+	 * the old pair at once, the view told of none, so that neither the
+	 * base nor what the view built from it keeps a closed report open. */
 	priv->stale = !gtk_widget_get_child_visible(GTK_WIDGET(self));
-	if (priv->stale)
+	if (priv->stale && !priv->document)
 		return;
+	if (priv->stale)
+		doc = compare = NULL;
 	g_clear_pointer(&priv->document, ga_document_unref);
 	g_clear_pointer(&priv->compare_document, ga_document_unref);
 	priv->document = doc ? ga_document_ref(doc) : NULL;

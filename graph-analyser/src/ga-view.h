@@ -35,7 +35,9 @@ struct _GaViewClass {
 	 * view is made): both are in place (ga_view_get_document,
 	 * ga_view_get_compare_document, "compare"), and the view shows its
 	 * content, or its empty page when there is no document. A view that
-	 * has nothing to show for this document calls ga_view_show_empty. */
+	 * has nothing to show for this document calls ga_view_show_empty.
+	 * A view its stack hides is told of no document at once (it lets go
+	 * of what it built from the old one) and of the session's when shown. */
 	void (*document_changed)(GaView *self);
 
 	/* The class whose template the base builds and disposes of

@@ -28,6 +28,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A view of the test's own: counts document_changed and keeps what the
@@ -753,6 +754,50 @@ static void test_hidden_page(void **state)
 	ga_document_unref(a);
 }
 
+/* Whether no descriptor of this process is open on `path` (a report's
+ * SQLite connection closed). */
+static gboolean file_closed(gpointer path)
+{
+	g_autoptr(GDir) dir = g_dir_open("/proc/self/fd", 0, NULL);
+	const char *fd;
+
+	while (dir && (fd = g_dir_read_name(dir))) {
+		g_autofree char *link = g_build_filename("/proc/self/fd", fd, NULL);
+		g_autofree char *target = g_file_read_link(link, NULL);
+
+		if (!g_strcmp0(target, path))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* A hidden page lets go of the report it showed when another is opened,
+ * not when it is next shown: the file closes once the session has the
+ * next (the Insights view, hidden, kept it and its worker's handle). */
+static void test_hidden_release(void **state)
+{
+	g_autofree char *path = realpath(SAMPLE_REPORTS "/tut7_mk1_small/profile.pop", NULL);
+	GaDocument *a = gtu_load_path(path), *b = gtu_load("tut7_mk1");
+	GaSession *session = ga_session_new();
+	GtkWidget *stack = gtk_stack_new(), *window, *insights = ga_insights_view_new(session);
+	TestView *other = g_object_new(TEST_TYPE_VIEW, "session", session, NULL);
+
+	(void)state;
+	gtk_stack_add_named(GTK_STACK(stack), insights, "insights");
+	gtk_stack_add_named(GTK_STACK(stack), GTK_WIDGET(other), "other");
+	window = gtu_window(stack, 0, 0);
+	ga_session_set_document(session, a);
+	wait_for_label(insights, "Vertex and exchange memory on the model (1,216 tiles), in bytes.");
+	gtk_stack_set_visible_child(GTK_STACK(stack), GTK_WIDGET(other));
+	gtu_spin_until(is_mapped, other, "the other page shown");
+	ga_session_set_document(session, b);
+	ga_document_unref(a);
+	gtu_spin_until(file_closed, path, "the first report closed");
+	gtk_window_destroy(GTK_WINDOW(window));
+	g_object_unref(session);
+	ga_document_unref(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -763,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_program),
 		cmocka_unit_test(test_base),
 		cmocka_unit_test(test_hidden_page),
+		cmocka_unit_test(test_hidden_release),
 	};
 
 	gtk_init();
