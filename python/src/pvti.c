@@ -759,7 +759,9 @@ PyMODINIT_FUNC PyInit_pvti(void)
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (PyModule_AddObjectRef(m, names[i], (PyObject *)types[i]) < 0)
 			goto fail;
-	if (PyModule_AddObject(m, "traceDrivers", channel_wrap(pvti_channel_drivers())) < 0 ||
+	/* libpvti's integer heatmap: the tracer keeps doubles (exact up to 2^53). */
+	if (PyModule_AddObjectRef(m, "HeatmapInt64", (PyObject *)&heatmap_type) < 0 ||
+	    PyModule_AddObject(m, "traceDrivers", channel_wrap(pvti_channel_drivers())) < 0 ||
 	    PyModule_AddObject(m, "tracePoplar", channel_wrap(pvti_channel_poplar())) < 0 ||
 	    PyModule_AddObject(m, "traceFramework", channel_wrap(pvti_channel_framework())) < 0)
 		goto fail;

@@ -77,6 +77,7 @@ FORMS = """
     ch = pvti.createTraceChannel("Py")
     series = pvti.Graph("Rate", "%").addSeries("hits")
     heat = pvti.HeatmapDouble("sizes", [1.0, 10.0], "bytes")
+    counts = pvti.HeatmapInt64("counts", [10, 100])
 
     @pvti.Tracepoint(ch, "decorated")
     def decorated(x, *, y=0):
@@ -110,6 +111,7 @@ FORMS = """
         pvti.instantEvent(pvti.traceFramework, "instant")
         recurse(3)
         heat.add([0.5, 5, 50, 500])
+        counts.add([1, 2, 3, 100])
     try:
         with pvti.Tracepoint(ch, "raises"):
             raise KeyError("x")
@@ -146,8 +148,8 @@ def test_decorator_and_context_manager_record(tmp_path):
     (s,) = doc["series"]
     assert (s["graph"], s["name"], s["unit"], s["samples"], s["min"], s["max"]) == (
         "Rate", "hits", "%", 3, 0.0, 20.0)
-    (h,) = doc["heatmaps"]
-    assert (h["name"], h["edges"], h["counts"]) == ("sizes", [1.0, 10.0], [1, 1, 2])
+    assert [(h["name"], h["edges"], h["counts"]) for h in doc["heatmaps"]] == [
+        ("sizes", [1.0, 10.0], [1, 1, 2]), ("counts", [10, 100], [3, 0, 1])]
     t = tilescope.openTrace(trace)
     assert [(i.channel, i.name) for i in t.instants()] == [("Py", "via event"),
                                                           ("Framework", "instant")]
@@ -155,8 +157,8 @@ def test_decorator_and_context_manager_record(tmp_path):
     assert json.loads(t.eventMetadata(0, outer_span.seq)) == {"k": [1, 2]}
     assert json.loads(t.processes[0].metadata["run"]) == {"seed": 7}
     assert [(h.name, h.unit, h.edges, h.samples) for h in t.heatmaps] == [
-        ("sizes", "bytes", (1.0, 10.0), 1)]
-    assert t.heatmapCounts(0) == [[1, 1, 2]]
+        ("sizes", "bytes", (1.0, 10.0), 1), ("counts", "", (10.0, 100.0), 1)]
+    assert t.heatmapCounts(0) == [[1, 1, 2]] and t.heatmapCounts(1) == [[3, 0, 1]]
     assert t.processes[0].metadata["pvti.unbalanced_ends"] == "0"
 
 
