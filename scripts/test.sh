@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Sets everything up and runs every test suite, as CI does:
-#   1. a -Dwerror=true build running all suites (unit, integration, gui);
+#   1. a -Dwerror=true build running all suites (unit, integration, gui,
+#      python: pytest over the Python module, when python3-dev is there);
 #   2. an ASan+UBSan build with clang running every suite but gui
-#      (unit, integration, fuzz-smoke, fault: the report and writer paths
-#      with each allocation site failed in turn, tests/fault/; and fuzz:
+#      (python, the interpreter given the sanitizer runtime by
+#      tests/python/meson.build; unit, integration, fuzz-smoke, fault: the
+#      report and writer paths with each allocation site failed in turn, tests/fault/; and fuzz:
 #      each libFuzzer target of tests/fuzz/ for a bounded time over its
 #      corpus);
 #   3. a release -Dwerror=true build (optimisation finds other warnings)

@@ -16,9 +16,12 @@ LARGE = "/tmp/large"
 
 
 def tilescope(*args):
-    """Runs the `tilescope` command; its stdout."""
+    """Runs the `tilescope` command; its stdout. Without LD_PRELOAD: under
+    ASan the suite preloads the shared runtime for the interpreter, and
+    the command carries the static one."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     return subprocess.run([os.environ.get("TILESCOPE", "tilescope"), *args], check=True,
-                          capture_output=True, text=True).stdout
+                          capture_output=True, text=True, env=env).stdout
 
 
 def tilescope_json(*args):
