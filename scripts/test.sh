@@ -5,9 +5,9 @@
 #   2. an ASan+UBSan build with clang running every suite but gui
 #      (python, the interpreter given the sanitizer runtime by
 #      tests/python/meson.build; unit, integration, fuzz-smoke, fault: the
-#      report and writer paths with each allocation site failed in turn, tests/fault/; and fuzz:
-#      each libFuzzer target of tests/fuzz/ for a bounded time over its
-#      corpus);
+#      report and writer paths with each allocation site failed in turn,
+#      tests/fault/; and fuzz: each libFuzzer target of tests/fuzz/ for
+#      a bounded time over its corpus);
 #   3. a release -Dwerror=true build (optimisation finds other warnings)
 #      running the unit suite;
 #   4. a ThreadSanitizer build running reportlib's tests that use threads
