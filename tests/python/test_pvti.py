@@ -162,6 +162,35 @@ def test_decorator_and_context_manager_record(tmp_path):
     assert t.processes[0].metadata["pvti.unbalanced_ends"] == "0"
 
 
+def test_threads_and_unbalanced_ends(tmp_path):
+    """Each Python thread is a thread of the trace, named by setThreadName;
+    an end with no span open on its channel is counted, not recorded, as
+    pvti_end does."""
+    code = """
+        import threading
+        from tilescope import pvti
+        ch = pvti.createTraceChannel("Workers")
+
+        def work(i):
+            pvti.setThreadName(f"worker {i}")
+            for _ in range(i + 1):
+                with pvti.Tracepoint(ch, "job"):
+                    pass
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        pvti.Tracepoint.end(ch)
+    """
+    run(code, tmp_path, {"directory": str(tmp_path)})
+    (trace,) = glob.glob(str(tmp_path / "*.pvti"))
+    doc = trace_json(trace)
+    spans = {t["name"]: t["spans"] for t in doc["threads"] if t["spans"]}
+    assert spans == {"worker 0": 1, "worker 1": 2, "worker 2": 3}
+    assert tilescope.openTrace(trace).processes[0].metadata["pvti.unbalanced_ends"] == "1"
+
+
 def test_options_as_a_c_program(tmp_path):
     """PVTI_OPTIONS unset, disabled, with a channel list, and unparseable:
     what the C library does for a C program."""
