@@ -199,9 +199,9 @@ typedef struct {
 	int64_t thread, from_ns, to_ns;
 } view;
 
-/* Parses (thread=None, fromNs=None, toNs=None) keywords plus `extra`
- * (ParseTupleAndKeywords codes after them, with their names in
- * `extra_kw` and pointers in the variadic arguments). */
+/* Parses args and kwargs with `fmt` and the names `kw`: the first three
+ * (thread or index, fromNs, toNs; None leaves -1, open, open) into *v,
+ * up to four more into the pointers that follow `kw`. */
 static int view_args(PyObject *args, PyObject *kwargs, view *v, const char *fmt,
                      char **kw, ...)
 {
