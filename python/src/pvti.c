@@ -171,9 +171,12 @@ typedef struct {
 	PyObject *name;      /* str; NULL for instrument_fn: the function's __qualname__ */
 	PyObject *meta;      /* JSON str, or NULL */
 	Py_ssize_t open;
+	vectorcallfunc call; /* tracepoint_call */
 } tracepoint_obj;
 
 static PyTypeObject tracepoint_type, traced_type;
+static PyObject *tracepoint_call(PyObject *self, PyObject *const *args, size_t nargsf,
+                                 PyObject *kwnames);
 
 /* Tracepoint(channel, name, metadata=None), by vectorcall (positional
  * arguments only, as libpvti takes them), which costs a fraction of the
@@ -198,6 +201,7 @@ static PyObject *tracepoint_vectorcall(PyObject *type, PyObject *const *args, si
 	tp->name = Py_NewRef(args[1]);
 	tp->meta = n > 2 && args[2] != Py_None ? Py_NewRef(args[2]) : NULL;
 	tp->open = 0;
+	tp->call = tracepoint_call;
 	return (PyObject *)tp;
 }
 
@@ -211,7 +215,7 @@ static void tracepoint_dealloc(PyObject *self)
 	PyObject_Free(self);
 }
 
-static PyObject *tracepoint_enter(PyObject *self, PyObject *unused)
+static PyObject *tracepoint_enter(PyObject *self)
 {
 	tracepoint_obj *tp = (tracepoint_obj *)self;
 	int opened;
@@ -225,7 +229,7 @@ static PyObject *tracepoint_enter(PyObject *self, PyObject *unused)
 }
 
 /* Ends the span __enter__ opened; an exception from the block goes on. */
-static PyObject *tracepoint_exit(PyObject *self, PyObject *const *args, Py_ssize_t n)
+static PyObject *tracepoint_exit(PyObject *self)
 {
 	tracepoint_obj *tp = (tracepoint_obj *)self;
 
@@ -270,14 +274,12 @@ static PyObject *traced_vectorcall(PyObject *self, PyObject *const *args, size_t
 }
 
 /* Tracepoint(...)(fn): `fn` wrapped so that each call is a span. */
-static PyObject *tracepoint_call(PyObject *self, PyObject *args, PyObject *kwargs)
+static PyObject *tracepoint_decorate(PyObject *self, PyObject *fn)
 {
 	tracepoint_obj *tp = (tracepoint_obj *)self;
-	PyObject *fn, *done;
+	PyObject *done;
 	traced_obj *t;
 
-	if (!PyArg_ParseTuple(args, "O:Tracepoint decorator", &fn))
-		return NULL;
 	if (!PyCallable_Check(fn))
 		return PyErr_Format(PyExc_TypeError, "a Tracepoint decorates a callable, not %.100s",
 		                    Py_TYPE(fn)->tp_name);
@@ -369,6 +371,66 @@ static PyTypeObject traced_type = {
 	.tp_setattro = PyObject_GenericSetAttr,
 };
 
+/*
+ * A Tracepoint's call: with no argument it enters, with three (what
+ * `with` passes __exit__) it exits, with one callable it decorates.
+ */
+static PyObject *tracepoint_call(PyObject *self, PyObject *const *args, size_t nargsf,
+                                 PyObject *kwnames)
+{
+	Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+
+	if (kwnames || (n != 0 && n != 1 && n != 3))
+		return PyErr_Format(PyExc_TypeError, "a Tracepoint decorates one callable");
+	return n == 0 ? tracepoint_enter(self) : n == 3 ? tracepoint_exit(self)
+	                                                : tracepoint_decorate(self, args[0]);
+}
+
+/*
+ * __enter__ and __exit__. `with` looks both up at every use, and a method
+ * would make a bound method object each time: two allocations, more than
+ * half of what a tracepoint costs while nothing is recorded. These
+ * descriptors give back the Tracepoint itself, whose call enters or
+ * exits by its arguments (tracepoint_call). Taken from the class
+ * (contextlib.ExitStack: type(cm).__enter__(cm)) they are called with
+ * the Tracepoint first.
+ */
+typedef struct {
+	PyObject_HEAD
+	vectorcallfunc call;
+	int exit;
+} cm_method_obj;
+
+static PyObject *cm_method_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	return Py_NewRef(obj && obj != Py_None ? obj : self);
+}
+
+static PyObject *cm_method_call(PyObject *self, PyObject *const *args, size_t nargsf,
+                                PyObject *kwnames)
+{
+	int exit = ((cm_method_obj *)self)->exit;
+
+	if (kwnames || PyVectorcall_NARGS(nargsf) != (exit ? 4 : 1) ||
+	    !PyObject_TypeCheck(args[0], &tracepoint_type))
+		return PyErr_Format(PyExc_TypeError, exit ? "__exit__(tracepoint, type, value, tb)"
+		                                          : "__enter__(tracepoint)");
+	return exit ? tracepoint_exit(args[0]) : tracepoint_enter(args[0]);
+}
+
+static PyTypeObject cm_method_type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "tilescope.pvti.TracepointMethod",
+	.tp_basicsize = sizeof(cm_method_obj),
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+	.tp_call = PyVectorcall_Call,
+	.tp_vectorcall_offset = offsetof(cm_method_obj, call),
+	.tp_descr_get = cm_method_get,
+};
+
+static cm_method_obj enter_method = {PyObject_HEAD_INIT(&cm_method_type) cm_method_call, 0};
+static cm_method_obj exit_method = {PyObject_HEAD_INIT(&cm_method_type) cm_method_call, 1};
+
 /* Tracepoint.begin(channel, name, metadata=None): opens a span that
  * Tracepoint.end(channel) closes, on the same thread. */
 static PyObject *tracepoint_begin(PyObject *unused, PyObject *const *args, Py_ssize_t n)
@@ -417,8 +479,6 @@ static PyObject *instant_event(PyObject *unused, PyObject *const *args, Py_ssize
 }
 
 static PyMethodDef tracepoint_methods[] = {
-	{"__enter__", tracepoint_enter, METH_NOARGS, "Opens the span."},
-	{"__exit__", (PyCFunction)(void (*)(void))tracepoint_exit, METH_FASTCALL, "Closes it."},
 	{"begin", (PyCFunction)(void (*)(void))tracepoint_begin, METH_FASTCALL | METH_STATIC,
 	 "begin(channel, name, metadata=None): opens a span on this thread."},
 	{"end", (PyCFunction)(void (*)(void))tracepoint_end, METH_FASTCALL | METH_STATIC,
@@ -432,12 +492,13 @@ static PyTypeObject tracepoint_type = {
 	PyVarObject_HEAD_INIT(NULL, 0)
 	.tp_name = "tilescope.pvti.Tracepoint",
 	.tp_basicsize = sizeof(tracepoint_obj),
-	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
 	.tp_doc = "Tracepoint(channel, name, metadata=None): a span, as a context manager\n"
 	          "(`with Tracepoint(ch, \"epoch\"):`) or a decorator (`@Tracepoint(ch, \"step\")`).\n"
 	          "metadata is a JSON text attached to the span.",
 	.tp_dealloc = tracepoint_dealloc,
-	.tp_call = tracepoint_call,
+	.tp_call = PyVectorcall_Call,
+	.tp_vectorcall_offset = offsetof(tracepoint_obj, call),
 	.tp_methods = tracepoint_methods,
 	.tp_vectorcall = tracepoint_vectorcall,
 };
@@ -454,6 +515,7 @@ static PyObject *instrument_fn(PyObject *unused, PyObject *channel)
 	tp->channel = Py_NewRef(channel);
 	tp->name = tp->meta = NULL;
 	tp->open = 0;
+	tp->call = tracepoint_call;
 	return (PyObject *)tp;
 }
 
@@ -750,6 +812,11 @@ PyMODINIT_FUNC PyInit_pvti(void)
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (PyType_Ready(types[i]) < 0)
 			return NULL;
+	if (PyType_Ready(&cm_method_type) < 0 ||
+	    PyDict_SetItemString(tracepoint_type.tp_dict, "__enter__", (PyObject *)&enter_method) ||
+	    PyDict_SetItemString(tracepoint_type.tp_dict, "__exit__", (PyObject *)&exit_method))
+		return NULL;
+	PyType_Modified(&tracepoint_type);
 	if (!(functools = PyImport_ImportModule("functools")))
 		return NULL;
 	update_wrapper = PyObject_GetAttrString(functools, "update_wrapper");

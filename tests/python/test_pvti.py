@@ -72,7 +72,7 @@ def test_traced_loop_example(tmp_path):
 
 # Every way of making a span, an instant and a sample, in one process.
 FORMS = """
-    import json, sys
+    import contextlib, json, sys
     from tilescope import pvti
     ch = pvti.createTraceChannel("Py")
     series = pvti.Graph("Rate", "%").addSeries("hits")
@@ -110,6 +110,11 @@ FORMS = """
         pvti.Tracepoint.end(ch, "begin-end")
         pvti.instantEvent(pvti.traceFramework, "instant")
         recurse(3)
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(pvti.Tracepoint(ch, "stacked"))
+        by_hand = pvti.Tracepoint(ch, "by hand")
+        assert by_hand.__enter__() is by_hand
+        by_hand.__exit__(None, None, None)
         heat.add([0.5, 5, 50, 500])
         counts.add([1, 2, 3, 100])
     try:
@@ -134,10 +139,10 @@ def test_decorator_and_context_manager_record(tmp_path):
     doc = trace_json(trace)
     counts = {name: l["count"] for (ch, name), l in labels(doc).items() if ch == "Py"}
     assert counts == {"outer": 1, "ctx": 3, "decorated": 6, "instrumented": 3, "method": 1,
-                      "begin-end": 1, "reused": 4, "raises": 1}
+                      "begin-end": 1, "reused": 4, "raises": 1, "stacked": 1, "by hand": 1}
     (outer,) = [r for r in doc["call_tree"]["roots"] if r["name"] == "outer"]
     kids = {c["name"]: c for c in outer["children"]}
-    assert set(kids) == {"ctx", "method", "begin-end", "reused"}
+    assert set(kids) == {"ctx", "method", "begin-end", "reused", "stacked", "by hand"}
     ctx_kids = {c["name"]: c["count"] for c in kids["ctx"]["children"]}
     assert ctx_kids == {"decorated": 3, "instrumented": 3}
     depth, node = 0, kids["reused"]
@@ -260,8 +265,13 @@ def test_bad_arguments_raise():
     for bad in ((ch,), (ch, 3), ("ch", "name"), (ch, "n", 5), (ch, "n", None, 1)):
         with pytest.raises(TypeError):
             pvti.Tracepoint(*bad)
+    for bad in ((42,), (print, 1), (None, None, None, None)):
+        with pytest.raises(TypeError):
+            pvti.Tracepoint(ch, "n")(*bad)
     with pytest.raises(TypeError):
-        pvti.Tracepoint(ch, "n")(42)
+        pvti.Tracepoint.__enter__(42)
+    with pytest.raises(TypeError):
+        pvti.Tracepoint.__exit__(pvti.Tracepoint(ch, "n"))
     with pytest.raises(TypeError):
         pvti.instantEvent(ch)
     with pytest.raises(TypeError):
