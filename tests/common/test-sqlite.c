@@ -23,3 +23,12 @@ long long tsi_test_sqlite_int(sqlite3 *db, const char *sql)
 	sqlite3_finalize(st);
 	return v;
 }
+
+long long tsi_test_sqlite_file_int(const char *path, const char *sql)
+{
+	sqlite3 *db = tsi_test_sqlite_open(path);
+	long long v = tsi_test_sqlite_int(db, sql);
+
+	sqlite3_close(db);
+	return v;
+}

@@ -11,3 +11,5 @@
 sqlite3 *tsi_test_sqlite_open(const char *path);
 /* The first column of the first row of `sql` as an integer. */
 long long tsi_test_sqlite_int(sqlite3 *db, const char *sql);
+/* The same from the file at `path`, opened read-only for the one query. */
+long long tsi_test_sqlite_file_int(const char *path, const char *sql);

@@ -100,6 +100,7 @@ void tsi_test_capture_close(tsi_test_capture *cap)
 	cap->buf = NULL;
 }
 
+#if __has_include(<tilescope/ipu.h>)
 /* Device first, then a graph on the device's own target, so that the
  * graph and the engine's device can never disagree about the target. */
 tsi_graph *tsi_test_graph_mk2(void)
@@ -240,6 +241,8 @@ void tsi_test_read_halves(tsi_engine *engine, const char *handle, float *out, si
 	free(h);
 }
 
+#endif
+
 char *tsi_test_read_file(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -269,3 +272,28 @@ double tsi_test_now_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+void tsi_test_copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[65536];
+	size_t n;
+
+	if (!in || !out)
+		fail_msg("copying %s to %s: cannot open", from, to);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+#if __has_include(<tilescope/trace.h>)
+tsr_trace *tsi_test_open_trace(const char *path)
+{
+	tsr_trace *tr = NULL;
+
+	if (tsr_trace_open(&tr, &path, 1, NULL) != TSR_OK)
+		fail_msg("%s: %s", path, tsr_last_error());
+	return tr;
+}
+#endif

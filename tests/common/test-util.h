@@ -1,8 +1,9 @@
 /*
  * Helpers shared by the unit tests: a fresh temporary directory per test,
  * float comparison with a tolerance (cmocka 1.1.5 has none), capturing what
- * a block writes to a FILE*, and (where the runtime's headers are on the
- * include path) an IPU Model fixture shared by the runtime tests.
+ * a block writes to a FILE*, copying a file, and, where their headers are
+ * on the include path, a trace opener (reportlib) and an IPU Model fixture
+ * shared by the runtime tests.
  */
 #pragma once
 
@@ -41,7 +42,18 @@ typedef struct tsi_test_capture {
 void tsi_test_capture_open(tsi_test_capture *cap);
 const char *tsi_test_capture_text(tsi_test_capture *cap);
 void tsi_test_capture_close(tsi_test_capture *cap);
+/* Copies file `from` to `to` (replacing it), e.g. a report to damage. */
+void tsi_test_copy_file(const char *from, const char *to);
 
+/* The trace at `path` opened alone, failing the test with reportlib's
+ * message if it does not open. Free with tsr_trace_free. */
+#if __has_include(<tilescope/trace.h>)
+#include <tilescope/trace.h>
+tsr_trace *tsi_test_open_trace(const char *path);
+#endif
+
+/* The rest needs the runtime (tests that link it). */
+#if __has_include(<tilescope/ipu.h>)
 #include <tilescope/ipu.h>
 
 /* An IPU Model device, a graph on its target, an optional sequence and
@@ -88,3 +100,4 @@ void tsi_test_write_floats(tsi_engine *engine, const char *handle, const float *
 void tsi_test_read_floats(tsi_engine *engine, const char *handle, float *out, size_t n);
 void tsi_test_write_halves(tsi_engine *engine, const char *handle, const float *v, size_t n);
 void tsi_test_read_halves(tsi_engine *engine, const char *handle, float *out, size_t n);
+#endif

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "test-util.h"
 
 #include "ga-program-kind.h"
 #include "sa-timeline.h"
@@ -134,27 +135,18 @@ static char *export_chrome(tsr_trace *tr, const char *dir)
 	return path;
 }
 
-static tsr_trace *open_one(const char *path)
-{
-	tsr_trace *tr = NULL;
-
-	if (tsr_trace_open(&tr, &path, 1, NULL) != TSR_OK)
-		fail_msg("%s: %s", path, tsr_last_error());
-	return tr;
-}
-
 static void test_pvti_and_chrome_export(void **state)
 {
 	g_autofree char *dir = g_dir_make_tmp("sa-colours-XXXXXX", NULL);
 	g_autofree char *json = NULL;
-	tsr_trace *a = open_one(TRACE), *b;
+	tsr_trace *a = tsi_test_open_trace(TRACE), *b;
 	const tsr_trace_thread *ta, *tb;
 	size_t nta = 0, ntb = 0, spans = 0, ids_differ = 0;
 
 	(void)state;
 	assert_non_null(dir);
 	json = export_chrome(a, dir);
-	b = open_one(json);
+	b = tsi_test_open_trace(json);
 	assert_int_equal(tsr_trace_get_threads(&ta, &nta, a), TSR_OK);
 	assert_int_equal(tsr_trace_get_threads(&tb, &ntb, b), TSR_OK);
 	assert_int_equal(nta, ntb);

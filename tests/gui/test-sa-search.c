@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "test-util.h"
 
 #include <glib/gstdio.h>
 #include <pthread.h>
@@ -117,14 +118,6 @@ static void check_pattern(tsr_trace *tr, const char *pattern, tsr_trace_match mo
 	free(all);
 }
 
-static tsr_trace *open_one(const char *path)
-{
-	tsr_trace *tr = NULL;
-
-	assert_int_equal(tsr_trace_open(&tr, &path, 1, NULL), TSR_OK);
-	return tr;
-}
-
 static void test_synthetic(void **state)
 {
 	char *dir = g_dir_make_tmp("sa-search-XXXXXX", NULL);
@@ -138,7 +131,7 @@ static void test_synthetic(void **state)
 	(void)state;
 	assert_non_null(dir);
 	path = make_trace(dir);
-	tr = open_one(path);
+	tr = tsi_test_open_trace(path);
 	check_pattern(tr, "Checkpoint", TSR_TRACE_MATCH_SUBSTRING);
 	check_pattern(tr, "checkpoint", TSR_TRACE_MATCH_SUBSTRING_ICASE);
 	check_pattern(tr, "^(kernel|Check)", TSR_TRACE_MATCH_REGEX);
@@ -166,7 +159,7 @@ static void test_synthetic(void **state)
 
 static void test_sample(void **state)
 {
-	tsr_trace *tr = open_one(TRACE);
+	tsr_trace *tr = tsi_test_open_trace(TRACE);
 	uint64_t total = 0;
 	size_t names = 0;
 

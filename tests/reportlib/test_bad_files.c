@@ -16,6 +16,7 @@
  */
 #include "report-fixture.h"
 #include "report-private.h"
+#include "test-sqlite.h"
 
 #include <tilescope/export.h>
 #include <tilescope/summary.h>
@@ -114,22 +115,6 @@ static void edit(const char *path, const char *sql)
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 }
 
-/* An integer from a query on `path`. */
-static int64_t query_int(const char *path, const char *sql)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int64_t v;
-
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return v;
-}
-
 /* Sets byte `offset` of `path` to `value` (xor when `flip`). */
 static void poke(const char *path, size_t offset, uint8_t value, bool flip)
 {
@@ -146,11 +131,11 @@ static void poke(const char *path, size_t offset, uint8_t value, bool flip)
 static size_t root_page_offset(const char *path, const char *table)
 {
 	char sql[200];
-	int64_t page_size = query_int(path, "PRAGMA page_size");
+	int64_t page_size = tsi_test_sqlite_file_int(path, "PRAGMA page_size");
 	int64_t root;
 
 	snprintf(sql, sizeof(sql), "SELECT rootpage FROM sqlite_master WHERE name = '%s'", table);
-	root = query_int(path, sql);
+	root = tsi_test_sqlite_file_int(path, sql);
 	assert_true(root >= 2);
 	return (size_t)((root - 1) * page_size);
 }
@@ -461,7 +446,7 @@ static void test_damaged(void **state)
 	const size_t lengths[] = {16, 100, 1024, 4096, len / 2, len - 1};
 
 	(void)state;
-	page = (size_t)query_int(fixture.profile_path, "PRAGMA page_size");
+	page = (size_t)tsi_test_sqlite_file_int(fixture.profile_path, "PRAGMA page_size");
 	for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
 		bad_case c = trunc;
 

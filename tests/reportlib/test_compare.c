@@ -434,23 +434,14 @@ static void test_no_runs_and_errors(void **state)
  * opens it (NULL when the opening refuses it, which must be as corrupt). */
 static tsr_report *open_tampered(const tsr_fixture *f, const char *name, const char *sql)
 {
-	char path[700], buf[65536];
-	FILE *in, *dst;
-	size_t n;
+	char path[700];
 	sqlite3 *db;
 	char *err = NULL;
 	tsr_report *r = NULL;
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
-	in = fopen(f->profile_path, "rb");
-	dst = fopen(path, "wb");
-	assert_non_null(in);
-	assert_non_null(dst);
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		assert_int_equal(fwrite(buf, 1, n, dst), n);
-	fclose(in);
-	assert_int_equal(fclose(dst), 0);
+	tsi_test_copy_file(f->profile_path, path);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
 		fail_msg("tampering: %s", err);

@@ -178,21 +178,11 @@ static void test_arguments(void **state)
 static void tamper(char *out, size_t size, const tsr_fixture *f, const char *name,
                    const char *sql)
 {
-	FILE *in, *dst;
-	char buf[65536];
-	size_t n;
 	sqlite3 *db;
 	char *err = NULL;
 
 	snprintf(out, size, "%s/%s", f->dir, name);
-	in = fopen(f->profile_path, "rb");
-	dst = fopen(out, "wb");
-	assert_non_null(in);
-	assert_non_null(dst);
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		assert_int_equal(fwrite(buf, 1, n, dst), n);
-	fclose(in);
-	assert_int_equal(fclose(dst), 0);
+	tsi_test_copy_file(f->profile_path, out);
 	assert_int_equal(sqlite3_open(out, &db), SQLITE_OK);
 	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
 		fail_msg("tampering: %s", err);

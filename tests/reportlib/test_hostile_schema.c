@@ -54,21 +54,11 @@ static char *workdir;
 static const char *edited_copy(const char *from, const char *name, const char *sql)
 {
 	static char path[PATH_MAX];
-	FILE *in, *out;
-	char buf[65536];
-	size_t n;
 	sqlite3 *db = NULL;
 	char *err = NULL;
 
 	snprintf(path, sizeof(path), "%s/%s", workdir, name);
-	in = fopen(from, "rb");
-	out = fopen(path, "wb");
-	assert_non_null(in);
-	assert_non_null(out);
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		assert_int_equal(fwrite(buf, 1, n, out), n);
-	fclose(in);
-	assert_int_equal(fclose(out), 0);
+	tsi_test_copy_file(from, path);
 	if (sql) {
 		assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 		if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)

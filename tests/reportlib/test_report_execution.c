@@ -458,20 +458,10 @@ static void test_no_runs(void **state)
 static char *copy_report(const tsr_fixture *f, const char *dir)
 {
 	char *path = malloc(strlen(dir) + 32);
-	FILE *in, *out;
-	char buf[65536];
-	size_t k;
 
 	assert_non_null(path);
 	sprintf(path, "%s/profile.pop", dir);
-	in = fopen(f->profile_path, "rb");
-	out = fopen(path, "wb");
-	assert_non_null(in);
-	assert_non_null(out);
-	while ((k = fread(buf, 1, sizeof(buf), in)) > 0)
-		assert_int_equal(fwrite(buf, 1, k, out), k);
-	fclose(in);
-	assert_int_equal(fclose(out), 0);
+	tsi_test_copy_file(f->profile_path, path);
 	return path;
 }
 

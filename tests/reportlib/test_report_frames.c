@@ -178,9 +178,7 @@ static void test_bad_arguments(void **state)
 static void check_lie(const char *sql, const char *says)
 {
 	char *dir = tsi_test_mkdtemp();
-	char src[1024], dst[1024], buf[65536];
-	FILE *in, *out;
-	size_t k;
+	char src[1024], dst[1024];
 	sqlite3 *db;
 	char *err = NULL;
 	tsr_report *r = NULL;
@@ -190,14 +188,7 @@ static void check_lie(const char *sql, const char *says)
 
 	snprintf(src, sizeof(src), "%s/tut5_ml/profile.pop", SAMPLE_REPORTS);
 	snprintf(dst, sizeof(dst), "%s/profile.pop", dir);
-	in = fopen(src, "rb");
-	out = fopen(dst, "wb");
-	assert_non_null(in);
-	assert_non_null(out);
-	while ((k = fread(buf, 1, sizeof(buf), in)) > 0)
-		assert_int_equal(fwrite(buf, 1, k, out), k);
-	fclose(in);
-	assert_int_equal(fclose(out), 0);
+	tsi_test_copy_file(src, dst);
 	assert_int_equal(sqlite3_open(dst, &db), SQLITE_OK);
 	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
 		fail_msg("%s: %s", sql, err ? err : "?");

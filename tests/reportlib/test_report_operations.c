@@ -340,21 +340,6 @@ static void test_layer(void **state)
 
 /* --- Reports with another debug.cbor ------------------------------------------------ */
 
-/* Copies file `from` to `to`. */
-static void copy_file(const char *from, const char *to)
-{
-	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-	char buf[65536];
-	size_t k;
-
-	assert_non_null(in);
-	assert_non_null(out);
-	while ((k = fread(buf, 1, sizeof(buf), in)) > 0)
-		assert_int_equal(fwrite(buf, 1, k, out), k);
-	fclose(in);
-	assert_int_equal(fclose(out), 0);
-}
-
 /* Writes buf[0..len) to `path`. */
 static void write_bytes(const char *path, const void *buf, size_t len)
 {
@@ -568,7 +553,7 @@ static char *report_with(const tsr_fixture *f, const void *cbor, size_t len)
 	char path[1024];
 
 	snprintf(path, sizeof(path), "%s/profile.pop", dir);
-	copy_file(f->profile_path, path);
+	tsi_test_copy_file(f->profile_path, path);
 	if (cbor) {
 		snprintf(path, sizeof(path), "%s/debug.cbor", dir);
 		write_bytes(path, cbor, len);

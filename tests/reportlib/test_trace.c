@@ -119,18 +119,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static tsr_trace *open_one(const char *path)
-{
-	tsr_trace *tr = NULL;
-	int rc = tsr_trace_open(&tr, &path, 1, NULL);
-
-	if (rc != TSR_OK)
-		print_error("%s\n", tsr_last_error());
-	assert_int_equal(rc, TSR_OK);
-	assert_non_null(tr);
-	return tr;
-}
-
 /* The thread index called `name`. */
 static size_t thread_named(tsr_trace *tr, const char *name)
 {
@@ -258,7 +246,7 @@ static void check_lod(tsr_trace *tr, size_t thread, uint64_t res, uint64_t event
 static void test_events(void **state)
 {
 	char *path = make_trace(*state, SMALL_OUTERS, true);
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 	const tsr_trace_info *info = tsr_trace_get_info(tr);
 	const tsr_trace_thread *threads;
 	const tsr_trace_channel *chans;
@@ -394,7 +382,7 @@ static void check_lod(tsr_trace *tr, size_t thread, uint64_t res, uint64_t event
 static void test_level_of_detail(void **state)
 {
 	char *path = make_trace(*state, LARGE_OUTERS, false);
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 	const tsr_trace_thread *threads;
 	tsr_trace_item *spans;
 	size_t n_threads, n, i, main_t = thread_named(tr, "main");
@@ -535,7 +523,7 @@ static void check_stats(tsr_trace *tr, const tsr_trace_stats_options *o, const s
 static void test_stats(void **state)
 {
 	char *path = make_trace(*state, SMALL_OUTERS, true);
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 	tsr_trace_stats_options o = TSR_TRACE_STATS_OPTIONS_INIT;
 	const tsr_trace_thread *threads;
 	tsr_trace_label_stat *s = NULL;
@@ -801,7 +789,7 @@ static void test_totals(void **state)
 static void test_search(void **state)
 {
 	char *path = make_trace(*state, SMALL_OUTERS, true);
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 	tsr_trace_search_query q = TSR_TRACE_SEARCH_QUERY_INIT;
 	tsr_trace_found *found = NULL;
 	uint32_t *ids = NULL;
@@ -882,7 +870,7 @@ static size_t read_samples(const char *path, int64_t **t, double **v)
 static void test_counters_instants_metadata(void **state)
 {
 	char *path = make_trace(*state, SMALL_OUTERS, true);
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 	const tsr_trace_series *series;
 	tsr_trace_counter_bucket *b = NULL;
 	tsr_trace_instant *in = NULL;
@@ -1145,28 +1133,13 @@ static void test_crashed(void **state)
 
 /* --- Hostile files ------------------------------------------------------------------ */
 
-/* Copies `from` to `to`. */
-static void copy_file(const char *from, const char *to)
-{
-	FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
-	char buf[65536];
-	size_t got;
-
-	assert_non_null(a);
-	assert_non_null(b);
-	while ((got = fread(buf, 1, sizeof(buf), a)) > 0)
-		assert_int_equal(fwrite(buf, 1, got, b), got);
-	fclose(a);
-	assert_int_equal(fclose(b), 0);
-}
-
 /* Runs `sql` on a copy of `good` at `path`. */
 static void damaged_copy(const char *good, const char *path, const char *sql)
 {
 	sqlite3 *db = NULL;
 	char *err = NULL;
 
-	copy_file(good, path);
+	tsi_test_copy_file(good, path);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
 		fail_msg("%s: %s", sql, err);
@@ -1268,7 +1241,7 @@ static void test_hostile(void **state)
 	assert_int_equal(read_all(bad), TSR_ERR_NOT_SQLITE);
 
 	/* Truncated to half. */
-	copy_file(good, bad);
+	tsi_test_copy_file(good, bad);
 	f = fopen(bad, "rb+");
 	fseek(f, 0, SEEK_END);
 	size = ftell(f);
@@ -1401,7 +1374,7 @@ static void test_hostile(void **state)
 static void test_chrome_export(void **state)
 {
 	char *path = make_trace(*state, SMALL_OUTERS, true);
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 	char *text = NULL;
 	size_t len = 0, outer_seen = 0;
 	FILE *out = open_memstream(&text, &len);

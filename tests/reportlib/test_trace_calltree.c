@@ -47,17 +47,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static tsr_trace *open_one(const char *path)
-{
-	tsr_trace *tr = NULL;
-	int rc = tsr_trace_open(&tr, &path, 1, NULL);
-
-	if (rc != TSR_OK)
-		print_error("%s\n", tsr_last_error());
-	assert_int_equal(rc, TSR_OK);
-	return tr;
-}
-
 /* --- The hand-made file -------------------------------------------------------- */
 
 static int64_t query_id(sqlite3 *db, const char *sql)
@@ -203,7 +192,7 @@ static void expect_tree(tsr_trace *tr, const tsr_trace_call_tree *t, const want_
 static void test_hand_worked(void **state)
 {
 	char *path = make_hand_trace(*state);
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 	tsr_trace_call_tree *t = NULL;
 	tsr_trace_call_tree_options o = TSR_TRACE_CALL_TREE_OPTIONS_INIT;
 
@@ -439,7 +428,7 @@ static void check_against_stats(tsr_trace *tr, int64_t thread, int64_t from, int
 static void test_against_stats(void **state)
 {
 	char *path = make_api_trace(*state);
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 	const tsr_trace_info *info = tsr_trace_get_info(tr);
 	int64_t len = info->end_ns - info->start_ns;
 	tsr_trace_call_tree *t = NULL;
@@ -477,7 +466,7 @@ static int cancel_cb(double fraction, const char *message, void *data)
 static void test_cancel(void **state)
 {
 	char *path = make_api_trace(*state);
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 	tsr_trace_call_tree *t = NULL;
 
 	assert_int_equal(tsr_trace_set_progress(tr, cancel_cb, NULL), TSR_OK);

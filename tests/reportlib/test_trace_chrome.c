@@ -49,16 +49,6 @@ static char *write_file(const char *dir, const char *name, const char *text)
 	return path;
 }
 
-static tsr_trace *open_one(const char *path)
-{
-	tsr_trace *tr = NULL;
-	int rc = tsr_trace_open(&tr, &path, 1, NULL);
-
-	if (rc != TSR_OK)
-		fail_msg("%s: %s", path, tsr_last_error());
-	return tr;
-}
-
 /* Opening must fail with `code`, naming the file and the byte. */
 static void open_fails(const char *path, int code)
 {
@@ -134,7 +124,7 @@ static tsr_trace *round_trip(tsr_trace *tr, const char *dir, const char *name, c
 	assert_non_null(f);
 	assert_int_equal(tsr_trace_export_chrome(f, tr, NULL), TSR_OK);
 	fclose(f);
-	return open_one(*path);
+	return tsi_test_open_trace(*path);
 }
 
 /* Everything a trace and its round trip must share. */
@@ -232,7 +222,7 @@ static void test_round_trip_samples(void **state)
 			if (len < 5 || strcmp(e->d_name + len - 5, ".pvti") != 0)
 				continue;
 			assert_true(asprintf(&full, "%s/%s", path, e->d_name) > 0);
-			a = open_one(full);
+			a = tsi_test_open_trace(full);
 			b = round_trip(a, dir, e->d_name, &json);
 			assert_same_trace(a, b);
 			tsr_trace_free(a);
@@ -294,7 +284,7 @@ static void test_round_trip_made(void **state)
 	}
 	pthread_join(t, NULL);
 	assert_int_equal(pvti_close(), 0);
-	a = open_one(path);
+	a = tsi_test_open_trace(path);
 	b = round_trip(a, dir, "made.json", &json);
 	assert_same_trace(a, b);
 	/* The metadata of span seq 7... found by search of "outer" #7. */
@@ -358,7 +348,7 @@ static void test_phase_x_nesting(void **state)
 	                        " {\"ph\":\"X\",\"name\":\"grandchild\",\"pid\":1,\"tid\":2,"
 	                        "\"ts\":11,\"dur\":1e-3},\n"
 	                        " {\"ph\":\"X\",\"name\":\"after\",\"pid\":1,\"tid\":2,\"ts\":20,\"dur\":0}]");
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 	size_t n;
 	tsr_trace_item *it = events_of(tr, 0, &n);
 	const tsr_trace_item *p, *c, *g, *a;
@@ -406,7 +396,7 @@ static void test_phase_b_e(void **state)
 	                        "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":8},\n"
 	                        "{\"ph\":\"B\",\"name\":\"never\",\"pid\":1,\"tid\":1,\"ts\":9}\n"
 	                        "],\"displayTimeUnit\":\"ms\",\"metadata\":{\"x\":[{}]}}");
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 	size_t n;
 	tsr_trace_item *it = events_of(tr, 0, &n);
 	const tsr_trace_item *a, *b;
@@ -465,7 +455,7 @@ static void test_phase_instants_counters_metadata(void **state)
 	                        "{\"ph\":\"s\",\"name\":\"flow\",\"pid\":7,\"ts\":1,\"id\":3},\n"
 	                        "{\"ph\":\"s\",\"name\":\"flow\",\"pid\":7,\"ts\":1,\"id\":4},\n"
 	                        "{\"ph\":\"Zq\",\"ts\":1},\n");
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 	const tsr_trace_thread *th;
 	const tsr_trace_process *pr;
 	const tsr_trace_series *se;
@@ -592,7 +582,7 @@ static void test_bom(void **state)
 {
 	char *dir = tsi_test_mkdtemp();
 	char *path = write_file(dir, "bom.json", "\xef\xbb\xbf [{\"ph\":\"X\",\"name\":\"x\",\"ts\":0,\"dur\":1}]");
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 
 	(void)state;
 	assert_int_equal(tsr_trace_get_info(tr)->events, 1);
@@ -671,7 +661,7 @@ static void test_hostile(void **state)
 		big[i] = '7';
 	strcpy(big + i, ".5e-3}]");
 	path = write_file(dir, "longnum.json", big);
-	tr = open_one(path);
+	tr = tsi_test_open_trace(path);
 	assert_int_equal(tsr_trace_get_info(tr)->events, 1);
 	tsr_trace_free(tr);
 	free(path);
@@ -680,7 +670,7 @@ static void test_hostile(void **state)
 		big[i] = '0';
 	strcpy(big + i, "1}]");
 	path = write_file(dir, "longts.json", big);
-	tr = open_one(path);
+	tr = tsi_test_open_trace(path);
 	assert_int_equal(tsr_trace_get_info(tr)->events, 1);
 	tsr_trace_free(tr);
 	free(path);
@@ -693,7 +683,7 @@ static void test_hostile(void **state)
 		fputc('a' + (int)(i % 26), f);
 	fputs("\\u00e9\"}]", f);
 	fclose(f);
-	tr = open_one(path);
+	tr = tsi_test_open_trace(path);
 	assert_int_equal(strlen(tsr_trace_get_name(tr, 0)), 16384);
 	tsr_trace_free(tr);
 	/* The memory cap holds. */

@@ -23,10 +23,11 @@
 
 /* A trace with heatmap "latency" (edges 1, 10, 100 ms: four buckets)
  * sampled SAMPLES times with values that move between buckets, and
- * heatmap "idle" never sampled; returns its path. */
+ * heatmap "idle" (one edge, 0.1 + 0.2, which 15 digits do not spell)
+ * never sampled; returns its path. */
 static char *make_trace(const char *dir)
 {
-	static const double edges[] = {1, 10, 100};
+	static const double edges[] = {1, 10, 100}, idle_edge = 0.1 + 0.2;
 	pvti_options opts = PVTI_OPTIONS_INIT;
 	pvti_heatmap *lat, *idle;
 	char *path;
@@ -35,7 +36,7 @@ static char *make_trace(const char *dir)
 	assert_int_equal(pvti_open(&opts), 0);
 	path = pvti_dup_file_name();
 	lat = pvti_heatmap_new("latency", "ms", edges, 3);
-	idle = pvti_heatmap_new("idle", "", edges, 1);
+	idle = pvti_heatmap_new("idle", "", &idle_edge, 1);
 	assert_non_null(lat);
 	assert_non_null(idle);
 	for (int i = 0; i < SAMPLES; i++) {
@@ -60,16 +61,6 @@ static int teardown(void **state)
 	pvti_close();
 	tsi_test_rmtree(*state);
 	return 0;
-}
-
-/* One integer from `sql` over `path`. */
-static int64_t sql_int(const char *path, const char *sql)
-{
-	sqlite3 *db = tsi_test_sqlite_open(path);
-	int64_t v = tsi_test_sqlite_int(db, sql);
-
-	sqlite3_close(db);
-	return v;
 }
 
 /* The counts of bucket b of heatmap "latency" in [lo, hi), by SQL. */
@@ -115,18 +106,10 @@ static void check_columns(tsr_trace *tr, const char *path, int64_t from, int64_t
 	free(v);
 }
 
-static tsr_trace *open_one(const char *path)
-{
-	tsr_trace *tr = NULL;
-
-	assert_int_equal(tsr_trace_open(&tr, &path, 1, NULL), TSR_OK);
-	return tr;
-}
-
 static void test_list_and_counts(void **state)
 {
 	char *path = make_trace(*state);
-	tsr_trace *tr = open_one(path);
+	tsr_trace *tr = tsi_test_open_trace(path);
 	const tsr_trace_heatmap *h;
 	uint64_t *v = NULL, total = 0;
 	size_t n;
@@ -138,12 +121,13 @@ static void test_list_and_counts(void **state)
 	assert_string_equal(h[0].unit, "ms");
 	assert_int_equal(h[0].n_edges, 3);
 	assert_true(h[0].edges[0] == 1 && h[0].edges[1] == 10 && h[0].edges[2] == 100);
-	assert_int_equal(h[0].samples, sql_int(path, "SELECT count(DISTINCT t_ns) FROM heatmap_sample"));
-	first = sql_int(path, "SELECT min(t_ns) FROM heatmap_sample");
-	last = sql_int(path, "SELECT max(t_ns) FROM heatmap_sample");
+	assert_int_equal(h[0].samples, tsi_test_sqlite_file_int(path, "SELECT count(DISTINCT t_ns) FROM heatmap_sample"));
+	first = tsi_test_sqlite_file_int(path, "SELECT min(t_ns) FROM heatmap_sample");
+	last = tsi_test_sqlite_file_int(path, "SELECT max(t_ns) FROM heatmap_sample");
 	assert_int_equal(h[0].first_ns, first);
 	assert_int_equal(h[0].last_ns, last);
 	assert_string_equal(h[1].name, "idle");
+	assert_true(h[1].n_edges == 1 && h[1].edges[0] == 0.1 + 0.2);
 	assert_int_equal(h[1].samples, 0);
 	assert_int_equal(h[1].first_ns, 0);
 
@@ -152,7 +136,7 @@ static void test_list_and_counts(void **state)
 	for (int b = 0; b < 4; b++)
 		total += v[b];
 	free(v);
-	assert_int_equal(total, sql_int(path, "SELECT sum(count) FROM heatmap_sample"));
+	assert_int_equal(total, tsi_test_sqlite_file_int(path, "SELECT sum(count) FROM heatmap_sample"));
 	/* Columns of one row, of a few rows, of many blocks, and a window
 	 * starting and ending inside the samples. */
 	check_columns(tr, path, first, last + 1, 1000);
@@ -188,16 +172,8 @@ static void damaged_copy(const char *good, const char *path, const char *sql)
 {
 	char *text = NULL;
 	sqlite3 *db = NULL;
-	FILE *in = fopen(good, "rb"), *out = fopen(path, "wb");
-	char buf[65536];
-	size_t k;
 
-	assert_non_null(in);
-	assert_non_null(out);
-	while ((k = fread(buf, 1, sizeof(buf), in)) > 0)
-		assert_int_equal(fwrite(buf, 1, k, out), k);
-	fclose(in);
-	fclose(out);
+	tsi_test_copy_file(good, path);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	if (sqlite3_exec(db, sql, NULL, NULL, &text) != SQLITE_OK)
 		fail_msg("%s: %s", sql, text);
@@ -206,9 +182,12 @@ static void damaged_copy(const char *good, const char *path, const char *sql)
 
 static void test_hostile(void **state)
 {
-	static const char *const bad_edges[] = {
-		"[10, 1, 100]", "[1, 1]", "[]", "{}", "not json", "[1, \"x\"]", "[1e999]", "NaN",
-		"[1, null]",
+	/* Each with the codec's reason (tests/format/test_heatmap_edges.c has them all). */
+	static const char *const bad_edges[][2] = {
+		{"[10, 1, 100]", "not strictly ascending"}, {"[1, 1]", "not strictly ascending"},
+		{"[]", "no edges"}, {"{}", "not a JSON array"}, {"not json", "not JSON"},
+		{"[1, 10, 100] x", "bytes after the array"}, {"[1, \"x\"]", "not a number"},
+		{"[1e999]", "not a finite number"}, {"NaN", "not JSON"}, {"[1, null]", "not a number"},
 	};
 	char *good = make_trace(*state), bad[1024];
 	const tsr_trace_heatmap *h;
@@ -222,16 +201,17 @@ static void test_hostile(void **state)
 		char sql[256];
 
 		snprintf(sql, sizeof(sql), "UPDATE heatmap SET edges = '%s' WHERE name = 'latency'",
-		         bad_edges[i]);
+		         bad_edges[i][0]);
 		damaged_copy(good, bad, sql);
-		tr = open_one(bad);
+		tr = tsi_test_open_trace(bad);
 		assert_int_equal(tsr_trace_get_heatmaps(&h, &n, tr), TSR_ERR_CORRUPT);
 		assert_null(h);
-		assert_non_null(strstr(tsr_trace_error(tr), "heatmap 'latency' has bad edges"));
+		assert_non_null(strstr(tsr_trace_error(tr), "heatmap 'latency' has bad edges: "));
+		assert_non_null(strstr(tsr_trace_error(tr), bad_edges[i][1]));
 		tsr_trace_free(tr);
 	}
 	/* Rows out of range, empty or not integers: skipped and counted. */
-	all = sql_int(good, "SELECT sum(count) FROM heatmap_sample WHERE rowid NOT IN (10, 20, 30, "
+	all = tsi_test_sqlite_file_int(good, "SELECT sum(count) FROM heatmap_sample WHERE rowid NOT IN (10, 20, 30, "
 	                    "40, 50)");
 	damaged_copy(good, bad,
 	             "UPDATE heatmap_sample SET bucket = 4 WHERE rowid = 10;"
@@ -239,7 +219,7 @@ static void test_hostile(void **state)
 	             "UPDATE heatmap_sample SET count = 0 WHERE rowid = 30;"
 	             "UPDATE heatmap_sample SET bucket = 'two' WHERE rowid = 40;"
 	             "UPDATE heatmap_sample SET count = 1.5 WHERE rowid = 50");
-	tr = open_one(bad);
+	tr = tsi_test_open_trace(bad);
 	assert_int_equal(tsr_trace_get_heatmaps(&h, &n, tr), TSR_OK);
 	assert_int_equal(tsr_trace_list_heatmap_counts(&v, tr, 0, INT64_MIN, INT64_MAX, 1), TSR_OK);
 	for (int b = 0; b < 4; b++)
