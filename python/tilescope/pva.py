@@ -109,10 +109,14 @@ class LivenessStep:
     notAlwaysLiveMemory = property(lambda s: _NotAlwaysLive(s._report, s._id, s._t[3]))
 
     def notAlwaysLiveMemoryForTile(self, tile):
-        return _ns(bytes=self._report._n.liveness_by(self._id, False)[tile])
+        return _ns(bytes=self._by(False)[tile])
 
     def notAlwaysLiveMemoryForIpu(self, ipu):
-        return _ns(bytes=self._report._n.liveness_by(self._id, True)[ipu])
+        return _ns(bytes=self._by(True)[ipu])
+
+    def _by(self, per_ipu):
+        r = self._report
+        return r._last((per_ipu, self._id), lambda: r._n.liveness_by(self._id, per_ipu))
 
     def __repr__(self):
         return f"<LivenessStep {self._id} {self._t[3]} bytes>"
@@ -194,6 +198,13 @@ class Report:
         if v is None:
             v = self._cache[key] = make()
         return v
+
+    def _last(self, key, make):
+        """make(), kept until another key is asked for: a step's per-tile
+        figures, asked for tile by tile."""
+        if self._cache.get("last") != key:
+            self._cache["last"], self._cache["last value"] = key, make()
+        return self._cache["last value"]
 
     def _program(self, i):
         return Program(self, i)

@@ -36,6 +36,16 @@ def test_large_report():
     peak = max(st.notAlwaysLiveMemory.bytes for st in c.livenessProgramSteps)
     assert c.alwaysLiveMemory.bytes + peak == s["liveness"]["maxLiveBytes"]
     assert len(c.variables) == sql(LARGE, "SELECT count(*) FROM variable")[0][0]
+    # Its IPUs: each one's tiles and fullest tile.
+    per_ipu = sql(LARGE, "SELECT ipu, min(tile), count(*), max(total_including_gaps) "
+                         "FROM tile_memory GROUP BY ipu ORDER BY ipu")
+    assert len(per_ipu) > 1
+    assert [(i.id, i.tiles[0].number, len(i.tiles), i.tiles.maxMemory) for i in c.ipus] == per_ipu
+    step = c.livenessProgramSteps[s["liveness"]["peakStep"]]
+    by_ipu = [step.notAlwaysLiveMemoryForIpu(i).bytes for i in range(len(c.ipus))]
+    by_tile = [step.notAlwaysLiveMemoryForTile(t).bytes for t in range(len(c.tiles))]
+    n = c.target.tilesPerIpu
+    assert by_ipu == [sum(by_tile[i * n:(i + 1) * n]) for i in range(len(c.ipus))]
 
 
 def test_pva_is_tilescope_pva():
