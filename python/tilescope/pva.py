@@ -362,16 +362,24 @@ def openReport(profile, debug=None):
     """Opens a profile.pop (or an autoReport directory) with its
     debug.cbor: the one beside it, or `debug` when given."""
     profile = os.fspath(profile)
-    if debug is None:
+    if os.path.isdir(profile) and debug is not None:
+        profile = os.path.join(profile, "profile.pop")
+    beside = os.path.join(os.path.dirname(profile), "debug.cbor")
+    if debug is None or (os.path.exists(debug) and os.path.exists(beside)
+                         and os.path.samefile(debug, beside)):
         return Report(_native.open(profile))
     # reportlib takes the debug.cbor beside the profile.pop: a directory of
-    # links pairs the two (the files are opened before it goes).
+    # links pairs the two (the files are opened before it goes; a later
+    # message about debug.cbor names the link).
     with tempfile.TemporaryDirectory(prefix="tilescope-pva.") as d:
         for name, path in (("profile.pop", profile), ("debug.cbor", os.fspath(debug))):
             if not os.path.exists(path):
                 raise Error(f"'{path}': no such file")
             os.symlink(os.path.abspath(path), os.path.join(d, name))
-        return Report(_native.open(d))
+        try:
+            return Report(_native.open(d))
+        except Error as e:
+            raise Error(str(e).replace(os.path.join(d, "profile.pop"), profile)) from None
 
 
 def compare(base, new, base_run=-2, new_run=-2, program=None):

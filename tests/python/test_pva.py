@@ -237,6 +237,12 @@ def test_errors_carry_reportlibs_message(tmp_path):
         stale.compilation.operations
     with pytest.raises(pva.Error, match="no such file"):
         pva.openReport(os.path.join(SAMPLES[0], "profile.pop"), tmp_path / "none.cbor")
+    # The message names the file given, not the link that paired it.
+    with pytest.raises(pva.Error, match=f"^'{junk}'"):
+        pva.openReport(junk, os.path.join(SAMPLES[1], "debug.cbor"))
+    # A directory and its own debug.cbor open as the directory.
+    same = pva.openReport(SAMPLES[1], os.path.join(SAMPLES[1], "debug.cbor"))
+    assert len(same.compilation.operations) > 0
 
 
 def _exercise(r):
