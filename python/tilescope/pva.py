@@ -321,7 +321,10 @@ class _Execution:
     def totalCycles(self):
         """The summary's execution.totalCycles: the length of the last kept
         run (None without runs)."""
-        return self._r.summary().get("execution", {}).get("totalCycles")
+        r = self._r
+        if not len(self.runs):
+            return None
+        return r._memo("totalCycles", lambda: r.summary()["execution"]["totalCycles"])
 
 
 def _bind(query, params):
