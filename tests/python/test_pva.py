@@ -3,8 +3,10 @@ diff --format=json) on the sample reports: every attribute of the object
 model, its lazy sequences, its errors and its lifetimes."""
 import gc
 import glob
+import json
 import os
 import shutil
+import sys
 import threading
 
 import pytest
@@ -46,6 +48,21 @@ def test_large_report():
     by_tile = [step.notAlwaysLiveMemoryForTile(t).bytes for t in range(len(c.tiles))]
     n = c.target.tilesPerIpu
     assert by_ipu == [sum(by_tile[i * n:(i + 1) * n]) for i in range(len(c.ipus))]
+
+
+def test_installed_where_the_interpreter_reads():
+    """`meson install` puts pva.py and the package in a directory of this
+    interpreter's sys.path when the prefix has one (/usr/local on Debian)."""
+    installed = os.path.join(os.environ["TILESCOPE_BUILD_ROOT"], "meson-info",
+                             "intro-installed.json")
+    with open(installed) as f:
+        dests = {os.path.dirname(d) for d in json.load(f).values()
+                 if d.endswith(("/pva.py", "/tilescope/__init__.py"))}
+    site = min(dests)
+    assert dests == {site, os.path.join(site, "tilescope")}
+    prefix = site.split("/lib/")[0] + "/"
+    if any(p.startswith(prefix) and p.endswith("-packages") for p in sys.path):
+        assert site in sys.path
 
 
 def test_pva_is_tilescope_pva():
