@@ -534,17 +534,6 @@ static void show_stack(GaLivenessView *self, gint64 step)
 
 /* --- What the step runs ------------------------------------------------------------------ */
 
-/* Replaces what `box` (a tab) shows by a note saying `text`; returns the box. */
-static GtkWidget *reset_tab(GtkWidget *box, const char *text)
-{
-	GtkWidget *c;
-
-	while ((c = gtk_widget_get_first_child(box)))
-		gtk_box_remove(GTK_BOX(box), c);
-	gtk_box_append(GTK_BOX(box), ga_note_new(text));
-	return box;
-}
-
 /* "1,234 cycles": a list's figure with its unit, so that a row reads
  * whole. The caller frees it. */
 static char *with_unit(uint64_t value, const char *unit)
@@ -566,12 +555,13 @@ static GtkWidget *add_list(GtkWidget *box, const char *title)
 	return list;
 }
 
-/* The Vertices and Cycle Estimates tabs for liveness step `step` (-1:
- * none): the compute set's vertices by type, and the cycle estimate of
- * its compute set or exchange over tiles, as reportlib gives them. */
-static void show_step_work(GaLivenessView *self, gint64 step)
+/* Appends to `vbox` (the Vertices tab or its column) and `cbox` (Cycle
+ * Estimates) what liveness step `step` of `doc` runs: the compute set's
+ * vertices by type, and the cycle estimate of its compute set or
+ * exchange over tiles, as reportlib gives them. */
+static void add_step_work(GaDocument *doc, gint64 step, GtkWidget *vbox, GtkWidget *cbox)
 {
-	tsr_report *r = ga_document_get_report(document(self));
+	tsr_report *r = ga_document_get_report(doc);
 	const tsr_liveness_step *steps = NULL;
 	const tsr_program *progs = NULL;
 	const tsr_compute_set *cs = NULL;
@@ -581,25 +571,26 @@ static void show_step_work(GaLivenessView *self, gint64 step)
 	tsr_vertex_memory mem;
 	tsr_cycle_estimate e;
 	g_autofree char *program = NULL, *text = NULL, *count = NULL, *tiles = NULL, *bytes = NULL;
-	GtkWidget *box, *list = NULL, *grid;
+	GtkWidget *list = NULL, *grid;
 	guint32 prog;
 
-	if (step < 0 || tsr_report_get_liveness_steps(&steps, &n_steps, r) || (size_t)step >= n_steps ||
+	if (tsr_report_get_liveness_steps(&steps, &n_steps, r) || (size_t)step >= n_steps ||
 	    tsr_report_get_programs(&progs, &n_progs, r) || steps[step].program >= n_progs ||
 	    tsr_report_get_compute_sets(&cs, &n_cs, r) || tsr_report_get_vertex_types(&vt, &n_vt, r)) {
-		reset_tab(self->vertices_box, "Click a step in the chart to list the vertices it runs.");
-		reset_tab(self->cycles_box, "Click a step in the chart to see its cycle estimate.");
+		text = g_strdup_printf("The report has no liveness step %" G_GINT64_FORMAT ".", step);
+		gtk_box_append(GTK_BOX(vbox), ga_note_new(text));
+		gtk_box_append(GTK_BOX(cbox), ga_note_new(text));
 		return;
 	}
 	prog = steps[step].program;
-	program = step_program(self, (size_t)step);
+	program = doc_step_program(doc, (size_t)step);
 	if (progs[prog].compute_set < 0 || (size_t)progs[prog].compute_set >= n_cs) {
 		text = g_strdup_printf("Step %" G_GINT64_FORMAT ": %s runs no vertices: only "
 		                       "OnTileExecute steps (compute sets) do.", step, program);
-		reset_tab(self->vertices_box, text);
+		gtk_box_append(GTK_BOX(vbox), ga_note_new(text));
 	} else if (tsr_report_list_compute_set_vertices(&v, &n_v, r, (size_t)progs[prog].compute_set) ||
 	           tsr_report_fill_compute_set_memory(&mem, r, (size_t)progs[prog].compute_set, -1)) {
-		reset_tab(self->vertices_box, tsr_report_error(r));
+		gtk_box_append(GTK_BOX(vbox), ga_note_new(tsr_report_error(r)));
 	} else {
 		const tsr_compute_set *c = &cs[progs[prog].compute_set];
 
@@ -609,8 +600,8 @@ static void show_step_work(GaLivenessView *self, gint64 step)
 		text = g_strdup_printf("Step %" G_GINT64_FORMAT ": %s: %s vertices of %zu type%s on %s "
 		                       "tiles; vertex state %s bytes", step, program, count, n_v,
 		                       n_v == 1 ? "" : "s", tiles, bytes);
-		box = reset_tab(self->vertices_box, text);
-		list = add_list(box, "Vertices by type");
+		gtk_box_append(GTK_BOX(vbox), ga_note_new(text));
+		list = add_list(vbox, "Vertices by type");
 		for (size_t i = 0; i < n_v; i++) {
 			g_autofree char *x = with_unit(v[i].count, "vertices");
 			g_autofree char *t = with_unit(v[i].tiles, "tiles");
@@ -620,7 +611,7 @@ static void show_step_work(GaLivenessView *self, gint64 step)
 
 			ga_list_add(list, cells, 4);
 		}
-		gtk_box_append(GTK_BOX(box),
+		gtk_box_append(GTK_BOX(vbox),
 		               ga_note_new("Tiles: the compute set's tiles that hold the type's code (the "
 		                           "report keeps tiles per compute set and per type, not per "
 		                           "pair). Vertex state: vertices × the type's state size."));
@@ -629,12 +620,12 @@ static void show_step_work(GaLivenessView *self, gint64 step)
 	if (tsr_report_fill_program_cycle_estimate(&e, r, prog)) {
 		text = g_strdup_printf("Step %" G_GINT64_FORMAT ": %s: %s.", step, program,
 		                       tsr_report_error(r));
-		reset_tab(self->cycles_box, text);
+		gtk_box_append(GTK_BOX(cbox), ga_note_new(text));
 		free(v);
 		return;
 	}
 	text = g_strdup_printf("Step %" G_GINT64_FORMAT ": %s", step, program);
-	box = reset_tab(self->cycles_box, text);
+	gtk_box_append(GTK_BOX(cbox), ga_note_new(text));
 	grid = ga_figure_grid_new();
 	ga_figure_grid_add_u64(grid, 0, "Cycle estimate (slowest tile)", e.cycles, "cycles", NULL);
 	ga_figure_grid_add_u64(grid, 0, "Tiles with cycles", e.tiles, NULL, NULL);
@@ -644,16 +635,16 @@ static void show_step_work(GaLivenessView *self, gint64 step)
 	text = ga_format_1dp(e.mean);
 	ga_figure_grid_add(grid, 0, "Mean over those tiles", text, "cycles", NULL);
 	ga_figure_grid_add_u64(grid, 0, "Sum over tiles", e.sum, "cycles", NULL);
-	gtk_box_append(GTK_BOX(box), grid);
+	gtk_box_append(GTK_BOX(cbox), grid);
 	for (size_t i = 0; i < n_v; i++) {
 		g_autofree char *c = with_unit(v[i].active_cycles, "active cycles");
 		const char *cells[] = {v[i].vertex_type < n_vt ? vt[v[i].vertex_type].name : "?", c};
 
 		if (i == 0)
-			list = add_list(box, "Active cycles by vertex type, summed over tiles");
+			list = add_list(cbox, "Active cycles by vertex type, summed over tiles");
 		ga_list_add(list, cells, 2);
 	}
-	list = add_list(box, "Busiest tiles");
+	list = add_list(cbox, "Busiest tiles");
 	for (size_t i = 0; i < e.n_busiest; i++) {
 		g_autofree char *tile = g_strdup_printf("Tile %u", e.busiest[i]);
 		g_autofree char *c = with_unit(e.busiest_cycles[i], "cycles");
@@ -663,6 +654,49 @@ static void show_step_work(GaLivenessView *self, gint64 step)
 	}
 	ga_list_finish(list, e.n_busiest, e.tiles);
 	free(v);
+}
+
+/* The Vertices and Cycle Estimates tabs for liveness step `step` (-1:
+ * none); comparing, B's same step beside A's, each under its title. */
+static void show_step_work(GaLivenessView *self, gint64 step)
+{
+	GaDocument *docs[] = {document(self), compared(self)};
+	GtkWidget *tabs[] = {self->vertices_box, self->cycles_box}, *cols[2][2], *c;
+
+	for (int t = 0; t < 2; t++)
+		while ((c = gtk_widget_get_first_child(tabs[t])))
+			gtk_box_remove(GTK_BOX(tabs[t]), c);
+	if (step < 0) {
+		gtk_box_append(GTK_BOX(tabs[0]),
+		               ga_note_new("Click a step in the chart to list the vertices it runs."));
+		gtk_box_append(GTK_BOX(tabs[1]),
+		               ga_note_new("Click a step in the chart to see its cycle estimate."));
+		return;
+	}
+	if (!docs[1]) {
+		add_step_work(docs[0], step, tabs[0], tabs[1]);
+		return;
+	}
+	for (int t = 0; t < 2; t++) {
+		GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 24);
+
+		gtk_box_set_homogeneous(GTK_BOX(row), TRUE);
+		gtk_box_append(GTK_BOX(tabs[t]), row);
+		for (int d = 0; d < 2; d++) {
+			g_autofree char *title = g_strdup_printf("%s — %s", d ? "B" : "A",
+			                                         ga_document_get_title(docs[d]));
+			GtkWidget *heading = gtk_label_new(title);
+
+			cols[t][d] = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
+			gtk_label_set_xalign(GTK_LABEL(heading), 0);
+			gtk_label_set_ellipsize(GTK_LABEL(heading), PANGO_ELLIPSIZE_MIDDLE);
+			gtk_widget_add_css_class(heading, "heading");
+			gtk_box_append(GTK_BOX(cols[t][d]), heading);
+			gtk_box_append(GTK_BOX(row), cols[t][d]);
+		}
+	}
+	for (int d = 0; d < 2; d++)
+		add_step_work(docs[d], step, cols[0][d], cols[1][d]);
 }
 
 /* The table for the chart's selected steps (the first MAX_COMPARE). */
