@@ -477,6 +477,26 @@ static void test_liveness(void **state)
 	ga_session_set_documents(session, a, b);
 	b_caption = g_strdup_printf("B — %s", ga_document_get_title(b));
 	assert_non_null(visible_label_with(view, b_caption));
+	/* What step 11 runs in B (a compute set there, a Sync in A) beside
+	 * A's, under their titles: B's cycle estimate as reportlib has it. */
+	gtk_bitset_remove_all(step);
+	gtk_bitset_add(step, 11);
+	tsc_chart_set_selection(TSC_CHART(chart), step);
+	{
+		GtkWidget *page = gtk_notebook_get_nth_page(GTK_NOTEBOOK(ga_view_get_details(GA_VIEW(view))), 3);
+		GtkWidget *b_col = gtk_widget_get_parent(gtu_find_label(page, b_caption));
+		const tsr_liveness_step *b_steps;
+		size_t n_b;
+		tsr_cycle_estimate e;
+		g_autofree char *cycles = NULL;
+
+		assert_int_equal(tsr_report_get_liveness_steps(&b_steps, &n_b, ga_document_get_report(b)), 0);
+		assert_int_equal(tsr_report_fill_program_cycle_estimate(&e, ga_document_get_report(b),
+		                                                        b_steps[11].program), 0);
+		cycles = ga_format_u64(e.cycles);
+		assert_non_null(visible_label_with(gtk_widget_get_prev_sibling(b_col), "Step 11: Sync"));
+		assert_non_null(gtu_find_label(b_col, cycles));
+	}
 	ga_session_set_documents(session, a, NULL);
 	assert_null(visible_label_with(view, "B — "));
 	gtk_window_destroy(GTK_WINDOW(window));
