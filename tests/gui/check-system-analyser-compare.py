@@ -175,8 +175,32 @@ def focus(acc):
         pass
 
 
+# Every AT-SPI call is a round trip to the app, and its window holds some
+# 1,700 accessibles (the Statistics, Call Tree and Compare tables' cells):
+# a search starts from the nearest container and skips the tables it does
+# not read, and what is found once is kept.
+
+def header(app):
+    """The window's header bar, where the Main Menu (and its popover) and
+    the notices ("Reloaded at ...") are: the frame's child holding the Main
+    Menu, looked for from the last (GTK 4.8 puts the header bar after the
+    content, and a tooltip after it)."""
+    frame = app.getChildAtIndex(0)
+    for i in reversed(range(frame.childCount)):
+        part = frame.getChildAtIndex(i)
+        if find(part, lambda a: a.name == "Main Menu", timeout=0):
+            return part
+    return frame
+
+
+def other_tabs(a):
+    """A prune for find(): the details' tabs besides Compare."""
+    return a.getRole() == pyatspi.ROLE_PANEL and a.name in ("Statistics", "Call Tree", "Span")
+
+
 def find_compare(app):
-    return find(app, lambda a: a.name == "Compare" and a.getRole() == pyatspi.ROLE_TREE_TABLE)
+    return find(app, lambda a: a.name == "Compare" and a.getRole() == pyatspi.ROLE_TREE_TABLE,
+                prune=other_tabs)
 
 
 def check_two_traces(failures, app_path, tilescope, trace, b):
@@ -258,7 +282,8 @@ def check_timeline_pair(failures, app, tilescope, trace, b):
     tls = {}
     for side, path in (("A", trace), ("B", b)):
         name = f"Timeline {side}: {os.path.basename(path)}"
-        tls[side] = find(app, lambda a: a.name == name and a.getRole() == pyatspi.ROLE_IMAGE)
+        tls[side] = find(app, lambda a: a.name == name and a.getRole() == pyatspi.ROLE_IMAGE,
+                         prune=other_tabs)
         if tls[side] is None:
             failures.append(f"no timeline named {name!r}")
             return
@@ -289,11 +314,6 @@ def check_timeline_pair(failures, app, tilescope, trace, b):
         if not wait_for(lambda: clocks() == [turn, turn]):
             failures.append(f"T on timeline A: wall-clock rulers {clocks()}, not both {turn}")
 
-    def point(side, fy):
-        x, y, w, h = tls[side].queryComponent().getExtents(pyatspi.WINDOW_COORDS)
-        subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(int(y + h * fy))],
-                       check=True)
-
     for side, keys in (("A", ("w", "w")), ("B", ("w",))):
         before = shown(side)
         # A click on its ruler gives it the keys (AT-SPI cannot).
@@ -306,13 +326,17 @@ def check_timeline_pair(failures, app, tilescope, trace, b):
                             f"{side} before {before}")
             return
         print(f"W on {side}: both show {shown('A')} ms")
-    # A click in B selects a span (rows from the top down until one is hit).
+    # A click in B selects a span: rows from under the ruler and the file's
+    # header (40 px) down, half a span row (9 px) at a time, until one is
+    # hit (a probe each; a late answer is waited for after the last).
     sel = re.compile(r"; selected (.+), ([\d.]+) (ns|µs|ms|s), on ")
-    for fy in [i / 40 for i in range(4, 40)]:
-        point("B", fy)
-        subprocess.run(["xdotool", "click", "1"], check=True)
-        if wait_for(lambda: sel.search(tls["B"].description or ""), timeout=2):
+    x, y, w, h = tls["B"].queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+    for dy in range(40, h, 9):
+        subprocess.run(["xdotool", "mousemove", str(x + w // 2), str(y + dy), "click", "1"],
+                       check=True)
+        if wait_for(lambda: sel.search(tls["B"].description or ""), timeout=1):
             break
+    wait_for(lambda: sel.search(tls["B"].description or ""))
     m = sel.search(tls["B"].description or "")
     if m is None:
         failures.append(f"no span of B selected by a click: {tls['B'].description!r}")
@@ -470,7 +494,7 @@ def check_compare_reload(failures, app_path, tilescope, trace, b):
             n = cli(tilescope, path)["spans"]
             print(f"replaced by B's export without '{top}': {n:,} spans")
             if not wait_for(lambda: f": {n:,} spans (" in " ".join(
-                    text_of(a) for a in walk(app) if a.getRole() == pyatspi.ROLE_LABEL and
+                    text_of(a) for a in walk(header(app)) if a.getRole() == pyatspi.ROLE_LABEL and
                     "Reloaded at" in text_of(a))):
                 failures.append("replacing the file by A again did not reload it")
             if not wait_for(lambda: (pat.match(table.description or "") is not None and
@@ -505,7 +529,7 @@ def check_compare_reload(failures, app_path, tilescope, trace, b):
             # The file is unchanged, so the figures are too: Ctrl+R takes the
             # file monitor's path (sa_window_replace_document), proven above;
             # here the table and the row must survive it.
-            if find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+            if find(header(app), lambda a: a.getRole() == pyatspi.ROLE_LABEL and
                     "Reloaded at" in text_of(a) and f": {n:,} spans (+0)" in text_of(a)) is None:
                 failures.append("Ctrl+R: no notice of a reload")
             check_table(failures, "after Ctrl+R", table, want)
@@ -521,12 +545,12 @@ def check_compare_reload(failures, app_path, tilescope, trace, b):
 def open_recent_menu(app):
     """Main Menu → Open Recent, as a person would; returns the failure, or
     None with the submenu open."""
-    menu = find(app, lambda a: a.name == "Main Menu" and a.getRole() in
+    menu = find(header(app), lambda a: a.name == "Main Menu" and a.getRole() in
                 (pyatspi.ROLE_TOGGLE_BUTTON, pyatspi.ROLE_PUSH_BUTTON))
     if menu is None:
         return "no 'Main Menu' button"
     click(menu)
-    sub = find(app, lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and
+    sub = find(menu, lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and
                (a.name or "").replace("_", "") == "Open Recent")
     if sub is None:
         key("Escape")
@@ -541,9 +565,10 @@ def recent_menu_lists(app, names):
     failure = open_recent_menu(app)
     if failure:
         return failure
-    missing = [n for n in names if find(app, lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and
-                                        a.name == n) is None]
-    items = [a.name for a in walk(app) if a.getRole() == pyatspi.ROLE_MENU_ITEM]
+    missing = [n for n in names if find(header(app), lambda a: a.getRole() ==
+                                        pyatspi.ROLE_MENU_ITEM and a.name == n) is None]
+    items = [a.name for a in walk(header(app)) if a.getRole() == pyatspi.ROLE_MENU_ITEM
+             ] if missing else []
     key("Escape", "Escape", "Escape")
     return f"'Open Recent' does not list {missing} (menu items: {items})" if missing else None
 
@@ -553,7 +578,7 @@ def open_recent(app, name):
     failure = open_recent_menu(app)
     if failure:
         return failure
-    item = find(app, lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and a.name == name)
+    item = find(header(app), lambda a: a.getRole() == pyatspi.ROLE_MENU_ITEM and a.name == name)
     if item is None:
         key("Escape", "Escape")
         return f"'Open Recent' does not list {name}"
@@ -587,9 +612,9 @@ def check_reload(failures, app_path, tilescope, trace, b, example):
             def notice(prefix, text=""):
                 """The header bar's notice once it starts with `prefix` and
                 holds `text` (or the label starting so, or None)."""
-                found = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                found = find(header(app), lambda a: a.getRole() == pyatspi.ROLE_LABEL and
                              text_of(a).startswith(prefix) and text in text_of(a))
-                return found or find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                return found or find(header(app), lambda a: a.getRole() == pyatspi.ROLE_LABEL and
                                      text_of(a).startswith(prefix), timeout=0)
 
             # Ctrl+R with nothing changed: reloaded by hand, the same spans.
@@ -666,7 +691,7 @@ def check_reload(failures, app_path, tilescope, trace, b, example):
             both = cli(tilescope, d)["spans"]
             # The notice counts the whole document (the timeline's description
             # counts the rows on screen, and the new file's rows may be below).
-            grown = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+            grown = find(header(app), lambda a: a.getRole() == pyatspi.ROLE_LABEL and
                          "Reloaded at" in text_of(a) and f": {both:,} spans" in text_of(a))
             if grown is None:
                 failures.append(f"a trace written into the opened directory did not show: "
@@ -745,7 +770,7 @@ def check_growing(failures, app_path, tilescope, example):
                 # The marked window's statistics, from the finished file.
                 a0, a1 = (x.split()[0] for x in before[1].split(" – "))
                 want = cli(tilescope, path, "--from", a0, "--to", a1)["spans"]
-                n_notice = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                n_notice = find(header(app), lambda a: a.getRole() == pyatspi.ROLE_LABEL and
                                 "Reloaded at" in text_of(a) and
                                 f": {total:,} spans (" in text_of(a))
                 if n_notice is None:
