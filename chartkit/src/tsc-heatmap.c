@@ -36,6 +36,7 @@ struct _TscHeatmap {
 	/* Geometry, in device pixels for the grid. */
 	int scale;                 /* device px per logical px */
 	int cell_dp;               /* cell pitch, device px */
+	gboolean no_legend;        /* tsc_heatmap_set_legend_visible(FALSE) */
 	int ox_dp, oy_dp;          /* grid origin, device px */
 	graphene_rect_t legend;    /* the ramp bar */
 
@@ -86,7 +87,7 @@ static void tsc_heatmap_layout(TscPlot *plot, int width, int height, int scale)
 	graphene_rect_t grid;
 	int avail_w, avail_h, legend_h;
 
-	legend_h = 10 + 4 + self->p->text_height + 6;
+	legend_h = self->no_legend ? 0 : 10 + 4 + self->p->text_height + 6;
 	avail_w = MAX(0, width - 8) * scale;
 	avail_h = MAX(0, height - 8 - legend_h) * scale;
 	self->scale = scale;
@@ -229,7 +230,7 @@ static void draw_legend(TscHeatmap *self, GtkSnapshot *s)
 	char *a, *b;
 	guint i;
 
-	if (!n_cells(self))
+	if (!n_cells(self) || self->no_legend)
 		return;
 	for (i = 0; i < G_N_ELEMENTS(stops); i++) {
 		const guint8 *c = self->ramp[i * (RAMP_SIZE - 1) / (G_N_ELEMENTS(stops) - 1)];
@@ -417,6 +418,14 @@ void tsc_heatmap_set_range(TscHeatmap *self, double min, double max)
 	self->range_min = min;
 	self->range_max = max;
 	tsc_plot_invalidate_cache(TSC_PLOT(self));
+}
+
+void tsc_heatmap_set_legend_visible(TscHeatmap *self, gboolean visible)
+{
+	g_return_if_fail(TSC_IS_HEATMAP(self));
+	self->no_legend = !visible;
+	tsc_plot_invalidate_geometry(TSC_PLOT(self));
+	gtk_widget_queue_resize(GTK_WIDGET(self));
 }
 
 void tsc_heatmap_set_ramp(TscHeatmap *self, const GdkRGBA *stops, guint n_stops)

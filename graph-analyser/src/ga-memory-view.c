@@ -90,8 +90,12 @@ struct _GaMemoryView {
 	GtkWidget *var_legend;      /* a GtkFlowBox: each graphed variable and its Remove */
 	GArray *vars;               /* size_t: the graphed variables (tsr_report_get_variables) */
 	GtkWidget *maps_scroll;     /* scrolls the maps when zoomed */
+	GtkWidget *maps_ramp;       /* the maps' one colour scale, under them */
+	GtkWidget *maps_ramp_bar;   /* its ramp (map_ramp as a CSS gradient) */
+	GtkLabel *maps_ramp_top;    /* its top: the fullest tile's bytes */
 	GtkWidget *maps;            /* a grid of the IPUs' tile maps, map_cols a row */
 	guint map_cols;             /* ga_tile_layout_grid_columns for the pane's size */
+	int map_split;              /* the maps' width the view chose (relayout_maps) */
 	guint relayout_idle;        /* re-lays out the maps after a resize (relayout_maps) */
 	double map_zoom;            /* 1: the maps fit the pane */
 	double map_anchor[2];       /* scroll x and y to go to when zoomed maps get their size, or NAN */
@@ -167,6 +171,10 @@ static void fill_legend(GaMemoryView *self, guint k, const GdkRGBA *colours,
 	}
 }
 
+/* The maps' ramp (viridis, dark to light), on every map and, once, under
+ * them all: they share one scale. */
+static const char *const map_ramp[] = {"#440154", "#3b528b", "#21918c", "#5ec962", "#fde725"};
+
 /* A tile map cell's name: "Tile 52". */
 static char *cell_label(guint cell, gpointer data)
 {
@@ -211,19 +219,28 @@ static gboolean relayout_maps(gpointer data)
 {
 	GaMemoryView *self = data;
 	GtkLayoutManager *grid = gtk_widget_get_layout_manager(self->maps);
-	int title = 0;
-	guint cols;
+	GtkPaned *split = GTK_PANED(self->bottom);
+	int title = 0, s = gtk_widget_get_scale_factor(self->maps);
+	/* Until the split is dragged by hand, the maps get the width their
+	 * best grid uses, of all but the selection's 360 px. */
+	gboolean fit = self->layout.num_ipus > 1 && gtk_paned_get_position(split) == self->map_split;
+	double w = fit ? gtk_widget_get_width(self->bottom) - 360 : gtk_widget_get_width(self->maps_scroll);
+	guint cols, cell;
 
 	self->relayout_idle = 0;
-	if (!self->heatmaps->len || gtk_widget_get_width(self->maps_scroll) <= 0)
+	if (!self->heatmaps->len || w <= 0)
 		return G_SOURCE_REMOVE;
-	/* A map's box: its title, 4 px, and the map's 4 px margins around
-	 * its cells and its ramp (10 px, 4 px, a caption line, 6 px). */
+	/* A map's box: its title, 4 px, and the map's 4 px margins. */
 	gtk_widget_measure(gtk_widget_get_prev_sibling(self->heatmaps->pdata[0]),
 	                   GTK_ORIENTATION_VERTICAL, -1, NULL, &title, NULL, NULL);
-	cols = ga_tile_layout_grid_columns(&self->layout, gtk_widget_get_width(self->maps_scroll),
-	                                   gtk_widget_get_height(self->maps_scroll), 8,
-	                                   2.0 * title + 32, 12, 8);
+	cols = ga_tile_layout_grid_columns(&self->layout, w * s,
+	                                   gtk_widget_get_height(self->maps_scroll) * s, 8.0 * s,
+	                                   (title + 12.0) * s, 12.0 * s, 8.0 * s, &cell);
+	if (fit) {
+		self->map_split = (int)(cols * (ceil((double)cell * self->layout.columns / s) + 8) +
+		                        (cols - 1) * 12);
+		gtk_paned_set_position(split, self->map_split);
+	}
 	if (cols == self->map_cols)
 		return G_SOURCE_REMOVE;
 	self->map_cols = cols;
@@ -308,6 +325,8 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 	g_autofree double *values = g_new(double, cells ? cells : 1);
 	double top = 0;
 	GtkWidget *child;
+	GdkRGBA ramp[G_N_ELEMENTS(map_ramp)];
+	g_autofree char *top_text = NULL, *scale = NULL;
 
 	for (size_t t = 0; t < n_tiles; t++) {
 		double v = (double)tsr_tile_memory_get_bytes(&tiles[t], gaps);
@@ -315,17 +334,25 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 		if (v > top)
 			top = v;
 	}
+	for (guint i = 0; i < G_N_ELEMENTS(map_ramp); i++)
+		ramp[i] = colour(map_ramp[i]);
+	top_text = tsc_format_bytes(top, NULL);
+	scale = g_strdup_printf("The tile maps' colour scale: 0 B to %s", top_text);
+	gtk_label_set_text(self->maps_ramp_top, top_text);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->maps_ramp), GTK_ACCESSIBLE_PROPERTY_LABEL,
+	                               scale, -1);
 	if (self->heatmaps->len != self->layout.num_ipus) {
 		while ((child = gtk_widget_get_first_child(self->maps)))
 			gtk_grid_remove(GTK_GRID(self->maps), child);
 		g_ptr_array_set_size(self->heatmaps, 0);
-		/* Several IPUs' maps take two thirds of the width from the
-		 * selection, whose tabs and captions keep the rest. */
-		gtk_paned_set_position(GTK_PANED(self->bottom),
-		                       self->layout.num_ipus < 2 ? 420
-		                       : gtk_widget_get_width(self->bottom) > 0
-		                           ? gtk_widget_get_width(self->bottom) * 2 / 3
-		                           : 700);
+		/* Several IPUs' maps start with two thirds of the width, the
+		 * selection the rest; relayout_maps then fits the split to
+		 * their grid. */
+		self->map_split = self->layout.num_ipus < 2 ? 420
+		                  : gtk_widget_get_width(self->bottom) > 0
+		                      ? gtk_widget_get_width(self->bottom) * 2 / 3
+		                      : 700;
+		gtk_paned_set_position(GTK_PANED(self->bottom), self->map_split);
 		for (guint ipu = 0; ipu < self->layout.num_ipus; ipu++) {
 			GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
 			g_autofree char *title = g_strdup_printf("IPU %u", ipu);
@@ -339,6 +366,8 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 			g_object_set_data(G_OBJECT(map), "ga-ipu", GUINT_TO_POINTER(ipu));
 			tsc_heatmap_set_label(TSC_HEATMAP(map), acc);
 			tsc_heatmap_set_value_format_func(TSC_HEATMAP(map), tsc_format_bytes, NULL, NULL);
+			tsc_heatmap_set_ramp(TSC_HEATMAP(map), ramp, G_N_ELEMENTS(ramp));
+			tsc_heatmap_set_legend_visible(TSC_HEATMAP(map), FALSE);
 			tsc_heatmap_set_cell_label_func(TSC_HEATMAP(map), cell_label, map, NULL);
 			gtk_widget_set_hexpand(map, TRUE);
 			gtk_widget_set_vexpand(map, TRUE);
@@ -1333,6 +1362,9 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, legend);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, maps);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, maps_scroll);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, maps_ramp);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, maps_ramp_bar);
+	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, maps_ramp_top);
 	gtk_widget_class_bind_template_callback(widget_class, on_maps_scroll);
 	gtk_widget_class_bind_template_callback(widget_class, on_maps_key);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, var_legend);
@@ -1373,6 +1405,18 @@ static void ga_memory_view_init(GaMemoryView *self)
 		tsc_chart_set_series_right(charts[i], TRUE);
 	}
 	self->heatmaps = g_ptr_array_new();
+	{
+		g_autofree char *stops = g_strjoinv(", ", (char **)map_ramp);
+		g_autofree char *css = g_strdup_printf("* { background-image: linear-gradient(to right, "
+		                                       "%s); }", stops);
+		GtkCssProvider *p = gtk_css_provider_new();
+
+		gtk_css_provider_load_from_data(p, css, -1);
+		gtk_style_context_add_provider(gtk_widget_get_style_context(self->maps_ramp_bar),
+		                               GTK_STYLE_PROVIDER(p),
+		                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+		g_object_unref(p);
+	}
 	self->vars = g_array_new(FALSE, FALSE, sizeof(size_t));
 	self->map_zoom = 1;
 	self->map_anchor[0] = self->map_anchor[1] = NAN;

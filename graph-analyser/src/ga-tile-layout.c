@@ -3,6 +3,8 @@
  */
 #include "ga-tile-layout.h"
 
+#include <math.h>
+
 #define COLUMN_TILES 16u
 
 void ga_tile_layout_init(ga_tile_layout *l, guint num_ipus, guint tiles_per_ipu)
@@ -64,20 +66,23 @@ guint *ga_tile_layout_physical_order(const ga_tile_layout *l)
 }
 
 guint ga_tile_layout_grid_columns(const ga_tile_layout *l, double width, double height,
-                                  double extra_w, double extra_h, double gap_w, double gap_h)
+                                  double extra_w, double extra_h, double gap_w, double gap_h,
+                                  guint *out_cell)
 {
 	guint best = 1;
-	double best_cell = -G_MAXDOUBLE;
+	double best_cell = 0;
 
 	for (guint c = 1; c <= l->num_ipus; c++) {
 		guint r = (l->num_ipus + c - 1) / c;
-		double cw = ((width - (c - 1) * gap_w) / c - extra_w) / l->columns;
-		double ch = ((height - (r - 1) * gap_h) / r - extra_h) / l->rows;
+		double cw = floor(((width - (c - 1) * gap_w) / c - extra_w) / l->columns);
+		double ch = floor(((height - (r - 1) * gap_h) / r - extra_h) / l->rows);
 
 		if (MIN(cw, ch) > best_cell) {
 			best = c;
 			best_cell = MIN(cw, ch);
 		}
 	}
+	if (out_cell)
+		*out_cell = (guint)best_cell;
 	return best;
 }

@@ -31,9 +31,13 @@ guint ga_tile_layout_tile_at(const ga_tile_layout *l, guint ipu, guint cell);
  * walks each IPU's map row by row. The caller frees it with g_free. */
 guint *ga_tile_layout_physical_order(const ga_tile_layout *l);
 /* The number of columns of a grid of the IPUs' maps in a pane of
- * `width` x `height` px that gives the largest cells: each map takes
- * `extra_w` px more than its cells across and `extra_h` more down (its
- * title, ramp and margins), and the maps are `gap_w` and `gap_h` apart.
- * Four IPUs go 1 x 4 in a wide pane, 2 x 2 in a squarer one. */
+ * `width` x `height` device px that gives the largest cells (whole device
+ * px, written to *out_cell when not NULL): each map takes `extra_w` px
+ * more than its cells across and `extra_h` more down (its title and
+ * margins), and the maps are `gap_w` and `gap_h` apart. Of grids with
+ * cells as large, the one with fewer columns, which leaves width to the
+ * selection beside the maps. Four IPUs go 1 x 4 in a wide low pane,
+ * 2 x 2 in a squarer one. */
 guint ga_tile_layout_grid_columns(const ga_tile_layout *l, double width, double height,
-                                  double extra_w, double extra_h, double gap_w, double gap_h);
+                                  double extra_w, double extra_h, double gap_w, double gap_h,
+                                  guint *out_cell);

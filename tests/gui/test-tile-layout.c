@@ -12,13 +12,13 @@
 #include "ga-tile-layout.h"
 
 /* What the view passes besides the pane: a map's 8 px of margins across,
- * its title, ramp and margins down (2 x 17 px of text + 32), the gaps. */
+ * its title and margins down (17 px of text + 12), the gaps. */
 static guint columns(guint ipus, guint tiles, double w, double h)
 {
 	ga_tile_layout l;
 
 	ga_tile_layout_init(&l, ipus, tiles);
-	return ga_tile_layout_grid_columns(&l, w, h, 8, 66, 12, 8);
+	return ga_tile_layout_grid_columns(&l, w, h, 8, 29, 12, 8, NULL);
 }
 
 static void test_grid_columns(void **state)
@@ -34,6 +34,17 @@ static void test_grid_columns(void **state)
 	assert_int_equal(columns(2, 1472, 300, 570), 1);
 	/* Three in a square pane: two columns (a row of two, then one). */
 	assert_int_equal(columns(3, 1472, 700, 700), 2);
+	/* Whole cells: in the view's first pane of the large report, 1 x 4
+	 * and 2 x 2 both give 3 px cells, and 2 x 2 leaves the selection
+	 * more width. */
+	{
+		ga_tile_layout l;
+		guint cell = 0;
+
+		ga_tile_layout_init(&l, 4, 1472);
+		assert_int_equal(ga_tile_layout_grid_columns(&l, 700, 292, 8, 29, 12, 8, &cell), 2);
+		assert_int_equal(cell, 3);
+	}
 	/* One IPU, and none. */
 	assert_int_equal(columns(1, 1472, 700, 300), 1);
 	assert_int_equal(columns(0, 1472, 700, 300), 1);

@@ -49,6 +49,9 @@ void tsc_heatmap_set_range(TscHeatmap *self, double min, double max);
 /* The ramp: n_stops >= 2 colours spread evenly from minimum to maximum
  * (copied); NULL: the default (viridis-like, dark to light). */
 void tsc_heatmap_set_ramp(TscHeatmap *self, const GdkRGBA *stops, guint n_stops);
+/* Whether the legend (the ramp and its ends) is drawn under the grid
+ * (TRUE, the default); maps that share one scale show it once instead. */
+void tsc_heatmap_set_legend_visible(TscHeatmap *self, gboolean visible);
 
 /* Formats values in the legend, tooltip and description (default
  * tsc_format_thousands); `destroy` frees `user_data` when replaced. */
