@@ -54,7 +54,8 @@ struct _GaInsightsView {
 	gboolean stale;             /* the Tile scope's tile changed while hidden */
 	GtkLabel *scope_status;     /* the scope's tiles, or why there is none */
 	GtkWidget *scope_section, *scope_tables; /* the tables refilled for each scope */
-	TsdTable *variables;        /* GaVarRow: bytes-0 the bytes in scope */
+	TsdTable *variables;        /* GaVarRow: bytes-0 the bytes in scope; its job is the scope's */
+	struct scope_handle *handle; /* the workers' handle on the document's file, or NULL */
 };
 
 G_DEFINE_FINAL_TYPE(GaInsightsView, ga_insights_view, GA_TYPE_VIEW)
@@ -816,58 +817,149 @@ static GtkWidget *scope_table_new(GaInsightsView *self, const char *title, const
 	return list;
 }
 
-/* A row: `name`, `text` (NULL: none), then the byte figures ("—" for
- * UINT64_MAX, a figure the report does not give). */
-static void scope_row_add(GtkWidget *list, const char *name, const char *text,
-                          const uint64_t *v, size_t n)
+/* A row's cells: `name`, `text` (NULL: none), then the byte figures
+ * ("—" for UINT64_MAX, a figure the report does not give); a GStrv. */
+static char **scope_row(const char *name, const char *text, const uint64_t *v, size_t n)
 {
-	g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func(g_free);
+	GPtrArray *cells = g_ptr_array_new();
 
 	g_ptr_array_add(cells, g_strdup(name));
 	if (text)
 		g_ptr_array_add(cells, g_strdup(text));
 	for (size_t i = 0; i < n; i++)
 		g_ptr_array_add(cells, v[i] == UINT64_MAX ? g_strdup("—") : ga_format_u64(v[i]));
-	ga_list_add(list, (const char *const *)cells->pdata, cells->len);
+	g_ptr_array_add(cells, NULL);
+	return (char **)g_ptr_array_free(cells, FALSE);
+}
+
+/* The workers' own reportlib handle on the document's file (reportlib
+ * lets one thread at a time use a handle): opened by the first job and
+ * kept for the next, which take turns under `lock`. An atomic rc box
+ * that the view (for its document) and each job hold. */
+typedef struct scope_handle {
+	GMutex lock;
+	char *path;
+	tsr_report *r;              /* NULL until a job opens it */
+} scope_handle;
+
+static void scope_handle_clear(gpointer data)
+{
+	scope_handle *h = data;
+
+	tsr_report_free(h->r);
+	g_free(h->path);
+	g_mutex_clear(&h->lock);
+}
+
+static void scope_handle_unref(gpointer h)
+{
+	g_atomic_rc_box_release_full(h, scope_handle_clear);
+}
+
+/* One scope's tables, read by a worker: what to read, and the answer. */
+typedef struct scope_job {
+	scope_handle *handle;       /* a reference */
+	size_t first, count;        /* the scope's tiles */
+	gboolean vertices;          /* vertex and exchange memory, or the user variables */
+	char *name;                 /* "tile 5 (IPU 0)" */
+	GPtrArray *vrows, *xrows;   /* the tables' first rows' cells (GStrv) */
+	size_t n_vm, n_xm;          /* the rows there are */
+	tsr_variable_bytes *vb;     /* reportlib's (free()), largest first */
+	size_t n_vb;
+	char *error;                /* the status line of a failure, or NULL */
+} scope_job;
+
+static void scope_job_free(gpointer data)
+{
+	scope_job *j = data;
+
+	scope_handle_unref(j->handle);
+	g_free(j->name);
+	g_ptr_array_unref(j->vrows);
+	g_ptr_array_unref(j->xrows);
+	free(j->vb);
+	g_free(j->error);
+	g_free(j);
 }
 
 /* Vertex memory by vertex type and exchange memory by exchange on the
- * scope's tiles; returns the status line. */
-static char *vertex_tables(GaInsightsView *self, GaDocument *doc, tsr_report *r, size_t first,
-                           size_t count, const char *name)
+ * job's tiles, as rows of cells (the worker); non-zero on a failure. */
+static int read_vertices(scope_job *j, tsr_report *r)
+{
+	tsr_vertex_type_memory *vm = NULL;
+	tsr_exchange_memory *xm = NULL;
+	const tsr_vertex_type *types;
+	const tsr_program *programs;
+	size_t n_types, n_programs;
+
+	if (tsr_report_get_vertex_types(&types, &n_types, r) ||
+	    tsr_report_get_programs(&programs, &n_programs, r) ||
+	    tsr_report_list_vertex_memory_on_tiles(&vm, &j->n_vm, r, j->first, j->count) ||
+	    tsr_report_list_exchange_memory_on_tiles(&xm, &j->n_xm, r, j->first, j->count)) {
+		free(vm);
+		return -1;
+	}
+	for (size_t i = 0; i < j->n_vm && i < SCOPE_ROWS; i++) {
+		const tsr_vertex_memory *m = &vm[i].memory;
+		uint64_t v[] = {vm[i].vertices, m->vertex_data, m->descriptor, m->edge_ptr,
+		                m->copy_ptr,    m->padding,     m->code,       m->total};
+
+		g_ptr_array_add(j->vrows, scope_row(types[vm[i].vertex_type].name, NULL, v, 8));
+	}
+	for (size_t i = 0; i < j->n_xm && i < SCOPE_ROWS; i++) {
+		const tsr_program *p = &programs[xm[i].program];
+		g_autofree char *unnamed = g_strdup_printf("program %u", xm[i].program);
+		uint64_t v[] = {xm[i].code, xm[i].buffers};
+
+		g_ptr_array_add(j->xrows, scope_row(p->name ? p->name : unnamed,
+		                                    tsr_program_type_name(p->program_type), v, 2));
+	}
+	free(vm);
+	free(xm);
+	return TSR_OK;
+}
+
+/* The worker: the job's tables with the handle, unless a newer scope
+ * cancelled it while it waited for its turn. */
+static void scope_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+	scope_job *j = data;
+	scope_handle *h = j->handle;
+
+	(void)source;
+	g_mutex_lock(&h->lock);
+	if (g_cancellable_is_cancelled(cancel))
+		;
+	else if (!h->r && tsr_report_open(&h->r, h->path, NULL))
+		j->error = g_strdup_printf("The memory of %s could not be read: %s", j->name,
+		                           tsr_last_error());
+	else if (j->vertices ? read_vertices(j, h->r)
+	                     : tsr_report_list_variables_on_tiles(&j->vb, &j->n_vb, h->r, j->first,
+	                                                          j->count, true))
+		j->error = g_strdup_printf("The memory of %s could not be read: %s", j->name,
+		                           tsr_report_error(h->r));
+	g_mutex_unlock(&h->lock);
+	g_task_return_boolean(task, TRUE);
+}
+
+/* The vertex and exchange tables from a finished job; returns the
+ * status line. */
+static char *vertex_tables(GaInsightsView *self, GaDocument *doc, const scope_job *j)
 {
 	static const char *const vcols[] = {"Vertex type", "Vertices", "State", "Descriptors",
 	                                    "Edge pointers", "Copy pointers", "Padding", "Code",
 	                                    "Total"};
 	static const char *const xcols[] = {"Exchange", "Type", "Code", "Buffers"};
-	const tsr_target *t = tsr_report_get_target(r);
-	tsr_vertex_type_memory *vm = NULL;
-	tsr_exchange_memory *xm = NULL;
-	const tsr_vertex_type *types;
-	const tsr_program *programs;
-	size_t n_vm = 0, n_xm = 0, n_types, n_programs, i;
+	const tsr_target *t = tsr_report_get_target(ga_document_get_report(doc));
 	uint64_t code = 0;
 	g_autofree char *note = NULL, *c = NULL;
 	GtkWidget *list;
 
-	if (tsr_report_get_vertex_types(&types, &n_types, r) ||
-	    tsr_report_get_programs(&programs, &n_programs, r) ||
-	    tsr_report_list_vertex_memory_on_tiles(&vm, &n_vm, r, first, count) ||
-	    tsr_report_list_exchange_memory_on_tiles(&xm, &n_xm, r, first, count)) {
-		free(vm);
-		return g_strdup_printf("The memory of %s could not be read: %s", name,
-		                       tsr_report_error(r));
-	}
 	list = scope_table_new(self, "Vertex memory by vertex type",
-	                       n_vm ? NULL : "No vertex has memory on these tiles.", vcols, 9);
-	for (i = 0; i < n_vm && i < SCOPE_ROWS; i++) {
-		const tsr_vertex_memory *m = &vm[i].memory;
-		uint64_t v[] = {vm[i].vertices, m->vertex_data, m->descriptor, m->edge_ptr,
-		                m->copy_ptr,    m->padding,     m->code,       m->total};
-
-		scope_row_add(list, types[vm[i].vertex_type].name, NULL, v, G_N_ELEMENTS(v));
-	}
-	ga_list_finish(list, i, n_vm);
+	                       j->n_vm ? NULL : "No vertex has memory on these tiles.", vcols, 9);
+	for (guint i = 0; i < j->vrows->len; i++)
+		ga_list_add(list, j->vrows->pdata[i], g_strv_length(j->vrows->pdata[i]));
+	ga_list_finish(list, j->vrows->len, j->n_vm);
 	/* The exchange code the scope's tiles hold in all, from the
 	 * categories (the only split by tile the format has). */
 	for (tsr_mem_category k = 0; k < tsr_category_count(); k++) {
@@ -875,11 +967,11 @@ static char *vertex_tables(GaInsightsView *self, GaDocument *doc, tsr_report *r,
 
 		if (by_tile && (k == TSR_MEM_INTERNAL_EXCHANGE_CODE || k == TSR_MEM_HOST_EXCHANGE_CODE ||
 		                k == TSR_MEM_GLOBAL_EXCHANGE_CODE))
-			for (size_t tile = first; tile < first + count; tile++)
+			for (size_t tile = j->first; tile < j->first + j->count; tile++)
 				code += by_tile[tile];
 	}
 	c = ga_format_u64(code);
-	if (count == t->num_tiles)
+	if (j->count == t->num_tiles)
 		note = g_strdup_printf("Code: the exchange's code on all tiles (%s B in all). Buffers: its "
 		                       "message buffers.", c);
 	else
@@ -887,48 +979,35 @@ static char *vertex_tables(GaInsightsView *self, GaDocument *doc, tsr_report *r,
 		                       "holds each exchange's code summed over all tiles only, so Code "
 		                       "is the whole model's; these tiles hold %s B of exchange code.", c);
 	list = scope_table_new(self, "Exchange memory by exchange", note, xcols, 4);
-	for (i = 0; i < n_xm && i < SCOPE_ROWS; i++) {
-		const tsr_program *p = &programs[xm[i].program];
-		g_autofree char *unnamed = g_strdup_printf("program %u", xm[i].program);
-		uint64_t v[] = {xm[i].code, xm[i].buffers};
-
-		scope_row_add(list, p->name ? p->name : unnamed,
-		              tsr_program_type_name(p->program_type), v, 2);
-	}
-	ga_list_finish(list, i, n_xm);
-	free(vm);
-	free(xm);
-	return g_strdup_printf("Vertex and exchange memory on %s, in bytes.", name);
+	for (guint i = 0; i < j->xrows->len; i++)
+		ga_list_add(list, j->xrows->pdata[i], g_strv_length(j->xrows->pdata[i]));
+	ga_list_finish(list, j->xrows->len, j->n_xm);
+	return g_strdup_printf("Vertex and exchange memory on %s, in bytes.", j->name);
 }
 
-/* The largest user variables (and constants) on the scope's tiles;
+/* The largest user variables (and constants) from a finished job;
  * returns the status line. */
-static char *fill_variables(GaInsightsView *self, GaDocument *doc, tsr_report *r, size_t first,
-                            size_t count, const char *name)
+static char *fill_variables(GaInsightsView *self, GaDocument *doc, const scope_job *j)
 {
-	tsr_variable_bytes *vb = NULL;
 	const tsr_variable *vars;
-	size_t n = 0, n_vars, i;
+	size_t n_vars, i;
 	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
-	g_autofree char *all = NULL;
+	g_autofree char *all = ga_format_u64(j->n_vb);
 
-	if (tsr_report_get_variables(&vars, &n_vars, r) ||
-	    tsr_report_list_variables_on_tiles(&vb, &n, r, first, count, true))
-		return g_strdup_printf("The variables of %s could not be read: %s", name,
-		                       tsr_report_error(r));
-	for (i = 0; i < n && i < SCOPE_VARIABLES; i++) {
-		GaVarRow *row = ga_var_row_new(doc, &vars[vb[i].variable], vb[i].variable);
+	if (tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(doc)))
+		return g_strdup_printf("The variables of %s could not be read: %s", j->name,
+		                       tsr_report_error(ga_document_get_report(doc)));
+	for (i = 0; i < j->n_vb && i < SCOPE_VARIABLES && j->vb[i].variable < n_vars; i++) {
+		GaVarRow *row = ga_var_row_new(doc, &vars[j->vb[i].variable], j->vb[i].variable);
 
-		ga_var_row_set_bytes(row, 0, vb[i].bytes);
+		ga_var_row_set_bytes(row, 0, j->vb[i].bytes);
 		g_ptr_array_add(rows, row);
 	}
 	tsd_table_set_rows(self->variables, rows->pdata, rows->len);
-	free(vb);
-	all = ga_format_u64(n);
-	if (i < n)
+	if (i < j->n_vb)
 		return g_strdup_printf("The %zu largest of the %s user variables and constants on %s.",
-		                       i, all, name);
-	return g_strdup_printf("The %s user variables and constants on %s.", all, name);
+		                       i, all, j->name);
+	return g_strdup_printf("The %s user variables and constants on %s.", all, j->name);
 }
 
 /* The variables' table's cells, before its first rows: GaView's
@@ -951,34 +1030,94 @@ static void make_variables(GaInsightsView *self)
 	             "max-content-height", 480, "hscrollbar-policy", GTK_POLICY_NEVER, NULL);
 }
 
-/* Refills the tables for the scope and what they show (a toggle turned
- * off is the other turned on: only that one refills). */
+static void clear_scope_tables(GaInsightsView *self)
+{
+	GtkWidget *child;
+
+	while ((child = gtk_widget_get_first_child(self->scope_tables)))
+		gtk_box_remove(GTK_BOX(self->scope_tables), child);
+}
+
+/* A job finished: its tables, unless a newer scope (or document)
+ * superseded it, so that no scope's figures show under another's name. */
+static void on_scope_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	GaInsightsView *self = data;
+	const scope_job *j = g_task_get_task_data(G_TASK(result));
+	GaDocument *doc = ga_view_get_document(GA_VIEW(self));
+	g_autofree char *status = NULL;
+
+	(void)source;
+	if (tsd_table_end_job(self->variables, result) && doc) {
+		tsd_table_set_busy(self->variables, FALSE, NULL);
+		clear_scope_tables(self);
+		if (j->error)
+			status = g_strdup(j->error);
+		else if (j->vertices)
+			status = vertex_tables(self, doc, j);
+		else
+			status = fill_variables(self, doc, j);
+		gtk_label_set_text(self->scope_status, status);
+	}
+	g_object_unref(self);
+}
+
+/* Starts the tables for the scope and what they show (a toggle turned
+ * off is the other turned on: only that one refills), read by a worker
+ * while the tables say so; a newer change cancels it. */
 static void on_scope_changed(GaInsightsView *self, gpointer sender)
 {
 	GaDocument *doc = ga_view_get_document(GA_VIEW(self));
-	tsr_report *r = doc ? ga_document_get_report(doc) : NULL;
-	const tsr_target *t = r ? tsr_report_get_target(r) : NULL;
-	g_autofree char *name = NULL, *status = NULL;
-	size_t first, count;
-	GtkWidget *child;
+	const tsr_target *t = doc ? tsr_report_get_target(ga_document_get_report(doc)) : NULL;
+	GtkBitset *sel = ga_session_get_selected_tiles(ga_view_get_session(GA_VIEW(self)));
+	gboolean tile_scope = gtk_toggle_button_get_active(self->scope_tile);
+	g_autofree char *status = NULL;
+	GtkWidget *spinner;
+	scope_job *j;
+	GTask *task;
 
-	if (GTK_IS_TOGGLE_BUTTON(sender) && !gtk_toggle_button_get_active(sender))
+	if ((GTK_IS_TOGGLE_BUTTON(sender) && !gtk_toggle_button_get_active(sender)) ||
+	    (sender == (gpointer)self->ipu && tile_scope))
 		return;
-	while ((child = gtk_widget_get_first_child(self->scope_tables)))
-		gtk_box_remove(GTK_BOX(self->scope_tables), child);
+	clear_scope_tables(self);
 	make_variables(self);
-	tsd_table_set_rows(self->variables, NULL, 0);
+	tsd_table_set_message(self->variables, "", FALSE);
 	gtk_widget_set_visible(self->scope_section, t != NULL);
 	if (!t)
 		return;
-	if (!scope_tiles(self, t, &first, &count, &name))
-		status = g_strdup("No tile is selected: type a tile's number, or select tiles in the "
-		                  "Memory view.");
-	else if (gtk_toggle_button_get_active(self->show_vertices))
-		status = vertex_tables(self, doc, r, first, count, name);
-	else
-		status = fill_variables(self, doc, r, first, count, name);
+	/* The IPU drop-down says the tile's IPU in the Tile scope (none
+	 * without a tile), and names one again for the IPU scope. */
+	if (tile_scope)
+		gtk_drop_down_set_selected(self->ipu, gtk_bitset_is_empty(sel) ||
+		                                              gtk_bitset_get_minimum(sel) >= t->num_tiles
+		                                          ? GTK_INVALID_LIST_POSITION
+		                                          : gtk_bitset_get_minimum(sel) / t->tiles_per_ipu);
+	else if (gtk_toggle_button_get_active(self->scope_ipu) &&
+	         gtk_drop_down_get_selected(self->ipu) >= t->num_ipus)
+		gtk_drop_down_set_selected(self->ipu, 0);
+	j = g_new0(scope_job, 1);
+	if (!scope_tiles(self, t, &j->first, &j->count, &j->name)) {
+		g_free(j);
+		gtk_label_set_text(self->scope_status,
+		                   "No tile is selected: type a tile's number, or select tiles in the "
+		                   "Memory view.");
+		return;
+	}
+	j->handle = g_atomic_rc_box_acquire(self->handle);
+	j->vertices = gtk_toggle_button_get_active(self->show_vertices);
+	j->vrows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+	j->xrows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+	status = g_strdup_printf("Reading the memory of %s…", j->name);
 	gtk_label_set_text(self->scope_status, status);
+	spinner = gtk_spinner_new();
+	gtk_spinner_start(GTK_SPINNER(spinner));
+	gtk_widget_set_halign(spinner, GTK_ALIGN_START);
+	gtk_box_append(GTK_BOX(self->scope_tables), spinner);
+	task = g_task_new(NULL, tsd_table_start_job(self->variables, NULL), on_scope_done,
+	                  g_object_ref(self));
+	g_task_set_task_data(task, j, scope_job_free);
+	g_task_run_in_thread(task, scope_thread);
+	g_object_unref(task);
 }
 
 /* A tile typed: select it (in every view) and show the Tile scope; on
@@ -1077,6 +1216,13 @@ static void rebuild(GaView *view)
 		const tsr_target *t = doc ? tsr_report_get_target(ga_document_get_report(doc)) : NULL;
 		g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
 
+		/* Before the drop-down's refill, which may ask for the tables. */
+		g_clear_pointer(&self->handle, scope_handle_unref);
+		if (doc) {
+			self->handle = g_atomic_rc_box_new0(scope_handle);
+			g_mutex_init(&self->handle->lock);
+			self->handle->path = g_file_get_path(ga_document_get_file(doc));
+		}
 		for (unsigned i = 0; t && i < t->num_ipus; i++)
 			g_ptr_array_add(names, g_strdup_printf("IPU %u", i));
 		g_ptr_array_add(names, NULL);
@@ -1147,6 +1293,7 @@ static void ga_insights_view_constructed(GObject *object)
 static void ga_insights_view_dispose(GObject *object)
 {
 	g_clear_handle_id(&GA_INSIGHTS_VIEW(object)->tile_timeout, g_source_remove);
+	g_clear_pointer(&GA_INSIGHTS_VIEW(object)->handle, scope_handle_unref);
 	G_OBJECT_CLASS(ga_insights_view_parent_class)->dispose(object);
 }
 

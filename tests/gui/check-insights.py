@@ -14,15 +14,22 @@ the rows of "Vertex memory by vertex type" (vertices, state, descriptors,
 edge and copy pointers, padding, code, total) and of "Exchange memory by
 exchange" (code, and the bytes of the message buffers live from the
 exchange's step); with "User variables", the bytes of the largest
-variables and constants on that tile; the IPU scope names IPU 0.
+variables and constants on that tile; the IPU scope names IPU 0. The
+tables are read by a worker: each check polls until they land, and three
+scope changes in a row end on the last one's figures.
 
-    check-insights.py APP TILESCOPE REPORT
+With PIPELINE (the multi-IPU example), on a two-IPU report it writes: in
+the Tile scope the greyed "IPU in scope" drop-down shows the tile's IPU (not
+the last one picked), and the IPU scope then names that IPU.
+
+    check-insights.py APP TILESCOPE REPORT [PIPELINE]
 Run through run-gui-test.sh (Xvfb, D-Bus session, AT-SPI bus).
 """
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import pyatspi
 
@@ -133,7 +140,56 @@ def main():
         print(f"insights: IPU 0 {value.currentValue:,.0f} of {value.maximumValue:,.0f} B; "
               f"verdict: {text}")
         check_memory_by_scope(app, tilescope, report, prune, failures)
+    if len(sys.argv) > 4:
+        check_tile_ipu(app_path, tilescope, sys.argv[4], failures)
     finish(failures)
+
+
+def type_tile(app, tile, prune):
+    entry = find(app, lambda a: a.name == "Tile number" and
+                 a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY), prune=prune)
+    if entry is None:
+        raise SystemExit("FAIL: Memory by scope has no 'Tile number' entry")
+    entry.queryEditableText().setTextContents(str(tile))
+    entry.queryAction().doAction(0)
+
+
+def check_tile_ipu(app_path, tilescope, pipeline, failures):
+    """The Tile scope's drop-down shows the tile's IPU on a two-IPU report."""
+    with tempfile.TemporaryDirectory(prefix="insights-") as tmp:
+        report = os.path.join(tmp, "multi_ipu")
+        env = dict(os.environ, POPLAR_ENGINE_OPTIONS=json.dumps(
+            {"autoReport.all": "true", "autoReport.directory": report}))
+        subprocess.run([pipeline, "--steps", "1", "--tiles-per-ipu", "16"], env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+        with running_app(app_path, [report]) as (proc, app, _):
+            if show_view(app, "Insights") is None:
+                raise SystemExit("FAIL: no sidebar entry named 'Insights'")
+            prune = other_views("Insights")
+            status = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
+                          " on the model (" in text_of(a), prune=prune)
+            button = find(app, lambda a: a.name == "IPU in scope" and
+                          a.getRole() in (pyatspi.ROLE_TOGGLE_BUTTON, pyatspi.ROLE_PUSH_BUTTON),
+                          prune=prune)
+            if status is None or button is None:
+                raise SystemExit("FAIL: Memory by scope has no status or 'IPU in scope'")
+
+            def shown():
+                return [text_of(a) for a in walk(button) if a.getRole() == pyatspi.ROLE_LABEL
+                        and text_of(a).startswith("IPU ")]
+            toggle(app, "IPU", prune)
+            wait_for(lambda: "on IPU 0 (tiles 0 to 15)" in text_of(status))
+            type_tile(app, 20, prune)
+            if not wait_for(lambda: "on tile 20 (IPU 1)" in text_of(status) and
+                            shown() == ["IPU 1"]):
+                failures.append(f"the Tile scope of tile 20 shows {shown()} in 'IPU in scope', "
+                                f"not IPU 1 (status {text_of(status)!r})")
+            check_scope(app, tilescope, report, 20, status, prune, failures)
+            toggle(app, "IPU", prune)
+            if not wait_for(lambda: "on IPU 1 (tiles 16 to 31)" in text_of(status)):
+                failures.append(f"back in the IPU scope, the status says {text_of(status)!r}, "
+                                "not IPU 1")
+            print(f"insights: two IPUs: tile 20's scope shows {shown()}")
 
 
 def toggle(app, name, prune):
@@ -160,12 +216,12 @@ def check_memory_by_scope(app, tilescope, report, prune, failures):
     tile = int(sql(tilescope, report, "SELECT r.tile AS tile FROM memory_by_vertex_type m, "
                    "tile_runs(m.total_bytes_by_tile) r GROUP BY r.tile "
                    "ORDER BY sum(r.value) DESC, r.tile LIMIT 1")[0]["tile"])
-    entry = find(app, lambda a: a.name == "Tile number" and
-                 a.getRole() in (pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY), prune=prune)
-    if entry is None:
-        raise SystemExit("FAIL: Memory by scope has no 'Tile number' entry")
-    entry.queryEditableText().setTextContents(str(tile))
-    entry.queryAction().doAction(0)
+    type_tile(app, tile, prune)
+    check_scope(app, tilescope, report, tile, status, prune, failures)
+    # Three changes in a row, each cancelling the last's worker: the
+    # tables end on the last scope's figures.
+    for name in ("Model", "IPU", "Tile"):
+        toggle(app, name, prune)
     check_scope(app, tilescope, report, tile, status, prune, failures)
     # The Tile scope follows the tiles selected in the Memory view.
     tile = 0 if tile else 1
