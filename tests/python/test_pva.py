@@ -38,16 +38,6 @@ def test_large_report():
     peak = max(st.notAlwaysLiveMemory.bytes for st in c.livenessProgramSteps)
     assert c.alwaysLiveMemory.bytes + peak == s["liveness"]["maxLiveBytes"]
     assert len(c.variables) == sql(LARGE, "SELECT count(*) FROM variable")[0][0]
-    # Its IPUs: each one's tiles and fullest tile.
-    per_ipu = sql(LARGE, "SELECT ipu, min(tile), count(*), max(total_including_gaps) "
-                         "FROM tile_memory GROUP BY ipu ORDER BY ipu")
-    assert len(per_ipu) > 1
-    assert [(i.id, i.tiles[0].number, len(i.tiles), i.tiles.maxMemory) for i in c.ipus] == per_ipu
-    step = c.livenessProgramSteps[s["liveness"]["peakStep"]]
-    by_ipu = [step.notAlwaysLiveMemoryForIpu(i).bytes for i in range(len(c.ipus))]
-    by_tile = [step.notAlwaysLiveMemoryForTile(t).bytes for t in range(len(c.tiles))]
-    n = c.target.tilesPerIpu
-    assert by_ipu == [sum(by_tile[i * n:(i + 1) * n]) for i in range(len(c.ipus))]
 
 
 def test_installed_where_the_interpreter_reads():
@@ -72,10 +62,13 @@ def test_pva_is_tilescope_pva():
 
 def test_target_and_graph(rep, summary, path):
     t, s = rep.compilation.target, summary["target"]
+    # One replica's IPUs, tiles and memory, as compilation.tiles lists them.
     assert (t.numIPUs, t.tilesPerIpu, t.numTiles, t.numReplicas, t.ipusPerReplica) == (
-        s["numIpus"], s["tilesPerIpu"], s["totalTiles"], s["numReplicas"], s["ipusPerReplica"])
+        s["ipusPerReplica"], s["tilesPerIpu"], s["tilesPerReplica"], s["numReplicas"],
+        s["ipusPerReplica"])
     assert (t.bytesPerTile, t.totalMemory, t.clockFrequency, t.type, t.arch) == (
-        s["memoryPerTile"], s["totalMemory"], s["clockFrequency"], s["type"], s["ipuVersion"])
+        s["memoryPerTile"], s["memoryPerReplica"], s["clockFrequency"], s["type"],
+        s["ipuVersion"])
     assert t.bytesPerIPU == t.bytesPerTile * t.tilesPerIpu
     assert vars(rep.compilation.graph) == summary["graph"]
     (version,) = sql(path, "SELECT value FROM meta WHERE key = 'tilescope_version'")[0]
@@ -109,6 +102,21 @@ def test_tiles_memory(rep, summary, path):
     assert [t.number for t in ipus[-1].tiles][:2] == [
         (len(ipus) - 1) * rep.compilation.target.tilesPerIpu + i for i in range(2)]
     assert sum(ipu.tiles.maxMemory >= 0 for ipu in ipus) == len(ipus)
+
+
+def test_ipus(rep, summary, path):
+    """Each IPU's tiles and fullest tile, and a step's bytes by IPU."""
+    c = rep.compilation
+    per_ipu = sql(path, "SELECT ipu, min(tile), count(*), max(total_including_gaps) "
+                        "FROM tile_memory GROUP BY ipu ORDER BY ipu")
+    assert [(i.id, i.tiles[0].number, len(i.tiles), i.tiles.maxMemory) for i in c.ipus] == per_ipu
+    assert c.target.numReplicas == summary["target"]["numReplicas"]
+    if len(c.livenessProgramSteps):
+        step = c.livenessProgramSteps[summary["liveness"]["peakStep"]]
+        by_ipu = [step.notAlwaysLiveMemoryForIpu(i).bytes for i in range(len(c.ipus))]
+        by_tile = [step.notAlwaysLiveMemoryForTile(t).bytes for t in range(len(c.tiles))]
+        n = c.target.tilesPerIpu
+        assert by_ipu == [sum(by_tile[i * n:(i + 1) * n]) for i in range(len(c.ipus))]
 
 
 def test_liveness(rep, summary, path):
