@@ -8,6 +8,8 @@
 # (lines without a target are context). Benchmarks report; nothing here
 # fails on a timing. The machine is noisy: every ratio below compares
 # two measurements taken in this one run, alternating, best of a few.
+# A benchmark that fails or crashes is named on stderr, and the script
+# exits 1 once the others have run.
 #
 # usage: tests/bench/run.sh [--quick] [--apps]
 #   --quick   the small bert_synth size and 1 M-span traces (a smoke run
@@ -92,6 +94,23 @@ figure() { # NAME VALUE UNIT [TARGET]
 	else printf '%s %s %s\n' "$1" "$2" "$3"; fi
 }
 fail() { echo "run.sh: $*" >&2; exit 1; }
+# Runs a benchmark that prints figure lines (its '#' lines dropped), with
+# its stderr to ERR (a file, or - to keep it). A grep hides the benchmark's
+# own status, so it is read here: one that fails, after some figures or
+# none, is named on stderr and the script exits 1 at the end, after the
+# other benchmarks have run. (A file, not a variable: a figure may run in
+# a pipeline's subshell.)
+bench() { # NAME ERR COMMAND...
+	local name=$1 err=$2 rc
+	shift 2
+	if [ "$err" = - ]; then "$@"; else "$@" 2>"$err"; fi | grep -v '^#'
+	rc=${PIPESTATUS[0]}
+	[ "$rc" -eq 0 ] && return 0
+	echo "run.sh: $name FAILED (exit status $rc$([ "$rc" -gt 128 ] &&
+		echo ", signal $(kill -l $((rc - 128)))")); its figures are missing or incomplete" >&2
+	[ "$err" = - ] || tail -n 3 "$err" >&2
+	echo "$name" >>"$tmp/failed"
+}
 min() { awk 'NR == 1 || $1 < m { m = $1 } END { print m }'; }
 # Runs a GTK benchmark on the display, or on an Xvfb of its own.
 on_display() {
@@ -254,39 +273,37 @@ figure diff.peak_rss_mb "$(awk '{ print int($2 / 1024) }' "$tmp/diff.txt" | sort
 # The same report from Python (issue 30), when the module was built.
 if ls "$build"/python/tilescope/_native.*.so >/dev/null 2>&1; then
 	echo "# import pva on the large report" >&2
-	PYTHONPATH="$build/python" "$(command -v /usr/bin/python3 || command -v python3)" \
-		tests/bench/python-pva.py "$tmp/run1" || fail "python-pva.py failed"
+	bench python-pva.py - env PYTHONPATH="$build/python" \
+		"$(command -v /usr/bin/python3 || command -v python3)" tests/bench/python-pva.py "$tmp/run1"
 fi
 
 # --- 4. The simulator against plain C -----------------------------------------
 echo "# the simulator against a plain C loop (tut5_ml's arithmetic)" >&2
-"$build/tests/bench/bench-simulator" | grep -v '^#' || fail "bench-simulator failed"
+bench bench-simulator - "$build/tests/bench/bench-simulator"
 
 # --- 5. Tracepoints and the trace viewport ------------------------------------
 echo "# tracepoint costs" >&2
-"$build/tests/bench/bench-pvti" | grep -v '^#' || fail "bench-pvti failed"
+bench bench-pvti - "$build/tests/bench/bench-pvti"
 # A tracepoint from Python, when the Python module was built (issue 30).
 if ls "$build"/python/tilescope/pvti.*.so >/dev/null 2>&1; then
-	PYTHONPATH="$build/python" "$(command -v /usr/bin/python3 || command -v python3)" \
-		tests/bench/python-pvti.py || fail "python-pvti.py failed"
+	bench python-pvti.py - env PYTHONPATH="$build/python" \
+		"$(command -v /usr/bin/python3 || command -v python3)" tests/bench/python-pvti.py
 fi
 echo "# viewport queries on a ${spans}-span trace" >&2
-"$build/tests/bench/bench-trace-viewport" "$spans" | grep -v '^#' ||
-	fail "bench-trace-viewport failed"
+bench bench-trace-viewport - "$build/tests/bench/bench-trace-viewport" "$spans"
 echo "# statistics of half a ${spans}-span trace over 64 threads" >&2
-"$build/tests/bench/bench-trace-stats" "$spans" 64 | grep -v '^#' || fail "bench-trace-stats failed"
+bench bench-trace-stats - "$build/tests/bench/bench-trace-stats" "$spans" 64
 echo "# Chrome trace-event JSON import (a synthetic PyTorch-shaped file)" >&2
-"$build/tests/bench/bench-chrome-import" | grep -v '^#' || fail "bench-chrome-import failed"
+bench bench-chrome-import - "$build/tests/bench/bench-chrome-import"
 echo "# graph profile JSON export of the sample reports, and the JSON writer under it" >&2
-"$build/tests/bench/bench-export" sample-reports/tut5_ml sample-reports/tut7_mk1 | grep -v '^#' ||
-	fail "bench-export failed"
+bench bench-export - "$build/tests/bench/bench-export" sample-reports/tut5_ml \
+	sample-reports/tut7_mk1
 
 # --- 6. The chart kit: snapshots of a 5,888-tile chart over a zoom sweep -------
 # Only when the GTK kit was built (meson option gui); it needs a display.
 if [ -x "$build/tests/bench/bench-chartkit" ]; then
 	echo "# chart kit: 200 snapshots of 5,888 tiles x 25 regions over a zoom/pan sweep" >&2
-	on_display "$build/tests/bench/bench-chartkit" 2>"$tmp/chartkit.err" | grep -v '^#' ||
-		fail "bench-chartkit failed"
+	bench bench-chartkit "$tmp/chartkit.err" on_display "$build/tests/bench/bench-chartkit"
 fi
 fi # [ $apps -eq 0 ]
 
@@ -307,28 +324,29 @@ if [ -x "$build/tests/bench/bench-graph-analyser" ]; then
 			fail "bert_synth with autoReport.all failed: $(tail -n 3 "$BENCH_ERR")"
 	fi
 	echo "# Graph Analyser on the large model's report ($large)" >&2
-	on_display "$build/tests/bench/bench-graph-analyser" "$large" 2>"$tmp/ga.err" |
-		grep -v '^#' || fail "bench-graph-analyser failed: $(tail -n 3 "$tmp/ga.err")"
+	bench bench-graph-analyser "$tmp/ga.err" on_display "$build/tests/bench/bench-graph-analyser" "$large"
 	echo "# Graph Analyser on the synthetic large report" >&2
 	mkdir -p "$tmp/ga-report"
 	"$build/tests/bench/bench-report-open" --write "$tmp/ga-report/profile.pop" ||
 		fail "writing the large report failed"
-	on_display "$build/tests/bench/bench-graph-analyser" "$tmp/ga-report" 2>"$tmp/ga-synth.err" |
-		grep -v '^#' | sed 's/^ga\./ga.synth./' ||
-		fail "bench-graph-analyser on the synthetic report failed"
+	bench "bench-graph-analyser (synthetic report)" "$tmp/ga-synth.err" \
+		on_display "$build/tests/bench/bench-graph-analyser" "$tmp/ga-report" | sed 's/^ga\./ga.synth./'
 fi
 
 # --- 8. The System Analyser on a large trace ----------------------------------
 # It writes its own trace ($sa_spans spans over 64 threads) with the pvti API.
 if [ -x "$build/tests/bench/bench-system-analyser" ]; then
 	echo "# System Analyser: open to first paint, timeline sweep, statistics on $sa_spans spans" >&2
-	on_display "$build/tests/bench/bench-system-analyser" "$sa_spans" 2>"$tmp/sa.err" |
-		grep -v '^#' || fail "bench-system-analyser failed"
+	bench bench-system-analyser "$tmp/sa.err" on_display "$build/tests/bench/bench-system-analyser" "$sa_spans"
 fi
 # Its search (no display needed): $sa_spans spans over 64 threads, written
 # by the benchmark itself; the answers are checked against tsr_trace_search.
 if [ -x "$build/tests/bench/bench-system-analyser-search" ]; then
 	echo "# System Analyser: search on $sa_spans spans" >&2
-	"$build/tests/bench/bench-system-analyser-search" "$sa_spans" 2>"$tmp/sa-search.err" |
-		grep -v '^#' || fail "bench-system-analyser-search failed"
+	bench bench-system-analyser-search "$tmp/sa-search.err" \
+		"$build/tests/bench/bench-system-analyser-search" "$sa_spans"
+fi
+if [ -s "$tmp/failed" ]; then
+	echo "run.sh: $(wc -l <"$tmp/failed") benchmark(s) failed: $(paste -sd, "$tmp/failed")" >&2
+	exit 1
 fi
