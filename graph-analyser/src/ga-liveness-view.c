@@ -49,6 +49,7 @@ struct _GaLivenessView {
 	char *job_name;               /* what it sums: "Selected tiles", "IPU 1" */
 	gint64 compared[MAX_COMPARE]; /* steps in the table's byte columns */
 	guint n_compared;
+	gboolean b_live;              /* bytes[1]: B's at compared[0], comparing one step */
 
 	/* From the template (ga-liveness-view.ui). */
 	GtkDropDown *scope;
@@ -699,6 +700,41 @@ static void show_step_work(GaLivenessView *self, gint64 step)
 		add_step_work(docs[d], step, cols[0][d], cols[1][d]);
 }
 
+/* Comparing one step: B's variables live at it beside A's (bytes[1] of
+ * `order`'s rows), matched by name; B's own get rows of their own, with
+ * no variable of A to select. FALSE when B has no such step. */
+static gboolean add_b_live(GaLivenessView *self, GPtrArray *order)
+{
+	GaDocument *b = compared(self);
+	const tsr_variable *vb;
+	size_t nb, *list = NULL, n = 0;
+	g_autoptr(GHashTable) by_name = g_hash_table_new(g_str_hash, g_str_equal);
+
+	if (tsr_report_get_variables(&vb, &nb, ga_document_get_report(b)) ||
+	    tsr_report_list_live_variables(&list, &n, ga_document_get_report(b),
+	                                   (size_t)self->compared[0]))
+		return FALSE;
+	for (guint i = 0; i < order->len; i++)
+		if (((GaVarRow *)order->pdata[i])->full_name)
+			g_hash_table_insert(by_name, (gpointer)((GaVarRow *)order->pdata[i])->full_name,
+			                    order->pdata[i]);
+	for (size_t i = 0; i < n; i++) {
+		GaVarRow *row;
+
+		if (list[i] >= nb)
+			continue;
+		row = vb[list[i]].name ? g_hash_table_lookup(by_name, vb[list[i]].name) : NULL;
+		if (!row) {
+			row = ga_var_row_new(b, &vb[list[i]], list[i]);
+			row->index = -1;
+			g_ptr_array_add(order, row);
+		}
+		ga_var_row_set_bytes(row, 1, vb[list[i]].bytes);
+	}
+	free(list);
+	return TRUE;
+}
+
 /* The table for the chart's selected steps (the first MAX_COMPARE). */
 static void on_chart_selection(TscChart *chart, gpointer data)
 {
@@ -708,14 +744,16 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 	const tsr_variable *vars = NULL;
 	size_t n_vars = 0;
 	tsr_report *report = ga_document_get_report(document(self));
-	g_autoptr(GHashTable) rows = g_hash_table_new_full(NULL, NULL, NULL, g_object_unref);
-	g_autoptr(GPtrArray) order = g_ptr_array_new();
+	g_autoptr(GHashTable) rows = g_hash_table_new(NULL, NULL);
+	g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func(g_object_unref);
+	guint n_a;
 	GtkBitsetIter it;
 	guint item, focus = tsc_chart_get_focus_item(chart);
 	gint64 shown;
 	g_autofree char *status = NULL;
 
 	self->n_compared = 0;
+	self->b_live = FALSE;
 	for (gboolean ok = gtk_bitset_iter_init_first(&it, sel, &item);
 	     ok && self->n_compared < MAX_COMPARE; ok = gtk_bitset_iter_next(&it, &item))
 		self->compared[self->n_compared++] = item;
@@ -751,15 +789,19 @@ static void on_chart_selection(TscChart *chart, gpointer data)
 		}
 		free(list);
 	}
+	n_a = order->len;
+	self->b_live = compared(self) && n_sel == 1 && add_b_live(self, order);
 	tsd_table_set_rows(self->live_table, order->pdata, order->len);
 	rebuild_live_columns(self);
 	{
-		g_autofree char *count = ga_format_u64(order->len);
+		g_autofree char *count = ga_format_u64(n_a);
 
 		if (n_sel == 1)
 			status = g_strdup_printf("%s variables live at step %" G_GINT64_FORMAT
-			                         " (always-live ones included)",
-			                         count, self->compared[0]);
+			                         " (always-live ones included)%s",
+			                         count, self->compared[0],
+			                         self->b_live ? "; B's at the same step beside them, by "
+			                                        "name" : "");
 		else if (n_sel <= MAX_COMPARE)
 			status = g_strdup_printf("%s variables live at one of the %u steps compared",
 			                         count, self->n_compared);
@@ -806,10 +848,12 @@ static void rebuild_live_columns(GaLivenessView *self)
 		g_autofree char *title = c < self->n_compared && self->n_compared > 1
 		                             ? g_strdup_printf("Step %" G_GINT64_FORMAT " bytes",
 		                                               self->compared[c])
-		                             : g_strdup("Bytes (all tiles)");
+		                             : g_strdup_printf("%sBytes (all tiles)",
+		                                               self->b_live ? (c ? "B: " : "A: ") : "");
 
 		gtk_column_view_column_set_title(col, title);
-		gtk_column_view_column_set_visible(col, c < MAX(self->n_compared, 1));
+		gtk_column_view_column_set_visible(col, c < MAX(self->n_compared, 1) ||
+		                                            (c == 1 && self->b_live));
 	}
 	tsd_table_sort_by(self->live_table, 1, GTK_SORT_DESCENDING);
 }

@@ -22,6 +22,7 @@
 #include "gtk-test-util.h"
 
 #include <tilescope/tsc-chart.h>
+#include <tilescope/tsd-table.h>
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -496,6 +497,27 @@ static void test_liveness(void **state)
 		cycles = ga_format_u64(e.cycles);
 		assert_non_null(visible_label_with(gtk_widget_get_prev_sibling(b_col), "Step 11: Sync"));
 		assert_non_null(gtu_find_label(b_col, cycles));
+	}
+	/* And the variables live at it in B beside A's, by name: each of B's
+	 * once in the B column. */
+	{
+		GListModel *live = G_LIST_MODEL(gtk_column_view_get_model(GTK_COLUMN_VIEW(table)));
+		size_t *list = NULL, n_b_live = 0;
+		guint with_b = 0;
+
+		assert_int_equal(tsr_report_list_live_variables(&list, &n_b_live, ga_document_get_report(b),
+		                                                11), 0);
+		free(list);
+		for (guint i = 0; i < g_list_model_get_n_items(live); i++) {
+			g_autoptr(GaVarRow) row = g_list_model_get_item(live, i);
+
+			with_b += (row->has_bytes & 2) != 0;
+		}
+		assert_true(n_b_live > 0);
+		assert_int_equal(with_b, n_b_live);
+		assert_string_equal(gtk_column_view_column_get_title(
+		                        tsd_table_get_column(TSD_TABLE(gtk_widget_get_ancestor(table, TSD_TYPE_TABLE)), 2)),
+		                    "B: Bytes (all tiles)");
 	}
 	ga_session_set_documents(session, a, NULL);
 	assert_null(visible_label_with(view, "B — "));
