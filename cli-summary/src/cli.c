@@ -17,7 +17,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -334,53 +333,6 @@ static bool parse_decimal(const char *s, double *out, const char **end)
 	*out = strtod(buf, NULL);
 	*end = p;
 	return isfinite(*out);
-}
-
-bool cli_parse_bytes(const char *s, uint64_t *out)
-{
-	static const struct {
-		const char *name;
-		double factor;
-	} units[] = {
-		{"", 1}, {"b", 1},
-		{"k", 1e3}, {"kb", 1e3}, {"m", 1e6}, {"mb", 1e6}, {"g", 1e9}, {"gb", 1e9},
-		{"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0},
-	};
-	const char *end;
-	double v;
-
-	if (!s || !parse_decimal(s, &v, &end))
-		return false;
-	if (*end == ' ')
-		end++;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcasecmp(end, units[i].name) != 0)
-			continue;
-		/* A fraction of a byte is only meaningful with a unit. */
-		if (units[i].factor == 1 && strchr(s, '.'))
-			return false;
-		double bytes = floor(v * units[i].factor);
-		if (bytes >= 18446744073709551616.0)
-			return false;
-		*out = (uint64_t)bytes;
-		return true;
-	}
-	return false;
-}
-
-bool cli_parse_percent(const char *s, double *out)
-{
-	const char *end;
-	double v;
-
-	if (!s || !parse_decimal(s, &v, &end))
-		return false;
-	if (*end == '%')
-		end++;
-	if (*end)
-		return false;
-	*out = v;
-	return true;
 }
 
 const char *cli_fmt_count(char buf[32], uint64_t v)

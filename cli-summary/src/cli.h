@@ -72,15 +72,6 @@ int cli_trace_fail(tsr_trace *trace);
 
 /* Parses a non-negative decimal integer (no sign, no junk, no overflow). */
 bool cli_parse_u64(const char *s, uint64_t *out);
-/* Parses a byte size: an integer with an optional unit B, K/KB, M/MB, G/GB
- * (powers of 1000) or KiB, MiB, GiB (powers of 1024), case-insensitive,
- * optionally separated by a space ("512", "64KB", "1.5 MiB" -> rounded
- * down to whole bytes). */
-bool cli_parse_bytes(const char *s, uint64_t *out);
-/* Parses a percentage: a finite non-negative decimal with an optional
- * trailing '%' ("5", "2.5%"). */
-bool cli_parse_percent(const char *s, double *out);
-
 /* `v` with thousands separators ("1,234,567") in buf; returns buf. */
 const char *cli_fmt_count(char buf[32], uint64_t v);
 

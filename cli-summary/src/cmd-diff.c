@@ -77,7 +77,7 @@ static int resolve_run(tsr_report *r, const char *path, int64_t asked, int64_t *
  * renders; the exit code says whether a limit was exceeded. */
 int cli_cmd_diff(int argc, char **argv)
 {
-	cli_limits limits = {0};
+	tsr_compare_limits *limits = NULL;
 	pending *pend = calloc((size_t)argc + 1, sizeof(*pend));
 	size_t n_pend = 0, n_checks = 0, failed = 0, top = 10;
 	const char *limits_file = NULL, *output = NULL, *program = NULL;
@@ -87,7 +87,7 @@ int cli_cmd_diff(int argc, char **argv)
 	bool all = false;
 	tsr_report *base = NULL, *newr = NULL;
 	tsr_comparison *cmp = NULL;
-	cli_check *checks = NULL;
+	tsr_limit_check *checks = NULL;
 	cli_output *out = NULL;
 	char err[1024];
 	int c, status = CLI_EXIT_ERROR;
@@ -106,12 +106,14 @@ int cli_cmd_diff(int argc, char **argv)
 		case OPT_FAIL_OOM:
 		case OPT_MAX_CATEGORY:
 		case OPT_MAX_INCREASE: {
-			cli_limits probe = {0};
+			tsr_compare_limits *probe = NULL;
 			pend[n_pend] = (pending){cli_options_name(&o, c), optarg};
 			/* Check the value now, so a bad one is a usage error. */
-			int bad = cli_limits_option(&probe, pend[n_pend].option, optarg, err,
-			                            sizeof(err));
-			cli_limits_free(&probe);
+			int bad = tsr_compare_limits_new(&probe) ||
+			          tsr_compare_limits_set_option(probe, pend[n_pend].option, optarg);
+			snprintf(err, sizeof(err), "%s",
+			         probe ? tsr_compare_limits_get_error(probe) : "out of memory");
+			tsr_compare_limits_free(probe);
 			if (bad) {
 				free(pend);
 				return cli_usage_error("diff", usage, "%s", err);
@@ -196,13 +198,17 @@ int cli_cmd_diff(int argc, char **argv)
 		                                         : "two reports only: BASE and NEW");
 	}
 	/* The file first, then the options over it. */
-	if (limits_file && cli_limits_load(&limits, limits_file, err, sizeof(err))) {
+	if (tsr_compare_limits_new(&limits)) {
+		cli_error("out of memory");
+		goto cleanup;
+	}
+	if (limits_file && cli_limits_load(limits, limits_file, err, sizeof(err))) {
 		cli_error("%s", err);
 		goto cleanup;
 	}
 	for (size_t i = 0; i < n_pend; i++)
-		if (cli_limits_option(&limits, pend[i].option, pend[i].value, err, sizeof(err))) {
-			cli_error("%s", err);
+		if (tsr_compare_limits_set_option(limits, pend[i].option, pend[i].value)) {
+			cli_error("%s", tsr_compare_limits_get_error(limits));
 			goto cleanup;
 		}
 
@@ -240,8 +246,8 @@ int cli_cmd_diff(int argc, char **argv)
 			cli_error("comparing the reports failed: %s", tsr_error_name(rc));
 		goto cleanup;
 	}
-	if (cli_limits_check(&limits, cmp, &checks, &n_checks, err, sizeof(err))) {
-		cli_error("%s", err);
+	if (tsr_compare_limits_list_checks(&checks, &n_checks, limits, cmp)) {
+		cli_error("%s", tsr_compare_limits_get_error(limits));
 		goto cleanup;
 	}
 	for (size_t i = 0; i < n_checks; i++)
@@ -285,7 +291,7 @@ int cli_cmd_diff(int argc, char **argv)
 		/* Also on stderr, so a CI log shows why even when the report went
 		 * to a file. */
 		for (size_t i = 0; i < n_checks; i++) {
-			const cli_check *k = &checks[i];
+			const tsr_limit_check *k = &checks[i];
 			char b[32] = "none", n[32] = "none", lim[2048];
 
 			if (k->passed)
@@ -296,7 +302,7 @@ int cli_cmd_diff(int argc, char **argv)
 				snprintf(n, sizeof(n), "%" PRIu64, k->new_value);
 			fprintf(stderr,
 			        "tilescope: regression: %s went from %s to %s, over the limit %s\n",
-			        k->limit->metric, b, n, cli_limit_format(k->limit, lim, sizeof(lim)));
+			        k->limit->metric, b, n, tsr_limit_fill_option(k->limit, lim, sizeof(lim)));
 		}
 		status = CLI_EXIT_REGRESSION;
 	}
@@ -307,7 +313,7 @@ cleanup:
 	tsr_comparison_free(cmp);
 	tsr_report_free(base);
 	tsr_report_free(newr);
-	cli_limits_free(&limits);
+	tsr_compare_limits_free(limits);
 	free(pend);
 	return status;
 }

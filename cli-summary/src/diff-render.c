@@ -46,11 +46,11 @@
 
 /* --- Groups and verdicts ---------------------------------------------------------- */
 
-/* The groups' names; the groups are limits.h's (cli_metric_group_of). */
+/* The groups' names; the groups are compare.h's (tsr_metric_get_group). */
 static const struct {
 	const char *key;        /* JSON */
 	const char *title;      /* text and Markdown */
-} groups[CLI_N_GROUPS] = {
+} groups[TSR_N_GROUPS] = {
 	{"total", "Totals"},
 	{"run", "Per run of each program"},
 	{"category", "Memory by category"},
@@ -159,7 +159,7 @@ static const char *check_value(char buf[32], bool present, uint64_t v)
 }
 
 /* new - base of a limit check, saturated like compare.h's changes. */
-static int64_t check_change(const cli_check *k)
+static int64_t check_change(const tsr_limit_check *k)
 {
 	if (k->new_value >= k->base)
 		return k->new_value - k->base > (uint64_t)INT64_MAX ? INT64_MAX
@@ -189,7 +189,7 @@ static int by_change_cb(const void *a, const void *b)
 
 /* The deltas of one group to show: changed ones (all with --all), largest
  * change first; *more counts those cut by --top. Malloc'd. */
-static const tsr_delta **select_group(const cli_diff *d, cli_metric_group group, size_t *n,
+static const tsr_delta **select_group(const cli_diff *d, tsr_metric_group group, size_t *n,
                                       size_t *more, size_t *n_changed)
 {
 	size_t total = tsr_comparison_get_count(d->cmp), k = 0;
@@ -200,16 +200,16 @@ static const tsr_delta **select_group(const cli_diff *d, cli_metric_group group,
 		return NULL;
 	for (size_t i = 0; i < total; i++) {
 		const tsr_delta *x = tsr_comparison_get_delta(d->cmp, i);
-		if (cli_metric_group_of(x->metric) != group)
+		if (tsr_metric_get_group(x->metric) != group)
 			continue;
 		if (changed(x))
 			(*n_changed)++;
 		/* Totals and each program's run are shown whole: the cost of a
 		 * run that did not change is part of the picture. */
-		if (group == CLI_GROUP_TOTAL || group == CLI_GROUP_RUN || d->all || changed(x))
+		if (group == TSR_GROUP_TOTAL || group == TSR_GROUP_RUN || d->all || changed(x))
 			rows[k++] = x;
 	}
-	if (group != CLI_GROUP_TOTAL && group != CLI_GROUP_RUN) {
+	if (group != TSR_GROUP_TOTAL && group != TSR_GROUP_RUN) {
 		/* Largest absolute change first. A group may hold a large
 		 * report's every variable, so not an insertion sort. */
 		qsort(rows, k, sizeof(*rows), by_change_cb);
@@ -355,14 +355,14 @@ static int render_text(FILE *out, const cli_diff *d)
 	if (d->n_checks) {
 		fputs("\nLimits:\n", out);
 		for (size_t i = 0; i < d->n_checks; i++) {
-			const cli_check *k = &d->checks[i];
+			const tsr_limit_check *k = &d->checks[i];
 			int64_t change = check_change(k);
 			fprintf(out, "  %s%s%s  ", d->colours ? (k->passed ? GREEN : RED) : "",
 			        k->passed ? "PASS" : "FAIL", d->colours ? RESET : "");
 			put_clean(out, k->limit->metric);
 			fprintf(out, ": %s -> %s (%s)  limit ", check_value(b, k->in_base, k->base),
 			        check_value(n, k->in_new, k->new_value), fmt_change(c, change));
-			put_clean(out, cli_limit_format(k->limit, lim, sizeof(lim)));
+			put_clean(out, tsr_limit_fill_option(k->limit, lim, sizeof(lim)));
 			fputc('\n', out);
 		}
 		if (d->failed)
@@ -372,7 +372,7 @@ static int render_text(FILE *out, const cli_diff *d)
 		else
 			fprintf(out, "  %s\n", limits_met(d->n_checks));
 	}
-	for (cli_metric_group g = 0; g < CLI_N_GROUPS; g++) {
+	for (tsr_metric_group g = 0; g < TSR_N_GROUPS; g++) {
 		size_t nrows, more, n_changed, width = 20;
 		const tsr_delta **rows = select_group(d, g, &nrows, &more, &n_changed);
 
@@ -385,7 +385,7 @@ static int render_text(FILE *out, const cli_diff *d)
 		for (size_t i = 0; i < nrows; i++)
 			if (strlen(rows[i]->metric) > width)
 				width = strlen(rows[i]->metric) < 70 ? strlen(rows[i]->metric) : 70;
-		if (g == CLI_GROUP_TOTAL)
+		if (g == TSR_GROUP_TOTAL)
 			fprintf(out, "\n%s\n", groups[g].title);
 		else
 			fprintf(out, "\n%s: %zu changed\n", groups[g].title, n_changed);
@@ -456,7 +456,7 @@ static int render_json(FILE *out, const cli_diff *d)
 	if (ok && mixed)
 		ok = cJSON_AddItemToArray(notes, cJSON_CreateString(memory_mixed_note(d->cmp)));
 	for (size_t i = 0; ok && i < d->n_checks; i++) {
-		const cli_check *k = &d->checks[i];
+		const tsr_limit_check *k = &d->checks[i];
 		cJSON *o = cJSON_CreateObject();
 		ok = o && cJSON_AddItemToArray(limits, o);
 		if (!ok) {
@@ -484,7 +484,7 @@ static int render_json(FILE *out, const cli_diff *d)
 		}
 		ok = cli_json_put(o, "metric", cli_json_str(x->metric)) &&
 		     cli_json_put(o, "group",
-		                  cJSON_CreateString(groups[cli_metric_group_of(x->metric)].key)) &&
+		                  cJSON_CreateString(groups[tsr_metric_get_group(x->metric)].key)) &&
 		     cli_json_put(o, "unit", cJSON_CreateString(unit_key(x->unit))) &&
 		     cli_json_put(o, "in_base", cJSON_CreateBool(x->in_base)) &&
 		     cli_json_put(o, "in_new", cJSON_CreateBool(x->in_new)) &&
@@ -617,11 +617,11 @@ static int render_markdown(FILE *out, const cli_diff *d)
 	if (d->n_checks) {
 		fputs("| | Limit | Metric | Base | New | Change |\n|---|---|---|---:|---:|---:|\n", out);
 		for (size_t i = 0; i < d->n_checks; i++) {
-			const cli_check *k = &d->checks[i];
+			const tsr_limit_check *k = &d->checks[i];
 			/* Escaped text, not a code span: a backslash escape would show
 			 * inside one. */
 			fprintf(out, "| %s | ", k->passed ? "✅" : "❌");
-			if (!md_cell(out, cli_limit_format(k->limit, lim, sizeof(lim))))
+			if (!md_cell(out, tsr_limit_fill_option(k->limit, lim, sizeof(lim))))
 				return -1;
 			fputs(" | ", out);
 			if (!md_cell(out, k->limit->metric))
@@ -631,7 +631,7 @@ static int render_markdown(FILE *out, const cli_diff *d)
 		}
 		fputc('\n', out);
 	}
-	for (cli_metric_group g = 0; g < CLI_N_GROUPS; g++) {
+	for (tsr_metric_group g = 0; g < TSR_N_GROUPS; g++) {
 		size_t nrows, more, n_changed;
 		const tsr_delta **rows = select_group(d, g, &nrows, &more, &n_changed);
 		bool ok;
@@ -642,7 +642,7 @@ static int render_markdown(FILE *out, const cli_diff *d)
 			free(rows);
 			continue;
 		}
-		if (g == CLI_GROUP_TOTAL)
+		if (g == TSR_GROUP_TOTAL)
 			fprintf(out, "### %s\n\n", groups[g].title);
 		else
 			fprintf(out, "<details><summary>%s: %zu changed</summary>\n\n", groups[g].title,
@@ -653,7 +653,7 @@ static int render_markdown(FILE *out, const cli_diff *d)
 			return -1;
 		if (more)
 			fprintf(out, "\n… and %zu more\n", more);
-		fputs(g == CLI_GROUP_TOTAL ? "\n" : "\n</details>\n\n", out);
+		fputs(g == TSR_GROUP_TOTAL ? "\n" : "\n</details>\n\n", out);
 	}
 	return 0;
 }
@@ -753,12 +753,12 @@ static int render_junit(FILE *out, const cli_diff *d)
 	if (d->n_checks == 0)
 		fputs("    <testcase classname=\"tilescope.diff\" name=\"compare\"/>\n", out);
 	for (size_t i = 0; i < d->n_checks; i++) {
-		const cli_check *k = &d->checks[i];
+		const tsr_limit_check *k = &d->checks[i];
 		fputs("    <testcase classname=\"tilescope.diff\" name=\"", out);
 		if (!xml_text(out, k->limit->metric))
 			return -1;
 		fputc(' ', out);
-		if (!xml_text(out, cli_limit_format(k->limit, lim, sizeof(lim))))
+		if (!xml_text(out, tsr_limit_fill_option(k->limit, lim, sizeof(lim))))
 			return -1;
 		if (k->passed) {
 			fputs("\"/>\n", out);

@@ -22,7 +22,7 @@ typedef struct cli_diff {
 	int64_t base_run, new_run;         /* the runs compared (-1: no runs) */
 	size_t base_runs, new_runs;        /* runs each report keeps */
 	const tsr_comparison *cmp;
-	const cli_check *checks;
+	const tsr_limit_check *checks;
 	size_t n_checks, failed;
 	bool all;                          /* unchanged items too */
 	size_t top;                        /* changed items per group (0: all) */

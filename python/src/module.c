@@ -42,24 +42,91 @@ static PyObject *tspy_open(PyObject *self, PyObject *args)
 	return (PyObject *)r;
 }
 
-/* compare(base, new, base_run, new_run, program): tsr_compare_programs'
+/* The limits of compare(): (option, value or None) pairs as `tilescope
+ * diff`'s options name them; ValueError with reportlib's message (what
+ * the command prints) on a bad one. NULL with the error set. */
+static tsr_compare_limits *parse_limits(PyObject *pairs)
+{
+	tsr_compare_limits *limits = NULL;
+	PyObject *seq = PySequence_Fast(pairs, "compare: limits must be a sequence");
+	if (!seq)
+		return NULL;
+	if (tsr_compare_limits_new(&limits) != TSR_OK) {
+		Py_DECREF(seq);
+		return (tsr_compare_limits *)PyErr_NoMemory();
+	}
+	for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+		const char *option, *value;
+		if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "sz:compare limit", &option,
+		                      &value))
+			goto fail;
+		if (tsr_compare_limits_set_option(limits, option, value) != TSR_OK) {
+			PyErr_SetString(PyExc_ValueError, tsr_compare_limits_get_error(limits));
+			goto fail;
+		}
+	}
+	Py_DECREF(seq);
+	return limits;
+fail:
+	Py_DECREF(seq);
+	tsr_compare_limits_free(limits);
+	return NULL;
+}
+
+/* The checks of `limits` against `cmp` as (option, metric, threshold, base,
+ * new, in_base, in_new, passed) tuples; ValueError when a limit cannot be
+ * checked (its metric is in neither report ...), as the command refuses. */
+static PyObject *list_checks(tsr_compare_limits *limits, const tsr_comparison *cmp)
+{
+	tsr_limit_check *checks = NULL;
+	size_t n = 0;
+	if (tsr_compare_limits_list_checks(&checks, &n, limits, cmp) != TSR_OK) {
+		PyErr_SetString(PyExc_ValueError, tsr_compare_limits_get_error(limits));
+		return NULL;
+	}
+	PyObject *out = PyList_New((Py_ssize_t)n);
+	for (size_t i = 0; out && i < n; i++) {
+		const tsr_limit_check *k = &checks[i];
+		PyObject *t = Py_BuildValue("(sssKKNNN)", k->limit->option, k->limit->metric,
+		                            k->limit->threshold, (unsigned long long)k->base,
+		                            (unsigned long long)k->new_value, PyBool_FromLong(k->in_base),
+		                            PyBool_FromLong(k->in_new), PyBool_FromLong(k->passed));
+		if (!t)
+			Py_CLEAR(out);
+		else
+			PyList_SET_ITEM(out, (Py_ssize_t)i, t);
+	}
+	free(checks);
+	return out;
+}
+
+/* compare(base, new, base_run, new_run, program, limits): tsr_compare_programs'
  * deltas as (metric, unit, in_base, in_new, base, new, change, percent,
- * verdict) tuples and the compared programs as (base name, new name,
- * base runs, new runs) tuples; runs as tsr_compare_options has them (-2:
- * averaged per program), `program` None for every program. Both locks are held
- * (one when base is new), without the GIL. */
+ * verdict) tuples, the compared programs as (base name, new name,
+ * base runs, new runs) tuples and the limits' checks (list_checks); runs
+ * as tsr_compare_options has them (-2: averaged per program), `program`
+ * None for every program, `limits` as parse_limits takes them (checked
+ * before the reports are compared). Both locks are held (one when base is
+ * new), without the GIL. */
 static PyObject *tspy_compare(PyObject *self, PyObject *args)
 {
 	static const char *const units[] = {"bytes", "cycles", "tiles", "count", "flops"};
 	tspy_report *a, *b;
+	PyObject *pairs;
 	tsr_compare_options opts = TSR_COMPARE_OPTIONS_INIT;
-	if (!PyArg_ParseTuple(args, "O!O!LLz:compare", &tspy_report_type, &a, &tspy_report_type,
-	                      &b, &opts.base_run, &opts.new_run, &opts.program))
+	if (!PyArg_ParseTuple(args, "O!O!LLzO:compare", &tspy_report_type, &a, &tspy_report_type,
+	                      &b, &opts.base_run, &opts.new_run, &opts.program, &pairs))
 		return NULL;
-	if (tspy_lock(a))
+	tsr_compare_limits *limits = parse_limits(pairs);
+	if (!limits)
 		return NULL;
+	if (tspy_lock(a)) {
+		tsr_compare_limits_free(limits);
+		return NULL;
+	}
 	if (b != a && tspy_lock(b)) {
 		tspy_unlock(a);
+		tsr_compare_limits_free(limits);
 		return NULL;
 	}
 	tsr_comparison *cmp = NULL;
@@ -98,8 +165,12 @@ static PyObject *tspy_compare(PyObject *self, PyObject *args)
 			Py_CLEAR(progs);
 		Py_XDECREF(t);
 	}
-	Py_SETREF(out, progs ? Py_BuildValue("(ON)", out, progs) : NULL);
+	PyObject *checks = progs ? list_checks(limits, cmp) : NULL;
+	Py_SETREF(out, checks ? Py_BuildValue("(ONN)", out, progs, checks) : NULL);
+	if (!checks)
+		Py_XDECREF(progs);
 done:
+	tsr_compare_limits_free(limits);
 	tsr_comparison_free(cmp);
 	if (b != a)
 		tspy_unlock(b);
@@ -144,7 +215,7 @@ static PyMethodDef tspy_methods[] = {
 	{"vocabulary", tspy_vocabulary, METH_NOARGS, "vocabulary() -> the format's words"},
 	{"open", tspy_open, METH_VARARGS, "open(path) -> Report: opens a profile.pop"},
 	{"compare", tspy_compare, METH_VARARGS,
-	 "compare(base, new, base_run, new_run, program) -> [delta tuples]"},
+	 "compare(base, new, base_run, new_run, program, limits) -> (deltas, programs, checks)"},
 	{NULL, NULL, 0, NULL},
 };
 

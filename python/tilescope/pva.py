@@ -385,17 +385,60 @@ def openReport(profile, debug=None):
             raise Error(str(e).replace(os.path.join(d, "profile.pop"), profile)) from None
 
 
-def compare(base, new, base_run=-2, new_run=-2, program=None):
+# compare()'s limit keywords: `tilescope diff`'s limit options with "_" for "-".
+_LIMITS = ("max_memory_increase", "max_cycles_increase", "max_tile_memory", "fail_on_oom",
+           "max_category_increase", "max_increase")
+
+
+def _limit_text(value):
+    """A limit's value as its option text: a number as the limits file
+    writes it (2.5 -> "2.5", 1.0 -> "1")."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:.6f}".rstrip("0").rstrip(".")
+    return value
+
+
+def _limit_pairs(limits):
+    """(option, value) pairs in the keywords' order; NAME:VALUE options take
+    "NAME:VALUE" or a dict {NAME: VALUE}, fail_on_oom a bool."""
+    pairs = []
+    for key, value in limits.items():
+        if key not in _LIMITS:
+            raise TypeError(f"compare() got an unexpected keyword argument '{key}'")
+        option = key.replace("_", "-")
+        if key == "fail_on_oom":
+            if value:
+                pairs.append((option, None))
+        elif isinstance(value, dict):
+            pairs += [(option, f"{name}:{_limit_text(v)}") for name, v in value.items()]
+        else:
+            pairs.append((option, _limit_text(value)))
+    return pairs
+
+
+def compare(base, new, base_run=-2, new_run=-2, program=None, **limits):
     """reportlib's comparison of two reports, as `tilescope diff
-    --format=json` prints it: {"programs": [...], "deltas": [...]}. Runs
-    are averaged per program unless base_run / new_run name one (-1: the
-    last kept)."""
-    deltas, programs = _native.compare(base._n, new._n, base_run, new_run, program)
+    --format=json` prints it with the same limits: {"programs": [...],
+    "regression": bool, "limits": [...], "deltas": [...]}. Runs are
+    averaged per program unless base_run / new_run name one (-1: the last
+    kept). Limits are diff's options in Python spelling
+    (max_cycles_increase="1%", max_category_increase={"stack": "2%"},
+    fail_on_oom=True ...); a bad one raises ValueError with diff's message."""
+    deltas, programs, checks = _native.compare(base._n, new._n, base_run, new_run, program,
+                                               _limit_pairs(limits))
     keys = ("metric", "unit", "in_base", "in_new", "base", "new", "change", "percent",
             "verdict")
     deltas = [dict(zip(keys, d)) for d in deltas]
     for d in deltas:  # as the diff's JSON: no percent without both sides and a base
         if not (d["in_base"] and d["in_new"] and d["base"]):
             d["percent"] = None
+    checks = [dict(zip(("limit", "metric", "threshold", "base", "new", "in_base", "in_new",
+                        "passed"), k)) for k in checks]
+    for k in checks:  # the diff's JSON figures of a check
+        k["change"] = k["new"] - k["base"]
+        k["percent"] = ((float(k["new"]) - float(k["base"])) * 100.0 / float(k["base"])
+                        if k["in_base"] and k["in_new"] and k["base"] else None)
     return {"programs": [dict(zip(("base", "new", "base_runs", "new_runs"), p))
-                         for p in programs], "deltas": deltas}
+                         for p in programs],
+            "regression": not all(k["passed"] for k in checks), "limits": checks,
+            "deltas": deltas}

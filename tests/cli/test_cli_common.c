@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,54 +35,6 @@ static void test_parse_u64(void **state)
 	assert_false(cli_parse_u64("12x", &v));
 	assert_false(cli_parse_u64(" 1", &v));
 	assert_false(cli_parse_u64(NULL, &v));
-}
-
-static void test_parse_bytes(void **state)
-{
-	uint64_t v = 0;
-
-	(void)state;
-	assert_true(cli_parse_bytes("512", &v));
-	assert_int_equal(v, 512);
-	assert_true(cli_parse_bytes("512B", &v));
-	assert_int_equal(v, 512);
-	assert_true(cli_parse_bytes("64KB", &v));
-	assert_int_equal(v, 64000);
-	assert_true(cli_parse_bytes("64k", &v));
-	assert_int_equal(v, 64000);
-	assert_true(cli_parse_bytes("1.5 MiB", &v));
-	assert_int_equal(v, 1572864);
-	assert_true(cli_parse_bytes("2gib", &v));
-	assert_true(v == 2147483648ULL);
-	assert_true(cli_parse_bytes("0.0001KB", &v));
-	assert_int_equal(v, 0);
-	assert_false(cli_parse_bytes("1.5", &v));      /* a fraction of a byte */
-	assert_false(cli_parse_bytes("1.5B", &v));
-	assert_false(cli_parse_bytes("12 parsecs", &v));
-	assert_false(cli_parse_bytes("-1KB", &v));
-	assert_false(cli_parse_bytes("KB", &v));
-	assert_false(cli_parse_bytes("1e9", &v));
-	assert_false(cli_parse_bytes("inf", &v));
-	assert_false(cli_parse_bytes("99999999999GB", &v)); /* past 2^64 */
-	assert_false(cli_parse_bytes("1  KB", &v));
-}
-
-static void test_parse_percent(void **state)
-{
-	double v = -1;
-
-	(void)state;
-	assert_true(cli_parse_percent("5", &v));
-	assert_true(fabs(v - 5) < 1e-12);
-	assert_true(cli_parse_percent("2.5%", &v));
-	assert_true(fabs(v - 2.5) < 1e-12);
-	assert_true(cli_parse_percent("0", &v));
-	assert_true(v == 0);
-	assert_false(cli_parse_percent("-1", &v));
-	assert_false(cli_parse_percent("5%%", &v));
-	assert_false(cli_parse_percent("nan", &v));
-	assert_false(cli_parse_percent("%", &v));
-	assert_false(cli_parse_percent("5 %", &v));
 }
 
 /*
@@ -394,8 +345,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_u64),
-		cmocka_unit_test(test_parse_bytes),
-		cmocka_unit_test(test_parse_percent),
 		cmocka_unit_test_setup_teardown(test_output_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_targets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_progress, setup, teardown),

@@ -6,6 +6,7 @@ import glob
 import json
 import os
 import shutil
+import subprocess
 import sys
 import threading
 
@@ -13,7 +14,7 @@ import pytest
 
 import pva
 import tilescope
-from conftest import LARGE, ROOT, SAMPLES, sql, tilescope_json
+from conftest import LARGE, ROOT, SAMPLES, _env, sql, tilescope_json
 
 
 @pytest.fixture(scope="module")
@@ -247,6 +248,49 @@ def test_compare_is_the_diff():
     same = tilescope.compare(pva.openReport(base), pva.openReport(base))
     assert {d["verdict"] for d in same["deltas"]} == {"same"}
 
+
+
+@pytest.mark.parametrize("limits, options, exceeded", [
+    ({"max_cycles_increase": 1, "max_tile_memory": "600KB", "fail_on_oom": True,
+      "max_category_increase": {"stack": "2%"}},
+     ["--max-cycles-increase=1", "--max-tile-memory=600KB", "--fail-on-oom",
+      "--max-category-increase=stack:2%"], True),
+    ({"max_cycles_increase": "400%", "max_memory_increase": "40MB",
+      "max_increase": {"graph.edges": 100, "memory.max_tile": "30KB"}},
+     ["--max-cycles-increase=400%", "--max-memory-increase=40MB",
+      "--max-increase=graph.edges:100", "--max-increase=memory.max_tile:30KB"], False),
+], ids=["exceeded", "within"])
+def test_compare_limits_are_the_diffs(limits, options, exceeded):
+    base, new = SAMPLES[3], SAMPLES[2]
+    got = tilescope.compare(pva.openReport(base), pva.openReport(new), **limits)
+    run = subprocess.run([os.environ.get("TILESCOPE", "tilescope"), "diff", "--format=json",
+                          *options, base, new], capture_output=True, text=True, env=_env())
+    assert run.returncode == (1 if exceeded else 0), run.stderr
+    diff = json.loads(run.stdout)
+    assert got["regression"] is diff["regression"] is exceeded
+    for k in diff["limits"]:
+        k["percent"] = k["percent"] and pytest.approx(k["percent"], rel=1e-12)
+    assert got["limits"] == diff["limits"]
+    assert len(got["limits"]) == len(options) + ("max_memory_increase" in limits)
+
+
+@pytest.mark.parametrize("limits, option", [
+    ({"max_tile_memory": "5%"}, "--max-tile-memory=5%"),
+    ({"max_category_increase": {"noSuchCategory": 5}},
+     "--max-category-increase=noSuchCategory:5"),
+    ({"max_increase": "cycles.vertex_type.Typo:5"}, "--max-increase=cycles.vertex_type.Typo:5"),
+])
+def test_compare_bad_limit_says_what_diff_says(limits, option):
+    base, new = SAMPLES[3], SAMPLES[2]
+    run = subprocess.run([os.environ.get("TILESCOPE", "tilescope"), "diff", option, base, new],
+                         capture_output=True, text=True, env=_env())
+    assert run.returncode == 2
+    message = run.stderr.splitlines()[0].removeprefix("tilescope: ")
+    with pytest.raises(ValueError) as e:
+        tilescope.compare(pva.openReport(base), pva.openReport(new), **limits)
+    assert str(e.value) == message
+    with pytest.raises(TypeError, match="max_speed"):
+        tilescope.compare(pva.openReport(base), pva.openReport(new), max_speed=1)
 
 def test_errors_carry_reportlibs_message(tmp_path):
     with pytest.raises(pva.Error, match="no such file|not found|No such"):

@@ -151,6 +151,112 @@ TSR_API size_t tsr_comparison_get_program_count(const tsr_comparison *cmp);
 TSR_API const tsr_compared_program *tsr_comparison_get_program(const tsr_comparison *cmp,
                                                                size_t i);
 
+/* --- Limits: what `tilescope diff` gates on ------------------------------- */
+
+/* The groups of the metrics, in tsr_comparison_get_delta's order: the
+ * totals, then the per-item groups (a metric of an item that one report
+ * may lack). */
+typedef enum tsr_metric_group {
+	TSR_GROUP_TOTAL = 0,
+	TSR_GROUP_RUN,
+	TSR_GROUP_CATEGORY,
+	TSR_GROUP_STEP_TYPE,
+	TSR_GROUP_VERTEX_TYPE,
+	TSR_GROUP_OPERATION,
+	TSR_GROUP_COMPUTE_SET,
+	TSR_GROUP_VARIABLE,
+	TSR_GROUP_PROGRAM,
+	TSR_N_GROUPS
+} tsr_metric_group;
+
+/* The group of a metric from its name's prefix ("cycles.vertex_type." ->
+ * TSR_GROUP_VERTEX_TYPE); TSR_GROUP_TOTAL for any other name. */
+TSR_API tsr_metric_group tsr_metric_get_group(const char *metric);
+
+typedef enum tsr_limit_kind {
+	TSR_LIMIT_PERCENT = 0, /* new may exceed base by at most `percent` % of base */
+	TSR_LIMIT_INCREASE,    /* new may exceed base by at most `amount` */
+	TSR_LIMIT_CEILING      /* new may be at most `amount` */
+} tsr_limit_kind;
+
+/* One limit. Borrowed from its tsr_compare_limits. */
+typedef struct tsr_limit {
+	const char *option;    /* the option that set it, without "--" ("max-cycles-increase") */
+	const char *metric;    /* the metric it checks */
+	const char *threshold; /* the value as written ("1%", "64KiB"; "" for fail-on-oom) */
+	tsr_limit_kind kind;
+	double percent;        /* TSR_LIMIT_PERCENT */
+	uint64_t amount;       /* TSR_LIMIT_INCREASE, TSR_LIMIT_CEILING: bytes or cycles */
+} tsr_limit;
+
+/* A set of limits, as `tilescope diff`'s options name them. */
+typedef struct tsr_compare_limits tsr_compare_limits;
+
+/* An empty set; the caller frees with tsr_compare_limits_free(). */
+TSR_API int tsr_compare_limits_new(tsr_compare_limits **out);
+TSR_API void tsr_compare_limits_free(tsr_compare_limits *limits);
+
+/*
+ * Adds what `tilescope diff --OPTION=VALUE` means (`option` without
+ * "--"); the same option on the same metric again replaces it:
+ *   max-memory-increase: "N%" or "N" (percent of the base) or a byte size
+ *     "64KiB" (an increase), on memory.total_including_gaps and memory.total;
+ *   max-cycles-increase: "N%", "N" or "N cycles" / "Ncycles", on cycles.total;
+ *   max-tile-memory: a byte size, a ceiling on memory.max_tile;
+ *   fail-on-oom: value ignored (NULL), a ceiling of 0 on memory.oom_tiles;
+ *   max-category-increase: "CATEGORY:VALUE" (a tsr_category_name()), as
+ *     max-memory-increase on memory.category.CATEGORY;
+ *   max-increase: "METRIC:VALUE", a percentage, or a byte size for
+ *     memory.*, a cycle count for cycles.*.
+ * A bad option or value: TSR_ERR_INVALID_ARGUMENT and one line naming it
+ * (tsr_compare_limits_get_error), the set unchanged.
+ */
+TSR_API int tsr_compare_limits_set_option(tsr_compare_limits *limits, const char *option,
+                                          const char *value);
+/* The message of the last failed call on `limits` ("" when none). Valid
+ * until the next call on it. */
+TSR_API const char *tsr_compare_limits_get_error(const tsr_compare_limits *limits);
+/* The limits in the order they were first added; borrowed, valid until
+ * the next tsr_compare_limits_set_option or _free. */
+TSR_API size_t tsr_compare_limits_get_count(const tsr_compare_limits *limits);
+TSR_API const tsr_limit *tsr_compare_limits_get_limit(const tsr_compare_limits *limits, size_t i);
+
+/* The result of one limit against the two reports. */
+typedef struct tsr_limit_check {
+	const tsr_limit *limit;    /* borrowed from the tsr_compare_limits */
+	uint64_t base, new_value;  /* 0 for a side without the metric */
+	bool in_base, in_new;
+	bool passed;
+} tsr_limit_check;
+
+/*
+ * Checks every limit against `cmp`: *out (*n entries, in the limits'
+ * order) is malloc'd, the caller frees it. A gate that cannot check must
+ * not pass silently, so these are TSR_ERR_INVALID_ARGUMENT with a message
+ * naming the option and the metric: a metric in neither report (a typo
+ * in a CI configuration); a total (TSR_GROUP_TOTAL) that one report
+ * lacks, such as cycles.total of a report that keeps no runs. A per-item
+ * metric in one report only is checked: an item gone from the new report
+ * passes, a new item grew from 0.
+ */
+TSR_API int tsr_compare_limits_list_checks(tsr_limit_check **out, size_t *n,
+                                           tsr_compare_limits *limits, const tsr_comparison *cmp);
+/* Finds the delta of `metric` in `ctx` (NULL: neither report has it). */
+typedef const tsr_delta *(*tsr_delta_lookup_cb)(const void *ctx, const char *metric);
+/* tsr_compare_limits_list_checks over deltas that `lookup` finds in `ctx`
+ * (deltas of the caller's own, such as a test's). */
+TSR_API int tsr_compare_limits_list_checks_from(tsr_limit_check **out, size_t *n,
+                                                tsr_compare_limits *limits,
+                                                tsr_delta_lookup_cb lookup, const void *ctx);
+/* Whether `limit` passes for these two values (the rule of the checks). */
+TSR_API bool tsr_limit_get_passed(const tsr_limit *limit, bool in_base, uint64_t base,
+                                  bool in_new, uint64_t new_value);
+/* Fills buf (size bytes, cut to fit) with the limit as its option:
+ * "--max-cycles-increase=1", "--fail-on-oom",
+ * "--max-category-increase=vertexCode:5%",
+ * "--max-increase=cycles.vertex_type.Dot:10". Returns buf. */
+TSR_API const char *tsr_limit_fill_option(const tsr_limit *limit, char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif
