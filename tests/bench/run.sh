@@ -273,7 +273,7 @@ figure diff.peak_rss_mb "$(awk '{ print int($2 / 1024) }' "$tmp/diff.txt" | sort
 # The same report from Python (issue 30), when the module was built.
 if ls "$build"/python/tilescope/_native.*.so >/dev/null 2>&1; then
 	echo "# import pva on the large report" >&2
-	bench python-pva.py - env PYTHONPATH="$build/python" \
+	bench python-pva.py - env PYTHONPATH="$build/python" TILESCOPE="$build/cli-summary/tilescope" \
 		"$(command -v /usr/bin/python3 || command -v python3)" tests/bench/python-pva.py "$tmp/run1"
 fi
 

@@ -10,9 +10,6 @@ ROOT = os.environ.get("TILESCOPE_SOURCE_ROOT",
                       os.path.join(os.path.dirname(__file__), "..", ".."))
 SAMPLES = [os.path.join(ROOT, "sample-reports", n)
            for n in ("tut4_profiling", "tut5_ml", "tut7_mk1", "tut7_mk1_small")]
-# The large model's report (tests/bench), checked by test_large_report
-# when it is there.
-LARGE = "/tmp/large"
 
 
 def tilescope(*args):

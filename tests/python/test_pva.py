@@ -14,7 +14,7 @@ import pytest
 
 import pva
 import tilescope
-from conftest import LARGE, ROOT, SAMPLES, _env, sql, tilescope_json
+from conftest import ROOT, SAMPLES, _env, sql, tilescope_json
 
 
 @pytest.fixture(scope="module")
@@ -25,20 +25,6 @@ def rep(path):
 @pytest.fixture(scope="module")
 def summary(path):
     return tilescope_json("summary", "--json", path)
-
-
-@pytest.mark.skipif(not os.path.exists(LARGE + "/profile.pop"), reason="no large report")
-def test_large_report():
-    """The large model's report (tests/bench keeps it at /tmp/large): the
-    summary's totals from the object model."""
-    r, s = pva.openReport(LARGE), tilescope_json("summary", "--json", LARGE)
-    assert r.summary() == s
-    c, m = r.compilation, s["memory"][0]
-    assert sum(t.memory.total.includingGaps for t in c.tiles) == m["includingGaps"]
-    assert c.tiles.maxMemory == m["maxTileIncludingGaps"]["bytes"]
-    peak = max(st.notAlwaysLiveMemory.bytes for st in c.livenessProgramSteps)
-    assert c.alwaysLiveMemory.bytes + peak == s["liveness"]["maxLiveBytes"]
-    assert len(c.variables) == sql(LARGE, "SELECT count(*) FROM variable")[0][0]
 
 
 def test_installed_where_the_interpreter_reads():
