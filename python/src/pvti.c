@@ -667,24 +667,23 @@ static PyObject *create_trace_channel(PyObject *unused, PyObject *arg)
 	return channel_wrap(pvti_channel_new(name));
 }
 
-static PyObject *enable_trace_channel(PyObject *unused, PyObject *arg)
+/* enableTraceChannel / disableTraceChannel: `set` on the channel `arg`. */
+static PyObject *switch_channel(PyObject *arg, void (*set)(pvti_channel *))
 {
 	pvti_channel *ch = channel_of(arg);
 
 	if (!ch)
 		return NULL;
-	pvti_channel_enable(ch);
+	set(ch);
 	Py_RETURN_NONE;
 }
-
+static PyObject *enable_trace_channel(PyObject *unused, PyObject *arg)
+{
+	return switch_channel(arg, pvti_channel_enable);
+}
 static PyObject *disable_trace_channel(PyObject *unused, PyObject *arg)
 {
-	pvti_channel *ch = channel_of(arg);
-
-	if (!ch)
-		return NULL;
-	pvti_channel_disable(ch);
-	Py_RETURN_NONE;
+	return switch_channel(arg, pvti_channel_disable);
 }
 
 static PyObject *check_trace_channel(PyObject *unused, PyObject *arg)
@@ -723,26 +722,24 @@ static PyObject *current_trace_filename(PyObject *unused, PyObject *noargs)
 	return s;
 }
 
-/* closeTrace() and flush(): both wait for the writer thread, without the
- * GIL. */
-static PyObject *close_trace(PyObject *unused, PyObject *noargs)
+/* closeTrace() and flush(): `call` waits for the writer thread, without
+ * the GIL. */
+static PyObject *wait_for_writer(int (*call)(void))
 {
 	int rc;
 
 	Py_BEGIN_ALLOW_THREADS
-	rc = pvti_close();
+	rc = call();
 	Py_END_ALLOW_THREADS
 	return rc == TSI_OK ? Py_NewRef(Py_None) : pvti_fail(rc);
 }
-
+static PyObject *close_trace(PyObject *unused, PyObject *noargs)
+{
+	return wait_for_writer(pvti_close);
+}
 static PyObject *flush_trace(PyObject *unused, PyObject *noargs)
 {
-	int rc;
-
-	Py_BEGIN_ALLOW_THREADS
-	rc = pvti_flush();
-	Py_END_ALLOW_THREADS
-	return rc == TSI_OK ? Py_NewRef(Py_None) : pvti_fail(rc);
+	return wait_for_writer(pvti_flush);
 }
 
 /* setTraceMetadata(key, json): the trace's metadata (pvti_trace_metadata). */

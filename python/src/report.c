@@ -57,6 +57,13 @@ static int check_index(Py_ssize_t i, size_t n)
 	return -1;
 }
 
+/* The index `arg` into *i, then the report's lock; -1 with an error set. */
+static int lock_index(tspy_report *r, PyObject *arg, Py_ssize_t *i)
+{
+	*i = PyLong_AsSsize_t(arg);
+	return (*i == -1 && PyErr_Occurred()) || tspy_lock(r) ? -1 : 0;
+}
+
 /* A list of Python ints from `n` uint64 values. */
 static PyObject *u64_list(const uint64_t *v, size_t n)
 {
@@ -161,9 +168,7 @@ static int get_tile(const tsr_tile_memory **m, Py_ssize_t *i, tspy_report *r, Py
                     int load)
 {
 	size_t n;
-	if ((*i = PyLong_AsSsize_t(arg)) == -1 && PyErr_Occurred())
-		return -1;
-	if (tspy_lock(r))
+	if (lock_index(r, arg, i))
 		return -1;
 	int rc = tsr_report_get_tile_memory(m, &n, r->report);
 	if (rc == TSR_OK && load)
@@ -249,10 +254,8 @@ static PyObject *m_memory_totals(tspy_report *r, PyObject *arg)
 /* liveness_step(i) -> (program, parent, depth, not-always-live bytes) */
 static PyObject *m_liveness_step(tspy_report *r, PyObject *arg)
 {
-	Py_ssize_t i = PyLong_AsSsize_t(arg);
-	if (i == -1 && PyErr_Occurred())
-		return NULL;
-	if (tspy_lock(r))
+	Py_ssize_t i;
+	if (lock_index(r, arg, &i))
 		return NULL;
 	const tsr_liveness_step *s;
 	size_t n;
@@ -269,10 +272,8 @@ static PyObject *m_liveness_step(tspy_report *r, PyObject *arg)
  * (always-live ones included), largest first. */
 static PyObject *m_live_variables(tspy_report *r, PyObject *arg)
 {
-	Py_ssize_t step = PyLong_AsSsize_t(arg);
-	if (step == -1 && PyErr_Occurred())
-		return NULL;
-	if (tspy_lock(r))
+	Py_ssize_t step;
+	if (lock_index(r, arg, &step))
 		return NULL;
 	size_t *v = NULL, n = 0;
 	int rc = step < 0 ? TSR_ERR_OUT_OF_RANGE
@@ -334,10 +335,8 @@ static PyObject *m_liveness(tspy_report *r, PyObject *unused)
  * always live, live from, live to, debug context) */
 static PyObject *m_variable(tspy_report *r, PyObject *arg)
 {
-	Py_ssize_t i = PyLong_AsSsize_t(arg);
-	if (i == -1 && PyErr_Occurred())
-		return NULL;
-	if (tspy_lock(r))
+	Py_ssize_t i;
+	if (lock_index(r, arg, &i))
 		return NULL;
 	const tsr_variable *v;
 	size_t n;
@@ -358,10 +357,8 @@ static PyObject *m_variable(tspy_report *r, PyObject *arg)
  * kind, function, sync, repeat count, code bytes, debug context) */
 static PyObject *m_program(tspy_report *r, PyObject *arg)
 {
-	Py_ssize_t i = PyLong_AsSsize_t(arg);
-	if (i == -1 && PyErr_Occurred())
-		return NULL;
-	if (tspy_lock(r))
+	Py_ssize_t i;
+	if (lock_index(r, arg, &i))
 		return NULL;
 	const tsr_program *p;
 	size_t n;
@@ -395,10 +392,8 @@ static PyObject *m_program(tspy_report *r, PyObject *arg)
  * program without a per-tile estimate. */
 static PyObject *m_cycle_estimate(tspy_report *r, PyObject *arg)
 {
-	Py_ssize_t i = PyLong_AsSsize_t(arg);
-	if (i == -1 && PyErr_Occurred())
-		return NULL;
-	if (tspy_lock(r))
+	Py_ssize_t i;
+	if (lock_index(r, arg, &i))
 		return NULL;
 	tsr_cycle_estimate e;
 	int rc = i < 0 ? TSR_ERR_OUT_OF_RANGE
@@ -412,10 +407,8 @@ static PyObject *m_cycle_estimate(tspy_report *r, PyObject *arg)
  * tiles, active cycles, active summed, flops, debug context) */
 static PyObject *m_compute_set(tspy_report *r, PyObject *arg)
 {
-	Py_ssize_t i = PyLong_AsSsize_t(arg);
-	if (i == -1 && PyErr_Occurred())
-		return NULL;
-	if (tspy_lock(r))
+	Py_ssize_t i;
+	if (lock_index(r, arg, &i))
 		return NULL;
 	const tsr_compute_set *c;
 	size_t n;
@@ -466,10 +459,8 @@ static PyObject *m_operations(tspy_report *r, PyObject *unused)
 /* run(i) -> (engine program, its name or None, cycles, steps) */
 static PyObject *m_run(tspy_report *r, PyObject *arg)
 {
-	Py_ssize_t i = PyLong_AsSsize_t(arg);
-	if (i == -1 && PyErr_Occurred())
-		return NULL;
-	if (tspy_lock(r))
+	Py_ssize_t i;
+	if (lock_index(r, arg, &i))
 		return NULL;
 	const tsr_run *runs;
 	size_t n;

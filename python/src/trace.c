@@ -199,6 +199,9 @@ typedef struct {
 	int64_t thread, from_ns, to_ns;
 } view;
 
+/* A view's thread and window into reportlib's options struct `o`. */
+#define VIEW_INTO(o, v) ((o).thread = (v).thread, (o).from_ns = (v).from_ns, (o).to_ns = (v).to_ns)
+
 /* Parses args and kwargs with `fmt` and the names `kw`: the first three
  * (thread or index, fromNs, toNs; None leaves -1, open, open) into *v,
  * up to four more into the pointers that follow `kw`. */
@@ -373,9 +376,7 @@ static PyObject *trace_label_stats(PyObject *self, PyObject *args, PyObject *kwa
 
 	if (!view_args(args, kwargs, &v, "|O&O&O&$p:labelStats", kw, &median))
 		return NULL;
-	o.thread = v.thread;
-	o.from_ns = v.from_ns;
-	o.to_ns = v.to_ns;
+	VIEW_INTO(o, v);
 	o.median = median;
 	TRACE_CALL(t, rc, msg, tsr_trace_list_label_stats(&s, &n, t->trace, &o));
 	if (rc != TSR_OK)
@@ -427,9 +428,7 @@ static PyObject *trace_totals(PyObject *self, PyObject *args, PyObject *kwargs)
 
 	if (!view_args(args, kwargs, &v, "|O&O&O&:totals", kw))
 		return NULL;
-	o.thread = v.thread;
-	o.from_ns = v.from_ns;
-	o.to_ns = v.to_ns;
+	VIEW_INTO(o, v);
 	TRACE_CALL(t, rc, msg, tsr_trace_totals_new(&tot, t->trace, &o));
 	if (rc != TSR_OK)
 		return fail(rc, msg);
@@ -800,9 +799,7 @@ static PyObject *trace_call_tree(PyObject *self, PyObject *args, PyObject *kwarg
 
 	if (!view_args(args, kwargs, &v, "|O&O&O&:callTree", kw))
 		return NULL;
-	o.thread = v.thread;
-	o.from_ns = v.from_ns;
-	o.to_ns = v.to_ns;
+	VIEW_INTO(o, v);
 	TRACE_CALL(t, rc, msg, tsr_trace_call_tree_new(&tree, t->trace, &o));
 	if (rc != TSR_OK)
 		return fail(rc, msg);
