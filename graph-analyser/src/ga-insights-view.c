@@ -834,12 +834,15 @@ static char **scope_row(const char *name, const char *text, const uint64_t *v, s
 
 /* The workers' own reportlib handle on the document's file (reportlib
  * lets one thread at a time use a handle): opened by the first job and
- * kept for the next, which take turns under `lock`. An atomic rc box
- * that the view (for its document) and each job hold. */
+ * kept for the next, which take turns under `lock`, until the view is
+ * hidden: what it loaded (~45 MB on the large model's report) is freed
+ * then, and the next job opens it again. An atomic rc box that the view
+ * (for its document) and each job hold. */
 typedef struct scope_handle {
 	GMutex lock;
 	char *path;
 	tsr_report *r;              /* NULL until a job opens it */
+	gint close;                 /* (atomic) the view is hidden: the job closes r after it */
 } scope_handle;
 
 static void scope_handle_clear(gpointer data)
@@ -938,6 +941,8 @@ static void scope_thread(GTask *task, gpointer source, gpointer data, GCancellab
 	                                                          j->count, true))
 		j->error = g_strdup_printf("The memory of %s could not be read: %s", j->name,
 		                           tsr_report_error(h->r));
+	if (g_atomic_int_get(&h->close))
+		g_clear_pointer(&h->r, tsr_report_free);
 	g_mutex_unlock(&h->lock);
 	g_task_return_boolean(task, TRUE);
 }
@@ -1187,6 +1192,24 @@ static void ga_insights_view_map(GtkWidget *widget)
 	if (self->stale && gtk_toggle_button_get_active(self->scope_tile))
 		on_scope_changed(self, NULL);
 	self->stale = FALSE;
+	if (self->handle)
+		g_atomic_int_set(&self->handle->close, 0);
+}
+
+/* Hidden, the view lets go of what its workers' handle loaded: now when
+ * no job holds it, else when the running job ends. */
+static void ga_insights_view_unmap(GtkWidget *widget)
+{
+	scope_handle *h = GA_INSIGHTS_VIEW(widget)->handle;
+
+	if (h) {
+		g_atomic_int_set(&h->close, 1);
+		if (g_mutex_trylock(&h->lock)) {
+			g_clear_pointer(&h->r, tsr_report_free);
+			g_mutex_unlock(&h->lock);
+		}
+	}
+	GTK_WIDGET_CLASS(ga_insights_view_parent_class)->unmap(widget);
 }
 
 /* --- The view --------------------------------------------------------------------- */
@@ -1324,6 +1347,7 @@ static void ga_insights_view_class_init(GaInsightsViewClass *klass)
 	gtk_widget_class_bind_template_callback(widget_class, on_tile_changed);
 	G_OBJECT_CLASS(klass)->dispose = ga_insights_view_dispose;
 	widget_class->map = ga_insights_view_map;
+	widget_class->unmap = ga_insights_view_unmap;
 	G_OBJECT_CLASS(klass)->constructed = ga_insights_view_constructed;
 }
 

@@ -796,21 +796,33 @@ static void test_hidden_page(void **state)
 	ga_document_unref(a);
 }
 
-/* Whether no descriptor of this process is open on `path` (a report's
- * SQLite connection closed). */
-static gboolean file_closed(gpointer path)
+/* How many descriptors of this process are open on `path` (one per
+ * SQLite connection on a report). */
+static unsigned open_count(const char *path)
 {
 	g_autoptr(GDir) dir = g_dir_open("/proc/self/fd", 0, NULL);
 	const char *fd;
+	unsigned n = 0;
 
 	while (dir && (fd = g_dir_read_name(dir))) {
 		g_autofree char *link = g_build_filename("/proc/self/fd", fd, NULL);
 		g_autofree char *target = g_file_read_link(link, NULL);
 
-		if (!g_strcmp0(target, path))
-			return FALSE;
+		n += !g_strcmp0(target, path);
 	}
-	return TRUE;
+	return n;
+}
+
+/* Whether no descriptor of this process is open on `path`. */
+static gboolean file_closed(gpointer path)
+{
+	return open_count(path) == 0;
+}
+
+/* Whether only the document's own connection is open on `path`. */
+static gboolean one_connection(gpointer path)
+{
+	return open_count(path) == 1;
 }
 
 /* A hidden page lets go of the report it showed when another is opened,
@@ -840,6 +852,47 @@ static void test_hidden_release(void **state)
 	ga_document_unref(b);
 }
 
+/* The Insights scope button "IPU". */
+static gboolean is_ipu_scope(GtkWidget *w, gconstpointer data)
+{
+	(void)data;
+	return GTK_IS_TOGGLE_BUTTON(w) && !g_strcmp0(gtk_button_get_label(GTK_BUTTON(w)), "IPU");
+}
+
+/* Hidden, Insights closes its workers' handle on the report (what it
+ * loaded is ~45 MB on the large model's report), and opens it again
+ * for the next scope it is shown with. */
+static void test_hidden_insights_handle(void **state)
+{
+	g_autofree char *path = realpath(SAMPLE_REPORTS "/tut7_mk1_small/profile.pop", NULL);
+	GaDocument *a = gtu_load_path(path);
+	GaSession *session = ga_session_new();
+	GtkWidget *stack = gtk_stack_new(), *window, *insights = ga_insights_view_new(session);
+	TestView *other = g_object_new(TEST_TYPE_VIEW, "session", session, NULL);
+	const char *model = "Vertex and exchange memory on the model (1,216 tiles), in bytes.";
+	GtkWidget *ipu;
+
+	(void)state;
+	gtk_stack_add_named(GTK_STACK(stack), insights, "insights");
+	gtk_stack_add_named(GTK_STACK(stack), GTK_WIDGET(other), "other");
+	window = gtu_window(stack, 0, 0);
+	ga_session_set_document(session, a);
+	wait_for_label(insights, model);
+	assert_int_equal(open_count(path), 2);
+	gtk_stack_set_visible_child(GTK_STACK(stack), GTK_WIDGET(other));
+	gtu_spin_until(one_connection, path, "the workers' handle closed");
+	gtk_stack_set_visible_child(GTK_STACK(stack), insights);
+	gtu_spin_until(is_mapped, insights, "Insights shown again");
+	ipu = gtu_find_if(insights, is_ipu_scope, NULL);
+	assert_non_null(ipu);
+	gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(ipu), TRUE);
+	wait_for_label(insights, "Vertex and exchange memory on IPU 0 (tiles 0 to 1215), in bytes.");
+	assert_int_equal(open_count(path), 2);
+	gtk_window_destroy(GTK_WINDOW(window));
+	g_object_unref(session);
+	ga_document_unref(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -851,6 +904,7 @@ int main(void)
 		cmocka_unit_test(test_base),
 		cmocka_unit_test(test_hidden_page),
 		cmocka_unit_test(test_hidden_release),
+		cmocka_unit_test(test_hidden_insights_handle),
 	};
 
 	gtk_init();
