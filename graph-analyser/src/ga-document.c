@@ -9,6 +9,22 @@
 #include <tilescope/tsd-load.h>
 
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+
+/* One malloc arena for the process, set before main() so that no thread
+ * has made its own yet. glibc gives each thread an arena of its own and
+ * a worker's (Insights' scope jobs, the trace's tile index, Liveness'
+ * curves) keeps its pages once the job frees them, where neither the
+ * main thread nor the next worker reuses them: on the large model's
+ * report the peak RSS after every view read 423 MB, 392 MB in one arena
+ * (malloc_trim after each job did not lower it: what stays is live data
+ * and part-used pages spread over the arenas). */
+__attribute__((constructor)) static void one_arena(void)
+{
+	mallopt(M_ARENA_MAX, 1);
+}
+#endif
 
 /* Allocated with g_atomic_rc_box_new0: the box holds the reference count. */
 struct _GaDocument {

@@ -31,6 +31,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 /* A view of the test's own: counts document_changed and keeps what the
  * base had in place at each call. */
@@ -862,6 +865,24 @@ static gboolean is_ipu_scope(GtkWidget *w, gconstpointer data)
 /* Hidden, Insights closes its workers' handle on the report (what it
  * loaded is ~45 MB on the large model's report), and opens it again
  * for the next scope it is shown with. */
+#ifdef __GLIBC__
+/* The malloc arenas the process has (malloc_info's heaps). */
+static int arena_count(void)
+{
+	char *xml = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&xml, &n);
+	int count = 0;
+
+	malloc_info(0, f);
+	fclose(f);
+	for (const char *p = xml; (p = strstr(p, "<heap nr=")); p++)
+		count++;
+	free(xml);
+	return count;
+}
+#endif
+
 static void test_hidden_insights_handle(void **state)
 {
 	g_autofree char *path = realpath(SAMPLE_REPORTS "/tut7_mk1_small/profile.pop", NULL);
@@ -879,6 +900,10 @@ static void test_hidden_insights_handle(void **state)
 	ga_session_set_document(session, a);
 	wait_for_label(insights, model);
 	assert_int_equal(open_count(path), 2);
+#ifdef __GLIBC__
+	/* Its worker allocated in the one arena (ga-document.c). */
+	assert_int_equal(arena_count(), 1);
+#endif
 	gtk_stack_set_visible_child(GTK_STACK(stack), GTK_WIDGET(other));
 	gtu_spin_until(one_connection, path, "the workers' handle closed");
 	gtk_stack_set_visible_child(GTK_STACK(stack), insights);
