@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 TSB_API const char *tsb_group_digits(char *out, size_t size, const char *digits)
@@ -153,4 +154,36 @@ TSB_API const char *tsb_format_duration(char *buf, size_t size, double ns,
 	decimals = u == 0 || x >= 99.95 ? 0 : x >= 9.995 ? 1 : 2;
 	snprintf(buf, size, "%s%.*f %s", ns < 0 && x >= 0.5 ? "-" : "", decimals, x, units[u]);
 	return buf;
+}
+
+TSB_API bool tsb_parse_decimal(const char *s, double *out, const char **end)
+{
+	const char *p = s;
+	bool digits = false;
+	char buf[48];
+	double v;
+
+	if (!s)
+		return false;
+	while (*p >= '0' && *p <= '9') {
+		p++;
+		digits = true;
+	}
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9') {
+			p++;
+			digits = true;
+		}
+	}
+	if (!digits || p - s > 40)
+		return false;
+	memcpy(buf, s, (size_t)(p - s));
+	buf[p - s] = '\0';
+	v = strtod(buf, NULL);
+	if (!isfinite(v))
+		return false;
+	*out = v;
+	*end = p;
+	return true;
 }

@@ -306,35 +306,6 @@ cJSON *cli_json_str(const char *s)
 	return item;
 }
 
-/* Parses a finite non-negative decimal number at the start of `s`; *end
- * is set past it. Only digits and one '.', so "inf", "1e9", "0x10" and
- * signs are refused. */
-static bool parse_decimal(const char *s, double *out, const char **end)
-{
-	const char *p = s;
-	bool digits = false;
-
-	while (*p >= '0' && *p <= '9') {
-		p++;
-		digits = true;
-	}
-	if (*p == '.') {
-		p++;
-		while (*p >= '0' && *p <= '9') {
-			p++;
-			digits = true;
-		}
-	}
-	if (!digits || p - s > 40)
-		return false;
-	char buf[48];
-	memcpy(buf, s, (size_t)(p - s));
-	buf[p - s] = '\0';
-	*out = strtod(buf, NULL);
-	*end = p;
-	return isfinite(*out);
-}
-
 const char *cli_fmt_count(char buf[32], uint64_t v)
 {
 	return tsb_format_u64(buf, 32, v);
@@ -386,7 +357,7 @@ bool cli_parse_ms(const char *s, int64_t *ns)
 	const char *end;
 	double v;
 
-	if (!s || !parse_decimal(s, &v, &end) || *end || v * 1e6 >= 9.2e18)
+	if (!s || !tsb_parse_decimal(s, &v, &end) || *end || v * 1e6 >= 9.2e18)
 		return false;
 	*ns = (int64_t)(v * 1e6 + 0.5);
 	return true;

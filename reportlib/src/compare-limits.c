@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include "tilescope/compare.h"
 
+#include <tilescope/numfmt.h>
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,35 +37,6 @@ static int set_err(tsr_compare_limits *limits, int rc, const char *fmt, ...)
 	return rc;
 }
 
-/* Parses a finite non-negative decimal number at the start of `s`; *end
- * is set past it. Only digits and one '.', so "inf", "1e9", "0x10" and
- * signs are refused. */
-static bool parse_decimal(const char *s, double *out, const char **end)
-{
-	const char *p = s;
-	bool digits = false;
-	char buf[48];
-
-	while (*p >= '0' && *p <= '9') {
-		p++;
-		digits = true;
-	}
-	if (*p == '.') {
-		p++;
-		while (*p >= '0' && *p <= '9') {
-			p++;
-			digits = true;
-		}
-	}
-	if (!digits || p - s > 40)
-		return false;
-	memcpy(buf, s, (size_t)(p - s));
-	buf[p - s] = '\0';
-	*out = strtod(buf, NULL);
-	*end = p;
-	return isfinite(*out);
-}
-
 /* A byte size: "512", "600KB", "1.5 MiB" (decimal and binary units). */
 static bool parse_bytes(const char *s, uint64_t *out)
 {
@@ -78,7 +51,7 @@ static bool parse_bytes(const char *s, uint64_t *out)
 	const char *end;
 	double v;
 
-	if (!s || !parse_decimal(s, &v, &end))
+	if (!s || !tsb_parse_decimal(s, &v, &end))
 		return false;
 	if (*end == ' ')
 		end++;
@@ -103,7 +76,7 @@ static bool parse_percent(const char *s, double *out)
 	const char *end;
 	double v;
 
-	if (!s || !parse_decimal(s, &v, &end))
+	if (!s || !tsb_parse_decimal(s, &v, &end))
 		return false;
 	if (*end == '%')
 		end++;

@@ -118,6 +118,33 @@ static void test_duration(void **state)
 	assert_string_equal(tsb_format_duration(buf, 4, 3.41e6, TSB_DURATION_ASCII), "3.4");
 }
 
+/* tsb_parse_decimal: digits and one '.', nothing else, in any locale. */
+static void test_parse_decimal(void **state)
+{
+	const char *ok[] = {"0", "12", "1.5", ".5", "5.", "007.250x"};
+	const double want[] = {0, 12, 1.5, 0.5, 5, 7.25};
+	const char *bad[] = {"", ".", "-1", "+1", " 1", "inf", "nan", "x10",
+	                     "1234567890123456789012345678901234567890.5"};
+	double v = -1;
+	const char *end = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_true(tsb_parse_decimal(ok[i], &v, &end));
+		assert_true(v == want[i]);
+		assert_true(end == ok[i] + strspn(ok[i], "0123456789."));
+	}
+	assert_true(tsb_parse_decimal("1e9", &v, &end) && v == 1 && *end == 'e');
+	assert_true(tsb_parse_decimal("0x10", &v, &end) && v == 0 && *end == 'x');
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = -1;
+		end = NULL;
+		assert_false(tsb_parse_decimal(bad[i], &v, &end));
+		assert_true(v == -1 && end == NULL);
+	}
+	assert_false(tsb_parse_decimal(NULL, &v, &end));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_tenths_percent_size),
 		cmocka_unit_test(test_axis),
 		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_parse_decimal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,8 +10,9 @@
 # With LIBBASE, libtilescope-base's tsb_ utilities too: each is
 # tsb_<object>_<verb>... for an object of base/include/tilescope (alloc,
 # hashmap, json, utf8) with a verb listed below, a tsb_format_ call of
-# numfmt.h, or one of the C library's allocation calls under its own name
-# (tsb_malloc: "the malloc of Tilescope").
+# numfmt.h or its one reader (tsb_parse_decimal), or one of the C
+# library's allocation calls under its own name (tsb_malloc: "the malloc
+# of Tilescope").
 # usage: check-api-grammar.sh LIBREPORT [LIBBASE]
 lib=$1
 libbase=$2
@@ -62,7 +63,7 @@ if [ -n "$libbase" ]; then
 		count=$((count + 1))
 		case " $libc " in *" ${name#tsb_} "*) continue ;; esac
 		if echo "$name" | grep -Eq "^tsb_(alloc|hashmap|json|utf8)_($verbs)\$" ||
-		   echo "$name" | grep -Eq '^tsb_format_[a-z0-9]+$|^tsb_group_digits$|^tsb_hash_(str|bytes)$'; then
+		   echo "$name" | grep -Eq '^tsb_format_[a-z0-9]+$|^tsb_parse_decimal$|^tsb_group_digits$|^tsb_hash_(str|bytes)$'; then
 			continue
 		fi
 		echo "FAIL: $name is not tsb_<object>_<verb> of the base grammar"

@@ -13,6 +13,7 @@
 
 #include <tilescope/tsb-api.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,5 +69,16 @@ typedef enum tsb_duration_style {
  */
 TSB_API const char *tsb_format_duration(char *buf, size_t size, double ns,
                                         tsb_duration_style style);
+
+/*
+ * Reads a non-negative decimal number at the start of `s` into *out and
+ * sets *end past it: digits with at most one '.', at least one digit, at
+ * most 40 characters, whatever the locale. Signs, spaces, "inf" and
+ * "nan" are refused (false; *out and *end untouched); "1e9" and "0x10"
+ * read 1 and 0 and leave *end on the 'e' or 'x' for the caller, which
+ * decides what may follow (a unit, '%', nothing). The one reader of the
+ * numbers users type in limits and durations.
+ */
+TSB_API bool tsb_parse_decimal(const char *s, double *out, const char **end);
 
 TSB_END_DECLS
