@@ -45,6 +45,25 @@ def key(*keys):
     subprocess.run(["xdotool", "key", *keys], check=True)
 
 
+def search_entry(app):
+    return find(app, lambda a: a.name == "Search" and a.getRole() in (
+        pyatspi.ROLE_ENTRY, pyatspi.ROLE_TEXT, pyatspi.ROLE_PASSWORD_TEXT) or
+        (a.name == "Search" and a.getRole() != pyatspi.ROLE_PUSH_BUTTON and
+         a.getRole() != pyatspi.ROLE_LABEL))
+
+
+def search(failures, entry, text):
+    """Ctrl+F, then `text` typed once the entry has the focus (keys typed
+    before would reach the timeline, where letters are shortcuts), then
+    waits for the entry to hold exactly `text`."""
+    key("ctrl+f")
+    if not wait_for(lambda: entry.getState().contains(pyatspi.STATE_FOCUSED)):
+        failures.append(f"Ctrl+F did not focus the search entry before typing {text!r}")
+    subprocess.run(["xdotool", "type", "--delay", "30", text], check=True)
+    if not wait_for(lambda: text_of(entry) == text):
+        failures.append(f"the search entry holds {text_of(entry)!r}, not {text!r}")
+
+
 def shown_window(desc):
     """The visible window of the timeline's description, in ns relative
     to the trace's start."""
@@ -85,10 +104,7 @@ def search_part(failures, app, tilescope, trace, whole):
     if not wait_for(lambda: (timeline.description or "").startswith("Showing")):
         raise SystemExit(f"FAIL: the trace never showed: {timeline.description!r}")
     key("ctrl+f")
-    entry = find(app, lambda a: a.name == "Search" and a.getRole() in (
-        pyatspi.ROLE_ENTRY, pyatspi.ROLE_TEXT, pyatspi.ROLE_PASSWORD_TEXT) or
-        (a.name == "Search" and a.getRole() != pyatspi.ROLE_PUSH_BUTTON and
-         a.getRole() != pyatspi.ROLE_LABEL))
+    entry = search_entry(app)
     if entry is None:
         raise SystemExit("FAIL: Ctrl+F shows no entry named 'Search'")
 
@@ -105,7 +121,7 @@ def search_part(failures, app, tilescope, trace, whole):
         failures.append(f"the CLI's labels count {count} 'run program' spans, its export "
                         f"{len(hits)}")
         return
-    subprocess.run(["xdotool", "type", "--delay", "30", "run program"], check=True)
+    search(failures, entry, "run program")
     if expect_status(failures, "typing 'run program'", entry, f"1 of {count}"):
         print(f"search: {entry.description} (CLI: {count} spans)")
     check_hit(failures, "the first hit", timeline, hits[0])
@@ -141,22 +157,19 @@ def search_part(failures, app, tilescope, trace, whole):
         failures.append("no 'Regular expression' toggle")
         return
     click(regex)
-    key("ctrl+f")
-    subprocess.run(["xdotool", "type", "--delay", "30", "Run program [12]"], check=True)
+    search(failures, entry, "Run program [12]")
     want = sum(1 for n, a, b in hits if re.search("Run program [12]", n, re.I))
     if expect_status(failures, "regex 'Run program [12]'", entry, f"1 of {want}"):
         print(f"regex: {entry.description}")
         check_hit(failures, "the first regex hit",
                   timeline, [h for h in hits if re.search("Run program [12]", h[0], re.I)][0])
-    key("ctrl+f")
-    subprocess.run(["xdotool", "type", "--delay", "30", "Run ("], check=True)
+    search(failures, entry, "Run (")
     if not wait_for(lambda: "regular expression" in (entry.description or "")):
         failures.append(f"a bad expression shows no message: {entry.description!r}")
     else:
         print(f"bad regex: {entry.description}")
     click(regex)
-    key("ctrl+f")
-    subprocess.run(["xdotool", "type", "--delay", "30", "run program"], check=True)
+    search(failures, entry, "run program")
     expect_status(failures, "substring again", entry, f"1 of {count}")
     key("Escape")
 
@@ -259,7 +272,15 @@ def details_part(failures, app, tilescope, trace, whole):
                    check=True)
     pat = re.compile(r"Spans starting in ([\d.]+) ms – ([\d.]+) ms: ([\d,]+) spans, "
                      r"([\d,]+) paths")
-    if not wait_for(lambda: pat.match(table.description or "")):
+    # The table follows the range while the drag goes on (its halfway
+    # point, under load): wait for the range the drag ended on, past 90 %
+    # of the trace shown.
+    total = float(re.search(r" of ([\d.]+) ms", timeline.description or " of 0 ms").group(1))
+
+    def dragged():
+        m = pat.match(table.description or "")
+        return m and float(m.group(2)) > 0.9 * total
+    if not wait_for(dragged):
         failures.append(f"Shift+drag gave no call tree of a window: {table.description!r}")
         return
     a, b, n, paths = pat.match(table.description).groups()
@@ -315,8 +336,11 @@ def span_part(failures, app, whole):
         failures.append(f"the CLI has no single 'Run program 1' span: {lab}")
         return
     lab = lab[0]
-    key("ctrl+f")
-    subprocess.run(["xdotool", "type", "--delay", "30", "run program 1"], check=True)
+    entry = search_entry(app)
+    if entry is None:
+        failures.append("no entry named 'Search' for the Span tab's check")
+        return
+    search(failures, entry, "run program 1")
     key("alt+4")
 
     def value(field):
