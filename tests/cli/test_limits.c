@@ -488,7 +488,7 @@ static void test_file(void **state)
 	assert_int_equal(tsr_compare_limits_get_count(l), 8);
 	x = find(l, "max-cycles-increase", "cycles.total");
 	assert_true(x->percent == 3.0);
-	reset(&l);
+	tsr_compare_limits_free(l);
 	remove_file(path, dir);
 }
 
