@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "tilescope/compare.h"
 
+#include <tilescope/alloc.h>
 #include <tilescope/numfmt.h>
 
 #include <math.h>
@@ -152,7 +153,7 @@ static int limits_set(tsr_compare_limits *limits, const char *option, const char
 		                           : "a percentage (1, 2.5%)",
 		               value ? value : "");
 	}
-	char *opt = strdup(option), *met = strdup(metric), *thr = strdup(value);
+	char *opt = tsb_strdup(option), *met = tsb_strdup(metric), *thr = tsb_strdup(value);
 	l.option = opt;
 	l.metric = met;
 	l.threshold = thr;
@@ -163,16 +164,16 @@ static int limits_set(tsr_compare_limits *limits, const char *option, const char
 	for (size_t i = 0; i < limits->n; i++) {
 		tsr_limit *o = &limits->items[i];
 		if (strcmp(o->option, l.option) == 0 && strcmp(o->metric, l.metric) == 0) {
-			free((char *)o->option);
-			free((char *)o->metric);
-			free((char *)o->threshold);
+			tsb_free((char *)o->option);
+			tsb_free((char *)o->metric);
+			tsb_free((char *)o->threshold);
 			*o = l;
 			return TSR_OK;
 		}
 	}
 	if (limits->n == limits->cap) {
 		size_t cap = limits->cap ? limits->cap * 2 : 8;
-		tsr_limit *items = realloc(limits->items, cap * sizeof(*items));
+		tsr_limit *items = tsb_reallocarray(limits->items, cap, sizeof(*items));
 		if (!items)
 			goto no_memory;
 		limits->items = items;
@@ -181,9 +182,9 @@ static int limits_set(tsr_compare_limits *limits, const char *option, const char
 	limits->items[limits->n++] = l;
 	return TSR_OK;
 no_memory:
-	free(opt);
-	free(met);
-	free(thr);
+	tsb_free(opt);
+	tsb_free(met);
+	tsb_free(thr);
 	return set_err(limits, TSR_ERR_NO_MEMORY, "out of memory");
 }
 
@@ -209,7 +210,7 @@ static void list_categories(char *buf, size_t size)
 
 TSR_API int tsr_compare_limits_new(tsr_compare_limits **out)
 {
-	*out = calloc(1, sizeof(**out));
+	*out = tsb_calloc(1, sizeof(**out));
 	return *out ? TSR_OK : TSR_ERR_NO_MEMORY;
 }
 
@@ -349,7 +350,7 @@ TSR_API int tsr_compare_limits_list_checks_from(tsr_limit_check **out, size_t *n
                                         tsr_compare_limits *limits, tsr_delta_lookup_cb lookup,
                                         const void *ctx)
 {
-	tsr_limit_check *checks = calloc(limits->n + 1, sizeof(*checks));
+	tsr_limit_check *checks = tsb_calloc(limits->n + 1, sizeof(*checks));
 	int rc = TSR_ERR_INVALID_ARGUMENT;
 
 	*out = NULL;
@@ -390,7 +391,7 @@ TSR_API int tsr_compare_limits_list_checks_from(tsr_limit_check **out, size_t *n
 	checks = NULL;
 	rc = TSR_OK;
 cleanup:
-	free(checks);
+	tsb_free(checks);
 	return rc;
 }
 
@@ -412,10 +413,10 @@ TSR_API void tsr_compare_limits_free(tsr_compare_limits *limits)
 	if (!limits)
 		return;
 	for (size_t i = 0; i < limits->n; i++) {
-		free((char *)limits->items[i].option);
-		free((char *)limits->items[i].metric);
-		free((char *)limits->items[i].threshold);
+		tsb_free((char *)limits->items[i].option);
+		tsb_free((char *)limits->items[i].metric);
+		tsb_free((char *)limits->items[i].threshold);
 	}
-	free(limits->items);
-	free(limits);
+	tsb_free(limits->items);
+	tsb_free(limits);
 }

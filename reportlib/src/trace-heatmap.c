@@ -21,6 +21,8 @@
 #include "trace-private.h"
 #include "heatmap-edges.h"
 
+#include <tilescope/alloc.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,13 +68,13 @@ void trace_heatmaps_free(tsr_trace *tr)
 		return;
 	for (size_t i = 0; i < h->n; i++) {
 		rows_clear(tr, &h->rows[i], h->list[i].n_edges + 1);
-		free((void *)h->list[i].edges);
-		free((void *)h->list[i].name);
+		tsb_free((void *)h->list[i].edges);
+		tsb_free((void *)h->list[i].name);
 	}
-	free(h->list);
-	free(h->ids);
-	free(h->rows);
-	free(h);
+	tsb_free(h->list);
+	tsb_free(h->ids);
+	tsb_free(h->rows);
+	tsb_free(h);
 	tr->heatmaps = NULL;
 }
 
@@ -105,9 +107,9 @@ static int read_file(tsr_trace *tr, struct trace_heatmaps *h, size_t p)
 		}
 		unit = unit ? unit : "";
 		if (i % 16 == 0) {
-			tsr_trace_heatmap *l = realloc(h->list, (i + 16) * sizeof(*l));
-			int64_t *ids = l ? realloc(h->ids, (i + 16) * sizeof(*ids)) : NULL;
-			heatmap_rows *r = ids ? realloc(h->rows, (i + 16) * sizeof(*r)) : NULL;
+			tsr_trace_heatmap *l = tsb_reallocarray(h->list, i + 16, sizeof(*l));
+			int64_t *ids = l ? tsb_reallocarray(h->ids, i + 16, sizeof(*ids)) : NULL;
+			heatmap_rows *r = ids ? tsb_reallocarray(h->rows, i + 16, sizeof(*r)) : NULL;
 
 			h->list = l ? l : h->list;
 			h->ids = ids ? ids : h->ids;
@@ -123,7 +125,7 @@ static int read_file(tsr_trace *tr, struct trace_heatmaps *h, size_t p)
 		h->ids[i] = sqlite3_column_int64(st, 0);
 		ln = strlen(name);
 		lu = strlen(unit);
-		if (!(names = malloc(ln + lu + 2))) {
+		if (!(names = tsb_malloc(ln + lu + 2))) {
 			rc = trace_fail(tr, TSR_ERR_NO_MEMORY, "heatmaps: out of memory");
 			break;
 		}
@@ -169,7 +171,7 @@ int tsr_trace_get_heatmaps(const tsr_trace_heatmap **out, size_t *n, tsr_trace *
 	*out = NULL;
 	*n = 0;
 	if (!tr->heatmaps) {
-		if (!(tr->heatmaps = calloc(1, sizeof(*tr->heatmaps))))
+		if (!(tr->heatmaps = tsb_calloc(1, sizeof(*tr->heatmaps))))
 			return trace_fail(tr, TSR_ERR_NO_MEMORY, "heatmaps: out of memory");
 		for (size_t p = 0; p < tr->n_processes && rc == TSR_OK; p++)
 			rc = read_file(tr, tr->heatmaps, p);
