@@ -29,8 +29,20 @@ extern PyTypeObject tspy_report_type;
 /* _native.Error, a RuntimeError carrying reportlib's one-line message. */
 extern PyObject *tspy_error;
 
-/* Takes the report's lock, waiting without the GIL when another thread
- * has it; -1 with Error set for a closed report. */
+/* Takes `lock`, waiting without the GIL when another thread has it (so
+ * that thread, which may need the GIL to finish, can): the one way
+ * _native's reports and _trace's traces take their handle's lock. */
+static inline void tspy_acquire(PyThread_type_lock lock)
+{
+	if (!PyThread_acquire_lock(lock, NOWAIT_LOCK)) {
+		Py_BEGIN_ALLOW_THREADS
+		PyThread_acquire_lock(lock, WAIT_LOCK);
+		Py_END_ALLOW_THREADS
+	}
+}
+
+/* Takes the report's lock (tspy_acquire); -1 with Error set for a
+ * closed report. */
 int tspy_lock(tspy_report *r);
 void tspy_unlock(tspy_report *r);
 /* Raises Error with `message` (reportlib's) and returns NULL. */

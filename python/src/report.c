@@ -11,11 +11,7 @@
 
 int tspy_lock(tspy_report *r)
 {
-	if (!PyThread_acquire_lock(r->lock, NOWAIT_LOCK)) {
-		Py_BEGIN_ALLOW_THREADS
-		PyThread_acquire_lock(r->lock, WAIT_LOCK);
-		Py_END_ALLOW_THREADS
-	}
+	tspy_acquire(r->lock);
 	if (r->report)
 		return 0;
 	PyThread_release_lock(r->lock);

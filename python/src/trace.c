@@ -16,8 +16,8 @@
  * the Trace's lock, and Spans, lists and trees keep their Trace alive.
  * Failures raise tilescope.Error with reportlib's one-line message.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "native.h"
+
 #include <structmember.h>
 
 #include <tilescope/trace.h>
@@ -147,15 +147,6 @@ static PyObject *maybe_ns(int some, long long ns)
 
 /* --- Locking and errors ------------------------------------------------------- */
 
-/* Takes the trace's lock, waiting for it without the GIL. */
-static void trace_lock(trace_obj *t)
-{
-	if (!PyThread_acquire_lock(t->lock, NOWAIT_LOCK)) {
-		Py_BEGIN_ALLOW_THREADS
-		PyThread_acquire_lock(t->lock, WAIT_LOCK);
-		Py_END_ALLOW_THREADS
-	}
-}
 
 /* Runs `call` (a reportlib call on t->trace, assigned to `rc`) without the
  * GIL and with the lock; on failure `msg` gets the handle's message. */
@@ -381,7 +372,7 @@ static PyObject *trace_label_stats(PyObject *self, PyObject *args, PyObject *kwa
 	TRACE_CALL(t, rc, msg, tsr_trace_list_label_stats(&s, &n, t->trace, &o));
 	if (rc != TSR_OK)
 		return fail(rc, msg);
-	trace_lock(t);
+	tspy_acquire(t->lock);
 	list = PyList_New((Py_ssize_t)n);
 	for (size_t i = 0; list && i < n; i++)
 		put(&list, (Py_ssize_t)i,
@@ -521,7 +512,7 @@ static PyObject *span_at(span_list_obj *l, Py_ssize_t i)
 	const tsr_trace_item *it = &l->items[i];
 	PyObject *r;
 
-	trace_lock(l->trace);
+	tspy_acquire(l->trace->lock);
 	r = record(&span_type, "(nLLNNILLKKs)", l->thread, (long long)it->seq, (long long)it->parent,
 	           name_text(l->trace, it->name), channel_text(l->trace, it->channel), it->depth,
 	           (long long)it->start_ns, (long long)it->end_ns, (unsigned long long)it->count,
@@ -619,7 +610,7 @@ static PyObject *trace_instants(PyObject *self, PyObject *args, PyObject *kwargs
 	                                               v.to_ns, limit > 0 ? (size_t)limit : 0));
 	if (rc != TSR_OK)
 		return fail(rc, msg);
-	trace_lock(t);
+	tspy_acquire(t->lock);
 	list = PyList_New((Py_ssize_t)n);
 	for (size_t i = 0; list && i < n; i++)
 		put(&list, (Py_ssize_t)i,
@@ -697,7 +688,7 @@ static PyObject *trace_get_heatmaps(PyObject *self, void *unused)
 	TRACE_CALL(t, rc, msg, tsr_trace_get_heatmaps(&h, &n, t->trace));
 	if (rc != TSR_OK)
 		return fail(rc, msg);
-	trace_lock(t);
+	tspy_acquire(t->lock);
 	tuple = PyTuple_New((Py_ssize_t)n);
 	for (size_t i = 0; tuple && i < n; i++) {
 		PyObject *edges = PyTuple_New((Py_ssize_t)h[i].n_edges);
@@ -803,7 +794,7 @@ static PyObject *trace_call_tree(PyObject *self, PyObject *args, PyObject *kwarg
 	TRACE_CALL(t, rc, msg, tsr_trace_call_tree_new(&tree, t->trace, &o));
 	if (rc != TSR_OK)
 		return fail(rc, msg);
-	trace_lock(t);
+	tspy_acquire(t->lock);
 	roots = PyTuple_New((Py_ssize_t)tree->n_roots);
 	for (size_t i = 0; roots && i < tree->n_roots; i++)
 		put(&roots, (Py_ssize_t)i, call_node(t, tree, i));
