@@ -32,6 +32,8 @@
 #define MW_EXACT_BELOW 8
 /* ...and at most this many on both together (the table grows as n^2). */
 #define MW_EXACT_MAX_TOTAL 200
+/* The longest segment E-divisive tests commit by commit (split_segment). */
+#define MAX_POINTS 500
 /* The verdict's level for the Mann–Whitney p near a change. */
 #define MW_LEVEL 0.01
 
@@ -178,17 +180,30 @@ static uint64_t splitmix64(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-/* A segment of per-commit values prepared for scans: the values (centred
- * on their median), their ranks 0..n-1 (ties in any order: equal values
- * are at distance 0 whichever comes first) and each one's summed distance
- * to the whole segment, permuted together. */
+/* One value of a segment being scanned, with its rank 0..n-1 in the
+ * segment (ties in any order: equal values are at distance 0 whichever
+ * comes first) and its summed distance to the whole segment: the three
+ * move together when the segment is permuted. */
+typedef struct edm_item {
+	double v;                /* centred on the segment's median */
+	double dist;
+	uint32_t rank;
+} edm_item;
+
+/* A Fenwick tree node over ranks: how many of the values so far, and
+ * their sum, fall in its span. */
+typedef struct edm_node {
+	double sum;
+	uint32_t count;
+} edm_node;
+
 typedef struct edm_work {
 	size_t n;
-	double *v, *dist;
-	size_t *rank;
+	size_t first_split, last_split; /* the splits edm_scan tries */
+	edm_item *item;
 	struct edm_sorted { double value; size_t at; } *order; /* sort scratch */
-	size_t *fen_count;       /* Fenwick tree over ranks, 1-based */
-	double *fen_sum;
+	edm_node *tree;          /* n + 1 nodes, 1-based */
+	double *coef_left, *coef_right; /* per split, see edm_scan */
 	double within_all;       /* sum over i < j of |v_i - v_j| */
 } edm_work;
 
@@ -198,10 +213,13 @@ static int compare_sorted(const void *a, const void *b)
 	                      &((const struct edm_sorted *)b)->value);
 }
 
-/* Fills `w` with values[0..n). */
-static void edm_prepare(edm_work *w, const double *values, size_t n)
+/* Fills `w` with values[0..n), to be split with at least `min_seg` values
+ * either side. */
+static void edm_prepare(edm_work *w, const double *values, size_t n, size_t min_seg)
 {
 	w->n = n;
+	w->first_split = min_seg;
+	w->last_split = n - min_seg;
 	for (size_t i = 0; i < n; i++)
 		w->order[i] = (struct edm_sorted){ values[i], i };
 	qsort(w->order, n, sizeof *w->order, compare_sorted);
@@ -212,74 +230,75 @@ static void edm_prepare(edm_work *w, const double *values, size_t n)
 	double below = 0;
 	w->within_all = 0;
 	for (size_t i = 0; i < n; i++) {
-		size_t at = w->order[i].at;
 		double v = w->order[i].value - centre;
-		w->v[at] = v;
-		w->rank[at] = i;
 		/* to the i below it and the n - 1 - i above it */
-		w->dist[at] = v * (double)i - below + (total - below - v) - v * (double)(n - 1 - i);
-		w->within_all += w->dist[at];
+		double dist = v * (double)i - below + (total - below - v) - v * (double)(n - 1 - i);
+		w->item[w->order[i].at] = (edm_item){ v, dist, (uint32_t)i };
+		w->within_all += dist;
 		below += v;
 	}
 	w->within_all /= 2;
+	for (size_t t = min_seg; t + min_seg <= n; t++) {
+		double m = (double)t, r = (double)(n - t);
+		w->coef_left[t] = r / (m - 1);
+		w->coef_right[t] = m / (r - 1);
+	}
 }
 
-/* The largest Q of a split of w's current order with at least `min_seg`
- * values either side, and where (the index of the first value after it);
- * -INFINITY when no split is allowed. Q(tau) = m n / (m + n) times the
- * energy divergence 2/(m n) B - 2/(m(m-1)) W_left - 2/(n(n-1)) W_right,
- * B the sum of distances across the split, W the sums within each side. */
-static double edm_scan(edm_work *w, size_t min_seg, size_t *tau_out)
+/* The largest Q of a split of w's current order between first_split and
+ * last_split (by default at least min_seg values either side), and where
+ * (the index of the first value after it); -INFINITY when no split is
+ * allowed. Q(tau) is m r / (m + r) times the energy divergence 2/(m r) B - 2/(m(m-1)) W_left - 2/(r(r-1)) W_right
+ * (B the sum of distances across the split, W those within each side, m
+ * and r the sides' sizes), here times n / 2 (the same for every split and
+ * permutation of the segment): B - r/(m-1) W_left - m/(r-1) W_right. */
+static double edm_scan(edm_work *w, size_t *tau_out)
 {
 	size_t n = w->n;
-	memset(w->fen_count, 0, (n + 1) * sizeof *w->fen_count);
-	memset(w->fen_sum, 0, (n + 1) * sizeof *w->fen_sum);
+	edm_node *tree = w->tree;
+	memset(tree, 0, (n + 1) * sizeof *tree);
 	double within_left = 0, within_right = w->within_all, prefix_sum = 0;
 	double best = -INFINITY;
 	size_t best_tau = 0;
 	for (size_t t = 0; t < n; t++) {
-		if (t >= min_seg && n - t >= min_seg) {
-			double m = (double)t, r = (double)(n - t);
+		if (t >= w->first_split && t <= w->last_split) {
 			double across = w->within_all - within_left - within_right;
-			double e = 2 * across / (m * r) - 2 * within_left / (m * (m - 1)) -
-			           2 * within_right / (r * (r - 1));
-			double q = m * r / (m + r) * e;
+			double q = across - w->coef_left[t] * within_left - w->coef_right[t] * within_right;
 			if (q > best) {
 				best = q;
 				best_tau = t;
 			}
 		}
-		double v = w->v[t];
-		size_t below_count = 0;
+		const edm_item *it = &w->item[t];
+		uint32_t below_count = 0;
 		double below_sum = 0;
-		for (size_t i = w->rank[t]; i > 0; i -= i & -i) {
-			below_count += w->fen_count[i];
-			below_sum += w->fen_sum[i];
+		for (size_t i = it->rank; i > 0; i &= i - 1) {
+			below_count += tree[i].count;
+			below_sum += tree[i].sum;
 		}
 		double above_sum = prefix_sum - below_sum;
-		double to_before = v * (double)below_count - below_sum + above_sum -
-		                   v * (double)(t - below_count);
+		double to_before = it->v * (double)below_count - below_sum + above_sum -
+		                   it->v * (double)(t - below_count);
 		within_left += to_before;
-		within_right -= w->dist[t] - to_before;
-		prefix_sum += v;
-		for (size_t i = w->rank[t] + 1; i <= n; i += i & -i) {
-			w->fen_count[i]++;
-			w->fen_sum[i] += v;
+		within_right -= it->dist - to_before;
+		prefix_sum += it->v;
+		for (size_t i = (size_t)it->rank + 1; i <= n; i += i & (~i + 1)) {
+			tree[i].count++;
+			tree[i].sum += it->v;
 		}
 	}
 	*tau_out = best_tau;
 	return best;
 }
 
-/* Shuffles w's values, ranks and distances together (Fisher–Yates). */
+/* Shuffles w's items (Fisher–Yates). */
 static void edm_shuffle(edm_work *w, uint64_t *state)
 {
 	for (size_t i = w->n - 1; i > 0; i--) {
 		size_t j = (size_t)((double)(splitmix64(state) >> 11) * 0x1p-53 * (double)(i + 1));
-		double tv = w->v[i], td = w->dist[i];
-		size_t tr = w->rank[i];
-		w->v[i] = w->v[j], w->dist[i] = w->dist[j], w->rank[i] = w->rank[j];
-		w->v[j] = tv, w->dist[j] = td, w->rank[j] = tr;
+		edm_item t = w->item[i];
+		w->item[i] = w->item[j];
+		w->item[j] = t;
 	}
 }
 
@@ -362,6 +381,7 @@ typedef struct noisy_data {
 	size_t *start;           /* n + 1 */
 	double *samples;
 	double *median;          /* n */
+	double *block;           /* n, split_segment's block medians */
 	double *pre_sum, *pre_sq; /* n + 1 */
 	double *scratch;         /* as many as samples */
 } noisy_data;
@@ -372,6 +392,7 @@ static void noisy_data_free(noisy_data *d)
 	tsb_free(d->start);
 	tsb_free(d->samples);
 	tsb_free(d->median);
+	tsb_free(d->block);
 	tsb_free(d->pre_sum);
 	tsb_free(d->pre_sq);
 	tsb_free(d->scratch);
@@ -385,10 +406,11 @@ static int noisy_data_fill(noisy_data *d, const tsr_changes_series *s)
 	d->samples = tsb_reallocarray(NULL, total + 1, sizeof *d->samples);
 	d->scratch = tsb_reallocarray(NULL, total + 1, sizeof *d->scratch);
 	d->median = tsb_reallocarray(NULL, s->n_commits + 1, sizeof *d->median);
+	d->block = tsb_reallocarray(NULL, s->n_commits + 1, sizeof *d->block);
 	d->pre_sum = tsb_reallocarray(NULL, s->n_commits + 1, sizeof *d->pre_sum);
 	d->pre_sq = tsb_reallocarray(NULL, s->n_commits + 1, sizeof *d->pre_sq);
-	if (!d->commit || !d->start || !d->samples || !d->scratch || !d->median || !d->pre_sum ||
-	    !d->pre_sq)
+	if (!d->commit || !d->start || !d->samples || !d->scratch || !d->median || !d->block ||
+	    !d->pre_sum || !d->pre_sq)
 		return TSR_ERR_NO_MEMORY;
 	size_t k = 0, at = 0;
 	for (size_t i = 0; i < s->n_commits; i++) {
@@ -494,13 +516,34 @@ static int describe_noisy(tsr_change_point *p, noisy_data *d, size_t lo, size_t 
  * segment): the split of largest Q, into *change (an index of the whole
  * series), kept (true) when fewer than `significance` of the
  * permutations, plus the observed order, reach that Q. Each segment's
- * permutations have their own stream, from the seed and the bounds. */
-static bool split_segment(noisy_change *change, edm_work *w, const noisy_data *d, size_t a,
-                          size_t b, const tsr_changes_options *o)
+ * permutations have their own stream, from the seed and the bounds.
+ *
+ * A segment longer than MAX_POINTS commits is tested on the medians of
+ * blocks of consecutive commits (at most MAX_POINTS of them: iid commits
+ * give iid blocks, so the permutation test still holds), and the split
+ * then placed at full resolution within a block of the best block
+ * boundary. This bounds a test's cost by MAX_POINTS, not the series'
+ * length: 10,000 commits cost 20 times less, at the price of missing a
+ * change closer to a long segment's end than two blocks until the
+ * bisection has cut the segment below MAX_POINTS. */
+static bool split_segment(noisy_change *change, edm_work *w, noisy_data *d, size_t a, size_t b,
+                          const tsr_changes_options *o)
 {
-	edm_prepare(w, d->median + a, b - a);
+	size_t len = b - a, block = (len + MAX_POINTS - 1) / MAX_POINTS;
+	size_t n_blocks = (len + block - 1) / block;
+	size_t min_blocks = (o->min_segment + block - 1) / block;
+	if (min_blocks < 2)
+		min_blocks = 2;
+	if (n_blocks < 2 * min_blocks)
+		return false;
+	for (size_t k = 0; k < n_blocks; k++) {
+		size_t from = a + k * block, to = from + block < b ? from + block : b;
+		memcpy(d->scratch, d->median + from, (to - from) * sizeof *d->scratch);
+		d->block[k] = median_sorting(d->scratch, to - from);
+	}
+	edm_prepare(w, d->block, n_blocks, min_blocks);
 	size_t tau;
-	double observed = edm_scan(w, o->min_segment, &tau);
+	double observed = edm_scan(w, &tau);
 	uint64_t state = o->seed ^ (0x632be59bd9b4e019u * (a + 1)) ^ (0xd1b54a32d192ed03u * b);
 	splitmix64(&state);
 	size_t reached = 0;
@@ -513,12 +556,24 @@ static bool split_segment(noisy_change *change, edm_work *w, const noisy_data *d
 		size_t ignored;
 		/* A relative margin keeps a permutation that ties the observed
 		 * order (equal medians) counted, whatever the rounding. */
-		if (edm_scan(w, o->min_segment, &ignored) >= observed - 1e-12 * fabs(observed))
+		if (edm_scan(w, &ignored) >= observed - 1e-12 * fabs(observed))
 			reached++;
 	}
 	double p = (double)(1 + reached) / (double)(1 + o->permutations);
+	if (p >= o->significance)
+		return false;
+	if (block > 1) {
+		size_t near = tau * block;
+		edm_prepare(w, d->median + a, len, o->min_segment);
+		near = near < w->first_split ? w->first_split : near > w->last_split ? w->last_split : near;
+		if (near > block + w->first_split)
+			w->first_split = near - block;
+		if (near + block < w->last_split)
+			w->last_split = near + block;
+		edm_scan(w, &tau);
+	}
 	*change = (noisy_change){ a + tau, p };
-	return p < o->significance;
+	return true;
 }
 
 /* E-divisive over the per-commit medians by recursive bisection. Two
@@ -539,17 +594,16 @@ static int find_noisy(change_list *list, const tsr_changes_series *s,
 		goto out;
 	size_t n = d.n;
 	rc = TSR_ERR_NO_MEMORY;
-	w.v = tsb_reallocarray(NULL, n + 1, sizeof *w.v);
-	w.dist = tsb_reallocarray(NULL, n + 1, sizeof *w.dist);
-	w.rank = tsb_reallocarray(NULL, n + 1, sizeof *w.rank);
+	w.item = tsb_reallocarray(NULL, n + 1, sizeof *w.item);
 	w.order = tsb_reallocarray(NULL, n + 1, sizeof *w.order);
-	w.fen_count = tsb_reallocarray(NULL, n + 1, sizeof *w.fen_count);
-	w.fen_sum = tsb_reallocarray(NULL, n + 1, sizeof *w.fen_sum);
+	w.tree = tsb_reallocarray(NULL, n + 1, sizeof *w.tree);
+	w.coef_left = tsb_reallocarray(NULL, n + 1, sizeof *w.coef_left);
+	w.coef_right = tsb_reallocarray(NULL, n + 1, sizeof *w.coef_right);
 	/* Each split adds one segment to the stack and there are fewer splits
 	 * than n / min_segment. */
 	found = tsb_reallocarray(NULL, n / o->min_segment + 1, sizeof *found);
 	stack = tsb_reallocarray(NULL, n / o->min_segment + 2, sizeof *stack);
-	if (!w.v || !w.dist || !w.rank || !w.order || !w.fen_count || !w.fen_sum || !found || !stack)
+	if (!w.item || !w.order || !w.tree || !w.coef_left || !w.coef_right || !found || !stack)
 		goto out;
 	size_t depth = 0;
 	stack[depth][0] = 0, stack[depth][1] = n, depth++;
@@ -590,12 +644,11 @@ static int find_noisy(change_list *list, const tsr_changes_series *s,
 	rc = TSR_OK;
 out:
 	noisy_data_free(&d);
-	tsb_free(w.v);
-	tsb_free(w.dist);
-	tsb_free(w.rank);
+	tsb_free(w.item);
 	tsb_free(w.order);
-	tsb_free(w.fen_count);
-	tsb_free(w.fen_sum);
+	tsb_free(w.tree);
+	tsb_free(w.coef_left);
+	tsb_free(w.coef_right);
 	tsb_free(found);
 	tsb_free(stack);
 	return rc;
@@ -614,6 +667,9 @@ int tsr_changes_find(tsr_change_point **out, size_t *n_out, const tsr_changes_se
 	for (size_t i = 0; i < series->n_commits; i++)
 		if (series->offsets[i + 1] < series->offsets[i])
 			return TSR_ERR_INVALID_ARGUMENT;
+	/* Ranks and counts of a segment are 32-bit (half the scan's memory). */
+	if (series->n_commits > UINT32_MAX)
+		return TSR_ERR_TOO_LARGE;
 	tsr_changes_options o = TSR_CHANGES_OPTIONS_INIT;
 	if (options)
 		o = *options;

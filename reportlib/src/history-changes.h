@@ -85,8 +85,8 @@ typedef struct tsr_change_point {
  * frees it with free(); NULL when there are none) and their number into
  * *n_out. `options` may be NULL for the defaults. Returns TSR_OK,
  * TSR_ERR_INVALID_ARGUMENT (offsets not starting at 0 or decreasing, a
- * NULL pointer, an options version it does not know) or
- * TSR_ERR_NO_MEMORY. */
+ * NULL pointer, an options version it does not know), TSR_ERR_TOO_LARGE
+ * (more than 2^32 - 1 commits) or TSR_ERR_NO_MEMORY. */
 int tsr_changes_find(tsr_change_point **out, size_t *n_out, const tsr_changes_series *series,
                      const tsr_changes_options *options);
 

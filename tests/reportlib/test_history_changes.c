@@ -221,6 +221,46 @@ static void test_noisy_steps(void **state)
 	print_message("%zu noisy steps found, widest range %zu commits\n", total, widest + 1);
 }
 
+/* A series longer than the 500 commits E-divisive tests one by one:
+ * tested on block medians, placed at full resolution. Steps in the
+ * middle, and one 40 commits from the end (found once the bisection has
+ * cut the segment short enough), each within the range reported. */
+static void test_noisy_long(void **state)
+{
+	(void)state;
+	enum { LONG = 3000 };
+	size_t *offsets = malloc((LONG + 1) * sizeof *offsets);
+	double *values = malloc(LONG * sizeof *values);
+	assert_non_null(offsets);
+	assert_non_null(values);
+	size_t step_at[] = { 702, 1502, 2960 };
+	double step_size[] = { 4, -4, 5 };
+	uint64_t rng = 3;
+	double level = 20;
+	for (size_t c = 0, k = 0; c < LONG; c++) {
+		offsets[c] = c;
+		if (k < 3 && step_at[k] == c)
+			level += step_size[k++];
+		values[c] = level + rng_normal(&rng);
+	}
+	offsets[LONG] = LONG;
+	tsr_changes_series s = { LONG, offsets, values, false };
+	tsr_change_point *cp;
+	size_t n;
+	assert_int_equal(tsr_changes_find(&cp, &n, &s, NULL), TSR_OK);
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(cp[i].first <= step_at[i] && step_at[i] <= cp[i].last);
+		assert_true(cp[i].last - cp[i].first <= 10);
+		/* Placed commit by commit, not at a block boundary. */
+		assert_close((double)cp[i].commit, (double)step_at[i], 1);
+		assert_close(cp[i].change, step_size[i], 1);
+	}
+	free(cp);
+	free(offsets);
+	free(values);
+}
+
 /* The same series gives the same answer every time. */
 static void test_noisy_reproducible(void **state)
 {
@@ -401,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_deterministic_from_zero),
 		cmocka_unit_test(test_noisy_steps),
+		cmocka_unit_test(test_noisy_long),
 		cmocka_unit_test(test_noisy_reproducible),
 		cmocka_unit_test(test_noisy_unsure),
 		cmocka_unit_test(test_false_positive_rate),
