@@ -3,7 +3,8 @@
  * reader (reportlib/) must agree on, in one GLib-free static library built
  * from db-schema/ (Sysprof's capture library is the model):
  *
- *   format.h       the two files' identities and the embedded schemas
+ *   format.h       the files' identities (profile.pop, .pvti, the history
+ *                  store) and the embedded schemas
  *   tile-runs.h    the per-tile run codec of profile.pop, with an iterator
  *   event-chunk.h  the packed event codec of .pvti
  *   timeline-lod.h the rule that fills .pvti's level-of-detail buckets
@@ -32,6 +33,10 @@
 /* .pvti: PRAGMA application_id / user_version (checked against pvti.sql). */
 #define TSF_PVTI_APPLICATION_ID 0x54535654 /* "TSVT" */
 #define TSF_PVTI_SCHEMA_VERSION 1
+/* The history store: PRAGMA application_id / user_version (checked against
+ * history.sql). */
+#define TSF_HISTORY_APPLICATION_ID 0x54534853 /* "TSHS" */
+#define TSF_HISTORY_SCHEMA_VERSION 1
 
 /* The longest name either file may hold, in bytes (string.text of both
  * schemas). Real names are paths of debug contexts and templated vertex
@@ -44,6 +49,7 @@
 /* The schema scripts, executed as written by the writers. */
 extern const char tsf_profile_schema_sql[];
 extern const char tsf_pvti_schema_sql[];
+extern const char tsf_history_schema_sql[];
 
 #include "event-chunk.h"
 #include "tile-runs.h"

@@ -89,6 +89,7 @@
 #include <tilescope/alloc.h>
 #include "report-private.h"
 #include "tilescope/compare.h"
+#include "history-private.h"
 
 #include <tilescope/hashmap.h>
 
@@ -1620,4 +1621,29 @@ TSR_API const tsr_compared_program *tsr_comparison_get_program(const tsr_compari
                                                                size_t i)
 {
 	return cmp && i < cmp->n_programs ? &cmp->programs[i] : NULL;
+}
+
+/*
+ * A comparison of figures gathered elsewhere (history-private.h): the
+ * history store's run against a report. Only metric, unit, in_base,
+ * in_new, base and new_value of `figures` are read; the result is made,
+ * ordered and judged as tsr_compare's.
+ */
+int tsr_comparison_new_from_figures(tsr_comparison **out, const tsr_delta *figures, size_t n)
+{
+	cmp_entry *e = tsb_calloc(n ? n : 1, sizeof(*e));
+	int rc;
+
+	*out = NULL;
+	if (!e)
+		return tsr_set_last_error(TSR_ERR_NO_MEMORY, "comparing: out of host memory");
+	for (size_t i = 0; i < n; i++)
+		e[i] = (cmp_entry){figures[i].metric, (unsigned)tsr_metric_get_group(figures[i].metric),
+		                   figures[i].unit,  figures[i].in_base,
+		                   figures[i].in_new, figures[i].base,
+		                   figures[i].new_value};
+	qsort(e, n, sizeof(*e), cmp_entries);
+	rc = build_result(out, NULL, e, n);
+	free(e);
+	return rc;
 }
