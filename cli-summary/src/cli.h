@@ -151,6 +151,7 @@ int cli_cmd_diff(int argc, char **argv);
 int cli_cmd_trace(int argc, char **argv);
 int cli_cmd_export(int argc, char **argv);
 int cli_cmd_sql(int argc, char **argv);
+int cli_cmd_history(int argc, char **argv);
 
 /* Writes a name read from a trace as `tilescope trace` does (cmd-trace.c):
  * control characters as '?', cut with "…" or padded to `width` columns

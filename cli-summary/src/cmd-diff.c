@@ -288,22 +288,7 @@ int cli_cmd_diff(int argc, char **argv)
 	status = cli_output_close(out, true);
 	out = NULL;
 	if (status == CLI_EXIT_OK && failed) {
-		/* Also on stderr, so a CI log shows why even when the report went
-		 * to a file. */
-		for (size_t i = 0; i < n_checks; i++) {
-			const tsr_limit_check *k = &checks[i];
-			char b[32] = "none", n[32] = "none", lim[2048];
-
-			if (k->passed)
-				continue;
-			if (k->in_base)
-				snprintf(b, sizeof(b), "%" PRIu64, k->base);
-			if (k->in_new)
-				snprintf(n, sizeof(n), "%" PRIu64, k->new_value);
-			fprintf(stderr,
-			        "tilescope: regression: %s went from %s to %s, over the limit %s\n",
-			        k->limit->metric, b, n, tsr_limit_fill_option(k->limit, lim, sizeof(lim)));
-		}
+		cli_diff_print_regressions(stderr, &d);
 		status = CLI_EXIT_REGRESSION;
 	}
 cleanup:

@@ -294,7 +294,7 @@ static void describe_programs(FILE *out, const cli_diff *d)
 	if (d->fell_back)
 		fputs("  runs: no program has runs in both reports; the last run of each is "
 		      "compared\n", out);
-	if (d->by_program) {
+	if (d->by_program && n) {
 		fputs("  runs matched by program (each program's kept runs averaged):\n", out);
 		for (size_t i = 0; i < n; i++) {
 			const tsr_compared_program *cp = tsr_comparison_get_program(d->cmp, i);
@@ -798,4 +798,22 @@ int cli_diff_render(FILE *out, const cli_diff *d, cli_diff_format format)
 		break;
 	}
 	return rc == 0 && !ferror(out) ? 0 : -1;
+}
+
+/* The exceeded limits, one line each with both values (diff-render.h). */
+void cli_diff_print_regressions(FILE *out, const cli_diff *d)
+{
+	for (size_t i = 0; i < d->n_checks; i++) {
+		const tsr_limit_check *k = &d->checks[i];
+		char b[32] = "none", n[32] = "none", lim[LIMIT_TEXT];
+
+		if (k->passed)
+			continue;
+		if (k->in_base)
+			snprintf(b, sizeof(b), "%" PRIu64, k->base);
+		if (k->in_new)
+			snprintf(n, sizeof(n), "%" PRIu64, k->new_value);
+		fprintf(out, "tilescope: regression: %s went from %s to %s, over the limit %s\n",
+		        k->limit->metric, b, n, tsr_limit_fill_option(k->limit, lim, sizeof(lim)));
+	}
 }

@@ -46,6 +46,11 @@ bool cli_diff_memory_mixed(const tsr_comparison *cmp);
  * out (JSON). */
 int cli_diff_render(FILE *out, const cli_diff *d, cli_diff_format format);
 
+/* One line per exceeded limit ("tilescope: regression: METRIC went from
+ * A to B, over the limit --OPTION"), for stderr, so a CI log shows why
+ * even when the output went to a file. */
+void cli_diff_print_regressions(FILE *out, const cli_diff *d);
+
 /* XML text escaping (& < > " ' and control characters) of `s` into a
  * malloc'd string; NULL when out of memory. For the tests too. */
 char *cli_xml_escape(const char *s);

@@ -1,7 +1,7 @@
 /*
  * `tilescope`: git-style subcommands over reportlib. This file only
  * dispatches; each subcommand lives in its own file (cmd-summary.c,
- * cmd-diff.c, cmd-trace.c, cmd-export.c, cmd-sql.c; cli.h).
+ * cmd-diff.c, cmd-trace.c, cmd-export.c, cmd-sql.c, cmd-history.c; cli.h).
  */
 #include "cli.h"
 #include "cli-options.h"
@@ -55,6 +55,9 @@ static const struct command {
 	},
 	{"sql", cli_cmd_sql,
 #include "../options/sql.def"
+	},
+	{"history", cli_cmd_history,
+#include "../options/history.def"
 	},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
