@@ -16,7 +16,7 @@
  * O(n log n), not O(n^2), and a series of 10,000 commits is searched
  * whole, without windows.
  */
-#include "history-changes.h"
+#include <tilescope/history-changes.h>
 
 #include <tilescope/alloc.h>
 #include <tilescope/report.h>
@@ -105,7 +105,7 @@ static int mw_exact(double *lower, double *upper, const unsigned *ranks2, size_t
 	return TSR_OK;
 }
 
-int tsr_mann_whitney(double *u_out, double *p_out, const double *x, size_t nx, const double *y,
+int tsr_stats_get_mann_whitney(double *u_out, double *p_out, const double *x, size_t nx, const double *y,
                      size_t ny)
 {
 	if (!u_out || !p_out || !x || !y || nx == 0 || ny == 0)
@@ -344,7 +344,7 @@ static void set_size(tsr_change_point *p, double before, double after)
 
 /* Every commit whose first finite sample differs from the last present
  * commit's. */
-static int find_deterministic(change_list *list, const tsr_changes_series *s)
+static int find_deterministic(change_list *list, const tsr_series *s)
 {
 	bool have = false;
 	double last = 0;
@@ -398,7 +398,7 @@ static void noisy_data_free(noisy_data *d)
 	tsb_free(d->scratch);
 }
 
-static int noisy_data_fill(noisy_data *d, const tsr_changes_series *s)
+static int noisy_data_fill(noisy_data *d, const tsr_series *s)
 {
 	size_t total = s->offsets[s->n_commits];
 	d->commit = tsb_reallocarray(NULL, s->n_commits + 1, sizeof *d->commit);
@@ -504,7 +504,7 @@ static int describe_noisy(tsr_change_point *p, noisy_data *d, size_t lo, size_t 
 	size_t b = hi - tau > window ? tau + window : hi;
 	double u;
 	const double *x = d->samples + d->start[a], *y = d->samples + d->start[tau];
-	int rc = tsr_mann_whitney(&u, &p->p_value, x, d->start[tau] - d->start[a], y,
+	int rc = tsr_stats_get_mann_whitney(&u, &p->p_value, x, d->start[tau] - d->start[a], y,
 	                          d->start[b] - d->start[tau]);
 	if (rc != TSR_OK)
 		return rc;
@@ -581,7 +581,7 @@ static bool split_segment(noisy_change *change, edm_work *w, noisy_data *d, size
  * split in two (a segment cut just beside a step leaves a sliver with
  * the step in it): they are replaced by the best split of the segment
  * they share, if that is significant, until no ranges overlap. */
-static int find_noisy(change_list *list, const tsr_changes_series *s,
+static int find_noisy(change_list *list, const tsr_series *s,
                       const tsr_changes_options *o)
 {
 	noisy_data d = { 0 };
@@ -654,7 +654,7 @@ out:
 	return rc;
 }
 
-int tsr_changes_find(tsr_change_point **out, size_t *n_out, const tsr_changes_series *series,
+int tsr_series_list_changes(tsr_change_point **out, size_t *n_out, const tsr_series *series,
                      const tsr_changes_options *options)
 {
 	if (!out || !n_out)

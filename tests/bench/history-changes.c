@@ -1,7 +1,7 @@
 /*
  * `history changes` over a store of 10,000 commits × 500 metrics (issue
  * 32's scale target: all metrics in at most 5 s): the change-point search
- * of reportlib/src/history-changes.h on series built in memory, so the
+ * of tilescope/history-changes.h on series built in memory, so the
  * figure is the analysis alone, not the store's reads. 450 metrics are
  * deterministic (a step every few hundred commits, 1 % of commits
  * missing); 50 are noisy wall-clock figures with 3 samples a commit and
@@ -13,7 +13,7 @@
  */
 #include "bench-util.h"
 
-#include "history-changes.h"
+#include <tilescope/history-changes.h>
 
 #include <tilescope/report.h>
 
@@ -77,12 +77,12 @@ int main(void)
 				values[at++] = noisy ? level + 1e4 * rng_normal(&rng) : level;
 		}
 		offsets[N_COMMITS] = at;
-		tsr_changes_series s = { N_COMMITS, offsets, values, !noisy };
+		tsr_series s = { N_COMMITS, offsets, values, !noisy };
 		tsr_change_point *cp;
 		size_t n;
 		clock_t c0 = clock();
 		double t0 = bench_now_ms();
-		int rc = tsr_changes_find(&cp, &n, &s, NULL);
+		int rc = tsr_series_list_changes(&cp, &n, &s, NULL);
 		double ms = bench_now_ms() - t0;
 		cpu_ms += (double)(clock() - c0) * 1e3 / CLOCKS_PER_SEC;
 		if (rc != TSR_OK) {

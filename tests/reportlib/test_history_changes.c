@@ -1,5 +1,5 @@
 /*
- * Change points of a metric's history (reportlib/src/history-changes.h):
+ * Change points of a metric's history (tilescope/history-changes.h):
  * synthetic histories of 200 commits with known steps, deterministic ones
  * found at their commit and nothing else, noisy ones within the range
  * reported; the false-positive rate over 1,000 seeds of pure noise; the
@@ -10,7 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "history-changes.h"
+#include <tilescope/history-changes.h>
 #include "test-util.h"
 
 #include <tilescope/report.h>
@@ -47,12 +47,12 @@ static double rng_normal(uint64_t *s)
 typedef struct series_buf {
 	size_t offsets[N_COMMITS + 1];
 	double values[N_COMMITS * 8];
-	tsr_changes_series series;
+	tsr_series series;
 } series_buf;
 
 static void buf_finish(series_buf *b, bool deterministic)
 {
-	b->series = (tsr_changes_series){ N_COMMITS, b->offsets, b->values, deterministic };
+	b->series = (tsr_series){ N_COMMITS, b->offsets, b->values, deterministic };
 }
 
 /* Deterministic series with steps up and down (of one unit too: a
@@ -111,7 +111,7 @@ static void test_deterministic(void **state)
 		buf_finish(&b, true);
 		tsr_change_point *cp;
 		size_t n;
-		assert_int_equal(tsr_changes_find(&cp, &n, &b.series, NULL), TSR_OK);
+		assert_int_equal(tsr_series_list_changes(&cp, &n, &b.series, NULL), TSR_OK);
 		assert_int_equal(n, n_expect);
 		for (size_t i = 0; i < n; i++) {
 			assert_int_equal(cp[i].commit, expect_commit[i]);
@@ -133,10 +133,10 @@ static void test_deterministic_from_zero(void **state)
 	(void)state;
 	size_t offsets[] = { 0, 1, 2, 2, 3 };
 	double values[] = { 0, 0, 5 };
-	tsr_changes_series s = { 4, offsets, values, true };
+	tsr_series s = { 4, offsets, values, true };
 	tsr_change_point *cp;
 	size_t n;
-	assert_int_equal(tsr_changes_find(&cp, &n, &s, NULL), TSR_OK);
+	assert_int_equal(tsr_series_list_changes(&cp, &n, &s, NULL), TSR_OK);
 	assert_int_equal(n, 1);
 	assert_int_equal(cp[0].commit, 3);
 	assert_int_equal(cp[0].first, 2);
@@ -192,7 +192,7 @@ static void test_noisy_steps(void **state)
 		noisy_series(&b, &rng, 100, 1, round % 2, step_at, step_size, n_steps);
 		tsr_change_point *cp;
 		size_t n;
-		assert_int_equal(tsr_changes_find(&cp, &n, &b.series, NULL), TSR_OK);
+		assert_int_equal(tsr_series_list_changes(&cp, &n, &b.series, NULL), TSR_OK);
 		if (n != n_steps) {
 			for (size_t i = 0; i < n; i++)
 				print_message("found %zu in %zu..%zu, %g\n", cp[i].commit, cp[i].first,
@@ -244,10 +244,10 @@ static void test_noisy_long(void **state)
 		values[c] = level + rng_normal(&rng);
 	}
 	offsets[LONG] = LONG;
-	tsr_changes_series s = { LONG, offsets, values, false };
+	tsr_series s = { LONG, offsets, values, false };
 	tsr_change_point *cp;
 	size_t n;
-	assert_int_equal(tsr_changes_find(&cp, &n, &s, NULL), TSR_OK);
+	assert_int_equal(tsr_series_list_changes(&cp, &n, &s, NULL), TSR_OK);
 	assert_int_equal(n, 3);
 	for (size_t i = 0; i < n; i++) {
 		assert_true(cp[i].first <= step_at[i] && step_at[i] <= cp[i].last);
@@ -272,9 +272,9 @@ static void test_noisy_reproducible(void **state)
 	noisy_series(&b, &rng, 50, 1, false, step_at, step_size, 1);
 	tsr_change_point *first, *again;
 	size_t n1, n2;
-	assert_int_equal(tsr_changes_find(&first, &n1, &b.series, NULL), TSR_OK);
+	assert_int_equal(tsr_series_list_changes(&first, &n1, &b.series, NULL), TSR_OK);
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(tsr_changes_find(&again, &n2, &b.series, NULL), TSR_OK);
+		assert_int_equal(tsr_series_list_changes(&again, &n2, &b.series, NULL), TSR_OK);
 		assert_int_equal(n1, n2);
 		for (size_t k = 0; k < n1; k++) {
 			assert_int_equal(first[k].commit, again[k].commit);
@@ -303,7 +303,7 @@ static void test_noisy_unsure(void **state)
 	buf_finish(&b, false);
 	tsr_change_point *cp;
 	size_t n;
-	assert_int_equal(tsr_changes_find(&cp, &n, &b.series, NULL), TSR_OK);
+	assert_int_equal(tsr_series_list_changes(&cp, &n, &b.series, NULL), TSR_OK);
 	assert_int_equal(n, 1);
 	assert_true(cp[0].first <= 100 && 100 <= cp[0].last);
 	assert_true(cp[0].permutation_p < 0.01);
@@ -327,7 +327,7 @@ static void test_false_positive_rate(void **state)
 		noisy_series(&b, &rng, 1000, seed % 2 ? 10 : 300, seed % 2 == 0, NULL, NULL, 0);
 		tsr_change_point *cp;
 		size_t n;
-		assert_int_equal(tsr_changes_find(&cp, &n, &b.series, NULL), TSR_OK);
+		assert_int_equal(tsr_series_list_changes(&cp, &n, &b.series, NULL), TSR_OK);
 		with_change += n > 0;
 		free(cp);
 	}
@@ -344,11 +344,11 @@ static void test_mann_whitney_textbook(void **state)
 	double x[] = { 0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46 };
 	double y[] = { 1.15, 0.88, 0.90, 0.74, 1.21 };
 	double u, p;
-	assert_int_equal(tsr_mann_whitney(&u, &p, x, 10, y, 5), TSR_OK);
+	assert_int_equal(tsr_stats_get_mann_whitney(&u, &p, x, 10, y, 5), TSR_OK);
 	assert_close(u, 35, 0);
 	assert_close(p, 0.2544, 0.00005);
 	/* U of the other side is n m - U, the same two-sided p. */
-	assert_int_equal(tsr_mann_whitney(&u, &p, y, 5, x, 10), TSR_OK);
+	assert_int_equal(tsr_stats_get_mann_whitney(&u, &p, y, 5, x, 10), TSR_OK);
 	assert_close(u, 15, 0);
 	assert_close(p, 0.2544, 0.00005);
 }
@@ -362,10 +362,10 @@ static void test_mann_whitney_critical(void **state)
 	double x8[] = { 1, 2, 3, 4, 5, 7, 14 }, y8[] = { 6, 8, 9, 10, 11, 12, 13 };
 	double x9[] = { 1, 2, 3, 4, 6, 7, 14 }, y9[] = { 5, 8, 9, 10, 11, 12, 13 };
 	double u, p;
-	assert_int_equal(tsr_mann_whitney(&u, &p, x8, 7, y8, 7), TSR_OK);
+	assert_int_equal(tsr_stats_get_mann_whitney(&u, &p, x8, 7, y8, 7), TSR_OK);
 	assert_close(u, 8, 0);
 	assert_close(p, 0.037879, 0.000001);
-	assert_int_equal(tsr_mann_whitney(&u, &p, x9, 7, y9, 7), TSR_OK);
+	assert_int_equal(tsr_stats_get_mann_whitney(&u, &p, x9, 7, y9, 7), TSR_OK);
 	assert_close(u, 9, 0);
 	assert_close(p, 0.053030, 0.000001);
 	/* n1 = n2 = 10, normal approximation: the table's critical U is 23. */
@@ -381,7 +381,7 @@ static void test_mann_whitney_critical(void **state)
 			a[i] = (above ? 10.0 * (above - 1) + 5 : -5) + 0.1 * i;
 			left -= above;
 		}
-		assert_int_equal(tsr_mann_whitney(&u, &p, a, 10, b, 10), TSR_OK);
+		assert_int_equal(tsr_stats_get_mann_whitney(&u, &p, a, 10, b, 10), TSR_OK);
 		assert_close(u, target, 0);
 		assert_true(target == 23 ? p < 0.05 : p > 0.05);
 	}
@@ -395,14 +395,14 @@ static void test_mann_whitney_ties(void **state)
 	double x[] = { 1, 2, 2, 3, 3, 3, 4, 5, 5, 6 };
 	double y[] = { 3, 4, 4, 5, 6, 6, 7, 7, 8, 9, 9 };
 	double u, p;
-	assert_int_equal(tsr_mann_whitney(&u, &p, x, 10, y, 11), TSR_OK);
+	assert_int_equal(tsr_stats_get_mann_whitney(&u, &p, x, 10, y, 11), TSR_OK);
 	assert_close(u, 15.5, 0);
 	assert_close(p, 0.0056252, 0.0000005);
 	/* All equal: nothing to tell apart. */
 	double same[] = { 4, 4, 4, 4, 4, 4, 4, 4, 4 };
-	assert_int_equal(tsr_mann_whitney(&u, &p, same, 9, same, 9), TSR_OK);
+	assert_int_equal(tsr_stats_get_mann_whitney(&u, &p, same, 9, same, 9), TSR_OK);
 	assert_close(p, 1, 0);
-	assert_int_equal(tsr_mann_whitney(&u, &p, same, 3, same, 3), TSR_OK);
+	assert_int_equal(tsr_stats_get_mann_whitney(&u, &p, same, 3, same, 3), TSR_OK);
 	assert_close(p, 1, 0);
 }
 
@@ -414,25 +414,25 @@ static void test_bad_input(void **state)
 	size_t n;
 	size_t decreasing[] = { 0, 2, 1 }, late[] = { 1, 2 };
 	double v[] = { 1, 2 };
-	tsr_changes_series s = { 2, decreasing, v, false };
-	assert_int_equal(tsr_changes_find(&cp, &n, &s, NULL), TSR_ERR_INVALID_ARGUMENT);
-	s = (tsr_changes_series){ 1, late, v, true };
-	assert_int_equal(tsr_changes_find(&cp, &n, &s, NULL), TSR_ERR_INVALID_ARGUMENT);
-	assert_int_equal(tsr_changes_find(&cp, &n, NULL, NULL), TSR_ERR_INVALID_ARGUMENT);
+	tsr_series s = { 2, decreasing, v, false };
+	assert_int_equal(tsr_series_list_changes(&cp, &n, &s, NULL), TSR_ERR_INVALID_ARGUMENT);
+	s = (tsr_series){ 1, late, v, true };
+	assert_int_equal(tsr_series_list_changes(&cp, &n, &s, NULL), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_series_list_changes(&cp, &n, NULL, NULL), TSR_ERR_INVALID_ARGUMENT);
 	tsr_changes_options o = TSR_CHANGES_OPTIONS_INIT;
 	o.version = 99;
 	size_t one[] = { 0, 1 };
-	s = (tsr_changes_series){ 1, one, v, false };
-	assert_int_equal(tsr_changes_find(&cp, &n, &s, &o), TSR_ERR_INVALID_ARGUMENT);
+	s = (tsr_series){ 1, one, v, false };
+	assert_int_equal(tsr_series_list_changes(&cp, &n, &s, &o), TSR_ERR_INVALID_ARGUMENT);
 	/* Empty series, and one too short to split. */
-	s = (tsr_changes_series){ 0, one, NULL, false };
-	assert_int_equal(tsr_changes_find(&cp, &n, &s, NULL), TSR_OK);
+	s = (tsr_series){ 0, one, NULL, false };
+	assert_int_equal(tsr_series_list_changes(&cp, &n, &s, NULL), TSR_OK);
 	assert_int_equal(n, 0);
-	s = (tsr_changes_series){ 1, one, v, false };
-	assert_int_equal(tsr_changes_find(&cp, &n, &s, NULL), TSR_OK);
+	s = (tsr_series){ 1, one, v, false };
+	assert_int_equal(tsr_series_list_changes(&cp, &n, &s, NULL), TSR_OK);
 	assert_int_equal(n, 0);
 	double u, p;
-	assert_int_equal(tsr_mann_whitney(&u, &p, v, 0, v, 2), TSR_ERR_INVALID_ARGUMENT);
+	assert_int_equal(tsr_stats_get_mann_whitney(&u, &p, v, 0, v, 2), TSR_ERR_INVALID_ARGUMENT);
 }
 
 int main(void)

@@ -1,7 +1,8 @@
 /*
  * Change points of one metric over a history of commits (issue 32), apart
- * from the store that keeps the history: the caller hands over a series in
- * commit order and gets back where it changed, by how much, and how sure.
+ * from the store that keeps the history (history.h): the caller hands over
+ * a series in commit order and gets back where it changed, by how much,
+ * and how sure. `tilescope history changes` prints them.
  *
  * A deterministic figure (memory, cycles, steps, vertices, FLOPs of the
  * simulated IPU) is exact: every commit whose value differs from the last
@@ -16,21 +17,27 @@
  */
 #pragma once
 
+#include "report.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* One metric's series, oldest commit first. Commit i's samples are
  * values[offsets[i]] .. values[offsets[i + 1] - 1]; a commit with no
  * samples, or only NaN ones, is missing (its figure was not recorded) and
  * is never a change by itself. */
-typedef struct tsr_changes_series {
+typedef struct tsr_series {
 	size_t n_commits;
 	const size_t *offsets;   /* n_commits + 1 entries, non-decreasing, from 0 */
 	const double *values;    /* offsets[n_commits] samples */
 	bool deterministic;      /* exact comparison of each commit's first
 	                            finite sample with the last present one */
-} tsr_changes_series;
+} tsr_series;
 
 #define TSR_CHANGES_OPTIONS_VERSION 1
 
@@ -87,8 +94,10 @@ typedef struct tsr_change_point {
  * TSR_ERR_INVALID_ARGUMENT (offsets not starting at 0 or decreasing, a
  * NULL pointer, an options version it does not know), TSR_ERR_TOO_LARGE
  * (more than 2^32 - 1 commits) or TSR_ERR_NO_MEMORY. */
-int tsr_changes_find(tsr_change_point **out, size_t *n_out, const tsr_changes_series *series,
-                     const tsr_changes_options *options);
+TSR_API int tsr_series_list_changes(tsr_change_point **out, size_t *n_out,
+                                    const tsr_series *series, const tsr_changes_options *options);
+
+/* The functions keep no state: any thread may call them at any time. */
 
 /* The Mann–Whitney U test of samples x against y (NaNs are not allowed:
  * the caller drops them). *u_out is U of x (its rank sum with ties at
@@ -98,8 +107,12 @@ int tsr_changes_find(tsr_change_point **out, size_t *n_out, const tsr_changes_se
  * else the normal approximation with tie correction and continuity
  * correction. Returns TSR_OK, TSR_ERR_INVALID_ARGUMENT (an empty side) or
  * TSR_ERR_NO_MEMORY. */
-int tsr_mann_whitney(double *u_out, double *p_out, const double *x, size_t nx, const double *y,
-                     size_t ny);
+TSR_API int tsr_stats_get_mann_whitney(double *u_out, double *p_out, const double *x, size_t nx,
+                                       const double *y, size_t ny);
 
 /* "changed" or "unsure, rerun"; "" for a value outside the enum. */
-const char *tsr_change_verdict_get_name(tsr_change_verdict verdict);
+TSR_API const char *tsr_change_verdict_get_name(tsr_change_verdict verdict);
+
+#ifdef __cplusplus
+}
+#endif
