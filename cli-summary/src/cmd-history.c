@@ -81,10 +81,12 @@ static int store_fail(tsr_history *h)
 	return cli_error("%s", *tsr_history_error(h) ? tsr_history_error(h) : tsr_last_error());
 }
 
-/* Opens the store operand; prints the one line on failure. */
-static int open_store(tsr_history **h, const char *path)
+/* Opens the store operand (created by add and merge, not by the
+ * readers: a mistyped name is an error there); prints the one line on
+ * failure. */
+static int open_store(tsr_history **h, const char *path, bool create)
 {
-	if (tsr_history_open(h, path) != TSR_OK)
+	if (tsr_history_open(h, path, create ? TSR_HISTORY_CREATE : 0) != TSR_OK)
 		return cli_error("%s", tsr_last_error());
 	return CLI_EXIT_OK;
 }
@@ -103,7 +105,7 @@ static int run_add(const args *a)
 
 	if (!a->commit || !*a->commit)
 		return cli_usage_error("history", a->usage, "add needs --commit SHA");
-	if (cli_open_report(&r, a->operands[1]) || open_store(&h, a->operands[0]))
+	if (cli_open_report(&r, a->operands[1]) || open_store(&h, a->operands[0], true))
 		goto out;
 	cli_progress_begin("Adding the report's figures");
 	int rc = tsr_history_add_report(&id, &added, h, &run, r);
@@ -212,7 +214,7 @@ static int run_show(const args *a)
 	if (a->format && !json && strcmp(a->format, "text"))
 		return cli_usage_error("history", a->usage,
 		                       "show's --format is text or json, not '%s'", a->format);
-	if (open_store(&h, a->operands[0]))
+	if (open_store(&h, a->operands[0], false))
 		return CLI_EXIT_ERROR;
 	if (tsr_history_list_metrics(&metrics, &n_metrics, h, a->metric)) {
 		store_fail(h);
@@ -341,7 +343,7 @@ static int run_check(const args *a)
 			                       a->format);
 		format = (cli_diff_format)i;
 	}
-	if (build_limits(&limits, a) || open_store(&h, a->operands[0]) ||
+	if (build_limits(&limits, a) || open_store(&h, a->operands[0], false) ||
 	    find_baseline(h, a, &runs, &n_runs) || cli_open_report(&r, a->operands[1]))
 		goto out;
 	cli_progress_begin("Comparing the report with the store");
@@ -399,7 +401,7 @@ static int run_merge(const args *a)
 	size_t added = 0;
 	int status = CLI_EXIT_ERROR;
 
-	if (open_store(&h, a->operands[0]))
+	if (open_store(&h, a->operands[0], true))
 		return CLI_EXIT_ERROR;
 	cli_progress_begin("Merging the stores");
 	int rc = tsr_history_merge(&added, h, a->operands[1]);

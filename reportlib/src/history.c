@@ -284,9 +284,15 @@ fail:
 	return rc;
 }
 
-TSR_API int tsr_history_open(tsr_history **out, const char *path)
+TSR_API int tsr_history_open(tsr_history **out, const char *path, unsigned flags)
 {
-	return open_store(out, path, true);
+	if (flags & ~(unsigned)TSR_HISTORY_CREATE) {
+		if (out)
+			*out = NULL;
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT,
+		                          "tsr_history_open: unknown flags 0x%x", flags);
+	}
+	return open_store(out, path, flags & TSR_HISTORY_CREATE);
 }
 
 TSR_API void tsr_history_free(tsr_history *h)

@@ -122,7 +122,7 @@ static void test_create_reopen(void **state)
 	size_t n = 0;
 	FILE *fp;
 
-	assert_int_equal(tsr_history_open(&h, f->path), TSR_OK);
+	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
 	add(h, "c1", "main", 100, 10, 20);
 	tsr_history_free(h);
 	/* WAL mode, kept in the file (header bytes 18 and 19 are 2). */
@@ -131,7 +131,7 @@ static void test_create_reopen(void **state)
 	fclose(fp);
 	assert_int_equal(header[18], 2);
 	assert_int_equal(header[19], 2);
-	assert_int_equal(tsr_history_open(&h, f->path), TSR_OK);
+	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
 	assert_int_equal(tsr_history_list_runs(&runs, &n, h, NULL, NULL, NULL, 0), TSR_OK);
 	assert_int_equal(n, 1);
 	assert_string_equal(runs[0].commit, "c1");
@@ -161,7 +161,7 @@ static void assert_refused(const char *path, int code, const char *words)
 {
 	tsr_history *h = (tsr_history *)1;
 
-	assert_int_equal(tsr_history_open(&h, path), code);
+	assert_int_equal(tsr_history_open(&h, path, 0), code);
 	assert_null(h);
 	assert_one_line(tsr_last_error(), path);
 	assert_non_null(strstr(tsr_last_error(), words));
@@ -174,6 +174,9 @@ static void test_refused(void **state)
 	char path[4200];
 	FILE *fp;
 
+	/* Missing, without TSR_HISTORY_CREATE: not made. */
+	assert_refused(f->path, TSR_ERR_NOT_FOUND, "cannot open");
+	assert_int_equal(access(f->path, F_OK), -1);
 	/* Not SQLite. */
 	snprintf(path, sizeof(path), "%s/text", f->dir);
 	fp = fopen(path, "w");
@@ -189,7 +192,7 @@ static void test_refused(void **state)
 	make_sqlite(path, "PRAGMA application_id = 1414746182; CREATE TABLE t (x)");
 	assert_refused(path, TSR_ERR_NOT_REPORT, "profile.pop report");
 	/* A newer store. */
-	assert_int_equal(tsr_history_open(&h, f->path), TSR_OK);
+	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
 	tsr_history_free(h);
 	make_sqlite(f->path, "PRAGMA user_version = 7");
 	assert_refused(f->path, TSR_ERR_SCHEMA_TOO_NEW, "version 7");
@@ -202,7 +205,7 @@ static void test_refused_corrupt(void **state)
 	char junk[4096];
 	FILE *fp;
 
-	assert_int_equal(tsr_history_open(&h, f->path), TSR_OK);
+	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
 	for (int i = 0; i < 50; i++) {
 		char c[16];
 		snprintf(c, sizeof(c), "c%d", i);
@@ -232,7 +235,7 @@ static void test_add_series(void **state)
 	int64_t id = 0;
 	bool added = true;
 
-	assert_int_equal(tsr_history_open(&h, f->path), TSR_OK);
+	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
 	add(h, "1111aaaa", "main", 100, 500, 4000);
 	add(h, "2222bbbb", "main", 200, 510, 4000);
 	add(h, "3333cccc", "topic", 300, 490, 3900);
@@ -305,7 +308,7 @@ static void test_add_all_or_nothing(void **state)
 	};
 	size_t n = 0;
 
-	assert_int_equal(tsr_history_open(&h, f->path), TSR_OK);
+	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
 	add(h, "c1", "main", 1, 100, 200);
 	assert_int_equal(tsr_history_add(NULL, NULL, h, &r, wrong_unit, 2), TSR_ERR_INVALID_ARGUMENT);
 	assert_non_null(strstr(tsr_history_error(h), "cycles.total"));
@@ -329,8 +332,8 @@ static void test_merge(void **state)
 	                            .noisy = true, .value = 77};
 	tsr_history_run r = run_of("o3", "main", 30, SHA_B);
 
-	assert_int_equal(tsr_history_open(&h, f->path), TSR_OK);
-	assert_int_equal(tsr_history_open(&o, f->other), TSR_OK);
+	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
+	assert_int_equal(tsr_history_open(&o, f->other, TSR_HISTORY_CREATE), TSR_OK);
 	add(h, "c1", "main", 10, 100, 1000);
 	add(o, "c1", "main", 10, 100, 1000); /* the same run in both */
 	add(o, "o2", "main", 20, 200, 2000);
@@ -381,7 +384,7 @@ static void test_concurrent_adds(void **state)
 			char names[FIGURES][32];
 			int bad = 0;
 
-			if (tsr_history_open(&h, f->path) != TSR_OK)
+			if (tsr_history_open(&h, f->path, TSR_HISTORY_CREATE) != TSR_OK)
 				_exit(10);
 			for (int k = 0; k < FIGURES; k++) {
 				snprintf(names[k], sizeof(names[k]), "cycles.vertex_type.V%d", k);
@@ -409,7 +412,7 @@ static void test_concurrent_adds(void **state)
 		assert_true(WIFEXITED(status));
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
-	assert_int_equal(tsr_history_open(&h, f->path), TSR_OK);
+	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
 	assert_int_equal(tsr_history_list_runs(&runs, &n, h, NULL, NULL, NULL, 0), TSR_OK);
 	assert_int_equal(n, WRITERS * RUNS_EACH);
 	free(runs);
@@ -450,7 +453,7 @@ static void test_compare_report(void **state)
 	char sha[65];
 
 	assert_int_equal(tsr_report_open(&r, SAMPLE_REPORTS "/tut7_mk1", NULL), TSR_OK);
-	assert_int_equal(tsr_history_open(&h, f->path), TSR_OK);
+	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
 	assert_int_equal(tsr_history_add_report(&id, &added, h, &info, r), TSR_OK);
 	assert_true(added);
 	/* Its hash and path are the profile.pop's. */

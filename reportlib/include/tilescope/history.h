@@ -32,15 +32,22 @@ extern "C" {
 
 typedef struct tsr_history tsr_history;
 
+/* Flags of tsr_history_open. */
+typedef enum tsr_history_open_flags {
+	TSR_HISTORY_CREATE = 1 << 0 /* a missing or empty file becomes an empty store */
+} tsr_history_open_flags;
+
 /*
- * Opens the store at `path`, creating it (with its schema) when the file
- * does not exist or is empty. Refused, *out NULL and one line in
+ * Opens the store at `path` for reading and writing; with
+ * TSR_HISTORY_CREATE in `flags`, creates it (with its schema) when the
+ * file does not exist or is empty (without: TSR_ERR_NOT_FOUND and
+ * TSR_ERR_NOT_REPORT for those). Refused, *out NULL and one line in
  * tsr_last_error(): a file that is not SQLite (TSR_ERR_NOT_SQLITE), an
  * SQLite file of another kind (TSR_ERR_NOT_REPORT), a store of a newer
  * schema (TSR_ERR_SCHEMA_TOO_NEW, naming both versions), a damaged one
  * (TSR_ERR_CORRUPT). The caller frees with tsr_history_free().
  */
-TSR_API int tsr_history_open(tsr_history **out, const char *path);
+TSR_API int tsr_history_open(tsr_history **out, const char *path, unsigned flags);
 TSR_API void tsr_history_free(tsr_history *h);
 /* The message of the last failure on `h`, "" when none (and for NULL). */
 TSR_API const char *tsr_history_error(const tsr_history *h);
@@ -154,7 +161,8 @@ TSR_API int tsr_history_compare(tsr_comparison **out, tsr_history *h, int64_t ba
  * Adds to `h` every run of the store at `other_path` that `h` lacks (by
  * commit, label and report hash), with its figures, in one transaction;
  * *added (may be NULL) counts them. The other store is refused as
- * tsr_history_open refuses, with the message on `h`.
+ * tsr_history_open (without TSR_HISTORY_CREATE) refuses, with the message
+ * on `h`.
  */
 TSR_API int tsr_history_merge(size_t *added, tsr_history *h, const char *other_path);
 

@@ -1,0 +1,110 @@
+#!/bin/sh
+# `tilescope history`: the sample reports added as commits of two
+# branches; show's series against `tilescope diff`'s figures of the same
+# reports; check's exit codes and outputs against an earlier commit (its
+# deltas are diff's, exactly); merge; every error path exits 2 with one
+# line.
+#
+# usage: check-cli-history.sh TILESCOPE SAMPLE_DIR
+set -u
+. "$(dirname "$0")/cli-test-lib.sh"
+[ $# -eq 2 ] || { echo "usage: check-cli-history.sh TILESCOPE SAMPLE_DIR" >&2; exit 2; }
+ts=$(absolute "$1")
+samples=$(absolute "$2")
+enter_tmp
+small=$samples/tut7_mk1_small
+big=$samples/tut7_mk1
+
+# Three commits: c1 and c2 on main, c3 on a topic branch off c2.
+"$ts" history add h.db "$small" --commit c1aaaa --branch main --time 100 >out.txt ||
+	fail "add c1 exited $?"
+grep -q '^added run 1 ' out.txt || fail "add c1 said: $(cat out.txt)"
+"$ts" history add h.db "$big" --commit c2bbbb --parent c1aaaa --branch main --time 200 \
+	>/dev/null || fail "add c2 exited $?"
+"$ts" history add h.db "$small" --commit c3cccc --parent c2bbbb --branch topic --time 300 \
+	>/dev/null || fail "add c3 exited $?"
+# The same report at the same commit again: not added twice.
+"$ts" history add h.db "$big" --commit c2bbbb --branch main --time 999 >out.txt ||
+	fail "adding c2 again exited $?"
+grep -q 'already in h.db as run 2' out.txt || fail "adding c2 again said: $(cat out.txt)"
+
+# show: main's cycles.total newest first, the values diff prints.
+"$ts" diff --format=json "$small" "$big" >diff.json || fail "diff exited $?"
+"$ts" history show h.db --metric cycles.total --branch main --format json >show.json ||
+	fail "show exited $?"
+python3 - <<'PY' || fail "show's series is not diff's figures"
+import json
+d = {x["metric"]: x for x in json.load(open("diff.json"))["deltas"]}
+s = json.load(open("show.json"))
+pts = s["metrics"][0]["points"]
+assert s["metrics"][0]["metric"] == "cycles.total", s
+assert [p["commit"] for p in pts] == ["c2bbbb", "c1aaaa"], pts
+assert [p["value"] for p in pts] == [d["cycles.total"]["new"], d["cycles.total"]["base"]], pts
+assert pts[0]["parent"] == "c1aaaa" and pts[0]["branch"] == "main" and pts[0]["time"] == 200
+PY
+pass "show --format json: main's series newest first, diff's values"
+"$ts" history show h.db --last 1 >show.txt || fail "show --last 1 exited $?"
+grep -q '^cycles.total (cycles)' show.txt && grep -q '^  c3cccc ' show.txt &&
+	! grep -q '^  c2bbbb' show.txt || fail "show --last 1 (the totals) printed: $(head -5 show.txt)"
+
+# check: the big report against main's last run (itself) passes; against
+# c1 (the small report) it exceeds the limit, and its deltas are diff's.
+"$ts" history check h.db "$big" --against last --branch main --max-cycles-increase=1% \
+	>/dev/null 2>err.txt || fail "check against last exited $?, expected 0: $(cat err.txt)"
+"$ts" history check h.db "$big" --against c1a --max-cycles-increase=1% --format=json \
+	>check.json 2>err.txt
+rc=$?
+[ $rc -eq 1 ] || fail "check against c1 exited $rc, expected 1"
+grep -q '^tilescope: regression: cycles.total went from' err.txt ||
+	fail "check against c1: stderr says '$(cat err.txt)'"
+python3 - <<'PY' || fail "check's deltas are not diff's"
+import json
+d = json.load(open("diff.json"))
+c = json.load(open("check.json"))
+assert c["regression"] is True and c["base"].endswith("@c1aaaa#1"), c["base"]
+key = lambda x: (x["metric"], x["base"], x["new"], x["verdict"], x["group"], x["unit"])
+assert [key(x) for x in c["deltas"]] == [key(x) for x in d["deltas"]]
+PY
+pass "check --format json: exit 1, the deltas of diff"
+for fmt in text markdown junit; do
+	"$ts" history check h.db "$big" --against c1aaaa --max-cycles-increase=1% --format=$fmt \
+		>out.$fmt 2>/dev/null
+	rc=$?
+	[ $rc -eq 1 ] || fail "check --format=$fmt exited $rc, expected 1"
+done
+grep -q 'FAIL  cycles.total' out.text || fail "check's text lacks the failed limit"
+grep -q '<testsuite' out.junit || fail "check's junit is not JUnit"
+grep -q '^|' out.markdown || fail "check's markdown has no table"
+# --against last --branch topic: c3, the small report.
+"$ts" history check h.db "$small" --against last --branch topic --max-cycles-increase=0 \
+	--format=json >topic.json || fail "check against topic's last exited $?"
+grep -q '"base":	"h.db@c3cccc#3"' topic.json || fail "topic's last run is not c3"
+
+# merge: another job's store with c4.
+"$ts" history add other.db "$big" --commit c4dddd --branch main --time 400 >/dev/null ||
+	fail "add c4 exited $?"
+"$ts" history add other.db "$small" --commit c1aaaa --branch main --time 100 >/dev/null ||
+	fail "add c1 to the other store exited $?"
+"$ts" history merge h.db other.db >out.txt || fail "merge exited $?"
+grep -q '^merged 1 run from other.db into h.db' out.txt || fail "merge said: $(cat out.txt)"
+"$ts" history show h.db --metric cycles.total --branch main --format json |
+	grep -c '"commit"' | grep -qx 3 || fail "after merge main has not 3 runs"
+
+# Errors: exit 2, one line.
+printf 'not a database, not even close to one; plain text it is\n%.0s' 1 2 3 >text.db
+check_error "not an SQLite database" history show text.db
+check_error "not a Tilescope history store (it is a profile.pop report)" \
+	history show "$big/profile.pop"
+check_error "add needs --commit" history add h.db "$big"
+check_error "no run of commit zzz" history check h.db "$big" --against zzz
+check_error "check needs --against" history check h.db "$big"
+check_error "'c' is more than one commit" history check h.db "$big" --against c
+check_error "show does not take --commit" history show h.db --commit c1
+check_error "'frobnicate' is not a verb" history frobnicate h.db
+check_error "no metric matches 'nothing.*'" history show h.db --metric 'nothing.*'
+check_error "--max-cycles-increase" history check h.db "$big" --against last \
+	--max-cycles-increase=lots
+check_error "cannot open the history store" history merge h.db missing.db
+check_error "cannot open the history store" history show missing.db
+[ -e missing.db ] && fail "show created missing.db"
+exit $status
