@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "cli-options.h"
+#include "cmd-history-changes.h"
 #include "diff-render.h"
 #include "limits.h"
 
@@ -64,6 +65,7 @@ static const struct verb {
 	              OPT_MAX_TILE, OPT_FAIL_OOM, OPT_MAX_CATEGORY, OPT_MAX_INCREASE, OPT_LIMITS,
 	              OPT_FORMAT, OPT_TOP, OPT_ALL, OPT_COLOURS, OPT_OUTPUT, 0}},
 	{"merge", 2, {0}},
+	{"changes", 1, {OPT_METRIC, OPT_BRANCH, OPT_LABEL, OPT_FORMAT, OPT_OUTPUT, 0}},
 };
 
 /* Whether `verb` takes option `id`. */
@@ -416,6 +418,18 @@ static int run_merge(const args *a)
 	return status;
 }
 
+/* --- changes (cmd-history-changes.c) ---------------------------------------------- */
+
+static int run_changes(const args *a)
+{
+	bool json = a->format && !strcmp(a->format, "json");
+
+	if (a->format && !json && strcmp(a->format, "text"))
+		return cli_usage_error("history", a->usage,
+		                       "changes' --format is text or json, not '%s'", a->format);
+	return cli_history_changes(a->operands[0], a->metric, a->branch, a->label, json, a->output);
+}
+
 /* --- The command ----------------------------------------------------------------------- */
 
 /* Parses the command line into *a (a->pend is malloc'd); returns
@@ -489,7 +503,8 @@ static int parse(args *a, const struct verb **verb, int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return cli_usage_error("history", a->usage, "a verb is needed: add, show, check or merge");
+		return cli_usage_error("history", a->usage,
+		                       "a verb is needed: add, show, check, merge or changes");
 	for (int i = optind; i < argc; i++)
 		a->words[i - optind] = argv[i];
 	a->verb = a->words[0];
@@ -500,7 +515,7 @@ static int parse(args *a, const struct verb **verb, int argc, char **argv)
 			*verb = &verbs[i];
 	if (!*verb)
 		return cli_usage_error("history", a->usage,
-		                       "'%s' is not a verb of history: add, show, check or merge",
+		                       "'%s' is not a verb of history: add, show, check, merge or changes",
 		                       a->verb);
 	if (a->n_operands != (*verb)->operands)
 		return cli_usage_error("history", a->usage, "%s takes %s", a->verb,
@@ -531,6 +546,8 @@ int cli_cmd_history(int argc, char **argv)
 			status = run_show(&a);
 		else if (!strcmp(verb->name, "check"))
 			status = run_check(&a);
+		else if (!strcmp(verb->name, "changes"))
+			status = run_changes(&a);
 		else
 			status = run_merge(&a);
 	} else if (status == -1)

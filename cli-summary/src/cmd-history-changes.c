@@ -1,0 +1,192 @@
+/*
+ * `tilescope history changes STORE [--metric GLOB]`: every change point of
+ * the store's metrics (tilescope/history-changes.h) with the commits that
+ * made it and its size. A metric's series is its runs oldest first, the
+ * runs of one commit in a row taken as samples of that commit (a noisy
+ * figure's repeats, or a job run twice); deterministic figures change at
+ * one commit (or within the commits after a gap in the series), noisy ones
+ * within a range, with the Mann–Whitney verdict "changed" or "unsure,
+ * rerun". cmd-history.c parses the command line and calls this.
+ */
+#include "cmd-history-changes.h"
+
+#include "tilescope/history-changes.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One metric's series in the form tsr_series_list_changes takes, with the
+ * commit of each entry (borrowed from the points). */
+typedef struct series_buf {
+	size_t n;                  /* commits */
+	size_t *offsets;           /* n + 1 */
+	double *values;
+	const char **commit;       /* n */
+} series_buf;
+
+static void series_buf_free(series_buf *s)
+{
+	free(s->offsets);
+	free(s->values);
+	free(s->commit);
+}
+
+/* Fills `s` from `p` (newest first, one point per sample of each run):
+ * oldest first, consecutive points of one commit as one entry. */
+static bool series_fill(series_buf *s, const tsr_history_point *p, size_t n)
+{
+	s->n = 0;
+	s->offsets = malloc((n + 1) * sizeof(*s->offsets));
+	s->values = malloc((n + 1) * sizeof(*s->values));
+	s->commit = malloc((n + 1) * sizeof(*s->commit));
+	if (!s->offsets || !s->values || !s->commit)
+		return false;
+	for (size_t k = 0; k < n; k++) {
+		const tsr_history_point *q = &p[n - 1 - k];
+
+		if (s->n == 0 || strcmp(s->commit[s->n - 1], q->run.commit)) {
+			s->offsets[s->n] = k;
+			s->commit[s->n++] = q->run.commit;
+		}
+		s->values[k] = (double)q->value;
+	}
+	s->offsets[s->n] = n;
+	return true;
+}
+
+/* A value as text: an integer with separators, else three decimals (the
+ * median of an even number of samples). */
+static const char *fmt_value(char buf[48], double v)
+{
+	if (v >= 0 && v < 0x1p64 && v == floor(v))
+		return cli_fmt_count(buf, (uint64_t)v);
+	snprintf(buf, 48, "%.3f", v);
+	return buf;
+}
+
+/* The text of one change: where, the size, and for noisy figures the test. */
+static void print_text(FILE *out, const char *metric, bool noisy, const series_buf *s,
+                       const tsr_change_point *c)
+{
+	char before[48], after[48], change[48], where[96];
+
+	if (c->first == c->last)
+		snprintf(where, sizeof(where), "%.12s", s->commit[c->commit]);
+	else
+		snprintf(where, sizeof(where), "%.12s..%.12s (%zu commits)", s->commit[c->first],
+		         s->commit[c->last], c->last - c->first + 1);
+	fmt_value(change, fabs(c->change));
+	fprintf(out, "%s  %s  %s -> %s  %s%s", metric, where, fmt_value(before, c->before),
+	        fmt_value(after, c->after), c->change < 0 ? "-" : "+", change);
+	if (!isnan(c->relative))
+		fprintf(out, " (%+.2f %%)", c->relative * 100);
+	if (noisy)
+		fprintf(out, "  p %.3g  %s", c->p_value, tsr_change_verdict_get_name(c->verdict));
+	fputc('\n', out);
+}
+
+/* A double for JSON: null when it is not finite (a relative size from 0). */
+static cJSON *json_number(double v)
+{
+	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+static bool put_json(cJSON *list, const tsr_history_metric *m, const series_buf *s,
+                     const tsr_change_point *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	return o && cli_json_put(list, NULL, o) && cli_json_put(o, "metric", cli_json_str(m->name)) &&
+	       cli_json_put(o, "noisy", cJSON_CreateBool(m->noisy)) &&
+	       cli_json_put(o, "commit", cli_json_str(s->commit[c->commit])) &&
+	       cli_json_put(o, "firstCommit", cli_json_str(s->commit[c->first])) &&
+	       cli_json_put(o, "lastCommit", cli_json_str(s->commit[c->last])) &&
+	       cli_json_put(o, "commitsInRange", cli_json_u64(c->last - c->first + 1)) &&
+	       cli_json_put(o, "before", json_number(c->before)) &&
+	       cli_json_put(o, "after", json_number(c->after)) &&
+	       cli_json_put(o, "change", json_number(c->change)) &&
+	       cli_json_put(o, "relative", json_number(c->relative)) &&
+	       (!m->noisy || (cli_json_put(o, "pValue", json_number(c->p_value)) &&
+	                      cli_json_put(o, "permutationP", json_number(c->permutation_p)))) &&
+	       cli_json_put(o, "verdict", cJSON_CreateString(tsr_change_verdict_get_name(c->verdict)));
+}
+
+int cli_history_changes(const char *store, const char *metric, const char *branch,
+                        const char *label, bool json, const char *output)
+{
+	tsr_history *h = NULL;
+	tsr_history_metric *metrics = NULL;
+	size_t n_metrics = 0, found = 0;
+	cJSON *root = NULL, *list = NULL;
+	cli_output *out = NULL;
+	int status = CLI_EXIT_ERROR;
+
+	if (tsr_history_open(&h, store, 0) != TSR_OK)
+		return cli_error("%s", tsr_last_error());
+	if (tsr_history_list_metrics(&metrics, &n_metrics, h, metric)) {
+		cli_error("%s", tsr_history_error(h));
+		goto out;
+	}
+	if (metric && n_metrics == 0) {
+		cli_error("%s: no metric matches '%s'", store, metric);
+		goto out;
+	}
+	if (json && (!(root = cJSON_CreateObject()) || !cli_json_put(root, "store", cli_json_str(store)) ||
+	             !cli_json_put(root, "changes", list = cJSON_CreateArray()))) {
+		cli_error("out of memory");
+		goto out;
+	}
+	if (!(out = cli_output_open(output)))
+		goto out;
+	for (size_t i = 0; i < n_metrics; i++) {
+		tsr_history_point *p = NULL;
+		tsr_change_point *c = NULL;
+		series_buf s = {0};
+		size_t n = 0, n_changes = 0;
+		bool ok;
+
+		if (tsr_history_list_series(&p, &n, h, metrics[i].name, branch, label, 0)) {
+			cli_error("%s", tsr_history_error(h));
+			goto out;
+		}
+		ok = series_fill(&s, p, n);
+		tsr_series series = {s.n, s.offsets, s.values, !metrics[i].noisy};
+		int rc = ok ? tsr_series_list_changes(&c, &n_changes, &series, NULL) : TSR_ERR_NO_MEMORY;
+		for (size_t k = 0; rc == TSR_OK && k < n_changes; k++) {
+			if (json && !put_json(list, &metrics[i], &s, &c[k]))
+				rc = TSR_ERR_NO_MEMORY;
+			else if (!json)
+				print_text(cli_output_stream(out), metrics[i].name, metrics[i].noisy, &s, &c[k]);
+		}
+		found += n_changes;
+		free(c);
+		series_buf_free(&s);
+		free(p);
+		if (rc != TSR_OK) {
+			cli_error("%s: %s", metrics[i].name, tsr_error_name(rc));
+			goto out;
+		}
+	}
+	if (json) {
+		char *text = cJSON_Print(root);
+
+		if (!text) {
+			cli_error("out of memory");
+			goto out;
+		}
+		fprintf(cli_output_stream(out), "%s\n", text);
+		cJSON_free(text);
+	} else if (!found)
+		fputs("no changes\n", cli_output_stream(out));
+	status = cli_output_close(out, true);
+	out = NULL;
+out:
+	if (out)
+		cli_output_close(out, false);
+	cJSON_Delete(root);
+	free(metrics);
+	tsr_history_free(h);
+	return status;
+}
