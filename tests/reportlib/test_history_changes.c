@@ -13,6 +13,7 @@
 #include <tilescope/history-changes.h>
 #include "test-util.h"
 
+#include <tilescope/alloc.h>
 #include <tilescope/report.h>
 
 #include <math.h>
@@ -435,6 +436,40 @@ static void test_bad_input(void **state)
 	assert_int_equal(tsr_stats_get_mann_whitney(&u, &p, v, 0, v, 2), TSR_ERR_INVALID_ARGUMENT);
 }
 
+/* Every allocation that fails gives TSR_ERR_NO_MEMORY, nothing returned
+ * and nothing leaked (the sanitizer build checks the leaks). */
+static void test_out_of_memory(void **state)
+{
+	(void)state;
+	uint64_t rng = 5;
+	size_t step_at[] = { 70, 130 };
+	double step_size[] = { 5, -5 };
+	series_buf b;
+	noisy_series(&b, &rng, 100, 1, false, step_at, step_size, 2);
+	for (int deterministic = 0; deterministic < 2; deterministic++) {
+		b.series.deterministic = deterministic;
+		uint64_t k = 1;
+		for (;; k++) {
+			tsr_change_point *cp = (tsr_change_point *)&k;
+			size_t n = 99;
+			tsb_alloc_set_fail_at(k);
+			int rc = tsr_series_list_changes(&cp, &n, &b.series, NULL);
+			bool injected = tsb_alloc_injected();
+			tsb_alloc_hook_clear();
+			if (!injected) {
+				assert_int_equal(rc, TSR_OK);
+				assert_true(n > 0);
+				free(cp);
+				break;
+			}
+			assert_int_equal(rc, TSR_ERR_NO_MEMORY);
+			assert_null(cp);
+			assert_int_equal(n, 0);
+		}
+		assert_true(k > 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_mann_whitney_critical),
 		cmocka_unit_test(test_mann_whitney_ties),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
