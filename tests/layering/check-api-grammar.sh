@@ -21,9 +21,10 @@ status=0
 # Actions named after the work they do, the error accessors, and pure
 # functions over the library's constants; tsr_trace_reopen makes a handle
 # as an _open does, from another handle's files instead of paths (as
-# freopen is to fopen).
+# freopen is to fopen). The history store's writes add and merge runs.
 allowed='tsr_compare tsr_compare_programs tsr_report_query tsr_trace_query tsr_trace_search
 tsr_trace_reopen
+tsr_history_add tsr_history_add_report tsr_history_merge tsr_history_compare tsr_history_error
 tsr_trace_export_chrome tsr_export_graph_profile tsr_export_execution_profile
 tsr_export_write_graph_profile tsr_export_write_execution_profile tsr_format_duration
 tsr_summary_print tsr_last_error tsr_report_error tsr_trace_error
