@@ -298,6 +298,8 @@ bench bench-chrome-import - "$build/tests/bench/bench-chrome-import"
 echo "# graph profile JSON export of the sample reports, and the JSON writer under it" >&2
 bench bench-export - "$build/tests/bench/bench-export" sample-reports/tut5_ml \
 	sample-reports/tut7_mk1
+echo "# the history store: 10,000 runs x 500 metrics, grown by add" >&2
+bench bench-history - "$build/tests/bench/bench-history" sample-reports/tut7_mk1
 
 # --- 6. The chart kit: snapshots of a 5,888-tile chart over a zoom sweep -------
 # Only when the GTK kit was built (meson option gui); it needs a display.
