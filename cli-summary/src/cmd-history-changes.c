@@ -1,9 +1,10 @@
 /*
  * `tilescope history changes STORE [--metric GLOB]`: every change point of
  * the store's metrics (tilescope/history-changes.h) with the commits that
- * made it and its size. A metric's series is its runs oldest first, the
- * runs of one commit in a row taken as samples of that commit (a noisy
- * figure's repeats, or a job run twice); deterministic figures change at
+ * made it and its size. A metric's series is its runs of one label (what
+ * ran: each label is a series of its own) oldest first, the runs of one
+ * commit in a row taken as samples of that commit (a noisy figure's
+ * repeats, or a job run twice); deterministic figures change at
  * one commit (or within the commits after a gap in the series), noisy ones
  * within a range, with the Mann–Whitney verdict "changed" or "unsure,
  * rerun". cmd-history.c parses the command line and calls this.
@@ -33,9 +34,16 @@ static void series_buf_free(series_buf *s)
 	free(s->commit);
 }
 
-/* Fills `s` from `p` (newest first, one point per sample of each run):
- * oldest first, consecutive points of one commit as one entry. */
-static bool series_fill(series_buf *s, const tsr_history_point *p, size_t n)
+/* A point's label, "" for none. */
+static const char *label_of(const tsr_history_point *q)
+{
+	return q->run.label ? q->run.label : "";
+}
+
+/* Fills `s` from the points of `p` (newest first, one point per sample
+ * of each run) labelled `label`: oldest first, consecutive points of one
+ * commit as one entry. */
+static bool series_fill(series_buf *s, const tsr_history_point *p, size_t n, const char *label)
 {
 	s->n = 0;
 	s->offsets = malloc((n + 1) * sizeof(*s->offsets));
@@ -43,16 +51,19 @@ static bool series_fill(series_buf *s, const tsr_history_point *p, size_t n)
 	s->commit = malloc((n + 1) * sizeof(*s->commit));
 	if (!s->offsets || !s->values || !s->commit)
 		return false;
+	size_t kept = 0;
 	for (size_t k = 0; k < n; k++) {
 		const tsr_history_point *q = &p[n - 1 - k];
 
+		if (strcmp(label_of(q), label))
+			continue;
 		if (s->n == 0 || strcmp(s->commit[s->n - 1], q->run.commit)) {
-			s->offsets[s->n] = k;
+			s->offsets[s->n] = kept;
 			s->commit[s->n++] = q->run.commit;
 		}
-		s->values[k] = (double)q->value;
+		s->values[kept++] = (double)q->value;
 	}
-	s->offsets[s->n] = n;
+	s->offsets[s->n] = kept;
 	return true;
 }
 
@@ -67,8 +78,8 @@ static const char *fmt_value(char buf[48], double v)
 }
 
 /* The text of one change: where, the size, and for noisy figures the test. */
-static void print_text(FILE *out, const char *metric, bool noisy, const series_buf *s,
-                       const tsr_change_point *c)
+static void print_text(FILE *out, const char *metric, const char *label, bool noisy,
+                       const series_buf *s, const tsr_change_point *c)
 {
 	char before[48], after[48], change[48], where[96];
 
@@ -78,7 +89,8 @@ static void print_text(FILE *out, const char *metric, bool noisy, const series_b
 		snprintf(where, sizeof(where), "%.12s..%.12s (%zu commits)", s->commit[c->first],
 		         s->commit[c->last], c->last - c->first + 1);
 	fmt_value(change, fabs(c->change));
-	fprintf(out, "%s  %s  %s -> %s  %s%s", metric, where, fmt_value(before, c->before),
+	fprintf(out, "%s%s%s%s  %s  %s -> %s  %s%s", metric, *label ? " [" : "", label,
+	        *label ? "]" : "", where, fmt_value(before, c->before),
 	        fmt_value(after, c->after), c->change < 0 ? "-" : "+", change);
 	if (!isnan(c->relative))
 		fprintf(out, " (%+.2f %%)", c->relative * 100);
@@ -93,12 +105,13 @@ static cJSON *json_number(double v)
 	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
-static bool put_json(cJSON *list, const tsr_history_metric *m, const series_buf *s,
-                     const tsr_change_point *c)
+static bool put_json(cJSON *list, const tsr_history_metric *m, const char *label,
+                     const series_buf *s, const tsr_change_point *c)
 {
 	cJSON *o = cJSON_CreateObject();
 
 	return o && cli_json_put(list, NULL, o) && cli_json_put(o, "metric", cli_json_str(m->name)) &&
+	       cli_json_put(o, "label", cli_json_str(label)) &&
 	       cli_json_put(o, "noisy", cJSON_CreateBool(m->noisy)) &&
 	       cli_json_put(o, "commit", cli_json_str(s->commit[c->commit])) &&
 	       cli_json_put(o, "firstCommit", cli_json_str(s->commit[c->first])) &&
@@ -142,27 +155,42 @@ int cli_history_changes(const char *store, const char *metric, const char *branc
 		goto out;
 	for (size_t i = 0; i < n_metrics; i++) {
 		tsr_history_point *p = NULL;
-		tsr_change_point *c = NULL;
-		series_buf s = {0};
-		size_t n = 0, n_changes = 0;
-		bool ok;
+		size_t n = 0;
+		int rc = TSR_OK;
 
 		if (tsr_history_list_series(&p, &n, h, metrics[i].name, branch, label, 0)) {
 			cli_error("%s", tsr_history_error(h));
 			goto out;
 		}
-		ok = series_fill(&s, p, n);
-		tsr_series series = {s.n, s.offsets, s.values, !metrics[i].noisy};
-		int rc = ok ? tsr_series_list_changes(&c, &n_changes, &series, NULL) : TSR_ERR_NO_MEMORY;
-		for (size_t k = 0; rc == TSR_OK && k < n_changes; k++) {
-			if (json && !put_json(list, &metrics[i], &s, &c[k]))
-				rc = TSR_ERR_NO_MEMORY;
-			else if (!json)
-				print_text(cli_output_stream(out), metrics[i].name, metrics[i].noisy, &s, &c[k]);
+		/* Each label once, by name: the first point of a label not seen
+		 * before starts its series. */
+		const char *this_label = NULL;
+		while (rc == TSR_OK) {
+			const char *next = NULL;
+			for (size_t k = 0; k < n; k++)
+				if ((!this_label || strcmp(label_of(&p[k]), this_label) > 0) &&
+				    (!next || strcmp(label_of(&p[k]), next) < 0))
+					next = label_of(&p[k]);
+			if (!next)
+				break;
+			this_label = next;
+			tsr_change_point *c = NULL;
+			series_buf s = {0};
+			size_t n_changes = 0;
+			bool ok = series_fill(&s, p, n, this_label);
+			tsr_series series = {s.n, s.offsets, s.values, !metrics[i].noisy};
+			rc = ok ? tsr_series_list_changes(&c, &n_changes, &series, NULL) : TSR_ERR_NO_MEMORY;
+			for (size_t k = 0; rc == TSR_OK && k < n_changes; k++) {
+				if (json && !put_json(list, &metrics[i], this_label, &s, &c[k]))
+					rc = TSR_ERR_NO_MEMORY;
+				else if (!json)
+					print_text(cli_output_stream(out), metrics[i].name, this_label,
+					           metrics[i].noisy, &s, &c[k]);
+			}
+			found += n_changes;
+			free(c);
+			series_buf_free(&s);
 		}
-		found += n_changes;
-		free(c);
-		series_buf_free(&s);
 		free(p);
 		if (rc != TSR_OK) {
 			cli_error("%s: %s", metrics[i].name, tsr_error_name(rc));

@@ -2,7 +2,8 @@
  * `tilescope history changes` (cmd-history-changes.c) on a store of 200
  * runs written here through history.h: an exact figure with two steps
  * and a run that lacks it, one that never changes, and a noisy one (three
- * samples a run) with one step. JSON and text name the commits that made
+ * samples a run) with one step; and 50 runs of another label (another
+ * model) at the same commits, whose figures are a series of their own. JSON and text name the commits that made
  * each change; bad input exits 2 with one line.
  */
 #include <stdarg.h>
@@ -38,7 +39,8 @@ static double normal(uint64_t *s)
 
 /* cycles.total: 1000, 1100 from run 60, 1050 from run 140, none in run
  * 100; memory.total: 5000 always; time.compile (noisy, 3 samples): about
- * 1,000,000 (sd 10,000), 1,200,000 from run 120. */
+ * 1,000,000 (sd 10,000), 1,200,000 from run 120. Label "big", runs 150 to
+ * 199 (added later): cycles.total 9999 always. */
 static int setup(void **state)
 {
 	(void)state;
@@ -65,6 +67,14 @@ static int setup(void **state)
 			                               (uint64_t)((i < 120 ? 1e6 : 1.2e6) +
 			                                          1e4 * normal(&rng)) };
 		if (tsr_history_add(NULL, NULL, h, &run, f, n) != TSR_OK)
+			fail_msg("%s", tsr_history_error(h));
+		if (i < 150)
+			continue;
+		snprintf(sha, sizeof(sha), "%064x", 1000 + i);
+		run.label = "big";
+		run.time = 5000 + i; /* after every run of the other label */
+		f[0] = (tsr_history_figure){ "cycles.total", TSR_UNIT_CYCLES, false, 0, 9999 };
+		if (tsr_history_add(NULL, NULL, h, &run, f, 1) != TSR_OK)
 			fail_msg("%s", tsr_history_error(h));
 	}
 	tsr_history_free(h);
@@ -120,6 +130,7 @@ static void test_json(void **state)
 	for (int i = 0; i < 3; i++) {
 		cJSON *c = cJSON_GetArrayItem(changes, i);
 		assert_string_equal(cJSON_GetObjectItem(c, "metric")->valuestring, metric[i]);
+		assert_string_equal(cJSON_GetObjectItem(c, "label")->valuestring, "");
 	}
 	cJSON *c = cJSON_GetArrayItem(changes, 0);
 	assert_string_equal(cJSON_GetObjectItem(c, "commit")->valuestring, "c060");
@@ -148,6 +159,8 @@ static void test_text(void **state)
 	assert_int_equal(run("--metric", "cycles.*", NULL, NULL), CLI_EXIT_OK);
 	assert_string_equal(slurp(), "cycles.total  c060  1,000 -> 1,100  +100 (+10.00 %)\n"
 	                             "cycles.total  c140  1,100 -> 1,050  -50 (-4.55 %)\n");
+	assert_int_equal(run("--metric", "cycles.*", "--label", "big"), CLI_EXIT_OK);
+	assert_string_equal(slurp(), "no changes\n");
 	assert_int_equal(run("--metric", "memory.*", "--branch", "main"), CLI_EXIT_OK);
 	assert_string_equal(slurp(), "no changes\n");
 	assert_int_equal(run("--metric", "time.*", NULL, NULL), CLI_EXIT_OK);
