@@ -14,10 +14,17 @@
 
 #include "tilescope/history.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 
 enum {
 	OPT_FIRST_ = 255,
@@ -39,7 +46,8 @@ typedef struct pending {
 /* Everything the command line said. */
 typedef struct args {
 	const char *verb;
-	const char *commit, *parent, *branch, *label, *metric, *against, *limits_file, *output;
+	const char *commit, *parent, *branch, *label, *metric, *against, *base_branch, *limits_file,
+	    *output;
 	int64_t time;
 	size_t last, top;
 	bool all;
@@ -61,7 +69,7 @@ static const struct verb {
 } verbs[] = {
 	{"add", 2, {OPT_COMMIT, OPT_PARENT, OPT_BRANCH, OPT_LABEL, OPT_TIME, 0}},
 	{"show", 1, {OPT_METRIC, OPT_BRANCH, OPT_LABEL, OPT_LAST, OPT_FORMAT, OPT_OUTPUT, 0}},
-	{"check", 2, {OPT_AGAINST, OPT_BRANCH, OPT_LABEL, OPT_MAX_MEMORY, OPT_MAX_CYCLES,
+	{"check", 2, {OPT_AGAINST, OPT_BASE_BRANCH, OPT_BRANCH, OPT_LABEL, OPT_MAX_MEMORY, OPT_MAX_CYCLES,
 	              OPT_MAX_TILE, OPT_FAIL_OOM, OPT_MAX_CATEGORY, OPT_MAX_INCREASE, OPT_LIMITS,
 	              OPT_FORMAT, OPT_TOP, OPT_ALL, OPT_COLOURS, OPT_OUTPUT, 0}},
 	{"merge", 2, {0}},
@@ -278,14 +286,63 @@ out:
 
 /* --- check ------------------------------------------------------------------------ */
 
-/* The baseline run: the newest of `against` ("last": any commit) on
- * a->branch, of a->label (none when not given). */
+/* `git merge-base HEAD BRANCH` in the current directory into sha (41
+ * bytes), run without a shell, git's own messages dropped: one line of
+ * ours says what failed. */
+static int git_merge_base(char sha[41], const char *branch)
+{
+	char *argv[] = {(char *)"git", (char *)"merge-base", (char *)"HEAD", (char *)branch, NULL};
+	posix_spawn_file_actions_t fa;
+	char buf[128];
+	size_t got = 0;
+	ssize_t k;
+	int fds[2], st = 0, rc;
+	pid_t pid;
+
+	if (branch[0] == '-' || pipe(fds) != 0)
+		return cli_error("--base-branch: '%s' is not a branch name", branch);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	posix_spawn_file_actions_addclose(&fa, fds[1]);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawnp(&pid, "git", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	while (rc == 0 && got < sizeof(buf) - 1 &&
+	       ((k = read(fds[0], buf + got, sizeof(buf) - 1 - got)) > 0 || (k < 0 && errno == EINTR)))
+		got += k > 0 ? (size_t)k : 0;
+	close(fds[0]);
+	if (rc != 0)
+		return cli_error("--against merge-base: cannot run git: %s", strerror(rc));
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	buf[got] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || strlen(buf) != 40 ||
+	    strspn(buf, "0123456789abcdef") != 40)
+		return cli_error("--against merge-base: 'git merge-base HEAD %s' failed (not in a git "
+		                 "checkout, or no such branch?)",
+		                 branch);
+	memcpy(sha, buf, 41);
+	return CLI_EXIT_OK;
+}
+
+/* The baseline run: the newest of `against` ("last": any commit;
+ * "merge-base": the fork point of HEAD from a->base_branch) on a->branch,
+ * of a->label (none when not given). */
 static int find_baseline(tsr_history *h, const args *a, tsr_history_run **runs, size_t *n)
 {
 	bool last = !strcmp(a->against, "last");
-	const char *store = a->operands[0];
+	const char *store = a->operands[0], *commit = last ? NULL : a->against;
+	char sha[41];
 
-	if (tsr_history_list_runs(runs, n, h, last ? NULL : a->against, a->branch,
+	if (!strcmp(a->against, "merge-base")) {
+		if (git_merge_base(sha, a->base_branch ? a->base_branch : "origin/main"))
+			return CLI_EXIT_ERROR;
+		commit = sha;
+	}
+	if (tsr_history_list_runs(runs, n, h, commit, a->branch,
 	                          a->label ? a->label : "", last ? 1 : 0))
 		return store_fail(h);
 	for (size_t i = 1; i < *n; i++)
@@ -295,7 +352,7 @@ static int find_baseline(tsr_history *h, const args *a, tsr_history_run **runs, 
 			                 store, a->against, (*runs)[0].commit, (*runs)[i].commit);
 	if (*n == 0)
 		return cli_error("%s: no run %s%s%s%s%s%s to check against", store,
-		                 last ? "" : "of commit ", last ? "" : a->against,
+		                 last ? "" : "of commit ", last ? "" : commit,
 		                 a->branch ? " on branch " : "", a->branch ? a->branch : "",
 		                 a->label ? " labelled " : " without a label",
 		                 a->label ? a->label : "");
@@ -332,7 +389,8 @@ static int run_check(const args *a)
 	int status = CLI_EXIT_ERROR;
 
 	if (!a->against)
-		return cli_usage_error("history", a->usage, "check needs --against last|COMMIT");
+		return cli_usage_error("history", a->usage,
+		                       "check needs --against last|merge-base|COMMIT");
 	if (a->format) {
 		static const char *const names[] = {"text", "json", "markdown", "junit"};
 		size_t i = 0;
@@ -461,6 +519,7 @@ static int parse(args *a, const struct verb **verb, int argc, char **argv)
 		case OPT_LABEL: a->label = optarg; break;
 		case OPT_METRIC: a->metric = optarg; break;
 		case OPT_AGAINST: a->against = optarg; break;
+		case OPT_BASE_BRANCH: a->base_branch = optarg; break;
 		case OPT_LIMITS: a->limits_file = optarg; break;
 		case OPT_OUTPUT: a->output = optarg; break;
 		case OPT_FORMAT: a->format = optarg; break;

@@ -90,6 +90,30 @@ grep -q '^merged 1 run from other.db into h.db' out.txt || fail "merge said: $(c
 "$ts" history show h.db --metric cycles.total --branch main --format json |
 	grep -c '"commit"' | grep -qx 3 || fail "after merge main has not 3 runs"
 
+# --against merge-base: a repository whose topic branch forked from main's
+# first commit; the store holds runs at both of main's commits.
+if command -v git >/dev/null 2>&1; then
+	export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t \
+		GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1 HOME=$tmp
+	g() { git -C repo -c commit.gpgsign=false "$@"; }
+	git init -q repo && g symbolic-ref HEAD refs/heads/main && g commit -q --allow-empty -m one &&
+		g checkout -q -b topic && g commit -q --allow-empty -m two &&
+		g checkout -q main && g commit -q --allow-empty -m three && g checkout -q topic ||
+		fail "making the repository"
+	fork=$(g rev-parse main~1)
+	"$ts" history add m.db "$small" --commit "$fork" --branch main --time 1 >/dev/null &&
+		"$ts" history add m.db "$big" --commit "$(g rev-parse main)" --branch main --time 2 \
+		>/dev/null || fail "adding main's runs"
+	(cd repo && "$ts" history check ../m.db "$big" --against merge-base --base-branch main \
+		--format=json) >mb.json || fail "check --against merge-base exited $?"
+	grep -q "\"base\":	\"../m.db@$fork#1\"" mb.json && pass "--against merge-base: main~1" ||
+		fail "--against merge-base compared with $(grep '"base"' mb.json)"
+	cd repo
+	check_error "'git merge-base HEAD nosuch' failed" history check ../m.db "$big" \
+		--against merge-base --base-branch nosuch
+	cd ..
+fi
+
 # Errors: exit 2, one line.
 printf 'not a database, not even close to one; plain text it is\n%.0s' 1 2 3 >text.db
 check_error "not an SQLite database" history show text.db
