@@ -13,8 +13,9 @@
  * a Fenwick tree over the values' ranks gives in O(log n); the suffix's
  * follow from each value's distance to the whole segment, which a
  * permutation does not change. A permutation therefore costs
- * O(n log n), not O(n^2), and a series of 10,000 commits is searched
- * whole, without windows.
+ * O(n log n), not O(n^2); and segments longer than MAX_POINTS commits are
+ * tested on the medians of blocks of commits (split_segment), so that a
+ * test costs the same whatever the length of the history.
  */
 #include <tilescope/history-changes.h>
 
@@ -25,8 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Hansen (2000), table 1: the 95 % critical value of the likelihood ratio
- * of a split's location, whose distribution is (1 - exp(-x / 2))^2. */
+/* The 95 % critical value of the likelihood ratio of a split's location,
+ * whose distribution is (1 - exp(-x / 2))^2 (Hansen 2000): -2 ln(1 -
+ * sqrt(0.95)). */
 #define LR_CRITICAL_95 7.35
 /* Exact Mann–Whitney below this many samples on the smaller side... */
 #define MW_EXACT_BELOW 8
