@@ -67,13 +67,25 @@ static bool series_fill(series_buf *s, const tsr_history_point *p, size_t n, con
 	return true;
 }
 
-/* A value as text: an integer with separators, else three decimals (the
- * median of an even number of samples). */
+/* A value as text with separators ("1,040,206"), and up to two decimals
+ * when it has any (the median of an even number of samples:
+ * "1,040,206.5"). */
 static const char *fmt_value(char buf[48], double v)
 {
-	if (v >= 0 && v < 0x1p64 && v == floor(v))
-		return cli_fmt_count(buf, (uint64_t)v);
-	snprintf(buf, 48, "%.3f", v);
+	if (!(v >= 0 && v < 0x1p63)) {
+		snprintf(buf, 48, "%.6g", v);
+		return buf;
+	}
+	char frac[16];
+	uint64_t whole = (uint64_t)v;
+	int hundredths = (int)llround((v - (double)whole) * 100);
+
+	if (hundredths == 100)
+		whole++, hundredths = 0;
+	snprintf(frac, sizeof(frac), hundredths % 10 ? ".%02d" : hundredths ? ".%d" : "",
+	         hundredths % 10 ? hundredths : hundredths / 10);
+	cli_fmt_count(buf, whole);
+	strcat(buf, frac);
 	return buf;
 }
 
