@@ -76,14 +76,16 @@ static const char *fmt_value(char buf[48], double v)
 		snprintf(buf, 48, "%.6g", v);
 		return buf;
 	}
-	char frac[16];
+	char frac[16] = "";
 	uint64_t whole = (uint64_t)v;
 	int hundredths = (int)llround((v - (double)whole) * 100);
 
 	if (hundredths == 100)
 		whole++, hundredths = 0;
-	snprintf(frac, sizeof(frac), hundredths % 10 ? ".%02d" : hundredths ? ".%d" : "",
-	         hundredths % 10 ? hundredths : hundredths / 10);
+	if (hundredths % 10)
+		snprintf(frac, sizeof(frac), ".%02d", hundredths);
+	else if (hundredths)
+		snprintf(frac, sizeof(frac), ".%d", hundredths / 10);
 	cli_fmt_count(buf, whole);
 	strcat(buf, frac);
 	return buf;
