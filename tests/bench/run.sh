@@ -300,6 +300,8 @@ bench bench-export - "$build/tests/bench/bench-export" sample-reports/tut5_ml \
 	sample-reports/tut7_mk1
 echo "# the history store: 10,000 runs x 500 metrics, grown by add" >&2
 bench bench-history - "$build/tests/bench/bench-history" sample-reports/tut7_mk1
+echo "# history changes over 10,000 commits x 500 metrics (the analysis, not the reads)" >&2
+bench bench-history-changes - "$build/tests/bench/bench-history-changes"
 
 # --- 6. The chart kit: snapshots of a 5,888-tile chart over a zoom sweep -------
 # Only when the GTK kit was built (meson option gui); it needs a display.
