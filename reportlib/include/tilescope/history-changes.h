@@ -11,7 +11,9 @@
  * alpha = 1): recursive bisection of the series of per-commit medians at
  * the split of largest energy divergence, kept when a permutation test
  * with a fixed seed says p < 0.01, so the same series always gives the
- * same answer. Each change found then gets a Mann–Whitney U test between
+ * same answer (a segment longer than 500 commits is tested on the medians
+ * of blocks of commits, then split commit by commit near the best block
+ * boundary, so the cost does not grow with the history). Each change found then gets a Mann–Whitney U test between
  * the samples of the few commits either side: when they overlap too much
  * the verdict is "unsure, rerun" (more samples near the change decide it).
  */
