@@ -122,7 +122,10 @@ static void test_create_reopen(void **state)
 	size_t n = 0;
 	FILE *fp;
 
+	/* Messages are "" until a failure, also for NULL (report.h). */
+	assert_string_equal(tsr_history_error(NULL), "");
 	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
+	assert_string_equal(tsr_history_error(h), "");
 	add(h, "c1", "main", 100, 10, 20);
 	tsr_history_free(h);
 	/* WAL mode, kept in the file (header bytes 18 and 19 are 2). */
