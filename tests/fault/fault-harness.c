@@ -603,7 +603,7 @@ int fault_run_cli(char **argv)
 		int (*run)(int argc, char **argv);
 	} commands[] = {
 		{"summary", cli_cmd_summary}, {"diff", cli_cmd_diff}, {"export", cli_cmd_export},
-		{"trace", cli_cmd_trace},     {"sql", cli_cmd_sql},
+		{"trace", cli_cmd_trace},     {"sql", cli_cmd_sql},         {"history", cli_cmd_history},
 	};
 	int argc = 0;
 
