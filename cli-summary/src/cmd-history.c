@@ -543,7 +543,12 @@ static int parse(args *a, const struct verb **verb, int argc, char **argv)
 				                       "--colours wants auto, always or never, not '%s'",
 				                       optarg);
 			break;
-		default: {
+		case OPT_MAX_MEMORY:
+		case OPT_MAX_CYCLES:
+		case OPT_MAX_TILE:
+		case OPT_FAIL_OOM:
+		case OPT_MAX_CATEGORY:
+		case OPT_MAX_INCREASE: {
 			/* A limit: its value checked now, so a bad one is a usage error. */
 			tsr_compare_limits *probe = NULL;
 			char err[1024];
@@ -558,7 +563,9 @@ static int parse(args *a, const struct verb **verb, int argc, char **argv)
 			if (bad)
 				return cli_usage_error("history", a->usage, "%s", err);
 			a->n_pend++;
+			break;
 		}
+		default: break; /* none: each option of history.def has its case */
 		}
 	}
 	if (optind >= argc)
