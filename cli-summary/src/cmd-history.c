@@ -165,12 +165,16 @@ static const char *fmt_time(char buf[32], int64_t t)
 }
 
 /* One metric's series as text: newest first, each with its change from
- * the run before it (the next row). */
+ * the run before it (the next row). Names from the store are written as
+ * `tilescope trace` writes a trace's (control characters as '?', cut or
+ * padded to their column): a store is a file from elsewhere. */
 static void show_text(FILE *out, bool first, const tsr_history_metric *m,
                       const tsr_history_point *p, size_t n)
 {
-	fprintf(out, "%s%s%s%s%s\n", first ? "" : "\n", m->name, *unit_text(m->unit) ? " (" : "",
-	        unit_text(m->unit), *unit_text(m->unit) ? ")" : "");
+	fputs(first ? "" : "\n", out);
+	cli_trace_put_name(out, m->name, -1);
+	fprintf(out, "%s%s%s\n", *unit_text(m->unit) ? " (" : "", unit_text(m->unit),
+	        *unit_text(m->unit) ? ")" : "");
 	fprintf(out, "  %-12s %-16s %-10s %-12s %15s %14s\n", "commit", "time (UTC)", "branch",
 	        "label", "value", "change");
 	for (size_t i = 0; i < n; i++) {
@@ -180,9 +184,13 @@ static void show_text(FILE *out, bool first, const tsr_history_metric *m,
 			uint64_t a = p[i].value, b = p[i + 1].value;
 			snprintf(c, sizeof(c), "%s%s", a > b ? "+" : "-", cli_fmt_count(d, a > b ? a - b : b - a));
 		}
-		fprintf(out, "  %-12.12s %-16s %-10.10s %-12.12s %15s %14s\n", p[i].run.commit,
-		        fmt_time(t, p[i].run.time), p[i].run.branch ? p[i].run.branch : "-",
-		        *p[i].run.label ? p[i].run.label : "-", cli_fmt_count(v, p[i].value), c);
+		fputs("  ", out);
+		cli_trace_put_name(out, p[i].run.commit, 12);
+		fprintf(out, " %-16s ", fmt_time(t, p[i].run.time));
+		cli_trace_put_name(out, p[i].run.branch ? p[i].run.branch : "-", 10);
+		fputc(' ', out);
+		cli_trace_put_name(out, *p[i].run.label ? p[i].run.label : "-", 12);
+		fprintf(out, " %15s %14s\n", cli_fmt_count(v, p[i].value), c);
 	}
 }
 

@@ -47,6 +47,14 @@ pass "show --format json: main's series newest first, diff's values"
 grep -q '^cycles.total (cycles)' show.txt && grep -q '^  c3cccc ' show.txt &&
 	! grep -q '^  c2bbbb' show.txt || fail "show --last 1 (the totals) printed: $(head -5 show.txt)"
 
+# A label with a terminal's escape sequence is shown without it.
+"$ts" history add esc.db "$small" --commit e1 --label "$(printf 'x\033[31my')" >/dev/null ||
+	fail "add with an escape in the label exited $?"
+"$ts" history show esc.db >esc.txt || fail "show esc.db exited $?"
+if grep -q "$(printf '\033')" esc.txt; then fail "show wrote the label's escape character"
+elif grep -q ' x?\[31my ' esc.txt; then pass "show writes a control character as '?'"
+else fail "show esc.db: $(sed -n 3p esc.txt)"; fi
+
 # check: the big report against main's last run (itself) passes; against
 # c1 (the small report) it exceeds the limit, and its deltas are diff's.
 "$ts" history check h.db "$big" --against last --branch main --max-cycles-increase=1% \
