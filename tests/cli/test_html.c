@@ -1,0 +1,328 @@
+/*
+ * The HTML page writer of `--format=html` (cli-summary/src/html.c,
+ * html-chart.c) and its SHA-256: escaping of hostile names in text and
+ * in the embedded JSON, a page that references nothing and whose CSP
+ * hashes are those of its style and script, the same bytes on a second
+ * run, a table equivalent for every chart, the level of detail's bound on
+ * a 5,888-tile chart, and a failed write reported by cli_html_end.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "html.h"
+#include "sha256.h"
+
+#include <cjson/cJSON.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EVIL "</script><img src=x onerror=alert(1)>"
+
+static void hex(const unsigned char *d, char out[65])
+{
+	for (int i = 0; i < 32; i++)
+		sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+/* FIPS 180-4's examples (and the empty message), one call and fed in
+ * pieces across block boundaries. */
+static void test_sha256_vectors(void **state)
+{
+	static const struct {
+		const char *msg, *digest;
+	} v[] = {
+		{ "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+		{ "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+	};
+	unsigned char d[CLI_SHA256_LEN];
+	char x[65], b64[CLI_SHA256_BASE64_LEN];
+	cli_sha256_ctx c;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		cli_sha256(v[i].msg, strlen(v[i].msg), d);
+		hex(d, x);
+		assert_string_equal(x, v[i].digest);
+		cli_sha256_init(&c);
+		for (size_t j = 0; v[i].msg[j]; j++)
+			cli_sha256_update(&c, v[i].msg + j, 1);
+		cli_sha256_final(&c, d);
+		hex(d, x);
+		assert_string_equal(x, v[i].digest);
+	}
+	/* A million 'a' (FIPS 180-2's third example), in 1000-byte pieces. */
+	char chunk[1000];
+	memset(chunk, 'a', sizeof chunk);
+	cli_sha256_init(&c);
+	for (int i = 0; i < 1000; i++)
+		cli_sha256_update(&c, chunk, sizeof chunk);
+	cli_sha256_final(&c, d);
+	hex(d, x);
+	assert_string_equal(x, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	cli_sha256_base64("", 0, b64);
+	assert_string_equal(b64, "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+}
+
+static void test_escape(void **state)
+{
+	char *e;
+
+	(void)state;
+	e = cli_html_escape(EVIL, (size_t)-1);
+	assert_string_equal(e, "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;");
+	free(e);
+	e = cli_html_escape("a\"b'c&d", (size_t)-1);
+	assert_string_equal(e, "a&quot;b&#39;c&amp;d");
+	free(e);
+	/* U+2028 is text in HTML; é stays. */
+	e = cli_html_escape("x\xE2\x80\xA8y\xC3\xA9", (size_t)-1);
+	assert_string_equal(e, "x\xE2\x80\xA8y\xC3\xA9");
+	free(e);
+	/* Not UTF-8: a stray continuation, a lead byte cut short, an
+	 * overlong '/', a surrogate; each bad byte one U+FFFD. */
+	e = cli_html_escape("a\x80" "b\xC3" "c\xC0\xAF" "d\xED\xA0\x80", (size_t)-1);
+	assert_string_equal(e, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c\xEF\xBF\xBD\xEF\xBF\xBD"
+	                       "d\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+	free(e);
+	/* Controls (C0 with tab and newline, DEL, C1) and a NUL inside a
+	 * counted run. */
+	e = cli_html_escape("\x01\t\n\x7F\xC2\x85z\0q", 9);
+	assert_string_equal(e, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
+	                       "z\xEF\xBF\xBDq");
+	free(e);
+}
+
+static void test_escape_json(void **state)
+{
+	const char *doc = "{\"name\":\"" EVIL "<!-- & \xE2\x80\xA8\xE2\x80\xA9 \\\"\"}";
+	cJSON *a, *b;
+	char *e;
+
+	(void)state;
+	e = cli_html_escape_json(doc);
+	assert_null(strchr(e, '<'));
+	assert_null(strchr(e, '>'));
+	assert_null(strchr(e, '&'));
+	assert_null(strstr(e, "\xE2\x80\xA8"));
+	assert_null(strstr(e, "\xE2\x80\xA9"));
+	assert_non_null(strstr(e, "\\u003c/script\\u003e"));
+	assert_non_null(strstr(e, "\\u2028\\u2029"));
+	a = cJSON_Parse(doc);
+	b = cJSON_Parse(e);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(cJSON_Compare(a, b, true));
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	free(e);
+}
+
+/* The charts a page of the tests draws. */
+#define N_CHARTS 4
+
+/* A page with every call, hostile names wherever a name goes; its bytes
+ * in a malloc'd string. */
+static char *write_page(size_t *len)
+{
+	static const char *const heads[] = { "Name " EVIL, "Bytes" };
+	static const bool num[] = { false, true };
+	static const char *const lanes[] = { "Lane " EVIL, "Lane 'two'" };
+	static const char *const labels[] = { EVIL, "b\xFF" };
+	static const double bars[] = { 1216, 5 };
+	double a[50], b[50];
+	cli_html_series series[2] = { { "A " EVIL, a }, { "B \xE2\x80\xA8", b } };
+	cli_html_span spans[3] = { { 0, 10, EVIL, 0 }, { 12, 12.001, "tiny", 1 }, { 5, 40, "wide", 1 } };
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	cli_html *h;
+
+	for (int i = 0; i < 50; i++)
+		a[i] = i * 1000.0, b[i] = i == 7 ? NAN : 50000 - i;
+	h = cli_html_begin(f, "Report " EVIL, "/tmp/x/" EVIL);
+	assert_non_null(h);
+	cli_html_banner(h, false, EVIL);
+	cli_html_section_begin(h, "summary\"x", "Summary " EVIL);
+	cli_html_para(h, EVIL);
+	cli_html_textf(h, "%s and %d", EVIL, 3);
+	cli_html_figures_begin(h, "Target " EVIL);
+	cli_html_figure(h, "Tiles " EVIL, "1,216", "/target/tiles\"><img");
+	cli_html_figures_end(h);
+	cli_html_table_begin(h, "Table " EVIL, 2, heads, num);
+	cli_html_row_begin(h);
+	cli_html_cell(h, EVIL, "/x");
+	cli_html_cell_u64(h, 262144, "/y");
+	cli_html_row_end(h);
+	cli_html_table_end(h);
+	cli_html_chart_stacked(h, "mem", "Memory " EVIL, EVIL, "Tile " EVIL, CLI_HTML_BYTES, series, 2, 50);
+	cli_html_chart_lines(h, "live", "Liveness " EVIL, EVIL, "Step " EVIL, CLI_HTML_BYTES, series, 2, 50);
+	cli_html_chart_bars(h, "bars", "Bars " EVIL, EVIL, CLI_HTML_CYCLES, labels, bars, 2);
+	cli_html_chart_lanes(h, "lanes", "Lanes " EVIL, EVIL, CLI_HTML_NS, lanes, 2, spans, 3);
+	cli_html_section_end(h);
+	assert_int_equal(cli_html_end(h, "{\"path\":\"http://x//y " EVIL "\xE2\x80\xA8\"}"), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/* The text between `open` and the next `close` after it, malloc'd. */
+static char *between(const char *s, const char *open, const char *close)
+{
+	const char *a = strstr(s, open), *b;
+
+	assert_non_null(a);
+	a += strlen(open);
+	b = strstr(a, close);
+	assert_non_null(b);
+	return strndup(a, (size_t)(b - a));
+}
+
+static void test_page_inert(void **state)
+{
+	size_t len;
+	char *page = write_page(&len), *json, *p;
+
+	(void)state;
+	assert_int_equal(strlen(page), len);
+	/* The hostile name is text everywhere: no element from it, and the
+	 * only "</script" are the two the page closes. */
+	assert_null(strstr(page, "<img"));
+	assert_int_equal(count(page, "</script"), 2);
+	/* The JSON block's text parses to the document given. */
+	json = between(page, "<script type=\"application/json\" id=\"tilescope-data\">", "</script>");
+	assert_null(strstr(json, "\xE2\x80\xA8"));
+	cJSON *doc = cJSON_Parse(json);
+	assert_non_null(doc);
+	assert_string_equal(cJSON_GetObjectItem(doc, "path")->valuestring,
+	                    "http://x//y " EVIL "\xE2\x80\xA8");
+	cJSON_Delete(doc);
+	/* Outside the JSON (a user's path in it is data), no reference of
+	 * any kind: the JSON's text blanked, then every tag's attributes
+	 * read. */
+	p = strstr(page, json);
+	memset(p, ' ', strlen(json));
+	free(json);
+	assert_null(strstr(page, "http:"));
+	assert_null(strstr(page, "https:"));
+	assert_null(strstr(page, "//"));
+	assert_null(strstr(page, "url("));
+	assert_null(strstr(page, "@import"));
+	for (p = strchr(page, '<'); p; p = strchr(p + 1, '<')) {
+		const char *end = strchr(p, '>');
+		char *tag;
+
+		assert_non_null(end);
+		/* The style and script texts are checked above (no reference);
+		 * their '<'s, if any, are not tags. */
+		tag = strndup(p, (size_t)(end - p));
+		for (char *q = tag; *q; q++)
+			if (*q == '"')
+				for (q++; *q && *q != '"'; q++)
+					*q = 'x';  /* attribute values are not names */
+		assert_null(strstr(tag, " on"));
+		assert_null(strstr(tag, " style="));
+		assert_null(strstr(tag, " src="));
+		assert_null(strstr(tag, " href="));
+		assert_null(strstr(tag, " xlink:"));
+		free(tag);
+		if (strncmp(p, "<style>", 7) == 0 || strncmp(p, "<script>", 8) == 0)
+			p = strstr(p, "</");
+	}
+	free(page);
+}
+
+static void test_page_csp(void **state)
+{
+	char *page = write_page(&(size_t){ 0 }), *css, *js, *csp, expect[256];
+	char hc[CLI_SHA256_BASE64_LEN], hj[CLI_SHA256_BASE64_LEN];
+
+	(void)state;
+	assert_int_equal(count(page, "<style>"), 1);
+	assert_int_equal(count(page, "<script>"), 1);
+	css = between(page, "<style>", "</style>");
+	js = between(page, "<script>", "</script>");
+	csp = between(page, "<meta http-equiv=\"Content-Security-Policy\" content=\"", "\"");
+	cli_sha256_base64(css, strlen(css), hc);
+	cli_sha256_base64(js, strlen(js), hj);
+	snprintf(expect, sizeof expect, "default-src 'none'; style-src 'sha256-%s'; script-src 'sha256-%s'", hc, hj);
+	assert_string_equal(csp, expect);
+	assert_true(strlen(css) > 1000);
+	assert_true(strlen(js) > 1000);
+	free(css);
+	free(js);
+	free(csp);
+	free(page);
+}
+
+static void test_page_deterministic(void **state)
+{
+	size_t l1, l2;
+	char *p1 = write_page(&l1), *p2 = write_page(&l2);
+
+	(void)state;
+	assert_int_equal(l1, l2);
+	assert_memory_equal(p1, p2, l1);
+	free(p1);
+	free(p2);
+}
+
+/* Every chart a <figure> with a table under a <details>. */
+static void test_chart_tables(void **state)
+{
+	char *page = write_page(&(size_t){ 0 });
+
+	(void)state;
+	assert_int_equal(count(page, "<figure class=\"chart\""), N_CHARTS);
+	assert_int_equal(count(page, "<details><summary>Table</summary>\n<div class=\"table-wrap\"><table"),
+	                 N_CHARTS);
+	/* The lanes' table lists the tiny span that the picture folds. */
+	assert_non_null(strstr(page, "<td>tiny</td>"));
+	free(page);
+}
+
+/* A failed write: every call does nothing and the end says so. */
+static void test_failed_write(void **state)
+{
+	FILE *f = fopen("/dev/full", "w");
+	cli_html *h;
+
+	(void)state;
+	assert_non_null(f);
+	h = cli_html_begin(f, "t", NULL);
+	assert_non_null(h);
+	for (int i = 0; i < 1000; i++)
+		cli_html_para(h, "a paragraph long enough to fill the stream's buffer soon");
+	assert_int_equal(cli_html_end(h, "{}"), -1);
+	fclose(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sha256_vectors),
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_escape_json),
+		cmocka_unit_test(test_page_inert),
+		cmocka_unit_test(test_page_csp),
+		cmocka_unit_test(test_page_deterministic),
+		cmocka_unit_test(test_chart_tables),
+		cmocka_unit_test(test_failed_write),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
