@@ -14,12 +14,12 @@ What it checks:
   - the page embeds one <script type="application/json"
     id="tilescope-data"> that parses as JSON (returned);
   - every data-json="POINTER" resolves (RFC 6901) in that document and the
-    element's text agrees with the value, by html.h's rule: with the
-    thousands separators (',') removed, the text equals a string value, or
-    starts with the number: an integer exactly (not followed by another
-    digit or a '.'), a fraction to the decimals the text shows. A number
-    followed by '%' is a percentage of the value (2.5% for 0.025), as the
-    summary writes balances.
+    element's text agrees with the value, by html.h's rule: the text equals
+    a string value (commas and all), or with the thousands separators (',')
+    removed starts with the number: an integer exactly (not followed by
+    another digit or a '.'), a fraction to the decimals the text shows. A
+    number followed by '%' is a percentage of the value (2.5% for 0.025),
+    as the summary writes balances.
 """
 
 import html.parser
@@ -110,9 +110,9 @@ def resolve(doc, pointer):
 
 def agrees(text, value):
     """Whether an element's `text` shows `value` (html.h's rule, above)."""
-    t = text.strip().replace(",", "")
     if isinstance(value, str):
-        return t == value
+        return text.strip() == value
+    t = text.strip().replace(",", "")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     m = NUMBER.match(t)
