@@ -734,19 +734,28 @@ static void write_step_types(page *p, size_t run, uint64_t total)
 	cli_html_table_end(p->h);
 }
 
-/* The run's cycles by the program its steps belong to: the largest as
- * bars (the rest as one), every one in the table. */
+/* The programs named in the table, before one row of the rest. */
+#define TABLE_PROGRAMS 100
+
+/*
+ * The run's cycles by the program its steps belong to, most first: the
+ * first TOP_PROGRAMS as bars and TABLE_PROGRAMS in the table, each with
+ * one more for the rest summed (a large model runs tens of thousands of
+ * programs; their sum stays whole).
+ */
 static void write_programs(page *p, const names *nm, size_t run)
 {
 	static const char *const headers[] = {"Program", "Type", "Steps", "Cycles"};
 	static const bool numeric[] = {false, false, true, true};
 	const tsr_step *steps;
-	size_t n_steps, n = 0, n_bars;
+	size_t n_steps, n = 0, n_bars, n_rows;
 	ranked *order = NULL;
 	size_t *count = NULL;
 	char (*bar_names)[96] = NULL;
 	const char *labels[TOP_PROGRAMS + 1];
 	double values[TOP_PROGRAMS + 1];
+	uint64_t rest_cycles = 0, rest_steps = 0;
+	char a[TSB_NUMBER_MAX], rest[64];
 
 	if (failed(p, tsr_report_get_steps(&steps, &n_steps, p->report, run)) || !nm->n_programs)
 		return;
@@ -767,14 +776,13 @@ static void write_programs(page *p, const names *nm, size_t run)
 	while (n < nm->n_programs && count[order[n].index])
 		n++;
 	n_bars = n > TOP_PROGRAMS + 1 ? TOP_PROGRAMS : n;
+	n_rows = n > TABLE_PROGRAMS + 1 ? TABLE_PROGRAMS : n;
 	for (size_t i = 0; i < n_bars; i++) {
 		labels[i] = program_name(bar_names[i], sizeof(bar_names[i]), nm,
 		                         (uint32_t)order[i].index);
 		values[i] = (double)order[i].value;
 	}
 	if (n > n_bars) {
-		char a[TSB_NUMBER_MAX];
-
 		values[n_bars] = 0;
 		for (size_t i = n_bars; i < n; i++)
 			values[n_bars] += (double)order[i].value;
@@ -792,12 +800,27 @@ static void write_programs(page *p, const names *nm, size_t run)
 		const char *type = tsr_program_type_name(pr->program_type);
 		char name[256];
 
+		if (i >= n_rows) {
+			rest_cycles += order[i].value;
+			rest_steps += count[order[i].index];
+			continue;
+		}
 		cli_html_row_begin(p->h);
 		cli_html_cell(p->h, program_name(name, sizeof(name), nm, (uint32_t)order[i].index),
 		              NULL);
 		cli_html_cell(p->h, type ? type : "", NULL);
 		cli_html_cell_u64(p->h, count[order[i].index], NULL);
 		cli_html_cell_u64(p->h, order[i].value, NULL);
+		cli_html_row_end(p->h);
+	}
+	if (n > n_rows) {
+		snprintf(rest, sizeof(rest), "Other (%s programs)",
+		         tsb_format_u64(a, sizeof(a), n - n_rows));
+		cli_html_row_begin(p->h);
+		cli_html_cell(p->h, rest, NULL);
+		cli_html_cell(p->h, "", NULL);
+		cli_html_cell_u64(p->h, rest_steps, NULL);
+		cli_html_cell_u64(p->h, rest_cycles, NULL);
 		cli_html_row_end(p->h);
 	}
 	cli_html_table_end(p->h);
