@@ -364,9 +364,11 @@ static void write_histogram(page *p)
 
 /*
  * Memory per tile, all tiles of all IPUs, stacked so that the parts add
- * up to each tile's total including gaps: the largest categories in
- * storage of their own, the rest of them as one series, what the
- * overlapped storage holds after sharing (tsr_memory_sharing), the gaps.
+ * up to each tile's total excluding gaps: the largest categories in
+ * storage of their own, the rest of them as one series, and what the
+ * overlapped storage holds after sharing (tsr_memory_sharing). Gaps are
+ * left out: once anything sits in the interleaved region they are most of
+ * a lightly used tile, and would flatten the categories to a line.
  */
 static void write_tiles(page *p)
 {
@@ -376,12 +378,12 @@ static void write_tiles(page *p)
 	uint64_t *bytes = NULL;
 	double *values = NULL;
 	ranked *order = NULL;
-	cli_html_series series[TILE_CATEGORIES + 3];
+	cli_html_series series[TILE_CATEGORIES + 2];
 
 	if (failed(p, tsr_report_get_tile_memory(&tiles, &n_tiles, p->report)) || !n_tiles)
 		return;
 	bytes = alloc(p, n_tiles, sizeof(*bytes));
-	values = alloc(p, n_tiles * (TILE_CATEGORIES + 3), sizeof(*values));
+	values = alloc(p, n_tiles * (TILE_CATEGORIES + 2), sizeof(*values));
 	order = alloc(p, n_cat, sizeof(*order));
 	sharing = alloc(p, n_tiles, sizeof(*sharing));
 	if (!bytes || !values || !order || !sharing)
@@ -411,19 +413,15 @@ static void write_tiles(page *p)
 	}
 	if (failed(p, tsr_report_fill_sharing_by_tile(sharing, n_tiles, p->report)))
 		goto out;
-	for (size_t t = 0; t < n_tiles; t++) {
+	for (size_t t = 0; t < n_tiles; t++)
 		values[n_series * n_tiles + t] = (double)sharing[t].after_overlapping;
-		values[(n_series + 1) * n_tiles + t] = (double)tsr_tile_memory_get_gaps(&tiles[t]);
-	}
 	series[n_series].name = "Overlapped storage (after sharing)";
 	series[n_series].values = values + n_series * n_tiles;
-	series[n_series + 1].name = "Gaps";
-	series[n_series + 1].values = values + (n_series + 1) * n_tiles;
-	cli_html_chart_stacked(p->h, "memory-per-tile", "Memory per tile",
+	cli_html_chart_stacked(p->h, "memory-per-tile", "Memory per tile (Excluding Gaps)",
 	                       "Bytes on each tile of all IPUs, by memory category in storage of "
-	                       "its own, then what overlapped storage holds after sharing, then the "
-	                       "gaps: the stack is the tile's total including gaps.",
-	                       "Tile", CLI_HTML_BYTES, series, n_series + 2, n_tiles);
+	                       "its own, then what overlapped storage holds after sharing: the "
+	                       "stack is the tile's total excluding gaps.",
+	                       "Tile", CLI_HTML_BYTES, series, n_series + 1, n_tiles);
 out:
 	free(bytes);
 	free(values);
