@@ -295,6 +295,145 @@ static void test_chart_tables(void **state)
 	free(page);
 }
 
+/* The part of `page` from `open` to the next `close` (included). */
+static char *element(const char *page, const char *open, const char *close)
+{
+	const char *a = strstr(page, open), *b;
+
+	assert_non_null(a);
+	b = strstr(a, close);
+	assert_non_null(b);
+	return strndup(a, (size_t)(b - a) + strlen(close));
+}
+
+/* A chart alone on a page, its bytes. */
+typedef void (*draw_fn)(cli_html *h, void *data);
+
+static char *one_chart(draw_fn draw, void *data)
+{
+	/* Static: gcc 12 takes a local's address kept by the stream for a
+	 * dangling pointer in the caller. */
+	static size_t len;
+	static char *buf;
+	FILE *f = open_memstream(&buf, &len);
+	cli_html *h = cli_html_begin(f, "t", NULL);
+
+	draw(h, data);
+	assert_int_equal(cli_html_end(h, NULL), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+#define N_TILES 5888
+
+static void draw_tiles(cli_html *h, void *data)
+{
+	static const char *const names[6] = { "variable", "constant", "vertexCode", "stack", "message", "other" };
+	double (*v)[N_TILES] = data;
+	cli_html_series series[6];
+
+	for (int s = 0; s < 6; s++)
+		series[s] = (cli_html_series){ names[s], v[s] };
+	cli_html_chart_stacked(h, "tiles", "Memory per tile", "d", "Tile", CLI_HTML_BYTES, series, 6, N_TILES);
+}
+
+/* 5,888 tiles of 6 categories: the level of detail keeps the picture to
+ * a mark per column per category and one hover per column, and the
+ * column of the largest tile shows it. */
+static void test_stacked_budget(void **state)
+{
+	static double v[6][N_TILES];
+	char *page, *svg;
+
+	(void)state;
+	for (int s = 0; s < 6; s++)
+		for (int i = 0; i < N_TILES; i++)
+			v[s][i] = 1000 * (s + 1) + (i * 7919 + s * 104729) % 5000;
+	v[2][4321] = 600000;
+	page = one_chart(draw_tiles, v);
+	svg = element(page, "<svg class=\"chart-svg\"", "</svg></div>");
+	/* 600 hover rectangles, 6 paths of columns, one of the smallest
+	 * totals, axes: not 5,888 x 6 rectangles. */
+	assert_int_equal(count(svg, "<rect"), 600);
+	assert_int_equal(count(svg, "<path"), 7);
+	assert_true(count(svg, "<") < 1500 * 2);
+	assert_true(strlen(page) < 1000 * 1000);
+	/* The column holding tile 4321 names it, with its total. */
+	assert_non_null(strstr(svg, "Largest: Tile 4,321\nTotal: 614.7 KiB"));
+	/* The table equivalent has a row per column: tile 4321's. */
+	assert_int_equal(count(page, "<tr><td class=\"num\""), 600);
+	assert_non_null(strstr(page, "<td class=\"num\" data-sort=\"4321\">4,321</td>"));
+	free(svg);
+	free(page);
+}
+
+static void draw_lanes(cli_html *h, void *data)
+{
+	static const char *const lanes[] = { "main", "worker" };
+	cli_html_span *spans = data;
+
+	cli_html_chart_lanes(h, "lanes", "Execution", "d", CLI_HTML_NS, lanes, 2, spans, 2001);
+}
+
+/* Spans narrower than a column fold into counted marks; every span is
+ * in exactly one mark, and the table lists 200 per lane and a count. */
+static void test_lanes_fold(void **state)
+{
+	static cli_html_span spans[2001];
+	size_t total = 0;
+	char *page, *svg, *p;
+
+	(void)state;
+	for (int i = 0; i < 2000; i++)
+		spans[i] = (cli_html_span){ i * 500.0, i * 500.0 + 3, "tiny", 1 };
+	spans[2000] = (cli_html_span){ 0, 1e6, "whole", 0 };
+	page = one_chart(draw_lanes, spans);
+	svg = element(page, "<svg class=\"chart-svg\"", "</svg></div>");
+	for (p = strstr(svg, "<rect class=\""); p; p = strstr(p + 1, "<rect class=\"")) {
+		const char *t = strstr(p, "<title>") + 7;
+
+		if (strncmp(p, "<rect class=\"fold\"", 18) == 0)
+			total += strtoul(t, NULL, 10);
+		else if (strncmp(p, "<rect class=\"span", 17) == 0)
+			total++;
+	}
+	assert_int_equal(total, 2001);
+	assert_true(count(svg, "<rect") <= 600 + 1 + 1);
+	assert_int_equal(count(page, "<td>tiny</td>"), 200);
+	assert_non_null(strstr(page, "and 1,800 more spans"));
+	free(svg);
+	free(page);
+}
+
+static void draw_lines(cli_html *h, void *data)
+{
+	cli_html_series series[1] = { { "live", data } };
+
+	cli_html_chart_lines(h, "live", "Liveness", "d", "Step", CLI_HTML_COUNT, series, 1, 10000);
+}
+
+/* A line over 10,000 steps: 600 columns of min/max, the peak named with
+ * its value and step, a gap where values are NaN, zoomable. */
+static void test_lines_peak(void **state)
+{
+	static double v[10000];
+	char *page, *path;
+
+	(void)state;
+	for (int i = 0; i < 10000; i++)
+		v[i] = i >= 5000 && i < 5100 ? NAN : i % 100;
+	v[7777] = 1216;
+	page = one_chart(draw_lines, v);
+	assert_non_null(strstr(page, ">Peak 1,216 at Step 7,777</text>"));
+	assert_non_null(strstr(page, " data-zoom=\"x\""));
+	path = element(page, "<path class=\"line s0\" d=\"", "\"/>");
+	/* One move to start and one after the gap. */
+	assert_int_equal(count(path, "M"), 2);
+	assert_int_equal(count(path, "L") + 2, 2 * 600 - 2 * 6);
+	free(path);
+	free(page);
+}
+
 /* A failed write: every call does nothing and the end says so. */
 static void test_failed_write(void **state)
 {
@@ -321,6 +460,9 @@ int main(void)
 		cmocka_unit_test(test_page_csp),
 		cmocka_unit_test(test_page_deterministic),
 		cmocka_unit_test(test_chart_tables),
+		cmocka_unit_test(test_stacked_budget),
+		cmocka_unit_test(test_lanes_fold),
+		cmocka_unit_test(test_lines_peak),
 		cmocka_unit_test(test_failed_write),
 	};
 
