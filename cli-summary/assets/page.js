@@ -113,12 +113,22 @@
 		var x0 = vb.x, w = vb.width, height = vb.height;
 		var tracked = Array.prototype.slice.call(svg.querySelectorAll("[data-x]"));
 
+		/* The fine ticks show once zoomed enough to keep labels apart. */
+		var fine = tracked.filter(function (el) { return el.classList.contains("fine"); })
+			.map(function (el) { return parseFloat(el.getAttribute("data-x")); })
+			.sort(function (a, b) { return a - b; });
+		var fineGap = fine.reduce(function (g, x, i) {
+			return i && x - fine[i - 1] > 1e-6 ? Math.min(g, x - fine[i - 1]) : g;
+		}, Infinity);
+
 		function apply() {
-			plot.setAttribute("viewBox", x0 + " 0 " + w + " " + height);
+			var fineOn = fineGap * pw / w >= 56;
+			plot.setAttribute("viewBox", x0.toFixed(2) + " 0 " + w.toFixed(2) + " " + height);
 			tracked.forEach(function (el) {
 				var x = parseFloat(el.getAttribute("data-x"));
 				var sx = px + (x - x0) * pw / w;
-				var inside = x >= x0 - 1e-9 && x <= x0 + w + 1e-9;
+				var inside = x >= x0 - 1e-9 && x <= x0 + w + 1e-9 &&
+					(fineOn || !el.classList.contains("fine"));
 				el.setAttribute("visibility", inside ? "visible" : "hidden");
 				if (el.localName === "text")
 					el.setAttribute("x", sx.toFixed(1));

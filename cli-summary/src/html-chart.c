@@ -253,41 +253,61 @@ static void vaxis_draw(cli_html *h, const vaxis *a, cli_html_unit unit, double x
 	            X(a->top + a->height / 2), X(a->top + a->height / 2), unit_title(unit));
 }
 
-/* Ticks along the bottom for x values lo..hi drawn at px + to_x(v):
- * item indices (`items`: centred in their item, whole numbers) or the
- * unit's values. With `zoom`, each tick carries its plot x (data-x) for
- * the script. The title `name` under them. */
-static void xaxis_draw(cli_html *h, double px, double pw, double y, double lo, double hi, bool items,
-                       cli_html_unit unit, bool zoom, const char *name)
+/* The ticks of an x axis at one level: `max_ticks` of them, and of the
+ * fine level (`coarse` > 0, the step of the coarse one) only those
+ * between coarse ticks. Returns the step. */
+static double xticks(cli_html *h, double px, double pw, double y, double lo, double hi, bool items,
+                     cli_html_unit unit, bool zoom, unsigned max_ticks, double coarse)
 {
 	char buf[TSB_NUMBER_MAX + 16];
 	double step, first, span = items ? hi - lo + 1 : hi - lo;
 	unsigned n, i;
 
 	if (items)
-		n = tsb_axis_nice_ticks(lo, hi, 9, 1, &step, &first);
+		n = tsb_axis_nice_ticks(lo, hi, max_ticks, 1, &step, &first);
 	else
-		n = nice_ticks(lo, hi, unit, 9, &step, &first);
-	html_printf(h, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-	            X(px), X(y), X(px + pw), X(y));
-	for (i = 0; i < n && i < 64 && span > 0; i++) {
+		n = nice_ticks(lo, hi, unit, max_ticks, &step, &first);
+	for (i = 0; i < n && i < 2 * max_ticks && span > 0; i++) {
 		double v = first + i * step;
-		double lx = ((v - lo) + (items ? 0.5 : 0)) / span * pw;
+		double lx = ((v - lo) + (items ? 0.5 : 0)) / span * pw, k = v / coarse;
 
+		if (coarse > 0 && fabs(k - round(k)) < 1e-6)
+			continue;
 		if (items)
 			tsb_format_u64(buf, sizeof buf, (uint64_t)llround(v));
 		else
 			fmt_axis(buf, sizeof buf, unit, v);
 		if (zoom)
-			html_printf(h, "<line class=\"axis\" data-x=\"%.1f\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			               "y2=\"%.1f\"/><text data-x=\"%.1f\" x=\"%.1f\" y=\"%.1f\" "
-			               "text-anchor=\"middle\">%s</text>\n",
-			            X(lx), X(px + lx), X(y), X(px + lx), X(y + 5), X(lx), X(px + lx), X(y + 17), buf);
+			html_printf(h, "<line class=\"axis%s\" data-x=\"%.1f\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			               "y2=\"%.1f\"%s/><text%s data-x=\"%.1f\" x=\"%.1f\" y=\"%.1f\" "
+			               "text-anchor=\"middle\"%s>%s</text>\n",
+			            coarse > 0 ? " fine" : "", X(lx), X(px + lx), X(y), X(px + lx), X(y + 5),
+			            coarse > 0 ? " visibility=\"hidden\"" : "", coarse > 0 ? " class=\"fine\"" : "",
+			            X(lx), X(px + lx), X(y + 17), coarse > 0 ? " visibility=\"hidden\"" : "", buf);
 		else
 			html_printf(h, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			               "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
 			            X(px + lx), X(y), X(px + lx), X(y + 5), X(px + lx), X(y + 17), buf);
 	}
+	return step;
+}
+
+/* Ticks along the bottom for x values lo..hi: item indices (`items`:
+ * centred in their item, whole numbers) or the unit's values. A
+ * zoomable axis also has the fine ticks of a tenfold zoom, hidden, and
+ * each tick carries its plot x (data-x): the script moves them and
+ * shows the fine ones once they are far enough apart. The title `name`
+ * under them. */
+static void xaxis_draw(cli_html *h, double px, double pw, double y, double lo, double hi, bool items,
+                       cli_html_unit unit, bool zoom, const char *name)
+{
+	double step;
+
+	html_printf(h, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+	            X(px), X(y), X(px + pw), X(y));
+	step = xticks(h, px, pw, y, lo, hi, items, unit, zoom, 9, 0);
+	if (zoom && step > 0)
+		xticks(h, px, pw, y, lo, hi, items, unit, zoom, 81, step);
 	html_printf(h, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
 	            X(px + pw / 2), X(y + 36));
 	html_esc(h, name);

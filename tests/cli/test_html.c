@@ -426,6 +426,12 @@ static void test_lines_peak(void **state)
 	page = one_chart(draw_lines, v);
 	assert_non_null(strstr(page, ">Peak 1,216 at Step 7,777</text>"));
 	assert_non_null(strstr(page, " data-zoom=\"x\""));
+	/* The labels of a tenfold zoom are there, hidden until the script
+	 * zooms: steps of 200 between the ticks of 2,000. */
+	assert_non_null(strstr(page, " visibility=\"hidden\">200</text>"));
+	assert_non_null(strstr(page, " visibility=\"hidden\">9,800</text>"));
+	assert_null(strstr(page, " visibility=\"hidden\">2,000</text>"));
+	assert_non_null(strstr(page, " text-anchor=\"middle\">2,000</text>"));
 	path = element(page, "<path class=\"line s0\" d=\"", "\"/>");
 	/* One move to start and one after the gap. */
 	assert_int_equal(count(path, "M"), 2);
