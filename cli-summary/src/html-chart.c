@@ -342,7 +342,7 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 {
 	const double left = 84, height = 300, ph = height - MT - MB, pw = W - left - MR;
 	size_t n_cols = n_items < MAX_COLUMNS ? n_items : MAX_COLUMNS;
-	size_t n_head = 5 + n_series, c, s, i;
+	size_t n_head = 5 + n_series, c, s, i, k;
 	double *totals = NULL, lo = 0, hi = 0;
 	tsb_span *cols = NULL;
 	tsb_pyramid *pyr = NULL;
@@ -392,7 +392,7 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 	for (s = 0; s < n_series; s++) {
 		html_printf(h, "<path class=\"s%zu\" d=\"", s % 10);
 		for (c = 0; c < n_cols; c++) {
-			size_t a = cols[c].argmax, k;
+			size_t a = cols[c].argmax;
 			double x0 = left + c * pw / n_cols, x1 = left + (c + 1) * pw / n_cols;
 			double v = series[s].values[a], base = 0;
 
@@ -447,26 +447,37 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 		            "d=\"M0 6H12\"/></svg>Smallest total of a column's items (each column is "
 		            "the stack of its largest)</li>\n");
 	html_put(h, "</ul>\n");
-	heads[0] = "First";
-	heads[1] = "Last";
-	heads[2] = "Largest";
+	/* A row per column: per item when each column is one, else the
+	 * column's range, its largest item and its extremes. */
+	k = 0;
+	if (folded) {
+		heads[k++] = "First";
+		heads[k++] = "Last";
+		heads[k++] = "Largest";
+	} else {
+		heads[k++] = item_name;
+	}
 	for (s = 0; s < n_series; s++)
-		heads[3 + s] = series[s].name;
-	heads[3 + n_series] = "Largest total";
-	heads[4 + n_series] = "Smallest total";
+		heads[k++] = series[s].name;
+	heads[k++] = folded ? "Largest total" : "Total";
+	if (folded)
+		heads[k++] = "Smallest total";
 	table_open(h);
-	cli_html_table_begin(h, item_name, n_head, heads, num);
+	cli_html_table_begin(h, item_name, k, heads, num);
 	for (c = 0; c < n_cols; c++) {
 		size_t first = c * n_items / n_cols, end = (c + 1) * n_items / n_cols;
 
 		cli_html_row_begin(h);
-		cli_html_cell_u64(h, first, NULL);
-		cli_html_cell_u64(h, end - 1, NULL);
+		if (folded) {
+			cli_html_cell_u64(h, first, NULL);
+			cli_html_cell_u64(h, end - 1, NULL);
+		}
 		cli_html_cell_u64(h, cols[c].argmax, NULL);
 		for (s = 0; s < n_series; s++)
 			value_cell(h, unit, series[s].values[cols[c].argmax]);
 		value_cell(h, unit, cols[c].max);
-		value_cell(h, unit, cols[c].min);
+		if (folded)
+			value_cell(h, unit, cols[c].min);
 		cli_html_row_end(h);
 	}
 	cli_html_table_end(h);
@@ -502,7 +513,8 @@ void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const 
 {
 	const double left = 84, height = 300, ph = height - MT - MB, pw = W - left - MR;
 	size_t n_cols = n_points < MAX_COLUMNS ? n_points : MAX_COLUMNS;
-	size_t n_head = 2 + 2 * n_series, c, s, i;
+	size_t n_head = 2 + 2 * n_series, c, s, i, k;
+	bool folded = n_points > MAX_COLUMNS;
 	double lo = 0, hi = 0, cw = n_cols ? pw / n_cols : pw;
 	const char **heads = NULL;
 	char **owned = NULL, buf[2 * TSB_NUMBER_MAX + 16], ib[TSB_NUMBER_MAX], id_s[64];
@@ -611,28 +623,44 @@ void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const 
 	svg_end(h);
 	legend_series(h, series, n_series);
 	html_put(h, "</ul>\n");
-	heads[0] = "First";
-	heads[1] = "Last";
+	/* A row per point, or per column of points with each series'
+	 * extremes there. */
+	k = 0;
+	if (folded) {
+		heads[k++] = "First";
+		heads[k++] = "Last";
+	} else {
+		heads[k++] = x_name;
+	}
 	for (s = 0; s < n_series; s++) {
-		if (asprintf(&owned[2 + 2 * s], "%s smallest", series[s].name) < 0 ||
-		    asprintf(&owned[3 + 2 * s], "%s largest", series[s].name) < 0)
+		if (!folded) {
+			heads[k++] = series[s].name;
+			continue;
+		}
+		if (asprintf(&owned[k], "%s smallest", series[s].name) < 0)
 			goto oom;
-		heads[2 + 2 * s] = owned[2 + 2 * s];
-		heads[3 + 2 * s] = owned[3 + 2 * s];
+		heads[k] = owned[k];
+		k++;
+		if (asprintf(&owned[k], "%s largest", series[s].name) < 0)
+			goto oom;
+		heads[k] = owned[k];
+		k++;
 	}
 	table_open(h);
-	cli_html_table_begin(h, x_name, n_head, heads, num);
+	cli_html_table_begin(h, x_name, k, heads, num);
 	for (c = 0; c < n_cols; c++) {
 		size_t first = c * n_points / n_cols, end = (c + 1) * n_points / n_cols;
 
 		cli_html_row_begin(h);
 		cli_html_cell_u64(h, first, NULL);
-		cli_html_cell_u64(h, end - 1, NULL);
+		if (folded)
+			cli_html_cell_u64(h, end - 1, NULL);
 		for (s = 0; s < n_series; s++) {
 			double mn, mx;
 
 			col_extremes(series[s].values, first, end, &mn, &mx);
-			value_cell(h, unit, mn <= mx ? mn : NAN);
+			if (folded)
+				value_cell(h, unit, mn <= mx ? mn : NAN);
 			value_cell(h, unit, mn <= mx ? mx : NAN);
 		}
 		cli_html_row_end(h);

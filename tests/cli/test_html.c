@@ -192,6 +192,17 @@ static char *between(const char *s, const char *open, const char *close)
 	return strndup(a, (size_t)(b - a));
 }
 
+/* The part of `page` from `open` to the next `close` (included). */
+static char *element(const char *page, const char *open, const char *close)
+{
+	const char *a = strstr(page, open), *b;
+
+	assert_non_null(a);
+	b = strstr(a, close);
+	assert_non_null(b);
+	return strndup(a, (size_t)(b - a) + strlen(close));
+}
+
 static void test_page_inert(void **state)
 {
 	size_t len;
@@ -290,20 +301,24 @@ static void test_chart_tables(void **state)
 	assert_int_equal(count(page, "<figure class=\"chart\""), N_CHARTS);
 	assert_int_equal(count(page, "<details><summary>Table</summary>\n<div class=\"table-wrap\"><table"),
 	                 N_CHARTS);
+	/* 50 items in 600 columns: a row per item, its values and total. */
+	char *mem = element(page, "<figure class=\"chart\" id=\"mem\">", "</figure>");
+	assert_int_equal(count(mem, "<tr>"), 1 + 50);
+	assert_non_null(strstr(mem, "<button type=\"button\">Total</button>"));
+	assert_null(strstr(mem, "Largest total"));
+	assert_non_null(strstr(mem, "<tr><td class=\"num\" data-sort=\"49\">49</td><td class=\"num\" "
+	                            "data-sort=\"49000\">49,000 B</td><td class=\"num\" data-sort=\"49951\">"
+	                            "49,951 B</td><td class=\"num\" data-sort=\"98951\">98,951 B</td></tr>"));
+	free(mem);
+	/* The lines' table: a row per step, its gap as "–". */
+	char *live = element(page, "<figure class=\"chart\" id=\"live\">", "</figure>");
+	assert_int_equal(count(live, "<tr>"), 1 + 50);
+	assert_non_null(strstr(live, "<td class=\"num\" data-sort=\"7\">7</td><td class=\"num\" "
+	                             "data-sort=\"7000\">7,000 B</td><td class=\"num\" data-sort=\"NaN\">\xE2\x80\x93</td>"));
+	free(live);
 	/* The lanes' table lists the tiny span that the picture folds. */
 	assert_non_null(strstr(page, "<td>tiny</td>"));
 	free(page);
-}
-
-/* The part of `page` from `open` to the next `close` (included). */
-static char *element(const char *page, const char *open, const char *close)
-{
-	const char *a = strstr(page, open), *b;
-
-	assert_non_null(a);
-	b = strstr(a, close);
-	assert_non_null(b);
-	return strndup(a, (size_t)(b - a) + strlen(close));
 }
 
 /* A chart alone on a page, its bytes. */
