@@ -33,8 +33,12 @@
 /* Labels in the bar chart of total time. */
 #define MAX_BARS 20
 /* Columns the timeline asks reportlib for: one item per column and
- * depth at most, where the spans are narrower than a column. */
-#define TIMELINE_COLUMNS 1200
+ * depth at most, where the spans are narrower than a column. The lanes
+ * chart (html-chart.c) folds what is narrower than one of its 600
+ * columns into a mark counting the items it was given; an item that
+ * stands for many spans is made a column wide so that it stays a mark of
+ * its own, saying how many. */
+#define TIMELINE_COLUMNS 600
 
 /* A JSON pointer being built: "/call_tree/roots/0/children/2", grown and
  * cut back as the call tree is walked. */
@@ -102,7 +106,8 @@ static const char *channel_name(const trace_view *v, uint32_t c)
 static void view_window(const trace_view *v, int64_t *from, int64_t *to)
 {
 	*from = v->windowed && v->from_ns != INT64_MIN ? v->from_ns : v->info->start_ns;
-	*to = v->windowed && v->to_ns != INT64_MAX ? v->to_ns : v->info->end_ns;
+	/* The end is inclusive: a span of no length at the end is in. */
+	*to = v->windowed && v->to_ns != INT64_MAX ? v->to_ns : v->info->end_ns + 1;
 	if (*to <= *from)
 		*to = *from + 1;
 }
@@ -351,23 +356,35 @@ static void lanes_free(lanes *l)
 	free(l->names);
 }
 
-/* The label of an item that stands for several spans: how many, and the
- * name reportlib gives it (the longest's, or the one covering most time). */
-static char *several_label(const trace_view *v, const tsr_trace_item *it)
+/* a, b and c joined into a malloc'd string; NULL when out of memory. */
+static char *join3(const char *a, const char *b, const char *c)
+{
+	size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+	char *s = malloc(la + lb + lc + 1);
+
+	if (s) {
+		memcpy(s, a, la);
+		memcpy(s + la, b, lb);
+		memcpy(s + la + lb, c, lc + 1);
+	}
+	return s;
+}
+
+/* The label of an item narrower than a column, which the timeline
+ * widens: one span's name and its own duration, or how many spans the
+ * item stands for and the name reportlib gives it (the longest's, or the
+ * one covering most time). */
+static char *narrow_label(const trace_view *v, const tsr_trace_item *it)
 {
 	const char *name = it->name == TSR_TRACE_NO_NAME ? NULL : tsr_trace_get_name(v->trace, it->name);
-	char count[TSB_NUMBER_MAX], *s;
-	int n;
+	char count[TSB_NUMBER_MAX], head[TSB_NUMBER_MAX + 8], dur[32];
 
-	tsb_format_u64(count, sizeof(count), it->count);
-	n = name ? snprintf(NULL, 0, "%s spans, mostly %s", count, name)
-	         : snprintf(NULL, 0, "%s spans", count);
-	s = malloc((size_t)n + 1);
-	if (s && name)
-		snprintf(s, (size_t)n + 1, "%s spans, mostly %s", count, name);
-	else if (s)
-		snprintf(s, (size_t)n + 1, "%s spans", count);
-	return s;
+	if (it->count == 1)
+		return join3(name ? name : "?", ", ",
+		             tsb_format_duration(dur, sizeof(dur), (double)(it->end_ns - it->start_ns),
+		                                 TSB_DURATION_MICRO));
+	snprintf(head, sizeof(head), "%s spans", tsb_format_u64(count, sizeof(count), it->count));
+	return join3(head, name ? ", mostly " : "", name ? name : "");
 }
 
 /* Reads the items of each thread of the view at the timeline's
@@ -375,6 +392,8 @@ static char *several_label(const trace_view *v, const tsr_trace_item *it)
 static int timeline_items(lanes *l, const trace_view *v, int64_t from, int64_t to)
 {
 	uint64_t resolution = (uint64_t)(to - from) / TIMELINE_COLUMNS;
+
+	resolution = resolution ? resolution : 1;
 	size_t n_lanes = v->thread >= 0 ? 1 : v->n_threads;
 
 	l->names = calloc(n_lanes ? n_lanes : 1, sizeof(*l->names));
@@ -388,23 +407,36 @@ static int timeline_items(lanes *l, const trace_view *v, int64_t from, int64_t t
 		if (v->thread >= 0 && (size_t)v->thread != t)
 			continue;
 		l->names[l->n_lanes++] = v->threads[t].name ? v->threads[t].name : "?";
-		if (tsr_trace_list_events(&items, &n, v->trace, t, from, to, resolution ? resolution : 1) !=
+		if (tsr_trace_list_events(&items, &n, v->trace, t, from, to, resolution) !=
 		    TSR_OK)
 			return cli_trace_fail(v->trace);
 		for (size_t i = 0; i < n; i++) {
 			const tsr_trace_item *it = &items[i];
-			cli_html_span s = {(double)(it->start_ns - v->info->start_ns),
-			                   (double)(it->end_ns - v->info->start_ns), NULL, lane};
+			/* Within the window, so that the chart's columns are no wider
+			 * than the resolution. */
+			int64_t start = it->start_ns > from ? it->start_ns : from;
+			int64_t end = it->end_ns < to ? it->end_ns : to;
+			cli_html_span s = {0, 0, NULL, lane};
 			char *label = NULL;
 
-			if (it->kind == TSR_TRACE_ITEM_EVENT) {
+			if (end < start)
+				end = start;
+			if (it->kind == TSR_TRACE_ITEM_EVENT && (uint64_t)(end - start) >= resolution) {
 				s.label = tsr_trace_get_name(v->trace, it->name);
-			} else if (!(label = several_label(v, it))) {
-				free(items);
-				return cli_error("out of memory");
-			}
-			if (label)
+			} else {
+				if (!(label = narrow_label(v, it))) {
+					free(items);
+					return cli_error("out of memory");
+				}
 				s.label = label;
+				end = start + (int64_t)resolution;
+				if (end > to) {
+					end = to;
+					start = to - (int64_t)resolution;
+				}
+			}
+			s.start = (double)(start - v->info->start_ns);
+			s.end = (double)(end - v->info->start_ns);
 			if (!lanes_add(l, &s, label)) {
 				free(label);
 				free(items);
