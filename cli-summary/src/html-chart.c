@@ -43,7 +43,12 @@ static const char *fmt_value(char *buf, size_t size, cli_html_unit unit, double 
 		return tsb_format_axis(buf, size, v);
 	switch (unit) {
 	case CLI_HTML_BYTES:
-		snprintf(digits, sizeof digits, "%.0f", fabs(v) < 1e30 ? v : 0);
+		/* Past 2^60 no report's: the axis rule's short form. */
+		if (fabs(v) >= 1e18) {
+			snprintf(buf, size, "%s B", tsb_format_axis(grouped, sizeof grouped, v));
+			return buf;
+		}
+		snprintf(digits, sizeof digits, "%.0f", v);
 		snprintf(buf, size, "%s B", tsb_group_digits(grouped, sizeof grouped, digits));
 		return buf;
 	case CLI_HTML_CYCLES:
@@ -90,10 +95,13 @@ static const char *unit_title(cli_html_unit unit)
 	return (unsigned)unit < sizeof t / sizeof t[0] ? t[unit] : "";
 }
 
-/* A coordinate: one decimal, and no "-0.0". */
+/* A coordinate: one decimal, no "-0.0", and within reach of the
+ * picture whatever the value was (NaN at 0). */
 static double X(double v)
 {
-	return fabs(v) < 0.05 ? 0 : v;
+	if (!(fabs(v) >= 0.05))
+		return 0;
+	return fmax(-1e6, fmin(1e6, v));
 }
 
 /* A value cell of a chart's table: shown by the unit, sorted by value. */
@@ -360,9 +368,10 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 	num = all_numeric(n_head);
 	if (!totals || !cols || !heads || !num)
 		goto oom;
+	/* NaN and the infinities are no value: left out of totals and marks. */
 	for (i = 0; i < n_items; i++)
 		for (s = 0; s < n_series; s++)
-			if (!isnan(series[s].values[i]))
+			if (isfinite(series[s].values[i]))
 				totals[i] += series[s].values[i];
 	pyr = tsb_pyramid_new(totals, n_items);
 	if (n_items && !pyr)
@@ -377,9 +386,9 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 		for (s = 0; s < n_series; s++) {
 			double v = series[s].values[cols[c].argmax];
 
-			if (v > 0)
+			if (v > 0 && isfinite(v))
 				up += v;
-			else if (v < 0)
+			else if (v < 0 && isfinite(v))
 				down += v;
 		}
 		lo = fmin(lo, fmin(down, cols[c].min));
@@ -396,14 +405,14 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 			double x0 = left + c * pw / n_cols, x1 = left + (c + 1) * pw / n_cols;
 			double v = series[s].values[a], base = 0;
 
-			if (isnan(v) || v == 0)
+			if (!isfinite(v) || v == 0)
 				continue;
 			/* This series' place in the stack: after the series before
 			 * it of the same sign. */
 			for (k = 0; k < s; k++) {
 				double u = series[k].values[a];
 
-				if (!isnan(u) && (u > 0) == (v > 0))
+				if (isfinite(u) && (u > 0) == (v > 0))
 					base += u;
 			}
 			html_printf(h, "M%.1f %.1fH%.1fV%.1fH%.1fZ", X(x0), X(vy(&ax, base)), X(x1),
@@ -493,14 +502,14 @@ out:
 	free(num);
 }
 
-/* The extremes of a series over a column's points, NaN left out (a
- * column of NaN only: min > max, a gap). */
+/* The extremes of a series over a column's points, NaN and the
+ * infinities left out (a column of those only: min > max, a gap). */
 static void col_extremes(const double *v, size_t first, size_t end, double *mn, double *mx)
 {
 	*mn = INFINITY;
 	*mx = -INFINITY;
 	for (size_t i = first; i < end; i++) {
-		if (isnan(v[i]))
+		if (!isfinite(v[i]))
 			continue;
 		*mn = fmin(*mn, v[i]);
 		*mx = fmax(*mx, v[i]);
@@ -531,7 +540,7 @@ void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const 
 		goto oom;
 	for (s = 0; s < n_series; s++)
 		for (i = 0; i < n_points; i++)
-			if (!isnan(series[s].values[i]))
+			if (isfinite(series[s].values[i]))
 				lo = fmin(lo, series[s].values[i]), hi = fmax(hi, series[s].values[i]);
 	figure_begin(h, id_s, title, desc, height, true);
 	vaxis_init(&ax, lo, hi, unit, 0, ph);
@@ -590,7 +599,8 @@ void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const 
 		double x, y, lx;
 
 		for (i = 0; i < n_points; i++)
-			if (!isnan(series[s].values[i]) && (best == n_points || series[s].values[i] > series[s].values[best]))
+			if (isfinite(series[s].values[i]) &&
+			    (best == n_points || series[s].values[i] > series[s].values[best]))
 				best = i;
 		if (best == n_points)
 			continue;

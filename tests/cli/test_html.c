@@ -455,6 +455,45 @@ static void test_lines_peak(void **state)
 	free(page);
 }
 
+static void draw_degenerate(cli_html *h, void *data)
+{
+	static const double odd[4] = { NAN, INFINITY, -INFINITY, 1e300 };
+	static const char *const labels[4] = { "nan", "inf", "-inf", "huge" };
+	static const char *const lanes[1] = { "lane" };
+	static const cli_html_span spans[3] = {
+		{ NAN, 1, "nan", 0 }, { 5, 2, "backwards", 0 }, { 0, 1, "no lane", 7 } };
+	cli_html_series none[1] = { { "none", odd } };
+
+	(void)data;
+	cli_html_chart_stacked(h, "a", "t", NULL, "Tile", CLI_HTML_BYTES, none, 0, 0);
+	cli_html_chart_stacked(h, "b", "t", NULL, "Tile", CLI_HTML_BYTES, none, 1, 4);
+	cli_html_chart_lines(h, "c", "t", NULL, "Step", CLI_HTML_PERCENT, none, 1, 0);
+	cli_html_chart_lines(h, "d", "t", NULL, "Step", CLI_HTML_NS, none, 1, 4);
+	cli_html_chart_bars(h, "e", "t", NULL, CLI_HTML_CYCLES, labels, odd, 0);
+	cli_html_chart_bars(h, "f", "t", NULL, CLI_HTML_COUNT, labels, odd, 4);
+	cli_html_chart_lanes(h, "g", "t", NULL, CLI_HTML_NS, lanes, 0, spans, 0);
+	cli_html_chart_lanes(h, "h", "t", NULL, CLI_HTML_NS, lanes, 1, spans, 3);
+}
+
+/* No items, no series, NaN and infinite values, a span ending before it
+ * starts or on no lane: each chart is still a whole figure, with finite
+ * coordinates. */
+static void test_degenerate(void **state)
+{
+	char *page = one_chart(draw_degenerate, NULL);
+
+	(void)state;
+	assert_int_equal(count(page, "<figure"), 8);
+	assert_int_equal(count(page, "</figure>"), 8);
+	assert_int_equal(count(page, "<svg class=\"chart-svg\""), 8);
+	assert_int_equal(count(page, "</svg></div>"), 8);
+	assert_null(strstr(page, "=\"nan"));
+	assert_null(strstr(page, "=\"-nan"));
+	assert_null(strstr(page, "=\"inf"));
+	assert_null(strstr(page, "=\"-inf"));
+	free(page);
+}
+
 /* A failed write: every call does nothing and the end says so. */
 static void test_failed_write(void **state)
 {
@@ -484,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_stacked_budget),
 		cmocka_unit_test(test_lanes_fold),
 		cmocka_unit_test(test_lines_peak),
+		cmocka_unit_test(test_degenerate),
 		cmocka_unit_test(test_failed_write),
 	};
 
