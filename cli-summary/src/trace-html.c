@@ -200,9 +200,10 @@ static void tree_node(cli_html *h, const trace_view *v, size_t i, pointer *p, si
 	cli_html_raw(h, nd->n_children ? (nd->depth < 2 ? "<li><details open><summary>"
 	                                                : "<li><details><summary>")
 	                                : "<li>");
+	cli_html_raw(h, "<strong>");
 	put_figure(h, pointer_field(ptr, sizeof(ptr), p, "name"),
 	           tsr_trace_get_name(v->trace, nd->name));
-	cli_html_raw(h, " ");
+	cli_html_raw(h, "</strong> ");
 	put_figure(h, pointer_field(ptr, sizeof(ptr), p, "inclusive_ns"),
 	           tsb_format_u64(num, sizeof(num), nd->inclusive_ns));
 	cli_html_textf(h, " ns (%s) inclusive, ",
@@ -308,43 +309,43 @@ static void threads_section(cli_html *h, const trace_view *v)
 
 /* --- Timeline ------------------------------------------------------------------------ */
 
-/* What the timeline draws: spans, and the labels of those that stand for
- * several (owned here). */
+/* What the timeline draws: its lanes and spans, and the strings made
+ * for them (owned here). */
 typedef struct lanes {
 	cli_html_span *spans;
 	size_t n, cap;
+	const char **names; /* per lane */
+	size_t n_lanes, cap_lanes;
 	char **owned;
 	size_t n_owned, cap_owned;
-	const char **names; /* per lane: the thread's name */
-	size_t n_lanes;
 } lanes;
 
-/* Adds a span; false when out of memory. `owned_label` (may be NULL) is
- * freed with the lanes. */
-static bool lanes_add(lanes *l, const cli_html_span *s, char *owned_label)
+/* Array `a` of *cap elements of `size` bytes, grown to hold n + 1: the
+ * array (maybe moved), or NULL when out of memory (`a` kept). */
+static void *grow(void *a, size_t *cap, size_t n, size_t size)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 1024;
-		cli_html_span *spans = realloc(l->spans, cap * sizeof(*spans));
+	size_t c = *cap ? *cap * 2 : 64;
 
-		if (!spans)
-			return false;
-		l->spans = spans;
-		l->cap = cap;
-	}
-	if (owned_label && l->n_owned == l->cap_owned) {
-		size_t cap = l->cap_owned ? l->cap_owned * 2 : 256;
-		char **owned = realloc(l->owned, cap * sizeof(*owned));
+	if (n < *cap)
+		return a;
+	if (!(a = realloc(a, c * size)))
+		return NULL;
+	*cap = c;
+	return a;
+}
 
-		if (!owned)
-			return false;
-		l->owned = owned;
-		l->cap_owned = cap;
+/* Keeps `s` (may be NULL: out of memory) to free with the lanes;
+ * returns it, or NULL (s freed) when out of memory. */
+static char *lanes_own(lanes *l, char *s)
+{
+	char **owned = s ? grow(l->owned, &l->cap_owned, l->n_owned, sizeof(*owned)) : NULL;
+
+	if (!owned) {
+		free(s);
+		return NULL;
 	}
-	if (owned_label)
-		l->owned[l->n_owned++] = owned_label;
-	l->spans[l->n++] = *s;
-	return true;
+	l->owned = owned;
+	return owned[l->n_owned++] = s;
 }
 
 static void lanes_free(lanes *l)
@@ -387,48 +388,81 @@ static char *narrow_label(const trace_view *v, const tsr_trace_item *it)
 	return join3(head, name ? ", mostly " : "", name ? name : "");
 }
 
+/* Lanes a thread's spans take at most: one per depth, the last also
+ * for the deeper ones. */
+#define MAX_DEPTH_LANES 4
+
+/* The lanes of thread `t` for the depths its `items` have: the thread's
+ * name for the outermost spans, then "depth N of NAME" for each nested
+ * depth there is (the last "depth N+ of NAME"), in lane_of[depth]. False
+ * when out of memory. */
+static bool thread_lanes(lanes *l, const trace_view *v, size_t t, const tsr_trace_item *items,
+                         size_t n, uint32_t lane_of[MAX_DEPTH_LANES])
+{
+	const char *name = v->threads[t].name ? v->threads[t].name : "?";
+	bool present[MAX_DEPTH_LANES] = {true};
+	const char **names;
+
+	for (size_t i = 0; i < n; i++)
+		present[items[i].depth < MAX_DEPTH_LANES ? items[i].depth : MAX_DEPTH_LANES - 1] = true;
+	for (uint32_t d = 0; d < MAX_DEPTH_LANES; d++) {
+		char head[32];
+		const char *lane = name;
+
+		if (!present[d])
+			continue;
+		if (d > 0) {
+			snprintf(head, sizeof(head), "depth %u%s of ", d, d == MAX_DEPTH_LANES - 1 ? "+" : "");
+			if (!(lane = lanes_own(l, join3(head, name, ""))))
+				return false;
+		}
+		if (!(names = grow(l->names, &l->cap_lanes, l->n_lanes, sizeof(*names))))
+			return false;
+		l->names = names;
+		lane_of[d] = (uint32_t)l->n_lanes;
+		l->names[l->n_lanes++] = lane;
+	}
+	return true;
+}
+
 /* Reads the items of each thread of the view at the timeline's
- * resolution into `l`. Errors are printed. */
+ * resolution into `l`, a lane per thread and depth. Errors are printed. */
 static int timeline_items(lanes *l, const trace_view *v, int64_t from, int64_t to)
 {
 	uint64_t resolution = (uint64_t)(to - from) / TIMELINE_COLUMNS;
 
 	resolution = resolution ? resolution : 1;
-	size_t n_lanes = v->thread >= 0 ? 1 : v->n_threads;
-
-	l->names = calloc(n_lanes ? n_lanes : 1, sizeof(*l->names));
-	if (!l->names)
-		return cli_error("out of memory");
 	for (size_t t = 0; t < v->n_threads; t++) {
 		tsr_trace_item *items = NULL;
 		size_t n = 0;
-		uint32_t lane = (uint32_t)l->n_lanes;
+		uint32_t lane_of[MAX_DEPTH_LANES];
+		cli_html_span *spans;
 
 		if (v->thread >= 0 && (size_t)v->thread != t)
 			continue;
-		l->names[l->n_lanes++] = v->threads[t].name ? v->threads[t].name : "?";
-		if (tsr_trace_list_events(&items, &n, v->trace, t, from, to, resolution) !=
-		    TSR_OK)
+		if (tsr_trace_list_events(&items, &n, v->trace, t, from, to, resolution) != TSR_OK)
 			return cli_trace_fail(v->trace);
+		if (!thread_lanes(l, v, t, items, n, lane_of)) {
+			free(items);
+			return cli_error("out of memory");
+		}
 		for (size_t i = 0; i < n; i++) {
 			const tsr_trace_item *it = &items[i];
 			/* Within the window, so that the chart's columns are no wider
 			 * than the resolution. */
 			int64_t start = it->start_ns > from ? it->start_ns : from;
 			int64_t end = it->end_ns < to ? it->end_ns : to;
-			cli_html_span s = {0, 0, NULL, lane};
-			char *label = NULL;
+			cli_html_span s = {0, 0, NULL, lane_of[it->depth < MAX_DEPTH_LANES
+			                                           ? it->depth
+			                                           : MAX_DEPTH_LANES - 1]};
 
 			if (end < start)
 				end = start;
 			if (it->kind == TSR_TRACE_ITEM_EVENT && (uint64_t)(end - start) >= resolution) {
 				s.label = tsr_trace_get_name(v->trace, it->name);
+				s.label = s.label ? s.label : "?";
 			} else {
-				if (!(label = narrow_label(v, it))) {
-					free(items);
-					return cli_error("out of memory");
-				}
-				s.label = label;
+				s.label = lanes_own(l, narrow_label(v, it));
 				end = start + (int64_t)resolution;
 				if (end > to) {
 					end = to;
@@ -437,11 +471,16 @@ static int timeline_items(lanes *l, const trace_view *v, int64_t from, int64_t t
 			}
 			s.start = (double)(start - v->info->start_ns);
 			s.end = (double)(end - v->info->start_ns);
-			if (!lanes_add(l, &s, label)) {
-				free(label);
+			if (!s.label) {
 				free(items);
 				return cli_error("out of memory");
 			}
+			if (!(spans = grow(l->spans, &l->cap, l->n, sizeof(*spans)))) {
+				free(items);
+				return cli_error("out of memory");
+			}
+			l->spans = spans;
+			spans[l->n++] = s;
 		}
 		free(items);
 	}
@@ -460,7 +499,8 @@ static int timeline_section(cli_html *h, const trace_view *v)
 	if (status == CLI_EXIT_OK) {
 		cli_html_section_begin(h, "timeline", "Timeline");
 		cli_html_chart_lanes(h, "timeline", "Spans of each thread over time",
-		                     "One lane per thread, time after the trace's first event; where "
+		                     "One lane per thread for its outermost spans, one under it per "
+		                     "depth of nested spans; time after the trace's first event. Where "
 		                     "spans are narrower than a column, one mark says how many there "
 		                     "are.",
 		                     CLI_HTML_NS, l.names, l.n_lanes, l.spans, l.n);

@@ -195,6 +195,17 @@ with tempfile.TemporaryDirectory(prefix="tilescope-trace-html.") as tmp:
         for t in doc["threads"]:
             if t["name"] not in page:
                 fail("sample: thread %r not on the page" % t["name"])
+        # Each of the 42 spans is one mark or counted by one, on its
+        # thread's lane or one per depth under it.
+        counts = timeline_marks(page)
+        if counts is None or sum(counts) != doc["spans"]:
+            fail("sample: the timeline's marks count %s of %d spans" %
+                 (counts and sum(counts), doc["spans"]))
+        elif ">depth 1 of tut5_ml<" not in page:
+            fail("sample: no lane for the nested spans of tut5_ml")
+        else:
+            ok("sample: the timeline's %d marks count the %d spans, nested ones on lanes "
+               "of their own" % (len(counts), sum(counts)))
         r = run("trace", "--format=html", sample)
         if r.stdout.decode() != page:
             fail("sample: a second run (to standard output) gave other bytes")
