@@ -263,7 +263,7 @@ usage 'two reports only' diff $small $small $small
 fatal 'missing.pop.*No such file' diff $small missing.pop
 fatal 'junk.pop.*not an SQLite database' diff junk.pop $small
 fatal 'debug.cbor.*not an SQLite database' diff $small $small/debug.cbor
-usage "--format wants text, json, markdown or junit, not 'xml'" diff --format=xml $small $small
+usage "--format wants text, json, markdown, junit, html or openmetrics, not 'xml'" diff --format=xml $small $small
 usage "--max-cycles-increase wants a percentage" diff --max-cycles-increase=fast $small $small
 usage "--max-memory-increase wants a percentage" diff --max-memory-increase=-1 $small $small
 usage "--max-tile-memory wants a byte size" diff --max-tile-memory=5% $small $small
