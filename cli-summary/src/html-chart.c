@@ -757,12 +757,10 @@ void cli_html_chart_bars(cli_html *h, const char *id, const char *title, const c
 
 /* Spans in lane order, then by start, end and index: the order of the
  * marks and of the table, the same whatever qsort does with ties. */
-static const cli_html_span *sort_spans;
-
-static int span_cmp(const void *pa, const void *pb)
+static int span_cmp(const void *pa, const void *pb, void *spans)
 {
 	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
-	const cli_html_span *a = &sort_spans[ia], *b = &sort_spans[ib];
+	const cli_html_span *a = (const cli_html_span *)spans + ia, *b = (const cli_html_span *)spans + ib;
 
 	if (a->lane != b->lane)
 		return a->lane < b->lane ? -1 : 1;
@@ -846,8 +844,7 @@ void cli_html_chart_lanes(cli_html *h, const char *id, const char *title, const 
 		t1 = fmax(t1, fmax(spans[i].end, spans[i].start));
 	}
 	n_spans = j;
-	sort_spans = spans;
-	qsort(order, n_spans, sizeof *order, span_cmp);
+	qsort_r(order, n_spans, sizeof *order, span_cmp, (void *)spans);
 	if (!(t0 <= t1))
 		t0 = 0, t1 = 1;
 	if (t1 == t0)
