@@ -6,8 +6,8 @@
  * captioned as the text summary (reportlib's summary-text.c) prints it.
  * What that document does not hold (memory per tile by category,
  * liveness per step, cycles by step type and by program, the runs'
- * steps, the largest variables) is read from reportlib and shown as
- * charts and tables without pointers.
+ * steps, the largest variables, the Insights' tips) is read from
+ * reportlib and shown as charts and tables without pointers.
  *
  * Integers are shown from the parsed document's doubles, exact below
  * 2^53 bytes or cycles, which no report comes near.
@@ -983,6 +983,32 @@ static void write_execution(page *p)
 	cli_html_section_end(p->h);
 }
 
+/* The Insights' tips (reportlib's), of the run the page shows. */
+static void write_tips(page *p)
+{
+	tsr_summary_options opts = TSR_SUMMARY_OPTIONS_INIT;
+	const cJSON *run = resolve(p->doc, "/execution/run");
+	tsr_summary_figures *f = NULL;
+	tsr_summary_tip *tips = NULL;
+	size_t n = 0;
+
+	opts.show_var_storage = opts.show_execution_steps = true;
+	opts.colours = TSR_COLOURS_NEVER;
+	if (cJSON_IsNumber(run))
+		opts.run = (int64_t)run->valuedouble;
+	cli_html_section_begin(p->h, "tips", "Insights: tips");
+	if (!failed(p, tsr_summary_figures_new(&f, p->report, &opts)) &&
+	    !failed(p, tsr_summary_figures_list_tips(&tips, &n, f))) {
+		for (size_t i = 0; i < n; i++)
+			cli_html_para(p->h, tips[i].text);
+		if (!n)
+			cli_html_para(p->h, TSR_SUMMARY_NO_TIPS);
+	}
+	free(tips);
+	tsr_summary_figures_free(f);
+	cli_html_section_end(p->h);
+}
+
 int cli_summary_write_html(FILE *out, tsr_report *report, const char *json, const char *title)
 {
 	page p = {.report = report};
@@ -1004,6 +1030,7 @@ int cli_summary_write_html(FILE *out, tsr_report *report, const char *json, cons
 		return TSR_ERR_NO_MEMORY;
 	}
 	write_target(&p);
+	write_tips(&p);
 	write_memory(&p);
 	write_oom(&p);
 	write_liveness(&p);

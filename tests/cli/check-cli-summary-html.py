@@ -4,14 +4,21 @@
   - the embedded document is what --format=json (and --json) print;
   - the charts and tables the page draws from reportlib are there, and
     the largest variable's row holds the report's largest variable;
+  - the Insights' tips: the exchange-code tip names the fullest tile (by
+    bytes in use, the JSON's maxTileExcludingGaps) with its internal
+    exchange code from `tilescope sql`, exactly when that code is 20% or
+    more of the tile's bytes; no out-of-memory tip without such tiles;
+    the "nothing points to a saving" line exactly when there is no tip;
   - at most 2 MB, and the same bytes when written again (to stdout);
   - a missing report and a bad --format: exit 2, one "tilescope:" line.
 
 usage: check-cli-summary-html.py TILESCOPE SAMPLE_DIR
 """
 
+import html
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,6 +56,35 @@ def largest_variable_bytes(report):
     return int(rows[0]) if r.returncode == 0 and rows else None
 
 
+EXCHANGE_TIP = re.compile(r"On tile (\d+), the fullest by bytes in use \(excluding gaps\), "
+                          r"internal exchange code takes ([\d,]+) B of its ([\d,]+) B in use")
+
+
+def check_tips(name, report, page_text, doc):
+    section = page_text.split('id="tips"', 1)[-1].split("</section>", 1)[0]
+    tips = [html.unescape(t) for t in re.findall(r"<p>(.*?)</p>", section, re.S)]
+    fullest = doc["memory"][0]["maxTileExcludingGaps"]
+    r = run("sql", report, "SELECT sum(tile_value(by_tile, %d)) FROM memory_category "
+            "WHERE category = 'internalExchangeCode'" % fullest["tile"])
+    code = [int(x) for x in r.stdout.decode().split() if x.isdigit()]
+    want_exchange = bool(code) and code[0] >= 0.2 * fullest["bytes"]
+    exchange = [m for m in map(EXCHANGE_TIP.search, tips) if m]
+    if want_exchange != bool(exchange):
+        fail("%s: exchange-code tip %s, but tile %d holds %s B of code in %d B" %
+             (name, "shown" if exchange else "missing", fullest["tile"], code, fullest["bytes"]))
+    for m in exchange:
+        got = (int(m.group(1)), int(m.group(2).replace(",", "")), int(m.group(3).replace(",", "")))
+        if got != (fullest["tile"], code[0], fullest["bytes"]):
+            fail("%s: the exchange-code tip says tile, code, bytes %s, not %s" %
+                 (name, got, (fullest["tile"], code[0], fullest["bytes"])))
+    if not doc["memory"][0]["outOfMemoryTiles"] and any(t.startswith("To fit") for t in tips):
+        fail("%s: an out-of-memory tip without out-of-memory tiles" % name)
+    nothing = [t for t in tips if t.startswith("Nothing in this report points")]
+    if bool(nothing) != (len(tips) == 1 and len(nothing) == 1) or not tips:
+        fail("%s: tips %r" % (name, tips))
+    return len(tips) - len(nothing)
+
+
 def check_report(report, tmp):
     name = os.path.basename(report)
     page = os.path.join(tmp, name + ".html")
@@ -81,10 +117,12 @@ def check_report(report, tmp):
     if biggest is None or "{:,}".format(biggest) not in table.split("</tr>", 2)[1]:
         fail("%s: the largest variables' first row is not the report's largest (%s B)" %
              (name, biggest))
+    n_tips = check_tips(name, report, page_text, doc)
     again = run("summary", "--format=html", report)
     if again.returncode != 0 or again.stdout != data:
         fail("%s: a second page (to stdout) differs from the first" % name)
-    print("ok: %s: %d bytes, %d figures agree with the JSON" % (name, len(data), n))
+    print("ok: %s: %d bytes, %d figures agree with the JSON, %d tip(s)" %
+          (name, len(data), n, n_tips))
 
 
 def check_error(args, what):
