@@ -425,13 +425,57 @@ static bool thread_lanes(lanes *l, const trace_view *v, size_t t, const tsr_trac
 	return true;
 }
 
+/*
+ * Joins each run of level-of-detail buckets (SUMMARY items, in time
+ * order) with gaps narrower than `resolution` into one item, as
+ * reportlib joins narrow decoded spans into a MERGED run: the counts
+ * summed, the name of the bucket with the most busy time. A busy thread
+ * is then a few marks, not one per column. Returns the items kept.
+ */
+static size_t join_buckets(tsr_trace_item *items, size_t n, uint64_t resolution)
+{
+	size_t k = 0;
+	uint64_t named = 0; /* busy time of the bucket whose name the run has */
+
+	for (size_t i = 0; i < n; i++) {
+		tsr_trace_item *run = k ? &items[k - 1] : NULL;
+
+		if (run && run->kind == TSR_TRACE_ITEM_SUMMARY &&
+		    items[i].kind == TSR_TRACE_ITEM_SUMMARY &&
+		    items[i].start_ns - run->end_ns < (int64_t)resolution) {
+			if (items[i].busy_ns > named) {
+				run->name = items[i].name;
+				named = items[i].busy_ns;
+			}
+			run->end_ns = items[i].end_ns > run->end_ns ? items[i].end_ns : run->end_ns;
+			run->count += items[i].count;
+			run->busy_ns += items[i].busy_ns;
+		} else {
+			items[k++] = items[i];
+			named = items[i].busy_ns;
+		}
+	}
+	return k;
+}
+
+/* Spans the timeline decodes one by one at most, over all its threads;
+ * past that a thread is read from the level of detail. reportlib's
+ * default per call, so one thread costs what it costs the System
+ * Analyser, and 64 threads of 156,000 spans each do not decode 10 M. */
+#define TIMELINE_DECODE_BUDGET 262144
+
 /* Reads the items of each thread of the view at the timeline's
  * resolution into `l`, a lane per thread and depth. Errors are printed. */
 static int timeline_items(lanes *l, const trace_view *v, int64_t from, int64_t to)
 {
 	uint64_t resolution = (uint64_t)(to - from) / TIMELINE_COLUMNS;
+	size_t threads = v->thread >= 0 ? 1 : v->n_threads;
 
 	resolution = resolution ? resolution : 1;
+	if (tsr_trace_set_decode_budget(v->trace, threads > 64 ? TIMELINE_DECODE_BUDGET / 64
+	                                          : TIMELINE_DECODE_BUDGET / (threads ? threads : 1)) !=
+	    TSR_OK)
+		return cli_trace_fail(v->trace);
 	for (size_t t = 0; t < v->n_threads; t++) {
 		tsr_trace_item *items = NULL;
 		size_t n = 0;
@@ -442,6 +486,7 @@ static int timeline_items(lanes *l, const trace_view *v, int64_t from, int64_t t
 			continue;
 		if (tsr_trace_list_events(&items, &n, v->trace, t, from, to, resolution) != TSR_OK)
 			return cli_trace_fail(v->trace);
+		n = join_buckets(items, n, resolution);
 		if (!thread_lanes(l, v, t, items, n, lane_of)) {
 			free(items);
 			return cli_error("out of memory");
@@ -463,10 +508,12 @@ static int timeline_items(lanes *l, const trace_view *v, int64_t from, int64_t t
 				s.label = s.label ? s.label : "?";
 			} else {
 				s.label = lanes_own(l, narrow_label(v, it));
-				end = start + (int64_t)resolution;
-				if (end > to) {
-					end = to;
-					start = to - (int64_t)resolution;
+				if ((uint64_t)(end - start) < resolution) {
+					end = start + (int64_t)resolution;
+					if (end > to) {
+						end = to;
+						start = to - (int64_t)resolution;
+					}
 				}
 			}
 			s.start = (double)(start - v->info->start_ns);
