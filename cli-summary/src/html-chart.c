@@ -350,12 +350,13 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 {
 	const double left = 84, height = 300, ph = height - MT - MB, pw = W - left - MR;
 	size_t n_cols = n_items < MAX_COLUMNS ? n_items : MAX_COLUMNS;
-	size_t n_head = 5 + n_series, c, s, i, k;
+	size_t n_head = 6 + n_series, c, s, i, k;
 	double *totals = NULL, lo = 0, hi = 0;
-	tsb_span *cols = NULL;
-	tsb_pyramid *pyr = NULL;
+	size_t *argmin = NULL;
+	tsb_span *cols = NULL, low;
+	tsb_pyramid *pyr = NULL, *neg = NULL;
 	const char **heads = NULL;
-	bool *num = NULL, folded = false;
+	bool *num = NULL, folded = false, diverging;
 	char buf[2 * TSB_NUMBER_MAX + 16], id_s[64];
 	vaxis ax;
 
@@ -364,9 +365,10 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 	html_id(id_s, id);
 	totals = calloc(n_items ? n_items : 1, sizeof *totals);
 	cols = calloc(n_cols ? n_cols : 1, sizeof *cols);
+	argmin = calloc(n_cols ? n_cols : 1, sizeof *argmin);
 	heads = calloc(n_head, sizeof *heads);
 	num = all_numeric(n_head);
-	if (!totals || !cols || !heads || !num)
+	if (!totals || !cols || !argmin || !heads || !num)
 		goto oom;
 	/* NaN and the infinities are no value: left out of totals and marks. */
 	for (i = 0; i < n_items; i++)
@@ -374,7 +376,11 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 			if (isfinite(series[s].values[i]))
 				totals[i] += series[s].values[i];
 	pyr = tsb_pyramid_new(totals, n_items);
-	if (n_items && !pyr)
+	/* The smallest item of a column is the largest of the negated totals. */
+	for (i = 0; i < n_items; i++)
+		totals[i] = -totals[i];
+	neg = tsb_pyramid_new(totals, n_items);
+	if (n_items && (!pyr || !neg))
 		goto oom;
 	/* Each column: its items' extremes, and the stack of the largest
 	 * item, whose positive values go up from zero and negative down. */
@@ -383,6 +389,8 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 		double up = 0, down = 0;
 
 		tsb_pyramid_query(pyr, first, end, &cols[c]);
+		tsb_pyramid_query(neg, first, end, &low);
+		argmin[c] = low.argmax;
 		for (s = 0; s < n_series; s++) {
 			double v = series[s].values[cols[c].argmax];
 
@@ -395,6 +403,10 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 		hi = fmax(hi, fmax(up, cols[c].max));
 		folded |= end - first > 1;
 	}
+	/* One series with values below zero (a difference B - A): each
+	 * column spans both its extremes from the zero line, so the most
+	 * shrinking item shows as well as the most growing. */
+	diverging = n_series == 1 && lo < 0;
 	figure_begin(h, id_s, title, desc, height, false);
 	vaxis_init(&ax, lo, hi, unit, MT, ph);
 	vaxis_draw(h, &ax, unit, left, left + pw);
@@ -405,27 +417,39 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 			double x0 = left + c * pw / n_cols, x1 = left + (c + 1) * pw / n_cols;
 			double v = series[s].values[a], base = 0;
 
+			if (diverging) {
+				base = fmin(0, cols[c].min);
+				v = fmax(0, cols[c].max) - base;
+			} else {
+				/* This series' place in the stack: after the series
+				 * before it of the same sign. */
+				for (k = 0; k < s; k++) {
+					double u = series[k].values[a];
+
+					if (isfinite(u) && (u > 0) == (v > 0))
+						base += u;
+				}
+			}
 			if (!isfinite(v) || v == 0)
 				continue;
-			/* This series' place in the stack: after the series before
-			 * it of the same sign. */
-			for (k = 0; k < s; k++) {
-				double u = series[k].values[a];
-
-				if (isfinite(u) && (u > 0) == (v > 0))
-					base += u;
-			}
 			html_printf(h, "M%.1f %.1fH%.1fV%.1fH%.1fZ", X(x0), X(vy(&ax, base)), X(x1),
 			            X(vy(&ax, base + v)), X(x0));
 		}
 		html_put(h, "\"/>\n");
 	}
+	/* The tick of a folded column: its smallest total (diverging: the
+	 * extreme nearest zero, when all its items are on one side). */
 	if (folded) {
 		html_put(h, "<path class=\"minmark\" d=\"");
-		for (c = 0; c < n_cols; c++)
-			if (cols[c].min < cols[c].max)
-				html_printf(h, "M%.1f %.1fH%.1f", X(left + c * pw / n_cols), X(vy(&ax, cols[c].min)),
+		for (c = 0; c < n_cols; c++) {
+			double t = cols[c].min;
+
+			if (diverging)
+				t = cols[c].min > 0 ? cols[c].min : cols[c].max < 0 ? cols[c].max : NAN;
+			if (cols[c].min < cols[c].max && !isnan(t))
+				html_printf(h, "M%.1f %.1fH%.1f", X(left + c * pw / n_cols), X(vy(&ax, t)),
 				            X(left + (c + 1) * pw / n_cols));
+		}
 		html_put(h, "\"/>\n");
 	}
 	for (c = 0; c < n_cols; c++) {
@@ -444,20 +468,26 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 			html_esc(h, series[s].name);
 			html_printf(h, ": %s", fmt_hover(buf, sizeof buf, unit, series[s].values[a]));
 		}
-		if (end - first > 1)
-			html_printf(h, "\nSmallest total: %s", fmt_hover(buf, sizeof buf, unit, cols[c].min));
+		if (end - first > 1) {
+			html_put(h, "\nSmallest: ");
+			item_range(h, item_name, argmin[c], argmin[c]);
+			html_printf(h, ", total %s", fmt_hover(buf, sizeof buf, unit, cols[c].min));
+		}
 		html_put(h, "</title></rect>\n");
 	}
 	xaxis_draw(h, left, pw, MT + ph, 0, n_items ? (double)n_items - 1 : 0, true, unit, false, item_name);
 	svg_end(h);
 	legend_series(h, series, n_series);
 	if (folded)
-		html_put(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><path class=\"minmark\" "
-		            "d=\"M0 6H12\"/></svg>Smallest total of a column's items (each column is "
-		            "the stack of its largest)</li>\n");
+		html_printf(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><path class=\"minmark\" "
+		               "d=\"M0 6H12\"/></svg>%s</li>\n",
+		            diverging ? "Item nearest zero in a column (each column spans its largest and "
+		                        "smallest item)"
+		                      : "Smallest total of a column's items (each column is the stack of "
+		                        "its largest)");
 	html_put(h, "</ul>\n");
 	/* A row per column: per item when each column is one, else the
-	 * column's range, its largest item and its extremes. */
+	 * column's range, its largest item and its smallest. */
 	k = 0;
 	if (folded) {
 		heads[k++] = "First";
@@ -469,8 +499,10 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 	for (s = 0; s < n_series; s++)
 		heads[k++] = series[s].name;
 	heads[k++] = folded ? "Largest total" : "Total";
-	if (folded)
+	if (folded) {
+		heads[k++] = "Smallest";
 		heads[k++] = "Smallest total";
+	}
 	table_open(h);
 	cli_html_table_begin(h, item_name, k, heads, num);
 	for (c = 0; c < n_cols; c++) {
@@ -485,8 +517,10 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 		for (s = 0; s < n_series; s++)
 			value_cell(h, unit, series[s].values[cols[c].argmax]);
 		value_cell(h, unit, cols[c].max);
-		if (folded)
+		if (folded) {
+			cli_html_cell_u64(h, argmin[c], NULL);
 			value_cell(h, unit, cols[c].min);
+		}
 		cli_html_row_end(h);
 	}
 	cli_html_table_end(h);
@@ -496,8 +530,10 @@ oom:
 	h->failed = true;
 out:
 	tsb_pyramid_free(pyr);
+	tsb_pyramid_free(neg);
 	free(totals);
 	free(cols);
+	free(argmin);
 	free(heads);
 	free(num);
 }

@@ -382,6 +382,49 @@ static void test_stacked_budget(void **state)
 	free(page);
 }
 
+static void draw_diff(cli_html *h, void *data)
+{
+	cli_html_series series[1] = { { "New - base", data } };
+
+	cli_html_chart_stacked(h, "diff", "Memory per tile, new - base", "d", "Tile", CLI_HTML_BYTES,
+	                       series, 1, 1216);
+}
+
+/* One series of differences: a column holding the most growing and the
+ * most shrinking tile spans both from the zero line, and its hover and
+ * table name both tiles. */
+static void test_stacked_diverging(void **state)
+{
+	static double v[1216];
+	double zero, x0, top, x1, bottom;
+	char *page, *svg, *path, *p;
+	bool across = false;
+
+	(void)state;
+	for (int i = 0; i < 1216; i++)
+		v[i] = 100;
+	v[10] = 27584;
+	v[11] = -26400;
+	page = one_chart(draw_diff, v);
+	svg = element(page, "<svg class=\"chart-svg\"", "</svg></div>");
+	p = strstr(svg, "<line class=\"zero\"");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "<line class=\"zero\" x1=\"%*f\" y1=\"%lf\"", &zero), 1);
+	path = element(svg, "<path class=\"s0\" d=\"", "\"/>");
+	for (p = strchr(path, 'M'); p; p = strchr(p + 1, 'M')) {
+		assert_int_equal(sscanf(p, "M%lf %lfH%lfV%lfH", &x0, &bottom, &x1, &top), 4);
+		across |= bottom > zero + 10 && top < zero - 10;
+	}
+	assert_true(across);
+	assert_non_null(strstr(svg, "Tile 10\u2013" "11\nLargest: Tile 10\nTotal: 26.9 KiB"));
+	assert_non_null(strstr(svg, "\nSmallest: Tile 11, total -25.8 KiB</title>"));
+	assert_non_null(strstr(page, "<td class=\"num\" data-sort=\"11\">11</td><td class=\"num\" "
+	                             "data-sort=\"-26400\">-26,400 B</td></tr>"));
+	free(path);
+	free(svg);
+	free(page);
+}
+
 static void draw_lanes(cli_html *h, void *data)
 {
 	static const char *const lanes[] = { "main", "worker" };
@@ -531,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_page_deterministic),
 		cmocka_unit_test(test_chart_tables),
 		cmocka_unit_test(test_stacked_budget),
+		cmocka_unit_test(test_stacked_diverging),
 		cmocka_unit_test(test_lanes_fold),
 		cmocka_unit_test(test_lines_peak),
 		cmocka_unit_test(test_degenerate),
