@@ -283,6 +283,16 @@ static void write_group(page *p, tsr_metric_group g, const group_rows *r)
 	cli_html_section_end(h);
 }
 
+/* "52 (+1,024 B)" for tile 52 changed by 1,024 bytes, into buf[80]. */
+static const char *tile_change(char buf[80], size_t tile, double change)
+{
+	char bytes[TSB_NUMBER_MAX];
+
+	snprintf(buf, 80, "%zu (%s%s B)", tile, change > 0 ? "+" : "",
+	         tsb_format_i64(bytes, sizeof(bytes), (int64_t)change));
+	return buf;
+}
+
 /* Memory per tile, including gaps (the figure that decides whether a
  * tile fits), of the new report minus the base: one signed series. */
 static void write_tile_chart(page *p)
@@ -291,12 +301,14 @@ static void write_tile_chart(page *p)
 	const tsr_tile_memory *a = NULL, *b = NULL;
 	size_t na = 0, nb = 0, n, up = 0, down = 0;
 	double *values;
-	char desc[512], tiles[TSB_NUMBER_MAX], grow[TSB_NUMBER_MAX], drop[TSB_NUMBER_MAX];
+	char desc[512], tiles[TSB_NUMBER_MAX], grow[80], drop[80];
 
 	if (tsr_report_get_tile_memory(&a, &na, d->base_report) != TSR_OK ||
 	    tsr_report_get_tile_memory(&b, &nb, d->new_report) != TSR_OK) {
-		cli_html_textf(p->h, "No memory per tile: %s%s",
-		               tsr_report_error(d->base_report), tsr_report_error(d->new_report));
+		snprintf(desc, sizeof(desc), "No memory per tile: %s",
+		         *tsr_report_error(d->base_report) ? tsr_report_error(d->base_report)
+		                                           : tsr_report_error(d->new_report));
+		cli_html_para(p->h, desc);
 		return;
 	}
 	n = na > nb ? na : nb;
@@ -314,18 +326,15 @@ static void write_tile_chart(page *p)
 		if (values[i] < values[down])
 			down = i;
 	}
-	if (n == 0 || (values[up] <= 0 && values[down] >= 0))
-		snprintf(desc, sizeof(desc),
-		         "Memory including gaps of each of %s tiles in the new report minus the "
-		         "base report's: no tile changed.", tsb_format_u64(tiles, sizeof(tiles), n));
-	else
-		snprintf(desc, sizeof(desc),
-		         "Memory including gaps of each of %s tiles in the new report minus the "
-		         "base report's, up where the new report needs more. The most growth: tile "
-		         "%zu, %s B; the most shrinking: tile %zu, %s B.",
-		         tsb_format_u64(tiles, sizeof(tiles), n), up,
-		         tsb_format_i64(grow, sizeof(grow), (int64_t)values[up]), down,
-		         tsb_format_i64(drop, sizeof(drop), (int64_t)values[down]));
+	/* The largest increase and decrease, each only when there is one. */
+	snprintf(desc, sizeof(desc),
+	         "Memory including gaps of each of %s tiles in the new report minus the base "
+	         "report's, up where the new report needs more. %s%s; %s%s.",
+	         tsb_format_u64(tiles, sizeof(tiles), n),
+	         n && values[up] > 0 ? "Largest increase: tile " : "No tile grew",
+	         n && values[up] > 0 ? tile_change(grow, up, values[up]) : "",
+	         n && values[down] < 0 ? "largest decrease: tile " : "no tile shrank",
+	         n && values[down] < 0 ? tile_change(drop, down, values[down]) : "");
 	cli_html_chart_stacked(p->h, "tile-memory", "Memory per tile, new − base", desc, "Tile",
 	                       CLI_HTML_BYTES, &(cli_html_series){"New − base", values}, 1, n);
 	free(values);

@@ -107,6 +107,29 @@ def banner(text):
     return m.group(1), re.sub(r"<[^>]*>", "", m.group(2))
 
 
+def check_tile_chart(text, what):
+    """The tile chart's description names the largest increase and decrease
+    its table equivalent holds (each bucket's largest and smallest total),
+    or says there is none."""
+    m = re.search(r'id="tile-memory">.*?<p class="desc">(.*?)</p>.*?<tbody>(.*?)</tbody>',
+                  text, re.S)
+    if not m:
+        fail(f"{what}: no tile chart with a description and a table")
+        return
+    desc = m.group(1).replace("&#39;", "'")
+    rows = [[int(v) for v in re.findall(r'data-sort="(-?[0-9]+)"', r)]
+            for r in re.findall(r"<tr>(.*?)</tr>", m.group(2), re.S)]
+    top = max(r[4] for r in rows)
+    low = min(r[6] for r in rows)
+    want = [f"Largest increase: tile {next(r[2] for r in rows if r[4] == top)} (+{fmt(top)} B)"
+            if top > 0 else "No tile grew",
+            f"largest decrease: tile {next(r[5] for r in rows if r[6] == low)} ({fmt(low)} B)"
+            if low < 0 else "no tile shrank"]
+    for w in want:
+        if w not in desc:
+            fail(f"{what}: the tile chart's description {desc!r} does not say {w!r}")
+
+
 def fmt(n):
     return f"{n:,}"
 
@@ -270,6 +293,7 @@ def run_checks(ts, reports, tmp, samples_dir):
         kind, _ = banner(text)
         if kind != "pass":
             fail(f"{what}: banner {kind!r} without limits, not pass")
+        check_tile_chart(text, what)
         for sid in ("reports", "group-total", "tile-memory", "liveness"):
             if f'id="{sid}"' not in text:
                 fail(f"{what}: no element with id {sid}")
