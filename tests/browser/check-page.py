@@ -43,6 +43,7 @@ import base64
 import fcntl
 import json
 import os
+import pathlib
 import queue
 import re
 import shutil
@@ -139,18 +140,6 @@ class Browser:
                 return answer.get("result", {})
             self.events.append(answer)
 
-    def wait_event(self, method):
-        """Waits for an event of the page's session named `method`."""
-        for ev in self.events:
-            if ev.get("method") == method:
-                return ev
-        until = time.monotonic() + self.deadline
-        while True:
-            ev = self._take(until)
-            self.events.append(ev)
-            if ev.get("method") == method:
-                return ev
-
     def drain(self):
         """Takes the events already queued (no wait)."""
         while True:
@@ -199,8 +188,9 @@ class Browser:
         self.send("Emulation.setDeviceMetricsOverride",
                   {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
         self.send("Page.navigate", {"url": url})
-        self.wait_event("Page.loadEventFired")
-        self.poll("document.readyState === 'complete'", "the page to load")
+        # This page, not the first about:blank, however late that loads.
+        self.poll("location.href === %s && document.readyState === 'complete'" % json.dumps(url),
+                  "the page to load")
 
     def close(self):
         try:
@@ -450,7 +440,7 @@ def main():
         else:
             ap.error("give a PAGE or --tilescope BIN -- SUBCOMMAND ARG...")
         browser = Browser(chromium, os.path.join(work, "profile"), args.deadline)
-        browser.open_page("file://" + os.path.abspath(page))
+        browser.open_page(pathlib.Path(os.path.abspath(page)).as_uri())
         dom = browser.evaluate(DOM_SCAN)
 
         for b in dom["bad"]:
