@@ -25,6 +25,8 @@ event, and reads the DOM by evaluating JavaScript in the page. Checks:
   - a click on a shown table's header button (a real mouse event at its
     centre) sorts its rows by that numeric column, a second click the
     other way (up to three tables);
+  - the page's text holds no "http:", "https:" or "//" (issue 31), the
+    policy's hashes and the embedded document aside;
   - nothing a hostile name could have made: no <img>, <iframe>, <object>,
     <embed>, <link>, <base>, <form>, no on* attribute, no src/href
     other than a fragment ("#id"), exactly the two <script> elements of
@@ -439,6 +441,15 @@ def main():
             page = args.command[0]
         else:
             ap.error("give a PAGE or --tilescope BIN -- SUBCOMMAND ARG...")
+        with open(page, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        # Not in the policy's hashes (base64 may hold "//") nor in the
+        # embedded document (a name may).
+        text = re.sub(r"'sha256-[A-Za-z0-9+/=]*'", "", text)
+        text = re.sub(r'(?s)<script type="application/json" id="tilescope-data">.*?</script>', "", text)
+        for ref in ("http:", "https:", "//"):
+            if ref in text:
+                fail("the page holds %r (offset %d): a reference out of it" % (ref, text.find(ref)))
         browser = Browser(chromium, os.path.join(work, "profile"), args.deadline)
         browser.open_page(pathlib.Path(os.path.abspath(page)).as_uri())
         dom = browser.evaluate(DOM_SCAN)
