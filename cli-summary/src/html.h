@@ -119,8 +119,10 @@ typedef struct cli_html_series {
  * smallest total, the chart kit's min/max level of detail, so a
  * 5,888-tile report is a few thousand SVG elements. `item_name` labels
  * the x axis and the hover ("Tile 52"). With one series, values may be
- * negative (B - A): columns go down from a zero line. The table
- * equivalent lists the buckets (first and last item, min, max).
+ * negative (B - A): columns go down from a zero line, each spanning its
+ * bucket's largest and smallest item. The table equivalent lists the
+ * buckets (first and last item, min, max), or the items when there are
+ * at most 600. NaN and infinite values count as none, in every chart.
  */
 void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, const char *desc,
                             const char *item_name, cli_html_unit unit,
