@@ -228,6 +228,10 @@ static void test_page_inert(void **state)
 	p = strstr(page, json);
 	memset(p, ' ', strlen(json));
 	free(json);
+	/* Nor are the policy's hashes (base64 has '/', so "//" by chance). */
+	for (p = strstr(page, "'sha256-"); p; p = strstr(p, "'sha256-"))
+		for (p++; *p != '\''; p++)
+			*p = ' ';
 	assert_null(strstr(page, "http:"));
 	assert_null(strstr(page, "https:"));
 	assert_null(strstr(page, "//"));
