@@ -197,6 +197,21 @@
 		svg.addEventListener("pointercancel", endDrag);
 	}
 
+	/* A row of links to the page's sections under its header. */
+	var sections = document.querySelectorAll("main > section[id] > h2");
+	if (sections.length > 1) {
+		var nav = document.createElement("nav");
+		nav.className = "toc";
+		nav.setAttribute("aria-label", "Sections");
+		Array.prototype.forEach.call(sections, function (h2) {
+			var a = document.createElement("a");
+			a.href = "#" + h2.parentNode.id;
+			a.textContent = h2.textContent;
+			nav.appendChild(a);
+		});
+		document.querySelector(".page-header").appendChild(nav);
+	}
+
 	Array.prototype.forEach.call(document.querySelectorAll("svg.chart-svg"), function (svg) {
 		svg.addEventListener("pointermove", function (ev) {
 			var m = markOf(ev.target, svg), t = m && tipText(m);

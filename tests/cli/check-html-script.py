@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The script of the HTML pages (cli-summary/assets/page.js) in headless
-Chromium, on a summary page: zoom of a line chart by the wheel, the +
-button, a drag and Reset (the plot's viewBox, the axis' labels inside the
-plot and the fine ones shown once far enough apart), the hover box of a
-mark showing its <title>, and sorting a table by Enter on a header (the
-mouse is check-page.py's). No console message on the way.
+Chromium, on a summary page: the links to its sections, zoom of a line
+chart by the wheel, the + button, a drag and Reset (the plot's viewBox,
+the axis' labels inside the plot and the fine ones shown once far enough
+apart), the hover box of a mark showing its <title>, and sorting a table
+by Enter on a header (the mouse is check-page.py's). No console message
+on the way.
 
 usage: check-html-script.py TILESCOPE REPORT_DIR
 
@@ -71,6 +72,14 @@ def main():
         browser = check_page.Browser(chromium, os.path.join(work, "profile"), 60)
         browser.open_page("file://" + page)
         browser.poll("document.readyState === 'complete' && %s !== null" % CHART, "the page")
+        # The section links under the header: one per section, in order.
+        toc = browser.evaluate("(() => { const n = document.querySelector('nav.toc');"
+                               " return n && Array.from(n.querySelectorAll('a')).map(a =>"
+                               " a.getAttribute('href')).join(' '); })()")
+        ids = browser.evaluate("Array.from(document.querySelectorAll('main > section[id]'))"
+                               ".map(s => '#' + s.id).join(' ')")
+        if not ids or toc != ids:
+            failures.append("section links %r, sections %r" % (toc, ids))
         start = browser.evaluate(STATE)
         if start["x0"] != 0 or start["w"] != start["full"] or start["fine"]:
             failures.append("before any zoom: %s" % start)
