@@ -16,16 +16,18 @@
   diff.md (its banner), junit.xml (parses; its failures are the exceeded
   limits), diff.html (a page with the pass or fail banner), metrics.txt
   (OpenMetrics, "# EOF" last) and summary.html.
-- Every `tilescope` command in docs/ci.md's shell blocks is taken by the
-  tilescope binary as written: the words after `tilescope`, with --help
-  after them, exit 0 with nothing on stderr (an unknown flag, a missing
-  value or a bad choice is an error there).
+- docs/ci.md shows limits.json as it is, and every `tilescope` command
+  in its shell blocks is taken by the tilescope binary as written: the
+  words after `tilescope`, with --help after them, exit 0 with nothing on
+  stderr (an unknown flag, a missing value or a bad choice is an error
+  there).
 The checks first prove on made-up calls that they catch a bad one.
 
 usage: check-ci-examples.py SOURCE_DIR BUILD_DIR SAMPLE_DIR [--profile]
   BUILD_DIR holds cli-summary/tilescope; --profile runs the workflows'
   profile commands (the build has the example models).
 """
+import json
 import os
 import re
 import shlex
@@ -208,6 +210,15 @@ for name in WORKFLOWS + ["../../docs/ci.md"]:
     if failures == before:
         print("PASS: %s: %d calls of profile-gate.sh (%s), each as its usage says" %
               (os.path.relpath(path, SRC), len(calls), ", ".join(sorted(seen))))
+
+# The limits docs/ci.md shows are the file's.
+ci_md = open(os.path.join(SRC, "docs", "ci.md"), encoding="utf-8").read()
+shown = re.search(r"the example's:\n\n```json\n(.*?)^```", ci_md, re.S | re.M)
+limits_file = open(os.path.join(SRC, "examples", "ci", "limits.json"), encoding="utf-8").read()
+if not shown or json.loads(shown.group(1)) != json.loads(limits_file):
+    fail("docs/ci.md does not show examples/ci/limits.json as it is")
+else:
+    print("PASS: docs/ci.md shows examples/ci/limits.json as it is")
 
 # The workflows' settings.
 envs = [workflow_env(os.path.join(SRC, "examples", "ci", w)) for w in WORKFLOWS]
