@@ -15,7 +15,9 @@
   the other way round 0. Each diff writes diff.txt (and prints it),
   diff.md (its banner), junit.xml (parses; its failures are the exceeded
   limits), diff.html (a page with the pass or fail banner), metrics.txt
-  (OpenMetrics, "# EOF" last) and summary.html.
+  (OpenMetrics, "# EOF" last) and summary.html. A missing base report and
+  a profile into a directory that holds something else (kept) exit 2 with
+  one line.
 - docs/ci.md shows limits.json as it is, and every `tilescope` command
   in its shell blocks is taken by the tilescope binary as written: the
   words after `tilescope`, with --help after them, exit 0 with nothing on
@@ -267,6 +269,18 @@ with tempfile.TemporaryDirectory(prefix="tilescope-ci.") as tmp:
         fail("a missing base report: exit %d, stderr %r" % (r.returncode, r.stderr))
     else:
         print("PASS: a missing base report: exit 2, one line: " + r.stderr.strip())
+    # profile replaces a report, never a directory that holds something else.
+    d = workdir(tmp, "not-a-report")
+    os.mkdir(os.path.join(d, "report"))
+    open(os.path.join(d, "report", "notes.txt"), "w").close()
+    r = run_as_written(profile_line, d, env)
+    if r.returncode != 2 or not os.path.exists(os.path.join(d, "report", "notes.txt")) or \
+            len(r.stderr.strip().splitlines()) != 1:
+        fail("profile into a directory that is not a report: exit %d, %r" %
+             (r.returncode, r.stderr))
+    else:
+        print("PASS: profile into a directory that is not a report: exit 2, kept: " +
+              r.stderr.strip())
     if PROFILE:
         d = workdir(tmp, "profile")
         r = run_as_written(profile_line, d, env)
