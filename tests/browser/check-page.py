@@ -17,7 +17,7 @@ child's fd 3, answers and events on its fd 4), so it sees every console
 message, exception, log entry and Content-Security-Policy issue as an
 event, and reads the DOM by evaluating JavaScript in the page. Checks:
   - no console error or warning, no exception, no log entry of level
-    error, no CSP violation (as a log or console message or an Audits
+    error or warning, no CSP violation (as a log or console message or an Audits
     issue): the policy blocks nothing the page needs;
   - every [data-json] element's text against the embedded document, by
     the rule in cli-summary/src/html.h (tests/cli/html_check.py's
@@ -31,7 +31,7 @@ event, and reads the DOM by evaluating JavaScript in the page. Checks:
     <embed>, <link>, <base>, <form>, no on* attribute, no src/href
     other than a fragment ("#id"), exactly the two <script> elements of
     the page (the document and the code);
-  - with --expect-text S (repeatable): S is the text of some text node;
+  - with --expect-text S (repeatable): some text node holds S;
   - light and dark (prefers-color-scheme, emulated) give different body
     colours; with --screenshots DIR --name NAME, NAME-light.png and
     NAME-dark.png are written there (1280 wide, cropped at --height).
@@ -417,7 +417,6 @@ def main():
     ap.add_argument("--cut-json", action="store_true",
                     help="the page may embed the document with lists shortened (diff's rows shown)")
     ap.add_argument("--expect-text", action="append", default=[])
-    ap.add_argument("--no-sort", action="store_true", help="the page has no sortable table")
     ap.add_argument("--deadline", type=float, default=60.0)
     ap.add_argument("command", nargs="*", metavar="PAGE | SUBCOMMAND ARG...")
     args = ap.parse_args()
@@ -499,7 +498,7 @@ def main():
             screenshot(browser, os.path.join(args.screenshots, args.name + "-dark.png"), args.height)
 
         # Last, so the pictures show the page as it opens.
-        if not args.no_sort and check_sorting(browser, fail) == 0:
+        if check_sorting(browser, fail) == 0:
             fail("no sortable table with differing values was found to click")
 
         # Round trip so every event of the above has arrived.
