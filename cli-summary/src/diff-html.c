@@ -11,7 +11,7 @@
  * cut to the rows the page shows (cli_diff_json), so that a large
  * report's page stays small: a report of 5,888 tiles has some 300,000
  * deltas, a 70 MB document, of which the page shows a few hundred. With
- * --all --top 0 the embedded document is --format=json's, byte for byte.
+ * --all --top 0 the embedded document is the whole of --format=json's.
  * Every figure from it carries its pointer ("/deltas/12/new"). The two
  * charts read per-tile memory and liveness from reportlib, which the
  * JSON does not hold.
@@ -29,9 +29,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Room for a limit spelt as its option (diff-render.c's LIMIT_TEXT). */
-#define LIMIT_TEXT 2048
 
 /* The page being written. */
 typedef struct page {
@@ -69,7 +66,7 @@ static const char *name_pointer(const char *name, const char *pointer)
  * values. Malloc'd; NULL when out of memory. */
 static char *banner_text(const cli_diff *d)
 {
-	char *text = NULL, b[32], n[32], c[TSB_NUMBER_MAX], lim[LIMIT_TEXT];
+	char *text = NULL, b[32], n[32], c[TSB_NUMBER_MAX], lim[CLI_DIFF_LIMIT_TEXT];
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 

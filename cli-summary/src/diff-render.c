@@ -40,10 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Room for a limit spelt as its option: the option, a metric name (limits.c
- * keeps them below 512 bytes) and the value. */
-#define LIMIT_TEXT 2048
-
 /* --- Groups and verdicts ---------------------------------------------------------- */
 
 /* The groups' names; the groups are compare.h's (tsr_metric_get_group). */
@@ -354,7 +350,7 @@ static void text_row(FILE *out, const cli_diff *d, const tsr_delta *x, size_t wi
  * table. Returns 0, or -1 when memory ran out. */
 static int render_text(FILE *out, const cli_diff *d)
 {
-	char b[32], n[32], c[40], lim[LIMIT_TEXT];
+	char b[32], n[32], c[40], lim[CLI_DIFF_LIMIT_TEXT];
 
 	fputs("tilescope diff\n", out);
 	describe_report(out, d, "base:", d->base_path, d->base_run, d->base_runs,
@@ -602,7 +598,7 @@ static bool md_delta_table(FILE *out, const tsr_delta **rows, size_t n)
  * Returns 0, or -1 when memory ran out. */
 static int render_markdown(FILE *out, const cli_diff *d)
 {
-	char b[32], n[32], c[40], lim[LIMIT_TEXT];
+	char b[32], n[32], c[40], lim[CLI_DIFF_LIMIT_TEXT];
 
 	if (d->failed)
 		fprintf(out, "## ❌ tilescope diff: %zu of %zu limit%s exceeded\n\n", d->failed,
@@ -755,7 +751,7 @@ static bool xml_text(FILE *out, const char *s)
  * 0, or -1 when memory ran out. */
 static int render_junit(FILE *out, const cli_diff *d)
 {
-	char b[32], n[32], c[40], lim[LIMIT_TEXT];
+	char b[32], n[32], c[40], lim[CLI_DIFF_LIMIT_TEXT];
 	size_t tests = d->n_checks ? d->n_checks : 1;
 
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);

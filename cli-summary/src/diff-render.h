@@ -12,6 +12,11 @@
 
 #include <stdio.h>
 
+/* Room for a limit spelt as its option (tsr_limit_fill_option): the
+ * option, a metric name (limits.c keeps them below 512 bytes) and the
+ * value. */
+#define CLI_DIFF_LIMIT_TEXT 2048
+
 typedef enum cli_diff_format {
 	CLI_DIFF_TEXT = 0,
 	CLI_DIFF_JSON,
