@@ -17,7 +17,7 @@ child's fd 3, answers and events on its fd 4), so it sees every console
 message, exception, log entry and Content-Security-Policy issue as an
 event, and reads the DOM by evaluating JavaScript in the page. Checks:
   - no console error or warning, no exception, no log entry of level
-    error or warning, no CSP violation (as a log or console message or an Audits
+    error or warning, no alert(), confirm() or prompt() call, no CSP violation (as a log or console message or an Audits
     issue): the policy blocks nothing the page needs;
   - every [data-json] element's text against the embedded document, by
     the rule in cli-summary/src/html.h (tests/cli/html_check.py's
@@ -189,6 +189,10 @@ class Browser:
             self.send(domain + ".enable")
         self.send("Emulation.setDeviceMetricsOverride",
                   {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+        # A dialog a name's script could open is said on the console.
+        self.send("Page.addScriptToEvaluateOnNewDocument", {"source": (
+            "for (const f of ['alert', 'confirm', 'prompt'])"
+            " window[f] = () => console.error(f + ' ran');")})
         self.send("Page.navigate", {"url": url})
         # This page, not the first about:blank, however late that loads.
         self.poll("location.href === %s && document.readyState === 'complete'" % json.dumps(url),
