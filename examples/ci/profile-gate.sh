@@ -26,7 +26,7 @@
 # Environment:
 #   MODEL       the model's executable, relative to BUILD, also its ninja
 #               target (default instrument/examples/tut7_matrix_vector_opt)
-#   MODEL_ARGS  its arguments, split at spaces (default --ipu mk1 2000 1000)
+#   MODEL_ARGS  its arguments, split at spaces (when unset: --ipu mk1 2000 1000)
 #   TILESCOPE   the tilescope command (default: tilescope on the PATH)
 #
 # Exit status: diff's, 0 within every limit, 1 a limit exceeded, 2 an
@@ -34,7 +34,7 @@
 set -eu
 
 MODEL=${MODEL:-instrument/examples/tut7_matrix_vector_opt}
-MODEL_ARGS=${MODEL_ARGS:---ipu mk1 2000 1000}
+MODEL_ARGS=${MODEL_ARGS---ipu mk1 2000 1000}
 TILESCOPE=${TILESCOPE:-tilescope}
 
 # usage [STATUS]: the usage lines of the comment above, on stderr and
@@ -90,13 +90,15 @@ base() {
 	return $rc
 }
 
-# One more run of tilescope diff, into $out/$1: its stderr repeats the
-# text run's, so it is shown only when its status is not the text's.
+# One more run of tilescope diff $base $new with the options after $1,
+# into $out/$1: its stderr repeats the text run's, so it is shown only
+# when its status is not the text's ($rc).
 diff_to() {
 	file=$1
 	shift
 	set +e
-	"$TILESCOPE" diff "$@" -o "$out/$file" 2>"$out/stderr.txt"
+	"$TILESCOPE" diff "$@" ${limits:+"--limits=$limits"} "$base" "$new" -o "$out/$file" \
+		2>"$out/stderr.txt"
 	got=$?
 	set -e
 	if [ $got -ne "$rc" ]; then
@@ -111,27 +113,25 @@ diff_all() {
 	if [ "${1:-}" = --limits ]; then
 		[ $# -ge 2 ] || usage
 		[ -f "$2" ] || die "$2: no such limits file"
-		limits=--limits=$2
+		limits=$2
 		shift 2
 	fi
 	[ $# -eq 3 ] || usage
-	out=$3
+	base=$1 new=$2 out=$3
 	mkdir -p "$out" || die "cannot make $out"
 	set +e
-	# shellcheck disable=SC2086 # $limits is empty or one word
-	"$TILESCOPE" diff $limits "$1" "$2" -o "$out/diff.txt"
+	"$TILESCOPE" diff ${limits:+"--limits=$limits"} "$base" "$new" -o "$out/diff.txt"
 	rc=$?
 	set -e
 	# 2: tilescope said why, in one line.
-	[ $rc -le 2 ] || die "$TILESCOPE diff $1 $2 failed (exit $rc)"
+	[ $rc -le 2 ] || die "$TILESCOPE diff $base $new failed (exit $rc)"
 	[ $rc -le 1 ] || exit 2
-	cat "$out/diff.txt" 2>/dev/null || die "tilescope diff $1 $2 wrote no $out/diff.txt"
+	cat "$out/diff.txt" 2>/dev/null || die "tilescope diff $base $new wrote no $out/diff.txt"
 	for pair in markdown:diff.md junit:junit.xml html:diff.html openmetrics:metrics.txt; do
-		# shellcheck disable=SC2086
-		diff_to "${pair#*:}" --format="${pair%%:*}" $limits "$1" "$2"
+		diff_to "${pair#*:}" --format="${pair%%:*}"
 	done
-	"$TILESCOPE" summary --format=html -o "$out/summary.html" "$2" ||
-		die "tilescope summary --format=html $2 failed"
+	"$TILESCOPE" summary --format=html -o "$out/summary.html" "$new" ||
+		die "tilescope summary --format=html $new failed"
 	exit $rc
 }
 
