@@ -155,7 +155,7 @@ static void figure_begin(cli_html *h, char id[64], const char *title, const char
 	html_put(h, "</desc>\n");
 }
 
-/* The end of the picture, the legend's opening. */
+/* The end of the picture. */
 static void svg_end(cli_html *h)
 {
 	html_put(h, "</svg></div>\n");
@@ -169,6 +169,7 @@ static void legend_item(cli_html *h, const char *cls, const char *name)
 	html_put(h, "</li>\n");
 }
 
+/* Opens the legend (the caller closes it) with the series' colours. */
 static void legend_series(cli_html *h, const cli_html_series *series, size_t n_series)
 {
 	char cls[8];
@@ -504,7 +505,7 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 		heads[k++] = "Smallest total";
 	}
 	table_open(h);
-	cli_html_table_begin(h, item_name, k, heads, num);
+	cli_html_table_begin(h, title, k, heads, num);
 	for (c = 0; c < n_cols; c++) {
 		size_t first = c * n_items / n_cols, end = (c + 1) * n_items / n_cols;
 
@@ -693,7 +694,7 @@ void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const 
 		k++;
 	}
 	table_open(h);
-	cli_html_table_begin(h, x_name, k, heads, num);
+	cli_html_table_begin(h, title, k, heads, num);
 	for (c = 0; c < n_cols; c++) {
 		size_t first = c * n_points / n_cols, end = (c + 1) * n_points / n_cols;
 
