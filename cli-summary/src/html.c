@@ -130,7 +130,15 @@ char *cli_html_escape(const char *s, size_t len)
  */
 char *cli_html_escape_json(const char *json)
 {
-	size_t len, i;
+	/* The five sequences and their escapes; JSON strings themselves are
+	 * escaped by whoever wrote the document (base's tsb_json_*). */
+	static const struct {
+		const char *from, *to;
+	} swap[] = {
+		{ "<", "\\u003c" }, { ">", "\\u003e" }, { "&", "\\u0026" },
+		{ "\xE2\x80\xA8", "\\u2028" }, { "\xE2\x80\xA9", "\\u2029" },
+	};
+	size_t len, i, k;
 	char *out, *o;
 
 	if (!json)
@@ -142,18 +150,17 @@ char *cli_html_escape_json(const char *json)
 	if (!out)
 		return NULL;
 	o = out;
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)json[i];
-
-		if (c == '<' || c == '>' || c == '&') {
-			o += sprintf(o, "\\u%04x", c);
-		} else if (c == 0xE2 && (unsigned char)json[i + 1] == 0x80 &&
-		           ((unsigned char)json[i + 2] == 0xA8 || (unsigned char)json[i + 2] == 0xA9)) {
-			o += sprintf(o, "\\u%04x", 0x2000 + ((unsigned char)json[i + 2] - 0x80));
-			i += 2;
-		} else {
-			*o++ = (char)c;
+	for (i = 0; i < len;) {
+		for (k = 0; k < sizeof swap / sizeof swap[0]; k++)
+			if (strncmp(json + i, swap[k].from, strlen(swap[k].from)) == 0)
+				break;
+		if (k == sizeof swap / sizeof swap[0]) {
+			*o++ = json[i++];
+			continue;
 		}
+		memcpy(o, swap[k].to, 6);
+		o += 6;
+		i += strlen(swap[k].from);
 	}
 	*o = '\0';
 	return out;
