@@ -1013,16 +1013,16 @@ int cli_summary_write_html(FILE *out, tsr_report *report, const char *json, cons
 {
 	page p = {.report = report};
 	cJSON *doc = cJSON_Parse(json);
-	char heading[1024], subtitle[512];
+	char heading[1024], subtitle[512], tiles[TSB_NUMBER_MAX];
 	const tsr_target *t = tsr_report_get_target(report);
 	int rc;
 
 	if (!doc)
 		return TSR_ERR_NO_MEMORY;
 	p.doc = doc;
-	snprintf(subtitle, sizeof(subtitle), "%s %s, %u IPU(s) of %u tiles",
+	snprintf(subtitle, sizeof(subtitle), "%s %s, %u IPU(s) of %s tiles each",
 	         t->type ? t->type : "", t->version_name ? t->version_name : "", t->num_ipus,
-	         t->tiles_per_ipu);
+	         tsb_format_u64(tiles, sizeof(tiles), t->tiles_per_ipu));
 	snprintf(heading, sizeof(heading), "Profile summary of %s", title);
 	p.h = cli_html_begin(out, heading, subtitle);
 	if (!p.h) {
