@@ -161,24 +161,17 @@ static void svg_end(cli_html *h)
 	html_put(h, "</svg></div>\n");
 }
 
-static void legend_item(cli_html *h, const char *cls, const char *name)
-{
-	html_printf(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect class=\"%s\" "
-	               "width=\"12\" height=\"12\" rx=\"2\"/></svg>", cls);
-	html_esc(h, name);
-	html_put(h, "</li>\n");
-}
-
 /* Opens the legend (the caller closes it) with the series' colours. */
 static void legend_series(cli_html *h, const cli_html_series *series, size_t n_series)
 {
-	char cls[8];
 	size_t s;
 
 	html_put(h, "<ul class=\"legend\">\n");
 	for (s = 0; s < n_series; s++) {
-		snprintf(cls, sizeof cls, "s%zu", s % 10);
-		legend_item(h, cls, series[s].name);
+		html_printf(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect class=\"s%zu\" "
+		               "width=\"12\" height=\"12\" rx=\"2\"/></svg>", s % 10);
+		html_esc(h, series[s].name);
+		html_put(h, "</li>\n");
 	}
 }
 
@@ -844,7 +837,8 @@ static void fold_flush(cli_html *h, fold *f, const cli_html_span *spans, cli_htm
 		span_rect(h, cls, f->col * cw, (f->col + 1) * cw, y, mh);
 		html_esc(h, spans[f->one].label);
 	} else {
-		span_rect(h, "fold", f->col * cw, (f->col + 1) * cw, y, mh);
+		/* Half height: a fold never reads as a span of a grey label. */
+		span_rect(h, "fold", f->col * cw, (f->col + 1) * cw, y + mh / 4, mh / 2);
 		html_printf(h, "%s spans", tsb_format_u64(n, sizeof n, f->count));
 	}
 	html_printf(h, "\n%s \xE2\x80\x93 %s</title></rect>\n", fmt_value(a, sizeof a, unit, f->start),
@@ -937,7 +931,8 @@ void cli_html_chart_lanes(cli_html *h, const char *id, const char *title, const 
 	xaxis_draw(h, left, pw, MT + ph, t0, t1, false, unit, true, unit_title(unit));
 	svg_end(h);
 	html_put(h, "<ul class=\"legend\">\n");
-	legend_item(h, "fold", "Spans narrower than a column, counted");
+	html_put(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect class=\"fold\" y=\"3\" "
+	            "width=\"12\" height=\"6\"/></svg>Spans narrower than a column, counted</li>\n");
 	html_put(h, "</ul>\n");
 	table_open(h);
 	cli_html_table_begin(h, title, 5, heads, num);

@@ -460,6 +460,10 @@ static void test_lanes_fold(void **state)
 			total++;
 	}
 	assert_int_equal(total, 2001);
+	/* A fold is half a span's height: it does not read as a grey span. */
+	assert_non_null(strstr(svg, "<rect class=\"fold\" x=\"0.0\" y=\"32.0\" width=\"1.3\" height=\"8.0\">"));
+	assert_non_null(strstr(svg, "<rect class=\"span s"));
+	assert_non_null(strstr(svg, "\" y=\"4.0\" width=\"770.0\" height=\"16.0\"><title>whole\n"));
 	assert_true(count(svg, "<rect") <= 600 + 1 + 1);
 	assert_int_equal(count(page, "<td>tiny</td>"), 200);
 	assert_non_null(strstr(page, "and 1,800 more spans"));
