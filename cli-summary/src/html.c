@@ -74,14 +74,15 @@ void html_pointer_attr(cli_html *h, const char *pointer)
  */
 char *cli_html_escape(const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p;
 	char *out, *o;
 	size_t i = 0;
 
 	if (!s)
-		s = "", p = (const unsigned char *)s;
+		s = "", len = 0;
 	if (len == (size_t)-1)
 		len = strlen(s);
+	p = (const unsigned char *)s;
 	if (len > (SIZE_MAX - 1) / 6)
 		return NULL;
 	out = malloc(len * 6 + 1);

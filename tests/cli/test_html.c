@@ -94,6 +94,10 @@ static void test_escape(void **state)
 	free(e);
 	/* Controls (C0 with tab and newline, DEL, C1) and a NUL inside a
 	 * counted run. */
+	/* NULL is the empty text, whatever length comes with it. */
+	e = cli_html_escape(NULL, 5);
+	assert_string_equal(e, "");
+	free(e);
 	e = cli_html_escape("\x01\t\n\x7F\xC2\x85z\0q", 9);
 	assert_string_equal(e, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
 	                       "z\xEF\xBF\xBDq");
