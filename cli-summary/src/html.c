@@ -7,7 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "html-private.h"
-#include "sha256.h"
+#include <tilescope/sha256.h>
 
 #include <tilescope/numfmt.h>
 #include <tilescope/utf8.h>
@@ -169,14 +169,14 @@ char *cli_html_escape_json(const char *json)
 
 cli_html *cli_html_begin(FILE *out, const char *title, const char *subtitle)
 {
-	char css_hash[CLI_SHA256_BASE64_LEN], js_hash[CLI_SHA256_BASE64_LEN];
+	char css_hash[TSB_SHA256_BASE64_LEN], js_hash[TSB_SHA256_BASE64_LEN];
 	cli_html *h = calloc(1, sizeof *h);
 
 	if (!h)
 		return NULL;
 	h->out = out;
-	cli_sha256_base64(cli_html_css, cli_html_css_len, css_hash);
-	cli_sha256_base64(cli_html_js, cli_html_js_len, js_hash);
+	tsb_sha256_base64(cli_html_css, cli_html_css_len, css_hash);
+	tsb_sha256_base64(cli_html_js, cli_html_js_len, js_hash);
 	html_put(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	            "<meta name=\"color-scheme\" content=\"light dark\">\n");

@@ -11,7 +11,9 @@
 # tsb_<object>_<verb>... for an object of base/include/tilescope (alloc,
 # hashmap, json, utf8, pyramid) with a verb listed below, a tsb_format_
 # call of numfmt.h or its one reader (tsb_parse_decimal), one of axis.h's
-# two rules (tsb_axis_nice_ticks, tsb_axis_nice_ceil), or one of the C
+# two rules (tsb_axis_nice_ticks, tsb_axis_nice_ceil), sha256.h's digest
+# (tsb_sha256, its init/update/final steps and its hex and base64
+# forms, the names FIPS 180-4 and every SHA library use), or one of the C
 # library's allocation calls under its own name (tsb_malloc: "the malloc
 # of Tilescope").
 # usage: check-api-grammar.sh LIBREPORT [LIBBASE]
@@ -64,7 +66,7 @@ if [ -n "$libbase" ]; then
 		count=$((count + 1))
 		case " $libc " in *" ${name#tsb_} "*) continue ;; esac
 		if echo "$name" | grep -Eq "^tsb_(alloc|hashmap|json|utf8|pyramid)_($verbs)\$" ||
-		   echo "$name" | grep -Eq '^tsb_format_[a-z0-9]+$|^tsb_parse_decimal$|^tsb_group_digits$|^tsb_hash_(str|bytes)$|^tsb_axis_nice_(ticks|ceil)$'; then
+		   echo "$name" | grep -Eq '^tsb_format_[a-z0-9]+$|^tsb_parse_decimal$|^tsb_group_digits$|^tsb_hash_(str|bytes)$|^tsb_axis_nice_(ticks|ceil)$|^tsb_sha256(_(init|update|final|hex|base64))?$'; then
 			continue
 		fi
 		echo "FAIL: $name is not tsb_<object>_<verb> of the base grammar"

@@ -1,7 +1,9 @@
 /*
- * SHA-256 as FIPS 180-4 sections 4.2.2, 5.3.3 and 6.2 define it (sha256.h).
+ * SHA-256 as FIPS 180-4 sections 4.2.2, 5.3.3 and 6.2 define it
+ * (tilescope/sha256.h).
  */
-#include "sha256.h"
+#define TSB_BUILDING_LIBRARY 1
+#include <tilescope/sha256.h>
 
 #include <string.h>
 
@@ -47,7 +49,7 @@ static void compress(uint32_t h[8], const unsigned char *p)
 	h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
-void cli_sha256_init(cli_sha256_ctx *c)
+void tsb_sha256_init(tsb_sha256_ctx *c)
 {
 	/* The fractional parts of the square roots of the first 8 primes (5.3.3). */
 	static const uint32_t H0[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -58,7 +60,7 @@ void cli_sha256_init(cli_sha256_ctx *c)
 	c->n_block = 0;
 }
 
-void cli_sha256_update(cli_sha256_ctx *c, const void *data, size_t len)
+void tsb_sha256_update(tsb_sha256_ctx *c, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 
@@ -79,7 +81,7 @@ void cli_sha256_update(cli_sha256_ctx *c, const void *data, size_t len)
 	}
 }
 
-void cli_sha256_final(cli_sha256_ctx *c, unsigned char out[CLI_SHA256_LEN])
+void tsb_sha256_final(tsb_sha256_ctx *c, unsigned char out[TSB_SHA256_LEN])
 {
 	uint64_t bits = c->n_bytes * 8;
 	unsigned i;
@@ -104,32 +106,43 @@ void cli_sha256_final(cli_sha256_ctx *c, unsigned char out[CLI_SHA256_LEN])
 	}
 }
 
-void cli_sha256(const void *data, size_t len, unsigned char out[CLI_SHA256_LEN])
+void tsb_sha256(const void *data, size_t len, unsigned char out[TSB_SHA256_LEN])
 {
-	cli_sha256_ctx c;
+	tsb_sha256_ctx c;
 
-	cli_sha256_init(&c);
-	cli_sha256_update(&c, data, len);
-	cli_sha256_final(&c, out);
+	tsb_sha256_init(&c);
+	tsb_sha256_update(&c, data, len);
+	tsb_sha256_final(&c, out);
 }
 
-void cli_sha256_base64(const void *data, size_t len, char out[CLI_SHA256_BASE64_LEN])
+void tsb_sha256_base64(const void *data, size_t len, char out[TSB_SHA256_BASE64_LEN])
 {
 	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	unsigned char d[CLI_SHA256_LEN + 1];
+	unsigned char d[TSB_SHA256_LEN + 1];
 	size_t i, o = 0;
 
-	cli_sha256(data, len, d);
-	d[CLI_SHA256_LEN] = 0;
+	tsb_sha256(data, len, d);
+	d[TSB_SHA256_LEN] = 0;
 	/* 32 bytes: ten groups of three, then two bytes and one '='. */
-	for (i = 0; i < CLI_SHA256_LEN; i += 3) {
+	for (i = 0; i < TSB_SHA256_LEN; i += 3) {
 		uint32_t v = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 |
-		             (i + 2 < CLI_SHA256_LEN ? d[i + 2] : 0);
+		             (i + 2 < TSB_SHA256_LEN ? d[i + 2] : 0);
 
 		out[o++] = abc[v >> 18 & 63];
 		out[o++] = abc[v >> 12 & 63];
 		out[o++] = abc[v >> 6 & 63];
-		out[o++] = i + 2 < CLI_SHA256_LEN ? abc[v & 63] : '=';
+		out[o++] = i + 2 < TSB_SHA256_LEN ? abc[v & 63] : '=';
 	}
 	out[o] = '\0';
+}
+
+void tsb_sha256_hex(const unsigned char digest[TSB_SHA256_LEN], char out[65])
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < TSB_SHA256_LEN; i++) {
+		out[2 * i] = hex[digest[i] >> 4];
+		out[2 * i + 1] = hex[digest[i] & 15];
+	}
+	out[2 * TSB_SHA256_LEN] = '\0';
 }
