@@ -194,20 +194,38 @@ static int by_change_cb(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The index of the first delta of `group` or of a later group. The
+ * comparison lists its deltas group after group (compare.h), so a binary
+ * search finds it: a large diff has 300,000 deltas and each output asks
+ * for every group. */
+static size_t group_start(const tsr_comparison *cmp, tsr_metric_group group)
+{
+	size_t lo = 0, hi = tsr_comparison_get_count(cmp);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tsr_metric_get_group(tsr_comparison_get_delta(cmp, mid)->metric) < group)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The deltas of one group to show (diff-render.h). */
 const tsr_delta **cli_diff_select_group(const cli_diff *d, tsr_metric_group group, size_t *n,
                                         size_t *more, size_t *n_changed)
 {
-	size_t total = tsr_comparison_get_count(d->cmp), k = 0;
-	const tsr_delta **rows = malloc((total + 1) * sizeof(*rows));
+	size_t first = group_start(d->cmp, group), end = group_start(d->cmp, group + 1), k = 0;
+	const tsr_delta **rows = malloc((end - first + 1) * sizeof(*rows));
 
 	*n = *more = *n_changed = 0;
 	if (!rows)
 		return NULL;
-	for (size_t i = 0; i < total; i++) {
+	for (size_t i = first; i < end; i++) {
 		const tsr_delta *x = tsr_comparison_get_delta(d->cmp, i);
-		if (tsr_metric_get_group(x->metric) != group)
-			continue;
+
 		if (changed(x))
 			(*n_changed)++;
 		/* Totals and each program's run are shown whole: the cost of a
