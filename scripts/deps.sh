@@ -10,6 +10,11 @@ TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES clang libclang-rt-14-dev"
 # The Python module (python/) and its suite `python`: Debian's python3
 # builds and tests it (python/meson.build).
 TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES python3-dev python3-pytest"
+# The browser tests of the HTML pages (tests/browser/, suite browser):
+# Debian's chromium, run headless (no display); it pulls 19 packages,
+# about 350 MB, 11 s to install here without recommends. As root it
+# needs --no-sandbox, which check-page.py passes.
+TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES chromium"
 # The chart kit (GTK 4.8) and its headless tests: Xvfb, the accessibility bus, screenshots.
 # Rendering the man pages and reading the zsh completions in the tests.
 TILESCOPE_DEB_PACKAGES="$TILESCOPE_DEB_PACKAGES groff-base zsh"

@@ -13,7 +13,8 @@
 # sample-reports/tut7_mk1 and sample-reports/tut7_mk1_small). Then it runs
 # screenshots-trace-modes.sh (trace-flame-*, trace-bsp-*) and
 # screenshots-system.sh (system-*); all three take their pictures with
-# screenshot-lib.sh.
+# screenshot-lib.sh. Last, screenshots-pages.sh: the HTML pages of
+# summary, diff and trace in headless Chromium (page-*-<light|dark>.png).
 # Needs a build with the GUI (build-screens/, made here when missing),
 # xvfb-run and ImageMagick's import (scripts/deps.sh installs them).
 set -eu
@@ -43,3 +44,4 @@ shot compare-operations operations sample-reports/tut4_profiling sample-reports/
 # tutorial 5's trace (their own scripts: they drive the app with keys).
 scripts/screenshots-trace-modes.sh "$report" "$out"
 scripts/screenshots-system.sh "${SYSTEM_TRACE:-sample-reports/tut5_ml/tut5_ml.pvti}" "$out"
+scripts/screenshots-pages.sh "$report" "$out"

@@ -12,7 +12,8 @@
  * computed lazily outside the draw call so hit testing and drawing agree.
  */
 #include <tilescope/tsc-chart.h>
-#include "tsc-lod-private.h"
+#include <tilescope/axis.h>
+#include <tilescope/lod.h>
 #include "tsc-plot-private.h"
 #include "tsc-util-private.h"
 
@@ -24,7 +25,7 @@
 typedef struct {
 	char *name;
 	double *values;      /* n_items */
-	TscPyramid *pyr;
+	tsb_pyramid *pyr;
 	GdkRGBA colour;
 	TscSeriesStyle style;
 } Series;
@@ -46,13 +47,13 @@ struct _TscChart {
 	double *totals;          /* n_items: sum over the components */
 	GdkRGBA *colours;        /* n_components */
 	char **names;            /* n_components, NULL-terminated */
-	TscPyramid *totals_pyr;  /* over totals */
+	tsb_pyramid *totals_pyr; /* over totals */
 	/* Diverging (tsc_chart_set_below): the last n_below components are
 	 * drawn down from zero. up and down are each item's sums above and
 	 * below (magnitudes), with their pyramids; NULL when n_below is 0. */
 	guint n_below;
 	double *up, *down;
-	TscPyramid *up_pyr, *down_pyr;
+	tsb_pyramid *up_pyr, *down_pyr;
 	GPtrArray *series;       /* of Series* */
 	gboolean series_right;   /* the series on an axis of their own, on the right */
 	GArray *limits;          /* of Limit */
@@ -85,23 +86,23 @@ static gboolean is_below(TscChart *self, guint k)
  * and limits) up to the largest stack, series value or limit. */
 static void data_extent(TscChart *self, double *lo, double *hi)
 {
-	TscPyramid *top = self->up_pyr ? self->up_pyr : self->totals_pyr;
-	TscSpan span;
+	tsb_pyramid *top = self->up_pyr ? self->up_pyr : self->totals_pyr;
+	tsb_span span;
 	guint i;
 
 	*lo = *hi = 0;
 	if (top) {
-		tsc_pyramid_query(top, 0, self->p->n_items, &span);
+		tsb_pyramid_query(top, 0, self->p->n_items, &span);
 		*hi = MAX(*hi, span.max);
 	}
 	if (self->down_pyr) {
-		tsc_pyramid_query(self->down_pyr, 0, self->p->n_items, &span);
+		tsb_pyramid_query(self->down_pyr, 0, self->p->n_items, &span);
 		*lo = MIN(*lo, -span.max);
 	}
 	for (i = 0; i < self->series->len && !self->series_right; i++) {
 		Series *s = g_ptr_array_index(self->series, i);
 
-		tsc_pyramid_query(s->pyr, 0, self->p->n_items, &span);
+		tsb_pyramid_query(s->pyr, 0, self->p->n_items, &span);
 		*hi = MAX(*hi, span.max);
 		*lo = MIN(*lo, span.min);
 	}
@@ -117,10 +118,10 @@ static void data_extent(TscChart *self, double *lo, double *hi)
 static double series_max(TscChart *self)
 {
 	double hi = 0;
-	TscSpan span;
+	tsb_span span;
 
 	for (guint i = 0; i < self->series->len; i++) {
-		tsc_pyramid_query(((Series *)g_ptr_array_index(self->series, i))->pyr, 0,
+		tsb_pyramid_query(((Series *)g_ptr_array_index(self->series, i))->pyr, 0,
 		                  self->p->n_items, &span);
 		hi = MAX(hi, span.max);
 	}
@@ -167,7 +168,7 @@ static void tsc_chart_layout(TscPlot *plot, int width, int height, int scale)
 		self->y_min = 0;
 	if (!(self->y_max > 0))
 		self->y_max = 0;
-	tsc_axis_nice_ticks(self->y_min, self->y_max, max_ticks, 0, &self->y_step, &self->y_first);
+	tsb_axis_nice_ticks(self->y_min, self->y_max, max_ticks, 0, &self->y_step, &self->y_first);
 	lo = self->y_min;
 	hi = self->y_max;
 	self->y_max = ceil(self->y_max / self->y_step - 1e-9) * self->y_step;
@@ -181,16 +182,16 @@ static void tsc_chart_layout(TscPlot *plot, int width, int height, int scale)
 		else if (hi < self->y_step / 4)
 			self->y_max = MAX(hi, -self->y_min * 0.08);
 	}
-	self->y_n = tsc_axis_nice_ticks(self->y_min, self->y_max, max_ticks + 1, self->y_step,
+	self->y_n = tsb_axis_nice_ticks(self->y_min, self->y_max, max_ticks + 1, self->y_step,
 	                                &self->y_step, &self->y_first);
 	left = labels_width(self, self->y_n, self->y_first, self->y_step) + 10;
 	/* The series' own axis: from 0 to the first tick above their top. */
 	self->r_n = 0;
 	if (self->series_right && self->series->len) {
 		hi = series_max(self) * 1.03;
-		tsc_axis_nice_ticks(0, hi > 0 ? hi : 1, max_ticks, 0, &self->r_step, &self->r_first);
+		tsb_axis_nice_ticks(0, hi > 0 ? hi : 1, max_ticks, 0, &self->r_step, &self->r_first);
 		self->r_max = ceil((hi > 0 ? hi : 1) / self->r_step - 1e-9) * self->r_step;
-		self->r_n = tsc_axis_nice_ticks(0, self->r_max, max_ticks + 1, self->r_step,
+		self->r_n = tsb_axis_nice_ticks(0, self->r_max, max_ticks + 1, self->r_step,
 		                                &self->r_step, &self->r_first);
 		right = labels_width(self, self->r_n, self->r_first, self->r_step) + 10;
 	}
@@ -283,7 +284,7 @@ static gint64 tsc_chart_hit_test(TscPlot *plot, double x, double y, guint *out_f
 	TscChart *self = TSC_CHART(plot);
 	guint first, end;
 	double px;
-	TscSpan span;
+	tsb_span span;
 
 	px = x - self->p->area.origin.x;
 	if (self->p->n_items == 0 || px < 0 || px >= self->p->area_cols)
@@ -291,7 +292,7 @@ static gint64 tsc_chart_hit_test(TscPlot *plot, double x, double y, guint *out_f
 	if (lod_active(self)) {
 		if (!column_items(self, (int)floor(px), &first, &end))
 			return -1;
-		tsc_pyramid_query(self->totals_pyr, first, end, &span);
+		tsb_pyramid_query(self->totals_pyr, first, end, &span);
 		*out_first = first;
 		*out_n = end - first;
 		return span.argmax;
@@ -388,7 +389,7 @@ static void draw_axes(TscChart *self, GtkSnapshot *s)
 	/* The ruler: item indices, about one label per 90 px. */
 	if (self->p->n_items == 0 || self->p->area_cols <= 0)
 		return;
-	n = tsc_axis_nice_ticks(self->p->vis_start, MIN(self->p->vis_end, self->p->n_items) - 1,
+	n = tsb_axis_nice_ticks(self->p->vis_start, MIN(self->p->vis_end, self->p->n_items) - 1,
 	                        (guint)MAX(2, self->p->area_cols / 90), 1, &step, &first);
 	for (i = 0; i < n; i++) {
 		double item = first + i * step, x0, x1;
@@ -440,14 +441,14 @@ static void draw_stack(TscChart *self, GtkSnapshot *s, guint item, double x0, do
 /* Under level of detail, column `x`'s items [first, end) on one side:
  * the item with the largest stack on that side, and the side's mean as
  * a tick where it differs from it. */
-static void draw_column_side(TscChart *self, GtkSnapshot *s, const TscPyramid *pyr, double x,
+static void draw_column_side(TscChart *self, GtkSnapshot *s, const tsb_pyramid *pyr, double x,
                              guint first, guint end, gboolean up)
 {
 	GdkRGBA mean_colour = tsc_rgba_alpha(&self->p->fg, 0.6);
 	double mean, sign = up ? 1 : -1;
-	TscSpan span;
+	tsb_span span;
 
-	tsc_pyramid_query(pyr, first, end, &span);
+	tsb_pyramid_query(pyr, first, end, &span);
 	if (span.max <= 0)
 		return;
 	draw_stack(self, s, span.argmax, x, x + 1, up);
@@ -510,12 +511,12 @@ static void draw_series(TscChart *self, GtkSnapshot *s, Series *ser)
 		gboolean started = FALSE;
 
 		for (c = 0; c < self->p->area_cols; c++) {
-			TscSpan span;
+			tsb_span span;
 			double x = self->p->area.origin.x + c + 0.5;
 
 			if (!column_items(self, c, &first, &end))
 				continue;
-			tsc_pyramid_query(ser->pyr, first, end, &span);
+			tsb_pyramid_query(ser->pyr, first, end, &span);
 			if (!started) {
 				if (ser->style == TSC_SERIES_AREA)
 					cairo_move_to(cr, x, base);
@@ -734,11 +735,11 @@ static void tsc_chart_describe(TscPlot *plot, GString *s)
 	end = (guint)MIN(self->p->n_items, ceil(self->p->vis_end));
 	g_string_append_printf(s, "%u items; showing items %u to %u", self->p->n_items, first, end - 1);
 	if (self->n_below && end > first) {
-		TscSpan up, down;
+		tsb_span up, down;
 
 		/* Each side's extreme; "none" when no item reaches that side. */
-		tsc_pyramid_query(self->up_pyr, first, end, &up);
-		tsc_pyramid_query(self->down_pyr, first, end, &down);
+		tsb_pyramid_query(self->up_pyr, first, end, &up);
+		tsb_pyramid_query(self->down_pyr, first, end, &down);
 		g_string_append(s, "; above zero, maximum ");
 		if (up.max > 0)
 			tsc_plot_append_item(TSC_PLOT(self), s, up.argmax);
@@ -750,9 +751,9 @@ static void tsc_chart_describe(TscPlot *plot, GString *s)
 		else
 			g_string_append(s, "none");
 	} else if (self->totals_pyr && end > first) {
-		TscSpan span;
+		tsb_span span;
 
-		tsc_pyramid_query(self->totals_pyr, first, end, &span);
+		tsb_pyramid_query(self->totals_pyr, first, end, &span);
 		g_string_append(s, "; maximum ");
 		tsc_plot_append_item(TSC_PLOT(self), s, span.argmax);
 	}
@@ -806,13 +807,24 @@ static gboolean tsc_chart_tooltip(TscPlot *plot, GString *s, guint item, guint f
 
 /* --- Data ------------------------------------------------------------------- */
 
+/* tsb_pyramid_new, which fails only when out of memory: the chart kit
+ * aborts then, as GLib's g_new does. */
+static tsb_pyramid *pyramid_new(const double *values, guint n)
+{
+	tsb_pyramid *p = tsb_pyramid_new(values, n);
+
+	if (!p && n)
+		g_error("out of memory for the level of detail of %u items", n);
+	return p;
+}
+
 static void series_free(gpointer p)
 {
 	Series *s = p;
 
 	g_free(s->name);
 	g_free(s->values);
-	tsc_pyramid_free(s->pyr);
+	tsb_pyramid_free(s->pyr);
 	g_free(s);
 }
 
@@ -826,8 +838,8 @@ static void clear_sides(TscChart *self)
 {
 	g_clear_pointer(&self->up, g_free);
 	g_clear_pointer(&self->down, g_free);
-	g_clear_pointer(&self->up_pyr, tsc_pyramid_free);
-	g_clear_pointer(&self->down_pyr, tsc_pyramid_free);
+	g_clear_pointer(&self->up_pyr, tsb_pyramid_free);
+	g_clear_pointer(&self->down_pyr, tsb_pyramid_free);
 }
 
 /* Frees the stacked-bars layer. */
@@ -837,7 +849,7 @@ static void clear_stacks(TscChart *self)
 	g_clear_pointer(&self->totals, g_free);
 	g_clear_pointer(&self->colours, g_free);
 	g_clear_pointer(&self->names, g_strfreev);
-	g_clear_pointer(&self->totals_pyr, tsc_pyramid_free);
+	g_clear_pointer(&self->totals_pyr, tsb_pyramid_free);
 	clear_sides(self);
 }
 
@@ -859,8 +871,8 @@ static void build_sides(TscChart *self, guint n_items)
 			else
 				self->up[i] += v;
 		}
-	self->up_pyr = tsc_pyramid_new(self->up, n_items);
-	self->down_pyr = tsc_pyramid_new(self->down, n_items);
+	self->up_pyr = pyramid_new(self->up, n_items);
+	self->down_pyr = pyramid_new(self->down, n_items);
 }
 
 void tsc_chart_set_below(TscChart *self, guint n_below)
@@ -908,7 +920,7 @@ void tsc_chart_set_stacks(TscChart *self, guint n_items, guint n_components, con
 			self->totals[i] += v;
 		}
 	}
-	self->totals_pyr = tsc_pyramid_new(self->totals, n_items);
+	self->totals_pyr = pyramid_new(self->totals, n_items);
 	build_sides(self, n_items);
 	/* Only now that the data is whole: a new count updates the
 	 * description, which reads it. */
@@ -937,7 +949,7 @@ guint tsc_chart_add_series(TscChart *self, const char *name, const double *value
 	s = g_new0(Series, 1);
 	s->name = g_strdup(name ? name : "Series");
 	s->values = g_memdup2(values, sizeof(double) * self->p->n_items);
-	s->pyr = tsc_pyramid_new(s->values, self->p->n_items);
+	s->pyr = pyramid_new(s->values, self->p->n_items);
 	s->colour = *colour;
 	s->style = style;
 	g_ptr_array_add(self->series, s);

@@ -4,7 +4,7 @@
  * the overlay, and a layer made as a texture for an earlier window.
  */
 #include <tilescope/tsc-timeline.h>
-#include <tilescope/tsc-axis.h>
+#include <tilescope/axis.h>
 #include <tilescope/numfmt.h>
 
 #include <math.h>
@@ -24,7 +24,7 @@ static guint ruler_ticks(const TscRuler *r, double *lo, double *step, double *fi
 	double label_px = r->label_px > 0 ? r->label_px : 110;
 
 	*lo = (double)(vp->from - r->tick_origin);
-	return tsc_axis_nice_ticks(*lo, (double)(vp->to - r->tick_origin),
+	return tsb_axis_nice_ticks(*lo, (double)(vp->to - r->tick_origin),
 	                           (guint)MAX(r->width / label_px, 2), 1, step, first);
 }
 

@@ -4,7 +4,7 @@
  * on a TscViewport so that any timeline shows them the same way.
  */
 #include <tilescope/tsc-timeline.h>
-#include <tilescope/tsc-axis.h>
+#include <tilescope/axis.h>
 
 #include <math.h>
 
@@ -26,7 +26,7 @@ gboolean tsc_counter_range(const TscCounterBucket *b, size_t n, double before, d
 	}
 	if (l >= 0) {
 		l = 0;
-		h = tsc_axis_nice_ceil(h);
+		h = tsb_axis_nice_ceil(h);
 	}
 	if (h <= l)
 		h = l + 1;

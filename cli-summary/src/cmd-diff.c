@@ -1,7 +1,7 @@
 /*
  * `tilescope diff BASE NEW`: compares two reports (reportlib's
  * compare.h), checks the limits the options and a limits file set
- * (limits.h) and prints the result in one of four formats
+ * (limits.h) and prints the result in one of its formats
  * (diff-render.h). Exit 0 within the limits, 1 when one is exceeded, 2 on
  * an error.
  */
@@ -156,10 +156,15 @@ int cli_cmd_diff(int argc, char **argv)
 				format = CLI_DIFF_MARKDOWN;
 			else if (strcmp(optarg, "junit") == 0)
 				format = CLI_DIFF_JUNIT;
+			else if (strcmp(optarg, "html") == 0)
+				format = CLI_DIFF_HTML;
+			else if (strcmp(optarg, "openmetrics") == 0)
+				format = CLI_DIFF_OPENMETRICS;
 			else {
 				free(pend);
 				return cli_usage_error("diff", usage,
-				                       "--format wants text, json, markdown or junit, not '%s'",
+				                       "--format wants text, json, markdown, junit, html or "
+				                       "openmetrics, not '%s'",
 				                       optarg);
 			}
 			break;
@@ -215,7 +220,7 @@ int cli_cmd_diff(int argc, char **argv)
 	if (cli_open_report(&base, argv[optind]) || cli_open_report(&newr, argv[optind + 1]))
 		goto cleanup;
 	cli_diff d = {.base_path = argv[optind], .new_path = argv[optind + 1], .base_run = -1,
-	              .new_run = -1, .all = all, .top = top};
+	              .new_run = -1, .all = all, .top = top, .base_report = base, .new_report = newr};
 	tsr_compare_options copts = TSR_COMPARE_OPTIONS_INIT;
 	bool by_program = base_run == TSR_RUNS_BY_PROGRAM && new_run == TSR_RUNS_BY_PROGRAM;
 	/* A run given for one side only: the other side's last, as before. */

@@ -1,9 +1,11 @@
 /*
  * `tilescope summary REPORT`: the printProfileSummary layout of the Poplar
- * user guide (reportlib's summary.h), or the same figures as JSON.
+ * user guide (reportlib's summary.h), or the same figures as JSON, or as
+ * one HTML page (summary-html.c).
  */
 #include "cli.h"
 #include "cli-options.h"
+#include "summary-html.h"
 
 #include "tilescope/summary.h"
 
@@ -33,7 +35,7 @@ int cli_cmd_summary(int argc, char **argv)
 {
 	tsr_summary_options opts = TSR_SUMMARY_OPTIONS_INIT;
 	const char *output = NULL;
-	bool json = false;
+	enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML } format = FORMAT_TEXT;
 	tsr_report *report = NULL;
 	cli_output *out = NULL;
 	char *text = NULL;
@@ -69,7 +71,19 @@ int cli_cmd_summary(int argc, char **argv)
 				                       "--colours wants auto, always or never, not '%s'",
 				                       optarg);
 			break;
-		case OPT_JSON: json = true; break;
+		case OPT_JSON: format = FORMAT_JSON; break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "text") == 0)
+				format = FORMAT_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				format = FORMAT_JSON;
+			else if (strcmp(optarg, "html") == 0)
+				format = FORMAT_HTML;
+			else
+				return cli_usage_error("summary", usage,
+				                       "--format wants text, json or html, not '%s'",
+				                       optarg);
+			break;
 		case OPT_OUTPUT: output = optarg; break;
 		case OPT_HELP:
 			cli_options_print_help(items, CLI_ITEMS_COUNT(items), stdout);
@@ -87,17 +101,22 @@ int cli_cmd_summary(int argc, char **argv)
 	out = cli_output_open(output);
 	if (!out)
 		goto cleanup;
-	if (!json && opts.colours == TSR_COLOURS_AUTO &&
+	if (format == FORMAT_TEXT && opts.colours == TSR_COLOURS_AUTO &&
 	    !tsr_colours_enabled(TSR_COLOURS_AUTO, cli_output_stream(out)))
 		opts.colours = TSR_COLOURS_NEVER;
 
-	cli_progress_begin("Summarising the report");
-	if (json) {
+	cli_progress_begin(format == FORMAT_HTML ? "Writing the summary page"
+	                                         : "Summarising the report");
+	if (format == FORMAT_JSON) {
 		rc = tsr_summary_dup_json(&text, report, &opts);
 		if (rc == TSR_OK && fputs(text, cli_output_stream(out)) < 0)
 			rc = TSR_ERR_IO;
 		if (rc == TSR_OK && fputc('\n', cli_output_stream(out)) == EOF)
 			rc = TSR_ERR_IO;
+	} else if (format == FORMAT_HTML) {
+		rc = tsr_summary_dup_json(&text, report, &opts);
+		if (rc == TSR_OK)
+			rc = cli_summary_write_html(cli_output_stream(out), report, text, argv[optind]);
 	} else {
 		rc = tsr_summary_print(cli_output_stream(out), report, &opts);
 	}
@@ -111,7 +130,9 @@ int cli_cmd_summary(int argc, char **argv)
 		goto cleanup;
 	}
 	if (rc != TSR_OK) {
-		cli_error("%s: %s", argv[optind], tsr_report_error(report));
+		cli_error("%s: %s", argv[optind],
+		          rc == TSR_ERR_NO_MEMORY && !*tsr_report_error(report)
+		              ? "out of memory" : tsr_report_error(report));
 		cli_output_close(out, false);
 		out = NULL;
 		goto cleanup;

@@ -2,7 +2,8 @@
  * `tilescope trace TRACE...`: statistics of .pvti system traces and
  * Chrome trace-event JSON files (reportlib's trace.h): per label (count, total, self, mean, median, min,
  * max), totals per channel and per thread, and the counter series, as
- * text or JSON. Several files of one job are merged onto one time axis.
+ * text, JSON or an HTML page (trace-html.c). Several files of one job are
+ * merged onto one time axis.
  *
  * JSON keys (nanoseconds are exact integers, on the merged time axis of
  * trace.h unless said otherwise):
@@ -31,6 +32,7 @@
  */
 #include "cli.h"
 #include "cli-options.h"
+#include "trace-view.h"
 #include <tilescope/utf8.h>
 
 #include "tilescope/summary.h"
@@ -58,27 +60,6 @@ static const cli_item items[] = {
 typedef enum { SORT_TOTAL, SORT_SELF, SORT_COUNT, SORT_MEAN, SORT_MEDIAN, SORT_MAX } sort_key;
 static const char *const sort_names[] = {"total", "self", "count", "mean", "median", "max"};
 #define N_SORT_NAMES (sizeof(sort_names) / sizeof(sort_names[0]))
-
-/* What the statistics are taken over, and the figures gathered. */
-typedef struct trace_view {
-	tsr_trace *trace;
-	const tsr_trace_info *info;
-	const tsr_trace_process *procs;
-	size_t n_procs;
-	const tsr_trace_thread *threads;
-	size_t n_threads;
-	const tsr_trace_channel *channels;
-	size_t n_channels;
-	int64_t thread;            /* the one thread asked for; -1: all */
-	int64_t from_ns, to_ns;    /* the window (INT64_MIN / INT64_MAX: open) */
-	bool windowed;             /* --from or --to given */
-	bool median;               /* medians computed */
-	tsr_trace_label_stat *labels;
-	size_t n_labels;
-	tsr_trace_totals *totals;  /* per process, thread and channel in the view */
-	bool call_tree;            /* --call-tree */
-	tsr_trace_call_tree *tree; /* its call tree, with --call-tree */
-} trace_view;
 
 /* The sort key of the current command: qsort() takes no context. */
 static sort_key g_sort;
@@ -727,30 +708,38 @@ static bool json_call_tree(cJSON *root, const trace_view *v)
 	return ok;
 }
 
-/* The JSON output (keys at the top of this file). Write errors are left
- * to cli_output_close(). */
-static int print_json(FILE *out, trace_view *v, size_t top)
+/* The JSON document (keys at the top of this file) in *text, for
+ * cJSON_free(); the HTML page embeds the same text. Errors are printed. */
+static int json_document(char **text, trace_view *v, size_t top)
 {
 	cJSON *root = cJSON_CreateObject();
 	bool ok = root && json_trace(root, v) && json_labels(root, v, top) && json_totals(root, v) &&
 	          json_call_tree(root, v);
-	char *text = NULL;
 	int status = CLI_EXIT_ERROR;
 
+	*text = NULL;
 	if (root && (json_series(root, v, &ok) != CLI_EXIT_OK ||
 	             json_heatmaps(root, v, &ok) != CLI_EXIT_OK))
 		goto cleanup;
-	text = ok ? cJSON_Print(root) : NULL;
-	if (!text) {
-		status = cli_error("out of memory");
-		goto cleanup;
-	}
-	fputs(text, out);
-	fputc('\n', out);
-	status = CLI_EXIT_OK;
+	*text = ok ? cJSON_Print(root) : NULL;
+	status = *text ? CLI_EXIT_OK : cli_error("out of memory");
 cleanup:
-	cJSON_free(text);
 	cJSON_Delete(root);
+	return status;
+}
+
+/* The JSON output, or the page that embeds it. Write errors are left to
+ * cli_output_close(). */
+static int print_document(FILE *out, trace_view *v, size_t top, bool html)
+{
+	char *text = NULL;
+	int status = json_document(&text, v, top);
+
+	if (status == CLI_EXIT_OK && html)
+		status = cli_trace_html(out, v, text, sort_names[g_sort], top);
+	else if (status == CLI_EXIT_OK)
+		fprintf(out, "%s\n", text);
+	cJSON_free(text);
 	return status;
 }
 
@@ -791,7 +780,8 @@ int cli_cmd_trace(int argc, char **argv)
 	trace_view v = {0};
 	const char *output = NULL, *from = NULL, *to = NULL, *thread = NULL;
 	size_t top = 20;
-	bool top_given = false, json = false, compare = false, sort_given = false;
+	bool top_given = false, json = false, html = false, compare = false, sort_given = false;
+	const char *format = "text";
 	tsr_colours colours = TSR_COLOURS_AUTO;
 	cli_output *out = NULL;
 	int c, status = CLI_EXIT_ERROR;
@@ -835,6 +825,13 @@ int cli_cmd_trace(int argc, char **argv)
 		case OPT_NO_MEDIAN: v.median = false; break;
 		case OPT_CALL_TREE: v.call_tree = true; break;
 		case OPT_JSON: json = true; break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0 &&
+			    strcmp(optarg, "html") != 0)
+				return cli_usage_error("trace", usage,
+				                       "--format wants text, json or html, not '%s'", optarg);
+			format = optarg;
+			break;
 		case OPT_COMPARE: compare = true; break;
 		case OPT_COLOURS:
 			if (!cli_parse_colours(optarg, &colours))
@@ -850,11 +847,22 @@ int cli_cmd_trace(int argc, char **argv)
 	}
 	if (optind == argc)
 		return cli_usage_error("trace", usage, "no TRACE given");
+	if (json && strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
+		return cli_usage_error("trace", usage, "--json and --format=%s ask for two formats",
+		                       format);
+	json = json || strcmp(format, "json") == 0;
+	html = strcmp(format, "html") == 0;
+	/* The page shows the call tree, and embeds the document that has it. */
+	v.call_tree = v.call_tree || html;
 	if (g_sort == SORT_MEDIAN && !v.median)
 		return cli_usage_error("trace", usage, "--sort median needs the medians: drop --no-median");
-	if (!top_given && json)
+	if (!top_given && (json || html))
 		top = 0;
 	if (compare) {
+		if (html)
+			return cli_usage_error("trace", compare_usage,
+			                       "--format=html is not offered with --compare (use "
+			                       "--format=json)");
 		if (argc - optind != 2)
 			return cli_usage_error("trace", compare_usage,
 			                       "--compare takes two traces, A and B (%d given)",
@@ -890,8 +898,8 @@ int cli_cmd_trace(int argc, char **argv)
 	out = cli_output_open(output);
 	if (!out)
 		goto cleanup;
-	if (json)
-		status = print_json(cli_output_stream(out), &v, top);
+	if (json || html)
+		status = print_document(cli_output_stream(out), &v, top, html);
 	else
 		status = print_text(cli_output_stream(out), &v, top,
 		                    tsr_colours_enabled(colours, cli_output_stream(out)));

@@ -40,10 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Room for a limit spelt as its option: the option, a metric name (limits.c
- * keeps them below 512 bytes) and the value. */
-#define LIMIT_TEXT 2048
-
 /* --- Groups and verdicts ---------------------------------------------------------- */
 
 /* The groups' names; the groups are compare.h's (tsr_metric_get_group). */
@@ -73,8 +69,8 @@ bool cli_diff_memory_mixed(const tsr_comparison *cmp)
 	       in->verdict == TSR_VERDICT_CHANGED;
 }
 
-/* The note that says so, for every output: static storage. */
-static const char *memory_mixed_note(const tsr_comparison *cmp)
+/* The note that says so, for every output (diff-render.h). */
+const char *cli_diff_memory_mixed_note(const tsr_comparison *cmp)
 {
 	const tsr_delta *ex = tsr_comparison_lookup_delta(cmp, "memory.total");
 
@@ -83,6 +79,17 @@ static const char *memory_mixed_note(const tsr_comparison *cmp)
 	             "shrank, its layout grew): neither is better on its own"
 	           : "total memory excluding gaps went up but including gaps went down (more data, "
 	             "laid out more tightly): neither is better on its own";
+}
+
+/* A group's heading and JSON name (diff-render.h). */
+const char *cli_diff_group_title(tsr_metric_group group)
+{
+	return groups[group].title;
+}
+
+const char *cli_diff_group_key(tsr_metric_group group)
+{
+	return groups[group].key;
 }
 
 /* Whether a delta is worth a row without --all. */
@@ -159,7 +166,7 @@ static const char *check_value(char buf[32], bool present, uint64_t v)
 }
 
 /* new - base of a limit check, saturated like compare.h's changes. */
-static int64_t check_change(const tsr_limit_check *k)
+int64_t cli_diff_check_change(const tsr_limit_check *k)
 {
 	if (k->new_value >= k->base)
 		return k->new_value - k->base > (uint64_t)INT64_MAX ? INT64_MAX
@@ -187,21 +194,38 @@ static int by_change_cb(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The deltas of one group to show: changed ones (all with --all), largest
- * change first; *more counts those cut by --top. Malloc'd. */
-static const tsr_delta **select_group(const cli_diff *d, tsr_metric_group group, size_t *n,
-                                      size_t *more, size_t *n_changed)
+/* The index of the first delta of `group` or of a later group. The
+ * comparison lists its deltas group after group (compare.h), so a binary
+ * search finds it: a large diff has 300,000 deltas and each output asks
+ * for every group. */
+static size_t group_start(const tsr_comparison *cmp, tsr_metric_group group)
 {
-	size_t total = tsr_comparison_get_count(d->cmp), k = 0;
-	const tsr_delta **rows = malloc((total + 1) * sizeof(*rows));
+	size_t lo = 0, hi = tsr_comparison_get_count(cmp);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tsr_metric_get_group(tsr_comparison_get_delta(cmp, mid)->metric) < group)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The deltas of one group to show (diff-render.h). */
+const tsr_delta **cli_diff_select_group(const cli_diff *d, tsr_metric_group group, size_t *n,
+                                        size_t *more, size_t *n_changed)
+{
+	size_t first = group_start(d->cmp, group), end = group_start(d->cmp, group + 1), k = 0;
+	const tsr_delta **rows = malloc((end - first + 1) * sizeof(*rows));
 
 	*n = *more = *n_changed = 0;
 	if (!rows)
 		return NULL;
-	for (size_t i = 0; i < total; i++) {
+	for (size_t i = first; i < end; i++) {
 		const tsr_delta *x = tsr_comparison_get_delta(d->cmp, i);
-		if (tsr_metric_get_group(x->metric) != group)
-			continue;
+
 		if (changed(x))
 			(*n_changed)++;
 		/* Totals and each program's run are shown whole: the cost of a
@@ -312,7 +336,7 @@ static void describe_programs(FILE *out, const cli_diff *d)
 		}
 	}
 	if (cli_diff_memory_mixed(d->cmp))
-		fprintf(out, "  note: %s\n", memory_mixed_note(d->cmp));
+		fprintf(out, "  note: %s\n", cli_diff_memory_mixed_note(d->cmp));
 }
 
 /* One delta as a text row: metric, base, new, unit, change, percent, word;
@@ -344,7 +368,7 @@ static void text_row(FILE *out, const cli_diff *d, const tsr_delta *x, size_t wi
  * table. Returns 0, or -1 when memory ran out. */
 static int render_text(FILE *out, const cli_diff *d)
 {
-	char b[32], n[32], c[40], lim[LIMIT_TEXT];
+	char b[32], n[32], c[40], lim[CLI_DIFF_LIMIT_TEXT];
 
 	fputs("tilescope diff\n", out);
 	describe_report(out, d, "base:", d->base_path, d->base_run, d->base_runs,
@@ -356,7 +380,7 @@ static int render_text(FILE *out, const cli_diff *d)
 		fputs("\nLimits:\n", out);
 		for (size_t i = 0; i < d->n_checks; i++) {
 			const tsr_limit_check *k = &d->checks[i];
-			int64_t change = check_change(k);
+			int64_t change = cli_diff_check_change(k);
 			fprintf(out, "  %s%s%s  ", d->colours ? (k->passed ? GREEN : RED) : "",
 			        k->passed ? "PASS" : "FAIL", d->colours ? RESET : "");
 			put_clean(out, k->limit->metric);
@@ -374,7 +398,7 @@ static int render_text(FILE *out, const cli_diff *d)
 	}
 	for (tsr_metric_group g = 0; g < TSR_N_GROUPS; g++) {
 		size_t nrows, more, n_changed, width = 20;
-		const tsr_delta **rows = select_group(d, g, &nrows, &more, &n_changed);
+		const tsr_delta **rows = cli_diff_select_group(d, g, &nrows, &more, &n_changed);
 
 		if (!rows)
 			return -1;
@@ -417,14 +441,13 @@ static cJSON *json_run(int64_t run)
 	return run >= 0 ? cli_json_i64(run) : cJSON_CreateNull();
 }
 
-/* The JSON output (keys at the top of this file); every delta, exact
- * integers. Returns 0, or -1 when memory ran out or a write failed. */
-static int render_json(FILE *out, const cli_diff *d)
+/* The JSON output's text (keys at the top of this file; diff-render.h):
+ * every delta (or those `keep` marks), exact integers. */
+char *cli_diff_json(const cli_diff *d, const bool *keep)
 {
 	cJSON *root = cJSON_CreateObject(), *limits, *deltas, *programs, *notes;
 	bool ok = root != NULL, mixed = cli_diff_memory_mixed(d->cmp);
 	char *text = NULL;
-	int rc = -1;
 
 	ok = ok && cli_json_put(root, "base", cli_json_str(d->base_path)) &&
 	     cli_json_put(root, "new", cli_json_str(d->new_path)) &&
@@ -454,7 +477,7 @@ static int render_json(FILE *out, const cli_diff *d)
 		ok = cJSON_AddItemToArray(notes, cJSON_CreateString(
 		         "no program has runs in both reports; the last run of each is compared"));
 	if (ok && mixed)
-		ok = cJSON_AddItemToArray(notes, cJSON_CreateString(memory_mixed_note(d->cmp)));
+		ok = cJSON_AddItemToArray(notes, cJSON_CreateString(cli_diff_memory_mixed_note(d->cmp)));
 	for (size_t i = 0; ok && i < d->n_checks; i++) {
 		const tsr_limit_check *k = &d->checks[i];
 		cJSON *o = cJSON_CreateObject();
@@ -468,7 +491,7 @@ static int render_json(FILE *out, const cli_diff *d)
 		     cli_json_put(o, "threshold", cJSON_CreateString(k->limit->threshold)) &&
 		     cli_json_put(o, "base", cli_json_u64(k->base)) &&
 		     cli_json_put(o, "new", cli_json_u64(k->new_value)) &&
-		     cli_json_put(o, "change", cli_json_i64(check_change(k))) &&
+		     cli_json_put(o, "change", cli_json_i64(cli_diff_check_change(k))) &&
 		     cli_json_put(o, "percent", json_percent(k->in_base, k->base, k->in_new, k->new_value)) &&
 		     cli_json_put(o, "in_base", cJSON_CreateBool(k->in_base)) &&
 		     cli_json_put(o, "in_new", cJSON_CreateBool(k->in_new)) &&
@@ -476,7 +499,11 @@ static int render_json(FILE *out, const cli_diff *d)
 	}
 	for (size_t i = 0; ok && i < tsr_comparison_get_count(d->cmp); i++) {
 		const tsr_delta *x = tsr_comparison_get_delta(d->cmp, i);
-		cJSON *o = cJSON_CreateObject();
+		cJSON *o;
+
+		if (keep && !keep[i])
+			continue;
+		o = cJSON_CreateObject();
 		ok = o && cJSON_AddItemToArray(deltas, o);
 		if (!ok) {
 			cJSON_Delete(o);
@@ -496,10 +523,17 @@ static int render_json(FILE *out, const cli_diff *d)
 	}
 	if (ok)
 		text = cJSON_Print(root);
-	if (text && fputs(text, out) >= 0 && fputc('\n', out) != EOF)
-		rc = 0;
-	cJSON_free(text);
 	cJSON_Delete(root);
+	return text;
+}
+
+/* The JSON output; 0, or -1 when memory ran out or a write failed. */
+static int render_json(FILE *out, const cli_diff *d)
+{
+	char *text = cli_diff_json(d, NULL);
+	int rc = text && fputs(text, out) >= 0 && fputc('\n', out) != EOF ? 0 : -1;
+
+	cJSON_free(text);
 	return rc;
 }
 
@@ -582,7 +616,7 @@ static bool md_delta_table(FILE *out, const tsr_delta **rows, size_t n)
  * Returns 0, or -1 when memory ran out. */
 static int render_markdown(FILE *out, const cli_diff *d)
 {
-	char b[32], n[32], c[40], lim[LIMIT_TEXT];
+	char b[32], n[32], c[40], lim[CLI_DIFF_LIMIT_TEXT];
 
 	if (d->failed)
 		fprintf(out, "## ❌ tilescope diff: %zu of %zu limit%s exceeded\n\n", d->failed,
@@ -613,7 +647,7 @@ static int render_markdown(FILE *out, const cli_diff *d)
 		fputs("*No program has runs in both reports; the last run of each is "
 		      "compared.*\n\n", out);
 	if (cli_diff_memory_mixed(d->cmp))
-		fprintf(out, "**Note:** %s\n\n", memory_mixed_note(d->cmp));
+		fprintf(out, "**Note:** %s\n\n", cli_diff_memory_mixed_note(d->cmp));
 	if (d->n_checks) {
 		fputs("| | Limit | Metric | Base | New | Change |\n|---|---|---|---:|---:|---:|\n", out);
 		for (size_t i = 0; i < d->n_checks; i++) {
@@ -627,13 +661,13 @@ static int render_markdown(FILE *out, const cli_diff *d)
 			if (!md_cell(out, k->limit->metric))
 				return -1;
 			fprintf(out, " | %s | %s | %s |\n", check_value(b, k->in_base, k->base),
-			        check_value(n, k->in_new, k->new_value), fmt_change(c, check_change(k)));
+			        check_value(n, k->in_new, k->new_value), fmt_change(c, cli_diff_check_change(k)));
 		}
 		fputc('\n', out);
 	}
 	for (tsr_metric_group g = 0; g < TSR_N_GROUPS; g++) {
 		size_t nrows, more, n_changed;
-		const tsr_delta **rows = select_group(d, g, &nrows, &more, &n_changed);
+		const tsr_delta **rows = cli_diff_select_group(d, g, &nrows, &more, &n_changed);
 		bool ok;
 
 		if (!rows)
@@ -735,7 +769,7 @@ static bool xml_text(FILE *out, const char *s)
  * 0, or -1 when memory ran out. */
 static int render_junit(FILE *out, const cli_diff *d)
 {
-	char b[32], n[32], c[40], lim[LIMIT_TEXT];
+	char b[32], n[32], c[40], lim[CLI_DIFF_LIMIT_TEXT];
 	size_t tests = d->n_checks ? d->n_checks : 1;
 
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
@@ -769,7 +803,7 @@ static int render_junit(FILE *out, const cli_diff *d)
 			return -1;
 		fprintf(out, " went from %s to %s (%s), over the limit ",
 		        check_value(b, k->in_base, k->base), check_value(n, k->in_new, k->new_value),
-		        fmt_change(c, check_change(k)));
+		        fmt_change(c, cli_diff_check_change(k)));
 		if (!xml_text(out, lim))
 			return -1;
 		fprintf(out, "\">base %s, new %s</failure>\n    </testcase>\n", b, n);
@@ -792,6 +826,12 @@ int cli_diff_render(FILE *out, const cli_diff *d, cli_diff_format format)
 	case CLI_DIFF_JUNIT:
 		rc = render_junit(out, d);
 		break;
+	case CLI_DIFF_HTML:
+		rc = cli_diff_render_html(out, d);
+		break;
+	case CLI_DIFF_OPENMETRICS:
+		rc = cli_diff_render_openmetrics(out, d);
+		break;
 	case CLI_DIFF_TEXT:
 	default:
 		rc = render_text(out, d);
@@ -805,7 +845,7 @@ void cli_diff_print_regressions(FILE *out, const cli_diff *d)
 {
 	for (size_t i = 0; i < d->n_checks; i++) {
 		const tsr_limit_check *k = &d->checks[i];
-		char b[32] = "none", n[32] = "none", lim[LIMIT_TEXT];
+		char b[32] = "none", n[32] = "none", lim[CLI_DIFF_LIMIT_TEXT];
 
 		if (k->passed)
 			continue;

@@ -643,128 +643,35 @@ static void tip(GtkWidget *list, const char *text)
 	gtk_list_box_append(GTK_LIST_BOX(list), row);
 }
 
-static void add_tips(GtkWidget *box, GaDocument *doc, const tsr_summary_figures *s,
-                     const uint32_t *fullest, size_t n_fullest)
+/* reportlib's tips (tsr_summary_figures_list_tips), which the summary
+ * page shows too. */
+static void add_tips(GtkWidget *box, GaDocument *doc, const tsr_summary_figures *s)
 {
-	const tsr_summary_memory *all = &s->memory[0];
-	size_t n_tiles, shown = 0;
-	const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n_tiles);
-	GtkWidget *content, *list = ga_list_new("Tips", FALSE);
-	g_autoptr(GPtrArray) vars = always_live_variables(s);
-	size_t xcode = category_index("internalExchangeCode");
+	tsr_summary_tip *tips = NULL;
+	size_t n = 0;
+	GtkWidget *content, *list;
 
 	gtk_box_append(GTK_BOX(box), ga_section_new("Tips", TRUE, &content));
+	if (tsr_summary_figures_list_tips(&tips, &n, s) != TSR_OK) {
+		g_autofree char *text = g_strdup_printf(
+		    "The tips could not be worked out: %s",
+		    tsr_report_error(ga_document_get_report(doc)));
+
+		gtk_box_append(GTK_BOX(content), ga_note_new(text));
+		return;
+	}
+	if (!n) {
+		gtk_box_append(GTK_BOX(content), ga_note_new(TSR_SUMMARY_NO_TIPS));
+		return;
+	}
+	list = ga_list_new("Tips", FALSE);
 	/* Wrapped labels get their height for the list's real width only
 	 * when the list fills the page (GTK 4.8). */
 	gtk_widget_set_halign(list, GTK_ALIGN_FILL);
-
-	/* What no longer fitting costs: the excess summed over the tiles. */
-	if (all->n_oom_tiles && s->target->bytes_per_tile) {
-		uint64_t excess = 0;
-
-		for (size_t i = 0; i < all->n_oom_tiles; i++) {
-			uint32_t t = all->oom_tiles[i];
-
-			uint64_t with_gaps = t < n_tiles ? tsr_tile_memory_get_bytes(&tiles[t], TRUE) : 0;
-
-			if (with_gaps > s->target->bytes_per_tile)
-				excess += with_gaps - s->target->bytes_per_tile;
-		}
-		if (excess) {
-			g_autofree char *e = ga_format_u64(excess), *n = ga_format_u64(all->n_oom_tiles);
-			g_autofree char *text = g_strdup_printf(
-			    "To fit, move or save %s B on the %s out-of-memory tiles (the sum of their "
-			    "excesses): spread the largest tensors over more tiles, or split the largest "
-			    "operations.",
-			    e, n);
-
-			tip(list, text);
-			shown++;
-		}
-	}
-	/* A large always-live variable: recomputing it instead of keeping it
-	 * would free its bytes for the whole program. */
-	for (guint i = 0; i < vars->len && i < 3; i++) {
-		const tsr_summary_named_bytes *v = vars->pdata[i];
-		double share = s->always_live_bytes ? (double)v->bytes / (double)s->always_live_bytes
-		                                    : 0;
-
-		if (share < 0.05)
-			break;
-		{
-			g_autofree char *name = ga_format_name(v->name);
-			g_autofree char *b = ga_format_u64(v->bytes);
-			g_autofree char *p = ga_format_pct(share);
-			g_autofree char *text = g_strdup_printf(
-			    "“%s” is live throughout the program: recomputing it where it is needed "
-			    "instead of keeping it would save up to %s B (%s of the always-live bytes).",
-			    name, b, p);
-
-			tip(list, text);
-			shown++;
-		}
-	}
-	/* Exchange code dominating the fullest tile (the page's ranking). */
-	if (xcode != (size_t)-1 && n_fullest && fullest[0] < n_tiles) {
-		const uint64_t *code = ga_document_get_category_by_tile(doc, xcode);
-		uint32_t t = fullest[0];
-		uint64_t total = tiles[t].total;
-
-		if (code && total && (double)code[t] / (double)total >= 0.2) {
-			g_autofree char *c = ga_format_u64(code[t]), *tt = ga_format_u64(total);
-			g_autofree char *p = ga_format_pct((double)code[t] / (double)total);
-			g_autofree char *text = g_strdup_printf(
-			    "On tile %" PRIu32 ", the fullest by bytes in use (excluding gaps), internal "
-			    "exchange code takes %s B of its %s B in use (%s): fewer, larger exchanges, or "
-			    "a tensor layout that moves less data to this tile, would shrink it.",
-			    t, c, tt, p);
-
-			tip(list, text);
-			shown++;
-		}
-	}
-	/* Tile imbalance: balanced perfectly, a step would take its tiles'
-	 * mean cycles, cycles x tile balance. */
-	if (s->has_run && s->activity.cycles) {
-		const tsr_summary_step *worst = NULL;
-		uint64_t best_saving = 0;
-
-		for (size_t i = 0; i < s->n_steps; i++) {
-			const tsr_step *st = s->steps[i].step;
-			uint64_t saving;
-
-			if (st->type != TSR_STEP_ON_TILE_EXECUTE || !isfinite(st->tile_balance) ||
-			    st->tile_balance < 0 || st->tile_balance > 1)
-				continue;
-			saving = (uint64_t)((double)st->cycles * (1.0 - st->tile_balance));
-			if (saving > best_saving) {
-				best_saving = saving;
-				worst = &s->steps[i];
-			}
-		}
-		if (worst && (double)best_saving / (double)s->activity.cycles >= 0.05) {
-			g_autofree char *name = ga_format_name(worst->name);
-			g_autofree char *c = ga_format_u64(worst->step->cycles);
-			g_autofree char *b = ga_format_pct(worst->step->tile_balance);
-			g_autofree char *sv = ga_format_u64(best_saving);
-			g_autofree char *p = ga_format_pct((double)best_saving / (double)s->activity.cycles);
-			g_autofree char *text = g_strdup_printf(
-			    "Compute set “%s” takes %s cycles at %s tile balance: spreading its work evenly "
-			    "over its tiles would save up to %s cycles (%s of the run).",
-			    name, c, b, sv, p);
-
-			tip(list, text);
-			shown++;
-		}
-	}
-	if (shown)
-		gtk_box_append(GTK_BOX(content), list);
-	else
-		gtk_box_append(GTK_BOX(content),
-		               ga_note_new("Nothing in this report points to an obvious saving: no "
-		                           "out-of-memory tiles, no always-live variable above 5% of "
-		                           "the always-live bytes, exchange code under 20% of the fullest "
-		                           "tile's data, and no compute set whose imbalance costs 5% of the run."));
+	for (size_t i = 0; i < n; i++)
+		tip(list, tips[i].text);
+	gtk_box_append(GTK_BOX(content), list);
+	free(tips); /* reportlib's, with free() */
 }
 
 /* --- Memory by scope ------------------------------------------------------------------- */
@@ -1289,7 +1196,7 @@ static void rebuild(GaView *view)
 	gtk_widget_set_visible(GTK_WIDGET(self->problem), problem != NULL);
 	add_fit(box, doc, s, fullest, n_fullest);
 	add_oom(self, box, doc, s, sharing);
-	add_tips(box, doc, s, fullest, n_fullest);
+	add_tips(box, doc, s);
 	add_fullest(self, box, doc, s, sharing, fullest, n_fullest);
 	add_always_live(self, box, doc, s);
 	add_worst_steps(self, box, s);

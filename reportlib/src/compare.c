@@ -109,7 +109,8 @@ enum {
 	G_OPERATION,
 	G_COMPUTE_SET,
 	G_VARIABLE,
-	G_PROGRAM
+	G_PROGRAM,
+	G_COUNT
 };
 
 /* The longest operation path kept (bytes); a longer one is a hostile file. */
@@ -1115,28 +1116,6 @@ static int side_runs(cmp_side *s, cmp_runs *cr)
 
 /* --- Matching and the result ----------------------------------------------------- */
 
-/* Output order: group, then metric name. */
-static int cmp_entries(const void *a, const void *b)
-{
-	const cmp_entry *x = a, *y = b;
-
-	if (x->group != y->group)
-		return x->group < y->group ? -1 : 1;
-	return strcmp(x->metric, y->metric);
-}
-
-/* A delta's name and place, sorted by name into the lookup index. */
-typedef struct cmp_named {
-	const char *metric;
-	size_t index;
-} cmp_named;
-
-/* qsort order of the lookup index. */
-static int cmp_by_name(const void *a, const void *b)
-{
-	return strcmp(((const cmp_named *)a)->metric, ((const cmp_named *)b)->metric);
-}
-
 /* --- Verdicts ----------------------------------------------------------------------- */
 
 /* Room for a gaps counterpart's name: "memory.ipu<u32>.total_including_gaps". */
@@ -1238,15 +1217,17 @@ TSR_API const char *tsr_verdict_get_name(tsr_verdict verdict)
 }
 
 /*
- * The result from the matched entries (sorted): one block of deltas, one
- * of names and the lookup index. Names were unique per side, and a
- * metric in both sides is one entry, so names are unique here too.
+ * The result from the matched entries, given in name order (strcmp): one
+ * block of deltas, one of names and the lookup index. Names were unique
+ * per side, and a metric in both sides is one entry, so names are unique
+ * here too. The output order (group, then name) is a stable counting
+ * sort of the entries by group; the lookup index is the name order, so
+ * neither needs a sort of its own.
  */
-static int build_result(tsr_comparison **out, tsr_report *r, cmp_entry *e, size_t n)
+static int build_result(tsr_comparison **out, tsr_report *r, const cmp_entry *e, size_t n)
 {
 	tsr_comparison *cmp = tsb_calloc(1, sizeof(*cmp));
-	cmp_named *named = NULL;
-	size_t bytes = 0;
+	size_t bytes = 0, next[G_COUNT] = {0};
 	char *p;
 
 	for (size_t i = 0; i < n; i++)
@@ -1256,12 +1237,20 @@ static int build_result(tsr_comparison **out, tsr_report *r, cmp_entry *e, size_
 	cmp->deltas = tsb_calloc(n ? n : 1, sizeof(*cmp->deltas));
 	cmp->by_name = tsb_calloc(n ? n : 1, sizeof(*cmp->by_name));
 	cmp->names = tsb_malloc(bytes ? bytes : 1);
-	named = tsb_malloc((n ? n : 1) * sizeof(*named));
-	if (!cmp->deltas || !cmp->by_name || !cmp->names || !named)
+	if (!cmp->deltas || !cmp->by_name || !cmp->names)
 		goto nomem;
+	/* next[g]: where group g's first delta goes, then its next one. */
+	for (size_t i = 0; i < n; i++) {
+		assert(e[i].group < G_COUNT);
+		if (e[i].group + 1 < G_COUNT)
+			next[e[i].group + 1]++;
+	}
+	for (unsigned g = 1; g < G_COUNT; g++)
+		next[g] += next[g - 1];
 	p = cmp->names;
 	for (size_t i = 0; i < n; i++) {
-		tsr_delta *d = &cmp->deltas[i];
+		size_t at = next[e[i].group]++;
+		tsr_delta *d = &cmp->deltas[at];
 		size_t len = strlen(e[i].metric) + 1;
 
 		memcpy(p, e[i].metric, len);
@@ -1274,13 +1263,9 @@ static int build_result(tsr_comparison **out, tsr_report *r, cmp_entry *e, size_
 		d->new_value = e[i].new_value;
 		d->change = sat_diff(d->new_value, d->base);
 		d->percent = d->base ? (double)d->change / (double)d->base * 100.0 : 0.0;
-		named[i] = (cmp_named){d->metric, i};
+		cmp->by_name[i] = at;
 	}
 	cmp->n = n;
-	qsort(named, n, sizeof(*named), cmp_by_name);
-	for (size_t i = 0; i < n; i++)
-		cmp->by_name[i] = named[i].index;
-	free(named);
 	for (size_t i = 0; i < n; i++) {
 		char other[CMP_COUNTERPART_MAX];
 		const tsr_delta *c = NULL;
@@ -1292,53 +1277,41 @@ static int build_result(tsr_comparison **out, tsr_report *r, cmp_entry *e, size_
 	*out = cmp;
 	return TSR_OK;
 nomem:
-	free(named);
 	tsr_comparison_free(cmp);
 	return tsr_fail(r, TSR_ERR_NO_MEMORY, "comparing: out of host memory");
 }
 
-/* Matches the two sides' figures by metric name and builds the result. */
+/*
+ * Matches the two sides' figures by metric name and builds the result.
+ * side_merge left each side's items sorted by metric (strcmp) and unique,
+ * so one walk along both lists pairs them, as in a merge, and meets the
+ * metrics in name order. A metric in both takes its group and unit from
+ * the base.
+ */
 static int match(tsr_comparison **out, cmp_side *base, cmp_side *nw)
 {
-	size_t cap = base->n_items + nw->n_items, n = 0;
-	cmp_entry *e = NULL;
-	cmp_map map;
-	int rc = map_init(&map, base->r, cap);
+	size_t cap = base->n_items + nw->n_items, n = 0, i = 0, j = 0;
+	cmp_entry *e = tsr_alloc(base->r, cap ? cap : 1, sizeof(*e));
+	int rc;
 
-	if (rc)
-		return rc;
-	e = tsr_alloc(base->r, cap ? cap : 1, sizeof(*e));
-	if (!e) {
-		rc = TSR_ERR_TOO_LARGE;
-		goto out;
-	}
-	for (size_t i = 0; i < base->n_items; i++) {
-		const cmp_item *it = &base->items[i];
+	if (!e)
+		return TSR_ERR_TOO_LARGE; /* recorded by tsr_alloc */
+	while (i < base->n_items || j < nw->n_items) {
+		const cmp_item *b = i < base->n_items ? &base->items[i] : NULL;
+		const cmp_item *x = j < nw->n_items ? &nw->items[j] : NULL;
+		int c = !b ? 1 : !x ? -1 : strcmp(b->metric, x->metric);
 
-		if (map_find(&map, it->metric, NULL))
-			continue; /* unique by construction; keep the first if not */
-		map_put(&map, it->metric, n);
-		e[n++] = (cmp_entry){it->metric, it->group, it->unit, true, false, it->value, 0};
+		if (c < 0)
+			e[n++] = (cmp_entry){b->metric, b->group, b->unit, true, false, b->value, 0};
+		else if (c > 0)
+			e[n++] = (cmp_entry){x->metric, x->group, x->unit, false, true, 0, x->value};
+		else
+			e[n++] = (cmp_entry){b->metric, b->group, b->unit, true, true, b->value, x->value};
+		i += c <= 0;
+		j += c >= 0;
 	}
-	for (size_t i = 0; i < nw->n_items; i++) {
-		const cmp_item *it = &nw->items[i];
-		size_t at;
-
-		if (map_find(&map, it->metric, &at)) {
-			if (!e[at].in_new) {
-				e[at].in_new = true;
-				e[at].new_value = it->value;
-			}
-			continue;
-		}
-		map_put(&map, it->metric, n);
-		e[n++] = (cmp_entry){it->metric, it->group, it->unit, false, true, 0, it->value};
-	}
-	qsort(e, n, sizeof(*e), cmp_entries);
 	rc = build_result(out, base->r, e, n);
-out:
-	release(base->r, e, (cap ? cap : 1) * sizeof(*e));
-	map_free(&map, base->r);
+	tsr_free(base->r, e, (cap ? cap : 1) * sizeof(*e));
 	return rc;
 }
 
@@ -1623,11 +1596,17 @@ TSR_API const tsr_compared_program *tsr_comparison_get_program(const tsr_compari
 	return cmp && i < cmp->n_programs ? &cmp->programs[i] : NULL;
 }
 
+/* qsort order of entries by metric name, build_result's order. */
+static int cmp_entries_by_metric(const void *a, const void *b)
+{
+	return strcmp(((const cmp_entry *)a)->metric, ((const cmp_entry *)b)->metric);
+}
+
 /*
  * A comparison of figures gathered elsewhere (history-private.h): the
  * history store's run against a report. Only metric, unit, in_base,
- * in_new, base and new_value of `figures` are read; the result is made,
- * ordered and judged as tsr_compare's.
+ * in_new, base and new_value of `figures` are read (metrics unique); the
+ * result is made, ordered and judged as tsr_compare's.
  */
 int tsr_comparison_new_from_figures(tsr_comparison **out, const tsr_delta *figures, size_t n)
 {
@@ -1642,7 +1621,7 @@ int tsr_comparison_new_from_figures(tsr_comparison **out, const tsr_delta *figur
 		                   figures[i].unit,  figures[i].in_base,
 		                   figures[i].in_new, figures[i].base,
 		                   figures[i].new_value};
-	qsort(e, n, sizeof(*e), cmp_entries);
+	qsort(e, n, sizeof(*e), cmp_entries_by_metric);
 	rc = build_result(out, NULL, e, n);
 	free(e);
 	return rc;

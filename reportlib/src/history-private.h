@@ -18,5 +18,3 @@ int tsr_comparison_new_from_figures(tsr_comparison **out, const tsr_delta *figur
 /* SHA-256 of the file at `path` as 64 lowercase hex digits and a NUL in
  * hex (history-sha256.c); 0, or -1 with errno set when it cannot be read. */
 int tsr_history_sha256_file(char hex[65], const char *path);
-/* SHA-256 of `n` bytes at `data` into digest (the tests' known answers). */
-void tsr_history_sha256(uint8_t digest[32], const void *data, size_t n);

@@ -17,3 +17,5 @@
 char *tsr_summary_clean_dup(const char *s);
 /* Characters (code points) that tsr_summary_clean_dup(s) holds. */
 size_t tsr_summary_clean_width(const char *s);
+/* The report the figures were gathered from (summary-tips.c). */
+tsr_report *tsr_summary_get_report(const tsr_summary_figures *figures);

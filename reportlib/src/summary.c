@@ -380,6 +380,11 @@ static int need_variables(tsr_summary *s)
 	return rc;
 }
 
+tsr_report *tsr_summary_get_report(const tsr_summary_figures *figures)
+{
+	return ((const tsr_summary *)figures)->report;
+}
+
 /* The not-always-live variables of one liveness step, merged by name as
  * the guide lists them; asked per step so that the tree never holds more
  * than one step's list at a time. Copied out of the capped allocation

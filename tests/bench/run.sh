@@ -11,15 +11,18 @@
 # A benchmark that fails or crashes is named on stderr, and the script
 # exits 1 once the others have run.
 #
-# usage: tests/bench/run.sh [--quick] [--apps]
+# usage: tests/bench/run.sh [--quick] [--apps | --html]
 #   --quick   the small bert_synth size and 1 M-span traces (a smoke run
 #             of this script, not the figures of record)
 #   --apps    only the desktop apps' figures (sections 7 and 8: the Graph
 #             Analyser on the large model's own report, the System
 #             Analyser on a 5 M-span trace)
+#   --html    only the HTML pages' figures (section 3b)
 # TILESCOPE_BENCH_LARGE_REPORT=DIR: the large model's report to measure
-# the Graph Analyser on (else the first profiled run's of section 2, or
-# one made with autoReport.all when --apps skips it).
+# the Graph Analyser and the HTML pages on (else the first profiled run's
+# of section 2, or one made with autoReport.all when --apps or --html
+# skips it). TILESCOPE_BENCH_LARGE_REPORT_B=DIR: the report the diff page
+# compares it with (else the second profiled run's, or the report itself).
 # TILESCOPE_BENCH_PAIRS=N: interleaved plain/profiled pairs of section 2
 # (default 5; the overhead is quoted as best of each side and as the
 # median of the pairs' ratios with their range).
@@ -28,14 +31,17 @@ cd "$(dirname "$0")/../.."
 root=$(pwd)
 quick=0
 apps=0
+html=0
 for arg in "$@"; do
 	case $arg in
 	--quick) quick=1 ;;
 	--apps) apps=1 ;;
+	--html) html=1 ;;
 	-h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
-	*) echo "usage: tests/bench/run.sh [--quick] [--apps]" >&2; exit 2 ;;
+	*) echo "usage: tests/bench/run.sh [--quick] [--apps | --html]" >&2; exit 2 ;;
 	esac
 done
+[ $((apps + html)) -le 1 ] || { echo "run.sh: --apps and --html each run one section; give one" >&2; exit 2; }
 
 . scripts/deps.sh
 tilescope_install_deps >&2 || exit 1
@@ -46,8 +52,9 @@ if [ ! -f "$build/build.ninja" ]; then
 	meson setup "$build" -Dbuildtype=release >"$build.setup.log" 2>&1 ||
 		{ cat "$build.setup.log" >&2; exit 1; }
 fi
-# --apps builds only what it runs (what the tree has of it: no GUI, no apps).
+# --apps and --html build only what they run (what the tree has of it: no GUI, no apps).
 targets=()
+[ $html -eq 0 ] || targets=(instrument/examples/bert_synth cli-summary/tilescope)
 [ $apps -eq 0 ] || for t in instrument/examples/bert_synth \
 	tests/bench/bench-{report-open,graph-analyser,system-analyser,system-analyser-search}; do
 	ninja -C "$build" -t query "$t" >/dev/null 2>&1 && targets+=("$t")
@@ -120,6 +127,69 @@ on_display() {
 		GSK_RENDERER=cairo "$@"
 	fi
 }
+
+# Sets $large to the large model's report: TILESCOPE_BENCH_LARGE_REPORT,
+# else section 2's first profiled run, else one made here.
+large_report() {
+	large=${TILESCOPE_BENCH_LARGE_REPORT:-$tmp/run1}
+	[ -f "$large/profile.pop" ] || [ -z "${TILESCOPE_BENCH_LARGE_REPORT:-}" ] ||
+		fail "no profile.pop in TILESCOPE_BENCH_LARGE_REPORT=$large"
+	if [ ! -f "$large/profile.pop" ]; then
+		large=$tmp/large
+		[ -f "$large/profile.pop" ] && return
+		echo "# bert_synth ${bert_size[*]} with autoReport.all: the report to open" >&2
+		POPLAR_ENGINE_OPTIONS="{\"autoReport.all\":\"true\",\"autoReport.directory\":\"$large\"}" \
+			measure "$bert" "${bert_size[@]}" >/dev/null ||
+			fail "bert_synth with autoReport.all failed: $(tail -n 3 "$BENCH_ERR")"
+	fi
+}
+
+# --- 3b. The HTML pages of the large report ----------------------------------
+# `summary --format=html` of the large report and `diff --format=html` of
+# it against TILESCOPE_BENCH_LARGE_REPORT_B (else section 2's second run,
+# else itself): the page's size and the command's wall time (reading the
+# report included), 5 interleaved repeats (summary then diff, the order
+# swapped every other time), median and lowest..highest.
+html_pages() {
+	local a b i kind r rc
+	large_report
+	a=$large
+	b=${TILESCOPE_BENCH_LARGE_REPORT_B:-}
+	if [ -z "$b" ]; then
+		b=$a
+		[ -z "${TILESCOPE_BENCH_LARGE_REPORT:-}" ] && [ -f "$tmp/run2/profile.pop" ] && b=$tmp/run2
+	fi
+	[ -f "$b/profile.pop" ] || fail "no profile.pop in TILESCOPE_BENCH_LARGE_REPORT_B=$b"
+	echo "# tilescope summary and diff --format=html on the large report ($a; diff against $b)" >&2
+	: >"$tmp/summary_html.txt"
+	: >"$tmp/diff_html.txt"
+	for i in 1 2 3 4 5; do
+		for kind in $([ $((i % 2)) -eq 1 ] && echo summary diff || echo diff summary); do
+			if [ $kind = summary ]; then
+				r=$(measure "$tilescope" summary --format=html -o "$tmp/summary.html" "$a")
+			else
+				r=$(measure "$tilescope" diff --format=html -o "$tmp/diff.html" "$a" "$b")
+			fi
+			rc=$?
+			# diff exits 1 when B regressed: the page is written all the same.
+			[ $rc -eq 0 ] || { [ $kind = diff ] && [ $rc -eq 1 ]; } ||
+				fail "tilescope $kind --format=html failed: $(cat "$BENCH_ERR")"
+			echo "$r" >>"$tmp/${kind}_html.txt"
+		done
+	done
+	for kind in summary diff; do
+		figure "html.$kind.size_mb" "$(awk -v b="$(stat -c %s "$tmp/$kind.html")" \
+			'BEGIN { printf "%.2f", b / 1e6 }')" MB "<= 10"
+		figure "html.$kind.write_s_median" "$(sort -n "$tmp/${kind}_html.txt" | median)" s "<= 1"
+		figure "html.$kind.write_s_range" "$(sort -n "$tmp/${kind}_html.txt" | range)" s
+	done
+}
+median() { awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+range() { awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo ".." hi }'; }
+if [ $html -eq 1 ]; then
+	html_pages
+	exit 0
+fi
 
 # --apps goes straight to section 7.
 if [ $apps -eq 0 ]; then
@@ -207,8 +277,6 @@ ratios() { # COLUMN (1: wall, 3: CPU)
 	paste -d' ' "$tmp/plain.txt" "$tmp/profiled.txt" |
 		awk -v c="$1" -v n=3 '{ printf "%.3f\n", $(c + n) / $c }' | sort -n
 }
-median() { awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-range() { awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo ".." hi }'; }
 figure run.profiling_overhead_median "$(ratios 1 | median)" x
 figure run.profiling_overhead_range "$(ratios 1 | range)" x
 figure run.profiling_cpu_overhead_median "$(ratios 3 | median)" x
@@ -270,6 +338,7 @@ for i in 1 2 3; do
 done
 figure diff.time_s "$(min <"$tmp/diff.txt")" s "<= 2"
 figure diff.peak_rss_mb "$(awk '{ print int($2 / 1024) }' "$tmp/diff.txt" | sort -n | head -n 1)" MB
+html_pages
 # The same report from Python (issue 30), when the module was built.
 if ls "$build"/python/tilescope/_native.*.so >/dev/null 2>&1; then
 	echo "# import pva on the large report" >&2
@@ -317,16 +386,7 @@ fi # [ $apps -eq 0 ]
 # on the large model's report with its execution profile; then the same
 # on the synthetic 4-IPU report of bench-report-open (ga.synth.*).
 if [ -x "$build/tests/bench/bench-graph-analyser" ]; then
-	large=${TILESCOPE_BENCH_LARGE_REPORT:-$tmp/run1}
-	[ -f "$large/profile.pop" ] || [ -z "${TILESCOPE_BENCH_LARGE_REPORT:-}" ] ||
-		fail "no profile.pop in TILESCOPE_BENCH_LARGE_REPORT=$large"
-	if [ ! -f "$large/profile.pop" ]; then
-		echo "# bert_synth ${bert_size[*]} with autoReport.all: the report to open" >&2
-		large=$tmp/large
-		POPLAR_ENGINE_OPTIONS="{\"autoReport.all\":\"true\",\"autoReport.directory\":\"$large\"}" \
-			measure "$bert" "${bert_size[@]}" >/dev/null ||
-			fail "bert_synth with autoReport.all failed: $(tail -n 3 "$BENCH_ERR")"
-	fi
+	large_report
 	echo "# Graph Analyser on the large model's report ($large)" >&2
 	bench bench-graph-analyser "$tmp/ga.err" on_display "$build/tests/bench/bench-graph-analyser" "$large"
 	echo "# Graph Analyser on the synthetic large report" >&2

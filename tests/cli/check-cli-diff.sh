@@ -49,7 +49,7 @@ small=r40x50
 big=r200x100
 
 # A report against itself: exit 0 in every format, nothing changed.
-for format in text json markdown junit; do
+for format in text json markdown junit html openmetrics; do
 	"$ts" diff --format=$format --max-cycles-increase=0 --max-memory-increase=0 --fail-on-oom \
 		$small $small >self.$format 2>err.txt
 	rc=$?
@@ -85,7 +85,7 @@ fi
 grep -q '^  cycles.total .* better$' imp.txt || fail "fewer cycles not shown as better"
 
 # A regression exits 1 in every format.
-for format in text json markdown junit; do
+for format in text json markdown junit html openmetrics; do
 	"$ts" diff --run 1 --max-cycles-increase=1 --format=$format $small $big >/dev/null 2>&1
 	rc=$?
 	[ $rc -eq 1 ] || fail "regression with --format=$format exited $rc, expected 1"
@@ -263,7 +263,7 @@ usage 'two reports only' diff $small $small $small
 fatal 'missing.pop.*No such file' diff $small missing.pop
 fatal 'junk.pop.*not an SQLite database' diff junk.pop $small
 fatal 'debug.cbor.*not an SQLite database' diff $small $small/debug.cbor
-usage "--format wants text, json, markdown or junit, not 'xml'" diff --format=xml $small $small
+usage "--format wants text, json, markdown, junit, html or openmetrics, not 'xml'" diff --format=xml $small $small
 usage "--max-cycles-increase wants a percentage" diff --max-cycles-increase=fast $small $small
 usage "--max-memory-increase wants a percentage" diff --max-memory-increase=-1 $small $small
 usage "--max-tile-memory wants a byte size" diff --max-tile-memory=5% $small $small
@@ -288,7 +288,7 @@ usage "--colours wants auto, always or never" diff --colours=sometimes $small $s
 [ -e no ] && fail "-o into a missing directory left something behind"
 # A failed write (a full device) in every format: exit 2, one line.
 if [ -w /dev/full ]; then
-	for format in text json markdown junit; do
+	for format in text json markdown junit html openmetrics; do
 		"$ts" diff --format=$format $small $big >/dev/full 2>full.err
 		rc=$?
 		if [ $rc -ne 2 ] || [ "$(wc -l <full.err)" -ne 1 ] ||

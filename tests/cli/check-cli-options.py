@@ -273,8 +273,10 @@ expect(["tilescope", "su"], ["summary"], exact=True)
 expect(["tilescope", "s"], ["summary", "sql"], exact=True)
 expect(["tilescope", "help", "tr"], ["trace"], exact=True)
 expect(["tilescope", "diff", "--format="], ["--format=text", "--format=json", "--format=markdown",
-                                            "--format=junit"], exact=True)
-expect(["tilescope", "diff", "--format", "=", ""], ["text", "json", "markdown", "junit"], exact=True)
+                                            "--format=junit", "--format=html",
+                                            "--format=openmetrics"], exact=True)
+expect(["tilescope", "diff", "--format", "=", ""],
+       ["text", "json", "markdown", "junit", "html", "openmetrics"], exact=True)
 expect(["tilescope", "diff", "--format", "=", "j"], ["json", "junit"], exact=True)
 expect(["tilescope", "trace", "--sort", "me"], ["mean", "median"], exact=True)
 expect(["tilescope", "summary", "--colors="], ["--colors=auto", "--colors=always", "--colors=never"],

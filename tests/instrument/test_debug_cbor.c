@@ -288,6 +288,43 @@ static void test_replaces_existing(void **state)
 	tsi_test_model_free(&m);
 }
 
+/* A context named with bytes that are not UTF-8 (a stray 0xFF, a lone
+ * lead byte) is written as UTF-8 text with U+FFFD for each: CBOR text
+ * must be UTF-8, and libcbor refused the old file (error 5). The profile
+ * holds the same name, so reportlib finds the two files equal. */
+static void test_names_not_utf8(void **state)
+{
+	tsi_test_model m;
+	const tsi_graph_profile *gp;
+	char *dir = tsi_test_mkdtemp();
+	char *path = join(dir, "debug.cbor");
+	cbor_item_t *root;
+	const cbor_item_t *c;
+	tsi_debug_id id;
+	(void)state;
+
+	tsi_test_model_init(&m, 1, 4, 1);
+	m.seq = tsi_prog_sequence(m.graph, "seq");
+	id = tsi_debug_push_api(m.graph, "fc\xff" "1\xc3", "la\x80yer", "api\xfe");
+	assert_non_null(tsi_graph_add_variable(m.graph, TSI_FLOAT, TSI_SHAPE(4), "v"));
+	tsi_debug_pop(m.graph, id);
+	tsi_test_model_load(&m, NULL, 0, NULL);
+	gp = tsi_engine_get_graph_profile(m.engine);
+	assert_int_equal(gp->n_debug_contexts, 1);
+	assert_string_equal(gp->debug_contexts[0].name, "fc\xef\xbf\xbd" "1\xef\xbf\xbd");
+
+	assert_int_equal(tsi_debug_cbor_write(path, gp, NULL), TSI_OK);
+	root = load_file(path);
+	c = cbor_array_handle(map_get(root, "contexts"))[0];
+	assert_text(map_get(c, "name"), "fc\xef\xbf\xbd" "1\xef\xbf\xbd");
+	assert_text(map_get(c, "layer"), "la\xef\xbf\xbd" "yer");
+	assert_text(map_get(c, "api"), "api\xef\xbf\xbd");
+	cbor_decref(&root);
+	free(path);
+	tsi_test_rmtree(dir);
+	tsi_test_model_free(&m);
+}
+
 /* A profile without contexts gives an empty list. */
 static void test_no_contexts(void **state)
 {
@@ -342,6 +379,7 @@ static void test_unwritable(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_layout_matches_profile),
 	cmocka_unit_test(test_replaces_existing),
+	cmocka_unit_test(test_names_not_utf8),
 	cmocka_unit_test(test_no_contexts),
 	cmocka_unit_test(test_unwritable),
 };

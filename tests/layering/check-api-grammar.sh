@@ -9,8 +9,11 @@
 #
 # With LIBBASE, libtilescope-base's tsb_ utilities too: each is
 # tsb_<object>_<verb>... for an object of base/include/tilescope (alloc,
-# hashmap, json, utf8) with a verb listed below, a tsb_format_ call of
-# numfmt.h or its one reader (tsb_parse_decimal), or one of the C
+# hashmap, json, utf8, pyramid) with a verb listed below, a tsb_format_
+# call of numfmt.h or its one reader (tsb_parse_decimal), one of axis.h's
+# two rules (tsb_axis_nice_ticks, tsb_axis_nice_ceil), sha256.h's digest
+# (tsb_sha256, its init/update/final steps and its hex and base64
+# forms, the names FIPS 180-4 and every SHA library use), or one of the C
 # library's allocation calls under its own name (tsb_malloc: "the malloc
 # of Tilescope").
 # usage: check-api-grammar.sh LIBREPORT [LIBBASE]
@@ -52,7 +55,7 @@ done
 
 if [ -n "$libbase" ]; then
 	libc='malloc calloc realloc reallocarray strdup strndup asprintf vasprintf free'
-	verbs='new|new_[a-z]+|free|get_[a-z0-9_]+|lookup_[a-z0-9_]+|put_[a-z0-9_]+|remove_[a-z0-9_]+|set_[a-z0-9_]+|reserve|next|count|begin_[a-z]+|end_[a-z]+|key|string|string_len|u64|i64|double|bool|null|raw|error|finish|steal|fputs|decode|valid|truncate|start|hook_clear|injected'
+	verbs='new|new_[a-z]+|free|get_[a-z0-9_]+|lookup_[a-z0-9_]+|put_[a-z0-9_]+|remove_[a-z0-9_]+|set_[a-z0-9_]+|reserve|next|count|begin_[a-z]+|end_[a-z]+|key|string|string_len|u64|i64|double|bool|null|raw|error|finish|steal|fputs|decode|valid|truncate|start|hook_clear|injected|query'
 	base_names=$(nm -D --defined-only "$libbase" | awk '$2 == "T" {print $3}' | grep '^tsb_')
 	if [ -z "$base_names" ]; then
 		echo "FAIL: no tsb_ functions read from $libbase (nm -D failed?)"
@@ -63,8 +66,8 @@ if [ -n "$libbase" ]; then
 	for name in $base_names; do
 		count=$((count + 1))
 		case " $libc " in *" ${name#tsb_} "*) continue ;; esac
-		if echo "$name" | grep -Eq "^tsb_(alloc|hashmap|json|utf8)_($verbs)\$" ||
-		   echo "$name" | grep -Eq '^tsb_format_[a-z0-9]+$|^tsb_parse_decimal$|^tsb_group_digits$|^tsb_hash_(str|bytes)$'; then
+		if echo "$name" | grep -Eq "^tsb_(alloc|hashmap|json|utf8|pyramid)_($verbs)\$" ||
+		   echo "$name" | grep -Eq '^tsb_format_[a-z0-9]+$|^tsb_parse_decimal$|^tsb_group_digits$|^tsb_hash_(str|bytes)$|^tsb_axis_nice_(ticks|ceil)$|^tsb_sha256(_(init|update|final|hex|base64))?$'; then
 			continue
 		fi
 		echo "FAIL: $name is not tsb_<object>_<verb> of the base grammar"

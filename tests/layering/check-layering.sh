@@ -126,17 +126,18 @@ else
 fi
 
 # 6. The utilities' one home (issue 27.2): thousands grouping, JSON string
-# escaping and UTF-8 decoding are written in base/ alone, and every other
-# library and app calls tsb_format_*, tsb_json_* and tsb_utf8_*. Their
-# telltales: digits grouped by "% 3 == 0", a hand-made \u escape, a
-# UTF-8 lead-byte range test.
+# escaping, UTF-8 decoding and axis ticks (issue 31.4) are written in
+# base/ alone, and every other library and app calls tsb_format_*,
+# tsb_json_*, tsb_utf8_* and tsb_axis_*. Their telltales: digits grouped
+# by "% 3 == 0", a hand-made \u escape, a UTF-8 lead-byte range test, a
+# tick's decade as floor(log10(...)).
 copies=$(grep -rlF --include='*.c' --include='*.h' -e '% 3 == 0' -e '\\u%04x' -e '\\u00"' \
-	-e '>= 0xc2' -e '>= 0xC2' instrument pvti db-schema reportlib cli-summary chartkit desktop \
-	graph-analyser system-analyser 2>/dev/null | sort -u)
+	-e '>= 0xc2' -e '>= 0xC2' -e 'floor(log10(' instrument pvti db-schema reportlib cli-summary \
+	chartkit desktop graph-analyser system-analyser 2>/dev/null | sort -u)
 if [ -n "$copies" ]; then
-	fail "grouping, JSON escaping or UTF-8 decoding written again outside base/: $(echo $copies)"
+	fail "grouping, JSON escaping, UTF-8 decoding or axis ticks written again outside base/: $(echo $copies)"
 else
-	pass "grouping, JSON escaping and UTF-8 decoding are base's only"
+	pass "grouping, JSON escaping, UTF-8 decoding and axis ticks are base's only"
 fi
 
 [ $status -eq 0 ] && echo "layering: all checks passed"

@@ -293,6 +293,15 @@ size_t tsr_fixture_query_all(tsr_report *r, size_t limit, bool formatters)
 		}
 		QUERY(tsr_summary_dup_json(&json, r, &so));
 		free(json);
+		{
+			tsr_summary_figures *fig = NULL;
+			tsr_summary_tip *tips = NULL;
+
+			if (!QUERY(tsr_summary_figures_new(&fig, r, &so)))
+				QUERY(tsr_summary_figures_list_tips(&tips, &len, fig));
+			free(tips);
+			tsr_summary_figures_free(fig);
+		}
 		for (int fmt = 0; fmt < 2; fmt++) {
 			blob = NULL;
 			QUERY(tsr_export_graph_profile(&blob, &len, r, (tsr_export_format)fmt));

@@ -35,15 +35,24 @@ static int group_of(const char *m)
 	return 0;
 }
 
-/* Checks the documented order: by group, then by name within a group. */
+/* Checks the documented order: by group (tsr_metric_get_group's, which
+ * `tilescope diff` searches by), then by name within a group; and that
+ * the name index finds every delta, in one report or both. */
 static void assert_ordered(const tsr_comparison *cmp)
 {
-	for (size_t i = 1; i < tsr_comparison_get_count(cmp); i++) {
-		const tsr_delta *a = tsr_comparison_get_delta(cmp, i - 1), *b = tsr_comparison_get_delta(cmp, i);
-		int ga = group_of(a->metric), gb = group_of(b->metric);
+	for (size_t i = 0; i < tsr_comparison_get_count(cmp); i++) {
+		const tsr_delta *b = tsr_comparison_get_delta(cmp, i);
 
-		if (ga > gb || (ga == gb && strcmp(a->metric, b->metric) >= 0))
-			fail_msg("out of order: '%s' before '%s'", a->metric, b->metric);
+		assert_int_equal(tsr_metric_get_group(b->metric), group_of(b->metric));
+		if (tsr_comparison_lookup_delta(cmp, b->metric) != b)
+			fail_msg("'%s' is not found by its name", b->metric);
+		if (i) {
+			const tsr_delta *a = tsr_comparison_get_delta(cmp, i - 1);
+			int ga = group_of(a->metric), gb = group_of(b->metric);
+
+			if (ga > gb || (ga == gb && strcmp(a->metric, b->metric) >= 0))
+				fail_msg("out of order: '%s' before '%s'", a->metric, b->metric);
+		}
 	}
 }
 
@@ -379,6 +388,7 @@ static void test_variant(void **state)
 
 	/* The other way round: the variant's extras are in the base only. */
 	assert_int_equal(tsr_compare(&cmp, v.report, f.report, 0, 0), TSR_OK);
+	assert_ordered(cmp);
 	d = must(cmp, "cycles.compute_set.layer1/twice#2");
 	assert_true(d->in_base && !d->in_new);
 	assert_true(d->change < 0);

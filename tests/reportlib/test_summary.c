@@ -18,6 +18,7 @@
  */
 #include "report-fixture.h"
 
+#include <tilescope/numfmt.h>
 #include <tilescope/summary.h>
 
 #include <cjson/cJSON.h>
@@ -675,6 +676,122 @@ static void test_oom(void **state)
 	free(json);
 }
 
+/* --- Tips ------------------------------------------------------------------------ */
+
+/* The out-of-memory report's tip: the excess of its tiles, including gaps,
+ * summed from the report.h queries, in the tip's figure and sentence. */
+static void test_tips_oom(void **state)
+{
+	tsr_fixture *f = *state;
+	tsr_summary_options o = all_options();
+	tsr_summary_figures *fig = NULL;
+	tsr_summary_tip *tips = NULL;
+	const tsr_tile_memory *tiles;
+	const uint32_t *oom;
+	size_t n = 0, n_tiles, n_oom;
+	uint64_t excess = 0, per_tile = tsr_report_get_target(f->report)->bytes_per_tile;
+	char want[64];
+
+	assert_int_equal(tsr_report_get_tile_memory(&tiles, &n_tiles, f->report), TSR_OK);
+	assert_int_equal(tsr_report_get_oom_tiles(&oom, &n_oom, f->report), TSR_OK);
+	for (size_t i = 0; i < n_oom; i++)
+		excess += tsr_tile_memory_get_bytes(&tiles[oom[i]], true) - per_tile;
+	assert_true(excess > 0);
+	assert_int_equal(tsr_summary_figures_new(&fig, f->report, &o), TSR_OK);
+	assert_int_equal(tsr_summary_figures_list_tips(&tips, &n, fig), TSR_OK);
+	assert_true(n >= 1);
+	assert_int_equal(tips[0].kind, TSR_TIP_OUT_OF_MEMORY);
+	assert_int_equal(tips[0].saving, excess);
+	snprintf(want, sizeof(want), "To fit, move or save %s B on the %zu out-of-memory tiles",
+	         tsb_format_u64((char[TSB_NUMBER_MAX]){0}, TSB_NUMBER_MAX, excess), n_oom);
+	assert_non_null(strstr(tips[0].text, want));
+	for (size_t i = 1; i < n; i++)
+		assert_true(tips[i].kind > TSR_TIP_OUT_OF_MEMORY);
+	free(tips);
+	tsr_summary_figures_free(fig);
+}
+
+/* Whether `name` is a memory category's (an always-live entry that is a
+ * category's bytes, not a variable one could recompute). */
+static bool is_category_name(const char *name)
+{
+	for (size_t c = 0; c < tsr_category_count(); c++)
+		if (name && strcmp(tsr_category_name((tsr_mem_category)c), name) == 0)
+			return true;
+	return false;
+}
+
+/* How many tips of each kind the rules of summary.h ask for, worked out
+ * here from the figures and the report.h queries. */
+static void expected_tips(size_t want[4], tsr_fixture *f, const tsr_summary_figures *fig)
+{
+	uint32_t *fullest = NULL;
+	size_t nf = 0, n_tiles;
+	const tsr_tile_memory *tiles;
+	uint64_t *code, best = 0;
+
+	memset(want, 0, 4 * sizeof(*want));
+	want[TSR_TIP_OUT_OF_MEMORY] = fig->memory[0].n_oom_tiles > 0;
+	for (size_t i = 0; i < fig->n_always_live; i++)
+		if (!is_category_name(fig->always_live[i].name) &&
+		    (double)fig->always_live[i].bytes >= 0.05 * (double)fig->always_live_bytes &&
+		    want[TSR_TIP_ALWAYS_LIVE] < 3)
+			want[TSR_TIP_ALWAYS_LIVE]++;
+	assert_int_equal(tsr_report_list_largest_tiles(&fullest, &nf, f->report, -1, false, 1),
+	                 TSR_OK);
+	assert_int_equal(tsr_report_get_tile_memory(&tiles, &n_tiles, f->report), TSR_OK);
+	code = calloc(n_tiles, sizeof(*code));
+	assert_non_null(code);
+	assert_int_equal(tsr_report_fill_category_by_tile(code, n_tiles, f->report,
+	                                                  TSR_MEM_INTERNAL_EXCHANGE_CODE), TSR_OK);
+	want[TSR_TIP_EXCHANGE_CODE] = nf && (double)code[fullest[0]] >=
+	                                        0.2 * (double)tiles[fullest[0]].total;
+	for (size_t i = 0; fig->has_run && i < fig->n_steps; i++) {
+		const tsr_step *st = fig->steps[i].step;
+
+		if (st->type == TSR_STEP_ON_TILE_EXECUTE && isfinite(st->tile_balance) &&
+		    (uint64_t)((double)st->cycles * (1 - st->tile_balance)) > best)
+			best = (uint64_t)((double)st->cycles * (1 - st->tile_balance));
+	}
+	want[TSR_TIP_IMBALANCE] = fig->has_run && fig->activity.cycles &&
+	                          (double)best >= 0.05 * (double)fig->activity.cycles;
+	free(code);
+	free(fullest);
+}
+
+/* The tips of the matmul report, with and without the figures the
+ * always-live and imbalance tips need, and of the out-of-memory one:
+ * the kinds and counts the rules ask for, in order; a bad argument is
+ * refused. */
+static void test_tips(void **state)
+{
+	tsr_fixture *f = *state;
+	tsr_summary_options o = all_options();
+	tsr_summary_figures *fig = NULL;
+	tsr_summary_tip *tips = NULL;
+	size_t n = 1;
+
+	assert_int_equal(tsr_summary_figures_list_tips(&tips, &n, NULL), TSR_ERR_INVALID_ARGUMENT);
+	for (int pass = 0; pass < 2; pass++) {
+		size_t want[4], got[4] = {0};
+
+		o.show_var_storage = o.show_execution_steps = pass == 0;
+		assert_int_equal(tsr_summary_figures_new(&fig, f->report, &o), TSR_OK);
+		expected_tips(want, f, fig);
+		assert_int_equal(tsr_summary_figures_list_tips(&tips, &n, fig), TSR_OK);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(tips[i].kind <= TSR_TIP_IMBALANCE);
+			assert_true(!i || tips[i].kind >= tips[i - 1].kind);
+			assert_true(tips[i].saving > 0 && strlen(tips[i].text) > 0);
+			got[tips[i].kind]++;
+		}
+		for (int k = 0; k < 4; k++)
+			assert_int_equal(got[k], want[k]);
+		free(tips);
+		tsr_summary_figures_free(fig);
+	}
+}
+
 /* --- The public figures ------------------------------------------------------ */
 
 /* Checks one memory part of the figures against the report.h queries. */
@@ -1070,6 +1187,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_arguments, setup_matmul, teardown),
 	    cmocka_unit_test_setup_teardown(test_golden, setup_matmul, teardown),
 	    cmocka_unit_test_setup_teardown(test_oom, setup_oom, teardown),
+	    cmocka_unit_test_setup_teardown(test_tips_oom, setup_oom, teardown),
+	    cmocka_unit_test_setup_teardown(test_tips, setup_matmul, teardown),
+	    cmocka_unit_test_setup_teardown(test_tips, setup_oom, teardown),
 	    cmocka_unit_test_setup_teardown(test_public_figures, setup_matmul, teardown),
 	    cmocka_unit_test_setup_teardown(test_public_figures_oom, setup_oom, teardown),
 	    cmocka_unit_test(test_hostile_names),

@@ -10,7 +10,48 @@
  */
 #include "../ipu-private.h"
 
+#include <tilescope/utf8.h>
+
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+/*
+ * A copy of `s` in the arena as well-formed UTF-8: each byte that does
+ * not start a well-formed sequence becomes U+FFFD. debug.cbor holds the
+ * names as CBOR text strings, which must be UTF-8 (RFC 8949 3.1), and
+ * reportlib checks them against profile.pop's: one copy made here keeps
+ * the two files equal whatever bytes the model gave.
+ */
+static char *arena_strdup_utf8(tsi_arena *arena, const char *s)
+{
+	size_t n = strlen(s), bad = 0, i, len;
+	char *out, *o;
+
+	for (i = 0; i < n; i += len ? len : 1) {
+		len = tsb_utf8_decode((const unsigned char *)s + i, n - i, NULL);
+		bad += !len;
+	}
+	if (!bad)
+		return tsi_arena_strdup(arena, s);
+	if (bad > (SIZE_MAX - n - 1) / 2)
+		return NULL;
+	out = o = tsi_arena_alloc(arena, n + 2 * bad + 1);
+	if (!out)
+		return NULL;
+	for (i = 0; i < n; i += len ? len : 1) {
+		len = tsb_utf8_decode((const unsigned char *)s + i, n - i, NULL);
+		if (len) {
+			memcpy(o, s + i, len);
+			o += len;
+		} else {
+			memcpy(o, "\xEF\xBF\xBD", 3);
+			o += 3;
+		}
+	}
+	*o = '\0';
+	return out;
+}
 
 /*
  * Opens a context as a child of the innermost open one and makes it the
@@ -45,9 +86,9 @@ tsi_debug_id tsi_debug_push_api(tsi_graph *graph, /* any graph of the core */
 		goto oom;
 	ctx->id = (uint32_t)core->debug_contexts.len + 1;
 	ctx->parent = tsi_debug_current(graph);
-	ctx->name = tsi_arena_strdup(&core->arena, name ? name : "unnamed");
-	ctx->layer = tsi_arena_strdup(&core->arena, layer ? layer : "user");
-	ctx->api = api ? tsi_arena_strdup(&core->arena, api) : NULL;
+	ctx->name = arena_strdup_utf8(&core->arena, name ? name : "unnamed");
+	ctx->layer = arena_strdup_utf8(&core->arena, layer ? layer : "user");
+	ctx->api = api ? arena_strdup_utf8(&core->arena, api) : NULL;
 	/* A model's context extends the path; an operation's keeps its
 	 * parent's, as operations already put their own name in what they
 	 * make ("logits/Partials"). */

@@ -235,6 +235,48 @@ TSR_API void tsr_summary_figures_free(tsr_summary_figures *figures);
 TSR_API int tsr_summary_figures_list_live_variables(tsr_summary_named_bytes **out, size_t *n,
                                                     tsr_summary_figures *figures, size_t step);
 
+/* --- Tips (the Insights) ------------------------------------------------------ */
+
+/* What a tip is about, and the unit of its saving. */
+typedef enum tsr_tip_kind {
+	TSR_TIP_OUT_OF_MEMORY = 0, /* bytes: what the out-of-memory tiles need past their
+	                              memory, including gaps, summed */
+	TSR_TIP_ALWAYS_LIVE,       /* bytes: an always-live variable holding 5% or more of
+	                              the always-live bytes */
+	TSR_TIP_EXCHANGE_CODE,     /* bytes: internal exchange code on the fullest tile by
+	                              bytes in use, when 20% or more of them */
+	TSR_TIP_IMBALANCE          /* cycles: what the compute set whose tile imbalance
+	                              costs most would save balanced, when 5% or more of the
+	                              run */
+} tsr_tip_kind;
+
+/* One tip. */
+typedef struct tsr_summary_tip {
+	tsr_tip_kind kind;
+	uint64_t saving;               /* bytes or cycles, as `kind` says: an upper bound */
+	const char *text;              /* what to do, with the figures it rests on: one
+	                                  sentence, names cleaned as in the text summary */
+} tsr_summary_tip;
+
+/* What to show when there is no tip. */
+#define TSR_SUMMARY_NO_TIPS                                                                  \
+	"Nothing in this report points to an obvious saving: no out-of-memory tiles, no "   \
+	"always-live variable above 5% of the always-live bytes, exchange code under 20% of " \
+	"the fullest tile's data, and no compute set whose imbalance costs 5% of the run."
+
+/*
+ * The Insights' tips (the Graph Analyser's Insights view and the summary
+ * page show them): what the report suggests doing, each only where the
+ * report supports it and with the saving estimated from it, in the order
+ * of tsr_tip_kind (up to three always-live variables, the largest first).
+ * The always-live tips need figures gathered with show_var_storage, the
+ * imbalance tip with show_execution_steps (of the run gathered). The
+ * caller frees *out with free(), texts included (one block; NULL when *n
+ * is 0). Failures are the report's (tsr_report_error()).
+ */
+TSR_API int tsr_summary_figures_list_tips(tsr_summary_tip **out, size_t *n,
+                                          const tsr_summary_figures *figures);
+
 /* Whether colours are used for `out` under `mode` and the environment
  * (NO_COLOR set: never; CLICOLOR_FORCE non-zero: always; CLICOLOR=0:
  * never; else when `out` is a terminal). */
