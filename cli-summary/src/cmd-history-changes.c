@@ -57,7 +57,8 @@ static bool series_fill(series_buf *s, const tsr_history_point *p, size_t n, con
 
 		if (strcmp(label_of(q), label))
 			continue;
-		if (s->n == 0 || strcmp(s->commit[s->n - 1], q->run.commit)) {
+		if (s->n == 0 || (s->commit[s->n - 1] != q->run.commit &&
+		                  strcmp(s->commit[s->n - 1], q->run.commit))) {
 			s->offsets[s->n] = kept;
 			s->commit[s->n++] = q->run.commit;
 		}
@@ -140,15 +141,65 @@ static bool put_json(cJSON *list, const tsr_history_metric *m, const char *label
 	       cli_json_put(o, "verdict", cJSON_CreateString(tsr_change_verdict_get_name(c->verdict)));
 }
 
+/* What the walk over the store's series carries from metric to metric. */
+typedef struct changes_walk {
+	bool json;
+	cJSON *list;
+	FILE *out;
+	size_t found;
+	const char *failed;        /* the metric whose search failed */
+} changes_walk;
+
+/* The change points of one metric's series (tsr_history_series_cb). */
+static int metric_changes(void *ctx, const tsr_history_metric *m, const tsr_history_point *p,
+                          size_t n)
+{
+	changes_walk *w = ctx;
+	int rc = TSR_OK;
+
+	/* Each label once, by name: the first point of a label not seen
+	 * before starts its series. */
+	const char *this_label = NULL;
+	while (rc == TSR_OK) {
+		const char *next = NULL;
+		for (size_t k = 0; k < n; k++)
+			if ((!this_label || strcmp(label_of(&p[k]), this_label) > 0) &&
+			    (!next || strcmp(label_of(&p[k]), next) < 0))
+				next = label_of(&p[k]);
+		if (!next)
+			break;
+		this_label = next;
+		tsr_change_point *c = NULL;
+		series_buf s = {0};
+		size_t n_changes = 0;
+		bool ok = series_fill(&s, p, n, this_label);
+		tsr_series series = {s.n, s.offsets, s.values, !m->noisy};
+		rc = ok ? tsr_series_list_changes(&c, &n_changes, &series, NULL) : TSR_ERR_NO_MEMORY;
+		for (size_t k = 0; rc == TSR_OK && k < n_changes; k++) {
+			if (w->json && !put_json(w->list, m, this_label, &s, &c[k]))
+				rc = TSR_ERR_NO_MEMORY;
+			else if (!w->json)
+				print_text(w->out, m->name, this_label, m->noisy, &s, &c[k]);
+		}
+		w->found += n_changes;
+		free(c);
+		series_buf_free(&s);
+	}
+	if (rc != TSR_OK)
+		w->failed = m->name;
+	return rc;
+}
+
 int cli_history_changes(const char *store, const char *metric, const char *branch,
                         const char *label, bool json, const char *output)
 {
 	tsr_history *h = NULL;
 	tsr_history_metric *metrics = NULL;
-	size_t n_metrics = 0, found = 0;
-	cJSON *root = NULL, *list = NULL;
+	size_t n_metrics = 0;
+	cJSON *root = NULL;
+	changes_walk w = {.json = json};
 	cli_output *out = NULL;
-	int status = CLI_EXIT_ERROR;
+	int status = CLI_EXIT_ERROR, rc;
 
 	if (tsr_history_open(&h, store, 0) != TSR_OK)
 		return cli_error("%s", tsr_last_error());
@@ -161,55 +212,20 @@ int cli_history_changes(const char *store, const char *metric, const char *branc
 		goto out;
 	}
 	if (json && (!(root = cJSON_CreateObject()) || !cli_json_put(root, "store", cli_json_str(store)) ||
-	             !cli_json_put(root, "changes", list = cJSON_CreateArray()))) {
+	             !cli_json_put(root, "changes", w.list = cJSON_CreateArray()))) {
 		cli_error("out of memory");
 		goto out;
 	}
 	if (!(out = cli_output_open(output)))
 		goto out;
-	for (size_t i = 0; i < n_metrics; i++) {
-		tsr_history_point *p = NULL;
-		size_t n = 0;
-		int rc = TSR_OK;
-
-		if (tsr_history_list_series(&p, &n, h, metrics[i].name, branch, label, 0)) {
+	w.out = cli_output_stream(out);
+	rc = tsr_history_query_series(h, metric, branch, label, metric_changes, &w);
+	if (rc != TSR_OK) {
+		if (w.failed)
+			cli_error("%s: %s", w.failed, tsr_error_name(rc));
+		else
 			cli_error("%s", tsr_history_error(h));
-			goto out;
-		}
-		/* Each label once, by name: the first point of a label not seen
-		 * before starts its series. */
-		const char *this_label = NULL;
-		while (rc == TSR_OK) {
-			const char *next = NULL;
-			for (size_t k = 0; k < n; k++)
-				if ((!this_label || strcmp(label_of(&p[k]), this_label) > 0) &&
-				    (!next || strcmp(label_of(&p[k]), next) < 0))
-					next = label_of(&p[k]);
-			if (!next)
-				break;
-			this_label = next;
-			tsr_change_point *c = NULL;
-			series_buf s = {0};
-			size_t n_changes = 0;
-			bool ok = series_fill(&s, p, n, this_label);
-			tsr_series series = {s.n, s.offsets, s.values, !metrics[i].noisy};
-			rc = ok ? tsr_series_list_changes(&c, &n_changes, &series, NULL) : TSR_ERR_NO_MEMORY;
-			for (size_t k = 0; rc == TSR_OK && k < n_changes; k++) {
-				if (json && !put_json(list, &metrics[i], this_label, &s, &c[k]))
-					rc = TSR_ERR_NO_MEMORY;
-				else if (!json)
-					print_text(cli_output_stream(out), metrics[i].name, this_label,
-					           metrics[i].noisy, &s, &c[k]);
-			}
-			found += n_changes;
-			free(c);
-			series_buf_free(&s);
-		}
-		free(p);
-		if (rc != TSR_OK) {
-			cli_error("%s: %s", metrics[i].name, tsr_error_name(rc));
-			goto out;
-		}
+		goto out;
 	}
 	if (json) {
 		char *text = cJSON_Print(root);
@@ -218,10 +234,10 @@ int cli_history_changes(const char *store, const char *metric, const char *branc
 			cli_error("out of memory");
 			goto out;
 		}
-		fprintf(cli_output_stream(out), "%s\n", text);
+		fprintf(w.out, "%s\n", text);
 		cJSON_free(text);
-	} else if (!found)
-		fputs("no changes\n", cli_output_stream(out));
+	} else if (!w.found)
+		fputs("no changes\n", w.out);
 	status = cli_output_close(out, true);
 	out = NULL;
 out:

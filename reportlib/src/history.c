@@ -975,6 +975,191 @@ TSR_API int tsr_history_list_series(tsr_history_point **out, size_t *n, tsr_hist
 	return hlist_finish(h, &l, (void **)out, n, fix_point_item);
 }
 
+/* A run's sort key, newest first (time, then id), and its index in the runs. */
+typedef struct run_key {
+	int64_t time, id;
+	size_t index;
+} run_key;
+
+static int run_newest_first(const void *a, const void *b)
+{
+	const run_key *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time > y->time ? -1 : 1;
+	return (x->id < y->id) - (x->id > y->id);
+}
+
+/* What tsr_history_query_series keeps while it walks: the runs by id,
+ * their newest-first order and whether each is asked for; one metric's
+ * rows (run by run) and its points. */
+typedef struct series_walk {
+	tsr_history_run *runs;
+	size_t n_runs, *rank, *first, *count;
+	bool *chosen;
+	uint32_t *sample;
+	uint64_t *value;
+	size_t cap, points_cap;
+	tsr_history_point *points;
+} series_walk;
+
+static void series_walk_free(series_walk *w)
+{
+	free(w->runs);
+	free(w->rank);
+	free(w->first);
+	free(w->count);
+	free(w->chosen);
+	free(w->sample);
+	free(w->value);
+	free(w->points);
+}
+
+/* Reads metric `name`'s rows with `st` (run, sample, value in key order)
+ * into w's run-by-run arrays, then its points newest first; *n points. */
+static int walk_metric(tsr_history *h, series_walk *w, sqlite3_stmt *st, const char *name,
+                       size_t *n)
+{
+	size_t rows = 0, j = 0;
+	int rc;
+
+	memset(w->count, 0, w->n_runs * sizeof(*w->count));
+	sqlite3_reset(st);
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t run = sqlite3_column_int64(st, 0);
+
+		if (rows == w->cap) {
+			size_t cap = w->cap ? 2 * w->cap : 1024;
+			uint32_t *s = tsb_reallocarray(w->sample, cap, sizeof(*s));
+			uint64_t *v = s ? tsb_reallocarray(w->value, cap, sizeof(*v)) : NULL;
+
+			if (s)
+				w->sample = s;
+			if (!v)
+				return hfail(h, TSR_ERR_NO_MEMORY, "'%s': out of memory", h->path);
+			w->value = v;
+			w->cap = cap;
+		}
+		while (j < w->n_runs && w->runs[j].id < run)
+			j++;
+		if (j == w->n_runs || w->runs[j].id != run)
+			return hfail(h, TSR_ERR_CORRUPT,
+			             "'%s': the history store is damaged (a figure of no run)", h->path);
+		if (!w->count[j]++)
+			w->first[j] = rows;
+		w->sample[rows] = (uint32_t)sqlite3_column_int64(st, 1);
+		if (column_value(h, &w->value[rows], st, 2))
+			return TSR_ERR_CORRUPT;
+		rows++;
+	}
+	if (rc != SQLITE_DONE)
+		return hsql(h, rc, "reading a series");
+	if (rows > w->points_cap) {
+		tsr_history_point *p = tsb_reallocarray(w->points, w->cap, sizeof(*p));
+
+		if (!p)
+			return hfail(h, TSR_ERR_NO_MEMORY, "'%s': out of memory", h->path);
+		w->points = p;
+		w->points_cap = w->cap;
+	}
+	*n = 0;
+	for (size_t k = 0; k < w->n_runs; k++) {
+		size_t r = w->rank[k];
+
+		for (size_t i = 0; w->chosen[r] && i < w->count[r]; i++) {
+			tsr_history_point *p = &w->points[(*n)++];
+
+			p->run = w->runs[r];
+			p->sample = w->sample[w->first[r] + i];
+			p->value = w->value[w->first[r] + i];
+		}
+	}
+	return TSR_OK;
+}
+
+TSR_API int tsr_history_query_series(tsr_history *h, const char *pattern, const char *branch,
+                                     const char *label, tsr_history_series_cb series_cb,
+                                     void *user_data)
+{
+	series_walk w = {0};
+	run_key *keys = NULL;
+	tsr_history_metric *metrics = NULL;
+	size_t n_metrics = 0;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (!h || !series_cb)
+		return hfail(h, TSR_ERR_INVALID_ARGUMENT, "tsr_history_query_series: NULL argument");
+	rc = tsr_history_list_metrics(&metrics, &n_metrics, h, pattern);
+	if (rc)
+		return rc;
+	/* The runs once, by id (the figure table's order within a metric). */
+	rc = hprepare(h, &st, "SELECT " RUN_COLUMNS " FROM run r ORDER BY r.id");
+	if (rc)
+		goto out;
+	{
+		hlist l = {.size = sizeof(tsr_history_run)};
+
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			tsr_history_run *r = hlist_push(&l);
+
+			if (r)
+				read_run(&l, r, st, 0);
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+		if (rc != SQLITE_DONE) {
+			free(l.items);
+			free(l.pool);
+			rc = hsql(h, rc, "reading the runs");
+			goto out;
+		}
+		rc = hlist_finish(h, &l, (void **)&w.runs, &w.n_runs, fix_run_item);
+		if (rc)
+			goto out;
+	}
+	w.rank = tsb_reallocarray(NULL, w.n_runs + 1, sizeof(*w.rank));
+	w.first = tsb_reallocarray(NULL, w.n_runs + 1, sizeof(*w.first));
+	w.count = tsb_reallocarray(NULL, w.n_runs + 1, sizeof(*w.count));
+	w.chosen = tsb_reallocarray(NULL, w.n_runs + 1, sizeof(*w.chosen));
+	if (!w.rank || !w.first || !w.count || !w.chosen) {
+		rc = hfail(h, TSR_ERR_NO_MEMORY, "'%s': out of memory", h->path);
+		goto out;
+	}
+	keys = tsb_reallocarray(NULL, w.n_runs + 1, sizeof(*keys));
+	if (!keys) {
+		rc = hfail(h, TSR_ERR_NO_MEMORY, "'%s': out of memory", h->path);
+		goto out;
+	}
+	for (size_t i = 0; i < w.n_runs; i++) {
+		const tsr_history_run *r = &w.runs[i];
+
+		keys[i] = (run_key){r->time, r->id, i};
+		w.chosen[i] = (!branch || (r->branch && !strcmp(r->branch, branch))) &&
+		              (!label || (r->label && !strcmp(r->label, label)));
+	}
+	qsort(keys, w.n_runs, sizeof(*keys), run_newest_first);
+	for (size_t i = 0; i < w.n_runs; i++)
+		w.rank[i] = keys[i].index;
+	rc = hprepare(h, &st,
+	              "SELECT run, sample, value FROM figure WHERE metric = "
+	              "(SELECT id FROM metric WHERE name = ?1)");
+	for (size_t i = 0; rc == TSR_OK && i < n_metrics; i++) {
+		size_t n = 0;
+
+		rc = walk_metric(h, &w, st, metrics[i].name, &n);
+		if (rc == TSR_OK)
+			rc = series_cb(user_data, &metrics[i], w.points, n);
+	}
+out:
+	sqlite3_finalize(st);
+	series_walk_free(&w);
+	free(keys);
+	free(metrics);
+	return rc;
+}
+
 TSR_API int tsr_history_list_figures(tsr_history_figure **out, size_t *n, tsr_history *h,
                                      int64_t run)
 {

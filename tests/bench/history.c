@@ -9,8 +9,11 @@
  *   history.check_ms    the report against the newest run: open the store
  *                       and the report, find the run, compare, check a limit
  *   history.size_mb     the store's file (and its WAL, checkpointed)
+ *   history.changes_e2e_ms  with TILESCOPE: `TILESCOPE history changes
+ *                       STORE -o /dev/null`, the command the user runs
+ *                       (median of 5; the store's reads and the search)
  *
- * usage: bench-history REPORT [RUNS [METRICS]]
+ * usage: bench-history REPORT [RUNS [METRICS [TILESCOPE]]]
  */
 #include "bench-util.h"
 
@@ -19,10 +22,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #define REPEATS 21
+#define CHANGES_REPEATS 5
 #define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 /* The median of n timings (sorts them). */
@@ -47,6 +55,22 @@ static int add_run(tsr_history *h, tsr_history_figure *figs, const uint64_t *bas
 	return tsr_history_add(NULL, NULL, h, &r, figs, n);
 }
 
+/* Runs `tilescope history changes path -o /dev/null`; its wall-clock ms,
+ * or a negative number when it did not exit 0. */
+static double time_changes(const char *tilescope, const char *path)
+{
+	char *argv[] = {(char *)tilescope, "history", "changes", (char *)path, "-o", "/dev/null",
+	                NULL};
+	double t0 = bench_now_ms();
+	pid_t pid;
+	int status;
+
+	if (posix_spawn(&pid, tilescope, NULL, NULL, argv, environ) ||
+	    waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	return bench_now_ms() - t0;
+}
+
 static long long file_size(const char *path)
 {
 	struct stat st;
@@ -63,12 +87,12 @@ int main(int argc, char **argv)
 	char (*names)[64];
 	uint64_t *base;
 	size_t n_real = 0;
-	double add[REPEATS], show[REPEATS], check[REPEATS], t0;
+	double add[REPEATS], show[REPEATS], check[REPEATS], changes[CHANGES_REPEATS], t0;
 	tsr_report *report = NULL;
 	tsr_history *h = NULL;
 
 	if (argc < 2 || !runs || metrics < 2) {
-		fprintf(stderr, "usage: bench-history REPORT [RUNS [METRICS]]\n");
+		fprintf(stderr, "usage: bench-history REPORT [RUNS [METRICS [TILESCOPE]]]\n");
 		return 2;
 	}
 	if (!mkdtemp(dir))
@@ -167,6 +191,15 @@ int main(int argc, char **argv)
 	printf("history.check_ms %.2f ms (target <= 200)\n", median(check, REPEATS));
 	printf("history.size_mb %.1f MB (target <= 100)\n",
 	       (double)(file_size(path) + file_size(wal)) / 1e6);
+	for (size_t r = 0; argc > 4 && r < CHANGES_REPEATS; r++)
+		if ((changes[r] = time_changes(argv[4], path)) < 0) {
+			fprintf(stderr, "bench-history: %s history changes %s failed\n", argv[4], path);
+			bench_remove_tree(dir);
+			return 1;
+		}
+	if (argc > 4)
+		printf("history.changes_e2e_ms %.0f ms (target <= 5000)\n",
+		       median(changes, CHANGES_REPEATS));
 	free(real);
 	free(figs);
 	free(names);

@@ -368,7 +368,8 @@ echo "# graph profile JSON export of the sample reports, and the JSON writer und
 bench bench-export - "$build/tests/bench/bench-export" sample-reports/tut5_ml \
 	sample-reports/tut7_mk1
 echo "# the history store: 10,000 runs x 500 metrics, grown by add" >&2
-bench bench-history - "$build/tests/bench/bench-history" sample-reports/tut7_mk1
+bench bench-history - "$build/tests/bench/bench-history" sample-reports/tut7_mk1 10000 500 \
+	"$build/cli-summary/tilescope"
 echo "# history changes over 10,000 commits x 500 metrics (the analysis, not the reads)" >&2
 bench bench-history-changes - "$build/tests/bench/bench-history-changes"
 

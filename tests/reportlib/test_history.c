@@ -1,10 +1,10 @@
 /*
  * The history store (tilescope/history.h): created and reopened; foreign,
  * newer and damaged files refused with one line each; runs and figures
- * added and read back as series; a run added once; a bad add leaves
- * nothing; merging; four processes adding at once lose nothing; a run
- * compared with a report as tsr_compare compares; SHA-256's known
- * answers.
+ * added and read back as series, one metric or all; a run added once;
+ * a bad add leaves nothing; merging; four processes adding at once lose
+ * nothing; a run compared with a report as tsr_compare compares;
+ * SHA-256's known answers.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -281,6 +281,91 @@ static void test_add_series(void **state)
 	tsr_history_free(h);
 }
 
+/* What test_query_series's callback compares: each metric's points
+ * against tsr_history_list_series of the same metric and filters. */
+typedef struct walk_check {
+	tsr_history *h;
+	const char *branch, *label;
+	size_t metrics, points;
+} walk_check;
+
+static int check_series(void *ctx, const tsr_history_metric *m, const tsr_history_point *p,
+                        size_t n)
+{
+	walk_check *w = ctx;
+	tsr_history_point *q = NULL;
+	size_t nq = 0;
+
+	assert_int_equal(tsr_history_list_series(&q, &nq, w->h, m->name, w->branch, w->label, 0),
+	                 TSR_OK);
+	assert_int_equal(n, nq);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(p[i].run.id, q[i].run.id);
+		assert_int_equal(p[i].run.time, q[i].run.time);
+		assert_string_equal(p[i].run.commit, q[i].run.commit);
+		assert_string_equal(p[i].run.label, q[i].run.label);
+		assert_string_equal(p[i].run.report_sha256, q[i].run.report_sha256);
+		assert_int_equal(p[i].sample, q[i].sample);
+		assert_int_equal(p[i].value, q[i].value);
+	}
+	free(q);
+	w->metrics++;
+	w->points += n;
+	return m->noisy ? TSR_ERR_INVALID_ARGUMENT : TSR_OK;
+}
+
+/* tsr_history_query_series gives each metric's series as
+ * tsr_history_list_series does, for every branch and label filter: runs
+ * added out of time order, a time shared by two runs, a noisy metric's
+ * samples, a metric missing from some runs, two labels. */
+static void test_query_series(void **state)
+{
+	fixture *f = *state;
+	tsr_history *h = NULL;
+	const char *branches[] = {NULL, "main", "topic", "none"};
+	const char *labels[] = {NULL, "", "big", "none"};
+
+	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
+	for (int i = 0; i < 12; i++) {
+		char commit[16];
+		tsr_history_run r = run_of(commit, i % 3 ? "main" : "topic", (i * 7) % 5, SHA_A);
+		tsr_history_figure figs[] = {
+			{.metric = "cycles.total", .unit = TSR_UNIT_CYCLES, .value = 100 + (uint64_t)i},
+			{.metric = "time.compile", .unit = TSR_UNIT_CYCLES, .noisy = true, .value = 7},
+			{.metric = "time.compile", .unit = TSR_UNIT_CYCLES, .noisy = true, .sample = 1,
+			 .value = 9 + (uint64_t)i},
+			{.metric = "memory.total", .unit = TSR_UNIT_BYTES, .value = 4000},
+		};
+
+		snprintf(commit, sizeof(commit), "c%02d", i);
+		r.label = i % 4 ? "" : "big";
+		assert_int_equal(tsr_history_add(NULL, NULL, h, &r, figs, i % 2 ? 4 : 3), TSR_OK);
+	}
+	for (size_t b = 0; b < 4; b++)
+		for (size_t l = 0; l < 4; l++) {
+			walk_check w = {h, branches[b], labels[l], 0, 0};
+
+			/* The noisy metric, last by name, stops the walk with its error. */
+			assert_int_equal(tsr_history_query_series(h, NULL, w.branch, w.label,
+			                                            check_series, &w),
+			                 TSR_ERR_INVALID_ARGUMENT);
+			assert_int_equal(w.metrics, 3);
+			if (!w.branch && !w.label)
+				assert_int_equal(w.points, 12 + 6 + 24);
+		}
+	{
+		walk_check w = {h, NULL, NULL, 0, 0};
+
+		assert_int_equal(tsr_history_query_series(h, "memory.*", NULL, NULL, check_series, &w),
+		                 TSR_OK);
+		assert_int_equal(w.metrics, 1);
+		assert_int_equal(w.points, 6);
+	}
+	assert_int_equal(tsr_history_query_series(h, NULL, NULL, NULL, NULL, NULL),
+	                 TSR_ERR_INVALID_ARGUMENT);
+	tsr_history_free(h);
+}
+
 /* An add that fails half-way writes nothing. */
 static void test_add_all_or_nothing(void **state)
 {
@@ -503,6 +588,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_corrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_add_series, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_query_series, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_add_all_or_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_adds, setup, teardown),

@@ -142,6 +142,24 @@ TSR_API int tsr_history_list_series(tsr_history_point **out, size_t *n, tsr_hist
                                     const char *metric, const char *branch, const char *label,
                                     size_t last);
 
+/* Called by tsr_history_query_series with one metric's series: `n`
+ * points as tsr_history_list_series gives them, valid during the call
+ * only. A value other than TSR_OK stops the query and is returned. */
+typedef int (*tsr_history_series_cb)(void *user_data, const tsr_history_metric *metric,
+                                     const tsr_history_point *points, size_t n);
+
+/*
+ * tsr_history_list_series of every metric matching the GLOB `pattern`
+ * (NULL: all), by name, each handed to `series_cb` (a metric without
+ * points on `branch` and of `label` too, with n 0). The runs are read
+ * once and shared by the points (their strings are not copied per
+ * point): a query over a whole store costs a fraction of one list call
+ * per metric.
+ */
+TSR_API int tsr_history_query_series(tsr_history *h, const char *pattern, const char *branch,
+                                     const char *label, tsr_history_series_cb series_cb,
+                                     void *user_data);
+
 /* The figures of run `run` (sample 0 of each metric), by metric name.
  * TSR_ERR_NOT_FOUND for a run id the store lacks. Freed with free(). */
 TSR_API int tsr_history_list_figures(tsr_history_figure **out, size_t *n, tsr_history *h,
