@@ -2,8 +2,9 @@
 # Sets everything up and runs the main job: builds Tilescope, profiles the
 # tutorial 4 model on the simulated IPU with autoReport (as a Poplar user
 # would) and shows the result and what its profile.pop answers, then runs
-# tutorial 5 (training, traced; `tilescope trace`), tutorial 7 at two sizes
-# (its simulated cycles; `tilescope diff` as a CI gate) and the
+# tutorial 5 (training, traced; `tilescope trace`), tutorial 7 at three sizes
+# (its simulated cycles; `tilescope diff` as a CI gate; a history store of
+# three commits, `tilescope history show` and `changes`) and the
 # peak-FLOPS calibration, and shows tut4's report in the Graph Analyser
 # (a window when there is a display, else a picture of its Memory view).
 # Reports go to $TILESCOPE_REPORT_DIR (default demo-report/).
@@ -43,6 +44,24 @@ POPLAR_ENGINE_OPTIONS="{\"autoReport.all\":\"true\",\"autoReport.directory\":\"$
 rc=0
 "$ts" diff --run 1 --max-cycles-increase=1 --top 3 "$report/tut7-5000" "$report/tut7-10000" || rc=$?
 echo "(tilescope diff exited $rc: 1 means a limit was exceeded, as the larger problem should)"
+echo "=== tilescope history: tut7 at 5000, 7500 and 10000 rows as three commits of one branch"
+POPLAR_ENGINE_OPTIONS="{\"autoReport.all\":\"true\",\"autoReport.directory\":\"$report/tut7-7500\"}" \
+	"$ex/tut7_matrix_vector_opt" --ipu mk1 7500 1000 | tail -n 1
+store="$report/history.db"
+rm -f "$store" "$store-wal" "$store-shm"
+parent=
+for rows in 5000 7500 10000; do # made-up commits, as CI's `git rev-parse HEAD` would give
+	commit=$(printf "tut7-%s" "$rows" | sha1sum | cut -c1-40)
+	"$ts" history add "$store" "$report/tut7-$rows" --commit "$commit" --branch main \
+		${parent:+--parent "$parent"}
+	parent=$commit
+done
+echo "--- tilescope history show --metric cycles.total: the series, newest first"
+"$ts" history show "$store" --metric cycles.total
+"$ts" history changes "$store" >"$report/history-changes.txt"
+echo "--- tilescope history changes: $(wc -l <"$report/history-changes.txt") change points" \
+	"(all in $report/history-changes.txt); those of the runs' cycles:"
+grep '^cycles\.run\.' "$report/history-changes.txt"
 echo "=== ipu_peak_flops: AMP matmul throughput against measured Bow figures"
 "$ex/ipu_peak_flops"
 ga="$dir/graph-analyser/tilescope-graph-analyser"
