@@ -147,7 +147,7 @@ typedef struct changes_walk {
 	cJSON *list;
 	FILE *out;
 	size_t found;
-	const char *failed;        /* the metric whose search failed */
+	bool failed;               /* a metric's search failed (and said so) */
 } changes_walk;
 
 /* The change points of one metric's series (tsr_history_series_cb). */
@@ -185,8 +185,11 @@ static int metric_changes(void *ctx, const tsr_history_metric *m, const tsr_hist
 		free(c);
 		series_buf_free(&s);
 	}
-	if (rc != TSR_OK)
-		w->failed = m->name;
+	if (rc != TSR_OK) {
+		cli_error("%s: %s", m->name,
+		          rc == TSR_ERR_NO_MEMORY ? "out of memory" : tsr_error_name(rc));
+		w->failed = true;
+	}
 	return rc;
 }
 
@@ -221,9 +224,7 @@ int cli_history_changes(const char *store, const char *metric, const char *branc
 	w.out = cli_output_stream(out);
 	rc = tsr_history_query_series(h, metric, branch, label, metric_changes, &w);
 	if (rc != TSR_OK) {
-		if (w.failed)
-			cli_error("%s: %s", w.failed, tsr_error_name(rc));
-		else
+		if (!w.failed)
 			cli_error("%s", tsr_history_error(h));
 		goto out;
 	}

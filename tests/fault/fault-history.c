@@ -1,8 +1,9 @@
 /*
  * Fault test of `tilescope history check` (a store opened, its newest run
- * found and compared with a report, the result rendered as JSON) over a
- * store of two sample reports made before the faulted runs: each
- * allocation of the path fails in turn (fault-harness.h).
+ * found and compared with a report, the result rendered as JSON) and of
+ * `tilescope history changes` (every metric's series read in one query and
+ * searched) over a store of two sample reports made before the faulted
+ * runs: each allocation of each path fails in turn (fault-harness.h).
  * usage: fault-history SAMPLE_REPORTS_DIR
  */
 #include "fault-harness.h"
@@ -24,6 +25,16 @@ static int check(const char *dir, void *ctx)
 	snprintf(report, sizeof(report), "%s/tut7_mk1", samples);
 	char *argv[] = {"history", "check", store, report, "--against", "last",
 	                "--format=json", "-o", out, NULL};
+	return fault_run_cli(argv);
+}
+
+static int changes(const char *dir, void *ctx)
+{
+	char out[4096];
+
+	(void)ctx;
+	snprintf(out, sizeof(out), "%s/changes.txt", dir);
+	char *argv[] = {"history", "changes", store, "-o", out, NULL};
 	return fault_run_cli(argv);
 }
 
@@ -59,6 +70,7 @@ int main(int argc, char **argv)
 {
 	const fault_path paths[] = {
 		{"history check --format=json", check, NULL, NULL},
+		{"history changes", changes, NULL, NULL},
 	};
 	char tmp[] = "/tmp/tilescope-fault-history.XXXXXX";
 	int status;
