@@ -961,7 +961,8 @@ TSR_API int tsr_history_list_series(tsr_history_point **out, size_t *n, tsr_hist
 		free(l.pool);
 		return hsql(h, rc, "reading a series");
 	}
-	qsort(l.items, l.n, l.size, point_newest_first);
+	if (l.n) /* items is NULL for none, which qsort may not take */
+		qsort(l.items, l.n, l.size, point_newest_first);
 	/* The points of the first `last` runs. */
 	for (size_t i = 0; last && i < l.n; i++) {
 		int64_t run = ((const tsr_history_point *)(void *)(l.items + i * l.size))->run.id;
