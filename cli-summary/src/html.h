@@ -17,11 +17,13 @@
  * The data a page shows is the document `--format=json` prints, embedded
  * in <script type="application/json" id="tilescope-data"> (cli_html_end).
  * An element showing one of its figures carries data-json="POINTER", an
- * RFC 6901 JSON pointer into that document ("/memory/total"): the browser
- * tests check every such element against the document. The rule they
- * check: the element's text, its thousands separators (',') removed,
- * starts with the number at POINTER (an integer exactly; a fraction to
- * the decimals shown), or equals the string at POINTER.
+ * RFC 6901 JSON pointer into that document ("/memory/total"): the page
+ * and browser tests check every such element against the document with
+ * one rule (tests/cli/html_check.py's agrees): the element's text equals
+ * the string at POINTER; or, its thousands separators (',') removed, it
+ * starts with a number that shows the number at POINTER: an integer
+ * exactly (no digit or '.' after it), a fraction to the decimals shown,
+ * and a number followed by '%' as a percentage ("2.5%" for 0.025).
  *
  * Names are escaped wherever they go (text, attributes, SVG): & < > " '
  * become entities, bytes that are not UTF-8 and control characters
