@@ -963,6 +963,31 @@ static unsigned label_class(const char *label)
 	return x % 10;
 }
 
+/* The kinds of a chart's spans, in the order they first come: the first
+ * ten take a colour each (the legend names them), any further one the
+ * colour of its name. */
+typedef struct kinds {
+	const char *names[10];
+	size_t n;
+} kinds;
+
+/* A span's colour: its kind's when it has one, else its label's. */
+static unsigned span_class(kinds *k, const cli_html_span *sp)
+{
+	size_t i;
+
+	if (!sp->kind)
+		return label_class(sp->label);
+	for (i = 0; i < k->n; i++)
+		if (strcmp(k->names[i], sp->kind) == 0)
+			return (unsigned)i;
+	if (k->n < 10) {
+		k->names[k->n] = sp->kind;
+		return (unsigned)k->n++;
+	}
+	return label_class(sp->kind);
+}
+
 /* A mark of a lanes chart from local x0 to x1 on the row at y. */
 static void span_rect(cli_html *h, const char *cls, double x0, double x1, double y, double mh)
 {
@@ -977,7 +1002,7 @@ typedef struct fold {
 	long col;          /* -1: none */
 } fold;
 
-static void fold_flush(cli_html *h, fold *f, const cli_html_span *spans, cli_html_unit unit,
+static void fold_flush(cli_html *h, fold *f, const cli_html_span *spans, kinds *k, cli_html_unit unit,
                        double cw, double y, double mh)
 {
 	char a[TSB_NUMBER_MAX + 16], b[TSB_NUMBER_MAX + 16], n[TSB_NUMBER_MAX], cls[16];
@@ -985,7 +1010,7 @@ static void fold_flush(cli_html *h, fold *f, const cli_html_span *spans, cli_htm
 	if (f->col < 0)
 		return;
 	if (f->count == 1) {
-		snprintf(cls, sizeof cls, "span s%u", label_class(spans[f->one].label));
+		snprintf(cls, sizeof cls, "span s%u", span_class(k, &spans[f->one]));
 		span_rect(h, cls, f->col * cw, (f->col + 1) * cw, y, mh);
 		html_esc(h, spans[f->one].label);
 	} else {
@@ -1007,6 +1032,7 @@ void cli_html_chart_lanes(cli_html *h, const char *id, const char *title, const 
 	const double row = 24, mh = 16;
 	const double ph = row * (double)(n_lanes ? n_lanes : 1), height = MT + ph + MB;
 	double left = 170, pw, cw, t0 = INFINITY, t1 = -INFINITY, scale;
+	kinds kn = { { NULL }, 0 };
 	char a[TSB_NUMBER_MAX + 16], b[TSB_NUMBER_MAX + 16], d[TSB_NUMBER_MAX + 16], id_s[64], cls[16];
 	size_t *order, i, j, l;
 
@@ -1066,7 +1092,7 @@ void cli_html_chart_lanes(cli_html *h, const char *id, const char *title, const 
 			long col;
 
 			if (x1 - x0 >= cw) {
-				snprintf(cls, sizeof cls, "span s%u", label_class(sp->label));
+				snprintf(cls, sizeof cls, "span s%u", span_class(&kn, sp));
 				span_rect(h, cls, x0, x1, y, mh);
 				html_esc(h, sp->label);
 				html_printf(h, "\n%s \xE2\x80\x93 %s (%s)</title></rect>\n",
@@ -1076,18 +1102,24 @@ void cli_html_chart_lanes(cli_html *h, const char *id, const char *title, const 
 			}
 			col = (long)fmin(floor(x0 / cw), MAX_COLUMNS - 1);
 			if (col != f.col) {
-				fold_flush(h, &f, spans, unit, cw, y, mh);
+				fold_flush(h, &f, spans, &kn, unit, cw, y, mh);
 				f = (fold){ 0, order[i], sp->start, sp->end, col };
 			}
 			f.count++;
 			f.end = fmax(f.end, sp->end);
 		}
-		fold_flush(h, &f, spans, unit, cw, y, mh);
+		fold_flush(h, &f, spans, &kn, unit, cw, y, mh);
 	}
 	html_put(h, "</svg>\n");
 	xaxis_draw(h, left, pw, MT + ph, t0, t1, false, unit, true, unit_title(unit));
 	svg_end(h);
 	html_put(h, "<ul class=\"legend\">\n");
+	for (i = 0; i < kn.n; i++) {
+		html_printf(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect class=\"s%zu\" "
+		               "width=\"12\" height=\"12\" rx=\"2\"/></svg>", i);
+		html_esc(h, kn.names[i]);
+		html_put(h, "</li>\n");
+	}
 	html_put(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect class=\"fold\" y=\"3\" "
 	            "width=\"12\" height=\"6\"/></svg>Spans narrower than a column, counted</li>\n");
 	html_put(h, "</ul>\n");

@@ -148,11 +148,15 @@ typedef struct cli_html_span {
 	double start, end;     /* in the chart's unit, end >= start */
 	const char *label;     /* escaped where shown */
 	uint32_t lane;         /* < n_lanes */
+	const char *kind;      /* the colour's key and legend entry (a step
+	                          type); NULL: coloured by label */
 } cli_html_span;
 /*
  * Lanes of spans along one axis (a run's execution per program; a
  * trace's threads): spans narrower than a pixel column fold into one
- * counted mark per column ("37 spans"), never vanish; the table
+ * counted mark per column ("37 spans"), never vanish. Spans of a kind
+ * share a colour, named in the legend (the first ten kinds; the rest
+ * and spans of no kind take their name's colour). The table
  * equivalent lists per lane its spans (the first 200, then a count).
  * Zoomable by the script.
  */

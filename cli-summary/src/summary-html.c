@@ -914,6 +914,7 @@ static void write_lanes(page *p, const names *nm)
 				start = steps[i].cycles_from;
 		for (size_t i = 0; i < n; i++) {
 			char *label = step_label(nm, &steps[i]);
+			const char *type = tsr_step_type_name(steps[i].type);
 
 			if (!label) {
 				failed(p, TSR_ERR_NO_MEMORY);
@@ -921,7 +922,7 @@ static void write_lanes(page *p, const names *nm)
 			}
 			spans[k++] = (cli_html_span){(double)(steps[i].cycles_from - start),
 			                             (double)(steps[i].cycles_to - start), label,
-			                             (uint32_t)n_lanes};
+			                             (uint32_t)n_lanes, type ? type : "Step"};
 		}
 		n_lanes++;
 	}

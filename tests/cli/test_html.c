@@ -96,7 +96,7 @@ static char *write_page(size_t *len)
 	static const double bars[] = { 1216, 5 };
 	double a[50], b[50];
 	cli_html_series series[2] = { { "A " EVIL, a }, { "B \xE2\x80\xA8", b } };
-	cli_html_span spans[3] = { { 0, 10, EVIL, 0 }, { 12, 12.001, "tiny", 1 }, { 5, 40, "wide", 1 } };
+	cli_html_span spans[3] = { { 0, 10, EVIL, 0, NULL }, { 12, 12.001, "tiny", 1, NULL }, { 5, 40, "wide", 1, NULL } };
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 	cli_html *h;
@@ -404,8 +404,8 @@ static void test_lanes_fold(void **state)
 
 	(void)state;
 	for (int i = 0; i < 2000; i++)
-		spans[i] = (cli_html_span){ i * 500.0, i * 500.0 + 3, "tiny", 1 };
-	spans[2000] = (cli_html_span){ 0, 1e6, "whole", 0 };
+		spans[i] = (cli_html_span){ i * 500.0, i * 500.0 + 3, "tiny", 1, NULL };
+	spans[2000] = (cli_html_span){ 0, 1e6, "whole", 0, NULL };
 	page = one_chart(draw_lanes, spans);
 	svg = element(page, "<svg class=\"chart-svg\"", "</svg></div>");
 	for (p = strstr(svg, "<rect class=\""); p; p = strstr(p + 1, "<rect class=\"")) {
@@ -511,7 +511,7 @@ static void draw_time(cli_html *h, void *data)
 	static const char *const lanes[] = { "main" };
 	static const char *const labels[] = { "compile", "write" };
 	static const double bars[] = { 73493549, 483629 };
-	static const cli_html_span spans[] = { { 0, 263e6, "run", 0 }, { 1e6, 1.4e6, "io", 0 } };
+	static const cli_html_span spans[] = { { 0, 263e6, "run", 0, NULL }, { 1e6, 1.4e6, "io", 0, NULL } };
 
 	(void)data;
 	cli_html_chart_bars(h, "bars", "Time", "d", CLI_HTML_NS, labels, bars, 2);
@@ -580,7 +580,7 @@ static void test_peak_labels(void **state)
 static void draw_names(cli_html *h, void *data)
 {
 	static const char *const lanes[] = { "WWWWWWWWWWWWWWWWWWWWWWWWWW", "short" };
-	static const cli_html_span spans[] = { { 0, 10, "a", 0 }, { 0, 10, "b", 1 } };
+	static const cli_html_span spans[] = { { 0, 10, "a", 0, NULL }, { 0, 10, "b", 1, NULL } };
 	const char *const *labels = data;
 	static const double bars[] = { 1, 2 };
 
@@ -622,6 +622,34 @@ static void test_names_fit(void **state)
 	free(page);
 }
 
+static void draw_kinds(cli_html *h, void *data)
+{
+	static const char *const lanes[] = { "Program 0 (run 1)" };
+	static const cli_html_span spans[] = {
+		{ 0, 100, "OnTileExecute: matmul", 0, "OnTileExecute" },
+		{ 100, 200, "DoExchange: x", 0, "DoExchange" },
+		{ 200, 300, "OnTileExecute: relu", 0, "OnTileExecute" },
+	};
+
+	(void)data;
+	cli_html_chart_lanes(h, "lanes", "Execution", "d", CLI_HTML_CYCLES, lanes, 1, spans, 3);
+}
+
+/* Spans that carry a kind (the summary's step types) are coloured by it,
+ * not by their label, and the legend names each kind with its colour. */
+static void test_lanes_kinds(void **state)
+{
+	char *page = one_chart(draw_kinds, NULL);
+
+	(void)state;
+	assert_int_equal(count(page, "<rect class=\"span s0\""), 2);
+	assert_int_equal(count(page, "<rect class=\"span s1\""), 1);
+	assert_non_null(strstr(page, "\"><title>OnTileExecute: matmul\n"));
+	assert_non_null(strstr(page, "<rect class=\"s0\" width=\"12\" height=\"12\" rx=\"2\"/></svg>OnTileExecute</li>"));
+	assert_non_null(strstr(page, "<rect class=\"s1\" width=\"12\" height=\"12\" rx=\"2\"/></svg>DoExchange</li>"));
+	free(page);
+}
+
 static void draw_figures(cli_html *h, void *data)
 {
 	(void)data;
@@ -659,7 +687,7 @@ static void draw_degenerate(cli_html *h, void *data)
 	static const char *const labels[4] = { "nan", "inf", "-inf", "huge" };
 	static const char *const lanes[1] = { "lane" };
 	static const cli_html_span spans[3] = {
-		{ NAN, 1, "nan", 0 }, { 5, 2, "backwards", 0 }, { 0, 1, "no lane", 7 } };
+		{ NAN, 1, "nan", 0, NULL }, { 5, 2, "backwards", 0, NULL }, { 0, 1, "no lane", 7, NULL } };
 	cli_html_series none[1] = { { "none", odd } };
 
 	(void)data;
@@ -726,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_peak_labels),
 		cmocka_unit_test(test_names_fit),
 		cmocka_unit_test(test_figures_align),
+		cmocka_unit_test(test_lanes_kinds),
 		cmocka_unit_test(test_degenerate),
 		cmocka_unit_test(test_failed_write),
 	};
