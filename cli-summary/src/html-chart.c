@@ -559,8 +559,11 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 	xaxis_draw(h, left, pw, MT + ph, 0, n_items ? (double)n_items - 1 : 0, true, unit, false, item_name);
 	svg_end(h);
 	legend_series(h, series, n_series);
+	/* The tick's swatch is a box like the series' with the tick across
+	 * it: a bare line read as a dash before the text. */
 	if (ticks)
-		html_printf(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><path class=\"minmark\" "
+		html_printf(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect class=\"swatch\" "
+		               "width=\"12\" height=\"12\" rx=\"2\"/><path class=\"minmark\" "
 		               "d=\"M0 6H12\"/></svg>%s</li>\n",
 		            diverging ? "Item nearest zero in a column (each column spans its largest and "
 		                        "smallest item)"

@@ -501,7 +501,8 @@ static void test_stacked_ticks(void **state)
 	path = element(page, "<path class=\"minmark\" d=\"", "\"/>");
 	assert_int_equal(count(path, "M"), 1);
 	assert_int_equal(count(page, "class=\"minmark\""), 2);
-	assert_non_null(strstr(page, "</svg>Smallest total of a column's items"));
+	assert_non_null(strstr(page, "<rect class=\"swatch\" width=\"12\" height=\"12\" rx=\"2\"/><path "
+	                             "class=\"minmark\" d=\"M0 6H12\"/></svg>Smallest total of a column's items"));
 	free(path);
 	free(page);
 }
