@@ -348,10 +348,11 @@ static void json_memory_part(json_ctx *j, cJSON *arr, const tsr_summary_memory *
 	for (size_t i = 0; j->ok && i < m->n_oom_tiles; i++) {
 		uint64_t bytes = tsr_summary_tile_bytes_with_gaps(j->s, m->oom_tiles[i]);
 		uint64_t per_tile = j->s->target->bytes_per_tile;
+		cJSON *t = j_obj(j, a, NULL);
 
-		tile_bytes(j, a, NULL, m->oom_tiles[i], bytes);
-		put(j, cJSON_GetArrayItem(a, (int)i), "excess",
-		    j_u64(bytes > per_tile ? bytes - per_tile : 0));
+		put(j, t, "tile", j_u64(m->oom_tiles[i]));
+		put(j, t, "bytes", j_u64(bytes));
+		put(j, t, "excess", j_u64(bytes > per_tile ? bytes - per_tile : 0));
 	}
 	if (m->n_oom_tiles) {
 		a = j_arr(j, o, "largestTiles");
