@@ -55,7 +55,7 @@ static const char *fmt_value(char *buf, size_t size, cli_html_unit unit, double 
 		snprintf(buf, size, "%s cycles", tsb_format_axis(grouped, sizeof grouped, v));
 		return buf;
 	case CLI_HTML_NS:
-		return tsb_format_duration(buf, size, v, TSB_DURATION_ASCII);
+		return tsb_format_duration(buf, size, v, TSB_DURATION_MICRO);
 	case CLI_HTML_PERCENT:
 		snprintf(buf, size, "%s%s", v < 0 ? "-" : "", tsb_format_percent(grouped, sizeof grouped, fabs(v)));
 		return buf;
@@ -88,6 +88,39 @@ static const char *fmt_hover(char *buf, size_t size, cli_html_unit unit, double 
 	return unit == CLI_HTML_BYTES ? fmt_axis(buf, size, unit, v) : fmt_value(buf, size, unit, v);
 }
 
+/* A tick of an axis whose ticks are `step` apart: times all in the one
+ * unit that `unit_step` (the step of the axis' coarsest ticks) reads best
+ * in ("0 ms" beside "50 ms", never "0 ns"), with the decimals `step`
+ * needs; anything else as fmt_axis writes it. */
+static const char *fmt_tick(char *buf, size_t size, cli_html_unit unit, double v, double step,
+                            double unit_step)
+{
+	static const struct {
+		double ns;
+		const char *name;
+	} units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "\xC2\xB5s" }, { 1, "ns" } };
+	char digits[TSB_NUMBER_MAX], grouped[TSB_NUMBER_MAX], *point;
+	size_t u = 0;
+	int d = 0;
+
+	if (unit != CLI_HTML_NS || !(step > 0) || !(unit_step > 0) || !isfinite(v) || fabs(v) >= 1e18)
+		return fmt_axis(buf, size, unit, v);
+	while (u + 1 < sizeof units / sizeof units[0] && unit_step < units[u].ns * (1 - 1e-9))
+		u++;
+	for (double q = step / units[u].ns; d < 3 && fabs(q - round(q)) > 1e-6 * fmax(1, q); d++)
+		q *= 10;
+	/* A tick is a multiple of the step: |v| < step / 2 is zero. */
+	if (fabs(v) < step / 2)
+		v = 0;
+	snprintf(digits, sizeof digits, "%.*f", d, fabs(v) / units[u].ns);
+	point = strchr(digits, '.');
+	if (point)
+		*point = '\0';
+	snprintf(buf, size, "%s%s%s%s %s", v < 0 ? "-" : "", tsb_group_digits(grouped, sizeof grouped, digits),
+	         point ? "." : "", point ? point + 1 : "", units[u].name);
+	return buf;
+}
+
 static const char *unit_title(cli_html_unit unit)
 {
 	static const char *const t[] = { "count", "bytes", "cycles", "time", "percent" };
@@ -112,18 +145,69 @@ static void value_cell(cli_html *h, cli_html_unit unit, double v)
 	cli_html_cell_num(h, fmt_value(buf, sizeof buf, unit, v), v, NULL);
 }
 
-/* Escaped text cut to about `max` bytes at a character, with "…". */
-static void esc_cut(cli_html *h, const char *s, size_t max)
+/* The font size of a chart's text in SVG units (page.css). */
+#define FONT 11.0
+
+/* About how wide a character is in ems, on the wide side of the sans
+ * fonts a page may get: a label measured so fits what it is shown in.
+ * Bytes that are not UTF-8 show as U+FFFD, about an em. */
+static double char_em(uint32_t cp)
 {
-	size_t n = s ? strlen(s) : 0;
+	if (cp >= 0x1100)
+		return 1.25; /* CJK, emoji: full width and more */
+	if (cp >= 0x80)
+		return 1.0;
+	if (strchr("mwMW@%", (int)cp))
+		return 1.0;
+	if (strchr("iljtfrI.,:;'!|() ", (int)cp))
+		return 0.4;
+	if (cp >= 'A' && cp <= 'Z')
+		return 0.8;
+	return 0.65;
+}
+
+/* The length of the longest start of `s` that is at most `max_em` wide
+ * (the whole of it: strlen), and its width in *em (may be NULL). */
+static size_t fit_em(const char *s, double max_em, double *em)
+{
+	size_t i = 0, n = s ? strlen(s) : 0, k;
+	double w = 0;
+	uint32_t cp;
+
+	while (i < n) {
+		k = tsb_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+		if (!k)
+			k = 1, cp = 0xFFFD;
+		if (w + char_em(cp) > max_em)
+			break;
+		w += char_em(cp);
+		i += k;
+	}
+	if (em)
+		*em = w;
+	return i;
+}
+
+/* The width of `s` in SVG units at the charts' font size. */
+static double text_width(const char *s)
+{
+	double em;
+
+	fit_em(s, INFINITY, &em);
+	return em * FONT;
+}
+
+/* Escaped text cut with "…" to fit `width` SVG units. */
+static void esc_fit(cli_html *h, const char *s, double width)
+{
+	size_t n = s ? strlen(s) : 0, cut = fit_em(s, width / FONT, NULL);
 	char *e;
 
-	if (n <= max) {
+	if (cut == n) {
 		html_esc(h, s);
 		return;
 	}
-	n = tsb_utf8_truncate(s, n, max);
-	e = cli_html_escape(s, n);
+	e = cli_html_escape(s, fit_em(s, width / FONT - 1, NULL));
 	if (!e) {
 		h->failed = true;
 		return;
@@ -248,7 +332,7 @@ static void vaxis_draw(cli_html *h, const vaxis *a, cli_html_unit unit, double x
 		html_printf(h, "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 		               "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 		            fabs(v) < a->step * 1e-6 ? "zero" : "grid", X(x0), X(y), X(x1), X(y),
-		            X(x0 - 6), X(y + 4), fmt_axis(buf, sizeof buf, unit, fabs(v) < a->step * 1e-6 ? 0 : v));
+		            X(x0 - 6), X(y + 4), fmt_tick(buf, sizeof buf, unit, fabs(v) < a->step * 1e-6 ? 0 : v, a->step, a->step));
 	}
 	html_printf(h, "<text class=\"axis-title\" x=\"12\" y=\"%.1f\" text-anchor=\"middle\" "
 	               "transform=\"rotate(-90 12 %.1f)\">%s</text>\n",
@@ -278,7 +362,7 @@ static double xticks(cli_html *h, double px, double pw, double y, double lo, dou
 		if (items)
 			tsb_format_u64(buf, sizeof buf, (uint64_t)llround(v));
 		else
-			fmt_axis(buf, sizeof buf, unit, v);
+			fmt_tick(buf, sizeof buf, unit, v, step, coarse > 0 ? coarse : step);
 		if (zoom)
 			html_printf(h, "<line class=\"axis%s\" data-x=\"%.1f\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			               "y2=\"%.1f\"%s/><text%s data-x=\"%.1f\" x=\"%.1f\" y=\"%.1f\" "
@@ -344,7 +428,7 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 {
 	const double left = 84, height = 300, ph = height - MT - MB, pw = W - left - MR;
 	size_t n_cols = n_items < MAX_COLUMNS ? n_items : MAX_COLUMNS;
-	size_t n_head = 6 + n_series, c, s, i, k;
+	size_t n_head = 6 + n_series, c, s, i, k, ticks = 0;
 	double *totals = NULL, lo = 0, hi = 0;
 	size_t *argmin = NULL;
 	tsb_span *cols = NULL, low;
@@ -432,20 +516,23 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 		html_put(h, "\"/>\n");
 	}
 	/* The tick of a folded column: its smallest total (diverging: the
-	 * extreme nearest zero, when all its items are on one side). */
-	if (folded) {
-		html_put(h, "<path class=\"minmark\" d=\"");
-		for (c = 0; c < n_cols; c++) {
-			double t = cols[c].min;
+	 * extreme nearest zero, when all its items are on one side), only
+	 * where it is more than a unit (about a pixel) from the column's top:
+	 * elsewhere it would only draw a comb over the columns. */
+	for (c = 0; c < n_cols; c++) {
+		double t = cols[c].min;
 
-			if (diverging)
-				t = cols[c].min > 0 ? cols[c].min : cols[c].max < 0 ? cols[c].max : NAN;
-			if (cols[c].min < cols[c].max && !isnan(t))
-				html_printf(h, "M%.1f %.1fH%.1f", X(left + c * pw / n_cols), X(vy(&ax, t)),
-				            X(left + (c + 1) * pw / n_cols));
-		}
-		html_put(h, "\"/>\n");
+		if (diverging)
+			t = cols[c].min > 0 ? cols[c].min : cols[c].max < 0 ? cols[c].max : NAN;
+		if (isnan(t) || !(fabs(vy(&ax, cols[c].min) - vy(&ax, cols[c].max)) > 1))
+			continue;
+		if (!ticks++)
+			html_put(h, "<path class=\"minmark\" d=\"");
+		html_printf(h, "M%.1f %.1fH%.1f", X(left + c * pw / n_cols), X(vy(&ax, t)),
+		            X(left + (c + 1) * pw / n_cols));
 	}
+	if (ticks)
+		html_put(h, "\"/>\n");
 	for (c = 0; c < n_cols; c++) {
 		size_t first = c * n_items / n_cols, end = (c + 1) * n_items / n_cols, a = cols[c].argmax;
 
@@ -472,8 +559,11 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 	xaxis_draw(h, left, pw, MT + ph, 0, n_items ? (double)n_items - 1 : 0, true, unit, false, item_name);
 	svg_end(h);
 	legend_series(h, series, n_series);
-	if (folded)
-		html_printf(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><path class=\"minmark\" "
+	/* The tick's swatch is a box like the series' with the tick across
+	 * it: a bare line read as a dash before the text. */
+	if (ticks)
+		html_printf(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect class=\"swatch\" "
+		               "width=\"12\" height=\"12\" rx=\"2\"/><path class=\"minmark\" "
 		               "d=\"M0 6H12\"/></svg>%s</li>\n",
 		            diverging ? "Item nearest zero in a column (each column spans its largest and "
 		                        "smallest item)"
@@ -546,6 +636,56 @@ static void col_extremes(const double *v, size_t first, size_t end, double *mn, 
 	}
 }
 
+/* A peak's label: its baseline, whether it ends at the marker (else
+ * starts there), and the box it takes in SVG units. */
+typedef struct label_box {
+	double y;
+	bool end;
+	double x0, x1, top, bottom;
+} label_box;
+
+/*
+ * Places the label of peak `s` (`width` units wide) of the marker at x, y
+ * (the text is 6 units aside from it, its dx) into boxes[s], clear of the labels of the peaks before it: above the
+ * marker, where its own line cannot be (a peak is its series' largest
+ * value), beside it on the side `end_first` prefers, else on the other
+ * side, else a line higher; when no place above is free, below the
+ * marker the same way; when none is, above it.
+ */
+static void place_peak_label(label_box *boxes, size_t s, double width, double x, double y, bool end_first)
+{
+	for (int below = 0; below < 2; below++) {
+		for (size_t level = 0; level <= s; level++) {
+			for (int side = 0; side < 2; side++) {
+				label_box b;
+				size_t k;
+
+				b.end = side ? !end_first : end_first;
+				b.y = below ? y + 18 + 14 * (double)level : y - 8 - 14 * (double)level;
+				b.x0 = b.end ? x - 6 - width : x + 6;
+				b.x1 = b.x0 + width;
+				b.top = b.y - FONT;
+				b.bottom = b.y + 3;
+				if (b.x0 < 0 || b.x1 > W || b.top < 0)
+					continue;
+				for (k = 0; k < s; k++)
+					if (b.x0 < boxes[k].x1 + 4 && boxes[k].x0 < b.x1 + 4 &&
+					    b.top < boxes[k].bottom && boxes[k].top < b.bottom)
+						break;
+				if (k == s) {
+					boxes[s] = b;
+					return;
+				}
+			}
+		}
+	}
+	boxes[s] = (label_box){ fmax(FONT, y - 8), end_first, 0, 0, 0, 0 };
+	boxes[s].x0 = end_first ? x - 6 - width : x + 6;
+	boxes[s].x1 = boxes[s].x0 + width;
+	boxes[s].top = boxes[s].y - FONT;
+	boxes[s].bottom = boxes[s].y + 3;
+}
+
 void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const char *desc,
                           const char *x_name, cli_html_unit unit,
                           const cli_html_series *series, size_t n_series, size_t n_points)
@@ -558,6 +698,7 @@ void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const 
 	const char **heads = NULL;
 	char **owned = NULL, buf[2 * TSB_NUMBER_MAX + 16], ib[TSB_NUMBER_MAX], id_s[64];
 	bool *num = NULL;
+	label_box *boxes = NULL;
 	vaxis ax;
 
 	if (h->failed)
@@ -565,8 +706,9 @@ void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const 
 	html_id(id_s, id);
 	heads = calloc(n_head, sizeof *heads);
 	owned = calloc(n_head, sizeof *owned);
+	boxes = calloc(n_series ? n_series : 1, sizeof *boxes);
 	num = all_numeric(n_head);
-	if (!heads || !owned || !num)
+	if (!heads || !owned || !boxes || !num)
 		goto oom;
 	for (s = 0; s < n_series; s++)
 		for (i = 0; i < n_points; i++)
@@ -625,8 +767,10 @@ void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const 
 	html_put(h, "</svg>\n");
 	/* Each series' peak (its first largest point), marked and named. */
 	for (s = 0; s < n_series; s++) {
-		size_t best = n_points;
+		size_t best = n_points, name_len;
+		const char *name = series[s].name ? series[s].name : "";
 		double x, y, lx;
+		char *label;
 
 		for (i = 0; i < n_points; i++)
 			if (isfinite(series[s].values[i]) &&
@@ -648,16 +792,20 @@ void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const 
 		html_printf(h, ": %s at ", fmt_hover(buf, sizeof buf, unit, series[s].values[best]));
 		html_esc(h, x_name);
 		html_printf(h, " %s</title></circle>\n", tsb_format_u64(ib, sizeof ib, best));
-		html_printf(h, "<text class=\"peak-label\" data-x=\"%.1f\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">Peak ",
-		            X(lx), X(x), X(y < MT + 14 + 14 * s ? y + 16 + 14 * s : y - 8 - 14 * s),
-		            lx > pw * 0.6 ? "end" : "start");
-		if (n_series > 1) {
-			esc_cut(h, series[s].name, 24);
-			html_put(h, " ");
-		}
-		html_printf(h, "%s at ", fmt_axis(buf, sizeof buf, unit, series[s].values[best]));
-		html_esc(h, x_name);
-		html_printf(h, " %s</text>\n", ib);
+		/* The name cut to 24 bytes, the whole in the table and legend. */
+		name_len = n_series > 1 ? tsb_utf8_truncate(name, SIZE_MAX, 24) : 0;
+		if (asprintf(&label, "Peak %.*s%s%s%s at %s %s", (int)name_len, name,
+		             n_series > 1 && name[name_len] ? "\xE2\x80\xA6" : "",
+		             n_series > 1 ? " " : "", fmt_axis(buf, sizeof buf, unit, series[s].values[best]),
+		             x_name ? x_name : "", ib) < 0)
+			goto oom;
+		place_peak_label(boxes, s, text_width(label), x, y, lx > pw * 0.6);
+		html_printf(h, "<text class=\"peak-label\" data-x=\"%.1f\" x=\"%.1f\" dx=\"%d\" y=\"%.1f\" "
+		               "text-anchor=\"%s\">",
+		            X(lx), X(x), boxes[s].end ? -6 : 6, X(boxes[s].y), boxes[s].end ? "end" : "start");
+		html_esc(h, label);
+		html_put(h, "</text>\n");
+		free(label);
 	}
 	xaxis_draw(h, left, pw, MT + ph, 0, n_points ? (double)n_points - 1 : 0, true, unit, true, x_name);
 	svg_end(h);
@@ -715,6 +863,7 @@ out:
 		free(owned[c]);
 	free(owned);
 	free(heads);
+	free(boxes);
 	free(num);
 }
 
@@ -724,9 +873,8 @@ void cli_html_chart_bars(cli_html *h, const char *id, const char *title, const c
 {
 	static const char *const heads[] = { "Name", "Value" };
 	static const bool num[] = { false, true };
-	const double left = 220, right = 120, row = 22, top = 8;
-	const double pw = W - left - right, ph = row * (double)n, height = top + ph + MB;
-	double lo = 0, hi = 0, step, first;
+	const double right = 120, row = 22, top = 8, ph = row * (double)n, height = top + ph + MB;
+	double left = 220, pw, lo = 0, hi = 0, step, first;
 	char buf[2 * TSB_NUMBER_MAX + 16], id_s[64];
 	unsigned nt, t;
 	size_t i;
@@ -734,9 +882,14 @@ void cli_html_chart_bars(cli_html *h, const char *id, const char *title, const c
 	if (h->failed)
 		return;
 	html_id(id_s, id);
-	for (i = 0; i < n; i++)
+	/* The labels' column widens to the longest label, up to the half of
+	 * the picture; a label longer still is cut (its <title> whole). */
+	for (i = 0; i < n; i++) {
+		left = fmax(left, fmin(W / 2 - 100, text_width(labels[i]) + 16));
 		if (isfinite(values[i]))
 			lo = fmin(lo, values[i]), hi = fmax(hi, values[i]);
+	}
+	pw = W - left - right;
 	figure_begin(h, id_s, title, desc, height, false);
 	/* The value axis runs along the bottom: the same ticks as a
 	 * vertical one, on x. */
@@ -754,7 +907,7 @@ void cli_html_chart_bars(cli_html *h, const char *id, const char *title, const c
 		html_printf(h, "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 		               "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
 		            fabs(v) < step * 1e-6 ? "zero" : "grid", X(x), top, X(x), X(top + ph), X(x),
-		            X(top + ph + 17), fmt_axis(buf, sizeof buf, unit, fabs(v) < step * 1e-6 ? 0 : v));
+		            X(top + ph + 17), fmt_tick(buf, sizeof buf, unit, fabs(v) < step * 1e-6 ? 0 : v, step, step));
 	}
 	html_printf(h, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
 	            X(left + pw / 2), X(top + ph + 36), unit_title(unit));
@@ -764,8 +917,10 @@ void cli_html_chart_bars(cli_html *h, const char *id, const char *title, const c
 
 		html_printf(h, "<text class=\"lane-name\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", left - 8,
 		            X(y + row / 2 + 4));
-		esc_cut(h, labels[i], 32);
-		html_printf(h, "</text><rect class=\"bar s0\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>",
+		esc_fit(h, labels[i], left - 16);
+		html_put(h, "<title>");
+		html_esc(h, labels[i]);
+		html_printf(h, "</title></text><rect class=\"bar s0\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>",
 		            X(x0), X(y + 4), X(x1 - x0), row - 8);
 		html_esc(h, labels[i]);
 		html_printf(h, "\n%s</title></rect><text class=\"bar-value\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
@@ -811,6 +966,31 @@ static unsigned label_class(const char *label)
 	return x % 10;
 }
 
+/* The kinds of a chart's spans, in the order they first come: the first
+ * ten take a colour each (the legend names them), any further one the
+ * colour of its name. */
+typedef struct kinds {
+	const char *names[10];
+	size_t n;
+} kinds;
+
+/* A span's colour: its kind's when it has one, else its label's. */
+static unsigned span_class(kinds *k, const cli_html_span *sp)
+{
+	size_t i;
+
+	if (!sp->kind)
+		return label_class(sp->label);
+	for (i = 0; i < k->n; i++)
+		if (strcmp(k->names[i], sp->kind) == 0)
+			return (unsigned)i;
+	if (k->n < 10) {
+		k->names[k->n] = sp->kind;
+		return (unsigned)k->n++;
+	}
+	return label_class(sp->kind);
+}
+
 /* A mark of a lanes chart from local x0 to x1 on the row at y. */
 static void span_rect(cli_html *h, const char *cls, double x0, double x1, double y, double mh)
 {
@@ -825,7 +1005,7 @@ typedef struct fold {
 	long col;          /* -1: none */
 } fold;
 
-static void fold_flush(cli_html *h, fold *f, const cli_html_span *spans, cli_html_unit unit,
+static void fold_flush(cli_html *h, fold *f, const cli_html_span *spans, kinds *k, cli_html_unit unit,
                        double cw, double y, double mh)
 {
 	char a[TSB_NUMBER_MAX + 16], b[TSB_NUMBER_MAX + 16], n[TSB_NUMBER_MAX], cls[16];
@@ -833,7 +1013,7 @@ static void fold_flush(cli_html *h, fold *f, const cli_html_span *spans, cli_htm
 	if (f->col < 0)
 		return;
 	if (f->count == 1) {
-		snprintf(cls, sizeof cls, "span s%u", label_class(spans[f->one].label));
+		snprintf(cls, sizeof cls, "span s%u", span_class(k, &spans[f->one]));
 		span_rect(h, cls, f->col * cw, (f->col + 1) * cw, y, mh);
 		html_esc(h, spans[f->one].label);
 	} else {
@@ -852,10 +1032,10 @@ void cli_html_chart_lanes(cli_html *h, const char *id, const char *title, const 
 {
 	static const char *const heads[] = { "Lane", "Span", "Start", "End", "Duration" };
 	static const bool num[] = { false, false, true, true, true };
-	const double left = 170, row = 24, mh = 16, pw = W - left - MR;
+	const double row = 24, mh = 16;
 	const double ph = row * (double)(n_lanes ? n_lanes : 1), height = MT + ph + MB;
-	const double cw = pw / MAX_COLUMNS;
-	double t0 = INFINITY, t1 = -INFINITY, scale;
+	double left = 170, pw, cw, t0 = INFINITY, t1 = -INFINITY, scale;
+	kinds kn = { { NULL }, 0 };
 	char a[TSB_NUMBER_MAX + 16], b[TSB_NUMBER_MAX + 16], d[TSB_NUMBER_MAX + 16], id_s[64], cls[16];
 	size_t *order, i, j, l;
 
@@ -875,6 +1055,12 @@ void cli_html_chart_lanes(cli_html *h, const char *id, const char *title, const 
 		t1 = fmax(t1, fmax(spans[i].end, spans[i].start));
 	}
 	n_spans = j;
+	/* The names' column widens to the longest name, up to 360; a name
+	 * longer still is cut (its <title> whole). */
+	for (l = 0; l < n_lanes; l++)
+		left = fmax(left, fmin(360, text_width(lane_names[l]) + 16));
+	pw = W - left - MR;
+	cw = pw / MAX_COLUMNS;
 	qsort_r(order, n_spans, sizeof *order, span_cmp, (void *)spans);
 	if (!(t0 <= t1))
 		t0 = 0, t1 = 1;
@@ -888,7 +1074,7 @@ void cli_html_chart_lanes(cli_html *h, const char *id, const char *title, const 
 		html_printf(h, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 		               "<text class=\"lane-name\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
 		            left, X(y + row), left + pw, X(y + row), left - 8, X(y + row / 2 + 4));
-		esc_cut(h, lane_names[l], 26);
+		esc_fit(h, lane_names[l], left - 16);
 		html_put(h, "<title>");
 		html_esc(h, lane_names[l]);
 		html_put(h, "</title></text>\n");
@@ -909,7 +1095,7 @@ void cli_html_chart_lanes(cli_html *h, const char *id, const char *title, const 
 			long col;
 
 			if (x1 - x0 >= cw) {
-				snprintf(cls, sizeof cls, "span s%u", label_class(sp->label));
+				snprintf(cls, sizeof cls, "span s%u", span_class(&kn, sp));
 				span_rect(h, cls, x0, x1, y, mh);
 				html_esc(h, sp->label);
 				html_printf(h, "\n%s \xE2\x80\x93 %s (%s)</title></rect>\n",
@@ -919,18 +1105,24 @@ void cli_html_chart_lanes(cli_html *h, const char *id, const char *title, const 
 			}
 			col = (long)fmin(floor(x0 / cw), MAX_COLUMNS - 1);
 			if (col != f.col) {
-				fold_flush(h, &f, spans, unit, cw, y, mh);
+				fold_flush(h, &f, spans, &kn, unit, cw, y, mh);
 				f = (fold){ 0, order[i], sp->start, sp->end, col };
 			}
 			f.count++;
 			f.end = fmax(f.end, sp->end);
 		}
-		fold_flush(h, &f, spans, unit, cw, y, mh);
+		fold_flush(h, &f, spans, &kn, unit, cw, y, mh);
 	}
 	html_put(h, "</svg>\n");
 	xaxis_draw(h, left, pw, MT + ph, t0, t1, false, unit, true, unit_title(unit));
 	svg_end(h);
 	html_put(h, "<ul class=\"legend\">\n");
+	for (i = 0; i < kn.n; i++) {
+		html_printf(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect class=\"s%zu\" "
+		               "width=\"12\" height=\"12\" rx=\"2\"/></svg>", i);
+		html_esc(h, kn.names[i]);
+		html_put(h, "</li>\n");
+	}
 	html_put(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect class=\"fold\" y=\"3\" "
 	            "width=\"12\" height=\"6\"/></svg>Spans narrower than a column, counted</li>\n");
 	html_put(h, "</ul>\n");

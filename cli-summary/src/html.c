@@ -308,9 +308,14 @@ void cli_html_figures_begin(cli_html *h, const char *title)
 
 void cli_html_figure(cli_html *h, const char *caption, const char *value, const char *pointer)
 {
+	/* Numbers line up on the right, text (a path, a name) on the left. */
+	const char *d = value && value[0] == '-' ? value + 1 : value;
+
 	html_put(h, "<div><dt>");
 	html_esc(h, caption);
-	html_put(h, "</dt><dd");
+	html_put(h, d && *d >= '0' && *d <= '9'
+	                ? "</dt><dd"
+	                : "</dt><dd class=\"text\"");
 	html_pointer_attr(h, pointer);
 	html_put(h, ">");
 	html_esc(h, value);

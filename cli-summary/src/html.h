@@ -17,11 +17,13 @@
  * The data a page shows is the document `--format=json` prints, embedded
  * in <script type="application/json" id="tilescope-data"> (cli_html_end).
  * An element showing one of its figures carries data-json="POINTER", an
- * RFC 6901 JSON pointer into that document ("/memory/total"): the browser
- * tests check every such element against the document. The rule they
- * check: the element's text, its thousands separators (',') removed,
- * starts with the number at POINTER (an integer exactly; a fraction to
- * the decimals shown), or equals the string at POINTER.
+ * RFC 6901 JSON pointer into that document ("/memory/total"): the page
+ * and browser tests check every such element against the document with
+ * one rule (tests/cli/html_check.py's agrees): the element's text equals
+ * the string at POINTER; or, its thousands separators (',') removed, it
+ * starts with a number that shows the number at POINTER: an integer
+ * exactly (no digit or '.' after it), a fraction to the decimals shown,
+ * and a number followed by '%' as a percentage ("2.5%" for 0.025).
  *
  * Names are escaped wherever they go (text, attributes, SVG): & < > " '
  * become entities, bytes that are not UTF-8 and control characters
@@ -146,11 +148,15 @@ typedef struct cli_html_span {
 	double start, end;     /* in the chart's unit, end >= start */
 	const char *label;     /* escaped where shown */
 	uint32_t lane;         /* < n_lanes */
+	const char *kind;      /* the colour's key and legend entry (a step
+	                          type); NULL: coloured by label */
 } cli_html_span;
 /*
  * Lanes of spans along one axis (a run's execution per program; a
  * trace's threads): spans narrower than a pixel column fold into one
- * counted mark per column ("37 spans"), never vanish; the table
+ * counted mark per column ("37 spans"), never vanish. Spans of a kind
+ * share a colour, named in the legend (the first ten kinds; the rest
+ * and spans of no kind take their name's colour). The table
  * equivalent lists per lane its spans (the first 200, then a count).
  * Zoomable by the script.
  */

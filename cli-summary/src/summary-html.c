@@ -4,10 +4,12 @@
  * --format=json prints, parsed back here and embedded in the page, so a
  * figure and its data-json pointer agree by construction; each is
  * captioned as the text summary (reportlib's summary-text.c) prints it.
- * What that document does not hold (memory per tile by category,
- * liveness per step, cycles by step type and by program, the runs'
- * steps, the largest variables, the Insights' tips) is read from
- * reportlib and shown as charts and tables without pointers.
+ * Every table of names (the largest variables, the tips, the
+ * out-of-memory tiles, cycles by step type, program and vertex type) is
+ * drawn from that document, so its names reach the page only through
+ * it. What it does not hold (memory per tile by category, liveness per
+ * step, the runs' steps as lanes) is read from reportlib and shown as
+ * charts without pointers.
  *
  * Integers are shown from the parsed document's doubles, exact below
  * 2^53 bytes or cycles, which no report comes near.
@@ -28,8 +30,7 @@
 /* Categories drawn as their own series in memory per tile; the rest are
  * one "Other categories" series (the palette has ten colours). */
 #define TILE_CATEGORIES 7
-/* Rows of the largest variables, bars of cycles by program. */
-#define TOP_VARIABLES 20
+/* Bars of cycles by program. */
 #define TOP_PROGRAMS 20
 
 typedef struct page {
@@ -481,30 +482,24 @@ static void write_oom(page *p)
 {
 	static const char *const headers[] = {"Tile", "Including Gaps (B)", "Over by (B)"};
 	static const bool numeric[] = {true, true, true};
-	const cJSON *oom = resolve(p->doc, "/memory/0/outOfMemoryTiles");
-	uint64_t per_tile = (uint64_t)num(resolve(p->doc, "/target/memoryPerTile"));
-	const tsr_tile_memory *tiles;
-	size_t n_tiles;
-	int n = cJSON_GetArraySize(oom);
+	int n = cJSON_GetArraySize(resolve(p->doc, "/memory/0/outOfMemoryTileBytes"));
 	char a[TSB_NUMBER_MAX], b[TSB_NUMBER_MAX], text[160];
 
 	cli_html_section_begin(p->h, "out-of-memory", "Out-of-memory tiles");
 	if (!n) {
 		cli_html_para(p->h, "0 tile(s) out of memory: every tile fits its memory.");
-	} else if (!failed(p, tsr_report_get_tile_memory(&tiles, &n_tiles, p->report))) {
+	} else {
 		snprintf(text, sizeof(text), "%s tile(s) out of memory (each has %s B).",
 		         tsb_format_u64(a, sizeof(a), (uint64_t)n),
-		         tsb_format_u64(b, sizeof(b), per_tile));
+		         tsb_format_u64(b, sizeof(b),
+		                        (uint64_t)num(resolve(p->doc, "/target/memoryPerTile"))));
 		cli_html_para(p->h, text);
 		cli_html_table_begin(p->h, "Out-of-memory tiles", 3, headers, numeric);
 		for (int i = 0; i < n; i++) {
-			uint64_t t = (uint64_t)num(cJSON_GetArrayItem(oom, i));
-			uint64_t need = t < n_tiles ? tsr_tile_memory_get_bytes(&tiles[t], true) : 0;
-
 			cli_html_row_begin(p->h);
-			cell(p, ptr(p, "/memory/0/outOfMemoryTiles/%d", i));
-			cli_html_cell_u64(p->h, need, NULL);
-			cli_html_cell_u64(p->h, need > per_tile ? need - per_tile : 0, NULL);
+			cell(p, ptr(p, "/memory/0/outOfMemoryTileBytes/%d/tile", i));
+			cell(p, ptr(p, "/memory/0/outOfMemoryTileBytes/%d/bytes", i));
+			cell(p, ptr(p, "/memory/0/outOfMemoryTileBytes/%d/excess", i));
 			cli_html_row_end(p->h);
 		}
 		cli_html_table_end(p->h);
@@ -556,48 +551,42 @@ static void write_variables(page *p)
 	static const char *const headers[] = {"Variable", "Category", "Type", "Shape",
 	                                      "Bytes",    "Tiles",    "Always live"};
 	static const bool numeric[] = {false, false, false, false, true, true, false};
-	const tsr_variable *vars;
-	size_t n;
-	ranked *order;
+	static const char *const texts[] = {"name", "category", "dataType", "shape"};
+	int n = cJSON_GetArraySize(resolve(p->doc, "/largestVariables"));
+	double listed = num(resolve(p->doc, "/listedVariables"));
 
 	cli_html_section_begin(p->h, "variables", "Largest variables");
-	if (failed(p, tsr_report_get_variables(&vars, &n, p->report)))
-		goto out;
 	if (!n) {
 		cli_html_para(p->h, "The report lists no variables.");
 		goto out;
 	}
-	order = alloc(p, n, sizeof(*order));
-	if (!order)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		order[i] = (ranked){vars[i].bytes, i};
-	qsort(order, n, sizeof(*order), ranked_cmp);
-	if (n > TOP_VARIABLES) {
+	if (listed > n) {
 		char a[TSB_NUMBER_MAX], text[160];
 
 		snprintf(text, sizeof(text), "The %d largest of %s variables, all tiles of one replica.",
-		         TOP_VARIABLES, tsb_format_u64(a, sizeof(a), n));
+		         n, int_text(a, listed));
 		cli_html_para(p->h, text);
-		n = TOP_VARIABLES;
 	}
 	cli_html_table_begin(p->h, "Largest variables", 7, headers, numeric);
-	for (size_t i = 0; i < n; i++) {
-		const tsr_variable *v = &vars[order[i].index];
-		const char *cat = tsr_category_label(v->mem_category);
-
+	for (int i = 0; i < n; i++) {
 		cli_html_row_begin(p->h);
-		cli_html_cell(p->h, v->name ? v->name : "", NULL);
-		cli_html_cell(p->h, cat ? cat : "", NULL);
-		cli_html_cell(p->h, v->data_type_name ? v->data_type_name : "", NULL);
-		cli_html_cell(p->h, v->shape ? v->shape : "", NULL);
-		cli_html_cell_u64(p->h, v->bytes, NULL);
-		cli_html_cell_u64(p->h, v->tiles, NULL);
-		cli_html_cell(p->h, v->always_live ? "yes" : "no", NULL);
+		for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
+			const char *v = cJSON_GetStringValue(
+				resolve(p->doc, ptr(p, "/largestVariables/%d/%s", i, texts[k])));
+
+			/* The category as the guide labels it, not as the document keys it. */
+			if (k == 1)
+				cli_html_cell(p->h, v ? category_label(v) : "", NULL);
+			else
+				cli_html_cell(p->h, v ? v : "", v ? p->ptr : NULL);
+		}
+		cell(p, ptr(p, "/largestVariables/%d/bytes", i));
+		cell(p, ptr(p, "/largestVariables/%d/tiles", i));
+		cli_html_cell(p->h, cJSON_IsTrue(resolve(p->doc, ptr(p, "/largestVariables/%d/alwaysLive",
+		                                                      i))) ? "yes" : "no", NULL);
 		cli_html_row_end(p->h);
 	}
 	cli_html_table_end(p->h);
-	free(order);
 out:
 	cli_html_section_end(p->h);
 }
@@ -631,25 +620,6 @@ static const char *compute_set_name(const names *nm, int64_t cs)
 {
 	return cs >= 0 && (uint64_t)cs < nm->n_compute_sets ? nonempty(nm->compute_sets[cs].name)
 	                                                     : NULL;
-}
-
-/* A program's most telling name (its own, its compute set's or
- * exchange's) into buf, else its type and id. */
-static const char *program_name(char *buf, size_t size, const names *nm, uint32_t program)
-{
-	const tsr_program *pr = program < nm->n_programs ? &nm->programs[program] : NULL;
-	const char *name = pr ? nonempty(pr->name) : NULL;
-	const char *type = pr ? tsr_program_type_name(pr->program_type) : NULL;
-
-	if (pr && !name)
-		name = compute_set_name(nm, pr->compute_set);
-	if (pr && !name && pr->exchange >= 0)
-		name = exchange_name(nm, pr->exchange_kind, pr->exchange);
-	if (name)
-		snprintf(buf, size, "%s", name);
-	else
-		snprintf(buf, size, "%s %" PRIu32, type ? type : "program", program);
-	return buf;
 }
 
 /* A step's label on the lanes: its type and the name the summary's Steps
@@ -698,94 +668,96 @@ static int read_names(names *nm, tsr_report *report)
 }
 
 /* The run's wall-clock cycles by step type. */
-static void write_step_types(page *p, size_t run, uint64_t total)
+static void write_step_types(page *p)
 {
 	static const char *const headers[] = {"Step type", "Steps", "Cycles", "Share of the run"};
 	static const bool numeric[] = {false, true, true, true};
-	tsr_activity act;
+	const cJSON *types = resolve(p->doc, "/execution/cyclesByStepType");
 	const char *labels[TSR_STEP_TYPE_COUNT];
 	double values[TSR_STEP_TYPE_COUNT];
 	char pct[TSB_NUMBER_MAX];
+	int n = cJSON_GetArraySize(types);
 
-	if (failed(p, tsr_report_fill_run_activity(&act, p->report, run)))
-		return;
-	for (size_t t = 0; t < TSR_STEP_TYPE_COUNT; t++) {
-		labels[t] = tsr_step_type_name((tsr_step_type)t);
-		values[t] = (double)act.step_cycles[t];
+	if (n > TSR_STEP_TYPE_COUNT)
+		n = TSR_STEP_TYPE_COUNT;
+	for (int t = 0; t < n; t++) {
+		const char *type = cJSON_GetStringValue(
+			resolve(p->doc, ptr(p, "/execution/cyclesByStepType/%d/type", t)));
+
+		labels[t] = type ? type : "";
+		values[t] = num(resolve(p->doc, ptr(p, "/execution/cyclesByStepType/%d/cycles", t)));
 	}
 	cli_html_chart_bars(p->h, "cycles-by-step-type", "Cycles by step type",
 	                    "Cycles of the run's steps of each type (steps that overlap the one "
 	                    "before count whole).",
-	                    CLI_HTML_CYCLES, labels, values, TSR_STEP_TYPE_COUNT);
+	                    CLI_HTML_CYCLES, labels, values, (size_t)n);
 	cli_html_table_begin(p->h, "Cycles by step type", 4, headers, numeric);
-	for (size_t t = 0; t < TSR_STEP_TYPE_COUNT; t++) {
-		double share = total ? (double)act.step_cycles[t] / (double)total : NAN;
+	for (int t = 0; t < n; t++) {
+		const cJSON *share = resolve(p->doc, ptr(p, "/execution/cyclesByStepType/%d/share", t));
 
 		cli_html_row_begin(p->h);
-		cli_html_cell(p->h, labels[t], NULL);
-		cli_html_cell_u64(p->h, act.steps[t], NULL);
-		cli_html_cell_u64(p->h, act.step_cycles[t], NULL);
-		cli_html_cell_num(p->h, tsb_format_percent(pct, sizeof(pct), share),
-		                  isnan(share) ? 0 : share, NULL);
+		cli_html_cell(p->h, labels[t], ptr(p, "/execution/cyclesByStepType/%d/type", t));
+		cell(p, ptr(p, "/execution/cyclesByStepType/%d/steps", t));
+		cell(p, ptr(p, "/execution/cyclesByStepType/%d/cycles", t));
+		if (cJSON_IsNumber(share))
+			cli_html_cell_num(p->h, tsb_format_percent(pct, sizeof(pct), share->valuedouble),
+			                  share->valuedouble,
+			                  ptr(p, "/execution/cyclesByStepType/%d/share", t));
+		else
+			cli_html_cell(p->h, "n/a", NULL);
 		cli_html_row_end(p->h);
 	}
 	cli_html_table_end(p->h);
 }
 
-/* The programs named in the table, before one row of the rest. */
-#define TABLE_PROGRAMS 100
+/* A program's name in the document into buf, else its type and id. */
+static const char *program_label(page *p, char *buf, size_t size, int i)
+{
+	const char *name = cJSON_GetStringValue(
+		resolve(p->doc, ptr(p, "/execution/cyclesByProgram/%d/name", i)));
+	const char *type = cJSON_GetStringValue(
+		resolve(p->doc, ptr(p, "/execution/cyclesByProgram/%d/type", i)));
+
+	if (name)
+		snprintf(buf, size, "%s", name);
+	else
+		snprintf(buf, size, "%s %.0f", type ? type : "program",
+		         num(resolve(p->doc, ptr(p, "/execution/cyclesByProgram/%d/program", i))));
+	return buf;
+}
 
 /*
  * The run's cycles by the program its steps belong to, most first: the
- * first TOP_PROGRAMS as bars and TABLE_PROGRAMS in the table, each with
- * one more for the rest summed (a large model runs tens of thousands of
- * programs; their sum stays whole).
+ * first TOP_PROGRAMS as bars and the document's programs in the table,
+ * each with one more for the rest summed (a large model runs tens of
+ * thousands of programs; their sum stays whole).
  */
-static void write_programs(page *p, const names *nm, size_t run)
+static void write_programs(page *p)
 {
 	static const char *const headers[] = {"Program", "Type", "Steps", "Cycles"};
 	static const bool numeric[] = {false, false, true, true};
-	const tsr_step *steps;
-	size_t n_steps, n = 0, n_bars, n_rows;
-	ranked *order = NULL;
-	size_t *count = NULL;
-	char (*bar_names)[96] = NULL;
+	const cJSON *other = resolve(p->doc, "/execution/otherProgramCycles");
+	int n = cJSON_GetArraySize(resolve(p->doc, "/execution/cyclesByProgram"));
+	size_t n_bars;
+	char bar_names[TOP_PROGRAMS + 1][96];
 	const char *labels[TOP_PROGRAMS + 1];
-	double values[TOP_PROGRAMS + 1];
-	uint64_t rest_cycles = 0, rest_steps = 0;
+	double values[TOP_PROGRAMS + 1], total;
 	char a[TSB_NUMBER_MAX], rest[64];
 
-	if (failed(p, tsr_report_get_steps(&steps, &n_steps, p->report, run)) || !nm->n_programs)
+	if (!n)
 		return;
-	order = alloc(p, nm->n_programs, sizeof(*order));
-	count = alloc(p, nm->n_programs, sizeof(*count));
-	bar_names = alloc(p, TOP_PROGRAMS + 1, sizeof(*bar_names));
-	if (!order || !count || !bar_names)
-		goto out;
-	for (size_t i = 0; i < nm->n_programs; i++)
-		order[i].index = i;
-	for (size_t i = 0; i < n_steps; i++) {
-		if (steps[i].program < nm->n_programs) {
-			order[steps[i].program].value += steps[i].cycles;
-			count[steps[i].program]++;
-		}
-	}
-	qsort(order, nm->n_programs, sizeof(*order), ranked_cmp);
-	while (n < nm->n_programs && count[order[n].index])
-		n++;
-	n_bars = n > TOP_PROGRAMS + 1 ? TOP_PROGRAMS : n;
-	n_rows = n > TABLE_PROGRAMS + 1 ? TABLE_PROGRAMS : n;
+	total = n + num(cJSON_GetObjectItemCaseSensitive(other, "programs"));
+	n_bars = total > TOP_PROGRAMS + 1 ? TOP_PROGRAMS : (size_t)n;
 	for (size_t i = 0; i < n_bars; i++) {
-		labels[i] = program_name(bar_names[i], sizeof(bar_names[i]), nm,
-		                         (uint32_t)order[i].index);
-		values[i] = (double)order[i].value;
+		labels[i] = program_label(p, bar_names[i], sizeof(bar_names[i]), (int)i);
+		values[i] = num(resolve(p->doc, ptr(p, "/execution/cyclesByProgram/%zu/cycles", i)));
 	}
-	if (n > n_bars) {
-		values[n_bars] = 0;
-		for (size_t i = n_bars; i < n; i++)
-			values[n_bars] += (double)order[i].value;
+	if (n_bars < total) {
+		values[n_bars] = num(cJSON_GetObjectItemCaseSensitive(other, "cycles"));
+		for (int i = (int)n_bars; i < n; i++)
+			values[n_bars] += num(resolve(p->doc, ptr(p, "/execution/cyclesByProgram/%d/cycles", i)));
 		snprintf(bar_names[n_bars], sizeof(bar_names[n_bars]), "Other (%s programs)",
-		         tsb_format_u64(a, sizeof(a), n - n_bars));
+		         int_text(a, total - (double)n_bars));
 		labels[n_bars] = bar_names[n_bars];
 		n_bars++;
 	}
@@ -793,39 +765,33 @@ static void write_programs(page *p, const names *nm, size_t run)
 	                    "Cycles of the run's steps by the program they belong to, most first.",
 	                    CLI_HTML_CYCLES, labels, values, n_bars);
 	cli_html_table_begin(p->h, "Cycles by program", 4, headers, numeric);
-	for (size_t i = 0; i < n; i++) {
-		const tsr_program *pr = &nm->programs[order[i].index];
-		const char *type = tsr_program_type_name(pr->program_type);
+	for (int i = 0; i < n; i++) {
 		char name[256];
+		const char *type;
 
-		if (i >= n_rows) {
-			rest_cycles += order[i].value;
-			rest_steps += count[order[i].index];
-			continue;
-		}
 		cli_html_row_begin(p->h);
-		cli_html_cell(p->h, program_name(name, sizeof(name), nm, (uint32_t)order[i].index),
-		              NULL);
-		cli_html_cell(p->h, type ? type : "", NULL);
-		cli_html_cell_u64(p->h, count[order[i].index], NULL);
-		cli_html_cell_u64(p->h, order[i].value, NULL);
+		program_label(p, name, sizeof(name), i);
+		cli_html_cell(p->h, name,
+		              cJSON_IsString(resolve(p->doc, ptr(p, "/execution/cyclesByProgram/%d/name",
+		                                                 i))) ? p->ptr : NULL);
+		type = cJSON_GetStringValue(resolve(p->doc,
+		                                    ptr(p, "/execution/cyclesByProgram/%d/type", i)));
+		cli_html_cell(p->h, type ? type : "", type ? p->ptr : NULL);
+		cell(p, ptr(p, "/execution/cyclesByProgram/%d/steps", i));
+		cell(p, ptr(p, "/execution/cyclesByProgram/%d/cycles", i));
 		cli_html_row_end(p->h);
 	}
-	if (n > n_rows) {
+	if (cJSON_IsObject(other)) {
 		snprintf(rest, sizeof(rest), "Other (%s programs)",
-		         tsb_format_u64(a, sizeof(a), n - n_rows));
+		         int_text(a, num(cJSON_GetObjectItemCaseSensitive(other, "programs"))));
 		cli_html_row_begin(p->h);
 		cli_html_cell(p->h, rest, NULL);
 		cli_html_cell(p->h, "", NULL);
-		cli_html_cell_u64(p->h, rest_steps, NULL);
-		cli_html_cell_u64(p->h, rest_cycles, NULL);
+		cell(p, "/execution/otherProgramCycles/steps");
+		cell(p, "/execution/otherProgramCycles/cycles");
 		cli_html_row_end(p->h);
 	}
 	cli_html_table_end(p->h);
-out:
-	free(order);
-	free(count);
-	free(bar_names);
 }
 
 /* The cycles by vertex type of the document. */
@@ -914,6 +880,7 @@ static void write_lanes(page *p, const names *nm)
 				start = steps[i].cycles_from;
 		for (size_t i = 0; i < n; i++) {
 			char *label = step_label(nm, &steps[i]);
+			const char *type = tsr_step_type_name(steps[i].type);
 
 			if (!label) {
 				failed(p, TSR_ERR_NO_MEMORY);
@@ -921,7 +888,7 @@ static void write_lanes(page *p, const names *nm)
 			}
 			spans[k++] = (cli_html_span){(double)(steps[i].cycles_from - start),
 			                             (double)(steps[i].cycles_to - start), label,
-			                             (uint32_t)n_lanes};
+			                             (uint32_t)n_lanes, type ? type : "Step"};
 		}
 		n_lanes++;
 	}
@@ -972,40 +939,34 @@ static void write_execution(page *p)
 	figure(p, "Total tile balance:", FIG_PERCENT, "/execution/tileBalance");
 	figure(p, "Total thread balance:", FIG_PERCENT, "/execution/threadBalance");
 	cli_html_figures_end(p->h);
-	if (!failed(p, read_names(&nm, p->report))) {
-		size_t run = (size_t)num(resolve(p->doc, "/execution/run"));
-
-		write_step_types(p, run, (uint64_t)num(resolve(p->doc, "/execution/totalCycles")));
-		write_programs(p, &nm, run);
-		write_vertex_cycles(p);
+	write_step_types(p);
+	write_programs(p);
+	write_vertex_cycles(p);
+	if (!failed(p, read_names(&nm, p->report)))
 		write_lanes(p, &nm);
-	}
 	cli_html_section_end(p->h);
 }
 
-/* The Insights' tips (reportlib's), of the run the page shows. */
+/* The Insights' tips of the document. */
 static void write_tips(page *p)
 {
-	tsr_summary_options opts = TSR_SUMMARY_OPTIONS_INIT;
-	const cJSON *run = resolve(p->doc, "/execution/run");
-	tsr_summary_figures *f = NULL;
-	tsr_summary_tip *tips = NULL;
-	size_t n = 0;
+	int n = cJSON_GetArraySize(resolve(p->doc, "/tips"));
 
-	opts.show_var_storage = opts.show_execution_steps = true;
-	opts.colours = TSR_COLOURS_NEVER;
-	if (cJSON_IsNumber(run))
-		opts.run = (int64_t)run->valuedouble;
 	cli_html_section_begin(p->h, "tips", "Insights: tips");
-	if (!failed(p, tsr_summary_figures_new(&f, p->report, &opts)) &&
-	    !failed(p, tsr_summary_figures_list_tips(&tips, &n, f))) {
-		for (size_t i = 0; i < n; i++)
-			cli_html_para(p->h, tips[i].text);
-		if (!n)
-			cli_html_para(p->h, TSR_SUMMARY_NO_TIPS);
+	for (int i = 0; i < n; i++) {
+		const char *text = cJSON_GetStringValue(resolve(p->doc, ptr(p, "/tips/%d/text", i)));
+
+		if (!text)
+			continue;
+		/* cli_html_para with the text's pointer. */
+		cli_html_raw(p->h, "<p data-json=\"");
+		cli_html_raw(p->h, p->ptr);
+		cli_html_raw(p->h, "\">");
+		cli_html_textf(p->h, "%s", text);
+		cli_html_raw(p->h, "</p>\n");
 	}
-	free(tips);
-	tsr_summary_figures_free(f);
+	if (!n)
+		cli_html_para(p->h, TSR_SUMMARY_NO_TIPS);
 	cli_html_section_end(p->h);
 }
 

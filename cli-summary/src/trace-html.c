@@ -499,7 +499,7 @@ static int timeline_items(lanes *l, const trace_view *v, int64_t from, int64_t t
 			int64_t end = it->end_ns < to ? it->end_ns : to;
 			cli_html_span s = {0, 0, NULL, lane_of[it->depth < MAX_DEPTH_LANES
 			                                           ? it->depth
-			                                           : MAX_DEPTH_LANES - 1]};
+			                                           : MAX_DEPTH_LANES - 1], NULL};
 
 			if (end < start)
 				end = start;

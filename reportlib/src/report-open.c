@@ -131,19 +131,24 @@ out:
 
 /*
  * The rows of `table`, whose integer key `key` must run densely from
- * `first` (0 or 1) to first + n - 1: checked with one COUNT/MIN/MAX so a
- * loader can index arrays by id. `max` bounds n.
+ * `first` (0 or 1) to first + n - 1: checked with a COUNT, MIN and MAX so
+ * a loader can index arrays by id. `max` bounds n. Each is a subquery of
+ * its own, so that SQLite counts the table's b-tree entries without
+ * reading the rows and looks MIN and MAX of the key up at its ends (one
+ * COUNT/MIN/MAX aggregate reads every row: 15 ms for the 209,578 names
+ * of a large report).
  */
 static int dense_count(tsr_report *r, size_t *n, const char *table, const char *key,
                        int64_t first, int64_t max)
 {
-	char sql[160];
+	char sql[512]; /* three times `table` (below 80 bytes) and `key` */
 	int64_t v[3];
 	int rc;
 
 	snprintf(sql, sizeof(sql),
-	         "SELECT COUNT(*), IFNULL(MIN(%s), %lld), IFNULL(MAX(%s), %lld) FROM %s", key,
-	         (long long)first, key, (long long)first - 1, table);
+	         "SELECT (SELECT COUNT(*) FROM %s), IFNULL((SELECT MIN(%s) FROM %s), %lld), "
+	         "IFNULL((SELECT MAX(%s) FROM %s), %lld)", table, key, table, (long long)first, key,
+	         table, (long long)first - 1);
 	*n = 0;
 	rc = query_ints(r, v, 3, INT64_MIN, INT64_MAX, sql, table);
 	if (rc)

@@ -45,6 +45,8 @@
  *     maxTileIncludingGaps  {tile, bytes}
  *     maxTileExcludingGaps  {tile, bytes}
  *     outOfMemoryTiles      [tile], ascending
+ *     outOfMemoryTileBytes  [{tile, bytes, excess}] of the same tiles: bytes
+ *                           including gaps, excess past memoryPerTile
  *     largestTiles          [{tile, bytes}] including gaps, fullest first
  *                           (only when some tiles are out of memory)
  *   liveness
@@ -71,6 +73,15 @@
  *     threadBalance         fraction: activeComputeCycles / computeCycles
  *     cyclesByVertexType    [{name, instances, cycles}] of the vertex types
  *                           that ran in the run, most cycles first
+ *     cyclesByStepType      [{type, steps, cycles, share}] of every step type
+ *                           (share: fraction of totalCycles, or null; steps
+ *                           that overlap the one before count whole)
+ *     cyclesByProgram       [{program, type, name (or null), steps, cycles}]
+ *                           of the 100 programs with most cycles in the run
+ *                           (then by id); name is the program's, else its
+ *                           compute set's or exchange's
+ *     otherProgramCycles    {programs, steps, cycles} of the programs past
+ *                           those 100 summed, or null
  *     steps                 with show_execution_steps: [{type, name (or
  *                           null), syncType (or null), cyclesFrom,
  *                           cyclesTo, cycles, cyclesOverlapped,
@@ -88,6 +99,21 @@
  *                           fp32 peak of all tiles over its cycles, or
  *                           null)}] of every debug context in tree order,
  *                           figures with descendants, of the run shown
+ *   listedVariables         the variables the report lists
+ *   largestVariables        [{name, category, dataType, shape, bytes, tiles,
+ *                           alwaysLive}] of the 20 largest, most bytes first
+ *                           (then by id): bytes on all tiles of one replica
+ *   tips                    the Insights' tips (tsr_summary_figures_list_tips,
+ *                           with the always-live list and the run's steps
+ *                           whatever the options): [{kind ("outOfMemory",
+ *                           "alwaysLive", "exchangeCode" or "imbalance"),
+ *                           saving (bytes or cycles, as summary.h's
+ *                           tsr_tip_kind says), text}]
+ *
+ * The keys past the text's parts (outOfMemoryTileBytes, cyclesByStepType,
+ * cyclesByProgram, otherProgramCycles, listedVariables, largestVariables,
+ * tips) are what the summary page shows besides them: it draws every
+ * table from this document.
  */
 #include <tilescope/alloc.h>
 #include "summary-private.h"
@@ -99,6 +125,10 @@
 #include <string.h>
 
 #define SUMMARY_JSON_SCHEMA 1
+/* Entries of "largestVariables" and "cyclesByProgram" (the rest of the
+ * programs are summed in "otherProgramCycles"). */
+#define TOP_VARIABLES 20
+#define TOP_PROGRAMS 100
 
 /* Building state: `ok` falls to false at the first allocation that fails
  * (the tree is freed whole at the end, so nothing else needs undoing). */
@@ -314,6 +344,16 @@ static void json_memory_part(json_ctx *j, cJSON *arr, const tsr_summary_memory *
 	a = j_arr(j, o, "outOfMemoryTiles");
 	for (size_t i = 0; j->ok && i < m->n_oom_tiles; i++)
 		put(j, a, NULL, j_u64(m->oom_tiles[i]));
+	a = j_arr(j, o, "outOfMemoryTileBytes");
+	for (size_t i = 0; j->ok && i < m->n_oom_tiles; i++) {
+		uint64_t bytes = tsr_summary_tile_bytes_with_gaps(j->s, m->oom_tiles[i]);
+		uint64_t per_tile = j->s->target->bytes_per_tile;
+		cJSON *t = j_obj(j, a, NULL);
+
+		put(j, t, "tile", j_u64(m->oom_tiles[i]));
+		put(j, t, "bytes", j_u64(bytes));
+		put(j, t, "excess", j_u64(bytes > per_tile ? bytes - per_tile : 0));
+	}
 	if (m->n_oom_tiles) {
 		a = j_arr(j, o, "largestTiles");
 		for (size_t i = 0; j->ok && i < m->n_largest_tiles; i++)
@@ -393,6 +433,64 @@ static void json_step(json_ctx *j, cJSON *arr, const tsr_summary_step *ss)
 	}
 }
 
+/* "cyclesByStepType": every step type, with the run's steps of it. */
+static void json_step_types(json_ctx *j, cJSON *exec)
+{
+	const tsr_activity *act = &j->s->activity;
+	cJSON *a = j_arr(j, exec, "cyclesByStepType");
+
+	for (size_t t = 0; j->ok && t < TSR_STEP_TYPE_COUNT; t++) {
+		cJSON *x = j_obj(j, a, NULL);
+
+		put(j, x, "type", j_str(tsr_step_type_name((tsr_step_type)t)));
+		put(j, x, "steps", j_u64(act->steps[t]));
+		put(j, x, "cycles", j_u64(act->step_cycles[t]));
+		put(j, x, "share", j_num(act->cycles ? (double)act->step_cycles[t] / (double)act->cycles
+		                                     : NAN));
+	}
+}
+
+/* "cyclesByProgram": the TOP_PROGRAMS programs with most cycles in the
+ * run, and "otherProgramCycles" the rest summed (a large model runs tens
+ * of thousands of programs). */
+static void json_programs(json_ctx *j, cJSON *exec)
+{
+	tsr_summary_program_cycles *p = NULL;
+	size_t n = 0;
+	uint64_t steps = 0, cycles = 0;
+	cJSON *a, *x;
+	int rc = tsr_summary_list_program_cycles(&p, &n, j->s);
+
+	if (rc) {
+		j->rc = rc;
+		return;
+	}
+	a = j_arr(j, exec, "cyclesByProgram");
+	for (size_t i = 0; j->ok && i < n && i < TOP_PROGRAMS; i++) {
+		const char *type = tsr_program_type_name(p[i].type);
+
+		x = j_obj(j, a, NULL);
+		put(j, x, "program", j_u64(p[i].program));
+		put(j, x, "type", j_str(type ? type : "?"));
+		put(j, x, "name", j_str(p[i].name));
+		put(j, x, "steps", j_u64(p[i].steps));
+		put(j, x, "cycles", j_u64(p[i].cycles));
+	}
+	if (n <= TOP_PROGRAMS) {
+		put(j, exec, "otherProgramCycles", cJSON_CreateNull());
+	} else {
+		for (size_t i = TOP_PROGRAMS; i < n; i++) {
+			steps += p[i].steps;
+			cycles = cycles > UINT64_MAX - p[i].cycles ? UINT64_MAX : cycles + p[i].cycles;
+		}
+		x = j_obj(j, exec, "otherProgramCycles");
+		put(j, x, "programs", j_u64(n - TOP_PROGRAMS));
+		put(j, x, "steps", j_u64(steps));
+		put(j, x, "cycles", j_u64(cycles));
+	}
+	free(p);
+}
+
 /* "execution": the Execution part, null without runs. */
 static void json_execution(json_ctx *j, cJSON *root)
 {
@@ -431,6 +529,8 @@ static void json_execution(json_ctx *j, cJSON *root)
 		put(j, x, "instances", j_u64(c->instances));
 		put(j, x, "cycles", j_u64(c->cycles));
 	}
+	json_step_types(j, o);
+	json_programs(j, o);
 	if (!s->opts.show_execution_steps)
 		return;
 	a = j_arr(j, o, "steps");
@@ -462,6 +562,75 @@ static void json_operations(json_ctx *j, cJSON *root)
 		put(j, x, "flops", s->has_run ? j_u64(o->op->flops) : cJSON_CreateNull());
 		put(j, x, "utilisation", j_num(o->utilisation));
 	}
+}
+
+/* "largestVariables": the TOP_VARIABLES largest listed variables, and
+ * "listedVariables" how many the report lists. */
+static void json_variables(json_ctx *j, cJSON *root)
+{
+	const tsr_variable **v = NULL;
+	size_t n = 0, n_listed = 0;
+	cJSON *a;
+	int rc = tsr_summary_list_largest_variables(&v, &n, &n_listed, j->s, TOP_VARIABLES);
+
+	if (rc) {
+		j->rc = rc;
+		return;
+	}
+	put(j, root, "listedVariables", j_u64(n_listed));
+	a = j_arr(j, root, "largestVariables");
+	for (size_t i = 0; j->ok && i < n; i++) {
+		cJSON *x = j_obj(j, a, NULL);
+
+		put(j, x, "name", j_str(v[i]->name));
+		put(j, x, "category", j_str(tsr_category_name(v[i]->mem_category)));
+		put(j, x, "dataType", j_str(v[i]->data_type_name));
+		put(j, x, "shape", j_str(v[i]->shape));
+		put(j, x, "bytes", j_u64(v[i]->bytes));
+		put(j, x, "tiles", j_u64(v[i]->tiles));
+		put(j, x, "alwaysLive", cJSON_CreateBool(v[i]->always_live));
+	}
+	free(v);
+}
+
+/* "tips": the Insights' tips. They rest on the always-live list and the
+ * run's steps, so when the options left those out the figures are
+ * gathered again with them: the tips are the same whatever the options. */
+static void json_tips(json_ctx *j, cJSON *root, tsr_report *report)
+{
+	static const char *const kinds[] = {"outOfMemory", "alwaysLive", "exchangeCode",
+	                                    "imbalance"};
+	tsr_summary_options opts = j->s->opts;
+	tsr_summary_figures *f = j->s, *more = NULL;
+	tsr_summary_tip *tips = NULL;
+	size_t n = 0;
+	cJSON *a;
+	int rc = TSR_OK;
+
+	if (!opts.show_var_storage || !opts.show_execution_steps) {
+		opts.show_var_storage = opts.show_execution_steps = true;
+		opts.show_optimizations = opts.show_per_ipu_memory = opts.show_operations = false;
+		rc = tsr_summary_figures_new(&more, report, &opts);
+		f = more;
+	}
+	if (!rc)
+		rc = tsr_summary_figures_list_tips(&tips, &n, f);
+	if (rc) {
+		j->rc = rc;
+		goto out;
+	}
+	a = j_arr(j, root, "tips");
+	for (size_t i = 0; j->ok && i < n; i++) {
+		cJSON *x = j_obj(j, a, NULL);
+
+		put(j, x, "kind", j_str((size_t)tips[i].kind < sizeof(kinds) / sizeof(kinds[0])
+		                            ? kinds[tips[i].kind] : "?"));
+		put(j, x, "saving", j_u64(tips[i].saving));
+		put(j, x, "text", j_str(tips[i].text));
+	}
+out:
+	free(tips);
+	tsr_summary_figures_free(more);
 }
 
 /* The summary as JSON (summary.h): gathered once, built as a cJSON tree,
@@ -503,6 +672,10 @@ int tsr_summary_dup_json(char **out, tsr_report *report, const tsr_summary_optio
 		json_execution(&j, root);
 	if (j.ok && !j.rc && s->opts.show_operations)
 		json_operations(&j, root);
+	if (j.ok && !j.rc)
+		json_variables(&j, root);
+	if (j.ok && !j.rc)
+		json_tips(&j, root, report);
 	if (!j.ok || j.rc)
 		goto out;
 	text = cJSON_Print(root);

@@ -496,6 +496,101 @@ static const char *step_name(const tsr_summary *s, const tsr_step *st)
 	return name;
 }
 
+/* --- What only the JSON holds (summary-private.h) -------------------------- */
+
+uint64_t tsr_summary_tile_bytes_with_gaps(const tsr_summary_figures *figures, uint32_t tile)
+{
+	const tsr_summary *s = (const tsr_summary *)figures;
+
+	return tile < s->n_tiles ? tsr_tile_memory_get_bytes(&s->tiles[tile], true) : 0;
+}
+
+/* qsort: variables by bytes, most first, then by position (id order). */
+static int variable_cmp(const void *a, const void *b)
+{
+	const tsr_variable *x = *(const tsr_variable *const *)a;
+	const tsr_variable *y = *(const tsr_variable *const *)b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+int tsr_summary_list_largest_variables(const tsr_variable ***out, size_t *n, size_t *n_listed,
+                                       const tsr_summary_figures *figures, size_t max)
+{
+	const tsr_summary *s = (const tsr_summary *)figures;
+	const tsr_variable *vars, **order;
+	size_t n_vars;
+	int rc = tsr_report_get_variables(&vars, &n_vars, s->report);
+
+	*out = NULL;
+	*n = *n_listed = 0;
+	if (rc == TSR_ERR_NO_DATA || (!rc && !n_vars))
+		return TSR_OK;
+	if (rc)
+		return rc;
+	order = tsb_calloc(n_vars, sizeof(*order));
+	if (!order)
+		return tsr_fail(s->report, TSR_ERR_NO_MEMORY, "summary: out of memory");
+	for (size_t i = 0; i < n_vars; i++)
+		order[i] = &vars[i];
+	qsort(order, n_vars, sizeof(*order), variable_cmp);
+	*out = order;
+	*n = n_vars < max ? n_vars : max;
+	*n_listed = n_vars;
+	return TSR_OK;
+}
+
+/* qsort: programs by cycles, most first, then by id. */
+static int program_cycles_cmp(const void *a, const void *b)
+{
+	const tsr_summary_program_cycles *x = a, *y = b;
+
+	if (x->cycles != y->cycles)
+		return x->cycles > y->cycles ? -1 : 1;
+	return x->program < y->program ? -1 : x->program > y->program;
+}
+
+int tsr_summary_list_program_cycles(tsr_summary_program_cycles **out, size_t *n,
+                                    const tsr_summary_figures *figures)
+{
+	const tsr_summary *s = (const tsr_summary *)figures;
+	tsr_summary_program_cycles *p;
+	const tsr_step *steps;
+	size_t n_steps, k = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!figures->has_run || !s->n_programs)
+		return TSR_OK;
+	rc = tsr_report_get_steps(&steps, &n_steps, s->report, figures->run);
+	if (rc)
+		return rc;
+	p = tsb_calloc(s->n_programs, sizeof(*p));
+	if (!p)
+		return tsr_fail(s->report, TSR_ERR_NO_MEMORY, "summary: out of memory");
+	for (size_t i = 0; i < n_steps; i++) {
+		if (steps[i].program >= s->n_programs)
+			continue;
+		p[steps[i].program].steps++;
+		p[steps[i].program].cycles = sat_add(p[steps[i].program].cycles, steps[i].cycles);
+	}
+	for (size_t i = 0; i < s->n_programs; i++) {
+		if (!p[i].steps)
+			continue;
+		p[k] = p[i];
+		p[k].program = (uint32_t)i;
+		program_label(s, (uint32_t)i, &p[k].type, &p[k].name);
+		k++;
+	}
+	qsort(p, k, sizeof(*p), program_cycles_cmp);
+	*out = p;
+	*n = k;
+	return TSR_OK;
+}
+
 /*
  * optimizationInfo is a map of the compiler's metrics that report.h has
  * no query for (see the lead's notes); it is read here, bounded in rows

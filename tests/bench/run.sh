@@ -149,7 +149,8 @@ large_report() {
 # it against TILESCOPE_BENCH_LARGE_REPORT_B (else section 2's second run,
 # else itself): the page's size and the command's wall time (reading the
 # report included), 5 interleaved repeats (summary then diff, the order
-# swapped every other time), median and lowest..highest.
+# swapped every other time), median and lowest..highest, and its median
+# CPU time.
 html_pages() {
 	local a b i kind r rc
 	large_report
@@ -182,6 +183,8 @@ html_pages() {
 			'BEGIN { printf "%.2f", b / 1e6 }')" MB "<= 10"
 		figure "html.$kind.write_s_median" "$(sort -n "$tmp/${kind}_html.txt" | median)" s "<= 1"
 		figure "html.$kind.write_s_range" "$(sort -n "$tmp/${kind}_html.txt" | range)" s
+		# CPU time (user + system), steadier than wall time on a shared machine.
+		figure "html.$kind.cpu_s_median" "$(awk '{ print $3 }' "$tmp/${kind}_html.txt" | sort -n | median)" s "<= 1"
 	done
 }
 median() { awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

@@ -11,9 +11,10 @@ Without a browser (suite integration), on the page's text:
   - python's html.parser sees no <img> and no on* attribute, and both
     names among the text nodes as inert text (the byte 0xFF as U+FFFD);
   - the embedded document's block has no '<' nor a raw U+2028 or
-    U+2029, so nothing ends it early (the summary's document holds no
-    names today; the diff's, of the report against itself with --all,
-    holds them all);
+    U+2029, so nothing ends it early, and holds the hostile name
+    escaped (the summary's document in its largest variables and its
+    programs; the diff's, of the report against itself with --all, all
+    of them);
   - no "http:", "https:" or "//" anywhere but in the policy's hashes; a
     second run writes the same bytes.
 With --browser CHECK_PAGE (suite browser): check-page.py loads the page
@@ -144,9 +145,10 @@ def check_kind(tilescope, tmp, sub, rest, fail):
     for ref in ("http:", "https:", "//"):
         if ref in unhashed:
             fail("the page holds %r at offset %d" % (ref, unhashed.find(ref)))
-    # The diff's document holds the names: its block must have held '<'.
-    if sub == "diff" and "\\u003c/script" not in block:
-        fail("the diff's embedded document does not hold the hostile name (escaped)")
+    # Both documents hold the names (the summary's in its largest variables
+    # and programs): the block must have held '<'.
+    if "\\u003c/script" not in block:
+        fail("the embedded document does not hold the hostile name (escaped)")
 
 
 if __name__ == "__main__":

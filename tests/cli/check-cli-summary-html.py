@@ -4,6 +4,10 @@
   - the embedded document is what --format=json (and --json) print;
   - the charts and tables the page draws from reportlib are there, and
     the largest variable's row holds the report's largest variable;
+  - the tables of names (largest variables, programs, step types,
+    out-of-memory tiles, tips) have a cell pointing at each row of the
+    document, whose largest variables are the report's and whose cycles
+    by program add up to those by step type;
   - the Insights' tips: the exchange-code tip names the fullest tile (by
     bytes in use, the JSON's maxTileExcludingGaps) with its internal
     exchange code from `tilescope sql`, exactly when that code is 20% or
@@ -62,7 +66,12 @@ EXCHANGE_TIP = re.compile(r"On tile (\d+), the fullest by bytes in use \(excludi
 
 def check_tips(name, report, page_text, doc):
     section = page_text.split('id="tips"', 1)[-1].split("</section>", 1)[0]
-    tips = [html.unescape(t) for t in re.findall(r"<p>(.*?)</p>", section, re.S)]
+    tips = [html.unescape(t) for t in re.findall(r"<p[^>]*>(.*?)</p>", section, re.S)]
+    # Each tip is the document's, at its pointer (html_check compared the texts).
+    pointed = re.findall(r'<p data-json="/tips/(\d+)/text">', section)
+    if pointed != [str(i) for i in range(len(doc["tips"]))]:
+        fail("%s: the page's tips point at %s, the document holds %d" %
+             (name, pointed, len(doc["tips"])))
     fullest = doc["memory"][0]["maxTileExcludingGaps"]
     r = run("sql", report, "SELECT sum(tile_value(by_tile, %d)) FROM memory_category "
             "WHERE category = 'internalExchangeCode'" % fullest["tile"])
@@ -83,6 +92,35 @@ def check_tips(name, report, page_text, doc):
     if bool(nothing) != (len(tips) == 1 and len(nothing) == 1) or not tips:
         fail("%s: tips %r" % (name, tips))
     return len(tips) - len(nothing)
+
+
+def check_names(name, report, page_text, doc):
+    """The tables of names come from the document: the largest variables
+    are the report's (by `tilescope sql`), the programs' cycles add up to
+    the step types' (both every step of the run), and the page points at
+    each row."""
+    r = run("sql", report, "SELECT bytes FROM variable ORDER BY bytes DESC LIMIT 20")
+    want = [int(x) for x in r.stdout.decode().split() if x.isdigit()]
+    got = [v["bytes"] for v in doc["largestVariables"]]
+    if r.returncode != 0 or got != want:
+        fail("%s: largestVariables hold %s B, the report's largest %s" % (name, got, want))
+    rows = [('data-json="/largestVariables/%d/name"', len(doc["largestVariables"]))]
+    ex = doc["execution"]
+    if ex:
+        other = ex["otherProgramCycles"] or {"cycles": 0}
+        by_program = sum(p["cycles"] for p in ex["cyclesByProgram"]) + other["cycles"]
+        by_type = sum(t["cycles"] for t in ex["cyclesByStepType"])
+        if by_program != by_type:
+            fail("%s: cycles by program add up to %d, by step type to %d" %
+                 (name, by_program, by_type))
+        rows += [('data-json="/execution/cyclesByProgram/%d/cycles"', len(ex["cyclesByProgram"])),
+                 ('data-json="/execution/cyclesByStepType/%d/type"', len(ex["cyclesByStepType"]))]
+    rows.append(('data-json="/memory/0/outOfMemoryTileBytes/%d/bytes"',
+                 len(doc["memory"][0]["outOfMemoryTileBytes"])))
+    for fmt, n in rows:
+        missing = [i for i in range(n) if fmt % i not in page_text]
+        if missing:
+            fail("%s: no cell at %s" % (name, fmt % missing[0]))
 
 
 def check_report(report, tmp):
@@ -117,6 +155,7 @@ def check_report(report, tmp):
     if biggest is None or "{:,}".format(biggest) not in table.split("</tr>", 2)[1]:
         fail("%s: the largest variables' first row is not the report's largest (%s B)" %
              (name, biggest))
+    check_names(name, report, page_text, doc)
     n_tips = check_tips(name, report, page_text, doc)
     again = run("summary", "--format=html", report)
     if again.returncode != 0 or again.stdout != data:

@@ -96,7 +96,7 @@ static char *write_page(size_t *len)
 	static const double bars[] = { 1216, 5 };
 	double a[50], b[50];
 	cli_html_series series[2] = { { "A " EVIL, a }, { "B \xE2\x80\xA8", b } };
-	cli_html_span spans[3] = { { 0, 10, EVIL, 0 }, { 12, 12.001, "tiny", 1 }, { 5, 40, "wide", 1 } };
+	cli_html_span spans[3] = { { 0, 10, EVIL, 0, NULL }, { 12, 12.001, "tiny", 1, NULL }, { 5, 40, "wide", 1, NULL } };
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 	cli_html *h;
@@ -404,8 +404,8 @@ static void test_lanes_fold(void **state)
 
 	(void)state;
 	for (int i = 0; i < 2000; i++)
-		spans[i] = (cli_html_span){ i * 500.0, i * 500.0 + 3, "tiny", 1 };
-	spans[2000] = (cli_html_span){ 0, 1e6, "whole", 0 };
+		spans[i] = (cli_html_span){ i * 500.0, i * 500.0 + 3, "tiny", 1, NULL };
+	spans[2000] = (cli_html_span){ 0, 1e6, "whole", 0, NULL };
 	page = one_chart(draw_lanes, spans);
 	svg = element(page, "<svg class=\"chart-svg\"", "</svg></div>");
 	for (p = strstr(svg, "<rect class=\""); p; p = strstr(p + 1, "<rect class=\"")) {
@@ -473,13 +473,222 @@ static void test_lines_peak(void **state)
 	free(page);
 }
 
+static void draw_ticks(cli_html *h, void *data)
+{
+	cli_html_series series[1] = { { "bytes", data } };
+
+	cli_html_chart_stacked(h, "t", "Memory per tile", "d", "Tile", CLI_HTML_BYTES, series, 1, 1200);
+}
+
+/* The smallest-total tick of a column is drawn only where it is more
+ * than about a pixel below the column's top: 1,200 tiles of 100,000 B
+ * give or take 10 (a comb of ticks at the tops before), one column whose
+ * smallest tile holds half; the legend names the tick only when one is
+ * drawn. */
+static void test_stacked_ticks(void **state)
+{
+	static double v[1200];
+	char *page, *path;
+
+	(void)state;
+	for (int i = 0; i < 1200; i++)
+		v[i] = 100000 + i % 2 * 10;
+	page = one_chart(draw_ticks, v);
+	assert_null(strstr(page, "class=\"minmark\""));
+	free(page);
+	v[601] = 50000;
+	page = one_chart(draw_ticks, v);
+	path = element(page, "<path class=\"minmark\" d=\"", "\"/>");
+	assert_int_equal(count(path, "M"), 1);
+	assert_int_equal(count(page, "class=\"minmark\""), 2);
+	assert_non_null(strstr(page, "<rect class=\"swatch\" width=\"12\" height=\"12\" rx=\"2\"/><path "
+	                             "class=\"minmark\" d=\"M0 6H12\"/></svg>Smallest total of a column's items"));
+	free(path);
+	free(page);
+}
+
+static void draw_time(cli_html *h, void *data)
+{
+	static const char *const lanes[] = { "main" };
+	static const char *const labels[] = { "compile", "write" };
+	static const double bars[] = { 73493549, 483629 };
+	static const cli_html_span spans[] = { { 0, 263e6, "run", 0, NULL }, { 1e6, 1.4e6, "io", 0, NULL } };
+
+	(void)data;
+	cli_html_chart_bars(h, "bars", "Time", "d", CLI_HTML_NS, labels, bars, 2);
+	cli_html_chart_lanes(h, "lanes", "Timeline", "d", CLI_HTML_NS, lanes, 1, spans, 2);
+}
+
+/* Times on a page read "µs" (UTF-8), and the ticks of a time axis share
+ * one unit, chosen from their step: "0 ms" beside "50 ms", never "0 ns";
+ * the fine ticks of a zoom too ("5 ms"). */
+static void test_time_units(void **state)
+{
+	char *page = one_chart(draw_time, NULL);
+
+	(void)state;
+	assert_non_null(strstr(page, ">484 \xC2\xB5s</text>"));
+	assert_non_null(strstr(page, "<td class=\"num\" data-sort=\"400000\">400 \xC2\xB5s</td>"));
+	assert_null(strstr(page, " us<"));
+	assert_null(strstr(page, " us\n"));
+	assert_null(strstr(page, ">0 ns</text>"));
+	assert_non_null(strstr(page, "text-anchor=\"middle\">0 ms</text>"));
+	assert_non_null(strstr(page, "text-anchor=\"middle\">50 ms</text>"));
+	assert_non_null(strstr(page, "visibility=\"hidden\">5 ms</text>"));
+	assert_non_null(strstr(page, "text-anchor=\"middle\">80 ms</text>"));
+	free(page);
+}
+
+static void draw_peaks(cli_html *h, void *data)
+{
+	cli_html_series series[2] = { { "Base", data }, { "New", (double *)data + 16 } };
+
+	cli_html_chart_lines(h, "live", "Liveness", "d", "Step", CLI_HTML_BYTES, series, 2, 16);
+}
+
+/* Two peaks at one step near the top of the axis: each label stands
+ * above its own marker (its line is below it there), and the two do not
+ * share a line of text on the same side of the step. */
+static void test_peak_labels(void **state)
+{
+	double v[32], cy[2], y[2], x[2];
+	char anchor[2][8];
+	char *page, *p;
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		v[i] = v[16 + i] = 1e6;
+	v[8] = 48e6;
+	v[16 + 8] = 47e6;
+	page = one_chart(draw_peaks, v);
+	p = page;
+	for (int s = 0; s < 2; s++) {
+		p = strstr(p, "<circle class=\"peak");
+		assert_non_null(p);
+		assert_int_equal(sscanf(strstr(p, " cy=\""), " cy=\"%lf\"", &cy[s]), 1);
+		p = strstr(p, "<text class=\"peak-label\"");
+		assert_non_null(p);
+		assert_int_equal(sscanf(strstr(p, " x=\""), " x=\"%lf\"", &x[s]), 1);
+		assert_int_equal(sscanf(strstr(p, " y=\""), " y=\"%lf\"", &y[s]), 1);
+		assert_int_equal(sscanf(strstr(p, " text-anchor=\""), " text-anchor=\"%7[a-z]\"", anchor[s]), 1);
+		assert_true(y[s] < cy[s] - 4);
+	}
+	assert_true(fabs(x[0] - x[1]) < 0.01);
+	assert_true(fabs(y[0] - y[1]) >= 14 || strcmp(anchor[0], anchor[1]) != 0);
+	free(page);
+}
+
+static void draw_names(cli_html *h, void *data)
+{
+	static const char *const lanes[] = { "WWWWWWWWWWWWWWWWWWWWWWWWWW", "short" };
+	static const cli_html_span spans[] = { { 0, 10, "a", 0, NULL }, { 0, 10, "b", 1, NULL } };
+	const char *const *labels = data;
+	static const double bars[] = { 1, 2 };
+
+	cli_html_chart_lanes(h, "lanes", "Threads", "d", CLI_HTML_NS, lanes, 2, spans, 2);
+	cli_html_chart_bars(h, "bars", "Bars", "d", CLI_HTML_COUNT, labels, bars, 2);
+}
+
+/* A lane name of 26 wide letters fits its column (which grows; 26 bytes
+ * were shown in 170 units, the first letters cut off at the left edge);
+ * a longer one is cut with "…" to the column; a bar's label likewise,
+ * each with the whole name in a <title>. */
+static void test_names_fit(void **state)
+{
+	char long_name[301];
+	const char *labels[] = { "Internal Exchange Message Buffers", long_name };
+	double plot_x, bar_x;
+	char *page, *text, *p;
+
+	(void)state;
+	memset(long_name, 'M', 300);
+	long_name[300] = '\0';
+	page = one_chart(draw_names, labels);
+	p = strstr(page, "<svg class=\"plot\" x=\"");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "<svg class=\"plot\" x=\"%lf\"", &plot_x), 1);
+	/* A W is about an em (11 units) in the sans fonts a page gets. */
+	assert_true(plot_x - 8 >= 26 * 11 * 0.95);
+	assert_non_null(strstr(page, ">WWWWWWWWWWWWWWWWWWWWWWWWWW<title>WWWWWWWWWWWWWWWWWWWWWWWWWW</title></text>"));
+	assert_non_null(strstr(page, ">Internal Exchange Message Buffers<title>Internal Exchange Message Buffers</title>"));
+	p = strstr(page, "<rect class=\"bar s0\" x=\"");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "<rect class=\"bar s0\" x=\"%lf\"", &bar_x), 1);
+	assert_true(bar_x > 220 && bar_x <= 480);
+	text = between(page, ">MMM", "<title>MMM");
+	assert_true(strlen(text) > 8 && strcmp(text + strlen(text) - 3, "\xE2\x80\xA6") == 0);
+	assert_true((strlen(text) - 3 + 3) * 11 * 0.95 <= bar_x - 8);
+	assert_non_null(strstr(page, long_name));
+	free(text);
+	free(page);
+}
+
+static void draw_kinds(cli_html *h, void *data)
+{
+	static const char *const lanes[] = { "Program 0 (run 1)" };
+	static const cli_html_span spans[] = {
+		{ 0, 100, "OnTileExecute: matmul", 0, "OnTileExecute" },
+		{ 100, 200, "DoExchange: x", 0, "DoExchange" },
+		{ 200, 300, "OnTileExecute: relu", 0, "OnTileExecute" },
+	};
+
+	(void)data;
+	cli_html_chart_lanes(h, "lanes", "Execution", "d", CLI_HTML_CYCLES, lanes, 1, spans, 3);
+}
+
+/* Spans that carry a kind (the summary's step types) are coloured by it,
+ * not by their label, and the legend names each kind with its colour. */
+static void test_lanes_kinds(void **state)
+{
+	char *page = one_chart(draw_kinds, NULL);
+
+	(void)state;
+	assert_int_equal(count(page, "<rect class=\"span s0\""), 2);
+	assert_int_equal(count(page, "<rect class=\"span s1\""), 1);
+	assert_non_null(strstr(page, "\"><title>OnTileExecute: matmul\n"));
+	assert_non_null(strstr(page, "<rect class=\"s0\" width=\"12\" height=\"12\" rx=\"2\"/></svg>OnTileExecute</li>"));
+	assert_non_null(strstr(page, "<rect class=\"s1\" width=\"12\" height=\"12\" rx=\"2\"/></svg>DoExchange</li>"));
+	free(page);
+}
+
+static void draw_figures(cli_html *h, void *data)
+{
+	(void)data;
+	cli_html_figures_begin(h, "Compared");
+	cli_html_figure(h, "Base", "/tmp/a/base", NULL);
+	cli_html_figure(h, "New", "/tmp/a/new-longer", NULL);
+	cli_html_figure(h, "Tiles", "1,216", NULL);
+	cli_html_figure(h, "Change", "-5", NULL);
+	cli_html_figures_end(h);
+}
+
+/* In a block of figures numbers line up on the right and text (paths)
+ * on the left, so two paths of different lengths start at one x; the
+ * stylesheet's rules for both. */
+static void test_figures_align(void **state)
+{
+	char *page = one_chart(draw_figures, NULL);
+
+	(void)state;
+	assert_non_null(strstr(page, "<dd class=\"text\">/tmp/a/base</dd>"));
+	assert_non_null(strstr(page, "<dd class=\"text\">/tmp/a/new-longer</dd>"));
+	assert_non_null(strstr(page, "<dd>1,216</dd>"));
+	assert_non_null(strstr(page, "<dd>-5</dd>"));
+	assert_non_null(strstr(page, ".figures dd.text { text-align: left; }"));
+	/* A table's short text column keeps its words whole ("Framework",
+	 * not "Framewor" and "k"): a word breaks only when it alone is wider
+	 * than the room. */
+	assert_non_null(strstr(page, "table.data td { overflow-wrap: break-word; }"));
+	free(page);
+}
+
 static void draw_degenerate(cli_html *h, void *data)
 {
 	static const double odd[4] = { NAN, INFINITY, -INFINITY, 1e300 };
 	static const char *const labels[4] = { "nan", "inf", "-inf", "huge" };
 	static const char *const lanes[1] = { "lane" };
 	static const cli_html_span spans[3] = {
-		{ NAN, 1, "nan", 0 }, { 5, 2, "backwards", 0 }, { 0, 1, "no lane", 7 } };
+		{ NAN, 1, "nan", 0, NULL }, { 5, 2, "backwards", 0, NULL }, { 0, 1, "no lane", 7, NULL } };
 	cli_html_series none[1] = { { "none", odd } };
 
 	(void)data;
@@ -541,6 +750,12 @@ int main(void)
 		cmocka_unit_test(test_stacked_diverging),
 		cmocka_unit_test(test_lanes_fold),
 		cmocka_unit_test(test_lines_peak),
+		cmocka_unit_test(test_stacked_ticks),
+		cmocka_unit_test(test_time_units),
+		cmocka_unit_test(test_peak_labels),
+		cmocka_unit_test(test_names_fit),
+		cmocka_unit_test(test_figures_align),
+		cmocka_unit_test(test_lanes_kinds),
 		cmocka_unit_test(test_degenerate),
 		cmocka_unit_test(test_failed_write),
 	};

@@ -525,6 +525,166 @@ static void test_json(void **state)
 	free(json);
 }
 
+/* qsort: variable pointers by bytes, most first, then by id. */
+static int variable_bytes_cmp(const void *a, const void *b)
+{
+	const tsr_variable *x = *(const tsr_variable *const *)a, *y = *(const tsr_variable *const *)b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The keys the summary page shows besides the text's parts, with the
+ * default options and with all of them: the 20 largest variables of the
+ * report.h list, each out-of-memory tile's bytes including gaps, the
+ * run's cycles by step type (tsr_activity) and by program (its steps
+ * summed per program, the top 100 and the rest adding up to every step),
+ * and the tips of figures gathered with the always-live list and the
+ * steps, whatever the options.
+ */
+static void test_json_page(void **state)
+{
+	tsr_fixture *f = *state;
+	const tsr_variable *vars, **order;
+	const tsr_tile_memory *tiles;
+	const uint32_t *oom = NULL;
+	size_t n_vars, n_tiles, n_oom = 0;
+	uint64_t per_tile = tsr_report_get_target(f->report)->bytes_per_tile;
+
+	assert_int_equal(tsr_report_get_variables(&vars, &n_vars, f->report), TSR_OK);
+	assert_int_equal(tsr_report_get_tile_memory(&tiles, &n_tiles, f->report), TSR_OK);
+	if (tsr_report_get_oom_tiles(&oom, &n_oom, f->report) != TSR_OK)
+		n_oom = 0;
+	order = calloc(n_vars, sizeof(*order));
+	assert_non_null(order);
+	for (size_t i = 0; i < n_vars; i++)
+		order[i] = &vars[i];
+	qsort(order, n_vars, sizeof(*order), variable_bytes_cmp);
+	for (int pass = 0; pass < 2; pass++) {
+		tsr_summary_options o = pass ? all_options() : (tsr_summary_options)TSR_SUMMARY_OPTIONS_INIT;
+		tsr_summary_options to = o;
+		tsr_summary_figures *fig = NULL;
+		tsr_summary_tip *tips = NULL;
+		size_t n_tips = 0, i = 0;
+		const cJSON *a, *it, *exec;
+		char *json = NULL;
+		cJSON *root;
+
+		assert_int_equal(tsr_summary_dup_json(&json, f->report, &o), TSR_OK);
+		root = cJSON_Parse(json);
+		assert_non_null(root);
+
+		assert_json_u64(root, "listedVariables", n_vars);
+		a = member(root, "largestVariables");
+		assert_int_equal(cJSON_GetArraySize(a), n_vars < 20 ? n_vars : 20);
+		cJSON_ArrayForEach(it, a) {
+			const tsr_variable *v = order[i++];
+
+			assert_string_equal(member(it, "name")->valuestring, v->name);
+			assert_string_equal(member(it, "category")->valuestring,
+			                    tsr_category_name(v->mem_category));
+			assert_string_equal(member(it, "shape")->valuestring, v->shape);
+			assert_json_u64(it, "bytes", v->bytes);
+			assert_json_u64(it, "tiles", v->tiles);
+			assert_int_equal(cJSON_IsTrue(member(it, "alwaysLive")), v->always_live);
+		}
+
+		a = member(cJSON_GetArrayItem(member(root, "memory"), 0), "outOfMemoryTileBytes");
+		assert_int_equal(cJSON_GetArraySize(a), n_oom);
+		i = 0;
+		cJSON_ArrayForEach(it, a) {
+			uint64_t need = tsr_tile_memory_get_bytes(&tiles[oom[i]], true);
+
+			assert_json_u64(it, "tile", oom[i++]);
+			assert_json_u64(it, "bytes", need);
+			assert_true(need > per_tile);
+			assert_json_u64(it, "excess", need - per_tile);
+		}
+
+		exec = member(root, "execution");
+		if (cJSON_IsObject(exec)) {
+			const tsr_run *runs;
+			const tsr_step *steps;
+			const tsr_program *progs;
+			size_t n_runs, n_steps, n_progs, n_listed;
+			uint64_t *cycles, *count, sum = 0, prev = UINT64_MAX;
+			tsr_activity act;
+			const cJSON *other = member(exec, "otherProgramCycles");
+
+			assert_int_equal(tsr_report_get_runs(&runs, &n_runs, f->report), TSR_OK);
+			assert_int_equal(tsr_report_fill_run_activity(&act, f->report, n_runs - 1), TSR_OK);
+			assert_int_equal(tsr_report_get_steps(&steps, &n_steps, f->report, n_runs - 1), TSR_OK);
+			assert_int_equal(tsr_report_get_programs(&progs, &n_progs, f->report), TSR_OK);
+			a = member(exec, "cyclesByStepType");
+			assert_int_equal(cJSON_GetArraySize(a), TSR_STEP_TYPE_COUNT);
+			for (size_t t = 0; t < TSR_STEP_TYPE_COUNT; t++) {
+				it = cJSON_GetArrayItem(a, (int)t);
+				assert_string_equal(member(it, "type")->valuestring,
+				                    tsr_step_type_name((tsr_step_type)t));
+				assert_json_u64(it, "steps", act.steps[t]);
+				assert_json_u64(it, "cycles", act.step_cycles[t]);
+				assert_close(member(it, "share")->valuedouble,
+				             (double)act.step_cycles[t] / (double)act.cycles, 1e-12);
+			}
+			cycles = calloc(n_progs, sizeof(*cycles));
+			count = calloc(n_progs, sizeof(*count));
+			assert_true(cycles && count);
+			for (size_t k = 0; k < n_steps; k++) {
+				cycles[steps[k].program] += steps[k].cycles;
+				count[steps[k].program]++;
+			}
+			a = member(exec, "cyclesByProgram");
+			n_listed = (size_t)cJSON_GetArraySize(a);
+			assert_true(n_listed > 0 && n_listed <= 100);
+			cJSON_ArrayForEach(it, a) {
+				uint32_t prog = (uint32_t)member(it, "program")->valuedouble;
+
+				assert_true(prog < n_progs && count[prog] > 0);
+				assert_json_u64(it, "cycles", cycles[prog]);
+				assert_json_u64(it, "steps", count[prog]);
+				assert_string_equal(member(it, "type")->valuestring,
+				                    tsr_program_type_name(progs[prog].program_type));
+				assert_true(cycles[prog] <= prev);
+				prev = cycles[prog];
+				sum += cycles[prog];
+				count[prog] = 0;  /* each program once */
+			}
+			if (!cJSON_IsNull(other))
+				sum += (uint64_t)member(other, "cycles")->valuedouble;
+			for (size_t k = 0; cJSON_IsNull(other) && k < n_progs; k++)
+				assert_int_equal(count[k], 0);
+			for (size_t t = 0; t < TSR_STEP_TYPE_COUNT; t++)
+				sum -= act.step_cycles[t];
+			assert_int_equal(sum, 0);
+			free(cycles);
+			free(count);
+		}
+
+		to.show_var_storage = to.show_execution_steps = true;
+		assert_int_equal(tsr_summary_figures_new(&fig, f->report, &to), TSR_OK);
+		assert_int_equal(tsr_summary_figures_list_tips(&tips, &n_tips, fig), TSR_OK);
+		a = member(root, "tips");
+		assert_int_equal(cJSON_GetArraySize(a), n_tips);
+		i = 0;
+		cJSON_ArrayForEach(it, a) {
+			static const char *const kinds[] = {"outOfMemory", "alwaysLive", "exchangeCode",
+			                                    "imbalance"};
+
+			assert_string_equal(member(it, "kind")->valuestring, kinds[tips[i].kind]);
+			assert_json_u64(it, "saving", tips[i].saving);
+			assert_string_equal(member(it, "text")->valuestring, tips[i].text);
+			i++;
+		}
+		free(tips);
+		tsr_summary_figures_free(fig);
+		cJSON_Delete(root);
+		free(json);
+	}
+	free(order);
+}
+
 /* Bad arguments get their codes. */
 static void test_arguments(void **state)
 {
@@ -1063,6 +1223,8 @@ static void test_hostile_names(void **state)
 	char *dir = tsi_test_mkdtemp(), rdir[600], *json = NULL;
 	const char *text;
 	cJSON *root;
+	const cJSON *it;
+	int found = 0;
 
 	(void)state;
 	snprintf(rdir, sizeof(rdir), "%s/report", dir);
@@ -1097,6 +1259,10 @@ static void test_hostile_names(void **state)
 	assert_non_null(root);
 	assert_non_null(strstr(json, "evil?]0;owned??[2J???name\xc3\xa9"));
 	assert_null(strchr(json, '\xff'));
+	/* The largest variables (the summary page's) hold it cleaned too. */
+	cJSON_ArrayForEach(it, member(root, "largestVariables"))
+		found += strcmp(member(it, "name")->valuestring, "evil?]0;owned??[2J???name\xc3\xa9") == 0;
+	assert_int_equal(found, 1);
 	cJSON_Delete(root);
 	free(json);
 
@@ -1184,6 +1350,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_vertex_type_cycles, setup_matmul, teardown),
 	    cmocka_unit_test_setup_teardown(test_colours, setup_matmul, teardown),
 	    cmocka_unit_test_setup_teardown(test_json, setup_matmul, teardown),
+	    cmocka_unit_test_setup_teardown(test_json_page, setup_matmul, teardown),
+	    cmocka_unit_test_setup_teardown(test_json_page, setup_oom, teardown),
 	    cmocka_unit_test_setup_teardown(test_arguments, setup_matmul, teardown),
 	    cmocka_unit_test_setup_teardown(test_golden, setup_matmul, teardown),
 	    cmocka_unit_test_setup_teardown(test_oom, setup_oom, teardown),
