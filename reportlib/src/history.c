@@ -207,22 +207,35 @@ static int check_tables(tsr_history *h, char *why, size_t size)
 		rc = sqlite3_prepare_v2(h->db, q, -1, &have, NULL);
 	while (rc == SQLITE_OK) {
 		int a = sqlite3_step(want), b = sqlite3_step(have);
-		const char *name;
+		const char *name, *text[2][3] = {{NULL}};
 
+		/* A failed step of either side (out of memory making the
+		 * reference in memory, too) is that failure, never a difference. */
+		if (a != SQLITE_ROW && a != SQLITE_DONE) {
+			rc = a;
+			break;
+		}
 		if (b != SQLITE_ROW && b != SQLITE_DONE) {
 			rc = b;
 			break;
 		}
 		if (a == SQLITE_DONE && b == SQLITE_DONE)
 			break;
-		name = (const char *)sqlite3_column_text(a == SQLITE_ROW ? want : have, 1);
-		if (a != SQLITE_ROW || b != SQLITE_ROW ||
-		    strcmp(name, (const char *)sqlite3_column_text(have, 1)) ||
-		    strcmp((const char *)sqlite3_column_text(want, 2),
-		           (const char *)sqlite3_column_text(have, 2))) {
+		/* Each column is text (the query asks sql IS NOT NULL): NULL
+		 * from sqlite3_column_text is its copy failing. */
+		for (int c = 0; c < 3; c++) {
+			text[0][c] = a == SQLITE_ROW ? (const char *)sqlite3_column_text(want, c) : "";
+			text[1][c] = b == SQLITE_ROW ? (const char *)sqlite3_column_text(have, c) : "";
+			if (!text[0][c] || !text[1][c])
+				rc = SQLITE_NOMEM;
+		}
+		if (rc != SQLITE_OK)
+			break;
+		name = text[a == SQLITE_ROW ? 0 : 1][1];
+		if (a != SQLITE_ROW || b != SQLITE_ROW || strcmp(text[0][1], text[1][1]) ||
+		    strcmp(text[0][2], text[1][2])) {
 			snprintf(why, size, "%s %.100s is not as schema version %d makes it",
-			         (const char *)sqlite3_column_text(a == SQLITE_ROW ? want : have, 0),
-			         name ? name : "?", TSF_HISTORY_SCHEMA_VERSION);
+			         text[a == SQLITE_ROW ? 0 : 1][0], name, TSF_HISTORY_SCHEMA_VERSION);
 			break;
 		}
 	}
