@@ -133,7 +133,8 @@
 /* Building state: `ok` falls to false at the first allocation that fails
  * (the tree is freed whole at the end, so nothing else needs undoing). */
 typedef struct json_ctx {
-	tsr_summary_figures *s;
+	tsr_summary_figures *s;  /* gathered with the steps and liveness tree */
+	tsr_summary_options opts; /* the caller's: which parts to print */
 	bool ok;
 	int rc;              /* a failure other than memory (live variables) */
 } json_ctx;
@@ -370,7 +371,7 @@ static void json_liveness(json_ctx *j, cJSON *root)
 	put(j, o, "alwaysLiveBytes", j_u64(s->always_live_bytes));
 	put(j, o, "maxLiveBytes", j_u64(s->max_live_bytes));
 	put(j, o, "peakStep", s->has_peak ? j_u64(s->peak_step) : cJSON_CreateNull());
-	if (!s->opts.show_var_storage)
+	if (!j->opts.show_var_storage)
 		return;
 	names_array(j, o, "alwaysLiveVariables", s->always_live, s->n_always_live);
 	steps = j_arr(j, o, "steps");
@@ -531,7 +532,7 @@ static void json_execution(json_ctx *j, cJSON *root)
 	}
 	json_step_types(j, o);
 	json_programs(j, o);
-	if (!s->opts.show_execution_steps)
+	if (!j->opts.show_execution_steps)
 		return;
 	a = j_arr(j, o, "steps");
 	for (size_t i = 0; j->ok && i < s->n_steps; i++)
@@ -593,31 +594,20 @@ static void json_variables(json_ctx *j, cJSON *root)
 	free(v);
 }
 
-/* "tips": the Insights' tips. They rest on the always-live list and the
- * run's steps, so when the options left those out the figures are
- * gathered again with them: the tips are the same whatever the options. */
-static void json_tips(json_ctx *j, cJSON *root, tsr_report *report)
+/* "tips": the Insights' tips, from the always-live list and the run's
+ * steps, which the figures hold whatever the caller's options. */
+static void json_tips(json_ctx *j, cJSON *root)
 {
 	static const char *const kinds[] = {"outOfMemory", "alwaysLive", "exchangeCode",
 	                                    "imbalance"};
-	tsr_summary_options opts = j->s->opts;
-	tsr_summary_figures *f = j->s, *more = NULL;
 	tsr_summary_tip *tips = NULL;
 	size_t n = 0;
 	cJSON *a;
-	int rc = TSR_OK;
+	int rc = tsr_summary_figures_list_tips(&tips, &n, j->s);
 
-	if (!opts.show_var_storage || !opts.show_execution_steps) {
-		opts.show_var_storage = opts.show_execution_steps = true;
-		opts.show_optimizations = opts.show_per_ipu_memory = opts.show_operations = false;
-		rc = tsr_summary_figures_new(&more, report, &opts);
-		f = more;
-	}
-	if (!rc)
-		rc = tsr_summary_figures_list_tips(&tips, &n, f);
 	if (rc) {
 		j->rc = rc;
-		goto out;
+		return;
 	}
 	a = j_arr(j, root, "tips");
 	for (size_t i = 0; j->ok && i < n; i++) {
@@ -628,17 +618,19 @@ static void json_tips(json_ctx *j, cJSON *root, tsr_report *report)
 		put(j, x, "saving", j_u64(tips[i].saving));
 		put(j, x, "text", j_str(tips[i].text));
 	}
-out:
 	free(tips);
-	tsr_summary_figures_free(more);
 }
 
-/* The summary as JSON (summary.h): gathered once, built as a cJSON tree,
- * printed, and copied into a buffer the caller frees with free(). */
+/* The summary as JSON (summary.h): gathered once, with the liveness tree
+ * and the steps whatever the options (the tips rest on them), built as a
+ * cJSON tree of the parts the options ask for, printed, and copied into
+ * a buffer the caller frees with free(). */
 int tsr_summary_dup_json(char **out, tsr_report *report, const tsr_summary_options *opts)
 {
 	tsr_summary_figures *s = NULL;
-	json_ctx j = {NULL, true, TSR_OK};
+	const tsr_summary_options defaults = TSR_SUMMARY_OPTIONS_INIT;
+	json_ctx j = {NULL, defaults, true, TSR_OK};
+	tsr_summary_options gather;
 	cJSON *root = NULL, *mem;
 	char *text = NULL;
 	int rc;
@@ -649,7 +641,11 @@ int tsr_summary_dup_json(char **out, tsr_report *report, const tsr_summary_optio
 		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT, "summary: no output pointer");
 	}
 	*out = NULL;
-	rc = tsr_summary_figures_new(&s, report, opts);
+	if (opts)
+		j.opts = *opts;
+	gather = j.opts;
+	gather.show_var_storage = gather.show_execution_steps = true;
+	rc = tsr_summary_figures_new(&s, report, &gather);
 	if (rc)
 		return rc;
 	j.s = s;
@@ -661,7 +657,7 @@ int tsr_summary_dup_json(char **out, tsr_report *report, const tsr_summary_optio
 	put(&j, root, "schema", j_u64(SUMMARY_JSON_SCHEMA));
 	json_target(&j, root);
 	json_graph(&j, root);
-	if (s->opts.show_optimizations)
+	if (j.opts.show_optimizations)
 		json_optimizations(&j, root);
 	mem = j_arr(&j, root, "memory");
 	for (size_t i = 0; j.ok && i < s->n_memory; i++)
@@ -670,12 +666,12 @@ int tsr_summary_dup_json(char **out, tsr_report *report, const tsr_summary_optio
 		json_liveness(&j, root);
 	if (j.ok && !j.rc)
 		json_execution(&j, root);
-	if (j.ok && !j.rc && s->opts.show_operations)
+	if (j.ok && !j.rc && j.opts.show_operations)
 		json_operations(&j, root);
 	if (j.ok && !j.rc)
 		json_variables(&j, root);
 	if (j.ok && !j.rc)
-		json_tips(&j, root, report);
+		json_tips(&j, root);
 	if (!j.ok || j.rc)
 		goto out;
 	text = cJSON_Print(root);

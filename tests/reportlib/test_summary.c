@@ -1173,6 +1173,84 @@ static void test_public_figures(void **state)
 	tsr_summary_figures_free(NULL);
 }
 
+/* The variables of `step`, not always live, merged by name: what
+ * tsr_summary_figures_list_live_variables must answer, from the
+ * variables' intervals. Returns how many names, their bytes summed in
+ * `bytes`. */
+static size_t brute_live(const tsr_variable *vars, size_t nv, size_t step, uint64_t *bytes)
+{
+	size_t n = 0;
+
+	*bytes = 0;
+	for (size_t i = 0; i < nv; i++) {
+		bool first = true;
+
+		if (vars[i].always_live || vars[i].live_from < 0 || (size_t)vars[i].live_from > step ||
+		    (size_t)vars[i].live_to < step)
+			continue;
+		*bytes += vars[i].bytes;
+		for (size_t k = 0; k < i && first; k++)
+			first = !(!vars[k].always_live && vars[k].live_from >= 0 &&
+			          (size_t)vars[k].live_from <= step && (size_t)vars[k].live_to >= step &&
+			          strcmp(vars[k].name ? vars[k].name : "", vars[i].name ? vars[i].name : "") == 0);
+		n += first;
+	}
+	return n;
+}
+
+/* The live variables of every liveness step, asked in order, backwards,
+ * twice the same and by strides (the list is a sweep over the steps
+ * that starts again when asked for an earlier one): each equal to the
+ * variables' intervals; a step past the last is refused. */
+static void test_live_variables_any_order(void **state)
+{
+	tsr_fixture *f = *state;
+	tsr_summary_options o = all_options();
+	tsr_summary_figures *fig;
+	const tsr_liveness_step *steps;
+	const tsr_variable *vars;
+	size_t n_steps, nv, n_orders = 4, checked_names = 0;
+
+	assert_int_equal(tsr_report_get_liveness_steps(&steps, &n_steps, f->report), TSR_OK);
+	assert_int_equal(tsr_report_get_variables(&vars, &nv, f->report), TSR_OK);
+	assert_true(n_steps > 4);
+	assert_int_equal(tsr_summary_figures_new(&fig, f->report, &o), TSR_OK);
+	for (size_t order = 0; order < n_orders; order++) {
+		for (size_t k = 0; k < n_steps; k++) {
+			size_t step = order == 0 ? k : order == 1 ? n_steps - 1 - k
+			            : order == 2 ? k / 2 : (k * 7) % n_steps;
+			tsr_summary_named_bytes *live;
+			size_t n_live;
+			uint64_t want_bytes, got_bytes = 0;
+			size_t want = brute_live(vars, nv, step, &want_bytes);
+
+			assert_int_equal(tsr_summary_figures_list_live_variables(&live, &n_live, fig, step),
+			                 TSR_OK);
+			assert_int_equal(n_live, want);
+			for (size_t i = 0; i < n_live; i++) {
+				got_bytes += live[i].bytes;
+				if (i)
+					assert_true(strcmp(live[i - 1].name ? live[i - 1].name : "",
+					                   live[i].name ? live[i].name : "") < 0);
+			}
+			assert_int_equal(got_bytes, want_bytes);
+			checked_names += n_live;
+			free(live);
+		}
+	}
+	assert_true(checked_names > 0);
+	{
+		tsr_summary_named_bytes *live = (tsr_summary_named_bytes *)&o;
+		size_t n_live = 7;
+
+		assert_int_equal(tsr_summary_figures_list_live_variables(&live, &n_live, fig, n_steps),
+		                 TSR_ERR_OUT_OF_RANGE);
+		assert_null(live);
+		assert_int_equal(n_live, 0);
+	}
+	tsr_summary_figures_free(fig);
+}
+
 /* The out-of-memory report's figures: its tiles, the fullest with their
  * bytes, no run. */
 static void test_public_figures_oom(void **state)
@@ -1354,6 +1432,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_json_page, setup_oom, teardown),
 	    cmocka_unit_test_setup_teardown(test_arguments, setup_matmul, teardown),
 	    cmocka_unit_test_setup_teardown(test_golden, setup_matmul, teardown),
+	    cmocka_unit_test_setup_teardown(test_live_variables_any_order, setup_matmul, teardown),
 	    cmocka_unit_test_setup_teardown(test_oom, setup_oom, teardown),
 	    cmocka_unit_test_setup_teardown(test_tips_oom, setup_oom, teardown),
 	    cmocka_unit_test_setup_teardown(test_tips, setup_matmul, teardown),
