@@ -14,20 +14,19 @@
  * writes, is TSR_ERR_CORRUPT naming debug.cbor; one that agrees changes
  * no figure, so reports with and without one give the same operations.
  *
- * debug.cbor comes from someone else like profile.pop, and libcbor's
- * cbor_load builds a tree sized by the counts in the file and frees it
- * recursively. So before cbor_load the bytes are walked once with the
- * streaming decoder (no allocation): definite lengths only, no tags,
- * nesting at most as deep as the format, no container declaring more
- * items than there are bytes left, no trailing bytes, and the tree's
- * estimated size inside the report's memory cap. Every type, length and
- * id of the loaded tree is checked again before use.
+ * debug.cbor comes from someone else like profile.pop. Its bytes are
+ * walked once with libcbor's streaming decoder (no allocation): definite
+ * lengths only, no tags, nesting at most as deep as the format, no
+ * container declaring more items than there are bytes left, no trailing
+ * bytes. The document is then read where it lies, without building a
+ * tree, and every type, length and id is checked before use.
  *
  * The graph-side figures are made once and kept in r->operations_cache
  * (one tsr_alloc block, freed with free() by tsr_report_free); the run
  * costs are added per call.
  */
 #include <tilescope/alloc.h>
+#include <tilescope/utf8.h>
 #include "report-private.h"
 
 #include <cbor.h>
@@ -46,8 +45,6 @@
 #define DEBUG_CBOR_MAX_DEPTH 4
 /* The largest debug.cbor read at all, whatever the memory cap. */
 #define DEBUG_CBOR_MAX_BYTES ((uint64_t)1 << 30)
-/* Bytes of libcbor's tree per item, at most (item, handle slot, pair). */
-#define DEBUG_CBOR_ITEM_BYTES 96
 
 /* The graph-side operations, made once (r->operations_cache). */
 typedef struct ops_cache {
@@ -146,7 +143,6 @@ typedef struct cbor_scan {
 	size_t remaining[DEBUG_CBOR_MAX_DEPTH]; /* items left in each open container */
 	int depth;                              /* open containers */
 	size_t left;                            /* bytes from the current head to the end */
-	size_t items;                           /* data items seen */
 	bool done;                              /* the root item is complete */
 	const char *bad;                        /* why the walk stopped, or NULL */
 } cbor_scan;
@@ -159,7 +155,6 @@ static void scan_count(cbor_scan *sc)
 		sc->bad = "bytes after the document";
 		return;
 	}
-	sc->items++;
 	if (sc->depth > 0)
 		sc->remaining[sc->depth - 1]--;
 }
@@ -241,6 +236,19 @@ static void scan_string_cb(void *c, cbor_data data, size_t len)
 	scan_scalar(c);
 }
 
+/* A text string: UTF-8, as CBOR requires of text (and libcbor's loader
+ * and every reader of names do). */
+static void scan_text_cb(void *c, cbor_data data, size_t len)
+{
+	cbor_scan *sc = c;
+
+	if (!tsb_utf8_valid((const char *)data, len)) {
+		sc->bad = "text that is not UTF-8";
+		return;
+	}
+	scan_scalar(sc);
+}
+
 static void scan_float_cb(void *c, float v)
 {
 	(void)v;
@@ -297,10 +305,10 @@ static void scan_tag_cb(void *c, uint64_t tag)
 /*
  * Walks buf[0..size) as one CBOR data item without building it: fails
  * (TSR_ERR_CORRUPT naming `path`) on anything debug.cbor never holds
- * that could make cbor_load or cbor_decref costly or deep, on a
- * truncated item and on trailing bytes. *items gets the item count.
+ * that could make the reading below costly or deep, on a
+ * truncated item and on trailing bytes.
  */
-static int scan_cbor(tsr_report *r, size_t *items, const unsigned char *buf, size_t size,
+static int scan_cbor(tsr_report *r, const unsigned char *buf, size_t size,
                      const char *path)
 {
 	struct cbor_callbacks cb = cbor_empty_callbacks;
@@ -317,7 +325,7 @@ static int scan_cbor(tsr_report *r, size_t *items, const unsigned char *buf, siz
 	cb.negint32 = scan_u32_cb;
 	cb.negint64 = scan_u64_cb;
 	cb.byte_string = scan_string_cb;
-	cb.string = scan_string_cb;
+	cb.string = scan_text_cb;
 	cb.byte_string_start = scan_refuse_cb;
 	cb.string_start = scan_refuse_cb;
 	cb.indef_array_start = scan_refuse_cb;
@@ -354,56 +362,140 @@ static int scan_cbor(tsr_report *r, size_t *items, const unsigned char *buf, siz
 	if (sc.bad)
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': not a debug.cbor document: %s (byte %zu)",
 		                path, sc.bad, pos);
-	*items = sc.items;
 	return TSR_OK;
 }
 
 /* --- debug.cbor: the checked document -------------------------------------------- */
 
-/* The value of `key` in a definite map of text keys, or NULL (also when
- * `map` is NULL or not a definite map: libcbor's map accessors assert
- * their argument is a map, and a file may hold anything there). */
-static cbor_item_t *map_get(const cbor_item_t *map, const char *key)
+/*
+ * The document is read where it lies, after scan_cbor has walked it:
+ * every item is complete, of definite length, untagged, at most
+ * DEBUG_CBOR_MAX_DEPTH deep, with nothing after it. An item is its
+ * offset in the bytes (NO_ITEM: absent). Nothing is built (libcbor's
+ * tree of a large model's debug.cbor cost a tenth of `tilescope diff`).
+ */
+#define NO_ITEM SIZE_MAX
+
+/* The bytes of the walked document. */
+typedef struct cbor_doc {
+	const unsigned char *buf;
+	size_t size;
+} cbor_doc;
+
+/* An item's head at `at`: its major type (0-7), its argument (a length,
+ * a count of items or pairs, a value, or a simple value's number) and
+ * where its content starts. False past the end or on a reserved head. */
+static bool doc_head(const cbor_doc *d, size_t at, unsigned *major, uint64_t *arg, size_t *next)
 {
-	if (!map || !cbor_isa_map(map) || !cbor_map_is_definite(map))
-		return NULL;
+	unsigned ai, width;
 
-	struct cbor_pair *pairs = cbor_map_handle(map);
-	size_t n = cbor_map_size(map), len = strlen(key);
-
-	for (size_t i = 0; pairs && i < n; i++) {
-		const cbor_item_t *k = pairs[i].key;
-
-		if (k && cbor_isa_string(k) && cbor_string_is_definite(k) &&
-		    cbor_string_length(k) == len && memcmp(cbor_string_handle(k), key, len) == 0)
-			return pairs[i].value;
-	}
-	return NULL;
-}
-
-/* An unsigned integer (any width) into *v; false for any other item. */
-static bool get_uint(const cbor_item_t *item, uint64_t *v)
-{
-	if (!item || !cbor_isa_uint(item))
+	if (at >= d->size)
 		return false;
-	*v = cbor_get_int(item);
+	*major = d->buf[at] >> 5;
+	ai = d->buf[at] & 31;
+	if (ai < 24) {
+		*arg = ai;
+		*next = at + 1;
+		return true;
+	}
+	if (ai > 27)
+		return false;
+	width = 1u << (ai - 24);
+	if (d->size - at - 1 < width)
+		return false;
+	*arg = 0;
+	for (unsigned i = 0; i < width; i++)
+		*arg = *arg << 8 | d->buf[at + 1 + i];
+	*next = at + 1 + width;
 	return true;
 }
 
-/* Whether `item` is definite text equal to `s` (NULL: `item` is null). */
-static bool text_equals(const cbor_item_t *item, const char *s)
+/* Where the item at `at` ends (NO_ITEM when it does not): a string's
+ * bytes, a container's items, counted without recursion. */
+static size_t doc_skip(const cbor_doc *d, size_t at)
 {
-	size_t len;
+	uint64_t todo = 1;
 
-	if (!item)
+	while (todo) {
+		unsigned major;
+		uint64_t arg;
+
+		if (!doc_head(d, at, &major, &arg, &at))
+			return NO_ITEM;
+		todo--;
+		if (major == 2 || major == 3) {
+			if (arg > d->size - at)
+				return NO_ITEM;
+			at += (size_t)arg;
+		} else if (major == 4 || major == 5) {
+			uint64_t items = major == 5 ? 2 * arg : arg;
+
+			if (items > d->size - at)
+				return NO_ITEM;
+			todo += items;
+		}
+	}
+	return at;
+}
+
+/* Whether the item at `at` is of `major` type; its argument in *arg and
+ * where its content starts in *next (both may be NULL). */
+static bool doc_isa(const cbor_doc *d, size_t at, unsigned major, uint64_t *arg, size_t *next)
+{
+	unsigned m;
+	uint64_t a;
+	size_t n;
+
+	if (at == NO_ITEM || !doc_head(d, at, &m, &a, &n) || m != major)
 		return false;
+	if ((m == 2 || m == 3) && a > d->size - n)
+		return false;
+	if (arg)
+		*arg = a;
+	if (next)
+		*next = n;
+	return true;
+}
+
+/* The value of `key` in a map of text keys, or NO_ITEM (also when `map`
+ * is absent or not a map: a file may hold anything there). */
+static size_t map_get(const cbor_doc *d, size_t map, const char *key)
+{
+	size_t len = strlen(key), at;
+	uint64_t pairs;
+
+	if (!doc_isa(d, map, 5, &pairs, &at))
+		return NO_ITEM;
+	for (uint64_t i = 0; i < pairs && at != NO_ITEM; i++) {
+		uint64_t klen;
+		size_t kat;
+
+		if (doc_isa(d, at, 3, &klen, &kat) && klen == len && memcmp(d->buf + kat, key, len) == 0)
+			return doc_skip(d, at);
+		at = doc_skip(d, at);
+		if (at != NO_ITEM)
+			at = doc_skip(d, at);
+	}
+	return NO_ITEM;
+}
+
+/* An unsigned integer (any width) into *v; false for any other item. */
+static bool get_uint(const cbor_doc *d, size_t item, uint64_t *v)
+{
+	return doc_isa(d, item, 0, v, NULL);
+}
+
+/* Whether the item is text equal to `s` (NULL: the item is null). */
+static bool text_equals(const cbor_doc *d, size_t item, const char *s)
+{
+	uint64_t len, simple;
+	size_t at;
+
 	if (!s)
-		return cbor_is_null(item);
-	if (!cbor_isa_string(item) || !cbor_string_is_definite(item))
+		return doc_isa(d, item, 7, &simple, NULL) && simple == 22;
+	if (!doc_isa(d, item, 3, &len, &at))
 		return false;
-	len = strlen(s);
-	return cbor_string_length(item) == len &&
-	       (len == 0 || memcmp(cbor_string_handle(item), s, len) == 0);
+	return len == strlen(s) && (len == 0 || memcmp(d->buf + at, s, (size_t)len) == 0);
 }
 
 /* What one context's lists must match, and their running totals. */
@@ -436,35 +528,30 @@ static size_t find_variable(const tsr_variable *v, size_t n, uint64_t id)
 
 /*
  * Checks list `key` (0 programs, 1 computeSets, 2 variables) of the
- * context with id `id`: a definite array of unsigned ids, ascending
+ * context `ctx` with id `id`: an array of unsigned ids, ascending
  * without repeats, each an object profile.pop has whose debug_context is
  * `id` (variables profile.pop does not list are accepted only when it
  * leaves the compiler's allocations out). Returns a reason or NULL.
  */
-static const char *check_list(list_check *lc, const cbor_item_t *ctx, int key, uint32_t id)
+static const char *check_list(const cbor_doc *d, list_check *lc, size_t ctx, int key, uint32_t id)
 {
 	static const char *const keys[3] = {"programs", "computeSets", "variables"};
 	static const char *const bad[3] = {
 	    "a programs list that is not ascending unsigned ids",
 	    "a computeSets list that is not ascending unsigned ids",
 	    "a variables list that is not ascending unsigned ids"};
-	const cbor_item_t *list = map_get(ctx, keys[key]);
-	cbor_item_t **items;
-	uint64_t prev = 0;
-	size_t n;
+	uint64_t prev = 0, n;
+	size_t at;
 
-	if (!list || !cbor_isa_array(list) || !cbor_array_is_definite(list))
+	if (!doc_isa(d, map_get(d, ctx, keys[key]), 4, &n, &at))
 		return bad[key];
-	n = cbor_array_size(list);
-	items = cbor_array_handle(list);
-	if (n && !items)
-		return bad[key];
-	for (size_t i = 0; i < n; i++) {
+	for (uint64_t i = 0; i < n; i++) {
 		uint64_t v;
 		int64_t owner;
 
-		if (!get_uint(items[i], &v) || (i && v <= prev))
+		if (!get_uint(d, at, &v) || (i && v <= prev))
 			return bad[key];
+		at = doc_skip(d, at);
 		prev = v;
 		switch (key) {
 		case 0:
@@ -507,20 +594,19 @@ static const char *check_list(list_check *lc, const cbor_item_t *ctx, int key, u
  * written by the older engine ("created") is the stale one. Files of
  * writers that had no identity are not compared.
  */
-static int check_pair(tsr_report *r, const cbor_item_t *root, const char *path)
+static int check_pair(tsr_report *r, const cbor_doc *d, const char *path)
 {
-	const cbor_item_t *id = map_get(root, "report");
-	uint64_t created = 0;
+	size_t id = map_get(d, 0, "report"), at;
+	uint64_t created = 0, len;
 	const char *stale;
 
-	if (!id || !r->report_id)
+	if (id == NO_ITEM || !r->report_id)
 		return TSR_OK;
-	if (!cbor_isa_string(id) || !cbor_string_is_definite(id))
+	if (!doc_isa(d, id, 3, &len, &at))
 		return tsr_fail(r, TSR_ERR_CORRUPT, "'%s': its report identity is not text", path);
-	if (cbor_string_length(id) == strlen(r->report_id) &&
-	    memcmp(cbor_string_handle(id), r->report_id, strlen(r->report_id)) == 0)
+	if (len == strlen(r->report_id) && memcmp(d->buf + at, r->report_id, (size_t)len) == 0)
 		return TSR_OK;
-	get_uint(map_get(root, "created"), &created);
+	get_uint(d, map_get(d, 0, "created"), &created);
 	stale = created < (uint64_t)r->created_unix_ns ? path : r->path;
 	return tsr_fail(r, TSR_ERR_CORRUPT,
 	                "'%s' and '%s' are not one report (another run replaced one of them); "
@@ -531,55 +617,49 @@ static int check_pair(tsr_report *r, const cbor_item_t *root, const char *path)
 }
 
 /*
- * Checks the loaded document against profile.pop's contexts ops[0..n)
- * and the objects in `lc`. Returns a reason (for the message) or NULL.
- * *bad_ctx gets the context at fault (0: none in particular).
+ * Checks the document against profile.pop's contexts ops[0..n) and the
+ * objects in `lc`. Returns a reason (for the message) or NULL. *bad_ctx
+ * gets the context at fault (0: none in particular).
  */
-static const char *check_document(const cbor_item_t *root, const tsr_operation *ops, size_t n,
+static const char *check_document(const cbor_doc *d, const tsr_operation *ops, size_t n,
                                   list_check *lc, size_t *bad_ctx)
 {
-	const cbor_item_t *contexts;
-	cbor_item_t **items;
-	uint64_t v;
+	uint64_t v, count;
+	size_t at;
 
 	*bad_ctx = 0;
-	if (!cbor_isa_map(root) || !cbor_map_is_definite(root))
+	if (!doc_isa(d, 0, 5, NULL, NULL))
 		return "the document is not a map";
-	if (!get_uint(map_get(root, "version"), &v))
+	if (!get_uint(d, map_get(d, 0, "version"), &v))
 		return "no version";
 	if (v != DEBUG_CBOR_VERSION)
 		return "a version this reader does not know";
-	contexts = map_get(root, "contexts");
-	if (!contexts || !cbor_isa_array(contexts) || !cbor_array_is_definite(contexts))
+	if (!doc_isa(d, map_get(d, 0, "contexts"), 4, &count, &at))
 		return "no contexts array";
-	if (cbor_array_size(contexts) != n)
+	if (count != n)
 		return "a different number of contexts than profile.pop";
-	items = cbor_array_handle(contexts);
-	if (n && !items)
-		return "no contexts array";
 	for (size_t i = 0; i < n; i++) {
-		const cbor_item_t *c = items[i];
-		const cbor_item_t *layer;
+		size_t c = at;
 		const char *why;
 
 		*bad_ctx = i + 1;
-		if (!c || !cbor_isa_map(c) || !cbor_map_is_definite(c))
+		at = doc_skip(d, at);
+		if (!doc_isa(d, c, 5, NULL, NULL))
 			return "a context that is not a map";
-		if (!get_uint(map_get(c, "id"), &v) || v != i + 1)
+		if (!get_uint(d, map_get(d, c, "id"), &v) || v != i + 1)
 			return "a context id out of order";
-		if (!get_uint(map_get(c, "parent"), &v) || v >= i + 1)
+		if (!get_uint(d, map_get(d, c, "parent"), &v) || v >= i + 1)
 			return "a parent not below its context";
 		if (v != ops[i].parent)
 			return "a parent other than profile.pop's";
-		if (!text_equals(map_get(c, "name"), ops[i].name))
+		if (!text_equals(d, map_get(d, c, "name"), ops[i].name))
 			return "a name other than profile.pop's";
-		layer = map_get(c, "layer");
-		if (!layer || !cbor_isa_string(layer) || !cbor_string_is_definite(layer))
+		if (!doc_isa(d, map_get(d, c, "layer"), 3, NULL, NULL))
 			return "a layer that is not text";
-		if (!text_equals(map_get(c, "api"), ops[i].api))
+		if (!text_equals(d, map_get(d, c, "api"), ops[i].api))
 			return "an API other than profile.pop's";
 		for (int k = 0; k < 3; k++)
-			if ((why = check_list(lc, c, k, (uint32_t)(i + 1))) != NULL)
+			if ((why = check_list(d, lc, c, k, (uint32_t)(i + 1))) != NULL)
 				return why;
 	}
 	*bad_ctx = 0;
@@ -597,41 +677,23 @@ static int check_debug_cbor(tsr_report *r, const char *path, const tsr_operation
                             list_check *lc, const size_t with_context[3])
 {
 	unsigned char *buf = NULL;
-	size_t size = 0, items = 0, bad_ctx = 0;
-	cbor_item_t *root = NULL;
-	struct cbor_load_result res;
+	size_t size = 0, bad_ctx = 0;
+	cbor_doc d;
 	const char *why;
-	uint64_t room;
 	int rc;
 
 	rc = read_file(r, &buf, &size, path);
 	if (rc)
 		return rc;
-	rc = scan_cbor(r, &items, buf, size, path);
+	rc = scan_cbor(r, buf, size, path);
 	if (rc)
 		goto out;
-	/* libcbor's tree is not charged to the cap by tsr_alloc: estimate it. */
-	room = r->memory_used < r->memory_cap ? r->memory_cap - r->memory_used : 0;
-	if (items > room / DEBUG_CBOR_ITEM_BYTES) {
-		rc = tsr_fail(r, TSR_ERR_TOO_LARGE,
-		              "'%s': its %zu items would pass the memory cap of %llu bytes", path,
-		              items, (unsigned long long)r->memory_cap);
-		goto out;
-	}
-	memset(&res, 0, sizeof(res));
-	root = cbor_load(buf, size, &res);
-	if (!root || res.error.code != CBOR_ERR_NONE || res.read != size) {
-		rc = res.error.code == CBOR_ERR_MEMERROR
-		         ? tsr_fail(r, TSR_ERR_NO_MEMORY, "'%s': out of host memory", path)
-		         : tsr_fail(r, TSR_ERR_CORRUPT,
-		                    "'%s': not a debug.cbor document (libcbor error %d at byte %zu)",
-		                    path, (int)res.error.code, res.error.position);
-		goto out;
-	}
-	rc = check_pair(r, root, path);
+	d.buf = buf;
+	d.size = size;
+	rc = check_pair(r, &d, path);
 	if (rc)
 		goto out;
-	why = check_document(root, ops, n, lc, &bad_ctx);
+	why = check_document(&d, ops, n, lc, &bad_ctx);
 	if (!why && (lc->programs_seen != with_context[0] ||
 	             lc->compute_sets_seen != with_context[1] ||
 	             lc->variables_seen != with_context[2]))
@@ -646,8 +708,6 @@ static int check_debug_cbor(tsr_report *r, const char *path, const tsr_operation
 			              why);
 	}
 out:
-	if (root)
-		cbor_decref(&root);
 	if (buf)
 		tsr_free(r, buf, size ? size : 1);
 	return rc;

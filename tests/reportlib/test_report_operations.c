@@ -388,6 +388,7 @@ typedef enum cbor_fault {
 	F_CS_MOVED,         /* a compute set listed under another context */
 	F_VERSION,          /* version 2 */
 	F_EXTRA_CONTEXT,    /* one context more than profile.pop */
+	F_LAYER_UTF8,       /* a layer whose text is not UTF-8 */
 	F_FAULT_COUNT
 } cbor_fault;
 
@@ -395,6 +396,7 @@ static const char *const fault_names[F_FAULT_COUNT] = {
 	"none", "name type", "contexts map", "list type", "program past end",
 	"compute set past end", "unknown variable", "context id", "parent", "parent after",
 	"name", "compute set left out", "compute set moved", "version", "extra context",
+    "layer not UTF-8",
 };
 
 /* Adds key -> value (a fresh item) to `map`. */
@@ -519,7 +521,8 @@ static void make_debug_cbor(unsigned char **buf, size_t *len, const tsi_graph_pr
 			put(c, "name", uint_item(7));
 		else
 			put(c, "name", cbor_build_string(name));
-		put(c, "layer", cbor_build_string(d->layer ? d->layer : "user"));
+		put(c, "layer", cbor_build_string(fault == F_LAYER_UTF8 && i == child ? "l\xff"
+		                                  : d->layer ? d->layer : "user"));
 		put(c, "api", d->api ? cbor_build_string(d->api) : cbor_new_null());
 		put(c, "programs",
 		    id_list(gp->n_programs, program_ctx, gp, id, extra_prog, UINT64_MAX,
