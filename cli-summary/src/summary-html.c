@@ -593,78 +593,26 @@ out:
 
 /* --- Execution -------------------------------------------------------------------- */
 
-/* What the report lists, to name programs and steps as the summary does. */
-typedef struct names {
-	const tsr_program *programs;
-	size_t n_programs;
-	const tsr_compute_set *compute_sets;
-	size_t n_compute_sets;
-	const tsr_exchange *exchanges[TSR_EXCHANGE_KIND_COUNT];
-	size_t n_exchanges[TSR_EXCHANGE_KIND_COUNT];
-} names;
-
-static const char *nonempty(const char *s)
-{
-	return s && *s ? s : NULL;
-}
-
-static const char *exchange_name(const names *nm, tsr_exchange_kind kind, int64_t id)
-{
-	if ((unsigned)kind >= TSR_EXCHANGE_KIND_COUNT || id < 0 ||
-	    (uint64_t)id >= nm->n_exchanges[kind])
-		return NULL;
-	return nonempty(nm->exchanges[kind][id].name);
-}
-
-static const char *compute_set_name(const names *nm, int64_t cs)
-{
-	return cs >= 0 && (uint64_t)cs < nm->n_compute_sets ? nonempty(nm->compute_sets[cs].name)
-	                                                     : NULL;
-}
-
 /* A step's label on the lanes: its type and the name the summary's Steps
- * part gives it. */
-static char *step_label(const names *nm, const tsr_step *st)
+ * part gives it (a Sync: its sync type). */
+static char *step_label(tsr_report *report, const tsr_step *st)
 {
-	const char *type = tsr_step_type_name(st->type), *name = NULL;
-	char buf[64];
+	const char *type = tsr_step_type_name(st->type), *name = tsr_report_lookup_step_name(report, st);
 	char *out;
 	size_t len;
 
-	switch (st->type) {
-	case TSR_STEP_ON_TILE_EXECUTE: name = compute_set_name(nm, st->compute_set); break;
-	case TSR_STEP_DO_EXCHANGE: name = exchange_name(nm, TSR_EXCHANGE_INTERNAL, st->exchange); break;
-	case TSR_STEP_GLOBAL_EXCHANGE:
-		name = exchange_name(nm, TSR_EXCHANGE_EXTERNAL, st->exchange);
-		break;
-	case TSR_STEP_STREAM_COPY: name = exchange_name(nm, TSR_EXCHANGE_HOST, st->exchange); break;
-	case TSR_STEP_SYNC:
-		snprintf(buf, sizeof(buf), "%s Sync", tsr_sync_type_name(st->sync) ?
-		                                      tsr_sync_type_name(st->sync) : "?");
-		return strdup(buf);
-	default: break;
+	if (st->type == TSR_STEP_SYNC) {
+		type = tsr_sync_type_name(st->sync) ? tsr_sync_type_name(st->sync) : "?";
+		name = NULL;
 	}
-	if (!name && st->program < nm->n_programs)
-		name = nonempty(nm->programs[st->program].name);
 	if (!type)
 		type = "Step";
-	len = strlen(type) + (name ? strlen(name) + 2 : 0) + 1;
+	len = strlen(type) + (name ? strlen(name) + 2 : 0) + sizeof(" Sync");
 	out = malloc(len);
 	if (out)
-		snprintf(out, len, "%s%s%s", type, name ? ": " : "", name ? name : "");
+		snprintf(out, len, "%s%s%s%s", type, st->type == TSR_STEP_SYNC ? " Sync" : "",
+		         name ? ": " : "", name ? name : "");
 	return out;
-}
-
-static int read_names(names *nm, tsr_report *report)
-{
-	int rc = tsr_report_get_programs(&nm->programs, &nm->n_programs, report);
-
-	if (!rc)
-		rc = tsr_report_get_compute_sets(&nm->compute_sets, &nm->n_compute_sets, report);
-	for (int k = 0; !rc && k < TSR_EXCHANGE_KIND_COUNT; k++)
-		rc = tsr_report_get_exchanges(&nm->exchanges[k], &nm->n_exchanges[k], report,
-		                              (tsr_exchange_kind)k);
-	return rc;
 }
 
 /* The run's wall-clock cycles by step type. */
@@ -820,7 +768,7 @@ static void write_vertex_cycles(page *p)
  * its steps as spans from the run's first cycle: what each program does
  * in time, side by side.
  */
-static void write_lanes(page *p, const names *nm)
+static void write_lanes(page *p)
 {
 	const tsr_run *runs;
 	const uint32_t *control;
@@ -879,7 +827,7 @@ static void write_lanes(page *p, const names *nm)
 			if (steps[i].cycles_from < start)
 				start = steps[i].cycles_from;
 		for (size_t i = 0; i < n; i++) {
-			char *label = step_label(nm, &steps[i]);
+			char *label = step_label(p->report, &steps[i]);
 			const char *type = tsr_step_type_name(steps[i].type);
 
 			if (!label) {
@@ -911,7 +859,6 @@ out:
 static void write_execution(page *p)
 {
 	const cJSON *ex = resolve(p->doc, "/execution");
-	names nm = {0};
 
 	cli_html_section_begin(p->h, "execution", "Execution");
 	if (!cJSON_IsObject(ex)) {
@@ -942,8 +889,7 @@ static void write_execution(page *p)
 	write_step_types(p);
 	write_programs(p);
 	write_vertex_cycles(p);
-	if (!failed(p, read_names(&nm, p->report)))
-		write_lanes(p, &nm);
+	write_lanes(p);
 	cli_html_section_end(p->h);
 }
 

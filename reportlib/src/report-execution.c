@@ -275,6 +275,40 @@ static tsr_exchange_kind step_exchange_kind(tsr_step_type type)
 	}
 }
 
+/* A non-empty name or NULL. */
+static const char *named(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+const char *tsr_report_lookup_step_name(tsr_report *report, const tsr_step *step)
+{
+	const char *name = NULL;
+	tsr_exchange_kind kind;
+
+	if (!report || !step || step->type == TSR_STEP_SYNC)
+		return NULL;
+	kind = step_exchange_kind(step->type);
+	if (step->type == TSR_STEP_ON_TILE_EXECUTE) {
+		const tsr_compute_set *cs;
+		size_t n;
+
+		if (step->compute_set >= 0 && tsr_report_get_compute_sets(&cs, &n, report) == TSR_OK &&
+		    (uint64_t)step->compute_set < n)
+			name = named(cs[step->compute_set].name);
+	} else if (kind < TSR_EXCHANGE_KIND_COUNT && step->exchange >= 0) {
+		const tsr_exchange *x;
+		size_t n;
+
+		if (tsr_report_get_exchanges(&x, &n, report, kind) == TSR_OK &&
+		    (uint64_t)step->exchange < n)
+			name = named(x[step->exchange].name);
+	}
+	if (!name && report->programs && step->program < report->counts.programs)
+		name = named(report->programs[step->program].name);
+	return name;
+}
+
 /* Exchanges of `kind` the report lists; 0 for TSR_EXCHANGE_KIND_COUNT
  * (steps that are not exchanges). */
 static size_t exchange_count(tsr_report *r, tsr_exchange_kind kind)

@@ -547,35 +547,6 @@ static void program_label(const tsr_summary *s, uint32_t program, tsr_program_ty
 		*name = exchange_name(s, p->exchange_kind, p->exchange);
 }
 
-/* The name the Steps part shows after a step's cycles, as the guide's
- * "DoExchange (cycles ...): name" lines. */
-static const char *step_name(const tsr_summary *s, const tsr_step *st)
-{
-	const char *name = NULL;
-
-	switch (st->type) {
-	case TSR_STEP_ON_TILE_EXECUTE:
-		name = compute_set_name(s, st->compute_set);
-		break;
-	case TSR_STEP_DO_EXCHANGE:
-		name = exchange_name(s, TSR_EXCHANGE_INTERNAL, st->exchange);
-		break;
-	case TSR_STEP_GLOBAL_EXCHANGE:
-		name = exchange_name(s, TSR_EXCHANGE_EXTERNAL, st->exchange);
-		break;
-	case TSR_STEP_STREAM_COPY:
-		name = exchange_name(s, TSR_EXCHANGE_HOST, st->exchange);
-		break;
-	case TSR_STEP_SYNC:
-		return NULL;
-	default:
-		break;
-	}
-	if (!name && st->program < s->n_programs)
-		name = nonempty(s->programs[st->program].name);
-	return name;
-}
-
 /* --- What only the JSON holds (summary-private.h) -------------------------- */
 
 uint64_t tsr_summary_tile_bytes_with_gaps(const tsr_summary_figures *figures, uint32_t tile)
@@ -1063,7 +1034,7 @@ static int gather_steps(tsr_summary *s)
 		tsr_summary_step *out = &s->steps[i];
 
 		out->step = st;
-		out->name = step_name(s, st);
+		out->name = tsr_report_lookup_step_name(s->report, st);
 		if (st->type == TSR_STEP_ON_TILE_EXECUTE && st->compute_set >= 0 &&
 		    (uint64_t)st->compute_set < s->n_compute_sets &&
 		    tsr_report_get_compute_set_vertex_types(&out->vertex_types, &out->n_vertex_types, s->report,

@@ -129,6 +129,69 @@ static void test_steps(void **state)
 	assert_true(seen[TSR_STEP_SYNC]);
 }
 
+/* A non-empty name or NULL. */
+static const char *named(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+/* Every step's name: its compute set's or exchange's (of the kind its
+ * type implies), else its program's; none for a Sync; NULL arguments
+ * name nothing. */
+static void test_step_names(void **state)
+{
+	tsr_fixture *f = *state;
+	const tsr_program *progs;
+	const tsr_compute_set *cs;
+	size_t n_progs, n_cs, from_object = 0, syncs = 0;
+
+	assert_int_equal(tsr_report_get_programs(&progs, &n_progs, f->report), TSR_OK);
+	assert_int_equal(tsr_report_get_compute_sets(&cs, &n_cs, f->report), TSR_OK);
+	for (size_t r = 0; r < f->n_runs; r++) {
+		const tsr_step *steps;
+		size_t n;
+
+		assert_int_equal(tsr_report_get_steps(&steps, &n, f->report, r), TSR_OK);
+		for (size_t i = 0; i < n; i++) {
+			const tsr_step *st = &steps[i];
+			const char *want = NULL, *got = tsr_report_lookup_step_name(f->report, st);
+			int kind = st->type == TSR_STEP_DO_EXCHANGE       ? TSR_EXCHANGE_INTERNAL
+			           : st->type == TSR_STEP_GLOBAL_EXCHANGE ? TSR_EXCHANGE_EXTERNAL
+			           : st->type == TSR_STEP_STREAM_COPY     ? TSR_EXCHANGE_HOST
+			                                                  : -1;
+
+			if (st->type == TSR_STEP_SYNC) {
+				assert_null(got);
+				syncs++;
+				continue;
+			}
+			if (st->type == TSR_STEP_ON_TILE_EXECUTE && st->compute_set >= 0) {
+				assert_true((size_t)st->compute_set < n_cs);
+				want = named(cs[st->compute_set].name);
+			} else if (kind >= 0 && st->exchange >= 0) {
+				const tsr_exchange *x;
+				size_t nx;
+
+				assert_int_equal(tsr_report_get_exchanges(&x, &nx, f->report,
+				                                          (tsr_exchange_kind)kind), TSR_OK);
+				assert_true((size_t)st->exchange < nx);
+				want = named(x[st->exchange].name);
+			}
+			from_object += want != NULL;
+			if (!want && st->program < n_progs)
+				want = named(progs[st->program].name);
+			if (want)
+				assert_string_equal(got, want);
+			else
+				assert_null(got);
+		}
+	}
+	assert_true(from_object > 0);
+	assert_true(syncs > 0);
+	assert_null(tsr_report_lookup_step_name(NULL, NULL));
+	assert_null(tsr_report_lookup_step_name(f->report, NULL));
+}
+
 /* The program traces equal the simulator's. */
 static void test_program_trace(void **state)
 {
@@ -606,6 +669,7 @@ int main(void)
 	const struct CMUnitTest matmul[] = {
 	    cmocka_unit_test(test_runs),
 	    cmocka_unit_test(test_steps),
+	    cmocka_unit_test(test_step_names),
 	    cmocka_unit_test(test_program_trace),
 	    cmocka_unit_test(test_activity),
 	    cmocka_unit_test(test_vertex_type_cycles),

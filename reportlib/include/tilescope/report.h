@@ -646,6 +646,11 @@ typedef struct tsr_step {
 TSR_API int tsr_report_get_steps(const tsr_step **out, size_t *n, tsr_report *report, size_t run);
 TSR_API int tsr_report_get_program_trace(const uint32_t **out, size_t *n, tsr_report *report,
                                          size_t run);
+/* The name a step goes by wherever it is shown (the summary's Steps, its
+ * page, diff): its compute set's (OnTileExecute) or exchange's
+ * (exchange steps), else its program's. NULL for a Sync, and when none
+ * of them is named. Borrowed: valid until tsr_report_free(). */
+TSR_API const char *tsr_report_lookup_step_name(tsr_report *report, const tsr_step *step);
 
 /* A run's totals by activity: the wall-clock cycles of its steps of each
  * type, their count, and the tile cycles. */
