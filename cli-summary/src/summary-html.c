@@ -190,6 +190,32 @@ static void cell(page *p, const char *pointer)
 		cli_html_cell(p->h, "", NULL);
 }
 
+/* A table of the objects of the document's array at `array` from index
+ * `from` on: column k shows member keys[k] of each, as text where
+ * numeric[k] is false, else as a count, each cell pointing into the
+ * document. */
+static void array_table(page *p, const char *caption, const char *array, int from, size_t n_cols,
+                        const char *const *headers, const bool *numeric,
+                        const char *const *keys)
+{
+	int n = cJSON_GetArraySize(resolve(p->doc, array));
+
+	cli_html_table_begin(p->h, caption, n_cols, headers, numeric);
+	for (int i = from; i < n; i++) {
+		cli_html_row_begin(p->h);
+		for (size_t k = 0; k < n_cols; k++) {
+			const char *at = ptr(p, "%s/%d/%s", array, i, keys[k]);
+
+			if (numeric[k])
+				cell(p, at);
+			else
+				cli_html_cell(p->h, cJSON_GetStringValue(resolve(p->doc, at)), at);
+		}
+		cli_html_row_end(p->h);
+	}
+	cli_html_table_end(p->h);
+}
+
 /* The guide's label of the category the document names `name`. */
 static const char *category_label(const char *name)
 {
@@ -308,6 +334,7 @@ static void write_vertex_data(page *p)
 {
 	static const char *const headers[] = {"Vertex type", "Bytes"};
 	static const bool numeric[] = {false, true};
+	static const char *const keys[] = {"name", "bytes"};
 	const cJSON *types = resolve(p->doc, "/memory/0/vertexData/byType");
 	int n = cJSON_GetArraySize(types);
 
@@ -321,15 +348,7 @@ static void write_vertex_data(page *p)
 	cli_html_figures_end(p->h);
 	if (!n)
 		return;
-	cli_html_table_begin(p->h, "By Type:", 2, headers, numeric);
-	for (int i = 0; i < n; i++) {
-		cli_html_row_begin(p->h);
-		cli_html_cell(p->h, cJSON_GetStringValue(resolve(p->doc,
-		                        ptr(p, "/memory/0/vertexData/byType/%d/name", i))), p->ptr);
-		cell(p, ptr(p, "/memory/0/vertexData/byType/%d/bytes", i));
-		cli_html_row_end(p->h);
-	}
-	cli_html_table_end(p->h);
+	array_table(p, "By Type:", "/memory/0/vertexData/byType", 0, 2, headers, numeric, keys);
 }
 
 /* The by-tile histogram (excluding gaps) as bars. */
@@ -436,20 +455,13 @@ static void write_per_ipu(page *p)
 	static const char *const headers[] = {"IPU", "Including Gaps (B)", "Excluding Gaps (B)",
 	                                      "Maximum tile (Including Gaps, B)"};
 	static const bool numeric[] = {true, true, true, true};
+	static const char *const keys[] = {"ipu", "includingGaps", "excludingGaps",
+	                                   "maxTileIncludingGaps/bytes"};
 	int n = cJSON_GetArraySize(resolve(p->doc, "/memory"));
 
 	if (n < 2)
 		return;
-	cli_html_table_begin(p->h, "Memory on each IPU:", 4, headers, numeric);
-	for (int i = 1; i < n; i++) {
-		cli_html_row_begin(p->h);
-		cell(p, ptr(p, "/memory/%d/ipu", i));
-		cell(p, ptr(p, "/memory/%d/includingGaps", i));
-		cell(p, ptr(p, "/memory/%d/excludingGaps", i));
-		cell(p, ptr(p, "/memory/%d/maxTileIncludingGaps/bytes", i));
-		cli_html_row_end(p->h);
-	}
-	cli_html_table_end(p->h);
+	array_table(p, "Memory on each IPU:", "/memory", 1, 4, headers, numeric, keys);
 }
 
 static void write_memory(page *p)
@@ -482,6 +494,7 @@ static void write_oom(page *p)
 {
 	static const char *const headers[] = {"Tile", "Including Gaps (B)", "Over by (B)"};
 	static const bool numeric[] = {true, true, true};
+	static const char *const keys[] = {"tile", "bytes", "excess"};
 	int n = cJSON_GetArraySize(resolve(p->doc, "/memory/0/outOfMemoryTileBytes"));
 	char a[TSB_NUMBER_MAX], b[TSB_NUMBER_MAX], text[160];
 
@@ -494,15 +507,8 @@ static void write_oom(page *p)
 		         tsb_format_u64(b, sizeof(b),
 		                        (uint64_t)num(resolve(p->doc, "/target/memoryPerTile"))));
 		cli_html_para(p->h, text);
-		cli_html_table_begin(p->h, "Out-of-memory tiles", 3, headers, numeric);
-		for (int i = 0; i < n; i++) {
-			cli_html_row_begin(p->h);
-			cell(p, ptr(p, "/memory/0/outOfMemoryTileBytes/%d/tile", i));
-			cell(p, ptr(p, "/memory/0/outOfMemoryTileBytes/%d/bytes", i));
-			cell(p, ptr(p, "/memory/0/outOfMemoryTileBytes/%d/excess", i));
-			cli_html_row_end(p->h);
-		}
-		cli_html_table_end(p->h);
+		array_table(p, "Out-of-memory tiles", "/memory/0/outOfMemoryTileBytes", 0, 3, headers,
+		            numeric, keys);
 	}
 	cli_html_section_end(p->h);
 }
@@ -747,20 +753,13 @@ static void write_vertex_cycles(page *p)
 {
 	static const char *const headers[] = {"Vertex type", "Instances", "Cycles"};
 	static const bool numeric[] = {false, true, true};
+	static const char *const keys[] = {"name", "instances", "cycles"};
 	int n = cJSON_GetArraySize(resolve(p->doc, "/execution/cyclesByVertexType"));
 
 	if (!n)
 		return;
-	cli_html_table_begin(p->h, "Cycles by vertex type:", 3, headers, numeric);
-	for (int i = 0; i < n; i++) {
-		cli_html_row_begin(p->h);
-		cli_html_cell(p->h, cJSON_GetStringValue(resolve(p->doc,
-		                        ptr(p, "/execution/cyclesByVertexType/%d/name", i))), p->ptr);
-		cell(p, ptr(p, "/execution/cyclesByVertexType/%d/instances", i));
-		cell(p, ptr(p, "/execution/cyclesByVertexType/%d/cycles", i));
-		cli_html_row_end(p->h);
-	}
-	cli_html_table_end(p->h);
+	array_table(p, "Cycles by vertex type:", "/execution/cyclesByVertexType", 0, 3, headers,
+	            numeric, keys);
 }
 
 /*
