@@ -30,15 +30,16 @@
 #include "ga-memory-view.h"
 
 #include "ga-format.h"
-#include "ga-memory-compare.h"
 #include "ga-memory-selection.h"
 #include "ga-tile-layout.h"
 
+#include <tilescope/compare.h>
 #include <tilescope/tsc-axis.h>
 #include <tilescope/tsc-chart.h>
 #include <tilescope/tsc-heatmap.h>
 #include <tilescope/tsc-palette.h>
 #include <tilescope/tsd-a11y.h>
+#include <tilescope/tsd-widget.h>
 
 #include <math.h>
 #include <string.h>
@@ -71,7 +72,6 @@ struct _GaMemoryView {
 	guint entry_timeout;        /* applies "Select tiles" a moment after typing stops */
 
 	/* From the template (ga-memory-view.ui). */
-	GtkLabel *stack_by_label, *ipu_label, *order_label;
 	GtkDropDown *stack_by;
 	GtkCheckButton *gaps;
 	GtkCheckButton *max_line;
@@ -121,6 +121,37 @@ static GdkRGBA colour(const char *spec)
 	return c;
 }
 
+/* Styles `widget` alone with the CSS `css` (a swatch's or the ramp's colours). */
+static void style(GtkWidget *widget, const char *css)
+{
+	g_autoptr(GtkCssProvider) p = gtk_css_provider_new();
+
+	gtk_css_provider_load_from_data(p, css, -1);
+	gtk_style_context_add_provider(gtk_widget_get_style_context(widget), GTK_STYLE_PROVIDER(p),
+	                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+}
+
+/* The largest total of `doc`'s tiles, with gaps or not. */
+static uint64_t fullest_tile(GaDocument *doc, gboolean gaps)
+{
+	size_t n;
+	const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n);
+	uint64_t top = 0;
+
+	for (size_t t = 0; t < n; t++)
+		top = MAX(top, tsr_tile_memory_get_bytes(&tiles[t], gaps));
+	return top;
+}
+
+/* A line across `chart` at `bytes`, named "`what` 1.2 MB". */
+static void add_limit(TscChart *chart, const char *what, uint64_t bytes)
+{
+	g_autofree char *text = tsc_format_bytes((double)bytes, NULL);
+	g_autofree char *label = g_strdup_printf("%s %s", what, text);
+
+	tsc_chart_add_limit(chart, (double)bytes, label, NULL);
+}
+
 /* --- Formatting -------------------------------------------------------------------------- */
 
 /* "Tile 52 (IPU 0)" for item `item`. */
@@ -152,13 +183,8 @@ static void fill_legend(GaMemoryView *self, guint k, const GdkRGBA *colours,
 		g_autofree char *spec = gdk_rgba_to_string(&colours[i]);
 		g_autofree char *css = g_strdup_printf("* { background-color: %s; border-radius: 2px; }",
 		                                       spec);
-		GtkCssProvider *p = gtk_css_provider_new();
 
-		gtk_css_provider_load_from_data(p, css, -1);
-		gtk_style_context_add_provider(gtk_widget_get_style_context(swatch),
-		                               GTK_STYLE_PROVIDER(p),
-		                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-		g_object_unref(p);
+		style(swatch, css);
 		gtk_widget_set_size_request(swatch, 12, 12);
 		gtk_widget_set_valign(swatch, GTK_ALIGN_CENTER);
 		gtk_widget_add_css_class(label, "caption");
@@ -323,17 +349,10 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 	const tsr_tile_memory *tiles = ga_document_get_tiles(self->doc, &n_tiles);
 	guint cells = self->layout.rows * self->layout.columns;
 	g_autofree double *values = g_new(double, cells ? cells : 1);
-	double top = 0;
-	GtkWidget *child;
+	double top = (double)fullest_tile(self->doc, gaps);
 	GdkRGBA ramp[G_N_ELEMENTS(map_ramp)];
 	g_autofree char *top_text = NULL, *scale = NULL;
 
-	for (size_t t = 0; t < n_tiles; t++) {
-		double v = (double)tsr_tile_memory_get_bytes(&tiles[t], gaps);
-
-		if (v > top)
-			top = v;
-	}
 	for (guint i = 0; i < G_N_ELEMENTS(map_ramp); i++)
 		ramp[i] = colour(map_ramp[i]);
 	top_text = tsc_format_bytes(top, NULL);
@@ -342,8 +361,7 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->maps_ramp), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               scale, -1);
 	if (self->heatmaps->len != self->layout.num_ipus) {
-		while ((child = gtk_widget_get_first_child(self->maps)))
-			gtk_grid_remove(GTK_GRID(self->maps), child);
+		tsd_widget_remove_children(self->maps);
 		g_ptr_array_set_size(self->heatmaps, 0);
 		/* Several IPUs' maps start with two thirds of the width, the
 		 * selection the rest; relayout_maps then fits the split to
@@ -783,8 +801,6 @@ static void rebuild_chart(GaMemoryView *self)
 	gboolean gaps = gtk_check_button_get_active(self->gaps);
 	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GArray) colours = g_array_new(FALSE, FALSE, sizeof(GdkRGBA));
-	g_autofree char *limit = NULL;
-	g_autofree char *cap_text = NULL;
 	guint k;
 
 	g_clear_pointer(&self->components, g_free);
@@ -807,13 +823,83 @@ static void rebuild_chart(GaMemoryView *self)
 	fill_maps(self, gaps);
 	/* The tile's capacity; without it the y axis fits the data. */
 	tsc_chart_clear_limits(self->chart);
-	if (gtk_check_button_get_active(self->max_line)) {
-		cap_text = tsc_format_bytes((double)target->bytes_per_tile, NULL);
-		limit = g_strdup_printf("Max memory %s", cap_text);
-		tsc_chart_add_limit(self->chart, (double)target->bytes_per_tile, limit, NULL);
-	}
+	if (gtk_check_button_get_active(self->max_line))
+		add_limit(self->chart, "Max memory", target->bytes_per_tile);
 	rebuild_compare(self);
 	fill_variables(self); /* after B's chart has its items */
+}
+
+/* --- Comparing ---------------------------------------------------------------------------- */
+
+/* The difference's colours come from the verdict reportlib gives a
+ * made-up delta of the same memory total moving each way (less memory
+ * is better, green; more is worse, red), so the chart, the compare
+ * Summary and `tilescope diff` cannot disagree on which way is better.
+ * The colours are style.css's .compare-better and .compare-worse: the
+ * theme's success and error colours. */
+static GdkRGBA verdict_colour(const char *metric, uint64_t base, uint64_t new_value,
+                              tsr_verdict *verdict)
+{
+	tsr_delta d = {.metric = metric, .unit = TSR_UNIT_BYTES, .in_base = TRUE, .in_new = TRUE,
+	               .base = base, .new_value = new_value,
+	               .change = (int64_t)new_value - (int64_t)base};
+
+	*verdict = tsr_delta_get_verdict(&d, NULL);
+	return colour(*verdict == TSR_VERDICT_BETTER  ? "#2ec27e"
+	              : *verdict == TSR_VERDICT_WORSE ? "#e01b24"
+	                                              : "#9a9996");
+}
+
+/* Fills `chart` with the difference of n_items tiles on an axis
+ * diverging around zero: values[i] the increase of item i and
+ * values[n_items + i] its decrease (both >= 0), stacked up and down;
+ * `gaps` says which memory total the bars are (the verdict and legend
+ * of memory.total_including_gaps or memory.total). */
+static void set_difference(TscChart *chart, guint n_items, const double *values, gboolean gaps)
+{
+	const char *metric = gaps ? "memory.total_including_gaps" : "memory.total";
+	tsr_verdict up, down;
+	GdkRGBA colours[2] = {verdict_colour(metric, 1, 2, &up), verdict_colour(metric, 2, 1, &down)};
+	g_autofree char *up_name = g_strdup_printf("Increase (B > A), %s", tsr_verdict_get_name(up));
+	g_autofree char *down_name =
+	    g_strdup_printf("Decrease (B < A), %s", tsr_verdict_get_name(down));
+	const char *names[] = {up_name, down_name, NULL};
+
+	tsc_chart_set_below(chart, 1);
+	tsc_chart_set_stacks(chart, n_items, 2, values, colours, names);
+	/* A difference has no capacity: whatever limits it had go. */
+	tsc_chart_clear_limits(chart);
+}
+
+/* The largest total `chart` draws (0 for no items). */
+static double top_of(TscChart *chart)
+{
+	double top = 0;
+
+	for (guint i = 0; i < tsc_chart_get_n_items(chart); i++)
+		top = MAX(top, tsc_chart_get_total(chart, i));
+	return top;
+}
+
+/* Whether a capacity line at `cap` bytes informs on the charts `a` and
+ * `b`: when the fullest bar drawn is at least a third of it, so bars
+ * fill a third of the axis or more; below that the line would squash
+ * them to the bottom. When it does not, *note is a sentence for the
+ * caption saying that it is left out and why (the caller frees it). */
+static gboolean cap_informative(TscChart *a, TscChart *b, uint64_t cap, char **note)
+{
+	double top = MAX(top_of(a), top_of(b));
+	g_autofree char *cap_text = NULL, *top_text = NULL;
+
+	*note = NULL;
+	if (cap == 0 || top * 3 >= (double)cap)
+		return TRUE;
+	cap_text = tsc_format_bytes((double)cap, NULL);
+	top_text = tsc_format_bytes(top, NULL);
+	*note = g_strdup_printf("The max memory line (%s) is left out: the fullest tile drawn, %s, "
+	                        "is under a third of it, and the line would squash the bars.",
+	                        cap_text, top_text);
+	return FALSE;
 }
 
 /* Comparing: report B's chart and the difference chart. Both follow A's
@@ -830,8 +916,9 @@ static void rebuild_compare(GaMemoryView *self)
 	g_autoptr(GArray) colours = g_array_new(FALSE, FALSE, sizeof(GdkRGBA));
 	g_autofree guint *identity = NULL;
 	g_autofree double *values = NULL;
-	const guint *order, *order_b;
+	const guint *order;
 	g_autofree char *cap_note = NULL;
+	uint64_t cap_a, cap_b;
 	gboolean show_cap;
 	GString *caption;
 	guint n, grew = 0, shrank = 0, inc_tile = 0, dec_tile = 0;
@@ -847,52 +934,32 @@ static void rebuild_compare(GaMemoryView *self)
 	ta = ga_document_get_tiles(self->doc, &na);
 	tb = ga_document_get_tiles(self->compare, &nb);
 	n = (guint)MAX(na, nb);
+	cap_a = tsr_report_get_target(ga_document_get_report(self->doc))->bytes_per_tile;
+	cap_b = tsr_report_get_target(ga_document_get_report(self->compare))->bytes_per_tile;
 	identity = g_new(guint, n ? n : 1);
 	for (guint i = 0; i < n; i++)
 		identity[i] = i;
 	order = na == nb ? self->order : identity;
-	order_b = na == nb ? self->order : identity;
-	fill_stacks(self, self->compare, self->doc, order_b, (guint)nb, self->b_chart, names,
+	fill_stacks(self, self->compare, self->doc, order, (guint)nb, self->b_chart, names,
 	            colours, NULL);
-	/* The capacity line only where it informs (ga-memory-compare.h); A's
+	/* The capacity line only where it informs (cap_informative); A's
 	 * from rebuild_chart goes with it. */
 	show_cap = gtk_check_button_get_active(self->max_line) &&
-	           ga_memory_compare_cap_informative(
-	               self->chart, self->b_chart,
-	               MAX(tsr_report_get_target(ga_document_get_report(self->doc))->bytes_per_tile,
-	                   tsr_report_get_target(ga_document_get_report(self->compare))->bytes_per_tile),
-	               &cap_note);
+	           cap_informative(self->chart, self->b_chart, MAX(cap_a, cap_b), &cap_note);
 	if (!show_cap)
 		tsc_chart_clear_limits(self->chart);
 	/* One y scale for A and B: the capacity line on both, or else a line
 	 * at the fuller report's fullest tile. */
 	tsc_chart_clear_limits(self->b_chart);
-	{
-		const tsr_target *target = tsr_report_get_target(ga_document_get_report(self->doc));
-		const tsr_target *tgb = tsr_report_get_target(ga_document_get_report(self->compare));
-		g_autofree char *text = NULL, *label = NULL;
+	if (show_cap) {
+		add_limit(self->b_chart, "Max memory", cap_b);
+		if (cap_b != cap_a)
+			add_limit(self->chart, "B's max memory", cap_b);
+	} else {
+		uint64_t top = MAX(fullest_tile(self->doc, gaps), fullest_tile(self->compare, gaps));
 
-		if (show_cap) {
-			text = tsc_format_bytes((double)tgb->bytes_per_tile, NULL);
-			label = g_strdup_printf("Max memory %s", text);
-			tsc_chart_add_limit(self->b_chart, (double)tgb->bytes_per_tile, label, NULL);
-			if (tgb->bytes_per_tile != target->bytes_per_tile) {
-				g_autofree char *theirs = g_strdup_printf("B's max memory %s", text);
-
-				tsc_chart_add_limit(self->chart, (double)tgb->bytes_per_tile, theirs, NULL);
-			}
-		} else {
-			uint64_t top = 0;
-
-			for (size_t t = 0; t < na; t++)
-				top = MAX(top, tsr_tile_memory_get_bytes(&ta[t], gaps));
-			for (size_t t = 0; t < nb; t++)
-				top = MAX(top, tsr_tile_memory_get_bytes(&tb[t], gaps));
-			text = tsc_format_bytes((double)top, NULL);
-			label = g_strdup_printf("Fullest tile of A and B %s", text);
-			tsc_chart_add_limit(self->b_chart, (double)top, label, NULL);
-			tsc_chart_add_limit(self->chart, (double)top, label, NULL);
-		}
+		add_limit(self->b_chart, "Fullest tile of A and B", top);
+		add_limit(self->chart, "Fullest tile of A and B", top);
 	}
 	values = g_new0(double, 2 * (size_t)(n ? n : 1));
 	for (guint i = 0; i < n; i++) {
@@ -916,7 +983,7 @@ static void rebuild_compare(GaMemoryView *self)
 			dec_tile = tile;
 		}
 	}
-	ga_memory_compare_set_difference(self->diff_chart, n, values, gaps);
+	set_difference(self->diff_chart, n, values, gaps);
 	caption = g_string_new(NULL);
 	g_string_append_printf(caption, "B − A per tile, %s gaps: ", gaps ? "including" : "excluding");
 	if (inc > 0) {
@@ -1165,17 +1232,11 @@ static void fill_ipu_list(GaMemoryView *self, guint num_ipus)
 static void on_stack_changed(GObject *object, GParamSpec *pspec, gpointer data);
 static void on_session_tiles(GaSession *session, GParamSpec *pspec, gpointer data);
 
-/* The headings over A's and B's charts when comparing. */
-static char *heading_a(gpointer view, GaDocument *doc)
+/* The heading over report `letter`'s chart when comparing: "A — title". */
+static char *heading(gpointer view, const char *letter, GaDocument *doc)
 {
 	(void)view;
-	return doc ? g_strdup_printf("A — %s", ga_document_get_title(doc)) : g_strdup("");
-}
-
-static char *heading_b(gpointer view, GaDocument *doc)
-{
-	(void)view;
-	return doc ? g_strdup_printf("B — %s", ga_document_get_title(doc)) : g_strdup("");
+	return doc ? g_strdup_printf("%s — %s", letter, ga_document_get_title(doc)) : g_strdup("");
 }
 
 /* The base's documents changed (GaView::document_changed). */
@@ -1202,17 +1263,9 @@ static void on_document(GaView *view)
 	fill_ipu_list(self, target->num_ipus);
 	/* The capacity line starts on when a tile is past half its memory:
 	 * below that it only flattens the data. */
-	{
-		size_t n;
-		const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n);
-		uint64_t top = 0;
-
-		for (size_t t = 0; t < n; t++)
-			top = MAX(top, tsr_tile_memory_get_bytes(&tiles[t], TRUE));
-		g_signal_handlers_block_by_func(self->max_line, on_stack_changed, self);
-		gtk_check_button_set_active(self->max_line, top * 2 > target->bytes_per_tile);
-		g_signal_handlers_unblock_by_func(self->max_line, on_stack_changed, self);
-	}
+	g_signal_handlers_block_by_func(self->max_line, on_stack_changed, self);
+	gtk_check_button_set_active(self->max_line, fullest_tile(doc, TRUE) * 2 > target->bytes_per_tile);
+	g_signal_handlers_unblock_by_func(self->max_line, on_stack_changed, self);
 	cap = tsc_format_bytes((double)target->bytes_per_tile, NULL);
 	{
 		g_autofree char *n = ga_format_u64(target->num_tiles);
@@ -1343,13 +1396,10 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	g_type_ensure(TSC_TYPE_CHART);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/GraphAnalyser/ga-memory-view.ui");
-	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, stack_by_label);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, stack_by);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, gaps);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, max_line);
-	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, ipu_label);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, ipu);
-	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, order_label);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, order_by);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, tiles_entry);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, tiles_error);
@@ -1367,6 +1417,8 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, maps_ramp_top);
 	gtk_widget_class_bind_template_callback(widget_class, on_maps_scroll);
 	gtk_widget_class_bind_template_callback(widget_class, on_maps_key);
+	gtk_widget_class_bind_template_callback(widget_class, on_maps_upper);
+	gtk_widget_class_bind_template_callback(widget_class, on_maps_resized);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, var_legend);
 	gtk_widget_class_bind_template_callback(widget_class, on_var_entry);
 	gtk_widget_class_bind_template_callback(widget_class, on_add_selected);
@@ -1377,8 +1429,7 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	gtk_widget_class_bind_template_callback(widget_class, on_tiles_changed);
 	gtk_widget_class_bind_template_callback(widget_class, on_chart_selection);
 	gtk_widget_class_bind_template_callback(widget_class, on_range_changed);
-	gtk_widget_class_bind_template_callback(widget_class, heading_a);
-	gtk_widget_class_bind_template_callback(widget_class, heading_b);
+	gtk_widget_class_bind_template_callback(widget_class, heading);
 }
 
 static void ga_memory_view_init(GaMemoryView *self)
@@ -1386,16 +1437,22 @@ static void ga_memory_view_init(GaMemoryView *self)
 	static const char *const labels[] = {"Memory difference by tile (B − A)",
 	                                     "Memory by tile, report B", "Memory by tile"};
 	TscChart *charts[3];
+	GtkDropDown *dropdowns[3];
+	g_autofree char *stops = NULL, *css = NULL;
 
 	gtk_widget_init_template(GTK_WIDGET(self));
 	charts[0] = self->diff_chart;
 	charts[1] = self->b_chart;
 	charts[2] = self->chart;
-	/* What GtkBuilder cannot say: a drop-down's name on its button, and
-	 * the charts' names and formats. */
-	tsd_a11y_name_dropdown(self->stack_by, gtk_label_get_text(self->stack_by_label));
-	tsd_a11y_name_dropdown(self->ipu, gtk_label_get_text(self->ipu_label));
-	tsd_a11y_name_dropdown(self->order_by, gtk_label_get_text(self->order_label));
+	dropdowns[0] = self->stack_by;
+	dropdowns[1] = self->ipu;
+	dropdowns[2] = self->order_by;
+	/* What GtkBuilder cannot say: a drop-down's name (its label's, the
+	 * widget before it in the bar) on its button, and the charts' names
+	 * and formats. */
+	for (size_t i = 0; i < G_N_ELEMENTS(dropdowns); i++)
+		tsd_a11y_name_dropdown(dropdowns[i], gtk_label_get_text(GTK_LABEL(
+		                                         gtk_widget_get_prev_sibling(GTK_WIDGET(dropdowns[i])))));
 	for (size_t i = 0; i < G_N_ELEMENTS(charts); i++) {
 		tsc_chart_set_label(charts[i], labels[i]);
 		tsc_chart_set_value_format_func(charts[i], tsc_format_bytes, NULL, NULL);
@@ -1405,29 +1462,12 @@ static void ga_memory_view_init(GaMemoryView *self)
 		tsc_chart_set_series_right(charts[i], TRUE);
 	}
 	self->heatmaps = g_ptr_array_new();
-	{
-		g_autofree char *stops = g_strjoinv(", ", (char **)map_ramp);
-		g_autofree char *css = g_strdup_printf("* { background-image: linear-gradient(to right, "
-		                                       "%s); }", stops);
-		GtkCssProvider *p = gtk_css_provider_new();
-
-		gtk_css_provider_load_from_data(p, css, -1);
-		gtk_style_context_add_provider(gtk_widget_get_style_context(self->maps_ramp_bar),
-		                               GTK_STYLE_PROVIDER(p),
-		                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-		g_object_unref(p);
-	}
+	stops = g_strjoinv(", ", (char **)map_ramp);
+	css = g_strdup_printf("* { background-image: linear-gradient(to right, %s); }", stops);
+	style(self->maps_ramp_bar, css);
 	self->vars = g_array_new(FALSE, FALSE, sizeof(size_t));
 	self->map_zoom = 1;
 	self->map_anchor[0] = self->map_anchor[1] = NAN;
-	g_signal_connect(gtk_scrolled_window_get_hadjustment(GTK_SCROLLED_WINDOW(self->maps_scroll)),
-	                 "notify::upper", G_CALLBACK(on_maps_upper), self);
-	g_signal_connect(gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->maps_scroll)),
-	                 "notify::upper", G_CALLBACK(on_maps_upper), self);
-	g_signal_connect(gtk_scrolled_window_get_hadjustment(GTK_SCROLLED_WINDOW(self->maps_scroll)),
-	                 "notify::page-size", G_CALLBACK(on_maps_resized), self);
-	g_signal_connect(gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->maps_scroll)),
-	                 "notify::page-size", G_CALLBACK(on_maps_resized), self);
 }
 
 GtkWidget *ga_memory_view_new(GaSession *session)
