@@ -75,18 +75,12 @@ GtkWidget *ga_compare_grid_new(const char *name_title, guint n_metrics,
 	for (guint m = 0; m < n_metrics; m++)
 		for (guint p = 0; p < per; p++) {
 			const char *title = metric_titles ? metric_titles[m] : NULL;
-			g_autofree char *text = title && p < 2 ? g_strdup_printf("%s %s", title, parts[p])
-			                                       : g_strdup(parts[p]);
-
-			GtkWidget *h = head(text, 1);
-
 			/* What a reader says of this column's figures: the metric
 			 * too where the header leaves it out ("Cycles Δ"). */
-			g_object_set_data_full(G_OBJECT(h), "ga-said",
-			                       title ? g_strdup_printf("%s %s", title, parts[p])
-			                             : g_strdup(parts[p]),
-			                       g_free);
+			char *said = title ? g_strdup_printf("%s %s", title, parts[p]) : g_strdup(parts[p]);
+			GtkWidget *h = head(p < 2 ? said : parts[p], 1);
 
+			g_object_set_data_full(G_OBJECT(h), "ga-said", said, g_free);
 			gtk_label_set_width_chars(GTK_LABEL(h), p == 3            ? PERCENT_CHARS
 			                                        : n_metrics > 1 ? FIGURE_CHARS_NARROW
 			                                                        : FIGURE_CHARS);

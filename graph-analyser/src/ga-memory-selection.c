@@ -270,8 +270,7 @@ typedef struct var_search {
 	guint *tiles;
 	guint n_tiles;
 	guint num_tiles;
-	GArray *ids;       /* guint32 */
-	GArray *bytes;     /* guint64 */
+	GArray *found;     /* tsr_variable_bytes: each variable with bytes there */
 	char *error;
 	GPtrArray *vertices;  /* GaPartRow, NULL when the selection is too large to list */
 	GPtrArray *exchanges; /* GaPartRow, likewise */
@@ -281,8 +280,7 @@ static void var_search_free(var_search *s)
 {
 	g_free(s->path);
 	g_free(s->tiles);
-	g_clear_pointer(&s->ids, g_array_unref);
-	g_clear_pointer(&s->bytes, g_array_unref);
+	g_clear_pointer(&s->found, g_array_unref);
 	g_clear_pointer(&s->vertices, g_ptr_array_unref);
 	g_clear_pointer(&s->exchanges, g_ptr_array_unref);
 	g_free(s->error);
@@ -293,16 +291,14 @@ static void var_search_free(var_search *s)
 static int on_var_row(void *data, size_t n, const char *const *names, const tsr_value *v)
 {
 	var_search *s = data;
-	guint32 id;
-	guint64 b;
+	tsr_variable_bytes found;
 
 	(void)names;
 	if (n < 2 || v[0].type != TSR_VALUE_INTEGER || v[1].type != TSR_VALUE_INTEGER)
 		return 0;
-	id = (guint32)v[0].integer;
-	b = (guint64)v[1].integer;
-	g_array_append_val(s->ids, id);
-	g_array_append_val(s->bytes, b);
+	found.variable = (size_t)v[0].integer;
+	found.bytes = (uint64_t)v[1].integer;
+	g_array_append_val(s->found, found);
 	return 0;
 }
 
@@ -380,8 +376,7 @@ static void search_thread(GTask *task, gpointer source, gpointer data, GCancella
 	int rc;
 
 	(void)source;
-	s->ids = g_array_new(FALSE, FALSE, sizeof(guint32));
-	s->bytes = g_array_new(FALSE, FALSE, sizeof(guint64));
+	s->found = g_array_new(FALSE, FALSE, sizeof(tsr_variable_bytes));
 	rc = tsr_report_open(&r, s->path, NULL);
 	if (rc) {
 		s->error = g_strdup(tsr_last_error());
@@ -409,10 +404,9 @@ static void search_thread(GTask *task, gpointer source, gpointer data, GCancella
 			for (guint k = 0; !rc && k < s->n_tiles; k++)
 				sum += dense[s->tiles[k]];
 			if (!rc && sum) {
-				guint32 id = (guint32)i;
+				tsr_variable_bytes found = {i, sum};
 
-				g_array_append_val(s->ids, id);
-				g_array_append_val(s->bytes, sum);
+				g_array_append_val(s->found, found);
 			}
 		}
 	}
@@ -474,22 +468,22 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 		return;
 	}
 	tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(self->doc));
-	for (guint i = 0; i < s->ids->len; i++) {
-		guint32 id = g_array_index(s->ids, guint32, i);
+	for (guint i = 0; i < s->found->len; i++) {
+		const tsr_variable_bytes *found = &g_array_index(s->found, tsr_variable_bytes, i);
 		GaVarRow *row;
 		const tsr_variable *v;
 
-		if (id >= n_vars)
+		if (found->variable >= n_vars)
 			continue;
-		v = &vars[id];
-		row = ga_var_row_new(self->doc, v, id);
-		ga_var_row_set_bytes(row, 0, g_array_index(s->bytes, guint64, i)); /* on the selection */
+		v = &vars[found->variable];
+		row = ga_var_row_new(self->doc, v, found->variable);
+		ga_var_row_set_bytes(row, 0, found->bytes);                         /* on the selection */
 		ga_var_row_set_bytes(row, 1, v->bytes);                             /* on all tiles */
 		g_ptr_array_add(rows, row);
 	}
 	tsd_table_set_rows(self->variables, rows->pdata, rows->len);
-	status = g_strdup_printf("%u variable%s on the selection", s->ids->len,
-	                         s->ids->len == 1 ? "" : "s");
+	status = g_strdup_printf("%u variable%s on the selection", s->found->len,
+	                         s->found->len == 1 ? "" : "s");
 	tsd_table_set_caption(self->variables, status);
 	show_parts(self, s);
 	g_object_unref(self);
