@@ -75,18 +75,12 @@ GtkWidget *ga_compare_grid_new(const char *name_title, guint n_metrics,
 	for (guint m = 0; m < n_metrics; m++)
 		for (guint p = 0; p < per; p++) {
 			const char *title = metric_titles ? metric_titles[m] : NULL;
-			g_autofree char *text = title && p < 2 ? g_strdup_printf("%s %s", title, parts[p])
-			                                       : g_strdup(parts[p]);
-
-			GtkWidget *h = head(text, 1);
-
 			/* What a reader says of this column's figures: the metric
 			 * too where the header leaves it out ("Cycles Δ"). */
-			g_object_set_data_full(G_OBJECT(h), "ga-said",
-			                       title ? g_strdup_printf("%s %s", title, parts[p])
-			                             : g_strdup(parts[p]),
-			                       g_free);
+			char *said = title ? g_strdup_printf("%s %s", title, parts[p]) : g_strdup(parts[p]);
+			GtkWidget *h = head(p < 2 ? said : parts[p], 1);
 
+			g_object_set_data_full(G_OBJECT(h), "ga-said", said, g_free);
 			gtk_label_set_width_chars(GTK_LABEL(h), p == 3            ? PERCENT_CHARS
 			                                        : n_metrics > 1 ? FIGURE_CHARS_NARROW
 			                                                        : FIGURE_CHARS);
@@ -164,9 +158,10 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 	}
 	gtk_grid_attach(GTK_GRID(grid), l, 0, row, 1, 1);
 	for (guint m = 0; m < (columns - 1) / per; m++) {
+		static const char *const keys[] = {"base", "new", "change", "percent"};
 		const tsr_delta *d = deltas[m];
 		g_autofree char *a = NULL, *b = NULL, *c = NULL, *p = NULL;
-		GtkWidget *change, *pct;
+		GtkWidget *cells[4] = {NULL, NULL, NULL, NULL}, *change;
 		tsr_verdict v;
 
 		if (!d)
@@ -175,14 +170,14 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 		b = d->in_new ? ga_format_u64(d->new_value) : g_strdup("—");
 		c = format_change(d->change);
 		p = format_percent(d);
-		int col = 1 + (int)(m * per);
+		for (guint k = 0; k < per; k++) {
+			const char *texts[] = {a, b, c, p};
+			int col = 1 + (int)(m * per + k);
 
-		gtk_grid_attach(GTK_GRID(grid), cell(grid, col, clean, a, d->metric, "base"), col, row,
-		                1, 1);
-		gtk_grid_attach(GTK_GRID(grid), cell(grid, col + 1, clean, b, d->metric, "new"),
-		                col + 1, row, 1, 1);
-		change = cell(grid, col + 2, clean, c, d->metric, "change");
-		pct = per == 4 ? cell(grid, col + 3, clean, p, d->metric, "percent") : NULL;
+			cells[k] = cell(grid, col, clean, texts[k], d->metric, keys[k]);
+			gtk_grid_attach(GTK_GRID(grid), cells[k], col, row, 1, 1);
+		}
+		change = cells[2];
 		v = d->verdict;
 		if (v == TSR_VERDICT_BETTER || v == TSR_VERDICT_WORSE) {
 			const char *cls = v == TSR_VERDICT_BETTER ? "compare-better" : "compare-worse";
@@ -190,8 +185,8 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 			g_autofree char *tip = *p ? g_strdup_printf("%s, %s", p, word) : g_strdup(word);
 
 			gtk_widget_add_css_class(change, cls);
-			if (pct)
-				gtk_widget_add_css_class(pct, cls);
+			if (cells[3])
+				gtk_widget_add_css_class(cells[3], cls);
 			gtk_widget_set_tooltip_text(change, tip);
 		} else if (*p) {
 			gtk_widget_set_tooltip_text(change, p);
@@ -203,9 +198,6 @@ void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *con
 			gtk_accessible_update_property(GTK_ACCESSIBLE(change),
 			                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, said, -1);
 		}
-		gtk_grid_attach(GTK_GRID(grid), change, 3 + (int)(m * per), row, 1, 1);
-		if (pct)
-			gtk_grid_attach(GTK_GRID(grid), pct, 4 + (int)(m * per), row, 1, 1);
 	}
 	g_object_set_data(G_OBJECT(grid), "ga-rows", GINT_TO_POINTER(row + 1));
 }
@@ -224,7 +216,3 @@ void ga_compare_grid_note(GtkWidget *grid, const char *text)
 	g_object_set_data(G_OBJECT(grid), "ga-rows", GINT_TO_POINTER(row + 1));
 }
 
-guint ga_compare_grid_get_rows(GtkWidget *grid)
-{
-	return (guint)GPOINTER_TO_INT(g_object_get_data(G_OBJECT(grid), "ga-rows")) - 1;
-}

@@ -41,7 +41,5 @@ GtkWidget *ga_compare_grid_new(const char *name_title, guint n_metrics,
 void ga_compare_grid_add(GtkWidget *grid, const char *name, const tsr_delta *const *deltas);
 /* Appends a dim full-width note ("and 120 more: narrow the filter"). */
 void ga_compare_grid_note(GtkWidget *grid, const char *text);
-/* Rows added so far (without the header). */
-guint ga_compare_grid_get_rows(GtkWidget *grid);
 
 G_END_DECLS

@@ -20,6 +20,7 @@
 #include <tilescope/tsd-a11y.h>
 #include <tilescope/tsd-name.h>
 #include <tilescope/tsd-table.h>
+#include <tilescope/tsd-widget.h>
 
 #include "ga-format.h"
 #include "ga-jumps.h"
@@ -76,6 +77,8 @@ struct _GaMemorySelection {
 	char *sharing_error;         /* reportlib's message when it could not be read */
 	ga_tile_layout layout;
 	GtkBitset *tiles;
+	guint *sel;                  /* the selected tiles in order */
+	guint n_sel;
 
 	/* From the template (ga-memory-selection.ui). */
 	GtkWidget *notebook;
@@ -116,193 +119,146 @@ static void put(GaMemorySelection *self, int col, int row, const char *text, gbo
 	gtk_grid_attach(self->details, l, col, row, 1, 1);
 }
 
-static void put_bytes(GaMemorySelection *self, int col, int row, guint64 v)
+/* Bytes in a cell; `taken` shows them as taken away ("−1,024"). */
+static void put_bytes(GaMemorySelection *self, int col, int row, guint64 v, gboolean taken)
 {
 	g_autofree char *s = ga_format_u64(v);
+	g_autofree char *text = g_strdup_printf("%s%s", taken ? "−" : "", s);
 
-	put(self, col, row, s, TRUE);
+	put(self, col, row, text, TRUE);
 }
 
-/* Rebuilds Details for self->tiles: one column for the selection's total
- * and one per tile, up to SIDE_BY_SIDE. */
+/* A line across Details under the figures (a heading, a note, an error). */
+static GtkWidget *put_line(GaMemorySelection *self, int row, int width, const char *text,
+                           const char *css_class)
+{
+	GtkWidget *l = gtk_label_new(text);
+
+	gtk_label_set_xalign(GTK_LABEL(l), 0);
+	gtk_widget_add_css_class(l, css_class);
+	gtk_grid_attach(self->details, l, 0, row, width, 1);
+	return l;
+}
+
+/* The figures of Details, each a function of a tile: its memory (`m`:
+ * Total, Total including gaps, Gaps, then each region), category m's
+ * bytes before sharing, or its sharing (Parts, Shared, In use after). */
+enum { FIGURE_MEMORY, FIGURE_CATEGORY, FIGURE_SHARING };
+
+static guint64 figure(GaMemorySelection *self, int kind, guint m, guint tile)
+{
+	size_t n_tiles;
+	const tsr_tile_memory *t = ga_document_get_tiles(self->doc, &n_tiles);
+	const uint64_t *by;
+	const tsr_memory_sharing *sh;
+
+	if (tile >= n_tiles)
+		return 0;
+	t += tile;
+	if (kind == FIGURE_MEMORY)
+		return m == 0   ? t->total
+		       : m == 1 ? tsr_tile_memory_get_bytes(t, TRUE)
+		       : m == 2 ? tsr_tile_memory_get_gaps(t)
+		                : t->region[m - 3];
+	if (kind == FIGURE_CATEGORY) {
+		by = ga_document_get_category_by_tile(self->doc, m);
+		return by ? by[tile] : 0;
+	}
+	sh = &self->sharing[tile];
+	return m == 0 ? sh->parts : m == 1 ? sh->shared : sh->parts - sh->shared;
+}
+
+/* A row of figures: its caption, the figure summed over the selection
+ * and, for several tiles, each of the first SIDE_BY_SIDE tiles' own. */
+static void put_row(GaMemorySelection *self, int row, const char *caption, int kind, guint m)
+{
+	gboolean taken = kind == FIGURE_SHARING && m == 1;
+	guint64 sum = 0;
+
+	put(self, 0, row, caption, FALSE);
+	for (guint i = 0; i < self->n_sel; i++)
+		sum += figure(self, kind, m, self->sel[i]);
+	put_bytes(self, 1, row, sum, taken);
+	for (guint c = 0; self->n_sel > 1 && c < MIN(self->n_sel, SIDE_BY_SIDE); c++)
+		put_bytes(self, 2 + (int)c, row, figure(self, kind, m, self->sel[c]), taken);
+}
+
+/* Rebuilds Details for the selection: one column for the selection's
+ * total and one per tile, up to SIDE_BY_SIDE. */
 static void update_details(GaMemorySelection *self)
 {
-	GtkWidget *child;
-	size_t n_tiles;
-	const tsr_tile_memory *tiles;
-	guint n_sel = (guint)gtk_bitset_get_size(self->tiles), shown = 0, cols[SIDE_BY_SIDE];
-	guint per;
-	GtkBitsetIter it;
-	guint tile;
-	int row = 0;
+	static const char *const memory_rows[] = {"Total", "Total including gaps", "Gaps",
+	                                          "Interleaved", "Non-interleaved", "Overflowed"};
+	/* The last is the Total above, reached the other way. */
+	static const char *const sharing_rows[] = {"Parts before sharing", "Shared by overlapping",
+	                                           "In use after sharing"};
+	size_t nc = tsr_category_count();
+	g_autofree guint64 *sums = g_new0(guint64, nc);
+	g_autofree guint *order = g_new(guint, nc);
+	guint shown = MIN(self->n_sel, SIDE_BY_SIDE), per, k = 0;
+	int row = 1;
 	g_autofree char *list = NULL;
 	g_autofree char *heading = NULL;
 
-	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->details))))
-		gtk_grid_remove(self->details, child);
-	if (!self->doc || n_sel == 0) {
+	tsd_widget_remove_children(GTK_WIDGET(self->details));
+	if (!self->doc || self->n_sel == 0) {
 		gtk_label_set_text(self->details_heading,
 		                   "No tiles selected. Click a tile in the chart, drag across tiles, "
 		                   "or type a list in Select tiles.");
 		return;
 	}
-	tiles = ga_document_get_tiles(self->doc, &n_tiles);
 	per = self->layout.tiles_per_ipu ? self->layout.tiles_per_ipu : 1;
 	list = ga_format_tile_list(self->tiles);
-	heading = n_sel == 1 ? g_strdup_printf("Tile %s (IPU %u)", list, (guint)atoi(list) / per)
-	                     : g_strdup_printf("%u tiles: %s", n_sel, list);
+	heading = self->n_sel == 1 ? g_strdup_printf("Tile %s (IPU %u)", list, (guint)atoi(list) / per)
+	                           : g_strdup_printf("%u tiles: %s", self->n_sel, list);
 	gtk_label_set_text(self->details_heading, heading);
-	for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile);
-	     ok && shown < SIDE_BY_SIDE; ok = gtk_bitset_iter_next(&it, &tile))
-		cols[shown++] = tile;
 
 	/* Header row. */
-	put(self, 0, row, "", FALSE);
-	put(self, 1, row, n_sel == 1 ? "Bytes" : "Selection", TRUE);
-	for (guint c = 0; n_sel > 1 && c < shown; c++) {
-		g_autofree char *h = g_strdup_printf("Tile %u", cols[c]);
+	put(self, 0, 0, "", FALSE);
+	put(self, 1, 0, self->n_sel == 1 ? "Bytes" : "Selection", TRUE);
+	for (guint c = 0; self->n_sel > 1 && c < shown; c++) {
+		g_autofree char *h = g_strdup_printf("Tile %u", self->sel[c]);
 
-		put(self, 2 + (int)c, row, h, TRUE);
+		put(self, 2 + (int)c, 0, h, TRUE);
 	}
-	row++;
-
-	/* Totals and regions. */
-	{
-		static const char *const labels[] = {"Total", "Total including gaps", "Gaps",
-		                                     "Interleaved", "Non-interleaved", "Overflowed"};
-
-		for (guint m = 0; m < G_N_ELEMENTS(labels); m++) {
-			guint64 sum = 0;
-
-			put(self, 0, row, labels[m], FALSE);
-			for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile); ok;
-			     ok = gtk_bitset_iter_next(&it, &tile)) {
-				const tsr_tile_memory *t = &tiles[tile];
-				guint64 v;
-
-				if (tile >= n_tiles)
-					continue;
-				v = m == 0   ? t->total
-				    : m == 1 ? tsr_tile_memory_get_bytes(t, TRUE)
-				    : m == 2 ? tsr_tile_memory_get_gaps(t)
-				             : t->region[m - 3];
-				sum += v;
-			}
-			put_bytes(self, 1, row, sum);
-			for (guint c = 0; n_sel > 1 && c < shown; c++) {
-				const tsr_tile_memory *t = &tiles[cols[c]];
-				guint64 v = m == 0   ? t->total
-				            : m == 1 ? tsr_tile_memory_get_bytes(t, TRUE)
-				            : m == 2 ? tsr_tile_memory_get_gaps(t)
-				                     : t->region[m - 3];
-
-				put_bytes(self, 2 + (int)c, row, v);
-			}
-			row++;
-		}
-	}
+	for (guint m = 0; m < G_N_ELEMENTS(memory_rows); m++)
+		put_row(self, row++, memory_rows[m], FIGURE_MEMORY, m);
 
 	/* Categories with bytes on the selection, largest first, counted
 	 * before overlapped storage is shared; then the bytes shared, so that
 	 * the parts less the shared make the total above. */
-	{
-		size_t nc = tsr_category_count();
-		g_autofree guint64 *sums = g_new0(guint64, nc);
-		g_autofree guint *order = g_new(guint, nc);
-		guint k = 0;
-		GtkWidget *h = gtk_label_new("By category, before sharing");
-
-		gtk_label_set_xalign(GTK_LABEL(h), 0);
-		gtk_widget_add_css_class(h, "heading");
-		gtk_widget_set_margin_top(h, 8);
-		gtk_grid_attach(self->details, h, 0, row++, 2, 1);
-		for (size_t c = 0; c < nc; c++) {
-			const uint64_t *by = ga_document_get_category_by_tile(self->doc, c);
-
-			for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile);
-			     by && ok; ok = gtk_bitset_iter_next(&it, &tile))
-				if (tile < n_tiles)
-					sums[c] += by[tile];
-			if (sums[c])
-				order[k++] = (guint)c;
-		}
-		/* Insertion sort: at most 25 categories. */
-		for (guint i = 1; i < k; i++)
-			for (guint j = i; j > 0 && sums[order[j]] > sums[order[j - 1]]; j--) {
-				guint t = order[j];
-
-				order[j] = order[j - 1];
-				order[j - 1] = t;
-			}
-		for (guint i = 0; i < k; i++) {
-			const uint64_t *by = ga_document_get_category_by_tile(self->doc, order[i]);
-
-			put(self, 0, row, tsr_category_label(order[i]), FALSE);
-			put_bytes(self, 1, row, sums[order[i]]);
-			for (guint c = 0; n_sel > 1 && c < shown; c++)
-				put_bytes(self, 2 + (int)c, row, by ? by[cols[c]] : 0);
-			row++;
-		}
-		if (self->sharing_error) {
-			g_autofree char *text =
-			    g_strdup_printf("The shared bytes could not be read: %s", self->sharing_error);
-			GtkWidget *l = gtk_label_new(text);
-
-			gtk_label_set_xalign(GTK_LABEL(l), 0);
-			gtk_label_set_wrap(GTK_LABEL(l), TRUE);
-			gtk_widget_add_css_class(l, "error");
-			gtk_grid_attach(self->details, l, 0, row++, 2 + (int)shown, 1);
-		} else if (self->sharing) {
-			/* The last is the Total above, reached the other way. */
-			static const char *const labels[] = {"Parts before sharing",
-			                                     "Shared by overlapping", "In use after sharing"};
-
-			for (guint m = 0; m < G_N_ELEMENTS(labels); m++) {
-				guint64 sum = 0;
-
-				for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile); ok;
-				     ok = gtk_bitset_iter_next(&it, &tile)) {
-					const tsr_memory_sharing *sh;
-
-					if (tile >= n_tiles)
-						continue;
-					sh = &self->sharing[tile];
-					sum += m == 0 ? sh->parts : m == 1 ? sh->shared : sh->parts - sh->shared;
-				}
-				put(self, 0, row, labels[m], FALSE);
-				if (m == 1) {
-					g_autofree char *v = ga_format_u64(sum);
-					g_autofree char *neg = g_strdup_printf("−%s", v);
-
-					put(self, 1, row, neg, TRUE);
-				} else {
-					put_bytes(self, 1, row, sum);
-				}
-				for (guint c = 0; n_sel > 1 && c < shown; c++) {
-					const tsr_memory_sharing *sh = &self->sharing[cols[c]];
-					guint64 v = m == 0 ? sh->parts : m == 1 ? sh->shared : sh->parts - sh->shared;
-
-					if (m == 1) {
-						g_autofree char *f = ga_format_u64(v);
-						g_autofree char *neg = g_strdup_printf("−%s", f);
-
-						put(self, 2 + (int)c, row, neg, TRUE);
-					} else {
-						put_bytes(self, 2 + (int)c, row, v);
-					}
-				}
-				row++;
-			}
-		}
+	gtk_widget_set_margin_top(put_line(self, row++, 2, "By category, before sharing", "heading"),
+	                          8);
+	for (guint c = 0; c < nc; c++) {
+		for (guint i = 0; i < self->n_sel; i++)
+			sums[c] += figure(self, FIGURE_CATEGORY, c, self->sel[i]);
+		if (sums[c])
+			order[k++] = c;
 	}
-	if (n_sel > shown && n_sel > 1) {
-		g_autofree char *more = g_strdup_printf("%u more tiles are in the Selection column.",
-		                                        n_sel - shown);
-		GtkWidget *l = gtk_label_new(more);
+	/* Insertion sort: at most 25 categories. */
+	for (guint i = 1; i < k; i++)
+		for (guint j = i; j > 0 && sums[order[j]] > sums[order[j - 1]]; j--) {
+			guint t = order[j];
 
-		gtk_label_set_xalign(GTK_LABEL(l), 0);
-		gtk_widget_add_css_class(l, "dim-label");
-		gtk_grid_attach(self->details, l, 0, row, 2 + (int)shown, 1);
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (guint i = 0; i < k; i++)
+		put_row(self, row++, tsr_category_label(order[i]), FIGURE_CATEGORY, order[i]);
+	if (self->sharing_error) {
+		g_autofree char *text =
+		    g_strdup_printf("The shared bytes could not be read: %s", self->sharing_error);
+
+		gtk_label_set_wrap(GTK_LABEL(put_line(self, row++, 2 + (int)shown, text, "error")), TRUE);
+	} else if (self->sharing) {
+		for (guint m = 0; m < G_N_ELEMENTS(sharing_rows); m++)
+			put_row(self, row++, sharing_rows[m], FIGURE_SHARING, m);
+	}
+	if (self->n_sel > shown && self->n_sel > 1) {
+		g_autofree char *more = g_strdup_printf("%u more tiles are in the Selection column.",
+		                                        self->n_sel - shown);
+
+		put_line(self, row, 2 + (int)shown, more, "dim-label");
 	}
 }
 
@@ -314,8 +270,7 @@ typedef struct var_search {
 	guint *tiles;
 	guint n_tiles;
 	guint num_tiles;
-	GArray *ids;       /* guint32 */
-	GArray *bytes;     /* guint64 */
+	GArray *found;     /* tsr_variable_bytes: each variable with bytes there */
 	char *error;
 	GPtrArray *vertices;  /* GaPartRow, NULL when the selection is too large to list */
 	GPtrArray *exchanges; /* GaPartRow, likewise */
@@ -325,14 +280,9 @@ static void var_search_free(var_search *s)
 {
 	g_free(s->path);
 	g_free(s->tiles);
-	if (s->ids)
-		g_array_unref(s->ids);
-	if (s->bytes)
-		g_array_unref(s->bytes);
-	if (s->vertices)
-		g_ptr_array_unref(s->vertices);
-	if (s->exchanges)
-		g_ptr_array_unref(s->exchanges);
+	g_clear_pointer(&s->found, g_array_unref);
+	g_clear_pointer(&s->vertices, g_ptr_array_unref);
+	g_clear_pointer(&s->exchanges, g_ptr_array_unref);
 	g_free(s->error);
 	g_free(s);
 }
@@ -341,16 +291,14 @@ static void var_search_free(var_search *s)
 static int on_var_row(void *data, size_t n, const char *const *names, const tsr_value *v)
 {
 	var_search *s = data;
-	guint32 id;
-	guint64 b;
+	tsr_variable_bytes found;
 
 	(void)names;
 	if (n < 2 || v[0].type != TSR_VALUE_INTEGER || v[1].type != TSR_VALUE_INTEGER)
 		return 0;
-	id = (guint32)v[0].integer;
-	b = (guint64)v[1].integer;
-	g_array_append_val(s->ids, id);
-	g_array_append_val(s->bytes, b);
+	found.variable = (size_t)v[0].integer;
+	found.bytes = (uint64_t)v[1].integer;
+	g_array_append_val(s->found, found);
 	return 0;
 }
 
@@ -428,8 +376,7 @@ static void search_thread(GTask *task, gpointer source, gpointer data, GCancella
 	int rc;
 
 	(void)source;
-	s->ids = g_array_new(FALSE, FALSE, sizeof(guint32));
-	s->bytes = g_array_new(FALSE, FALSE, sizeof(guint64));
+	s->found = g_array_new(FALSE, FALSE, sizeof(tsr_variable_bytes));
 	rc = tsr_report_open(&r, s->path, NULL);
 	if (rc) {
 		s->error = g_strdup(tsr_last_error());
@@ -438,9 +385,7 @@ static void search_thread(GTask *task, gpointer source, gpointer data, GCancella
 	if (s->n_tiles <= SQL_TILES) {
 		GString *sql = g_string_new("SELECT id, ");
 
-		for (guint i = 0; i < s->n_tiles; i++)
-			g_string_append_printf(sql, "%stile_value(bytes_by_tile, %u)", i ? " + " : "",
-			                       s->tiles[i]);
+		append_sum(sql, s, "bytes_by_tile");
 		g_string_append(sql, " AS b FROM variable WHERE b > 0");
 		rc = tsr_report_query(r, sql->str, NULL, on_var_row, s);
 		g_string_free(sql, TRUE);
@@ -459,10 +404,9 @@ static void search_thread(GTask *task, gpointer source, gpointer data, GCancella
 			for (guint k = 0; !rc && k < s->n_tiles; k++)
 				sum += dense[s->tiles[k]];
 			if (!rc && sum) {
-				guint32 id = (guint32)i;
+				tsr_variable_bytes found = {i, sum};
 
-				g_array_append_val(s->ids, id);
-				g_array_append_val(s->bytes, sum);
+				g_array_append_val(s->found, found);
 			}
 		}
 	}
@@ -524,22 +468,22 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 		return;
 	}
 	tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(self->doc));
-	for (guint i = 0; i < s->ids->len; i++) {
-		guint32 id = g_array_index(s->ids, guint32, i);
+	for (guint i = 0; i < s->found->len; i++) {
+		const tsr_variable_bytes *found = &g_array_index(s->found, tsr_variable_bytes, i);
 		GaVarRow *row;
 		const tsr_variable *v;
 
-		if (id >= n_vars)
+		if (found->variable >= n_vars)
 			continue;
-		v = &vars[id];
-		row = ga_var_row_new(self->doc, v, id);
-		ga_var_row_set_bytes(row, 0, g_array_index(s->bytes, guint64, i)); /* on the selection */
+		v = &vars[found->variable];
+		row = ga_var_row_new(self->doc, v, found->variable);
+		ga_var_row_set_bytes(row, 0, found->bytes);                         /* on the selection */
 		ga_var_row_set_bytes(row, 1, v->bytes);                             /* on all tiles */
 		g_ptr_array_add(rows, row);
 	}
 	tsd_table_set_rows(self->variables, rows->pdata, rows->len);
-	status = g_strdup_printf("%u variable%s on the selection", s->ids->len,
-	                         s->ids->len == 1 ? "" : "s");
+	status = g_strdup_printf("%u variable%s on the selection", s->found->len,
+	                         s->found->len == 1 ? "" : "s");
 	tsd_table_set_caption(self->variables, status);
 	show_parts(self, s);
 	g_object_unref(self);
@@ -547,15 +491,12 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 
 static void update_variables(GaMemorySelection *self)
 {
-	guint n_sel = (guint)gtk_bitset_get_size(self->tiles);
-	GtkBitsetIter it;
-	guint tile, k = 0;
 	GTask *task;
 	GCancellable *cancel;
 	var_search *s;
 	g_autofree char *path = NULL;
 
-	if (!self->doc || n_sel == 0) {
+	if (!self->doc || self->n_sel == 0) {
 		tsd_table_set_message(self->variables, "Select tiles to see their variables.", FALSE);
 		tsd_table_set_message(self->vertices, "Select tiles to see their vertices.", FALSE);
 		tsd_table_set_message(self->exchanges, "Select tiles to see their exchanges.", FALSE);
@@ -567,12 +508,9 @@ static void update_variables(GaMemorySelection *self)
 	path = g_file_get_path(ga_document_get_file(self->doc));
 	s = g_new0(var_search, 1);
 	s->path = g_steal_pointer(&path);
-	s->n_tiles = n_sel;
+	s->n_tiles = self->n_sel;
 	s->num_tiles = tsr_report_get_target(ga_document_get_report(self->doc))->num_tiles;
-	s->tiles = g_new(guint, n_sel);
-	for (gboolean ok = gtk_bitset_iter_init_first(&it, self->tiles, &tile); ok;
-	     ok = gtk_bitset_iter_next(&it, &tile))
-		s->tiles[k++] = tile;
+	s->tiles = g_memdup2(self->sel, self->n_sel * sizeof(guint));
 	cancel = tsd_table_start_job(self->variables, "Finding the variables on the selection…");
 	task = g_task_new(NULL, cancel, on_search_done, g_object_ref(self));
 	g_task_set_task_data(task, s, (GDestroyNotify)var_search_free);
@@ -626,6 +564,7 @@ static void ga_memory_selection_finalize(GObject *object)
 	g_free(self->sharing);
 	g_free(self->sharing_error);
 	g_clear_pointer(&self->tiles, gtk_bitset_unref);
+	g_free(self->sel);
 	g_clear_object(&self->session);
 	G_OBJECT_CLASS(ga_memory_selection_parent_class)->finalize(object);
 }
@@ -727,8 +666,17 @@ void ga_memory_selection_set_document(GaMemorySelection *self, GaDocument *doc,
 
 void ga_memory_selection_set_tiles(GaMemorySelection *self, GtkBitset *tiles)
 {
+	GtkBitsetIter it;
+	guint tile, k = 0;
+
 	gtk_bitset_unref(self->tiles);
 	self->tiles = gtk_bitset_copy(tiles);
+	self->n_sel = (guint)gtk_bitset_get_size(tiles);
+	g_free(self->sel);
+	self->sel = g_new(guint, self->n_sel ? self->n_sel : 1);
+	for (gboolean ok = gtk_bitset_iter_init_first(&it, tiles, &tile); ok;
+	     ok = gtk_bitset_iter_next(&it, &tile))
+		self->sel[k++] = tile;
 	update_details(self);
 	update_variables(self);
 }

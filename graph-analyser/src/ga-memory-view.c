@@ -30,15 +30,16 @@
 #include "ga-memory-view.h"
 
 #include "ga-format.h"
-#include "ga-memory-compare.h"
 #include "ga-memory-selection.h"
 #include "ga-tile-layout.h"
 
+#include <tilescope/compare.h>
 #include <tilescope/tsc-axis.h>
 #include <tilescope/tsc-chart.h>
 #include <tilescope/tsc-heatmap.h>
 #include <tilescope/tsc-palette.h>
 #include <tilescope/tsd-a11y.h>
+#include <tilescope/tsd-widget.h>
 
 #include <math.h>
 #include <string.h>
@@ -65,13 +66,11 @@ struct _GaMemoryView {
 	guint n_tiles;
 	guint *order;               /* item -> tile */
 	guint *item_of;             /* tile -> item */
-	guint *components;          /* category of each stacked component (category mode) */
 	category_split split[2];    /* of the document and of report B */
 	gboolean syncing;           /* a selection being copied between chart and session */
 	guint entry_timeout;        /* applies "Select tiles" a moment after typing stops */
 
 	/* From the template (ga-memory-view.ui). */
-	GtkLabel *stack_by_label, *ipu_label, *order_label;
 	GtkDropDown *stack_by;
 	GtkCheckButton *gaps;
 	GtkCheckButton *max_line;
@@ -121,6 +120,37 @@ static GdkRGBA colour(const char *spec)
 	return c;
 }
 
+/* Styles `widget` alone with the CSS `css` (a swatch's or the ramp's colours). */
+static void style(GtkWidget *widget, const char *css)
+{
+	g_autoptr(GtkCssProvider) p = gtk_css_provider_new();
+
+	gtk_css_provider_load_from_data(p, css, -1);
+	gtk_style_context_add_provider(gtk_widget_get_style_context(widget), GTK_STYLE_PROVIDER(p),
+	                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+}
+
+/* The largest total of `doc`'s tiles, with gaps or not. */
+static uint64_t fullest_tile(GaDocument *doc, gboolean gaps)
+{
+	size_t n;
+	const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n);
+	uint64_t top = 0;
+
+	for (size_t t = 0; t < n; t++)
+		top = MAX(top, tsr_tile_memory_get_bytes(&tiles[t], gaps));
+	return top;
+}
+
+/* A line across `chart` at `bytes`, named "`what` 1.2 MB". */
+static void add_limit(TscChart *chart, const char *what, uint64_t bytes)
+{
+	g_autofree char *text = tsc_format_bytes((double)bytes, NULL);
+	g_autofree char *label = g_strdup_printf("%s %s", what, text);
+
+	tsc_chart_add_limit(chart, (double)bytes, label, NULL);
+}
+
 /* --- Formatting -------------------------------------------------------------------------- */
 
 /* "Tile 52 (IPU 0)" for item `item`. */
@@ -152,13 +182,8 @@ static void fill_legend(GaMemoryView *self, guint k, const GdkRGBA *colours,
 		g_autofree char *spec = gdk_rgba_to_string(&colours[i]);
 		g_autofree char *css = g_strdup_printf("* { background-color: %s; border-radius: 2px; }",
 		                                       spec);
-		GtkCssProvider *p = gtk_css_provider_new();
 
-		gtk_css_provider_load_from_data(p, css, -1);
-		gtk_style_context_add_provider(gtk_widget_get_style_context(swatch),
-		                               GTK_STYLE_PROVIDER(p),
-		                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-		g_object_unref(p);
+		style(swatch, css);
 		gtk_widget_set_size_request(swatch, 12, 12);
 		gtk_widget_set_valign(swatch, GTK_ALIGN_CENTER);
 		gtk_widget_add_css_class(label, "caption");
@@ -323,17 +348,10 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 	const tsr_tile_memory *tiles = ga_document_get_tiles(self->doc, &n_tiles);
 	guint cells = self->layout.rows * self->layout.columns;
 	g_autofree double *values = g_new(double, cells ? cells : 1);
-	double top = 0;
-	GtkWidget *child;
+	double top = (double)fullest_tile(self->doc, gaps);
 	GdkRGBA ramp[G_N_ELEMENTS(map_ramp)];
 	g_autofree char *top_text = NULL, *scale = NULL;
 
-	for (size_t t = 0; t < n_tiles; t++) {
-		double v = (double)tsr_tile_memory_get_bytes(&tiles[t], gaps);
-
-		if (v > top)
-			top = v;
-	}
 	for (guint i = 0; i < G_N_ELEMENTS(map_ramp); i++)
 		ramp[i] = colour(map_ramp[i]);
 	top_text = tsc_format_bytes(top, NULL);
@@ -342,8 +360,7 @@ static void fill_maps(GaMemoryView *self, gboolean gaps)
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->maps_ramp), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               scale, -1);
 	if (self->heatmaps->len != self->layout.num_ipus) {
-		while ((child = gtk_widget_get_first_child(self->maps)))
-			gtk_grid_remove(GTK_GRID(self->maps), child);
+		tsd_widget_remove_children(self->maps);
 		g_ptr_array_set_size(self->heatmaps, 0);
 		/* Several IPUs' maps start with two thirds of the width, the
 		 * selection the rest; relayout_maps then fits the split to
@@ -478,23 +495,16 @@ static void fill_variables(GaMemoryView *self)
 		const char *spec = var_colours[k % G_N_ELEMENTS(var_colours)];
 		GdkRGBA c = colour(spec);
 		g_autofree char *figures = add_line(self->doc, v, self->order, self->n_tiles, self->chart, &c);
-		g_autofree char *text = g_strdup_printf("%s: %s", vars[v].name, figures), *acc = NULL;
+		g_autofree char *b = NULL, *text = NULL, *acc = NULL;
 		GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4), *label, *remove;
 
 		while (self->compare && w < n_b_vars && g_strcmp0(b_vars[w].name, vars[v].name) != 0)
 			w++;
-		if (self->compare && w < n_b_vars) {
-			g_autofree char *b = add_line(self->compare, w, n_b == self->n_tiles ? self->order : NULL,
-			                              (guint)n_b, self->b_chart, &c);
-
-			acc = g_strdup_printf("%s; in B: %s", text, b);
-		} else if (self->compare) {
-			acc = g_strdup_printf("%s; absent in B", text);
-		}
-		if (acc) {
-			g_free(text);
-			text = g_steal_pointer(&acc);
-		}
+		if (self->compare && w < n_b_vars)
+			b = add_line(self->compare, w, n_b == self->n_tiles ? self->order : NULL, (guint)n_b,
+			             self->b_chart, &c);
+		text = g_strdup_printf("%s: %s%s%s", vars[v].name, figures,
+		                       b ? "; in B: " : self->compare ? "; absent in B" : "", b ? b : "");
 		label = gtk_label_new(NULL);
 		acc = g_markup_printf_escaped("<span foreground=\"%s\">━━</span> %s", spec, text);
 		gtk_label_set_markup(GTK_LABEL(label), acc);
@@ -645,134 +655,121 @@ static void build_order(GaMemoryView *self)
 		self->item_of[self->order[i]] = i;
 }
 
+/* The stacks' data as fill_stacks builds it: n items, k components so far. */
+typedef struct stacks {
+	double *values;       /* component c's value of item i at [c * n + i] */
+	guint n, k;
+	GPtrArray *names;     /* each component's name */
+	GArray *colours;      /* GdkRGBA: each component's colour */
+} stacks;
+
+/* Appends a component named `name` (taken) in colour `c`; returns its
+ * row of values for the caller to fill. */
+static double *stacks_add(stacks *st, char *name, GdkRGBA c)
+{
+	g_ptr_array_add(st->names, name);
+	g_array_append_val(st->colours, c);
+	return &st->values[(size_t)st->k++ * st->n];
+}
+
+/* The overlapped storage's name, with the categories it holds, so that
+ * a category left without storage of its own is still found in the
+ * legend. */
+static char *overlapped_name(GaDocument *doc, const category_split *cs, size_t n_tiles)
+{
+	g_autoptr(GString) shared = g_string_new(NULL);
+
+	for (size_t c = 0; c < tsr_category_count(); c++) {
+		const uint64_t *all = ga_document_get_category_by_tile(doc, c);
+		gboolean any = FALSE;
+
+		for (size_t t = 0; all && !any && t < n_tiles; t++)
+			any = all[t] > cs->own[c][t];
+		if (any)
+			g_string_append_printf(shared, "%s%s", shared->len ? ", " : "",
+			                       tsr_category_label(c));
+	}
+	return shared->len ? g_strdup_printf("Overlapped storage of %s (after sharing)", shared->str)
+	                   : g_strdup("Overlapped storage");
+}
+
 /* The stacks of `doc`'s tiles in `order` (n items) into `chart`:
  * regions, categories (each one's storage of its own, then overlapped
  * storage after sharing) or liveness, with gaps as their own component
  * when they are included, so that a bar is the tile's total (with gaps
- * or not) in every stacking; the components' names and colours are appended to
- * `names` and `colours`, and in category mode the category of each to
- * `components` (may be NULL). `other` (may be NULL): the report compared
- * with, whose categories count too, so both charts of a comparison have
- * the same components in the same colours. Returns the components'
- * count. */
+ * or not) in every stacking; the components' names and colours are
+ * appended to `names` and `colours`. `other` (may be NULL): the report
+ * compared with, whose categories count too, so both charts of a
+ * comparison have the same components in the same colours. Returns the
+ * components' count. */
 static guint fill_stacks(GaMemoryView *self, GaDocument *doc, GaDocument *other,
                          const guint *order, guint n, TscChart *chart, GPtrArray *names,
-                         GArray *colours, guint *components)
+                         GArray *colours)
 {
-	gboolean gaps = gtk_check_button_get_active(self->gaps);
 	guint mode = gtk_drop_down_get_selected(self->stack_by);
 	size_t n_doc_tiles;
 	const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n_doc_tiles);
-	g_autofree double *values = NULL;
-	guint k = 0, cap;
+	g_autofree double *values = g_new0(
+	    double, (tsr_category_count() + TSR_REGION_COUNT + 1) * (size_t)(n ? n : 1));
+	stacks st = {values, n, 0, names, colours};
+	double *row, *other_row;
 
-	cap = (guint)tsr_category_count() + TSR_REGION_COUNT + 1;
-	values = g_new0(double, (size_t)cap * (n ? n : 1));
 	if (mode == STACK_REGION) {
 		for (guint r = 0; r < TSR_REGION_COUNT; r++) {
-			GdkRGBA c = colour(region_colours[r]);
-
-			for (guint i = 0; i < n; i++) {
-				const tsr_tile_memory *t = &tiles[order[i]];
-
-				values[(size_t)k * n + i] = (double)t->region[r];
-			}
-			g_ptr_array_add(names, g_strdup(region_names[r]));
-			g_array_append_val(colours, c);
-			k++;
+			row = stacks_add(&st, g_strdup(region_names[r]), colour(region_colours[r]));
+			for (guint i = 0; i < n; i++)
+				row[i] = (double)tiles[order[i]].region[r];
 		}
 	} else if (mode == STACK_LIVENESS) {
 		const uint64_t *always = ga_document_get_always_live_by_tile(doc);
-		GdkRGBA al = colour("#c061cb"), nal = colour("#2ec27e");
 
+		row = stacks_add(&st, g_strdup("Always live"), colour("#c061cb"));
+		other_row = stacks_add(&st, g_strdup("Not always live"), colour("#2ec27e"));
 		for (guint i = 0; i < n; i++) {
-			const tsr_tile_memory *t = &tiles[order[i]];
-			uint64_t a = always ? always[order[i]] : 0;
+			uint64_t a = always ? always[order[i]] : 0, total = tiles[order[i]].total;
 
-			values[i] = (double)a;
-			values[(size_t)n + i] = (double)(t->total > a ? t->total - a : 0);
+			row[i] = (double)a;
+			other_row[i] = (double)(total > a ? total - a : 0);
 		}
-		g_ptr_array_add(names, g_strdup("Always live"));
-		g_array_append_val(colours, al);
-		g_ptr_array_add(names, g_strdup("Not always live"));
-		g_array_append_val(colours, nal);
-		k = 2;
 	} else {
 		const category_split *cs = category_split_of(self, doc);
 		const category_split *os = other ? category_split_of(self, other) : NULL;
 		size_t n_other = 0;
-		GdkRGBA ov = colour("#5e5c64");
 
 		if (other)
 			ga_document_get_tiles(other, &n_other);
-		/* Each category's storage of its own, then the overlapped
-		 * storage after sharing: they add up to the tile's total. */
+		/* Each category's storage of its own, when either report has
+		 * some, then the overlapped storage after sharing: they add up
+		 * to the tile's total. */
 		for (size_t c = 0; c < tsr_category_count(); c++) {
-			const uint64_t *by_tile = cs->own[c];
-			const uint64_t *by_other = os ? os->own[c] : NULL;
-			GdkRGBA col = *tsc_palette_colour(tsr_category_name(c), FALSE);
 			gboolean any = FALSE;
 
-			for (guint i = 0; i < n; i++) {
-				uint64_t v = order[i] < n_doc_tiles ? by_tile[order[i]] : 0;
-
-				values[(size_t)k * n + i] = (double)v;
-				any = any || v;
-			}
-			for (size_t t = 0; !any && by_other && t < n_other; t++)
-				any = by_other[t] != 0;
+			for (size_t t = 0; !any && t < MIN(n, n_doc_tiles); t++)
+				any = cs->own[c][t] != 0;
+			for (size_t t = 0; !any && os && t < n_other; t++)
+				any = os->own[c][t] != 0;
 			if (!any)
 				continue;
-			if (components)
-				components[k] = (guint)c;
-			g_ptr_array_add(names, g_strdup(tsr_category_label(c)));
-			g_array_append_val(colours, col);
-			k++;
+			row = stacks_add(&st, g_strdup(tsr_category_label(c)),
+			                 *tsc_palette_colour(tsr_category_name(c), FALSE));
+			for (guint i = 0; i < n; i++)
+				row[i] = order[i] < n_doc_tiles ? (double)cs->own[c][order[i]] : 0;
 		}
+		row = stacks_add(&st, overlapped_name(doc, cs, n_doc_tiles), colour("#5e5c64"));
 		for (guint i = 0; i < n; i++)
-			values[(size_t)k * n + i] =
-			    order[i] < n_doc_tiles ? (double)cs->sharing[order[i]].after_overlapping : 0;
-		/* Named with the categories it holds, so that a category left
-		 * without storage of its own is still found in the legend. */
-		{
-			GString *shared = g_string_new(NULL);
-
-			for (size_t c = 0; c < tsr_category_count(); c++) {
-				const uint64_t *all = ga_document_get_category_by_tile(doc, c);
-				gboolean any = FALSE;
-
-				for (size_t t = 0; all && !any && t < n_doc_tiles; t++)
-					any = all[t] > cs->own[c][t];
-				if (any)
-					g_string_append_printf(shared, "%s%s", shared->len ? ", " : "",
-					                       tsr_category_label(c));
-			}
-			g_ptr_array_add(names, shared->len ? g_strdup_printf("Overlapped storage of %s "
-			                                                     "(after sharing)",
-			                                                     shared->str)
-			                                   : g_strdup("Overlapped storage"));
-			g_string_free(shared, TRUE);
-		}
-		g_array_append_val(colours, ov);
-		k++;
+			row[i] = order[i] < n_doc_tiles ? (double)cs->sharing[order[i]].after_overlapping : 0;
 	}
 	/* The one gaps rule, a part of its own in every stacking. */
-	if (gaps) {
-		GdkRGBA c = colour("#9a9996");
-
+	if (gtk_check_button_get_active(self->gaps)) {
+		row = stacks_add(&st, g_strdup("Gaps"), colour("#9a9996"));
 		for (guint i = 0; i < n; i++)
-			values[(size_t)k * n + i] =
-			    order[i] < n_doc_tiles ? (double)tsr_tile_memory_get_gaps(&tiles[order[i]]) : 0;
-		g_ptr_array_add(names, g_strdup("Gaps"));
-		g_array_append_val(colours, c);
-		k++;
+			row[i] = order[i] < n_doc_tiles ? (double)tsr_tile_memory_get_gaps(&tiles[order[i]]) : 0;
 	}
 	g_ptr_array_add(names, NULL);
-	tsc_chart_set_stacks(chart, n, k, values, (const GdkRGBA *)colours->data,
+	tsc_chart_set_stacks(chart, n, st.k, values, (const GdkRGBA *)colours->data,
 	                     (const char *const *)names->pdata);
-	return k;
+	return st.k;
 }
-
 static void rebuild_compare(GaMemoryView *self);
 
 /* Fills the chart from the document (and, comparing, the charts of
@@ -783,14 +780,10 @@ static void rebuild_chart(GaMemoryView *self)
 	gboolean gaps = gtk_check_button_get_active(self->gaps);
 	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GArray) colours = g_array_new(FALSE, FALSE, sizeof(GdkRGBA));
-	g_autofree char *limit = NULL;
-	g_autofree char *cap_text = NULL;
 	guint k;
 
-	g_clear_pointer(&self->components, g_free);
-	self->components = g_new(guint, tsr_category_count());
 	k = fill_stacks(self, self->doc, self->compare, self->order, self->n_tiles, self->chart,
-	                names, colours, self->components);
+	                names, colours);
 	fill_legend(self, k, (const GdkRGBA *)colours->data, (const char *const *)names->pdata);
 	/* The caption, and what could not be read for the category stacking. */
 	{
@@ -807,13 +800,83 @@ static void rebuild_chart(GaMemoryView *self)
 	fill_maps(self, gaps);
 	/* The tile's capacity; without it the y axis fits the data. */
 	tsc_chart_clear_limits(self->chart);
-	if (gtk_check_button_get_active(self->max_line)) {
-		cap_text = tsc_format_bytes((double)target->bytes_per_tile, NULL);
-		limit = g_strdup_printf("Max memory %s", cap_text);
-		tsc_chart_add_limit(self->chart, (double)target->bytes_per_tile, limit, NULL);
-	}
+	if (gtk_check_button_get_active(self->max_line))
+		add_limit(self->chart, "Max memory", target->bytes_per_tile);
 	rebuild_compare(self);
 	fill_variables(self); /* after B's chart has its items */
+}
+
+/* --- Comparing ---------------------------------------------------------------------------- */
+
+/* The difference's colours come from the verdict reportlib gives a
+ * made-up delta of the same memory total moving each way (less memory
+ * is better, green; more is worse, red), so the chart, the compare
+ * Summary and `tilescope diff` cannot disagree on which way is better.
+ * The colours are style.css's .compare-better and .compare-worse: the
+ * theme's success and error colours. */
+static GdkRGBA verdict_colour(const char *metric, uint64_t base, uint64_t new_value,
+                              tsr_verdict *verdict)
+{
+	tsr_delta d = {.metric = metric, .unit = TSR_UNIT_BYTES, .in_base = TRUE, .in_new = TRUE,
+	               .base = base, .new_value = new_value,
+	               .change = (int64_t)new_value - (int64_t)base};
+
+	*verdict = tsr_delta_get_verdict(&d, NULL);
+	return colour(*verdict == TSR_VERDICT_BETTER  ? "#2ec27e"
+	              : *verdict == TSR_VERDICT_WORSE ? "#e01b24"
+	                                              : "#9a9996");
+}
+
+/* Fills `chart` with the difference of n_items tiles on an axis
+ * diverging around zero: values[i] the increase of item i and
+ * values[n_items + i] its decrease (both >= 0), stacked up and down;
+ * `gaps` says which memory total the bars are (the verdict and legend
+ * of memory.total_including_gaps or memory.total). */
+static void set_difference(TscChart *chart, guint n_items, const double *values, gboolean gaps)
+{
+	const char *metric = gaps ? "memory.total_including_gaps" : "memory.total";
+	tsr_verdict up, down;
+	GdkRGBA colours[2] = {verdict_colour(metric, 1, 2, &up), verdict_colour(metric, 2, 1, &down)};
+	g_autofree char *up_name = g_strdup_printf("Increase (B > A), %s", tsr_verdict_get_name(up));
+	g_autofree char *down_name =
+	    g_strdup_printf("Decrease (B < A), %s", tsr_verdict_get_name(down));
+	const char *names[] = {up_name, down_name, NULL};
+
+	tsc_chart_set_below(chart, 1);
+	tsc_chart_set_stacks(chart, n_items, 2, values, colours, names);
+	/* A difference has no capacity: whatever limits it had go. */
+	tsc_chart_clear_limits(chart);
+}
+
+/* The largest total `chart` draws (0 for no items). */
+static double top_of(TscChart *chart)
+{
+	double top = 0;
+
+	for (guint i = 0; i < tsc_chart_get_n_items(chart); i++)
+		top = MAX(top, tsc_chart_get_total(chart, i));
+	return top;
+}
+
+/* Whether a capacity line at `cap` bytes informs on the charts `a` and
+ * `b`: when the fullest bar drawn is at least a third of it, so bars
+ * fill a third of the axis or more; below that the line would squash
+ * them to the bottom. When it does not, *note is a sentence for the
+ * caption saying that it is left out and why (the caller frees it). */
+static gboolean cap_informative(TscChart *a, TscChart *b, uint64_t cap, char **note)
+{
+	double top = MAX(top_of(a), top_of(b));
+	g_autofree char *cap_text = NULL, *top_text = NULL;
+
+	*note = NULL;
+	if (cap == 0 || top * 3 >= (double)cap)
+		return TRUE;
+	cap_text = tsc_format_bytes((double)cap, NULL);
+	top_text = tsc_format_bytes(top, NULL);
+	*note = g_strdup_printf("The max memory line (%s) is left out: the fullest tile drawn, %s, "
+	                        "is under a third of it, and the line would squash the bars.",
+	                        cap_text, top_text);
+	return FALSE;
 }
 
 /* Comparing: report B's chart and the difference chart. Both follow A's
@@ -830,12 +893,13 @@ static void rebuild_compare(GaMemoryView *self)
 	g_autoptr(GArray) colours = g_array_new(FALSE, FALSE, sizeof(GdkRGBA));
 	g_autofree guint *identity = NULL;
 	g_autofree double *values = NULL;
-	const guint *order, *order_b;
+	const guint *order;
 	g_autofree char *cap_note = NULL;
+	uint64_t cap_a, cap_b;
 	gboolean show_cap;
-	GString *caption;
-	guint n, grew = 0, shrank = 0, inc_tile = 0, dec_tile = 0;
-	int64_t inc = 0, dec = 0;
+	g_autoptr(GString) caption = g_string_new(NULL);
+	guint n, moved[2] = {0, 0}, most_tile[2] = {0, 0};
+	uint64_t most[2] = {0, 0};                /* the largest increase [0] and decrease [1] */
 
 	gtk_paned_set_position(ga_view_get_paned(GA_VIEW(self)), self->compare ? 620 : 380);
 	/* A and B as tall as each other, so that one data range gives both
@@ -847,96 +911,63 @@ static void rebuild_compare(GaMemoryView *self)
 	ta = ga_document_get_tiles(self->doc, &na);
 	tb = ga_document_get_tiles(self->compare, &nb);
 	n = (guint)MAX(na, nb);
+	cap_a = tsr_report_get_target(ga_document_get_report(self->doc))->bytes_per_tile;
+	cap_b = tsr_report_get_target(ga_document_get_report(self->compare))->bytes_per_tile;
 	identity = g_new(guint, n ? n : 1);
 	for (guint i = 0; i < n; i++)
 		identity[i] = i;
 	order = na == nb ? self->order : identity;
-	order_b = na == nb ? self->order : identity;
-	fill_stacks(self, self->compare, self->doc, order_b, (guint)nb, self->b_chart, names,
-	            colours, NULL);
-	/* The capacity line only where it informs (ga-memory-compare.h); A's
+	fill_stacks(self, self->compare, self->doc, order, (guint)nb, self->b_chart, names,
+	            colours);
+	/* The capacity line only where it informs (cap_informative); A's
 	 * from rebuild_chart goes with it. */
 	show_cap = gtk_check_button_get_active(self->max_line) &&
-	           ga_memory_compare_cap_informative(
-	               self->chart, self->b_chart,
-	               MAX(tsr_report_get_target(ga_document_get_report(self->doc))->bytes_per_tile,
-	                   tsr_report_get_target(ga_document_get_report(self->compare))->bytes_per_tile),
-	               &cap_note);
+	           cap_informative(self->chart, self->b_chart, MAX(cap_a, cap_b), &cap_note);
 	if (!show_cap)
 		tsc_chart_clear_limits(self->chart);
 	/* One y scale for A and B: the capacity line on both, or else a line
 	 * at the fuller report's fullest tile. */
 	tsc_chart_clear_limits(self->b_chart);
-	{
-		const tsr_target *target = tsr_report_get_target(ga_document_get_report(self->doc));
-		const tsr_target *tgb = tsr_report_get_target(ga_document_get_report(self->compare));
-		g_autofree char *text = NULL, *label = NULL;
+	if (show_cap) {
+		add_limit(self->b_chart, "Max memory", cap_b);
+		if (cap_b != cap_a)
+			add_limit(self->chart, "B's max memory", cap_b);
+	} else {
+		uint64_t top = MAX(fullest_tile(self->doc, gaps), fullest_tile(self->compare, gaps));
 
-		if (show_cap) {
-			text = tsc_format_bytes((double)tgb->bytes_per_tile, NULL);
-			label = g_strdup_printf("Max memory %s", text);
-			tsc_chart_add_limit(self->b_chart, (double)tgb->bytes_per_tile, label, NULL);
-			if (tgb->bytes_per_tile != target->bytes_per_tile) {
-				g_autofree char *theirs = g_strdup_printf("B's max memory %s", text);
-
-				tsc_chart_add_limit(self->chart, (double)tgb->bytes_per_tile, theirs, NULL);
-			}
-		} else {
-			uint64_t top = 0;
-
-			for (size_t t = 0; t < na; t++)
-				top = MAX(top, tsr_tile_memory_get_bytes(&ta[t], gaps));
-			for (size_t t = 0; t < nb; t++)
-				top = MAX(top, tsr_tile_memory_get_bytes(&tb[t], gaps));
-			text = tsc_format_bytes((double)top, NULL);
-			label = g_strdup_printf("Fullest tile of A and B %s", text);
-			tsc_chart_add_limit(self->b_chart, (double)top, label, NULL);
-			tsc_chart_add_limit(self->chart, (double)top, label, NULL);
-		}
+		add_limit(self->b_chart, "Fullest tile of A and B", top);
+		add_limit(self->chart, "Fullest tile of A and B", top);
 	}
 	values = g_new0(double, 2 * (size_t)(n ? n : 1));
 	for (guint i = 0; i < n; i++) {
 		guint tile = order[i];
 		int64_t a = tile < na ? (int64_t)tsr_tile_memory_get_bytes(&ta[tile], gaps) : 0;
 		int64_t b = tile < nb ? (int64_t)tsr_tile_memory_get_bytes(&tb[tile], gaps) : 0;
-		int64_t d = b - a;
+		int way = b < a; /* 0: grew (or the same), 1: shrank */
+		uint64_t d = (uint64_t)(b < a ? a - b : b - a);
 
-		values[i] = d > 0 ? (double)d : 0;
-		values[(size_t)n + i] = d < 0 ? (double)-d : 0;
-		if (d > 0)
-			grew++;
-		if (d < 0)
-			shrank++;
-		if (d > inc) {
-			inc = d;
-			inc_tile = tile;
-		}
-		if (d < dec) {
-			dec = d;
-			dec_tile = tile;
+		values[(size_t)way * n + i] = (double)d;
+		moved[way] += d > 0;
+		if (d > most[way]) {
+			most[way] = d;
+			most_tile[way] = tile;
 		}
 	}
-	ga_memory_compare_set_difference(self->diff_chart, n, values, gaps);
-	caption = g_string_new(NULL);
+	set_difference(self->diff_chart, n, values, gaps);
 	g_string_append_printf(caption, "B − A per tile, %s gaps: ", gaps ? "including" : "excluding");
-	if (inc > 0) {
-		g_autofree char *v = ga_format_u64((uint64_t)inc);
+	for (int way = 0; way < 2; way++) {
+		g_autofree char *v = ga_format_u64(most[way]);
 
-		g_string_append_printf(caption, "largest increase +%s B on tile %u", v, inc_tile);
-	} else {
-		g_string_append(caption, "no tile grew");
-	}
-	if (dec < 0) {
-		g_autofree char *v = ga_format_u64((uint64_t)-dec);
-
-		g_string_append_printf(caption, "; largest decrease -%s B on tile %u", v, dec_tile);
-	} else {
-		g_string_append(caption, "; no tile shrank");
+		if (most[way])
+			g_string_append_printf(caption, "%slargest %s%s B on tile %u", way ? "; " : "",
+			                       way ? "decrease -" : "increase +", v, most_tile[way]);
+		else
+			g_string_append(caption, way ? "; no tile shrank" : "no tile grew");
 	}
 	{
-		g_autofree char *g = ga_format_u64(grew);
-		g_autofree char *sh = ga_format_u64(shrank);
-		g_autofree char *u = ga_format_u64(n - grew - shrank);
+		g_autofree char *g = ga_format_u64(moved[0]);
+		g_autofree char *sh = ga_format_u64(moved[1]);
+		g_autofree char *u = ga_format_u64(n - moved[0] - moved[1]);
 
 		g_string_append_printf(caption, "; %s tiles grew (red), %s shrank (green), %s unchanged.",
 		                       g, sh, u);
@@ -953,7 +984,6 @@ static void rebuild_compare(GaMemoryView *self)
 	if (cap_note)
 		g_string_append_printf(caption, " %s", cap_note);
 	gtk_label_set_text(self->diff_caption, caption->str);
-	g_string_free(caption, TRUE);
 }
 
 /* One chart zoomed or panned: the others of a comparison follow. */
@@ -1165,17 +1195,11 @@ static void fill_ipu_list(GaMemoryView *self, guint num_ipus)
 static void on_stack_changed(GObject *object, GParamSpec *pspec, gpointer data);
 static void on_session_tiles(GaSession *session, GParamSpec *pspec, gpointer data);
 
-/* The headings over A's and B's charts when comparing. */
-static char *heading_a(gpointer view, GaDocument *doc)
+/* The heading over report `letter`'s chart when comparing: "A — title". */
+static char *heading(gpointer view, const char *letter, GaDocument *doc)
 {
 	(void)view;
-	return doc ? g_strdup_printf("A — %s", ga_document_get_title(doc)) : g_strdup("");
-}
-
-static char *heading_b(gpointer view, GaDocument *doc)
-{
-	(void)view;
-	return doc ? g_strdup_printf("B — %s", ga_document_get_title(doc)) : g_strdup("");
+	return doc ? g_strdup_printf("%s — %s", letter, ga_document_get_title(doc)) : g_strdup("");
 }
 
 /* The base's documents changed (GaView::document_changed). */
@@ -1184,8 +1208,7 @@ static void on_document(GaView *view)
 	GaMemoryView *self = GA_MEMORY_VIEW(view);
 	GaDocument *doc = ga_view_get_document(view);
 	const tsr_target *target;
-	g_autofree char *caption = NULL;
-	g_autofree char *cap = NULL;
+	g_autofree char *cap = NULL, *n = NULL;
 
 	for (guint i = 0; i < G_N_ELEMENTS(self->split); i++)
 		category_split_clear(&self->split[i]);
@@ -1202,32 +1225,19 @@ static void on_document(GaView *view)
 	fill_ipu_list(self, target->num_ipus);
 	/* The capacity line starts on when a tile is past half its memory:
 	 * below that it only flattens the data. */
-	{
-		size_t n;
-		const tsr_tile_memory *tiles = ga_document_get_tiles(doc, &n);
-		uint64_t top = 0;
-
-		for (size_t t = 0; t < n; t++)
-			top = MAX(top, tsr_tile_memory_get_bytes(&tiles[t], TRUE));
-		g_signal_handlers_block_by_func(self->max_line, on_stack_changed, self);
-		gtk_check_button_set_active(self->max_line, top * 2 > target->bytes_per_tile);
-		g_signal_handlers_unblock_by_func(self->max_line, on_stack_changed, self);
-	}
+	g_signal_handlers_block_by_func(self->max_line, on_stack_changed, self);
+	gtk_check_button_set_active(self->max_line, fullest_tile(doc, TRUE) * 2 > target->bytes_per_tile);
+	g_signal_handlers_unblock_by_func(self->max_line, on_stack_changed, self);
 	cap = tsc_format_bytes((double)target->bytes_per_tile, NULL);
-	{
-		g_autofree char *n = ga_format_u64(target->num_tiles);
-
-		const tsr_report_info *info = tsr_report_get_info(ga_document_get_report(doc));
-
-		caption = g_strdup_printf(
-		    "%s tiles on %u IPU%s, %s each%s", n, target->num_ipus,
-		    target->num_ipus == 1 ? "" : "s", cap,
-		    info->lowered_vars ? ""
-		                       : ". Liveness counts the user's variables only: the report "
-		                         "was written without autoReport.outputLoweredVars");
-	}
+	n = ga_format_u64(target->num_tiles);
 	g_free(self->caption);
-	self->caption = g_steal_pointer(&caption);
+	self->caption = g_strdup_printf(
+	    "%s tiles on %u IPU%s, %s each%s", n, target->num_ipus, target->num_ipus == 1 ? "" : "s",
+	    cap,
+	    tsr_report_get_info(ga_document_get_report(doc))->lowered_vars
+	        ? ""
+	        : ". Liveness counts the user's variables only: the report was written without "
+	          "autoReport.outputLoweredVars");
 	rebuild_chart(self);
 	ga_memory_selection_set_document(self->selection, doc, &self->layout);
 	on_session_tiles(self->session, NULL, self);
@@ -1280,19 +1290,16 @@ static void ga_memory_view_constructed(GObject *object)
 	self->session = ga_view_get_session(GA_VIEW(self));
 	self->selection = ga_memory_selection_new(self->session);
 	gtk_paned_set_end_child(GTK_PANED(self->bottom), GTK_WIDGET(self->selection));
-	g_signal_connect(self->session, "notify::selected-tiles", G_CALLBACK(on_session_tiles), self);
+	g_signal_connect_object(self->session, "notify::selected-tiles", G_CALLBACK(on_session_tiles),
+	                        self, 0);
 	g_object_bind_property_full(self->session, "ipu", self->ipu, "selected",
 	                            G_BINDING_BIDIRECTIONAL, ipu_to_item, item_to_ipu, self, NULL);
 	/* The chart above the tile maps and the selection; both take a
 	 * share of a change of the window's height. The split keeps the
 	 * margins of the bar above it, so that its share is of the same
 	 * height as the hand-built view's (GtkPaned scales its position). */
-	gtk_orientable_set_orientation(GTK_ORIENTABLE(paned), GTK_ORIENTATION_VERTICAL);
-	gtk_widget_set_margin_start(GTK_WIDGET(paned), 12);
-	gtk_widget_set_margin_end(GTK_WIDGET(paned), 12);
-	gtk_widget_set_margin_bottom(GTK_WIDGET(paned), 12);
-	gtk_paned_set_position(paned, 380);
-	gtk_paned_set_resize_end_child(paned, TRUE);
+	g_object_set(paned, "orientation", GTK_ORIENTATION_VERTICAL, "margin-start", 12, "margin-end",
+	             12, "margin-bottom", 12, "position", 380, "resize-end-child", TRUE, NULL);
 	G_OBJECT_CLASS(ga_memory_view_parent_class)->constructed(object);
 }
 
@@ -1300,9 +1307,6 @@ static void ga_memory_view_dispose(GObject *object)
 {
 	GaMemoryView *self = GA_MEMORY_VIEW(object);
 
-	if (self->session)
-		g_signal_handlers_disconnect_by_data(self->session, self);
-	self->session = NULL;
 	g_clear_handle_id(&self->entry_timeout, g_source_remove);
 	g_clear_handle_id(&self->anchor_idle, g_source_remove);
 	g_clear_handle_id(&self->relayout_idle, g_source_remove);
@@ -1319,7 +1323,6 @@ static void ga_memory_view_finalize(GObject *object)
 	g_free(self->caption);
 	g_free(self->order);
 	g_free(self->item_of);
-	g_free(self->components);
 	if (self->heatmaps)
 		g_ptr_array_unref(self->heatmaps);
 	g_array_unref(self->vars);
@@ -1343,13 +1346,10 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	g_type_ensure(TSC_TYPE_CHART);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/GraphAnalyser/ga-memory-view.ui");
-	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, stack_by_label);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, stack_by);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, gaps);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, max_line);
-	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, ipu_label);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, ipu);
-	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, order_label);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, order_by);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, tiles_entry);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, tiles_error);
@@ -1367,6 +1367,8 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, maps_ramp_top);
 	gtk_widget_class_bind_template_callback(widget_class, on_maps_scroll);
 	gtk_widget_class_bind_template_callback(widget_class, on_maps_key);
+	gtk_widget_class_bind_template_callback(widget_class, on_maps_upper);
+	gtk_widget_class_bind_template_callback(widget_class, on_maps_resized);
 	gtk_widget_class_bind_template_child(widget_class, GaMemoryView, var_legend);
 	gtk_widget_class_bind_template_callback(widget_class, on_var_entry);
 	gtk_widget_class_bind_template_callback(widget_class, on_add_selected);
@@ -1377,25 +1379,25 @@ static void ga_memory_view_class_init(GaMemoryViewClass *klass)
 	gtk_widget_class_bind_template_callback(widget_class, on_tiles_changed);
 	gtk_widget_class_bind_template_callback(widget_class, on_chart_selection);
 	gtk_widget_class_bind_template_callback(widget_class, on_range_changed);
-	gtk_widget_class_bind_template_callback(widget_class, heading_a);
-	gtk_widget_class_bind_template_callback(widget_class, heading_b);
+	gtk_widget_class_bind_template_callback(widget_class, heading);
 }
 
 static void ga_memory_view_init(GaMemoryView *self)
 {
 	static const char *const labels[] = {"Memory difference by tile (B − A)",
 	                                     "Memory by tile, report B", "Memory by tile"};
-	TscChart *charts[3];
+	g_autofree char *stops = NULL, *css = NULL;
 
 	gtk_widget_init_template(GTK_WIDGET(self));
-	charts[0] = self->diff_chart;
-	charts[1] = self->b_chart;
-	charts[2] = self->chart;
-	/* What GtkBuilder cannot say: a drop-down's name on its button, and
-	 * the charts' names and formats. */
-	tsd_a11y_name_dropdown(self->stack_by, gtk_label_get_text(self->stack_by_label));
-	tsd_a11y_name_dropdown(self->ipu, gtk_label_get_text(self->ipu_label));
-	tsd_a11y_name_dropdown(self->order_by, gtk_label_get_text(self->order_label));
+	TscChart *charts[] = {self->diff_chart, self->b_chart, self->chart};
+	GtkDropDown *dropdowns[] = {self->stack_by, self->ipu, self->order_by};
+
+	/* What GtkBuilder cannot say: a drop-down's name (its label's, the
+	 * widget before it in the bar) on its button, and the charts' names
+	 * and formats. */
+	for (size_t i = 0; i < G_N_ELEMENTS(dropdowns); i++)
+		tsd_a11y_name_dropdown(dropdowns[i], gtk_label_get_text(GTK_LABEL(
+		                                         gtk_widget_get_prev_sibling(GTK_WIDGET(dropdowns[i])))));
 	for (size_t i = 0; i < G_N_ELEMENTS(charts); i++) {
 		tsc_chart_set_label(charts[i], labels[i]);
 		tsc_chart_set_value_format_func(charts[i], tsc_format_bytes, NULL, NULL);
@@ -1405,29 +1407,12 @@ static void ga_memory_view_init(GaMemoryView *self)
 		tsc_chart_set_series_right(charts[i], TRUE);
 	}
 	self->heatmaps = g_ptr_array_new();
-	{
-		g_autofree char *stops = g_strjoinv(", ", (char **)map_ramp);
-		g_autofree char *css = g_strdup_printf("* { background-image: linear-gradient(to right, "
-		                                       "%s); }", stops);
-		GtkCssProvider *p = gtk_css_provider_new();
-
-		gtk_css_provider_load_from_data(p, css, -1);
-		gtk_style_context_add_provider(gtk_widget_get_style_context(self->maps_ramp_bar),
-		                               GTK_STYLE_PROVIDER(p),
-		                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-		g_object_unref(p);
-	}
+	stops = g_strjoinv(", ", (char **)map_ramp);
+	css = g_strdup_printf("* { background-image: linear-gradient(to right, %s); }", stops);
+	style(self->maps_ramp_bar, css);
 	self->vars = g_array_new(FALSE, FALSE, sizeof(size_t));
 	self->map_zoom = 1;
 	self->map_anchor[0] = self->map_anchor[1] = NAN;
-	g_signal_connect(gtk_scrolled_window_get_hadjustment(GTK_SCROLLED_WINDOW(self->maps_scroll)),
-	                 "notify::upper", G_CALLBACK(on_maps_upper), self);
-	g_signal_connect(gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->maps_scroll)),
-	                 "notify::upper", G_CALLBACK(on_maps_upper), self);
-	g_signal_connect(gtk_scrolled_window_get_hadjustment(GTK_SCROLLED_WINDOW(self->maps_scroll)),
-	                 "notify::page-size", G_CALLBACK(on_maps_resized), self);
-	g_signal_connect(gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->maps_scroll)),
-	                 "notify::page-size", G_CALLBACK(on_maps_resized), self);
 }
 
 GtkWidget *ga_memory_view_new(GaSession *session)

@@ -17,24 +17,16 @@ void ga_tile_layout_init(ga_tile_layout *l, guint num_ipus, guint tiles_per_ipu)
 	l->columns = pairs ? pairs : 1;
 }
 
-void ga_tile_layout_position(const ga_tile_layout *l, guint tile, guint *row, guint *column)
+guint ga_tile_layout_cell(const ga_tile_layout *l, guint tile)
 {
 	guint t = l->tiles_per_ipu ? tile % l->tiles_per_ipu : tile;
 	guint pair = t / (2 * COLUMN_TILES), in_pair = t % (2 * COLUMN_TILES);
 	guint half = in_pair / COLUMN_TILES, in_column = in_pair % COLUMN_TILES;
-
 	/* The north half's tile 0 is next to the exchange (its bottom row);
 	 * the south half's is its top row. */
-	*row = half == 0 ? COLUMN_TILES - 1 - in_column : COLUMN_TILES + in_column;
-	*column = pair;
-}
+	guint row = half == 0 ? COLUMN_TILES - 1 - in_column : COLUMN_TILES + in_column;
 
-guint ga_tile_layout_cell(const ga_tile_layout *l, guint tile)
-{
-	guint row, column;
-
-	ga_tile_layout_position(l, tile, &row, &column);
-	return row * l->columns + column;
+	return row * l->columns + pair;
 }
 
 guint ga_tile_layout_tile_at(const ga_tile_layout *l, guint ipu, guint cell)

@@ -21,9 +21,7 @@ typedef struct ga_tile_layout {
 
 /* The layout of `num_ipus` IPUs of `tiles_per_ipu` tiles. */
 void ga_tile_layout_init(ga_tile_layout *l, guint num_ipus, guint tiles_per_ipu);
-/* The row and column of software tile `tile` within its IPU's map. */
-void ga_tile_layout_position(const ga_tile_layout *l, guint tile, guint *row, guint *column);
-/* The map cell (row * columns + column) of `tile` within its IPU, and the
+/* The map cell (row * columns + column) of software tile `tile` within its IPU, and the
  * inverse: the tile at a cell of IPU `ipu` (G_MAXUINT for an empty cell). */
 guint ga_tile_layout_cell(const ga_tile_layout *l, guint tile);
 guint ga_tile_layout_tile_at(const ga_tile_layout *l, guint ipu, guint cell);

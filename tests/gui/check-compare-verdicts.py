@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from atspi_util import (sql, click, compare_figures, find, finish, other_views,  # noqa: E402
                         plain, running_app, show_view, text_of, verdict_of, wait_for)
 
-CAP_FACTOR = 3  # ga-memory-compare.h's GA_MEMORY_CAP_FACTOR
+CAP_FACTOR = 3  # ga-memory-view.c's cap_informative: a third
 
 
 def diff(tilescope, a, b):
