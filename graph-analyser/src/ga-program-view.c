@@ -31,8 +31,6 @@
 #include <tilescope/tsd-table.h>
 #include <tilescope/tsd-widget.h>
 
-#include <string.h>
-
 /* Programs visited by one search at most (a hostile file's shared
  * subtrees could otherwise make the walk exponential). */
 #define SEARCH_VISITS 2000000
@@ -211,7 +209,7 @@ static char *row_label(const GaProgramRow *row, const tsr_program *p, const char
 	g_autofree char *name = ga_format_name(p->name ? p->name : unnamed);
 	g_autofree char *root = row->root ? ga_format_name(row->root) : NULL;
 
-	if (root && p->name && *p->name && !row->named)
+	if (root && p->name && *name && !row->named)
 		return g_strdup_printf("%s: %s", root, name);
 	return root ? g_steal_pointer(&root) : g_steal_pointer(&name);
 }
