@@ -36,6 +36,30 @@
  * counted ("… and 1,204 more"). */
 #define DETAILS_LIST_MAX 40
 
+/* --- Columns ------------------------------------------------------------------------ */
+
+enum {
+	COL_NAME,
+	COL_PARENT,
+	COL_LAYER,
+	COL_API,
+	COL_VARIABLE_BYTES,
+	COL_VERTEX_BYTES,
+	COL_CYCLES,
+	COL_SELF_CYCLES,
+	COL_FLOPS,
+	COL_VERTICES,
+	COL_COMPUTE_SETS,
+	COL_PROGRAMS,
+	COL_VARIABLES,
+	COL_EXCHANGE_BYTES,
+	COL_COUNT
+};
+/* The columns as ga-operations-view.ui declares them, the text columns
+ * first (GaOpRow's arrays are indexed by them). */
+G_STATIC_ASSERT(COL_NAME == 0 && COL_PARENT == 1 && COL_LAYER == 2 && COL_API == 3);
+#define N_TEXT_COLUMNS (COL_API + 1)
+
 /* --- An operation's row ------------------------------------------------------------- */
 
 #define GA_TYPE_OP_ROW (ga_op_row_get_type())
@@ -44,12 +68,12 @@ G_DECLARE_FINAL_TYPE(GaOpRow, ga_op_row, GA, OP_ROW, GObject)
 struct _GaOpRow {
 	GObject parent_instance;
 	guint index;    /* into the document's operation lists */
-	char *name;     /* fit for a label */
 	char *folded;   /* the path ("train/fc/logits") casefolded, for the filter */
-	char *layer;    /* its software layer, fit for a label */
-	char *api;      /* fit for a label, "" when none */
-	char *parent;   /* the enclosing context's name fit for a label, "" at top level */
-	char *keys[4];  /* collation keys of name, parent, layer and api, for the sorters */
+	/* Each text column's cell, fit for a label: the name, the enclosing
+	 * context's name ("" at top level), the software layer and the API
+	 * ("" when none); and their collation keys, for the sorters. */
+	char *text[N_TEXT_COLUMNS];
+	char *keys[N_TEXT_COLUMNS];
 };
 
 G_DEFINE_FINAL_TYPE(GaOpRow, ga_op_row, G_TYPE_OBJECT)
@@ -58,13 +82,11 @@ static void ga_op_row_finalize(GObject *object)
 {
 	GaOpRow *row = GA_OP_ROW(object);
 
-	g_free(row->name);
 	g_free(row->folded);
-	g_free(row->layer);
-	g_free(row->api);
-	g_free(row->parent);
-	for (int i = 0; i < 4; i++)
-		g_free(row->keys[i]);
+	for (int c = 0; c < N_TEXT_COLUMNS; c++) {
+		g_free(row->text[c]);
+		g_free(row->keys[c]);
+	}
 	G_OBJECT_CLASS(ga_op_row_parent_class)->finalize(object);
 }
 
@@ -87,19 +109,17 @@ static GaOpRow *op_row_new(const tsr_operation *op, const tsr_operation *parent,
 	g_autofree char *folded_name = NULL;
 
 	row->index = index;
-	row->name = ga_format_name(op->name);
-	folded_name = g_utf8_casefold(row->name, -1);
+	row->text[COL_NAME] = ga_format_name(op->name);
+	folded_name = g_utf8_casefold(row->text[COL_NAME], -1);
 	row->folded = parent_row ? g_strconcat(parent_row->folded, "/", folded_name, NULL)
 	                         : g_steal_pointer(&folded_name);
-	row->layer = ga_format_name(tsr_operation_get_software_layer(op));
-	row->api = op->api ? ga_format_name(op->api) : g_strdup("");
+	row->text[COL_PARENT] = parent ? ga_format_name(parent->name) : g_strdup("");
+	row->text[COL_LAYER] = ga_format_name(tsr_operation_get_software_layer(op));
+	row->text[COL_API] = op->api ? ga_format_name(op->api) : g_strdup("");
 	/* Made once: collating at every comparison would sort a large
 	 * report's rows slowly. */
-	row->parent = parent ? ga_format_name(parent->name) : g_strdup("");
-	row->keys[0] = g_utf8_collate_key(row->name, -1);
-	row->keys[1] = g_utf8_collate_key(row->parent, -1);
-	row->keys[2] = g_utf8_collate_key(row->layer, -1);
-	row->keys[3] = g_utf8_collate_key(row->api, -1);
+	for (int c = 0; c < N_TEXT_COLUMNS; c++)
+		row->keys[c] = g_utf8_collate_key(row->text[c], -1);
 	return row;
 }
 
@@ -139,55 +159,6 @@ static GaOpRow *row_of(gpointer slot)
 	return slot ? g_object_get_data(slot, "ga-row") : NULL;
 }
 
-/* --- Columns ------------------------------------------------------------------------ */
-
-enum {
-	COL_NAME,
-	COL_PARENT,
-	COL_LAYER,
-	COL_API,
-	COL_VARIABLE_BYTES,
-	COL_VERTEX_BYTES,
-	COL_CYCLES,
-	COL_SELF_CYCLES,
-	COL_FLOPS,
-	COL_VERTICES,
-	COL_COMPUTE_SETS,
-	COL_PROGRAMS,
-	COL_VARIABLES,
-	COL_EXCHANGE_BYTES,
-	COL_COUNT
-};
-/* GaOpRow.keys is indexed by the text columns. */
-G_STATIC_ASSERT(COL_NAME == 0 && COL_PARENT == 1 && COL_LAYER == 2 && COL_API == 3);
-
-static const struct {
-	const char *title;
-	const char *tooltip;
-	int width;          /* 0: takes the space left */
-	gboolean visible;   /* at first */
-} columns[COL_COUNT] = {
-	[COL_NAME] = {"Operation", "The debug context's name", 0, TRUE},
-	[COL_PARENT] = {"Parent", "The debug context it was made in", 130, TRUE},
-	[COL_LAYER] = {"Layer", "The library that opened it (user: the program's own)", 80, TRUE},
-	[COL_API] = {"API", "The function that opened it", 150, TRUE},
-	[COL_VARIABLE_BYTES] = {"Memory", "Bytes of the variables it and its descendants made", 100,
-	                        TRUE},
-	[COL_VERTEX_BYTES] = {"Vertex memory", "Vertex memory of its compute sets, with descendants'",
-	                      110, FALSE},
-	[COL_CYCLES] = {"Cycles", "Cycles of its compute and exchange steps in the run, with "
-	                          "descendants'", 100, TRUE},
-	[COL_SELF_CYCLES] = {"Self cycles", "Cycles of its own steps in the run", 100, FALSE},
-	[COL_FLOPS] = {"FLOPs", "Floating-point operations in the run, with descendants'", 100, TRUE},
-	[COL_VERTICES] = {"Vertices", "Vertices of its compute sets, with descendants'", 80, FALSE},
-	[COL_COMPUTE_SETS] = {"Compute sets", "Compute sets it and its descendants made", 110, TRUE},
-	[COL_PROGRAMS] = {"Programs", "Programs it and its descendants made", 90, FALSE},
-	[COL_VARIABLES] = {"Variables", "Variables it and its descendants made", 90, FALSE},
-	[COL_EXCHANGE_BYTES] = {"Exchange bytes",
-	                        "Bytes received by the exchanges of its exchange programs, "
-	                        "with descendants'", 125, TRUE},
-};
-
 /* --- The view ------------------------------------------------------------------------- */
 
 typedef struct column_ctx {
@@ -212,26 +183,22 @@ struct _GaOperationsView {
 	GListStore *slots;                /* `filtered` in slots, under the selection */
 	GHashTable *bound;                /* cells shown: GtkListItem -> column */
 	GtkSingleSelection *selection;
-	GtkColumnViewColumn *cols[COL_COUNT];
-	GtkSorter *sorters[COL_COUNT];
+	GtkColumnViewColumn *cols[COL_COUNT];  /* borrowed: the column view holds them */
 	column_ctx ctx[COL_COUNT];
-	GtkGrid *sections[3];             /* the details: figures, chain, what it made */
+	GtkGrid *sections[3];             /* the details: figures, chain, what it made (template) */
 	GtkGrid *details;                 /* the section being filled */
 	GtkWidget *jump_bar;              /* "Show Programs", "Show Steps" (ga-jumps.h) */
 
 	/* From the template (ga-operations-view.ui). */
 	GtkWidget *layer_button;          /* a menu button: the layer shown */
 	GtkWidget *layer_box;             /* in its popover: one button per layer */
-	GtkWidget *layer_label;
 	GtkWidget *run_box;
 	GtkDropDown *run_choice;
 	GtkLabel *status;
-	GtkWidget *columns_box;           /* the column chooser's checks */
 	GtkColumnView *view;
 	GtkWidget *table_scroll;
 	GtkWidget *details_box;
 	GtkLabel *heading;
-	GtkGrid *figures, *chain, *made_grid;
 	GtkEditable *compare_filter;
 	GtkWidget *compare_sections, *compare_sort, *compare_sort_box, *compare_columns_box;
 };
@@ -293,21 +260,7 @@ static guint64 figure(GaOperationsView *self, const GaOpRow *row, int column, gb
 
 static gboolean is_text_column(int column)
 {
-	return column == COL_NAME || column == COL_PARENT || column == COL_LAYER || column == COL_API;
-}
-
-static const char *text_of_row(const GaOpRow *row, int column)
-{
-	switch (column) {
-	case COL_NAME:
-		return row->name;
-	case COL_PARENT:
-		return row->parent;
-	case COL_LAYER:
-		return row->layer;
-	default:
-		return row->api;
-	}
+	return column < N_TEXT_COLUMNS;
 }
 
 /* --- Cells, sorting, filtering ------------------------------------------------------ */
@@ -354,7 +307,7 @@ static void render_cell(GaOperationsView *self, GtkListItem *item, int c)
 		                                       : NULL;
 		char *clean = full ? tsd_name_clean(full) : g_strdup("");
 
-		gtk_label_set_text(l, text_of_row(row, c));
+		gtk_label_set_text(l, row->text[c]);
 		/* The whole name: the tooltip, and the description assistive
 		 * technology reads (as GTK makes of a tooltip). */
 		gtk_accessible_update_property(GTK_ACCESSIBLE(l), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
@@ -409,7 +362,7 @@ static gboolean filter_row(gpointer item, gpointer data)
 	GaOperationsView *self = data;
 	const GaOpRow *row = item;
 
-	if (self->layer && strcmp(row->layer, self->layer))
+	if (self->layer && strcmp(row->text[COL_LAYER], self->layer))
 		return FALSE;
 	return !self->needle || strstr(row->folded, self->needle);
 }
@@ -432,8 +385,6 @@ static void update_status(GaOperationsView *self)
 }
 
 static void update_details(GaOperationsView *self);
-static void update_jump_bar(GaOperationsView *self);
-static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data);
 
 /* After any change of the rows shown (layer, filter, sort, run): the
  * slots refilled, the cells on screen redrawn, the selected operation
@@ -448,7 +399,7 @@ static void on_filtered_changed(GListModel *model, guint pos, guint removed, gui
 	GHashTableIter it;
 	gpointer item, column;
 
-	g_signal_handlers_block_by_func(self->selection, on_selected, self);
+	g_signal_handlers_block_by_func(self->selection, update_details, self);
 	slots_refill(self->slots, model);
 	for (guint i = 0; keep && i < n; i++) {
 		g_autoptr(GaOpRow) r = g_list_model_get_item(model, i);
@@ -458,12 +409,11 @@ static void on_filtered_changed(GListModel *model, guint pos, guint removed, gui
 			break;
 		}
 	}
-	g_signal_handlers_unblock_by_func(self->selection, on_selected, self);
+	g_signal_handlers_unblock_by_func(self->selection, update_details, self);
 	g_hash_table_iter_init(&it, self->bound);
 	while (g_hash_table_iter_next(&it, &item, &column))
 		render_cell(self, item, GPOINTER_TO_INT(column));
 	update_details(self);
-	update_jump_bar(self);
 	update_status(self);
 }
 
@@ -582,6 +532,21 @@ static void put_chain(GaOperationsView *self, int *row, guint index)
 	g_array_unref(chain);
 }
 
+/* Whether a thing made goes on its list, headed `heading`: the first
+ * DETAILS_LIST_MAX do, the rest are counted in *more for put_more. */
+static gboolean list_made(GaOperationsView *self, int *row, const char *heading, size_t *shown,
+                          size_t *more)
+{
+	if (!*shown && !*more)
+		ga_details_add_heading(self->details, row, heading);
+	if (*shown < DETAILS_LIST_MAX) {
+		(*shown)++;
+		return TRUE;
+	}
+	(*more)++;
+	return FALSE;
+}
+
 /* The compute sets and programs debug context `id` made itself (not its
  * descendants'), from the report's tables. */
 static void put_made(GaOperationsView *self, int *row, uint32_t id)
@@ -593,11 +558,8 @@ static void put_made(GaOperationsView *self, int *row, uint32_t id)
 
 	if (!tsr_report_get_compute_sets(&cs, &n_cs, r)) {
 		for (size_t i = 0; i < n_cs; i++) {
-			if (cs[i].debug_context != (int64_t)id)
-				continue;
-			if (!shown && !more)
-				ga_details_add_heading(self->details, row, "Compute sets it made");
-			if (shown < DETAILS_LIST_MAX) {
+			if (cs[i].debug_context == (int64_t)id &&
+			    list_made(self, row, "Compute sets it made", &shown, &more)) {
 				g_autofree char *name = ga_format_name(cs[i].name);
 				g_autofree char *v = ga_format_u64(cs[i].vertices);
 				g_autofree char *c = ga_format_u64(cs[i].cycles);
@@ -606,9 +568,6 @@ static void put_made(GaOperationsView *self, int *row, uint32_t id)
 				                    cs[i].vertices == 1 ? "vertex" : "vertices", c);
 
 				put_line(self, row, NULL, text, NULL);
-				shown++;
-			} else {
-				more++;
 			}
 		}
 		put_more(self, row, more);
@@ -616,11 +575,8 @@ static void put_made(GaOperationsView *self, int *row, uint32_t id)
 	shown = more = 0;
 	if (!tsr_report_get_programs(&progs, &n_progs, r)) {
 		for (size_t i = 0; i < n_progs; i++) {
-			if (progs[i].debug_context != (int64_t)id)
-				continue;
-			if (!shown && !more)
-				ga_details_add_heading(self->details, row, "Programs it made");
-			if (shown < DETAILS_LIST_MAX) {
+			if (progs[i].debug_context == (int64_t)id &&
+			    list_made(self, row, "Programs it made", &shown, &more)) {
 				GtkWidget *mark = ga_program_mark_new();
 				g_autofree char *type = ga_format_name(ga_program_type_tag(progs[i].program_type));
 				g_autofree char *name = progs[i].name ? ga_format_name(progs[i].name) : NULL;
@@ -630,9 +586,6 @@ static void put_made(GaOperationsView *self, int *row, uint32_t id)
 
 				ga_program_mark_set_kind(mark, ga_program_kind_of_type(progs[i].program_type));
 				put_line(self, row, mark, text, NULL);
-				shown++;
-			} else {
-				more++;
 			}
 		}
 		put_more(self, row, more);
@@ -734,7 +687,19 @@ static void put_cycles(GaOperationsView *self, int *row, const tsr_operation *op
 		put_line(self, row, NULL, "No vertex of its compute sets ran in this run.", NULL);
 }
 
-/* Shows the selected operation's details. */
+/* The jumps act on the selected operation, in the run shown. */
+static void update_jump_bar(GaOperationsView *self)
+{
+	GaOpRow *row = row_of(gtk_single_selection_get_selected_item(self->selection));
+	const tsr_operation *op = row ? op_of(self, row) : NULL;
+
+	if (!self->jump_bar)
+		return;
+	ga_jump_bar_set_target(GA_JUMP_BAR(self->jump_bar), op ? (gint64)op->id : -1, self->run);
+	gtk_widget_set_visible(self->jump_bar, op != NULL);
+}
+
+/* Shows the selected operation's details, and points the jump bar at it. */
 static void update_details(GaOperationsView *self)
 {
 	GaOpRow *row = row_of(gtk_single_selection_get_selected_item(self->selection));
@@ -742,6 +707,7 @@ static void update_details(GaOperationsView *self)
 	const ga_operation_extra *x;
 	int r = 0;
 
+	update_jump_bar(self);
 	for (int i = 0; i < 3; i++)
 		tsd_widget_remove_children(GTK_WIDGET(self->sections[i]));
 	gtk_widget_set_tooltip_text(GTK_WIDGET(self->heading), NULL);
@@ -754,7 +720,7 @@ static void update_details(GaOperationsView *self)
 		return;
 	}
 	x = &self->extras[row->index];
-	gtk_label_set_text(self->heading, row->name);
+	gtk_label_set_text(self->heading, row->text[COL_NAME]);
 	self->details = self->sections[0];
 	/* The details hold the whole names (the table and the heading show
 	 * them cut): one operation's, read, selected and copied. */
@@ -806,33 +772,6 @@ static void update_details(GaOperationsView *self)
 		put_line(self, &r, NULL, "It made no compute sets or programs itself.", NULL);
 }
 
-/* The jumps act on the selected operation, in the run shown. */
-static void update_jump_bar(GaOperationsView *self)
-{
-	GaOpRow *row = row_of(gtk_single_selection_get_selected_item(self->selection));
-	const tsr_operation *op = row ? op_of(self, row) : NULL;
-
-	if (!self->jump_bar)
-		return;
-	ga_jump_bar_set_target(GA_JUMP_BAR(self->jump_bar), op ? (gint64)op->id : -1, self->run);
-	gtk_widget_set_visible(self->jump_bar, op != NULL);
-}
-
-/* Enter (or a double click) on a row: the operation's programs. */
-static void on_row_activated(GtkColumnView *view, guint position, gpointer data)
-{
-	GaOperationsView *self = data;
-
-	if (self->jump_bar)
-		ga_jump_bar_activate(GA_JUMP_BAR(self->jump_bar));
-}
-
-static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data)
-{
-	update_details(GA_OPERATIONS_VIEW(data));
-	update_jump_bar(GA_OPERATIONS_VIEW(data));
-}
-
 /* --- Run ---------------------------------------------------------------------------------- */
 
 /* Shows run `run`'s costs: the rows stay, they are rebound and re-sorted. */
@@ -849,11 +788,10 @@ static void set_run(GaOperationsView *self, gint64 run)
 	}
 	/* Same rows, new figures: the selection keeps its row. */
 	g_list_model_items_changed(G_LIST_MODEL(self->store), 0, rows, rows);
-	gtk_sorter_changed(self->sorters[COL_CYCLES], GTK_SORTER_CHANGE_DIFFERENT);
-	gtk_sorter_changed(self->sorters[COL_SELF_CYCLES], GTK_SORTER_CHANGE_DIFFERENT);
-	gtk_sorter_changed(self->sorters[COL_FLOPS], GTK_SORTER_CHANGE_DIFFERENT);
+	for (int c = COL_CYCLES; c <= COL_FLOPS; c++)
+		gtk_sorter_changed(gtk_column_view_column_get_sorter(self->cols[c]),
+		                   GTK_SORTER_CHANGE_DIFFERENT);
 	update_details(self);
-	update_jump_bar(self);
 }
 
 static void on_run_chosen(GObject *drop, GParamSpec *pspec, gpointer data)
@@ -912,8 +850,8 @@ static void rebuild_layers(GaOperationsView *self)
 	for (guint i = 0; i < n; i++) {
 		g_autoptr(GaOpRow) row = g_list_model_get_item(G_LIST_MODEL(self->store), i);
 
-		if (!g_hash_table_contains(seen, row->layer)) {
-			char *l = g_strdup(row->layer);
+		if (!g_hash_table_contains(seen, row->text[COL_LAYER])) {
+			char *l = g_strdup(row->text[COL_LAYER]);
 
 			g_hash_table_add(seen, l);
 			g_ptr_array_add(layers, l);
@@ -938,7 +876,6 @@ static void rebuild_layers(GaOperationsView *self)
 	gtk_filter_changed(self->filter, GTK_FILTER_CHANGE_LESS_STRICT);
 	gtk_menu_button_set_label(GTK_MENU_BUTTON(self->layer_button), "All");
 	gtk_widget_set_visible(self->layer_button, layers->len > 0);
-	gtk_widget_set_visible(self->layer_label, layers->len > 0);
 	g_ptr_array_unref(layers);
 	g_hash_table_unref(seen);
 }
@@ -1002,7 +939,6 @@ static void rebuild(GaView *view)
 	gtk_adjustment_set_value(
 	    gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->table_scroll)), 0);
 	update_details(self);
-	update_jump_bar(self);
 	update_status(self);
 	/* A new pair: its sections, unfiltered. */
 	g_signal_handlers_block_by_func(self->compare_filter, on_compare_filter, self);
@@ -1013,53 +949,30 @@ static void rebuild(GaView *view)
 
 /* --- Building ------------------------------------------------------------------------------ */
 
-static void add_column(GaOperationsView *self, int c)
-{
-	GtkListItemFactory *f = gtk_signal_list_item_factory_new();
-	GtkColumnViewColumn *col;
-
-	g_object_set_data(G_OBJECT(f), "ga-view", self);
-	g_signal_connect(f, "setup", G_CALLBACK(setup_cell), GINT_TO_POINTER(c));
-	g_signal_connect(f, "bind", G_CALLBACK(bind_cell), GINT_TO_POINTER(c));
-	g_signal_connect(f, "unbind", G_CALLBACK(unbind_cell), GINT_TO_POINTER(c));
-	col = gtk_column_view_column_new(columns[c].title, f);
-	self->ctx[c].view = self;
-	self->ctx[c].column = c;
-	self->sorters[c] = GTK_SORTER(gtk_custom_sorter_new(compare_rows, &self->ctx[c], NULL));
-	gtk_column_view_column_set_sorter(col, self->sorters[c]);
-	gtk_column_view_column_set_resizable(col, TRUE);
-	gtk_column_view_column_set_expand(col, columns[c].width <= 0);
-	gtk_column_view_column_set_fixed_width(col, columns[c].width > 0 ? columns[c].width : 150);
-	gtk_column_view_column_set_visible(col, columns[c].visible);
-	gtk_column_view_append_column(self->view, col);
-	self->cols[c] = col;
-}
-
-/* The column chooser: one check per column, bound to its visibility. */
-static void fill_column_chooser(GaOperationsView *self)
-{
-	for (int c = 0; c < COL_COUNT; c++) {
-		GtkWidget *check = gtk_check_button_new_with_label(columns[c].title);
-
-		gtk_widget_set_tooltip_text(check, columns[c].tooltip);
-		g_object_bind_property(self->cols[c], "visible", check, "active",
-		                       G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
-		/* The operation's name always shows: a table of bare numbers
-		 * names nothing. */
-		if (c == COL_NAME)
-			gtk_widget_set_sensitive(check, FALSE);
-		gtk_box_append(GTK_BOX(self->columns_box), check);
-	}
-}
-
-/* The table's columns and model chain (the file's head says which). */
+/* The cells and sorters of the template's columns, and the model chain
+ * (the file's head says which). */
 static void build_table(GaOperationsView *self)
 {
+	GListModel *columns = gtk_column_view_get_columns(self->view);
 	GtkSortListModel *sorted;
 
 	self->store = g_list_store_new(GA_TYPE_OP_ROW);
-	for (int c = 0; c < COL_COUNT; c++)
-		add_column(self, c);
+	for (int c = 0; c < COL_COUNT; c++) {
+		g_autoptr(GtkListItemFactory) f = gtk_signal_list_item_factory_new();
+		g_autoptr(GtkSorter) sorter = NULL;
+
+		self->cols[c] = g_list_model_get_item(columns, c);
+		g_object_unref(self->cols[c]);
+		g_object_set_data(G_OBJECT(f), "ga-view", self);
+		g_signal_connect(f, "setup", G_CALLBACK(setup_cell), GINT_TO_POINTER(c));
+		g_signal_connect(f, "bind", G_CALLBACK(bind_cell), GINT_TO_POINTER(c));
+		g_signal_connect(f, "unbind", G_CALLBACK(unbind_cell), GINT_TO_POINTER(c));
+		gtk_column_view_column_set_factory(self->cols[c], f);
+		self->ctx[c].view = self;
+		self->ctx[c].column = c;
+		sorter = GTK_SORTER(gtk_custom_sorter_new(compare_rows, &self->ctx[c], NULL));
+		gtk_column_view_column_set_sorter(self->cols[c], sorter);
+	}
 	/* The columns chosen last time (the chooser follows them). */
 	{
 		g_autoptr(GSettings) settings = tsd_settings_new(GA_SETTINGS_ID);
@@ -1078,7 +991,8 @@ static void build_table(GaOperationsView *self)
 	self->selection = gtk_single_selection_new(G_LIST_MODEL(g_object_ref(self->slots)));
 	g_signal_connect(self->filtered, "items-changed", G_CALLBACK(on_filtered_changed), self);
 	gtk_single_selection_set_autoselect(self->selection, TRUE);
-	g_signal_connect(self->selection, "notify::selected-item", G_CALLBACK(on_selected), self);
+	g_signal_connect_swapped(self->selection, "notify::selected-item", G_CALLBACK(update_details),
+	                         self);
 	gtk_column_view_set_model(self->view, GTK_SELECTION_MODEL(self->selection));
 	/* Heaviest first, as a profile is read. */
 	gtk_column_view_sort_by_column(self->view, self->cols[COL_CYCLES], GTK_SORT_DESCENDING);
@@ -1094,6 +1008,8 @@ static void ga_operations_view_constructed(GObject *object)
 	gtk_widget_set_visible(self->jump_bar, FALSE);
 	gtk_box_insert_child_after(GTK_BOX(self->details_box), self->jump_bar,
 	                           GTK_WIDGET(self->heading));
+	/* Enter (or a double click) on a row: the operation's programs. */
+	g_signal_connect(self->view, "activate", G_CALLBACK(ga_jump_bar_activate_cb), self->jump_bar);
 	G_OBJECT_CLASS(ga_operations_view_parent_class)->constructed(object);
 }
 
@@ -1119,10 +1035,6 @@ static void ga_operations_view_finalize(GObject *object)
 	g_clear_object(&self->filtered);
 	g_clear_object(&self->filter);
 	g_clear_object(&self->store);
-	for (int c = 0; c < COL_COUNT; c++) {
-		g_clear_object(&self->cols[c]);
-		g_clear_object(&self->sorters[c]);
-	}
 	g_free(self->needle);
 	g_free(self->layer);
 	G_OBJECT_CLASS(ga_operations_view_parent_class)->finalize(object);
@@ -1143,18 +1055,19 @@ static void ga_operations_view_class_init(GaOperationsViewClass *klass)
 	    widget_class, "/org/tilescope/GraphAnalyser/ga-operations-view.ui");
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, layer_button);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, layer_box);
-	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, layer_label);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, run_box);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, run_choice);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, status);
-	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, columns_box);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, view);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, table_scroll);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, details_box);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, heading);
-	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, figures);
-	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, chain);
-	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, made_grid);
+	gtk_widget_class_bind_template_child_full(widget_class, "figures", FALSE,
+	                                          G_STRUCT_OFFSET(GaOperationsView, sections[0]));
+	gtk_widget_class_bind_template_child_full(widget_class, "chain", FALSE,
+	                                          G_STRUCT_OFFSET(GaOperationsView, sections[1]));
+	gtk_widget_class_bind_template_child_full(widget_class, "made_grid", FALSE,
+	                                          G_STRUCT_OFFSET(GaOperationsView, sections[2]));
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, compare_filter);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, compare_sections);
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, compare_sort);
@@ -1162,7 +1075,6 @@ static void ga_operations_view_class_init(GaOperationsViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaOperationsView, compare_columns_box);
 	gtk_widget_class_bind_template_callback(widget_class, on_filter_text);
 	gtk_widget_class_bind_template_callback(widget_class, on_run_chosen);
-	gtk_widget_class_bind_template_callback(widget_class, on_row_activated);
 	gtk_widget_class_bind_template_callback(widget_class, compare_title);
 	gtk_widget_class_bind_template_callback(widget_class, on_compare_filter);
 }
@@ -1173,18 +1085,13 @@ static void ga_operations_view_init(GaOperationsView *self)
 
 	self->run = -1;
 	gtk_widget_init_template(GTK_WIDGET(self));
-	/* The table first: the chooser binds to its columns. */
 	build_table(self);
-	fill_column_chooser(self);
 	ga_operations_compare_init(self->compare_sections, GTK_MENU_BUTTON(self->compare_sort),
 	                           self->compare_sort_box, self->compare_columns_box);
 	/* What GtkBuilder cannot say: the run's name on the drop-down's
 	 * button, an empty heading silent. */
 	tsd_a11y_name_dropdown(self->run_choice, "Run");
 	tsd_a11y_quiet_when_empty(self->heading);
-	self->sections[0] = self->figures;
-	self->sections[1] = self->chain;
-	self->sections[2] = self->made_grid;
 	self->details = self->sections[0];
 	/* The details below the table, which keeps about 14 rows at the
 	 * default size. */

@@ -31,8 +31,6 @@
 #include <tilescope/tsd-table.h>
 #include <tilescope/tsd-widget.h>
 
-#include <string.h>
-
 /* Programs visited by one search at most (a hostile file's shared
  * subtrees could otherwise make the walk exponential). */
 #define SEARCH_VISITS 2000000
@@ -45,7 +43,7 @@ G_DECLARE_FINAL_TYPE(GaProgramRow, ga_program_row, GA, PROGRAM_ROW, GObject)
 struct _GaProgramRow {
 	GObject parent_instance;
 	guint32 id;     /* program id */
-	char *root;     /* a top-level row's label (root_label), whole; else NULL */
+	char *root;     /* a top-level row's label (root_row_new), whole; else NULL */
 	gboolean named; /* root is the name the model gave an engine program */
 	gint64 engine;  /* the engine program a top-level row is, else -1 */
 };
@@ -78,20 +76,22 @@ static GaProgramRow *program_row_new(guint32 id, char *root)
 }
 
 /*
- * The label of top-level row `i` of the engine programs (`funcs` FALSE)
- * or the functions: an engine program by the name the model gave it
- * (reportlib's rule, as the summary and the run pickers name it), else
- * "Program i"; a function "Function i". *named says which. The caller
- * frees it; it is whole, cut for display by the caller.
+ * Top-level row `i` of the engine programs (`funcs` FALSE) or the
+ * functions, program `id`. Its label: an engine program by the name the
+ * model gave it (reportlib's rule, as the summary and the run pickers
+ * name it), else "Program i"; a function "Function i"; whole, cut for
+ * display by the caller.
  */
-static char *root_label(tsr_report *r, gboolean funcs, size_t i, gboolean *named)
+static GaProgramRow *root_row_new(tsr_report *r, gboolean funcs, size_t i, guint32 id)
 {
 	const char *name = funcs ? NULL : tsr_report_lookup_engine_program_name(r, i);
+	GaProgramRow *row = program_row_new(id, name ? g_strdup(name)
+	                                             : g_strdup_printf(funcs ? "Function %zu"
+	                                                                     : "Program %zu", i));
 
-	*named = name != NULL;
-	if (name)
-		return g_strdup(name);
-	return g_strdup_printf(funcs ? "Function %zu" : "Program %zu", i);
+	row->named = name != NULL;
+	row->engine = funcs ? -1 : (gint64)i;
+	return row;
 }
 
 /* --- The view ------------------------------------------------------------------------- */
@@ -143,13 +143,6 @@ static const tsr_program *programs(GaProgramView *self, size_t *n)
 	if (!document(self) || tsr_report_get_programs(&p, n, ga_document_get_report(document(self))))
 		return NULL;
 	return p;
-}
-
-/* Run `run` as the details name it: by its engine program's name when the
- * model gave one ("Run 1: epoch"), as the run pickers do, else "Run 1". */
-static char *run_label(GaProgramView *self, size_t run)
-{
-	return ga_format_run_label(ga_document_get_report(document(self)), run);
 }
 
 /* The compute set or exchange a program names, or NULL. */
@@ -205,6 +198,20 @@ static gint64 latest_run(GaProgramView *self, guint32 id)
 			return (gint64)i;
 	}
 	return -1;
+}
+
+/* A row's label, as the tree and the details' heading show it: a
+ * top-level row's label, followed by the program's name (`unnamed` when
+ * it has none) unless it is a named engine program, whose row is its
+ * name alone; another row's name. */
+static char *row_label(const GaProgramRow *row, const tsr_program *p, const char *unnamed)
+{
+	g_autofree char *name = ga_format_name(p->name ? p->name : unnamed);
+	g_autofree char *root = row->root ? ga_format_name(row->root) : NULL;
+
+	if (root && p->name && *name && !row->named)
+		return g_strdup_printf("%s: %s", root, name);
+	return root ? g_steal_pointer(&root) : g_steal_pointer(&name);
 }
 
 /* --- The tree -------------------------------------------------------------------------- */
@@ -263,7 +270,6 @@ static char *cell_text(gpointer item, guint column, gpointer data)
 	GaProgramRow *row = item;
 	const tsr_program *progs;
 	size_t n;
-	g_autofree char *label = NULL;
 	const char *t;
 	gint64 run;
 
@@ -271,17 +277,7 @@ static char *cell_text(gpointer item, guint column, gpointer data)
 	if (!progs || row->id >= n)
 		return g_strdup("");
 	switch (column) {
-	case COL_PROGRAM:
-		label = progs[row->id].name ? ga_format_name(progs[row->id].name) : g_strdup("");
-		if (row->root) {
-			/* A named engine program's row is its name alone: the
-			 * control program's own name, when it has one, is that name. */
-			g_autofree char *root = ga_format_name(row->root);
-
-			return *label && !row->named ? g_strdup_printf("%s: %s", root, label)
-			                             : g_steal_pointer(&root);
-		}
-		return g_steal_pointer(&label);
+	case COL_PROGRAM: return row_label(row, &progs[row->id], "");
 	case COL_TYPE: return type_text(&progs[row->id]);
 	case COL_TARGET:
 		t = target_name(self, &progs[row->id]);
@@ -428,17 +424,8 @@ static void update_details(GaProgramView *self)
 	if (row->id >= n)
 		return;
 	p = &progs[row->id];
-	/* A top-level row by its label (as the tree shows it), another by its
-	 * name (or type). */
-	{
-		g_autofree char *name =
-		    ga_format_name(p->name ? p->name : ga_program_type_tag(p->program_type));
-		g_autofree char *root = row->root ? ga_format_name(row->root) : NULL;
-
-		heading = root && p->name && !row->named ? g_strdup_printf("%s: %s", root, name)
-		          : root                         ? g_steal_pointer(&root)
-		                                         : g_steal_pointer(&name);
-	}
+	/* As the tree shows it, an unnamed program by its type. */
+	heading = row_label(row, p, ga_program_type_tag(p->program_type));
 	gtk_label_set_text(self->heading, heading);
 	tsd_widget_set_name_tooltip(GTK_WIDGET(self->heading), row->named ? row->root : p->name);
 
@@ -473,7 +460,8 @@ static void update_details(GaProgramView *self)
 	ga_details_add_heading(self->details, &r, n_runs ? "Cycles in each run" : "No runs in this report");
 	for (size_t i = 0; i < n_runs; i++) {
 		const ga_program_cost *c = ga_document_get_program_costs(document(self), i);
-		g_autofree char *key = run_label(self, i);
+		/* "Run 1: epoch", as the run pickers name it. */
+		g_autofree char *key = ga_format_run_label(ga_document_get_report(document(self)), i);
 		g_autofree char *text = NULL;
 
 		if (c && c[row->id].steps) {
@@ -723,14 +711,6 @@ static void reveal_program(GaProgramView *self, gint64 id)
 	reveal_path(self, path);
 }
 
-/* Enter (or a double click) on a row: its steps in the Execution Trace. */
-static void on_row_activated(GtkColumnView *view, guint position, gpointer data)
-{
-	GaProgramView *self = data;
-
-	ga_jump_bar_activate(GA_JUMP_BAR(self->jump_bar));
-}
-
 static void on_session_program(GObject *session, GParamSpec *pspec, gpointer data)
 {
 	GaProgramView *self = data;
@@ -749,10 +729,9 @@ static void run_search(GaProgramView *self)
 	g_autoptr(GRegex) re = NULL;
 	g_autoptr(GError) error = NULL;
 	const tsr_program *progs;
-	const uint32_t *ids;
-	size_t n_progs, n_ids;
-	guint visits = 0, top = 0;
-	tsr_report *r;
+	size_t n_progs;
+	guint visits = 0;
+	GListModel *roots;
 
 	g_ptr_array_set_size(self->matches, 0);
 	gtk_widget_remove_css_class(GTK_WIDGET(self->search_status), "error");
@@ -778,18 +757,13 @@ static void run_search(GaProgramView *self)
 		gtk_widget_add_css_class(GTK_WIDGET(self->search_status), "error");
 		return;
 	}
-	r = ga_document_get_report(document(self));
-	for (int funcs = 0; funcs < 2; funcs++) {
-		if ((funcs ? tsr_report_get_function_programs(&ids, &n_ids, r)
-		           : tsr_report_get_control_programs(&ids, &n_ids, r)))
-			continue;
-		for (size_t i = 0; i < n_ids; i++, top++) {
-			gboolean named;
-			g_autofree char *root = root_label(r, funcs, i, &named);
+	/* The tree's top-level rows (rebuild made them before searching). */
+	roots = gtk_tree_list_model_get_model(self->tree);
+	for (guint top = 0; top < g_list_model_get_n_items(roots); top++) {
+		g_autoptr(GaProgramRow) row = g_list_model_get_item(roots, top);
 
-			if (ids[i] < n_progs)
-				search_from(self, re, top, ids[i], root, progs, n_progs, &visits);
-		}
+		if (row->id < n_progs)
+			search_from(self, re, top, row->id, row->root, progs, n_progs, &visits);
 	}
 	if (!self->matches->len) {
 		gtk_label_set_text(self->search_status, "No match");
@@ -865,13 +839,9 @@ static void rebuild(GaView *view)
 			           : tsr_report_get_control_programs(&ids, &n, r)))
 				continue;
 			for (size_t i = 0; i < n; i++) {
-				gboolean named;
-				GaProgramRow *row = program_row_new(ids[i], root_label(r, funcs, i, &named));
+				g_autoptr(GaProgramRow) row = root_row_new(r, funcs, i, ids[i]);
 
-				row->named = named;
-				row->engine = funcs ? -1 : (gint64)i;
 				g_list_store_append(roots, row);
-				g_object_unref(row);
 			}
 		}
 	}
@@ -912,6 +882,9 @@ static void ga_program_view_constructed(GObject *object)
 	gtk_widget_set_visible(self->jump_bar, FALSE);
 	gtk_box_insert_child_after(GTK_BOX(self->details_box), self->jump_bar,
 	                           GTK_WIDGET(self->heading));
+	/* Enter (or a double click) on a row: its steps in the Execution Trace. */
+	g_signal_connect(tsd_table_get_view(self->table), "activate",
+	                 G_CALLBACK(ga_jump_bar_activate_cb), self->jump_bar);
 	G_OBJECT_CLASS(ga_program_view_parent_class)->constructed(object);
 	/* The base lets go of the session's signals to the view. */
 	g_signal_connect(session, "notify::program", G_CALLBACK(on_session_program), self);
@@ -976,8 +949,6 @@ static void ga_program_view_init(GaProgramView *self)
 	tsd_table_set_cells(self->table, &cells, self);
 	self->selection = tsd_table_get_selection(self->table);
 	g_signal_connect(self->selection, "notify::selected", G_CALLBACK(on_selected), self);
-	g_signal_connect(tsd_table_get_view(self->table), "activate", G_CALLBACK(on_row_activated),
-	                 self);
 	self->matches = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
 	self->below_buf = g_array_new(FALSE, FALSE, sizeof(guint32));
 	fill_legend(self->legend);
