@@ -324,7 +324,7 @@ static bool write_chart(cli_html *h, const report *r, size_t k, size_t first)
 	static const char *const heads[] = {"Commit", "Commits", "Before", "After", "Change",
 	                                    "Relative", "p", "Verdict"};
 	static const bool numeric[] = {false, true, true, true, true, true, true, false};
-	char id[32], ptr[64], buf[48], *title = series_title(x), *chart_title = NULL, *desc = NULL;
+	char id[32], ptr[64], buf[48], nb[32], cb[32], *title = series_title(x), *chart_title = NULL, *desc = NULL;
 	const char **names = calloc(ch->s.n ? ch->s.n : 1, sizeof(*names));
 	char **owned = calloc(ch->s.n ? ch->s.n : 1, sizeof(*owned));
 	cli_html_mark *marks = calloc(ch->n_changes ? ch->n_changes : 1, sizeof(*marks));
@@ -333,8 +333,9 @@ static bool write_chart(cli_html *h, const report *r, size_t k, size_t first)
 
 	if (!title || !names || !owned || !marks ||
 	    asprintf(&chart_title, "%zu. %s", k + 1, title) < 0 ||
-	    asprintf(&desc, "%s over %zu commit%s, oldest left: %zu change%s marked", title, ch->s.n,
-	             ch->s.n == 1 ? "" : "s", ch->n_changes, ch->n_changes == 1 ? "" : "s") < 0)
+	    asprintf(&desc, "%s over %s commit%s, oldest left: %s change%s marked", title,
+	             tsb_format_u64(nb, sizeof(nb), ch->s.n), ch->s.n == 1 ? "" : "s",
+	             tsb_format_u64(cb, sizeof(cb), ch->n_changes), ch->n_changes == 1 ? "" : "s") < 0)
 		goto out;
 	for (i = 0; i < ch->s.n; i++) {
 		if (asprintf(&owned[i], "Commit %.12s%s%s%s", ch->s.commit[i], *x->label ? " [" : "",
@@ -551,16 +552,20 @@ static char *selection_text(const report *r)
 		return NULL;
 	}
 	size_t candidates = r->names ? r->n_rows : r->n_changed;
+	char rows[32], changed[32];
 	int n = r->names
 	            ? asprintf(&t, "The series of the metrics matching %s, by name: %zu chart%s of "
-	                           "%zu series%s.",
-	                       globs, r->n_charts, r->n_charts == 1 ? "" : "s", r->n_rows,
+	                           "%s series%s.",
+	                       globs, r->n_charts, r->n_charts == 1 ? "" : "s",
+	                       tsb_format_u64(rows, sizeof(rows), r->n_rows),
 	                       r->n_charts < candidates ? " (the first ones: at most " MAX_CHARTS_TEXT
 	                                                  " charts)" : "")
 	            : asprintf(&t, "Every series with a change point, the largest relative change "
-	                           "first: %zu chart%s of the %zu series that changed, of %zu series "
+	                           "first: %zu chart%s of the %s series that changed, of %s series "
 	                           "in all%s.",
-	                       r->n_charts, r->n_charts == 1 ? "" : "s", r->n_changed, r->n_rows,
+	                       r->n_charts, r->n_charts == 1 ? "" : "s",
+	                       tsb_format_u64(changed, sizeof(changed), r->n_changed),
+	                       tsb_format_u64(rows, sizeof(rows), r->n_rows),
 	                       r->n_charts < candidates ? " (at most " MAX_CHARTS_TEXT " charts)" : "");
 	free(globs);
 	return n < 0 ? NULL : t;

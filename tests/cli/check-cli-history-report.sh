@@ -101,7 +101,8 @@ PY
 # 10,000 runs through SQL (history.sql), in commit order: cycles.total
 # steps at 2,500 and 7,500 and spikes for one commit at 5,000;
 # memory.total steps at 9,999 (the newest); flat stays flat; wall.ms is
-# noisy (3 samples a commit) and steps at 6,000.
+# noisy (3 samples a commit) and steps by one sigma at 6,000: a range of
+# commits, "unsure, rerun" (seeded: the same every time).
 python3 - "$schema" <<'PY' || fail "writing the big store"
 import hashlib, random, sqlite3, sys
 db = sqlite3.connect("big.db")
@@ -120,7 +121,7 @@ for i in range(10000):
     figs += [(1, i + 1, 0, 3000000 if i == 5000 else cyc),
              (2, i + 1, 0, 640000 + (4096 if i == 9999 else 0)),
              (3, i + 1, 0, 42)]
-    figs += [(4, i + 1, s, int(rng.gauss(1000 if i < 6000 else 1300, 30))) for s in range(3)]
+    figs += [(4, i + 1, s, int(rng.gauss(1000 if i < 6000 else 1030, 30))) for s in range(3)]
 db.executemany("INSERT INTO run (id, commit_sha, branch, time, label, host, report_path, "
                "report_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", runs)
 db.executemany("INSERT INTO figure VALUES (?, ?, ?, ?)", figs)
@@ -135,9 +136,10 @@ size = os.path.getsize("big.html")
 assert size < 2_000_000, size
 text, doc, n = load("big.html")
 changes = json.load(open("big.json"))["changes"]
-found = {(c["metric"], c["commit"][:12]) for c in changes}
+found = {(c["metric"], c["firstCommit"][:12]) for c in changes}
 assert len([c for c in changes if c["metric"] == "cycles.total"]) == 4, changes
-assert any(c["metric"] == "wall.ms" for c in changes)
+assert [(c["commitsInRange"] > 1, c["verdict"]) for c in changes if c["metric"] == "wall.ms"] == \
+    [(True, "unsure, rerun")], changes
 key = lambda c: json.dumps(c, sort_keys=True)
 assert sorted(map(key, doc["changes"])) == sorted(map(key, changes))
 figures = dict(re.findall(r'<figure class="chart" id="chart-\d+">\s*<figcaption>\d+\. ([^<]*)</figcaption>(.*?)</figure>',
@@ -146,6 +148,7 @@ assert set(figures) == {"cycles.total", "memory.total", "wall.ms"}, list(figures
 for metric, fig in figures.items():
     marks = re.findall(r'<g class="change[^"]*"><title>[^<]*(?:at|within) ([0-9a-f]{12})', fig)
     assert sorted(marks) == sorted(c for m, c in found if m == metric), (metric, marks)
+    assert ('<g class="change unsure">' in fig) == (metric == "wall.ms"), metric
     hits = fig.count('<rect class="hit"')
     assert 0 < hits <= 300, (metric, hits)
 # The spike of one commit in 10,000 is its column's largest.
