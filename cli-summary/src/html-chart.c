@@ -1326,7 +1326,21 @@ void cli_html_chart_trend(cli_html *h, const char *id, const char *title, const 
 		x1 = m->first < m->last ? (c1 + 1) * cw : (ca + 0.5) * cw + 3;
 		shown[m->unsure ? 2 : m->first < m->last ? 1 : 0] = true;
 		html_printf(h, "<g class=\"change%s\"><title>", m->unsure ? " unsure" : "");
-		html_esc(h, m->text);
+		/* Each line escaped, the line ends kept (html_esc makes them U+FFFD). */
+		for (const char *t = m->text ? m->text : "", *nl; !h->failed; t = nl + 1) {
+			char *e;
+
+			nl = strchr(t, '\n');
+			if (!(e = cli_html_escape(t, nl ? (size_t)(nl - t) : strlen(t)))) {
+				h->failed = true;
+				break;
+			}
+			html_put(h, e);
+			free(e);
+			if (!nl)
+				break;
+			html_put(h, "\n");
+		}
 		html_printf(h, "</title><line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.1f\"/>"
 		               "<rect class=\"change-flag\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"8\"/></g>\n",
 		            X((ca + 0.5) * cw), X((ca + 0.5) * cw), ph, X(x0), X(x1 - x0));

@@ -142,7 +142,7 @@ void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const 
 typedef struct cli_html_mark {
 	size_t at, first, last;
 	bool unsure;           /* drawn dashed: the samples near it overlap */
-	const char *text;      /* its hover, escaped */
+	const char *text;      /* its hover, escaped line by line ('\n' ends a line) */
 } cli_html_mark;
 /*
  * One series over `n_items` items in their order (a metric over the

@@ -135,6 +135,7 @@ from page import load
 size = os.path.getsize("big.html")
 assert size < 2_000_000, size
 text, doc, n = load("big.html")
+assert "\ufffd" not in text, text[text.index("\ufffd") - 80:][:120]
 changes = json.load(open("big.json"))["changes"]
 found = {(c["metric"], c["firstCommit"][:12]) for c in changes}
 assert len([c for c in changes if c["metric"] == "cycles.total"]) == 4, changes
