@@ -641,6 +641,7 @@ int cli_history_report(const cli_history_report_args *a)
 			goto out;
 		}
 		if (n == 0) {
+			free(m);
 			cli_error("%s: no metric matches '%s'", a->store, a->globs[g]);
 			goto out;
 		}
