@@ -18,16 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One metric's series in the form tsr_series_list_changes takes, with the
- * commit of each entry (borrowed from the points). */
-typedef struct series_buf {
-	size_t n;                  /* commits */
-	size_t *offsets;           /* n + 1 */
-	double *values;
-	const char **commit;       /* n */
-} series_buf;
-
-static void series_buf_free(series_buf *s)
+void cli_history_series_free(cli_history_series *s)
 {
 	free(s->offsets);
 	free(s->values);
@@ -40,10 +31,19 @@ static const char *label_of(const tsr_history_point *q)
 	return q->run.label ? q->run.label : "";
 }
 
-/* Fills `s` from the points of `p` (newest first, one point per sample
- * of each run) labelled `label`: oldest first, consecutive points of one
- * commit as one entry. */
-static bool series_fill(series_buf *s, const tsr_history_point *p, size_t n, const char *label)
+const char *cli_history_next_label(const tsr_history_point *p, size_t n, const char *after)
+{
+	const char *next = NULL;
+
+	for (size_t k = 0; k < n; k++)
+		if ((!after || strcmp(label_of(&p[k]), after) > 0) &&
+		    (!next || strcmp(label_of(&p[k]), next) < 0))
+			next = label_of(&p[k]);
+	return next;
+}
+
+bool cli_history_series_fill(cli_history_series *s, const tsr_history_point *p, size_t n,
+                             const char *label)
 {
 	s->n = 0;
 	s->offsets = malloc((n + 1) * sizeof(*s->offsets));
@@ -68,10 +68,7 @@ static bool series_fill(series_buf *s, const tsr_history_point *p, size_t n, con
 	return true;
 }
 
-/* A value as text with separators ("1,040,206"), and up to two decimals
- * when it has any (the median of an even number of samples:
- * "1,040,206.5"). */
-static const char *fmt_value(char buf[48], double v)
+const char *cli_history_fmt_value(char buf[48], double v)
 {
 	if (!(v >= 0 && v < 0x1p63)) {
 		snprintf(buf, 48, "%.6g", v);
@@ -94,7 +91,7 @@ static const char *fmt_value(char buf[48], double v)
 
 /* The text of one change: where, the size, and for noisy figures the test. */
 static void print_text(FILE *out, const char *metric, const char *label, bool noisy,
-                       const series_buf *s, const tsr_change_point *c)
+                       const cli_history_series *s, const tsr_change_point *c)
 {
 	char before[48], after[48], change[48], where[96];
 
@@ -103,10 +100,10 @@ static void print_text(FILE *out, const char *metric, const char *label, bool no
 	else
 		snprintf(where, sizeof(where), "%.12s..%.12s (%zu commits)", s->commit[c->first],
 		         s->commit[c->last], c->last - c->first + 1);
-	fmt_value(change, fabs(c->change));
+	cli_history_fmt_value(change, fabs(c->change));
 	fprintf(out, "%s%s%s%s  %s  %s -> %s  %s%s", metric, *label ? " [" : "", label,
-	        *label ? "]" : "", where, fmt_value(before, c->before),
-	        fmt_value(after, c->after), c->change < 0 ? "-" : "+", change);
+	        *label ? "]" : "", where, cli_history_fmt_value(before, c->before),
+	        cli_history_fmt_value(after, c->after), c->change < 0 ? "-" : "+", change);
 	if (!isnan(c->relative))
 		fprintf(out, " (%+.2f %%)", c->relative * 100);
 	if (noisy)
@@ -120,8 +117,8 @@ static cJSON *json_number(double v)
 	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
-static bool put_json(cJSON *list, const tsr_history_metric *m, const char *label,
-                     const series_buf *s, const tsr_change_point *c)
+bool cli_history_change_json(cJSON *list, const tsr_history_metric *m, const char *label,
+                             const cli_history_series *s, const tsr_change_point *c)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -160,30 +157,22 @@ static int metric_changes(void *ctx, const tsr_history_metric *m, const tsr_hist
 	/* Each label once, by name: the first point of a label not seen
 	 * before starts its series. */
 	const char *this_label = NULL;
-	while (rc == TSR_OK) {
-		const char *next = NULL;
-		for (size_t k = 0; k < n; k++)
-			if ((!this_label || strcmp(label_of(&p[k]), this_label) > 0) &&
-			    (!next || strcmp(label_of(&p[k]), next) < 0))
-				next = label_of(&p[k]);
-		if (!next)
-			break;
-		this_label = next;
+	while (rc == TSR_OK && (this_label = cli_history_next_label(p, n, this_label))) {
 		tsr_change_point *c = NULL;
-		series_buf s = {0};
+		cli_history_series s = {0};
 		size_t n_changes = 0;
-		bool ok = series_fill(&s, p, n, this_label);
+		bool ok = cli_history_series_fill(&s, p, n, this_label);
 		tsr_series series = {s.n, s.offsets, s.values, !m->noisy};
 		rc = ok ? tsr_series_list_changes(&c, &n_changes, &series, NULL) : TSR_ERR_NO_MEMORY;
 		for (size_t k = 0; rc == TSR_OK && k < n_changes; k++) {
-			if (w->json && !put_json(w->list, m, this_label, &s, &c[k]))
+			if (w->json && !cli_history_change_json(w->list, m, this_label, &s, &c[k]))
 				rc = TSR_ERR_NO_MEMORY;
 			else if (!w->json)
 				print_text(w->out, m->name, this_label, m->noisy, &s, &c[k]);
 		}
 		w->found += n_changes;
 		free(c);
-		series_buf_free(&s);
+		cli_history_series_free(&s);
 	}
 	if (rc != TSR_OK) {
 		cli_error("%s: %s", m->name,

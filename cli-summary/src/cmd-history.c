@@ -10,6 +10,7 @@
 #include "cli-options.h"
 #include "cmd-history-changes.h"
 #include "diff-render.h"
+#include "history-html.h"
 #include "limits.h"
 
 #include "tilescope/history.h"
@@ -55,6 +56,8 @@ typedef struct args {
 	tsr_colours colours;
 	pending *pend;
 	size_t n_pend;
+	const char **metrics;      /* every --metric (report; the others take the last) */
+	size_t n_metrics;
 	char **operands;           /* after the verb */
 	size_t n_operands;
 	char **words;              /* the verb and the operands (malloc'd) */
@@ -74,6 +77,7 @@ static const struct verb {
 	              OPT_FORMAT, OPT_TOP, OPT_ALL, OPT_COLOURS, OPT_OUTPUT, 0}},
 	{"merge", 2, {0}},
 	{"changes", 1, {OPT_METRIC, OPT_BRANCH, OPT_LABEL, OPT_FORMAT, OPT_OUTPUT, 0}},
+	{"report", 1, {OPT_METRIC, OPT_BRANCH, OPT_LABEL, OPT_LAST, OPT_FORMAT, OPT_OUTPUT, 0}},
 };
 
 /* Whether `verb` takes option `id`. */
@@ -496,6 +500,22 @@ static int run_changes(const args *a)
 	return cli_history_changes(a->operands[0], a->metric, a->branch, a->label, json, a->output);
 }
 
+/* --- report (history-html.c) ------------------------------------------------------ */
+
+static int run_report(const args *a)
+{
+	cli_history_report_args r = {a->operands[0], a->metrics, a->n_metrics, a->branch, a->label,
+	                             a->last, a->output};
+
+	if (a->format && strcmp(a->format, "html"))
+		return cli_usage_error("history", a->usage, "report's --format is html, not '%s'",
+		                       a->format);
+	if (!a->output)
+		return cli_usage_error("history", a->usage,
+		                       "report needs -o FILE (-o - for standard output)");
+	return cli_history_report(&r);
+}
+
 /* --- The command ----------------------------------------------------------------------- */
 
 /* Parses the command line into *a (a->pend is malloc'd); returns
@@ -508,7 +528,8 @@ static int parse(args *a, const struct verb **verb, int argc, char **argv)
 	cli_options_usage(items, CLI_ITEMS_COUNT(items), a->usage, sizeof(a->usage));
 	a->pend = calloc((size_t)argc + 1, sizeof(*a->pend));
 	a->words = calloc((size_t)argc + 1, sizeof(*a->words));
-	if (!a->pend || !a->words)
+	a->metrics = calloc((size_t)argc + 1, sizeof(*a->metrics));
+	if (!a->pend || !a->words || !a->metrics)
 		return cli_error("out of memory");
 	cli_options_init(&o, items, CLI_ITEMS_COUNT(items));
 	while ((c = cli_options_next(&o, argc, argv)) != -1) {
@@ -525,7 +546,7 @@ static int parse(args *a, const struct verb **verb, int argc, char **argv)
 		case OPT_PARENT: a->parent = optarg; break;
 		case OPT_BRANCH: a->branch = optarg; break;
 		case OPT_LABEL: a->label = optarg; break;
-		case OPT_METRIC: a->metric = optarg; break;
+		case OPT_METRIC: a->metrics[a->n_metrics++] = a->metric = optarg; break;
 		case OPT_AGAINST: a->against = optarg; break;
 		case OPT_BASE_BRANCH: a->base_branch = optarg; break;
 		case OPT_LIMITS: a->limits_file = optarg; break;
@@ -578,7 +599,7 @@ static int parse(args *a, const struct verb **verb, int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error("history", a->usage,
-		                       "a verb is needed: add, show, check, merge or changes");
+		                       "a verb is needed: add, show, check, merge, changes or report");
 	for (int i = optind; i < argc; i++)
 		a->words[i - optind] = argv[i];
 	a->verb = a->words[0];
@@ -589,7 +610,8 @@ static int parse(args *a, const struct verb **verb, int argc, char **argv)
 			*verb = &verbs[i];
 	if (!*verb)
 		return cli_usage_error("history", a->usage,
-		                       "'%s' is not a verb of history: add, show, check, merge or changes",
+		                       "'%s' is not a verb of history: add, show, check, merge, changes "
+		                       "or report",
 		                       a->verb);
 	if (a->n_operands != (*verb)->operands)
 		return cli_usage_error("history", a->usage, "%s takes %s", a->verb,
@@ -622,11 +644,14 @@ int cli_cmd_history(int argc, char **argv)
 			status = run_check(&a);
 		else if (!strcmp(verb->name, "changes"))
 			status = run_changes(&a);
+		else if (!strcmp(verb->name, "report"))
+			status = run_report(&a);
 		else
 			status = run_merge(&a);
 	} else if (status == -1)
 		status = CLI_EXIT_OK;
 	free(a.pend);
 	free(a.words);
+	free(a.metrics);
 	return status;
 }

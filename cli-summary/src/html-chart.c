@@ -293,14 +293,18 @@ static unsigned nice_ticks(double lo, double hi, cli_html_unit unit, unsigned ma
 	return n;
 }
 
-static void vaxis_init(vaxis *a, double lo, double hi, cli_html_unit unit, double top, double height)
+/* The axis of [lo, hi] widened to whole ticks; `zero`: and to 0. */
+static void vaxis_span(vaxis *a, double lo, double hi, bool zero, cli_html_unit unit, double top,
+                       double height)
 {
 	double first;
 
 	if (!isfinite(lo) || !isfinite(hi) || hi < lo)
 		lo = 0, hi = 1;
-	lo = fmin(lo, 0);
-	hi = fmax(hi, 0);
+	if (zero) {
+		lo = fmin(lo, 0);
+		hi = fmax(hi, 0);
+	}
 	if (hi == lo)
 		hi = lo + 1;
 	if (nice_ticks(lo, hi, unit, 6, &a->step, &first) == 0 || !(a->step > 0))
@@ -311,6 +315,11 @@ static void vaxis_init(vaxis *a, double lo, double hi, cli_html_unit unit, doubl
 		a->hi = a->lo + a->step;
 	a->top = top;
 	a->height = height;
+}
+
+static void vaxis_init(vaxis *a, double lo, double hi, cli_html_unit unit, double top, double height)
+{
+	vaxis_span(a, lo, hi, true, unit, top, height);
 }
 
 static double vy(const vaxis *a, double v)
@@ -1155,4 +1164,213 @@ void cli_html_chart_lanes(cli_html *h, const char *id, const char *title, const 
 	cli_html_table_end(h);
 	free(order);
 	figure_end(h);
+}
+
+/* Trend charts: at most this many columns (a history of 10,000 commits
+ * is 300 hovers and a path of 600 points, whatever its length). */
+#define TREND_COLUMNS 300
+
+/* The first sample of item i (offsets NULL: one sample per item). */
+static size_t trend_off(const size_t *offsets, size_t i)
+{
+	return offsets ? offsets[i] : i;
+}
+
+/* The item of sample k: the last item whose first sample is <= k. */
+static size_t trend_item(const size_t *offsets, size_t n_items, size_t k)
+{
+	size_t lo = 0, hi = n_items;
+
+	if (!offsets)
+		return k;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (offsets[mid] <= k)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The column of item i when n items fill n_cols columns (column c holds
+ * items c n / n_cols up to (c + 1) n / n_cols). */
+static size_t trend_col(size_t i, size_t n, size_t n_cols)
+{
+	return ((i + 1) * n_cols - 1) / n;
+}
+
+void cli_html_chart_trend(cli_html *h, const char *id, const char *title, const char *desc,
+                          const char *x_name, cli_html_unit unit, const double *values,
+                          const size_t *offsets, size_t n_items, const char *const *item_names,
+                          const cli_html_mark *marks, size_t n_marks)
+{
+	const double left = 84, height = 300, ph = height - MT - MB, pw = W - left - MR;
+	size_t n_cols = n_items < TREND_COLUMNS ? n_items : TREND_COLUMNS;
+	size_t n_samples = n_items ? trend_off(offsets, n_items) : 0, c, i;
+	double lo = INFINITY, hi = -INFINITY, cw = n_cols ? pw / n_cols : pw, *neg = NULL;
+	tsb_pyramid *pyr = NULL, *low = NULL;
+	tsb_span *cols = NULL, *mins = NULL;
+	bool pen = false, shown[3] = { false, false, false };
+	char buf[2 * TSB_NUMBER_MAX + 16], b2[2 * TSB_NUMBER_MAX + 16], ib[TSB_NUMBER_MAX],
+	    ib2[TSB_NUMBER_MAX], id_s[64];
+	vaxis ax;
+
+	if (h->failed)
+		return;
+	html_id(id_s, id);
+	cols = calloc(n_cols ? n_cols : 1, sizeof *cols);
+	mins = calloc(n_cols ? n_cols : 1, sizeof *mins);
+	neg = malloc((n_samples ? n_samples : 1) * sizeof *neg);
+	if (!cols || !mins || !neg)
+		goto oom;
+	/* The smallest sample of a column is the largest of the negated. */
+	for (i = 0; i < n_samples; i++)
+		neg[i] = -values[i];
+	pyr = tsb_pyramid_new(values, n_samples);
+	low = tsb_pyramid_new(neg, n_samples);
+	if (n_samples && (!pyr || !low))
+		goto oom;
+	for (c = 0; c < n_cols; c++) {
+		size_t first = trend_off(offsets, c * n_items / n_cols);
+		size_t end = trend_off(offsets, (c + 1) * n_items / n_cols);
+
+		if (first == end) {
+			cols[c] = mins[c] = (tsb_span){ INFINITY, -INFINITY, 0, first };
+			continue;
+		}
+		tsb_pyramid_query(pyr, first, end, &cols[c]);
+		tsb_pyramid_query(low, first, end, &mins[c]);
+		lo = fmin(lo, -mins[c].max);
+		hi = fmax(hi, cols[c].max);
+	}
+	figure_begin(h, id_s, title, desc, height, true);
+	/* The axis fits the values, from 0 only when they span a good part
+	 * of their size: a history's step of 1 % must show. */
+	vaxis_span(&ax, lo, hi, !(lo > 0 && hi - lo < hi / 2), unit, 0, ph);
+	{
+		vaxis g = ax;
+
+		g.top = MT;
+		vaxis_draw(h, &g, unit, left, left + pw);
+	}
+	html_printf(h, "<svg class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+	               "viewBox=\"0 0 %.1f %.1f\" preserveAspectRatio=\"none\">\n",
+	            left, MT, pw, ph, pw, ph);
+	/* The bands of the marks of a range of items, under the line. */
+	for (i = 0; i < n_marks; i++) {
+		size_t c0 = trend_col(marks[i].first, n_items, n_cols);
+		size_t c1 = trend_col(marks[i].last, n_items, n_cols);
+
+		if (marks[i].last >= n_items || marks[i].first >= marks[i].last)
+			continue;
+		html_printf(h, "<rect class=\"change-band%s\" x=\"%.1f\" y=\"0\" width=\"%.1f\" "
+		               "height=\"%.1f\"/>\n",
+		            marks[i].unsure ? " unsure" : "", X(c0 * cw), X((c1 - c0 + 1) * cw), ph);
+	}
+	html_put(h, "<path class=\"line s0\" d=\"");
+	for (c = 0; c < n_cols; c++) {
+		double mx = cols[c].max, mn = -mins[c].max, x = (c + 0.5) * cw;
+
+		if (mn > mx) {
+			pen = false;
+			continue;
+		}
+		html_printf(h, "%c%.1f %.1f", pen ? 'L' : 'M', X(x), X(vy(&ax, mx)));
+		if (mn < mx)
+			html_printf(h, "L%.1f %.1f", X(x), X(vy(&ax, mn)));
+		pen = true;
+	}
+	html_put(h, "\"/>\n");
+	/* A hover per column: its item, or its items' extremes and where. */
+	for (c = 0; c < n_cols; c++) {
+		size_t first = c * n_items / n_cols, end = (c + 1) * n_items / n_cols;
+		size_t n_in = trend_off(offsets, end) - trend_off(offsets, first);
+		double mx = cols[c].max, mn = -mins[c].max;
+
+		html_printf(h, "<rect class=\"hit\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"%.1f\"><title>",
+		            X(c * cw), X(cw), ph);
+		if (end - first == 1) {
+			html_esc(h, item_names[first]);
+			if (n_in == 1)
+				html_printf(h, "\n%s", fmt_value(buf, sizeof buf, unit, mx));
+			else if (n_in > 1)
+				html_printf(h, "\n%zu samples: %s \xE2\x80\x93 %s", n_in,
+				            fmt_value(buf, sizeof buf, unit, mn), fmt_value(b2, sizeof b2, unit, mx));
+		} else {
+			html_esc(h, x_name);
+			html_printf(h, " %s\xE2\x80\x93%s\n", tsb_format_u64(ib, sizeof ib, first),
+			            tsb_format_u64(ib2, sizeof ib2, end - 1));
+			html_printf(h, "Largest %s at ", fmt_value(buf, sizeof buf, unit, mx));
+			html_esc(h, item_names[trend_item(offsets, n_items, cols[c].argmax)]);
+			html_printf(h, "\nSmallest %s at ", fmt_value(buf, sizeof buf, unit, mn));
+			html_esc(h, item_names[trend_item(offsets, n_items, mins[c].argmax)]);
+		}
+		html_put(h, "</title></rect>\n");
+	}
+	/* The marks over everything: a line at the item that changed, a flag
+	 * on top to point at (over the range, or 6 units wide at the line),
+	 * the hover saying what changed. */
+	for (i = 0; i < n_marks; i++) {
+		const cli_html_mark *m = &marks[i];
+		size_t ca, c0, c1;
+		double x0, x1;
+
+		if (m->last >= n_items || m->first > m->last || m->at < m->first || m->at > m->last)
+			continue;
+		ca = trend_col(m->at, n_items, n_cols);
+		c0 = trend_col(m->first, n_items, n_cols);
+		c1 = trend_col(m->last, n_items, n_cols);
+		x0 = m->first < m->last ? c0 * cw : (ca + 0.5) * cw - 3;
+		x1 = m->first < m->last ? (c1 + 1) * cw : (ca + 0.5) * cw + 3;
+		shown[m->unsure ? 2 : m->first < m->last ? 1 : 0] = true;
+		html_printf(h, "<g class=\"change%s\"><title>", m->unsure ? " unsure" : "");
+		/* Each line escaped, the line ends kept (html_esc makes them U+FFFD). */
+		for (const char *t = m->text ? m->text : "", *nl; !h->failed; t = nl + 1) {
+			char *e;
+
+			nl = strchr(t, '\n');
+			if (!(e = cli_html_escape(t, nl ? (size_t)(nl - t) : strlen(t)))) {
+				h->failed = true;
+				break;
+			}
+			html_put(h, e);
+			free(e);
+			if (!nl)
+				break;
+			html_put(h, "\n");
+		}
+		html_printf(h, "</title><line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		               "<rect class=\"change-flag\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"8\"/></g>\n",
+		            X((ca + 0.5) * cw), X((ca + 0.5) * cw), ph, X(x0), X(x1 - x0));
+	}
+	html_put(h, "</svg>\n");
+	xaxis_draw(h, left, pw, MT + ph, 0, n_items ? (double)n_items - 1 : 0, true, unit, true, x_name);
+	svg_end(h);
+	html_put(h, "<ul class=\"legend\">\n<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect "
+	            "class=\"s0\" width=\"12\" height=\"12\" rx=\"2\"/></svg>");
+	html_esc(h, n_items > n_cols ? "Value (each column spans its commits' smallest and largest)"
+	                             : "Value");
+	html_put(h, "</li>\n");
+	if (shown[0])
+		html_put(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><g class=\"change\"><line "
+		            "x1=\"6\" y1=\"0\" x2=\"6\" y2=\"12\"/></g></svg>Change at one commit</li>\n");
+	if (shown[1])
+		html_put(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect class=\"change-band\" "
+		            "width=\"12\" height=\"12\"/><g class=\"change\"><line x1=\"6\" y1=\"0\" x2=\"6\" "
+		            "y2=\"12\"/></g></svg>Change within a range of commits</li>\n");
+	if (shown[2])
+		html_put(h, "<li><svg viewBox=\"0 0 12 12\" aria-hidden=\"true\"><g class=\"change unsure\">"
+		            "<line x1=\"6\" y1=\"0\" x2=\"6\" y2=\"12\"/></g></svg>Unsure, rerun</li>\n");
+	html_put(h, "</ul>\n</figure>\n");
+	goto out;
+oom:
+	h->failed = true;
+out:
+	tsb_pyramid_free(pyr);
+	tsb_pyramid_free(low);
+	free(cols);
+	free(mins);
+	free(neg);
 }

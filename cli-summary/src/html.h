@@ -137,6 +137,30 @@ void cli_html_chart_stacked(cli_html *h, const char *id, const char *title, cons
 void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const char *desc,
                           const char *x_name, cli_html_unit unit,
                           const cli_html_series *series, size_t n_series, size_t n_points);
+/* A change marked on a trend chart: it is at item `at` and came with
+ * one of the items first..last (first <= at <= last < n_items). */
+typedef struct cli_html_mark {
+	size_t at, first, last;
+	bool unsure;           /* drawn dashed: the samples near it overlap */
+	const char *text;      /* its hover, escaped line by line ('\n' ends a line) */
+} cli_html_mark;
+/*
+ * One series over `n_items` items in their order (a metric over the
+ * commits of a history, oldest left): item i's samples are
+ * values[offsets[i]] .. values[offsets[i + 1] - 1] (offsets NULL: one
+ * value per item), item_names[i] naming it in the hovers. At most 300
+ * columns, each drawn from the smallest to the largest sample of its
+ * items (tsb_pyramid, so a one-item spike shows whatever the length)
+ * and hovered with both and the items they are of. The value axis fits
+ * the values (from 0 only when they span much of their size). Each
+ * mark is a band over its items' columns, a line at `at` and a flag on
+ * top with its hover. Zoomable. No table: the caller writes the one
+ * the marks read in (a history's changes) right under it.
+ */
+void cli_html_chart_trend(cli_html *h, const char *id, const char *title, const char *desc,
+                          const char *x_name, cli_html_unit unit, const double *values,
+                          const size_t *offsets, size_t n_items, const char *const *item_names,
+                          const cli_html_mark *marks, size_t n_marks);
 /* Horizontal bars, one per label, in the order given (cycles by
  * program, by step type). */
 void cli_html_chart_bars(cli_html *h, const char *id, const char *title, const char *desc,

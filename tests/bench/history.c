@@ -12,6 +12,8 @@
  *   history.changes_e2e_ms  with TILESCOPE: `TILESCOPE history changes
  *                       STORE -o /dev/null`, the command the user runs
  *                       (median of 5; the store's reads and the search)
+ *   history.report_ms   with TILESCOPE: `TILESCOPE history report STORE -o
+ *                       PAGE` (median of 5), and history.report_kb the page
  *
  * usage: bench-history REPORT [RUNS [METRICS [TILESCOPE]]]
  */
@@ -55,12 +57,13 @@ static int add_run(tsr_history *h, tsr_history_figure *figs, const uint64_t *bas
 	return tsr_history_add(NULL, NULL, h, &r, figs, n);
 }
 
-/* Runs `tilescope history changes path -o /dev/null`; its wall-clock ms,
- * or a negative number when it did not exit 0. */
-static double time_changes(const char *tilescope, const char *path)
+/* Runs `tilescope history VERB path -o output`; its wall-clock ms, or a
+ * negative number when it did not exit 0. */
+static double time_verb(const char *tilescope, const char *verb, const char *path,
+                        const char *output)
 {
-	char *argv[] = {(char *)tilescope, "history", "changes", (char *)path, "-o", "/dev/null",
-	                NULL};
+	char *argv[] = {(char *)tilescope, "history", (char *)verb, (char *)path, "-o",
+	                (char *)output, NULL};
 	double t0 = bench_now_ms();
 	pid_t pid;
 	int status;
@@ -82,12 +85,13 @@ int main(int argc, char **argv)
 {
 	size_t runs = argc > 2 ? strtoul(argv[2], NULL, 10) : 10000;
 	size_t metrics = argc > 3 ? strtoul(argv[3], NULL, 10) : 500;
-	char dir[] = "/tmp/tilescope-bench-history.XXXXXX", path[256], wal[300];
+	char dir[] = "/tmp/tilescope-bench-history.XXXXXX", path[256], wal[300], page[256];
 	tsr_history_figure *real = NULL, *figs;
 	char (*names)[64];
 	uint64_t *base;
 	size_t n_real = 0;
-	double add[REPEATS], show[REPEATS], check[REPEATS], changes[CHANGES_REPEATS], t0;
+	double add[REPEATS], show[REPEATS], check[REPEATS], changes[CHANGES_REPEATS],
+	    page_ms[CHANGES_REPEATS], t0;
 	tsr_report *report = NULL;
 	tsr_history *h = NULL;
 
@@ -99,6 +103,7 @@ int main(int argc, char **argv)
 		return 1;
 	snprintf(path, sizeof(path), "%s/history.db", dir);
 	snprintf(wal, sizeof(wal), "%s-wal", path);
+	snprintf(page, sizeof(page), "%s/trends.html", dir);
 	if (tsr_report_open(&report, argv[1], NULL) ||
 	    tsr_history_list_report_figures(&real, &n_real, report)) {
 		fprintf(stderr, "bench-history: %s: %s\n", argv[1], tsr_last_error());
@@ -192,14 +197,19 @@ int main(int argc, char **argv)
 	printf("history.size_mb %.1f MB (target <= 100)\n",
 	       (double)(file_size(path) + file_size(wal)) / 1e6);
 	for (size_t r = 0; argc > 4 && r < CHANGES_REPEATS; r++)
-		if ((changes[r] = time_changes(argv[4], path)) < 0) {
-			fprintf(stderr, "bench-history: %s history changes %s failed\n", argv[4], path);
+		if ((changes[r] = time_verb(argv[4], "changes", path, "/dev/null")) < 0 ||
+		    (page_ms[r] = time_verb(argv[4], "report", path, page)) < 0) {
+			fprintf(stderr, "bench-history: %s history changes|report %s failed\n", argv[4],
+			        path);
 			bench_remove_tree(dir);
 			return 1;
 		}
-	if (argc > 4)
+	if (argc > 4) {
 		printf("history.changes_e2e_ms %.0f ms (target <= 5000)\n",
 		       median(changes, CHANGES_REPEATS));
+		printf("history.report_ms %.0f ms\n", median(page_ms, CHANGES_REPEATS));
+		printf("history.report_kb %.0f KB\n", (double)file_size(page) / 1e3);
+	}
 	free(real);
 	free(figs);
 	free(names);
