@@ -88,31 +88,40 @@ static const char *fmt_hover(char *buf, size_t size, cli_html_unit unit, double 
 	return unit == CLI_HTML_BYTES ? fmt_axis(buf, size, unit, v) : fmt_value(buf, size, unit, v);
 }
 
-/* A tick of an axis whose ticks are `step` apart: times all in the one
- * unit that `unit_step` (the step of the axis' coarsest ticks) reads best
- * in ("0 ms" beside "50 ms", never "0 ns"), with the decimals `step`
- * needs; anything else as fmt_axis writes it. */
+/* A tick of an axis whose ticks are `step` apart: times and sizes all in
+ * the one unit that `unit_step` (the step of the axis' coarsest ticks)
+ * reads best in ("0 ms" beside "50 ms", never "0 ns"; "0 KiB" beside
+ * "64 KiB", never "0 B"), with the decimals `step` needs; anything else
+ * as fmt_axis writes it. */
 static const char *fmt_tick(char *buf, size_t size, cli_html_unit unit, double v, double step,
                             double unit_step)
 {
-	static const struct {
-		double ns;
+	typedef struct {
+		double scale;
 		const char *name;
-	} units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "\xC2\xB5s" }, { 1, "ns" } };
+	} tick_unit;
+	static const tick_unit times[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "\xC2\xB5s" }, { 1, "ns" } };
+	static const tick_unit sizes[] = { { 0x1p60, "EiB" }, { 0x1p50, "PiB" }, { 0x1p40, "TiB" },
+	                                   { 0x1p30, "GiB" }, { 0x1p20, "MiB" }, { 0x1p10, "KiB" },
+	                                   { 1, "B" } };
+	const tick_unit *units = unit == CLI_HTML_NS ? times : sizes;
+	size_t n_units = unit == CLI_HTML_NS ? sizeof times / sizeof times[0]
+	                                     : sizeof sizes / sizeof sizes[0];
 	char digits[TSB_NUMBER_MAX], grouped[TSB_NUMBER_MAX], *point;
 	size_t u = 0;
 	int d = 0;
 
-	if (unit != CLI_HTML_NS || !(step > 0) || !(unit_step > 0) || !isfinite(v) || fabs(v) >= 1e18)
+	if ((unit != CLI_HTML_NS && unit != CLI_HTML_BYTES) || !(step > 0) || !(unit_step > 0) ||
+	    !isfinite(v) || fabs(v) >= 1e18)
 		return fmt_axis(buf, size, unit, v);
-	while (u + 1 < sizeof units / sizeof units[0] && unit_step < units[u].ns * (1 - 1e-9))
+	while (u + 1 < n_units && unit_step < units[u].scale * (1 - 1e-9))
 		u++;
-	for (double q = step / units[u].ns; d < 3 && fabs(q - round(q)) > 1e-6 * fmax(1, q); d++)
+	for (double q = step / units[u].scale; d < 3 && fabs(q - round(q)) > 1e-6 * fmax(1, q); d++)
 		q *= 10;
 	/* A tick is a multiple of the step: |v| < step / 2 is zero. */
 	if (fabs(v) < step / 2)
 		v = 0;
-	snprintf(digits, sizeof digits, "%.*f", d, fabs(v) / units[u].ns);
+	snprintf(digits, sizeof digits, "%.*f", d, fabs(v) / units[u].scale);
 	point = strchr(digits, '.');
 	if (point)
 		*point = '\0';

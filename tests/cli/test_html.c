@@ -539,6 +539,30 @@ static void test_time_units(void **state)
 	free(page);
 }
 
+static void draw_sizes(cli_html *h, void *data)
+{
+	static const double v[4] = { 0, 12000, 26600, 9000 };
+	cli_html_series series[1] = { { "Bytes", (double *)v } };
+
+	(void)data;
+	cli_html_chart_lines(h, "sizes", "Sizes", "d", "Step", CLI_HTML_BYTES, series, 1, 4);
+}
+
+/* The ticks of a size axis share one binary unit, chosen from their
+ * step: "0 KiB" beside "10 KiB", never "0 B" (nor "10.0 KiB" beside it). */
+static void test_size_units(void **state)
+{
+	char *page = one_chart(draw_sizes, NULL);
+
+	(void)state;
+	assert_null(strstr(page, ">0 B</text>"));
+	assert_null(strstr(page, ">0.0 B</text>"));
+	assert_non_null(strstr(page, "text-anchor=\"end\">0 KiB</text>"));
+	assert_non_null(strstr(page, "text-anchor=\"end\">10 KiB</text>"));
+	assert_non_null(strstr(page, "text-anchor=\"end\">30 KiB</text>"));
+	free(page);
+}
+
 static void draw_peaks(cli_html *h, void *data)
 {
 	cli_html_series series[2] = { { "Base", data }, { "New", (double *)data + 16 } };
@@ -752,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_lines_peak),
 		cmocka_unit_test(test_stacked_ticks),
 		cmocka_unit_test(test_time_units),
+		cmocka_unit_test(test_size_units),
 		cmocka_unit_test(test_peak_labels),
 		cmocka_unit_test(test_names_fit),
 		cmocka_unit_test(test_figures_align),
