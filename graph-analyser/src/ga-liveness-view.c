@@ -194,7 +194,7 @@ static void cancel_job(GaLivenessView *self)
 /* One selected-tiles curve: the file, the tiles, the answer. */
 typedef struct curve_job {
 	char *path;
-	int *group_of_tile;
+	guint8 *on_tile;              /* by tile: whether it is summed */
 	size_t n_steps;
 	uint64_t *curve;
 	gint *done;                   /* the view's job_done */
@@ -205,7 +205,7 @@ typedef struct curve_job {
 static void curve_job_free(curve_job *j)
 {
 	g_free(j->path);
-	g_free(j->group_of_tile);
+	g_free(j->on_tile);
 	g_free(j->curve);
 	g_free(j->error);
 	g_free(j);
@@ -220,8 +220,7 @@ static void curve_thread(GTask *task, gpointer source, gpointer data, GCancellab
 	if (rc) {
 		j->error = g_strdup(tsr_last_error());
 	} else {
-		rc = ga_liveness_curves(j->curve, j->n_steps, r, j->group_of_tile, 1, cancel, j->done,
-		                        &j->n_vars);
+		rc = ga_liveness_curve(j->curve, j->n_steps, r, j->on_tile, cancel, j->done, &j->n_vars);
 		if (rc && rc != TSR_ERR_CANCELLED)
 			j->error = g_strdup(tsr_report_error(r));
 	}
@@ -290,13 +289,11 @@ static void start_selection_curve(GaLivenessView *self, GtkBitset *tiles, const 
 	j->path = g_file_get_path(ga_document_get_file(document(self)));
 	j->n_steps = self->n_steps;
 	j->curve = g_new0(uint64_t, self->n_steps ? self->n_steps : 1);
-	j->group_of_tile = g_new(int, target->num_tiles ? target->num_tiles : 1);
-	for (size_t t = 0; t < target->num_tiles; t++)
-		j->group_of_tile[t] = -1;
+	j->on_tile = g_new0(guint8, target->num_tiles ? target->num_tiles : 1);
 	for (gboolean ok = gtk_bitset_iter_init_first(&it, tiles, &tile); ok;
 	     ok = gtk_bitset_iter_next(&it, &tile))
 		if (tile < target->num_tiles)
-			j->group_of_tile[tile] = 0;
+			j->on_tile[tile] = 1;
 	g_free(self->job_name);
 	self->job_name = g_strdup(name);
 	g_atomic_int_set(&self->job_done, 0);
