@@ -830,22 +830,31 @@ static void draw_ruler(GaStepLanes *self, GtkSnapshot *s)
 
 /* --- BSP ---------------------------------------------------------------------------- */
 
-/* Index blocks per row and rows of the BSP picture for the current size. */
-static void bsp_layout(GaStepLanes *self, unsigned *bpr, int *rows, int *row_px)
+/* The rows of the BSP picture for the current size. */
+typedef struct BspRows {
+	unsigned tiles, n_blocks; /* the index's tiles and blocks of tiles */
+	unsigned bpr, per_row;    /* blocks and tiles per row */
+	int rows, row_px;         /* rows shown, each row_px device px tall */
+} BspRows;
+
+static BspRows bsp_rows(GaStepLanes *self)
 {
 	int scale = gtk_widget_get_scale_factor(GTK_WIDGET(self));
 	int h_dev = MAX(1, (int)(self->bsp_h * scale));
 	unsigned tpb = ga_trace_index_get_tiles_per_block(self->index);
-	unsigned n_blocks = (ga_trace_index_get_num_tiles(self->index) + tpb - 1) / tpb;
+	BspRows b = {.tiles = ga_trace_index_get_num_tiles(self->index)};
 	unsigned first = self->bsp_first / tpb;
 
-	*row_px = (int)MAX(1, self->bsp_row_px);
-	*bpr = self->bsp_bpr ? self->bsp_bpr : MAX(1, (n_blocks + (unsigned)h_dev - 1) / (unsigned)h_dev);
+	b.n_blocks = (b.tiles + tpb - 1) / tpb;
+	b.row_px = (int)MAX(1, self->bsp_row_px);
+	b.bpr = self->bsp_bpr ? self->bsp_bpr : MAX(1, (b.n_blocks + (unsigned)h_dev - 1) / (unsigned)h_dev);
 	/* All tiles in the view: fewer tiles than pixels get taller rows. */
-	if (!self->bsp_bpr && *bpr == 1)
-		*row_px = MAX(1, MIN(BSP_MAX_ROW_PX, h_dev / (int)MAX(1u, n_blocks)));
-	*rows = MIN(h_dev / *row_px, (int)((n_blocks - MIN(first, n_blocks) + *bpr - 1) / *bpr));
-	*rows = MAX(1, *rows);
+	if (!self->bsp_bpr && b.bpr == 1)
+		b.row_px = MAX(1, MIN(BSP_MAX_ROW_PX, h_dev / (int)MAX(1u, b.n_blocks)));
+	b.rows = MIN(h_dev / b.row_px, (int)((b.n_blocks - MIN(first, b.n_blocks) + b.bpr - 1) / b.bpr));
+	b.rows = MAX(1, b.rows);
+	b.per_row = b.bpr * tpb;
+	return b;
 }
 
 static void bsp_colours(GaStepLanes *self, GdkRGBA *c)
@@ -903,7 +912,7 @@ static void bsp_request(GaStepLanes *self)
 {
 	int scale = gtk_widget_get_scale_factor(GTK_WIDGET(self));
 	ga_bsp_request req = {0};
-	unsigned bpr;
+	BspRows b;
 	BspJob *j;
 	GTask *task;
 
@@ -914,8 +923,10 @@ static void bsp_request(GaStepLanes *self)
 	req.from = vis_from(self);
 	req.to = vis_to(self);
 	req.width = MAX(1, (int)(self->plot_w * scale));
-	bsp_layout(self, &bpr, &req.rows, &req.row_px);
-	req.tiles_per_row = bpr * ga_trace_index_get_tiles_per_block(self->index);
+	b = bsp_rows(self);
+	req.rows = b.rows;
+	req.row_px = b.row_px;
+	req.tiles_per_row = b.per_row;
 	req.first_tile = self->bsp_first;
 	bsp_colours(self, req.colours);
 	self->bsp_stale = FALSE;
@@ -968,15 +979,11 @@ static void draw_bsp(GaStepLanes *self, GtkSnapshot *s)
 	}
 	/* Tile numbers down the left, one every ~4 lines of text. */
 	{
-		unsigned bpr, tpb = ga_trace_index_get_tiles_per_block(self->index);
-		int rows, row_px;
-		double row_h, every;
+		BspRows b = bsp_rows(self);
+		double row_h = (double)b.row_px / scale, every = MAX(1, ceil(self->text_h * 2.5 / row_h));
 
-		bsp_layout(self, &bpr, &rows, &row_px);
-		row_h = (double)row_px / scale;
-		every = MAX(1, ceil(self->text_h * 2.5 / row_h));
-		for (int r = 0; r < rows; r += (int)every) {
-			unsigned tile = self->bsp_first + (unsigned)r * bpr * tpb;
+		for (int r = 0; r < b.rows; r += (int)every) {
+			unsigned tile = self->bsp_first + (unsigned)r * b.per_row;
 			g_autofree char *num = ga_format_u64(tile);
 			g_autofree char *t = g_strdup_printf("Tile %s", num);
 			int w = text_width(self, t);
@@ -1240,24 +1247,21 @@ static void describe_flame(GaStepLanes *self, GString *d)
 
 static void describe_bsp(GaStepLanes *self, GString *d)
 {
-	unsigned bpr, tpb, tiles;
-	int rows, row_px;
+	BspRows b;
 
 	if (!self->index || ga_trace_index_get_run(self->index) != self->run) {
 		g_string_append(d, " BSP: reading the tiles of every step.");
 		return;
 	}
-	bsp_layout(self, &bpr, &rows, &row_px);
-	tpb = ga_trace_index_get_tiles_per_block(self->index);
-	tiles = ga_trace_index_get_num_tiles(self->index);
+	b = bsp_rows(self);
 	{
-		unsigned last = MIN(tiles, self->bsp_first + (unsigned)rows * bpr * tpb) - 1;
-		g_autofree char *t = ga_format_u64(tiles), *a = ga_format_u64(self->bsp_first);
-		g_autofree char *b = ga_format_u64(last);
+		unsigned last = MIN(b.tiles, self->bsp_first + (unsigned)b.rows * b.per_row) - 1;
+		g_autofree char *t = ga_format_u64(b.tiles), *from = ga_format_u64(self->bsp_first);
+		g_autofree char *to = ga_format_u64(last);
 
 		g_string_append_printf(d, " BSP: %s tiles, %u per row, %d rows of %d px; tiles %s – %s "
 		                          "shown.",
-		                       t, bpr * tpb, rows, row_px, a, b);
+		                       t, b.per_row, b.rows, b.row_px, from, to);
 	}
 }
 
@@ -1394,28 +1398,25 @@ static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean keyboard, 
  * taller; out the reverse, back to all tiles in the view. */
 static void bsp_zoom(GaStepLanes *self, gboolean in)
 {
-	unsigned bpr;
-	int rows, row_px;
+	BspRows b;
 
 	if (!self->index)
 		return;
-	bsp_layout(self, &bpr, &rows, &row_px);
+	b = bsp_rows(self);
 	if (in) {
-		if (bpr > 1) {
-			self->bsp_bpr = bpr / 2;
+		if (b.bpr > 1) {
+			self->bsp_bpr = b.bpr / 2;
 		} else {
 			self->bsp_bpr = 1;
-			self->bsp_row_px = MIN(BSP_MAX_ROW_PX, (unsigned)row_px * 2);
+			self->bsp_row_px = MIN(BSP_MAX_ROW_PX, (unsigned)b.row_px * 2);
 		}
-	} else if (row_px > 1) {
-		self->bsp_row_px = (unsigned)row_px / 2;
+	} else if (b.row_px > 1) {
+		self->bsp_row_px = (unsigned)b.row_px / 2;
 		self->bsp_bpr = 1;
 	} else {
-		unsigned tpb = ga_trace_index_get_tiles_per_block(self->index);
-		unsigned n_blocks = (ga_trace_index_get_num_tiles(self->index) + tpb - 1) / tpb;
-
-		self->bsp_bpr = bpr * 2;
-		if ((unsigned)rows * bpr >= n_blocks || self->bsp_bpr * (unsigned)rows >= 2 * n_blocks) {
+		self->bsp_bpr = b.bpr * 2;
+		if ((unsigned)b.rows * b.bpr >= b.n_blocks ||
+		    self->bsp_bpr * (unsigned)b.rows >= 2 * b.n_blocks) {
 			self->bsp_bpr = 0; /* back to all tiles */
 			self->bsp_first = 0;
 		}
@@ -1427,18 +1428,15 @@ static void bsp_zoom(GaStepLanes *self, gboolean in)
 /* BSP vertical scroll by `rows` rows (negative: up). */
 static void bsp_scroll(GaStepLanes *self, int rows_by)
 {
-	unsigned bpr, tpb, tiles;
-	int rows, row_px;
+	BspRows b;
 	gint64 first;
 
 	if (!self->index)
 		return;
-	bsp_layout(self, &bpr, &rows, &row_px);
-	tpb = ga_trace_index_get_tiles_per_block(self->index);
-	tiles = ga_trace_index_get_num_tiles(self->index);
-	first = (gint64)self->bsp_first + (gint64)rows_by * bpr * tpb;
-	first = CLAMP(first, 0, (gint64)tiles - 1);
-	first -= first % (gint64)(bpr * tpb);
+	b = bsp_rows(self);
+	first = (gint64)self->bsp_first + (gint64)rows_by * b.per_row;
+	first = CLAMP(first, 0, (gint64)b.tiles - 1);
+	first -= first % (gint64)b.per_row;
 	if ((unsigned)first == self->bsp_first)
 		return;
 	self->bsp_first = (unsigned)first;

@@ -410,12 +410,15 @@ static void on_run(GtkDropDown *dropdown, GParamSpec *pspec, GaTraceView *self)
 }
 
 /* The session's run and step, shown: the run picked, the step selected
- * and scrolled into view. */
+ * and scrolled into view (the session's "notify::step" too, unless the
+ * view is the one setting it). */
 static void follow_session(GaTraceView *self)
 {
 	gint64 run, step;
 	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->run_names[0]));
 
+	if (self->syncing)
+		return;
 	ga_session_get_step(session_of(self), &run, &step);
 	ga_step_lanes_set_highlight(self->lanes[0], ga_session_get_program(session_of(self)));
 	if (!doc_a(self) || run < 0 || run >= (gint64)n)
@@ -426,14 +429,6 @@ static void follow_session(GaTraceView *self)
 	if (step != ga_step_lanes_get_selected(self->lanes[0]))
 		ga_step_lanes_reveal(self->lanes[0], step);
 	self->syncing = FALSE;
-}
-
-static void on_session_step(GObject *session, GParamSpec *pspec, gpointer data)
-{
-	GaTraceView *self = GA_TRACE_VIEW(data);
-
-	if (!self->syncing)
-		follow_session(self);
 }
 
 static void on_session_program(GObject *session, GParamSpec *pspec, gpointer data)
@@ -573,7 +568,7 @@ static void ga_trace_view_constructed(GObject *object)
 
 	/* The base shows the session's documents (rebuild) first. */
 	G_OBJECT_CLASS(ga_trace_view_parent_class)->constructed(object);
-	g_signal_connect(session_of(self), "notify::step", G_CALLBACK(on_session_step), self);
+	g_signal_connect_swapped(session_of(self), "notify::step", G_CALLBACK(follow_session), self);
 	g_signal_connect(session_of(self), "notify::program", G_CALLBACK(on_session_program), self);
 }
 
