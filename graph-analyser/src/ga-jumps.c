@@ -43,7 +43,11 @@ static gboolean ran_in(GaDocument *doc, size_t run, gint64 program)
 	return c && c[program].steps;
 }
 
-gint64 ga_jumps_run_for_program(GaDocument *doc, GaSession *session, gint64 program)
+/* The run in which to look for `program`'s steps: the session's run when
+ * one is chosen and the program (or one below it) ran in it, else the
+ * latest run in which the program ran, else the session's run or the
+ * last; -1 when the report has no runs. */
+static gint64 run_for_program(GaDocument *doc, GaSession *session, gint64 program)
 {
 	size_t n_runs = doc ? ga_document_get_n_runs(doc) : 0;
 	gint64 run = -1, step;
@@ -93,7 +97,10 @@ static void mark_below(GaDocument *doc, guint32 program, guint8 *below, size_t n
 	}
 }
 
-gint64 ga_jumps_first_step(GaDocument *doc, gint64 run, gint64 program)
+/* The first step of run `run` (tsr_report_get_steps index) that program
+ * `program` or a program below it (children, a Call's function) made;
+ * -1 when none did. */
+static gint64 first_step(GaDocument *doc, gint64 run, gint64 program)
 {
 	tsr_report *r = doc ? ga_document_get_report(doc) : NULL;
 	const tsr_program *progs;
@@ -143,7 +150,10 @@ static gint64 program_context(const tsr_program *p, const tsr_compute_set *cs, s
 	return -1;
 }
 
-gint64 ga_jumps_operation_program(GaDocument *doc, guint32 op)
+/* The first program operation `op` (a debug context id) or one of its
+ * descendants made: its own first (in id order, as its details list
+ * them), then its descendants'; -1 when none. */
+static gint64 operation_program(GaDocument *doc, guint32 op)
 {
 	tsr_report *r = doc ? ga_document_get_report(doc) : NULL;
 	const tsr_program *progs;
@@ -168,7 +178,11 @@ gint64 ga_jumps_operation_program(GaDocument *doc, guint32 op)
 	return -1;
 }
 
-gint64 ga_jumps_operation_step(GaDocument *doc, gint64 run, guint32 op)
+/* The first step of run `run` that operation `op` or a descendant made
+ * (an OnTileExecute step counts for its compute set's debug context,
+ * others for their program's, as tsr_report_list_operations counts
+ * cycles); -1 when none. */
+static gint64 operation_step(GaDocument *doc, gint64 run, guint32 op)
 {
 	tsr_report *r = doc ? ga_document_get_report(doc) : NULL;
 	const tsr_program *progs;
@@ -219,15 +233,35 @@ static void say(GaJumpBar *self, const char *text)
 	gtk_widget_set_visible(GTK_WIDGET(self->message), text && *text);
 }
 
+/* Makes jump `j`, clearing what the bar last said. */
+static void jump(GaJumpBar *self, const ga_jump *j)
+{
+	say(self, NULL);
+	ga_navigation_jump_from(GTK_WIDGET(self), j);
+}
+
+/* Selects step `step` of run `run` (made by `program`) in the Execution
+ * Trace. */
+static void jump_to_step(GaJumpBar *self, gint64 program, gint64 run, gint64 step)
+{
+	ga_jump j = GA_JUMP_INIT;
+
+	j.view = "trace";
+	j.sets = GA_JUMP_PROGRAM | GA_JUMP_STEP;
+	j.program = program;
+	j.run = run;
+	j.step = step;
+	jump(self, &j);
+}
+
 /* Shows the steps of `program` (or below it) in the Execution Trace: its
  * first step in the run the trace shows, else in the latest run it ran in
  * (the trace switches to that run), or says it never ran. */
 static void show_program_steps(GaJumpBar *self, gint64 program, const char *what)
 {
 	GaDocument *doc = ga_session_get_document(self->session);
-	gint64 run = ga_jumps_run_for_program(doc, self->session, program);
-	gint64 step = ga_jumps_first_step(doc, run, program);
-	ga_jump j = GA_JUMP_INIT;
+	gint64 run = run_for_program(doc, self->session, program);
+	gint64 step = first_step(doc, run, program);
 
 	if (run < 0) {
 		say(self, "The report has no runs, so no execution steps.");
@@ -240,13 +274,7 @@ static void show_program_steps(GaJumpBar *self, gint64 program, const char *what
 		say(self, text);
 		return;
 	}
-	j.view = "trace";
-	j.sets = GA_JUMP_PROGRAM | GA_JUMP_STEP;
-	j.program = program;
-	j.run = run;
-	j.step = step;
-	say(self, NULL);
-	ga_navigation_jump_from(GTK_WIDGET(self), &j);
+	jump_to_step(self, program, run, step);
 }
 
 static void show_variable_tiles(GaJumpBar *self)
@@ -268,8 +296,7 @@ static void show_variable_tiles(GaJumpBar *self)
 	j.sets = GA_JUMP_TILES | GA_JUMP_VARIABLE;
 	j.tiles = tiles;
 	j.variable = v;
-	say(self, NULL);
-	ga_navigation_jump_from(GTK_WIDGET(self), &j);
+	jump(self, &j);
 }
 
 static void show_liveness_step(GaJumpBar *self)
@@ -290,7 +317,7 @@ static void show_liveness_step(GaJumpBar *self)
 static void show_operation_programs(GaJumpBar *self)
 {
 	GaDocument *doc = ga_session_get_document(self->session);
-	gint64 program = self->target >= 1 ? ga_jumps_operation_program(doc, (guint32)self->target)
+	gint64 program = self->target >= 1 ? operation_program(doc, (guint32)self->target)
 	                                    : -1;
 	ga_jump j = GA_JUMP_INIT;
 
@@ -301,18 +328,16 @@ static void show_operation_programs(GaJumpBar *self)
 	j.view = "programs";
 	j.sets = GA_JUMP_PROGRAM;
 	j.program = program;
-	say(self, NULL);
-	ga_navigation_jump_from(GTK_WIDGET(self), &j);
+	jump(self, &j);
 }
 
 static void show_operation_steps(GaJumpBar *self)
 {
 	GaDocument *doc = ga_session_get_document(self->session);
-	gint64 run = self->run >= 0 ? self->run : ga_jumps_run_for_program(doc, self->session, -1);
+	gint64 run = self->run >= 0 ? self->run : run_for_program(doc, self->session, -1);
 	gint64 step = -1;
 	const tsr_step *steps;
 	size_t n;
-	ga_jump j = GA_JUMP_INIT;
 
 	if (self->target < 1)
 		return;
@@ -320,7 +345,7 @@ static void show_operation_steps(GaJumpBar *self)
 		say(self, "The report has no runs, so no execution steps.");
 		return;
 	}
-	step = ga_jumps_operation_step(doc, run, (guint32)self->target);
+	step = operation_step(doc, run, (guint32)self->target);
 	if (step < 0 || tsr_report_get_steps(&steps, &n, ga_document_get_report(doc), (size_t)run)) {
 		g_autofree char *text = g_strdup_printf(
 		    "The operation made no steps in run %" G_GINT64_FORMAT ".", run);
@@ -328,20 +353,13 @@ static void show_operation_steps(GaJumpBar *self)
 		say(self, text);
 		return;
 	}
-	j.view = "trace";
-	j.sets = GA_JUMP_PROGRAM | GA_JUMP_STEP;
-	j.program = steps[step].program;
-	j.run = run;
-	j.step = step;
-	say(self, NULL);
-	ga_navigation_jump_from(GTK_WIDGET(self), &j);
+	jump_to_step(self, steps[step].program, run, step);
 }
 
 static void on_first(GtkButton *button, gpointer data)
 {
 	GaJumpBar *self = data;
 
-	(void)button;
 	switch (self->kind) {
 	case GA_JUMP_BAR_VARIABLE:
 		show_variable_tiles(self);
@@ -364,7 +382,6 @@ static void on_first(GtkButton *button, gpointer data)
 
 static void on_second(GtkButton *button, gpointer data)
 {
-	(void)button;
 	show_operation_steps(GA_JUMP_BAR(data));
 }
 
@@ -400,15 +417,11 @@ gboolean ga_jump_bar_activate(GaJumpBar *self)
 
 void ga_jump_bar_activate_cb(GtkColumnView *view, guint position, gpointer bar)
 {
-	(void)view;
-	(void)position;
 	ga_jump_bar_activate(GA_JUMP_BAR(bar));
 }
 
 static void on_session_variable(GObject *session, GParamSpec *pspec, gpointer data)
 {
-	(void)session;
-	(void)pspec;
 	say(GA_JUMP_BAR(data), NULL);
 	update_sensitive(GA_JUMP_BAR(data));
 }
@@ -446,6 +459,27 @@ static void ga_jump_bar_init(GaJumpBar *self)
 
 GtkWidget *ga_jump_bar_new(GaSession *session, GaJumpBarKind kind)
 {
+	/* Each kind's buttons: label, tooltip; an operation has two. */
+	static const struct {
+		const char *label, *tooltip;
+	} buttons[][2] = {
+	    [GA_JUMP_BAR_VARIABLE] = {{"Show Tiles in Memory",
+	                               "Select the tiles the variable lives on and show them in "
+	                               "Memory (Enter on its row; Alt+Left comes back)"}},
+	    [GA_JUMP_BAR_LIVENESS_STEP] = {{"Show in Execution Trace",
+	                                    "The first execution step of this liveness step's "
+	                                    "program in the run the Execution Trace shows, or in "
+	                                    "the run it ran in (Alt+Left comes back)"}},
+	    [GA_JUMP_BAR_PROGRAM] = {{"Show Steps in Execution Trace",
+	                              "Select this program's first step in the run the Execution "
+	                              "Trace shows, or in the run it ran in (Alt+Left comes back)"}},
+	    [GA_JUMP_BAR_OPERATION] = {{"Show Programs",
+	                                "Select the operation's first program in the Program Tree "
+	                                "(Alt+Left comes back)"},
+	                               {"Show Steps",
+	                                "Select the operation's first step in the Execution Trace, "
+	                                "in the run chosen here (Alt+Left comes back)"}},
+	};
 	/* The buttons in a row, the message under them: a wrapping label
 	 * beside buttons in a row makes GTK 4.8 misreport the height for a
 	 * width ("Expect overlapping widgets"). */
@@ -455,33 +489,11 @@ GtkWidget *ga_jump_bar_new(GaSession *session, GaJumpBarKind kind)
 
 	self->session = g_object_ref(session);
 	self->kind = kind;
-	switch (kind) {
-	case GA_JUMP_BAR_VARIABLE:
-		self->first = button_new("Show Tiles in Memory",
-		                         "Select the tiles the variable lives on and show them in "
-		                         "Memory (Enter on its row; Alt+Left comes back)");
+	self->first = button_new(buttons[kind][0].label, buttons[kind][0].tooltip);
+	if (buttons[kind][1].label)
+		self->second = button_new(buttons[kind][1].label, buttons[kind][1].tooltip);
+	if (kind == GA_JUMP_BAR_VARIABLE)
 		g_signal_connect(session, "notify::variable", G_CALLBACK(on_session_variable), self);
-		break;
-	case GA_JUMP_BAR_LIVENESS_STEP:
-		self->first = button_new("Show in Execution Trace",
-		                         "The first execution step of this liveness step's program "
-		                         "in the run the Execution Trace shows, or in the run it ran "
-		                         "in (Alt+Left comes back)");
-		break;
-	case GA_JUMP_BAR_PROGRAM:
-		self->first = button_new("Show Steps in Execution Trace",
-		                         "Select this program's first step in the run the Execution "
-		                         "Trace shows, or in the run it ran in (Alt+Left comes back)");
-		break;
-	case GA_JUMP_BAR_OPERATION:
-		self->first = button_new("Show Programs",
-		                         "Select the operation's first program in the Program Tree "
-		                         "(Alt+Left comes back)");
-		self->second = button_new("Show Steps",
-		                          "Select the operation's first step in the Execution Trace, "
-		                          "in the run chosen here (Alt+Left comes back)");
-		break;
-	}
 	g_signal_connect(self->first, "clicked", G_CALLBACK(on_first), self);
 	gtk_box_append(GTK_BOX(row), self->first);
 	if (self->second) {

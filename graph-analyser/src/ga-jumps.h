@@ -18,24 +18,6 @@ G_BEGIN_DECLS
  * (tsr_report_get_variables index): a new bitset, or NULL when there is
  * no such variable or its tiles cannot be read. */
 GtkBitset *ga_jumps_variable_tiles(GaDocument *doc, gint64 variable);
-/* The run in which to look for `program`'s steps: the session's run when
- * one is chosen and the program (or one below it) ran in it, else the
- * latest run in which the program ran, else the session's run or the
- * last; -1 when the report has no runs. */
-gint64 ga_jumps_run_for_program(GaDocument *doc, GaSession *session, gint64 program);
-/* The first step of run `run` (tsr_report_get_steps index) that program
- * `program` or a program below it (children, a Call's function) made;
- * -1 when none did. */
-gint64 ga_jumps_first_step(GaDocument *doc, gint64 run, gint64 program);
-/* The first program operation `op` (a debug context id) or one of its
- * descendants made: its own first (in id order, as its details list
- * them), then its descendants'; -1 when none. */
-gint64 ga_jumps_operation_program(GaDocument *doc, guint32 op);
-/* The first step of run `run` that operation `op` or a descendant made
- * (an OnTileExecute step counts for its compute set's debug context,
- * others for their program's, as tsr_report_list_operations counts
- * cycles); -1 when none. */
-gint64 ga_jumps_operation_step(GaDocument *doc, gint64 run, guint32 op);
 
 /* What a bar's buttons act on. */
 typedef enum {

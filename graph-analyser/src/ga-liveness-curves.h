@@ -1,6 +1,6 @@
 /*
- * Not-always-live bytes at every liveness step, summed over groups of
- * tiles (one IPU each, or the selected tiles), in one pass over the
+ * Not-always-live bytes at every liveness step, summed over a set of
+ * tiles (one IPU's, or the selected tiles), in one pass over the
  * listed variables: each variable's per-tile bytes are read once and
  * added over its live interval [live_from, live_to] with a difference
  * array. That is what tsr_report_fill_liveness_by_tile gives per step
@@ -19,14 +19,13 @@
 G_BEGIN_DECLS
 
 /*
- * Fills out[g * n_steps + s] with the bytes live at step s on the tiles
- * of group g: `group_of_tile` has the target's num_tiles entries, each a
- * group below n_groups or -1 (the tile counts nowhere). `done`, when not
- * NULL, is set atomically to the variables read so far (for a status
+ * Fills out[s] with the bytes live at step s on the tiles whose
+ * `on_tile` flag (the target's num_tiles of them) is set. `done`, when
+ * not NULL, is set atomically to the variables read so far (for a status
  * line), out of *n_vars. Returns a reportlib code (TSR_ERR_CANCELLED when
  * `cancellable` was cancelled); runs on the thread that owns `report`.
  */
-int ga_liveness_curves(uint64_t *out, size_t n_steps, tsr_report *report, const int *group_of_tile,
-                       guint n_groups, GCancellable *cancellable, gint *done, size_t *n_vars);
+int ga_liveness_curve(uint64_t *out, size_t n_steps, tsr_report *report, const guint8 *on_tile,
+                      GCancellable *cancellable, gint *done, size_t *n_vars);
 
 G_END_DECLS

@@ -194,7 +194,7 @@ static void cancel_job(GaLivenessView *self)
 /* One selected-tiles curve: the file, the tiles, the answer. */
 typedef struct curve_job {
 	char *path;
-	int *group_of_tile;
+	guint8 *on_tile;              /* by tile: whether it is summed */
 	size_t n_steps;
 	uint64_t *curve;
 	gint *done;                   /* the view's job_done */
@@ -205,7 +205,7 @@ typedef struct curve_job {
 static void curve_job_free(curve_job *j)
 {
 	g_free(j->path);
-	g_free(j->group_of_tile);
+	g_free(j->on_tile);
 	g_free(j->curve);
 	g_free(j->error);
 	g_free(j);
@@ -217,12 +217,10 @@ static void curve_thread(GTask *task, gpointer source, gpointer data, GCancellab
 	tsr_report *r = NULL;
 	int rc = tsr_report_open(&r, j->path, NULL);
 
-	(void)source;
 	if (rc) {
 		j->error = g_strdup(tsr_last_error());
 	} else {
-		rc = ga_liveness_curves(j->curve, j->n_steps, r, j->group_of_tile, 1, cancel, j->done,
-		                        &j->n_vars);
+		rc = ga_liveness_curve(j->curve, j->n_steps, r, j->on_tile, cancel, j->done, &j->n_vars);
 		if (rc && rc != TSR_ERR_CANCELLED)
 			j->error = g_strdup(tsr_report_error(r));
 	}
@@ -250,7 +248,6 @@ static void on_curve_done(GObject *source, GAsyncResult *result, gpointer data)
 	g_autofree char *text = NULL;
 	g_autofree char *vars = NULL;
 
-	(void)source;
 	if (g_task_get_cancellable(task) != self->job || g_cancellable_is_cancelled(self->job)) {
 		g_object_unref(self);
 		return; /* a newer selection or scope replaced it */
@@ -292,13 +289,11 @@ static void start_selection_curve(GaLivenessView *self, GtkBitset *tiles, const 
 	j->path = g_file_get_path(ga_document_get_file(document(self)));
 	j->n_steps = self->n_steps;
 	j->curve = g_new0(uint64_t, self->n_steps ? self->n_steps : 1);
-	j->group_of_tile = g_new(int, target->num_tiles ? target->num_tiles : 1);
-	for (size_t t = 0; t < target->num_tiles; t++)
-		j->group_of_tile[t] = -1;
+	j->on_tile = g_new0(guint8, target->num_tiles ? target->num_tiles : 1);
 	for (gboolean ok = gtk_bitset_iter_init_first(&it, tiles, &tile); ok;
 	     ok = gtk_bitset_iter_next(&it, &tile))
 		if (tile < target->num_tiles)
-			j->group_of_tile[tile] = 0;
+			j->on_tile[tile] = 1;
 	g_free(self->job_name);
 	self->job_name = g_strdup(name);
 	g_atomic_int_set(&self->job_done, 0);
@@ -314,14 +309,19 @@ static void start_selection_curve(GaLivenessView *self, GtkBitset *tiles, const 
 }
 
 /* Fills self->curve and self->always for the chosen scope (or starts
- * the worker), then the chart. */
+ * the worker), then the chart; the scope's "notify::selected" too. */
 static void apply_scope(GaLivenessView *self)
 {
-	tsr_report *report = ga_document_get_report(document(self));
-	const tsr_target *target = tsr_report_get_target(report);
-	const uint64_t *always_by_tile = ga_document_get_always_live_by_tile(document(self));
+	tsr_report *report;
+	const tsr_target *target;
+	const uint64_t *always_by_tile;
 	int scope = scope_of(self, gtk_drop_down_get_selected(self->scope));
 
+	if (!document(self))
+		return;
+	report = ga_document_get_report(document(self));
+	target = tsr_report_get_target(report);
+	always_by_tile = ga_document_get_always_live_by_tile(document(self));
 	cancel_job(self);
 	self->curve_ready = FALSE;
 	self->always = 0;
@@ -372,7 +372,8 @@ static void show_lifetime(GaLivenessView *self);
 static void add_compare_series(GaLivenessView *self);
 
 /* The chart from self->curve: not-always-live bytes per step, with the
- * scope's always-live bytes stacked on them when asked. */
+ * scope's always-live bytes stacked on them when asked (Include
+ * Always-Live's "notify::active" too). */
 static void rebuild_chart(GaLivenessView *self)
 {
 	gboolean with_always = gtk_check_button_get_active(self->include_always);
@@ -385,6 +386,8 @@ static void rebuild_chart(GaLivenessView *self)
 	                              : scope == G_MAXINT ? g_strdup("the selected tiles")
 	                                                  : NULL;
 
+	if (!document(self))
+		return;
 	for (guint s = 0; self->curve_ready && s < n; s++) {
 		values[s] = (double)self->curve[s];
 		if (with_always)
@@ -457,7 +460,7 @@ static void add_compare_series(GaLivenessView *self)
 }
 
 /* The session's variable drawn over the chart: its bytes over its
- * lifetime, and a caption. */
+ * lifetime, and a caption (when the session's variable changes too). */
 static void show_lifetime(GaLivenessView *self)
 {
 	gint64 index = document(self) ? ga_session_get_variable(ga_view_get_session(GA_VIEW(self))) : -1;
@@ -470,6 +473,8 @@ static void show_lifetime(GaLivenessView *self)
 	g_autofree char *text = NULL;
 	GdkRGBA c = colour(lifetime_colour);
 
+	if (!document(self))
+		return;
 	tsc_chart_clear_series(self->chart);
 	add_compare_series(self);
 	if (index < 0 || tsr_report_get_variables(&vars, &n_vars, ga_document_get_report(document(self))) ||
@@ -825,8 +830,6 @@ static void on_shift_click(GtkGestureClick *gesture, int n_press, double x, doub
 	g_autoptr(GtkBitset) sel = NULL;
 	gint64 item;
 
-	(void)n_press;
-	(void)y;
 	if (!(mods & GDK_SHIFT_MASK) || !document(self))
 		return;
 	item = tsc_chart_item_at(self->chart, x, NULL, NULL);
@@ -863,19 +866,8 @@ static void on_variable_selected(GtkSingleSelection *selection, GParamSpec *pspe
 {
 	GaVarRow *row = gtk_single_selection_get_selected_item(selection);
 
-	(void)pspec;
 	if (row)
 		ga_session_set_variable(ga_view_get_session(GA_VIEW(data)), row->index);
-}
-
-static void on_session_variable(GaSession *session, GParamSpec *pspec, gpointer data)
-{
-	GaLivenessView *self = data;
-
-	(void)session;
-	(void)pspec;
-	if (document(self))
-		show_lifetime(self);
 }
 
 /* --- Always live --------------------------------------------------------------------------- */
@@ -910,7 +902,6 @@ static void always_thread(GTask *task, gpointer source, gpointer data, GCancella
 {
 	always_job *j = data;
 
-	(void)source;
 	for (size_t i = 0; i < j->n_vars && !g_cancellable_is_cancelled(cancel); i++) {
 		GaVarRow *row;
 
@@ -932,7 +923,6 @@ static void on_always_done(GObject *source, GAsyncResult *result, gpointer data)
 	g_autofree char *count = ga_format_u64(j->rows->len), *bytes = ga_format_u64(j->total);
 	g_autofree char *status = NULL;
 
-	(void)source;
 	if (tsd_table_end_job(self->always_table, result)) {
 		tsd_table_set_busy(self->always_table, FALSE, NULL);
 		tsd_table_set_rows(self->always_table, j->rows->pdata, j->rows->len);
@@ -967,8 +957,6 @@ static void fill_always_live(GaLivenessView *self)
 
 /* --- Following the session ----------------------------------------------------------------- */
 
-static void on_scope_changed(GObject *object, GParamSpec *pspec, gpointer data);
-
 /* The view's document or report B changed (GaView::document_changed):
  * the scopes, the curve, the tables again. */
 static void on_document(GaView *view)
@@ -999,42 +987,20 @@ static void on_document(GaView *view)
 		gtk_string_list_append(list, s);
 	}
 	gtk_string_list_append(list, "Selected tiles");
-	g_signal_handlers_block_by_func(self->scope, on_scope_changed, self);
+	g_signal_handlers_block_by_func(self->scope, apply_scope, self);
 	gtk_drop_down_set_model(self->scope, G_LIST_MODEL(list));
 	gtk_drop_down_set_selected(self->scope, 0);
-	g_signal_handlers_unblock_by_func(self->scope, on_scope_changed, self);
+	g_signal_handlers_unblock_by_func(self->scope, apply_scope, self);
 	g_object_unref(list);
 	apply_scope(self);
 	on_chart_selection(self->chart, self);
 	fill_always_live(self);
 }
 
-static void on_scope_changed(GObject *object, GParamSpec *pspec, gpointer data)
-{
-	GaLivenessView *self = data;
-
-	(void)object;
-	(void)pspec;
-	if (document(self))
-		apply_scope(self);
-}
-
-static void on_include_always(GObject *object, GParamSpec *pspec, gpointer data)
-{
-	GaLivenessView *self = data;
-
-	(void)object;
-	(void)pspec;
-	if (document(self))
-		rebuild_chart(self);
-}
-
 static void on_session_tiles(GaSession *session, GParamSpec *pspec, gpointer data)
 {
 	GaLivenessView *self = data;
 
-	(void)session;
-	(void)pspec;
 	if (document(self) && scope_of(self, gtk_drop_down_get_selected(self->scope)) == G_MAXINT)
 		apply_scope(self);
 }
@@ -1059,7 +1025,7 @@ static void ga_liveness_view_constructed(GObject *object)
 	G_OBJECT_CLASS(ga_liveness_view_parent_class)->constructed(object);
 	/* The base lets go of the session's signals to the view. */
 	g_signal_connect(session, "notify::selected-tiles", G_CALLBACK(on_session_tiles), self);
-	g_signal_connect(session, "notify::variable", G_CALLBACK(on_session_variable), self);
+	g_signal_connect_swapped(session, "notify::variable", G_CALLBACK(show_lifetime), self);
 }
 
 static void ga_liveness_view_dispose(GObject *object)
@@ -1083,7 +1049,6 @@ static void ga_liveness_view_finalize(GObject *object)
 /* The variable's caption shows while it says something. */
 static gboolean has_text(gpointer view, const char *text)
 {
-	(void)view;
 	return text && *text;
 }
 
@@ -1119,8 +1084,8 @@ static void ga_liveness_view_class_init(GaLivenessViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, stack);
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, vertices_box);
 	gtk_widget_class_bind_template_child(widget_class, GaLivenessView, cycles_box);
-	gtk_widget_class_bind_template_callback(widget_class, on_scope_changed);
-	gtk_widget_class_bind_template_callback(widget_class, on_include_always);
+	gtk_widget_class_bind_template_callback(widget_class, apply_scope);
+	gtk_widget_class_bind_template_callback(widget_class, rebuild_chart);
 	gtk_widget_class_bind_template_callback(widget_class, on_chart_selection);
 	gtk_widget_class_bind_template_callback(widget_class, on_shift_click);
 	gtk_widget_class_bind_template_callback(widget_class, has_text);

@@ -129,7 +129,7 @@ static guint signals[N_SIGNALS];
 static void update_description(GaStepLanes *self);
 static void bsp_request(GaStepLanes *self);
 static void set_axis(GaStepLanes *self);
-static void view_changed(GaStepLanes *self);
+static void view_changed(gpointer data);
 
 /* --- Names and helpers ------------------------------------------------------------ */
 
@@ -318,13 +318,10 @@ static size_t lane_in_view(GaStepLanes *self, const Lane *l)
 /* Steps that overlap the visible range (whatever the mode). */
 static size_t steps_in_view(GaStepLanes *self)
 {
-	size_t n = 0;
-
-	size_t lo = 0, hi = self->n_steps;
+	size_t n = 0, lo = 0, hi = self->n_steps;
 
 	/* Steps are in time order within a run: those starting before the
 	 * end of the view are a prefix. */
-
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -608,9 +605,12 @@ static void set_axis(GaStepLanes *self)
 	tsc_viewport_init(&self->vp, TSC_TIMELINE_CYCLES, 0, (int64_t)end - 1, (int64_t)MIN_SPAN - 1);
 }
 
-/* The window moved: redraw, describe, tell the view. */
-static void view_changed(GaStepLanes *self)
+/* The window moved: redraw, describe, tell the view (also the chart
+ * kit's hook when its input moved it). */
+static void view_changed(gpointer data)
 {
+	GaStepLanes *self = data;
+
 	invalidate(self);
 	update_description(self);
 	g_signal_emit(self, signals[SIGNAL_VISIBLE_CHANGED], 0);
@@ -791,6 +791,28 @@ static gboolean item_at(GaStepLanes *self, int k, double x, guint *out)
 	return tsc_lane_mark_at(&lane(self, (guint)k)->tl, 0, x, out);
 }
 
+/* The mark drawn under (x, y) in Flat or Flame, and its lane; NULL: none. */
+static const TscFoldMark *mark_at(GaStepLanes *self, double x, double y, const Lane **l)
+{
+	int k = self->doc ? lane_at(self, y) : -1;
+	guint i;
+
+	if (k < 0 || !item_at(self, k, x, &i))
+		return NULL;
+	*l = lane(self, (guint)k);
+	return &g_array_index((*l)->tl.marks, TscFoldMark, i);
+}
+
+/* The mark the pointer is on as last found, and its lane; NULL: none. */
+static const TscFoldMark *hovered(GaStepLanes *self, const Lane **l)
+{
+	if (self->hover_lane < 0 || (guint)self->hover_lane >= self->lanes->len ||
+	    self->hover_item >= lane(self, (guint)self->hover_lane)->tl.marks->len)
+		return NULL;
+	*l = lane(self, (guint)self->hover_lane);
+	return &g_array_index((*l)->tl.marks, TscFoldMark, self->hover_item);
+}
+
 /* --- The cached layer --------------------------------------------------------------- */
 
 /* The chart kit's ruler over the plot, with grid lines down the lanes
@@ -808,22 +830,31 @@ static void draw_ruler(GaStepLanes *self, GtkSnapshot *s)
 
 /* --- BSP ---------------------------------------------------------------------------- */
 
-/* Index blocks per row and rows of the BSP picture for the current size. */
-static void bsp_layout(GaStepLanes *self, unsigned *bpr, int *rows, int *row_px)
+/* The rows of the BSP picture for the current size. */
+typedef struct BspRows {
+	unsigned tiles, n_blocks; /* the index's tiles and blocks of tiles */
+	unsigned bpr, per_row;    /* blocks and tiles per row */
+	int rows, row_px;         /* rows shown, each row_px device px tall */
+} BspRows;
+
+static BspRows bsp_rows(GaStepLanes *self)
 {
 	int scale = gtk_widget_get_scale_factor(GTK_WIDGET(self));
 	int h_dev = MAX(1, (int)(self->bsp_h * scale));
 	unsigned tpb = ga_trace_index_get_tiles_per_block(self->index);
-	unsigned n_blocks = (ga_trace_index_get_num_tiles(self->index) + tpb - 1) / tpb;
+	BspRows b = {.tiles = ga_trace_index_get_num_tiles(self->index)};
 	unsigned first = self->bsp_first / tpb;
 
-	*row_px = (int)MAX(1, self->bsp_row_px);
-	*bpr = self->bsp_bpr ? self->bsp_bpr : MAX(1, (n_blocks + (unsigned)h_dev - 1) / (unsigned)h_dev);
+	b.n_blocks = (b.tiles + tpb - 1) / tpb;
+	b.row_px = (int)MAX(1, self->bsp_row_px);
+	b.bpr = self->bsp_bpr ? self->bsp_bpr : MAX(1, (b.n_blocks + (unsigned)h_dev - 1) / (unsigned)h_dev);
 	/* All tiles in the view: fewer tiles than pixels get taller rows. */
-	if (!self->bsp_bpr && *bpr == 1)
-		*row_px = MAX(1, MIN(BSP_MAX_ROW_PX, h_dev / (int)MAX(1u, n_blocks)));
-	*rows = MIN(h_dev / *row_px, (int)((n_blocks - MIN(first, n_blocks) + *bpr - 1) / *bpr));
-	*rows = MAX(1, *rows);
+	if (!self->bsp_bpr && b.bpr == 1)
+		b.row_px = MAX(1, MIN(BSP_MAX_ROW_PX, h_dev / (int)MAX(1u, b.n_blocks)));
+	b.rows = MIN(h_dev / b.row_px, (int)((b.n_blocks - MIN(first, b.n_blocks) + b.bpr - 1) / b.bpr));
+	b.rows = MAX(1, b.rows);
+	b.per_row = b.bpr * tpb;
+	return b;
 }
 
 static void bsp_colours(GaStepLanes *self, GdkRGBA *c)
@@ -881,7 +912,7 @@ static void bsp_request(GaStepLanes *self)
 {
 	int scale = gtk_widget_get_scale_factor(GTK_WIDGET(self));
 	ga_bsp_request req = {0};
-	unsigned bpr;
+	BspRows b;
 	BspJob *j;
 	GTask *task;
 
@@ -892,8 +923,10 @@ static void bsp_request(GaStepLanes *self)
 	req.from = vis_from(self);
 	req.to = vis_to(self);
 	req.width = MAX(1, (int)(self->plot_w * scale));
-	bsp_layout(self, &bpr, &req.rows, &req.row_px);
-	req.tiles_per_row = bpr * ga_trace_index_get_tiles_per_block(self->index);
+	b = bsp_rows(self);
+	req.rows = b.rows;
+	req.row_px = b.row_px;
+	req.tiles_per_row = b.per_row;
 	req.first_tile = self->bsp_first;
 	bsp_colours(self, req.colours);
 	self->bsp_stale = FALSE;
@@ -946,15 +979,11 @@ static void draw_bsp(GaStepLanes *self, GtkSnapshot *s)
 	}
 	/* Tile numbers down the left, one every ~4 lines of text. */
 	{
-		unsigned bpr, tpb = ga_trace_index_get_tiles_per_block(self->index);
-		int rows, row_px;
-		double row_h, every;
+		BspRows b = bsp_rows(self);
+		double row_h = (double)b.row_px / scale, every = MAX(1, ceil(self->text_h * 2.5 / row_h));
 
-		bsp_layout(self, &bpr, &rows, &row_px);
-		row_h = (double)row_px / scale;
-		every = MAX(1, ceil(self->text_h * 2.5 / row_h));
-		for (int r = 0; r < rows; r += (int)every) {
-			unsigned tile = self->bsp_first + (unsigned)r * bpr * tpb;
+		for (int r = 0; r < b.rows; r += (int)every) {
+			unsigned tile = self->bsp_first + (unsigned)r * b.per_row;
 			g_autofree char *num = ga_format_u64(tile);
 			g_autofree char *t = g_strdup_printf("Tile %s", num);
 			int w = text_width(self, t);
@@ -1035,6 +1064,8 @@ static void draw_overlay(GaStepLanes *self, GtkSnapshot *s)
 	             : self->lanes->len         ? lane(self, 0)->tl.y
 	                                        : self->ruler_h;
 	double bottom = lanes_bottom(self);
+	const TscFoldMark *it;
+	const Lane *l;
 
 	gtk_snapshot_push_clip(s, &GRAPHENE_RECT_INIT((float)self->plot_x - 2, 0,
 	                                              (float)self->plot_w + 4, (float)self->height));
@@ -1045,10 +1076,7 @@ static void draw_overlay(GaStepLanes *self, GtkSnapshot *s)
 		                        (int64_t)self->range_from, (int64_t)self->range_to, &self->accent);
 		gtk_snapshot_restore(s);
 	}
-	if (self->hover_lane >= 0 && (guint)self->hover_lane < self->lanes->len &&
-	    self->hover_item < lane(self, (guint)self->hover_lane)->tl.marks->len) {
-		const Lane *l = lane(self, (guint)self->hover_lane);
-		const TscFoldMark *it = &g_array_index(l->tl.marks, TscFoldMark, self->hover_item);
+	if ((it = hovered(self, &l))) {
 		GdkRGBA c = alpha(&self->fg, 0.22);
 
 		rect(s, &c, it->x0, l->tl.y + 2, MAX(1, it->x1 - it->x0), self->lane_h - 4);
@@ -1057,8 +1085,7 @@ static void draw_overlay(GaStepLanes *self, GtkSnapshot *s)
 		const tsr_step *st = &self->steps[self->selected];
 
 		for (guint k = 0; k < self->lanes->len; k++) {
-			const Lane *l = lane(self, k);
-
+			l = lane(self, k);
 			if (l->kind == kind_of_step(st) &&
 			    (l->ipu < 0 || ga_trace_index_step_on_ipu(self->index, (size_t)self->selected,
 			                                              (unsigned)l->ipu)))
@@ -1092,25 +1119,31 @@ static gboolean in_plot(GaStepLanes *self, double x, double y)
 	       x < self->plot_x + self->plot_w && y >= self->ruler_h && y < self->height;
 }
 
-/* Finds the bar under the pointer again after the bars were redrawn,
- * without asking for another frame. */
-static void rehover(GaStepLanes *self)
+/* Finds the bar under the pointer (pointer_x, pointer_y; -1: outside).
+ * The description says what the pointer is on: when that changed it is
+ * redone at once after a motion, and after this frame when the bars
+ * were redrawn under a still pointer (a snapshot asks for no frame). */
+static void hover(GaStepLanes *self, gboolean in_snapshot)
 {
-	int k = self->doc && self->pointer_x >= 0 ? lane_at(self, self->pointer_y) : -1;
+	double x = self->pointer_x, y = self->pointer_y;
+	int k = self->doc ? lane_at(self, y) : -1;
 	guint item = 0;
-	gboolean over = self->pointer_x >= 0 && in_plot(self, self->pointer_x, self->pointer_y);
+	gboolean over = x >= 0 && in_plot(self, x, y);
 
-	if (k >= 0 && (self->pointer_x < self->plot_x || self->pointer_x >= self->plot_x + self->plot_w ||
-	               !item_at(self, k, self->pointer_x, &item)))
+	if (k >= 0 && (x < self->plot_x || x >= self->plot_x + self->plot_w || !item_at(self, k, x, &item)))
 		k = -1;
-	/* The description says what the pointer is on: redo it after this
-	 * frame when that changed. */
-	if ((k != self->hover_lane || (k >= 0 && item != self->hover_item) ||
-	     over != self->hover_in_plot) && !self->describe_idle)
-		self->describe_idle = g_idle_add(describe_later, self);
+	if (k == self->hover_lane && (k < 0 || item == self->hover_item) && over == self->hover_in_plot)
+		return;
 	self->hover_lane = k;
 	self->hover_item = item;
 	self->hover_in_plot = over;
+	if (in_snapshot) {
+		if (!self->describe_idle)
+			self->describe_idle = g_idle_add(describe_later, self);
+		return;
+	}
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+	update_description(self);
 }
 
 static void ga_step_lanes_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
@@ -1121,7 +1154,7 @@ static void ga_step_lanes_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 	if (!self->cache) {
 		self->cache = build_layer(self);
 		/* The bars moved: what is under the pointer now. */
-		rehover(self);
+		hover(self, TRUE);
 	}
 	gtk_snapshot_append_node(snapshot, self->cache);
 	if (self->mode == GA_TRACE_BSP)
@@ -1214,24 +1247,21 @@ static void describe_flame(GaStepLanes *self, GString *d)
 
 static void describe_bsp(GaStepLanes *self, GString *d)
 {
-	unsigned bpr, tpb, tiles;
-	int rows, row_px;
+	BspRows b;
 
 	if (!self->index || ga_trace_index_get_run(self->index) != self->run) {
 		g_string_append(d, " BSP: reading the tiles of every step.");
 		return;
 	}
-	bsp_layout(self, &bpr, &rows, &row_px);
-	tpb = ga_trace_index_get_tiles_per_block(self->index);
-	tiles = ga_trace_index_get_num_tiles(self->index);
+	b = bsp_rows(self);
 	{
-		unsigned last = MIN(tiles, self->bsp_first + (unsigned)rows * bpr * tpb) - 1;
-		g_autofree char *t = ga_format_u64(tiles), *a = ga_format_u64(self->bsp_first);
-		g_autofree char *b = ga_format_u64(last);
+		unsigned last = MIN(b.tiles, self->bsp_first + (unsigned)b.rows * b.per_row) - 1;
+		g_autofree char *t = ga_format_u64(b.tiles), *from = ga_format_u64(self->bsp_first);
+		g_autofree char *to = ga_format_u64(last);
 
 		g_string_append_printf(d, " BSP: %s tiles, %u per row, %d rows of %d px; tiles %s – %s "
 		                          "shown.",
-		                       t, bpr * tpb, rows, row_px, a, b);
+		                       t, b.per_row, b.rows, b.row_px, from, to);
 	}
 }
 
@@ -1239,6 +1269,8 @@ static void update_description(GaStepLanes *self)
 {
 	static const char *const mode_names[GA_TRACE_MODE_COUNT] = {"Flat", "Flame", "BSP"};
 	GString *d = g_string_new(NULL);
+	const TscFoldMark *it;
+	const Lane *l;
 
 	if (!self->doc) {
 		g_string_append(d, "No execution profile");
@@ -1274,11 +1306,8 @@ static void update_description(GaStepLanes *self)
 		if (self->highlight >= 0)
 			g_string_append_printf(d, " Outlined: the steps of program %" G_GINT64_FORMAT ".",
 			                       self->highlight);
-		if (self->hover_lane >= 0 && (guint)self->hover_lane < self->lanes->len &&
-		    self->hover_item < lane(self, (guint)self->hover_lane)->tl.marks->len) {
-			const Lane *l = lane(self, (guint)self->hover_lane);
-			g_autofree char *t =
-			    item_text(self, l, &g_array_index(l->tl.marks, TscFoldMark, self->hover_item));
+		if ((it = hovered(self, &l))) {
+			g_autofree char *t = item_text(self, l, it);
 
 			g_string_append_printf(d, " Pointer on: %s.", t);
 		} else if (self->hover_in_plot) {
@@ -1298,30 +1327,13 @@ const char *ga_step_lanes_get_description(GaStepLanes *self)
 
 /* --- Input ----------------------------------------------------------------------------- */
 
-static void set_hover(GaStepLanes *self, double x, double y)
-{
-	int k = self->doc ? lane_at(self, y) : -1;
-	guint item = 0;
-	gboolean over = x >= 0 && in_plot(self, x, y);
-
-	if (k >= 0 && (x < self->plot_x || x >= self->plot_x + self->plot_w || !item_at(self, k, x, &item)))
-		k = -1;
-	if (k == self->hover_lane && (k < 0 || item == self->hover_item) && over == self->hover_in_plot)
-		return;
-	self->hover_lane = k;
-	self->hover_item = item;
-	self->hover_in_plot = over;
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-	update_description(self);
-}
-
 static void hook_motion(gpointer data, double x, double y)
 {
 	GaStepLanes *self = data;
 
 	self->pointer_x = x;
 	self->pointer_y = y;
-	set_hover(self, x, y);
+	hover(self, FALSE);
 }
 
 static void hook_leave(gpointer data)
@@ -1329,7 +1341,7 @@ static void hook_leave(gpointer data)
 	GaStepLanes *self = data;
 
 	self->pointer_x = self->pointer_y = -1;
-	set_hover(self, -1, -1);
+	hover(self, FALSE);
 }
 
 /* The step whose cycles hold `cycle` (the first of several), or -1. */
@@ -1350,28 +1362,34 @@ static gint64 step_at_cycle(GaStepLanes *self, double cycle)
 	return -1;
 }
 
+/* BSP: the step at the cycle under x (the first of several); -1 when
+ * there is none or (x, y) is off the picture. */
+static gint64 bsp_step_at(GaStepLanes *self, double x, double y)
+{
+	if (x < self->plot_x || x >= self->plot_x + self->plot_w || y < self->bsp_y)
+		return -1;
+	return step_at_cycle(self, cycle_at(self, x));
+}
+
 static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean keyboard, GtkTooltip *tip,
                                  gpointer data)
 {
 	GaStepLanes *self = GA_STEP_LANES(w);
-	int k = self->doc ? lane_at(self, y) : -1;
-	guint item;
+	const TscFoldMark *it;
+	const Lane *l;
 	g_autofree char *t = NULL;
 
-	if (self->doc && self->mode == GA_TRACE_BSP && x >= self->plot_x &&
-	    x < self->plot_x + self->plot_w && y >= self->bsp_y) {
-		gint64 st = step_at_cycle(self, cycle_at(self, x));
+	if (self->doc && self->mode == GA_TRACE_BSP) {
+		gint64 st = bsp_step_at(self, x, y);
 
 		if (st < 0)
 			return FALSE;
 		t = step_text(self, &self->steps[st]);
-		gtk_tooltip_set_text(tip, t);
-		return TRUE;
-	}
-	if (k < 0 || !item_at(self, k, x, &item))
+	} else if ((it = mark_at(self, x, y, &l))) {
+		t = item_text(self, l, it);
+	} else {
 		return FALSE;
-	t = item_text(self, lane(self, (guint)k),
-	              &g_array_index(lane(self, (guint)k)->tl.marks, TscFoldMark, item));
+	}
 	gtk_tooltip_set_text(tip, t);
 	return TRUE;
 }
@@ -1380,28 +1398,25 @@ static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean keyboard, 
  * taller; out the reverse, back to all tiles in the view. */
 static void bsp_zoom(GaStepLanes *self, gboolean in)
 {
-	unsigned bpr;
-	int rows, row_px;
+	BspRows b;
 
 	if (!self->index)
 		return;
-	bsp_layout(self, &bpr, &rows, &row_px);
+	b = bsp_rows(self);
 	if (in) {
-		if (bpr > 1) {
-			self->bsp_bpr = bpr / 2;
+		if (b.bpr > 1) {
+			self->bsp_bpr = b.bpr / 2;
 		} else {
 			self->bsp_bpr = 1;
-			self->bsp_row_px = MIN(BSP_MAX_ROW_PX, (unsigned)row_px * 2);
+			self->bsp_row_px = MIN(BSP_MAX_ROW_PX, (unsigned)b.row_px * 2);
 		}
-	} else if (row_px > 1) {
-		self->bsp_row_px = (unsigned)row_px / 2;
+	} else if (b.row_px > 1) {
+		self->bsp_row_px = (unsigned)b.row_px / 2;
 		self->bsp_bpr = 1;
 	} else {
-		unsigned tpb = ga_trace_index_get_tiles_per_block(self->index);
-		unsigned n_blocks = (ga_trace_index_get_num_tiles(self->index) + tpb - 1) / tpb;
-
-		self->bsp_bpr = bpr * 2;
-		if ((unsigned)rows * bpr >= n_blocks || self->bsp_bpr * (unsigned)rows >= 2 * n_blocks) {
+		self->bsp_bpr = b.bpr * 2;
+		if ((unsigned)b.rows * b.bpr >= b.n_blocks ||
+		    self->bsp_bpr * (unsigned)b.rows >= 2 * b.n_blocks) {
 			self->bsp_bpr = 0; /* back to all tiles */
 			self->bsp_first = 0;
 		}
@@ -1413,18 +1428,15 @@ static void bsp_zoom(GaStepLanes *self, gboolean in)
 /* BSP vertical scroll by `rows` rows (negative: up). */
 static void bsp_scroll(GaStepLanes *self, int rows_by)
 {
-	unsigned bpr, tpb, tiles;
-	int rows, row_px;
+	BspRows b;
 	gint64 first;
 
 	if (!self->index)
 		return;
-	bsp_layout(self, &bpr, &rows, &row_px);
-	tpb = ga_trace_index_get_tiles_per_block(self->index);
-	tiles = ga_trace_index_get_num_tiles(self->index);
-	first = (gint64)self->bsp_first + (gint64)rows_by * bpr * tpb;
-	first = CLAMP(first, 0, (gint64)tiles - 1);
-	first -= first % (gint64)(bpr * tpb);
+	b = bsp_rows(self);
+	first = (gint64)self->bsp_first + (gint64)rows_by * b.per_row;
+	first = CLAMP(first, 0, (gint64)b.tiles - 1);
+	first -= first % (gint64)b.per_row;
 	if ((unsigned)first == self->bsp_first)
 		return;
 	self->bsp_first = (unsigned)first;
@@ -1458,46 +1470,30 @@ static gboolean on_bsp_scroll(GtkEventControllerScroll *c, double dx, double dy,
 
 /* A click at x: selects the step or frame there, or zooms into a fold of
  * many; in BSP the step at that cycle. */
-static void click(GaStepLanes *self, double x, double y)
-{
-	int k = self->doc ? lane_at(self, y) : -1;
-	guint i;
-
-	if (self->doc && self->mode == GA_TRACE_BSP) {
-		ga_step_lanes_set_selected(self, x >= self->plot_x && x < self->plot_x + self->plot_w &&
-		                                         y >= self->bsp_y
-		                                     ? step_at_cycle(self, cycle_at(self, x))
-		                                     : -1);
-		return;
-	}
-	if (k < 0 || !item_at(self, k, x, &i)) {
-		ga_step_lanes_set_selected(self, -1);
-		return;
-	}
-	{
-		const Lane *l = lane(self, (guint)k);
-		const TscFoldMark *it = &g_array_index(l->tl.marks, TscFoldMark, i);
-
-		if (it->count == 1) {
-			guint32 ref = g_array_index(l->tl.spans, TscSpan, it->first).id;
-
-			if (self->mode == GA_TRACE_FLAME)
-				select_full(self, (gint64)self->frames[ref].step_from, ref);
-			else
-				select_full(self, ref, -1);
-		} else {
-			int64_t from, to;
-
-			tsc_lane_mark_extent(&l->tl, it, &from, &to);
-			ga_step_lanes_set_visible(self, (double)from - (to - from) * 0.05,
-			                          (double)to + (to - from) * 0.05);
-		}
-	}
-}
-
 static void hook_click(gpointer data, double x, double y, GdkModifierType state)
 {
-	click(data, x, y);
+	GaStepLanes *self = data;
+	const TscFoldMark *it;
+	const Lane *l;
+
+	if (self->doc && self->mode == GA_TRACE_BSP) {
+		ga_step_lanes_set_selected(self, bsp_step_at(self, x, y));
+	} else if (!(it = mark_at(self, x, y, &l))) {
+		ga_step_lanes_set_selected(self, -1);
+	} else if (it->count == 1) {
+		guint32 ref = g_array_index(l->tl.spans, TscSpan, it->first).id;
+
+		if (self->mode == GA_TRACE_FLAME)
+			select_full(self, (gint64)self->frames[ref].step_from, ref);
+		else
+			select_full(self, ref, -1);
+	} else {
+		int64_t from, to;
+
+		tsc_lane_mark_extent(&l->tl, it, &from, &to);
+		ga_step_lanes_set_visible(self, (double)from - (to - from) * 0.05,
+		                          (double)to + (to - from) * 0.05);
+	}
 }
 
 /* Shift+drag marks cycles [from, to] (within the window). */
@@ -1557,11 +1553,6 @@ static void hook_plot(gpointer data, double *plot_x, double *plot_w)
 	*plot_w = self->plot_w;
 }
 
-static void hook_view_changed(gpointer data)
-{
-	view_changed(data);
-}
-
 /* --- The class ---------------------------------------------------------------------------- */
 
 static void ga_step_lanes_css_changed(GtkWidget *widget, GtkCssStyleChange *change)
@@ -1619,6 +1610,8 @@ static void ga_step_lanes_finalize(GObject *object)
 
 static void ga_step_lanes_class_init(GaStepLanesClass *klass)
 {
+	static const char *const signal_names[N_SIGNALS] = {"selection-changed", "range-changed",
+	                                                    "visible-changed"};
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
 	G_OBJECT_CLASS(klass)->dispose = ga_step_lanes_dispose;
@@ -1628,15 +1621,9 @@ static void ga_step_lanes_class_init(GaStepLanesClass *klass)
 	widget_class->css_changed = ga_step_lanes_css_changed;
 	gtk_widget_class_set_css_name(widget_class, "steplanes");
 	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_IMG);
-	signals[SIGNAL_SELECTION_CHANGED] = g_signal_new("selection-changed", G_TYPE_FROM_CLASS(klass),
-	                                                 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-	                                                 G_TYPE_NONE, 0);
-	signals[SIGNAL_RANGE_CHANGED] = g_signal_new("range-changed", G_TYPE_FROM_CLASS(klass),
-	                                             G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-	                                             G_TYPE_NONE, 0);
-	signals[SIGNAL_VISIBLE_CHANGED] = g_signal_new("visible-changed", G_TYPE_FROM_CLASS(klass),
-	                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-	                                               G_TYPE_NONE, 0);
+	for (int i = 0; i < N_SIGNALS; i++)
+		signals[i] = g_signal_new(signal_names[i], G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+		                          NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void ga_step_lanes_init(GaStepLanes *self)
@@ -1644,7 +1631,7 @@ static void ga_step_lanes_init(GaStepLanes *self)
 	static const TscTimelineInputHooks hooks = {
 		.viewport = hook_viewport,
 		.plot = hook_plot,
-		.view_changed = hook_view_changed,
+		.view_changed = view_changed,
 		.key = hook_key,
 		.motion = hook_motion,
 		.leave = hook_leave,

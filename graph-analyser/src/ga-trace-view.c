@@ -31,26 +31,22 @@
 
 struct _GaTraceView {
 	GaView parent_instance;
-	GCancellable *index_cancel; /* the tile index being built */
 	gboolean syncing;           /* applying the session: do not write it back */
 	GtkToggleButton *modes[GA_TRACE_MODE_COUNT];
-	GtkToggleButton *mode_flat, *mode_flame, *mode_bsp;
 	GtkBox *legend;
 	GtkLabel *hint;
-
-	/* Compare mode: report B's runs and lanes under A's, on one cycle
-	 * axis with the same zoom and mode. */
 	GtkLabel *title_b;
-	GtkDropDown *runs_b;
-	GtkStringList *run_names_b;
-	GaStepLanes *lanes_b;
-	GCancellable *index_cancel_b;
+
+	/* By side, [0] report A's and [1] report B's: in compare mode B's
+	 * run and lanes are under A's, on one cycle axis with the same zoom
+	 * and mode. */
+	GtkDropDown *runs[2];
+	GtkStringList *run_names[2];
+	GaStepLanes *lanes[2];
+	GCancellable *index_cancel[2]; /* the tile index being built */
 	int details_side;           /* the lanes whose selection the details show: 0 A, 1 B */
 	gboolean linking;           /* copying the visible range between A and B */
 
-	GtkDropDown *runs;
-	GtkStringList *run_names;
-	GaStepLanes *lanes;
 	GtkLabel *heading;
 	GtkGrid *details;
 	GtkLabel *range_heading;
@@ -114,10 +110,10 @@ static void put(GaTraceView *self, int *row, const char *key, char *value)
 static void update_details(GaTraceView *self)
 {
 	gboolean b = self->details_side == 1 && doc_b(self);
-	GaStepLanes *lanes = b ? self->lanes_b : self->lanes;
+	GaStepLanes *lanes = self->lanes[b];
 	GaDocument *doc = b ? doc_b(self) : doc_a(self);
 	gint64 i = ga_step_lanes_get_selected(lanes);
-	size_t run = gtk_drop_down_get_selected(b ? self->runs_b : self->runs);
+	size_t run = gtk_drop_down_get_selected(self->runs[b]);
 	tsr_report *r = doc ? ga_document_get_report(doc) : NULL;
 	const tsr_step *steps;
 	const tsr_program *progs;
@@ -194,18 +190,21 @@ static void update_details(GaTraceView *self)
 	}
 }
 
-/* The user selected a step (or a flame frame): it becomes the session's
- * step, and its program the session's program. */
+/* The user selected a step (or a flame frame) in A's or B's lanes: the
+ * details show it. A's becomes the session's step, and its program the
+ * session's program; report B's steps are not the session's (its
+ * selections index report A), so nothing else follows them. */
 static void on_selection_changed(GaStepLanes *lanes, GaTraceView *self)
 {
 	gint64 step = ga_step_lanes_get_selected(lanes), program;
-	guint run = gtk_drop_down_get_selected(self->runs);
+	guint run = gtk_drop_down_get_selected(self->runs[0]);
+	int b = lanes == self->lanes[1];
 
-	if (step >= 0 || self->details_side == 0) {
-		self->details_side = 0;
+	if (step >= 0 || self->details_side == b) {
+		self->details_side = b;
 		update_details(self);
 	}
-	if (self->syncing || !doc_a(self) || run == GTK_INVALID_LIST_POSITION)
+	if (b || self->syncing || !doc_a(self) || run == GTK_INVALID_LIST_POSITION)
 		return;
 	self->syncing = TRUE;
 	ga_session_set_step(session_of(self), run, step);
@@ -302,7 +301,7 @@ static void update_run_summary(GaTraceView *self, tsr_report *r, size_t run)
 /* The lanes' "range-changed" too, connected swapped by the template. */
 static void update_range(GaTraceView *self)
 {
-	size_t run = gtk_drop_down_get_selected(self->runs);
+	size_t run = gtk_drop_down_get_selected(self->runs[0]);
 	tsr_report *r = doc_a(self) ? ga_document_get_report(doc_a(self)) : NULL;
 	uint64_t from, to, cycles[TSR_STEP_TYPE_COUNT] = {0};
 	size_t count[TSR_STEP_TYPE_COUNT] = {0}, n;
@@ -313,7 +312,7 @@ static void update_range(GaTraceView *self)
 		gtk_label_set_text(self->range_heading, "No execution profile");
 		return;
 	}
-	if (!ga_step_lanes_get_range(self->lanes, &from, &to)) {
+	if (!ga_step_lanes_get_range(self->lanes[0], &from, &to)) {
 		update_run_summary(self, r, run);
 		return;
 	}
@@ -353,52 +352,57 @@ static void fit_lanes(GaTraceView *self)
 }
 
 /*
- * A run's tile index is ready (report A's lanes, or B's when `b`). On
- * failure the view may be gone (cancelled) or the blobs are damaged: the
- * lanes stay by kind and the BSP view says it has no tiles.
+ * A run's tile index is ready (for A's lanes or B's: the side whose
+ * build it was). On failure the view may be gone (cancelled) or the
+ * blobs are damaged: the lanes stay by kind and the BSP view says it has
+ * no tiles. A build that was not cancelled is of a view still there.
  */
-static void take_index(GAsyncResult *result, gpointer data, gboolean b)
+static void on_index(GObject *source, GAsyncResult *result, gpointer data)
 {
 	GError *error = NULL;
 	GaTraceIndex *index = ga_trace_index_build_finish(result, &error);
 	GaTraceView *self;
+	int b;
 
-	if (!index) {
-		if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-			g_warning("Execution Trace%s: %s", b ? ", report B" : "", error->message);
+	if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
 		g_error_free(error);
 		return;
 	}
 	self = GA_TRACE_VIEW(data);
-	g_clear_object(b ? &self->index_cancel_b : &self->index_cancel);
-	ga_step_lanes_set_index(b ? self->lanes_b : self->lanes, index);
+	b = g_task_get_cancellable(G_TASK(result)) == self->index_cancel[1];
+	if (!index) {
+		g_warning("Execution Trace%s: %s", b ? ", report B" : "", error->message);
+		g_error_free(error);
+		return;
+	}
+	g_clear_object(&self->index_cancel[b]);
+	ga_step_lanes_set_index(self->lanes[b], index);
 	ga_trace_index_unref(index);
 	fit_lanes(self);
 }
 
-static void on_index(GObject *source, GAsyncResult *result, gpointer data)
+/* The run picked in A's or B's picker, shown in that side's lanes, and
+ * its tile index built. Each side's index only: B's lanes keep theirs,
+ * or the build B's run started (rebuild starts B first), whatever A's
+ * run. */
+static void on_run(GtkDropDown *dropdown, GParamSpec *pspec, GaTraceView *self)
 {
-	take_index(result, data, FALSE);
-}
+	int b = dropdown == self->runs[1];
+	GaDocument *doc = b ? doc_b(self) : doc_a(self);
+	guint run = gtk_drop_down_get_selected(dropdown);
+	gboolean valid = run != GTK_INVALID_LIST_POSITION && doc;
 
-static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
-{
-	guint run = gtk_drop_down_get_selected(GTK_DROP_DOWN(dropdown));
-	gboolean valid = run != GTK_INVALID_LIST_POSITION && doc_a(self);
-
-	/* A's index only: B's lanes keep theirs, or the build on_run_b
-	 * started (rebuild starts B first), whatever A's run. */
-	tsd_cancel_clear(&self->index_cancel);
-	ga_step_lanes_set_index(self->lanes, NULL);
-	ga_step_lanes_set_run(self->lanes, valid ? doc_a(self) : NULL, run);
-	if (self->lanes_b)
+	tsd_cancel_clear(&self->index_cancel[b]);
+	ga_step_lanes_set_index(self->lanes[b], NULL);
+	ga_step_lanes_set_run(self->lanes[b], valid ? doc : NULL, run);
+	if (self->lanes[1])
 		align_axes(self);
 	fit_lanes(self);
 	if (!valid)
 		return;
-	self->index_cancel = g_cancellable_new();
-	ga_trace_index_build_async(doc_a(self), run, self->index_cancel, on_index, self);
-	if (!self->syncing) {
+	self->index_cancel[b] = g_cancellable_new();
+	ga_trace_index_build_async(doc, run, self->index_cancel[b], on_index, self);
+	if (!b && !self->syncing) {
 		self->syncing = TRUE;
 		ga_session_set_step(session_of(self), run, -1);
 		self->syncing = FALSE;
@@ -406,37 +410,32 @@ static void on_run(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
 }
 
 /* The session's run and step, shown: the run picked, the step selected
- * and scrolled into view. */
+ * and scrolled into view (the session's "notify::step" too, unless the
+ * view is the one setting it). */
 static void follow_session(GaTraceView *self)
 {
 	gint64 run, step;
-	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->run_names));
+	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->run_names[0]));
 
+	if (self->syncing)
+		return;
 	ga_session_get_step(session_of(self), &run, &step);
-	ga_step_lanes_set_highlight(self->lanes, ga_session_get_program(session_of(self)));
+	ga_step_lanes_set_highlight(self->lanes[0], ga_session_get_program(session_of(self)));
 	if (!doc_a(self) || run < 0 || run >= (gint64)n)
 		return;
 	self->syncing = TRUE;
-	if (gtk_drop_down_get_selected(self->runs) != (guint)run)
-		gtk_drop_down_set_selected(self->runs, (guint)run);
-	if (step != ga_step_lanes_get_selected(self->lanes))
-		ga_step_lanes_reveal(self->lanes, step);
+	if (gtk_drop_down_get_selected(self->runs[0]) != (guint)run)
+		gtk_drop_down_set_selected(self->runs[0], (guint)run);
+	if (step != ga_step_lanes_get_selected(self->lanes[0]))
+		ga_step_lanes_reveal(self->lanes[0], step);
 	self->syncing = FALSE;
-}
-
-static void on_session_step(GObject *session, GParamSpec *pspec, gpointer data)
-{
-	GaTraceView *self = GA_TRACE_VIEW(data);
-
-	if (!self->syncing)
-		follow_session(self);
 }
 
 static void on_session_program(GObject *session, GParamSpec *pspec, gpointer data)
 {
 	GaTraceView *self = GA_TRACE_VIEW(data);
 
-	ga_step_lanes_set_highlight(self->lanes, ga_session_get_program(GA_SESSION(session)));
+	ga_step_lanes_set_highlight(self->lanes[0], ga_session_get_program(GA_SESSION(session)));
 }
 
 /* --- Report B (compare mode) ------------------------------------------------------- */
@@ -444,22 +443,22 @@ static void on_session_program(GObject *session, GParamSpec *pspec, gpointer dat
 /* Both lanes' axes reach the longer run's end, so they zoom alike. */
 static void align_axes(GaTraceView *self)
 {
-	double end = MAX(ga_step_lanes_get_total(self->lanes),
-	                 doc_b(self) ? ga_step_lanes_get_total(self->lanes_b) : 0);
+	double end = MAX(ga_step_lanes_get_total(self->lanes[0]),
+	                 doc_b(self) ? ga_step_lanes_get_total(self->lanes[1]) : 0);
 
-	ga_step_lanes_set_axis_end(self->lanes, doc_b(self) ? end : 0);
-	ga_step_lanes_set_axis_end(self->lanes_b, end);
+	ga_step_lanes_set_axis_end(self->lanes[0], doc_b(self) ? end : 0);
+	ga_step_lanes_set_axis_end(self->lanes[1], end);
 	if (doc_b(self)) {
 		double from, to;
 
-		ga_step_lanes_get_visible(self->lanes, &from, &to);
-		ga_step_lanes_set_visible(self->lanes_b, from, to);
+		ga_step_lanes_get_visible(self->lanes[0], &from, &to);
+		ga_step_lanes_set_visible(self->lanes[1], from, to);
 	}
 }
 
 static void on_visible(GaStepLanes *lanes, GaTraceView *self)
 {
-	GaStepLanes *other = lanes == self->lanes ? self->lanes_b : self->lanes;
+	GaStepLanes *other = self->lanes[lanes == self->lanes[0]];
 	double from, to;
 
 	if (self->linking || !doc_b(self))
@@ -468,37 +467,6 @@ static void on_visible(GaStepLanes *lanes, GaTraceView *self)
 	ga_step_lanes_get_visible(lanes, &from, &to);
 	ga_step_lanes_set_visible(other, from, to);
 	self->linking = FALSE;
-}
-
-static void on_selection_changed_b(GaStepLanes *lanes, GaTraceView *self)
-{
-	/* Report B's steps are not the session's (its selections index
-	 * report A): the details show them, nothing else follows. */
-	if (ga_step_lanes_get_selected(lanes) >= 0 || self->details_side == 1) {
-		self->details_side = 1;
-		update_details(self);
-	}
-}
-
-static void on_index_b(GObject *source, GAsyncResult *result, gpointer data)
-{
-	take_index(result, data, TRUE);
-}
-
-static void on_run_b(GObject *dropdown, GParamSpec *pspec, GaTraceView *self)
-{
-	guint run = gtk_drop_down_get_selected(GTK_DROP_DOWN(dropdown));
-	gboolean valid = run != GTK_INVALID_LIST_POSITION && doc_b(self);
-
-	tsd_cancel_clear(&self->index_cancel_b);
-	ga_step_lanes_set_index(self->lanes_b, NULL);
-	ga_step_lanes_set_run(self->lanes_b, valid ? doc_b(self) : NULL, run);
-	align_axes(self);
-	fit_lanes(self);
-	if (!valid)
-		return;
-	self->index_cancel_b = g_cancellable_new();
-	ga_trace_index_build_async(doc_b(self), run, self->index_cancel_b, on_index_b, self);
 }
 
 /* --- Modes ------------------------------------------------------------------------------ */
@@ -513,12 +481,12 @@ static const char *const hints[GA_TRACE_MODE_COUNT] = {
 
 static void on_mode(GtkToggleButton *button, GaTraceView *self)
 {
-	if (!self->lanes || !gtk_toggle_button_get_active(button))
+	if (!self->lanes[0] || !gtk_toggle_button_get_active(button))
 		return;
 	for (int m = 0; m < GA_TRACE_MODE_COUNT; m++)
 		if (button == self->modes[m]) {
-			ga_step_lanes_set_mode(self->lanes, (ga_trace_mode)m);
-			ga_step_lanes_set_mode(self->lanes_b, (ga_trace_mode)m);
+			ga_step_lanes_set_mode(self->lanes[0], (ga_trace_mode)m);
+			ga_step_lanes_set_mode(self->lanes[1], (ga_trace_mode)m);
 			gtk_label_set_text(self->hint, hints[m]);
 			fit_lanes(self);
 		}
@@ -527,12 +495,11 @@ static void on_mode(GtkToggleButton *button, GaTraceView *self)
 /* Fills a run picker with `doc`'s runs (its handler blocked), each by the
  * name the model gave its program ("Run 1: epoch, ..."), else by the
  * program's index ("Run 1: program 1, ..."). */
-static size_t fill_runs(GtkStringList *names_model, GtkDropDown *dropdown, GCallback handler,
-                        GaTraceView *self, GaDocument *doc)
+static size_t fill_runs(GaTraceView *self, int b, GaDocument *doc)
 {
 	const tsr_run *runs = NULL;
 	size_t n = 0;
-	guint old = g_list_model_get_n_items(G_LIST_MODEL(names_model));
+	guint old = g_list_model_get_n_items(G_LIST_MODEL(self->run_names[b]));
 	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
 
 	if (doc && tsr_report_get_runs(&runs, &n, ga_document_get_report(doc)))
@@ -549,11 +516,11 @@ static size_t fill_runs(GtkStringList *names_model, GtkDropDown *dropdown, GCall
 		                                       cycles, steps));
 	}
 	g_ptr_array_add(names, NULL);
-	g_signal_handlers_block_by_func(dropdown, handler, self);
-	gtk_string_list_splice(names_model, 0, old, (const char *const *)names->pdata);
-	g_signal_handlers_unblock_by_func(dropdown, handler, self);
+	g_signal_handlers_block_by_func(self->runs[b], on_run, self);
+	gtk_string_list_splice(self->run_names[b], 0, old, (const char *const *)names->pdata);
+	g_signal_handlers_unblock_by_func(self->runs[b], on_run, self);
 	g_ptr_array_unref(names);
-	gtk_widget_set_sensitive(GTK_WIDGET(dropdown), n > 0);
+	gtk_widget_set_sensitive(GTK_WIDGET(self->runs[b]), n > 0);
 	return n;
 }
 
@@ -565,19 +532,19 @@ static void rebuild(GaView *view)
 	size_t n, n_b;
 
 	self->details_side = 0;
-	ga_step_lanes_set_label(self->lanes, doc_b(self) ? "Execution trace, report A" : NULL);
+	ga_step_lanes_set_label(self->lanes[0], doc_b(self) ? "Execution trace, report A" : NULL);
 	if (doc_b(self)) {
 		g_autofree char *t = g_strdup_printf("Report B: %s", ga_document_get_title(doc_b(self)));
 
 		gtk_label_set_text(self->title_b, t);
 	}
-	n = fill_runs(self->run_names, self->runs, G_CALLBACK(on_run), self, doc_a(self));
-	n_b = fill_runs(self->run_names_b, self->runs_b, G_CALLBACK(on_run_b), self, doc_b(self));
+	n = fill_runs(self, 0, doc_a(self));
+	n_b = fill_runs(self, 1, doc_b(self));
 	/* B first, so that A's run aligns the axes with B's already there. */
-	if (n_b > 0 && gtk_drop_down_get_selected(self->runs_b) != n_b - 1)
-		gtk_drop_down_set_selected(self->runs_b, (guint)(n_b - 1)); /* calls on_run_b */
+	if (n_b > 0 && gtk_drop_down_get_selected(self->runs[1]) != n_b - 1)
+		gtk_drop_down_set_selected(self->runs[1], (guint)(n_b - 1)); /* calls on_run */
 	else
-		on_run_b(G_OBJECT(self->runs_b), NULL, self);
+		on_run(self->runs[1], NULL, self);
 	{
 		gint64 want, step;
 
@@ -585,10 +552,10 @@ static void rebuild(GaView *view)
 		ga_session_get_step(session_of(self), &want, &step);
 		if (want < 0 || want >= (gint64)n)
 			want = (gint64)n - 1;
-		if (n > 0 && gtk_drop_down_get_selected(self->runs) != (guint)want)
-			gtk_drop_down_set_selected(self->runs, (guint)want); /* calls on_run */
+		if (n > 0 && gtk_drop_down_get_selected(self->runs[0]) != (guint)want)
+			gtk_drop_down_set_selected(self->runs[0], (guint)want); /* calls on_run */
 		else
-			on_run(G_OBJECT(self->runs), NULL, self);
+			on_run(self->runs[0], NULL, self);
 	}
 	follow_session(self);
 }
@@ -601,7 +568,7 @@ static void ga_trace_view_constructed(GObject *object)
 
 	/* The base shows the session's documents (rebuild) first. */
 	G_OBJECT_CLASS(ga_trace_view_parent_class)->constructed(object);
-	g_signal_connect(session_of(self), "notify::step", G_CALLBACK(on_session_step), self);
+	g_signal_connect_swapped(session_of(self), "notify::step", G_CALLBACK(follow_session), self);
 	g_signal_connect(session_of(self), "notify::program", G_CALLBACK(on_session_program), self);
 }
 
@@ -611,14 +578,27 @@ static void ga_trace_view_dispose(GObject *object)
 
 	if (session_of(self))
 		g_signal_handlers_disconnect_by_data(session_of(self), self);
-	tsd_cancel_clear(&self->index_cancel);
-	tsd_cancel_clear(&self->index_cancel_b);
+	tsd_cancel_clear(&self->index_cancel[0]);
+	tsd_cancel_clear(&self->index_cancel[1]);
 	gtk_widget_dispose_template(GTK_WIDGET(self), GA_TYPE_TRACE_VIEW);
 	G_OBJECT_CLASS(ga_trace_view_parent_class)->dispose(object);
 }
 
+/* The offset of element `i` of array field `f`. */
+#define ELEMENT(f, i) (G_STRUCT_OFFSET(GaTraceView, f) + (i) * (gssize)sizeof(gpointer))
+
 static void ga_trace_view_class_init(GaTraceViewClass *klass)
 {
+	static const struct {
+		const char *id;
+		gssize offset;
+	} array_ids[] = {
+	    {"mode_flat", ELEMENT(modes, GA_TRACE_FLAT)},   {"mode_flame", ELEMENT(modes, GA_TRACE_FLAME)},
+	    {"mode_bsp", ELEMENT(modes, GA_TRACE_BSP)},     {"runs", ELEMENT(runs, 0)},
+	    {"runs_b", ELEMENT(runs, 1)},                   {"run_names", ELEMENT(run_names, 0)},
+	    {"run_names_b", ELEMENT(run_names, 1)},         {"lanes", ELEMENT(lanes, 0)},
+	    {"lanes_b", ELEMENT(lanes, 1)},
+	};
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 
 	G_OBJECT_CLASS(klass)->constructed = ga_trace_view_constructed;
@@ -630,27 +610,20 @@ static void ga_trace_view_class_init(GaTraceViewClass *klass)
 	g_type_ensure(GA_TYPE_STEP_LANES);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/GraphAnalyser/ga-trace-view.ui");
-	gtk_widget_class_bind_template_child(widget_class, GaTraceView, mode_flat);
-	gtk_widget_class_bind_template_child(widget_class, GaTraceView, mode_flame);
-	gtk_widget_class_bind_template_child(widget_class, GaTraceView, mode_bsp);
+	/* The modes' buttons and each side's picker and lanes, into arrays. */
+	for (int i = 0; i < (int)G_N_ELEMENTS(array_ids); i++)
+		gtk_widget_class_bind_template_child_full(widget_class, array_ids[i].id, FALSE,
+		                                          array_ids[i].offset);
 	gtk_widget_class_bind_template_child(widget_class, GaTraceView, legend);
 	gtk_widget_class_bind_template_child(widget_class, GaTraceView, hint);
 	gtk_widget_class_bind_template_child(widget_class, GaTraceView, title_b);
-	gtk_widget_class_bind_template_child(widget_class, GaTraceView, runs_b);
-	gtk_widget_class_bind_template_child(widget_class, GaTraceView, run_names_b);
-	gtk_widget_class_bind_template_child(widget_class, GaTraceView, lanes_b);
-	gtk_widget_class_bind_template_child(widget_class, GaTraceView, runs);
-	gtk_widget_class_bind_template_child(widget_class, GaTraceView, run_names);
-	gtk_widget_class_bind_template_child(widget_class, GaTraceView, lanes);
 	gtk_widget_class_bind_template_child(widget_class, GaTraceView, heading);
 	gtk_widget_class_bind_template_child(widget_class, GaTraceView, details);
 	gtk_widget_class_bind_template_child(widget_class, GaTraceView, range_heading);
 	gtk_widget_class_bind_template_child(widget_class, GaTraceView, range);
 	gtk_widget_class_bind_template_callback(widget_class, on_run);
-	gtk_widget_class_bind_template_callback(widget_class, on_run_b);
 	gtk_widget_class_bind_template_callback(widget_class, on_mode);
 	gtk_widget_class_bind_template_callback(widget_class, on_selection_changed);
-	gtk_widget_class_bind_template_callback(widget_class, on_selection_changed_b);
 	gtk_widget_class_bind_template_callback(widget_class, update_range);
 	gtk_widget_class_bind_template_callback(widget_class, on_visible);
 }
@@ -660,9 +633,6 @@ static void ga_trace_view_init(GaTraceView *self)
 	GtkPaned *paned;
 
 	gtk_widget_init_template(GTK_WIDGET(self));
-	self->modes[GA_TRACE_FLAT] = self->mode_flat;
-	self->modes[GA_TRACE_FLAME] = self->mode_flame;
-	self->modes[GA_TRACE_BSP] = self->mode_bsp;
 	gtk_label_set_text(self->hint, hints[GA_TRACE_FLAT]);
 	/* What GtkBuilder cannot say: the legend's marks, the runs' names on
 	 * the drop-downs' buttons. */
@@ -676,9 +646,9 @@ static void ga_trace_view_init(GaTraceView *self)
 		gtk_box_append(self->legend, mark);
 		gtk_box_append(self->legend, l);
 	}
-	tsd_a11y_name_dropdown(self->runs, "Run");
-	tsd_a11y_name_dropdown(self->runs_b, "Run of B");
-	ga_step_lanes_set_label(self->lanes_b, "Execution trace, report B");
+	tsd_a11y_name_dropdown(self->runs[0], "Run");
+	tsd_a11y_name_dropdown(self->runs[1], "Run of B");
+	ga_step_lanes_set_label(self->lanes[1], "Execution trace, report B");
 	/* The details below the lanes, which keep their natural height; the
 	 * details take what is left. */
 	paned = ga_view_get_paned(GA_VIEW(self));
