@@ -135,43 +135,11 @@ static void view_changed(gpointer data);
 
 const char *ga_step_name(tsr_report *report, const tsr_step *st)
 {
-	tsr_exchange_kind kind = TSR_EXCHANGE_KIND_COUNT;
+	const char *name = tsr_report_lookup_step_name(report, st);
 
-	switch (st->type) {
-	case TSR_STEP_ON_TILE_EXECUTE: {
-		const tsr_compute_set *cs;
-		size_t n;
-
-		if (st->compute_set >= 0 && !tsr_report_get_compute_sets(&cs, &n, report) &&
-		    (size_t)st->compute_set < n && cs[st->compute_set].name)
-			return cs[st->compute_set].name;
-		break;
-	}
-	case TSR_STEP_DO_EXCHANGE:
-		kind = TSR_EXCHANGE_INTERNAL;
-		break;
-	case TSR_STEP_GLOBAL_EXCHANGE:
-		kind = TSR_EXCHANGE_EXTERNAL;
-		break;
-	case TSR_STEP_STREAM_COPY:
-		kind = TSR_EXCHANGE_HOST;
-		break;
-	case TSR_STEP_SYNC:
-		if (tsr_sync_type_name(st->sync))
-			return tsr_sync_type_name(st->sync);
-		break;
-	default:
-		break;
-	}
-	if (kind != TSR_EXCHANGE_KIND_COUNT && st->exchange >= 0) {
-		const tsr_exchange *ex;
-		size_t n;
-
-		if (!tsr_report_get_exchanges(&ex, &n, report, kind) && (size_t)st->exchange < n &&
-		    ex[st->exchange].name)
-			return ex[st->exchange].name;
-	}
-	return tsr_step_type_name(st->type);
+	if (!name && st->type == TSR_STEP_SYNC)
+		name = tsr_sync_type_name(st->sync);
+	return name ? name : tsr_step_type_name(st->type);
 }
 
 static int kind_of_step(const tsr_step *st)

@@ -102,8 +102,10 @@ void ga_step_lanes_set_selected(GaStepLanes *self, gint64 step);
  * Signal "range-changed" when it changes. */
 gboolean ga_step_lanes_get_range(GaStepLanes *self, uint64_t *from, uint64_t *to);
 
-/* A step's name as drawn: its compute set, exchange or sync type, else
- * its type's name. Borrowed from the report. */
+/* A step's name as drawn: the name it goes by everywhere
+ * (tsr_report_lookup_step_name: its compute set's or exchange's, else its
+ * program's), a Sync's type, else its type's name. Borrowed from the
+ * report. */
 const char *ga_step_name(tsr_report *report, const tsr_step *step);
 
 G_END_DECLS
