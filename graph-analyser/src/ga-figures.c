@@ -11,6 +11,7 @@
 #include <tilescope/tsd-name.h>
 
 #include <inttypes.h>
+#include <stdlib.h>
 
 GtkWidget *ga_section_new(const char *title, gboolean expanded, GtkWidget **content)
 {
@@ -28,6 +29,15 @@ GtkWidget *ga_section_new(const char *title, gboolean expanded, GtkWidget **cont
 	gtk_expander_set_child(GTK_EXPANDER(expander), box);
 	*content = box;
 	return expander;
+}
+
+GtkWidget *ga_heading_new(const char *text)
+{
+	GtkWidget *heading = gtk_label_new(text);
+
+	gtk_label_set_xalign(GTK_LABEL(heading), 0);
+	gtk_widget_add_css_class(heading, "heading");
+	return heading;
 }
 
 GtkWidget *ga_figure_grid_new(void)
@@ -209,6 +219,38 @@ GtkWidget *ga_note_new(const char *text)
 	return l;
 }
 
+/* Orders named bytes largest first, then by name. */
+static int by_bytes_desc(const void *a, const void *b)
+{
+	const tsr_summary_named_bytes *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return g_strcmp0(x->name, y->name);
+}
+
+/* Whether an always-live entry is a category's bytes (code, stack ...). */
+static gboolean is_category(const char *name)
+{
+	for (size_t c = 0; c < tsr_category_count(); c++)
+		if (g_strcmp0(tsr_category_name(c), name) == 0)
+			return TRUE;
+	return FALSE;
+}
+
+tsr_summary_named_bytes *ga_always_live_sorted(const tsr_summary_figures *s,
+                                               gboolean variables_only, size_t *n)
+{
+	tsr_summary_named_bytes *sorted = g_new(tsr_summary_named_bytes, s->n_always_live + 1);
+
+	*n = 0;
+	for (size_t i = 0; i < s->n_always_live; i++)
+		if (!variables_only || !is_category(s->always_live[i].name))
+			sorted[(*n)++] = s->always_live[i];
+	qsort(sorted, *n, sizeof(*sorted), by_bytes_desc);
+	return sorted;
+}
+
 /* A bar without the level bar's low / high / full colours. */
 static GtkWidget *plain_bar(double value, double max)
 {
@@ -225,7 +267,6 @@ GtkWidget *ga_histogram_new(const tsr_summary_memory *m)
 {
 	GtkWidget *grid = gtk_grid_new();
 	uint64_t wk = m->bucket_width / 1024;
-	GtkWidget *h;
 	int row = 1;
 
 	gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
@@ -233,14 +274,14 @@ GtkWidget *ga_histogram_new(const tsr_summary_memory *m)
 	gtk_widget_set_halign(grid, GTK_ALIGN_START);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(grid), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               "Tiles by memory, excluding gaps", -1);
-	h = gtk_label_new("Range (KiB)");
-	gtk_label_set_xalign(GTK_LABEL(h), 1);
-	gtk_widget_add_css_class(h, "dim-label");
-	gtk_grid_attach(GTK_GRID(grid), h, 0, 0, 1, 1);
-	h = gtk_label_new("Tiles");
-	gtk_label_set_xalign(GTK_LABEL(h), 1);
-	gtk_widget_add_css_class(h, "dim-label");
-	gtk_grid_attach(GTK_GRID(grid), h, 2, 0, 1, 1);
+	/* The column headings, over the ranges and the counts. */
+	for (int column = 0; column <= 2; column += 2) {
+		GtkWidget *h = gtk_label_new(column ? "Tiles" : "Range (KiB)");
+
+		gtk_label_set_xalign(GTK_LABEL(h), 1);
+		gtk_widget_add_css_class(h, "dim-label");
+		gtk_grid_attach(GTK_GRID(grid), h, column, 0, 1, 1);
+	}
 	if (m->end_bucket == 0 || wk == 0) {
 		gtk_grid_attach(GTK_GRID(grid), ga_note_new("No tile holds data."), 0, 1, 3, 1);
 		return grid;
@@ -316,21 +357,6 @@ GtkGrid *ga_details_grid_new(void)
 	gtk_grid_set_column_spacing(grid, 16);
 	gtk_grid_set_row_spacing(grid, 3);
 	return grid;
-}
-
-GtkWidget *ga_details_scroller_new(GtkWidget *content, int width, int height)
-{
-	GtkWidget *scroll = gtk_scrolled_window_new();
-
-	gtk_widget_set_margin_start(content, 12);
-	gtk_widget_set_margin_end(content, 12);
-	gtk_widget_set_margin_top(content, 8);
-	gtk_widget_set_margin_bottom(content, 12);
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
-	                               GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), content);
-	gtk_widget_set_size_request(scroll, width, height);
-	return scroll;
 }
 
 void ga_details_add_u64(GtkGrid *grid, int *row, const char *key, uint64_t value)
