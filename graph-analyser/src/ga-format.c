@@ -11,9 +11,7 @@
 
 char *ga_format_u64(uint64_t v)
 {
-	char buf[TSB_NUMBER_MAX];
-
-	return g_strdup(tsb_format_u64(buf, sizeof(buf), v));
+	return ga_format_u64_with(v, "");
 }
 
 char *ga_format_u64_with(uint64_t v, const char *suffix)
@@ -32,9 +30,7 @@ char *ga_format_1dp(double v)
 
 char *ga_format_pct(double fraction)
 {
-	char buf[TSB_NUMBER_MAX];
-
-	return g_strdup(tsb_format_percent(buf, sizeof(buf), fraction));
+	return ga_format_pct_with(fraction, "");
 }
 
 char *ga_format_pct_with(double fraction, const char *suffix)
