@@ -474,7 +474,6 @@ static GArray *step_groups(const tsr_summary_figures *s)
 	g_autoptr(GHashTable) index = g_hash_table_new(g_int64_hash, g_int64_equal);
 	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(gint64));
 	GArray *all = g_array_new(FALSE, TRUE, sizeof(step_group));
-	GArray *out = g_array_new(FALSE, TRUE, sizeof(step_group));
 
 	g_array_set_size(keys, s->n_steps);
 	for (size_t i = 0; i < s->n_steps; i++) {
@@ -501,16 +500,17 @@ static GArray *step_groups(const tsr_summary_figures *s)
 		g->cycles += st->cycles;
 		g->lost += (double)st->cycles * (1.0 - balance);
 	}
-	for (guint i = 0; i < all->len; i++) {
+	/* From the end, so that removing one moves none still to visit (the
+	 * sort below orders them whole). */
+	for (guint i = all->len; i-- > 0;) {
 		step_group *g = &g_array_index(all, step_group, i);
 
 		g->balance = g->cycles ? 1.0 - g->lost / (double)g->cycles : 1.0;
-		if (g->cycles >= s->activity.cycles / 100)
-			g_array_append_val(out, *g);
+		if (g->cycles < s->activity.cycles / 100)
+			g_array_remove_index_fast(all, i);
 	}
-	g_array_free(all, TRUE);
-	g_array_sort(out, group_balance_asc);
-	return out;
+	g_array_sort(all, group_balance_asc);
+	return all;
 }
 
 static void add_worst_steps(GaInsightsView *self, GtkWidget *box, const tsr_summary_figures *s)
@@ -652,9 +652,9 @@ static gboolean scope_tiles(GaInsightsView *self, const tsr_target *t, size_t *f
 }
 
 /* A table of the scope: its heading, a note, and a list whose first row
- * names the columns. */
-static GtkWidget *scope_table_new(GaInsightsView *self, const char *title, const char *note,
-                                  const char *const *columns, size_t n)
+ * names the columns, then `rows` (GStrv cells) of the `total` there are. */
+static void add_scope_table(GaInsightsView *self, const char *title, const char *note,
+                            const char *const *columns, size_t n, GPtrArray *rows, size_t total)
 {
 	GtkWidget *list = ga_list_new(title, FALSE);
 
@@ -663,7 +663,9 @@ static GtkWidget *scope_table_new(GaInsightsView *self, const char *title, const
 		gtk_box_append(GTK_BOX(self->scope_tables), ga_note_new(note));
 	gtk_widget_add_css_class(ga_list_add(list, columns, n), "dim-label");
 	gtk_box_append(GTK_BOX(self->scope_tables), list);
-	return list;
+	for (guint i = 0; i < rows->len; i++)
+		ga_list_add(list, rows->pdata[i], g_strv_length(rows->pdata[i]));
+	ga_list_finish(list, rows->len, total);
 }
 
 /* A row's cells: `name`, `text` (NULL: none), then the byte figures
@@ -779,16 +781,14 @@ static void scope_thread(GTask *task, gpointer source, gpointer data, GCancellab
 	scope_handle *h = j->handle;
 
 	g_mutex_lock(&h->lock);
-	if (g_cancellable_is_cancelled(cancel))
-		;
-	else if (!h->r && tsr_report_open(&h->r, h->path, NULL))
+	/* A failed open leaves no handle: its message is reportlib's last. */
+	if (!g_cancellable_is_cancelled(cancel) &&
+	    ((!h->r && tsr_report_open(&h->r, h->path, NULL)) ||
+	     (j->vertices ? read_vertices(j, h->r)
+	                  : tsr_report_list_variables_on_tiles(&j->vb, &j->n_vb, h->r, j->first,
+	                                                       j->count, true))))
 		j->error = g_strdup_printf("The memory of %s could not be read: %s", j->name,
-		                           tsr_last_error());
-	else if (j->vertices ? read_vertices(j, h->r)
-	                     : tsr_report_list_variables_on_tiles(&j->vb, &j->n_vb, h->r, j->first,
-	                                                          j->count, true))
-		j->error = g_strdup_printf("The memory of %s could not be read: %s", j->name,
-		                           tsr_report_error(h->r));
+		                           h->r ? tsr_report_error(h->r) : tsr_last_error());
 	if (g_atomic_int_get(&h->close))
 		g_clear_pointer(&h->r, tsr_report_free);
 	g_mutex_unlock(&h->lock);
@@ -806,13 +806,10 @@ static char *vertex_tables(GaInsightsView *self, GaDocument *doc, const scope_jo
 	const tsr_target *t = tsr_report_get_target(ga_document_get_report(doc));
 	uint64_t code = 0;
 	g_autofree char *note = NULL, *c = NULL;
-	GtkWidget *list;
 
-	list = scope_table_new(self, "Vertex memory by vertex type",
-	                       j->n_vm ? NULL : "No vertex has memory on these tiles.", vcols, 9);
-	for (guint i = 0; i < j->vrows->len; i++)
-		ga_list_add(list, j->vrows->pdata[i], g_strv_length(j->vrows->pdata[i]));
-	ga_list_finish(list, j->vrows->len, j->n_vm);
+	add_scope_table(self, "Vertex memory by vertex type",
+	                j->n_vm ? NULL : "No vertex has memory on these tiles.", vcols, 9, j->vrows,
+	                j->n_vm);
 	/* The exchange code the scope's tiles hold in all, from the
 	 * categories (the only split by tile the format has). */
 	for (tsr_mem_category k = 0; k < tsr_category_count(); k++) {
@@ -831,10 +828,7 @@ static char *vertex_tables(GaInsightsView *self, GaDocument *doc, const scope_jo
 		note = g_strdup_printf("The exchanges with message buffers on these tiles. The report "
 		                       "holds each exchange's code summed over all tiles only, so Code "
 		                       "is the whole model's; these tiles hold %s B of exchange code.", c);
-	list = scope_table_new(self, "Exchange memory by exchange", note, xcols, 4);
-	for (guint i = 0; i < j->xrows->len; i++)
-		ga_list_add(list, j->xrows->pdata[i], g_strv_length(j->xrows->pdata[i]));
-	ga_list_finish(list, j->xrows->len, j->n_xm);
+	add_scope_table(self, "Exchange memory by exchange", note, xcols, 4, j->xrows, j->n_xm);
 	return g_strdup_printf("Vertex and exchange memory on %s, in bytes.", j->name);
 }
 
