@@ -110,6 +110,10 @@ GtkWidget *ga_list_new(const char *accessible_name, gboolean activatable)
 	gtk_accessible_update_property(GTK_ACCESSIBLE(list), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               accessible_name, -1);
 	g_object_set_data(G_OBJECT(list), "ga-activatable", GINT_TO_POINTER(activatable));
+	/* A size group per figure column, so that the rows' figures line up. */
+	g_object_set_data_full(G_OBJECT(list), "ga-list-columns",
+	                       g_ptr_array_new_with_free_func(g_object_unref),
+	                       (GDestroyNotify)g_ptr_array_unref);
 	return list;
 }
 
@@ -129,6 +133,7 @@ GtkWidget *ga_list_add_full(GtkWidget *list, const char *subtitle, const char *c
 	g_autofree char *full = tsd_name_clean(n ? cells[0] : "");
 	g_autoptr(GString) access = g_string_new(name);
 	GtkWidget *l = gtk_label_new(name);
+	GPtrArray *columns = g_object_get_data(G_OBJECT(list), "ga-list-columns");
 
 	gtk_widget_set_margin_start(box, 12);
 	gtk_widget_set_margin_end(box, 12);
@@ -161,19 +166,11 @@ GtkWidget *ga_list_add_full(GtkWidget *list, const char *subtitle, const char *c
 	for (size_t i = 1; i < n; i++) {
 		GtkWidget *c = gtk_label_new(cells[i]);
 
-		char sg_key[32];
-		GtkSizeGroup *sg;
-
-		/* One width per column, so that the rows' figures line up. */
-		g_snprintf(sg_key, sizeof(sg_key), "ga-column-%zu", i);
-		sg = g_object_get_data(G_OBJECT(list), sg_key);
-		if (!sg) {
-			sg = gtk_size_group_new(GTK_SIZE_GROUP_HORIZONTAL);
-			g_object_set_data_full(G_OBJECT(list), sg_key, sg, g_object_unref);
-		}
+		if (columns->len < i)
+			g_ptr_array_add(columns, gtk_size_group_new(GTK_SIZE_GROUP_HORIZONTAL));
 		gtk_label_set_xalign(GTK_LABEL(c), 1);
 		gtk_widget_add_css_class(c, "figure");
-		gtk_size_group_add_widget(sg, c);
+		gtk_size_group_add_widget(columns->pdata[i - 1], c);
 		gtk_box_append(GTK_BOX(box), c);
 		g_string_append_printf(access, ", %s", cells[i]);
 	}
