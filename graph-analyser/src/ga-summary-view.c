@@ -536,22 +536,12 @@ static char *summary_title(gpointer view, GaDocument *doc, GaDocument *compare)
 }
 
 /* "A  tut7_mk1 — /path/profile.pop": which report is which. */
-static char *which(const char *letter, GaDocument *doc)
+static char *summary_which(gpointer view, const char *letter, GaDocument *doc)
 {
 	g_autofree char *path = doc ? g_file_get_parse_name(ga_document_get_file(doc)) : NULL;
 
 	return doc ? g_strdup_printf("%s  %s — %s", letter, ga_document_get_title(doc), path)
 	           : g_strdup("");
-}
-
-static char *summary_which_a(gpointer view, GaDocument *doc)
-{
-	return which("A", doc);
-}
-
-static char *summary_which_b(gpointer view, GaDocument *doc)
-{
-	return which("B", doc);
 }
 
 /* The filter, typed or cleared: the compare sections again. */
@@ -603,8 +593,7 @@ static void ga_summary_view_class_init(GaSummaryViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaSummaryView, sections);
 	gtk_widget_class_bind_template_child(widget_class, GaSummaryView, filter);
 	gtk_widget_class_bind_template_callback(widget_class, summary_title);
-	gtk_widget_class_bind_template_callback(widget_class, summary_which_a);
-	gtk_widget_class_bind_template_callback(widget_class, summary_which_b);
+	gtk_widget_class_bind_template_callback(widget_class, summary_which);
 	gtk_widget_class_bind_template_callback(widget_class, on_filter_changed);
 }
 
