@@ -11,6 +11,7 @@
 #include <tilescope/tsd-name.h>
 
 #include <inttypes.h>
+#include <stdlib.h>
 
 GtkWidget *ga_section_new(const char *title, gboolean expanded, GtkWidget **content)
 {
@@ -28,6 +29,15 @@ GtkWidget *ga_section_new(const char *title, gboolean expanded, GtkWidget **cont
 	gtk_expander_set_child(GTK_EXPANDER(expander), box);
 	*content = box;
 	return expander;
+}
+
+GtkWidget *ga_heading_new(const char *text)
+{
+	GtkWidget *heading = gtk_label_new(text);
+
+	gtk_label_set_xalign(GTK_LABEL(heading), 0);
+	gtk_widget_add_css_class(heading, "heading");
+	return heading;
 }
 
 GtkWidget *ga_figure_grid_new(void)
@@ -100,6 +110,10 @@ GtkWidget *ga_list_new(const char *accessible_name, gboolean activatable)
 	gtk_accessible_update_property(GTK_ACCESSIBLE(list), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               accessible_name, -1);
 	g_object_set_data(G_OBJECT(list), "ga-activatable", GINT_TO_POINTER(activatable));
+	/* A size group per figure column, so that the rows' figures line up. */
+	g_object_set_data_full(G_OBJECT(list), "ga-list-columns",
+	                       g_ptr_array_new_with_free_func(g_object_unref),
+	                       (GDestroyNotify)g_ptr_array_unref);
 	return list;
 }
 
@@ -119,6 +133,7 @@ GtkWidget *ga_list_add_full(GtkWidget *list, const char *subtitle, const char *c
 	g_autofree char *full = tsd_name_clean(n ? cells[0] : "");
 	g_autoptr(GString) access = g_string_new(name);
 	GtkWidget *l = gtk_label_new(name);
+	GPtrArray *columns = g_object_get_data(G_OBJECT(list), "ga-list-columns");
 
 	gtk_widget_set_margin_start(box, 12);
 	gtk_widget_set_margin_end(box, 12);
@@ -151,19 +166,11 @@ GtkWidget *ga_list_add_full(GtkWidget *list, const char *subtitle, const char *c
 	for (size_t i = 1; i < n; i++) {
 		GtkWidget *c = gtk_label_new(cells[i]);
 
-		char sg_key[32];
-		GtkSizeGroup *sg;
-
-		/* One width per column, so that the rows' figures line up. */
-		g_snprintf(sg_key, sizeof(sg_key), "ga-column-%zu", i);
-		sg = g_object_get_data(G_OBJECT(list), sg_key);
-		if (!sg) {
-			sg = gtk_size_group_new(GTK_SIZE_GROUP_HORIZONTAL);
-			g_object_set_data_full(G_OBJECT(list), sg_key, sg, g_object_unref);
-		}
+		if (columns->len < i)
+			g_ptr_array_add(columns, gtk_size_group_new(GTK_SIZE_GROUP_HORIZONTAL));
 		gtk_label_set_xalign(GTK_LABEL(c), 1);
 		gtk_widget_add_css_class(c, "figure");
-		gtk_size_group_add_widget(sg, c);
+		gtk_size_group_add_widget(columns->pdata[i - 1], c);
 		gtk_box_append(GTK_BOX(box), c);
 		g_string_append_printf(access, ", %s", cells[i]);
 	}
@@ -209,6 +216,38 @@ GtkWidget *ga_note_new(const char *text)
 	return l;
 }
 
+/* Orders named bytes largest first, then by name. */
+static int by_bytes_desc(const void *a, const void *b)
+{
+	const tsr_summary_named_bytes *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return g_strcmp0(x->name, y->name);
+}
+
+/* Whether an always-live entry is a category's bytes (code, stack ...). */
+static gboolean is_category(const char *name)
+{
+	for (size_t c = 0; c < tsr_category_count(); c++)
+		if (g_strcmp0(tsr_category_name(c), name) == 0)
+			return TRUE;
+	return FALSE;
+}
+
+tsr_summary_named_bytes *ga_always_live_sorted(const tsr_summary_figures *s,
+                                               gboolean variables_only, size_t *n)
+{
+	tsr_summary_named_bytes *sorted = g_new(tsr_summary_named_bytes, s->n_always_live + 1);
+
+	*n = 0;
+	for (size_t i = 0; i < s->n_always_live; i++)
+		if (!variables_only || !is_category(s->always_live[i].name))
+			sorted[(*n)++] = s->always_live[i];
+	qsort(sorted, *n, sizeof(*sorted), by_bytes_desc);
+	return sorted;
+}
+
 /* A bar without the level bar's low / high / full colours. */
 static GtkWidget *plain_bar(double value, double max)
 {
@@ -225,7 +264,6 @@ GtkWidget *ga_histogram_new(const tsr_summary_memory *m)
 {
 	GtkWidget *grid = gtk_grid_new();
 	uint64_t wk = m->bucket_width / 1024;
-	GtkWidget *h;
 	int row = 1;
 
 	gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
@@ -233,14 +271,14 @@ GtkWidget *ga_histogram_new(const tsr_summary_memory *m)
 	gtk_widget_set_halign(grid, GTK_ALIGN_START);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(grid), GTK_ACCESSIBLE_PROPERTY_LABEL,
 	                               "Tiles by memory, excluding gaps", -1);
-	h = gtk_label_new("Range (KiB)");
-	gtk_label_set_xalign(GTK_LABEL(h), 1);
-	gtk_widget_add_css_class(h, "dim-label");
-	gtk_grid_attach(GTK_GRID(grid), h, 0, 0, 1, 1);
-	h = gtk_label_new("Tiles");
-	gtk_label_set_xalign(GTK_LABEL(h), 1);
-	gtk_widget_add_css_class(h, "dim-label");
-	gtk_grid_attach(GTK_GRID(grid), h, 2, 0, 1, 1);
+	/* The column headings, over the ranges and the counts. */
+	for (int column = 0; column <= 2; column += 2) {
+		GtkWidget *h = gtk_label_new(column ? "Tiles" : "Range (KiB)");
+
+		gtk_label_set_xalign(GTK_LABEL(h), 1);
+		gtk_widget_add_css_class(h, "dim-label");
+		gtk_grid_attach(GTK_GRID(grid), h, column, 0, 1, 1);
+	}
 	if (m->end_bucket == 0 || wk == 0) {
 		gtk_grid_attach(GTK_GRID(grid), ga_note_new("No tile holds data."), 0, 1, 3, 1);
 		return grid;
@@ -316,21 +354,6 @@ GtkGrid *ga_details_grid_new(void)
 	gtk_grid_set_column_spacing(grid, 16);
 	gtk_grid_set_row_spacing(grid, 3);
 	return grid;
-}
-
-GtkWidget *ga_details_scroller_new(GtkWidget *content, int width, int height)
-{
-	GtkWidget *scroll = gtk_scrolled_window_new();
-
-	gtk_widget_set_margin_start(content, 12);
-	gtk_widget_set_margin_end(content, 12);
-	gtk_widget_set_margin_top(content, 8);
-	gtk_widget_set_margin_bottom(content, 12);
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
-	                               GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), content);
-	gtk_widget_set_size_request(scroll, width, height);
-	return scroll;
 }
 
 void ga_details_add_u64(GtkGrid *grid, int *row, const char *key, uint64_t value)

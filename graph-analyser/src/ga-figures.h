@@ -18,6 +18,9 @@ G_BEGIN_DECLS
  * *content to append to. */
 GtkWidget *ga_section_new(const char *title, gboolean expanded, GtkWidget **content);
 
+/* A heading label over what follows. */
+GtkWidget *ga_heading_new(const char *text);
+
 /* A grid of figures: a label, the value right-aligned, a unit after it. */
 GtkWidget *ga_figure_grid_new(void);
 /* Appends a row; `indent` in steps of 12 px; `value` NULL for a heading
@@ -55,15 +58,18 @@ void ga_details_add(GtkGrid *grid, int *row, const char *key, const char *value,
                     gboolean number);
 /* A details grid: key and value columns 16 px apart, rows 3 px apart. */
 GtkGrid *ga_details_grid_new(void);
-/* `content` (a box of details grids) with the details panel's margins, in
- * a scrolled window that scrolls only vertically, asking for at least
- * `width` × `height` (-1: its natural size). */
-GtkWidget *ga_details_scroller_new(GtkWidget *content, int width, int height);
 /* The same with `value` written with thousands separators. */
 void ga_details_add_u64(GtkGrid *grid, int *row, const char *key, uint64_t value);
 /* A heading across both columns of a details grid at *row (then
  * incremented). */
 void ga_details_add_heading(GtkGrid *grid, int *row, const char *text);
+
+/* The summary's always-live entries, largest first (then by name), *n of
+ * them, their names borrowed from `s` (g_free the array);
+ * `variables_only`: without the categories' bytes (code, stack ...),
+ * which are no variable one could recompute. */
+tsr_summary_named_bytes *ga_always_live_sorted(const tsr_summary_figures *s,
+                                               gboolean variables_only, size_t *n);
 
 /* The by-tile histogram of `m` (tiles by memory excluding gaps, in KB
  * buckets) as horizontal bars with their counts. */

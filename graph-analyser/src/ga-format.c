@@ -9,15 +9,16 @@
 #include <tilescope/numfmt.h>
 #include <tilescope/tsd-name.h>
 
-#include <inttypes.h>
-#include <math.h>
-#include <stdio.h>
-
 char *ga_format_u64(uint64_t v)
+{
+	return ga_format_u64_with(v, "");
+}
+
+char *ga_format_u64_with(uint64_t v, const char *suffix)
 {
 	char buf[TSB_NUMBER_MAX];
 
-	return g_strdup(tsb_format_u64(buf, sizeof(buf), v));
+	return g_strconcat(tsb_format_u64(buf, sizeof(buf), v), suffix, NULL);
 }
 
 char *ga_format_1dp(double v)
@@ -29,9 +30,14 @@ char *ga_format_1dp(double v)
 
 char *ga_format_pct(double fraction)
 {
+	return ga_format_pct_with(fraction, "");
+}
+
+char *ga_format_pct_with(double fraction, const char *suffix)
+{
 	char buf[TSB_NUMBER_MAX];
 
-	return g_strdup(tsb_format_percent(buf, sizeof(buf), fraction));
+	return g_strconcat(tsb_format_percent(buf, sizeof(buf), fraction), suffix, NULL);
 }
 
 char *ga_format_size(uint64_t bytes)

@@ -16,10 +16,14 @@ G_BEGIN_DECLS
 
 /* `v` with thousands separators: "1,234,567". */
 char *ga_format_u64(uint64_t v);
+/* The same followed by `suffix`: "1,234 B" for " B". */
+char *ga_format_u64_with(uint64_t v, const char *suffix);
 /* One decimal with separators ("1,600.0"); "n/a" unless finite and >= 0. */
 char *ga_format_1dp(double v);
 /* A fraction as a percentage with one decimal ("91.5%"); "n/a" for NaN. */
 char *ga_format_pct(double fraction);
+/* The same followed by `suffix`: "91.5% balance" for " balance". */
+char *ga_format_pct_with(double fraction, const char *suffix);
 /* A size in binary units with one decimal: "256.0 kB", "304.0 MB". */
 char *ga_format_size(uint64_t bytes);
 /* A name read from the file, fit for a label: valid UTF-8 with control

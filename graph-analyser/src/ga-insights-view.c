@@ -23,6 +23,7 @@
 #include "ga-var-row.h"
 
 #include <tilescope/tsd-a11y.h>
+#include <tilescope/tsd-widget.h>
 
 #include <inttypes.h>
 #include <math.h>
@@ -62,24 +63,6 @@ G_DEFINE_FINAL_TYPE(GaInsightsView, ga_insights_view, GA_TYPE_VIEW)
 
 /* --- Helpers ----------------------------------------------------------------- */
 
-/* The index of the category named `name`, or (size_t)-1. */
-static size_t category_index(const char *name)
-{
-	for (size_t c = 0; c < tsr_category_count(); c++)
-		if (g_strcmp0(tsr_category_name(c), name) == 0)
-			return c;
-	return (size_t)-1;
-}
-
-static GtkWidget *heading_new(const char *text)
-{
-	GtkWidget *l = gtk_label_new(text);
-
-	gtk_label_set_xalign(GTK_LABEL(l), 0);
-	gtk_widget_add_css_class(l, "heading");
-	return l;
-}
-
 /* A tile's row was activated: select the tile and show it in Memory (a
  * jump: Back returns here). */
 static void on_tile_activated(GtkListBox *list, GtkListBoxRow *row, gpointer data)
@@ -89,7 +72,6 @@ static void on_tile_activated(GtkListBox *list, GtkListBoxRow *row, gpointer dat
 	g_autoptr(GtkBitset) set = NULL;
 	ga_jump j = GA_JUMP_INIT;
 
-	(void)list;
 	if (!tile)
 		return;
 	set = gtk_bitset_new_range(tile - 1, 1);
@@ -126,7 +108,6 @@ static void on_variable_activated(GtkListBox *list, GtkListBoxRow *row, gpointer
 	g_autoptr(GtkBitset) tiles = NULL;
 	ga_jump j = GA_JUMP_INIT;
 
-	(void)list;
 	if (!v || !(tiles = ga_jumps_variable_tiles(ga_view_get_document(GA_VIEW(self)),
 	                                            (gint64)v - 1)))
 		return;
@@ -147,7 +128,6 @@ static void on_step_activated(GtkListBox *list, GtkListBoxRow *row, gpointer dat
 	gsize i = GPOINTER_TO_SIZE(g_object_get_data(G_OBJECT(row), "ga-step"));
 	ga_jump j = GA_JUMP_INIT;
 
-	(void)list;
 	if (!i || !s || !s->has_run || i > s->n_steps)
 		return;
 	j.view = "trace";
@@ -351,11 +331,10 @@ static void add_oom(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
 		uint64_t excess = bytes > s->target->bytes_per_tile ? bytes - s->target->bytes_per_tile
 		                                                    : 0;
 		g_autofree char *name = g_strdup_printf("Tile %" PRIu32, tile);
-		g_autofree char *b = ga_format_u64(bytes), *e = ga_format_u64(excess);
-		g_autofree char *bb = g_strdup_printf("%s B", b);
+		g_autofree char *b = ga_format_u64_with(bytes, " B"), *e = ga_format_u64(excess);
 		g_autofree char *ee = g_strdup_printf("+%s B over", e);
 		g_autofree char *cats = breakdown(doc, s, sharing, tile);
-		const char *cells[] = {name, bb, ee};
+		const char *cells[] = {name, b, ee};
 		GtkWidget *row = ga_list_add_full(list, cats, cells, 3);
 
 		tile_row_set(row, tile);
@@ -383,7 +362,7 @@ static void add_fullest(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
 	              ? g_strdup("The fullest tile, by bytes in use (excluding gaps)")
 	              : g_strdup_printf("The %s fullest tiles, by bytes in use (excluding gaps)",
 	                                count);
-	gtk_box_append(GTK_BOX(content), heading_new(heading));
+	gtk_box_append(GTK_BOX(content), ga_heading_new(heading));
 	gtk_box_append(GTK_BOX(content),
 	               ga_note_new("Tiles with the same bytes in use are listed lowest tile first. "
 	                           "With gaps: up to the highest address the tile uses, what "
@@ -393,14 +372,13 @@ static void add_fullest(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
 		uint32_t tile = fullest[i];
 		uint64_t bytes, with_gaps;
 		g_autofree char *name = g_strdup_printf("Tile %" PRIu32, tile);
-		g_autofree char *b = NULL, *bb = NULL, *g = NULL, *gg = NULL, *p = NULL, *cats = NULL;
+		g_autofree char *b = NULL, *g = NULL, *gg = NULL, *p = NULL, *cats = NULL;
 
 		if (tile >= n_tiles)
 			continue;
 		bytes = tiles[tile].total;
 		with_gaps = tsr_tile_memory_get_bytes(&tiles[tile], TRUE);
-		b = ga_format_u64(bytes);
-		bb = g_strdup_printf("%s B in use", b);
+		b = ga_format_u64_with(bytes, " B in use");
 		g = ga_format_u64(with_gaps);
 		p = ga_format_pct(s->target->bytes_per_tile
 		                      ? (double)with_gaps / (double)s->target->bytes_per_tile
@@ -408,7 +386,7 @@ static void add_fullest(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
 		gg = g_strdup_printf("%s B with gaps (%s of the tile)", g, p);
 		cats = breakdown(doc, s, sharing, tile);
 		{
-			const char *cells[] = {name, bb, gg};
+			const char *cells[] = {name, b, gg};
 			GtkWidget *row = ga_list_add_full(list, cats, cells, 3);
 
 			tile_row_set(row, tile);
@@ -417,55 +395,24 @@ static void add_fullest(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
 		}
 	}
 	gtk_box_append(GTK_BOX(content), list);
-	gtk_box_append(GTK_BOX(content), heading_new("Tiles by memory (excluding gaps)"));
+	gtk_box_append(GTK_BOX(content), ga_heading_new("Tiles by memory (excluding gaps)"));
 	gtk_box_append(GTK_BOX(content), ga_histogram_new(&s->memory[0]));
 }
 
 /* --- Liveness and steps ---------------------------------------------------------- */
 
-/* Whether an always-live entry is a category's bytes (code, stack ...)
- * rather than a variable one could recompute. */
-static gboolean is_category(const char *name)
-{
-	return category_index(name) != (size_t)-1;
-}
-
-/* The always-live variables (not categories), largest first; borrowed
- * pointers into the figures. */
-static GPtrArray *always_live_variables(const tsr_summary_figures *s);
-
-static int named_desc(gconstpointer a, gconstpointer b)
-{
-	const tsr_summary_named_bytes *x = *(const tsr_summary_named_bytes *const *)a;
-	const tsr_summary_named_bytes *y = *(const tsr_summary_named_bytes *const *)b;
-
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return g_strcmp0(x->name, y->name);
-}
-
-static GPtrArray *always_live_variables(const tsr_summary_figures *s)
-{
-	GPtrArray *v = g_ptr_array_new();
-
-	for (size_t i = 0; i < s->n_always_live; i++)
-		if (!is_category(s->always_live[i].name))
-			g_ptr_array_add(v, (gpointer)&s->always_live[i]);
-	g_ptr_array_sort(v, named_desc);
-	return v;
-}
-
 static void add_always_live(GaInsightsView *self, GtkWidget *box, GaDocument *doc,
                             const tsr_summary_figures *s)
 {
-	g_autoptr(GPtrArray) vars = always_live_variables(s);
+	size_t n_vars;
+	g_autofree tsr_summary_named_bytes *vars = ga_always_live_sorted(s, TRUE, &n_vars);
 	GtkWidget *content, *list;
-	size_t shown = MIN(vars->len, (guint)ALWAYS_LIVE_SHOWN);
+	size_t shown = MIN(n_vars, (size_t)ALWAYS_LIVE_SHOWN);
 	const tsr_variable *all = NULL;
 	size_t n_all = 0;
 
 	gtk_box_append(GTK_BOX(box), ga_section_new("Largest always-live variables", TRUE, &content));
-	if (!vars->len) {
+	if (!n_vars) {
 		gtk_box_append(GTK_BOX(content),
 		               ga_note_new("No variable is live throughout the program."));
 		return;
@@ -475,14 +422,12 @@ static void add_always_live(GaInsightsView *self, GtkWidget *box, GaDocument *do
 	g_signal_connect(list, "row-activated", G_CALLBACK(on_variable_activated), self);
 	tsr_report_get_variables(&all, &n_all, ga_document_get_report(doc));
 	for (size_t i = 0; i < shown; i++) {
-		const tsr_summary_named_bytes *v = vars->pdata[i];
-		g_autofree char *b = ga_format_u64(v->bytes);
-		g_autofree char *bb = g_strdup_printf("%s B", b);
-		g_autofree char *p = ga_format_pct(s->always_live_bytes ? (double)v->bytes /
-		                                                              (double)s->always_live_bytes
-		                                                        : NAN);
-		g_autofree char *pp = g_strdup_printf("%s of always-live", p);
-		const char *cells[] = {v->name, bb, pp};
+		const tsr_summary_named_bytes *v = &vars[i];
+		g_autofree char *bytes = ga_format_u64_with(v->bytes, " B");
+		g_autofree char *pct = ga_format_pct_with(
+		    s->always_live_bytes ? (double)v->bytes / (double)s->always_live_bytes : NAN,
+		    " of always-live");
+		const char *cells[] = {v->name, bytes, pct};
 		GtkWidget *row = ga_list_add(list, cells, 3);
 
 		/* The summary names it; the row jumps to the variable of that
@@ -496,7 +441,7 @@ static void add_always_live(GaInsightsView *self, GtkWidget *box, GaDocument *do
 			}
 		}
 	}
-	ga_list_finish(list, shown, vars->len);
+	ga_list_finish(list, shown, n_vars);
 	gtk_box_append(GTK_BOX(content), list);
 }
 
@@ -529,7 +474,6 @@ static GArray *step_groups(const tsr_summary_figures *s)
 	g_autoptr(GHashTable) index = g_hash_table_new(g_int64_hash, g_int64_equal);
 	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(gint64));
 	GArray *all = g_array_new(FALSE, TRUE, sizeof(step_group));
-	GArray *out = g_array_new(FALSE, TRUE, sizeof(step_group));
 
 	g_array_set_size(keys, s->n_steps);
 	for (size_t i = 0; i < s->n_steps; i++) {
@@ -556,16 +500,17 @@ static GArray *step_groups(const tsr_summary_figures *s)
 		g->cycles += st->cycles;
 		g->lost += (double)st->cycles * (1.0 - balance);
 	}
-	for (guint i = 0; i < all->len; i++) {
+	/* From the end, so that removing one moves none still to visit (the
+	 * sort below orders them whole). */
+	for (guint i = all->len; i-- > 0;) {
 		step_group *g = &g_array_index(all, step_group, i);
 
 		g->balance = g->cycles ? 1.0 - g->lost / (double)g->cycles : 1.0;
-		if (g->cycles >= s->activity.cycles / 100)
-			g_array_append_val(out, *g);
+		if (g->cycles < s->activity.cycles / 100)
+			g_array_remove_index_fast(all, i);
 	}
-	g_array_free(all, TRUE);
-	g_array_sort(out, group_balance_asc);
-	return out;
+	g_array_sort(all, group_balance_asc);
+	return all;
 }
 
 static void add_worst_steps(GaInsightsView *self, GtkWidget *box, const tsr_summary_figures *s)
@@ -604,13 +549,10 @@ static void add_worst_steps(GaInsightsView *self, GtkWidget *box, const tsr_summ
 		                                 : g_strdup(tsr_step_type_name(ss->step->type));
 		g_autofree char *x = ga_format_u64(g->executions);
 		g_autofree char *xx = g_strdup_printf("× %s", x);
-		g_autofree char *c = ga_format_u64(g->cycles);
-		g_autofree char *cc = g_strdup_printf("%s cycles", c);
-		g_autofree char *b = ga_format_pct(g->balance);
-		g_autofree char *bb = g_strdup_printf("%s balance", b);
-		g_autofree char *l = ga_format_u64((uint64_t)g->lost);
-		g_autofree char *ll = g_strdup_printf("%s lost", l);
-		const char *cells[] = {what, xx, cc, bb, ll};
+		g_autofree char *cycles = ga_format_u64_with(g->cycles, " cycles");
+		g_autofree char *balance = ga_format_pct_with(g->balance, " balance");
+		g_autofree char *lost = ga_format_u64_with((uint64_t)g->lost, " lost");
+		const char *cells[] = {what, xx, cycles, balance, lost};
 		GtkWidget *row = ga_list_add(list, cells, 5);
 
 		/* Its first execution, in the Execution Trace. */
@@ -710,18 +652,20 @@ static gboolean scope_tiles(GaInsightsView *self, const tsr_target *t, size_t *f
 }
 
 /* A table of the scope: its heading, a note, and a list whose first row
- * names the columns. */
-static GtkWidget *scope_table_new(GaInsightsView *self, const char *title, const char *note,
-                                  const char *const *columns, size_t n)
+ * names the columns, then `rows` (GStrv cells) of the `total` there are. */
+static void add_scope_table(GaInsightsView *self, const char *title, const char *note,
+                            const char *const *columns, size_t n, GPtrArray *rows, size_t total)
 {
 	GtkWidget *list = ga_list_new(title, FALSE);
 
-	gtk_box_append(GTK_BOX(self->scope_tables), heading_new(title));
+	gtk_box_append(GTK_BOX(self->scope_tables), ga_heading_new(title));
 	if (note)
 		gtk_box_append(GTK_BOX(self->scope_tables), ga_note_new(note));
 	gtk_widget_add_css_class(ga_list_add(list, columns, n), "dim-label");
 	gtk_box_append(GTK_BOX(self->scope_tables), list);
-	return list;
+	for (guint i = 0; i < rows->len; i++)
+		ga_list_add(list, rows->pdata[i], g_strv_length(rows->pdata[i]));
+	ga_list_finish(list, rows->len, total);
 }
 
 /* A row's cells: `name`, `text` (NULL: none), then the byte figures
@@ -836,18 +780,15 @@ static void scope_thread(GTask *task, gpointer source, gpointer data, GCancellab
 	scope_job *j = data;
 	scope_handle *h = j->handle;
 
-	(void)source;
 	g_mutex_lock(&h->lock);
-	if (g_cancellable_is_cancelled(cancel))
-		;
-	else if (!h->r && tsr_report_open(&h->r, h->path, NULL))
+	/* A failed open leaves no handle: its message is reportlib's last. */
+	if (!g_cancellable_is_cancelled(cancel) &&
+	    ((!h->r && tsr_report_open(&h->r, h->path, NULL)) ||
+	     (j->vertices ? read_vertices(j, h->r)
+	                  : tsr_report_list_variables_on_tiles(&j->vb, &j->n_vb, h->r, j->first,
+	                                                       j->count, true))))
 		j->error = g_strdup_printf("The memory of %s could not be read: %s", j->name,
-		                           tsr_last_error());
-	else if (j->vertices ? read_vertices(j, h->r)
-	                     : tsr_report_list_variables_on_tiles(&j->vb, &j->n_vb, h->r, j->first,
-	                                                          j->count, true))
-		j->error = g_strdup_printf("The memory of %s could not be read: %s", j->name,
-		                           tsr_report_error(h->r));
+		                           h->r ? tsr_report_error(h->r) : tsr_last_error());
 	if (g_atomic_int_get(&h->close))
 		g_clear_pointer(&h->r, tsr_report_free);
 	g_mutex_unlock(&h->lock);
@@ -865,13 +806,10 @@ static char *vertex_tables(GaInsightsView *self, GaDocument *doc, const scope_jo
 	const tsr_target *t = tsr_report_get_target(ga_document_get_report(doc));
 	uint64_t code = 0;
 	g_autofree char *note = NULL, *c = NULL;
-	GtkWidget *list;
 
-	list = scope_table_new(self, "Vertex memory by vertex type",
-	                       j->n_vm ? NULL : "No vertex has memory on these tiles.", vcols, 9);
-	for (guint i = 0; i < j->vrows->len; i++)
-		ga_list_add(list, j->vrows->pdata[i], g_strv_length(j->vrows->pdata[i]));
-	ga_list_finish(list, j->vrows->len, j->n_vm);
+	add_scope_table(self, "Vertex memory by vertex type",
+	                j->n_vm ? NULL : "No vertex has memory on these tiles.", vcols, 9, j->vrows,
+	                j->n_vm);
 	/* The exchange code the scope's tiles hold in all, from the
 	 * categories (the only split by tile the format has). */
 	for (tsr_mem_category k = 0; k < tsr_category_count(); k++) {
@@ -890,10 +828,7 @@ static char *vertex_tables(GaInsightsView *self, GaDocument *doc, const scope_jo
 		note = g_strdup_printf("The exchanges with message buffers on these tiles. The report "
 		                       "holds each exchange's code summed over all tiles only, so Code "
 		                       "is the whole model's; these tiles hold %s B of exchange code.", c);
-	list = scope_table_new(self, "Exchange memory by exchange", note, xcols, 4);
-	for (guint i = 0; i < j->xrows->len; i++)
-		ga_list_add(list, j->xrows->pdata[i], g_strv_length(j->xrows->pdata[i]));
-	ga_list_finish(list, j->xrows->len, j->n_xm);
+	add_scope_table(self, "Exchange memory by exchange", note, xcols, 4, j->xrows, j->n_xm);
 	return g_strdup_printf("Vertex and exchange memory on %s, in bytes.", j->name);
 }
 
@@ -942,14 +877,6 @@ static void make_variables(GaInsightsView *self)
 	             "max-content-height", 480, "hscrollbar-policy", GTK_POLICY_NEVER, NULL);
 }
 
-static void clear_scope_tables(GaInsightsView *self)
-{
-	GtkWidget *child;
-
-	while ((child = gtk_widget_get_first_child(self->scope_tables)))
-		gtk_box_remove(GTK_BOX(self->scope_tables), child);
-}
-
 /* A job finished: its tables, unless a newer scope (or document)
  * superseded it, so that no scope's figures show under another's name. */
 static void on_scope_done(GObject *source, GAsyncResult *result, gpointer data)
@@ -959,10 +886,9 @@ static void on_scope_done(GObject *source, GAsyncResult *result, gpointer data)
 	GaDocument *doc = ga_view_get_document(GA_VIEW(self));
 	g_autofree char *status = NULL;
 
-	(void)source;
 	if (tsd_table_end_job(self->variables, result) && doc) {
 		tsd_table_set_busy(self->variables, FALSE, NULL);
-		clear_scope_tables(self);
+		tsd_widget_remove_children(self->scope_tables);
 		if (j->error)
 			status = g_strdup(j->error);
 		else if (j->vertices)
@@ -991,7 +917,7 @@ static void on_scope_changed(GaInsightsView *self, gpointer sender)
 	if ((GTK_IS_TOGGLE_BUTTON(sender) && !gtk_toggle_button_get_active(sender)) ||
 	    (sender == (gpointer)self->ipu && tile_scope))
 		return;
-	clear_scope_tables(self);
+	tsd_widget_remove_children(self->scope_tables);
 	make_variables(self);
 	tsd_table_set_message(self->variables, "", FALSE);
 	gtk_widget_set_visible(self->scope_section, t != NULL);
@@ -1124,7 +1050,6 @@ static void ga_insights_view_unmap(GtkWidget *widget)
 /* The page's title: the report's. */
 static char *insights_title(gpointer view, GaDocument *doc)
 {
-	(void)view;
 	return g_strdup(doc ? ga_document_get_title(doc) : "");
 }
 
@@ -1134,14 +1059,13 @@ static void rebuild(GaView *view)
 	GaInsightsView *self = GA_INSIGHTS_VIEW(view);
 	GaDocument *doc = ga_view_get_document(view);
 	const tsr_summary_figures *s = doc ? ga_document_get_figures(doc) : NULL;
-	GtkWidget *box = self->sections, *child;
+	GtkWidget *box = self->sections;
 	uint32_t *fullest = NULL;
 	size_t n_fullest = 0;
 	tsr_memory_sharing *sharing = NULL;
 	char *problem = NULL;
 
-	while ((child = gtk_widget_get_first_child(box)))
-		gtk_box_remove(GTK_BOX(box), child);
+	tsd_widget_remove_children(box);
 	{
 		const tsr_target *t = doc ? tsr_report_get_target(ga_document_get_report(doc)) : NULL;
 		g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
@@ -1260,7 +1184,6 @@ static void ga_insights_view_class_init(GaInsightsViewClass *klass)
 
 static void ga_insights_view_init(GaInsightsView *self)
 {
-	(void)self;
 }
 
 GtkWidget *ga_insights_view_new(GaSession *session)

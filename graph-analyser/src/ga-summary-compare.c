@@ -10,6 +10,8 @@
 #include "ga-compare-grid.h"
 #include "ga-figures.h"
 
+#include <tilescope/tsd-widget.h>
+
 #include <string.h>
 
 /* Rows of a section before "and N more". */
@@ -35,19 +37,24 @@ static guint8 *filter_deltas(const tsr_comparison *cmp, const char *needle)
 	return match;
 }
 
-/* One section of `sections`: a titled grid of the deltas `keep` accepts
- * among those `match` marks. */
+/* Which deltas a section lists: those both reports have, of one group,
+ * or those only one has. */
+typedef enum { IN_BOTH, ONLY_IN_A, ONLY_IN_B } side;
+
+/* One section of `sections`: a titled grid of the deltas of `where` (and
+ * of `group` for IN_BOTH) among those `match` marks. */
 static void add_section(GtkWidget *sections, const tsr_comparison *cmp, const char *title,
-                        const guint8 *match, gboolean (*keep)(const tsr_delta *, guint, guint),
-                        guint group)
+                        const guint8 *match, side where, guint group)
 {
 	size_t n = tsr_comparison_get_count(cmp), shown = 0, total = 0;
 	GtkWidget *content, *grid = ga_compare_grid_new("Metric", 1, NULL, TRUE);
 
 	for (size_t i = 0; i < n; i++) {
 		const tsr_delta *d = tsr_comparison_get_delta(cmp, i);
+		side of = d->in_base ? (d->in_new ? IN_BOTH : ONLY_IN_A) : ONLY_IN_B;
 
-		if (!match[i] || !keep(d, group, ga_compare_group_of(d->metric)))
+		if (!match[i] || (!d->in_base && !d->in_new) || of != where ||
+		    (where == IN_BOTH && ga_compare_group_of(d->metric) != group))
 			continue;
 		total++;
 		if (shown < ROW_CAP) {
@@ -72,43 +79,22 @@ static void add_section(GtkWidget *sections, const tsr_comparison *cmp, const ch
 	gtk_box_append(GTK_BOX(content), grid);
 }
 
-static gboolean keep_both(const tsr_delta *d, guint want, guint group)
-{
-	return d->in_base && d->in_new && group == want;
-}
-
-static gboolean keep_only_a(const tsr_delta *d, guint want, guint group)
-{
-	(void)want;
-	(void)group;
-	return d->in_base && !d->in_new;
-}
-
-static gboolean keep_only_b(const tsr_delta *d, guint want, guint group)
-{
-	(void)want;
-	(void)group;
-	return !d->in_base && d->in_new;
-}
-
 void ga_summary_compare_fill(GtkWidget *sections, GaDocument *b, const char *filter)
 {
 	const tsr_comparison *cmp = b ? ga_document_get_comparison(b) : NULL;
 	g_autofree char *needle = g_utf8_casefold(filter ? filter : "", -1);
 	g_autofree guint8 *match = NULL;
-	GtkWidget *child;
 
-	while ((child = gtk_widget_get_first_child(sections)))
-		gtk_box_remove(GTK_BOX(sections), child);
+	tsd_widget_remove_children(sections);
 	if (!cmp) {
 		gtk_box_append(GTK_BOX(sections), ga_note_new("The reports were not compared."));
 		return;
 	}
 	match = filter_deltas(cmp, needle);
 	for (guint g = 0; g < GA_COMPARE_N_GROUPS; g++)
-		add_section(sections, cmp, ga_compare_group_title(g), match, keep_both, g);
-	add_section(sections, cmp, "Only in A", match, keep_only_a, 0);
-	add_section(sections, cmp, "Only in B", match, keep_only_b, 0);
+		add_section(sections, cmp, ga_compare_group_title(g), match, IN_BOTH, g);
+	add_section(sections, cmp, "Only in A", match, ONLY_IN_A, 0);
+	add_section(sections, cmp, "Only in B", match, ONLY_IN_B, 0);
 	if (!gtk_widget_get_first_child(sections))
 		gtk_box_append(GTK_BOX(sections), ga_note_new("No metric matches the filter."));
 }

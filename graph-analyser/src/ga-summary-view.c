@@ -29,27 +29,33 @@ struct _GaSummaryView {
 
 G_DEFINE_FINAL_TYPE(GaSummaryView, ga_summary_view, GA_TYPE_VIEW)
 
-/* A key path "memory[1].byRegion.interleaved"; g_free. */
-static char *key(const char *prefix, const char *rest)
-{
-	return g_strdup_printf("%s.%s", prefix, rest);
-}
+/* A row of a figure grid (ga_figure_grid_add): a caption at `indent`,
+ * then its value, which is `text` when set, else `value` with thousands
+ * separators (ROW_SIZE: as a size, the exact bytes in its tooltip), its
+ * unit and its key path (NULL: none); a heading has no value. */
+typedef enum { ROW_NUMBER, ROW_SIZE, ROW_HEADING } row_kind;
+typedef struct figure_row {
+	int indent;
+	const char *label;
+	uint64_t value;
+	const char *key, *unit;
+	row_kind kind;
+	const char *text;
+} figure_row;
 
-/* A row of bytes keyed prefix.rest. */
-static void bytes_row(GtkWidget *grid, int indent, const char *label, uint64_t bytes,
-                      const char *prefix, const char *rest)
-{
-	g_autofree char *k = rest ? key(prefix, rest) : NULL;
-
-	ga_figure_grid_add_u64(grid, indent, label, bytes, "B", k);
-}
+/* The rows of the tables below. */
+#define COUNT(indent, label, value, key) {indent, label, value, key, NULL, ROW_NUMBER, NULL}
+#define BYTES(indent, label, value, key) {indent, label, value, key, "B", ROW_NUMBER, NULL}
+#define FIGURE(indent, label, value, key, unit) {indent, label, value, key, unit, ROW_NUMBER, NULL}
+#define TEXT(indent, label, text, key, unit) {indent, label, 0, key, unit, ROW_NUMBER, text}
+#define SIZE(label, value) {0, label, value, NULL, NULL, ROW_SIZE, NULL}
+#define HEADING(indent, label) {indent, label, 0, NULL, NULL, ROW_HEADING, NULL}
 
 /* A size as the text shows it, with the exact bytes as a tooltip. */
 static void size_row(GtkWidget *grid, const char *label, uint64_t bytes)
 {
 	g_autofree char *text = ga_format_size(bytes);
-	g_autofree char *exact = ga_format_u64(bytes);
-	g_autofree char *tip = g_strdup_printf("%s B", exact);
+	g_autofree char *tip = ga_format_u64_with(bytes, " B");
 	GtkWidget *v = ga_figure_grid_add(grid, 0, label, text, NULL, NULL);
 	g_autofree char *said = g_strdup_printf("%s (%s)", text, tip);
 
@@ -59,14 +65,39 @@ static void size_row(GtkWidget *grid, const char *label, uint64_t bytes)
 	                               -1);
 }
 
-/* A heading over what follows in `content`. */
-static void add_heading(GtkWidget *content, const char *text)
+/* Appends `rows` to `grid`, their keys under `prefix` ("memory[1]";
+ * NULL: the keys as they are). */
+static void add_rows(GtkWidget *grid, const figure_row *rows, size_t n, const char *prefix)
 {
-	GtkWidget *heading = gtk_label_new(text);
+	for (size_t i = 0; i < n; i++) {
+		const figure_row *r = &rows[i];
+		g_autofree char *key = prefix && r->key ? g_strdup_printf("%s.%s", prefix, r->key)
+		                                        : g_strdup(r->key);
 
-	gtk_label_set_xalign(GTK_LABEL(heading), 0);
-	gtk_widget_add_css_class(heading, "heading");
-	gtk_box_append(GTK_BOX(content), heading);
+		if (r->kind == ROW_HEADING)
+			ga_figure_grid_add(grid, r->indent, r->label, NULL, NULL, NULL);
+		else if (r->kind == ROW_SIZE)
+			size_row(grid, r->label, r->value);
+		else if (r->text)
+			ga_figure_grid_add(grid, r->indent, r->label, r->text, r->unit, key);
+		else
+			ga_figure_grid_add_u64(grid, r->indent, r->label, r->value, r->unit, key);
+	}
+}
+
+/* A section of `box` holding a grid of `rows`; returns the grid, and in
+ * *content (may be NULL) the section's box, to append more to. */
+static GtkWidget *add_section(GtkWidget *box, const char *title, const figure_row *rows,
+                              size_t n, GtkWidget **content)
+{
+	GtkWidget *inner, *grid = ga_figure_grid_new();
+
+	gtk_box_append(GTK_BOX(box), ga_section_new(title, TRUE, &inner));
+	gtk_box_append(GTK_BOX(inner), grid);
+	add_rows(grid, rows, n, NULL);
+	if (content)
+		*content = inner;
+	return grid;
 }
 
 static void add_target(GtkWidget *box, const tsr_summary_figures *s)
@@ -77,52 +108,47 @@ static void add_target(GtkWidget *box, const tsr_summary_figures *s)
 	g_autofree char *type = ga_format_name(tg->type), *tname = ga_format_name(tg->name);
 	g_autofree char *version = ga_format_name(tg->version_name);
 	g_autofree char *ipu = g_strdup_printf("%s %s (%s)", type, tname, version);
-	GtkWidget *content, *grid = ga_figure_grid_new();
+	const figure_row rows[] = {
+		TEXT(0, "Target", ipu, NULL, NULL),
+		COUNT(0, "Number of IPUs", tg->num_ipus * rf, "target.numIpus"),
+		COUNT(0, "Tiles per IPU", tg->tiles_per_ipu, "target.tilesPerIpu"),
+		COUNT(0, "Total tiles", tg->num_tiles * rf, "target.totalTiles"),
+		SIZE("Memory per tile", tg->bytes_per_tile),
+		SIZE("Total memory",
+		     tg->total_memory > UINT64_MAX / rf ? UINT64_MAX : tg->total_memory * rf),
+		TEXT(0, "Clock speed (approx)", mhz, NULL, "MHz"),
+		COUNT(0, "Number of replicas", rf, "target.numReplicas"),
+		COUNT(0, "IPUs per replica", tg->num_ipus, "target.ipusPerReplica"),
+		COUNT(0, "Tiles per replica", tg->num_tiles, "target.tilesPerReplica"),
+		SIZE("Memory per replica", tg->total_memory),
+	};
 
-	gtk_box_append(GTK_BOX(box), ga_section_new("Target", TRUE, &content));
-	gtk_box_append(GTK_BOX(content), grid);
-	ga_figure_grid_add(grid, 0, "Target", ipu, NULL, NULL);
-	ga_figure_grid_add_u64(grid, 0, "Number of IPUs", tg->num_ipus * rf, NULL, "target.numIpus");
-	ga_figure_grid_add_u64(grid, 0, "Tiles per IPU", tg->tiles_per_ipu, NULL,
-	                       "target.tilesPerIpu");
-	ga_figure_grid_add_u64(grid, 0, "Total tiles", tg->num_tiles * rf, NULL, "target.totalTiles");
-	size_row(grid, "Memory per tile", tg->bytes_per_tile);
-	size_row(grid, "Total memory",
-	         tg->total_memory > UINT64_MAX / rf ? UINT64_MAX : tg->total_memory * rf);
-	ga_figure_grid_add(grid, 0, "Clock speed (approx)", mhz, "MHz", NULL);
-	ga_figure_grid_add_u64(grid, 0, "Number of replicas", rf, NULL, "target.numReplicas");
-	ga_figure_grid_add_u64(grid, 0, "IPUs per replica", tg->num_ipus, NULL,
-	                       "target.ipusPerReplica");
-	ga_figure_grid_add_u64(grid, 0, "Tiles per replica", tg->num_tiles, NULL,
-	                       "target.tilesPerReplica");
-	size_row(grid, "Memory per replica", tg->total_memory);
+	add_section(box, "Target", rows, G_N_ELEMENTS(rows), NULL);
 }
 
 static void add_graph(GtkWidget *box, const tsr_summary_figures *s)
 {
 	const tsr_graph_counts *c = s->counts;
-	GtkWidget *content, *grid = ga_figure_grid_new();
+	const figure_row rows[] = {
+		COUNT(0, "Number of vertices", c->vertices, "graph.numVertices"),
+		COUNT(0, "Number of edges", c->edges, "graph.numEdges"),
+		COUNT(0, "Number of variables", c->variables, "graph.numVariables"),
+		COUNT(0, "Number of compute sets", c->compute_sets, "graph.numComputeSets"),
+		HEADING(0, "Listed in the report"),
+		COUNT(1, "Programs", c->programs, NULL),
+		COUNT(1, "Engine programs", c->control_programs, NULL),
+		COUNT(1, "Functions", c->function_programs, NULL),
+		COUNT(1, "Vertex types", c->vertex_types, NULL),
+		COUNT(1, "Internal exchanges", c->internal_exchanges, NULL),
+		COUNT(1, "External exchanges", c->external_exchanges, NULL),
+		COUNT(1, "Host exchanges", c->host_exchanges, NULL),
+		COUNT(1, "Variables", c->listed_variables, NULL),
+		COUNT(1, "Liveness steps", c->liveness_steps, NULL),
+		COUNT(1, "Debug contexts", c->debug_contexts, NULL),
+		COUNT(1, "Runs", c->runs, NULL),
+	};
 
-	gtk_box_append(GTK_BOX(box), ga_section_new("Graph", TRUE, &content));
-	gtk_box_append(GTK_BOX(content), grid);
-	ga_figure_grid_add_u64(grid, 0, "Number of vertices", c->vertices, NULL, "graph.numVertices");
-	ga_figure_grid_add_u64(grid, 0, "Number of edges", c->edges, NULL, "graph.numEdges");
-	ga_figure_grid_add_u64(grid, 0, "Number of variables", c->variables, NULL,
-	                       "graph.numVariables");
-	ga_figure_grid_add_u64(grid, 0, "Number of compute sets", c->compute_sets, NULL,
-	                       "graph.numComputeSets");
-	ga_figure_grid_add(grid, 0, "Listed in the report", NULL, NULL, NULL);
-	ga_figure_grid_add_u64(grid, 1, "Programs", c->programs, NULL, NULL);
-	ga_figure_grid_add_u64(grid, 1, "Engine programs", c->control_programs, NULL, NULL);
-	ga_figure_grid_add_u64(grid, 1, "Functions", c->function_programs, NULL, NULL);
-	ga_figure_grid_add_u64(grid, 1, "Vertex types", c->vertex_types, NULL, NULL);
-	ga_figure_grid_add_u64(grid, 1, "Internal exchanges", c->internal_exchanges, NULL, NULL);
-	ga_figure_grid_add_u64(grid, 1, "External exchanges", c->external_exchanges, NULL, NULL);
-	ga_figure_grid_add_u64(grid, 1, "Host exchanges", c->host_exchanges, NULL, NULL);
-	ga_figure_grid_add_u64(grid, 1, "Variables", c->listed_variables, NULL, NULL);
-	ga_figure_grid_add_u64(grid, 1, "Liveness steps", c->liveness_steps, NULL, NULL);
-	ga_figure_grid_add_u64(grid, 1, "Debug contexts", c->debug_contexts, NULL, NULL);
-	ga_figure_grid_add_u64(grid, 1, "Runs", c->runs, NULL, NULL);
+	add_section(box, "Graph", rows, G_N_ELEMENTS(rows), NULL);
 }
 
 /* The "By Data Type" rows of one kind. */
@@ -130,28 +156,26 @@ static void add_data_type(GtkWidget *grid, const tsr_summary_memory *m, const ch
                           gboolean overlapped)
 {
 	const char *kind = overlapped ? "overlapped" : "notOverlapped";
+	const figure_row heading = HEADING(1, overlapped ? "Overlapped" : "Not overlapped");
+	const figure_row totals[] = {
+		BYTES(2, "Total", overlapped ? m->overlapped : m->not_overlapped,
+		      overlapped ? "byDataType.overlappedTotal" : "byDataType.notOverlappedTotal"),
+		BYTES(2, "Total after overlapping", m->after_overlapping,
+		      "byDataType.totalAfterOverlapping"),
+	};
 
-	ga_figure_grid_add(grid, 1, overlapped ? "Overlapped" : "Not overlapped", NULL, NULL, NULL);
+	add_rows(grid, &heading, 1, prefix);
 	for (size_t i = 0; i < m->n_categories; i++) {
 		const tsr_category_memory *c = &m->categories[i].memory;
-		uint64_t bytes = overlapped ? c->overlapped : c->non_overlapped;
-		g_autofree char *rest = NULL;
+		const char *name = tsr_category_name(c->category);
+		g_autofree char *key = g_strdup_printf("byDataType.%s.%s", kind, name ? name : "?");
+		figure_row row = BYTES(2, m->categories[i].label ? m->categories[i].label : "?",
+		                       overlapped ? c->overlapped : c->non_overlapped, key);
 
-		if (!bytes)
-			continue;
-		rest = g_strdup_printf("byDataType.%s.%s", kind,
-		                       tsr_category_name(c->category) ? tsr_category_name(c->category)
-		                                                      : "?");
-		bytes_row(grid, 2, m->categories[i].label ? m->categories[i].label : "?", bytes, prefix,
-		          rest);
+		if (row.value)
+			add_rows(grid, &row, 1, prefix);
 	}
-	if (overlapped) {
-		bytes_row(grid, 2, "Total", m->overlapped, prefix, "byDataType.overlappedTotal");
-		bytes_row(grid, 2, "Total after overlapping", m->after_overlapping, prefix,
-		          "byDataType.totalAfterOverlapping");
-	} else {
-		bytes_row(grid, 2, "Total", m->not_overlapped, prefix, "byDataType.notOverlappedTotal");
-	}
+	add_rows(grid, totals, overlapped ? 2 : 1, prefix);
 }
 
 /* "0-3, 7" of up to 32 ranges, then "and N more". */
@@ -177,15 +201,30 @@ static char *tile_ranges(const uint32_t *tiles, size_t n)
 }
 
 /* The maximum of a part: bytes, then "B (284.4 KiB) on tile 52". */
-static void max_row(GtkWidget *grid, const char *label, uint64_t bytes, uint32_t tile,
-                    const char *prefix, const char *rest)
+static char *max_unit(uint64_t bytes, uint32_t tile)
 {
-	g_autofree char *k = key(prefix, rest);
-	g_autofree char *text = ga_format_u64(bytes);
 	g_autofree char *kib = ga_format_1dp((double)bytes / 1024.0);
-	g_autofree char *unit = g_strdup_printf("B (%s KiB) on tile %" PRIu32, kib, tile);
 
-	ga_figure_grid_add(grid, 0, label, text, unit, k);
+	return g_strdup_printf("B (%s KiB) on tile %" PRIu32, kib, tile);
+}
+
+/* A capped list of names and their bytes ("1,234 B") under a heading. */
+static void add_bytes_list(GtkWidget *content, const char *heading, const char *name,
+                           const tsr_summary_named_bytes *items, size_t n)
+{
+	GtkWidget *list = ga_list_new(name, FALSE);
+	size_t shown = MIN(n, (size_t)LIST_CAP);
+
+	gtk_box_append(GTK_BOX(content), ga_heading_new(heading));
+	for (size_t i = 0; i < shown; i++) {
+		g_autofree char *bytes = ga_format_u64_with(items[i].bytes, " B");
+		const char *cells[] = {items[i].name, bytes};
+
+		ga_list_add(list, cells, 2);
+	}
+	ga_list_finish(list, shown, n);
+	gtk_widget_set_halign(list, GTK_ALIGN_START);
+	gtk_box_append(GTK_BOX(content), list);
 }
 
 static void add_memory_part(GtkWidget *box, const tsr_summary_figures *s, size_t index)
@@ -195,59 +234,50 @@ static void add_memory_part(GtkWidget *box, const tsr_summary_figures *s, size_t
 	const tsr_vertex_memory *v = &m->vertex;
 	g_autofree char *prefix = g_strdup_printf("memory[%zu]", index);
 	g_autofree char *title = m->ipu < 0 ? g_strdup("All IPUs") : g_strdup_printf("IPU %d", m->ipu);
+	g_autofree char *max_with = max_unit(t->max_tile_bytes, t->max_tile);
+	g_autofree char *max_without = max_unit(t->max_tile_excluding_gaps_bytes,
+	                                        t->max_tile_excluding_gaps);
+	const figure_row regions[] = {
+		BYTES(0, "Capacity", t->capacity, "capacity"),
+		BYTES(0, "Including gaps", t->total_including_gaps, "includingGaps"),
+		HEADING(0, "Excluding gaps, by memory region"),
+		BYTES(1, "Non-interleaved", t->region[TSR_REGION_NON_INTERLEAVED],
+		      "byRegion.nonInterleaved"),
+		BYTES(1, "Interleaved", t->region[TSR_REGION_INTERLEAVED], "byRegion.interleaved"),
+		BYTES(1, "Overflowed", t->region[TSR_REGION_OVERFLOWED], "byRegion.overflowed"),
+		BYTES(1, "Total", t->total, "excludingGaps"),
+		HEADING(0, "Excluding gaps, by data type"),
+	};
+	const figure_row vertex[] = {
+		HEADING(0, "Vertex data"),
+		BYTES(1, "Total (without code)", m->vertex_data, "vertexData.total"),
+		BYTES(1, "Internal vertex state", v->vertex_data, "vertexData.internalVertexState"),
+		BYTES(1, "Edge pointers", v->edge_ptr, "vertexData.edgePointers"),
+		BYTES(1, "Copy pointers", v->copy_ptr, "vertexData.copyPointers"),
+		BYTES(1, "Padding", v->padding, "vertexData.padding"),
+		BYTES(1, "Descriptors", v->descriptor, "vertexData.descriptors"),
+	};
+	const figure_row maxima[] = {
+		FIGURE(0, "Maximum (including gaps)", t->max_tile_bytes, "maxTileIncludingGaps.bytes", max_with),
+		FIGURE(0, "Maximum (excluding gaps)", t->max_tile_excluding_gaps_bytes,
+		       "maxTileExcludingGaps.bytes", max_without),
+		COUNT(0, "Tiles out of memory", m->n_oom_tiles, "outOfMemoryTiles.length"),
+	};
 	GtkWidget *content, *grid = ga_figure_grid_new(), *tiles = ga_figure_grid_new();
 
 	gtk_box_append(GTK_BOX(box), ga_section_new(title, index == 0, &content));
 	gtk_box_append(GTK_BOX(content), grid);
-	bytes_row(grid, 0, "Capacity", m->totals.capacity, prefix, "capacity");
-	bytes_row(grid, 0, "Including gaps", t->total_including_gaps, prefix, "includingGaps");
-	ga_figure_grid_add(grid, 0, "Excluding gaps, by memory region", NULL, NULL, NULL);
-	bytes_row(grid, 1, "Non-interleaved", t->region[TSR_REGION_NON_INTERLEAVED], prefix,
-	          "byRegion.nonInterleaved");
-	bytes_row(grid, 1, "Interleaved", t->region[TSR_REGION_INTERLEAVED], prefix,
-	          "byRegion.interleaved");
-	bytes_row(grid, 1, "Overflowed", t->region[TSR_REGION_OVERFLOWED], prefix,
-	          "byRegion.overflowed");
-	bytes_row(grid, 1, "Total", t->total, prefix, "excludingGaps");
-	ga_figure_grid_add(grid, 0, "Excluding gaps, by data type", NULL, NULL, NULL);
+	add_rows(grid, regions, G_N_ELEMENTS(regions), prefix);
 	add_data_type(grid, m, prefix, FALSE);
 	add_data_type(grid, m, prefix, TRUE);
-	ga_figure_grid_add(grid, 0, "Vertex data", NULL, NULL, NULL);
-	bytes_row(grid, 1, "Total (without code)", m->vertex_data, prefix, "vertexData.total");
-	bytes_row(grid, 1, "Internal vertex state", v->vertex_data, prefix,
-	          "vertexData.internalVertexState");
-	bytes_row(grid, 1, "Edge pointers", v->edge_ptr, prefix, "vertexData.edgePointers");
-	bytes_row(grid, 1, "Copy pointers", v->copy_ptr, prefix, "vertexData.copyPointers");
-	bytes_row(grid, 1, "Padding", v->padding, prefix, "vertexData.padding");
-	bytes_row(grid, 1, "Descriptors", v->descriptor, prefix, "vertexData.descriptors");
-	if (m->n_vertex_types) {
-		GtkWidget *list = ga_list_new("Vertex data by type", FALSE);
-		size_t shown = MIN(m->n_vertex_types, (size_t)LIST_CAP);
-
-		add_heading(content, "Vertex data by type (with code), fullest first");
-		for (size_t i = 0; i < shown; i++) {
-			g_autofree char *b = ga_format_u64(m->vertex_types[i].bytes);
-			g_autofree char *bb = g_strdup_printf("%s B", b);
-			const char *cells[] = {m->vertex_types[i].name, bb};
-
-			ga_list_add(list, cells, 2);
-		}
-		ga_list_finish(list, shown, m->n_vertex_types);
-		gtk_widget_set_halign(list, GTK_ALIGN_START);
-		gtk_box_append(GTK_BOX(content), list);
-	}
-	add_heading(content, "By tile (excluding gaps)");
+	add_rows(grid, vertex, G_N_ELEMENTS(vertex), prefix);
+	if (m->n_vertex_types)
+		add_bytes_list(content, "Vertex data by type (with code), fullest first",
+		               "Vertex data by type", m->vertex_types, m->n_vertex_types);
+	gtk_box_append(GTK_BOX(content), ga_heading_new("By tile (excluding gaps)"));
 	gtk_box_append(GTK_BOX(content), ga_histogram_new(m));
 	gtk_box_append(GTK_BOX(content), tiles);
-	max_row(tiles, "Maximum (including gaps)", t->max_tile_bytes, t->max_tile, prefix,
-	        "maxTileIncludingGaps.bytes");
-	max_row(tiles, "Maximum (excluding gaps)", t->max_tile_excluding_gaps_bytes,
-	        t->max_tile_excluding_gaps, prefix, "maxTileExcludingGaps.bytes");
-	{
-		g_autofree char *k = key(prefix, "outOfMemoryTiles.length");
-
-		ga_figure_grid_add_u64(tiles, 0, "Tiles out of memory", m->n_oom_tiles, NULL, k);
-	}
+	add_rows(tiles, maxima, G_N_ELEMENTS(maxima), prefix);
 	if (m->n_oom_tiles) {
 		g_autofree char *ranges = tile_ranges(m->oom_tiles, m->n_oom_tiles);
 		g_autofree char *per_tile = ga_format_u64(s->target->bytes_per_tile);
@@ -260,7 +290,7 @@ static void add_memory_part(GtkWidget *box, const tsr_summary_figures *s, size_t
 		gtk_widget_add_css_class(oom, "error");
 		gtk_label_set_wrap(GTK_LABEL(oom), TRUE);
 		gtk_label_set_max_width_chars(GTK_LABEL(oom), 60);
-		add_heading(content, title2);
+		gtk_box_append(GTK_BOX(content), ga_heading_new(title2));
 		for (size_t i = 0; i < m->n_largest_tiles; i++) {
 			g_autofree char *name = g_strdup_printf("Tile %" PRIu32, m->largest_tiles[i].tile);
 			g_autofree char *b = ga_format_u64(m->largest_tiles[i].bytes);
@@ -286,125 +316,106 @@ static void add_memory(GtkWidget *box, const tsr_summary_figures *s)
 		add_memory_part(content, s, i);
 }
 
-/* Orders named bytes largest first, then by name. */
-static int by_bytes_desc(gconstpointer a, gconstpointer b)
+/* The peak liveness step's program: "Sequence: step name". */
+static char *peak_program(const tsr_summary_figures *s)
 {
-	const tsr_summary_named_bytes *x = *(const tsr_summary_named_bytes *const *)a;
-	const tsr_summary_named_bytes *y = *(const tsr_summary_named_bytes *const *)b;
+	const tsr_summary_liveness_step *ls = &s->liveness_steps[s->peak_step];
+	g_autofree char *name = ls->name ? ga_format_name(ls->name) : NULL;
+	const char *type = tsr_program_type_name(ls->program_type);
 
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return g_strcmp0(x->name, y->name);
+	if (!type)
+		type = "?";
+	return name ? g_strdup_printf("%s: %s", type, name) : g_strdup(type);
 }
 
 static void add_liveness(GtkWidget *box, const tsr_summary_figures *s)
 {
-	GtkWidget *content, *grid = ga_figure_grid_new();
+	g_autofree char *what = s->has_peak && s->peak_step < s->n_liveness_steps
+	                            ? peak_program(s)
+	                            : NULL;
+	const figure_row rows[] = {
+		BYTES(0, "Always-live bytes", s->always_live_bytes, "liveness.alwaysLiveBytes"),
+		BYTES(0, "Maximum live bytes (including always-live)", s->max_live_bytes,
+		      "liveness.maxLiveBytes"),
+		FIGURE(0, "Peak liveness step", s->peak_step, "liveness.peakStep", what),
+		BYTES(0, "Live bytes at the peak (excluding always-live)", s->peak_bytes, NULL),
+	};
+	const figure_row no_peak = TEXT(0, "Peak liveness step", "none", "liveness.peakStep",
+	                                "(no liveness steps)");
+	GtkWidget *content, *grid = add_section(box, "Liveness", rows, 2, &content);
 
-	gtk_box_append(GTK_BOX(box), ga_section_new("Liveness", TRUE, &content));
-	gtk_box_append(GTK_BOX(content), grid);
-	ga_figure_grid_add_u64(grid, 0, "Always-live bytes", s->always_live_bytes, "B",
-	                       "liveness.alwaysLiveBytes");
-	ga_figure_grid_add_u64(grid, 0, "Maximum live bytes (including always-live)",
-	                       s->max_live_bytes, "B", "liveness.maxLiveBytes");
-	if (s->has_peak) {
-		g_autofree char *what = NULL;
-
-		if (s->peak_step < s->n_liveness_steps) {
-			const tsr_summary_liveness_step *ls = &s->liveness_steps[s->peak_step];
-			g_autofree char *name = ls->name ? ga_format_name(ls->name) : NULL;
-
-			const char *type = tsr_program_type_name(ls->program_type);
-
-			if (!type)
-				type = "?";
-			what = name ? g_strdup_printf("%s: %s", type, name) : g_strdup(type);
-		}
-		ga_figure_grid_add_u64(grid, 0, "Peak liveness step", s->peak_step, what,
-		                       "liveness.peakStep");
-		ga_figure_grid_add_u64(grid, 0, "Live bytes at the peak (excluding always-live)",
-		                       s->peak_bytes, "B", NULL);
-	} else {
-		ga_figure_grid_add(grid, 0, "Peak liveness step", "none", "(no liveness steps)",
-		                   "liveness.peakStep");
-	}
+	add_rows(grid, s->has_peak ? rows + 2 : &no_peak, s->has_peak ? 2 : 1, NULL);
 	if (s->n_always_live) {
-		g_autoptr(GPtrArray) sorted = g_ptr_array_sized_new((guint)s->n_always_live);
-		GtkWidget *list = ga_list_new("Always-live variables", FALSE);
-		size_t shown = MIN(s->n_always_live, (size_t)LIST_CAP);
+		size_t n;
+		g_autofree tsr_summary_named_bytes *sorted = ga_always_live_sorted(s, FALSE, &n);
 
-		for (size_t i = 0; i < s->n_always_live; i++)
-			g_ptr_array_add(sorted, (gpointer)&s->always_live[i]);
-		g_ptr_array_sort(sorted, by_bytes_desc);
-		add_heading(content, "Always-live variables, largest first");
-		for (size_t i = 0; i < shown; i++) {
-			const tsr_summary_named_bytes *v = sorted->pdata[i];
-			g_autofree char *b = ga_format_u64(v->bytes);
-			g_autofree char *bb = g_strdup_printf("%s B", b);
-			const char *cells[] = {v->name, bb};
-
-			ga_list_add(list, cells, 2);
-		}
-		ga_list_finish(list, shown, s->n_always_live);
-		gtk_widget_set_halign(list, GTK_ALIGN_START);
-		gtk_box_append(GTK_BOX(content), list);
+		add_bytes_list(content, "Always-live variables, largest first",
+		               "Always-live variables", sorted, n);
 	}
+}
+
+/* The run: "0 of runs 0-2", and its program "(epoch, engine program 3)"
+ * in *unit. */
+static char *run_text(const tsr_summary_figures *s, char **unit)
+{
+	/* Numbered from 0, as the run pickers and `tilescope summary`. */
+	g_autofree char *run = ga_format_u64(s->run);
+	g_autofree char *runs = ga_format_u64(s->n_runs - 1);
+	g_autofree char *prog = ga_format_u64(s->program);
+	/* The program by its name, as `tilescope summary` prints it. */
+	g_autofree char *name = s->program_name
+	                            ? tsd_name_cut_to(s->program_name, GA_RUN_NAME_CHARS)
+	                            : NULL;
+
+	*unit = name ? g_strdup_printf("(%s, engine program %s)", name, prog)
+	             : g_strdup_printf("(engine program %s)", prog);
+	return s->n_runs > 1 ? g_strdup_printf("%s of runs 0-%s", run, runs)
+	                     : g_strdup_printf("%s (the only run)", run);
 }
 
 static void add_execution(GtkWidget *box, const tsr_summary_figures *s)
 {
 	const tsr_tile_cycles *tc = &s->activity.tile_cycles;
-	GtkWidget *content, *grid = ga_figure_grid_new();
-	g_autofree char *us = NULL, *run = NULL, *runs = NULL, *prog = NULL, *run_text = NULL;
-	g_autofree char *tb = NULL, *thb = NULL, *unit = NULL;
+	g_autofree char *program = NULL, *run = s->has_run ? run_text(s, &program) : NULL;
+	g_autofree char *us = ga_format_1dp(s->flops.seconds * 1e6);
+	g_autofree char *cycles = g_strdup_printf("(approx %s microseconds)", us);
+	g_autofree char *tb = ga_format_pct(s->tile_balance), *thb = ga_format_pct(s->thread_balance);
+	g_autofree char *rate = ga_format_1dp(s->flops.flops_per_second / 1e9);
+	g_autofree char *peak = ga_format_1dp(s->flops.peak_flops_per_second / 1e9);
+	g_autofree char *util = ga_format_pct(s->flops.utilisation);
+	const figure_row rows[] = {
+		TEXT(0, "Run", run, NULL, program),
+		FIGURE(0, "Total cycles", s->activity.cycles, "execution.totalCycles", cycles),
+		HEADING(0, "Tile cycles, summed over tiles"),
+		COUNT(1, "Compute (including idle threads)", tc->compute, "execution.computeCycles"),
+		COUNT(1, "Compute (excluding idle threads)", tc->active_compute,
+		      "execution.activeComputeCycles"),
+		COUNT(1, "IPU exchange", tc->do_exchange, "execution.ipuExchangeCycles"),
+		COUNT(1, "Global exchange", tc->global_exchange, "execution.globalExchangeCycles"),
+		COUNT(1, "Host exchange", tc->stream_copy, "execution.hostExchangeCycles"),
+		COUNT(1, "Shared structure copy", tc->copy_shared_structure,
+		      "execution.sharedStructureCopyCycles"),
+		COUNT(1, "Sync", tc->sync, "execution.syncCycles"),
+		TEXT(0, "Total tile balance", tb, "execution.tileBalance", NULL),
+		TEXT(0, "Total thread balance", thb, "execution.threadBalance", NULL),
+		HEADING(0, "Activity: steps and their cycles"),
+	};
+	const figure_row flops[] = {
+		HEADING(0, "FLOPs (fp32)"),
+		COUNT(1, "Floating-point operations", s->flops.flops, NULL),
+		TEXT(1, "Rate", rate, NULL, "GFLOP/s"),
+		TEXT(1, "Peak of the target", peak, NULL, "GFLOP/s"),
+		TEXT(1, "Utilisation", util, NULL, NULL),
+	};
+	GtkWidget *content, *grid;
 
-	gtk_box_append(GTK_BOX(box), ga_section_new("Execution", TRUE, &content));
 	if (!s->has_run) {
+		gtk_box_append(GTK_BOX(box), ga_section_new("Execution", TRUE, &content));
 		gtk_box_append(GTK_BOX(content),
 		               ga_note_new("No execution profile: the report holds no runs."));
 		return;
 	}
-	gtk_box_append(GTK_BOX(content), grid);
-	/* Numbered from 0, as the run pickers and `tilescope summary`. */
-	run = ga_format_u64(s->run);
-	runs = ga_format_u64(s->n_runs - 1);
-	prog = ga_format_u64(s->program);
-	run_text = s->n_runs > 1 ? g_strdup_printf("%s of runs 0-%s", run, runs)
-	                         : g_strdup_printf("%s (the only run)", run);
-	/* The program by its name, as `tilescope summary` prints it. */
-	if (s->program_name) {
-		g_autofree char *name = tsd_name_cut_to(s->program_name, GA_RUN_NAME_CHARS);
-
-		unit = g_strdup_printf("(%s, engine program %s)", name, prog);
-	} else {
-		unit = g_strdup_printf("(engine program %s)", prog);
-	}
-	ga_figure_grid_add(grid, 0, "Run", run_text, unit, NULL);
-	us = ga_format_1dp(s->flops.seconds * 1e6);
-	g_free(unit);
-	unit = g_strdup_printf("(approx %s microseconds)", us);
-	ga_figure_grid_add_u64(grid, 0, "Total cycles", s->activity.cycles, unit,
-	                       "execution.totalCycles");
-	ga_figure_grid_add(grid, 0, "Tile cycles, summed over tiles", NULL, NULL, NULL);
-	ga_figure_grid_add_u64(grid, 1, "Compute (including idle threads)", tc->compute, NULL,
-	                       "execution.computeCycles");
-	ga_figure_grid_add_u64(grid, 1, "Compute (excluding idle threads)", tc->active_compute, NULL,
-	                       "execution.activeComputeCycles");
-	ga_figure_grid_add_u64(grid, 1, "IPU exchange", tc->do_exchange, NULL,
-	                       "execution.ipuExchangeCycles");
-	ga_figure_grid_add_u64(grid, 1, "Global exchange", tc->global_exchange, NULL,
-	                       "execution.globalExchangeCycles");
-	ga_figure_grid_add_u64(grid, 1, "Host exchange", tc->stream_copy, NULL,
-	                       "execution.hostExchangeCycles");
-	ga_figure_grid_add_u64(grid, 1, "Shared structure copy", tc->copy_shared_structure, NULL,
-	                       "execution.sharedStructureCopyCycles");
-	ga_figure_grid_add_u64(grid, 1, "Sync", tc->sync, NULL, "execution.syncCycles");
-	tb = ga_format_pct(s->tile_balance);
-	thb = ga_format_pct(s->thread_balance);
-	ga_figure_grid_add(grid, 0, "Total tile balance", tb, NULL, "execution.tileBalance");
-	ga_figure_grid_add(grid, 0, "Total thread balance", thb, NULL, "execution.threadBalance");
-
-	ga_figure_grid_add(grid, 0, "Activity: steps and their cycles", NULL, NULL, NULL);
+	grid = add_section(box, "Execution", rows, G_N_ELEMENTS(rows), NULL);
 	for (int t = 0; t < TSR_STEP_TYPE_COUNT; t++) {
 		g_autofree char *n = NULL, *pct = NULL, *what = NULL;
 
@@ -419,18 +430,7 @@ static void add_execution(GtkWidget *box, const tsr_summary_figures *s)
 		ga_figure_grid_add_u64(grid, 1, tsr_step_type_name((tsr_step_type)t),
 		                       s->activity.step_cycles[t], what, NULL);
 	}
-
-	ga_figure_grid_add(grid, 0, "FLOPs (fp32)", NULL, NULL, NULL);
-	{
-		g_autofree char *rate = ga_format_1dp(s->flops.flops_per_second / 1e9);
-		g_autofree char *peak = ga_format_1dp(s->flops.peak_flops_per_second / 1e9);
-		g_autofree char *util = ga_format_pct(s->flops.utilisation);
-
-		ga_figure_grid_add_u64(grid, 1, "Floating-point operations", s->flops.flops, NULL, NULL);
-		ga_figure_grid_add(grid, 1, "Rate", rate, "GFLOP/s", NULL);
-		ga_figure_grid_add(grid, 1, "Peak of the target", peak, "GFLOP/s", NULL);
-		ga_figure_grid_add(grid, 1, "Utilisation", util, NULL, NULL);
-	}
+	add_rows(grid, flops, G_N_ELEMENTS(flops), NULL);
 }
 
 static void add_vertex_type_cycles(GtkWidget *box, const tsr_summary_figures *s)
@@ -448,13 +448,11 @@ static void add_vertex_type_cycles(GtkWidget *box, const tsr_summary_figures *s)
 	list = ga_list_new("Cycles by vertex type", FALSE);
 	for (size_t i = 0; i < shown; i++) {
 		const tsr_vertex_type_cycles *c = &s->vertex_type_cycles[i];
-		g_autofree char *inst = ga_format_u64(c->instances);
-		g_autofree char *ii = g_strdup_printf("%s instances", inst);
-		g_autofree char *cyc = ga_format_u64(c->cycles);
-		g_autofree char *cc = g_strdup_printf("%s cycles", cyc);
+		g_autofree char *instances = ga_format_u64_with(c->instances, " instances");
+		g_autofree char *cycles = ga_format_u64_with(c->cycles, " cycles");
 		const char *cells[] = {
 			c->vertex_type < s->n_vertex_types ? s->vertex_types[c->vertex_type].name : "?",
-			ii, cc};
+			instances, cycles};
 
 		ga_list_add(list, cells, 3);
 	}
@@ -538,22 +536,12 @@ static char *summary_title(gpointer view, GaDocument *doc, GaDocument *compare)
 }
 
 /* "A  tut7_mk1 — /path/profile.pop": which report is which. */
-static char *which(const char *letter, GaDocument *doc)
+static char *summary_which(gpointer view, const char *letter, GaDocument *doc)
 {
 	g_autofree char *path = doc ? g_file_get_parse_name(ga_document_get_file(doc)) : NULL;
 
 	return doc ? g_strdup_printf("%s  %s — %s", letter, ga_document_get_title(doc), path)
 	           : g_strdup("");
-}
-
-static char *summary_which_a(gpointer view, GaDocument *doc)
-{
-	return which("A", doc);
-}
-
-static char *summary_which_b(gpointer view, GaDocument *doc)
-{
-	return which("B", doc);
 }
 
 /* The filter, typed or cleared: the compare sections again. */
@@ -605,8 +593,7 @@ static void ga_summary_view_class_init(GaSummaryViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, GaSummaryView, sections);
 	gtk_widget_class_bind_template_child(widget_class, GaSummaryView, filter);
 	gtk_widget_class_bind_template_callback(widget_class, summary_title);
-	gtk_widget_class_bind_template_callback(widget_class, summary_which_a);
-	gtk_widget_class_bind_template_callback(widget_class, summary_which_b);
+	gtk_widget_class_bind_template_callback(widget_class, summary_which);
 	gtk_widget_class_bind_template_callback(widget_class, on_filter_changed);
 }
 
