@@ -14,6 +14,7 @@
 #include <tilescope/tsd-table.h>
 
 #include <math.h>
+#include <string.h>
 
 /* A row of the metrics list: a metric's index in the history. */
 #define GA_TYPE_HISTORY_ROW (ga_history_row_get_type())
@@ -414,21 +415,24 @@ static const char *chosen_label(GaHistoryView *self)
 }
 
 /* The chart and the change points of the chosen metric over the runs of
- * the chosen label. Missing values draw as the one before (the details
- * say "not recorded"); a noisy change's range is a band. */
+ * the chosen label: each run a bar (the chart's totals, so that its
+ * description and tooltips give the values) under a line through them,
+ * a mark at each change, and the bars of a noisy change's range in
+ * another colour. Missing values draw as the one before (the details say
+ * "not recorded"). */
 static void rebuild_chart(GaHistoryView *self)
 {
 	const ga_history_metric *m = ga_history_get_metric(self->history, self->metric);
 	const char *label = chosen_label(self);
-	g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(double));
-	g_autoptr(GArray) band = g_array_new(FALSE, TRUE, sizeof(double));
+	g_autoptr(GArray) line = g_array_new(FALSE, FALSE, sizeof(double));
+	g_autoptr(GArray) bars = NULL;    /* 2 × items: outside, inside a noisy range */
 	g_autoptr(GArray) marks = g_array_new(FALSE, FALSE, sizeof(guint));
 	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
-	GdkRGBA line = {0.21, 0.52, 0.89, 1}, mark = {0.88, 0.11, 0.14, 1}, range = {0.96, 0.6, 0.2, 0.35};
-	const char *band_name = "Change range (noisy)";
-	double last = 0, top = 0;
-	gboolean ranges = FALSE;       /* a noisy change with a range is shown */
-	guint n_runs = self->history ? ga_history_get_n_runs(self->history) : 0;
+	const GdkRGBA colours[] = {{0.21, 0.52, 0.89, 0.3}, {0.96, 0.6, 0.2, 0.6}};
+	const GdkRGBA line_colour = {0.21, 0.52, 0.89, 1}, mark = {0.88, 0.11, 0.14, 1};
+	const char *names[] = {m ? m->name : "", "In a noisy change's range"};
+	double last = 0;
+	guint n_runs = self->history ? ga_history_get_n_runs(self->history) : 0, n;
 
 	g_array_set_size(self->items, 0);
 	self->selected_run = -1;
@@ -438,10 +442,12 @@ static void rebuild_chart(GaHistoryView *self)
 		g_array_append_val(self->items, i);
 		if (!isnan(m->values[i]))
 			last = m->values[i];
-		top = MAX(top, last);
-		g_array_append_val(values, last);
+		g_array_append_val(line, last);
 	}
-	g_array_set_size(band, self->items->len);
+	n = self->items->len;
+	bars = g_array_sized_new(FALSE, TRUE, sizeof(double), 2 * n);
+	g_array_set_size(bars, 2 * n);
+	memcpy(bars->data, line->data, n * sizeof(double));
 	for (guint i = 0; m && i < m->n_changes; i++) {
 		const ga_history_change *c = &m->changes[i];
 		gint64 at = label && strcmp(c->label, label) ? -1 : item_of_run(self, c->run);
@@ -453,23 +459,23 @@ static void rebuild_chart(GaHistoryView *self)
 		row->index = i;
 		g_ptr_array_add(rows, row);
 		g_array_append_val(marks, at);
-		for (guint k = 0; c->first != c->last && k < self->items->len; k++) {
+		for (guint k = 0; c->first != c->last && k < n; k++) {
 			guint run = g_array_index(self->items, guint, k);
 
-			if (run >= c->first && run <= c->last) {
-				g_array_index(band, double, k) = top;
-				ranges = TRUE;
+			if (run >= c->first && run <= c->last && strcmp(c->label, label_of(
+			        ga_history_get_run(self->history, run))) == 0) {
+				g_array_index(bars, double, n + k) = g_array_index(bars, double, k);
+				g_array_index(bars, double, k) = 0;
 			}
 		}
 	}
 	tsc_chart_set_label(self->chart, m ? m->name : "History");
 	if (m)
 		tsc_chart_set_value_format_func(self->chart, chart_value, (gpointer)m, NULL);
-	tsc_chart_set_stacks(self->chart, self->items->len, ranges ? 1 : 0,
-	                     (double *)(void *)band->data, &range, &band_name);
+	tsc_chart_set_stacks(self->chart, n, 2, (double *)(void *)bars->data, colours, names);
 	tsc_chart_clear_series(self->chart);
 	if (m)
-		tsc_chart_add_series(self->chart, m->name, (double *)(void *)values->data, &line,
+		tsc_chart_add_series(self->chart, m->name, (double *)(void *)line->data, &line_colour,
 		                     TSC_SERIES_LINE);
 	tsc_chart_set_markers(self->chart, (guint *)(void *)marks->data, marks->len, &mark);
 	tsc_chart_set_selection(self->chart, NULL);

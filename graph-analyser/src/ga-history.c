@@ -268,10 +268,10 @@ static gpointer load(gpointer data, TsdProgress *relay, GError **error)
 		rc = tsr_history_query_series(store, NULL, a->branch, NULL, metric_series, &w);
 	}
 	if (rc != TSR_OK) {
-		/* The walk's own failures have no message on the store. */
-		g_autofree char *msg = g_strdup_printf("%s: %s", path,
-		                                       *tsr_history_error(store) ? tsr_history_error(store)
-		                                                                 : tsr_error_name(rc));
+		/* The walk's own failures leave no message on the store. */
+		g_autofree char *msg = *tsr_history_error(store)
+		                           ? g_strdup(tsr_history_error(store))
+		                           : g_strdup_printf("'%s': %s", path, tsr_error_name(rc));
 
 		tsd_load_set_error(error, rc, msg);
 	}
