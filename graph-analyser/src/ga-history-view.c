@@ -259,9 +259,7 @@ static void show_run(GaHistoryView *self, gint64 run)
 	                              r && previous_run(self, (guint)run) >= 0);
 	gtk_widget_set_visible(GTK_WIDGET(self->fields), r != NULL);
 	if (!r) {
-		gtk_label_set_label(self->heading,
-		                    "No run chosen: point at the chart, or choose a run with the "
-		                    "arrow keys");
+		gtk_label_set_label(self->heading, "No run chosen");
 		return;
 	}
 	g_autofree char *heading = g_strdup_printf("Run %" G_GINT64_FORMAT " of %u", run + 1,
@@ -432,6 +430,7 @@ static void rebuild_chart(GaHistoryView *self)
 	const GdkRGBA line_colour = {0.21, 0.52, 0.89, 1}, mark = {0.88, 0.11, 0.14, 1};
 	const char *names[] = {m ? m->name : "", "In a noisy change's range"};
 	double last = 0;
+	gboolean ranges = FALSE;       /* a noisy change's range is shown */
 	guint n_runs = self->history ? ga_history_get_n_runs(self->history) : 0, n;
 
 	g_array_set_size(self->items, 0);
@@ -466,13 +465,15 @@ static void rebuild_chart(GaHistoryView *self)
 			        ga_history_get_run(self->history, run))) == 0) {
 				g_array_index(bars, double, n + k) = g_array_index(bars, double, k);
 				g_array_index(bars, double, k) = 0;
+				ranges = TRUE;
 			}
 		}
 	}
 	tsc_chart_set_label(self->chart, m ? m->name : "History");
 	if (m)
 		tsc_chart_set_value_format_func(self->chart, chart_value, (gpointer)m, NULL);
-	tsc_chart_set_stacks(self->chart, n, 2, (double *)(void *)bars->data, colours, names);
+	tsc_chart_set_stacks(self->chart, n, ranges ? 2 : 1, (double *)(void *)bars->data, colours,
+	                     names);
 	tsc_chart_clear_series(self->chart);
 	if (m)
 		tsc_chart_add_series(self->chart, m->name, (double *)(void *)line->data, &line_colour,
