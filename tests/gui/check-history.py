@@ -102,8 +102,10 @@ def main():
                             "the sample reports changed?")
 
         with running_app(ga, [store]) as (proc, app, _):
+            # The bar's summary (not the loading page's "Searching ... for
+            # change points").
             summary = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and
-                           text_of(a).endswith("change points"), prune=other_views("History"))
+                           " runs, " in text_of(a), prune=other_views("History"))
             want_summary = (f"{len(RUNS)} runs, {len(series)} metrics, "
                             f"{len(changes['changes'])} change points")
             if summary is None:
