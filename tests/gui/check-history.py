@@ -5,7 +5,8 @@ metrics list and a metric's change points read through AT-SPI must be
 those `tilescope history show` and `tilescope history changes --format
 json` give; a run chosen on the chart with the keyboard shows its commit
 and change in the details, Enter opens its report, and a run whose
-report is gone says so in the view. A damaged store and another
+report is gone says so in the view, and Compare with Previous opens a
+run's report against the run before's. A damaged store and another
 application's SQLite file each get one line in the window.
 
 usage: check-history.py GRAPH-ANALYSER TILESCOPE SAMPLE-REPORTS-DIR"""
@@ -19,8 +20,8 @@ import tempfile
 
 import pyatspi
 
-from atspi_util import (figure, find, finish, other_views, running_app, show_view, table_rows,
-                        text_of, wait_for)
+from atspi_util import (click, figure, find, finish, other_views, plain, running_app, show_view,
+                        table_rows, text_of, wait_for)
 
 # The runs: (commit, sample report). The third and fourth runs repeat the
 # first's figures; the fourth's report is removed before the app opens.
@@ -191,6 +192,24 @@ def main():
                 failures.append("History: no message for a run whose report is gone")
             else:
                 print(f"gone: {text_of(message)!r}")
+
+            # Compare with Previous on run 2: its report as B, run 1's as A.
+            focus_chart(chart, 1)
+            key("space")
+            wait_for(lambda: text_of(commit) == RUNS[1][0], timeout=20)
+            button = find(app, lambda a: a.getRole() == pyatspi.ROLE_PUSH_BUTTON and
+                          plain(a.name).startswith("Compare with Previous"),
+                          prune=other_views("History"))
+            if button is None:
+                failures.append("History: no 'Compare with Previous' button")
+            else:
+                click(button)
+                want = f"{RUNS[0][1]} vs {RUNS[1][1]} —"
+                if not wait_for(lambda: find(app, lambda a: a.getRole() == pyatspi.ROLE_FRAME and
+                                             a.name.startswith(want), timeout=1)):
+                    failures.append(f"History: Compare with Previous did not open '{want}'")
+                else:
+                    print(f"Compare with Previous on run 2 opened '{want}'")
             if proc.poll() is not None:
                 failures.append(f"the app exited ({proc.returncode})")
 
