@@ -574,8 +574,10 @@ static void on_history(GaSession *session, GParamSpec *pspec, gpointer data)
 		if (strcmp(ga_history_get_metric(h, i)->name, metric) == 0)
 			chosen = i;
 	}
-	g_autofree char *summary = g_strdup_printf("%u runs, %u metrics, %u change points",
-	                                           ga_history_get_n_runs(h), rows->len, n_changes);
+	guint n_runs = ga_history_get_n_runs(h);
+	g_autofree char *summary = g_strdup_printf(
+	    "%u run%s, %u metric%s, %u change point%s", n_runs, n_runs == 1 ? "" : "s", rows->len,
+	    rows->len == 1 ? "" : "s", n_changes, n_changes == 1 ? "" : "s");
 	gtk_label_set_label(self->summary, summary);
 	tsd_table_set_rows(self->metrics, rows->pdata, rows->len);
 	ga_view_show_content(GA_VIEW(self));
@@ -617,6 +619,7 @@ static void ga_history_view_constructed(GObject *object)
 
 	/* The base builds the template (ga_view_class_set_template). */
 	G_OBJECT_CLASS(ga_history_view_parent_class)->constructed(object);
+	ga_view_set_empty_title(GA_VIEW(self), "No history store open");
 	tsd_a11y_name_dropdown(self->branch, "Branch");
 	tsd_a11y_name_dropdown(self->label, "Label");
 	tsd_table_set_cells(self->metrics, &metric_cells, self);
