@@ -249,8 +249,10 @@ static const ga_history_change *change_at(GaHistoryView *self, guint run)
 /* The details of run `run` (-1: none), and what the actions can do. */
 static void show_run(GaHistoryView *self, gint64 run)
 {
-	const tsr_history_run *r = run >= 0 ? ga_history_get_run(self->history, (guint)run) : NULL;
-	const ga_history_metric *m = ga_history_get_metric(self->history, self->metric);
+	const tsr_history_run *r = run >= 0 && self->history
+	                               ? ga_history_get_run(self->history, (guint)run)
+	                               : NULL;
+	const ga_history_metric *m = r ? ga_history_get_metric(self->history, self->metric) : NULL;
 	const ga_history_change *c;
 	char *text[N_FIELDS] = {0};
 
@@ -554,6 +556,9 @@ static void on_history(GaSession *session, GParamSpec *pspec, gpointer data)
 	GtkSingleSelection *selection = tsd_table_get_selection(self->metrics);
 	guint chosen = 0, n_changes = 0;
 
+	/* The rows name metrics and changes of the store that goes. */
+	tsd_table_set_rows(self->change_table, NULL, 0);
+	tsd_table_set_rows(self->metrics, NULL, 0);
 	g_clear_pointer(&self->history, ga_history_unref);
 	self->metric = G_MAXUINT;
 	if (!h) {
