@@ -66,15 +66,28 @@ G_DEFINE_FINAL_TYPE(GaHistoryView, ga_history_view, GA_TYPE_VIEW)
 
 /* --- Formats ----------------------------------------------------------------------- */
 
-/* A value of metric `m` with its unit ("1,024 B", "3,500 cycles"). */
+/* A value of metric `m` with its unit ("1,024 B", "3,500 cycles"), with
+ * up to two decimals when it has any (a noisy change's median of an even
+ * number of samples: "150,000.5"), as `tilescope history changes` prints
+ * it. */
 static char *format_value(const ga_history_metric *m, double v)
 {
-	g_autofree char *n = NULL;
+	g_autofree char *whole = NULL;
+	char frac[8] = "";
+	double a = fabs(v);
+	int hundredths;
 
 	if (isnan(v))
 		return g_strdup("not recorded");
-	n = tsc_format_thousands(fabs(v), NULL);
-	return g_strdup_printf("%s%s%s", v < 0 ? "-" : "", n,
+	hundredths = (int)llround((a - floor(a)) * 100);
+	a = floor(a) + (hundredths == 100);
+	hundredths %= 100;
+	if (hundredths % 10)
+		g_snprintf(frac, sizeof(frac), ".%02d", hundredths);
+	else if (hundredths)
+		g_snprintf(frac, sizeof(frac), ".%d", hundredths / 10);
+	whole = tsc_format_thousands(a, NULL);
+	return g_strdup_printf("%s%s%s%s", v < 0 ? "-" : "", whole, frac,
 	                       m->unit == TSR_UNIT_BYTES    ? " B"
 	                       : m->unit == TSR_UNIT_CYCLES ? " cycles"
 	                                                    : "");
