@@ -18,6 +18,8 @@
 #include <string.h>
 
 #define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define SHA2 "1123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define STEP 6 /* small enough against the jitter for a range of two commits */
 
 /* A run: commit, branch, label, value of "m". */
 typedef struct {
@@ -123,6 +125,64 @@ static void test_branch(void **state)
 	g_rmdir(dir);
 }
 
+/* A noisy metric of two runs per commit (the runs of one commit in a
+ * row are its samples): the view's change points are those
+ * tsr_series_list_changes gives for the per-commit series, at the first
+ * run of each commit of the change and of its range. */
+static void test_noisy(void **state)
+{
+	enum { COMMITS = 40, SAMPLES = 2 };
+	g_autofree char *dir = g_dir_make_tmp("ga-history-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "noisy", NULL);
+	g_autoptr(GFile) file = g_file_new_for_path(path);
+	g_autoptr(GaHistory) h = NULL;
+	size_t offsets[COMMITS + 1];
+	double values[COMMITS * SAMPLES];
+	tsr_change_point *want = NULL;
+	size_t n_want = 0;
+	tsr_history *store = NULL;
+	const ga_history_metric *m;
+
+	(void)state;
+	assert_int_equal(tsr_history_open(&store, path, TSR_HISTORY_CREATE), TSR_OK);
+	for (int c = 0; c < COMMITS; c++) {
+		g_autofree char *commit = g_strdup_printf("c%02d", c);
+
+		offsets[c] = (size_t)c * SAMPLES;
+		for (int k = 0; k < SAMPLES; k++) {
+			/* A step of STEP at commit 23 under a fixed jitter of 0..14. */
+			uint64_t v = 1000 + (c >= 23 ? STEP : 0) + (uint64_t)((c * 7 + k * 3) % 15);
+			tsr_history_run run = {0, commit, NULL, "main", c * 10 + k, NULL, "host",
+			                       "profile.pop", k ? SHA2 : SHA};
+			tsr_history_figure fig = {"t", TSR_UNIT_COUNT, true, 0, v};
+
+			values[c * SAMPLES + k] = (double)v;
+			assert_int_equal(tsr_history_add(NULL, NULL, store, &run, &fig, 1), TSR_OK);
+		}
+	}
+	tsr_history_free(store);
+	offsets[COMMITS] = COMMITS * SAMPLES;
+	tsr_series series = {COMMITS, offsets, values, false};
+	assert_int_equal(tsr_series_list_changes(&want, &n_want, &series, NULL), TSR_OK);
+	/* The data make a change whose range is more than its commit. */
+	assert_true(n_want > 0 && want[0].first < want[0].last);
+	h = ga_history_load(file, NULL, NULL, NULL);
+	assert_non_null(h);
+	m = ga_history_get_metric(h, 0);
+	assert_true(m->noisy);
+	assert_int_equal(m->n_changes, n_want);
+	for (size_t i = 0; i < n_want; i++) {
+		assert_int_equal(m->changes[i].run, want[i].commit * SAMPLES);
+		assert_int_equal(m->changes[i].first, want[i].first * SAMPLES);
+		assert_int_equal(m->changes[i].last, want[i].last * SAMPLES);
+		assert_true(m->changes[i].point.before == want[i].before);
+		assert_true(m->changes[i].point.p_value == want[i].p_value);
+	}
+	free(want);
+	g_unlink(path);
+	g_rmdir(dir);
+}
+
 /* A cancelled load, a report and a file that is no store. */
 static void test_refused(void **state)
 {
@@ -157,6 +217,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_branches),
 		cmocka_unit_test(test_branch),
+		cmocka_unit_test(test_noisy),
 		cmocka_unit_test(test_refused),
 	};
 
