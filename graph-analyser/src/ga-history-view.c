@@ -569,9 +569,15 @@ static void on_history(GaSession *session, GParamSpec *pspec, gpointer data)
 	GtkSingleSelection *selection = tsd_table_get_selection(self->metrics);
 	guint chosen = 0, n_changes = 0;
 
-	/* The rows name metrics and changes of the store that goes. */
+	/* The rows, the chart's items and its value format name metrics, runs
+	 * and changes of the store that goes. */
 	tsd_table_set_rows(self->change_table, NULL, 0);
 	tsd_table_set_rows(self->metrics, NULL, 0);
+	g_array_set_size(self->items, 0);
+	tsc_chart_set_value_format_func(self->chart, tsc_format_thousands, NULL, NULL);
+	tsc_chart_set_stacks(self->chart, 0, 0, NULL, NULL, NULL);
+	tsc_chart_clear_series(self->chart);
+	tsc_chart_set_markers(self->chart, NULL, 0, NULL);
 	g_clear_pointer(&self->history, ga_history_unref);
 	self->metric = G_MAXUINT;
 	if (!h) {
