@@ -143,7 +143,6 @@ void ga_window_open(GaWindow *self, GFile *file)
 		return;
 	}
 	cancellable = tsd_window_begin_load(TSD_WINDOW(self), &file, 1, NULL);
-
 	ga_document_load_async(file, cancellable, tsd_window_load_progress, g_object_ref(self),
 	                       g_object_unref, on_loaded, g_object_ref(self));
 }
