@@ -513,6 +513,14 @@ static void on_metric_selected(GtkSingleSelection *selection, GParamSpec *pspec,
 	rebuild_chart(self);
 }
 
+/* Enter on a metric: the keyboard to its chart. */
+static void on_metric_activated(GtkColumnView *view, guint position, gpointer data)
+{
+	GaHistoryView *self = data;
+
+	gtk_widget_grab_focus(GTK_WIDGET(self->chart));
+}
+
 static void on_label_chosen(GtkDropDown *dropdown, GParamSpec *pspec, gpointer data)
 {
 	GaHistoryView *self = data;
@@ -650,6 +658,8 @@ static void ga_history_view_constructed(GObject *object)
 	tsd_table_set_cells(self->change_table, &change_cells, self);
 	g_signal_connect(tsd_table_get_selection(self->metrics), "notify::selected-item",
 	                 G_CALLBACK(on_metric_selected), self);
+	g_signal_connect(tsd_table_get_view(self->metrics), "activate",
+	                 G_CALLBACK(on_metric_activated), self);
 	g_signal_connect(tsd_table_get_view(self->change_table), "activate",
 	                 G_CALLBACK(on_change_activated), self);
 	for (int i = 0; i < N_FIELDS; i++) {

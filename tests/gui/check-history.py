@@ -158,13 +158,22 @@ def main():
             else:
                 print(f"{METRIC}: change points {[r[0] for r in got]} as `history changes`")
 
-            # The keyboard: the chart focused, Right to the second run,
-            # Space chooses it (its details), Enter opens its report.
+            # The keyboard: Enter on the metric's row moves it to the chart;
+            # Right to the second run, Space chooses it (its details),
+            # Enter opens its report.
             chart = find(app, lambda a: a.getRole() == pyatspi.ROLE_IMAGE and a.name == METRIC,
                          prune=other_views("History"))
-            if chart is None:
-                failures.append(f"History: no chart named {METRIC}")
+            row = find(app, lambda a: a.getRole() == pyatspi.ROLE_LABEL and text_of(a) == METRIC,
+                       prune=other_views("History"))
+            if chart is None or row is None:
+                failures.append(f"History: no chart or row named {METRIC}")
                 return finish(failures)
+            x, y, w, h = row.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+            subprocess.run(["xdotool", "mousemove", str(x + 5), str(y + h // 2), "click", "1"],
+                           check=True)
+            key("Return")
+            if not wait_for(lambda: chart.getState().contains(pyatspi.STATE_FOCUSED), timeout=20):
+                failures.append("History: Enter on the metric's row left the chart unfocused")
             focus_chart(chart, 1)
             key("space")
             commit = figure(app, "Commit", prune=other_views("History"), timeout=20)
