@@ -6,6 +6,8 @@
 # views on the two tutorial 7 sizes, and of Operations on tutorials 4 and
 # 5 (tutorial 7 has no operations):
 #   docs/screenshots/compare-<view>-<light|dark>-<1x|2x>.png
+# and the History view on a history store of those two sizes
+# (history-<light|dark>-<1x|2x>.png).
 # usage: scripts/screenshots.sh [REPORT] [OUT_DIR]
 #   REPORT   default sample-reports/tut5_ml
 #   OUT_DIR  default docs/screenshots
@@ -40,6 +42,20 @@ for view in summary memory liveness; do
 	shot "compare-$view" "$view" "$compare_a" "$compare_b"
 done
 shot compare-operations operations sample-reports/tut4_profiling sample-reports/tut5_ml
+# The History view: a store of the tutorial 7 sizes added at three
+# commits (made in a temporary directory, reports by absolute path).
+tilescope=$(screenshot_app cli-summary/tilescope)
+store=$(mktemp -d)
+trap 'rm -rf "$store"' EXIT
+parent=
+for commit in 1 2 3; do
+	r=tut7_mk1_small
+	[ $commit = 2 ] && r=tut7_mk1
+	"$tilescope" history add "$store/history.db" "$PWD/sample-reports/$r" --commit "c${commit}00000" \
+		--branch main --time $((commit * 3600)) ${parent:+--parent "$parent"} >/dev/null
+	parent=c${commit}00000
+done
+shot history history "$store/history.db"
 # The Execution Trace's Flame and BSP modes, and the System Analyser on
 # tutorial 5's trace (their own scripts: they drive the app with keys).
 scripts/screenshots-trace-modes.sh "$report" "$out"

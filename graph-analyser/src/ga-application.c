@@ -3,7 +3,8 @@
  * (tsd-app.h: its own process per launch, the command line, startup).
  * `tilescope-graph-analyser REPORT REPORT2`
  * compares REPORT2 (B) with REPORT (A, the base) in every view; files past
- * the second are ignored. `--view NAME` picks the view shown once the
+ * the second are ignored. A history store (ga-history.h) opens in the
+ * History view, with a report given beside it. `--view NAME` picks the view shown once the
  * report loads; `--run N` opens the Execution Trace at run N (what the
  * System Analyser's "Open in Graph Analyser" asks for).
  */
@@ -71,10 +72,7 @@ static void ga_application_open(GApplication *app, GFile **files, int n_files, c
 			g_signal_connect(ga_window_get_session(win), "notify::document",
 			                 G_CALLBACK(on_first_document),
 			                 GSIZE_TO_POINTER((gsize)GA_APPLICATION(app)->run + 1));
-		if (n_files > 1)
-			ga_window_compare(win, files[0], files[1]);
-		else
-			ga_window_open(win, files[0]);
+		ga_window_open_files(win, files, (guint)MIN(n_files, 2));
 	}
 	gtk_window_present(GTK_WINDOW(win));
 }

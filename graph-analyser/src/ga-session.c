@@ -16,6 +16,7 @@ struct _GaSession {
 	gint64 variable;
 	gint64 program;
 	gint64 run, step;
+	GaHistory *history;
 };
 
 G_DEFINE_FINAL_TYPE(GaSession, ga_session, G_TYPE_OBJECT)
@@ -30,6 +31,7 @@ enum {
 	PROP_PROGRAM,
 	PROP_RUN,
 	PROP_STEP,
+	PROP_HISTORY,
 	N_PROPS
 };
 static GParamSpec *props[N_PROPS];
@@ -41,6 +43,7 @@ static void ga_session_finalize(GObject *object)
 	g_clear_pointer(&self->document, ga_document_unref);
 	g_clear_pointer(&self->compare_document, ga_document_unref);
 	g_clear_pointer(&self->selected_tiles, gtk_bitset_unref);
+	g_clear_pointer(&self->history, ga_history_unref);
 	G_OBJECT_CLASS(ga_session_parent_class)->finalize(object);
 }
 
@@ -72,6 +75,9 @@ static void ga_session_get_property(GObject *object, guint id, GValue *value, GP
 		break;
 	case PROP_STEP:
 		g_value_set_int64(value, self->step);
+		break;
+	case PROP_HISTORY:
+		g_value_set_boxed(value, self->history);
 		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
@@ -137,6 +143,8 @@ static void ga_session_class_init(GaSessionClass *klass)
 	props[PROP_STEP] = g_param_spec_int64("step", NULL, NULL, -1, G_MAXINT64, -1,
 	                                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
 	                                          G_PARAM_STATIC_STRINGS);
+	props[PROP_HISTORY] = g_param_spec_boxed("history", NULL, NULL, GA_TYPE_HISTORY,
+	                                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 	g_object_class_install_properties(object_class, N_PROPS, props);
 }
 
@@ -184,6 +192,20 @@ void ga_session_set_documents(GaSession *self, GaDocument *doc, GaDocument *comp
 		g_object_notify_by_pspec(G_OBJECT(self), props[PROP_COMPARE_DOCUMENT]);
 	}
 	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_DOCUMENT]);
+}
+
+GaHistory *ga_session_get_history(GaSession *self)
+{
+	return self->history;
+}
+
+void ga_session_set_history(GaSession *self, GaHistory *history)
+{
+	if (self->history == history)
+		return;
+	g_clear_pointer(&self->history, ga_history_unref);
+	self->history = history ? ga_history_ref(history) : NULL;
+	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_HISTORY]);
 }
 
 GaDocument *ga_session_get_compare_document(GaSession *self)

@@ -2,13 +2,14 @@
  * What the user is looking at, shared by every view of a window (the
  * view-state object of ../shared/DESIGN.md): the open document (and the
  * one it is compared with), the selected tiles, the IPU filter, the
- * selected variable, program and execution step. Views bind to its
+ * selected variable, program and execution step; and a history store. Views bind to its
  * properties, so a selection made in one view is the selection in every
  * other.
  */
 #pragma once
 
 #include "ga-document.h"
+#include "ga-history.h"
 
 #include <gtk/gtk.h>
 
@@ -32,6 +33,11 @@ void ga_session_set_document(GaSession *self, GaDocument *doc);
 void ga_session_set_documents(GaSession *self, GaDocument *doc, GaDocument *compare);
 /* Report B of a comparison, or NULL. Property "compare-document". */
 GaDocument *ga_session_get_compare_document(GaSession *self);
+
+/* The history store open beside the document (NULL: none); a report
+ * opened from it leaves it open. Property "history". */
+GaHistory *ga_session_get_history(GaSession *self);
+void ga_session_set_history(GaSession *self, GaHistory *history);
 
 /* The selected tiles (tile numbers of one replica), never NULL; borrowed.
  * Setting takes a copy; "selected-tiles" is notified when it changes. */

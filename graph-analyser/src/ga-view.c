@@ -19,6 +19,7 @@ typedef struct {
 	GtkWidget *compare_page;
 	GtkSpinner *spinner;
 	GtkLabel *loading_label;
+	GtkLabel *empty_title;
 	GtkLabel *empty_reason;
 	gboolean stale;               /* the session's pair waits for the view to be shown */
 } GaViewPrivate;
@@ -169,7 +170,7 @@ static void ga_view_dispose(GObject *object)
 	priv->paned = NULL;
 	priv->bar = priv->compare_page = NULL;
 	priv->spinner = NULL;
-	priv->loading_label = priv->empty_reason = NULL;
+	priv->loading_label = priv->empty_title = priv->empty_reason = NULL;
 	G_OBJECT_CLASS(ga_view_parent_class)->dispose(object);
 }
 
@@ -253,6 +254,7 @@ static void ga_view_class_init(GaViewClass *klass)
 	gtk_widget_class_bind_template_child_private(widget_class, GaView, paned);
 	gtk_widget_class_bind_template_child_private(widget_class, GaView, spinner);
 	gtk_widget_class_bind_template_child_private(widget_class, GaView, loading_label);
+	gtk_widget_class_bind_template_child_private(widget_class, GaView, empty_title);
 	gtk_widget_class_bind_template_child_private(widget_class, GaView, empty_reason);
 }
 
@@ -324,6 +326,13 @@ void ga_view_show_empty(GaView *self, const char *reason)
 	gtk_label_set_text(priv->empty_reason, reason ? reason : "");
 	gtk_widget_set_visible(GTK_WIDGET(priv->empty_reason), reason && *reason);
 	show(self, "empty");
+}
+
+void ga_view_set_empty_title(GaView *self, const char *title)
+{
+	GaViewPrivate *priv = ga_view_get_instance_private(self);
+
+	gtk_label_set_text(priv->empty_title, title);
 }
 
 const char *ga_view_get_state(GaView *self)

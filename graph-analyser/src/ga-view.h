@@ -68,6 +68,9 @@ gboolean ga_view_get_compare(GaView *self);
 void ga_view_show_content(GaView *self);
 void ga_view_show_loading(GaView *self, const char *what);
 void ga_view_show_empty(GaView *self, const char *reason);
+/* The empty page's title ("No report open" unless set): a view of
+ * something else than the report says what it lacks. */
+void ga_view_set_empty_title(GaView *self, const char *title);
 /* "content", "loading" or "empty". */
 const char *ga_view_get_state(GaView *self);
 

@@ -3,6 +3,7 @@
  */
 #include "ga-views.h"
 
+#include "ga-history-view.h"
 #include "ga-insights-view.h"
 #include "ga-liveness-view.h"
 #include "ga-memory-view.h"
@@ -19,6 +20,7 @@ static const ga_view_info views[] = {
 	{"programs", "Program Tree", ga_program_view_new},
 	{"operations", "Operations", ga_operations_view_new},
 	{"trace", "Execution Trace", ga_trace_view_new},
+	{"history", "History", ga_history_view_new},
 };
 
 const ga_view_info *ga_views(size_t *n)

@@ -16,6 +16,11 @@
  * An error in either load cancels the other and names the report (A or
  * B) and its file. Reload and the file monitors cover both files; Close
  * the Comparison returns to report A alone without reading it again.
+ *
+ * A history store (ga-history.h, known by its application_id whatever
+ * its name) opens the same ways, in a worker with the same progress and
+ * Cancel, and shows in the History view; a report opened from it (or
+ * beside it: a store and a report given together) leaves it open.
  */
 #include "ga-window.h"
 
@@ -37,6 +42,8 @@ struct _GaWindow {
 	GaNavigation *navigation;    /* Back and Forward through jumps between views */
 	GFile *compare_first;        /* Compare two Reports…: A, chosen, while B is asked for */
 	char *initial_view;          /* shown when the next load ends, or NULL */
+	gboolean showing_store;      /* the last load shown was the history store's */
+	GFile *after_store;          /* a report given with a store: opened once it loads */
 
 	GtkStack *views;
 	GtkStackSidebar *sidebar;
@@ -59,6 +66,7 @@ static void show(GaWindow *self, GaDocument *a, GaDocument *b)
 	const char *const paths[] = {pa, pb, NULL};
 
 	ga_session_set_documents(self->session, a, b);
+	self->showing_store = FALSE;
 	gtk_info_bar_set_revealed(self->changed_bar, FALSE);
 	tsd_window_show_document(TSD_WINDOW(self), title, paths);
 	if (self->initial_view) {
@@ -87,10 +95,54 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	show(self, doc, NULL);
 }
 
-void ga_window_open(GaWindow *self, GFile *file)
+static void on_history_loaded(GObject *source, GAsyncResult *result, gpointer data)
+{
+	g_autoptr(GaWindow) self = data;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GaHistory) history = ga_history_load_finish(result, &error);
+	g_autoptr(GFile) report = g_steal_pointer(&self->after_store);
+
+	if (!tsd_window_load_is_current(TSD_WINDOW(self), g_task_get_cancellable(G_TASK(result))))
+		return;
+	if (!history) {
+		tsd_window_load_failed(TSD_WINDOW(self),
+		                       g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+		                           ? NULL
+		                           : error->message);
+		return;
+	}
+	g_autofree char *path = g_file_get_path(ga_history_get_file(history));
+	g_autofree char *title = g_file_get_basename(ga_history_get_file(history));
+	const char *const paths[] = {path, NULL};
+
+	ga_session_set_history(self->session, history);
+	self->showing_store = TRUE;
+	gtk_info_bar_set_revealed(self->changed_bar, FALSE);
+	tsd_window_show_document(TSD_WINDOW(self), title, paths);
+	gtk_stack_set_visible_child_name(self->views, "history");
+	g_clear_pointer(&self->initial_view, g_free);
+	if (report)
+		ga_window_open(self, report);
+}
+
+/* Opens the history store `file`, its runs on `branch` (NULL: all). */
+static void open_history(GaWindow *self, GFile *file, const char *branch)
 {
 	GCancellable *cancellable = tsd_window_begin_load(TSD_WINDOW(self), &file, 1, NULL);
 
+	ga_history_load_async(file, branch, cancellable, tsd_window_load_progress, g_object_ref(self),
+	                      g_object_unref, on_history_loaded, g_object_ref(self));
+}
+
+void ga_window_open(GaWindow *self, GFile *file)
+{
+	GCancellable *cancellable;
+
+	if (ga_history_file_is_store(file)) {
+		open_history(self, file, NULL);
+		return;
+	}
+	cancellable = tsd_window_begin_load(TSD_WINDOW(self), &file, 1, NULL);
 	ga_document_load_async(file, cancellable, tsd_window_load_progress, g_object_ref(self),
 	                       g_object_unref, on_loaded, g_object_ref(self));
 }
@@ -250,6 +302,21 @@ static void on_pair_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	pair_unref(p);
 }
 
+void ga_window_open_files(GaWindow *self, GFile *const *files, guint n)
+{
+	/* A store given with a report: the store, then the report. */
+	for (guint i = 0; n > 1 && i < 2; i++)
+		if (ga_history_file_is_store(files[i])) {
+			g_set_object(&self->after_store, files[1 - i]);
+			open_history(self, files[i], NULL);
+			return;
+		}
+	if (n > 1)
+		ga_window_compare(self, files[0], files[1]);
+	else if (n == 1)
+		ga_window_open(self, files[0]);
+}
+
 void ga_window_compare(GaWindow *self, GFile *a, GFile *b)
 {
 	g_autofree char *na = g_file_get_basename(a);
@@ -328,10 +395,7 @@ static void forward_action(GtkWidget *widget, const char *name, GVariant *param)
  * reports are compared, the first as A. */
 static void open_files(TsdWindow *win, GFile *const *files, guint n)
 {
-	if (n > 1)
-		ga_window_compare(GA_WINDOW(win), files[0], files[1]);
-	else
-		ga_window_open(GA_WINDOW(win), files[0]);
+	ga_window_open_files(GA_WINDOW(win), files, n);
 }
 
 /* Compare two Reports…: a chooser for report A, then one for report B. */
@@ -373,6 +437,12 @@ static void close_compare_action(GtkWidget *widget, const char *name, GVariant *
 static void reload(TsdWindow *win)
 {
 	GaSession *session = GA_WINDOW(win)->session;
+	GaHistory *history = ga_session_get_history(session);
+
+	if (GA_WINDOW(win)->showing_store) {
+		open_history(GA_WINDOW(win), ga_history_get_file(history), ga_history_get_branch(history));
+		return;
+	}
 	GaDocument *b = ga_session_get_compare_document(session);
 	GFile *files[] = {ga_document_get_file(ga_session_get_document(session)),
 	                  b ? ga_document_get_file(b) : NULL};
@@ -392,8 +462,43 @@ static void show_view_action(GtkWidget *widget, const char *name, GVariant *para
 	GaWindow *self = GA_WINDOW(widget);
 	const char *view = g_variant_get_string(param, NULL);
 
-	if (ga_session_get_document(self->session) && gtk_stack_get_child_by_name(self->views, view))
+	if ((ga_session_get_document(self->session) || ga_session_get_history(self->session)) &&
+	    gtk_stack_get_child_by_name(self->views, view))
 		gtk_stack_set_visible_child_name(self->views, view);
+}
+
+/* win.open-report(path): a report the History view chose, shown at the
+ * Summary. */
+static void open_report_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	g_autoptr(GFile) file = g_file_new_for_path(g_variant_get_string(param, NULL));
+
+	ga_window_set_initial_view(GA_WINDOW(widget), "summary");
+	ga_window_open(GA_WINDOW(widget), file);
+}
+
+/* win.compare-reports((a, b)): two reports the History view chose. */
+static void compare_reports_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	const char *a, *b;
+
+	g_variant_get(param, "(&s&s)", &a, &b);
+	g_autoptr(GFile) fa = g_file_new_for_path(a);
+	g_autoptr(GFile) fb = g_file_new_for_path(b);
+	ga_window_set_initial_view(GA_WINDOW(widget), "summary");
+	ga_window_compare(GA_WINDOW(widget), fa, fb);
+}
+
+/* win.history-branch(branch): the store read again on one branch's
+ * runs ("": every branch). */
+static void history_branch_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	GaWindow *self = GA_WINDOW(widget);
+	GaHistory *history = ga_session_get_history(self->session);
+	const char *branch = g_variant_get_string(param, NULL);
+
+	if (history)
+		open_history(self, ga_history_get_file(history), *branch ? branch : NULL);
 }
 
 /* A sample report is a directory of sample-reports/ with a profile.pop:
@@ -411,7 +516,8 @@ static void on_view_shown(GObject *stack, GParamSpec *pspec, gpointer data)
 	const char *name = gtk_stack_get_visible_child_name(GTK_STACK(stack));
 	GSettings *settings = tsd_window_get_settings(TSD_WINDOW(data));
 
-	if (tsd_settings_has_key(settings, "last-view") && name &&
+	/* Not the History view: a report opened alone shows none. */
+	if (tsd_settings_has_key(settings, "last-view") && name && strcmp(name, "history") &&
 	    tsd_window_showing_document(TSD_WINDOW(data)))
 		g_settings_set_string(settings, "last-view", name);
 }
@@ -517,6 +623,7 @@ static void ga_window_finalize(GObject *object)
 	g_clear_object(&self->navigation);
 	g_clear_object(&self->session);
 	g_clear_object(&self->compare_first);
+	g_clear_object(&self->after_store);
 	g_free(self->initial_view);
 	G_OBJECT_CLASS(ga_window_parent_class)->finalize(object);
 }
@@ -558,6 +665,11 @@ static void ga_window_class_init(GaWindowClass *klass)
 	gtk_widget_class_install_action(widget_class, "win.close-compare", NULL, close_compare_action);
 	gtk_widget_class_install_action(widget_class, "win.show-view", "s", show_view_action);
 	gtk_widget_class_install_action(widget_class, "win.back", NULL, back_action);
+	gtk_widget_class_install_action(widget_class, "win.open-report", "s", open_report_action);
+	gtk_widget_class_install_action(widget_class, "win.compare-reports", "(ss)",
+	                                compare_reports_action);
+	gtk_widget_class_install_action(widget_class, "win.history-branch", "s",
+	                                history_branch_action);
 	gtk_widget_class_install_action(widget_class, "win.forward", NULL, forward_action);
 }
 

@@ -103,7 +103,7 @@ def walk(acc, depth=0, prune=None):
 def other_views(*keep):
     """A prune for walk(): the view panels not named in `keep`."""
     views = {"Summary", "Insights", "Memory", "Liveness", "Program Tree", "Operations",
-             "Execution Trace"} - set(keep)
+             "Execution Trace", "History"} - set(keep)
     return lambda a: a.getRole() == pyatspi.ROLE_PANEL and a.name in views
 
 

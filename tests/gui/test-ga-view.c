@@ -9,6 +9,7 @@
  * Insights views, on the base, follow the session so.
  */
 #include "ga-document.h"
+#include "ga-history-view.h"
 #include "ga-insights-view.h"
 #include "ga-format.h"
 #include "ga-liveness-view.h"
@@ -29,6 +30,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __GLIBC__
@@ -918,6 +920,51 @@ static void test_hidden_insights_handle(void **state)
 	ga_document_unref(a);
 }
 
+/* The History view (issue 32 item 3) follows the session's history store,
+ * not its report: empty (titled for the store) without one, its content
+ * with one whatever report is open, and says what the store holds. */
+static void test_history_view(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("ga-view-history-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "h", NULL);
+	g_autoptr(GFile) file = g_file_new_for_path(path);
+	GaDocument *doc = gtu_load("tut4_profiling");
+	GaSession *session = ga_session_new();
+	GaHistory *history;
+	tsr_history *h = NULL;
+	GtkWidget *view;
+
+	(void)state;
+	assert_int_equal(tsr_history_open(&h, path, TSR_HISTORY_CREATE), TSR_OK);
+	for (uint64_t i = 0; i < 2; i++) {
+		tsr_history_run run = {0, i ? "c2" : "c1", NULL, "main", (int64_t)i + 1, NULL, "host",
+		                       "profile.pop", "0123456789abcdef0123456789abcdef"
+		                                      "0123456789abcdef0123456789abcdef"};
+		tsr_history_figure fig = {"cycles.total", TSR_UNIT_CYCLES, false, 0, 10 + i};
+
+		assert_int_equal(tsr_history_add(NULL, NULL, h, &run, &fig, 1), TSR_OK);
+	}
+	tsr_history_free(h);
+	history = ga_history_load(file, NULL, NULL, NULL);
+	assert_non_null(history);
+	view = g_object_ref_sink(ga_history_view_new(session));
+	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "empty");
+	assert_non_null(gtu_find_label(view, "No history store open"));
+	ga_session_set_history(session, history);
+	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "content");
+	assert_non_null(gtu_find_label(view, "2 runs, 1 metric, 1 change point"));
+	ga_session_set_document(session, doc);
+	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "content");
+	ga_session_set_history(session, NULL);
+	assert_string_equal(ga_view_get_state(GA_VIEW(view)), "empty");
+	g_object_unref(view);
+	g_object_unref(session);
+	ga_history_unref(history);
+	ga_document_unref(doc);
+	g_unlink(path);
+	g_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -927,6 +974,7 @@ int main(void)
 		cmocka_unit_test(test_variable_tables),
 		cmocka_unit_test(test_program),
 		cmocka_unit_test(test_base),
+		cmocka_unit_test(test_history_view),
 		cmocka_unit_test(test_hidden_page),
 		cmocka_unit_test(test_hidden_release),
 		cmocka_unit_test(test_hidden_insights_handle),
