@@ -45,26 +45,20 @@ const char *cli_history_next_label(const tsr_history_point *p, size_t n, const c
 bool cli_history_series_fill(cli_history_series *s, const tsr_history_point *p, size_t n,
                              const char *label)
 {
+	size_t *first = malloc((n + 1) * sizeof(*first));
+
 	s->n = 0;
 	s->offsets = malloc((n + 1) * sizeof(*s->offsets));
 	s->values = malloc((n + 1) * sizeof(*s->values));
 	s->commit = malloc((n + 1) * sizeof(*s->commit));
-	if (!s->offsets || !s->values || !s->commit)
+	if (!first || !s->offsets || !s->values || !s->commit) {
+		free(first);
 		return false;
-	size_t kept = 0;
-	for (size_t k = 0; k < n; k++) {
-		const tsr_history_point *q = &p[n - 1 - k];
-
-		if (strcmp(label_of(q), label))
-			continue;
-		if (s->n == 0 || (s->commit[s->n - 1] != q->run.commit &&
-		                  strcmp(s->commit[s->n - 1], q->run.commit))) {
-			s->offsets[s->n] = kept;
-			s->commit[s->n++] = q->run.commit;
-		}
-		s->values[kept++] = (double)q->value;
 	}
-	s->offsets[s->n] = kept;
+	s->n = tsr_history_fill_series(s->offsets, s->values, first, p, n, label);
+	for (size_t i = 0; i < s->n; i++)
+		s->commit[i] = p[first[i]].run.commit;
+	free(first);
 	return true;
 }
 

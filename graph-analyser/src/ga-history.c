@@ -97,34 +97,24 @@ static const char *label_of(const tsr_history_run *run)
 	return run->label ? run->label : "";
 }
 
-/* The change points of the points of `p` labelled `label`: the series as
- * `tilescope history changes` builds it (oldest first, the consecutive
- * points of one commit as that commit's samples). */
+/* The change points of the points of `p` labelled `label`, in the one
+ * series every reader searches (tsr_history_fill_series), each with the
+ * runs of its commits. */
 static int label_changes(GArray *out, load_walk *w, const tsr_history_metric *m,
                          const tsr_history_point *p, size_t n, const char *label)
 {
 	g_autofree size_t *offsets = g_new(size_t, n + 1);
 	g_autofree double *values = g_new(double, n + 1);
-	g_autofree const char **commit = g_new(const char *, n + 1);
+	g_autofree size_t *first_point = g_new(size_t, n + 1);
 	g_autofree guint *first_run = g_new(guint, n + 1);
 	tsr_change_point *c = NULL;
-	size_t n_commits = 0, kept = 0, n_changes = 0;
+	size_t n_commits = tsr_history_fill_series(offsets, values, first_point, p, n, label),
+	       n_changes = 0;
 	int rc;
 
-	for (size_t k = 0; k < n; k++) {
-		const tsr_history_point *q = &p[n - 1 - k];
-
-		if (strcmp(label_of(&q->run), label))
-			continue;
-		if (n_commits == 0 || strcmp(commit[n_commits - 1], q->run.commit)) {
-			offsets[n_commits] = kept;
-			first_run[n_commits] =
-			    GPOINTER_TO_UINT(g_hash_table_lookup(w->run_index, &q->run.id)) - 1;
-			commit[n_commits++] = q->run.commit;
-		}
-		values[kept++] = (double)q->value;
-	}
-	offsets[n_commits] = kept;
+	for (size_t i = 0; i < n_commits; i++)
+		first_run[i] = GPOINTER_TO_UINT(g_hash_table_lookup(w->run_index,
+		                                                    &p[first_point[i]].run.id)) - 1;
 	tsr_series series = {n_commits, offsets, values, !m->noisy};
 	rc = tsr_series_list_changes(&c, &n_changes, &series, NULL);
 	for (size_t k = 0; rc == TSR_OK && k < n_changes; k++) {

@@ -697,3 +697,28 @@ int tsr_series_list_changes(tsr_change_point **out, size_t *n_out, const tsr_ser
 	*n_out = list.n;
 	return TSR_OK;
 }
+
+size_t tsr_history_fill_series(size_t *offsets, double *values, size_t *first_point,
+                               const tsr_history_point *p, size_t n, const char *label)
+{
+	const char *want = label ? label : "", *last = NULL;
+	size_t n_commits = 0, kept = 0;
+
+	if (!offsets || !values || (!p && n))
+		return 0;
+	for (size_t k = n; k-- > 0;) {
+		const tsr_history_point *q = &p[k];
+
+		if (strcmp(q->run.label ? q->run.label : "", want) != 0)
+			continue;
+		if (!last || strcmp(last, q->run.commit) != 0) {
+			if (first_point)
+				first_point[n_commits] = k;
+			offsets[n_commits++] = kept;
+			last = q->run.commit;
+		}
+		values[kept++] = (double)q->value;
+	}
+	offsets[n_commits] = kept;
+	return n_commits;
+}

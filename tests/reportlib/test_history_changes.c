@@ -470,10 +470,56 @@ static void test_out_of_memory(void **state)
 	}
 }
 
+/* The series of a store's points: newest first in, oldest first out;
+ * one label's only (NULL and "" alike); the consecutive points of a
+ * commit as its samples; a commit again after another is a commit again;
+ * each commit's oldest point named. */
+static void test_fill_series(void **state)
+{
+	/* Newest first, as the store gives them: c3 (two samples), c2 of
+	 * label "b", c2, c1 (two samples), c2 again before it (a revert), c0. */
+	static const struct { const char *commit, *label; uint64_t value; } pts[] = {
+	    {"c3", NULL, 31}, {"c3", NULL, 30}, {"c2", "b", 99}, {"c2", "", 20}, {"c1", NULL, 11},
+	    {"c1", NULL, 10}, {"c2", NULL, 22}, {"c0", NULL, 0},
+	};
+	tsr_history_point p[8];
+	size_t offsets[9], first[8], n;
+	double values[8];
+
+	(void)state;
+	for (size_t i = 0; i < 8; i++)
+		p[i] = (tsr_history_point){{(int64_t)i, pts[i].commit, NULL, NULL, 0, pts[i].label, NULL,
+		                            NULL, NULL},
+		                           0, pts[i].value};
+	n = tsr_history_fill_series(offsets, values, first, p, 8, NULL);
+	assert_int_equal(n, 5);
+	{
+		static const size_t want_offsets[] = {0, 1, 2, 4, 5, 7};
+		static const double want_values[] = {0, 22, 10, 11, 20, 30, 31};
+		static const size_t want_first[] = {7, 6, 5, 3, 1};
+
+		for (size_t i = 0; i <= n; i++)
+			assert_int_equal(offsets[i], want_offsets[i]);
+		for (size_t i = 0; i < 7; i++)
+			assert_true(values[i] == want_values[i]);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(first[i], want_first[i]);
+	}
+	n = tsr_history_fill_series(offsets, values, NULL, p, 8, "b");
+	assert_int_equal(n, 1);
+	assert_int_equal(offsets[1], 1);
+	assert_true(values[0] == 99);
+	assert_int_equal(tsr_history_fill_series(offsets, values, first, p, 8, "none"), 0);
+	assert_int_equal(offsets[0], 0);
+	assert_int_equal(tsr_history_fill_series(offsets, values, first, NULL, 0, NULL), 0);
+	assert_int_equal(tsr_history_fill_series(NULL, values, first, p, 8, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_fill_series),
 		cmocka_unit_test(test_deterministic_from_zero),
 		cmocka_unit_test(test_noisy_steps),
 		cmocka_unit_test(test_noisy_long),

@@ -19,6 +19,7 @@
  */
 #pragma once
 
+#include "history.h"
 #include "report.h"
 
 #include <stdbool.h>
@@ -98,6 +99,20 @@ typedef struct tsr_change_point {
  * (more than 2^32 - 1 commits) or TSR_ERR_NO_MEMORY. */
 TSR_API int tsr_series_list_changes(tsr_change_point **out, size_t *n_out,
                                     const tsr_series *series, const tsr_changes_options *options);
+
+/*
+ * The series of a store's points of one label, as every reader searches
+ * it (`tilescope history changes`, its page, the Graph Analyser): the
+ * points p[0..n) labelled `label` ("" or NULL: the runs without one),
+ * oldest first, the consecutive points of one commit as that commit's
+ * samples. `p` is newest first, as tsr_history_query_series and
+ * tsr_history_list_series give it. The caller gives room for n + 1
+ * offsets and n values (the tsr_series' arrays) and, unless NULL, n
+ * entries of first_point: the index in p of each commit's oldest point,
+ * for the commit's run. Returns the number of commits (0 for none).
+ */
+TSR_API size_t tsr_history_fill_series(size_t *offsets, double *values, size_t *first_point,
+                                       const tsr_history_point *p, size_t n, const char *label);
 
 /* The functions keep no state: any thread may call them at any time. */
 
