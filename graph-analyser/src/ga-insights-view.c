@@ -225,8 +225,10 @@ static void add_fit(GtkWidget *box, GaDocument *doc, const tsr_summary_figures *
 		gtk_label_set_selectable(GTK_LABEL(f), TRUE);
 		gtk_widget_set_focusable(f, FALSE);
 		gtk_widget_add_css_class(f, "figure");
-		if (m->n_oom_tiles)
+		if (m->n_oom_tiles) {
 			gtk_widget_add_css_class(f, "error");
+			gtk_widget_add_css_class(bar, "out-of-memory");
+		}
 		gtk_grid_attach(GTK_GRID(grid), l, 0, row, 1, 1);
 		gtk_grid_attach(GTK_GRID(grid), bar, 1, row, 1, 1);
 		gtk_grid_attach(GTK_GRID(grid), f, 2, row, 1, 1);

@@ -329,6 +329,26 @@ static void test_insights(void **state)
 	ga_session_set_document(session, a);
 	assert_string_equal(gtk_label_get_text(GTK_LABEL(title)), ga_document_get_title(a));
 	assert_non_null(gtu_find_label(view, "Does it fit?"));
+	/* An IPU that fits: its level bar in the theme's own colour. */
+	assert_non_null(gtu_find(view, GTK_TYPE_LEVEL_BAR, NULL));
+	assert_null(gtu_find(view, GTK_TYPE_LEVEL_BAR, "out-of-memory"));
+	g_object_unref(view);
+	g_object_unref(session);
+	ga_document_unref(a);
+}
+
+/* An IPU with tiles out of memory: its level bar (clamped at the IPU's
+ * memory, so full) is styled out-of-memory, in the error colour of the
+ * figures beside it, not a plain full bar. */
+static void test_insights_out_of_memory(void **state)
+{
+	GaDocument *a = gtu_load_path(SAMPLE_REPORTS "/../tests/fuzz/corpus/report/oom.pop");
+	GaSession *session = ga_session_new();
+	GtkWidget *view = g_object_ref_sink(ga_insights_view_new(session));
+
+	(void)state;
+	ga_session_set_document(session, a);
+	assert_non_null(gtu_find(view, GTK_TYPE_LEVEL_BAR, "out-of-memory"));
 	g_object_unref(view);
 	g_object_unref(session);
 	ga_document_unref(a);
@@ -970,6 +990,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_insights),
+		cmocka_unit_test(test_insights_out_of_memory),
 		cmocka_unit_test(test_liveness),
 		cmocka_unit_test(test_variable_tables),
 		cmocka_unit_test(test_program),
