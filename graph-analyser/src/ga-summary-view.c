@@ -2,8 +2,9 @@
  * The Summary view (ga-summary-view.h). It is rebuilt from the document's
  * gathered figures (ga_document_get_figures) whenever the session's
  * document changes; nothing here reads the file. Numbers are formatted
- * as the text summary formats them (ga-format.h), value labels are
- * selectable and named by their JSON key path for the AT-SPI tests.
+ * as the text summary formats them (ga-format.h); value labels are
+ * selectable, named for screen readers by their visible caption, and
+ * carry their JSON key path as the widget's name for the tests.
  * In compare mode the page is ga-summary-compare.h's table instead.
  */
 #include "ga-summary-view.h"
