@@ -287,7 +287,7 @@ expect(["tilescope", "summary", "--run", "rep"], [], exact=True)
 expect(["tilescope", "summary", "--json", "rep"], ["report.pop"], exact=True)
 if any(os.path.basename(a) == "tilescope-graph-analyser" for a in APPS):
     expect(["tilescope-graph-analyser", "--view="], ["--view=" + v for v in
-           "summary insights memory liveness programs operations trace".split()], exact=True)
+           "summary insights memory liveness programs operations trace history".split()], exact=True)
     # Every view the completion offers is one the app opens.
     for v in tables["tilescope-graph-analyser"]["--view"]["choices"]:
         exe = next(a for a in APPS if os.path.basename(a) == "tilescope-graph-analyser")
