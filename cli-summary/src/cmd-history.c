@@ -130,11 +130,11 @@ static bool dir_has_trace(const char *dir)
  * directory holding one) and traces (.pvti files, or directories of
  * them), told apart by what they hold; the traces are opened together,
  * as one job's. A report directory's own .pvti files are not read unless
- * named: one line says so. Errors are printed.
+ * named: one line says so when no trace is. Errors are printed.
  */
 static int open_inputs(tsr_report **report, tsr_trace **trace, char *const *paths, size_t n)
 {
-	const char **traces = calloc(n + 1, sizeof(*traces));
+	const char **traces = calloc(n + 1, sizeof(*traces)), *trace_left = NULL;
 	size_t n_traces = 0;
 	int status = CLI_EXIT_ERROR;
 
@@ -158,8 +158,7 @@ static int open_inputs(tsr_report **report, tsr_trace **trace, char *const *path
 			goto out;
 		}
 		if (rc == TSR_OK && dir && dir_has_trace(paths[i]))
-			fprintf(stderr, "tilescope: %s: its .pvti trace is not added; name it to add its "
-			        "wall-clock figures\n", paths[i]);
+			trace_left = paths[i];
 		/* Not SQLite, or a .pvti: the trace reader's to take or refuse. */
 		if (rc == TSR_ERR_NOT_SQLITE ||
 		    (rc == TSR_ERR_NOT_REPORT && strstr(tsr_last_error(), ".pvti")))
@@ -169,6 +168,9 @@ static int open_inputs(tsr_report **report, tsr_trace **trace, char *const *path
 			goto out;
 		}
 	}
+	if (trace_left && !n_traces)
+		fprintf(stderr, "tilescope: %s: its .pvti trace is not added; name it to add its "
+		        "wall-clock figures\n", trace_left);
 	if (n_traces && cli_open_trace(trace, traces, n_traces))
 		goto out;
 	if (*trace)

@@ -135,8 +135,9 @@ grep -q '^added sample 0 to run 1 (commit t1) in t.db' out.txt || fail "--repeat
 "$ts" history add t.db "$trace" "$samples/tut5_ml" --commit t1 --repeat >out.txt 2>/dev/null ||
 	fail "add --repeat of the trace and the same report exited $?"
 grep -q '^added sample 1 to run 1' out.txt || fail "the second --repeat said: $(cat out.txt)"
-"$ts" history add t.db "$samples/tut5_ml" "$trace" --commit t2 --time 2 >/dev/null 2>&1 ||
+"$ts" history add t.db "$samples/tut5_ml" "$trace" --commit t2 --time 2 >/dev/null 2>err.txt ||
 	fail "add of a report and its trace exited $?"
+[ -s err.txt ] && fail "add of a report and its trace said: $(cat err.txt)"
 "$ts" trace --json "$trace" >trace.json || fail "trace --json exited $?"
 "$ts" history show t.db --metric 'trace.*' --format json >show.json || fail "show trace.* exited $?"
 python3 - <<'PY' || fail "the store's trace figures are not the trace's"
