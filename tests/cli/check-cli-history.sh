@@ -178,7 +178,8 @@ check_error "text.txt: not an SQLite database (a .pvti), nor Chrome trace-event 
 
 # bisect under git bisect run: six commits whose "model" copies the small
 # report (c0..c2) or the big one (c3..c5); c1's model fails (skipped).
-# git must name c3, with the good value given and read from a store.
+# git must name c3 (the good value read from a store); --good-value says
+# good at c2 and bad at c3.
 if command -v git >/dev/null 2>&1; then
 	export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t \
 		GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1 HOME=$tmp
@@ -199,19 +200,28 @@ if command -v git >/dev/null 2>&1; then
 		"$ts" history add ../b.db out --commit "$good" >/dev/null) || fail "adding c0's run"
 	good_cycles=$("$ts" history show b.db --metric cycles.total --format json | python3 -c \
 		'import json,sys; print(json.load(sys.stdin)["metrics"][0]["points"][0]["value"])')
-	for how in "--good-value $good_cycles" "--store ../b.db --good $(echo "$good" | cut -c1-12)"; do
-		rm -rf bis/out
-		(cd bis && git bisect start HEAD "$good" >/dev/null 2>&1 &&
-			git bisect run "$ts" history bisect --metric cycles.total $how --limit +1% \
-			--build 'test -f size' --run 'sh model.sh' --report out >../bisect.txt 2>&1
-			git bisect reset >/dev/null 2>&1)
-		if grep -q "^$first_bad is the first bad commit" bisect.txt &&
-			grep -q '^bisect: cycles.total is .*, the good value .*, limit 1%: bad$' bisect.txt; then
-			pass "git bisect run ... bisect $how: the first bad commit is c3"
-		else
-			fail "git bisect run ... bisect $how: $(grep -v '^Bisecting' bisect.txt | head -20)"
-		fi
+	rm -rf bis/out
+	(cd bis && git bisect start HEAD "$good" >/dev/null 2>&1 &&
+		git bisect run "$ts" history bisect --metric cycles.total --store ../b.db \
+		--good "$(echo "$good" | cut -c1-12)" --limit +1% --build 'test -f size' \
+		--run 'sh model.sh' --report out >../bisect.txt 2>&1
+		git bisect reset >/dev/null 2>&1)
+	if grep -q "^$first_bad is the first bad commit" bisect.txt &&
+		grep -q '^bisect: cycles.total is .*, the good value .*, limit 1%: bad$' bisect.txt; then
+		pass "git bisect run ... bisect --store --good: the first bad commit is c3"
+	else
+		fail "git bisect run ... bisect: $(grep -v '^Bisecting' bisect.txt | head -20)"
+	fi
+	# --good-value: 0 at c2 (the good report), 1 at c3.
+	for at in main~3:0 main~2:1; do
+		b checkout -q "${at%:*}" && rm -rf bis/out
+		(cd bis && "$ts" history bisect --metric cycles.total --good-value "$good_cycles" \
+			--run 'sh model.sh' --report out >../out.txt 2>&1)
+		rc=$?
+		[ $rc -eq "${at#*:}" ] || fail "bisect --good-value at ${at%:*} exited $rc: $(cat out.txt)"
 	done
+	grep -q '^bisect: cycles.total is [0-9,]*, the good value [0-9,]* (+[0-9,]*, +[0-9.]*%), limit 0: bad$' \
+		out.txt || fail "bisect --good-value at c3 said: $(cat out.txt)"
 	# Its codes: 125 for a failed model or no new report, 128 (git stops)
 	# for an error of its own.
 	b checkout -q main~4
