@@ -369,8 +369,10 @@ static int run_show(const args *a)
 		tsr_history_point *p = NULL;
 		size_t n = 0;
 
-		/* Without --metric, the totals (cycles.total, memory.total ...). */
-		if (!a->metric && tsr_metric_get_group(metrics[i].name) != TSR_GROUP_TOTAL)
+		/* Without --metric, the totals (cycles.total, memory.total ...,
+		 * trace.wall_ns), not a trace's labels. */
+		if (!a->metric && (tsr_metric_get_group(metrics[i].name) != TSR_GROUP_TOTAL ||
+		                   !strncmp(metrics[i].name, "trace.label.", 12)))
 			continue;
 		if (tsr_history_list_series(&p, &n, h, metrics[i].name, a->branch, a->label, a->last)) {
 			store_fail(h);

@@ -156,6 +156,9 @@ for name, m in got.items():
     assert pts == [("t2", 0, want[name]), ("t1", 0, want[name]), ("t1", 1, want[name])], pts
 PY
 pass "add of a trace: its figures, noisy, with --repeat's samples 0 and 1"
+"$ts" history show t.db >show.txt || fail "show t.db exited $?"
+grep -q '^trace.wall_ns (ns)$' show.txt && ! grep -q '^trace.label' show.txt ||
+	fail "show's totals are not trace.wall_ns without the labels: $(grep '^trace' show.txt | head -3)"
 "$ts" diff --format=json "$samples/tut5_ml" "$samples/tut5_ml" >self.json 2>/dev/null
 "$ts" history check t.db "$samples/tut5_ml" --against t1 --format=json >tcheck.json 2>/dev/null ||
 	fail "check against a run with trace figures exited $?"
