@@ -218,6 +218,9 @@ static int run_add(const args *a)
 
 	if (!a->commit || !*a->commit)
 		return cli_usage_error("history", a->usage, "add needs --commit SHA");
+	if (a->repeat && (a->parent || a->branch || a->time != -1))
+		return cli_usage_error("history", a->usage, "--repeat adds to a run of the commit: "
+		                       "its --parent, --branch and --time are the run's");
 	if (open_inputs(r, &t, a->operands + 1, a->n_operands - 1) ||
 	    open_store(&h, a->operands[0], true))
 		goto out;

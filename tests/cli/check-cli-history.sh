@@ -173,6 +173,8 @@ check_error "metric 'cycles.total': run 1 has .* simulated figure cannot differ"
 check_error "no run of commit t9 without a label to add a sample to" \
 	history add t.db "$trace" --commit t9 --repeat
 check_error "add takes one report" history add t.db "$big" "$small" --commit t3
+check_error "--repeat adds to a run of the commit" \
+	history add t.db "$trace" --commit t1 --repeat --branch main
 printf 'neither a report nor a trace\n' >text.txt
 check_error "text.txt: not an SQLite database (a .pvti), nor Chrome trace-event JSON" \
 	history add t.db text.txt --commit t3
