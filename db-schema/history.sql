@@ -59,7 +59,9 @@ CREATE INDEX run_branch_time ON run (branch, time DESC, id DESC);
 CREATE INDEX run_time ON run (time DESC, id DESC);
 
 -- The metrics the store has figures of (names interned: a store repeats
--- each name once per run).
+-- each name once per run). A trace's wall-clock figures (`history add` of
+-- a .pvti: trace.wall_ns, trace.label.NAME.total_ns and .count) are noisy,
+-- their times in unit 'ns'.
 CREATE TABLE metric (
   id    INTEGER PRIMARY KEY, -- metric id (>= 1)
   name  TEXT NOT NULL,       -- the diff's metric name ("cycles.total")

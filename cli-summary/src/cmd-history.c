@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "cli-options.h"
+#include "cmd-history-bisect.h"
 #include "cmd-history-changes.h"
 #include "diff-render.h"
 #include "history-html.h"
@@ -15,12 +16,14 @@
 
 #include "tilescope/history.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,7 +54,8 @@ typedef struct args {
 	    *output;
 	int64_t time;
 	size_t last, top;
-	bool all;
+	bool all, repeat;
+	cli_history_bisect_args bisect;
 	const char *format;
 	tsr_colours colours;
 	pending *pend;
@@ -70,7 +74,7 @@ static const struct verb {
 	size_t operands;
 	int options[24];
 } verbs[] = {
-	{"add", 2, {OPT_COMMIT, OPT_PARENT, OPT_BRANCH, OPT_LABEL, OPT_TIME, 0}},
+	{"add", 2, {OPT_COMMIT, OPT_PARENT, OPT_BRANCH, OPT_LABEL, OPT_TIME, OPT_REPEAT, 0}},
 	{"show", 1, {OPT_METRIC, OPT_BRANCH, OPT_LABEL, OPT_LAST, OPT_FORMAT, OPT_OUTPUT, 0}},
 	{"check", 2, {OPT_AGAINST, OPT_BASE_BRANCH, OPT_BRANCH, OPT_LABEL, OPT_MAX_MEMORY, OPT_MAX_CYCLES,
 	              OPT_MAX_TILE, OPT_FAIL_OOM, OPT_MAX_CATEGORY, OPT_MAX_INCREASE, OPT_LIMITS,
@@ -78,6 +82,8 @@ static const struct verb {
 	{"merge", 2, {0}},
 	{"changes", 1, {OPT_METRIC, OPT_BRANCH, OPT_LABEL, OPT_FORMAT, OPT_OUTPUT, 0}},
 	{"report", 1, {OPT_METRIC, OPT_BRANCH, OPT_LABEL, OPT_LAST, OPT_FORMAT, OPT_OUTPUT, 0}},
+	{"bisect", 0, {OPT_METRIC, OPT_GOOD_VALUE, OPT_STORE, OPT_GOOD, OPT_LABEL, OPT_LIMIT,
+	               OPT_BUILD, OPT_RUN, OPT_REPORT, 0}},
 };
 
 /* Whether `verb` takes option `id`. */
@@ -107,36 +113,148 @@ static int open_store(tsr_history **h, const char *path, bool create)
 
 /* --- add ------------------------------------------------------------------------- */
 
+/* Whether directory `dir` holds a *.pvti file. */
+static bool dir_has_trace(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+
+	while (d && !found && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		found = len > 5 && !strcmp(e->d_name + len - 5, ".pvti");
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * Opens add's inputs, paths[0..n): one report (a profile.pop, or a
+ * directory holding one) and traces (.pvti files, or directories of
+ * them), told apart by what they hold; the traces are opened together,
+ * as one job's. A report directory's own .pvti files are not read unless
+ * named: one line says so when no trace is. Errors are printed.
+ */
+static int open_inputs(tsr_report **report, tsr_trace **trace, char *const *paths, size_t n)
+{
+	const char **traces = calloc(n + 1, sizeof(*traces)), *trace_left = NULL;
+	size_t n_traces = 0;
+	int status = CLI_EXIT_ERROR;
+
+	if (!traces)
+		return cli_error("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char pop[4096];
+		struct stat sb;
+		bool dir = stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode);
+		int rc;
+
+		snprintf(pop, sizeof(pop), "%s/profile.pop", paths[i]);
+		if (dir && access(pop, F_OK) != 0) {
+			traces[n_traces++] = paths[i];
+			continue;
+		}
+		rc = tsr_report_open(report + !!*report, paths[i], NULL);
+		if (rc == TSR_OK && report[1]) {
+			cli_error("add takes one report: %s and %s are two", tsr_report_get_path(report[0]),
+			          tsr_report_get_path(report[1]));
+			goto out;
+		}
+		if (rc == TSR_OK && dir && dir_has_trace(paths[i]))
+			trace_left = paths[i];
+		/* Not SQLite, or a .pvti: the trace reader's to take or refuse. */
+		if (rc == TSR_ERR_NOT_SQLITE ||
+		    (rc == TSR_ERR_NOT_REPORT && strstr(tsr_last_error(), ".pvti")))
+			traces[n_traces++] = paths[i];
+		else if (rc != TSR_OK) {
+			cli_error("%s", tsr_last_error());
+			goto out;
+		}
+	}
+	if (trace_left && !n_traces)
+		fprintf(stderr, "tilescope: %s: its .pvti trace is not added; name it to add its "
+		        "wall-clock figures\n", trace_left);
+	if (n_traces && cli_open_trace(trace, traces, n_traces))
+		goto out;
+	if (*trace)
+		cli_trace_print_skipped(*trace);
+	status = CLI_EXIT_OK;
+out:
+	free(traces);
+	return status;
+}
+
+/* The figures of the report and the trace (either NULL) in one array,
+ * *all, pointing into the two lists (each a block the caller frees). */
+static int list_figures(tsr_history_figure **all, size_t *n, tsr_history_figure *lists[2],
+                        tsr_report *r, tsr_trace *t)
+{
+	size_t n_report = 0, n_trace = 0;
+
+	if (r && tsr_history_list_report_figures(&lists[0], &n_report, r))
+		return cli_error("%s", tsr_report_error(r));
+	if (t && tsr_history_list_trace_figures(&lists[1], &n_trace, t))
+		return cli_error("%s", *tsr_trace_error(t) ? tsr_trace_error(t) : tsr_last_error());
+	if (!(*all = calloc(n_report + n_trace + 1, sizeof(**all))))
+		return cli_error("out of memory");
+	if (n_report)
+		memcpy(*all, lists[0], n_report * sizeof(**all));
+	if (n_trace)
+		memcpy(*all + n_report, lists[1], n_trace * sizeof(**all));
+	*n = n_report + n_trace;
+	return CLI_EXIT_OK;
+}
+
 static int run_add(const args *a)
 {
 	tsr_history *h = NULL;
-	tsr_report *r = NULL;
+	tsr_report *r[2] = {NULL, NULL};
+	tsr_trace *t = NULL;
+	tsr_history_figure *figures = NULL, *lists[2] = {NULL, NULL};
 	tsr_history_run run = {.commit = a->commit, .parent = a->parent, .branch = a->branch,
 	                       .label = a->label, .time = a->time};
+	size_t n = 0;
 	int64_t id = 0;
+	uint32_t sample = 0;
 	bool added = false;
-	int status = CLI_EXIT_ERROR;
+	int rc, status = CLI_EXIT_ERROR;
 
 	if (!a->commit || !*a->commit)
 		return cli_usage_error("history", a->usage, "add needs --commit SHA");
-	if (cli_open_report(&r, a->operands[1]) || open_store(&h, a->operands[0], true))
+	if (a->repeat && (a->parent || a->branch || a->time != -1))
+		return cli_usage_error("history", a->usage, "--repeat adds to a run of the commit: "
+		                       "its --parent, --branch and --time are the run's");
+	if (open_inputs(r, &t, a->operands + 1, a->n_operands - 1) ||
+	    open_store(&h, a->operands[0], true))
 		goto out;
-	cli_progress_begin("Adding the report's figures");
-	int rc = tsr_history_add_report(&id, &added, h, &run, r);
+	if (a->repeat && list_figures(&figures, &n, lists, r[0], t))
+		goto out;
+	cli_progress_begin("Adding the figures");
+	rc = a->repeat ? tsr_history_add_sample(&id, &sample, h, &run, figures, n)
+	               : tsr_history_add_files(&id, &added, h, &run, r[0], t);
 	cli_progress_end();
 	if (rc != TSR_OK) {
 		store_fail(h);
 		goto out;
 	}
-	if (added)
+	if (a->repeat)
+		printf("added sample %" PRIu32 " to run %" PRId64 " (commit %s) in %s\n", sample, id,
+		       a->commit, a->operands[0]);
+	else if (added)
 		printf("added run %" PRId64 " (commit %s) to %s\n", id, a->commit, a->operands[0]);
 	else
-		printf("already in %s as run %" PRId64 " (the same commit, label and report)\n",
-		       a->operands[0], id);
+		printf("already in %s as run %" PRId64 " (the same commit, label and %s)\n",
+		       a->operands[0], id, r[0] ? "report" : "trace");
 	status = CLI_EXIT_OK;
 out:
+	free(figures);
+	free(lists[0]);
+	free(lists[1]);
 	tsr_history_free(h);
-	tsr_report_free(r);
+	tsr_report_free(r[0]);
+	tsr_report_free(r[1]);
+	tsr_trace_free(t);
 	return status;
 }
 
@@ -145,14 +263,14 @@ out:
 /* The diff's JSON word of a unit, and the text's. */
 static const char *unit_key(tsr_metric_unit unit)
 {
-	static const char *const keys[] = {"bytes", "cycles", "tiles", "count", "flops"};
+	static const char *const keys[] = {"bytes", "cycles", "tiles", "count", "flops", "ns"};
 
 	return (unsigned)unit < sizeof(keys) / sizeof(keys[0]) ? keys[unit] : "count";
 }
 
 static const char *unit_text(tsr_metric_unit unit)
 {
-	static const char *const names[] = {"B", "cycles", "tiles", "", "flops"};
+	static const char *const names[] = {"B", "cycles", "tiles", "", "flops", "ns"};
 
 	return (unsigned)unit < sizeof(names) / sizeof(names[0]) ? names[unit] : "";
 }
@@ -258,8 +376,10 @@ static int run_show(const args *a)
 		tsr_history_point *p = NULL;
 		size_t n = 0;
 
-		/* Without --metric, the totals (cycles.total, memory.total ...). */
-		if (!a->metric && tsr_metric_get_group(metrics[i].name) != TSR_GROUP_TOTAL)
+		/* Without --metric, the totals (cycles.total, memory.total ...,
+		 * trace.wall_ns), not a trace's labels. */
+		if (!a->metric && (tsr_metric_get_group(metrics[i].name) != TSR_GROUP_TOTAL ||
+		                   !strncmp(metrics[i].name, "trace.label.", 12)))
 			continue;
 		if (tsr_history_list_series(&p, &n, h, metrics[i].name, a->branch, a->label, a->last)) {
 			store_fail(h);
@@ -553,6 +673,14 @@ static int parse(args *a, const struct verb **verb, int argc, char **argv)
 		case OPT_OUTPUT: a->output = optarg; break;
 		case OPT_FORMAT: a->format = optarg; break;
 		case OPT_ALL: a->all = true; break;
+		case OPT_REPEAT: a->repeat = true; break;
+		case OPT_GOOD_VALUE: a->bisect.good_value = optarg; break;
+		case OPT_STORE: a->bisect.store = optarg; break;
+		case OPT_GOOD: a->bisect.good = optarg; break;
+		case OPT_LIMIT: a->bisect.limit = optarg; break;
+		case OPT_BUILD: a->bisect.build = optarg; break;
+		case OPT_RUN: a->bisect.run = optarg; break;
+		case OPT_REPORT: a->bisect.report = optarg; break;
 		case OPT_TIME:
 			if (!cli_parse_u64(optarg, &v) || v > INT64_MAX)
 				return cli_usage_error("history", a->usage,
@@ -599,7 +727,7 @@ static int parse(args *a, const struct verb **verb, int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error("history", a->usage,
-		                       "a verb is needed: add, show, check, merge, changes or report");
+		                       "a verb is needed: add, show, check, merge, changes, report or bisect");
 	for (int i = optind; i < argc; i++)
 		a->words[i - optind] = argv[i];
 	a->verb = a->words[0];
@@ -610,14 +738,18 @@ static int parse(args *a, const struct verb **verb, int argc, char **argv)
 			*verb = &verbs[i];
 	if (!*verb)
 		return cli_usage_error("history", a->usage,
-		                       "'%s' is not a verb of history: add, show, check, merge, changes "
-		                       "or report",
+		                       "'%s' is not a verb of history: add, show, check, merge, changes, "
+		                       "report or bisect",
 		                       a->verb);
-	if (a->n_operands != (*verb)->operands)
+	/* add takes a STORE and one or more files: a report, traces. */
+	if (a->n_operands != (*verb)->operands &&
+	    !(!strcmp(a->verb, "add") && a->n_operands > (*verb)->operands))
 		return cli_usage_error("history", a->usage, "%s takes %s", a->verb,
-		                       (*verb)->operands == 1 ? "one operand: STORE"
+		                       (*verb)->operands == 0   ? "no operand"
+		                       : (*verb)->operands == 1 ? "one operand: STORE"
 		                       : !strcmp(a->verb, "merge") ? "two operands: STORE OTHER"
-		                                                   : "two operands: STORE REPORT");
+		                       : !strcmp(a->verb, "add") ? "a STORE, then a REPORT and/or TRACE files"
+		                                                 : "two operands: STORE REPORT");
 	/* Options the verb does not take are errors, not silently ignored
 	 * (known only now that the verb, an operand, is). */
 	cli_options_init(&o, items, CLI_ITEMS_COUNT(items));
@@ -634,6 +766,7 @@ int cli_cmd_history(int argc, char **argv)
 	args a = {.time = -1, .top = 10, .colours = TSR_COLOURS_AUTO};
 	const struct verb *verb = NULL;
 	int status = parse(&a, &verb, argc, argv);
+	bool bisect;
 
 	if (status == CLI_EXIT_OK) {
 		if (!strcmp(verb->name, "add"))
@@ -646,10 +779,19 @@ int cli_cmd_history(int argc, char **argv)
 			status = run_changes(&a);
 		else if (!strcmp(verb->name, "report"))
 			status = run_report(&a);
+		else if (!strcmp(verb->name, "bisect"))
+			status = cli_history_bisect(&a.bisect, a.metric, a.label, a.usage);
 		else
 			status = run_merge(&a);
 	} else if (status == -1)
 		status = CLI_EXIT_OK;
+	/* git bisect run takes 1..127 for "bad": bisect's own errors (also
+	 * those found before its verb was) stop it instead. */
+	bisect = verb && !strcmp(verb->name, "bisect");
+	for (int i = 1; !verb && !bisect && i < argc; i++)
+		bisect = !strcmp(argv[i], "bisect");
+	if (bisect && status == CLI_EXIT_ERROR)
+		status = CLI_HISTORY_BISECT_ABORT;
 	free(a.pend);
 	free(a.words);
 	free(a.metrics);

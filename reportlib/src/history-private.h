@@ -18,3 +18,5 @@ int tsr_comparison_new_from_figures(tsr_comparison **out, const tsr_delta *figur
 /* SHA-256 of the file at `path` as 64 lowercase hex digits and a NUL in
  * hex (history-sha256.c); 0, or -1 with errno set when it cannot be read. */
 int tsr_history_sha256_file(char hex[65], const char *path);
+/* The same of the bytes of the `n` files at `paths`, one after another. */
+int tsr_history_sha256_files(char hex[65], const char *const *paths, size_t n);

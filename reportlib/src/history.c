@@ -37,7 +37,7 @@ struct tsr_history {
 
 /* The diff's JSON words for the units (diff-render.c's unit_key), as the
  * store's metric.unit holds them, by tsr_metric_unit. */
-static const char *const unit_words[] = {"bytes", "cycles", "tiles", "count", "flops"};
+static const char *const unit_words[] = {"bytes", "cycles", "tiles", "count", "flops", "ns"};
 #define N_UNITS (sizeof(unit_words) / sizeof(unit_words[0]))
 
 /* --- Errors ----------------------------------------------------------------- */
@@ -786,32 +786,287 @@ TSR_API int tsr_history_list_report_figures(tsr_history_figure **out, size_t *n,
 	return TSR_OK;
 }
 
-TSR_API int tsr_history_add_report(int64_t *out_id, bool *added, tsr_history *h,
-                                   const tsr_history_run *run, tsr_report *report)
+/* One span name's figures while they are summed over channels. */
+typedef struct label_sum {
+	const char *name;
+	uint64_t total_ns, count;
+} label_sum;
+
+static int label_sum_by_name(const void *a, const void *b)
 {
-	tsr_history_figure *figures = NULL;
+	return strcmp(((const label_sum *)a)->name, ((const label_sum *)b)->name);
+}
+
+/* a + b, or UINT64_MAX past it (a value tsr_history_add refuses). */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Pushes a noisy figure "trace.<middle><suffix>" onto l. */
+static void push_trace_figure(hlist *l, const char *middle, const char *suffix,
+                              tsr_metric_unit unit, uint64_t value)
+{
+	size_t len = strlen("trace.") + strlen(middle) + strlen(suffix) + 1;
+	char *name = tsb_malloc(len);
+	tsr_history_figure *f = name ? hlist_push(l) : NULL;
+
+	if (!f) {
+		l->nomem = true;
+		free(name);
+		return;
+	}
+	snprintf(name, len, "trace.%s%s", middle, suffix);
+	f->metric = hlist_str(l, name);
+	f->unit = unit;
+	f->noisy = true;
+	f->value = value;
+	free(name);
+}
+
+/* A trace's wall-clock figures (history.h): its label statistics without
+ * medians, which a cleanly closed file keeps in its label_stats. */
+TSR_API int tsr_history_list_trace_figures(tsr_history_figure **out, size_t *n,
+                                           tsr_trace *trace)
+{
+	tsr_trace_stats_options o = TSR_TRACE_STATS_OPTIONS_INIT;
+	const tsr_trace_info *info;
+	tsr_trace_label_stat *stats = NULL;
+	label_sum *sums = NULL;
+	hlist l = {.size = sizeof(tsr_history_figure)};
+	size_t n_stats = 0, k = 0;
+	int rc;
+
+	if (!out || !n || !trace)
+		return tsr_set_last_error(TSR_ERR_INVALID_ARGUMENT,
+		                          "tsr_history_list_trace_figures: NULL argument");
+	*out = NULL;
+	*n = 0;
+	o.median = false;
+	rc = tsr_trace_list_label_stats(&stats, &n_stats, trace, &o);
+	if (rc)
+		return rc;
+	sums = tsb_reallocarray(NULL, n_stats + 1, sizeof(*sums));
+	if (!sums) {
+		free(stats);
+		return tsr_set_last_error(TSR_ERR_NO_MEMORY, "out of memory");
+	}
+	for (size_t i = 0; i < n_stats; i++) {
+		const char *name = tsr_trace_get_name(trace, stats[i].name);
+
+		sums[i] = (label_sum){name ? name : "", stats[i].total_ns, stats[i].count};
+	}
+	free(stats);
+	/* One name in several channels is one metric: its spans summed. */
+	if (n_stats)
+		qsort(sums, n_stats, sizeof(*sums), label_sum_by_name);
+	for (size_t i = 0; i < n_stats; i++) {
+		if (k && !strcmp(sums[k - 1].name, sums[i].name)) {
+			sums[k - 1].total_ns = add_sat(sums[k - 1].total_ns, sums[i].total_ns);
+			sums[k - 1].count = add_sat(sums[k - 1].count, sums[i].count);
+		} else
+			sums[k++] = sums[i];
+	}
+	info = tsr_trace_get_info(trace);
+	push_trace_figure(&l, "wall_ns", "", TSR_UNIT_NS,
+	                  info->end_ns > info->start_ns ? (uint64_t)(info->end_ns - info->start_ns) : 0);
+	for (size_t i = 0; i < k; i++) {
+		char *middle = tsb_malloc(strlen("label.") + strlen(sums[i].name) + 1);
+
+		if (!middle) {
+			l.nomem = true;
+			break;
+		}
+		sprintf(middle, "label.%s", sums[i].name);
+		push_trace_figure(&l, middle, ".count", TSR_UNIT_COUNT, sums[i].count);
+		push_trace_figure(&l, middle, ".total_ns", TSR_UNIT_NS, sums[i].total_ns);
+		free(middle);
+	}
+	free(sums);
+	rc = hlist_finish(NULL, &l, (void **)out, n, fix_figure_item);
+	return rc ? tsr_set_last_error(rc, "out of memory") : TSR_OK;
+}
+
+TSR_API int tsr_history_add_files(int64_t *out_id, bool *added, tsr_history *h,
+                                  const tsr_history_run *run, tsr_report *report,
+                                  tsr_trace *trace)
+{
+	tsr_history_figure *figures = NULL, *more = NULL, *all = NULL;
+	const tsr_trace_process *procs = NULL;
+	const char **paths = NULL;
 	tsr_history_run r;
 	char sha[65];
-	size_t n = 0;
+	size_t n = 0, n_more = 0, n_procs = 0;
 	int rc;
 
 	if (out_id)
 		*out_id = 0;
 	if (added)
 		*added = false;
-	if (!h || !run || !report)
-		return hfail(h, TSR_ERR_INVALID_ARGUMENT, "tsr_history_add_report: NULL argument");
+	if (!h || !run || (!report && !trace))
+		return hfail(h, TSR_ERR_INVALID_ARGUMENT, "tsr_history_add_files: NULL argument");
 	r = *run;
-	r.report_path = tsr_report_get_path(report);
-	if (tsr_history_sha256_file(sha, r.report_path) != 0)
-		return hfail(h, TSR_ERR_IO, "'%s': cannot read it to hash it: %s", r.report_path,
-		             strerror(errno));
+	if (!report && tsr_trace_get_processes(&procs, &n_procs, trace) != TSR_OK)
+		return hfail(h, TSR_ERR_INVALID_ARGUMENT, "%s", tsr_trace_error(trace));
+	paths = tsb_reallocarray(NULL, n_procs + 1, sizeof(*paths));
+	if (!paths)
+		return hfail(h, TSR_ERR_NO_MEMORY, "'%s': out of memory", h->path);
+	paths[0] = report ? tsr_report_get_path(report) : "";
+	for (size_t i = 0; i < n_procs; i++)
+		paths[i] = procs[i].path;
+	r.report_path = paths[0];
+	if (tsr_history_sha256_files(sha, paths, report ? 1 : n_procs) != 0) {
+		rc = hfail(h, TSR_ERR_IO, "'%s': cannot read it to hash it: %s", r.report_path,
+		           strerror(errno));
+		goto out;
+	}
 	r.report_sha256 = sha;
-	rc = tsr_history_list_report_figures(&figures, &n, report);
-	if (rc)
-		return hfail(h, rc, "%s", tsr_report_error(report));
-	rc = tsr_history_add(out_id, added, h, &r, figures, n);
+	rc = report ? tsr_history_list_report_figures(&figures, &n, report) : TSR_OK;
+	if (rc) {
+		rc = hfail(h, rc, "%s", tsr_report_error(report));
+		goto out;
+	}
+	rc = trace ? tsr_history_list_trace_figures(&more, &n_more, trace) : TSR_OK;
+	if (rc) {
+		rc = hfail(h, rc, "%s", *tsr_trace_error(trace) ? tsr_trace_error(trace)
+		                                                 : tsr_last_error());
+		goto out;
+	}
+	/* Each list is one block, its strings after its items: both are
+	 * kept while `all` points into them. */
+	all = tsb_reallocarray(NULL, n + n_more + 1, sizeof(*all));
+	if (!all) {
+		rc = hfail(h, TSR_ERR_NO_MEMORY, "'%s': out of memory", h->path);
+		goto out;
+	}
+	if (n)
+		memcpy(all, figures, n * sizeof(*all));
+	if (n_more)
+		memcpy(all + n, more, n_more * sizeof(*all));
+	rc = tsr_history_add(out_id, added, h, &r, all, n + n_more);
+out:
+	free(all);
+	free(paths);
 	free(figures);
+	free(more);
+	return rc;
+}
+
+TSR_API int tsr_history_add_report(int64_t *out_id, bool *added, tsr_history *h,
+                                   const tsr_history_run *run, tsr_report *report)
+{
+	if (!report) {
+		if (out_id)
+			*out_id = 0;
+		if (added)
+			*added = false;
+		return hfail(h, TSR_ERR_INVALID_ARGUMENT, "tsr_history_add_report: NULL argument");
+	}
+	return tsr_history_add_files(out_id, added, h, run, report, NULL);
+}
+
+/* Adds one figure as a sample of run `run` (tsr_history_add_sample's
+ * rules); *sample the sample number it was given. */
+static int add_one_sample(tsr_history *h, writer *w, sqlite3_stmt *find, int64_t run,
+                          const tsr_history_figure *f, uint32_t *sample)
+{
+	int64_t metric = 0;
+	int rc = resolve_metric(h, w, f->metric, f->unit, f->noisy, &metric);
+
+	if (rc)
+		return rc;
+	/* The run's highest sample of the metric and its sample 0's value. */
+	sqlite3_reset(find);
+	sqlite3_bind_int64(find, 1, metric);
+	sqlite3_bind_int64(find, 2, run);
+	rc = sqlite3_step(find);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(find);
+		return hsql(h, rc, "reading the run's figures");
+	}
+	bool has = sqlite3_column_type(find, 0) != SQLITE_NULL;
+	int64_t top = sqlite3_column_int64(find, 0), first = sqlite3_column_int64(find, 1);
+	sqlite3_reset(find);
+	if (has && !f->noisy) {
+		*sample = 0;
+		if ((uint64_t)first == f->value)
+			return TSR_OK;
+		return hfail(h, TSR_ERR_INVALID_ARGUMENT,
+		             "metric '%s': run %lld has %lld and this sample %llu, but a simulated "
+		             "figure cannot differ between samples of one run",
+		             f->metric, (long long)run, (long long)first, (unsigned long long)f->value);
+	}
+	if (has && top >= UINT32_MAX)
+		return hfail(h, TSR_ERR_TOO_LARGE, "metric '%s': run %lld has %lld samples already",
+		             f->metric, (long long)run, (long long)top + 1);
+	*sample = has ? (uint32_t)top + 1 : 0;
+	return add_figure(h, w, metric, run, f->metric, *sample, f->value);
+}
+
+TSR_API int tsr_history_add_sample(int64_t *out_id, uint32_t *out_sample, tsr_history *h,
+                                   const tsr_history_run *run,
+                                   const tsr_history_figure *figures, size_t n)
+{
+	const char *label = run && run->label ? run->label : "";
+	sqlite3_stmt *st = NULL;
+	writer w = {0};
+	int64_t id = 0;
+	uint32_t top = 0;
+	int rc;
+
+	if (out_id)
+		*out_id = 0;
+	if (out_sample)
+		*out_sample = 0;
+	if (!h || !run || !run->commit || (n && !figures))
+		return hfail(h, TSR_ERR_INVALID_ARGUMENT, "tsr_history_add_sample: NULL argument");
+	for (size_t i = 0; i < n; i++)
+		if (!figures[i].metric || !*figures[i].metric || figures[i].value > INT64_MAX)
+			return hfail(h, TSR_ERR_INVALID_ARGUMENT,
+			             "adding a sample: figure %zu has no metric name or a value past "
+			             "2^63 - 1",
+			             i);
+	rc = hexec(h, "BEGIN IMMEDIATE", "adding a sample");
+	if (rc)
+		return rc;
+	rc = hprepare(h, &st,
+	              "SELECT id FROM run WHERE commit_sha = ?1 AND label = ?2 "
+	              "ORDER BY time DESC, id DESC LIMIT 1");
+	if (!rc) {
+		sqlite3_bind_text(st, 1, run->commit, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+		rc = rc == SQLITE_ROW ? TSR_OK
+		     : rc == SQLITE_DONE
+		         ? hfail(h, TSR_ERR_NOT_FOUND, "'%s': no run of commit %s %s%s%s to add a sample to",
+		                 h->path, run->commit, *label ? "labelled '" : "without a label",
+		                 label, *label ? "'" : "")
+		         : hsql(h, rc, "reading the runs");
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (!rc)
+		rc = writer_open(h, &w);
+	if (!rc)
+		rc = hprepare(h, &st,
+		              "SELECT max(sample), (SELECT value FROM figure WHERE metric = ?1 AND "
+		              "run = ?2 AND sample = 0) FROM figure WHERE metric = ?1 AND run = ?2");
+	for (size_t i = 0; !rc && i < n; i++) {
+		uint32_t sample = 0;
+
+		rc = add_one_sample(h, &w, st, id, &figures[i], &sample);
+		top = sample > top ? sample : top;
+	}
+	sqlite3_finalize(st);
+	writer_close(&w);
+	rc = hend(h, rc);
+	if (!rc) {
+		if (out_id)
+			*out_id = id;
+		if (out_sample)
+			*out_sample = top;
+	}
 	return rc;
 }
 
@@ -1248,6 +1503,11 @@ TSR_API int tsr_history_compare(tsr_comparison **out, tsr_history *h, int64_t ba
 	rc = tsr_history_list_figures(&base, &nb, h, base_run);
 	if (rc)
 		return rc;
+	for (size_t b = 0; b < nb; b++)
+		if (!base[b].noisy)
+			base[k++] = base[b];
+	nb = k;
+	k = 0;
 	rc = tsr_history_list_report_figures(&nw, &nn, report);
 	if (rc) {
 		free(base);

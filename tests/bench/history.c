@@ -8,6 +8,10 @@
  *   history.show_ms     one metric's whole series (open, list, close)
  *   history.check_ms    the report against the newest run: open the store
  *                       and the report, find the run, compare, check a limit
+ *   history.add_trace_ms    with TRACE: a run of a trace's wall-clock
+ *                       figures (open the store and the trace, add, close)
+ *   history.add_sample_ms   with TRACE: its figures as the next sample of
+ *                       the newest run (add --repeat)
  *   history.size_mb     the store's file (and its WAL, checkpointed)
  *   history.changes_e2e_ms  with TILESCOPE: `TILESCOPE history changes
  *                       STORE -o /dev/null`, the command the user runs
@@ -15,7 +19,7 @@
  *   history.report_ms   with TILESCOPE: `TILESCOPE history report STORE -o
  *                       PAGE` (median of 5), and history.report_kb the page
  *
- * usage: bench-history REPORT [RUNS [METRICS [TILESCOPE]]]
+ * usage: bench-history REPORT [RUNS [METRICS [TILESCOPE [TRACE]]]]
  */
 #include "bench-util.h"
 
@@ -92,11 +96,13 @@ int main(int argc, char **argv)
 	size_t n_real = 0;
 	double add[REPEATS], show[REPEATS], check[REPEATS], changes[CHANGES_REPEATS],
 	    page_ms[CHANGES_REPEATS], t0;
+	double add_trace[REPEATS], add_sample[REPEATS];
+	const char *trace_path = argc > 5 ? argv[5] : NULL;
 	tsr_report *report = NULL;
 	tsr_history *h = NULL;
 
 	if (argc < 2 || !runs || metrics < 2) {
-		fprintf(stderr, "usage: bench-history REPORT [RUNS [METRICS [TILESCOPE]]]\n");
+		fprintf(stderr, "usage: bench-history REPORT [RUNS [METRICS [TILESCOPE [TRACE]]]]\n");
 		return 2;
 	}
 	if (!mkdtemp(dir))
@@ -189,11 +195,45 @@ int main(int argc, char **argv)
 		h = NULL;
 		check[r] = bench_now_ms() - t0;
 	}
+	/* A trace's run, then its figures as samples of the newest run
+	 * (whose 500 metrics the trace's join), each as a CI job adds it. */
+	for (size_t r = 0; trace_path && r < REPEATS; r++) {
+		tsr_history_figure *tf = NULL;
+		tsr_trace *trace = NULL;
+		char commit[48];
+		tsr_history_run tr = {.commit = commit, .branch = "main", .time = (int64_t)(runs + r)};
+		size_t n = 0;
+
+		snprintf(commit, sizeof(commit), "trace%zu", r);
+		t0 = bench_now_ms();
+		if (tsr_history_open(&h, path, 0) || tsr_trace_open(&trace, &trace_path, 1, NULL) ||
+		    tsr_history_add_files(NULL, NULL, h, &tr, NULL, trace))
+			goto fail;
+		tsr_trace_free(trace);
+		tsr_history_free(h);
+		h = NULL;
+		add_trace[r] = bench_now_ms() - t0;
+		snprintf(commit, sizeof(commit), "%040zx", runs - 1);
+		t0 = bench_now_ms();
+		if (tsr_history_open(&h, path, 0) || tsr_trace_open(&trace, &trace_path, 1, NULL) ||
+		    tsr_history_list_trace_figures(&tf, &n, trace) ||
+		    tsr_history_add_sample(NULL, NULL, h, &tr, tf, n))
+			goto fail;
+		free(tf);
+		tsr_trace_free(trace);
+		tsr_history_free(h);
+		h = NULL;
+		add_sample[r] = bench_now_ms() - t0;
+	}
 	/* The size a CI cache keeps: the store, its WAL checkpointed in by
 	 * the last close. */
 	printf("history.add_ms %.2f ms (target <= 50)\n", median(add, REPEATS));
 	printf("history.show_ms %.2f ms (target <= 20)\n", median(show, REPEATS));
 	printf("history.check_ms %.2f ms (target <= 200)\n", median(check, REPEATS));
+	if (trace_path) {
+		printf("history.add_trace_ms %.2f ms (target <= 50)\n", median(add_trace, REPEATS));
+		printf("history.add_sample_ms %.2f ms (target <= 50)\n", median(add_sample, REPEATS));
+	}
 	printf("history.size_mb %.1f MB (target <= 100)\n",
 	       (double)(file_size(path) + file_size(wal)) / 1e6);
 	for (size_t r = 0; argc > 4 && r < CHANGES_REPEATS; r++)

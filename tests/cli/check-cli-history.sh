@@ -122,6 +122,137 @@ if command -v git >/dev/null 2>&1; then
 	cd ..
 fi
 
+# A trace's wall-clock figures: with the report in one run, then two more
+# samples by --repeat; every label's total and count is `tilescope trace
+# --json`'s, summed over channels; check still compares only the report's.
+trace=$samples/tut5_ml/tut5_ml.pvti
+"$ts" history add t.db "$samples/tut5_ml" --commit t1 --time 1 >out.txt 2>err.txt ||
+	fail "add of tut5_ml exited $?"
+grep -q 'tut5_ml: its .pvti trace is not added' err.txt ||
+	fail "a report directory's own trace: stderr says '$(cat err.txt)'"
+"$ts" history add t.db "$trace" --commit t1 --repeat >out.txt || fail "add --repeat exited $?"
+grep -q '^added sample 0 to run 1 (commit t1) in t.db' out.txt || fail "--repeat said: $(cat out.txt)"
+"$ts" history add t.db "$trace" "$samples/tut5_ml" --commit t1 --repeat >out.txt 2>/dev/null ||
+	fail "add --repeat of the trace and the same report exited $?"
+grep -q '^added sample 1 to run 1' out.txt || fail "the second --repeat said: $(cat out.txt)"
+"$ts" history add t.db "$samples/tut5_ml" "$trace" --commit t2 --time 2 >/dev/null 2>err.txt ||
+	fail "add of a report and its trace exited $?"
+[ -s err.txt ] && fail "add of a report and its trace said: $(cat err.txt)"
+"$ts" trace --json "$trace" >trace.json || fail "trace --json exited $?"
+"$ts" history show t.db --metric 'trace.*' --format json >show.json || fail "show trace.* exited $?"
+python3 - <<'PY' || fail "the store's trace figures are not the trace's"
+import json
+t = json.load(open("trace.json"))
+want = {"trace.wall_ns": t["trace"]["end_ns"] - t["trace"]["start_ns"]}
+for l in t["labels"]:
+    for k in ("total_ns", "count"):
+        m = "trace.label.%s.%s" % (l["name"], k)
+        want[m] = want.get(m, 0) + l[k]
+got = {m["metric"]: m for m in json.load(open("show.json"))["metrics"]}
+assert set(got) == set(want), set(got) ^ set(want)
+for name, m in got.items():
+    assert m["noisy"] and m["unit"] == ("count" if name.endswith(".count") else "ns"), m
+    pts = [(p["commit"], p["sample"], p["value"]) for p in m["points"]]
+    assert pts == [("t2", 0, want[name]), ("t1", 0, want[name]), ("t1", 1, want[name])], pts
+PY
+pass "add of a trace: its figures, noisy, with --repeat's samples 0 and 1"
+"$ts" history show t.db >show.txt || fail "show t.db exited $?"
+grep -q '^trace.wall_ns (ns)$' show.txt && ! grep -q '^trace.label' show.txt ||
+	fail "show's totals are not trace.wall_ns without the labels: $(grep '^trace' show.txt | head -3)"
+"$ts" diff --format=json "$samples/tut5_ml" "$samples/tut5_ml" >self.json 2>/dev/null
+"$ts" history check t.db "$samples/tut5_ml" --against t1 --format=json >tcheck.json 2>/dev/null ||
+	fail "check against a run with trace figures exited $?"
+python3 - <<'PY' || fail "check against a run with trace figures is not diff"
+import json
+key = lambda x: (x["metric"], x["base"], x["new"], x["unit"])
+d, c = json.load(open("self.json")), json.load(open("tcheck.json"))
+assert [key(x) for x in c["deltas"]] == [key(x) for x in d["deltas"]]
+PY
+check_error "metric 'cycles.total': run 1 has .* simulated figure cannot differ" \
+	history add t.db "$big" --commit t1 --repeat
+check_error "no run of commit t9 without a label to add a sample to" \
+	history add t.db "$trace" --commit t9 --repeat
+check_error "add takes one report" history add t.db "$big" "$small" --commit t3
+check_error "--repeat adds to a run of the commit" \
+	history add t.db "$trace" --commit t1 --repeat --branch main
+printf 'neither a report nor a trace\n' >text.txt
+check_error "text.txt: not an SQLite database (a .pvti), nor Chrome trace-event JSON" \
+	history add t.db text.txt --commit t3
+"$ts" history show t.db --metric cycles.total --format json | grep -c '"commit"' | grep -qx 2 ||
+	fail "a refused add wrote to the store"
+
+# bisect under git bisect run: six commits whose "model" copies the small
+# report (c0..c2) or the big one (c3..c5); c1's model fails (skipped).
+# git must name c3 (the good value read from a store); --good-value says
+# good at c2 and bad at c3.
+if command -v git >/dev/null 2>&1; then
+	export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t \
+		GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1 HOME=$tmp
+	b() { git -C bis -c commit.gpgsign=false "$@"; }
+	git init -q bis && b symbolic-ref HEAD refs/heads/main || fail "making the repository"
+	# The model writes out/ as the runtime does: profile.pop renamed into place.
+	printf '%s\n' '#!/bin/sh' 'size=$(cat size) && [ "$size" != broken ] || exit 3' \
+		"mkdir -p out && cp \"$samples/tut7_mk1\$size/profile.pop\" out/.tmp &&" \
+		'	mv out/.tmp out/profile.pop' >bis/model.sh
+	for i in 0 1 2 3 4 5; do
+		case $i in 1) size=broken ;; [0-2]) size=_small ;; *) size= ;; esac
+		echo "$size" >bis/size && echo "$i" >bis/n && b add model.sh size n &&
+			b commit -q -m "c$i" || fail "commit c$i"
+	done
+	first_bad=$(b rev-parse HEAD~2)
+	good=$(b rev-parse HEAD~5)
+	(cd bis && git checkout -q "$good" && sh model.sh && git checkout -q main &&
+		"$ts" history add ../b.db out --commit "$good" >/dev/null) || fail "adding c0's run"
+	good_cycles=$("$ts" history show b.db --metric cycles.total --format json | python3 -c \
+		'import json,sys; print(json.load(sys.stdin)["metrics"][0]["points"][0]["value"])')
+	rm -rf bis/out
+	(cd bis && git bisect start HEAD "$good" >/dev/null 2>&1 &&
+		git bisect run "$ts" history bisect --metric cycles.total --store ../b.db \
+		--good "$(echo "$good" | cut -c1-12)" --limit +1% --build 'test -f size' \
+		--run 'sh model.sh' --report out >../bisect.txt 2>&1
+		git bisect reset >/dev/null 2>&1)
+	if grep -q "^$first_bad is the first bad commit" bisect.txt &&
+		grep -q '^bisect: cycles.total is .*, the good value .*, limit 1%: bad$' bisect.txt; then
+		pass "git bisect run ... bisect --store --good: the first bad commit is c3"
+	else
+		fail "git bisect run ... bisect: $(grep -v '^Bisecting' bisect.txt | head -20)"
+	fi
+	# --good-value: 0 at c2 (the good report), 1 at c3.
+	for at in main~3:0 main~2:1; do
+		b checkout -q "${at%:*}" && rm -rf bis/out
+		(cd bis && "$ts" history bisect --metric cycles.total --good-value "$good_cycles" \
+			--run 'sh model.sh' --report out >../out.txt 2>&1)
+		rc=$?
+		[ $rc -eq "${at#*:}" ] || fail "bisect --good-value at ${at%:*} exited $rc: $(cat out.txt)"
+	done
+	grep -q '^bisect: cycles.total is [0-9,]*, the good value [0-9,]* (+[0-9,]*, +[0-9.]*%), limit 0: bad$' \
+		out.txt || fail "bisect --good-value at c3 said: $(cat out.txt)"
+	# Its codes: 125 for a failed model or no new report, 128 (git stops)
+	# for an error of its own.
+	b checkout -q main~4
+	(cd bis && "$ts" history bisect --metric cycles.total --good-value 1 --run 'sh model.sh' \
+		--report out >/dev/null 2>../err.txt)
+	rc=$?
+	[ $rc -eq 125 ] && grep -q 'the run command failed (exit 3): skipping' err.txt ||
+		fail "bisect of a failing model exited $rc: $(cat err.txt)"
+	(cd bis && "$ts" history bisect --metric cycles.total --good-value 1 --run true \
+		--report out >/dev/null 2>../err.txt)
+	rc=$?
+	[ $rc -eq 125 ] && grep -q 'wrote no new out/profile.pop' err.txt ||
+		fail "bisect of a run that wrote nothing exited $rc: $(cat err.txt)"
+	for bad in "--good-value 1 --report out" "--good-value 1 --run true" \
+		"--run true --report out" "--good-value x --run true --report out" \
+		"--good-value 1 --limit lots --run true --report out" \
+		"--store ../b.db --good nosuch --run true --report out" \
+		"--store ../b.db --run true --report out" "--metrc x"; do
+		(cd bis && "$ts" history bisect --metric cycles.total $bad >/dev/null 2>../err.txt)
+		rc=$?
+		[ $rc -eq 128 ] && head -n 1 err.txt | grep -q '^tilescope: ' ||
+			fail "bisect $bad exited $rc: $(cat err.txt)"
+	done
+	pass "bisect: 125 for a failed run or no new report, 128 for its own errors"
+fi
+
 # Errors: exit 2, one line.
 printf 'not a database, not even close to one; plain text it is\n%.0s' 1 2 3 >text.db
 check_error "not an SQLite database" history show text.db

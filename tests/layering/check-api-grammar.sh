@@ -24,11 +24,13 @@ status=0
 # Actions named after the work they do, the error accessors, and pure
 # functions over the library's constants; tsr_trace_reopen makes a handle
 # as an _open does, from another handle's files instead of paths (as
-# freopen is to fopen). The history store's writes add and merge runs;
+# freopen is to fopen). The history store's writes add runs (of figures,
+# a report, a report and a trace) and samples to a run, and merge runs;
 # its query hands each series to a callback, as tsr_report_query rows.
 allowed='tsr_compare tsr_compare_programs tsr_report_query tsr_trace_query tsr_trace_search
 tsr_trace_reopen
-tsr_history_add tsr_history_add_report tsr_history_merge tsr_history_compare tsr_history_error
+tsr_history_add tsr_history_add_report tsr_history_add_files tsr_history_add_sample
+tsr_history_merge tsr_history_compare tsr_history_error
 tsr_history_query_series
 tsr_trace_export_chrome tsr_export_graph_profile tsr_export_execution_profile
 tsr_export_write_graph_profile tsr_export_write_execution_profile tsr_format_duration

@@ -2,8 +2,9 @@
  * The history store (tilescope/history.h): created and reopened; foreign,
  * newer and damaged files refused with one line each; runs and figures
  * added and read back as series, one metric or all; a run added once;
- * a bad add leaves nothing; merging; four processes adding at once lose
- * nothing; a run compared with a report as tsr_compare compares;
+ * a bad add leaves nothing; merging; four processes adding runs, then
+ * samples of one run, at once lose nothing; samples added to a run; a
+ * trace's figures; a run compared with a report as tsr_compare compares;
  * SHA-256's known answers.
  */
 #include <stdarg.h>
@@ -490,6 +491,32 @@ static void test_concurrent_adds(void **state)
 		assert_true(WIFEXITED(status));
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
+	/* Then all four add samples of a noisy figure to one run at once. */
+	for (int w = 0; w < WRITERS; w++) {
+		pids[w] = fork();
+		assert_true(pids[w] >= 0);
+		if (pids[w] == 0) {
+			tsr_history_figure fig = {.metric = "trace.wall_ns", .unit = TSR_UNIT_NS,
+			                          .noisy = true};
+			tsr_history_run r = {.commit = "w0-0"};
+			int bad = tsr_history_open(&h, f->path, 0) != TSR_OK;
+
+			for (int i = 0; i < RUNS_EACH && !bad; i++) {
+				fig.value = (uint64_t)(w * 1000 + i);
+				bad = tsr_history_add_sample(NULL, NULL, h, &r, &fig, 1) != TSR_OK;
+				if (bad)
+					fprintf(stderr, "writer %d: %s\n", w, tsr_history_error(h));
+			}
+			tsr_history_free(h);
+			_exit(bad ? 11 : 0);
+		}
+	}
+	for (int w = 0; w < WRITERS; w++) {
+		int status = 0;
+		assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
 	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
 	assert_int_equal(tsr_history_list_runs(&runs, &n, h, NULL, NULL, NULL, 0), TSR_OK);
 	assert_int_equal(n, WRITERS * RUNS_EACH);
@@ -511,7 +538,167 @@ static void test_concurrent_adds(void **state)
 		                          (uint64_t)WRITERS * (RUNS_EACH * (RUNS_EACH - 1) / 2));
 		free(p);
 	}
+	/* Every sample, numbered 0 .. 199 once each, each writer's in order. */
+	assert_int_equal(tsr_history_list_series(&p, &n, h, "trace.wall_ns", NULL, NULL, 0), TSR_OK);
+	assert_int_equal(n, WRITERS * RUNS_EACH);
+	{
+		int last[WRITERS] = {-1, -1, -1, -1};
+
+		for (size_t i = 0; i < n; i++) {
+			int w = (int)(p[i].value / 1000), k = (int)(p[i].value % 1000);
+
+			assert_int_equal(p[i].sample, i);
+			assert_string_equal(p[i].run.commit, "w0-0");
+			assert_true(w < WRITERS && k == last[w] + 1);
+			last[w] = k;
+		}
+	}
+	free(p);
 	tsr_history_free(h);
+}
+
+/* Samples added to a run: the noisy figures numbered on, the exact ones
+ * checked against the run's; a contradicting or runless add writes
+ * nothing. */
+static void test_add_sample(void **state)
+{
+	fixture *f = *state;
+	tsr_history *h = NULL;
+	tsr_history_point *p = NULL;
+	tsr_history_run one = {.commit = "c1"}, labelled = {.commit = "c1", .label = "big"};
+	tsr_history_figure figs[] = {
+		{.metric = "cycles.total", .unit = TSR_UNIT_CYCLES, .value = 10},
+		{.metric = "trace.wall_ns", .unit = TSR_UNIT_NS, .noisy = true, .value = 500},
+		{.metric = "trace.label.x.count", .unit = TSR_UNIT_COUNT, .noisy = true, .value = 3},
+	};
+	size_t n = 0;
+	int64_t id = 0, first;
+	uint32_t sample = 9;
+
+	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
+	/* No run of c1 yet. */
+	assert_int_equal(tsr_history_add_sample(&id, &sample, h, &one, figs, 2), TSR_ERR_NOT_FOUND);
+	assert_one_line(tsr_history_error(h), "no run of commit c1 without a label");
+	first = add(h, "c1", "main", 100, 10, 20);
+	{
+		/* An older run of c1, and a newer one of another label. */
+		tsr_history_run r = run_of("c1", "main", 50, SHA_B);
+		assert_int_equal(tsr_history_add(NULL, NULL, h, &r, figs, 1), TSR_OK);
+		r.time = 200;
+		r.label = "big";
+		figs[0].value = 11;
+		assert_int_equal(tsr_history_add(NULL, NULL, h, &r, figs, 1), TSR_OK);
+		figs[0].value = 10;
+	}
+	/* The newest run without a label gets them: wall_ns as sample 0. */
+	assert_int_equal(tsr_history_add_sample(&id, &sample, h, &one, figs, 2), TSR_OK);
+	assert_int_equal(id, first);
+	assert_int_equal(sample, 0);
+	figs[1].value = 520;
+	assert_int_equal(tsr_history_add_sample(&id, &sample, h, &one, figs, 3), TSR_OK);
+	assert_int_equal(sample, 1); /* wall_ns's 1, the new count's 0 */
+	assert_int_equal(tsr_history_list_series(&p, &n, h, "trace.wall_ns", NULL, NULL, 0), TSR_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(p[0].value, 500);
+	assert_int_equal(p[1].sample, 1);
+	assert_int_equal(p[1].value, 520);
+	free(p);
+	assert_int_equal(tsr_history_list_series(&p, &n, h, "trace.label.x.count", NULL, NULL, 0),
+	                 TSR_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(p[0].sample, 0);
+	free(p);
+	/* An exact figure of another value: refused, the noisy one not added. */
+	figs[0].value = 11;
+	assert_int_equal(tsr_history_add_sample(&id, &sample, h, &one, figs, 2),
+	                 TSR_ERR_INVALID_ARGUMENT);
+	assert_one_line(tsr_history_error(h), "simulated figure cannot differ");
+	assert_int_equal(tsr_history_list_series(&p, &n, h, "trace.wall_ns", NULL, NULL, 0), TSR_OK);
+	assert_int_equal(n, 2);
+	free(p);
+	/* The label's run is another: its cycles.total is 11. */
+	assert_int_equal(tsr_history_add_sample(&id, &sample, h, &labelled, figs, 2), TSR_OK);
+	assert_int_equal(sample, 0);
+	assert_true(id != first);
+	tsr_history_free(h);
+}
+
+/* A trace's figures: its label statistics by name, all noisy; added
+ * alone, the run is known by the trace's hash; a check of a report
+ * against a run with them compares the report's figures only. */
+static void test_trace_figures(void **state)
+{
+	fixture *f = *state;
+	const char *path = SAMPLE_REPORTS "/tut5_ml/tut5_ml.pvti";
+	tsr_trace *t = NULL;
+	tsr_report *r = NULL;
+	tsr_history *h = NULL;
+	tsr_history_figure *figs = NULL;
+	tsr_trace_label_stat *stats = NULL;
+	tsr_history_run *runs = NULL;
+	tsr_comparison *cmp = NULL, *self = NULL;
+	tsr_history_run info = {.commit = "c1", .time = 1};
+	const tsr_trace_info *ti;
+	size_t n = 0, n_stats = 0, labels = 0;
+	int64_t id = 0;
+	bool added = false;
+	char sha[65];
+
+	assert_int_equal(tsr_trace_open(&t, &path, 1, NULL), TSR_OK);
+	assert_int_equal(tsr_history_list_trace_figures(&figs, &n, t), TSR_OK);
+	assert_int_equal(tsr_trace_list_label_stats(&stats, &n_stats, t, NULL), TSR_OK);
+	ti = tsr_trace_get_info(t);
+	for (size_t i = 0; i < n; i++)
+		assert_true(figs[i].noisy);
+	assert_string_equal(figs[0].metric, "trace.wall_ns");
+	assert_int_equal(figs[0].unit, TSR_UNIT_NS);
+	assert_int_equal(figs[0].value, (uint64_t)(ti->end_ns - ti->start_ns));
+	/* Each name's count and total are its spans' over every channel. */
+	for (size_t i = 1; i < n; i += 2) {
+		const char *name = figs[i].metric + strlen("trace.label.");
+		size_t len = strlen(name) - strlen(".count");
+		uint64_t count = 0, total = 0;
+
+		assert_string_equal(name + len, ".count");
+		assert_int_equal(figs[i].unit, TSR_UNIT_COUNT);
+		assert_int_equal(figs[i + 1].unit, TSR_UNIT_NS);
+		assert_int_equal(strncmp(figs[i + 1].metric, figs[i].metric, strlen("trace.label.") + len), 0);
+		for (size_t k = 0; k < n_stats; k++) {
+			const char *s = tsr_trace_get_name(t, stats[k].name);
+			if (strlen(s) == len && !strncmp(s, name, len)) {
+				count += stats[k].count;
+				total += stats[k].total_ns;
+				labels++;
+			}
+		}
+		assert_true(count > 0);
+		assert_int_equal(figs[i].value, count);
+		assert_int_equal(figs[i + 1].value, total);
+	}
+	assert_int_equal(labels, n_stats);
+	free(stats);
+	free(figs);
+	/* Added alone: the trace's path and hash name the run. */
+	assert_int_equal(tsr_history_open(&h, f->path, TSR_HISTORY_CREATE), TSR_OK);
+	assert_int_equal(tsr_history_add_files(&id, &added, h, &info, NULL, t), TSR_OK);
+	assert_true(added);
+	assert_int_equal(tsr_history_list_runs(&runs, &n, h, "c1", NULL, NULL, 0), TSR_OK);
+	assert_int_equal(tsr_history_sha256_file(sha, path), 0);
+	assert_string_equal(runs[0].report_sha256, sha);
+	free(runs);
+	/* With the report in one run: check compares the report's figures. */
+	info.commit = "c2";
+	assert_int_equal(tsr_report_open(&r, SAMPLE_REPORTS "/tut5_ml", NULL), TSR_OK);
+	assert_int_equal(tsr_history_add_files(&id, &added, h, &info, r, t), TSR_OK);
+	assert_int_equal(tsr_history_compare(&cmp, h, id, r), TSR_OK);
+	assert_int_equal(tsr_compare_programs(&self, r, r, NULL), TSR_OK);
+	assert_int_equal(tsr_comparison_get_count(cmp), tsr_comparison_get_count(self));
+	assert_null(tsr_comparison_lookup_delta(cmp, "trace.wall_ns"));
+	tsr_comparison_free(cmp);
+	tsr_comparison_free(self);
+	tsr_history_free(h);
+	tsr_report_free(r);
+	tsr_trace_free(t);
 }
 
 /* A report added, then compared with itself and with a changed run. */
@@ -593,6 +780,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_adds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compare_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_add_sample, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace_figures, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,7 +23,9 @@ typedef enum tsr_metric_unit {
 	TSR_UNIT_CYCLES,
 	TSR_UNIT_TILES,
 	TSR_UNIT_COUNT,          /* a plain count */
-	TSR_UNIT_FLOPS
+	TSR_UNIT_FLOPS,
+	TSR_UNIT_NS              /* wall-clock nanoseconds: a trace's figures in the history
+	                            store (history.h); never in a comparison of reports */
 } tsr_metric_unit;
 
 /* One compared figure. Metric names are stable, dotted and documented in

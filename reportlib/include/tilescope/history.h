@@ -22,6 +22,7 @@
 #pragma once
 
 #include "compare.h"
+#include "trace.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -103,6 +104,44 @@ TSR_API int tsr_history_add_report(int64_t *out_id, bool *added, tsr_history *h,
                                    const tsr_history_run *run, tsr_report *report);
 
 /*
+ * The wall-clock figures of `trace`, all noisy, sample 0: "trace.wall_ns",
+ * the time from its first event to its last (TSR_UNIT_NS), and per span
+ * name, over every channel and thread that has it,
+ * "trace.label.NAME.total_ns" (the spans' summed durations) and
+ * "trace.label.NAME.count" (TSR_UNIT_COUNT), by name. The caller frees
+ * *out with free(); a failure reading the trace is on its handle.
+ */
+TSR_API int tsr_history_list_trace_figures(tsr_history_figure **out, size_t *n,
+                                           tsr_trace *trace);
+/*
+ * tsr_history_add of a new run with the figures of `report` and of
+ * `trace` (either may be NULL, not both): one run of a commit's report
+ * and the trace of the same job. run->report_path and run->report_sha256
+ * are ignored: they are the report's profile.pop and the hash of its
+ * bytes, or without a report the trace's first file and the SHA-256 of
+ * its files' bytes one after another (tsr_trace_get_processes' order). A
+ * failure reading either is copied to h's message.
+ */
+TSR_API int tsr_history_add_files(int64_t *out_id, bool *added, tsr_history *h,
+                                  const tsr_history_run *run, tsr_report *report,
+                                  tsr_trace *trace);
+/*
+ * Adds `figures` to the newest run of run->commit and run->label (NULL or
+ * "": none; the other fields are ignored) in one transaction, as a
+ * repeated sample: a noisy figure as the next sample of its metric in
+ * that run (0 when the run has none; figures[i].sample is ignored), an
+ * exact one as sample 0 when the run lacks its metric. An exact figure
+ * that the run has with another value is TSR_ERR_INVALID_ARGUMENT (a
+ * simulated figure cannot differ between samples) and no run of the
+ * commit and label TSR_ERR_NOT_FOUND, nothing written. *out_id is the
+ * run's id and *out_sample the highest sample number given (both may be
+ * NULL).
+ */
+TSR_API int tsr_history_add_sample(int64_t *out_id, uint32_t *out_sample, tsr_history *h,
+                                   const tsr_history_run *run,
+                                   const tsr_history_figure *figures, size_t n);
+
+/*
  * The runs, newest first (time, then id): those whose commit starts with
  * `commit` (a SHA or its prefix; NULL: any), on `branch` (NULL: any), of
  * `label` (NULL: any; "" is none), at most `last` (0: all). The caller
@@ -166,9 +205,10 @@ TSR_API int tsr_history_list_figures(tsr_history_figure **out, size_t *n, tsr_hi
                                      int64_t run);
 
 /*
- * Compares run `base_run` of the store (its figures, as the base) with
- * `report` (as the new report) as tsr_compare would compare the two
- * reports, for the metrics either has: a comparison tsr_compare_limits_*
+ * Compares run `base_run` of the store (its exact figures, as the base)
+ * with `report` (as the new report) as tsr_compare would compare the two
+ * reports, for the metrics either has (a run's noisy figures, from a
+ * trace, are not a report's and are left out): a comparison tsr_compare_limits_*
  * and every getter of compare.h take (it lists no programs). The caller
  * frees with tsr_comparison_free().
  */
