@@ -4,7 +4,7 @@
 # would) and shows the result and what its profile.pop answers, then runs
 # tutorial 5 (training, traced; `tilescope trace`), tutorial 7 at three sizes
 # (its simulated cycles; `tilescope diff` as a CI gate; a history store of
-# three commits, `tilescope history show` and `changes`) and the
+# three commits, `tilescope history show`, `changes` and `report`) and the
 # peak-FLOPS calibration, and shows tut4's report in the Graph Analyser
 # (a window when there is a display, else a picture of its Memory view).
 # Reports go to $TILESCOPE_REPORT_DIR (default demo-report/).
@@ -62,6 +62,8 @@ echo "--- tilescope history show --metric cycles.total: the series, newest first
 echo "--- tilescope history changes: $(wc -l <"$report/history-changes.txt") change points" \
 	"(all in $report/history-changes.txt); those of the runs' cycles:"
 grep '^cycles\.run\.' "$report/history-changes.txt"
+"$ts" history report "$store" --metric 'cycles.run.*' --metric cycles.total -o "$report/history.html"
+echo "--- tilescope history report: $report/history.html, those series' charts with their change points"
 echo "=== ipu_peak_flops: AMP matmul throughput against measured Bow figures"
 "$ex/ipu_peak_flops"
 ga="$dir/graph-analyser/tilescope-graph-analyser"
