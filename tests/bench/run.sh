@@ -380,7 +380,7 @@ bench bench-export - "$build/tests/bench/bench-export" sample-reports/tut5_ml \
 	sample-reports/tut7_mk1
 echo "# the history store: 10,000 runs x 500 metrics, grown by add" >&2
 bench bench-history - "$build/tests/bench/bench-history" sample-reports/tut7_mk1 10000 500 \
-	"$build/cli-summary/tilescope"
+	"$build/cli-summary/tilescope" sample-reports/tut5_ml/tut5_ml.pvti
 echo "# history changes over 10,000 commits x 500 metrics (the analysis, not the reads)" >&2
 bench bench-history-changes - "$build/tests/bench/bench-history-changes"
 
