@@ -89,7 +89,7 @@ static gpointer run_search(tsr_trace *trace, gpointer data, GCancellable *cancel
 		                    job->forward, a->total);
 	}
 	if (rc != TSR_OK) {
-		sa_document_set_error(error, rc, tsr_trace_error(trace));
+		tsd_load_set_error(error, rc, tsr_trace_error(trace));
 		g_free(a);
 		return NULL;
 	}

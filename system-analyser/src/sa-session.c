@@ -115,12 +115,6 @@ void sa_session_set_document(SaSession *self, SaDocument *doc)
 	g_object_thaw_notify(G_OBJECT(self));
 }
 
-SaDocument *sa_session_get_compare_document(SaSession *self)
-{
-	g_return_val_if_fail(SA_IS_SESSION(self), NULL);
-	return self->compare_doc;
-}
-
 void sa_session_set_compare_document(SaSession *self, SaDocument *doc)
 {
 	g_return_if_fail(SA_IS_SESSION(self));
@@ -213,12 +207,6 @@ void sa_session_clear_selection(SaSession *self)
 	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_SELECTED_SPAN]);
 	update_window(self);
 	g_object_thaw_notify(G_OBJECT(self));
-}
-
-gboolean sa_session_get_wall_clock(SaSession *self)
-{
-	g_return_val_if_fail(SA_IS_SESSION(self), FALSE);
-	return self->wall_clock;
 }
 
 void sa_session_set_wall_clock(SaSession *self, gboolean wall_clock)

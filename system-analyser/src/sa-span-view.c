@@ -132,7 +132,7 @@ static gpointer run_details(tsr_trace *trace, gpointer data, GCancellable *cance
 	if (rc == TSR_OK)
 		rc = tsr_trace_dup_event_metadata(&d->metadata, trace, q->thread, q->span.seq);
 	if (rc != TSR_OK) {
-		sa_document_set_error(error, rc, tsr_trace_error(trace));
+		tsd_load_set_error(error, rc, tsr_trace_error(trace));
 		span_details_free(d);
 		return NULL;
 	}

@@ -341,7 +341,7 @@ static gpointer read_runs(tsr_trace *trace, gpointer data, GCancellable *cancell
 	q.limit = 1u << 20;
 	if ((rc = tsr_trace_get_threads(&threads, &n_threads, trace)) != TSR_OK ||
 	    (rc = tsr_trace_search(&found, &n, &total, trace, &q)) != TSR_OK) {
-		sa_document_set_error(error, rc, tsr_trace_error(trace));
+		tsd_load_set_error(error, rc, tsr_trace_error(trace));
 		g_ptr_array_unref(a);
 		return NULL;
 	}

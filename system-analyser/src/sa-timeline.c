@@ -277,27 +277,6 @@ void sa_timeline_get_view(SaTimeline *self, int64_t *from_ns, int64_t *to_ns)
 	*to_ns = self->vp.to;
 }
 
-void sa_timeline_zoom(SaTimeline *self, double factor, double at)
-{
-	g_return_if_fail(SA_IS_TIMELINE(self));
-	if (self->doc && tsc_viewport_zoom(&self->vp, factor, at))
-		sa_timeline_view_changed(self);
-}
-
-void sa_timeline_pan(SaTimeline *self, double fraction)
-{
-	g_return_if_fail(SA_IS_TIMELINE(self));
-	if (self->doc && tsc_viewport_pan(&self->vp, fraction))
-		sa_timeline_view_changed(self);
-}
-
-void sa_timeline_show_all(SaTimeline *self)
-{
-	g_return_if_fail(SA_IS_TIMELINE(self));
-	if (self->doc && tsc_viewport_show_all(&self->vp))
-		sa_timeline_view_changed(self);
-}
-
 void sa_timeline_set_visible_width(SaTimeline *self, int64_t width_ns)
 {
 	g_return_if_fail(SA_IS_TIMELINE(self));
@@ -376,12 +355,6 @@ void sa_timeline_set_wall_clock(SaTimeline *self, gboolean wall_clock)
 	self->wall_clock = wall_clock;
 	sa_timeline_invalidate(self);
 	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_WALL_CLOCK]);
-}
-
-gboolean sa_timeline_get_wall_clock(SaTimeline *self)
-{
-	g_return_val_if_fail(SA_IS_TIMELINE(self), FALSE);
-	return self->wall_clock;
 }
 
 void sa_timeline_notify_hidden(SaTimeline *self)

@@ -54,12 +54,6 @@ SaDocument *sa_timeline_get_document(SaTimeline *self);
 void sa_timeline_get_view(SaTimeline *self, int64_t *from_ns, int64_t *to_ns);
 /* Shows [from_ns, to_ns] (clamped to the trace, at least 100 ns wide). */
 void sa_timeline_set_view(SaTimeline *self, int64_t from_ns, int64_t to_ns);
-/* Zooms by `factor` (> 1: in) about the point at `at` (0: left, 1: right). */
-void sa_timeline_zoom(SaTimeline *self, double factor, double at);
-/* Moves the view by `fraction` of its width (> 0: later). */
-void sa_timeline_pan(SaTimeline *self, double fraction);
-/* Home: the whole trace. */
-void sa_timeline_show_all(SaTimeline *self);
 /* Shows `width_ns` about the view's centre (clamped as set_view does). */
 void sa_timeline_set_visible_width(SaTimeline *self, int64_t width_ns);
 /* Z: shows the marked range (or the selected span); FALSE when neither. */
@@ -68,7 +62,6 @@ gboolean sa_timeline_zoom_to_range(SaTimeline *self);
 /* The ruler in wall-clock time (from the first file's start_wall_ns),
  * else relative to the trace's start; also the "wall-clock" property. */
 void sa_timeline_set_wall_clock(SaTimeline *self, gboolean wall_clock);
-gboolean sa_timeline_get_wall_clock(SaTimeline *self);
 
 /* Rows: file (process) headers, threads and counters in the model's
  * order (file, its threads, its series). */
