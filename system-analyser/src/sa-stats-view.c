@@ -19,20 +19,6 @@ typedef enum {
 	COL_MAX, N_COLS
 } column;
 
-/* A duration column's exact value of a row (ns); the mean's is fractional. */
-static double duration_ns(const SaLabelRow *r, column c)
-{
-	switch (c) {
-	case COL_TOTAL: return (double)STAT(r)->total_ns;
-	case COL_SELF: return (double)STAT(r)->self_ns;
-	case COL_MEAN: return STAT(r)->mean_ns;
-	case COL_MEDIAN: return (double)STAT(r)->median_ns;
-	case COL_MIN: return (double)STAT(r)->min_ns;
-	case COL_MAX: return (double)STAT(r)->max_ns;
-	default: return 0;
-	}
-}
-
 /* A numeric column's figure of a row, for sorting: exact integers (a
  * double would merge totals past 2^53 ns), the mean as it is. */
 static uint64_t figure(const SaLabelRow *r, column c)
@@ -58,13 +44,8 @@ static char *cell_text(gpointer item, guint c, gpointer data)
 	case COL_NAME: return g_strdup(r->shown);
 	case COL_CHANNEL: return g_strdup(r->shown_channel);
 	case COL_COUNT: return sa_format_count(STAT(r)->count);
-	case COL_TOTAL:
-	case COL_SELF:
-	case COL_MEAN:
-	case COL_MEDIAN:
-	case COL_MIN:
-	case COL_MAX: return sa_format_duration(duration_ns(r, (column)c));
-	default: return g_strdup("");
+	case COL_MEAN: return sa_format_duration(STAT(r)->mean_ns);
+	default: return sa_format_duration((double)figure(r, (column)c));
 	}
 }
 
