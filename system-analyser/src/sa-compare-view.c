@@ -248,8 +248,3 @@ static void sa_compare_view_init(SaCompareView *self)
 	                    "Compare with Marked Range (Ctrl+M) the marked range with the next one "
 	                    "you mark.");
 }
-
-GtkWidget *sa_compare_view_new(void)
-{
-	return g_object_new(SA_TYPE_COMPARE_VIEW, NULL);
-}

@@ -22,7 +22,6 @@ G_BEGIN_DECLS
 #define SA_TYPE_COMPARE_VIEW (sa_compare_view_get_type())
 G_DECLARE_FINAL_TYPE(SaCompareView, sa_compare_view, SA, COMPARE_VIEW, SaTableView)
 
-GtkWidget *sa_compare_view_new(void);
 /* Shows rows[0..n) (borrowed for the call: the texts are copied) under a
  * header naming the two sides (`what_a`, `what_b`: "tut5_ml.pvti, whole
  * trace"). */

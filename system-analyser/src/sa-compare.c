@@ -460,6 +460,23 @@ static void traces_action(GSimpleAction *action, GVariant *param, gpointer data)
 
 /* --- Set-up ---------------------------------------------------------------------------------- */
 
+/* The Compare page's widgets in the window's template (sa-window.ui). */
+static const char *const template_children[] = {
+	"compare_page", "compare_view", "compare_timelines", "compare_timeline_a",
+	"compare_timeline_b", "compare_label_a", "compare_label_b",
+};
+
+void sa_compare_bind_template(GtkWidgetClass *window_class)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(template_children); i++)
+		gtk_widget_class_bind_template_child_full(window_class, template_children[i], FALSE, 0);
+}
+
+static GtkWidget *template_child(SaCompare *self, const char *name)
+{
+	return GTK_WIDGET(gtk_widget_get_template_child(GTK_WIDGET(self->win), SA_TYPE_WINDOW, name));
+}
+
 SaCompare *sa_compare_new(SaWindow *win, GtkNotebook *details)
 {
 	static const GActionEntry entries[] = {
@@ -467,49 +484,26 @@ SaCompare *sa_compare_new(SaWindow *win, GtkNotebook *details)
 		{"marked", marked_action, NULL, NULL, NULL, {0}},
 	};
 	SaCompare *self = g_new0(SaCompare, 1);
-	GtkWidget *tab = gtk_label_new("Compare");
-	int page;
 
 	self->win = win;
 	self->session = g_object_ref(sa_window_get_session(win));
 	self->details = details;
-	self->view = sa_compare_view_new();
-	/* A over B, each half of the pair's height under its file's name. */
-	self->timelines = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-	gtk_box_set_homogeneous(GTK_BOX(self->timelines), TRUE);
-	gtk_widget_set_visible(self->timelines, FALSE);
+	self->page = template_child(self, "compare_page");
+	self->view = template_child(self, "compare_view");
+	self->timelines = template_child(self, "compare_timelines");
 	for (int i = 0; i < 2; i++) {
-		GtkWidget *side = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-
-		self->tl_label[i] = GTK_LABEL(gtk_label_new(NULL));
-		gtk_label_set_xalign(self->tl_label[i], 0);
-		gtk_label_set_ellipsize(self->tl_label[i], PANGO_ELLIPSIZE_MIDDLE);
-		gtk_widget_add_css_class(GTK_WIDGET(self->tl_label[i]), "heading");
-		self->tl[i] = SA_TIMELINE(sa_timeline_new());
-		gtk_widget_set_vexpand(GTK_WIDGET(self->tl[i]), TRUE);
+		self->tl[i] = SA_TIMELINE(template_child(self, i ? "compare_timeline_b"
+		                                                  : "compare_timeline_a"));
+		self->tl_label[i] = GTK_LABEL(template_child(self, i ? "compare_label_b"
+		                                                      : "compare_label_a"));
 		g_signal_connect(self->tl[i], "view-changed", G_CALLBACK(on_timeline_view), self);
-		/* T on either (or the window's) switches all three rulers. */
-		g_object_bind_property(self->session, "wall-clock", self->tl[i], "wall-clock",
-		                       G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
-		gtk_box_append(GTK_BOX(side), GTK_WIDGET(self->tl_label[i]));
-		gtk_box_append(GTK_BOX(side), GTK_WIDGET(self->tl[i]));
-		gtk_box_append(GTK_BOX(self->timelines), side);
 	}
-	self->page = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
-	gtk_paned_set_start_child(GTK_PANED(self->page), self->timelines);
-	gtk_paned_set_shrink_start_child(GTK_PANED(self->page), FALSE);
-	gtk_paned_set_end_child(GTK_PANED(self->page), self->view);
 	/* The page is allocated when its tab first shows. */
 	g_signal_connect_swapped(self->page, "notify::max-position", G_CALLBACK(place), self);
 	if (GTK_IS_PANED(gtk_widget_get_parent(GTK_WIDGET(details)))) {
 		self->split = GTK_PANED(gtk_widget_get_parent(GTK_WIDGET(details)));
 		g_signal_connect_swapped(self->split, "notify::max-position", G_CALLBACK(place), self);
 	}
-	page = gtk_notebook_append_page(details, self->page, tab);
-	/* GTK 4.8 names a notebook's tabs "Tab": name it after its label. */
-	if (page >= 0 && gtk_widget_get_parent(tab))
-		gtk_accessible_update_property(GTK_ACCESSIBLE(gtk_widget_get_parent(tab)),
-		                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Compare", -1);
 	self->actions = g_simple_action_group_new();
 	g_action_map_add_action_entries(G_ACTION_MAP(self->actions), entries,
 	                                G_N_ELEMENTS(entries), self);

@@ -20,10 +20,13 @@
 
 G_BEGIN_DECLS
 
-/* Adds the action, its shortcut and the button to `window` (a
- * GtkApplicationWindow), following the selection of `session`. */
-void sa_graph_link_attach(GtkApplicationWindow *window, SaSession *session,
-                          GtkHeaderBar *header);
+/* Enables `window`'s action when the selected span of `session` has a
+ * report, and says in `button`'s tooltip which (the session's document
+ * or selection changed). */
+void sa_graph_link_update(GtkWidget *window, GtkWidget *button, SaSession *session);
+/* The action: launches the Graph Analyser on the selected span's report,
+ * or says in a dialog over `window` why it cannot. */
+void sa_graph_link_open(GtkWidget *window, GtkWidget *button, SaSession *session);
 
 /* The link of the selected span of `session`: TRUE with *dir (the report's
  * directory), *engine and *run (-1: a compile span) set, the caller
