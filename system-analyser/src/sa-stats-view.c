@@ -6,6 +6,7 @@
  */
 #include "sa-stats-view.h"
 
+#include "sa-calltree.h"
 #include "sa-format.h"
 
 #include <tilescope/tsd-name.h>
@@ -112,7 +113,7 @@ static void show_stats(TsdTable *view, SaDocument *doc, const sa_stats *stats)
 	tsr_trace *trace = sa_document_get_trace(doc);
 	const tsr_trace_channel *channels = NULL;
 	size_t n_channels = 0;
-	g_autofree char *spans = NULL, *labels = NULL, *text = NULL;
+	g_autofree char *window = NULL, *spans = NULL, *labels = NULL, *text = NULL;
 
 	tsd_table_set_busy(view, FALSE, NULL);
 	tsr_trace_get_channels(&channels, &n_channels, trace);
@@ -125,18 +126,10 @@ static void show_stats(TsdTable *view, SaDocument *doc, const sa_stats *stats)
 		                                       FALSE, s, sizeof(*s)));
 	}
 	tsd_table_set_rows(view, rows->pdata, rows->len);
+	window = sa_call_tree_describe_window(trace, stats->from_ns, stats->to_ns);
 	spans = sa_format_count(stats->spans);
 	labels = sa_format_count(stats->n_labels);
-	if (stats->from_ns == INT64_MIN && stats->to_ns == INT64_MAX) {
-		text = g_strdup_printf("Whole trace: %s spans, %s labels", spans, labels);
-	} else {
-		int64_t start = tsr_trace_get_info(trace)->start_ns;
-		g_autofree char *a = sa_format_ms_exact(stats->from_ns - start);
-		g_autofree char *b = sa_format_ms_exact(stats->to_ns - start);
-
-		text = g_strdup_printf("Spans starting in %s – %s: %s spans, %s labels", a, b, spans,
-		                       labels);
-	}
+	text = g_strdup_printf("%s: %s spans, %s labels", window, spans, labels);
 	tsd_table_set_caption(view, text);
 }
 

@@ -160,7 +160,9 @@ static void draw_row(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, cons
 		break;
 	case SA_ROW_COUNTER:
 		sa_timeline_query_counter(self, r->index, width);
-		sa_timeline_draw_counter(self, s, layout, r, width, sa_timeline_row_top(self, r), dark);
+		sa_timeline_draw_counter_on(self, s, r->index, width, sa_timeline_row_top(self, r),
+		                            self->cdata[r->index].lo, self->cdata[r->index].hi, r->area,
+		                            dark);
 		break;
 	case SA_ROW_SERIES:
 		sa_timeline_draw_series(self, s, r, width, dark);

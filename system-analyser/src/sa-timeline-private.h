@@ -188,6 +188,8 @@ void sa_timeline_layout_rows(SaTimeline *self);
 gssize sa_timeline_row_at(SaTimeline *self, double y);
 /* A row's label ("worker 3 (tid 42)"); the caller frees it. */
 char *sa_timeline_row_label(SaTimeline *self, const sa_row *row);
+/* Thread `t`'s, as its row says it. */
+char *sa_timeline_thread_label(SaTimeline *self, size_t t);
 /* Moves the focus `delta` shown rows on, and scrolls it into view. */
 void sa_timeline_move_focus(SaTimeline *self, int delta);
 void sa_timeline_scroll_to_row(SaTimeline *self, gssize row);
@@ -207,8 +209,6 @@ GskRenderNode *sa_timeline_build_layer(SaTimeline *self, int width, int height, 
 
 /* --- Counters (sa-timeline-counters.c) --- */
 void sa_timeline_query_counter(SaTimeline *self, size_t series, int width);
-void sa_timeline_draw_counter(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout,
-                              const sa_row *row, int width, int top, gboolean dark);
 /* The value axis in the labels' column: "0 – 97 %". */
 char *sa_timeline_counter_axis(SaTimeline *self, size_t series);
 

@@ -110,6 +110,14 @@ gssize sa_timeline_row_at(SaTimeline *self, double y)
 	return -1;
 }
 
+char *sa_timeline_thread_label(SaTimeline *self, size_t t)
+{
+	g_autofree char *name = self->threads[t].name ? tsd_name_cut(self->threads[t].name)
+	                                              : g_strdup("thread");
+
+	return g_strdup_printf("%s (tid %" G_GINT64_FORMAT ")", name, self->threads[t].tid);
+}
+
 char *sa_timeline_row_label(SaTimeline *self, const sa_row *r)
 {
 	/* Drawn, described and in tooltips: each name cut (tsd_name_cut), as
@@ -123,14 +131,8 @@ char *sa_timeline_row_label(SaTimeline *self, const sa_row *r)
 
 		return g_strdup_printf("%s (pid %" G_GINT64_FORMAT ") — %s", name, p->pid, file);
 	}
-	case SA_ROW_THREAD: {
-		g_autofree char *name = self->threads[r->index].name
-		                            ? tsd_name_cut(self->threads[r->index].name)
-		                            : g_strdup("thread");
-
-		return g_strdup_printf("%s (tid %" G_GINT64_FORMAT ")", name,
-		                       self->threads[r->index].tid);
-	}
+	case SA_ROW_THREAD:
+		return sa_timeline_thread_label(self, r->index);
 	case SA_ROW_SERIES:
 		return sa_timeline_series_label(self, r);
 	case SA_ROW_COUNTER:
