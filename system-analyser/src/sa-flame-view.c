@@ -424,29 +424,18 @@ static void sa_flame_view_class_init(SaFlameViewClass *klass)
 	widget_class->query_tooltip = on_query_tooltip;
 	gtk_widget_class_set_css_name(widget_class, "flamegraph");
 	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+	gtk_widget_class_set_template_from_resource(widget_class,
+	                                            "/org/tilescope/SystemAnalyser/sa-flame-view.ui");
+	gtk_widget_class_bind_template_callback(widget_class, on_pressed);
+	gtk_widget_class_bind_template_callback(widget_class, on_motion);
+	gtk_widget_class_bind_template_callback(widget_class, on_leave);
+	gtk_widget_class_bind_template_callback(widget_class, on_key);
 }
 
 static void sa_flame_view_init(SaFlameView *self)
 {
-	GtkEventController *ctl;
-	GtkGesture *click;
-
 	self->selected = self->hover = TSR_TRACE_NO_NODE;
-	gtk_widget_set_focusable(GTK_WIDGET(self), TRUE);
-	gtk_widget_set_has_tooltip(GTK_WIDGET(self), TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self), "view");
-	click = gtk_gesture_click_new();
-	g_signal_connect(click, "pressed", G_CALLBACK(on_pressed), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(click));
-	ctl = gtk_event_controller_motion_new();
-	g_signal_connect(ctl, "motion", G_CALLBACK(on_motion), self);
-	g_signal_connect(ctl, "leave", G_CALLBACK(on_leave), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), ctl);
-	ctl = gtk_event_controller_key_new();
-	g_signal_connect(ctl, "key-pressed", G_CALLBACK(on_key), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), ctl);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Flame Graph", -1);
+	gtk_widget_init_template(GTK_WIDGET(self));
 	update_description(self);
 }
 

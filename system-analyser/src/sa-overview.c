@@ -358,27 +358,16 @@ static void sa_overview_class_init(SaOverviewClass *klass)
 	widget_class->measure = sa_overview_measure;
 	gtk_widget_class_set_css_name(widget_class, "overview");
 	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_SLIDER);
+	gtk_widget_class_set_template_from_resource(widget_class,
+	                                            "/org/tilescope/SystemAnalyser/sa-overview.ui");
+	gtk_widget_class_bind_template_callback(widget_class, on_drag_begin);
+	gtk_widget_class_bind_template_callback(widget_class, on_drag_update);
+	gtk_widget_class_bind_template_callback(widget_class, on_key);
 }
 
 static void sa_overview_init(SaOverview *self)
 {
-	GtkEventController *ctl;
-	GtkGesture *drag;
-
-	gtk_widget_set_focusable(GTK_WIDGET(self), TRUE);
-	gtk_widget_set_focus_on_click(GTK_WIDGET(self), TRUE);
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self),
-	                            "The whole trace: click or drag to move the visible window");
-	drag = gtk_gesture_drag_new();
-	gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
-	g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
-	g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drag));
-	ctl = gtk_event_controller_key_new();
-	g_signal_connect(ctl, "key-pressed", G_CALLBACK(on_key), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), ctl);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, "Overview",
-	                               -1);
+	gtk_widget_init_template(GTK_WIDGET(self));
 	update_value(self);
 }
 
