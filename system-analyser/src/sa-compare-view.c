@@ -39,7 +39,8 @@ static gboolean is_side_a(column c)
 	       c == COL_MEDIAN_A;
 }
 
-char *sa_compare_format_delta_us(int64_t ns)
+/* A signed duration's cell: "+1,234.567 µs" / "−12.000 µs" / "0.000 µs". */
+static char *format_delta_us(int64_t ns)
 {
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 	g_autofree char *us = sa_format_us_exact(a);
@@ -47,7 +48,8 @@ char *sa_compare_format_delta_us(int64_t ns)
 	return g_strdup_printf("%s%s", ns > 0 ? "+" : ns < 0 ? "−" : "", us);
 }
 
-char *sa_compare_format_percent(double pct)
+/* A percentage's cell: "+12.3 %", "—" for none. */
+static char *format_percent(double pct)
 {
 	char buf[64];
 
@@ -98,13 +100,13 @@ static char *cell_text(gpointer item, guint column_, gpointer data)
 	case COL_COUNT_B: return sa_format_count(d->b.count);
 	case COL_TOTAL_A: return sa_format_us_exact(d->a.total_ns);
 	case COL_TOTAL_B: return sa_format_us_exact(d->b.total_ns);
-	case COL_DELTA: return sa_compare_format_delta_us(d->delta_total_ns);
+	case COL_DELTA: return format_delta_us(d->delta_total_ns);
 	case COL_PERCENT:
 		if (!d->in_a)
 			return g_strdup("only in B");
 		if (!d->in_b)
 			return g_strdup("only in A");
-		return sa_compare_format_percent(d->delta_total_pct);
+		return format_percent(d->delta_total_pct);
 	case COL_SELF_A: return sa_format_us_exact(d->a.self_ns);
 	case COL_SELF_B: return sa_format_us_exact(d->b.self_ns);
 	case COL_MEAN_A: return sa_format_us_exact((uint64_t)(d->a.mean_ns + 0.5));

@@ -39,10 +39,4 @@ gboolean sa_compare_view_dup_selected(SaCompareView *self, char **channel, char 
 /* Selects the row of label (`channel`, `name`); FALSE when there is none. */
 gboolean sa_compare_view_select(SaCompareView *self, const char *channel, const char *name);
 
-/* The texts of the cells, shared with the tests' expectations: "+1,234.567 µs"
- * / "−12.000 µs" / "0.000 µs" for a signed duration, "+12.3 %" for a
- * percentage. The caller frees. */
-char *sa_compare_format_delta_us(int64_t ns);
-char *sa_compare_format_percent(double pct);
-
 G_END_DECLS

@@ -234,9 +234,9 @@ static size_t node_at(SaFlameView *self, double x, double y)
 	}
 }
 
-void sa_flame_view_select(SaFlameView *self, size_t index)
+/* Selects node `index` of the tree (TSR_TRACE_NO_NODE: none). */
+static void select_node(SaFlameView *self, size_t index)
 {
-	g_return_if_fail(SA_IS_FLAME_VIEW(self));
 	if (!self->ct || index >= self->ct->tree->n_nodes)
 		index = TSR_TRACE_NO_NODE;
 	self->selected = index;
@@ -249,7 +249,7 @@ static void on_pressed(GtkGestureClick *g, int n_press, double x, double y, gpoi
 	SaFlameView *self = data;
 
 	gtk_widget_grab_focus(GTK_WIDGET(self));
-	sa_flame_view_select(self, node_at(self, x, y));
+	select_node(self, node_at(self, x, y));
 }
 
 static void on_motion(GtkEventControllerMotion *ctl, double x, double y, gpointer data)
@@ -298,7 +298,7 @@ static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
 	if (sel == TSR_TRACE_NO_NODE) {
 		if (keyval == GDK_KEY_Escape)
 			return FALSE;
-		sa_flame_view_select(self, 0);
+		select_node(self, 0);
 		return TRUE;
 	}
 	/* The selected node's siblings: nodes[first .. first + n). */
@@ -311,24 +311,24 @@ static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
 	}
 	switch (keyval) {
 	case GDK_KEY_Left: case GDK_KEY_KP_Left:
-		sa_flame_view_select(self, sel > first ? sel - 1 : sel);
+		select_node(self, sel > first ? sel - 1 : sel);
 		return TRUE;
 	case GDK_KEY_Right: case GDK_KEY_KP_Right:
-		sa_flame_view_select(self, sel + 1 < first + n ? sel + 1 : sel);
+		select_node(self, sel + 1 < first + n ? sel + 1 : sel);
 		return TRUE;
 	case GDK_KEY_Up: case GDK_KEY_KP_Up:
 		if (t->nodes[sel].parent != TSR_TRACE_NO_NODE)
-			sa_flame_view_select(self, t->nodes[sel].parent);
+			select_node(self, t->nodes[sel].parent);
 		return TRUE;
 	case GDK_KEY_Down: case GDK_KEY_KP_Down:
 		if (t->nodes[sel].n_children)
-			sa_flame_view_select(self, t->nodes[sel].first_child);
+			select_node(self, t->nodes[sel].first_child);
 		return TRUE;
 	case GDK_KEY_Home:
-		sa_flame_view_select(self, 0);
+		select_node(self, 0);
 		return TRUE;
 	case GDK_KEY_Escape:
-		sa_flame_view_select(self, TSR_TRACE_NO_NODE);
+		select_node(self, TSR_TRACE_NO_NODE);
 		return TRUE;
 	default:
 		return FALSE;
@@ -340,9 +340,10 @@ static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
 enum { PROP_0, PROP_CALL_TREE, N_PROPS };
 static GParamSpec *props[N_PROPS];
 
-void sa_flame_view_set_tree(SaFlameView *self, sa_call_tree *ct)
+/* Shows `ct` (a reference is taken; NULL: nothing): property "call-tree",
+ * which sa-window.ui binds to the Call Tree tab's. */
+static void set_tree(SaFlameView *self, sa_call_tree *ct)
 {
-	g_return_if_fail(SA_IS_FLAME_VIEW(self));
 	if (self->ct == ct)
 		return;
 	g_clear_pointer(&self->ct, sa_call_tree_unref);
@@ -374,7 +375,7 @@ static void sa_flame_view_set_property(GObject *object, guint id, const GValue *
                                        GParamSpec *pspec)
 {
 	if (id == PROP_CALL_TREE)
-		sa_flame_view_set_tree(SA_FLAME_VIEW(object), g_value_get_boxed(value));
+		set_tree(SA_FLAME_VIEW(object), g_value_get_boxed(value));
 	else
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
@@ -396,7 +397,7 @@ static void sa_flame_view_measure(GtkWidget *widget, GtkOrientation orientation,
 
 static void sa_flame_view_dispose(GObject *object)
 {
-	sa_flame_view_set_tree(SA_FLAME_VIEW(object), NULL);
+	set_tree(SA_FLAME_VIEW(object), NULL);
 	G_OBJECT_CLASS(sa_flame_view_parent_class)->dispose(object);
 }
 

@@ -10,7 +10,10 @@
 
 #include <stdlib.h>
 
-gboolean sa_graph_link_lookup(SaSession *session, char **dir, char **engine, gint64 *run)
+/* The link of the selected span of `session`: TRUE with *dir (the report's
+ * directory), *engine and *run (-1: a compile span) set, both strings
+ * g_free'd by the caller; FALSE when nothing with a report is selected. */
+static gboolean lookup(SaSession *session, char **dir, char **engine, gint64 *run)
 {
 	SaDocument *doc = sa_session_get_document(session);
 	tsr_trace_item span;
@@ -51,7 +54,9 @@ static char *find_graph_analyser(void)
 	return g_find_program_in_path("tilescope-graph-analyser");
 }
 
-char **sa_graph_link_argv(const char *dir, gint64 run)
+/* The argv that opens `dir` at `run` (-1: no run) in the Graph Analyser,
+ * or NULL when no Graph Analyser is found (g_strfreev). */
+static char **graph_analyser_argv(const char *dir, gint64 run)
 {
 	GPtrArray *argv;
 	char *exe = find_graph_analyser();
@@ -74,7 +79,7 @@ void sa_graph_link_update(GtkWidget *window, GtkWidget *button, SaSession *sessi
 {
 	g_autofree char *dir = NULL, *engine = NULL, *tip = NULL;
 	gint64 run;
-	gboolean ok = sa_graph_link_lookup(session, &dir, &engine, &run);
+	gboolean ok = lookup(session, &dir, &engine, &run);
 
 	gtk_widget_action_set_enabled(window, "win.open-in-graph-analyser", ok);
 	if (ok && run >= 0)
@@ -107,11 +112,11 @@ void sa_graph_link_open(GtkWidget *window, GtkWidget *button, SaSession *session
 	g_autoptr(GError) error = NULL;
 	gint64 run;
 
-	if (!sa_graph_link_lookup(session, &dir, &engine, &run)) {
+	if (!lookup(session, &dir, &engine, &run)) {
 		sa_graph_link_update(window, button, session); /* a stale state: the selection went */
 		return;
 	}
-	argv = sa_graph_link_argv(dir, run);
+	argv = graph_analyser_argv(dir, run);
 	if (!argv) {
 		say(window, "The Graph Analyser was not found",
 		    "tilescope-graph-analyser is neither beside this program nor on PATH.");

@@ -28,13 +28,4 @@ void sa_graph_link_update(GtkWidget *window, GtkWidget *button, SaSession *sessi
  * or says in a dialog over `window` why it cannot. */
 void sa_graph_link_open(GtkWidget *window, GtkWidget *button, SaSession *session);
 
-/* The link of the selected span of `session`: TRUE with *dir (the report's
- * directory), *engine and *run (-1: a compile span) set, the caller
- * freeing both strings with g_free; FALSE when nothing with a report is
- * selected. */
-gboolean sa_graph_link_lookup(SaSession *session, char **dir, char **engine, gint64 *run);
-/* The argv that opens `dir` at `run` (-1: no run) in the Graph Analyser,
- * or NULL when no Graph Analyser is found (g_strfreev). */
-char **sa_graph_link_argv(const char *dir, gint64 run);
-
 G_END_DECLS

@@ -209,9 +209,8 @@ void sa_session_clear_selection(SaSession *self)
 	g_object_thaw_notify(G_OBJECT(self));
 }
 
-void sa_session_set_wall_clock(SaSession *self, gboolean wall_clock)
+static void set_wall_clock(SaSession *self, gboolean wall_clock)
 {
-	g_return_if_fail(SA_IS_SESSION(self));
 	if (self->wall_clock == !!wall_clock)
 		return;
 	self->wall_clock = !!wall_clock;
@@ -276,7 +275,7 @@ static void sa_session_set_property(GObject *object, guint id, const GValue *val
 			sa_session_clear_selection(self);
 		break;
 	}
-	case PROP_WALL_CLOCK: sa_session_set_wall_clock(self, g_value_get_boolean(value)); break;
+	case PROP_WALL_CLOCK: set_wall_clock(self, g_value_get_boolean(value)); break;
 	default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 	}
 }

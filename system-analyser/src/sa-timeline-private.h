@@ -192,7 +192,6 @@ char *sa_timeline_row_label(SaTimeline *self, const sa_row *row);
 char *sa_timeline_thread_label(SaTimeline *self, size_t t);
 /* Moves the focus `delta` shown rows on, and scrolls it into view. */
 void sa_timeline_move_focus(SaTimeline *self, int delta);
-void sa_timeline_scroll_to_row(SaTimeline *self, gssize row);
 
 /* --- Input (sa-timeline-input.c) --- */
 void sa_timeline_install_input(SaTimeline *self);

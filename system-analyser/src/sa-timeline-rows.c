@@ -145,7 +145,7 @@ char *sa_timeline_row_label(SaTimeline *self, const sa_row *r)
 	}
 }
 
-void sa_timeline_scroll_to_row(SaTimeline *self, gssize row)
+static void scroll_to_row(SaTimeline *self, gssize row)
 {
 	const sa_row *r;
 	int visible = gtk_widget_get_height(GTK_WIDGET(self)) - sa_timeline_scroll_top(self);
@@ -194,7 +194,7 @@ static void rows_changed(SaTimeline *self)
 			next = (gssize)self->order[self->n_order - 1];
 		self->focus_row = next;
 	}
-	sa_timeline_scroll_to_row(self, self->focus_row);
+	scroll_to_row(self, self->focus_row);
 	sa_timeline_invalidate(self);
 }
 
@@ -307,7 +307,7 @@ void sa_timeline_set_focus_row(SaTimeline *self, gssize row)
 	if (row == self->focus_row)
 		return;
 	self->focus_row = row;
-	sa_timeline_scroll_to_row(self, row);
+	scroll_to_row(self, row);
 	sa_timeline_update_description(self);
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
