@@ -38,7 +38,6 @@ static gpointer run_call_tree(tsr_trace *trace, gpointer data, GCancellable *can
 	sa_call_tree *ct = g_atomic_rc_box_new0(sa_call_tree);
 	int rc;
 
-	(void)cancellable;
 	ct->doc = sa_document_ref(w->doc);
 	ct->from_ns = o.from_ns = w->from_ns;
 	ct->to_ns = o.to_ns = w->to_ns;

@@ -90,7 +90,6 @@ static char *cell_text(gpointer item, guint column_, gpointer data)
 	const tsr_trace_label_delta *d = DELTA(r);
 	column c = (column)column_;
 
-	(void)data;
 	if ((is_side_a(c) && !d->in_a) || (is_side_b(c) && !d->in_b))
 		return g_strdup("—");
 	switch (c) {
@@ -122,7 +121,6 @@ static int compare_rows(gconstpointer a, gconstpointer b, guint column_, gpointe
 	const SaLabelRow *x = a, *y = b;
 	column c = (column)column_;
 
-	(void)data;
 	return TSD_TABLE_ORDER(figure(x, c), figure(y, c));
 }
 
@@ -130,7 +128,6 @@ static void bind_cell(GtkWidget *label, gpointer item, guint c, gpointer data)
 {
 	const SaLabelRow *row = item;
 
-	(void)data;
 	if (c == COL_NAME)
 		tsd_widget_set_name_tooltip(label, row->name);
 	if (c == COL_DELTA || c == COL_PERCENT) {

@@ -153,7 +153,6 @@ static void on_side_done(GObject *source, GAsyncResult *result, gpointer data)
 	sa_stats *stats = sa_document_stats_finish(result, &error);
 	SaCompare *self = j->self;
 
-	(void)source;
 	if (g_cancellable_is_cancelled(j->cancel)) {
 		sa_stats_free(stats);
 		job_ref_free(j);
@@ -293,7 +292,6 @@ static void on_b_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	SaDocument *doc = sa_document_load_finish(result, &error);
 	SaCompare *self = j->self;
 
-	(void)source;
 	if (g_cancellable_is_cancelled(j->cancel)) {
 		g_clear_pointer(&doc, sa_document_unref);
 		job_ref_free(j);
@@ -329,7 +327,6 @@ void sa_compare_with_file(SaCompare *self, GFile *b)
 
 void sa_compare_document_changed(SaCompare *self, SaDocument *doc)
 {
-	(void)doc;
 	if (!self || !self->wait_window)
 		return;
 	self->wait_window = FALSE;
@@ -378,7 +375,6 @@ static void on_window_changed(SaSession *session, GParamSpec *pspec, gpointer da
 	SaDocument *doc = sa_session_get_document(session);
 	int64_t from, to, a_from = self->mark_from, a_to = self->mark_to;
 
-	(void)pspec;
 	if (!self->wait_mark || !doc || !sa_session_get_window(session, &from, &to))
 		return;
 	if (from == a_from && to == a_to)
@@ -394,8 +390,6 @@ static void marked_action(GSimpleAction *action, GVariant *param, gpointer data)
 	int64_t from, to;
 	g_autofree char *what = NULL, *m = NULL;
 
-	(void)action;
-	(void)param;
 	if (!doc) {
 		say(self, "Open a trace first: Compare with Marked Range compares two windows of it.",
 		    FALSE);
@@ -445,8 +439,6 @@ static void traces_action(GSimpleAction *action, GVariant *param, gpointer data)
 {
 	SaCompare *self = data;
 
-	(void)action;
-	(void)param;
 	if (self->chooser)
 		return;
 	self->chooser = gtk_file_chooser_native_new("Compare Two Traces", GTK_WINDOW(self->win),

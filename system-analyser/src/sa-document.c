@@ -283,7 +283,6 @@ static gpointer stats_job(tsr_trace *trace, gpointer data, GCancellable *cancell
 	sa_stats *s = g_new0(sa_stats, 1);
 	int rc;
 
-	(void)cancellable;
 	s->from_ns = o.from_ns = to.from_ns = range->from_ns;
 	s->to_ns = o.to_ns = to.to_ns = range->to_ns;
 	rc = tsr_trace_list_label_stats(&s->labels, &s->n_labels, trace, &o);

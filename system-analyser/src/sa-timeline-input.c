@@ -250,8 +250,6 @@ static void hook_drag_begin(gpointer data, double x, double y)
 {
 	SaTimeline *self = data;
 
-	(void)x;
-	(void)y;
 	self->drag_vscroll = self->vscroll;
 }
 
@@ -289,7 +287,6 @@ static void hook_click(gpointer data, double x, double y, GdkModifierType state)
 	tsr_trace_item it;
 	gssize t;
 
-	(void)state;
 	if (!self->doc)
 		return;
 	if (x < LABEL_W) {

@@ -362,7 +362,6 @@ static void on_runs_read(GObject *source, GAsyncResult *result, gpointer data)
 	GPtrArray *a = sa_document_run_finish(result, &error);
 	struct sa_series *st = self->sseries;
 
-	(void)source;
 	if (st && g_task_get_cancellable(G_TASK(result)) == st->runs_cancel) {
 		g_clear_object(&st->runs_cancel);
 		if (!a)

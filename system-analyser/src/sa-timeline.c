@@ -458,7 +458,6 @@ static void sa_timeline_measure(GtkWidget *widget, GtkOrientation orientation, i
 {
 	SaTimeline *self = SA_TIMELINE(widget);
 
-	(void)for_size;
 	if (orientation == GTK_ORIENTATION_HORIZONTAL) {
 		*minimum = LABEL_W + 100;
 		*natural = LABEL_W + 800;
