@@ -126,16 +126,6 @@ static void frame_rect(SaFlameView *self, size_t i, int width, graphene_rect_t *
 	                   (float)w, ROW_H - 1);
 }
 
-static void outline(GtkSnapshot *s, const graphene_rect_t *r, const GdkRGBA *c, float w)
-{
-	GskRoundedRect rr;
-	const GdkRGBA cs[4] = {*c, *c, *c, *c};
-	const float ws[4] = {w, w, w, w};
-
-	gsk_rounded_rect_init_from_rect(&rr, r, 0);
-	gtk_snapshot_append_border(s, &rr, ws, cs);
-}
-
 static void sa_flame_view_snapshot(GtkWidget *widget, GtkSnapshot *s)
 {
 	SaFlameView *self = SA_FLAME_VIEW(widget);
@@ -189,14 +179,14 @@ static void sa_flame_view_snapshot(GtkWidget *widget, GtkSnapshot *s)
 		GdkRGBA c = {0.2f, 0.45f, 0.9f, 1};
 
 		frame_rect(self, self->hover, width, &r);
-		outline(s, &r, &c, 1);
+		sa_timeline_draw_frame(s, &r, 0, 1, &c);
 	}
 	if (self->selected != TSR_TRACE_NO_NODE) {
 		graphene_rect_t r;
 		GdkRGBA c = dark ? (GdkRGBA){1, 1, 1, 1} : (GdkRGBA){0, 0, 0, 1};
 
 		frame_rect(self, self->selected, width, &r);
-		outline(s, &r, &c, 2);
+		sa_timeline_draw_frame(s, &r, 0, 2, &c);
 	}
 	g_object_unref(layout);
 }

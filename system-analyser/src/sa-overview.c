@@ -215,25 +215,11 @@ static void sa_overview_snapshot(GtkWidget *widget, GtkSnapshot *s)
 	                                                         (float)height));
 	gtk_snapshot_append_color(s, &shade, &GRAPHENE_RECT_INIT((float)x1, 0, (float)(width - x1),
 	                                                         (float)height));
-	{
-		GskRoundedRect r;
-		const GdkRGBA cs[4] = {edge, edge, edge, edge};
-		const float ws[4] = {2, 2, 2, 2};
-
-		gsk_rounded_rect_init_from_rect(&r, &GRAPHENE_RECT_INIT((float)x0 - 1, 1,
-		                                                        (float)(x1 - x0 + 2),
-		                                                        (float)height - 2), 2);
-		gtk_snapshot_append_border(s, &r, ws, cs);
-	}
-	if (gtk_widget_has_visible_focus(widget)) {
-		GskRoundedRect r;
-		const GdkRGBA cs[4] = {edge, edge, edge, edge};
-		const float ws[4] = {1, 1, 1, 1};
-
-		gsk_rounded_rect_init_from_rect(&r, &GRAPHENE_RECT_INIT(1, 1, LEFT - 4,
-		                                                        (float)height - 2), 3);
-		gtk_snapshot_append_border(s, &r, ws, cs);
-	}
+	sa_timeline_draw_frame(s, &GRAPHENE_RECT_INIT((float)x0 - 1, 1, (float)(x1 - x0 + 2),
+	                                              (float)height - 2), 2, 2, &edge);
+	if (gtk_widget_has_visible_focus(widget))
+		sa_timeline_draw_frame(s, &GRAPHENE_RECT_INIT(1, 1, LEFT - 4, (float)height - 2), 3, 1,
+		                       &edge);
 }
 
 /* Moves the window so that it starts at `from` (its width kept; the

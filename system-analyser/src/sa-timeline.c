@@ -70,6 +70,17 @@ void sa_timeline_draw_text(GtkSnapshot *s, PangoLayout *layout, const char *text
 	gtk_snapshot_restore(s);
 }
 
+void sa_timeline_draw_frame(GtkSnapshot *s, const graphene_rect_t *r, float radius, float width,
+                            const GdkRGBA *colour)
+{
+	GskRoundedRect rr;
+	const GdkRGBA cs[4] = {*colour, *colour, *colour, *colour};
+	const float ws[4] = {width, width, width, width};
+
+	gsk_rounded_rect_init_from_rect(&rr, r, radius);
+	gtk_snapshot_append_border(s, &rr, ws, cs);
+}
+
 void sa_timeline_invalidate(SaTimeline *self)
 {
 	self->layer_stale = TRUE;
@@ -216,16 +227,11 @@ static void sa_timeline_snapshot(GtkWidget *widget, GtkSnapshot *s)
 	    self->rows[self->focus_row].shown) {
 		const sa_row *r = &self->rows[self->focus_row];
 		int y = sa_timeline_row_top(self, r);
-		GskRoundedRect rr;
-		const GdkRGBA cs[4] = {accent, accent, accent, accent};
-		const float ws[4] = {2, 2, 2, 2};
 
-		if (r->in_pin || y >= sa_timeline_scroll_top(self) - r->h) {
-			gsk_rounded_rect_init_from_rect(&rr, &GRAPHENE_RECT_INIT(1, (float)y + 1, LABEL_W - 3,
-			                                                         (float)MIN(r->h, PROC_H) - 2),
-			                                3);
-			gtk_snapshot_append_border(s, &rr, ws, cs);
-		}
+		if (r->in_pin || y >= sa_timeline_scroll_top(self) - r->h)
+			sa_timeline_draw_frame(s, &GRAPHENE_RECT_INIT(1, (float)y + 1, LABEL_W - 3,
+			                                              (float)MIN(r->h, PROC_H) - 2),
+			                       3, 2, &accent);
 	}
 
 	/* The overlay: the marked range, the drag, the selection, the hover. */

@@ -98,6 +98,12 @@ void sa_timeline_set_range(SaTimeline *self, int64_t from_ns, int64_t to_ns);
  * "range-changed" when it changes. */
 gboolean sa_timeline_get_range(SaTimeline *self, int64_t *from_ns, int64_t *to_ns);
 
+/* A border `width` px thick round `r` with corners of `radius` px: the
+ * timeline's focused row, the overview's window and the Flame Graph's
+ * outlined frames. */
+void sa_timeline_draw_frame(GtkSnapshot *s, const graphene_rect_t *r, float radius, float width,
+                            const GdkRGBA *colour);
+
 /* The colour of spans called `name` (a name id of `trace`), light or
  * dark: the chart kit's rule on the name's text (tsc-palette.h), so the
  * overview, the Flame Graph and a Chrome export of the file agree. */
