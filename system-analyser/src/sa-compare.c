@@ -75,11 +75,10 @@ static void job_ref_free(job_ref *j)
 	g_free(j);
 }
 
-/* Cancels the job in progress and starts a new cancellable. */
-static void new_job(SaCompare *self)
+/* Cancels the job in progress and drops what it holds. */
+static void clear_job(SaCompare *self)
 {
 	tsd_cancel_clear(&self->cancel);
-	self->cancel = g_cancellable_new();
 	for (int i = 0; i < 2; i++) {
 		g_clear_pointer(&self->doc[i], sa_document_unref);
 		g_clear_pointer(&self->what[i], g_free);
@@ -87,9 +86,16 @@ static void new_job(SaCompare *self)
 	}
 	g_clear_pointer(&self->keep_channel, g_free);
 	g_clear_pointer(&self->keep_name, g_free);
+	g_clear_pointer(&self->b_doc, sa_document_unref);
+}
+
+/* Cancels the job in progress and starts a new cancellable. */
+static void new_job(SaCompare *self)
+{
+	clear_job(self);
+	self->cancel = g_cancellable_new();
 	self->wait_window = FALSE;
 	self->wait_mark = FALSE;
-	g_clear_pointer(&self->b_doc, sa_document_unref);
 	sa_session_set_compare_document(self->session, NULL);
 }
 
@@ -510,15 +516,7 @@ void sa_compare_free(SaCompare *self)
 {
 	if (!self)
 		return;
-	tsd_cancel_clear(&self->cancel);
-	for (int i = 0; i < 2; i++) {
-		g_clear_pointer(&self->doc[i], sa_document_unref);
-		g_clear_pointer(&self->what[i], g_free);
-		g_clear_pointer(&self->stats[i], sa_stats_free);
-	}
-	g_clear_pointer(&self->keep_channel, g_free);
-	g_clear_pointer(&self->keep_name, g_free);
-	g_clear_pointer(&self->b_doc, sa_document_unref);
+	clear_job(self);
 	if (self->chooser)
 		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
 	g_clear_object(&self->chooser);
