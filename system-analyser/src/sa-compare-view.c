@@ -179,18 +179,6 @@ void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const cha
 	tsd_table_set_caption(SA_TABLE(self), text);
 }
 
-void sa_compare_view_set_message(SaCompareView *self, const char *message, gboolean busy)
-{
-	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	tsd_table_set_message(SA_TABLE(self), message, busy);
-}
-
-void sa_compare_view_set_busy(SaCompareView *self, const char *message)
-{
-	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	tsd_table_set_busy(SA_TABLE(self), TRUE, message);
-}
-
 gboolean sa_compare_view_dup_selected(SaCompareView *self, char **channel, char **name)
 {
 	SaLabelRow *row;

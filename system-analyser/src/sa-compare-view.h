@@ -27,12 +27,6 @@ G_DECLARE_FINAL_TYPE(SaCompareView, sa_compare_view, SA, COMPARE_VIEW, SaTableVi
  * trace"). */
 void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const char *what_b,
                               const tsr_trace_label_delta *rows, size_t n);
-/* Empties the table and says `message` (a prompt, a failure), with a
- * spinner when `busy`. */
-void sa_compare_view_set_message(SaCompareView *self, const char *message, gboolean busy);
-/* Shows the spinner and says `message`, keeping the rows (a comparison
- * being recomputed after a reload). */
-void sa_compare_view_set_busy(SaCompareView *self, const char *message);
 /* The selected row's channel and name (the caller frees both), or FALSE
  * when no row is selected. */
 gboolean sa_compare_view_dup_selected(SaCompareView *self, char **channel, char **name);

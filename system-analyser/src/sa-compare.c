@@ -107,9 +107,11 @@ static void show_page(SaCompare *self)
 		gtk_notebook_set_current_page(self->details, page);
 }
 
+/* Empties the table and says `message` (a prompt, a failure), with a
+ * spinner when `busy`. */
 static void say(SaCompare *self, const char *message, gboolean busy)
 {
-	sa_compare_view_set_message(SA_COMPARE_VIEW(self->view), message, busy);
+	tsd_table_set_message(SA_TABLE(self->view), message, busy);
 }
 
 /* "tut5_ml.pvti, whole trace" or "tut5_ml.pvti, 1.000000 ms – 2.000000
@@ -267,7 +269,8 @@ static void run(SaCompare *self, SaDocument *a, int64_t from_a, int64_t to_a, Sa
 	if (recompute) {
 		m = g_strdup_printf("Reloaded: comparing A: %s with B: %s again…", self->what[0],
 		                    self->what[1]);
-		sa_compare_view_set_busy(SA_COMPARE_VIEW(self->view), m);
+		/* The rows stay on screen until the new ones come. */
+		tsd_table_set_busy(SA_TABLE(self->view), TRUE, m);
 	} else {
 		m = g_strdup_printf("Comparing A: %s with B: %s…", self->what[0], self->what[1]);
 		say(self, m, TRUE);
