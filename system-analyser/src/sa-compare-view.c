@@ -131,16 +131,13 @@ static void bind_cell(GtkWidget *label, gpointer item, guint c, gpointer data)
 	if (c == COL_NAME)
 		tsd_widget_set_name_tooltip(label, row->name);
 	if (c == COL_DELTA || c == COL_PERCENT) {
-		gboolean up = DELTA(row)->delta_total_ns > 0, down = DELTA(row)->delta_total_ns < 0;
+		int64_t delta = DELTA(row)->delta_total_ns;
 
-		if (up)
-			gtk_widget_add_css_class(label, "delta-up");
-		else
-			gtk_widget_remove_css_class(label, "delta-up");
-		if (down)
-			gtk_widget_add_css_class(label, "delta-down");
-		else
-			gtk_widget_remove_css_class(label, "delta-down");
+		/* A recycled cell: the class of the row it showed before goes. */
+		gtk_widget_remove_css_class(label, "delta-up");
+		gtk_widget_remove_css_class(label, "delta-down");
+		if (delta != 0)
+			gtk_widget_add_css_class(label, delta > 0 ? "delta-up" : "delta-down");
 	}
 }
 

@@ -104,13 +104,11 @@ static GskRenderNode *draw_picture(SaOverview *self, int width, gboolean dark)
 		free(items);
 	}
 	for (int p = 0; p < pw;) {
-		double f = busy[p] / (npp * MAX(n_threads, 1));
-		int level = busy[p] > 0 ? CLAMP((int)ceil(f * 8), 1, 8) : 0, q = p + 1;
+		double cap = npp * MAX(n_threads, 1);
+		int level = sa_timeline_heat_level(busy[p], cap), q = p + 1;
 
 		/* A run of columns of one height and one name: one node. */
-		while (q < pw && name[q] == name[p] &&
-		       (busy[q] > 0 ? CLAMP((int)ceil(busy[q] / (npp * MAX(n_threads, 1)) * 8), 1, 8)
-		                    : 0) == level)
+		while (q < pw && name[q] == name[p] && sa_timeline_heat_level(busy[q], cap) == level)
 			q++;
 		if (level > 0) {
 			GdkRGBA c = sa_timeline_name_colour(trace, name[p], dark);

@@ -220,9 +220,8 @@ const sa_instant_mark *sa_timeline_instant_at(SaTimeline *self, size_t thread, i
                                               double x);
 
 /* --- Heatmaps (sa-timeline-heatmap.c) --- */
-/* The shade of `v` against the fullest `max` (0: none, else 1 to 8), and
- * a row of cells shaded level[p] from the plot's left edge (returns the nodes). */
-int sa_timeline_heat_level(double v, double max);
+/* A row of cells shaded level[p] (sa_timeline_heat_level) from the plot's
+ * left edge; returns the nodes. */
 guint sa_timeline_draw_heat_cells(GtkSnapshot *s, const int *level, size_t n, float y, float h,
                                   gboolean dark);
 /* Draws a folded thread's (or file's) busy fraction per pixel in one row

@@ -98,6 +98,10 @@ void sa_timeline_set_range(SaTimeline *self, int64_t from_ns, int64_t to_ns);
  * "range-changed" when it changes. */
 gboolean sa_timeline_get_range(SaTimeline *self, int64_t *from_ns, int64_t *to_ns);
 
+/* The shade of `v` against the fullest `max`: 0 for none, else 1 to 8 (the
+ * heatmaps' and the overview's bar heights). */
+int sa_timeline_heat_level(double v, double max);
+
 /* A border `width` px thick round `r` with corners of `radius` px: the
  * timeline's focused row, the overview's window and the Flame Graph's
  * outlined frames. */

@@ -60,18 +60,14 @@ gboolean sa_zoom_parse_width(const char *text, int64_t *ns)
 
 static void show_error(SaZoomBar *self, gboolean error)
 {
-	if (error) {
+	if (error)
 		gtk_widget_add_css_class(self->entry, "error");
-		gtk_widget_set_tooltip_text(self->entry, HINT);
-		gtk_accessible_update_property(GTK_ACCESSIBLE(self->entry),
-		                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, HINT, -1);
-	} else {
+	else
 		gtk_widget_remove_css_class(self->entry, "error");
-		gtk_widget_set_tooltip_text(self->entry, "The visible width: type one and press Enter");
-		gtk_accessible_update_property(GTK_ACCESSIBLE(self->entry),
-		                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-		                               "The visible width", -1);
-	}
+	gtk_widget_set_tooltip_text(self->entry,
+	                            error ? HINT : "The visible width: type one and press Enter");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->entry), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+	                               error ? HINT : "The visible width", -1);
 }
 
 static void on_activate(GtkEntry *entry, gpointer data)
