@@ -158,16 +158,6 @@ static void on_session_selection(SaSession *session, GParamSpec *pspec, gpointer
 	sa_timeline_select_span(self->timeline, thread, &span);
 }
 
-/* Shows `doc` in the session and the timeline, its files watched and
- * recent. */
-static void set_document(SaWindow *self, SaDocument *doc)
-{
-	sa_session_set_document(self->session, doc);
-	sa_timeline_set_document(self->timeline, doc);
-	tsd_window_show_document(TSD_WINDOW(self), sa_document_get_title(doc),
-	                         sa_document_get_paths(doc));
-}
-
 /* --- What the import skipped ------------------------------------------------------------ */
 
 /* The banner over the timeline says what the document's Chrome JSON
@@ -189,6 +179,17 @@ static void on_skipped_response(GtkInfoBar *bar, int response, gpointer data)
 {
 	if (response == GTK_RESPONSE_CLOSE)
 		gtk_widget_set_visible(GTK_WIDGET(bar), FALSE);
+}
+
+/* Shows `doc` in the session and the timeline (and what its import
+ * skipped), its files watched and recent. */
+static void set_document(SaWindow *self, SaDocument *doc)
+{
+	sa_session_set_document(self->session, doc);
+	sa_timeline_set_document(self->timeline, doc);
+	update_skipped(self);
+	tsd_window_show_document(TSD_WINDOW(self), sa_document_get_title(doc),
+	                         sa_document_get_paths(doc));
 }
 
 /* --- Compare and reload ------------------------------------------------------------- */
@@ -226,7 +227,6 @@ static void replace_document(SaWindow *self, SaDocument *doc)
 	 * extent too: the span itself may be gone). */
 	ranged = sa_session_get_window(self->session, &range_from, &range_to);
 	set_document(self, doc);
-	update_skipped(self);
 	if (!whole)
 		sa_session_set_view(self->session, view_from, view_to);
 	if (ranged)
@@ -323,7 +323,6 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	tsd_cancel_clear(&self->reload_cancel);
 	self->reload_again = FALSE;
 	set_document(self, doc);
-	update_skipped(self);
 	/* The timeline gets the height its rows want, between a quarter and
 	 * two thirds of the window; the statistics the rest (unless the user
 	 * chose a height: tsd-settings.h). */
