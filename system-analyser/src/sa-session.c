@@ -269,10 +269,8 @@ static void sa_session_set_property(GObject *object, guint id, const GValue *val
 	case PROP_SELECTED_SPAN: {
 		const sa_span_ref *ref = g_value_get_boxed(value);
 
-		if (ref)
-			sa_session_set_selection(self, (size_t)ref->thread, &ref->item);
-		else
-			sa_session_clear_selection(self);
+		/* NULL clears it. */
+		sa_session_set_selection(self, ref ? (size_t)ref->thread : 0, ref ? &ref->item : NULL);
 		break;
 	}
 	case PROP_WALL_CLOCK: set_wall_clock(self, g_value_get_boolean(value)); break;

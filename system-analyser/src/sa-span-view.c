@@ -101,8 +101,7 @@ static gpointer run_details(tsr_trace *trace, gpointer data, GCancellable *cance
 				d->has_parent = TRUE;
 			}
 		}
-		free(items);
-		items = NULL;
+		g_clear_pointer(&items, free);
 	}
 	/* The children: at a thousandth of its width, the wide ones one by
 	 * one and the narrow ones counted in runs. */

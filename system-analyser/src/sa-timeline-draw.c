@@ -41,8 +41,7 @@ static void query_thread(SaTimeline *self, size_t t, int width)
 	uint64_t res = (uint64_t)ceil(sa_timeline_ns_per_px(self, width) * SA_TIMELINE_FOLD_PX);
 	gboolean grew = FALSE;
 
-	free(r->items);
-	r->items = NULL;
+	g_clear_pointer(&r->items, free);
 	r->n_items = 0;
 	r->queried = TRUE;
 	if (tsr_trace_list_events(&r->items, &r->n_items, self->trace, t, self->vp.from,

@@ -448,8 +448,7 @@ void sa_timeline_set_document(SaTimeline *self, SaDocument *doc)
 		tsc_viewport_init(&self->vp, TSC_TIMELINE_NS, self->info->start_ns, self->info->end_ns,
 		                  MIN_WINDOW_NS);
 	}
-	g_free(self->description);
-	self->description = NULL;
+	g_clear_pointer(&self->description, g_free);
 	sa_timeline_update_description(self);
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 	g_signal_emit(self, signals[SIGNAL_VIEW_CHANGED], 0);
