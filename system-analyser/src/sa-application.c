@@ -30,7 +30,6 @@ static void sa_application_open(GApplication *app, GFile **files, int n_files, c
 {
 	SaWindow *win = sa_window_new(GTK_APPLICATION(app));
 
-	(void)hint;
 	if (SA_APPLICATION(app)->compare && n_files == 2) {
 		sa_window_open(win, files, 1);
 		sa_window_compare_with(win, files[1]);
@@ -96,7 +95,6 @@ static void sa_application_class_init(SaApplicationClass *klass)
 
 static void sa_application_init(SaApplication *self)
 {
-	(void)self;
 }
 
 SaApplication *sa_application_new(void)

@@ -38,13 +38,12 @@ static gpointer run_call_tree(tsr_trace *trace, gpointer data, GCancellable *can
 	sa_call_tree *ct = g_atomic_rc_box_new0(sa_call_tree);
 	int rc;
 
-	(void)cancellable;
 	ct->doc = sa_document_ref(w->doc);
 	ct->from_ns = o.from_ns = w->from_ns;
 	ct->to_ns = o.to_ns = w->to_ns;
 	rc = tsr_trace_call_tree_new(&ct->tree, trace, &o);
 	if (rc != TSR_OK) {
-		sa_document_set_error(error, rc, tsr_trace_error(trace));
+		tsd_load_set_error(error, rc, tsr_trace_error(trace));
 		sa_call_tree_unref(ct);
 		return NULL;
 	}
@@ -67,14 +66,6 @@ void sa_call_tree_async(SaDocument *doc, int64_t from_ns, int64_t to_ns,
 sa_call_tree *sa_call_tree_finish(GAsyncResult *result, GError **error)
 {
 	return sa_document_run_finish(result, error);
-}
-
-sa_call_tree *sa_call_tree_compute(SaDocument *doc, int64_t from_ns, int64_t to_ns,
-                                   GError **error)
-{
-	window w = {from_ns, to_ns, doc};
-
-	return sa_document_run(doc, run_call_tree, &w, NULL, error);
 }
 
 char *sa_call_tree_describe_window(tsr_trace *trace, int64_t from_ns, int64_t to_ns)

@@ -32,12 +32,10 @@ void sa_call_tree_async(SaDocument *doc, int64_t from_ns, int64_t to_ns,
                         GCancellable *cancellable, GAsyncReadyCallback callback,
                         gpointer user_data);
 sa_call_tree *sa_call_tree_finish(GAsyncResult *result, GError **error);
-/* The same on the calling thread (tests, benchmarks). */
-sa_call_tree *sa_call_tree_compute(SaDocument *doc, int64_t from_ns, int64_t to_ns,
-                                   GError **error);
 
 /* "Whole trace" or "Spans starting in 1.000000 ms – 2.000000 ms" (times
- * after the trace's start), the Statistics tab's words for a window. */
+ * after the trace's start): the Statistics, Call Tree and Flame Graph
+ * tabs' words for a window. */
 char *sa_call_tree_describe_window(tsr_trace *trace, int64_t from_ns, int64_t to_ns);
 
 G_END_DECLS

@@ -39,7 +39,8 @@ static gboolean is_side_a(column c)
 	       c == COL_MEDIAN_A;
 }
 
-char *sa_compare_format_delta_us(int64_t ns)
+/* A signed duration's cell: "+1,234.567 µs" / "−12.000 µs" / "0.000 µs". */
+static char *format_delta_us(int64_t ns)
 {
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 	g_autofree char *us = sa_format_us_exact(a);
@@ -47,7 +48,8 @@ char *sa_compare_format_delta_us(int64_t ns)
 	return g_strdup_printf("%s%s", ns > 0 ? "+" : ns < 0 ? "−" : "", us);
 }
 
-char *sa_compare_format_percent(double pct)
+/* A percentage's cell: "+12.3 %", "—" for none. */
+static char *format_percent(double pct)
 {
 	char buf[64];
 
@@ -88,7 +90,6 @@ static char *cell_text(gpointer item, guint column_, gpointer data)
 	const tsr_trace_label_delta *d = DELTA(r);
 	column c = (column)column_;
 
-	(void)data;
 	if ((is_side_a(c) && !d->in_a) || (is_side_b(c) && !d->in_b))
 		return g_strdup("—");
 	switch (c) {
@@ -98,13 +99,13 @@ static char *cell_text(gpointer item, guint column_, gpointer data)
 	case COL_COUNT_B: return sa_format_count(d->b.count);
 	case COL_TOTAL_A: return sa_format_us_exact(d->a.total_ns);
 	case COL_TOTAL_B: return sa_format_us_exact(d->b.total_ns);
-	case COL_DELTA: return sa_compare_format_delta_us(d->delta_total_ns);
+	case COL_DELTA: return format_delta_us(d->delta_total_ns);
 	case COL_PERCENT:
 		if (!d->in_a)
 			return g_strdup("only in B");
 		if (!d->in_b)
 			return g_strdup("only in A");
-		return sa_compare_format_percent(d->delta_total_pct);
+		return format_percent(d->delta_total_pct);
 	case COL_SELF_A: return sa_format_us_exact(d->a.self_ns);
 	case COL_SELF_B: return sa_format_us_exact(d->b.self_ns);
 	case COL_MEAN_A: return sa_format_us_exact((uint64_t)(d->a.mean_ns + 0.5));
@@ -120,7 +121,6 @@ static int compare_rows(gconstpointer a, gconstpointer b, guint column_, gpointe
 	const SaLabelRow *x = a, *y = b;
 	column c = (column)column_;
 
-	(void)data;
 	return TSD_TABLE_ORDER(figure(x, c), figure(y, c));
 }
 
@@ -128,20 +128,16 @@ static void bind_cell(GtkWidget *label, gpointer item, guint c, gpointer data)
 {
 	const SaLabelRow *row = item;
 
-	(void)data;
 	if (c == COL_NAME)
 		tsd_widget_set_name_tooltip(label, row->name);
 	if (c == COL_DELTA || c == COL_PERCENT) {
-		gboolean up = DELTA(row)->delta_total_ns > 0, down = DELTA(row)->delta_total_ns < 0;
+		int64_t delta = DELTA(row)->delta_total_ns;
 
-		if (up)
-			gtk_widget_add_css_class(label, "delta-up");
-		else
-			gtk_widget_remove_css_class(label, "delta-up");
-		if (down)
-			gtk_widget_add_css_class(label, "delta-down");
-		else
-			gtk_widget_remove_css_class(label, "delta-down");
+		/* A recycled cell: the class of the row it showed before goes. */
+		gtk_widget_remove_css_class(label, "delta-up");
+		gtk_widget_remove_css_class(label, "delta-down");
+		if (delta != 0)
+			gtk_widget_add_css_class(label, delta > 0 ? "delta-up" : "delta-down");
 	}
 }
 
@@ -178,18 +174,6 @@ void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const cha
 	text = g_strdup_printf("A: %s · B: %s · %s labels, %zu only in A, %zu only in B", what_a,
 	                       what_b, labels, only_a, only_b);
 	tsd_table_set_caption(SA_TABLE(self), text);
-}
-
-void sa_compare_view_set_message(SaCompareView *self, const char *message, gboolean busy)
-{
-	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	tsd_table_set_message(SA_TABLE(self), message, busy);
-}
-
-void sa_compare_view_set_busy(SaCompareView *self, const char *message)
-{
-	g_return_if_fail(SA_IS_COMPARE_VIEW(self));
-	tsd_table_set_busy(SA_TABLE(self), TRUE, message);
 }
 
 gboolean sa_compare_view_dup_selected(SaCompareView *self, char **channel, char **name)
@@ -247,9 +231,4 @@ static void sa_compare_view_init(SaCompareView *self)
 	                    "Nothing compared yet: Compare Traces… in the menu compares two files, "
 	                    "Compare with Marked Range (Ctrl+M) the marked range with the next one "
 	                    "you mark.");
-}
-
-GtkWidget *sa_compare_view_new(void)
-{
-	return g_object_new(SA_TYPE_COMPARE_VIEW, NULL);
 }

@@ -22,28 +22,15 @@ G_BEGIN_DECLS
 #define SA_TYPE_COMPARE_VIEW (sa_compare_view_get_type())
 G_DECLARE_FINAL_TYPE(SaCompareView, sa_compare_view, SA, COMPARE_VIEW, SaTableView)
 
-GtkWidget *sa_compare_view_new(void);
 /* Shows rows[0..n) (borrowed for the call: the texts are copied) under a
  * header naming the two sides (`what_a`, `what_b`: "tut5_ml.pvti, whole
  * trace"). */
 void sa_compare_view_set_rows(SaCompareView *self, const char *what_a, const char *what_b,
                               const tsr_trace_label_delta *rows, size_t n);
-/* Empties the table and says `message` (a prompt, a failure), with a
- * spinner when `busy`. */
-void sa_compare_view_set_message(SaCompareView *self, const char *message, gboolean busy);
-/* Shows the spinner and says `message`, keeping the rows (a comparison
- * being recomputed after a reload). */
-void sa_compare_view_set_busy(SaCompareView *self, const char *message);
 /* The selected row's channel and name (the caller frees both), or FALSE
  * when no row is selected. */
 gboolean sa_compare_view_dup_selected(SaCompareView *self, char **channel, char **name);
 /* Selects the row of label (`channel`, `name`); FALSE when there is none. */
 gboolean sa_compare_view_select(SaCompareView *self, const char *channel, const char *name);
-
-/* The texts of the cells, shared with the tests' expectations: "+1,234.567 µs"
- * / "−12.000 µs" / "0.000 µs" for a signed duration, "+12.3 %" for a
- * percentage. The caller frees. */
-char *sa_compare_format_delta_us(int64_t ns);
-char *sa_compare_format_percent(double pct);
 
 G_END_DECLS

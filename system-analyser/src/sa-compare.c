@@ -75,11 +75,10 @@ static void job_ref_free(job_ref *j)
 	g_free(j);
 }
 
-/* Cancels the job in progress and starts a new cancellable. */
-static void new_job(SaCompare *self)
+/* Cancels the job in progress and drops what it holds. */
+static void clear_job(SaCompare *self)
 {
 	tsd_cancel_clear(&self->cancel);
-	self->cancel = g_cancellable_new();
 	for (int i = 0; i < 2; i++) {
 		g_clear_pointer(&self->doc[i], sa_document_unref);
 		g_clear_pointer(&self->what[i], g_free);
@@ -87,9 +86,16 @@ static void new_job(SaCompare *self)
 	}
 	g_clear_pointer(&self->keep_channel, g_free);
 	g_clear_pointer(&self->keep_name, g_free);
+	g_clear_pointer(&self->b_doc, sa_document_unref);
+}
+
+/* Cancels the job in progress and starts a new cancellable. */
+static void new_job(SaCompare *self)
+{
+	clear_job(self);
+	self->cancel = g_cancellable_new();
 	self->wait_window = FALSE;
 	self->wait_mark = FALSE;
-	g_clear_pointer(&self->b_doc, sa_document_unref);
 	sa_session_set_compare_document(self->session, NULL);
 }
 
@@ -101,9 +107,11 @@ static void show_page(SaCompare *self)
 		gtk_notebook_set_current_page(self->details, page);
 }
 
+/* Empties the table and says `message` (a prompt, a failure), with a
+ * spinner when `busy`. */
 static void say(SaCompare *self, const char *message, gboolean busy)
 {
-	sa_compare_view_set_message(SA_COMPARE_VIEW(self->view), message, busy);
+	tsd_table_set_message(SA_TABLE(self->view), message, busy);
 }
 
 /* "tut5_ml.pvti, whole trace" or "tut5_ml.pvti, 1.000000 ms – 2.000000
@@ -153,7 +161,6 @@ static void on_side_done(GObject *source, GAsyncResult *result, gpointer data)
 	sa_stats *stats = sa_document_stats_finish(result, &error);
 	SaCompare *self = j->self;
 
-	(void)source;
 	if (g_cancellable_is_cancelled(j->cancel)) {
 		sa_stats_free(stats);
 		job_ref_free(j);
@@ -262,7 +269,8 @@ static void run(SaCompare *self, SaDocument *a, int64_t from_a, int64_t to_a, Sa
 	if (recompute) {
 		m = g_strdup_printf("Reloaded: comparing A: %s with B: %s again…", self->what[0],
 		                    self->what[1]);
-		sa_compare_view_set_busy(SA_COMPARE_VIEW(self->view), m);
+		/* The rows stay on screen until the new ones come. */
+		tsd_table_set_busy(SA_TABLE(self->view), TRUE, m);
 	} else {
 		m = g_strdup_printf("Comparing A: %s with B: %s…", self->what[0], self->what[1]);
 		say(self, m, TRUE);
@@ -293,7 +301,6 @@ static void on_b_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	SaDocument *doc = sa_document_load_finish(result, &error);
 	SaCompare *self = j->self;
 
-	(void)source;
 	if (g_cancellable_is_cancelled(j->cancel)) {
 		g_clear_pointer(&doc, sa_document_unref);
 		job_ref_free(j);
@@ -329,7 +336,6 @@ void sa_compare_with_file(SaCompare *self, GFile *b)
 
 void sa_compare_document_changed(SaCompare *self, SaDocument *doc)
 {
-	(void)doc;
 	if (!self || !self->wait_window)
 		return;
 	self->wait_window = FALSE;
@@ -378,7 +384,6 @@ static void on_window_changed(SaSession *session, GParamSpec *pspec, gpointer da
 	SaDocument *doc = sa_session_get_document(session);
 	int64_t from, to, a_from = self->mark_from, a_to = self->mark_to;
 
-	(void)pspec;
 	if (!self->wait_mark || !doc || !sa_session_get_window(session, &from, &to))
 		return;
 	if (from == a_from && to == a_to)
@@ -394,8 +399,6 @@ static void marked_action(GSimpleAction *action, GVariant *param, gpointer data)
 	int64_t from, to;
 	g_autofree char *what = NULL, *m = NULL;
 
-	(void)action;
-	(void)param;
 	if (!doc) {
 		say(self, "Open a trace first: Compare with Marked Range compares two windows of it.",
 		    FALSE);
@@ -445,8 +448,6 @@ static void traces_action(GSimpleAction *action, GVariant *param, gpointer data)
 {
 	SaCompare *self = data;
 
-	(void)action;
-	(void)param;
 	if (self->chooser)
 		return;
 	self->chooser = gtk_file_chooser_native_new("Compare Two Traces", GTK_WINDOW(self->win),
@@ -460,6 +461,23 @@ static void traces_action(GSimpleAction *action, GVariant *param, gpointer data)
 
 /* --- Set-up ---------------------------------------------------------------------------------- */
 
+/* The Compare page's widgets in the window's template (sa-window.ui). */
+static const char *const template_children[] = {
+	"compare_page", "compare_view", "compare_timelines", "compare_timeline_a",
+	"compare_timeline_b", "compare_label_a", "compare_label_b",
+};
+
+void sa_compare_bind_template(GtkWidgetClass *window_class)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(template_children); i++)
+		gtk_widget_class_bind_template_child_full(window_class, template_children[i], FALSE, 0);
+}
+
+static GtkWidget *template_child(SaCompare *self, const char *name)
+{
+	return GTK_WIDGET(gtk_widget_get_template_child(GTK_WIDGET(self->win), SA_TYPE_WINDOW, name));
+}
+
 SaCompare *sa_compare_new(SaWindow *win, GtkNotebook *details)
 {
 	static const GActionEntry entries[] = {
@@ -467,49 +485,26 @@ SaCompare *sa_compare_new(SaWindow *win, GtkNotebook *details)
 		{"marked", marked_action, NULL, NULL, NULL, {0}},
 	};
 	SaCompare *self = g_new0(SaCompare, 1);
-	GtkWidget *tab = gtk_label_new("Compare");
-	int page;
 
 	self->win = win;
 	self->session = g_object_ref(sa_window_get_session(win));
 	self->details = details;
-	self->view = sa_compare_view_new();
-	/* A over B, each half of the pair's height under its file's name. */
-	self->timelines = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-	gtk_box_set_homogeneous(GTK_BOX(self->timelines), TRUE);
-	gtk_widget_set_visible(self->timelines, FALSE);
+	self->page = template_child(self, "compare_page");
+	self->view = template_child(self, "compare_view");
+	self->timelines = template_child(self, "compare_timelines");
 	for (int i = 0; i < 2; i++) {
-		GtkWidget *side = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-
-		self->tl_label[i] = GTK_LABEL(gtk_label_new(NULL));
-		gtk_label_set_xalign(self->tl_label[i], 0);
-		gtk_label_set_ellipsize(self->tl_label[i], PANGO_ELLIPSIZE_MIDDLE);
-		gtk_widget_add_css_class(GTK_WIDGET(self->tl_label[i]), "heading");
-		self->tl[i] = SA_TIMELINE(sa_timeline_new());
-		gtk_widget_set_vexpand(GTK_WIDGET(self->tl[i]), TRUE);
+		self->tl[i] = SA_TIMELINE(template_child(self, i ? "compare_timeline_b"
+		                                                  : "compare_timeline_a"));
+		self->tl_label[i] = GTK_LABEL(template_child(self, i ? "compare_label_b"
+		                                                      : "compare_label_a"));
 		g_signal_connect(self->tl[i], "view-changed", G_CALLBACK(on_timeline_view), self);
-		/* T on either (or the window's) switches all three rulers. */
-		g_object_bind_property(self->session, "wall-clock", self->tl[i], "wall-clock",
-		                       G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
-		gtk_box_append(GTK_BOX(side), GTK_WIDGET(self->tl_label[i]));
-		gtk_box_append(GTK_BOX(side), GTK_WIDGET(self->tl[i]));
-		gtk_box_append(GTK_BOX(self->timelines), side);
 	}
-	self->page = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
-	gtk_paned_set_start_child(GTK_PANED(self->page), self->timelines);
-	gtk_paned_set_shrink_start_child(GTK_PANED(self->page), FALSE);
-	gtk_paned_set_end_child(GTK_PANED(self->page), self->view);
 	/* The page is allocated when its tab first shows. */
 	g_signal_connect_swapped(self->page, "notify::max-position", G_CALLBACK(place), self);
 	if (GTK_IS_PANED(gtk_widget_get_parent(GTK_WIDGET(details)))) {
 		self->split = GTK_PANED(gtk_widget_get_parent(GTK_WIDGET(details)));
 		g_signal_connect_swapped(self->split, "notify::max-position", G_CALLBACK(place), self);
 	}
-	page = gtk_notebook_append_page(details, self->page, tab);
-	/* GTK 4.8 names a notebook's tabs "Tab": name it after its label. */
-	if (page >= 0 && gtk_widget_get_parent(tab))
-		gtk_accessible_update_property(GTK_ACCESSIBLE(gtk_widget_get_parent(tab)),
-		                               GTK_ACCESSIBLE_PROPERTY_LABEL, "Compare", -1);
 	self->actions = g_simple_action_group_new();
 	g_action_map_add_action_entries(G_ACTION_MAP(self->actions), entries,
 	                                G_N_ELEMENTS(entries), self);
@@ -524,15 +519,7 @@ void sa_compare_free(SaCompare *self)
 {
 	if (!self)
 		return;
-	tsd_cancel_clear(&self->cancel);
-	for (int i = 0; i < 2; i++) {
-		g_clear_pointer(&self->doc[i], sa_document_unref);
-		g_clear_pointer(&self->what[i], g_free);
-		g_clear_pointer(&self->stats[i], sa_stats_free);
-	}
-	g_clear_pointer(&self->keep_channel, g_free);
-	g_clear_pointer(&self->keep_name, g_free);
-	g_clear_pointer(&self->b_doc, sa_document_unref);
+	clear_job(self);
 	if (self->chooser)
 		gtk_native_dialog_destroy(GTK_NATIVE_DIALOG(self->chooser));
 	g_clear_object(&self->chooser);

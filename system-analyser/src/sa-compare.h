@@ -34,8 +34,12 @@ G_BEGIN_DECLS
 typedef struct _SaCompare SaCompare;
 struct _SaWindow;
 
-/* Adds the Compare tab to `details`, the actions and Ctrl+M to `win`
- * (which must outlive the answer: free it from the window's dispose). */
+/* Declares the Compare tab's widgets of the window's template (the tab
+ * itself is in sa-window.ui), for the window's class_init. */
+void sa_compare_bind_template(GtkWidgetClass *window_class);
+/* Drives the Compare tab of `details`, and adds the actions and Ctrl+M
+ * to `win` (which must outlive the answer: free it from the window's
+ * dispose). */
 SaCompare *sa_compare_new(struct _SaWindow *win, GtkNotebook *details);
 /* NULL-safe; cancels what is running. */
 void sa_compare_free(SaCompare *self);

@@ -25,7 +25,6 @@ struct _SaDocument {
 	tsr_trace *trace;             /* main thread */
 	GMutex stats_lock;            /* guards stats_trace */
 	tsr_trace *stats_trace;       /* the statistics workers', opened on first use */
-	double load_seconds;
 };
 
 G_DEFINE_BOXED_TYPE(SaDocument, sa_document, sa_document_ref, sa_document_unref)
@@ -55,11 +54,6 @@ void sa_document_unref(SaDocument *doc)
 }
 
 /* --- The load ------------------------------------------------------------------- */
-
-void sa_document_set_error(GError **error, int code, const char *message)
-{
-	tsd_load_set_error(error, code, message);
-}
 
 /* The local paths of files[0..n), or NULL with an error for a file that is
  * not local (reportlib reads paths). */
@@ -140,7 +134,6 @@ static gpointer load(gpointer data, TsdProgress *relay, GError **error)
 {
 	GPtrArray *files = data;
 	tsr_trace_open_options opts = TSR_TRACE_OPEN_OPTIONS_INIT;
-	gint64 t0 = g_get_monotonic_time();
 	const tsr_trace_thread *threads;
 	const tsr_trace_info *info;
 	SaDocument *doc;
@@ -158,7 +151,7 @@ static gpointer load(gpointer data, TsdProgress *relay, GError **error)
 	tsd_progress_set_phase(relay, 0, 0.8);
 	rc = tsr_trace_open(&doc->trace, (const char *const *)doc->paths, files->len, &opts);
 	if (rc) {
-		sa_document_set_error(error, rc, tsr_last_error());
+		tsd_load_set_error(error, rc, tsr_last_error());
 		goto fail;
 	}
 	doc->title = make_title(doc->trace, doc->paths);
@@ -184,13 +177,12 @@ static gpointer load(gpointer data, TsdProgress *relay, GError **error)
 		free(items);
 	}
 	if (rc) {
-		sa_document_set_error(error, rc, rc == TSR_ERR_CANCELLED ? "" : tsr_trace_error(doc->trace));
+		tsd_load_set_error(error, rc, rc == TSR_ERR_CANCELLED ? "" : tsr_trace_error(doc->trace));
 		goto fail;
 	}
 	/* From now on the main thread owns the handle; its later progress
 	 * (tsr_trace_list_events building a level of detail) goes nowhere. */
 	tsr_trace_set_progress(doc->trace, NULL, NULL);
-	doc->load_seconds = (double)(g_get_monotonic_time() - t0) / 1e6;
 	return doc;
 fail:
 	sa_document_unref(doc);
@@ -208,7 +200,7 @@ static GPtrArray *files_ref(GFile *const *files, guint n)
 }
 
 void sa_document_load_async(GFile *const *files, guint n_files, GCancellable *cancellable,
-                            SaLoadProgressFunc progress, gpointer progress_data,
+                            TsdProgressFunc progress, gpointer progress_data,
                             GDestroyNotify progress_destroy, GAsyncReadyCallback callback,
                             gpointer user_data)
 {
@@ -243,11 +235,6 @@ tsr_trace *sa_document_get_trace(SaDocument *doc)
 const char *sa_document_get_skipped(SaDocument *doc)
 {
 	return doc->skipped;
-}
-
-double sa_document_get_load_seconds(SaDocument *doc)
-{
-	return doc->load_seconds;
 }
 
 const char *const *sa_document_get_paths(SaDocument *doc)
@@ -296,14 +283,13 @@ static gpointer stats_job(tsr_trace *trace, gpointer data, GCancellable *cancell
 	sa_stats *s = g_new0(sa_stats, 1);
 	int rc;
 
-	(void)cancellable;
 	s->from_ns = o.from_ns = to.from_ns = range->from_ns;
 	s->to_ns = o.to_ns = to.to_ns = range->to_ns;
 	rc = tsr_trace_list_label_stats(&s->labels, &s->n_labels, trace, &o);
 	if (rc == TSR_OK)
 		rc = tsr_trace_totals_new(&totals, trace, &to);
 	if (rc) {
-		sa_document_set_error(error, rc, tsr_trace_error(trace));
+		tsd_load_set_error(error, rc, tsr_trace_error(trace));
 		sa_stats_free(s);
 		return NULL;
 	}
@@ -376,7 +362,7 @@ static gpointer run_job(gpointer data, TsdProgress *relay, GError **error)
 
 	g_mutex_lock(&doc->stats_lock);
 	if ((rc = open_second(doc)) != TSR_OK) {
-		sa_document_set_error(error, rc, tsr_last_error());
+		tsd_load_set_error(error, rc, tsr_last_error());
 	} else if (g_cancellable_set_error_if_cancelled(cancellable, error)) {
 		/* Superseded while it waited for the lock. */
 	} else {

@@ -34,16 +34,12 @@ SaDocument *sa_document_ref(SaDocument *doc);
 void sa_document_unref(SaDocument *doc);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SaDocument, sa_document_unref)
 
-/* Progress of a load, on the main thread: a fraction in [0, 1] and a
- * short message ("Reading the chunk index"). */
-typedef TsdProgressFunc SaLoadProgressFunc;
-
 /* Opens files[0..n) (.pvti or Chrome JSON files, or directories of them,
  * as tsr_trace_open takes them) onto one time axis in a worker. `progress` is called on the main thread at most once
  * per main-loop iteration; its data is released with `progress_destroy`
  * when the load is over. Completes with sa_document_load_finish(). */
 void sa_document_load_async(GFile *const *files, guint n_files, GCancellable *cancellable,
-                            SaLoadProgressFunc progress, gpointer progress_data,
+                            TsdProgressFunc progress, gpointer progress_data,
                             GDestroyNotify progress_destroy, GAsyncReadyCallback callback,
                             gpointer user_data);
 /* The document, or NULL with reportlib's one-line message in `error`
@@ -60,8 +56,6 @@ const char *sa_document_get_title(SaDocument *doc);
 const char *sa_document_get_skipped(SaDocument *doc);
 /* The main handle (main thread only, see Threads). */
 tsr_trace *sa_document_get_trace(SaDocument *doc);
-/* Seconds the load took (open and the first level of detail). */
-double sa_document_get_load_seconds(SaDocument *doc);
 /* The files and directories opened, NULL-terminated (what a reload opens
  * again and the recent list records). */
 const char *const *sa_document_get_paths(SaDocument *doc);
@@ -93,7 +87,7 @@ sa_stats *sa_document_stats(SaDocument *doc, int64_t from_ns, int64_t to_ns, GEr
 
 /* Work for a worker on the document's second handle (the statistics'
  * one, under its lock, with a progress callback that only cancels): a
- * result, or NULL with `error` set (sa_document_set_error). */
+ * result, or NULL with `error` set (tsd_load_set_error). */
 typedef gpointer (*SaDocumentJobFunc)(tsr_trace *trace, gpointer data, GCancellable *cancellable,
                                       GError **error);
 
@@ -108,8 +102,5 @@ gpointer sa_document_run_finish(GAsyncResult *result, GError **error);
 /* The same on the calling thread (tests, benchmarks). */
 gpointer sa_document_run(SaDocument *doc, SaDocumentJobFunc func, gpointer data,
                          GCancellable *cancellable, GError **error);
-/* A GError from reportlib's code and message (TSR_ERR_CANCELLED as
- * G_IO_ERROR_CANCELLED). */
-void sa_document_set_error(GError **error, int code, const char *message);
 
 G_END_DECLS

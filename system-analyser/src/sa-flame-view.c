@@ -126,16 +126,6 @@ static void frame_rect(SaFlameView *self, size_t i, int width, graphene_rect_t *
 	                   (float)w, ROW_H - 1);
 }
 
-static void outline(GtkSnapshot *s, const graphene_rect_t *r, const GdkRGBA *c, float w)
-{
-	GskRoundedRect rr;
-	const GdkRGBA cs[4] = {*c, *c, *c, *c};
-	const float ws[4] = {w, w, w, w};
-
-	gsk_rounded_rect_init_from_rect(&rr, r, 0);
-	gtk_snapshot_append_border(s, &rr, ws, cs);
-}
-
 static void sa_flame_view_snapshot(GtkWidget *widget, GtkSnapshot *s)
 {
 	SaFlameView *self = SA_FLAME_VIEW(widget);
@@ -189,14 +179,14 @@ static void sa_flame_view_snapshot(GtkWidget *widget, GtkSnapshot *s)
 		GdkRGBA c = {0.2f, 0.45f, 0.9f, 1};
 
 		frame_rect(self, self->hover, width, &r);
-		outline(s, &r, &c, 1);
+		sa_timeline_draw_frame(s, &r, 0, 1, &c);
 	}
 	if (self->selected != TSR_TRACE_NO_NODE) {
 		graphene_rect_t r;
 		GdkRGBA c = dark ? (GdkRGBA){1, 1, 1, 1} : (GdkRGBA){0, 0, 0, 1};
 
 		frame_rect(self, self->selected, width, &r);
-		outline(s, &r, &c, 2);
+		sa_timeline_draw_frame(s, &r, 0, 2, &c);
 	}
 	g_object_unref(layout);
 }
@@ -234,9 +224,9 @@ static size_t node_at(SaFlameView *self, double x, double y)
 	}
 }
 
-void sa_flame_view_select(SaFlameView *self, size_t index)
+/* Selects node `index` of the tree (TSR_TRACE_NO_NODE: none). */
+static void select_node(SaFlameView *self, size_t index)
 {
-	g_return_if_fail(SA_IS_FLAME_VIEW(self));
 	if (!self->ct || index >= self->ct->tree->n_nodes)
 		index = TSR_TRACE_NO_NODE;
 	self->selected = index;
@@ -249,7 +239,7 @@ static void on_pressed(GtkGestureClick *g, int n_press, double x, double y, gpoi
 	SaFlameView *self = data;
 
 	gtk_widget_grab_focus(GTK_WIDGET(self));
-	sa_flame_view_select(self, node_at(self, x, y));
+	select_node(self, node_at(self, x, y));
 }
 
 static void on_motion(GtkEventControllerMotion *ctl, double x, double y, gpointer data)
@@ -298,7 +288,7 @@ static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
 	if (sel == TSR_TRACE_NO_NODE) {
 		if (keyval == GDK_KEY_Escape)
 			return FALSE;
-		sa_flame_view_select(self, 0);
+		select_node(self, 0);
 		return TRUE;
 	}
 	/* The selected node's siblings: nodes[first .. first + n). */
@@ -311,24 +301,24 @@ static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
 	}
 	switch (keyval) {
 	case GDK_KEY_Left: case GDK_KEY_KP_Left:
-		sa_flame_view_select(self, sel > first ? sel - 1 : sel);
+		select_node(self, sel > first ? sel - 1 : sel);
 		return TRUE;
 	case GDK_KEY_Right: case GDK_KEY_KP_Right:
-		sa_flame_view_select(self, sel + 1 < first + n ? sel + 1 : sel);
+		select_node(self, sel + 1 < first + n ? sel + 1 : sel);
 		return TRUE;
 	case GDK_KEY_Up: case GDK_KEY_KP_Up:
 		if (t->nodes[sel].parent != TSR_TRACE_NO_NODE)
-			sa_flame_view_select(self, t->nodes[sel].parent);
+			select_node(self, t->nodes[sel].parent);
 		return TRUE;
 	case GDK_KEY_Down: case GDK_KEY_KP_Down:
 		if (t->nodes[sel].n_children)
-			sa_flame_view_select(self, t->nodes[sel].first_child);
+			select_node(self, t->nodes[sel].first_child);
 		return TRUE;
 	case GDK_KEY_Home:
-		sa_flame_view_select(self, 0);
+		select_node(self, 0);
 		return TRUE;
 	case GDK_KEY_Escape:
-		sa_flame_view_select(self, TSR_TRACE_NO_NODE);
+		select_node(self, TSR_TRACE_NO_NODE);
 		return TRUE;
 	default:
 		return FALSE;
@@ -340,9 +330,10 @@ static gboolean on_key(GtkEventControllerKey *ctl, guint keyval, guint keycode,
 enum { PROP_0, PROP_CALL_TREE, N_PROPS };
 static GParamSpec *props[N_PROPS];
 
-void sa_flame_view_set_tree(SaFlameView *self, sa_call_tree *ct)
+/* Shows `ct` (a reference is taken; NULL: nothing): property "call-tree",
+ * which sa-window.ui binds to the Call Tree tab's. */
+static void set_tree(SaFlameView *self, sa_call_tree *ct)
 {
-	g_return_if_fail(SA_IS_FLAME_VIEW(self));
 	if (self->ct == ct)
 		return;
 	g_clear_pointer(&self->ct, sa_call_tree_unref);
@@ -374,7 +365,7 @@ static void sa_flame_view_set_property(GObject *object, guint id, const GValue *
                                        GParamSpec *pspec)
 {
 	if (id == PROP_CALL_TREE)
-		sa_flame_view_set_tree(SA_FLAME_VIEW(object), g_value_get_boxed(value));
+		set_tree(SA_FLAME_VIEW(object), g_value_get_boxed(value));
 	else
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
@@ -396,7 +387,7 @@ static void sa_flame_view_measure(GtkWidget *widget, GtkOrientation orientation,
 
 static void sa_flame_view_dispose(GObject *object)
 {
-	sa_flame_view_set_tree(SA_FLAME_VIEW(object), NULL);
+	set_tree(SA_FLAME_VIEW(object), NULL);
 	G_OBJECT_CLASS(sa_flame_view_parent_class)->dispose(object);
 }
 
@@ -424,29 +415,18 @@ static void sa_flame_view_class_init(SaFlameViewClass *klass)
 	widget_class->query_tooltip = on_query_tooltip;
 	gtk_widget_class_set_css_name(widget_class, "flamegraph");
 	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+	gtk_widget_class_set_template_from_resource(widget_class,
+	                                            "/org/tilescope/SystemAnalyser/sa-flame-view.ui");
+	gtk_widget_class_bind_template_callback(widget_class, on_pressed);
+	gtk_widget_class_bind_template_callback(widget_class, on_motion);
+	gtk_widget_class_bind_template_callback(widget_class, on_leave);
+	gtk_widget_class_bind_template_callback(widget_class, on_key);
 }
 
 static void sa_flame_view_init(SaFlameView *self)
 {
-	GtkEventController *ctl;
-	GtkGesture *click;
-
 	self->selected = self->hover = TSR_TRACE_NO_NODE;
-	gtk_widget_set_focusable(GTK_WIDGET(self), TRUE);
-	gtk_widget_set_has_tooltip(GTK_WIDGET(self), TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self), "view");
-	click = gtk_gesture_click_new();
-	g_signal_connect(click, "pressed", G_CALLBACK(on_pressed), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(click));
-	ctl = gtk_event_controller_motion_new();
-	g_signal_connect(ctl, "motion", G_CALLBACK(on_motion), self);
-	g_signal_connect(ctl, "leave", G_CALLBACK(on_leave), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), ctl);
-	ctl = gtk_event_controller_key_new();
-	g_signal_connect(ctl, "key-pressed", G_CALLBACK(on_key), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), ctl);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL,
-	                               "Flame Graph", -1);
+	gtk_widget_init_template(GTK_WIDGET(self));
 	update_description(self);
 }
 

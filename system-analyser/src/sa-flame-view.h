@@ -24,10 +24,5 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(SaFlameView, sa_flame_view, SA, FLAME_VIEW, GtkWidget)
 
 GtkWidget *sa_flame_view_new(void);
-/* Shows `ct` (a reference is taken; NULL: nothing), also property
- * "call-tree", which sa-window.ui binds to the Call Tree tab's. */
-void sa_flame_view_set_tree(SaFlameView *self, sa_call_tree *ct);
-/* Selects node `index` of the tree (TSR_TRACE_NO_NODE: none). */
-void sa_flame_view_select(SaFlameView *self, size_t index);
 
 G_END_DECLS

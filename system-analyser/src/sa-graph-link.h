@@ -20,18 +20,12 @@
 
 G_BEGIN_DECLS
 
-/* Adds the action, its shortcut and the button to `window` (a
- * GtkApplicationWindow), following the selection of `session`. */
-void sa_graph_link_attach(GtkApplicationWindow *window, SaSession *session,
-                          GtkHeaderBar *header);
-
-/* The link of the selected span of `session`: TRUE with *dir (the report's
- * directory), *engine and *run (-1: a compile span) set, the caller
- * freeing both strings with g_free; FALSE when nothing with a report is
- * selected. */
-gboolean sa_graph_link_lookup(SaSession *session, char **dir, char **engine, gint64 *run);
-/* The argv that opens `dir` at `run` (-1: no run) in the Graph Analyser,
- * or NULL when no Graph Analyser is found (g_strfreev). */
-char **sa_graph_link_argv(const char *dir, gint64 run);
+/* Enables `window`'s action when the selected span of `session` has a
+ * report, and says in `button`'s tooltip which (the session's document
+ * or selection changed). */
+void sa_graph_link_update(GtkWidget *window, GtkWidget *button, SaSession *session);
+/* The action: launches the Graph Analyser on the selected span's report,
+ * or says in a dialog over `window` why it cannot. */
+void sa_graph_link_open(GtkWidget *window, GtkWidget *button, SaSession *session);
 
 G_END_DECLS

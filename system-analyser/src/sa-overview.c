@@ -104,13 +104,11 @@ static GskRenderNode *draw_picture(SaOverview *self, int width, gboolean dark)
 		free(items);
 	}
 	for (int p = 0; p < pw;) {
-		double f = busy[p] / (npp * MAX(n_threads, 1));
-		int level = busy[p] > 0 ? CLAMP((int)ceil(f * 8), 1, 8) : 0, q = p + 1;
+		double cap = npp * MAX(n_threads, 1);
+		int level = sa_timeline_heat_level(busy[p], cap), q = p + 1;
 
 		/* A run of columns of one height and one name: one node. */
-		while (q < pw && name[q] == name[p] &&
-		       (busy[q] > 0 ? CLAMP((int)ceil(busy[q] / (npp * MAX(n_threads, 1)) * 8), 1, 8)
-		                    : 0) == level)
+		while (q < pw && name[q] == name[p] && sa_timeline_heat_level(busy[q], cap) == level)
 			q++;
 		if (level > 0) {
 			GdkRGBA c = sa_timeline_name_colour(trace, name[p], dark);
@@ -215,25 +213,11 @@ static void sa_overview_snapshot(GtkWidget *widget, GtkSnapshot *s)
 	                                                         (float)height));
 	gtk_snapshot_append_color(s, &shade, &GRAPHENE_RECT_INIT((float)x1, 0, (float)(width - x1),
 	                                                         (float)height));
-	{
-		GskRoundedRect r;
-		const GdkRGBA cs[4] = {edge, edge, edge, edge};
-		const float ws[4] = {2, 2, 2, 2};
-
-		gsk_rounded_rect_init_from_rect(&r, &GRAPHENE_RECT_INIT((float)x0 - 1, 1,
-		                                                        (float)(x1 - x0 + 2),
-		                                                        (float)height - 2), 2);
-		gtk_snapshot_append_border(s, &r, ws, cs);
-	}
-	if (gtk_widget_has_visible_focus(widget)) {
-		GskRoundedRect r;
-		const GdkRGBA cs[4] = {edge, edge, edge, edge};
-		const float ws[4] = {1, 1, 1, 1};
-
-		gsk_rounded_rect_init_from_rect(&r, &GRAPHENE_RECT_INIT(1, 1, LEFT - 4,
-		                                                        (float)height - 2), 3);
-		gtk_snapshot_append_border(s, &r, ws, cs);
-	}
+	sa_timeline_draw_frame(s, &GRAPHENE_RECT_INIT((float)x0 - 1, 1, (float)(x1 - x0 + 2),
+	                                              (float)height - 2), 2, 2, &edge);
+	if (gtk_widget_has_visible_focus(widget))
+		sa_timeline_draw_frame(s, &GRAPHENE_RECT_INIT(1, 1, LEFT - 4, (float)height - 2), 3, 1,
+		                       &edge);
 }
 
 /* Moves the window so that it starts at `from` (its width kept; the
@@ -358,27 +342,16 @@ static void sa_overview_class_init(SaOverviewClass *klass)
 	widget_class->measure = sa_overview_measure;
 	gtk_widget_class_set_css_name(widget_class, "overview");
 	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_SLIDER);
+	gtk_widget_class_set_template_from_resource(widget_class,
+	                                            "/org/tilescope/SystemAnalyser/sa-overview.ui");
+	gtk_widget_class_bind_template_callback(widget_class, on_drag_begin);
+	gtk_widget_class_bind_template_callback(widget_class, on_drag_update);
+	gtk_widget_class_bind_template_callback(widget_class, on_key);
 }
 
 static void sa_overview_init(SaOverview *self)
 {
-	GtkEventController *ctl;
-	GtkGesture *drag;
-
-	gtk_widget_set_focusable(GTK_WIDGET(self), TRUE);
-	gtk_widget_set_focus_on_click(GTK_WIDGET(self), TRUE);
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self),
-	                            "The whole trace: click or drag to move the visible window");
-	drag = gtk_gesture_drag_new();
-	gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
-	g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
-	g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drag));
-	ctl = gtk_event_controller_key_new();
-	g_signal_connect(ctl, "key-pressed", G_CALLBACK(on_key), self);
-	gtk_widget_add_controller(GTK_WIDGET(self), ctl);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, "Overview",
-	                               -1);
+	gtk_widget_init_template(GTK_WIDGET(self));
 	update_value(self);
 }
 

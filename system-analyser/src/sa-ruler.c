@@ -50,7 +50,6 @@ char *sa_ruler_dup_caption(const sa_ruler *ruler)
 
 static char *label_cb(const TscRuler *ruler, int64_t t, double step, gpointer data)
 {
-	(void)ruler;
 	return sa_ruler_dup_label(data, t, step);
 }
 

@@ -89,7 +89,7 @@ static gpointer run_search(tsr_trace *trace, gpointer data, GCancellable *cancel
 		                    job->forward, a->total);
 	}
 	if (rc != TSR_OK) {
-		sa_document_set_error(error, rc, tsr_trace_error(trace));
+		tsd_load_set_error(error, rc, tsr_trace_error(trace));
 		g_free(a);
 		return NULL;
 	}
@@ -191,9 +191,19 @@ static void on_search_done(GObject *source, GAsyncResult *result, gpointer data)
 	g_object_unref(self);
 }
 
-/* Starts `job` (taken) in a worker, cancelling the query running. */
-static void start_job(SaSearchBar *self, search_job *job)
+/* Starts a job for the last search's pattern and mode in a worker,
+ * cancelling the query running: a new search (`count`), or a step. */
+static void start_job(SaSearchBar *self, gboolean count, gboolean forward)
 {
+	search_job *job = g_new0(search_job, 1);
+
+	job->pattern = g_strdup(self->pattern);
+	job->mode = self->mode;
+	job->count = count;
+	job->forward = forward;
+	job->total = self->total;
+	job->has_from = self->index > 0;
+	job->from = self->hit;
 	tsd_cancel_clear(&self->cancellable);
 	self->cancellable = g_cancellable_new();
 	sa_document_run_async(self->doc, run_search, job, (GDestroyNotify)search_job_free, g_free,
@@ -204,7 +214,6 @@ static void start_job(SaSearchBar *self, search_job *job)
 static void run_search_of_entry(SaSearchBar *self)
 {
 	const char *text = gtk_editable_get_text(GTK_EDITABLE(self->entry));
-	search_job *job;
 
 	tsd_cancel_clear(&self->cancellable);
 	g_clear_pointer(&self->pattern, g_free);
@@ -217,19 +226,12 @@ static void run_search_of_entry(SaSearchBar *self)
 	self->pattern = g_strdup(text);
 	self->mode = current_mode(self);
 	set_status(self, "Searching…", FALSE);
-	job = g_new0(search_job, 1);
-	job->pattern = g_strdup(self->pattern);
-	job->mode = self->mode;
-	job->count = TRUE;
-	job->forward = TRUE;
-	start_job(self, job);
+	start_job(self, TRUE, TRUE);
 }
 
 /* The hit after or before the current one. */
 static void run_step(SaSearchBar *self, gboolean forward)
 {
-	search_job *job;
-
 	if (!self->doc || !self->pattern)
 		return;
 	if (self->cancellable) {
@@ -239,14 +241,7 @@ static void run_step(SaSearchBar *self, gboolean forward)
 	}
 	if (self->total == 0)
 		return;
-	job = g_new0(search_job, 1);
-	job->pattern = g_strdup(self->pattern);
-	job->mode = self->mode;
-	job->forward = forward;
-	job->total = self->total;
-	job->has_from = self->index > 0;
-	job->from = self->hit;
-	start_job(self, job);
+	start_job(self, FALSE, forward);
 }
 
 /* --- Public ---------------------------------------------------------------------- */

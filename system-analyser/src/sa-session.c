@@ -115,12 +115,6 @@ void sa_session_set_document(SaSession *self, SaDocument *doc)
 	g_object_thaw_notify(G_OBJECT(self));
 }
 
-SaDocument *sa_session_get_compare_document(SaSession *self)
-{
-	g_return_val_if_fail(SA_IS_SESSION(self), NULL);
-	return self->compare_doc;
-}
-
 void sa_session_set_compare_document(SaSession *self, SaDocument *doc)
 {
 	g_return_if_fail(SA_IS_SESSION(self));
@@ -215,15 +209,8 @@ void sa_session_clear_selection(SaSession *self)
 	g_object_thaw_notify(G_OBJECT(self));
 }
 
-gboolean sa_session_get_wall_clock(SaSession *self)
+static void set_wall_clock(SaSession *self, gboolean wall_clock)
 {
-	g_return_val_if_fail(SA_IS_SESSION(self), FALSE);
-	return self->wall_clock;
-}
-
-void sa_session_set_wall_clock(SaSession *self, gboolean wall_clock)
-{
-	g_return_if_fail(SA_IS_SESSION(self));
 	if (self->wall_clock == !!wall_clock)
 		return;
 	self->wall_clock = !!wall_clock;
@@ -282,13 +269,11 @@ static void sa_session_set_property(GObject *object, guint id, const GValue *val
 	case PROP_SELECTED_SPAN: {
 		const sa_span_ref *ref = g_value_get_boxed(value);
 
-		if (ref)
-			sa_session_set_selection(self, (size_t)ref->thread, &ref->item);
-		else
-			sa_session_clear_selection(self);
+		/* NULL clears it. */
+		sa_session_set_selection(self, ref ? (size_t)ref->thread : 0, ref ? &ref->item : NULL);
 		break;
 	}
-	case PROP_WALL_CLOCK: sa_session_set_wall_clock(self, g_value_get_boolean(value)); break;
+	case PROP_WALL_CLOCK: set_wall_clock(self, g_value_get_boolean(value)); break;
 	default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 	}
 }

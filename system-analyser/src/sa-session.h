@@ -43,7 +43,6 @@ void sa_session_set_document(SaSession *self, SaDocument *doc);
 
 /* Trace B of a two-trace comparison (NULL: none). Property
  * "compare-document". */
-SaDocument *sa_session_get_compare_document(SaSession *self);
 void sa_session_set_compare_document(SaSession *self, SaDocument *doc);
 
 /* The visible window [from_ns, to_ns] on the trace's axis. Properties
@@ -63,10 +62,8 @@ gboolean sa_session_get_selection(SaSession *self, size_t *thread, tsr_trace_ite
 void sa_session_set_selection(SaSession *self, size_t thread, const tsr_trace_item *span);
 void sa_session_clear_selection(SaSession *self);
 
-/* The ruler in wall-clock time, else relative to the trace's start.
- * Property "wall-clock". */
-gboolean sa_session_get_wall_clock(SaSession *self);
-void sa_session_set_wall_clock(SaSession *self, gboolean wall_clock);
+/* Property "wall-clock": the ruler in wall-clock time, else relative to
+ * the trace's start. */
 
 /* The window the details are about (read-only properties "window-from",
  * "window-to"); FALSE (and the whole trace) when nothing is marked or

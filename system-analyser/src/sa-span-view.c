@@ -30,7 +30,7 @@ struct _SaSpanView {
 	GtkGrid *grid;           /* rows "key | value" */
 	GtkWidget *parent_box;   /* the parent's button, or "none" */
 	GtkWidget *children_box; /* buttons for the children, and a count */
-	GtkWidget *values[N_FIELDS];
+	GtkLabel *values[N_FIELDS];
 
 	SaDocument *doc;
 	size_t thread;
@@ -101,8 +101,7 @@ static gpointer run_details(tsr_trace *trace, gpointer data, GCancellable *cance
 				d->has_parent = TRUE;
 			}
 		}
-		free(items);
-		items = NULL;
+		g_clear_pointer(&items, free);
 	}
 	/* The children: at a thousandth of its width, the wide ones one by
 	 * one and the narrow ones counted in runs. */
@@ -132,7 +131,7 @@ static gpointer run_details(tsr_trace *trace, gpointer data, GCancellable *cance
 	if (rc == TSR_OK)
 		rc = tsr_trace_dup_event_metadata(&d->metadata, trace, q->thread, q->span.seq);
 	if (rc != TSR_OK) {
-		sa_document_set_error(error, rc, tsr_trace_error(trace));
+		tsd_load_set_error(error, rc, tsr_trace_error(trace));
 		span_details_free(d);
 		return NULL;
 	}
@@ -140,11 +139,6 @@ static gpointer run_details(tsr_trace *trace, gpointer data, GCancellable *cance
 }
 
 /* --- Showing ------------------------------------------------------------------------ */
-
-static void set_value(SaSpanView *self, field f, const char *text)
-{
-	gtk_label_set_text(GTK_LABEL(self->values[f]), text);
-}
 
 static void on_span_button(GtkButton *button, gpointer data)
 {
@@ -190,7 +184,7 @@ static void show_details(SaSpanView *self, const span_details *d)
 
 		self_text = g_strdup_printf("%s (%s)", human, exact);
 	}
-	set_value(self, F_SELF, self_text ? self_text : "—");
+	gtk_label_set_text(self->values[F_SELF], self_text ? self_text : "—");
 	tsd_widget_remove_children(self->parent_box);
 	if (d->has_parent)
 		gtk_box_append(GTK_BOX(self->parent_box), span_button(self, &d->parent, "Parent"));
@@ -214,7 +208,7 @@ static void show_details(SaSpanView *self, const span_details *d)
 		gtk_widget_add_css_class(l, "dim-label");
 		gtk_box_append(GTK_BOX(self->children_box), l);
 	}
-	set_value(self, F_METADATA, d->metadata ? d->metadata : "none");
+	gtk_label_set_text(self->values[F_METADATA], d->metadata ? d->metadata : "none");
 }
 
 static void on_details_done(GObject *source, GAsyncResult *result, gpointer data)
@@ -234,7 +228,7 @@ static void on_details_done(GObject *source, GAsyncResult *result, gpointer data
 		show_details(self, d);
 		span_details_free(d);
 	} else {
-		set_value(self, F_SELF, error->message);
+		gtk_label_set_text(self->values[F_SELF], error->message);
 	}
 	g_object_unref(self);
 }
@@ -277,8 +271,9 @@ static void show_span(SaSpanView *self, SaDocument *doc, size_t thread,
 	self->span = *span;
 	info = tsr_trace_get_info(trace);
 	name = tsr_trace_get_name(trace, span->name);
-	set_value(self, F_NAME, name ? name : "?");
-	set_value(self, F_CHANNEL, span->channel < n_channels ? channels[span->channel].name : "?");
+	gtk_label_set_text(self->values[F_NAME], name ? name : "?");
+	gtk_label_set_text(self->values[F_CHANNEL],
+	                   span->channel < n_channels ? channels[span->channel].name : "?");
 	{
 		const tsr_trace_thread *th = &threads[thread];
 		const tsr_trace_process *p = th->process < n_procs ? &procs[th->process] : NULL;
@@ -294,15 +289,15 @@ static void show_span(SaSpanView *self, SaDocument *doc, size_t thread,
 		g_autofree char *depth = g_strdup_printf("%u", span->depth);
 		g_autofree char *start_text = g_strdup_printf("%s after the trace's start", start);
 
-		set_value(self, F_PROCESS, proc);
-		set_value(self, F_THREAD, tname);
-		set_value(self, F_START, start_text);
-		set_value(self, F_START_UTC, utc);
-		set_value(self, F_DURATION, dur);
-		set_value(self, F_DEPTH, depth);
+		gtk_label_set_text(self->values[F_PROCESS], proc);
+		gtk_label_set_text(self->values[F_THREAD], tname);
+		gtk_label_set_text(self->values[F_START], start_text);
+		gtk_label_set_text(self->values[F_START_UTC], utc);
+		gtk_label_set_text(self->values[F_DURATION], dur);
+		gtk_label_set_text(self->values[F_DEPTH], depth);
 	}
-	set_value(self, F_SELF, "…");
-	set_value(self, F_METADATA, "…");
+	gtk_label_set_text(self->values[F_SELF], "…");
+	gtk_label_set_text(self->values[F_METADATA], "…");
 	tsd_widget_remove_children(self->parent_box);
 	tsd_widget_remove_children(self->children_box);
 	gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "span");
@@ -366,6 +361,6 @@ static void sa_span_view_init(SaSpanView *self)
 
 		tsd_a11y_name_value(value, gtk_label_get_text(GTK_LABEL(key)));
 		if (GTK_IS_LABEL(value))
-			self->values[f++] = value;
+			self->values[f++] = GTK_LABEL(value);
 	}
 }

@@ -6,6 +6,7 @@
  */
 #include "sa-stats-view.h"
 
+#include "sa-calltree.h"
 #include "sa-format.h"
 
 #include <tilescope/tsd-name.h>
@@ -18,20 +19,6 @@ typedef enum {
 	COL_NAME, COL_CHANNEL, COL_COUNT, COL_TOTAL, COL_SELF, COL_MEAN, COL_MEDIAN, COL_MIN,
 	COL_MAX, N_COLS
 } column;
-
-/* A duration column's exact value of a row (ns); the mean's is fractional. */
-static double duration_ns(const SaLabelRow *r, column c)
-{
-	switch (c) {
-	case COL_TOTAL: return (double)STAT(r)->total_ns;
-	case COL_SELF: return (double)STAT(r)->self_ns;
-	case COL_MEAN: return STAT(r)->mean_ns;
-	case COL_MEDIAN: return (double)STAT(r)->median_ns;
-	case COL_MIN: return (double)STAT(r)->min_ns;
-	case COL_MAX: return (double)STAT(r)->max_ns;
-	default: return 0;
-	}
-}
 
 /* A numeric column's figure of a row, for sorting: exact integers (a
  * double would merge totals past 2^53 ns), the mean as it is. */
@@ -58,13 +45,8 @@ static char *cell_text(gpointer item, guint c, gpointer data)
 	case COL_NAME: return g_strdup(r->shown);
 	case COL_CHANNEL: return g_strdup(r->shown_channel);
 	case COL_COUNT: return sa_format_count(STAT(r)->count);
-	case COL_TOTAL:
-	case COL_SELF:
-	case COL_MEAN:
-	case COL_MEDIAN:
-	case COL_MIN:
-	case COL_MAX: return sa_format_duration(duration_ns(r, (column)c));
-	default: return g_strdup("");
+	case COL_MEAN: return sa_format_duration(STAT(r)->mean_ns);
+	default: return sa_format_duration((double)figure(r, (column)c));
 	}
 }
 
@@ -131,7 +113,7 @@ static void show_stats(TsdTable *view, SaDocument *doc, const sa_stats *stats)
 	tsr_trace *trace = sa_document_get_trace(doc);
 	const tsr_trace_channel *channels = NULL;
 	size_t n_channels = 0;
-	g_autofree char *spans = NULL, *labels = NULL, *text = NULL;
+	g_autofree char *window = NULL, *spans = NULL, *labels = NULL, *text = NULL;
 
 	tsd_table_set_busy(view, FALSE, NULL);
 	tsr_trace_get_channels(&channels, &n_channels, trace);
@@ -144,18 +126,10 @@ static void show_stats(TsdTable *view, SaDocument *doc, const sa_stats *stats)
 		                                       FALSE, s, sizeof(*s)));
 	}
 	tsd_table_set_rows(view, rows->pdata, rows->len);
+	window = sa_call_tree_describe_window(trace, stats->from_ns, stats->to_ns);
 	spans = sa_format_count(stats->spans);
 	labels = sa_format_count(stats->n_labels);
-	if (stats->from_ns == INT64_MIN && stats->to_ns == INT64_MAX) {
-		text = g_strdup_printf("Whole trace: %s spans, %s labels", spans, labels);
-	} else {
-		int64_t start = tsr_trace_get_info(trace)->start_ns;
-		g_autofree char *a = sa_format_ms_exact(stats->from_ns - start);
-		g_autofree char *b = sa_format_ms_exact(stats->to_ns - start);
-
-		text = g_strdup_printf("Spans starting in %s – %s: %s spans, %s labels", a, b, spans,
-		                       labels);
-	}
+	text = g_strdup_printf("%s: %s spans, %s labels", window, spans, labels);
 	tsd_table_set_caption(view, text);
 }
 

@@ -30,7 +30,6 @@ static void sa_table_view_class_init(SaTableViewClass *klass)
 
 static void sa_table_view_init(SaTableView *self)
 {
-	(void)self;
 }
 
 /* --- A label's row ------------------------------------------------------------------ */
@@ -56,7 +55,6 @@ static void sa_label_row_class_init(SaLabelRowClass *klass)
 
 static void sa_label_row_init(SaLabelRow *row)
 {
-	(void)row;
 }
 
 SaLabelRow *sa_label_row_new(const char *name, const char *channel, gboolean copy,

@@ -76,11 +76,3 @@ void sa_timeline_draw_counter_on(SaTimeline *self, GtkSnapshot *s, size_t series
 		sa_timeline_x_of(self, width, self->info->end_ns) + 1, top + 2, COUNTER_H - 4, c->buckets,
 		c->n_buckets, c->before, lo, hi, area, &line, &grid);
 }
-
-void sa_timeline_draw_counter(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout,
-                              const sa_row *row, int width, int top, gboolean dark)
-{
-	(void)layout;
-	sa_timeline_draw_counter_on(self, s, row->index, width, top, self->cdata[row->index].lo,
-	                            self->cdata[row->index].hi, row->area, dark);
-}

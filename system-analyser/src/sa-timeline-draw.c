@@ -41,8 +41,7 @@ static void query_thread(SaTimeline *self, size_t t, int width)
 	uint64_t res = (uint64_t)ceil(sa_timeline_ns_per_px(self, width) * SA_TIMELINE_FOLD_PX);
 	gboolean grew = FALSE;
 
-	free(r->items);
-	r->items = NULL;
+	g_clear_pointer(&r->items, free);
 	r->n_items = 0;
 	r->queried = TRUE;
 	if (tsr_trace_list_events(&r->items, &r->n_items, self->trace, t, self->vp.from,
@@ -160,7 +159,9 @@ static void draw_row(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout, cons
 		break;
 	case SA_ROW_COUNTER:
 		sa_timeline_query_counter(self, r->index, width);
-		sa_timeline_draw_counter(self, s, layout, r, width, sa_timeline_row_top(self, r), dark);
+		sa_timeline_draw_counter_on(self, s, r->index, width, sa_timeline_row_top(self, r),
+		                            self->cdata[r->index].lo, self->cdata[r->index].hi, r->area,
+		                            dark);
 		break;
 	case SA_ROW_SERIES:
 		sa_timeline_draw_series(self, s, r, width, dark);

@@ -6,13 +6,44 @@
  * outermost spans) spread their busy time over the columns they cover.
  * A file's row averages its threads. Every span the queries stand for is
  * counted, as an expanded row's are; a column with any busy time is at
- * least the faintest shade, so a short span never vanishes.
+ * least the faintest shade, so a short span never vanishes. The heatmap
+ * rows (sa-timeline-series.c) are painted with the same shades.
  */
 #include "sa-timeline-private.h"
 
 #include <math.h>
 
 #define LEVELS 8
+
+int sa_timeline_heat_level(double v, double max)
+{
+	return v > 0 ? CLAMP((int)ceil(v / max * LEVELS), 1, LEVELS) : 0;
+}
+
+guint sa_timeline_draw_heat_cells(GtkSnapshot *s, const int *level, size_t n, float y, float h,
+                                  gboolean dark)
+{
+	GdkRGBA heat = dark ? (GdkRGBA){0.98f, 0.62f, 0.25f, 1} : (GdkRGBA){0.85f, 0.33f, 0.05f, 1};
+	guint nodes = 0;
+
+	for (size_t p = 0; p < n;) {
+		size_t q = p + 1;
+
+		/* A run of columns of one shade: one node. */
+		while (q < n && level[q] == level[p])
+			q++;
+		if (level[p] > 0) {
+			GdkRGBA c = heat;
+
+			c.alpha = 0.12f + 0.88f * (float)level[p] / LEVELS;
+			gtk_snapshot_append_color(s, &c, &GRAPHENE_RECT_INIT((float)(LABEL_W + p), y,
+			                                                     (float)(q - p), h));
+			nodes++;
+		}
+		p = q;
+	}
+	return nodes;
+}
 
 /* Adds item `it`'s busy time to busy[] (ns per pixel column). */
 static void spread(SaTimeline *self, int width, const tsr_trace_item *it, double *busy, int pw)
@@ -40,10 +71,10 @@ void sa_timeline_draw_heatmap(SaTimeline *self, GtkSnapshot *s, const sa_row *ro
 {
 	int pw = sa_timeline_plot_width(width);
 	double *busy = g_new0(double, pw);
+	int *level = g_new(int, pw);
 	size_t first = row->index, n = 1;
 	uint64_t res = (uint64_t)MAX(ceil(sa_timeline_ns_per_px(self, width)), 1);
 	GdkRGBA ground = sa_timeline_foreground(self, dark ? 0.08 : 0.05);
-	GdkRGBA heat = dark ? (GdkRGBA){0.98f, 0.62f, 0.25f, 1} : (GdkRGBA){0.85f, 0.33f, 0.05f, 1};
 	double cap;
 
 	if (row->kind == SA_ROW_PROCESS) {
@@ -71,23 +102,9 @@ void sa_timeline_draw_heatmap(SaTimeline *self, GtkSnapshot *s, const sa_row *ro
 	                                                          (float)h));
 	self->nodes++;
 	cap = sa_timeline_ns_per_px(self, width) * (double)MAX(n, 1);
-	for (int p = 0; p < pw;) {
-		int level = busy[p] > 0 ? CLAMP((int)ceil(busy[p] / cap * LEVELS), 1, LEVELS) : 0;
-		int q = p + 1;
-
-		/* A run of columns of one shade: one node. */
-		while (q < pw &&
-		       (busy[q] > 0 ? CLAMP((int)ceil(busy[q] / cap * LEVELS), 1, LEVELS) : 0) == level)
-			q++;
-		if (level > 0) {
-			GdkRGBA c = heat;
-
-			c.alpha = 0.12f + 0.88f * (float)level / LEVELS;
-			gtk_snapshot_append_color(s, &c, &GRAPHENE_RECT_INIT((float)(LABEL_W + p), (float)top,
-			                                                     (float)(q - p), (float)h));
-			self->nodes++;
-		}
-		p = q;
-	}
+	for (int p = 0; p < pw; p++)
+		level[p] = sa_timeline_heat_level(busy[p], cap);
+	self->nodes += sa_timeline_draw_heat_cells(s, level, (size_t)pw, (float)top, (float)h, dark);
 	g_free(busy);
+	g_free(level);
 }

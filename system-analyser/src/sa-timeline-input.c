@@ -61,20 +61,13 @@ static gssize item_at(SaTimeline *self, double x, double y, tsr_trace_item *out)
 /* The tooltips name things cut (tsd_name_cut), as the timeline draws
  * them: a 16 KiB name would make a tooltip taller than the screen. The
  * Span tab shows a selected span's names whole. */
-static char *thread_text(SaTimeline *self, size_t t)
-{
-	g_autofree char *name = self->threads[t].name ? tsd_name_cut(self->threads[t].name)
-	                                              : g_strdup("thread");
-
-	return g_strdup_printf("%s (tid %" G_GINT64_FORMAT ")", name, self->threads[t].tid);
-}
 
 static char *span_tooltip(SaTimeline *self, size_t t, const tsr_trace_item *it)
 {
 	const char *full = tsr_trace_get_name(self->trace, it->name);
 	g_autofree char *name = full ? tsd_name_cut(full) : NULL;
 	g_autofree char *dur = sa_format_duration((double)(it->end_ns - it->start_ns));
-	g_autofree char *thread = thread_text(self, t);
+	g_autofree char *thread = sa_timeline_thread_label(self, t);
 	g_autofree char *at = sa_format_ms_exact(it->start_ns - self->info->start_ns);
 
 	if (it->kind == TSR_TRACE_ITEM_EVENT) {
@@ -99,7 +92,7 @@ static char *span_tooltip(SaTimeline *self, size_t t, const tsr_trace_item *it)
 static char *instant_tooltip(SaTimeline *self, const sa_instant_mark *m)
 {
 	g_autofree char *name = tsd_name_cut(tsr_trace_get_name(self->trace, m->name));
-	g_autofree char *thread = thread_text(self, m->thread);
+	g_autofree char *thread = sa_timeline_thread_label(self, m->thread);
 	g_autofree char *at = sa_format_ms_exact(m->m.from - self->info->start_ns);
 
 	if (m->m.count == 1)
@@ -257,8 +250,6 @@ static void hook_drag_begin(gpointer data, double x, double y)
 {
 	SaTimeline *self = data;
 
-	(void)x;
-	(void)y;
 	self->drag_vscroll = self->vscroll;
 }
 
@@ -296,7 +287,6 @@ static void hook_click(gpointer data, double x, double y, GdkModifierType state)
 	tsr_trace_item it;
 	gssize t;
 
-	(void)state;
 	if (!self->doc)
 		return;
 	if (x < LABEL_W) {

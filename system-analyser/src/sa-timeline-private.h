@@ -188,9 +188,10 @@ void sa_timeline_layout_rows(SaTimeline *self);
 gssize sa_timeline_row_at(SaTimeline *self, double y);
 /* A row's label ("worker 3 (tid 42)"); the caller frees it. */
 char *sa_timeline_row_label(SaTimeline *self, const sa_row *row);
+/* Thread `t`'s, as its row says it. */
+char *sa_timeline_thread_label(SaTimeline *self, size_t t);
 /* Moves the focus `delta` shown rows on, and scrolls it into view. */
 void sa_timeline_move_focus(SaTimeline *self, int delta);
-void sa_timeline_scroll_to_row(SaTimeline *self, gssize row);
 
 /* --- Input (sa-timeline-input.c) --- */
 void sa_timeline_install_input(SaTimeline *self);
@@ -207,8 +208,6 @@ GskRenderNode *sa_timeline_build_layer(SaTimeline *self, int width, int height, 
 
 /* --- Counters (sa-timeline-counters.c) --- */
 void sa_timeline_query_counter(SaTimeline *self, size_t series, int width);
-void sa_timeline_draw_counter(SaTimeline *self, GtkSnapshot *s, PangoLayout *layout,
-                              const sa_row *row, int width, int top, gboolean dark);
 /* The value axis in the labels' column: "0 – 97 %". */
 char *sa_timeline_counter_axis(SaTimeline *self, size_t series);
 
@@ -221,6 +220,10 @@ const sa_instant_mark *sa_timeline_instant_at(SaTimeline *self, size_t thread, i
                                               double x);
 
 /* --- Heatmaps (sa-timeline-heatmap.c) --- */
+/* A row of cells shaded level[p] (sa_timeline_heat_level) from the plot's
+ * left edge; returns the nodes. */
+guint sa_timeline_draw_heat_cells(GtkSnapshot *s, const int *level, size_t n, float y, float h,
+                                  gboolean dark);
 /* Draws a folded thread's (or file's) busy fraction per pixel in one row
  * of `h` pixels at `top`; counts the spans of its queries. */
 void sa_timeline_draw_heatmap(SaTimeline *self, GtkSnapshot *s, const sa_row *row, int width,

@@ -110,6 +110,14 @@ gssize sa_timeline_row_at(SaTimeline *self, double y)
 	return -1;
 }
 
+char *sa_timeline_thread_label(SaTimeline *self, size_t t)
+{
+	g_autofree char *name = self->threads[t].name ? tsd_name_cut(self->threads[t].name)
+	                                              : g_strdup("thread");
+
+	return g_strdup_printf("%s (tid %" G_GINT64_FORMAT ")", name, self->threads[t].tid);
+}
+
 char *sa_timeline_row_label(SaTimeline *self, const sa_row *r)
 {
 	/* Drawn, described and in tooltips: each name cut (tsd_name_cut), as
@@ -123,14 +131,8 @@ char *sa_timeline_row_label(SaTimeline *self, const sa_row *r)
 
 		return g_strdup_printf("%s (pid %" G_GINT64_FORMAT ") — %s", name, p->pid, file);
 	}
-	case SA_ROW_THREAD: {
-		g_autofree char *name = self->threads[r->index].name
-		                            ? tsd_name_cut(self->threads[r->index].name)
-		                            : g_strdup("thread");
-
-		return g_strdup_printf("%s (tid %" G_GINT64_FORMAT ")", name,
-		                       self->threads[r->index].tid);
-	}
+	case SA_ROW_THREAD:
+		return sa_timeline_thread_label(self, r->index);
 	case SA_ROW_SERIES:
 		return sa_timeline_series_label(self, r);
 	case SA_ROW_COUNTER:
@@ -143,7 +145,7 @@ char *sa_timeline_row_label(SaTimeline *self, const sa_row *r)
 	}
 }
 
-void sa_timeline_scroll_to_row(SaTimeline *self, gssize row)
+static void scroll_to_row(SaTimeline *self, gssize row)
 {
 	const sa_row *r;
 	int visible = gtk_widget_get_height(GTK_WIDGET(self)) - sa_timeline_scroll_top(self);
@@ -192,7 +194,7 @@ static void rows_changed(SaTimeline *self)
 			next = (gssize)self->order[self->n_order - 1];
 		self->focus_row = next;
 	}
-	sa_timeline_scroll_to_row(self, self->focus_row);
+	scroll_to_row(self, self->focus_row);
 	sa_timeline_invalidate(self);
 }
 
@@ -305,7 +307,7 @@ void sa_timeline_set_focus_row(SaTimeline *self, gssize row)
 	if (row == self->focus_row)
 		return;
 	self->focus_row = row;
-	sa_timeline_scroll_to_row(self, row);
+	scroll_to_row(self, row);
 	sa_timeline_update_description(self);
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }

@@ -29,7 +29,6 @@
 
 #include <math.h>
 
-#define LEVELS 8
 #define BUCKET_H 5 /* px: a heatmap's band per bucket (at least) */
 #define RUN_PATTERN "^Run program [0-9]+ \\("
 /* Columns of the window before the view searched for the sample that
@@ -276,8 +275,8 @@ static void draw_heatmap(SaTimeline *self, GtkSnapshot *s, series_row *sr, int w
 	size_t nb = hm->n_edges + 1;
 	float band = (float)plot_h(self, sr) / (float)nb;
 	GdkRGBA ground = sa_timeline_foreground(self, dark ? 0.08 : 0.05);
-	GdkRGBA heat = dark ? (GdkRGBA){0.98f, 0.62f, 0.25f, 1} : (GdkRGBA){0.85f, 0.33f, 0.05f, 1};
 	uint64_t max = 1;
+	int *level;
 
 	query_heatmap(self, sr, width);
 	gtk_snapshot_append_color(s, &ground, &GRAPHENE_RECT_INIT(LABEL_W, (float)top + 2,
@@ -286,31 +285,14 @@ static void draw_heatmap(SaTimeline *self, GtkSnapshot *s, series_row *sr, int w
 	self->nodes++;
 	for (size_t i = 0; i < sr->columns * nb; i++)
 		max = MAX(max, sr->counts[i]);
+	level = g_new(int, MAX(sr->columns, 1));
 	for (size_t b = 0; b < nb; b++) {
-		float y = (float)top + 2 + (float)(nb - 1 - b) * band;
-
-		for (size_t p = 0; p < sr->columns;) {
-			uint64_t v = sr->counts[p * nb + b];
-			int level = v ? CLAMP((int)ceil((double)v / (double)max * LEVELS), 1, LEVELS) : 0;
-			size_t q = p + 1;
-
-			/* A run of cells of one shade: one node. */
-			while (q < sr->columns && (sr->counts[q * nb + b]
-			                               ? CLAMP((int)ceil((double)sr->counts[q * nb + b] /
-			                                                 (double)max * LEVELS), 1, LEVELS)
-			                               : 0) == level)
-				q++;
-			if (level > 0) {
-				GdkRGBA c = heat;
-
-				c.alpha = 0.12f + 0.88f * (float)level / LEVELS;
-				gtk_snapshot_append_color(s, &c, &GRAPHENE_RECT_INIT((float)(LABEL_W + p), y,
-				                                                     (float)(q - p), band - 1));
-				self->nodes++;
-			}
-			p = q;
-		}
+		for (size_t p = 0; p < sr->columns; p++)
+			level[p] = sa_timeline_heat_level((double)sr->counts[p * nb + b], (double)max);
+		self->nodes += sa_timeline_draw_heat_cells(
+		    s, level, sr->columns, (float)top + 2 + (float)(nb - 1 - b) * band, band - 1, dark);
 	}
+	g_free(level);
 }
 
 /* --- IPU activity ------------------------------------------------------------------ */
@@ -341,7 +323,7 @@ static gpointer read_runs(tsr_trace *trace, gpointer data, GCancellable *cancell
 	q.limit = 1u << 20;
 	if ((rc = tsr_trace_get_threads(&threads, &n_threads, trace)) != TSR_OK ||
 	    (rc = tsr_trace_search(&found, &n, &total, trace, &q)) != TSR_OK) {
-		sa_document_set_error(error, rc, tsr_trace_error(trace));
+		tsd_load_set_error(error, rc, tsr_trace_error(trace));
 		g_ptr_array_unref(a);
 		return NULL;
 	}
@@ -380,7 +362,6 @@ static void on_runs_read(GObject *source, GAsyncResult *result, gpointer data)
 	GPtrArray *a = sa_document_run_finish(result, &error);
 	struct sa_series *st = self->sseries;
 
-	(void)source;
 	if (st && g_task_get_cancellable(G_TASK(result)) == st->runs_cancel) {
 		g_clear_object(&st->runs_cancel);
 		if (!a)

@@ -34,6 +34,7 @@ char *sa_timeline_series_tooltip(SaTimeline *self, const sa_row *row, int width,
 /* Appends what the focused row shows to the timeline's description. */
 void sa_timeline_series_describe(SaTimeline *self, const sa_row *row, GString *d);
 
-/* The counters (sa-timeline-counters.c) a merged row draws with. */
+/* A counter on the value axis [lo, hi] (sa-timeline-counters.c): in its
+ * own row, or with the others of a merged row. */
 void sa_timeline_draw_counter_on(SaTimeline *self, GtkSnapshot *s, size_t series, int width,
                                  int top, double lo, double hi, gboolean area, gboolean dark);

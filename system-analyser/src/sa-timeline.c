@@ -70,6 +70,17 @@ void sa_timeline_draw_text(GtkSnapshot *s, PangoLayout *layout, const char *text
 	gtk_snapshot_restore(s);
 }
 
+void sa_timeline_draw_frame(GtkSnapshot *s, const graphene_rect_t *r, float radius, float width,
+                            const GdkRGBA *colour)
+{
+	GskRoundedRect rr;
+	const GdkRGBA cs[4] = {*colour, *colour, *colour, *colour};
+	const float ws[4] = {width, width, width, width};
+
+	gsk_rounded_rect_init_from_rect(&rr, r, radius);
+	gtk_snapshot_append_border(s, &rr, ws, cs);
+}
+
 void sa_timeline_invalidate(SaTimeline *self)
 {
 	self->layer_stale = TRUE;
@@ -216,16 +227,11 @@ static void sa_timeline_snapshot(GtkWidget *widget, GtkSnapshot *s)
 	    self->rows[self->focus_row].shown) {
 		const sa_row *r = &self->rows[self->focus_row];
 		int y = sa_timeline_row_top(self, r);
-		GskRoundedRect rr;
-		const GdkRGBA cs[4] = {accent, accent, accent, accent};
-		const float ws[4] = {2, 2, 2, 2};
 
-		if (r->in_pin || y >= sa_timeline_scroll_top(self) - r->h) {
-			gsk_rounded_rect_init_from_rect(&rr, &GRAPHENE_RECT_INIT(1, (float)y + 1, LABEL_W - 3,
-			                                                         (float)MIN(r->h, PROC_H) - 2),
-			                                3);
-			gtk_snapshot_append_border(s, &rr, ws, cs);
-		}
+		if (r->in_pin || y >= sa_timeline_scroll_top(self) - r->h)
+			sa_timeline_draw_frame(s, &GRAPHENE_RECT_INIT(1, (float)y + 1, LABEL_W - 3,
+			                                              (float)MIN(r->h, PROC_H) - 2),
+			                       3, 2, &accent);
 	}
 
 	/* The overlay: the marked range, the drag, the selection, the hover. */
@@ -275,27 +281,6 @@ void sa_timeline_get_view(SaTimeline *self, int64_t *from_ns, int64_t *to_ns)
 {
 	*from_ns = self->vp.from;
 	*to_ns = self->vp.to;
-}
-
-void sa_timeline_zoom(SaTimeline *self, double factor, double at)
-{
-	g_return_if_fail(SA_IS_TIMELINE(self));
-	if (self->doc && tsc_viewport_zoom(&self->vp, factor, at))
-		sa_timeline_view_changed(self);
-}
-
-void sa_timeline_pan(SaTimeline *self, double fraction)
-{
-	g_return_if_fail(SA_IS_TIMELINE(self));
-	if (self->doc && tsc_viewport_pan(&self->vp, fraction))
-		sa_timeline_view_changed(self);
-}
-
-void sa_timeline_show_all(SaTimeline *self)
-{
-	g_return_if_fail(SA_IS_TIMELINE(self));
-	if (self->doc && tsc_viewport_show_all(&self->vp))
-		sa_timeline_view_changed(self);
 }
 
 void sa_timeline_set_visible_width(SaTimeline *self, int64_t width_ns)
@@ -376,12 +361,6 @@ void sa_timeline_set_wall_clock(SaTimeline *self, gboolean wall_clock)
 	self->wall_clock = wall_clock;
 	sa_timeline_invalidate(self);
 	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_WALL_CLOCK]);
-}
-
-gboolean sa_timeline_get_wall_clock(SaTimeline *self)
-{
-	g_return_val_if_fail(SA_IS_TIMELINE(self), FALSE);
-	return self->wall_clock;
 }
 
 void sa_timeline_notify_hidden(SaTimeline *self)
@@ -469,8 +448,7 @@ void sa_timeline_set_document(SaTimeline *self, SaDocument *doc)
 		tsc_viewport_init(&self->vp, TSC_TIMELINE_NS, self->info->start_ns, self->info->end_ns,
 		                  MIN_WINDOW_NS);
 	}
-	g_free(self->description);
-	self->description = NULL;
+	g_clear_pointer(&self->description, g_free);
 	sa_timeline_update_description(self);
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 	g_signal_emit(self, signals[SIGNAL_VIEW_CHANGED], 0);
@@ -485,7 +463,6 @@ static void sa_timeline_measure(GtkWidget *widget, GtkOrientation orientation, i
 {
 	SaTimeline *self = SA_TIMELINE(widget);
 
-	(void)for_size;
 	if (orientation == GTK_ORIENTATION_HORIZONTAL) {
 		*minimum = LABEL_W + 100;
 		*natural = LABEL_W + 800;

@@ -54,12 +54,6 @@ SaDocument *sa_timeline_get_document(SaTimeline *self);
 void sa_timeline_get_view(SaTimeline *self, int64_t *from_ns, int64_t *to_ns);
 /* Shows [from_ns, to_ns] (clamped to the trace, at least 100 ns wide). */
 void sa_timeline_set_view(SaTimeline *self, int64_t from_ns, int64_t to_ns);
-/* Zooms by `factor` (> 1: in) about the point at `at` (0: left, 1: right). */
-void sa_timeline_zoom(SaTimeline *self, double factor, double at);
-/* Moves the view by `fraction` of its width (> 0: later). */
-void sa_timeline_pan(SaTimeline *self, double fraction);
-/* Home: the whole trace. */
-void sa_timeline_show_all(SaTimeline *self);
 /* Shows `width_ns` about the view's centre (clamped as set_view does). */
 void sa_timeline_set_visible_width(SaTimeline *self, int64_t width_ns);
 /* Z: shows the marked range (or the selected span); FALSE when neither. */
@@ -68,7 +62,6 @@ gboolean sa_timeline_zoom_to_range(SaTimeline *self);
 /* The ruler in wall-clock time (from the first file's start_wall_ns),
  * else relative to the trace's start; also the "wall-clock" property. */
 void sa_timeline_set_wall_clock(SaTimeline *self, gboolean wall_clock);
-gboolean sa_timeline_get_wall_clock(SaTimeline *self);
 
 /* Rows: file (process) headers, threads and counters in the model's
  * order (file, its threads, its series). */
@@ -104,6 +97,16 @@ void sa_timeline_set_range(SaTimeline *self, int64_t from_ns, int64_t to_ns);
  * span's extent; FALSE (and the whole trace) when neither. Emitted as
  * "range-changed" when it changes. */
 gboolean sa_timeline_get_range(SaTimeline *self, int64_t *from_ns, int64_t *to_ns);
+
+/* The shade of `v` against the fullest `max`: 0 for none, else 1 to 8 (the
+ * heatmaps' and the overview's bar heights). */
+int sa_timeline_heat_level(double v, double max);
+
+/* A border `width` px thick round `r` with corners of `radius` px: the
+ * timeline's focused row, the overview's window and the Flame Graph's
+ * outlined frames. */
+void sa_timeline_draw_frame(GtkSnapshot *s, const graphene_rect_t *r, float radius, float width,
+                            const GdkRGBA *colour);
 
 /* The colour of spans called `name` (a name id of `trace`), light or
  * dark: the chart kit's rule on the name's text (tsc-palette.h), so the

@@ -42,7 +42,6 @@ static void on_session_notify(SaSession *session, GParamSpec *pspec, gpointer da
 {
 	SaViewPrivate *priv = sa_view_get_instance_private(SA_VIEW(data));
 
-	(void)session;
 	if (!priv->update_idle && watches(SA_VIEW(data), g_param_spec_get_name(pspec)))
 		priv->update_idle = g_idle_add(update_now, data);
 }
@@ -119,5 +118,4 @@ static void sa_view_class_init(SaViewClass *klass)
 
 static void sa_view_init(SaView *self)
 {
-	(void)self;
 }

@@ -33,6 +33,7 @@
 
 #include "sa-application.h"
 #include "sa-compare.h"
+#include "sa-compare-view.h"
 #include "sa-format.h"
 #include "sa-graph-link.h"
 #include "sa-keys.h"
@@ -56,6 +57,7 @@ struct _SaWindow {
 	SaZoomBar *zoom_bar;
 	SaSearchBar *search_bar;
 	GtkLabel *reload_notice;          /* in the header bar */
+	GtkWidget *graph_button;          /* "Open in Graph Analyser" (sa-graph-link.h) */
 
 	SaSession *session;               /* what the user looks at: the document and more */
 	SaCompare *compare;               /* sa-compare.c */
@@ -156,16 +158,6 @@ static void on_session_selection(SaSession *session, GParamSpec *pspec, gpointer
 	sa_timeline_select_span(self->timeline, thread, &span);
 }
 
-/* Shows `doc` in the session and the timeline, its files watched and
- * recent. */
-static void set_document(SaWindow *self, SaDocument *doc)
-{
-	sa_session_set_document(self->session, doc);
-	sa_timeline_set_document(self->timeline, doc);
-	tsd_window_show_document(TSD_WINDOW(self), sa_document_get_title(doc),
-	                         sa_document_get_paths(doc));
-}
-
 /* --- What the import skipped ------------------------------------------------------------ */
 
 /* The banner over the timeline says what the document's Chrome JSON
@@ -187,6 +179,17 @@ static void on_skipped_response(GtkInfoBar *bar, int response, gpointer data)
 {
 	if (response == GTK_RESPONSE_CLOSE)
 		gtk_widget_set_visible(GTK_WIDGET(bar), FALSE);
+}
+
+/* Shows `doc` in the session and the timeline (and what its import
+ * skipped), its files watched and recent. */
+static void set_document(SaWindow *self, SaDocument *doc)
+{
+	sa_session_set_document(self->session, doc);
+	sa_timeline_set_document(self->timeline, doc);
+	update_skipped(self);
+	tsd_window_show_document(TSD_WINDOW(self), sa_document_get_title(doc),
+	                         sa_document_get_paths(doc));
 }
 
 /* --- Compare and reload ------------------------------------------------------------- */
@@ -224,7 +227,6 @@ static void replace_document(SaWindow *self, SaDocument *doc)
 	 * extent too: the span itself may be gone). */
 	ranged = sa_session_get_window(self->session, &range_from, &range_to);
 	set_document(self, doc);
-	update_skipped(self);
 	if (!whole)
 		sa_session_set_view(self->session, view_from, view_to);
 	if (ranged)
@@ -321,7 +323,6 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 	tsd_cancel_clear(&self->reload_cancel);
 	self->reload_again = FALSE;
 	set_document(self, doc);
-	update_skipped(self);
 	/* The timeline gets the height its rows want, between a quarter and
 	 * two thirds of the window; the statistics the rest (unless the user
 	 * chose a height: tsd-settings.h). */
@@ -386,6 +387,20 @@ static void merge_charts_action(GtkWidget *widget, const char *name, GVariant *p
 	SaTimeline *timeline = SA_WINDOW(widget)->timeline;
 
 	sa_timeline_set_merge_charts(timeline, !sa_timeline_get_merge_charts(timeline));
+}
+
+/* "Open in Graph Analyser" (Alt+G, its mnemonic: sa-keys.c) for the
+ * selected span's report. */
+static void update_graph_link(SaWindow *self)
+{
+	sa_graph_link_update(GTK_WIDGET(self), self->graph_button, self->session);
+}
+
+static void graph_link_action(GtkWidget *widget, const char *name, GVariant *param)
+{
+	SaWindow *self = SA_WINDOW(widget);
+
+	sa_graph_link_open(widget, self->graph_button, self->session);
 }
 
 /* --- Focus ------------------------------------------------------------------------- */
@@ -488,6 +503,7 @@ static void sa_window_class_init(SaWindowClass *klass)
 	g_type_ensure(SA_TYPE_CALL_TREE_VIEW);
 	g_type_ensure(SA_TYPE_FLAME_VIEW);
 	g_type_ensure(SA_TYPE_SPAN_VIEW);
+	g_type_ensure(SA_TYPE_COMPARE_VIEW);
 	gtk_widget_class_set_template_from_resource(widget_class,
 	                                            "/org/tilescope/SystemAnalyser/sa-window.ui");
 	tsd_window_class_bind_template(widget_class);
@@ -500,6 +516,8 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, zoom_bar);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, search_bar);
 	gtk_widget_class_bind_template_child(widget_class, SaWindow, reload_notice);
+	gtk_widget_class_bind_template_child(widget_class, SaWindow, graph_button);
+	sa_compare_bind_template(widget_class);
 	TSD_WINDOW_CLASS(klass)->info = &sa_window_info;
 	/* Search: Ctrl+F, then F3 / Shift+F3 (and Ctrl+G / Shift+Ctrl+G) step. */
 	gtk_widget_class_install_action(widget_class, "win.find", NULL, find_action);
@@ -507,6 +525,8 @@ static void sa_window_class_init(SaWindowClass *klass)
 	gtk_widget_class_install_action(widget_class, "win.find-previous", NULL, find_step_action);
 	gtk_widget_class_install_action(widget_class, "win.details-page", "i", details_page_action);
 	gtk_widget_class_install_action(widget_class, "win.merge-charts", NULL, merge_charts_action);
+	gtk_widget_class_install_action(widget_class, "win.open-in-graph-analyser", NULL,
+	                                graph_link_action);
 }
 
 static void sa_window_init(SaWindow *self)
@@ -532,8 +552,11 @@ static void sa_window_init(SaWindow *self)
 	                 self);
 	g_object_bind_property(self->session, "wall-clock", self->timeline, "wall-clock",
 	                       G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
-	sa_graph_link_attach(GTK_APPLICATION_WINDOW(self), self->session,
-	                     GTK_HEADER_BAR(tsd_window_get_header(TSD_WINDOW(self))));
+	g_signal_connect_swapped(self->session, "notify::document", G_CALLBACK(update_graph_link),
+	                         self);
+	g_signal_connect_swapped(self->session, "notify::selected-span",
+	                         G_CALLBACK(update_graph_link), self);
+	update_graph_link(self);
 	sa_zoom_bar_set_timeline(self->zoom_bar, self->timeline);
 	g_signal_connect(self->skipped_bar, "response", G_CALLBACK(on_skipped_response), self);
 	tsd_a11y_name_close_button(GTK_WIDGET(self->skipped_bar));

@@ -16,8 +16,6 @@
 struct _SaZoomBar {
 	GtkWidget parent_instance;
 	SaTimeline *timeline;     /* weak */
-	gulong view_handler, hidden_handler;
-	GBinding *wall_binding;
 	/* From the template (sa-zoom-bar.ui). */
 	GtkWidget *entry, *wall_toggle, *hidden_button;
 };
@@ -62,18 +60,14 @@ gboolean sa_zoom_parse_width(const char *text, int64_t *ns)
 
 static void show_error(SaZoomBar *self, gboolean error)
 {
-	if (error) {
+	if (error)
 		gtk_widget_add_css_class(self->entry, "error");
-		gtk_widget_set_tooltip_text(self->entry, HINT);
-		gtk_accessible_update_property(GTK_ACCESSIBLE(self->entry),
-		                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, HINT, -1);
-	} else {
+	else
 		gtk_widget_remove_css_class(self->entry, "error");
-		gtk_widget_set_tooltip_text(self->entry, "The visible width: type one and press Enter");
-		gtk_accessible_update_property(GTK_ACCESSIBLE(self->entry),
-		                               GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-		                               "The visible width", -1);
-	}
+	gtk_widget_set_tooltip_text(self->entry,
+	                            error ? HINT : "The visible width: type one and press Enter");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->entry), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+	                               error ? HINT : "The visible width", -1);
 }
 
 static void on_activate(GtkEntry *entry, gpointer data)
@@ -136,31 +130,21 @@ static void on_hidden_clicked(SaZoomBar *self)
 
 void sa_zoom_bar_set_timeline(SaZoomBar *self, SaTimeline *timeline)
 {
-	g_return_if_fail(SA_IS_ZOOM_BAR(self));
-	if (self->timeline) {
-		g_signal_handler_disconnect(self->timeline, self->view_handler);
-		g_signal_handler_disconnect(self->timeline, self->hidden_handler);
-		g_clear_pointer(&self->wall_binding, g_binding_unbind);
-		g_object_remove_weak_pointer(G_OBJECT(self->timeline), (gpointer *)&self->timeline);
-	}
-	self->timeline = timeline;
-	if (!timeline)
-		return;
-	g_object_add_weak_pointer(G_OBJECT(timeline), (gpointer *)&self->timeline);
-	self->view_handler = g_signal_connect(timeline, "view-changed", G_CALLBACK(on_view_changed),
-	                                      self);
-	self->hidden_handler = g_signal_connect(timeline, "notify::hidden-rows",
-	                                        G_CALLBACK(on_hidden_changed), self);
-	self->wall_binding = g_object_bind_property(timeline, "wall-clock", self->wall_toggle,
-	                                            "active",
-	                                            G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+	g_return_if_fail(SA_IS_ZOOM_BAR(self) && SA_IS_TIMELINE(timeline) && !self->timeline);
+	g_set_weak_pointer(&self->timeline, timeline);
+	/* Each goes with the first of the two to go. */
+	g_signal_connect_object(timeline, "view-changed", G_CALLBACK(on_view_changed), self, 0);
+	g_signal_connect_object(timeline, "notify::hidden-rows", G_CALLBACK(on_hidden_changed), self,
+	                        0);
+	g_object_bind_property(timeline, "wall-clock", self->wall_toggle, "active",
+	                       G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
 	on_view_changed(timeline, self);
 	on_hidden_changed(G_OBJECT(timeline), NULL, self);
 }
 
 static void sa_zoom_bar_dispose(GObject *object)
 {
-	sa_zoom_bar_set_timeline(SA_ZOOM_BAR(object), NULL);
+	g_clear_weak_pointer(&SA_ZOOM_BAR(object)->timeline);
 	gtk_widget_dispose_template(GTK_WIDGET(object), SA_TYPE_ZOOM_BAR);
 	G_OBJECT_CLASS(sa_zoom_bar_parent_class)->dispose(object);
 }

@@ -15,6 +15,7 @@ G_BEGIN_DECLS
 #define SA_TYPE_ZOOM_BAR (sa_zoom_bar_get_type())
 G_DECLARE_FINAL_TYPE(SaZoomBar, sa_zoom_bar, SA, ZOOM_BAR, GtkWidget)
 
+/* The timeline the bar shows and acts on (once). */
 void sa_zoom_bar_set_timeline(SaZoomBar *self, SaTimeline *timeline);
 
 /* A typed width: a positive number and a unit (s, ms, us or µs, ns; any
