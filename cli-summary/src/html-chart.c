@@ -336,6 +336,22 @@ static double vy(const vaxis *a, double v)
 	return a->top + a->height - (v - a->lo) / (a->hi - a->lo) * a->height;
 }
 
+/* One column of a line's path at x: a point at its maximum and, when
+ * its minimum is lower, a vertical stroke down to it, so that the line
+ * keeps every column's extremes; a column with no value (mn > mx)
+ * lifts the pen. */
+static void path_column(cli_html *h, bool *pen, const vaxis *ax, double x, double mn, double mx)
+{
+	if (mn > mx) {
+		*pen = false;
+		return;
+	}
+	html_printf(h, "%c%.1f %.1f", *pen ? 'L' : 'M', X(x), X(vy(ax, mx)));
+	if (mn < mx)
+		html_printf(h, "L%.1f %.1f", X(x), X(vy(ax, mn)));
+	*pen = true;
+}
+
 /* Horizontal grid lines and their labels left of the plot (x0..x1), the
  * unit's name along the left edge, the zero line. */
 static void vaxis_draw(cli_html *h, const vaxis *a, cli_html_unit unit, double x0, double x1)
@@ -753,14 +769,7 @@ void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const 
 			double mn, mx, x = (c + 0.5) * cw;
 
 			col_extremes(series[s].values, c * n_points / n_cols, (c + 1) * n_points / n_cols, &mn, &mx);
-			if (mn > mx) {
-				pen = false;
-				continue;
-			}
-			html_printf(h, "%c%.1f %.1f", pen ? 'L' : 'M', X(x), X(vy(&ax, mx)));
-			if (mn < mx)
-				html_printf(h, "L%.1f %.1f", X(x), X(vy(&ax, mn)));
-			pen = true;
+			path_column(h, &pen, &ax, x, mn, mx);
 		}
 		html_put(h, "\"/>\n");
 	}
@@ -1279,18 +1288,8 @@ void cli_html_chart_trend(cli_html *h, const char *id, const char *title, const 
 		            marks[i].unsure ? " unsure" : "", X(c0 * cw), X((c1 - c0 + 1) * cw), ph);
 	}
 	html_put(h, "<path class=\"line s0\" d=\"");
-	for (c = 0; c < n_cols; c++) {
-		double mx = cols[c].max, mn = -mins[c].max, x = (c + 0.5) * cw;
-
-		if (mn > mx) {
-			pen = false;
-			continue;
-		}
-		html_printf(h, "%c%.1f %.1f", pen ? 'L' : 'M', X(x), X(vy(&ax, mx)));
-		if (mn < mx)
-			html_printf(h, "L%.1f %.1f", X(x), X(vy(&ax, mn)));
-		pen = true;
-	}
+	for (c = 0; c < n_cols; c++)
+		path_column(h, &pen, &ax, (c + 0.5) * cw, -mins[c].max, cols[c].max);
 	html_put(h, "\"/>\n");
 	/* A hover per column: its item, or its items' extremes and where. */
 	for (c = 0; c < n_cols; c++) {
