@@ -1608,7 +1608,7 @@ static int merge_figures(tsr_history *h, tsr_history *other, tsb_hashmap *runs)
 			break;
 		}
 		if (!tsb_hashmap_lookup_u64(metrics, (uint64_t)sqlite3_column_int64(st, 0), &metric)) {
-			int64_t id;
+			int64_t id = 0;
 
 			rc = resolve_metric(h, &w, column_text(st, 1), unit,
 			                    sqlite3_column_int64(st, 3) != 0, &id);
