@@ -373,6 +373,26 @@ static void vaxis_draw(cli_html *h, const vaxis *a, cli_html_unit unit, double x
 	            X(a->top + a->height / 2), X(a->top + a->height / 2), unit_title(unit));
 }
 
+/* The grid and its labels of `ax` in the outer picture, below its top
+ * margin; the marks go in the plot (plot_begin), whose x the script
+ * zooms. */
+static void grid_draw(cli_html *h, const vaxis *ax, cli_html_unit unit, double left, double pw)
+{
+	vaxis g = *ax;
+
+	g.top = MT;
+	vaxis_draw(h, &g, unit, left, left + pw);
+}
+
+/* Opens the plot: an inner picture of pw x ph at (left, MT) whose
+ * coordinates are its own, stretched as the script zooms it. */
+static void plot_begin(cli_html *h, double left, double pw, double ph)
+{
+	html_printf(h, "<svg class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+	               "viewBox=\"0 0 %.1f %.1f\" preserveAspectRatio=\"none\">\n",
+	            left, MT, pw, ph, pw, ph);
+}
+
 /* The ticks of an x axis at one level: `max_ticks` of them, and of the
  * fine level (`coarse` > 0, the step of the coarse one) only those
  * between coarse ticks. Returns the step. */
@@ -750,17 +770,8 @@ void cli_html_chart_lines(cli_html *h, const char *id, const char *title, const 
 				lo = fmin(lo, series[s].values[i]), hi = fmax(hi, series[s].values[i]);
 	figure_begin(h, id_s, title, desc, height, true);
 	vaxis_init(&ax, lo, hi, unit, 0, ph);
-	{
-		/* The grid and its labels are the outer picture's; the marks
-		 * are in the plot, whose x the script zooms. */
-		vaxis g = ax;
-
-		g.top = MT;
-		vaxis_draw(h, &g, unit, left, left + pw);
-	}
-	html_printf(h, "<svg class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-	               "viewBox=\"0 0 %.1f %.1f\" preserveAspectRatio=\"none\">\n",
-	            left, MT, pw, ph, pw, ph);
+	grid_draw(h, &ax, unit, left, pw);
+	plot_begin(h, left, pw, ph);
 	for (s = 0; s < n_series; s++) {
 		bool pen = false;
 
@@ -1106,9 +1117,7 @@ void cli_html_chart_lanes(cli_html *h, const char *id, const char *title, const 
 		html_esc(h, lane_names[l]);
 		html_put(h, "</title></text>\n");
 	}
-	html_printf(h, "<svg class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-	               "viewBox=\"0 0 %.1f %.1f\" preserveAspectRatio=\"none\">\n",
-	            left, MT, pw, ph, pw, ph);
+	plot_begin(h, left, pw, ph);
 	/* A span at least a column wide is a mark of its own; narrower ones
 	 * fold into one counted mark per column, never vanish. */
 	for (i = 0; i < n_spans;) {
@@ -1267,15 +1276,8 @@ void cli_html_chart_trend(cli_html *h, const char *id, const char *title, const 
 	/* The axis fits the values, from 0 only when they span a good part
 	 * of their size: a history's step of 1 % must show. */
 	vaxis_span(&ax, lo, hi, !(lo > 0 && hi - lo < hi / 2), unit, 0, ph);
-	{
-		vaxis g = ax;
-
-		g.top = MT;
-		vaxis_draw(h, &g, unit, left, left + pw);
-	}
-	html_printf(h, "<svg class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-	               "viewBox=\"0 0 %.1f %.1f\" preserveAspectRatio=\"none\">\n",
-	            left, MT, pw, ph, pw, ph);
+	grid_draw(h, &ax, unit, left, pw);
+	plot_begin(h, left, pw, ph);
 	/* The bands of the marks of a range of items, under the line. */
 	for (i = 0; i < n_marks; i++) {
 		size_t c0 = trend_col(marks[i].first, n_items, n_cols);
